@@ -1,0 +1,40 @@
+"""MigrateFn: the CloudFormation custom resource that applies SQL migrations on every deploy."""
+
+import json
+import urllib.request
+
+from memex.db.migrations import apply_migrations
+from memex_edge.context import get_context
+from memex_edge.observability import logger
+
+
+def _respond(event, context, status: str, reason: str = "", data: dict | None = None) -> None:
+    body = json.dumps({
+        "Status": status,
+        "Reason": f"{reason} (log stream {getattr(context, 'log_stream_name', '?')})",
+        "PhysicalResourceId": event.get("PhysicalResourceId") or "memex-migrations",
+        "StackId": event["StackId"],
+        "RequestId": event["RequestId"],
+        "LogicalResourceId": event["LogicalResourceId"],
+        "Data": data or {},
+    }).encode()
+    request = urllib.request.Request(event["ResponseURL"], data=body, method="PUT",
+                                     headers={"Content-Type": "", "Content-Length": str(len(body))})
+    with urllib.request.urlopen(request, timeout=30) as response:
+        response.read()
+
+
+@logger.inject_lambda_context
+def handler(event, context):
+    # Migrations only add; deleting the stack must not drop the data.
+    if event["RequestType"] == "Delete":
+        _respond(event, context, "SUCCESS", "nothing to do on delete")
+        return
+    try:
+        ctx = get_context()
+        applied = apply_migrations(ctx.db.connection(), ctx.settings.embedding_dim)
+    except Exception as exc:  # noqa: BLE001 - CloudFormation must hear of every failure
+        logger.exception("migration failed")
+        _respond(event, context, "FAILED", f"{type(exc).__name__}: {exc}")
+        return
+    _respond(event, context, "SUCCESS", "migrations applied", {"Applied": ",".join(applied) or "none"})

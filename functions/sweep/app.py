@@ -1,0 +1,13 @@
+"""SweepFn (every 5 minutes): re-publish turns whose publish to the extraction queue was lost."""
+
+from memex.ingest import sweep
+from memex_edge.context import get_context
+from memex_edge.observability import logger, metrics
+
+
+@logger.inject_lambda_context
+@metrics.log_metrics
+def handler(event, context):
+    republished = sweep(get_context())
+    metrics.add_metric(name="TurnsRepublished", unit="Count", value=republished)
+    return {"republished": republished}

@@ -1,0 +1,1 @@
+"""The embedded default: the Lambda functions and their queues, run in one local process."""

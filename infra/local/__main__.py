@@ -1,0 +1,45 @@
+"""`python -m infra.local`: serve the API on 127.0.0.1:8080 with the workers running."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+from pathlib import Path
+
+import uvicorn
+
+from infra.local.runtime import LocalRuntime
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description="Run memex locally: API, workers, queues, Postgres.")
+    parser.add_argument("--host", default=os.environ.get("MEMEX_HOST", "127.0.0.1"))
+    parser.add_argument("--port", type=int, default=int(os.environ.get("MEMEX_PORT", "8080")))
+    parser.add_argument("--home", type=Path, default=Path(os.environ.get("MEMEX_HOME", ".memex")))
+    args = parser.parse_args()
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    # moto's request log and pgserver's command echo say nothing a user of memex needs.
+    for noisy in ("werkzeug", "pgserver"):
+        logging.getLogger(noisy).setLevel(logging.WARNING)
+
+    runtime = LocalRuntime(args.home.resolve()).start()
+    from memex.keys import open_mode
+    from memex_edge.context import get_context
+
+    for note in runtime.notes:
+        print(f"memex: {note}", flush=True)
+    if open_mode(get_context()):
+        print("memex: no API key exists: requests without a key go to the default tenant "
+              "(create one with `memex keys create --tenant NAME` to require keys)", flush=True)
+    runtime.run_workers()
+    print(f"memex: serving on http://{args.host}:{args.port}", flush=True)
+    try:
+        uvicorn.run(runtime.asgi_app(), host=args.host, port=args.port, log_level="warning")
+    finally:
+        runtime.stop()
+        print("memex: stopped", flush=True)
+
+
+if __name__ == "__main__":
+    main()

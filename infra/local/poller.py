@@ -1,0 +1,87 @@
+"""A local stand-in for Lambda's SQS event source mapping, against a real SQS endpoint.
+
+Like the mapping: it receives batches, calls the handler with an SQS event, deletes the
+records the handler did not report in batchItemFailures, and leaves the failed ones to come
+back after the visibility timeout, until the queue's redrive policy moves them to the DLQ.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import threading
+import time
+from typing import Any, Callable
+
+from infra.local.lambda_context import LocalLambdaContext
+
+log = logging.getLogger("memex.poller")
+
+Handler = Callable[[dict[str, Any], Any], Any]
+
+
+def sqs_event(messages: list[dict[str, Any]], queue_arn: str, region: str) -> dict[str, Any]:
+    return {"Records": [{
+        "messageId": m["MessageId"],
+        "receiptHandle": m["ReceiptHandle"],
+        "body": m["Body"],
+        "attributes": m.get("Attributes", {}),
+        "messageAttributes": m.get("MessageAttributes", {}),
+        "md5OfBody": m.get("MD5OfBody") or hashlib.md5(m["Body"].encode()).hexdigest(),
+        "eventSource": "aws:sqs",
+        "eventSourceARN": queue_arn,
+        "awsRegion": region,
+    } for m in messages]}
+
+
+class QueuePoller(threading.Thread):
+    def __init__(self, client, queue_url: str, queue_arn: str, handler: Handler, function_name: str,
+                 stop: threading.Event, batch_size: int = 10, region: str = "us-east-1"):
+        super().__init__(name=f"poller-{function_name}", daemon=True)
+        self._client = client
+        self._url = queue_url
+        self._arn = queue_arn
+        self._handler = handler
+        self._function_name = function_name
+        self._stop = stop
+        self._batch_size = batch_size
+        self._region = region
+
+    def run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                self.poll_once(wait_seconds=1)
+            except Exception:  # noqa: BLE001 - the mapping keeps polling whatever a batch did
+                log.exception("polling %s failed", self._url)
+                self._stop.wait(1)
+
+    def poll_once(self, wait_seconds: int = 0) -> int:
+        """Receive and handle one batch; return how many records it held."""
+        messages = self._client.receive_message(
+            QueueUrl=self._url, MaxNumberOfMessages=self._batch_size, WaitTimeSeconds=wait_seconds,
+            AttributeNames=["All"], MessageAttributeNames=["All"],
+        ).get("Messages", [])
+        if not messages:
+            return 0
+        event = sqs_event(messages, self._arn, self._region)
+        try:
+            result = self._handler(event, LocalLambdaContext(self._function_name)) or {}
+            failed = {f["itemIdentifier"] for f in result.get("batchItemFailures", [])}
+        except Exception:  # noqa: BLE001 - a crashed invocation fails the whole batch, as in Lambda
+            log.exception("%s raised; the whole batch will be retried", self._function_name)
+            failed = {m["MessageId"] for m in messages}
+        done = [m for m in messages if m["MessageId"] not in failed]
+        if done:
+            self._client.delete_message_batch(QueueUrl=self._url, Entries=[
+                {"Id": str(i), "ReceiptHandle": m["ReceiptHandle"]} for i, m in enumerate(done)
+            ])
+        return len(messages)
+
+
+def drain(pollers: list[QueuePoller], timeout: float = 30.0) -> None:
+    """Poll every queue until a full round finds nothing (used by `make invoke` and tests)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if sum(p.poll_once() for p in pollers) == 0:
+            return
+    raise TimeoutError("queues did not drain")

@@ -1,0 +1,155 @@
+"""The local runtime: every function of template.yaml in one process, on real Postgres and SQS.
+
+HTTP functions are composed into one ASGI app from the same routers the Lambdas serve; each
+worker's Lambda handler is driven by a poller against its queue, as the event source mapping
+drives it in AWS. Configuration reaches the handlers through the environment, as in Lambda.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import os
+import threading
+from pathlib import Path
+from typing import Any
+
+from infra.local import embedded_postgres
+from infra.local.poller import QueuePoller, drain
+from infra.local.sqs_server import QueueSpec, ensure_queues, start_moto
+
+log = logging.getLogger("memex.local")
+
+HTTP_FUNCTIONS = ("ingest", "search", "recall", "cleanup")
+# queue name -> (env var of its URL, worker function, FIFO)
+QUEUES = {
+    "memex-extraction": ("EXTRACTION_QUEUE_URL", "extract_worker", False),
+    "memex-supersession": ("SUPERSESSION_QUEUE_URL", "supersede_worker", True),
+    "memex-backfill": ("BACKFILL_QUEUE_URL", "backfill_worker", False),
+}
+
+
+def function_module(name: str):
+    return importlib.import_module(f"functions.{name}.app")
+
+
+class LocalRuntime:
+    def __init__(self, home: Path, visibility_timeout: int = 30):
+        self.home = home
+        self.visibility_timeout = visibility_timeout
+        self.stop_event = threading.Event()
+        self.pollers: list[QueuePoller] = []
+        self.queues: dict[str, dict[str, str]] = {}
+        self.notes: list[str] = []
+        self._moto = None
+        self._threads: list[threading.Thread] = []
+
+    def start(self) -> "LocalRuntime":
+        self.start_database()
+        fresh_queues = self._start_queues()
+        from memex.ingest import sweep
+        from memex_edge.context import get_context
+
+        ctx = get_context()
+        client = self.sqs_client()
+        for name, (_, worker, _fifo) in QUEUES.items():
+            self.pollers.append(QueuePoller(
+                client, self.queues[name]["url"], self.queues[name]["arn"], function_module(worker).handler,
+                worker, self.stop_event, region=ctx.settings.aws_region,
+            ))
+        if fresh_queues:
+            # A new loopback SQS starts empty: whatever was in flight before a restart is sent again.
+            resent = sweep(ctx, older_than_seconds=0)
+            if resent:
+                self.notes.append(f"re-queued {resent} unfinished turns from the last run")
+        return self
+
+    def start_database(self) -> None:
+        """Postgres from DATABASE_URL or embedded, migrated."""
+        os.environ.setdefault("MEMEX_HOME", str(self.home))
+        if not os.environ.get("DATABASE_URL"):
+            os.environ["DATABASE_URL"] = embedded_postgres.start(self.home / "pgdata")
+            self.notes.append(f"Postgres: embedded PG16 + pgvector, data in {self.home / 'pgdata'}")
+        else:
+            self.notes.append("Postgres: DATABASE_URL")
+        import psycopg
+
+        from memex.config import load_settings
+        from memex.db.migrations import apply_migrations
+
+        # A connection of its own: the shared Context is built only once the queues are known.
+        with psycopg.connect(os.environ["DATABASE_URL"], autocommit=True, prepare_threshold=None) as conn:
+            applied = apply_migrations(conn, load_settings().embedding_dim)
+        if applied:
+            self.notes.append(f"migrations applied: {', '.join(applied)}")
+
+    def _start_queues(self) -> bool:
+        """Use the configured queues, or create them on LocalStack / a loopback moto server.
+        Returns True when the queues are new and empty."""
+        if os.environ.get("EXTRACTION_QUEUE_URL"):
+            self.notes.append("SQS: configured queues")
+            client = self.sqs_client()
+            for name, (env, _, _) in QUEUES.items():
+                url = os.environ[env]
+                arn = client.get_queue_attributes(QueueUrl=url, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+                self.queues[name] = {"url": url, "arn": arn}
+            return False
+        fresh = False
+        if not os.environ.get("SQS_ENDPOINT_URL") and os.environ.get("MEMEX_LOCALSTACK", "") not in {"1", "true"}:
+            # moto accepts any credentials; these keep boto3 from looking for real ones.
+            os.environ.setdefault("AWS_ACCESS_KEY_ID", "memex-local")
+            os.environ.setdefault("AWS_SECRET_ACCESS_KEY", "memex-local")
+            os.environ.setdefault("AWS_DEFAULT_REGION", "us-east-1")
+            self._moto, os.environ["SQS_ENDPOINT_URL"] = start_moto()
+            self.notes.append(f"SQS: loopback endpoint (moto) at {os.environ['SQS_ENDPOINT_URL']}")
+            fresh = True
+        from memex.config import load_settings
+
+        settings = load_settings()
+        specs = [QueueSpec(name, fifo, self.visibility_timeout) for name, (_, _, fifo) in QUEUES.items()]
+        self.queues = ensure_queues(self.sqs_client(), specs, settings.max_receive_count)
+        for name, (env, _, _) in QUEUES.items():
+            os.environ[env] = self.queues[name]["url"]
+        return fresh
+
+    def sqs_client(self):
+        from memex.config import load_settings
+        from memex_edge.sqs import sqs_client
+
+        return sqs_client(load_settings())
+
+    def asgi_app(self) -> Any:
+        from memex_edge.http import create_app
+
+        return create_app(*(function_module(name).router for name in HTTP_FUNCTIONS))
+
+    def run_workers(self) -> None:
+        for poller in self.pollers:
+            poller.start()
+        sweeper = threading.Thread(target=self._sweep_forever, name="sweeper", daemon=True)
+        sweeper.start()
+        self._threads.append(sweeper)
+
+    def _sweep_forever(self) -> None:
+        from memex.ingest import sweep
+        from memex_edge.context import get_context
+
+        ctx = get_context()
+        interval = max(5, ctx.settings.sweep_after_seconds // 2)
+        while not self.stop_event.wait(interval):
+            try:
+                sweep(ctx)
+            except Exception:  # noqa: BLE001 - a failed sweep is retried at the next tick
+                log.exception("sweep failed")
+
+    def drain(self, timeout: float = 60.0) -> None:
+        drain(self.pollers, timeout)
+
+    def stop(self) -> None:
+        self.stop_event.set()
+        for poller in self.pollers:
+            if poller.is_alive():
+                poller.join(timeout=5)
+        if self._moto is not None:
+            self._moto.stop()
+            self._moto = None

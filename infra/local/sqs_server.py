@@ -1,0 +1,49 @@
+"""An SQS endpoint on loopback (moto in server mode) and the queues the template declares."""
+
+from __future__ import annotations
+
+import json
+import socket
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class QueueSpec:
+    name: str
+    fifo: bool
+    visibility_timeout: int
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def start_moto(port: int | None = None):
+    """Start moto's SQS server on 127.0.0.1; return (server, endpoint_url)."""
+    from moto.server import ThreadedMotoServer
+
+    port = port or free_port()
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
+    server.start()
+    return server, f"http://127.0.0.1:{port}"
+
+
+def ensure_queues(client, specs: list[QueueSpec], max_receive_count: int) -> dict[str, dict[str, str]]:
+    """Create each queue with its DLQ and redrive policy, as template.yaml does; idempotent.
+    Returns {name: {"url": ..., "dlq_url": ..., "arn": ...}}."""
+    created = {}
+    for spec in specs:
+        suffix = ".fifo" if spec.fifo else ""
+        fifo_attrs = {"FifoQueue": "true"} if spec.fifo else {}
+        dlq_url = client.create_queue(QueueName=f"{spec.name}-dlq{suffix}", Attributes=fifo_attrs)["QueueUrl"]
+        dlq_arn = client.get_queue_attributes(QueueUrl=dlq_url, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+        url = client.create_queue(QueueName=f"{spec.name}{suffix}", Attributes={
+            **fifo_attrs,
+            "VisibilityTimeout": str(spec.visibility_timeout),
+            "RedrivePolicy": json.dumps({"deadLetterTargetArn": dlq_arn, "maxReceiveCount": max_receive_count}),
+        })["QueueUrl"]
+        arn = client.get_queue_attributes(QueueUrl=url, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+        created[spec.name] = {"url": url, "dlq_url": dlq_url, "arn": arn}
+    return created

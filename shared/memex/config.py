@@ -1,0 +1,96 @@
+"""All configuration of memex, read from the environment in one place."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+def _bool(name: str, default: bool) -> bool:
+    raw = os.environ.get(name)
+    if raw is None or raw == "":
+        return default
+    return raw.strip().lower() in {"1", "true", "yes", "on"}
+
+
+def _int(name: str, default: int) -> int:
+    raw = os.environ.get(name)
+    return int(raw) if raw else default
+
+
+def _str(name: str, default: str = "") -> str:
+    return os.environ.get(name, default) or default
+
+
+@dataclass(frozen=True)
+class Settings:
+    # Storage
+    database_url: str = ""
+    database_secret_arn: str = ""
+    home: Path = field(default_factory=lambda: Path(".memex"))
+
+    # Queues
+    extraction_queue_url: str = ""
+    supersession_queue_url: str = ""
+    backfill_queue_url: str = ""
+    sqs_endpoint_url: str = ""
+    use_localstack: bool = False
+    aws_region: str = "us-east-1"
+    max_receive_count: int = 5
+
+    # Embeddings: "local" (all-MiniLM-L6-v2, no network) or "openai" (any compatible endpoint)
+    embeddings_provider: str = "local"
+    embeddings_base_url: str = ""
+    embeddings_api_key: str = ""
+    embeddings_model: str = "all-MiniLM-L6-v2"
+    embedding_dim: int = 384
+    embeddings_batch_size: int = 64
+
+    # LLM (empty base URL and model: the offline rules are used)
+    llm_base_url: str = ""
+    llm_api_key: str = ""
+    llm_model: str = ""
+
+    # HTTP
+    require_api_key: bool = False
+    max_body_bytes: int = 1_048_576
+    default_tenant: str = "default"
+
+    # Turns whose publish failed stay queued; the sweep re-publishes them after this long.
+    sweep_after_seconds: int = 60
+
+    @property
+    def llm_configured(self) -> bool:
+        return bool(self.llm_model and (self.llm_base_url or self.llm_api_key))
+
+
+def load_settings() -> Settings:
+    provider = _str("MEMEX_EMBEDDINGS_PROVIDER", "local")
+    default_model = "all-MiniLM-L6-v2" if provider == "local" else "text-embedding-3-small"
+    default_dim = 384 if provider == "local" else 1536
+    return Settings(
+        database_url=_str("DATABASE_URL"),
+        database_secret_arn=_str("DATABASE_SECRET_ARN"),
+        home=Path(_str("MEMEX_HOME", ".memex")),
+        extraction_queue_url=_str("EXTRACTION_QUEUE_URL"),
+        supersession_queue_url=_str("SUPERSESSION_QUEUE_URL"),
+        backfill_queue_url=_str("BACKFILL_QUEUE_URL"),
+        sqs_endpoint_url=_str("SQS_ENDPOINT_URL"),
+        use_localstack=_bool("MEMEX_LOCALSTACK", False),
+        aws_region=_str("AWS_REGION", _str("AWS_DEFAULT_REGION", "us-east-1")),
+        max_receive_count=_int("MEMEX_MAX_RECEIVE_COUNT", 5),
+        embeddings_provider=provider,
+        embeddings_base_url=_str("MEMEX_EMBEDDINGS_BASE_URL"),
+        embeddings_api_key=_str("MEMEX_EMBEDDINGS_API_KEY"),
+        embeddings_model=_str("MEMEX_EMBEDDINGS_MODEL", default_model),
+        embedding_dim=_int("MEMEX_EMBEDDING_DIM", default_dim),
+        embeddings_batch_size=_int("MEMEX_EMBEDDINGS_BATCH_SIZE", 64),
+        llm_base_url=_str("MEMEX_LLM_BASE_URL"),
+        llm_api_key=_str("MEMEX_LLM_API_KEY"),
+        llm_model=_str("MEMEX_LLM_MODEL"),
+        require_api_key=_bool("MEMEX_REQUIRE_API_KEY", False),
+        max_body_bytes=_int("MEMEX_MAX_BODY_BYTES", 1_048_576),
+        default_tenant=_str("MEMEX_DEFAULT_TENANT", "default"),
+        sweep_after_seconds=_int("MEMEX_SWEEP_AFTER_SECONDS", 60),
+    )

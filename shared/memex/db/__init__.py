@@ -1,0 +1,1 @@
+"""Postgres access: connections, migrations and the data-access modules."""

@@ -1,0 +1,63 @@
+"""One lazily opened Postgres connection per execution environment (per thread locally).
+
+Lambda runs one request at a time per environment, so a single connection is right there;
+the local runtime serves requests from a thread pool, so each thread keeps its own.
+`prepare_threshold=None` because RDS Proxy pins sessions that use prepared statements.
+"""
+
+from __future__ import annotations
+
+import threading
+from contextlib import contextmanager
+from typing import Callable, Iterator
+
+import psycopg
+from pgvector.psycopg import register_vector
+from psycopg.rows import dict_row
+
+
+class Database:
+    def __init__(self, dsn_provider: Callable[[], str]):
+        self._dsn_provider = dsn_provider
+        self._dsn: str | None = None
+        self._local = threading.local()
+
+    @property
+    def dsn(self) -> str:
+        if self._dsn is None:
+            self._dsn = self._dsn_provider()
+        return self._dsn
+
+    def _open(self) -> psycopg.Connection:
+        conn = psycopg.connect(
+            self.dsn, autocommit=True, prepare_threshold=None, row_factory=dict_row, connect_timeout=10
+        )
+        try:
+            register_vector(conn)
+        except psycopg.ProgrammingError:
+            # The vector type does not exist before the first migration creates the extension.
+            pass
+        return conn
+
+    def connection(self) -> psycopg.Connection:
+        conn = getattr(self._local, "conn", None)
+        if conn is None or conn.closed or conn.broken:
+            conn = self._open()
+            self._local.conn = conn
+        return conn
+
+    @contextmanager
+    def transaction(self) -> Iterator[psycopg.Connection]:
+        """A transaction on this thread's connection. A connection that broke is replaced on
+        the next call, so a failed request or batch is retried on a fresh one."""
+        conn = self.connection()
+        with conn.transaction():
+            yield conn
+
+    def reset(self) -> None:
+        conn = getattr(self._local, "conn", None)
+        if conn is not None:
+            try:
+                conn.close()
+            finally:
+                self._local.conn = None

@@ -1,0 +1,246 @@
+"""Rows of memories: writes, reads with their sources, the two retrieval channels, erasure."""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+from datetime import datetime
+from typing import Any, Sequence
+
+import numpy as np
+import psycopg
+from psycopg.types.json import Jsonb
+
+from memex.models import SearchFilters
+
+_SELECT = """
+SELECT m.id, m.user_id, m.agent_id, m.session_id, m.content, m.memory_type, m.type, m.key, m.value,
+       m.importance, m.confidence, m.active, m.valid_from, m.valid_to, m.supersedes, m.created_at,
+       m.metadata, m.source_turn_id, m.source_message_id, msg.metadata AS source_metadata
+FROM memories m
+LEFT JOIN messages msg ON msg.tenant_id = m.tenant_id AND msg.id = m.source_message_id
+"""
+
+
+def to_wire(row: dict[str, Any]) -> dict[str, Any]:
+    """A memory as the wire contract shows it, its source message metadata included."""
+    sources = []
+    if row["source_turn_id"] or row["source_message_id"]:
+        sources.append({
+            "turn_id": row["source_turn_id"],
+            "message_id": row["source_message_id"],
+            "session_id": row["session_id"],
+            "metadata": row["source_metadata"] or {},
+        })
+    return {
+        "id": row["id"],
+        "user_id": row["user_id"],
+        "agent_id": row["agent_id"],
+        "session_id": row["session_id"],
+        "content": row["content"],
+        "memory_type": row["memory_type"],
+        "type": row["type"],
+        "key": row["key"],
+        "value": row["value"],
+        "importance": round(float(row["importance"]), 4),
+        "confidence": round(float(row["confidence"]), 4),
+        "active": row["active"],
+        "valid_from": _iso(row["valid_from"]),
+        "valid_to": _iso(row["valid_to"]),
+        "supersedes": row["supersedes"],
+        "created_at": _iso(row["created_at"]),
+        "metadata": row["metadata"] or {},
+        "sources": sources,
+    }
+
+
+def _iso(value: datetime | None) -> str | None:
+    return value.isoformat().replace("+00:00", "Z") if value else None
+
+
+def insert(conn: psycopg.Connection, tenant_id: str, memory: dict[str, Any]) -> str | None:
+    """Insert one memory; None when its dedupe_key was already written (a redelivery)."""
+    row = conn.execute(
+        """INSERT INTO memories (tenant_id, id, user_id, agent_id, session_id, memory_type, type, key,
+                                 value, content, importance, confidence, embedding, supersedes,
+                                 active, valid_from, source_turn_id, source_message_id, dedupe_key,
+                                 metadata)
+           VALUES (%(tenant_id)s, %(id)s, %(user_id)s, %(agent_id)s, %(session_id)s, %(memory_type)s,
+                   %(type)s, %(key)s, %(value)s, %(content)s, %(importance)s, %(confidence)s,
+                   %(embedding)s, %(supersedes)s, true, %(valid_from)s, %(source_turn_id)s,
+                   %(source_message_id)s, %(dedupe_key)s, %(metadata)s)
+           ON CONFLICT (tenant_id, dedupe_key) WHERE dedupe_key IS NOT NULL DO NOTHING
+           RETURNING id""",
+        {
+            "tenant_id": tenant_id,
+            "agent_id": None, "session_id": None, "key": None, "value": None, "supersedes": None,
+            "source_turn_id": None, "source_message_id": None, "dedupe_key": None,
+            "confidence": 1.0, "importance": 0.5,
+            **memory,
+            "embedding": np.asarray(memory["embedding"], dtype=np.float32),
+            "metadata": Jsonb(memory.get("metadata") or {}),
+        },
+    ).fetchone()
+    return row["id"] if row else None
+
+
+def get(conn: psycopg.Connection, tenant_id: str, memory_id: str) -> dict[str, Any] | None:
+    row = conn.execute(_SELECT + "WHERE m.tenant_id = %s AND m.id = %s", (tenant_id, memory_id)).fetchone()
+    return to_wire(row) if row else None
+
+
+def get_many(conn: psycopg.Connection, tenant_id: str, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+    rows = conn.execute(_SELECT + "WHERE m.tenant_id = %s AND m.id = ANY(%s)", (tenant_id, list(ids))).fetchall()
+    return {r["id"]: to_wire(r) for r in rows}
+
+
+def ids_written(conn: psycopg.Connection, tenant_id: str, dedupe_keys: Sequence[str]) -> list[dict[str, Any]]:
+    rows = conn.execute(
+        _SELECT + "WHERE m.tenant_id = %s AND m.dedupe_key = ANY(%s) ORDER BY m.created_at, m.id",
+        (tenant_id, list(dedupe_keys)),
+    ).fetchall()
+    return [to_wire(r) for r in rows]
+
+
+def of_turn(conn: psycopg.Connection, tenant_id: str, turn_id: str) -> list[dict[str, Any]]:
+    rows = conn.execute(
+        _SELECT + "WHERE m.tenant_id = %s AND m.source_turn_id = %s ORDER BY m.created_at, m.id",
+        (tenant_id, turn_id),
+    ).fetchall()
+    return [to_wire(r) for r in rows]
+
+
+def _encode_cursor(created_at: datetime, memory_id: str) -> str:
+    raw = json.dumps([created_at.isoformat(), memory_id]).encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def decode_cursor(cursor: str) -> tuple[datetime, str]:
+    """Raises ValueError for a cursor this server did not make."""
+    padded = cursor + "=" * (-len(cursor) % 4)
+    created_at, memory_id = json.loads(base64.urlsafe_b64decode(padded.encode()))
+    return datetime.fromisoformat(created_at), str(memory_id)
+
+
+def list_for_user(
+    conn: psycopg.Connection, tenant_id: str, user_id: str, include_inactive: bool, limit: int,
+    after: tuple[datetime, str] | None,
+) -> tuple[list[dict[str, Any]], str | None]:
+    """Newest first, keyset-paginated so pages stay stable while memories are added."""
+    clauses = ["m.tenant_id = %s", "m.user_id = %s"]
+    params: list[Any] = [tenant_id, user_id]
+    if not include_inactive:
+        clauses.append("m.active")
+    if after is not None:
+        clauses.append("(m.created_at, m.id) < (%s, %s)")
+        params.extend(after)
+    rows = conn.execute(
+        _SELECT + "WHERE " + " AND ".join(clauses) + " ORDER BY m.created_at DESC, m.id DESC LIMIT %s",
+        (*params, limit + 1),
+    ).fetchall()
+    next_cursor = _encode_cursor(rows[limit - 1]["created_at"], rows[limit - 1]["id"]) if len(rows) > limit else None
+    return [to_wire(r) for r in rows[:limit]], next_cursor
+
+
+def count(conn: psycopg.Connection, tenant_id: str, user_id: str, agent_id: str | None) -> int:
+    row = conn.execute(
+        """SELECT count(*) AS n FROM memories
+           WHERE tenant_id = %s AND user_id = %s AND active AND (%s::text IS NULL OR agent_id = %s)""",
+        (tenant_id, user_id, agent_id, agent_id),
+    ).fetchone()
+    return row["n"]
+
+
+def chain(conn: psycopg.Connection, tenant_id: str, memory_id: str) -> list[dict[str, Any]]:
+    """Every memory in the supersession chain of this one, oldest first."""
+    rows = conn.execute(
+        """WITH RECURSIVE back(id, supersedes) AS (
+               SELECT id, supersedes FROM memories WHERE tenant_id = %(t)s AND id = %(id)s
+               UNION
+               SELECT m.id, m.supersedes FROM memories m JOIN back b ON m.id = b.supersedes
+               WHERE m.tenant_id = %(t)s
+           ), fwd(id) AS (
+               SELECT id FROM memories WHERE tenant_id = %(t)s AND id = %(id)s
+               UNION
+               SELECT m.id FROM memories m JOIN fwd f ON m.supersedes = f.id WHERE m.tenant_id = %(t)s
+           )
+           SELECT id FROM back UNION SELECT id FROM fwd""",
+        {"t": tenant_id, "id": memory_id},
+    ).fetchall()
+    found = get_many(conn, tenant_id, [r["id"] for r in rows])
+    return sorted(found.values(), key=lambda m: (m["valid_from"], m["created_at"], m["id"]))
+
+
+def _scope(tenant_id: str, user_id: str, agent_id: str | None, filters: SearchFilters,
+           include_inactive: bool) -> tuple[str, list[Any]]:
+    clauses = ["tenant_id = %s", "user_id = %s"]
+    params: list[Any] = [tenant_id, user_id]
+    if not include_inactive:
+        clauses.append("active")
+    if agent_id is not None:
+        clauses.append("agent_id = %s")
+        params.append(agent_id)
+    if filters.memory_type is not None:
+        clauses.append("memory_type = %s")
+        params.append(filters.memory_type)
+    if filters.session_id is not None:
+        clauses.append("session_id = %s")
+        params.append(filters.session_id)
+    if filters.metadata:
+        clauses.append("metadata @> %s")
+        params.append(Jsonb(filters.metadata))
+    return " AND ".join(clauses), params
+
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+
+def keyword_ranked(conn: psycopg.Connection, tenant_id: str, user_id: str, agent_id: str | None,
+                   filters: SearchFilters, include_inactive: bool, query: str, limit: int) -> list[str]:
+    """Ids ranked by full-text relevance. Query words are OR-ed: a memory need not contain every
+    word of a natural-language question to be relevant to it."""
+    words = _WORD.findall(query.lower())
+    if not words:
+        return []
+    where, params = _scope(tenant_id, user_id, agent_id, filters, include_inactive)
+    rows = conn.execute(
+        f"""WITH q AS (SELECT to_tsquery('english', %s) AS query)
+            SELECT id FROM memories, q
+            WHERE {where} AND content_tsv @@ q.query
+            ORDER BY ts_rank_cd(content_tsv, q.query, 1) DESC, created_at DESC
+            LIMIT %s""",
+        (" | ".join(words), *params, limit),
+    ).fetchall()
+    return [r["id"] for r in rows]
+
+
+def vector_ranked(conn: psycopg.Connection, tenant_id: str, user_id: str, agent_id: str | None,
+                  filters: SearchFilters, include_inactive: bool, embedding: np.ndarray,
+                  limit: int) -> list[str]:
+    where, params = _scope(tenant_id, user_id, agent_id, filters, include_inactive)
+    with conn.transaction():
+        # The HNSW scan filters by tenant and user after the index walk; a wider beam keeps
+        # one user's memories from being crowded out by other users' nearer neighbours.
+        conn.execute(f"SET LOCAL hnsw.ef_search = {max(100, min(1000, limit * 4))}")
+        rows = conn.execute(
+            f"""SELECT id FROM memories WHERE {where}
+                ORDER BY embedding <=> %s LIMIT %s""",
+            (*params, np.asarray(embedding, dtype=np.float32), limit),
+        ).fetchall()
+    return [r["id"] for r in rows]
+
+
+def supersede(conn: psycopg.Connection, tenant_id: str, old_id: str, valid_to: datetime) -> None:
+    conn.execute(
+        "UPDATE memories SET active = false, valid_to = %s WHERE tenant_id = %s AND id = %s",
+        (valid_to, tenant_id, old_id),
+    )
+
+
+def active_with_key(conn: psycopg.Connection, tenant_id: str, user_id: str, key: str) -> list[dict[str, Any]]:
+    rows = conn.execute(
+        _SELECT + "WHERE m.tenant_id = %s AND m.user_id = %s AND m.key = %s AND m.active FOR UPDATE OF m",
+        (tenant_id, user_id, key),
+    ).fetchall()
+    return [to_wire(r) for r in rows]

@@ -1,0 +1,90 @@
+"""Rows of turns and messages: the raw conversation as the client sent it."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime
+from typing import Any
+
+import psycopg
+from psycopg.types.json import Jsonb
+
+from memex.models import TurnIn
+
+
+def insert_turn(
+    conn: psycopg.Connection, tenant_id: str, turn: TurnIn, occurred_at: datetime
+) -> tuple[str, bool]:
+    """Store a turn and its messages. Returns (turn_id, created); a repeated idempotency key
+    returns the first turn's id and stores nothing."""
+    turn_id = str(uuid.uuid4())
+    row = conn.execute(
+        """INSERT INTO turns (tenant_id, id, user_id, session_id, agent_id, occurred_at, metadata,
+                              idempotency_key)
+           VALUES (%s, %s, %s, %s, %s, %s, %s, %s)
+           ON CONFLICT (tenant_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
+           RETURNING id""",
+        (tenant_id, turn_id, turn.user_id, turn.session_id, turn.agent_id, occurred_at,
+         Jsonb(turn.metadata), turn.idempotency_key),
+    ).fetchone()
+    if row is None:
+        existing = conn.execute(
+            "SELECT id FROM turns WHERE tenant_id = %s AND idempotency_key = %s",
+            (tenant_id, turn.idempotency_key),
+        ).fetchone()
+        return existing["id"], False
+    with conn.cursor() as cur:
+        cur.executemany(
+            """INSERT INTO messages (tenant_id, id, turn_id, position, role, name, content, metadata)
+               VALUES (%s, %s, %s, %s, %s, %s, %s, %s)""",
+            [
+                (tenant_id, str(uuid.uuid4()), turn_id, i, m.role, m.name, m.content, Jsonb(m.metadata))
+                for i, m in enumerate(turn.messages)
+            ],
+        )
+    return turn_id, True
+
+
+def get_turn(conn: psycopg.Connection, tenant_id: str, turn_id: str) -> dict[str, Any] | None:
+    return conn.execute(
+        "SELECT * FROM turns WHERE tenant_id = %s AND id = %s", (tenant_id, turn_id)
+    ).fetchone()
+
+
+def lock_turn(conn: psycopg.Connection, tenant_id: str, turn_id: str) -> dict[str, Any] | None:
+    """The turn row, locked for this transaction so two deliveries of one job cannot interleave."""
+    return conn.execute(
+        "SELECT * FROM turns WHERE tenant_id = %s AND id = %s FOR UPDATE", (tenant_id, turn_id)
+    ).fetchone()
+
+
+def messages_of(conn: psycopg.Connection, tenant_id: str, turn_id: str) -> list[dict[str, Any]]:
+    return conn.execute(
+        "SELECT * FROM messages WHERE tenant_id = %s AND turn_id = %s ORDER BY position",
+        (tenant_id, turn_id),
+    ).fetchall()
+
+
+def set_status(
+    conn: psycopg.Connection, tenant_id: str, turn_id: str, status: str, error: str | None = None
+) -> None:
+    conn.execute(
+        "UPDATE turns SET status = %s, error = %s, updated_at = now() WHERE tenant_id = %s AND id = %s",
+        (status, error, tenant_id, turn_id),
+    )
+
+
+def claim_stuck(conn: psycopg.Connection, older_than_seconds: int, limit: int = 500) -> list[dict]:
+    """Turns not yet processed after the given age: their publish was lost, or their message
+    was (a queue that was restarted, a message that expired). Their clock is reset so that the
+    next sweep waits again before publishing the same turn."""
+    return conn.execute(
+        """UPDATE turns SET updated_at = now()
+           WHERE (tenant_id, id) IN (
+               SELECT tenant_id, id FROM turns
+               WHERE status IN ('queued', 'processing')
+                 AND updated_at < now() - make_interval(secs => %s)
+               ORDER BY updated_at LIMIT %s FOR UPDATE SKIP LOCKED)
+           RETURNING tenant_id, id""",
+        (older_than_seconds, limit),
+    ).fetchall()

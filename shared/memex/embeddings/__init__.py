@@ -1,0 +1,24 @@
+"""Text embeddings: one interface, a local torch-free model and any OpenAI-compatible endpoint."""
+
+from __future__ import annotations
+
+from memex.config import Settings
+from memex.embeddings.base import Embedder
+
+
+def make_embedder(settings: Settings) -> Embedder:
+    if settings.embeddings_provider == "openai":
+        from memex.embeddings.openai_compat import OpenAICompatibleEmbedder
+
+        return OpenAICompatibleEmbedder(
+            model=settings.embeddings_model,
+            dim=settings.embedding_dim,
+            base_url=settings.embeddings_base_url,
+            api_key=settings.embeddings_api_key,
+            batch_size=settings.embeddings_batch_size,
+        )
+    if settings.embeddings_provider != "local":
+        raise ValueError(f"MEMEX_EMBEDDINGS_PROVIDER must be local or openai, not {settings.embeddings_provider!r}")
+    from memex.embeddings.minilm import MiniLMEmbedder
+
+    return MiniLMEmbedder(batch_size=settings.embeddings_batch_size)

@@ -1,0 +1,30 @@
+"""Embeddings from any OpenAI-compatible `/embeddings` endpoint, through the openai client."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+from openai import OpenAI
+
+
+class OpenAICompatibleEmbedder:
+    def __init__(self, model: str, dim: int, base_url: str | None, api_key: str | None, batch_size: int = 64):
+        self.name = model
+        self.dim = dim
+        self._batch_size = batch_size
+        # The client reads no key from a file or the network; an endpoint without auth gets a dummy.
+        self._client = OpenAI(base_url=base_url or None, api_key=api_key or "unused", max_retries=3, timeout=30)
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for start in range(0, len(texts), self._batch_size):
+            chunk = list(texts[start:start + self._batch_size])
+            # Some endpoints reject empty strings; a single space embeds "nothing" just as well.
+            response = self._client.embeddings.create(model=self.name, input=[t or " " for t in chunk])
+            for item in response.data:
+                vector = np.asarray(item.embedding, dtype=np.float32)
+                if vector.shape != (self.dim,):
+                    raise ValueError(f"endpoint returned {vector.shape[0]}-d vectors, configured {self.dim}")
+                out[start + item.index] = vector / (np.linalg.norm(vector) or 1.0)
+        return out

@@ -1,0 +1,30 @@
+"""Domain errors; the HTTP edge maps each to its status and `{"error": {code, message}}`."""
+
+
+class MemexError(Exception):
+    status = 500
+    code = "internal_error"
+
+    def __init__(self, message: str):
+        super().__init__(message)
+        self.message = message
+
+
+class NotFound(MemexError):
+    status = 404
+    code = "not_found"
+
+
+class Conflict(MemexError):
+    status = 409
+    code = "conflict"
+
+
+class Unauthorized(MemexError):
+    status = 401
+    code = "unauthorized"
+
+
+class InvalidInput(MemexError):
+    status = 422
+    code = "validation_error"

@@ -1,0 +1,61 @@
+"""The fast write path: store a turn and its messages in one transaction, then hand it on."""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime, timezone
+from typing import Any
+
+from memex import pipeline
+from memex.context import Context
+from memex.db import memories as memory_rows
+from memex.db import tenants as tenant_rows
+from memex.db import turns as turn_rows
+from memex.errors import NotFound
+from memex.jobs import ExtractionJob
+from memex.models import TurnIn
+
+log = logging.getLogger(__name__)
+
+
+def ingest_turn(ctx: Context, tenant_id: str, turn: TurnIn, wait: bool) -> dict[str, Any]:
+    occurred_at = turn.timestamp or datetime.now(timezone.utc)
+    with ctx.db.transaction() as conn:
+        tenant_rows.ensure_tenant(conn, tenant_id)
+        turn_id, created = turn_rows.insert_turn(conn, tenant_id, turn, occurred_at)
+    if wait:
+        pipeline.process_inline(ctx, tenant_id, turn_id)
+        return turn_status(ctx, tenant_id, turn_id)
+    if created:
+        try:
+            ctx.publisher.publish_extraction(ExtractionJob(tenant_id, turn_id))
+        except Exception:
+            # The turn is stored and stays queued: the sweep publishes it again later.
+            log.exception("publish to the extraction queue failed; turn %s left for the sweep", turn_id)
+    return {"turn_id": turn_id, "status": "queued"}
+
+
+def turn_status(ctx: Context, tenant_id: str, turn_id: str) -> dict[str, Any]:
+    conn = ctx.db.connection()
+    turn = turn_rows.get_turn(conn, tenant_id, turn_id)
+    if turn is None:
+        raise NotFound(f"turn {turn_id} not found")
+    answer = {
+        "turn_id": turn_id,
+        "status": turn["status"],
+        "memories": memory_rows.of_turn(conn, tenant_id, turn_id),
+    }
+    if turn["error"]:
+        answer["error"] = turn["error"]
+    return answer
+
+
+def sweep(ctx: Context, older_than_seconds: int | None = None) -> int:
+    """Re-publish unfinished turns whose message was lost; returns how many were sent again.
+    Extraction and supersession are idempotent, so a turn that was merely slow costs only work."""
+    age = ctx.settings.sweep_after_seconds if older_than_seconds is None else older_than_seconds
+    with ctx.db.transaction() as conn:
+        stuck = turn_rows.claim_stuck(conn, age)
+    for row in stuck:
+        ctx.publisher.publish_extraction(ExtractionJob(row["tenant_id"], row["id"]))
+    return len(stuck)

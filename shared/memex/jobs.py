@@ -1,0 +1,89 @@
+"""The messages the workers exchange over the queues, and their strict parsing.
+
+A body that does not parse is a poison message: parsing raises ValueError, the worker reports
+that record as failed, and after maxReceiveCount deliveries the queue moves it to its DLQ.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class ExtractionJob:
+    tenant_id: str
+    turn_id: str
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self))
+
+    @classmethod
+    def from_json(cls, body: str) -> "ExtractionJob":
+        data = _object(body)
+        return cls(tenant_id=_text(data, "tenant_id"), turn_id=_text(data, "turn_id"))
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A semantic memory proposed by extraction, waiting for the supersession decision."""
+
+    type: str
+    key: str
+    value: str
+    content: str
+    confidence: float
+    importance: float
+    source_message_id: str | None
+    raw_quote: str = ""
+
+
+@dataclass(frozen=True)
+class SupersessionJob:
+    tenant_id: str
+    user_id: str
+    turn_id: str
+    candidates: list[Candidate] = field(default_factory=list)
+
+    @property
+    def group_id(self) -> str:
+        # One user's decisions are serialised; different users proceed in parallel.
+        return f"{self.tenant_id}:{self.user_id}"
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self))
+
+    @classmethod
+    def from_json(cls, body: str) -> "SupersessionJob":
+        data = _object(body)
+        raw = data.get("candidates", [])
+        if not isinstance(raw, list):
+            raise ValueError("candidates must be a list")
+        try:
+            candidates = [Candidate(**c) for c in raw]
+        except TypeError as exc:
+            raise ValueError(f"malformed candidate: {exc}") from exc
+        return cls(
+            tenant_id=_text(data, "tenant_id"),
+            user_id=_text(data, "user_id"),
+            turn_id=_text(data, "turn_id"),
+            candidates=candidates,
+        )
+
+
+def _object(body: str) -> dict[str, Any]:
+    try:
+        data = json.loads(body)
+    except (TypeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"body is not JSON: {exc}") from exc
+    if not isinstance(data, dict):
+        raise ValueError("body is not a JSON object")
+    return data
+
+
+def _text(data: dict[str, Any], name: str) -> str:
+    value = data.get(name)
+    if not isinstance(value, str) or not value:
+        raise ValueError(f"{name} must be a non-empty string")
+    return value

@@ -1,0 +1,85 @@
+"""Reading, adding and erasing memories on behalf of a tenant."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime, timezone
+from typing import Any
+
+from memex.context import Context
+from memex.db import erasure
+from memex.db import memories as memory_rows
+from memex.db import tenants as tenant_rows
+from memex.errors import InvalidInput, NotFound
+from memex.models import MemoryIn
+
+
+def add(ctx: Context, tenant_id: str, memory: MemoryIn) -> dict[str, Any]:
+    vector = ctx.embedder.embed([memory.content])[0]
+    memory_id = str(uuid.uuid4())
+    with ctx.db.transaction() as conn:
+        tenant_rows.ensure_tenant(conn, tenant_id)
+        memory_rows.insert(conn, tenant_id, {
+            "id": memory_id,
+            "user_id": memory.user_id,
+            "agent_id": memory.agent_id,
+            "session_id": memory.session_id,
+            "memory_type": memory.memory_type,
+            "type": "note",
+            "content": memory.content,
+            "importance": memory.importance,
+            "embedding": vector,
+            "valid_from": datetime.now(timezone.utc),
+            "metadata": memory.metadata,
+        })
+    return get(ctx, tenant_id, memory_id)
+
+
+def get(ctx: Context, tenant_id: str, memory_id: str) -> dict[str, Any]:
+    found = memory_rows.get(ctx.db.connection(), tenant_id, memory_id)
+    if found is None:
+        raise NotFound(f"memory {memory_id} not found")
+    return found
+
+
+def history(ctx: Context, tenant_id: str, memory_id: str) -> list[dict[str, Any]]:
+    found = memory_rows.chain(ctx.db.connection(), tenant_id, memory_id)
+    if not found:
+        raise NotFound(f"memory {memory_id} not found")
+    return found
+
+
+def list_for_user(ctx: Context, tenant_id: str, user_id: str, include_inactive: bool, limit: int,
+                  cursor: str | None) -> dict[str, Any]:
+    after = None
+    if cursor:
+        try:
+            after = memory_rows.decode_cursor(cursor)
+        except ValueError as exc:
+            raise InvalidInput(f"cursor: not a cursor this server issued ({exc})") from exc
+    items, next_cursor = memory_rows.list_for_user(
+        ctx.db.connection(), tenant_id, user_id, include_inactive, limit, after
+    )
+    return {"memories": items, "next_cursor": next_cursor}
+
+
+def count(ctx: Context, tenant_id: str, user_id: str, agent_id: str | None) -> int:
+    return memory_rows.count(ctx.db.connection(), tenant_id, user_id, agent_id)
+
+
+def erase_memory(ctx: Context, tenant_id: str, memory_id: str) -> dict[str, int]:
+    with ctx.db.transaction() as conn:
+        ids = [m["id"] for m in memory_rows.chain(conn, tenant_id, memory_id)]
+        if not ids:
+            raise NotFound(f"memory {memory_id} not found")
+        return {"memories": erasure.memory_chain(conn, tenant_id, ids)}
+
+
+def erase_session(ctx: Context, tenant_id: str, session_id: str, user_id: str | None) -> dict[str, int]:
+    with ctx.db.transaction() as conn:
+        return erasure.session(conn, tenant_id, session_id, user_id)
+
+
+def erase_user(ctx: Context, tenant_id: str, user_id: str) -> dict[str, int]:
+    with ctx.db.transaction() as conn:
+        return erasure.user(conn, tenant_id, user_id)

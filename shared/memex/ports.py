@@ -1,0 +1,19 @@
+"""What the domain needs from the outside world but does not implement itself."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from memex.jobs import ExtractionJob, SupersessionJob
+
+
+class Publisher(Protocol):
+    """Sends jobs to the worker queues (SQS in every runtime; see memex_edge.sqs)."""
+
+    def publish_extraction(self, job: ExtractionJob) -> None: ...
+
+    def publish_supersession(self, job: SupersessionJob) -> None: ...
+
+    def ping(self) -> None:
+        """Raise if the queues cannot be reached."""
+        ...

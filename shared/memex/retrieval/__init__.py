@@ -1,0 +1,1 @@
+"""Finding the memories that matter for a query: channels, fusion, scoring."""

@@ -1,0 +1,38 @@
+"""The final score of a memory: relevance blended with recency, nudged by importance.
+
+score = (1 - w) * (alpha * relevance + (1 - alpha) * exp(-lambda * age)) + w * importance,
+with lambda = ln 2 / half_life, age measured from `reference_time` to when the memory became
+valid, and w the importance weight.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from datetime import datetime
+
+DEFAULT_ALPHA = 0.8
+DEFAULT_HALF_LIFE_DAYS = 30.0
+IMPORTANCE_WEIGHT = 0.1
+
+
+@dataclass(frozen=True)
+class ScoreParts:
+    score: float
+    relevance: float
+    recency: float
+    importance: float
+
+    def as_dict(self) -> dict[str, float]:
+        return {k: round(v, 6) for k, v in self.__dict__.items()}
+
+
+def recency(valid_from: datetime, reference_time: datetime, half_life_days: float) -> float:
+    age_days = max(0.0, (reference_time - valid_from).total_seconds() / 86_400)
+    return math.exp(-math.log(2) / half_life_days * age_days)
+
+
+def combine(relevance: float, recency_value: float, importance: float, alpha: float) -> ScoreParts:
+    blended = alpha * relevance + (1 - alpha) * recency_value
+    score = (1 - IMPORTANCE_WEIGHT) * blended + IMPORTANCE_WEIGHT * importance
+    return ScoreParts(score=score, relevance=relevance, recency=recency_value, importance=importance)

@@ -1,0 +1,114 @@
+"""The FastAPI app every HTTP function serves: errors in the wire shape, body limit, API keys."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from fastapi import APIRouter, Depends, FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from mangum import Mangum
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from memex import keys
+from memex.context import Context
+from memex.errors import MemexError
+from memex_edge.context import get_context
+from memex_edge.observability import logger, metrics, tracer
+
+
+def error(status: int, code: str, message: str) -> JSONResponse:
+    return JSONResponse({"error": {"code": code, "message": message}}, status_code=status)
+
+
+def context() -> Context:
+    """The request's Context; the local runtime and tests override this dependency."""
+    return get_context()
+
+
+def tenant(request: Request, ctx: Context = Depends(context)) -> str:
+    header = request.headers.get("authorization", "")
+    scheme, _, token = header.partition(" ")
+    presented = token.strip() if scheme.lower() == "bearer" else None
+    return keys.tenant_for(ctx, presented or None)
+
+
+class BodyLimit:
+    """Refuses bodies over the limit with 413, whether or not Content-Length is sent."""
+
+    def __init__(self, app, max_bytes: int):
+        self.app = app
+        self.max_bytes = max_bytes
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        declared = dict(scope.get("headers") or []).get(b"content-length")
+        if declared is not None and declared.isdigit() and int(declared) > self.max_bytes:
+            return await self._too_large(scope, receive, send)
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return
+            chunks.append(message.get("body", b""))
+            size += len(chunks[-1])
+            if size > self.max_bytes:
+                return await self._too_large(scope, receive, send)
+            if not message.get("more_body"):
+                break
+        body = b"".join(chunks)
+        replayed = False
+
+        async def replay():
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        return await self.app(scope, replay, send)
+
+    async def _too_large(self, scope, receive, send):
+        response = error(413, "payload_too_large", f"request body exceeds {self.max_bytes} bytes")
+        await response(scope, receive, send)
+
+
+def _location(loc: tuple[Any, ...]) -> str:
+    return ".".join(str(part) for part in loc) or "body"
+
+
+def create_app(*routers: APIRouter, provide: Callable[[], Context] = get_context) -> Any:
+    app = FastAPI(title="memex", version="1")
+    app.dependency_overrides[context] = provide
+    for router in routers:
+        app.include_router(router)
+
+    @app.exception_handler(MemexError)
+    async def _domain(_: Request, exc: MemexError) -> JSONResponse:
+        return error(exc.status, exc.code, exc.message)
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(_: Request, exc: RequestValidationError) -> JSONResponse:
+        problems = [f"{_location(e['loc'])}: {e['msg']}" for e in exc.errors()]
+        return error(422, "validation_error", "; ".join(problems))
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(_: Request, exc: StarletteHTTPException) -> JSONResponse:
+        code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
+        return error(exc.status_code, code, str(exc.detail))
+
+    @app.exception_handler(Exception)
+    async def _unexpected(_: Request, exc: Exception) -> JSONResponse:
+        logger.exception("unhandled error")
+        return error(500, "internal_error", "internal error")
+
+    return BodyLimit(app, provide().settings.max_body_bytes)
+
+
+
+def lambda_handler(*routers: APIRouter) -> Callable[[dict, Any], dict]:
+    """The Lambda entry point of an HTTP function: its routers behind API Gateway via Mangum."""
+    return logger.inject_lambda_context(tracer.capture_lambda_handler(metrics.log_metrics(
+        Mangum(create_app(*routers), lifespan="off"))))

@@ -1,0 +1,54 @@
+"""The numpy MiniLM embedder reproduces sentence-transformers' all-MiniLM-L6-v2 vectors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from memex.embeddings.minilm import MiniLMEmbedder
+
+REFERENCE = Path(__file__).parent / "data" / "all-minilm-l6-v2.json"
+
+
+@pytest.fixture(scope="module")
+def embedder() -> MiniLMEmbedder:
+    return MiniLMEmbedder()
+
+
+@pytest.fixture(scope="module")
+def reference() -> tuple[list[str], np.ndarray]:
+    items = json.loads(REFERENCE.read_text(encoding="utf-8"))["items"]
+    return [item["text"] for item in items], np.array([item["embedding"] for item in items], dtype=np.float32)
+
+
+def test_reproduces_reference_vectors(embedder, reference):
+    texts, expected = reference
+    got = embedder.embed(texts)
+    cosines = np.sum(got * expected, axis=1) / (np.linalg.norm(got, axis=1) * np.linalg.norm(expected, axis=1))
+    worst = int(np.argmin(cosines))
+    assert cosines[worst] >= 0.999, f"worst cosine {cosines[worst]:.6f} for {texts[worst][:60]!r}"
+
+
+def test_batch_equals_one_at_a_time(embedder, reference):
+    texts, _ = reference
+    batched = embedder.embed(texts)
+    single = np.vstack([embedder.embed([text]) for text in texts])
+    diff = float(np.max(np.abs(batched - single)))
+    assert diff < 1e-5, f"max abs diff {diff:.2e}"
+
+
+def test_output_is_normalised_float32(embedder, reference):
+    texts, _ = reference
+    got = embedder.embed(texts)
+    assert got.dtype == np.float32
+    assert got.shape == (len(texts), embedder.dim)
+    np.testing.assert_allclose(np.linalg.norm(got, axis=1), 1.0, atol=1e-5)
+
+
+def test_empty_input(embedder):
+    got = embedder.embed([])
+    assert got.shape == (0, embedder.dim)
+    assert got.dtype == np.float32
