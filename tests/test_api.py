@@ -1,0 +1,209 @@
+"""The v1 wire contract through the composed HTTP app, on real Postgres and SQS."""
+
+from __future__ import annotations
+
+import json
+
+
+def test_turn_with_wait_is_processed_inline_and_found(tenant):
+    response = tenant.turn("I work at Stripe.", metadata={"source": "chat"})
+    assert response.status_code == 201, response.text
+    body = response.json()
+    assert body["status"] == "processed"
+    contents = {m["content"] for m in body["memories"]}
+    assert "I work at Stripe." in contents
+    assert "The user's employer is Stripe." in contents
+
+    results = tenant.search("where does the user work?")
+    assert results[0]["content"] == "The user's employer is Stripe."
+    assert {"relevance", "recency", "importance"} <= set(results[0]["score_parts"])
+
+
+def test_turn_without_wait_is_queued_then_processed_by_the_workers(tenant, runtime):
+    response = tenant.turn("My dog is called Biscuit.", wait=False)
+    assert response.status_code == 202
+    turn_id = response.json()["turn_id"]
+    assert response.json()["status"] == "queued"
+    assert tenant.get(f"/v1/turns/{turn_id}").json()["status"] == "queued"
+
+    runtime.drain()
+    status = tenant.get(f"/v1/turns/{turn_id}").json()
+    assert status["status"] == "processed"
+    assert any(m["key"] == "pet_dog_name" and m["value"] == "Biscuit" for m in status["memories"])
+
+
+def test_message_metadata_comes_back_as_sources(tenant):
+    body = {"user_id": tenant.user, "session_id": "s9", "messages": [
+        {"role": "user", "content": "Booked a flight to Osaka", "metadata": {"dia_id": "D1:3"}}]}
+    turn = tenant.post("/v1/turns?wait=true", body).json()
+    hit = tenant.search("flight to Osaka")[0]
+    assert hit["sources"] == [{"turn_id": turn["turn_id"], "message_id": hit["sources"][0]["message_id"],
+                               "session_id": "s9", "metadata": {"dia_id": "D1:3"}}]
+
+
+def test_idempotency_key_stores_a_turn_once(tenant, ctx):
+    first = tenant.turn("I live in Porto.", idempotency_key="k-1").json()
+    again = tenant.turn("I live in Porto.", idempotency_key="k-1").json()
+    assert again["turn_id"] == first["turn_id"]
+    assert tenant.get("/v1/memories/count", params={"user_id": tenant.user}).json()["count"] == 2
+
+
+def test_supersession_keeps_history_and_search_returns_only_the_current_fact(tenant):
+    tenant.turn("I work at Stripe.", timestamp="2026-01-05T10:00:00Z")
+    tenant.turn("I just started at Notion, left Stripe.", timestamp="2026-03-01T10:00:00Z")
+
+    listing = tenant.get(f"/v1/users/{tenant.user}/memories", params={"include_inactive": "true"}).json()
+    employer = {m["value"]: m for m in listing["memories"] if m["key"] == "employer"}
+    assert set(employer) == {"Stripe", "Notion"}
+    assert employer["Stripe"]["active"] is False
+    assert employer["Stripe"]["valid_to"] == employer["Notion"]["valid_from"] == "2026-03-01T10:00:00Z"
+    assert employer["Notion"]["supersedes"] == employer["Stripe"]["id"]
+
+    history = tenant.get(f"/v1/memories/{employer['Notion']['id']}/history").json()["history"]
+    assert [m["value"] for m in history] == ["Stripe", "Notion"]
+
+    facts = [r for r in tenant.search("where does the user work?") if r["key"] == "employer"]
+    assert [f["value"] for f in facts] == ["Notion"]
+    active_only = tenant.get(f"/v1/users/{tenant.user}/memories").json()["memories"]
+    assert "Stripe" not in {m["value"] for m in active_only if m["key"] == "employer"}
+
+
+def test_post_memory_then_get_count_and_list_with_cursor(tenant):
+    created = []
+    for i in range(5):
+        response = tenant.post("/v1/memories", {"user_id": tenant.user, "content": f"note number {i}",
+                                                "importance": 0.9, "metadata": {"n": i}})
+        assert response.status_code == 201, response.text
+        created.append(response.json())
+    assert created[0]["memory_type"] == "semantic" and created[0]["importance"] == 0.9
+    assert tenant.get(f"/v1/memories/{created[2]['id']}").json()["content"] == "note number 2"
+    assert tenant.get("/v1/memories/count", params={"user_id": tenant.user}).json() == {"count": 5}
+
+    seen, cursor = [], None
+    while True:
+        params = {"limit": 2, **({"cursor": cursor} if cursor else {})}
+        page = tenant.get(f"/v1/users/{tenant.user}/memories", params=params).json()
+        seen.extend(m["id"] for m in page["memories"])
+        cursor = page["next_cursor"]
+        if cursor is None:
+            break
+    assert sorted(seen) == sorted(m["id"] for m in created) and len(seen) == 5
+
+    bad = tenant.get(f"/v1/users/{tenant.user}/memories", params={"cursor": "not-a-cursor"})
+    assert bad.status_code == 422 and "cursor" in bad.json()["error"]["message"]
+
+
+def test_search_modes_and_filters(tenant):
+    tenant.turn("We adopted a cat named Miso.", session="a")
+    tenant.turn("The quarterly report is due Friday.", session="b")
+    assert tenant.search("cat Miso", mode="bm25")[0]["content"] == "We adopted a cat named Miso."
+    vector_hits = tenant.search("a pet kitten", mode="vector")
+    assert vector_hits[0]["content"] == "We adopted a cat named Miso."
+    assert "bm25_rank" not in vector_hits[0]["score_parts"]
+    in_b = tenant.search("cat Miso", filters={"session_id": "b"})
+    assert {r["session_id"] for r in in_b} == {"b"}
+
+
+def test_unicode_emoji_and_zero_width_are_stored_and_found_verbatim(tenant):
+    text = "Ich liebe Käsespätzle 🧀🍝 — 東京で寿司を食べた; zero\u200bwidth\u200djoiner and \ufeffBOM"
+    turn = tenant.turn(text).json()
+    stored = [m["content"] for m in turn["memories"]]
+    assert text in stored
+    assert any(r["content"] == text for r in tenant.search("Käsespätzle"))
+    assert any(r["content"] == text for r in tenant.search("寿司を食べた"))
+
+
+def test_erasing_a_memory_erases_its_history(tenant):
+    tenant.turn("I live in Porto.", timestamp="2026-01-01T00:00:00Z")
+    tenant.turn("I moved to Lisbon.", timestamp="2026-02-01T00:00:00Z")
+    current = next(m for m in tenant.get(f"/v1/users/{tenant.user}/memories").json()["memories"] if m["key"] == "city")
+    response = tenant.delete(f"/v1/memories/{current['id']}")
+    assert response.status_code == 200 and response.json()["deleted"]["memories"] == 2
+    remaining = tenant.get(f"/v1/users/{tenant.user}/memories", params={"include_inactive": "true"}).json()
+    assert not [m for m in remaining["memories"] if m["key"] == "city"]
+    assert tenant.get(f"/v1/memories/{current['id']}").status_code == 404
+    assert tenant.delete(f"/v1/memories/{current['id']}").status_code == 404
+
+
+def test_erasing_a_session_reinstates_what_it_had_superseded(tenant):
+    tenant.turn("I live in Porto.", session="old", timestamp="2026-01-01T00:00:00Z")
+    tenant.turn("I moved to Lisbon.", session="new", timestamp="2026-02-01T00:00:00Z")
+    deleted = tenant.delete("/v1/sessions/new").json()["deleted"]
+    assert deleted["turns"] == 1 and deleted["memories"] == 2
+    city = [m for m in tenant.get(f"/v1/users/{tenant.user}/memories", params={"include_inactive": "true"})
+            .json()["memories"] if m["key"] == "city"]
+    assert [(m["value"], m["active"], m["valid_to"]) for m in city] == [("Porto", True, None)]
+    assert not [r for r in tenant.search("Lisbon") if "Lisbon" in r["content"]]
+
+
+def test_erasing_a_user_leaves_nothing(tenant):
+    turn_id = tenant.turn("I work at Stripe.").json()["turn_id"]
+    tenant.post("/v1/memories", {"user_id": tenant.user, "content": "likes tea"})
+    deleted = tenant.delete(f"/v1/users/{tenant.user}").json()["deleted"]
+    assert deleted == {"turns": 1, "memories": 3}
+    assert tenant.get("/v1/memories/count", params={"user_id": tenant.user}).json()["count"] == 0
+    assert tenant.get(f"/v1/turns/{turn_id}").status_code == 404
+    assert tenant.search("Stripe tea") == []
+
+
+def test_malformed_json_is_422(tenant, http):
+    response = http.post("/v1/turns", content=b'{"user_id": "u", ', headers={**tenant.headers,
+                                                                             "content-type": "application/json"})
+    assert response.status_code == 422
+    assert response.json()["error"]["code"] == "validation_error"
+    assert "JSON" in response.json()["error"]["message"]
+
+
+def test_missing_and_wrong_fields_are_422_naming_the_field(tenant):
+    response = tenant.post("/v1/turns", {"session_id": "s", "messages": [{"role": "user", "content": "hi"}]})
+    assert response.status_code == 422
+    assert "body.user_id" in response.json()["error"]["message"]
+
+    response = tenant.post("/v1/turns", {"user_id": "u", "session_id": "s",
+                                         "messages": [{"role": "robot", "content": "hi"}]})
+    assert response.status_code == 422 and "body.messages.0.role" in response.json()["error"]["message"]
+
+    response = tenant.post("/v1/search", {"user_id": "u", "query": "x", "top_k": 0})
+    assert response.status_code == 422 and "body.top_k" in response.json()["error"]["message"]
+
+    response = tenant.post("/v1/search", {"user_id": "u", "query": "x", "usr": 1})
+    assert response.status_code == 422 and "body.usr" in response.json()["error"]["message"]
+
+
+def test_bodies_over_one_megabyte_are_413_and_store_nothing(tenant, http):
+    huge = "x" * (1024 * 1024 + 10)
+    body = {"user_id": tenant.user, "session_id": "s", "messages": [{"role": "user", "content": huge}]}
+    response = tenant.post("/v1/turns", body)
+    assert response.status_code == 413
+    assert response.json()["error"]["code"] == "payload_too_large"
+
+    def chunks():
+        payload = json.dumps(body).encode()
+        for i in range(0, len(payload), 65536):
+            yield payload[i:i + 65536]
+
+    chunked = http.post("/v1/turns", content=chunks(), headers={**tenant.headers, "content-type": "application/json"})
+    assert chunked.status_code == 413
+    assert tenant.get("/v1/memories/count", params={"user_id": tenant.user}).json()["count"] == 0
+
+
+def test_keys_are_required_and_checked(tenant, http):
+    assert http.post("/v1/search", json={"user_id": "u", "query": "x"}).status_code == 401
+    wrong = http.post("/v1/search", json={"user_id": "u", "query": "x"},
+                      headers={"Authorization": "Bearer mx_not_a_key"})
+    assert wrong.status_code == 401
+    assert wrong.json() == {"error": {"code": "unauthorized", "message": "invalid API key"}}
+
+
+def test_unknown_route_and_unknown_ids_are_404_in_the_error_shape(tenant):
+    assert tenant.get("/v1/nothing").json()["error"]["code"] == "not_found"
+    assert tenant.get("/v1/memories/does-not-exist").status_code == 404
+    assert tenant.get("/v1/turns/does-not-exist").status_code == 404
+    assert tenant.get("/v1/memories/does-not-exist/history").status_code == 404
+
+
+def test_health_reports_each_dependency(http):
+    body = http.get("/health").json()
+    assert body["status"] == "ok" and body["db"] == "ok" and body["queue"] == "ok"
+    assert body["embedder"] == "local:all-MiniLM-L6-v2"
+    assert body["llm"] == "offline rules" and "llm" in body["degraded"]
