@@ -55,6 +55,11 @@ class QueuePoller(threading.Thread):
                 log.exception("polling %s failed", self._url)
                 self._stop.wait(1)
 
+    def pending(self) -> int:
+        attributes = self._client.get_queue_attributes(QueueUrl=self._url, AttributeNames=[
+            "ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible"])["Attributes"]
+        return sum(int(v) for v in attributes.values())
+
     def poll_once(self, wait_seconds: int = 0) -> int:
         """Receive and handle one batch; return how many records it held."""
         messages = self._client.receive_message(
@@ -78,10 +83,13 @@ class QueuePoller(threading.Thread):
         return len(messages)
 
 
-def drain(pollers: list[QueuePoller], timeout: float = 30.0) -> None:
-    """Poll every queue until a full round finds nothing (used by `make invoke` and tests)."""
+def drain(pollers: list[QueuePoller], timeout: float = 60.0) -> None:
+    """Poll every queue until none holds a message, visible or in flight (used by `memex invoke
+    --drain`, `memex backfill` and the tests)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if sum(p.poll_once() for p in pollers) == 0:
-            return
+            if all(p.pending() == 0 for p in pollers):
+                return
+            time.sleep(0.2)
     raise TimeoutError("queues did not drain")

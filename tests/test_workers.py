@@ -1,0 +1,123 @@
+"""The SQS workers: partial batch failures, the DLQ, at-least-once delivery, lost publishes."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import time
+
+import pytest
+from aws_lambda_powertools.utilities.batch.exceptions import BatchProcessingError
+
+from infra.local.lambda_context import LocalLambdaContext
+from infra.local.runtime import function_module
+from memex.context import Context
+from memex.ingest import ingest_turn, sweep
+from memex.jobs import Candidate, ExtractionJob, SupersessionJob
+from memex.models import TurnIn
+from memex_edge.sqs import SqsPublisher
+
+
+def _record(body: str, message_id: str, receive_count: int = 1, group: str | None = None) -> dict:
+    attributes = {"ApproximateReceiveCount": str(receive_count), "SentTimestamp": "1767225600000"}
+    if group:
+        attributes |= {"MessageGroupId": group, "MessageDeduplicationId": message_id}
+    return {"messageId": message_id, "receiptHandle": f"rh-{message_id}", "body": body, "attributes": attributes,
+            "messageAttributes": {}, "md5OfBody": "", "eventSource": "aws:sqs",
+            "eventSourceARN": "arn:aws:sqs:us-east-1:000000000000:memex-extraction", "awsRegion": "us-east-1"}
+
+
+def _invoke(function: str, records: list[dict]) -> dict:
+    return function_module(function).handler({"Records": records}, LocalLambdaContext(function))
+
+
+def _store_turn(ctx: Context, tenant, *contents: str, wait=False) -> str:
+    turn = TurnIn(user_id=tenant.user, session_id="s1", messages=[{"role": "user", "content": c} for c in contents])
+    # A publisher whose queue does not exist: the turn is stored, its publish fails for real.
+    lost = dataclasses.replace(ctx, publisher=SqsPublisher(dataclasses.replace(
+        ctx.settings, extraction_queue_url=ctx.settings.extraction_queue_url + "-missing")))
+    return ingest_turn(lost, tenant.id, turn, wait=wait)["turn_id"]
+
+
+def test_a_poison_message_fails_alone(ctx, tenant):
+    first = _store_turn(ctx, tenant, "I work at Stripe.")
+    second = _store_turn(ctx, tenant, "I live in Porto.")
+    result = _invoke("extract_worker", [
+        _record(ExtractionJob(tenant.id, first).to_json(), "m1"),
+        _record("this is not json", "m2"),
+        _record(ExtractionJob(tenant.id, second).to_json(), "m3"),
+    ])
+    assert result == {"batchItemFailures": [{"itemIdentifier": "m2"}]}
+    for turn_id in (first, second):
+        assert tenant.get(f"/v1/turns/{turn_id}").json()["status"] == "processing"
+
+
+def test_a_poison_message_ends_in_the_dlq(runtime):
+    client = runtime.sqs_client()
+    queue = runtime.queues["memex-extraction"]
+    client.send_message(QueueUrl=queue["url"], MessageBody='{"tenant_id": 42}')
+    poller = next(p for p in runtime.pollers if p.name == "poller-extract_worker")
+    deadline = time.monotonic() + 30
+    dead = []
+    while time.monotonic() < deadline and not dead:
+        poller.poll_once()
+        time.sleep(0.5)
+        dead = client.receive_message(QueueUrl=queue["dlq_url"], MaxNumberOfMessages=10).get("Messages", [])
+    assert [m["Body"] for m in dead] == ['{"tenant_id": 42}']
+    assert client.receive_message(QueueUrl=queue["url"], WaitTimeSeconds=0).get("Messages", []) == []
+
+
+def test_redelivered_messages_write_nothing_twice(ctx, tenant, runtime):
+    tenant.turn("I live in Porto.", timestamp="2026-01-01T00:00:00Z")
+    turn_id = _store_turn(ctx, tenant, "I moved to Lisbon. My dog is called Biscuit.")
+    extraction = _record(ExtractionJob(tenant.id, turn_id).to_json(), "x1")
+    assert _invoke("extract_worker", [extraction]) == {"batchItemFailures": []}
+    assert _invoke("extract_worker", [extraction]) == {"batchItemFailures": []}
+
+    supersession = runtime.sqs_client().receive_message(
+        QueueUrl=runtime.queues["memex-supersession"]["url"], MaxNumberOfMessages=10, AttributeNames=["All"]
+    )["Messages"]
+    # The second extraction re-published the same job; the FIFO queue dropped the copy.
+    ours = [m for m in supersession if json.loads(m["Body"])["turn_id"] == turn_id]
+    assert len(ours) == 1
+    record = _record(ours[0]["Body"], "y1", group=f"{tenant.id}:{tenant.user}")
+    assert _invoke("supersede_worker", [record]) == {"batchItemFailures": []}
+    assert _invoke("supersede_worker", [record]) == {"batchItemFailures": []}
+    runtime.drain()
+
+    memories = tenant.get(f"/v1/users/{tenant.user}/memories", params={"include_inactive": "true"}).json()["memories"]
+    by_key = {}
+    for m in memories:
+        by_key.setdefault(m["key"] or m["type"], []).append(m)
+    assert len(by_key["message"]) == 2  # one episodic memory per message, not per delivery
+    assert sorted((m["value"], m["active"]) for m in by_key["city"]) == [("Lisbon", True), ("Porto", False)]
+    assert [m["value"] for m in by_key["pet_dog_name"]] == ["Biscuit"]
+    assert tenant.get(f"/v1/turns/{turn_id}").json()["status"] == "processed"
+
+
+def test_the_last_failed_delivery_marks_the_turn_failed(ctx, tenant):
+    turn_id = _store_turn(ctx, tenant, "hello")
+    bad = Candidate(type="fact", key="employer", value="X", content="The user's employer is X.",
+                    confidence=5.0, importance=0.5, source_message_id=None)  # violates a CHECK constraint
+    body = SupersessionJob(tenant.id, tenant.user, turn_id, [bad]).to_json()
+    group = f"{tenant.id}:{tenant.user}"
+    # A batch whose every record failed is raised, so that Lambda retries it whole.
+    with pytest.raises(BatchProcessingError, match="CheckViolation"):
+        _invoke("supersede_worker", [_record(body, "z1", receive_count=1, group=group)])
+    assert tenant.get(f"/v1/turns/{turn_id}").json()["status"] == "queued"
+    with pytest.raises(BatchProcessingError):
+        _invoke("supersede_worker", [_record(body, "z1", receive_count=2, group=group)])
+    status = tenant.get(f"/v1/turns/{turn_id}").json()
+    assert status["status"] == "failed" and "CheckViolation" in status["error"]
+
+
+def test_a_lost_publish_is_recovered_by_the_sweep(ctx, tenant, runtime):
+    turn_id = _store_turn(ctx, tenant, "My name is Ada.")
+    runtime.drain()
+    assert tenant.get(f"/v1/turns/{turn_id}").json()["status"] == "queued"
+    assert _invoke("sweep", []) == {"republished": 0}  # too recent for the configured age
+    assert sweep(ctx, older_than_seconds=0) >= 1
+    runtime.drain()
+    status = tenant.get(f"/v1/turns/{turn_id}").json()
+    assert status["status"] == "processed"
+    assert any(m["key"] == "name" and m["value"] == "Ada" for m in status["memories"])
