@@ -25,4 +25,5 @@ def record_handler(record: SQSRecord) -> None:
 @tracer.capture_lambda_handler
 @metrics.log_metrics
 def handler(event, context):
+    metrics.add_metric(name="RecordsReceived", unit="Count", value=len(event.get("Records", [])))
     return process_partial_response(event=event, record_handler=record_handler, processor=processor, context=context)

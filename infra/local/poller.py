@@ -43,17 +43,17 @@ class QueuePoller(threading.Thread):
         self._arn = queue_arn
         self._handler = handler
         self._function_name = function_name
-        self._stop = stop
+        self._stopping = stop
         self._batch_size = batch_size
         self._region = region
 
     def run(self) -> None:
-        while not self._stop.is_set():
+        while not self._stopping.is_set():
             try:
                 self.poll_once(wait_seconds=1)
             except Exception:  # noqa: BLE001 - the mapping keeps polling whatever a batch did
                 log.exception("polling %s failed", self._url)
-                self._stop.wait(1)
+                self._stopping.wait(1)
 
     def pending(self) -> int:
         attributes = self._client.get_queue_attributes(QueueUrl=self._url, AttributeNames=[

@@ -45,6 +45,8 @@ class LocalRuntime:
         self._threads: list[threading.Thread] = []
 
     def start(self) -> "LocalRuntime":
+        # CloudWatch EMF lines on stdout mean nothing without CloudWatch.
+        os.environ.setdefault("POWERTOOLS_METRICS_DISABLED", "true")
         self.start_database()
         fresh_queues = self._start_queues()
         from memex.ingest import sweep
