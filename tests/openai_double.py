@@ -1,0 +1,77 @@
+"""A small OpenAI-compatible HTTP server on loopback, scripted per test.
+
+Tests talk to it through the real `openai` client. Each endpoint answers from a queue of
+scripted replies when one is queued (a status code and body, or a delay), else by default.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+import time
+from collections import defaultdict, deque
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import numpy as np
+
+
+def fake_embedding(text: str, dim: int) -> list[float]:
+    """Deterministic per text, so tests can predict what the server returns."""
+    seed = int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "little")
+    return np.random.default_rng(seed).standard_normal(dim).round(6).tolist()
+
+
+class OpenAIDouble:
+    def __init__(self, dim: int = 8):
+        self.dim = dim
+        self.requests: list[tuple[str, dict[str, Any]]] = []
+        self.scripts: dict[str, deque] = defaultdict(deque)
+        double = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):  # keep test output clean
+                pass
+
+            def do_POST(self):
+                body = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))) or b"{}")
+                double.requests.append((self.path, body))
+                status, answer = double._answer(self.path, body)
+                payload = json.dumps(answer).encode()
+                self.send_response(status)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.base_url = f"http://127.0.0.1:{self._server.server_address[1]}/v1"
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    def __enter__(self) -> "OpenAIDouble":
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+    def script(self, path: str, status: int = 200, body: Any = None, delay: float = 0.0) -> None:
+        self.scripts[path].append((status, body, delay))
+
+    def _answer(self, path: str, body: dict[str, Any]) -> tuple[int, Any]:
+        if self.scripts[path]:
+            status, scripted, delay = self.scripts[path].popleft()
+            time.sleep(delay)
+            if scripted is not None or status != 200:
+                return status, scripted if scripted is not None else {"error": {"message": "scripted failure"}}
+        if path == "/v1/embeddings":
+            inputs = body["input"] if isinstance(body["input"], list) else [body["input"]]
+            return 200, {
+                "object": "list", "model": body["model"],
+                "data": [{"object": "embedding", "index": i, "embedding": fake_embedding(t, self.dim)}
+                         for i, t in enumerate(inputs)],
+                "usage": {"prompt_tokens": 0, "total_tokens": 0},
+            }
+        return 404, {"error": {"message": f"no route {path}"}}
