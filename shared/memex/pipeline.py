@@ -18,6 +18,12 @@ from memex.jobs import ExtractionJob, SupersessionJob
 EPISODIC_IMPORTANCE = 0.3
 
 
+def episodic_text(message: dict) -> str:
+    """What an episodic memory says: the message, prefixed by its speaker's name when the client
+    gave one, so that "what did Caroline say about…" finds Caroline's words."""
+    return f"{message['name']}: {message['content']}" if message["name"] else message["content"]
+
+
 def extract(ctx: Context, job: ExtractionJob) -> SupersessionJob | None:
     """Embed the turn's messages, store one episodic memory each, and return the candidates for
     supersession (None when the turn is gone or already done)."""
@@ -26,13 +32,14 @@ def extract(ctx: Context, job: ExtractionJob) -> SupersessionJob | None:
     if turn is None or turn["status"] == "processed":
         return None
     messages = turn_rows.messages_of(conn, job.tenant_id, job.turn_id)
-    vectors = ctx.embedder.embed([m["content"] for m in messages])
+    texts = [episodic_text(m) for m in messages]
+    vectors = ctx.embedder.embed(texts)
     candidates = ctx.extractor.extract(messages, history=[])
     with ctx.db.transaction() as conn:
         turn = turn_rows.lock_turn(conn, job.tenant_id, job.turn_id)
         if turn is None:
             return None
-        for message, vector in zip(messages, vectors):
+        for message, text, vector in zip(messages, texts, vectors):
             memory_rows.insert(conn, job.tenant_id, {
                 "id": str(uuid.uuid4()),
                 "user_id": turn["user_id"],
@@ -40,7 +47,7 @@ def extract(ctx: Context, job: ExtractionJob) -> SupersessionJob | None:
                 "session_id": turn["session_id"],
                 "memory_type": "episodic",
                 "type": "message",
-                "content": message["content"],
+                "content": text,
                 "importance": EPISODIC_IMPORTANCE,
                 "embedding": vector,
                 "valid_from": turn["occurred_at"],

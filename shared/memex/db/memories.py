@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import base64
 import json
-import re
 from datetime import datetime
 from typing import Any, Sequence
 
@@ -193,42 +192,81 @@ def _scope(tenant_id: str, user_id: str, agent_id: str | None, filters: SearchFi
     return " AND ".join(clauses), params
 
 
-_WORD = re.compile(r"\w+", re.UNICODE)
+# Okapi BM25 parameters (the usual defaults); Postgres's own ts_rank has no IDF, which lets
+# common words drown the rare ones a question hinges on.
+BM25_K1 = 1.2
+BM25_B = 0.75
 
 
 def keyword_ranked(conn: psycopg.Connection, tenant_id: str, user_id: str, agent_id: str | None,
-                   filters: SearchFilters, include_inactive: bool, query: str, limit: int) -> list[str]:
-    """Ids ranked by full-text relevance. Query words are OR-ed: a memory need not contain every
-    word of a natural-language question to be relevant to it."""
-    words = _WORD.findall(query.lower())
-    if not words:
-        return []
+                   filters: SearchFilters, include_inactive: bool, query: str, limit: int) -> list[tuple[str, float]]:
+    """(id, BM25 score) over the scope's memories, best first. Terms are the query's lexemes under
+    the same text search configuration as the index, statistics are those of the scope (one user),
+    and a memory needs only one query term to be a candidate."""
     where, params = _scope(tenant_id, user_id, agent_id, filters, include_inactive)
     rows = conn.execute(
-        f"""WITH q AS (SELECT to_tsquery('english', %s) AS query)
-            SELECT id FROM memories, q
-            WHERE {where} AND content_tsv @@ q.query
-            ORDER BY ts_rank_cd(content_tsv, q.query, 1) DESC, created_at DESC
-            LIMIT %s""",
-        (" | ".join(words), *params, limit),
+        f"""WITH terms AS (
+                SELECT DISTINCT lexeme, quote_literal(lexeme)::tsquery AS tq
+                FROM unnest(to_tsvector('english', %s))
+            ), anyterm AS (
+                SELECT string_agg(quote_literal(lexeme), ' | ')::tsquery AS tq FROM terms
+            ), scope AS MATERIALIZED (
+                SELECT id, content_tsv, length(content_tsv) AS dl FROM memories WHERE {where}
+            ), stats AS (
+                SELECT count(*) AS n, greatest(avg(dl), 1) AS avgdl FROM scope
+            ), df AS (
+                SELECT t.lexeme, count(s.id) AS df FROM terms t JOIN scope s ON s.content_tsv @@ t.tq
+                GROUP BY t.lexeme
+            ), hits AS (
+                SELECT s.id, s.dl, u.lexeme, coalesce(array_length(u.positions, 1), 1) AS tf
+                FROM scope s, anyterm a, unnest(s.content_tsv) u
+                WHERE s.content_tsv @@ a.tq AND u.lexeme IN (SELECT lexeme FROM terms)
+            )
+            SELECT h.id, sum(
+                ln(1 + (st.n - df.df + 0.5) / (df.df + 0.5))
+                * h.tf * ({BM25_K1} + 1) / (h.tf + {BM25_K1} * (1 - {BM25_B} + {BM25_B} * h.dl / st.avgdl))
+            ) AS score
+            FROM hits h JOIN df USING (lexeme), stats st
+            GROUP BY h.id ORDER BY score DESC, h.id LIMIT %s""",
+        (query, *params, limit),
     ).fetchall()
-    return [r["id"] for r in rows]
+    return [(r["id"], float(r["score"])) for r in rows]
 
 
 def vector_ranked(conn: psycopg.Connection, tenant_id: str, user_id: str, agent_id: str | None,
                   filters: SearchFilters, include_inactive: bool, embedding: np.ndarray,
-                  limit: int) -> list[str]:
+                  limit: int, iterative_scan: bool) -> list[tuple[str, float]]:
+    """(id, cosine similarity) over the scope's memories, best first.
+
+    An HNSW walk filtered afterwards by tenant and user can return fewer rows than asked (the
+    nearest neighbours belong to other users). pgvector >= 0.8 keeps walking until the filter
+    is satisfied (iterative scan); on older servers the scope's rows are ranked exactly, which
+    one user's memories keep cheap.
+    """
     where, params = _scope(tenant_id, user_id, agent_id, filters, include_inactive)
+    vector = np.asarray(embedding, dtype=np.float32)
     with conn.transaction():
-        # The HNSW scan filters by tenant and user after the index walk; a wider beam keeps
-        # one user's memories from being crowded out by other users' nearer neighbours.
-        conn.execute(f"SET LOCAL hnsw.ef_search = {max(100, min(1000, limit * 4))}")
-        rows = conn.execute(
-            f"""SELECT id FROM memories WHERE {where}
-                ORDER BY embedding <=> %s LIMIT %s""",
-            (*params, np.asarray(embedding, dtype=np.float32), limit),
-        ).fetchall()
-    return [r["id"] for r in rows]
+        if iterative_scan:
+            conn.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
+            conn.execute(f"SET LOCAL hnsw.ef_search = {max(40, min(1000, limit * 2))}")
+            sql = f"""SELECT id, 1 - (embedding <=> %s) AS similarity FROM (
+                          SELECT id, embedding FROM memories WHERE {where}
+                          ORDER BY embedding <=> %s LIMIT %s) nearest
+                      ORDER BY similarity DESC"""
+            args = (vector, *params, vector, limit)
+        else:
+            sql = f"""WITH scope AS MATERIALIZED (SELECT id, embedding FROM memories WHERE {where})
+                      SELECT id, 1 - (embedding <=> %s) AS similarity FROM scope
+                      ORDER BY similarity DESC LIMIT %s"""
+            args = (*params, vector, limit)
+        rows = conn.execute(sql, args).fetchall()
+    return [(r["id"], float(r["similarity"])) for r in rows]
+
+
+def pgvector_supports_iterative_scan(conn: psycopg.Connection) -> bool:
+    row = conn.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'").fetchone()
+    major, minor = (int(part) for part in row["extversion"].split(".")[:2])
+    return (major, minor) >= (0, 8)
 
 
 def supersede(conn: psycopg.Connection, tenant_id: str, old_id: str, valid_to: datetime) -> None:

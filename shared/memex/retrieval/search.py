@@ -12,6 +12,16 @@ from memex.retrieval import rrf, scoring
 
 CANDIDATES_PER_CHANNEL = 100
 
+_ITERATIVE_SCAN: dict[str, bool] = {}
+
+
+def _iterative_scan(ctx: Context) -> bool:
+    """Whether this database's pgvector can filter during the HNSW walk; asked once per server."""
+    dsn = ctx.db.dsn
+    if dsn not in _ITERATIVE_SCAN:
+        _ITERATIVE_SCAN[dsn] = memory_rows.pgvector_supports_iterative_scan(ctx.db.connection())
+    return _ITERATIVE_SCAN[dsn]
+
 
 def search(ctx: Context, tenant_id: str, request: SearchIn) -> dict[str, Any]:
     conn = ctx.db.connection()
@@ -19,10 +29,11 @@ def search(ctx: Context, tenant_id: str, request: SearchIn) -> dict[str, Any]:
     depth = max(CANDIDATES_PER_CHANNEL, request.top_k * 2)
     rankings: dict[str, list[str]] = {}
     if request.mode in ("hybrid", "bm25"):
-        rankings["bm25"] = memory_rows.keyword_ranked(conn, *scope, request.query, depth)
+        rankings["bm25"] = [i for i, _ in memory_rows.keyword_ranked(conn, *scope, request.query, depth)]
     if request.mode in ("hybrid", "vector"):
         query_vector = ctx.embedder.embed([request.query])[0]
-        rankings["vector"] = memory_rows.vector_ranked(conn, *scope, query_vector, depth)
+        ranked = memory_rows.vector_ranked(conn, *scope, query_vector, depth, _iterative_scan(ctx))
+        rankings["vector"] = [i for i, _ in ranked]
 
     fused = rrf.fuse(list(rankings.values()))
     # Normalised so that an item ranked first by every channel has relevance 1.

@@ -1,0 +1,264 @@
+"""The SAM template: cfn-lint clean, and the invariants the code and the queues rely on."""
+
+from __future__ import annotations
+
+import ast
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+TEMPLATE = ROOT / "template.yaml"
+EVENTS = ROOT / "events"
+
+RUNTIME = "python3.11"
+ARCHITECTURE = "x86_64"
+FIFO_BATCH_MAX = 10
+VISIBILITY_FACTOR = 6
+LAMBDA_DEFAULT_TIMEOUT = 3
+
+
+class _CfnLoader(yaml.SafeLoader):
+    """SafeLoader that reads CloudFormation short forms (!Ref, !GetAtt, !Sub, ...) as the
+    long-form dicts CloudFormation itself would see."""
+
+
+def _short_form(loader: _CfnLoader, suffix: str, node: yaml.Node):
+    if isinstance(node, yaml.ScalarNode):
+        value = loader.construct_scalar(node)
+    elif isinstance(node, yaml.SequenceNode):
+        value = loader.construct_sequence(node, deep=True)
+    else:
+        value = loader.construct_mapping(node, deep=True)
+    if suffix == "Ref":
+        return {"Ref": value}
+    if suffix == "GetAtt" and isinstance(value, str):
+        value = value.split(".", 1)
+    return {f"Fn::{suffix}": value}
+
+
+_CfnLoader.add_multi_constructor("!", _short_form)
+
+
+def load_template() -> dict:
+    return yaml.load(TEMPLATE.read_text(), Loader=_CfnLoader)
+
+
+TPL = load_template()
+RESOURCES: dict = TPL["Resources"]
+GLOBAL_FUNCTION: dict = TPL.get("Globals", {}).get("Function", {})
+FUNCTIONS = {name: r for name, r in RESOURCES.items() if r["Type"] == "AWS::Serverless::Function"}
+QUEUES = {name: r for name, r in RESOURCES.items() if r["Type"] == "AWS::SQS::Queue"}
+
+
+def fn_prop(function: dict, name: str, default=None):
+    """A function property with Globals applied (a function's own value wins)."""
+    return function.get("Properties", {}).get(name, GLOBAL_FUNCTION.get(name, default))
+
+
+def logical_id(ref) -> str:
+    """The logical id behind {"Fn::GetAtt": [id, attr]} or {"Ref": id}."""
+    if isinstance(ref, dict) and "Fn::GetAtt" in ref:
+        return ref["Fn::GetAtt"][0]
+    if isinstance(ref, dict) and "Ref" in ref:
+        return ref["Ref"]
+    raise AssertionError(f"expected !GetAtt or !Ref, got {ref!r}")
+
+
+def sqs_sources() -> list[tuple[str, str, dict]]:
+    """(function, event name, event properties) of every SQS event source."""
+    found = []
+    for name, function in FUNCTIONS.items():
+        for event_name, event in function.get("Properties", {}).get("Events", {}).items():
+            if event["Type"] == "SQS":
+                found.append((name, event_name, event["Properties"]))
+    return found
+
+
+def consumers() -> dict[str, list[str]]:
+    """Queue logical id -> the functions consuming it."""
+    result: dict[str, list[str]] = {}
+    for function, _, props in sqs_sources():
+        result.setdefault(logical_id(props["Queue"]), []).append(function)
+    return result
+
+
+def find_cfn_lint() -> str:
+    beside = Path(sys.executable).with_name("cfn-lint")
+    if beside.exists():
+        return str(beside)
+    found = shutil.which("cfn-lint")
+    if found is None:
+        pytest.fail("cfn-lint is not installed (pip install cfn-lint)")
+    return found
+
+
+# ---------------------------------------------------------------- (a) cfn-lint
+
+def test_cfn_lint_clean():
+    result = subprocess.run(
+        [find_cfn_lint(), str(TEMPLATE)], cwd=ROOT, capture_output=True, text=True, timeout=600
+    )
+    output = (result.stdout + result.stderr).strip()
+    assert result.returncode == 0 and not output, f"cfn-lint exit {result.returncode}:\n{output}"
+
+
+# ---------------------------------------------------------------- (b) invariants
+
+def test_nine_functions():
+    assert len(FUNCTIONS) == 9, sorted(FUNCTIONS)
+
+
+@pytest.mark.parametrize("name", sorted(FUNCTIONS))
+def test_function_code_has_handler(name):
+    function = FUNCTIONS[name]
+    code_uri = fn_prop(function, "CodeUri")
+    assert isinstance(code_uri, str), f"{name}: CodeUri must be a local folder, got {code_uri!r}"
+    folder = ROOT / code_uri
+    assert folder.is_dir(), f"{name}: CodeUri folder {code_uri} does not exist"
+    module, _, attribute = fn_prop(function, "Handler").rpartition(".")
+    app = folder / f"{module}.py"
+    assert app.is_file(), f"{name}: {app.relative_to(ROOT)} does not exist"
+    tree = ast.parse(app.read_text(), filename=str(app))
+    # `def handler(event, context)` or a module-level `handler = ...` (e.g. a Mangum app).
+    defined = any(
+        (isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == attribute)
+        or (isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == attribute for t in node.targets))
+        or (isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.target.id == attribute)
+        for node in tree.body
+    )
+    assert defined, f"{name}: {app.relative_to(ROOT)} defines no top-level `{attribute}`"
+
+
+def test_runtime_and_architecture():
+    assert GLOBAL_FUNCTION.get("Runtime") == RUNTIME
+    assert GLOBAL_FUNCTION.get("Architectures") == [ARCHITECTURE]
+    for name, function in FUNCTIONS.items():
+        assert fn_prop(function, "Runtime") == RUNTIME, name
+        assert fn_prop(function, "Architectures") == [ARCHITECTURE], name
+    layer = RESOURCES["SharedLayer"]
+    assert layer["Properties"]["CompatibleRuntimes"] == [RUNTIME]
+    assert layer["Properties"]["CompatibleArchitectures"] == [ARCHITECTURE]
+    assert layer["Metadata"]["BuildMethod"] == "makefile"
+    assert layer["Metadata"]["BuildArchitecture"] == ARCHITECTURE
+
+
+def test_every_function_uses_the_shared_layer():
+    for name, function in FUNCTIONS.items():
+        layers = fn_prop(function, "Layers", [])
+        assert {"Ref": "SharedLayer"} in layers, f"{name}: layers {layers}"
+
+
+def test_every_sqs_source_reports_batch_item_failures():
+    sources = sqs_sources()
+    assert len(sources) == 3, sources
+    for function, event, props in sources:
+        assert "ReportBatchItemFailures" in props.get("FunctionResponseTypes", []), f"{function}.{event}"
+
+
+def test_visibility_timeout_covers_six_consumer_timeouts():
+    consumed = consumers()
+    assert set(consumed) == {"ExtractionQueue", "SupersessionQueue", "BackfillQueue"}, consumed
+    for queue, functions in consumed.items():
+        visibility = QUEUES[queue]["Properties"].get("VisibilityTimeout", 30)
+        for function in functions:
+            timeout = fn_prop(FUNCTIONS[function], "Timeout", LAMBDA_DEFAULT_TIMEOUT)
+            assert visibility >= VISIBILITY_FACTOR * timeout, (
+                f"{queue}: VisibilityTimeout {visibility} < {VISIBILITY_FACTOR} x {function} Timeout {timeout}"
+            )
+
+
+def test_every_main_queue_redrives_to_a_dlq():
+    consumed = consumers()
+    dead_letter_queues = set()
+    for queue in consumed:
+        policy = QUEUES[queue]["Properties"].get("RedrivePolicy")
+        assert policy, f"{queue} has no RedrivePolicy"
+        dlq = logical_id(policy["deadLetterTargetArn"])
+        assert dlq in QUEUES, f"{queue}: dead-letter target {dlq} is not a queue of this stack"
+        assert dlq not in consumed, f"{queue}: dead-letter target {dlq} is consumed by a function"
+        max_receive = policy["maxReceiveCount"]
+        if isinstance(max_receive, dict):  # !FindInMap into Mappings
+            table, key, field = max_receive["Fn::FindInMap"]
+            max_receive = TPL["Mappings"][table][key][field]
+        assert int(max_receive) == 5, f"{queue}: maxReceiveCount {max_receive}"
+        dead_letter_queues.add(dlq)
+    assert set(QUEUES) == set(consumed) | dead_letter_queues, "a queue is neither consumed nor a DLQ"
+
+
+def test_supersession_queue_and_its_dlq_are_fifo():
+    main = QUEUES["SupersessionQueue"]["Properties"]
+    assert main.get("FifoQueue") is True
+    assert main.get("ContentBasedDeduplication") is False
+    dlq = logical_id(main["RedrivePolicy"]["deadLetterTargetArn"])
+    assert QUEUES[dlq]["Properties"].get("FifoQueue") is True
+    for name in ("ExtractionQueue", "BackfillQueue"):
+        assert not QUEUES[name]["Properties"].get("FifoQueue"), f"{name} must be a standard queue"
+
+
+def test_batch_settings():
+    for function, event, props in sqs_sources():
+        fifo = QUEUES[logical_id(props["Queue"])]["Properties"].get("FifoQueue", False)
+        if fifo:
+            assert props["BatchSize"] <= FIFO_BATCH_MAX, f"{function}.{event}"
+            assert "MaximumBatchingWindowInSeconds" not in props, f"{function}.{event}"
+        else:
+            assert props.get("MaximumBatchingWindowInSeconds", 0) > 0, f"{function}.{event}"
+
+
+def test_sweep_runs_every_five_minutes():
+    events = FUNCTIONS["SweepFunction"]["Properties"]["Events"]
+    schedules = [e["Properties"]["Schedule"] for e in events.values() if e["Type"] == "Schedule"]
+    assert schedules == ["rate(5 minutes)"]
+
+
+def test_migrations_custom_resource_points_at_migrate_function():
+    migrations = RESOURCES["Migrations"]
+    assert migrations["Type"] == "Custom::Migrations"
+    assert logical_id(migrations["Properties"]["ServiceToken"]) == "MigrateFunction"
+
+
+# ---------------------------------------------------------------- (c) sample events
+
+def http_routes() -> set[str]:
+    routes = set()
+    for function in FUNCTIONS.values():
+        for event in function.get("Properties", {}).get("Events", {}).values():
+            if event["Type"] == "HttpApi":
+                routes.add(f"{event['Properties']['Method'].upper()} {event['Properties']['Path']}")
+    return routes
+
+
+EVENT_FILES = sorted(p for p in EVENTS.iterdir() if p.is_file()) if EVENTS.is_dir() else []
+
+
+def test_events_folder_has_files():
+    assert EVENT_FILES, "events/ is empty"
+
+
+@pytest.mark.parametrize("path", EVENT_FILES, ids=lambda p: p.name)
+def test_event_file_parses(path: Path):
+    text = path.read_text()
+    if path.suffix == ".jsonl":
+        for number, line in enumerate(text.splitlines(), start=1):
+            if line.strip():
+                json.loads(line)  # raises with the position on a bad line
+        return
+    event = json.loads(text)
+    http = event.get("requestContext", {}).get("http") if isinstance(event, dict) else None
+    if http:
+        # An API Gateway HTTP API (payload v2.0) event must name a route the template serves.
+        assert event["version"] == "2.0"
+        assert event["routeKey"] in http_routes(), f"{path.name}: route {event['routeKey']} not in template"
+        assert http["method"] == event["routeKey"].split(" ", 1)[0]
+        assert http["path"] == event["rawPath"]
+        if "body" in event and event["body"] is not None and not event.get("isBase64Encoded"):
+            json.loads(event["body"])
+    for record in event.get("Records", []) if isinstance(event, dict) else []:
+        if record.get("eventSource") == "aws:sqs":
+            json.loads(record["body"])
