@@ -9,6 +9,7 @@ from memex.db.connection import Database
 from memex.embeddings.base import Embedder
 from memex.extraction import Extractor
 from memex.ports import Publisher
+from memex.supersession import Judge
 
 
 @dataclass
@@ -18,3 +19,4 @@ class Context:
     embedder: Embedder
     publisher: Publisher
     extractor: Extractor
+    judge: Judge

@@ -37,6 +37,10 @@ class Candidate:
     importance: float
     source_message_id: str | None
     raw_quote: str = ""
+    # Who the fact is about: "user", or the name of another person in the conversation.
+    subject: str = "user"
+    # A statement about the past ("I used to live in Paris"): history, not the current value.
+    historical: bool = False
 
 
 @dataclass(frozen=True)

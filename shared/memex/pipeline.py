@@ -8,12 +8,13 @@ step commits in one transaction, so a crash leaves nothing half-written.
 from __future__ import annotations
 
 import uuid
+from datetime import datetime
 
-from memex import supersession
 from memex.context import Context
 from memex.db import memories as memory_rows
 from memex.db import turns as turn_rows
 from memex.jobs import ExtractionJob, SupersessionJob
+from memex.supersession import Decision
 
 EPISODIC_IMPORTANCE = 0.3
 
@@ -62,6 +63,12 @@ def extract(ctx: Context, job: ExtractionJob) -> SupersessionJob | None:
     return SupersessionJob(job.tenant_id, turn["user_id"], job.turn_id, candidates)
 
 
+# A value this close in meaning under another key may be the same fact under a new name
+# (city vs hometown); the judge sees it and decides.
+RELATED_MIN_SIMILARITY = 0.8
+RELATED_LIMIT = 8
+
+
 def resolve(ctx: Context, job: SupersessionJob) -> None:
     """Store each candidate as decided against the user's active memories, then mark the turn
     processed. Runs one user at a time (FIFO group), so decisions never race."""
@@ -70,12 +77,18 @@ def resolve(ctx: Context, job: SupersessionJob) -> None:
         turn = turn_rows.lock_turn(conn, job.tenant_id, job.turn_id)
         if turn is None:
             return
+        said_at = turn["occurred_at"]
         for candidate, vector in zip(job.candidates, vectors):
-            existing = memory_rows.active_with_key(conn, job.tenant_id, job.user_id, candidate.key)
-            decision = supersession.decide(candidate, existing)
+            dedupe_key = f"candidate:{turn['id']}:{candidate.key}:{candidate.value.casefold()}"
+            if memory_rows.ids_written(conn, job.tenant_id, [dedupe_key]):
+                continue  # decided by an earlier delivery of this job
+            related = memory_rows.related_active(
+                conn, job.tenant_id, job.user_id, candidate.key, vector, RELATED_MIN_SIMILARITY, RELATED_LIMIT)
+            decision = _in_time_order(ctx.judge.decide(candidate, related), said_at)
             if decision.action == "noop":
                 continue
-            new_id = memory_rows.insert(conn, job.tenant_id, {
+            current = decision.action in ("supersede", "coexist")
+            memory_rows.insert(conn, job.tenant_id, {
                 "id": str(uuid.uuid4()),
                 "user_id": job.user_id,
                 "agent_id": turn["agent_id"],
@@ -89,17 +102,29 @@ def resolve(ctx: Context, job: SupersessionJob) -> None:
                 "confidence": candidate.confidence,
                 "embedding": vector,
                 "supersedes": decision.replaces[0]["id"] if decision.replaces else None,
-                "valid_from": turn["occurred_at"],
+                "active": current,
+                "valid_from": said_at,
+                "valid_to": None if current else said_at,
                 "source_turn_id": turn["id"],
                 "source_message_id": candidate.source_message_id,
-                "dedupe_key": f"candidate:{turn['id']}:{candidate.key}:{candidate.value.casefold()}",
-                "metadata": {"decision": decision.action, "reason": decision.reason, "raw_quote": candidate.raw_quote},
+                "dedupe_key": dedupe_key,
+                "metadata": {"decision": decision.action, "reason": decision.reason, "judge": ctx.judge.name,
+                             "raw_quote": candidate.raw_quote, "subject": candidate.subject},
             })
-            if new_id is None:
-                continue  # written by an earlier delivery of this job
             for old in decision.replaces:
-                memory_rows.supersede(conn, job.tenant_id, old["id"], turn["occurred_at"])
+                memory_rows.supersede(conn, job.tenant_id, old["id"], said_at)
         turn_rows.set_status(conn, job.tenant_id, job.turn_id, "processed")
+
+
+def _in_time_order(decision: Decision, said_at: datetime) -> Decision:
+    """A fact cannot replace one that was stated after it (a backfill can arrive out of order):
+    if everything it would replace is newer, it is history itself."""
+    if decision.action != "supersede":
+        return decision
+    older = [m for m in decision.replaces if datetime.fromisoformat(m["valid_from"]) <= said_at]
+    if older:
+        return Decision("supersede", decision.reason, older)
+    return Decision("keep_old", f"{decision.reason}; but the current value was stated later")
 
 
 def process_inline(ctx: Context, tenant_id: str, turn_id: str) -> None:

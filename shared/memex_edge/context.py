@@ -11,6 +11,7 @@ from memex.context import Context
 from memex.db.connection import Database
 from memex.embeddings import make_embedder
 from memex.extraction import make_extractor
+from memex.supersession import make_judge
 from memex_edge.sqs import SqsPublisher
 
 
@@ -36,6 +37,7 @@ def build_context(settings: Settings) -> Context:
         embedder=make_embedder(settings),
         publisher=SqsPublisher(settings),
         extractor=make_extractor(settings),
+        judge=make_judge(settings),
     )
 
 

@@ -63,11 +63,11 @@ def insert(conn: psycopg.Connection, tenant_id: str, memory: dict[str, Any]) -> 
     row = conn.execute(
         """INSERT INTO memories (tenant_id, id, user_id, agent_id, session_id, memory_type, type, key,
                                  value, content, importance, confidence, embedding, supersedes,
-                                 active, valid_from, source_turn_id, source_message_id, dedupe_key,
-                                 metadata)
+                                 active, valid_from, valid_to, source_turn_id, source_message_id,
+                                 dedupe_key, metadata)
            VALUES (%(tenant_id)s, %(id)s, %(user_id)s, %(agent_id)s, %(session_id)s, %(memory_type)s,
                    %(type)s, %(key)s, %(value)s, %(content)s, %(importance)s, %(confidence)s,
-                   %(embedding)s, %(supersedes)s, true, %(valid_from)s, %(source_turn_id)s,
+                   %(embedding)s, %(supersedes)s, %(active)s, %(valid_from)s, %(valid_to)s, %(source_turn_id)s,
                    %(source_message_id)s, %(dedupe_key)s, %(metadata)s)
            ON CONFLICT (tenant_id, dedupe_key) WHERE dedupe_key IS NOT NULL DO NOTHING
            RETURNING id""",
@@ -75,7 +75,7 @@ def insert(conn: psycopg.Connection, tenant_id: str, memory: dict[str, Any]) -> 
             "tenant_id": tenant_id,
             "agent_id": None, "session_id": None, "key": None, "value": None, "supersedes": None,
             "source_turn_id": None, "source_message_id": None, "dedupe_key": None,
-            "confidence": 1.0, "importance": 0.5,
+            "confidence": 1.0, "importance": 0.5, "active": True, "valid_to": None,
             **memory,
             "embedding": np.asarray(memory["embedding"], dtype=np.float32),
             "metadata": Jsonb(memory.get("metadata") or {}),
@@ -276,9 +276,15 @@ def supersede(conn: psycopg.Connection, tenant_id: str, old_id: str, valid_to: d
     )
 
 
-def active_with_key(conn: psycopg.Connection, tenant_id: str, user_id: str, key: str) -> list[dict[str, Any]]:
+def related_active(conn: psycopg.Connection, tenant_id: str, user_id: str, key: str, embedding: np.ndarray,
+                   min_similarity: float, limit: int) -> list[dict[str, Any]]:
+    """The user's active semantic memories a candidate may contradict: same key, or a value
+    close in meaning under another key. Locked, so the decision and its writes are atomic."""
     rows = conn.execute(
-        _SELECT + "WHERE m.tenant_id = %s AND m.user_id = %s AND m.key = %s AND m.active FOR UPDATE OF m",
-        (tenant_id, user_id, key),
+        _SELECT + """WHERE m.tenant_id = %s AND m.user_id = %s AND m.active AND m.memory_type = 'semantic'
+                      AND (m.key = %s OR 1 - (m.embedding <=> %s) >= %s)
+                     ORDER BY (m.key = %s) DESC, m.embedding <=> %s LIMIT %s
+                     FOR UPDATE OF m""",
+        (tenant_id, user_id, key, embedding, min_similarity, key, embedding, limit),
     ).fetchall()
     return [to_wire(r) for r in rows]
