@@ -62,13 +62,24 @@ def invoke(args: argparse.Namespace) -> None:
 
 
 def backfill(args: argparse.Namespace) -> None:
+    """Enqueue a bulk job on the backfill queue, run the workers until it is done, print its status.
+    In AWS, send the same message (`BackfillJob.to_json()`) to the backfill queue."""
+    from memex import backfill as bulk
+    from memex_edge.context import get_context
+
+    kind = "reembed" if args.reembed else "reextract" if args.reextract else "import"
+    if kind == "import" and not args.file:
+        raise SystemExit("memex backfill: give a JSON Lines FILE, or --reembed / --reextract")
     runtime = _local_runtime()
-    client = runtime.sqs_client()
-    body = {"kind": "import", "tenant_id": args.tenant, "path": str(Path(args.file).resolve())}
-    client.send_message(QueueUrl=runtime.queues["memex-backfill"]["url"], MessageBody=json.dumps(body))
-    runtime.drain(timeout=3600)
-    runtime.stop()
-    print(f"imported {args.file} for tenant {args.tenant}")
+    try:
+        job = bulk.new_job(kind, args.tenant, path=str(Path(args.file).resolve()) if args.file else None,
+                           user_id=args.user)
+        ctx = get_context()
+        ctx.publisher.publish_backfill(job)
+        runtime.drain(timeout=24 * 3600)
+        print(json.dumps(bulk.status(ctx, args.tenant, job.backfill_id), indent=2))
+    finally:
+        runtime.stop()
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -89,9 +100,13 @@ def main(argv: list[str] | None = None) -> None:
     run.add_argument("--drain", action="store_true", help="then run the workers until the queues are empty")
     run.set_defaults(run=invoke)
 
-    fill = commands.add_parser("backfill", help="import a JSON Lines file of turns")
-    fill.add_argument("file")
+    fill = commands.add_parser("backfill", help="import a JSON Lines file of turns, or re-embed / re-extract")
+    fill.add_argument("file", nargs="?")
     fill.add_argument("--tenant", default=os.environ.get("MEMEX_DEFAULT_TENANT", "default"))
+    fill.add_argument("--user", help="only this user's data (re-embed / re-extract)")
+    which = fill.add_mutually_exclusive_group()
+    which.add_argument("--reembed", action="store_true", help="recompute every memory's embedding")
+    which.add_argument("--reextract", action="store_true", help="run extraction again over stored turns")
     fill.set_defaults(run=backfill)
 
     args = parser.parse_args(argv)

@@ -1,40 +1,41 @@
-"""BackfillWorkerFn: import a JSON Lines file of historical turns from a path or an S3 object."""
+"""BackfillWorkerFn: one chunk of a bulk job (import JSON Lines from a path or S3, re-embed,
+re-extract), then the next chunk re-enqueued, until the job is done."""
 
-import json
 from typing import Iterator
 
 from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 
-from memex.backfill import import_lines
+from memex import backfill
+from memex.jobs import BackfillJob
 from memex_edge.context import get_context
 from memex_edge.observability import logger, metrics, tracer
+from memex_edge.workers import last_delivery_records_failure
 
 processor = BatchProcessor(event_type=EventType.SQS)
 
 
-def _lines(message: dict) -> Iterator[str]:
-    if "s3_uri" in message:
+def _lines(job: BackfillJob) -> Iterator[str]:
+    if job.s3_uri:
         import boto3
 
-        bucket, _, key = message["s3_uri"].removeprefix("s3://").partition("/")
+        bucket, _, key = job.s3_uri.removeprefix("s3://").partition("/")
         body = boto3.client("s3").get_object(Bucket=bucket, Key=key)["Body"]
         for raw in body.iter_lines():
             yield raw.decode("utf-8")
     else:
-        with open(message["path"], encoding="utf-8") as handle:
+        with open(job.path, encoding="utf-8") as handle:
             yield from handle
 
 
 def record_handler(record: SQSRecord) -> None:
-    message = json.loads(record.body)
-    if message.get("kind") != "import" or not message.get("tenant_id") or not (
-        message.get("path") or message.get("s3_uri")
-    ):
-        raise ValueError("backfill message needs kind=import, tenant_id and path or s3_uri")
-    source = message.get("s3_uri") or message["path"]
-    counts = import_lines(get_context(), message["tenant_id"], source, _lines(message))
-    logger.info("backfill imported", extra={"source": source, **counts})
+    ctx = get_context()
+    job = BackfillJob.from_json(record.body)
+    with last_delivery_records_failure(ctx, record, lambda error: backfill.mark_failed(ctx, job, error)):
+        follow_up = backfill.run_chunk(ctx, job, lambda: _lines(job))
+        if follow_up is not None:
+            ctx.publisher.publish_backfill(follow_up)
+    logger.info("backfill chunk done", extra={"backfill_id": job.backfill_id, "offset": job.offset})
 
 
 @logger.inject_lambda_context

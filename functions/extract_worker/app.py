@@ -7,7 +7,7 @@ from memex import pipeline
 from memex.jobs import ExtractionJob
 from memex_edge.context import get_context
 from memex_edge.observability import logger, metrics, tracer
-from memex_edge.workers import last_delivery_marks_failed
+from memex_edge.workers import last_delivery_records_failure
 
 processor = BatchProcessor(event_type=EventType.SQS)
 
@@ -15,7 +15,7 @@ processor = BatchProcessor(event_type=EventType.SQS)
 def record_handler(record: SQSRecord) -> None:
     ctx = get_context()
     job = ExtractionJob.from_json(record.body)
-    with last_delivery_marks_failed(ctx, record, job.tenant_id, job.turn_id):
+    with last_delivery_records_failure(ctx, record, lambda error: pipeline.mark_failed(ctx, job.tenant_id, job.turn_id, error)):
         follow_up = pipeline.extract(ctx, job)
         if follow_up is not None:
             ctx.publisher.publish_supersession(follow_up)

@@ -1,8 +1,8 @@
-"""IngestFn: POST /v1/turns, GET /v1/turns/{turn_id}, POST /v1/memories."""
+"""IngestFn: POST /v1/turns, GET /v1/turns/{turn_id}, POST /v1/memories, GET /v1/backfills/{id}."""
 
 from fastapi import APIRouter, Depends, Response
 
-from memex import ingest, memories
+from memex import backfill, ingest, memories
 from memex.context import Context
 from memex.models import MemoryIn, TurnIn
 from memex_edge.http import context, lambda_handler, tenant
@@ -29,6 +29,11 @@ def get_turn(turn_id: str, tenant_id: str = Depends(tenant), ctx: Context = Depe
 @router.post("/v1/memories", status_code=201)
 def post_memory(memory: MemoryIn, tenant_id: str = Depends(tenant), ctx: Context = Depends(context)) -> dict:
     return memories.add(ctx, tenant_id, memory)
+
+
+@router.get("/v1/backfills/{backfill_id}")
+def get_backfill(backfill_id: str, tenant_id: str = Depends(tenant), ctx: Context = Depends(context)) -> dict:
+    return backfill.status(ctx, tenant_id, backfill_id)
 
 
 handler = lambda_handler(router)

@@ -7,7 +7,7 @@ from memex import pipeline
 from memex.jobs import SupersessionJob
 from memex_edge.context import get_context
 from memex_edge.observability import logger, metrics, tracer
-from memex_edge.workers import last_delivery_marks_failed
+from memex_edge.workers import last_delivery_records_failure
 
 # Within a message group, a failure stops the rest of the batch so that order is kept;
 # other groups carry on.
@@ -17,7 +17,7 @@ processor = SqsFifoPartialProcessor(skip_group_on_error=True)
 def record_handler(record: SQSRecord) -> None:
     ctx = get_context()
     job = SupersessionJob.from_json(record.body)
-    with last_delivery_marks_failed(ctx, record, job.tenant_id, job.turn_id):
+    with last_delivery_records_failure(ctx, record, lambda error: pipeline.mark_failed(ctx, job.tenant_id, job.turn_id, error)):
         pipeline.resolve(ctx, job)
 
 

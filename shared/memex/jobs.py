@@ -76,6 +76,45 @@ class SupersessionJob:
         )
 
 
+@dataclass(frozen=True)
+class BackfillJob:
+    """One chunk of a bulk job. `offset` is where this chunk starts (a line of the file, or the
+    last id done); a job re-enqueues itself with the next offset until the work is done."""
+
+    kind: str  # "import", "reembed" or "reextract"
+    tenant_id: str
+    backfill_id: str
+    path: str | None = None
+    s3_uri: str | None = None
+    user_id: str | None = None
+    offset: str = ""
+
+    @property
+    def source(self) -> str | None:
+        return self.s3_uri or self.path
+
+    def next(self, offset: str) -> "BackfillJob":
+        return BackfillJob(self.kind, self.tenant_id, self.backfill_id, self.path, self.s3_uri, self.user_id, offset)
+
+    def to_json(self) -> str:
+        return json.dumps({k: v for k, v in asdict(self).items() if v not in (None, "")})
+
+    @classmethod
+    def from_json(cls, body: str) -> "BackfillJob":
+        data = _object(body)
+        kind = _text(data, "kind")
+        if kind not in ("import", "reembed", "reextract"):
+            raise ValueError("kind must be import, reembed or reextract")
+        if kind == "import" and not (data.get("path") or data.get("s3_uri")):
+            raise ValueError("an import needs a path or an s3_uri")
+        optional = {name: data.get(name) for name in ("path", "s3_uri", "user_id")}
+        for name, value in optional.items():
+            if value is not None and not isinstance(value, str):
+                raise ValueError(f"{name} must be a string")
+        return cls(kind=kind, tenant_id=_text(data, "tenant_id"), backfill_id=_text(data, "backfill_id"),
+                   offset=str(data.get("offset") or ""), **optional)
+
+
 def _object(body: str) -> dict[str, Any]:
     try:
         data = json.loads(body)

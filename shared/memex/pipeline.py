@@ -25,42 +25,57 @@ def episodic_text(message: dict) -> str:
     return f"{message['name']}: {message['content']}" if message["name"] else message["content"]
 
 
+HISTORY_MESSAGES = 10
+
+
 def extract(ctx: Context, job: ExtractionJob) -> SupersessionJob | None:
     """Embed the turn's messages, store one episodic memory each, and return the candidates for
-    supersession (None when the turn is gone or already done)."""
+    supersession (None when the turn is gone, already done, or said nothing to remember)."""
+    jobs = extract_many(ctx, job.tenant_id, [job.turn_id])
+    return jobs[0] if jobs else None
+
+
+def extract_many(ctx: Context, tenant_id: str, turn_ids: list[str], again: bool = False) -> list[SupersessionJob]:
+    """`extract` for many turns at once, embedding all their messages in shared batches, in one
+    transaction. `again` re-extracts turns already processed (after a model change)."""
     conn = ctx.db.connection()
-    turn = turn_rows.get_turn(conn, job.tenant_id, job.turn_id)
-    if turn is None or turn["status"] == "processed":
-        return None
-    messages = turn_rows.messages_of(conn, job.tenant_id, job.turn_id)
-    texts = [episodic_text(m) for m in messages]
-    vectors = ctx.embedder.embed(texts)
-    candidates = ctx.extractor.extract(messages, history=[])
+    work = []
+    for turn_id in sorted(set(turn_ids)):  # a fixed lock order: concurrent chunks cannot deadlock
+        turn = turn_rows.get_turn(conn, tenant_id, turn_id)
+        if turn is None or (turn["status"] == "processed" and not again):
+            continue
+        messages = turn_rows.messages_of(conn, tenant_id, turn_id)
+        history = turn_rows.session_history(conn, tenant_id, turn, HISTORY_MESSAGES)
+        work.append((turn, messages, ctx.extractor.extract(messages, history)))
+    texts = [episodic_text(m) for _, messages, _ in work for m in messages]
+    vectors = iter(ctx.embedder.embed(texts))
+    follow_ups = []
     with ctx.db.transaction() as conn:
-        turn = turn_rows.lock_turn(conn, job.tenant_id, job.turn_id)
-        if turn is None:
-            return None
-        for message, text, vector in zip(messages, texts, vectors):
-            memory_rows.insert(conn, job.tenant_id, {
-                "id": str(uuid.uuid4()),
-                "user_id": turn["user_id"],
-                "agent_id": turn["agent_id"],
-                "session_id": turn["session_id"],
-                "memory_type": "episodic",
-                "type": "message",
-                "content": text,
-                "importance": EPISODIC_IMPORTANCE,
-                "embedding": vector,
-                "valid_from": turn["occurred_at"],
-                "source_turn_id": turn["id"],
-                "source_message_id": message["id"],
-                "dedupe_key": f"message:{message['id']}",
-                "metadata": {"role": message["role"], **({"name": message["name"]} if message["name"] else {})},
-            })
-        turn_rows.set_status(conn, job.tenant_id, job.turn_id, "processing" if candidates else "processed")
-    if not candidates:
-        return None
-    return SupersessionJob(job.tenant_id, turn["user_id"], job.turn_id, candidates)
+        for turn, messages, candidates in work:
+            turn_vectors = [next(vectors) for _ in messages]
+            if turn_rows.lock_turn(conn, tenant_id, turn["id"]) is None:
+                continue  # erased meanwhile
+            for message, vector in zip(messages, turn_vectors):
+                memory_rows.insert(conn, tenant_id, {
+                    "id": str(uuid.uuid4()),
+                    "user_id": turn["user_id"],
+                    "agent_id": turn["agent_id"],
+                    "session_id": turn["session_id"],
+                    "memory_type": "episodic",
+                    "type": "message",
+                    "content": episodic_text(message),
+                    "importance": EPISODIC_IMPORTANCE,
+                    "embedding": vector,
+                    "valid_from": turn["occurred_at"],
+                    "source_turn_id": turn["id"],
+                    "source_message_id": message["id"],
+                    "dedupe_key": f"message:{message['id']}",
+                    "metadata": {"role": message["role"], **({"name": message["name"]} if message["name"] else {})},
+                })
+            turn_rows.set_status(conn, tenant_id, turn["id"], "processing" if candidates else "processed")
+            if candidates:
+                follow_ups.append(SupersessionJob(tenant_id, turn["user_id"], turn["id"], candidates))
+    return follow_ups
 
 
 # A value this close in meaning under another key may be the same fact under a new name

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from memex.jobs import ExtractionJob, SupersessionJob
+from memex.jobs import BackfillJob, ExtractionJob, SupersessionJob
 
 
 class Publisher(Protocol):
@@ -13,6 +13,8 @@ class Publisher(Protocol):
     def publish_extraction(self, job: ExtractionJob) -> None: ...
 
     def publish_supersession(self, job: SupersessionJob) -> None: ...
+
+    def publish_backfill(self, job: BackfillJob) -> None: ...
 
     def ping(self) -> None:
         """Raise if the queues cannot be reached."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 from functools import cached_property
 
 from memex.config import Settings
-from memex.jobs import ExtractionJob, SupersessionJob
+from memex.jobs import BackfillJob, ExtractionJob, SupersessionJob
 
 
 def sqs_client(settings: Settings):
@@ -37,6 +37,9 @@ class SqsPublisher:
             # A redelivered extraction republishes the same turn; FIFO drops the copy.
             MessageDeduplicationId=f"{job.tenant_id}:{job.turn_id}"[-128:],
         )
+
+    def publish_backfill(self, job: BackfillJob) -> None:
+        self._client.send_message(QueueUrl=self._settings.backfill_queue_url, MessageBody=job.to_json())
 
     def ping(self) -> None:
         self._client.get_queue_attributes(

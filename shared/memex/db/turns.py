@@ -65,6 +65,18 @@ def messages_of(conn: psycopg.Connection, tenant_id: str, turn_id: str) -> list[
     ).fetchall()
 
 
+def session_history(conn: psycopg.Connection, tenant_id: str, turn: dict[str, Any], limit: int) -> list[dict[str, Any]]:
+    """The last messages of the turn's session before it, oldest first (context for extraction)."""
+    rows = conn.execute(
+        """SELECT m.* FROM messages m JOIN turns t ON t.tenant_id = m.tenant_id AND t.id = m.turn_id
+           WHERE t.tenant_id = %s AND t.user_id = %s AND t.session_id = %s
+             AND (t.occurred_at, t.id) < (%s, %s)
+           ORDER BY t.occurred_at DESC, t.id DESC, m.position DESC LIMIT %s""",
+        (tenant_id, turn["user_id"], turn["session_id"], turn["occurred_at"], turn["id"], limit),
+    ).fetchall()
+    return rows[::-1]
+
+
 def set_status(
     conn: psycopg.Connection, tenant_id: str, turn_id: str, status: str, error: str | None = None
 ) -> None:

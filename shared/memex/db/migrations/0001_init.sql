@@ -84,3 +84,21 @@ CREATE INDEX memories_session ON memories (tenant_id, session_id);
 CREATE INDEX memories_supersedes ON memories (tenant_id, supersedes);
 CREATE INDEX memories_tsv ON memories USING gin (content_tsv);
 CREATE INDEX memories_embedding ON memories USING hnsw (embedding vector_cosine_ops);
+
+-- Bulk jobs (import, re-embed, re-extract): progress, and the cursor they resume from.
+CREATE TABLE backfills (
+    tenant_id   text NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
+    id          text NOT NULL,
+    kind        text NOT NULL CHECK (kind IN ('import', 'reembed', 'reextract')),
+    source      text,
+    user_id     text,
+    status      text NOT NULL DEFAULT 'running' CHECK (status IN ('running', 'done', 'failed')),
+    total       int,
+    done        int NOT NULL DEFAULT 0,
+    failed      int NOT NULL DEFAULT 0,
+    position    text,
+    error       text,
+    created_at  timestamptz NOT NULL DEFAULT now(),
+    updated_at  timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (tenant_id, id)
+);
