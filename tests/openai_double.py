@@ -2,6 +2,11 @@
 
 Tests talk to it through the real `openai` client. Each endpoint answers from a queue of
 scripted replies when one is queued (a status code and body, or a delay), else by default.
+
+`/v1/embeddings` answers deterministic vectors by default. `/v1/chat/completions` has no
+default: with nothing scripted it answers 500 "nothing scripted", so every test says what the
+model replies. A scripted chat body that is a string is the assistant's message content, wrapped
+in a chat completion; `script_chat` is the short way to queue one.
 """
 
 from __future__ import annotations
@@ -15,6 +20,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import numpy as np
+
+CHAT = "/v1/chat/completions"
 
 
 def fake_embedding(text: str, dim: int) -> list[float]:
@@ -39,15 +46,19 @@ class OpenAIDouble:
                 double.requests.append((self.path, body))
                 status, answer = double._answer(self.path, body)
                 payload = json.dumps(answer).encode()
-                self.send_response(status)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(payload)))
-                self.end_headers()
-                self.wfile.write(payload)
+                try:
+                    self.send_response(status)
+                    self.send_header("content-type", "application/json")
+                    self.send_header("content-length", str(len(payload)))
+                    self.end_headers()
+                    self.wfile.write(payload)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client gave up waiting (a scripted delay past its timeout)
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.base_url = f"http://127.0.0.1:{self._server.server_address[1]}/v1"
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        # A short poll interval: shutting the server down at the end of each test takes no time.
+        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
 
     def __enter__(self) -> "OpenAIDouble":
         self._thread.start()
@@ -60,12 +71,30 @@ class OpenAIDouble:
     def script(self, path: str, status: int = 200, body: Any = None, delay: float = 0.0) -> None:
         self.scripts[path].append((status, body, delay))
 
+    def script_chat(self, *contents: str, delay: float = 0.0) -> None:
+        """Queue chat replies whose assistant content is each of `contents`, in order."""
+        for content in contents:
+            self.script(CHAT, body=content, delay=delay)
+
+    @property
+    def chat_requests(self) -> list[dict[str, Any]]:
+        """The bodies of the chat requests received so far, in order."""
+        return [body for path, body in self.requests if path == CHAT]
+
+    def chat_prompts(self) -> list[str]:
+        """Every chat request's messages as one text each, for asserting what the model was shown."""
+        return ["\n".join(m.get("content") or "" for m in body.get("messages", [])) for body in self.chat_requests]
+
     def _answer(self, path: str, body: dict[str, Any]) -> tuple[int, Any]:
         if self.scripts[path]:
             status, scripted, delay = self.scripts[path].popleft()
             time.sleep(delay)
+            if path == CHAT and isinstance(scripted, str) and status == 200:
+                return 200, _completion(body.get("model", ""), scripted)
             if scripted is not None or status != 200:
                 return status, scripted if scripted is not None else {"error": {"message": "scripted failure"}}
+        if path == CHAT:
+            return 500, {"error": {"message": "nothing scripted", "type": "server_error"}}
         if path == "/v1/embeddings":
             inputs = body["input"] if isinstance(body["input"], list) else [body["input"]]
             return 200, {
@@ -75,3 +104,14 @@ class OpenAIDouble:
                 "usage": {"prompt_tokens": 0, "total_tokens": 0},
             }
         return 404, {"error": {"message": f"no route {path}"}}
+
+
+def _completion(model: str, content: str) -> dict[str, Any]:
+    return {
+        "id": f"chatcmpl-{hashlib.sha256(content.encode()).hexdigest()[:12]}",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": model,
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
+    }

@@ -60,7 +60,8 @@ def test_http_and_worker_handlers_on_their_sample_events(tenant, runtime):
     status, listing = _http("search", "search_list_user_memories", tenant.key)
     assert status == 200 and created["id"] in {m["id"] for m in listing["memories"]}
     status, counted = _http("search", "search_count", tenant.key)
-    assert status == 200 and counted["count"] == len(listing["memories"]) == 3
+    # The turn's message, employer=Notion, role=product manager, and the memory posted above.
+    assert status == 200 and counted["count"] == len(listing["memories"]) == 4
 
     status, recalled = _http("recall", "recall_post", tenant.key)
     assert status == 200 and recalled["citations"] and recalled["token_count"] > 0
@@ -69,7 +70,7 @@ def test_http_and_worker_handlers_on_their_sample_events(tenant, runtime):
     assert status == 200 and health["db"] == "ok"
 
     status, deleted = _http("cleanup", "cleanup_delete_user", tenant.key)
-    assert status == 200 and deleted["deleted"]["memories"] == 3
+    assert status == 200 and deleted["deleted"]["memories"] == 4
     assert _http("search", "search_count", tenant.key)[1]["count"] == 0
 
 

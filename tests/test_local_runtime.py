@@ -72,8 +72,8 @@ def test_round_trip_over_http_and_persistence_across_restart(tmp_path):
         assert turn["status"] == "queued"
         _wait_processed(server.url, turn["turn_id"])
         hits = httpx.post(f"{server.url}/v1/search", json={"user_id": "alice", "query": "where does she work"}).json()
-        top = [r["content"] for r in hits["results"][:2]]
-        assert sorted(top) == ["I work at Stripe as an engineer 🚀", "The user's employer is Stripe."]
+        top = [r["content"] for r in hits["results"][:3]]
+        assert {"I work at Stripe as an engineer 🚀", "The user's employer is Stripe."} <= set(top)
     finally:
         code = server.stop()
     assert code == 0, server.output()

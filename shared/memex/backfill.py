@@ -15,7 +15,6 @@ import uuid
 from datetime import datetime, timezone
 from typing import Any, Callable, Iterable
 
-import numpy as np
 from pydantic import ValidationError
 
 from memex import pipeline
@@ -114,7 +113,7 @@ def _reembed_chunk(ctx: Context, job: BackfillJob) -> BackfillJob | None:
                                           MEMORIES_PER_CHUNK + 1)
     more = len(rows) > MEMORIES_PER_CHUNK
     rows = rows[:MEMORIES_PER_CHUNK]
-    vectors = ctx.embedder.embed([r["content"] for r in rows]) if rows else np.zeros((0, 0))
+    vectors = ctx.embedder.embed([pipeline.indexed_text(r["content"], r["context"]) for r in rows])
     with ctx.db.transaction() as conn:
         backfill_rows.set_embeddings(conn, job.tenant_id, [(r["id"], v) for r, v in zip(rows, vectors)])
     return _advance(ctx, job, rows[-1]["id"] if rows else job.offset, len(rows), 0, more)

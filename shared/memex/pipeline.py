@@ -28,6 +28,11 @@ def episodic_text(message: dict) -> str:
 HISTORY_MESSAGES = 10
 
 
+def indexed_text(content: str, context: str | None) -> str:
+    """What is embedded for a memory: its content, after the line it answers when there is one."""
+    return f"{context}\n{content}" if context else content
+
+
 def extract(ctx: Context, job: ExtractionJob) -> SupersessionJob | None:
     """Embed the turn's messages, store one episodic memory each, and return the candidates for
     supersession (None when the turn is gone, already done, or said nothing to remember)."""
@@ -40,6 +45,7 @@ def extract_many(ctx: Context, tenant_id: str, turn_ids: list[str], again: bool 
     transaction. `again` re-extracts turns already processed (after a model change)."""
     conn = ctx.db.connection()
     work = []
+    contexts: dict[str, str | None] = {}  # message id -> the message said just before it
     for turn_id in sorted(set(turn_ids)):  # a fixed lock order: concurrent chunks cannot deadlock
         turn = turn_rows.get_turn(conn, tenant_id, turn_id)
         if turn is None or (turn["status"] == "processed" and not again):
@@ -47,7 +53,9 @@ def extract_many(ctx: Context, tenant_id: str, turn_ids: list[str], again: bool 
         messages = turn_rows.messages_of(conn, tenant_id, turn_id)
         history = turn_rows.session_history(conn, tenant_id, turn, HISTORY_MESSAGES)
         work.append((turn, messages, ctx.extractor.extract(messages, history)))
-    texts = [episodic_text(m) for _, messages, _ in work for m in messages]
+        for previous, message in zip([history[-1] if history else None] + messages, messages):
+            contexts[message["id"]] = episodic_text(previous) if previous else None
+    texts = [indexed_text(episodic_text(m), contexts[m["id"]]) for _, messages, _ in work for m in messages]
     vectors = iter(ctx.embedder.embed(texts))
     follow_ups = []
     with ctx.db.transaction() as conn:
@@ -64,6 +72,7 @@ def extract_many(ctx: Context, tenant_id: str, turn_ids: list[str], again: bool 
                     "memory_type": "episodic",
                     "type": "message",
                     "content": episodic_text(message),
+                    "context": contexts[message["id"]],
                     "importance": EPISODIC_IMPORTANCE,
                     "embedding": vector,
                     "valid_from": turn["occurred_at"],

@@ -10,13 +10,20 @@ a key that can hold several (a second dog) adds a value beside the others.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from memex.config import Settings
 from memex.jobs import Candidate
 
-MULTI_VALUED_KEYS = frozenset({"pet_dog_name", "pet_cat_name", "child_name", "hobby", "allergy", "language"})
+# Keys that hold several values at once (a second dog does not replace the first). Every other key,
+# opinion_about_<topic> included, holds one value: the latest replaces the earlier, kept as history.
+MULTI_VALUED_KEYS = frozenset({
+    "pet_dog_name", "pet_cat_name", "pet_rabbit_name", "pet_horse_name", "pet_name",
+    "child_name", "sister_name", "brother_name", "sibling_name", "friend_name",
+    "likes", "dislikes", "prefers", "hobby", "allergy", "language",
+})
 
 
 @dataclass(frozen=True)
@@ -35,10 +42,6 @@ class Judge(Protocol):
         ...
 
 
-def _same(a: str, b: str) -> bool:
-    return " ".join(a.casefold().split()) == " ".join(b.casefold().split())
-
-
 class RulesJudge:
     name = "rules"
 
@@ -47,18 +50,54 @@ class RulesJudge:
 
 
 def make_judge(settings: Settings) -> Judge:
+    """The LLM judge when a chat endpoint is configured, else the rules."""
+    if settings.llm_configured:
+        from memex.llm import ChatJSON
+        from memex.supersession_llm import LLMJudge
+
+        return LLMJudge(ChatJSON.from_settings(settings))
     return RulesJudge()
 
 
 def decide(candidate: Candidate, active_same_key: list[dict[str, Any]]) -> Decision:
-    if candidate.historical:
-        return Decision("keep_old", "a statement about the past: kept as history")
+    """The rules: nothing new is a noop, the past is history, a first value or another value of a
+    multi-valued key coexists, a new value of a single-valued key supersedes the old ones."""
+    key, value = candidate.key, candidate.value
     for memory in active_same_key:
-        if _same(memory["value"] or "", candidate.value):
-            return Decision("noop", f"duplicate of memory {memory['id']}")
+        if _same(memory["value"] or "", value):
+            return Decision("noop", f"{key} {value!r} is already known (memory {memory['id']})")
+    for memory in active_same_key:
+        if _less_precise(value, memory["value"] or ""):
+            return Decision("noop", f"{key} {value!r} says less than {memory['value']!r} (memory {memory['id']})")
+    if candidate.historical:
+        return Decision("keep_old", f"{key} {value!r} is a statement about the past: kept as history")
     if not active_same_key:
-        return Decision("coexist", "first value for this key")
-    if candidate.key in MULTI_VALUED_KEYS:
-        return Decision("coexist", f"{candidate.key} holds several values")
-    old = ", ".join(m["value"] or "" for m in active_same_key)
-    return Decision("supersede", f"{candidate.key} holds one value: {candidate.value} replaces {old}", active_same_key)
+        return Decision("coexist", f"first value of {key}: {value!r}")
+    if key in MULTI_VALUED_KEYS:
+        return Decision("coexist", f"{key} holds several values: {value!r} is added")
+    old = ", ".join(repr(m["value"]) for m in active_same_key)
+    if key.startswith("opinion_about_"):
+        return Decision("supersede", f"the user's opinion changed: {value!r} replaces {old}", active_same_key)
+    return Decision("supersede", f"{key} holds one value: {value!r} replaces {old}", active_same_key)
+
+
+def _normal(text: str) -> str:
+    return " ".join(text.casefold().split()).strip(" .!")
+
+
+_NUMBER = re.compile(r"[-+]?\d+(?:\.\d+)?")
+
+
+def _same(a: str, b: str) -> bool:
+    """Equal up to case and spacing, or the same number ("3" and "3.0")."""
+    a, b = _normal(a), _normal(b)
+    if a == b:
+        return True
+    return bool(_NUMBER.fullmatch(a) and _NUMBER.fullmatch(b)) and float(a) == float(b)
+
+
+def _less_precise(new: str, old: str) -> bool:
+    """Whether `new` is the first words of `old` ("Lisbon" of "Lisbon, Portugal"). Only a prefix:
+    "York" is not a vaguer "New York"."""
+    new_words, old_words = re.findall(r"\w+", new.casefold()), re.findall(r"\w+", old.casefold())
+    return 0 < len(new_words) < len(old_words) and old_words[:len(new_words)] == new_words

@@ -62,18 +62,18 @@ def insert(conn: psycopg.Connection, tenant_id: str, memory: dict[str, Any]) -> 
     """Insert one memory; None when its dedupe_key was already written (a redelivery)."""
     row = conn.execute(
         """INSERT INTO memories (tenant_id, id, user_id, agent_id, session_id, memory_type, type, key,
-                                 value, content, importance, confidence, embedding, supersedes,
+                                 value, content, context, importance, confidence, embedding, supersedes,
                                  active, valid_from, valid_to, source_turn_id, source_message_id,
                                  dedupe_key, metadata)
            VALUES (%(tenant_id)s, %(id)s, %(user_id)s, %(agent_id)s, %(session_id)s, %(memory_type)s,
-                   %(type)s, %(key)s, %(value)s, %(content)s, %(importance)s, %(confidence)s,
+                   %(type)s, %(key)s, %(value)s, %(content)s, %(context)s, %(importance)s, %(confidence)s,
                    %(embedding)s, %(supersedes)s, %(active)s, %(valid_from)s, %(valid_to)s, %(source_turn_id)s,
                    %(source_message_id)s, %(dedupe_key)s, %(metadata)s)
            ON CONFLICT (tenant_id, dedupe_key) WHERE dedupe_key IS NOT NULL DO NOTHING
            RETURNING id""",
         {
             "tenant_id": tenant_id,
-            "agent_id": None, "session_id": None, "key": None, "value": None, "supersedes": None,
+            "agent_id": None, "session_id": None, "key": None, "value": None, "supersedes": None, "context": None,
             "source_turn_id": None, "source_message_id": None, "dedupe_key": None,
             "confidence": 1.0, "importance": 0.5, "active": True, "valid_to": None,
             **memory,
@@ -196,11 +196,15 @@ def _scope(tenant_id: str, user_id: str, agent_id: str | None, filters: SearchFi
 # common words drown the rare ones a question hinges on.
 BM25_K1 = 1.2
 BM25_B = 0.75
+# An occurrence in a memory's context (the line before it) counts for this much of one in its content.
+CONTEXT_TF = 0.5
 
 
 def keyword_ranked(conn: psycopg.Connection, tenant_id: str, user_id: str, agent_id: str | None,
-                   filters: SearchFilters, include_inactive: bool, query: str, limit: int) -> list[tuple[str, float]]:
-    """(id, BM25 score) over the scope's memories, best first. Terms are the query's lexemes under
+                   filters: SearchFilters, include_inactive: bool, query: str,
+                   limit: int) -> tuple[list[tuple[str, float]], int]:
+    """(id, BM25 score) over the scope's memories, best first, and how many memories the scope
+    holds (BM25 scores grow with it: a floor on them must scale). Terms are the query's lexemes under
     the same text search configuration as the index, statistics are those of the scope (one user),
     and a memory needs only one query term to be a candidate."""
     where, params = _scope(tenant_id, user_id, agent_id, filters, include_inactive)
@@ -218,11 +222,12 @@ def keyword_ranked(conn: psycopg.Connection, tenant_id: str, user_id: str, agent
                 SELECT t.lexeme, count(s.id) AS df FROM terms t JOIN scope s ON s.content_tsv @@ t.tq
                 GROUP BY t.lexeme
             ), hits AS (
-                SELECT s.id, s.dl, u.lexeme, coalesce(array_length(u.positions, 1), 1) AS tf
+                SELECT s.id, s.dl, u.lexeme,
+                       (SELECT sum(CASE w WHEN 'D' THEN {CONTEXT_TF} ELSE 1.0 END) FROM unnest(u.weights) w) AS tf
                 FROM scope s, anyterm a, unnest(s.content_tsv) u
                 WHERE s.content_tsv @@ a.tq AND u.lexeme IN (SELECT lexeme FROM terms)
             )
-            SELECT h.id, sum(
+            SELECT h.id, max(st.n) AS n, sum(
                 ln(1 + (st.n - df.df + 0.5) / (df.df + 0.5))
                 * h.tf * ({BM25_K1} + 1) / (h.tf + {BM25_K1} * (1 - {BM25_B} + {BM25_B} * h.dl / st.avgdl))
             ) AS score
@@ -230,7 +235,7 @@ def keyword_ranked(conn: psycopg.Connection, tenant_id: str, user_id: str, agent
             GROUP BY h.id ORDER BY score DESC, h.id LIMIT %s""",
         (query, *params, limit),
     ).fetchall()
-    return [(r["id"], float(r["score"])) for r in rows]
+    return [(r["id"], float(r["score"])) for r in rows], (rows[0]["n"] if rows else 0)
 
 
 def vector_ranked(conn: psycopg.Connection, tenant_id: str, user_id: str, agent_id: str | None,

@@ -18,6 +18,12 @@ class Extractor(Protocol):
 
 
 def make_extractor(settings: Settings) -> Extractor:
+    """The LLM extractor when a chat endpoint is configured, else the offline rules."""
+    if settings.llm_configured:
+        from memex.extraction.llm import LLMExtractor
+        from memex.llm import ChatJSON
+
+        return LLMExtractor(ChatJSON.from_settings(settings))
     from memex.extraction.offline import OfflineExtractor
 
     return OfflineExtractor()

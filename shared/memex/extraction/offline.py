@@ -1,73 +1,506 @@
 """The offline extractor: first-person patterns, no LLM. It misses things; it never invents.
 
-Only the user's own statements are read, and a clause that is negated or in the past
-("I don't work at", "I used to live in") yields nothing rather than a wrong current fact.
+Only the user's own messages (role "user") are read, one sentence at a time. A question is
+skipped (but "I live in Lisbon, you?" keeps its statement), and a match whose clause is negated,
+hedged, hypothetical or reported ("I don't work at", "if I lived in", "I think I'm allergic",
+"he thinks I live in") yields nothing. Each rule of `_RULES` is a regex with a
+`value` group (and sometimes a `kind`, `thing` or `topic` group that names the key) and a clean
+function that validates and normalises what it captured; a name must look like one (capitalised,
+not a weekday or a nationality), a role must end in a known job title, an opinion must use a
+known evaluative word. A correction ("actually I meant Lisbon, not Porto") only re-emits a fact
+already stated in the turn or in the session history, with the corrected value.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, replace
+from typing import Any, Callable
 
 from memex.jobs import Candidate
 
-_VALUE = r"(?P<value>[A-Z0-9][\w&'.\- ]{0,60}?)"
-_END = r"(?=\s*(?:[.,;!?)]|$|\s(?:and|but|as|since|for|because|now|today|this|last|next)\b))"
+# --- vocabulary -----------------------------------------------------------------------------
 
+_ROLE_ABBREVIATIONS = {
+    "PM": "product manager", "SWE": "software engineer", "SDE": "software engineer",
+    "CEO": "chief executive officer", "CTO": "chief technology officer", "CFO": "chief financial officer",
+    "COO": "chief operating officer", "CPO": "chief product officer", "CMO": "chief marketing officer",
+    "VP": "vice president", "EM": "engineering manager", "TPM": "technical program manager",
+    "SRE": "site reliability engineer", "MLE": "machine learning engineer", "PO": "product owner",
+    "RN": "registered nurse", "GP": "general practitioner",
+}
+# The last word of a role: "I'm a big fan" or "I'm a hard worker" are not jobs.
+_ROLE_HEADS = (
+    "accountant actor actress analyst architect artist assistant attorney author baker banker barista "
+    "bartender biologist carpenter cashier chef chemist clerk coach consultant co-founder cofounder "
+    "coordinator dentist designer developer dietitian director doctor economist editor electrician "
+    "engineer entrepreneur executive farmer firefighter founder freelancer illustrator intern investor "
+    "journalist lawyer lead lecturer librarian manager marketer mathematician mechanic midwife musician "
+    "nanny nurse nutritionist officer paralegal paramedic pharmacist photographer physician physicist "
+    "pilot plumber practitioner president professor programmer psychiatrist psychologist receptionist "
+    "recruiter researcher salesperson scientist secretary specialist student surgeon teacher technician "
+    "therapist translator tutor veterinarian waiter waitress writer"
+).split()
+# Words before a role that make it a judgement or a former job rather than the current job.
+_NOT_ROLE_MODIFIERS = frozenset(
+    "good bad great terrible awful big huge little decent proud better worse best worst amazing horrible "
+    "lousy careful natural total real true fellow aspiring wannabe future former ex ex- retired".split())
+_RELATIONS = {
+    "wife": "partner", "husband": "partner", "partner": "partner", "girlfriend": "partner",
+    "boyfriend": "partner", "fiancé": "partner", "fiancée": "partner", "fiance": "partner",
+    "fiancee": "partner", "spouse": "partner", "sister": "sister", "brother": "brother",
+    "mom": "mother", "mum": "mother", "mother": "mother", "dad": "father", "father": "father",
+    "son": "child", "daughter": "child", "best friend": "friend", "friend": "friend",
+}
+_PETS = {"dog": "dog", "puppy": "dog", "cat": "cat", "kitten": "cat", "rabbit": "rabbit",
+         "bunny": "rabbit", "horse": "horse"}
+# Capitalised words that follow "my wife is" or "my dog" without being a name ("American
+# Airlines" is one: only a name of one word is checked).
+_NOT_NAMES = frozenset(
+    "monday tuesday wednesday thursday friday saturday sunday today tonight tomorrow yesterday home "
+    "dr mr mrs ms prof sir "
+    "american british english scottish welsh irish french german italian spanish portuguese "
+    "brazilian mexican canadian australian dutch belgian swiss austrian swedish norwegian danish "
+    "finnish polish russian ukrainian greek turkish chinese japanese korean indian pakistani "
+    "vietnamese thai filipino african asian european latino latina jewish catholic christian muslim "
+    "hindu buddhist atheist".split())
+_EVALUATIONS = (
+    "overrated underrated overhyped overpriced great good bad terrible awful amazing awesome fantastic "
+    "wonderful excellent brilliant boring interesting fun useless useful pointless important essential "
+    "dangerous stupid silly beautiful ugly better worse harmful healthy unhealthy fascinating exciting "
+    "annoying cool nice perfect horrible lovely incredible ridiculous necessary unnecessary productive "
+    "hard easy difficult delicious disgusting impressive underwhelming fine fair unfair"
+).split() + ["the best", "the worst", "the future", "worth it", "a waste of time", "a scam", "a joke"]
+_INTENSIFIERS = ("so really very pretty totally completely quite super way kinda somewhat incredibly "
+                 "extremely highly hugely seriously absolutely massively genuinely fairly too").split()
+_ALLERGENS = ("peanut nut tree-nut shellfish fish egg milk dairy gluten wheat soy sesame penicillin latex "
+              "pollen bee cat dog").split()
+_UNITS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
+_SMALL_NUMBERS = {
+    "no": 0, "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+    "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14,
+    "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19,
+}
+_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70,
+         "eighty": 80, "ninety": 90}
+
+
+def _alternation(words) -> str:
+    # Longest first, so that "best friend" wins over "friend".
+    return "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
+
+
+# --- regex building blocks ------------------------------------------------------------------
+
+_CAPWORD = r"[A-ZÀ-ÖØ-Þ][\w'’&-]*"
+# One to four capitalised words ("Lisbon", "Bank of America", "Procter & Gamble", "St. Louis"),
+# never "I", and never cut before a further capitalised word.
+_PROPER = (rf"(?!I\b)(?:(?:St|Mt|Ft)\.\s+)?{_CAPWORD}(?:\s+(?:(?:of|de|da|do|dos|das|del|la|le|van|von|der|den|du|&)\s+)?"
+           rf"(?!I\b){_CAPWORD}){{0,3}}(?![\w'’&-])(?!\s+(?!I\b)[A-ZÀ-ÖØ-Þ])")
+_WORD = r"[\w'’&+-]+"
+_NUMBER = (rf"\d{{1,3}}|(?:{_alternation(_TENS)})(?:[- ](?:{_alternation(_UNITS)}))?"
+           rf"|{_alternation(_SMALL_NUMBERS)}")
+# Up to three words before a known job title: "product manager", "senior PM", "ICU nurse".
+_ROLE = (rf"(?:[A-Za-z][\w-]*\s+){{0,3}}?"
+         rf"(?:(?i:{_alternation(_ROLE_HEADS)})|{_alternation(_ROLE_ABBREVIATIONS)})(?![\w-])")
+# Objects that say nothing about the user ("I love it", "I like your idea", "I hate when..."), and
+# verbs that show "I love" was a relative clause ("something I love is awesome").
+_NOT_OBJECT = (r"(?!(?:it|that|this|these|those|them|you|your|yours|him|her|his|my|our|their|how|what|"
+               r"when|where|why|who|which|if|so|too|not|being|to be|to(?!\s+\w)|all of|every day|about|most|"
+               r"least|more|the (?:idea|way|fact|thought|sound)|is|are|was|were|makes|made|has|have|had)\b)")
+# Where a free phrase ends: punctuation (or an emoji), or a word that starts another clause.
+_PHRASE_END = (r"(?=\s*(?:[^\w\s'’&+-]|$)|\s+-\s|\s+(?:but|because|since|so|when|while|though|although|"
+               r"especially|if|unless|as well|too|a lot|very much|so much|lol|haha|"
+               r"and (?:I|I'm|I've|we|my|it|that|he|she|they|you))\b)")
+# Where a fact with a strict shape (an age, a diet, a role) ends: punctuation, or one of a few words.
+_STRICT_END = r"(?=\s*(?:{}|$)|\s+(?:{})\b)"
+
+
+def _phrase(max_words: int) -> str:
+    return rf"{_NOT_OBJECT}{_WORD}(?:\s+{_WORD}){{0,{max_words - 1}}}?{_PHRASE_END}"
+
+
+_CLAUSE_STARTS = ("but", "so", "now", "since", "because", "lol", "and (?:I|I'm|I've|my|we|it)")
+
+
+def _strict_end(*words: str, punctuation: str = r"[^\w\s'’-]") -> str:
+    return _STRICT_END.format(punctuation, "|".join(_CLAUSE_STARTS + words))
+
+
+_ROLE_END = _strict_end("and", "at", "for", "in", "on", "with", "from", "by", "who", "working", "based",
+                        "myself", "too", "here", "there")
+_CURRENT_JOB = (r"\bI (?:now |currently |still |also )?(?:work|'m working|am working) (?:at|for)"
+                r"|\bI(?:'ve| have)? (?:just |recently )?(?:started (?:at|working (?:at|for)|a (?:new )?job at)"
+                r"|got (?:a job at|hired (?:at|by)))")
+_PAST_JOB = r"\bI (?:used to work|previously worked|formerly worked|worked) (?:at|for)"
+_HAVE = r"\b(?:I|[Ww]e)(?: have|'ve got| have got)"
+_MY = r"\b(?i:my|our)"
+_RELATION = rf"(?P<kind>(?i:{_alternation(_RELATIONS)}))"
+_PET = rf"(?P<kind>(?i:{_alternation(_PETS)}))"
+
+
+# --- value cleaning -------------------------------------------------------------------------
+
+Fields = dict[str, str]
+
+
+def _name(m: re.Match[str]) -> list[Fields]:
+    value = re.sub(r"['’]s?$", "", m.group("value"))
+    return [] if value.casefold() in _NOT_NAMES else [{"value": value}]
+
+
+def _text(m: re.Match[str]) -> list[Fields]:
+    return [{"value": m.group("value")}]
+
+
+def _role(m: re.Match[str]) -> list[Fields]:
+    words = m.group("value").split()
+    if any(w.casefold() in _NOT_ROLE_MODIFIERS for w in words[:-1]):
+        return []
+    return [{"value": " ".join(_ROLE_ABBREVIATIONS.get(w, w) for w in words)}]
+
+
+def _relation(m: re.Match[str]) -> list[Fields]:
+    kind = m.group("kind").casefold()
+    return [{**f, "kind": kind, "part": _RELATIONS[kind]} for f in _name(m)]
+
+
+def _pet(m: re.Match[str]) -> list[Fields]:
+    kind = m.group("kind").casefold()
+    return [{**f, "kind": kind, "part": _PETS[kind]} for f in _name(m)]
+
+
+def _snake(text: str) -> str:
+    words = [w for w in re.findall(r"[a-z0-9]+", text.casefold()) if w not in ("the", "a", "an")]
+    return "_".join(words)
+
+
+def _favorite(m: re.Match[str]) -> list[Fields]:
+    if re.match(r"(?:probably|maybe|perhaps)\b", m.group("value")):
+        return []
+    return [{"value": m.group("value"), "thing": m.group("thing"), "part": _snake(m.group("thing"))}]
+
+
+def _opinion(m: re.Match[str]) -> list[Fields]:
+    topic, part = m.group("topic"), _snake(m.group("topic"))
+    return [{"value": m.group("value"), "topic": topic, "verb": m.group("verb"), "part": part}] if part else []
+
+
+def _number(text: str) -> int | None:
+    text = text.casefold()
+    if text.isdigit():
+        return int(text)
+    tens, _, unit = re.sub(r"[- ]+", " ", text).partition(" ")
+    if tens in _TENS:
+        return _TENS[tens] + _SMALL_NUMBERS.get(unit, 0)
+    return _SMALL_NUMBERS.get(text)
+
+
+def _age(m: re.Match[str]) -> list[Fields]:
+    age = _number(m.group("value"))
+    return [{"value": str(age)}] if age is not None and 1 <= age <= 120 else []
+
+
+def _children(m: re.Match[str]) -> list[Fields]:
+    count = _number(m.group("value")) if m.group("value") else 0
+    if count is None or count > 20:
+        return []
+    said = {0: "no children", 1: "1 child"}.get(count, f"{count} children")
+    return [{"value": str(count), "said": said}]
+
+
+def _allergies(m: re.Match[str]) -> list[Fields]:
+    items = re.split(r"\s*(?:,|\band\b|\bor\b)\s*", m.group("value"))
+    return [{"value": item} for item in items if item and item.casefold() not in ("something", "everything")]
+
+
+_HABITS = {"smoking": "smoke", "vaping": "vape", "drinking": "drink", "eating": "eat"}
+
+
+def _habit(m: re.Match[str]) -> list[Fields]:
+    verb = _HABITS.get(m.group("verb"), m.group("verb"))
+    thing = m.group("value")
+    if verb in ("smoke", "vape"):
+        return [] if thing else [{"value": "no", "part": f"{verb}s", "what": verb}]
+    if verb == "drink" and not thing:
+        thing = "alcohol"  # "I don't drink"
+    if not thing:
+        return []
+    return [{"value": "no", "part": f"{verb}s_{_snake(thing)}", "what": f"{verb} {thing}"}]
+
+
+# --- the rules ------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
 class _Rule:
     type: str
-    key: str
-    pattern: re.Pattern[str]
-    sentence: str
-    importance: float
+    key: str  # may use {part}, from the clean function
+    patterns: tuple[re.Pattern[str], ...]  # alternatives, each with a `value` group
+    sentence: str  # formatted with the fields of the clean function
+    clean: Callable[[re.Match[str]], list[Fields]] = _name
+    confidence: float = 0.8
+    importance: float = 0.7
+    historical: bool = False
 
 
-def _rule(type_: str, key: str, lead: str, sentence: str, importance: float = 0.7) -> _Rule:
-    return _Rule(type_, key, re.compile(rf"\b(?:{lead})\s+{_VALUE}{_END}"), sentence, importance)
+def _rule(type_: str, key: str, patterns: list[str], sentence: str, clean=_name, confidence: float = 0.8,
+          importance: float = 0.7, historical: bool = False) -> _Rule:
+    compiled = tuple(re.compile(p) for p in patterns)
+    return _Rule(type_, key, compiled, sentence, clean, confidence, importance, historical)
 
+
+_QUIT_END = _strict_end("anymore", "any more", "at all", "altogether", "completely", "entirely", "for good",
+                        "these days", "last", "ago", r"\d+", r"a (?:year|month|week|while|few)", "either")
+# What is no longer drunk or eaten: one or two plain words ("coffee", "red meat").
+_HABIT_OBJECT = (r"(?: (?P<value>(?!(?:and|or|but|with|at|in|on|for|to|much|any|anything|enough|a|the)\b)"
+                 r"[a-z][\w'-]*(?: [a-z][\w'-]*)??))?")
+_NO_LONGER_END = _strict_end("anymore", "any more", "at all", "these days", "either")
+# "I'm 100% sure" is not an age.
+_AGE_END = _strict_end("and", punctuation=r"[.,;!)]")
+_TURNED_END = _strict_end("and", "today", "yesterday", "last", "on", "in", punctuation=r"[.,;!)]")
 
 _RULES = [
-    _rule("fact", "employer", r"I (?:now )?work (?:at|for)|I(?:'ve| have)? (?:just )?(?:started|joined)(?: at| working at| working for)?|I'm (?:now )?working (?:at|for)",
-          "The user's employer is {value}."),
-    _rule("fact", "city", r"I (?:now )?live in|I(?:'ve| have)? (?:just )?moved to|I'm based in",
-          "The user lives in {value}."),
-    _rule("fact", "name", r"[Mm]y name is|[Cc]all me", "The user's name is {value}.", 0.8),
-    _rule("fact", "pet_dog_name", r"[Mm]y dog(?:'s name)? is(?: called| named)?|[Mm]y dog,",
-          "The user's dog is named {value}."),
-    _rule("relation", "partner_name", r"[Mm]y (?:wife|husband|partner|girlfriend|boyfriend)(?:'s name)? is(?: called| named)?",
-          "The user's partner is {value}."),
+    # work
+    _rule("fact", "employer", [
+        rf"(?:{_CURRENT_JOB}) (?P<value>{_PROPER})",
+        rf"\bI(?:'m| am) (?:now |currently )?(?:an?|the) {_ROLE} (?:at|for) (?P<value>{_PROPER})",
+        rf"\bI(?:'ve| have)? (?:just |recently )?joined (?P<value>{_PROPER}) as (?:an?|the) {_ROLE}{_ROLE_END}",
+    ], "The user's employer is {value}.", importance=0.8),
+    _rule("fact", "employer", [
+        rf"(?:{_PAST_JOB}) (?P<value>{_PROPER})",
+        rf"\bI (?:left|quit) my job at (?P<value>{_PROPER})",
+    ], "The user used to work at {value}.", confidence=0.7, importance=0.6, historical=True),
+    _rule("fact", "role", [
+        rf"\bI(?:'m| am) (?:now |currently |also )?(?:an?|the) (?P<value>{_ROLE}){_ROLE_END}",
+        rf"(?:{_CURRENT_JOB}|\bI(?:'ve| have)? (?:just |recently )?joined) {_PROPER} as (?:an?|the) "
+        rf"(?P<value>{_ROLE}){_ROLE_END}",
+        rf"\bI (?:now |currently )?(?:work|'m working|am working) as (?:an?|the) (?P<value>{_ROLE}){_ROLE_END}",
+    ], "The user's job title is {value}.", _role, confidence=0.75, importance=0.75),
+    _rule("fact", "role", [
+        rf"\bI (?:used to be|was) (?:an?|the) (?P<value>{_ROLE}){_ROLE_END}",
+        rf"\bI(?:'m| am) (?:an?|the) (?:former |ex-?)(?P<value>{_ROLE}){_ROLE_END}",
+        rf"(?:{_PAST_JOB}) {_PROPER} as (?:an?|the) (?P<value>{_ROLE}){_ROLE_END}",
+    ], "The user's job title used to be {value}.", _role, confidence=0.7, importance=0.6, historical=True),
+    # places
+    _rule("fact", "city", [
+        rf"\bI (?:now |currently |still )?live in (?P<value>{_PROPER})",
+        rf"\bI(?:'ve| have) (?:always )?lived in (?P<value>{_PROPER})",
+        rf"\bI(?:'m| am) (?:now |currently )?(?:based|living) in (?P<value>{_PROPER})",
+        rf"\bI(?:'ve| have)? (?:just |recently |finally )?moved (?:back |here |over )?to (?P<value>{_PROPER})",
+        rf"\bI(?:'ve| have)? (?:just |recently |finally )?moved from {_PROPER} to (?P<value>{_PROPER})",
+    ], "The user lives in {value}.", importance=0.75),
+    _rule("fact", "city", [
+        rf"\bI (?:used to live|previously lived|once lived|lived) in (?P<value>{_PROPER})",
+        rf"\bI(?:'ve| have)? (?:just |recently |finally )?moved (?:to {_PROPER} |away )?from (?P<value>{_PROPER})",
+    ], "The user used to live in {value}.", confidence=0.7, importance=0.6, historical=True),
+    _rule("fact", "hometown", [
+        rf"\bI(?:'m| am) originally from (?P<value>{_PROPER})",
+        rf"\bI grew up in (?P<value>{_PROPER})",
+    ], "The user is originally from {value}.", importance=0.6),
+    # who the user is
+    _rule("fact", "name", [
+        rf"\b(?i:my) (?:first )?name(?:'s| is) (?P<value>{_PROPER})",
+        rf"\bI go by (?P<value>{_PROPER})",
+        rf"^(?i:hi|hello|hey)(?: there)?[,!]? I(?:'m| am) (?P<value>{_PROPER})",
+        rf"\b(?i:you can|please|just) call me (?P<value>{_PROPER})",
+    ], "The user's name is {value}.", importance=0.9),
+    _rule("fact", "age", [
+        rf"\bI(?:'m| am) (?P<value>{_NUMBER})(?: (?:years?|yrs?) old| years of age| ?y/?o)?{_AGE_END}",
+        rf"\bI (?:just |recently )?turned (?P<value>{_NUMBER}){_TURNED_END}",
+    ], "The user is {value} years old.", _age, importance=0.6),
+    _rule("fact", "number_of_children", [
+        rf"{_HAVE} (?P<value>{_NUMBER}) (?:kids|children|kid|child)(?![\w'’])",
+        rf"\bI(?:'m| am) a (?:mother|mom|mum|father|dad|parent) of (?P<value>{_NUMBER})(?![\w'’])",
+        r"\b(?:I|[Ww]e) (?:don't|do not) have (?:any )?(?:kids|children)(?P<value>)(?![\w'’])",
+    ], "The user has {said}.", _children, importance=0.6),
+    # food and health
+    _rule("fact", "dietary_restriction", [
+        r"\bI(?:'m| am|'ve been| have been)(?: now| strictly| fully)? (?:an? )?(?P<value>vegetarian|vegan|pescatarian|"
+        r"pescetarian|gluten[- ]free|dairy[- ]free|lactose[- ]intolerant|coeliac|celiac|kosher|halal)"
+        + _strict_end("and", "for", "these", "too", "as", "though", "myself"),
+        r"\bI (?:keep|eat) (?:only )?(?P<value>kosher|halal)\b",
+    ], "The user is {value}.", _text, importance=0.85),
+    _rule("fact", "allergy", [
+        r"\bI(?:'m| am)(?: (?:very|severely|deathly|highly|really|quite|mildly|slightly|super|so))? allergic to "
+        rf"(?P<value>{_phrase(5)})",
+        rf"\bI have an? (?:severe |mild |bad )?(?P<value>(?i:{_alternation(_ALLERGENS)})) allergy\b",
+    ], "The user is allergic to {value}.", _allergies, importance=0.9),
+    _rule("fact", "{part}", [
+        rf"\bI(?: have|'ve)? (?:stopped|quit|given up|gave up) (?P<verb>smoking|vaping|drinking|eating)"
+        rf"{_HABIT_OBJECT}{_QUIT_END}",
+        rf"\bI (?:no longer|don't|do not|never) (?P<verb>smoke|vape|drink|eat){_HABIT_OBJECT}{_NO_LONGER_END}",
+    ], "The user does not {what}.", _habit, confidence=0.75, importance=0.6),
+    # people and pets
+    _rule("relation", "{part}_name", [
+        rf"{_MY} {_RELATION}(?:['’]s name is| is called| is named| is|,)? (?P<value>{_PROPER})",
+        rf"(?P<value>{_PROPER}) \((?i:my|our) {_RELATION}\)",
+        rf"{_HAVE} an? {_RELATION} (?:named|called) (?P<value>{_PROPER})",
+    ], "The user's {kind} is named {value}.", _relation, confidence=0.75, importance=0.8),
+    _rule("fact", "pet_{part}_name", [
+        rf"{_MY} {_PET}(?:['’]s name is| is called| is named| is|,)? (?P<value>{_PROPER})",
+        rf"(?P<value>{_PROPER}) \((?i:my|our) {_PET}\)",
+        rf"{_HAVE} an? {_PET} (?:named|called) (?P<value>{_PROPER})",
+    ], "The user's {kind} is named {value}.", _pet, confidence=0.75, importance=0.6),
+    # likes and opinions
+    _rule("preference", "likes", [
+        r"\bI (?:(?:really|absolutely|just|also|totally|truly|do|genuinely|kinda) )*(?:love|like|enjoy|adore) "
+        rf"(?P<value>{_phrase(8)})",
+        rf"\bI(?:'m| am) a (?:big |huge )?fan of (?P<value>{_phrase(8)})",
+    ], "The user likes {value}.", _text, confidence=0.7, importance=0.5),
+    _rule("preference", "dislikes", [
+        r"\bI (?:(?:really|absolutely|just|also|totally|truly|kinda) )*(?:hate|dislike|detest|loathe|can't stand|"
+        rf"cannot stand|don't like|do not like|don't enjoy) (?!to\b)(?P<value>{_phrase(8)})",
+        rf"\bI(?:'m| am) not (?:a |a big )?fan of (?P<value>{_phrase(8)})",
+    ], "The user dislikes {value}.", _text, confidence=0.7, importance=0.5),
+    _rule("preference", "prefers", [
+        r"\bI (?:(?:generally|usually|really|much|strongly|always) )*prefer "
+        rf"(?P<value>{_NOT_OBJECT}{_WORD}(?:\s+{_WORD}){{0,7}}?)"
+        rf"(?:(?=\s+(?:over|rather than|instead of|than|to)\s)|{_PHRASE_END})",
+    ], "The user prefers {value}.", _text, confidence=0.7, importance=0.5),
+    _rule("preference", "favorite_{part}", [
+        rf"\b(?i:my) (?:all[- ]time |absolute )?favou?rite (?P<thing>{_WORD}(?:\s+{_WORD}){{0,2}}?)"
+        rf"(?: is|['’]s| are) (?P<value>{_phrase(6)})",
+    ], "The user's favorite {thing} is {value}.", _favorite, confidence=0.75, importance=0.5),
+    _rule("opinion", "opinion_about_{part}", [
+        r"\bI (?:(?:really|honestly|personally|kinda) )*(?:think|believe|feel like|feel that|reckon)(?: that)? "
+        r"(?P<topic>(?!(?:it|that|this|you|he|she|they|we|I|my|our|your|his|her|their|there|what|which|"
+        rf"everything|nothing|something|anything|everyone|someone|nobody)\b){_WORD}(?:\s+{_WORD}){{0,3}}?) "
+        r"(?P<verb>is|are) "
+        rf"(?:(?:{_alternation(_INTENSIFIERS)}|kind of|a bit) )?(?P<value>{_alternation(_EVALUATIONS)})"
+        + _strict_end("and", "for", "to", "in", "if", "these days", "nowadays", "honestly", "tbh", "imo", "though"),
+    ], "The user thinks {topic} {verb} {value}.", _opinion, confidence=0.6, importance=0.4),
 ]
-_NEGATED = re.compile(r"\b(?:not|n't|never|no longer|used to|stopped|left|quit)\b[^.?!]*$", re.IGNORECASE)
+
+
+# --- sentences and clauses ------------------------------------------------------------------
+
+# A sentence ends after . ! or ?, but not after "St." or "Dr.".
+_SENTENCES = re.compile(r"(?<=[.!?])(?<!\b[SM]t\.)(?<!\bFt\.)(?<!\bDr\.)(?<!\bM[rs]\.)(?<!\bMrs\.)\s+|\n+")
+# "I live in Lisbon, what about you?" still states where the user lives.
+_TAG_QUESTION = re.compile(r"[,;:—–]\s*(?:what|how|do|does|did|are|is|can|could|would|will|have|any|and|you|right)"
+                           r"\b[^,;:—–]*\?+\s*$", re.IGNORECASE)
+_CLAUSE_BREAK = re.compile(r"[,;:—–()]|\b(?:and|but|so|because|although|though|while|whereas)\b", re.IGNORECASE)
+# Words before a match, in its clause, that make it something other than a plain statement.
+_UNSURE = re.compile(
+    r"n't\b|\b(?:not|no|never|nobody|if|unless|whether|when|whenever|what|whatever|wish|suppose|supposing|"
+    r"imagine|pretend|assume|assumes|assumed|dream|dreamed|dreamt|hope|hoping|maybe|perhaps|probably|might|may|"
+    r"could|would|should|think|thinks|thought|believe|believes|guess|wonder|wondering|doubt|say|says|said|tell|"
+    r"tells|told)\b", re.IGNORECASE)
+# Words right after a match that take it back, or say in the same clause that it has ended
+# ("I started at Google in 2019 and left in 2022").
+_UNSURE_AFTER = re.compile(
+    r"[\s,]*(?:I think|I guess|I suppose|I believe|maybe|probably|perhaps|or not|jk|just kidding)\b"
+    r"|[^,;.]*?\band (?:then |later )?(?:left|quit|moved away)\b", re.IGNORECASE)
+_TERM_WORD = r"(?!(?i:not|but|and|or)\b)[\w'’&+-]+"
+# The value on either side of "not": one to three words, never a pronoun or the correction's own words.
+_TERM = (r"(?!(?i:I|it|that|this|you|we|he|she|they|a|an|the|actually|sorry|oops|correction|no|my)\b)"
+         rf"{_TERM_WORD}(?:\s+{_TERM_WORD}){{0,2}}?")
+_CORRECTION = re.compile(
+    r"(?:^|\b(?i:actually|sorry|oops|correction|my bad|no|I meant|I mean)\b[,:!]?)\s*"
+    r"(?:(?i:I meant|I mean|it's|it is)\s+)?"
+    rf"(?:(?P<new>{_TERM}),?\s+not\s+(?P<old>{_TERM})|not\s+(?P<old2>{_TERM}),?\s+(?:but\s+)?(?P<new2>{_TERM}))"
+    r"(?=\s*(?:[^\w\s'’&+-]|$))")
+
+
+def _statements(text: str) -> list[str]:
+    """The sentences of a message that state something: questions are dropped, except for the
+    statement before a tag question."""
+    kept = []
+    for sentence in _SENTENCES.split(text):
+        sentence = _TAG_QUESTION.sub("", sentence).strip()
+        if sentence and not sentence.endswith("?"):
+            kept.append(sentence)
+    return kept
+
+
+def _plain(sentence: str, match: re.Match[str]) -> bool:
+    """Whether the words around a match leave its statement plain (not negated, hedged,
+    hypothetical, reported or over)."""
+    breaks = [b.end() for b in _CLAUSE_BREAK.finditer(sentence, 0, match.start())]
+    if _UNSURE.search(sentence, breaks[-1] if breaks else 0, match.start()):
+        return False
+    return not _UNSURE_AFTER.match(sentence, match.end())
+
+
+def _matches(sentence: str) -> list[tuple[int, _Rule, Fields]]:
+    found = []
+    for rule in _RULES:
+        for pattern in rule.patterns:
+            for match in pattern.finditer(sentence):
+                if _plain(sentence, match):
+                    found.extend((match.start(), rule, fields) for fields in rule.clean(match))
+    return sorted(found, key=lambda item: item[0])
 
 
 class OfflineExtractor:
     name = "offline-rules"
 
     def extract(self, messages: list[dict[str, Any]], history: list[dict[str, Any]]) -> list[Candidate]:
-        found: dict[str, Candidate] = {}
+        found: list[Candidate] = []
+        earlier: list[Candidate] | None = None  # the history's facts, extracted once a correction needs them
         for message in messages:
             if message["role"] != "user":
                 continue
-            text = message["content"]
-            for rule in _RULES:
-                for match in rule.pattern.finditer(text):
-                    if _NEGATED.search(text[: match.start("value")]):
-                        continue
-                    value = match.group("value").strip(" .'")
-                    if not value:
-                        continue
-                    # A later statement in the same turn wins over an earlier one for the same key.
-                    found[rule.key] = Candidate(
-                        type=rule.type,
-                        key=rule.key,
-                        value=value,
-                        content=rule.sentence.format(value=value),
-                        confidence=0.7,
-                        importance=rule.importance,
-                        source_message_id=message["id"],
-                        raw_quote=match.group(0),
-                    )
-        return list(found.values())
+            for sentence in _statements(message["content"] or ""):
+                for _, rule, fields in _matches(sentence):
+                    found.append(_candidate(rule, fields, message["id"], sentence))
+                for match in _CORRECTION.finditer(sentence):
+                    if earlier is None:
+                        earlier = self.extract(history, [])
+                    _correct(found, earlier, match, message["id"], sentence)
+        return _distinct(found)
+
+
+def _candidate(rule: _Rule, fields: Fields, message_id: str, quote: str) -> Candidate:
+    return Candidate(
+        type=rule.type,
+        key=rule.key.format(**fields),
+        value=fields["value"],
+        content=rule.sentence.format(**fields),
+        confidence=rule.confidence,
+        importance=rule.importance,
+        source_message_id=message_id,
+        raw_quote=quote,
+        historical=rule.historical,
+    )
+
+
+def _same_value(a: str, b: str) -> bool:
+    a, b = " ".join(a.casefold().split()), " ".join(b.casefold().split())
+    return a == b or (_number(a) is not None and _number(a) == _number(b))
+
+
+def _correct(found: list[Candidate], earlier: list[Candidate], match: re.Match[str], message_id: str,
+             quote: str) -> None:
+    """Re-state the fact whose value was the wrong one with the right value; the wrong one, if
+    stated in this turn, is dropped. Nothing happens when no fact had the wrong value."""
+    new = match.group("new") or match.group("new2")
+    old = match.group("old") or match.group("old2")
+    for pool in (found, earlier):
+        wrong = next((c for c in reversed(pool) if _same_value(c.value, old) and c.value in c.content), None)
+        if wrong is None:
+            continue
+        # The right value must have the wrong one's shape: a number for a number, a name for a name.
+        if wrong.value.isdigit():
+            number = _number(new)
+            if number is None:
+                return
+            new = str(number)
+        elif wrong.value[0].isupper() and not new[0].isupper():
+            return
+        if pool is found:
+            found.remove(wrong)
+        found.append(replace(wrong, value=new, content=wrong.content.replace(wrong.value, new, 1),
+                             source_message_id=message_id, raw_quote=quote))
+        return
+
+
+def _distinct(candidates: list[Candidate]) -> list[Candidate]:
+    seen: set[tuple[str, str, bool]] = set()
+    kept = []
+    for c in candidates:
+        mark = (c.key, c.value.casefold(), c.historical)
+        if mark not in seen:
+            seen.add(mark)
+            kept.append(c)
+    return kept

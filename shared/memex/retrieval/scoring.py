@@ -11,8 +11,8 @@ import math
 from dataclasses import dataclass
 from datetime import datetime
 
-DEFAULT_ALPHA = 0.8
-DEFAULT_HALF_LIFE_DAYS = 30.0
+DEFAULT_ALPHA = 0.95
+DEFAULT_HALF_LIFE_DAYS = 365.0
 IMPORTANCE_WEIGHT = 0.1
 
 

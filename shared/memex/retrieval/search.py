@@ -8,9 +8,11 @@ from typing import Any
 from memex.context import Context
 from memex.db import memories as memory_rows
 from memex.models import SearchIn
-from memex.retrieval import rrf, scoring
+from memex.retrieval import floor, rrf, scoring
 
 CANDIDATES_PER_CHANNEL = 100
+KEYWORD_WEIGHT = 1.0
+VECTOR_WEIGHT = 0.5  # see rrf.py for how both were measured
 
 _ITERATIVE_SCAN: dict[str, bool] = {}
 
@@ -27,34 +29,45 @@ def search(ctx: Context, tenant_id: str, request: SearchIn) -> dict[str, Any]:
     conn = ctx.db.connection()
     scope = (tenant_id, request.user_id, request.agent_id, request.filters, request.include_inactive)
     depth = max(CANDIDATES_PER_CHANNEL, request.top_k * 2)
-    rankings: dict[str, list[str]] = {}
+    keyword = vector = None
+    scope_size = 0
     if request.mode in ("hybrid", "bm25"):
-        rankings["bm25"] = [i for i, _ in memory_rows.keyword_ranked(conn, *scope, request.query, depth)]
+        keyword, scope_size = memory_rows.keyword_ranked(conn, *scope, request.query, depth)
     if request.mode in ("hybrid", "vector"):
         query_vector = ctx.embedder.embed([request.query])[0]
-        ranked = memory_rows.vector_ranked(conn, *scope, query_vector, depth, _iterative_scan(ctx))
-        rankings["vector"] = [i for i, _ in ranked]
+        vector = memory_rows.vector_ranked(conn, *scope, query_vector, depth, _iterative_scan(ctx))
 
-    fused = rrf.fuse(list(rankings.values()))
-    # Normalised so that an item ranked first by every channel has relevance 1.
-    best_possible = len(rankings) / (rrf.K + 1)
+    channels = [(weight, [item for item, _ in ranked]) for weight, ranked
+                in ((KEYWORD_WEIGHT, keyword), (VECTOR_WEIGHT, vector)) if ranked is not None]
+    fused = rrf.fuse(channels)
+    best = rrf.best_possible([weight for weight, _ in channels])
+    relevance = {item: score / best for item, score in fused.items()}
+    bm25 = dict(keyword or [])
+    similarity = dict(vector or [])
+    ranks = {name: {item: rank for rank, (item, _) in enumerate(ranked, start=1)}
+             for name, ranked in (("bm25", keyword), ("vector", vector)) if ranked is not None}
+    signals = {item: (floor.bm25_units(bm25[item], scope_size) if item in bm25 else None, similarity.get(item))
+               for item in relevance}
+    gate_open = floor.query_passes(signals.values())
+    kept = [item for item in relevance if gate_open and floor.item_passes(*signals[item])]
+
     now = request.reference_time or datetime.now(timezone.utc)
     alpha = scoring.DEFAULT_ALPHA if request.alpha is None else request.alpha
     half_life = request.half_life_days or scoring.DEFAULT_HALF_LIFE_DAYS
-    rank_of = {name: {mid: i for i, mid in enumerate(ranking, start=1)} for name, ranking in rankings.items()}
-    rows = memory_rows.get_many(conn, tenant_id, list(fused))
+    rows = memory_rows.get_many(conn, tenant_id, kept)
     results = []
-    for memory_id, fused_score in fused.items():
-        memory = rows.get(memory_id)
+    for item in kept:
+        memory = rows.get(item)
         if memory is None:
             continue  # erased between the ranking and the fetch
         parts = scoring.combine(
-            relevance=fused_score / best_possible,
+            relevance=relevance[item],
             recency_value=scoring.recency(datetime.fromisoformat(memory["valid_from"]), now, half_life),
             importance=memory["importance"],
             alpha=alpha,
         )
-        ranks = {f"{name}_rank": ranks_by_id.get(memory_id) for name, ranks_by_id in rank_of.items()}
-        results.append({**memory, "score": round(parts.score, 6), "score_parts": {**parts.as_dict(), **ranks}})
+        signals = {"bm25": bm25.get(item), "similarity": similarity.get(item),
+                   **{f"{name}_rank": by_item.get(item) for name, by_item in ranks.items()}}
+        results.append({**memory, "score": round(parts.score, 6), "score_parts": {**parts.as_dict(), **signals}})
     results.sort(key=lambda r: r["score"], reverse=True)
     return {"results": results[: request.top_k], "query": request.query, "total": len(results)}

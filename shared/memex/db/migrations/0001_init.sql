@@ -59,10 +59,16 @@ CREATE TABLE memories (
     key                text,
     value              text,
     content            text NOT NULL,
+    -- What was said just before (episodic memories): indexed and embedded with the content,
+    -- because a reply ("Yes, last May!") means little without the line it answers.
+    context            text,
     importance         real NOT NULL DEFAULT 0.5 CHECK (importance BETWEEN 0 AND 1),
     confidence         real NOT NULL DEFAULT 1.0 CHECK (confidence BETWEEN 0 AND 1),
     embedding          vector({embedding_dim}) NOT NULL,
-    content_tsv        tsvector GENERATED ALWAYS AS (to_tsvector('english', content)) STORED,
+    -- The context's words count for half (weight D) in BM25: what a memory says comes first.
+    content_tsv        tsvector GENERATED ALWAYS AS (
+                           setweight(to_tsvector('english', content), 'A')
+                           || setweight(to_tsvector('english', coalesce(context, '')), 'D')) STORED,
     supersedes         text,
     active             boolean NOT NULL DEFAULT true,
     valid_from         timestamptz NOT NULL,

@@ -1,0 +1,205 @@
+"""The LLM extractor: atomic memories from a turn's user messages, asked of a chat model as JSON.
+
+The model sees the new messages numbered, and up to HISTORY_LIMIT earlier messages of the
+session as context only (so that "she loved it" can become "the user's wife loved it"). Each
+item it returns is checked on its own; a malformed item is dropped, never the batch. When the
+model gives no usable answer at all, `LLMError` propagates: the extraction job fails and the
+queue delivers it again, rather than the turn being marked done with nothing extracted.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import re
+from typing import Any
+
+from memex.jobs import Candidate
+from memex.llm import ChatJSON
+
+log = logging.getLogger(__name__)
+
+TYPES = ("fact", "preference", "opinion", "event", "relation")
+HISTORY_LIMIT = 10
+MESSAGE_CHARS = 4000
+HISTORY_CHARS = 1000
+DEFAULT_CONFIDENCE = 0.8
+
+# What a memory of each type is worth in ranking, and the keys that matter more than their type.
+TYPE_IMPORTANCE = {"fact": 0.7, "relation": 0.75, "preference": 0.6, "opinion": 0.5, "event": 0.5}
+KEY_IMPORTANCE = {"name": 0.9, "allergy": 0.9, "dietary_restriction": 0.85, "partner_name": 0.85,
+                  "child_name": 0.85, "employer": 0.8, "role": 0.75, "city": 0.75}
+
+_KEY = re.compile(r"^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$")
+_USER_SUBJECTS = {"", "user", "the user", "me", "i", "myself", "self"}
+
+SYSTEM = """You extract long-term memories about a user from a conversation, for a memory service.
+
+Read the NEW messages. EARLIER messages are context only, to resolve references such as "she", \
+"there" or "it"; never extract from them.
+
+Extract what the USER states (messages with role user): facts about themselves, and facts about \
+people in their life whom they name or describe. Ignore what the assistant says unless the user \
+confirms it. One memory per atomic fact. Skip greetings, thanks, small talk, questions, \
+hypotheticals and anything uncertain. Noise such as "ok" or "lol thanks" yields no memories.
+
+Each memory is an object with these fields, in this order:
+- "message": the number of the NEW message it comes from.
+- "type": one of fact, preference, opinion, event, relation.
+- "key": a canonical snake_case name of what the memory is about, the same for every value it \
+may take. Use these when they fit: name, age, employer, role, city, hometown, nationality, \
+language, pet_dog_name, pet_cat_name, partner_name, child_name, sibling_name, parent_name, \
+dietary_restriction, allergy, hobby, favorite_<thing>, opinion_about_<topic>, \
+preference_<topic>, event_<what>. For a fact about another person, prefix the key with the \
+subject in snake_case: "anna_city", "sister_employer".
+- "value": the value alone, short ("Notion", "Berlin", "vegetarian").
+- "subject": "user", or who the fact is about: their name, else their relation to the user \
+("sister"). "My sister Anna" is a relation of the user (sibling_name = Anna, subject user); \
+"Anna lives in Berlin" is about Anna (anna_city = Berlin, subject Anna).
+- "historical": true when the user says it is no longer so ("I used to live in Paris", \
+"I left Stripe"), else false.
+- "content": one canonical sentence in the third person, understandable without the \
+conversation: "The user's employer is Notion.", "The user's wife Maria loved the trip to Lisbon."
+- "confidence": 0 to 1, how clearly the user stated it.
+- "quote": the exact words of the message it comes from.
+
+Answer with JSON only, no prose: {"memories": [ ... ]}. With nothing to remember: {"memories": []}."""
+
+
+class LLMExtractor:
+    def __init__(self, chat: ChatJSON):
+        self._chat = chat
+        self.name = f"llm:{chat.model}"
+
+    def extract(self, messages: list[dict[str, Any]], history: list[dict[str, Any]]) -> list[Candidate]:
+        if not any(m["role"] == "user" and (m.get("content") or "").strip() for m in messages):
+            return []  # nothing the user said: no call
+        answer = self._chat.ask(SYSTEM, render_prompt(messages, history))
+        items = answer.get("memories") if isinstance(answer, dict) else answer
+        if not isinstance(items, list):
+            log.warning("extraction answer without a memories list: %.200s", json.dumps(answer))
+            return []
+        found: dict[tuple[str, str, str], Candidate] = {}
+        for item in items:
+            candidate = to_candidate(item, messages)
+            if candidate is None:
+                log.info("dropped a malformed extraction item: %.300s", json.dumps(item, default=str))
+                continue
+            found[(candidate.key, candidate.value.casefold(), candidate.subject.casefold())] = candidate
+        return list(found.values())
+
+
+def render_prompt(messages: list[dict[str, Any]], history: list[dict[str, Any]]) -> str:
+    lines = []
+    earlier = history[-HISTORY_LIMIT:]
+    if earlier:
+        lines.append("EARLIER messages (context only):")
+        lines += [f"- {_speaker(m)}: {_clip(m.get('content'), HISTORY_CHARS)}" for m in earlier]
+        lines.append("")
+    lines.append("NEW messages:")
+    lines += [f"[{i}] {_speaker(m)}: {_clip(m.get('content'), MESSAGE_CHARS)}" for i, m in enumerate(messages)]
+    return "\n".join(lines)
+
+
+def _speaker(message: dict[str, Any]) -> str:
+    return f"{message['role']} ({message['name']})" if message.get("name") else message["role"]
+
+
+def _clip(text: str | None, limit: int) -> str:
+    text = " ".join((text or "").split())
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+def to_candidate(item: Any, messages: list[dict[str, Any]]) -> Candidate | None:
+    """One item of the model's answer as a Candidate, or None when it is malformed."""
+    if not isinstance(item, dict):
+        return None
+    type_ = _text(item.get("type")).lower()
+    key = re.sub(r"[\s\-]+", "_", _text(item.get("key")).lower())
+    value = _text(item.get("value"))
+    content = _text(item.get("content"))
+    if type_ not in TYPES or not _KEY.match(key) or len(key) > 64 or not value or not content:
+        return None
+    confidence = _confidence(item.get("confidence"))
+    if confidence is None:
+        return None
+    quote = _text(item.get("quote") or item.get("raw_quote"))
+    source = _source(item.get("message"), quote, messages)
+    if source is None:
+        return None
+    subject = _text(item.get("subject"))
+    if subject.casefold() in _USER_SUBJECTS:
+        subject = "user"
+    else:
+        subject = subject[:80]
+        # Another person's city is not the user's city: the key must not collide with the user's own.
+        prefix = re.sub(r"[^a-z0-9]+", "_", subject.casefold()).strip("_")
+        if prefix and not key.startswith(prefix + "_"):
+            key = f"{prefix}_{key}"[:64].rstrip("_")
+    return Candidate(
+        type=type_,
+        key=key,
+        value=value[:500],
+        content=content[:1000],
+        confidence=confidence,
+        importance=_importance(type_, key, subject),
+        source_message_id=source["id"],
+        raw_quote=quote[:1000],
+        subject=subject,
+        historical=_flag(item.get("historical")),
+    )
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, bool) or value is None:
+        return ""
+    if isinstance(value, (int, float)):
+        return str(value)
+    return value.strip() if isinstance(value, str) else ""
+
+
+def _confidence(value: Any) -> float | None:
+    if value is None or value == "":
+        return DEFAULT_CONFIDENCE
+    if isinstance(value, bool):
+        return None
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return None
+    if math.isnan(number):
+        return None
+    return min(1.0, max(0.0, number))
+
+
+def _flag(value: Any) -> bool:
+    return value is True or (isinstance(value, str) and value.strip().lower() in {"true", "yes", "1"})
+
+
+def _source(reference: Any, quote: str, messages: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The user message an item came from: by its number, else by where its quote appears, else
+    the only user message of the turn. Items pointing elsewhere (the assistant) are dropped."""
+    users = [m for m in messages if m["role"] == "user"]
+    index = None
+    if isinstance(reference, int) and not isinstance(reference, bool):
+        index = reference
+    elif isinstance(reference, str) and reference.strip().strip("[]").isdigit():
+        index = int(reference.strip().strip("[]"))
+    if index is not None:
+        if 0 <= index < len(messages) and messages[index]["role"] == "user":
+            return messages[index]
+        return None
+    if quote:
+        needle = " ".join(quote.casefold().split())
+        holders = [m for m in users if needle in " ".join((m.get("content") or "").casefold().split())]
+        if len(holders) == 1:
+            return holders[0]
+    return users[0] if len(users) == 1 else None
+
+
+def _importance(type_: str, key: str, subject: str) -> float:
+    importance = KEY_IMPORTANCE.get(key, TYPE_IMPORTANCE[type_])
+    if subject != "user":
+        importance = min(importance, 0.6)  # about someone else: useful, less central
+    return importance

@@ -1,0 +1,169 @@
+"""JSON over an OpenAI-compatible chat endpoint: ask, retry what is worth retrying, parse leniently.
+
+Servers differ in what they support, so nothing beyond plain chat messages is relied upon: the
+prompt asks for JSON (no `response_format`, no `temperature`, which some models refuse), and the
+answer is parsed leniently: code fences, prose around the JSON, `<think>` blocks and a truncated
+array or object (its complete items are kept) are all accepted.
+
+Server errors (5xx, 429), timeouts, dropped connections and answers with no JSON in them are
+retried with exponential backoff; the client's own retries are off so that there is one retry
+policy, this one. After the last attempt, or at once on a client error (4xx), `LLMError`.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import time
+from typing import Any
+
+import openai
+from openai import OpenAI
+
+from memex.config import Settings
+
+log = logging.getLogger(__name__)
+
+
+class LLMError(RuntimeError):
+    """The chat endpoint gave no usable answer."""
+
+
+class ChatJSON:
+    def __init__(self, model: str, base_url: str | None = None, api_key: str | None = None, *,
+                 timeout: float = 30.0, attempts: int = 3, backoff: float = 0.5):
+        if attempts < 1:
+            raise ValueError("attempts must be at least 1")
+        self.model = model
+        self.attempts = attempts
+        self.backoff = backoff
+        self._where = base_url or "the OpenAI API"
+        # A dummy key for endpoints without auth: the client would otherwise look for OPENAI_API_KEY.
+        self._client = OpenAI(base_url=base_url or None, api_key=api_key or "unused", timeout=timeout, max_retries=0)
+
+    @classmethod
+    def from_settings(cls, settings: Settings, **options: Any) -> "ChatJSON":
+        return cls(settings.llm_model, settings.llm_base_url, settings.llm_api_key, **options)
+
+    def ask(self, system: str, user: str) -> Any:
+        """The JSON value the model answers to `system` + `user` (an object or an array)."""
+        messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
+        problem = ""
+        for attempt in range(1, self.attempts + 1):
+            try:
+                response = self._client.chat.completions.create(model=self.model, messages=messages)
+                content = response.choices[0].message.content if response.choices else None
+                return parse_json(content or "")
+            except (openai.APITimeoutError, openai.APIConnectionError) as exc:
+                problem = f"{type(exc).__name__}: {exc}"
+            except openai.APIStatusError as exc:
+                if exc.status_code < 500 and exc.status_code != 429:
+                    raise LLMError(f"{self.model} at {self._where} refused the request: "
+                                   f"HTTP {exc.status_code} {_error_message(exc)}") from exc
+                problem = f"HTTP {exc.status_code} {_error_message(exc)}"
+            except ValueError as exc:
+                problem = f"unparseable answer: {exc}"
+            if attempt < self.attempts:
+                delay = self.backoff * 2 ** (attempt - 1)
+                log.warning("LLM attempt %d/%d failed (%s); retrying in %.2fs", attempt, self.attempts, problem, delay)
+                time.sleep(delay)
+        raise LLMError(f"{self.model} at {self._where}: no usable answer after {self.attempts} attempts; "
+                       f"last: {problem}")
+
+
+def _error_message(exc: openai.APIStatusError) -> str:
+    body = exc.body
+    if isinstance(body, dict):
+        return str(body.get("message") or body.get("error") or body)[:300]
+    return str(exc.message)[:300]
+
+
+# ---- lenient parsing (pure) -------------------------------------------------------------------
+
+_THINK = re.compile(r"<think>.*?(?:</think>|$)", re.DOTALL | re.IGNORECASE)
+_FENCE = re.compile(r"```[ \t]*(?:json|JSON|javascript)?[ \t]*\n?(.*?)(?:```|$)", re.DOTALL)
+_OPENERS = "{["
+_CLOSERS = {"{": "}", "[": "]"}
+_MAX_STARTS = 20
+_MAX_CUTS = 200
+
+
+def parse_json(text: str) -> Any:
+    """The first JSON object or array in `text`. Accepts code fences, prose before and after,
+    reasoning in <think> tags, and a truncated document, of which the complete items are kept.
+    Raises ValueError when there is nothing to recover."""
+    text = _THINK.sub("", text or "").strip()
+    fenced = _FENCE.search(text)
+    if fenced and any(c in fenced.group(1) for c in _OPENERS):
+        text = fenced.group(1)
+    decoder = json.JSONDecoder()
+    starts = [i for i, c in enumerate(text) if c in _OPENERS][:_MAX_STARTS]
+    for start in starts:
+        try:
+            value, _ = decoder.raw_decode(text, start)
+            return value
+        except json.JSONDecodeError:
+            pass
+        cuts, truncated = _scan(text[start:])
+        recovered = _close_at_last_complete_item(text[start:], cuts)
+        if recovered is not None:
+            return recovered
+        if truncated:
+            # JSON that runs to the end of the text: the brackets inside it are not fresh starts.
+            raise ValueError(f"truncated JSON with no complete item: {text[start:start + 200]!r}")
+    raise ValueError(f"no JSON object or array in: {text[:200]!r}")
+
+
+def recover_truncated(text: str) -> Any | None:
+    """A JSON document cut off part-way (`[{"a": 1}, {"b": `) closed after its last complete item
+    (`[{"a": 1}]`); None when no complete item precedes the cut.
+
+    An array keeps only its complete items: an object cut short inside an array is dropped whole,
+    since a missing member ("historical": true) could change what the rest means. An object that
+    is not an array item (the top-level answer) keeps its complete members."""
+    return _close_at_last_complete_item(text, _scan(text)[0])
+
+
+def _close_at_last_complete_item(text: str, cuts: list[tuple[int, list[str]]]) -> Any | None:
+    for end, open_stack in reversed(cuts[-_MAX_CUTS:]):
+        if "[" in open_stack and "{" in open_stack[open_stack.index("[") :]:
+            continue  # this cut would leave an array item half-written
+        candidate = text[:end].rstrip().rstrip(",") + "".join(_CLOSERS[c] for c in reversed(open_stack))
+        try:
+            return json.loads(candidate)
+        except json.JSONDecodeError:
+            continue
+    return None
+
+
+def _scan(text: str) -> tuple[list[tuple[int, list[str]]], bool]:
+    """Where the text can be cut with only complete items before it: before each separating comma
+    and after each closing bracket, with the containers still open at that point; and whether
+    the text ends inside an open container (truncated) rather than closing or breaking off."""
+    cuts: list[tuple[int, list[str]]] = []
+    stack: list[str] = []
+    in_string = escaped = False
+    for i, c in enumerate(text):
+        if in_string:
+            if escaped:
+                escaped = False
+            elif c == "\\":
+                escaped = True
+            elif c == '"':
+                in_string = False
+            continue
+        if c == '"':
+            in_string = True
+        elif c in _OPENERS:
+            stack.append(c)
+        elif c in "}]":
+            if not stack or _CLOSERS[stack[-1]] != c:
+                return cuts, False  # not JSON any more
+            stack.pop()
+            if not stack:
+                return cuts, False  # a complete document (that did not parse)
+            cuts.append((i + 1, list(stack)))
+        elif c == "," and stack:
+            cuts.append((i, list(stack)))
+    return cuts, bool(stack)

@@ -1,0 +1,108 @@
+"""The LLM judge: how a candidate memory relates to the user's active memories, asked of a chat model.
+
+The model sees the candidate and the related memories under short ids (m1, m2, ...) and answers
+an action, the ids it replaces and a reason. Its answer is checked: unknown ids are dropped, a
+supersede that names nothing it can replace becomes coexist, only supersede replaces anything,
+and a statement about the past never replaces a current value. With nothing related there is
+nothing to judge (no call); when the model gives no usable answer, the rules judge decides and
+the reason says so.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from typing import Any
+
+from memex.jobs import Candidate
+from memex.llm import ChatJSON, LLMError
+from memex.supersession import Decision, RulesJudge
+
+log = logging.getLogger(__name__)
+
+ACTIONS = ("supersede", "coexist", "keep_old", "noop")
+
+SYSTEM = """You maintain a user's long-term memory. A NEW memory was just extracted from what the \
+user said; decide how it relates to the user's CURRENT memories listed with it.
+
+Actions:
+- "supersede": the new memory replaces one or more current memories, which become history \
+(a new employer replaces the old one; "I moved to Lisbon" replaces the old city).
+- "coexist": both stay current (a second dog, a new hobby, an unrelated fact that only looks similar).
+- "keep_old": the new memory is itself history and the current memories stay (it describes \
+the past, or it is older than what is current).
+- "noop": the new memory says nothing new (a duplicate or a rewording of a current memory).
+
+Answer with JSON only, no prose:
+{"action": "supersede" | "coexist" | "keep_old" | "noop", "replaces": [ids of the current \
+memories it replaces, only for supersede], "reason": "one short sentence"}"""
+
+
+class LLMJudge:
+    def __init__(self, chat: ChatJSON):
+        self._chat = chat
+        self._rules = RulesJudge()
+        self.name = f"llm:{chat.model}"
+
+    def decide(self, candidate: Candidate, related: list[dict[str, Any]]) -> Decision:
+        if not related:
+            return Decision("coexist", "no related memory")
+        by_short_id = {f"m{i}": memory for i, memory in enumerate(related, start=1)}
+        try:
+            answer = self._chat.ask(SYSTEM, render_prompt(candidate, by_short_id))
+        except LLMError as exc:
+            return self._fallback(candidate, related, f"LLM judge unavailable ({exc})")
+        decision = to_decision(answer, by_short_id, candidate)
+        if decision is None:
+            return self._fallback(candidate, related, f"LLM judge answer unusable: {json.dumps(answer)[:200]}")
+        return decision
+
+    def _fallback(self, candidate: Candidate, related: list[dict[str, Any]], why: str) -> Decision:
+        log.warning("%s; the rules judge decides", why)
+        decision = self._rules.decide(candidate, related)
+        return Decision(decision.action, f"rules fallback, {why[:300]}: {decision.reason}", decision.replaces)
+
+
+def render_prompt(candidate: Candidate, by_short_id: dict[str, dict[str, Any]]) -> str:
+    new = {"type": candidate.type, "key": candidate.key, "value": candidate.value, "content": candidate.content,
+           "subject": candidate.subject, "about_the_past": candidate.historical}
+    lines = ["NEW memory:", json.dumps(new, ensure_ascii=False), "", "CURRENT memories:"]
+    for short_id, memory in by_short_id.items():
+        shown = {"id": short_id, "type": memory.get("type"), "key": memory.get("key"), "value": memory.get("value"),
+                 "content": memory.get("content"), "since": memory.get("valid_from")}
+        lines.append(json.dumps(shown, ensure_ascii=False))
+    return "\n".join(lines)
+
+
+def to_decision(answer: Any, by_short_id: dict[str, dict[str, Any]], candidate: Candidate) -> Decision | None:
+    """The model's answer as a Decision naming only memories it was shown; None if unusable."""
+    if not isinstance(answer, dict):
+        return None
+    action = str(answer.get("action") or "").strip().lower().replace("-", "_").replace(" ", "_")
+    if action not in ACTIONS:
+        return None
+    reason = str(answer.get("reason") or "").strip()[:500] or f"LLM judge: {action}"
+    if action != "supersede":
+        return Decision(action, reason)
+    if candidate.historical:
+        return Decision("keep_old", f"a statement about the past does not replace a current value ({reason})")
+    replaces = []
+    raw = answer.get("replaces")
+    for ref in raw if isinstance(raw, list) else [raw]:
+        memory = by_short_id.get(_short_id(ref))
+        if memory is not None and memory not in replaces:
+            replaces.append(memory)
+    if not replaces:
+        return Decision("coexist", f"supersede named no current memory, kept both ({reason})")
+    return Decision("supersede", reason, replaces)
+
+
+def _short_id(ref: Any) -> str:
+    """"m2", "M2", "[m2]", 2 and "2" all name the second memory shown."""
+    if isinstance(ref, bool):
+        return ""
+    if isinstance(ref, int):
+        return f"m{ref}"
+    text = re.sub(r"[\s\[\]\"']", "", str(ref or "")).lower()
+    return f"m{text}" if text.isdigit() else text

@@ -1,0 +1,323 @@
+"""The LLM path: JSON over a chat endpoint, the LLM extractor and the LLM judge, through the real
+openai client against the loopback double."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+from memex.config import Settings
+from memex.extraction import make_extractor
+from memex.extraction.llm import LLMExtractor
+from memex.extraction.offline import OfflineExtractor
+from memex.jobs import Candidate
+from memex.llm import ChatJSON, LLMError, parse_json, recover_truncated
+from memex.supersession import Decision, RulesJudge, make_judge
+from memex.supersession_llm import LLMJudge
+from tests.openai_double import CHAT, OpenAIDouble
+
+
+@pytest.fixture
+def server():
+    with OpenAIDouble() as double:
+        yield double
+
+
+def chat_for(server: OpenAIDouble, **options) -> ChatJSON:
+    options = {"backoff": 0.01, "timeout": 5.0, **options}
+    return ChatJSON("test-model", server.base_url, "k", **options)
+
+
+# ---- lenient parsing ----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text, expected", [
+    ('{"a": 1}', {"a": 1}),
+    ('[1, 2]', [1, 2]),
+    ('```json\n{"memories": []}\n```', {"memories": []}),
+    ('```\n[{"k": "v"}]\n```', [{"k": "v"}]),
+    ('Sure! Here is the JSON you asked for:\n{"action": "noop"}\nLet me know if anything else.', {"action": "noop"}),
+    ('Here it is [as asked]:\n{"a": 1}', {"a": 1}),
+    ('<think>maybe {"a": 0}? no</think>{"a": 2}', {"a": 2}),
+    ('{"s": "commas, \\"quotes\\" and [brackets]"}', {"s": 'commas, "quotes" and [brackets]'}),
+])
+def test_the_parser_finds_the_json(text, expected):
+    assert parse_json(text) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    # a truncated array keeps its complete items and drops the half-written one
+    ('[{"a": 1}, {"b": 2}, {"c": ', [{"a": 1}, {"b": 2}]),
+    ('{"memories": [{"key": "city", "value": "Porto"}, {"key": "employer", "val',
+     {"memories": [{"key": "city", "value": "Porto"}]}),
+    ('```json\n{"memories": [{"k": 1, "v": 2}, {"k": 3, "historical": tr', {"memories": [{"k": 1, "v": 2}]}),
+    # a truncated top-level object keeps its complete members
+    ('{"action": "supersede", "replaces": ["m1"], "reason": "the user cha',
+     {"action": "supersede", "replaces": ["m1"]}),
+    ('{"a": [1, 2', {"a": [1]}),
+])
+def test_the_parser_recovers_complete_items_of_truncated_json(text, expected):
+    assert parse_json(text) == expected
+
+
+@pytest.mark.parametrize("text", ["", "garbage", "I cannot help with that.", "[", '[{"a": 1, "b": 2', "null", "42"])
+def test_the_parser_refuses_what_has_no_complete_json(text):
+    with pytest.raises(ValueError):
+        parse_json(text)
+
+
+def test_recover_truncated_is_none_without_a_complete_item():
+    assert recover_truncated('[{"a": ') is None
+    assert recover_truncated('[{"a": 1}, ') == [{"a": 1}]
+
+
+# ---- ChatJSON against the double ---------------------------------------------------------------
+
+def test_a_plain_answer_and_what_is_sent(server):
+    server.script_chat('{"ok": true}')
+    assert chat_for(server).ask("be terse", "hello") == {"ok": True}
+    [request] = server.chat_requests
+    assert request["model"] == "test-model"
+    assert request["messages"] == [{"role": "system", "content": "be terse"}, {"role": "user", "content": "hello"}]
+    assert "response_format" not in request
+
+
+def test_nothing_scripted_is_a_server_error(server):
+    with pytest.raises(LLMError, match="nothing scripted"):
+        chat_for(server).ask("s", "u")
+    assert len(server.chat_requests) == 3
+
+
+def test_server_errors_are_retried_then_succeed(server):
+    server.script(CHAT, status=500)
+    server.script(CHAT, status=503)
+    server.script_chat('{"ok": 1}')
+    assert chat_for(server).ask("s", "u") == {"ok": 1}
+    assert len(server.chat_requests) == 3
+
+
+def test_backoff_grows_exponentially(server):
+    server.script(CHAT, status=500)
+    server.script(CHAT, status=500)
+    server.script_chat("{}")
+    started = time.monotonic()
+    chat_for(server, backoff=0.1).ask("s", "u")
+    assert time.monotonic() - started >= 0.1 + 0.2
+
+
+def test_a_timeout_is_retried(server):
+    server.script_chat('{"late": true}', delay=1.5)
+    server.script_chat('{"late": false}')
+    assert chat_for(server, timeout=0.3).ask("s", "u") == {"late": False}
+    assert len(server.chat_requests) == 2
+
+
+def test_an_unparseable_answer_is_retried(server):
+    server.script_chat("I'd rather chat about the weather.", '```json\n{"fixed": true}\n```')
+    assert chat_for(server).ask("s", "u") == {"fixed": True}
+
+
+def test_a_connection_error_is_retried_then_reported():
+    with OpenAIDouble() as gone:
+        base_url = gone.base_url
+    with pytest.raises(LLMError, match="3 attempts.*APIConnectionError"):
+        ChatJSON("m", base_url, None, backoff=0.01, timeout=1).ask("s", "u")
+
+
+def test_three_failures_raise_a_clear_error(server):
+    server.script(CHAT, status=500, body={"error": {"message": "model overloaded"}})
+    server.script_chat("not json at all")
+    server.script_chat("{}", delay=1.0)
+    with pytest.raises(LLMError) as caught:
+        chat_for(server, timeout=0.3).ask("s", "u")
+    message = str(caught.value)
+    assert "test-model" in message and server.base_url in message and "after 3 attempts" in message
+    assert "APITimeoutError" in message
+    assert len(server.chat_requests) == 3
+
+
+def test_a_client_error_is_not_retried(server):
+    server.script(CHAT, status=401, body={"error": {"message": "bad key"}})
+    with pytest.raises(LLMError, match="HTTP 401 bad key"):
+        chat_for(server).ask("s", "u")
+    assert len(server.chat_requests) == 1
+
+
+# ---- the extractor -----------------------------------------------------------------------------
+
+def _msg(id_: str, content: str, role: str = "user", name: str | None = None) -> dict:
+    return {"id": id_, "role": role, "name": name, "content": content}
+
+
+def _memories(*items: dict) -> str:
+    return json.dumps({"memories": list(items)})
+
+
+def _item(**fields) -> dict:
+    item = {"message": 0, "type": "fact", "key": "employer", "value": "Notion", "subject": "user",
+            "historical": False, "content": "The user's employer is Notion.", "confidence": 0.9,
+            "quote": "I work at Notion"}
+    item.update(fields)
+    return {k: v for k, v in item.items() if v is not ...}
+
+
+def test_the_extractor_keeps_valid_items_and_drops_malformed_ones(server):
+    messages = [_msg("a1", "I work at Notion and I'm vegetarian."),
+                _msg("a2", "Great, noted!", role="assistant"),
+                _msg("a3", "Oh and I used to live in Paris. My sister Anna lives in Berlin.")]
+    server.script_chat(_memories(
+        _item(),
+        _item(message=0, type="preference", key="dietary_restriction", value="vegetarian",
+              content="The user is vegetarian.", confidence=1.7, quote="I'm vegetarian"),
+        _item(message=2, key="city", value="Paris", historical=True, content="The user used to live in Paris.",
+              confidence="0.8", quote="I used to live in Paris"),
+        _item(message="2", key="city", value="Berlin", subject="Anna",
+              content="Anna, the user's sister, lives in Berlin.", quote="My sister Anna lives in Berlin"),
+        # no message number: the quote says where it comes from
+        _item(message=..., type="relation", key="sibling_name", value="Anna", content="The user's sister is Anna.",
+              quote="my sister Anna"),
+        # malformed: each is dropped on its own
+        _item(type="belief"),
+        _item(key="Employer Name!"),
+        _item(value=""),
+        _item(content=None),
+        _item(confidence="very"),
+        _item(message=7),
+        _item(message=1, quote="Great, noted!"),
+        "just a string",
+    ))
+    candidates = LLMExtractor(chat_for(server)).extract(messages, history=[])
+    by_key = {c.key: c for c in candidates}
+    assert set(by_key) == {"employer", "dietary_restriction", "city", "anna_city", "sibling_name"}
+    employer = by_key["employer"]
+    assert employer == Candidate(type="fact", key="employer", value="Notion", content="The user's employer is Notion.",
+                                 confidence=0.9, importance=employer.importance, source_message_id="a1",
+                                 raw_quote="I work at Notion", subject="user", historical=False)
+    assert 0 < employer.importance <= 1
+    assert by_key["dietary_restriction"].confidence == 1.0 and by_key["dietary_restriction"].type == "preference"
+    assert by_key["city"].historical and by_key["city"].source_message_id == "a3" and by_key["city"].confidence == 0.8
+    assert by_key["anna_city"].subject == "Anna" and by_key["anna_city"].source_message_id == "a3"
+    # no message number: found by its quote
+    assert by_key["sibling_name"].source_message_id == "a3" and by_key["sibling_name"].type == "relation"
+
+
+def test_the_extractor_shows_history_and_numbers_the_new_messages(server):
+    history = [_msg(f"h{i}", f"filler message {i}") for i in range(12)]
+    history += [_msg("h12", "I took my wife Maria to Lisbon last weekend."),
+                _msg("h13", "How was the trip?", role="assistant")]
+    messages = [_msg("n0", "Lovely, thanks."), _msg("n1", "She loved it, especially the pasteis de nata.")]
+    server.script_chat(_memories(_item(message=1, type="opinion", key="maria_opinion_about_lisbon", value="loved it",
+                                       subject="Maria", content="The user's wife Maria loved the trip to Lisbon.",
+                                       quote="She loved it")))
+    [candidate] = LLMExtractor(chat_for(server)).extract(messages, history=history)
+    assert candidate.source_message_id == "n1" and candidate.subject == "Maria"
+    assert candidate.key == "maria_opinion_about_lisbon"
+    prompt = server.chat_requests[0]["messages"][1]["content"]
+    assert "I took my wife Maria to Lisbon last weekend." in prompt
+    assert "assistant: How was the trip?" in prompt
+    assert "filler message 4" in prompt and "filler message 3" not in prompt  # the last 10 only
+    assert "[0] user: Lovely, thanks." in prompt
+    assert "[1] user: She loved it" in prompt
+    assert prompt.index("EARLIER") < prompt.index("I took my wife") < prompt.index("NEW") < prompt.index("[0] user")
+
+
+def test_noise_yields_nothing(server):
+    server.script_chat('{"memories": []}')
+    assert LLMExtractor(chat_for(server)).extract([_msg("x", "lol thanks")], []) == []
+    assert len(server.chat_requests) == 1
+
+
+def test_no_user_message_means_no_call(server):
+    extractor = LLMExtractor(chat_for(server))
+    assert extractor.extract([_msg("x", "Here is your summary.", role="assistant"), _msg("y", "  ")], []) == []
+    assert server.chat_requests == []
+
+
+def test_a_bare_list_and_a_truncated_answer_are_accepted(server):
+    messages = [_msg("a1", "I live in Porto and work at Notion")]
+    server.script_chat(json.dumps([_item(key="city", value="Porto", content="The user lives in Porto.")]))
+    server.script_chat(_memories(_item(key="city", value="Porto", content="The user lives in Porto."), _item())[:-40])
+    extractor = LLMExtractor(chat_for(server))
+    assert [c.value for c in extractor.extract(messages, [])] == ["Porto"]
+    assert [c.value for c in extractor.extract(messages, [])] == ["Porto"]
+
+
+def test_the_extractor_surfaces_an_llm_that_never_answers(server):
+    with pytest.raises(LLMError):
+        LLMExtractor(chat_for(server)).extract([_msg("a", "I work at Notion")], [])
+
+
+def test_the_factories_choose_by_configuration(server):
+    offline = Settings()
+    configured = Settings(llm_base_url=server.base_url, llm_model="test-model", llm_api_key="k")
+    assert isinstance(make_extractor(offline), OfflineExtractor)
+    assert isinstance(make_judge(offline), RulesJudge)
+    extractor, judge = make_extractor(configured), make_judge(configured)
+    assert isinstance(extractor, LLMExtractor) and extractor.name == "llm:test-model"
+    assert isinstance(judge, LLMJudge) and judge.name == "llm:test-model"
+
+
+# ---- the judge ---------------------------------------------------------------------------------
+
+def _candidate(key="employer", value="Notion", historical=False) -> Candidate:
+    return Candidate("fact", key, value, f"The user's {key} is {value}.", 0.9, 0.8, "m-1", historical=historical)
+
+
+def _memory(id_: str, key: str, value: str) -> dict:
+    return {"id": id_, "key": key, "value": value, "content": f"The user's {key} is {value}.",
+            "type": "fact", "valid_from": "2026-01-01T00:00:00Z", "active": True}
+
+
+def test_the_judge_maps_short_ids_to_the_memories_it_was_shown(server):
+    related = [_memory("uuid-stripe", "employer", "Stripe"), _memory("uuid-city", "city", "Dublin")]
+    server.script_chat('{"action": "supersede", "replaces": ["m1"], "reason": "new job"}')
+    decision = LLMJudge(chat_for(server)).decide(_candidate(), related)
+    assert decision.action == "supersede" and decision.reason == "new job"
+    assert decision.replaces == [related[0]]
+    [prompt] = server.chat_prompts()
+    assert '"id": "m1"' in prompt and '"id": "m2"' in prompt and "Stripe" in prompt and "Notion" in prompt
+    assert "uuid-stripe" not in prompt
+
+
+def test_the_judge_drops_unknown_ids(server):
+    related = [_memory("uuid-stripe", "employer", "Stripe"), _memory("uuid-acme", "employer", "Acme")]
+    server.script_chat('{"action": "supersede", "replaces": ["m9", "uuid-acme", "M2", 1], "reason": "r"}')
+    decision = LLMJudge(chat_for(server)).decide(_candidate(), related)
+    assert [m["id"] for m in decision.replaces] == ["uuid-acme", "uuid-stripe"]
+
+
+def test_a_supersede_naming_nothing_known_becomes_coexist(server):
+    server.script_chat('{"action": "supersede", "replaces": ["m7"], "reason": "r"}')
+    decision = LLMJudge(chat_for(server)).decide(_candidate(), [_memory("x", "employer", "Stripe")])
+    assert decision.action == "coexist" and decision.replaces == []
+
+
+def test_only_supersede_replaces_and_the_past_replaces_nothing(server):
+    related = [_memory("x", "employer", "Stripe")]
+    server.script_chat('{"action": "noop", "replaces": ["m1"], "reason": "same"}',
+                       '{"action": "supersede", "replaces": ["m1"], "reason": "r"}')
+    judge = LLMJudge(chat_for(server))
+    assert judge.decide(_candidate(), related) == Decision("noop", "same", [])
+    decision = judge.decide(_candidate(value="Acme", historical=True), related)
+    assert decision.action == "keep_old" and decision.replaces == []
+
+
+def test_an_llm_failure_falls_back_to_the_rules(server):
+    related = [_memory("uuid-stripe", "employer", "Stripe")]
+    decision = LLMJudge(chat_for(server)).decide(_candidate(), related)  # nothing scripted: 500 three times
+    assert len(server.chat_requests) == 3
+    assert decision.action == "supersede" and decision.replaces == related
+    assert decision.reason.startswith("rules fallback") and "nothing scripted" in decision.reason
+
+
+def test_an_unusable_verdict_falls_back_to_the_rules(server):
+    server.script_chat('{"verdict": "replace it"}')
+    decision = LLMJudge(chat_for(server)).decide(_candidate(value="stripe"), [_memory("s", "employer", "Stripe")])
+    assert decision.action == "noop" and decision.reason.startswith("rules fallback")
+
+
+def test_nothing_related_means_no_call(server):
+    decision = LLMJudge(chat_for(server)).decide(_candidate(), [])
+    assert decision.action == "coexist" and decision.replaces == []
+    assert server.chat_requests == []

@@ -1,0 +1,256 @@
+"""The offline extractor: what each pattern extracts, and the near misses that must yield nothing.
+
+Pure: no database, no queue. An expected fact is (key, value), or (key, value, True) when it is a
+statement about the past.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from memex.extraction.offline import OfflineExtractor
+
+
+def _message(content: str, role: str = "user", id: str = "m1", name: str | None = None) -> dict:
+    return {"id": id, "role": role, "name": name, "content": content}
+
+
+def _extract(content: str, history: tuple[str, ...] = (), role: str = "user"):
+    earlier = [_message(text, id=f"h{i}") for i, text in enumerate(history)]
+    return OfflineExtractor().extract([_message(content, role)], earlier)
+
+
+def _facts(content: str, history: tuple[str, ...] = ()) -> set[tuple]:
+    return {(c.key, c.value, True) if c.historical else (c.key, c.value) for c in _extract(content, history)}
+
+
+ATOMIC_FACTS = [
+    ("I work at Notion as a PM", {("employer", "Notion"), ("role", "product manager")}),
+    ("I just started at Notion, left Stripe.", {("employer", "Notion")}),
+    ("I work at Stripe as an engineer 🚀", {("employer", "Stripe"), ("role", "engineer")}),
+    ("I'm a senior SWE at Google.", {("employer", "Google"), ("role", "senior software engineer")}),
+    ("I work for Procter & Gamble.", {("employer", "Procter & Gamble")}),
+    ("I'm the CTO.", {("role", "chief technology officer")}),
+    ("I'm a nurse", {("role", "nurse")}),
+    ("I work as a data analyst.", {("role", "data analyst")}),
+    ("I live in Lisbon", {("city", "Lisbon")}),
+    ("I moved to Lisbon.", {("city", "Lisbon")}),
+    ("I live in Lisbon, near the river.", {("city", "Lisbon")}),
+    ("I'm based in New York City", {("city", "New York City")}),
+    ("I live in St. Louis. I work at Google.", {("city", "St. Louis"), ("employer", "Google")}),
+    ("I've lived in Lisbon for 5 years", {("city", "Lisbon")}),
+    ("I'm originally from Porto", {("hometown", "Porto")}),
+    ("My name is Ada.", {("name", "Ada")}),
+    ("Hi, I'm Ada Lovelace!", {("name", "Ada Lovelace")}),
+    ("you can call me Ada", {("name", "Ada")}),
+    ("I have 3 kids", {("number_of_children", "3")}),
+    ("We have two kids.", {("number_of_children", "2")}),
+    ("I have no kids", {("number_of_children", "0")}),
+    ("I'm a mother of three", {("number_of_children", "3")}),
+    ("I'm 34", {("age", "34")}),
+    ("I am 34 years old", {("age", "34")}),
+    ("I'm thirty-four.", {("age", "34")}),
+    ("I just turned 40 last week", {("age", "40")}),
+    ("I'm vegetarian", {("dietary_restriction", "vegetarian")}),
+    ("I'm vegan for ethical reasons.", {("dietary_restriction", "vegan")}),
+    ("I'm allergic to peanuts", {("allergy", "peanuts")}),
+    ("I'm allergic to peanuts, so please keep that in mind.", {("allergy", "peanuts")}),
+    ("I'm allergic to peanuts and shellfish.", {("allergy", "peanuts"), ("allergy", "shellfish")}),
+    ("I have a peanut allergy", {("allergy", "peanut")}),
+    ("My wife is Sam", {("partner_name", "Sam")}),
+    ("my husband's name is Sam", {("partner_name", "Sam")}),
+    ("My partner is Sam; we met in Porto in 2019.", {("partner_name", "Sam")}),
+    ("my sister Ana is visiting", {("sister_name", "Ana")}),
+    ("Ana (my sister) called", {("sister_name", "Ana")}),
+    ("my son Leo and my daughter Mia", {("child_name", "Leo"), ("child_name", "Mia")}),
+    ("I work at Notion as a PM and I live in Lisbon.", {("employer", "Notion"), ("role", "product manager"),
+                                                        ("city", "Lisbon")}),
+]
+
+PETS = [
+    ("my dog Biscuit", {("pet_dog_name", "Biscuit")}),
+    ("our dog, Biscuit, loves the beach", {("pet_dog_name", "Biscuit")}),
+    ("Biscuit (my dog) is asleep", {("pet_dog_name", "Biscuit")}),
+    ("walking my dog Biscuit this morning", {("pet_dog_name", "Biscuit")}),
+    ("My dog is called Biscuit.", {("pet_dog_name", "Biscuit")}),
+    ("My dog's name is Biscuit", {("pet_dog_name", "Biscuit")}),
+    ("My dog is called Biscuit and he loves the beach 🏖️.", {("pet_dog_name", "Biscuit")}),
+    ("I have a cat named Miso", {("pet_cat_name", "Miso")}),
+]
+
+PREFERENCES_AND_OPINIONS = [
+    ("I love hiking", {("likes", "hiking")}),
+    ("I really enjoy long walks on the beach", {("likes", "long walks on the beach")}),
+    ("I like sushi and ramen.", {("likes", "sushi and ramen")}),
+    ("I'm a big fan of jazz", {("likes", "jazz")}),
+    ("I love seeing them eat fruit - they get so hyped", {("likes", "seeing them eat fruit")}),
+    ("I prefer answers in bullet points.", {("prefers", "answers in bullet points")}),
+    ("I prefer tea over coffee", {("prefers", "tea")}),
+    ("my favorite food is sushi", {("favorite_food", "sushi")}),
+    ("My favourite band is The Beatles", {("favorite_band", "The Beatles")}),
+    ("I hate Mondays", {("dislikes", "Mondays")}),
+    ("I don't like cilantro", {("dislikes", "cilantro")}),
+    ("I'm not a fan of jazz", {("dislikes", "jazz")}),
+    ("I think remote work is overrated", {("opinion_about_remote_work", "overrated")}),
+    ("Honestly, I think remote work is totally overrated.", {("opinion_about_remote_work", "overrated")}),
+    ("I believe crypto is a scam", {("opinion_about_crypto", "a scam")}),
+]
+
+NEGATIONS = [
+    ("I stopped drinking coffee", {("drinks_coffee", "no")}),
+    ("I quit smoking", {("smokes", "no")}),
+    ("I quit smoking 2 years ago and I feel great", {("smokes", "no")}),
+    ("I no longer eat meat", {("eats_meat", "no")}),
+    ("I don't drink", {("drinks_alcohol", "no")}),
+    ("I don't live in Paris, I live in Lisbon", {("city", "Lisbon")}),
+]
+
+HISTORICAL = [
+    ("I used to live in Paris", {("city", "Paris", True)}),
+    ("I lived in Paris before", {("city", "Paris", True)}),
+    ("I used to live in Paris, now I live in Lisbon.", {("city", "Paris", True), ("city", "Lisbon")}),
+    ("I moved from Porto to Lisbon", {("city", "Porto", True), ("city", "Lisbon")}),
+    ("I used to work at Stripe", {("employer", "Stripe", True)}),
+    ("I worked at Stripe for 5 years", {("employer", "Stripe", True)}),
+    ("I left my job at Stripe", {("employer", "Stripe", True)}),
+    ("I was a nurse for 10 years.", {("role", "nurse", True)}),
+    ("I'm a former teacher", {("role", "teacher", True)}),
+]
+
+# Things the extractor must not turn into a fact: noise, questions, other speakers, negations,
+# hedges, hypotheticals, and words that only look like the patterns.
+NOTHING = [
+    "ok", "lol thanks", "sounds good", "haha", "what do you think?", "", "   ",
+    "do you live in Lisbon?", "Are you vegan?", "What's your name?", "Where do you work?",
+    "You live in Lisbon.", "You're a nurse, right?", "You are great at this.",
+    "if I lived in Paris I'd be happy", "If I worked at Google I would be rich", "I might move to Berlin",
+    "I'm moving to Berlin next month", "I wish I lived in Paris", "Maybe I live in Lisbon",
+    "People assume I work at Google", "He thinks I live in Paris", "I think I'm allergic to cats",
+    "I live in Lisbon I think",
+    "I don't work at Google", "I'm not a nurse", "I'm not vegan", "I'm not allergic to peanuts",
+    "My name is not Ada", "I don't drink and drive", "I don't drink coffee before noon",
+    "I want to quit smoking", "I don't smoke weed", "I gave up coffee",
+    "I work at a startup", "I work from home", "I started at 9", "call me tomorrow",
+    "I'm a big fan", "I'm a little tired", "I'm a good driver", "I'm a student of life", "I'm Canadian",
+    "I'm 5 minutes away", "I'm 100% sure", "I'm 30 minutes late", "I'm one of them",
+    "my wife is Italian", "I called my mom Sunday", "my husband and I went to Paris",
+    "my wife, Dr. Smith, is here", "I have bad allergies", "I have two kids' bikes",
+    "I love you", "I love it when you do that", "I like your idea", "I love my job", "I hate it",
+    "I'd like a coffee", "I would love to visit Japan", "I hate to bother you",
+    "I think it's going to rain", "I think you are great", "I think the meeting is at 3",
+    "I don't think remote work is great", "I think remote work is not great", "My favorite is sushi",
+    "Can you plan a weekend trip for us?", "Booked a flight to Osaka", "The quarterly report is due Friday.",
+    "Lately I've been reading a lot about distributed databases and consensus protocols",
+    "I started at Google in 2019 and left in 2022.", "When I turned ten, dad signed me up",
+    "Yeah, I love to.", "Being my own boss and doing something I love is awesome.", "I prefer not to say",
+    "I work at Home.",
+    "Ich liebe Käsespätzle 🧀🍝 — 東京で寿司を食べた",
+]
+
+
+@pytest.mark.parametrize("text, expected", ATOMIC_FACTS + PETS + PREFERENCES_AND_OPINIONS + NEGATIONS + HISTORICAL)
+def test_extracts(text, expected):
+    assert _facts(text) == expected
+
+
+@pytest.mark.parametrize("text", NOTHING)
+def test_never_invents(text):
+    assert _facts(text) == set()
+
+
+@pytest.mark.parametrize("role", ["assistant", "system", "tool"])
+def test_reads_only_the_users_messages(role):
+    assert _extract("I work at Notion as a PM. My dog is called Biscuit.", role=role) == []
+
+
+def test_a_name_alone_is_not_a_pet():
+    assert _facts("walking Biscuit this morning") == set()
+    assert _facts("took Biscuit to the vet") == set()
+    # Once the dog is known, walking it states nothing new.
+    assert _facts("walking Biscuit this morning", history=("My dog Biscuit is two.",)) == set()
+
+
+@pytest.mark.parametrize("history, text, expected", [
+    (("I live in Porto.",), "actually I meant Lisbon, not Porto", {("city", "Lisbon")}),
+    (("I live in Porto.",), "sorry, Lisbon not Porto", {("city", "Lisbon")}),
+    (("I live in Porto.",), "Sorry, not Porto but Lisbon.", {("city", "Lisbon")}),
+    (("I have 3 kids.",), "sorry, I meant two, not three", {("number_of_children", "2")}),
+    ((), "I moved to Porto. Sorry, Lisbon not Porto.", {("city", "Lisbon")}),
+    # Nothing had the wrong value: nothing to correct.
+    ((), "actually I meant Lisbon, not Porto", set()),
+    (("I live in Faro.",), "actually I meant Lisbon, not Porto", set()),
+    # The right value must have the wrong one's shape.
+    (("I have 3 kids.",), "No kids, not three", set()),
+    (("I live in Porto.",), "actually I meant lisbon, not Porto", set()),
+])
+def test_corrections_restate_a_known_fact(history, text, expected):
+    assert _facts(text, history) == expected
+
+
+def test_a_correction_ignores_what_the_assistant_said():
+    history = [_message("So you live in Porto?", role="assistant", id="h0")]
+    assert OfflineExtractor().extract([_message("sorry, Lisbon not Porto")], history) == []
+
+
+def test_a_corrected_fact_keeps_its_sentence_and_cites_the_correction():
+    [fact] = _extract("actually I meant Lisbon, not Porto", history=("I live in Porto.",))
+    assert (fact.type, fact.content, fact.source_message_id) == ("fact", "The user lives in Lisbon.", "m1")
+    assert fact.raw_quote == "actually I meant Lisbon, not Porto"
+
+
+def test_candidates_carry_type_content_source_and_quote():
+    messages = [_message("I work at Notion as a PM. My wife is Sam!", id="u1"),
+                _message("Nice, Notion is great.", role="assistant", id="a1"),
+                _message("I think remote work is overrated. I love hiking.", id="u2")]
+    by_key = {c.key: c for c in OfflineExtractor().extract(messages, [])}
+    assert set(by_key) == {"employer", "role", "partner_name", "opinion_about_remote_work", "likes"}
+    employer = by_key["employer"]
+    assert (employer.type, employer.content) == ("fact", "The user's employer is Notion.")
+    assert (employer.source_message_id, employer.raw_quote) == ("u1", "I work at Notion as a PM.")
+    assert employer.subject == "user" and not employer.historical
+    assert by_key["role"].content == "The user's job title is product manager."
+    partner = by_key["partner_name"]
+    assert (partner.type, partner.content) == ("relation", "The user's wife is named Sam.")
+    opinion = by_key["opinion_about_remote_work"]
+    assert (opinion.type, opinion.value, opinion.source_message_id) == ("opinion", "overrated", "u2")
+    assert opinion.content == "The user thinks remote work is overrated."
+    assert (by_key["likes"].type, by_key["likes"].content) == ("preference", "The user likes hiking.")
+
+
+def test_content_of_other_kinds():
+    contents = {c.key: c.content for c in _extract(
+        "I have 1 kid. I'm 34. I'm allergic to peanuts. I quit smoking. My favorite food is sushi. "
+        "I used to live in Paris.")}
+    assert contents == {
+        "number_of_children": "The user has 1 child.",
+        "age": "The user is 34 years old.",
+        "allergy": "The user is allergic to peanuts.",
+        "smokes": "The user does not smoke.",
+        "favorite_food": "The user's favorite food is sushi.",
+        "city": "The user used to live in Paris.",
+    }
+
+
+def test_fuzzier_patterns_are_less_confident():
+    confidence = {c.key: c.confidence for c in _extract(
+        "I work at Notion. I think remote work is overrated. I love hiking. I used to live in Paris.")}
+    assert confidence["opinion_about_remote_work"] < confidence["likes"] < confidence["employer"]
+    assert confidence["city"] < confidence["employer"]
+    assert all(0 < c <= 1 for c in confidence.values())
+
+
+def test_a_statement_before_a_tag_question_counts():
+    assert _facts("I live in Lisbon, what about you?") == {("city", "Lisbon")}
+    assert _facts("I live in Lisbon. Do you?") == {("city", "Lisbon")}
+
+
+def test_a_fact_repeated_in_a_turn_is_proposed_once():
+    assert len(_extract("I work at Notion. Yes, I work at Notion!")) == 1
+
+
+def test_keys_are_snake_case():
+    cases = ATOMIC_FACTS + PETS + PREFERENCES_AND_OPINIONS + NEGATIONS + HISTORICAL
+    keys = {c.key for text, _ in cases for c in _extract(text)}
+    assert all(re.fullmatch(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)*", key) for key in keys), keys

@@ -1,0 +1,110 @@
+"""The rules judge: how a candidate relates to the user's active memories of the same key. Pure."""
+
+from __future__ import annotations
+
+import pytest
+
+from memex.jobs import Candidate
+from memex.supersession import RulesJudge, decide
+
+
+def _candidate(key: str, value: str, historical: bool = False, type_: str = "fact") -> Candidate:
+    return Candidate(type=type_, key=key, value=value, content=f"{key}: {value}", confidence=0.8,
+                     importance=0.7, source_message_id="m1", historical=historical)
+
+
+def _memory(id_: str, key: str, value: str) -> dict:
+    return {"id": id_, "key": key, "value": value, "content": f"{key}: {value}"}
+
+
+@pytest.mark.parametrize("new, old", [
+    ("Stripe", "Stripe"), ("stripe", "Stripe"), ("  New   York ", "new york"), ("Lisbon.", "Lisbon"),
+    ("3", "3"), ("3", "3.0"), ("34", "034"),
+])
+def test_a_duplicate_is_a_noop(new, old):
+    decision = decide(_candidate("employer", new), [_memory("m-old", "employer", old)])
+    assert (decision.action, decision.replaces) == ("noop", [])
+    assert "m-old" in decision.reason and "already known" in decision.reason
+
+
+def test_a_duplicate_of_one_of_several_values_is_a_noop():
+    active = [_memory("d1", "pet_dog_name", "Biscuit"), _memory("d2", "pet_dog_name", "Rex")]
+    decision = decide(_candidate("pet_dog_name", "rex"), active)
+    assert decision.action == "noop" and "d2" in decision.reason
+
+
+@pytest.mark.parametrize("new, old", [("Lisbon", "Lisbon, Portugal"), ("sam", "Sam Smith")])
+def test_a_less_precise_value_is_a_noop(new, old):
+    decision = decide(_candidate("city", new), [_memory("m-old", "city", old)])
+    assert (decision.action, decision.replaces) == ("noop", [])
+    assert "says less than" in decision.reason
+
+
+def test_a_more_precise_value_replaces_the_vaguer_one():
+    active = [_memory("m-old", "city", "Lisbon")]
+    decision = decide(_candidate("city", "Lisbon, Portugal"), active)
+    assert (decision.action, decision.replaces) == ("supersede", active)
+
+
+def test_a_shared_last_word_is_not_less_precise():
+    active = [_memory("m-old", "city", "New York")]
+    assert decide(_candidate("city", "York"), active).action == "supersede"
+
+
+@pytest.mark.parametrize("active", [[], [_memory("m-old", "employer", "Notion")]])
+def test_a_statement_about_the_past_is_kept_as_history(active):
+    decision = decide(_candidate("employer", "Stripe", historical=True), active)
+    assert (decision.action, decision.replaces) == ("keep_old", [])
+    assert "past" in decision.reason
+
+
+def test_the_past_repeating_the_current_value_is_a_noop():
+    decision = decide(_candidate("city", "Paris", historical=True), [_memory("m-old", "city", "Paris")])
+    assert decision.action == "noop"
+
+
+def test_a_first_value_coexists():
+    decision = decide(_candidate("city", "Lisbon"), [])
+    assert (decision.action, decision.replaces) == ("coexist", [])
+    assert "first value of city" in decision.reason
+
+
+@pytest.mark.parametrize("key, old, new", [
+    ("pet_dog_name", "Biscuit", "Rex"), ("pet_cat_name", "Miso", "Tofu"), ("child_name", "Leo", "Mia"),
+    ("sister_name", "Ana", "Eva"), ("likes", "hiking", "jazz"), ("dislikes", "Mondays", "cilantro"),
+    ("prefers", "tea", "bullet points"), ("allergy", "peanuts", "shellfish"), ("language", "Portuguese", "English"),
+    ("hobby", "climbing", "chess"),
+])
+def test_a_multi_valued_key_adds_a_value(key, old, new):
+    decision = decide(_candidate(key, new), [_memory("m-old", key, old)])
+    assert (decision.action, decision.replaces) == ("coexist", [])
+    assert "several values" in decision.reason
+
+
+@pytest.mark.parametrize("key, old, new", [
+    ("employer", "Stripe", "Notion"), ("city", "Porto", "Lisbon"), ("role", "engineer", "product manager"),
+    ("partner_name", "Sam", "Alex"), ("age", "34", "35"), ("number_of_children", "2", "3"),
+    ("dietary_restriction", "vegetarian", "vegan"), ("drinks_coffee", "yes", "no"),
+])
+def test_a_single_valued_key_replaces_its_value(key, old, new):
+    active = [_memory("m-old", key, old)]
+    decision = decide(_candidate(key, new), active)
+    assert (decision.action, decision.replaces) == ("supersede", active)
+    assert repr(new) in decision.reason and repr(old) in decision.reason
+
+
+def test_a_new_value_replaces_every_current_one():
+    active = [_memory("a", "city", "Porto"), _memory("b", "city", "Faro")]
+    assert decide(_candidate("city", "Lisbon"), active).replaces == active
+
+
+def test_the_latest_opinion_replaces_the_earlier_one():
+    active = [_memory("m-old", "opinion_about_remote_work", "great")]
+    decision = decide(_candidate("opinion_about_remote_work", "overrated", type_="opinion"), active)
+    assert (decision.action, decision.replaces) == ("supersede", active)
+    assert "opinion changed" in decision.reason
+
+
+def test_the_rules_judge_only_weighs_memories_of_the_same_key():
+    related = [_memory("m-old", "hometown", "Porto")]
+    assert RulesJudge().decide(_candidate("city", "Lisbon"), related).action == "coexist"

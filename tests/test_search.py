@@ -1,0 +1,43 @@
+"""Search ranking rules: the relevance floor, inactive memories, score parts, modes."""
+
+from __future__ import annotations
+
+NOISE = ["What is the boiling point of mercury?", "How do I configure an nginx reverse proxy?",
+         "Who won the 1998 world cup?", "Explain the rules of cricket"]
+
+
+def test_a_query_about_nothing_the_user_said_returns_nothing(tenant):
+    tenant.turn("I work at Stripe as an engineer.", "My dog is called Biscuit.", "I live in Lisbon.")
+    assert any("Stripe" in r["content"] for r in tenant.search("where does the user work?")[:2])
+    assert any(r["value"] == "Biscuit" for r in tenant.search("what is the dog's name?"))
+    for query in NOISE:
+        assert tenant.search(query) == [], query
+        recalled = tenant.post("/v1/recall", {"user_id": tenant.user, "query": query}).json()
+        assert recalled == {"context": "", "citations": [], "token_count": 0}
+
+
+def test_inactive_memories_only_on_request(tenant):
+    tenant.turn("I live in Porto.", timestamp="2026-01-01T00:00:00Z")
+    tenant.turn("I moved to Lisbon.", timestamp="2026-02-01T00:00:00Z")
+    current = [r["value"] for r in tenant.search("which city does the user live in?") if r["key"] == "city"]
+    assert current == ["Lisbon"]
+    everything = tenant.search("which city does the user live in?", include_inactive=True)
+    cities = {(r["value"], r["active"]) for r in everything if r["key"] == "city"}
+    assert cities == {("Lisbon", True), ("Porto", False)}
+
+
+def test_score_parts_explain_the_score(tenant):
+    tenant.turn("I work at Stripe.", timestamp="2025-01-01T00:00:00Z")
+    hit = tenant.search("Stripe employer", reference_time="2026-01-01T00:00:00Z", alpha=0.5, half_life_days=365)[0]
+    parts = hit["score_parts"]
+    assert abs(parts["recency"] - 0.5) < 0.01  # one half-life old
+    expected = 0.9 * (0.5 * parts["relevance"] + 0.5 * parts["recency"]) + 0.1 * parts["importance"]
+    assert abs(hit["score"] - expected) < 1e-4
+    assert parts["bm25"] > 0 and parts["similarity"] > 0 and parts["bm25_rank"] >= 1 and parts["vector_rank"] >= 1
+
+
+def test_recency_reorders_when_asked(tenant):
+    tenant.turn("We talked about the garden project.", session="a", timestamp="2024-01-01T00:00:00Z")
+    tenant.turn("We talked about the garden project again.", session="b", timestamp="2026-01-01T00:00:00Z")
+    fresh = tenant.search("garden project", alpha=0.0, reference_time="2026-01-02T00:00:00Z")
+    assert fresh[0]["session_id"] == "b"
