@@ -260,8 +260,8 @@ def ingest(client: httpx.Client, samples: Sequence[dict[str, Any]], tag: str) ->
     return time.perf_counter() - started
 
 
-def evaluate(client: httpx.Client, samples: Sequence[dict[str, Any]], tag: str, modes: Sequence[str]
-             ) -> tuple[list[dict[str, Any]], list[float], int]:
+def evaluate(client: httpx.Client, samples: Sequence[dict[str, Any]], tag: str, modes: Sequence[str],
+             scoring: dict[str, float] | None = None) -> tuple[list[dict[str, Any]], list[float], int]:
     """Search every question with evidence in every mode: (per-question rows, latencies of the
     LATENCY_MODE searches in ms, questions skipped for having no evidence)."""
     rows: list[dict[str, Any]] = []
@@ -278,7 +278,7 @@ def evaluate(client: httpx.Client, samples: Sequence[dict[str, Any]], tag: str, 
                    "modes": {}}
             for mode in modes:
                 body = {"user_id": user_id, "query": qa["question"], "top_k": TOP_K,
-                        "reference_time": when, "mode": mode}
+                        "reference_time": when, "mode": mode, **(scoring or {})}
                 s0 = time.perf_counter()
                 answer = _post(client, "/v1/search", body)
                 elapsed_ms = (time.perf_counter() - s0) * 1000
@@ -348,6 +348,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--api-key", help="Bearer key for --url")
     parser.add_argument("--limit-conversations", type=int, help="only the first N conversations")
     parser.add_argument("--modes", default=",".join(MODES), help="comma-separated, of hybrid,bm25,vector")
+    parser.add_argument("--alpha", type=float, help="search alpha (default: the server's)")
+    parser.add_argument("--half-life-days", type=float, help="search half_life_days (default: the server's)")
     args = parser.parse_args(argv)
     args.modes = [m.strip() for m in args.modes.split(",") if m.strip()]
     unknown = sorted(set(args.modes) - set(MODES))
@@ -369,7 +371,9 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         print(f"server: {url} (run tag {tag})", flush=True)
         with httpx.Client(base_url=url, headers=headers, timeout=httpx.Timeout(600, connect=10)) as client:
             ingest_seconds = ingest(client, samples, tag)
-            rows, latencies, skipped = evaluate(client, samples, tag, args.modes)
+            scoring = {name: value for name, value in (("alpha", args.alpha), ("half_life_days", args.half_life_days))
+                       if value is not None}
+            rows, latencies, skipped = evaluate(client, samples, tag, args.modes, scoring)
 
     report = {
         **summarise(rows, latencies, args.modes),

@@ -3,14 +3,14 @@ re-extract), then the next chunk re-enqueued, until the job is done."""
 
 from typing import Iterator
 
-from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
+from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 
 from memex import backfill
 from memex.jobs import BackfillJob
 from memex_edge.context import get_context
-from memex_edge.observability import logger, metrics, tracer
-from memex_edge.workers import last_delivery_records_failure
+from memex_edge.observability import logger
+from memex_edge.workers import batch_handler, last_delivery_records_failure
 
 processor = BatchProcessor(event_type=EventType.SQS)
 
@@ -38,9 +38,4 @@ def record_handler(record: SQSRecord) -> None:
     logger.info("backfill chunk done", extra={"backfill_id": job.backfill_id, "offset": job.offset})
 
 
-@logger.inject_lambda_context
-@tracer.capture_lambda_handler
-@metrics.log_metrics
-def handler(event, context):
-    metrics.add_metric(name="RecordsReceived", unit="Count", value=len(event.get("Records", [])))
-    return process_partial_response(event=event, record_handler=record_handler, processor=processor, context=context)
+handler = batch_handler(processor, record_handler)
