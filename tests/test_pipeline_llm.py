@@ -94,3 +94,18 @@ def test_health_names_the_llm(llm_http):
     body = llm_http.get("/health").json()
     assert body["llm"] == "test-model" and body["extractor"] == "llm:test-model"
     assert "llm" not in body["degraded"]
+
+
+def test_an_llm_that_is_down_leaves_the_turn_queued_not_lost(ctx, llm, llm_http, runtime):
+    tenant = Tenant(ctx, llm_http)
+    for _ in range(3):
+        llm.script("/v1/chat/completions", status=500)
+    response = tenant.turn("My name is Ada.")
+    assert response.status_code == 202, response.text
+    body = response.json()
+    assert body["status"] == "queued" and "LLMError" in body["error"]
+    assert tenant.get(f"/v1/turns/{body['turn_id']}").json()["status"] == "queued"
+    # The job went to the extraction queue; the workers (offline rules here) take it from there.
+    runtime.drain()
+    status = tenant.get(f"/v1/turns/{body['turn_id']}").json()
+    assert status["status"] == "processed" and any(m["value"] == "Ada" for m in status["memories"])

@@ -15,7 +15,7 @@ router = APIRouter()
 def post_turn(turn: TurnIn, response: Response, wait: bool = False,
               tenant_id: str = Depends(tenant), ctx: Context = Depends(context)) -> dict:
     answer = ingest.ingest_turn(ctx, tenant_id, turn, wait)
-    if wait:
+    if answer["status"] == "processed":
         response.status_code = 201
     metrics.add_metric(name="TurnsIngested", unit="Count", value=1)
     return answer

@@ -19,20 +19,29 @@ log = logging.getLogger(__name__)
 
 
 def ingest_turn(ctx: Context, tenant_id: str, turn: TurnIn, wait: bool) -> dict[str, Any]:
+    """Store the turn, then process it inline (`wait`) or hand it to the extraction queue. If
+    inline processing fails (an LLM down), the turn is queued instead: it is never lost."""
     occurred_at = turn.timestamp or datetime.now(timezone.utc)
     with ctx.db.transaction() as conn:
         tenant_rows.ensure_tenant(conn, tenant_id)
         turn_id, created = turn_rows.insert_turn(conn, tenant_id, turn, occurred_at)
     if wait:
-        pipeline.process_inline(ctx, tenant_id, turn_id)
-        return turn_status(ctx, tenant_id, turn_id)
-    if created:
+        try:
+            pipeline.process_inline(ctx, tenant_id, turn_id)
+            return turn_status(ctx, tenant_id, turn_id)
+        except Exception as exc:  # noqa: BLE001 - the turn is stored: hand it to the workers instead
+            log.exception("inline processing of turn %s failed; queued for the workers", turn_id)
+            failure = f"{type(exc).__name__}: {exc}"
+    if created or wait:
         try:
             ctx.publisher.publish_extraction(ExtractionJob(tenant_id, turn_id))
         except Exception:
             # The turn is stored and stays queued: the sweep publishes it again later.
             log.exception("publish to the extraction queue failed; turn %s left for the sweep", turn_id)
-    return {"turn_id": turn_id, "status": "queued"}
+    answer = {"turn_id": turn_id, "status": "queued"}
+    if wait:
+        answer["error"] = f"processing inline failed ({failure[:500]}); the turn is queued and will be retried"
+    return answer
 
 
 def turn_status(ctx: Context, tenant_id: str, turn_id: str) -> dict[str, Any]:
