@@ -15,11 +15,6 @@ class NotFound(MemexError):
     code = "not_found"
 
 
-class Conflict(MemexError):
-    status = 409
-    code = "conflict"
-
-
 class Unauthorized(MemexError):
     status = 401
     code = "unauthorized"
