@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml shared/requirements.txt | cksum | cut -d' ' -f1)
 
-.PHONY: install dev test test-fast invoke keys bench-embedder sam-build lint-template clean
+.PHONY: install dev test test-fast invoke keys bench-embedder sam-build lint-template clean quality
 
 $(STAMP): pyproject.toml shared/requirements.txt
 	$(PYTHON) -m venv $(VENV)
@@ -45,3 +45,6 @@ lint-template: install
 
 clean:
 	rm -rf .aws-sam .pytest_cache
+
+quality: install
+	$(BIN)/python -m bench.quality --mode both

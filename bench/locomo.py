@@ -18,12 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import re
-import signal
-import subprocess
-import sys
-import tempfile
 import time
 import uuid
 from contextlib import contextmanager
@@ -33,7 +28,8 @@ from typing import Any, Iterable, Iterator, Sequence
 
 import httpx
 
-ROOT = Path(__file__).resolve().parents[1]
+from bench.service import local_server
+
 
 KS = (1, 5, 10, 25, 50)
 TOP_K = 50
@@ -43,9 +39,6 @@ CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 
 
 # Set by a runtime in this process's environment (e.g. under pytest): they would point the
 # child server at someone else's database and queues, or demand a key we do not have.
-SERVER_ENV_DROP = ("DATABASE_URL", "SQS_ENDPOINT_URL", "EXTRACTION_QUEUE_URL", "SUPERSESSION_QUEUE_URL",
-                   "BACKFILL_QUEUE_URL", "MEMEX_HOME", "MEMEX_REQUIRE_API_KEY")
-
 _MONTHS = {name: i for i, name in enumerate(
     ("january", "february", "march", "april", "may", "june", "july", "august", "september",
      "october", "november", "december"), start=1)}
@@ -189,53 +182,9 @@ def percentile(values: Sequence[float], p: float) -> float | None:
 # --- the server ------------------------------------------------------------------------------
 
 @contextmanager
-def local_server(timeout: float = 180) -> Iterator[str]:
-    """`python -m infra.local` on a fresh data dir and a free port; yields its URL."""
-    from infra.local.sqs_server import free_port
-
-    with tempfile.TemporaryDirectory(prefix="memex-locomo-") as home:
-        port = free_port()
-        env = {k: v for k, v in os.environ.items() if k not in SERVER_ENV_DROP}
-        log_path = Path(home) / "server.log"
-        with open(log_path, "w+") as log:
-            # A session of its own: a Ctrl-C at the terminal reaches only us, and we stop the
-            # server with exactly one SIGINT (a second one would cut its shutdown short).
-            process = subprocess.Popen(
-                [sys.executable, "-m", "infra.local", "--home", str(Path(home) / "memex"), "--port", str(port)],
-                cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-            )
-            url = f"http://127.0.0.1:{port}"
-            try:
-                _wait_healthy(url, process, log_path, timeout)
-                yield url
-            finally:
-                if process.poll() is None:
-                    process.send_signal(signal.SIGINT)
-                    try:
-                        process.wait(timeout=60)
-                    except subprocess.TimeoutExpired:
-                        process.kill()
-                        process.wait()
-
-
-@contextmanager
 def running_server(url: str) -> Iterator[str]:
     """A server someone else runs: nothing to start or stop."""
     yield url.rstrip("/")
-
-
-def _wait_healthy(url: str, process: subprocess.Popen, log_path: Path, timeout: float) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"the server exited with {process.returncode}:\n{log_path.read_text()[-4000:]}")
-        try:
-            if httpx.get(f"{url}/health", timeout=5).status_code == 200:
-                return
-        except httpx.TransportError:
-            pass
-        time.sleep(0.2)
-    raise RuntimeError(f"the server was not healthy after {timeout:.0f} s:\n{log_path.read_text()[-4000:]}")
 
 
 def _post(client: httpx.Client, path: str, body: dict[str, Any]) -> dict[str, Any]:

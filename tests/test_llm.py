@@ -320,4 +320,6 @@ def test_an_unusable_verdict_falls_back_to_the_rules(server):
 def test_nothing_related_means_no_call(server):
     decision = LLMJudge(chat_for(server)).decide(_candidate(), [])
     assert decision.action == "coexist" and decision.replaces == []
+    past = LLMJudge(chat_for(server)).decide(_candidate(value="Google", historical=True), [])
+    assert past.action == "keep_old" and past.replaces == []  # the past is never current
     assert server.chat_requests == []

@@ -108,3 +108,19 @@ def test_the_latest_opinion_replaces_the_earlier_one():
 def test_the_rules_judge_only_weighs_memories_of_the_same_key():
     related = [_memory("m-old", "hometown", "Porto")]
     assert RulesJudge().decide(_candidate("city", "Lisbon"), related).action == "coexist"
+
+
+def test_a_correction_replaces_the_wrong_value_even_under_a_multi_valued_key():
+    active = [_memory("d1", "pet_dog_name", "Rolo"), _memory("d2", "pet_dog_name", "Biscuit")]
+    correction = Candidate(type="fact", key="pet_dog_name", value="Rollo", content="The user's dog is named Rollo.",
+                           confidence=0.8, importance=0.7, source_message_id="m2", corrects="Rolo")
+    decision = RulesJudge().decide(correction, active)
+    assert decision.action == "supersede" and [m["id"] for m in decision.replaces] == ["d1"]
+    assert "corrects 'Rolo'" in decision.reason
+
+
+def test_liking_takes_back_disliking_the_same_thing():
+    active = [_memory("x1", "dislikes", "sushi"), _memory("x2", "dislikes", "rain"), _memory("x3", "likes", "tea")]
+    decision = RulesJudge().decide(_candidate("likes", "Sushi", type_="preference"), active)
+    assert decision.action == "supersede" and [m["id"] for m in decision.replaces] == ["x1"]
+    assert RulesJudge().decide(_candidate("likes", "jazz", type_="preference"), active).action == "coexist"

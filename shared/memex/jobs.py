@@ -41,6 +41,9 @@ class Candidate:
     subject: str = "user"
     # A statement about the past ("I used to live in Paris"): history, not the current value.
     historical: bool = False
+    # For a correction ("Rollo, not Rolo"): the wrong value it replaces, even under a key that
+    # holds several values.
+    corrects: str | None = None
 
 
 @dataclass(frozen=True)

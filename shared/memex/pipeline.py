@@ -14,7 +14,7 @@ from memex.context import Context
 from memex.db import memories as memory_rows
 from memex.db import turns as turn_rows
 from memex.jobs import ExtractionJob, SupersessionJob
-from memex.supersession import Decision
+from memex.supersession import Decision, related_keys
 
 EPISODIC_IMPORTANCE = 0.3
 
@@ -107,7 +107,8 @@ def resolve(ctx: Context, job: SupersessionJob) -> None:
             if memory_rows.ids_written(conn, job.tenant_id, [dedupe_key]):
                 continue  # decided by an earlier delivery of this job
             related = memory_rows.related_active(
-                conn, job.tenant_id, job.user_id, candidate.key, vector, RELATED_MIN_SIMILARITY, RELATED_LIMIT)
+                conn, job.tenant_id, job.user_id, related_keys(candidate.key), vector, RELATED_MIN_SIMILARITY,
+                RELATED_LIMIT)
             decision = _in_time_order(ctx.judge.decide(candidate, related), said_at)
             if decision.action == "noop":
                 continue

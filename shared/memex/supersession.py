@@ -42,10 +42,30 @@ class Judge(Protocol):
         ...
 
 
+# A value under one of these keys takes back the same value under the other ("I love sushi"
+# after "I can't stand sushi").
+OPPOSITE_KEYS = {"likes": "dislikes", "dislikes": "likes"}
+
+
+def related_keys(key: str) -> list[str]:
+    """The keys whose active memories a candidate with this key may replace."""
+    return [key] + ([OPPOSITE_KEYS[key]] if key in OPPOSITE_KEYS else [])
+
+
 class RulesJudge:
     name = "rules"
 
     def decide(self, candidate: Candidate, related: list[dict[str, Any]]) -> Decision:
+        if not candidate.historical:
+            corrected = [m for m in related if m["key"] == candidate.key and candidate.corrects is not None
+                         and _same(m["value"] or "", candidate.corrects)]
+            if corrected:
+                return Decision("supersede", f"{candidate.key}: {candidate.value!r} corrects {candidate.corrects!r}",
+                                corrected)
+            opposite = OPPOSITE_KEYS.get(candidate.key)
+            reversed_ = [m for m in related if m["key"] == opposite and _same(m["value"] or "", candidate.value)]
+            if reversed_:
+                return Decision("supersede", f"{candidate.key} {candidate.value!r} takes back {opposite}", reversed_)
         return decide(candidate, [m for m in related if m["key"] == candidate.key])
 
 

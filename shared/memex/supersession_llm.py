@@ -47,6 +47,8 @@ class LLMJudge:
 
     def decide(self, candidate: Candidate, related: list[dict[str, Any]]) -> Decision:
         if not related:
+            if candidate.historical:
+                return Decision("keep_old", "a statement about the past, and nothing current to compare with")
             return Decision("coexist", "no related memory")
         by_short_id = {f"m{i}": memory for i, memory in enumerate(related, start=1)}
         try:
@@ -66,7 +68,8 @@ class LLMJudge:
 
 def render_prompt(candidate: Candidate, by_short_id: dict[str, dict[str, Any]]) -> str:
     new = {"type": candidate.type, "key": candidate.key, "value": candidate.value, "content": candidate.content,
-           "subject": candidate.subject, "about_the_past": candidate.historical}
+           "subject": candidate.subject, "about_the_past": candidate.historical,
+           **({"corrects": candidate.corrects} if candidate.corrects else {})}
     lines = ["NEW memory:", json.dumps(new, ensure_ascii=False), "", "CURRENT memories:"]
     for short_id, memory in by_short_id.items():
         shown = {"id": short_id, "type": memory.get("type"), "key": memory.get("key"), "value": memory.get("value"),

@@ -281,15 +281,15 @@ def supersede(conn: psycopg.Connection, tenant_id: str, old_id: str, valid_to: d
     )
 
 
-def related_active(conn: psycopg.Connection, tenant_id: str, user_id: str, key: str, embedding: np.ndarray,
+def related_active(conn: psycopg.Connection, tenant_id: str, user_id: str, keys: list[str], embedding: np.ndarray,
                    min_similarity: float, limit: int) -> list[dict[str, Any]]:
-    """The user's active semantic memories a candidate may contradict: same key, or a value
-    close in meaning under another key. Locked, so the decision and its writes are atomic."""
+    """The user's active semantic memories a candidate may contradict: under one of `keys`, or
+    a value close in meaning under another key. Locked, so the decision and its writes are atomic."""
     rows = conn.execute(
         _SELECT + """WHERE m.tenant_id = %s AND m.user_id = %s AND m.active AND m.memory_type = 'semantic'
-                      AND (m.key = %s OR 1 - (m.embedding <=> %s) >= %s)
-                     ORDER BY (m.key = %s) DESC, m.embedding <=> %s LIMIT %s
+                      AND (m.key = ANY(%s) OR 1 - (m.embedding <=> %s) >= %s)
+                     ORDER BY (m.key = ANY(%s)) DESC, m.embedding <=> %s LIMIT %s
                      FOR UPDATE OF m""",
-        (tenant_id, user_id, key, embedding, min_similarity, key, embedding, limit),
+        (tenant_id, user_id, keys, embedding, min_similarity, keys, embedding, limit),
     ).fetchall()
     return [to_wire(r) for r in rows]

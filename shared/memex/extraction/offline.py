@@ -491,7 +491,7 @@ def _correct(found: list[Candidate], earlier: list[Candidate], match: re.Match[s
         if pool is found:
             found.remove(wrong)
         found.append(replace(wrong, value=new, content=wrong.content.replace(wrong.value, new, 1),
-                             source_message_id=message_id, raw_quote=quote))
+                             source_message_id=message_id, raw_quote=quote, corrects=wrong.value))
         return
 
 

@@ -1,0 +1,76 @@
+"""The service under measurement: `python -m infra.local` on a fresh data dir and a free port,
+started and stopped by a benchmark."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterator
+
+import httpx
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# Where the benchmark's own environment points at a database or queues, the child must not follow.
+RUNTIME_VARS = ("DATABASE_URL", "DATABASE_SECRET_ARN", "SQS_ENDPOINT_URL", "EXTRACTION_QUEUE_URL",
+                "SUPERSESSION_QUEUE_URL", "BACKFILL_QUEUE_URL", "MEMEX_HOME", "MEMEX_REQUIRE_API_KEY")
+
+
+class ServiceError(Exception):
+    """The service could not be run or answered wrongly: the measurement is void."""
+
+
+@contextmanager
+def local_server(extra_env: dict[str, str] | None = None, defaults_only: bool = False,
+                 timeout: float = 180) -> Iterator[str]:
+    """Yields the URL of a fresh service. `defaults_only` also drops every MEMEX_* setting of
+    this environment, so that only `extra_env` differs from the defaults."""
+    from infra.local.sqs_server import free_port
+
+    with tempfile.TemporaryDirectory(prefix="memex-bench-") as home:
+        port = free_port()
+        env = {k: v for k, v in os.environ.items()
+               if k not in RUNTIME_VARS and not (defaults_only and k.startswith("MEMEX_"))}
+        env.update(extra_env or {})
+        log_path = Path(home) / "server.log"
+        with open(log_path, "w+") as log:
+            # A session of its own: a Ctrl-C at the terminal reaches only us, and we stop the
+            # server with exactly one SIGINT (a second one would cut its shutdown short).
+            process = subprocess.Popen(
+                [sys.executable, "-m", "infra.local", "--home", str(Path(home) / "memex"), "--port", str(port)],
+                cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+            )
+            url = f"http://127.0.0.1:{port}"
+            try:
+                _wait_healthy(url, process, timeout)
+                yield url
+            except ServiceError as exc:
+                raise ServiceError(f"{exc}\n--- server log (tail) ---\n{log_path.read_text()[-3000:]}") from exc
+            finally:
+                if process.poll() is None:
+                    process.send_signal(signal.SIGINT)
+                    try:
+                        process.wait(timeout=60)
+                    except subprocess.TimeoutExpired:
+                        process.kill()
+                        process.wait()
+
+
+def _wait_healthy(url: str, process: subprocess.Popen, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise ServiceError(f"the server exited with {process.returncode}")
+        try:
+            if httpx.get(f"{url}/health", timeout=5).status_code == 200:
+                return
+        except httpx.TransportError:
+            pass
+        time.sleep(0.2)
+    raise ServiceError(f"the server was not healthy after {timeout:.0f} s")
