@@ -7,12 +7,16 @@ scripted replies when one is queued (a status code and body, or a delay), else b
 default: with nothing scripted it answers 500 "nothing scripted", so every test says what the
 model replies. A scripted chat body that is a string is the assistant's message content, wrapped
 in a chat completion; `script_chat` is the short way to queue one.
+
+`/v1/rerank` (Cohere/Jina-compatible) scores each document by default as the share of the query's
+words it contains; `rerank_scores` sets a score per document text instead (others score 0).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import re
 import threading
 import time
 from collections import defaultdict, deque
@@ -22,6 +26,7 @@ from typing import Any
 import numpy as np
 
 CHAT = "/v1/chat/completions"
+RERANK = "/v1/rerank"
 
 
 def fake_embedding(text: str, dim: int) -> list[float]:
@@ -35,6 +40,7 @@ class OpenAIDouble:
         self.dim = dim
         self.requests: list[tuple[str, dict[str, Any]]] = []
         self.scripts: dict[str, deque] = defaultdict(deque)
+        self.rerank_scores: dict[str, float] | None = None
         double = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -85,6 +91,22 @@ class OpenAIDouble:
         """Every chat request's messages as one text each, for asserting what the model was shown."""
         return ["\n".join(m.get("content") or "" for m in body.get("messages", [])) for body in self.chat_requests]
 
+    @property
+    def rerank_requests(self) -> list[dict[str, Any]]:
+        return [body for path, body in self.requests if path == RERANK]
+
+    def _rerank(self, body: dict[str, Any]) -> dict[str, Any]:
+        query = set(_words(body["query"]))
+        scores = []
+        for i, document in enumerate(body["documents"]):
+            if self.rerank_scores is not None:
+                score = self.rerank_scores.get(document, 0.0)
+            else:
+                score = len(query & set(_words(document))) / max(len(query), 1)
+            scores.append({"index": i, "relevance_score": score})
+        scores.sort(key=lambda r: r["relevance_score"], reverse=True)
+        return {"model": body.get("model"), "results": scores[: body.get("top_n") or len(scores)]}
+
     def _answer(self, path: str, body: dict[str, Any]) -> tuple[int, Any]:
         if self.scripts[path]:
             status, scripted, delay = self.scripts[path].popleft()
@@ -103,7 +125,13 @@ class OpenAIDouble:
                          for i, t in enumerate(inputs)],
                 "usage": {"prompt_tokens": 0, "total_tokens": 0},
             }
+        if path == RERANK:
+            return 200, self._rerank(body)
         return 404, {"error": {"message": f"no route {path}"}}
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"[a-z0-9]+", text.lower())
 
 
 def _completion(model: str, content: str) -> dict[str, Any]:

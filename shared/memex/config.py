@@ -23,6 +23,11 @@ def _str(name: str, default: str = "") -> str:
     return os.environ.get(name, default) or default
 
 
+def _float(name: str, default: float) -> float:
+    raw = os.environ.get(name)
+    return float(raw) if raw else default
+
+
 @dataclass(frozen=True)
 class Settings:
     # Storage
@@ -51,6 +56,19 @@ class Settings:
     llm_base_url: str = ""
     llm_api_key: str = ""
     llm_model: str = ""
+    # Split a question that needs two facts into sub-queries with the LLM at search time (one chat
+    # call per search, so off unless asked for).
+    llm_multihop: bool = False
+
+    # Reranker: any Cohere/Jina-compatible `/rerank` endpoint (empty base URL: no reranking). Its
+    # scores below `rerank_min_score` are dropped, replacing the built-in relevance floor.
+    rerank_base_url: str = ""
+    rerank_api_key: str = ""
+    rerank_model: str = ""
+    rerank_min_score: float = 0.1
+
+    # Offline multi-hop: a keyword search for each name the first hits mention (retrieval/multihop.py).
+    offline_expansion: bool = True
 
     # HTTP
     require_api_key: bool = False
@@ -63,6 +81,10 @@ class Settings:
     @property
     def llm_configured(self) -> bool:
         return bool(self.llm_model and (self.llm_base_url or self.llm_api_key))
+
+    @property
+    def rerank_configured(self) -> bool:
+        return bool(self.rerank_base_url)
 
 
 def load_settings() -> Settings:
@@ -89,6 +111,12 @@ def load_settings() -> Settings:
         llm_base_url=_str("MEMEX_LLM_BASE_URL"),
         llm_api_key=_str("MEMEX_LLM_API_KEY"),
         llm_model=_str("MEMEX_LLM_MODEL"),
+        llm_multihop=_bool("MEMEX_LLM_MULTIHOP", False),
+        rerank_base_url=_str("MEMEX_RERANK_BASE_URL"),
+        rerank_api_key=_str("MEMEX_RERANK_API_KEY"),
+        rerank_model=_str("MEMEX_RERANK_MODEL"),
+        rerank_min_score=_float("MEMEX_RERANK_MIN_SCORE", 0.1),
+        offline_expansion=_bool("MEMEX_OFFLINE_EXPANSION", True),
         require_api_key=_bool("MEMEX_REQUIRE_API_KEY", False),
         max_body_bytes=_int("MEMEX_MAX_BODY_BYTES", 1_048_576),
         default_tenant=_str("MEMEX_DEFAULT_TENANT", "default"),

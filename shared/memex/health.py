@@ -31,5 +31,6 @@ def health(ctx: Context) -> dict[str, Any]:
         "embedder": f"{ctx.settings.embeddings_provider}:{ctx.embedder.name}",
         "llm": llm,
         "extractor": ctx.extractor.name,
+        "reranker": (ctx.settings.rerank_model or "default") if ctx.settings.rerank_configured else "none",
         "degraded": degraded,
     }

@@ -1,16 +1,25 @@
-"""Hybrid search: keyword and vector channels over one user's memories, fused and scored."""
+"""Hybrid search: keyword and vector channels over one user's memories, fused and scored.
+
+In hybrid mode a search runs in three steps: the question's own channels; extra queries for a
+question that needs two facts (multihop.py), whose rankings join the same weighted RRF; then,
+when one is configured, a reranker over the best fused candidates (rerank.py), whose floor then
+replaces the built-in one (floor.py). The bm25 and vector modes run their one channel alone, for
+comparison: no expansion, no reranking.
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
 from memex.context import Context
 from memex.db import memories as memory_rows
 from memex.models import SearchIn
-from memex.retrieval import floor, rrf, scoring
+from memex.retrieval import floor, multihop, rerank, rrf, scoring
 
 CANDIDATES_PER_CHANNEL = 100
+EXPANSION_CANDIDATES = 30  # per extra query: its lower ranks would add next to nothing
 KEYWORD_WEIGHT = 1.0
 VECTOR_WEIGHT = 0.5  # see rrf.py for how both were measured
 
@@ -25,35 +34,83 @@ def _iterative_scan(ctx: Context) -> bool:
     return _ITERATIVE_SCAN[dsn]
 
 
+@dataclass
+class QueryRun:
+    """One query's channels, (id, score) best first; None for a channel that did not run."""
+
+    keyword: list[tuple[str, float]] | None
+    vector: list[tuple[str, float]] | None
+    scope_size: int
+
+    def rankings(self, weight: float) -> list[tuple[float, list[str]]]:
+        return [(weight * channel_weight, [item for item, _ in ranked]) for channel_weight, ranked
+                in ((KEYWORD_WEIGHT, self.keyword), (VECTOR_WEIGHT, self.vector)) if ranked is not None]
+
+    def signals(self) -> dict[str, tuple[float | None, float | None]]:
+        """id -> (BM25 in floor units, cosine similarity), None where a channel did not find it."""
+        bm25, similarity = dict(self.keyword or []), dict(self.vector or [])
+        return {item: (floor.bm25_units(bm25[item], self.scope_size) if item in bm25 else None, similarity.get(item))
+                for item in bm25.keys() | similarity.keys()}
+
+
 def search(ctx: Context, tenant_id: str, request: SearchIn) -> dict[str, Any]:
     conn = ctx.db.connection()
     scope = (tenant_id, request.user_id, request.agent_id, request.filters, request.include_inactive)
-    depth = max(CANDIDATES_PER_CHANNEL, request.top_k * 2)
-    keyword = vector = None
-    scope_size = 0
-    if request.mode in ("hybrid", "bm25"):
-        keyword, scope_size = memory_rows.keyword_ranked(conn, *scope, request.query, depth)
-    if request.mode in ("hybrid", "vector"):
-        query_vector = ctx.embedder.embed([request.query])[0]
-        vector = memory_rows.vector_ranked(conn, *scope, query_vector, depth, _iterative_scan(ctx))
 
-    channels = [(weight, [item for item, _ in ranked]) for weight, ranked
-                in ((KEYWORD_WEIGHT, keyword), (VECTOR_WEIGHT, vector)) if ranked is not None]
+    def run(query: str, depth: int, keyword: bool = True, vector: bool = True) -> QueryRun:
+        ranked_keyword = ranked_vector = None
+        scope_size = 0
+        if keyword:
+            ranked_keyword, scope_size = memory_rows.keyword_ranked(conn, *scope, query, depth)
+        if vector:
+            query_vector = ctx.embedder.embed([query])[0]
+            ranked_vector = memory_rows.vector_ranked(conn, *scope, query_vector, depth, _iterative_scan(ctx))
+        return QueryRun(ranked_keyword, ranked_vector, scope_size)
+
+    question = run(request.query, max(CANDIDATES_PER_CHANNEL, request.top_k * 2),
+                   keyword=request.mode in ("hybrid", "bm25"), vector=request.mode in ("hybrid", "vector"))
+    own = question.signals()
+    reranker = rerank.from_settings(ctx.settings) if request.mode == "hybrid" else None
+    gate_open = floor.query_passes(own.values())
+    if not (gate_open or reranker):
+        return _answer(request, [])  # a query about nothing the user said
+
+    # 1. the question's channels, and those of its extra queries (multi-hop), in one weighted RRF
+    runs = [(1.0, question)]
+    if request.mode == "hybrid":
+        fused_question = rrf.fuse(question.rankings(1.0))
+
+        def first_hits() -> list[str]:
+            best = sorted(fused_question, key=fused_question.__getitem__, reverse=True)[:multihop.FIRST_HITS]
+            rows = memory_rows.get_many(conn, tenant_id, best)
+            return [rows[item]["content"] for item in best if item in rows]
+
+        runs += multihop.expansions(ctx.settings, request.query, first_hits,
+                                    lambda query, keyword_only: run(query, EXPANSION_CANDIDATES,
+                                                                    vector=not keyword_only))
+    channels = [channel for weight, query_run in runs for channel in query_run.rankings(weight)]
     fused = rrf.fuse(channels)
-    best = rrf.best_possible([weight for weight, _ in channels])
-    relevance = {item: score / best for item, score in fused.items()}
-    bm25 = dict(keyword or [])
-    similarity = dict(vector or [])
-    ranks = {name: {item: rank for rank, (item, _) in enumerate(ranked, start=1)}
-             for name, ranked in (("bm25", keyword), ("vector", vector)) if ranked is not None}
-    signals = {item: (floor.bm25_units(bm25[item], scope_size) if item in bm25 else None, similarity.get(item))
-               for item in relevance}
-    gate_open = floor.query_passes(signals.values())
-    kept = [item for item in relevance if gate_open and floor.item_passes(*signals[item])]
+    best_possible = rrf.best_possible([weight for weight, _ in channels])
+    relevance = {item: score / best_possible for item, score in fused.items()}
 
+    # 2. the reranker over the best fused candidates, or the built-in floor
+    reranked = _rerank(reranker, conn, tenant_id, request.query, fused) if reranker else None
+    if reranked is not None:
+        relevance = {item: score for item, score in reranked.items() if score >= reranker.min_score}
+        kept = list(relevance)
+    else:
+        # A memory found by an extra query is held to that query's signals, not the question's.
+        signals = [query_run.signals() for _, query_run in runs]
+        kept = [item for item in relevance
+                if gate_open and any(item in s and floor.item_passes(*s[item]) for s in signals)]
+
+    # 3. scoring: relevance blended with recency and importance
     now = request.reference_time or datetime.now(timezone.utc)
     alpha = scoring.DEFAULT_ALPHA if request.alpha is None else request.alpha
     half_life = request.half_life_days or scoring.DEFAULT_HALF_LIFE_DAYS
+    bm25, similarity = dict(question.keyword or []), dict(question.vector or [])
+    ranks = {name: {item: rank for rank, (item, _) in enumerate(ranked, start=1)}
+             for name, ranked in (("bm25", question.keyword), ("vector", question.vector)) if ranked is not None}
     rows = memory_rows.get_many(conn, tenant_id, kept)
     results = []
     for item in kept:
@@ -66,8 +123,23 @@ def search(ctx: Context, tenant_id: str, request: SearchIn) -> dict[str, Any]:
             importance=memory["importance"],
             alpha=alpha,
         )
-        signals = {"bm25": bm25.get(item), "similarity": similarity.get(item),
-                   **{f"{name}_rank": by_item.get(item) for name, by_item in ranks.items()}}
-        results.append({**memory, "score": round(parts.score, 6), "score_parts": {**parts.as_dict(), **signals}})
+        extra = {"bm25": bm25.get(item), "similarity": similarity.get(item),
+                 "rerank": reranked.get(item) if reranked is not None else None,
+                 **{f"{name}_rank": by_item.get(item) for name, by_item in ranks.items()}}
+        results.append({**memory, "score": round(parts.score, 6), "score_parts": {**parts.as_dict(), **extra}})
     results.sort(key=lambda r: r["score"], reverse=True)
+    return _answer(request, results)
+
+
+def _rerank(reranker: rerank.Reranker, conn: Any, tenant_id: str, query: str,
+            fused: dict[str, float]) -> dict[str, float] | None:
+    """id -> reranker score of the best fused candidates; None when the reranker is unusable."""
+    candidates = sorted(fused, key=fused.__getitem__, reverse=True)[:rerank.CANDIDATES]
+    rows = memory_rows.get_many(conn, tenant_id, candidates)
+    candidates = [item for item in candidates if item in rows]
+    scores = reranker.scores(query, [rows[item]["content"] for item in candidates])
+    return None if scores is None else dict(zip(candidates, scores))
+
+
+def _answer(request: SearchIn, results: list[dict[str, Any]]) -> dict[str, Any]:
     return {"results": results[: request.top_k], "query": request.query, "total": len(results)}

@@ -1,0 +1,129 @@
+"""Multi-hop search through the HTTP API: offline entity expansion, and sub-queries split by the LLM
+(the loopback double, through the real openai client)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+
+import pytest
+
+from infra.local.runtime import HTTP_FUNCTIONS, function_module
+from memex.retrieval.multihop import entity_names
+from memex_edge.context import build_context
+from memex_edge.http import create_app
+from tests.conftest import Tenant
+from tests.openai_double import OpenAIDouble
+
+WHEN = "2026-01-10T00:00:00Z"
+DOG = "My dog is called Biscuit."
+WALKS = "Biscuit and I love our walks along the river in Lisbon."  # no word of the question
+DISTRACTORS = (
+    "My neighbour's cat sleeps all day on the balcony.",
+    "Paris is the most beautiful city I have visited.",
+    "I work at Stripe as an engineer.",
+    "My sister adopted a kitten last spring.",
+    "The new office has a great coffee machine.",
+    "I am learning to play the guitar.",
+)
+QUESTION = "Where is my dog happiest?"
+
+
+def _app(ctx, **changes):
+    from fastapi.testclient import TestClient
+
+    app_ctx = build_context(dataclasses.replace(ctx.settings, **changes))
+    routers = [function_module(name).router for name in HTTP_FUNCTIONS]
+    return TestClient(create_app(*routers, provide=lambda: app_ctx), raise_server_exceptions=False)
+
+
+@pytest.fixture(scope="module")
+def expanding(ctx):
+    with _app(ctx, offline_expansion=True, llm_model="") as client:
+        yield client
+
+
+@pytest.fixture(scope="module")
+def plain(ctx):
+    with _app(ctx, offline_expansion=False, llm_model="") as client:
+        yield client
+
+
+@pytest.fixture(scope="module")
+def llm():
+    with OpenAIDouble() as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def splitting(ctx, llm):
+    with _app(ctx, llm_base_url=llm.base_url, llm_model="test-model", llm_api_key="k", llm_multihop=True,
+              offline_expansion=False) as client:
+        yield client
+
+
+@pytest.fixture
+def user(ctx, http):
+    """Written through the plain app (offline extraction), searched through the others."""
+    tenant = Tenant(ctx, http)
+    assert tenant.turn(DOG, *DISTRACTORS, timestamp="2026-01-01T00:00:00Z").status_code == 201
+    # another day: WALKS is not indexed after the line that names the dog
+    assert tenant.turn(WALKS, session="s2", timestamp="2026-01-02T00:00:00Z").status_code == 201
+    return tenant
+
+
+def _search(client, tenant: Tenant, query: str, **extra) -> list[dict]:
+    body = {"user_id": tenant.user, "query": query, "reference_time": WHEN, **extra}
+    response = client.post("/v1/search", json=body, headers=tenant.headers)
+    assert response.status_code == 200, response.text
+    return response.json()["results"]
+
+
+def _rank(results: list[dict], content: str) -> int | None:
+    return next((i for i, r in enumerate(results, start=1) if r["content"] == content), None)
+
+
+def test_entity_names_skip_the_speaker_openers_and_what_was_asked():
+    hits = ["Caroline: Biscuit and I love our walks in Lisbon on Saturday.", "Yes! My sister Ana lives in Porto."]
+    assert entity_names(hits, "where does Caroline walk in Lisbon?") == ["Biscuit", "Ana", "Porto"]
+    assert entity_names(["Melanie: Thanks, that's great!"], "how is Melanie?") == []
+
+
+def test_offline_expansion_reaches_the_fact_the_first_hit_names(user, expanding, plain):
+    without = _search(plain, user, QUESTION, top_k=4)
+    assert _rank(without, DOG) is not None and _rank(without, WALKS) is None
+    with_expansion = _search(expanding, user, QUESTION, top_k=4)
+    assert _rank(with_expansion, WALKS) is not None, [r["content"] for r in with_expansion]
+    assert _rank(with_expansion, DOG) is not None
+
+
+def test_offline_expansion_leaves_a_single_hop_answer_first(user, expanding, plain):
+    for query in ("where does the user work?", "what is the name of my neighbour's cat?", "Stripe engineer"):
+        before, after = _search(plain, user, query), _search(expanding, user, query)
+        assert before and after[0]["id"] == before[0]["id"], query
+
+
+def test_offline_expansion_does_not_open_the_floor(user, expanding):
+    assert _search(expanding, user, "What is the boiling point of mercury?") == []
+
+
+def test_the_llm_splits_the_question_into_sub_queries(user, llm, splitting, plain):
+    llm.requests.clear()
+    llm.script_chat(json.dumps({"queries": ["What is the name of the user's dog?",
+                                            "Which city does Biscuit walk in?"]}))
+    results = _search(splitting, user, QUESTION, top_k=5)
+    contents = [r["content"] for r in results]
+    assert DOG in contents and WALKS in contents, contents
+    [prompt] = llm.chat_prompts()
+    assert QUESTION in prompt
+
+    # a question that needs no split comes back as itself: the ranking is the plain one
+    llm.script_chat('```json\n{"queries": ["where does the user work?"]}\n```')
+    same = _search(splitting, user, "where does the user work?")
+    assert [r["id"] for r in same] == [r["id"] for r in _search(plain, user, "where does the user work?")]
+
+
+def test_search_answers_when_the_llm_is_down(user, llm, splitting, plain):
+    llm.scripts.clear()  # nothing scripted: the double answers 500
+    results = _search(splitting, user, "where does the user work?")
+    assert [r["id"] for r in results] == [r["id"] for r in _search(plain, user, "where does the user work?")]
