@@ -373,7 +373,10 @@ def run_mode(mode: str, conversations: Sequence[dict[str, Any]], tag: str) -> di
     with (llm_double() if mode == "llm" else _nothing()) as double:
         env = {"MEMEX_EMBEDDINGS_PROVIDER": "local"}
         if double is not None:
-            env.update(MEMEX_LLM_BASE_URL=double.base_url, MEMEX_LLM_MODEL=LLM_MODEL, MEMEX_LLM_API_KEY="unused")
+            # The fixture scripts the replies of extraction and of the judge; the query split at
+            # search time is tested on its own (tests/test_multihop.py).
+            env.update(MEMEX_LLM_BASE_URL=double.base_url, MEMEX_LLM_MODEL=LLM_MODEL, MEMEX_LLM_API_KEY="unused",
+                       MEMEX_LLM_MULTIHOP="false")
         # The fixture measures the defaults: of this environment's MEMEX_* settings none is passed
         # on (a key demanded, a reranker would change what is measured), only the mode's own.
         with local_server(env, defaults_only=True) as url, httpx.Client(base_url=url, timeout=httpx.Timeout(300, connect=10)) as client:

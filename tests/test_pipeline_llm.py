@@ -82,12 +82,15 @@ def test_the_llm_extracts_and_supersedes_through_the_api(ctx, llm, llm_ctx, llm_
     assert notion["metadata"]["raw_quote"] == "I just started at Notion"
     assert notion["sources"][0]["turn_id"] == second.json()["turn_id"]
 
+    # Search asks the LLM whether the question needs splitting; this one does not.
+    llm.script_chat('{"queries": ["where does the user work?"]}')
     results = tenant.search("where does the user work?")
     ids = [r["id"] for r in results]
     assert notion["id"] in ids
     assert stripe["id"] not in ids
     assert not any(r["key"] == "employer" and r["value"] == "Stripe" for r in results)
-    assert len(llm.chat_requests) == 3  # searching asks the LLM nothing
+    assert len(llm.chat_requests) == 4
+    assert "where does the user work?" in llm.chat_requests[3]["messages"][1]["content"]
 
 
 def test_health_names_the_llm(llm_http):

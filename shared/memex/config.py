@@ -56,9 +56,9 @@ class Settings:
     llm_base_url: str = ""
     llm_api_key: str = ""
     llm_model: str = ""
-    # Split a question that needs two facts into sub-queries with the LLM at search time (one chat
-    # call per search, so off unless asked for).
-    llm_multihop: bool = False
+    # With an LLM configured: split a question that needs two facts into sub-queries at search
+    # time. It costs one chat call per search; set MEMEX_LLM_MULTIHOP=false to save it.
+    llm_multihop: bool = True
 
     # Reranker: any Cohere/Jina-compatible `/rerank` endpoint (empty base URL: no reranking). Its
     # scores below `rerank_min_score` are dropped, replacing the built-in relevance floor.
@@ -111,7 +111,7 @@ def load_settings() -> Settings:
         llm_base_url=_str("MEMEX_LLM_BASE_URL"),
         llm_api_key=_str("MEMEX_LLM_API_KEY"),
         llm_model=_str("MEMEX_LLM_MODEL"),
-        llm_multihop=_bool("MEMEX_LLM_MULTIHOP", False),
+        llm_multihop=_bool("MEMEX_LLM_MULTIHOP", True),
         rerank_base_url=_str("MEMEX_RERANK_BASE_URL"),
         rerank_api_key=_str("MEMEX_RERANK_API_KEY"),
         rerank_model=_str("MEMEX_RERANK_MODEL"),
