@@ -8,12 +8,25 @@ that every assertion sees a settled pipeline.
 from __future__ import annotations
 
 import os
+import shutil
+import sys
 import uuid
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+def installed_tool(name: str) -> str:
+    """The path of a command-line tool the dev dependencies install (beside this Python first)."""
+    beside = Path(sys.executable).with_name(name)
+    if beside.exists():
+        return str(beside)
+    found = shutil.which(name)
+    if found is None:
+        pytest.fail(f"{name} is not installed (make install)")
+    return found
 
 # Short visibility timeout and few receives so that retries and the DLQ are observable in seconds.
 VISIBILITY_TIMEOUT = 1

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import installed_tool
+
 ROOT = Path(__file__).resolve().parents[1]
 TEMPLATE = ROOT / "template.yaml"
 
@@ -23,16 +25,6 @@ UNZIPPED_LIMIT = 250 * 1024 * 1024
 MB = 1024 * 1024
 
 pytestmark = pytest.mark.slow
-
-
-def find_sam() -> str:
-    beside = Path(sys.executable).with_name("sam")
-    if beside.exists():
-        return str(beside)
-    found = shutil.which("sam")
-    if found is None:
-        pytest.fail("sam is not installed (pip install aws-sam-cli)")
-    return found
 
 
 def du_bytes(path: Path) -> int:
@@ -52,7 +44,7 @@ def build(tmp_path_factory):
     build_dir = tmp_path_factory.mktemp("sam") / "build"
     env = dict(os.environ, SAM_CLI_TELEMETRY="0", PYTHON=sys.executable)
     command = [
-        find_sam(), "build",
+        installed_tool("sam"), "build",
         "--template-file", str(TEMPLATE),
         "--build-dir", str(build_dir),
         "--no-use-container",

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import ast
 import json
-import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 import yaml
+
+from tests.conftest import installed_tool
 
 ROOT = Path(__file__).resolve().parents[1]
 TEMPLATE = ROOT / "template.yaml"
@@ -88,21 +88,11 @@ def consumers() -> dict[str, list[str]]:
     return result
 
 
-def find_cfn_lint() -> str:
-    beside = Path(sys.executable).with_name("cfn-lint")
-    if beside.exists():
-        return str(beside)
-    found = shutil.which("cfn-lint")
-    if found is None:
-        pytest.fail("cfn-lint is not installed (pip install cfn-lint)")
-    return found
-
-
 # ---------------------------------------------------------------- (a) cfn-lint
 
 def test_cfn_lint_clean():
     result = subprocess.run(
-        [find_cfn_lint(), str(TEMPLATE)], cwd=ROOT, capture_output=True, text=True, timeout=600
+        [installed_tool("cfn-lint"), str(TEMPLATE)], cwd=ROOT, capture_output=True, text=True, timeout=600
     )
     output = (result.stdout + result.stderr).strip()
     assert result.returncode == 0 and not output, f"cfn-lint exit {result.returncode}:\n{output}"

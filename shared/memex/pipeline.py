@@ -104,7 +104,7 @@ def resolve(ctx: Context, job: SupersessionJob) -> None:
         said_at = turn["occurred_at"]
         for candidate, vector in zip(job.candidates, vectors):
             dedupe_key = f"candidate:{turn['id']}:{candidate.key}:{candidate.value.casefold()}"
-            if memory_rows.ids_written(conn, job.tenant_id, [dedupe_key]):
+            if memory_rows.already_written(conn, job.tenant_id, dedupe_key):
                 continue  # decided by an earlier delivery of this job
             related = memory_rows.related_active(
                 conn, job.tenant_id, job.user_id, related_keys(candidate.key), vector, RELATED_MIN_SIMILARITY,

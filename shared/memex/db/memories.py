@@ -94,12 +94,13 @@ def get_many(conn: psycopg.Connection, tenant_id: str, ids: Sequence[str]) -> di
     return {r["id"]: to_wire(r) for r in rows}
 
 
-def ids_written(conn: psycopg.Connection, tenant_id: str, dedupe_keys: Sequence[str]) -> list[dict[str, Any]]:
-    rows = conn.execute(
-        _SELECT + "WHERE m.tenant_id = %s AND m.dedupe_key = ANY(%s) ORDER BY m.created_at, m.id",
-        (tenant_id, list(dedupe_keys)),
-    ).fetchall()
-    return [to_wire(r) for r in rows]
+def already_written(conn: psycopg.Connection, tenant_id: str, dedupe_key: str) -> bool:
+    """Whether a worker already wrote the memory with this dedupe key (a redelivered job)."""
+    row = conn.execute(
+        "SELECT EXISTS (SELECT 1 FROM memories WHERE tenant_id = %s AND dedupe_key = %s) AS written",
+        (tenant_id, dedupe_key),
+    ).fetchone()
+    return row["written"]
 
 
 def of_turn(conn: psycopg.Connection, tenant_id: str, turn_id: str) -> list[dict[str, Any]]:
