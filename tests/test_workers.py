@@ -12,6 +12,7 @@ from aws_lambda_powertools.utilities.batch.exceptions import BatchProcessingErro
 from infra.local.lambda_context import LocalLambdaContext
 from infra.local.runtime import function_module
 from memex.context import Context
+from memex.db import turns as turn_rows
 from memex.ingest import ingest_turn, sweep
 from memex.jobs import Candidate, ExtractionJob, SupersessionJob
 from memex.models import TurnIn
@@ -99,12 +100,14 @@ def test_the_last_failed_delivery_marks_the_turn_failed(ctx, tenant):
     turn_id = _store_turn(ctx, tenant, "hello")
     bad = Candidate(type="fact", key="employer", value="X", content="The user's employer is X.",
                     confidence=5.0, importance=0.5, source_message_id=None)  # violates a CHECK constraint
-    body = SupersessionJob(tenant.id, tenant.user, turn_id, [bad]).to_json()
+    with ctx.db.transaction() as conn:
+        turn_rows.store_candidates(conn, tenant.id, turn_id, [dataclasses.asdict(bad)])
+    body = SupersessionJob(tenant.id, tenant.user, turn_id).to_json()
     group = f"{tenant.id}:{tenant.user}"
     # A batch whose every record failed is raised, so that Lambda retries it whole.
     with pytest.raises(BatchProcessingError, match="CheckViolation"):
         _invoke("supersede_worker", [_record(body, "z1", receive_count=1, group=group)])
-    assert tenant.get(f"/v1/turns/{turn_id}").json()["status"] == "queued"
+    assert tenant.get(f"/v1/turns/{turn_id}").json()["status"] == "processing"
     with pytest.raises(BatchProcessingError):
         _invoke("supersede_worker", [_record(body, "z1", receive_count=2, group=group)])
     status = tenant.get(f"/v1/turns/{turn_id}").json()

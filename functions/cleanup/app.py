@@ -1,8 +1,6 @@
 """CleanupFn: the three erasures and GET /health."""
 
-from typing import Optional
-
-from fastapi import APIRouter, Depends
+from fastapi import APIRouter, Depends, Query
 from fastapi.responses import JSONResponse
 
 from memex import memories
@@ -19,7 +17,7 @@ def delete_memory(memory_id: str, tenant_id: str = Depends(tenant), ctx: Context
 
 
 @router.delete("/v1/sessions/{session_id}")
-def delete_session(session_id: str, user_id: Optional[str] = None, tenant_id: str = Depends(tenant),
+def delete_session(session_id: str, user_id: str = Query(min_length=1), tenant_id: str = Depends(tenant),
                    ctx: Context = Depends(context)) -> dict:
     return {"deleted": memories.erase_session(ctx, tenant_id, session_id, user_id)}
 

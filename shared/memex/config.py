@@ -59,6 +59,9 @@ class Settings:
     # With an LLM configured: split a question that needs two facts into sub-queries at search
     # time. It costs one chat call per search; set MEMEX_LLM_MULTIHOP=false to save it.
     llm_multihop: bool = True
+    # All the chat calls of one worker job together end within this (the functions time out at
+    # 60 s): past it the judge falls back to the rules and extraction is retried later.
+    llm_budget_seconds: float = 20.0
 
     # Reranker: any Cohere/Jina-compatible `/rerank` endpoint (empty base URL: no reranking). Its
     # scores below `rerank_min_score` are dropped, replacing the built-in relevance floor.
@@ -77,6 +80,8 @@ class Settings:
 
     # Turns whose publish failed stay queued; the sweep re-publishes them after this long.
     sweep_after_seconds: int = 60
+    # A turn re-published this many times without progress is marked failed, not sent forever.
+    sweep_max_republish: int = 5
 
     @property
     def llm_configured(self) -> bool:
@@ -112,6 +117,7 @@ def load_settings() -> Settings:
         llm_api_key=_str("MEMEX_LLM_API_KEY"),
         llm_model=_str("MEMEX_LLM_MODEL"),
         llm_multihop=_bool("MEMEX_LLM_MULTIHOP", True),
+        llm_budget_seconds=_float("MEMEX_LLM_BUDGET_SECONDS", 20.0),
         rerank_base_url=_str("MEMEX_RERANK_BASE_URL"),
         rerank_api_key=_str("MEMEX_RERANK_API_KEY"),
         rerank_model=_str("MEMEX_RERANK_MODEL"),
@@ -121,4 +127,5 @@ def load_settings() -> Settings:
         max_body_bytes=_int("MEMEX_MAX_BODY_BYTES", 1_048_576),
         default_tenant=_str("MEMEX_DEFAULT_TENANT", "default"),
         sweep_after_seconds=_int("MEMEX_SWEEP_AFTER_SECONDS", 60),
+        sweep_max_republish=_int("MEMEX_SWEEP_MAX_REPUBLISH", 5),
     )

@@ -12,7 +12,7 @@ from memex.db import memories as memory_rows
 from memex.db import tenants as tenant_rows
 from memex.db import turns as turn_rows
 from memex.errors import NotFound
-from memex.jobs import ExtractionJob
+from memex.jobs import ExtractionJob, SupersessionJob
 from memex.models import TurnIn
 
 log = logging.getLogger(__name__)
@@ -60,11 +60,15 @@ def turn_status(ctx: Context, tenant_id: str, turn_id: str) -> dict[str, Any]:
 
 
 def sweep(ctx: Context, older_than_seconds: int | None = None) -> int:
-    """Re-publish unfinished turns whose message was lost; returns how many were sent again.
-    Extraction and supersession are idempotent, so a turn that was merely slow costs only work."""
+    """Re-publish unfinished turns whose queue message was lost; returns how many were sent again.
+    A turn already extracted goes back to supersession (no second LLM extraction); one that keeps
+    getting lost is marked failed (db/turns.py says how "lost" is told from "waiting")."""
     age = ctx.settings.sweep_after_seconds if older_than_seconds is None else older_than_seconds
     with ctx.db.transaction() as conn:
-        stuck = turn_rows.claim_stuck(conn, age)
-    for row in stuck:
-        ctx.publisher.publish_extraction(ExtractionJob(row["tenant_id"], row["id"]))
-    return len(stuck)
+        lost = turn_rows.claim_lost(conn, age, ctx.settings.sweep_max_republish)
+    for row in lost:
+        if row["extracted"]:
+            ctx.publisher.publish_supersession(SupersessionJob(row["tenant_id"], row["user_id"], row["id"], row["republished"]))
+        else:
+            ctx.publisher.publish_extraction(ExtractionJob(row["tenant_id"], row["id"]))
+    return len(lost)

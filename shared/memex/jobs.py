@@ -7,7 +7,7 @@ that record as failed, and after maxReceiveCount deliveries the queue moves it t
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from typing import Any
 
 
@@ -48,10 +48,15 @@ class Candidate:
 
 @dataclass(frozen=True)
 class SupersessionJob:
+    """Decide the candidates extraction stored on the turn. Ids only: what the user said never
+    sits in a queue or a DLQ, and erasing the turn leaves nothing for a late message to act on."""
+
     tenant_id: str
     user_id: str
     turn_id: str
-    candidates: list[Candidate] = field(default_factory=list)
+    # How many times the sweep sent this turn again: part of the FIFO deduplication id, so that a
+    # re-send is not dropped as a copy of the lost message, while redeliveries of one are.
+    resend: int = 0
 
     @property
     def group_id(self) -> str:
@@ -64,19 +69,11 @@ class SupersessionJob:
     @classmethod
     def from_json(cls, body: str) -> "SupersessionJob":
         data = _object(body)
-        raw = data.get("candidates", [])
-        if not isinstance(raw, list):
-            raise ValueError("candidates must be a list")
-        try:
-            candidates = [Candidate(**c) for c in raw]
-        except TypeError as exc:
-            raise ValueError(f"malformed candidate: {exc}") from exc
-        return cls(
-            tenant_id=_text(data, "tenant_id"),
-            user_id=_text(data, "user_id"),
-            turn_id=_text(data, "turn_id"),
-            candidates=candidates,
-        )
+        resend = data.get("resend", 0)
+        if not isinstance(resend, int) or isinstance(resend, bool) or resend < 0:
+            raise ValueError("resend must be a non-negative integer")
+        return cls(tenant_id=_text(data, "tenant_id"), user_id=_text(data, "user_id"), turn_id=_text(data, "turn_id"),
+                   resend=resend)
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,9 @@ array or object (its complete items are kept) are all accepted.
 Server errors (5xx, 429), timeouts, dropped connections and answers with no JSON in them are
 retried with exponential backoff; the client's own retries are off so that there is one retry
 policy, this one. After the last attempt, or at once on a client error (4xx), `LLMError`.
+
+A job can bound the time all its calls take together (`time_budget`): a worker's function has
+a timeout, and a fallback (the rules judge) is only reachable if the LLM gives up before it.
 """
 
 from __future__ import annotations
@@ -15,8 +18,10 @@ from __future__ import annotations
 import json
 import logging
 import re
+import threading
 import time
-from typing import Any
+from contextlib import contextmanager
+from typing import Any, Iterator
 
 import openai
 from openai import OpenAI
@@ -30,15 +35,35 @@ class LLMError(RuntimeError):
     """The chat endpoint gave no usable answer."""
 
 
+_budget = threading.local()
+
+
+@contextmanager
+def time_budget(seconds: float) -> Iterator[None]:
+    """Every chat call made in this block, on this thread, ends by `seconds` from now."""
+    outer = getattr(_budget, "deadline", None)
+    deadline = time.monotonic() + seconds
+    _budget.deadline = deadline if outer is None else min(outer, deadline)
+    try:
+        yield
+    finally:
+        _budget.deadline = outer
+
+
+def _time_left() -> float | None:
+    deadline = getattr(_budget, "deadline", None)
+    return None if deadline is None else deadline - time.monotonic()
+
+
 class ChatJSON:
     def __init__(self, model: str, base_url: str | None = None, api_key: str | None = None, *,
                  timeout: float = 30.0, attempts: int = 3, backoff: float = 0.5):
         if attempts < 1:
             raise ValueError("attempts must be at least 1")
         self.model = model
+        self.timeout = timeout
         self.attempts = attempts
         self.backoff = backoff
-        self._where = base_url or "the OpenAI API"
         # A dummy key for endpoints without auth: the client would otherwise look for OPENAI_API_KEY.
         self._client = OpenAI(base_url=base_url or None, api_key=api_key or "unused", timeout=timeout, max_retries=0)
 
@@ -51,25 +76,32 @@ class ChatJSON:
         messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
         problem = ""
         for attempt in range(1, self.attempts + 1):
+            left = _time_left()
+            if left is not None and left <= 0:
+                raise LLMError(f"{self.model}: the job's time budget for LLM calls is spent"
+                               + (f"; last: {problem}" if problem else ""))
             try:
-                response = self._client.chat.completions.create(model=self.model, messages=messages)
+                response = self._client.chat.completions.create(
+                    model=self.model, messages=messages, timeout=self.timeout if left is None else min(self.timeout, left))
                 content = response.choices[0].message.content if response.choices else None
                 return parse_json(content or "")
             except (openai.APITimeoutError, openai.APIConnectionError) as exc:
                 problem = f"{type(exc).__name__}: {exc}"
             except openai.APIStatusError as exc:
                 if exc.status_code < 500 and exc.status_code != 429:
-                    raise LLMError(f"{self.model} at {self._where} refused the request: "
+                    raise LLMError(f"{self.model} refused the request: "
                                    f"HTTP {exc.status_code} {_error_message(exc)}") from exc
                 problem = f"HTTP {exc.status_code} {_error_message(exc)}"
             except ValueError as exc:
                 problem = f"unparseable answer: {exc}"
             if attempt < self.attempts:
                 delay = self.backoff * 2 ** (attempt - 1)
+                left = _time_left()
+                if left is not None and left <= delay:
+                    break
                 log.warning("LLM attempt %d/%d failed (%s); retrying in %.2fs", attempt, self.attempts, problem, delay)
                 time.sleep(delay)
-        raise LLMError(f"{self.model} at {self._where}: no usable answer after {self.attempts} attempts; "
-                       f"last: {problem}")
+        raise LLMError(f"{self.model}: no usable answer after {attempt} attempts; last: {problem}")
 
 
 def _error_message(exc: openai.APIStatusError) -> str:

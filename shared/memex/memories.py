@@ -7,7 +7,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from memex.context import Context
-from memex.db import erasure
+from memex.db import erasure, locks
 from memex.db import memories as memory_rows
 from memex.db import tenants as tenant_rows
 from memex.errors import InvalidInput, NotFound
@@ -68,18 +68,33 @@ def count(ctx: Context, tenant_id: str, user_id: str, agent_id: str | None) -> i
 
 
 def erase_memory(ctx: Context, tenant_id: str, memory_id: str) -> dict[str, int]:
+    """Erase a memory with its whole history (every memory of its supersession chain)."""
     with ctx.db.transaction() as conn:
-        ids = [m["id"] for m in memory_rows.chain(conn, tenant_id, memory_id)]
-        if not ids:
+        found = memory_rows.get(conn, tenant_id, memory_id)
+        if found is None:
             raise NotFound(f"memory {memory_id} not found")
-        return {"memories": erasure.memory_chain(conn, tenant_id, ids)}
+        locks.lock_user(conn, tenant_id, found["user_id"])
+        ids = [m["id"] for m in memory_rows.chain(conn, tenant_id, memory_id)]
+        result = erasure.memories(conn, tenant_id, ids)
+        _embed_again(ctx, conn, tenant_id, result["recontextualised"])
+        return {"memories": result["memories"]}
 
 
-def erase_session(ctx: Context, tenant_id: str, session_id: str, user_id: str | None) -> dict[str, int]:
+def _embed_again(ctx: Context, conn, tenant_id: str, rows: list[dict[str, Any]]) -> None:
+    """Memories whose context was erased get a vector made from what is left of them: the old
+    vector was computed from the erased text too."""
+    if rows:
+        vectors = ctx.embedder.embed([r["content"] for r in rows])
+        memory_rows.set_embeddings(conn, tenant_id, [(r["id"], v) for r, v in zip(rows, vectors)])
+
+
+def erase_session(ctx: Context, tenant_id: str, session_id: str, user_id: str) -> dict[str, int]:
     with ctx.db.transaction() as conn:
+        locks.lock_user(conn, tenant_id, user_id)
         return erasure.session(conn, tenant_id, session_id, user_id)
 
 
 def erase_user(ctx: Context, tenant_id: str, user_id: str) -> dict[str, int]:
     with ctx.db.transaction() as conn:
+        locks.lock_user(conn, tenant_id, user_id)
         return erasure.user(conn, tenant_id, user_id)

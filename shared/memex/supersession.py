@@ -58,12 +58,12 @@ class RulesJudge:
     def decide(self, candidate: Candidate, related: list[dict[str, Any]]) -> Decision:
         if not candidate.historical:
             corrected = [m for m in related if m["key"] == candidate.key and candidate.corrects is not None
-                         and _same(m["value"] or "", candidate.corrects)]
+                         and same_value(m["value"] or "", candidate.corrects)]
             if corrected:
                 return Decision("supersede", f"{candidate.key}: {candidate.value!r} corrects {candidate.corrects!r}",
                                 corrected)
             opposite = OPPOSITE_KEYS.get(candidate.key)
-            reversed_ = [m for m in related if m["key"] == opposite and _same(m["value"] or "", candidate.value)]
+            reversed_ = [m for m in related if m["key"] == opposite and same_value(m["value"] or "", candidate.value)]
             if reversed_:
                 return Decision("supersede", f"{candidate.key} {candidate.value!r} takes back {opposite}", reversed_)
         return decide(candidate, [m for m in related if m["key"] == candidate.key])
@@ -84,7 +84,7 @@ def decide(candidate: Candidate, active_same_key: list[dict[str, Any]]) -> Decis
     multi-valued key coexists, a new value of a single-valued key supersedes the old ones."""
     key, value = candidate.key, candidate.value
     for memory in active_same_key:
-        if _same(memory["value"] or "", value):
+        if same_value(memory["value"] or "", value):
             return Decision("noop", f"{key} {value!r} is already known (memory {memory['id']})")
     for memory in active_same_key:
         if _less_precise(value, memory["value"] or ""):
@@ -108,7 +108,7 @@ def _normal(text: str) -> str:
 _NUMBER = re.compile(r"[-+]?\d+(?:\.\d+)?")
 
 
-def _same(a: str, b: str) -> bool:
+def same_value(a: str, b: str) -> bool:
     """Equal up to case and spacing, or the same number ("3" and "3.0")."""
     a, b = _normal(a), _normal(b)
     if a == b:

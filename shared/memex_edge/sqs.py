@@ -35,7 +35,7 @@ class SqsPublisher:
             MessageBody=job.to_json(),
             MessageGroupId=job.group_id,
             # A redelivered extraction republishes the same turn; FIFO drops the copy.
-            MessageDeduplicationId=f"{job.tenant_id}:{job.turn_id}"[-128:],
+            MessageDeduplicationId=f"{job.tenant_id}:{job.turn_id}:{job.resend}"[-128:],
         )
 
     def publish_backfill(self, job: BackfillJob) -> None:

@@ -1,51 +1,119 @@
-"""Erasure of a memory, a session or a user: everything derived, history included.
+"""Erasure of memories, a session or a user: everything derived, and no copy left behind.
 
-A memory that had been superseded by an erased one becomes current again: what replaced it
-is no longer known.
+The rules, in the order they apply:
+- An erased link of a supersession chain closes over the gap: what the erased memory replaced
+  is linked to what replaced it, so history stays whole and a memory superseded by one that
+  still exists never becomes current again.
+- When nothing that replaced a memory is left, that memory becomes current again (what replaced
+  it is no longer known), unless it is a statement about the past, which never becomes current.
+- What an erased semantic memory said is tombstoned by its turn and key: extracting that turn
+  again (a redelivered job, a re-extraction backfill) does not bring it back.
+- An erased episodic memory takes its message with it, and the memory that was indexed with it
+  as context ("the line it answers") loses that context: the caller re-embeds it.
 """
 
 from __future__ import annotations
 
+from collections import defaultdict
+from typing import Any
+
 import psycopg
 
-
-def _reactivate_orphans(conn: psycopg.Connection, tenant_id: str, user_ids: list[str]) -> None:
-    conn.execute(
-        """UPDATE memories m SET active = true, valid_to = NULL
-           WHERE m.tenant_id = %s AND m.user_id = ANY(%s) AND NOT m.active
-             AND NOT EXISTS (SELECT 1 FROM memories n WHERE n.tenant_id = m.tenant_id AND n.supersedes = m.id)""",
-        (tenant_id, user_ids),
-    )
+from memex.db import history as history_rows
 
 
-def memory_chain(conn: psycopg.Connection, tenant_id: str, ids: list[str]) -> int:
+def memories(conn: psycopg.Connection, tenant_id: str, ids: list[str]) -> dict[str, Any]:
+    """Erase these memories. Returns the count and the memories whose context was erased
+    ({id, content}: to be embedded again without it)."""
     rows = conn.execute(
+        """SELECT id, user_id, memory_type, key, content, source_turn_id, source_message_id
+           FROM memories WHERE tenant_id = %s AND id = ANY(%s)""",
+        (tenant_id, ids),
+    ).fetchall()
+    if not rows:
+        return {"memories": 0, "recontextualised": []}
+    erased = [r["id"] for r in rows]
+    _close_chains(conn, tenant_id, erased)
+    conn.execute(
+        """INSERT INTO tombstones (tenant_id, turn_id, key)
+           SELECT %s, r.turn_id, r.key FROM unnest(%s::text[], %s::text[]) AS r(turn_id, key)
+           JOIN turns t ON t.tenant_id = %s AND t.id = r.turn_id
+           ON CONFLICT DO NOTHING""",
+        (tenant_id, [r["source_turn_id"] for r in rows if r["memory_type"] == "semantic" and r["key"]],
+         [r["key"] for r in rows if r["memory_type"] == "semantic" and r["key"]], tenant_id),
+    )
+    episodic = [r for r in rows if r["memory_type"] == "episodic"]
+    conn.execute("DELETE FROM messages WHERE tenant_id = %s AND id = ANY(%s)",
+                 (tenant_id, [r["source_message_id"] for r in episodic if r["source_message_id"]]))
+    deleted = conn.execute("DELETE FROM memories WHERE tenant_id = %s AND id = ANY(%s) RETURNING id",
+                           (tenant_id, erased)).fetchall()
+    recontextualised = conn.execute(
+        """UPDATE memories SET context = NULL
+           WHERE tenant_id = %s AND user_id = ANY(%s) AND context = ANY(%s) RETURNING id, content""",
+        (tenant_id, sorted({r["user_id"] for r in episodic}), [r["content"] for r in episodic]),
+    ).fetchall() if episodic else []
+    return {"memories": len(deleted), "recontextualised": recontextualised}
+
+
+def session(conn: psycopg.Connection, tenant_id: str, session_id: str, user_id: str) -> dict[str, int]:
+    ids = [r["id"] for r in conn.execute(
+        "SELECT id FROM memories WHERE tenant_id = %s AND user_id = %s AND session_id = %s",
+        (tenant_id, user_id, session_id),
+    ).fetchall()]
+    _close_chains(conn, tenant_id, ids)
+    memories_deleted = conn.execute(
         "DELETE FROM memories WHERE tenant_id = %s AND id = ANY(%s) RETURNING id", (tenant_id, ids)
     ).fetchall()
-    return len(rows)
-
-
-def session(conn: psycopg.Connection, tenant_id: str, session_id: str, user_id: str | None) -> dict[str, int]:
-    user_filter = "AND user_id = %s" if user_id else ""
-    params = (tenant_id, session_id, user_id) if user_id else (tenant_id, session_id)
-    memories = conn.execute(
-        f"DELETE FROM memories WHERE tenant_id = %s AND session_id = %s {user_filter} RETURNING user_id",
-        params,
-    ).fetchall()
     turns = conn.execute(
-        f"DELETE FROM turns WHERE tenant_id = %s AND session_id = %s {user_filter} RETURNING user_id",
-        params,
+        "DELETE FROM turns WHERE tenant_id = %s AND user_id = %s AND session_id = %s RETURNING id",
+        (tenant_id, user_id, session_id),
     ).fetchall()
-    users = sorted({r["user_id"] for r in memories + turns})
-    _reactivate_orphans(conn, tenant_id, users)
-    return {"turns": len(turns), "memories": len(memories)}
+    return {"turns": len(turns), "memories": len(memories_deleted)}
 
 
 def user(conn: psycopg.Connection, tenant_id: str, user_id: str) -> dict[str, int]:
-    memories = conn.execute(
+    memories_deleted = conn.execute(
         "DELETE FROM memories WHERE tenant_id = %s AND user_id = %s RETURNING id", (tenant_id, user_id)
     ).fetchall()
     turns = conn.execute(
         "DELETE FROM turns WHERE tenant_id = %s AND user_id = %s RETURNING id", (tenant_id, user_id)
     ).fetchall()
-    return {"turns": len(turns), "memories": len(memories)}
+    # Bulk jobs scoped to the user keep their progress rows, which name the user.
+    conn.execute("DELETE FROM backfills WHERE tenant_id = %s AND user_id = %s", (tenant_id, user_id))
+    return {"turns": len(turns), "memories": len(memories_deleted)}
+
+
+def _close_chains(conn: psycopg.Connection, tenant_id: str, erased_ids: list[str]) -> None:
+    """Before `erased_ids` go: link each surviving memory they replaced to the surviving memories
+    that replaced them, or make it current again when none is left (see the module's rules)."""
+    if not erased_ids:
+        return
+    erased = set(erased_ids)
+    newer_of: dict[str, set[str]] = defaultdict(set)
+    for row in history_rows.links_around(conn, tenant_id, erased_ids):
+        newer_of[row["replaced_id"]].add(row["memory_id"])
+
+    def survivors(memory_id: str, seen: set[str]) -> set[str]:
+        found: set[str] = set()
+        for newer in newer_of[memory_id] - seen:
+            seen.add(newer)
+            found |= {newer} if newer not in erased else survivors(newer, seen)
+        return found
+
+    for older in [m for m in newer_of if m not in erased and newer_of[m] & erased]:
+        successors = survivors(older, set())
+        for newer in successors:
+            history_rows.link(conn, tenant_id, newer, older)
+        if successors:
+            conn.execute(
+                """UPDATE memories SET valid_to = (SELECT min(valid_from) FROM memories
+                                                   WHERE tenant_id = %s AND id = ANY(%s))
+                   WHERE tenant_id = %s AND id = %s""",
+                (tenant_id, sorted(successors), tenant_id, older),
+            )
+        else:
+            conn.execute(
+                """UPDATE memories SET active = true, valid_to = NULL
+                   WHERE tenant_id = %s AND id = %s AND NOT coalesce((metadata->>'historical')::boolean, false)""",
+                (tenant_id, older),
+            )

@@ -15,10 +15,17 @@ from memex.models import SearchFilters
 
 _SELECT = """
 SELECT m.id, m.user_id, m.agent_id, m.session_id, m.content, m.memory_type, m.type, m.key, m.value,
-       m.importance, m.confidence, m.active, m.valid_from, m.valid_to, m.supersedes, m.created_at,
-       m.metadata, m.source_turn_id, m.source_message_id, msg.metadata AS source_metadata
+       m.importance, m.confidence, m.active, m.valid_from, m.valid_to, link.replaced_id AS supersedes,
+       m.created_at, m.metadata, m.source_turn_id, m.source_message_id, msg.metadata AS source_metadata
 FROM memories m
 LEFT JOIN messages msg ON msg.tenant_id = m.tenant_id AND msg.id = m.source_message_id
+-- `supersedes` on the wire: the latest of the memories this one replaced (history lists them all).
+LEFT JOIN LATERAL (
+    SELECT l.replaced_id FROM memory_links l
+    JOIN memories o ON o.tenant_id = l.tenant_id AND o.id = l.replaced_id
+    WHERE l.tenant_id = m.tenant_id AND l.memory_id = m.id
+    ORDER BY o.valid_from DESC, o.id DESC LIMIT 1
+) link ON true
 """
 
 
@@ -62,18 +69,17 @@ def insert(conn: psycopg.Connection, tenant_id: str, memory: dict[str, Any]) -> 
     """Insert one memory; None when its dedupe_key was already written (a redelivery)."""
     row = conn.execute(
         """INSERT INTO memories (tenant_id, id, user_id, agent_id, session_id, memory_type, type, key,
-                                 value, content, context, importance, confidence, embedding, supersedes,
-                                 active, valid_from, valid_to, source_turn_id, source_message_id,
+                                 value, content, context, importance, confidence, embedding, active, valid_from, valid_to, source_turn_id, source_message_id,
                                  dedupe_key, metadata)
            VALUES (%(tenant_id)s, %(id)s, %(user_id)s, %(agent_id)s, %(session_id)s, %(memory_type)s,
                    %(type)s, %(key)s, %(value)s, %(content)s, %(context)s, %(importance)s, %(confidence)s,
-                   %(embedding)s, %(supersedes)s, %(active)s, %(valid_from)s, %(valid_to)s, %(source_turn_id)s,
+                   %(embedding)s, %(active)s, %(valid_from)s, %(valid_to)s, %(source_turn_id)s,
                    %(source_message_id)s, %(dedupe_key)s, %(metadata)s)
            ON CONFLICT (tenant_id, dedupe_key) WHERE dedupe_key IS NOT NULL DO NOTHING
            RETURNING id""",
         {
             "tenant_id": tenant_id,
-            "agent_id": None, "session_id": None, "key": None, "value": None, "supersedes": None, "context": None,
+            "agent_id": None, "session_id": None, "key": None, "value": None, "context": None,
             "source_turn_id": None, "source_message_id": None, "dedupe_key": None,
             "confidence": 1.0, "importance": 0.5, "active": True, "valid_to": None,
             **memory,
@@ -153,23 +159,21 @@ def count(conn: psycopg.Connection, tenant_id: str, user_id: str, agent_id: str 
 
 
 def chain(conn: psycopg.Connection, tenant_id: str, memory_id: str) -> list[dict[str, Any]]:
-    """Every memory in the supersession chain of this one, oldest first."""
+    """Every memory linked to this one by supersession, either way and transitively, oldest first."""
     rows = conn.execute(
-        """WITH RECURSIVE back(id, supersedes) AS (
-               SELECT id, supersedes FROM memories WHERE tenant_id = %(t)s AND id = %(id)s
-               UNION
-               SELECT m.id, m.supersedes FROM memories m JOIN back b ON m.id = b.supersedes
-               WHERE m.tenant_id = %(t)s
-           ), fwd(id) AS (
+        """WITH RECURSIVE linked(id) AS (
                SELECT id FROM memories WHERE tenant_id = %(t)s AND id = %(id)s
                UNION
-               SELECT m.id FROM memories m JOIN fwd f ON m.supersedes = f.id WHERE m.tenant_id = %(t)s
+               SELECT CASE WHEN l.memory_id = k.id THEN l.replaced_id ELSE l.memory_id END
+               FROM memory_links l JOIN linked k ON k.id IN (l.memory_id, l.replaced_id)
+               WHERE l.tenant_id = %(t)s
            )
-           SELECT id FROM back UNION SELECT id FROM fwd""",
+           SELECT id FROM linked""",
         {"t": tenant_id, "id": memory_id},
     ).fetchall()
     found = get_many(conn, tenant_id, [r["id"] for r in rows])
-    return sorted(found.values(), key=lambda m: (m["valid_from"], m["created_at"], m["id"]))
+    # A statement about the past ends where it starts; it sorts before what was current then.
+    return sorted(found.values(), key=lambda m: (m["valid_from"], m["valid_to"] or "~", m["created_at"], m["id"]))
 
 
 def _scope(tenant_id: str, user_id: str, agent_id: str | None, filters: SearchFilters,
@@ -275,22 +279,21 @@ def pgvector_supports_iterative_scan(conn: psycopg.Connection) -> bool:
     return (major, minor) >= (0, 8)
 
 
-def supersede(conn: psycopg.Connection, tenant_id: str, old_id: str, valid_to: datetime) -> None:
-    conn.execute(
-        "UPDATE memories SET active = false, valid_to = %s WHERE tenant_id = %s AND id = %s",
-        (valid_to, tenant_id, old_id),
-    )
-
-
 def related_active(conn: psycopg.Connection, tenant_id: str, user_id: str, keys: list[str], embedding: np.ndarray,
                    min_similarity: float, limit: int) -> list[dict[str, Any]]:
     """The user's active semantic memories a candidate may contradict: under one of `keys`, or
-    a value close in meaning under another key. Locked, so the decision and its writes are atomic."""
+    a value close in meaning under another key. Callers that write what they decide hold the user's
+    lock (db/locks.py), so what is read here cannot change before the write."""
     rows = conn.execute(
         _SELECT + """WHERE m.tenant_id = %s AND m.user_id = %s AND m.active AND m.memory_type = 'semantic'
                       AND (m.key = ANY(%s) OR 1 - (m.embedding <=> %s) >= %s)
-                     ORDER BY (m.key = ANY(%s)) DESC, m.embedding <=> %s LIMIT %s
-                     FOR UPDATE OF m""",
+                     ORDER BY (m.key = ANY(%s)) DESC, m.embedding <=> %s LIMIT %s""",
         (tenant_id, user_id, keys, embedding, min_similarity, keys, embedding, limit),
     ).fetchall()
     return [to_wire(r) for r in rows]
+
+
+def set_embeddings(conn: psycopg.Connection, tenant_id: str, pairs: list[tuple[str, Any]]) -> None:
+    with conn.cursor() as cur:
+        cur.executemany("UPDATE memories SET embedding = %s WHERE tenant_id = %s AND id = %s",
+                        [(np.asarray(vector, dtype=np.float32), tenant_id, memory_id) for memory_id, vector in pairs])

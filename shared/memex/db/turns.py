@@ -86,17 +86,74 @@ def set_status(
     )
 
 
-def claim_stuck(conn: psycopg.Connection, older_than_seconds: int, limit: int = 500) -> list[dict]:
-    """Turns not yet processed after the given age: their publish was lost, or their message
-    was (a queue that was restarted, a message that expired). Their clock is reset so that the
-    next sweep waits again before publishing the same turn."""
+def store_candidates(conn: psycopg.Connection, tenant_id: str, turn_id: str, candidates: list[dict[str, Any]]) -> None:
+    """Extraction is done: the candidates wait on the turn for supersession (none: the turn is done)."""
+    conn.execute(
+        """UPDATE turns SET candidates = %s, extracted_at = now(), updated_at = now(), error = NULL,
+                  status = CASE WHEN %s THEN 'processing' ELSE 'processed' END
+           WHERE tenant_id = %s AND id = %s""",
+        (Jsonb(candidates) if candidates else None, bool(candidates), tenant_id, turn_id),
+    )
+
+
+def finish(conn: psycopg.Connection, tenant_id: str, turn_id: str) -> None:
+    """Supersession is done: the candidates are decided and leave no copy behind."""
+    conn.execute(
+        """UPDATE turns SET status = 'processed', candidates = NULL, resolved_at = now(), updated_at = now(),
+                  error = NULL
+           WHERE tenant_id = %s AND id = %s""",
+        (tenant_id, turn_id),
+    )
+
+
+def erased_key(conn: psycopg.Connection, tenant_id: str, turn_id: str, key: str) -> bool:
+    """Whether the user erased what this turn said under `key` (it must not come back)."""
+    row = conn.execute(
+        "SELECT EXISTS (SELECT 1 FROM tombstones WHERE tenant_id = %s AND turn_id = %s AND key = %s) AS erased",
+        (tenant_id, turn_id, key),
+    ).fetchone()
+    return row["erased"]
+
+
+# Which unfinished turns are lost (see claim_lost); %(age)s is the age in seconds.
+_LOST = """
+    s.status IN ('queued', 'processing')
+    AND s.updated_at < now() - make_interval(secs => %(age)s)
+    AND (s.status = 'queued' OR s.candidates IS NULL
+         OR EXISTS (SELECT 1 FROM turns later
+                    WHERE later.tenant_id = s.tenant_id AND later.user_id = s.user_id
+                      AND later.resolved_at IS NOT NULL AND later.extracted_at > s.extracted_at)
+         OR NOT EXISTS (SELECT 1 FROM turns recent
+                        WHERE recent.tenant_id = s.tenant_id AND recent.user_id = s.user_id
+                          AND recent.resolved_at > now() - make_interval(secs => %(age)s)))
+"""
+
+
+def claim_lost(conn: psycopg.Connection, older_than_seconds: int, max_republish: int,
+               limit: int = 500) -> list[dict[str, Any]]:
+    """Unfinished turns whose queue message is lost, claimed for one re-publish each; those
+    already re-published `max_republish` times are marked failed instead (a turn whose handler
+    times out every time would otherwise be sent forever).
+
+    A turn waiting for extraction (queued) is taken as lost once it has made no progress for the
+    given age. A turn waiting for supersession (processing) sits in its user's FIFO group, which
+    may hold a long backlog: it is lost only when the group has moved past it (a turn of the same
+    user extracted later is already resolved, and FIFO order means this one's message was
+    consumed) or when the group has resolved nothing for the given age. Each claim resets the
+    turn's clock, so the next sweep waits again."""
+    params = {"age": older_than_seconds, "max": max_republish, "limit": limit}
+    conn.execute(
+        f"""UPDATE turns s SET status = 'failed', updated_at = now(),
+                   error = 'its queue message was lost and re-sent ' || s.republished || ' times without progress'
+            WHERE {_LOST} AND s.republished >= %(max)s""",
+        params,
+    )
     return conn.execute(
-        """UPDATE turns SET updated_at = now()
-           WHERE (tenant_id, id) IN (
-               SELECT tenant_id, id FROM turns
-               WHERE status IN ('queued', 'processing')
-                 AND updated_at < now() - make_interval(secs => %s)
-               ORDER BY updated_at LIMIT %s FOR UPDATE SKIP LOCKED)
-           RETURNING tenant_id, id""",
-        (older_than_seconds, limit),
+        f"""UPDATE turns t SET updated_at = now(), republished = t.republished + 1
+            WHERE (t.tenant_id, t.id) IN (
+                SELECT s.tenant_id, s.id FROM turns s WHERE {_LOST}
+                ORDER BY s.updated_at LIMIT %(limit)s FOR UPDATE SKIP LOCKED)
+            RETURNING t.tenant_id, t.id, t.user_id, t.republished,
+                      t.candidates IS NOT NULL AND t.status = 'processing' AS extracted""",
+        params,
     ).fetchall()

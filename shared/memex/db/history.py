@@ -1,0 +1,57 @@
+"""Rows of supersession history: which memory replaced which, and each one's validity interval."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+import psycopg
+
+
+def link(conn: psycopg.Connection, tenant_id: str, newer_id: str, older_id: str) -> None:
+    conn.execute(
+        """INSERT INTO memory_links (tenant_id, memory_id, replaced_id) VALUES (%s, %s, %s)
+           ON CONFLICT DO NOTHING""",
+        (tenant_id, newer_id, older_id),
+    )
+
+
+def unlink(conn: psycopg.Connection, tenant_id: str, newer_id: str, older_id: str) -> None:
+    conn.execute(
+        "DELETE FROM memory_links WHERE tenant_id = %s AND memory_id = %s AND replaced_id = %s",
+        (tenant_id, newer_id, older_id),
+    )
+
+
+def end(conn: psycopg.Connection, tenant_id: str, memory_id: str, valid_to: datetime) -> None:
+    """The memory stops being current at `valid_to`."""
+    conn.execute(
+        "UPDATE memories SET active = false, valid_to = %s WHERE tenant_id = %s AND id = %s",
+        (valid_to, tenant_id, memory_id),
+    )
+
+
+def predecessors(conn: psycopg.Connection, tenant_id: str, memory_id: str) -> list[dict[str, Any]]:
+    """The memories this one replaced directly, newest first."""
+    return conn.execute(
+        """SELECT o.id, o.value, o.valid_from, o.valid_to FROM memory_links l
+           JOIN memories o ON o.tenant_id = l.tenant_id AND o.id = l.replaced_id
+           WHERE l.tenant_id = %s AND l.memory_id = %s ORDER BY o.valid_from DESC, o.id DESC""",
+        (tenant_id, memory_id),
+    ).fetchall()
+
+
+def links_around(conn: psycopg.Connection, tenant_id: str, ids: list[str]) -> list[dict[str, Any]]:
+    """Every link of the chains these memories belong to (both directions, transitively)."""
+    return conn.execute(
+        """WITH RECURSIVE linked(id) AS (
+               SELECT unnest(%(ids)s::text[])
+               UNION
+               SELECT CASE WHEN l.memory_id = k.id THEN l.replaced_id ELSE l.memory_id END
+               FROM memory_links l JOIN linked k ON k.id IN (l.memory_id, l.replaced_id)
+               WHERE l.tenant_id = %(t)s
+           )
+           SELECT DISTINCT l.memory_id, l.replaced_id FROM memory_links l JOIN linked k ON k.id = l.memory_id
+           WHERE l.tenant_id = %(t)s""",
+        {"t": tenant_id, "ids": ids},
+    ).fetchall()

@@ -1,0 +1,16 @@
+"""The per-user lock: one user's memory changes one at a time, whatever path changes it.
+
+The FIFO supersession queue serialises the workers, but inline turns, erasure and bulk jobs
+decide about the same memories; every transaction that does takes this lock first. It is
+transaction-scoped (released at commit or rollback, never leaked by a crashed caller) and is
+never held across an LLM call: decide first, then lock, re-check and write.
+"""
+
+from __future__ import annotations
+
+import psycopg
+
+
+def lock_user(conn: psycopg.Connection, tenant_id: str, user_id: str) -> None:
+    # Two 32-bit hashes: a collision only serialises two users that could have run in parallel.
+    conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s), hashtext(%s))", (tenant_id, user_id))

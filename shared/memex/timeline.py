@@ -1,0 +1,103 @@
+"""Where a decided memory goes in its history: by the time it was said, not the time it arrived.
+
+Turns arrive out of order (a backfill, two devices, a retried message), so a fact stated in
+February can be decided after one stated in March. It then takes its place between them: the
+March value replaces it, it replaces the January one, and each carries a real validity interval
+(from when it was said until the next value was). The current value's history lists every value
+the key ever had, whatever order they arrived in.
+
+Everything here runs under the user's lock (db/locks.py), after the judge has decided.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+import psycopg
+
+from memex.db import history as history_rows
+from memex.supersession import Decision, same_value
+
+
+@dataclass
+class Placement:
+    current: bool
+    valid_to: datetime | None = None
+    replaces: list[str] = field(default_factory=list)      # older memories the new one replaces
+    replaced_by: list[str] = field(default_factory=list)   # newer memories that replace the new one
+    ends: dict[str, datetime] = field(default_factory=dict)  # memory id -> when it stopped being current
+    unlinks: list[tuple[str, str]] = field(default_factory=list)  # (newer, older) links the new one goes between
+    already_known: str | None = None  # set when history already holds this value for that time
+
+
+def plan(conn: psycopg.Connection, tenant_id: str, decision: Decision, value: str, said_at: datetime,
+         same_key_active: list[dict[str, Any]]) -> Placement:
+    """How a memory saying `value` at `said_at` joins history, given the judge's decision."""
+    if decision.action == "coexist":
+        return Placement(current=True)
+    if decision.action == "keep_old":
+        return _past(conn, tenant_id, said_at, same_key_active)
+    placement = Placement(current=True)
+    for replaced in decision.replaces:
+        if not said_after(replaced, said_at):
+            placement.replaces.append(replaced["id"])
+            placement.ends[replaced["id"]] = said_at
+            continue
+        # Said before the value it would replace: it goes in that value's history, at its time.
+        later, earlier = _gap(conn, tenant_id, replaced, said_at)
+        if same_value(later["value"] or "", value) or any(same_value(p["value"] or "", value) for p in earlier):
+            return Placement(current=False, already_known=f"{value!r} is already in the history for that time")
+        placement.current = False
+        placement.replaced_by.append(later["id"])
+        valid_from = _time(later["valid_from"])
+        placement.valid_to = valid_from if placement.valid_to is None else min(placement.valid_to, valid_from)
+        for previous in earlier:
+            placement.unlinks.append((later["id"], previous["id"]))
+            placement.replaces.append(previous["id"])
+            placement.ends[previous["id"]] = said_at
+    return placement
+
+
+def apply(conn: psycopg.Connection, tenant_id: str, memory_id: str, placement: Placement) -> None:
+    for newer, older in placement.unlinks:
+        history_rows.unlink(conn, tenant_id, newer, older)
+    for older in placement.replaces:
+        history_rows.link(conn, tenant_id, memory_id, older)
+    for newer in placement.replaced_by:
+        history_rows.link(conn, tenant_id, newer, memory_id)
+    for older, valid_to in placement.ends.items():
+        history_rows.end(conn, tenant_id, older, valid_to)
+
+
+def _gap(conn: psycopg.Connection, tenant_id: str, newest: dict[str, Any], said_at: datetime
+         ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """Walk back from `newest` to the earliest memory stated after `said_at`; return it and its
+    predecessors stated at or before `said_at` (the links the new memory goes between)."""
+    later = {"id": newest["id"], "value": newest["value"], "valid_from": _time(newest["valid_from"])}
+    while True:
+        before = history_rows.predecessors(conn, tenant_id, later["id"])
+        newer = [p for p in before if p["valid_from"] > said_at]
+        if not newer:
+            return later, before
+        later = newer[0]
+
+
+def _past(conn: psycopg.Connection, tenant_id: str, said_at: datetime,
+          same_key_active: list[dict[str, Any]]) -> Placement:
+    """A statement about the past ("I used to live in Paris"): history of the value that was
+    current when it was said, ended when that value began (its start is unknown)."""
+    if len(same_key_active) != 1:
+        return Placement(current=False, valid_to=said_at)
+    later, earlier = _gap(conn, tenant_id, same_key_active[0], said_at)
+    then = earlier[0] if later["valid_from"] > said_at and earlier else later  # current when it was said
+    return Placement(current=False, valid_to=min(then["valid_from"], said_at), replaced_by=[then["id"]])
+
+
+def said_after(memory: dict[str, Any], said_at: datetime) -> bool:
+    return _time(memory["valid_from"]) > said_at
+
+
+def _time(value: datetime | str) -> datetime:
+    return value if isinstance(value, datetime) else datetime.fromisoformat(value.replace("Z", "+00:00"))

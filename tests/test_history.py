@@ -1,0 +1,135 @@
+"""History follows time and one user's memory changes one at a time, on every path (issue 7,
+classes 2 and 3): concurrent inline turns, out-of-order arrival, and a judge that is slow."""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+from memex import memories
+from memex.ingest import ingest_turn
+from memex.models import TurnIn
+from memex.supersession import RulesJudge
+
+COMPANIES = ["Stripe", "Notion", "Globex", "Initech", "Umbrella", "Hooli", "Vandelay", "Cyberdyne",
+             "Soylent", "Tyrell", "Wonka", "Gringotts", "Oscorp", "Wayne", "Stark", "Acme"]
+CITIES = ["Lisbon", "Porto", "Berlin", "Madrid", "Vienna", "Oslo"]
+
+
+def _turn(user: str, text: str, timestamp: str | None = None, session: str = "s1") -> TurnIn:
+    return TurnIn(user_id=user, session_id=session, timestamp=timestamp,
+                  messages=[{"role": "user", "content": text}])
+
+
+def _active(tenant, key: str) -> list[dict]:
+    listed = tenant.get(f"/v1/users/{tenant.user}/memories", params={"limit": 500}).json()["memories"]
+    return [m for m in listed if m["key"] == key]
+
+
+def _history(tenant, memory_id: str) -> list[dict]:
+    return tenant.get(f"/v1/memories/{memory_id}/history").json()["history"]
+
+
+def _assert_linear(chain: list[dict]) -> None:
+    """Oldest first: each value ends when the next begins, and each replaces the one before."""
+    for older, newer in zip(chain, chain[1:]):
+        assert newer["supersedes"] == older["id"], (older["value"], newer["value"])
+        assert older["active"] is False and older["valid_to"] == newer["valid_from"]
+        assert older["valid_from"] < older["valid_to"]
+    assert chain[-1]["active"] is True and chain[-1]["valid_to"] is None
+
+
+def test_concurrent_inline_and_queued_writers_leave_one_current_value_and_one_chain(ctx, tenant, runtime):
+    day = lambda i: f"2026-03-{i + 1:02d}T12:00:00Z"  # noqa: E731 - distinct times, in any arrival order
+    order = list(range(len(COMPANIES)))
+    random.Random(7).shuffle(order)
+
+    def write(i: int) -> None:
+        ingest_turn(ctx, tenant.id, _turn(tenant.user, f"I work at {COMPANIES[i]}.", day(i)), wait=i % 2 == 0)
+
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        list(pool.map(write, order))
+    runtime.drain()
+    active = [m for m in _active(tenant, "employer") if m["active"]]
+    assert [m["value"] for m in active] == ["Acme"]  # the one stated last
+    chain = _history(tenant, active[0]["id"])
+    assert [m["value"] for m in chain] == COMPANIES
+    _assert_linear(chain)
+
+
+def test_a_backfill_out_of_order_builds_the_history_in_time_order(ctx, tenant, runtime):
+    months = list(range(6))
+    random.Random(3).shuffle(months)
+    for i in months:  # arrival order is not time order
+        ingest_turn(ctx, tenant.id, _turn(tenant.user, f"I live in {CITIES[i]} and I work at {COMPANIES[i]}.",
+                                          f"2026-{i + 1:02d}-01T00:00:00Z"), wait=False)
+    runtime.drain()
+    for key, values in (("city", CITIES), ("employer", COMPANIES[:6])):
+        listed = _active(tenant, key)
+        assert len(listed) == 1 and listed[0]["value"] == values[-1]
+        chain = _history(tenant, listed[0]["id"])
+        assert [m["value"] for m in chain] == values
+        _assert_linear(chain)
+        everything = tenant.get(f"/v1/users/{tenant.user}/memories",
+                                params={"include_inactive": "true", "limit": 500}).json()["memories"]
+        assert len([m for m in everything if m["key"] == key]) == 6  # no orphans outside the chain
+
+
+def test_a_late_fact_takes_its_place_between_two_values(ctx, tenant):
+    for text, when in (("I live in Lisbon.", "2026-01-01T00:00:00Z"), ("I live in Berlin.", "2026-03-01T00:00:00Z"),
+                       ("I live in Porto.", "2026-02-01T00:00:00Z")):
+        assert tenant.turn(text, timestamp=when).status_code == 201
+    current = [m for m in _active(tenant, "city") if m["active"]]
+    assert [m["value"] for m in current] == ["Berlin"]
+    chain = _history(tenant, current[0]["id"])
+    assert [(m["value"], m["valid_from"][:10], (m["valid_to"] or "")[:10]) for m in chain] == [
+        ("Lisbon", "2026-01-01", "2026-02-01"), ("Porto", "2026-02-01", "2026-03-01"), ("Berlin", "2026-03-01", "")]
+    _assert_linear(chain)
+
+
+def test_a_statement_about_the_past_joins_the_history_of_the_current_value(tenant):
+    tenant.turn("I live in Lisbon.", timestamp="2026-01-01T00:00:00Z")
+    tenant.turn("I used to live in Paris.", timestamp="2026-02-01T00:00:00Z")
+    current = [m for m in _active(tenant, "city") if m["active"]]
+    assert [m["value"] for m in current] == ["Lisbon"]
+    assert [m["value"] for m in _history(tenant, current[0]["id"])] == ["Paris", "Lisbon"]
+
+
+class _WaitingJudge:
+    """A judge that takes as long as the test wants (an LLM that is slow to answer)."""
+
+    name = "waiting"
+
+    def __init__(self):
+        self.asked = threading.Event()
+        self.release = threading.Event()
+        self._rules = RulesJudge()
+
+    def decide(self, candidate, related):
+        self.asked.set()
+        assert self.release.wait(30), "never released"
+        return self._rules.decide(candidate, related)
+
+
+def test_no_lock_is_held_while_the_judge_thinks(ctx, tenant):
+    """Erasing the user while the judge is deciding one of their turns is not blocked by it."""
+    tenant.turn("I work at Stripe.")
+    judge = _WaitingJudge()
+    slow = dataclasses.replace(ctx, judge=judge)
+    writer = threading.Thread(target=ingest_turn, args=(slow, tenant.id, _turn(tenant.user, "I work at Notion."), True))
+    writer.start()
+    try:
+        assert judge.asked.wait(30)
+        erased = {}
+        eraser = threading.Thread(target=lambda: erased.update(memories.erase_user(ctx, tenant.id, tenant.user)))
+        eraser.start()
+        eraser.join(15)
+        assert not eraser.is_alive(), "erasure waited for the judge: a lock is held across the decision"
+    finally:
+        judge.release.set()
+        writer.join(30)
+    assert erased["turns"] == 2
+    # The decision found its turn erased when it came to write: nothing came back.
+    assert tenant.get(f"/v1/users/{tenant.user}/memories", params={"include_inactive": "true"}).json()["memories"] == []
