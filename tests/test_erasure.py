@@ -1,0 +1,119 @@
+"""Erasure is final (issue 7, class 4): chains close over erased links, nothing erased comes back,
+and no table keeps a copy. The audit reads every table the catalog lists, so a table added later
+is audited too."""
+
+from __future__ import annotations
+
+import uuid
+
+import psycopg
+
+from memex import pipeline
+from memex.jobs import ExtractionJob, SupersessionJob
+
+
+def _all(tenant, **params) -> list[dict]:
+    return tenant.get(f"/v1/users/{tenant.user}/memories",
+                      params={"include_inactive": "true", "limit": 500, **params}).json()["memories"]
+
+
+def _by_value(tenant, key: str) -> dict[str, dict]:
+    return {m["value"]: m for m in _all(tenant) if m["key"] == key}
+
+
+def _rows_mentioning(ctx, *needles: str) -> dict[str, int]:
+    """For every table of the schema: how many rows contain one of `needles` anywhere (the whole
+    row as text: every column, jsonb and tsvector included)."""
+    found = {}
+    with psycopg.connect(ctx.db.dsn, autocommit=True) as conn:
+        tables = [r[0] for r in conn.execute(
+            "SELECT tablename FROM pg_tables WHERE schemaname = current_schema() ORDER BY tablename")]
+        assert {"memories", "turns", "messages", "memory_links", "tombstones", "backfills"} <= set(tables)
+        for table in tables:
+            count = conn.execute(
+                f'SELECT count(*) FROM "{table}" t WHERE ' + " OR ".join(["t::text LIKE %s"] * len(needles)),
+                [f"%{n}%" for n in needles]).fetchone()[0]
+            if count:
+                found[table] = count
+    return found
+
+
+def test_erasing_a_middle_link_closes_the_chain(tenant):
+    for session, city, when in (("s1", "Lisbon", "2026-01-01"), ("s2", "Porto", "2026-02-01"),
+                                ("s3", "Berlin", "2026-03-01")):
+        tenant.turn(f"I live in {city}.", session=session, timestamp=f"{when}T00:00:00Z")
+    assert tenant.delete(f"/v1/sessions/s2?user_id={tenant.user}").status_code == 200
+    cities = _by_value(tenant, "city")
+    assert set(cities) == {"Lisbon", "Berlin"}
+    assert cities["Berlin"]["active"] and not cities["Lisbon"]["active"]
+    assert cities["Lisbon"]["valid_to"] == cities["Berlin"]["valid_from"]
+    assert cities["Berlin"]["supersedes"] == cities["Lisbon"]["id"]
+    history = tenant.get(f"/v1/memories/{cities['Berlin']['id']}/history").json()["history"]
+    assert [m["value"] for m in history] == ["Lisbon", "Berlin"]
+
+
+def test_erasing_the_newest_link_makes_what_it_replaced_current_but_never_the_past(tenant):
+    tenant.turn("I used to live in Paris.", session="s0", timestamp="2025-12-01T00:00:00Z")
+    tenant.turn("I live in Lisbon.", session="s1", timestamp="2026-01-01T00:00:00Z")
+    tenant.turn("I live in Porto.", session="s2", timestamp="2026-02-01T00:00:00Z")
+    tenant.turn("I work at Stripe.", session="s3", timestamp="2026-02-02T00:00:00Z")
+    tenant.delete(f"/v1/sessions/s2?user_id={tenant.user}")
+    cities = _by_value(tenant, "city")
+    assert cities["Lisbon"]["active"] and cities["Lisbon"]["valid_to"] is None
+    assert not cities["Paris"]["active"]  # a statement about the past never becomes current
+    tenant.delete(f"/v1/sessions/s3?user_id={tenant.user}")  # unrelated to the chain: changes nothing
+    assert not _by_value(tenant, "city")["Paris"]["active"]
+
+
+def test_a_memory_erased_by_id_goes_with_its_history_and_does_not_come_back(ctx, tenant, runtime):
+    first = tenant.turn("I work at Stripe.", timestamp="2026-01-01T00:00:00Z").json()["turn_id"]
+    tenant.turn("I work at Notion.", timestamp="2026-02-01T00:00:00Z")
+    notion = _by_value(tenant, "employer")["Notion"]
+    assert tenant.delete(f"/v1/memories/{notion['id']}").json()["deleted"] == {"memories": 2}
+    assert _by_value(tenant, "employer") == {}
+    # A redelivered job and a re-extraction of the turn do not bring it back.
+    ctx.publisher.publish_extraction(ExtractionJob(tenant.id, first))
+    ctx.publisher.publish_supersession(SupersessionJob(tenant.id, tenant.user, first, resend=99))
+    runtime.drain()
+    for follow_up in pipeline.extract_many(ctx, tenant.id, [first], again=True):
+        pipeline.resolve(ctx, follow_up)
+    assert _by_value(tenant, "employer") == {}
+    assert tenant.get(f"/v1/turns/{first}").json()["status"] == "processed"
+
+
+def test_an_erased_message_leaves_no_copy_in_its_neighbour(ctx, tenant):
+    marker = f"zq{uuid.uuid4().hex[:10]}"
+    turn = tenant.turn(f"My secret word is {marker}.", "Noted, I will remember that.").json()
+    episodic = {m["content"]: m for m in turn["memories"] if m["memory_type"] == "episodic"}
+    erased = episodic[f"My secret word is {marker}."]
+    tenant.delete(f"/v1/memories/{erased['id']}")
+    assert _rows_mentioning(ctx, marker) == {}
+    reply = tenant.search("remember that", mode="bm25")
+    assert [r["content"] for r in reply] == ["Noted, I will remember that."]
+
+
+def test_the_audit_finds_nothing_of_an_erased_user_session_or_memory(ctx, tenant, runtime):
+    marker = f"zq{uuid.uuid4().hex[:10]}"
+    other = f"zq{uuid.uuid4().hex[:10]}"
+    session_marker = f"zq{uuid.uuid4().hex[:10]}"
+    tenant.turn(f"I work at Stripe. My dog is called {marker.capitalize()}.", session="a",
+                idempotency_key=f"k-{marker}")
+    tenant.turn(f"I live in Lisbon. I said {session_marker} today.", session="b", wait=False)
+    runtime.drain()
+    tenant.post("/v1/memories", {"user_id": tenant.user, "content": f"Prefers {marker} tea"})
+    kept = tenant.turn(f"Other user {other}.", user=f"{tenant.user}-kept").json()["turn_id"]
+
+    tenant.delete(f"/v1/sessions/b?user_id={tenant.user}")
+    assert _rows_mentioning(ctx, session_marker) == {}
+    assert tenant.delete(f"/v1/users/{tenant.user}").status_code == 200
+    assert _rows_mentioning(ctx, marker, marker.capitalize()) == {}
+    assert _rows_mentioning(ctx, f'"{tenant.user}"', f"{{{tenant.user}}}") == {}  # ids, inside json too
+    with psycopg.connect(ctx.db.dsn, autocommit=True) as conn:
+        for table in ("turns", "memories"):
+            left = conn.execute(f"SELECT count(*) FROM {table} WHERE tenant_id = %s AND user_id = %s",
+                                (tenant.id, tenant.user)).fetchone()[0]
+            assert left == 0, table
+    runtime.drain()
+    assert _all(tenant) == []
+    assert tenant.get(f"/v1/turns/{kept}").json()["status"] == "processed"  # the other user is untouched
+    assert _rows_mentioning(ctx, other)
