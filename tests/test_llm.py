@@ -13,7 +13,7 @@ from memex.extraction import make_extractor
 from memex.extraction.llm import LLMExtractor
 from memex.extraction.offline import OfflineExtractor
 from memex.jobs import Candidate
-from memex.llm import ChatJSON, LLMError, parse_json, recover_truncated
+from memex.llm import ChatJSON, LLMError, parse_json, recover_truncated, time_budget
 from memex.supersession import Decision, RulesJudge, make_judge
 from memex.supersession_llm import LLMJudge
 from tests.openai_double import CHAT, OpenAIDouble
@@ -324,3 +324,19 @@ def test_nothing_related_means_no_call(server):
     past = LLMJudge(chat_for(server)).decide(_candidate(value="Google", historical=True), [])
     assert past.action == "keep_old" and past.replaces == []  # the past is never current
     assert server.chat_requests == []
+
+
+def test_a_jobs_time_budget_bounds_every_call_and_the_judge_falls_back_within_it(server):
+    """A slow LLM cannot keep a worker past its function timeout: the calls of one job share a
+    budget, and once it is spent the judge decides with the rules."""
+    for _ in range(3):
+        server.script_chat('{"action": "noop"}', delay=3.0)
+    judge = LLMJudge(chat_for(server, timeout=10.0))
+    related = [{"id": "a", "key": "employer", "value": "Stripe", "content": "The user's employer is Stripe.",
+                "type": "fact", "valid_from": "2026-01-01T00:00:00Z"}]
+    with time_budget(0.5):
+        decision = judge.decide(_candidate("employer", "Notion"), related)
+    assert len(server.chat_requests) == 1  # cut at the budget, not retried three times
+    assert decision.action == "supersede" and decision.reason.startswith("rules fallback")
+    with time_budget(0.0), pytest.raises(LLMError, match="time budget"):
+        chat_for(server).ask("s", "u")

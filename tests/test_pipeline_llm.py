@@ -107,7 +107,11 @@ def test_an_llm_that_is_down_leaves_the_turn_queued_not_lost(ctx, llm, llm_http,
     assert response.status_code == 202, response.text
     body = response.json()
     assert body["status"] == "queued" and "LLMError" in body["error"]
-    assert tenant.get(f"/v1/turns/{body['turn_id']}").json()["status"] == "queued"
+    queued = tenant.get(f"/v1/turns/{body['turn_id']}").json()
+    assert queued["status"] == "queued"
+    # Degraded, not down: what was said is stored and searchable at once, before any extraction.
+    assert [m["content"] for m in queued["memories"]] == ["My name is Ada."]
+    assert [r["content"] for r in tenant.search("Ada", mode="bm25")] == ["My name is Ada."]
     # The job went to the extraction queue; the workers (offline rules here) take it from there.
     runtime.drain()
     status = tenant.get(f"/v1/turns/{body['turn_id']}").json()

@@ -13,6 +13,7 @@ from infra.local.lambda_context import LocalLambdaContext
 from infra.local.runtime import function_module
 from memex.context import Context
 from memex.db import turns as turn_rows
+from memex import pipeline
 from memex.ingest import ingest_turn, sweep
 from memex.jobs import Candidate, ExtractionJob, SupersessionJob
 from memex.models import TurnIn
@@ -124,3 +125,52 @@ def test_a_lost_publish_is_recovered_by_the_sweep(ctx, tenant, runtime):
     status = tenant.get(f"/v1/turns/{turn_id}").json()
     assert status["status"] == "processed"
     assert any(m["key"] == "name" and m["value"] == "Ada" for m in status["memories"])
+
+
+def _backdate(ctx, tenant, turn_id: str, seconds: int) -> None:
+    with ctx.db.transaction() as conn:
+        conn.execute("UPDATE turns SET updated_at = now() - make_interval(secs => %s) WHERE tenant_id = %s AND id = %s",
+                     (seconds, tenant.id, turn_id))
+
+
+def _turn_row(ctx, tenant, turn_id: str) -> dict:
+    return turn_rows.get_turn(ctx.db.connection(), tenant.id, turn_id)
+
+
+def test_a_lost_supersession_message_is_sent_again_without_extracting_again(ctx, tenant, runtime):
+    turn_id = _store_turn(ctx, tenant, "I work at Stripe.")
+    assert pipeline.extract(ctx, ExtractionJob(tenant.id, turn_id)) is not None  # its message is then lost
+    extracted_at = _turn_row(ctx, tenant, turn_id)["extracted_at"]
+    _backdate(ctx, tenant, turn_id, 600)
+    assert sweep(ctx, older_than_seconds=300) >= 1
+    runtime.drain()
+    row = _turn_row(ctx, tenant, turn_id)
+    assert row["status"] == "processed" and row["candidates"] is None
+    assert row["extracted_at"] == extracted_at  # supersession ran again; extraction did not
+
+
+def test_a_turn_waiting_in_a_moving_fifo_group_is_not_taken_for_lost(ctx, tenant, runtime):
+    done = tenant.turn("I live in Lisbon.").json()["turn_id"]
+    waiting = _store_turn(ctx, tenant, "I work at Stripe.")
+    pipeline.extract(ctx, ExtractionJob(tenant.id, waiting))
+    _backdate(ctx, tenant, waiting, 600)
+    with ctx.db.transaction() as conn:  # the group resolved a turn extracted before this one, just now
+        conn.execute("UPDATE turns SET extracted_at = now() - interval '1 hour', resolved_at = now() "
+                     "WHERE tenant_id = %s AND id = %s", (tenant.id, done))
+        claimed = turn_rows.claim_lost(conn, 300, 5)
+    assert waiting not in {r["id"] for r in claimed}
+    with ctx.db.transaction() as conn:  # a turn extracted after it is resolved: FIFO order says it is lost
+        conn.execute("UPDATE turns SET extracted_at = now() WHERE tenant_id = %s AND id = %s", (tenant.id, done))
+        claimed = turn_rows.claim_lost(conn, 300, 5)
+    assert waiting in {r["id"] for r in claimed}
+    runtime.drain()
+
+
+def test_a_turn_lost_again_and_again_is_marked_failed_not_sent_forever(ctx, tenant):
+    turn_id = _store_turn(ctx, tenant, "hello")
+    with ctx.db.transaction() as conn:
+        conn.execute("UPDATE turns SET republished = %s, updated_at = now() - interval '1 hour' "
+                     "WHERE tenant_id = %s AND id = %s", (ctx.settings.sweep_max_republish, tenant.id, turn_id))
+    sweep(ctx, older_than_seconds=300)
+    status = tenant.get(f"/v1/turns/{turn_id}").json()
+    assert status["status"] == "failed" and "re-sent 5 times" in status["error"]
