@@ -67,10 +67,14 @@ def test_erasing_the_newest_link_makes_what_it_replaced_current_but_never_the_pa
 
 def test_a_memory_erased_by_id_goes_with_its_history_and_does_not_come_back(ctx, tenant, runtime):
     first = tenant.turn("I work at Stripe.", timestamp="2026-01-01T00:00:00Z").json()["turn_id"]
-    tenant.turn("I work at Notion.", timestamp="2026-02-01T00:00:00Z")
-    notion = _by_value(tenant, "employer")["Notion"]
-    assert tenant.delete(f"/v1/memories/{notion['id']}").json()["deleted"] == {"memories": 2}
+    company = f"Zq{uuid.uuid4().hex[:10]}"
+    tenant.turn(f"I work at {company}.", timestamp="2026-02-01T00:00:00Z")
+    erased = _by_value(tenant, "employer")[company]
+    assert tenant.delete(f"/v1/memories/{erased['id']}").json()["deleted"] == {"memories": 2}
     assert _by_value(tenant, "employer") == {}
+    # The fact leaves no copy; the message it was drawn from is the conversation itself, which
+    # goes with its session or its episodic memory.
+    assert _rows_mentioning(ctx, f"employer is {company}", erased["id"]) == {}
     # A redelivered job and a re-extraction of the turn do not bring it back.
     ctx.publisher.publish_extraction(ExtractionJob(tenant.id, first))
     ctx.publisher.publish_supersession(SupersessionJob(tenant.id, tenant.user, first, resend=99))

@@ -116,3 +116,22 @@ def test_an_llm_that_is_down_leaves_the_turn_queued_not_lost(ctx, llm, llm_http,
     runtime.drain()
     status = tenant.get(f"/v1/turns/{body['turn_id']}").json()
     assert status["status"] == "processed" and any(m["value"] == "Ada" for m in status["memories"])
+
+
+def test_a_memory_that_replaces_several_is_linked_to_each(ctx, llm, llm_http):
+    tenant = Tenant(ctx, llm_http)
+    llm.script_chat(_extraction("employer", "Stripe", "The user's employer is Stripe.", "I work at Stripe"))
+    tenant.turn("I work at Stripe", timestamp="2026-01-01T00:00:00Z")
+    llm.script_chat(_extraction("employer", "Notion", "The user's employer is Notion.", "I also work at Notion"),
+                    '{"action": "coexist", "reason": "two part-time jobs"}')
+    tenant.turn("I also work at Notion", timestamp="2026-02-01T00:00:00Z")
+    llm.script_chat(_extraction("employer", "Globex", "The user's employer is Globex.", "I left both for Globex"),
+                    '{"action": "supersede", "replaces": ["m1", "m2"], "reason": "left both jobs"}')
+    tenant.turn("I left both for Globex", timestamp="2026-03-01T00:00:00Z")
+    listing = tenant.get(f"/v1/users/{tenant.user}/memories", params={"include_inactive": "true"}).json()
+    employer = {m["value"]: m for m in listing["memories"] if m["key"] == "employer"}
+    assert [v for v, m in employer.items() if m["active"]] == ["Globex"]
+    assert all(employer[v]["valid_to"] == "2026-03-01T00:00:00Z" for v in ("Stripe", "Notion"))
+    history = tenant.get(f"/v1/memories/{employer['Globex']['id']}/history").json()["history"]
+    assert [m["value"] for m in history] == ["Stripe", "Notion", "Globex"]
+    assert employer["Globex"]["supersedes"] == employer["Notion"]["id"]  # the latest it replaced

@@ -38,7 +38,7 @@ def plan(conn: psycopg.Connection, tenant_id: str, decision: Decision, value: st
     if decision.action == "coexist":
         return Placement(current=True)
     if decision.action == "keep_old":
-        return _past(conn, tenant_id, said_at, same_key_active)
+        return _past(conn, tenant_id, value, said_at, same_key_active)
     placement = Placement(current=True)
     for replaced in decision.replaces:
         if not said_after(replaced, said_at):
@@ -84,15 +84,30 @@ def _gap(conn: psycopg.Connection, tenant_id: str, newest: dict[str, Any], said_
         later = newer[0]
 
 
-def _past(conn: psycopg.Connection, tenant_id: str, said_at: datetime,
+def _past(conn: psycopg.Connection, tenant_id: str, value: str, said_at: datetime,
           same_key_active: list[dict[str, Any]]) -> Placement:
     """A statement about the past ("I used to live in Paris"): history of the value that was
-    current when it was said, ended when that value began (its start is unknown)."""
+    current when it was said, ended when that value began (its start is unknown); nothing new
+    when that value or one before it already says so ("I left Stripe" after Stripe → Notion)."""
     if len(same_key_active) != 1:
         return Placement(current=False, valid_to=said_at)
     later, earlier = _gap(conn, tenant_id, same_key_active[0], said_at)
     then = earlier[0] if later["valid_from"] > said_at and earlier else later  # current when it was said
+    if any(same_value(m["value"] or "", value) for m in _back_from(conn, tenant_id, then)):
+        return Placement(current=False, already_known=f"{value!r} is already in the history")
     return Placement(current=False, valid_to=min(then["valid_from"], said_at), replaced_by=[then["id"]])
+
+
+def _back_from(conn: psycopg.Connection, tenant_id: str, memory: dict[str, Any]) -> list[dict[str, Any]]:
+    """The memory and everything before it in its history."""
+    found, frontier, seen = [memory], [memory["id"]], {memory["id"]}
+    while frontier:
+        for previous in history_rows.predecessors(conn, tenant_id, frontier.pop()):
+            if previous["id"] not in seen:
+                seen.add(previous["id"])
+                found.append(previous)
+                frontier.append(previous["id"])
+    return found
 
 
 def said_after(memory: dict[str, Any], said_at: datetime) -> bool:
