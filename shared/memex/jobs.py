@@ -6,6 +6,7 @@ that record as failed, and after maxReceiveCount deliveries the queue moves it t
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -55,8 +56,9 @@ class SupersessionJob:
 
     @property
     def group_id(self) -> str:
-        # One user's decisions are serialised; different users proceed in parallel.
-        return f"{self.tenant_id}:{self.user_id}"
+        """One user's decisions are serialised; different users proceed in parallel. A hash, since
+        SQS takes at most 128 printable ASCII characters here and ids may hold any others."""
+        return hashlib.sha256(json.dumps([self.tenant_id, self.user_id]).encode()).hexdigest()
 
     def to_json(self) -> str:
         return json.dumps(asdict(self))
