@@ -83,8 +83,9 @@ class SupersessionJob:
 
 @dataclass(frozen=True)
 class BackfillJob:
-    """One chunk of a bulk job. `offset` is where this chunk starts (a line of the file, or the
-    last id done); a job re-enqueues itself with the next offset until the work is done."""
+    """One chunk of a bulk job. `offset` is where this chunk starts (for an import, a byte offset
+    into the source, where a line begins; otherwise the last id done); a job re-enqueues itself
+    with the next offset until the work is done."""
 
     kind: str  # "import", "reembed" or "reextract"
     tenant_id: str
@@ -116,8 +117,11 @@ class BackfillJob:
         for name, value in optional.items():
             if value is not None and not isinstance(value, str):
                 raise ValueError(f"{name} must be a string")
+        offset = data.get("offset") or ""
+        if not isinstance(offset, str) or (kind == "import" and offset and not offset.isdecimal()):
+            raise ValueError("offset must be a string (for an import, a byte offset)")
         return cls(kind=kind, tenant_id=_text(data, "tenant_id"), backfill_id=_text(data, "backfill_id"),
-                   offset=str(data.get("offset") or ""), **optional)
+                   offset=offset, **optional)
 
 
 def _object(body: str) -> dict[str, Any]:
