@@ -143,6 +143,20 @@ def test_a_turn_whose_extraction_fails_does_not_hold_back_its_chunk(tenant, ctx,
     statuses = ctx.db.connection().execute("SELECT status FROM turns WHERE tenant_id = %s ORDER BY status",
                                            (tenant.id,)).fetchall()
     assert [r["status"] for r in statuses] == ["failed", "processed"]
+    assert len(_take_from_the_extraction_dlq(runtime, tenant.id)) == 1
+
+
+def _take_from_the_extraction_dlq(runtime, tenant_id: str) -> list[str]:
+    """The tenant's messages in the extraction DLQ, deleted (others are left visible for their tests)."""
+    client, url = runtime.sqs_client(), runtime.queues["memex-extraction"]["dlq_url"]
+    taken = []
+    for message in client.receive_message(QueueUrl=url, MaxNumberOfMessages=10).get("Messages", []):
+        if f'"tenant_id": "{tenant_id}"' in message["Body"]:
+            taken.append(message["Body"])
+            client.delete_message(QueueUrl=url, ReceiptHandle=message["ReceiptHandle"])
+        else:
+            client.change_message_visibility(QueueUrl=url, ReceiptHandle=message["ReceiptHandle"], VisibilityTimeout=0)
+    return taken
 
 
 def test_a_crash_between_advancing_and_sending_neither_stalls_nor_forks(tenant, ctx, runtime, tmp_path, monkeypatch):
@@ -243,7 +257,9 @@ def test_backfill_messages_parse_strictly():
     assert job == BackfillJob("reembed", "t", "b", offset="x")
     assert BackfillJob.from_json(job.to_json()) == job
     for body in ('{"kind": "nuke", "tenant_id": "t", "backfill_id": "b"}', '{"kind": "import", "tenant_id": "t"}',
-                 '{"kind": "import", "tenant_id": "t", "backfill_id": "b"}', "[]"):
+                 '{"kind": "import", "tenant_id": "t", "backfill_id": "b"}', "[]",
+                 '{"kind": "import", "tenant_id": "t", "backfill_id": "b", "path": "p", "offset": "12x"}',
+                 '{"kind": "reembed", "tenant_id": "t", "backfill_id": "b", "offset": 7}'):
         try:
             BackfillJob.from_json(body)
         except ValueError:

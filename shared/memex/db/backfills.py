@@ -67,8 +67,9 @@ def mark_sent(conn: psycopg.Connection, tenant_id: str, backfill_id: str, positi
 
 
 def insert_turns(conn: psycopg.Connection, tenant_id: str, turns: list[TurnIn]) -> tuple[list[str], int]:
-    """Store each turn in a savepoint of its own, so that one Postgres refuses (a NUL byte, a
-    number JSON cannot hold, a reused idempotency key) is skipped without undoing the others.
+    """Store each turn in a savepoint of its own, so that one that cannot be stored (Postgres
+    refuses it, as a NUL byte; its idempotency key names another turn) is skipped without undoing
+    the others.
     Returns the ids of the turns stored or found already stored, and how many were refused."""
     turn_ids, refused = [], 0
     for turn in turns:
