@@ -115,11 +115,11 @@ def test_chunks_count_once_send_one_successor_and_bad_lines_fail_alone(tenant, c
     assert tenant.get("/v1/memories/count", params={"user_id": tenant.user}).json()["count"] == 7
 
 
-def test_lines_postgres_would_refuse_fail_alone_through_the_worker(tenant, ctx, runtime, tmp_path):
+def test_lines_postgres_would_refuse_fail_alone_through_the_worker_and_a_bom_is_no_bad_line(tenant, ctx, runtime, tmp_path):
     path = tmp_path / "refused.jsonl"
     good = _line(tenant.user, "good")
     path.write_text("\n".join([good, good.replace('"good"}', '"bad", "metadata": {"v": NaN}}'),
-                               _line(tenant.user, "nul \u0000")]) + "\n", encoding="utf-8")
+                               _line(tenant.user, "nul \u0000")]) + "\n", encoding="utf-8-sig")
     job = backfill.new_job("import", tenant.id, path=str(path))
     ctx.publisher.publish_backfill(job)
     runtime.drain()

@@ -163,7 +163,9 @@ def _import_chunk(ctx: Context, job: BackfillJob, source: Source) -> tuple[str, 
 
 def _turn_of(raw: bytes, offset: int) -> TurnIn:
     """The turn a line holds; ValueError when it holds none."""
-    data = json.loads(raw.decode("utf-8"), parse_constant=_refuse_constant, parse_float=_finite_float)
+    # A file saved with a byte order mark starts with one; it is not part of the first line.
+    text = raw.decode("utf-8-sig" if offset == 0 else "utf-8")
+    data = json.loads(text, parse_constant=_refuse_constant, parse_float=_finite_float)
     if not isinstance(data, dict):
         raise ValueError("a line must be a JSON object")
     if not data.get("idempotency_key"):
