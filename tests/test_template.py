@@ -365,7 +365,8 @@ def test_every_publish_call_is_reached_from_some_function():
         reached |= graph.published_from(_handler_module(function))[1]
     reached |= {(_handler_module(f), None) for f in FUNCTIONS.values()}
     for path in sorted((ROOT / "shared").rglob("*.py")) + sorted((ROOT / "functions").rglob("app.py")):
-        module = ".".join(path.relative_to(ROOT / "shared" if "shared" in path.parts else ROOT).with_suffix("").parts)
+        base = ROOT / "shared" if path.is_relative_to(ROOT / "shared") else ROOT
+        module = ".".join(path.relative_to(base).with_suffix("").parts)
         for node in ast.parse(path.read_text()).body:
             if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 continue
