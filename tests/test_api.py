@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 
 def test_turn_with_wait_is_processed_inline_and_found(tenant):
     response = tenant.turn("I work at Stripe.", metadata={"source": "chat"})
@@ -46,6 +48,30 @@ def test_idempotency_key_stores_a_turn_once(tenant, ctx):
     again = tenant.turn("I live in Porto.", idempotency_key="k-1").json()
     assert again["turn_id"] == first["turn_id"]
     assert tenant.get("/v1/memories/count", params={"user_id": tenant.user}).json()["count"] == 2
+
+
+
+def test_an_idempotency_key_belongs_to_one_user(tenant):
+    mine = tenant.turn("I live in Porto.", idempotency_key="k-shared").json()
+    theirs = tenant.turn("I live in Oslo.", user="another-user", idempotency_key="k-shared").json()
+    assert theirs["turn_id"] != mine["turn_id"]
+    assert any("Oslo" in m["content"] for m in theirs["memories"])
+    assert not any("Porto" in m["content"] for m in theirs["memories"])
+    assert tenant.get("/v1/memories/count", params={"user_id": "another-user"}).json()["count"] == 2
+
+
+@pytest.mark.parametrize("change", [{"content": "I live in Lisbon."}, {"session": "s2"},
+                                    {"timestamp": "2026-01-01T00:00:00Z"}, {"metadata": {"app": "x"}}])
+def test_a_reused_idempotency_key_with_another_payload_is_409(tenant, change):
+    first = tenant.turn("I live in Porto.", idempotency_key="k-2", wait=False)
+    assert first.status_code == 202
+    content = change.pop("content", "I live in Porto.")
+    again = tenant.turn(content, idempotency_key="k-2", wait=False, **change)
+    assert again.status_code == 409, again.text
+    assert again.json()["error"]["code"] == "idempotency_conflict"
+    assert "idempotency_key" in again.json()["error"]["message"]
+    retry = tenant.turn("I live in Porto.", idempotency_key="k-2", wait=False)
+    assert retry.status_code == 202 and retry.json()["turn_id"] == first.json()["turn_id"]
 
 
 def test_supersession_keeps_history_and_search_returns_only_the_current_fact(tenant):

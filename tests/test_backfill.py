@@ -1,15 +1,27 @@
 """Bulk jobs through the backfill queue: a 10,000-turn import, resumable chunks that count
-once, bad lines counted as failed, re-embedding and re-extraction, progress over HTTP."""
+once and send one successor whatever is delivered twice or dies half-way, bad lines counted as
+failed alone, line identity, reads from a byte offset (files and S3), re-embedding and
+re-extraction, progress over HTTP."""
 
 from __future__ import annotations
 
+import dataclasses
+import itertools
 import json
+import os
 
+import boto3
 import numpy as np
+import pytest
+from botocore.exceptions import ClientError
 
+from infra.local.runtime import function_module
 from memex import backfill
 from memex.jobs import BackfillJob
 from memex.pipeline import indexed_text
+from memex_edge.sqs import SqsPublisher
+
+BACKFILL_WORKER = function_module("backfill_worker")
 
 
 def _write(path, turns) -> None:
@@ -46,30 +58,171 @@ def test_a_ten_thousand_turn_import_lands_whole_and_in_time_order(tenant, runtim
     assert hit["valid_from"] == turns[4321]["timestamp"]
 
 
-def test_chunks_resume_count_once_and_bad_lines_fail_alone(tenant, ctx, runtime, tmp_path, monkeypatch):
+def _sent(runtime) -> list[BackfillJob]:
+    """The chunk messages sent since the last call, taken off the real backfill queue."""
+    client, url = runtime.sqs_client(), runtime.queues["memex-backfill"]["url"]
+    jobs = []
+    while messages := client.receive_message(QueueUrl=url, MaxNumberOfMessages=10).get("Messages", []):
+        for message in messages:
+            jobs.append(BackfillJob.from_json(message["Body"]))
+            client.delete_message(QueueUrl=url, ReceiptHandle=message["ReceiptHandle"])
+    return jobs
+
+
+def _line(user: str, content: str, **message) -> str:
+    return json.dumps({"user_id": user, "session_id": "s", "messages": [{"role": "user", "content": content, **message}]})
+
+
+def _run_to_the_end(ctx, runtime, job: BackfillJob) -> None:
+    """Each chunk delivered twice, as SQS may: every chunk sends one successor, never two."""
+    pending = [job]
+    while pending:
+        chunk = pending.pop()
+        for _ in range(2):
+            backfill.run_chunk(ctx, chunk, BACKFILL_WORKER.source_of(chunk))
+        pending = _sent(runtime)
+        assert len(pending) <= 1, pending
+
+
+def test_chunks_count_once_send_one_successor_and_bad_lines_fail_alone(tenant, ctx, runtime, tmp_path, monkeypatch):
     monkeypatch.setattr(backfill, "LINES_PER_CHUNK", 3)
-    lines = [{"user_id": tenant.user, "session_id": "s", "messages": [{"role": "user", "content": f"line {i}"}]}
-             for i in range(7)]
+    good = [_line(tenant.user, f"line {i}") for i in range(7)]
+    bad = ["{not json", json.dumps({"user_id": tenant.user, "messages": []}), "[1, 2]",
+           _line(tenant.user, "a NUL \u0000 byte"), _line(tenant.user, "x", metadata={"v": float("nan")}),
+           _line(tenant.user, "y").replace('"y"', '"y", "metadata": {"v": 1e999}'),
+           _line(tenant.user, "caf\u00e9").replace("\\u00e9", "\udcff")]
     path = tmp_path / "small.jsonl"
-    _write(path, lines)
-    with path.open("a") as handle:
-        handle.write("{not json\n")
-        handle.write(json.dumps({"user_id": tenant.user, "messages": []}) + "\n")
+    with path.open("wb") as handle:
+        for good_line, bad_line in itertools.zip_longest(good, bad):
+            for line in (good_line, bad_line):
+                if line is not None:
+                    handle.write(line.encode("utf-8", errors="surrogateescape") + b"\n")
     job = backfill.new_job("import", tenant.id, path=str(path))
-    opener = lambda: path.open(encoding="utf-8")  # noqa: E731
+    source = BACKFILL_WORKER.source_of(job)
 
-    second = backfill.run_chunk(ctx, job, opener)
-    assert second is not None and second.offset == "3"
-    assert backfill.run_chunk(ctx, job, opener) == second  # a redelivered first chunk ...
+    backfill.run_chunk(ctx, job, source)
+    [second] = _sent(runtime)
+    assert second.offset == str(len(b"".join(path.read_bytes().splitlines(keepends=True)[:3])))
+    backfill.run_chunk(ctx, job, source)  # a duplicated first chunk ...
+    assert _sent(runtime) == []  # ... forks no second chain
     state = backfill.status(ctx, tenant.id, job.backfill_id)
-    assert (state["done"], state["failed"], state["total"], state["remaining"]) == (3, 0, 9, 6)  # ... counts once
+    assert (state["done"], state["failed"], state["total"], state["remaining"]) == (2, 1, 14, 11)  # ... counts once
 
-    third = backfill.run_chunk(ctx, second, opener)
-    assert third is not None and backfill.run_chunk(ctx, third, opener) is None
+    _run_to_the_end(ctx, runtime, second)
     state = backfill.status(ctx, tenant.id, job.backfill_id)
-    assert (state["status"], state["done"], state["failed"], state["remaining"]) == ("done", 7, 2, 0)
+    assert (state["status"], state["done"], state["failed"], state["remaining"]) == ("done", 7, 7, 0)
     runtime.drain()
     assert tenant.get("/v1/memories/count", params={"user_id": tenant.user}).json()["count"] == 7
+
+
+def test_lines_postgres_would_refuse_fail_alone_through_the_worker_and_a_bom_is_no_bad_line(tenant, ctx, runtime, tmp_path):
+    path = tmp_path / "refused.jsonl"
+    good = _line(tenant.user, "good")
+    path.write_text("\n".join([good, good.replace('"good"}', '"bad", "metadata": {"v": NaN}}'),
+                               _line(tenant.user, "nul \u0000")]) + "\n", encoding="utf-8-sig")
+    job = backfill.new_job("import", tenant.id, path=str(path))
+    ctx.publisher.publish_backfill(job)
+    runtime.drain()
+    state = backfill.status(ctx, tenant.id, job.backfill_id)
+    assert (state["status"], state["done"], state["failed"]) == ("done", 1, 2)
+
+
+def test_a_turn_whose_extraction_fails_does_not_hold_back_its_chunk(tenant, ctx, runtime, tmp_path):
+    """A message too big for Postgres's full-text index fails extraction: the chunk hands its
+    turns to the extraction workers, which process the others and mark that one failed."""
+    path = tmp_path / "huge.jsonl"
+    huge = " ".join(f"w{i:06d}q" for i in range(120_000))
+    path.write_text(_line(tenant.user, "Short and fine.") + "\n" + _line(tenant.user, huge) + "\n", encoding="utf-8")
+    job = backfill.new_job("import", tenant.id, path=str(path))
+    ctx.publisher.publish_backfill(job)
+    runtime.drain()
+    state = backfill.status(ctx, tenant.id, job.backfill_id)
+    assert (state["status"], state["done"], state["failed"]) == ("done", 2, 0)
+    contents = [m["content"] for m in tenant.get(f"/v1/users/{tenant.user}/memories").json()["memories"]]
+    assert contents == ["Short and fine."]
+    statuses = ctx.db.connection().execute("SELECT status FROM turns WHERE tenant_id = %s ORDER BY status",
+                                           (tenant.id,)).fetchall()
+    assert [r["status"] for r in statuses] == ["failed", "processed"]
+    assert len(_take_from_the_extraction_dlq(runtime, tenant.id)) == 1
+
+
+def _take_from_the_extraction_dlq(runtime, tenant_id: str) -> list[str]:
+    """The tenant's messages in the extraction DLQ, deleted (others are left visible for their tests)."""
+    client, url = runtime.sqs_client(), runtime.queues["memex-extraction"]["dlq_url"]
+    taken = []
+    for message in client.receive_message(QueueUrl=url, MaxNumberOfMessages=10).get("Messages", []):
+        if f'"tenant_id": "{tenant_id}"' in message["Body"]:
+            taken.append(message["Body"])
+            client.delete_message(QueueUrl=url, ReceiptHandle=message["ReceiptHandle"])
+        else:
+            client.change_message_visibility(QueueUrl=url, ReceiptHandle=message["ReceiptHandle"], VisibilityTimeout=0)
+    return taken
+
+
+def test_a_crash_between_advancing_and_sending_neither_stalls_nor_forks(tenant, ctx, runtime, tmp_path, monkeypatch):
+    monkeypatch.setattr(backfill, "LINES_PER_CHUNK", 2)
+    path = tmp_path / "crash.jsonl"
+    path.write_text("".join(_line(tenant.user, f"entry {i}") + "\n" for i in range(5)), encoding="utf-8")
+    job = backfill.new_job("import", tenant.id, path=str(path))
+    source = BACKFILL_WORKER.source_of(job)
+    # The send itself fails for real (a queue that does not exist) after the chunk advanced.
+    dying = dataclasses.replace(ctx, publisher=SqsPublisher(dataclasses.replace(
+        ctx.settings, backfill_queue_url=ctx.settings.backfill_queue_url + "-missing")))
+    with pytest.raises(ClientError):
+        backfill.run_chunk(dying, job, source)
+    assert backfill.status(ctx, tenant.id, job.backfill_id)["done"] == 2
+    assert _sent(runtime) == []
+
+    backfill.run_chunk(ctx, job, source)  # the redelivery sends what the dead delivery owed ...
+    [second] = _sent(runtime)
+    backfill.run_chunk(ctx, job, source)  # ... once
+    assert _sent(runtime) == []
+    _run_to_the_end(ctx, runtime, second)
+    state = backfill.status(ctx, tenant.id, job.backfill_id)
+    assert (state["status"], state["done"], state["failed"]) == ("done", 5, 0)
+
+
+def test_a_new_file_at_the_same_path_is_imported_and_the_same_file_is_not_imported_twice(tenant, ctx, runtime, tmp_path):
+    path = tmp_path / "export.jsonl"
+
+    def import_file(*contents: str) -> dict:
+        path.write_text("".join(_line(tenant.user, c) + "\n" for c in contents), encoding="utf-8")
+        job = backfill.new_job("import", tenant.id, path=str(path))
+        ctx.publisher.publish_backfill(job)
+        runtime.drain()
+        return backfill.status(ctx, tenant.id, job.backfill_id)
+
+    def stored() -> list[str]:
+        return sorted(m["content"] for m in tenant.get(f"/v1/users/{tenant.user}/memories").json()["memories"])
+
+    assert import_file("Alpha notes.", "Bravo notes.")["done"] == 2
+    assert import_file("Alpha notes.", "Bravo notes.")["done"] == 2
+    assert stored() == ["Alpha notes.", "Bravo notes."]
+    assert import_file("Charlie notes.", "Delta notes.", "Echo notes.")["done"] == 3
+    assert stored() == ["Alpha notes.", "Bravo notes.", "Charlie notes.", "Delta notes.", "Echo notes."]
+
+
+def test_each_chunk_reads_s3_from_its_byte_offset(tenant, ctx, runtime, monkeypatch):
+    """Once the first chunk is done, its bytes are overwritten (same length, no line breaks): a
+    chunk that re-read the object from the start and counted lines would import the wrong ones."""
+    monkeypatch.setattr(backfill, "LINES_PER_CHUNK", 3)
+    monkeypatch.setenv("AWS_ENDPOINT_URL_S3", os.environ["SQS_ENDPOINT_URL"])
+    s3 = boto3.client("s3", region_name=ctx.settings.aws_region)
+    bucket = f"imports-{tenant.id}"
+    s3.create_bucket(Bucket=bucket)
+    lines = [(_line(tenant.user, f"record {i}") + "\n").encode() for i in range(8)]
+    s3.put_object(Bucket=bucket, Key="history.jsonl", Body=b"".join(lines))
+    job = backfill.new_job("import", tenant.id, s3_uri=f"s3://{bucket}/history.jsonl")
+
+    backfill.run_chunk(ctx, job, BACKFILL_WORKER.source_of(job))
+    done = len(b"".join(lines[:3]))
+    s3.put_object(Bucket=bucket, Key="history.jsonl", Body=b"x" * done + b"".join(lines[3:]))
+    runtime.drain()  # the next chunks, through the real worker
+
+    state = backfill.status(ctx, tenant.id, job.backfill_id)
+    assert (state["status"], state["done"], state["failed"]) == ("done", 8, 0)
+    contents = {m["content"] for m in tenant.get(f"/v1/users/{tenant.user}/memories").json()["memories"]}
+    assert contents == {f"record {i}" for i in range(8)}
 
 
 def test_reembed_rewrites_every_vector_of_the_scope(tenant, ctx, runtime):
@@ -104,7 +257,9 @@ def test_backfill_messages_parse_strictly():
     assert job == BackfillJob("reembed", "t", "b", offset="x")
     assert BackfillJob.from_json(job.to_json()) == job
     for body in ('{"kind": "nuke", "tenant_id": "t", "backfill_id": "b"}', '{"kind": "import", "tenant_id": "t"}',
-                 '{"kind": "import", "tenant_id": "t", "backfill_id": "b"}', "[]"):
+                 '{"kind": "import", "tenant_id": "t", "backfill_id": "b"}', "[]",
+                 '{"kind": "import", "tenant_id": "t", "backfill_id": "b", "path": "p", "offset": "12x"}',
+                 '{"kind": "reembed", "tenant_id": "t", "backfill_id": "b", "offset": 7}'):
         try:
             BackfillJob.from_json(body)
         except ValueError:

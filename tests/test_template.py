@@ -252,3 +252,127 @@ def test_event_file_parses(path: Path):
     for record in event.get("Records", []) if isinstance(event, dict) else []:
         if record.get("eventSource") == "aws:sqs":
             json.loads(record["body"])
+
+
+# ---------------------------------------------------------------- (d) queue permissions from the code
+
+PUBLISHERS = {"publish_extraction": "ExtractionQueue", "publish_supersession": "SupersessionQueue",
+              "publish_backfill": "BackfillQueue"}
+
+
+class _CallGraph:
+    """The functions of this repository's Python modules and the calls between them, resolved
+    through each module's imports (`from memex import backfill` then `backfill.run_chunk(...)`,
+    `from memex.ingest import sweep` then `sweep(...)`, and a module's own functions by name).
+    Calls through objects other than modules are not followed: `publish_*` calls are recognised
+    by name wherever they appear."""
+
+    def __init__(self):
+        self._trees: dict[str, ast.Module] = {}
+
+    def _tree(self, module: str) -> ast.Module | None:
+        if module not in self._trees:
+            parts = module.split(".")
+            base = ROOT / "shared" if parts[0].startswith("memex") else ROOT
+            path = next((p for p in (base.joinpath(*parts).with_suffix(".py"), base.joinpath(*parts, "__init__.py"))
+                         if p.is_file()), None)
+            self._trees[module] = ast.parse(path.read_text(), filename=str(path)) if path else None
+        return self._trees[module]
+
+    def _imports(self, module: str) -> dict[str, tuple[str, str | None]]:
+        """Local name -> (module, attribute or None for the module itself)."""
+        names = {}
+        for node in self._tree(module).body:
+            if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                for alias in node.names:
+                    submodule = f"{node.module}.{alias.name}"
+                    names[alias.asname or alias.name] = ((submodule, None) if self._tree(submodule) is not None
+                                                         else (node.module, alias.name))
+            elif isinstance(node, ast.Import):
+                for alias in node.names:
+                    names[alias.asname or alias.name.split(".")[0]] = (alias.name if alias.asname else
+                                                                      alias.name.split(".")[0], None)
+        return names
+
+    def _function(self, module: str, name: str) -> ast.AST | None:
+        tree = self._tree(module)
+        if tree is None:
+            return None
+        return next((n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == name),
+                    None)
+
+    def _callees(self, module: str, body: ast.AST) -> tuple[set[tuple[str, str]], set[str]]:
+        imports = self._imports(module)
+        callees, published = set(), set()
+        for node in ast.walk(body):
+            if not isinstance(node, ast.Call):
+                continue
+            func = node.func
+            if isinstance(func, ast.Attribute) and func.attr in PUBLISHERS:
+                published.add(func.attr)
+            elif isinstance(func, ast.Name):
+                if self._function(module, func.id) is not None:
+                    callees.add((module, func.id))
+                elif func.id in imports and imports[func.id][1] is not None:
+                    callees.add(imports[func.id])
+            elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+                target = imports.get(func.value.id)
+                if target is not None and target[1] is None:
+                    callees.add((target[0], func.attr))
+        return callees, published
+
+    def published_from(self, module: str) -> tuple[set[str], set[tuple[str, str]]]:
+        """The publish_* methods called by anything a module's code can reach, and the
+        functions it reaches."""
+        seen: set[tuple[str, str]] = set()
+        todo, published = self._callees(module, self._tree(module))
+        todo = set(todo)
+        while todo:
+            current = todo.pop()
+            if current in seen:
+                continue
+            seen.add(current)
+            function = self._function(*current)
+            if function is None:
+                continue
+            callees, found = self._callees(current[0], function)
+            published |= found
+            todo |= callees - seen
+        return published, seen
+
+
+def _handler_module(function: dict) -> str:
+    return fn_prop(function, "CodeUri").strip("/").replace("/", ".") + "." + fn_prop(function, "Handler").rpartition(".")[0]
+
+
+def _granted_queues(function: dict) -> set[str]:
+    return {logical_id(policy["SQSSendMessagePolicy"]["QueueName"])
+            for policy in fn_prop(function, "Policies", []) if isinstance(policy, dict) and "SQSSendMessagePolicy" in policy}
+
+
+@pytest.mark.parametrize("name", sorted(FUNCTIONS))
+def test_each_function_may_send_to_exactly_the_queues_its_code_publishes_to(name):
+    published, _ = _CallGraph().published_from(_handler_module(FUNCTIONS[name]))
+    assert _granted_queues(FUNCTIONS[name]) == {PUBLISHERS[p] for p in published}, name
+
+
+def test_every_publish_call_is_reached_from_some_function():
+    """Guards the derivation above: a publish it cannot see from any handler means the call
+    graph missed a path, and a function's permissions would be checked against too little."""
+    graph = _CallGraph()
+    reached = set()
+    for function in FUNCTIONS.values():
+        reached |= graph.published_from(_handler_module(function))[1]
+    reached |= {(_handler_module(f), None) for f in FUNCTIONS.values()}
+    for path in sorted((ROOT / "shared").rglob("*.py")) + sorted((ROOT / "functions").rglob("app.py")):
+        base = ROOT / "shared" if path.is_relative_to(ROOT / "shared") else ROOT
+        module = ".".join(path.relative_to(base).with_suffix("").parts)
+        for node in ast.parse(path.read_text()).body:
+            if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            publishes = any(isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute) and c.func.attr in PUBLISHERS
+                            for c in ast.walk(node))
+            if publishes and module.startswith("functions."):
+                assert (module, None) in reached, f"{module}: no function of the template runs it"
+            elif publishes:
+                assert (module, node.name) in reached, f"{module}.{node.name} publishes but no function reaches it"

@@ -14,27 +14,37 @@ from memex_edge.workers import batch_handler, last_delivery_records_failure
 
 processor = BatchProcessor(event_type=EventType.SQS)
 
+READ_BYTES = 1 << 16
 
-def _lines(job: BackfillJob) -> Iterator[str]:
-    if job.s3_uri:
-        import boto3
 
-        bucket, _, key = job.s3_uri.removeprefix("s3://").partition("/")
-        body = boto3.client("s3").get_object(Bucket=bucket, Key=key)["Body"]
-        for raw in body.iter_lines():
-            yield raw.decode("utf-8")
-    else:
-        with open(job.path, encoding="utf-8") as handle:
-            yield from handle
+def source_of(job: BackfillJob) -> backfill.Source:
+    """Opens the import's file or S3 object at a byte offset: a seek, or a ranged GET, so each
+    chunk reads from where the previous one ended."""
+
+    def read(offset: int) -> Iterator[bytes]:
+        if job.s3_uri:
+            import boto3
+
+            bucket, _, key = job.s3_uri.removeprefix("s3://").partition("/")
+            ranged = {"Range": f"bytes={offset}-"} if offset else {}
+            body = boto3.client("s3").get_object(Bucket=bucket, Key=key, **ranged)["Body"]
+            try:
+                yield from body.iter_chunks(READ_BYTES)
+            finally:
+                body.close()  # a chunk reads only its lines: the rest is not downloaded
+        else:
+            with open(job.path, "rb") as handle:
+                handle.seek(offset)
+                yield from iter(lambda: handle.read(READ_BYTES), b"")
+
+    return read
 
 
 def record_handler(record: SQSRecord) -> None:
     ctx = get_context()
     job = BackfillJob.from_json(record.body)
     with last_delivery_records_failure(ctx, record, lambda error: backfill.mark_failed(ctx, job, error)):
-        follow_up = backfill.run_chunk(ctx, job, lambda: _lines(job))
-        if follow_up is not None:
-            ctx.publisher.publish_backfill(follow_up)
+        backfill.run_chunk(ctx, job, source_of(job))
     logger.info("backfill chunk done", extra={"backfill_id": job.backfill_id, "offset": job.offset})
 
 

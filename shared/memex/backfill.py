@@ -2,8 +2,25 @@
 line, original timestamps), re-embed memories, re-extract turns after a model change.
 
 Each chunk is one queue message; it does its work idempotently, records its progress once, and
-names the next chunk. Lines of an import get idempotency keys from the source and the line
-number, so a redelivered chunk stores nothing twice.
+sends the message for the next chunk. An import reads its source from the byte offset where the
+chunk begins, never from the start. A line's idempotency key is the hash of its bytes and its
+offset, so re-importing a file stores nothing twice while a new file at the same path is a new
+import. A line that is not a valid turn, or that Postgres refuses, is counted failed alone.
+
+A duplicated or redelivered chunk message neither repeats the chunk nor forks a second chain.
+The delivery takes the chunk's lock in Postgres (a session lock: it dies with a crashed
+worker's connection), then reads the job's row:
+
+- `position` is this chunk's offset: the chunk is due. It is done, `position` advances once
+  (counting once), the next message is sent, then marked sent.
+- `advanced_from` is this chunk's offset and the next message is not marked sent: an earlier
+  delivery advanced and died before it sent (or before it marked). This delivery sends the next
+  message, so the job never stalls; at worst the next chunk gets a second message, which the
+  same rules drop.
+- anything else: the chunk was done and its successor sent, or the job ended: nothing to do.
+
+A delivery that finds the lock taken drops its message: the holder finishes the chunk, and if
+the holder dies, its own message comes back after the visibility timeout and finds the lock free.
 """
 
 from __future__ import annotations
@@ -11,26 +28,29 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
+import logging
+import math
 import uuid
-from datetime import datetime, timezone
-from typing import Any, Callable, Iterable
-
-from pydantic import ValidationError
+from typing import Any, Callable, Iterable, Iterator
 
 from memex import pipeline
 from memex.context import Context
 from memex.db import backfills as backfill_rows
+from memex.db import memories as memory_rows
 from memex.db import tenants as tenant_rows
-from memex.db import turns as turn_rows
 from memex.errors import NotFound
-from memex.jobs import BackfillJob
+from memex.jobs import BackfillJob, ExtractionJob
 from memex.models import TurnIn
+
+log = logging.getLogger(__name__)
 
 LINES_PER_CHUNK = 500
 MEMORIES_PER_CHUNK = 512
 TURNS_PER_CHUNK = 100
 
-Lines = Callable[[], Iterable[str]]
+# Opens an import's source at a byte offset and yields its bytes from there, in pieces of any
+# size (the caller knows files and S3; the domain does not).
+Source = Callable[[int], Iterable[bytes]]
 
 
 def new_job(kind: str, tenant_id: str, path: str | None = None, s3_uri: str | None = None,
@@ -38,15 +58,32 @@ def new_job(kind: str, tenant_id: str, path: str | None = None, s3_uri: str | No
     return BackfillJob(kind, tenant_id, f"bf_{uuid.uuid4().hex[:16]}", path, s3_uri, user_id)
 
 
-def run_chunk(ctx: Context, job: BackfillJob, lines: Lines | None = None) -> BackfillJob | None:
-    """Do one chunk; return the job for the next chunk, or None when the work is done.
-    `lines` opens the import's source (the caller knows files and S3; the domain does not)."""
-    _ensure_row(ctx, job, lines)
-    if job.kind == "import":
-        return _import_chunk(ctx, job, lines)
-    if job.kind == "reembed":
-        return _reembed_chunk(ctx, job)
-    return _reextract_chunk(ctx, job)
+def run_chunk(ctx: Context, job: BackfillJob, source: Source | None = None) -> None:
+    """Do this chunk if it is due and send the message for the next one (see the module's
+    docstring for what a repeated message does)."""
+    _ensure_row(ctx, job, source)
+    conn = ctx.db.connection()
+    if not backfill_rows.hold_chunk(conn, job.tenant_id, job.backfill_id, job.offset):
+        return
+    try:
+        row = backfill_rows.get(conn, job.tenant_id, job.backfill_id)
+        if row["status"] != "running":
+            return
+        if row["position"] == job.offset:
+            # This message arrived, so no redelivery of the previous chunk needs to send it again.
+            with ctx.db.transaction() as tx:
+                backfill_rows.mark_sent(tx, job.tenant_id, job.backfill_id, job.offset)
+            follow_up = _do_chunk(ctx, job, source)
+        elif row["advanced_from"] == job.offset and not row["next_sent"]:
+            follow_up = job.next(row["position"])
+        else:
+            return
+        if follow_up is not None:
+            ctx.publisher.publish_backfill(follow_up)
+            with ctx.db.transaction() as tx:
+                backfill_rows.mark_sent(tx, job.tenant_id, job.backfill_id, follow_up.offset)
+    finally:
+        backfill_rows.release_chunk(conn, job.tenant_id, job.backfill_id, job.offset)
 
 
 def status(ctx: Context, tenant_id: str, backfill_id: str) -> dict[str, Any]:
@@ -67,12 +104,12 @@ def mark_failed(ctx: Context, job: BackfillJob, error: str) -> None:
         backfill_rows.fail(conn, job.tenant_id, job.backfill_id, error[:2000])
 
 
-def _ensure_row(ctx: Context, job: BackfillJob, lines: Lines | None) -> None:
+def _ensure_row(ctx: Context, job: BackfillJob, source: Source | None) -> None:
     conn = ctx.db.connection()
     if backfill_rows.get(conn, job.tenant_id, job.backfill_id) is not None:
         return
     if job.kind == "import":
-        total = sum(1 for line in lines() if line.strip())
+        total = sum(1 for line in _split_lines(source(0)) if line.strip())
     else:
         total = backfill_rows.count_scope(conn, "memories" if job.kind == "reembed" else "turns",
                                           job.tenant_id, job.user_id)
@@ -81,57 +118,105 @@ def _ensure_row(ctx: Context, job: BackfillJob, lines: Lines | None) -> None:
         backfill_rows.create(conn, job.tenant_id, job.backfill_id, job.kind, job.source, job.user_id, total)
 
 
-def _import_chunk(ctx: Context, job: BackfillJob, lines: Lines) -> BackfillJob | None:
-    start = int(job.offset or 0)
-    source_tag = hashlib.sha256((job.source or "").encode()).hexdigest()[:16]
-    chunk = list(itertools.islice(enumerate(lines(), start=1), start, start + LINES_PER_CHUNK + 1))
-    more = len(chunk) > LINES_PER_CHUNK
-    chunk = chunk[:LINES_PER_CHUNK]
+def _do_chunk(ctx: Context, job: BackfillJob, source: Source | None) -> BackfillJob | None:
+    """The chunk's work, then its progress recorded once; the next chunk's job if this delivery
+    advanced the position and there is more to do."""
+    if job.kind == "import":
+        position, done, failed, more = _import_chunk(ctx, job, source)
+    elif job.kind == "reembed":
+        position, done, failed, more = _reembed_chunk(ctx, job)
+    else:
+        position, done, failed, more = _reextract_chunk(ctx, job)
+    with ctx.db.transaction() as conn:
+        advanced = backfill_rows.advance(conn, job.tenant_id, job.backfill_id, job.offset, position, done,
+                                         failed, finished=not more)
+    return job.next(position) if advanced and more else None
+
+
+def _import_chunk(ctx: Context, job: BackfillJob, source: Source) -> tuple[str, int, int, bool]:
+    position = int(job.offset or 0)
+    lines = _split_lines(source(position))
+    chunk = list(itertools.islice(lines, LINES_PER_CHUNK))
+    more = next(lines, None) is not None
     turns, failed = [], 0
-    for number, line in chunk:
-        if not line.strip():
+    for raw in chunk:
+        at, position = position, position + len(raw)
+        if not raw.strip():
             continue
         try:
-            data = json.loads(line)
-            data.setdefault("idempotency_key", f"backfill:{source_tag}:{number}")
-            turns.append(TurnIn.model_validate(data))
-        except (json.JSONDecodeError, ValidationError, AttributeError, TypeError):
+            turns.append(_turn_of(raw, at))
+        except ValueError:  # not UTF-8, not JSON, NaN or Infinity, not a valid turn
             failed += 1
-    turn_ids = []
     with ctx.db.transaction() as conn:
         tenant_rows.ensure_tenant(conn, job.tenant_id)
-        for turn in turns:
-            turn_ids.append(turn_rows.insert_turn(conn, job.tenant_id, turn, turn.timestamp or datetime.now(timezone.utc))[0])
-    for follow_up in pipeline.extract_many(ctx, job.tenant_id, turn_ids):
+        turn_ids, refused = backfill_rows.insert_turns(conn, job.tenant_id, turns)
+    try:
+        follow_ups = pipeline.extract_many(ctx, job.tenant_id, turn_ids)
+    except Exception:  # noqa: BLE001 - the turns are stored: the extraction workers take them one by one
+        log.exception("extracting a chunk of backfill %s failed; its turns go to the extraction queue", job.backfill_id)
+        for turn_id in turn_ids:
+            ctx.publisher.publish_extraction(ExtractionJob(job.tenant_id, turn_id))
+        follow_ups = []
+    for follow_up in follow_ups:
         ctx.publisher.publish_supersession(follow_up)
-    end = start + len(chunk)
-    return _advance(ctx, job, str(end), len(turns), failed, more)
+    return str(position), len(turn_ids), failed + refused, more
 
 
-def _reembed_chunk(ctx: Context, job: BackfillJob) -> BackfillJob | None:
+def _turn_of(raw: bytes, offset: int) -> TurnIn:
+    """The turn a line holds; ValueError when it holds none."""
+    # A file saved with a byte order mark starts with one; it is not part of the first line.
+    text = raw.decode("utf-8-sig" if offset == 0 else "utf-8")
+    data = json.loads(text, parse_constant=_refuse_constant, parse_float=_finite_float)
+    if not isinstance(data, dict):
+        raise ValueError("a line must be a JSON object")
+    if not data.get("idempotency_key"):
+        content = hashlib.sha256(raw.rstrip(b"\r\n")).hexdigest()
+        data["idempotency_key"] = f"backfill:{content}:{offset}"
+    return TurnIn.model_validate(data)
+
+
+def _refuse_constant(name: str) -> float:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"{text} is out of range")
+    return value
+
+
+def _split_lines(pieces: Iterable[bytes]) -> Iterator[bytes]:
+    """The lines of a byte stream, each with its newline, so their lengths add up to offsets."""
+    buffer = bytearray()
+    for piece in pieces:
+        searched = len(buffer)  # a long line is scanned once, not once per piece
+        buffer += piece
+        start = 0
+        while (cut := buffer.find(b"\n", searched)) >= 0:
+            yield bytes(buffer[start:cut + 1])
+            start = searched = cut + 1
+        del buffer[:start]
+    if buffer:
+        yield bytes(buffer)
+
+
+def _reembed_chunk(ctx: Context, job: BackfillJob) -> tuple[str, int, int, bool]:
     rows = backfill_rows.memory_ids_after(ctx.db.connection(), job.tenant_id, job.user_id, job.offset,
                                           MEMORIES_PER_CHUNK + 1)
     more = len(rows) > MEMORIES_PER_CHUNK
     rows = rows[:MEMORIES_PER_CHUNK]
     vectors = ctx.embedder.embed([pipeline.indexed_text(r["content"], r["context"]) for r in rows])
     with ctx.db.transaction() as conn:
-        backfill_rows.set_embeddings(conn, job.tenant_id, [(r["id"], v) for r, v in zip(rows, vectors)])
-    return _advance(ctx, job, rows[-1]["id"] if rows else job.offset, len(rows), 0, more)
+        memory_rows.set_embeddings(conn, job.tenant_id, [(r["id"], v) for r, v in zip(rows, vectors)])
+    return (rows[-1]["id"] if rows else job.offset), len(rows), 0, more
 
 
-def _reextract_chunk(ctx: Context, job: BackfillJob) -> BackfillJob | None:
+def _reextract_chunk(ctx: Context, job: BackfillJob) -> tuple[str, int, int, bool]:
     turn_ids = backfill_rows.turn_ids_after(ctx.db.connection(), job.tenant_id, job.user_id, job.offset,
                                             TURNS_PER_CHUNK + 1)
     more = len(turn_ids) > TURNS_PER_CHUNK
     turn_ids = turn_ids[:TURNS_PER_CHUNK]
     for follow_up in pipeline.extract_many(ctx, job.tenant_id, turn_ids, again=True):
         ctx.publisher.publish_supersession(follow_up)
-    return _advance(ctx, job, turn_ids[-1] if turn_ids else job.offset, len(turn_ids), 0, more)
-
-
-def _advance(ctx: Context, job: BackfillJob, position: str, done: int, failed: int, more: bool) -> BackfillJob | None:
-    with ctx.db.transaction() as conn:
-        backfill_rows.advance(conn, job.tenant_id, job.backfill_id, job.offset, position, done, failed,
-                              finished=not more)
-    # Sent even when this delivery was a repeat: the first one may have died before sending it.
-    return job.next(position) if more else None
+    return (turn_ids[-1] if turn_ids else job.offset), len(turn_ids), 0, more

@@ -23,3 +23,8 @@ class Unauthorized(MemexError):
 class InvalidInput(MemexError):
     status = 422
     code = "validation_error"
+
+
+class IdempotencyConflict(MemexError):
+    status = 409
+    code = "idempotency_conflict"

@@ -6,6 +6,7 @@ that record as failed, and after maxReceiveCount deliveries the queue moves it t
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -60,8 +61,9 @@ class SupersessionJob:
 
     @property
     def group_id(self) -> str:
-        # One user's decisions are serialised; different users proceed in parallel.
-        return f"{self.tenant_id}:{self.user_id}"
+        """One user's decisions are serialised; different users proceed in parallel. A hash, since
+        SQS takes at most 128 printable ASCII characters here and ids may hold any others."""
+        return hashlib.sha256(json.dumps([self.tenant_id, self.user_id]).encode()).hexdigest()
 
     def to_json(self) -> str:
         return json.dumps(asdict(self))
@@ -78,8 +80,9 @@ class SupersessionJob:
 
 @dataclass(frozen=True)
 class BackfillJob:
-    """One chunk of a bulk job. `offset` is where this chunk starts (a line of the file, or the
-    last id done); a job re-enqueues itself with the next offset until the work is done."""
+    """One chunk of a bulk job. `offset` is where this chunk starts (for an import, a byte offset
+    into the source, where a line begins; otherwise the last id done); a job re-enqueues itself
+    with the next offset until the work is done."""
 
     kind: str  # "import", "reembed" or "reextract"
     tenant_id: str
@@ -111,8 +114,11 @@ class BackfillJob:
         for name, value in optional.items():
             if value is not None and not isinstance(value, str):
                 raise ValueError(f"{name} must be a string")
+        offset = data.get("offset") or ""
+        if not isinstance(offset, str) or (kind == "import" and offset and not offset.isdecimal()):
+            raise ValueError("offset must be a string (for an import, a byte offset)")
         return cls(kind=kind, tenant_id=_text(data, "tenant_id"), backfill_id=_text(data, "backfill_id"),
-                   offset=str(data.get("offset") or ""), **optional)
+                   offset=offset, **optional)
 
 
 def _object(body: str) -> dict[str, Any]:

@@ -1,11 +1,40 @@
-"""The SQS publisher: real AWS, LocalStack (via localstack-client) or a loopback endpoint."""
+"""The SQS publisher: real AWS, LocalStack (via localstack-client) or a loopback endpoint.
+
+Every message is checked against the limits AWS enforces before it is sent, in every runtime:
+moto and LocalStack let through what AWS refuses, so without the check a test would pass on a
+message that fails in production.
+"""
 
 from __future__ import annotations
 
+import hashlib
+import re
 from functools import cached_property
 
 from memex.config import Settings
 from memex.jobs import BackfillJob, ExtractionJob, SupersessionJob
+
+# AWS's limits (SQS developer guide, "Quotas related to messages"; SendMessage API reference).
+MAX_BODY_BYTES = 256 * 1024
+_BODY_CHARACTERS = re.compile("[\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]*")
+_FIFO_ID = re.compile(r"[A-Za-z0-9!\"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~]{1,128}")
+
+
+class QueueContractError(ValueError):
+    """A message that SQS in AWS would refuse."""
+
+
+def check_message(body: str, group_id: str | None = None, deduplication_id: str | None = None) -> None:
+    """Raise QueueContractError unless AWS would accept this message."""
+    size = len(body.encode("utf-8", errors="surrogatepass"))
+    if size > MAX_BODY_BYTES:
+        raise QueueContractError(f"message body is {size} bytes; SQS accepts at most {MAX_BODY_BYTES}")
+    if not _BODY_CHARACTERS.fullmatch(body):
+        raise QueueContractError("message body holds a character SQS does not accept")
+    for name, value in (("MessageGroupId", group_id), ("MessageDeduplicationId", deduplication_id)):
+        if value is not None and not _FIFO_ID.fullmatch(value):
+            raise QueueContractError(f"{name} must be 1 to 128 characters of ASCII letters, digits and "
+                                     f"punctuation, got {value[:40]!r}")
 
 
 def sqs_client(settings: Settings):
@@ -26,20 +55,23 @@ class SqsPublisher:
     def _client(self):
         return sqs_client(self._settings)
 
+    def _send(self, queue_url: str, body: str, **fifo: str) -> None:
+        check_message(body, fifo.get("MessageGroupId"), fifo.get("MessageDeduplicationId"))
+        self._client.send_message(QueueUrl=queue_url, MessageBody=body, **fifo)
+
     def publish_extraction(self, job: ExtractionJob) -> None:
-        self._client.send_message(QueueUrl=self._settings.extraction_queue_url, MessageBody=job.to_json())
+        self._send(self._settings.extraction_queue_url, job.to_json())
 
     def publish_supersession(self, job: SupersessionJob) -> None:
-        self._client.send_message(
-            QueueUrl=self._settings.supersession_queue_url,
-            MessageBody=job.to_json(),
-            MessageGroupId=job.group_id,
-            # A redelivered extraction republishes the same turn; FIFO drops the copy.
-            MessageDeduplicationId=f"{job.tenant_id}:{job.turn_id}:{job.resend}"[-128:],
-        )
+        # A redelivered extraction republishes the same turn and FIFO drops the copy; a re-send by
+        # the sweep counts in the id, so it is not dropped as a copy of the message that was lost.
+        # Hashed, as the group id is, because ids may hold characters a deduplication id may not.
+        deduplication_id = hashlib.sha256(f"{job.tenant_id}\0{job.turn_id}\0{job.resend}".encode()).hexdigest()
+        self._send(self._settings.supersession_queue_url, job.to_json(),
+                   MessageGroupId=job.group_id, MessageDeduplicationId=deduplication_id)
 
     def publish_backfill(self, job: BackfillJob) -> None:
-        self._client.send_message(QueueUrl=self._settings.backfill_queue_url, MessageBody=job.to_json())
+        self._send(self._settings.backfill_queue_url, job.to_json())
 
     def ping(self) -> None:
         self._client.get_queue_attributes(

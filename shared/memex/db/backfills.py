@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import json
+from datetime import datetime, timezone
 from typing import Any
 
 import psycopg
+
+from memex.db import turns as turn_rows
+from memex.errors import IdempotencyConflict
+from memex.models import TurnIn
 
 
 def create(conn: psycopg.Connection, tenant_id: str, backfill_id: str, kind: str, source: str | None,
@@ -20,17 +26,60 @@ def get(conn: psycopg.Connection, tenant_id: str, backfill_id: str) -> dict[str,
     return conn.execute("SELECT * FROM backfills WHERE tenant_id = %s AND id = %s", (tenant_id, backfill_id)).fetchone()
 
 
+def hold_chunk(conn: psycopg.Connection, tenant_id: str, backfill_id: str, offset: str) -> bool:
+    """Take the chunk's lock for this session, or say that another delivery holds it. A session
+    lock, not a lease: it outlives the chunk's transactions and dies with a crashed worker's
+    connection, so no clock decides when a chunk counts as abandoned."""
+    return conn.execute("SELECT pg_try_advisory_lock(hashtextextended(%s, 0)) AS held",
+                        (_chunk_key(tenant_id, backfill_id, offset),)).fetchone()["held"]
+
+
+def release_chunk(conn: psycopg.Connection, tenant_id: str, backfill_id: str, offset: str) -> None:
+    if not (conn.closed or conn.broken):  # a lost connection took its locks with it
+        conn.execute("SELECT pg_advisory_unlock(hashtextextended(%s, 0))",
+                     (_chunk_key(tenant_id, backfill_id, offset),))
+
+
+def _chunk_key(tenant_id: str, backfill_id: str, offset: str) -> str:
+    return json.dumps(["backfill-chunk", tenant_id, backfill_id, offset])
+
+
 def advance(conn: psycopg.Connection, tenant_id: str, backfill_id: str, expected: str, position: str,
             done: int, failed: int, finished: bool) -> bool:
     """Count a chunk once: only the delivery that finds the position where the chunk began moves
-    it on, so a redelivered chunk adds nothing to the counters."""
+    it on, so a redelivered chunk adds nothing to the counters. Until its message is marked sent,
+    the next chunk is owed by the chunk that advanced."""
     row = conn.execute(
-        """UPDATE backfills SET position = %s, done = done + %s, failed = failed + %s, updated_at = now(),
-                  status = CASE WHEN %s THEN 'done' ELSE status END
-           WHERE tenant_id = %s AND id = %s AND position = %s RETURNING id""",
-        (position, done, failed, finished, tenant_id, backfill_id, expected),
+        """UPDATE backfills SET position = %s, advanced_from = %s, next_sent = %s, done = done + %s,
+                  failed = failed + %s, updated_at = now(), status = CASE WHEN %s THEN 'done' ELSE status END
+           WHERE tenant_id = %s AND id = %s AND position = %s AND status = 'running' RETURNING id""",
+        (position, expected, finished, done, failed, finished, tenant_id, backfill_id, expected),
     ).fetchone()
     return row is not None
+
+
+def mark_sent(conn: psycopg.Connection, tenant_id: str, backfill_id: str, position: str) -> None:
+    """The message for the chunk at `position` is on the queue (it was sent, or it arrived)."""
+    conn.execute(
+        "UPDATE backfills SET next_sent = true WHERE tenant_id = %s AND id = %s AND position = %s AND NOT next_sent",
+        (tenant_id, backfill_id, position),
+    )
+
+
+def insert_turns(conn: psycopg.Connection, tenant_id: str, turns: list[TurnIn]) -> tuple[list[str], int]:
+    """Store each turn in a savepoint of its own, so that one that cannot be stored (Postgres
+    refuses it, as a NUL byte; its idempotency key names another turn) is skipped without undoing
+    the others.
+    Returns the ids of the turns stored or found already stored, and how many were refused."""
+    turn_ids, refused = [], 0
+    for turn in turns:
+        try:
+            with conn.transaction():
+                occurred_at = turn.timestamp or datetime.now(timezone.utc)
+                turn_ids.append(turn_rows.insert_turn(conn, tenant_id, turn, occurred_at)[0])
+        except (psycopg.DataError, psycopg.IntegrityError, psycopg.errors.ProgramLimitExceeded, IdempotencyConflict):
+            refused += 1
+    return turn_ids, refused
 
 
 def fail(conn: psycopg.Connection, tenant_id: str, backfill_id: str, error: str) -> None:
@@ -65,9 +114,3 @@ def count_scope(conn: psycopg.Connection, table: str, tenant_id: str, user_id: s
         f"SELECT count(*) AS n FROM {table} WHERE tenant_id = %s AND (%s::text IS NULL OR user_id = %s)",
         (tenant_id, user_id, user_id),
     ).fetchone()["n"]
-
-
-def set_embeddings(conn: psycopg.Connection, tenant_id: str, pairs: list[tuple[str, Any]]) -> None:
-    with conn.cursor() as cur:
-        cur.executemany("UPDATE memories SET embedding = %s WHERE tenant_id = %s AND id = %s",
-                        [(vector, tenant_id, memory_id) for memory_id, vector in pairs])

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import uuid
 from datetime import datetime
 from typing import Any
@@ -9,29 +11,36 @@ from typing import Any
 import psycopg
 from psycopg.types.json import Jsonb
 
+from memex.errors import IdempotencyConflict
 from memex.models import TurnIn
 
 
 def insert_turn(
     conn: psycopg.Connection, tenant_id: str, turn: TurnIn, occurred_at: datetime
 ) -> tuple[str, bool]:
-    """Store a turn and its messages. Returns (turn_id, created); a repeated idempotency key
-    returns the first turn's id and stores nothing."""
+    """Store a turn and its messages. Returns (turn_id, created). An idempotency key is the
+    user's: repeated with the same payload it returns the first turn's id and stores nothing;
+    repeated with another payload it raises IdempotencyConflict."""
     turn_id = str(uuid.uuid4())
+    digest = _payload_hash(turn)
     row = conn.execute(
         """INSERT INTO turns (tenant_id, id, user_id, session_id, agent_id, occurred_at, metadata,
-                              idempotency_key)
-           VALUES (%s, %s, %s, %s, %s, %s, %s, %s)
-           ON CONFLICT (tenant_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
+                              idempotency_key, payload_hash)
+           VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)
+           ON CONFLICT (tenant_id, user_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
            RETURNING id""",
         (tenant_id, turn_id, turn.user_id, turn.session_id, turn.agent_id, occurred_at,
-         Jsonb(turn.metadata), turn.idempotency_key),
+         Jsonb(turn.metadata), turn.idempotency_key, digest),
     ).fetchone()
     if row is None:
         existing = conn.execute(
-            "SELECT id FROM turns WHERE tenant_id = %s AND idempotency_key = %s",
-            (tenant_id, turn.idempotency_key),
+            "SELECT id, payload_hash FROM turns WHERE tenant_id = %s AND user_id = %s AND idempotency_key = %s",
+            (tenant_id, turn.user_id, turn.idempotency_key),
         ).fetchone()
+        # Turns stored before payloads were hashed have none to compare: taken as the same turn.
+        if existing["payload_hash"] not in (None, digest):
+            raise IdempotencyConflict(
+                f"idempotency_key {turn.idempotency_key!r} was already used by this user for a different turn")
         return existing["id"], False
     with conn.cursor() as cur:
         cur.executemany(
@@ -43,6 +52,13 @@ def insert_turn(
             ],
         )
     return turn_id, True
+
+
+def _payload_hash(turn: TurnIn) -> str:
+    """A hash of everything the client sent for the turn, in canonical JSON."""
+    canonical = json.dumps(turn.model_dump(mode="json", exclude={"idempotency_key"}), sort_keys=True,
+                           separators=(",", ":"))
+    return hashlib.sha256(canonical.encode("utf-8", errors="surrogatepass")).hexdigest()
 
 
 def get_turn(conn: psycopg.Connection, tenant_id: str, turn_id: str) -> dict[str, Any] | None:

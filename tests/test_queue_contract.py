@@ -1,0 +1,59 @@
+"""The queue contract: every message the publisher sends is one AWS SQS would accept (moto accepts
+more), and FIFO group ids are safe whatever characters a tenant's or user's id holds."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from memex.jobs import ExtractionJob, SupersessionJob
+from memex_edge.sqs import MAX_BODY_BYTES, QueueContractError, check_message
+
+AWS_FIFO_ID = re.compile(r"[A-Za-z0-9!\"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~]{1,128}")
+HOSTILE_IDS = ["José Ñ", "u" * 300, "a b\tc", "用户", "x:y", "😀", "\x7f"]
+
+
+@pytest.mark.parametrize("user_id", HOSTILE_IDS)
+def test_group_ids_follow_aws_rules_whatever_the_ids(user_id):
+    job = SupersessionJob("tenant:" + user_id, user_id, "turn")
+    assert AWS_FIFO_ID.fullmatch(job.group_id), job.group_id
+
+
+def test_group_ids_differ_per_tenant_and_user_and_do_not_collide_on_separators():
+    ids = {SupersessionJob(t, u, "turn").group_id for t, u in [("a", "b:c"), ("a:b", "c"), ("a", "bc"), ("b", "b:c")]}
+    assert len(ids) == 4
+    assert SupersessionJob("a", "b", "t1").group_id == SupersessionJob("a", "b", "t2").group_id
+
+
+@pytest.mark.parametrize("body, group, dedup", [
+    ("x" * (MAX_BODY_BYTES + 1), None, None),
+    ("é" * (MAX_BODY_BYTES // 2 + 1), None, None),  # the limit is in bytes, not characters
+    ("nul \x00 byte", None, None),
+    ("lone \ud800 surrogate", None, None),
+    ("{}", "José Ñ", "d"),
+    ("{}", "g" * 129, "d"),
+    ("{}", "", "d"),
+    ("{}", "g", "with space"),
+])
+def test_what_aws_refuses_is_refused_before_sending(body, group, dedup):
+    with pytest.raises(QueueContractError):
+        check_message(body, group, dedup)
+
+
+def test_what_aws_accepts_passes():
+    check_message("x" * MAX_BODY_BYTES)
+    check_message("tab\t newline\n é 😀", "g" * 128, "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
+
+
+def test_the_publisher_refuses_an_oversized_body_that_moto_would_take(ctx):
+    with pytest.raises(QueueContractError, match="bytes"):
+        ctx.publisher.publish_extraction(ExtractionJob("t", "x" * (MAX_BODY_BYTES + 1)))
+
+
+def test_a_user_id_with_accents_and_spaces_goes_through_the_fifo_queue(tenant, runtime):
+    user = "José Ñ " + "ü" * 100
+    assert tenant.turn("I live in Porto.", user=user, wait=False).status_code == 202
+    runtime.drain()
+    memories = tenant.get("/v1/memories/count", params={"user_id": user}).json()["count"]
+    assert memories >= 2  # the episodic memory and the city, decided through the supersession queue
