@@ -133,3 +133,13 @@ def test_no_lock_is_held_while_the_judge_thinks(ctx, tenant):
     assert erased["turns"] == 2
     # The decision found its turn erased when it came to write: nothing came back.
     assert tenant.get(f"/v1/users/{tenant.user}/memories", params={"include_inactive": "true"}).json()["memories"] == []
+
+
+def test_one_turn_adds_a_bounded_number_of_facts_and_keeps_the_message_whole(ctx, tenant):
+    from memex.pipeline import MAX_CANDIDATES_PER_TURN
+
+    text = " ".join(f"I love Zebra{i}." for i in range(MAX_CANDIDATES_PER_TURN * 3))
+    body = tenant.turn(text).json()
+    semantic = [m for m in body["memories"] if m["memory_type"] == "semantic"]
+    assert len(semantic) == MAX_CANDIDATES_PER_TURN
+    assert [m["content"] for m in body["memories"] if m["memory_type"] == "episodic"] == [text]

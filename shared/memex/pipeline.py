@@ -26,6 +26,10 @@ log = logging.getLogger(__name__)
 
 EPISODIC_IMPORTANCE = 0.3
 HISTORY_MESSAGES = 10
+# What one turn can add to the user's semantic memory: a pasted list of a thousand "I love X"
+# lines would otherwise cost a thousand supersession decisions. Its words stay searchable in the
+# episodic memories whatever the cap keeps.
+MAX_CANDIDATES_PER_TURN = 100
 
 
 def episodic_text(message: dict) -> str:
@@ -69,7 +73,7 @@ def extract_many(ctx: Context, tenant_id: str, turn_ids: list[str], again: bool 
     with llm.time_budget(ctx.settings.llm_budget_seconds):
         for turn, messages, history in work:
             try:
-                extracted.append((turn, ctx.extractor.extract(messages, history)))
+                extracted.append((turn, ctx.extractor.extract(messages, history)[:MAX_CANDIDATES_PER_TURN]))
             except Exception as exc:  # noqa: BLE001 - the other turns are stored; this one is retried
                 failure = failure or exc
     with ctx.db.transaction() as conn:
