@@ -129,7 +129,7 @@ def test_erasing_a_memory_erases_its_history(tenant):
 def test_erasing_a_session_reinstates_what_it_had_superseded(tenant):
     tenant.turn("I live in Porto.", session="old", timestamp="2026-01-01T00:00:00Z")
     tenant.turn("I moved to Lisbon.", session="new", timestamp="2026-02-01T00:00:00Z")
-    deleted = tenant.delete("/v1/sessions/new").json()["deleted"]
+    deleted = tenant.delete(f"/v1/sessions/new?user_id={tenant.user}").json()["deleted"]
     assert deleted["turns"] == 1 and deleted["memories"] == 2
     city = [m for m in tenant.get(f"/v1/users/{tenant.user}/memories", params={"include_inactive": "true"})
             .json()["memories"] if m["key"] == "city"]

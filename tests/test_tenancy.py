@@ -22,7 +22,7 @@ def test_tenants_are_isolated(tenant, other_tenant):
 
     assert other_tenant.delete(f"/v1/memories/{memory_id}").status_code == 404
     assert other_tenant.delete(f"/v1/users/{tenant.user}").json()["deleted"] == {"turns": 0, "memories": 0}
-    assert other_tenant.delete("/v1/sessions/s1").json()["deleted"] == {"turns": 0, "memories": 0}
+    assert other_tenant.delete(f"/v1/sessions/s1?user_id={tenant.user}").json()["deleted"] == {"turns": 0, "memories": 0}
 
     assert tenant.get("/v1/memories/count", params={"user_id": tenant.user}).json()["count"] == 3
     assert tenant.get(f"/v1/turns/{turn_id}").json()["status"] == "processed"

@@ -75,7 +75,7 @@ def erase_memory(ctx: Context, tenant_id: str, memory_id: str) -> dict[str, int]
         return {"memories": erasure.memory_chain(conn, tenant_id, ids)}
 
 
-def erase_session(ctx: Context, tenant_id: str, session_id: str, user_id: str | None) -> dict[str, int]:
+def erase_session(ctx: Context, tenant_id: str, session_id: str, user_id: str) -> dict[str, int]:
     with ctx.db.transaction() as conn:
         return erasure.session(conn, tenant_id, session_id, user_id)
 

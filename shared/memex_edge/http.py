@@ -1,4 +1,6 @@
-"""The FastAPI app every HTTP function serves: errors in the wire shape, body limit, API keys."""
+"""The FastAPI app every HTTP function serves: errors in the wire shape, body limit, API keys.
+
+A 5xx never carries an internal message (hosts, URLs, SQL, Python text): those go to the log."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from memex import keys
 from memex.context import Context
 from memex.errors import MemexError
+from memex.models import FieldError
 from memex_edge.context import get_context
 from memex_edge.observability import logger, metrics, tracer
 
@@ -75,8 +78,14 @@ class BodyLimit:
         await response(scope, receive, send)
 
 
-def _location(loc: tuple[Any, ...]) -> str:
-    return ".".join(str(part) for part in loc) or "body"
+def _problem(detail: dict[str, Any]) -> str:
+    """One validation problem as `field: what is wrong`, the field's path down to a nested key."""
+    loc = tuple(str(part) for part in detail["loc"])
+    cause = (detail.get("ctx") or {}).get("error")
+    if isinstance(cause, FieldError):
+        loc += cause.path
+    message = detail["msg"].removeprefix("Value error, ")
+    return f"{'.'.join(loc) or 'body'}: {message}"
 
 
 def create_app(*routers: APIRouter, provide: Callable[[], Context] = get_context) -> Any:
@@ -87,16 +96,18 @@ def create_app(*routers: APIRouter, provide: Callable[[], Context] = get_context
 
     @app.exception_handler(MemexError)
     async def _domain(_: Request, exc: MemexError) -> JSONResponse:
+        if exc.status >= 500:
+            logger.error("domain error", extra={"code": exc.code, "detail": exc.message})
+            return error(exc.status, exc.code, "internal error")
         return error(exc.status, exc.code, exc.message)
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(_: Request, exc: RequestValidationError) -> JSONResponse:
-        problems = [f"{_location(e['loc'])}: {e['msg']}" for e in exc.errors()]
-        return error(422, "validation_error", "; ".join(problems))
+        return error(422, "validation_error", "; ".join(_problem(e) for e in exc.errors()))
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(_: Request, exc: StarletteHTTPException) -> JSONResponse:
-        code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
+        code = {400: "bad_request", 404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
         return error(exc.status_code, code, str(exc.detail))
 
     @app.exception_handler(Exception)
