@@ -219,3 +219,38 @@ def test_a_timestamp_within_the_allowed_skew_is_accepted(tenant):
     assert tenant.turn("I live in Oslo.", timestamp=soon).status_code == 201
 
 
+# --- cursors ----------------------------------------------------------------------------------
+
+def encoded(value) -> str:
+    return base64.urlsafe_b64encode(json.dumps(value).encode()).decode().rstrip("=")
+
+
+WRONG_CURSORS = [
+    "garbage!", "AAAA", encoded([1, 2]), encoded({"a": 1}), encoded("x"), encoded(["not a date", "m1"]),
+    encoded(["2026-01-01T00:00:00", "m1"]), encoded(["2026-01-01T00:00:00+00:00", "m\x00"]),
+    encoded(["2026-01-01T00:00:00+00:00", "m1", "extra"]), encoded(["2026-01-01T00:00:00+00:00", 7]),
+    base64.urlsafe_b64encode(b"\xff\xfe").decode(), "ñ",
+]
+
+
+@pytest.mark.parametrize("cursor", WRONG_CURSORS)
+def test_a_wrong_cursor_gets_one_plain_answer(tenant, cursor):
+    response = tenant.get(f"/v1/users/{tenant.user}/memories", params={"cursor": cursor})
+    assert response.status_code == 422, response.text
+    assert response.json() == {"error": {"code": "validation_error", "message": CURSOR_REFUSED}}
+
+
+def test_the_cursors_the_server_issues_page_through_everything(tenant):
+    tenant.turn("I like tea.", "I like jazz.", "I like chess.")
+    seen, cursor = [], None
+    while True:
+        params = {"limit": 1, **({"cursor": cursor} if cursor else {})}
+        page = tenant.get(f"/v1/users/{tenant.user}/memories", params=params)
+        assert page.status_code == 200, page.text
+        seen += [m["id"] for m in page.json()["memories"]]
+        cursor = page.json()["next_cursor"]
+        if cursor is None:
+            break
+    assert len(seen) == len(set(seen)) == tenant.get(f"/v1/memories/count?user_id={tenant.user}").json()["count"]
+
+
