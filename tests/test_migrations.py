@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import psycopg
 import pytest
 
 from memex.db.migrations import EmbeddingDimensionMismatch, apply_migrations
+
+MIGRATIONS = Path(__file__).resolve().parents[1] / "shared" / "memex" / "db" / "migrations"
 
 
 def test_migrations_are_idempotent_and_the_schema_is_there(ctx):
     with psycopg.connect(ctx.db.dsn, autocommit=True) as conn:
         assert apply_migrations(conn, 384) == []
         versions = [r[0] for r in conn.execute("SELECT version FROM schema_migrations ORDER BY version")]
-        assert versions == ["0001_init"]
+        assert versions == sorted(f.name.removesuffix(".sql") for f in MIGRATIONS.glob("*.sql"))
         indexes = {r[0] for r in conn.execute("SELECT indexname FROM pg_indexes WHERE tablename = 'memories'")}
         assert {"memories_embedding", "memories_tsv", "memories_dedupe"} <= indexes
         kind = conn.execute("""SELECT am.amname FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid

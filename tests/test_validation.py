@@ -254,3 +254,24 @@ def test_the_cursors_the_server_issues_page_through_everything(tenant):
     assert len(seen) == len(set(seen)) == tenant.get(f"/v1/memories/count?user_id={tenant.user}").json()["count"]
 
 
+# --- what reaches the text index ---------------------------------------------------------------
+
+def distinct_words(n_chars: int) -> str:
+    """Random five-letter words: ~640 K characters of them no longer fit one tsvector."""
+    rnd = random.Random(7)
+    return " ".join("".join(rnd.choice(string.ascii_lowercase) for _ in range(5)) for _ in range(n_chars // 6))
+
+
+def test_a_memory_of_a_megabyte_of_distinct_words_is_stored_and_found_by_its_beginning(tenant):
+    content = "zanzibarian " + distinct_words(1_000_000)
+    response = tenant.post("/v1/memories", {"user_id": tenant.user, "content": content})
+    assert response.status_code == 201, response.text[:300]
+    assert len(tenant.get(f"/v1/memories/{response.json()['id']}").json()["content"]) == len(content)
+    hits = tenant.search("zanzibarian", mode="bm25")
+    assert [h["id"] for h in hits] == [response.json()["id"]]
+
+
+def test_a_turn_too_large_for_one_tsvector_is_processed(tenant):
+    response = tenant.turn("quetzalcoatlus " + distinct_words(900_000))
+    assert response.status_code == 201, response.text[:300]
+    assert tenant.search("quetzalcoatlus", mode="bm25")
