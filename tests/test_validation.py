@@ -275,3 +275,148 @@ def test_a_turn_too_large_for_one_tsvector_is_processed(tenant):
     response = tenant.turn("quetzalcoatlus " + distinct_words(900_000))
     assert response.status_code == 201, response.text[:300]
     assert tenant.search("quetzalcoatlus", mode="bm25")
+
+
+# --- the database unreachable, then back ------------------------------------------------------
+
+class Outage:
+    """A loopback TCP relay in front of the test Postgres that can fail like a restarting server:
+    while down it cuts every open connection and hangs up on new ones."""
+
+    def __init__(self, dsn: str):
+        from psycopg.conninfo import conninfo_to_dict, make_conninfo
+
+        params = conninfo_to_dict(dsn)
+        host, port = params.get("host") or "localhost", int(params.get("port") or 5432)
+        self._target = (socket.AF_UNIX, f"{host}/.s.PGSQL.{port}") if host.startswith("/") else \
+            (socket.AF_INET, (host, port))
+        self._listener = socket.create_server(("127.0.0.1", 0))
+        self._links: list[socket.socket] = []
+        self.up = True
+        threading.Thread(target=self._accept, daemon=True).start()
+        self.dsn = make_conninfo(dsn, host="127.0.0.1", port=self._listener.getsockname()[1])
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                client, _ = self._listener.accept()
+            except OSError:
+                return
+            if not self.up:
+                client.close()
+                continue
+            server = socket.socket(self._target[0], socket.SOCK_STREAM)
+            server.connect(self._target[1])
+            self._links += [client, server]
+            for a, b in ((client, server), (server, client)):
+                threading.Thread(target=self._pipe, args=(a, b), daemon=True).start()
+
+    @staticmethod
+    def _pipe(source: socket.socket, sink: socket.socket) -> None:
+        try:
+            while data := source.recv(65536):
+                sink.sendall(data)
+        except OSError:
+            pass
+        for s in (source, sink):
+            try:
+                s.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+    def down(self) -> None:
+        self.up = False
+        for link in self._links:
+            try:
+                link.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+        self._links.clear()
+
+    def close(self) -> None:
+        self.down()
+        self._listener.close()
+
+
+def every_route(user: str) -> list[tuple[str, str, dict | None]]:
+    message = [{"role": "user", "content": "hello"}]
+    return [
+        ("POST", "/v1/turns", {"user_id": user, "session_id": "s1", "messages": message}),
+        ("GET", "/v1/turns/t1", None),
+        ("POST", "/v1/memories", {"user_id": user, "content": "hello"}),
+        ("GET", "/v1/backfills/b1", None),
+        ("POST", "/v1/search", {"user_id": user, "query": "hello"}),
+        ("GET", f"/v1/memories/count?user_id={user}", None),
+        ("GET", "/v1/memories/m1", None),
+        ("GET", "/v1/memories/m1/history", None),
+        ("GET", f"/v1/users/{user}/memories", None),
+        ("POST", "/v1/recall", {"user_id": user, "query": "hello"}),
+        ("DELETE", "/v1/memories/m1", None),
+        ("DELETE", f"/v1/sessions/s1?user_id={user}", None),
+        ("DELETE", f"/v1/users/{user}-gone", None),
+        ("GET", "/health", None),
+    ]
+
+
+def test_with_the_database_unreachable_every_route_answers_503_and_recovers(ctx, tenant):
+    from fastapi.testclient import TestClient
+
+    from infra.local.runtime import HTTP_FUNCTIONS, function_module
+    from memex.db.connection import Database
+    from memex_edge.http import create_app
+
+    outage = Outage(ctx.db.dsn)
+    isolated = dataclasses.replace(ctx, db=Database(lambda: outage.dsn))
+    app = create_app(*(function_module(name).router for name in HTTP_FUNCTIONS), provide=lambda: isolated)
+    routes = every_route(tenant.user)
+    declared = sum(len(methods) for methods in app.app.openapi()["paths"].values())
+    assert declared == len(routes), "every route of the app is in every_route()"
+
+    def answers(client) -> list[tuple[str, str, int, dict]]:
+        return [(method, path, (r := client.request(method, path, json=body, headers=tenant.headers)).status_code,
+                 r.json()) for method, path, body in routes]
+
+    try:
+        with TestClient(app, raise_server_exceptions=False) as client:
+            assert all(status < 500 for _, _, status, _ in answers(client))
+            outage.down()
+            for method, path, status, body in answers(client):
+                assert status == 503, (method, path, body)
+                if path != "/health":  # the health report names each dependency's state instead
+                    assert body == {"error": {"code": "database_unavailable",
+                                              "message": "the database is unavailable; retry later"}}
+            response = client.get("/v1/memories/m1", headers=tenant.headers)
+            assert response.headers["retry-after"].isdigit()
+            outage.up = True
+            for method, path, status, body in answers(client):
+                assert status < 500, (method, path, body)
+    finally:
+        outage.close()
+
+
+def test_after_one_connection_finds_the_server_gone_every_thread_reconnects(ctx):
+    from concurrent.futures import ThreadPoolExecutor
+
+    import psycopg
+
+    from memex.db.connection import Database
+
+    outage = Outage(ctx.db.dsn)
+    db = Database(lambda: outage.dsn)
+    first, second = ThreadPoolExecutor(1), ThreadPoolExecutor(1)
+
+    def ask() -> int:
+        return db.connection().execute("SELECT 1 AS one").fetchone()["one"]
+
+    try:
+        assert first.submit(ask).result() == second.submit(ask).result() == 1
+        outage.down()  # a restart: every open connection is cut, new ones are accepted again
+        outage.up = True
+        with pytest.raises(psycopg.OperationalError):
+            first.submit(ask).result()
+        db.discard_all()  # what the HTTP edge does on a lost connection
+        assert second.submit(ask).result() == 1
+    finally:
+        first.shutdown()
+        second.shutdown()
+        outage.close()

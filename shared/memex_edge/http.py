@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+import psycopg
 from fastapi import APIRouter, Depends, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
@@ -20,8 +21,13 @@ from memex_edge.context import get_context
 from memex_edge.observability import logger, metrics, tracer
 
 
-def error(status: int, code: str, message: str) -> JSONResponse:
-    return JSONResponse({"error": {"code": code, "message": message}}, status_code=status)
+# Seconds a client should wait before retrying while the database is unreachable: about what a
+# Postgres restart or an RDS failover takes to begin accepting connections again.
+DATABASE_RETRY_AFTER = 5
+
+
+def error(status: int, code: str, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
+    return JSONResponse({"error": {"code": code, "message": message}}, status_code=status, headers=headers)
 
 
 def context() -> Context:
@@ -88,6 +94,12 @@ def _problem(detail: dict[str, Any]) -> str:
     return f"{'.'.join(loc) or 'body'}: {message}"
 
 
+def _connection_lost(exc: psycopg.Error) -> bool:
+    # No SQLSTATE: the client lost or never got a connection; 08: connection exception;
+    # 57P: the server is shutting down or starting. A statement timeout (57014) leaves it usable.
+    return exc.sqlstate is None or exc.sqlstate.startswith(("08", "57P"))
+
+
 def create_app(*routers: APIRouter, provide: Callable[[], Context] = get_context) -> Any:
     app = FastAPI(title="memex", version="1")
     app.dependency_overrides[context] = provide
@@ -109,6 +121,17 @@ def create_app(*routers: APIRouter, provide: Callable[[], Context] = get_context
     async def _http(_: Request, exc: StarletteHTTPException) -> JSONResponse:
         code = {400: "bad_request", 404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
         return error(exc.status_code, code, str(exc.detail))
+
+    # InterfaceError: psycopg refused to use a connection it already knows is closed.
+    @app.exception_handler(psycopg.OperationalError)
+    @app.exception_handler(psycopg.InterfaceError)
+    async def _database_unavailable(_: Request, exc: psycopg.Error) -> JSONResponse:
+        logger.warning("database unavailable", extra={"error": type(exc).__name__, "sqlstate": exc.sqlstate,
+                                                   "detail": str(exc)})
+        if _connection_lost(exc):
+            provide().db.discard_all()
+        return error(503, "database_unavailable", "the database is unavailable; retry later",
+                     headers={"Retry-After": str(DATABASE_RETRY_AFTER)})
 
     @app.exception_handler(Exception)
     async def _unexpected(_: Request, exc: Exception) -> JSONResponse:
