@@ -420,3 +420,27 @@ def test_after_one_connection_finds_the_server_gone_every_thread_reconnects(ctx)
         first.shutdown()
         second.shutdown()
         outage.close()
+
+
+def test_a_failure_shown_to_a_client_carries_no_internal_text(ctx, tenant):
+    from fastapi.testclient import TestClient
+
+    from infra.local.runtime import HTTP_FUNCTIONS, function_module
+    from memex.config import Settings
+    from memex.embeddings import make_embedder
+    from memex_edge.http import create_app
+    from tests.openai_double import OpenAIDouble
+
+    with OpenAIDouble(dim=ctx.settings.embedding_dim) as embedder_api:
+        embedder_api.script("/v1/embeddings", status=400,
+                            body={"error": {"message": "upstream http://10.1.2.3:8080/v1 refused the batch"}})
+        failing = dataclasses.replace(ctx, embedder=make_embedder(Settings(
+            embeddings_provider="openai", embeddings_base_url=embedder_api.base_url, embeddings_model="m",
+            embedding_dim=ctx.settings.embedding_dim)))
+        app = create_app(*(function_module(name).router for name in HTTP_FUNCTIONS), provide=lambda: failing)
+        with TestClient(app, raise_server_exceptions=False) as client:
+            turn = {"user_id": tenant.user, "session_id": "s1", "messages": [{"role": "user", "content": "Hi."}]}
+            answer = client.post("/v1/turns?wait=true", headers=tenant.headers, json=turn)
+    assert answer.status_code == 202 and answer.json()["status"] == "queued"
+    assert answer.json()["error"] == ("processing inline failed (BadRequestError); "
+                                      "the turn is queued and will be retried")
