@@ -4,7 +4,7 @@ from fastapi import APIRouter, Depends, Response
 
 from memex import backfill, ingest, memories
 from memex.context import Context
-from memex.models import MemoryIn, TurnIn
+from memex.models import Id, MemoryIn, TurnIn
 from memex_edge.http import context, lambda_handler, tenant
 from memex_edge.observability import metrics
 
@@ -22,7 +22,7 @@ def post_turn(turn: TurnIn, response: Response, wait: bool = False,
 
 
 @router.get("/v1/turns/{turn_id}")
-def get_turn(turn_id: str, tenant_id: str = Depends(tenant), ctx: Context = Depends(context)) -> dict:
+def get_turn(turn_id: Id, tenant_id: str = Depends(tenant), ctx: Context = Depends(context)) -> dict:
     return ingest.turn_status(ctx, tenant_id, turn_id)
 
 
@@ -32,7 +32,7 @@ def post_memory(memory: MemoryIn, tenant_id: str = Depends(tenant), ctx: Context
 
 
 @router.get("/v1/backfills/{backfill_id}")
-def get_backfill(backfill_id: str, tenant_id: str = Depends(tenant), ctx: Context = Depends(context)) -> dict:
+def get_backfill(backfill_id: Id, tenant_id: str = Depends(tenant), ctx: Context = Depends(context)) -> dict:
     return backfill.status(ctx, tenant_id, backfill_id)
 
 

@@ -77,6 +77,8 @@ class Settings:
     require_api_key: bool = False
     max_body_bytes: int = 1_048_576
     default_tenant: str = "default"
+    # How far ahead of the server's clock a client's `timestamp` or `reference_time` may be.
+    max_clock_skew_seconds: int = 86_400
 
     # Turns whose publish failed stay queued; the sweep re-publishes them after this long.
     sweep_after_seconds: int = 60
@@ -126,6 +128,7 @@ def load_settings() -> Settings:
         require_api_key=_bool("MEMEX_REQUIRE_API_KEY", False),
         max_body_bytes=_int("MEMEX_MAX_BODY_BYTES", 1_048_576),
         default_tenant=_str("MEMEX_DEFAULT_TENANT", "default"),
+        max_clock_skew_seconds=_int("MEMEX_MAX_CLOCK_SKEW_SECONDS", 86_400),
         sweep_after_seconds=_int("MEMEX_SWEEP_AFTER_SECONDS", 60),
         sweep_max_republish=_int("MEMEX_SWEEP_MAX_REPUBLISH", 5),
     )

@@ -1,6 +1,12 @@
 """Domain errors; the HTTP edge maps each to its status and `{"error": {code, message}}`."""
 
 
+def public_description(exc: BaseException) -> str:
+    """What a client may be told of an internal failure: its kind. Its text can hold hosts, URLs,
+    SQL or memory content, so it goes to the log only."""
+    return type(exc).__name__
+
+
 class MemexError(Exception):
     status = 500
     code = "internal_error"

@@ -11,7 +11,7 @@ from memex.context import Context
 from memex.db import memories as memory_rows
 from memex.db import tenants as tenant_rows
 from memex.db import turns as turn_rows
-from memex.errors import NotFound
+from memex.errors import NotFound, public_description
 from memex.jobs import ExtractionJob, SupersessionJob
 from memex.models import TurnIn
 
@@ -31,7 +31,7 @@ def ingest_turn(ctx: Context, tenant_id: str, turn: TurnIn, wait: bool) -> dict[
             return turn_status(ctx, tenant_id, turn_id)
         except Exception as exc:  # noqa: BLE001 - the turn is stored: hand it to the workers instead
             log.exception("inline processing of turn %s failed; queued for the workers", turn_id)
-            failure = f"{type(exc).__name__}: {exc}"
+            failure = public_description(exc)
     if created or wait:
         try:
             ctx.publisher.publish_extraction(ExtractionJob(tenant_id, turn_id))
@@ -40,7 +40,7 @@ def ingest_turn(ctx: Context, tenant_id: str, turn: TurnIn, wait: bool) -> dict[
             log.exception("publish to the extraction queue failed; turn %s left for the sweep", turn_id)
     answer = {"turn_id": turn_id, "status": "queued"}
     if wait:
-        answer["error"] = f"processing inline failed ({failure[:500]}); the turn is queued and will be retried"
+        answer["error"] = f"processing inline failed ({failure}); the turn is queued and will be retried"
     return answer
 
 

@@ -53,10 +53,9 @@ def list_for_user(ctx: Context, tenant_id: str, user_id: str, include_inactive: 
                   cursor: str | None) -> dict[str, Any]:
     after = None
     if cursor:
-        try:
-            after = memory_rows.decode_cursor(cursor)
-        except ValueError as exc:
-            raise InvalidInput(f"cursor: not a cursor this server issued ({exc})") from exc
+        after = memory_rows.decode_cursor(cursor)
+        if after is None:
+            raise InvalidInput("cursor: not a cursor this server issued")
     items, next_cursor = memory_rows.list_for_user(
         ctx.db.connection(), tenant_id, user_id, include_inactive, limit, after
     )

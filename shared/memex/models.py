@@ -1,85 +1,191 @@
-"""The request shapes of the v1 wire contract, validated on the way in."""
+"""The request shapes of the v1 wire contract, validated on the way in.
+
+The edge validates and the domain trusts: every id, string, number and timestamp that reaches
+Postgres is checked here, so nothing Postgres would refuse (or misread) gets past a request.
+"""
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
-from typing import Any, Literal, Optional
+import json
+import math
+import unicodedata
+from datetime import datetime, timedelta, timezone
+from typing import Annotated, Any, Literal, Optional
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, field_validator
 
-Id = Field(min_length=1, max_length=256)
+from memex.config import load_settings
+
 MemoryType = Literal["episodic", "semantic", "procedural"]
 SearchMode = Literal["hybrid", "bm25", "vector"]
 
+ID_MAX_LENGTH = 256
+# Besides letters, digits and their combining marks: what emails, URNs and slugs use. No "/"
+# (an id must fit one path segment), no whitespace or control characters.
+ID_PUNCTUATION = "._:@+-"
+METADATA_MAX_DEPTH = 16
+METADATA_MAX_BYTES = 16_384
+EARLIEST_TIME = datetime(1900, 1, 1, tzinfo=timezone.utc)
+# Client clocks run ahead; a time further ahead than this would make a fact outrank every later one.
+CLOCK_SKEW = timedelta(seconds=load_settings().max_clock_skew_seconds)
 
-def _as_utc(value: Optional[datetime]) -> Optional[datetime]:
+
+class FieldError(ValueError):
+    """A problem inside a free-form JSON field; `path` says where, below the field itself."""
+
+    def __init__(self, path: tuple[str, ...], message: str):
+        super().__init__(message)
+        self.path = path
+
+
+def _storable(value: str) -> str:
+    # Postgres text cannot hold U+0000, and its UTF-8 encoding has no form for a lone surrogate
+    # (which Python's JSON parser lets through from "\ud800").
+    if "\x00" in value:
+        raise ValueError("must not contain the NUL character (U+0000)")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError("must not contain unpaired surrogates (\\ud800-\\udfff)") from None
+    return value
+
+
+def is_id(value: str) -> bool:
+    """Whether `value` is a well-formed id: what every id field and path segment accepts."""
+    return 0 < len(value) <= ID_MAX_LENGTH and all(
+        ch in ID_PUNCTUATION or ch == "_" or unicodedata.category(ch)[0] in "LMN" for ch in value
+    )
+
+
+def _id(value: str) -> str:
+    if not is_id(value):
+        raise ValueError(f"must be 1 to {ID_MAX_LENGTH} letters, digits or {' '.join('_' + ID_PUNCTUATION)}")
+    return value
+
+
+Text = Annotated[str, AfterValidator(_storable)]
+Id = Annotated[str, StringConstraints(min_length=1, max_length=ID_MAX_LENGTH), AfterValidator(_id)]
+
+
+def _path_part(key: Any) -> str:
+    # A hostile key is shown escaped and cut short, never echoed raw.
+    return json.dumps(str(key))[1:-1][:64]
+
+
+def _check_json(value: Any, path: tuple[str, ...]) -> None:
+    if len(path) > METADATA_MAX_DEPTH:
+        raise FieldError(path, f"is nested deeper than {METADATA_MAX_DEPTH} levels")
+    if isinstance(value, str):
+        try:
+            _storable(value)
+        except ValueError as exc:
+            raise FieldError(path, str(exc)) from None
+    elif isinstance(value, float) and not math.isfinite(value):
+        # jsonb has no NaN or Infinity, though Python's JSON parser accepts them.
+        raise FieldError(path, "must be a finite number")
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            inner = (*path, _path_part(key))
+            try:
+                _storable(key)
+            except ValueError as exc:
+                raise FieldError(inner, f"key {exc}") from None
+            _check_json(item, inner)
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            _check_json(item, (*path, str(index)))
+
+
+def _storable_json(value: dict[str, Any]) -> dict[str, Any]:
+    _check_json(value, ())
+    if len(json.dumps(value, ensure_ascii=False).encode()) > METADATA_MAX_BYTES:
+        raise ValueError(f"must be at most {METADATA_MAX_BYTES} bytes as JSON")
+    return value
+
+
+Metadata = Annotated[dict[str, Any], AfterValidator(_storable_json)]
+
+
+def _plausible_time(value: Optional[datetime]) -> Optional[datetime]:
+    if value is None:
+        return None
     # A timestamp without an offset is taken as UTC rather than the server's local zone.
-    if value is not None and value.tzinfo is None:
-        return value.replace(tzinfo=timezone.utc)
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=timezone.utc)
+    try:
+        value = value.astimezone(timezone.utc)
+    except OverflowError:
+        raise ValueError("is out of range") from None
+    if value < EARLIEST_TIME:
+        raise ValueError(f"must not be before {EARLIEST_TIME.date().isoformat()}")
+    if value > datetime.now(timezone.utc) + CLOCK_SKEW:
+        raise ValueError(f"must not be more than {CLOCK_SKEW} ahead of the server's clock")
     return value
 
 
 class _Strict(BaseModel):
-    # Unknown fields are refused so that a typo ("usr_id") is reported, not silently ignored.
-    model_config = ConfigDict(extra="forbid")
+    # Unknown fields are refused so that a typo ("usr_id") is reported, not silently ignored;
+    # NaN and Infinity, which Python's JSON parser accepts, are no number a client means.
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
 
 class MessageIn(_Strict):
     role: Literal["user", "assistant", "system", "tool"]
-    content: str = Field(min_length=1)
-    name: Optional[str] = Field(default=None, max_length=256)
-    metadata: dict[str, Any] = Field(default_factory=dict)
+    content: Text = Field(min_length=1)
+    name: Optional[Text] = Field(default=None, max_length=256)
+    metadata: Metadata = Field(default_factory=dict)
 
 
 class TurnIn(_Strict):
-    user_id: str = Id
-    session_id: str = Id
-    agent_id: Optional[str] = Field(default=None, min_length=1, max_length=256)
+    user_id: Id
+    session_id: Id
+    agent_id: Optional[Id] = None
     messages: list[MessageIn] = Field(min_length=1, max_length=1000)
     timestamp: Optional[datetime] = None
-    metadata: dict[str, Any] = Field(default_factory=dict)
-    idempotency_key: Optional[str] = Field(default=None, min_length=1, max_length=256)
+    metadata: Metadata = Field(default_factory=dict)
+    idempotency_key: Optional[Text] = Field(default=None, min_length=1, max_length=256)
 
-    _utc = field_validator("timestamp")(_as_utc)
+    _time = field_validator("timestamp")(_plausible_time)
 
 
 class MemoryIn(_Strict):
-    user_id: str = Id
-    agent_id: Optional[str] = Field(default=None, min_length=1, max_length=256)
-    session_id: Optional[str] = Field(default=None, min_length=1, max_length=256)
-    content: str = Field(min_length=1)
+    user_id: Id
+    agent_id: Optional[Id] = None
+    session_id: Optional[Id] = None
+    content: Text = Field(min_length=1)
     memory_type: MemoryType = "semantic"
     importance: float = Field(default=0.5, ge=0.0, le=1.0)
-    metadata: dict[str, Any] = Field(default_factory=dict)
+    metadata: Metadata = Field(default_factory=dict)
 
 
 class SearchFilters(_Strict):
     memory_type: Optional[MemoryType] = None
-    session_id: Optional[str] = None
-    metadata: Optional[dict[str, Any]] = None
+    session_id: Optional[Id] = None
+    metadata: Optional[Metadata] = None
 
 
 class SearchIn(_Strict):
-    user_id: str = Id
-    query: str = Field(min_length=1, max_length=10_000)
-    agent_id: Optional[str] = None
+    user_id: Id
+    query: Text = Field(min_length=1, max_length=10_000)
+    agent_id: Optional[Id] = None
     top_k: int = Field(default=10, ge=1, le=100)
     alpha: Optional[float] = Field(default=None, ge=0.0, le=1.0)
-    half_life_days: Optional[float] = Field(default=None, gt=0)
+    # From about a quarter of an hour to a century: shorter ones make every memory's recency 0.
+    half_life_days: Optional[float] = Field(default=None, ge=0.01, le=36_500)
     reference_time: Optional[datetime] = None
     filters: SearchFilters = Field(default_factory=SearchFilters)
     include_inactive: bool = False
     mode: SearchMode = "hybrid"
 
-    _utc = field_validator("reference_time")(_as_utc)
+    _time = field_validator("reference_time")(_plausible_time)
 
 
 class RecallIn(_Strict):
-    user_id: str = Id
-    query: str = Field(min_length=1, max_length=10_000)
-    session_id: Optional[str] = None
-    agent_id: Optional[str] = None
+    user_id: Id
+    query: Text = Field(min_length=1, max_length=10_000)
+    session_id: Optional[Id] = None
+    agent_id: Optional[Id] = None
     max_tokens: int = Field(default=1024, ge=64, le=32_000)
     reference_time: Optional[datetime] = None
 
-    _utc = field_validator("reference_time")(_as_utc)
+    _time = field_validator("reference_time")(_plausible_time)

@@ -1,9 +1,12 @@
-"""The FastAPI app every HTTP function serves: errors in the wire shape, body limit, API keys."""
+"""The FastAPI app every HTTP function serves: errors in the wire shape, body limit, API keys.
+
+A 5xx never carries an internal message (hosts, URLs, SQL, Python text): those go to the log."""
 
 from __future__ import annotations
 
 from typing import Any, Callable
 
+import psycopg
 from fastapi import APIRouter, Depends, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
@@ -13,12 +16,18 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from memex import keys
 from memex.context import Context
 from memex.errors import MemexError
+from memex.models import FieldError
 from memex_edge.context import get_context
 from memex_edge.observability import logger, metrics, tracer
 
 
-def error(status: int, code: str, message: str) -> JSONResponse:
-    return JSONResponse({"error": {"code": code, "message": message}}, status_code=status)
+# Seconds a client should wait before retrying while the database is unreachable: about what a
+# Postgres restart or an RDS failover takes to begin accepting connections again.
+DATABASE_RETRY_AFTER = 5
+
+
+def error(status: int, code: str, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
+    return JSONResponse({"error": {"code": code, "message": message}}, status_code=status, headers=headers)
 
 
 def context() -> Context:
@@ -75,8 +84,20 @@ class BodyLimit:
         await response(scope, receive, send)
 
 
-def _location(loc: tuple[Any, ...]) -> str:
-    return ".".join(str(part) for part in loc) or "body"
+def _problem(detail: dict[str, Any]) -> str:
+    """One validation problem as `field: what is wrong`, the field's path down to a nested key."""
+    loc = tuple(str(part) for part in detail["loc"])
+    cause = (detail.get("ctx") or {}).get("error")
+    if isinstance(cause, FieldError):
+        loc += cause.path
+    message = detail["msg"].removeprefix("Value error, ")
+    return f"{'.'.join(loc) or 'body'}: {message}"
+
+
+def _connection_lost(exc: psycopg.Error) -> bool:
+    # No SQLSTATE: the client lost or never got a connection; 08: connection exception;
+    # 57P: the server is shutting down or starting. A statement timeout (57014) leaves it usable.
+    return exc.sqlstate is None or exc.sqlstate.startswith(("08", "57P"))
 
 
 def create_app(*routers: APIRouter, provide: Callable[[], Context] = get_context) -> Any:
@@ -87,17 +108,30 @@ def create_app(*routers: APIRouter, provide: Callable[[], Context] = get_context
 
     @app.exception_handler(MemexError)
     async def _domain(_: Request, exc: MemexError) -> JSONResponse:
+        if exc.status >= 500:
+            logger.error("domain error", extra={"code": exc.code, "detail": exc.message})
+            return error(exc.status, exc.code, "internal error")
         return error(exc.status, exc.code, exc.message)
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(_: Request, exc: RequestValidationError) -> JSONResponse:
-        problems = [f"{_location(e['loc'])}: {e['msg']}" for e in exc.errors()]
-        return error(422, "validation_error", "; ".join(problems))
+        return error(422, "validation_error", "; ".join(_problem(e) for e in exc.errors()))
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(_: Request, exc: StarletteHTTPException) -> JSONResponse:
-        code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
+        code = {400: "bad_request", 404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
         return error(exc.status_code, code, str(exc.detail))
+
+    # InterfaceError: psycopg refused to use a connection it already knows is closed.
+    @app.exception_handler(psycopg.OperationalError)
+    @app.exception_handler(psycopg.InterfaceError)
+    async def _database_unavailable(_: Request, exc: psycopg.Error) -> JSONResponse:
+        logger.warning("database unavailable", extra={"error": type(exc).__name__, "sqlstate": exc.sqlstate,
+                                                   "detail": str(exc)})
+        if _connection_lost(exc):
+            provide().db.discard_all()
+        return error(503, "database_unavailable", "the database is unavailable; retry later",
+                     headers={"Retry-After": str(DATABASE_RETRY_AFTER)})
 
     @app.exception_handler(Exception)
     async def _unexpected(_: Request, exc: Exception) -> JSONResponse:

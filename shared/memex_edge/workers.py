@@ -10,6 +10,7 @@ from aws_lambda_powertools.utilities.batch import BasePartialBatchProcessor, pro
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 
 from memex.context import Context
+from memex.errors import public_description
 from memex_edge.observability import logger, metrics, tracer
 
 
@@ -38,5 +39,5 @@ def last_delivery_records_failure(ctx: Context, record: SQSRecord, record_failur
     except Exception as exc:
         if int(record.attributes.approximate_receive_count) >= ctx.settings.max_receive_count:
             logger.error("message %s failed on its last delivery: %s", record.message_id, exc)
-            record_failure(f"{type(exc).__name__}: {exc}")
+            record_failure(public_description(exc))
         raise

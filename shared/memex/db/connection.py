@@ -13,6 +13,7 @@ from typing import Callable, Iterator
 
 import psycopg
 from pgvector.psycopg import register_vector
+from psycopg.pq import TransactionStatus
 from psycopg.rows import dict_row
 
 
@@ -21,6 +22,7 @@ class Database:
         self._dsn_provider = dsn_provider
         self._dsn: str | None = None
         self._local = threading.local()
+        self._generation = 0
 
     @property
     def dsn(self) -> str:
@@ -41,10 +43,19 @@ class Database:
 
     def connection(self) -> psycopg.Connection:
         conn = getattr(self._local, "conn", None)
+        if (conn is not None and self._local.generation != self._generation
+                and conn.info.transaction_status == TransactionStatus.IDLE):
+            conn.close()
         if conn is None or conn.closed or conn.broken:
             conn = self._open()
             self._local.conn = conn
+            self._local.generation = self._generation
         return conn
+
+    def discard_all(self) -> None:
+        """Have every thread open a fresh connection at its next use (one not inside a
+        transaction): once one connection found the server gone, the others are dead too."""
+        self._generation += 1
 
     @contextmanager
     def transaction(self) -> Iterator[psycopg.Connection]:

@@ -11,7 +11,7 @@ import numpy as np
 import psycopg
 from psycopg.types.json import Jsonb
 
-from memex.models import SearchFilters
+from memex.models import SearchFilters, is_id
 
 _SELECT = """
 SELECT m.id, m.user_id, m.agent_id, m.session_id, m.content, m.memory_type, m.type, m.key, m.value,
@@ -122,11 +122,20 @@ def _encode_cursor(created_at: datetime, memory_id: str) -> str:
     return base64.urlsafe_b64encode(raw).decode().rstrip("=")
 
 
-def decode_cursor(cursor: str) -> tuple[datetime, str]:
-    """Raises ValueError for a cursor this server did not make."""
-    padded = cursor + "=" * (-len(cursor) % 4)
-    created_at, memory_id = json.loads(base64.urlsafe_b64decode(padded.encode()))
-    return datetime.fromisoformat(created_at), str(memory_id)
+def decode_cursor(cursor: str) -> tuple[datetime, str] | None:
+    """The position a cursor from `_encode_cursor` names; None for anything else, however it is
+    malformed (the client gets one clear answer, not the parser's complaint)."""
+    try:
+        padded = cursor + "=" * (-len(cursor) % 4)
+        decoded = json.loads(base64.urlsafe_b64decode(padded.encode("ascii")))
+        if not (isinstance(decoded, list) and len(decoded) == 2 and all(isinstance(v, str) for v in decoded)):
+            return None
+        created_at = datetime.fromisoformat(decoded[0])
+    except (ValueError, UnicodeError):
+        return None
+    if created_at.tzinfo is None or not is_id(decoded[1]):
+        return None
+    return created_at, decoded[1]
 
 
 def list_for_user(

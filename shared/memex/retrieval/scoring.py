@@ -7,7 +7,6 @@ valid, and w the importance weight.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -29,7 +28,9 @@ class ScoreParts:
 
 def recency(valid_from: datetime, reference_time: datetime, half_life_days: float) -> float:
     age_days = max(0.0, (reference_time - valid_from).total_seconds() / 86_400)
-    return math.exp(-math.log(2) / half_life_days * age_days)
+    # 0.5 ** (age / half-life) is exp(-lambda * age) without forming lambda, which overflows for a
+    # tiny half-life; the power itself only underflows, to 0.
+    return 0.5 ** (age_days / half_life_days)
 
 
 def combine(relevance: float, recency_value: float, importance: float, alpha: float) -> ScoreParts:

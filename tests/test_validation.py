@@ -1,0 +1,446 @@
+"""Bad input gets a clear 4xx in the error shape, never a 500; an unreachable database gets 503."""
+
+from __future__ import annotations
+
+import base64
+import dataclasses
+import json
+import random
+import socket
+import string
+import threading
+import typing
+from datetime import datetime, timedelta, timezone
+
+import pytest
+from annotated_types import Ge, Gt, Le, Lt
+
+from memex import models
+
+CURSOR_REFUSED = "cursor: not a cursor this server issued"
+
+
+def raw_post(tenant, path: str, raw_json: str):
+    """A body sent as written: Python's JSON parser accepts NaN and lone surrogates a client may send."""
+    return tenant._http.post(path, content=raw_json.encode(),
+                             headers={**tenant.headers, "content-type": "application/json"})
+
+
+def refused(response, field: str) -> str:
+    assert response.status_code == 422, response.text
+    error = response.json()["error"]
+    assert error["code"] == "validation_error"
+    assert f"{field}:" in error["message"], error["message"]
+    return error["message"]
+
+
+# --- ids: one rule in bodies, paths and query parameters ------------------------------------
+
+BAD_IDS = ["", "a/b", "a b", "tab\there", "nul\x00", "x" * 257, "emoji\N{GRINNING FACE}", "new\nline"]
+
+
+def bodies(tenant) -> dict[str, dict]:
+    message = [{"role": "user", "content": "hello"}]
+    return {
+        "/v1/turns": {"user_id": tenant.user, "session_id": "s1", "messages": message},
+        "/v1/memories": {"user_id": tenant.user, "content": "hello"},
+        "/v1/search": {"user_id": tenant.user, "query": "hello"},
+        "/v1/recall": {"user_id": tenant.user, "query": "hello"},
+    }
+
+
+ID_FIELDS = [
+    ("/v1/turns", ("user_id",)), ("/v1/turns", ("session_id",)), ("/v1/turns", ("agent_id",)),
+    ("/v1/memories", ("user_id",)), ("/v1/memories", ("agent_id",)), ("/v1/memories", ("session_id",)),
+    ("/v1/search", ("user_id",)), ("/v1/search", ("agent_id",)), ("/v1/search", ("filters", "session_id")),
+    ("/v1/recall", ("user_id",)), ("/v1/recall", ("session_id",)), ("/v1/recall", ("agent_id",)),
+]
+
+
+def with_field(body: dict, path: tuple[str, ...], value) -> dict:
+    body = json.loads(json.dumps(body))
+    target = body
+    for part in path[:-1]:
+        target = target.setdefault(part, {})
+    target[path[-1]] = value
+    return body
+
+
+@pytest.mark.parametrize("route,field", ID_FIELDS)
+def test_every_body_id_refuses_what_the_id_rule_refuses(tenant, route, field):
+    for bad in BAD_IDS:
+        response = tenant.post(route, with_field(bodies(tenant)[route], field, bad))
+        refused(response, "body." + ".".join(field))
+
+
+ID_ROUTES = [
+    ("get", "/v1/turns/{}"), ("get", "/v1/backfills/{}"), ("get", "/v1/memories/{}"),
+    ("get", "/v1/memories/{}/history"), ("get", "/v1/users/{}/memories"), ("delete", "/v1/memories/{}"),
+    ("delete", "/v1/users/{}"), ("delete", "/v1/sessions/{}?user_id=u1"),
+]
+
+
+@pytest.mark.parametrize("method,route", ID_ROUTES)
+@pytest.mark.parametrize("bad", ["a%20b", "nul%00", "emoji%F0%9F%98%80", "x" * 257, "a%2Bb%3D"])
+def test_every_path_id_follows_the_same_rule(tenant, method, route, bad):
+    response = getattr(tenant, method)(route.format(bad))
+    assert response.status_code == 422, response.text
+    assert response.json()["error"]["message"].startswith("path.")
+
+
+@pytest.mark.parametrize("query,field", [("user_id=a%2Fb", "user_id"), ("user_id=", "user_id"),
+                                         ("user_id=ok&agent_id=a%00b", "agent_id")])
+def test_query_ids_follow_the_same_rule(tenant, query, field):
+    refused(tenant.get(f"/v1/memories/count?{query}"), f"query.{field}")
+
+
+def test_an_id_of_letters_digits_and_safe_punctuation_is_stored_listed_and_erased(tenant):
+    user = "José.Ñoño_1+tag@example.com:东京-x"
+    assert tenant.turn("I live in Lisbon.", user=user, session="séance:1").status_code == 201
+    listed = tenant.get(f"/v1/users/{user}/memories").json()["memories"]
+    assert listed and all(m["user_id"] == user for m in listed)
+    assert tenant.get("/v1/memories/count", params={"user_id": user}).json()["count"] == len(listed)
+    assert tenant.delete(f"/v1/users/{user}").status_code == 200
+    assert tenant.get("/v1/memories/count", params={"user_id": user}).json()["count"] == 0
+
+
+def test_deleting_a_session_requires_its_user(tenant):
+    other = tenant.user + "-other"
+    assert tenant.turn("I play the cello.", session="shared").status_code == 201
+    assert tenant.turn("I play the drums.", session="shared", user=other).status_code == 201
+    before = tenant.get(f"/v1/memories/count?user_id={other}").json()["count"]
+
+    refused(tenant.delete("/v1/sessions/shared"), "query.user_id")
+    refused(tenant.delete("/v1/sessions/shared?user_id="), "query.user_id")
+    assert tenant.get(f"/v1/memories/count?user_id={other}").json()["count"] == before > 0
+
+    assert tenant.delete(f"/v1/sessions/shared?user_id={tenant.user}").status_code == 200
+    assert tenant.get(f"/v1/memories/count?user_id={tenant.user}").json()["count"] == 0
+    assert tenant.get(f"/v1/memories/count?user_id={other}").json()["count"] == before
+
+
+# --- strings Postgres would refuse, anywhere in a body -----------------------------------------
+
+NUL_CASES = [
+    ("/v1/turns", ("messages",), [{"role": "user", "content": "a\x00b"}], "body.messages.0.content"),
+    ("/v1/turns", ("messages",), [{"role": "user", "content": "a", "name": "n\x00"}], "body.messages.0.name"),
+    ("/v1/turns", ("messages",), [{"role": "user", "content": "a", "metadata": {"k\x00": 1}}],
+     "body.messages.0.metadata.k\\u0000"),
+    ("/v1/turns", ("messages",), [{"role": "user", "content": "a", "metadata": {"a": {"b": ["x", "y\x00"]}}}],
+     "body.messages.0.metadata.a.b.1"),
+    ("/v1/turns", ("metadata",), {"a": "\x00"}, "body.metadata.a"),
+    ("/v1/turns", ("idempotency_key",), "key\x00", "body.idempotency_key"),
+    ("/v1/memories", ("content",), "a\x00", "body.content"),
+    ("/v1/memories", ("metadata",), {"x": {"\x00": True}}, "body.metadata.x.\\u0000"),
+    ("/v1/search", ("query",), "where\x00", "body.query"),
+    ("/v1/search", ("filters", "metadata"), {"k": "v\x00"}, "body.filters.metadata.k"),
+    ("/v1/recall", ("query",), "\x00", "body.query"),
+]
+
+
+@pytest.mark.parametrize("route,field,value,named", NUL_CASES)
+def test_a_nul_character_anywhere_is_refused_and_named(tenant, route, field, value, named):
+    message = refused(tenant.post(route, with_field(bodies(tenant)[route], field, value)), named)
+    assert "NUL" in message
+
+
+RAW_CASES = [
+    ('"messages": [{"role": "user", "content": "lone \\ud800 surrogate"}]', "body.messages.0.content"),
+    ('"messages": [{"role": "user", "content": "a", "metadata": {"score": NaN}}]', "body.messages.0.metadata.score"),
+    ('"messages": [{"role": "user", "content": "a", "metadata": {"x": [Infinity]}}]',
+     "body.messages.0.metadata.x.0"),
+    ('"messages": [{"role": "user", "content": "a"}], "metadata": {"\\udc00": 1}', "body.metadata.\\udc00"),
+]
+
+
+@pytest.mark.parametrize("fragment,named", RAW_CASES)
+def test_json_postgres_cannot_store_is_refused(tenant, fragment, named):
+    response = raw_post(tenant, "/v1/turns", f'{{"user_id": "{tenant.user}", "session_id": "s1", {fragment}}}')
+    refused(response, named)
+
+
+def test_non_finite_numbers_are_refused(tenant):
+    refused(raw_post(tenant, "/v1/memories", f'{{"user_id": "{tenant.user}", "content": "a", "importance": NaN}}'),
+            "body.importance")
+    refused(raw_post(tenant, "/v1/search", f'{{"user_id": "{tenant.user}", "query": "a", "alpha": Infinity}}'),
+            "body.alpha")
+
+
+def test_metadata_is_bounded_in_depth_and_size(tenant):
+    deep: dict = {}
+    for _ in range(models.METADATA_MAX_DEPTH + 1):
+        deep = {"d": deep}
+    message = refused(tenant.post("/v1/memories", {"user_id": tenant.user, "content": "a", "metadata": deep}),
+                      "body.metadata" + ".d" * (models.METADATA_MAX_DEPTH + 1))
+    assert "nested deeper" in message
+    huge = {"blob": "x" * models.METADATA_MAX_BYTES}
+    refused(tenant.post("/v1/memories", {"user_id": tenant.user, "content": "a", "metadata": huge}), "body.metadata")
+
+
+# --- numbers and times ------------------------------------------------------------------------
+
+@pytest.mark.parametrize("half_life", [1e-300, 5e-324, 0.001, 1e9])
+def test_a_half_life_outside_its_range_is_refused(tenant, half_life):
+    refused(tenant.post("/v1/search", {"user_id": tenant.user, "query": "a", "half_life_days": half_life}),
+            "body.half_life_days")
+
+
+def test_the_shortest_half_life_scores_without_error(tenant):
+    tenant.turn("I moved to Porto years ago.", timestamp="2001-01-01T00:00:00Z")
+    results = tenant.search("Porto", half_life_days=0.01)
+    assert results and results[0]["score_parts"]["recency"] == 0.0
+
+
+def test_every_number_in_a_request_has_bounds():
+    for model in (models.MessageIn, models.TurnIn, models.MemoryIn, models.SearchFilters, models.SearchIn,
+                  models.RecallIn):
+        for name, field in model.model_fields.items():
+            kinds = set(typing.get_args(field.annotation)) or {field.annotation}
+            if kinds & {int, float}:
+                bounds = {type(m) for m in field.metadata}
+                assert bounds & {Ge, Gt} and bounds & {Le, Lt}, f"{model.__name__}.{name} is unbounded"
+
+
+FUTURE = (datetime.now(timezone.utc) + timedelta(days=3)).isoformat()
+
+
+@pytest.mark.parametrize("when", ["9999-12-31T23:59:59Z", FUTURE, "1899-12-31T23:59:59Z",
+                                  "0001-01-01T00:00:00+14:00", "9999-12-31T23:59:59-14:00"])
+def test_timestamps_out_of_range_are_refused(tenant, when):
+    refused(tenant.turn("I live in Oslo.", timestamp=when), "body.timestamp")
+    refused(tenant.post("/v1/search", {"user_id": tenant.user, "query": "a", "reference_time": when}),
+            "body.reference_time")
+    refused(tenant.post("/v1/recall", {"user_id": tenant.user, "query": "a", "reference_time": when}),
+            "body.reference_time")
+
+
+def test_a_timestamp_within_the_allowed_skew_is_accepted(tenant):
+    soon = (datetime.now(timezone.utc) + timedelta(hours=1)).isoformat()
+    assert tenant.turn("I live in Oslo.", timestamp=soon).status_code == 201
+
+
+# --- cursors ----------------------------------------------------------------------------------
+
+def encoded(value) -> str:
+    return base64.urlsafe_b64encode(json.dumps(value).encode()).decode().rstrip("=")
+
+
+WRONG_CURSORS = [
+    "garbage!", "AAAA", encoded([1, 2]), encoded({"a": 1}), encoded("x"), encoded(["not a date", "m1"]),
+    encoded(["2026-01-01T00:00:00", "m1"]), encoded(["2026-01-01T00:00:00+00:00", "m\x00"]),
+    encoded(["2026-01-01T00:00:00+00:00", "m1", "extra"]), encoded(["2026-01-01T00:00:00+00:00", 7]),
+    base64.urlsafe_b64encode(b"\xff\xfe").decode(), "ñ",
+]
+
+
+@pytest.mark.parametrize("cursor", WRONG_CURSORS)
+def test_a_wrong_cursor_gets_one_plain_answer(tenant, cursor):
+    response = tenant.get(f"/v1/users/{tenant.user}/memories", params={"cursor": cursor})
+    assert response.status_code == 422, response.text
+    assert response.json() == {"error": {"code": "validation_error", "message": CURSOR_REFUSED}}
+
+
+def test_the_cursors_the_server_issues_page_through_everything(tenant):
+    tenant.turn("I like tea.", "I like jazz.", "I like chess.")
+    seen, cursor = [], None
+    while True:
+        params = {"limit": 1, **({"cursor": cursor} if cursor else {})}
+        page = tenant.get(f"/v1/users/{tenant.user}/memories", params=params)
+        assert page.status_code == 200, page.text
+        seen += [m["id"] for m in page.json()["memories"]]
+        cursor = page.json()["next_cursor"]
+        if cursor is None:
+            break
+    assert len(seen) == len(set(seen)) == tenant.get(f"/v1/memories/count?user_id={tenant.user}").json()["count"]
+
+
+# --- what reaches the text index ---------------------------------------------------------------
+
+def distinct_words(n_chars: int) -> str:
+    """Random five-letter words: ~640 K characters of them no longer fit one tsvector."""
+    rnd = random.Random(7)
+    return " ".join("".join(rnd.choice(string.ascii_lowercase) for _ in range(5)) for _ in range(n_chars // 6))
+
+
+def test_a_memory_of_a_megabyte_of_distinct_words_is_stored_and_found_by_its_beginning(tenant):
+    content = "zanzibarian " + distinct_words(1_000_000)
+    response = tenant.post("/v1/memories", {"user_id": tenant.user, "content": content})
+    assert response.status_code == 201, response.text[:300]
+    assert len(tenant.get(f"/v1/memories/{response.json()['id']}").json()["content"]) == len(content)
+    hits = tenant.search("zanzibarian", mode="bm25")
+    assert [h["id"] for h in hits] == [response.json()["id"]]
+
+
+def test_a_turn_too_large_for_one_tsvector_is_processed(tenant):
+    response = tenant.turn("quetzalcoatlus " + distinct_words(900_000))
+    assert response.status_code == 201, response.text[:300]
+    assert tenant.search("quetzalcoatlus", mode="bm25")
+
+
+# --- the database unreachable, then back ------------------------------------------------------
+
+class Outage:
+    """A loopback TCP relay in front of the test Postgres that can fail like a restarting server:
+    while down it cuts every open connection and hangs up on new ones."""
+
+    def __init__(self, dsn: str):
+        from psycopg.conninfo import conninfo_to_dict, make_conninfo
+
+        params = conninfo_to_dict(dsn)
+        host, port = params.get("host") or "localhost", int(params.get("port") or 5432)
+        self._target = (socket.AF_UNIX, f"{host}/.s.PGSQL.{port}") if host.startswith("/") else \
+            (socket.AF_INET, (host, port))
+        self._listener = socket.create_server(("127.0.0.1", 0))
+        self._links: list[socket.socket] = []
+        self.up = True
+        threading.Thread(target=self._accept, daemon=True).start()
+        self.dsn = make_conninfo(dsn, host="127.0.0.1", port=self._listener.getsockname()[1])
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                client, _ = self._listener.accept()
+            except OSError:
+                return
+            if not self.up:
+                client.close()
+                continue
+            server = socket.socket(self._target[0], socket.SOCK_STREAM)
+            server.connect(self._target[1])
+            self._links += [client, server]
+            for a, b in ((client, server), (server, client)):
+                threading.Thread(target=self._pipe, args=(a, b), daemon=True).start()
+
+    @staticmethod
+    def _pipe(source: socket.socket, sink: socket.socket) -> None:
+        try:
+            while data := source.recv(65536):
+                sink.sendall(data)
+        except OSError:
+            pass
+        for s in (source, sink):
+            try:
+                s.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+    def down(self) -> None:
+        self.up = False
+        for link in self._links:
+            try:
+                link.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+        self._links.clear()
+
+    def close(self) -> None:
+        self.down()
+        self._listener.close()
+
+
+def every_route(user: str) -> list[tuple[str, str, dict | None]]:
+    message = [{"role": "user", "content": "hello"}]
+    return [
+        ("POST", "/v1/turns", {"user_id": user, "session_id": "s1", "messages": message}),
+        ("GET", "/v1/turns/t1", None),
+        ("POST", "/v1/memories", {"user_id": user, "content": "hello"}),
+        ("GET", "/v1/backfills/b1", None),
+        ("POST", "/v1/search", {"user_id": user, "query": "hello"}),
+        ("GET", f"/v1/memories/count?user_id={user}", None),
+        ("GET", "/v1/memories/m1", None),
+        ("GET", "/v1/memories/m1/history", None),
+        ("GET", f"/v1/users/{user}/memories", None),
+        ("POST", "/v1/recall", {"user_id": user, "query": "hello"}),
+        ("DELETE", "/v1/memories/m1", None),
+        ("DELETE", f"/v1/sessions/s1?user_id={user}", None),
+        ("DELETE", f"/v1/users/{user}-gone", None),
+        ("GET", "/health", None),
+    ]
+
+
+def test_with_the_database_unreachable_every_route_answers_503_and_recovers(ctx, tenant):
+    from fastapi.testclient import TestClient
+
+    from infra.local.runtime import HTTP_FUNCTIONS, function_module
+    from memex.db.connection import Database
+    from memex_edge.http import create_app
+
+    outage = Outage(ctx.db.dsn)
+    isolated = dataclasses.replace(ctx, db=Database(lambda: outage.dsn))
+    app = create_app(*(function_module(name).router for name in HTTP_FUNCTIONS), provide=lambda: isolated)
+    routes = every_route(tenant.user)
+    declared = sum(len(methods) for methods in app.app.openapi()["paths"].values())
+    assert declared == len(routes), "every route of the app is in every_route()"
+
+    def answers(client) -> list[tuple[str, str, int, dict]]:
+        return [(method, path, (r := client.request(method, path, json=body, headers=tenant.headers)).status_code,
+                 r.json()) for method, path, body in routes]
+
+    try:
+        with TestClient(app, raise_server_exceptions=False) as client:
+            assert all(status < 500 for _, _, status, _ in answers(client))
+            outage.down()
+            for method, path, status, body in answers(client):
+                assert status == 503, (method, path, body)
+                if path != "/health":  # the health report names each dependency's state instead
+                    assert body == {"error": {"code": "database_unavailable",
+                                              "message": "the database is unavailable; retry later"}}
+            response = client.get("/v1/memories/m1", headers=tenant.headers)
+            assert response.headers["retry-after"].isdigit()
+            outage.up = True
+            for method, path, status, body in answers(client):
+                assert status < 500, (method, path, body)
+    finally:
+        outage.close()
+
+
+def test_after_one_connection_finds_the_server_gone_every_thread_reconnects(ctx):
+    from concurrent.futures import ThreadPoolExecutor
+
+    import psycopg
+
+    from memex.db.connection import Database
+
+    outage = Outage(ctx.db.dsn)
+    db = Database(lambda: outage.dsn)
+    first, second = ThreadPoolExecutor(1), ThreadPoolExecutor(1)
+
+    def ask() -> int:
+        return db.connection().execute("SELECT 1 AS one").fetchone()["one"]
+
+    try:
+        assert first.submit(ask).result() == second.submit(ask).result() == 1
+        outage.down()  # a restart: every open connection is cut, new ones are accepted again
+        outage.up = True
+        with pytest.raises(psycopg.OperationalError):
+            first.submit(ask).result()
+        db.discard_all()  # what the HTTP edge does on a lost connection
+        assert second.submit(ask).result() == 1
+    finally:
+        first.shutdown()
+        second.shutdown()
+        outage.close()
+
+
+def test_a_failure_shown_to_a_client_carries_no_internal_text(ctx, tenant):
+    from fastapi.testclient import TestClient
+
+    from infra.local.runtime import HTTP_FUNCTIONS, function_module
+    from memex.config import Settings
+    from memex.embeddings import make_embedder
+    from memex_edge.http import create_app
+    from tests.openai_double import OpenAIDouble
+
+    with OpenAIDouble(dim=ctx.settings.embedding_dim) as embedder_api:
+        embedder_api.script("/v1/embeddings", status=400,
+                            body={"error": {"message": "upstream http://10.1.2.3:8080/v1 refused the batch"}})
+        failing = dataclasses.replace(ctx, embedder=make_embedder(Settings(
+            embeddings_provider="openai", embeddings_base_url=embedder_api.base_url, embeddings_model="m",
+            embedding_dim=ctx.settings.embedding_dim)))
+        app = create_app(*(function_module(name).router for name in HTTP_FUNCTIONS), provide=lambda: failing)
+        with TestClient(app, raise_server_exceptions=False) as client:
+            turn = {"user_id": tenant.user, "session_id": "s1", "messages": [{"role": "user", "content": "Hi."}]}
+            answer = client.post("/v1/turns?wait=true", headers=tenant.headers, json=turn)
+    assert answer.status_code == 202 and answer.json()["status"] == "queued"
+    assert answer.json()["error"] == ("processing inline failed (BadRequestError); "
+                                      "the turn is queued and will be retried")
