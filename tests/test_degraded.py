@@ -137,3 +137,67 @@ def test_recall_with_the_reranker_down_asks_it_once(user, remote, rerank_http):
     body = _through(user, rerank_http).post("/v1/recall", {"user_id": user.user, "query": QUERY}).json()
     assert body["degraded"] == ["rerank"] and body["citations"]
     assert len(remote.rerank_requests) == 2
+
+
+# ---------------------------------------------------------------- /health
+
+def _everything_at(ctx, double: OpenAIDouble, name: str):
+    """The service with every remote dependency at the double; `name` makes its configuration (and
+    so its cached probe states) its own."""
+    return _client(dataclasses.replace(
+        ctx.settings, embeddings_provider="openai", embeddings_base_url=double.base_url, embedding_dim=384,
+        embeddings_model=f"embed-{name}", llm_base_url=double.base_url, llm_model=f"llm-{name}", llm_api_key="k",
+        rerank_base_url=double.base_url, rerank_model=f"rerank-{name}"))
+
+
+def test_health_by_default_names_the_offline_parts_degraded(http):
+    response = http.get("/health")
+    body = response.json()
+    assert response.status_code == 200 and body["status"] == "ok"
+    assert {name: body[name] for name in ("db", "queue", "embed", "llm", "rerank")} == {
+        "db": "ok", "queue": "ok", "embed": "ok", "llm": "unconfigured", "rerank": "unconfigured"}
+    assert body["degraded"] == ["llm", "rerank"]
+
+
+def test_health_with_every_dependency_up(ctx, remote):
+    with _everything_at(ctx, remote, "up") as client:
+        first, again = client.get("/health"), client.get("/health")
+    assert first.status_code == 200 and first.json()["degraded"] == []
+    assert {first.json()[name] for name in ("db", "queue", "embed", "llm", "rerank")} == {"ok"}
+    # the second answer came from the cache: each remote dependency was asked once
+    assert sorted(path for path, _ in remote.requests) == [EMBEDDINGS, "/v1/models", RERANK]
+    assert again.json() == first.json()
+
+
+def test_health_names_each_failing_dependency_without_saying_where_it_is(ctx, remote):
+    remote.script(EMBEDDINGS, status=500)
+    remote.script("/v1/models", status=401, body={"error": {"message": f"bad key for {remote.base_url}"}})
+    remote.script(RERANK, delay=HANG)  # past the probe's deadline
+    with _everything_at(ctx, remote, "down") as client:
+        response = client.get("/health")
+    body = response.json()
+    assert response.status_code == 200 and body["status"] == "ok" and body["db"] == "ok"
+    assert body["embed"] == "error: InternalServerError"
+    assert body["llm"] == "error: AuthenticationError"
+    assert body["rerank"] in ("error: ReadTimeout", "error: Timeout")  # its own deadline, or the wait's
+    assert body["degraded"] == ["embed", "llm", "rerank"]
+    assert "127.0.0.1" not in response.text and "bad key" not in response.text
+
+
+def test_health_is_503_only_when_postgres_is_down(ctx):
+    unreachable = "postgresql://memex:secret@127.0.0.1:9/memex"
+    with _client(dataclasses.replace(ctx.settings, database_url=unreachable)) as client:
+        response = client.get("/health")
+    body = response.json()
+    assert response.status_code == 503 and body["status"] == "error"
+    assert body["db"] == "error: OperationalError" and body["queue"] == "ok"
+    assert "127.0.0.1" not in response.text and "secret" not in response.text
+
+
+def test_health_with_the_queue_unreachable_is_degraded_not_down(ctx):
+    missing = ctx.settings.extraction_queue_url.rsplit("/", 1)[0] + "/no-such-queue"
+    with _client(dataclasses.replace(ctx.settings, extraction_queue_url=missing)) as client:
+        response = client.get("/health")
+    body = response.json()
+    assert response.status_code == 200 and body["status"] == "ok"
+    assert body["queue"].startswith("error: ") and "queue" in body["degraded"]
