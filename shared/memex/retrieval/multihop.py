@@ -68,11 +68,11 @@ def split(settings: Settings, question: str) -> list[str] | None:
     try:
         answer = _CHATS[key].ask(SPLIT_PROMPT, question)
     except LLMError as exc:
-        log.warning("query split failed (%s); expanding offline", exc)
+        log.warning("query split failed (%s); expanding offline", type(exc).__name__)
         return None
     queries = answer.get("queries") if isinstance(answer, dict) else answer
     if not isinstance(queries, list):
-        log.warning("query split answered no list of queries: %.200r", answer)
+        log.warning("query split answered no list of queries (a %s)", type(answer).__name__)
         return None
     seen = {_normal(question)}
     out = []
