@@ -5,6 +5,7 @@ state, and answers 503 only when Postgres is down."""
 from __future__ import annotations
 
 import dataclasses
+import json
 
 import pytest
 
@@ -137,6 +138,35 @@ def test_recall_with_the_reranker_down_asks_it_once(user, remote, rerank_http):
     body = _through(user, rerank_http).post("/v1/recall", {"user_id": user.user, "query": QUERY}).json()
     assert body["degraded"] == ["rerank"] and body["citations"]
     assert len(remote.rerank_requests) == 2
+
+
+@pytest.fixture(scope="module")
+def split_http(ctx, double):
+    """The service with the double as its LLM, which splits questions at search time."""
+    settings = dataclasses.replace(ctx.settings, llm_base_url=double.base_url, llm_model="split-test",
+                                   llm_api_key="k", llm_multihop=True)
+    with _client(settings) as client:
+        yield client
+
+
+def test_an_llm_that_cannot_split_the_question_leaves_the_offline_expansion(user, remote, split_http):
+    # nothing scripted: the double answers every chat request 500
+    body = _search(_through(user, split_http))
+    assert body["degraded"] == ["llm"]
+    assert any("Stripe" in r["content"] for r in body["results"][:2])
+    assert len(remote.chat_requests) == 2  # the attempt and its one retry
+
+    remote.requests.clear()
+    recalled = _through(user, split_http).post("/v1/recall", {"user_id": user.user, "query": QUERY}).json()
+    assert recalled["degraded"] == ["llm"] and recalled["citations"]
+    assert len(remote.chat_requests) == 2  # three searches, asked once
+
+
+def test_recall_splits_its_question_once(user, remote, split_http):
+    remote.script_chat(json.dumps({"queries": [QUERY]}))
+    recalled = _through(user, split_http).post("/v1/recall", {"user_id": user.user, "query": QUERY}).json()
+    assert recalled["degraded"] == [] and recalled["citations"]
+    assert len(remote.chat_requests) == 1
 
 
 # ---------------------------------------------------------------- /health

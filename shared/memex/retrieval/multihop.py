@@ -31,14 +31,16 @@ MAX_SUBQUERIES = 3
 
 # A query run: (query, keyword channel only?) -> whatever search.py ranks with.
 Run = Callable[[str, bool], Any]
+# The LLM's split of a question: (settings, question) -> sub-queries, or None when it failed.
+Split = Callable[[Settings, str], "list[str] | None"]
 
 
 def expansions(settings: Settings, question: str, first_hits: Callable[[], Sequence[str]],
-               run: Run) -> list[tuple[float, Any]]:
+               run: Run, splitter: Split | None = None) -> list[tuple[float, Any]]:
     """(weight, run) of each extra query for `question`; `first_hits` gives the contents of the
-    question's best hits (asked only offline)."""
+    question's best hits (asked only offline); `splitter` stands in for `split`."""
     if settings.llm_multihop and settings.llm_configured:
-        subqueries = split(settings, question)
+        subqueries = (splitter or split)(settings, question)
         if subqueries is not None:
             return [(SUBQUERY_WEIGHT, run(q, False)) for q in subqueries]
         # the LLM failed: fall through to the offline expansion

@@ -7,8 +7,9 @@ replaces the built-in one (floor.py). The bm25 and vector modes run their one ch
 comparison: no expansion, no reranking.
 
 Degraded, not down: when the embedder fails or times out, the keyword channel answers alone (in
-every mode); when the reranker fails, the fused ranking stands with the built-in floor. The answer
-names what was missing in `degraded` ([] when nothing was).
+every mode); when the reranker fails, the fused ranking stands with the built-in floor; when the
+LLM cannot split the question, the offline expansion stands in. The answer names what was missing
+in `degraded` ([] when nothing was).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from memex.config import Settings
 from memex.context import Context
 from memex.db import memories as memory_rows
 from memex.models import SearchIn
@@ -63,13 +65,14 @@ class QueryRun:
 
 
 class Dependencies:
-    """What one request asks of the embedder and the reranker. Each query is embedded at most once,
-    and a dependency that failed is not asked again within the request (recall runs several
-    searches), so one that is down costs the request a single deadline; `degraded` names it."""
+    """What one request asks of the embedder, the LLM and the reranker. Each query is embedded and
+    split at most once, and a dependency that failed is not asked again within the request (recall
+    runs several searches), so one that is down costs the request a single wait; `degraded` names it."""
 
     def __init__(self, ctx: Context):
         self._ctx = ctx
         self._vectors: dict[str, np.ndarray] = {}
+        self._splits: dict[str, list[str]] = {}
         self._failed: set[str] = set()
 
     @property
@@ -88,6 +91,18 @@ class Dependencies:
                 self._failed.add("embed")
                 return None
         return self._vectors[query]
+
+    def split(self, settings: Settings, question: str) -> list[str] | None:
+        """The LLM's sub-queries of `question`; None when the LLM is unusable (multihop logs why)."""
+        if "llm" in self._failed:
+            return None
+        if question not in self._splits:
+            subqueries = multihop.split(settings, question)
+            if subqueries is None:
+                self._failed.add("llm")
+                return None
+            self._splits[question] = subqueries
+        return self._splits[question]
 
     def rerank(self, reranker: rerank.Reranker, query: str, documents: Sequence[str]) -> list[float] | None:
         """The reranker's scores; None when it is unusable (it logs why)."""
@@ -135,7 +150,8 @@ def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies |
 
         runs += multihop.expansions(ctx.settings, request.query, first_hits,
                                     lambda query, keyword_only: run(query, EXPANSION_CANDIDATES,
-                                                                    vector=not keyword_only))
+                                                                    vector=not keyword_only),
+                                    deps.split)
     channels = [channel for weight, query_run in runs for channel in query_run.rankings(weight)]
     fused = rrf.fuse(channels)
     best_possible = rrf.best_possible([weight for weight, _ in channels])
