@@ -260,13 +260,15 @@ def _env() -> dict:
     return GLOBAL_FUNCTION["Environment"]["Variables"]
 
 
-def test_the_tracer_captures_no_response_and_no_error():
+def test_neither_traces_nor_logs_capture_bodies():
     # responses carry memories and errors can quote them; X-Ray would keep both
     for variable in ("POWERTOOLS_TRACER_CAPTURE_RESPONSE", "POWERTOOLS_TRACER_CAPTURE_ERROR"):
         assert _env().get(variable) == "false", variable
         for name, function in FUNCTIONS.items():
             own = function["Properties"].get("Environment", {}).get("Variables", {})
             assert own.get(variable, "false") == "false", f"{name} sets {variable}"
+    # nor does the logger write the incoming event (a request body) at INFO
+    assert _env().get("POWERTOOLS_LOGGER_LOG_EVENT", "false") == "false"
 
 
 def test_dead_letters_are_kept_four_days_at_most():
