@@ -96,3 +96,23 @@ def test_no_content_reaches_the_logs(ctx, llm, llm_http, logged):
     assert len(llm.chat_requests) >= 5 and logged.records  # the failures were logged...
     leaks = [text for text in logged.texts() if marker in text]
     assert leaks == []  # ...and what the user said was not
+
+
+def test_a_failure_told_to_the_client_names_no_internal_address(ctx):
+    from fastapi.testclient import TestClient
+
+    internal = "http://10.9.8.7:8000/v1"
+    with OpenAIDouble(dim=384) as embedder:
+        for _ in range(4):  # every attempt of the embedder's client
+            embedder.script("/v1/embeddings", status=502, body={"error": {"message": f"upstream {internal} down"}})
+        settings = dataclasses.replace(ctx.settings, embeddings_provider="openai", embeddings_base_url=embedder.base_url,
+                                       embeddings_model="embed-privacy", embedding_dim=384)
+        built = build_context(settings)
+        routers = [function_module(name).router for name in HTTP_FUNCTIONS]
+        with TestClient(create_app(*routers, provide=lambda: built), raise_server_exceptions=False) as client:
+            tenant = Tenant(ctx, client)
+            response = tenant.turn("I work at Stripe.")
+            status = tenant.get(f"/v1/turns/{response.json()['turn_id']}")
+    assert response.status_code == 202 and "InternalServerError" in response.json()["error"]
+    for answer in (response, status):
+        assert internal not in answer.text and "10.9.8.7" not in answer.text and "127.0.0.1" not in answer.text

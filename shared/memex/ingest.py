@@ -6,7 +6,7 @@ import logging
 from datetime import datetime, timezone
 from typing import Any
 
-from memex import pipeline
+from memex import failures, pipeline
 from memex.context import Context
 from memex.db import memories as memory_rows
 from memex.db import tenants as tenant_rows
@@ -31,7 +31,7 @@ def ingest_turn(ctx: Context, tenant_id: str, turn: TurnIn, wait: bool) -> dict[
             return turn_status(ctx, tenant_id, turn_id)
         except Exception as exc:  # noqa: BLE001 - the turn is stored: hand it to the workers instead
             log.exception("inline processing of turn %s failed; queued for the workers", turn_id)
-            failure = f"{type(exc).__name__}: {exc}"
+            failure = failures.describe(exc)
     if created or wait:
         try:
             ctx.publisher.publish_extraction(ExtractionJob(tenant_id, turn_id))

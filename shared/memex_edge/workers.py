@@ -9,6 +9,7 @@ from typing import Any, Callable, Iterator
 from aws_lambda_powertools.utilities.batch import BasePartialBatchProcessor, process_partial_response
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 
+from memex import failures
 from memex.context import Context
 from memex_edge.observability import logger, metrics, tracer
 
@@ -38,6 +39,6 @@ def last_delivery_records_failure(ctx: Context, record: SQSRecord, record_failur
     except Exception as exc:
         if int(record.attributes.approximate_receive_count) >= ctx.settings.max_receive_count:
             # The type only: an exception's message can quote what the user said.
-            logger.error("message %s failed on its last delivery: %s", record.message_id, type(exc).__name__)
-            record_failure(f"{type(exc).__name__}: {exc}")
+            logger.error("message %s failed on its last delivery: %s", record.message_id, failures.describe(exc))
+            record_failure(failures.describe(exc))
         raise
