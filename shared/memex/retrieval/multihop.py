@@ -36,11 +36,12 @@ Split = Callable[[Settings, str], "list[str] | None"]
 
 
 def expansions(settings: Settings, question: str, first_hits: Callable[[], Sequence[str]],
-               run: Run, splitter: Split | None = None) -> list[tuple[float, Any]]:
+               run: Run, splitter: Split) -> list[tuple[float, Any]]:
     """(weight, run) of each extra query for `question`; `first_hits` gives the contents of the
-    question's best hits (asked only offline); `splitter` stands in for `split`."""
+    question's best hits (asked only offline); `splitter` asks the LLM (`split`, or search.py's
+    wrapper that asks once per request)."""
     if settings.llm_multihop and settings.llm_configured:
-        subqueries = (splitter or split)(settings, question)
+        subqueries = splitter(settings, question)
         if subqueries is not None:
             return [(SUBQUERY_WEIGHT, run(q, False)) for q in subqueries]
         # the LLM failed: fall through to the offline expansion
