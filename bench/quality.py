@@ -381,9 +381,10 @@ def run_mode(mode: str, conversations: Sequence[dict[str, Any]], tag: str) -> di
         # on (a key demanded, a reranker would change what is measured), only the mode's own.
         with local_server(env, defaults_only=True) as url, httpx.Client(base_url=url, timeout=httpx.Timeout(300, connect=10)) as client:
             health = _call(client, "GET", "/health")
-            expected_llm = LLM_MODEL if mode == "llm" else "offline rules"
-            if health.get("llm") != expected_llm:
-                raise ServiceError(f"{mode} mode: /health says llm={health.get('llm')!r}, expected {expected_llm!r}")
+            expected = f"llm:{LLM_MODEL}" if mode == "llm" else "offline-rules"
+            if health.get("extractor") != expected:
+                raise ServiceError(f"{mode} mode: /health says extractor={health.get('extractor')!r}, "
+                                   f"expected {expected!r}")
             print(f"{mode}: server {url}, extractor {health.get('extractor')}, embedder {health.get('embedder')}",
                   flush=True)
             probes = []

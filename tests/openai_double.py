@@ -8,6 +8,8 @@ default: with nothing scripted it answers 500 "nothing scripted", so every test 
 model replies. A scripted chat body that is a string is the assistant's message content, wrapped
 in a chat completion; `script_chat` is the short way to queue one.
 
+`GET /v1/models` lists one model by default (what a health probe asks of the LLM).
+
 `/v1/rerank` (Cohere/Jina-compatible) scores each document by default as the share of the query's
 words it contains; `rerank_scores` sets a score per document text instead (others score 0).
 """
@@ -27,6 +29,7 @@ import numpy as np
 
 CHAT = "/v1/chat/completions"
 RERANK = "/v1/rerank"
+MODELS = "/v1/models"
 
 
 def fake_embedding(text: str, dim: int) -> list[float]:
@@ -46,6 +49,9 @@ class OpenAIDouble:
         class Handler(BaseHTTPRequestHandler):
             def log_message(self, *args):  # keep test output clean
                 pass
+
+            def do_GET(self):  # answered as a POST without a body
+                self.do_POST()
 
             def do_POST(self):
                 body = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))) or b"{}")
@@ -127,6 +133,9 @@ class OpenAIDouble:
             }
         if path == RERANK:
             return 200, self._rerank(body)
+        if path == MODELS:
+            return 200, {"object": "list", "data": [{"id": "test-model", "object": "model", "created": 0,
+                                                     "owned_by": "double"}]}
         return 404, {"error": {"message": f"no route {path}"}}
 
 

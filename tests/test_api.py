@@ -233,4 +233,4 @@ def test_health_reports_each_dependency(http):
     body = http.get("/health").json()
     assert body["status"] == "ok" and body["db"] == "ok" and body["queue"] == "ok"
     assert body["embedder"] == "local:all-MiniLM-L6-v2"
-    assert body["llm"] == "offline rules" and "llm" in body["degraded"]
+    assert body["embed"] == "ok" and body["llm"] == "unconfigured" and "llm" in body["degraded"]

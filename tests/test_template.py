@@ -376,3 +376,65 @@ def test_every_publish_call_is_reached_from_some_function():
                 assert (module, None) in reached, f"{module}: no function of the template runs it"
             elif publishes:
                 assert (module, node.name) in reached, f"{module}.{node.name} publishes but no function reaches it"
+
+
+# ---------------------------------------------------------------- (e) privacy and capacity
+
+def _env() -> dict:
+    return GLOBAL_FUNCTION["Environment"]["Variables"]
+
+
+def test_neither_traces_nor_logs_capture_bodies():
+    # responses carry memories and errors can quote them; X-Ray would keep both
+    for variable in ("POWERTOOLS_TRACER_CAPTURE_RESPONSE", "POWERTOOLS_TRACER_CAPTURE_ERROR"):
+        assert _env().get(variable) == "false", variable
+        for name, function in FUNCTIONS.items():
+            own = function["Properties"].get("Environment", {}).get("Variables", {})
+            assert own.get(variable, "false") == "false", f"{name} sets {variable}"
+    # nor does the logger write the incoming event (a request body) at INFO
+    assert _env().get("POWERTOOLS_LOGGER_LOG_EVENT", "false") == "false"
+
+
+def test_dead_letters_are_kept_four_days_at_most():
+    dead_letter_queues = {logical_id(QUEUES[q]["Properties"]["RedrivePolicy"]["deadLetterTargetArn"])
+                          for q in consumers()}
+    for queue in dead_letter_queues:
+        retention = QUEUES[queue]["Properties"].get("MessageRetentionPeriod", 345600)
+        assert retention <= 4 * 24 * 3600, f"{queue} keeps dead letters {retention} s"
+
+
+def test_every_worker_has_reserved_concurrency_matching_its_queue_concurrency():
+    parameters = TPL["Parameters"]
+    for function, event, props in sqs_sources():
+        reserved = FUNCTIONS[function]["Properties"].get("ReservedConcurrentExecutions")
+        assert reserved is not None, f"{function} has no reserved concurrency"
+        # the event source never sends more concurrent batches than the function may run
+        assert props["ScalingConfig"]["MaximumConcurrency"] == reserved, f"{function}.{event}"
+        parameter = parameters[logical_id(reserved)]
+        assert parameter["Type"] == "Number" and 2 <= parameter["Default"] <= parameter["MaxValue"]
+        assert parameter["MinValue"] >= 2  # the SQS event source's MaximumConcurrency floor
+
+
+def test_api_keys_can_come_from_secrets_that_only_those_functions_may_read():
+    conditions = {"LlmApiKeySecretArn": "HasLlmApiKeySecret", "EmbeddingsApiKeySecretArn": "HasEmbeddingsApiKeySecret",
+                  "RerankApiKeySecretArn": "HasRerankApiKeySecret"}
+    variables = {"LlmApiKeySecretArn": "MEMEX_LLM_API_KEY_SECRET_ARN",
+                 "EmbeddingsApiKeySecretArn": "MEMEX_EMBEDDINGS_API_KEY_SECRET_ARN",
+                 "RerankApiKeySecretArn": "MEMEX_RERANK_API_KEY_SECRET_ARN"}
+    policy = RESOURCES["ApiKeySecretsPolicy"]
+    assert policy["Type"] == "AWS::IAM::ManagedPolicy" and policy["Condition"] == "HasApiKeySecrets"
+    [statement] = policy["Properties"]["PolicyDocument"]["Statement"]
+    assert statement["Action"] == "secretsmanager:GetSecretValue"
+    granted = {entry["Fn::If"][1]["Ref"]: entry["Fn::If"][0] for entry in statement["Resource"]}
+    assert granted == conditions  # each secret only when it is given
+    for parameter, variable in variables.items():
+        assert TPL["Parameters"][parameter]["Default"] == ""
+        assert _env()[variable] == {"Ref": parameter}
+    attached = {"Fn::If": ["HasApiKeySecrets", {"Ref": "ApiKeySecretsPolicy"}, {"Ref": "AWS::NoValue"}]}
+    for name, function in FUNCTIONS.items():  # every function builds the Context that reads them
+        assert attached in function["Properties"]["Policies"], name
+
+
+def test_the_database_certificate_is_verified_in_aws():
+    assert _env()["MEMEX_DB_SSLMODE"] == {"Fn::If": ["IsLocalStack", "disable", "verify-full"]}
+    assert _env()["MEMEX_DB_SSLROOTCERT"] == {"Ref": "DatabaseSslRootCert"}

@@ -34,6 +34,14 @@ class Settings:
     database_url: str = ""
     database_secret_arn: str = ""
     home: Path = field(default_factory=lambda: Path(".memex"))
+    # Every session is opened with these limits: a runaway query, or a transaction left open by a
+    # stalled or frozen function, would otherwise hold its locks and its connection indefinitely.
+    db_statement_timeout_ms: int = 30_000
+    db_idle_in_transaction_timeout_ms: int = 60_000
+    # TLS of a connection built from DATABASE_SECRET_ARN (AWS): verified against the CA bundle at
+    # `db_sslrootcert` ("system": the OS trust store; or the path of the RDS bundle shipped in the layer).
+    db_sslmode: str = "verify-full"
+    db_sslrootcert: str = "system"
 
     # Queues
     extraction_queue_url: str = ""
@@ -51,6 +59,10 @@ class Settings:
     embeddings_model: str = "all-MiniLM-L6-v2"
     embedding_dim: int = 384
     embeddings_batch_size: int = 64
+    # Embedding a search query is interactive: this deadline and one retry, then keyword-only results.
+    embeddings_query_timeout_seconds: float = 3.0
+    # In AWS the key can live in Secrets Manager instead (resolved when the Context is built).
+    embeddings_api_key_secret_arn: str = ""
 
     # LLM (empty base URL and model: the offline rules are used)
     llm_base_url: str = ""
@@ -62,6 +74,7 @@ class Settings:
     # All the chat calls of one worker job together end within this (the functions time out at
     # 60 s): past it the judge falls back to the rules and extraction is retried later.
     llm_budget_seconds: float = 20.0
+    llm_api_key_secret_arn: str = ""
 
     # Reranker: any Cohere/Jina-compatible `/rerank` endpoint (empty base URL: no reranking). Its
     # scores below `rerank_min_score` are dropped, replacing the built-in relevance floor.
@@ -69,6 +82,9 @@ class Settings:
     rerank_api_key: str = ""
     rerank_model: str = ""
     rerank_min_score: float = 0.1
+    # Each attempt's deadline (two attempts); past it, search keeps the fused ranking.
+    rerank_timeout_seconds: float = 5.0
+    rerank_api_key_secret_arn: str = ""
 
     # Offline multi-hop: a keyword search for each name the first hits mention (retrieval/multihop.py).
     offline_expansion: bool = True
@@ -102,6 +118,10 @@ def load_settings() -> Settings:
         database_url=_str("DATABASE_URL"),
         database_secret_arn=_str("DATABASE_SECRET_ARN"),
         home=Path(_str("MEMEX_HOME", ".memex")),
+        db_statement_timeout_ms=_int("MEMEX_DB_STATEMENT_TIMEOUT_MS", 30_000),
+        db_idle_in_transaction_timeout_ms=_int("MEMEX_DB_IDLE_IN_TRANSACTION_TIMEOUT_MS", 60_000),
+        db_sslmode=_str("MEMEX_DB_SSLMODE", "verify-full"),
+        db_sslrootcert=_str("MEMEX_DB_SSLROOTCERT", "system"),
         extraction_queue_url=_str("EXTRACTION_QUEUE_URL"),
         supersession_queue_url=_str("SUPERSESSION_QUEUE_URL"),
         backfill_queue_url=_str("BACKFILL_QUEUE_URL"),
@@ -115,15 +135,20 @@ def load_settings() -> Settings:
         embeddings_model=_str("MEMEX_EMBEDDINGS_MODEL", default_model),
         embedding_dim=_int("MEMEX_EMBEDDING_DIM", default_dim),
         embeddings_batch_size=_int("MEMEX_EMBEDDINGS_BATCH_SIZE", 64),
+        embeddings_query_timeout_seconds=_float("MEMEX_EMBEDDINGS_QUERY_TIMEOUT_SECONDS", 3.0),
+        embeddings_api_key_secret_arn=_str("MEMEX_EMBEDDINGS_API_KEY_SECRET_ARN"),
         llm_base_url=_str("MEMEX_LLM_BASE_URL"),
         llm_api_key=_str("MEMEX_LLM_API_KEY"),
         llm_model=_str("MEMEX_LLM_MODEL"),
         llm_multihop=_bool("MEMEX_LLM_MULTIHOP", True),
         llm_budget_seconds=_float("MEMEX_LLM_BUDGET_SECONDS", 20.0),
+        llm_api_key_secret_arn=_str("MEMEX_LLM_API_KEY_SECRET_ARN"),
         rerank_base_url=_str("MEMEX_RERANK_BASE_URL"),
         rerank_api_key=_str("MEMEX_RERANK_API_KEY"),
         rerank_model=_str("MEMEX_RERANK_MODEL"),
         rerank_min_score=_float("MEMEX_RERANK_MIN_SCORE", 0.1),
+        rerank_timeout_seconds=_float("MEMEX_RERANK_TIMEOUT_SECONDS", 5.0),
+        rerank_api_key_secret_arn=_str("MEMEX_RERANK_API_KEY_SECRET_ARN"),
         offline_expansion=_bool("MEMEX_OFFLINE_EXPANSION", True),
         require_api_key=_bool("MEMEX_REQUIRE_API_KEY", False),
         max_body_bytes=_int("MEMEX_MAX_BODY_BYTES", 1_048_576),

@@ -1,36 +1,112 @@
-"""The state of each dependency, and which ones run in a degraded mode."""
+"""The state of each dependency (db, queue, embed, llm, rerank), and which ones run degraded.
+
+A state is "ok", "unconfigured" or "error: <exception type>": never a message or a URL, which
+could name internal hosts. Postgres is asked on the request's own connection (`SELECT 1`) every
+time. The others are probed in parallel, and their states are cached: each is at most
+CACHE_SECONDS old, a probe gets PROBE_DEADLINE_SECONDS before it counts as a timeout, and a probe
+still running is waited on, never started twice. So /health answers within WAIT_SECONDS
+(plus Postgres's connect timeout when it is unreachable) and a load balancer polling it costs a
+remote dependency one tiny request per half minute: the embedder embeds one word, the reranker
+reranks one document, the LLM lists its models (a chat completion would take seconds and cost
+tokens), SQS reads one queue attribute.
+
+The status is "error" (503) only when Postgres is down: without the queue, the LLM, the embedder
+or the reranker the service still answers, and `degraded` names what it does without (the LLM and
+the reranker also when none is configured: the offline rules and the built-in floor do less).
+"""
 
 from __future__ import annotations
 
-from typing import Any
+import threading
+import time
+from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
+from typing import Any, Callable, Hashable
+
+from openai import OpenAI
 
 from memex.context import Context
+from memex.retrieval import rerank
+
+CACHE_SECONDS = 30.0
+PROBE_DEADLINE_SECONDS = 2.0
+# Waited past a probe's own deadline, so that a client's timeout is reported by its own type.
+WAIT_SECONDS = PROBE_DEADLINE_SECONDS + 0.5
+
+_POOL = ThreadPoolExecutor(max_workers=4, thread_name_prefix="memex-health")
+_LOCK = threading.Lock()
+_PROBES: dict[Hashable, tuple[float, Future]] = {}
+
+
+def _state_of(probe: Callable[[], None]) -> str:
+    try:
+        probe()
+        return "ok"
+    except Exception as exc:  # noqa: BLE001 - any failure is the state to report
+        return f"error: {type(exc).__name__}"
+
+
+def _probed(key: Hashable, probe: Callable[[], None]) -> Future:
+    """The probe's outcome for this configuration: the cached one, or a fresh probe's."""
+    now = time.monotonic()
+    with _LOCK:
+        started, future = _PROBES.get(key, (0.0, None))
+        if future is None or (future.done() and now - started > CACHE_SECONDS):
+            future = _POOL.submit(_state_of, probe)
+            _PROBES[key] = (now, future)
+        return future
+
+
+def _llm_probe(ctx: Context) -> Callable[[], None]:
+    settings = ctx.settings
+
+    def probe() -> None:
+        client = OpenAI(base_url=settings.llm_base_url or None, api_key=settings.llm_api_key or "unused",
+                        timeout=PROBE_DEADLINE_SECONDS, max_retries=0)
+        client.models.list()
+
+    return probe
+
+
+def _database(ctx: Context) -> str:
+    try:
+        ctx.db.connection().execute("SELECT 1")
+        return "ok"
+    except Exception as exc:  # noqa: BLE001 - any failure means the database is unusable
+        ctx.db.reset()
+        return f"error: {type(exc).__name__}"
 
 
 def health(ctx: Context) -> dict[str, Any]:
-    degraded: list[str] = []
-    try:
-        ctx.db.connection().execute("SELECT 1")
-        db = "ok"
-    except Exception as exc:  # noqa: BLE001 - any failure means the database is unusable
-        ctx.db.reset()
-        db = f"error: {type(exc).__name__}"
-    try:
-        ctx.publisher.ping()
-        queue = "ok"
-    except Exception as exc:  # noqa: BLE001
-        queue = f"error: {type(exc).__name__}"
-    llm = f"{ctx.settings.llm_model}" if ctx.settings.llm_configured else "offline rules"
-    if not ctx.settings.llm_configured:
-        degraded.append("llm")
-    ok = db == "ok" and queue == "ok"
+    settings = ctx.settings
+    reranker = rerank.from_settings(settings)
+    pending: dict[str, Future] = {
+        "queue": _probed(("queue", settings.extraction_queue_url, settings.sqs_endpoint_url), ctx.publisher.ping),
+        "embed": _probed(("embed", settings.embeddings_provider, settings.embeddings_base_url,
+                          settings.embeddings_model, settings.embeddings_api_key), ctx.embedder.probe),
+    }
+    if settings.llm_configured:
+        pending["llm"] = _probed(("llm", settings.llm_base_url, settings.llm_model, settings.llm_api_key),
+                                 _llm_probe(ctx))
+    if reranker is not None:
+        pending["rerank"] = _probed(("rerank", reranker), reranker.probe)
+    db = _database(ctx)
+    deadline = time.monotonic() + WAIT_SECONDS
+    states = {"llm": "unconfigured", "rerank": "unconfigured"}
+    for name, future in pending.items():
+        try:
+            states[name] = future.result(timeout=max(0.0, deadline - time.monotonic()))
+        except FutureTimeout:
+            states[name] = "error: Timeout"
     return {
-        "status": "ok" if ok else "error",
+        "status": "ok" if db == "ok" else "error",
         "db": db,
-        "queue": queue,
-        "embedder": f"{ctx.settings.embeddings_provider}:{ctx.embedder.name}",
-        "llm": llm,
+        "queue": states["queue"],
+        "embed": states["embed"],
+        "llm": states["llm"],
+        "rerank": states["rerank"],
+        "degraded": [name for name in ("queue", "embed", "llm", "rerank") if states[name] != "ok"],
+        "embedder": f"{settings.embeddings_provider}:{ctx.embedder.name}",
         "extractor": ctx.extractor.name,
-        "reranker": (ctx.settings.rerank_model or "default") if ctx.settings.rerank_configured else "none",
-        "degraded": degraded,
+        "reranker": (settings.rerank_model or "default") if settings.rerank_configured else "none",
     }

@@ -7,7 +7,9 @@ array or object (its complete items are kept) are all accepted.
 
 Server errors (5xx, 429), timeouts, dropped connections and answers with no JSON in them are
 retried with exponential backoff; the client's own retries are off so that there is one retry
-policy, this one. After the last attempt, or at once on a client error (4xx), `LLMError`.
+policy, this one. After the last attempt, or at once on a client error (4xx), `LLMError`. What a
+failure logs and raises names its kind (an exception type, a status code and the server's own
+error message), never the endpoint's URL or the model's answer, which quotes the user.
 
 A job can bound the time all its calls take together (`time_budget`): a worker's function has
 a timeout, and a fallback (the rules judge) is only reachable if the LLM gives up before it.
@@ -86,14 +88,14 @@ class ChatJSON:
                 content = response.choices[0].message.content if response.choices else None
                 return parse_json(content or "")
             except (openai.APITimeoutError, openai.APIConnectionError) as exc:
-                problem = f"{type(exc).__name__}: {exc}"
+                problem = type(exc).__name__
             except openai.APIStatusError as exc:
                 if exc.status_code < 500 and exc.status_code != 429:
                     raise LLMError(f"{self.model} refused the request: "
                                    f"HTTP {exc.status_code} {_error_message(exc)}") from exc
                 problem = f"HTTP {exc.status_code} {_error_message(exc)}"
-            except ValueError as exc:
-                problem = f"unparseable answer: {exc}"
+            except ValueError:
+                problem = "unparseable answer"
             if attempt < self.attempts:
                 delay = self.backoff * 2 ** (attempt - 1)
                 left = _time_left()

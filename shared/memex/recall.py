@@ -2,6 +2,7 @@
 
 Priority: stable facts about the user, then memories relevant to the query, then the recent
 messages of the current session. A bullet goes in whole or not at all, and every bullet is cited.
+The answer's `degraded` names what its searches had to do without (search.py).
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from typing import Any
 from memex.budget import count_tokens
 from memex.context import Context
 from memex.models import RecallIn, SearchFilters, SearchIn
-from memex.retrieval.search import search
+from memex.retrieval.search import Dependencies, search
 
 HEADER = "Relevant memories about the user:"
 STABLE_FACTS = 10
@@ -20,11 +21,13 @@ RECENT_SESSION = 10
 
 
 def recall(ctx: Context, tenant_id: str, request: RecallIn) -> dict[str, Any]:
+    deps = Dependencies(ctx)
+
     def hits(query: str, top_k: int, filters: SearchFilters) -> list[dict[str, Any]]:
         return search(ctx, tenant_id, SearchIn(
             user_id=request.user_id, query=query, agent_id=request.agent_id, top_k=top_k,
             reference_time=request.reference_time, filters=filters,
-        ))["results"]
+        ), deps)["results"]
 
     groups = [
         hits(request.query, STABLE_FACTS, SearchFilters(memory_type="semantic")),
@@ -65,4 +68,4 @@ def recall(ctx: Context, tenant_id: str, request: RecallIn) -> dict[str, Any]:
         citations.pop()
         context = "\n".join(lines) if citations else ""
         token_count = count_tokens(context)
-    return {"context": context, "citations": citations, "token_count": token_count}
+    return {"context": context, "citations": citations, "token_count": token_count, "degraded": deps.degraded}

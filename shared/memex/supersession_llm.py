@@ -61,7 +61,8 @@ class LLMJudge:
         return decision
 
     def _fallback(self, candidate: Candidate, related: list[dict[str, Any]], why: str) -> Decision:
-        log.warning("%s; the rules judge decides", why)
+        # `why` may quote the model's answer, and so the user: it is kept with the decision, not logged.
+        log.warning("LLM judge gave no usable answer; the rules judge decides")
         decision = self._rules.decide(candidate, related)
         return Decision(decision.action, f"rules fallback, {why[:300]}: {decision.reason}", decision.replaces)
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import json
 from functools import lru_cache
 
 from psycopg.conninfo import make_conninfo
@@ -14,26 +16,55 @@ from memex.extraction import make_extractor
 from memex.supersession import make_judge
 from memex_edge.sqs import SqsPublisher
 
+SECRET_MAX_AGE_SECONDS = 300
+
+
+def _secret(arn: str, transform: str | None = None):
+    from aws_lambda_powertools.utilities.parameters import get_secret
+
+    return get_secret(arn, transform=transform, max_age=SECRET_MAX_AGE_SECONDS)
+
 
 def database_dsn(settings: Settings) -> str:
     if settings.database_url:
         return settings.database_url
     if settings.database_secret_arn:
-        from aws_lambda_powertools.utilities.parameters import get_secret
-
-        secret = get_secret(settings.database_secret_arn, transform="json", max_age=300)
+        secret = _secret(settings.database_secret_arn, transform="json")
+        # TLS comes from the settings, never from the secret: whoever can edit a secret must not
+        # be able to turn certificate checks off.
+        tls = {"sslmode": settings.db_sslmode}
+        if settings.db_sslmode in ("verify-ca", "verify-full"):
+            tls["sslrootcert"] = settings.db_sslrootcert
         return make_conninfo(
             host=secret["host"], port=secret.get("port", 5432), user=secret["username"],
-            password=secret["password"], dbname=secret.get("dbname", "postgres"),
-            sslmode=secret.get("sslmode", "prefer"),
+            password=secret["password"], dbname=secret.get("dbname", "postgres"), **tls,
         )
     raise RuntimeError("set DATABASE_URL or DATABASE_SECRET_ARN")
 
 
+def _api_key(arn: str) -> str:
+    """A key stored as the secret's plain string, or as the `api_key` field of a JSON secret."""
+    value = _secret(arn).strip()
+    if value.startswith("{"):
+        return str(json.loads(value)["api_key"])
+    return value
+
+
+def with_secret_keys(settings: Settings) -> Settings:
+    """The settings with each API key whose secret ARN is set read from Secrets Manager, so the
+    domain only ever sees plain strings."""
+    resolved = {key: _api_key(getattr(settings, f"{key}_secret_arn"))
+                for key in ("llm_api_key", "embeddings_api_key", "rerank_api_key")
+                if getattr(settings, f"{key}_secret_arn")}
+    return dataclasses.replace(settings, **resolved) if resolved else settings
+
+
 def build_context(settings: Settings) -> Context:
+    settings = with_secret_keys(settings)
     return Context(
         settings=settings,
-        db=Database(lambda: database_dsn(settings)),
+        db=Database(lambda: database_dsn(settings), statement_timeout_ms=settings.db_statement_timeout_ms,
+                    idle_in_transaction_timeout_ms=settings.db_idle_in_transaction_timeout_ms),
         embedder=make_embedder(settings),
         publisher=SqsPublisher(settings),
         extractor=make_extractor(settings),

@@ -38,6 +38,7 @@ def last_delivery_records_failure(ctx: Context, record: SQSRecord, record_failur
         yield
     except Exception as exc:
         if int(record.attributes.approximate_receive_count) >= ctx.settings.max_receive_count:
-            logger.error("message %s failed on its last delivery: %s", record.message_id, exc)
+            # The type only: an exception's message can quote what the user said.
+            logger.error("message %s failed on its last delivery: %s", record.message_id, public_description(exc))
             record_failure(public_description(exc))
         raise

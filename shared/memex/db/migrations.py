@@ -25,6 +25,8 @@ def apply_migrations(conn: psycopg.Connection, embedding_dim: int) -> list[str]:
     Rows are read by position through a cursor of its own, whatever the connection's row factory."""
     applied: list[str] = []
     with conn.transaction(), conn.cursor(row_factory=tuple_row) as cur:
+        # Building an index over a large table outlasts the sessions' usual statement timeout.
+        cur.execute("SET LOCAL statement_timeout = 0")
         cur.execute("SELECT pg_advisory_xact_lock(%s)", (_LOCK_ID,))
         cur.execute(
             """CREATE TABLE IF NOT EXISTS schema_migrations (

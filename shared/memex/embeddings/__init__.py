@@ -16,6 +16,7 @@ def make_embedder(settings: Settings) -> Embedder:
             base_url=settings.embeddings_base_url,
             api_key=settings.embeddings_api_key,
             batch_size=settings.embeddings_batch_size,
+            query_timeout=settings.embeddings_query_timeout_seconds,
         )
     if settings.embeddings_provider != "local":
         raise ValueError(f"MEMEX_EMBEDDINGS_PROVIDER must be local or openai, not {settings.embeddings_provider!r}")

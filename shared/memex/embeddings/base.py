@@ -14,3 +14,12 @@ class Embedder(Protocol):
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """Return an (n, dim) float32 array of L2-normalised vectors, one row per text."""
         ...
+
+    def embed_query(self, text: str) -> np.ndarray:
+        """The vector of one search query: an interactive caller waits a short deadline, not the
+        patience of a batch job. Raises when the embedder cannot answer in time."""
+        ...
+
+    def probe(self) -> None:
+        """Raise if the embedder cannot embed now. Cheap and bounded (about 2 s at most)."""
+        ...

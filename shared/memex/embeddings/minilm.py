@@ -60,7 +60,7 @@ def _get_model() -> _Model:
     return _model
 
 
-def _model_zip_path() -> Path:
+def model_zip_path() -> Path:
     # Located without importing the package: its __init__ prints a banner to stdout.
     spec = importlib.util.find_spec("all_minilm_l6_v2")
     if spec is None or not spec.submodule_search_locations:
@@ -69,7 +69,7 @@ def _model_zip_path() -> Path:
 
 
 def _load_model() -> _Model:
-    with zipfile.ZipFile(_model_zip_path()) as archive:
+    with zipfile.ZipFile(model_zip_path()) as archive:
         config = json.loads(archive.read("config.json"))
         max_seq_length = json.loads(archive.read("sentence_bert_config.json"))["max_seq_length"]
         tokenizer = Tokenizer.from_str(archive.read("tokenizer.json").decode("utf-8"))
@@ -246,3 +246,11 @@ class MiniLMEmbedder:
                 mask[row, :n] = True
             out[chunk] = _encode(model, ids, mask)
         return out
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self.embed([text])[0]
+
+    def probe(self) -> None:
+        """The weights are installed (loading them would take a second; a health check must not)."""
+        if not model_zip_path().is_file():
+            raise FileNotFoundError("all-MiniLM-L6-v2 weights not installed")

@@ -9,7 +9,6 @@ queue delivers it again, rather than the turn being marked done with nothing ext
 
 from __future__ import annotations
 
-import json
 import logging
 import math
 import re
@@ -77,16 +76,20 @@ class LLMExtractor:
             return []  # nothing the user said: no call
         answer = self._chat.ask(SYSTEM, render_prompt(messages, history))
         items = answer.get("memories") if isinstance(answer, dict) else answer
+        # Logs say how many and of what kind, never what: the answer quotes the user.
         if not isinstance(items, list):
-            log.warning("extraction answer without a memories list: %.200s", json.dumps(answer))
+            log.warning("extraction answer without a memories list (a %s)", type(answer).__name__)
             return []
         found: dict[tuple[str, str, str], Candidate] = {}
+        dropped = 0
         for item in items:
             candidate = to_candidate(item, messages)
             if candidate is None:
-                log.info("dropped a malformed extraction item: %.300s", json.dumps(item, default=str))
+                dropped += 1
                 continue
             found[(candidate.key, candidate.value.casefold(), candidate.subject.casefold())] = candidate
+        if dropped:
+            log.info("dropped %d malformed extraction items of %d", dropped, len(items))
         return list(found.values())
 
 

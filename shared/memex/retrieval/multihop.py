@@ -31,14 +31,17 @@ MAX_SUBQUERIES = 3
 
 # A query run: (query, keyword channel only?) -> whatever search.py ranks with.
 Run = Callable[[str, bool], Any]
+# The LLM's split of a question: (settings, question) -> sub-queries, or None when it failed.
+Split = Callable[[Settings, str], "list[str] | None"]
 
 
 def expansions(settings: Settings, question: str, first_hits: Callable[[], Sequence[str]],
-               run: Run) -> list[tuple[float, Any]]:
+               run: Run, splitter: Split) -> list[tuple[float, Any]]:
     """(weight, run) of each extra query for `question`; `first_hits` gives the contents of the
-    question's best hits (asked only offline)."""
+    question's best hits (asked only offline); `splitter` asks the LLM (`split`, or search.py's
+    wrapper that asks once per request)."""
     if settings.llm_multihop and settings.llm_configured:
-        subqueries = split(settings, question)
+        subqueries = splitter(settings, question)
         if subqueries is not None:
             return [(SUBQUERY_WEIGHT, run(q, False)) for q in subqueries]
         # the LLM failed: fall through to the offline expansion
@@ -68,11 +71,11 @@ def split(settings: Settings, question: str) -> list[str] | None:
     try:
         answer = _CHATS[key].ask(SPLIT_PROMPT, question)
     except LLMError as exc:
-        log.warning("query split failed (%s); expanding offline", exc)
+        log.warning("query split failed (%s); expanding offline", type(exc).__name__)
         return None
     queries = answer.get("queries") if isinstance(answer, dict) else answer
     if not isinstance(queries, list):
-        log.warning("query split answered no list of queries: %.200r", answer)
+        log.warning("query split answered no list of queries (a %s)", type(answer).__name__)
         return None
     seen = {_normal(question)}
     out = []

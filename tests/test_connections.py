@@ -1,0 +1,70 @@
+"""How the service reaches Postgres and its secrets in AWS: session limits on every connection,
+verified TLS for the database named by a Secrets Manager secret, API keys read from Secrets Manager.
+Secrets Manager is the loopback moto server the runtime already runs for SQS."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import uuid
+
+import boto3
+import pytest
+from psycopg.conninfo import conninfo_to_dict
+
+from memex.config import Settings
+from memex_edge.context import build_context, database_dsn
+
+
+@pytest.fixture
+def secrets(runtime, monkeypatch):
+    monkeypatch.setenv("AWS_ENDPOINT_URL_SECRETS_MANAGER", os.environ["SQS_ENDPOINT_URL"])
+    client = boto3.client("secretsmanager", region_name="us-east-1", endpoint_url=os.environ["SQS_ENDPOINT_URL"])
+
+    def create(value: str) -> str:
+        return client.create_secret(Name=f"memex-test-{uuid.uuid4().hex}", SecretString=value)["ARN"]
+
+    return create
+
+
+def test_every_session_has_a_statement_and_an_idle_transaction_timeout(ctx):
+    conn = ctx.db.connection()
+    assert conn.execute("SHOW statement_timeout").fetchone()["statement_timeout"] == "30s"
+    assert conn.execute("SHOW idle_in_transaction_session_timeout").fetchone()[
+        "idle_in_transaction_session_timeout"] == "1min"
+
+
+def test_the_session_limits_come_from_the_settings(ctx):
+    settings = dataclasses.replace(ctx.settings, db_statement_timeout_ms=1500, db_idle_in_transaction_timeout_ms=4000)
+    other = build_context(settings)
+    try:
+        conn = other.db.connection()
+        assert conn.execute("SHOW statement_timeout").fetchone()["statement_timeout"] == "1500ms"
+        assert conn.execute("SHOW idle_in_transaction_session_timeout").fetchone()[
+            "idle_in_transaction_session_timeout"] == "4s"
+    finally:
+        other.db.reset()
+
+
+def test_a_database_from_a_secret_is_reached_over_verified_tls(secrets):
+    # the secret asks for no TLS: it is not the secret's call
+    arn = secrets(json.dumps({"host": "db.internal", "port": 5432, "username": "memex", "password": "pw",
+                              "dbname": "memex", "sslmode": "disable"}))
+    dsn = conninfo_to_dict(database_dsn(Settings(database_secret_arn=arn)))
+    assert dsn["sslmode"] == "verify-full" and dsn["sslrootcert"] == "system"
+    assert dsn["host"] == "db.internal" and dsn["user"] == "memex"
+
+    bundled = Settings(database_secret_arn=arn, db_sslrootcert="/opt/python/rds-global-bundle.pem")
+    assert conninfo_to_dict(database_dsn(bundled))["sslrootcert"] == "/opt/python/rds-global-bundle.pem"
+
+
+def test_api_keys_can_come_from_secrets_manager(ctx, secrets):
+    settings = dataclasses.replace(
+        ctx.settings, llm_model="m", llm_api_key_secret_arn=secrets("sk-llm-plain"),
+        embeddings_api_key_secret_arn=secrets(json.dumps({"api_key": "sk-embed-json"})),
+        rerank_base_url="http://127.0.0.1:9/v1", rerank_api_key_secret_arn=secrets("sk-rerank"))
+    built = build_context(settings)
+    assert built.settings.llm_api_key == "sk-llm-plain" and built.settings.llm_configured
+    assert built.settings.embeddings_api_key == "sk-embed-json"
+    assert built.settings.rerank_api_key == "sk-rerank"

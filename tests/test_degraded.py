@@ -1,0 +1,233 @@
+"""Degraded, not down: search and recall answer when the embedder or the reranker fails or hangs
+(the loopback OpenAI double, scripted), and say so in `degraded`; /health names each dependency's
+state, and answers 503 only when Postgres is down."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+
+import pytest
+
+from infra.local.runtime import HTTP_FUNCTIONS, function_module
+from memex_edge.context import build_context
+from memex_edge.http import create_app
+from tests.conftest import Tenant
+from tests.openai_double import RERANK, OpenAIDouble
+
+EMBEDDINGS = "/v1/embeddings"
+FACTS = ("I work at Stripe as an engineer.", "My dog is called Biscuit.", "I live in Lisbon.")
+QUERY = "where does the user work?"
+KEYWORDS = "Stripe engineer"  # without vectors, the words must match
+WHEN = "2026-01-10T00:00:00Z"
+DEADLINE = 1.0  # the embedder's query deadline and the reranker's, in these tests
+HANG = 4.0  # a scripted answer this late is past every deadline
+
+
+@pytest.fixture(scope="module")
+def double():
+    with OpenAIDouble(dim=384) as server:
+        yield server
+
+
+@pytest.fixture
+def remote(double):
+    double.requests.clear()
+    double.scripts.clear()
+    double.rerank_scores = None
+    return double
+
+
+def _client(settings):
+    from fastapi.testclient import TestClient
+
+    built = build_context(settings)
+    routers = [function_module(name).router for name in HTTP_FUNCTIONS]
+    return TestClient(create_app(*routers, provide=lambda: built), raise_server_exceptions=False)
+
+
+@pytest.fixture(scope="module")
+def embed_http(ctx, double):
+    """The service with its embedder at the double (and no reranker)."""
+    settings = dataclasses.replace(ctx.settings, embeddings_provider="openai", embeddings_base_url=double.base_url,
+                                   embeddings_model="embed-test", embedding_dim=384,
+                                   embeddings_query_timeout_seconds=DEADLINE)
+    with _client(settings) as client:
+        yield client
+
+
+@pytest.fixture(scope="module")
+def rerank_http(ctx, double):
+    """The service with the local embedder and the double as its reranker."""
+    settings = dataclasses.replace(ctx.settings, rerank_base_url=double.base_url, rerank_model="rerank-test",
+                                   rerank_timeout_seconds=DEADLINE)
+    with _client(settings) as client:
+        yield client
+
+
+@pytest.fixture
+def user(ctx, http):
+    tenant = Tenant(ctx, http)
+    assert tenant.turn(*FACTS, timestamp="2026-01-01T00:00:00Z").status_code == 201
+    return tenant
+
+
+def _through(tenant: Tenant, client) -> Tenant:
+    other = Tenant.__new__(Tenant)
+    other.__dict__.update(tenant.__dict__, _http=client)
+    return other
+
+
+def _search(tenant: Tenant, query: str = QUERY, **extra) -> dict:
+    response = tenant.post("/v1/search", {"user_id": tenant.user, "query": query, "reference_time": WHEN, **extra})
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+def _embedding_requests(double: OpenAIDouble) -> int:
+    return sum(1 for path, _ in double.requests if path == EMBEDDINGS)
+
+
+# ---------------------------------------------------------------- search and recall
+
+def test_nothing_degraded_is_said_so(user, remote, embed_http, rerank_http):
+    assert _search(user)["degraded"] == []
+    assert _search(_through(user, embed_http))["degraded"] == []
+    assert _search(_through(user, rerank_http))["degraded"] == []
+    recalled = user.post("/v1/recall", {"user_id": user.user, "query": QUERY}).json()
+    assert recalled["degraded"] == [] and recalled["citations"]
+
+
+@pytest.mark.parametrize("failure", [{"status": 500}, {"delay": HANG}], ids=["error", "timeout"])
+@pytest.mark.parametrize("mode", ["hybrid", "vector"])
+def test_an_embedder_that_fails_leaves_keyword_results(user, remote, embed_http, failure, mode):
+    for _ in range(2):  # the query's attempt and its one retry
+        remote.script(EMBEDDINGS, **failure)
+    body = _search(_through(user, embed_http), KEYWORDS, mode=mode)
+    assert body["degraded"] == ["embed"]
+    assert any("Stripe" in r["content"] for r in body["results"][:2])
+    assert all(r["score_parts"]["similarity"] is None for r in body["results"])
+    assert _embedding_requests(remote) == 2
+
+
+def test_recall_with_the_embedder_down_asks_it_once_and_says_so(user, remote, embed_http):
+    for _ in range(2):
+        remote.script(EMBEDDINGS, status=503)
+    through = _through(user, embed_http)
+    body = through.post("/v1/recall", {"user_id": user.user, "query": KEYWORDS, "session_id": "s1"}).json()
+    assert body["degraded"] == ["embed"]
+    assert any("Stripe" in c["snippet"] for c in body["citations"])
+    # three searches, one query: after its attempt and retry failed, the request stopped asking
+    assert _embedding_requests(remote) == 2
+
+
+@pytest.mark.parametrize("failure", [{"status": 500}, {"delay": HANG}], ids=["error", "timeout"])
+def test_a_reranker_that_fails_leaves_the_fused_order(user, remote, rerank_http, failure):
+    fused = _search(user)  # the plain service: no reranker
+    for _ in range(2):
+        remote.script(RERANK, **failure)
+    body = _search(_through(user, rerank_http))
+    assert body["degraded"] == ["rerank"]
+    assert [r["id"] for r in body["results"]] == [r["id"] for r in fused["results"]]
+    assert len(remote.rerank_requests) == 2
+
+
+def test_recall_with_the_reranker_down_asks_it_once(user, remote, rerank_http):
+    for _ in range(2):
+        remote.script(RERANK, status=502)
+    body = _through(user, rerank_http).post("/v1/recall", {"user_id": user.user, "query": QUERY}).json()
+    assert body["degraded"] == ["rerank"] and body["citations"]
+    assert len(remote.rerank_requests) == 2
+
+
+@pytest.fixture(scope="module")
+def split_http(ctx, double):
+    """The service with the double as its LLM, which splits questions at search time."""
+    settings = dataclasses.replace(ctx.settings, llm_base_url=double.base_url, llm_model="split-test",
+                                   llm_api_key="k", llm_multihop=True)
+    with _client(settings) as client:
+        yield client
+
+
+def test_an_llm_that_cannot_split_the_question_leaves_the_offline_expansion(user, remote, split_http):
+    # nothing scripted: the double answers every chat request 500
+    body = _search(_through(user, split_http))
+    assert body["degraded"] == ["llm"]
+    assert any("Stripe" in r["content"] for r in body["results"][:2])
+    assert len(remote.chat_requests) == 2  # the attempt and its one retry
+
+    remote.requests.clear()
+    recalled = _through(user, split_http).post("/v1/recall", {"user_id": user.user, "query": QUERY}).json()
+    assert recalled["degraded"] == ["llm"] and recalled["citations"]
+    assert len(remote.chat_requests) == 2  # three searches, asked once
+
+
+def test_recall_splits_its_question_once(user, remote, split_http):
+    remote.script_chat(json.dumps({"queries": [QUERY]}))
+    recalled = _through(user, split_http).post("/v1/recall", {"user_id": user.user, "query": QUERY}).json()
+    assert recalled["degraded"] == [] and recalled["citations"]
+    assert len(remote.chat_requests) == 1
+
+
+# ---------------------------------------------------------------- /health
+
+def _everything_at(ctx, double: OpenAIDouble, name: str):
+    """The service with every remote dependency at the double; `name` makes its configuration (and
+    so its cached probe states) its own."""
+    return _client(dataclasses.replace(
+        ctx.settings, embeddings_provider="openai", embeddings_base_url=double.base_url, embedding_dim=384,
+        embeddings_model=f"embed-{name}", llm_base_url=double.base_url, llm_model=f"llm-{name}", llm_api_key="k",
+        rerank_base_url=double.base_url, rerank_model=f"rerank-{name}"))
+
+
+def test_health_by_default_names_the_offline_parts_degraded(http):
+    response = http.get("/health")
+    body = response.json()
+    assert response.status_code == 200 and body["status"] == "ok"
+    assert {name: body[name] for name in ("db", "queue", "embed", "llm", "rerank")} == {
+        "db": "ok", "queue": "ok", "embed": "ok", "llm": "unconfigured", "rerank": "unconfigured"}
+    assert body["degraded"] == ["llm", "rerank"]
+
+
+def test_health_with_every_dependency_up(ctx, remote):
+    with _everything_at(ctx, remote, "up") as client:
+        first, again = client.get("/health"), client.get("/health")
+    assert first.status_code == 200 and first.json()["degraded"] == []
+    assert {first.json()[name] for name in ("db", "queue", "embed", "llm", "rerank")} == {"ok"}
+    # the second answer came from the cache: each remote dependency was asked once
+    assert sorted(path for path, _ in remote.requests) == [EMBEDDINGS, "/v1/models", RERANK]
+    assert again.json() == first.json()
+
+
+def test_health_names_each_failing_dependency_without_saying_where_it_is(ctx, remote):
+    remote.script(EMBEDDINGS, status=500)
+    remote.script("/v1/models", status=401, body={"error": {"message": f"bad key for {remote.base_url}"}})
+    remote.script(RERANK, delay=HANG)  # past the probe's deadline
+    with _everything_at(ctx, remote, "down") as client:
+        response = client.get("/health")
+    body = response.json()
+    assert response.status_code == 200 and body["status"] == "ok" and body["db"] == "ok"
+    assert body["embed"] == "error: InternalServerError"
+    assert body["llm"] == "error: AuthenticationError"
+    assert body["rerank"] in ("error: ReadTimeout", "error: Timeout")  # its own deadline, or the wait's
+    assert body["degraded"] == ["embed", "llm", "rerank"]
+    assert "127.0.0.1" not in response.text and "bad key" not in response.text
+
+
+def test_health_is_503_only_when_postgres_is_down(ctx):
+    unreachable = "postgresql://memex:secret@127.0.0.1:9/memex"
+    with _client(dataclasses.replace(ctx.settings, database_url=unreachable)) as client:
+        response = client.get("/health")
+    body = response.json()
+    assert response.status_code == 503 and body["status"] == "error"
+    assert body["db"] == "error: OperationalError" and body["queue"] == "ok"
+    assert "127.0.0.1" not in response.text and "secret" not in response.text
+
+
+def test_health_with_the_queue_unreachable_is_degraded_not_down(ctx):
+    missing = ctx.settings.extraction_queue_url.rsplit("/", 1)[0] + "/no-such-queue"
+    with _client(dataclasses.replace(ctx.settings, extraction_queue_url=missing)) as client:
+        response = client.get("/health")
+    body = response.json()
+    assert response.status_code == 200 and body["status"] == "ok"
+    assert body["queue"].startswith("error: ") and "queue" in body["degraded"]
