@@ -38,13 +38,19 @@ def check_message(body: str, group_id: str | None = None, deduplication_id: str 
 
 
 def sqs_client(settings: Settings):
+    from botocore.config import Config
+
+    # boto3's defaults wait a minute per attempt for an endpoint that does not answer; a turn is
+    # stored before it is published, and the sweep re-sends what was not, so ingest gives up fast.
+    config = Config(connect_timeout=2, read_timeout=10, retries={"mode": "standard", "max_attempts": 2})
     if settings.use_localstack:
         import localstack_client.session
 
-        return localstack_client.session.Session(region_name=settings.aws_region).client("sqs")
+        return localstack_client.session.Session(region_name=settings.aws_region).client("sqs", config=config)
     import boto3
 
-    return boto3.client("sqs", region_name=settings.aws_region, endpoint_url=settings.sqs_endpoint_url or None)
+    return boto3.client("sqs", region_name=settings.aws_region, endpoint_url=settings.sqs_endpoint_url or None,
+                        config=config)
 
 
 class SqsPublisher:
