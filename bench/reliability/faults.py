@@ -37,7 +37,8 @@ def run(stack: Stack, quick: bool, deadline: float) -> Result:
                 lambda: _providers(stack, key, quick, result, figures), counts=4)
     result.figures.update({"faults injected": figures["injected"], "faults survived": figures["survived"],
                            "turns accepted": figures["accepted"], "turns lost": figures["lost"],
-                           "turns duplicated": figures["duplicated"], "503 during outage": figures["503"],
+                           "turns duplicated": figures["duplicated"],
+                           "unfinished at kill": figures["unfinished at kill"], "503 during outage": figures["503"],
                            "other 5xx during outage": figures["other 5xx"]})
     stack.stop_runtime()
     return result
@@ -104,6 +105,10 @@ def _sigkill(stack: Stack, key: str, quick: bool, result: Result, figures: Count
     half.wait(60)
     stack.kill_runtime()
     poster.join()
+    [(unfinished,)] = stack.sql("SELECT count(*) FROM turns WHERE tenant_id = %s AND id = ANY(%s) AND status <> 'processed'",
+                                (TENANT, ids))
+    figures["unfinished at kill"] += unfinished
+    result.check("SIGKILL: the kill caught accepted turns unfinished", unfinished > 0, "every turn was already done")
     stack.start_runtime()
     api.close()
     api = Api(stack.url, key)

@@ -10,6 +10,7 @@ from collections import Counter
 import requests
 import schemathesis
 from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis.errors import Unsatisfiable
 from schemathesis import GenerationMode
 
 from bench.reliability.report import Result, error_shaped
@@ -60,6 +61,10 @@ def run(stack: Stack, quick: bool, deadline: float) -> Result:
 
                 try:
                     _fuzz_operation(operation, mode, per_round, lambda case, label=label: send(case, label))
+                except Unsatisfiable:
+                    if mode is not GenerationMode.NEGATIVE:
+                        problems.append(f"{label} ({mode.value}): generation failed: no valid request")
+                    # else: every value its parameters accept is valid; there is no invalid request to make
                 except Exception as exc:  # noqa: BLE001 - a strategy that cannot generate is reported
                     problems.append(f"{label} ({mode.value}): generation failed: {type(exc).__name__}: {exc}"[:300])
         if sum(per_operation.values()) == sent_before:
@@ -95,5 +100,5 @@ def _fuzz_operation(operation, mode: GenerationMode, examples: int, send) -> Non
 
 
 def _sample(problems: list[str], marker: str, limit: int = 5) -> str:
-    found = [p for p in problems if marker in p]
+    found = list(dict.fromkeys(p for p in problems if marker in p))
     return "; ".join(found[:limit]) + (f" (+{len(found) - limit} more)" if len(found) > limit else "")
