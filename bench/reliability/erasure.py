@@ -1,9 +1,11 @@
-"""Erasure audit: erase a memory, a session and a user, then read every table the catalog lists
-(every row cast to text) for what was erased, its content markers and its ids; then redeliver
-the erased turns' jobs, let the queues run dry and read again: nothing may come back."""
+"""Erasure audit: erase a memory, a session and a user (with an imported history), then read
+every table the catalog lists (every row cast to text) for what was erased, its content markers
+and its ids; then redeliver the erased turns' jobs, re-extract the tenant, let the queues run
+dry and read again: nothing may come back."""
 
 from __future__ import annotations
 
+import json
 import time
 
 from psycopg import sql
@@ -12,6 +14,7 @@ from bench.reliability.api import Api, accepted
 from bench.reliability.report import Result
 from bench.reliability.stack import Stack, unique, wait_for
 from infra.local.runtime import QUEUES
+from memex import backfill
 from memex.jobs import ExtractionJob
 
 TENANT = "erasure"
@@ -65,6 +68,13 @@ def run(stack: Stack, quick: bool, deadline: float) -> Result:
     turns.append(accepted(api.turn(gone, unique("sess"), f"I work at Figma. My pin is {marker_u}.", wait=True)))
     api.http.post("/v1/memories", json={"user_id": gone, "content": f"Prefers tea, pin {marker_u}"})
     turns.append(accepted(api.turn(gone, unique("sess"), f"My pin is {marker_u}, remember it.")))
+    # ... and an import of the user's history, one line of it broken.
+    history = stack.home / f"{gone}.jsonl"
+    history.write_text(json.dumps({"user_id": gone, "session_id": unique("sess"), "timestamp": "2025-06-01T10:00:00Z",
+                                   "messages": [{"role": "user", "content": f"I grew up in Oslo, pin {marker_u}."}]})
+                       + f'\n{{"user_id": "{gone}", "messages": [{{"content": "pin {marker_u}\n')
+    _enqueue(stack, "backfill_worker", backfill.new_job("import", TENANT, path=str(history), user_id=gone).to_json())
+    result.check("the import ran", wait_for(lambda: stack.queued_messages() == 0, timeout=60))
     erasing = api.http.delete(f"/v1/users/{gone}")
     result.check("user erased", erasing.status_code in (200, 204), f"{erasing.status_code} {erasing.text[:200]}")
     erased += [("user content", marker_u, set()), ("user id", gone, set())]
@@ -73,10 +83,11 @@ def run(stack: Stack, quick: bool, deadline: float) -> Result:
     left = _audit(stack, erased)
     result.check("after erasure: no row holds what was erased", not left, _show(left))
 
-    # Redelivery: every erased turn's extraction job arrives again, as SQS may deliver it.
-    queue = stack.queue_url(next(name for name, (_, worker, _) in QUEUES.items() if worker == "extract_worker"))
+    # Redelivery: every erased turn's extraction job arrives again, as SQS may deliver it, and the
+    # tenant is re-extracted (what follows an extractor change).
     for turn_id in filter(None, turns):
-        stack.sqs().send_message(QueueUrl=queue, MessageBody=ExtractionJob(TENANT, turn_id).to_json())
+        _enqueue(stack, "extract_worker", ExtractionJob(TENANT, turn_id).to_json())
+    _enqueue(stack, "backfill_worker", backfill.new_job("reextract", TENANT).to_json())
     drained = wait_for(lambda: stack.queued_messages() == 0, timeout=60)
     time.sleep(1)
     back = _audit(stack, erased)
@@ -86,6 +97,11 @@ def run(stack: Stack, quick: bool, deadline: float) -> Result:
     api.close()
     stack.stop_runtime()
     return result
+
+
+def _enqueue(stack: Stack, worker: str, body: str) -> None:
+    name = next(name for name, (_, consumer, _) in QUEUES.items() if consumer == worker)
+    stack.sqs().send_message(QueueUrl=stack.queue_url(name), MessageBody=body)
 
 
 def _tables(stack: Stack) -> list[tuple[str, str]]:

@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import Any, Iterator
 from urllib.parse import parse_qs, urlparse
 
-import httpx
 import psycopg
 
 from bench.service import ROOT, RUNTIME_VARS, ServiceError, wait_healthy
@@ -158,12 +157,11 @@ class Stack:
                              cwd=ROOT, env=env, capture_output=True, text=True, timeout=120, check=True)
         return out.stdout.strip().splitlines()[-1]
 
-    def client(self, key: str, timeout: float = 60) -> httpx.Client:
-        return httpx.Client(base_url=self.url, headers={"Authorization": f"Bearer {key}"}, timeout=timeout)
-
     def close(self) -> None:
+        """Stop everything, Postgres included: its data directory is about to be removed."""
         self.stop_runtime()
         self.stop_sqs()
+        self.stop_postgres()
 
 
 @contextmanager
