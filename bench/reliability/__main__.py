@@ -27,7 +27,7 @@ from bench.reliability.stack import stack
 SCENARIOS = {
     "fuzz": (fuzz.run, 600, 120),
     "faults": (faults.run, 900, 300),
-    "concurrency": (concurrency.run, 600, 300),
+    "concurrency": (concurrency.run, 1200, 600),
     "isolation": (isolation.run, 300, 120),
     "erasure": (erasure.run, 300, 120),
 }

@@ -202,7 +202,7 @@ def _providers(stack: Stack, key: str, result: Result, figures: Counter) -> None
                              "MEMEX_EMBEDDING_DIM": "384"})
         api = Api(stack.url, key, timeout=GATEWAY_SECONDS)
         health = _get(api, "/health")
-        names = set(health.json()) if health is not None and health.status_code == 200 else set()
+        names = _keys(health.json()) if health is not None and health.status_code == 200 else set()
         wanted = {"db", "queue", "embed", "llm", "rerank"}
         result.check("/health names each dependency (db, queue, embed, llm, rerank)", wanted <= names,
                      f"missing {sorted(wanted - names)}")
@@ -222,8 +222,11 @@ def _llm_fault(api: Api, double: OpenAIDouble, mode: str, stack: Stack, result: 
         inline = _call(lambda: api.turn(user, "s1", f"I work at Figma. Code word {marker}.", wait=True))
         queued = _call(lambda: api.turn(user, "s2", f"My sister is called Ana. Tag {marker}.", wait=False))
         found = _call(lambda: api.search(user, marker, mode="bm25"))
+        health = _get(api, "/health") if mode == "500" else None
     finally:
         double.heal(CHAT)
+    if mode == "500":
+        result.check(f"{label}: /health lists llm as degraded", _degraded(health, "llm"), _show(health))
     result.check(f"{label}: turns accepted within {GATEWAY_SECONDS} s", accepted(inline) and accepted(queued),
                  f"inline {_show(inline)}; queued {_show(queued)}")
     result.check(f"{label}: the episodic memory is searchable at once",
@@ -239,14 +242,30 @@ def _embed_fault(api: Api, double: OpenAIDouble, mode: str, stack: Stack, result
     try:
         found = _call(lambda: api.search(user, marker))
         queued = _call(lambda: api.turn(user, "s2", f"I like chess. Tag {marker}.", wait=False))
+        health = _get(api, "/health") if mode == "500" else None
     finally:
         double.heal(EMBEDDINGS)
+    if mode == "500":
+        result.check(f"{label}: /health lists embed as degraded", _degraded(health, "embed"), _show(health))
     degraded = found.json().get("degraded", []) if _ok(found) else []
     result.check(f"{label}: search answers keyword results flagged degraded embed",
                  _ok(found) and "embed" in degraded and any(marker in r["content"] for r in found.json()["results"]),
                  _show(found))
     result.check(f"{label}: turns accepted", accepted(queued) is not None, _show(queued))
     _settle(stack, api, [t for t in (written, accepted(queued)) if t], result, figures, label)
+
+
+def _keys(body: dict) -> set[str]:
+    """Every key of a JSON object, nested ones included."""
+    found = set(body)
+    for value in body.values():
+        if isinstance(value, dict):
+            found |= _keys(value)
+    return found
+
+
+def _degraded(health: httpx.Response | None, dependency: str) -> bool:
+    return health is not None and dependency in health.json().get("degraded", [])
 
 
 def _call(request) -> httpx.Response | None:
