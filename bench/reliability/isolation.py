@@ -34,7 +34,7 @@ def run(stack: Stack, quick: bool, deadline: float) -> Result:
     spec = httpx.get(f"{stack.url}/openapi.json").json()
     callers = {"other tenant": {"Authorization": f"Bearer {intruder_key}"}, "no key": {},
                "wrong key": {"Authorization": "Bearer mx_not_a_key"}}
-    probes, leaks, operations = 0, [], set()
+    probes, unanswered, leaks, operations = 0, 0, [], set()
     # Reads first, erasures last: a delete that crossed tenants must not hide a read that would have.
     for method_filter in ({"get", "post", "put", "patch"}, {"delete"}):
         for path, methods in spec["paths"].items():
@@ -46,6 +46,7 @@ def run(stack: Stack, quick: bool, deadline: float) -> Result:
                     for values in _id_sets(ids):
                         probes += 1
                         response = _probe(stack.url, headers, method, path, operation, spec, values)
+                        unanswered += response is None
                         if response is not None and _leaks(response, secrets, marker):
                             leaks.append(f"{caller}: {method.upper()} {path} -> {response.status_code} "
                                          f"{response.text[:120]}")
@@ -54,6 +55,7 @@ def run(stack: Stack, quick: bool, deadline: float) -> Result:
     result.figures.update({"operations probed": len(operations), "probes": probes,
                            "leaks": len(leaks) + len(changed)})
     result.check("every operation probed", len(operations) == sum(len(m) for m in spec["paths"].values()))
+    result.check("every probe answered", unanswered == 0, f"{unanswered} of {probes} unanswered")
     result.check("no answer carries another tenant's data", not leaks, "; ".join(leaks[:5]))
     result.check("no other caller changed the owner's memories", not changed, f"{len(changed)} memories gone")
     owner.close()
