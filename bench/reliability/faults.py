@@ -41,7 +41,7 @@ def run(stack: Stack, quick: bool, deadline: float) -> Result:
                            "turns accepted": figures["accepted"], "turns lost": figures["lost"],
                            "turns duplicated": figures["duplicated"],
                            "unfinished at kill": figures["unfinished at kill"], "503 during outage": figures["503"],
-                           "other 5xx during outage": figures["other 5xx"]})
+                           "other 5xx or dropped during outage": figures["other 5xx"]})
     stack.stop_runtime()
     return result
 
@@ -160,7 +160,8 @@ def _postgres(stack: Stack, key: str, quick: bool, result: Result, figures: Coun
     stop.set()
     worker.join()
     down = seen["down"]
-    other_5xx = sum(n for s, n in down.items() if isinstance(s, int) and s >= 500 and s != 503)
+    # A dropped connection is an answer the client never got: as bad as a 500.
+    other_5xx = sum(n for s, n in down.items() if not isinstance(s, int) or (s >= 500 and s != 503))
     figures["503"] += down[503]
     figures["other 5xx"] += other_5xx
     result.check("Postgres down: requests answer 503", down[503] > 0 and other_5xx == 0,
