@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml shared/requirements.txt | cksum | cut -d' ' -f1)
 
-.PHONY: install dev test test-fast invoke keys bench-embedder sam-build lint-template clean quality
+.PHONY: install dev test test-fast invoke keys bench-embedder sam-build lint-template clean quality reliability
 
 $(STAMP): pyproject.toml shared/requirements.txt
 	$(PYTHON) -m venv $(VENV)
@@ -48,3 +48,7 @@ clean:
 
 quality: install
 	$(BIN)/python -m bench.quality --mode both
+
+# Fuzzing, faults, concurrency, isolation and the erasure audit against the real local runtime.
+reliability: install
+	$(BIN)/python -m bench.reliability

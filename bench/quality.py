@@ -10,7 +10,7 @@ runs every probe over HTTP and prints a table of passes per category and mode, a
 probes with what was seen.
 
 Modes: `offline` is the rules extractor and judge (no LLM configured). `llm` points the service
-at the OpenAI-compatible double of `tests/openai_double.py`, served on loopback by this process:
+at the OpenAI-compatible double of `bench/openai_double.py`, served on loopback by this process:
 just before each turn is sent, the fixture's scripted replies for that turn are queued (the
 extraction JSON, then one verdict per candidate that meets related memories), and after it the
 harness checks the pipeline asked for exactly those, about those candidates. A mismatch is a
@@ -191,7 +191,7 @@ def _call(client: httpx.Client, method: str, path: str, **kwargs: Any) -> dict[s
 def llm_double() -> Iterator[Any]:
     if str(ROOT) not in sys.path:
         sys.path.insert(0, str(ROOT))
-    from tests.openai_double import OpenAIDouble
+    from bench.openai_double import OpenAIDouble
 
     with OpenAIDouble() as double:
         yield double
@@ -235,7 +235,7 @@ def _judged_candidate(request: dict[str, Any]) -> str | None:
 
 def check_script(double: Any, script: Script, requests: list[dict[str, Any]], where: str) -> None:
     """The pipeline asked for exactly the scripted replies, in order, about the scripted candidates."""
-    from tests.openai_double import CHAT
+    from bench.openai_double import CHAT
 
     left = len(double.scripts[CHAT])
     double.scripts[CHAT].clear()
@@ -267,7 +267,7 @@ def send_turns(client: httpx.Client, conv: dict[str, Any], user_id: str, double:
                 "messages": [{"role": m["role"], "content": m["content"]} for m in turn["messages"]]}
         script = Script.of(turn)
         if double is not None:
-            from tests.openai_double import CHAT
+            from bench.openai_double import CHAT
 
             before = len(double.chat_requests)
             double.scripts[CHAT].clear()

@@ -48,7 +48,7 @@ def local_server(extra_env: dict[str, str] | None = None, defaults_only: bool = 
             )
             url = f"http://127.0.0.1:{port}"
             try:
-                _wait_healthy(url, process, timeout)
+                wait_healthy(url, process, timeout)
                 yield url
             except ServiceError as exc:
                 raise ServiceError(f"{exc}\n--- server log (tail) ---\n{log_path.read_text()[-3000:]}") from exc
@@ -62,7 +62,7 @@ def local_server(extra_env: dict[str, str] | None = None, defaults_only: bool = 
                         process.wait()
 
 
-def _wait_healthy(url: str, process: subprocess.Popen, timeout: float) -> None:
+def wait_healthy(url: str, process: subprocess.Popen, timeout: float) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if process.poll() is not None:

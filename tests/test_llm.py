@@ -16,7 +16,7 @@ from memex.jobs import Candidate
 from memex.llm import ChatJSON, LLMError, parse_json, recover_truncated, time_budget
 from memex.supersession import Decision, RulesJudge, make_judge
 from memex.supersession_llm import LLMJudge
-from tests.openai_double import CHAT, OpenAIDouble
+from bench.openai_double import CHAT, OpenAIDouble
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ from memex.retrieval.multihop import entity_names
 from memex_edge.context import build_context
 from memex_edge.http import create_app
 from tests.conftest import Tenant
-from tests.openai_double import OpenAIDouble
+from bench.openai_double import OpenAIDouble
 
 WHEN = "2026-01-10T00:00:00Z"
 DOG = "My dog is called Biscuit."

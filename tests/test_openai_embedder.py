@@ -9,7 +9,7 @@ import pytest
 from memex.config import Settings
 from memex.embeddings import make_embedder
 from memex.embeddings.openai_compat import OpenAICompatibleEmbedder
-from tests.openai_double import OpenAIDouble, fake_embedding
+from bench.openai_double import OpenAIDouble, fake_embedding
 
 
 def test_vectors_come_back_normalised_in_input_order_across_batches():

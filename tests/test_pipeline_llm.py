@@ -14,7 +14,7 @@ from memex.supersession_llm import LLMJudge
 from memex_edge.context import build_context
 from memex_edge.http import create_app
 from tests.conftest import Tenant
-from tests.openai_double import OpenAIDouble
+from bench.openai_double import OpenAIDouble
 
 
 @pytest.fixture(scope="module")

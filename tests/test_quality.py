@@ -94,7 +94,7 @@ def test_a_broken_fixture_is_named(tmp_path):
 
 class _Double:
     def __init__(self, left=()):
-        from tests.openai_double import CHAT
+        from bench.openai_double import CHAT
 
         self.scripts = {CHAT: deque(left)}
 

@@ -1,6 +1,6 @@
-"""A small OpenAI-compatible HTTP server on loopback, scripted per test.
+"""A small OpenAI-compatible HTTP server on loopback, scripted per test or benchmark.
 
-Tests talk to it through the real `openai` client. Each endpoint answers from a queue of
+Tests and benchmarks talk to it through the real `openai` client. Each endpoint answers from a queue of
 scripted replies when one is queued (a status code and body, or a delay), else by default.
 
 `/v1/embeddings` answers deterministic vectors by default. `/v1/chat/completions` has no
@@ -12,6 +12,11 @@ in a chat completion; `script_chat` is the short way to queue one.
 
 `/v1/rerank` (Cohere/Jina-compatible) scores each document by default as the share of the query's
 words it contains; `rerank_scores` sets a score per document text instead (others score 0).
+
+`chat_default` (a message content) answers chats when nothing is scripted, for a caller that
+needs a working model rather than scripted replies. `fail(path, "500")` makes an endpoint answer
+500 and `fail(path, "hang")` makes it hold each request for `hang_seconds` before answering 500,
+until `heal(path)`: the faults of a real provider, for the reliability campaign.
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ from typing import Any
 import numpy as np
 
 CHAT = "/v1/chat/completions"
+EMBEDDINGS = "/v1/embeddings"
 RERANK = "/v1/rerank"
 MODELS = "/v1/models"
 
@@ -44,6 +50,9 @@ class OpenAIDouble:
         self.requests: list[tuple[str, dict[str, Any]]] = []
         self.scripts: dict[str, deque] = defaultdict(deque)
         self.rerank_scores: dict[str, float] | None = None
+        self.chat_default: str | None = None
+        self.faults: dict[str, str] = {}
+        self.hang_seconds = 60.0
         double = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -88,6 +97,14 @@ class OpenAIDouble:
         for content in contents:
             self.script(CHAT, body=content, delay=delay)
 
+    def fail(self, path: str, mode: str) -> None:
+        if mode not in {"500", "hang"}:
+            raise ValueError(f"unknown fault mode {mode!r}")
+        self.faults[path] = mode
+
+    def heal(self, path: str) -> None:
+        self.faults.pop(path, None)
+
     @property
     def chat_requests(self) -> list[dict[str, Any]]:
         """The bodies of the chat requests received so far, in order."""
@@ -114,6 +131,11 @@ class OpenAIDouble:
         return {"model": body.get("model"), "results": scores[: body.get("top_n") or len(scores)]}
 
     def _answer(self, path: str, body: dict[str, Any]) -> tuple[int, Any]:
+        fault = self.faults.get(path)
+        if fault is not None:
+            if fault == "hang":
+                time.sleep(self.hang_seconds)
+            return 500, {"error": {"message": f"injected fault: {fault}", "type": "server_error"}}
         if self.scripts[path]:
             status, scripted, delay = self.scripts[path].popleft()
             time.sleep(delay)
@@ -121,9 +143,11 @@ class OpenAIDouble:
                 return 200, _completion(body.get("model", ""), scripted)
             if scripted is not None or status != 200:
                 return status, scripted if scripted is not None else {"error": {"message": "scripted failure"}}
+        if path == CHAT and self.chat_default is not None:
+            return 200, _completion(body.get("model", ""), self.chat_default)
         if path == CHAT:
             return 500, {"error": {"message": "nothing scripted", "type": "server_error"}}
-        if path == "/v1/embeddings":
+        if path == EMBEDDINGS:
             inputs = body["input"] if isinstance(body["input"], list) else [body["input"]]
             return 200, {
                 "object": "list", "model": body["model"],
