@@ -13,7 +13,7 @@ from infra.local.runtime import HTTP_FUNCTIONS, function_module
 from memex_edge.context import build_context
 from memex_edge.http import create_app
 from tests.conftest import Tenant
-from tests.openai_double import RERANK, OpenAIDouble
+from bench.openai_double import RERANK, OpenAIDouble
 
 EMBEDDINGS = "/v1/embeddings"
 FACTS = ("I work at Stripe as an engineer.", "My dog is called Biscuit.", "I live in Lisbon.")

@@ -15,7 +15,7 @@ from infra.local.runtime import HTTP_FUNCTIONS, function_module
 from memex_edge.context import build_context
 from memex_edge.http import create_app
 from tests.conftest import Tenant
-from tests.openai_double import OpenAIDouble
+from bench.openai_double import OpenAIDouble
 
 
 class Records(logging.Handler):

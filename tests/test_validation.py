@@ -429,7 +429,7 @@ def test_a_failure_shown_to_a_client_carries_no_internal_text(ctx, tenant):
     from memex.config import Settings
     from memex.embeddings import make_embedder
     from memex_edge.http import create_app
-    from tests.openai_double import OpenAIDouble
+    from bench.openai_double import OpenAIDouble
 
     with OpenAIDouble(dim=ctx.settings.embedding_dim) as embedder_api:
         embedder_api.script("/v1/embeddings", status=400,
