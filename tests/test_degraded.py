@@ -9,11 +9,11 @@ import json
 
 import pytest
 
+from bench.openai_double import CHAT, RERANK, OpenAIDouble
 from infra.local.runtime import HTTP_FUNCTIONS, function_module
 from memex_edge.context import build_context
 from memex_edge.http import create_app
 from tests.conftest import Tenant
-from bench.openai_double import RERANK, OpenAIDouble
 
 EMBEDDINGS = "/v1/embeddings"
 FACTS = ("I work at Stripe as an engineer.", "My dog is called Biscuit.", "I live in Lisbon.")
@@ -231,3 +231,23 @@ def test_health_with_the_queue_unreachable_is_degraded_not_down(ctx):
     body = response.json()
     assert response.status_code == 200 and body["status"] == "ok"
     assert body["queue"].startswith("error: ") and "queue" in body["degraded"]
+
+
+def test_health_reports_what_memex_own_calls_met_since_its_last_probe(ctx, remote):
+    """A provider that lists its models and embeds a probe word but fails real work is not "ok":
+    the outcome of the calls memex makes, when newer than the cached probe, is what health says."""
+    with _everything_at(ctx, remote, "flaky") as client:
+        assert client.get("/health").json()["degraded"] == []
+        for _ in range(4):  # the first try and the client's three retries
+            remote.script(EMBEDDINGS, status=500)
+        tenant = Tenant(ctx, client)
+        turn = tenant.turn("My name is Ada.")  # the embedder fails; the LLM is not reached
+        assert turn.status_code == 202
+        body = client.get("/health").json()
+        assert body["embed"] == "error: InternalServerError" and body["llm"] == "ok"
+        for _ in range(3):
+            remote.script(CHAT, status=500)
+        tenant.turn("My name is Bo.")  # now the embedder works and the LLM fails three times
+        body = client.get("/health").json()
+    assert body["embed"] == "ok" and body["llm"] == "error: LLMError"
+    assert body["degraded"] == ["llm"]

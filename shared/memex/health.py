@@ -2,7 +2,8 @@
 
 A state is "ok", "unconfigured" or "error: <exception type>": never a message or a URL, which
 could name internal hosts. Postgres is asked on the request's own connection (`SELECT 1`) every
-time. The others are probed in parallel, and their states are cached: each is at most
+time. The others are probed in parallel, and their states are cached (but the outcome of memex's
+own calls to the LLM or the embedding endpoint, when newer than the probe, is what is reported): each is at most
 CACHE_SECONDS old, a probe gets PROBE_DEADLINE_SECONDS before it counts as a timeout, and a probe
 still running is waited on, never started twice. So /health answers within WAIT_SECONDS
 (plus Postgres's connect timeout when it is unreachable) and a load balancer polling it costs a
@@ -26,6 +27,7 @@ from typing import Any, Callable, Hashable
 from openai import OpenAI
 
 from memex.context import Context
+from memex.outcome import LastOutcome
 from memex.retrieval import rerank
 
 CACHE_SECONDS = 30.0
@@ -46,15 +48,16 @@ def _state_of(probe: Callable[[], None]) -> str:
         return f"error: {type(exc).__name__}"
 
 
-def _probed(key: Hashable, probe: Callable[[], None]) -> Future:
-    """The probe's outcome for this configuration: the cached one, or a fresh probe's."""
+def _probed(key: Hashable, probe: Callable[[], None]) -> tuple[float, Future]:
+    """When the probe for this configuration started, and its outcome: the cached one, or a
+    fresh probe's."""
     now = time.monotonic()
     with _LOCK:
         started, future = _PROBES.get(key, (0.0, None))
         if future is None or (future.done() and now - started > CACHE_SECONDS):
             future = _POOL.submit(_state_of, probe)
             _PROBES[key] = (now, future)
-        return future
+        return _PROBES[key]
 
 
 def _llm_probe(ctx: Context) -> Callable[[], None]:
@@ -66,6 +69,17 @@ def _llm_probe(ctx: Context) -> Callable[[], None]:
         client.models.list()
 
     return probe
+
+
+def _last_call(ctx: Context, name: str) -> LastOutcome | None:
+    """The most recent outcome of memex's own calls to a dependency, where it keeps one."""
+    if name == "embed":
+        return getattr(ctx.embedder, "outcome", None)
+    if name == "llm":
+        seen = [c.outcome for c in (getattr(ctx.extractor, "chat", None), getattr(ctx.judge, "chat", None))
+                if c is not None and c.outcome.at is not None]
+        return max(seen, key=lambda o: o.at, default=None)
+    return None
 
 
 def _database(ctx: Context) -> str:
@@ -93,11 +107,14 @@ def health(ctx: Context) -> dict[str, Any]:
     db = _database(ctx)
     deadline = time.monotonic() + WAIT_SECONDS
     states = {"llm": "unconfigured", "rerank": "unconfigured"}
-    for name, future in pending.items():
+    for name, (started, future) in pending.items():
         try:
             states[name] = future.result(timeout=max(0.0, deadline - time.monotonic()))
         except FutureTimeout:
             states[name] = "error: Timeout"
+        seen = _last_call(ctx, name)
+        if seen is not None and seen.at is not None and seen.at > started:
+            states[name] = seen.state  # what memex's own calls met since the probe ran
     return {
         "status": "ok" if db == "ok" else "error",
         "db": db,

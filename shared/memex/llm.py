@@ -29,6 +29,7 @@ import openai
 from openai import OpenAI
 
 from memex.config import Settings
+from memex.outcome import LastOutcome
 
 log = logging.getLogger(__name__)
 
@@ -63,6 +64,7 @@ class ChatJSON:
         if attempts < 1:
             raise ValueError("attempts must be at least 1")
         self.model = model
+        self.outcome = LastOutcome()
         self.timeout = timeout
         self.attempts = attempts
         self.backoff = backoff
@@ -80,17 +82,23 @@ class ChatJSON:
         for attempt in range(1, self.attempts + 1):
             left = _time_left()
             if left is not None and left <= 0:
-                raise LLMError(f"{self.model}: the job's time budget for LLM calls is spent"
-                               + (f"; last: {problem}" if problem else ""))
+                error = LLMError(f"{self.model}: the job's time budget for LLM calls is spent"
+                                 + (f"; last: {problem}" if problem else ""))
+                if problem:  # spent waiting on the endpoint, not on other work
+                    self.outcome.record(error)
+                raise error
             try:
                 response = self._client.chat.completions.create(
                     model=self.model, messages=messages, timeout=self.timeout if left is None else min(self.timeout, left))
                 content = response.choices[0].message.content if response.choices else None
-                return parse_json(content or "")
+                answer = parse_json(content or "")
+                self.outcome.record()
+                return answer
             except (openai.APITimeoutError, openai.APIConnectionError) as exc:
                 problem = type(exc).__name__
             except openai.APIStatusError as exc:
                 if exc.status_code < 500 and exc.status_code != 429:
+                    self.outcome.record(exc)
                     raise LLMError(f"{self.model} refused the request: "
                                    f"HTTP {exc.status_code} {_error_message(exc)}") from exc
                 problem = f"HTTP {exc.status_code} {_error_message(exc)}"
@@ -103,7 +111,9 @@ class ChatJSON:
                     break
                 log.warning("LLM attempt %d/%d failed (%s); retrying in %.2fs", attempt, self.attempts, problem, delay)
                 time.sleep(delay)
-        raise LLMError(f"{self.model}: no usable answer after {attempt} attempts; last: {problem}")
+        error = LLMError(f"{self.model}: no usable answer after {attempt} attempts; last: {problem}")
+        self.outcome.record(error)
+        raise error
 
 
 def _error_message(exc: openai.APIStatusError) -> str:

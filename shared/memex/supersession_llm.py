@@ -41,7 +41,7 @@ memories it replaces, only for supersede], "reason": "one short sentence"}"""
 
 class LLMJudge:
     def __init__(self, chat: ChatJSON):
-        self._chat = chat
+        self.chat = chat
         self._rules = RulesJudge()
         self.name = f"llm:{chat.model}"
 
@@ -52,7 +52,7 @@ class LLMJudge:
             return Decision("coexist", "no related memory")
         by_short_id = {f"m{i}": memory for i, memory in enumerate(related, start=1)}
         try:
-            answer = self._chat.ask(SYSTEM, render_prompt(candidate, by_short_id))
+            answer = self.chat.ask(SYSTEM, render_prompt(candidate, by_short_id))
         except LLMError as exc:
             return self._fallback(candidate, related, f"LLM judge unavailable ({exc})")
         decision = to_decision(answer, by_short_id, candidate)

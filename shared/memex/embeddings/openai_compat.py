@@ -7,6 +7,8 @@ from typing import Sequence
 import numpy as np
 from openai import OpenAI
 
+from memex.outcome import LastOutcome
+
 PROBE_TIMEOUT_SECONDS = 2.0
 
 
@@ -20,6 +22,7 @@ class OpenAICompatibleEmbedder:
         self._client = OpenAI(base_url=base_url or None, api_key=api_key or "unused", max_retries=3, timeout=30)
         self._query_client = self._client.with_options(timeout=query_timeout, max_retries=1)
         self._probe_client = self._client.with_options(timeout=PROBE_TIMEOUT_SECONDS, max_retries=0)
+        self.outcome = LastOutcome()
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
@@ -36,8 +39,13 @@ class OpenAICompatibleEmbedder:
 
     def _embed_with(self, client: OpenAI, texts: list[str]) -> np.ndarray:
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
-        # Some endpoints reject empty strings; a single space embeds "nothing" just as well.
-        response = client.embeddings.create(model=self.name, input=[t or " " for t in texts])
+        try:
+            # Some endpoints reject empty strings; a single space embeds "nothing" just as well.
+            response = client.embeddings.create(model=self.name, input=[t or " " for t in texts])
+        except Exception as exc:
+            self.outcome.record(exc)
+            raise
+        self.outcome.record()
         for item in response.data:
             vector = np.asarray(item.embedding, dtype=np.float32)
             if vector.shape != (self.dim,):

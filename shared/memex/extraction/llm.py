@@ -68,13 +68,13 @@ Answer with JSON only, no prose: {"memories": [ ... ]}. With nothing to remember
 
 class LLMExtractor:
     def __init__(self, chat: ChatJSON):
-        self._chat = chat
+        self.chat = chat
         self.name = f"llm:{chat.model}"
 
     def extract(self, messages: list[dict[str, Any]], history: list[dict[str, Any]]) -> list[Candidate]:
         if not any(m["role"] == "user" and (m.get("content") or "").strip() for m in messages):
             return []  # nothing the user said: no call
-        answer = self._chat.ask(SYSTEM, render_prompt(messages, history))
+        answer = self.chat.ask(SYSTEM, render_prompt(messages, history))
         items = answer.get("memories") if isinstance(answer, dict) else answer
         # Logs say how many and of what kind, never what: the answer quotes the user.
         if not isinstance(items, list):
