@@ -142,6 +142,7 @@ def test_a_lost_supersession_message_is_sent_again_without_extracting_again(ctx,
     assert pipeline.extract(ctx, ExtractionJob(tenant.id, turn_id)) is not None  # its message is then lost
     extracted_at = _turn_row(ctx, tenant, turn_id)["extracted_at"]
     _backdate(ctx, tenant, turn_id, 600)
+    runtime.drain()  # the supersession queue is empty: nothing can still be waiting there
     assert sweep(ctx, older_than_seconds=300) >= 1
     runtime.drain()
     row = _turn_row(ctx, tenant, turn_id)
@@ -149,25 +150,33 @@ def test_a_lost_supersession_message_is_sent_again_without_extracting_again(ctx,
     assert row["extracted_at"] == extracted_at  # supersession ran again; extraction did not
 
 
-def test_a_turn_waiting_in_a_moving_fifo_group_is_not_taken_for_lost(ctx, tenant, runtime):
+def test_a_turn_waiting_in_a_backlog_is_not_taken_for_lost(ctx, tenant, runtime):
     done = tenant.turn("I live in Lisbon.").json()["turn_id"]
     waiting = _store_turn(ctx, tenant, "I work at Stripe.")
     pipeline.extract(ctx, ExtractionJob(tenant.id, waiting))
     _backdate(ctx, tenant, waiting, 600)
-    with ctx.db.transaction() as conn:  # the group resolved a turn extracted before this one, just now
+    busy = {"extraction_idle": False, "supersession_idle": False}
+    with ctx.db.transaction() as conn:  # the group resolved a turn extracted before this one
         conn.execute("UPDATE turns SET extracted_at = now() - interval '1 hour', resolved_at = now() "
                      "WHERE tenant_id = %s AND id = %s", (tenant.id, done))
-        claimed = turn_rows.claim_lost(conn, 300, 5)
-    assert waiting not in {r["id"] for r in claimed}
+        claimed = turn_rows.claim_lost(conn, 300, 5, **busy)
+    assert waiting not in {r["id"] for r in claimed}  # old, but the queue holds a backlog: it waits
     with ctx.db.transaction() as conn:  # a turn extracted after it is resolved: FIFO order says it is lost
         conn.execute("UPDATE turns SET extracted_at = now() WHERE tenant_id = %s AND id = %s", (tenant.id, done))
-        claimed = turn_rows.claim_lost(conn, 300, 5)
+        claimed = turn_rows.claim_lost(conn, 300, 5, **busy)
+    assert waiting in {r["id"] for r in claimed}
+    with ctx.db.transaction() as conn:  # an empty queue holds nothing: a turn still waiting is lost
+        conn.execute("UPDATE turns SET extracted_at = now() - interval '1 hour' WHERE tenant_id = %s AND id = %s",
+                     (tenant.id, done))
+        _backdate(ctx, tenant, waiting, 600)
+        claimed = turn_rows.claim_lost(conn, 300, 5, extraction_idle=False, supersession_idle=True)
     assert waiting in {r["id"] for r in claimed}
     runtime.drain()
 
 
-def test_a_turn_lost_again_and_again_is_marked_failed_not_sent_forever(ctx, tenant):
+def test_a_turn_lost_again_and_again_is_marked_failed_not_sent_forever(ctx, tenant, runtime):
     turn_id = _store_turn(ctx, tenant, "hello")
+    runtime.drain()
     with ctx.db.transaction() as conn:
         conn.execute("UPDATE turns SET republished = %s, updated_at = now() - interval '1 hour' "
                      "WHERE tenant_id = %s AND id = %s", (ctx.settings.sweep_max_republish, tenant.id, turn_id))

@@ -108,7 +108,8 @@ def _many_users(api: Api, result: Result, users: int) -> None:
     result.check(f"{users} users: every turn accepted and processed",
                  all(ids) and all(s == "processed" for s in statuses.values()),
                  f"{len(refused)} refused ({'; '.join(refused[:3])}), "
-                 f"{sum(s != 'processed' for s in statuses.values())} unprocessed")
+                 f"{sum(s != 'processed' for s in statuses.values())} unprocessed "
+                 f"({', '.join(sorted({s for s in statuses.values() if s != 'processed'}))})")
     foreign, missing = 0, 0
     names = list(tokens)
     for index, (user, token) in enumerate(tokens.items()):

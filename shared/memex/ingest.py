@@ -64,11 +64,22 @@ def sweep(ctx: Context, older_than_seconds: int | None = None) -> int:
     A turn already extracted goes back to supersession (no second LLM extraction); one that keeps
     getting lost is marked failed (db/turns.py says how "lost" is told from "waiting")."""
     age = ctx.settings.sweep_after_seconds if older_than_seconds is None else older_than_seconds
+    idle = {queue: _idle(ctx, queue) for queue in ("extraction", "supersession")}
     with ctx.db.transaction() as conn:
-        lost = turn_rows.claim_lost(conn, age, ctx.settings.sweep_max_republish)
+        lost = turn_rows.claim_lost(conn, age, ctx.settings.sweep_max_republish,
+                                    extraction_idle=idle["extraction"], supersession_idle=idle["supersession"])
     for row in lost:
         if row["extracted"]:
             ctx.publisher.publish_supersession(SupersessionJob(row["tenant_id"], row["user_id"], row["id"], row["republished"]))
         else:
             ctx.publisher.publish_extraction(ExtractionJob(row["tenant_id"], row["id"]))
     return len(lost)
+
+
+def _idle(ctx: Context, queue: str) -> bool:
+    """Whether the queue holds no message at all; unknown (unreachable) counts as not idle."""
+    try:
+        return ctx.publisher.backlog(queue) == 0
+    except Exception:  # noqa: BLE001 - the sweep then relies on the ordering evidence alone
+        log.warning("the %s queue's backlog could not be read", queue)
+        return False

@@ -19,3 +19,8 @@ class Publisher(Protocol):
     def ping(self) -> None:
         """Raise if the queues cannot be reached."""
         ...
+
+    def backlog(self, queue: str) -> int:
+        """How many messages the queue ("extraction" or "supersession") holds, visible, in flight
+        or delayed (approximate, as SQS counts them)."""
+        ...

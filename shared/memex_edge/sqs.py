@@ -79,6 +79,14 @@ class SqsPublisher:
     def publish_backfill(self, job: BackfillJob) -> None:
         self._send(self._settings.backfill_queue_url, job.to_json())
 
+    def backlog(self, queue: str) -> int:
+        url = {"extraction": self._settings.extraction_queue_url,
+               "supersession": self._settings.supersession_queue_url}[queue]
+        counts = self._client.get_queue_attributes(QueueUrl=url, AttributeNames=[
+            "ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible",
+            "ApproximateNumberOfMessagesDelayed"])["Attributes"]
+        return sum(int(value) for value in counts.values())
+
     def ping(self) -> None:
         self._client.get_queue_attributes(
             QueueUrl=self._settings.extraction_queue_url, AttributeNames=["ApproximateNumberOfMessages"]

@@ -135,29 +135,35 @@ def erased_key(conn: psycopg.Connection, tenant_id: str, turn_id: str, key: str)
 _LOST = """
     s.status IN ('queued', 'processing')
     AND s.updated_at < now() - make_interval(secs => %(age)s)
-    AND (s.status = 'queued' OR s.candidates IS NULL
-         OR EXISTS (SELECT 1 FROM turns later
-                    WHERE later.tenant_id = s.tenant_id AND later.user_id = s.user_id
-                      AND later.resolved_at IS NOT NULL AND later.extracted_at > s.extracted_at)
-         OR NOT EXISTS (SELECT 1 FROM turns recent
-                        WHERE recent.tenant_id = s.tenant_id AND recent.user_id = s.user_id
-                          AND recent.resolved_at > now() - make_interval(secs => %(age)s)))
+    AND CASE WHEN s.status = 'queued' THEN
+             %(extraction_idle)s
+             OR EXISTS (SELECT 1 FROM turns later
+                        WHERE later.created_at > s.updated_at + make_interval(secs => %(age)s)
+                          AND later.extracted_at IS NOT NULL)
+         ELSE
+             %(supersession_idle)s OR s.candidates IS NULL
+             OR EXISTS (SELECT 1 FROM turns later
+                        WHERE later.tenant_id = s.tenant_id AND later.user_id = s.user_id
+                          AND later.resolved_at IS NOT NULL AND later.extracted_at > s.extracted_at)
+         END
 """
 
 
-def claim_lost(conn: psycopg.Connection, older_than_seconds: int, max_republish: int,
-               limit: int = 500) -> list[dict[str, Any]]:
+def claim_lost(conn: psycopg.Connection, older_than_seconds: int, max_republish: int, *,
+               extraction_idle: bool, supersession_idle: bool, limit: int = 500) -> list[dict[str, Any]]:
     """Unfinished turns whose queue message is lost, claimed for one re-publish each; those
     already re-published `max_republish` times are marked failed instead (a turn whose handler
     times out every time would otherwise be sent forever).
 
-    A turn waiting for extraction (queued) is taken as lost once it has made no progress for the
-    given age. A turn waiting for supersession (processing) sits in its user's FIFO group, which
-    may hold a long backlog: it is lost only when the group has moved past it (a turn of the same
-    user extracted later is already resolved, and FIFO order means this one's message was
-    consumed) or when the group has resolved nothing for the given age. Each claim resets the
-    turn's clock, so the next sweep waits again."""
-    params = {"age": older_than_seconds, "max": max_republish, "limit": limit}
+    Age alone cannot tell a lost message from one waiting in a backlog, so a turn without progress
+    for the given age is taken as lost only on evidence. Waiting for extraction (queued): the
+    extraction queue is empty (`extraction_idle`), or it has moved past the turn (a turn created
+    well after this one was last published is already extracted). Waiting for supersession
+    (processing): the supersession queue is empty, or the user's FIFO group has moved past it (a
+    turn of the same user extracted later is already resolved: FIFO order means this one's message
+    was consumed). A backlog therefore never fails a turn; each claim resets the turn's clock."""
+    params = {"age": older_than_seconds, "max": max_republish, "limit": limit,
+              "extraction_idle": extraction_idle, "supersession_idle": supersession_idle}
     conn.execute(
         f"""UPDATE turns s SET status = 'failed', updated_at = now(),
                    error = 'its queue message was lost and re-sent ' || s.republished || ' times without progress'

@@ -35,5 +35,7 @@ ALTER TABLE turns ADD COLUMN resolved_at timestamptz;
 -- How often the sweep re-published the turn: past a limit it is marked failed, not sent forever.
 ALTER TABLE turns ADD COLUMN republished int NOT NULL DEFAULT 0;
 CREATE INDEX turns_resolved ON turns (tenant_id, user_id, extracted_at) WHERE resolved_at IS NOT NULL;
+-- The sweep's evidence that the extraction queue moved past a turn: a later turn extracted.
+CREATE INDEX turns_extracted ON turns (created_at) WHERE extracted_at IS NOT NULL;
 -- Semantic memories by key: supersession's look-up of a user's current values.
 CREATE INDEX memories_user_key ON memories (tenant_id, user_id, key) WHERE key IS NOT NULL;
