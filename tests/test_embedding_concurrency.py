@@ -47,7 +47,11 @@ class GatedRecorder:
         self._inner.probe()
 
 
-def _call_all_at_once(embedder, texts: list[str], started: list[int]):
+def _call_all_at_once(embedder: CoalescingEmbedder, recorder: GatedRecorder, texts: list[str]) -> list:
+    """Each text embedded from its own thread; the first call is held until all the others are
+    waiting. A call's result is its vectors or the exception it raised."""
+    started: list[int] = []
+
     def one(text: str):
         started.append(1)
         try:
@@ -55,14 +59,13 @@ def _call_all_at_once(embedder, texts: list[str], started: list[int]):
         except Exception as exc:
             return exc
 
-    return ThreadPoolExecutor(len(texts)).map(one, texts)
-
-
-def _open_gate_when_all_called(recorder: GatedRecorder, started: list[int], n: int) -> None:
-    while len(started) < n:
-        time.sleep(0.01)
-    time.sleep(0.3)  # the last callers reach the queue behind the first
-    recorder.gate.set()
+    with ThreadPoolExecutor(len(texts)) as pool:
+        results = pool.map(one, texts)
+        while len(started) < len(texts):
+            time.sleep(0.01)
+        time.sleep(0.3)  # the last callers reach the queue behind the first
+        recorder.gate.set()
+        return list(results)
 
 
 def test_served_embedder_caps_blas_threads(ctx):
@@ -79,10 +82,7 @@ def test_served_embedder_coalesces(ctx):
 def test_concurrent_calls_are_batched_and_equal_sequential(texts):
     recorder = GatedRecorder()
     embedder = CoalescingEmbedder(recorder)
-    started: list[int] = []
-    results = _call_all_at_once(embedder, texts, started)
-    _open_gate_when_all_called(recorder, started, len(texts))
-    concurrent = np.vstack(list(results))
+    concurrent = np.vstack(_call_all_at_once(embedder, recorder, texts))
 
     assert len(recorder.batches) < len(texts), "no call was batched with another"
     assert sorted(t for batch in recorder.batches for t in batch) == sorted(texts)
@@ -97,9 +97,7 @@ def test_a_failed_batch_fails_each_caller_and_the_next_call_works(texts):
     recorder = GatedRecorder()
     recorder.fail_with = RuntimeError("embedder down")
     embedder = CoalescingEmbedder(recorder)
-    started: list[int] = []
-    results = _call_all_at_once(embedder, texts[:4], started)
-    _open_gate_when_all_called(recorder, started, 4)
+    results = _call_all_at_once(embedder, recorder, texts[:4])
     assert all(isinstance(r, RuntimeError) for r in results)
 
     recorder.fail_with = None
