@@ -59,6 +59,11 @@ class Settings:
     embeddings_model: str = "all-MiniLM-L6-v2"
     embedding_dim: int = 384
     embeddings_batch_size: int = 64
+    # The local embedder's BLAS threads (0: the library's default, one per core). Request threads
+    # times BLAS threads oversubscribe the cores; bench/concurrency.py measures the choice.
+    embeddings_blas_threads: int = 1
+    # The local embedder runs one batch at a time, made of every call waiting for it.
+    embeddings_coalesce: bool = True
     # Embedding a search query is interactive: this deadline and one retry, then keyword-only results.
     embeddings_query_timeout_seconds: float = 3.0
     # In AWS the key can live in Secrets Manager instead (resolved when the Context is built).
@@ -135,6 +140,8 @@ def load_settings() -> Settings:
         embeddings_model=_str("MEMEX_EMBEDDINGS_MODEL", default_model),
         embedding_dim=_int("MEMEX_EMBEDDING_DIM", default_dim),
         embeddings_batch_size=_int("MEMEX_EMBEDDINGS_BATCH_SIZE", 64),
+        embeddings_blas_threads=_int("MEMEX_EMBEDDINGS_BLAS_THREADS", 1),
+        embeddings_coalesce=_bool("MEMEX_EMBEDDINGS_COALESCE", True),
         embeddings_query_timeout_seconds=_float("MEMEX_EMBEDDINGS_QUERY_TIMEOUT_SECONDS", 3.0),
         embeddings_api_key_secret_arn=_str("MEMEX_EMBEDDINGS_API_KEY_SECRET_ARN"),
         llm_base_url=_str("MEMEX_LLM_BASE_URL"),

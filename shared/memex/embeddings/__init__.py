@@ -22,4 +22,10 @@ def make_embedder(settings: Settings) -> Embedder:
         raise ValueError(f"MEMEX_EMBEDDINGS_PROVIDER must be local or openai, not {settings.embeddings_provider!r}")
     from memex.embeddings.minilm import MiniLMEmbedder
 
-    return MiniLMEmbedder(batch_size=settings.embeddings_batch_size)
+    embedder = MiniLMEmbedder(batch_size=settings.embeddings_batch_size,
+                              blas_threads=settings.embeddings_blas_threads)
+    if not settings.embeddings_coalesce:
+        return embedder
+    from memex.embeddings.coalescing import CoalescingEmbedder
+
+    return CoalescingEmbedder(embedder)

@@ -12,6 +12,7 @@ from typing import Sequence
 
 import numpy as np
 from safetensors.numpy import load as load_safetensors
+from threadpoolctl import threadpool_limits
 from tokenizers import Tokenizer
 
 _DTYPE = np.float32
@@ -51,11 +52,15 @@ _model: _Model | None = None
 _model_lock = threading.Lock()
 
 
-def _get_model() -> _Model:
+def _get_model(blas_threads: int) -> _Model:
     global _model
     if _model is None:
         with _model_lock:
             if _model is None:
+                if blas_threads > 0:
+                    # Process-wide and kept: each request thread's matmuls otherwise start one
+                    # BLAS thread per core, and on two cores the threads thrash each other.
+                    threadpool_limits(limits=blas_threads, user_api="blas")
                 _model = _load_model()
     return _model
 
@@ -219,17 +224,22 @@ class MiniLMEmbedder:
     name = "all-MiniLM-L6-v2"
     dim = 384
 
-    def __init__(self, batch_size: int = 64) -> None:
+    def __init__(self, batch_size: int = 64, blas_threads: int = 1) -> None:
+        """`blas_threads` caps numpy's BLAS threads in this process when the model loads (0 leaves
+        the library's default)."""
         if batch_size < 1:
             raise ValueError(f"batch_size must be at least 1, got {batch_size}")
+        if blas_threads < 0:
+            raise ValueError(f"blas_threads must be 0 or more, got {blas_threads}")
         self.batch_size = batch_size
+        self.blas_threads = blas_threads
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """Return an (n, 384) float32 array of L2-normalised vectors, one row per text."""
         out = np.empty((len(texts), self.dim), dtype=_DTYPE)
         if len(texts) == 0:
             return out
-        model = _get_model()
+        model = _get_model(self.blas_threads)
         # sentence-transformers strips each text before tokenising.
         encodings = model.tokenizer.encode_batch([str(t).strip() for t in texts])
         token_ids = [enc.ids for enc in encodings]

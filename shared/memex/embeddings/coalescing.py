@@ -1,0 +1,73 @@
+"""One embedding at a time per process, batched: calls that arrive while the embedder is busy
+wait, and the next of them embeds every waiting call's texts as one batch.
+
+On a CPU embedder, concurrent calls each running their own small matmuls compete for the same
+cores; one batch computes the same vectors with fewer, larger matmuls (bench/embedder.py:
+139 embeddings/s in batches of 64, 41/s one at a time). No thread of its own: a caller does the
+work, so nothing outlives a Lambda invocation.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Sequence
+
+import numpy as np
+
+from memex.embeddings.base import Embedder
+
+
+class _Call:
+    __slots__ = ("texts", "vectors", "error")
+
+    def __init__(self, texts: list[str]) -> None:
+        self.texts = texts
+        self.vectors: np.ndarray | None = None
+        self.error: BaseException | None = None
+
+
+class CoalescingEmbedder:
+    """Wraps an embedder whose vectors do not depend on what a text is batched with."""
+
+    def __init__(self, inner: Embedder) -> None:
+        self._inner = inner
+        self.name = inner.name
+        self.dim = inner.dim
+        self._waiting: list[_Call] = []
+        self._waiting_lock = threading.Lock()
+        # Held by the caller that is embedding; a waiting call is done once it can take it.
+        self._busy = threading.Lock()
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        call = _Call(list(texts))
+        if not call.texts:
+            return self._inner.embed(call.texts)
+        with self._waiting_lock:
+            self._waiting.append(call)
+        with self._busy:
+            # A caller that embedded while we waited may have taken our texts in its batch.
+            if call.vectors is None and call.error is None:
+                self._embed_waiting()
+        if call.error is not None:
+            raise call.error
+        return call.vectors
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self.embed([text])[0]
+
+    def probe(self) -> None:
+        self._inner.probe()
+
+    def _embed_waiting(self) -> None:
+        with self._waiting_lock:
+            calls, self._waiting = self._waiting, []
+        try:
+            vectors = self._inner.embed([text for call in calls for text in call.texts])
+        except BaseException as exc:
+            for call in calls:
+                call.error = exc
+            return
+        start = 0
+        for call in calls:
+            call.vectors = vectors[start:start + len(call.texts)]
+            start += len(call.texts)

@@ -1,0 +1,105 @@
+"""Concurrent embedding: the served embedder caps BLAS threads, and calls made at the same time
+are embedded together with the same vectors they get alone."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import numpy as np
+import pytest
+from threadpoolctl import threadpool_info
+
+from memex.embeddings.coalescing import CoalescingEmbedder
+from memex.embeddings.minilm import MiniLMEmbedder
+
+REFERENCE = Path(__file__).parent / "data" / "all-minilm-l6-v2.json"
+
+
+@pytest.fixture(scope="module")
+def texts() -> list[str]:
+    return [item["text"] for item in json.loads(REFERENCE.read_text(encoding="utf-8"))["items"]]
+
+
+class GatedRecorder:
+    """A real MiniLM embedder that records each batch it is given and holds its first call until
+    the test opens the gate, so that the other callers are all waiting behind it."""
+
+    def __init__(self) -> None:
+        self._inner = MiniLMEmbedder()
+        self.name, self.dim = self._inner.name, self._inner.dim
+        self.batches: list[list[str]] = []
+        self.gate = threading.Event()
+        self.fail_with: Exception | None = None
+
+    def embed(self, texts):
+        self.batches.append(list(texts))
+        if len(self.batches) == 1:
+            assert self.gate.wait(30)
+        if self.fail_with is not None:
+            raise self.fail_with
+        return self._inner.embed(texts)
+
+    def probe(self) -> None:
+        self._inner.probe()
+
+
+def _call_all_at_once(embedder: CoalescingEmbedder, recorder: GatedRecorder, texts: list[str]) -> list:
+    """Each text embedded from its own thread; the first call is held until all the others are
+    waiting. A call's result is its vectors or the exception it raised."""
+    started: list[int] = []
+
+    def one(text: str):
+        started.append(1)
+        try:
+            return embedder.embed([text])
+        except Exception as exc:
+            return exc
+
+    with ThreadPoolExecutor(len(texts)) as pool:
+        results = pool.map(one, texts)
+        while len(started) < len(texts):
+            time.sleep(0.01)
+        time.sleep(0.3)  # the last callers reach the queue behind the first
+        recorder.gate.set()
+        return list(results)
+
+
+def test_served_embedder_caps_blas_threads(ctx):
+    ctx.embedder.embed_query("how many threads does numpy use now?")
+    blas = [lib for lib in threadpool_info() if lib["user_api"] == "blas"]
+    assert blas, "numpy's BLAS is not visible to threadpoolctl"
+    assert {lib["num_threads"] for lib in blas} == {1}
+
+
+def test_served_embedder_coalesces(ctx):
+    assert isinstance(ctx.embedder, CoalescingEmbedder)
+
+
+def test_concurrent_calls_are_batched_and_equal_sequential(texts):
+    recorder = GatedRecorder()
+    embedder = CoalescingEmbedder(recorder)
+    concurrent = np.vstack(_call_all_at_once(embedder, recorder, texts))
+
+    assert len(recorder.batches) < len(texts), "no call was batched with another"
+    assert sorted(t for batch in recorder.batches for t in batch) == sorted(texts)
+    sequential = np.vstack([MiniLMEmbedder().embed([text]) for text in texts])
+    # The same tolerance as a batch against one text at a time (test_embedder_minilm.py): float32
+    # matmuls of different shapes round differently in the last bits.
+    diff = float(np.max(np.abs(concurrent - sequential)))
+    assert diff < 1e-5, f"max abs diff {diff:.2e}"
+
+
+def test_a_failed_batch_fails_each_caller_and_the_next_call_works(texts):
+    recorder = GatedRecorder()
+    recorder.fail_with = RuntimeError("embedder down")
+    embedder = CoalescingEmbedder(recorder)
+    results = _call_all_at_once(embedder, recorder, texts[:4])
+    assert all(isinstance(r, RuntimeError) for r in results)
+
+    recorder.fail_with = None
+    assert embedder.embed([texts[0]]).shape == (1, embedder.dim)
+    assert embedder.embed([]).shape == (0, embedder.dim)
