@@ -141,6 +141,22 @@ def test_a_data_dir_of_another_major_version_stops_with_a_message_and_is_kept(tm
     assert (pgdata / "base" / "data").read_bytes() == b"rows of a PostgreSQL 18 cluster"
 
 
+def test_a_data_dir_postgres_cannot_start_stops_with_a_message_and_is_kept(tmp_path):
+    pgdata = tmp_path / "pgdata"
+    (pgdata / "base").mkdir(parents=True)
+    (pgdata / "PG_VERSION").write_text("16\n")
+    (pgdata / "base" / "data").write_bytes(b"what is left of a cluster")
+
+    result = _run_to_exit(tmp_path)
+
+    assert result.returncode == 1, result.stdout + result.stderr
+    message = result.stderr.strip().splitlines()[-1]
+    assert message.startswith(f"memex: PostgreSQL 16 could not start on {pgdata}"), result.stderr
+    assert "README.md" in message
+    assert (pgdata / "PG_VERSION").read_text() == "16\n"
+    assert (pgdata / "base" / "data").read_bytes() == b"what is left of a cluster"
+
+
 _OLD_WHEEL = """
 import sys, pgserver, psycopg
 from memex.db.migrations import apply_migrations

@@ -48,7 +48,7 @@ class EmbeddedPostgres:
         except subprocess.SubprocessError as exc:
             raise DataDirError(
                 f"PostgreSQL {POSTGRES_MAJOR} could not start on {self.data_dir} (its log: "
-                f"{self.data_dir / 'log'}). Nothing was changed; see {README_SECTION}.") from exc
+                f"{self.data_dir / 'log'}); its data is left as it was. See {README_SECTION}.") from exc
         self.url = self._server.get_uri()
 
     def _stop_foreign_server(self, holders: list[int]) -> None:
@@ -78,7 +78,7 @@ class EmbeddedPostgres:
             row = conn.execute(
                 """SELECT e.extversion, a.default_version FROM pg_extension e
                    JOIN pg_available_extensions a ON a.name = e.extname WHERE e.extname = 'vector'""").fetchone()
-            if row is None or row[0] == row[1]:
+            if row is None or _version(row[0]) >= _version(row[1]):
                 return None
             conn.execute("ALTER EXTENSION vector UPDATE")
         return f"pgvector extension updated from {row[0]} to {row[1]}"
@@ -89,6 +89,7 @@ class EmbeddedPostgres:
 
     def release(self) -> None:
         """This process is done with the server: it stops unless another live process still uses it."""
+        # With cleanup_mode "stop" the wheel's cleanup stops the server and never deletes the data.
         self._server.cleanup()
 
 
@@ -109,6 +110,10 @@ def _forget_dead_holders(data_dir: Path) -> list[int]:
     if alive != holders:
         path.write_text(json.dumps(alive))
     return alive
+
+
+def _version(text: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in text.split("."))
 
 
 def _alive(pid: int) -> bool:
