@@ -7,6 +7,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import httpx
 import pytest
@@ -19,10 +20,23 @@ _RUNTIME_VARS = {"DATABASE_URL", "SQS_ENDPOINT_URL", "EXTRACTION_QUEUE_URL", "SU
                  "BACKFILL_QUEUE_URL", "MEMEX_HOME", "MEMEX_REQUIRE_API_KEY", "MEMEX_MAX_RECEIVE_COUNT"}
 
 
+def _child_env() -> dict[str, str]:
+    return {k: v for k, v in os.environ.items() if k not in _RUNTIME_VARS}
+
+
+def _alive(pid: int) -> bool:
+    """A process that has exited but is not reaped yet (a zombie) counts as gone."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
 class Server:
     def __init__(self, home):
+        self.home = home
         self.port = free_port()
-        env = {k: v for k, v in os.environ.items() if k not in _RUNTIME_VARS}
+        env = _child_env()
         self.log = open(home / f"server-{self.port}.log", "w+")
         self.process = subprocess.Popen(
             [sys.executable, "-m", "infra.local", "--home", str(home), "--port", str(self.port)],
@@ -34,6 +48,7 @@ class Server:
             assert self.process.poll() is None, self.output()
             try:
                 if httpx.get(f"{self.url}/health", timeout=2).status_code == 200:
+                    self.postgres_pid = int((home / "pgdata" / "postmaster.pid").read_text().split()[0])
                     return
             except httpx.TransportError:
                 pass
@@ -46,10 +61,16 @@ class Server:
         return self.log.read()
 
     def stop(self) -> int:
+        """Ctrl-C: the runtime stops, and the embedded Postgres with it."""
         self.process.send_signal(signal.SIGINT)
         code = self.process.wait(timeout=30)
         self.log.flush()
+        assert not _alive(self.postgres_pid), f"Postgres {self.postgres_pid} still runs:\n{self.output()}"
         return code
+
+    def kill(self) -> None:
+        self.process.kill()
+        self.process.wait(timeout=30)
 
 
 def _wait_processed(url: str, turn_id: str) -> dict:
@@ -86,3 +107,86 @@ def test_round_trip_over_http_and_persistence_across_restart(tmp_path):
         assert "I work at Stripe as an engineer 🚀" in [r["content"] for r in hits["results"]]
     finally:
         assert again.stop() == 0, again.output()
+
+
+def test_ctrl_c_stops_postgres_after_a_run_that_was_killed(tmp_path):
+    """A run killed before its exit handler ran (SIGKILL, a closed terminal) once left a record
+    that kept every later run from stopping the server."""
+    killed = Server(tmp_path)
+    killed.kill()
+    again = Server(tmp_path)
+    assert again.stop() == 0, again.output()
+
+
+def _run_to_exit(home: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "infra.local", "--home", str(home), "--port", str(free_port())],
+                          cwd=ROOT, env=_child_env(), capture_output=True, text=True, timeout=120)
+
+
+def test_a_data_dir_of_another_major_version_stops_with_a_message_and_is_kept(tmp_path):
+    pgdata = tmp_path / "pgdata"
+    pgdata.mkdir()
+    (pgdata / "PG_VERSION").write_text("18\n")
+    (pgdata / "base").mkdir()
+    (pgdata / "base" / "data").write_bytes(b"rows of a PostgreSQL 18 cluster")
+    before = sorted(p.relative_to(pgdata) for p in pgdata.rglob("*"))
+
+    result = _run_to_exit(tmp_path)
+
+    assert result.returncode == 1, result.stdout + result.stderr
+    message = result.stderr.strip().splitlines()[-1]
+    assert message.startswith(f"memex: {pgdata} holds a PostgreSQL 18 cluster"), result.stderr
+    assert "README.md" in message and "Nothing was changed" in message
+    assert sorted(p.relative_to(pgdata) for p in pgdata.rglob("*")) == before
+    assert (pgdata / "base" / "data").read_bytes() == b"rows of a PostgreSQL 18 cluster"
+
+
+def test_a_data_dir_postgres_cannot_start_stops_with_a_message_and_is_kept(tmp_path):
+    pgdata = tmp_path / "pgdata"
+    (pgdata / "base").mkdir(parents=True)
+    (pgdata / "PG_VERSION").write_text("16\n")
+    (pgdata / "base" / "data").write_bytes(b"what is left of a cluster")
+
+    result = _run_to_exit(tmp_path)
+
+    assert result.returncode == 1, result.stdout + result.stderr
+    message = result.stderr.strip().splitlines()[-1]
+    assert message.startswith(f"memex: PostgreSQL 16 could not start on {pgdata}"), result.stderr
+    assert "README.md" in message
+    assert (pgdata / "PG_VERSION").read_text() == "16\n"
+    assert (pgdata / "base" / "data").read_bytes() == b"what is left of a cluster"
+
+
+_OLD_WHEEL = """
+import sys, pgserver, psycopg
+from memex.db.migrations import apply_migrations
+server = pgserver.get_server(sys.argv[1], cleanup_mode="stop")
+with psycopg.connect(server.get_uri(), autocommit=True, prepare_threshold=None) as conn:
+    apply_migrations(conn, 384)
+    print(conn.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'").fetchone()[0])
+"""
+
+
+def test_a_data_dir_of_the_previous_embedded_postgres_opens_with_pgvector_updated(tmp_path):
+    """The previous embedded default (pgserver 0.1.4: PostgreSQL 16.2 + pgvector 0.6.2) wrote the
+    data directories users have; they open as they are and get the pgvector the wheel ships."""
+    env = _child_env()
+    if subprocess.run([sys.executable, "-c", "import pgserver"], env=env, capture_output=True).returncode:
+        pytest.skip("the previous wheel (pgserver 0.1.4) is not installed")
+    env["PYTHONPATH"] = f"{ROOT}{os.pathsep}{ROOT / 'shared'}"
+    made = subprocess.run([sys.executable, "-c", _OLD_WHEEL, str(tmp_path / "pgdata")], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=120, check=True)
+    assert made.stdout.strip() == "0.6.2"
+
+    server = Server(tmp_path)
+    try:
+        assert "memex: pgvector extension updated from 0.6.2 to 0.8.5" in server.output()
+        turn = httpx.post(f"{server.url}/v1/turns?wait=true", json={
+            "user_id": "alice", "session_id": "s1",
+            "messages": [{"role": "user", "content": "My sister lives in Lisbon."}]}).json()
+        assert turn["status"] == "processed"
+        hits = httpx.post(f"{server.url}/v1/search",
+                          json={"user_id": "alice", "query": "sister city", "mode": "vector"}).json()
+        assert "My sister lives in Lisbon." in [r["content"] for r in hits["results"]]
+    finally:
+        assert server.stop() == 0, server.output()

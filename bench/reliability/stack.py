@@ -37,7 +37,8 @@ class Stack:
     def __init__(self, home: Path):
         self.home = home
         self.runtime_log = home / "runtime.log"
-        self.dsn = embedded_postgres.start(home / "pgdata")
+        self.postgres = embedded_postgres.start(home / "pgdata")
+        self.dsn = self.postgres.url
         self._sqs_port = free_port()
         self._moto = None
         self.sqs_endpoint = ""
@@ -93,18 +94,12 @@ class Stack:
 
     def stop_postgres(self) -> None:
         """A fast shutdown: every connection of the runtime is dropped by the server."""
-        self._pg_ctl(["-w", "-m", "fast", "stop"])
+        self.postgres.pg_ctl("-w", "-m", "fast", "stop")
 
     def start_postgres(self) -> None:
-        # The server listens only on its socket directory, as pgserver started it.
+        # The server listens only on its socket directory, as the embedded Postgres started it.
         socket_dir = parse_qs(urlparse(self.dsn).query)["host"][0]
-        self._pg_ctl(["-w", "-o", '-h ""', "-o", f"-k {socket_dir}", "-l", str(self.home / "pgdata" / "log"), "start"])
-
-    def _pg_ctl(self, args: list[str]) -> None:
-        import pgserver
-
-        server = pgserver.get_server(self.home / "pgdata")
-        pgserver.pg_ctl(args, pgdata=server.pgdata, user=server.system_user, timeout=60)
+        self.postgres.pg_ctl("-w", "-o", f'-h "" -k {socket_dir}', "-l", str(self.home / "pgdata" / "log"), "start")
 
     def sql(self, query: str, params: Any = None) -> list[tuple]:
         with psycopg.connect(self.dsn, autocommit=True, prepare_threshold=None) as conn:

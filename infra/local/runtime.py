@@ -42,6 +42,7 @@ class LocalRuntime:
         self.queues: dict[str, dict[str, str]] = {}
         self.notes: list[str] = []
         self._moto = None
+        self._postgres: embedded_postgres.EmbeddedPostgres | None = None
         self._threads: list[threading.Thread] = []
 
     def start(self) -> "LocalRuntime":
@@ -70,8 +71,16 @@ class LocalRuntime:
         """Postgres from DATABASE_URL or embedded, migrated."""
         os.environ.setdefault("MEMEX_HOME", str(self.home))
         if not os.environ.get("DATABASE_URL"):
-            os.environ["DATABASE_URL"] = embedded_postgres.start(self.home / "pgdata")
-            self.notes.append(f"Postgres: embedded PG16 + pgvector, data in {self.home / 'pgdata'}")
+            try:
+                self._postgres = embedded_postgres.start(self.home / "pgdata")
+            except embedded_postgres.DataDirError as exc:
+                raise SystemExit(f"memex: {exc}") from None
+            os.environ["DATABASE_URL"] = self._postgres.url
+            self.notes.append(f"Postgres: embedded PG{embedded_postgres.POSTGRES_MAJOR} + pgvector, "
+                              f"data in {self.home / 'pgdata'}")
+            updated = self._postgres.update_vector_extension()
+            if updated:
+                self.notes.append(updated)
         else:
             self.notes.append("Postgres: DATABASE_URL")
         import psycopg
@@ -155,3 +164,6 @@ class LocalRuntime:
         if self._moto is not None:
             self._moto.stop()
             self._moto = None
+        if self._postgres is not None:
+            self._postgres.release()
+            self._postgres = None

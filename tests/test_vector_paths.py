@@ -1,0 +1,61 @@
+"""The two ways the vector channel ranks a user's memories agree: the HNSW walk with iterative
+scan (pgvector >= 0.8, the embedded default) and the exact ranking kept for older servers."""
+
+from __future__ import annotations
+
+import pytest
+
+from memex.db import memories as memory_rows
+from memex.models import SearchFilters
+
+OWN = [
+    "I hike the ridge trail above the lake most Saturdays.",
+    "My sister lives in Lisbon and teaches chemistry.",
+    "The best hike I ever did was the lake loop in autumn.",
+    "I am allergic to peanuts.",
+    "We adopted a grey cat called Miso last spring.",
+    "I work as a nurse on night shifts.",
+    "My favourite food is ramen with a soft egg.",
+    "I am learning to play the cello.",
+    "The trail by the lake gets muddy after rain.",
+    "I drive an old blue Volvo.",
+    "My brother plays bass in a jazz trio.",
+    "I take the train to work on Mondays.",
+]
+QUERIES = ["hiking trails near the lake", "family members", "what pets do I have", "music"]
+
+
+@pytest.fixture
+def scoped(tenant, ctx):
+    """The tenant's user with OWN, and another user of the same tenant whose memories are all
+    nearer the first query than any of OWN: an HNSW walk filtered afterwards would starve."""
+    for content in OWN:
+        assert tenant.post("/v1/memories", {"user_id": tenant.user, "content": content}).status_code == 201
+    for i in range(60):
+        body = {"user_id": f"{tenant.user}-other", "content": f"Hiking trails near the lake, route {i}."}
+        assert tenant.post("/v1/memories", body).status_code == 201
+    return tenant
+
+
+def _ranked(ctx, tenant, query: str, iterative_scan: bool) -> list[tuple[str, float]]:
+    conn = ctx.db.connection()
+    embedding = ctx.embedder.embed([query])[0]
+    with conn.transaction():
+        # Without these the planner sorts a table this small instead of walking the HNSW index.
+        conn.execute("SET LOCAL enable_seqscan = off")
+        conn.execute("SET LOCAL enable_sort = off")
+        return memory_rows.vector_ranked(conn, tenant.id, tenant.user, None, SearchFilters(), False,
+                                         embedding, 10, iterative_scan)
+
+
+def test_the_embedded_pgvector_scans_iteratively(ctx):
+    assert memory_rows.pgvector_supports_iterative_scan(ctx.db.connection())
+
+
+@pytest.mark.parametrize("query", QUERIES)
+def test_iterative_and_exact_paths_rank_alike(ctx, scoped, query):
+    iterative = _ranked(ctx, scoped, query, iterative_scan=True)
+    exact = _ranked(ctx, scoped, query, iterative_scan=False)
+    assert len(exact) == 10
+    assert [item for item, _ in iterative] == [item for item, _ in exact]
+    assert [score for _, score in iterative] == pytest.approx([score for _, score in exact], abs=1e-6)
