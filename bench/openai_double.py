@@ -97,6 +97,14 @@ class OpenAIDouble:
         for content in contents:
             self.script(CHAT, body=content, delay=delay)
 
+    def reset(self) -> None:
+        """Forget what was asked and scripted: a test sharing the server starts clean."""
+        self.requests.clear()
+        self.scripts.clear()
+        self.rerank_scores = None
+        self.chat_default = None
+        self.faults.clear()
+
     def fail(self, path: str, mode: str) -> None:
         if mode not in {"500", "hang"}:
             raise ValueError(f"unknown fault mode {mode!r}")

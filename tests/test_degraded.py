@@ -32,9 +32,7 @@ def double():
 
 @pytest.fixture
 def remote(double):
-    double.requests.clear()
-    double.scripts.clear()
-    double.rerank_scores = None
+    double.reset()
     return double
 
 

@@ -26,9 +26,7 @@ def reranker():
 
 @pytest.fixture
 def double(reranker):
-    reranker.requests.clear()
-    reranker.scripts.clear()
-    reranker.rerank_scores = None
+    reranker.reset()
     return reranker
 
 
