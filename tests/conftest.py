@@ -80,6 +80,12 @@ class Tenant:
         self.user = f"u-{uuid.uuid4().hex[:8]}"
         self._http = http
 
+    def through(self, http) -> "Tenant":
+        """The same tenant and user, calling another app (one built on a Context of its own)."""
+        other = Tenant.__new__(Tenant)
+        other.__dict__.update(self.__dict__, _http=http)
+        return other
+
     @property
     def headers(self) -> dict[str, str]:
         return {"Authorization": f"Bearer {self.key}"}

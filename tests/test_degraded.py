@@ -70,12 +70,6 @@ def user(ctx, http):
     return tenant
 
 
-def _through(tenant: Tenant, client) -> Tenant:
-    other = Tenant.__new__(Tenant)
-    other.__dict__.update(tenant.__dict__, _http=client)
-    return other
-
-
 def _search(tenant: Tenant, query: str = QUERY, **extra) -> dict:
     response = tenant.post("/v1/search", {"user_id": tenant.user, "query": query, "reference_time": WHEN, **extra})
     assert response.status_code == 200, response.text
@@ -90,8 +84,8 @@ def _embedding_requests(double: OpenAIDouble) -> int:
 
 def test_nothing_degraded_is_said_so(user, remote, embed_http, rerank_http):
     assert _search(user)["degraded"] == []
-    assert _search(_through(user, embed_http))["degraded"] == []
-    assert _search(_through(user, rerank_http))["degraded"] == []
+    assert _search(user.through(embed_http))["degraded"] == []
+    assert _search(user.through(rerank_http))["degraded"] == []
     recalled = user.post("/v1/recall", {"user_id": user.user, "query": QUERY}).json()
     assert recalled["degraded"] == [] and recalled["citations"]
 
@@ -101,7 +95,7 @@ def test_nothing_degraded_is_said_so(user, remote, embed_http, rerank_http):
 def test_an_embedder_that_fails_leaves_keyword_results(user, remote, embed_http, failure, mode):
     for _ in range(2):  # the query's attempt and its one retry
         remote.script(EMBEDDINGS, **failure)
-    body = _search(_through(user, embed_http), KEYWORDS, mode=mode)
+    body = _search(user.through(embed_http), KEYWORDS, mode=mode)
     assert body["degraded"] == ["embed"]
     assert any("Stripe" in r["content"] for r in body["results"][:2])
     assert all(r["score_parts"]["similarity"] is None for r in body["results"])
@@ -111,7 +105,7 @@ def test_an_embedder_that_fails_leaves_keyword_results(user, remote, embed_http,
 def test_recall_with_the_embedder_down_asks_it_once_and_says_so(user, remote, embed_http):
     for _ in range(2):
         remote.script(EMBEDDINGS, status=503)
-    through = _through(user, embed_http)
+    through = user.through(embed_http)
     body = through.post("/v1/recall", {"user_id": user.user, "query": KEYWORDS, "session_id": "s1"}).json()
     assert body["degraded"] == ["embed"]
     assert any("Stripe" in c["snippet"] for c in body["citations"])
@@ -124,7 +118,7 @@ def test_a_reranker_that_fails_leaves_the_fused_order(user, remote, rerank_http,
     fused = _search(user)  # the plain service: no reranker
     for _ in range(2):
         remote.script(RERANK, **failure)
-    body = _search(_through(user, rerank_http))
+    body = _search(user.through(rerank_http))
     assert body["degraded"] == ["rerank"]
     assert [r["id"] for r in body["results"]] == [r["id"] for r in fused["results"]]
     assert len(remote.rerank_requests) == 2
@@ -133,7 +127,7 @@ def test_a_reranker_that_fails_leaves_the_fused_order(user, remote, rerank_http,
 def test_recall_with_the_reranker_down_asks_it_once(user, remote, rerank_http):
     for _ in range(2):
         remote.script(RERANK, status=502)
-    body = _through(user, rerank_http).post("/v1/recall", {"user_id": user.user, "query": QUERY}).json()
+    body = user.through(rerank_http).post("/v1/recall", {"user_id": user.user, "query": QUERY}).json()
     assert body["degraded"] == ["rerank"] and body["citations"]
     assert len(remote.rerank_requests) == 2
 
@@ -149,20 +143,20 @@ def split_http(ctx, double):
 
 def test_an_llm_that_cannot_split_the_question_leaves_the_offline_expansion(user, remote, split_http):
     # nothing scripted: the double answers every chat request 500
-    body = _search(_through(user, split_http))
+    body = _search(user.through(split_http))
     assert body["degraded"] == ["llm"]
     assert any("Stripe" in r["content"] for r in body["results"][:2])
     assert len(remote.chat_requests) == 2  # the attempt and its one retry
 
     remote.requests.clear()
-    recalled = _through(user, split_http).post("/v1/recall", {"user_id": user.user, "query": QUERY}).json()
+    recalled = user.through(split_http).post("/v1/recall", {"user_id": user.user, "query": QUERY}).json()
     assert recalled["degraded"] == ["llm"] and recalled["citations"]
     assert len(remote.chat_requests) == 2  # three searches, asked once
 
 
 def test_recall_splits_its_question_once(user, remote, split_http):
     remote.script_chat(json.dumps({"queries": [QUERY]}))
-    recalled = _through(user, split_http).post("/v1/recall", {"user_id": user.user, "query": QUERY}).json()
+    recalled = user.through(split_http).post("/v1/recall", {"user_id": user.user, "query": QUERY}).json()
     assert recalled["degraded"] == [] and recalled["citations"]
     assert len(remote.chat_requests) == 1
 

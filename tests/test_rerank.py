@@ -50,12 +50,6 @@ def user(ctx, http, rerank_http):
     return tenant
 
 
-def _through(tenant: Tenant, client) -> Tenant:
-    other = Tenant.__new__(Tenant)
-    other.__dict__.update(tenant.__dict__, _http=client)
-    return other
-
-
 def _contents(tenant: Tenant) -> list[str]:
     listing = tenant.get(f"/v1/users/{tenant.user}/memories").json()["memories"]
     return [m["content"] for m in listing]
@@ -65,7 +59,7 @@ def test_the_order_follows_the_rerankers_scores(user, double, rerank_http):
     scripted = {"Lisbon": 0.95, "Biscuit": 0.6, "Stripe": 0.25}
     double.rerank_scores = {content: next((s for word, s in scripted.items() if word in content), 0.0)
                             for content in _contents(user)}
-    results = _through(user, rerank_http).search("where does the user work?", reference_time=WHEN)
+    results = user.through(rerank_http).search("where does the user work?", reference_time=WHEN)
 
     # reranked: the scripted order, and what scored under the floor is gone
     groups = [next(word for word in scripted if word in r["content"]) for r in results]
@@ -81,7 +75,7 @@ def test_the_order_follows_the_rerankers_scores(user, double, rerank_http):
 
 
 def test_what_the_reranker_scores_under_the_floor_is_dropped(user, double, rerank_http):
-    through = _through(user, rerank_http)
+    through = user.through(rerank_http)
     double.rerank_scores = {content: 0.05 for content in _contents(user)}  # all loosely related at best
     assert through.search("Who won the 1998 world cup?") == []
 
@@ -95,7 +89,7 @@ def test_a_reranker_that_is_down_leaves_the_fused_ranking(user, double, rerank_h
     fused = user.search(query, reference_time=WHEN)  # the plain app: no reranker
     double.script(RERANK, status=500)
     double.script(RERANK, status=503)
-    results = _through(user, rerank_http).search(query, reference_time=WHEN)
+    results = user.through(rerank_http).search(query, reference_time=WHEN)
     assert len(double.rerank_requests) == 2  # one retry
     assert [r["id"] for r in results] == [r["id"] for r in fused]
     assert any("Stripe" in r["content"] for r in results[:2])
@@ -103,7 +97,7 @@ def test_a_reranker_that_is_down_leaves_the_fused_ranking(user, double, rerank_h
 
 
 def test_bm25_and_vector_modes_are_not_reranked(user, double, rerank_http):
-    through = _through(user, rerank_http)
+    through = user.through(rerank_http)
     for mode in ("bm25", "vector"):
         assert through.search("Stripe engineer", mode=mode), mode
     assert double.rerank_requests == []

@@ -145,7 +145,6 @@ def resolve(ctx: Context, job: SupersessionJob) -> None:
         for candidate, vector in zip(candidates, vectors):
             _decide_and_write(ctx, turn, candidate, vector)
     with ctx.db.transaction() as conn:
-        locks.lock_user(conn, job.tenant_id, turn["user_id"])
         turn_rows.finish(conn, job.tenant_id, job.turn_id)
 
 
