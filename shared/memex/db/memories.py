@@ -236,15 +236,16 @@ def keyword_ranked(conn: psycopg.Connection, tenant_id: str, user_id: str, agent
     """
     where, params = _scope(tenant_id, user_id, agent_id, filters, include_inactive, alias="m")
     prefix = "" if include_inactive else "active_"
-    tf = f"(p.occurrences + {CONTEXT_TF} * p.context_occurrences)"
+    tf = f"(p.occurrences + {CONTEXT_TF} * p.context_occurrences)::float8"
     rows = conn.execute(
         f"""WITH terms AS (
                 SELECT DISTINCT lexeme FROM unnest(to_tsvector('english', %(query)s))
             ), stats AS (
-                SELECT {prefix}docs AS n, greatest({prefix}length::numeric / greatest({prefix}docs, 1), 1) AS avgdl
+                SELECT {prefix}docs AS docs, {prefix}docs::float8 AS n,
+                       greatest({prefix}length::float8 / greatest({prefix}docs, 1), 1) AS avgdl
                 FROM memory_stats WHERE tenant_id = %(tenant)s AND user_id = %(user)s
             ), df AS MATERIALIZED (
-                SELECT s.lexeme, s.{prefix}df AS df,
+                SELECT s.lexeme, s.{prefix}df::float8 AS df,
                        row_number() OVER w AS rarity, sum(s.df) OVER w AS cost
                 FROM memory_terms s
                 WHERE s.tenant_id = %(tenant)s AND s.user_id = %(user)s AND s.lexeme IN (SELECT lexeme FROM terms)
@@ -256,20 +257,20 @@ def keyword_ranked(conn: psycopg.Connection, tenant_id: str, user_id: str, agent
                   ON p.tenant_id = %(tenant)s AND p.user_id = %(user)s AND p.lexeme = df.lexeme
                 WHERE df.rarity = 1 OR df.cost <= %(max_postings)s
             ), candidates AS MATERIALIZED (
-                SELECT m.id, length(m.content_tsv) AS dl, m.content_tsv FROM memories m
+                SELECT m.id, length(m.content_tsv)::float8 AS dl, m.content_tsv FROM memories m
                 WHERE m.tenant_id = %(tenant)s AND m.id IN (SELECT memory_id FROM generating) AND {where}
             ), hits AS (
                 SELECT c.id, c.dl, g.lexeme, g.tf FROM candidates c JOIN generating g ON g.memory_id = c.id
                 UNION ALL
                 -- the common terms, read from the candidates themselves rather than from their postings
                 SELECT c.id, c.dl, u.lexeme,
-                       (SELECT count(*) FILTER (WHERE w <> 'D') + {CONTEXT_TF} * count(*) FILTER (WHERE w = 'D')
+                       (SELECT (count(*) FILTER (WHERE w <> 'D') + {CONTEXT_TF} * count(*) FILTER (WHERE w = 'D'))::float8
                         FROM unnest(u.weights) w)
                 FROM candidates c, unnest(c.content_tsv) u
                 WHERE EXISTS (SELECT 1 FROM df WHERE NOT (rarity = 1 OR cost <= %(max_postings)s))
                   AND u.lexeme IN (SELECT lexeme FROM df WHERE NOT (rarity = 1 OR cost <= %(max_postings)s))
             )
-            SELECT h.id, max(st.n) AS n, sum(
+            SELECT h.id, max(st.docs) AS n, sum(
                 ln(1 + (st.n - df.df + 0.5) / (df.df + 0.5))
                 * h.tf * ({BM25_K1} + 1) / (h.tf + {BM25_K1} * (1 - {BM25_B} + {BM25_B} * h.dl / st.avgdl))
             ) AS score
