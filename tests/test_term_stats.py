@@ -234,6 +234,9 @@ def test_filters_narrow_candidates_not_statistics(ctx, tenant):
     expected = _bm25(ctx, tenant.id, tenant.user, "lake trail", only=walks)
     assert n == 10 and filtered.keys() == expected.keys() == walks
     assert all(filtered[i] == pytest.approx(expected[i], rel=1e-9) for i in walks)
+    # the user's size comes back when nothing matches (the vector channel's path depends on it)
+    assert _keyword(ctx, tenant.id, tenant.user, "xylophone") == ({}, 10)
+    assert _keyword(ctx, tenant.id, f"{tenant.user}-nobody", "lake") == ({}, 0)
 
 
 def test_a_common_term_scores_but_generates_no_candidates_past_the_cap(ctx, tenant):

@@ -220,7 +220,8 @@ def keyword_ranked(conn: psycopg.Connection, tenant_id: str, user_id: str, agent
                    filters: SearchFilters, include_inactive: bool, query: str,
                    limit: int, max_postings: int) -> tuple[list[tuple[str, float]], int]:
     """(id, BM25 score) over the scope's memories, best first, and how many memories the user
-    holds (BM25 scores grow with it: a floor on them must scale). One statement, whose work is
+    holds in scope, found or not (BM25 scores grow with it: a floor on them must scale; the vector
+    channel's path depends on it). One statement, whose work is
     bounded whatever the user's history (migration 0005 keeps what it reads):
 
     - Terms are the query's lexemes under the same text search configuration as content_tsv.
@@ -270,16 +271,20 @@ def keyword_ranked(conn: psycopg.Connection, tenant_id: str, user_id: str, agent
                 WHERE EXISTS (SELECT 1 FROM df WHERE NOT (rarity = 1 OR cost <= %(max_postings)s))
                   AND u.lexeme IN (SELECT lexeme FROM df WHERE NOT (rarity = 1 OR cost <= %(max_postings)s))
             )
-            SELECT h.id, max(st.docs) AS n, sum(
-                ln(1 + (st.n - df.df + 0.5) / (df.df + 0.5))
-                * h.tf * ({BM25_K1} + 1) / (h.tf + {BM25_K1} * (1 - {BM25_B} + {BM25_B} * h.dl / st.avgdl))
-            ) AS score
-            FROM hits h JOIN df USING (lexeme), stats st
-            GROUP BY h.id ORDER BY score DESC, h.id LIMIT %(limit)s""",
+            -- one row with a null id when nothing matched: the user's size comes back anyway
+            SELECT st.docs AS n, ranked.id, ranked.score FROM stats st LEFT JOIN LATERAL (
+                SELECT h.id, sum(
+                    ln(1 + (st.n - df.df + 0.5) / (df.df + 0.5))
+                    * h.tf * ({BM25_K1} + 1) / (h.tf + {BM25_K1} * (1 - {BM25_B} + {BM25_B} * h.dl / st.avgdl))
+                ) AS score
+                FROM hits h JOIN df USING (lexeme)
+                GROUP BY h.id ORDER BY score DESC, h.id LIMIT %(limit)s
+            ) ranked ON true
+            ORDER BY ranked.score DESC, ranked.id""",
         {"query": query, "tenant": tenant_id, "user": user_id, "max_postings": max_postings, "limit": limit,
          **params},
     ).fetchall()
-    return [(r["id"], float(r["score"])) for r in rows], (rows[0]["n"] if rows else 0)
+    return [(r["id"], float(r["score"])) for r in rows if r["id"] is not None], (rows[0]["n"] if rows else 0)
 
 
 def scope_size(conn: psycopg.Connection, tenant_id: str, user_id: str, include_inactive: bool) -> int:
