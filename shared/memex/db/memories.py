@@ -318,17 +318,18 @@ def vector_ranked(conn: psycopg.Connection, tenant_id: str, user_id: str, agent_
             args,
         ).fetchall()
         return [(r["id"], float(r["similarity"])) for r in rows]
-    with conn.transaction():
+    # One round trip: the settings only hold within the transaction, sent with the query (pipeline).
+    with conn.pipeline(), conn.transaction():
         conn.execute("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true),"
                      " set_config('hnsw.ef_search', %s, true)", (str(max(40, min(1000, limit * 2))),))
-        rows = conn.execute(
+        cursor = conn.execute(
             f"""SELECT id, 1 - (embedding <=> %(vector)s) AS similarity FROM (
                     SELECT id, embedding FROM memories WHERE {where}
                     ORDER BY embedding <=> %(vector)s LIMIT %(limit)s) nearest
                 ORDER BY similarity DESC""",
             args,
-        ).fetchall()
-    return [(r["id"], float(r["similarity"])) for r in rows]
+        )
+    return [(r["id"], float(r["similarity"])) for r in cursor.fetchall()]
 
 
 def pgvector_supports_iterative_scan(conn: psycopg.Connection) -> bool:
