@@ -220,9 +220,9 @@ def keyword_ranked(conn: psycopg.Connection, tenant_id: str, user_id: str, agent
                    filters: SearchFilters, include_inactive: bool, query: str,
                    limit: int, max_postings: int) -> tuple[list[tuple[str, float]], int]:
     """(id, BM25 score) over the scope's memories, best first, and how many memories the user
-    holds in scope, found or not (BM25 scores grow with it: a floor on them must scale; the vector
-    channel's path depends on it). One statement, whose work is
-    bounded whatever the user's history (migration 0005 keeps what it reads):
+    holds (active, or all), found or not: BM25 scores grow with it, so a floor on them must scale,
+    and the vector channel's path depends on it. One statement, whose work is bounded whatever
+    the user's history (migration 0005 keeps what it reads):
 
     - Terms are the query's lexemes under the same text search configuration as content_tsv.
     - Statistics (N, average length, document frequencies) are the user's: over the active
