@@ -67,6 +67,19 @@ def get_turn(conn: psycopg.Connection, tenant_id: str, turn_id: str) -> dict[str
     ).fetchone()
 
 
+def get_turns(conn: psycopg.Connection, tenant_id: str, turn_ids: list[str]) -> list[dict[str, Any]]:
+    return conn.execute("SELECT * FROM turns WHERE tenant_id = %s AND id = ANY(%s)", (tenant_id, turn_ids)).fetchall()
+
+
+def lock_turns(conn: psycopg.Connection, tenant_id: str, turn_ids: list[str]) -> dict[str, dict[str, Any]]:
+    """`lock_turn` for many: those that still exist, by id, locked for this transaction (in id
+    order, so that two transactions locking overlapping sets cannot deadlock)."""
+    rows = conn.execute(
+        "SELECT * FROM turns WHERE tenant_id = %s AND id = ANY(%s) ORDER BY id FOR UPDATE", (tenant_id, turn_ids)
+    ).fetchall()
+    return {r["id"]: r for r in rows}
+
+
 def lock_turn(conn: psycopg.Connection, tenant_id: str, turn_id: str) -> dict[str, Any] | None:
     """The turn row, locked for this transaction so two deliveries of one job cannot interleave."""
     return conn.execute(
@@ -79,6 +92,15 @@ def messages_of(conn: psycopg.Connection, tenant_id: str, turn_id: str) -> list[
         "SELECT * FROM messages WHERE tenant_id = %s AND turn_id = %s ORDER BY position",
         (tenant_id, turn_id),
     ).fetchall()
+
+
+def messages_of_turns(conn: psycopg.Connection, tenant_id: str, turn_ids: list[str]) -> dict[str, list[dict[str, Any]]]:
+    """`messages_of` for many turns: each turn's messages in order (turns without any are absent)."""
+    found: dict[str, list[dict[str, Any]]] = {}
+    for row in conn.execute("SELECT * FROM messages WHERE tenant_id = %s AND turn_id = ANY(%s) ORDER BY turn_id, position",
+                            (tenant_id, turn_ids)).fetchall():
+        found.setdefault(row["turn_id"], []).append(row)
+    return found
 
 
 def session_history(conn: psycopg.Connection, tenant_id: str, turn: dict[str, Any], limit: int) -> list[dict[str, Any]]:
