@@ -59,3 +59,34 @@ def test_iterative_and_exact_paths_rank_alike(ctx, scoped, query):
     assert len(exact) == 10
     assert [item for item, _ in iterative] == [item for item, _ in exact]
     assert [score for _, score in iterative] == pytest.approx([score for _, score in exact], abs=1e-6)
+
+
+def _embedding_index_scans(conn) -> int:
+    """Scans of the HNSW index so far, this session's included: its pending statistics are
+    flushed when it goes idle after the first statement."""
+    conn.execute("SELECT pg_stat_force_next_flush()")
+    conn.execute("SELECT pg_stat_clear_snapshot()")
+    return conn.execute("SELECT idx_scan FROM pg_stat_user_indexes WHERE indexrelname = 'memories_embedding'"
+                        ).fetchone()["idx_scan"]
+
+
+@pytest.mark.parametrize("exact_max, walks_index", [(1_000_000, False), (len(OWN) - 1, True)])
+def test_search_walks_the_index_only_past_the_exact_threshold(ctx, scoped, exact_max, walks_index):
+    """The scope's size comes from the user's statistics: 12 memories are ranked exactly under a
+    threshold of 12 or more, through the HNSW index under a smaller one; both rank alike."""
+    from dataclasses import replace
+
+    from memex.models import SearchIn
+    from memex.retrieval import search
+
+    request = SearchIn(user_id=scoped.user, query=QUERIES[0], mode="vector", top_k=10)
+    exact = search.search(ctx, scoped.id, request)
+    chosen = replace(ctx, settings=replace(ctx.settings, vector_exact_max=exact_max))
+    conn = ctx.db.connection()
+    before = _embedding_index_scans(conn)
+    with conn.transaction():
+        conn.execute("SET LOCAL enable_seqscan = off")  # see _ranked
+        conn.execute("SET LOCAL enable_sort = off")
+        answer = search.search(chosen, scoped.id, request)
+    assert (_embedding_index_scans(conn) > before) == walks_index
+    assert [r["id"] for r in answer["results"]] == [r["id"] for r in exact["results"]]

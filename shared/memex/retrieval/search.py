@@ -120,14 +120,25 @@ def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies |
     deps = deps or Dependencies(ctx)
     scope = (tenant_id, request.user_id, request.agent_id, request.filters, request.include_inactive)
 
+    size: dict[str, int] = {}  # the user's memories in scope: as a keyword run read them, else asked once
+
+    def large_scope() -> bool:
+        """Whether the vector channel walks the HNSW index rather than ranking the scope exactly."""
+        if "n" not in size:
+            size["n"] = memory_rows.scope_size(conn, tenant_id, request.user_id, request.include_inactive)
+        return size["n"] > ctx.settings.vector_exact_max
+
     def run(query: str, depth: int, keyword: bool = True, vector: bool = True) -> QueryRun:
         ranked_keyword = ranked_vector = None
         scope_size = 0
         query_vector = deps.query_vector(query) if vector else None
-        if query_vector is not None:
-            ranked_vector = memory_rows.vector_ranked(conn, *scope, query_vector, depth, _iterative_scan(ctx))
         if keyword or (vector and query_vector is None):
-            ranked_keyword, scope_size = memory_rows.keyword_ranked(conn, *scope, query, depth)
+            ranked_keyword, scope_size = memory_rows.keyword_ranked(conn, *scope, query, depth,
+                                                                    ctx.settings.keyword_max_postings)
+            size["n"] = scope_size
+        if query_vector is not None:
+            ranked_vector = memory_rows.vector_ranked(conn, *scope, query_vector, depth,
+                                                      _iterative_scan(ctx) and large_scope())
         return QueryRun(ranked_keyword, ranked_vector, scope_size)
 
     question = run(request.query, max(CANDIDATES_PER_CHANNEL, request.top_k * 2),
