@@ -66,9 +66,10 @@ def extract_many(ctx: Context, tenant_id: str, turn_ids: list[str], again: bool 
             follow_ups.append(turn)  # extracted already
             continue
         todo.append(turn)
-    messages = turn_rows.messages_of_turns(conn, tenant_id, [t["id"] for t in todo])
-    work = [(turn, messages.get(turn["id"], []), turn_rows.session_history(conn, tenant_id, turn, HISTORY_MESSAGES))
-            for turn in todo]
+    ids = [t["id"] for t in todo]
+    messages = turn_rows.messages_of_turns(conn, tenant_id, ids)
+    histories = turn_rows.session_histories(conn, tenant_id, ids, HISTORY_MESSAGES)
+    work = [(turn, messages.get(turn["id"], []), histories[turn["id"]]) for turn in todo]
     if not work:
         return _jobs(follow_ups)
     _store_episodic(ctx, tenant_id, work)
@@ -81,12 +82,10 @@ def extract_many(ctx: Context, tenant_id: str, turn_ids: list[str], again: bool 
                 failure = failure or exc
     with ctx.db.transaction() as conn:
         present = turn_rows.lock_turns(conn, tenant_id, [turn["id"] for turn, _ in extracted])
-        for turn, candidates in extracted:
-            if turn["id"] not in present:
-                continue  # erased meanwhile
-            turn_rows.store_candidates(conn, tenant_id, turn["id"], [asdict(c) for c in candidates])
-            if candidates:
-                follow_ups.append(turn)
+        extracted = [(turn, candidates) for turn, candidates in extracted if turn["id"] in present]  # else erased
+        turn_rows.store_many_candidates(conn, tenant_id, [(t["id"], [asdict(c) for c in candidates])
+                                                          for t, candidates in extracted])
+        follow_ups += [turn for turn, candidates in extracted if candidates]
     if failure is not None:
         raise failure
     return _jobs(follow_ups)
