@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import os
 import tempfile
-import time
 from pathlib import Path
 
 from bench.writes import api, bulk, corpus, workers
@@ -43,6 +43,7 @@ def main() -> None:
         os.environ.pop(name, None)
     os.environ.setdefault("POWERTOOLS_LOG_LEVEL", "WARNING")
     os.environ.setdefault("POWERTOOLS_METRICS_DISABLED", "true")
+    logging.getLogger("werkzeug").setLevel(logging.WARNING)  # the loopback SQS server's request lines
     from infra.local.runtime import LocalRuntime
 
     report: dict = {"blas_threads": os.environ.get("MEMEX_EMBEDDINGS_BLAS_THREADS", "1 (default)")}
