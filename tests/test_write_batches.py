@@ -162,3 +162,26 @@ def test_the_related_lookup_reads_what_a_scan_of_every_memory_would(ctx, tenant)
                 scanned.append((m["key"] not in keys, 1 - similarity, m["id"]))
         assert [m["id"] for m in found] == [i for _, _, i in sorted(scanned)][:8]
         assert found, text
+
+
+def test_an_imported_chunk_keeps_idempotency_keys_whether_stored_together_or_one_by_one(ctx, tenant, runtime,
+                                                                                         tmp_path):
+    def line(content: str, key: str | None, **extra) -> dict:
+        return {"user_id": tenant.user, "session_id": "s", "idempotency_key": key, **extra,
+                "messages": [{"role": "user", "content": content}]}
+
+    for name, bad in (("together", None), ("one-by-one", line("a NUL \u0000 byte", None))):
+        key = f"k-{name}"
+        lines = [line("I live in Lisbon.", key), line("I live in Lisbon.", key),  # the same turn twice
+                 line("I live in Porto.", key),  # another turn under the same key: refused
+                 line("I work at Stripe.", None)] + ([bad] if bad else [])
+        path = tmp_path / f"{name}.jsonl"
+        path.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
+        job = backfill.new_job("import", tenant.id, path=str(path))
+        backfill.run_chunk(ctx, job, function_module("backfill_worker").source_of(job))
+        state = backfill.status(ctx, tenant.id, job.backfill_id)
+        assert (state["done"], state["failed"]) == (3, 1 + (bad is not None)), name
+        stored = ctx.db.connection().execute(
+            """SELECT m.content FROM turns t JOIN messages m ON m.tenant_id = t.tenant_id AND m.turn_id = t.id
+               WHERE t.tenant_id = %s AND t.idempotency_key = %s""", (tenant.id, key)).fetchall()
+        assert [r["content"] for r in stored] == ["I live in Lisbon."], name
