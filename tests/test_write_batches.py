@@ -5,7 +5,6 @@ reads what a full scan would."""
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import threading
 
@@ -17,7 +16,6 @@ from infra.local.runtime import QUEUES, function_module
 from memex import backfill, pipeline
 from memex.db import memories as memory_rows
 from memex.ingest import ingest_turn
-from memex.jobs import ExtractionJob
 from memex.models import TurnIn
 
 LINES = ["I live in Lisbon.", "I work at Stripe.", "Had a long day.", "I moved to Porto last month.",

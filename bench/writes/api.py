@@ -16,9 +16,10 @@ TENANT = "bench-api"
 
 
 def run(requests: int) -> dict[str, Any]:
+    """Both timed on the started local runtime of this process."""
     from fastapi.testclient import TestClient
 
-    from infra.local.runtime import LocalRuntime  # noqa: F401 - started by the caller
+    from infra.local.runtime import HTTP_FUNCTIONS, function_module
     from memex.db import tenants as tenant_rows
     from memex.db import turns as turn_rows
     from memex.jobs import ExtractionJob
@@ -26,7 +27,6 @@ def run(requests: int) -> dict[str, Any]:
     from memex.models import TurnIn
     from memex_edge.context import get_context
     from memex_edge.http import create_app
-    from infra.local.runtime import HTTP_FUNCTIONS, function_module
 
     ctx = get_context()
     headers = {"Authorization": f"Bearer {create_key(ctx, TENANT)}"}

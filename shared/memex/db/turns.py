@@ -127,15 +127,8 @@ def lock_turn(conn: psycopg.Connection, tenant_id: str, turn_id: str) -> dict[st
     ).fetchone()
 
 
-def messages_of(conn: psycopg.Connection, tenant_id: str, turn_id: str) -> list[dict[str, Any]]:
-    return conn.execute(
-        "SELECT * FROM messages WHERE tenant_id = %s AND turn_id = %s ORDER BY position",
-        (tenant_id, turn_id),
-    ).fetchall()
-
-
 def messages_of_turns(conn: psycopg.Connection, tenant_id: str, turn_ids: list[str]) -> dict[str, list[dict[str, Any]]]:
-    """`messages_of` for many turns: each turn's messages in order (turns without any are absent)."""
+    """Each turn's messages in order (turns without any are absent), in one round trip."""
     found: dict[str, list[dict[str, Any]]] = {}
     for row in conn.execute("SELECT * FROM messages WHERE tenant_id = %s AND turn_id = ANY(%s) ORDER BY turn_id, position",
                             (tenant_id, turn_ids)).fetchall():
@@ -171,19 +164,10 @@ def set_status(
     )
 
 
-def store_candidates(conn: psycopg.Connection, tenant_id: str, turn_id: str, candidates: list[dict[str, Any]]) -> None:
-    """Extraction is done: the candidates wait on the turn for supersession (none: the turn is done)."""
-    conn.execute(
-        """UPDATE turns SET candidates = %s, extracted_at = now(), updated_at = now(), error = NULL,
-                  status = CASE WHEN %s THEN 'processing' ELSE 'processed' END
-           WHERE tenant_id = %s AND id = %s""",
-        (Jsonb(candidates) if candidates else None, bool(candidates), tenant_id, turn_id),
-    )
-
-
 def store_many_candidates(conn: psycopg.Connection, tenant_id: str,
                           extracted: list[tuple[str, list[dict[str, Any]]]]) -> None:
-    """`store_candidates` for many turns, pipelined."""
+    """Extraction is done: each turn's candidates wait on it for supersession (none: the turn is
+    done). Pipelined, for many turns at once."""
     with conn.cursor() as cur:
         cur.executemany(
             """UPDATE turns SET candidates = %s, extracted_at = now(), updated_at = now(), error = NULL,
