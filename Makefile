@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml shared/requirements.txt | cksum | cut -d' ' -f1)
 
-.PHONY: install dev test test-fast invoke keys bench-embedder sam-build lint-template clean quality reliability
+.PHONY: install dev test test-fast invoke keys bench-embedder sam-build lint-template clean quality reliability bench-writes
 
 $(STAMP): pyproject.toml shared/requirements.txt
 	$(PYTHON) -m venv $(VENV)
@@ -36,6 +36,10 @@ keys: install
 
 bench-embedder: install
 	$(BIN)/python -m bench.embedder
+
+# POST /v1/turns against its floor, the workers batched and one by one, a 20,000-turn import.
+bench-writes: install
+	$(BIN)/python -m bench.writes
 
 sam-build: install
 	$(BIN)/sam build --template-file template.yaml

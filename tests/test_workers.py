@@ -102,7 +102,7 @@ def test_the_last_failed_delivery_marks_the_turn_failed(ctx, tenant):
     bad = Candidate(type="fact", key="employer", value="X", content="The user's employer is X.",
                     confidence=5.0, importance=0.5, source_message_id=None)  # violates a CHECK constraint
     with ctx.db.transaction() as conn:
-        turn_rows.store_candidates(conn, tenant.id, turn_id, [dataclasses.asdict(bad)])
+        turn_rows.store_many_candidates(conn, tenant.id, [(turn_id, [dataclasses.asdict(bad)])])
     body = SupersessionJob(tenant.id, tenant.user, turn_id).to_json()
     group = f"{tenant.id}:{tenant.user}"
     # A batch whose every record failed is raised, so that Lambda retries it whole.

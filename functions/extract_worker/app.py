@@ -6,9 +6,18 @@ from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 from memex import pipeline
 from memex.jobs import ExtractionJob
 from memex_edge.context import get_context
-from memex_edge.workers import batch_handler, last_delivery_records_failure
+from memex_edge.workers import batch_handler, jobs_of, last_delivery_records_failure
 
 processor = BatchProcessor(event_type=EventType.SQS)
+
+
+def extract_batch(records: list[SQSRecord]) -> None:
+    """The batch's turns extracted together, their messages embedded in one call; each record then
+    finds its turn extracted and passes its candidates on."""
+    ctx = get_context()
+    jobs = jobs_of(records, ExtractionJob)
+    for tenant_id in dict.fromkeys(j.tenant_id for j in jobs):
+        pipeline.extract_many(ctx, tenant_id, [j.turn_id for j in jobs if j.tenant_id == tenant_id])
 
 
 def record_handler(record: SQSRecord) -> None:
@@ -23,4 +32,4 @@ def record_handler(record: SQSRecord) -> None:
             ctx.publisher.publish_supersession(follow_up)
 
 
-handler = batch_handler(processor, record_handler)
+handler = batch_handler(processor, record_handler, prepare=extract_batch)

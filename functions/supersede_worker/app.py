@@ -6,11 +6,17 @@ from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 from memex import pipeline
 from memex.jobs import SupersessionJob
 from memex_edge.context import get_context
-from memex_edge.workers import batch_handler, last_delivery_records_failure
+from memex_edge.workers import batch_handler, jobs_of, last_delivery_records_failure
 
 # Within a message group, a failure stops the rest of the batch so that order is kept;
 # other groups carry on.
 processor = SqsFifoPartialProcessor(skip_group_on_error=True)
+
+
+def resolve_batch(records: list[SQSRecord]) -> None:
+    """The batch's turns decided in delivery order (FIFO within each user), their candidates
+    embedded in one call; it stops at the first failure, which its record then meets again alone."""
+    pipeline.resolve_many(get_context(), jobs_of(records, SupersessionJob))
 
 
 def record_handler(record: SQSRecord) -> None:
@@ -23,4 +29,4 @@ def record_handler(record: SQSRecord) -> None:
         pipeline.resolve(ctx, job)
 
 
-handler = batch_handler(processor, record_handler)
+handler = batch_handler(processor, record_handler, prepare=resolve_batch)

@@ -39,7 +39,7 @@ from memex.db import backfills as backfill_rows
 from memex.db import memories as memory_rows
 from memex.db import tenants as tenant_rows
 from memex.errors import NotFound
-from memex.jobs import BackfillJob, ExtractionJob
+from memex.jobs import BackfillJob, ExtractionJob, SupersessionJob
 from memex.models import TurnIn
 
 log = logging.getLogger(__name__)
@@ -157,9 +157,21 @@ def _import_chunk(ctx: Context, job: BackfillJob, source: Source) -> tuple[str, 
         for turn_id in turn_ids:
             ctx.publisher.publish_extraction(ExtractionJob(job.tenant_id, turn_id))
         follow_ups = []
-    for follow_up in follow_ups:
-        ctx.publisher.publish_supersession(follow_up)
+    _decide(ctx, job, follow_ups)
     return str(position), len(turn_ids), failed + refused, more
+
+
+def _decide(ctx: Context, job: BackfillJob, follow_ups: list[SupersessionJob]) -> None:
+    """Supersession for the chunk's turns, here and in the order they were said: a queue message
+    per turn would cost more than the decision. If it fails, the turns not yet decided go to
+    the supersession queue (a turn already decided is skipped there)."""
+    try:
+        pipeline.resolve_many(ctx, follow_ups)
+    except Exception:  # noqa: BLE001 - the candidates are stored on the turns: the workers take them
+        log.exception("deciding a chunk of backfill %s failed; its turns go to the supersession queue",
+                      job.backfill_id)
+        for follow_up in follow_ups:
+            ctx.publisher.publish_supersession(follow_up)
 
 
 def _turn_of(raw: bytes, offset: int) -> TurnIn:
@@ -217,6 +229,5 @@ def _reextract_chunk(ctx: Context, job: BackfillJob) -> tuple[str, int, int, boo
                                             TURNS_PER_CHUNK + 1)
     more = len(turn_ids) > TURNS_PER_CHUNK
     turn_ids = turn_ids[:TURNS_PER_CHUNK]
-    for follow_up in pipeline.extract_many(ctx, job.tenant_id, turn_ids, again=True):
-        ctx.publisher.publish_supersession(follow_up)
+    _decide(ctx, job, pipeline.extract_many(ctx, job.tenant_id, turn_ids, again=True))
     return (turn_ids[-1] if turn_ids else job.offset), len(turn_ids), 0, more

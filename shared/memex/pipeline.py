@@ -9,10 +9,13 @@ the turn, so a lost supersession message is sent again without asking the LLM ag
 
 from __future__ import annotations
 
+import itertools
 import logging
 import uuid
 from dataclasses import asdict
 from typing import Any
+
+import numpy as np
 
 from memex import llm, timeline
 from memex.context import Context
@@ -55,19 +58,20 @@ def extract_many(ctx: Context, tenant_id: str, turn_ids: list[str], again: bool 
     re-extracts turns already processed (after a model change). If the extractor fails for a
     turn, the others are still stored, then the failure is raised so the job is retried."""
     conn = ctx.db.connection()
-    follow_ups, work = [], []
-    for turn_id in sorted(set(turn_ids)):
-        turn = turn_rows.get_turn(conn, tenant_id, turn_id)
-        if turn is None or (turn["status"] == "processed" and not again):
+    follow_ups, todo = [], []
+    for turn in sorted(turn_rows.get_turns(conn, tenant_id, list(set(turn_ids))), key=_said):
+        if turn["status"] == "processed" and not again:
             continue
         if turn["candidates"] is not None and not again:
-            follow_ups.append(SupersessionJob(tenant_id, turn["user_id"], turn_id))  # extracted already
+            follow_ups.append(turn)  # extracted already
             continue
-        messages = turn_rows.messages_of(conn, tenant_id, turn_id)
-        history = turn_rows.session_history(conn, tenant_id, turn, HISTORY_MESSAGES)
-        work.append((turn, messages, history))
+        todo.append(turn)
+    ids = [t["id"] for t in todo]
+    messages = turn_rows.messages_of_turns(conn, tenant_id, ids)
+    histories = turn_rows.session_histories(conn, tenant_id, ids, HISTORY_MESSAGES)
+    work = [(turn, messages.get(turn["id"], []), histories[turn["id"]]) for turn in todo]
     if not work:
-        return follow_ups
+        return _jobs(follow_ups)
     _store_episodic(ctx, tenant_id, work)
     extracted, failure = [], None
     with llm.time_budget(ctx.settings.llm_budget_seconds):
@@ -77,15 +81,24 @@ def extract_many(ctx: Context, tenant_id: str, turn_ids: list[str], again: bool 
             except Exception as exc:  # noqa: BLE001 - the other turns are stored; this one is retried
                 failure = failure or exc
     with ctx.db.transaction() as conn:
-        for turn, candidates in extracted:
-            if turn_rows.lock_turn(conn, tenant_id, turn["id"]) is None:
-                continue  # erased meanwhile
-            turn_rows.store_candidates(conn, tenant_id, turn["id"], [asdict(c) for c in candidates])
-            if candidates:
-                follow_ups.append(SupersessionJob(tenant_id, turn["user_id"], turn["id"]))
+        present = turn_rows.lock_turns(conn, tenant_id, [turn["id"] for turn, _ in extracted])
+        extracted = [(turn, candidates) for turn, candidates in extracted if turn["id"] in present]  # else erased
+        turn_rows.store_many_candidates(conn, tenant_id, [(t["id"], [asdict(c) for c in candidates])
+                                                          for t, candidates in extracted])
+        follow_ups += [turn for turn, candidates in extracted if candidates]
     if failure is not None:
         raise failure
-    return follow_ups
+    return _jobs(follow_ups)
+
+
+def _said(turn: dict[str, Any]) -> tuple:
+    return turn["occurred_at"], turn["id"]
+
+
+def _jobs(turns: list[dict[str, Any]]) -> list[SupersessionJob]:
+    """Supersession jobs for these turns, in the order they were said: decided in that order,
+    each one joins its key's history at the end, without a walk back through it."""
+    return [SupersessionJob(t["tenant_id"], t["user_id"], t["id"]) for t in sorted(turns, key=_said)]
 
 
 def _store_episodic(ctx: Context, tenant_id: str, work: list[tuple[dict, list[dict], list[dict]]]) -> None:
@@ -95,34 +108,32 @@ def _store_episodic(ctx: Context, tenant_id: str, work: list[tuple[dict, list[di
         for previous, message in zip([history[-1] if history else None] + messages, messages):
             contexts[message["id"]] = episodic_text(previous) if previous else None
     conn = ctx.db.connection()
-    pending = [(turn, m) for turn, messages, _ in work for m in messages
-               if not memory_rows.already_written(conn, tenant_id, f"message:{m['id']}")]
+    done = memory_rows.written(conn, tenant_id, [f"message:{m['id']}" for _, messages, _ in work for m in messages])
+    pending = [(turn, m) for turn, messages, _ in work for m in messages if f"message:{m['id']}" not in done]
     if not pending:
         return
     vectors = ctx.embedder.embed([indexed_text(episodic_text(m), contexts[m["id"]]) for _, m in pending])
     with ctx.db.transaction() as conn:
         for user_id in sorted({turn["user_id"] for turn, _ in pending}):  # in one order: no deadlock
             locks.lock_user(conn, tenant_id, user_id)
-        for (turn, message), vector in zip(pending, vectors):
-            if turn_rows.lock_turn(conn, tenant_id, turn["id"]) is None:
-                continue  # erased meanwhile
-            memory_rows.insert(conn, tenant_id, {
-                "id": str(uuid.uuid4()),
-                "user_id": turn["user_id"],
-                "agent_id": turn["agent_id"],
-                "session_id": turn["session_id"],
-                "memory_type": "episodic",
-                "type": "message",
-                "content": episodic_text(message),
-                "context": contexts[message["id"]],
-                "importance": EPISODIC_IMPORTANCE,
-                "embedding": vector,
-                "valid_from": turn["occurred_at"],
-                "source_turn_id": turn["id"],
-                "source_message_id": message["id"],
-                "dedupe_key": f"message:{message['id']}",
-                "metadata": {"role": message["role"], **({"name": message["name"]} if message["name"] else {})},
-            })
+        present = turn_rows.lock_turns(conn, tenant_id, list({turn["id"] for turn, _ in pending}))
+        memory_rows.insert_many(conn, tenant_id, [{
+            "id": str(uuid.uuid4()),
+            "user_id": turn["user_id"],
+            "agent_id": turn["agent_id"],
+            "session_id": turn["session_id"],
+            "memory_type": "episodic",
+            "type": "message",
+            "content": episodic_text(message),
+            "context": contexts[message["id"]],
+            "importance": EPISODIC_IMPORTANCE,
+            "embedding": vector,
+            "valid_from": turn["occurred_at"],
+            "source_turn_id": turn["id"],
+            "source_message_id": message["id"],
+            "dedupe_key": f"message:{message['id']}",
+            "metadata": {"role": message["role"], **({"name": message["name"]} if message["name"] else {})},
+        } for (turn, message), vector in zip(pending, vectors) if turn["id"] in present])  # else erased meanwhile
 
 
 # A value this close in meaning under another key may be the same fact under a new name
@@ -134,25 +145,94 @@ RELATED_LIMIT = 8
 DECIDE_ATTEMPTS = 3
 
 
-def resolve(ctx: Context, job: SupersessionJob) -> None:
+def resolve(ctx: Context, job: SupersessionJob, known: dict[str, np.ndarray] | None = None) -> None:
     """Decide each candidate stored on the turn against the user's current memories, write it,
-    then mark the turn processed. The judge (an LLM, maybe) is asked with no lock held; the
-    write takes the user's lock and re-checks that what was decided on has not changed."""
+    then mark the turn processed. `known`: vectors already computed for candidate contents (a
+    batch's, embedded together)."""
     turn = turn_rows.get_turn(ctx.db.connection(), job.tenant_id, job.turn_id)
-    if turn is None or turn["candidates"] is None:
-        return  # erased, or decided by an earlier delivery
-    candidates = [Candidate(**c) for c in turn["candidates"]]
-    vectors = ctx.embedder.embed([c.content for c in candidates]) if candidates else []
-    with llm.time_budget(ctx.settings.llm_budget_seconds):
-        for candidate, vector in zip(candidates, vectors):
-            _decide_and_write(ctx, turn, candidate, vector)
+    if turn is not None:
+        _resolve_turns(ctx, [turn], known)
+
+
+def resolve_many(ctx: Context, jobs: list[SupersessionJob], known: dict[str, np.ndarray] | None = None) -> None:
+    """`resolve` for many turns, in the given order, their candidates embedded together."""
+    conn = ctx.db.connection()
+    found: dict[tuple[str, str], dict[str, Any]] = {}
+    for tenant_id in {j.tenant_id for j in jobs}:
+        ids = [j.turn_id for j in jobs if j.tenant_id == tenant_id]
+        found.update(((tenant_id, t["id"]), t) for t in turn_rows.get_turns(conn, tenant_id, ids))
+    _resolve_turns(ctx, [found[(j.tenant_id, j.turn_id)] for j in jobs if (j.tenant_id, j.turn_id) in found], known)
+
+
+# How many of one user's turns the rules decide in one transaction (and one hold of the user's lock).
+TURNS_PER_TRANSACTION = 50
+
+
+def _resolve_turns(ctx: Context, turns: list[dict[str, Any]], known: dict[str, np.ndarray] | None) -> None:
+    """A judge that calls out (an LLM) is asked with no lock held, then the write takes the user's
+    lock and re-checks that what was decided on has not changed. The rules answer at once: they
+    decide and write under the lock, consecutive turns of one user in one transaction."""
+    turns = [t for t in turns if t["candidates"] is not None]  # the others are done
+    vectors = candidate_vectors(ctx, turns, known)
+    if isinstance(ctx.judge, RulesJudge):
+        for _, run in itertools.groupby(turns, key=lambda t: (t["tenant_id"], t["user_id"])):
+            run = list(run)
+            for start in range(0, len(run), TURNS_PER_TRANSACTION):
+                _resolve_locked(ctx, run[start:start + TURNS_PER_TRANSACTION], vectors)
+        return
+    for turn in turns:
+        with llm.time_budget(ctx.settings.llm_budget_seconds):
+            for candidate in (Candidate(**c) for c in turn["candidates"]):
+                _decide_and_write(ctx, turn, candidate, vectors[candidate.content])
+        with ctx.db.transaction() as conn:
+            turn_rows.finish(conn, turn["tenant_id"], turn["id"])
+
+
+def candidate_vectors(ctx: Context, turns: list[dict[str, Any]], known: dict[str, np.ndarray] | None = None
+                      ) -> dict[str, np.ndarray]:
+    """The vector of every candidate content stored on these turns, by content: those not in
+    `known` embedded in one call, each distinct text once."""
+    vectors = dict(known or {})
+    missing = list(dict.fromkeys(c["content"] for t in turns for c in (t["candidates"] or [])
+                                 if c["content"] not in vectors))
+    if missing:
+        vectors.update(zip(missing, ctx.embedder.embed(missing)))
+    return vectors
+
+
+def _resolve_locked(ctx: Context, turns: list[dict[str, Any]], vectors: dict[str, np.ndarray]) -> None:
+    """Decide and write the candidates of these turns of one user, in order, in one transaction."""
+    tenant_id, user_id = turns[0]["tenant_id"], turns[0]["user_id"]
     with ctx.db.transaction() as conn:
-        turn_rows.finish(conn, job.tenant_id, job.turn_id)
+        locks.lock_user(conn, tenant_id, user_id)
+        locked = turn_rows.lock_turns(conn, tenant_id, [t["id"] for t in turns])
+        for turn in turns:
+            current = locked.get(turn["id"])
+            if current is None or current["candidates"] is None:
+                continue  # erased, or decided by a delivery that got the lock first
+            for candidate in (Candidate(**c) for c in current["candidates"]):
+                dedupe_key = _dedupe_key(current, candidate)
+                if memory_rows.already_written(conn, tenant_id, dedupe_key):
+                    continue  # written by an earlier delivery that decided one candidate at a time
+                if turn_rows.erased_key(conn, tenant_id, current["id"], candidate.key):
+                    continue  # the user erased what this turn said about it
+                vector = vectors.get(candidate.content)
+                if vector is None:  # re-extracted since the vectors were computed
+                    vector = ctx.embedder.embed([candidate.content])[0]
+                related = memory_rows.related_active(conn, tenant_id, user_id, related_keys(candidate.key), vector,
+                                                     RELATED_MIN_SIMILARITY, RELATED_LIMIT)
+                _write(conn, ctx, current, candidate, vector, dedupe_key, ctx.judge.decide(candidate, related),
+                       related)
+            turn_rows.finish(conn, tenant_id, current["id"])
+
+
+def _dedupe_key(turn: dict[str, Any], candidate: Candidate) -> str:
+    return f"candidate:{turn['id']}:{candidate.key}:{candidate.value.casefold()}"
 
 
 def _decide_and_write(ctx: Context, turn: dict[str, Any], candidate: Candidate, vector) -> None:
     tenant_id, user_id = turn["tenant_id"], turn["user_id"]
-    dedupe_key = f"candidate:{turn['id']}:{candidate.key}:{candidate.value.casefold()}"
+    dedupe_key = _dedupe_key(turn, candidate)
     keys = related_keys(candidate.key)
     for attempt in range(1, DECIDE_ATTEMPTS + 1):
         conn = ctx.db.connection()

@@ -100,14 +100,7 @@ def _past(conn: psycopg.Connection, tenant_id: str, value: str, said_at: datetim
 
 def _back_from(conn: psycopg.Connection, tenant_id: str, memory: dict[str, Any]) -> list[dict[str, Any]]:
     """The memory and everything before it in its history."""
-    found, frontier, seen = [memory], [memory["id"]], {memory["id"]}
-    while frontier:
-        for previous in history_rows.predecessors(conn, tenant_id, frontier.pop()):
-            if previous["id"] not in seen:
-                seen.add(previous["id"])
-                found.append(previous)
-                frontier.append(previous["id"])
-    return found
+    return [memory, *history_rows.earlier(conn, tenant_id, memory["id"])]
 
 
 def said_after(memory: dict[str, Any], said_at: datetime) -> bool:

@@ -4,7 +4,7 @@ message's last delivery."""
 from __future__ import annotations
 
 from contextlib import contextmanager
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, TypeVar
 
 from aws_lambda_powertools.utilities.batch import BasePartialBatchProcessor, process_partial_response
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
@@ -13,21 +13,46 @@ from memex.context import Context
 from memex.errors import public_description
 from memex_edge.observability import logger, metrics, tracer
 
+T = TypeVar("T")
 
-def batch_handler(processor: BasePartialBatchProcessor, record_handler: Callable[[SQSRecord], None]
-                  ) -> Callable[[dict, Any], dict]:
+
+def batch_handler(processor: BasePartialBatchProcessor, record_handler: Callable[[SQSRecord], None],
+                  prepare: Callable[[list[SQSRecord]], None] | None = None) -> Callable[[dict, Any], dict]:
     """The Lambda entry point of a worker: each record through `record_handler`, failures
-    reported as partial batch failures (the event source mapping retries only those)."""
+    reported as partial batch failures (the event source mapping retries only those).
+
+    `prepare`, given the whole batch first, does the records' work for all of them at once where
+    that is cheaper (one embedding call instead of one per record). Record by record, the work is
+    idempotent, so each record then finds its part done; if `prepare` fails, each record does all of
+    its own, and its failure is reported for it alone."""
 
     @logger.inject_lambda_context
     @tracer.capture_lambda_handler
     @metrics.log_metrics
     def handler(event: dict, context: Any) -> dict:
-        metrics.add_metric(name="RecordsReceived", unit="Count", value=len(event.get("Records", [])))
+        records = event.get("Records", [])
+        metrics.add_metric(name="RecordsReceived", unit="Count", value=len(records))
+        if prepare is not None and len(records) > 1:
+            try:
+                prepare([SQSRecord(r) for r in records])
+            except Exception as exc:  # noqa: BLE001 - each record then does its own work
+                logger.warning("preparing the batch failed (%s); each record does its own work",
+                               public_description(exc))
         return process_partial_response(event=event, record_handler=record_handler, processor=processor,
                                         context=context)
 
     return handler
+
+
+def jobs_of(records: list[SQSRecord], job_type: type[T]) -> list[T]:
+    """The jobs of the records that parse, in order (the others fail on their own in the record handler)."""
+    jobs = []
+    for record in records:
+        try:
+            jobs.append(job_type.from_json(record.body))
+        except ValueError:
+            continue
+    return jobs
 
 
 @contextmanager

@@ -67,19 +67,28 @@ def mark_sent(conn: psycopg.Connection, tenant_id: str, backfill_id: str, positi
 
 
 def insert_turns(conn: psycopg.Connection, tenant_id: str, turns: list[TurnIn]) -> tuple[list[str], int]:
-    """Store each turn in a savepoint of its own, so that one that cannot be stored (Postgres
-    refuses it, as a NUL byte; its idempotency key names another turn) is skipped without undoing
-    the others.
+    """Store the turns, all in one savepoint and pipelined; if Postgres refuses one of them (a NUL
+    byte, say), each in a savepoint of its own instead, so that the one that cannot be stored is
+    skipped without undoing the others. A turn whose idempotency key names another turn is refused.
     Returns the ids of the turns stored or found already stored, and how many were refused."""
+    dated = [(turn, turn.timestamp or datetime.now(timezone.utc)) for turn in turns]
+    try:
+        with conn.transaction():
+            ids = turn_rows.insert_turns(conn, tenant_id, dated)
+        return [i for i in ids if i is not None], sum(i is None for i in ids)
+    except _REFUSED:
+        pass
     turn_ids, refused = [], 0
-    for turn in turns:
+    for turn, occurred_at in dated:
         try:
             with conn.transaction():
-                occurred_at = turn.timestamp or datetime.now(timezone.utc)
                 turn_ids.append(turn_rows.insert_turn(conn, tenant_id, turn, occurred_at)[0])
-        except (psycopg.DataError, psycopg.IntegrityError, psycopg.errors.ProgramLimitExceeded, IdempotencyConflict):
+        except (*_REFUSED, IdempotencyConflict):
             refused += 1
     return turn_ids, refused
+
+
+_REFUSED = (psycopg.DataError, psycopg.IntegrityError, psycopg.errors.ProgramLimitExceeded)
 
 
 def fail(conn: psycopg.Connection, tenant_id: str, backfill_id: str, error: str) -> None:

@@ -41,6 +41,19 @@ def predecessors(conn: psycopg.Connection, tenant_id: str, memory_id: str) -> li
     ).fetchall()
 
 
+def earlier(conn: psycopg.Connection, tenant_id: str, memory_id: str) -> list[dict[str, Any]]:
+    """Every memory this one replaced, directly or through others, in one round trip."""
+    return conn.execute(
+        """WITH RECURSIVE back(id) AS (
+               SELECT replaced_id FROM memory_links WHERE tenant_id = %(t)s AND memory_id = %(id)s
+               UNION
+               SELECT l.replaced_id FROM memory_links l JOIN back b ON l.memory_id = b.id WHERE l.tenant_id = %(t)s
+           )
+           SELECT o.id, o.value, o.valid_from, o.valid_to FROM back JOIN memories o ON o.tenant_id = %(t)s AND o.id = back.id""",
+        {"t": tenant_id, "id": memory_id},
+    ).fetchall()
+
+
 def links_around(conn: psycopg.Connection, tenant_id: str, ids: list[str]) -> list[dict[str, Any]]:
     """Every link of the chains these memories belong to (both directions, transitively)."""
     return conn.execute(

@@ -65,29 +65,39 @@ def _iso(value: datetime | None) -> str | None:
     return value.isoformat().replace("+00:00", "Z") if value else None
 
 
+_INSERT = """INSERT INTO memories (tenant_id, id, user_id, agent_id, session_id, memory_type, type, key, value,
+                                   content, context, importance, confidence, embedding, active, valid_from,
+                                   valid_to, source_turn_id, source_message_id, dedupe_key, metadata)
+             VALUES (%(tenant_id)s, %(id)s, %(user_id)s, %(agent_id)s, %(session_id)s, %(memory_type)s,
+                     %(type)s, %(key)s, %(value)s, %(content)s, %(context)s, %(importance)s, %(confidence)s,
+                     %(embedding)s, %(active)s, %(valid_from)s, %(valid_to)s, %(source_turn_id)s,
+                     %(source_message_id)s, %(dedupe_key)s, %(metadata)s)
+             ON CONFLICT (tenant_id, dedupe_key) WHERE dedupe_key IS NOT NULL DO NOTHING"""
+
+
+def _row(tenant_id: str, memory: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "tenant_id": tenant_id,
+        "agent_id": None, "session_id": None, "key": None, "value": None, "context": None,
+        "source_turn_id": None, "source_message_id": None, "dedupe_key": None,
+        "confidence": 1.0, "importance": 0.5, "active": True, "valid_to": None,
+        **memory,
+        "embedding": np.asarray(memory["embedding"], dtype=np.float32),
+        "metadata": Jsonb(memory.get("metadata") or {}),
+    }
+
+
 def insert(conn: psycopg.Connection, tenant_id: str, memory: dict[str, Any]) -> str | None:
     """Insert one memory; None when its dedupe_key was already written (a redelivery)."""
-    row = conn.execute(
-        """INSERT INTO memories (tenant_id, id, user_id, agent_id, session_id, memory_type, type, key,
-                                 value, content, context, importance, confidence, embedding, active, valid_from, valid_to, source_turn_id, source_message_id,
-                                 dedupe_key, metadata)
-           VALUES (%(tenant_id)s, %(id)s, %(user_id)s, %(agent_id)s, %(session_id)s, %(memory_type)s,
-                   %(type)s, %(key)s, %(value)s, %(content)s, %(context)s, %(importance)s, %(confidence)s,
-                   %(embedding)s, %(active)s, %(valid_from)s, %(valid_to)s, %(source_turn_id)s,
-                   %(source_message_id)s, %(dedupe_key)s, %(metadata)s)
-           ON CONFLICT (tenant_id, dedupe_key) WHERE dedupe_key IS NOT NULL DO NOTHING
-           RETURNING id""",
-        {
-            "tenant_id": tenant_id,
-            "agent_id": None, "session_id": None, "key": None, "value": None, "context": None,
-            "source_turn_id": None, "source_message_id": None, "dedupe_key": None,
-            "confidence": 1.0, "importance": 0.5, "active": True, "valid_to": None,
-            **memory,
-            "embedding": np.asarray(memory["embedding"], dtype=np.float32),
-            "metadata": Jsonb(memory.get("metadata") or {}),
-        },
-    ).fetchone()
+    row = conn.execute(_INSERT + " RETURNING id", _row(tenant_id, memory)).fetchone()
     return row["id"] if row else None
+
+
+def insert_many(conn: psycopg.Connection, tenant_id: str, memories: list[dict[str, Any]]) -> None:
+    """`insert` for many memories, in one pipelined batch; those whose dedupe_key was already
+    written are skipped."""
+    with conn.cursor() as cur:
+        cur.executemany(_INSERT, [_row(tenant_id, m) for m in memories])
 
 
 def get(conn: psycopg.Connection, tenant_id: str, memory_id: str) -> dict[str, Any] | None:
@@ -107,6 +117,13 @@ def already_written(conn: psycopg.Connection, tenant_id: str, dedupe_key: str) -
         (tenant_id, dedupe_key),
     ).fetchone()
     return row["written"]
+
+
+def written(conn: psycopg.Connection, tenant_id: str, dedupe_keys: list[str]) -> set[str]:
+    """Which of these dedupe keys a worker already wrote (`already_written` for many)."""
+    rows = conn.execute("SELECT dedupe_key FROM memories WHERE tenant_id = %s AND dedupe_key = ANY(%s)",
+                        (tenant_id, dedupe_keys)).fetchall()
+    return {r["dedupe_key"] for r in rows}
 
 
 def of_turn(conn: psycopg.Connection, tenant_id: str, turn_id: str) -> list[dict[str, Any]]:
@@ -341,13 +358,25 @@ def pgvector_supports_iterative_scan(conn: psycopg.Connection) -> bool:
 def related_active(conn: psycopg.Connection, tenant_id: str, user_id: str, keys: list[str], embedding: np.ndarray,
                    min_similarity: float, limit: int) -> list[dict[str, Any]]:
     """The user's active semantic memories a candidate may contradict: under one of `keys`, or
-    a value close in meaning under another key. Callers that write what they decide hold the user's
-    lock (db/locks.py), so what is read here cannot change before the write."""
+    a value close in meaning under another key; those under `keys` first, then by distance. Callers
+    that write what they decide hold the user's lock (db/locks.py), so what is read here cannot
+    change before the write.
+
+    It reads memories_user_current_semantic, which holds only the user's current semantic memories:
+    the cost follows what the user knows now, not how long their history is."""
+    vector = np.asarray(embedding, dtype=np.float32)
     rows = conn.execute(
-        _SELECT + """WHERE m.tenant_id = %s AND m.user_id = %s AND m.active AND m.memory_type = 'semantic'
-                      AND (m.key = ANY(%s) OR 1 - (m.embedding <=> %s) >= %s)
-                     ORDER BY (m.key = ANY(%s)) DESC, m.embedding <=> %s LIMIT %s""",
-        (tenant_id, user_id, keys, embedding, min_similarity, keys, embedding, limit),
+        # Ranked exactly, never through the HNSW index: a filtered index walk may return fewer rows.
+        """WITH current AS MATERIALIZED (
+               SELECT id, coalesce(key = ANY(%(keys)s), false) AS by_key, embedding <=> %(v)s AS distance
+               FROM memories WHERE tenant_id = %(t)s AND user_id = %(u)s AND active AND memory_type = 'semantic'
+           ), near AS (
+               SELECT id, by_key, distance FROM current WHERE by_key OR 1 - distance >= %(min)s
+               ORDER BY by_key DESC, distance, id LIMIT %(limit)s
+           )
+        """ + _SELECT + """JOIN near ON near.id = m.id WHERE m.tenant_id = %(t)s
+        ORDER BY near.by_key DESC, near.distance, m.id""",
+        {"t": tenant_id, "u": user_id, "keys": keys, "v": vector, "min": min_similarity, "limit": limit},
     ).fetchall()
     return [to_wire(r) for r in rows]
 

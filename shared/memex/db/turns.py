@@ -15,6 +15,15 @@ from memex.errors import IdempotencyConflict
 from memex.models import TurnIn
 
 
+_INSERT_TURN = """INSERT INTO turns (tenant_id, id, user_id, session_id, agent_id, occurred_at, metadata,
+                                    idempotency_key, payload_hash)
+                 VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)
+                 ON CONFLICT (tenant_id, user_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
+                 RETURNING id"""
+_INSERT_MESSAGE = """INSERT INTO messages (tenant_id, id, turn_id, position, role, name, content, metadata)
+                     VALUES (%s, %s, %s, %s, %s, %s, %s, %s)"""
+
+
 def insert_turn(
     conn: psycopg.Connection, tenant_id: str, turn: TurnIn, occurred_at: datetime
 ) -> tuple[str, bool]:
@@ -24,11 +33,7 @@ def insert_turn(
     turn_id = str(uuid.uuid4())
     digest = _payload_hash(turn)
     row = conn.execute(
-        """INSERT INTO turns (tenant_id, id, user_id, session_id, agent_id, occurred_at, metadata,
-                              idempotency_key, payload_hash)
-           VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)
-           ON CONFLICT (tenant_id, user_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
-           RETURNING id""",
+        _INSERT_TURN,
         (tenant_id, turn_id, turn.user_id, turn.session_id, turn.agent_id, occurred_at,
          Jsonb(turn.metadata), turn.idempotency_key, digest),
     ).fetchone()
@@ -43,15 +48,50 @@ def insert_turn(
                 f"idempotency_key {turn.idempotency_key!r} was already used by this user for a different turn")
         return existing["id"], False
     with conn.cursor() as cur:
-        cur.executemany(
-            """INSERT INTO messages (tenant_id, id, turn_id, position, role, name, content, metadata)
-               VALUES (%s, %s, %s, %s, %s, %s, %s, %s)""",
-            [
-                (tenant_id, str(uuid.uuid4()), turn_id, i, m.role, m.name, m.content, Jsonb(m.metadata))
-                for i, m in enumerate(turn.messages)
-            ],
-        )
+        cur.executemany(_INSERT_MESSAGE, _message_rows(tenant_id, turn_id, turn))
     return turn_id, True
+
+
+def insert_turns(conn: psycopg.Connection, tenant_id: str, turns: list[tuple[TurnIn, datetime]]) -> list[str | None]:
+    """`insert_turn` for many turns, in pipelined statements rather than a round trip each: for
+    each turn, its id (new, or the first turn's for a repeated idempotency key), or None where
+    the key names a different turn. A turn Postgres refuses raises, as from `insert_turn`."""
+    rows = [(tenant_id, str(uuid.uuid4()), t.user_id, t.session_id, t.agent_id, at, Jsonb(t.metadata),
+             t.idempotency_key, _payload_hash(t)) for t, at in turns]
+    created = []
+    with conn.cursor() as cur:
+        cur.executemany(_INSERT_TURN, rows, returning=True)
+        for _ in rows:
+            created.append(cur.fetchone() is not None)
+            cur.nextset()
+    repeated = [row for row, new in zip(rows, created) if not new]
+    existing = {}
+    if repeated:
+        for r in conn.execute(
+            """SELECT t.user_id, t.idempotency_key, t.id, t.payload_hash FROM turns t
+               JOIN unnest(%s::text[], %s::text[]) AS k(user_id, idempotency_key)
+                 ON t.user_id = k.user_id AND t.idempotency_key = k.idempotency_key
+               WHERE t.tenant_id = %s""",
+            ([r[2] for r in repeated], [r[7] for r in repeated], tenant_id),
+        ).fetchall():
+            existing[(r["user_id"], r["idempotency_key"])] = r
+    ids = []
+    for row, new in zip(rows, created):
+        if new:
+            ids.append(row[1])
+            continue
+        first = existing[(row[2], row[7])]
+        # Turns stored before payloads were hashed have none to compare: taken as the same turn.
+        ids.append(first["id"] if first["payload_hash"] in (None, row[8]) else None)
+    with conn.cursor() as cur:
+        cur.executemany(_INSERT_MESSAGE, [m for (turn, _), row, new in zip(turns, rows, created) if new
+                                          for m in _message_rows(tenant_id, row[1], turn)])
+    return ids
+
+
+def _message_rows(tenant_id: str, turn_id: str, turn: TurnIn) -> list[tuple]:
+    return [(tenant_id, str(uuid.uuid4()), turn_id, i, m.role, m.name, m.content, Jsonb(m.metadata))
+            for i, m in enumerate(turn.messages)]
 
 
 def _payload_hash(turn: TurnIn) -> str:
@@ -67,6 +107,19 @@ def get_turn(conn: psycopg.Connection, tenant_id: str, turn_id: str) -> dict[str
     ).fetchone()
 
 
+def get_turns(conn: psycopg.Connection, tenant_id: str, turn_ids: list[str]) -> list[dict[str, Any]]:
+    return conn.execute("SELECT * FROM turns WHERE tenant_id = %s AND id = ANY(%s)", (tenant_id, turn_ids)).fetchall()
+
+
+def lock_turns(conn: psycopg.Connection, tenant_id: str, turn_ids: list[str]) -> dict[str, dict[str, Any]]:
+    """`lock_turn` for many: those that still exist, by id, locked for this transaction (in id
+    order, so that two transactions locking overlapping sets cannot deadlock)."""
+    rows = conn.execute(
+        "SELECT * FROM turns WHERE tenant_id = %s AND id = ANY(%s) ORDER BY id FOR UPDATE", (tenant_id, turn_ids)
+    ).fetchall()
+    return {r["id"]: r for r in rows}
+
+
 def lock_turn(conn: psycopg.Connection, tenant_id: str, turn_id: str) -> dict[str, Any] | None:
     """The turn row, locked for this transaction so two deliveries of one job cannot interleave."""
     return conn.execute(
@@ -74,23 +127,32 @@ def lock_turn(conn: psycopg.Connection, tenant_id: str, turn_id: str) -> dict[st
     ).fetchone()
 
 
-def messages_of(conn: psycopg.Connection, tenant_id: str, turn_id: str) -> list[dict[str, Any]]:
-    return conn.execute(
-        "SELECT * FROM messages WHERE tenant_id = %s AND turn_id = %s ORDER BY position",
-        (tenant_id, turn_id),
-    ).fetchall()
+def messages_of_turns(conn: psycopg.Connection, tenant_id: str, turn_ids: list[str]) -> dict[str, list[dict[str, Any]]]:
+    """Each turn's messages in order (turns without any are absent), in one round trip."""
+    found: dict[str, list[dict[str, Any]]] = {}
+    for row in conn.execute("SELECT * FROM messages WHERE tenant_id = %s AND turn_id = ANY(%s) ORDER BY turn_id, position",
+                            (tenant_id, turn_ids)).fetchall():
+        found.setdefault(row["turn_id"], []).append(row)
+    return found
 
 
-def session_history(conn: psycopg.Connection, tenant_id: str, turn: dict[str, Any], limit: int) -> list[dict[str, Any]]:
-    """The last messages of the turn's session before it, oldest first (context for extraction)."""
-    rows = conn.execute(
-        """SELECT m.* FROM messages m JOIN turns t ON t.tenant_id = m.tenant_id AND t.id = m.turn_id
-           WHERE t.tenant_id = %s AND t.user_id = %s AND t.session_id = %s
-             AND (t.occurred_at, t.id) < (%s, %s)
-           ORDER BY t.occurred_at DESC, t.id DESC, m.position DESC LIMIT %s""",
-        (tenant_id, turn["user_id"], turn["session_id"], turn["occurred_at"], turn["id"], limit),
-    ).fetchall()
-    return rows[::-1]
+def session_histories(conn: psycopg.Connection, tenant_id: str, turn_ids: list[str], limit: int
+                      ) -> dict[str, list[dict[str, Any]]]:
+    """For each turn, the last `limit` messages of its session before it, oldest first (context
+    for extraction); all the turns' in one round trip."""
+    found: dict[str, list[dict[str, Any]]] = {turn_id: [] for turn_id in turn_ids}
+    for row in conn.execute(
+        """SELECT b.turn_id AS for_turn, h.* FROM unnest(%s::text[]) AS b(turn_id)
+           JOIN turns t ON t.tenant_id = %s AND t.id = b.turn_id
+           CROSS JOIN LATERAL (
+               SELECT m.* FROM messages m JOIN turns p ON p.tenant_id = m.tenant_id AND p.id = m.turn_id
+               WHERE p.tenant_id = t.tenant_id AND p.user_id = t.user_id AND p.session_id = t.session_id
+                 AND (p.occurred_at, p.id) < (t.occurred_at, t.id)
+               ORDER BY p.occurred_at DESC, p.id DESC, m.position DESC LIMIT %s) h""",
+        (turn_ids, tenant_id, limit),
+    ).fetchall():
+        found[row.pop("for_turn")].append(row)
+    return {turn_id: rows[::-1] for turn_id, rows in found.items()}
 
 
 def set_status(
@@ -102,14 +164,18 @@ def set_status(
     )
 
 
-def store_candidates(conn: psycopg.Connection, tenant_id: str, turn_id: str, candidates: list[dict[str, Any]]) -> None:
-    """Extraction is done: the candidates wait on the turn for supersession (none: the turn is done)."""
-    conn.execute(
-        """UPDATE turns SET candidates = %s, extracted_at = now(), updated_at = now(), error = NULL,
-                  status = CASE WHEN %s THEN 'processing' ELSE 'processed' END
-           WHERE tenant_id = %s AND id = %s""",
-        (Jsonb(candidates) if candidates else None, bool(candidates), tenant_id, turn_id),
-    )
+def store_many_candidates(conn: psycopg.Connection, tenant_id: str,
+                          extracted: list[tuple[str, list[dict[str, Any]]]]) -> None:
+    """Extraction is done: each turn's candidates wait on it for supersession (none: the turn is
+    done). Pipelined, for many turns at once."""
+    with conn.cursor() as cur:
+        cur.executemany(
+            """UPDATE turns SET candidates = %s, extracted_at = now(), updated_at = now(), error = NULL,
+                      status = CASE WHEN %s THEN 'processing' ELSE 'processed' END
+               WHERE tenant_id = %s AND id = %s""",
+            [(Jsonb(candidates) if candidates else None, bool(candidates), tenant_id, turn_id)
+             for turn_id, candidates in extracted],
+        )
 
 
 def finish(conn: psycopg.Connection, tenant_id: str, turn_id: str) -> None:

@@ -1,0 +1,185 @@
+"""The write path in batches: an SQS batch's records extracted and decided together write what
+they would one by one, a redelivered batch writes nothing twice, a bulk import of a file with
+repeated keys leaves one current value per key with its history, and the related-memory lookup
+reads what a full scan would."""
+
+from __future__ import annotations
+
+import json
+import threading
+
+import numpy as np
+
+from infra.local.lambda_context import LocalLambdaContext
+from infra.local.poller import QueuePoller, drain, sqs_event
+from infra.local.runtime import QUEUES, function_module
+from memex import backfill, pipeline
+from memex.db import memories as memory_rows
+from memex.ingest import ingest_turn
+from memex.models import TurnIn
+
+LINES = ["I live in Lisbon.", "I work at Stripe.", "Had a long day.", "I moved to Porto last month.",
+         "My dog's name is Biscuit.", "I just started at Notion.", "I love sushi.", "I'm 34 years old.",
+         "I can't stand sushi.", "I live in Berlin now.", "I just turned 35.", "My dog's name is Rollo.",
+         "I used to live in Madrid.", "I work at Stripe."]
+
+
+def _queue(ctx, tenant, user: str) -> list[str]:
+    ids = []
+    for i, text in enumerate(LINES):
+        turn = TurnIn(user_id=user, session_id="s1", timestamp=f"2026-01-{i + 1:02d}T09:00:00Z",
+                      messages=[{"role": "user", "content": text}])
+        ids.append(ingest_turn(ctx, tenant.id, turn, wait=False)["turn_id"])
+    return ids
+
+
+def _knowledge(ctx, tenant_id: str, user: str) -> list[tuple]:
+    rows = ctx.db.connection().execute(
+        """SELECT memory_type, key, value, content, context, active, valid_from, valid_to, embedding
+           FROM memories WHERE tenant_id = %s AND user_id = %s""", (tenant_id, user)).fetchall()
+    return sorted((r["memory_type"], r["key"], r["value"], r["content"], r["context"], r["active"], r["valid_from"],
+                   r["valid_to"], r["embedding"].to_numpy()) for r in rows)
+
+
+def _same(a: list[tuple], b: list[tuple]) -> bool:
+    """The same memories, their vectors equal up to float rounding (a batch pads its texts)."""
+    return [m[:-1] for m in a] == [m[:-1] for m in b] and all(
+        np.allclose(x[-1], y[-1], atol=1e-5) for x, y in zip(a, b))
+
+
+def _workers(runtime, batch_size: int) -> list[QueuePoller]:
+    stop = threading.Event()
+    return [QueuePoller(runtime.sqs_client(), runtime.queues[name]["url"], runtime.queues[name]["arn"],
+                        function_module(worker).handler, worker, stop, batch_size=batch_size)
+            for name, (_, worker, _) in QUEUES.items() if name != "memex-backfill"]
+
+
+def test_a_batch_of_records_writes_what_one_record_at_a_time_writes(ctx, tenant, runtime):
+    _queue(ctx, tenant, "batched")
+    extract = _workers(runtime, 10)[0]
+    sizes = []
+    while size := extract.poll_once():
+        sizes.append(size)
+    assert max(sizes) > 1  # the turns were extracted several to a batch
+    drain(_workers(runtime, 10), timeout=120)
+    _queue(ctx, tenant, "alone")
+    drain(_workers(runtime, 1), timeout=120)
+
+    batched, alone = _knowledge(ctx, tenant.id, "batched"), _knowledge(ctx, tenant.id, "alone")
+    assert _same(batched, alone)
+    current = {(m[1], m[2]) for m in batched if m[0] == "semantic" and m[5]}
+    assert {("city", "Berlin"), ("employer", "Stripe"), ("age", "35"), ("dislikes", "sushi"),
+            ("pet_dog_name", "Biscuit"), ("pet_dog_name", "Rollo")} <= current
+    assert ("likes", "sushi") not in current
+
+
+def test_a_redelivered_batch_writes_nothing_twice(ctx, tenant, runtime):
+    drain(runtime.pollers, timeout=120)  # nothing of earlier tests left on the queues
+    turn_ids = _queue(ctx, tenant, tenant.user)
+    client = runtime.sqs_client()
+
+    def deliver_twice(queue: str, worker: str) -> int:
+        """Every batch on the queue handled twice, as after an invocation that timed out; how many
+        records there were."""
+        url, arn = runtime.queues[queue]["url"], runtime.queues[queue]["arn"]
+        records = 0
+        while messages := client.receive_message(QueueUrl=url, MaxNumberOfMessages=10, AttributeNames=["All"],
+                                                 VisibilityTimeout=60).get("Messages", []):
+            event = sqs_event(messages, arn, "us-east-1")
+            for _ in range(2):
+                assert function_module(worker).handler(event, LocalLambdaContext(worker)) == {"batchItemFailures": []}
+            client.delete_message_batch(QueueUrl=url, Entries=[
+                {"Id": str(i), "ReceiptHandle": m["ReceiptHandle"]} for i, m in enumerate(messages)])
+            records += len(messages)
+        return records
+
+    assert deliver_twice("memex-extraction", "extract_worker") == len(LINES)
+    assert deliver_twice("memex-supersession", "supersede_worker") > 1
+    once = _knowledge(ctx, tenant.id, tenant.user)
+    assert sum(m[0] == "episodic" for m in once) == len(LINES)  # one per message, not per delivery
+    statuses = ctx.db.connection().execute("SELECT status FROM turns WHERE tenant_id = %s AND id = ANY(%s)",
+                                           (tenant.id, turn_ids)).fetchall()
+    assert {r["status"] for r in statuses} == {"processed"}
+    # The same batch a third time, through the pipeline's own entry points: still nothing new.
+    follow_ups = pipeline.extract_many(ctx, tenant.id, turn_ids)
+    pipeline.resolve_many(ctx, follow_ups)
+    assert _same(_knowledge(ctx, tenant.id, tenant.user), once)
+    drain(runtime.pollers, timeout=120)
+    assert _same(_knowledge(ctx, tenant.id, tenant.user), once)
+
+
+def test_an_import_with_repeated_keys_leaves_one_current_value_per_key_and_its_chain(ctx, tenant, runtime, tmp_path,
+                                                                                     monkeypatch):
+    monkeypatch.setattr(backfill, "LINES_PER_CHUNK", 7)  # decisions span chunks, and transactions within them
+    monkeypatch.setattr(pipeline, "TURNS_PER_TRANSACTION", 3)
+    cities = ["Lisbon", "Porto", "Berlin", "Porto", "Oslo", "Lisbon", "Vienna"]
+    lines = []
+    for i, city in enumerate(cities * 3):
+        lines.append({"user_id": tenant.user, "session_id": f"s{i // 5}", "timestamp": f"2026-02-{i + 1:02d}T08:00:00Z",
+                      "messages": [{"role": "user", "content": f"I live in {city} now."}]})
+        lines.append({"user_id": tenant.user, "session_id": f"s{i // 5}", "timestamp": f"2026-02-{i + 1:02d}T09:00:00Z",
+                      "messages": [{"role": "user", "content": f"I'm {30 + i % 4} years old."}]})
+    path = tmp_path / "history.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    job = backfill.new_job("import", tenant.id, path=str(path))
+    ctx.publisher.publish_backfill(job)
+    runtime.drain(timeout=300)
+    assert backfill.status(ctx, tenant.id, job.backfill_id)["done"] == len(lines)
+
+    listed = tenant.get(f"/v1/users/{tenant.user}/memories", params={"include_inactive": "true", "limit": 500}).json()
+    for key, last, changes in (("city", "Vienna", 21), ("age", str(30 + 20 % 4), 21)):
+        current = [m for m in listed["memories"] if m["key"] == key and m["active"]]
+        assert [m["value"] for m in current] == [last]
+        chain = tenant.get(f"/v1/memories/{current[0]['id']}/history").json()["history"]
+        assert len(chain) == changes == len([m for m in listed["memories"] if m["key"] == key])
+        for older, newer in zip(chain, chain[1:]):
+            assert older["value"] != newer["value"]
+            assert newer["supersedes"] == older["id"] and older["valid_to"] == newer["valid_from"]
+    assert {t["status"] for t in ctx.db.connection().execute(
+        "SELECT status FROM turns WHERE tenant_id = %s", (tenant.id,)).fetchall()} == {"processed"}
+
+
+def test_the_related_lookup_reads_what_a_scan_of_every_memory_would(ctx, tenant):
+    for text in ("I live in Lisbon.", "I work at Stripe.", "I'm originally from Porto.", "I love sushi.",
+                 "I love sushi rolls.", "My dog's name is Biscuit.", "I moved to Porto."):
+        tenant.turn(text)
+    conn = ctx.db.connection()
+    everything = conn.execute("SELECT id, key, active, memory_type, embedding FROM memories WHERE tenant_id = %s",
+                              (tenant.id,)).fetchall()
+    assert any(not m["active"] for m in everything) and any(m["memory_type"] == "episodic" for m in everything)
+    for keys, text in ((["city"], "The user lives in Porto."), (["likes", "dislikes"], "The user likes sushi."),
+                       (["hometown"], "The user lives in Porto."), (["employer"], "The user likes sushi rolls.")):
+        vector = ctx.embedder.embed([text])[0]
+        found = memory_rows.related_active(conn, tenant.id, tenant.user, keys, vector, 0.8, 8)
+        scanned = []
+        for m in everything:
+            if not (m["active"] and m["memory_type"] == "semantic"):
+                continue
+            similarity = float(np.dot(m["embedding"].to_numpy(), vector))
+            if m["key"] in keys or similarity >= 0.8:
+                scanned.append((m["key"] not in keys, 1 - similarity, m["id"]))
+        assert [m["id"] for m in found] == [i for _, _, i in sorted(scanned)][:8]
+        assert found, text
+
+
+def test_an_imported_chunk_keeps_idempotency_keys_whether_stored_together_or_one_by_one(ctx, tenant, runtime,
+                                                                                         tmp_path):
+    def line(content: str, key: str | None, **extra) -> dict:
+        return {"user_id": tenant.user, "session_id": "s", "idempotency_key": key, **extra,
+                "messages": [{"role": "user", "content": content}]}
+
+    for name, bad in (("together", None), ("one-by-one", line("a NUL \u0000 byte", None))):
+        key = f"k-{name}"
+        lines = [line("I live in Lisbon.", key), line("I live in Lisbon.", key),  # the same turn twice
+                 line("I live in Porto.", key),  # another turn under the same key: refused
+                 line("I work at Stripe.", None)] + ([bad] if bad else [])
+        path = tmp_path / f"{name}.jsonl"
+        path.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
+        job = backfill.new_job("import", tenant.id, path=str(path))
+        backfill.run_chunk(ctx, job, function_module("backfill_worker").source_of(job))
+        state = backfill.status(ctx, tenant.id, job.backfill_id)
+        assert (state["done"], state["failed"]) == (3, 1 + (bad is not None)), name
+        stored = ctx.db.connection().execute(
+            """SELECT m.content FROM turns t JOIN messages m ON m.tenant_id = t.tenant_id AND m.turn_id = t.id
+               WHERE t.tenant_id = %s AND t.idempotency_key = %s""", (tenant.id, key)).fetchall()
+        assert [r["content"] for r in stored] == ["I live in Lisbon."], name
