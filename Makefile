@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml shared/requirements.txt | cksum | cut -d' ' -f1)
 
-.PHONY: install dev test test-fast invoke keys bench-embedder sam-build lint-template clean quality reliability
+.PHONY: install dev test test-fast invoke keys bench-embedder bench-scale sam-build lint-template clean quality reliability
 
 $(STAMP): pyproject.toml shared/requirements.txt
 	$(PYTHON) -m venv $(VENV)
@@ -36,6 +36,11 @@ keys: install
 
 bench-embedder: install
 	$(BIN)/python -m bench.embedder
+
+# A million synthetic memories in the embedded Postgres (data dir under /tmp); ARGS for a quick run,
+# e.g. make bench-scale ARGS="--total 120000 --sizes 1000,10000".
+bench-scale: install
+	$(BIN)/python -m bench.scale $(ARGS)
 
 sam-build: install
 	$(BIN)/sam build --template-file template.yaml

@@ -153,7 +153,11 @@ def load(url: str, users: list[UserRows], progress: Progress) -> float:
                 reported = written
                 elapsed = time.perf_counter() - started
                 progress(f"loaded {written:,} / {total:,} memories ({written / elapsed:,.0f}/s)")
-    return time.perf_counter() - started
+        seconds = time.perf_counter() - started
+        stored = conn.execute("SELECT count(*) FROM memories WHERE tenant_id = %s", (TENANT,)).fetchone()[0]
+    if stored != total:
+        raise RuntimeError(f"{stored:,} memories stored, {total:,} written")
+    return seconds
 
 
 def build_indexes(url: str, definitions: list[tuple[str, str]], progress: Progress) -> dict[str, float]:
