@@ -71,7 +71,7 @@ def test_end_to_end_at_a_tiny_size(tmp_path):
     for size in ("100", "500"):
         assert f"\n| {size} | " in tables, size  # a latency row per measured user size
     for size in ("100", "500", "1,000"):
-        assert any(line.startswith(f"| {size} | ") and line.count("|") == 7 for line in tables.splitlines()), size
+        assert any(line.startswith(f"| {size} | ") and line.count("|") == 8 for line in tables.splitlines()), size
     assert "hybrid p50 / floor p50" in tables and "this user alone" in tables and "Crossover" in tables
     assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 

@@ -92,18 +92,28 @@ def vector_paths(ctx, users: dict[int, User], warm: list[str], questions: list[s
     from memex.models import SearchFilters
 
     conn = ctx.db.connection()
+    hnsw = conn.execute(
+        """SELECT i.relname FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid JOIN pg_am a ON a.oid = i.relam
+           WHERE x.indrelid = 'memories'::regclass AND a.amname = 'hnsw'""").fetchone()["relname"]
     found: dict[int, dict[str, list[float]]] = {}
     for size, user in sorted(users.items()):
         scope = (TENANT, user.id, None, SearchFilters(), False)
-        found[size] = {"exact": [], "hnsw": [], "recall@10": [], "recall@100": []}
+        found[size] = {"exact": [], "hnsw": [], "recall@10": [], "recall@100": [], "hnsw used": [],
+                       "hnsw used by exact": []}
         for vector in [ctx.embedder.embed_query(q) for q in warm]:
             memory_rows.vector_ranked(conn, *scope, vector, VECTOR_DEPTH, False)
             memory_rows.vector_ranked(conn, *scope, vector, VECTOR_DEPTH, True)
         for i, vector in enumerate([ctx.embedder.embed_query(q) for q in questions]):
             ranked = {}
             for iterative in ((False, True) if i % 2 == 0 else (True, False)):
-                ms, ranked[iterative] = _timed(memory_rows.vector_ranked, conn, *scope, vector, VECTOR_DEPTH, iterative)
+                # In a transaction of its own, whose counters tell whether the planner walked the
+                # HNSW index (it may prefer the user's b-tree and a sort for a small scope).
+                with conn.transaction():
+                    ms, ranked[iterative] = _timed(memory_rows.vector_ranked, conn, *scope, vector,
+                                                   VECTOR_DEPTH, iterative)
+                    walked = conn.execute("SELECT pg_stat_get_xact_numscans(%s::regclass) AS n", (hnsw,)).fetchone()["n"]
                 found[size]["hnsw" if iterative else "exact"].append(ms)
+                found[size]["hnsw used" if iterative else "hnsw used by exact"].append(float(walked > 0))
             exact, walked = ([item for item, _ in ranked[key]] for key in (False, True))
             for k in (10, 100):
                 if exact[:k]:
@@ -114,16 +124,17 @@ def vector_paths(ctx, users: dict[int, User], warm: list[str], questions: list[s
 
 
 def crossover(sizes: list[int], exact: list[float], hnsw: list[float]) -> float | None:
-    """The scope size where the HNSW walk's p50 first drops below the exact ranking's, interpolated
-    on a log scale between the two measured sizes around it; None when it never does."""
-    previous = None
-    for size, e, h in zip(sizes, exact, hnsw):
-        gap = np.log(h) - np.log(e)
-        if gap < 0:
-            if previous is None:
-                return float(size)
-            (s0, g0) = previous
-            fraction = g0 / (g0 - gap)
-            return float(np.exp(np.log(s0) + fraction * (np.log(size) - np.log(s0))))
-        previous = (size, gap)
-    return None
+    """The scope size from which the HNSW walk's p50 stays below the exact ranking's at every
+    larger measured size, interpolated on a log scale between the two sizes around it; None when
+    it is not below at the largest."""
+    gaps = [float(np.log(h) - np.log(e)) for e, h in zip(exact, hnsw)]
+    if not gaps or gaps[-1] >= 0:
+        return None
+    first = len(gaps) - 1
+    while first > 0 and gaps[first - 1] < 0:
+        first -= 1
+    if first == 0:
+        return float(sizes[0])
+    (s0, g0), (s1, g1) = (sizes[first - 1], gaps[first - 1]), (sizes[first], gaps[first])
+    fraction = g0 / (g0 - g1)
+    return float(np.exp(np.log(s0) + fraction * (np.log(s1) - np.log(s0))))
