@@ -20,6 +20,8 @@ import argparse
 import dataclasses
 import json
 import shutil
+import signal
+import subprocess
 import sys
 import tempfile
 import time
@@ -28,6 +30,13 @@ from pathlib import Path
 from bench.scale import corpus, database, measure, report
 
 ROOT = Path(__file__).resolve().parents[2]
+STATE = "scale-data.json"  # in a kept data dir: the options it was loaded with and the load's figures
+
+
+def data_options(args) -> dict:
+    """The options that decide what is loaded: a kept data dir is reused only under the same ones."""
+    return {key: getattr(args, key) for key in
+            ("total", "sizes", "users_per_size", "threshold_sizes", "filler_size", "pool", "seed")}
 
 
 def _sizes(text: str) -> list[int]:
@@ -50,7 +59,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--out", type=Path, help="also write the raw figures as JSON")
     parser.add_argument("--cache-dir", type=Path, default=Path(tempfile.gettempdir()) / "memex-scale-cache",
                         help="where the pool's vectors are kept between runs")
+    parser.add_argument("--data-dir", type=Path,
+                        help="keep the database here instead of a temporary dir; a later run with the same "
+                             "data options reuses it, applying only the migrations it lacks")
     args = parser.parse_args(argv)
+    # A plain `kill` must still stop the embedded Postgres and remove a temporary data dir.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
 
     started = time.perf_counter()
 
@@ -59,7 +73,12 @@ def main(argv: list[str] | None = None) -> None:
 
     users = database.layout(args.total, args.sizes, args.users_per_size, args.threshold_sizes, args.filler_size)
     progress(f"{len(users)} users, {sum(u.size for u in users):,} memories")
-    home = tempfile.mkdtemp(prefix="memex-scale-", dir="/tmp")
+    if args.data_dir and (args.data_dir / "pgdata").exists():
+        state = args.data_dir / STATE
+        if not state.exists() or json.loads(state.read_text())["options"] != data_options(args):
+            raise SystemExit(f"{args.data_dir} holds data loaded with other options (or not finished): "
+                             "give --data-dir a new directory")
+    home = str(args.data_dir.resolve()) if args.data_dir else tempfile.mkdtemp(prefix="memex-scale-", dir="/tmp")
     server = None
     try:
         server = database.Server(home)
@@ -67,7 +86,8 @@ def main(argv: list[str] | None = None) -> None:
     finally:
         if server is not None:
             server.stop()
-        shutil.rmtree(home, ignore_errors=True)
+        if not args.data_dir:
+            shutil.rmtree(home, ignore_errors=True)
     print(report.tables(run))
     report.plot(run, args.plot)
     print(f"\nPlot: {args.plot}")
@@ -85,23 +105,22 @@ def measure_all(args, users: list[database.User], server: database.Server, home:
     settings = load_settings()
     ctx = build_context(settings)
 
-    texts = corpus.pool(args.pool, args.seed)
-    cache = args.cache_dir / f"pool-{args.seed}-{args.pool}-{ctx.embedder.name}.npy"
-    embed_started = time.perf_counter()
-    vectors, cached = corpus.pool_vectors(ctx.embedder, texts, cache)
-    progress(f"pool of {len(texts):,} texts " + ("read from " + str(cache) if cached else
-                                                 f"embedded in {time.perf_counter() - embed_started:.0f} s"))
-
-    definitions = database.prepare(url, settings.embedding_dim)
-    rows = [database.UserRows(u, texts, vectors, args.seed) for u in users]
-    load_seconds = database.load(url, rows, progress)
-    build_seconds = database.build_indexes(url, definitions, progress)
-
     small = next(u for u in users if u.size == args.sizes[0])
-    alone_url = server.create_database("scale_alone")
-    alone_definitions = database.prepare(alone_url, settings.embedding_dim)
-    database.load(alone_url, [database.UserRows(small, texts, vectors, args.seed)], lambda _: None)
-    database.build_indexes(alone_url, alone_definitions, lambda _: None)
+    state_path = Path(home) / STATE
+    state = json.loads(state_path.read_text()) if state_path.exists() else None
+    if state is not None:
+        progress(f"reusing the data loaded at commit {state['commit']}")
+        migrated = time.perf_counter()
+        applied = database.migrate(url, settings.embedding_dim)
+        database.migrate(server.url("scale_alone"), settings.embedding_dim)
+        state["reused"] = (f"loaded and indexed by an earlier run (commit {state['commit']}; its load and build "
+                           f"figures); migrations applied to it now: {', '.join(applied) or 'none'}, in "
+                           f"{time.perf_counter() - migrated:.1f} s with VACUUM ANALYZE")
+        progress(state["reused"])
+    else:
+        state = {"options": data_options(args), "commit": _commit(), **load_all(args, users, small, server, ctx, progress)}
+        state_path.write_text(json.dumps(state))
+    alone_url = server.url("scale_alone")
     ctx_alone = build_context(dataclasses.replace(settings, database_url=alone_url))
 
     questions = corpus.questions(args.questions + args.warmup, args.seed + 1)
@@ -124,7 +143,7 @@ def measure_all(args, users: list[database.User], server: database.Server, home:
         "users": f"{len(users)}: " + ", ".join(f"{len(m)} of {s:,}" for s, m in by_size.items())
                  + "".join(f", 1 of {s:,}" for s in args.threshold_sizes if s not in args.sizes)
                  + (f", {len(fillers)} filler users of up to {args.filler_size:,}" if fillers else ""),
-        "texts": f"{len(texts):,} distinct memory-like sentences (a quarter facts as the offline extractor "
+        "texts": f"{args.pool:,} distinct memory-like sentences (a quarter facts as the offline extractor "
                  f"writes them, the rest lines of conversation with a Zipf word distribution), embedded by "
                  f"the real embedder ({ctx.embedder.name}); each row reuses one with its own noise "
                  f"(norm {corpus.NOISE_NORM}, normalised again), and an episodic row another as its context",
@@ -134,12 +153,42 @@ def measure_all(args, users: list[database.User], server: database.Server, home:
                   f"{server.setting('shared_buffers')}; index builds with "
                   + ", ".join(f"{k} {v}" for k, v in database.INDEX_BUILD_SETTINGS.items() if k != "statement_timeout"),
     }
+    if "reused" in state:
+        setup["data"] = state["reused"]
     return {
-        "setup": setup, "load_seconds": load_seconds, "build_seconds": build_seconds,
+        "setup": setup, "load_seconds": state["load_seconds"], "build_seconds": state["build_seconds"],
         "sizes": database.relation_sizes(url), "latency": latency,
         "samples_per_size": args.users_per_size * len(timed),
         "isolation": {**isolation, "size": small.size}, "vector_paths": paths,
     }
+
+
+def load_all(args, users: list[database.User], small: database.User, server: database.Server, ctx,
+             progress) -> dict:
+    """Embed the pool, COPY every user into the main database and the small user alone into a
+    second one, build the deferred indexes; the load's and the builds' seconds."""
+    texts = corpus.pool(args.pool, args.seed)
+    cache = args.cache_dir / f"pool-{args.seed}-{args.pool}-{ctx.embedder.name}.npy"
+    embed_started = time.perf_counter()
+    vectors, cached = corpus.pool_vectors(ctx.embedder, texts, cache)
+    progress(f"pool of {len(texts):,} texts " + ("read from " + str(cache) if cached else
+                                                 f"embedded in {time.perf_counter() - embed_started:.0f} s"))
+    url = server.url("postgres")
+    definitions = database.prepare(url, ctx.settings.embedding_dim)
+    rows = [database.UserRows(u, texts, vectors, args.seed) for u in users]
+    load_seconds = database.load(url, rows, progress)
+    build_seconds = database.build_indexes(url, definitions, progress)
+
+    alone_url = server.create_database("scale_alone")
+    alone_definitions = database.prepare(alone_url, ctx.settings.embedding_dim)
+    database.load(alone_url, [database.UserRows(small, texts, vectors, args.seed)], lambda _: None)
+    database.build_indexes(alone_url, alone_definitions, lambda _: None)
+    return {"load_seconds": load_seconds, "build_seconds": build_seconds}
+
+
+def _commit() -> str:
+    found = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True)
+    return found.stdout.strip() or "unknown"
 
 
 if __name__ == "__main__":

@@ -135,6 +135,18 @@ def prepare(url: str, embedding_dim: int) -> list[tuple[str, str]]:
     return deferred
 
 
+def migrate(url: str, embedding_dim: int) -> list[str]:
+    """Apply the migrations a database loaded by an earlier run lacks, then refresh the planner's
+    statistics; the versions applied."""
+    from memex.db.migrations import apply_migrations
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        applied = apply_migrations(conn, embedding_dim)
+        conn.execute("SET maintenance_work_mem = '%s'" % INDEX_BUILD_SETTINGS["maintenance_work_mem"])
+        conn.execute("VACUUM ANALYZE")
+    return applied
+
+
 def load(url: str, users: list[UserRows], progress: Progress) -> float:
     """COPY every user's rows, burst by burst across users; the seconds it took."""
     total = sum(u.user.size for u in users)
