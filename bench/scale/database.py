@@ -219,8 +219,8 @@ class _watch_index_build:
 
 
 def relation_sizes(url: str) -> list[tuple[str, str, int]]:
-    """(name, what, bytes) of the memories table, its indexes, and any other table over 1 MB with
-    its indexes (keyword statistics, postings)."""
+    """(name, what, bytes) of the memories table, its indexes, and the other tables of memories
+    (keyword statistics, postings) or of over 1 MB, with their indexes."""
     with psycopg.connect(url, autocommit=True) as conn:
         memories = conn.execute(
             """SELECT 'memories', 'table (heap + TOAST)', pg_table_size('memories')
@@ -232,7 +232,8 @@ def relation_sizes(url: str) -> list[tuple[str, str, int]]:
             """SELECT c.relname, 'table + indexes', pg_total_relation_size(c.oid) FROM pg_class c
                JOIN pg_namespace n ON n.oid = c.relnamespace
                WHERE n.nspname = 'public' AND c.relkind = 'r' AND c.relname <> 'memories'
-                 AND pg_total_relation_size(c.oid) > 1024 * 1024""").fetchall()
+                 AND (c.relname LIKE 'memory\_%' OR pg_total_relation_size(c.oid) > 1024 * 1024)
+               ORDER BY 3 DESC""").fetchall()
     return [tuple(r) for r in sorted(memories, key=lambda r: -r[2])] + [tuple(r) for r in others]
 
 
