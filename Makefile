@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml shared/requirements.txt | cksum | cut -d' ' -f1)
 
-.PHONY: install dev test test-fast invoke keys bench-embedder sam-build lint-template clean quality reliability bench-writes
+.PHONY: install dev test test-fast invoke keys bench-embedder bench-scale sam-build lint-template clean quality reliability bench-writes
 
 $(STAMP): pyproject.toml shared/requirements.txt
 	$(PYTHON) -m venv $(VENV)
@@ -40,6 +40,11 @@ bench-embedder: install
 # POST /v1/turns against its floor, the workers batched and one by one, a 20,000-turn import.
 bench-writes: install
 	$(BIN)/python -m bench.writes
+
+# A million synthetic memories in the embedded Postgres (data dir under /tmp); ARGS for a quick run,
+# e.g. make bench-scale ARGS="--total 120000 --sizes 1000,10000".
+bench-scale: install
+	$(BIN)/python -m bench.scale $(ARGS)
 
 sam-build: install
 	$(BIN)/sam build --template-file template.yaml

@@ -1,0 +1,1 @@
+"""Search at a million memories (`python -m bench.scale`; see __main__.py)."""

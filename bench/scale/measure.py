@@ -1,0 +1,140 @@
+"""The timed parts: searches through the project's own search function per mode, the physical
+floor beside them, the vector channel's two paths, and one user alone against the same user among
+a million memories."""
+
+from __future__ import annotations
+
+import time
+from typing import Callable
+
+import numpy as np
+
+from bench.scale.database import TENANT, User
+
+MODES = ("hybrid", "bm25", "vector")
+FLOOR = "floor"
+TOP_K = 10
+VECTOR_DEPTH = 100  # what search asks the vector channel for (CANDIDATES_PER_CHANNEL)
+
+Progress = Callable[[str], None]
+
+
+def percentiles(samples: list[float]) -> tuple[float, float]:
+    return float(np.percentile(samples, 50)), float(np.percentile(samples, 95))
+
+
+def _search(ctx, user: User, query: str, mode: str) -> int:
+    from memex.models import SearchIn
+    from memex.retrieval.search import search
+
+    return len(search(ctx, TENANT, SearchIn(user_id=user.id, query=query, mode=mode, top_k=TOP_K))["results"])
+
+
+def _floor(ctx, user: User, query: str, rng: np.random.Generator) -> int:
+    """One query embedding and one indexed round trip: ten of the user's memories by primary key."""
+    ctx.embedder.embed_query(query)
+    ids = [f"{user.id}-{n}" for n in rng.choice(user.size, size=min(TOP_K, user.size), replace=False)]
+    return len(ctx.db.connection().execute(
+        "SELECT id, content FROM memories WHERE tenant_id = %s AND id = ANY(%s)", (TENANT, ids)).fetchall())
+
+
+def _timed(fn, *args) -> tuple[float, int]:
+    started = time.perf_counter()
+    found = fn(*args)
+    return (time.perf_counter() - started) * 1000, found
+
+
+def by_size(ctx, users: dict[int, list[User]], warm: list[str], questions: list[str],
+            progress: Progress) -> dict[int, dict[str, dict[str, list[float]]]]:
+    """size -> mode (and the floor) -> {"ms": latencies, "hits": results returned}. For each
+    question the modes run one after the other, in an order that rotates, so that the machine's
+    noise falls on all of them alike."""
+    rng = np.random.default_rng(7)
+    kinds = (*MODES, FLOOR)
+    found: dict[int, dict[str, dict[str, list[float]]]] = {}
+    for size, members in sorted(users.items()):
+        found[size] = {kind: {"ms": [], "hits": []} for kind in kinds}
+        for user in members:
+            for query in warm:
+                for mode in MODES:
+                    _search(ctx, user, query, mode)
+            for i, query in enumerate(questions):
+                for kind in kinds[i % len(kinds):] + kinds[:i % len(kinds)]:
+                    ms, hits = (_timed(_floor, ctx, user, query, rng) if kind == FLOOR
+                                else _timed(_search, ctx, user, query, kind))
+                    found[size][kind]["ms"].append(ms)
+                    found[size][kind]["hits"].append(hits)
+        summary = ", ".join(f"{kind} p50 {percentiles(found[size][kind]['ms'])[0]:.1f} ms" for kind in kinds)
+        progress(f"searched users of {size:,} memories: {summary}")
+    return found
+
+
+def isolation(ctx_shared, ctx_alone, user: User, warm: list[str], questions: list[str]) -> dict[str, list[float]]:
+    """Hybrid search latency of the same user (same rows) in the full database and in a database
+    holding only that user, alternating between the two for each question."""
+    found: dict[str, list[float]] = {"shared": [], "alone": []}
+    for query in warm:
+        _search(ctx_shared, user, query, "hybrid")
+        _search(ctx_alone, user, query, "hybrid")
+    for i, query in enumerate(questions):
+        pair = (("shared", ctx_shared), ("alone", ctx_alone))
+        for name, ctx in (pair if i % 2 == 0 else pair[::-1]):
+            found[name].append(_timed(_search, ctx, user, query, "hybrid")[0])
+    return found
+
+
+def vector_paths(ctx, users: dict[int, User], warm: list[str], questions: list[str],
+                 progress: Progress) -> dict[int, dict[str, list[float]]]:
+    """For each scope size: the vector channel's exact ranking and its HNSW walk with iterative
+    scan (memories.vector_ranked, both ways, the depth search asks for), their latencies and the
+    walk's recall@10 and @100 against the exact ranking."""
+    from memex.db import memories as memory_rows
+    from memex.models import SearchFilters
+
+    conn = ctx.db.connection()
+    hnsw = conn.execute(
+        """SELECT i.relname FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid JOIN pg_am a ON a.oid = i.relam
+           WHERE x.indrelid = 'memories'::regclass AND a.amname = 'hnsw'""").fetchone()["relname"]
+    found: dict[int, dict[str, list[float]]] = {}
+    for size, user in sorted(users.items()):
+        scope = (TENANT, user.id, None, SearchFilters(), False)
+        found[size] = {"exact": [], "hnsw": [], "recall@10": [], "recall@100": [], "hnsw used": [],
+                       "hnsw used by exact": []}
+        for vector in [ctx.embedder.embed_query(q) for q in warm]:
+            memory_rows.vector_ranked(conn, *scope, vector, VECTOR_DEPTH, False)
+            memory_rows.vector_ranked(conn, *scope, vector, VECTOR_DEPTH, True)
+        for i, vector in enumerate([ctx.embedder.embed_query(q) for q in questions]):
+            ranked = {}
+            for iterative in ((False, True) if i % 2 == 0 else (True, False)):
+                # In a transaction of its own, whose counters tell whether the planner walked the
+                # HNSW index (it may prefer the user's b-tree and a sort for a small scope).
+                with conn.transaction():
+                    ms, ranked[iterative] = _timed(memory_rows.vector_ranked, conn, *scope, vector,
+                                                   VECTOR_DEPTH, iterative)
+                    walked = conn.execute("SELECT pg_stat_get_xact_numscans(%s::regclass) AS n", (hnsw,)).fetchone()["n"]
+                found[size]["hnsw" if iterative else "exact"].append(ms)
+                found[size]["hnsw used" if iterative else "hnsw used by exact"].append(float(walked > 0))
+            exact, walked = ([item for item, _ in ranked[key]] for key in (False, True))
+            for k in (10, 100):
+                if exact[:k]:
+                    found[size][f"recall@{k}"].append(len(set(exact[:k]) & set(walked[:k])) / len(exact[:k]))
+        progress(f"vector paths at {size:,} memories: exact p50 {percentiles(found[size]['exact'])[0]:.1f} ms, "
+                 f"HNSW p50 {percentiles(found[size]['hnsw'])[0]:.1f} ms")
+    return found
+
+
+def crossover(sizes: list[int], exact: list[float], hnsw: list[float]) -> float | None:
+    """The scope size from which the HNSW walk's p50 stays below the exact ranking's at every
+    larger measured size, interpolated on a log scale between the two sizes around it; None when
+    it is not below at the largest."""
+    gaps = [float(np.log(h) - np.log(e)) for e, h in zip(exact, hnsw)]
+    if not gaps or gaps[-1] >= 0:
+        return None
+    first = len(gaps) - 1
+    while first > 0 and gaps[first - 1] < 0:
+        first -= 1
+    if first == 0:
+        return float(sizes[0])
+    (s0, g0), (s1, g1) = (sizes[first - 1], gaps[first - 1]), (sizes[first], gaps[first])
+    fraction = g0 / (g0 - g1)
+    return float(np.exp(np.log(s0) + fraction * (np.log(s1) - np.log(s0))))

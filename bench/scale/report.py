@@ -1,0 +1,124 @@
+"""The run's tables (Markdown, as the README shows them) and its plot."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from bench.scale.measure import FLOOR, MODES, crossover, percentiles
+
+
+def _mb(n: int) -> str:
+    return f"{n / 1024 / 1024:,.1f} MB"
+
+
+def _pair(samples: list[float]) -> str:
+    p50, p95 = percentiles(samples)
+    return f"{p50:.1f} / {p95:.1f}"
+
+
+def tables(run: dict[str, Any]) -> str:
+    out = []
+    setup = run["setup"]
+    out.append("#### Setup\n")
+    out.append("| | |\n|---|---|")
+    for key, value in setup.items():
+        out.append(f"| {key} | {value} |")
+
+    out.append("\n#### Load and index build\n")
+    out.append("| step | seconds |\n|---|---|")
+    out.append(f"| COPY of {setup['memories']:,} memories | {run['load_seconds']:.1f} "
+               f"({setup['memories'] / run['load_seconds']:,.0f} rows/s) |")
+    for name, seconds in run["build_seconds"].items():
+        out.append(f"| {'build ' + name if name != 'VACUUM ANALYZE' else name} | {seconds:.1f} |")
+
+    out.append("\n#### Sizes\n")
+    out.append("| relation | what | size |\n|---|---|---|")
+    for name, what, size in run["sizes"]:
+        out.append(f"| {name} | {what} | {_mb(size)} |")
+
+    latency = run["latency"]
+    sizes = sorted(latency)
+    out.append(f"\n#### Search latency per user size, ms p50 / p95 ({run['samples_per_size']} searches per "
+               "size and mode, top_k 10)\n")
+    out.append("| memories of the user | " + " | ".join(MODES) + " | floor | hybrid results |")
+    out.append("|---" * (len(MODES) + 3) + "|")
+    for size in sizes:
+        cells = [_pair(latency[size][kind]["ms"]) for kind in (*MODES, FLOOR)]
+        out.append(f"| {size:,} | " + " | ".join(cells) + f" | {np.mean(latency[size]['hybrid']['hits']):.1f} |")
+
+    out.append("\n#### The goals' ratios (measured in this run)\n")
+    out.append("| ratio | value | goal |\n|---|---|---|")
+    small, large = sizes[0], sizes[-1]
+    for mode in MODES:
+        ratio = percentiles(latency[large][mode]["ms"])[1] / percentiles(latency[small][mode]["ms"])[1]
+        goal = "≤ 2" if mode == "hybrid" else ""
+        out.append(f"| {mode} p95, {large:,}-memory user / {small:,}-memory user | {ratio:.2f} | {goal} |")
+    for size in sizes:
+        ratio = percentiles(latency[size]["hybrid"]["ms"])[0] / percentiles(latency[size][FLOOR]["ms"])[0]
+        out.append(f"| hybrid p50 / floor p50, {size:,}-memory user | {ratio:.2f} | ≤ 1.5 |")
+
+    iso = run["isolation"]
+    shared, alone = percentiles(iso["shared"]), percentiles(iso["alone"])
+    out.append(f"\n#### One {iso['size']:,}-memory user, hybrid search, ms ({len(iso['shared'])} searches each, "
+               "alternating)\n")
+    out.append("| database | p50 | p95 |\n|---|---|---|")
+    out.append(f"| {setup['memories']:,} memories | {shared[0]:.1f} | {shared[1]:.1f} |")
+    out.append(f"| this user alone | {alone[0]:.1f} | {alone[1]:.1f} |")
+    out.append(f"| ratio | {shared[0] / alone[0]:.2f} | {shared[1] / alone[1]:.2f} |")
+
+    paths = run["vector_paths"]
+    scope_sizes = sorted(paths)
+    out.append(f"\n#### The vector channel's two paths per scope size, ms p50 / p95 (depth 100, "
+               f"{len(paths[scope_sizes[0]]['exact'])} queries)\n")
+    out.append("| memories in scope | exact | HNSW, iterative scan | HNSW p50 / exact p50 | recall@10 | recall@100 "
+               "| HNSW index walked |")
+    out.append("|---|---|---|---|---|---|---|")
+    for size in scope_sizes:
+        p = paths[size]
+        ratio = percentiles(p["hnsw"])[0] / percentiles(p["exact"])[0]
+        out.append(f"| {size:,} | {_pair(p['exact'])} | {_pair(p['hnsw'])} | {ratio:.2f} | "
+                   f"{np.mean(p['recall@10']):.3f} | {np.mean(p['recall@100']):.3f} | "
+                   f"{int(sum(p['hnsw used']))}/{len(p['hnsw used'])} |")
+    cross = crossover(scope_sizes, [percentiles(paths[s]["exact"])[0] for s in scope_sizes],
+                      [percentiles(paths[s]["hnsw"])[0] for s in scope_sizes])
+    out.append("\n\"HNSW index walked\": in how many of the HNSW path's queries the planner used the HNSW "
+               "index (it may rank a small scope from the user's b-tree instead). Crossover (HNSW p50 below "
+               "exact p50 from there on): "
+               + (f"~{cross:,.0f} memories in scope." if cross is not None else "not reached at these sizes."))
+    return "\n".join(out)
+
+
+def plot(run: dict[str, Any], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    latency, paths = run["latency"], run["vector_paths"]
+    fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4.8))
+    sizes = sorted(latency)
+    for kind, color in zip((*MODES, FLOOR), ("tab:blue", "tab:orange", "tab:green", "tab:gray")):
+        p50, p95 = zip(*(percentiles(latency[s][kind]["ms"]) for s in sizes))
+        left.plot(sizes, p50, "o-", color=color, label=f"{kind} p50")
+        left.plot(sizes, p95, "s--", color=color, alpha=0.7, label=f"{kind} p95")
+    left.set(xscale="log", yscale="log", xlabel="memories of the searched user",
+             ylabel="latency (ms)", title=f"search in a {run['setup']['memories']:,}-memory database")
+    left.legend(fontsize=8, ncol=2)
+    left.grid(True, which="both", alpha=0.3)
+    scope_sizes = sorted(paths)
+    for name, color in (("exact", "tab:red"), ("hnsw", "tab:purple")):
+        p50, p95 = zip(*(percentiles(paths[s][name]) for s in scope_sizes))
+        label = "exact" if name == "exact" else "HNSW, iterative scan"
+        right.plot(scope_sizes, p50, "o-", color=color, label=f"{label} p50")
+        right.plot(scope_sizes, p95, "s--", color=color, alpha=0.7, label=f"{label} p95")
+    right.set(xscale="log", yscale="log", xlabel="memories in scope", ylabel="latency (ms)",
+              title="vector channel: exact ranking vs HNSW (depth 100)")
+    right.legend(fontsize=8)
+    right.grid(True, which="both", alpha=0.3)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
