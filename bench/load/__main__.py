@@ -3,7 +3,8 @@ embedder and Postgres, in one run.
 
     .venv/bin/python -m bench.load --data ../shared/bench/locomo-dev.json [--users 50]
         [--spawn-rate 10] [--duration 60] [--curve 5,10,20,50,80] [--curve-duration 20]
-        [--levers coalesce-off] [--plot docs/perf/load.png] [--out load.json]
+        [--warm-up 5] [--levers coalesce-off,processes-2,query-cache] [--plot docs/perf/load.png]
+        [--out load.json]
 
 One embedded Postgres under a fresh temporary home serves both pipelines. memex
 (`python -m infra.local`, default settings) ingests the conversations through `POST /v1/turns`
@@ -38,9 +39,13 @@ from bench.service import local_server, serve
 TAG = "load"
 TENANT = "default"  # memex's tenant for requests without a key (open mode)
 RECALL_K = 10
+WARM_UP_USERS = 8
+SETTLE_TIMEOUT = 300
 # Each lever: the memex settings that differ from the defaults.
 LEVERS: dict[str, dict[str, str]] = {
     "coalesce-off": {"MEMEX_EMBEDDINGS_COALESCE": "false"},
+    "processes-2": {"MEMEX_LOCAL_HTTP_PROCESSES": "2"},
+    "query-cache": {"MEMEX_EMBEDDINGS_QUERY_CACHE": "4096"},
 }
 
 
@@ -87,29 +92,41 @@ def _mean(values: Sequence[float]) -> float:
     return round(sum(values) / len(values), 4) if values else 0.0
 
 
-def load_runs(pipeline: Pipeline, scenario: Scenario, curve: Sequence[int], curve_duration: float) -> dict[str, Any]:
-    """The main scenario, then the saturation curve (spawned within about 2 s per point)."""
-    _warm_up(pipeline)
-    main = run(pipeline, scenario)
-    print(report.render_run(main), flush=True)
-    points = []
-    for users in curve:
-        point = run(pipeline, Scenario(users=users, spawn_rate=max(scenario.spawn_rate, users / 2),
-                                       duration=curve_duration, think=scenario.think,
-                                       write_share=scenario.write_share), seed=users)
-        print(f"  curve {pipeline.name} {users} users: {point['endpoints']['total']}", flush=True)
-        points.append(point)
-    return {"main": main, "curve": points}
+def backlog(dsn: str) -> int:
+    import psycopg
+
+    with psycopg.connect(dsn) as conn:
+        return conn.execute("SELECT count(*) FROM turns WHERE status IN ('queued', 'processing')").fetchone()[0]
 
 
-def _warm_up(pipeline: Pipeline) -> None:
-    """The model loads on the first embedding: not part of what is measured."""
+def measured(pipeline: Pipeline, scenario: Scenario, dsn: str, seed: int = 1) -> dict[str, Any]:
+    """One run, then the wait until memex's workers have processed every turn it wrote: a write is
+    answered before its extraction, whose work must not spill into the next run."""
+    result = run(pipeline, scenario, seed)
+    result["backlog_after_s"], result["backlog_left"] = settle(dsn)
+    print(report.render_run(result), flush=True)
+    return result
+
+
+def settle(dsn: str) -> tuple[float, int]:
+    """Waits (at most SETTLE_TIMEOUT) until no turn waits for the workers: (seconds, turns left)."""
+    started = time.monotonic()
+    while backlog(dsn) and time.monotonic() - started < SETTLE_TIMEOUT:
+        time.sleep(0.5)
+    return round(time.monotonic() - started, 1), backlog(dsn)
+
+
+def _warm_up(pipeline: Pipeline, seconds: float) -> None:
+    """Unmeasured: each server process loads the model on its first embedding, and a process
+    gets its first request only once enough connections are open."""
     import random
 
     with httpx.Client(base_url=pipeline.url, timeout=120) as client:
         for make in (pipeline.search, pipeline.write):
             request = make(random.Random(0))
             _post(client, request.path, request.body)
+    if seconds > 0:
+        run(pipeline, Scenario(users=WARM_UP_USERS, spawn_rate=WARM_UP_USERS, duration=seconds), seed=0)
 
 
 def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
@@ -121,6 +138,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--duration", type=float, default=60.0, help="seconds of the main scenario")
     parser.add_argument("--curve", default="5,10,20,50,80", help="users at each point of the saturation curve")
     parser.add_argument("--curve-duration", type=float, default=20.0, help="seconds per point of the curve")
+    parser.add_argument("--warm-up", type=float, default=5.0, help="unmeasured seconds of load before each pipeline's runs")
     parser.add_argument("--levers", default="", help=f"comma-separated memex variants, of {', '.join(LEVERS)}")
     parser.add_argument("--plot", type=Path, default=Path("docs/perf/load.png"))
     parser.add_argument("--out", type=Path, help="also write the figures as JSON here")
@@ -136,6 +154,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     started = time.perf_counter()
 
     from infra.local import embedded_postgres
+    from infra.local.sqs_server import free_port
     from memex.config import load_settings
 
     results: dict[str, Any] = {"data": str(args.data) if args.data else "synthetic", "conversations": len(samples),
@@ -144,29 +163,40 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         postgres = embedded_postgres.start(Path(home) / "pgdata")
         database = {"DATABASE_URL": postgres.url}
         try:
-            with local_server(database, defaults_only=True) as url:
-                with httpx.Client(base_url=url, timeout=httpx.Timeout(600, connect=10)) as client:
+            with local_server(database, defaults_only=True) as memex_url:
+                with httpx.Client(base_url=memex_url, timeout=httpx.Timeout(600, connect=10)) as client:
                     results["ingest_s"] = round(ingest(client, samples, TAG), 1)
-                results["memex_recall"] = memex_recall(url, samples)
+                results["memex_recall"] = memex_recall(memex_url, samples)
                 results["s2_rows"] = s2.load_memories(postgres.url, TENANT, replay.users, load_settings().embedding_dim)
-                results["memex"] = load_runs(replay.memex(url), scenario, curve, args.curve_duration)
 
-            from infra.local.sqs_server import free_port
+                port = free_port()
+                with serve(["-m", "bench.load.s2", "--port", str(port)], port, Path(home), database,
+                           defaults_only=True) as s2_url:
+                    results["s2_recall"] = s2_recall(s2_url, samples, dia_ids_of_memories(postgres.url, replay.users))
+                    # Taken in turns, each pipeline's runs beside the other's: the machine's other
+                    # load drifts less between them.
+                    memex, other = replay.memex(memex_url), replay.s2(s2_url)
+                    for pipeline in (memex, other):
+                        _warm_up(pipeline, args.warm_up)
+                    settle(postgres.url)
+                    for pipeline in (memex, other):
+                        results[pipeline.name] = {"main": measured(pipeline, scenario, postgres.url), "curve": []}
+                    for users in curve:
+                        point = Scenario(users=users, spawn_rate=max(scenario.spawn_rate, users / 2),
+                                         duration=args.curve_duration, think=scenario.think,
+                                         write_share=scenario.write_share)
+                        for pipeline in (memex, other):
+                            results[pipeline.name]["curve"].append(measured(pipeline, point, postgres.url, seed=users))
 
-            port = free_port()
-            with serve(["-m", "bench.load.s2", "--port", str(port)], port, Path(home), database,
-                       defaults_only=True) as url:
-                dia_ids = dia_ids_of_memories(postgres.url, replay.users)
-                results["s2_recall"] = s2_recall(url, samples, dia_ids)
-                results["s2"] = load_runs(replay.s2(url), scenario, curve, args.curve_duration)
-
-            results["levers"] = {}
-            for lever in levers:
-                with local_server({**database, **LEVERS[lever]}, defaults_only=True) as url:
-                    pipeline = replay.memex(url, f"memex {lever}")
-                    _warm_up(pipeline)
-                    results["levers"][lever] = run(pipeline, scenario)
-                    print(report.render_run(results["levers"][lever]), flush=True)
+                # Each lever beside a run of the default settings just after it.
+                results["levers"] = {}
+                for lever in levers:
+                    with local_server({**database, **LEVERS[lever]}, defaults_only=True) as url:
+                        variant = replay.memex(url, f"memex {lever}")
+                        _warm_up(variant, args.warm_up)
+                        settle(postgres.url)
+                        results["levers"][lever] = {"variant": measured(variant, scenario, postgres.url)}
+                    results["levers"][lever]["default"] = measured(memex, scenario, postgres.url)
         finally:
             postgres.release()
 

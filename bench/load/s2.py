@@ -8,7 +8,8 @@ take the user's top_k x 3 memories by cosine distance, re-score them in Python w
 A write embeds the content and inserts one row. It runs on memex's own parts so that the two
 pipelines differ only in what they do: the same embedder (make_embedder: the MiniLM model, one
 BLAS thread, concurrent calls batched), one Postgres connection per request thread as memex's
-local runtime keeps, and the same server (uvicorn, one process, FastAPI's thread pool).
+local runtime keeps, and the same server (uvicorn with as many processes as memex's local runtime
+runs under the same settings, FastAPI's thread pool).
 
 Its table is its own (`s2_memories`, S2's columns), filled by `load_memories` with memex's
 memories of the benchmark's users: the same rows, texts, vectors and times. The vector search
@@ -102,12 +103,16 @@ class SearchIn(BaseModel):
     reference_time: Optional[datetime] = None
 
 
-def create_app(dsn: str):
+def create_app():
+    """The app of one server process, on DATABASE_URL."""
+    import os
+
     from fastapi import FastAPI
 
     from memex.config import load_settings
     from memex.embeddings import make_embedder
 
+    dsn = os.environ["DATABASE_URL"]
     embedder = make_embedder(load_settings())
     local = threading.local()
     app = FastAPI()
@@ -155,15 +160,21 @@ def create_app(dsn: str):
 
 
 def main() -> None:
-    import os
-
     import uvicorn
+
+    from memex.config import load_settings
 
     parser = argparse.ArgumentParser(prog="python -m bench.load.s2", description=__doc__.split("\n")[0])
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, required=True)
     args = parser.parse_args()
-    uvicorn.run(create_app(os.environ["DATABASE_URL"]), host=args.host, port=args.port, log_level="warning")
+    # As many server processes as memex's local runtime runs with the same settings.
+    processes = load_settings().local_http_processes
+    if processes > 1:
+        uvicorn.run("bench.load.s2:create_app", factory=True, workers=processes, host=args.host, port=args.port,
+                    log_level="warning")
+    else:
+        uvicorn.run(create_app(), host=args.host, port=args.port, log_level="warning")
 
 
 if __name__ == "__main__":

@@ -68,6 +68,8 @@ class Settings:
     embeddings_query_timeout_seconds: float = 3.0
     # In AWS the key can live in Secrets Manager instead (resolved when the Context is built).
     embeddings_api_key_secret_arn: str = ""
+    # Search queries whose vectors are kept per process (0: none); bench/load measures the choice.
+    embeddings_query_cache: int = 0
 
     # LLM (empty base URL and model: the offline rules are used)
     llm_base_url: str = ""
@@ -100,6 +102,9 @@ class Settings:
     default_tenant: str = "default"
     # How far ahead of the server's clock a client's `timestamp` or `reference_time` may be.
     max_clock_skew_seconds: int = 86_400
+    # The local runtime's HTTP server processes (its workers and queues stay in the first one):
+    # one process runs its request threads' Python under one GIL (bench/load measures the choice).
+    local_http_processes: int = 1
 
     # Turns whose publish failed stay queued; the sweep re-publishes them after this long.
     sweep_after_seconds: int = 60
@@ -144,6 +149,7 @@ def load_settings() -> Settings:
         embeddings_coalesce=_bool("MEMEX_EMBEDDINGS_COALESCE", True),
         embeddings_query_timeout_seconds=_float("MEMEX_EMBEDDINGS_QUERY_TIMEOUT_SECONDS", 3.0),
         embeddings_api_key_secret_arn=_str("MEMEX_EMBEDDINGS_API_KEY_SECRET_ARN"),
+        embeddings_query_cache=_int("MEMEX_EMBEDDINGS_QUERY_CACHE", 0),
         llm_base_url=_str("MEMEX_LLM_BASE_URL"),
         llm_api_key=_str("MEMEX_LLM_API_KEY"),
         llm_model=_str("MEMEX_LLM_MODEL"),
@@ -161,6 +167,7 @@ def load_settings() -> Settings:
         max_body_bytes=_int("MEMEX_MAX_BODY_BYTES", 1_048_576),
         default_tenant=_str("MEMEX_DEFAULT_TENANT", "default"),
         max_clock_skew_seconds=_int("MEMEX_MAX_CLOCK_SKEW_SECONDS", 86_400),
+        local_http_processes=_int("MEMEX_LOCAL_HTTP_PROCESSES", 1),
         sweep_after_seconds=_int("MEMEX_SWEEP_AFTER_SECONDS", 60),
         sweep_max_republish=_int("MEMEX_SWEEP_MAX_REPUBLISH", 5),
     )
