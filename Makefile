@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml shared/requirements.txt | cksum | cut -d' ' -f1)
 
-.PHONY: install dev test test-fast invoke keys bench-embedder sam-build lint-template clean quality reliability
+.PHONY: install dev test test-fast invoke keys bench-embedder bench-load sam-build lint-template clean quality reliability
 
 $(STAMP): pyproject.toml shared/requirements.txt
 	$(PYTHON) -m venv $(VENV)
@@ -36,6 +36,10 @@ keys: install
 
 bench-embedder: install
 	$(BIN)/python -m bench.embedder
+
+# memex under the seed's 50-user load beside an S2-style pipeline: make bench-load DATA=../shared/bench/locomo-dev.json
+bench-load: install
+	$(BIN)/python -m bench.load $(if $(DATA),--data $(DATA)) --levers coalesce-off,processes-2,query-cache
 
 sam-build: install
 	$(BIN)/sam build --template-file template.yaml
