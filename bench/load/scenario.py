@@ -93,7 +93,10 @@ async def _virtual_user(client: httpx.AsyncClient, pipeline: Pipeline, scenario:
 
 async def _run(pipeline: Pipeline, scenario: Scenario, seed: int) -> dict[str, Any]:
     endpoints: dict[str, Endpoint] = {}
-    limits = httpx.Limits(max_connections=scenario.users, max_keepalive_connections=scenario.users)
+    # Idle connections are dropped before the server's keep-alive timeout (uvicorn: 5 s) can close
+    # one as a request goes out on it (a ReadError that would count against the server).
+    limits = httpx.Limits(max_connections=scenario.users, max_keepalive_connections=scenario.users,
+                          keepalive_expiry=2.0)
     async with httpx.AsyncClient(base_url=pipeline.url, limits=limits,
                                  timeout=httpx.Timeout(60, connect=10)) as client:
         started = time.monotonic()
