@@ -18,7 +18,10 @@ def test_migrations_are_idempotent_and_the_schema_is_there(ctx):
         versions = [r[0] for r in conn.execute("SELECT version FROM schema_migrations ORDER BY version")]
         assert versions == sorted(p.stem for p in MIGRATIONS.glob("*.sql"))
         indexes = {r[0] for r in conn.execute("SELECT indexname FROM pg_indexes WHERE tablename = 'memories'")}
-        assert {"memories_embedding", "memories_tsv", "memories_dedupe"} <= indexes
+        assert {"memories_embedding", "memories_dedupe"} <= indexes
+        # the keyword channel reads the per-user postings (0005), not a global text index
+        assert "memories_tsv" not in indexes
+        assert conn.execute("SELECT to_regclass('memory_postings_pkey') IS NOT NULL").fetchone()[0]
         kind = conn.execute("""SELECT am.amname FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
                                JOIN pg_am am ON am.oid = c.relam WHERE c.relname = 'memories_embedding'""").fetchone()
         assert kind[0] == "hnsw"

@@ -95,6 +95,12 @@ class Settings:
 
     # Offline multi-hop: a keyword search for each name the first hits mention (retrieval/multihop.py).
     offline_expansion: bool = True
+    # Bounds on a search's work whatever the user's history (db/memories.py). Keyword: candidates
+    # come from the query's rarest terms while their postings add up to at most this many.
+    keyword_max_postings: int = 5000
+    # Vector: a user with at most this many memories in scope is ranked exactly; above it, through
+    # the HNSW index with iterative scan (pgvector >= 0.8). Provisional: bench/scale measures it.
+    vector_exact_max: int = 20_000
 
     # HTTP
     require_api_key: bool = False
@@ -163,6 +169,8 @@ def load_settings() -> Settings:
         rerank_timeout_seconds=_float("MEMEX_RERANK_TIMEOUT_SECONDS", 5.0),
         rerank_api_key_secret_arn=_str("MEMEX_RERANK_API_KEY_SECRET_ARN"),
         offline_expansion=_bool("MEMEX_OFFLINE_EXPANSION", True),
+        keyword_max_postings=_int("MEMEX_KEYWORD_MAX_POSTINGS", 5000),
+        vector_exact_max=_int("MEMEX_VECTOR_EXACT_MAX", 20_000),
         require_api_key=_bool("MEMEX_REQUIRE_API_KEY", False),
         max_body_bytes=_int("MEMEX_MAX_BODY_BYTES", 1_048_576),
         default_tenant=_str("MEMEX_DEFAULT_TENANT", "default"),

@@ -19,6 +19,7 @@ def add(ctx: Context, tenant_id: str, memory: MemoryIn) -> dict[str, Any]:
     memory_id = str(uuid.uuid4())
     with ctx.db.transaction() as conn:
         tenant_rows.ensure_tenant(conn, tenant_id)
+        locks.lock_user(conn, tenant_id, memory.user_id)
         memory_rows.insert(conn, tenant_id, {
             "id": memory_id,
             "user_id": memory.user_id,

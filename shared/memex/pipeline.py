@@ -101,6 +101,8 @@ def _store_episodic(ctx: Context, tenant_id: str, work: list[tuple[dict, list[di
         return
     vectors = ctx.embedder.embed([indexed_text(episodic_text(m), contexts[m["id"]]) for _, m in pending])
     with ctx.db.transaction() as conn:
+        for user_id in sorted({turn["user_id"] for turn, _ in pending}):  # in one order: no deadlock
+            locks.lock_user(conn, tenant_id, user_id)
         for (turn, message), vector in zip(pending, vectors):
             if turn_rows.lock_turn(conn, tenant_id, turn["id"]) is None:
                 continue  # erased meanwhile

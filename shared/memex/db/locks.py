@@ -1,7 +1,9 @@
 """The per-user lock: one user's memory changes one at a time, whatever path changes it.
 
 The FIFO supersession queue serialises the workers, but inline turns, erasure and bulk jobs
-decide about the same memories; every transaction that does takes this lock first. It is
+decide about the same memories; every transaction that does takes this lock first. Plain inserts
+take it too: they update the user's BM25 statistics rows (migration 0005), and a transaction
+writing several users' memories takes their locks in sorted order, so none waits on another. It is
 transaction-scoped (released at commit or rollback, never leaked by a crashed caller) and is
 never held across an LLM call: decide first, then lock, re-check and write.
 """

@@ -186,23 +186,25 @@ def chain(conn: psycopg.Connection, tenant_id: str, memory_id: str) -> list[dict
 
 
 def _scope(tenant_id: str, user_id: str, agent_id: str | None, filters: SearchFilters,
-           include_inactive: bool) -> tuple[str, list[Any]]:
-    clauses = ["tenant_id = %s", "user_id = %s"]
-    params: list[Any] = [tenant_id, user_id]
+           include_inactive: bool, alias: str = "") -> tuple[str, dict[str, Any]]:
+    """The scope's WHERE clause over memories (as `alias`, if given) and its named parameters."""
+    col = f"{alias}." if alias else ""
+    clauses = [f"{col}tenant_id = %(scope_tenant)s", f"{col}user_id = %(scope_user)s"]
+    params: dict[str, Any] = {"scope_tenant": tenant_id, "scope_user": user_id}
     if not include_inactive:
-        clauses.append("active")
+        clauses.append(f"{col}active")
     if agent_id is not None:
-        clauses.append("agent_id = %s")
-        params.append(agent_id)
+        clauses.append(f"{col}agent_id = %(scope_agent)s")
+        params["scope_agent"] = agent_id
     if filters.memory_type is not None:
-        clauses.append("memory_type = %s")
-        params.append(filters.memory_type)
+        clauses.append(f"{col}memory_type = %(scope_memory_type)s")
+        params["scope_memory_type"] = filters.memory_type
     if filters.session_id is not None:
-        clauses.append("session_id = %s")
-        params.append(filters.session_id)
+        clauses.append(f"{col}session_id = %(scope_session)s")
+        params["scope_session"] = filters.session_id
     if filters.metadata:
-        clauses.append("metadata @> %s")
-        params.append(Jsonb(filters.metadata))
+        clauses.append(f"{col}metadata @> %(scope_metadata)s")
+        params["scope_metadata"] = Jsonb(filters.metadata)
     return " AND ".join(clauses), params
 
 
@@ -216,40 +218,78 @@ CONTEXT_TF = 0.5
 
 def keyword_ranked(conn: psycopg.Connection, tenant_id: str, user_id: str, agent_id: str | None,
                    filters: SearchFilters, include_inactive: bool, query: str,
-                   limit: int) -> tuple[list[tuple[str, float]], int]:
-    """(id, BM25 score) over the scope's memories, best first, and how many memories the scope
-    holds (BM25 scores grow with it: a floor on them must scale). Terms are the query's lexemes under
-    the same text search configuration as the index, statistics are those of the scope (one user),
-    and a memory needs only one query term to be a candidate."""
-    where, params = _scope(tenant_id, user_id, agent_id, filters, include_inactive)
+                   limit: int, max_postings: int) -> tuple[list[tuple[str, float]], int]:
+    """(id, BM25 score) over the scope's memories, best first, and how many memories the user
+    holds (BM25 scores grow with it: a floor on them must scale). One statement, whose work is
+    bounded whatever the user's history (migration 0005 keeps what it reads):
+
+    - Terms are the query's lexemes under the same text search configuration as content_tsv.
+    - Statistics (N, average length, document frequencies) are the user's: over the active
+      memories, or over all of them with `include_inactive`. Filters (agent, type, session,
+      metadata) narrow the candidates, not the statistics: a word is as rare as it is in the
+      user's whole history.
+    - Candidates come from the user's postings of the rarest terms, taken rarest first while
+      their postings add up to at most `max_postings` (the rarest is always taken). A word most
+      memories share would make thousands of candidates that score almost nothing for it; it
+      still scores every candidate the rarer terms found.
+    - Scores are Okapi BM25 over every query term, with dl = length(content_tsv).
+    """
+    where, params = _scope(tenant_id, user_id, agent_id, filters, include_inactive, alias="m")
+    prefix = "" if include_inactive else "active_"
+    tf = f"(p.occurrences + {CONTEXT_TF} * p.context_occurrences)::float8"
     rows = conn.execute(
         f"""WITH terms AS (
-                SELECT DISTINCT lexeme, quote_literal(lexeme)::tsquery AS tq
-                FROM unnest(to_tsvector('english', %s))
-            ), anyterm AS (
-                SELECT string_agg(quote_literal(lexeme), ' | ')::tsquery AS tq FROM terms
-            ), scope AS MATERIALIZED (
-                SELECT id, content_tsv, length(content_tsv) AS dl FROM memories WHERE {where}
+                SELECT DISTINCT lexeme FROM unnest(to_tsvector('english', %(query)s))
             ), stats AS (
-                SELECT count(*) AS n, greatest(avg(dl), 1) AS avgdl FROM scope
-            ), df AS (
-                SELECT t.lexeme, count(s.id) AS df FROM terms t JOIN scope s ON s.content_tsv @@ t.tq
-                GROUP BY t.lexeme
+                SELECT {prefix}docs AS docs, {prefix}docs::float8 AS n,
+                       greatest({prefix}length::float8 / greatest({prefix}docs, 1), 1) AS avgdl
+                FROM memory_stats WHERE tenant_id = %(tenant)s AND user_id = %(user)s
+            ), df AS MATERIALIZED (
+                SELECT s.lexeme, s.{prefix}df::float8 AS df,
+                       row_number() OVER w AS rarity, sum(s.df) OVER w AS cost
+                FROM memory_terms s
+                WHERE s.tenant_id = %(tenant)s AND s.user_id = %(user)s AND s.lexeme IN (SELECT lexeme FROM terms)
+                  AND s.{prefix}df > 0
+                WINDOW w AS (ORDER BY s.df, s.lexeme)
+            ), generating AS MATERIALIZED (
+                SELECT p.memory_id, p.lexeme, {tf} AS tf
+                FROM df JOIN memory_postings p
+                  ON p.tenant_id = %(tenant)s AND p.user_id = %(user)s AND p.lexeme = df.lexeme
+                WHERE df.rarity = 1 OR df.cost <= %(max_postings)s
+            ), candidates AS MATERIALIZED (
+                SELECT m.id, length(m.content_tsv)::float8 AS dl, m.content_tsv FROM memories m
+                WHERE m.tenant_id = %(tenant)s AND m.id IN (SELECT memory_id FROM generating) AND {where}
             ), hits AS (
-                SELECT s.id, s.dl, u.lexeme,
-                       (SELECT sum(CASE w WHEN 'D' THEN {CONTEXT_TF} ELSE 1.0 END) FROM unnest(u.weights) w) AS tf
-                FROM scope s, anyterm a, unnest(s.content_tsv) u
-                WHERE s.content_tsv @@ a.tq AND u.lexeme IN (SELECT lexeme FROM terms)
+                SELECT c.id, c.dl, g.lexeme, g.tf FROM candidates c JOIN generating g ON g.memory_id = c.id
+                UNION ALL
+                -- the common terms, read from the candidates themselves rather than from their postings
+                SELECT c.id, c.dl, u.lexeme,
+                       (SELECT (count(*) FILTER (WHERE w <> 'D') + {CONTEXT_TF} * count(*) FILTER (WHERE w = 'D'))::float8
+                        FROM unnest(u.weights) w)
+                FROM candidates c, unnest(c.content_tsv) u
+                WHERE EXISTS (SELECT 1 FROM df WHERE NOT (rarity = 1 OR cost <= %(max_postings)s))
+                  AND u.lexeme IN (SELECT lexeme FROM df WHERE NOT (rarity = 1 OR cost <= %(max_postings)s))
             )
-            SELECT h.id, max(st.n) AS n, sum(
+            SELECT h.id, max(st.docs) AS n, sum(
                 ln(1 + (st.n - df.df + 0.5) / (df.df + 0.5))
                 * h.tf * ({BM25_K1} + 1) / (h.tf + {BM25_K1} * (1 - {BM25_B} + {BM25_B} * h.dl / st.avgdl))
             ) AS score
             FROM hits h JOIN df USING (lexeme), stats st
-            GROUP BY h.id ORDER BY score DESC, h.id LIMIT %s""",
-        (query, *params, limit),
+            GROUP BY h.id ORDER BY score DESC, h.id LIMIT %(limit)s""",
+        {"query": query, "tenant": tenant_id, "user": user_id, "max_postings": max_postings, "limit": limit,
+         **params},
     ).fetchall()
     return [(r["id"], float(r["score"])) for r in rows], (rows[0]["n"] if rows else 0)
+
+
+def scope_size(conn: psycopg.Connection, tenant_id: str, user_id: str, include_inactive: bool) -> int:
+    """How many memories the user holds (active ones, or all), from the statistics migration 0005 keeps."""
+    row = conn.execute(
+        f"SELECT {'docs' if include_inactive else 'active_docs'} AS n FROM memory_stats "
+        "WHERE tenant_id = %s AND user_id = %s",
+        (tenant_id, user_id),
+    ).fetchone()
+    return row["n"] if row else 0
 
 
 def vector_ranked(conn: psycopg.Connection, tenant_id: str, user_id: str, agent_id: str | None,
@@ -257,28 +297,32 @@ def vector_ranked(conn: psycopg.Connection, tenant_id: str, user_id: str, agent_
                   limit: int, iterative_scan: bool) -> list[tuple[str, float]]:
     """(id, cosine similarity) over the scope's memories, best first.
 
-    An HNSW walk filtered afterwards by tenant and user can return fewer rows than asked (the
-    nearest neighbours belong to other users). pgvector >= 0.8 keeps walking until the filter
-    is satisfied (iterative scan); on older servers the scope's rows are ranked exactly, which
-    one user's memories keep cheap.
+    With `iterative_scan` (pgvector >= 0.8, and a scope large enough for it to pay: search.py
+    decides) the HNSW index is walked until the tenant and user filter is satisfied: a walk
+    filtered afterwards can return fewer rows than asked when the nearest neighbours belong to
+    other users. Otherwise the scope's rows are ranked exactly, which a small scope keeps cheap.
     """
     where, params = _scope(tenant_id, user_id, agent_id, filters, include_inactive)
     vector = np.asarray(embedding, dtype=np.float32)
+    args = {"vector": vector, "limit": limit, **params}
+    if not iterative_scan:
+        rows = conn.execute(
+            f"""WITH scope AS MATERIALIZED (SELECT id, embedding FROM memories WHERE {where})
+                SELECT id, 1 - (embedding <=> %(vector)s) AS similarity FROM scope
+                ORDER BY similarity DESC LIMIT %(limit)s""",
+            args,
+        ).fetchall()
+        return [(r["id"], float(r["similarity"])) for r in rows]
     with conn.transaction():
-        if iterative_scan:
-            conn.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
-            conn.execute(f"SET LOCAL hnsw.ef_search = {max(40, min(1000, limit * 2))}")
-            sql = f"""SELECT id, 1 - (embedding <=> %s) AS similarity FROM (
-                          SELECT id, embedding FROM memories WHERE {where}
-                          ORDER BY embedding <=> %s LIMIT %s) nearest
-                      ORDER BY similarity DESC"""
-            args = (vector, *params, vector, limit)
-        else:
-            sql = f"""WITH scope AS MATERIALIZED (SELECT id, embedding FROM memories WHERE {where})
-                      SELECT id, 1 - (embedding <=> %s) AS similarity FROM scope
-                      ORDER BY similarity DESC LIMIT %s"""
-            args = (*params, vector, limit)
-        rows = conn.execute(sql, args).fetchall()
+        conn.execute("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true),"
+                     " set_config('hnsw.ef_search', %s, true)", (str(max(40, min(1000, limit * 2))),))
+        rows = conn.execute(
+            f"""SELECT id, 1 - (embedding <=> %(vector)s) AS similarity FROM (
+                    SELECT id, embedding FROM memories WHERE {where}
+                    ORDER BY embedding <=> %(vector)s LIMIT %(limit)s) nearest
+                ORDER BY similarity DESC""",
+            args,
+        ).fetchall()
     return [(r["id"], float(r["similarity"])) for r in rows]
 
 

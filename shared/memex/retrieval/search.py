@@ -14,6 +14,7 @@ in `degraded` ([] when nothing was).
 
 from __future__ import annotations
 
+import functools
 import logging
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -120,14 +121,21 @@ def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies |
     deps = deps or Dependencies(ctx)
     scope = (tenant_id, request.user_id, request.agent_id, request.filters, request.include_inactive)
 
+    @functools.cache  # asked once per search, at its first vector query
+    def through_index() -> bool:
+        """Whether the vector channel walks the HNSW index (a large scope) or ranks exactly."""
+        return _iterative_scan(ctx) and memory_rows.scope_size(
+            conn, tenant_id, request.user_id, request.include_inactive) > ctx.settings.vector_exact_max
+
     def run(query: str, depth: int, keyword: bool = True, vector: bool = True) -> QueryRun:
         ranked_keyword = ranked_vector = None
         scope_size = 0
         query_vector = deps.query_vector(query) if vector else None
         if query_vector is not None:
-            ranked_vector = memory_rows.vector_ranked(conn, *scope, query_vector, depth, _iterative_scan(ctx))
+            ranked_vector = memory_rows.vector_ranked(conn, *scope, query_vector, depth, through_index())
         if keyword or (vector and query_vector is None):
-            ranked_keyword, scope_size = memory_rows.keyword_ranked(conn, *scope, query, depth)
+            ranked_keyword, scope_size = memory_rows.keyword_ranked(conn, *scope, query, depth,
+                                                                    ctx.settings.keyword_max_postings)
         return QueryRun(ranked_keyword, ranked_vector, scope_size)
 
     question = run(request.query, max(CANDIDATES_PER_CHANNEL, request.top_k * 2),
