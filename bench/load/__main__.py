@@ -74,7 +74,8 @@ def dia_ids_of_memories(dsn: str, users: Sequence[str]) -> dict[str, str]:
     return {memory_id: dia_id for memory_id, dia_id in rows if dia_id}
 
 
-def s2_recall(url: str, samples: Sequence[dict[str, Any]], dia_ids: dict[str, str]) -> dict[str, Any]:
+def s2_recall(url: str, samples: Sequence[dict[str, Any]], dia_ids: dict[str, str],
+              alpha: float = s2.ALPHA) -> dict[str, Any]:
     """The same questions, top_k and reference time as memex_recall, scored the same way."""
     recalls = []
     with httpx.Client(base_url=url, timeout=600) as client:
@@ -82,7 +83,7 @@ def s2_recall(url: str, samples: Sequence[dict[str, Any]], dia_ids: dict[str, st
             for qa in scored_questions(sample)[0]:
                 answer = _post(client, "/s2/memories/search", {
                     "user_id": user_id(TAG, sample), "query": qa["question"], "top_k": TOP_K,
-                    "reference_time": reference_time(sample)})
+                    "reference_time": reference_time(sample), "alpha": alpha})
                 as_sources = [{"sources": [{"metadata": {"dia_id": dia_ids.get(r["id"])}}]} for r in answer["results"]]
                 recalls.append(recall_at(qa["evidence"], distinct_dia_ids(as_sources), RECALL_K))
     return {"recall@10": _mean(recalls), "questions": len(recalls)}
@@ -172,7 +173,10 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
                 port = free_port()
                 with serve(["-m", "bench.load.s2", "--port", str(port)], port, Path(home), database,
                            defaults_only=True) as s2_url:
-                    results["s2_recall"] = s2_recall(s2_url, samples, dia_ids_of_memories(postgres.url, replay.users))
+                    dia_ids = dia_ids_of_memories(postgres.url, replay.users)
+                    results["s2_recall"] = s2_recall(s2_url, samples, dia_ids)
+                    # What its recency weight costs it: the same candidates ranked by cosine alone.
+                    results["s2_recall_cosine_only"] = s2_recall(s2_url, samples, dia_ids, alpha=1.0)
                     # Taken in turns, each pipeline's runs beside the other's: the machine's other
                     # load drifts less between them.
                     memex, other = replay.memex(memex_url), replay.s2(s2_url)

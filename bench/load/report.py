@@ -58,6 +58,8 @@ def render(results: dict[str, Any]) -> str:
     mr, sr = results["memex_recall"]["recall@10"], results["s2_recall"]["recall@10"]
     lines.append(f"| LoCoMo recall@10 ({results['memex_recall']['questions']} questions) | {mr:.3f} | {sr:.3f} "
                  f"| {_ratio(mr, sr)} |")
+    lines.append(f"| S2-style recall@10 ranked by cosine alone (alpha 1) | | "
+                 f"{results['s2_recall_cosine_only']['recall@10']:.3f} | |")
 
     lines += ["", "Saturation (each point its own run; search p95 ms, total RPS)",
               "| users | memex RPS | memex search p95 | S2 RPS | S2 search p95 | errors memex / S2 |",
