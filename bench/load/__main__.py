@@ -41,6 +41,7 @@ TENANT = "default"  # memex's tenant for requests without a key (open mode)
 RECALL_K = 10
 WARM_UP_USERS = 8
 SETTLE_TIMEOUT = 300
+MAX_CONNECTIONS = 400
 # Each lever: the memex settings that differ from the defaults.
 LEVERS: dict[str, dict[str, str]] = {
     "coalesce-off": {"MEMEX_EMBEDDINGS_COALESCE": "false"},
@@ -91,6 +92,20 @@ def s2_recall(url: str, samples: Sequence[dict[str, Any]], dia_ids: dict[str, st
 
 def _mean(values: Sequence[float]) -> float:
     return round(sum(values) / len(values), 4) if values else 0.0
+
+
+def room_for_servers(postgres: Any) -> None:
+    """Up to three servers share this Postgres at once (memex, S2 or a lever's memex), and each
+    process keeps one connection per request thread it has used (up to 40): more than the
+    default 100 connections, which are for one server."""
+    import psycopg
+
+    with psycopg.connect(postgres.url, autocommit=True) as conn:
+        conn.execute(f"ALTER SYSTEM SET max_connections = {MAX_CONNECTIONS}")
+    postgres.pg_ctl("restart", "-w", "-m", "fast")
+    with psycopg.connect(postgres.url, autocommit=True) as conn:
+        if int(conn.execute("SHOW max_connections").fetchone()[0]) != MAX_CONNECTIONS:
+            raise RuntimeError("the embedded Postgres did not take max_connections")
 
 
 def backlog(dsn: str) -> int:
@@ -162,6 +177,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
                                "scenario": vars(scenario) | {"think": list(scenario.think)}}
     with tempfile.TemporaryDirectory(prefix="memex-load-") as home:
         postgres = embedded_postgres.start(Path(home) / "pgdata")
+        room_for_servers(postgres)
         database = {"DATABASE_URL": postgres.url}
         try:
             with local_server(database, defaults_only=True) as memex_url:
