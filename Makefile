@@ -39,7 +39,7 @@ bench-embedder: install
 
 # memex under the seed's 50-user load beside an S2-style pipeline: make bench-load DATA=../shared/bench/locomo-dev.json
 bench-load: install
-	$(BIN)/python -m bench.load $(if $(DATA),--data $(DATA)) --levers coalesce-off,processes-2,query-cache
+	$(BIN)/python -m bench.load $(if $(DATA),--data $(DATA)) --levers coalesce-off,processes-2
 
 sam-build: install
 	$(BIN)/sam build --template-file template.yaml

@@ -3,7 +3,7 @@ embedder and Postgres, in one run.
 
     .venv/bin/python -m bench.load --data ../shared/bench/locomo-dev.json [--users 50]
         [--spawn-rate 10] [--duration 60] [--curve 5,10,20,50,80] [--curve-duration 20]
-        [--warm-up 5] [--levers coalesce-off,processes-2,query-cache] [--plot docs/perf/load.png]
+        [--warm-up 5] [--levers coalesce-off,processes-2] [--plot docs/perf/load.png]
         [--out load.json]
 
 One embedded Postgres under a fresh temporary home serves both pipelines. memex
@@ -46,7 +46,6 @@ MAX_CONNECTIONS = 400
 LEVERS: dict[str, dict[str, str]] = {
     "coalesce-off": {"MEMEX_EMBEDDINGS_COALESCE": "false"},
     "processes-2": {"MEMEX_LOCAL_HTTP_PROCESSES": "2"},
-    "query-cache": {"MEMEX_EMBEDDINGS_QUERY_CACHE": "4096"},
 }
 
 

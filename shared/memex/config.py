@@ -68,8 +68,6 @@ class Settings:
     embeddings_query_timeout_seconds: float = 3.0
     # In AWS the key can live in Secrets Manager instead (resolved when the Context is built).
     embeddings_api_key_secret_arn: str = ""
-    # Search queries whose vectors are kept per process (0: none); bench/load measures the choice.
-    embeddings_query_cache: int = 0
 
     # LLM (empty base URL and model: the offline rules are used)
     llm_base_url: str = ""
@@ -155,7 +153,6 @@ def load_settings() -> Settings:
         embeddings_coalesce=_bool("MEMEX_EMBEDDINGS_COALESCE", True),
         embeddings_query_timeout_seconds=_float("MEMEX_EMBEDDINGS_QUERY_TIMEOUT_SECONDS", 3.0),
         embeddings_api_key_secret_arn=_str("MEMEX_EMBEDDINGS_API_KEY_SECRET_ARN"),
-        embeddings_query_cache=_int("MEMEX_EMBEDDINGS_QUERY_CACHE", 0),
         llm_base_url=_str("MEMEX_LLM_BASE_URL"),
         llm_api_key=_str("MEMEX_LLM_API_KEY"),
         llm_model=_str("MEMEX_LLM_MODEL"),

@@ -7,15 +7,6 @@ from memex.embeddings.base import Embedder
 
 
 def make_embedder(settings: Settings) -> Embedder:
-    embedder = _provider(settings)
-    if settings.embeddings_query_cache <= 0:
-        return embedder
-    from memex.embeddings.cache import QueryCache
-
-    return QueryCache(embedder, settings.embeddings_query_cache)
-
-
-def _provider(settings: Settings) -> Embedder:
     if settings.embeddings_provider == "openai":
         from memex.embeddings.openai_compat import OpenAICompatibleEmbedder
 
