@@ -14,8 +14,10 @@ the same users (the same texts, vectors and times) and bench/load/s2.py serves i
 of its own, answering the same questions. Each pipeline runs the memex seed's scenario
 (bench/load/scenario.py: `--users` virtual users spawned at `--spawn-rate`/s for `--duration`
 s, 100-300 ms think time, a quarter of the requests writes), then one shorter run per point of
-the saturation curve. Each `--levers` variant is memex on the same database with that setting
-changed, under the main scenario. Without --data, small synthetic conversations (smoke test).
+the saturation curve, the two pipelines' runs taken in turns; after each run the benchmark waits
+until memex's workers have processed every turn written. Each `--levers` variant is memex on the
+same database with that setting changed, under the main scenario, followed by a run of the
+default settings to compare it with. Without --data, small synthetic conversations (smoke test).
 The LoCoMo file is read where it is, never copied.
 """
 
