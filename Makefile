@@ -39,7 +39,8 @@ bench-embedder: install
 
 # memex under the seed's 50-user load beside an S2-style pipeline: make bench-load DATA=../shared/bench/locomo-dev.json
 bench-load: install
-	$(BIN)/python -m bench.load $(if $(DATA),--data $(DATA)) --levers coalesce-off,processes-2
+	$(if $(DATA),,$(error set DATA to a LoCoMo-format file))
+	$(BIN)/python -m bench.load --data $(DATA) --levers coalesce-off,processes-2
 
 sam-build: install
 	$(BIN)/sam build --template-file template.yaml
