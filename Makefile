@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml shared/requirements.txt | cksum | cut -d' ' -f1)
 
-.PHONY: install dev test test-fast invoke keys bench-embedder bench-scale sam-build lint-template clean quality reliability bench-writes
+.PHONY: install dev test test-fast invoke keys bench-embedder bench-scale bench-load sam-build lint-template clean quality reliability bench-writes
 
 $(STAMP): pyproject.toml shared/requirements.txt
 	$(PYTHON) -m venv $(VENV)
@@ -45,6 +45,11 @@ bench-writes: install
 # e.g. make bench-scale ARGS="--total 120000 --sizes 1000,10000".
 bench-scale: install
 	$(BIN)/python -m bench.scale $(ARGS)
+
+# memex under the seed's 50-user load beside an S2-style pipeline: make bench-load DATA=../shared/bench/locomo-dev.json
+bench-load: install
+	$(if $(DATA),,$(error set DATA to a LoCoMo-format file))
+	$(BIN)/python -m bench.load --data $(DATA) --levers coalesce-off,processes-2
 
 sam-build: install
 	$(BIN)/sam build --template-file template.yaml

@@ -35,31 +35,39 @@ def local_server(extra_env: dict[str, str] | None = None, defaults_only: bool = 
 
     with tempfile.TemporaryDirectory(prefix="memex-bench-") as home:
         port = free_port()
-        env = {k: v for k, v in os.environ.items()
-               if k not in RUNTIME_VARS and not (defaults_only and k.startswith("MEMEX_"))}
-        env.update(extra_env or {})
-        log_path = Path(home) / "server.log"
-        with open(log_path, "w+") as log:
-            # A session of its own: a Ctrl-C at the terminal reaches only us, and we stop the
-            # server with exactly one SIGINT (a second one would cut its shutdown short).
-            process = subprocess.Popen(
-                [sys.executable, "-m", "infra.local", "--home", str(Path(home) / "memex"), "--port", str(port)],
-                cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-            )
-            url = f"http://127.0.0.1:{port}"
-            try:
-                wait_healthy(url, process, timeout)
-                yield url
-            except ServiceError as exc:
-                raise ServiceError(f"{exc}\n--- server log (tail) ---\n{log_path.read_text()[-3000:]}") from exc
-            finally:
-                if process.poll() is None:
-                    process.send_signal(signal.SIGINT)
-                    try:
-                        process.wait(timeout=60)
-                    except subprocess.TimeoutExpired:
-                        process.kill()
-                        process.wait()
+        with serve(["-m", "infra.local", "--home", str(Path(home) / "memex"), "--port", str(port)], port,
+                   Path(home), extra_env, defaults_only, timeout) as url:
+            yield url
+
+
+@contextmanager
+def serve(python_args: list[str], port: int, log_dir: Path, extra_env: dict[str, str] | None = None,
+          defaults_only: bool = False, timeout: float = 180) -> Iterator[str]:
+    """Runs `python <python_args>` from the repository root, serving on `port`, until the block
+    ends; its output goes to `log_dir`/server.log, whose tail a failure quotes."""
+    env = {k: v for k, v in os.environ.items()
+           if k not in RUNTIME_VARS and not (defaults_only and k.startswith("MEMEX_"))}
+    env.update(extra_env or {})
+    log_path = log_dir / "server.log"
+    with open(log_path, "w+") as log:
+        # A session of its own: a Ctrl-C at the terminal reaches only us, and we stop the
+        # server with exactly one SIGINT (a second one would cut its shutdown short).
+        process = subprocess.Popen([sys.executable, *python_args], cwd=ROOT, env=env, stdout=log,
+                                   stderr=subprocess.STDOUT, start_new_session=True)
+        url = f"http://127.0.0.1:{port}"
+        try:
+            wait_healthy(url, process, timeout)
+            yield url
+        except ServiceError as exc:
+            raise ServiceError(f"{exc}\n--- server log (tail) ---\n{log_path.read_text()[-3000:]}") from exc
+        finally:
+            if process.poll() is None:
+                process.send_signal(signal.SIGINT)
+                try:
+                    process.wait(timeout=60)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+                    process.wait()
 
 
 def wait_healthy(url: str, process: subprocess.Popen, timeout: float) -> None:

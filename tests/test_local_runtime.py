@@ -33,10 +33,10 @@ def _alive(pid: int) -> bool:
 
 
 class Server:
-    def __init__(self, home):
+    def __init__(self, home, extra_env: dict[str, str] | None = None):
         self.home = home
         self.port = free_port()
-        env = _child_env()
+        env = {**_child_env(), **(extra_env or {})}
         self.log = open(home / f"server-{self.port}.log", "w+")
         self.process = subprocess.Popen(
             [sys.executable, "-m", "infra.local", "--home", str(home), "--port", str(self.port)],
@@ -107,6 +107,28 @@ def test_round_trip_over_http_and_persistence_across_restart(tmp_path):
         assert "I work at Stripe as an engineer 🚀" in [r["content"] for r in hits["results"]]
     finally:
         assert again.stop() == 0, again.output()
+
+
+def test_two_http_processes_serve_the_same_data_and_ctrl_c_stops_them_all(tmp_path):
+    import psutil
+
+    server = Server(tmp_path, {"MEMEX_LOCAL_HTTP_PROCESSES": "2"})
+    try:
+        children = psutil.Process(server.process.pid).children(recursive=True)
+        serving = [c for c in children if c.pid != server.postgres_pid and "python" in c.name().lower()]
+        assert len(serving) >= 2, [c.cmdline() for c in children]
+        turn = httpx.post(f"{server.url}/v1/turns", json={
+            "user_id": "alice", "session_id": "s1",
+            "messages": [{"role": "user", "content": "I keep bees on the roof."}]}).json()
+        _wait_processed(server.url, turn["turn_id"])
+        # Fresh connections, so that both processes answer some of them.
+        for _ in range(6):
+            hits = httpx.post(f"{server.url}/v1/search", json={"user_id": "alice", "query": "bees"}).json()
+            assert "I keep bees on the roof." in [r["content"] for r in hits["results"]]
+    finally:
+        code = server.stop()
+    assert code == 0, server.output()
+    assert not [c.pid for c in serving if _alive(c.pid)], server.output()
 
 
 def test_ctrl_c_stops_postgres_after_a_run_that_was_killed(tmp_path):

@@ -34,8 +34,15 @@ def main() -> None:
               "(create one with `memex keys create --tenant NAME` to require keys)", flush=True)
     runtime.run_workers()
     print(f"memex: serving on http://{args.host}:{args.port}", flush=True)
+    processes = get_context().settings.local_http_processes
     try:
-        uvicorn.run(runtime.asgi_app(), host=args.host, port=args.port, log_level="warning")
+        if processes > 1:
+            # Each process its own interpreter (its own GIL, embedder and connections); the queues'
+            # workers and the sweep stay here.
+            uvicorn.run("infra.local.runtime:http_app", factory=True, workers=processes, host=args.host,
+                        port=args.port, log_level="warning")
+        else:
+            uvicorn.run(runtime.asgi_app(), host=args.host, port=args.port, log_level="warning")
     finally:
         runtime.stop()
         print("memex: stopped", flush=True)

@@ -33,6 +33,14 @@ def function_module(name: str):
     return importlib.import_module(f"functions.{name}.app")
 
 
+def http_app() -> Any:
+    """The HTTP functions as one ASGI app; each extra server process builds its own from the
+    environment the runtime set up (database and queue URLs)."""
+    from memex_edge.http import create_app
+
+    return create_app(*(function_module(name).router for name in HTTP_FUNCTIONS))
+
+
 class LocalRuntime:
     def __init__(self, home: Path, visibility_timeout: int = 30):
         self.home = home
@@ -130,9 +138,7 @@ class LocalRuntime:
         return sqs_client(load_settings())
 
     def asgi_app(self) -> Any:
-        from memex_edge.http import create_app
-
-        return create_app(*(function_module(name).router for name in HTTP_FUNCTIONS))
+        return http_app()
 
     def run_workers(self) -> None:
         for poller in self.pollers:

@@ -106,6 +106,9 @@ class Settings:
     default_tenant: str = "default"
     # How far ahead of the server's clock a client's `timestamp` or `reference_time` may be.
     max_clock_skew_seconds: int = 86_400
+    # The local runtime's HTTP server processes (its workers and queues stay in the first one):
+    # one process runs its request threads' Python under one GIL (bench/load measures the choice).
+    local_http_processes: int = 1
 
     # Turns whose publish failed stay queued; the sweep re-publishes them after this long.
     sweep_after_seconds: int = 60
@@ -169,6 +172,7 @@ def load_settings() -> Settings:
         max_body_bytes=_int("MEMEX_MAX_BODY_BYTES", 1_048_576),
         default_tenant=_str("MEMEX_DEFAULT_TENANT", "default"),
         max_clock_skew_seconds=_int("MEMEX_MAX_CLOCK_SKEW_SECONDS", 86_400),
+        local_http_processes=_int("MEMEX_LOCAL_HTTP_PROCESSES", 1),
         sweep_after_seconds=_int("MEMEX_SWEEP_AFTER_SECONDS", 60),
         sweep_max_republish=_int("MEMEX_SWEEP_MAX_REPUBLISH", 5),
     )
