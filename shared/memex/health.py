@@ -24,8 +24,6 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any, Callable, Hashable
 
-from openai import OpenAI
-
 from memex.context import Context
 from memex.outcome import LastOutcome
 from memex.retrieval import rerank
@@ -64,6 +62,8 @@ def _llm_probe(ctx: Context) -> Callable[[], None]:
     settings = ctx.settings
 
     def probe() -> None:
+        from openai import OpenAI  # only with an LLM configured: it is slow to import
+
         client = OpenAI(base_url=settings.llm_base_url or None, api_key=settings.llm_api_key or "unused",
                         timeout=PROBE_DEADLINE_SECONDS, max_retries=0)
         client.models.list()

@@ -23,13 +23,13 @@ import re
 import threading
 import time
 from contextlib import contextmanager
-from typing import Any, Iterator
-
-import openai
-from openai import OpenAI
+from typing import TYPE_CHECKING, Any, Iterator
 
 from memex.config import Settings
 from memex.outcome import LastOutcome
+
+if TYPE_CHECKING:
+    import openai
 
 log = logging.getLogger(__name__)
 
@@ -68,6 +68,10 @@ class ChatJSON:
         self.timeout = timeout
         self.attempts = attempts
         self.backoff = backoff
+        # Imported here, not at the top: the client takes a large share of a cold start, and
+        # without a configured LLM nothing needs it (pipeline.py imports this module for time_budget).
+        from openai import OpenAI
+
         # A dummy key for endpoints without auth: the client would otherwise look for OPENAI_API_KEY.
         self._client = OpenAI(base_url=base_url or None, api_key=api_key or "unused", timeout=timeout, max_retries=0)
 
@@ -77,6 +81,8 @@ class ChatJSON:
 
     def ask(self, system: str, user: str) -> Any:
         """The JSON value the model answers to `system` + `user` (an object or an array)."""
+        import openai
+
         messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
         problem = ""
         for attempt in range(1, self.attempts + 1):

@@ -45,16 +45,19 @@ def tenant(request: Request, ctx: Context = Depends(context)) -> str:
 class BodyLimit:
     """Refuses bodies over the limit with 413, whether or not Content-Length is sent."""
 
-    def __init__(self, app, max_bytes: int):
+    def __init__(self, app, max_bytes: Callable[[], int]):
         self.app = app
+        # Read on the first request: a handler module builds its app at import, and the
+        # Context (settings, secrets, clients) is built only once a request needs it.
         self.max_bytes = max_bytes
 
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
+        max_bytes = self.max_bytes()
         declared = dict(scope.get("headers") or []).get(b"content-length")
-        if declared is not None and declared.isdigit() and int(declared) > self.max_bytes:
-            return await self._too_large(scope, receive, send)
+        if declared is not None and declared.isdigit() and int(declared) > max_bytes:
+            return await self._too_large(scope, receive, send, max_bytes)
         chunks: list[bytes] = []
         size = 0
         while True:
@@ -63,8 +66,8 @@ class BodyLimit:
                 return
             chunks.append(message.get("body", b""))
             size += len(chunks[-1])
-            if size > self.max_bytes:
-                return await self._too_large(scope, receive, send)
+            if size > max_bytes:
+                return await self._too_large(scope, receive, send, max_bytes)
             if not message.get("more_body"):
                 break
         body = b"".join(chunks)
@@ -79,8 +82,8 @@ class BodyLimit:
 
         return await self.app(scope, replay, send)
 
-    async def _too_large(self, scope, receive, send):
-        response = error(413, "payload_too_large", f"request body exceeds {self.max_bytes} bytes")
+    async def _too_large(self, scope, receive, send, max_bytes: int):
+        response = error(413, "payload_too_large", f"request body exceeds {max_bytes} bytes")
         await response(scope, receive, send)
 
 
@@ -138,7 +141,7 @@ def create_app(*routers: APIRouter, provide: Callable[[], Context] = get_context
         logger.exception("unhandled error")
         return error(500, "internal_error", "internal error")
 
-    return BodyLimit(app, provide().settings.max_body_bytes)
+    return BodyLimit(app, lambda: provide().settings.max_body_bytes)
 
 
 

@@ -8,12 +8,12 @@ import threading
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
-from safetensors.numpy import load as load_safetensors
-from threadpoolctl import threadpool_limits
-from tokenizers import Tokenizer
+
+if TYPE_CHECKING:
+    from tokenizers import Tokenizer
 
 _DTYPE = np.float32
 _GELU_BLOCK_ROWS = 64
@@ -58,6 +58,8 @@ def _get_model(blas_threads: int) -> _Model:
         with _model_lock:
             if _model is None:
                 if blas_threads > 0:
+                    from threadpoolctl import threadpool_limits
+
                     # Process-wide and kept: each request thread's matmuls otherwise start one
                     # BLAS thread per core, and on two cores the threads thrash each other.
                     threadpool_limits(limits=blas_threads, user_api="blas")
@@ -74,6 +76,10 @@ def model_zip_path() -> Path:
 
 
 def _load_model() -> _Model:
+    # Imported here, not at the top: a function that never embeds does not pay for them.
+    from safetensors.numpy import load as load_safetensors
+    from tokenizers import Tokenizer
+
     with zipfile.ZipFile(model_zip_path()) as archive:
         config = json.loads(archive.read("config.json"))
         max_seq_length = json.loads(archive.read("sentence_bert_config.json"))["max_seq_length"]
