@@ -11,17 +11,17 @@ import uuid
 
 import anyio
 import httpx
+import httpx2
 import pytest
 import uvicorn
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
-from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.exceptions import MCPError
 
 from infra.local.lambda_context import LocalLambdaContext
 from infra.local.runtime import function_module
 from infra.local.sqs_server import free_port
-from tests.conftest import ROOT, Tenant
+from tests.conftest import ROOT
 
 TOOLS = {"store_memory", "search_memories", "recall_context", "add_turn", "list_memories", "memory_history",
          "delete_memory", "count_memories", "forget_user"}
@@ -49,7 +49,7 @@ def session(url: str, key: str | None, body, mode: str = "legacy"):
     headers = {"Authorization": f"Bearer {key}"} if key else {}
 
     async def main():
-        async with create_mcp_http_client(headers=headers) as http:
+        async with httpx2.AsyncClient(headers=headers, timeout=60) as http:
             async with Client(streamable_http_client(url, http_client=http), mode=mode) as client:
                 return await body(client)
 
@@ -334,6 +334,14 @@ def test_lambda_handler_serves_initialize_tools_list_and_calls_on_sample_events(
 
     status, headers, refused = _invoke("mcp_tools_list", "mx_wrong")
     assert status == 401 and refused["error"]["code"] == "unauthorized"
+
+    # Stateless: no server-to-client stream to open, as MCP says it is answered.
+    event = json.loads((ROOT / "events" / "mcp_tools_list.json").read_text())
+    event["routeKey"] = event["requestContext"]["routeKey"] = "GET /mcp"
+    event["requestContext"]["http"]["method"] = "GET"
+    event["headers"] |= {"authorization": f"Bearer {tenant.key}", "accept": "text/event-stream"}
+    event["body"] = None
+    assert function_module("mcp").handler(event, LocalLambdaContext("mcp"))["statusCode"] == 405
 
 
 def test_make_dev_serves_mcp_at_slash_mcp_and_on_the_mcp_port(tmp_path):

@@ -15,7 +15,6 @@ REST API: a missing or wrong key gets 401, and the tools act for that tenant onl
 from __future__ import annotations
 
 import inspect
-import logging
 from copy import copy
 from dataclasses import dataclass
 from typing import Annotated, Any, Callable, Optional
@@ -38,8 +37,7 @@ from memex.recall import recall
 from memex.retrieval.search import search
 from memex_edge.context import get_context
 from memex_edge.http import database_unavailable, error, field_problem, tenant
-
-log = logging.getLogger(__name__)
+from memex_edge.observability import logger
 
 PATH = "/mcp"
 # Where the tenant the key resolved to travels from the HTTP edge to the tools: the request's scope.
@@ -138,7 +136,7 @@ def _answering(fn: Callable[..., dict[str, Any]]) -> Callable[..., dict[str, Any
             raise ToolError(_problems(exc)) from exc
         except MemexError as exc:
             if exc.status >= 500:
-                log.error("domain error in a tool", extra={"code": exc.code, "detail": exc.message})
+                logger.error("domain error in a tool", extra={"code": exc.code, "detail": exc.message})
                 raise ToolError("internal error") from exc
             raise ToolError(f"{exc.code}: {exc.message}") from exc
         except (psycopg.OperationalError, psycopg.InterfaceError) as exc:
@@ -308,6 +306,13 @@ class McpApp:
     async def __call__(self, scope, receive, send) -> None:
         if scope["type"] != "http":
             return
+        if scope["method"] == "GET":
+            # The SDK would open a server-to-client stream that nothing ever writes to or ends
+            # (stateless), holding the connection, or a Lambda invocation, until it times out.
+            # MCP lets a server without one say so with 405.
+            response = error(405, "method_not_allowed", "no server-to-client stream: this server is stateless",
+                             headers={"Allow": "POST, DELETE"})
+            return await response(scope, receive, send)
         ctx = self.provide()
         try:
             tenant_id = await anyio.to_thread.run_sync(tenant, Request(scope), ctx)
