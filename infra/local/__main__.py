@@ -5,17 +5,20 @@ from __future__ import annotations
 import argparse
 import logging
 import os
+import threading
 from pathlib import Path
 
 import uvicorn
 
-from infra.local.runtime import LocalRuntime
+from infra.local.runtime import LocalRuntime, mcp_app
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description="Run memex locally: API, workers, queues, Postgres.")
     parser.add_argument("--host", default=os.environ.get("MEMEX_HOST", "127.0.0.1"))
     parser.add_argument("--port", type=int, default=int(os.environ.get("MEMEX_PORT", "8080")))
+    parser.add_argument("--mcp-port", type=int, default=int(os.environ.get("MEMEX_MCP_PORT") or 0),
+                        help="also serve MCP alone on this port (the memex seed's 8001)")
     parser.add_argument("--home", type=Path, default=Path(os.environ.get("MEMEX_HOME", ".memex")))
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
@@ -33,16 +36,23 @@ def main() -> None:
         print("memex: no API key exists: requests without a key go to the default tenant "
               "(create one with `memex keys create --tenant NAME` to require keys)", flush=True)
     runtime.run_workers()
-    print(f"memex: serving on http://{args.host}:{args.port}", flush=True)
+    print(f"memex: serving on http://{args.host}:{args.port} (MCP at /mcp)", flush=True)
+    if args.mcp_port:
+        # The memex seed's layout: MCP alone on a port of its own, beside the API.
+        mcp = uvicorn.Server(uvicorn.Config(mcp_app(args.host), host=args.host, port=args.mcp_port,
+                                            log_level="warning", lifespan="off"))
+        threading.Thread(target=mcp.run, name="mcp-server", daemon=True).start()
+        print(f"memex: MCP also on http://{args.host}:{args.mcp_port}/mcp", flush=True)
     processes = get_context().settings.local_http_processes
     try:
         if processes > 1:
             # Each process its own interpreter (its own GIL, embedder and connections); the queues'
             # workers and the sweep stay here.
+            os.environ["MEMEX_HOST"] = args.host
             uvicorn.run("infra.local.runtime:http_app", factory=True, workers=processes, host=args.host,
                         port=args.port, log_level="warning")
         else:
-            uvicorn.run(runtime.asgi_app(), host=args.host, port=args.port, log_level="warning")
+            uvicorn.run(runtime.asgi_app(args.host), host=args.host, port=args.port, log_level="warning")
     finally:
         runtime.stop()
         print("memex: stopped", flush=True)

@@ -21,6 +21,7 @@ from infra.local.sqs_server import QueueSpec, ensure_queues, start_moto
 log = logging.getLogger("memex.local")
 
 HTTP_FUNCTIONS = ("ingest", "search", "recall", "cleanup")
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
 # queue name -> (env var of its URL, worker function, FIFO)
 QUEUES = {
     "memex-extraction": ("EXTRACTION_QUEUE_URL", "extract_worker", False),
@@ -33,12 +34,24 @@ def function_module(name: str):
     return importlib.import_module(f"functions.{name}.app")
 
 
-def http_app() -> Any:
-    """The HTTP functions as one ASGI app; each extra server process builds its own from the
-    environment the runtime set up (database and queue URLs)."""
+def http_app(host: str | None = None) -> Any:
+    """The HTTP functions' routes and McpFn's MCP server in one app, served on `host` (by default
+    `MEMEX_HOST`). Each extra server process builds its own from the environment the runtime set
+    up (database and queue URLs, host)."""
     from memex_edge.http import create_app
+    from memex_edge.mcp_server import PATH
 
-    return create_app(*(function_module(name).router for name in HTTP_FUNCTIONS))
+    host = host or os.environ.get("MEMEX_HOST", "127.0.0.1")
+    return create_app(*(function_module(name).router for name in HTTP_FUNCTIONS),
+                      surfaces={PATH: mcp_app(host)})
+
+
+def mcp_app(host: str = "127.0.0.1") -> Any:
+    """McpFn's MCP server alone (at /mcp), served on `host`. On a loopback address it refuses
+    requests from other hosts and origins: a web page cannot reach it by DNS rebinding."""
+    from memex_edge.mcp_server import McpApp, build_server
+
+    return McpApp(build_server(), loopback_only=host in LOOPBACK)
 
 
 class LocalRuntime:
@@ -137,8 +150,8 @@ class LocalRuntime:
 
         return sqs_client(load_settings())
 
-    def asgi_app(self) -> Any:
-        return http_app()
+    def asgi_app(self, host: str = "127.0.0.1") -> Any:
+        return http_app(host)
 
     def run_workers(self) -> None:
         for poller in self.pollers:

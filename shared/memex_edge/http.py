@@ -12,6 +12,8 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from mangum import Mangum
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Route
+from starlette.types import ASGIApp
 
 from memex import keys
 from memex.context import Context
@@ -87,7 +89,7 @@ class BodyLimit:
         await response(scope, receive, send)
 
 
-def _problem(detail: dict[str, Any]) -> str:
+def field_problem(detail: dict[str, Any]) -> str:
     """One validation problem as `field: what is wrong`, the field's path down to a nested key."""
     loc = tuple(str(part) for part in detail["loc"])
     cause = (detail.get("ctx") or {}).get("error")
@@ -103,11 +105,26 @@ def _connection_lost(exc: psycopg.Error) -> bool:
     return exc.sqlstate is None or exc.sqlstate.startswith(("08", "57P"))
 
 
-def create_app(*routers: APIRouter, provide: Callable[[], Context] = get_context) -> Any:
+def database_unavailable(exc: psycopg.Error, ctx: Context) -> JSONResponse:
+    """503 with Retry-After. Once one connection found the server gone, every thread reconnects."""
+    logger.warning("database unavailable", extra={"error": type(exc).__name__, "sqlstate": exc.sqlstate,
+                                               "detail": str(exc)})
+    if _connection_lost(exc):
+        ctx.db.discard_all()
+    return error(503, "database_unavailable", "the database is unavailable; retry later",
+                 headers={"Retry-After": str(DATABASE_RETRY_AFTER)})
+
+
+def create_app(*routers: APIRouter, provide: Callable[[], Context] = get_context,
+               surfaces: dict[str, ASGIApp] | None = None) -> Any:
+    """`routers`: the REST routes. `surfaces`: other ASGI apps, each served at its path as it is
+    (MCP at /mcp), inside the same body limit; they answer their own errors."""
     app = FastAPI(title="memex", version="1")
     app.dependency_overrides[context] = provide
     for router in routers:
         app.include_router(router)
+    for path, surface in (surfaces or {}).items():
+        app.router.routes.append(Route(path, surface))
 
     @app.exception_handler(MemexError)
     async def _domain(_: Request, exc: MemexError) -> JSONResponse:
@@ -118,7 +135,7 @@ def create_app(*routers: APIRouter, provide: Callable[[], Context] = get_context
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(_: Request, exc: RequestValidationError) -> JSONResponse:
-        return error(422, "validation_error", "; ".join(_problem(e) for e in exc.errors()))
+        return error(422, "validation_error", "; ".join(field_problem(e) for e in exc.errors()))
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(_: Request, exc: StarletteHTTPException) -> JSONResponse:
@@ -129,12 +146,7 @@ def create_app(*routers: APIRouter, provide: Callable[[], Context] = get_context
     @app.exception_handler(psycopg.OperationalError)
     @app.exception_handler(psycopg.InterfaceError)
     async def _database_unavailable(_: Request, exc: psycopg.Error) -> JSONResponse:
-        logger.warning("database unavailable", extra={"error": type(exc).__name__, "sqlstate": exc.sqlstate,
-                                                   "detail": str(exc)})
-        if _connection_lost(exc):
-            provide().db.discard_all()
-        return error(503, "database_unavailable", "the database is unavailable; retry later",
-                     headers={"Retry-After": str(DATABASE_RETRY_AFTER)})
+        return database_unavailable(exc, provide())
 
     @app.exception_handler(Exception)
     async def _unexpected(_: Request, exc: Exception) -> JSONResponse:
@@ -147,5 +159,11 @@ def create_app(*routers: APIRouter, provide: Callable[[], Context] = get_context
 
 def lambda_handler(*routers: APIRouter) -> Callable[[dict, Any], dict]:
     """The Lambda entry point of an HTTP function: its routers behind API Gateway via Mangum."""
+    return asgi_lambda_handler(create_app(*routers))
+
+
+def asgi_lambda_handler(app: ASGIApp) -> Callable[[dict, Any], dict]:
+    """The Lambda entry point of any ASGI app behind API Gateway. No lifespan: Mangum would run
+    it around every invocation, so an app must not need one."""
     return logger.inject_lambda_context(tracer.capture_lambda_handler(metrics.log_metrics(
-        Mangum(create_app(*routers), lifespan="off"))))
+        Mangum(app, lifespan="off"))))

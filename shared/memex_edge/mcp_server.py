@@ -1,0 +1,329 @@
+"""memex as an MCP server (streamable HTTP): its operations as tools for agents.
+
+Each tool calls the domain function its REST route calls, and takes the fields of the route's
+request model (models.py), so an argument is checked exactly as the same field of a request body.
+
+Stateless, with JSON responses: every request stands alone, as every Lambda invocation does. The
+SDK's session manager must be entered (`run()`) before it serves and can be entered only once,
+while Mangum runs an app's lifespan on every invocation; so each request gets a manager of its
+own, entered around it, and the app needs no lifespan under Mangum, uvicorn or a mount.
+
+The Bearer key is mapped to its tenant before the transport sees the request, exactly as for the
+REST API: a missing or wrong key gets 401, and the tools act for that tenant only.
+"""
+
+from __future__ import annotations
+
+import inspect
+from copy import copy
+from dataclasses import dataclass
+from typing import Annotated, Any, Callable, Optional
+
+import anyio.to_thread
+import psycopg
+from mcp.server.mcpserver import Context as ToolContext
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.tools import Tool
+from mcp_types import ToolAnnotations
+from pydantic import BaseModel, Field, ValidationError
+from starlette.requests import Request
+
+from memex import ingest, memories
+from memex.context import Context
+from memex.errors import MemexError, Unauthorized
+from memex.models import Id, MemoryIn, RecallIn, SearchIn, TurnIn
+from memex.recall import recall
+from memex.retrieval.search import search
+from memex_edge.context import get_context
+from memex_edge.http import database_unavailable, error, field_problem, tenant
+from memex_edge.observability import logger
+
+PATH = "/mcp"
+# Where the tenant the key resolved to travels from the HTTP edge to the tools: the request's scope.
+CALLER = "memex.caller"
+
+INSTRUCTIONS = """\
+memex is the user's long-term memory. Before answering, call recall_context with the user's \
+message to get what you know about them, packed into a token budget and cited. After a turn, \
+call add_turn with the exchange: memex extracts facts, preferences and events from it in the \
+background and keeps them current (a new employer replaces the old one; memory_history shows the \
+chain). Use store_memory for a fact you were told to remember as is, search_memories to look \
+something up, and delete_memory or forget_user when the user asks you to forget."""
+
+
+@dataclass(frozen=True)
+class Caller:
+    ctx: Context
+    tenant_id: str
+
+
+def _caller(tool_ctx: ToolContext) -> Caller:
+    return tool_ctx.request_context.request.scope[CALLER]
+
+
+# ---------------------------------------------------------------- tools
+
+READ = ToolAnnotations(read_only_hint=True, open_world_hint=False)
+WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
+ERASE = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=True, open_world_hint=False)
+
+ID = "1-256 letters, digits or _ . : @ + - (no spaces or slashes)"
+USER_ID = f"The user the memories belong to ({ID})."
+AGENT_ID = "Only memories of this agent; omit for all of the user's memories."
+TIME = "ISO 8601; without an offset, UTC."
+
+
+class _MemexTool(Tool):
+    """A tool whose argument errors read like the REST API's: `field: what is wrong`, one per
+    problem, and an argument the tool does not take is refused rather than ignored."""
+
+    async def run(self, arguments: dict[str, Any], context: ToolContext, convert_result: bool = False) -> Any:
+        # Worded as the SDK words the tool's own errors.
+        failed = f"Error executing tool {self.name}"
+        taken = self.fn_metadata.arg_model.model_fields
+        unknown = sorted(set(arguments) - set(taken))
+        if unknown:
+            raise ToolError(f"{failed}: {', '.join(unknown)}: not an argument of this tool; "
+                            f"it takes {', '.join(taken)}")
+        try:
+            return await super().run(arguments, context, convert_result)
+        except ToolError as exc:
+            if isinstance(exc.__cause__, ValidationError):
+                raise ToolError(f"{failed}: {_problems(exc.__cause__)}") from exc.__cause__
+            raise
+
+
+def _problems(exc: ValidationError) -> str:
+    return "; ".join(field_problem(problem) for problem in exc.errors())
+
+
+def _model_fields(model: type[BaseModel], descriptions: dict[str, str]) -> list[inspect.Parameter]:
+    """The request model's fields as a tool's keyword parameters, with their types, constraints
+    and defaults, each described for the agent."""
+    parameters = []
+    for name, info in model.model_fields.items():
+        field = copy(info)
+        field.description = descriptions[name]
+        parameters.append(inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, annotation=info.annotation,
+                                            default=field))
+    return parameters
+
+
+def _taking(model: type[BaseModel], descriptions: dict[str, str], *extra: inspect.Parameter):
+    """Gives a tool written as `fn(caller, **fields)` the signature the SDK derives its input
+    schema from: the model's fields, then `extra`."""
+
+    def apply(fn: Callable[..., Any]) -> Callable[..., Any]:
+        caller = inspect.Parameter("caller", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=Caller)
+        fn.__signature__ = inspect.Signature([caller, *_model_fields(model, descriptions), *extra],
+                                             return_annotation=dict[str, Any])
+        return fn
+
+    return apply
+
+
+def _answering(fn: Callable[..., dict[str, Any]]) -> Callable[..., dict[str, Any]]:
+    """The tool the SDK calls for `fn(caller, **arguments)`: the caller comes from the request,
+    and the domain's refusals become tool errors that say what was wrong (the SDK reports any
+    other exception as a bare failure). A 5xx says nothing internal, as over REST."""
+
+    def call(tool_ctx: ToolContext, **arguments: Any) -> dict[str, Any]:
+        caller = _caller(tool_ctx)
+        try:
+            return fn(caller, **arguments)
+        except ValidationError as exc:
+            raise ToolError(_problems(exc)) from exc
+        except MemexError as exc:
+            if exc.status >= 500:
+                logger.error("domain error in a tool", extra={"code": exc.code, "detail": exc.message})
+                raise ToolError("internal error") from exc
+            raise ToolError(f"{exc.code}: {exc.message}") from exc
+        except (psycopg.OperationalError, psycopg.InterfaceError) as exc:
+            database_unavailable(exc, caller.ctx)
+            raise ToolError("database_unavailable: the database is unavailable; retry later") from exc
+
+    # The SDK reads the tool's parameters from its signature and type hints: fn's, with its own
+    # context where fn takes the caller.
+    signature = inspect.signature(fn, eval_str=True)
+    context = inspect.Parameter("tool_ctx", inspect.Parameter.KEYWORD_ONLY, annotation=ToolContext)
+    parameters = [context, *(p.replace(kind=inspect.Parameter.KEYWORD_ONLY)
+                             for p in list(signature.parameters.values())[1:])]
+    call.__name__, call.__doc__ = fn.__name__.lstrip("_"), inspect.getdoc(fn)
+    call.__signature__ = signature.replace(parameters=parameters, return_annotation=dict[str, Any])
+    call.__annotations__ = {p.name: p.annotation for p in parameters} | {"return": dict[str, Any]}
+    return call
+
+
+@_taking(MemoryIn, {
+    "user_id": USER_ID,
+    "agent_id": "The agent that stores it, if memories are kept per agent.",
+    "session_id": "The conversation it came from, if any.",
+    "content": "The memory as one self-contained sentence, e.g. 'Prefers answers in bullet points'.",
+    "memory_type": "semantic: a fact about the user; procedural: how to work with them; episodic: something that happened.",
+    "importance": "0 to 1; ranks it above or below other memories of equal relevance.",
+    "metadata": "Any JSON object kept with it (16 KB at most); search can filter on it.",
+})
+def _store_memory(caller: Caller, **fields: Any) -> dict[str, Any]:
+    """Store one memory exactly as given (no extraction). Returns the stored memory with its id.
+    To remember what was said in a conversation, prefer add_turn: it extracts the facts itself."""
+    return memories.add(caller.ctx, caller.tenant_id, MemoryIn(**fields))
+
+
+@_taking(SearchIn, {
+    "user_id": USER_ID,
+    "query": "What to look for, in natural language.",
+    "agent_id": AGENT_ID,
+    "top_k": "How many results, 1 to 100.",
+    "alpha": "Weight of relevance against recency, 0 to 1 (default 0.95).",
+    "half_life_days": "Recency half-life in days (default 365).",
+    "reference_time": f"The 'now' recency is measured from; {TIME}",
+    "filters": "Only memories of this memory_type, session_id, or containing this metadata.",
+    "include_inactive": "Also superseded memories (old values), not only current ones.",
+    "mode": "hybrid (keyword + meaning, best), bm25 (keywords only) or vector (meaning only).",
+})
+def _search_memories(caller: Caller, **fields: Any) -> dict[str, Any]:
+    """Search the user's memories: hybrid keyword and semantic search, ranked by relevance,
+    recency and importance. Each result has its content, score and score parts, and its sources
+    (the turn and message it came from). An off-topic query finds nothing."""
+    return search(caller.ctx, caller.tenant_id, SearchIn(**fields))
+
+
+@_taking(RecallIn, {
+    "user_id": USER_ID,
+    "query": "The user's message or the question you are about to answer.",
+    "session_id": "The current conversation: its recent messages are included after the memories.",
+    "agent_id": AGENT_ID,
+    "max_tokens": "Budget of the context, 64 to 32000 tokens (cl100k_base); it never exceeds it.",
+    "reference_time": f"The 'now' recency is measured from; {TIME}",
+})
+def _recall_context(caller: Caller, **fields: Any) -> dict[str, Any]:
+    """Context to put in your prompt before answering: stable facts about the user, then memories
+    relevant to the query, then the session's recent messages, as bullets within max_tokens.
+    Returns `context` (the text), `citations` (memory, turn and message id of each bullet, in
+    order) and `token_count`."""
+    return recall(caller.ctx, caller.tenant_id, RecallIn(**fields))
+
+
+WAIT = inspect.Parameter("wait", inspect.Parameter.KEYWORD_ONLY, annotation=bool, default=Field(
+    default=False, description="Process the turn before answering and return the memories it "
+                               "produced, instead of queueing it (slower)."))
+
+
+@_taking(TurnIn, {
+    "user_id": USER_ID,
+    "session_id": f"The conversation this turn belongs to ({ID}).",
+    "agent_id": "The agent taking part, if memories are kept per agent.",
+    "messages": "The turn's messages in order, each {role: user|assistant|system|tool, content, "
+                "name?, metadata?}.",
+    "timestamp": f"When the turn happened (default now); {TIME}",
+    "metadata": "Any JSON object kept with the turn (16 KB at most).",
+    "idempotency_key": "A key of yours: sending the same turn again with it stores nothing twice.",
+}, WAIT)
+def _add_turn(caller: Caller, wait: bool = False, **fields: Any) -> dict[str, Any]:
+    """Send a conversation turn to memory. memex keeps the messages, extracts facts, preferences
+    and events from them, and supersedes what they replace. Queued by default (status 'queued':
+    the memories appear within seconds); with wait=true, processed first (status 'processed',
+    with the memories)."""
+    return ingest.ingest_turn(caller.ctx, caller.tenant_id, TurnIn(**fields), wait)
+
+
+def _list_memories(
+    caller: Caller, *,
+    user_id: Annotated[Id, Field(description=USER_ID)],
+    include_inactive: Annotated[bool, Field(description="Also superseded memories (old values).")] = False,
+    limit: Annotated[int, Field(ge=1, le=500, description="Page size, 1 to 500.")] = 50,
+    cursor: Annotated[Optional[str], Field(max_length=1024, description=(
+        "The next_cursor of the previous page; omit for the first page."))] = None,
+) -> dict[str, Any]:
+    """List the user's memories, newest first, a page at a time. Returns `memories` and
+    `next_cursor` (null on the last page)."""
+    return memories.list_for_user(caller.ctx, caller.tenant_id, user_id, include_inactive, limit, cursor)
+
+
+def _memory_history(
+    caller: Caller, *, memory_id: Annotated[Id, Field(description="The id of any memory of the chain.")],
+) -> dict[str, Any]:
+    """How a memory changed: its supersession chain, oldest first (e.g. employer Stripe, then
+    Notion), each with its validity interval."""
+    return {"memory_id": memory_id, "history": memories.history(caller.ctx, caller.tenant_id, memory_id)}
+
+
+def _delete_memory(
+    caller: Caller, *, memory_id: Annotated[Id, Field(description="The memory to erase.")],
+) -> dict[str, Any]:
+    """Erase a memory and its whole history (every value it replaced or that replaced it), for
+    good. Returns how many memories were erased."""
+    return {"deleted": memories.erase_memory(caller.ctx, caller.tenant_id, memory_id)}
+
+
+def _count_memories(
+    caller: Caller, *,
+    user_id: Annotated[Id, Field(description=USER_ID)],
+    agent_id: Annotated[Optional[Id], Field(description=AGENT_ID)] = None,
+) -> dict[str, Any]:
+    """How many current memories the user has."""
+    return {"count": memories.count(caller.ctx, caller.tenant_id, user_id, agent_id)}
+
+
+def _forget_user(
+    caller: Caller, *, user_id: Annotated[Id, Field(description="The user to forget entirely.")],
+) -> dict[str, Any]:
+    """Erase everything memex holds about the user: every turn, message and memory. It cannot be
+    undone. Returns how many of each were erased."""
+    return {"deleted": memories.erase_user(caller.ctx, caller.tenant_id, user_id)}
+
+
+def build_server() -> MCPServer:
+    tools = [_MemexTool.from_function(_answering(fn), title=title, annotations=annotations, structured_output=True)
+             for fn, title, annotations in [
+                 (_store_memory, "Store a memory", WRITE),
+                 (_search_memories, "Search memories", READ),
+                 (_recall_context, "Recall context for a prompt", READ),
+                 (_add_turn, "Add a conversation turn", WRITE),
+                 (_list_memories, "List a user's memories", READ),
+                 (_memory_history, "History of a memory", READ),
+                 (_delete_memory, "Delete a memory", ERASE),
+                 (_count_memories, "Count a user's memories", READ),
+                 (_forget_user, "Forget a user", ERASE),
+             ]]
+    # log_level: the SDK configures the root logger when nothing has; at WARNING, as Python would.
+    return MCPServer("memex", title="memex", instructions=INSTRUCTIONS, tools=tools, log_level="WARNING")
+
+
+# ---------------------------------------------------------------- HTTP
+
+class McpApp:
+    """The ASGI app serving the server's tools at PATH. `loopback_only`: refuse requests whose Host or Origin is
+    not loopback (DNS rebinding), for a server on 127.0.0.1; behind API Gateway the host is the API's."""
+
+    def __init__(self, server: MCPServer, provide: Callable[[], Context] = get_context, *,
+                 loopback_only: bool = False):
+        self.server = server
+        self.provide = provide
+        self.host = "127.0.0.1" if loopback_only else "0.0.0.0"
+
+    async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] != "http":
+            return
+        if scope["method"] == "GET":
+            # The SDK would open a server-to-client stream that nothing ever writes to or ends
+            # (stateless), holding the connection, or a Lambda invocation, until it times out.
+            # MCP lets a server without one say so with 405.
+            response = error(405, "method_not_allowed", "no server-to-client stream: this server is stateless",
+                             headers={"Allow": "POST, DELETE"})
+            return await response(scope, receive, send)
+        ctx = self.provide()
+        try:
+            tenant_id = await anyio.to_thread.run_sync(tenant, Request(scope), ctx)
+        except Unauthorized as exc:
+            response = error(exc.status, exc.code, exc.message, headers={"WWW-Authenticate": "Bearer"})
+            return await response(scope, receive, send)
+        except (psycopg.OperationalError, psycopg.InterfaceError) as exc:
+            return await database_unavailable(exc, ctx)(scope, receive, send)
+        app = self.server.streamable_http_app(
+            streamable_http_path=PATH, stateless_http=True, json_response=True, host=self.host,
+            max_request_body_size=ctx.settings.max_body_bytes,
+        )
+        async with app.router.lifespan_context(app):
+            await app({**scope, CALLER: Caller(ctx, tenant_id)}, receive, send)

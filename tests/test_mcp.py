@@ -1,0 +1,366 @@
+"""The MCP server, through the SDK's own client over real HTTP: against the local runtime's app
+served by uvicorn on loopback, against `python -m infra.local` with MEMEX_MCP_PORT, and through
+McpFn's Lambda handler on its sample events."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+import uuid
+
+import anyio
+import httpx
+import httpx2
+import pytest
+import uvicorn
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.exceptions import MCPError
+
+from infra.local.lambda_context import LocalLambdaContext
+from infra.local.runtime import function_module
+from infra.local.sqs_server import free_port
+from tests.conftest import ROOT
+
+TOOLS = {"store_memory", "search_memories", "recall_context", "add_turn", "list_memories", "memory_history",
+         "delete_memory", "count_memories", "forget_user"}
+
+
+@pytest.fixture(scope="module")
+def mcp_url(runtime):
+    """The local runtime's whole app (REST and MCP) on a loopback port, as `make dev` serves it."""
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(runtime.asgi_app(), host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        assert time.monotonic() < deadline and thread.is_alive(), "uvicorn did not start"
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}/mcp"
+    server.should_exit = True
+    thread.join(timeout=10)
+
+
+def session(url: str, key: str | None, body, mode: str = "legacy"):
+    """Runs `await body(client)` in a session of the SDK's client (streamable HTTP) with this key.
+    'legacy' opens with the initialize handshake, 'auto' with the 2026 discovery."""
+    headers = {"Authorization": f"Bearer {key}"} if key else {}
+
+    async def main():
+        async with httpx2.AsyncClient(headers=headers, timeout=60) as http:
+            async with Client(streamable_http_client(url, http_client=http), mode=mode) as client:
+                return await body(client)
+
+    return anyio.run(main)
+
+
+async def call(client, tool: str, **arguments) -> dict:
+    result = await client.call_tool(tool, arguments)
+    assert not result.is_error, result.content[0].text
+    return result.structured_content
+
+
+async def refused(client, tool: str, **arguments) -> str:
+    result = await client.call_tool(tool, arguments)
+    assert result.is_error, result.structured_content
+    return result.content[0].text
+
+
+def test_initialize_and_list_tools_with_their_input_schemas(mcp_url, tenant):
+    async def body(client):
+        assert client.server_info.name == "memex"
+        assert "recall_context" in client.instructions
+        return {tool.name: tool for tool in (await client.list_tools()).tools}
+
+    tools = session(mcp_url, tenant.key, body)
+    assert set(tools) == TOOLS
+    for tool in tools.values():
+        assert tool.description and tool.title and tool.input_schema["type"] == "object", tool.name
+        assert all(p.get("description") for p in tool.input_schema["properties"].values()), tool.name
+
+    store = tools["store_memory"].input_schema
+    assert set(store["required"]) == {"user_id", "content"}
+    assert store["properties"]["importance"]["maximum"] == 1
+    assert store["properties"]["memory_type"]["enum"] == ["episodic", "semantic", "procedural"]
+    assert store["properties"]["user_id"]["maxLength"] == 256
+    assert tools["search_memories"].input_schema["properties"]["top_k"]["maximum"] == 100
+    assert tools["recall_context"].input_schema["properties"]["max_tokens"]["minimum"] == 64
+    turn = tools["add_turn"].input_schema
+    assert set(turn["required"]) == {"user_id", "session_id", "messages"} and "wait" in turn["properties"]
+    assert tools["list_memories"].input_schema["properties"]["limit"]["maximum"] == 500
+    assert tools["delete_memory"].annotations.destructive_hint and tools["forget_user"].annotations.destructive_hint
+    assert tools["search_memories"].annotations.read_only_hint
+
+    # The 2026 protocol (discovery instead of the handshake) reaches the same tools.
+    async def modern(client):
+        return {tool.name for tool in (await client.list_tools()).tools}
+
+    assert session(mcp_url, tenant.key, modern, mode="auto") == TOOLS
+
+
+def test_store_then_search_count_and_list(mcp_url, tenant):
+    async def body(client):
+        stored = await call(client, "store_memory", user_id=tenant.user, content="Prefers answers in bullet points",
+                            memory_type="procedural", importance=0.8, metadata={"source": "mcp"})
+        found = await call(client, "search_memories", user_id=tenant.user, query="bullet points")
+        counted = await call(client, "count_memories", user_id=tenant.user)
+        listed = await call(client, "list_memories", user_id=tenant.user)
+        nothing = await call(client, "search_memories", user_id=tenant.user, query="quantum chromodynamics")
+        return stored, found, counted, listed, nothing
+
+    stored, found, counted, listed, nothing = session(mcp_url, tenant.key, body)
+    assert stored["content"] == "Prefers answers in bullet points" and stored["memory_type"] == "procedural"
+    assert found["results"][0]["id"] == stored["id"] and found["degraded"] == []
+    assert counted == {"count": 1}
+    assert [m["id"] for m in listed["memories"]] == [stored["id"]] and listed["next_cursor"] is None
+    assert nothing["results"] == []
+    # The same memory over REST: one domain behind both.
+    assert tenant.get(f"/v1/memories/{stored['id']}").json()["metadata"] == {"source": "mcp"}
+
+
+def test_recall_returns_cited_context_within_its_budget(mcp_url, tenant):
+    # About 20 tokens each: 64 tokens hold two or three of them, not five.
+    facts = ["The user's employer is Notion, where they lead the design systems team since last spring.",
+             "The user lives in Lisbon, in a flat near the river with a view of the bridge.",
+             "The user's dog is called Biscuit, a beagle who is afraid of thunderstorms and vacuums.",
+             "The user is allergic to peanuts and carries an epinephrine pen on every trip abroad.",
+             "The user plays the cello on weekends with a string quartet from the conservatory."]
+
+    async def body(client):
+        ids = [(await call(client, "store_memory", user_id=tenant.user, content=fact))["id"] for fact in facts]
+        roomy = await call(client, "recall_context", user_id=tenant.user, query="Notion Lisbon Biscuit peanuts cello",
+                           max_tokens=2000)
+        tight = await call(client, "recall_context", user_id=tenant.user, query="Notion Lisbon Biscuit peanuts cello",
+                           max_tokens=64)
+        return ids, roomy, tight
+
+    ids, roomy, tight = session(mcp_url, tenant.key, body)
+    assert {c["memory_id"] for c in roomy["citations"]} == set(ids)
+    assert all(fact in roomy["context"] for fact in facts)
+    assert roomy["token_count"] <= 2000
+    assert 0 < len(tight["citations"]) < len(facts) and tight["token_count"] <= 64
+    for citation in tight["citations"]:
+        assert citation["snippet"] in tight["context"]
+
+
+def test_add_turn_is_extracted_by_the_workers_and_history_shows_the_chain(mcp_url, tenant, runtime):
+    async def send(client, text: str, timestamp: str) -> dict:
+        return await call(client, "add_turn", user_id=tenant.user, session_id="s1", timestamp=timestamp,
+                          messages=[{"role": "user", "content": text}])
+
+    async def first(client):
+        return await send(client, "I work at Stripe.", "2026-01-10T09:00:00Z")
+
+    queued = session(mcp_url, tenant.key, first)
+    assert queued["status"] == "queued"
+    runtime.drain()
+
+    async def second(client):
+        listed = await call(client, "list_memories", user_id=tenant.user)
+        await send(client, "I just started at Notion, left Stripe.", "2026-03-01T09:00:00Z")
+        return listed
+
+    listed = session(mcp_url, tenant.key, second)
+    assert "The user's employer is Stripe." in {m["content"] for m in listed["memories"]}
+    runtime.drain()
+
+    async def third(client):
+        found = await call(client, "search_memories", user_id=tenant.user, query="employer",
+                           filters={"memory_type": "semantic"})
+        current = next(m for m in found["results"] if m["key"] == "employer")
+        return current, await call(client, "memory_history", memory_id=current["id"])
+
+    current, history = session(mcp_url, tenant.key, third)
+    assert current["value"] == "Notion"
+    assert [m["value"] for m in history["history"]] == ["Stripe", "Notion"]
+    assert history["history"][0]["valid_to"] is not None and history["history"][1]["active"]
+
+
+def test_add_turn_with_wait_returns_its_memories(mcp_url, tenant):
+    async def body(client):
+        return await call(client, "add_turn", user_id=tenant.user, session_id="s1", wait=True,
+                          messages=[{"role": "user", "content": "My dog is called Biscuit."}])
+
+    processed = session(mcp_url, tenant.key, body)
+    assert processed["status"] == "processed"
+    assert "The user's dog is named Biscuit." in {m["content"] for m in processed["memories"]}
+
+
+def test_delete_memory_and_forget_user_remove_data(mcp_url, tenant):
+    async def body(client):
+        kept = await call(client, "store_memory", user_id=tenant.user, content="Lives in Porto")
+        gone = await call(client, "store_memory", user_id=tenant.user, content="Collects vinyl records")
+        deleted = await call(client, "delete_memory", memory_id=gone["id"])
+        again = await refused(client, "delete_memory", memory_id=gone["id"])
+        history = await refused(client, "memory_history", memory_id=gone["id"])
+        after_delete = await call(client, "search_memories", user_id=tenant.user, query="vinyl records")
+        counted = await call(client, "count_memories", user_id=tenant.user)
+        forgotten = await call(client, "forget_user", user_id=tenant.user)
+        left = await call(client, "list_memories", user_id=tenant.user, include_inactive=True)
+        return kept, gone, deleted, again, history, after_delete, counted, forgotten, left
+
+    kept, gone, deleted, again, history, after_delete, counted, forgotten, left = session(mcp_url, tenant.key, body)
+    assert deleted == {"deleted": {"memories": 1}}
+    assert f"memory {gone['id']} not found" in again and "not_found" in again
+    assert f"memory {gone['id']} not found" in history
+    assert after_delete["results"] == [] and counted == {"count": 1}
+    assert forgotten["deleted"]["memories"] == 1
+    assert left == {"memories": [], "next_cursor": None}
+    assert tenant.get(f"/v1/memories/{kept['id']}").status_code == 404
+
+
+def test_bad_arguments_are_tool_errors_naming_the_field_and_store_nothing(mcp_url, tenant):
+    async def body(client):
+        errors = {
+            "missing": await refused(client, "store_memory", content="no user"),
+            "range": await refused(client, "store_memory", user_id=tenant.user, content="x", importance=3),
+            "id": await refused(client, "store_memory", user_id="has space", content="x"),
+            "unknown": await refused(client, "store_memory", usr_id=tenant.user, user_id=tenant.user, content="x"),
+            "role": await refused(client, "add_turn", user_id=tenant.user, session_id="s1",
+                                  messages=[{"role": "robot", "content": "hi"}]),
+            "future": await refused(client, "add_turn", user_id=tenant.user, session_id="s1",
+                                    timestamp="2999-01-01T00:00:00Z", messages=[{"role": "user", "content": "hi"}]),
+            "metadata": await refused(client, "store_memory", user_id=tenant.user, content="x",
+                                      metadata={"a": "nul\u0000"}),
+            "cursor": await refused(client, "list_memories", user_id=tenant.user, cursor="made-up"),
+            "mode": await refused(client, "search_memories", user_id=tenant.user, query="x", mode="fuzzy"),
+        }
+        return errors, await call(client, "count_memories", user_id=tenant.user)
+
+    errors, counted = session(mcp_url, tenant.key, body)
+    assert "user_id: Field required" in errors["missing"]
+    assert "importance: Input should be less than or equal to 1" in errors["range"]
+    assert "user_id: must be 1 to 256 letters" in errors["id"]
+    assert "usr_id: not an argument of this tool" in errors["unknown"]
+    assert "messages.0.role: Input should be 'user', 'assistant', 'system' or 'tool'" in errors["role"]
+    assert "timestamp: must not be more than" in errors["future"]
+    assert "metadata.a: must not contain the NUL character" in errors["metadata"]
+    assert "cursor: not a cursor this server issued" in errors["cursor"]
+    assert errors["mode"].startswith("Error executing tool search_memories: mode: Input should be")
+    assert counted == {"count": 0}
+
+
+def test_a_wrong_or_missing_key_is_refused_with_401(mcp_url, tenant):
+    initialize = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                  "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
+    accept = {"Accept": "application/json, text/event-stream"}
+    for headers in ({"Authorization": "Bearer mx_wrong"}, {}, {"Authorization": f"Basic {tenant.key}"}):
+        response = httpx.post(mcp_url, json=initialize, headers=accept | headers)
+        assert response.status_code == 401, headers
+        assert response.json()["error"]["code"] == "unauthorized"
+        assert response.headers["www-authenticate"] == "Bearer"
+    assert httpx.post(mcp_url, json=initialize, headers=accept | tenant.headers).status_code == 200
+
+    reached = []
+
+    async def body(client):
+        reached.append(await client.list_tools())
+
+    # The SDK's client cannot even open the session.
+    with pytest.raises(BaseException) as caught:
+        session(mcp_url, "mx_wrong", body)
+    assert caught.group_contains(MCPError, depth=None) and not reached
+
+
+def test_another_tenants_key_sees_and_changes_nothing(mcp_url, tenant, other_tenant):
+    async def owner(client):
+        return await call(client, "store_memory", user_id=tenant.user, content="Owns a red bicycle")
+
+    mine = session(mcp_url, tenant.key, owner)
+
+    async def intruder(client):
+        # The same user id, under another tenant's key.
+        return {
+            "search": await call(client, "search_memories", user_id=tenant.user, query="red bicycle"),
+            "recall": await call(client, "recall_context", user_id=tenant.user, query="red bicycle"),
+            "count": await call(client, "count_memories", user_id=tenant.user),
+            "list": await call(client, "list_memories", user_id=tenant.user, include_inactive=True),
+            "history": await refused(client, "memory_history", memory_id=mine["id"]),
+            "delete": await refused(client, "delete_memory", memory_id=mine["id"]),
+            "forget": await call(client, "forget_user", user_id=tenant.user),
+        }
+
+    seen = session(mcp_url, other_tenant.key, intruder)
+    assert seen["search"]["results"] == [] and seen["recall"]["citations"] == []
+    assert seen["count"] == {"count": 0} and seen["list"]["memories"] == []
+    assert "not_found" in seen["history"] and "not_found" in seen["delete"]
+    assert seen["forget"]["deleted"]["memories"] == 0
+
+    async def check(client):
+        return await call(client, "search_memories", user_id=tenant.user, query="red bicycle")
+
+    assert session(mcp_url, tenant.key, check)["results"][0]["id"] == mine["id"]
+
+
+# ---------------------------------------------------------------- McpFn, through Mangum
+
+def _invoke(name: str, key: str, body: dict | None = None) -> tuple[int, dict, dict]:
+    event = json.loads((ROOT / "events" / f"{name}.json").read_text())
+    event["headers"]["authorization"] = f"Bearer {key}"
+    if body is not None:
+        event["body"] = json.dumps(body)
+        event["headers"]["content-length"] = str(len(event["body"].encode()))
+    response = function_module("mcp").handler(event, LocalLambdaContext("mcp"))
+    return response["statusCode"], response["headers"], json.loads(response["body"])
+
+
+def _tool_call(tool: str, **arguments) -> dict:
+    return {"jsonrpc": "2.0", "id": str(uuid.uuid4()), "method": "tools/call",
+            "params": {"name": tool, "arguments": arguments}}
+
+
+def test_lambda_handler_serves_initialize_tools_list_and_calls_on_sample_events(tenant, ctx):
+    status, headers, answer = _invoke("mcp_initialize", tenant.key)
+    assert status == 200 and headers["content-type"].startswith("application/json")
+    assert answer["result"]["serverInfo"]["name"] == "memex" and answer["result"]["capabilities"]["tools"] is not None
+    # Stateless: no session to come back to; each invocation stands alone.
+    assert "mcp-session-id" not in headers
+
+    status, _, listed = _invoke("mcp_tools_list", tenant.key)
+    assert status == 200 and {tool["name"] for tool in listed["result"]["tools"]} == TOOLS
+
+    def tool(name: str, **arguments) -> dict:
+        status, _, answer = _invoke("mcp_tools_list", tenant.key, _tool_call(name, **arguments))
+        assert status == 200 and not answer["result"].get("isError"), answer
+        return answer["result"]["structuredContent"]
+
+    stored = tool("store_memory", user_id=tenant.user, content="Speaks Portuguese and Japanese")
+    assert tool("search_memories", user_id=tenant.user, query="Japanese")["results"][0]["id"] == stored["id"]
+    assert tool("recall_context", user_id=tenant.user, query="languages")["citations"][0]["memory_id"] == stored["id"]
+    assert tool("delete_memory", memory_id=stored["id"]) == {"deleted": {"memories": 1}}
+    assert tool("count_memories", user_id=tenant.user) == {"count": 0}
+
+    status, headers, refused = _invoke("mcp_tools_list", "mx_wrong")
+    assert status == 401 and refused["error"]["code"] == "unauthorized"
+
+    # Stateless: no server-to-client stream to open, as MCP says it is answered.
+    event = json.loads((ROOT / "events" / "mcp_tools_list.json").read_text())
+    event["routeKey"] = event["requestContext"]["routeKey"] = "GET /mcp"
+    event["requestContext"]["http"]["method"] = "GET"
+    event["headers"] |= {"authorization": f"Bearer {tenant.key}", "accept": "text/event-stream"}
+    event["body"] = None
+    assert function_module("mcp").handler(event, LocalLambdaContext("mcp"))["statusCode"] == 405
+
+
+def test_make_dev_serves_mcp_at_slash_mcp_and_on_the_mcp_port(tmp_path):
+    from bench.service import local_server
+
+    mcp_port = free_port()
+
+    async def round_trip(client):
+        stored = await call(client, "store_memory", user_id="alice", content="Takes the train to work")
+        found = await call(client, "search_memories", user_id="alice", query="train")
+        return stored["id"], [m["id"] for m in found["results"]]
+
+    with local_server({"MEMEX_MCP_PORT": str(mcp_port)}) as url:
+        # No key exists yet: the default tenant, as over REST; both ports reach the same memories.
+        stored, found = session(f"http://127.0.0.1:{mcp_port}/mcp", None, round_trip)
+        assert stored in found
+        _, found_again = session(f"{url}/mcp", None, round_trip)
+        assert stored in found_again
+        # On loopback, a request naming another host is refused (DNS rebinding).
+        foreign = httpx.post(f"http://127.0.0.1:{mcp_port}/mcp", headers={"Host": "evil.example"},
+                             json=_tool_call("count_memories", user_id="alice"))
+        assert foreign.status_code == 421
