@@ -19,8 +19,6 @@ import sys
 import random
 import time
 
-from memex.embeddings.minilm import MiniLMEmbedder
-
 N_TEXTS = 256
 BATCH_SIZE = 64
 SEED = 7
