@@ -10,4 +10,5 @@ def surface(loopback_only: bool = False) -> McpApp:
     return McpApp(build_server(), loopback_only=loopback_only)
 
 
-handler = lambda_handler(surfaces={PATH: surface()})
+mcp = surface()
+handler = lambda_handler(surfaces={PATH: mcp})

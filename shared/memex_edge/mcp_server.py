@@ -324,6 +324,11 @@ class McpApp:
             finally:
                 self._transport = None
 
+    @property
+    def serving(self) -> bool:
+        """Whether the lifespan is entered and the session manager running."""
+        return self._transport is not None
+
     async def __call__(self, scope, receive, send) -> None:
         if scope["type"] != "http":
             return
