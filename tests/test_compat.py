@@ -148,3 +148,26 @@ def test_users_memories_lists_a_page_at_a_time_with_a_cursor(tenant):
     first = tenant.get(f"/users/{tenant.user}/memories?limit=2").json()
     second = tenant.get(f"/users/{tenant.user}/memories?limit=2&cursor={first['next_cursor']}").json()
     assert len(first["memories"]) == 2 and len(second["memories"]) == 1 and second["next_cursor"] is None
+
+
+def _invoke(function: str, event_file: str, key: str, **body_changes) -> tuple[int, dict]:
+    from infra.local.lambda_context import LocalLambdaContext
+    from infra.local.runtime import function_module
+
+    event = json.loads((Path(__file__).parents[1] / "events" / event_file).read_text())
+    event["headers"]["authorization"] = f"Bearer {key}"
+    event["body"] = json.dumps({**json.loads(event["body"]), **body_changes})
+    event["headers"]["content-length"] = str(len(event["body"].encode()))
+    response = function_module(function).handler(event, LocalLambdaContext(function))
+    return response["statusCode"], json.loads(response["body"])
+
+
+def test_the_functions_serve_the_compatibility_routes_on_their_sample_events(tenant):
+    status, turn = _invoke("ingest", "ingest_post_turns_seed.json", tenant.key, user_id=tenant.user)
+    assert status == 201 and turn["status"] == "processed"
+    assert "The user's employer is Notion." in {m["content"] for m in turn["memories"]}
+    status, found = _invoke("search", "search_memories_search_seed.json", tenant.key, user_id=tenant.user,
+                            agent_id=None)
+    assert status == 200 and "The user's employer is Notion." in {r["content"] for r in found["results"]}
+    status, refused = _invoke("ingest", "ingest_post_turns_seed.json", tenant.key, user_id=None)
+    assert status == 422 and refused["detail"][0]["loc"] == ["body", "user_id"]
