@@ -1,6 +1,7 @@
 """The offline extractor: first-person patterns, no LLM. It misses things; it never invents.
 
-Only the user's own messages (role "user") are read, one sentence at a time. A question is
+Only messages with role "user" are read (the user's own, and those of other named participants,
+whose facts are filed under their name), one sentence at a time. A question is
 skipped (but "I live in Lisbon, you?" keeps its statement), and a match whose clause is negated,
 hedged, hypothetical or reported ("I don't work at", "if I lived in", "I think I'm allergic",
 "he thinks I live in") yields nothing. Each rule of `_RULES` is a regex with a
@@ -24,7 +25,7 @@ from dataclasses import dataclass, replace
 from itertools import count
 from typing import Any, Callable
 
-from memex.jobs import Candidate
+from memex.jobs import Candidate, subject_key
 
 # --- vocabulary -----------------------------------------------------------------------------
 
@@ -510,28 +511,39 @@ class OfflineExtractor:
         for message in messages:
             if message["role"] != "user":
                 continue
+            # Another named participant's "I work at Acme" is about them (models.speaker_subject).
+            subject = message.get("subject") or "user"
             for sentence in _statements(message["content"] or ""):
                 for _, rule, fields in _matches(sentence):
-                    found.add(_candidate(rule, fields, message["id"], sentence))
+                    found.add(_candidate(rule, fields, message["id"], sentence, subject))
                 for match in _CORRECTION.finditer(sentence):
                     if earlier is None:
                         earlier = _Facts(self.extract(history, []))
-                    _correct(found, earlier, match, message["id"], sentence)
+                    _correct(found, earlier, match, message["id"], sentence, subject)
         return _distinct(found.in_order())
 
 
-def _candidate(rule: _Rule, fields: Fields, message_id: str, quote: str) -> Candidate:
+def _candidate(rule: _Rule, fields: Fields, message_id: str, quote: str, subject: str = "user") -> Candidate:
     return Candidate(
         type=rule.type,
-        key=rule.key.format(**fields),
+        key=subject_key(subject, rule.key.format(**fields)),
         value=fields["value"],
-        content=rule.sentence.format(**fields),
+        content=_about(subject, rule.sentence.format(**fields)),
         confidence=rule.confidence,
         importance=rule.importance,
         source_message_id=message_id,
         raw_quote=quote,
+        subject=subject,
         historical=rule.historical,
     )
+
+
+def _about(subject: str, sentence: str) -> str:
+    """A rule's sentence ("The user's employer is Acme.") about the participant who said it
+    ("Melanie's employer is Acme."), so that a search naming them finds it."""
+    if subject == "user":
+        return sentence
+    return sentence.replace("The user's", f"{subject}'s", 1).replace("The user", subject, 1)
 
 
 def _value_mark(value: str) -> tuple[str, str | int]:
@@ -583,9 +595,11 @@ class _Facts:
         return list(self._order.values())
 
 
-def _correct(found: _Facts, earlier: _Facts, match: re.Match[str], message_id: str, quote: str) -> None:
+def _correct(found: _Facts, earlier: _Facts, match: re.Match[str], message_id: str, quote: str,
+             subject: str) -> None:
     """Re-state the fact whose value was the wrong one with the right value; the wrong one, if
-    stated in this turn, is dropped. Nothing happens when no fact had the wrong value."""
+    stated in this turn, is dropped. Nothing happens when no fact had the wrong value, or when
+    that fact is about someone other than the speaker."""
     new = match.group("new") or match.group("new2")
     old = match.group("old") or match.group("old2")
     for pool in (found, earlier):
@@ -593,6 +607,8 @@ def _correct(found: _Facts, earlier: _Facts, match: re.Match[str], message_id: s
         if latest is None:
             continue
         number, wrong = latest
+        if wrong.subject != subject:
+            return
         # The right value must have the wrong one's shape: a number for a number, a name for a name.
         if wrong.value.isdigit():
             corrected = _number(new)
