@@ -497,7 +497,8 @@ def run_extraction(statements: Sequence[dict[str, Any]]) -> dict[str, Any]:
         found = extract_statement(item)
         expected = {f.mark() for f in item["facts"]}
         got = {f.mark() for f in found}
-        for key in ((item["cat"], part), ("all", part), ("explicit" if item["cat"] != "nothing" else "nothing", part)):
+        groups = {item["cat"], "all", "explicit" if item["cat"] != "nothing" else "nothing"}
+        for key in ((group, part) for group in groups):
             c = counts.setdefault(key, {"statements": 0, "found": 0, "correct": 0, "expected": 0})
             c["statements"] += 1
             c["found"] += len(got)
@@ -533,6 +534,9 @@ def render_extraction(result: dict[str, Any]) -> str:
              f"{'category':<{width}}" + f"{'n':>5} {'prec':>7} {'recall':>7}  " * 2]
     for category in categories:
         lines.append(f"{category:<{width}}{cell(category, 'tuning')}{cell(category, 'heldout')}")
+    silent = {part: table.get(f"nothing/{part}", {}).get("found", 0) for part in ("tuning", "heldout")}
+    lines += ["", f"facts found in statements that state nothing: {silent['tuning']} (tuning), "
+                  f"{silent['heldout']} (held-out)"]
     failed = [r for r in result["rows"] if r["part"] == "tuning" and not r["passed"]]
     if failed:
         lines += ["", "failed (tuning part; the held-out part is not listed):"]

@@ -23,6 +23,7 @@ MULTI_VALUED_KEYS = frozenset({
     "pet_dog_name", "pet_cat_name", "pet_rabbit_name", "pet_horse_name", "pet_name",
     "child_name", "sister_name", "brother_name", "sibling_name", "friend_name",
     "likes", "dislikes", "prefers", "hobby", "allergy", "language",
+    "pet_dog_breed", "pet_cat_breed", "health_condition", "plan", "learning",
 })
 
 
