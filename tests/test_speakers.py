@@ -111,3 +111,4 @@ def test_a_participant_cannot_correct_the_users_fact():
     messages = [{"id": "m1", "role": "user", "name": "Melanie", "subject": "Melanie",
                  "content": "Actually Lisbon, not Porto."}]
     assert OfflineExtractor().extract(messages, history) == []
+
