@@ -112,3 +112,18 @@ def test_a_participant_cannot_correct_the_users_fact():
                  "content": "Actually Lisbon, not Porto."}]
     assert OfflineExtractor().extract(messages, history) == []
 
+
+
+def test_the_llm_extractor_is_told_who_is_a_participant_and_files_their_facts_under_them():
+    from memex.extraction.llm import render_prompt, to_candidate
+
+    messages = [{"id": "c1", "role": "user", "name": "Caroline", "subject": None, "content": "I work at Acme."},
+                {"id": "m1", "role": "user", "name": "Melanie", "subject": "Melanie", "content": "I work at Globex."}]
+    prompt = render_prompt(messages, [])
+    assert "[0] user (Caroline): I work at Acme." in prompt and "[1] participant (Melanie): I work at Globex." in prompt
+    item = {"message": 1, "type": "fact", "key": "employer", "value": "Globex", "subject": "user",
+            "content": "Melanie's employer is Globex.", "confidence": 0.9, "quote": "I work at Globex."}
+    candidate = to_candidate(item, messages)
+    assert (candidate.subject, candidate.key, candidate.base_key) == ("Melanie", "melanie_employer", "employer")
+    mine = to_candidate({**item, "message": 0, "value": "Acme", "quote": "I work at Acme."}, messages)
+    assert (mine.subject, mine.key) == ("user", "employer")
