@@ -144,8 +144,30 @@ class TurnIn(_Strict):
     timestamp: Optional[datetime] = None
     metadata: Metadata = Field(default_factory=dict)
     idempotency_key: Optional[Text] = Field(default=None, min_length=1, max_length=256)
+    # The `name` the user's own messages carry, in a conversation with other named participants:
+    # a role-user message with another name is that participant's, and what they say of themselves
+    # is remembered as theirs. Without it every role-user message is the user's.
+    user_name: Optional[Text] = Field(default=None, min_length=1, max_length=256)
 
     _time = field_validator("timestamp")(_plausible_time)
+
+    def subject_of(self, message: MessageIn) -> str | None:
+        """Who said `message` when it is not the user: the participant's name, else None."""
+        return speaker_subject(message.role, message.name, self.user_name)
+
+
+# Names that mean the user themself, never another participant.
+USER_SUBJECTS = frozenset({"", "user", "the user", "me", "i", "myself", "self"})
+
+
+def speaker_subject(role: str, name: str | None, user_name: str | None) -> str | None:
+    """The participant a message of a turn is from, or None for the user (and for anything said
+    by the assistant, a system or a tool, which is not a participant's own statement)."""
+    if role != "user" or user_name is None or not name or not name.strip():
+        return None
+    if name.strip().casefold() == user_name.strip().casefold() or name.strip().casefold() in USER_SUBJECTS:
+        return None
+    return name.strip()
 
 
 class MemoryIn(_Strict):
@@ -173,6 +195,8 @@ class MemoryPostIn(MemoryIn):
 class SearchFilters(_Strict):
     memory_type: Optional[MemoryType] = None
     session_id: Optional[Id] = None
+    # "user" for the user's own memories, or a participant's name (case-insensitive).
+    subject: Optional[Text] = Field(default=None, min_length=1, max_length=256)
     metadata: Optional[Metadata] = None
 
 

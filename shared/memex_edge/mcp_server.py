@@ -179,7 +179,8 @@ def _store_memory(caller: Caller, **fields: Any) -> dict[str, Any]:
     "alpha": "Weight of relevance against recency, 0 to 1 (default 0.95).",
     "half_life_days": "Recency half-life in days (default 365).",
     "reference_time": f"The 'now' recency is measured from; {TIME}",
-    "filters": "Only memories of this memory_type, session_id, or containing this metadata.",
+    "filters": "Only memories of this memory_type, session_id, subject ('user' or a participant's name), "
+               "or containing this metadata.",
     "include_inactive": "Also superseded memories (old values), not only current ones.",
     "mode": "hybrid (keyword + meaning, best), bm25 (keywords only) or vector (meaning only).",
 })
@@ -220,6 +221,8 @@ WAIT = inspect.Parameter("wait", inspect.Parameter.KEYWORD_ONLY, annotation=bool
     "timestamp": f"When the turn happened (default now); {TIME}",
     "metadata": "Any JSON object kept with the turn (16 KB at most).",
     "idempotency_key": "A key of yours: sending the same turn again with it stores nothing twice.",
+    "user_name": "The name the user's own messages carry, when other named people take part: what "
+                 "another participant says of themselves is remembered as theirs.",
 }, WAIT)
 def _add_turn(caller: Caller, wait: bool = False, **fields: Any) -> dict[str, Any]:
     """Send a conversation turn to memory. memex keeps the messages, extracts facts, preferences
