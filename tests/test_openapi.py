@@ -178,7 +178,7 @@ def test_a_key_the_domain_adds_but_the_document_omits_fails_the_check(spec):
     memory = {"id": "m", "user_id": "u", "agent_id": None, "session_id": None, "content": "c",
               "memory_type": "semantic", "type": "note", "key": None, "value": None, "importance": 0.5,
               "confidence": 1.0, "active": True, "valid_from": "2026-01-01T00:00:00Z", "valid_to": None,
-              "supersedes": None, "created_at": "2026-01-01T00:00:00Z", "metadata": {}, "sources": []}
+              "supersedes": None, "created_at": "2026-01-01T00:00:00Z", "subject": "user", "metadata": {}, "sources": []}
     schema = {"$ref": "#/components/schemas/Memory", "components": closed["components"]}
     jsonschema.validate(memory, schema, cls=jsonschema.Draft202012Validator)
     with pytest.raises(jsonschema.ValidationError):

@@ -67,6 +67,8 @@ class Memory(_Answer):
     valid_to: Optional[Time]
     supersedes: Optional[str] = Field(description="The latest memory this one replaced")
     created_at: Time
+    subject: str = Field(description='Whom the memory is about: "user", or the name of another participant '
+                                     "who said it")
     metadata: dict[str, Any]
     sources: list[Source]
 
