@@ -16,7 +16,7 @@ from infra.local.sqs_server import free_port
 from tests.conftest import ROOT
 
 # What the test session's own runtime put in the environment must not leak into the child.
-_RUNTIME_VARS = {"DATABASE_URL", "SQS_ENDPOINT_URL", "EXTRACTION_QUEUE_URL", "SUPERSESSION_QUEUE_URL",
+_RUNTIME_VARS = {"DATABASE_URL", "SQS_ENDPOINT_URL", "AWS_ENDPOINT_URL", "MEMEX_LOCALSTACK", "EXTRACTION_QUEUE_URL", "SUPERSESSION_QUEUE_URL",
                  "BACKFILL_QUEUE_URL", "MEMEX_HOME", "MEMEX_REQUIRE_API_KEY", "MEMEX_MAX_RECEIVE_COUNT"}
 
 
