@@ -78,19 +78,10 @@ class LocalStack:
         return self
 
     def _wait_ready(self, timeout: float) -> None:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self._process.poll() is not None:
-                raise LocalStackError(f"LocalStack exited with {self._process.returncode}; see {self.log_path}")
-            try:
-                with urllib.request.urlopen(f"{self.endpoint}/_localstack/health", timeout=2) as response:
-                    states = json.load(response).get("services", {})
-                if all(states.get(name) in ("available", "running") for name in self.services):
-                    return
-            except OSError:
-                pass
-            time.sleep(0.25)
-        raise LocalStackError(f"LocalStack did not answer on {self.endpoint} within {timeout:.0f} s; see {self.log_path}")
+        try:
+            wait_ready(self.endpoint, self.services, timeout, alive=lambda: self._process.poll() is None)
+        except LocalStackError as exc:
+            raise LocalStackError(f"{exc}; see {self.log_path}") from None
 
     def stop(self, timeout: float = 20.0) -> None:
         process, self._process = self._process, None
@@ -110,6 +101,23 @@ class LocalStack:
 
     def __exit__(self, *exc) -> None:
         self.stop()
+
+
+def wait_ready(endpoint: str, services: tuple[str, ...], timeout: float, alive=lambda: True) -> None:
+    """Return once LocalStack at `endpoint` reports every one of `services` available."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if not alive():
+            raise LocalStackError("LocalStack exited")
+        try:
+            with urllib.request.urlopen(f"{endpoint}/_localstack/health", timeout=2) as response:
+                states = json.load(response).get("services", {})
+            if all(states.get(name) in ("available", "running") for name in services):
+                return
+        except OSError:
+            pass
+        time.sleep(0.25)
+    raise LocalStackError(f"LocalStack did not answer on {endpoint} within {timeout:.0f} s")
 
 
 def _die_with_parent() -> None:
