@@ -66,9 +66,11 @@ def aws(request, tmp_path_factory):
 
     if request.config.getoption("--aws") == "localstack":
         from infra.localstack.server import LocalStack, LocalStackError
+        from infra.localstack.stack import STACK_SERVICES
 
         try:
-            localstack = LocalStack(free_port(), tmp_path_factory.mktemp("localstack")).start()
+            # CloudFormation and IAM too: tests/test_localstack.py deploys the template.
+            localstack = LocalStack(free_port(), tmp_path_factory.mktemp("localstack"), STACK_SERVICES).start()
         except LocalStackError as exc:
             pytest.exit(f"--aws localstack: {exc}", returncode=1)
         # The runtime's boto3 clients come from localstack-client, which reads AWS_ENDPOINT_URL;

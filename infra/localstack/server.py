@@ -61,6 +61,10 @@ class LocalStack:
             "DNS_ADDRESS": "0",
             "SKIP_SSL_CERT_DOWNLOAD": "1",
             "DISABLE_EVENTS": "1",
+            # Queue URLs on this endpoint (http://127.0.0.1:PORT/queue/REGION/ACCOUNT/NAME), not
+            # on *.localhost.localstack.cloud, which needs a DNS server to resolve.
+            "LOCALSTACK_HOST": f"127.0.0.1:{self.port}",
+            "SQS_ENDPOINT_STRATEGY": "path",
             **self._extra_env,
         }
         self._log = open(self.log_path, "ab")
@@ -83,16 +87,18 @@ class LocalStack:
         except LocalStackError as exc:
             raise LocalStackError(f"{exc}; see {self.log_path}") from None
 
-    def stop(self, timeout: float = 20.0) -> None:
+    def stop(self, grace: float = 5.0) -> None:
+        """SIGTERM, then SIGKILL after `grace` seconds: its orderly shutdown takes 10 s or more here
+        and has nothing to save (its state lives in memory and dies with it anyway)."""
         process, self._process = self._process, None
         if process is None:
             return
         if process.poll() is None:
             process.send_signal(signal.SIGTERM)
             try:
-                process.wait(timeout)
+                process.wait(grace)
             except subprocess.TimeoutExpired:
-                process.kill()
+                os.killpg(process.pid, signal.SIGKILL)
                 process.wait()
         self._log.close()
 
