@@ -1,17 +1,20 @@
-"""template.yaml deployed by CloudFormation onto LocalStack (run without Docker, so without its
-Lambda functions: infra/localstack/stack.py): the stack the code will meet in AWS. Its queues are
-made as the local runtime makes them, and each function's role may send to exactly the queues its
-code publishes to, as IAM itself holds them. Runs under `make test-localstack` (moto has no SAM
-transform and no IAM to speak of)."""
+"""LocalStack run without Docker, under `make test-localstack`: `make localstack` as a user runs
+it, and template.yaml deployed by CloudFormation onto it (without its Lambda functions, which
+LocalStack cannot create without Docker: infra/localstack/stack.py) — the queues are made as the
+local runtime makes them, and each function's role may send to exactly the queues its code
+publishes to, as IAM itself holds them. Moto has no SAM transform nor IAM policies to check."""
 
 from __future__ import annotations
 
 import json
 
+import httpx
+import psutil
 import pytest
 
 from infra.local.runtime import QUEUES
-from infra.local.sqs_server import LOGICAL_IDS, QueueSpec, ensure_queues
+from infra.local.sqs_server import LOGICAL_IDS, QueueSpec, ensure_queues, free_port
+from tests.test_local_runtime import Server, _alive, wait_processed
 from tests.test_template import FUNCTIONS, PUBLISHERS, _CallGraph, _handler_module
 
 # What a queue is, as opposed to what it is called, holds or when it was made.
@@ -20,9 +23,36 @@ _SHAPE = ("FifoQueue", "ContentBasedDeduplication", "DeduplicationScope", "FifoT
 
 
 @pytest.fixture(scope="module")
-def stack(aws):
+def localstack_only(aws):
     if aws.kind != "localstack":
-        pytest.skip("needs LocalStack's CloudFormation and IAM: make test-localstack")
+        pytest.skip("LocalStack itself (its Python 3.13 virtualenv, CloudFormation, IAM): make test-localstack")
+
+
+def test_make_localstack_serves_on_its_queues_and_secret_and_ctrl_c_stops_it_all(localstack_only, tmp_path):
+    server = Server(tmp_path, {"MEMEX_LOCALSTACK_PORT": str(free_port())}, module="infra.localstack")
+    localstack = [c for c in psutil.Process(server.process.pid).children(recursive=True)
+                  if "localstack.runtime.main" in " ".join(c.cmdline())]
+    try:
+        assert len(localstack) == 1, server.output()
+        for note in ("queue memex-supersession: http://127.0.0.1:", "bulk imports: s3://memex-backfill",
+                     "database secret: arn:aws:secretsmanager:"):
+            assert note in server.output()
+        user = "José.Ñ_" + "ü" * 150  # its FIFO group id goes through LocalStack's checks
+        turn = httpx.post(f"{server.url}/v1/turns", json={
+            "user_id": user, "session_id": "s1",
+            "messages": [{"role": "user", "content": "I work at Stripe as an engineer."}]}).json()
+        wait_processed(server.url, turn["turn_id"])  # through both queues, Postgres read from the secret
+        hits = httpx.post(f"{server.url}/v1/search", json={"user_id": user, "query": "where does the user work"}).json()
+        assert "The user's employer is Stripe." in [r["content"] for r in hits["results"]]
+    finally:
+        code = server.stop()
+    assert code == 0, server.output()
+    assert "memex: LocalStack stopped" in server.output()
+    assert not _alive(localstack[0].pid)
+
+
+@pytest.fixture(scope="module")
+def stack(aws, localstack_only):
     import boto3
 
     from infra.localstack import stack as deployer
