@@ -62,11 +62,13 @@ def transformed(parameters: dict[str, str]) -> dict:
         def load(self) -> dict:
             return {}
 
+    # The translator builds ARNs for the session's region and refuses to run without one.
     os.environ.setdefault("AWS_DEFAULT_REGION", "us-east-1")
     return transform(source, parameters, NoManagedPolicies())
 
 
 def _references(value) -> set[str]:
+    """The logical ids a CloudFormation value names through Ref, Fn::GetAtt or Fn::Sub."""
     found = set()
     if isinstance(value, dict):
         for key, inner in value.items():
