@@ -105,10 +105,11 @@ def message_of(dialog_turn: dict[str, Any]) -> dict[str, Any]:
 
 
 def build_turns(sample: dict[str, Any], user_id: str) -> list[dict[str, Any]]:
-    """The `POST /v1/turns` bodies of one conversation: one per session."""
+    """The `POST /v1/turns` bodies of one conversation: one per session. The first speaker is the
+    user; what the second says of themselves is remembered as theirs (`user_name`)."""
     return [
         {"user_id": user_id, "session_id": f"session_{number}", "timestamp": rfc3339(date),
-         "messages": [message_of(t) for t in dialog]}
+         "user_name": sample["conversation"]["speaker_a"], "messages": [message_of(t) for t in dialog]}
         for number, dialog, date in sessions(sample["conversation"])
     ]
 

@@ -1,6 +1,8 @@
-"""The quality fixture: what memex knows after short conversations, probe by probe, in both modes.
+"""The quality fixture: what memex knows after short conversations, probe by probe, in both modes;
+and what the offline extractor takes from single statements, with its precision and recall.
 
     .venv/bin/python -m bench.quality [--mode offline|llm|both] [--fixture PATH] [--out FILE.json]
+                                      [--parts conversations,extraction] [--statements PATH]
 
 Run it from the repository root (`make quality` runs both modes). For each mode it starts
 `python -m infra.local` on a fresh data dir and a free port (every MEMEX_* setting at its default
@@ -17,6 +19,12 @@ harness checks the pipeline asked for exactly those, about those candidates. A m
 broken fixture: the run stops and names the turn. Embeddings are the local all-MiniLM-L6-v2 in
 both modes.
 
+The extraction part (`bench/quality/statements.yaml`) runs in this process: each statement is one
+user message given to the offline extractor (`memex.extraction.offline.OfflineExtractor`), and the
+facts it returns are compared with the statement's expected ones. Precision and recall are printed
+per category, for the tuning part and the held-out part (statements marked `heldout`, not looked
+at while the rules were tuned) separately; failures are listed for the tuning part only.
+
 The exit code is 0 whatever the probes say (this is a measurement); 1 when the service could not
 run or refused a request, 2 when the fixture or its LLM script is wrong.
 """
@@ -25,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 import time
 import uuid
@@ -41,6 +50,8 @@ from bench.service import ServiceError, local_server
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_FIXTURE = ROOT / "bench" / "quality" / "conversations.yaml"
+DEFAULT_STATEMENTS = ROOT / "bench" / "quality" / "statements.yaml"
+PARTS = ("conversations", "extraction")
 
 CATEGORIES = ("fact_evolution", "opinion_arc", "implicit_facts", "corrections", "two_hop", "noise",
               "negation", "numbers")
@@ -413,6 +424,127 @@ def _nothing() -> Iterator[None]:
     yield None
 
 
+# --- the extraction part ------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Fact:
+    key: str
+    value: str
+    past: bool = False
+
+    @classmethod
+    def parse(cls, text: str, where: str) -> "Fact":
+        past = text.startswith("past ")
+        key, sep, value = text.removeprefix("past ").partition("=")
+        if not sep or not key.strip() or not value.strip():
+            raise FixtureError(f"{where}: an expected fact is `key=value` or `past key=value`: {text!r}")
+        return cls(key.strip(), value.strip(), past)
+
+    def mark(self) -> tuple[str, str, bool]:
+        value = " ".join(str(self.value).casefold().split()).strip(" .!")
+        value = re.sub(r"^(?:the|a|an|my) ", "", value)
+        return self.key, value, self.past
+
+    def __str__(self) -> str:
+        return f"{'past ' if self.past else ''}{self.key}={self.value}"
+
+
+def load_statements(path: Path) -> list[dict[str, Any]]:
+    """The statements of an extraction fixture, checked, with their expected facts parsed."""
+    try:
+        data = yaml.safe_load(path.read_text())
+    except (OSError, yaml.YAMLError) as exc:
+        raise FixtureError(f"{path}: {exc}") from exc
+    statements = (data or {}).get("statements") if isinstance(data, dict) else None
+    if not isinstance(statements, list) or not statements:
+        raise FixtureError(f"{path}: no `statements` list")
+    for index, item in enumerate(statements):
+        where = f"statement {index}"
+        if not isinstance(item, dict) or not item.get("cat") or not isinstance(item.get("text"), str) \
+                or not isinstance(item.get("expect"), list):
+            raise FixtureError(f"{where}: needs `cat`, `text` and an `expect` list")
+        item["facts"] = [Fact.parse(str(e), where) for e in item["expect"]]
+    return statements
+
+
+def extract_statement(item: dict[str, Any]) -> list[Fact]:
+    """What the offline rules take from one statement, as facts keyed like the fixture (a
+    participant's keys without their name)."""
+    from memex.extraction.offline import OfflineExtractor
+
+    speaker = item.get("speaker")
+    message = {"id": "m0", "role": "user", "name": speaker, "subject": speaker, "content": item["text"]}
+    found = []
+    for candidate in OfflineExtractor().extract([message], []):
+        if candidate.subject != (speaker or "user"):
+            found.append(Fact(f"{candidate.subject}:{candidate.key}", candidate.value, candidate.historical))
+        else:
+            found.append(Fact(candidate.base_key, candidate.value, candidate.historical))
+    return found
+
+
+def _ratio(numerator: int, denominator: int) -> float | None:
+    return round(numerator / denominator, 3) if denominator else None
+
+
+def run_extraction(statements: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Precision and recall of the offline rules per category and part (tuning, held-out)."""
+    started = time.perf_counter()
+    counts: dict[tuple[str, str], dict[str, int]] = {}
+    rows = []
+    for index, item in enumerate(statements):
+        part = "heldout" if item.get("heldout") else "tuning"
+        found = extract_statement(item)
+        expected = {f.mark() for f in item["facts"]}
+        got = {f.mark() for f in found}
+        groups = {item["cat"], "all", "explicit" if item["cat"] != "nothing" else "nothing"}
+        for key in ((group, part) for group in groups):
+            c = counts.setdefault(key, {"statements": 0, "found": 0, "correct": 0, "expected": 0})
+            c["statements"] += 1
+            c["found"] += len(got)
+            c["correct"] += len(got & expected)
+            c["expected"] += len(expected)
+        rows.append({"id": index, "category": item["cat"], "part": part, "text": item["text"],
+                     "expected": [str(f) for f in item["facts"]], "found": [str(f) for f in found],
+                     "passed": got == expected})
+    table = {f"{category}/{part}": {**c, "precision": _ratio(c["correct"], c["found"]),
+                                    "recall": _ratio(c["correct"], c["expected"])}
+             for (category, part), c in counts.items()}
+    return {"statements": len(statements), "by_category": table, "rows": rows,
+            "seconds": round(time.perf_counter() - started, 2)}
+
+
+def render_extraction(result: dict[str, Any]) -> str:
+    table = result["by_category"]
+    categories = list(dict.fromkeys(k.split("/")[0] for k in table if not k.startswith(("all/", "explicit/"))))
+    categories = [c for c in categories if c != "nothing"] + ["explicit", "nothing", "all"]
+
+    def cell(category: str, part: str) -> str:
+        c = table.get(f"{category}/{part}")
+        if c is None:
+            return f"{'':>22}"
+        p = "-" if c["precision"] is None else f"{c['precision']:.2f}"
+        r = "-" if c["recall"] is None else f"{c['recall']:.2f}"
+        return f"{c['statements']:>5} {p:>7} {r:>7}  "
+
+    width = max(len(c) for c in categories) + 2
+    lines = [f"offline extraction: {result['statements']} statements ({result['seconds']:.2f} s); "
+             "precision = correct / found, recall = correct / expected", "",
+             f"{'':<{width}}{'tuning':^22}{'held-out':^22}",
+             f"{'category':<{width}}" + f"{'n':>5} {'prec':>7} {'recall':>7}  " * 2]
+    for category in categories:
+        lines.append(f"{category:<{width}}{cell(category, 'tuning')}{cell(category, 'heldout')}")
+    silent = {part: table.get(f"nothing/{part}", {}).get("found", 0) for part in ("tuning", "heldout")}
+    lines += ["", f"facts found in statements that state nothing: {silent['tuning']} (tuning), "
+                  f"{silent['heldout']} (held-out)"]
+    failed = [r for r in result["rows"] if r["part"] == "tuning" and not r["passed"]]
+    if failed:
+        lines += ["", "failed (tuning part; the held-out part is not listed):"]
+        for r in failed:
+            lines.append(f"  [{r['category']}] {r['text']!r}: expected {r['expected']}, found {r['found']}")
+    return "\n".join(lines)
+
+
 def render(report: dict[str, Any]) -> str:
     modes = list(report["modes"])
     used = [c for c in CATEGORIES if any(report["modes"][m]["by_category"][c]["total"] for m in modes)]
@@ -443,38 +575,50 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m bench.quality", description=__doc__.split("\n")[0])
     parser.add_argument("--mode", choices=("offline", "llm", "both"), default="both")
     parser.add_argument("--fixture", type=Path, default=DEFAULT_FIXTURE)
+    parser.add_argument("--statements", type=Path, default=DEFAULT_STATEMENTS)
+    parser.add_argument("--parts", default=",".join(PARTS), help=f"comma-separated, of {','.join(PARTS)}")
     parser.add_argument("--out", type=Path, help="also write the report as JSON here")
-    return parser.parse_args(argv)
+    args = parser.parse_args(argv)
+    args.parts = [p for p in args.parts.split(",") if p]
+    if not args.parts or set(args.parts) - set(PARTS):
+        parser.error(f"--parts takes {', '.join(PARTS)}")
+    return args
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     started = time.perf_counter()
     modes = list(MODES) if args.mode == "both" else [args.mode]
+    report: dict[str, Any] = {}
     try:
-        conversations = load_fixture(args.fixture)
-        if "llm" in modes:
-            check_llm_script(conversations)
-        tag = uuid.uuid4().hex[:8]
-        results = {mode: run_mode(mode, conversations, tag) for mode in modes}
+        if "extraction" in args.parts:
+            report["extraction"] = run_extraction(load_statements(args.statements))
+            print(render_extraction(report["extraction"]), flush=True)
+        if "conversations" in args.parts:
+            conversations = load_fixture(args.fixture)
+            if "llm" in modes:
+                check_llm_script(conversations)
+            tag = uuid.uuid4().hex[:8]
+            results = {mode: run_mode(mode, conversations, tag) for mode in modes}
+            report.update({
+                "fixture": str(args.fixture),
+                "categories": list(CATEGORIES),
+                "conversations": len(conversations),
+                "probes": sum(len(c["probes"]) for c in conversations),
+                "modes": results,
+            })
     except FixtureError as exc:
         print(f"\nFIXTURE ERROR: {exc}", file=sys.stderr, flush=True)
         return 2
     except ServiceError as exc:
         print(f"\nSERVICE ERROR: {exc}", file=sys.stderr, flush=True)
         return 1
-    report = {
-        "fixture": str(args.fixture),
-        "categories": list(CATEGORIES),
-        "conversations": len(conversations),
-        "probes": sum(len(c["probes"]) for c in conversations),
-        "modes": results,
-        "total_seconds": round(time.perf_counter() - started, 1),
-    }
+    report["total_seconds"] = round(time.perf_counter() - started, 1)
     if args.out:
         args.out.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n")
-    print()
-    print(render(report), flush=True)
+    if "modes" in report:
+        print()
+        print(render(report), flush=True)
     return 0
 
 

@@ -83,7 +83,7 @@ def test_build_turns_one_per_session_in_order_skipping_dates_without_session():
     turns = locomo.build_turns(sample, "tag-x")
     assert [t["session_id"] for t in turns] == ["session_2", "session_10"]
     assert turns[0] == {
-        "user_id": "tag-x", "session_id": "session_2", "timestamp": "2023-05-08T13:56:00Z",
+        "user_id": "tag-x", "session_id": "session_2", "timestamp": "2023-05-08T13:56:00Z", "user_name": "Ana",
         "messages": [
             {"role": "user", "name": "Ana", "content": "Look at this.", "metadata": {"dia_id": "D2:1"}},
             {"role": "user", "name": "Bo", "content": "Nice! [shares a photo: a photo of a red kite]",

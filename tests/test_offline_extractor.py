@@ -126,12 +126,12 @@ NOTHING = [
     "do you live in Lisbon?", "Are you vegan?", "What's your name?", "Where do you work?",
     "You live in Lisbon.", "You're a nurse, right?", "You are great at this.",
     "if I lived in Paris I'd be happy", "If I worked at Google I would be rich", "I might move to Berlin",
-    "I'm moving to Berlin next month", "I wish I lived in Paris", "Maybe I live in Lisbon",
+    "I wish I lived in Paris", "Maybe I live in Lisbon",
     "People assume I work at Google", "He thinks I live in Paris", "I think I'm allergic to cats",
     "I live in Lisbon I think",
     "I don't work at Google", "I'm not a nurse", "I'm not vegan", "I'm not allergic to peanuts",
     "My name is not Ada", "I don't drink and drive", "I don't drink coffee before noon",
-    "I want to quit smoking", "I don't smoke weed", "I gave up coffee",
+    "I want to quit smoking", "I don't smoke weed",
     "I work at a startup", "I work from home", "I started at 9", "call me tomorrow",
     "I'm a big fan", "I'm a little tired", "I'm a good driver", "I'm a student of life", "I'm Canadian",
     "I'm 5 minutes away", "I'm 100% sure", "I'm 30 minutes late", "I'm one of them",
@@ -158,6 +158,11 @@ def test_extracts(text, expected):
 @pytest.mark.parametrize("text", NOTHING)
 def test_never_invents(text):
     assert _facts(text) == set()
+
+
+def test_a_plan_is_a_plan_not_where_the_user_lives_and_giving_up_is_a_negation():
+    assert _facts("I'm moving to Berlin next month") == {("plan", "moving to Berlin next month")}
+    assert _facts("I gave up coffee") == {("drinks_coffee", "no")}
 
 
 @pytest.mark.parametrize("role", ["assistant", "system", "tool"])

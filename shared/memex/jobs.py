@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -45,6 +46,29 @@ class Candidate:
     # For a correction ("Rollo, not Rolo"): the wrong value it replaces, even under a key that
     # holds several values.
     corrects: str | None = None
+
+    @property
+    def base_key(self) -> str:
+        """The key without its subject's prefix ("likes" for "melanie_likes"): what kind of fact it is."""
+        prefix = subject_prefix(self.subject)
+        return self.key[len(prefix) + 1:] if prefix and self.key.startswith(prefix + "_") else self.key
+
+
+def subject_prefix(subject: str) -> str:
+    """What prefixes the keys of a participant's facts ("melanie" for "Melanie"; nothing for the
+    user): another person's city is not the user's city, and every fact keyed by its key (its
+    history, its dedupe key, its erasure tombstone) stays apart from the user's."""
+    if subject == "user":
+        return ""
+    return re.sub(r"[^a-z0-9]+", "_", subject.casefold()).strip("_")
+
+
+def subject_key(subject: str, key: str) -> str:
+    """`key` as the key of `subject`'s fact (at most 64 characters)."""
+    prefix = subject_prefix(subject)
+    if not prefix or key.startswith(prefix + "_"):
+        return key
+    return f"{prefix}_{key}"[:64].rstrip("_")
 
 
 @dataclass(frozen=True)

@@ -144,8 +144,30 @@ class TurnIn(_Strict):
     timestamp: Optional[datetime] = None
     metadata: Metadata = Field(default_factory=dict)
     idempotency_key: Optional[Text] = Field(default=None, min_length=1, max_length=256)
+    # The `name` the user's own messages carry, in a conversation with other named participants:
+    # a role-user message with another name is that participant's, and what they say of themselves
+    # is remembered as theirs. Without it every role-user message is the user's.
+    user_name: Optional[Text] = Field(default=None, min_length=1, max_length=256)
 
     _time = field_validator("timestamp")(_plausible_time)
+
+    def subject_of(self, message: MessageIn) -> str | None:
+        """Who said `message` when it is not the user: the participant's name, else None."""
+        return speaker_subject(message.role, message.name, self.user_name)
+
+
+# Names that mean the user themself, never another participant.
+USER_SUBJECTS = frozenset({"", "user", "the user", "me", "i", "myself", "self"})
+
+
+def speaker_subject(role: str, name: str | None, user_name: str | None) -> str | None:
+    """The participant a message of a turn is from, or None for the user (and for anything said
+    by the assistant, a system or a tool, which is not a participant's own statement)."""
+    if role != "user" or user_name is None or not name or not name.strip():
+        return None
+    if name.strip().casefold() == user_name.strip().casefold() or name.strip().casefold() in USER_SUBJECTS:
+        return None
+    return name.strip()
 
 
 class MemoryIn(_Strict):
@@ -158,9 +180,23 @@ class MemoryIn(_Strict):
     metadata: Metadata = Field(default_factory=dict)
 
 
+class MemoryPostIn(MemoryIn):
+    """`POST /v1/memories`: the memex seed's scale of importance went above 1 (its documented
+    example sends 1.2), so a larger number is accepted there and stored as 1, the top of memex's."""
+
+    importance: float = Field(default=0.5, ge=0.0, description="0 to 1; above 1 counts as 1")
+
+    @field_validator("importance")
+    @classmethod
+    def _at_most_one(cls, value: float) -> float:
+        return min(value, 1.0)
+
+
 class SearchFilters(_Strict):
     memory_type: Optional[MemoryType] = None
     session_id: Optional[Id] = None
+    # "user" for the user's own memories, or a participant's name (case-insensitive).
+    subject: Optional[Text] = Field(default=None, min_length=1, max_length=256)
     metadata: Optional[Metadata] = None
 
 
@@ -178,6 +214,20 @@ class SearchIn(_Strict):
     mode: SearchMode = "hybrid"
 
     _time = field_validator("reference_time")(_plausible_time)
+
+
+class MemexSeedSearchIn(_Strict):
+    """`POST /v1/memories/search`, the memex seed's search: its fields, meaning what they mean in
+    `SearchIn` (alpha and its default are memex's: relevance against recency, 0.95)."""
+
+    agent_id: Optional[Id] = None
+    user_id: Id
+    query: Text = Field(min_length=1, max_length=10_000)
+    top_k: int = Field(default=10, ge=1, le=100)
+    alpha: Optional[float] = Field(default=None, ge=0.0, le=1.0)
+
+    def to_search(self) -> SearchIn:
+        return SearchIn(**self.model_dump())
 
 
 class RecallIn(_Strict):

@@ -123,6 +123,7 @@ def _store_episodic(ctx: Context, tenant_id: str, work: list[tuple[dict, list[di
             "agent_id": turn["agent_id"],
             "session_id": turn["session_id"],
             "memory_type": "episodic",
+            "subject": message["subject"] or "user",
             "type": "message",
             "content": episodic_text(message),
             "context": contexts[message["id"]],
@@ -219,8 +220,8 @@ def _resolve_locked(ctx: Context, turns: list[dict[str, Any]], vectors: dict[str
                 vector = vectors.get(candidate.content)
                 if vector is None:  # re-extracted since the vectors were computed
                     vector = ctx.embedder.embed([candidate.content])[0]
-                related = memory_rows.related_active(conn, tenant_id, user_id, related_keys(candidate.key), vector,
-                                                     RELATED_MIN_SIMILARITY, RELATED_LIMIT)
+                related = memory_rows.related_active(conn, tenant_id, user_id, related_keys(candidate), vector,
+                                                     RELATED_MIN_SIMILARITY, RELATED_LIMIT, candidate.subject)
                 _write(conn, ctx, current, candidate, vector, dedupe_key, ctx.judge.decide(candidate, related),
                        related)
             turn_rows.finish(conn, tenant_id, current["id"])
@@ -233,12 +234,13 @@ def _dedupe_key(turn: dict[str, Any], candidate: Candidate) -> str:
 def _decide_and_write(ctx: Context, turn: dict[str, Any], candidate: Candidate, vector) -> None:
     tenant_id, user_id = turn["tenant_id"], turn["user_id"]
     dedupe_key = _dedupe_key(turn, candidate)
-    keys = related_keys(candidate.key)
+    keys = related_keys(candidate)
     for attempt in range(1, DECIDE_ATTEMPTS + 1):
         conn = ctx.db.connection()
         if memory_rows.already_written(conn, tenant_id, dedupe_key):
             return  # decided by an earlier delivery
-        seen = memory_rows.related_active(conn, tenant_id, user_id, keys, vector, RELATED_MIN_SIMILARITY, RELATED_LIMIT)
+        seen = memory_rows.related_active(conn, tenant_id, user_id, keys, vector, RELATED_MIN_SIMILARITY, RELATED_LIMIT,
+                                          candidate.subject)
         decision = ctx.judge.decide(candidate, seen)
         with ctx.db.transaction() as conn:
             locks.lock_user(conn, tenant_id, user_id)
@@ -247,7 +249,7 @@ def _decide_and_write(ctx: Context, turn: dict[str, Any], candidate: Candidate, 
             if turn_rows.erased_key(conn, tenant_id, turn["id"], candidate.key):
                 return  # the user erased what this turn said about it
             related = memory_rows.related_active(conn, tenant_id, user_id, keys, vector, RELATED_MIN_SIMILARITY,
-                                                 RELATED_LIMIT)
+                                                 RELATED_LIMIT, candidate.subject)
             if _state(related) != _state(seen):
                 if attempt < DECIDE_ATTEMPTS:
                     continue  # another write for this user got in first: decide again, unlocked
@@ -283,6 +285,7 @@ def _write(conn, ctx: Context, turn: dict[str, Any], candidate: Candidate, vecto
         "agent_id": turn["agent_id"],
         "session_id": turn["session_id"],
         "memory_type": "semantic",
+        "subject": candidate.subject,
         "type": candidate.type,
         "key": candidate.key,
         "value": candidate.value,

@@ -30,7 +30,8 @@ def recall(ctx: Context, tenant_id: str, request: RecallIn) -> dict[str, Any]:
         ), deps)["results"]
 
     groups = [
-        hits(request.query, STABLE_FACTS, SearchFilters(memory_type="semantic")),
+        # Facts about the user themself; another participant's come in with the relevant memories.
+        hits(request.query, STABLE_FACTS, SearchFilters(memory_type="semantic", subject="user")),
         hits(request.query, RELEVANT, SearchFilters()),
     ]
     if request.session_id:

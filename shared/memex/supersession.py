@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from memex.config import Settings
-from memex.jobs import Candidate
+from memex.jobs import Candidate, subject_key
 
 # Keys that hold several values at once (a second dog does not replace the first). Every other key,
 # opinion_about_<topic> included, holds one value: the latest replaces the earlier, kept as history.
@@ -23,6 +23,7 @@ MULTI_VALUED_KEYS = frozenset({
     "pet_dog_name", "pet_cat_name", "pet_rabbit_name", "pet_horse_name", "pet_name",
     "child_name", "sister_name", "brother_name", "sibling_name", "friend_name",
     "likes", "dislikes", "prefers", "hobby", "allergy", "language",
+    "pet_dog_breed", "pet_cat_breed", "health_condition", "plan", "learning",
 })
 
 
@@ -47,9 +48,11 @@ class Judge(Protocol):
 OPPOSITE_KEYS = {"likes": "dislikes", "dislikes": "likes"}
 
 
-def related_keys(key: str) -> list[str]:
-    """The keys whose active memories a candidate with this key may replace."""
-    return [key] + ([OPPOSITE_KEYS[key]] if key in OPPOSITE_KEYS else [])
+def related_keys(candidate: Candidate) -> list[str]:
+    """The keys whose active memories the candidate may replace (its subject's: "melanie_dislikes"
+    for "melanie_likes")."""
+    opposite = OPPOSITE_KEYS.get(candidate.base_key)
+    return [candidate.key] + ([subject_key(candidate.subject, opposite)] if opposite else [])
 
 
 class RulesJudge:
@@ -62,10 +65,10 @@ class RulesJudge:
             if corrected:
                 return Decision("supersede", f"{candidate.key}: {candidate.value!r} corrects {candidate.corrects!r}",
                                 corrected)
-            opposite = OPPOSITE_KEYS.get(candidate.key)
-            reversed_ = [m for m in related if m["key"] == opposite and same_value(m["value"] or "", candidate.value)]
+            opposite = related_keys(candidate)[1:]
+            reversed_ = [m for m in related if m["key"] in opposite and same_value(m["value"] or "", candidate.value)]
             if reversed_:
-                return Decision("supersede", f"{candidate.key} {candidate.value!r} takes back {opposite}", reversed_)
+                return Decision("supersede", f"{candidate.key} {candidate.value!r} takes back {opposite[0]}", reversed_)
         return decide(candidate, [m for m in related if m["key"] == candidate.key])
 
 
@@ -93,12 +96,17 @@ def decide(candidate: Candidate, active_same_key: list[dict[str, Any]]) -> Decis
         return Decision("keep_old", f"{key} {value!r} is a statement about the past: kept as history")
     if not active_same_key:
         return Decision("coexist", f"first value of {key}: {value!r}")
-    if key in MULTI_VALUED_KEYS:
+    # A participant's keys carry their name first ("melanie_likes"): the kind of fact is the rest.
+    if candidate.base_key in MULTI_VALUED_KEYS:
         return Decision("coexist", f"{key} holds several values: {value!r} is added")
     old = ", ".join(repr(m["value"]) for m in active_same_key)
-    if key.startswith("opinion_about_"):
-        return Decision("supersede", f"the user's opinion changed: {value!r} replaces {old}", active_same_key)
+    if candidate.base_key.startswith("opinion_about_"):
+        return Decision("supersede", f"the {_whose(candidate)} opinion changed: {value!r} replaces {old}", active_same_key)
     return Decision("supersede", f"{key} holds one value: {value!r} replaces {old}", active_same_key)
+
+
+def _whose(candidate: Candidate) -> str:
+    return "user's" if candidate.subject == "user" else f"{candidate.subject}'s"
 
 
 def _normal(text: str) -> str:

@@ -15,7 +15,7 @@ from memex.models import SearchFilters, is_id
 
 _SELECT = """
 SELECT m.id, m.user_id, m.agent_id, m.session_id, m.content, m.memory_type, m.type, m.key, m.value,
-       m.importance, m.confidence, m.active, m.valid_from, m.valid_to, link.replaced_id AS supersedes,
+       m.subject, m.importance, m.confidence, m.active, m.valid_from, m.valid_to, link.replaced_id AS supersedes,
        m.created_at, m.metadata, m.source_turn_id, m.source_message_id, msg.metadata AS source_metadata
 FROM memories m
 LEFT JOIN messages msg ON msg.tenant_id = m.tenant_id AND msg.id = m.source_message_id
@@ -49,6 +49,7 @@ def to_wire(row: dict[str, Any]) -> dict[str, Any]:
         "type": row["type"],
         "key": row["key"],
         "value": row["value"],
+        "subject": row["subject"],
         "importance": round(float(row["importance"]), 4),
         "confidence": round(float(row["confidence"]), 4),
         "active": row["active"],
@@ -67,11 +68,11 @@ def _iso(value: datetime | None) -> str | None:
 
 _INSERT = """INSERT INTO memories (tenant_id, id, user_id, agent_id, session_id, memory_type, type, key, value,
                                    content, context, importance, confidence, embedding, active, valid_from,
-                                   valid_to, source_turn_id, source_message_id, dedupe_key, metadata)
+                                   valid_to, source_turn_id, source_message_id, dedupe_key, metadata, subject)
              VALUES (%(tenant_id)s, %(id)s, %(user_id)s, %(agent_id)s, %(session_id)s, %(memory_type)s,
                      %(type)s, %(key)s, %(value)s, %(content)s, %(context)s, %(importance)s, %(confidence)s,
                      %(embedding)s, %(active)s, %(valid_from)s, %(valid_to)s, %(source_turn_id)s,
-                     %(source_message_id)s, %(dedupe_key)s, %(metadata)s)
+                     %(source_message_id)s, %(dedupe_key)s, %(metadata)s, %(subject)s)
              ON CONFLICT (tenant_id, dedupe_key) WHERE dedupe_key IS NOT NULL DO NOTHING"""
 
 
@@ -80,7 +81,7 @@ def _row(tenant_id: str, memory: dict[str, Any]) -> dict[str, Any]:
         "tenant_id": tenant_id,
         "agent_id": None, "session_id": None, "key": None, "value": None, "context": None,
         "source_turn_id": None, "source_message_id": None, "dedupe_key": None,
-        "confidence": 1.0, "importance": 0.5, "active": True, "valid_to": None,
+        "confidence": 1.0, "importance": 0.5, "active": True, "valid_to": None, "subject": "user",
         **memory,
         "embedding": np.asarray(memory["embedding"], dtype=np.float32),
         "metadata": Jsonb(memory.get("metadata") or {}),
@@ -219,6 +220,9 @@ def _scope(tenant_id: str, user_id: str, agent_id: str | None, filters: SearchFi
     if filters.session_id is not None:
         clauses.append(f"{col}session_id = %(scope_session)s")
         params["scope_session"] = filters.session_id
+    if filters.subject is not None:
+        clauses.append(f"lower({col}subject) = lower(%(scope_subject)s)")
+        params["scope_subject"] = filters.subject
     if filters.metadata:
         clauses.append(f"{col}metadata @> %(scope_metadata)s")
         params["scope_metadata"] = Jsonb(filters.metadata)
@@ -356,9 +360,11 @@ def pgvector_supports_iterative_scan(conn: psycopg.Connection) -> bool:
 
 
 def related_active(conn: psycopg.Connection, tenant_id: str, user_id: str, keys: list[str], embedding: np.ndarray,
-                   min_similarity: float, limit: int) -> list[dict[str, Any]]:
-    """The user's active semantic memories a candidate may contradict: under one of `keys`, or
-    a value close in meaning under another key; those under `keys` first, then by distance. Callers
+                   min_similarity: float, limit: int, subject: str = "user") -> list[dict[str, Any]]:
+    """The user's active semantic memories about `subject` (the user, or a participant) a candidate
+    may contradict: under one of `keys`, or a value close in meaning under another key; those under
+    `keys` first, then by distance. Another subject's memories are never among them: Melanie's new
+    job does not replace the user's. Callers
     that write what they decide hold the user's lock (db/locks.py), so what is read here cannot
     change before the write.
 
@@ -370,13 +376,15 @@ def related_active(conn: psycopg.Connection, tenant_id: str, user_id: str, keys:
         """WITH current AS MATERIALIZED (
                SELECT id, coalesce(key = ANY(%(keys)s), false) AS by_key, embedding <=> %(v)s AS distance
                FROM memories WHERE tenant_id = %(t)s AND user_id = %(u)s AND active AND memory_type = 'semantic'
+                 AND subject = %(s)s
            ), near AS (
                SELECT id, by_key, distance FROM current WHERE by_key OR 1 - distance >= %(min)s
                ORDER BY by_key DESC, distance, id LIMIT %(limit)s
            )
         """ + _SELECT + """JOIN near ON near.id = m.id WHERE m.tenant_id = %(t)s
         ORDER BY near.by_key DESC, near.distance, m.id""",
-        {"t": tenant_id, "u": user_id, "keys": keys, "v": vector, "min": min_similarity, "limit": limit},
+        {"t": tenant_id, "u": user_id, "keys": keys, "v": vector, "min": min_similarity, "limit": limit,
+         "s": subject},
     ).fetchall()
     return [to_wire(r) for r in rows]
 

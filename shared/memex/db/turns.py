@@ -20,8 +20,8 @@ _INSERT_TURN = """INSERT INTO turns (tenant_id, id, user_id, session_id, agent_i
                  VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)
                  ON CONFLICT (tenant_id, user_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
                  RETURNING id"""
-_INSERT_MESSAGE = """INSERT INTO messages (tenant_id, id, turn_id, position, role, name, content, metadata)
-                     VALUES (%s, %s, %s, %s, %s, %s, %s, %s)"""
+_INSERT_MESSAGE = """INSERT INTO messages (tenant_id, id, turn_id, position, role, name, content, metadata, subject)
+                     VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)"""
 
 
 def insert_turn(
@@ -90,13 +90,16 @@ def insert_turns(conn: psycopg.Connection, tenant_id: str, turns: list[tuple[Tur
 
 
 def _message_rows(tenant_id: str, turn_id: str, turn: TurnIn) -> list[tuple]:
-    return [(tenant_id, str(uuid.uuid4()), turn_id, i, m.role, m.name, m.content, Jsonb(m.metadata))
-            for i, m in enumerate(turn.messages)]
+    return [(tenant_id, str(uuid.uuid4()), turn_id, i, m.role, m.name, m.content, Jsonb(m.metadata),
+             turn.subject_of(m)) for i, m in enumerate(turn.messages)]
 
 
 def _payload_hash(turn: TurnIn) -> str:
     """A hash of everything the client sent for the turn, in canonical JSON."""
-    canonical = json.dumps(turn.model_dump(mode="json", exclude={"idempotency_key"}), sort_keys=True,
+    # A field added to the contract later is left out while unset, so that a turn sent again with
+    # its idempotency key hashes as it did when it was first stored.
+    unset = {"user_name"} if turn.user_name is None else set()
+    canonical = json.dumps(turn.model_dump(mode="json", exclude={"idempotency_key", *unset}), sort_keys=True,
                            separators=(",", ":"))
     return hashlib.sha256(canonical.encode("utf-8", errors="surrogatepass")).hexdigest()
 

@@ -14,8 +14,9 @@ import math
 import re
 from typing import Any
 
-from memex.jobs import Candidate
+from memex.jobs import Candidate, subject_key
 from memex.llm import ChatJSON
+from memex.models import USER_SUBJECTS
 
 log = logging.getLogger(__name__)
 
@@ -31,7 +32,6 @@ KEY_IMPORTANCE = {"name": 0.9, "allergy": 0.9, "dietary_restriction": 0.85, "par
                   "child_name": 0.85, "employer": 0.8, "role": 0.75, "city": 0.75}
 
 _KEY = re.compile(r"^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$")
-_USER_SUBJECTS = {"", "user", "the user", "me", "i", "myself", "self"}
 
 SYSTEM = """You extract long-term memories about a user from a conversation, for a memory service.
 
@@ -42,6 +42,8 @@ Extract what the USER states (messages with role user): facts about themselves, 
 people in their life whom they name or describe. Ignore what the assistant says unless the user \
 confirms it. One memory per atomic fact. Skip greetings, thanks, small talk, questions, \
 hypotheticals and anything uncertain. Noise such as "ok" or "lol thanks" yields no memories.
+A message from a "participant" is another person in the conversation, not the user: what they \
+say of themselves ("I work at Acme") is about them (subject: their name).
 
 Each memory is an object with these fields, in this order:
 - "message": the number of the NEW message it comes from.
@@ -106,6 +108,8 @@ def render_prompt(messages: list[dict[str, Any]], history: list[dict[str, Any]])
 
 
 def _speaker(message: dict[str, Any]) -> str:
+    if message.get("subject"):
+        return f"participant ({message['subject']})"
     return f"{message['role']} ({message['name']})" if message.get("name") else message["role"]
 
 
@@ -132,14 +136,12 @@ def to_candidate(item: Any, messages: list[dict[str, Any]]) -> Candidate | None:
     if source is None:
         return None
     subject = _text(item.get("subject"))
-    if subject.casefold() in _USER_SUBJECTS:
-        subject = "user"
-    else:
-        subject = subject[:80]
-        # Another person's city is not the user's city: the key must not collide with the user's own.
-        prefix = re.sub(r"[^a-z0-9]+", "_", subject.casefold()).strip("_")
-        if prefix and not key.startswith(prefix + "_"):
-            key = f"{prefix}_{key}"[:64].rstrip("_")
+    subject = "user" if subject.casefold() in USER_SUBJECTS else subject[:80]
+    if subject == "user" and source.get("subject"):
+        # What another participant says of "me" is about them, whatever the model answered.
+        subject = source["subject"]
+    # Another person's city is not the user's city: the key must not collide with the user's own.
+    key = subject_key(subject, key)
     return Candidate(
         type=type_,
         key=key,

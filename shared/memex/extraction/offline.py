@@ -1,6 +1,7 @@
 """The offline extractor: first-person patterns, no LLM. It misses things; it never invents.
 
-Only the user's own messages (role "user") are read, one sentence at a time. A question is
+Only messages with role "user" are read (the user's own, and those of other named participants,
+whose facts are filed under their name), one sentence at a time. A question is
 skipped (but "I live in Lisbon, you?" keeps its statement), and a match whose clause is negated,
 hedged, hypothetical or reported ("I don't work at", "if I lived in", "I think I'm allergic",
 "he thinks I live in") yields nothing. Each rule of `_RULES` is a regex with a
@@ -24,7 +25,8 @@ from dataclasses import dataclass, replace
 from itertools import count
 from typing import Any, Callable
 
-from memex.jobs import Candidate
+from memex.extraction import vocabulary
+from memex.jobs import Candidate, subject_key
 
 # --- vocabulary -----------------------------------------------------------------------------
 
@@ -46,12 +48,15 @@ _ROLE_HEADS = (
     "nanny nurse nutritionist officer paralegal paramedic pharmacist photographer physician physicist "
     "pilot plumber practitioner president professor programmer psychiatrist psychologist receptionist "
     "recruiter researcher salesperson scientist secretary specialist student surgeon teacher technician "
-    "therapist translator tutor veterinarian waiter waitress writer"
+    "therapist translator tutor veterinarian waiter waitress writer counselor counsellor worker carer "
+    "caregiver firefighter cook driver trainer instructor planner administrator strategist advisor adviser "
+    "agent broker auditor curator dancer singer producer animator engineer-in-training postdoc resident"
 ).split()
 # Words before a role that make it a judgement or a former job rather than the current job.
 _NOT_ROLE_MODIFIERS = frozenset(
     "good bad great terrible awful big huge little decent proud better worse best worst amazing horrible "
-    "lousy careful natural total real true fellow aspiring wannabe future former ex ex- retired".split())
+    "lousy careful natural total real true fellow aspiring wannabe future former ex ex- retired hard fast slow "
+    "quick backseat".split())
 _RELATIONS = {
     "wife": "partner", "husband": "partner", "partner": "partner", "girlfriend": "partner",
     "boyfriend": "partner", "fiancé": "partner", "fiancée": "partner", "fiance": "partner",
@@ -104,6 +109,20 @@ _CAPWORD = r"[A-ZÀ-ÖØ-Þ][\w'’&-]*"
 # never "I", and never cut before a further capitalised word.
 _PROPER = (rf"(?!I\b)(?:(?:St|Mt|Ft)\.\s+)?{_CAPWORD}(?:\s+(?:(?:of|de|da|do|dos|das|del|la|le|van|von|der|den|du|&)\s+)?"
            rf"(?!I\b){_CAPWORD}){{0,3}}(?![\w'’&-])(?!\s+(?!I\b)[A-ZÀ-ÖØ-Þ])")
+# An organisation: a proper name that may also start with a digit ("3M", "7-Eleven"), end in a
+# number ("Company 7") when nothing follows, or join two names with "and" when nothing follows
+# ("Procter and Gamble"; "Acme and Bob is my boss" keeps "Acme").
+_ORG_WORD = rf"(?:{_CAPWORD}|\d+[A-Za-z][\w'’&-]*|\d+-{_CAPWORD})"
+_ORG_END = r"(?=\s*(?:[.,;:!?)]|$))"
+_ORG = (rf"(?!I\b)(?:(?:St|Mt|Ft)\.\s+)?{_ORG_WORD}(?:\s+(?:(?:of|de|da|del|la|le|van|von|der|den|du|&)\s+)?"
+        rf"(?!I\b){_ORG_WORD}){{0,3}}(?:\s+and\s+{_CAPWORD}{_ORG_END}|\s+\d{{1,4}}{_ORG_END})?"
+        rf"(?![\w'’&-])(?!\s+(?!I\b)[A-ZÀ-ÖØ-Þ])")
+# One joins these as a user, not as an employee.
+_PLATFORMS = (r"(?:Facebook|Twitter|X|Instagram|TikTok|Reddit|Strava|LinkedIn|Discord|Slack|Snapchat|Tinder|Bumble|"
+              r"Hinge|Pinterest|Mastodon|Threads|YouTube|Duolingo|Bluesky|WhatsApp|Telegram|Patreon)\b")
+# "I'm working at Starbucks today" says where the user is, not who employs them.
+_NOT_TEMPORARY = (r"(?!\s+(?:today|tonight|tomorrow|this (?:morning|afternoon|evening|week|weekend)|right now|"
+                  r"for the (?:day|week|afternoon|morning)))")
 _WORD = r"[\w'’&+-]+"
 _NUMBER = (rf"\d{{1,3}}|(?:{_alternation(_TENS)})(?:[- ](?:{_alternation(_UNITS)}))?"
            rf"|{_alternation(_SMALL_NUMBERS)}")
@@ -117,7 +136,8 @@ _NOT_OBJECT = (r"(?!(?:it|that|this|these|those|them|you|your|yours|him|her|his|
                r"least|more|the (?:idea|way|fact|thought|sound)|is|are|was|were|makes|made|has|have|had)\b)")
 # Where a free phrase ends: punctuation (or an emoji), or a word that starts another clause.
 _PHRASE_END = (r"(?=\s*(?:[^\w\s'’&+-]|$)|\s+-\s|\s+(?:but|because|since|so|when|while|though|although|"
-               r"especially|if|unless|as well|too|a lot|very much|so much|lol|haha|"
+               r"especially|if|unless|as well|too|a lot|very much|so much|lol|haha|these days|nowadays|now|"
+               r"anymore|any more|lately|recently|at the moment|right now|"
                r"and (?:I|I'm|I've|we|my|it|that|he|she|they|you))\b)")
 # Where a fact with a strict shape (an age, a diet, a role) ends: punctuation, or one of a few words.
 _STRICT_END = r"(?=\s*(?:{}|$)|\s+(?:{})\b)"
@@ -135,12 +155,34 @@ def _strict_end(*words: str, punctuation: str = r"[^\w\s'’-]") -> str:
 
 
 _ROLE_END = _strict_end("and", "at", "for", "in", "on", "with", "from", "by", "who", "working", "based",
-                        "myself", "too", "here", "there")
+                        "myself", "too", "here", "there", "last", "this", "recently", "since", "after", "earlier",
+                        "while")
 _CURRENT_JOB = (r"\bI (?:now |currently |still |also )?(?:work|'m working|am working) (?:at|for)"
-                r"|\bI(?:'ve| have)? (?:just |recently )?(?:started (?:at|working (?:at|for)|a (?:new )?job at)"
-                r"|got (?:a job at|hired (?:at|by)))")
-_PAST_JOB = r"\bI (?:used to work|previously worked|formerly worked|worked) (?:at|for)"
+                r"|\bI(?:'m| am) (?:now |currently |still |also )?(?:working|employed) (?:at|for|by)"
+                r"|\bI(?:'ve| have) been working (?:at|for)"
+                r"|\bI(?:'ve| have)? (?:just |recently |finally )?(?:started (?:at|working (?:at|for)|a (?:new )?job at)"
+                r"|got (?:a (?:new )?job at|hired (?:at|by))|landed (?:a (?:new )?job|a role|a position) at"
+                r"|accepted (?:an|the|a job) offer from|signed with)"
+                r"|\b(?i:my) first day at")
+# "head of design", "director of engineering": a title that ends in what it leads.
+_HEAD_OF = r"(?:head|director|vp|VP|vice president|chief|manager) of [a-z][\w-]*(?: [a-z][\w-]*)?"
+_PAST_JOB = (r"\bI (?:used to work|previously worked|formerly worked|worked) (?:at|for)"
+             r"|\bI(?: have|'ve)? (?:resigned|retired) from|\bI (?:was|got) (?:laid off|let go|fired) (?:from|by)"
+             r"|\bI no longer work (?:at|for)")
 _HAVE = r"\b(?:I|[Ww]e)(?: have|'ve got| have got)"
+# A pastime said as such ends there, or goes on with when or how often: "I started reading the
+# report" is one errand, not a hobby.
+_PASTIME_END = (r"(?=\s*(?:[^\w\s'’-]|$)|\s+(?:again|recently|lately|last|this|every|on|at|in|with|and|but|"
+                r"a lot|most|more|now|too|twice|once|daily|weekly|regularly)\b)")
+_GOT_PET = r"\b(?:I|[Ww]e)(?:'ve| have)? (?:just |recently |finally )?(?:got|adopted|rescued|bought)"
+_BREED = rf"(?i:{_alternation(vocabulary.DOG_BREEDS + vocabulary.CAT_BREEDS)})"
+_MONTH = rf"(?i:{_alternation(vocabulary.MONTHS)})\.?"
+_DATE = (rf"{_MONTH} \d{{1,2}}(?:st|nd|rd|th)?|\d{{1,2}}(?:st|nd|rd|th)? (?:of )?{_MONTH}")
+# When a plan happens: "next week", "tomorrow", "in May", "on Saturday", "this summer".
+_WHEN = (r"(?:next (?:week|month|year|weekend|summer|spring|fall|autumn|winter|monday|tuesday|wednesday|thursday|"
+         r"friday|saturday|sunday)|tomorrow|tonight|this (?:weekend|summer|spring|fall|autumn|winter|year|month)|"
+         rf"in (?:{_MONTH}|the (?:spring|summer|fall|autumn|winter))|on (?i:monday|tuesday|wednesday|thursday|friday|"
+         r"saturday|sunday))")
 _MY = r"\b(?i:my|our)"
 _RELATION = rf"(?P<kind>(?i:{_alternation(_RELATIONS)}))"
 _PET = rf"(?P<kind>(?i:{_alternation(_PETS)}))"
@@ -167,14 +209,80 @@ def _role(m: re.Match[str]) -> list[Fields]:
     return [{"value": " ".join(_ROLE_ABBREVIATIONS.get(w, w) for w in words)}]
 
 
+# "I'm married to Tom", "I've been dating Chris for a year": a partner named by the verb.
+_PARTNER_VERBS = frozenset("married engaged dating seeing with".split())
+
+
 def _relation(m: re.Match[str]) -> list[Fields]:
     kind = m.group("kind").casefold()
+    if kind in _PARTNER_VERBS:
+        return [{**f, "kind": "partner", "part": "partner"} for f in _name(m)]
     return [{**f, "kind": kind, "part": _RELATIONS[kind]} for f in _name(m)]
 
 
 def _pet(m: re.Match[str]) -> list[Fields]:
     kind = m.group("kind").casefold()
     return [{**f, "kind": kind, "part": _PETS[kind]} for f in _name(m)]
+
+
+_BREED_KIND = {**{b: "dog" for b in vocabulary.DOG_BREEDS}, **{b: "cat" for b in vocabulary.CAT_BREEDS}}
+
+
+def _breed_of(m: re.Match[str]) -> Fields:
+    breed = m.group("breed")
+    kind = _PETS[m.group("kind").casefold()] if m.groupdict().get("kind") else _BREED_KIND[breed.casefold()]
+    return {"breed": breed, "kind": kind, "part": kind}
+
+
+def _pet_breed(m: re.Match[str]) -> list[Fields]:
+    """A pet named with its breed ("a beagle called Pepper") gives its name and its breed; a breed
+    alone ("my dog is a labrador") its breed."""
+    fields = _breed_of(m)
+    if fields["part"] != _BREED_KIND[fields["breed"].casefold()]:
+        return []  # "my cat is a beagle" is no breed of a cat
+    found = [{**fields, "value": fields["breed"], "fact": "breed", "said": "breed is"}]
+    if m.groupdict().get("name"):
+        name = re.sub(r"['’]s?$", "", m.group("name"))
+        if name.casefold() not in _NOT_NAMES:
+            found.insert(0, {**fields, "value": name, "fact": "name", "said": "is named"})
+    return found
+
+
+def _condition(m: re.Match[str]) -> list[Fields]:
+    value = m.group("value")
+    return [{"value": vocabulary.CONDITION_ADJECTIVES.get(value.casefold(), value)}]
+
+
+def _items(m: re.Match[str]) -> list[Fields]:
+    """Each of a short list ("painting and hiking"), or the one value."""
+    return [{"value": item} for item in re.split(r"\s*(?:,|\band\b)\s*", m.group("value")) if item]
+
+
+def _gerund(verb: str) -> str:
+    """"paint" -> "painting", "bake" -> "baking", "swim" -> "swimming": what the pastime is called."""
+    if verb.endswith("ie"):
+        return verb[:-2] + "ying"
+    if verb.endswith("e") and not verb.endswith("ee"):
+        return verb[:-1] + "ing"
+    if re.fullmatch(r"[^aeiou]*[aeiou][bdgmnprt]", verb):
+        return verb + verb[-1] + "ing"
+    return verb + "ing"
+
+
+def _pastime_verb(m: re.Match[str]) -> list[Fields]:
+    value = _gerund(m.group("verb").casefold())
+    return [{"value": value}] if value in _HOBBY_SET else []
+
+
+_HOBBY_SET = frozenset(vocabulary.HOBBIES)
+
+
+def _given_up(m: re.Match[str]) -> list[Fields]:
+    thing = m.group("value").casefold()
+    verb = vocabulary.GIVEN_UP[thing]
+    if verb == "smoke":
+        return [{"value": "no", "part": "smokes", "what": "smoke"}]
+    return [{"value": "no", "part": f"{verb}s_{_snake(thing)}", "what": f"{verb} {thing}"}]
 
 
 def _snake(text: str) -> str:
@@ -221,12 +329,13 @@ def _allergies(m: re.Match[str]) -> list[Fields]:
     return [{"value": item} for item in items if item and item.casefold() not in ("something", "everything")]
 
 
-_HABITS = {"smoking": "smoke", "vaping": "vape", "drinking": "drink", "eating": "eat"}
+_HABITS = {"smoking": "smoke", "vaping": "vape", "drinking": "drink", "eating": "eat", "smoked": "smoke",
+           "vaped": "vape"}
 
 
 def _habit(m: re.Match[str]) -> list[Fields]:
     verb = _HABITS.get(m.group("verb"), m.group("verb"))
-    thing = m.group("value")
+    thing = m.group("value") or None
     if verb in ("smoke", "vape"):
         return [] if thing else [{"value": "no", "part": f"{verb}s", "what": verb}]
     if verb == "drink" and not thing:
@@ -271,20 +380,30 @@ _TURNED_END = _strict_end("and", "today", "yesterday", "last", "on", "in", punct
 
 _RULES = [
     # work
-    _rule("fact", "employer", "work working started got at for joined", [
-        rf"(?:{_CURRENT_JOB}) (?P<value>{_PROPER})",
-        rf"\bI(?:'m| am) (?:now |currently )?(?:an?|the) {_ROLE} (?:at|for) (?P<value>{_PROPER})",
-        rf"\bI(?:'ve| have)? (?:just |recently )?joined (?P<value>{_PROPER}) as (?:an?|the) {_ROLE}{_ROLE_END}",
+    _rule("fact", "employer", "work working employed started got at for joined landed accepted signed day left quit", [
+        rf"(?:{_CURRENT_JOB}) (?:the )?(?P<value>{_ORG}){_NOT_TEMPORARY}",
+        rf"\bI(?:'m| am) (?:now |currently )?(?:an?|the) {_ROLE} (?:at|for) (?:the )?(?P<value>{_ORG}){_NOT_TEMPORARY}",
+        rf"\bI(?:'ve| have)? (?:just |recently )?joined (?:the )?(?P<value>{_ORG}) as (?:an?|the) {_ROLE}{_ROLE_END}",
+        rf"\bI(?:'ve| have)? (?:just |recently |finally )?joined (?:the )?(?!{_PLATFORMS})(?P<value>{_ORG}){_ORG_END}",
+        rf"\bI (?:left|quit) (?:my job at )?(?:the )?{_ORG},? (?:and|to) (?:join|joined|start at|started at) "
+        rf"(?:the )?(?P<value>{_ORG})",
     ], "The user's employer is {value}.", importance=0.8),
-    _rule("fact", "employer", "work worked job", [
-        rf"(?:{_PAST_JOB}) (?P<value>{_PROPER})",
-        rf"\bI (?:left|quit) my job at (?P<value>{_PROPER})",
+    _rule("fact", "employer", "work worked job resigned retired laid let fired left quit longer", [
+        rf"(?:{_PAST_JOB}) (?:the )?(?P<value>{_ORG})",
+        rf"\bI (?:left|quit) my job at (?:the )?(?P<value>{_ORG})",
+        rf"\bI (?:left|quit) (?:the )?(?P<value>{_ORG}),? (?=(?:and|to) (?:join|joined|start at|started at) )",
+        rf"\bI (?:don't|do not) work (?:at|for) (?:the )?(?P<value>{_ORG}) (?=any ?more\b)",
     ], "The user used to work at {value}.", confidence=0.7, importance=0.6, historical=True),
-    _rule("fact", "role", "a an the", [
+    _rule("fact", "role", "a an the promoted became title job role position head", [
         rf"\bI(?:'m| am) (?:now |currently |also )?(?:an?|the) (?P<value>{_ROLE}){_ROLE_END}",
         rf"(?:{_CURRENT_JOB}|\bI(?:'ve| have)? (?:just |recently )?joined) {_PROPER} as (?:an?|the) "
         rf"(?P<value>{_ROLE}){_ROLE_END}",
         rf"\bI (?:now |currently )?(?:work|'m working|am working) as (?:an?|the) (?P<value>{_ROLE}){_ROLE_END}",
+        rf"\bI (?:just |recently |finally )?(?:got|was|have been|'ve been) promoted to (?:an? |the )?"
+        rf"(?P<value>{_ROLE}|{_HEAD_OF}){_ROLE_END}",
+        rf"\bI (?:just |recently |finally )?became (?:an?|the) (?P<value>{_ROLE}){_ROLE_END}",
+        rf"\b(?i:my) (?:job title|title|job|role|position) is (?:an? |the )?(?P<value>{_ROLE}|{_HEAD_OF}){_ROLE_END}",
+        rf"\bI(?:'m| am) (?:now |currently |also )?(?:the )?(?P<value>{_HEAD_OF}){_ROLE_END}",
     ], "The user's job title is {value}.", _role, confidence=0.75, importance=0.75),
     _rule("fact", "role", "a an the", [
         rf"\bI (?:used to be|was) (?:an?|the) (?P<value>{_ROLE}){_ROLE_END}",
@@ -292,17 +411,28 @@ _RULES = [
         rf"(?:{_PAST_JOB}) {_PROPER} as (?:an?|the) (?P<value>{_ROLE}){_ROLE_END}",
     ], "The user's job title used to be {value}.", _role, confidence=0.7, importance=0.6, historical=True),
     # places
-    _rule("fact", "city", "live lived based living moved", [
-        rf"\bI (?:now |currently |still )?live in (?P<value>{_PROPER})",
-        rf"\bI(?:'ve| have) (?:always )?lived in (?P<value>{_PROPER})",
+    _rule("fact", "city", "live lived based living moved relocated bought", [
+        rf"\b(?:I|[Ww]e) (?:now |currently |still )?live in (?P<value>{_PROPER})",
+        rf"\b(?:I|[Ww]e)(?:'ve| have) (?:always )?lived in (?P<value>{_PROPER})",
+        rf"\b(?:I|[Ww]e)(?:'ve| have) been living in (?P<value>{_PROPER})",
         rf"\bI(?:'m| am) (?:now |currently )?(?:based|living) in (?P<value>{_PROPER})",
-        rf"\bI(?:'ve| have)? (?:just |recently |finally )?moved (?:back |here |over )?to (?P<value>{_PROPER})",
-        rf"\bI(?:'ve| have)? (?:just |recently |finally )?moved from {_PROPER} to (?P<value>{_PROPER})",
+        rf"\b(?:I|[Ww]e)(?:'ve| have)? (?:just |recently |finally )?(?:moved|relocated) (?:back |here |over )?to "
+        rf"(?P<value>{_PROPER})",
+        rf"\b(?:I|[Ww]e)(?:'ve| have)? (?:just |recently |finally )?(?:moved|relocated) from {_PROPER} to "
+        rf"(?P<value>{_PROPER})",
+        rf"\b(?:I|[Ww]e)(?:'ve| have)? (?:just |recently |finally )?bought (?:a|our|my) (?:first )?"
+        rf"(?:house|home|flat|apartment|condo) in (?P<value>{_PROPER})",
     ], "The user lives in {value}.", importance=0.75),
-    _rule("fact", "city", "live lived moved", [
-        rf"\bI (?:used to live|previously lived|once lived|lived) in (?P<value>{_PROPER})",
-        rf"\bI(?:'ve| have)? (?:just |recently |finally )?moved (?:to {_PROPER} |away )?from (?P<value>{_PROPER})",
+    _rule("fact", "city", "live lived moved relocated longer", [
+        rf"\b(?:I|[Ww]e) (?:used to live|previously lived|once lived|lived) in (?P<value>{_PROPER})",
+        rf"\b(?:I|[Ww]e)(?:'ve| have)? (?:just |recently |finally )?(?:moved|relocated) (?:to {_PROPER} |away )?"
+        rf"from (?P<value>{_PROPER})",
+        rf"\b(?:I|[Ww]e) no longer live in (?P<value>{_PROPER})",
+        rf"\b(?:I|[Ww]e) (?:don't|do not) live in (?P<value>{_PROPER}) (?=any ?more\b)",
     ], "The user used to live in {value}.", confidence=0.7, importance=0.6, historical=True),
+    _rule("fact", "birthplace", "born", [
+        rf"\bI was born in (?P<value>{_PROPER})",
+    ], "The user was born in {value}.", importance=0.6),
     _rule("fact", "hometown", "originally grew", [
         rf"\bI(?:'m| am) originally from (?P<value>{_PROPER})",
         rf"\bI grew up in (?P<value>{_PROPER})",
@@ -335,27 +465,87 @@ _RULES = [
         rf"(?P<value>{_phrase(5)})",
         rf"\bI have an? (?:severe |mild |bad )?(?P<value>(?i:{_alternation(_ALLERGENS)})) allergy\b",
     ], "The user is allergic to {value}.", _allergies, importance=0.9),
-    _rule("fact", "{part}", "stopped quit given gave longer don not never", [
+    _rule("fact", "{part}", "stopped quit given gave longer don not never smoked vaped", [
         rf"\bI(?: have|'ve)? (?:stopped|quit|given up|gave up) (?P<verb>smoking|vaping|drinking|eating)"
         rf"{_HABIT_OBJECT}{_QUIT_END}",
         rf"\bI (?:no longer|don't|do not|never) (?P<verb>smoke|vape|drink|eat){_HABIT_OBJECT}{_NO_LONGER_END}",
+        r"\bI (?:never) (?P<verb>smoked|vaped)(?P<value>)" + _NO_LONGER_END,
     ], "The user does not {what}.", _habit, confidence=0.75, importance=0.6),
+    _rule("fact", "{part}", "gave given quit cut", [
+        rf"\bI(?: have|'ve)? (?:gave up|given up|quit|cut out) (?P<value>(?i:{_alternation(vocabulary.GIVEN_UP)}))"
+        rf"{_QUIT_END}",
+    ], "The user does not {what}.", _given_up, confidence=0.75, importance=0.6),
     # people and pets
-    _rule("relation", "{part}_name", "my our named called", [
+    _rule("relation", "{part}_name", "my our named called married engaged dating seeing with", [
         rf"{_MY} {_RELATION}(?:['’]s name is| is called| is named| is|,)? (?P<value>{_PROPER})",
         rf"(?P<value>{_PROPER}) \((?i:my|our) {_RELATION}\)",
         rf"{_HAVE} an? {_RELATION} (?:named|called) (?P<value>{_PROPER})",
+        rf"\bI(?:'m| am| got| just got|'ve been| have been) (?P<kind>married|engaged) to (?P<value>{_PROPER})",
+        rf"\bI(?:'ve| have) been (?P<kind>dating|seeing|with) (?P<value>{_PROPER}) (?=for\b)",
     ], "The user's {kind} is named {value}.", _relation, confidence=0.75, importance=0.8),
+    _rule("fact", "relationship_status", "m am", [
+        r"\bI(?:'m| am) (?:now |currently |happily )?(?P<value>single|married|divorced|widowed|engaged|separated)"
+        + _strict_end("now", "again"),
+    ], "The user is {value}.", _text, confidence=0.75, importance=0.7),
     _rule("fact", "pet_{part}_name", "my our named called", [
         rf"{_MY} {_PET}(?:['’]s name is| is called| is named| is|,)? (?P<value>{_PROPER})",
         rf"(?P<value>{_PROPER}) \((?i:my|our) {_PET}\)",
         rf"{_HAVE} an? {_PET} (?:named|called) (?P<value>{_PROPER})",
+        rf"{_GOT_PET} an? {_PET} (?:named|called) (?P<value>{_PROPER})",
     ], "The user's {kind} is named {value}.", _pet, confidence=0.75, importance=0.6),
+    _rule("fact", "pet_{part}_{fact}", "have got adopted rescued bought my our", [
+        rf"(?:{_HAVE}|{_GOT_PET}) an? (?P<breed>{_BREED})(?: (?P<kind>(?i:{_alternation(_PETS)})))? "
+        rf"(?:named|called) (?P<name>{_PROPER})",
+        rf"{_MY} (?P<kind>(?i:{_alternation(_PETS)}))(?: (?P<name>{_PROPER}))? is an? (?P<breed>{_BREED})(?![\w-])",
+    ], "The user's {kind} {said} {value}.", _pet_breed, confidence=0.75, importance=0.6),
+    _rule("fact", "pet_{part}_name", "used", [
+        rf"\b(?:I|[Ww]e) used to have an? {_PET} (?:named|called) (?P<value>{_PROPER})",
+    ], "The user used to have a {kind} named {value}.", _pet, confidence=0.7, importance=0.5, historical=True),
+    # health
+    _rule("fact", "health_condition", "have got suffer live diagnosed m am", [
+        rf"\bI(?: have|'ve got| have got| suffer from| live with| (?:was|got|have been|'ve been) diagnosed with)"
+        rf" (?:(?:a|mild|severe|chronic|bad) )?(?P<value>(?i:{_alternation(vocabulary.HEALTH_CONDITIONS)}))"
+        rf"(?![\w'’-])(?!\s+(?:about|over|attacks?|before|when)\b)",
+        rf"\bI(?:'m| am) (?P<value>(?i:{_alternation(vocabulary.CONDITION_ADJECTIVES)}))(?![\w'’-])",
+    ], "The user has {value}.", _condition, confidence=0.75, importance=0.85),
+    # pastimes
+    _rule("preference", "hobby", "hobby hobbies play playing taken took started go pastime time", [
+        rf"\b(?i:my) (?:favou?rite )?(?:hobby|hobbies|pastime|pastimes) (?:is|are|include) "
+        rf"(?P<value>{_NOT_OBJECT}{_WORD}(?:\s+{_WORD}){{0,2}}?(?:(?:,| and) {_WORD}(?:\s+{_WORD}){{0,2}}?){{0,3}})"
+        rf"{_PHRASE_END}",
+        rf"\b(?:I|[Ww]e) (?:(?:also|often|usually|regularly|still) )?play (?:the )?"
+        rf"(?P<value>(?i:{_alternation(vocabulary.PLAYED)}))(?![\w'’-])",
+        rf"\bI(?:'ve| have)? (?:just |recently )?(?:taken up|took up|picked up|got into|started) "
+        rf"(?P<value>(?i:{_alternation(vocabulary.HOBBIES)})){_PASTIME_END}",
+        rf"\b(?:I|[Ww]e) (?:(?:often|usually|regularly|sometimes) )?go (?P<value>(?i:{_alternation(vocabulary.HOBBIES)}))"
+        rf"{_PASTIME_END}",
+    ], "The user's hobby is {value}.", _items, confidence=0.7, importance=0.5),
+    _rule("preference", "hobby", "free spare time", [
+        r"\bI (?P<verb>[a-z]+)(?: [a-z]+)?? in my (?:free|spare) time\b",
+    ], "The user's hobby is {value}.", _pastime_verb, confidence=0.7, importance=0.5),
+    _rule("fact", "learning", "learning", [
+        rf"\bI(?:'m| am|'ve been| have been) (?:currently |now )?learning (?:how )?(?:to )?"
+        rf"(?!(?:a lot|so much|more|from|about|what|lots)\b)(?P<value>{_phrase(5)})",
+    ], "The user is learning {value}.", _text, confidence=0.7, importance=0.5),
+    # plans and dates
+    _rule("event", "plan", "planning plan intend going flying driving heading moving travelling traveling getting "
+          "visiting", [
+        rf"\b(?:I|[Ww]e)(?:'m|'re| am| are) planning (?:to|on) (?P<value>{_phrase(8)})",
+        rf"\b(?:I|[Ww]e) (?:plan|intend) (?:to|on) (?P<value>{_phrase(8)})",
+        rf"\b(?:I|[Ww]e)(?:'m|'re| am| are) (?P<value>(?:going|flying|driving|heading|moving|travelling|traveling|"
+        rf"getting married|visiting)(?: to| back to)?(?: {_PROPER})? {_WHEN})(?=\s*(?:[.,;!?]|$))",
+    ], "The user's plan: {value}.", _text, confidence=0.7, importance=0.6),
+    _rule("fact", "{part}", "birthday anniversary", [
+        rf"\b(?i:my|our) (?P<thing>birthday|(?:wedding )?anniversary) is (?:on )?(?:the )?(?P<value>{_DATE})(?![\w])",
+    ], "The user's {thing} is {value}.", lambda m: [{"value": m.group("value"), "thing": m.group("thing"),
+                                                     "part": _snake(m.group("thing")).removeprefix("wedding_")}],
+          importance=0.7),
     # likes and opinions
-    _rule("preference", "likes", "love like enjoy adore fan", [
+    _rule("preference", "likes", "love like enjoy adore fan into", [
         r"\bI (?:(?:really|absolutely|just|also|totally|truly|do|genuinely|kinda) )*(?:love|like|enjoy|adore) "
         rf"(?P<value>{_phrase(8)})",
         rf"\bI(?:'m| am) a (?:big |huge )?fan of (?P<value>{_phrase(8)})",
+        rf"\bI(?:'m| am) (?:really |so |very |big |totally )?into (?P<value>{_phrase(6)})",
     ], "The user likes {value}.", _text, confidence=0.7, importance=0.5),
     _rule("preference", "dislikes", "hate dislike detest loathe stand like enjoy fan", [
         r"\bI (?:(?:really|absolutely|just|also|totally|truly|kinda) )*(?:hate|dislike|detest|loathe|can't stand|"
@@ -510,28 +700,39 @@ class OfflineExtractor:
         for message in messages:
             if message["role"] != "user":
                 continue
+            # Another named participant's "I work at Acme" is about them (models.speaker_subject).
+            subject = message.get("subject") or "user"
             for sentence in _statements(message["content"] or ""):
                 for _, rule, fields in _matches(sentence):
-                    found.add(_candidate(rule, fields, message["id"], sentence))
+                    found.add(_candidate(rule, fields, message["id"], sentence, subject))
                 for match in _CORRECTION.finditer(sentence):
                     if earlier is None:
                         earlier = _Facts(self.extract(history, []))
-                    _correct(found, earlier, match, message["id"], sentence)
+                    _correct(found, earlier, match, message["id"], sentence, subject)
         return _distinct(found.in_order())
 
 
-def _candidate(rule: _Rule, fields: Fields, message_id: str, quote: str) -> Candidate:
+def _candidate(rule: _Rule, fields: Fields, message_id: str, quote: str, subject: str = "user") -> Candidate:
     return Candidate(
         type=rule.type,
-        key=rule.key.format(**fields),
+        key=subject_key(subject, rule.key.format(**fields)),
         value=fields["value"],
-        content=rule.sentence.format(**fields),
+        content=_about(subject, rule.sentence.format(**fields)),
         confidence=rule.confidence,
         importance=rule.importance,
         source_message_id=message_id,
         raw_quote=quote,
+        subject=subject,
         historical=rule.historical,
     )
+
+
+def _about(subject: str, sentence: str) -> str:
+    """A rule's sentence ("The user's employer is Acme.") about the participant who said it
+    ("Melanie's employer is Acme."), so that a search naming them finds it."""
+    if subject == "user":
+        return sentence
+    return sentence.replace("The user's", f"{subject}'s", 1).replace("The user", subject, 1)
 
 
 def _value_mark(value: str) -> tuple[str, str | int]:
@@ -583,9 +784,11 @@ class _Facts:
         return list(self._order.values())
 
 
-def _correct(found: _Facts, earlier: _Facts, match: re.Match[str], message_id: str, quote: str) -> None:
+def _correct(found: _Facts, earlier: _Facts, match: re.Match[str], message_id: str, quote: str,
+             subject: str) -> None:
     """Re-state the fact whose value was the wrong one with the right value; the wrong one, if
-    stated in this turn, is dropped. Nothing happens when no fact had the wrong value."""
+    stated in this turn, is dropped. Nothing happens when no fact had the wrong value, or when
+    that fact is about someone other than the speaker."""
     new = match.group("new") or match.group("new2")
     old = match.group("old") or match.group("old2")
     for pool in (found, earlier):
@@ -593,6 +796,8 @@ def _correct(found: _Facts, earlier: _Facts, match: re.Match[str], message_id: s
         if latest is None:
             continue
         number, wrong = latest
+        if wrong.subject != subject:
+            return
         # The right value must have the wrong one's shape: a number for a number, a name for a name.
         if wrong.value.isdigit():
             corrected = _number(new)

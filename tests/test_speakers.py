@@ -1,0 +1,129 @@
+"""Conversations with several named participants: each one's facts are filed under their subject."""
+
+from __future__ import annotations
+
+from memex import pipeline
+from memex.extraction.offline import OfflineExtractor
+
+
+def _said(tenant, *lines: tuple[str, str], user_name: str | None = "Caroline", session: str = "s1", **extra):
+    body = {"user_id": tenant.user, "session_id": session,
+            "messages": [{"role": "user", "name": name, "content": text} for name, text in lines], **extra}
+    if user_name is not None:
+        body["user_name"] = user_name
+    response = tenant.post("/v1/turns?wait=true", body)
+    assert response.status_code == 201, response.text
+    return response.json()
+
+
+def _semantic(tenant, include_inactive: bool = False) -> list[dict]:
+    listing = tenant.get(f"/v1/users/{tenant.user}/memories",
+                         params={"include_inactive": str(include_inactive).lower(), "limit": 500}).json()
+    return [m for m in listing["memories"] if m["memory_type"] == "semantic"]
+
+
+def test_another_participants_facts_are_theirs_and_found_by_their_name(tenant):
+    _said(tenant, ("Caroline", "I work at Acme."), ("Melanie", "Nice! I work at Globex."))
+    by_key = {m["key"]: m for m in _semantic(tenant)}
+    assert by_key["employer"]["value"] == "Acme" and by_key["employer"]["subject"] == "user"
+    assert by_key["employer"]["content"] == "The user's employer is Acme."
+    melanie = by_key["melanie_employer"]
+    assert (melanie["value"], melanie["subject"], melanie["content"]) == (
+        "Globex", "Melanie", "Melanie's employer is Globex.")
+
+    # Each question finds its own subject's words first, and their fact before the other's.
+    hers, users = tenant.search("where does Melanie work?"), tenant.search("where does the user work?")
+    assert hers[0]["subject"] == "Melanie" and users[0]["subject"] == "user"
+    assert [m["id"] for m in hers if m["memory_type"] == "semantic"][0] == melanie["id"]
+    assert [m["id"] for m in users if m["memory_type"] == "semantic"][0] == by_key["employer"]["id"]
+    # The subject filter: the user's memories, or one participant's (any case), episodic ones included.
+    question = "where does everyone work?"
+    assert {m["subject"] for m in tenant.search(question)} == {"Melanie", "user"}
+    assert {m["subject"] for m in tenant.search(question, filters={"subject": "melanie"})} == {"Melanie"}
+    assert {m["subject"] for m in tenant.search(question, filters={"subject": "user"})} == {"user"}
+    episodic = tenant.search("Globex", filters={"subject": "Melanie", "memory_type": "episodic"})
+    assert [m["content"] for m in episodic] == ["Melanie: Nice! I work at Globex."]
+
+
+def test_a_participants_new_job_supersedes_theirs_not_the_users(tenant):
+    _said(tenant, ("Caroline", "I work at Acme."), ("Melanie", "I work at Globex."),
+          timestamp="2026-01-01T00:00:00Z")
+    _said(tenant, ("Melanie", "Big news: I just started at Initech."), timestamp="2026-02-01T00:00:00Z")
+    current = {(m["subject"], m["key"]): m["value"] for m in _semantic(tenant)}
+    assert current == {("user", "employer"): "Acme", ("Melanie", "melanie_employer"): "Initech"}
+    old = [m for m in _semantic(tenant, include_inactive=True) if not m["active"]]
+    assert [(m["subject"], m["value"]) for m in old] == [("Melanie", "Globex")]
+    # ...and the user's new job supersedes the user's, leaving Melanie's alone.
+    _said(tenant, ("Caroline", "I now work at Hooli."), timestamp="2026-03-01T00:00:00Z")
+    current = {(m["subject"], m["key"]): m["value"] for m in _semantic(tenant)}
+    assert current == {("user", "employer"): "Hooli", ("Melanie", "melanie_employer"): "Initech"}
+
+
+def test_the_same_fact_said_by_two_people_is_two_memories(tenant):
+    _said(tenant, ("Caroline", "I love hiking."), ("Melanie", "I love hiking too!"))
+    likes = sorted((m["subject"], m["key"], m["value"]) for m in _semantic(tenant))
+    assert likes == [("Melanie", "melanie_likes", "hiking"), ("user", "likes", "hiking")]
+
+
+def test_erasing_a_participants_fact_leaves_the_users_and_stays_erased(ctx, tenant):
+    turn = _said(tenant, ("Caroline", "I work at Acme."), ("Melanie", "I work at Globex."))["turn_id"]
+    melanie = next(m for m in _semantic(tenant) if m["subject"] == "Melanie")
+    assert tenant.delete(f"/v1/memories/{melanie['id']}").status_code == 200
+    for follow_up in pipeline.extract_many(ctx, tenant.id, [turn], again=True):
+        pipeline.resolve(ctx, follow_up)
+    assert [(m["subject"], m["value"]) for m in _semantic(tenant)] == [("user", "Acme")]
+
+
+def test_without_user_name_every_user_message_is_the_users_own(tenant):
+    _said(tenant, ("alice", "I live in Porto."), user_name=None)
+    assert [(m["subject"], m["key"], m["content"]) for m in _semantic(tenant)] == [
+        ("user", "city", "The user lives in Porto.")]
+
+
+def test_the_users_name_matches_whatever_its_case_and_unnamed_messages_are_the_users(tenant):
+    _said(tenant, ("caroline", "I live in Porto."), user_name="Caroline")
+    body = {"user_id": tenant.user, "session_id": "s1", "user_name": "Caroline",
+            "messages": [{"role": "user", "content": "My dog is called Rex."}]}
+    assert tenant.post("/v1/turns?wait=true", body).status_code == 201
+    assert {(m["subject"], m["key"]) for m in _semantic(tenant)} == {("user", "city"), ("user", "pet_dog_name")}
+
+
+def test_user_name_is_validated(tenant):
+    body = {"user_id": tenant.user, "session_id": "s1", "user_name": "",
+            "messages": [{"role": "user", "content": "hi"}]}
+    response = tenant.post("/v1/turns", body)
+    assert response.status_code == 422 and "user_name" in response.text
+
+
+def test_the_offline_rules_write_a_participants_facts_in_their_name():
+    messages = [{"id": "m1", "role": "user", "name": "Melanie", "subject": "Melanie",
+                 "content": "I'm a teacher. My dog is called Oscar. I used to live in Boston."}]
+    found = {(c.key, c.value, c.subject, c.historical): c.content for c in OfflineExtractor().extract(messages, [])}
+    assert found == {
+        ("melanie_role", "teacher", "Melanie", False): "Melanie's job title is teacher.",
+        ("melanie_pet_dog_name", "Oscar", "Melanie", False): "Melanie's dog is named Oscar.",
+        ("melanie_city", "Boston", "Melanie", True): "Melanie used to live in Boston.",
+    }
+
+
+def test_a_participant_cannot_correct_the_users_fact():
+    history = [{"id": "h1", "role": "user", "name": "Caroline", "subject": None, "content": "I live in Porto."}]
+    messages = [{"id": "m1", "role": "user", "name": "Melanie", "subject": "Melanie",
+                 "content": "Actually Lisbon, not Porto."}]
+    assert OfflineExtractor().extract(messages, history) == []
+
+
+
+def test_the_llm_extractor_is_told_who_is_a_participant_and_files_their_facts_under_them():
+    from memex.extraction.llm import render_prompt, to_candidate
+
+    messages = [{"id": "c1", "role": "user", "name": "Caroline", "subject": None, "content": "I work at Acme."},
+                {"id": "m1", "role": "user", "name": "Melanie", "subject": "Melanie", "content": "I work at Globex."}]
+    prompt = render_prompt(messages, [])
+    assert "[0] user (Caroline): I work at Acme." in prompt and "[1] participant (Melanie): I work at Globex." in prompt
+    item = {"message": 1, "type": "fact", "key": "employer", "value": "Globex", "subject": "user",
+            "content": "Melanie's employer is Globex.", "confidence": 0.9, "quote": "I work at Globex."}
+    candidate = to_candidate(item, messages)
+    assert (candidate.subject, candidate.key, candidate.base_key) == ("Melanie", "melanie_employer", "employer")
+    mine = to_candidate({**item, "message": 0, "value": "Acme", "quote": "I work at Acme."}, messages)
+    assert (mine.subject, mine.key) == ("user", "employer")
