@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml shared/requirements.txt | cksum | cut -d' ' -f1)
 
-.PHONY: install dev test test-fast invoke keys bench-embedder bench-scale bench-load sam-build lint-template clean quality reliability bench-writes
+.PHONY: install dev localstack localstack-venv test test-localstack test-fast invoke keys bench-embedder bench-scale bench-load sam-build lint-template clean quality reliability bench-writes
 
 $(STAMP): pyproject.toml shared/requirements.txt
 	$(PYTHON) -m venv $(VENV)
@@ -23,6 +23,38 @@ dev: install
 
 test: install
 	$(BIN)/python -m pytest
+
+# LocalStack's own runtime, in-process on Python 3.13 (pyenv keeps it off PATH), in a virtualenv of
+# its own: memex's is Python 3.11. Rebuilt when infra/localstack/requirements.txt changes.
+# The first that runs: pyenv's shim for python3.13 is on PATH even when 3.13 is not selected.
+LOCALSTACK_PYTHON ?= $(shell for p in $(wildcard $(HOME)/.pyenv/versions/3.13*/bin/python3.13) python3.13; do \
+	$$p -c '' 2>/dev/null && { command -v $$p; break; }; done)
+LOCALSTACK_VENV := .venv-localstack
+LOCALSTACK_STAMP := $(LOCALSTACK_VENV)/.installed-$(shell cksum < infra/localstack/requirements.txt | cut -d' ' -f1)
+
+$(LOCALSTACK_STAMP): infra/localstack/requirements.txt
+	$(if $(LOCALSTACK_PYTHON),,$(error LocalStack needs Python 3.13: put python3.13 on PATH or set LOCALSTACK_PYTHON))
+	$(LOCALSTACK_PYTHON) -m venv $(LOCALSTACK_VENV)
+	$(LOCALSTACK_VENV)/bin/pip install --quiet -r infra/localstack/requirements.txt
+	rm -f $(LOCALSTACK_VENV)/.installed-*
+	touch $(LOCALSTACK_STAMP)
+
+localstack-venv: $(LOCALSTACK_STAMP)
+
+# memex on LocalStack (no Docker): LocalStack on 127.0.0.1:4566 (MEMEX_LOCALSTACK_PORT), its queues,
+# bucket and secret bootstrapped, the API on 127.0.0.1:8080, Postgres embedded. Ctrl-C stops all.
+localstack: install localstack-venv
+	$(BIN)/python -m infra.localstack
+
+# The queue, bulk-import (S3), secret and worker tests against LocalStack instead of moto, plus
+# the LocalStack-only checks (tests/test_localstack.py). The 10,000-turn import is left to `make
+# test`: it sends a few hundred messages, takes minutes and is bound by Postgres and the embedder
+# whichever endpoint carries them.
+LOCALSTACK_TESTS := tests/test_queue_contract.py tests/test_backfill.py tests/test_connections.py \
+	tests/test_workers.py tests/test_localstack.py
+test-localstack: install localstack-venv
+	$(BIN)/python -m pytest --aws localstack $(LOCALSTACK_TESTS) \
+		--deselect tests/test_backfill.py::test_a_ten_thousand_turn_import_lands_whole_and_in_time_order
 
 # Everything but the SAM build (which takes a few minutes).
 test-fast: install

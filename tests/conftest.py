@@ -1,5 +1,7 @@
 """Shared fixtures: one local runtime per test session, on a real Postgres with pgvector (embedded,
-or the server at MEMEX_TEST_DATABASE_URL) and real SQS queues on a loopback moto server.
+or the server at MEMEX_TEST_DATABASE_URL) and real SQS queues on a loopback AWS endpoint: moto by
+default, or LocalStack's own runtime (`--aws localstack` or MEMEX_TEST_AWS=localstack; `make
+test-localstack`), which refuses what AWS refuses where moto lets it through.
 
 Workers are not left running in threads here: tests drive the queues with `runtime.drain()` so
 that every assertion sees a settled pipeline.
@@ -33,11 +35,60 @@ VISIBILITY_TIMEOUT = 1
 MAX_RECEIVE_COUNT = 2
 
 
+def pytest_addoption(parser):
+    parser.addoption("--aws", choices=("moto", "localstack"), default=os.environ.get("MEMEX_TEST_AWS") or "moto",
+                     help="the SQS, S3 and Secrets Manager endpoint the tests run against (default: "
+                          "MEMEX_TEST_AWS, else moto)")
+
+
+class AwsEndpoint:
+    """The loopback endpoint serving SQS, S3 and Secrets Manager for this session."""
+
+    def __init__(self, kind: str, url: str):
+        self.kind = kind
+        self.url = url
+
+    def client(self, service: str):
+        import boto3
+
+        return boto3.client(service, region_name="us-east-1", endpoint_url=self.url)
+
+
 @pytest.fixture(scope="session")
-def runtime(tmp_path_factory):
-    for name in ("DATABASE_URL", "SQS_ENDPOINT_URL", "EXTRACTION_QUEUE_URL", "SUPERSESSION_QUEUE_URL",
-                 "BACKFILL_QUEUE_URL", "MEMEX_LOCALSTACK", "MEMEX_LLM_MODEL", "MEMEX_EMBEDDINGS_PROVIDER"):
+def aws(request, tmp_path_factory):
+    for name in ("DATABASE_URL", "SQS_ENDPOINT_URL", "AWS_ENDPOINT_URL", "EXTRACTION_QUEUE_URL",
+                 "SUPERSESSION_QUEUE_URL", "BACKFILL_QUEUE_URL", "MEMEX_LOCALSTACK", "MEMEX_LLM_MODEL",
+                 "MEMEX_EMBEDDINGS_PROVIDER"):
         os.environ.pop(name, None)
+    # Both endpoints take any credentials; these keep boto3 from looking for real ones.
+    os.environ.update(AWS_ACCESS_KEY_ID="test", AWS_SECRET_ACCESS_KEY="test", AWS_DEFAULT_REGION="us-east-1")
+    from infra.local.sqs_server import free_port
+
+    if request.config.getoption("--aws") == "localstack":
+        from infra.localstack.server import LocalStack, LocalStackError
+        from infra.localstack.stack import STACK_SERVICES
+
+        try:
+            # CloudFormation and IAM too: tests/test_localstack.py deploys the template.
+            localstack = LocalStack(free_port(), tmp_path_factory.mktemp("localstack"), STACK_SERVICES).start()
+        except LocalStackError as exc:
+            pytest.exit(f"--aws localstack: {exc}", returncode=1)
+        # The runtime's boto3 clients come from localstack-client, which reads AWS_ENDPOINT_URL;
+        # plain boto3 (the backfill worker's S3 reads, the secrets) reads it as well.
+        os.environ.update(MEMEX_LOCALSTACK="true", AWS_ENDPOINT_URL=localstack.endpoint)
+        yield AwsEndpoint("localstack", localstack.endpoint)
+        localstack.stop()
+    else:
+        from infra.local.sqs_server import start_moto
+
+        server, url = start_moto()
+        os.environ["SQS_ENDPOINT_URL"] = url
+        yield AwsEndpoint("moto", url)
+        server.stop()
+
+
+@pytest.fixture(scope="session")
+def runtime(aws, tmp_path_factory):
     if os.environ.get("MEMEX_TEST_DATABASE_URL"):
         os.environ["DATABASE_URL"] = os.environ["MEMEX_TEST_DATABASE_URL"]
     os.environ["MEMEX_MAX_RECEIVE_COUNT"] = str(MAX_RECEIVE_COUNT)

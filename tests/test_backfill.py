@@ -8,9 +8,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import json
-import os
 
-import boto3
 import numpy as np
 import pytest
 from botocore.exceptions import ClientError
@@ -203,12 +201,12 @@ def test_a_new_file_at_the_same_path_is_imported_and_the_same_file_is_not_import
     assert stored() == ["Alpha notes.", "Bravo notes.", "Charlie notes.", "Delta notes.", "Echo notes."]
 
 
-def test_each_chunk_reads_s3_from_its_byte_offset(tenant, ctx, runtime, monkeypatch):
+def test_each_chunk_reads_s3_from_its_byte_offset(tenant, ctx, runtime, aws, monkeypatch):
     """Once the first chunk is done, its bytes are overwritten (same length, no line breaks): a
     chunk that re-read the object from the start and counted lines would import the wrong ones."""
     monkeypatch.setattr(backfill, "LINES_PER_CHUNK", 3)
-    monkeypatch.setenv("AWS_ENDPOINT_URL_S3", os.environ["SQS_ENDPOINT_URL"])
-    s3 = boto3.client("s3", region_name=ctx.settings.aws_region)
+    monkeypatch.setenv("AWS_ENDPOINT_URL_S3", aws.url)
+    s3 = aws.client("s3")
     bucket = f"imports-{tenant.id}"
     s3.create_bucket(Bucket=bucket)
     lines = [(_line(tenant.user, f"record {i}") + "\n").encode() for i in range(8)]

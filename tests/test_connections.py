@@ -1,15 +1,13 @@
 """How the service reaches Postgres and its secrets in AWS: session limits on every connection,
 verified TLS for the database named by a Secrets Manager secret, API keys read from Secrets Manager.
-Secrets Manager is the loopback moto server the runtime already runs for SQS."""
+Secrets Manager is the session's loopback AWS endpoint (moto or LocalStack), as SQS is."""
 
 from __future__ import annotations
 
 import dataclasses
 import json
-import os
 import uuid
 
-import boto3
 import pytest
 from psycopg.conninfo import conninfo_to_dict
 
@@ -18,9 +16,9 @@ from memex_edge.context import build_context, database_dsn
 
 
 @pytest.fixture
-def secrets(runtime, monkeypatch):
-    monkeypatch.setenv("AWS_ENDPOINT_URL_SECRETS_MANAGER", os.environ["SQS_ENDPOINT_URL"])
-    client = boto3.client("secretsmanager", region_name="us-east-1", endpoint_url=os.environ["SQS_ENDPOINT_URL"])
+def secrets(runtime, aws, monkeypatch):
+    monkeypatch.setenv("AWS_ENDPOINT_URL_SECRETS_MANAGER", aws.url)
+    client = aws.client("secretsmanager")
 
     def create(value: str) -> str:
         return client.create_secret(Name=f"memex-test-{uuid.uuid4().hex}", SecretString=value)["ARN"]

@@ -16,7 +16,7 @@ from infra.local.sqs_server import free_port
 from tests.conftest import ROOT
 
 # What the test session's own runtime put in the environment must not leak into the child.
-_RUNTIME_VARS = {"DATABASE_URL", "SQS_ENDPOINT_URL", "EXTRACTION_QUEUE_URL", "SUPERSESSION_QUEUE_URL",
+_RUNTIME_VARS = {"DATABASE_URL", "SQS_ENDPOINT_URL", "AWS_ENDPOINT_URL", "MEMEX_LOCALSTACK", "EXTRACTION_QUEUE_URL", "SUPERSESSION_QUEUE_URL",
                  "BACKFILL_QUEUE_URL", "MEMEX_HOME", "MEMEX_REQUIRE_API_KEY", "MEMEX_MAX_RECEIVE_COUNT"}
 
 
@@ -33,13 +33,13 @@ def _alive(pid: int) -> bool:
 
 
 class Server:
-    def __init__(self, home, extra_env: dict[str, str] | None = None):
+    def __init__(self, home, extra_env: dict[str, str] | None = None, module: str = "infra.local"):
         self.home = home
         self.port = free_port()
         env = {**_child_env(), **(extra_env or {})}
         self.log = open(home / f"server-{self.port}.log", "w+")
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "infra.local", "--home", str(home), "--port", str(self.port)],
+            [sys.executable, "-m", module, "--home", str(home), "--port", str(self.port)],
             cwd=ROOT, env=env, stdout=self.log, stderr=subprocess.STDOUT,
         )
         self.url = f"http://127.0.0.1:{self.port}"
@@ -73,7 +73,7 @@ class Server:
         self.process.wait(timeout=30)
 
 
-def _wait_processed(url: str, turn_id: str) -> dict:
+def wait_processed(url: str, turn_id: str) -> dict:
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         status = httpx.get(f"{url}/v1/turns/{turn_id}").json()
@@ -91,7 +91,7 @@ def test_round_trip_over_http_and_persistence_across_restart(tmp_path):
             "user_id": "alice", "session_id": "s1",
             "messages": [{"role": "user", "content": "I work at Stripe as an engineer 🚀"}]}).json()
         assert turn["status"] == "queued"
-        _wait_processed(server.url, turn["turn_id"])
+        wait_processed(server.url, turn["turn_id"])
         hits = httpx.post(f"{server.url}/v1/search", json={"user_id": "alice", "query": "where does she work"}).json()
         top = [r["content"] for r in hits["results"][:3]]
         assert {"I work at Stripe as an engineer 🚀", "The user's employer is Stripe."} <= set(top)
@@ -120,7 +120,7 @@ def test_two_http_processes_serve_the_same_data_and_ctrl_c_stops_them_all(tmp_pa
         turn = httpx.post(f"{server.url}/v1/turns", json={
             "user_id": "alice", "session_id": "s1",
             "messages": [{"role": "user", "content": "I keep bees on the roof."}]}).json()
-        _wait_processed(server.url, turn["turn_id"])
+        wait_processed(server.url, turn["turn_id"])
         # Fresh connections, so that both processes answer some of them.
         for _ in range(6):
             hits = httpx.post(f"{server.url}/v1/search", json={"user_id": "alice", "query": "bees"}).json()

@@ -9,8 +9,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-import yaml
 
+from infra import template
 from tests.conftest import installed_tool
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -24,30 +24,8 @@ VISIBILITY_FACTOR = 6
 LAMBDA_DEFAULT_TIMEOUT = 3
 
 
-class _CfnLoader(yaml.SafeLoader):
-    """SafeLoader that reads CloudFormation short forms (!Ref, !GetAtt, !Sub, ...) as the
-    long-form dicts CloudFormation itself would see."""
-
-
-def _short_form(loader: _CfnLoader, suffix: str, node: yaml.Node):
-    if isinstance(node, yaml.ScalarNode):
-        value = loader.construct_scalar(node)
-    elif isinstance(node, yaml.SequenceNode):
-        value = loader.construct_sequence(node, deep=True)
-    else:
-        value = loader.construct_mapping(node, deep=True)
-    if suffix == "Ref":
-        return {"Ref": value}
-    if suffix == "GetAtt" and isinstance(value, str):
-        value = value.split(".", 1)
-    return {f"Fn::{suffix}": value}
-
-
-_CfnLoader.add_multi_constructor("!", _short_form)
-
-
 def load_template() -> dict:
-    return yaml.load(TEMPLATE.read_text(), Loader=_CfnLoader)
+    return template.load(TEMPLATE)
 
 
 TPL = load_template()

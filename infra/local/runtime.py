@@ -74,13 +74,16 @@ class LocalRuntime:
         self.notes: list[str] = []
         self._moto = None
         self._postgres: embedded_postgres.EmbeddedPostgres | None = None
+        self._database_ready = False
         self._threads: list[threading.Thread] = []
 
-    def start(self) -> "LocalRuntime":
+    def start(self, queues_are_new: bool = False) -> "LocalRuntime":
+        """`queues_are_new`: the configured queues were just made (a LocalStack started empty)."""
         # CloudWatch EMF lines on stdout mean nothing without CloudWatch.
         os.environ.setdefault("POWERTOOLS_METRICS_DISABLED", "true")
-        self.start_database()
-        fresh_queues = self._start_queues()
+        if not self._database_ready:
+            self.start_database()
+        fresh_queues = self._start_queues() or queues_are_new
         from memex.ingest import sweep
         from memex_edge.context import get_context
 
@@ -124,6 +127,7 @@ class LocalRuntime:
             applied = apply_migrations(conn, load_settings().embedding_dim)
         if applied:
             self.notes.append(f"migrations applied: {', '.join(applied)}")
+        self._database_ready = True
 
     def _start_queues(self) -> bool:
         """Use the configured queues, or create them on LocalStack / a loopback moto server.

@@ -1,10 +1,17 @@
-"""An SQS endpoint on loopback (moto in server mode) and the queues the template declares."""
+"""An SQS endpoint on loopback (moto in server mode) and the queues the template declares, made
+with the template's own attributes (FIFO deduplication scope, retention, encryption)."""
 
 from __future__ import annotations
 
 import json
 import socket
 from dataclasses import dataclass
+
+from infra import template
+
+# The local name of each queue -> its resource in template.yaml (whose DLQ it names).
+LOGICAL_IDS = {"memex-extraction": "ExtractionQueue", "memex-supersession": "SupersessionQueue",
+               "memex-backfill": "BackfillQueue"}
 
 
 @dataclass(frozen=True)
@@ -30,17 +37,24 @@ def start_moto(port: int | None = None):
     return server, f"http://127.0.0.1:{port}"
 
 
-def ensure_queues(client, specs: list[QueueSpec], max_receive_count: int) -> dict[str, dict[str, str]]:
-    """Create each queue with its DLQ and redrive policy, as template.yaml does; idempotent.
-    Returns {name: {"url": ..., "dlq_url": ..., "arn": ...}}."""
+def ensure_queues(client, specs: list[QueueSpec], max_receive_count: int,
+                  logical_ids: dict[str, str] = LOGICAL_IDS) -> dict[str, dict[str, str]]:
+    """Create each queue with its DLQ and redrive policy, as template.yaml does (the spec's
+    visibility timeout and `max_receive_count` in place of the template's, so that tests see
+    retries in seconds); idempotent. `logical_ids` maps each spec's name to its queue in the
+    template. Returns {name: {"url": ..., "dlq_url": ..., "arn": ...}}."""
+    declared = template.load()
     created = {}
     for spec in specs:
+        attributes, dlq_id, _ = template.queue_attributes(logical_ids[spec.name], declared)
+        dlq_attributes, _, _ = template.queue_attributes(dlq_id, declared)
+        if (attributes.get("FifoQueue") == "true") != spec.fifo:
+            raise ValueError(f"{spec.name}: FIFO is {not spec.fifo} in template.yaml")
         suffix = ".fifo" if spec.fifo else ""
-        fifo_attrs = {"FifoQueue": "true"} if spec.fifo else {}
-        dlq_url = client.create_queue(QueueName=f"{spec.name}-dlq{suffix}", Attributes=fifo_attrs)["QueueUrl"]
+        dlq_url = client.create_queue(QueueName=f"{spec.name}-dlq{suffix}", Attributes=dlq_attributes)["QueueUrl"]
         dlq_arn = client.get_queue_attributes(QueueUrl=dlq_url, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
         url = client.create_queue(QueueName=f"{spec.name}{suffix}", Attributes={
-            **fifo_attrs,
+            **attributes,
             "VisibilityTimeout": str(spec.visibility_timeout),
             "RedrivePolicy": json.dumps({"deadLetterTargetArn": dlq_arn, "maxReceiveCount": max_receive_count}),
         })["QueueUrl"]

@@ -1,0 +1,61 @@
+"""template.yaml read as CloudFormation reads it, and the queue attributes it declares, so that
+every local copy of the queues (moto, LocalStack) is made as the stack makes them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+
+TEMPLATE = Path(__file__).resolve().parents[1] / "template.yaml"
+# Properties of AWS::SQS::Queue that are SQS attributes under the same name. QueueName and
+# RedrivePolicy are resolved by whoever creates the queue (they hold !Sub and !GetAtt).
+_ATTRIBUTES = ("FifoQueue", "ContentBasedDeduplication", "DeduplicationScope", "FifoThroughputLimit",
+               "VisibilityTimeout", "MessageRetentionPeriod", "SqsManagedSseEnabled", "DelaySeconds",
+               "MaximumMessageSize", "ReceiveMessageWaitTimeSeconds")
+
+
+class CfnLoader(yaml.SafeLoader):
+    """SafeLoader that reads CloudFormation short forms (!Ref, !GetAtt, !Sub, ...) as the
+    long-form dicts CloudFormation itself would see."""
+
+
+def _short_form(loader: CfnLoader, suffix: str, node: yaml.Node):
+    if isinstance(node, yaml.ScalarNode):
+        value = loader.construct_scalar(node)
+    elif isinstance(node, yaml.SequenceNode):
+        value = loader.construct_sequence(node, deep=True)
+    else:
+        value = loader.construct_mapping(node, deep=True)
+    if suffix in ("Ref", "Condition"):  # the two long forms without the Fn:: prefix
+        return {suffix: value}
+    if suffix == "GetAtt" and isinstance(value, str):
+        value = value.split(".", 1)
+    return {f"Fn::{suffix}": value}
+
+
+CfnLoader.add_multi_constructor("!", _short_form)
+
+
+def load(path: Path = TEMPLATE) -> dict:
+    return yaml.load(path.read_text(), Loader=CfnLoader)
+
+
+def _attribute(value) -> str:
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def queue_attributes(logical_id: str, template: dict | None = None) -> tuple[dict[str, str], str | None, int | None]:
+    """(SQS attributes, logical id of its dead-letter queue or None, maxReceiveCount or None) of
+    one AWS::SQS::Queue of the template."""
+    template = template or load()
+    properties = template["Resources"][logical_id].get("Properties", {})
+    attributes = {name: _attribute(properties[name]) for name in _ATTRIBUTES if name in properties}
+    redrive = properties.get("RedrivePolicy")
+    if redrive is None:
+        return attributes, None, None
+    count = redrive["maxReceiveCount"]
+    if isinstance(count, dict):  # !FindInMap [Map, Key, Name]
+        map_name, key, name = count["Fn::FindInMap"]
+        count = template["Mappings"][map_name][key][name]
+    return attributes, redrive["deadLetterTargetArn"]["Fn::GetAtt"][0], int(count)
