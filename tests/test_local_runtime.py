@@ -7,6 +7,7 @@ import signal
 import subprocess
 import sys
 import time
+from functools import partial
 from pathlib import Path
 
 import httpx
@@ -14,6 +15,11 @@ import pytest
 
 from infra.local.sqs_server import free_port
 from tests.conftest import ROOT
+
+# A fresh server's first search loads the embedding model: slow on a busy machine. Each call its
+# own connection, so that requests spread over a server's processes.
+get = partial(httpx.get, timeout=60)
+post = partial(httpx.post, timeout=60)
 
 # What the test session's own runtime put in the environment must not leak into the child.
 _RUNTIME_VARS = {"DATABASE_URL", "SQS_ENDPOINT_URL", "AWS_ENDPOINT_URL", "MEMEX_LOCALSTACK", "EXTRACTION_QUEUE_URL", "SUPERSESSION_QUEUE_URL",
@@ -76,7 +82,7 @@ class Server:
 def wait_processed(url: str, turn_id: str) -> dict:
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
-        status = httpx.get(f"{url}/v1/turns/{turn_id}").json()
+        status = get(f"{url}/v1/turns/{turn_id}").json()
         if status["status"] == "processed":
             return status
         time.sleep(0.3)
@@ -87,12 +93,12 @@ def test_round_trip_over_http_and_persistence_across_restart(tmp_path):
     server = Server(tmp_path)
     try:
         assert "requests without a key go to the default tenant" in server.output()
-        turn = httpx.post(f"{server.url}/v1/turns", json={
+        turn = post(f"{server.url}/v1/turns", json={
             "user_id": "alice", "session_id": "s1",
             "messages": [{"role": "user", "content": "I work at Stripe as an engineer 🚀"}]}).json()
         assert turn["status"] == "queued"
         wait_processed(server.url, turn["turn_id"])
-        hits = httpx.post(f"{server.url}/v1/search", json={"user_id": "alice", "query": "where does she work"}).json()
+        hits = post(f"{server.url}/v1/search", json={"user_id": "alice", "query": "where does she work"}).json()
         top = [r["content"] for r in hits["results"][:3]]
         assert {"I work at Stripe as an engineer 🚀", "The user's employer is Stripe."} <= set(top)
     finally:
@@ -102,8 +108,8 @@ def test_round_trip_over_http_and_persistence_across_restart(tmp_path):
 
     again = Server(tmp_path)
     try:
-        assert httpx.get(f"{again.url}/v1/turns/{turn['turn_id']}").json()["status"] == "processed"
-        hits = httpx.post(f"{again.url}/v1/search", json={"user_id": "alice", "query": "Stripe engineer"}).json()
+        assert get(f"{again.url}/v1/turns/{turn['turn_id']}").json()["status"] == "processed"
+        hits = post(f"{again.url}/v1/search", json={"user_id": "alice", "query": "Stripe engineer"}).json()
         assert "I work at Stripe as an engineer 🚀" in [r["content"] for r in hits["results"]]
     finally:
         assert again.stop() == 0, again.output()
@@ -117,17 +123,20 @@ def test_two_http_processes_serve_the_same_data_and_ctrl_c_stops_them_all(tmp_pa
         children = psutil.Process(server.process.pid).children(recursive=True)
         serving = [c for c in children if c.pid != server.postgres_pid and "python" in c.name().lower()]
         assert len(serving) >= 2, [c.cmdline() for c in children]
-        turn = httpx.post(f"{server.url}/v1/turns", json={
+        turn = post(f"{server.url}/v1/turns", json={
             "user_id": "alice", "session_id": "s1",
             "messages": [{"role": "user", "content": "I keep bees on the roof."}]}).json()
         wait_processed(server.url, turn["turn_id"])
         # Fresh connections, so that both processes answer some of them.
         for _ in range(6):
-            hits = httpx.post(f"{server.url}/v1/search", json={"user_id": "alice", "query": "bees"}).json()
+            hits = post(f"{server.url}/v1/search", json={"user_id": "alice", "query": "bees"}).json()
             assert "I keep bees on the roof." in [r["content"] for r in hits["results"]]
     finally:
         code = server.stop()
     assert code == 0, server.output()
+    deadline = time.monotonic() + 15  # uvicorn's supervisor may return while a worker finishes exiting
+    while [c for c in serving if _alive(c.pid)] and time.monotonic() < deadline:
+        time.sleep(0.2)
     assert not [c.pid for c in serving if _alive(c.pid)], server.output()
 
 
@@ -201,11 +210,11 @@ def test_a_data_dir_of_the_previous_embedded_postgres_opens_with_pgvector_update
     server = Server(tmp_path)
     try:
         assert "memex: pgvector extension updated from 0.6.2 to 0.8.5" in server.output()
-        turn = httpx.post(f"{server.url}/v1/turns?wait=true", json={
+        turn = post(f"{server.url}/v1/turns?wait=true", json={
             "user_id": "alice", "session_id": "s1",
             "messages": [{"role": "user", "content": "My sister lives in Lisbon."}]}).json()
         assert turn["status"] == "processed"
-        hits = httpx.post(f"{server.url}/v1/search",
+        hits = post(f"{server.url}/v1/search",
                           json={"user_id": "alice", "query": "sister city", "mode": "vector"}).json()
         assert "My sister lives in Lisbon." in [r["content"] for r in hits["results"]]
     finally:
