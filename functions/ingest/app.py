@@ -6,7 +6,6 @@ from memex import backfill, ingest, memories
 from memex.context import Context
 from memex.models import Id, MemoryIn, TurnIn
 from memex_edge.http import context, lambda_handler, tenant
-from memex_edge.observability import metrics
 
 router = APIRouter()
 
@@ -17,7 +16,6 @@ def post_turn(turn: TurnIn, response: Response, wait: bool = False,
     answer = ingest.ingest_turn(ctx, tenant_id, turn, wait)
     if answer["status"] == "processed":
         response.status_code = 201
-    metrics.add_metric(name="TurnsIngested", unit="Count", value=1)
     return answer
 
 

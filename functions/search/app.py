@@ -7,7 +7,7 @@ from fastapi import APIRouter, Depends, Query
 from memex import memories
 from memex.context import Context
 from memex.models import Id, SearchIn
-from memex.retrieval.search import search
+from memex.retrieval.served import search_request
 from memex_edge.http import context, lambda_handler, tenant
 
 router = APIRouter()
@@ -15,7 +15,7 @@ router = APIRouter()
 
 @router.post("/v1/search")
 def post_search(request: SearchIn, tenant_id: str = Depends(tenant), ctx: Context = Depends(context)) -> dict:
-    return search(ctx, tenant_id, request)
+    return search_request(ctx, tenant_id, request)
 
 
 # Declared before /v1/memories/{memory_id} so that "count" is not taken for an id.

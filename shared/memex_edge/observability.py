@@ -1,7 +1,16 @@
-"""One Powertools Logger, Tracer and Metrics setup shared by every function."""
+"""One Powertools Logger, Tracer and Metrics setup shared by every function.
+
+The Logger is the stdlib logger "memex": the layer's module loggers (memex.pipeline, memex.llm,
+...) are its children and propagate to it, so their lines come out in its JSON format, with the
+Lambda context and the request's correlation id, without a configuration of their own (copying
+the configuration to them would only cut them off from it). Each line names the module that
+wrote it (`name`). Other libraries' loggers are left alone: httpx logs request URLs at INFO, and
+an endpoint's URL may carry a credential.
+"""
 
 from aws_lambda_powertools import Logger, Metrics, Tracer
 
 logger = Logger(service="memex")
+logger.append_keys(name="%(name)s")
 tracer = Tracer(service="memex")
 metrics = Metrics(namespace="Memex", service="memex")
