@@ -81,4 +81,14 @@ def metrics_app(recorded: PrometheusMetrics, *scrape_time: Any) -> Any:
         registry.register(recorded.registry)
     for collector in scrape_time:
         registry.register(collector)
-    return make_asgi_app(registry)
+    return _Endpoint(make_asgi_app(registry))
+
+
+class _Endpoint:
+    """An ASGI app as an object: a Starlette Route calls a plain function with a Request instead."""
+
+    def __init__(self, app: Any):
+        self._app = app
+
+    async def __call__(self, scope, receive, send) -> None:
+        await self._app(scope, receive, send)
