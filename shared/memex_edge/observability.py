@@ -8,7 +8,13 @@ wrote it (`name`). Other libraries' loggers are left alone: httpx logs request U
 an endpoint's URL may carry a credential.
 """
 
+import warnings
+
 from aws_lambda_powertools import Logger, Metrics, Tracer
+
+# An invocation whose metrics all carry labels leaves the shared metric set empty (each labelled
+# metric is its own EMF line, memex_edge.emf); that is normal, not worth a warning per process.
+warnings.filterwarnings("ignore", message="No application metrics to publish")
 
 logger = Logger(service="memex")
 logger.append_keys(name="%(name)s")
