@@ -2,10 +2,10 @@
 
 from memex.ingest import sweep
 from memex_edge.context import get_context
-from memex_edge.observability import logger, metrics
+from memex_edge.observability import log_metrics, logger
 
 
 @logger.inject_lambda_context
-@metrics.log_metrics(capture_cold_start_metric=True)
+@log_metrics
 def handler(event, context):
     return {"republished": sweep(get_context())}

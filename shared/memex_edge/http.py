@@ -23,7 +23,7 @@ from memex.errors import MemexError
 from memex.metrics import HTTP_LATENCY, HTTP_REQUESTS
 from memex.models import FieldError
 from memex_edge.context import get_context
-from memex_edge.observability import logger, metrics, tracer
+from memex_edge.observability import log_metrics, logger, tracer
 
 
 # Seconds a client should wait before retrying while the database is unreachable: about what a
@@ -198,6 +198,5 @@ def lambda_handler(*routers: APIRouter) -> Callable[[dict, Any], dict]:
 def asgi_lambda_handler(app: ASGIApp) -> Callable[[dict, Any], dict]:
     """The Lambda entry point of any ASGI app behind API Gateway. No lifespan: Mangum would run
     it around every invocation, so an app must not need one."""
-    traced = tracer.capture_lambda_handler(metrics.log_metrics(Mangum(app, lifespan="off"),
-                                                               capture_cold_start_metric=True))
+    traced = tracer.capture_lambda_handler(log_metrics(Mangum(app, lifespan="off")))
     return logger.inject_lambda_context(traced, correlation_id_path=correlation_paths.API_GATEWAY_HTTP)

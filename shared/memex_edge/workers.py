@@ -15,7 +15,7 @@ from memex.context import Context
 from memex.errors import public_description
 from memex.metrics import QUEUE_AGE, RECORDS_FAILED, RECORDS_RECEIVED
 from memex_edge.context import get_context
-from memex_edge.observability import logger, metrics, tracer
+from memex_edge.observability import log_metrics, logger, tracer
 
 T = TypeVar("T")
 
@@ -35,7 +35,7 @@ def batch_handler(queue: str, processor: BasePartialBatchProcessor, record_handl
 
     @logger.inject_lambda_context
     @tracer.capture_lambda_handler
-    @metrics.log_metrics(capture_cold_start_metric=True)
+    @log_metrics
     def handler(event: dict, context: Any) -> dict:
         records = event.get("Records", [])
         recorded = get_context().metrics
