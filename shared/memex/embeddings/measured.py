@@ -19,6 +19,8 @@ class MeasuredEmbedder:
         self.inner = inner
         self.name = inner.name
         self.dim = inner.dim
+        # What health reads of the embedder's own calls, where it keeps it (memex.health).
+        self.outcome = getattr(inner, "outcome", None)
         self._metrics = metrics
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
