@@ -76,7 +76,7 @@ def test_served_embedder_caps_blas_threads(ctx):
 
 
 def test_served_embedder_coalesces(ctx):
-    assert isinstance(ctx.embedder, CoalescingEmbedder)
+    assert isinstance(ctx.embedder.inner, CoalescingEmbedder)  # inside the MeasuredEmbedder
 
 
 def test_concurrent_calls_are_batched_and_equal_sequential(texts):

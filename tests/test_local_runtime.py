@@ -89,6 +89,15 @@ def wait_processed(url: str, turn_id: str) -> dict:
     pytest.fail(f"turn {turn_id} not processed: {status}")
 
 
+def _metric(url: str, name: str, **labels: str) -> float:
+    """One sample of GET /metrics (0 when absent), read on a fresh connection."""
+    from prometheus_client.parser import text_string_to_metric_families
+
+    text = httpx.get(f"{url}/metrics").text
+    return sum(sample.value for family in text_string_to_metric_families(text) for sample in family.samples
+               if sample.name == name and sample.labels == labels)
+
+
 def test_round_trip_over_http_and_persistence_across_restart(tmp_path):
     server = Server(tmp_path)
     try:
@@ -101,6 +110,13 @@ def test_round_trip_over_http_and_persistence_across_restart(tmp_path):
         hits = post(f"{server.url}/v1/search", json={"user_id": "alice", "query": "where does she work"}).json()
         top = [r["content"] for r in hits["results"][:3]]
         assert {"I work at Stripe as an engineer 🚀", "The user's employer is Stripe."} <= set(top)
+        # GET /metrics covers the workers (threads of this process) as well as the API.
+        assert _metric(server.url, "memex_turns_ingested_total", source="api") == 1
+        assert _metric(server.url, "memex_records_received_total", queue="extraction") >= 1
+        assert _metric(server.url, "memex_queue_age_seconds_count", queue="supersession") >= 1
+        assert _metric(server.url, "memex_supersession_verdicts_total", action="coexist") >= 1
+        assert _metric(server.url, "memex_search_latency_seconds_count", mode="hybrid") == 1
+        assert _metric(server.url, "memex_dlq_depth", queue="extraction") == 0
     finally:
         code = server.stop()
     assert code == 0, server.output()
@@ -131,6 +147,12 @@ def test_two_http_processes_serve_the_same_data_and_ctrl_c_stops_them_all(tmp_pa
         for _ in range(6):
             hits = post(f"{server.url}/v1/search", json={"user_id": "alice", "query": "bees"}).json()
             assert "I keep bees on the roof." in [r["content"] for r in hits["results"]]
+        # Whichever process answers /metrics adds up every process's samples (the workers' too).
+        for _ in range(4):
+            assert _metric(server.url, "memex_search_latency_seconds_count", mode="hybrid") == 6
+            assert _metric(server.url, "memex_turns_ingested_total", source="api") == 1
+            assert _metric(server.url, "memex_records_received_total", queue="extraction") >= 1
+            assert _metric(server.url, "memex_dlq_depth", queue="supersession") == 0
     finally:
         code = server.stop()
     assert code == 0, server.output()

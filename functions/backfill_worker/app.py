@@ -48,4 +48,4 @@ def record_handler(record: SQSRecord) -> None:
     logger.info("backfill chunk done", extra={"backfill_id": job.backfill_id, "offset": job.offset})
 
 
-handler = batch_handler(processor, record_handler)
+handler = batch_handler("backfill", processor, record_handler)

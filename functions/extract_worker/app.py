@@ -32,4 +32,4 @@ def record_handler(record: SQSRecord) -> None:
             ctx.publisher.publish_supersession(follow_up)
 
 
-handler = batch_handler(processor, record_handler, prepare=extract_batch)
+handler = batch_handler("extraction", processor, record_handler, prepare=extract_batch)

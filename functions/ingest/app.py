@@ -8,7 +8,6 @@ from memex.context import Context
 from memex.models import Id, MemoryPostIn, TurnIn
 from memex_edge.answers import Backfill, Memory, TurnAnswer
 from memex_edge.http import MEMORY_SERVICE_SEED, context, errors, lambda_handler, seed_router, tenant
-from memex_edge.observability import metrics
 
 v1 = APIRouter(tags=["v1"])
 seed = seed_router(MEMORY_SERVICE_SEED)
@@ -25,7 +24,6 @@ def post_turn(turn: TurnIn, response: Response, wait: bool = False,
     answer = ingest.ingest_turn(ctx, tenant_id, turn, wait)
     if answer["status"] == "processed":
         response.status_code = 201
-    metrics.add_metric(name="TurnsIngested", unit="Count", value=1)
     return answer
 
 
@@ -35,9 +33,7 @@ def post_turn_inline(turn: TurnIn, tenant_id: str = Depends(tenant), ctx: Contex
     """The memory-service seed's ingest: the turn processed before the answer, as `POST
     /v1/turns?wait=true`. 201 once the turn is stored: `status` says `processed`, or `queued` with
     an `error` when inline processing failed and the workers will retry it."""
-    answer = ingest.ingest_turn(ctx, tenant_id, turn, wait=True)
-    metrics.add_metric(name="TurnsIngested", unit="Count", value=1)
-    return answer
+    return ingest.ingest_turn(ctx, tenant_id, turn, wait=True)
 
 
 @v1.get("/v1/turns/{turn_id}", response_model=TurnAnswer, response_model_exclude_unset=True,

@@ -8,7 +8,7 @@ from fastapi import APIRouter, Depends, Query
 from memex import memories
 from memex.context import Context
 from memex.models import Id, MemexSeedSearchIn, SearchIn
-from memex.retrieval.search import search
+from memex.retrieval.served import search_request
 from memex_edge.answers import Count, Memory, MemoryHistory, MemoryList, SearchAnswer
 from memex_edge.http import MEMEX_SEED, MEMORY_SERVICE_SEED, context, errors, lambda_handler, seed_router, tenant
 
@@ -22,14 +22,14 @@ CURSOR = Query(None, max_length=1024, description="The `next_cursor` of the prev
 
 @v1.post("/v1/search", response_model=SearchAnswer, response_model_exclude_unset=True, responses=errors(413))
 def post_search(request: SearchIn, tenant_id: str = Depends(tenant), ctx: Context = Depends(context)) -> dict:
-    return search(ctx, tenant_id, request)
+    return search_request(ctx, tenant_id, request)
 
 
 @memory_service.post("/search", response_model=SearchAnswer, response_model_exclude_unset=True,
                      responses=errors(413, seed=True))
 def post_search_seed(request: SearchIn, tenant_id: str = Depends(tenant), ctx: Context = Depends(context)) -> dict:
     """The memory-service seed's search: `POST /v1/search`."""
-    return search(ctx, tenant_id, request)
+    return search_request(ctx, tenant_id, request)
 
 
 @memex_seed.post("/v1/memories/search", response_model=SearchAnswer, response_model_exclude_unset=True,
@@ -38,7 +38,7 @@ def post_memories_search(request: MemexSeedSearchIn, tenant_id: str = Depends(te
                          ctx: Context = Depends(context)) -> dict:
     """The memex seed's search, `{agent_id, user_id, query, top_k, alpha}`: `POST /v1/search` with
     those fields. Each result carries the seed's `id, content, memory_type, created_at, score`."""
-    return search(ctx, tenant_id, request.to_search())
+    return search_request(ctx, tenant_id, request.to_search())
 
 
 # Declared before /v1/memories/{memory_id} so that "count" is not taken for an id.

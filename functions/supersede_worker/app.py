@@ -29,4 +29,4 @@ def record_handler(record: SQSRecord) -> None:
         pipeline.resolve(ctx, job)
 
 
-handler = batch_handler(processor, record_handler, prepare=resolve_batch)
+handler = batch_handler("supersession", processor, record_handler, prepare=resolve_batch)

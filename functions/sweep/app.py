@@ -2,12 +2,10 @@
 
 from memex.ingest import sweep
 from memex_edge.context import get_context
-from memex_edge.observability import logger, metrics
+from memex_edge.observability import log_metrics, logger
 
 
 @logger.inject_lambda_context
-@metrics.log_metrics
+@log_metrics
 def handler(event, context):
-    republished = sweep(get_context())
-    metrics.add_metric(name="TurnsRepublished", unit="Count", value=republished)
-    return {"republished": republished}
+    return {"republished": sweep(get_context())}

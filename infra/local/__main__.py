@@ -5,12 +5,27 @@ from __future__ import annotations
 import argparse
 import logging
 import os
+import shutil
 import threading
 from pathlib import Path
 
 import uvicorn
 
 from infra.local.runtime import LocalRuntime, mcp_app
+from memex.config import load_settings
+
+
+def share_metrics_between_processes(home: Path) -> None:
+    """With several HTTP processes, Prometheus's multiprocess mode: every process (this one with
+    the workers, each HTTP server process) writes its samples under home/prometheus, and /metrics
+    adds them up. Set before prometheus-client is imported; emptied so that counters start at zero
+    with the run."""
+    if load_settings().local_http_processes <= 1:
+        return
+    directory = home / "prometheus"
+    shutil.rmtree(directory, ignore_errors=True)
+    directory.mkdir(parents=True)
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = str(directory)
 
 
 def parse_args(description: str = "Run memex locally: API, workers, queues, Postgres.") -> argparse.Namespace:
@@ -31,6 +46,7 @@ def parse_args(description: str = "Run memex locally: API, workers, queues, Post
 
 def main() -> None:
     args = parse_args()
+    share_metrics_between_processes(args.home.resolve())
     serve(LocalRuntime(args.home.resolve()).start(), args)
 
 

@@ -8,6 +8,8 @@ drives it in AWS. Configuration reaches the handlers through the environment, as
 from __future__ import annotations
 
 import importlib
+import json
+import logging
 import os
 import threading
 from pathlib import Path
@@ -17,6 +19,8 @@ from infra.local import embedded_postgres
 from infra.local.poller import QueuePoller, drain
 from infra.local.scheduler import Schedule, ScheduledRunner
 from infra.local.sqs_server import QueueSpec, ensure_queues, start_moto
+
+log = logging.getLogger("memex.local")
 
 # What template.yaml deploys, listed once for the local runtime (tests/test_template.py checks both
 # agree). Functions whose `router` holds REST routes (functions/<name>/app.py):
@@ -50,10 +54,52 @@ def http_app(host: str | None = None) -> Any:
     from memex_edge.http import create_app
 
     host = host or os.environ.get("MEMEX_HOST", "127.0.0.1")
-    return create_app(*(function_module(name).router for name in HTTP_FUNCTIONS),
-                      surfaces={path: function_module(name).surface(host in LOOPBACK)
-                                for path, name in SURFACES.items()},
-                      docs=True)
+    surfaces = {path: function_module(name).surface(host in LOOPBACK) for path, name in SURFACES.items()}
+    scrape = metrics_app()
+    if scrape is not None:
+        surfaces["/metrics"] = scrape
+    return create_app(*(function_module(name).router for name in HTTP_FUNCTIONS), surfaces=surfaces, docs=True)
+
+
+def metrics_app() -> Any | None:
+    """GET /metrics (Prometheus text) when metrics go to Prometheus: what this process's Context
+    recorded (every process's, with several), and the DLQ depths read at each scrape."""
+    from memex.metrics import DLQ_DEPTH
+    from memex_edge.context import get_context
+
+    ctx = get_context()
+    if ctx.settings.metrics != "prometheus":
+        return None
+    from memex_edge.prometheus import DlqDepths
+    from memex_edge.prometheus import metrics_app as prometheus_app
+
+    return prometheus_app(ctx.metrics, DlqDepths(DLQ_DEPTH, dlq_depths))
+
+
+_DLQ_URLS: dict[str, str] = {}  # queue URL -> its DLQ's URL
+
+
+def dlq_depths() -> dict[str, int]:
+    """Messages in each queue's DLQ, by queue ("extraction", ...), found through its redrive
+    policy (configured queues included); a queue that cannot be read is left out."""
+    from memex.config import load_settings
+    from memex_edge.sqs import sqs_client
+
+    client = sqs_client(load_settings())
+    depths = {}
+    for name, (env, _, _) in QUEUES.items():
+        queue, url = name.removeprefix("memex-"), os.environ.get(env, "")
+        try:
+            if url not in _DLQ_URLS:
+                policy = client.get_queue_attributes(QueueUrl=url, AttributeNames=["RedrivePolicy"])
+                target = json.loads(policy["Attributes"]["RedrivePolicy"])["deadLetterTargetArn"]
+                _DLQ_URLS[url] = client.get_queue_url(QueueName=target.rsplit(":", 1)[1])["QueueUrl"]
+            attributes = client.get_queue_attributes(QueueUrl=_DLQ_URLS[url],
+                                                     AttributeNames=["ApproximateNumberOfMessages"])["Attributes"]
+            depths[queue] = int(attributes["ApproximateNumberOfMessages"])
+        except Exception:  # noqa: BLE001 - one unreadable queue must not fail the scrape
+            log.warning("the depth of the %s DLQ could not be read", queue)
+    return depths
 
 
 def mcp_app(host: str = "127.0.0.1") -> Any:
@@ -79,8 +125,9 @@ class LocalRuntime:
 
     def start(self, queues_are_new: bool = False) -> "LocalRuntime":
         """`queues_are_new`: the configured queues were just made (a LocalStack started empty)."""
-        # CloudWatch EMF lines on stdout mean nothing without CloudWatch.
+        # CloudWatch EMF lines on stdout mean nothing without CloudWatch: metrics go to GET /metrics.
         os.environ.setdefault("POWERTOOLS_METRICS_DISABLED", "true")
+        os.environ.setdefault("MEMEX_METRICS", "prometheus")
         if not self._database_ready:
             self.start_database()
         fresh_queues = self._start_queues() or queues_are_new

@@ -13,7 +13,7 @@ import os
 
 import boto3
 
-from infra.local.__main__ import parse_args, serve
+from infra.local.__main__ import parse_args, serve, share_metrics_between_processes
 from infra.local.runtime import QUEUES, LocalRuntime
 from infra.localstack import bootstrap
 from infra.localstack.server import LocalStack, LocalStackError
@@ -22,6 +22,7 @@ from infra.localstack.server import LocalStack, LocalStackError
 def main() -> None:
     args = parse_args("Run memex on LocalStack (no Docker): API, workers, LocalStack queues, embedded Postgres.")
     home = args.home.resolve()
+    share_metrics_between_processes(home)
     port = int(os.environ.get("MEMEX_LOCALSTACK_PORT", "4566"))
     for name in ("AWS_PROFILE", "DATABASE_URL", "SQS_ENDPOINT_URL", "EXTRACTION_QUEUE_URL",
                  "SUPERSESSION_QUEUE_URL", "BACKFILL_QUEUE_URL"):

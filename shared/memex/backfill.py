@@ -40,6 +40,7 @@ from memex.db import memories as memory_rows
 from memex.db import tenants as tenant_rows
 from memex.errors import NotFound
 from memex.jobs import BackfillJob, ExtractionJob, SupersessionJob
+from memex.metrics import TURNS_INGESTED
 from memex.models import TurnIn
 
 log = logging.getLogger(__name__)
@@ -130,6 +131,8 @@ def _do_chunk(ctx: Context, job: BackfillJob, source: Source | None) -> Backfill
     with ctx.db.transaction() as conn:
         advanced = backfill_rows.advance(conn, job.tenant_id, job.backfill_id, job.offset, position, done,
                                          failed, finished=not more)
+    if advanced and job.kind == "import":  # once per chunk, however often it is delivered
+        ctx.metrics.record(TURNS_INGESTED, done, source="import")
     return job.next(position) if advanced and more else None
 
 

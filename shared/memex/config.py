@@ -110,6 +110,10 @@ class Settings:
     # one process runs its request threads' Python under one GIL (bench/load measures the choice).
     local_http_processes: int = 1
 
+    # Where metrics go: "emf" (CloudWatch embedded metric format on stdout, in Lambda),
+    # "prometheus" (GET /metrics; the local runtime's default) or "off".
+    metrics: str = "emf"
+
     # Turns whose publish failed stay queued; the sweep re-publishes them after this long.
     sweep_after_seconds: int = 60
     # A turn re-published this many times without progress is marked failed, not sent forever.
@@ -173,6 +177,7 @@ def load_settings() -> Settings:
         default_tenant=_str("MEMEX_DEFAULT_TENANT", "default"),
         max_clock_skew_seconds=_int("MEMEX_MAX_CLOCK_SKEW_SECONDS", 86_400),
         local_http_processes=_int("MEMEX_LOCAL_HTTP_PROCESSES", 1),
+        metrics=_str("MEMEX_METRICS", "emf"),
         sweep_after_seconds=_int("MEMEX_SWEEP_AFTER_SECONDS", 60),
         sweep_max_republish=_int("MEMEX_SWEEP_MAX_REPUBLISH", 5),
     )

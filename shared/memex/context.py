@@ -1,14 +1,15 @@
-"""The services one execution environment shares: settings, database, embedder, publisher."""
+"""The services one execution environment shares: settings, database, embedder, publisher, metrics."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from memex.config import Settings
 from memex.db.connection import Database
 from memex.embeddings.base import Embedder
 from memex.extraction import Extractor
-from memex.ports import Publisher
+from memex.metrics import NoMetrics
+from memex.ports import Metrics, Publisher
 from memex.supersession import Judge
 
 
@@ -20,3 +21,4 @@ class Context:
     publisher: Publisher
     extractor: Extractor
     judge: Judge
+    metrics: Metrics = field(default_factory=NoMetrics)

@@ -13,6 +13,7 @@ from memex.db import tenants as tenant_rows
 from memex.db import turns as turn_rows
 from memex.errors import NotFound, public_description
 from memex.jobs import ExtractionJob, SupersessionJob
+from memex.metrics import TURNS_INGESTED, TURNS_REPUBLISHED
 from memex.models import TurnIn
 
 log = logging.getLogger(__name__)
@@ -25,6 +26,8 @@ def ingest_turn(ctx: Context, tenant_id: str, turn: TurnIn, wait: bool) -> dict[
     with ctx.db.transaction() as conn:
         tenant_rows.ensure_tenant(conn, tenant_id)
         turn_id, created = turn_rows.insert_turn(conn, tenant_id, turn, occurred_at)
+    if created:
+        ctx.metrics.record(TURNS_INGESTED, source="api")
     if wait:
         try:
             pipeline.process_inline(ctx, tenant_id, turn_id)
@@ -73,6 +76,7 @@ def sweep(ctx: Context, older_than_seconds: int | None = None) -> int:
             ctx.publisher.publish_supersession(SupersessionJob(row["tenant_id"], row["user_id"], row["id"], row["republished"]))
         else:
             ctx.publisher.publish_extraction(ExtractionJob(row["tenant_id"], row["id"]))
+    ctx.metrics.record(TURNS_REPUBLISHED, len(lost))
     return len(lost)
 
 

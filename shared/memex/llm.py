@@ -26,10 +26,13 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Iterator
 
 from memex.config import Settings
+from memex.metrics import LLM_CALLS, LLM_FAILURES, NoMetrics
 from memex.outcome import LastOutcome
 
 if TYPE_CHECKING:
     import openai
+
+    from memex.ports import Metrics
 
 log = logging.getLogger(__name__)
 
@@ -60,7 +63,9 @@ def _time_left() -> float | None:
 
 class ChatJSON:
     def __init__(self, model: str, base_url: str | None = None, api_key: str | None = None, *,
-                 timeout: float = 30.0, attempts: int = 3, backoff: float = 0.5):
+                 timeout: float = 30.0, attempts: int = 3, backoff: float = 0.5,
+                 metrics: Metrics | None = None, purpose: str = "other"):
+        """`purpose` labels this client's calls in `metrics` (LlmCalls, LlmFailures)."""
         if attempts < 1:
             raise ValueError("attempts must be at least 1")
         self.model = model
@@ -68,6 +73,8 @@ class ChatJSON:
         self.timeout = timeout
         self.attempts = attempts
         self.backoff = backoff
+        self._metrics = metrics or NoMetrics()
+        self.purpose = purpose
         # Imported here, not at the top: the client takes a large share of a cold start, and
         # without a configured LLM nothing needs it (pipeline.py imports this module for time_budget).
         from openai import OpenAI
@@ -81,6 +88,14 @@ class ChatJSON:
 
     def ask(self, system: str, user: str) -> Any:
         """The JSON value the model answers to `system` + `user` (an object or an array)."""
+        self._metrics.record(LLM_CALLS, purpose=self.purpose)
+        try:
+            return self._ask(system, user)
+        except LLMError:
+            self._metrics.record(LLM_FAILURES, purpose=self.purpose)
+            raise
+
+    def _ask(self, system: str, user: str) -> Any:
         import openai
 
         messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 import logging
+import time
 import uuid
 from dataclasses import asdict
 from typing import Any
@@ -23,6 +24,7 @@ from memex.db import locks
 from memex.db import memories as memory_rows
 from memex.db import turns as turn_rows
 from memex.jobs import Candidate, ExtractionJob, SupersessionJob
+from memex.metrics import CANDIDATES_PER_TURN, EXTRACTION_LATENCY, SUPERSESSION_VERDICTS
 from memex.supersession import Decision, RulesJudge, related_keys
 
 log = logging.getLogger(__name__)
@@ -76,10 +78,15 @@ def extract_many(ctx: Context, tenant_id: str, turn_ids: list[str], again: bool 
     extracted, failure = [], None
     with llm.time_budget(ctx.settings.llm_budget_seconds):
         for turn, messages, history in work:
+            started = time.perf_counter()
             try:
-                extracted.append((turn, ctx.extractor.extract(messages, history)[:MAX_CANDIDATES_PER_TURN]))
+                candidates = ctx.extractor.extract(messages, history)[:MAX_CANDIDATES_PER_TURN]
             except Exception as exc:  # noqa: BLE001 - the other turns are stored; this one is retried
                 failure = failure or exc
+                continue
+            ctx.metrics.record(EXTRACTION_LATENCY, time.perf_counter() - started)
+            ctx.metrics.record(CANDIDATES_PER_TURN, len(candidates))
+            extracted.append((turn, candidates))
     with ctx.db.transaction() as conn:
         present = turn_rows.lock_turns(conn, tenant_id, [turn["id"] for turn, _ in extracted])
         extracted = [(turn, candidates) for turn, candidates in extracted if turn["id"] in present]  # else erased
@@ -267,6 +274,7 @@ def _state(related: list[dict[str, Any]]) -> list[tuple]:
 def _write(conn, ctx: Context, turn: dict[str, Any], candidate: Candidate, vector, dedupe_key: str,
            decision: Decision, related: list[dict[str, Any]]) -> None:
     if decision.action == "noop":
+        ctx.metrics.record(SUPERSESSION_VERDICTS, action="noop")
         return
     said_at = turn["occurred_at"]
     same_key = [m for m in related if m["key"] == candidate.key]
@@ -275,6 +283,7 @@ def _write(conn, ctx: Context, turn: dict[str, Any], candidate: Candidate, vecto
         # Not about the past, only stated before the current value: it goes in the history at
         # its own time, with a real interval, rather than as a statement about the past.
         decision = Decision("supersede", decision.reason, later)
+    ctx.metrics.record(SUPERSESSION_VERDICTS, action=decision.action)
     placement = timeline.plan(conn, turn["tenant_id"], decision, candidate.value, said_at, same_key)
     if placement.already_known:
         return

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from memex.jobs import BackfillJob, ExtractionJob, SupersessionJob
+from memex.metrics import Metric
 
 
 class Publisher(Protocol):
@@ -23,4 +24,13 @@ class Publisher(Protocol):
     def backlog(self, queue: str) -> int:
         """How many messages the queue ("extraction" or "supersession") holds, visible, in flight
         or delayed (approximate, as SQS counts them)."""
+        ...
+
+
+class Metrics(Protocol):
+    """Records what happens (CloudWatch in Lambda, Prometheus locally; see memex.metrics)."""
+
+    def record(self, metric: Metric, value: float = 1, **labels: str) -> None:
+        """Add `value` to a counter, observe it in a histogram or set a gauge, as `metric.kind`
+        says; `labels` are exactly `metric.labels`."""
         ...

@@ -11,6 +11,7 @@ from typing import Any
 
 from memex.budget import count_tokens
 from memex.context import Context
+from memex.metrics import RECALL_TOKENS
 from memex.models import RecallIn, SearchFilters, SearchIn
 from memex.retrieval.search import Dependencies, search
 
@@ -69,4 +70,5 @@ def recall(ctx: Context, tenant_id: str, request: RecallIn) -> dict[str, Any]:
         citations.pop()
         context = "\n".join(lines) if citations else ""
         token_count = count_tokens(context)
+    ctx.metrics.record(RECALL_TOKENS, token_count)
     return {"context": context, "citations": citations, "token_count": token_count, "degraded": deps.degraded}

@@ -16,6 +16,8 @@ from typing import Any, Protocol
 
 from memex.config import Settings
 from memex.jobs import Candidate, subject_key
+from memex.metrics import NoMetrics
+from memex.ports import Metrics
 
 # Keys that hold several values at once (a second dog does not replace the first). Every other key,
 # opinion_about_<topic> included, holds one value: the latest replaces the earlier, kept as history.
@@ -72,13 +74,15 @@ class RulesJudge:
         return decide(candidate, [m for m in related if m["key"] == candidate.key])
 
 
-def make_judge(settings: Settings) -> Judge:
-    """The LLM judge when a chat endpoint is configured, else the rules."""
+def make_judge(settings: Settings, metrics: Metrics | None = None) -> Judge:
+    """The LLM judge when a chat endpoint is configured, else the rules; its LLM calls and its
+    fallbacks to the rules recorded in `metrics`."""
     if settings.llm_configured:
         from memex.llm import ChatJSON
         from memex.supersession_llm import LLMJudge
 
-        return LLMJudge(ChatJSON.from_settings(settings))
+        metrics = metrics or NoMetrics()
+        return LLMJudge(ChatJSON.from_settings(settings, metrics=metrics, purpose="judge"), metrics)
     return RulesJudge()
 
 

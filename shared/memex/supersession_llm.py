@@ -17,6 +17,8 @@ from typing import Any
 
 from memex.jobs import Candidate
 from memex.llm import ChatJSON, LLMError
+from memex.metrics import LLM_FALLBACKS, NoMetrics
+from memex.ports import Metrics
 from memex.supersession import Decision, RulesJudge
 
 log = logging.getLogger(__name__)
@@ -40,8 +42,9 @@ memories it replaces, only for supersede], "reason": "one short sentence"}"""
 
 
 class LLMJudge:
-    def __init__(self, chat: ChatJSON):
+    def __init__(self, chat: ChatJSON, metrics: Metrics | None = None):
         self.chat = chat
+        self._metrics = metrics or NoMetrics()
         self._rules = RulesJudge()
         self.name = f"llm:{chat.model}"
 
@@ -63,6 +66,7 @@ class LLMJudge:
     def _fallback(self, candidate: Candidate, related: list[dict[str, Any]], why: str) -> Decision:
         # `why` may quote the model's answer, and so the user: it is kept with the decision, not logged.
         log.warning("LLM judge gave no usable answer; the rules judge decides")
+        self._metrics.record(LLM_FALLBACKS, purpose="judge")
         decision = self._rules.decide(candidate, related)
         return Decision(decision.action, f"rules fallback, {why[:300]}: {decision.reason}", decision.replaces)
 

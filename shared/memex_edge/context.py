@@ -11,8 +11,10 @@ from psycopg.conninfo import make_conninfo
 from memex.config import Settings, load_settings
 from memex.context import Context
 from memex.db.connection import Database
-from memex.embeddings import make_embedder
+from memex.embeddings import measured_embedder
 from memex.extraction import make_extractor
+from memex.metrics import NoMetrics
+from memex.ports import Metrics
 from memex.supersession import make_judge
 from memex_edge.sqs import SqsPublisher
 
@@ -59,16 +61,34 @@ def with_secret_keys(settings: Settings) -> Settings:
     return dataclasses.replace(settings, **resolved) if resolved else settings
 
 
+def make_metrics(settings: Settings) -> Metrics:
+    """The metrics adapter MEMEX_METRICS names."""
+    if settings.metrics == "emf":
+        from memex_edge.emf import EmfMetrics
+        from memex_edge.observability import metrics
+
+        return EmfMetrics(metrics)
+    if settings.metrics == "prometheus":
+        from memex_edge.prometheus import PrometheusMetrics
+
+        return PrometheusMetrics()
+    if settings.metrics == "off":
+        return NoMetrics()
+    raise ValueError(f"MEMEX_METRICS must be emf, prometheus or off, not {settings.metrics!r}")
+
+
 def build_context(settings: Settings) -> Context:
     settings = with_secret_keys(settings)
+    metrics = make_metrics(settings)
     return Context(
         settings=settings,
         db=Database(lambda: database_dsn(settings), statement_timeout_ms=settings.db_statement_timeout_ms,
                     idle_in_transaction_timeout_ms=settings.db_idle_in_transaction_timeout_ms),
-        embedder=make_embedder(settings),
+        embedder=measured_embedder(settings, metrics),
         publisher=SqsPublisher(settings),
-        extractor=make_extractor(settings),
-        judge=make_judge(settings),
+        extractor=make_extractor(settings, metrics),
+        judge=make_judge(settings, metrics),
+        metrics=metrics,
     )
 
 

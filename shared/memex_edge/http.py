@@ -16,10 +16,12 @@ A 5xx never carries an internal message (hosts, URLs, SQL, Python text): those g
 from __future__ import annotations
 
 import asyncio
+import time
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from typing import Any, Callable, Optional, Protocol
 
 import psycopg
+from aws_lambda_powertools.logging import correlation_paths
 from fastapi import APIRouter, Depends, FastAPI, Request, Security
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
@@ -33,10 +35,11 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from memex import keys
 from memex.context import Context
 from memex.errors import MemexError
+from memex.metrics import HTTP_LATENCY, HTTP_REQUESTS
 from memex.models import FieldError
 from memex_edge.answers import ErrorBody, SeedErrorBody
 from memex_edge.context import get_context
-from memex_edge.observability import logger, metrics, tracer
+from memex_edge.observability import log_metrics, logger, tracer
 
 
 # Seconds a client should wait before retrying while the database is unreachable: about what a
@@ -154,6 +157,36 @@ class BodyLimit:
         await response(scope, receive, send)
 
 
+class RequestMetrics:
+    """Counts each request by its route (the template, so ids do not make new series) and status,
+    and times it (HttpRequests, HttpLatency; in AWS, API Gateway publishes its own)."""
+
+    def __init__(self, app, context: Callable[[], Context]):
+        self.app = app
+        self.context = context
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        started = time.perf_counter()
+        status = 500  # what the server answers if the app raises before starting a response
+
+        async def sending(message):
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+            await send(message)
+
+        try:
+            await self.app(scope, receive, sending)
+        finally:
+            # The router sets the matched route on the scope it was given, which is this one.
+            route = getattr(scope.get("route"), "path", "unmatched")
+            recorded = self.context().metrics
+            recorded.record(HTTP_REQUESTS, route=route, status=str(status))
+            recorded.record(HTTP_LATENCY, time.perf_counter() - started, route=route)
+
+
 def field_problem(detail: dict[str, Any]) -> str:
     """One validation problem as `field: what is wrong`, the field's path down to a nested key."""
     loc = tuple(str(part) for part in detail["loc"])
@@ -251,7 +284,7 @@ def create_app(*routers: APIRouter, provide: Callable[[], Context] = get_context
         return error(500, "internal_error", "internal error",
                      detail="internal error" if _seed_route(request) else None)
 
-    return BodyLimit(app, lambda: provide().settings.max_body_bytes)
+    return RequestMetrics(BodyLimit(app, lambda: provide().settings.max_body_bytes), provide)
 
 
 API_SUMMARY = ("Long-term memory for AI agents: turns in, memories out (search, recall within a token "
@@ -281,4 +314,5 @@ def asgi_lambda_handler(app: ASGIApp) -> Callable[[dict, Any], dict]:
         asyncio.set_event_loop(loop)
         return mangum(event, context)
 
-    return logger.inject_lambda_context(tracer.capture_lambda_handler(metrics.log_metrics(invoke)))
+    traced = tracer.capture_lambda_handler(log_metrics(invoke))
+    return logger.inject_lambda_context(traced, correlation_id_path=correlation_paths.API_GATEWAY_HTTP)

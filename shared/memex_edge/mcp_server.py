@@ -35,7 +35,7 @@ from memex.context import Context
 from memex.errors import MemexError, Unauthorized
 from memex.models import Id, MemoryIn, RecallIn, SearchIn, TurnIn
 from memex.recall import recall
-from memex.retrieval.search import search
+from memex.retrieval.served import search_request
 from memex_edge.context import get_context
 from memex_edge.http import database_unavailable, error, field_problem, tenant
 from memex_edge.observability import logger
@@ -188,7 +188,7 @@ def _search_memories(caller: Caller, **fields: Any) -> dict[str, Any]:
     """Search the user's memories: hybrid keyword and semantic search, ranked by relevance,
     recency and importance. Each result has its content, score and score parts, and its sources
     (the turn and message it came from). An off-topic query finds nothing."""
-    return search(caller.ctx, caller.tenant_id, SearchIn(**fields))
+    return search_request(caller.ctx, caller.tenant_id, SearchIn(**fields))
 
 
 @_taking(RecallIn, {

@@ -1,7 +1,37 @@
-"""One Powertools Logger, Tracer and Metrics setup shared by every function."""
+"""One Powertools Logger, Tracer and Metrics setup shared by every function.
+
+The Logger is the stdlib logger "memex": the layer's module loggers (memex.pipeline, memex.llm,
+...) are its children and propagate to it, so their lines come out in its JSON format, with the
+Lambda context and the request's correlation id, without a configuration of their own (copying
+the configuration to them would only cut them off from it). Each line names the module that
+wrote it (`name`). Other libraries' loggers are left alone: httpx logs request URLs at INFO, and
+an endpoint's URL may carry a credential.
+"""
+
+import functools
+import warnings
+from typing import Any, Callable
 
 from aws_lambda_powertools import Logger, Metrics, Tracer
+from aws_lambda_powertools.metrics.functions import is_metrics_disabled
+
+# An invocation whose metrics all carry labels leaves the shared metric set empty (each labelled
+# metric is its own EMF line, memex_edge.emf); that is normal, not worth a warning per process.
+warnings.filterwarnings("ignore", message="No application metrics to publish")
 
 logger = Logger(service="memex")
+logger.append_keys(name="%(name)s")
 tracer = Tracer(service="memex")
 metrics = Metrics(namespace="Memex", service="memex")
+
+
+def log_metrics(handler: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
+    """Powertools' `log_metrics` with its cold-start metric. Powertools prints the cold-start line
+    even when metrics are disabled (the local runtime, `memex invoke`), so it is asked for only
+    when they are not."""
+
+    @functools.wraps(handler)
+    def run(event: Any, context: Any) -> Any:
+        return metrics.log_metrics(handler, capture_cold_start_metric=not is_metrics_disabled())(event, context)
+
+    return run

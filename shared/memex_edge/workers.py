@@ -3,43 +3,62 @@ message's last delivery."""
 
 from __future__ import annotations
 
+import time
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator, TypeVar
 
 from aws_lambda_powertools.utilities.batch import BasePartialBatchProcessor, process_partial_response
+from aws_lambda_powertools.utilities.batch.exceptions import BatchProcessingError
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 
 from memex.context import Context
 from memex.errors import public_description
-from memex_edge.observability import logger, metrics, tracer
+from memex.metrics import QUEUE_AGE, RECORDS_FAILED, RECORDS_RECEIVED
+from memex_edge.context import get_context
+from memex_edge.observability import log_metrics, logger, tracer
 
 T = TypeVar("T")
 
 
-def batch_handler(processor: BasePartialBatchProcessor, record_handler: Callable[[SQSRecord], None],
+def batch_handler(queue: str, processor: BasePartialBatchProcessor, record_handler: Callable[[SQSRecord], None],
                   prepare: Callable[[list[SQSRecord]], None] | None = None) -> Callable[[dict, Any], dict]:
-    """The Lambda entry point of a worker: each record through `record_handler`, failures
-    reported as partial batch failures (the event source mapping retries only those).
+    """The Lambda entry point of the worker of `queue` (the name its metrics carry): each record
+    through `record_handler`, traced (its return value never captured: it could quote the user);
+    failures reported as partial batch failures (the event source mapping retries only those).
 
     `prepare`, given the whole batch first, does the records' work for all of them at once where
     that is cheaper (one embedding call instead of one per record). Record by record, the work is
     idempotent, so each record then finds its part done; if `prepare` fails, each record does all of
     its own, and its failure is reported for it alone."""
 
+    traced = tracer.capture_method(record_handler, capture_response=False)
+
     @logger.inject_lambda_context
     @tracer.capture_lambda_handler
-    @metrics.log_metrics
+    @log_metrics
     def handler(event: dict, context: Any) -> dict:
         records = event.get("Records", [])
-        metrics.add_metric(name="RecordsReceived", unit="Count", value=len(records))
+        recorded = get_context().metrics
+        recorded.record(RECORDS_RECEIVED, len(records), queue=queue)
+        now = time.time()
+        for record in records:
+            sent = (record.get("attributes") or {}).get("SentTimestamp")
+            if sent:
+                recorded.record(QUEUE_AGE, max(0.0, now - int(sent) / 1000), queue=queue)
         if prepare is not None and len(records) > 1:
             try:
                 prepare([SQSRecord(r) for r in records])
             except Exception as exc:  # noqa: BLE001 - each record then does its own work
                 logger.warning("preparing the batch failed (%s); each record does its own work",
                                public_description(exc))
-        return process_partial_response(event=event, record_handler=record_handler, processor=processor,
-                                        context=context)
+        try:
+            result = process_partial_response(event=event, record_handler=traced, processor=processor,
+                                              context=context)
+        except BatchProcessingError:  # every record failed
+            recorded.record(RECORDS_FAILED, len(records), queue=queue)
+            raise
+        recorded.record(RECORDS_FAILED, len(result.get("batchItemFailures", [])), queue=queue)
+        return result
 
     return handler
 

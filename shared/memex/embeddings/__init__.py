@@ -4,6 +4,14 @@ from __future__ import annotations
 
 from memex.config import Settings
 from memex.embeddings.base import Embedder
+from memex.ports import Metrics
+
+
+def measured_embedder(settings: Settings, metrics: Metrics) -> Embedder:
+    """The configured embedder, each call recorded in `metrics`."""
+    from memex.embeddings.measured import MeasuredEmbedder
+
+    return MeasuredEmbedder(make_embedder(settings), metrics)
 
 
 def make_embedder(settings: Settings) -> Embedder:

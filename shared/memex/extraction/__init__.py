@@ -6,6 +6,8 @@ from typing import Any, Protocol
 
 from memex.config import Settings
 from memex.jobs import Candidate
+from memex.metrics import NoMetrics
+from memex.ports import Metrics
 
 
 class Extractor(Protocol):
@@ -17,13 +19,14 @@ class Extractor(Protocol):
         ...
 
 
-def make_extractor(settings: Settings) -> Extractor:
-    """The LLM extractor when a chat endpoint is configured, else the offline rules."""
+def make_extractor(settings: Settings, metrics: Metrics | None = None) -> Extractor:
+    """The LLM extractor when a chat endpoint is configured, else the offline rules; its LLM calls
+    recorded in `metrics`."""
     if settings.llm_configured:
         from memex.extraction.llm import LLMExtractor
         from memex.llm import ChatJSON
 
-        return LLMExtractor(ChatJSON.from_settings(settings))
+        return LLMExtractor(ChatJSON.from_settings(settings, metrics=metrics or NoMetrics(), purpose="extract"))
     from memex.extraction.offline import OfflineExtractor
 
     return OfflineExtractor()

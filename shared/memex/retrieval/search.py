@@ -24,6 +24,7 @@ import numpy as np
 from memex.config import Settings
 from memex.context import Context
 from memex.db import memories as memory_rows
+from memex.metrics import FLOOR_REJECTIONS
 from memex.models import SearchIn
 from memex.retrieval import floor, multihop, rerank, rrf, scoring
 
@@ -147,6 +148,7 @@ def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies |
     reranker = rerank.from_settings(ctx.settings) if request.mode == "hybrid" else None
     gate_open = floor.query_passes(own.values())
     if not (gate_open or reranker):
+        ctx.metrics.record(FLOOR_REJECTIONS)
         return _answer(request, [], deps)  # a query about nothing the user said
 
     # 1. the question's channels, and those of its extra queries (multi-hop), in one weighted RRF

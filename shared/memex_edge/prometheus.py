@@ -1,0 +1,94 @@
+"""The metrics port in the local runtime: Prometheus, served at GET /metrics.
+
+Not part of the Lambda layer's dependencies: prometheus-client is installed with the local
+runtime (pyproject.toml), and this module is imported only when MEMEX_METRICS=prometheus.
+
+With several HTTP processes (MEMEX_LOCAL_HTTP_PROCESSES > 1) each process writes its samples to
+files under PROMETHEUS_MULTIPROC_DIR, which the runtime sets before any process imports
+prometheus-client, and /metrics, whichever process answers it, adds up every process's files.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Callable
+
+from prometheus_client import CollectorRegistry, Counter, Histogram, disable_created_metrics, make_asgi_app
+from prometheus_client.core import GaugeMetricFamily
+
+from memex.metrics import ALL, COUNTER, GAUGE, HISTOGRAM, Metric
+
+MULTIPROCESS = "PROMETHEUS_MULTIPROC_DIR"
+
+disable_created_metrics()  # a `_created` series beside every counter and histogram says nothing here
+
+
+class PrometheusMetrics:
+    """One Prometheus collector per metric of the vocabulary (those recorded locally), in `registry`.
+    Gauges the code sets (`record`) are not used across processes: the DLQ depths are read at
+    scrape time (`DlqDepths`)."""
+
+    def __init__(self, registry: CollectorRegistry | None = None):
+        self.registry = registry if registry is not None else CollectorRegistry()
+        self._collectors: dict[str, Any] = {}
+        for metric in ALL:
+            if not metric.local or metric.kind == GAUGE:
+                continue
+            names = dict(name=metric.prometheus_name, documentation=metric.description,
+                         labelnames=metric.labels, registry=self.registry)
+            if metric.kind == COUNTER:
+                self._collectors[metric.name] = Counter(**names)
+            elif metric.kind == HISTOGRAM:
+                self._collectors[metric.name] = Histogram(**names, buckets=metric.buckets)
+
+    def record(self, metric: Metric, value: float = 1, **labels: str) -> None:
+        if set(labels) != set(metric.labels):
+            raise ValueError(f"{metric.name} takes labels {metric.labels}, not {tuple(labels)}")
+        collector = self._collectors.get(metric.name)
+        if collector is None:
+            return  # a gauge (read at scrape time) or a Lambda-only metric
+        if labels:
+            collector = collector.labels(**labels)
+        if metric.kind == COUNTER:
+            collector.inc(value)
+        else:
+            collector.observe(value)
+
+
+class DlqDepths:
+    """DlqDepth, read when /metrics is scraped: `depths()` gives each dead-letter queue's messages."""
+
+    def __init__(self, metric: Metric, depths: Callable[[], dict[str, int]]):
+        self._metric = metric
+        self._depths = depths
+
+    def collect(self):
+        family = GaugeMetricFamily(self._metric.prometheus_name, self._metric.description, labels=self._metric.labels)
+        for queue, depth in self._depths().items():
+            family.add_metric([queue], depth)
+        yield family
+
+
+def metrics_app(recorded: PrometheusMetrics, *scrape_time: Any) -> Any:
+    """The ASGI app of GET /metrics: what `recorded` holds (every process's, in multiprocess mode)
+    and the collectors read at scrape time."""
+    registry = CollectorRegistry()
+    if os.environ.get(MULTIPROCESS):
+        from prometheus_client import multiprocess
+
+        multiprocess.MultiProcessCollector(registry)
+    else:
+        registry.register(recorded.registry)
+    for collector in scrape_time:
+        registry.register(collector)
+    return _Endpoint(make_asgi_app(registry))
+
+
+class _Endpoint:
+    """An ASGI app as an object: a Starlette Route calls a plain function with a Request instead."""
+
+    def __init__(self, app: Any):
+        self._app = app
+
+    async def __call__(self, scope, receive, send) -> None:
+        await self._app(scope, receive, send)
