@@ -11,7 +11,8 @@ prometheus-client, and /metrics, whichever process answers it, adds up every pro
 from __future__ import annotations
 
 import os
-from typing import Any, Callable
+from contextlib import asynccontextmanager
+from typing import Any, AsyncIterator, Callable
 
 from prometheus_client import CollectorRegistry, Counter, Histogram, disable_created_metrics, make_asgi_app
 from prometheus_client.core import GaugeMetricFamily
@@ -85,10 +86,15 @@ def metrics_app(recorded: PrometheusMetrics, *scrape_time: Any) -> Any:
 
 
 class _Endpoint:
-    """An ASGI app as an object: a Starlette Route calls a plain function with a Request instead."""
+    """The scrape as a surface (memex_edge.http.Surface): an ASGI app as an object (a Starlette
+    Route calls a plain function with a Request instead), with nothing to start or stop."""
 
     def __init__(self, app: Any):
         self._app = app
 
     async def __call__(self, scope, receive, send) -> None:
         await self._app(scope, receive, send)
+
+    @asynccontextmanager
+    async def lifespan(self) -> AsyncIterator[None]:
+        yield
