@@ -2,23 +2,21 @@
 
 HTTP functions are composed into one ASGI app from the same routers the Lambdas serve; each
 worker's Lambda handler is driven by a poller against its queue, as the event source mapping
-drives it in AWS. Configuration reaches the handlers through the environment, as in Lambda.
+drives it in AWS, and each scheduled function's handler runs on a timer (schedules.py).
+Configuration reaches the handlers through the environment, as in Lambda.
 """
 
 from __future__ import annotations
 
 import importlib
-import logging
 import os
 import threading
 from pathlib import Path
 from typing import Any
 
-from infra.local import embedded_postgres
+from infra.local import embedded_postgres, schedules
 from infra.local.poller import QueuePoller, drain
 from infra.local.sqs_server import QueueSpec, ensure_queues, start_moto
-
-log = logging.getLogger("memex.local")
 
 HTTP_FUNCTIONS = ("ingest", "search", "recall", "cleanup")
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
@@ -156,21 +154,9 @@ class LocalRuntime:
     def run_workers(self) -> None:
         for poller in self.pollers:
             poller.start()
-        sweeper = threading.Thread(target=self._sweep_forever, name="sweeper", daemon=True)
-        sweeper.start()
-        self._threads.append(sweeper)
-
-    def _sweep_forever(self) -> None:
-        from memex.ingest import sweep
         from memex_edge.context import get_context
 
-        ctx = get_context()
-        interval = max(5, ctx.settings.sweep_after_seconds // 2)
-        while not self.stop_event.wait(interval):
-            try:
-                sweep(ctx)
-            except Exception:  # noqa: BLE001 - a failed sweep is retried at the next tick
-                log.exception("sweep failed")
+        self._threads += schedules.start(get_context().settings, self.stop_event)
 
     def drain(self, timeout: float = 60.0) -> None:
         drain(self.pollers, timeout)
