@@ -99,7 +99,8 @@ def _consolidate_user(ctx: Context, summariser: Summariser, tenant_id: str, user
         if not batch:
             break
         after = (batch[-1]["valid_from"], batch[-1]["id"])
-        vectors = np.asarray([m["embedding"] for m in batch], dtype=np.float32)
+        vectors = (np.stack([m["embedding"].to_numpy() for m in batch]).astype(np.float32)
+                   if options.rules.similarity > 0 else None)
         groups = [[batch[i] for i in members] for members in group([m["content"] for m in batch], vectors, options.rules)]
         if groups:
             result.add(_write(ctx, summariser, tenant_id, user_id, groups, now))
