@@ -101,8 +101,8 @@ def test_cfn_lint_clean():
 
 # ---------------------------------------------------------------- (b) invariants
 
-def test_ten_functions():
-    assert len(FUNCTIONS) == 10, sorted(FUNCTIONS)
+def test_eleven_functions():
+    assert len(FUNCTIONS) == 11, sorted(FUNCTIONS)
 
 
 @pytest.mark.parametrize("name", sorted(FUNCTIONS))
@@ -212,6 +212,21 @@ def test_sweep_runs_every_five_minutes():
     events = FUNCTIONS["SweepFunction"]["Properties"]["Events"]
     schedules = [e["Properties"]["Schedule"] for e in events.values() if e["Type"] == "Schedule"]
     assert schedules == ["rate(5 minutes)"]
+
+
+def test_consolidation_runs_every_hour_one_run_at_a_time():
+    function = FUNCTIONS["ConsolidateFunction"]["Properties"]
+    schedules = [e["Properties"]["Schedule"] for e in function["Events"].values() if e["Type"] == "Schedule"]
+    assert schedules == ["rate(1 hour)"]
+    assert function["ReservedConcurrentExecutions"] == 1
+
+
+def test_the_local_runtime_schedules_the_functions_the_template_schedules():
+    from infra.local.schedules import SCHEDULES
+
+    scheduled = {Path(fn_prop(f, "CodeUri")).name for f in FUNCTIONS.values()
+                 if any(e["Type"] == "Schedule" for e in f.get("Properties", {}).get("Events", {}).values())}
+    assert scheduled == set(SCHEDULES)
 
 
 def test_migrations_custom_resource_points_at_migrate_function():
