@@ -1,7 +1,8 @@
 """Consolidation on LoCoMo: active memories and recall@10 before and after `memex consolidate`.
 
     .venv/bin/python -m bench.consolidation --data /work/shared/bench/locomo-dev.json \\
-        [--similarities 0,0.85] [--threshold N] [--min-age-days D] [--limit-conversations N] [--out FILE]
+        [--similarities 0,0.85] [--max-group N] [--threshold N] [--min-age-days D] [--limit-conversations N] \\
+        [--out FILE]
 
 Run it from the repository root. It starts `python -m infra.local` on a fresh data dir, ingests the
 conversations once per variant (each variant its own users, so one consolidation does not see
@@ -49,10 +50,12 @@ def recall_at_10(client: httpx.Client, samples: Sequence[dict[str, Any]], tag: s
 
 
 def consolidate(home: Path, similarity: float, samples: Sequence[dict[str, Any]], tag: str,
-                threshold: int | None, min_age_days: float | None) -> dict[str, int]:
+                threshold: int | None, min_age_days: float | None, max_group: int | None) -> dict[str, int]:
     """`memex consolidate` for each of the variant's users, in a process of its own."""
     env = {k: v for k, v in os.environ.items() if k not in RUNTIME_VARS}
     env.update({"MEMEX_HOME": str(home), "MEMEX_CONSOLIDATION_SIMILARITY": str(similarity)})
+    if max_group is not None:
+        env["MEMEX_CONSOLIDATION_MAX_GROUP"] = str(max_group)
     flags = [*(["--threshold", str(threshold)] if threshold is not None else []),
              *(["--min-age-days", str(min_age_days)] if min_age_days is not None else [])]
     total: dict[str, int] = {}
@@ -90,6 +93,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
                         help="comma-separated MEMEX_CONSOLIDATION_SIMILARITY values, one variant each (0: Jaccard only)")
     parser.add_argument("--threshold", type=int, help="memex consolidate --threshold (default: the setting)")
     parser.add_argument("--min-age-days", type=float, help="memex consolidate --min-age-days (default: the setting)")
+    parser.add_argument("--max-group", type=int, help="MEMEX_CONSOLIDATION_MAX_GROUP (default: the setting)")
     parser.add_argument("--limit-conversations", type=int)
     parser.add_argument("--out", type=Path, help="also write the JSON report here")
     args = parser.parse_args(argv)
@@ -113,14 +117,15 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
             variants = []
             for similarity, tag in zip(args.similarities, tags):
                 before = active_memories(client, samples, tag)
-                counts = consolidate(home, similarity, samples, tag, args.threshold, args.min_age_days)
+                counts = consolidate(home, similarity, samples, tag, args.threshold, args.min_age_days,
+                                     args.max_group)
                 after = active_memories(client, samples, tag)
                 recall_after, _ = recall_at_10(client, samples, tag)
                 variants.append({"similarity": similarity, "active_before": before, "active_after": after,
                                  "recall_after": recall_after, **counts})
                 print(f"variant similarity={similarity}: {before} -> {after} active, recall@10 "
                       f"{recall_before:.4f} -> {recall_after:.4f}", flush=True)
-    report = {"conversations": len(samples), "questions": questions, "recall_before": recall_before,
+    report = {"conversations": len(samples), "max_group": args.max_group, "questions": questions, "recall_before": recall_before,
               "variants": variants, "data": str(args.data), "ingest_seconds": round(ingest_seconds, 1),
               "total_seconds": round(time.perf_counter() - started, 1)}
     if args.out:
