@@ -35,7 +35,8 @@ NOW_OPTIONS = dict(threshold=0, min_age_days=0)
 
 
 def options(ctx, **overrides) -> Options:
-    return Options.from_settings(ctx, **{**NOW_OPTIONS, **overrides})
+    """This run's settings: every user, every memory, and the seed's rule alone (whatever the defaults)."""
+    return dataclasses.replace(Options.from_settings(ctx, **{**NOW_OPTIONS, **overrides}), rules=Rules(0.7, 0.0, 8))
 
 
 def say(tenant, lines, session="s1", timestamp=OLD, user=None):
