@@ -14,7 +14,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from infra.local import embedded_postgres, schedules
+from infra.local import embedded_postgres
 from infra.local.poller import QueuePoller, drain
 from infra.local.sqs_server import QueueSpec, ensure_queues, start_moto
 
@@ -154,6 +154,7 @@ class LocalRuntime:
     def run_workers(self) -> None:
         for poller in self.pollers:
             poller.start()
+        from infra.local import schedules
         from memex_edge.context import get_context
 
         self._threads += schedules.start(get_context().settings, self.stop_event)
