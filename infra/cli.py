@@ -1,4 +1,4 @@
-"""The `memex` command: API keys, migrations, the sweep, and in-process handler invocation."""
+"""The `memex` command: API keys, migrations, consolidation, and in-process handler invocation."""
 
 from __future__ import annotations
 
@@ -82,6 +82,17 @@ def backfill(args: argparse.Namespace) -> None:
         runtime.stop()
 
 
+def consolidate(args: argparse.Namespace) -> None:
+    """Run consolidation now for one tenant (or one of its users) and print what it did."""
+    _runtime().start_database()
+    from memex.consolidation.job import Options, consolidate as run
+    from memex_edge.context import get_context
+
+    ctx = get_context()
+    options = Options.from_settings(ctx, threshold=args.threshold, min_age_days=args.min_age_days)
+    print(json.dumps(run(ctx, args.tenant, args.user, options).to_dict(), indent=2))
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="memex")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -108,6 +119,15 @@ def main(argv: list[str] | None = None) -> None:
     which.add_argument("--reembed", action="store_true", help="recompute every memory's embedding")
     which.add_argument("--reextract", action="store_true", help="run extraction again over stored turns")
     fill.set_defaults(run=backfill)
+
+    merge = commands.add_parser("consolidate", help="summarise old episodic memories of users over the threshold, now")
+    merge.add_argument("--tenant", required=True)
+    merge.add_argument("--user", help="only this user (if over the threshold)")
+    merge.add_argument("--threshold", type=int, help="active episodic memories a user must exceed "
+                                                      "(default MEMEX_CONSOLIDATION_THRESHOLD)")
+    merge.add_argument("--min-age-days", type=float, help="only memories said at least this long ago "
+                                                           "(default MEMEX_CONSOLIDATION_MIN_AGE_DAYS)")
+    merge.set_defaults(run=consolidate)
 
     args = parser.parse_args(argv)
     args.run(args)

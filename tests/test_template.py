@@ -79,8 +79,8 @@ def test_cfn_lint_clean():
 
 # ---------------------------------------------------------------- (b) invariants
 
-def test_ten_functions():
-    assert len(FUNCTIONS) == 10, sorted(FUNCTIONS)
+def test_eleven_functions():
+    assert len(FUNCTIONS) == 11, sorted(FUNCTIONS)
 
 
 @pytest.mark.parametrize("name", sorted(FUNCTIONS))
@@ -247,6 +247,13 @@ def test_every_http_function_is_known_to_the_local_runtime():
 
     with_routes = {name for name in FUNCTIONS if events_of(name, "HttpApi")}
     assert with_routes == {function_named(f) for f in (*HTTP_FUNCTIONS, *SURFACES.values())}
+
+
+def test_consolidation_runs_every_hour_one_run_at_a_time():
+    function = FUNCTIONS["ConsolidateFunction"]["Properties"]
+    schedules = [e["Properties"]["Schedule"] for e in function["Events"].values() if e["Type"] == "Schedule"]
+    assert schedules == ["rate(1 hour)"]
+    assert function["ReservedConcurrentExecutions"] == 1
 
 
 def test_migrations_custom_resource_points_at_migrate_function():

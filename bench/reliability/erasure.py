@@ -49,6 +49,22 @@ def run(stack: Stack, quick: bool, deadline: float) -> Result:
                  "; ".join(refused) or "no memory held the marker")
     erased.append(("memory content", marker_m, CONVERSATION))
 
+    # A summary: three lines that repeat each other, consolidated into one summary; erasing the
+    # line with the marker takes the summary with it (its text held the marker).
+    summed, marker_c = unique("consuser"), unique("zc")
+    for line in ("We watched the harbour boats drift past at sunset again",
+                 "We watched the harbour boats drift past at sunset again today",
+                 f"We watched the harbour boats drift past at sunset again {marker_c}"):
+        turns.append(accepted(api.turn(summed, unique("sess"), line, wait=True, timestamp="2025-01-10T10:00:00Z")))
+    merged = stack.consolidate(TENANT, summed)
+    summary = [m for m in api.memories(summed, include_inactive=False) if m["type"] == "summary"]
+    result.check("consolidation summarised the three lines", merged["merged"] == 3 and len(summary) == 1
+                 and marker_c in summary[0]["content"], f"{merged}, summaries {summary}")
+    source = next((m for m in api.memories(summed) if m["type"] == "message" and marker_c in m["content"]), None)
+    erasing = api.http.delete(f"/v1/memories/{source['id']}") if source else None
+    result.check("a summarised line erased", erasing is not None and erasing.status_code in (200, 204))
+    erased += [("summarised content", marker_c, set())] + [("summary id", m["id"], set()) for m in summary]
+
     # A session: the middle of a chain Lisbon -> Porto -> Berlin, and a turn still queued.
     middle, marker_s = unique("sess"), unique("zs")
     for session, city, at in ((unique("sess"), "Lisbon", "2026-01-10T09:00:00Z"),

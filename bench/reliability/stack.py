@@ -8,6 +8,7 @@ read every table directly for the erasure audit.
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -151,6 +152,15 @@ class Stack:
         out = subprocess.run([sys.executable, "-m", "infra.cli", "keys", "create", "--tenant", tenant],
                              cwd=ROOT, env=env, capture_output=True, text=True, timeout=120, check=True)
         return out.stdout.strip().splitlines()[-1]
+
+    def consolidate(self, tenant: str, user: str) -> dict[str, int]:
+        """`memex consolidate` for one user, now, whatever their size or the memories' age."""
+        env = {k: v for k, v in os.environ.items() if k not in RUNTIME_VARS}
+        env.update({"DATABASE_URL": self.dsn, "PYTHONPATH": f"{ROOT}{os.pathsep}{ROOT / 'shared'}"})
+        out = subprocess.run([sys.executable, "-m", "infra.cli", "consolidate", "--tenant", tenant, "--user", user,
+                              "--threshold", "0", "--min-age-days", "0"],
+                             cwd=ROOT, env=env, capture_output=True, text=True, timeout=300, check=True)
+        return json.loads(out.stdout)
 
     def close(self) -> None:
         """Stop everything, Postgres included: its data directory is about to be removed."""

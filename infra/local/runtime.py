@@ -2,7 +2,8 @@
 
 HTTP functions are composed into one ASGI app from the same routers the Lambdas serve; each
 worker's Lambda handler is driven by a poller against its queue, as the event source mapping
-drives it in AWS. Configuration reaches the handlers through the environment, as in Lambda.
+drives it in AWS, and each scheduled function's handler runs on a timer (scheduler.py).
+Configuration reaches the handlers through the environment, as in Lambda.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ SCHEDULES = {
     # Locally the sweep looks twice per MEMEX_SWEEP_AFTER_SECONDS (at least every 5 s), so a turn whose
     # message was lost is re-sent within a minute and a half on a laptop, not five.
     "sweep": Schedule(rate_seconds=300, local_seconds=lambda s: max(5, s.sweep_after_seconds // 2)),
+    "consolidate": Schedule(rate_seconds=3600, local_seconds=lambda s: s.consolidation_interval_seconds),
 }
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 # queue name -> (env var of its URL, worker function, FIFO)
@@ -222,8 +224,9 @@ class LocalRuntime:
         for poller in self.pollers:
             poller.start()
         for name, schedule in SCHEDULES.items():
-            runner = ScheduledRunner(name, function_module(name).handler, schedule.local_seconds(settings),
-                                     self.stop_event, region=settings.aws_region)
+            # The handler is imported at its first run, not here: `make dev` starts no slower for it.
+            runner = ScheduledRunner(name, lambda event, context, name=name: function_module(name).handler(event, context),
+                                     schedule.local_seconds(settings), self.stop_event, region=settings.aws_region)
             runner.start()
             self._threads.append(runner)
 

@@ -68,13 +68,15 @@ def count(ctx: Context, tenant_id: str, user_id: str, agent_id: str | None) -> i
 
 
 def erase_memory(ctx: Context, tenant_id: str, memory_id: str) -> dict[str, int]:
-    """Erase a memory with its whole history (every memory of its supersession chain)."""
+    """Erase a memory with its whole history (every memory of its supersession chain). A summary's
+    history is what it summarises; a memory a summary cites takes the summary with it, and the
+    summary's other sources become current again (db/erasure.py)."""
     with ctx.db.transaction() as conn:
         found = memory_rows.get(conn, tenant_id, memory_id)
         if found is None:
             raise NotFound(f"memory {memory_id} not found")
         locks.lock_user(conn, tenant_id, found["user_id"])
-        ids = [m["id"] for m in memory_rows.chain(conn, tenant_id, memory_id)]
+        ids = [m["id"] for m in memory_rows.chain(conn, tenant_id, memory_id, up_to_summaries=False)]
         result = erasure.memories(conn, tenant_id, ids)
         _embed_again(ctx, conn, tenant_id, result["recontextualised"])
         return {"memories": result["memories"]}

@@ -10,6 +10,9 @@ The rules, in the order they apply:
   again (a redelivered job, a re-extraction backfill) does not bring it back.
 - An erased episodic memory takes its message with it, and the memory that was indexed with it
   as context ("the line it answers") loses that context: the caller re-embeds it.
+- A summary (consolidation) goes with any memory it summarises: its text holds theirs. Its other
+  sources, which it replaced, become current again by the first rule, and a later consolidation
+  may summarise them anew, without what was erased.
 """
 
 from __future__ import annotations
@@ -19,12 +22,14 @@ from typing import Any
 
 import psycopg
 
+from memex.db import consolidation as consolidation_rows
 from memex.db import history as history_rows
 
 
 def memories(conn: psycopg.Connection, tenant_id: str, ids: list[str]) -> dict[str, Any]:
     """Erase these memories. Returns the count and the memories whose context was erased
     ({id, content}: to be embedded again without it)."""
+    ids = sorted(set(ids) | set(consolidation_rows.summaries_citing(conn, tenant_id, ids)))
     rows = conn.execute(
         """SELECT id, user_id, memory_type, key, content, source_turn_id, source_message_id
            FROM memories WHERE tenant_id = %s AND id = ANY(%s)""",
@@ -60,6 +65,7 @@ def session(conn: psycopg.Connection, tenant_id: str, session_id: str, user_id: 
         "SELECT id FROM memories WHERE tenant_id = %s AND user_id = %s AND session_id = %s",
         (tenant_id, user_id, session_id),
     ).fetchall()]
+    ids = sorted(set(ids) | set(consolidation_rows.summaries_citing(conn, tenant_id, ids)))
     _close_chains(conn, tenant_id, ids)
     memories_deleted = conn.execute(
         "DELETE FROM memories WHERE tenant_id = %s AND id = ANY(%s) RETURNING id", (tenant_id, ids)

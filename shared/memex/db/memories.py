@@ -16,7 +16,8 @@ from memex.models import SearchFilters, is_id
 _SELECT = """
 SELECT m.id, m.user_id, m.agent_id, m.session_id, m.content, m.memory_type, m.type, m.key, m.value,
        m.subject, m.importance, m.confidence, m.active, m.valid_from, m.valid_to, link.replaced_id AS supersedes,
-       m.created_at, m.metadata, m.source_turn_id, m.source_message_id, msg.metadata AS source_metadata
+       m.created_at, m.metadata, m.source_turn_id, m.source_message_id, msg.metadata AS source_metadata,
+       cited.sources AS cited_sources
 FROM memories m
 LEFT JOIN messages msg ON msg.tenant_id = m.tenant_id AND msg.id = m.source_message_id
 -- `supersedes` on the wire: the latest of the memories this one replaced (history lists them all).
@@ -26,12 +27,22 @@ LEFT JOIN LATERAL (
     WHERE l.tenant_id = m.tenant_id AND l.memory_id = m.id
     ORDER BY o.valid_from DESC, o.id DESC LIMIT 1
 ) link ON true
+-- A summary's sources are those of the memories it summarises (consolidation/job.py).
+LEFT JOIN LATERAL (
+    SELECT jsonb_agg(jsonb_build_object('turn_id', o.source_turn_id, 'message_id', o.source_message_id,
+                                        'session_id', o.session_id, 'metadata', coalesce(om.metadata, '{}'))
+                     ORDER BY o.valid_from, o.id) AS sources
+    FROM memory_links l
+    JOIN memories o ON o.tenant_id = l.tenant_id AND o.id = l.replaced_id
+    LEFT JOIN messages om ON om.tenant_id = o.tenant_id AND om.id = o.source_message_id
+    WHERE m.type = 'summary' AND l.tenant_id = m.tenant_id AND l.memory_id = m.id
+) cited ON true
 """
 
 
 def to_wire(row: dict[str, Any]) -> dict[str, Any]:
     """A memory as the wire contract shows it, its source message metadata included."""
-    sources = []
+    sources = list(row["cited_sources"] or [])
     if row["source_turn_id"] or row["source_message_id"]:
         sources.append({
             "turn_id": row["source_turn_id"],
@@ -185,8 +196,11 @@ def count(conn: psycopg.Connection, tenant_id: str, user_id: str, agent_id: str 
     return row["n"]
 
 
-def chain(conn: psycopg.Connection, tenant_id: str, memory_id: str) -> list[dict[str, Any]]:
-    """Every memory linked to this one by supersession, either way and transitively, oldest first."""
+def chain(conn: psycopg.Connection, tenant_id: str, memory_id: str,
+          up_to_summaries: bool = True) -> list[dict[str, Any]]:
+    """Every memory linked to this one by supersession, either way and transitively, oldest first.
+    Without `up_to_summaries`, a summary is reached only from itself, never from one of the
+    memories it summarises (nor, through it, their siblings)."""
     rows = conn.execute(
         """WITH RECURSIVE linked(id) AS (
                SELECT id FROM memories WHERE tenant_id = %(t)s AND id = %(id)s
@@ -194,9 +208,12 @@ def chain(conn: psycopg.Connection, tenant_id: str, memory_id: str) -> list[dict
                SELECT CASE WHEN l.memory_id = k.id THEN l.replaced_id ELSE l.memory_id END
                FROM memory_links l JOIN linked k ON k.id IN (l.memory_id, l.replaced_id)
                WHERE l.tenant_id = %(t)s
+                 AND (%(up)s OR l.memory_id = k.id OR NOT EXISTS (
+                     SELECT 1 FROM memories s WHERE s.tenant_id = l.tenant_id AND s.id = l.memory_id
+                     AND s.type = 'summary'))
            )
            SELECT id FROM linked""",
-        {"t": tenant_id, "id": memory_id},
+        {"t": tenant_id, "id": memory_id, "up": up_to_summaries},
     ).fetchall()
     found = get_many(conn, tenant_id, [r["id"] for r in rows])
     # A statement about the past ends where it starts; it sorts before what was current then.

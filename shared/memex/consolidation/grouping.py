@@ -1,0 +1,55 @@
+"""Which episodic memories belong together: near-duplicates by their words, same-topic by meaning.
+
+Pure: no database. Groups are formed around a leader (the oldest line of the group): a line joins
+the first group whose leader it resembles, so a group never drifts from its first line through a
+chain of small steps, as transitive closure would let it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+_WORD = re.compile(r"\w+")
+
+
+def words(text: str) -> frozenset[str]:
+    return frozenset(w.lower() for w in _WORD.findall(text))
+
+
+def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
+    if not a and not b:
+        return 1.0
+    return len(a & b) / len(a | b)
+
+
+@dataclass(frozen=True)
+class Rules:
+    jaccard: float          # word-set overlap that makes two lines near-duplicates
+    similarity: float       # cosine that makes them same-topic; 0: not used
+    max_group: int          # lines per summary, at most
+
+
+def group(contents: Sequence[str], vectors: np.ndarray | None, rules: Rules) -> list[list[int]]:
+    """Indexes of `contents` (oldest first) in groups of two or more, each group oldest first.
+    `vectors` (one row per content) is needed only when `rules.similarity` is set."""
+    sets = [words(c) for c in contents]
+    cosine = None
+    if rules.similarity > 0 and vectors is not None and len(contents):
+        unit = vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+        cosine = unit @ unit.T
+    groups: list[list[int]] = []
+    for i in range(len(contents)):
+        for members in groups:
+            leader = members[0]
+            if len(members) < rules.max_group and (
+                    jaccard(sets[i], sets[leader]) >= rules.jaccard
+                    or (cosine is not None and cosine[i, leader] >= rules.similarity)):
+                members.append(i)
+                break
+        else:
+            groups.append([i])
+    return [members for members in groups if len(members) > 1]

@@ -1,0 +1,155 @@
+"""The consolidation run: for each user over the threshold, old episodic memories that repeat each
+other or share a topic are replaced by one summary memory that cites every one of them.
+
+Nothing is lost: the originals become inactive and stay in the summary's history (memory_links),
+readable with `include_inactive` and erasable as ever (db/erasure.py removes a summary when one of
+its sources is erased, and the others become current again).
+
+Idempotent and safe beside the other writers: groups and summaries are decided without a lock (a
+summariser may call an LLM), then, under the user's lock, a group is written only if every one of
+its memories is still active, with a dedupe key derived from its members, so a re-run, a
+redelivered schedule or a concurrent run writes nothing twice. Summaries are never grouped again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import uuid
+from dataclasses import asdict, dataclass
+from datetime import datetime, timedelta, timezone
+
+import numpy as np
+
+from memex.consolidation import LLM_FALLBACK, Summariser, make_summariser
+from memex.consolidation.grouping import Rules, group
+from memex.context import Context
+from memex.db import consolidation as rows
+from memex.db import locks
+from memex.metrics import CONSOLIDATION_RUNS, MEMORIES_MERGED
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class ConsolidationResult:
+    """What a run did: the one place its counts are reported (the CLI prints it, the scheduled
+    function returns it and turns it into metrics)."""
+    users: int = 0              # users over the threshold that were examined
+    summaries: int = 0          # summary memories written
+    merged: int = 0             # episodic memories they replaced (now inactive)
+    llm_fallbacks: int = 0      # summaries written extractively because the LLM gave no usable answer
+
+    def add(self, other: "ConsolidationResult") -> None:
+        for name, value in asdict(other).items():
+            setattr(self, name, getattr(self, name) + value)
+
+    def to_dict(self) -> dict[str, int]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Options:
+    threshold: int
+    min_age_days: float
+    batch_size: int
+    rules: Rules
+
+    @classmethod
+    def from_settings(cls, ctx: Context, threshold: int | None = None,
+                      min_age_days: float | None = None) -> "Options":
+        """The configured settings; `threshold` and `min_age_days` override them for one run."""
+        s = ctx.settings
+        return cls(
+            threshold=s.consolidation_threshold if threshold is None else threshold,
+            min_age_days=s.consolidation_min_age_days if min_age_days is None else min_age_days,
+            batch_size=s.consolidation_batch_size,
+            rules=Rules(s.consolidation_jaccard, s.consolidation_similarity, s.consolidation_max_group),
+        )
+
+
+def consolidate_all(ctx: Context, options: Options | None = None) -> ConsolidationResult:
+    """Every tenant's users over the threshold (the scheduled job)."""
+    options = options or Options.from_settings(ctx)
+    total = ConsolidationResult()
+    for tenant_id in rows.tenants(ctx.db.connection()):
+        total.add(consolidate(ctx, tenant_id, options=options))
+    return total
+
+
+def consolidate(ctx: Context, tenant_id: str, user_id: str | None = None,
+                options: Options | None = None, now: datetime | None = None) -> ConsolidationResult:
+    """The tenant's users over the threshold (or only `user_id`, if it is over it)."""
+    options = options or Options.from_settings(ctx)
+    now = now or datetime.now(timezone.utc)
+    summariser = make_summariser(ctx.settings)
+    result = ConsolidationResult()
+    for user in rows.users_over(ctx.db.connection(), tenant_id, options.threshold, user_id):
+        result.users += 1
+        result.add(_consolidate_user(ctx, summariser, tenant_id, user, options, now))
+    ctx.metrics.record(CONSOLIDATION_RUNS)
+    if result.merged:
+        ctx.metrics.record(MEMORIES_MERGED, result.merged)
+    return result
+
+
+def _consolidate_user(ctx: Context, summariser: Summariser, tenant_id: str, user_id: str,
+                      options: Options, now: datetime) -> ConsolidationResult:
+    result = ConsolidationResult()
+    said_before = now - timedelta(days=options.min_age_days)
+    after = None
+    while True:
+        batch = rows.eligible(ctx.db.connection(), tenant_id, user_id, said_before, after, options.batch_size)
+        if not batch:
+            break
+        after = (batch[-1]["valid_from"], batch[-1]["id"])
+        vectors = (np.stack([m["embedding"].to_numpy() for m in batch]).astype(np.float32)
+                   if options.rules.similarity > 0 else None)
+        groups = [[batch[i] for i in members] for members in group([m["content"] for m in batch], vectors, options.rules)]
+        if groups:
+            result.add(_write(ctx, summariser, tenant_id, user_id, groups, now))
+        if len(batch) < options.batch_size:
+            break
+    return result
+
+
+def _write(ctx: Context, summariser: Summariser, tenant_id: str, user_id: str,
+           groups: list[list[dict]], now: datetime) -> ConsolidationResult:
+    result = ConsolidationResult()
+    # Decided outside the lock: the summariser may call an LLM.
+    summaries = [summariser.summarise([m["content"] for m in members]) for members in groups]
+    vectors = ctx.embedder.embed([s.content for s in summaries])
+    with ctx.db.transaction() as conn:
+        locks.lock_user(conn, tenant_id, user_id)
+        active = rows.still_active(conn, tenant_id, [m["id"] for members in groups for m in members])
+        for members, summary, vector in zip(groups, summaries, vectors):
+            ids = [m["id"] for m in members]
+            if not set(ids) <= active:
+                continue  # erased or consolidated since it was read: the next run regroups what is left
+            written = rows.write_summary(conn, tenant_id, {
+                "id": str(uuid.uuid4()),
+                "user_id": user_id,
+                "agent_id": _common(m["agent_id"] for m in members),
+                "session_id": _common(m["session_id"] for m in members),
+                "memory_type": "episodic",
+                "content": summary.content,
+                "importance": max(float(m["importance"]) for m in members),
+                "embedding": vector,
+                # As recent as its latest line: recency ranks it as that line was ranked.
+                "valid_from": max(m["valid_from"] for m in members),
+                "dedupe_key": "summary:" + hashlib.sha256("\n".join(sorted(ids)).encode()).hexdigest(),
+                "metadata": {"summary_of": len(ids), "summarised_by": summary.method},
+            }, ids, now)
+            if written:
+                result.summaries += 1
+                result.merged += len(ids)
+                result.llm_fallbacks += summary.method == LLM_FALLBACK
+    if result.summaries:
+        log.info("consolidated %d memories into %d summaries for one user", result.merged, result.summaries)
+    return result
+
+
+def _common(values) -> str | None:
+    """The value every member shares, else None (a summary across sessions belongs to none)."""
+    distinct = set(values)
+    return distinct.pop() if len(distinct) == 1 else None

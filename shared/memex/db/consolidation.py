@@ -1,0 +1,72 @@
+"""Rows of consolidation: who is over the threshold, what may be grouped, and writing a summary."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+import psycopg
+
+from memex.db import history as history_rows
+from memex.db import memories as memory_rows
+
+SUMMARY_TYPE = "summary"
+
+
+def tenants(conn: psycopg.Connection) -> list[str]:
+    return [r["id"] for r in conn.execute("SELECT id FROM tenants ORDER BY id").fetchall()]
+
+
+def users_over(conn: psycopg.Connection, tenant_id: str, threshold: int, user_id: str | None) -> list[str]:
+    """Users of the tenant (or just `user_id`) with more than `threshold` active episodic memories."""
+    rows = conn.execute(
+        """SELECT user_id FROM memories
+           WHERE tenant_id = %s AND active AND memory_type = 'episodic' AND (%s::text IS NULL OR user_id = %s)
+           GROUP BY user_id HAVING count(*) > %s ORDER BY user_id""",
+        (tenant_id, user_id, user_id, threshold),
+    ).fetchall()
+    return [r["user_id"] for r in rows]
+
+
+def eligible(conn: psycopg.Connection, tenant_id: str, user_id: str, said_before: datetime,
+             after: tuple[datetime, str] | None, limit: int) -> list[dict[str, Any]]:
+    """The user's active episodic memories said before `said_before`, summaries excepted, oldest
+    first from `after` (keyset), at most `limit`."""
+    return conn.execute(
+        """SELECT id, content, embedding, valid_from, importance, session_id, agent_id FROM memories
+           WHERE tenant_id = %s AND user_id = %s AND active AND memory_type = 'episodic' AND type <> %s
+             AND valid_from < %s AND (%s::timestamptz IS NULL OR (valid_from, id) > (%s, %s))
+           ORDER BY valid_from, id LIMIT %s""",
+        (tenant_id, user_id, SUMMARY_TYPE, said_before, *((after[0], after[0], after[1]) if after else (None, None, None)),
+         limit),
+    ).fetchall()
+
+
+def still_active(conn: psycopg.Connection, tenant_id: str, ids: list[str]) -> set[str]:
+    rows = conn.execute("SELECT id FROM memories WHERE tenant_id = %s AND id = ANY(%s) AND active",
+                        (tenant_id, ids)).fetchall()
+    return {r["id"] for r in rows}
+
+
+def write_summary(conn: psycopg.Connection, tenant_id: str, summary: dict[str, Any], originals: list[str],
+                  at: datetime) -> bool:
+    """Insert the summary, link it to each original (its history and its sources) and end the
+    originals at `at`. False when a summary with its dedupe key exists already (nothing written)."""
+    if memory_rows.insert(conn, tenant_id, {**summary, "type": SUMMARY_TYPE}) is None:
+        return False
+    for original in originals:
+        history_rows.link(conn, tenant_id, summary["id"], original)
+    conn.execute("UPDATE memories SET active = false, valid_to = %s WHERE tenant_id = %s AND id = ANY(%s)",
+                 (at, tenant_id, originals))
+    return True
+
+
+def summaries_citing(conn: psycopg.Connection, tenant_id: str, ids: list[str]) -> list[str]:
+    """The summaries that cite any of these memories as a source."""
+    rows = conn.execute(
+        """SELECT DISTINCT l.memory_id FROM memory_links l
+           JOIN memories s ON s.tenant_id = l.tenant_id AND s.id = l.memory_id AND s.type = %s
+           WHERE l.tenant_id = %s AND l.replaced_id = ANY(%s)""",
+        (SUMMARY_TYPE, tenant_id, ids),
+    ).fetchall()
+    return [r["memory_id"] for r in rows]

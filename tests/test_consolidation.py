@@ -1,0 +1,264 @@
+"""Consolidation against the real Postgres: grouping, summaries citing every original, idempotence,
+the per-user lock, erasure of a source, the LLM summary through the loopback double, the CLI and
+the scheduled function."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+
+import numpy as np
+import pytest
+
+from bench.openai_double import OpenAIDouble
+from infra.local.lambda_context import LocalLambdaContext
+from infra.local.runtime import function_module
+from memex.consolidation.extractive import ExtractiveSummariser
+from memex.consolidation.grouping import Rules, group, jaccard, words
+from memex.consolidation.job import Options, consolidate
+from memex.db import locks
+from tests.conftest import ROOT
+
+OLD = "2025-01-10T10:00:00Z"
+# Three lines that repeat each other (word-set Jaccard >= 0.7 with the first) and two that do not.
+HIKING = ["I love hiking in the Alps with my sister every summer",
+          "I love hiking in the Alps with my sister every single summer",
+          "I really love hiking in the Alps with my sister every summer"]
+OTHERS = ["My cat Miso knocked the vase off the shelf this morning",
+          "The quarterly budget review moved to Thursday afternoon"]
+NOW_OPTIONS = dict(threshold=0, min_age_days=0)
+
+
+def options(ctx, **overrides) -> Options:
+    """This run's settings: every user, every memory, and the seed's rule alone (whatever the defaults)."""
+    return dataclasses.replace(Options.from_settings(ctx, **{**NOW_OPTIONS, **overrides}), rules=Rules(0.7, 0.0, 8))
+
+
+def say(tenant, lines, session="s1", timestamp=OLD, user=None):
+    response = tenant.turn(*lines, session=session, user=user, **({"timestamp": timestamp} if timestamp else {}))
+    assert response.status_code == 201, response.text
+
+
+def episodic(tenant, include_inactive=False, user=None) -> list[dict]:
+    response = tenant.get(f"/v1/users/{user or tenant.user}/memories",
+                          params={"include_inactive": str(include_inactive).lower(), "limit": 500})
+    assert response.status_code == 200, response.text
+    return [m for m in response.json()["memories"] if m["memory_type"] == "episodic"]
+
+
+def summaries(tenant) -> list[dict]:
+    return [m for m in episodic(tenant) if m["type"] == "summary"]
+
+
+def snapshot(ctx, tenant_id):
+    return ctx.db.connection().execute(
+        """SELECT id, active, valid_to, content, type FROM memories WHERE tenant_id = %s ORDER BY id""",
+        (tenant_id,)).fetchall()
+
+
+# ---- pure parts ---------------------------------------------------------------------------------
+
+def test_near_duplicates_group_by_their_words_and_others_stay_alone():
+    rules = Rules(jaccard=0.7, similarity=0.0, max_group=8)
+    assert jaccard(words(HIKING[0]), words(HIKING[1])) >= 0.7
+    assert group(HIKING + OTHERS, None, rules) == [[0, 1, 2]]
+    assert group(OTHERS, None, rules) == []
+    assert group(HIKING, None, dataclasses.replace(rules, max_group=2)) == [[0, 1]]
+
+
+def test_same_topic_groups_by_meaning_when_a_similarity_is_set():
+    vectors = np.array([[1, 0], [0.99, 0.1], [0, 1]], dtype=np.float32)
+    contents = ["apples and pears", "fruit salad today", "tax forms"]
+    assert group(contents, vectors, Rules(0.7, 0.0, 8)) == []
+    assert group(contents, vectors, Rules(0.7, 0.95, 8)) == [[0, 1]]
+
+
+def test_the_extractive_summary_keeps_every_word_and_drops_repetitions():
+    summary = ExtractiveSummariser().summarise([HIKING[0], HIKING[0], HIKING[1], HIKING[2]])
+    assert summary.method == "extractive"
+    assert summary.content.split("\n") == [HIKING[0], HIKING[1], HIKING[2]]
+    assert words(summary.content) == words(" ".join(HIKING))
+
+
+# ---- against the database ------------------------------------------------------------------------
+
+def test_a_group_becomes_one_summary_citing_every_original(ctx, tenant):
+    say(tenant, HIKING + OTHERS)
+    before = episodic(tenant)
+    originals = [m for m in before if any(line in m["content"] for line in HIKING)]
+    assert len(originals) == 3
+
+    result = consolidate(ctx, tenant.id, options=options(ctx))
+    assert result.to_dict() == {"users": 1, "summaries": 1, "merged": 3, "llm_fallbacks": 0}
+
+    after = episodic(tenant)
+    assert len(after) == len(before) - 2
+    [summary] = summaries(tenant)
+    assert words(" ".join(HIKING)) <= words(summary["content"])
+    assert summary["metadata"] == {"summary_of": 3, "summarised_by": "extractive"}
+    assert sorted(s["message_id"] for s in summary["sources"]) == sorted(o["sources"][0]["message_id"] for o in originals)
+    assert {s["session_id"] for s in summary["sources"]} == {"s1"}
+    # the originals: inactive, kept, and in the summary's history
+    kept = {m["id"]: m for m in episodic(tenant, include_inactive=True)}
+    assert all(not kept[o["id"]]["active"] and kept[o["id"]]["valid_to"] for o in originals)
+    history = tenant.get(f"/v1/memories/{summary['id']}/history").json()["history"]
+    assert {m["id"] for m in history} == {o["id"] for o in originals} | {summary["id"]}
+    # searched in their place
+    found = [m["id"] for m in tenant.search("hiking in the Alps", filters={"memory_type": "episodic"})]
+    assert summary["id"] in found and not {o["id"] for o in originals} & set(found)
+
+
+def test_a_second_run_changes_nothing(ctx, tenant):
+    say(tenant, HIKING + OTHERS)
+    consolidate(ctx, tenant.id, options=options(ctx))
+    state = snapshot(ctx, tenant.id)
+    again = consolidate(ctx, tenant.id, options=options(ctx))
+    assert (again.summaries, again.merged) == (0, 0)
+    assert snapshot(ctx, tenant.id) == state
+
+
+def test_only_users_over_the_threshold_and_memories_old_enough(ctx, tenant):
+    say(tenant, HIKING)
+    say(tenant, HIKING, session="recent", timestamp=None)  # said now
+    count = len(episodic(tenant))
+    assert consolidate(ctx, tenant.id, options=options(ctx, threshold=count)).users == 0
+    result = consolidate(ctx, tenant.id, options=options(ctx, threshold=count - 1, min_age_days=30))
+    assert (result.users, result.merged) == (1, 3)
+    [summary] = summaries(tenant)
+    assert summary["session_id"] == "s1"
+    assert sum(1 for m in episodic(tenant) if m["session_id"] == "recent") == 3
+
+
+def test_only_the_named_user_and_never_another_tenant(ctx, tenant, other_tenant):
+    say(tenant, HIKING)
+    say(tenant, HIKING, user="someone-else")
+    say(other_tenant, HIKING)
+    result = consolidate(ctx, tenant.id, tenant.user, options(ctx))
+    assert (result.users, result.summaries) == (1, 1)
+    assert summaries(tenant) and not [m for m in episodic(tenant, user="someone-else") if m["type"] == "summary"]
+    assert not summaries(other_tenant)
+
+
+def test_a_run_waits_for_the_users_lock(ctx, tenant):
+    say(tenant, HIKING)
+    holder = ctx.db.__class__(lambda: ctx.db.dsn)
+    outcome = {}
+    with holder.transaction() as conn:
+        locks.lock_user(conn, tenant.id, tenant.user)
+        run = threading.Thread(target=lambda: outcome.setdefault("result", consolidate(ctx, tenant.id, options=options(ctx))))
+        run.start()
+        waiting = False
+        for _ in range(600):  # up to a minute for the run to reach the lock
+            waiting = conn.execute("SELECT count(*) AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted"
+                                   ).fetchone()["n"] > 0
+            if waiting or not run.is_alive():
+                break
+            time.sleep(0.1)
+        assert waiting, "the run did not wait on the user's lock"
+        assert not summaries(tenant)
+    run.join(timeout=60)
+    holder.reset()
+    assert outcome["result"].summaries == 1 and len(summaries(tenant)) == 1
+
+
+def test_erasing_a_source_removes_the_summary_and_its_other_sources_come_back(ctx, tenant):
+    say(tenant, HIKING + ["I love hiking in the Alps with my sister every summer, code zq81"])
+    originals = [m for m in episodic(tenant) if "hiking" in m["content"]]
+    consolidate(ctx, tenant.id, options=options(ctx))
+    [summary] = summaries(tenant)
+    assert "zq81" in summary["content"]
+
+    erased = next(m for m in originals if "zq81" in m["content"])
+    assert tenant.delete(f"/v1/memories/{erased['id']}").status_code in (200, 204)
+    assert tenant.get(f"/v1/memories/{summary['id']}").status_code == 404
+    active = {m["id"] for m in episodic(tenant)}
+    assert {m["id"] for m in originals if m is not erased} <= active
+    # a new run summarises what is left, without what was erased
+    consolidate(ctx, tenant.id, options=options(ctx))
+    [again] = summaries(tenant)
+    assert "zq81" not in again["content"] and len(again["sources"]) == 3
+    leftovers = ctx.db.connection().execute(
+        "SELECT count(*) AS n FROM memories WHERE tenant_id = %s AND content LIKE %s", (tenant.id, "%zq81%")).fetchone()
+    assert leftovers["n"] == 0
+
+
+def test_erasing_a_session_removes_the_summaries_citing_it(ctx, tenant):
+    say(tenant, HIKING[:2], session="a")
+    say(tenant, HIKING[2:], session="b")
+    consolidate(ctx, tenant.id, options=options(ctx))
+    [summary] = summaries(tenant)
+    assert summary["session_id"] is None and {s["session_id"] for s in summary["sources"]} == {"a", "b"}
+    assert tenant.delete("/v1/sessions/b", params={"user_id": tenant.user}).status_code in (200, 204)
+    assert not summaries(tenant)
+    assert sorted(m["content"] for m in episodic(tenant)) == sorted(HIKING[:2])
+
+
+def test_erasing_a_summary_erases_what_it_summarises(ctx, tenant):
+    say(tenant, HIKING + OTHERS)
+    consolidate(ctx, tenant.id, options=options(ctx))
+    [summary] = summaries(tenant)
+    assert tenant.delete(f"/v1/memories/{summary['id']}").status_code in (200, 204)
+    left = episodic(tenant, include_inactive=True)
+    assert not [m for m in left if "hiking" in m["content"]]
+    assert len(left) == len(OTHERS)
+    assert consolidate(ctx, tenant.id, options=options(ctx)).summaries == 0
+
+
+@pytest.fixture
+def llm_ctx(ctx):
+    with OpenAIDouble() as double:
+        settings = dataclasses.replace(ctx.settings, llm_base_url=double.base_url, llm_model="test-model")
+        yield dataclasses.replace(ctx, settings=settings), double
+
+
+def test_the_llm_writes_the_summary_when_configured(llm_ctx, tenant):
+    llm, double = llm_ctx
+    say(tenant, HIKING)
+    double.script_chat(json.dumps({"summary": "The user loves hiking in the Alps with their sister every summer."}))
+    result = consolidate(llm, tenant.id, options=options(llm))
+    assert (result.summaries, result.llm_fallbacks) == (1, 0)
+    [summary] = summaries(tenant)
+    assert summary["content"] == "The user loves hiking in the Alps with their sister every summer."
+    assert summary["metadata"]["summarised_by"] == "llm" and len(summary["sources"]) == 3
+    [request] = double.chat_requests
+    assert all(line in request["messages"][1]["content"] for line in HIKING)
+
+
+def test_without_a_usable_llm_answer_the_summary_is_extractive(llm_ctx, tenant):
+    llm, double = llm_ctx
+    say(tenant, HIKING)
+    double.fail("/v1/chat/completions", "500")
+    result = consolidate(llm, tenant.id, options=options(llm))
+    assert (result.summaries, result.llm_fallbacks) == (1, 1)
+    [summary] = summaries(tenant)
+    assert summary["metadata"]["summarised_by"] == "extractive (llm failed)"
+    assert words(" ".join(HIKING)) <= words(summary["content"])
+
+
+# ---- the command and the scheduled function --------------------------------------------------------
+
+def test_the_cli_consolidates_with_its_flags_overriding_the_settings(ctx, tenant):
+    say(tenant, HIKING)
+    env = {**os.environ, "DATABASE_URL": ctx.db.dsn, "MEMEX_CONSOLIDATION_THRESHOLD": "100000"}
+
+    def memex(*args):
+        done = subprocess.run([sys.executable, "-m", "infra.cli", "consolidate", "--tenant", tenant.id, *args],
+                              cwd=ROOT, env=env, capture_output=True, text=True, timeout=180)
+        assert done.returncode == 0, done.stderr
+        return json.loads(done.stdout)
+
+    assert memex("--user", tenant.user)["users"] == 0  # the configured threshold
+    assert memex("--user", tenant.user, "--threshold", "0", "--min-age-days", "100000")["merged"] == 0
+    assert memex("--user", tenant.user, "--threshold", "0")["merged"] == 3
+    assert len(summaries(tenant)) == 1
+
+
+def test_the_scheduled_function_runs_on_its_sample_event(runtime):
+    event = json.loads((ROOT / "events" / "consolidate.json").read_text())
+    answer = function_module("consolidate").handler(event, LocalLambdaContext("consolidate"))
+    assert set(answer) == {"users", "summaries", "merged", "llm_fallbacks"}
