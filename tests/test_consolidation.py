@@ -93,8 +93,15 @@ def test_a_group_becomes_one_summary_citing_every_original(ctx, tenant):
     originals = [m for m in before if any(line in m["content"] for line in HIKING)]
     assert len(originals) == 3
 
-    result = consolidate(ctx, tenant.id, options=options(ctx))
+    recorded = []
+
+    class Recorder:
+        def record(self, metric, value=1, **labels):
+            recorded.append((metric.name, value))
+
+    result = consolidate(dataclasses.replace(ctx, metrics=Recorder()), tenant.id, options=options(ctx))
     assert result.to_dict() == {"users": 1, "summaries": 1, "merged": 3, "llm_fallbacks": 0}
+    assert ("ConsolidationRuns", 1) in recorded and ("MemoriesMerged", 3) in recorded
 
     after = episodic(tenant)
     assert len(after) == len(before) - 2
