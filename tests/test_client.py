@@ -306,3 +306,34 @@ def test_ids_are_sent_as_one_path_segment(scripted):
 
 def test_an_unknown_user_reads_as_empty(client):
     assert list(client.list_memories(f"nobody-{uuid.uuid4().hex[:6]}")) == []
+
+
+def test_the_models_declare_every_field_the_service_sends(client, tenant):
+    """A field the service added and the models lack would reach users untyped (in model_extra)."""
+    from memex_client import Citation, Health, Memory, ScoreParts, SearchHit, Source, TurnResult
+
+    def fields(model) -> set[str]:
+        return set(model.model_fields)
+
+    raw_turn = tenant.turn("I live in Lisbon and I work at Stripe.").json()
+    assert set(raw_turn) <= fields(TurnResult) and {"turn_id", "status", "memories"} <= set(raw_turn)
+    raw_memory = raw_turn["memories"][0]
+    assert set(raw_memory) == fields(Memory) and set(raw_memory["sources"][0]) == fields(Source)
+    hit = tenant.post("/v1/search", {"user_id": tenant.user, "query": "Lisbon"}).json()["results"][0]
+    assert set(hit) == fields(SearchHit) and set(hit["score_parts"]) <= fields(ScoreParts)
+    recalled = tenant.post("/v1/recall", {"user_id": tenant.user, "query": "Lisbon"}).json()
+    assert set(recalled["citations"][0]) == fields(Citation)
+    assert set(tenant.get("/health").json()) == fields(Health)
+    # And what the client reads is all declared, nothing left over.
+    assert client.get_memory(raw_memory["id"]).model_extra == {}
+
+
+def test_health_answers_a_degraded_report_and_raises_on_a_proxy_503(scripted):
+    report = {"status": "error", "db": "error: OperationalError", "queue": "ok", "degraded": ["db"]}
+    server = scripted((503, {}, report), (503, {}, "<html>bad gateway</html>"))
+    with MemexClient("k", server.url, retry_policy=QUICK) as memex:
+        health = memex.health()
+        assert (health.status, health.db, health.degraded) == ("error", "error: OperationalError", ["db"])
+        with pytest.raises(ServerError) as error:
+            memex.health()
+    assert error.value.status == 503 and error.value.code == "http_error" and len(server.received) == 2

@@ -20,7 +20,9 @@ TurnStatus = Literal["queued", "processing", "processed", "failed"]
 
 
 class _Request(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # NaN and Infinity are no JSON: kept as they are (not turned into null) so that encoding the
+    # body refuses them, and refused outright in the fields declared as numbers.
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False, ser_json_inf_nan="constants")
 
     def wire(self) -> dict[str, Any]:
         """The JSON body: unset optional fields are left out, so the service's defaults apply."""
