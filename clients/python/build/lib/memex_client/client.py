@@ -38,12 +38,6 @@ def _http_options(base_url: Optional[str], api_key: Optional[str],
             "headers": headers, "timeout": timeout}
 
 
-def _policy(max_retries: int, retry_policy: Optional[RetryPolicy]) -> RetryPolicy:
-    if retry_policy is None:
-        return RetryPolicy(max_retries=max_retries)
-    return retry_policy
-
-
 def _gave_up(error: httpx.TransportError) -> APIConnectionError:
     kind = APITimeoutError if isinstance(error, httpx.TimeoutException) else APIConnectionError
     return kind(f"{type(error).__name__}: {error}")
@@ -58,14 +52,14 @@ class MemexClient:
 
     `api_key`: else MEMEX_API_KEY (none: no Authorization header, for a service without keys).
     `base_url`: else MEMEX_BASE_URL, else http://127.0.0.1:8080. `timeout`: seconds per request.
-    `max_retries`: attempts after the first; `retry_policy` sets the backoff too.
+    `max_retries`: attempts after the first; a `retry_policy`, when given, sets them and the waits.
     """
 
     def __init__(self, api_key: Optional[str] = None, base_url: Optional[str] = None, *,
                  timeout: Union[float, httpx.Timeout] = DEFAULT_TIMEOUT, max_retries: int = 3,
                  retry_policy: Optional[RetryPolicy] = None):
         self._http = httpx.Client(**_http_options(base_url, api_key, timeout))
-        self._retries = _policy(max_retries, retry_policy)
+        self._retries = retry_policy or RetryPolicy(max_retries=max_retries)
 
     @property
     def base_url(self) -> str:
@@ -90,9 +84,8 @@ class MemexClient:
                 if delay is None:
                     raise _gave_up(error) from error
             else:
-                if response.is_success or response.status_code in op.also_ok:
-                    return op.read(response)
-                delay = self._retries.after_response(attempt, response, op.replay_safe)
+                delay = None if op.is_answer(response) else self._retries.after_response(attempt, response,
+                                                                                         op.replay_safe)
                 if delay is None:
                     return op.read(response)
             time.sleep(delay)
@@ -200,7 +193,7 @@ class AsyncMemexClient:
                  timeout: Union[float, httpx.Timeout] = DEFAULT_TIMEOUT, max_retries: int = 3,
                  retry_policy: Optional[RetryPolicy] = None):
         self._http = httpx.AsyncClient(**_http_options(base_url, api_key, timeout))
-        self._retries = _policy(max_retries, retry_policy)
+        self._retries = retry_policy or RetryPolicy(max_retries=max_retries)
 
     @property
     def base_url(self) -> str:
@@ -225,9 +218,8 @@ class AsyncMemexClient:
                 if delay is None:
                     raise _gave_up(error) from error
             else:
-                if response.is_success or response.status_code in op.also_ok:
-                    return op.read(response)
-                delay = self._retries.after_response(attempt, response, op.replay_safe)
+                delay = None if op.is_answer(response) else self._retries.after_response(attempt, response,
+                                                                                         op.replay_safe)
                 if delay is None:
                     return op.read(response)
             await asyncio.sleep(delay)

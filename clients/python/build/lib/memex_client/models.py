@@ -221,3 +221,7 @@ class Health(_Response):
     llm: Optional[str] = None
     rerank: Optional[str] = None
     degraded: list[str] = Field(default_factory=list)
+    # Which implementation of each part is configured ("local:all-MiniLM-L6-v2", "offline-rules").
+    embedder: Optional[str] = None
+    extractor: Optional[str] = None
+    reranker: Optional[str] = None

@@ -34,9 +34,17 @@ class Operation(Generic[T]):
     # Statuses besides 2xx whose body is still the answer (a health report while degraded).
     also_ok: frozenset[int] = frozenset()
 
+    def is_answer(self, response: httpx.Response) -> bool:
+        return response.is_success or response.status_code in self.also_ok
+
     def read(self, response: httpx.Response) -> T:
-        if response.is_success or response.status_code in self.also_ok:
+        if response.is_success:
             return self.answer.model_validate(response.json())
+        if response.status_code in self.also_ok:
+            try:
+                return self.answer.model_validate(response.json())
+            except ValueError:
+                pass  # not the service's report (a proxy's page): an error like any other
         raise from_response(response)
 
 
@@ -46,11 +54,7 @@ def _segment(value: str) -> str:
 
 
 def _query(**params: Any) -> dict[str, Any]:
-    return {name: _wire_value(value) for name, value in params.items() if value is not None}
-
-
-def _wire_value(value: Any) -> Any:
-    return ("true" if value else "false") if isinstance(value, bool) else value
+    return {name: value for name, value in params.items() if value is not None}
 
 
 def add_turn(user_id: str, session_id: str, messages: Iterable[MessageLike], *, wait: bool,
