@@ -28,6 +28,16 @@ from memex_client import (
 )
 from tests.conftest import served
 
+def run(coroutine):
+    """Runs a coroutine on a loop of its own. Not asyncio.run: it leaves the main thread with no
+    current event loop, which later tests' libraries (Mangum) expect to find."""
+    loop = asyncio.new_event_loop()
+    try:
+        return loop.run_until_complete(coroutine)
+    finally:
+        loop.close()
+
+
 # Short backoffs keep the retry tests quick; Retry-After is honoured whatever these say.
 QUICK = RetryPolicy(max_retries=3, backoff=0.01, max_backoff=0.05)
 
@@ -123,6 +133,10 @@ def test_the_service_errors_are_typed_with_its_code_message_and_field(client, ba
         client.add_turn(tenant.user, "s1", [{"role": "user", "content": "hi", "metadata": {"x": "a\x00b"}}])
     assert nested.value.field == "messages.0.metadata.x" and "NUL" in nested.value.message
 
+    with pytest.raises(InvalidInputError) as cursor:
+        client.list_memories_page(tenant.user, cursor="not-a-cursor")
+    assert cursor.value.field == "cursor"
+
     with pytest.raises(NotFoundError):
         client.get_backfill("no-such-backfill")
 
@@ -156,7 +170,7 @@ def test_the_async_client_does_the_same_over_the_same_routes(base_url, tenant):
                     refused = error
             return turn, listed, found, recalled, count, erased, refused
 
-    turn, listed, found, recalled, count, erased, refused = asyncio.run(main())
+    turn, listed, found, recalled, count, erased, refused = run(main())
     employer = next(m for m in turn.memories if m.key == "employer")
     assert employer.value == "Notion" and employer.id in {hit.id for hit in found.results}
     assert "Notion" in recalled.context
@@ -232,7 +246,7 @@ def test_the_async_client_retries_a_429_after_its_retry_after(scripted):
         async with AsyncMemexClient("k", server.url, retry_policy=QUICK) as memex:
             return await memex.count_memories("alice")
 
-    assert asyncio.run(main()) == 7
+    assert run(main()) == 7
     (first, *_), (second, *_) = server.received
     assert len(server.received) == 2 and second - first >= 1.0
 

@@ -84,8 +84,8 @@ _BY_STATUS = {400: BadRequestError, 401: AuthenticationError, 403: PermissionDen
               409: ConflictError, 413: PayloadTooLargeError, 422: InvalidInputError, 429: RateLimitError,
               503: ServiceUnavailableError}
 
-# The location prefix FastAPI gives a field: where it was, not what it is.
-_FIELD = re.compile(r"^(?:body|query|path|header)\.([^\s:;]+): ")
+# "body.top_k: ..." or "cursor: ...": the location prefix says where the field was, not what it is.
+_FIELD = re.compile(r"^(?:(?:body|query|path|header)\.)?([^\s:;]+): ")
 
 
 def retry_after(response: httpx.Response) -> Optional[float]:
