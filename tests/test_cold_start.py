@@ -38,7 +38,7 @@ def fresh_interpreter(code: str) -> dict:
 
 
 def test_every_handler_is_found():
-    assert len(HANDLERS) == 9 and {"ingest", "search", "sweep", "migrate"} <= set(HANDLERS)
+    assert len(HANDLERS) == 10 and {"ingest", "search", "sweep", "migrate", "mcp"} <= set(HANDLERS)
 
 
 @pytest.mark.parametrize("name", HANDLERS)
