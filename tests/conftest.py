@@ -12,8 +12,12 @@ from __future__ import annotations
 import os
 import shutil
 import sys
+import threading
+import time
 import uuid
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 
@@ -169,3 +173,25 @@ def tenant(ctx, http) -> Tenant:
 @pytest.fixture
 def other_tenant(ctx, http) -> Tenant:
     return Tenant(ctx, http)
+
+
+@contextmanager
+def served(app) -> Iterator[str]:
+    """`app` served by uvicorn on a loopback port, as `make dev` serves it; yields its base URL."""
+    import uvicorn
+
+    from infra.local.sqs_server import free_port
+
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        assert time.monotonic() < deadline and thread.is_alive(), "uvicorn did not start"
+        time.sleep(0.05)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)

@@ -1,0 +1,46 @@
+"""A Python client for memex, long-term memory for AI agents: `MemexClient`, `AsyncMemexClient`."""
+
+from memex_client.client import DEFAULT_BASE_URL, AsyncMemexClient, MemexClient, __version__
+from memex_client.errors import (
+    APIConnectionError,
+    APIError,
+    APITimeoutError,
+    AuthenticationError,
+    BadRequestError,
+    ConflictError,
+    InvalidInputError,
+    MemexError,
+    NotFoundError,
+    PayloadTooLargeError,
+    PermissionDeniedError,
+    RateLimitError,
+    ServerError,
+    ServiceUnavailableError,
+)
+from memex_client.models import (
+    Backfill,
+    Citation,
+    Erasure,
+    Health,
+    Memory,
+    MemoryHistory,
+    MemoryPage,
+    Message,
+    RecallResponse,
+    ScoreParts,
+    SearchFilters,
+    SearchHit,
+    SearchResponse,
+    Source,
+    TurnResult,
+)
+from memex_client.retries import RetryPolicy
+
+__all__ = [
+    "DEFAULT_BASE_URL", "AsyncMemexClient", "MemexClient", "RetryPolicy", "__version__",
+    "APIConnectionError", "APIError", "APITimeoutError", "AuthenticationError", "BadRequestError", "ConflictError",
+    "InvalidInputError", "MemexError", "NotFoundError", "PayloadTooLargeError", "PermissionDeniedError",
+    "RateLimitError", "ServerError", "ServiceUnavailableError",
+    "Backfill", "Citation", "Erasure", "Health", "Memory", "MemoryHistory", "MemoryPage", "Message",
+    "RecallResponse", "ScoreParts", "SearchFilters", "SearchHit", "SearchResponse", "Source", "TurnResult",
+]

@@ -1,0 +1,227 @@
+"""The v1 wire shapes: what the client sends and what the service answers.
+
+Requests refuse unknown fields, as the service does, so a misspelt argument fails before it is
+sent. Their limits (id characters, `top_k` 1-100, ...) are left to the service, which owns them:
+a value it refuses comes back as `InvalidInputError` naming the field. Responses accept fields this
+version does not know, so a newer service does not break an older client.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal, Optional
+
+from pydantic import BaseModel, ConfigDict, Field
+
+MemoryType = Literal["episodic", "semantic", "procedural"]
+SearchMode = Literal["hybrid", "bm25", "vector"]
+Role = Literal["user", "assistant", "system", "tool"]
+TurnStatus = Literal["queued", "processing", "processed", "failed"]
+
+
+class _Request(BaseModel):
+    # NaN and Infinity are no JSON: kept as they are (not turned into null) so that encoding the
+    # body refuses them, and refused outright in the fields declared as numbers.
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False, ser_json_inf_nan="constants")
+
+    def wire(self) -> dict[str, Any]:
+        """The JSON body: unset optional fields are left out, so the service's defaults apply."""
+        return self.model_dump(mode="json", exclude_none=True)
+
+
+class _Response(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+
+# Requests
+
+
+class Message(_Request):
+    role: Role
+    content: str
+    name: Optional[str] = None
+    # Kept on the message and handed back in every memory's `sources`: a place for your own ids.
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+
+class TurnRequest(_Request):
+    user_id: str
+    session_id: str
+    agent_id: Optional[str] = None
+    messages: list[Message]
+    timestamp: Optional[datetime] = None
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    idempotency_key: Optional[str] = None
+
+
+class MemoryRequest(_Request):
+    user_id: str
+    agent_id: Optional[str] = None
+    session_id: Optional[str] = None
+    content: str
+    memory_type: Optional[MemoryType] = None
+    importance: Optional[float] = None
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+
+class SearchFilters(_Request):
+    memory_type: Optional[MemoryType] = None
+    session_id: Optional[str] = None
+    metadata: Optional[dict[str, Any]] = None
+
+
+class SearchRequest(_Request):
+    user_id: str
+    query: str
+    agent_id: Optional[str] = None
+    top_k: Optional[int] = None
+    alpha: Optional[float] = None
+    half_life_days: Optional[float] = None
+    reference_time: Optional[datetime] = None
+    filters: Optional[SearchFilters] = None
+    include_inactive: Optional[bool] = None
+    mode: Optional[SearchMode] = None
+
+
+class RecallRequest(_Request):
+    user_id: str
+    query: str
+    session_id: Optional[str] = None
+    agent_id: Optional[str] = None
+    max_tokens: Optional[int] = None
+    reference_time: Optional[datetime] = None
+
+
+# Responses
+
+
+class Source(_Response):
+    """Where a memory came from: the turn, the message and the metadata the client sent with it."""
+
+    turn_id: Optional[str] = None
+    message_id: Optional[str] = None
+    session_id: Optional[str] = None
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+
+class Memory(_Response):
+    id: str
+    user_id: str
+    agent_id: Optional[str] = None
+    session_id: Optional[str] = None
+    content: str
+    memory_type: MemoryType
+    type: str
+    key: Optional[str] = None
+    value: Optional[str] = None
+    importance: float
+    confidence: float
+    active: bool
+    valid_from: datetime
+    valid_to: Optional[datetime] = None
+    supersedes: Optional[str] = None
+    created_at: datetime
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    sources: list[Source] = Field(default_factory=list)
+
+
+class TurnResult(_Response):
+    """A turn as stored: `memories` is filled once it is processed. `error` says why inline
+    processing (`wait=True`) failed, the turn then being queued, or why processing failed."""
+
+    turn_id: str
+    status: TurnStatus
+    memories: list[Memory] = Field(default_factory=list)
+    error: Optional[str] = None
+
+
+class ScoreParts(_Response):
+    score: float
+    relevance: float
+    recency: float
+    importance: float
+    bm25: Optional[float] = None
+    similarity: Optional[float] = None
+    rerank: Optional[float] = None
+    bm25_rank: Optional[int] = None
+    vector_rank: Optional[int] = None
+
+
+class SearchHit(Memory):
+    score: float
+    score_parts: ScoreParts
+
+
+class SearchResponse(_Response):
+    results: list[SearchHit]
+    query: str
+    total: int
+    # What the search had to do without (an embedder or reranker that failed), empty when nothing.
+    degraded: list[str] = Field(default_factory=list)
+
+
+class Citation(_Response):
+    memory_id: str
+    turn_id: Optional[str] = None
+    message_id: Optional[str] = None
+    score: float
+    snippet: str
+
+
+class RecallResponse(_Response):
+    context: str
+    citations: list[Citation]
+    token_count: int
+    degraded: list[str] = Field(default_factory=list)
+
+
+class MemoryPage(_Response):
+    memories: list[Memory]
+    next_cursor: Optional[str] = None
+
+
+class MemoryHistory(_Response):
+    memory_id: str
+    history: list[Memory]
+
+
+class Count(_Response):
+    count: int
+
+
+class Erasure(_Response):
+    """How many of each kind of record were erased (`turns`, `memories`, ...)."""
+
+    deleted: dict[str, int]
+
+
+class Backfill(_Response):
+    backfill_id: str
+    kind: str
+    status: str
+    source: Optional[str] = None
+    user_id: Optional[str] = None
+    total: int
+    done: int
+    failed: int
+    remaining: int
+    error: Optional[str] = None
+    created_at: datetime
+    updated_at: datetime
+
+
+class Health(_Response):
+    """`status` is "ok", or "error" (with HTTP 503) when the database is down; each dependency's
+    state is "ok", "unconfigured" or "error: <kind>"; `degraded` names what runs without one."""
+
+    status: str
+    db: str
+    queue: Optional[str] = None
+    embed: Optional[str] = None
+    llm: Optional[str] = None
+    rerank: Optional[str] = None
+    degraded: list[str] = Field(default_factory=list)
+    # Which implementation of each part is configured ("local:all-MiniLM-L6-v2", "offline-rules").
+    embedder: Optional[str] = None
+    extractor: Optional[str] = None
+    reranker: Optional[str] = None

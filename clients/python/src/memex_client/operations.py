@@ -1,0 +1,133 @@
+"""Each v1 operation as data: method, path, query, body, and the model its answer is read into.
+
+The sync and async clients share these, so they differ only in how they wait on the network.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Generic, Iterable, Optional, TypeVar, Union
+from urllib.parse import quote
+
+import httpx
+from pydantic import BaseModel
+
+from memex_client import models
+from memex_client.errors import from_response
+
+T = TypeVar("T", bound=BaseModel)
+
+MessageLike = Union[models.Message, dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class Operation(Generic[T]):
+    method: str
+    path: str
+    answer: type[T]
+    params: dict[str, Any] = field(default_factory=dict)
+    body: Optional[dict[str, Any]] = None
+    # Whether sending it twice does no more than sending it once (see retries.py).
+    replay_safe: bool = True
+    # Statuses besides 2xx whose body is still the answer (a health report while degraded).
+    also_ok: frozenset[int] = frozenset()
+
+    def is_answer(self, response: httpx.Response) -> bool:
+        return response.is_success or response.status_code in self.also_ok
+
+    def read(self, response: httpx.Response) -> T:
+        if response.is_success:
+            return self.answer.model_validate(response.json())
+        if response.status_code in self.also_ok:
+            try:
+                return self.answer.model_validate(response.json())
+            except ValueError:
+                pass  # not the service's report (a proxy's page): an error like any other
+        raise from_response(response)
+
+
+def _segment(value: str) -> str:
+    # Ids may hold ":" "@" "+": each must stay inside its one path segment, as given.
+    return quote(value, safe="")
+
+
+def _query(**params: Any) -> dict[str, Any]:
+    return {name: value for name, value in params.items() if value is not None}
+
+
+def add_turn(user_id: str, session_id: str, messages: Iterable[MessageLike], *, wait: bool,
+             agent_id: Optional[str], timestamp: Optional[datetime], metadata: Optional[dict[str, Any]],
+             idempotency_key: Optional[str]) -> Operation[models.TurnResult]:
+    turn = models.TurnRequest(
+        user_id=user_id, session_id=session_id, agent_id=agent_id,
+        messages=[models.Message.model_validate(m) for m in messages], timestamp=timestamp,
+        metadata=metadata or {},
+        # A key of the client's own when none is given: a retried turn is then stored once.
+        idempotency_key=idempotency_key or f"memex-client:{uuid.uuid4()}",
+    )
+    return Operation("POST", "/v1/turns", models.TurnResult, params=_query(wait=True if wait else None),
+                     body=turn.wire())
+
+
+def get_turn(turn_id: str) -> Operation[models.TurnResult]:
+    return Operation("GET", f"/v1/turns/{_segment(turn_id)}", models.TurnResult)
+
+
+def add_memory(user_id: str, content: str, *, agent_id: Optional[str], session_id: Optional[str],
+               memory_type: Optional[str], importance: Optional[float],
+               metadata: Optional[dict[str, Any]]) -> Operation[models.Memory]:
+    memory = models.MemoryRequest(user_id=user_id, content=content, agent_id=agent_id, session_id=session_id,
+                                  memory_type=memory_type, importance=importance, metadata=metadata or {})
+    # No idempotency key on this route: a second send would store a second memory.
+    return Operation("POST", "/v1/memories", models.Memory, body=memory.wire(), replay_safe=False)
+
+
+def search(user_id: str, query: str, **options: Any) -> Operation[models.SearchResponse]:
+    request = models.SearchRequest(user_id=user_id, query=query, **options)
+    return Operation("POST", "/v1/search", models.SearchResponse, body=request.wire())
+
+
+def recall(user_id: str, query: str, **options: Any) -> Operation[models.RecallResponse]:
+    request = models.RecallRequest(user_id=user_id, query=query, **options)
+    return Operation("POST", "/v1/recall", models.RecallResponse, body=request.wire())
+
+
+def list_page(user_id: str, *, include_inactive: bool, limit: Optional[int],
+              cursor: Optional[str]) -> Operation[models.MemoryPage]:
+    return Operation("GET", f"/v1/users/{_segment(user_id)}/memories", models.MemoryPage,
+                     params=_query(include_inactive=include_inactive or None, limit=limit, cursor=cursor))
+
+
+def get_memory(memory_id: str) -> Operation[models.Memory]:
+    return Operation("GET", f"/v1/memories/{_segment(memory_id)}", models.Memory)
+
+
+def memory_history(memory_id: str) -> Operation[models.MemoryHistory]:
+    return Operation("GET", f"/v1/memories/{_segment(memory_id)}/history", models.MemoryHistory)
+
+
+def count_memories(user_id: str, agent_id: Optional[str]) -> Operation[models.Count]:
+    return Operation("GET", "/v1/memories/count", models.Count, params=_query(user_id=user_id, agent_id=agent_id))
+
+
+def delete_memory(memory_id: str) -> Operation[models.Erasure]:
+    return Operation("DELETE", f"/v1/memories/{_segment(memory_id)}", models.Erasure)
+
+
+def delete_session(session_id: str, user_id: str) -> Operation[models.Erasure]:
+    return Operation("DELETE", f"/v1/sessions/{_segment(session_id)}", models.Erasure,
+                     params=_query(user_id=user_id))
+
+
+def delete_user(user_id: str) -> Operation[models.Erasure]:
+    return Operation("DELETE", f"/v1/users/{_segment(user_id)}", models.Erasure)
+
+
+def get_backfill(backfill_id: str) -> Operation[models.Backfill]:
+    return Operation("GET", f"/v1/backfills/{_segment(backfill_id)}", models.Backfill)
+
+
+def health() -> Operation[models.Health]:
+    return Operation("GET", "/health", models.Health, also_ok=frozenset({503}))

@@ -1,0 +1,353 @@
+"""The Python client (clients/python, `memex_client`), sync and async, over real HTTP: against the
+local runtime served by uvicorn on loopback, and, for retries, against a loopback server that
+answers what each test scripts."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+import time
+import uuid
+from collections import deque
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from infra.local.sqs_server import free_port
+from memex_client import (
+    APIConnectionError,
+    AsyncMemexClient,
+    AuthenticationError,
+    InvalidInputError,
+    MemexClient,
+    NotFoundError,
+    RateLimitError,
+    RetryPolicy,
+    ServerError,
+)
+from tests.conftest import served
+
+def run(coroutine):
+    """Runs a coroutine on a loop of its own. Not asyncio.run: it leaves the main thread with no
+    current event loop, which later tests' libraries (Mangum) expect to find."""
+    loop = asyncio.new_event_loop()
+    try:
+        return loop.run_until_complete(coroutine)
+    finally:
+        loop.close()
+
+
+# Short backoffs keep the retry tests quick; Retry-After is honoured whatever these say.
+QUICK = RetryPolicy(max_retries=3, backoff=0.01, max_backoff=0.05)
+
+
+@pytest.fixture(scope="module")
+def base_url(runtime):
+    with served(runtime.asgi_app()) as url:
+        yield url
+
+
+@pytest.fixture
+def client(base_url, tenant):
+    with MemexClient(tenant.key, base_url) as memex:
+        yield memex
+
+
+def test_turn_search_recall_read_and_erase(client, tenant):
+    turn = client.add_turn(tenant.user, "s1", [
+        {"role": "user", "content": "I live in Lisbon and I work at Stripe.", "metadata": {"msg": "m-1"}},
+        {"role": "assistant", "content": "Noted."},
+    ], wait=True)
+    assert turn.status == "processed" and turn.error is None
+    facts = {m.key: m for m in turn.memories if m.memory_type == "semantic"}
+    assert facts["city"].value == "Lisbon" and facts["employer"].value == "Stripe"
+    assert facts["city"].sources[0].metadata == {"msg": "m-1"}
+    assert facts["city"].sources[0].turn_id == turn.turn_id
+    assert client.get_turn(turn.turn_id).status == "processed"
+
+    found = client.search(tenant.user, "Lisbon", top_k=3, filters={"memory_type": "semantic"})
+    assert found.results[0].id == facts["city"].id and found.query == "Lisbon"
+    assert found.results[0].score == found.results[0].score_parts.score > 0
+
+    recalled = client.recall(tenant.user, "where does the user live?", max_tokens=200)
+    assert "Lisbon" in recalled.context and recalled.token_count <= 200
+    assert facts["city"].id in {c.memory_id for c in recalled.citations}
+
+    memory = client.get_memory(facts["city"].id)
+    assert memory.content == facts["city"].content and memory.active
+    assert [m.id for m in client.memory_history(memory.id).history] == [memory.id]
+    before = client.count_memories(tenant.user)
+    assert before == len([m for m in turn.memories if m.active])
+
+    assert client.delete_memory(memory.id).deleted["memories"] == 1
+    with pytest.raises(NotFoundError) as missing:
+        client.get_memory(memory.id)
+    assert (missing.value.status, missing.value.code) == (404, "not_found") and memory.id in missing.value.message
+    assert client.count_memories(tenant.user) == before - 1
+
+    assert client.delete_session("s1", user_id=tenant.user).deleted["turns"] == 1
+    assert client.count_memories(tenant.user) == 0
+    client.add_memory(tenant.user, "Prefers answers in bullet points", memory_type="procedural", importance=0.8)
+    assert client.delete_user(tenant.user).deleted["memories"] == 1
+    assert list(client.list_memories(tenant.user, include_inactive=True)) == []
+
+
+def test_a_queued_turn_is_waited_for_until_the_workers_process_it(client, tenant, runtime):
+    turn = client.add_turn(tenant.user, "s1", [{"role": "user", "content": "My dog is called Rex."}])
+    assert turn.status == "queued" and turn.memories == []
+    runtime.drain()
+    processed = client.wait_for_turn(turn.turn_id, timeout=30, interval=0.1)
+    assert processed.status == "processed" and any("Rex" in m.content for m in processed.memories)
+
+
+def test_the_same_idempotency_key_answers_the_first_turn(client, tenant):
+    first = client.add_turn(tenant.user, "s1", [{"role": "user", "content": "I live in Porto."}],
+                            idempotency_key="turn-1", wait=True)
+    again = client.add_turn(tenant.user, "s1", [{"role": "user", "content": "I live in Porto."}],
+                            idempotency_key="turn-1", wait=True)
+    assert again.turn_id == first.turn_id
+
+
+def test_list_memories_follows_the_cursor_over_several_pages(client, tenant):
+    stored = [client.add_memory(tenant.user, f"Note number {i} about gardening").id for i in range(5)]
+    first = client.list_memories_page(tenant.user, limit=2)
+    assert len(first.memories) == 2 and first.next_cursor is not None
+    listed = [m.id for m in client.list_memories(tenant.user, page_size=2)]
+    assert listed == list(reversed(stored))  # newest first, each once
+
+
+def test_the_service_errors_are_typed_with_its_code_message_and_field(client, base_url, tenant):
+    with MemexClient("not-a-key", base_url) as stranger:
+        with pytest.raises(AuthenticationError) as refused:
+            stranger.count_memories(tenant.user)
+    assert (refused.value.status, refused.value.code) == (401, "unauthorized")
+    assert refused.value.body == {"error": {"code": "unauthorized", "message": refused.value.message}}
+
+    with pytest.raises(InvalidInputError) as invalid:
+        client.search(tenant.user, "anything", top_k=0)
+    assert (invalid.value.status, invalid.value.code, invalid.value.field) == (422, "validation_error", "top_k")
+    assert "greater than or equal to 1" in invalid.value.message
+
+    with pytest.raises(InvalidInputError) as nested:
+        client.add_turn(tenant.user, "s1", [{"role": "user", "content": "hi", "metadata": {"x": "a\x00b"}}])
+    assert nested.value.field == "messages.0.metadata.x" and "NUL" in nested.value.message
+
+    with pytest.raises(InvalidInputError) as cursor:
+        client.list_memories_page(tenant.user, cursor="not-a-cursor")
+    assert cursor.value.field == "cursor"
+
+    with pytest.raises(NotFoundError):
+        client.get_backfill("no-such-backfill")
+
+
+def test_key_and_address_come_from_the_environment(base_url, tenant, monkeypatch):
+    monkeypatch.setenv("MEMEX_API_KEY", tenant.key)
+    monkeypatch.setenv("MEMEX_BASE_URL", base_url)
+    with MemexClient() as memex:
+        assert memex.base_url.rstrip("/") == base_url
+        assert memex.count_memories(tenant.user) == 0
+        health = memex.health()
+    assert health.status == "ok" and health.db == "ok"
+
+
+def test_the_async_client_does_the_same_over_the_same_routes(base_url, tenant):
+    async def main():
+        async with AsyncMemexClient(tenant.key, base_url) as memex:
+            turn = await memex.add_turn(tenant.user, "s1", [{"role": "user", "content": "I work at Notion."}],
+                                        wait=True)
+            for i in range(3):
+                await memex.add_memory(tenant.user, f"Async note {i}")
+            listed = [m.id async for m in memex.list_memories(tenant.user, page_size=2)]
+            found = await memex.search(tenant.user, "Notion")
+            recalled = await memex.recall(tenant.user, "where does the user work?")
+            count = await memex.count_memories(tenant.user)
+            erased = await memex.delete_user(tenant.user)
+            async with AsyncMemexClient("wrong", base_url) as stranger:
+                try:
+                    await stranger.count_memories(tenant.user)
+                except AuthenticationError as error:
+                    refused = error
+            return turn, listed, found, recalled, count, erased, refused
+
+    turn, listed, found, recalled, count, erased, refused = run(main())
+    employer = next(m for m in turn.memories if m.key == "employer")
+    assert employer.value == "Notion" and employer.id in {hit.id for hit in found.results}
+    assert "Notion" in recalled.context
+    assert len(listed) == len(set(listed)) == count and count >= 3 + 1  # more than one page of 2
+    assert erased.deleted["memories"] == len(listed) and refused.status == 401
+
+
+class Scripted:
+    """A loopback HTTP server answering each request with the next scripted (status, headers,
+    body), then 200 `{"count": 7}`; it keeps what it received and when."""
+
+    def __init__(self, *answers: tuple[int, dict[str, str], object]):
+        self.answers = deque(answers)
+        self.received: list[tuple[float, str, str, object]] = []
+        scripted = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def _answer(self):
+                length = int(self.headers.get("content-length") or 0)
+                body = json.loads(self.rfile.read(length)) if length else None
+                scripted.received.append((time.monotonic(), self.command, self.path, body))
+                status, headers, answer = scripted.answers.popleft() if scripted.answers else (200, {}, {"count": 7})
+                payload = json.dumps(answer).encode()
+                self.send_response(status)
+                for name, value in {"content-type": "application/json", **headers}.items():
+                    self.send_header(name, value)
+                self.send_header("content-length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+
+            do_GET = do_POST = do_DELETE = _answer
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self._server.server_address[1]}"
+        threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+
+    def close(self):
+        self._server.shutdown()
+        self._server.server_close()
+
+
+@pytest.fixture
+def scripted():
+    servers = []
+
+    def start(*answers):
+        servers.append(Scripted(*answers))
+        return servers[-1]
+
+    yield start
+    for server in servers:
+        server.close()
+
+
+RATE_LIMITED = (429, {"retry-after": "1"}, {"error": {"code": "rate_limited", "message": "slow down"}})
+
+
+def test_a_429_is_retried_after_its_retry_after(scripted):
+    server = scripted(RATE_LIMITED)
+    with MemexClient("k", server.url, retry_policy=QUICK) as memex:
+        assert memex.count_memories("alice") == 7
+    (first, *_), (second, *_) = server.received
+    assert len(server.received) == 2 and second - first >= 1.0  # the backoff alone would be 0.05 s
+
+
+def test_the_async_client_retries_a_429_after_its_retry_after(scripted):
+    server = scripted(RATE_LIMITED)
+
+    async def main():
+        async with AsyncMemexClient("k", server.url, retry_policy=QUICK) as memex:
+            return await memex.count_memories("alice")
+
+    assert run(main()) == 7
+    (first, *_), (second, *_) = server.received
+    assert len(server.received) == 2 and second - first >= 1.0
+
+
+def test_retries_stop_after_max_retries_with_the_typed_error(scripted):
+    limited = (429, {"retry-after": "0"}, {"error": {"code": "rate_limited", "message": "slow down"}})
+    server = scripted(*[limited] * 5)
+    with MemexClient("k", server.url, max_retries=2) as memex:
+        with pytest.raises(RateLimitError) as error:
+            memex.count_memories("alice")
+    assert len(server.received) == 3 and error.value.code == "rate_limited" and error.value.retry_after == 0
+
+
+def test_a_retry_after_past_the_policy_limit_is_raised_at_once(scripted):
+    server = scripted((503, {"retry-after": "3600"}, {"error": {"code": "database_unavailable", "message": "later"}}))
+    with MemexClient("k", server.url, retry_policy=QUICK) as memex:
+        with pytest.raises(ServerError) as error:
+            memex.count_memories("alice")
+    assert len(server.received) == 1 and error.value.retry_after == 3600 and error.value.status == 503
+
+
+def test_a_5xx_is_retried_only_where_a_second_send_is_harmless(scripted):
+    failed = (500, {}, {"error": {"code": "internal_error", "message": "internal error"}})
+    server = scripted(failed, failed)
+    with MemexClient("k", server.url, retry_policy=QUICK) as memex:
+        with pytest.raises(ServerError):
+            memex.add_memory("alice", "a fact")  # no idempotency key on this route: sent once
+        assert len(server.received) == 1
+        assert memex.count_memories("alice") == 7  # a read: sent again
+    assert len(server.received) == 3
+
+
+def test_a_retried_turn_carries_the_same_idempotency_key(scripted):
+    unavailable = (503, {}, {"error": {"code": "database_unavailable", "message": "later"}})
+    server = scripted(unavailable, (202, {}, {"turn_id": "t-1", "status": "queued"}))
+    with MemexClient("k", server.url, retry_policy=QUICK) as memex:
+        turn = memex.add_turn("alice", "s1", [{"role": "user", "content": "hello"}])
+    assert turn.turn_id == "t-1" and turn.status == "queued"
+    keys = [body["idempotency_key"] for _, _, _, body in server.received]
+    assert len(keys) == 2 and keys[0] == keys[1] and keys[0].startswith("memex-client:")
+
+
+def test_a_service_that_cannot_be_reached_raises_a_connection_error_after_the_retries():
+    nowhere = f"http://127.0.0.1:{free_port()}"  # a port nothing listens on
+    with MemexClient("k", nowhere, retry_policy=QUICK) as memex:
+        with pytest.raises(APIConnectionError):
+            memex.health()
+
+
+def test_arguments_the_api_does_not_take_are_refused_before_sending(scripted):
+    server = scripted()
+    with MemexClient("k", server.url) as memex:
+        with pytest.raises(ValueError, match="role"):
+            memex.add_turn("alice", "s1", [{"role": "narrator", "content": "hello"}])
+        with pytest.raises(ValueError, match="usr_id"):
+            memex.search("alice", "x", filters={"usr_id": "bob"})
+        with pytest.raises(ValueError, match="JSON"):  # sent as null, it would change the data
+            memex.add_memory("alice", "a fact", metadata={"ratio": float("nan")})
+        with pytest.raises(ValueError, match="importance"):
+            memex.add_memory("alice", "a fact", importance=float("inf"))
+    assert server.received == []
+
+
+def test_ids_are_sent_as_one_path_segment(scripted):
+    server = scripted((200, {}, {"deleted": {"memories": 0, "turns": 0}}))
+    with MemexClient("k", server.url) as memex:
+        memex.delete_session("a:b@c+d", user_id="x+y@z")
+    _, method, path, _ = server.received[0]
+    assert (method, path) == ("DELETE", "/v1/sessions/a%3Ab%40c%2Bd?user_id=x%2By%40z")
+
+
+def test_an_unknown_user_reads_as_empty(client):
+    assert list(client.list_memories(f"nobody-{uuid.uuid4().hex[:6]}")) == []
+
+
+def test_the_models_declare_every_field_the_service_sends(client, tenant):
+    """A field the service added and the models lack would reach users untyped (in model_extra)."""
+    from memex_client import Citation, Health, Memory, ScoreParts, SearchHit, Source, TurnResult
+
+    def fields(model) -> set[str]:
+        return set(model.model_fields)
+
+    raw_turn = tenant.turn("I live in Lisbon and I work at Stripe.").json()
+    assert set(raw_turn) <= fields(TurnResult) and {"turn_id", "status", "memories"} <= set(raw_turn)
+    raw_memory = raw_turn["memories"][0]
+    assert set(raw_memory) == fields(Memory) and set(raw_memory["sources"][0]) == fields(Source)
+    hit = tenant.post("/v1/search", {"user_id": tenant.user, "query": "Lisbon"}).json()["results"][0]
+    assert set(hit) == fields(SearchHit) and set(hit["score_parts"]) <= fields(ScoreParts)
+    recalled = tenant.post("/v1/recall", {"user_id": tenant.user, "query": "Lisbon"}).json()
+    assert set(recalled["citations"][0]) == fields(Citation)
+    assert set(tenant.get("/health").json()) == fields(Health)
+    # And what the client reads is all declared, nothing left over.
+    assert client.get_memory(raw_memory["id"]).model_extra == {}
+
+
+def test_health_answers_a_degraded_report_and_raises_on_a_proxy_503(scripted):
+    report = {"status": "error", "db": "error: OperationalError", "queue": "ok", "degraded": ["db"]}
+    server = scripted((503, {}, report), (503, {}, "<html>bad gateway</html>"))
+    with MemexClient("k", server.url, retry_policy=QUICK) as memex:
+        health = memex.health()
+        assert (health.status, health.db, health.degraded) == ("error", "error: OperationalError", ["db"])
+        with pytest.raises(ServerError) as error:
+            memex.health()
+    assert error.value.status == 503 and error.value.code == "http_error" and len(server.received) == 2
