@@ -351,3 +351,15 @@ def test_health_answers_a_degraded_report_and_raises_on_a_proxy_503(scripted):
         with pytest.raises(ServerError) as error:
             memex.health()
     assert error.value.status == 503 and error.value.code == "http_error" and len(server.received) == 2
+
+
+def test_another_speakers_facts_are_theirs_and_filtered_by_subject(client, tenant):
+    turn = client.add_turn(tenant.user, "s-speakers", [
+        {"role": "user", "name": "Caroline", "content": "I work at Acme."},
+        {"role": "user", "name": "Melanie", "content": "Nice! I work at Globex."},
+    ], user_name="Caroline", wait=True)
+    assert turn.status == "processed"
+    subjects = {m.key: m.subject for m in turn.memories if m.memory_type == "semantic"}
+    assert subjects == {"employer": "user", "melanie_employer": "Melanie"}
+    hers = client.search(tenant.user, "where does Melanie work?", filters={"subject": "Melanie"})
+    assert hers.results and {m.subject for m in hers.results} == {"Melanie"}

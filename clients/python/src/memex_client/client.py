@@ -93,13 +93,15 @@ class MemexClient:
 
     def add_turn(self, user_id: str, session_id: str, messages: Iterable[MessageLike], *, wait: bool = False,
                  agent_id: Optional[str] = None, timestamp: Optional[datetime] = None,
-                 metadata: Optional[dict[str, Any]] = None,
-                 idempotency_key: Optional[str] = None) -> models.TurnResult:
+                 metadata: Optional[dict[str, Any]] = None, idempotency_key: Optional[str] = None,
+                 user_name: Optional[str] = None) -> models.TurnResult:
         """Send a conversation turn. Queued (status "queued") unless `wait`, which processes it
         first and answers its memories. Without an `idempotency_key` the client makes one, so a
-        retry never stores the turn twice."""
+        retry never stores the turn twice. `user_name`: which messages' `name` is the user; facts
+        other named speakers state become theirs."""
         return self._send(ops.add_turn(user_id, session_id, messages, wait=wait, agent_id=agent_id,
-                                       timestamp=timestamp, metadata=metadata, idempotency_key=idempotency_key))
+                                       timestamp=timestamp, metadata=metadata, idempotency_key=idempotency_key,
+                                       user_name=user_name))
 
     def get_turn(self, turn_id: str) -> models.TurnResult:
         return self._send(ops.get_turn(turn_id))
@@ -227,11 +229,11 @@ class AsyncMemexClient:
 
     async def add_turn(self, user_id: str, session_id: str, messages: Iterable[MessageLike], *,
                        wait: bool = False, agent_id: Optional[str] = None, timestamp: Optional[datetime] = None,
-                       metadata: Optional[dict[str, Any]] = None,
-                       idempotency_key: Optional[str] = None) -> models.TurnResult:
+                       metadata: Optional[dict[str, Any]] = None, idempotency_key: Optional[str] = None,
+                       user_name: Optional[str] = None) -> models.TurnResult:
         return await self._send(ops.add_turn(user_id, session_id, messages, wait=wait, agent_id=agent_id,
                                              timestamp=timestamp, metadata=metadata,
-                                             idempotency_key=idempotency_key))
+                                             idempotency_key=idempotency_key, user_name=user_name))
 
     async def get_turn(self, turn_id: str) -> models.TurnResult:
         return await self._send(ops.get_turn(turn_id))

@@ -52,6 +52,8 @@ class TurnRequest(_Request):
     timestamp: Optional[datetime] = None
     metadata: dict[str, Any] = Field(default_factory=dict)
     idempotency_key: Optional[str] = None
+    # Who the user is among the messages' `name`s: another named speaker's facts become theirs.
+    user_name: Optional[str] = None
 
 
 class MemoryRequest(_Request):
@@ -67,6 +69,8 @@ class MemoryRequest(_Request):
 class SearchFilters(_Request):
     memory_type: Optional[MemoryType] = None
     session_id: Optional[str] = None
+    # "user" for the user's own memories, or another participant's name.
+    subject: Optional[str] = None
     metadata: Optional[dict[str, Any]] = None
 
 
@@ -121,6 +125,8 @@ class Memory(_Response):
     valid_to: Optional[datetime] = None
     supersedes: Optional[str] = None
     created_at: datetime
+    # "user", or the name of the participant the memory is about.
+    subject: str = "user"
     metadata: dict[str, Any] = Field(default_factory=dict)
     sources: list[Source] = Field(default_factory=list)
 

@@ -59,13 +59,13 @@ def _query(**params: Any) -> dict[str, Any]:
 
 def add_turn(user_id: str, session_id: str, messages: Iterable[MessageLike], *, wait: bool,
              agent_id: Optional[str], timestamp: Optional[datetime], metadata: Optional[dict[str, Any]],
-             idempotency_key: Optional[str]) -> Operation[models.TurnResult]:
+             idempotency_key: Optional[str], user_name: Optional[str] = None) -> Operation[models.TurnResult]:
     turn = models.TurnRequest(
         user_id=user_id, session_id=session_id, agent_id=agent_id,
         messages=[models.Message.model_validate(m) for m in messages], timestamp=timestamp,
         metadata=metadata or {},
         # A key of the client's own when none is given: a retried turn is then stored once.
-        idempotency_key=idempotency_key or f"memex-client:{uuid.uuid4()}",
+        idempotency_key=idempotency_key or f"memex-client:{uuid.uuid4()}", user_name=user_name,
     )
     return Operation("POST", "/v1/turns", models.TurnResult, params=_query(wait=True if wait else None),
                      body=turn.wire())
