@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import base64
 import json
+from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 import psycopg
@@ -233,13 +234,66 @@ BM25_B = 0.75
 CONTEXT_TF = 0.5
 
 
-def keyword_ranked(conn: psycopg.Connection, tenant_id: str, user_id: str, agent_id: str | None,
-                   filters: SearchFilters, include_inactive: bool, query: str,
-                   limit: int, max_postings: int) -> tuple[list[tuple[str, float]], int]:
-    """(id, BM25 score) over the scope's memories, best first, and how many memories the user
-    holds (active, or all), found or not: BM25 scores grow with it, so a floor on them must scale,
-    and the vector channel's path depends on it. One statement, whose work is bounded whatever
-    the user's history (migration 0005 keeps what it reads):
+@dataclass(frozen=True)
+class Found:
+    """What scoring and the offline expansion need of a ranked memory, read with its ranking so
+    that neither costs another round trip."""
+
+    valid_from: datetime
+    importance: float
+    content: str
+
+
+@dataclass
+class Ranking:
+    """One channel's answer: (id, score) best first, what each found memory holds, and how many
+    memories the user holds (active, or all; the keyword channel reads it, 0 where unknown)."""
+
+    ranked: list[tuple[str, float]]
+    found: dict[str, Found]
+    scope_size: int = 0
+
+
+class Statement:
+    """A ranking query to send now and read later: several go in one pipeline, one round trip,
+    and Postgres works on them while the caller does something else (embeds the query)."""
+
+    def __init__(self, sql: str, params: dict[str, Any], read: Callable[[list[dict[str, Any]]], Ranking],
+                 before: tuple[str, dict[str, Any]] | None = None):
+        self._sql, self._params, self._read, self._before = sql, params, read, before
+        self._cursor: psycopg.Cursor | None = None
+
+    def send(self, conn: psycopg.Connection) -> None:
+        """Send the query; in pipeline mode its answer is read after the pipeline's sync."""
+        if self._before is not None:
+            conn.execute(*self._before)
+        self._cursor = conn.execute(self._sql, self._params)
+
+    def result(self) -> Ranking:
+        return self._read(self._cursor.fetchall())
+
+    def run(self, conn: psycopg.Connection) -> Ranking:
+        """Send and read in one go; in a transaction of its own when a setting goes before it."""
+        if self._before is None:
+            self.send(conn)
+        else:
+            with conn.pipeline(), conn.transaction():
+                self.send(conn)
+        return self.result()
+
+
+def _found(rows: list[dict[str, Any]], score: str) -> Ranking:
+    return Ranking([(r["id"], float(r[score])) for r in rows if r["id"] is not None],
+                   {r["id"]: Found(r["valid_from"], float(r["importance"]), r["content"])
+                    for r in rows if r["id"] is not None})
+
+
+def keyword_statement(tenant_id: str, user_id: str, agent_id: str | None, filters: SearchFilters,
+                      include_inactive: bool, query: str, limit: int, max_postings: int) -> Statement:
+    """The keyword channel: (id, BM25 score) over the scope's memories, best first, and how many
+    memories the user holds (active, or all), found or not: BM25 scores grow with it, so a floor
+    on them must scale. One statement, whose work is bounded whatever the user's history
+    (migration 0005 keeps what it reads):
 
     - Terms are the query's lexemes under the same text search configuration as content_tsv.
     - Statistics (N, average length, document frequencies) are the user's: over the active
@@ -255,8 +309,7 @@ def keyword_ranked(conn: psycopg.Connection, tenant_id: str, user_id: str, agent
     where, params = _scope(tenant_id, user_id, agent_id, filters, include_inactive, alias="m")
     prefix = "" if include_inactive else "active_"
     tf = f"(p.occurrences + {CONTEXT_TF} * p.context_occurrences)::float8"
-    rows = conn.execute(
-        f"""WITH terms AS (
+    sql = f"""WITH terms AS (
                 SELECT DISTINCT lexeme FROM unnest(to_tsvector('english', %(query)s))
             ), stats AS (
                 SELECT {prefix}docs AS docs, {prefix}docs::float8 AS n,
@@ -275,7 +328,8 @@ def keyword_ranked(conn: psycopg.Connection, tenant_id: str, user_id: str, agent
                   ON p.tenant_id = %(tenant)s AND p.user_id = %(user)s AND p.lexeme = df.lexeme
                 WHERE df.rarity = 1 OR df.cost <= %(max_postings)s
             ), candidates AS MATERIALIZED (
-                SELECT m.id, length(m.content_tsv)::float8 AS dl, m.content_tsv FROM memories m
+                SELECT m.id, length(m.content_tsv)::float8 AS dl, m.content_tsv, m.valid_from, m.importance, m.content
+                FROM memories m
                 WHERE m.tenant_id = %(tenant)s AND m.id IN (SELECT memory_id FROM generating) AND {where}
             ), hits AS (
                 SELECT c.id, c.dl, g.lexeme, g.tf FROM candidates c JOIN generating g ON g.memory_id = c.id
@@ -289,7 +343,8 @@ def keyword_ranked(conn: psycopg.Connection, tenant_id: str, user_id: str, agent
                   AND u.lexeme IN (SELECT lexeme FROM df WHERE NOT (rarity = 1 OR cost <= %(max_postings)s))
             )
             -- one row with a null id when nothing matched: the user's size comes back anyway
-            SELECT st.docs AS n, ranked.id, ranked.score FROM stats st LEFT JOIN LATERAL (
+            SELECT st.docs AS n, ranked.id, ranked.score, c.valid_from, c.importance, c.content
+            FROM stats st LEFT JOIN LATERAL (
                 SELECT h.id, sum(
                     ln(1 + (st.n - df.df + 0.5) / (df.df + 0.5))
                     * h.tf * ({BM25_K1} + 1) / (h.tf + {BM25_K1} * (1 - {BM25_B} + {BM25_B} * h.dl / st.avgdl))
@@ -297,56 +352,72 @@ def keyword_ranked(conn: psycopg.Connection, tenant_id: str, user_id: str, agent
                 FROM hits h JOIN df USING (lexeme)
                 GROUP BY h.id ORDER BY score DESC, h.id LIMIT %(limit)s
             ) ranked ON true
-            ORDER BY ranked.score DESC, ranked.id""",
-        {"query": query, "tenant": tenant_id, "user": user_id, "max_postings": max_postings, "limit": limit,
-         **params},
-    ).fetchall()
-    return [(r["id"], float(r["score"])) for r in rows if r["id"] is not None], (rows[0]["n"] if rows else 0)
+            LEFT JOIN candidates c ON c.id = ranked.id
+            ORDER BY ranked.score DESC, ranked.id"""
+
+    def read(rows: list[dict[str, Any]]) -> Ranking:
+        ranking = _found(rows, "score")
+        ranking.scope_size = rows[0]["n"] if rows else 0
+        return ranking
+
+    return Statement(sql, {"query": query, "tenant": tenant_id, "user": user_id, "max_postings": max_postings,
+                           "limit": limit, **params}, read)
 
 
-def scope_size(conn: psycopg.Connection, tenant_id: str, user_id: str, include_inactive: bool) -> int:
-    """How many memories the user holds (active ones, or all), from the statistics migration 0005 keeps."""
-    row = conn.execute(
-        f"SELECT {'docs' if include_inactive else 'active_docs'} AS n FROM memory_stats "
-        "WHERE tenant_id = %s AND user_id = %s",
-        (tenant_id, user_id),
-    ).fetchone()
-    return row["n"] if row else 0
+def keyword_ranked(conn: psycopg.Connection, tenant_id: str, user_id: str, agent_id: str | None,
+                   filters: SearchFilters, include_inactive: bool, query: str,
+                   limit: int, max_postings: int) -> tuple[list[tuple[str, float]], int]:
+    """`keyword_statement` run at once: (id, BM25 score) best first, and the user's size."""
+    ranking = keyword_statement(tenant_id, user_id, agent_id, filters, include_inactive, query, limit,
+                                max_postings).run(conn)
+    return ranking.ranked, ranking.scope_size
+
+
+def vector_statement(tenant_id: str, user_id: str, agent_id: str | None, filters: SearchFilters,
+                     include_inactive: bool, embedding: np.ndarray, limit: int,
+                     walk_above: int | None, ef_search: int) -> Statement:
+    """The vector channel: (id, cosine similarity) over the scope's memories, best first.
+
+    A user holding at most `walk_above` memories in scope (active, or all, from the statistics
+    of migration 0005) is ranked exactly: the planner reads the user's rows through their b-tree
+    and keeps the best in a top-N sort. A larger one is ranked through the HNSW index with
+    iterative scan (pgvector >= 0.8), walked until the tenant and user filter is satisfied: a walk
+    filtered afterwards can return fewer rows than asked when the nearest neighbours belong to
+    other users. The statement chooses its path itself (the branch not taken is never executed),
+    so the user's size costs no round trip of its own. `walk_above` None: never walk (an older
+    pgvector); `ef_search`: the walk's candidate list, which sets its recall.
+    """
+    where, params = _scope(tenant_id, user_id, agent_id, filters, include_inactive)
+    args = {"vector": np.asarray(embedding, dtype=np.float32), "limit": limit, **params}
+    columns = "id, valid_from, importance, content"
+    exact = f"""SELECT {columns}, 1 - (embedding <=> %(vector)s) AS similarity FROM memories
+                WHERE {where} {{gate}}
+                -- ordered by similarity, which the HNSW index cannot give: never a walk that may starve
+                ORDER BY similarity DESC, id LIMIT %(limit)s"""
+    if walk_above is None:
+        return Statement(exact.format(gate=""), args, lambda rows: _found(rows, "similarity"))
+    size = (f"(SELECT {'docs' if include_inactive else 'active_docs'} FROM memory_stats "
+            "WHERE tenant_id = %(scope_tenant)s AND user_id = %(scope_user)s)")
+    sql = f"""({exact.format(gate=f"AND coalesce({size}, 0) <= %(walk_above)s")})
+              UNION ALL
+              SELECT {columns}, 1 - distance FROM (
+                  SELECT {columns}, embedding <=> %(vector)s AS distance FROM memories
+                  WHERE {where} AND {size} > %(walk_above)s
+                  ORDER BY embedding <=> %(vector)s LIMIT %(limit)s) nearest
+              ORDER BY similarity DESC, id"""
+    # The settings hold only within the transaction the statement runs in.
+    settings = ("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true),"
+                " set_config('hnsw.ef_search', %(ef)s, true)", {"ef": str(ef_search)})
+    return Statement(sql, {**args, "walk_above": walk_above}, lambda rows: _found(rows, "similarity"),
+                     before=settings)
 
 
 def vector_ranked(conn: psycopg.Connection, tenant_id: str, user_id: str, agent_id: str | None,
                   filters: SearchFilters, include_inactive: bool, embedding: np.ndarray,
-                  limit: int, iterative_scan: bool) -> list[tuple[str, float]]:
-    """(id, cosine similarity) over the scope's memories, best first.
-
-    With `iterative_scan` (pgvector >= 0.8, and a scope large enough for it to pay: search.py
-    decides) the HNSW index is walked until the tenant and user filter is satisfied: a walk
-    filtered afterwards can return fewer rows than asked when the nearest neighbours belong to
-    other users. Otherwise the scope's rows are ranked exactly, which a small scope keeps cheap.
-    """
-    where, params = _scope(tenant_id, user_id, agent_id, filters, include_inactive)
-    vector = np.asarray(embedding, dtype=np.float32)
-    args = {"vector": vector, "limit": limit, **params}
-    if not iterative_scan:
-        rows = conn.execute(
-            f"""WITH scope AS MATERIALIZED (SELECT id, embedding FROM memories WHERE {where})
-                SELECT id, 1 - (embedding <=> %(vector)s) AS similarity FROM scope
-                ORDER BY similarity DESC LIMIT %(limit)s""",
-            args,
-        ).fetchall()
-        return [(r["id"], float(r["similarity"])) for r in rows]
-    # One round trip: the settings only hold within the transaction, sent with the query (pipeline).
-    with conn.pipeline(), conn.transaction():
-        conn.execute("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true),"
-                     " set_config('hnsw.ef_search', %s, true)", (str(max(40, min(1000, limit * 2))),))
-        cursor = conn.execute(
-            f"""SELECT id, 1 - (embedding <=> %(vector)s) AS similarity FROM (
-                    SELECT id, embedding FROM memories WHERE {where}
-                    ORDER BY embedding <=> %(vector)s LIMIT %(limit)s) nearest
-                ORDER BY similarity DESC""",
-            args,
-        )
-    return [(r["id"], float(r["similarity"])) for r in cursor.fetchall()]
+                  limit: int, walk_above: int | None, ef_search: int = 200) -> list[tuple[str, float]]:
+    """`vector_statement` run at once: (id, cosine similarity) best first."""
+    return vector_statement(tenant_id, user_id, agent_id, filters, include_inactive, embedding, limit,
+                            walk_above, ef_search).run(conn).ranked
 
 
 def pgvector_supports_iterative_scan(conn: psycopg.Connection) -> bool:
