@@ -135,6 +135,34 @@ def vector_paths(ctx, users: dict[int, User], warm: list[str], questions: list[s
     return found
 
 
+def keyword_caps(ctx, user: User, questions: list[str], caps: list[int], progress: Progress) -> dict:
+    """The keyword channel alone (memories.keyword_ranked, depth 100) for one user at each cap on
+    its candidates (settings.keyword_max_postings), beside no cap: cap -> {"ms", "recall@10",
+    "recall@100"} against the uncapped ranking, and how many questions the cap changed."""
+    from memex.db import memories as memory_rows
+    from memex.models import SearchFilters
+
+    conn = ctx.db.connection()
+    scope = (TENANT, user.id, None, SearchFilters(), False)
+    uncapped = 10**9
+    kinds = [*caps, uncapped]
+    found = {cap: {"ms": [], "recall@10": [], "recall@100": []} for cap in kinds}
+    for i, query in enumerate(questions):
+        ranked = {}
+        for cap in kinds[i % len(kinds):] + kinds[:i % len(kinds)]:
+            ms, (ranked[cap], _) = _timed(memory_rows.keyword_ranked, conn, *scope, query, VECTOR_DEPTH, cap)
+            found[cap]["ms"].append(ms)
+        full = [item for item, _ in ranked[uncapped]]
+        for cap in kinds:
+            got = [item for item, _ in ranked[cap]]
+            for k in (10, 100):
+                if full[:k]:
+                    found[cap][f"recall@{k}"].append(len(set(full[:k]) & set(got[:k])) / len(full[:k]))
+    progress(f"keyword caps at {user.size:,} memories: " + ", ".join(
+        f"{cap if cap != uncapped else 'none'} p50 {percentiles(found[cap]['ms'])[0]:.1f} ms" for cap in kinds))
+    return {("none" if cap == uncapped else cap): value for cap, value in found.items()}
+
+
 def crossover(sizes: list[int], exact: list[float], hnsw: list[float]) -> float | None:
     """The scope size from which the HNSW walk's p50 stays below the exact ranking's at every
     larger measured size, interpolated on a log scale between the two sizes around it; None when

@@ -69,6 +69,14 @@ def tables(run: dict[str, Any]) -> str:
     out.append(f"| this user alone | {alone[0]:.1f} | {alone[1]:.1f} |")
     out.append(f"| ratio | {shared[0] / alone[0]:.2f} | {shared[1] / alone[1]:.2f} |")
 
+    caps = run["keyword_caps"]
+    out.append(f"\n#### The keyword channel's cap on candidates, {caps['size']:,}-memory user (depth 100, "
+               f"{len(caps['caps']['none']['ms'])} questions; configured {caps['configured']:,})\n")
+    out.append("| max candidates | ms p50 / p95 | recall@10 / @100 against no cap |\n|---|---|---|")
+    for cap, found in caps["caps"].items():
+        out.append(f"| {cap if cap == 'none' else f'{int(cap):,}'} | {_pair(found['ms'])} | "
+                   f"{np.mean(found['recall@10']):.3f} / {np.mean(found['recall@100']):.3f} |")
+
     paths, ef = run["vector_paths"], run["vector_ef_search"]
     scope_sizes = sorted(paths)
     efs = sorted(paths[scope_sizes[0]]["hnsw"])

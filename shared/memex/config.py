@@ -95,12 +95,12 @@ class Settings:
     offline_expansion: bool = True
     # Bounds on a search's work whatever the user's history (db/memories.py). Keyword: candidates
     # come from the query's rarest terms while their postings add up to at most this many.
-    keyword_max_postings: int = 5000
+    keyword_max_postings: int = 2000
     # Vector: a user with at most this many memories in scope is ranked exactly; above it, through
     # the HNSW index with iterative scan (pgvector >= 0.8). Provisional: bench/scale measures it.
     vector_exact_max: int = 20_000
     # The HNSW walk's candidate list (hnsw.ef_search, at least the depth asked for): its recall.
-    vector_ef_search: int = 200
+    vector_ef_search: int = 400
 
     # HTTP
     require_api_key: bool = False
@@ -168,9 +168,9 @@ def load_settings() -> Settings:
         rerank_timeout_seconds=_float("MEMEX_RERANK_TIMEOUT_SECONDS", 5.0),
         rerank_api_key_secret_arn=_str("MEMEX_RERANK_API_KEY_SECRET_ARN"),
         offline_expansion=_bool("MEMEX_OFFLINE_EXPANSION", True),
-        keyword_max_postings=_int("MEMEX_KEYWORD_MAX_POSTINGS", 5000),
+        keyword_max_postings=_int("MEMEX_KEYWORD_MAX_POSTINGS", 2000),
         vector_exact_max=_int("MEMEX_VECTOR_EXACT_MAX", 20_000),
-        vector_ef_search=_int("MEMEX_VECTOR_EF_SEARCH", 200),
+        vector_ef_search=_int("MEMEX_VECTOR_EF_SEARCH", 400),
         require_api_key=_bool("MEMEX_REQUIRE_API_KEY", False),
         max_body_bytes=_int("MEMEX_MAX_BODY_BYTES", 1_048_576),
         default_tenant=_str("MEMEX_DEFAULT_TENANT", "default"),

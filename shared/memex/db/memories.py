@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import base64
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 import numpy as np
 import psycopg
@@ -246,22 +246,36 @@ class Found:
 
 @dataclass
 class Ranking:
-    """One channel's answer: (id, score) best first, what each found memory holds, and how many
-    memories the user holds (active, or all; the keyword channel reads it, 0 where unknown)."""
+    """One channel's answer: (id, score) best first, what each found memory holds, how many
+    memories the user holds (active, or all; the keyword channel reads it, 0 where unknown), and
+    the best ones as the wire shows them, when the statement was asked for them (`with_memories`)."""
 
     ranked: list[tuple[str, float]]
     found: dict[str, Found]
     scope_size: int = 0
+    memories: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
 class Statement:
     """A ranking query to send now and read later: several go in one pipeline, one round trip,
     and Postgres works on them while the caller does something else (embeds the query)."""
 
-    def __init__(self, sql: str, params: dict[str, Any], read: Callable[[list[dict[str, Any]]], Ranking],
-                 before: tuple[str, dict[str, Any]] | None = None):
-        self._sql, self._params, self._read, self._before = sql, params, read, before
+    def __init__(self, sql: str, params: dict[str, Any], score: str, before: tuple[str, dict[str, Any]] | None = None):
+        self._sql, self._params, self._score, self._before = sql, params, score, before
         self._cursor: psycopg.Cursor | None = None
+
+    def with_memories(self, tenant_id: str, best: int) -> Statement:
+        """Also read the `best` first memories whole, as `get_many` would: a search that returns
+        them then needs no round trip of its own to fetch them."""
+        self._sql = f"""WITH ranking AS ({self._sql})
+            SELECT ranking.*, CASE WHEN w.id IS NOT NULL THEN to_jsonb(w) END AS memory
+            FROM (SELECT *, row_number() OVER (ORDER BY {self._score} DESC NULLS LAST, id) AS position
+                  FROM ranking) ranking
+            LEFT JOIN LATERAL ({_SELECT} WHERE m.tenant_id = %(memories_tenant)s AND m.id = ranking.id) w
+              ON ranking.position <= %(memories_best)s
+            ORDER BY ranking.position"""
+        self._params = {**self._params, "memories_tenant": tenant_id, "memories_best": best}
+        return self
 
     def send(self, conn: psycopg.Connection) -> None:
         """Send the query; in pipeline mode its answer is read after the pipeline's sync."""
@@ -270,7 +284,14 @@ class Statement:
         self._cursor = conn.execute(self._sql, self._params)
 
     def result(self) -> Ranking:
-        return self._read(self._cursor.fetchall())
+        rows = [r for r in self._cursor.fetchall()]
+        hits = [r for r in rows if r["id"] is not None]
+        return Ranking(
+            [(r["id"], float(r[self._score])) for r in hits],
+            {r["id"]: Found(r["valid_from"], float(r["importance"]), r["content"]) for r in hits},
+            rows[0]["n"] if rows and "n" in rows[0] else 0,
+            {r["id"]: to_wire(_from_json(r["memory"])) for r in hits if r.get("memory") is not None},
+        )
 
     def run(self, conn: psycopg.Connection) -> Ranking:
         """Send and read in one go; in a transaction of its own when a setting goes before it."""
@@ -282,10 +303,10 @@ class Statement:
         return self.result()
 
 
-def _found(rows: list[dict[str, Any]], score: str) -> Ranking:
-    return Ranking([(r["id"], float(r[score])) for r in rows if r["id"] is not None],
-                   {r["id"]: Found(r["valid_from"], float(r["importance"]), r["content"])
-                    for r in rows if r["id"] is not None})
+def _from_json(row: dict[str, Any]) -> dict[str, Any]:
+    """A row of _SELECT read back from to_jsonb: its timestamps as datetimes again."""
+    return {**row, **{key: datetime.fromisoformat(row[key]) if row[key] else None
+                      for key in ("valid_from", "valid_to", "created_at")}}
 
 
 def keyword_statement(tenant_id: str, user_id: str, agent_id: str | None, filters: SearchFilters,
@@ -301,14 +322,17 @@ def keyword_statement(tenant_id: str, user_id: str, agent_id: str | None, filter
       metadata) narrow the candidates, not the statistics: a word is as rare as it is in the
       user's whole history.
     - Candidates come from the user's postings of the rarest terms, taken rarest first while
-      their postings add up to at most `max_postings` (the rarest is always taken). A word most
-      memories share would make thousands of candidates that score almost nothing for it; it
-      still scores every candidate the rarer terms found.
+      their postings add up to at most `max_postings`. A word most memories share would make
+      thousands of candidates that score almost nothing for it; it still scores every candidate
+      the rarer terms found. When even the rarest term is in more memories than that, the
+      candidates are the `max_postings` of them that use it most: a query made only of common
+      words costs no more than one with a rare word (at 100,000 memories such a query read
+      every memory holding its rarest word, the keyword channel's tail: bench/scale).
     - Scores are Okapi BM25 over every query term, with dl = length(content_tsv).
     """
     where, params = _scope(tenant_id, user_id, agent_id, filters, include_inactive, alias="m")
     prefix = "" if include_inactive else "active_"
-    tf = f"(p.occurrences + {CONTEXT_TF} * p.context_occurrences)::float8"
+    tf = f"(p.occurrences + {CONTEXT_TF}::float8 * p.context_occurrences)"
     sql = f"""WITH terms AS (
                 SELECT DISTINCT lexeme FROM unnest(to_tsvector('english', %(query)s))
             ), stats AS (
@@ -326,7 +350,15 @@ def keyword_statement(tenant_id: str, user_id: str, agent_id: str | None, filter
                 SELECT p.memory_id, p.lexeme, {tf} AS tf
                 FROM df JOIN memory_postings p
                   ON p.tenant_id = %(tenant)s AND p.user_id = %(user)s AND p.lexeme = df.lexeme
-                WHERE df.rarity = 1 OR df.cost <= %(max_postings)s
+                WHERE df.cost <= %(max_postings)s
+                UNION ALL
+                -- the rarest term alone over the cap: the memories that use it most
+                (SELECT p.memory_id, p.lexeme, {tf} AS tf
+                 FROM df JOIN memory_postings p
+                   ON p.tenant_id = %(tenant)s AND p.user_id = %(user)s AND p.lexeme = df.lexeme
+                 WHERE df.rarity = 1 AND df.cost > %(max_postings)s
+                 ORDER BY p.occurrences + {CONTEXT_TF}::float8 * p.context_occurrences DESC, p.memory_id
+                 LIMIT %(max_postings)s)
             ), candidates AS MATERIALIZED (
                 SELECT m.id, length(m.content_tsv)::float8 AS dl, m.content_tsv, m.valid_from, m.importance, m.content
                 FROM memories m
@@ -355,13 +387,8 @@ def keyword_statement(tenant_id: str, user_id: str, agent_id: str | None, filter
             LEFT JOIN candidates c ON c.id = ranked.id
             ORDER BY ranked.score DESC, ranked.id"""
 
-    def read(rows: list[dict[str, Any]]) -> Ranking:
-        ranking = _found(rows, "score")
-        ranking.scope_size = rows[0]["n"] if rows else 0
-        return ranking
-
     return Statement(sql, {"query": query, "tenant": tenant_id, "user": user_id, "max_postings": max_postings,
-                           "limit": limit, **params}, read)
+                           "limit": limit, **params}, "score")
 
 
 def keyword_ranked(conn: psycopg.Connection, tenant_id: str, user_id: str, agent_id: str | None,
@@ -395,7 +422,7 @@ def vector_statement(tenant_id: str, user_id: str, agent_id: str | None, filters
                 -- ordered by similarity, which the HNSW index cannot give: never a walk that may starve
                 ORDER BY similarity DESC, id LIMIT %(limit)s"""
     if walk_above is None:
-        return Statement(exact.format(gate=""), args, lambda rows: _found(rows, "similarity"))
+        return Statement(exact.format(gate=""), args, "similarity")
     size = (f"(SELECT {'docs' if include_inactive else 'active_docs'} FROM memory_stats "
             "WHERE tenant_id = %(scope_tenant)s AND user_id = %(scope_user)s)")
     sql = f"""({exact.format(gate=f"AND coalesce({size}, 0) <= %(walk_above)s")})
@@ -405,11 +432,13 @@ def vector_statement(tenant_id: str, user_id: str, agent_id: str | None, filters
                   WHERE {where} AND {size} > %(walk_above)s
                   ORDER BY embedding <=> %(vector)s LIMIT %(limit)s) nearest
               ORDER BY similarity DESC, id"""
-    # The settings hold only within the transaction the statement runs in.
+    # The settings hold only within the transaction the statement runs in. No parallel workers:
+    # the planner would start them for the exact branch of a large user even though its gate
+    # keeps it from running (~30 ms measured at 100k memories), and two cores have none to spare.
     settings = ("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true),"
-                " set_config('hnsw.ef_search', %(ef)s, true)", {"ef": str(ef_search)})
-    return Statement(sql, {**args, "walk_above": walk_above}, lambda rows: _found(rows, "similarity"),
-                     before=settings)
+                " set_config('hnsw.ef_search', %(ef)s, true),"
+                " set_config('max_parallel_workers_per_gather', '0', true)", {"ef": str(ef_search)})
+    return Statement(sql, {**args, "walk_above": walk_above}, "similarity", before=settings)
 
 
 def vector_ranked(conn: psycopg.Connection, tenant_id: str, user_id: str, agent_id: str | None,

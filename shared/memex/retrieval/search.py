@@ -70,6 +70,9 @@ class QueryRun:
     def found(self) -> dict[str, memory_rows.Found]:
         return {**(self.vector.found if self.vector else {}), **(self.keyword.found if self.keyword else {})}
 
+    def memories(self) -> dict[str, dict[str, Any]]:
+        return {**(self.vector.memories if self.vector else {}), **(self.keyword.memories if self.keyword else {})}
+
 
 class Dependencies:
     """What one request asks of the embedder, the LLM and the reranker. Each query is embedded and
@@ -135,18 +138,23 @@ def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies |
         with conn.pipeline(), conn.transaction():
             for query, depth, keyword, vector in plans:
                 ranked_keyword = ranked_vector = None
+                # keyword candidates in proportion to the depth kept: an extra query keeps 30
+                max_postings = ctx.settings.keyword_max_postings * min(depth, CANDIDATES_PER_CHANNEL) \
+                    // CANDIDATES_PER_CHANNEL
+                # each channel's best memories come whole with their ranking, the results usually among them
                 if keyword:
-                    ranked_keyword = memory_rows.keyword_statement(*scope, query, depth,
-                                                                   ctx.settings.keyword_max_postings)
+                    ranked_keyword = memory_rows.keyword_statement(*scope, query, depth, max_postings) \
+                        .with_memories(tenant_id, request.top_k)
                     ranked_keyword.send(conn)
                 query_vector = deps.query_vector(query) if vector else None
                 if query_vector is not None:
-                    ranked_vector = memory_rows.vector_statement(*scope, query_vector, depth, walk_above,
-                                                                 min(1000, max(depth, ctx.settings.vector_ef_search)))
+                    ranked_vector = memory_rows.vector_statement(
+                        *scope, query_vector, depth, walk_above, min(1000, max(depth, ctx.settings.vector_ef_search))
+                    ).with_memories(tenant_id, request.top_k)
                     ranked_vector.send(conn)
                 elif vector and not keyword:  # the embedder failed: the keyword channel answers
-                    ranked_keyword = memory_rows.keyword_statement(*scope, query, depth,
-                                                                   ctx.settings.keyword_max_postings)
+                    ranked_keyword = memory_rows.keyword_statement(*scope, query, depth, max_postings) \
+                        .with_memories(tenant_id, request.top_k)
                     ranked_keyword.send(conn)
                 sent.append((ranked_keyword, ranked_vector))
         return [QueryRun(k.result() if k else None, v.result() if v else None) for k, v in sent]
@@ -213,14 +221,16 @@ def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies |
         scored.append((item, round(parts.score, 6), {**parts.as_dict(), **extra_parts}))
     scored.sort(key=lambda entry: entry[1], reverse=True)
 
-    # 4. the memories themselves, only for the results returned
+    # 4. the memories themselves, for the results returned: read with the rankings, else fetched
+    read = {item: memory for _, query_run in runs for item, memory in query_run.memories().items()}
     results: list[dict[str, Any]] = []
     total = len(scored)
     start = 0
     while len(results) < request.top_k and start < len(scored):
         block = scored[start:start + request.top_k - len(results)]
         start += len(block)
-        rows = memory_rows.get_many(conn, tenant_id, [item for item, _, _ in block])
+        missing = [item for item, _, _ in block if item not in read]
+        rows = {**read, **(memory_rows.get_many(conn, tenant_id, missing) if missing else {})}
         for item, score, parts in block:
             if item not in rows:
                 total -= 1  # erased between the ranking and the fetch
