@@ -229,7 +229,7 @@ def relation_sizes(url: str) -> list[tuple[str, str, int]]:
                FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid JOIN pg_am a ON a.oid = i.relam
                WHERE x.indrelid = 'memories'::regclass""").fetchall()
         others = conn.execute(
-            """SELECT c.relname, 'table + indexes', pg_total_relation_size(c.oid) FROM pg_class c
+            r"""SELECT c.relname, 'table + indexes', pg_total_relation_size(c.oid) FROM pg_class c
                JOIN pg_namespace n ON n.oid = c.relnamespace
                WHERE n.nspname = 'public' AND c.relkind = 'r' AND c.relname <> 'memories'
                  AND (c.relname LIKE 'memory\_%' OR pg_total_relation_size(c.oid) > 1024 * 1024)

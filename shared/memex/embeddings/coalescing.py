@@ -2,8 +2,8 @@
 wait, and the next of them embeds every waiting call's texts as one batch.
 
 On a CPU embedder, concurrent calls each running their own small matmuls compete for the same
-cores; one batch computes the same vectors with fewer, larger matmuls (bench/embedder.py:
-139 embeddings/s in batches of 64, 41/s one at a time). No thread of its own: a caller does the
+cores; one batch computes the same vectors with fewer, larger matmuls (bench/embedder.py
+measures both ways; the README's Measurements table has the figures). No thread of its own: a caller does the
 work, so nothing outlives a Lambda invocation.
 """
 
