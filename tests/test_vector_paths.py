@@ -125,3 +125,24 @@ def test_the_walk_returns_the_depth_asked_for_when_other_users_are_nearer(ctx, s
             ranked = memory_rows.vector_ranked(conn, scoped.id, scoped.user, None, SearchFilters(), False,
                                                embedding, 12, 0, ef_search)
         assert len(ranked) == len(OWN)
+        # the walk's settings were local to the transaction: the session keeps its own
+        settings = conn.execute("SELECT current_setting('hnsw.iterative_scan') AS scan, "
+                                "current_setting('hnsw.ef_search') AS ef").fetchone()
+        assert (settings["scan"], settings["ef"]) == ("off", "40")
+    # the same from a search, whose pipeline has no transaction of its own but its implicit one
+    from dataclasses import replace
+
+    from memex.models import SearchIn
+    from memex.retrieval import search
+
+    request = SearchIn(user_id=scoped.user, query=QUERIES[0], mode="vector", top_k=12)
+    exact = search.search(replace(ctx, settings=replace(ctx.settings, vector_exact_max=10**6)), scoped.id, request)
+    walking = replace(ctx, settings=replace(ctx.settings, vector_exact_max=0))
+    with conn.transaction():
+        conn.execute("SET LOCAL enable_seqscan = off")
+        conn.execute("SET LOCAL enable_sort = off")
+        answer = search.search(walking, scoped.id, request)
+        walked = "SELECT pg_stat_get_xact_numscans('memories_embedding'::regclass) AS n"
+        assert conn.execute(walked).fetchone()["n"] > 0
+    assert [r["id"] for r in answer["results"]] == [r["id"] for r in exact["results"]] and exact["results"]
+    assert conn.execute("SELECT current_setting('hnsw.iterative_scan') AS scan").fetchone()["scan"] == "off"

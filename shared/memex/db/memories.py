@@ -294,12 +294,10 @@ class Statement:
         )
 
     def run(self, conn: psycopg.Connection) -> Ranking:
-        """Send and read in one go; in a transaction of its own when a setting goes before it."""
-        if self._before is None:
+        """Send and read in one go, in one pipeline: what it sends before its sync runs in one
+        implicit transaction, which holds the settings that go before the statement."""
+        with conn.pipeline():
             self.send(conn)
-        else:
-            with conn.pipeline(), conn.transaction():
-                self.send(conn)
         return self.result()
 
 
@@ -432,7 +430,8 @@ def vector_statement(tenant_id: str, user_id: str, agent_id: str | None, filters
                   WHERE {where} AND {size} > %(walk_above)s
                   ORDER BY embedding <=> %(vector)s LIMIT %(limit)s) nearest
               ORDER BY similarity DESC, id"""
-    # The settings hold only within the transaction the statement runs in. No parallel workers:
+    # The settings hold only within the transaction the statement runs in (the pipeline's
+    # implicit one, up to its sync: Statement.run, search.py). No parallel workers:
     # the planner would start them for the exact branch of a large user even though its gate
     # keeps it from running (~30 ms measured at 100k memories), and two cores have none to spare.
     settings = ("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true),"
