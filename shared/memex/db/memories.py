@@ -271,8 +271,10 @@ class Statement:
             SELECT ranking.*, CASE WHEN w.id IS NOT NULL THEN to_jsonb(w) END AS memory
             FROM (SELECT *, row_number() OVER (ORDER BY {self._score} DESC NULLS LAST, id) AS position
                   FROM ranking) ranking
-            LEFT JOIN LATERAL ({_SELECT} WHERE m.tenant_id = %(memories_tenant)s AND m.id = ranking.id) w
-              ON ranking.position <= %(memories_best)s
+            -- the position inside a subquery kept whole (OFFSET 0), not in ON, which the planner
+            -- would check after the join: read only the best, not every row ranked
+            LEFT JOIN LATERAL ({_SELECT} WHERE m.tenant_id = %(memories_tenant)s AND m.id = ranking.id
+                                         AND ranking.position <= %(memories_best)s OFFSET 0) w ON true
             ORDER BY ranking.position"""
         self._params = {**self._params, "memories_tenant": tenant_id, "memories_best": best}
         return self
