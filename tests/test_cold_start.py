@@ -42,7 +42,7 @@ def fresh_interpreter(code: str) -> dict:
 def test_every_handler_is_found():
     in_template = {Path(fn["Properties"]["CodeUri"]).name for fn in load_template()["Resources"].values()
                    if fn["Type"] == "AWS::Serverless::Function"}
-    assert set(HANDLERS) == in_template and {"ingest", "search", "sweep", "migrate"} <= in_template
+    assert set(HANDLERS) == in_template and {"ingest", "search", "sweep", "migrate", "mcp"} <= in_template
 
 
 @pytest.mark.parametrize("name", HANDLERS)

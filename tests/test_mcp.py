@@ -311,6 +311,21 @@ def _tool_call(tool: str, **arguments) -> dict:
             "params": {"name": tool, "arguments": arguments}}
 
 
+def test_each_invocation_runs_the_session_manager_around_itself_alone(tenant, ctx):
+    """Mangum enters the app's lifespan around each invocation: the surface's session manager runs
+    while the request is served and is stopped after it, and the next invocation runs a new one,
+    even once the thread has no current event loop (as after asyncio.run)."""
+    import asyncio
+
+    surface = function_module("mcp").mcp
+    assert not surface.serving
+    asyncio.run(asyncio.sleep(0))
+    for _ in range(2):
+        status, _, listed = _invoke("mcp_tools_list", tenant.key)
+        assert status == 200 and {tool["name"] for tool in listed["result"]["tools"]} == TOOLS
+        assert not surface.serving
+
+
 def test_lambda_handler_serves_initialize_tools_list_and_calls_on_sample_events(tenant, ctx):
     status, headers, answer = _invoke("mcp_initialize", tenant.key)
     assert status == 200 and headers["content-type"].startswith("application/json")

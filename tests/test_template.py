@@ -214,6 +214,63 @@ def test_sweep_runs_every_five_minutes():
     assert schedules == ["rate(5 minutes)"]
 
 
+def function_named(folder: str) -> str:
+    """The template's logical id of the function whose code is functions/<folder>/."""
+    found = [name for name, function in FUNCTIONS.items() if fn_prop(function, "CodeUri").rstrip("/") == f"functions/{folder}"]
+    assert len(found) == 1, f"functions/{folder}: {found}"
+    return found[0]
+
+
+def events_of(function: str, kind: str) -> list[dict]:
+    return [e["Properties"] for e in FUNCTIONS[function]["Properties"].get("Events", {}).values() if e["Type"] == kind]
+
+
+def _rate_seconds(expression: str) -> int:
+    number, unit = re.fullmatch(r"rate\((\d+) (minutes?|hours?|days?)\)", expression).groups()
+    return int(number) * {"minute": 60, "hour": 3600, "day": 86400}[unit.rstrip("s")]
+
+
+def test_scheduled_functions_are_the_local_runtimes_with_the_same_rates():
+    from infra.local.runtime import SCHEDULES
+
+    deployed = {name: [e["Schedule"] for e in events_of(name, "Schedule")] for name in FUNCTIONS}
+    deployed = {name: rates for name, rates in deployed.items() if rates}
+    assert set(deployed) == {function_named(folder) for folder in SCHEDULES}
+    for folder, schedule in SCHEDULES.items():
+        assert [_rate_seconds(r) for r in deployed[function_named(folder)]] == [schedule.rate_seconds], folder
+
+
+def test_each_http_function_is_routed_exactly_the_routes_its_router_serves():
+    """A route added to a function's router is reachable in AWS only once the template routes it
+    there too (and the local runtime serves every router: HTTP_FUNCTIONS)."""
+    from fastapi import FastAPI
+
+    from infra.local.runtime import HTTP_FUNCTIONS, function_module
+
+    for folder in HTTP_FUNCTIONS:
+        app = FastAPI()
+        app.include_router(function_module(folder).router)
+        served = {f"{method.upper()} {path}" for path, operations in app.openapi()["paths"].items()
+                  for method in operations}
+        routed = {f"{e['Method'].upper()} {e['Path']}" for e in events_of(function_named(folder), "HttpApi")}
+        assert served == routed, f"{folder}: served only {served - routed}, routed only {routed - served}"
+
+
+def test_each_surface_has_its_function_routed_at_its_path_for_every_method_it_answers():
+    from infra.local.runtime import SURFACES
+
+    for path, folder in SURFACES.items():
+        routed = {(e["Method"].upper(), e["Path"]) for e in events_of(function_named(folder), "HttpApi")}
+        assert routed == {("POST", path), ("GET", path), ("DELETE", path)}, folder
+
+
+def test_every_http_function_is_known_to_the_local_runtime():
+    from infra.local.runtime import HTTP_FUNCTIONS, SURFACES
+
+    with_routes = {name for name in FUNCTIONS if events_of(name, "HttpApi")}
+    assert with_routes == {function_named(f) for f in (*HTTP_FUNCTIONS, *SURFACES.values())}
+
+
 def test_migrations_custom_resource_points_at_migrate_function():
     migrations = RESOURCES["Migrations"]
     assert migrations["Type"] == "Custom::Migrations"

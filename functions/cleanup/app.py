@@ -1,4 +1,7 @@
-"""CleanupFn: the three erasures and GET /health."""
+"""CleanupFn: the three erasures and GET /health; the memory-service seed's DELETE /sessions/{id}
+and DELETE /users/{id}."""
+
+from typing import Optional
 
 from fastapi import APIRouter, Depends
 from fastapi.responses import JSONResponse
@@ -7,31 +10,54 @@ from memex import memories
 from memex.context import Context
 from memex.health import health
 from memex.models import Id
-from memex_edge.http import context, lambda_handler, tenant
+from memex_edge.answers import Health, MemoryDeleted, TurnsDeleted
+from memex_edge.http import MEMORY_SERVICE_SEED, context, errors, lambda_handler, seed_router, tenant
 
-router = APIRouter()
+v1 = APIRouter(tags=["v1"])
+seed = seed_router(MEMORY_SERVICE_SEED)
 
 
-@router.delete("/v1/memories/{memory_id}")
+@v1.delete("/v1/memories/{memory_id}", response_model=MemoryDeleted, responses=errors(404))
 def delete_memory(memory_id: Id, tenant_id: str = Depends(tenant), ctx: Context = Depends(context)) -> dict:
+    """Erase the memory and its whole supersession chain."""
     return {"deleted": memories.erase_memory(ctx, tenant_id, memory_id)}
 
 
-@router.delete("/v1/sessions/{session_id}")
+@v1.delete("/v1/sessions/{session_id}", response_model=TurnsDeleted, responses=errors())
 def delete_session(session_id: Id, user_id: Id, tenant_id: str = Depends(tenant),
                    ctx: Context = Depends(context)) -> dict:
     return {"deleted": memories.erase_session(ctx, tenant_id, session_id, user_id)}
 
 
-@router.delete("/v1/users/{user_id}")
+@seed.delete("/sessions/{session_id}", response_model=TurnsDeleted, responses=errors(seed=True))
+def delete_session_seed(session_id: Id, user_id: Optional[Id] = None, tenant_id: str = Depends(tenant),
+                        ctx: Context = Depends(context)) -> dict:
+    """The memory-service seed's session erasure: its session ids named no user, so without
+    `user_id` the session is erased for every user of the tenant who has one by that id."""
+    if user_id is not None:
+        return {"deleted": memories.erase_session(ctx, tenant_id, session_id, user_id)}
+    return {"deleted": memories.erase_session_of_every_user(ctx, tenant_id, session_id)}
+
+
+@v1.delete("/v1/users/{user_id}", response_model=TurnsDeleted, responses=errors())
 def delete_user(user_id: Id, tenant_id: str = Depends(tenant), ctx: Context = Depends(context)) -> dict:
     return {"deleted": memories.erase_user(ctx, tenant_id, user_id)}
 
 
-@router.get("/health")
+@seed.delete("/users/{user_id}", response_model=TurnsDeleted, responses=errors(seed=True))
+def delete_user_seed(user_id: Id, tenant_id: str = Depends(tenant), ctx: Context = Depends(context)) -> dict:
+    """The memory-service seed's user erasure: `DELETE /v1/users/{user_id}`."""
+    return {"deleted": memories.erase_user(ctx, tenant_id, user_id)}
+
+
+@v1.get("/health", response_model=Health,
+        responses={503: {"model": Health, "description": "Postgres is unreachable (`status: error`)"}})
 def get_health(ctx: Context = Depends(context)) -> JSONResponse:
     report = health(ctx)
     return JSONResponse(report, status_code=200 if report["status"] == "ok" else 503)
 
 
+router = APIRouter()
+router.include_router(v1)
+router.include_router(seed)
 handler = lambda_handler(router)

@@ -1,19 +1,27 @@
-"""IngestFn: POST /v1/turns, GET /v1/turns/{turn_id}, POST /v1/memories, GET /v1/backfills/{id}."""
+"""IngestFn: POST /v1/turns, GET /v1/turns/{turn_id}, POST /v1/memories, GET /v1/backfills/{id};
+the memory-service seed's POST /turns."""
 
 from fastapi import APIRouter, Depends, Response
 
 from memex import backfill, ingest, memories
 from memex.context import Context
-from memex.models import Id, MemoryIn, TurnIn
-from memex_edge.http import context, lambda_handler, tenant
+from memex.models import Id, MemoryPostIn, TurnIn
+from memex_edge.answers import Backfill, Memory, TurnAnswer
+from memex_edge.http import MEMORY_SERVICE_SEED, context, errors, lambda_handler, seed_router, tenant
 from memex_edge.observability import metrics
 
-router = APIRouter()
+v1 = APIRouter(tags=["v1"])
+seed = seed_router(MEMORY_SERVICE_SEED)
+
+PROCESSED = {201: {"model": TurnAnswer, "description": "With `wait=true`: processed, with its memories"}}
 
 
-@router.post("/v1/turns", status_code=202)
+@v1.post("/v1/turns", status_code=202, response_model=TurnAnswer, response_model_exclude_unset=True,
+             responses={**PROCESSED, **errors(409, 413)})
 def post_turn(turn: TurnIn, response: Response, wait: bool = False,
               tenant_id: str = Depends(tenant), ctx: Context = Depends(context)) -> dict:
+    """Store a turn: queued for extraction (202), or processed before answering with `wait=true`
+    (201, with its memories; 202 with an `error` if inline processing failed and it was queued)."""
     answer = ingest.ingest_turn(ctx, tenant_id, turn, wait)
     if answer["status"] == "processed":
         response.status_code = 201
@@ -21,19 +29,35 @@ def post_turn(turn: TurnIn, response: Response, wait: bool = False,
     return answer
 
 
-@router.get("/v1/turns/{turn_id}")
+@seed.post("/turns", status_code=201, response_model=TurnAnswer, response_model_exclude_unset=True,
+           responses=errors(409, 413, seed=True))
+def post_turn_inline(turn: TurnIn, tenant_id: str = Depends(tenant), ctx: Context = Depends(context)) -> dict:
+    """The memory-service seed's ingest: the turn processed before the answer, as `POST
+    /v1/turns?wait=true`. 201 once the turn is stored: `status` says `processed`, or `queued` with
+    an `error` when inline processing failed and the workers will retry it."""
+    answer = ingest.ingest_turn(ctx, tenant_id, turn, wait=True)
+    metrics.add_metric(name="TurnsIngested", unit="Count", value=1)
+    return answer
+
+
+@v1.get("/v1/turns/{turn_id}", response_model=TurnAnswer, response_model_exclude_unset=True,
+            responses=errors(404))
 def get_turn(turn_id: Id, tenant_id: str = Depends(tenant), ctx: Context = Depends(context)) -> dict:
     return ingest.turn_status(ctx, tenant_id, turn_id)
 
 
-@router.post("/v1/memories", status_code=201)
-def post_memory(memory: MemoryIn, tenant_id: str = Depends(tenant), ctx: Context = Depends(context)) -> dict:
+@v1.post("/v1/memories", status_code=201, response_model=Memory, responses=errors(413))
+def post_memory(memory: MemoryPostIn, tenant_id: str = Depends(tenant), ctx: Context = Depends(context)) -> dict:
+    """Store one memory as given, no extraction (also the memex seed's create)."""
     return memories.add(ctx, tenant_id, memory)
 
 
-@router.get("/v1/backfills/{backfill_id}")
+@v1.get("/v1/backfills/{backfill_id}", response_model=Backfill, responses=errors(404))
 def get_backfill(backfill_id: Id, tenant_id: str = Depends(tenant), ctx: Context = Depends(context)) -> dict:
     return backfill.status(ctx, tenant_id, backfill_id)
 
 
+router = APIRouter()
+router.include_router(v1)
+router.include_router(seed)
 handler = lambda_handler(router)

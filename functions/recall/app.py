@@ -1,18 +1,30 @@
-"""RecallFn: POST /v1/recall, memories packed into a token budget with citations."""
+"""RecallFn: POST /v1/recall, memories packed into a token budget with citations; the
+memory-service seed's POST /recall."""
 
 from fastapi import APIRouter, Depends
 
 from memex.context import Context
 from memex.models import RecallIn
 from memex.recall import recall
-from memex_edge.http import context, lambda_handler, tenant
+from memex_edge.answers import RecallAnswer
+from memex_edge.http import MEMORY_SERVICE_SEED, context, errors, lambda_handler, seed_router, tenant
 
-router = APIRouter()
+v1 = APIRouter(tags=["v1"])
+seed = seed_router(MEMORY_SERVICE_SEED)
 
 
-@router.post("/v1/recall")
+@v1.post("/v1/recall", response_model=RecallAnswer, responses=errors(413))
 def post_recall(request: RecallIn, tenant_id: str = Depends(tenant), ctx: Context = Depends(context)) -> dict:
     return recall(ctx, tenant_id, request)
 
 
+@seed.post("/recall", response_model=RecallAnswer, responses=errors(413, seed=True))
+def post_recall_seed(request: RecallIn, tenant_id: str = Depends(tenant), ctx: Context = Depends(context)) -> dict:
+    """The memory-service seed's recall: `POST /v1/recall`."""
+    return recall(ctx, tenant_id, request)
+
+
+router = APIRouter()
+router.include_router(v1)
+router.include_router(seed)
 handler = lambda_handler(router)

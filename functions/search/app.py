@@ -1,4 +1,5 @@
-"""SearchFn: POST /v1/search and the reads of stored memories."""
+"""SearchFn: POST /v1/search and the reads of stored memories; the seeds' searches (POST /search,
+POST /v1/memories/search) and the memory-service seed's GET /users/{user_id}/memories."""
 
 from typing import Optional
 
@@ -6,40 +7,73 @@ from fastapi import APIRouter, Depends, Query
 
 from memex import memories
 from memex.context import Context
-from memex.models import Id, SearchIn
+from memex.models import Id, MemexSeedSearchIn, SearchIn
 from memex.retrieval.search import search
-from memex_edge.http import context, lambda_handler, tenant
+from memex_edge.answers import Count, Memory, MemoryHistory, MemoryList, SearchAnswer
+from memex_edge.http import MEMEX_SEED, MEMORY_SERVICE_SEED, context, errors, lambda_handler, seed_router, tenant
 
-router = APIRouter()
+v1 = APIRouter(tags=["v1"])
+memory_service = seed_router(MEMORY_SERVICE_SEED)
+memex_seed = seed_router(MEMEX_SEED)
+
+LIMIT = Query(50, ge=1, le=500)
+CURSOR = Query(None, max_length=1024, description="The `next_cursor` of the previous page")
 
 
-@router.post("/v1/search")
+@v1.post("/v1/search", response_model=SearchAnswer, response_model_exclude_unset=True, responses=errors(413))
 def post_search(request: SearchIn, tenant_id: str = Depends(tenant), ctx: Context = Depends(context)) -> dict:
     return search(ctx, tenant_id, request)
 
 
+@memory_service.post("/search", response_model=SearchAnswer, response_model_exclude_unset=True,
+                     responses=errors(413, seed=True))
+def post_search_seed(request: SearchIn, tenant_id: str = Depends(tenant), ctx: Context = Depends(context)) -> dict:
+    """The memory-service seed's search: `POST /v1/search`."""
+    return search(ctx, tenant_id, request)
+
+
+@memex_seed.post("/v1/memories/search", response_model=SearchAnswer, response_model_exclude_unset=True,
+                 responses=errors(413, seed=True))
+def post_memories_search(request: MemexSeedSearchIn, tenant_id: str = Depends(tenant),
+                         ctx: Context = Depends(context)) -> dict:
+    """The memex seed's search, `{agent_id, user_id, query, top_k, alpha}`: `POST /v1/search` with
+    those fields. Each result carries the seed's `id, content, memory_type, created_at, score`."""
+    return search(ctx, tenant_id, request.to_search())
+
+
 # Declared before /v1/memories/{memory_id} so that "count" is not taken for an id.
-@router.get("/v1/memories/count")
+@v1.get("/v1/memories/count", response_model=Count, responses=errors())
 def get_count(user_id: Id, agent_id: Optional[Id] = None,
               tenant_id: str = Depends(tenant), ctx: Context = Depends(context)) -> dict:
     return {"count": memories.count(ctx, tenant_id, user_id, agent_id)}
 
 
-@router.get("/v1/memories/{memory_id}")
+@v1.get("/v1/memories/{memory_id}", response_model=Memory, responses=errors(404))
 def get_memory(memory_id: Id, tenant_id: str = Depends(tenant), ctx: Context = Depends(context)) -> dict:
     return memories.get(ctx, tenant_id, memory_id)
 
 
-@router.get("/v1/memories/{memory_id}/history")
+@v1.get("/v1/memories/{memory_id}/history", response_model=MemoryHistory, responses=errors(404))
 def get_history(memory_id: Id, tenant_id: str = Depends(tenant), ctx: Context = Depends(context)) -> dict:
     return {"memory_id": memory_id, "history": memories.history(ctx, tenant_id, memory_id)}
 
 
-@router.get("/v1/users/{user_id}/memories")
-def list_user_memories(user_id: Id, include_inactive: bool = False, limit: int = Query(50, ge=1, le=500),
-                       cursor: Optional[str] = Query(None, max_length=1024), tenant_id: str = Depends(tenant),
+@v1.get("/v1/users/{user_id}/memories", response_model=MemoryList, responses=errors())
+def list_user_memories(user_id: Id, include_inactive: bool = False, limit: int = LIMIT,
+                       cursor: Optional[str] = CURSOR, tenant_id: str = Depends(tenant),
                        ctx: Context = Depends(context)) -> dict:
     return memories.list_for_user(ctx, tenant_id, user_id, include_inactive, limit, cursor)
 
 
+@memory_service.get("/users/{user_id}/memories", response_model=MemoryList, responses=errors(seed=True))
+def list_user_memories_seed(user_id: Id, limit: int = Query(500, ge=1, le=500), cursor: Optional[str] = CURSOR,
+                            tenant_id: str = Depends(tenant), ctx: Context = Depends(context)) -> dict:
+    """The memory-service seed's listing: every memory of the user, current ones and the history
+    they superseded (`active: false`, linked by `supersedes`), newest first, 500 a page."""
+    return memories.list_for_user(ctx, tenant_id, user_id, True, limit, cursor)
+
+
+router = APIRouter()
+for part in (v1, memory_service, memex_seed):
+    router.include_router(part)
 handler = lambda_handler(router)

@@ -40,7 +40,7 @@ def main() -> None:
     if args.mcp_port:
         # The memex seed's layout: MCP alone on a port of its own, beside the API.
         mcp = uvicorn.Server(uvicorn.Config(mcp_app(args.host), host=args.host, port=args.mcp_port,
-                                            log_level="warning", lifespan="off"))
+                                            log_level="warning", lifespan="on"))
         threading.Thread(target=mcp.run, name="mcp-server", daemon=True).start()
         print(f"memex: MCP also on http://{args.host}:{args.mcp_port}/mcp", flush=True)
     processes = get_context().settings.local_http_processes

@@ -8,7 +8,6 @@ drives it in AWS. Configuration reaches the handlers through the environment, as
 from __future__ import annotations
 
 import importlib
-import logging
 import os
 import threading
 from pathlib import Path
@@ -16,11 +15,21 @@ from typing import Any
 
 from infra.local import embedded_postgres
 from infra.local.poller import QueuePoller, drain
+from infra.local.scheduler import Schedule, ScheduledRunner
 from infra.local.sqs_server import QueueSpec, ensure_queues, start_moto
 
-log = logging.getLogger("memex.local")
-
+# What template.yaml deploys, listed once for the local runtime (tests/test_template.py checks both
+# agree). Functions whose `router` holds REST routes (functions/<name>/app.py):
 HTTP_FUNCTIONS = ("ingest", "search", "recall", "cleanup")
+# Functions serving an ASGI surface at a path: path -> function; the function's module builds it
+# with `surface(loopback_only)`.
+SURFACES = {"/mcp": "mcp"}
+# Scheduled functions: function -> its schedule (the template's `rate(...)` and the local period).
+SCHEDULES = {
+    # Locally the sweep looks twice per MEMEX_SWEEP_AFTER_SECONDS (at least every 5 s), so a turn whose
+    # message was lost is re-sent within a minute and a half on a laptop, not five.
+    "sweep": Schedule(rate_seconds=300, local_seconds=lambda s: max(5, s.sweep_after_seconds // 2)),
+}
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 # queue name -> (env var of its URL, worker function, FIFO)
 QUEUES = {
@@ -35,23 +44,24 @@ def function_module(name: str):
 
 
 def http_app(host: str | None = None) -> Any:
-    """The HTTP functions' routes and McpFn's MCP server in one app, served on `host` (by default
-    `MEMEX_HOST`). Each extra server process builds its own from the environment the runtime set
-    up (database and queue URLs, host)."""
+    """Every HTTP function's routes and every surface in one app, with the offline API docs,
+    served on `host` (by default `MEMEX_HOST`). Each extra server process builds its own from the
+    environment the runtime set up (database and queue URLs, host)."""
     from memex_edge.http import create_app
-    from memex_edge.mcp_server import PATH
 
     host = host or os.environ.get("MEMEX_HOST", "127.0.0.1")
     return create_app(*(function_module(name).router for name in HTTP_FUNCTIONS),
-                      surfaces={PATH: mcp_app(host)})
+                      surfaces={path: function_module(name).surface(host in LOOPBACK)
+                                for path, name in SURFACES.items()},
+                      docs=True)
 
 
 def mcp_app(host: str = "127.0.0.1") -> Any:
-    """McpFn's MCP server alone (at /mcp), served on `host`. On a loopback address it refuses
-    requests from other hosts and origins: a web page cannot reach it by DNS rebinding."""
-    from memex_edge.mcp_server import McpApp, build_server
+    """McpFn's MCP server alone (at /mcp), served on `host`."""
+    from memex_edge.http import create_app
+    from memex_edge.mcp_server import PATH
 
-    return McpApp(build_server(), loopback_only=host in LOOPBACK)
+    return create_app(surfaces={PATH: function_module(SURFACES[PATH]).surface(host in LOOPBACK)})
 
 
 class LocalRuntime:
@@ -154,23 +164,17 @@ class LocalRuntime:
         return http_app(host)
 
     def run_workers(self) -> None:
+        """The queues' pollers and the scheduled functions, each in a thread of its own."""
+        from memex.config import load_settings
+
+        settings = load_settings()
         for poller in self.pollers:
             poller.start()
-        sweeper = threading.Thread(target=self._sweep_forever, name="sweeper", daemon=True)
-        sweeper.start()
-        self._threads.append(sweeper)
-
-    def _sweep_forever(self) -> None:
-        from memex.ingest import sweep
-        from memex_edge.context import get_context
-
-        ctx = get_context()
-        interval = max(5, ctx.settings.sweep_after_seconds // 2)
-        while not self.stop_event.wait(interval):
-            try:
-                sweep(ctx)
-            except Exception:  # noqa: BLE001 - a failed sweep is retried at the next tick
-                log.exception("sweep failed")
+        for name, schedule in SCHEDULES.items():
+            runner = ScheduledRunner(name, function_module(name).handler, schedule.local_seconds(settings),
+                                     self.stop_event, region=settings.aws_region)
+            runner.start()
+            self._threads.append(runner)
 
     def drain(self, timeout: float = 60.0) -> None:
         drain(self.pollers, timeout)

@@ -94,6 +94,16 @@ def erase_session(ctx: Context, tenant_id: str, session_id: str, user_id: str) -
         return erasure.session(conn, tenant_id, session_id, user_id)
 
 
+def erase_session_of_every_user(ctx: Context, tenant_id: str, session_id: str) -> dict[str, int]:
+    """The session erased for each user of the tenant who has one by this id (sessions whose id
+    names no user, as the memory-service seed's did), one user's transaction at a time."""
+    totals = {"turns": 0, "memories": 0}
+    for user_id in erasure.users_of_session(ctx.db.connection(), tenant_id, session_id):
+        for kind, erased in erase_session(ctx, tenant_id, session_id, user_id).items():
+            totals[kind] += erased
+    return totals
+
+
 def erase_user(ctx: Context, tenant_id: str, user_id: str) -> dict[str, int]:
     with ctx.db.transaction() as conn:
         locks.lock_user(conn, tenant_id, user_id)

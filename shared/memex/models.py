@@ -158,6 +158,18 @@ class MemoryIn(_Strict):
     metadata: Metadata = Field(default_factory=dict)
 
 
+class MemoryPostIn(MemoryIn):
+    """`POST /v1/memories`: the memex seed's scale of importance went above 1 (its documented
+    example sends 1.2), so a larger number is accepted there and stored as 1, the top of memex's."""
+
+    importance: float = Field(default=0.5, ge=0.0, description="0 to 1; above 1 counts as 1")
+
+    @field_validator("importance")
+    @classmethod
+    def _at_most_one(cls, value: float) -> float:
+        return min(value, 1.0)
+
+
 class SearchFilters(_Strict):
     memory_type: Optional[MemoryType] = None
     session_id: Optional[Id] = None
@@ -178,6 +190,20 @@ class SearchIn(_Strict):
     mode: SearchMode = "hybrid"
 
     _time = field_validator("reference_time")(_plausible_time)
+
+
+class MemexSeedSearchIn(_Strict):
+    """`POST /v1/memories/search`, the memex seed's search: its fields, meaning what they mean in
+    `SearchIn` (alpha and its default are memex's: relevance against recency, 0.95)."""
+
+    agent_id: Optional[Id] = None
+    user_id: Id
+    query: Text = Field(min_length=1, max_length=10_000)
+    top_k: int = Field(default=10, ge=1, le=100)
+    alpha: Optional[float] = Field(default=None, ge=0.0, le=1.0)
+
+    def to_search(self) -> SearchIn:
+        return SearchIn(**self.model_dump())
 
 
 class RecallIn(_Strict):

@@ -1,24 +1,40 @@
-"""The FastAPI app every HTTP function serves: errors in the wire shape, body limit, API keys.
+"""The HTTP edge every HTTP function serves: one FastAPI app per function, errors in the wire
+shape, the body limit, API keys, and the OpenAPI that describes it all.
+
+Where things go:
+- a new **route**: on the router of the function that serves it (`functions/<name>/app.py`),
+  declared with its `response_model` and its `responses=errors(...)`, and as an `HttpApi` event
+  of that function in template.yaml (tests/test_template.py checks both lists agree);
+- a new **ASGI surface** (a protocol other than REST, like MCP): an object with `__call__` and
+  `lifespan()` (`Surface`), passed to `create_app(surfaces={path: ...})` by its function and by the
+  local runtime (`SURFACES` in infra/local/runtime.py); its lifespan runs around serving;
+- a new **scheduled job**: a function whose handler takes the schedule's event, a `Schedule`
+  event in template.yaml and an entry in `SCHEDULES` in infra/local/runtime.py.
 
 A 5xx never carries an internal message (hosts, URLs, SQL, Python text): those go to the log."""
 
 from __future__ import annotations
 
-from typing import Any, Callable
+import asyncio
+from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
+from typing import Any, Callable, Optional, Protocol
 
 import psycopg
-from fastapi import APIRouter, Depends, FastAPI, Request
+from fastapi import APIRouter, Depends, FastAPI, Request, Security
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from fastapi.routing import APIRoute
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from mangum import Mangum
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Route
-from starlette.types import ASGIApp
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from memex import keys
 from memex.context import Context
 from memex.errors import MemexError
 from memex.models import FieldError
+from memex_edge.answers import ErrorBody, SeedErrorBody
 from memex_edge.context import get_context
 from memex_edge.observability import logger, metrics, tracer
 
@@ -28,8 +44,51 @@ from memex_edge.observability import logger, metrics, tracer
 DATABASE_RETRY_AFTER = 5
 
 
-def error(status: int, code: str, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
-    return JSONResponse({"error": {"code": code, "message": message}}, status_code=status, headers=headers)
+def error(status: int, code: str, message: str, headers: dict[str, str] | None = None,
+          detail: Any = None) -> JSONResponse:
+    """An error in the wire shape; with `detail`, in a compatibility route's shape (the seed's
+    `detail` and memex's `error` beside it)."""
+    body: dict[str, Any] = {"error": {"code": code, "message": message}}
+    if detail is not None:
+        body = {"detail": detail, **body}
+    return JSONResponse(body, status_code=status, headers=headers)
+
+
+class SeedRoute(APIRoute):
+    """A compatibility route, speaking a seed's API: its errors carry the seed's `detail` (what
+    FastAPI's default handlers sent, which the seeds' clients read)."""
+
+
+MEMORY_SERVICE_SEED = "memory-service seed"
+MEMEX_SEED = "memex seed"
+
+
+def seed_router(seed: str) -> APIRouter:
+    """A router of compatibility routes for `seed` (MEMORY_SERVICE_SEED or MEMEX_SEED): thin
+    adapters calling the domain functions their v1 counterparts call."""
+    return APIRouter(route_class=SeedRoute, tags=[seed])
+
+
+def _seed_route(request: Request) -> bool:
+    return isinstance(request.scope.get("route"), SeedRoute)
+
+
+_ERRORS = {
+    401: "Missing or wrong API key (`Authorization: Bearer <key>`).",
+    404: "No such id for this tenant (another tenant's ids are not found either).",
+    409: "`idempotency_conflict`: this user already sent the key with a different turn.",
+    413: "Body over `MEMEX_MAX_BODY_BYTES` (1 MiB), refused before it is read whole.",
+    422: "Malformed input; the message names each field (`body.messages.0.role: ...`).",
+    503: "`database_unavailable`: Postgres is unreachable; retry after `Retry-After` seconds.",
+}
+
+
+def errors(*statuses: int, seed: bool = False) -> dict[int | str, dict[str, Any]]:
+    """The error answers of an authenticated route, for its OpenAPI: 401, 422 and 503 always,
+    and `statuses` (404, 409, 413) where they occur."""
+    model = SeedErrorBody if seed else ErrorBody
+    return {status: {"model": model, "description": _ERRORS[status]}
+            for status in sorted({401, 422, 503, *statuses})}
 
 
 def context() -> Context:
@@ -37,7 +96,13 @@ def context() -> Context:
     return get_context()
 
 
-def tenant(request: Request, ctx: Context = Depends(context)) -> str:
+# Declares the scheme in the OpenAPI; the key is read by `tenant` itself, which MCP calls too.
+bearer = HTTPBearer(auto_error=False, scheme_name="apiKey",
+                    description="An API key (`memex keys create`); it names the tenant the request acts for.")
+
+
+def tenant(request: Request, ctx: Context = Depends(context),
+           _declared: Optional[HTTPAuthorizationCredentials] = Security(bearer)) -> str:
     header = request.headers.get("authorization", "")
     scheme, _, token = header.partition(" ")
     presented = token.strip() if scheme.lower() == "bearer" else None
@@ -105,37 +170,69 @@ def _connection_lost(exc: psycopg.Error) -> bool:
     return exc.sqlstate is None or exc.sqlstate.startswith(("08", "57P"))
 
 
-def database_unavailable(exc: psycopg.Error, ctx: Context) -> JSONResponse:
+def database_unavailable(exc: psycopg.Error, ctx: Context, seed: bool = False) -> JSONResponse:
     """503 with Retry-After. Once one connection found the server gone, every thread reconnects."""
     logger.warning("database unavailable", extra={"error": type(exc).__name__, "sqlstate": exc.sqlstate,
                                                "detail": str(exc)})
     if _connection_lost(exc):
         ctx.db.discard_all()
-    return error(503, "database_unavailable", "the database is unavailable; retry later",
-                 headers={"Retry-After": str(DATABASE_RETRY_AFTER)})
+    message = "the database is unavailable; retry later"
+    return error(503, "database_unavailable", message, headers={"Retry-After": str(DATABASE_RETRY_AFTER)},
+                 detail=message if seed else None)
+
+
+class Surface(Protocol):
+    """An ASGI app served at a path of its own beside the routes (MCP at /mcp). It answers its own
+    errors. `lifespan()` is entered once around serving: for the process's life under uvicorn, and
+    around each invocation under Mangum (which runs the app's lifespan every time)."""
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None: ...
+
+    def lifespan(self) -> AbstractAsyncContextManager[None]: ...
 
 
 def create_app(*routers: APIRouter, provide: Callable[[], Context] = get_context,
-               surfaces: dict[str, ASGIApp] | None = None) -> Any:
-    """`routers`: the REST routes. `surfaces`: other ASGI apps, each served at its path as it is
-    (MCP at /mcp), inside the same body limit; they answer their own errors."""
-    app = FastAPI(title="memex", version="1")
+               surfaces: dict[str, Surface] | None = None, docs: bool = False) -> Any:
+    """`routers`: the REST routes. `surfaces`: other ASGI apps, each served at its path, inside the
+    same body limit, their lifespans entered by this app's. `docs`: serve /openapi.json and the
+    Swagger UI at /docs from installed files (the local runtime; API Gateway routes neither)."""
+    surfaces = surfaces or {}
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI):
+        async with AsyncExitStack() as stack:
+            for surface in surfaces.values():
+                await stack.enter_async_context(surface.lifespan())
+            yield
+
+    app = FastAPI(title="memex", version="1", lifespan=lifespan, summary=API_SUMMARY,
+                  openapi_url="/openapi.json" if docs else None, docs_url=None, redoc_url=None)
     app.dependency_overrides[context] = provide
     for router in routers:
         app.include_router(router)
-    for path, surface in (surfaces or {}).items():
+    for path, surface in surfaces.items():
         app.router.routes.append(Route(path, surface))
+    if docs:
+        from memex_edge.docs import add_docs
+
+        add_docs(app)
 
     @app.exception_handler(MemexError)
-    async def _domain(_: Request, exc: MemexError) -> JSONResponse:
+    async def _domain(request: Request, exc: MemexError) -> JSONResponse:
+        message = exc.message
         if exc.status >= 500:
             logger.error("domain error", extra={"code": exc.code, "detail": exc.message})
-            return error(exc.status, exc.code, "internal error")
-        return error(exc.status, exc.code, exc.message)
+            message = "internal error"
+        return error(exc.status, exc.code, message, detail=message if _seed_route(request) else None)
 
     @app.exception_handler(RequestValidationError)
-    async def _invalid(_: Request, exc: RequestValidationError) -> JSONResponse:
-        return error(422, "validation_error", "; ".join(field_problem(e) for e in exc.errors()))
+    async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
+        problems = exc.errors()
+        detail = None
+        if _seed_route(request):
+            # FastAPI's own shape, without echoing the input back.
+            detail = [{"loc": list(p["loc"]), "msg": p["msg"], "type": p["type"]} for p in problems]
+        return error(422, "validation_error", "; ".join(field_problem(p) for p in problems), detail=detail)
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(_: Request, exc: StarletteHTTPException) -> JSONResponse:
@@ -145,25 +242,43 @@ def create_app(*routers: APIRouter, provide: Callable[[], Context] = get_context
     # InterfaceError: psycopg refused to use a connection it already knows is closed.
     @app.exception_handler(psycopg.OperationalError)
     @app.exception_handler(psycopg.InterfaceError)
-    async def _database_unavailable(_: Request, exc: psycopg.Error) -> JSONResponse:
-        return database_unavailable(exc, provide())
+    async def _database_unavailable(request: Request, exc: psycopg.Error) -> JSONResponse:
+        return database_unavailable(exc, provide(), seed=_seed_route(request))
 
     @app.exception_handler(Exception)
-    async def _unexpected(_: Request, exc: Exception) -> JSONResponse:
+    async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
         logger.exception("unhandled error")
-        return error(500, "internal_error", "internal error")
+        return error(500, "internal_error", "internal error",
+                     detail="internal error" if _seed_route(request) else None)
 
     return BodyLimit(app, lambda: provide().settings.max_body_bytes)
 
 
+API_SUMMARY = ("Long-term memory for AI agents: turns in, memories out (search, recall within a token "
+               "budget), kept current. Errors are {\"error\": {code, message}}; the compatibility "
+               "routes (tags `memory-service seed`, `memex seed`) add the seed's `detail`.")
 
-def lambda_handler(*routers: APIRouter) -> Callable[[dict, Any], dict]:
-    """The Lambda entry point of an HTTP function: its routers behind API Gateway via Mangum."""
-    return asgi_lambda_handler(create_app(*routers))
+
+def lambda_handler(*routers: APIRouter, surfaces: dict[str, Surface] | None = None) -> Callable[[dict, Any], dict]:
+    """The Lambda entry point of an HTTP function: its routes and surfaces behind API Gateway."""
+    return asgi_lambda_handler(create_app(*routers, surfaces=surfaces))
 
 
 def asgi_lambda_handler(app: ASGIApp) -> Callable[[dict, Any], dict]:
-    """The Lambda entry point of any ASGI app behind API Gateway. No lifespan: Mangum would run
-    it around every invocation, so an app must not need one."""
-    return logger.inject_lambda_context(tracer.capture_lambda_handler(metrics.log_metrics(
-        Mangum(app, lifespan="off"))))
+    """The Lambda entry point of any ASGI app behind API Gateway. Mangum runs the app's lifespan
+    around each invocation, in the invocation's event loop, so what a surface starts in it (MCP's
+    session manager and its task group) is running while the request is served."""
+    mangum = Mangum(app, lifespan="on")
+    loop: asyncio.AbstractEventLoop | None = None
+
+    # Mangum runs on the thread's current event loop, which Python no longer makes on demand once
+    # something (asyncio.run) has unset it, and not at all from 3.14: one loop, kept for the
+    # execution environment, is made current for each invocation.
+    def invoke(event: dict, context: Any) -> dict:
+        nonlocal loop
+        if loop is None or loop.is_closed():
+            loop = asyncio.new_event_loop()
+        asyncio.set_event_loop(loop)
+        return mangum(event, context)
+
+    return logger.inject_lambda_context(tracer.capture_lambda_handler(metrics.log_metrics(invoke)))

@@ -4,9 +4,9 @@ Each tool calls the domain function its REST route calls, and takes the fields o
 request model (models.py), so an argument is checked exactly as the same field of a request body.
 
 Stateless, with JSON responses: every request stands alone, as every Lambda invocation does. The
-SDK's session manager must be entered (`run()`) before it serves and can be entered only once,
-while Mangum runs an app's lifespan on every invocation; so each request gets a manager of its
-own, entered around it, and the app needs no lifespan under Mangum, uvicorn or a mount.
+SDK's session manager must be running (`run()`) while it serves and can be run only once: the
+surface's `lifespan()` builds and runs one, and the edge's app enters it (uvicorn once per process,
+Mangum around each invocation).
 
 The Bearer key is mapped to its tenant before the transport sees the request, exactly as for the
 REST API: a missing or wrong key gets 401, and the tools act for that tenant only.
@@ -15,9 +15,10 @@ REST API: a missing or wrong key gets 401, and the tools act for that tenant onl
 from __future__ import annotations
 
 import inspect
+from contextlib import asynccontextmanager
 from copy import copy
 from dataclasses import dataclass
-from typing import Annotated, Any, Callable, Optional
+from typing import Annotated, Any, AsyncIterator, Callable, Optional
 
 import anyio.to_thread
 import psycopg
@@ -294,14 +295,39 @@ def build_server() -> MCPServer:
 # ---------------------------------------------------------------- HTTP
 
 class McpApp:
-    """The ASGI app serving the server's tools at PATH. `loopback_only`: refuse requests whose Host or Origin is
-    not loopback (DNS rebinding), for a server on 127.0.0.1; behind API Gateway the host is the API's."""
+    """The ASGI surface serving the server's tools at PATH (a `memex_edge.http.Surface`).
+    `loopback_only`: refuse requests whose Host or Origin is not loopback (DNS rebinding), for a
+    server on 127.0.0.1; behind API Gateway the host is the API's."""
 
     def __init__(self, server: MCPServer, provide: Callable[[], Context] = get_context, *,
                  loopback_only: bool = False):
         self.server = server
         self.provide = provide
         self.host = "127.0.0.1" if loopback_only else "0.0.0.0"
+        self._transport: Any = None  # the SDK's app, while the lifespan runs
+
+    @asynccontextmanager
+    async def lifespan(self) -> AsyncIterator[None]:
+        """The SDK's session manager, running for as long as the surface serves. A manager can be
+        run only once, and Mangum enters the lifespan around every invocation, so each entry
+        builds a manager of its own."""
+        if self._transport is not None:
+            raise RuntimeError("the MCP surface is already serving: one lifespan at a time")
+        transport = self.server.streamable_http_app(
+            streamable_http_path=PATH, stateless_http=True, json_response=True, host=self.host,
+            max_request_body_size=self.provide().settings.max_body_bytes,
+        )
+        async with transport.router.lifespan_context(transport):
+            self._transport = transport
+            try:
+                yield
+            finally:
+                self._transport = None
+
+    @property
+    def serving(self) -> bool:
+        """Whether the lifespan is entered and the session manager running."""
+        return self._transport is not None
 
     async def __call__(self, scope, receive, send) -> None:
         if scope["type"] != "http":
@@ -313,6 +339,9 @@ class McpApp:
             response = error(405, "method_not_allowed", "no server-to-client stream: this server is stateless",
                              headers={"Allow": "POST, DELETE"})
             return await response(scope, receive, send)
+        transport = self._transport
+        if transport is None:
+            raise RuntimeError("the MCP surface serves only inside its lifespan (create_app enters it)")
         ctx = self.provide()
         try:
             tenant_id = await anyio.to_thread.run_sync(tenant, Request(scope), ctx)
@@ -321,9 +350,4 @@ class McpApp:
             return await response(scope, receive, send)
         except (psycopg.OperationalError, psycopg.InterfaceError) as exc:
             return await database_unavailable(exc, ctx)(scope, receive, send)
-        app = self.server.streamable_http_app(
-            streamable_http_path=PATH, stateless_http=True, json_response=True, host=self.host,
-            max_request_body_size=ctx.settings.max_body_bytes,
-        )
-        async with app.router.lifespan_context(app):
-            await app({**scope, CALLER: Caller(ctx, tenant_id)}, receive, send)
+        await transport({**scope, CALLER: Caller(ctx, tenant_id)}, receive, send)

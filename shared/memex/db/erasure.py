@@ -71,6 +71,15 @@ def session(conn: psycopg.Connection, tenant_id: str, session_id: str, user_id: 
     return {"turns": len(turns), "memories": len(memories_deleted)}
 
 
+def users_of_session(conn: psycopg.Connection, tenant_id: str, session_id: str) -> list[str]:
+    """The users with a turn or a memory in a session of this id."""
+    rows = conn.execute(
+        """SELECT user_id FROM turns WHERE tenant_id = %(t)s AND session_id = %(s)s
+           UNION SELECT user_id FROM memories WHERE tenant_id = %(t)s AND session_id = %(s)s
+           ORDER BY user_id""", {"t": tenant_id, "s": session_id}).fetchall()
+    return [r["user_id"] for r in rows]
+
+
 def user(conn: psycopg.Connection, tenant_id: str, user_id: str) -> dict[str, int]:
     memories_deleted = conn.execute(
         "DELETE FROM memories WHERE tenant_id = %s AND user_id = %s RETURNING id", (tenant_id, user_id)

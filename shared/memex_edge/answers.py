@@ -1,0 +1,176 @@
+"""The answer shapes of the wire contract, as the routes declare them (`response_model`), so that
+/openapi.json describes what the API really sends and a client can be typed from it.
+
+The domain builds these answers as dicts; the models only declare and check them. Each allows
+extra keys, so a key the domain adds is never dropped on the way out (tests/test_openapi.py
+fails instead, until it is declared here), and the routes serialize with `exclude_unset`, so a
+key the domain leaves out (a turn's `error`, a channel's rank) stays out rather than becoming null.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal, Optional
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from memex.models import MemoryType
+
+# Times leave the domain as RFC 3339 strings already; declared as such rather than re-parsed.
+Time = Annotated[str, Field(json_schema_extra={"format": "date-time"})]
+TurnStatus = Literal["queued", "processing", "processed", "failed"]
+
+
+class _Answer(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+
+class ErrorDetail(_Answer):
+    code: str = Field(description="Stable, machine-readable: not_found, validation_error, unauthorized, "
+                                  "idempotency_conflict, payload_too_large, database_unavailable, ...")
+    message: str = Field(description="For people; a 422 names each field: `body.messages.0.role: ...`.")
+
+
+class ErrorBody(_Answer):
+    """Every error of the v1 API."""
+    error: ErrorDetail
+
+
+class SeedErrorBody(_Answer):
+    """Every error of a compatibility route: the seed's `detail` (a list of problems for a 422, as
+    FastAPI words them, else a string), and memex's `error` beside it."""
+    detail: Any
+    error: ErrorDetail
+
+
+class Source(_Answer):
+    turn_id: Optional[str]
+    message_id: Optional[str]
+    session_id: Optional[str]
+    metadata: dict[str, Any] = Field(description="The metadata the client sent with the message.")
+
+
+class Memory(_Answer):
+    id: str
+    user_id: str
+    agent_id: Optional[str]
+    session_id: Optional[str]
+    content: str
+    memory_type: MemoryType
+    type: str = Field(description="fact, preference, opinion, event, relation, message (episodic) or note "
+                                  "(written directly)")
+    key: Optional[str] = Field(description="Canonical snake_case key of an extracted fact, e.g. employer")
+    value: Optional[str]
+    importance: float
+    confidence: float
+    active: bool = Field(description="False once superseded")
+    valid_from: Time
+    valid_to: Optional[Time]
+    supersedes: Optional[str] = Field(description="The latest memory this one replaced")
+    created_at: Time
+    metadata: dict[str, Any]
+    sources: list[Source]
+
+
+class ScoreParts(_Answer):
+    score: float
+    relevance: float
+    recency: float
+    importance: float
+    bm25: Optional[float]
+    similarity: Optional[float]
+    rerank: Optional[float]
+    bm25_rank: Optional[int] = Field(None, description="Absent when the keyword channel did not run")
+    vector_rank: Optional[int] = Field(None, description="Absent when the vector channel did not run")
+
+
+class ScoredMemory(Memory):
+    score: float
+    score_parts: ScoreParts
+
+
+class SearchAnswer(_Answer):
+    results: list[ScoredMemory]
+    query: str
+    total: int
+    degraded: list[str] = Field(description="Dependencies that were unavailable: embed, rerank, llm")
+
+
+class Citation(_Answer):
+    memory_id: str
+    turn_id: Optional[str]
+    message_id: Optional[str]
+    score: float
+    snippet: str
+
+
+class RecallAnswer(_Answer):
+    context: str
+    citations: list[Citation]
+    token_count: int
+    degraded: list[str]
+
+
+class TurnAnswer(_Answer):
+    turn_id: str
+    status: TurnStatus
+    memories: list[Memory] = Field(None, description="Present once asked for (GET) or processed inline")
+    error: str = Field(None, description="Why processing failed or was deferred; absent otherwise")
+
+
+class MemoryList(_Answer):
+    memories: list[Memory]
+    next_cursor: Optional[str] = Field(description="Pass as `cursor` for the next page; null on the last")
+
+
+class MemoryHistory(_Answer):
+    memory_id: str
+    history: list[Memory] = Field(description="The supersession chain, oldest first")
+
+
+class Count(_Answer):
+    count: int
+
+
+class MemoryErased(_Answer):
+    memories: int
+
+
+class TurnsErased(_Answer):
+    turns: int
+    memories: int
+
+
+class MemoryDeleted(_Answer):
+    deleted: MemoryErased
+
+
+class TurnsDeleted(_Answer):
+    deleted: TurnsErased
+
+
+class Backfill(_Answer):
+    backfill_id: str
+    kind: str
+    status: Literal["running", "done", "failed"]
+    source: Optional[str]
+    user_id: Optional[str]
+    total: int
+    done: int
+    failed: int
+    remaining: int
+    error: Optional[str]
+    created_at: Time
+    updated_at: Time
+
+
+class Health(_Answer):
+    status: Literal["ok", "error"]
+    db: str
+    queue: str
+    embed: str
+    llm: str
+    rerank: str
+    degraded: list[str]
+    embedder: str
+    extractor: str
+    reranker: str

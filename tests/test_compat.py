@@ -1,0 +1,173 @@
+"""The seeds' APIs: every request the two seed designs document, replayed unchanged against the
+compatibility routes (tests/data/seeds_requests.json), with the statuses and fields their
+documentation promises; their errors in the seeds' shape; the same tenant rules as v1."""
+
+from __future__ import annotations
+
+import json
+import re
+import uuid
+from pathlib import Path
+
+import pytest
+
+SEEDS = json.loads((Path(__file__).parent / "data" / "seeds_requests.json").read_text())
+
+
+def _fill(value, names: dict[str, str]):
+    if isinstance(value, str):
+        return re.sub(r"\{(\w+)\}", lambda m: names.get(m.group(1), m.group(0)), value)
+    if isinstance(value, list):
+        return [_fill(v, names) for v in value]
+    if isinstance(value, dict):
+        return {k: _fill(v, names) for k, v in value.items()}
+    return value
+
+
+def _send(http, tenant, step: dict, names: dict[str, str]):
+    path = _fill(step["path"], names)
+    headers = {**tenant.headers, "content-type": "application/json"}
+    if "raw" in step:
+        return http.request(step["method"], path, content=step["raw"].encode(), headers=headers)
+    if "oversize" in step:
+        body = json.dumps({"session_id": "s1", "user_id": names["user"],
+                           "messages": [{"role": "user", "content": "x" * step["oversize"]}]})
+        return http.request(step["method"], path, content=body.encode(), headers=headers)
+    body = _fill(step.get("body"), names)
+    return http.request(step["method"], path, content=json.dumps(body).encode() if body is not None else None,
+                        headers=headers)
+
+
+@pytest.mark.parametrize("seed", ["memory-service", "memex"])
+def test_every_documented_request_of_the_seed_works_unchanged(seed, http, tenant):
+    names = {"user": tenant.user, "agent": f"agent-{uuid.uuid4().hex[:6]}"}
+    for step in SEEDS[seed]:
+        response = _send(http, tenant, step, names)
+        where = f"{step['doc']}: {response.status_code} {response.text[:300]}"
+        assert response.status_code == step["status"], where
+        answer = response.json()
+        for field in step.get("fields", []):
+            assert field in answer, where
+        for field, keys in step.get("items", {}).items():
+            assert answer[field], where
+            for item in answer[field]:
+                assert set(keys) <= set(item), where
+        for field, text in step.get("contains", {}).items():
+            assert text in json.dumps(answer[field]), where
+        for field in step.get("empty", []):
+            assert answer[field] == [], where
+        for field, expected in step.get("equals", {}).items():
+            assert answer[field] == expected, where
+        for field, expected in step.get("first", {}).items():
+            assert answer[field][0]["id"] == _fill(expected, names), where
+        if step.get("superseded"):
+            assert any(not m["active"] for m in answer["memories"]), where
+            assert any(m["active"] and m["supersedes"] for m in answer["memories"]), where
+        if step["status"] == 422:
+            assert isinstance(answer["detail"], list) and answer["error"]["code"] == "validation_error", where
+            if "detail_names" in step:
+                assert any(step["detail_names"] in problem["loc"] for problem in answer["detail"]), where
+                assert all(set(problem) == {"loc", "msg", "type"} for problem in answer["detail"]), where
+        for name, field in step.get("save", {}).items():
+            names[name] = answer[field]
+
+
+def test_post_turns_processes_inline_and_answers_201_with_the_turn_and_its_memories(tenant):
+    response = tenant.post("/turns", {"session_id": "s1", "user_id": tenant.user, "timestamp": "2026-02-01T09:00:00Z",
+                                      "messages": [{"role": "user", "content": "I live in Lisbon."}]})
+    assert response.status_code == 201, response.text
+    answer = response.json()
+    assert answer["status"] == "processed"
+    assert "The user lives in Lisbon." in {m["content"] for m in answer["memories"]}
+    # the same turn as v1 shows it
+    assert tenant.get(f"/v1/turns/{answer['turn_id']}").json()["status"] == "processed"
+
+
+def test_the_memex_seeds_example_importance_is_stored_as_memexs_top(tenant):
+    created = tenant.post("/v1/memories", {"agent_id": "a1", "user_id": tenant.user, "content": "Likes tea",
+                                           "memory_type": "semantic", "importance": 1.2})
+    assert created.status_code == 201 and created.json()["importance"] == 1.0
+    refused = tenant.post("/v1/memories", {"user_id": tenant.user, "content": "x", "importance": -0.1})
+    assert refused.status_code == 422 and "body.importance" in refused.json()["error"]["message"]
+
+
+def test_memex_seed_search_refuses_fields_it_does_not_take_in_the_seed_shape(tenant):
+    response = tenant.post("/v1/memories/search", {"user_id": tenant.user, "query": "q", "mode": "bm25"})
+    assert response.status_code == 422
+    answer = response.json()
+    assert answer["detail"][0]["loc"] == ["body", "mode"] and "body.mode" in answer["error"]["message"]
+
+
+def test_compatibility_routes_need_the_key_as_v1_does_and_say_so_in_detail(http, tenant):
+    for method, path, body in [("POST", "/turns", {}), ("POST", "/recall", {}), ("POST", "/search", {}),
+                               ("GET", f"/users/{tenant.user}/memories", None), ("DELETE", "/sessions/s1", None),
+                               ("DELETE", f"/users/{tenant.user}", None), ("POST", "/v1/memories/search", {})]:
+        response = http.request(method, path, json=body, headers={"Authorization": "Bearer mx_wrong"})
+        assert response.status_code == 401, (method, path)
+        assert response.json() == {"detail": "invalid API key",
+                                   "error": {"code": "unauthorized", "message": "invalid API key"}}, (method, path)
+
+
+def test_compatibility_routes_see_only_the_keys_tenant(tenant, other_tenant):
+    tenant.post("/turns", {"session_id": "shared", "user_id": tenant.user,
+                           "messages": [{"role": "user", "content": "My sister is called Ana."}]})
+    intruder = other_tenant.through(other_tenant._http)
+    intruder.user = tenant.user
+    assert intruder.get(f"/users/{tenant.user}/memories").json()["memories"] == []
+    assert intruder.post("/search", {"user_id": tenant.user, "query": "sister"}).json()["results"] == []
+    assert intruder.post("/v1/memories/search", {"user_id": tenant.user, "query": "sister"}).json()["results"] == []
+    assert intruder.delete("/sessions/shared").json() == {"deleted": {"turns": 0, "memories": 0}}
+    assert intruder.delete(f"/users/{tenant.user}").json() == {"deleted": {"turns": 0, "memories": 0}}
+    assert tenant.get(f"/users/{tenant.user}/memories").json()["memories"]
+
+
+def test_delete_session_without_a_user_erases_that_session_of_every_user_and_nothing_else(tenant):
+    second = f"{tenant.user}-b"
+    for user in (tenant.user, second):
+        tenant.post("/turns", {"session_id": "trip", "user_id": user,
+                               "messages": [{"role": "user", "content": "We fly to Oslo on Friday."}]})
+        tenant.post("/turns", {"session_id": "work", "user_id": user,
+                               "messages": [{"role": "user", "content": "The report is due in May."}]})
+    answer = tenant.delete("/sessions/trip")
+    assert answer.status_code == 200
+    assert answer.json()["deleted"]["turns"] == 2 and answer.json()["deleted"]["memories"] >= 2
+    for user in (tenant.user, second):
+        left = tenant.get(f"/users/{user}/memories").json()["memories"]
+        assert left and {m["session_id"] for m in left} == {"work"}
+    # with a user, only that user's session
+    tenant.post("/turns", {"session_id": "trip", "user_id": second,
+                           "messages": [{"role": "user", "content": "Back from Oslo."}]})
+    assert tenant.delete(f"/sessions/work?user_id={tenant.user}").json()["deleted"]["turns"] == 1
+    assert tenant.get(f"/users/{tenant.user}/memories").json()["memories"] == []
+    assert {m["session_id"] for m in tenant.get(f"/users/{second}/memories").json()["memories"]} == {"work", "trip"}
+
+
+def test_users_memories_lists_a_page_at_a_time_with_a_cursor(tenant):
+    for n in range(3):
+        tenant.post("/v1/memories", {"user_id": tenant.user, "content": f"Fact number {n}"})
+    first = tenant.get(f"/users/{tenant.user}/memories?limit=2").json()
+    second = tenant.get(f"/users/{tenant.user}/memories?limit=2&cursor={first['next_cursor']}").json()
+    assert len(first["memories"]) == 2 and len(second["memories"]) == 1 and second["next_cursor"] is None
+
+
+def _invoke(function: str, event_file: str, key: str, **body_changes) -> tuple[int, dict]:
+    from infra.local.lambda_context import LocalLambdaContext
+    from infra.local.runtime import function_module
+
+    event = json.loads((Path(__file__).parents[1] / "events" / event_file).read_text())
+    event["headers"]["authorization"] = f"Bearer {key}"
+    event["body"] = json.dumps({**json.loads(event["body"]), **body_changes})
+    event["headers"]["content-length"] = str(len(event["body"].encode()))
+    response = function_module(function).handler(event, LocalLambdaContext(function))
+    return response["statusCode"], json.loads(response["body"])
+
+
+def test_the_functions_serve_the_compatibility_routes_on_their_sample_events(tenant):
+    status, turn = _invoke("ingest", "ingest_post_turns_seed.json", tenant.key, user_id=tenant.user)
+    assert status == 201 and turn["status"] == "processed"
+    assert "The user's employer is Notion." in {m["content"] for m in turn["memories"]}
+    status, found = _invoke("search", "search_memories_search_seed.json", tenant.key, user_id=tenant.user,
+                            agent_id=None)
+    assert status == 200 and "The user's employer is Notion." in {r["content"] for r in found["results"]}
+    status, refused = _invoke("ingest", "ingest_post_turns_seed.json", tenant.key, user_id=None)
+    assert status == 422 and refused["detail"][0]["loc"] == ["body", "user_id"]

@@ -1,0 +1,218 @@
+"""/openapi.json is the truth: a valid OpenAPI document whose every operation declares its answers
+and errors, checked against what the running routes really send (schemathesis validates each
+response: its status is documented, its body matches the schema), with no key the schema does not
+name. /docs works offline."""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+import uuid
+
+import jsonschema
+import pytest
+import schemathesis
+from hypothesis import HealthCheck, given, settings
+from openapi_spec_validator import validate
+from schemathesis.checks import not_a_server_error
+from schemathesis.specs.openapi.checks import response_schema_conformance, status_code_conformance
+
+PATH_PARAM = re.compile(r"\{[^}]+\}")
+
+
+@pytest.fixture(scope="module")
+def spec(http) -> dict:
+    response = http.get("/openapi.json")
+    assert response.status_code == 200
+    return response.json()
+
+
+@pytest.fixture(scope="module")
+def checked(spec):
+    return schemathesis.openapi.from_dict(spec)
+
+
+def test_the_document_is_valid_openapi_with_a_bearer_scheme(spec):
+    validate(spec)
+    assert spec["components"]["securitySchemes"]["apiKey"] == {
+        "type": "http", "scheme": "bearer", "description": spec["components"]["securitySchemes"]["apiKey"]["description"]}
+
+
+def test_every_operation_declares_its_answer_its_errors_and_the_key(spec):
+    for path, operations in spec["paths"].items():
+        for method, operation in operations.items():
+            where = f"{method.upper()} {path}"
+            responses = operation["responses"]
+            ok = [status for status in responses if status.startswith("2")]
+            assert ok and all("$ref" in responses[s]["content"]["application/json"]["schema"] for s in ok), where
+            if path == "/health":
+                assert "security" not in operation and set(responses) == {"200", "503"}
+                continue
+            assert operation["security"] == [{"apiKey": []}], where
+            assert {"401", "422", "503"} <= set(responses), where
+            if "requestBody" in operation:
+                assert "413" in responses, where
+            seed = "seed" in " ".join(operation["tags"])
+            error = "SeedErrorBody" if seed else "ErrorBody"
+            for status in ("401", "422", "503"):
+                assert responses[status]["content"]["application/json"]["schema"] == {
+                    "$ref": f"#/components/schemas/{error}"}, (where, status)
+    # FastAPI's own 422 shape, which memex never sends, is described nowhere
+    assert "HTTPValidationError" not in spec["components"]["schemas"]
+    created = {f"{m.upper()} {p}" for p, ops in spec["paths"].items() for m, op in ops.items() if "201" in op["responses"]}
+    assert {"POST /v1/turns", "POST /v1/memories", "POST /turns"} <= created
+    assert "409" in spec["paths"]["/v1/turns"]["post"]["responses"]
+    assert "404" in spec["paths"]["/v1/memories/{memory_id}"]["get"]["responses"]
+
+
+def _closed(schema: dict) -> dict:
+    """The schema with every object that names its properties closed to others: a key the
+    domain sends but the document does not declare fails validation."""
+    schema = copy.deepcopy(schema)
+
+    def close(node):
+        if isinstance(node, dict):
+            if "properties" in node:
+                node["additionalProperties"] = False
+            for value in node.values():
+                close(value)
+        elif isinstance(node, list):
+            for value in node:
+                close(value)
+
+    close(schema.get("components", {}).get("schemas", {}))
+    return schema
+
+
+class Recorder:
+    """Sends requests and checks each answer against the document: schemathesis for the status
+    and the schema, then the closed schema for undeclared keys."""
+
+    def __init__(self, http, tenant, spec, checked):
+        self.http, self.tenant, self.spec, self.checked = http, tenant, spec, checked
+        self.closed = _closed(spec)
+        self.seen: set[tuple[str, str, int]] = set()
+
+    def __call__(self, method: str, template: str, path: str | None = None, body=None, *, status: int,
+                 headers: dict | None = None, content: bytes | None = None):
+        headers = self.tenant.headers if headers is None else headers
+        kwargs = {"content": content, "headers": {**headers, "content-type": "application/json"}} if content \
+            else {"json": body, "headers": headers}
+        response = self.http.request(method, path or template, **kwargs)
+        where = f"{method} {path or template}: {response.status_code} {response.text[:300]}"
+        assert response.status_code == status, where
+        operation = self.checked[template][method]
+        self.checked.validate_response(operation, schemathesis.Response.from_any(response))
+        declared = self.spec["paths"][template][method.lower()]["responses"][str(status)]
+        schema = {**declared["content"]["application/json"]["schema"], "components": self.closed["components"]}
+        jsonschema.validate(response.json(), schema, cls=jsonschema.Draft202012Validator)
+        self.seen.add((method, template, status))
+        return response.json()
+
+
+def test_real_answers_of_every_route_match_the_document(http, tenant, spec, checked, runtime):
+    call = Recorder(http, tenant, spec, checked)
+    user, other = tenant.user, f"{tenant.user}-x"
+    turn = {"user_id": user, "session_id": "s1", "idempotency_key": "k1", "timestamp": "2026-03-01T10:00:00Z", "messages": [
+        {"role": "user", "content": "I work at Stripe. My dog is called Biscuit.", "metadata": {"id": "m-1"}}]}
+
+    queued = call("POST", "/v1/turns", body={**turn, "user_id": other, "idempotency_key": None}, status=202)
+    runtime.drain()
+    call("GET", "/v1/turns/{turn_id}", f"/v1/turns/{queued['turn_id']}", status=200)
+    processed = call("POST", "/v1/turns", "/v1/turns?wait=true", turn, status=201)
+    call("POST", "/v1/turns", "/v1/turns?wait=true", {**turn, "session_id": "s2"}, status=409)
+    call("POST", "/v1/turns", body={**turn, "messages": [{"role": "robot", "content": "x"}]}, status=422)
+    call("POST", "/v1/turns", content=b"{" + b" " * 1_100_000 + b"}", status=413)
+    call("POST", "/v1/turns", body=turn, status=401, headers={"Authorization": "Bearer mx_wrong"})
+    call("GET", "/v1/turns/{turn_id}", "/v1/turns/nope", status=404)
+    later = call("POST", "/turns", body={"user_id": user, "session_id": "s3", "timestamp": "2026-05-01T10:00:00Z",
+                                         "messages": [{"role": "user", "content": "I just started at Notion."}]},
+                 status=201)
+    call("POST", "/turns", body={"session_id": "s3"}, status=422)
+
+    memory = call("POST", "/v1/memories", body={"user_id": user, "content": "Prefers tea", "importance": 1.2},
+                  status=201)
+    call("GET", "/v1/memories/{memory_id}", f"/v1/memories/{memory['id']}", status=200)
+    call("GET", "/v1/memories/{memory_id}", "/v1/memories/nope", status=404)
+    employer = next(m for m in later["memories"] if m["key"] == "employer")
+    history = call("GET", "/v1/memories/{memory_id}/history", f"/v1/memories/{employer['id']}/history", status=200)
+    assert [m["value"] for m in history["history"]] == ["Stripe", "Notion"]
+    call("GET", "/v1/memories/count", f"/v1/memories/count?user_id={user}", status=200)
+    call("GET", "/v1/users/{user_id}/memories", f"/v1/users/{user}/memories?include_inactive=true&limit=2", status=200)
+    call("GET", "/v1/users/{user_id}/memories", f"/v1/users/{user}/memories?cursor=bogus", status=422)
+    call("GET", "/users/{user_id}/memories", f"/users/{user}/memories", status=200)
+
+    for mode in ("hybrid", "bm25", "vector"):
+        found = call("POST", "/v1/search", body={"user_id": user, "query": "dog Biscuit", "mode": mode}, status=200)
+        assert found["results"], mode
+    call("POST", "/search", body={"user_id": user, "query": "employer", "include_inactive": True}, status=200)
+    call("POST", "/v1/memories/search", body={"agent_id": "a1", "user_id": user, "query": "tea", "top_k": 3,
+                                               "alpha": 0.7}, status=200)
+    call("POST", "/v1/memories/search", body={"user_id": user}, status=422)
+    call("POST", "/v1/recall", body={"user_id": user, "query": "work", "session_id": "s1"}, status=200)
+    call("POST", "/recall", body={"user_id": user, "query": "work", "max_tokens": 10}, status=422)
+    call("POST", "/recall", body={"user_id": user, "query": "work"}, status=200)
+    call("POST", "/recall", body={"user_id": user, "query": "work"}, status=401, headers={})
+
+    backfill = f"bf-{uuid.uuid4().hex[:8]}"
+    call("GET", "/v1/backfills/{backfill_id}", f"/v1/backfills/{backfill}", status=404)
+    call("GET", "/health", status=200)
+
+    call("DELETE", "/v1/memories/{memory_id}", f"/v1/memories/{memory['id']}", status=200)
+    call("DELETE", "/v1/memories/{memory_id}", f"/v1/memories/{memory['id']}", status=404)
+    call("DELETE", "/v1/sessions/{session_id}", f"/v1/sessions/s1?user_id={user}", status=200)
+    call("DELETE", "/v1/sessions/{session_id}", "/v1/sessions/s1", status=422)
+    call("DELETE", "/sessions/{session_id}", "/sessions/s3", status=200)
+    call("DELETE", "/v1/users/{user_id}", f"/v1/users/{other}", status=200)
+    call("DELETE", "/users/{user_id}", f"/users/{user}", status=200)
+    assert processed["status"] == "processed"
+
+    operations = {(m.upper(), p) for p, ops in spec["paths"].items() for m in ops}
+    assert operations == {(m, p) for m, p, _ in call.seen}, "every operation was called"
+
+
+def test_a_key_the_domain_adds_but_the_document_omits_fails_the_check(spec):
+    """The check above can fail: an undeclared key in a memory is refused."""
+    closed = _closed(spec)
+    memory = {"id": "m", "user_id": "u", "agent_id": None, "session_id": None, "content": "c",
+              "memory_type": "semantic", "type": "note", "key": None, "value": None, "importance": 0.5,
+              "confidence": 1.0, "active": True, "valid_from": "2026-01-01T00:00:00Z", "valid_to": None,
+              "supersedes": None, "created_at": "2026-01-01T00:00:00Z", "metadata": {}, "sources": []}
+    schema = {"$ref": "#/components/schemas/Memory", "components": closed["components"]}
+    jsonschema.validate(memory, schema, cls=jsonschema.Draft202012Validator)
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({**memory, "embedding": [0.1]}, schema, cls=jsonschema.Draft202012Validator)
+
+
+def test_docs_load_swagger_ui_from_the_server_itself(http):
+    page = http.get("/docs")
+    assert page.status_code == 200 and "SwaggerUIBundle" in page.text
+    urls = re.findall(r"""(?:src|href)=["']([^"']+)["']|url: ?["']([^"']+)["']""", page.text)
+    urls = [a or b for a, b in urls]
+    assert urls and not [u for u in urls if "://" in u or u.startswith("//")], urls
+    for url in urls:
+        assert http.get(url).status_code == 200, url
+    script = http.get("/docs/assets/swagger-ui-bundle.js")
+    assert "javascript" in script.headers["content-type"] and 'PACKAGE_VERSION:"5.' in script.text
+    redoc = http.get("/redoc")
+    assert redoc.status_code == 200 and "fonts.googleapis" not in redoc.text and "://" not in json.dumps(
+        re.findall(r'src="([^"]+)"', redoc.text))
+
+
+def test_generated_requests_get_documented_answers(runtime, tenant):
+    """Requests schemathesis derives from the document for every operation, valid and not: no
+    5xx, every status documented, every body matching its schema."""
+    # An app of its own: the session's app is already serving (its lifespan entered) in another loop.
+    schema = schemathesis.openapi.from_asgi("/openapi.json", runtime.asgi_app())
+    operations = [result.ok() for result in schema.get_all_operations()]
+    assert len(operations) >= 20
+    for operation in operations:
+        @given(case=operation.as_strategy())
+        @settings(max_examples=6, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True,
+                  database=None)
+        def answers_as_documented(case):
+            case.call_and_validate(headers=tenant.headers, checks=[
+                not_a_server_error, status_code_conformance, response_schema_conformance])
+
+        answers_as_documented()

@@ -1,0 +1,33 @@
+"""The local stand-in for EventBridge schedules: a scheduled function's real handler is called
+with a scheduled event, every period, until the runtime stops."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+from infra.local.runtime import SCHEDULES, function_module
+from infra.local.scheduler import ScheduledRunner
+
+
+def test_the_sweep_is_called_with_a_scheduled_event_until_stopped(runtime):
+    assert "sweep" in SCHEDULES
+    answers: list = []
+    events: list[dict] = []
+    sweep = function_module("sweep").handler
+
+    def handler(event, context):
+        events.append(event)
+        answers.append(sweep(event, context))
+
+    stop = threading.Event()
+    runner = ScheduledRunner("sweep", handler, 0.05, stop)
+    runner.start()
+    deadline = time.monotonic() + 30
+    while len(answers) < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    stop.set()
+    runner.join(timeout=30)
+    assert not runner.is_alive() and len(answers) >= 2
+    assert all(e["detail-type"] == "Scheduled Event" and e["source"] == "aws.events" for e in events)
+    assert all(set(answer) == {"republished"} for answer in answers)
