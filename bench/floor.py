@@ -65,8 +65,8 @@ def calibrate(samples) -> str:
         scope = ("default", user_id, None, SearchFilters(), False)
         keyword, size = memory_rows.keyword_ranked(conn, *scope, query, 100, ctx.settings.keyword_max_postings)
         vector = memory_rows.vector_ranked(conn, *scope, ctx.embedder.embed([query])[0], 100,
-                                           _iterative_scan(ctx) and memory_rows.scope_size(conn, "default", user_id, False)
-                                           > ctx.settings.vector_exact_max)
+                                           ctx.settings.vector_exact_max if _iterative_scan(ctx) else None,
+                                           ctx.settings.vector_ef_search)
         bm25 = {item: floor.bm25_units(score, size) for item, score in keyword}
         similarity = dict(vector)
         return {item: (bm25.get(item), similarity.get(item)) for item in bm25.keys() | similarity.keys()}

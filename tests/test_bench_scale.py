@@ -61,7 +61,7 @@ def test_end_to_end_at_a_tiny_size(tmp_path):
     completed = subprocess.run(
         [sys.executable, "-m", "bench.scale", "--total", "2500", "--sizes", "100,500", "--users-per-size", "1",
          "--threshold-sizes", "100,500,1000", "--filler-size", "600", "--pool", "120", "--questions", "3",
-         "--warmup", "1", "--plot", str(plot), "--out", str(out), "--cache-dir", str(tmp_path / "cache")],
+         "--warmup", "1", "--ef-search", "200", "--keyword-caps", "50", "--plot", str(plot), "--out", str(out), "--cache-dir", str(tmp_path / "cache")],
         cwd=ROOT, env=dict(os.environ), capture_output=True, text=True, timeout=240,
     )
     assert completed.returncode == 0, completed.stdout + completed.stderr[-3000:]
@@ -71,7 +71,8 @@ def test_end_to_end_at_a_tiny_size(tmp_path):
     for size in ("100", "500"):
         assert f"\n| {size} | " in tables, size  # a latency row per measured user size
     for size in ("100", "500", "1,000"):
-        assert any(line.startswith(f"| {size} | ") and line.count("|") == 8 for line in tables.splitlines()), size
+        # a vector-path row per scope size: exact, then the walk at ef_search 200 and 400 (configured)
+        assert any(line.startswith(f"| {size} | ") and line.count("|") == 9 for line in tables.splitlines()), size
     assert "hybrid p50 / floor p50" in tables and "this user alone" in tables and "Crossover" in tables
     assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
@@ -81,5 +82,12 @@ def test_end_to_end_at_a_tiny_size(tmp_path):
         assert set(kinds) == {"hybrid", "bm25", "vector", "floor"}
         assert all(len(kind["ms"]) == 3 for kind in kinds.values())
         assert all(hits == 10 for hits in kinds["floor"]["hits"])  # ten rows fetched by primary key
-    assert all(0.0 <= r <= 1.0 for p in run["vector_paths"].values() for r in p["recall@100"])
+    caps = run["keyword_caps"]
+    assert caps["size"] == 500 and set(caps["caps"]) == {"50", "2000", "none"}
+    assert all(caps["caps"]["none"]["recall@10"]) and all(r == 1.0 for r in caps["caps"]["none"]["recall@10"])
+    assert "| max candidates |" in tables
+    for paths in run["vector_paths"].values():
+        assert set(paths["hnsw"]) == {"200", "400"}
+        assert all(0.0 <= r <= 1.0 for walk in paths["hnsw"].values() for r in walk["recall@100"])
+        assert all(len(walk["ms"]) == 3 for walk in paths["hnsw"].values()) and len(paths["exact"]) == 3
     assert len(run["isolation"]["shared"]) == len(run["isolation"]["alone"]) == 3

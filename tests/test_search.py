@@ -41,3 +41,37 @@ def test_recency_reorders_when_asked(tenant):
     tenant.turn("We talked about the garden project again.", session="b", timestamp="2026-01-01T00:00:00Z")
     fresh = tenant.search("garden project", alpha=0.0, reference_time="2026-01-02T00:00:00Z")
     assert fresh[0]["session_id"] == "b"
+
+
+def test_results_read_with_the_rankings_equal_the_memories_fetched_on_their_own(ctx, tenant):
+    """A search reads its results' memories within the ranking statements (to_jsonb of the same
+    SELECT as get_many) or, for those beyond each channel's best, fetches them: either way the
+    wire shape is the one GET /v1/memories/{id} shows, sources and supersession included."""
+    from memex.db import memories as memory_rows
+
+    tenant.turn("I live in Porto.", timestamp="2026-01-01T00:00:00Z", metadata={"channel": "sms"})
+    tenant.turn("I moved to Lisbon.", timestamp="2026-02-01T00:00:00Z")
+    for i in range(25):
+        tenant.turn(f"The city tram number {i} was late again.", session=f"t{i}",
+                    timestamp=f"2026-03-{i + 1:02d}T00:00:00Z")
+    for top_k in (1, 3, 30):
+        answer = tenant.post("/v1/search", {"user_id": tenant.user, "query": "which city does the user live in? "
+                             "city tram", "include_inactive": True, "top_k": top_k}).json()
+        results = answer["results"]
+        assert len(results) == min(top_k, answer["total"]) and answer["total"] > 3
+        fetched = memory_rows.get_many(ctx.db.connection(), tenant.id, [r["id"] for r in results])
+        for result in results:
+            shown = {key: value for key, value in result.items() if key not in ("score", "score_parts")}
+            assert shown == fetched[result["id"]]
+            assert shown == tenant.get(f"/v1/memories/{result['id']}").json()
+    # ranked by recency alone: the results lie beyond each channel's best two, so they are fetched
+    recent = tenant.search("Porto Lisbon city", alpha=0, top_k=2, include_inactive=True)
+    assert len(recent) == 2
+    assert all("tram" in r["content"] for r in recent), [(r["content"], r["score_parts"]) for r in recent]
+    assert all(min(r["score_parts"].get(f"{c}_rank") or 99 for c in ("bm25", "vector")) > 2 for r in recent), \
+        [(r["content"], r["score_parts"]) for r in recent]
+    fetched = memory_rows.get_many(ctx.db.connection(), tenant.id, [r["id"] for r in recent])
+    assert [{k: v for k, v in r.items() if k not in ("score", "score_parts")} for r in recent] \
+        == [fetched[r["id"]] for r in recent]
+    lisbon = next(r for r in tenant.search("Lisbon", include_inactive=True) if r.get("value") == "Lisbon")
+    assert lisbon["supersedes"] is not None and lisbon["sources"]

@@ -253,10 +253,33 @@ def test_a_common_term_scores_but_generates_no_candidates_past_the_cap(ctx, tena
     assert len(capped) == 4 and len(zebras) == 4  # only the zebra memories are candidates...
     for memory_id, score in capped.items():  # ...and coffee still counts in their scores
         assert score == pytest.approx(everything[memory_id], rel=1e-9)
-    # the rarest term always generates, even over the cap
-    assert _keyword(ctx, tenant.id, tenant.user, query, max_postings=1)[0] == capped
     uncapped, _ = _keyword(ctx, tenant.id, tenant.user, query)
     assert uncapped.keys() == everything.keys()
+
+
+def test_a_rarest_term_over_the_cap_generates_the_memories_that_use_it_most(ctx, tenant):
+    """Only common words: the rarest still generates, but no more than the cap's memories, those
+    where it occurs most; their scores stay exact."""
+    for i in range(12):
+        _add(ctx, tenant.id, tenant.user, f"Coffee number {i} this week.")
+    for i in range(5):
+        _add(ctx, tenant.id, tenant.user, f"A zebra crossing and coffee, take {i}.")
+    most = _add(ctx, tenant.id, tenant.user, "A zebra, then another zebra, near the coffee cart.")
+    query = "zebra coffee"
+    everything = _bm25(ctx, tenant.id, tenant.user, query)
+    # zebra (6 memories) is the rarest term; over a cap of 3 it generates three memories
+    capped, _ = _keyword(ctx, tenant.id, tenant.user, query, max_postings=3)
+    assert len(capped) == 3 and most in capped
+    assert all("zebra" in _content(ctx, tenant.id, memory_id) for memory_id in capped)
+    for memory_id, score in capped.items():
+        assert score == pytest.approx(everything[memory_id], rel=1e-9)
+    assert list(_keyword(ctx, tenant.id, tenant.user, query, max_postings=1)[0]) == [most]
+    assert len(_keyword(ctx, tenant.id, tenant.user, query, max_postings=6)[0]) == 6
+
+
+def _content(ctx, tenant_id: str, memory_id: str) -> str:
+    return ctx.db.connection().execute("SELECT content FROM memories WHERE tenant_id = %s AND id = %s",
+                                       (tenant_id, memory_id)).fetchone()["content"]
 
 
 def test_concurrent_writers_for_one_user_neither_deadlock_nor_drift(ctx, tenant):

@@ -37,7 +37,9 @@ def scoped(tenant, ctx):
     return tenant
 
 
-def _ranked(ctx, tenant, query: str, iterative_scan: bool) -> list[tuple[str, float]]:
+def _ranked(ctx, tenant, query: str, walk_above: int | None) -> list[tuple[str, float]]:
+    """walk_above 0: through the HNSW index (the user's 12 memories are more than none); None:
+    the exact ranking, the only path for a pgvector without iterative scan."""
     conn = ctx.db.connection()
     embedding = ctx.embedder.embed([query])[0]
     with conn.transaction():
@@ -45,7 +47,7 @@ def _ranked(ctx, tenant, query: str, iterative_scan: bool) -> list[tuple[str, fl
         conn.execute("SET LOCAL enable_seqscan = off")
         conn.execute("SET LOCAL enable_sort = off")
         return memory_rows.vector_ranked(conn, tenant.id, tenant.user, None, SearchFilters(), False,
-                                         embedding, 10, iterative_scan)
+                                         embedding, 10, walk_above)
 
 
 def test_the_embedded_pgvector_scans_iteratively(ctx):
@@ -54,9 +56,17 @@ def test_the_embedded_pgvector_scans_iteratively(ctx):
 
 @pytest.mark.parametrize("query", QUERIES)
 def test_iterative_and_exact_paths_rank_alike(ctx, scoped, query):
-    iterative = _ranked(ctx, scoped, query, iterative_scan=True)
-    exact = _ranked(ctx, scoped, query, iterative_scan=False)
+    iterative = _ranked(ctx, scoped, query, walk_above=0)
+    exact = _ranked(ctx, scoped, query, walk_above=None)
     assert len(exact) == 10
+    # the exact path ranks the user's memories by cosine similarity, all of them considered
+    vectors = ctx.embedder.embed([query, *OWN])
+    by_content = {content: float(vectors[0] @ v) for content, v in zip(OWN, vectors[1:])}
+    contents = {r["id"]: r["content"] for r in ctx.db.connection().execute(
+        "SELECT id, content FROM memories WHERE tenant_id = %s AND user_id = %s", (scoped.id, scoped.user))}
+    assert [contents[item] for item, _ in exact] == sorted(by_content, key=by_content.get, reverse=True)[:10]
+    assert [score for _, score in exact] == pytest.approx(
+        [by_content[contents[item]] for item, _ in exact], abs=1e-5)
     assert [item for item, _ in iterative] == [item for item, _ in exact]
     assert [score for _, score in iterative] == pytest.approx([score for _, score in exact], abs=1e-6)
 
@@ -90,3 +100,49 @@ def test_search_walks_the_index_only_past_the_exact_threshold(ctx, scoped, exact
         answer = search.search(chosen, scoped.id, request)
     assert (_embedding_index_scans(conn) > before) == walks_index
     assert [r["id"] for r in answer["results"]] == [r["id"] for r in exact["results"]]
+
+
+@pytest.mark.parametrize("walk_above, walks_index", [(len(OWN), False), (len(OWN) - 1, True)])
+def test_the_statement_picks_its_path_from_the_users_statistics(ctx, scoped, walk_above, walks_index):
+    """One statement holds both paths and runs only the one the user's size (memory_stats)
+    calls for: 12 memories are ranked exactly under a threshold of 12, through the index under 11."""
+    conn = ctx.db.connection()
+    before = _embedding_index_scans(conn)
+    ranked = _ranked(ctx, scoped, QUERIES[1], walk_above)
+    assert (_embedding_index_scans(conn) > before) == walks_index
+    assert ranked == _ranked(ctx, scoped, QUERIES[1], None)
+
+
+def test_the_walk_returns_the_depth_asked_for_when_other_users_are_nearer(ctx, scoped):
+    """The other user's 60 memories are all nearer the query than any of OWN: the filtered walk
+    still finds every one of the user's 12 (iterative scan), at any ef_search."""
+    conn = ctx.db.connection()
+    embedding = ctx.embedder.embed([QUERIES[0]])[0]
+    for ef_search in (10, 200):
+        with conn.transaction():
+            conn.execute("SET LOCAL enable_seqscan = off")
+            conn.execute("SET LOCAL enable_sort = off")
+            ranked = memory_rows.vector_ranked(conn, scoped.id, scoped.user, None, SearchFilters(), False,
+                                               embedding, 12, 0, ef_search)
+        assert len(ranked) == len(OWN)
+        # the walk's settings were local to the transaction: the session keeps its own
+        settings = conn.execute("SELECT current_setting('hnsw.iterative_scan') AS scan, "
+                                "current_setting('hnsw.ef_search') AS ef").fetchone()
+        assert (settings["scan"], settings["ef"]) == ("off", "40")
+    # the same from a search, whose pipeline has no transaction of its own but its implicit one
+    from dataclasses import replace
+
+    from memex.models import SearchIn
+    from memex.retrieval import search
+
+    request = SearchIn(user_id=scoped.user, query=QUERIES[0], mode="vector", top_k=12)
+    exact = search.search(replace(ctx, settings=replace(ctx.settings, vector_exact_max=10**6)), scoped.id, request)
+    walking = replace(ctx, settings=replace(ctx.settings, vector_exact_max=0))
+    with conn.transaction():
+        conn.execute("SET LOCAL enable_seqscan = off")
+        conn.execute("SET LOCAL enable_sort = off")
+        answer = search.search(walking, scoped.id, request)
+        walked = "SELECT pg_stat_get_xact_numscans('memories_embedding'::regclass) AS n"
+        assert conn.execute(walked).fetchone()["n"] > 0
+    assert [r["id"] for r in answer["results"]] == [r["id"] for r in exact["results"]] and exact["results"]
+    assert conn.execute("SELECT current_setting('hnsw.iterative_scan') AS scan").fetchone()["scan"] == "off"

@@ -1,7 +1,8 @@
 """Search at a million memories: load, build, measure, report.
 
     python -m bench.scale [--total 1000000] [--sizes 1000,10000,100000] [--users-per-size 2]
-        [--threshold-sizes 1000,3000,10000,30000,100000] [--pool 20000] [--questions 20]
+        [--threshold-sizes 1000,3000,10000,30000,100000] [--ef-search 200,800] [--keyword-caps 1000,2000]
+        [--pool 20000] [--questions 20]
         [--plot docs/perf/scale.png] [--out results.json]
 
 Starts the embedded Postgres on a fresh data dir under /tmp (removed at the end), applies the
@@ -52,6 +53,11 @@ def main(argv: list[str] | None = None) -> None:
                         help="scope sizes of the vector channel's exact-vs-HNSW comparison")
     parser.add_argument("--filler-size", type=int, default=5_000, help="memories per filler user")
     parser.add_argument("--pool", type=int, default=20_000, help="distinct texts embedded by the real embedder")
+    parser.add_argument("--ef-search", type=_sizes, default=[],
+                        help="hnsw.ef_search values the HNSW path is also measured at (beside the configured one)")
+    parser.add_argument("--keyword-caps", type=_sizes, default=[],
+                        help="caps on keyword candidates the keyword channel is also measured at, for the "
+                             "largest user (beside the configured one and none)")
     parser.add_argument("--questions", type=int, default=20, help="timed questions per user")
     parser.add_argument("--warmup", type=int, default=3, help="untimed questions per user first")
     parser.add_argument("--seed", type=int, default=1)
@@ -131,7 +137,11 @@ def measure_all(args, users: list[database.User], server: database.Server, home:
     progress("measured the small user alone")
     scopes = {size: next(u for u in users if u.size == size and not u.id.startswith("f"))
               for size in args.threshold_sizes}
-    paths = measure.vector_paths(ctx, scopes, warm, timed, progress)
+    largest = next(u for u in users if u.size == args.sizes[-1])
+    caps = sorted({settings.keyword_max_postings, *args.keyword_caps})
+    keyword = measure.keyword_caps(ctx, largest, warm + timed, caps, progress)
+    ef_searches = sorted({settings.vector_ef_search, *args.ef_search})
+    paths = measure.vector_paths(ctx, scopes, warm, timed, ef_searches, progress)
 
     with ctx.db.connection().cursor() as cur:
         versions = cur.execute(
@@ -160,6 +170,8 @@ def measure_all(args, users: list[database.User], server: database.Server, home:
         "sizes": database.relation_sizes(url), "latency": latency,
         "samples_per_size": args.users_per_size * len(timed),
         "isolation": {**isolation, "size": small.size}, "vector_paths": paths,
+        "vector_ef_search": settings.vector_ef_search,
+        "keyword_caps": {"size": largest.size, "configured": settings.keyword_max_postings, "caps": keyword},
     }
 
 

@@ -83,11 +83,13 @@ def isolation(ctx_shared, ctx_alone, user: User, warm: list[str], questions: lis
     return found
 
 
-def vector_paths(ctx, users: dict[int, User], warm: list[str], questions: list[str],
-                 progress: Progress) -> dict[int, dict[str, list[float]]]:
+def vector_paths(ctx, users: dict[int, User], warm: list[str], questions: list[str], ef_searches: list[int],
+                 progress: Progress) -> dict[int, dict]:
     """For each scope size: the vector channel's exact ranking and its HNSW walk with iterative
-    scan (memories.vector_ranked, both ways, the depth search asks for), their latencies and the
-    walk's recall@10 and @100 against the exact ranking."""
+    scan at each `ef_searches` (memories.vector_ranked, each path forced, the depth search asks
+    for), their latencies and each walk's recall@10 and @100 against the exact ranking.
+    size -> {"exact": ms, "hnsw used by exact": [0/1], "hnsw": {ef: {"ms", "recall@10",
+    "recall@100", "hnsw used"}}}."""
     from memex.db import memories as memory_rows
     from memex.models import SearchFilters
 
@@ -95,32 +97,70 @@ def vector_paths(ctx, users: dict[int, User], warm: list[str], questions: list[s
     hnsw = conn.execute(
         """SELECT i.relname FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid JOIN pg_am a ON a.oid = i.relam
            WHERE x.indrelid = 'memories'::regclass AND a.amname = 'hnsw'""").fetchone()["relname"]
-    found: dict[int, dict[str, list[float]]] = {}
+    # walk_above None: always exact; 0: always through the index (if the planner takes it)
+    paths = [("exact", None, 0)] + [(ef, 0, ef) for ef in ef_searches]
+    found: dict[int, dict] = {}
     for size, user in sorted(users.items()):
         scope = (TENANT, user.id, None, SearchFilters(), False)
-        found[size] = {"exact": [], "hnsw": [], "recall@10": [], "recall@100": [], "hnsw used": [],
-                       "hnsw used by exact": []}
+        found[size] = {"exact": [], "hnsw used by exact": [],
+                       "hnsw": {ef: {"ms": [], "recall@10": [], "recall@100": [], "hnsw used": []}
+                                for ef in ef_searches}}
         for vector in [ctx.embedder.embed_query(q) for q in warm]:
-            memory_rows.vector_ranked(conn, *scope, vector, VECTOR_DEPTH, False)
-            memory_rows.vector_ranked(conn, *scope, vector, VECTOR_DEPTH, True)
+            for _, walk_above, ef in paths:
+                memory_rows.vector_ranked(conn, *scope, vector, VECTOR_DEPTH, walk_above, ef)
         for i, vector in enumerate([ctx.embedder.embed_query(q) for q in questions]):
             ranked = {}
-            for iterative in ((False, True) if i % 2 == 0 else (True, False)):
+            for name, walk_above, ef in paths[i % len(paths):] + paths[:i % len(paths)]:
                 # In a transaction of its own, whose counters tell whether the planner walked the
                 # HNSW index (it may prefer the user's b-tree and a sort for a small scope).
                 with conn.transaction():
-                    ms, ranked[iterative] = _timed(memory_rows.vector_ranked, conn, *scope, vector,
-                                                   VECTOR_DEPTH, iterative)
+                    ms, ranked[name] = _timed(memory_rows.vector_ranked, conn, *scope, vector,
+                                              VECTOR_DEPTH, walk_above, ef)
                     walked = conn.execute("SELECT pg_stat_get_xact_numscans(%s::regclass) AS n", (hnsw,)).fetchone()["n"]
-                found[size]["hnsw" if iterative else "exact"].append(ms)
-                found[size]["hnsw used" if iterative else "hnsw used by exact"].append(float(walked > 0))
-            exact, walked = ([item for item, _ in ranked[key]] for key in (False, True))
-            for k in (10, 100):
-                if exact[:k]:
-                    found[size][f"recall@{k}"].append(len(set(exact[:k]) & set(walked[:k])) / len(exact[:k]))
+                if name == "exact":
+                    found[size]["exact"].append(ms)
+                    found[size]["hnsw used by exact"].append(float(walked > 0))
+                else:
+                    found[size]["hnsw"][name]["ms"].append(ms)
+                    found[size]["hnsw"][name]["hnsw used"].append(float(walked > 0))
+            exact = [item for item, _ in ranked["exact"]]
+            for ef in ef_searches:
+                walk = [item for item, _ in ranked[ef]]
+                for k in (10, 100):
+                    if exact[:k]:
+                        found[size]["hnsw"][ef][f"recall@{k}"].append(len(set(exact[:k]) & set(walk[:k])) / len(exact[:k]))
         progress(f"vector paths at {size:,} memories: exact p50 {percentiles(found[size]['exact'])[0]:.1f} ms, "
-                 f"HNSW p50 {percentiles(found[size]['hnsw'])[0]:.1f} ms")
+                 + ", ".join(f"HNSW ef {ef} p50 {percentiles(found[size]['hnsw'][ef]['ms'])[0]:.1f} ms "
+                             f"recall@100 {np.mean(found[size]['hnsw'][ef]['recall@100']):.2f}" for ef in ef_searches))
     return found
+
+
+def keyword_caps(ctx, user: User, questions: list[str], caps: list[int], progress: Progress) -> dict:
+    """The keyword channel alone (memories.keyword_ranked, depth 100) for one user at each cap on
+    its candidates (settings.keyword_max_postings), beside no cap: cap -> {"ms", "recall@10",
+    "recall@100"} against the uncapped ranking, and how many questions the cap changed."""
+    from memex.db import memories as memory_rows
+    from memex.models import SearchFilters
+
+    conn = ctx.db.connection()
+    scope = (TENANT, user.id, None, SearchFilters(), False)
+    uncapped = 10**9
+    kinds = [*caps, uncapped]
+    found = {cap: {"ms": [], "recall@10": [], "recall@100": []} for cap in kinds}
+    for i, query in enumerate(questions):
+        ranked = {}
+        for cap in kinds[i % len(kinds):] + kinds[:i % len(kinds)]:
+            ms, (ranked[cap], _) = _timed(memory_rows.keyword_ranked, conn, *scope, query, VECTOR_DEPTH, cap)
+            found[cap]["ms"].append(ms)
+        full = [item for item, _ in ranked[uncapped]]
+        for cap in kinds:
+            got = [item for item, _ in ranked[cap]]
+            for k in (10, 100):
+                if full[:k]:
+                    found[cap][f"recall@{k}"].append(len(set(full[:k]) & set(got[:k])) / len(full[:k]))
+    progress(f"keyword caps at {user.size:,} memories: " + ", ".join(
+        f"{cap if cap != uncapped else 'none'} p50 {percentiles(found[cap]['ms'])[0]:.1f} ms" for cap in kinds))
+    return {("none" if cap == uncapped else cap): value for cap, value in found.items()}
 
 
 def crossover(sizes: list[int], exact: list[float], hnsw: list[float]) -> float | None:

@@ -69,24 +69,33 @@ def tables(run: dict[str, Any]) -> str:
     out.append(f"| this user alone | {alone[0]:.1f} | {alone[1]:.1f} |")
     out.append(f"| ratio | {shared[0] / alone[0]:.2f} | {shared[1] / alone[1]:.2f} |")
 
-    paths = run["vector_paths"]
+    caps = run["keyword_caps"]
+    out.append(f"\n#### The keyword channel's cap on candidates, {caps['size']:,}-memory user (depth 100, "
+               f"{len(caps['caps']['none']['ms'])} questions; configured {caps['configured']:,})\n")
+    out.append("| max candidates | ms p50 / p95 | recall@10 / @100 against no cap |\n|---|---|---|")
+    for cap, found in caps["caps"].items():
+        out.append(f"| {cap if cap == 'none' else f'{int(cap):,}'} | {_pair(found['ms'])} | "
+                   f"{np.mean(found['recall@10']):.3f} / {np.mean(found['recall@100']):.3f} |")
+
+    paths, ef = run["vector_paths"], run["vector_ef_search"]
     scope_sizes = sorted(paths)
+    efs = sorted(paths[scope_sizes[0]]["hnsw"])
     out.append(f"\n#### The vector channel's two paths per scope size, ms p50 / p95 (depth 100, "
-               f"{len(paths[scope_sizes[0]]['exact'])} queries)\n")
-    out.append("| memories in scope | exact | HNSW, iterative scan | HNSW p50 / exact p50 | recall@10 | recall@100 "
-               "| HNSW index walked |")
-    out.append("|---|---|---|---|---|---|---|")
+               f"{len(paths[scope_sizes[0]]['exact'])} queries; each path forced)\n")
+    out.append("| memories in scope | exact | " + " | ".join(
+        f"HNSW ef_search {e} | recall@10 / @100 | index walked" for e in efs) + " |")
+    out.append("|---|---|" + "---|---|---|" * len(efs))
     for size in scope_sizes:
         p = paths[size]
-        ratio = percentiles(p["hnsw"])[0] / percentiles(p["exact"])[0]
-        out.append(f"| {size:,} | {_pair(p['exact'])} | {_pair(p['hnsw'])} | {ratio:.2f} | "
-                   f"{np.mean(p['recall@10']):.3f} | {np.mean(p['recall@100']):.3f} | "
-                   f"{int(sum(p['hnsw used']))}/{len(p['hnsw used'])} |")
+        cells = [f"{_pair(p['hnsw'][e]['ms'])} | {np.mean(p['hnsw'][e]['recall@10']):.3f} / "
+                 f"{np.mean(p['hnsw'][e]['recall@100']):.3f} | "
+                 f"{int(sum(p['hnsw'][e]['hnsw used']))}/{len(p['hnsw'][e]['hnsw used'])}" for e in efs]
+        out.append(f"| {size:,} | {_pair(p['exact'])} | " + " | ".join(cells) + " |")
     cross = crossover(scope_sizes, [percentiles(paths[s]["exact"])[0] for s in scope_sizes],
-                      [percentiles(paths[s]["hnsw"])[0] for s in scope_sizes])
-    out.append("\n\"HNSW index walked\": in how many of the HNSW path's queries the planner used the HNSW "
-               "index (it may rank a small scope from the user's b-tree instead). Crossover (HNSW p50 below "
-               "exact p50 from there on): "
+                      [percentiles(paths[s]["hnsw"][ef]["ms"])[0] for s in scope_sizes])
+    out.append("\n\"index walked\": in how many of the HNSW path's queries the planner used the HNSW "
+               "index (it may rank a small scope from the user's b-tree instead, exactly). Crossover at "
+               f"ef_search {ef} (HNSW p50 below exact p50 from there on): "
                + (f"~{cross:,.0f} memories in scope." if cross is not None else "not reached at these sizes."))
     return "\n".join(out)
 
@@ -109,9 +118,11 @@ def plot(run: dict[str, Any], path: Path) -> None:
     left.legend(fontsize=8, ncol=2)
     left.grid(True, which="both", alpha=0.3)
     scope_sizes = sorted(paths)
+    ef = run["vector_ef_search"]
     for name, color in (("exact", "tab:red"), ("hnsw", "tab:purple")):
-        p50, p95 = zip(*(percentiles(paths[s][name]) for s in scope_sizes))
-        label = "exact" if name == "exact" else "HNSW, iterative scan"
+        p50, p95 = zip(*(percentiles(paths[s][name] if name == "exact" else paths[s][name][ef]["ms"])
+                         for s in scope_sizes))
+        label = "exact" if name == "exact" else f"HNSW, iterative scan, ef_search {ef}"
         right.plot(scope_sizes, p50, "o-", color=color, label=f"{label} p50")
         right.plot(scope_sizes, p95, "s--", color=color, alpha=0.7, label=f"{label} p95")
     right.set(xscale="log", yscale="log", xlabel="memories in scope", ylabel="latency (ms)",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import json
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Sequence
 
@@ -254,13 +255,87 @@ BM25_B = 0.75
 CONTEXT_TF = 0.5
 
 
-def keyword_ranked(conn: psycopg.Connection, tenant_id: str, user_id: str, agent_id: str | None,
-                   filters: SearchFilters, include_inactive: bool, query: str,
-                   limit: int, max_postings: int) -> tuple[list[tuple[str, float]], int]:
-    """(id, BM25 score) over the scope's memories, best first, and how many memories the user
-    holds (active, or all), found or not: BM25 scores grow with it, so a floor on them must scale,
-    and the vector channel's path depends on it. One statement, whose work is bounded whatever
-    the user's history (migration 0005 keeps what it reads):
+@dataclass(frozen=True)
+class Found:
+    """What scoring and the offline expansion need of a ranked memory, read with its ranking so
+    that neither costs another round trip."""
+
+    valid_from: datetime
+    importance: float
+    content: str
+
+
+@dataclass
+class Ranking:
+    """One channel's answer: (id, score) best first, what each found memory holds, how many
+    memories the user holds (active, or all; the keyword channel reads it, 0 where unknown), and
+    the best ones as the wire shows them, when the statement was asked for them (`with_memories`)."""
+
+    ranked: list[tuple[str, float]]
+    found: dict[str, Found]
+    scope_size: int = 0
+    memories: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+
+class Statement:
+    """A ranking query to send now and read later: several go in one pipeline, one round trip,
+    and Postgres works on them while the caller does something else (embeds the query)."""
+
+    def __init__(self, sql: str, params: dict[str, Any], score: str, before: tuple[str, dict[str, Any]] | None = None):
+        self._sql, self._params, self._score, self._before = sql, params, score, before
+        self._cursor: psycopg.Cursor | None = None
+
+    def with_memories(self, tenant_id: str, best: int) -> Statement:
+        """Also read the `best` first memories whole, as `get_many` would: a search that returns
+        them then needs no round trip of its own to fetch them."""
+        self._sql = f"""WITH ranking AS ({self._sql})
+            SELECT ranking.*, CASE WHEN w.id IS NOT NULL THEN to_jsonb(w) END AS memory
+            FROM (SELECT *, row_number() OVER (ORDER BY {self._score} DESC NULLS LAST, id) AS position
+                  FROM ranking) ranking
+            -- the position inside a subquery kept whole (OFFSET 0), not in ON, which the planner
+            -- would check after the join: read only the best, not every row ranked
+            LEFT JOIN LATERAL ({_SELECT} WHERE m.tenant_id = %(memories_tenant)s AND m.id = ranking.id
+                                         AND ranking.position <= %(memories_best)s OFFSET 0) w ON true
+            ORDER BY ranking.position"""
+        self._params = {**self._params, "memories_tenant": tenant_id, "memories_best": best}
+        return self
+
+    def send(self, conn: psycopg.Connection) -> None:
+        """Send the query; in pipeline mode its answer is read after the pipeline's sync."""
+        if self._before is not None:
+            conn.execute(*self._before)
+        self._cursor = conn.execute(self._sql, self._params)
+
+    def result(self) -> Ranking:
+        rows = [r for r in self._cursor.fetchall()]
+        hits = [r for r in rows if r["id"] is not None]
+        return Ranking(
+            [(r["id"], float(r[self._score])) for r in hits],
+            {r["id"]: Found(r["valid_from"], float(r["importance"]), r["content"]) for r in hits},
+            rows[0]["n"] if rows and "n" in rows[0] else 0,
+            {r["id"]: to_wire(_from_json(r["memory"])) for r in hits if r.get("memory") is not None},
+        )
+
+    def run(self, conn: psycopg.Connection) -> Ranking:
+        """Send and read in one go, in one pipeline: what it sends before its sync runs in one
+        implicit transaction, which holds the settings that go before the statement."""
+        with conn.pipeline():
+            self.send(conn)
+        return self.result()
+
+
+def _from_json(row: dict[str, Any]) -> dict[str, Any]:
+    """A row of _SELECT read back from to_jsonb: its timestamps as datetimes again."""
+    return {**row, **{key: datetime.fromisoformat(row[key]) if row[key] else None
+                      for key in ("valid_from", "valid_to", "created_at")}}
+
+
+def keyword_statement(tenant_id: str, user_id: str, agent_id: str | None, filters: SearchFilters,
+                      include_inactive: bool, query: str, limit: int, max_postings: int) -> Statement:
+    """The keyword channel: (id, BM25 score) over the scope's memories, best first, and how many
+    memories the user holds (active, or all), found or not: BM25 scores grow with it, so a floor
+    on them must scale. One statement, whose work is bounded whatever the user's history
+    (migration 0005 keeps what it reads):
 
     - Terms are the query's lexemes under the same text search configuration as content_tsv.
     - Statistics (N, average length, document frequencies) are the user's: over the active
@@ -268,16 +343,18 @@ def keyword_ranked(conn: psycopg.Connection, tenant_id: str, user_id: str, agent
       metadata) narrow the candidates, not the statistics: a word is as rare as it is in the
       user's whole history.
     - Candidates come from the user's postings of the rarest terms, taken rarest first while
-      their postings add up to at most `max_postings` (the rarest is always taken). A word most
-      memories share would make thousands of candidates that score almost nothing for it; it
-      still scores every candidate the rarer terms found.
+      their postings add up to at most `max_postings`. A word most memories share would make
+      thousands of candidates that score almost nothing for it; it still scores every candidate
+      the rarer terms found. When even the rarest term is in more memories than that, the
+      candidates are the `max_postings` of them that use it most: a query made only of common
+      words costs no more than one with a rare word (at 100,000 memories such a query read
+      every memory holding its rarest word, the keyword channel's tail: bench/scale).
     - Scores are Okapi BM25 over every query term, with dl = length(content_tsv).
     """
     where, params = _scope(tenant_id, user_id, agent_id, filters, include_inactive, alias="m")
     prefix = "" if include_inactive else "active_"
-    tf = f"(p.occurrences + {CONTEXT_TF} * p.context_occurrences)::float8"
-    rows = conn.execute(
-        f"""WITH terms AS (
+    tf = f"(p.occurrences + {CONTEXT_TF}::float8 * p.context_occurrences)"
+    sql = f"""WITH terms AS (
                 SELECT DISTINCT lexeme FROM unnest(to_tsvector('english', %(query)s))
             ), stats AS (
                 SELECT {prefix}docs AS docs, {prefix}docs::float8 AS n,
@@ -294,9 +371,18 @@ def keyword_ranked(conn: psycopg.Connection, tenant_id: str, user_id: str, agent
                 SELECT p.memory_id, p.lexeme, {tf} AS tf
                 FROM df JOIN memory_postings p
                   ON p.tenant_id = %(tenant)s AND p.user_id = %(user)s AND p.lexeme = df.lexeme
-                WHERE df.rarity = 1 OR df.cost <= %(max_postings)s
+                WHERE df.cost <= %(max_postings)s
+                UNION ALL
+                -- the rarest term alone over the cap: the memories that use it most
+                (SELECT p.memory_id, p.lexeme, {tf} AS tf
+                 FROM df JOIN memory_postings p
+                   ON p.tenant_id = %(tenant)s AND p.user_id = %(user)s AND p.lexeme = df.lexeme
+                 WHERE df.rarity = 1 AND df.cost > %(max_postings)s
+                 ORDER BY p.occurrences + {CONTEXT_TF}::float8 * p.context_occurrences DESC, p.memory_id
+                 LIMIT %(max_postings)s)
             ), candidates AS MATERIALIZED (
-                SELECT m.id, length(m.content_tsv)::float8 AS dl, m.content_tsv FROM memories m
+                SELECT m.id, length(m.content_tsv)::float8 AS dl, m.content_tsv, m.valid_from, m.importance, m.content
+                FROM memories m
                 WHERE m.tenant_id = %(tenant)s AND m.id IN (SELECT memory_id FROM generating) AND {where}
             ), hits AS (
                 SELECT c.id, c.dl, g.lexeme, g.tf FROM candidates c JOIN generating g ON g.memory_id = c.id
@@ -310,7 +396,8 @@ def keyword_ranked(conn: psycopg.Connection, tenant_id: str, user_id: str, agent
                   AND u.lexeme IN (SELECT lexeme FROM df WHERE NOT (rarity = 1 OR cost <= %(max_postings)s))
             )
             -- one row with a null id when nothing matched: the user's size comes back anyway
-            SELECT st.docs AS n, ranked.id, ranked.score FROM stats st LEFT JOIN LATERAL (
+            SELECT st.docs AS n, ranked.id, ranked.score, c.valid_from, c.importance, c.content
+            FROM stats st LEFT JOIN LATERAL (
                 SELECT h.id, sum(
                     ln(1 + (st.n - df.df + 0.5) / (df.df + 0.5))
                     * h.tf * ({BM25_K1} + 1) / (h.tf + {BM25_K1} * (1 - {BM25_B} + {BM25_B} * h.dl / st.avgdl))
@@ -318,56 +405,70 @@ def keyword_ranked(conn: psycopg.Connection, tenant_id: str, user_id: str, agent
                 FROM hits h JOIN df USING (lexeme)
                 GROUP BY h.id ORDER BY score DESC, h.id LIMIT %(limit)s
             ) ranked ON true
-            ORDER BY ranked.score DESC, ranked.id""",
-        {"query": query, "tenant": tenant_id, "user": user_id, "max_postings": max_postings, "limit": limit,
-         **params},
-    ).fetchall()
-    return [(r["id"], float(r["score"])) for r in rows if r["id"] is not None], (rows[0]["n"] if rows else 0)
+            LEFT JOIN candidates c ON c.id = ranked.id
+            ORDER BY ranked.score DESC, ranked.id"""
+
+    return Statement(sql, {"query": query, "tenant": tenant_id, "user": user_id, "max_postings": max_postings,
+                           "limit": limit, **params}, "score")
 
 
-def scope_size(conn: psycopg.Connection, tenant_id: str, user_id: str, include_inactive: bool) -> int:
-    """How many memories the user holds (active ones, or all), from the statistics migration 0005 keeps."""
-    row = conn.execute(
-        f"SELECT {'docs' if include_inactive else 'active_docs'} AS n FROM memory_stats "
-        "WHERE tenant_id = %s AND user_id = %s",
-        (tenant_id, user_id),
-    ).fetchone()
-    return row["n"] if row else 0
+def keyword_ranked(conn: psycopg.Connection, tenant_id: str, user_id: str, agent_id: str | None,
+                   filters: SearchFilters, include_inactive: bool, query: str,
+                   limit: int, max_postings: int) -> tuple[list[tuple[str, float]], int]:
+    """`keyword_statement` run at once: (id, BM25 score) best first, and the user's size."""
+    ranking = keyword_statement(tenant_id, user_id, agent_id, filters, include_inactive, query, limit,
+                                max_postings).run(conn)
+    return ranking.ranked, ranking.scope_size
+
+
+def vector_statement(tenant_id: str, user_id: str, agent_id: str | None, filters: SearchFilters,
+                     include_inactive: bool, embedding: np.ndarray, limit: int,
+                     walk_above: int | None, ef_search: int) -> Statement:
+    """The vector channel: (id, cosine similarity) over the scope's memories, best first.
+
+    A user holding at most `walk_above` memories in scope (active, or all, from the statistics
+    of migration 0005) is ranked exactly: the planner reads the user's rows through their b-tree
+    and keeps the best in a top-N sort. A larger one is ranked through the HNSW index with
+    iterative scan (pgvector >= 0.8), walked until the tenant and user filter is satisfied: a walk
+    filtered afterwards can return fewer rows than asked when the nearest neighbours belong to
+    other users. The statement chooses its path itself (the branch not taken is never executed),
+    so the user's size costs no round trip of its own. `walk_above` None: never walk (an older
+    pgvector); `ef_search`: the walk's candidate list, which sets its recall.
+    """
+    where, params = _scope(tenant_id, user_id, agent_id, filters, include_inactive)
+    args = {"vector": np.asarray(embedding, dtype=np.float32), "limit": limit, **params}
+    columns = "id, valid_from, importance, content"
+    exact = f"""SELECT {columns}, 1 - (embedding <=> %(vector)s) AS similarity FROM memories
+                WHERE {where} {{gate}}
+                -- ordered by similarity, which the HNSW index cannot give: never a walk that may starve
+                ORDER BY similarity DESC, id LIMIT %(limit)s"""
+    if walk_above is None:
+        return Statement(exact.format(gate=""), args, "similarity")
+    size = (f"(SELECT {'docs' if include_inactive else 'active_docs'} FROM memory_stats "
+            "WHERE tenant_id = %(scope_tenant)s AND user_id = %(scope_user)s)")
+    sql = f"""({exact.format(gate=f"AND coalesce({size}, 0) <= %(walk_above)s")})
+              UNION ALL
+              SELECT {columns}, 1 - distance FROM (
+                  SELECT {columns}, embedding <=> %(vector)s AS distance FROM memories
+                  WHERE {where} AND {size} > %(walk_above)s
+                  ORDER BY embedding <=> %(vector)s LIMIT %(limit)s) nearest
+              ORDER BY similarity DESC, id"""
+    # The settings hold only within the transaction the statement runs in (the pipeline's
+    # implicit one, up to its sync: Statement.run, search.py). No parallel workers:
+    # the planner would start them for the exact branch of a large user even though its gate
+    # keeps it from running (~30 ms measured at 100k memories), and two cores have none to spare.
+    settings = ("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true),"
+                " set_config('hnsw.ef_search', %(ef)s, true),"
+                " set_config('max_parallel_workers_per_gather', '0', true)", {"ef": str(ef_search)})
+    return Statement(sql, {**args, "walk_above": walk_above}, "similarity", before=settings)
 
 
 def vector_ranked(conn: psycopg.Connection, tenant_id: str, user_id: str, agent_id: str | None,
                   filters: SearchFilters, include_inactive: bool, embedding: np.ndarray,
-                  limit: int, iterative_scan: bool) -> list[tuple[str, float]]:
-    """(id, cosine similarity) over the scope's memories, best first.
-
-    With `iterative_scan` (pgvector >= 0.8, and a scope large enough for it to pay: search.py
-    decides) the HNSW index is walked until the tenant and user filter is satisfied: a walk
-    filtered afterwards can return fewer rows than asked when the nearest neighbours belong to
-    other users. Otherwise the scope's rows are ranked exactly, which a small scope keeps cheap.
-    """
-    where, params = _scope(tenant_id, user_id, agent_id, filters, include_inactive)
-    vector = np.asarray(embedding, dtype=np.float32)
-    args = {"vector": vector, "limit": limit, **params}
-    if not iterative_scan:
-        rows = conn.execute(
-            f"""WITH scope AS MATERIALIZED (SELECT id, embedding FROM memories WHERE {where})
-                SELECT id, 1 - (embedding <=> %(vector)s) AS similarity FROM scope
-                ORDER BY similarity DESC LIMIT %(limit)s""",
-            args,
-        ).fetchall()
-        return [(r["id"], float(r["similarity"])) for r in rows]
-    # One round trip: the settings only hold within the transaction, sent with the query (pipeline).
-    with conn.pipeline(), conn.transaction():
-        conn.execute("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true),"
-                     " set_config('hnsw.ef_search', %s, true)", (str(max(40, min(1000, limit * 2))),))
-        cursor = conn.execute(
-            f"""SELECT id, 1 - (embedding <=> %(vector)s) AS similarity FROM (
-                    SELECT id, embedding FROM memories WHERE {where}
-                    ORDER BY embedding <=> %(vector)s LIMIT %(limit)s) nearest
-                ORDER BY similarity DESC""",
-            args,
-        )
-    return [(r["id"], float(r["similarity"])) for r in cursor.fetchall()]
+                  limit: int, walk_above: int | None, ef_search: int = 200) -> list[tuple[str, float]]:
+    """`vector_statement` run at once: (id, cosine similarity) best first."""
+    return vector_statement(tenant_id, user_id, agent_id, filters, include_inactive, embedding, limit,
+                            walk_above, ef_search).run(conn).ranked
 
 
 def pgvector_supports_iterative_scan(conn: psycopg.Connection) -> bool:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import logging
 import re
-from typing import Any, Callable, Sequence
+from typing import Callable, Sequence
 
 from memex.config import Settings
 from memex.llm import ChatJSON, LLMError
@@ -29,24 +29,22 @@ FIRST_HITS = 3
 MAX_NAMES = 3
 MAX_SUBQUERIES = 3
 
-# A query run: (query, keyword channel only?) -> whatever search.py ranks with.
-Run = Callable[[str, bool], Any]
 # The LLM's split of a question: (settings, question) -> sub-queries, or None when it failed.
 Split = Callable[[Settings, str], "list[str] | None"]
 
 
 def expansions(settings: Settings, question: str, first_hits: Callable[[], Sequence[str]],
-               run: Run, splitter: Split) -> list[tuple[float, Any]]:
-    """(weight, run) of each extra query for `question`; `first_hits` gives the contents of the
-    question's best hits (asked only offline); `splitter` asks the LLM (`split`, or search.py's
-    wrapper that asks once per request)."""
+               splitter: Split) -> list[tuple[float, str, bool]]:
+    """(weight, query, keyword channel only?) of each extra query for `question`, for search.py
+    to run together; `first_hits` gives the contents of the question's best hits (asked only
+    offline); `splitter` asks the LLM (`split`, or search.py's wrapper that asks once per request)."""
     if settings.llm_multihop and settings.llm_configured:
         subqueries = splitter(settings, question)
         if subqueries is not None:
-            return [(SUBQUERY_WEIGHT, run(q, False)) for q in subqueries]
+            return [(SUBQUERY_WEIGHT, q, False) for q in subqueries]
         # the LLM failed: fall through to the offline expansion
     if settings.offline_expansion:
-        return [(ENTITY_WEIGHT, run(name, True)) for name in entity_names(first_hits(), question)]
+        return [(ENTITY_WEIGHT, name, True) for name in entity_names(first_hits(), question)]
     return []
 
 

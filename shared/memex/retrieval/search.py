@@ -48,21 +48,31 @@ def _iterative_scan(ctx: Context) -> bool:
 
 @dataclass
 class QueryRun:
-    """One query's channels, (id, score) best first; None for a channel that did not run."""
+    """One query's channels, best first; None for a channel that did not run."""
 
-    keyword: list[tuple[str, float]] | None
-    vector: list[tuple[str, float]] | None
-    scope_size: int
+    keyword: memory_rows.Ranking | None
+    vector: memory_rows.Ranking | None
 
     def rankings(self, weight: float) -> list[tuple[float, list[str]]]:
-        return [(weight * channel_weight, [item for item, _ in ranked]) for channel_weight, ranked
-                in ((KEYWORD_WEIGHT, self.keyword), (VECTOR_WEIGHT, self.vector)) if ranked is not None]
+        return [(weight * channel_weight, [item for item, _ in channel.ranked]) for channel_weight, channel
+                in ((KEYWORD_WEIGHT, self.keyword), (VECTOR_WEIGHT, self.vector)) if channel is not None]
+
+    def scores(self, channel: str) -> dict[str, float]:
+        ranking = getattr(self, channel)
+        return dict(ranking.ranked) if ranking is not None else {}
 
     def signals(self) -> dict[str, tuple[float | None, float | None]]:
         """id -> (BM25 in floor units, cosine similarity), None where a channel did not find it."""
-        bm25, similarity = dict(self.keyword or []), dict(self.vector or [])
-        return {item: (floor.bm25_units(bm25[item], self.scope_size) if item in bm25 else None, similarity.get(item))
+        bm25, similarity = self.scores("keyword"), self.scores("vector")
+        size = self.keyword.scope_size if self.keyword is not None else 0
+        return {item: (floor.bm25_units(bm25[item], size) if item in bm25 else None, similarity.get(item))
                 for item in bm25.keys() | similarity.keys()}
+
+    def found(self) -> dict[str, memory_rows.Found]:
+        return {**(self.vector.found if self.vector else {}), **(self.keyword.found if self.keyword else {})}
+
+    def memories(self) -> dict[str, dict[str, Any]]:
+        return {**(self.vector.memories if self.vector else {}), **(self.keyword.memories if self.keyword else {})}
 
 
 class Dependencies:
@@ -120,58 +130,72 @@ def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies |
     conn = ctx.db.connection()
     deps = deps or Dependencies(ctx)
     scope = (tenant_id, request.user_id, request.agent_id, request.filters, request.include_inactive)
+    walk_above = ctx.settings.vector_exact_max if _iterative_scan(ctx) else None
 
-    size: dict[str, int] = {}  # the user's memories in scope: as a keyword run read them, else asked once
+    def run(plans: list[tuple[str, int, bool, bool]]) -> list[QueryRun]:
+        """Each (query, depth, keyword?, vector?) on its channels, all in one pipeline: one round
+        trip, in which Postgres ranks a query's keywords while the query is being embedded."""
+        sent = []
+        # No explicit transaction: what a pipeline sends before its sync runs in one implicit
+        # transaction, which holds the vector statement's local settings; BEGIN and COMMIT
+        # through psycopg cost round trips of their own (~10 ms under load at 1k memories).
+        with conn.pipeline():
+            for query, depth, keyword, vector in plans:
+                ranked_keyword = ranked_vector = None
+                # keyword candidates in proportion to the depth kept: an extra query keeps 30
+                max_postings = ctx.settings.keyword_max_postings * min(depth, CANDIDATES_PER_CHANNEL) \
+                    // CANDIDATES_PER_CHANNEL
+                # each channel's best memories come whole with their ranking, the results usually among them
+                if keyword:
+                    ranked_keyword = memory_rows.keyword_statement(*scope, query, depth, max_postings) \
+                        .with_memories(tenant_id, request.top_k)
+                    ranked_keyword.send(conn)
+                query_vector = deps.query_vector(query) if vector else None
+                if query_vector is not None:
+                    ranked_vector = memory_rows.vector_statement(
+                        *scope, query_vector, depth, walk_above, min(1000, max(depth, ctx.settings.vector_ef_search))
+                    ).with_memories(tenant_id, request.top_k)
+                    ranked_vector.send(conn)
+                elif vector and not keyword:  # the embedder failed: the keyword channel answers
+                    ranked_keyword = memory_rows.keyword_statement(*scope, query, depth, max_postings) \
+                        .with_memories(tenant_id, request.top_k)
+                    ranked_keyword.send(conn)
+                sent.append((ranked_keyword, ranked_vector))
+        return [QueryRun(k.result() if k else None, v.result() if v else None) for k, v in sent]
 
-    def large_scope() -> bool:
-        """Whether the vector channel walks the HNSW index rather than ranking the scope exactly."""
-        if "n" not in size:
-            size["n"] = memory_rows.scope_size(conn, tenant_id, request.user_id, request.include_inactive)
-        return size["n"] > ctx.settings.vector_exact_max
-
-    def run(query: str, depth: int, keyword: bool = True, vector: bool = True) -> QueryRun:
-        ranked_keyword = ranked_vector = None
-        scope_size = 0
-        query_vector = deps.query_vector(query) if vector else None
-        if keyword or (vector and query_vector is None):
-            ranked_keyword, scope_size = memory_rows.keyword_ranked(conn, *scope, query, depth,
-                                                                    ctx.settings.keyword_max_postings)
-            size["n"] = scope_size
-        if query_vector is not None:
-            ranked_vector = memory_rows.vector_ranked(conn, *scope, query_vector, depth,
-                                                      _iterative_scan(ctx) and large_scope())
-        return QueryRun(ranked_keyword, ranked_vector, scope_size)
-
-    question = run(request.query, max(CANDIDATES_PER_CHANNEL, request.top_k * 2),
-                   keyword=request.mode in ("hybrid", "bm25"), vector=request.mode in ("hybrid", "vector"))
+    [question] = run([(request.query, max(CANDIDATES_PER_CHANNEL, request.top_k * 2),
+                       request.mode in ("hybrid", "bm25"), request.mode in ("hybrid", "vector"))])
     own = question.signals()
     reranker = rerank.from_settings(ctx.settings) if request.mode == "hybrid" else None
     gate_open = floor.query_passes(own.values())
     if not (gate_open or reranker):
         ctx.metrics.record(FLOOR_REJECTIONS)
-        return _answer(request, [], deps)  # a query about nothing the user said
+        return _answer(request, [], 0, deps)  # a query about nothing the user said
 
     # 1. the question's channels, and those of its extra queries (multi-hop), in one weighted RRF
     runs = [(1.0, question)]
+    found = question.found()
     if request.mode == "hybrid":
         fused_question = rrf.fuse(question.rankings(1.0))
 
         def first_hits() -> list[str]:
             best = sorted(fused_question, key=fused_question.__getitem__, reverse=True)[:multihop.FIRST_HITS]
-            rows = memory_rows.get_many(conn, tenant_id, best)
-            return [rows[item]["content"] for item in best if item in rows]
+            return [found[item].content for item in best]
 
-        runs += multihop.expansions(ctx.settings, request.query, first_hits,
-                                    lambda query, keyword_only: run(query, EXPANSION_CANDIDATES,
-                                                                    vector=not keyword_only),
-                                    deps.split)
+        extra = multihop.expansions(ctx.settings, request.query, first_hits, deps.split)
+        if extra:
+            extra_runs = run([(query, EXPANSION_CANDIDATES, True, not keyword_only)
+                              for _, query, keyword_only in extra])
+            runs += [(weight, query_run) for (weight, _, _), query_run in zip(extra, extra_runs)]
+            for _, query_run in runs[1:]:
+                found = {**query_run.found(), **found}
     channels = [channel for weight, query_run in runs for channel in query_run.rankings(weight)]
     fused = rrf.fuse(channels)
     best_possible = rrf.best_possible([weight for weight, _ in channels])
     relevance = {item: score / best_possible for item, score in fused.items()}
 
     # 2. the reranker over the best fused candidates, or the built-in floor
-    reranked = _rerank(reranker, deps, conn, tenant_id, request.query, fused) if reranker else None
+    reranked = _rerank(reranker, deps, request.query, fused, found) if reranker else None
     if reranked is not None:
         relevance = {item: score for item, score in reranked.items() if score >= reranker.min_score}
         kept = list(relevance)
@@ -181,43 +205,53 @@ def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies |
         kept = [item for item in relevance
                 if gate_open and any(item in s and floor.item_passes(*s[item]) for s in signals)]
 
-    # 3. scoring: relevance blended with recency and importance
+    # 3. scoring: relevance blended with recency and importance, from what the rankings read
     now = request.reference_time or datetime.now(timezone.utc)
     alpha = scoring.DEFAULT_ALPHA if request.alpha is None else request.alpha
     half_life = request.half_life_days or scoring.DEFAULT_HALF_LIFE_DAYS
-    bm25, similarity = dict(question.keyword or []), dict(question.vector or [])
-    ranks = {name: {item: rank for rank, (item, _) in enumerate(ranked, start=1)}
-             for name, ranked in (("bm25", question.keyword), ("vector", question.vector)) if ranked is not None}
-    rows = memory_rows.get_many(conn, tenant_id, kept)
-    results = []
+    bm25, similarity = question.scores("keyword"), question.scores("vector")
+    ranks = {name: {item: rank for rank, (item, _) in enumerate(channel.ranked, start=1)}
+             for name, channel in (("bm25", question.keyword), ("vector", question.vector)) if channel is not None}
+    scored = []
     for item in kept:
-        memory = rows.get(item)
-        if memory is None:
-            continue  # erased between the ranking and the fetch
         parts = scoring.combine(
             relevance=relevance[item],
-            recency_value=scoring.recency(datetime.fromisoformat(memory["valid_from"]), now, half_life),
-            importance=memory["importance"],
+            recency_value=scoring.recency(found[item].valid_from, now, half_life),
+            importance=round(found[item].importance, 4),  # as the wire shows it
             alpha=alpha,
         )
-        extra = {"bm25": bm25.get(item), "similarity": similarity.get(item),
-                 "rerank": reranked.get(item) if reranked is not None else None,
-                 **{f"{name}_rank": by_item.get(item) for name, by_item in ranks.items()}}
-        results.append({**memory, "score": round(parts.score, 6), "score_parts": {**parts.as_dict(), **extra}})
-    results.sort(key=lambda r: r["score"], reverse=True)
-    return _answer(request, results, deps)
+        extra_parts = {"bm25": bm25.get(item), "similarity": similarity.get(item),
+                       "rerank": reranked.get(item) if reranked is not None else None,
+                       **{f"{name}_rank": by_item.get(item) for name, by_item in ranks.items()}}
+        scored.append((item, round(parts.score, 6), {**parts.as_dict(), **extra_parts}))
+    scored.sort(key=lambda entry: entry[1], reverse=True)
+
+    # 4. the memories themselves, for the results returned: read with the rankings, else fetched
+    read = {item: memory for _, query_run in runs for item, memory in query_run.memories().items()}
+    results: list[dict[str, Any]] = []
+    total = len(scored)
+    start = 0
+    while len(results) < request.top_k and start < len(scored):
+        block = scored[start:start + request.top_k - len(results)]
+        start += len(block)
+        missing = [item for item, _, _ in block if item not in read]
+        rows = {**read, **(memory_rows.get_many(conn, tenant_id, missing) if missing else {})}
+        for item, score, parts in block:
+            if item not in rows:
+                total -= 1  # erased between the ranking and the fetch
+                continue
+            results.append({**rows[item], "score": score, "score_parts": parts})
+    return _answer(request, results, total, deps)
 
 
-def _rerank(reranker: rerank.Reranker, deps: Dependencies, conn: Any, tenant_id: str, query: str,
-            fused: dict[str, float]) -> dict[str, float] | None:
+def _rerank(reranker: rerank.Reranker, deps: Dependencies, query: str, fused: dict[str, float],
+            found: dict[str, memory_rows.Found]) -> dict[str, float] | None:
     """id -> reranker score of the best fused candidates; None when the reranker is unusable."""
     candidates = sorted(fused, key=fused.__getitem__, reverse=True)[:rerank.CANDIDATES]
-    rows = memory_rows.get_many(conn, tenant_id, candidates)
-    candidates = [item for item in candidates if item in rows]
-    scores = deps.rerank(reranker, query, [rows[item]["content"] for item in candidates])
+    scores = deps.rerank(reranker, query, [found[item].content for item in candidates])
     return None if scores is None else dict(zip(candidates, scores))
 
 
-def _answer(request: SearchIn, results: list[dict[str, Any]], deps: Dependencies) -> dict[str, Any]:
-    return {"results": results[: request.top_k], "query": request.query, "total": len(results),
+def _answer(request: SearchIn, results: list[dict[str, Any]], total: int, deps: Dependencies) -> dict[str, Any]:
+    return {"results": results[: request.top_k], "query": request.query, "total": total,
             "degraded": deps.degraded}
