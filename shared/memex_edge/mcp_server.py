@@ -9,7 +9,8 @@ while Mangum runs an app's lifespan on every invocation; so each request gets a 
 own, entered around it, and the app needs no lifespan under Mangum, uvicorn or a mount.
 
 The Bearer key is mapped to its tenant before the transport sees the request, exactly as for the
-REST API: a missing or wrong key gets 401, and the tools act for that tenant only.
+REST API: a missing, wrong or revoked key gets 401, a request over the tenant's rate limit 429
+(each MCP request counts as one, like a REST request), and the tools act for that tenant only.
 """
 
 from __future__ import annotations
@@ -36,7 +37,8 @@ from memex.models import Id, MemoryIn, RecallIn, SearchIn, TurnIn
 from memex.recall import recall
 from memex.retrieval.search import search
 from memex_edge.context import get_context
-from memex_edge.http import database_unavailable, error, field_problem, tenant
+from memex_edge.http import (RateLimited, admit, database_unavailable, error, field_problem, rate_limit_headers,
+                             too_many_requests, with_headers)
 from memex_edge.observability import logger
 
 PATH = "/mcp"
@@ -315,15 +317,19 @@ class McpApp:
             return await response(scope, receive, send)
         ctx = self.provide()
         try:
-            tenant_id = await anyio.to_thread.run_sync(tenant, Request(scope), ctx)
+            tenant_id, decision = await anyio.to_thread.run_sync(admit, ctx, Request(scope).headers)
         except Unauthorized as exc:
             response = error(exc.status, exc.code, exc.message, headers={"WWW-Authenticate": "Bearer"})
             return await response(scope, receive, send)
+        except RateLimited as exc:
+            return await too_many_requests(exc.decision)(scope, receive, send)
         except (psycopg.OperationalError, psycopg.InterfaceError) as exc:
             return await database_unavailable(exc, ctx)(scope, receive, send)
         app = self.server.streamable_http_app(
             streamable_http_path=PATH, stateless_http=True, json_response=True, host=self.host,
             max_request_body_size=ctx.settings.max_body_bytes,
         )
+        if decision is not None:
+            send = with_headers(send, lambda: rate_limit_headers(decision))
         async with app.router.lifespan_context(app):
             await app({**scope, CALLER: Caller(ctx, tenant_id)}, receive, send)
