@@ -193,7 +193,8 @@ def main(argv: list[str] | None = None) -> None:
     run = commands.add_parser("invoke", help="run one Lambda handler in-process on a sample event")
     run.add_argument("function", help="folder name under functions/, e.g. ingest")
     run.add_argument("event", help="path to an event JSON file, e.g. events/ingest_post_turn.json")
-    run.add_argument("--api-key", default=os.environ.get("MEMEX_API_KEY", ""))
+    run.add_argument("--api-key", default=os.environ.get("MEMEX_API_KEY", ""),
+                     help="defaults to $MEMEX_API_KEY, which keeps the key out of the process list")
     run.add_argument("--drain", action="store_true", help="then run the workers until the queues are empty")
     run.set_defaults(run=invoke)
 

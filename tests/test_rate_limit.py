@@ -4,6 +4,7 @@ connections of their own never get more than the limit, and overrides take effec
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import threading
 import uuid
@@ -19,6 +20,18 @@ from memex_edge.http import create_app
 from tests.conftest import Tenant
 
 HEADERS = ("ratelimit-limit", "ratelimit-remaining", "ratelimit-reset")
+
+
+@pytest.fixture
+def event_loop_for_mangum():
+    """Mangum runs an invocation on the thread's current event loop, which an earlier asyncio.run
+    on this thread (another test's MCP client) leaves unset, as it never is in Lambda."""
+    loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)
+    yield
+    asyncio.set_event_loop(None)
+    loop.close()
+
 
 
 def count(tenant: Tenant):
@@ -182,7 +195,7 @@ def test_a_revoked_key_gets_401_and_the_others_keep_working(ctx, tenant):
         keys.revoke_key(ctx, "key_000000000000")
 
 
-def test_mcp_requests_are_limited_and_a_revoked_key_refused(ctx, tenant):
+def test_mcp_requests_are_limited_and_a_revoked_key_refused(ctx, tenant, event_loop_for_mangum):
     from tests.test_mcp import _invoke
 
     tenants.set_limit(ctx, tenant.id, "1/h")

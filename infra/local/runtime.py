@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from infra.local import embedded_postgres
+from infra.local.lambda_context import LocalLambdaContext, label
 from infra.local.poller import QueuePoller, drain
 from infra.local.sqs_server import QueueSpec, ensure_queues, start_moto
 
@@ -42,8 +43,33 @@ def http_app(host: str | None = None) -> Any:
     from memex_edge.mcp_server import PATH
 
     host = host or os.environ.get("MEMEX_HOST", "127.0.0.1")
-    return create_app(*(function_module(name).router for name in HTTP_FUNCTIONS),
+    return create_app(*(_as_function(name) for name in HTTP_FUNCTIONS),
                       surfaces={PATH: mcp_app(host)})
+
+
+def _as_function(name: str):
+    """The function's routes, each request's log lines labelled with the function, as in Lambda."""
+    from fastapi import APIRouter, Depends
+
+    async def labelling() -> None:
+        # async: it runs in the request's own task, so the label holds for the whole request.
+        label(LocalLambdaContext(name))
+
+    router = APIRouter(dependencies=[Depends(labelling)])
+    router.include_router(function_module(name).router)
+    return router
+
+
+class _LabelledApp:
+    """An ASGI app served as the function `name`, each request's log lines labelled with it."""
+
+    def __init__(self, name: str, app):
+        self.name = name
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        label(LocalLambdaContext(self.name))
+        await self.app(scope, receive, send)
 
 
 def mcp_app(host: str = "127.0.0.1") -> Any:
@@ -51,7 +77,7 @@ def mcp_app(host: str = "127.0.0.1") -> Any:
     requests from other hosts and origins: a web page cannot reach it by DNS rebinding."""
     from memex_edge.mcp_server import McpApp, build_server
 
-    return McpApp(build_server(), loopback_only=host in LOOPBACK)
+    return _LabelledApp("mcp", McpApp(build_server(), loopback_only=host in LOOPBACK))
 
 
 class LocalRuntime:
@@ -165,6 +191,7 @@ class LocalRuntime:
         from memex_edge.context import get_context
 
         ctx = get_context()
+        label(LocalLambdaContext("sweep"))
         interval = max(5, ctx.settings.sweep_after_seconds // 2)
         while not self.stop_event.wait(interval):
             try:

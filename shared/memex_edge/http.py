@@ -165,6 +165,34 @@ class BodyLimit:
         await response(scope, receive, send)
 
 
+class UnhandledErrors:
+    """Answers an exception no handler took with a 500 in the wire shape, and logs it once, naming
+    the route's function. (An `Exception` handler would run in Starlette's outermost middleware,
+    which re-raises after answering so that the server logs it a second time.)"""
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        started = False
+
+        async def sending(message):
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, receive, sending)
+        except Exception:
+            endpoint = scope.get("endpoint")
+            route = scope.get("route")
+            logger.exception("unhandled error", extra={
+                "handler": f"{endpoint.__module__}.{endpoint.__qualname__}" if endpoint else None,
+                "route": f"{scope.get('method')} {getattr(route, 'path', None) or scope.get('path')}"})
+            if not started:
+                await error(500, "internal_error", "internal error")(scope, receive, send)
+
+
 def field_problem(detail: dict[str, Any]) -> str:
     """One validation problem as `field: what is wrong`, the field's path down to a nested key."""
     loc = tuple(str(part) for part in detail["loc"])
@@ -228,11 +256,7 @@ def create_app(*routers: APIRouter, provide: Callable[[], Context] = get_context
     async def _database_unavailable(_: Request, exc: psycopg.Error) -> JSONResponse:
         return database_unavailable(exc, provide())
 
-    @app.exception_handler(Exception)
-    async def _unexpected(_: Request, exc: Exception) -> JSONResponse:
-        logger.exception("unhandled error")
-        return error(500, "internal_error", "internal error")
-
+    app.add_middleware(UnhandledErrors)
     app.add_middleware(RateLimitHeaders)
     return BodyLimit(app, lambda: provide().settings.max_body_bytes)
 
@@ -245,6 +269,7 @@ def lambda_handler(*routers: APIRouter) -> Callable[[dict, Any], dict]:
 
 def asgi_lambda_handler(app: ASGIApp) -> Callable[[dict, Any], dict]:
     """The Lambda entry point of any ASGI app behind API Gateway. No lifespan: Mangum would run
-    it around every invocation, so an app must not need one."""
+    it around every invocation, so an app must not need one. Nothing escapes to Mangum, which
+    would log it again and answer outside the wire shape."""
     return logger.inject_lambda_context(tracer.capture_lambda_handler(metrics.log_metrics(
-        Mangum(app, lifespan="off"))))
+        Mangum(UnhandledErrors(app), lifespan="off"))))
