@@ -211,3 +211,41 @@ def test_mcp_requests_are_limited_and_a_revoked_key_refused(ctx, tenant, event_l
     keys.revoke_key(ctx, keys.list_keys(ctx, tenant.id)[0]["id"])
     status, _, answer = _invoke("mcp_tools_list", tenant.key)
     assert status == 401 and answer["error"]["message"] == "this API key has been revoked"
+
+
+def test_a_concurrent_burst_through_the_server_admits_exactly_the_limit(ctx, runtime, tenant, other_tenant):
+    """The local runtime's app on a loopback port: requests on connections of their own, served by
+    the server's request threads (each with its own Postgres connection)."""
+    import httpx
+    import uvicorn
+
+    from infra.local.sqs_server import free_port
+
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(runtime.asgi_app(), host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    try:
+        while not server.started:
+            assert thread.is_alive(), "uvicorn did not start"
+            threading.Event().wait(0.05)
+        tenants.set_limit(ctx, tenant.id, "6/h")
+        url = f"http://127.0.0.1:{port}/v1/memories/count?user_id={tenant.user}"
+        start = threading.Barrier(24)
+        statuses: list[int] = []
+
+        def request(who: Tenant) -> None:
+            with httpx.Client(timeout=60) as client:  # a connection of its own
+                start.wait()
+                statuses.append(client.get(url, headers=who.headers).status_code)
+
+        workers = [threading.Thread(target=request, args=(tenant,)) for _ in range(20)]
+        workers += [threading.Thread(target=request, args=(other_tenant,)) for _ in range(4)]
+        for worker in workers:
+            worker.start()
+        for worker in workers:
+            worker.join(timeout=120)
+        assert sorted(statuses) == [200] * (6 + 4) + [429] * 14
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
