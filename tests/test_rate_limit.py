@@ -107,6 +107,11 @@ def test_the_configured_default_limits_each_tenant_on_its_own(ctx, limited, http
     assert refused.status_code == 429 and 1 <= int(refused.headers["retry-after"]) <= 30
     age_bucket(ctx, one.id, 120)
     assert count(one).json() == {"count": 0}
+    # An error answered within the limit carries the fields too.
+    third = Tenant(ctx, client)
+    missing = third.get("/v1/memories/m-none")
+    assert missing.status_code == 404 and missing.headers["ratelimit-remaining"] == "1"
+    assert missing.headers["ratelimit-limit"] == "2" and "retry-after" not in missing.headers
     # /health is not authenticated and not limited.
     assert all(client.get("/health").status_code in (200, 503) for _ in range(4))
 

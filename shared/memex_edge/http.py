@@ -63,7 +63,7 @@ def too_many_requests(decision: Decision) -> JSONResponse:
                  headers={**rate_limit_headers(decision), "Retry-After": str(decision.retry_after_seconds)})
 
 
-def record_rate_limited(tenant_id: str) -> None:
+def record_rate_limited() -> None:
     """Every refused request passes here once: the one place that counts them."""
     metrics.add_metric(name="RequestsRateLimited", unit="Count", value=1)
 
@@ -79,7 +79,7 @@ def admit(ctx: Context, headers) -> tuple[str, Decision | None]:
     caller = keys.caller_for(ctx, presented_key(headers))
     decision = rate_limit.admit(ctx, caller)
     if decision is not None and not decision.admitted:
-        record_rate_limited(caller.tenant_id)
+        record_rate_limited()
         raise RateLimited(decision)
     return caller.tenant_id, decision
 
