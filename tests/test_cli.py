@@ -6,6 +6,10 @@ import json
 import os
 import subprocess
 import sys
+import uuid
+
+import pytest
+from psycopg.conninfo import make_conninfo
 
 from tests.conftest import ROOT
 from tests.test_local_runtime import _RUNTIME_VARS
@@ -46,9 +50,18 @@ def test_invoke_runs_a_handler_on_a_sample_event(tmp_path):
     assert json.loads(json.loads(done.stdout)["body"])["status"] == "processed"
 
 
-def test_the_first_key_warns_about_the_default_tenant_and_keys_list_and_revoke(tmp_path):
-    env = {k: v for k, v in os.environ.items() if k not in _RUNTIME_VARS and k != "MEMEX_REQUIRE_API_KEY"}
-    env |= {"MEMEX_HOME": str(tmp_path)}
+@pytest.fixture
+def empty_database(ctx):
+    """A database of its own on the test server, with no key in it yet."""
+    name = f"keys_{uuid.uuid4().hex[:10]}"
+    admin = ctx.db.connection()
+    admin.execute(f"CREATE DATABASE {name}")
+    yield make_conninfo(ctx.db.dsn, dbname=name)
+    admin.execute(f"DROP DATABASE {name} WITH (FORCE)")
+
+
+def test_the_first_key_warns_about_the_default_tenant_and_keys_list_and_revoke(empty_database):
+    env = {k: v for k, v in os.environ.items() if k not in _RUNTIME_VARS} | {"DATABASE_URL": empty_database}
     first = _memex("keys", "create", "--tenant", "acme", env=env)
     assert first.returncode == 0, first.stderr
     assert "the default tenant's data" in first.stderr and "memex keys create --tenant default" in first.stderr

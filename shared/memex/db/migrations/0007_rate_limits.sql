@@ -20,6 +20,6 @@ CREATE UNLOGGED TABLE rate_limit_buckets (
     key_id       text NOT NULL,
     tokens       double precision NOT NULL,
     refilled_at  timestamptz NOT NULL,
-    admitted     boolean NOT NULL,
+    admitted     boolean NOT NULL,  -- the latest request's verdict, as RETURNING reports it
     PRIMARY KEY (tenant_id, key_id)
 ) WITH (fillfactor = 50);
