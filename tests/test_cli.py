@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import uuid
@@ -82,7 +83,9 @@ def test_the_first_key_warns_about_the_default_tenant_and_keys_list_and_revoke(e
     assert table.returncode == 0
     lines = table.stdout.splitlines()
     assert lines[0].split()[:3] == ["ID", "PREFIX", "TENANT"] and len(lines) == 3
-    assert rows[0]["id"] in lines[1] and lines[1].count("Z") == 2  # created and revoked times
+    columns = dict(zip(re.split(r"\s{2,}", lines[0]), re.split(r"\s{2,}", lines[1])))
+    assert columns["ID"] == rows[0]["id"] and columns["LAST USED"] == "-"
+    assert columns["REVOKED"].endswith("Z") and columns["REVOKED"] >= columns["CREATED"]
     for secret in secrets:
         assert secret not in listed.stdout + table.stdout + first.stderr + second.stderr
     unknown = _memex("keys", "revoke", "key_000000000000", env=env)
