@@ -191,7 +191,6 @@ class LocalRuntime:
         from memex_edge.context import get_context
 
         ctx = get_context()
-        label(LocalLambdaContext("sweep"))
         interval = max(5, ctx.settings.sweep_after_seconds // 2)
         while not self.stop_event.wait(interval):
             try:
