@@ -54,10 +54,14 @@ def logged():
 def event_loop_for_mangum():
     """Mangum runs an invocation on the thread's current event loop, which an earlier asyncio.run
     on this thread (another test's MCP client) leaves unset, as it never is in Lambda."""
+    try:
+        previous = asyncio.get_event_loop_policy().get_event_loop()
+    except RuntimeError:
+        previous = None
     loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)
     yield
-    asyncio.set_event_loop(None)
+    asyncio.set_event_loop(previous)
     loop.close()
 
 
