@@ -62,8 +62,10 @@ test-localstack: install localstack-venv
 test-fast: install
 	$(BIN)/python -m pytest -m "not slow"
 
+# The key travels in the environment: make echoes every command line, and `ps` shows arguments.
+invoke: export MEMEX_API_KEY := $(or $(KEY),$(MEMEX_API_KEY))
 invoke: install
-	$(BIN)/memex invoke $(FN) $(EVENT) $(if $(KEY),--api-key $(KEY)) $(if $(DRAIN),--drain)
+	$(BIN)/memex invoke $(FN) $(EVENT) $(if $(DRAIN),--drain)
 
 keys: install
 	$(BIN)/memex keys create --tenant $(TENANT)

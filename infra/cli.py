@@ -1,4 +1,5 @@
-"""The `memex` command: API keys, migrations, consolidation, and in-process handler invocation."""
+"""The `memex` command: API keys and tenants, migrations, backfills, consolidation, and in-process
+handler invocation."""
 
 from __future__ import annotations
 
@@ -7,6 +8,9 @@ import json
 import os
 import sys
 from pathlib import Path
+
+
+RATE_HELP = "N/s, N/min, N/h or N/day (e.g. 50/s, 600/min), or unlimited"
 
 
 def _runtime():
@@ -19,14 +23,81 @@ def _local_runtime():
     return _runtime().start()
 
 
-def keys_create(args: argparse.Namespace) -> None:
+def _operator_context():
+    """The Context of the configured database (embedded by default), migrated."""
     _runtime().start_database()
-    from memex.keys import create_key
     from memex_edge.context import get_context
 
-    key = create_key(get_context(), args.tenant)
-    print(key)
-    print(f"(tenant {args.tenant}; the key is shown once and stored only as a hash)", file=sys.stderr)
+    return get_context()
+
+
+def keys_create(args: argparse.Namespace) -> None:
+    from memex.keys import issue_key
+
+    ctx = _operator_context()
+    issued = issue_key(ctx, args.tenant)
+    print(issued.secret)
+    print(f"(key {issued.id} for tenant {args.tenant}; the secret is shown once and stored only as a hash)",
+          file=sys.stderr)
+    if issued.ended_open_mode:
+        default = ctx.settings.default_tenant
+        if args.tenant == default:
+            print(f"memex: this is the first API key: requests without a key are refused from now on; the "
+                  f"{default} tenant's data (what was stored without a key) is reachable with this key.",
+                  file=sys.stderr)
+        else:
+            print(f"memex: this is the first API key: requests without a key are refused from now on, so the "
+                  f"{default} tenant's data (everything stored without a key until now) is out of reach until "
+                  f"you make a key for it: memex keys create --tenant {default}", file=sys.stderr)
+
+
+def _when(value) -> str:
+    return value.strftime("%Y-%m-%d %H:%M:%SZ") if value is not None else "-"
+
+
+def keys_list(args: argparse.Namespace) -> None:
+    from memex.keys import list_keys
+
+    rows = list_keys(_operator_context(), args.tenant)
+    if args.json:
+        print(json.dumps(rows, indent=2, default=str))
+        return
+    table = [("ID", "PREFIX", "TENANT", "CREATED", "LAST USED", "REVOKED", "LIMIT")]
+    table += [(row["id"], row["prefix"] + "…", row["tenant_id"], _when(row["created_at"]), _when(row["last_used_at"]),
+               _when(row["revoked_at"]), row["rate_limit"] or "tenant's") for row in rows]
+    widths = [max(len(line[i]) for line in table) for i in range(len(table[0]))]
+    for line in table:
+        print("  ".join(cell.ljust(width) for cell, width in zip(line, widths)).rstrip())
+
+
+def keys_revoke(args: argparse.Namespace) -> None:
+    from memex.keys import revoke_key
+
+    revoked = revoke_key(_operator_context(), args.id)
+    print(f"revoked {revoked['id']} (tenant {revoked['tenant_id']}) at {_when(revoked['revoked_at'])}: "
+          f"requests with it now get 401")
+
+
+def keys_set_limit(args: argparse.Namespace) -> None:
+    from memex.keys import set_key_limit
+
+    set_key_limit(_operator_context(), args.id, args.rate)
+    print(f"key {args.id}: {args.rate}, in a bucket of its own" if args.rate
+          else f"key {args.id}: counted in its tenant's limit again")
+
+
+def tenants_set_limit(args: argparse.Namespace) -> None:
+    from memex.tenants import describe, set_limit
+
+    ctx = _operator_context()
+    set_limit(ctx, args.tenant, args.rate)
+    print(json.dumps(describe(ctx, args.tenant), indent=2))
+
+
+def tenants_show(args: argparse.Namespace) -> None:
+    from memex.tenants import describe
+
+    print(json.dumps(describe(_operator_context(), args.tenant), indent=2))
 
 
 def migrate(_: argparse.Namespace) -> None:
@@ -98,16 +169,44 @@ def main(argv: list[str] | None = None) -> None:
     commands = parser.add_subparsers(dest="command", required=True)
 
     keys = commands.add_parser("keys", help="manage API keys").add_subparsers(dest="keys_command", required=True)
-    create = keys.add_parser("create", help="create an API key for a tenant")
+    create = keys.add_parser("create", help="create an API key for a tenant (the first key ends keyless access)")
     create.add_argument("--tenant", required=True)
     create.set_defaults(run=keys_create)
+    listing = keys.add_parser("list", help="list API keys (never their secrets)")
+    listing.add_argument("--tenant", help="only this tenant's keys")
+    listing.add_argument("--json", action="store_true")
+    listing.set_defaults(run=keys_list)
+    revoke = keys.add_parser("revoke", help="revoke an API key: it gets 401 from now on")
+    revoke.add_argument("id", help="the key's id, as `memex keys list` shows it (key_...)")
+    revoke.set_defaults(run=keys_revoke)
+    key_limit = keys.add_parser("set-limit", help="give a key a rate limit (and bucket) of its own")
+    key_limit.add_argument("id")
+    key_limit.add_argument("rate", help=RATE_HELP)
+    key_limit.set_defaults(run=keys_set_limit)
+    key_clear = keys.add_parser("clear-limit", help="count a key in its tenant's limit again")
+    key_clear.add_argument("id")
+    key_clear.set_defaults(run=keys_set_limit, rate=None)
+
+    tenants = commands.add_parser("tenants", help="tenants' rate limits").add_subparsers(
+        dest="tenants_command", required=True)
+    show = tenants.add_parser("show", help="a tenant's rate limit in effect and its keys")
+    show.add_argument("tenant")
+    show.set_defaults(run=tenants_show)
+    tenant_limit = tenants.add_parser("set-limit", help="override MEMEX_RATE_LIMIT for a tenant")
+    tenant_limit.add_argument("tenant")
+    tenant_limit.add_argument("rate", help=RATE_HELP)
+    tenant_limit.set_defaults(run=tenants_set_limit)
+    tenant_clear = tenants.add_parser("clear-limit", help="the tenant follows MEMEX_RATE_LIMIT again")
+    tenant_clear.add_argument("tenant")
+    tenant_clear.set_defaults(run=tenants_set_limit, rate=None)
 
     commands.add_parser("migrate", help="apply pending database migrations").set_defaults(run=migrate)
 
     run = commands.add_parser("invoke", help="run one Lambda handler in-process on a sample event")
     run.add_argument("function", help="folder name under functions/, e.g. ingest")
     run.add_argument("event", help="path to an event JSON file, e.g. events/ingest_post_turn.json")
-    run.add_argument("--api-key", default=os.environ.get("MEMEX_API_KEY", ""))
+    run.add_argument("--api-key", default=os.environ.get("MEMEX_API_KEY", ""),
+                     help="defaults to $MEMEX_API_KEY, which keeps the key out of the process list")
     run.add_argument("--drain", action="store_true", help="then run the workers until the queues are empty")
     run.set_defaults(run=invoke)
 
@@ -130,7 +229,14 @@ def main(argv: list[str] | None = None) -> None:
     merge.set_defaults(run=consolidate)
 
     args = parser.parse_args(argv)
-    args.run(args)
+    from memex.config import ConfigurationError
+    from memex.errors import NotFound
+    from memex.rate_limit import InvalidRate
+
+    try:
+        args.run(args)
+    except (ConfigurationError, InvalidRate, NotFound) as exc:
+        raise SystemExit(f"memex: {getattr(exc, 'message', exc)}") from None
 
 
 if __name__ == "__main__":

@@ -4,8 +4,13 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
+import uuid
+
+import pytest
+from psycopg.conninfo import make_conninfo
 
 from tests.conftest import ROOT
 from tests.test_local_runtime import _RUNTIME_VARS
@@ -44,3 +49,64 @@ def test_invoke_runs_a_handler_on_a_sample_event(tmp_path):
     done = _memex("invoke", "ingest", str(tmp_path / "get.json"), env=env)
     assert done.returncode == 0, done.stderr
     assert json.loads(json.loads(done.stdout)["body"])["status"] == "processed"
+
+
+@pytest.fixture
+def empty_database(ctx):
+    """A database of its own on the test server, with no key in it yet."""
+    name = f"keys_{uuid.uuid4().hex[:10]}"
+    admin = ctx.db.connection()
+    admin.execute(f"CREATE DATABASE {name}")
+    yield make_conninfo(ctx.db.dsn, dbname=name)
+    admin.execute(f"DROP DATABASE {name} WITH (FORCE)")
+
+
+def test_the_first_key_warns_about_the_default_tenant_and_keys_list_and_revoke(empty_database):
+    env = {k: v for k, v in os.environ.items() if k not in _RUNTIME_VARS} | {"DATABASE_URL": empty_database}
+    first = _memex("keys", "create", "--tenant", "acme", env=env)
+    assert first.returncode == 0, first.stderr
+    assert "the default tenant's data" in first.stderr and "memex keys create --tenant default" in first.stderr
+    second = _memex("keys", "create", "--tenant", "default", env=env)
+    assert second.returncode == 0 and "first API key" not in second.stderr
+    secrets = [first.stdout.strip(), second.stdout.strip()]
+
+    listed = _memex("keys", "list", "--json", env=env)
+    assert listed.returncode == 0, listed.stderr
+    rows = json.loads(listed.stdout)
+    assert [row["tenant_id"] for row in rows] == ["acme", "default"]
+    assert [row["prefix"] for row in rows] == [secret[:8] for secret in secrets]
+    assert all(row["revoked_at"] is None and row["id"].startswith("key_") for row in rows)
+
+    revoked = _memex("keys", "revoke", rows[0]["id"], env=env)
+    assert revoked.returncode == 0 and "now get 401" in revoked.stdout
+    table = _memex("keys", "list", env=env)
+    assert table.returncode == 0
+    lines = table.stdout.splitlines()
+    assert lines[0].split()[:3] == ["ID", "PREFIX", "TENANT"] and len(lines) == 3
+    columns = dict(zip(re.split(r"\s{2,}", lines[0]), re.split(r"\s{2,}", lines[1])))
+    assert columns["ID"] == rows[0]["id"] and columns["LAST USED"] == "-"
+    assert columns["REVOKED"].endswith("Z") and columns["REVOKED"] >= columns["CREATED"]
+    for secret in secrets:
+        assert secret not in listed.stdout + table.stdout + first.stderr + second.stderr
+    unknown = _memex("keys", "revoke", "key_000000000000", env=env)
+    assert unknown.returncode == 1 and "no API key key_000000000000" in unknown.stderr
+
+
+def test_tenants_set_limit_show_and_clear(ctx):
+    env = {**os.environ, "DATABASE_URL": ctx.db.dsn, "MEMEX_RATE_LIMIT": "600/min"}
+    done = _memex("tenants", "set-limit", "cli-limits", "50/s", env=env)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["rate_limit"] == "50/s"
+    from memex.tenants import describe
+
+    assert describe(ctx, "cli-limits")["rate_limit_source"] == "tenant override"
+    cleared = _memex("tenants", "clear-limit", "cli-limits", env=env)
+    assert json.loads(cleared.stdout)["rate_limit"] == "600/min"
+    shown = json.loads(_memex("tenants", "show", "cli-limits", env=env).stdout)
+    assert shown["rate_limit_source"] == "MEMEX_RATE_LIMIT" and shown["active_keys"] == 0
+
+    bad = _memex("tenants", "set-limit", "cli-limits", "50/fortnight", env=env)
+    assert bad.returncode == 1 and "'50/fortnight' is not a rate" in bad.stderr and "Traceback" not in bad.stderr
+    misconfigured = _memex("tenants", "show", "cli-limits", env={**env, "MEMEX_RATE_LIMIT": "fast"})
+    assert misconfigured.returncode == 1 and "Traceback" not in misconfigured.stderr
+    assert "MEMEX_RATE_LIMIT: 'fast' is not a rate" in misconfigured.stderr

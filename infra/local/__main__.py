@@ -47,7 +47,13 @@ def parse_args(description: str = "Run memex locally: API, workers, queues, Post
 def main() -> None:
     args = parse_args()
     share_metrics_between_processes(args.home.resolve())
-    serve(LocalRuntime(args.home.resolve()).start(), args)
+    from memex.config import ConfigurationError
+
+    try:
+        runtime = LocalRuntime(args.home.resolve()).start()
+    except ConfigurationError as exc:
+        raise SystemExit(f"memex: {exc}") from None
+    serve(runtime, args)
 
 
 def serve(runtime: LocalRuntime, args: argparse.Namespace) -> None:

@@ -1,9 +1,12 @@
-"""The slice of the Lambda context object that handlers and Powertools read."""
+"""The slice of the Lambda context object that handlers and Powertools read, and the labelling of
+each local invocation's log lines with the function that really handled it."""
 
 from __future__ import annotations
 
 import uuid
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import Iterator
 
 
 @dataclass
@@ -20,3 +23,26 @@ class LocalLambdaContext:
 
     def get_remaining_time_in_millis(self) -> int:
         return 300_000
+
+
+def label(context: LocalLambdaContext) -> None:
+    """Names `context`'s function and request on every log line of this thread (or asyncio task)
+    from now on. Powertools' inject_lambda_context sets them process-wide, which is right in
+    Lambda, where a process runs one function; here one process runs every function in threads,
+    so without this a line would carry whichever function was invoked last."""
+    from memex_edge.observability import logger
+
+    logger.thread_safe_append_keys(function_name=context.function_name,
+                                   function_request_id=context.aws_request_id)
+
+
+@contextmanager
+def labelled(context: LocalLambdaContext) -> Iterator[LocalLambdaContext]:
+    """`label` for the duration of one invocation on a thread that does other work after it."""
+    from memex_edge.observability import logger
+
+    label(context)
+    try:
+        yield context
+    finally:
+        logger.thread_safe_remove_keys(["function_name", "function_request_id"])

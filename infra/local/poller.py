@@ -13,7 +13,7 @@ import threading
 import time
 from typing import Any, Callable
 
-from infra.local.lambda_context import LocalLambdaContext
+from infra.local.lambda_context import LocalLambdaContext, labelled
 
 log = logging.getLogger("memex.poller")
 
@@ -70,7 +70,8 @@ class QueuePoller(threading.Thread):
             return 0
         event = sqs_event(messages, self._arn, self._region)
         try:
-            result = self._handler(event, LocalLambdaContext(self._function_name)) or {}
+            with labelled(LocalLambdaContext(self._function_name)) as context:
+                result = self._handler(event, context) or {}
             failed = {f["itemIdentifier"] for f in result.get("batchItemFailures", [])}
         except Exception:  # noqa: BLE001 - a crashed invocation fails the whole batch, as in Lambda
             log.exception("%s raised; the whole batch will be retried", self._function_name)

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from infra.local import embedded_postgres
+from infra.local.lambda_context import LocalLambdaContext, label
 from infra.local.poller import QueuePoller, drain
 from infra.local.scheduler import Schedule, ScheduledRunner
 from infra.local.sqs_server import QueueSpec, ensure_queues, start_moto
@@ -56,11 +57,12 @@ def http_app(host: str | None = None) -> Any:
     from memex_edge.http import create_app
 
     host = host or os.environ.get("MEMEX_HOST", "127.0.0.1")
-    surfaces = {path: function_module(name).surface(host in LOOPBACK) for path, name in SURFACES.items()}
+    surfaces = {path: _LabelledApp(name, function_module(name).surface(host in LOOPBACK))
+                for path, name in SURFACES.items()}
     scrape = metrics_app()
     if scrape is not None:
         surfaces["/metrics"] = scrape
-    return create_app(*(function_module(name).router for name in HTTP_FUNCTIONS), surfaces=surfaces, docs=True)
+    return create_app(*(_as_function(name) for name in HTTP_FUNCTIONS), surfaces=surfaces, docs=True)
 
 
 def metrics_app() -> Any | None:
@@ -104,12 +106,40 @@ def dlq_depths() -> dict[str, int]:
     return depths
 
 
+def _as_function(name: str):
+    """The function's routes, each request's log lines labelled with the function, as in Lambda."""
+    from fastapi import APIRouter, Depends
+
+    async def labelling() -> None:
+        # async: it runs in the request's own task, so the label holds for the whole request.
+        label(LocalLambdaContext(name))
+
+    router = APIRouter(dependencies=[Depends(labelling)])
+    router.include_router(function_module(name).router)
+    return router
+
+
+class _LabelledApp:
+    """A surface served as the function `name`, each request's log lines labelled with it."""
+
+    def __init__(self, name: str, app):
+        self.name = name
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        label(LocalLambdaContext(self.name))
+        await self.app(scope, receive, send)
+
+    def lifespan(self):
+        return self.app.lifespan()
+
+
 def mcp_app(host: str = "127.0.0.1") -> Any:
     """McpFn's MCP server alone (at /mcp), served on `host`."""
     from memex_edge.http import create_app
     from memex_edge.mcp_server import PATH
 
-    return create_app(surfaces={PATH: function_module(SURFACES[PATH]).surface(host in LOOPBACK)})
+    return create_app(surfaces={PATH: _LabelledApp(SURFACES[PATH], function_module(SURFACES[PATH]).surface(host in LOOPBACK))})
 
 
 class LocalRuntime:

@@ -6,6 +6,12 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from memex.rate_limit import InvalidRate, Rate, parse_rate
+
+
+class ConfigurationError(ValueError):
+    """A setting that cannot be used; its message names the variable and what it accepts."""
+
 
 def _bool(name: str, default: bool) -> bool:
     raw = os.environ.get(name)
@@ -21,6 +27,16 @@ def _int(name: str, default: int) -> int:
 
 def _str(name: str, default: str = "") -> str:
     return os.environ.get(name, default) or default
+
+
+def _rate(name: str) -> Rate | None:
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return None
+    try:
+        return parse_rate(raw)
+    except InvalidRate as exc:
+        raise ConfigurationError(f"{name}: {exc}") from None
 
 
 def _float(name: str, default: float) -> float:
@@ -117,6 +133,9 @@ class Settings:
     # The local runtime's HTTP server processes (its workers and queues stay in the first one):
     # one process runs its request threads' Python under one GIL (bench/load measures the choice).
     local_http_processes: int = 1
+    # Requests a tenant may make (a token bucket in Postgres, holding across every Lambda and server
+    # process); None: no limit. Overridden per tenant and per key from the CLI (memex tenants / keys).
+    rate_limit: Rate | None = None
 
     # Where metrics go: "emf" (CloudWatch embedded metric format on stdout, in Lambda),
     # "prometheus" (GET /metrics; the local runtime's default) or "off".
@@ -203,6 +222,7 @@ def load_settings() -> Settings:
         max_clock_skew_seconds=_int("MEMEX_MAX_CLOCK_SKEW_SECONDS", 86_400),
         local_http_processes=_int("MEMEX_LOCAL_HTTP_PROCESSES", 1),
         metrics=_str("MEMEX_METRICS", "emf"),
+        rate_limit=_rate("MEMEX_RATE_LIMIT"),
         sweep_after_seconds=_int("MEMEX_SWEEP_AFTER_SECONDS", 60),
         sweep_max_republish=_int("MEMEX_SWEEP_MAX_REPUBLISH", 5),
         consolidation_threshold=_int("MEMEX_CONSOLIDATION_THRESHOLD", 200),

@@ -1,39 +1,82 @@
-"""API keys: creation, and the mapping of a presented key to its tenant."""
+"""API keys: creation, listing and revocation, and the mapping of a presented key to its caller."""
 
 from __future__ import annotations
 
 import secrets
+from dataclasses import dataclass
+from typing import Any
 
 from memex.context import Context
 from memex.db import tenants as tenant_rows
-from memex.errors import Unauthorized
+from memex.errors import NotFound, Unauthorized
+from memex.rate_limit import Caller, canonical
 
 PREFIX = "mx_"
 
 
-def create_key(ctx: Context, tenant_id: str) -> str:
-    """A new key for the tenant (created if new). The key is shown once; only its hash is kept."""
-    key = PREFIX + secrets.token_urlsafe(32)
+@dataclass(frozen=True)
+class IssuedKey:
+    id: str
+    secret: str
+    # True when this was the first key: requests without a key, which acted for the default
+    # tenant until now, are refused from here on, and the default tenant's data is reachable
+    # only with a key made for it.
+    ended_open_mode: bool
+
+
+def issue_key(ctx: Context, tenant_id: str) -> IssuedKey:
+    """A new key for the tenant (created if new). The secret is shown once; only its hash is kept."""
+    secret = PREFIX + secrets.token_urlsafe(32)
     with ctx.db.transaction() as conn:
+        was_open = not tenant_rows.any_key_exists(conn)
         tenant_rows.ensure_tenant(conn, tenant_id)
-        tenant_rows.insert_key(conn, tenant_id, key)
-    return key
+        key_id = tenant_rows.insert_key(conn, tenant_id, secret)
+    return IssuedKey(key_id, secret, ended_open_mode=was_open and not ctx.settings.require_api_key)
 
 
-def tenant_for(ctx: Context, presented_key: str | None) -> str:
-    """The tenant a request acts for. Without keys configured in the embedded default, every
-    request belongs to the default tenant; otherwise a valid key is required."""
+def create_key(ctx: Context, tenant_id: str) -> str:
+    """A new key's secret (see issue_key)."""
+    return issue_key(ctx, tenant_id).secret
+
+
+def caller_for(ctx: Context, presented_key: str | None) -> Caller:
+    """Who a request acts for. Without keys configured in the embedded default, every request
+    belongs to the default tenant; otherwise a valid, unrevoked key is required."""
     conn = ctx.db.connection()
     if presented_key:
-        tenant_id = tenant_rows.tenant_for_key(conn, presented_key)
-        if tenant_id is not None:
-            return tenant_id
-        raise Unauthorized("invalid API key")
-    if not ctx.settings.require_api_key and not tenant_rows.any_key_exists(conn):
-        return ctx.settings.default_tenant
+        holder = tenant_rows.key_holder(conn, presented_key)
+        if holder is None:
+            raise Unauthorized("invalid API key")
+        if holder["revoked"]:
+            raise Unauthorized("this API key has been revoked")
+        return Caller(holder["tenant_id"], holder["id"], holder["key_limit"], holder["tenant_limit"])
+    if not ctx.settings.require_api_key:
+        keys_exist, tenant_limit = tenant_rows.open_tenant_limit(conn, ctx.settings.default_tenant)
+        if not keys_exist:
+            return Caller(ctx.settings.default_tenant, tenant_limit=tenant_limit)
     raise Unauthorized("missing API key: send Authorization: Bearer <key>")
 
 
 def open_mode(ctx: Context) -> bool:
     """True when requests without a key are served (embedded default, no key created yet)."""
     return not ctx.settings.require_api_key and not tenant_rows.any_key_exists(ctx.db.connection())
+
+
+def list_keys(ctx: Context, tenant_id: str | None = None) -> list[dict[str, Any]]:
+    """Every key (or a tenant's), by id and the first characters of its secret; never the secret."""
+    return tenant_rows.list_keys(ctx.db.connection(), tenant_id)
+
+
+def revoke_key(ctx: Context, key_id: str) -> dict[str, Any]:
+    """From now on the key gets 401. Revocation is final: make a new key instead of restoring one."""
+    revoked = tenant_rows.revoke_key(ctx.db.connection(), key_id)
+    if revoked is None:
+        raise NotFound(f"no API key {key_id}")
+    return revoked
+
+
+def set_key_limit(ctx: Context, key_id: str, limit: str | None) -> None:
+    """Give the key a bucket of its own at `limit` (`unlimited` exempts it), or with None count
+    it in its tenant's bucket again."""
+    if not tenant_rows.set_key_limit(ctx.db.connection(), key_id, None if limit is None else canonical(limit)):
+        raise NotFound(f"no API key {key_id}")

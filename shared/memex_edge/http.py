@@ -1,5 +1,5 @@
 """The HTTP edge every HTTP function serves: one FastAPI app per function, errors in the wire
-shape, the body limit, API keys, and the OpenAPI that describes it all.
+shape, the body limit, API keys, the rate limit, and the OpenAPI that describes it all.
 
 Where things go:
 - a new **route**: on the router of the function that serves it (`functions/<name>/app.py`),
@@ -32,10 +32,11 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from memex import keys
+from memex import keys, rate_limit
 from memex.context import Context
 from memex.errors import MemexError
-from memex.metrics import HTTP_LATENCY, HTTP_REQUESTS
+from memex.metrics import HTTP_LATENCY, HTTP_REQUESTS, REQUESTS_RATE_LIMITED
+from memex.rate_limit import Decision
 from memex.models import FieldError
 from memex_edge.answers import ErrorBody, SeedErrorBody
 from memex_edge.context import get_context
@@ -82,16 +83,18 @@ _ERRORS = {
     409: "`idempotency_conflict`: this user already sent the key with a different turn.",
     413: "Body over `MEMEX_MAX_BODY_BYTES` (1 MiB), refused before it is read whole.",
     422: "Malformed input; the message names each field (`body.messages.0.role: ...`).",
+    429: "`rate_limited`: over the tenant's (or key's) rate limit; retry after `Retry-After` seconds. "
+         "Every answer carries `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset` when a limit applies.",
     503: "`database_unavailable`: Postgres is unreachable; retry after `Retry-After` seconds.",
 }
 
 
 def errors(*statuses: int, seed: bool = False) -> dict[int | str, dict[str, Any]]:
-    """The error answers of an authenticated route, for its OpenAPI: 401, 422 and 503 always,
+    """The error answers of an authenticated route, for its OpenAPI: 401, 422, 429 and 503 always,
     and `statuses` (404, 409, 413) where they occur."""
     model = SeedErrorBody if seed else ErrorBody
     return {status: {"model": model, "description": _ERRORS[status]}
-            for status in sorted({401, 422, 503, *statuses})}
+            for status in sorted({401, 422, 429, 503, *statuses})}
 
 
 def context() -> Context:
@@ -99,17 +102,86 @@ def context() -> Context:
     return get_context()
 
 
-# Declares the scheme in the OpenAPI; the key is read by `tenant` itself, which MCP calls too.
+# Where a request's RateLimit-* headers wait for its answer, whatever answers it (route or error).
+RATE_LIMIT_STATE = "memex.rate_limit_headers"
+
+
+class RateLimited(Exception):
+    def __init__(self, decision: Decision):
+        super().__init__("rate limit exceeded")
+        self.decision = decision
+
+
+def rate_limit_headers(decision: Decision) -> dict[str, str]:
+    """The IETF draft's fields (draft-ietf-httpapi-ratelimit-headers): the quota, what is left of
+    it, and the seconds until it is whole again; the policy says the quota's window in seconds."""
+    return {"RateLimit-Limit": str(decision.rate.requests), "RateLimit-Remaining": str(decision.remaining),
+            "RateLimit-Reset": str(decision.reset_seconds),
+            "RateLimit-Policy": f"{decision.rate.requests};w={decision.rate.period_seconds}"}
+
+
+def too_many_requests(decision: Decision, seed: bool = False) -> JSONResponse:
+    message = f"rate limit of {decision.rate} exceeded; retry in {decision.retry_after_seconds} s"
+    return error(429, "rate_limited", message, detail=message if seed else None,
+                 headers={**rate_limit_headers(decision), "Retry-After": str(decision.retry_after_seconds)})
+
+
+def presented_key(headers) -> str | None:
+    scheme, _, token = headers.get("authorization", "").partition(" ")
+    return (token.strip() if scheme.lower() == "bearer" else "") or None
+
+
+def admit(ctx: Context, headers) -> tuple[str, Decision | None]:
+    """The tenant the request acts for, its key checked and one request counted against its limit.
+    Raises Unauthorized, or RateLimited over the limit."""
+    caller = keys.caller_for(ctx, presented_key(headers))
+    decision = rate_limit.admit(ctx, caller)
+    if decision is not None and not decision.admitted:
+        ctx.metrics.record(REQUESTS_RATE_LIMITED)
+        raise RateLimited(decision)
+    return caller.tenant_id, decision
+
+
+# Declares the scheme in the OpenAPI; the key is read by `admit`, which MCP calls too.
 bearer = HTTPBearer(auto_error=False, scheme_name="apiKey",
                     description="An API key (`memex keys create`); it names the tenant the request acts for.")
 
 
 def tenant(request: Request, ctx: Context = Depends(context),
            _declared: Optional[HTTPAuthorizationCredentials] = Security(bearer)) -> str:
-    header = request.headers.get("authorization", "")
-    scheme, _, token = header.partition(" ")
-    presented = token.strip() if scheme.lower() == "bearer" else None
-    return keys.tenant_for(ctx, presented or None)
+    """The dependency of every authenticated route."""
+    tenant_id, decision = admit(ctx, request.headers)
+    if decision is not None:
+        request.scope.setdefault("state", {})[RATE_LIMIT_STATE] = rate_limit_headers(decision)
+    return tenant_id
+
+
+def with_headers(send, headers: Callable[[], dict[str, str] | None]):
+    """`send`, adding `headers()` (when any) to the response's start."""
+
+    async def sending(message):
+        if message["type"] == "http.response.start":
+            extra = headers()
+            if extra:
+                message = {**message, "headers": [*message.get("headers", []),
+                                                  *((k.lower().encode(), v.encode()) for k, v in extra.items())]}
+        await send(message)
+
+    return sending
+
+
+class RateLimitHeaders:
+    """Puts the RateLimit-* headers the `tenant` dependency left in the request's state on the
+    answer, whether a route or an error handler made it."""
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        state = scope.setdefault("state", {})
+        return await self.app(scope, receive, with_headers(send, lambda: state.get(RATE_LIMIT_STATE)))
 
 
 class BodyLimit:
@@ -187,6 +259,36 @@ class RequestMetrics:
             recorded.record(HTTP_LATENCY, time.perf_counter() - started, route=route)
 
 
+class UnhandledErrors:
+    """Answers an exception no handler took with a 500 in the wire shape, and logs it once, naming
+    the route's function. (An `Exception` handler would run in Starlette's outermost middleware,
+    which re-raises after answering so that the server logs it a second time.)"""
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        started = False
+
+        async def sending(message):
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, receive, sending)
+        except Exception:
+            endpoint = scope.get("endpoint")
+            route = scope.get("route")
+            logger.exception("unhandled error", extra={
+                "handler": f"{endpoint.__module__}.{endpoint.__qualname__}" if endpoint else None,
+                "route": f"{scope.get('method')} {getattr(route, 'path', None) or scope.get('path')}"})
+            if not started:
+                seed = isinstance(route, SeedRoute)
+                await error(500, "internal_error", "internal error",
+                            detail="internal error" if seed else None)(scope, receive, send)
+
+
 def field_problem(detail: dict[str, Any]) -> str:
     """One validation problem as `field: what is wrong`, the field's path down to a nested key."""
     loc = tuple(str(part) for part in detail["loc"])
@@ -258,6 +360,10 @@ def create_app(*routers: APIRouter, provide: Callable[[], Context] = get_context
             message = "internal error"
         return error(exc.status, exc.code, message, detail=message if _seed_route(request) else None)
 
+    @app.exception_handler(RateLimited)
+    async def _rate_limited(request: Request, exc: RateLimited) -> JSONResponse:
+        return too_many_requests(exc.decision, seed=_seed_route(request))
+
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
         problems = exc.errors()
@@ -278,12 +384,8 @@ def create_app(*routers: APIRouter, provide: Callable[[], Context] = get_context
     async def _database_unavailable(request: Request, exc: psycopg.Error) -> JSONResponse:
         return database_unavailable(exc, provide(), seed=_seed_route(request))
 
-    @app.exception_handler(Exception)
-    async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
-        logger.exception("unhandled error")
-        return error(500, "internal_error", "internal error",
-                     detail="internal error" if _seed_route(request) else None)
-
+    app.add_middleware(UnhandledErrors)
+    app.add_middleware(RateLimitHeaders)
     return RequestMetrics(BodyLimit(app, lambda: provide().settings.max_body_bytes), provide)
 
 
@@ -300,8 +402,9 @@ def lambda_handler(*routers: APIRouter, surfaces: dict[str, Surface] | None = No
 def asgi_lambda_handler(app: ASGIApp) -> Callable[[dict, Any], dict]:
     """The Lambda entry point of any ASGI app behind API Gateway. Mangum runs the app's lifespan
     around each invocation, in the invocation's event loop, so what a surface starts in it (MCP's
-    session manager and its task group) is running while the request is served."""
-    mangum = Mangum(app, lifespan="on")
+    session manager and its task group) is running while the request is served. Nothing escapes to
+    Mangum, which would log it again and answer outside the wire shape."""
+    mangum = Mangum(UnhandledErrors(app), lifespan="on")
     loop: asyncio.AbstractEventLoop | None = None
 
     # Mangum runs on the thread's current event loop, which Python no longer makes on demand once

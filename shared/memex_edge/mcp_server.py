@@ -9,7 +9,8 @@ surface's `lifespan()` builds and runs one, and the edge's app enters it (uvicor
 Mangum around each invocation).
 
 The Bearer key is mapped to its tenant before the transport sees the request, exactly as for the
-REST API: a missing or wrong key gets 401, and the tools act for that tenant only.
+REST API: a missing, wrong or revoked key gets 401, a request over the tenant's rate limit 429
+(each MCP request counts as one, like a REST request), and the tools act for that tenant only.
 """
 
 from __future__ import annotations
@@ -37,7 +38,8 @@ from memex.models import Id, MemoryIn, RecallIn, SearchIn, TurnIn
 from memex.recall import recall
 from memex.retrieval.served import search_request
 from memex_edge.context import get_context
-from memex_edge.http import database_unavailable, error, field_problem, tenant
+from memex_edge.http import (RateLimited, admit, database_unavailable, error, field_problem, rate_limit_headers,
+                             too_many_requests, with_headers)
 from memex_edge.observability import logger
 
 PATH = "/mcp"
@@ -347,10 +349,14 @@ class McpApp:
             raise RuntimeError("the MCP surface serves only inside its lifespan (create_app enters it)")
         ctx = self.provide()
         try:
-            tenant_id = await anyio.to_thread.run_sync(tenant, Request(scope), ctx)
+            tenant_id, decision = await anyio.to_thread.run_sync(admit, ctx, Request(scope).headers)
         except Unauthorized as exc:
             response = error(exc.status, exc.code, exc.message, headers={"WWW-Authenticate": "Bearer"})
             return await response(scope, receive, send)
+        except RateLimited as exc:
+            return await too_many_requests(exc.decision)(scope, receive, send)
         except (psycopg.OperationalError, psycopg.InterfaceError) as exc:
             return await database_unavailable(exc, ctx)(scope, receive, send)
+        if decision is not None:
+            send = with_headers(send, lambda: rate_limit_headers(decision))
         await transport({**scope, CALLER: Caller(ctx, tenant_id)}, receive, send)

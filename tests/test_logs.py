@@ -1,0 +1,128 @@
+"""What the logs say about a request: a 500 is logged once, by memex, naming the function and the
+route that handled it (even in the local runtime, where one process runs every function), and no
+command echoes an API key."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import subprocess
+
+import pytest
+
+from infra.local.lambda_context import LocalLambdaContext
+from memex_edge.observability import logger as memex_logger
+from tests.conftest import ROOT
+
+
+class Lines(logging.Handler):
+    """Every record at INFO or above, each also as the JSON line Powertools makes of it, formatted
+    when it is emitted (the keys labelling a thread or task are read then)."""
+
+    def __init__(self):
+        super().__init__(logging.INFO)
+        self.records: list[logging.LogRecord] = []
+        self.lines: dict[int, dict] = {}
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if any(record is seen for seen in self.records):
+            return  # reached through both loggers
+        self.records.append(record)
+        if record.name.startswith("memex"):
+            self.lines[id(record)] = json.loads(memex_logger.registered_formatter.format(record))
+
+    def about(self, text: str) -> list[logging.LogRecord]:
+        return [r for r in self.records if text in r.getMessage() or (r.exc_info and text in str(r.exc_info[1]))]
+
+
+@pytest.fixture
+def logged():
+    handler = Lines()
+    loggers = [logging.getLogger(), logging.getLogger("memex")]
+    levels = [each.level for each in loggers]
+    for each in loggers:
+        each.addHandler(handler)
+        each.setLevel(logging.INFO)
+    yield handler
+    for each, level in zip(loggers, levels):
+        each.removeHandler(handler)
+        each.setLevel(level)
+
+
+@pytest.fixture
+def event_loop_for_mangum():
+    """Mangum runs an invocation on the thread's current event loop, which an earlier asyncio.run
+    on this thread (another test's MCP client) leaves unset, as it never is in Lambda."""
+    try:
+        previous = asyncio.get_event_loop_policy().get_event_loop()
+    except RuntimeError:
+        previous = None
+    loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)
+    yield
+    asyncio.set_event_loop(previous)
+    loop.close()
+
+
+def _break_limit(ctx, tenant_id: str) -> None:
+    """A tenant override no code would write (edited by hand in the database): the request fails."""
+    ctx.db.connection().execute("UPDATE tenants SET rate_limit = 'lots' WHERE id = %s", (tenant_id,))
+
+
+def test_a_500_in_the_local_runtime_is_logged_once_naming_its_function(ctx, runtime, tenant, logged):
+    # A worker runs first: Powertools labels the whole process with its Lambda context.
+    assert tenant.turn("I moved to Lisbon.", wait=False).status_code == 202
+    runtime.drain()
+    assert memex_logger.get_current_keys().get("function_name") in ("extract_worker", "supersede_worker")
+
+    _break_limit(ctx, tenant.id)
+    answer = tenant.get(f"/v1/memories/count?user_id={tenant.user}")
+    assert answer.status_code == 500
+    assert answer.json() == {"error": {"code": "internal_error", "message": "internal error"}}
+
+    about = logged.about("'lots' is not a rate")
+    assert len(about) == 1, [(r.name, r.getMessage()) for r in about]
+    line = logged.lines[id(about[0])]
+    assert line["message"] == "unhandled error" and line["level"] == "ERROR"
+    assert line["function_name"] == "search"
+    assert line["handler"] == "functions.search.app.get_count"
+    assert line["route"] == "GET /v1/memories/count"
+    assert line["exception_name"] == "InvalidRate"
+    # Labelling one request leaves the next one's lines to its own function.
+    ctx.db.connection().execute("UPDATE tenants SET rate_limit = NULL WHERE id = %s", (tenant.id,))
+    assert tenant.delete(f"/v1/users/{tenant.user}").status_code == 200
+
+
+def test_a_500_through_the_lambda_handler_is_logged_once_and_answered_in_the_wire_shape(ctx, tenant, logged, event_loop_for_mangum):
+    from infra.local.runtime import function_module
+
+    _break_limit(ctx, tenant.id)
+    event = json.loads((ROOT / "events" / "search_post.json").read_text())
+    event["headers"]["authorization"] = f"Bearer {tenant.key}"
+    response = function_module("search").handler(event, LocalLambdaContext("memex-SearchFn"))
+    assert response["statusCode"] == 500
+    assert json.loads(response["body"]) == {"error": {"code": "internal_error", "message": "internal error"}}
+
+    about = logged.about("'lots' is not a rate")
+    assert len(about) == 1, [(r.name, r.getMessage()) for r in about]
+    line = logged.lines[id(about[0])]
+    assert line["function_name"] == "memex-SearchFn" and line["handler"].endswith("post_search")
+    # Mangum saw an answer, not an exception: it has nothing to log but the request line.
+    assert not [r for r in logged.records if r.name.startswith("mangum") and r.levelno >= logging.ERROR]
+    ctx.db.connection().execute("UPDATE tenants SET rate_limit = NULL WHERE id = %s", (tenant.id,))
+
+
+def test_make_invoke_passes_the_key_without_echoing_it(tmp_path):
+    """The real Makefile rule, with a stand-in `memex` that reports the key it was given."""
+    secret = "mx_ThisMustNotBeEchoed0123456789"
+    (tmp_path / "memex").write_text('#!/bin/sh\necho "memex got $*; key ${MEMEX_API_KEY}"\n')
+    (tmp_path / "memex").chmod(0o755)
+    (tmp_path / "stamp").touch()  # newer than pyproject.toml: `install` has nothing to do
+    done = subprocess.run(["make", "--no-print-directory", "invoke", f"BIN={tmp_path}", f"STAMP={tmp_path}/stamp",
+                           "FN=search", "EVENT=events/search_post.json", f"KEY={secret}"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    echoed, reported = done.stdout.splitlines()
+    assert echoed.rstrip() == f"{tmp_path}/memex invoke search events/search_post.json"
+    assert reported == f"memex got invoke search events/search_post.json; key {secret}"
