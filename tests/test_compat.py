@@ -171,3 +171,12 @@ def test_the_functions_serve_the_compatibility_routes_on_their_sample_events(ten
     assert status == 200 and "The user's employer is Notion." in {r["content"] for r in found["results"]}
     status, refused = _invoke("ingest", "ingest_post_turns_seed.json", tenant.key, user_id=None)
     assert status == 422 and refused["detail"][0]["loc"] == ["body", "user_id"]
+
+
+def test_the_memex_seeds_metrics_route_answers_prometheus_text(http, tenant):
+    """The memex seed's `GET /metrics`: the local runtime serves Prometheus text, with the requests
+    just made counted."""
+    assert tenant.post("/v1/memories/search", {"user_id": tenant.user, "query": "dark mode", "top_k": 3}).status_code == 200
+    scrape = http.get("/metrics")
+    assert scrape.status_code == 200 and scrape.headers["content-type"].startswith("text/plain")
+    assert 'memex_http_requests_total{route="/v1/memories/search",status="200"}' in scrape.text
