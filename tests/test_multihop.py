@@ -127,3 +127,21 @@ def test_search_answers_when_the_llm_is_down(user, llm, splitting, plain):
     llm.scripts.clear()  # nothing scripted: the double answers 500
     results = _search(splitting, user, "where does the user work?")
     assert [r["id"] for r in results] == [r["id"] for r in _search(plain, user, "where does the user work?")]
+
+
+def test_the_split_counts_its_calls_and_the_offline_fallback(user, llm, ctx):
+    from memex.models import SearchIn
+    from memex.retrieval.search import search
+
+    recorded = []
+
+    class Recorder:
+        def record(self, metric, value=1, **labels):
+            recorded.append((metric.name, labels.get("purpose")))
+
+    settings = dataclasses.replace(ctx.settings, llm_base_url=llm.base_url, llm_model="test-model", llm_api_key="k",
+                                   llm_multihop=True, offline_expansion=False)
+    split_ctx = dataclasses.replace(build_context(settings), metrics=Recorder())
+    llm.scripts.clear()  # nothing scripted: the double answers 500
+    search(split_ctx, user.id, SearchIn(user_id=user.user, query="where does the user work?"))
+    assert {("LlmCalls", "split"), ("LlmFailures", "split"), ("LlmFallbacks", "split")} <= set(recorded)

@@ -20,6 +20,7 @@ from typing import Callable, Sequence
 
 from memex.config import Settings
 from memex.llm import ChatJSON, LLMError
+from memex.ports import Metrics
 
 log = logging.getLogger(__name__)
 
@@ -56,16 +57,17 @@ search queries, one per fact (resolve pronouns; a later query may name what an e
 only if the question names it). If one fact answers it, return the question unchanged as the only
 query. Answer with JSON only: {"queries": ["..."]}"""
 
-_CHATS: dict[tuple[str, str, str], ChatJSON] = {}
+_CHATS: dict[tuple[str, str, str, int], ChatJSON] = {}
 
 
-def split(settings: Settings, question: str) -> list[str] | None:
+def split(settings: Settings, question: str, metrics: Metrics | None = None) -> list[str] | None:
     """The sub-queries of `question` other than the question itself ([] when it needs no split);
-    None when the LLM gave no usable answer (logged)."""
-    key = (settings.llm_model, settings.llm_base_url, settings.llm_api_key)
+    None when the LLM gave no usable answer (logged). Its calls count in `metrics` as `split`."""
+    key = (settings.llm_model, settings.llm_base_url, settings.llm_api_key, id(metrics))
     if key not in _CHATS:
         # search is interactive: a short timeout and one retry, not the pipeline's patience
-        _CHATS[key] = ChatJSON.from_settings(settings, timeout=10.0, attempts=2, backoff=0.2)
+        _CHATS[key] = ChatJSON.from_settings(settings, timeout=10.0, attempts=2, backoff=0.2,
+                                             metrics=metrics, purpose="split")
     try:
         answer = _CHATS[key].ask(SPLIT_PROMPT, question)
     except LLMError as exc:

@@ -24,7 +24,7 @@ import numpy as np
 from memex.config import Settings
 from memex.context import Context
 from memex.db import memories as memory_rows
-from memex.metrics import FLOOR_REJECTIONS
+from memex.metrics import FLOOR_REJECTIONS, LLM_FALLBACKS
 from memex.models import SearchIn
 from memex.retrieval import floor, multihop, rerank, rrf, scoring
 
@@ -108,8 +108,9 @@ class Dependencies:
         if "llm" in self._failed:
             return None
         if question not in self._splits:
-            subqueries = multihop.split(settings, question)
+            subqueries = multihop.split(settings, question, self._ctx.metrics)
             if subqueries is None:
+                self._ctx.metrics.record(LLM_FALLBACKS, purpose="split")  # the offline expansion stands in
                 self._failed.add("llm")
                 return None
             self._splits[question] = subqueries
