@@ -126,3 +126,24 @@ def test_make_invoke_passes_the_key_without_echoing_it(tmp_path):
     echoed, reported = done.stdout.splitlines()
     assert echoed.rstrip() == f"{tmp_path}/memex invoke search events/search_post.json"
     assert reported == f"memex got invoke search events/search_post.json; key {secret}"
+
+
+def test_a_scheduled_functions_lines_name_it(logged):
+    import threading
+    import time
+
+    from infra.local.scheduler import ScheduledRunner
+
+    def handler(event, context):
+        logging.getLogger("memex.scheduled").info("scheduled run %s", event["detail-type"])
+
+    stop = threading.Event()
+    runner = ScheduledRunner("consolidate", handler, 0.05, stop)
+    runner.start()
+    deadline = time.monotonic() + 30
+    while not logged.about("scheduled run") and time.monotonic() < deadline:
+        time.sleep(0.05)
+    stop.set()
+    runner.join(timeout=30)
+    [line, *_] = [logged.lines[id(r)] for r in logged.about("scheduled run")]
+    assert line["function_name"] == "consolidate"

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Callable
 
-from infra.local.lambda_context import LocalLambdaContext
+from infra.local.lambda_context import LocalLambdaContext, labelled
 
 log = logging.getLogger("memex.scheduler")
 
@@ -43,6 +43,8 @@ class ScheduledRunner(threading.Thread):
     def run(self) -> None:
         while not self.stop.wait(self.every_seconds):
             try:
-                self.handler(scheduled_event(self.function_name, self.region), LocalLambdaContext(self.function_name))
+                # Its log lines name the scheduled function, not whichever ran last in this process.
+                with labelled(LocalLambdaContext(self.function_name)) as context:
+                    self.handler(scheduled_event(self.function_name, self.region), context)
             except Exception:  # noqa: BLE001 - as EventBridge would, the next tick runs it again
                 log.exception("scheduled function %s failed", self.function_name)
