@@ -71,9 +71,14 @@ def _queue(aws, url: str) -> dict[str, str]:
 def test_the_template_deploys_all_but_what_needs_lambda(stack):
     deployment, _ = stack
     assert deployment.status == "CREATE_COMPLETE", (deployment.reason, deployment.failures)
-    # Lambda, and what cannot be without it: nothing else is left out.
+    # Lambda and the HTTP API, and what cannot be without them (the dashboard and the 5xx alarm
+    # name the API): nothing else is left out.
     assert all(t.startswith(("AWS::Lambda::", "AWS::ApiGatewayV2::", "AWS::Events::Rule", "Custom::"))
-               for t in deployment.set_aside.values()), deployment.set_aside
+               or name in ("Dashboard", "Http5xxRateAlarm")
+               for name, t in deployment.set_aside.items()), deployment.set_aside
+    for alarm in ("DlqExtractionAlarm", "DlqSupersessionAlarm", "DlqBackfillAlarm", "SearchLatencyP95Alarm",
+                  "LlmFallbackRateAlarm"):
+        assert alarm in deployment.resources, alarm
     assert set(deployment.roles.values()) <= set(deployment.resources)
     for logical_id in ("ExtractionQueue", "SupersessionQueue", "BackfillQueue", "ExtractionDeadLetterQueue",
                        "SupersessionDeadLetterQueue", "BackfillDeadLetterQueue"):

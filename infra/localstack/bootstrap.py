@@ -24,7 +24,8 @@ BACKFILL_BUCKET = "memex-backfill"
 ARTIFACT_BUCKET = "memex-sam-artifacts"  # samconfig.toml's [localstack] s3_bucket
 SECRET_NAME = "memex/db"
 # What `samlocal deploy` of template.yaml needs from the compose LocalStack.
-SAM_SERVICES = ("cloudformation", "iam", "lambda", "sqs", "s3", "secretsmanager", "sts", "events", "logs")
+SAM_SERVICES = ("cloudformation", "iam", "lambda", "sqs", "s3", "secretsmanager", "sts", "events", "logs",
+                "cloudwatch")
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,8 @@ from dataclasses import dataclass, field
 
 from infra import template
 
-STACK_SERVICES = ("cloudformation", "iam", "sts", "sqs", "s3", "secretsmanager", "lambda", "events", "logs")
+STACK_SERVICES = ("cloudformation", "iam", "sts", "sqs", "s3", "secretsmanager", "lambda", "events", "logs",
+                  "cloudwatch")
 # Out of reach without Docker (Lambda), or not in LocalStack's community edition (HTTP API).
 _UNREACHABLE = ("AWS::Lambda::", "AWS::ApiGatewayV2::")
 _SUB_NAME = re.compile(r"\$\{([A-Za-z0-9]+)(?:\.[A-Za-z0-9.]+)?\}")
