@@ -9,6 +9,8 @@ that every assertion sees a settled pipeline.
 
 from __future__ import annotations
 
+import asyncio
+import json
 import os
 import shutil
 import sys
@@ -16,6 +18,7 @@ import threading
 import time
 import uuid
 from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
 from typing import Iterator
 
@@ -195,3 +198,43 @@ def served(app) -> Iterator[str]:
     finally:
         server.should_exit = True
         thread.join(timeout=10)
+
+
+@pytest.fixture
+def event_loop_for_mangum():
+    """Mangum runs an invocation on the thread's current event loop, which an earlier asyncio.run
+    on this thread (another test's MCP client) leaves unset, as it never is in Lambda."""
+    try:
+        previous = asyncio.get_event_loop_policy().get_event_loop()
+    except RuntimeError:
+        previous = None
+    loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)
+    yield
+    asyncio.set_event_loop(previous)
+    loop.close()
+
+
+@contextmanager
+def cloudformation_response_url() -> Iterator[tuple[str, list[dict]]]:
+    """A loopback ResponseURL for a custom resource's handler: yields the URL and the list its one
+    PUT answer lands in."""
+    answers: list[dict] = []
+
+    class ResponseUrl(BaseHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+        def do_PUT(self):
+            answers.append(json.loads(self.rfile.read(int(self.headers["content-length"]))))
+            self.send_response(200)
+            self.end_headers()
+
+    server = HTTPServer(("127.0.0.1", 0), ResponseUrl)
+    thread = threading.Thread(target=server.handle_request, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/response", answers
+    finally:
+        thread.join(timeout=10)
+        server.server_close()

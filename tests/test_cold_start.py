@@ -8,13 +8,11 @@ import json
 import os
 import subprocess
 import sys
-import threading
-from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT
+from tests.conftest import ROOT, cloudformation_response_url
 from tests.test_template import load_template
 
 HANDLERS = sorted(p.parent.name for p in (ROOT / "functions").glob("*/app.py"))
@@ -94,27 +92,10 @@ def test_requests_that_do_not_embed_load_no_model(tenant, runtime):
 
 
 def test_the_migrate_handler_loads_no_model(runtime):
-    answers: list[dict] = []
-
-    class ResponseUrl(BaseHTTPRequestHandler):
-        def log_message(self, *args):
-            pass
-
-        def do_PUT(self):
-            answers.append(json.loads(self.rfile.read(int(self.headers["content-length"]))))
-            self.send_response(200)
-            self.end_headers()
-
-    server = HTTPServer(("127.0.0.1", 0), ResponseUrl)
-    thread = threading.Thread(target=server.handle_request, daemon=True)
-    thread.start()
-    event = sample("migrate_create")
-    event["ResponseURL"] = f"http://127.0.0.1:{server.server_address[1]}/response"
-    try:
+    with cloudformation_response_url() as (url, answers):
+        event = sample("migrate_create")
+        event["ResponseURL"] = url
         loaded = invoke_fresh("migrate", event, "answer is None")
-    finally:
-        thread.join(timeout=10)
-        server.server_close()
     assert [a["Status"] for a in answers] == ["SUCCESS"]
     assert_no_model(loaded, "migrate")
 

@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import json
-import threading
-from http.server import BaseHTTPRequestHandler, HTTPServer
 
 import pytest
 from aws_lambda_powertools.utilities.batch.exceptions import BatchProcessingError
 
 from infra.local.lambda_context import LocalLambdaContext
 from infra.local.runtime import function_module
-from tests.conftest import ROOT
+from tests.conftest import ROOT, cloudformation_response_url
 
 EVENTS = ROOT / "events"
 
@@ -110,25 +108,10 @@ def test_sweep_handler_on_its_sample_event(runtime):
 
 
 def test_migrate_handler_answers_cloudformation():
-    answers: list[dict] = []
-
-    class ResponseUrl(BaseHTTPRequestHandler):
-        def log_message(self, *args):
-            pass
-
-        def do_PUT(self):
-            answers.append(json.loads(self.rfile.read(int(self.headers["content-length"]))))
-            self.send_response(200)
-            self.end_headers()
-
-    server = HTTPServer(("127.0.0.1", 0), ResponseUrl)
-    thread = threading.Thread(target=server.handle_request, daemon=True)
-    thread.start()
-    event = _event("migrate_create")
-    event["ResponseURL"] = f"http://127.0.0.1:{server.server_address[1]}/response"
-    _invoke("migrate", event)
-    thread.join(timeout=10)
-    server.server_close()
+    with cloudformation_response_url() as (url, answers):
+        event = _event("migrate_create")
+        event["ResponseURL"] = url
+        _invoke("migrate", event)
     assert len(answers) == 1
     assert answers[0]["Status"] == "SUCCESS", answers[0]
     assert answers[0]["RequestId"] == event["RequestId"] and answers[0]["Data"] == {"Applied": "none"}

@@ -4,7 +4,6 @@ command echoes an API key."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 import subprocess
@@ -48,21 +47,6 @@ def logged():
     for each, level in zip(loggers, levels):
         each.removeHandler(handler)
         each.setLevel(level)
-
-
-@pytest.fixture
-def event_loop_for_mangum():
-    """Mangum runs an invocation on the thread's current event loop, which an earlier asyncio.run
-    on this thread (another test's MCP client) leaves unset, as it never is in Lambda."""
-    try:
-        previous = asyncio.get_event_loop_policy().get_event_loop()
-    except RuntimeError:
-        previous = None
-    loop = asyncio.new_event_loop()
-    asyncio.set_event_loop(loop)
-    yield
-    asyncio.set_event_loop(previous)
-    loop.close()
 
 
 def _break_limit(ctx, tenant_id: str) -> None:

@@ -4,7 +4,6 @@ connections of their own never get more than the limit, and overrides take effec
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import threading
 import uuid
@@ -20,21 +19,6 @@ from memex_edge.http import create_app
 from tests.conftest import Tenant
 
 HEADERS = ("ratelimit-limit", "ratelimit-remaining", "ratelimit-reset")
-
-
-@pytest.fixture
-def event_loop_for_mangum():
-    """Mangum runs an invocation on the thread's current event loop, which an earlier asyncio.run
-    on this thread (another test's MCP client) leaves unset, as it never is in Lambda."""
-    try:
-        previous = asyncio.get_event_loop_policy().get_event_loop()
-    except RuntimeError:
-        previous = None
-    loop = asyncio.new_event_loop()
-    asyncio.set_event_loop(loop)
-    yield
-    asyncio.set_event_loop(previous)
-    loop.close()
 
 
 
