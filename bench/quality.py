@@ -22,7 +22,7 @@ both modes.
 The extraction part (`bench/quality/statements.yaml`) runs in this process: each statement is one
 user message given to the offline extractor (`memex.extraction.offline.OfflineExtractor`), and the
 facts it returns are compared with the statement's expected ones. Precision and recall are printed
-per category, for the tuning part and the held-out part (statements marked `heldout`, not looked
+per category, for the tuning part and the held-out part (statements marked `heldout: true`, not looked
 at while the rules were tuned) separately; failures are listed for the tuning part only.
 
 The exit code is 0 whatever the probes say (this is a measurement); 1 when the service could not
