@@ -83,6 +83,8 @@ class ScoreParts(_Answer):
     rerank: Optional[float]
     bm25_rank: Optional[int] = Field(None, description="Absent when the keyword channel did not run")
     vector_rank: Optional[int] = Field(None, description="Absent when the vector channel did not run")
+    current_for: Optional[str] = Field(None, description="Set on a current fact ranked just above a message "
+                                       "whose fact it replaced: that message's id")
 
 
 class ScoredMemory(Memory):
@@ -101,8 +103,10 @@ class Citation(_Answer):
     memory_id: str
     turn_id: Optional[str]
     message_id: Optional[str]
-    score: float
+    score: float = Field(description="The search's score; 0 for a fact or message the query did not find")
     snippet: str
+    bucket: str = Field(description="Why it is in the context: facts (the user's current facts), "
+                                    "relevant (found by the query) or recent (the session's latest messages)")
 
 
 class RecallAnswer(_Answer):

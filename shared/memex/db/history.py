@@ -68,3 +68,34 @@ def links_around(conn: psycopg.Connection, tenant_id: str, ids: list[str]) -> li
            WHERE l.tenant_id = %(t)s""",
         {"t": tenant_id, "ids": ids},
     ).fetchall()
+
+
+def replacements(conn: psycopg.Connection, tenant_id: str, user_id: str, ids: list[str]) -> list[dict[str, Any]]:
+    """For each episodic memory among `ids`, the semantic facts drawn from its message (same session,
+    same source message) with whether each is current, and for each superseded one the current
+    memories that replaced it, however many links later (with what scoring and scoping need of them)."""
+    return conn.execute(
+        """WITH RECURSIVE drawn AS (
+               SELECT e.id AS message_memory, f.id AS fact, f.active
+               FROM memories e
+               JOIN memories f ON f.tenant_id = e.tenant_id AND f.session_id = e.session_id
+                              AND f.source_message_id = e.source_message_id AND f.memory_type = 'semantic'
+               WHERE e.tenant_id = %(t)s AND e.user_id = %(u)s AND e.id = ANY(%(ids)s)
+                 AND e.memory_type = 'episodic'
+           ),
+           later(origin, id) AS (
+               SELECT fact, fact FROM drawn WHERE NOT active
+               UNION
+               SELECT later.origin, l.memory_id FROM later
+               JOIN memory_links l ON l.tenant_id = %(t)s AND l.replaced_id = later.id
+           )
+           SELECT d.message_memory, d.fact, d.active,
+                  coalesce((SELECT jsonb_agg(jsonb_build_object(
+                                'id', c.id, 'valid_from', c.valid_from, 'importance', c.importance,
+                                'agent_id', c.agent_id, 'session_id', c.session_id, 'subject', c.subject,
+                                'memory_type', c.memory_type, 'metadata', c.metadata) ORDER BY c.valid_from DESC, c.id)
+                            FROM later JOIN memories c ON c.tenant_id = %(t)s AND c.id = later.id
+                            WHERE later.origin = d.fact AND c.active AND c.user_id = %(u)s), '[]') AS current
+           FROM drawn d""",
+        {"t": tenant_id, "u": user_id, "ids": ids},
+    ).fetchall()

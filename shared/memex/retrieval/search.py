@@ -26,7 +26,7 @@ from memex.context import Context
 from memex.db import memories as memory_rows
 from memex.metrics import FLOOR_REJECTIONS, LLM_FALLBACKS
 from memex.models import SearchIn
-from memex.retrieval import floor, multihop, rerank, rrf, scoring
+from memex.retrieval import current_first, floor, multihop, rerank, rrf, scoring
 
 CANDIDATES_PER_CHANNEL = 100
 EXPANSION_CANDIDATES = 30  # per extra query: its lower ranks would add next to nothing
@@ -226,6 +226,7 @@ def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies |
                        **{f"{name}_rank": by_item.get(item) for name, by_item in ranks.items()}}
         scored.append((item, round(parts.score, 6), {**parts.as_dict(), **extra_parts}))
     scored.sort(key=lambda entry: entry[1], reverse=True)
+    scored = current_first.lift(conn, tenant_id, request, scored, relevance, now)
 
     # 4. the memories themselves, for the results returned: read with the rankings, else fetched
     read = {item: memory for _, query_run in runs for item, memory in query_run.memories().items()}

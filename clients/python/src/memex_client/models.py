@@ -151,6 +151,7 @@ class ScoreParts(_Response):
     rerank: Optional[float] = None
     bm25_rank: Optional[int] = None
     vector_rank: Optional[int] = None
+    current_for: Optional[str] = None  # a current fact ranked just above the message it made stale
 
 
 class SearchHit(Memory):
@@ -172,6 +173,7 @@ class Citation(_Response):
     message_id: Optional[str] = None
     score: float
     snippet: str
+    bucket: Optional[str] = None  # facts, relevant or recent
 
 
 class RecallResponse(_Response):

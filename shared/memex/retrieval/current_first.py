@@ -1,0 +1,92 @@
+"""Current facts first: a message whose fact has since been replaced never outranks the fact that
+replaced it.
+
+"I work at Acme Corp." stays an episodic memory after the user says they moved to Globex, and for
+"where does she work?" its words match better than the canonical "The user's employer is Globex.".
+Each returned message is checked against the semantic facts drawn from it (history.replacements):
+
+- when every fact drawn from it has been superseded, the current facts that replaced them are
+  ranked just above it, taken in from beyond the floor if need be (the message is relevant only
+  for what it said, and what it said is now the newer fact);
+- when some of its facts are still current ("I work at Stripe. My dog is called Biscuit."), a fact
+  that replaced one of the others is ranked above it only when it is already a result and scores
+  at least as well as the message's current facts: the question is then about the part that
+  changed, not the part that did not.
+
+A lifted fact takes the message's score (the list stays in score order) and says why in
+`score_parts.current_for` (the message's id); its other parts are its own. Messages are never
+dropped or lowered among themselves: they are the record of what was said.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+import psycopg
+
+from memex.db import history
+from memex.models import SearchIn
+from memex.retrieval import scoring
+
+Scored = tuple[str, float, dict[str, Any]]
+
+
+def lift(conn: psycopg.Connection, tenant_id: str, request: SearchIn, scored: list[Scored],
+         relevance: dict[str, float], now: datetime) -> list[Scored]:
+    """`scored` (best first) with the current facts moved above the messages they made stale."""
+    window = [item for item, _, _ in scored[: request.top_k]]
+    if not window:
+        return scored
+    drawn: dict[str, list[dict[str, Any]]] = {}
+    for row in history.replacements(conn, tenant_id, request.user_id, window):
+        drawn.setdefault(row["message_memory"], []).append(row)
+    if not any(not fact["active"] and fact["current"] for facts in drawn.values() for fact in facts):
+        return scored
+
+    order = list(scored)
+    score_of = {item: score for item, score, _ in scored}
+    for message in window:
+        facts = drawn.get(message, [])
+        live = [fact["fact"] for fact in facts if fact["active"]]
+        best_live = max((score_of.get(item, float("-inf")) for item in live), default=float("-inf"))
+        currents = {c["id"]: c for fact in facts if not fact["active"] for c in fact["current"]}
+        for current_id, current in currents.items():
+            at = {item: index for index, (item, _, _) in enumerate(order)}
+            here = at[message]
+            if current_id in at:
+                if at[current_id] < here or score_of[current_id] < best_live:
+                    continue
+                _, _, parts = order.pop(at[current_id])  # it was below the message: `here` holds
+            elif not live and _in_scope(request, current):
+                parts = _parts(request, current, relevance.get(current_id, 0.0), now)
+            else:
+                continue
+            score_of[current_id] = score_of[message]
+            order.insert(here, (current_id, score_of[message],
+                                {**parts, "score": score_of[message], "current_for": message}))
+    return order
+
+
+def _in_scope(request: SearchIn, memory: dict[str, Any]) -> bool:
+    """Whether a memory taken in from beyond the ranking is one this search may return."""
+    filters = request.filters
+    return ((request.agent_id is None or memory["agent_id"] == request.agent_id)
+            and filters.memory_type in (None, memory["memory_type"])
+            and filters.session_id in (None, memory["session_id"])
+            and (filters.subject is None or filters.subject.casefold() == memory["subject"].casefold())
+            and not filters.metadata)  # containment is Postgres's to judge; not worth a round trip
+
+
+def _parts(request: SearchIn, memory: dict[str, Any], relevance: float, now: datetime) -> dict[str, Any]:
+    """Score parts of a memory taken in from beyond the ranking: its own relevance (0 when no channel
+    found it), recency and importance; no channel's score or rank."""
+    alpha = scoring.DEFAULT_ALPHA if request.alpha is None else request.alpha
+    half_life = request.half_life_days or scoring.DEFAULT_HALF_LIFE_DAYS
+    parts = scoring.combine(
+        relevance=relevance,
+        recency_value=scoring.recency(datetime.fromisoformat(memory["valid_from"]), now, half_life),
+        importance=round(memory["importance"], 4),
+        alpha=alpha,
+    )
+    return {**parts.as_dict(), "bm25": None, "similarity": None, "rerank": None}

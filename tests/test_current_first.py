@@ -1,0 +1,59 @@
+"""Current facts first: a message whose fact was superseded never outranks the fact that replaced it."""
+
+from __future__ import annotations
+
+
+def _rank(results: list[dict], predicate) -> int | None:
+    return next((index for index, r in enumerate(results) if predicate(r)), None)
+
+
+def test_the_current_employer_outranks_the_message_that_named_the_old_one(tenant):
+    tenant.turn("I work at Acme Corp.", session="s1", timestamp="2026-01-05T09:00:00Z")
+    tenant.turn("I now work at Globex.", session="s2", timestamp="2026-03-02T09:00:00Z")
+    lifted = 0
+    for query in ("where does the user work?", "which company does she work for?", "Acme", "employer"):
+        results = tenant.search(query)
+        stale = _rank(results, lambda r: r["content"] == "I work at Acme Corp.")
+        current = _rank(results, lambda r: r.get("key") == "employer")
+        assert stale is None or (current is not None and current < stale), (query, results)
+        assert results[current]["value"] == "Globex" and results[current]["active"]
+        assert [r["score"] for r in results] == sorted((r["score"] for r in results), reverse=True)
+        if results[current]["score_parts"].get("current_for") is not None:
+            assert results[current]["score_parts"]["current_for"] == results[stale]["id"]
+            lifted += 1
+    assert lifted  # without the rule, the old message's words win at least one of these
+
+
+def test_a_message_that_also_said_something_still_true_is_lifted_over_only_for_what_changed(tenant):
+    tenant.turn("I work at Stripe. My dog is called Biscuit.", session="s1", timestamp="2026-01-05T09:00:00Z")
+    tenant.turn("I just started at Notion, left Stripe.", session="s2", timestamp="2026-03-02T09:00:00Z")
+    work = tenant.search("where does the user work?")
+    assert work[0]["value"] == "Notion", [r["content"] for r in work]
+    dog = tenant.search("what is the name of my dog?")
+    assert dog[0]["value"] == "Biscuit", [r["content"] for r in dog]
+    message = _rank(dog, lambda r: r["content"].startswith("I work at Stripe."))
+    notion = _rank(dog, lambda r: r.get("value") == "Notion")
+    assert notion is None or notion > message  # the dog question is about what did not change
+
+
+def test_the_end_of_the_chain_is_lifted_not_a_link_in_between(tenant):
+    tenant.turn("I work at Acme Corp.", session="s1", timestamp="2026-01-05T09:00:00Z")
+    tenant.turn("I now work at Globex.", session="s2", timestamp="2026-02-02T09:00:00Z")
+    tenant.turn("I now work at Initech.", session="s3", timestamp="2026-03-02T09:00:00Z")
+    results = tenant.search("Acme Corp")
+    stale = _rank(results, lambda r: r["content"] == "I work at Acme Corp.")
+    assert stale is not None
+    above = results[:stale]
+    assert [r["value"] for r in above if r.get("key") == "employer"] == ["Initech"], [r["content"] for r in results]
+    assert all(r["active"] for r in results)
+
+
+def test_a_lifted_fact_respects_the_filters(tenant):
+    tenant.turn("I work at Acme Corp.", session="s1", timestamp="2026-01-05T09:00:00Z")
+    tenant.turn("I now work at Globex.", session="s2", timestamp="2026-03-02T09:00:00Z")
+    only_messages = tenant.search("Acme", filters={"memory_type": "episodic"})
+    assert only_messages and all(r["memory_type"] == "episodic" for r in only_messages)
+    first_session = tenant.search("Acme", filters={"session_id": "s1"})
+    assert first_session and all(r["session_id"] == "s1" for r in first_session)
+    other_agent = tenant.search("Acme", agent_id="someone-else")
+    assert other_agent == []
