@@ -1,8 +1,12 @@
-"""Context for a prompt: the memories that matter for a query, packed into a token budget.
+"""Context for a prompt: what matters for a query, packed into a token budget.
 
-Priority: stable facts about the user, then memories relevant to the query, then the recent
-messages of the current session. A bullet goes in whole or not at all, and every bullet is cited.
-The answer's `degraded` names what its searches had to do without (search.py).
+Three buckets, in priority order: the user's current facts (their own semantic memories, those
+the query found first, then the most important), then the memories relevant to the query (the
+search, floor included), then the latest messages of the current session. The first and the last
+do not depend on the query passing the relevance floor: a broad question ("what should I know
+before planning her week?") matches no memory in particular, yet who the user is and what was
+just said still belong in its prompt. A bullet goes in whole or not at all, and every bullet is
+cited with its bucket. The answer's `degraded` names what its search had to do without (search.py).
 """
 
 from __future__ import annotations
@@ -11,56 +15,70 @@ from typing import Any
 
 from memex.budget import count_tokens
 from memex.context import Context
+from memex.db import memories as memory_rows
+from memex.db import recall_buckets
 from memex.metrics import RECALL_TOKENS
-from memex.models import RecallIn, SearchFilters, SearchIn
+from memex.models import RecallIn, SearchIn
 from memex.retrieval.search import Dependencies, search
 
 HEADER = "Relevant memories about the user:"
-STABLE_FACTS = 10
+CURRENT_FACTS = 10
 RELEVANT = 30
 RECENT_SESSION = 10
 
 
 def recall(ctx: Context, tenant_id: str, request: RecallIn) -> dict[str, Any]:
     deps = Dependencies(ctx)
+    relevant = search(ctx, tenant_id, SearchIn(
+        user_id=request.user_id, query=request.query, agent_id=request.agent_id, top_k=RELEVANT,
+        reference_time=request.reference_time,
+    ), deps)["results"]
+    scores = {memory["id"]: memory["score"] for memory in relevant}
 
-    def hits(query: str, top_k: int, filters: SearchFilters) -> list[dict[str, Any]]:
-        return search(ctx, tenant_id, SearchIn(
-            user_id=request.user_id, query=query, agent_id=request.agent_id, top_k=top_k,
-            reference_time=request.reference_time, filters=filters,
-        ), deps)["results"]
-
-    groups = [
-        # Facts about the user themself; another participant's come in with the relevant memories.
-        hits(request.query, STABLE_FACTS, SearchFilters(memory_type="semantic", subject="user")),
-        hits(request.query, RELEVANT, SearchFilters()),
+    conn = ctx.db.connection()
+    fact_ids = recall_buckets.current_facts(conn, tenant_id, request.user_id, request.agent_id, CURRENT_FACTS)
+    recent_ids = recall_buckets.latest_messages(conn, tenant_id, request.user_id, request.session_id,
+                                                request.agent_id, RECENT_SESSION) if request.session_id else []
+    found = {memory["id"]: memory for memory in relevant}
+    missing = [item for item in fact_ids + recent_ids if item not in found]
+    found.update(memory_rows.get_many(conn, tenant_id, missing) if missing else {})
+    # Facts the query found keep the search's order; the others follow by importance.
+    fact_ids = sorted(fact_ids, key=lambda item: item not in scores)
+    buckets = [
+        ("facts", [found[item] for item in fact_ids if item in found]),
+        ("relevant", relevant),
+        ("recent", [found[item] for item in recent_ids if item in found]),  # erased meanwhile: absent
     ]
-    if request.session_id:
-        groups.append(hits(request.query, RECENT_SESSION, SearchFilters(session_id=request.session_id)))
 
     lines = [HEADER]
     used = count_tokens(HEADER)
     citations: list[dict[str, Any]] = []
     seen: set[str] = set()
-    for group in groups:
-        for memory in group:
+    for bucket, memories in buckets:
+        chosen = []
+        for memory in memories:
             if memory["id"] in seen:
                 continue
-            bullet = f"- {memory['content']}"
             # Joined with a newline; counted as its own piece, then checked on the whole text.
-            cost = count_tokens("\n" + bullet)
+            cost = count_tokens("\n- " + memory["content"])
             if used + cost > request.max_tokens:
                 continue
             seen.add(memory["id"])
-            lines.append(bullet)
+            chosen.append(memory)
             used += cost
+        if bucket == "recent":
+            chosen.reverse()  # chosen newest first, read in the order they were said
+        for memory in chosen:
+            lines.append(f"- {memory['content']}")
             source = memory["sources"][0] if memory["sources"] else {}
             citations.append({
                 "memory_id": memory["id"],
                 "turn_id": source.get("turn_id"),
                 "message_id": source.get("message_id"),
-                "score": memory["score"],
+                # the search's score; 0 for a fact or message the query itself did not find
+                "score": scores.get(memory["id"], 0.0),
                 "snippet": memory["content"][:200],
+                "bucket": bucket,
             })
     context = "\n".join(lines) if citations else ""
     token_count = count_tokens(context)
