@@ -124,3 +124,29 @@ def test_liking_takes_back_disliking_the_same_thing():
     decision = RulesJudge().decide(_candidate("likes", "Sushi", type_="preference"), active)
     assert decision.action == "supersede" and [m["id"] for m in decision.replaces] == ["x1"]
     assert RulesJudge().decide(_candidate("likes", "jazz", type_="preference"), active).action == "coexist"
+
+
+def test_giving_up_a_habit_takes_back_liking_what_it_names():
+    active = [_memory("l1", "likes", "coffee"), _memory("l2", "prefers", "iced coffee"), _memory("l3", "likes", "tea"),
+              _memory("l4", "likes", "coffee table books"), _memory("l5", "dislikes", "coffee")]
+    decision = RulesJudge().decide(_candidate("drinks_coffee", "no"), active)
+    assert decision.action == "supersede" and [m["id"] for m in decision.replaces] == ["l1", "l2"]
+    assert "takes back likes 'coffee'" in decision.reason
+    # nothing liked that it names: a first value, as before
+    assert RulesJudge().decide(_candidate("eats_meat", "no"), active).action == "coexist"
+    # already known: nothing new (the likes stay as they are)
+    known = active + [_memory("n1", "drinks_coffee", "no")]
+    assert RulesJudge().decide(_candidate("drinks_coffee", "no"), known).action == "noop"
+    # the past is history, and takes back nothing
+    assert RulesJudge().decide(_candidate("drinks_coffee", "no", historical=True), active).action == "keep_old"
+
+
+def test_a_participant_giving_up_a_habit_takes_back_only_their_own_liking():
+    from memex.supersession import related_keys
+
+    melanie = Candidate(type="fact", key="melanie_drinks_coffee", value="no", content="Melanie does not drink coffee.",
+                        confidence=0.8, importance=0.7, source_message_id="m1", subject="Melanie")
+    assert related_keys(melanie) == ["melanie_drinks_coffee", "melanie_likes", "melanie_prefers"]
+    active = [_memory("u1", "likes", "coffee"), _memory("m1", "melanie_likes", "coffee")]
+    decision = RulesJudge().decide(melanie, active)
+    assert decision.action == "supersede" and [m["id"] for m in decision.replaces] == ["m1"]

@@ -5,7 +5,9 @@ candidate is history itself, the current value stays) and noop (nothing new).
 
 The rules judge (no LLM): an exact duplicate changes nothing; a statement about the past is
 kept as history; a key that holds one value at a time (employer, city) replaces the old value;
-a key that can hold several (a second dog) adds a value beside the others.
+a key that can hold several (a second dog) adds a value beside the others; a reversal takes back
+what it contradicts (a like by a dislike of the same thing, a liking for coffee by "I stopped
+drinking coffee").
 """
 
 from __future__ import annotations
@@ -50,11 +52,33 @@ class Judge(Protocol):
 OPPOSITE_KEYS = {"likes": "dislikes", "dislikes": "likes"}
 
 
+# A habit given up ("drinks_coffee" = "no", "eats_meat" = "no") takes back a liking or preference
+# for what it names: after "I stopped drinking coffee", "likes coffee" is no longer current.
+_GIVEN_UP_KEY = re.compile(r"(?:drinks|eats)_(?P<thing>[a-z0-9_]+)")
+TAKEN_BACK_BY_GIVING_UP = ("likes", "prefers")
+
+
+def given_up(candidate: Candidate) -> str | None:
+    """What the candidate says the user no longer drinks or eats ("coffee"), if it says that."""
+    match = _GIVEN_UP_KEY.fullmatch(candidate.base_key)
+    return match.group("thing").replace("_", " ") if match and _normal(candidate.value) == "no" else None
+
+
 def related_keys(candidate: Candidate) -> list[str]:
     """The keys whose active memories the candidate may replace (its subject's: "melanie_dislikes"
     for "melanie_likes")."""
     opposite = OPPOSITE_KEYS.get(candidate.base_key)
-    return [candidate.key] + ([subject_key(candidate.subject, opposite)] if opposite else [])
+    if opposite:
+        return [candidate.key, subject_key(candidate.subject, opposite)]
+    if given_up(candidate):
+        return [candidate.key] + [subject_key(candidate.subject, key) for key in TAKEN_BACK_BY_GIVING_UP]
+    return [candidate.key]
+
+
+def _names(value: str, thing: str) -> bool:
+    """Whether a liked value is the thing given up, or a kind of it ("iced coffee" of "coffee")."""
+    value_words, thing_words = re.findall(r"[a-z0-9]+", value.casefold()), thing.split()
+    return bool(value_words) and value_words[-len(thing_words):] == thing_words
 
 
 class RulesJudge:
@@ -71,7 +95,15 @@ class RulesJudge:
             reversed_ = [m for m in related if m["key"] in opposite and same_value(m["value"] or "", candidate.value)]
             if reversed_:
                 return Decision("supersede", f"{candidate.key} {candidate.value!r} takes back {opposite[0]}", reversed_)
-        return decide(candidate, [m for m in related if m["key"] == candidate.key])
+        same_key = [m for m in related if m["key"] == candidate.key]
+        thing = given_up(candidate)
+        liked = [m for m in related if m["key"] != candidate.key and m["key"] in related_keys(candidate)
+                 and _names(m["value"] or "", thing)] if thing and not candidate.historical else []
+        if liked and not any(same_value(m["value"] or "", candidate.value) for m in same_key):
+            taken_back = ", ".join(f"{m['key']} {m['value']!r}" for m in liked)
+            return Decision("supersede", f"{candidate.key} {candidate.value!r} takes back {taken_back}",
+                            liked + same_key)
+        return decide(candidate, same_key)
 
 
 def make_judge(settings: Settings, metrics: Metrics | None = None) -> Judge:

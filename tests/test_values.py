@@ -1,0 +1,57 @@
+"""Values whole and consistent, through the API: names with numbers, ampersands, "and" and hyphens
+kept whole, filler words left out of a value, a negation taking back the positive it contradicts."""
+
+from __future__ import annotations
+
+import pytest
+
+
+def _facts(tenant, include_inactive: bool = True) -> list[tuple[str, str, bool]]:
+    body = tenant.get(f"/v1/users/{tenant.user}/memories?include_inactive={str(include_inactive).lower()}"
+                      "&limit=200").json()
+    return [(m["key"], m["value"], m["active"]) for m in body["memories"] if m["key"]]
+
+
+@pytest.mark.parametrize("said, employer", [
+    ("I now work at Company 7.", "Company 7"),
+    ("I work for Procter and Gamble.", "Procter and Gamble"),
+    ("I landed a job at 3M.", "3M"),
+    ("I just started a new job at 7-Eleven.", "7-Eleven"),
+    ("I joined Johnson & Johnson.", "Johnson & Johnson"),
+])
+def test_an_employer_is_stored_whole(tenant, said, employer):
+    memories = tenant.turn(said).json()["memories"]
+    assert [(m["key"], m["value"]) for m in memories if m["key"]] == [("employer", employer)]
+
+
+def test_sixteen_numbered_companies_stay_sixteen_values(tenant):
+    for n in range(1, 17):
+        assert tenant.turn(f"I now work at Company {n}.", session=f"s{n}",
+                           timestamp=f"2026-01-{n:02d}T09:00:00Z").status_code == 201
+    employers = [(value, active) for key, value, active in _facts(tenant) if key == "employer"]
+    assert sorted(value for value, _ in employers) == sorted(f"Company {n}" for n in range(1, 17))
+    assert [value for value, active in employers if active] == ["Company 16"]
+
+
+def test_giving_up_coffee_takes_back_liking_it_and_leaves_now_out_of_the_value(tenant):
+    tenant.turn("I love coffee.", timestamp="2026-01-05T09:00:00Z")
+    tenant.turn("I stopped drinking coffee. I prefer green tea now.", timestamp="2026-02-05T09:00:00Z")
+    facts = set(_facts(tenant))
+    assert facts == {("likes", "coffee", False), ("drinks_coffee", "no", True), ("prefers", "green tea", True)}
+    current = set(_facts(tenant, include_inactive=False))
+    assert ("likes", "coffee", True) not in current
+    liked = next(m for m in tenant.get(f"/v1/users/{tenant.user}/memories?include_inactive=true").json()["memories"]
+                 if m["key"] == "drinks_coffee")
+    history = tenant.get(f"/v1/memories/{liked['id']}/history").json()
+    assert [m["value"] for m in history["history"]] == ["coffee", "no"], history
+
+
+@pytest.mark.parametrize("said, fact", [
+    ("I love hiking these days.", ("likes", "hiking")),
+    ("I prefer green tea now.", ("prefers", "green tea")),
+    ("I live in Lisbon now.", ("city", "Lisbon")),
+    ("These days I work at Globex.", ("employer", "Globex")),
+])
+def test_filler_words_are_not_part_of_a_value(tenant, said, fact):
+    memories = tenant.turn(said).json()["memories"]
+    assert [(m["key"], m["value"]) for m in memories if m["key"]] == [fact]
