@@ -27,6 +27,17 @@ def _facts(content: str, history: tuple[str, ...] = ()) -> set[tuple]:
 
 
 ATOMIC_FACTS = [
+    # widened after the round-1 held-out statements became tuning data
+    ("I'm the CTO of a small startup.", {("role", "chief technology officer")}),
+    ("I'm working as a barista while I study.", {("role", "barista")}),
+    ("I'm a 45 year old teacher.", {("age", "45"), ("role", "teacher")}),
+    ("I went vegan in January.", {("dietary_restriction", "vegan")}),
+    ("I have two daughters, Ava and Mia.", {("child_name", "Ava"), ("child_name", "Mia")}),
+    ("We have three kids, Tom, Ann and Joe.", {("number_of_children", "3"), ("child_name", "Tom"), ("child_name", "Ann"),
+                                             ("child_name", "Joe")}),
+    ("After five years at IBM I switched to Oracle.", {("employer", "Oracle"), ("employer", "IBM", True)}),
+    ("I changed jobs, I'm at Zalando now.", {("employer", "Zalando")}),
+    ("I joined Johnson & Johnson last month.", {("employer", "Johnson & Johnson")}),
     ("I work at Notion as a PM", {("employer", "Notion"), ("role", "product manager")}),
     ("I just started at Notion, left Stripe.", {("employer", "Notion")}),
     ("I work at Stripe as an engineer 🚀", {("employer", "Stripe"), ("role", "engineer")}),
@@ -122,6 +133,8 @@ HISTORICAL = [
 # Things the extractor must not turn into a fact: noise, questions, other speakers, negations,
 # hedges, hypotheticals, and words that only look like the patterns.
 NOTHING = [
+    "I'm a student of life.", "I'm the president of the fan club?", "I switched to Linux.",
+    "I have two daughters, Monday and Tuesday.", "I joined Strava last month.", "I went vegan for a month once?",
     "ok", "lol thanks", "sounds good", "haha", "what do you think?", "", "   ",
     "do you live in Lisbon?", "Are you vegan?", "What's your name?", "Where do you work?",
     "You live in Lisbon.", "You're a nurse, right?", "You are great at this.",

@@ -117,6 +117,10 @@ _ORG_END = r"(?=\s*(?:[.,;:!?)]|$))"
 _ORG = (rf"(?!I\b)(?:(?:St|Mt|Ft)\.\s+)?{_ORG_WORD}(?:\s+(?:(?:of|de|da|del|la|le|van|von|der|den|du|&)\s+)?"
         rf"(?!I\b){_ORG_WORD}){{0,3}}(?:\s+and\s+{_CAPWORD}{_ORG_END}|\s+\d{{1,4}}{_ORG_END})?"
         rf"(?![\w'’&-])(?!\s+(?!I\b)[A-ZÀ-ÖØ-Þ])")
+# When one joined: "I joined Acme last month" is a job as surely as "I joined Acme."
+_JOINED_WHEN = (r"(?=\s+(?:last (?:week|month|year|spring|summer|fall|autumn|winter)|this (?:week|month|year)|"
+                r"recently|yesterday|in (?:\d{4}|January|February|March|April|May|June|July|August|September|"
+                r"October|November|December))\b)")
 # One joins these as a user, not as an employee.
 _PLATFORMS = (r"(?:Facebook|Twitter|X|Instagram|TikTok|Reddit|Strava|LinkedIn|Discord|Slack|Snapchat|Tinder|Bumble|"
               r"Hinge|Pinterest|Mastodon|Threads|YouTube|Duolingo|Bluesky|WhatsApp|Telegram|Patreon)\b")
@@ -218,6 +222,18 @@ def _relation(m: re.Match[str]) -> list[Fields]:
     if kind in _PARTNER_VERBS:
         return [{**f, "kind": "partner", "part": "partner"} for f in _name(m)]
     return [{**f, "kind": kind, "part": _RELATIONS[kind]} for f in _name(m)]
+
+
+_CHILD_KINDS = {"sons": "son", "daughters": "daughter", "kids": "child", "children": "child", "boys": "son",
+                "girls": "daughter"}
+
+
+def _children_named(m: re.Match[str]) -> list[Fields]:
+    """Each child of a list ("two daughters, Ava and Mia"): a name each, or none when one is no name."""
+    names = [re.sub(r"['’]s?$", "", n) for n in re.split(r",? and |, ", m.group("value"))]
+    if any(not n or n.casefold() in _NOT_NAMES for n in names):
+        return []
+    return [{"value": n, "kind": _CHILD_KINDS[m.group("kind")]} for n in names]
 
 
 def _pet(m: re.Match[str]) -> list[Fields]:
@@ -380,25 +396,37 @@ _TURNED_END = _strict_end("and", "today", "yesterday", "last", "on", "in", punct
 
 _RULES = [
     # work
-    _rule("fact", "employer", "work working employed started got at for joined landed accepted signed day left quit", [
+    _rule("fact", "employer", "work working employed started got at for joined landed accepted signed day left quit "
+          "switched moved went jumped changed", [
         rf"(?:{_CURRENT_JOB}) (?:the )?(?P<value>{_ORG}){_NOT_TEMPORARY}",
         rf"\bI(?:'m| am) (?:now |currently )?(?:an?|the) {_ROLE} (?:at|for) (?:the )?(?P<value>{_ORG}){_NOT_TEMPORARY}",
         rf"\bI(?:'ve| have)? (?:just |recently )?joined (?:the )?(?P<value>{_ORG}) as (?:an?|the) {_ROLE}{_ROLE_END}",
-        rf"\bI(?:'ve| have)? (?:just |recently |finally )?joined (?:the )?(?!{_PLATFORMS})(?P<value>{_ORG}){_ORG_END}",
+        rf"\bI(?:'ve| have)? (?:just |recently |finally )?joined (?:the )?(?!{_PLATFORMS})(?P<value>{_ORG})"
+        rf"(?:{_ORG_END}|{_JOINED_WHEN})",
         rf"\bI (?:left|quit) (?:my job at )?(?:the )?{_ORG},? (?:and|to) (?:join|joined|start at|started at) "
         rf"(?:the )?(?P<value>{_ORG})",
+        rf"\b(?:years?|months?) at (?:the )?{_ORG},? I (?:switched|moved|went|jumped) (?:over )?to (?:the )?"
+        rf"(?P<value>{_ORG})",
+        rf"\bI (?:changed|switched) jobs?[,;:]? (?:and )?(?:now )?I(?:'m| am) (?:now )?(?:at|with) (?:the )?"
+        rf"(?P<value>{_ORG})",
     ], "The user's employer is {value}.", importance=0.8),
-    _rule("fact", "employer", "work worked job resigned retired laid let fired left quit longer", [
+    _rule("fact", "employer", "work worked job resigned retired laid let fired left quit longer years months", [
         rf"(?:{_PAST_JOB}) (?:the )?(?P<value>{_ORG})",
         rf"\bI (?:left|quit) my job at (?:the )?(?P<value>{_ORG})",
         rf"\bI (?:left|quit) (?:the )?(?P<value>{_ORG}),? (?=(?:and|to) (?:join|joined|start at|started at) )",
         rf"\bI (?:don't|do not) work (?:at|for) (?:the )?(?P<value>{_ORG}) (?=any ?more\b)",
+        rf"\b(?:years?|months?) at (?:the )?(?P<value>{_ORG}),? (?=I (?:switched|moved|went|jumped) (?:over )?to )",
     ], "The user used to work at {value}.", confidence=0.7, importance=0.6, historical=True),
     _rule("fact", "role", "a an the promoted became title job role position head", [
         rf"\bI(?:'m| am) (?:now |currently |also )?(?:an?|the) (?P<value>{_ROLE}){_ROLE_END}",
         rf"(?:{_CURRENT_JOB}|\bI(?:'ve| have)? (?:just |recently )?joined) {_PROPER} as (?:an?|the) "
         rf"(?P<value>{_ROLE}){_ROLE_END}",
-        rf"\bI (?:now |currently )?(?:work|'m working|am working) as (?:an?|the) (?P<value>{_ROLE}){_ROLE_END}",
+        rf"\bI(?: (?:now |currently )?work|'m (?:now |currently )?working| am (?:now |currently )?working) as "
+        rf"(?:an?|the) (?P<value>{_ROLE}){_ROLE_END}",
+        rf"\bI(?:'m| am) an? (?:{_NUMBER})[- ]years?[- ]old (?P<value>{_ROLE}){_ROLE_END}",
+        # "the CTO of a startup"; not "a student of life"
+        rf"\bI(?:'m| am) (?:now |currently |also )?the (?P<value>(?:{_alternation(_ROLE_ABBREVIATIONS)})|founder|"
+        rf"co-?founder) (?=of\b)",
         rf"\bI (?:just |recently |finally )?(?:got|was|have been|'ve been) promoted to (?:an? |the )?"
         rf"(?P<value>{_ROLE}|{_HEAD_OF}){_ROLE_END}",
         rf"\bI (?:just |recently |finally )?became (?:an?|the) (?P<value>{_ROLE}){_ROLE_END}",
@@ -447,6 +475,7 @@ _RULES = [
     _rule("fact", "age", "m am turned", [
         rf"\bI(?:'m| am) (?P<value>{_NUMBER})(?: (?:years?|yrs?) old| years of age| ?y/?o)?{_AGE_END}",
         rf"\bI (?:just |recently )?turned (?P<value>{_NUMBER}){_TURNED_END}",
+        rf"\bI(?:'m| am) an? (?P<value>{_NUMBER})[- ]years?[- ]old (?=[a-z])",
     ], "The user is {value} years old.", _age, importance=0.6),
     _rule("fact", "number_of_children", "have got m am", [
         rf"{_HAVE} (?P<value>{_NUMBER}) (?:kids|children|kid|child)(?![\w'’])",
@@ -454,11 +483,15 @@ _RULES = [
         r"\b(?:I|[Ww]e) (?:don't|do not) have (?:any )?(?:kids|children)(?P<value>)(?![\w'’])",
     ], "The user has {said}.", _children, importance=0.6),
     # food and health
-    _rule("fact", "dietary_restriction", "m am been keep eat", [
+    _rule("fact", "dietary_restriction", "m am been keep eat went gone turned became become", [
         r"\bI(?:'m| am|'ve been| have been)(?: now| strictly| fully)? (?:an? )?(?P<value>vegetarian|vegan|pescatarian|"
         r"pescetarian|gluten[- ]free|dairy[- ]free|lactose[- ]intolerant|coeliac|celiac|kosher|halal)"
         + _strict_end("and", "for", "these", "too", "as", "though", "myself"),
         r"\bI (?:keep|eat) (?:only )?(?P<value>kosher|halal)\b",
+        r"\bI(?:'ve| have)? (?:went|gone|turned|became|become) (?:fully )?(?P<value>vegetarian|vegan|pescatarian|"
+        r"pescetarian|gluten[- ]free|dairy[- ]free)"
+        + _strict_end("and", "in", "last", "this", "after", "when", "about", "over", "recently", r"\d+", "a (?:year|few)",
+                      "years", "months"),
     ], "The user is {value}.", _text, importance=0.85),
     _rule("fact", "allergy", "allergic allergy", [
         r"\bI(?:'m| am)(?: (?:very|severely|deathly|highly|really|quite|mildly|slightly|super|so))? allergic to "
@@ -483,6 +516,10 @@ _RULES = [
         rf"\bI(?:'m| am| got| just got|'ve been| have been) (?P<kind>married|engaged) to (?P<value>{_PROPER})",
         rf"\bI(?:'ve| have) been (?P<kind>dating|seeing|with) (?P<value>{_PROPER}) (?=for\b)",
     ], "The user's {kind} is named {value}.", _relation, confidence=0.75, importance=0.8),
+    _rule("relation", "child_name", "have got", [
+        rf"{_HAVE} (?:(?:{_NUMBER}) )?(?P<kind>sons|daughters|kids|children|boys|girls)[,:]? (?:(?:named|called) )?"
+        rf"(?P<value>{_CAPWORD}(?:(?:,| and|, and) {_CAPWORD})+)(?![\w'’&-])(?!\s+[A-ZÀ-ÖØ-Þ])",
+    ], "The user's {kind} is named {value}.", _children_named, confidence=0.75, importance=0.8),
     _rule("fact", "relationship_status", "m am", [
         r"\bI(?:'m| am) (?:now |currently |happily )?(?P<value>single|married|divorced|widowed|engaged|separated)"
         + _strict_end("now", "again"),
