@@ -76,6 +76,12 @@ def test_a_broad_question_gets_the_users_facts_and_the_sessions_latest_messages(
     ], body["context"]
     assert [c["bucket"] for c in body["citations"]] == ["facts", "facts", "recent", "recent"]
     assert all(c["score"] == 0.0 for c in body["citations"]) and body["token_count"] == count_tokens(body["context"])
+    # how the user wants to be answered is standing context too
+    tenant.post("/v1/memories", {"user_id": tenant.user, "content": "Prefers answers in bullet points",
+                                 "memory_type": "procedural", "importance": 0.8})
+    body = tenant.post("/v1/recall", {"user_id": tenant.user, "query": query, "max_tokens": 500}).json()
+    assert [c["snippet"] for c in body["citations"]] == [
+        "Prefers answers in bullet points", "The user's employer is Notion.", "The user's dog is named Biscuit."]
 
 
 def test_recall_fills_the_budget_facts_first_then_relevant_then_recent(tenant):

@@ -1,7 +1,7 @@
 """Context for a prompt: what matters for a query, packed into a token budget.
 
-Three buckets, in priority order: the user's current facts (their own semantic memories, those
-the query found first, then the most important), then the memories relevant to the query (the
+Three buckets, in priority order: the user's current facts (their own semantic and procedural
+memories, those the query found first, then the most important), then the memories relevant to the query (the
 search, floor included), then the latest messages of the current session. The first and the last
 do not depend on the query passing the relevance floor: a broad question ("what should I know
 before planning her week?") matches no memory in particular, yet who the user is and what was

@@ -8,10 +8,11 @@ import psycopg
 
 def current_facts(conn: psycopg.Connection, tenant_id: str, user_id: str, agent_id: str | None,
                   limit: int) -> list[str]:
-    """The user's own current semantic memories, the most important first, then the newest."""
+    """The user's own current semantic and procedural memories (what they are, how they want to be
+    answered), the most important first, then the newest."""
     rows = conn.execute(
         """SELECT id FROM memories
-           WHERE tenant_id = %(t)s AND user_id = %(u)s AND active AND memory_type = 'semantic'
+           WHERE tenant_id = %(t)s AND user_id = %(u)s AND active AND memory_type IN ('semantic', 'procedural')
              AND subject = 'user' AND (%(a)s::text IS NULL OR agent_id = %(a)s)
            ORDER BY importance DESC, valid_from DESC, created_at DESC, id LIMIT %(n)s""",
         {"t": tenant_id, "u": user_id, "a": agent_id, "n": limit},
