@@ -71,15 +71,15 @@ def links_around(conn: psycopg.Connection, tenant_id: str, ids: list[str]) -> li
 
 
 def replacements(conn: psycopg.Connection, tenant_id: str, user_id: str, ids: list[str]) -> list[dict[str, Any]]:
-    """For each episodic memory among `ids`, the semantic facts drawn from its message (same session,
-    same source message) with whether each is current, and for each superseded one the current
+    """For each episodic memory among `ids`, the semantic facts drawn from its message (index
+    memories_drawn_facts) with whether each is current, and for each superseded one the current
     memories that replaced it, however many links later (with what scoring and scoping need of them)."""
     return conn.execute(
         """WITH RECURSIVE drawn AS (
                SELECT e.id AS message_memory, f.id AS fact, f.active
                FROM memories e
-               JOIN memories f ON f.tenant_id = e.tenant_id AND f.session_id = e.session_id
-                              AND f.source_message_id = e.source_message_id AND f.memory_type = 'semantic'
+               JOIN memories f ON f.tenant_id = e.tenant_id AND f.source_message_id = e.source_message_id
+                              AND f.memory_type = 'semantic' AND f.user_id = e.user_id
                WHERE e.tenant_id = %(t)s AND e.user_id = %(u)s AND e.id = ANY(%(ids)s)
                  AND e.memory_type = 'episodic'
            ),
