@@ -202,10 +202,10 @@ def _search_memories(caller: Caller, **fields: Any) -> dict[str, Any]:
     "reference_time": f"The 'now' recency is measured from; {TIME}",
 })
 def _recall_context(caller: Caller, **fields: Any) -> dict[str, Any]:
-    """Context to put in your prompt before answering: stable facts about the user, then memories
-    relevant to the query, then the session's recent messages, as bullets within max_tokens.
-    Returns `context` (the text), `citations` (memory, turn and message id of each bullet, in
-    order) and `token_count`."""
+    """Context to put in your prompt before answering: the user's current facts and standing
+    instructions (whatever the query), then memories relevant to the query, then the session's
+    recent messages, as bullets within max_tokens. Returns `context` (the text), `citations`
+    (memory, turn and message id and bucket of each bullet, in order) and `token_count`."""
     return recall(caller.ctx, caller.tenant_id, RecallIn(**fields))
 
 
