@@ -57,3 +57,13 @@ def test_a_lifted_fact_respects_the_filters(tenant):
     assert first_session and all(r["session_id"] == "s1" for r in first_session)
     other_agent = tenant.search("Acme", agent_id="someone-else")
     assert other_agent == []
+
+
+def test_a_fact_no_channel_found_is_taken_in_above_the_message_it_made_stale(tenant):
+    tenant.turn("I work at Acme Corp.", session="s1", timestamp="2026-01-05T09:00:00Z")
+    tenant.turn("I now work at Globex.", session="s2", timestamp="2026-03-02T09:00:00Z")
+    results = tenant.search("Acme Corp", mode="bm25")  # the keyword channel alone never finds "Globex"
+    assert [r["content"] for r in results[:2]] == ["The user's employer is Globex.", "I work at Acme Corp."]
+    lifted = results[0]["score_parts"]
+    assert lifted["current_for"] == results[1]["id"] and results[0]["score"] == results[1]["score"]
+    assert lifted["relevance"] == 0 and lifted["bm25"] is None and lifted["importance"] == results[0]["importance"]

@@ -6,10 +6,10 @@ replaced it.
 Each returned message is checked against the semantic facts drawn from it (history.replacements):
 
 - when every fact drawn from it has been superseded, the current facts that replaced them are
-  ranked just above it, taken in from beyond the floor if need be (the message is relevant only
-  for what it said, and what it said is now the newer fact);
+  ranked just above it, taken in from beyond the ranking if need be (the message is found only
+  for what it said, and all of that has been replaced);
 - when some of its facts are still current ("I work at Stripe. My dog is called Biscuit."), a fact
-  that replaced one of the others is ranked above it only when it is already a result and scores
+  that replaced one of the others is ranked above it only when the search ranked that fact too,
   at least as well as the message's current facts: the question is then about the part that
   changed, not the part that did not.
 
