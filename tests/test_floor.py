@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import pytest
 
+from bench.floor import OFF_TOPIC as BENCH_OFF_TOPIC
+from bench.floor import SHORT_HISTORIES, short_turns
+
 OFF_TOPIC = ["What is the boiling point of mercury?", "How do I configure an nginx reverse proxy?",
              "quantum chromodynamics lecture notes", "Who won the 1998 world cup?",
              "What is the capital of Mongolia?", "How do vaccines train the immune system?"]
@@ -65,25 +68,27 @@ def test_a_match_through_the_stem_alone_counts_for_less_than_the_word(tenant, ot
         assert "I keep my lecture notes in a blue binder." in found, (mode, found)
 
 
-SHORT_HISTORY = {
-    "lisbon": (["I live in Lisbon.", "I moved to Porto."],
-               {"Where do I live?": "Lisbon", "Which city did I move to?": "Porto", "what city am I in": "Porto"}),
-    "job": (["I work at Acme as a data engineer.", "My manager is called Priya."],
-            {"Where do I work?": "Acme", "What's my job?": "engineer", "Who is my manager?": "Priya"}),
-    "pets": (["My dog Biscuit is a beagle.", "I'm allergic to cats."],
-             {"What's my dog's name?": "Biscuit", "What breed is Biscuit?": "beagle",
-              "Am I allergic to anything?": "allergic"}),
-}
-
-
-@pytest.mark.parametrize("history", sorted(SHORT_HISTORY))
+@pytest.mark.parametrize("history", sorted(SHORT_HISTORIES))
 def test_a_short_history_answers_natural_questions_and_nothing_off_topic(tenant, history):
-    said, questions = SHORT_HISTORY[history]
-    tenant.turn(*said)
-    for question, expected in questions.items():
+    """bench.floor's short histories, the ones its calibration must pass, through the API."""
+    for turn in short_turns(history):
+        tenant.post("/v1/turns?wait=true", {**turn, "user_id": tenant.user})
+    for question, answer in SHORT_HISTORIES[history][1].items():
         found = tenant.search(question)
-        assert any(expected.lower() in (r["content"] + " " + str(r.get("value"))).lower() for r in found), \
+        assert any(answer.lower() in f"{r['content']} {r.get('value')}".lower() for r in found), \
             (question, contents(found))
+    for query in BENCH_OFF_TOPIC:
+        assert tenant.search(query) == [], query
+
+
+def test_the_readme_example_finds_what_each_speaker_said_by_one_word(tenant):
+    tenant.post("/v1/turns?wait=true", {"user_id": tenant.user, "session_id": "s1", "user_name": "Caroline",
+                                        "messages": [{"role": "user", "name": "Caroline", "content": "I work at Acme."},
+                                                     {"role": "user", "name": "Melanie",
+                                                      "content": "Nice! I work at Globex."}]})
+    for query in ("work", "Where do I work?"):
+        found = " ".join(contents(tenant.search(query)))
+        assert "I work at Acme." in found and "I work at Globex." in found, (query, found)
     for query in OFF_TOPIC:
         assert tenant.search(query) == [], query
 
