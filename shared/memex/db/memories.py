@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Sequence
@@ -319,7 +320,7 @@ class Statement:
             rows[0]["n"] if rows and "n" in rows[0] else 0,
             {r["id"]: to_wire(_from_json(r["memory"])) for r in hits if r.get("memory") is not None},
             {term: int(df) for term, df in (rows[0].get("terms") or {}).items()} if rows else {},
-            {r["id"]: (frozenset(r["matched"]), frozenset(r["exact"] or ())) for r in hits if "matched" in r},
+            _matched(hits),
         )
 
     def run(self, conn: psycopg.Connection) -> Ranking:
@@ -328,6 +329,21 @@ class Statement:
         with conn.pipeline():
             self.send(conn)
         return self.result()
+
+
+def _matched(hits: list[dict[str, Any]]) -> dict[str, tuple[frozenset[str], frozenset[str]]]:
+    """id -> (terms the memory matched, those its content says as the query writes them), for
+    the keyword channel's rows, whose `words` pair each query word with its term. Read here from
+    the content the ranking returns anyway (a few microseconds a memory); Postgres parsing each
+    candidate again cost milliseconds per search."""
+    if not hits or "matched" not in hits[0]:
+        return {}
+    words = [(re.compile(rf"\b{re.escape(word)}\b"), term) for word, term in hits[0]["words"] or ()]
+    found = {}
+    for r in hits:
+        matched, content = frozenset(r["matched"]), r["content"].lower()
+        found[r["id"]] = matched, frozenset(term for word, term in words if term in matched and word.search(content))
+    return found
 
 
 def _from_json(row: dict[str, Any]) -> dict[str, Any]:
@@ -410,9 +426,14 @@ def keyword_statement(tenant_id: str, user_id: str, agent_id: str | None, filter
             )
             -- one row with a null id when nothing matched: the user's size comes back anyway
             SELECT st.docs AS n, ranked.id, ranked.score, c.valid_from, c.importance, c.content,
-                   (SELECT jsonb_object_agg(t.lexeme, coalesce(df.df, 0)) FROM terms t LEFT JOIN df USING (lexeme))
-                       AS terms,
-                   ranked.matched, said.exact
+                   -- the query's terms and words, on the first row only: each row's copy would be parsed
+                   CASE WHEN row_number() OVER (ORDER BY ranked.score DESC, ranked.id) = 1 THEN
+                       (SELECT jsonb_object_agg(t.lexeme, coalesce(df.df, 0)) FROM terms t LEFT JOIN df USING (lexeme))
+                   END AS terms,
+                   CASE WHEN row_number() OVER (ORDER BY ranked.score DESC, ranked.id) = 1 THEN
+                       (SELECT jsonb_agg(jsonb_build_array(word, lexeme)) FROM words)
+                   END AS words,
+                   ranked.matched
             FROM stats st LEFT JOIN LATERAL (
                 SELECT h.id, array_agg(h.lexeme) AS matched, sum(
                     ln(1 + (st.n - df.df + 0.5) / (df.df + 0.5))
@@ -422,12 +443,6 @@ def keyword_statement(tenant_id: str, user_id: str, agent_id: str | None, filter
                 GROUP BY h.id ORDER BY score DESC, h.id LIMIT %(limit)s
             ) ranked ON true
             LEFT JOIN candidates c ON c.id = ranked.id
-            LEFT JOIN LATERAL (
-                SELECT array_agg(DISTINCT w.lexeme) AS exact
-                FROM (SELECT tsvector_to_array(to_tsvector('simple', left(c.content, 65536))) AS said OFFSET 0) s,
-                     words w
-                WHERE w.word = ANY (s.said) AND w.lexeme = ANY (ranked.matched)
-            ) said ON true
             ORDER BY ranked.score DESC, ranked.id"""
 
     return Statement(sql, {"query": query, "tenant": tenant_id, "user": user_id, "max_postings": max_postings,
