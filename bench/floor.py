@@ -13,7 +13,8 @@ of evidence-holding memories among the candidates kept, by the item floor alone 
 (the question passed the gate and the memory the item floor).
 
 Then the same for SHORT_HISTORIES, a new user's few turns: their natural questions, and the
-off-topic queries asked of them.
+off-topic queries asked of them. The previous floor (cosine and BM25 only) is measured on the
+same signals, for comparison.
 
 Choosing means: the lowest off-topic leakage on the four conversations with at least
 `MIN_EVIDENCE_KEPT` of their evidence kept end to end and every short-history question passing
@@ -111,6 +112,7 @@ class Observation:
     off_topic: bool
     best_similarity: float
     best_coverage: float
+    best_bm25: float  # for the previous gate
     evidence: list  # [floor.Signals]
 
 
@@ -158,7 +160,8 @@ def observe(samples, home: Path) -> list[Observation]:
 
     def observation(user_id: str, found, off_topic: bool, evidence: list) -> Observation:
         return Observation(user_id, off_topic, max((s.similarity or 0.0 for s in found.values()), default=0.0),
-                           max((s.coverage for s in found.values()), default=0.0), evidence)
+                           max((s.coverage for s in found.values()), default=0.0),
+                           max((s.bm25 or 0.0 for s in found.values()), default=0.0), evidence)
 
     observations = []
     for sample in samples:
@@ -201,10 +204,19 @@ def is_short(o: Observation) -> bool:
 
 
 def measure(observations: Sequence[Observation], thresholds) -> dict[str, float]:
+    """The floor's figures; `thresholds` None: the previous floor's, for comparison (gate: cosine
+    >= 0.35 or BM25 >= 0.9 units; item floor: cosine >= 0.2 or BM25 >= 0.33 units)."""
     from memex.retrieval import floor
 
     def opens(o: Observation) -> bool:
+        if thresholds is None:
+            return o.best_similarity >= 0.35 or o.best_bm25 >= 0.9
         return o.best_similarity >= thresholds.gate_similarity or o.best_coverage >= thresholds.gate_coverage
+
+    def keeps(s) -> bool:
+        if thresholds is None:
+            return (s.similarity or 0.0) >= 0.2 or (s.bm25 or 0.0) >= 0.33
+        return floor.item_passes(s, thresholds)
 
     questions = [o for o in observations if not o.off_topic]
     off_topic = [o for o in observations if o.off_topic]
@@ -212,8 +224,8 @@ def measure(observations: Sequence[Observation], thresholds) -> dict[str, float]
     return {
         "questions_pass": sum(map(opens, questions)) / max(len(questions), 1),
         "off_topic_pass": sum(map(opens, off_topic)) / max(len(off_topic), 1),
-        "item_floor_keeps": sum(floor.item_passes(s, thresholds) for _, s in evidence) / max(len(evidence), 1),
-        "evidence_kept": sum(opens(o) and floor.item_passes(s, thresholds) for o, s in evidence)
+        "item_floor_keeps": sum(keeps(s) for _, s in evidence) / max(len(evidence), 1),
+        "evidence_kept": sum(opens(o) and keeps(s) for o, s in evidence)
         / max(len(evidence), 1),
         "questions": len(questions), "off_topic": len(off_topic), "evidence": len(evidence),
     }
@@ -254,19 +266,21 @@ def report(observations: Sequence[Observation]) -> str:
     from memex.retrieval import floor
 
     long = [o for o in observations if not is_short(o)]
-    shipped = measure(long, floor.DEFAULT)
-    short = measure([o for o in observations if is_short(o)], floor.DEFAULT)
+    short = [o for o in observations if is_short(o)]
+    previous, previous_short = measure(long, None), measure(short, None)
+    shipped, short = measure(long, floor.DEFAULT), measure(short, floor.DEFAULT)
     averaged, folds = leave_one_out(observations)
     lines = [f"{shipped['questions']} LoCoMo questions, {shipped['off_topic']} off-topic queries "
              f"({len(OFF_TOPIC)} per conversation), {shipped['evidence']} evidence-holding candidates; "
              f"{len(SHORT_HISTORIES)} short histories, {short['questions']} questions, {short['off_topic']} off-topic",
              f"shipped thresholds: {floor.DEFAULT}",
              f"gate chosen on the whole file: {choose(observations)}",
-             "", f"{'':38} {'shipped':>9} {'LOO':>9} {'short':>9}"]
+             "", f"{'':38} {'previous':>9} {'shipped':>9} {'LOO':>9} {'short: previous':>16} {'shipped':>9}"]
     for key, label in (("questions_pass", "gate: questions pass"), ("off_topic_pass", "gate: off-topic queries pass"),
                        ("item_floor_keeps", "item floor keeps evidence"),
                        ("evidence_kept", "evidence kept end to end")):
-        lines.append(f"{label:38} {shipped[key]:9.3f} {averaged[key]:9.3f} {short[key]:9.3f}")
+        lines.append(f"{label:38} {previous[key]:9.3f} {shipped[key]:9.3f} {averaged[key]:9.3f} "
+                     f"{previous_short[key]:16.3f} {short[key]:9.3f}")
     lines.append("")
     for held_out, chosen, figures in folds:
         lines.append(f"held out {held_out}: gate similarity {chosen.gate_similarity}, coverage {chosen.gate_coverage}"
