@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Sequence
@@ -269,12 +270,16 @@ class Found:
 class Ranking:
     """One channel's answer: (id, score) best first, what each found memory holds, how many
     memories the user holds (active, or all; the keyword channel reads it, 0 where unknown), and
-    the best ones as the wire shows them, when the statement was asked for them (`with_memories`)."""
+    the best ones as the wire shows them, when the statement was asked for them (`with_memories`).
+    The keyword channel also says each query term's document frequency (`terms`) and, per memory,
+    the terms it matched and those its content says word for word (`matched`): the floor's signals."""
 
     ranked: list[tuple[str, float]]
     found: dict[str, Found]
     scope_size: int = 0
     memories: dict[str, dict[str, Any]] = field(default_factory=dict)
+    terms: dict[str, int] = field(default_factory=dict)
+    matched: dict[str, tuple[frozenset[str], frozenset[str]]] = field(default_factory=dict)
 
 
 class Statement:
@@ -314,6 +319,8 @@ class Statement:
             {r["id"]: Found(r["valid_from"], float(r["importance"]), r["content"]) for r in hits},
             rows[0]["n"] if rows and "n" in rows[0] else 0,
             {r["id"]: to_wire(_from_json(r["memory"])) for r in hits if r.get("memory") is not None},
+            {term: int(df) for term, df in (rows[0].get("terms") or {}).items()} if rows else {},
+            _matched(hits),
         )
 
     def run(self, conn: psycopg.Connection) -> Ranking:
@@ -322,6 +329,21 @@ class Statement:
         with conn.pipeline():
             self.send(conn)
         return self.result()
+
+
+def _matched(hits: list[dict[str, Any]]) -> dict[str, tuple[frozenset[str], frozenset[str]]]:
+    """id -> (terms the memory matched, those its content says as the query writes them), for
+    the keyword channel's rows, whose `words` pair each query word with its term. Read here from
+    the content the ranking returns anyway (a few microseconds a memory); Postgres parsing each
+    candidate again cost milliseconds per search."""
+    if not hits or "matched" not in hits[0]:
+        return {}
+    words = [(re.compile(rf"\b{re.escape(word)}\b"), term) for word, term in hits[0]["words"] or ()]
+    found = {}
+    for r in hits:
+        matched, content = frozenset(r["matched"]), r["content"].lower()
+        found[r["id"]] = matched, frozenset(term for word, term in words if term in matched and word.search(content))
+    return found
 
 
 def _from_json(row: dict[str, Any]) -> dict[str, Any]:
@@ -350,12 +372,19 @@ def keyword_statement(tenant_id: str, user_id: str, agent_id: str | None, filter
       words costs no more than one with a rare word (at 100,000 memories such a query read
       every memory holding its rarest word, the keyword channel's tail: bench/scale).
     - Scores are Okapi BM25 over every query term, with dl = length(content_tsv).
+    - For the relevance floor, the answer also says each query term's document frequency (0 for
+      a word the user never used) and, per memory, which terms it matched and which of them its
+      content says word for word: "Noted" matches the query "notes" only through the stem.
     """
     where, params = _scope(tenant_id, user_id, agent_id, filters, include_inactive, alias="m")
     prefix = "" if include_inactive else "active_"
     tf = f"(p.occurrences + {CONTEXT_TF}::float8 * p.context_occurrences)"
     sql = f"""WITH terms AS (
                 SELECT DISTINCT lexeme FROM unnest(to_tsvector('english', %(query)s))
+            ), words AS (
+                -- the query's words as written (lower case), each with the term it stems to
+                SELECT DISTINCT w.lexeme AS word, e.lexeme
+                FROM unnest(to_tsvector('simple', %(query)s)) w, unnest(to_tsvector('english', w.lexeme)) e
             ), stats AS (
                 SELECT {prefix}docs AS docs, {prefix}docs::float8 AS n,
                        greatest({prefix}length::float8 / greatest({prefix}docs, 1), 1) AS avgdl
@@ -396,9 +425,17 @@ def keyword_statement(tenant_id: str, user_id: str, agent_id: str | None, filter
                   AND u.lexeme IN (SELECT lexeme FROM df WHERE NOT (rarity = 1 OR cost <= %(max_postings)s))
             )
             -- one row with a null id when nothing matched: the user's size comes back anyway
-            SELECT st.docs AS n, ranked.id, ranked.score, c.valid_from, c.importance, c.content
+            SELECT st.docs AS n, ranked.id, ranked.score, c.valid_from, c.importance, c.content,
+                   -- the query's terms and words, on the first row only: each row's copy would be parsed
+                   CASE WHEN row_number() OVER (ORDER BY ranked.score DESC, ranked.id) = 1 THEN
+                       (SELECT jsonb_object_agg(t.lexeme, coalesce(df.df, 0)) FROM terms t LEFT JOIN df USING (lexeme))
+                   END AS terms,
+                   CASE WHEN row_number() OVER (ORDER BY ranked.score DESC, ranked.id) = 1 THEN
+                       (SELECT jsonb_agg(jsonb_build_array(word, lexeme)) FROM words)
+                   END AS words,
+                   ranked.matched
             FROM stats st LEFT JOIN LATERAL (
-                SELECT h.id, sum(
+                SELECT h.id, array_agg(h.lexeme) AS matched, sum(
                     ln(1 + (st.n - df.df + 0.5) / (df.df + 0.5))
                     * h.tf * ({BM25_K1} + 1) / (h.tf + {BM25_K1} * (1 - {BM25_B} + {BM25_B} * h.dl / st.avgdl))
                 ) AS score

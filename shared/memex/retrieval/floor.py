@@ -1,40 +1,105 @@
-"""The relevance floor: a query about nothing the user said returns nothing.
+"""The relevance floor: a query about nothing the user said returns nothing, and a memory that
+holds what the query asks for is never dropped.
 
 Fused relevance is relative (the best candidate of an unrelated query still ranks first), so
-the floor reads absolute signals: cosine similarity, and BM25 measured in units of the highest
-IDF a word can have among the scope's N memories (BM25 grows with ln N, so a raw threshold
-that suits a long history would silence a user with five memories). A query passes only if some
-memory is clearly related to it (the gate); then each memory must be at least loosely related
-(the item floor). Calibrated with `python -m bench.floor --data locomo-dev.json`: on the LoCoMo development
-conversations the gate passes 99.9% of the questions and 23% of off-topic queries (in hundreds
-of turns of small talk, "hello" or "mountain" is usually said somewhere), and the item floor keeps
-98.4% of the memories that hold evidence. On a short history an off-topic query finds nothing.
+the floor reads absolute signals of each candidate:
+
+- cosine similarity to the query;
+- BM25 in units of the highest IDF a word can have among the scope's N memories (BM25 grows
+  with ln N, so a raw threshold that suits a long history would silence a user with five);
+- keyword coverage: the share of the query's words the memory holds, each word weighed by its
+  IDF in the scope (a word the user never used weighs as much as the rarest word they did), a
+  word held only through its stem ("Noted" for "notes") counting `STEM_CREDIT` of one said as
+  written. A query about something else shares a word or two with a long, chatty history (its
+  rarest words are the ones nobody said); a query about what the user said shares most of them;
+- a rare exact hit: the memory's content says, as written, a word of the query that at most
+  `RARE_SHARE` of the scope's memories hold. Rare enough scales with the history: a word in half
+  of the memories or fewer is one BM25's classic IDF (Robertson and Spärck Jones) still counts
+  as evidence; past that it tells a memory from the others no better than chance.
+
+A query passes only if some memory is clearly related to it (the gate: similarity or coverage
+high enough); then each memory must be at least loosely related (the item floor), and one with
+a rare exact hit always is. So a search for "Globex" finds every memory that says Globex, while
+"quantum chromodynamics lecture notes" does not open on "Noted, green tea it is."
+
+The thresholds are calibrated with `python -m bench.floor --data locomo-dev.json`, which also
+reports them chosen leave-one-conversation-out; the figures are in the README (Retrieval).
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Iterable
 
-GATE_SIMILARITY = 0.35
-GATE_BM25 = 0.9  # in units of the highest IDF (see bm25_units)
-ITEM_SIMILARITY = 0.2
-ITEM_BM25 = 0.33
+RARE_SHARE = 0.5  # a definition, not a tuned value: see above
+STEM_CREDIT = 0.5  # a word matched only through its stem counts half
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    gate_similarity: float = 0.35
+    gate_coverage: float = 0.6
+    item_similarity: float = 0.2
+    item_bm25: float = 0.33  # in units of the highest IDF (see bm25_units)
+
+
+DEFAULT = Thresholds()
+
+
+@dataclass(frozen=True)
+class Signals:
+    """What the floor knows of one candidate; None where a channel did not find it."""
+
+    bm25: float | None = None
+    similarity: float | None = None
+    coverage: float = 0.0
+    rare_exact: bool = False
+
+
+def idf(df: float, scope_size: int) -> float:
+    n = max(scope_size, 1)
+    return math.log(1 + (n - df + 0.5) / (df + 0.5))
 
 
 def bm25_units(score: float, scope_size: int) -> float:
     """A BM25 score divided by the IDF of a word found in one memory out of `scope_size`."""
-    return score / math.log(1 + (max(scope_size, 1) - 0.5) / 1.5)
+    return score / idf(1, scope_size)
 
 
-def _related(bm25: float | None, similarity: float | None, min_bm25: float, min_similarity: float) -> bool:
-    return (similarity is not None and similarity >= min_similarity) or (bm25 is not None and bm25 >= min_bm25)
+def keyword_signals(terms: dict[str, int], matched: Iterable[str], exact: Iterable[str],
+                    scope_size: int) -> tuple[float, bool]:
+    """(coverage, rare exact hit) of a memory that holds the query terms `matched`, `exact` of
+    them as the query writes them; `terms`: each query term's document frequency in the scope."""
+    weights = {term: idf(max(df, 1), scope_size) for term, df in terms.items()}
+    total = sum(weights.values())
+    exact = set(exact)
+    held = sum(weights.get(term, 0.0) * (1.0 if term in exact else STEM_CREDIT) for term in set(matched))
+    rare = any(0 < terms.get(term, 0) <= RARE_SHARE * scope_size for term in exact)
+    return (held / total if total > 0 else 0.0), rare
 
 
-def query_passes(signals: Iterable[tuple[float | None, float | None]]) -> bool:
-    """`signals`: (bm25, similarity) of each candidate, None where a channel did not find it."""
-    return any(_related(b, s, GATE_BM25, GATE_SIMILARITY) for b, s in signals)
+def signals(keyword, vector) -> dict[str, Signals]:
+    """id -> Signals of every candidate of one query's channels (memories.Ranking, or None for a
+    channel that did not run)."""
+    bm25 = dict(keyword.ranked) if keyword is not None else {}
+    similarity = dict(vector.ranked) if vector is not None else {}
+    size = keyword.scope_size if keyword is not None else 0
+    found: dict[str, Signals] = {}
+    for item in bm25.keys() | similarity.keys():
+        coverage, rare = 0.0, False
+        if item in bm25:
+            coverage, rare = keyword_signals(keyword.terms, *keyword.matched.get(item, ((), ())), size)
+        found[item] = Signals(bm25_units(bm25[item], size) if item in bm25 else None, similarity.get(item),
+                              coverage, rare)
+    return found
 
 
-def item_passes(bm25: float | None, similarity: float | None) -> bool:
-    return _related(bm25, similarity, ITEM_BM25, ITEM_SIMILARITY)
+def query_passes(candidates: Iterable[Signals], thresholds: Thresholds = DEFAULT) -> bool:
+    return any((s.similarity is not None and s.similarity >= thresholds.gate_similarity)
+               or s.coverage >= thresholds.gate_coverage for s in candidates)
+
+
+def item_passes(s: Signals, thresholds: Thresholds = DEFAULT) -> bool:
+    return (s.rare_exact or (s.similarity is not None and s.similarity >= thresholds.item_similarity)
+            or (s.bm25 is not None and s.bm25 >= thresholds.item_bm25))

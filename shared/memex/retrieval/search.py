@@ -61,12 +61,8 @@ class QueryRun:
         ranking = getattr(self, channel)
         return dict(ranking.ranked) if ranking is not None else {}
 
-    def signals(self) -> dict[str, tuple[float | None, float | None]]:
-        """id -> (BM25 in floor units, cosine similarity), None where a channel did not find it."""
-        bm25, similarity = self.scores("keyword"), self.scores("vector")
-        size = self.keyword.scope_size if self.keyword is not None else 0
-        return {item: (floor.bm25_units(bm25[item], size) if item in bm25 else None, similarity.get(item))
-                for item in bm25.keys() | similarity.keys()}
+    def signals(self) -> dict[str, floor.Signals]:
+        return floor.signals(self.keyword, self.vector)
 
     def found(self) -> dict[str, memory_rows.Found]:
         return {**(self.vector.found if self.vector else {}), **(self.keyword.found if self.keyword else {})}
@@ -204,7 +200,7 @@ def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies |
         # A memory found by an extra query is held to that query's signals, not the question's.
         signals = [query_run.signals() for _, query_run in runs]
         kept = [item for item in relevance
-                if gate_open and any(item in s and floor.item_passes(*s[item]) for s in signals)]
+                if gate_open and any(item in s and floor.item_passes(s[item]) for s in signals)]
 
     # 3. scoring: relevance blended with recency and importance, from what the rankings read
     now = request.reference_time or datetime.now(timezone.utc)

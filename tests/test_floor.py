@@ -1,0 +1,107 @@
+"""The relevance floor, both ways: what the user said is found (a word they used, a natural
+question about a short history), and what they never talked about finds nothing (a query sharing
+only a stem or a stray word with their memories)."""
+
+from __future__ import annotations
+
+import pytest
+
+from bench.floor import OFF_TOPIC as BENCH_OFF_TOPIC
+from bench.floor import SHORT_HISTORIES, short_turns
+
+OFF_TOPIC = ["What is the boiling point of mercury?", "How do I configure an nginx reverse proxy?",
+             "quantum chromodynamics lecture notes", "Who won the 1998 world cup?",
+             "What is the capital of Mongolia?", "How do vaccines train the immune system?"]
+
+
+def contents(results: list[dict]) -> set[str]:
+    return {r["content"] for r in results}
+
+
+SAID = ["I work at Acme.", "My sister moved to Boston last year.", "I had coffee with Dana from Globex.",
+        "Globex is hiring again.", "We flew to Boston for the marathon.", "Too much coffee makes me jittery.",
+        "Coffee in Boston is expensive.", "My cat sleeps all day."]
+
+
+@pytest.fixture
+def acme_user(tenant):
+    """A new user's short history that says Globex, coffee and Boston in several memories each."""
+    for i, text in enumerate(SAID):
+        tenant.turn(text, session=f"s{i}")
+    return tenant
+
+
+@pytest.mark.parametrize("word", ["Globex", "coffee", "Boston"])
+def test_a_keyword_search_finds_every_memory_that_says_the_word(acme_user, word):
+    expected = {c for c in SAID if word.lower() in c.lower()}
+    assert len(expected) >= 2
+    bm25 = {r["content"] for r in acme_user.search(word, mode="bm25", top_k=50) if r["memory_type"] == "episodic"}
+    assert bm25 == expected
+    hybrid = contents(acme_user.search(word, top_k=50))  # which may add what is like it
+    assert expected <= hybrid, hybrid
+
+
+def test_a_word_the_user_never_said_finds_nothing(acme_user):
+    for query in ["Initech", "tea", "Chicago"]:
+        assert acme_user.search(query, mode="bm25") == [], query
+    for query in OFF_TOPIC:
+        for mode in ("bm25", "hybrid"):
+            assert acme_user.search(query, mode=mode) == [], (query, mode)
+
+
+def test_one_word_the_user_said_opens_the_floor(tenant):
+    tenant.turn("I work at Acme.")
+    assert "I work at Acme." in contents(tenant.search("work"))
+    assert "I work at Acme." in contents(tenant.search("work", mode="bm25"))
+    assert tenant.search("homework") == [] and tenant.search("lecture") == []
+
+
+def test_a_match_through_the_stem_alone_counts_for_less_than_the_word(tenant, other_tenant):
+    tenant.turn("Noted, green tea it is.")
+    for mode in ("hybrid", "bm25"):
+        assert tenant.search("quantum chromodynamics lecture notes", mode=mode) == [], mode
+    # said as written, the same word opens the floor
+    other_tenant.turn("Noted, green tea it is.", session="a")
+    other_tenant.turn("I keep my lecture notes in a blue binder.", session="b")
+    for mode in ("hybrid", "bm25"):
+        found = contents(other_tenant.search("my lecture notes", mode=mode))
+        assert "I keep my lecture notes in a blue binder." in found, (mode, found)
+
+
+@pytest.mark.parametrize("history", sorted(SHORT_HISTORIES))
+def test_a_short_history_answers_natural_questions_and_nothing_off_topic(tenant, history):
+    """bench.floor's short histories, the ones its calibration must pass, through the API."""
+    for turn in short_turns(history):
+        tenant.post("/v1/turns?wait=true", {**turn, "user_id": tenant.user})
+    for question, answer in SHORT_HISTORIES[history][1].items():
+        found = tenant.search(question)
+        assert any(answer.lower() in f"{r['content']} {r.get('value')}".lower() for r in found), \
+            (question, contents(found))
+    for query in BENCH_OFF_TOPIC:
+        assert tenant.search(query) == [], query
+
+
+def test_the_readme_example_finds_what_each_speaker_said_by_one_word(tenant):
+    tenant.post("/v1/turns?wait=true", {"user_id": tenant.user, "session_id": "s1", "user_name": "Caroline",
+                                        "messages": [{"role": "user", "name": "Caroline", "content": "I work at Acme."},
+                                                     {"role": "user", "name": "Melanie",
+                                                      "content": "Nice! I work at Globex."}]})
+    for query in ("work", "Where do I work?"):
+        found = " ".join(contents(tenant.search(query)))
+        assert "I work at Acme." in found and "I work at Globex." in found, (query, found)
+    for query in OFF_TOPIC:
+        assert tenant.search(query) == [], query
+
+
+def test_rare_enough_scales_with_the_history_and_a_stem_counts_half():
+    from memex.retrieval import floor
+
+    # coffee in 3 of 5 memories, in 3 of 6: rare enough only once it is in at most half of them
+    assert floor.keyword_signals({"coffe": 3}, ["coffe"], ["coffe"], 6) == (1.0, True)
+    assert floor.keyword_signals({"coffe": 3}, ["coffe"], ["coffe"], 5)[1] is False
+    assert floor.keyword_signals({"coffe": 30}, ["coffe"], ["coffe"], 1000)[1] is True
+    # "notes" matched by "Noted": half the credit of the word itself, and no rare exact hit
+    assert floor.keyword_signals({"note": 1}, ["note"], [], 5) == (0.5, False)
+    # a query word the user never said weighs as much as their rarest one
+    coverage, _ = floor.keyword_signals({"quantum": 0, "note": 1}, ["note"], ["note"], 5)
+    assert coverage == 0.5
