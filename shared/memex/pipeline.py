@@ -235,7 +235,7 @@ def embed_distinct(ctx: Context, texts: list[str]) -> dict[str, np.ndarray]:
     if missing:
         found.update(zip(missing, ctx.embedder.embed(missing)))
         with _recent_lock:
-            recent.update((text, found[text]) for text in missing)
+            recent.update((text, found[text].copy()) for text in missing)  # not a view keeping its batch alive
             while len(recent) > RECENT_VECTORS_KEPT:
                 recent.popitem(last=False)
     return found

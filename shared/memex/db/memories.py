@@ -115,8 +115,8 @@ _ROWS_PER_INSERT = 1000
 
 def insert_many(conn: psycopg.Connection, tenant_id: str, memories: list[dict[str, Any]]) -> None:
     """`insert` for many memories, in one statement per thousand; those whose dedupe_key was
-    already written are skipped. One statement, not one per memory: the BM25 statistics' triggers
-    (migration 0005) run once per statement, and per row they cost more than the insert."""
+    already written are skipped. One statement, not one per memory: the BM25 statistics'
+    triggers (migration 0005) then run once for all of them."""
     for start in range(0, len(memories), _ROWS_PER_INSERT):
         rows = [_row(tenant_id, m) for m in memories[start:start + _ROWS_PER_INSERT]]
         values = ", ".join(["(" + ", ".join(["%s"] * len(_COLUMNS)) + ")"] * len(rows))
