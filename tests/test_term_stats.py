@@ -355,3 +355,24 @@ def test_the_migration_counts_the_memories_already_there(ctx):
             assert _stored(conn, "t", "u")["stats"] == {"docs": 3, "length": 9, "active_docs": 2, "active_length": 7}
         finally:
             conn.execute(f"DROP SCHEMA {schema} CASCADE")
+
+
+def test_statistics_follow_a_bulk_import(ctx, tenant, runtime, tmp_path, monkeypatch):
+    """An import writes each chunk's episodic memories in one statement and supersedes as it
+    decides, in transactions of several turns: the statistics still count every memory once."""
+    import json
+
+    from bench.writes.corpus import synthetic_lines
+    from memex import backfill
+
+    monkeypatch.setattr(backfill, "LINES_PER_CHUNK", 30)
+    path = tmp_path / "history.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in synthetic_lines(90, tenant.user)), encoding="utf-8")
+    job = backfill.new_job("import", tenant.id, path=str(path))
+    ctx.publisher.publish_backfill(job)
+    runtime.drain(timeout=300)
+    assert backfill.status(ctx, tenant.id, job.backfill_id)["done"] == 90
+    stored = _assert_consistent(ctx, tenant.id, tenant.user)
+    assert stored["stats"]["docs"] > stored["stats"]["active_docs"] > 90  # superseded values are not active
+    _assert_scores(ctx, tenant, "I live in Lisbon, my sister and my dog")
+    _assert_scores(ctx, tenant, "I live in Lisbon, my sister and my dog", include_inactive=True)

@@ -37,8 +37,8 @@ def _knowledge(ctx, tenant_id: str, user: str) -> list[tuple]:
     rows = ctx.db.connection().execute(
         """SELECT memory_type, key, value, content, context, active, valid_from, valid_to, embedding
            FROM memories WHERE tenant_id = %s AND user_id = %s""", (tenant_id, user)).fetchall()
-    return sorted((r["memory_type"], r["key"], r["value"], r["content"], r["context"], r["active"], r["valid_from"],
-                   r["valid_to"], r["embedding"].to_numpy()) for r in rows)
+    return sorted(((r["memory_type"], r["key"], r["value"], r["content"], r["context"], r["active"], r["valid_from"],
+                    r["valid_to"], r["embedding"].to_numpy()) for r in rows), key=lambda m: [repr(x) for x in m[:-1]])
 
 
 def _same(a: list[tuple], b: list[tuple]) -> bool:
@@ -183,3 +183,43 @@ def test_an_imported_chunk_keeps_idempotency_keys_whether_stored_together_or_one
             """SELECT m.content FROM turns t JOIN messages m ON m.tenant_id = t.tenant_id AND m.turn_id = t.id
                WHERE t.tenant_id = %s AND t.idempotency_key = %s""", (tenant.id, key)).fetchall()
         assert [r["content"] for r in stored] == ["I live in Lisbon."], name
+
+
+def _chains(ctx, tenant_id: str, user: str) -> list[tuple]:
+    """Every supersession link of the user, each end named by what it says and when."""
+    rows = ctx.db.connection().execute(
+        """SELECT n.key AS n_key, n.value AS n_value, n.valid_from AS n_from, n.valid_to AS n_to,
+                  o.key AS o_key, o.value AS o_value, o.valid_from AS o_from, o.valid_to AS o_to
+           FROM memory_links l JOIN memories n ON n.tenant_id = l.tenant_id AND n.id = l.memory_id
+           JOIN memories o ON o.tenant_id = l.tenant_id AND o.id = l.replaced_id
+           WHERE l.tenant_id = %s AND n.user_id = %s""", (tenant_id, user)).fetchall()
+    return sorted((tuple(r.values()) for r in rows), key=repr)
+
+
+def test_a_bulk_import_writes_what_the_workers_write(ctx, tenant, runtime, tmp_path, monkeypatch):
+    """The same history imported in chunks (decided in the chunk, in transactions of several
+    turns) and sent turn by turn through the extraction and supersession workers: the same
+    memories, the same current values, the same chains."""
+    from bench.writes.corpus import synthetic_lines
+
+    monkeypatch.setattr(backfill, "LINES_PER_CHUNK", 40)  # decisions span chunks, and transactions within them
+    monkeypatch.setattr(pipeline, "TURNS_PER_TRANSACTION", 7)
+    drain(runtime.pollers, timeout=120)
+    lines = list(synthetic_lines(160, "imported"))
+    path = tmp_path / "history.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    job = backfill.new_job("import", tenant.id, path=str(path))
+    ctx.publisher.publish_backfill(job)
+    runtime.drain(timeout=300)
+    assert backfill.status(ctx, tenant.id, job.backfill_id)["done"] == len(lines)
+
+    for start in range(0, len(lines), 10):  # ten at a time, so that the workers decide in the order said
+        for line in lines[start:start + 10]:
+            ingest_turn(ctx, tenant.id, TurnIn(**{**line, "user_id": "sent"}), wait=False)
+        drain(_workers(runtime, 10), timeout=120)
+
+    imported, sent = _knowledge(ctx, tenant.id, "imported"), _knowledge(ctx, tenant.id, "sent")
+    assert _same(imported, sent)
+    semantic = [m for m in imported if m[0] == "semantic"]
+    assert sum(m[5] for m in semantic) > 10 and sum(not m[5] for m in semantic) > 10  # current values and history
+    assert _chains(ctx, tenant.id, "imported") == _chains(ctx, tenant.id, "sent") != []

@@ -4,7 +4,7 @@ judge: no LLM).
 
     .venv/bin/python -m bench.writes [--parts api,workers,import] [--requests 300]
         [--worker-turns 500] [--import-turns 20000] [--block 1000] [--data ../shared/bench/locomo-dev.json]
-        [--out /tmp/writes.json]
+        [--phases] [--stand-in-embedder] [--out /tmp/writes.json]
 
 - api: `POST /v1/turns` p50/p95 through the ASGI app against its physical floor (one insert
   transaction + one SQS send), alternating, in the same run (bench/writes/api.py).
@@ -12,7 +12,9 @@ judge: no LLM).
   (embedded together) against one at a time, on the same lines (bench/writes/workers.py).
 - import: `memex backfill` of a generated file of one-message turns into one user, turns/s per
   block of `--block` turns, first to last (bench/writes/bulk.py). With --data, LoCoMo lines
-  stand in for the chatter (read from where they are, never copied).
+  stand in for the chatter (read from where they are, never copied). --phases prints where the
+  time went, step by step and chunk by chunk; --stand-in-embedder replaces the embedder by one
+  that costs next to nothing, to time everything else (bench/writes/phases.py).
 """
 
 from __future__ import annotations
@@ -24,7 +26,9 @@ import os
 import tempfile
 from pathlib import Path
 
-from bench.writes import api, bulk, corpus, workers
+from contextlib import nullcontext
+
+from bench.writes import api, bulk, corpus, phases, workers
 
 
 def main() -> None:
@@ -35,6 +39,8 @@ def main() -> None:
     parser.add_argument("--import-turns", type=int, default=20_000)
     parser.add_argument("--block", type=int, default=1000)
     parser.add_argument("--data", type=Path)
+    parser.add_argument("--phases", action="store_true")
+    parser.add_argument("--stand-in-embedder", action="store_true")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
     parts = args.parts.split(",")
@@ -46,7 +52,8 @@ def main() -> None:
     logging.getLogger("werkzeug").setLevel(logging.WARNING)  # the loopback SQS server's request lines
     from infra.local.runtime import LocalRuntime
 
-    report: dict = {"blas_threads": os.environ.get("MEMEX_EMBEDDINGS_BLAS_THREADS", "1 (default)")}
+    report: dict = {"blas_threads": os.environ.get("MEMEX_EMBEDDINGS_BLAS_THREADS", "1 (default)"),
+                    "load_before": os.getloadavg()}
     with tempfile.TemporaryDirectory(prefix="memex-bench-writes-") as home:
         runtime = LocalRuntime(Path(home) / "memex").start()
         try:
@@ -61,8 +68,14 @@ def main() -> None:
                 _print_workers(report["workers"])
             if "import" in parts:
                 path = corpus.write_file(Path(home) / "history.jsonl", args.import_turns, bulk.USER, args.data)
-                report["import"] = bulk.run(runtime, path, args.block)
+                timing = (phases.timed(get_context().embedder, args.stand_in_embedder)
+                          if args.phases or args.stand_in_embedder else nullcontext())
+                with timing as steps:
+                    report["import"] = bulk.run(runtime, path, args.block)
                 _print_import(report["import"], args.block)
+                if steps is not None:
+                    phases.print_report(steps)
+                    report["import"]["phases"] = steps
         finally:
             runtime.stop()
     if args.out:
@@ -92,7 +105,8 @@ def _print_import(r: dict, block: int) -> None:
           f"keys with more than one current value among single-valued keys: {r['doubled_keys']}")
     print(f"  turns/s per block of {block}: " + " ".join(f"{b:.0f}" for b in r["blocks"]))
     first, last = r["blocks"][0], r["blocks"][-1]
-    print(f"  last block / first block: {last / first:.2f}")
+    print(f"  last block / first block: {last / first:.2f}; load average (1, 5, 15 min) at the end: "
+          + ", ".join(f"{x:.1f}" for x in os.getloadavg()))
 
 
 if __name__ == "__main__":

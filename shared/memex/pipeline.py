@@ -11,8 +11,11 @@ from __future__ import annotations
 
 import itertools
 import logging
+import threading
 import time
 import uuid
+import weakref
+from collections import OrderedDict
 from dataclasses import asdict
 from typing import Any
 
@@ -119,7 +122,9 @@ def _store_episodic(ctx: Context, tenant_id: str, work: list[tuple[dict, list[di
     pending = [(turn, m) for turn, messages, _ in work for m in messages if f"message:{m['id']}" not in done]
     if not pending:
         return
-    vectors = ctx.embedder.embed([indexed_text(episodic_text(m), contexts[m["id"]]) for _, m in pending])
+    texts = [indexed_text(episodic_text(m), contexts[m["id"]]) for _, m in pending]
+    distinct = embed_distinct(ctx, texts)
+    vectors = [distinct[text] for text in texts]
     with ctx.db.transaction() as conn:
         for user_id in sorted({turn["user_id"] for turn, _ in pending}):  # in one order: no deadlock
             locks.lock_user(conn, tenant_id, user_id)
@@ -193,7 +198,7 @@ def _resolve_turns(ctx: Context, turns: list[dict[str, Any]], known: dict[str, n
             for candidate in (Candidate(**c) for c in turn["candidates"]):
                 _decide_and_write(ctx, turn, candidate, vectors[candidate.content])
         with ctx.db.transaction() as conn:
-            turn_rows.finish(conn, turn["tenant_id"], turn["id"])
+            turn_rows.finish(conn, turn["tenant_id"], [turn["id"]])
 
 
 def candidate_vectors(ctx: Context, turns: list[dict[str, Any]], known: dict[str, np.ndarray] | None = None
@@ -201,11 +206,39 @@ def candidate_vectors(ctx: Context, turns: list[dict[str, Any]], known: dict[str
     """The vector of every candidate content stored on these turns, by content: those not in
     `known` embedded in one call, each distinct text once."""
     vectors = dict(known or {})
-    missing = list(dict.fromkeys(c["content"] for t in turns for c in (t["candidates"] or [])
-                                 if c["content"] not in vectors))
+    missing = [c["content"] for t in turns for c in (t["candidates"] or []) if c["content"] not in vectors]
     if missing:
-        vectors.update(zip(missing, ctx.embedder.embed(missing)))
+        vectors.update(embed_distinct(ctx, missing))
     return vectors
+
+
+# Texts the write path embedded lately, with their vectors, per embedder. What people say
+# repeats ("The user lives in Lisbon." again and again in a year of history, "Thanks!" after a
+# question), and an import is cut into chunks that would each embed it again. Bounded: about
+# 12 MB of 384-dimension vectors.
+RECENT_VECTORS_KEPT = 8192
+_recent_vectors: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_recent_lock = threading.Lock()
+
+
+def embed_distinct(ctx: Context, texts: list[str]) -> dict[str, np.ndarray]:
+    """The vector of each of these texts, by text: each distinct text embedded once, and those
+    embedded lately by the same embedder not embedded again."""
+    with _recent_lock:
+        recent = _recent_vectors.setdefault(ctx.embedder, OrderedDict())
+        found = {}
+        for text in dict.fromkeys(texts):
+            if text in recent:
+                recent.move_to_end(text)
+                found[text] = recent[text]
+    missing = [text for text in dict.fromkeys(texts) if text not in found]
+    if missing:
+        found.update(zip(missing, ctx.embedder.embed(missing)))
+        with _recent_lock:
+            recent.update((text, found[text].copy()) for text in missing)  # not a view keeping its batch alive
+            while len(recent) > RECENT_VECTORS_KEPT:
+                recent.popitem(last=False)
+    return found
 
 
 def _resolve_locked(ctx: Context, turns: list[dict[str, Any]], vectors: dict[str, np.ndarray]) -> None:
@@ -214,24 +247,29 @@ def _resolve_locked(ctx: Context, turns: list[dict[str, Any]], vectors: dict[str
     with ctx.db.transaction() as conn:
         locks.lock_user(conn, tenant_id, user_id)
         locked = turn_rows.lock_turns(conn, tenant_id, [t["id"] for t in turns])
-        for turn in turns:
-            current = locked.get(turn["id"])
-            if current is None or current["candidates"] is None:
-                continue  # erased, or decided by a delivery that got the lock first
-            for candidate in (Candidate(**c) for c in current["candidates"]):
+        # erased, or decided by a delivery that got the lock first
+        todo = [locked[t["id"]] for t in turns if t["id"] in locked and locked[t["id"]]["candidates"] is not None]
+        decided = [(turn, [Candidate(**c) for c in turn["candidates"]]) for turn in todo]
+        # Read once for the whole transaction: under the user's lock only this transaction adds to them.
+        written = memory_rows.written(conn, tenant_id, [_dedupe_key(t, c) for t, candidates in decided
+                                                        for c in candidates])
+        erased = turn_rows.erased_keys(conn, tenant_id, [t["id"] for t in todo])
+        for current, candidates in decided:
+            for candidate in candidates:
                 dedupe_key = _dedupe_key(current, candidate)
-                if memory_rows.already_written(conn, tenant_id, dedupe_key):
+                if dedupe_key in written:
                     continue  # written by an earlier delivery that decided one candidate at a time
-                if turn_rows.erased_key(conn, tenant_id, current["id"], candidate.key):
+                if (current["id"], candidate.key) in erased:
                     continue  # the user erased what this turn said about it
                 vector = vectors.get(candidate.content)
                 if vector is None:  # re-extracted since the vectors were computed
                     vector = ctx.embedder.embed([candidate.content])[0]
                 related = memory_rows.related_active(conn, tenant_id, user_id, related_keys(candidate), vector,
                                                      RELATED_MIN_SIMILARITY, RELATED_LIMIT, candidate.subject)
-                _write(conn, ctx, current, candidate, vector, dedupe_key, ctx.judge.decide(candidate, related),
-                       related)
-            turn_rows.finish(conn, tenant_id, current["id"])
+                if _write(conn, ctx, current, candidate, vector, dedupe_key, ctx.judge.decide(candidate, related),
+                          related):
+                    written.add(dedupe_key)
+        turn_rows.finish(conn, tenant_id, [t["id"] for t in todo])
 
 
 def _dedupe_key(turn: dict[str, Any], candidate: Candidate) -> str:
@@ -253,7 +291,7 @@ def _decide_and_write(ctx: Context, turn: dict[str, Any], candidate: Candidate, 
             locks.lock_user(conn, tenant_id, user_id)
             if turn_rows.lock_turn(conn, tenant_id, turn["id"]) is None:
                 return  # erased meanwhile
-            if turn_rows.erased_key(conn, tenant_id, turn["id"], candidate.key):
+            if (turn["id"], candidate.key) in turn_rows.erased_keys(conn, tenant_id, [turn["id"]]):
                 return  # the user erased what this turn said about it
             related = memory_rows.related_active(conn, tenant_id, user_id, keys, vector, RELATED_MIN_SIMILARITY,
                                                  RELATED_LIMIT, candidate.subject)
@@ -272,10 +310,11 @@ def _state(related: list[dict[str, Any]]) -> list[tuple]:
 
 
 def _write(conn, ctx: Context, turn: dict[str, Any], candidate: Candidate, vector, dedupe_key: str,
-           decision: Decision, related: list[dict[str, Any]]) -> None:
+           decision: Decision, related: list[dict[str, Any]]) -> bool:
+    """Write what was decided; whether a memory was written."""
     if decision.action == "noop":
         ctx.metrics.record(SUPERSESSION_VERDICTS, action="noop")
-        return
+        return False
     said_at = turn["occurred_at"]
     same_key = [m for m in related if m["key"] == candidate.key]
     later = [m for m in same_key if timeline.said_after(m, said_at)]
@@ -286,9 +325,9 @@ def _write(conn, ctx: Context, turn: dict[str, Any], candidate: Candidate, vecto
     ctx.metrics.record(SUPERSESSION_VERDICTS, action=decision.action)
     placement = timeline.plan(conn, turn["tenant_id"], decision, candidate.value, said_at, same_key)
     if placement.already_known:
-        return
+        return False
     memory_id = str(uuid.uuid4())
-    memory_rows.insert(conn, turn["tenant_id"], {
+    inserted = memory_rows.insert(conn, turn["tenant_id"], {
         "id": memory_id,
         "user_id": turn["user_id"],
         "agent_id": turn["agent_id"],
@@ -313,6 +352,7 @@ def _write(conn, ctx: Context, turn: dict[str, Any], candidate: Candidate, vecto
                      **({"historical": True} if decision.action == "keep_old" else {})},
     })
     timeline.apply(conn, turn["tenant_id"], memory_id, placement)
+    return inserted is not None
 
 
 def process_inline(ctx: Context, tenant_id: str, turn_id: str) -> None:

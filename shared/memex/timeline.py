@@ -93,14 +93,26 @@ def _past(conn: psycopg.Connection, tenant_id: str, value: str, said_at: datetim
         return Placement(current=False, valid_to=said_at)
     later, earlier = _gap(conn, tenant_id, same_key_active[0], said_at)
     then = earlier[0] if later["valid_from"] > said_at and earlier else later  # current when it was said
-    if any(same_value(m["value"] or "", value) for m in _back_from(conn, tenant_id, then)):
+    if _said_before(conn, tenant_id, then, value):
         return Placement(current=False, already_known=f"{value!r} is already in the history")
     return Placement(current=False, valid_to=min(then["valid_from"], said_at), replaced_by=[then["id"]])
 
 
-def _back_from(conn: psycopg.Connection, tenant_id: str, memory: dict[str, Any]) -> list[dict[str, Any]]:
-    """The memory and everything before it in its history."""
-    return [memory, *history_rows.earlier(conn, tenant_id, memory["id"])]
+# How far back a value is looked for before the whole history is read: a value said again was
+# mostly said lately, and a year of history can hold thousands of values of one key.
+NEAR_HISTORY = 64
+
+
+def _said_before(conn: psycopg.Connection, tenant_id: str, memory: dict[str, Any], value: str) -> bool:
+    """Whether the memory or one before it in its history says `value`: looked for among the
+    nearest first, in the whole history only when none of them does."""
+    if same_value(memory["value"] or "", value):
+        return True
+    near = history_rows.earlier(conn, tenant_id, memory["id"], NEAR_HISTORY)
+    if any(same_value(m["value"] or "", value) for m in near):
+        return True
+    return len(near) == NEAR_HISTORY and any(
+        same_value(m["value"] or "", value) for m in history_rows.earlier(conn, tenant_id, memory["id"]))
 
 
 def said_after(memory: dict[str, Any], said_at: datetime) -> bool:

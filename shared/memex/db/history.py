@@ -41,16 +41,20 @@ def predecessors(conn: psycopg.Connection, tenant_id: str, memory_id: str) -> li
     ).fetchall()
 
 
-def earlier(conn: psycopg.Connection, tenant_id: str, memory_id: str) -> list[dict[str, Any]]:
-    """Every memory this one replaced, directly or through others, in one round trip."""
+def earlier(conn: psycopg.Connection, tenant_id: str, memory_id: str, limit: int | None = None
+            ) -> list[dict[str, Any]]:
+    """Every memory this one replaced, directly or through others, in one round trip; with
+    `limit`, only the first that many of them met walking back, the nearest first (Postgres
+    evaluates a recursive query only as far as it is read, so the walk stops there)."""
     return conn.execute(
         """WITH RECURSIVE back(id) AS (
                SELECT replaced_id FROM memory_links WHERE tenant_id = %(t)s AND memory_id = %(id)s
                UNION
                SELECT l.replaced_id FROM memory_links l JOIN back b ON l.memory_id = b.id WHERE l.tenant_id = %(t)s
            )
-           SELECT o.id, o.value, o.valid_from, o.valid_to FROM back JOIN memories o ON o.tenant_id = %(t)s AND o.id = back.id""",
-        {"t": tenant_id, "id": memory_id},
+           SELECT o.id, o.value, o.valid_from, o.valid_to FROM (SELECT id FROM back LIMIT %(limit)s) b
+           JOIN memories o ON o.tenant_id = %(t)s AND o.id = b.id""",
+        {"t": tenant_id, "id": memory_id, "limit": limit},
     ).fetchall()
 
 

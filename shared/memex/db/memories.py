@@ -107,11 +107,23 @@ def insert(conn: psycopg.Connection, tenant_id: str, memory: dict[str, Any]) -> 
     return row["id"] if row else None
 
 
+_COLUMNS = ("tenant_id", "id", "user_id", "agent_id", "session_id", "memory_type", "type", "key", "value", "content",
+            "context", "importance", "confidence", "embedding", "active", "valid_from", "valid_to", "source_turn_id",
+            "source_message_id", "dedupe_key", "metadata", "subject")
+# Rows per statement in `insert_many`: Postgres takes at most 65,535 parameters in one.
+_ROWS_PER_INSERT = 1000
+
+
 def insert_many(conn: psycopg.Connection, tenant_id: str, memories: list[dict[str, Any]]) -> None:
-    """`insert` for many memories, in one pipelined batch; those whose dedupe_key was already
-    written are skipped."""
-    with conn.cursor() as cur:
-        cur.executemany(_INSERT, [_row(tenant_id, m) for m in memories])
+    """`insert` for many memories, in one statement per thousand; those whose dedupe_key was
+    already written are skipped. One statement, not one per memory: the BM25 statistics'
+    triggers (migration 0005) then run once for all of them."""
+    for start in range(0, len(memories), _ROWS_PER_INSERT):
+        rows = [_row(tenant_id, m) for m in memories[start:start + _ROWS_PER_INSERT]]
+        values = ", ".join(["(" + ", ".join(["%s"] * len(_COLUMNS)) + ")"] * len(rows))
+        conn.execute(f"""INSERT INTO memories ({", ".join(_COLUMNS)}) VALUES {values}
+                         ON CONFLICT (tenant_id, dedupe_key) WHERE dedupe_key IS NOT NULL DO NOTHING""",
+                     [row[c] for row in rows for c in _COLUMNS])
 
 
 def get(conn: psycopg.Connection, tenant_id: str, memory_id: str) -> dict[str, Any] | None:

@@ -181,23 +181,21 @@ def store_many_candidates(conn: psycopg.Connection, tenant_id: str,
         )
 
 
-def finish(conn: psycopg.Connection, tenant_id: str, turn_id: str) -> None:
-    """Supersession is done: the candidates are decided and leave no copy behind."""
+def finish(conn: psycopg.Connection, tenant_id: str, turn_ids: list[str]) -> None:
+    """Supersession is done for these turns: the candidates are decided and leave no copy behind."""
     conn.execute(
         """UPDATE turns SET status = 'processed', candidates = NULL, resolved_at = now(), updated_at = now(),
                   error = NULL
-           WHERE tenant_id = %s AND id = %s""",
-        (tenant_id, turn_id),
+           WHERE tenant_id = %s AND id = ANY(%s)""",
+        (tenant_id, turn_ids),
     )
 
 
-def erased_key(conn: psycopg.Connection, tenant_id: str, turn_id: str, key: str) -> bool:
-    """Whether the user erased what this turn said under `key` (it must not come back)."""
-    row = conn.execute(
-        "SELECT EXISTS (SELECT 1 FROM tombstones WHERE tenant_id = %s AND turn_id = %s AND key = %s) AS erased",
-        (tenant_id, turn_id, key),
-    ).fetchone()
-    return row["erased"]
+def erased_keys(conn: psycopg.Connection, tenant_id: str, turn_ids: list[str]) -> set[tuple[str, str]]:
+    """(turn id, key) for what the user erased of these turns, by key (it must not come back)."""
+    rows = conn.execute("SELECT turn_id, key FROM tombstones WHERE tenant_id = %s AND turn_id = ANY(%s)",
+                        (tenant_id, turn_ids)).fetchall()
+    return {(r["turn_id"], r["key"]) for r in rows}
 
 
 # Which unfinished turns are lost (see claim_lost); %(age)s is the age in seconds.
