@@ -80,6 +80,8 @@ class Settings:
     embeddings_blas_threads: int = 1
     # The local embedder runs one batch at a time, made of every call waiting for it.
     embeddings_coalesce: bool = True
+    # Search queries whose vectors each process keeps (embeddings/query_cache.py); 0: none.
+    embeddings_query_cache: int = 0
     # Embedding a search query is interactive: this deadline and one retry, then keyword-only results.
     embeddings_query_timeout_seconds: float = 3.0
     # In AWS the key can live in Secrets Manager instead (resolved when the Context is built).
@@ -198,6 +200,7 @@ def load_settings() -> Settings:
         embeddings_batch_size=_int("MEMEX_EMBEDDINGS_BATCH_SIZE", 64),
         embeddings_blas_threads=_int("MEMEX_EMBEDDINGS_BLAS_THREADS", 1),
         embeddings_coalesce=_bool("MEMEX_EMBEDDINGS_COALESCE", True),
+        embeddings_query_cache=_int("MEMEX_EMBEDDINGS_QUERY_CACHE", 0),
         embeddings_query_timeout_seconds=_float("MEMEX_EMBEDDINGS_QUERY_TIMEOUT_SECONDS", 3.0),
         embeddings_api_key_secret_arn=_str("MEMEX_EMBEDDINGS_API_KEY_SECRET_ARN"),
         llm_base_url=_str("MEMEX_LLM_BASE_URL"),
