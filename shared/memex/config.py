@@ -54,6 +54,11 @@ class Settings:
     # stalled or frozen function, would otherwise hold its locks and its connection indefinitely.
     db_statement_timeout_ms: int = 30_000
     db_idle_in_transaction_timeout_ms: int = 60_000
+    # Server-side prepared statements (psycopg's, after a statement's fifth use on a connection):
+    # a search's statements then skip most of their planning, about half of what Postgres spends
+    # on a search (README, Performance). Off by default: RDS Proxy pins a session that prepares.
+    # The local runtime turns them on (its Postgres is never behind a proxy).
+    db_prepared_statements: bool = False
     # TLS of a connection built from DATABASE_SECRET_ARN (AWS): verified against the CA bundle at
     # `db_sslrootcert` ("system": the OS trust store; or the path of the RDS bundle shipped in the layer).
     db_sslmode: str = "verify-full"
@@ -183,6 +188,7 @@ def load_settings() -> Settings:
         home=Path(_str("MEMEX_HOME", ".memex")),
         db_statement_timeout_ms=_int("MEMEX_DB_STATEMENT_TIMEOUT_MS", 30_000),
         db_idle_in_transaction_timeout_ms=_int("MEMEX_DB_IDLE_IN_TRANSACTION_TIMEOUT_MS", 60_000),
+        db_prepared_statements=_bool("MEMEX_DB_PREPARED_STATEMENTS", False),
         db_sslmode=_str("MEMEX_DB_SSLMODE", "verify-full"),
         db_sslrootcert=_str("MEMEX_DB_SSLROOTCERT", "system"),
         extraction_queue_url=_str("EXTRACTION_QUEUE_URL"),
