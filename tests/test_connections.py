@@ -69,13 +69,12 @@ def test_api_keys_can_come_from_secrets_manager(ctx, secrets):
 
 
 def test_prepared_statements_only_when_asked_and_the_same_answers(ctx, tenant):
-    """The local runtime prepares statements (it is never behind RDS Proxy); a Context built from
-    the defaults does not. A search prepared gives what the same search unprepared gives."""
+    """Statements are prepared only when the setting asks for it; a search prepared gives what the
+    same search unprepared gives."""
     from memex.models import SearchIn
     from memex.retrieval.search import search
 
     assert Settings().db_prepared_statements is False
-    assert ctx.settings.db_prepared_statements is True  # the local runtime's, which the tests run on
     tenant.turn("I adopted a rescue dog called Biscuit.", timestamp="2026-01-01T00:00:00Z")
     tenant.turn("Biscuit and I love our walks in Lisbon.", timestamp="2026-01-02T00:00:00Z")
     request = SearchIn(user_id=tenant.user, query="Where do I walk my dog?",

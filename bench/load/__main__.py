@@ -49,7 +49,7 @@ LEVERS: dict[str, dict[str, str]] = {
     "coalesce-off": {"MEMEX_EMBEDDINGS_COALESCE": "false"},
     "processes-2": {"MEMEX_LOCAL_HTTP_PROCESSES": "2"},
     "query-cache": {"MEMEX_EMBEDDINGS_QUERY_CACHE": "4096"},
-    "unprepared": {"MEMEX_DB_PREPARED_STATEMENTS": "false"},
+    "prepared": {"MEMEX_DB_PREPARED_STATEMENTS": "true"},
 }
 
 

@@ -160,9 +160,6 @@ class LocalRuntime:
         # CloudWatch EMF lines on stdout mean nothing without CloudWatch: metrics go to GET /metrics.
         os.environ.setdefault("POWERTOOLS_METRICS_DISABLED", "true")
         os.environ.setdefault("MEMEX_METRICS", "prometheus")
-        # Its Postgres is never behind RDS Proxy, which pins a session that prepares statements;
-        # prepared, a search's statements skip most of their planning (README, Performance).
-        os.environ.setdefault("MEMEX_DB_PREPARED_STATEMENTS", "true")
         if not self._database_ready:
             self.start_database()
         fresh_queues = self._start_queues() or queues_are_new

@@ -54,10 +54,10 @@ class Settings:
     # stalled or frozen function, would otherwise hold its locks and its connection indefinitely.
     db_statement_timeout_ms: int = 30_000
     db_idle_in_transaction_timeout_ms: int = 60_000
-    # Server-side prepared statements (psycopg's, after a statement's fifth use on a connection):
-    # a search's statements then skip most of their planning, about half of what Postgres spends
-    # on a search (README, Performance). Off by default: RDS Proxy pins a session that prepares.
-    # The local runtime turns them on (its Postgres is never behind a proxy).
+    # Server-side prepared statements (psycopg's, after a statement's fifth use on a connection).
+    # Postgres then runs a search's statements on generic plans: for small users half the CPU it
+    # spends on a search, but a large user's vector ranking stops walking the HNSW index (5x
+    # slower at 100k memories: README, Performance). Off; RDS Proxy also pins sessions that prepare.
     db_prepared_statements: bool = False
     # TLS of a connection built from DATABASE_SECRET_ARN (AWS): verified against the CA bundle at
     # `db_sslrootcert` ("system": the OS trust store; or the path of the RDS bundle shipped in the layer).
