@@ -86,3 +86,8 @@ def test_tiny_run_reports_both_pipelines_and_writes_the_plot(tmp_path):
     assert "| | memex hybrid | S2-style | memex / S2 |" in completed.stdout
     assert "LoCoMo recall@10 (16 questions)" in completed.stdout
     assert "Goal:" in completed.stdout
+    # each pipeline's server and Postgres spent CPU on the run, read per request
+    for pipeline in ("memex", "s2"):
+        cpu = results[pipeline]["main"]["cpu_ms_per_request"]
+        assert cpu["server"] > 0 and cpu["postgres"] > 0, (pipeline, cpu)
+    assert "| CPU ms per request, Postgres |" in completed.stdout

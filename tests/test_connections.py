@@ -66,3 +66,31 @@ def test_api_keys_can_come_from_secrets_manager(ctx, secrets):
     assert built.settings.llm_api_key == "sk-llm-plain" and built.settings.llm_configured
     assert built.settings.embeddings_api_key == "sk-embed-json"
     assert built.settings.rerank_api_key == "sk-rerank"
+
+
+def test_prepared_statements_only_when_asked_and_the_same_answers(ctx, tenant):
+    """Statements are prepared only when the setting asks for it; a search prepared gives what the
+    same search unprepared gives."""
+    from memex.models import SearchIn
+    from memex.retrieval.search import search
+
+    assert Settings().db_prepared_statements is False
+    tenant.turn("I adopted a rescue dog called Biscuit.", timestamp="2026-01-01T00:00:00Z")
+    tenant.turn("Biscuit and I love our walks in Lisbon.", timestamp="2026-01-02T00:00:00Z")
+    request = SearchIn(user_id=tenant.user, query="Where do I walk my dog?",
+                       reference_time="2026-02-01T00:00:00Z")
+    prepared = build_context(dataclasses.replace(ctx.settings, db_prepared_statements=True))
+    unprepared = build_context(dataclasses.replace(ctx.settings, db_prepared_statements=False))
+    try:
+        answers = [search(prepared, tenant.id, request) for _ in range(7)]  # prepared from the fifth
+        names = {r["name"] for r in prepared.db.connection().execute(
+            "SELECT name FROM pg_prepared_statements").fetchall()}
+        assert names, "no statement was prepared"
+        expected = search(unprepared, tenant.id, request)
+        assert expected["results"], expected
+        assert not unprepared.db.connection().execute("SELECT name FROM pg_prepared_statements").fetchall()
+        for answer in answers:
+            assert answer == expected
+    finally:
+        prepared.db.reset()
+        unprepared.db.reset()

@@ -52,3 +52,14 @@ def test_empty_input(embedder):
     got = embedder.embed([])
     assert got.shape == (0, embedder.dim)
     assert got.dtype == np.float32
+
+
+def test_short_and_long_texts_in_one_batch(embedder, reference):
+    """The dense layers run on real tokens only: a text batched with much longer ones (most of its
+    row padding) gets the vector it gets alone, and so does each long one."""
+    texts, expected = reference
+    mixed = ["Hi.", texts[0], "ok", " ".join(texts[:3]), "Biscuit"]
+    batched = embedder.embed(mixed)
+    single = np.vstack([embedder.embed([text]) for text in mixed])
+    assert float(np.max(np.abs(batched - single))) < 1e-5
+    np.testing.assert_allclose(batched[1], expected[0], atol=2e-3)

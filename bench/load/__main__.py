@@ -48,6 +48,8 @@ MAX_CONNECTIONS = 400
 LEVERS: dict[str, dict[str, str]] = {
     "coalesce-off": {"MEMEX_EMBEDDINGS_COALESCE": "false"},
     "processes-2": {"MEMEX_LOCAL_HTTP_PROCESSES": "2"},
+    "query-cache": {"MEMEX_EMBEDDINGS_QUERY_CACHE": "4096"},
+    "prepared": {"MEMEX_DB_PREPARED_STATEMENTS": "true"},
 }
 
 
@@ -116,13 +118,53 @@ def backlog(dsn: str) -> int:
         return conn.execute("SELECT count(*) FROM turns WHERE status IN ('queued', 'processing')").fetchone()[0]
 
 
-def measured(pipeline: Pipeline, scenario: Scenario, dsn: str, seed: int = 1) -> dict[str, Any]:
+def measured(pipeline: Pipeline, scenario: Scenario, postgres: Any, seed: int = 1) -> dict[str, Any]:
     """One run, then the wait until memex's workers have processed every turn it wrote: a write is
-    answered before its extraction, whose work must not spill into the next run."""
+    answered before its extraction, whose work must not spill into the next run. The CPU the
+    pipeline's server and Postgres spent, per request, counts that backlog too: the S2-style
+    pipeline does the same work inside its requests."""
+    before = cpu_seconds(pipeline.url, postgres.data_dir)
     result = run(pipeline, scenario, seed)
-    result["backlog_after_s"], result["backlog_left"] = settle(dsn)
+    result["backlog_after_s"], result["backlog_left"] = settle(postgres.url)
+    after = cpu_seconds(pipeline.url, postgres.data_dir)
+    requests = result["endpoints"]["total"]["requests"] or 1
+    if before and after:
+        result["cpu_ms_per_request"] = {side: round(1000 * (after[side] - before[side]) / requests, 1)
+                                        for side in after}
     print(report.render_run(result), flush=True)
     return result
+
+
+def cpu_seconds(url: str, data_dir: Path) -> dict[str, float]:
+    """CPU seconds (user + system) spent so far by the server listening at `url` (with its child
+    processes) and by the Postgres of `data_dir` (postmaster and backends). A backend that ended
+    takes its time with it: each pipeline keeps its connections for the run. Empty where this user
+    may not see which process listens (psutil needs the rights to read other processes' sockets)."""
+    import psutil
+
+    port = int(url.rsplit(":", 1)[1])
+    try:
+        listeners = {c.pid for c in psutil.net_connections(kind="tcp")
+                     if c.status == psutil.CONN_LISTEN and c.laddr.port == port and c.pid}
+    except psutil.AccessDenied:
+        return {}
+    if len(listeners) != 1:
+        return {}
+    [listener] = listeners
+    postmaster = int((Path(data_dir) / "postmaster.pid").read_text().split()[0])
+
+    def tree(pid: int) -> float:
+        total = 0.0
+        root = psutil.Process(pid)
+        for process in [root, *root.children(recursive=True)]:
+            try:
+                times = process.cpu_times()
+            except psutil.NoSuchProcess:
+                continue
+            total += times.user + times.system
+        return total
+
+    return {"server": tree(listener), "postgres": tree(postmaster)}
 
 
 def settle(dsn: str) -> tuple[float, int]:
@@ -201,13 +243,13 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
                         _warm_up(pipeline, args.warm_up)
                     settle(postgres.url)
                     for pipeline in (memex, other):
-                        results[pipeline.name] = {"main": measured(pipeline, scenario, postgres.url), "curve": []}
+                        results[pipeline.name] = {"main": measured(pipeline, scenario, postgres), "curve": []}
                     for users in curve:
                         point = Scenario(users=users, spawn_rate=max(scenario.spawn_rate, users / 2),
                                          duration=args.curve_duration, think=scenario.think,
                                          write_share=scenario.write_share)
                         for pipeline in (memex, other):
-                            results[pipeline.name]["curve"].append(measured(pipeline, point, postgres.url, seed=users))
+                            results[pipeline.name]["curve"].append(measured(pipeline, point, postgres, seed=users))
 
                 # Each lever beside a run of the default settings just after it.
                 results["levers"] = {}
@@ -216,8 +258,8 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
                         variant = replay.memex(url, f"memex {lever}")
                         _warm_up(variant, args.warm_up)
                         settle(postgres.url)
-                        results["levers"][lever] = {"variant": measured(variant, scenario, postgres.url)}
-                    results["levers"][lever]["default"] = measured(memex, scenario, postgres.url)
+                        results["levers"][lever] = {"variant": measured(variant, scenario, postgres)}
+                    results["levers"][lever]["default"] = measured(memex, scenario, postgres)
         finally:
             postgres.release()
 

@@ -22,6 +22,9 @@ def render_run(run: dict[str, Any]) -> str:
     for name, e in run["endpoints"].items():
         lines.append(f"| {name} | {e['requests']} | {e['rps']:.1f} | {_ms(e['p50_ms'])} | {_ms(e['p95_ms'])} "
                      f"| {_ms(e['p99_ms'])} | {e['errors']} |")
+    if "cpu_ms_per_request" in run:
+        cpu = run["cpu_ms_per_request"]
+        lines.append(f"CPU per request: server {cpu['server']} ms, Postgres {cpu['postgres']} ms")
     for name, e in run["endpoints"].items():
         for sample in e.get("error_samples", []):
             lines.append(f"  error {name}: {sample}")
@@ -55,6 +58,10 @@ def render(results: dict[str, Any]) -> str:
         lines.append(f"| {kind} errors | {m['errors']} / {m['requests']} | {s['errors']} / {s['requests']} | |")
     mt, st = memex["endpoints"]["total"], s2["endpoints"]["total"]
     lines.append(f"| total RPS | {mt['rps']:.1f} | {st['rps']:.1f} | {_ratio(mt['rps'], st['rps'])} |")
+    for side, name in (("server", "server"), ("postgres", "Postgres")):
+        if "cpu_ms_per_request" in memex and "cpu_ms_per_request" in s2:
+            m, s = memex["cpu_ms_per_request"][side], s2["cpu_ms_per_request"][side]
+            lines.append(f"| CPU ms per request, {name} | {m:.1f} | {s:.1f} | {_ratio(m, s)} |")
     mr, sr = results["memex_recall"]["recall@10"], results["s2_recall"]["recall@10"]
     lines.append(f"| LoCoMo recall@10 ({results['memex_recall']['questions']} questions) | {mr:.3f} | {sr:.3f} "
                  f"| {_ratio(mr, sr)} |")

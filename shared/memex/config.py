@@ -54,6 +54,11 @@ class Settings:
     # stalled or frozen function, would otherwise hold its locks and its connection indefinitely.
     db_statement_timeout_ms: int = 30_000
     db_idle_in_transaction_timeout_ms: int = 60_000
+    # Server-side prepared statements (psycopg's, after a statement's fifth use on a connection).
+    # Postgres then runs a search's statements on generic plans: for small users half the CPU it
+    # spends on a search, but a large user's vector ranking stops walking the HNSW index (5x
+    # slower at 100k memories: README, Performance). Off; RDS Proxy also pins sessions that prepare.
+    db_prepared_statements: bool = False
     # TLS of a connection built from DATABASE_SECRET_ARN (AWS): verified against the CA bundle at
     # `db_sslrootcert` ("system": the OS trust store; or the path of the RDS bundle shipped in the layer).
     db_sslmode: str = "verify-full"
@@ -80,6 +85,8 @@ class Settings:
     embeddings_blas_threads: int = 1
     # The local embedder runs one batch at a time, made of every call waiting for it.
     embeddings_coalesce: bool = True
+    # Search queries whose vectors each process keeps (embeddings/query_cache.py); 0: none.
+    embeddings_query_cache: int = 0
     # Embedding a search query is interactive: this deadline and one retry, then keyword-only results.
     embeddings_query_timeout_seconds: float = 3.0
     # In AWS the key can live in Secrets Manager instead (resolved when the Context is built).
@@ -181,6 +188,7 @@ def load_settings() -> Settings:
         home=Path(_str("MEMEX_HOME", ".memex")),
         db_statement_timeout_ms=_int("MEMEX_DB_STATEMENT_TIMEOUT_MS", 30_000),
         db_idle_in_transaction_timeout_ms=_int("MEMEX_DB_IDLE_IN_TRANSACTION_TIMEOUT_MS", 60_000),
+        db_prepared_statements=_bool("MEMEX_DB_PREPARED_STATEMENTS", False),
         db_sslmode=_str("MEMEX_DB_SSLMODE", "verify-full"),
         db_sslrootcert=_str("MEMEX_DB_SSLROOTCERT", "system"),
         extraction_queue_url=_str("EXTRACTION_QUEUE_URL"),
@@ -198,6 +206,7 @@ def load_settings() -> Settings:
         embeddings_batch_size=_int("MEMEX_EMBEDDINGS_BATCH_SIZE", 64),
         embeddings_blas_threads=_int("MEMEX_EMBEDDINGS_BLAS_THREADS", 1),
         embeddings_coalesce=_bool("MEMEX_EMBEDDINGS_COALESCE", True),
+        embeddings_query_cache=_int("MEMEX_EMBEDDINGS_QUERY_CACHE", 0),
         embeddings_query_timeout_seconds=_float("MEMEX_EMBEDDINGS_QUERY_TIMEOUT_SECONDS", 3.0),
         embeddings_api_key_secret_arn=_str("MEMEX_EMBEDDINGS_API_KEY_SECRET_ARN"),
         llm_base_url=_str("MEMEX_LLM_BASE_URL"),

@@ -2,9 +2,9 @@
 
 Lambda runs one request at a time per environment, so a single connection is right there;
 the local runtime serves requests from a thread pool, so each thread keeps its own.
-`prepare_threshold=None` because RDS Proxy pins sessions that use prepared statements. Every
-session starts with a statement timeout and an idle-in-transaction timeout (libpq `options`), so
-that neither a runaway query nor a function frozen mid-transaction holds locks and a connection.
+No prepared statements unless asked for (`prepared_statements`): RDS Proxy pins sessions that
+use them. Every session starts with a statement timeout and an idle-in-transaction timeout (libpq
+`options`), so that neither a runaway query nor a function frozen mid-transaction holds locks and a connection.
 """
 
 from __future__ import annotations
@@ -21,8 +21,10 @@ from psycopg.rows import dict_row
 
 class Database:
     def __init__(self, dsn_provider: Callable[[], str], *, statement_timeout_ms: int = 30_000,
-                 idle_in_transaction_timeout_ms: int = 60_000):
+                 idle_in_transaction_timeout_ms: int = 60_000, prepared_statements: bool = False):
         self._dsn_provider = dsn_provider
+        # psycopg prepares a statement at its fifth execution on a connection (its default)
+        self._prepare_threshold = 5 if prepared_statements else None
         self._options = (f"-c statement_timeout={int(statement_timeout_ms)} "
                          f"-c idle_in_transaction_session_timeout={int(idle_in_transaction_timeout_ms)}")
         self._dsn: str | None = None
@@ -37,8 +39,8 @@ class Database:
 
     def _open(self) -> psycopg.Connection:
         conn = psycopg.connect(
-            self.dsn, autocommit=True, prepare_threshold=None, row_factory=dict_row, connect_timeout=10,
-            options=self._options,
+            self.dsn, autocommit=True, prepare_threshold=self._prepare_threshold, row_factory=dict_row,
+            connect_timeout=10, options=self._options,
         )
         try:
             register_vector(conn)

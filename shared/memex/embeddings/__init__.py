@@ -8,10 +8,16 @@ from memex.ports import Metrics
 
 
 def measured_embedder(settings: Settings, metrics: Metrics) -> Embedder:
-    """The configured embedder, each call recorded in `metrics`."""
+    """The configured embedder, each call recorded in `metrics` (a query answered from the cache
+    of query vectors, when there is one, is no embedding and is not recorded)."""
     from memex.embeddings.measured import MeasuredEmbedder
 
-    return MeasuredEmbedder(make_embedder(settings), metrics)
+    embedder = MeasuredEmbedder(make_embedder(settings), metrics)
+    if settings.embeddings_query_cache <= 0:
+        return embedder
+    from memex.embeddings.query_cache import QueryCache
+
+    return QueryCache(embedder, settings.embeddings_query_cache)
 
 
 def make_embedder(settings: Settings) -> Embedder:
