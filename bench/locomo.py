@@ -33,6 +33,7 @@ import argparse
 import hashlib
 import inspect
 import json
+import os
 import re
 import shutil
 import tempfile
@@ -362,8 +363,10 @@ def server_on(home: Path, extra_env: dict[str, str]) -> Iterator[str]:
     from infra.local.sqs_server import free_port
 
     port = free_port()
+    # This checkout's code, not whichever copy of memex the virtualenv has installed (editable).
+    path = os.pathsep.join([str(ROOT), str(ROOT / "shared"), *filter(None, [os.environ.get("PYTHONPATH")])])
     with serve(["-m", "infra.local", "--home", str(home / "memex"), "--port", str(port)], port, home,
-               extra_env, defaults_only=True) as url:
+               {**extra_env, "PYTHONPATH": path}, defaults_only=True) as url:
         yield url
 
 

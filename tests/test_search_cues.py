@@ -123,19 +123,33 @@ def test_the_line_said_next_to_a_strong_hit_is_surfaced(tenant, plain, cued):
                               "The best part of Paris was the bakeries.", "I loved that little hotel in Seville.")):
         _say(tenant, f"d{i}", "2025-08-01T10:00:00Z", ("", line))  # each alone: no neighbours
     question = "What did I love about Kyoto?"
-    answer = "Kinkaku-ji, the golden pavilion, at sunset."
-    without, with_neighbours = _contents(plain, tenant, question), _contents(cued, tenant, question)
-    # it shares no word with the question and little meaning: on its own, below every distractor
-    assert answer not in without[:8], without
-    # next to "What was the best part of it?", the second hit, whose relevance it shares
-    assert answer in with_neighbours[:4], with_neighbours
+    answer, anchor = "Kinkaku-ji, the golden pavilion, at sunset.", "What was the best part of it?"
+
+    def relevance(client) -> dict[str, float]:
+        body = {"user_id": tenant.user, "query": question, "reference_time": "2025-10-20T15:00:00Z", "top_k": 20}
+        results = client.post("/v1/search", json=body, headers=tenant.headers).json()["results"]
+        return {r["content"]: r["score_parts"]["relevance"] for r in results}
+
+    without, with_neighbours = relevance(plain), relevance(cued)
+    # the anchor is among the best hits; the answer, said next to it, takes 0.9 of its own relevance
+    assert sorted(without.values())[-5] <= without[anchor]
+    assert with_neighbours[answer] == pytest.approx(0.9 * without[anchor], abs=1e-5)
+    # on its own it shares no word with the question and little meaning
+    assert without.get(answer, 0.0) < 0.5 * without[anchor]
+    def place(found: dict[str, float]) -> int:
+        ranked = sorted(found, key=found.__getitem__, reverse=True)
+        return ranked.index(answer) if answer in ranked else len(ranked)
+
+    assert place(with_neighbours) < place(without), (with_neighbours, without)
 
 
 def test_a_decisive_first_hit_spares_the_offline_expansion(ctx, tenant, plain):
     """The expansion adds a keyword search per name in the first hits; skipped, the results are the
     question's own channels, as with the expansion off."""
-    _say(tenant, "s1", "2026-01-01T00:00:00Z", ("", "My dog is called Biscuit."),
-         ("", "I work at Stripe as an engineer."))
+    _say(tenant, "s1", "2026-01-01T00:00:00Z", ("", "My dog is called Biscuit."), *[("", line) for line in (
+        "My neighbour's cat sleeps all day on the balcony.", "Paris is the most beautiful city I have visited.",
+        "I work at Stripe as an engineer.", "My sister adopted a kitten last spring.",
+        "The new office has a great coffee machine.", "I am learning to play the guitar.")])
     _say(tenant, "s2", "2026-01-02T00:00:00Z", ("", "Biscuit and I love our walks along the river in Lisbon."))
     question, when = "What is my dog called?", "2026-01-10T00:00:00Z"
     walks = "Biscuit and I love our walks along the river in Lisbon."

@@ -122,6 +122,8 @@ class Settings:
     search_neighbour_share: float = 0.0
     search_neighbour_hits: int = 5
     search_neighbour_reach: int = 1
+    # The n-th best memory of one turn ranks as if its score were (1 - diversity)^(n - 1) of it.
+    search_turn_diversity: float = 0.0
     # Bounds on a search's work whatever the user's history (db/memories.py). Keyword: candidates
     # come from the query's rarest terms while their postings add up to at most this many (and no
     # more from the rarest alone). bench/scale at 100k memories: 2000 keeps recall@10 against no
@@ -232,6 +234,7 @@ def load_settings() -> Settings:
         search_neighbour_share=_float("MEMEX_SEARCH_NEIGHBOUR_SHARE", 0.0),
         search_neighbour_hits=_int("MEMEX_SEARCH_NEIGHBOUR_HITS", 5),
         search_neighbour_reach=_int("MEMEX_SEARCH_NEIGHBOUR_REACH", 1),
+        search_turn_diversity=_float("MEMEX_SEARCH_TURN_DIVERSITY", 0.0),
         keyword_max_postings=_int("MEMEX_KEYWORD_MAX_POSTINGS", 2000),
         vector_exact_max=_int("MEMEX_VECTOR_EXACT_MAX", 30_000),
         vector_ef_search=_int("MEMEX_VECTOR_EF_SEARCH", 400),

@@ -234,6 +234,8 @@ def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies |
                        **{f"{name}_rank": by_item.get(item) for name, by_item in ranks.items()}}
         scored.append((item, round(parts.score, 6), {**parts.as_dict(), **extra_parts}))
     scored.sort(key=lambda entry: entry[1], reverse=True)
+    if ctx.settings.search_turn_diversity > 0 and request.mode == "hybrid":
+        scored = _spread_turns(scored, found, ctx.settings.search_turn_diversity)
 
     # 4. the memories themselves, for the results returned: read with the rankings, else fetched
     read = {item: memory for _, query_run in runs for item, memory in query_run.memories().items()}
@@ -273,13 +275,14 @@ def _cues(settings: Settings, query: str, now: datetime, relevance: dict[str, fl
     if settings.search_neighbour_share <= 0 or not kept:
         return relevance, kept
     anchors = sorted(kept, key=lambda item: relevance[item], reverse=True)[:settings.search_neighbour_hits]
+    own = relevance  # shares come from what a memory found itself, never from a share it received
     relevance = dict(relevance)
     kept = list(kept)
     # An anchor passed the floor: a line said next to it is kept on its strength (the floor reads
     # the question's signals, which a reply such as "Yes, last May!" does not carry).
     held = set(kept)
     for anchor, item, row in neighbours_of(anchors, settings.search_neighbour_reach):
-        shared = settings.search_neighbour_share * relevance[anchor]
+        shared = settings.search_neighbour_share * own[anchor]
         if item not in held:
             held.add(item)
             kept.append(item)
@@ -287,6 +290,21 @@ def _cues(settings: Settings, query: str, now: datetime, relevance: dict[str, fl
         if shared > relevance.get(item, 0.0):
             relevance[item] = shared
     return relevance, kept
+
+
+def _spread_turns(scored: list[tuple[str, float, dict[str, Any]]], found: dict[str, memory_rows.Found],
+                  diversity: float) -> list[tuple[str, float, dict[str, Any]]]:
+    """`scored` (best first) reordered so that one turn's memories do not crowd out the others: the
+    n-th of a turn ranks as if its score were (1 - diversity)^(n - 1) of it. A question whose answer
+    lies in several conversations finds more of them; the scores shown stay the memories' own."""
+    seen: dict[str | None, int] = {}
+    keyed = []
+    for position, entry in enumerate(scored):
+        turn = found[entry[0]].turn
+        before = seen.get(turn, 0) if turn is not None else 0
+        seen[turn] = before + 1
+        keyed.append((entry[1] * (1 - diversity) ** before, -position, entry))
+    return [entry for _, _, entry in sorted(keyed, key=lambda k: (k[0], k[1]), reverse=True)]
 
 
 def _rerank(reranker: rerank.Reranker, deps: Dependencies, query: str, fused: dict[str, float],
