@@ -3,8 +3,10 @@
 In hybrid mode a search runs in three steps: the question's own channels; extra queries for a
 question that needs two facts (multihop.py), whose rankings join the same weighted RRF; then,
 when one is configured, a reranker over the best fused candidates (rerank.py), whose floor then
-replaces the built-in one (floor.py). The bm25 and vector modes run their one channel alone, for
-comparison: no expansion, no reranking.
+replaces the built-in one (floor.py). Without a reranker, the question's cues then adjust the
+fused relevance (`_cues`, each behind a setting: the speaker it names, the period it names, the
+lines said next to the best hits) and the order may spread over turns (`_spread_turns`). The bm25
+and vector modes run their one channel alone, for comparison: no expansion, no cues, no reranking.
 
 Degraded, not down: when the embedder fails or times out, the keyword channel answers alone (in
 every mode); when the reranker fails, the fused ranking stands with the built-in floor; when the
