@@ -114,7 +114,7 @@ class Settings:
     # Hybrid search's cues (retrieval/search.py), each a factor on a memory's fused relevance, 0 off.
     # Measured with leave-one-conversation-out on LoCoMo-dev (bench/locomo.py --variant; README):
     # the three together (0.3, 0.5, 0.5) were chosen in every fold, R@10 0.759 -> 0.778; speaker
-    # 1.0 loses (0.747: adversarial questions name the wrong speaker), turn diversity 0.2 too (0.674).
+    # 1.0 loses (0.747: adversarial questions name the wrong speaker).
     # A memory whose speaker (or subject) the question names: relevance x (1 + boost).
     search_speaker_boost: float = 0.3
     # A memory valid within a period the question names ("last week", "in May 2023"): x (1 + boost).
@@ -124,8 +124,6 @@ class Settings:
     search_neighbour_share: float = 0.5
     search_neighbour_hits: int = 5
     search_neighbour_reach: int = 1
-    # The n-th best memory of one turn ranks as if its score were (1 - diversity)^(n - 1) of it.
-    search_turn_diversity: float = 0.0
     # Bounds on a search's work whatever the user's history (db/memories.py). Keyword: candidates
     # come from the query's rarest terms while their postings add up to at most this many (and no
     # more from the rarest alone). bench/scale at 100k memories: 2000 keeps recall@10 against no
@@ -236,7 +234,6 @@ def load_settings() -> Settings:
         search_neighbour_share=_float("MEMEX_SEARCH_NEIGHBOUR_SHARE", 0.5),
         search_neighbour_hits=_int("MEMEX_SEARCH_NEIGHBOUR_HITS", 5),
         search_neighbour_reach=_int("MEMEX_SEARCH_NEIGHBOUR_REACH", 1),
-        search_turn_diversity=_float("MEMEX_SEARCH_TURN_DIVERSITY", 0.0),
         keyword_max_postings=_int("MEMEX_KEYWORD_MAX_POSTINGS", 2000),
         vector_exact_max=_int("MEMEX_VECTOR_EXACT_MAX", 30_000),
         vector_ef_search=_int("MEMEX_VECTOR_EF_SEARCH", 400),

@@ -5,8 +5,8 @@ question that needs two facts (multihop.py), whose rankings join the same weight
 when one is configured, a reranker over the best fused candidates (rerank.py), whose floor then
 replaces the built-in one (floor.py). Without a reranker, the question's cues then adjust the
 fused relevance (`_cues`, each behind a setting: the speaker it names, the period it names, the
-lines said next to the best hits) and the order may spread over turns (`_spread_turns`). The bm25
-and vector modes run their one channel alone, for comparison: no expansion, no cues, no reranking.
+lines said next to the best hits). The bm25 and vector modes run their one channel alone, for
+comparison: no expansion, no cues, no reranking.
 
 Degraded, not down: when the embedder fails or times out, the keyword channel answers alone (in
 every mode); when the reranker fails, the fused ranking stands with the built-in floor; when the
@@ -236,8 +236,6 @@ def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies |
                        **{f"{name}_rank": by_item.get(item) for name, by_item in ranks.items()}}
         scored.append((item, round(parts.score, 6), {**parts.as_dict(), **extra_parts}))
     scored.sort(key=lambda entry: entry[1], reverse=True)
-    if ctx.settings.search_turn_diversity > 0 and request.mode == "hybrid":
-        scored = _spread_turns(scored, found, ctx.settings.search_turn_diversity)
 
     # 4. the memories themselves, for the results returned: read with the rankings, else fetched
     read = {item: memory for _, query_run in runs for item, memory in query_run.memories().items()}
@@ -292,21 +290,6 @@ def _cues(settings: Settings, query: str, now: datetime, relevance: dict[str, fl
         if shared > relevance.get(item, 0.0):
             relevance[item] = shared
     return relevance, kept
-
-
-def _spread_turns(scored: list[tuple[str, float, dict[str, Any]]], found: dict[str, memory_rows.Found],
-                  diversity: float) -> list[tuple[str, float, dict[str, Any]]]:
-    """`scored` (best first) reordered so that one turn's memories do not crowd out the others: the
-    n-th of a turn ranks as if its score were (1 - diversity)^(n - 1) of it. A question whose answer
-    lies in several conversations finds more of them; the scores shown stay the memories' own."""
-    seen: dict[str | None, int] = {}
-    keyed = []
-    for position, entry in enumerate(scored):
-        turn = found[entry[0]].turn
-        before = seen.get(turn, 0) if turn is not None else 0
-        seen[turn] = before + 1
-        keyed.append((entry[1] * (1 - diversity) ** before, -position, entry))
-    return [entry for _, _, entry in sorted(keyed, key=lambda k: (k[0], k[1]), reverse=True)]
 
 
 def _rerank(reranker: rerank.Reranker, deps: Dependencies, query: str, fused: dict[str, float],
