@@ -134,13 +134,11 @@ def test_the_line_said_next_to_a_strong_hit_is_surfaced(tenant, plain, cued):
     # the anchor is among the best hits; the answer, said next to it, takes 0.9 of its own relevance
     assert sorted(without.values())[-5] <= without[anchor]
     assert with_neighbours[answer] == pytest.approx(0.9 * without[anchor], abs=1e-5)
-    # on its own it shares no word with the question and little meaning
+    # on its own it shares no word with the question and little meaning: it ranks below every line
+    # that mentions loving a place
     assert without.get(answer, 0.0) < 0.5 * without[anchor]
-    def place(found: dict[str, float]) -> int:
-        ranked = sorted(found, key=found.__getitem__, reverse=True)
-        return ranked.index(answer) if answer in ranked else len(ranked)
-
-    assert place(with_neighbours) < place(without), (with_neighbours, without)
+    distractors = [line for line in without if "love" in line.lower() and "Kyoto" not in line]
+    assert len(distractors) >= 4 and all(without[line] > without.get(answer, 0.0) for line in distractors)
 
 
 def test_a_decisive_first_hit_spares_the_offline_expansion(ctx, tenant, plain):
