@@ -2,13 +2,26 @@
 
     .venv/bin/python -m bench.locomo --data /work/shared/bench/locomo-dev.json --out /tmp/locomo.json \\
         [--per-question /tmp/locomo-q.jsonl] [--modes hybrid,bm25,vector] [--limit-conversations N] \\
+        [--keep /tmp/locomo-ingested] [--variant NAME:MEMEX_X=1,MEMEX_Y=2 ...] \\
         [--url http://127.0.0.1:8080 [--api-key mx_...]]
 
-Run it from the repository root. Without --url it starts `python -m infra.local` on a fresh
-data dir and a free port, and stops it with SIGINT at the end. Each session of a conversation
-becomes one `POST /v1/turns?wait=true` (one message per dialog turn, its dia_id in the message
-metadata); each question with evidence becomes one `POST /v1/search` per mode, and the dia_ids
-of the results' sources are scored against the question's evidence, as the LoCoMo paper does.
+Run it from the repository root. Without --url it starts `python -m infra.local` (its settings
+at their defaults: the shell's MEMEX_* variables are not passed on) on a data dir and a free port,
+and stops it with SIGINT at the end. Each session of a conversation becomes one
+`POST /v1/turns?wait=true` (one message per dialog turn, its dia_id in the message metadata);
+each question with evidence becomes one `POST /v1/search` per mode, and the dia_ids of the
+results' sources are scored against the question's evidence, as the LoCoMo paper does.
+
+--keep DIR keeps the ingested data dir and reuses it: ingest is most of a run's cost, and the
+search phase can then be rerun alone. The dir is keyed on the data file, the conversations
+taken and the code that writes memories (see INGEST_CODE); a dir whose key differs is ingested
+again from scratch, and a non-empty dir this benchmark did not make is refused.
+
+--variant NAME:ENV=VALUE,... (repeatable) also measures the search under those settings (one
+server each, over the same ingested data); "default" (no overrides) is always measured. With
+several variants the report adds leave-one-conversation-out: for each conversation, the variant
+with the best hybrid recall@10 on the other conversations is picked and measured on it; the
+held-out figures, averaged over all questions, stand beside the default's whole-file figure.
 
 The data file is CC BY-NC (LoCoMo, Maharana et al. 2024): it is read from where it is, never
 copied into this repository.
@@ -17,8 +30,13 @@ copied into this repository.
 from __future__ import annotations
 
 import argparse
+import hashlib
+import inspect
 import json
+import os
 import re
+import shutil
+import tempfile
 import time
 import uuid
 from contextlib import contextmanager
@@ -28,7 +46,7 @@ from typing import Any, Iterable, Iterator, Sequence
 
 import httpx
 
-from bench.service import local_server
+from bench.service import ROOT, serve
 
 
 KS = (1, 5, 10, 25, 50)
@@ -285,7 +303,138 @@ def render(report: dict[str, Any]) -> str:
     else:
         lines.append(f"search latency ({LATENCY_MODE}, client side, {report['questions']} searches): "
                      f"p50 {latency['p50']:.1f} ms, p95 {latency['p95']:.1f} ms")
-    lines.append(f"ingest {report['ingest_seconds']:.1f} s, total {report['total_seconds']:.1f} s")
+    ingest = "reused" if report.get("ingest_reused") else f"{report['ingest_seconds']:.1f} s"
+    lines.append(f"ingest {ingest}, total {report['total_seconds']:.1f} s")
+    return "\n".join(lines)
+
+
+# --- the kept data dir -----------------------------------------------------------------------
+
+# What decides the memories an ingest writes: a change here makes a kept dir stale. Search code
+# is left out on purpose: rerunning the search over the same memories is what --keep is for.
+INGEST_CODE = ("shared/memex/pipeline.py", "shared/memex/ingest.py", "shared/memex/timeline.py",
+               "shared/memex/supersession.py", "shared/memex/supersession_llm.py", "shared/memex/extraction",
+               "shared/memex/embeddings", "shared/memex/consolidation", "shared/memex/db/migrations",
+               "shared/memex/db/turns.py")
+MARKER = "locomo-ingest.json"
+
+
+def ingest_key(data: bytes, sample_ids: Sequence[str]) -> str:
+    """The key of an ingest: the data file, the conversations taken, the code that writes
+    memories and how this benchmark turns a conversation into turns."""
+    digest = hashlib.sha256(data)
+    digest.update(json.dumps(list(sample_ids)).encode())
+    for name in INGEST_CODE:
+        path = ROOT / name
+        for file in sorted(path.rglob("*.py") if path.is_dir() else [path]) + \
+                sorted(path.rglob("*.sql") if path.is_dir() else []):
+            digest.update(str(file.relative_to(ROOT)).encode())
+            digest.update(file.read_bytes())
+    for function in (build_turns, message_of, sessions):
+        digest.update(inspect.getsource(function).encode())
+    return digest.hexdigest()
+
+
+def prepare_kept(directory: Path, key: str) -> str | None:
+    """The run tag of a complete ingest kept in `directory` under `key`; None when it must be
+    ingested (again): the dir is then emptied. A non-empty dir without our marker is refused."""
+    marker = directory / MARKER
+    if marker.exists():
+        kept = json.loads(marker.read_text())
+        if kept.get("key") == key and kept.get("complete"):
+            return kept["tag"]
+        print(f"{directory}: {'stale' if kept.get('key') != key else 'incomplete'} ingest, ingesting again", flush=True)
+        shutil.rmtree(directory)
+    elif directory.exists() and any(directory.iterdir()):
+        raise SystemExit(f"--keep {directory}: not empty and not made by this benchmark; refusing to touch it")
+    directory.mkdir(parents=True, exist_ok=True)
+    return None
+
+
+def write_marker(directory: Path, key: str, tag: str, complete: bool, ingest_seconds: float | None = None) -> None:
+    (directory / MARKER).write_text(json.dumps(
+        {"key": key, "tag": tag, "complete": complete, "ingest_seconds": ingest_seconds}) + "\n")
+
+
+@contextmanager
+def server_on(home: Path, extra_env: dict[str, str]) -> Iterator[str]:
+    """The service over the data dir `home` (made if new), its settings at their defaults but
+    for `extra_env`."""
+    from infra.local.sqs_server import free_port
+
+    port = free_port()
+    # This checkout's code, not whichever copy of memex the virtualenv has installed (editable).
+    path = os.pathsep.join([str(ROOT), str(ROOT / "shared"), *filter(None, [os.environ.get("PYTHONPATH")])])
+    with serve(["-m", "infra.local", "--home", str(home / "memex"), "--port", str(port)], port, home,
+               {**extra_env, "PYTHONPATH": path}, defaults_only=True) as url:
+        yield url
+
+
+# --- variants and leave-one-conversation-out ---------------------------------------------------
+
+DEFAULT_VARIANT = "default"
+
+
+def parse_variant(text: str) -> tuple[str, dict[str, str]]:
+    """"name:MEMEX_A=1,MEMEX_B=x" -> ("name", {"MEMEX_A": "1", "MEMEX_B": "x"})."""
+    name, _, assignments = text.partition(":")
+    env = {}
+    for part in filter(None, (p.strip() for p in assignments.split(","))):
+        variable, sep, value = part.partition("=")
+        if not sep or not variable.startswith("MEMEX_"):
+            raise ValueError(f"--variant {text!r}: expected NAME:MEMEX_X=value,...")
+        env[variable] = value
+    if not name or name == DEFAULT_VARIANT and env:
+        raise ValueError(f"--variant {text!r}: a name other than {DEFAULT_VARIANT!r} is needed")
+    return name, env
+
+
+def mean_recall(rows: Sequence[dict[str, Any]], mode: str, k: int) -> float:
+    return sum(r["modes"][mode]["recall"][k] for r in rows) / len(rows) if rows else 0.0
+
+
+def leave_one_out(rows_by_variant: dict[str, Sequence[dict[str, Any]]], mode: str = LATENCY_MODE,
+                  pick_k: int = 10) -> dict[str, Any]:
+    """For each conversation, the variant with the best mean recall@`pick_k` over the other
+    conversations' questions (ties: the earlier variant), and its rows on that conversation. The
+    held-out rows of every fold together give the leave-one-out figures, averaged over questions
+    as the whole-file figures are."""
+    variants = list(rows_by_variant)
+    conversations = list(dict.fromkeys(r["conversation"] for r in rows_by_variant[variants[0]]))
+    folds, held_out = [], []
+    for conversation in conversations:
+        def tuning(variant: str) -> float:
+            return mean_recall([r for r in rows_by_variant[variant] if r["conversation"] != conversation], mode, pick_k)
+
+        chosen = max(variants, key=lambda v: (tuning(v), -variants.index(v)))
+        rows = [r for r in rows_by_variant[chosen] if r["conversation"] == conversation]
+        held_out += rows
+        folds.append({"conversation": conversation, "chosen": chosen, "tuning_recall@10": round(tuning(chosen), 4),
+                      "held_out_recall@10": round(mean_recall(rows, mode, 10), 4), "questions": len(rows)})
+    return {"folds": folds, **aggregate([(r["category"], r["modes"][mode]["recall"]) for r in held_out])}
+
+
+def render_variants(report: dict[str, Any]) -> str:
+    lines = ["", f"variants ({LATENCY_MODE}): whole file R@5 / R@10, multi-hop R@10, latency p50 / p95 ms"]
+    for name, variant in report["variants"].items():
+        summary = variant["modes"][LATENCY_MODE]
+        latency = variant["latency_ms"]
+        lines.append(f"  {name:<24}{summary['recall@5']:>7.3f} /{summary['recall@10']:.3f}"
+                     f"{summary['by_category'].get('multi-hop', {}).get('recall@10', 0):>9.3f}"
+                     f"{latency['p50']:>10.1f} /{latency['p95']:.1f}   {variant['env'] or ''}")
+    loo = report.get("leave_one_out")
+    if loo:
+        lines += ["", "leave-one-conversation-out (chosen on the other conversations by R@10):"]
+        for fold in loo["folds"]:
+            lines.append(f"  {fold['conversation']:<10} chose {fold['chosen']:<24} tuning R@10 {fold['tuning_recall@10']:.3f}"
+                         f"  held-out R@10 {fold['held_out_recall@10']:.3f} ({fold['questions']} questions)")
+        default = report["variants"][DEFAULT_VARIANT]["modes"][LATENCY_MODE]
+        lines.append(f"  leave-one-out R@5 {loo['recall@5']:.3f}, R@10 {loo['recall@10']:.3f}; "
+                     f"default whole file R@5 {default['recall@5']:.3f}, R@10 {default['recall@10']:.3f}")
+        lines.append(f"  {'category':<13}{'LOO R@5 / R@10':>18}{'default R@5 / R@10':>22}")
+        for name, c in loo["by_category"].items():
+            d = default["by_category"][name]
+            lines.append(f"  {name:<13}{c['recall@5']:>10.3f} / {c['recall@10']:.3f}{d['recall@5']:>14.3f} / {d['recall@10']:.3f}")
     return "\n".join(lines)
 
 
@@ -293,54 +442,111 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m bench.locomo", description=__doc__.split("\n")[0])
     parser.add_argument("--data", type=Path, required=True, help="a LoCoMo-format JSON file (locomo10.json layout)")
     parser.add_argument("--out", type=Path, required=True, help="where to write the JSON report")
-    parser.add_argument("--per-question", type=Path, help="also write one JSON line per question here")
+    parser.add_argument("--per-question", type=Path, help="also write one JSON line per question here (default variant)")
     parser.add_argument("--url", help="use this running server instead of starting one")
     parser.add_argument("--api-key", help="Bearer key for --url")
     parser.add_argument("--limit-conversations", type=int, help="only the first N conversations")
     parser.add_argument("--modes", default=",".join(MODES), help="comma-separated, of hybrid,bm25,vector")
     parser.add_argument("--alpha", type=float, help="search alpha (default: the server's)")
     parser.add_argument("--half-life-days", type=float, help="search half_life_days (default: the server's)")
+    parser.add_argument("--keep", type=Path, help="keep the ingested data dir here and reuse it when still valid")
+    parser.add_argument("--variant", action="append", default=[], help="NAME:MEMEX_X=value,... (repeatable)")
     args = parser.parse_args(argv)
     args.modes = [m.strip() for m in args.modes.split(",") if m.strip()]
     unknown = sorted(set(args.modes) - set(MODES))
     if unknown or not args.modes:
         parser.error(f"--modes: unknown {unknown}, choose among {', '.join(MODES)}")
+    try:
+        args.variants = dict([(DEFAULT_VARIANT, {})] + [parse_variant(v) for v in args.variant])
+    except ValueError as exc:
+        parser.error(str(exc))
+    if args.url and len(args.variants) > 1:
+        parser.error("--variant needs a server of our own (not --url)")
+    if args.url and args.keep:
+        parser.error("--keep needs a server of our own (not --url)")
+    if len(args.variants) > 1 and LATENCY_MODE not in args.modes:
+        parser.error(f"--variant compares {LATENCY_MODE} searches: include it in --modes")
     return args
 
 
 def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     args = parse_args(argv)
     started = time.perf_counter()
-    samples = json.loads(args.data.read_text())
+    raw = args.data.read_bytes()
+    samples = json.loads(raw)
     if args.limit_conversations is not None:
         samples = samples[: args.limit_conversations]
-    tag = uuid.uuid4().hex[:8]
     headers = {"Authorization": f"Bearer {args.api_key}"} if args.api_key else {}
+    scoring = {name: value for name, value in (("alpha", args.alpha), ("half_life_days", args.half_life_days))
+               if value is not None}
+    timeout = httpx.Timeout(600, connect=10)
 
-    with (running_server(args.url) if args.url else local_server()) as url:
-        print(f"server: {url} (run tag {tag})", flush=True)
-        with httpx.Client(base_url=url, headers=headers, timeout=httpx.Timeout(600, connect=10)) as client:
-            ingest_seconds = ingest(client, samples, tag)
-            scoring = {name: value for name, value in (("alpha", args.alpha), ("half_life_days", args.half_life_days))
-                       if value is not None}
-            rows, latencies, skipped = evaluate(client, samples, tag, args.modes, scoring)
+    def client(url: str) -> httpx.Client:
+        return httpx.Client(base_url=url, headers=headers, timeout=timeout)
 
+    variants: dict[str, dict[str, Any]] = {}
+    with data_dir(args.keep) as home:
+        key = ingest_key(raw, [s["sample_id"] for s in samples])
+        tag = None if args.url else prepare_kept(home, key) if args.keep else None
+        ingest_seconds = 0.0
+        if tag is None:
+            tag = uuid.uuid4().hex[:8]
+            if not args.url:
+                write_marker(home, key, tag, complete=False)
+            with (running_server(args.url) if args.url else server_on(home, {})) as url, client(url) as c:
+                print(f"server: {url} (run tag {tag}), ingesting", flush=True)
+                ingest_seconds = ingest(c, samples, tag)
+                if args.url:
+                    rows, latencies, skipped = evaluate(c, samples, tag, args.modes, scoring)
+                    variants[DEFAULT_VARIANT] = {"env": {}, "rows": rows, "latencies": latencies}
+            if not args.url:
+                write_marker(home, key, tag, complete=True, ingest_seconds=round(ingest_seconds, 1))
+        else:
+            print(f"{home}: reusing the ingest of run {tag}", flush=True)
+        for name, env in args.variants.items():
+            if name in variants:
+                continue
+            with server_on(home, env) as url, client(url) as c:
+                print(f"variant {name} {env or ''}: {url}", flush=True)
+                modes = args.modes if name == DEFAULT_VARIANT else [LATENCY_MODE]
+                rows, latencies, skipped = evaluate(c, samples, tag, modes, scoring)
+                variants[name] = {"env": env, "rows": rows, "latencies": latencies}
+
+    default = variants[DEFAULT_VARIANT]
     report = {
-        **summarise(rows, latencies, args.modes),
+        **summarise(default["rows"], default["latencies"], args.modes),
         "skipped_no_evidence": skipped,
         "conversations": len(samples),
         "data": str(args.data),
         "ingest_seconds": round(ingest_seconds, 1),
+        "ingest_reused": ingest_seconds == 0.0,
         "total_seconds": round(time.perf_counter() - started, 1),
     }
+    if len(variants) > 1:
+        report["variants"] = {name: {"env": v["env"], **summarise(v["rows"], v["latencies"], [LATENCY_MODE])}
+                              for name, v in variants.items()}
+        report["leave_one_out"] = leave_one_out({name: v["rows"] for name, v in variants.items()})
     args.out.write_text(json.dumps(report, indent=2) + "\n")
     if args.per_question:
         with open(args.per_question, "w") as f:
-            for row in rows:
-                f.write(json.dumps(per_question_line(row)) + "\n")
+            for name, v in variants.items():
+                for row in v["rows"]:
+                    f.write(json.dumps({"variant": name, **per_question_line(row)}) + "\n")
     print()
     print(render(report))
+    if "variants" in report:
+        print(render_variants(report))
     return report
+
+
+@contextmanager
+def data_dir(keep: Path | None) -> Iterator[Path]:
+    """The kept data dir, or a fresh one removed at the end."""
+    if keep is not None:
+        yield keep
+        return
+    with tempfile.TemporaryDirectory(prefix="memex-bench-") as directory:
+        yield Path(directory)
 
 
 if __name__ == "__main__":

@@ -271,3 +271,57 @@ def test_end_to_end_on_a_tiny_fixture(tmp_path):
     assert len(shed["modes"]["hybrid"]["top10"]) == 10
     assert "LoCoMo retrieval: 2 conversations, 7 questions" in completed.stdout
     assert "p50" in completed.stdout
+
+
+# --- variants, leave-one-conversation-out, the kept data dir ------------------------------------
+
+def _rows(conversation: str, recalls: list[float], category: int = 4) -> list[dict]:
+    return [{"conversation": conversation, "category": category,
+             "modes": {"hybrid": {"recall": {k: r for k in locomo.KS}}}} for r in recalls]
+
+
+def test_leave_one_out_picks_each_fold_on_the_other_conversations():
+    # "a" is best on c1 and c2, "b" on c3; each fold is decided without its own conversation
+    rows = {
+        "a": _rows("c1", [1.0, 1.0]) + _rows("c2", [1.0]) + _rows("c3", [0.6]),
+        "b": _rows("c1", [0.0, 0.0]) + _rows("c2", [0.5]) + _rows("c3", [1.0]),
+    }
+    loo = locomo.leave_one_out(rows)
+    assert [(f["conversation"], f["chosen"]) for f in loo["folds"]] == [("c1", "a"), ("c2", "a"), ("c3", "a")]
+    assert [f["held_out_recall@10"] for f in loo["folds"]] == [1.0, 1.0, 0.6]
+    assert loo["recall@10"] == 0.9  # averaged over the held-out questions, as the whole-file figure
+    # "b" wins the fold of c1 once c1's own questions, where it fails, are left out
+    rows["b"] = _rows("c1", [0.0, 0.0]) + _rows("c2", [1.0]) + _rows("c3", [1.0])
+    assert [f["chosen"] for f in locomo.leave_one_out(rows)["folds"]] == ["b", "a", "a"]
+
+
+def test_variants_are_named_settings():
+    assert locomo.parse_variant("nb:MEMEX_SEARCH_NEIGHBOUR_SHARE=0.5,MEMEX_X=y") == \
+        ("nb", {"MEMEX_SEARCH_NEIGHBOUR_SHARE": "0.5", "MEMEX_X": "y"})
+    for bad in ("nb:SHARE=1", "nb:MEMEX_X", ":MEMEX_X=1", "default:MEMEX_X=1"):
+        with pytest.raises(ValueError):
+            locomo.parse_variant(bad)
+
+
+def test_a_kept_dir_is_reused_under_its_key_and_rebuilt_otherwise(tmp_path):
+    kept = tmp_path / "kept"
+    assert locomo.prepare_kept(kept, "k1") is None and kept.is_dir()
+    locomo.write_marker(kept, "k1", "tag1", complete=False)
+    (kept / "memex").mkdir()
+    assert locomo.prepare_kept(kept, "k1") is None  # incomplete: ingested again, from scratch
+    assert not (kept / "memex").exists()
+    locomo.write_marker(kept, "k1", "tag1", complete=True)
+    assert locomo.prepare_kept(kept, "k1") == "tag1"
+    assert locomo.prepare_kept(kept, "k2") is None and not (kept / locomo.MARKER).exists()  # stale
+    stranger = tmp_path / "stranger"
+    stranger.mkdir()
+    (stranger / "notes.txt").write_text("mine")
+    with pytest.raises(SystemExit):
+        locomo.prepare_kept(stranger, "k1")
+    assert (stranger / "notes.txt").read_text() == "mine"
+
+
+def test_the_ingest_key_follows_the_data_and_the_conversations():
+    key = locomo.ingest_key(b"[]", ["conv-1"])
+    assert key == locomo.ingest_key(b"[]", ["conv-1"])
+    assert key != locomo.ingest_key(b"[ ]", ["conv-1"]) and key != locomo.ingest_key(b"[]", ["conv-2"])

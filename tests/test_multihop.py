@@ -37,15 +37,17 @@ def _app(ctx, **changes):
     return TestClient(create_app(*routers, provide=lambda: app_ctx), raise_server_exceptions=False)
 
 
+# The lines said next to the first hit (small talk here) would take places of the top 4 that these
+# tests give to what the expansion reaches: the neighbour cue is measured on its own (test_search_cues).
 @pytest.fixture(scope="module")
 def expanding(ctx):
-    with _app(ctx, offline_expansion=True, llm_model="") as client:
+    with _app(ctx, offline_expansion=True, llm_model="", search_neighbour_share=0.0) as client:
         yield client
 
 
 @pytest.fixture(scope="module")
 def plain(ctx):
-    with _app(ctx, offline_expansion=False, llm_model="") as client:
+    with _app(ctx, offline_expansion=False, llm_model="", search_neighbour_share=0.0) as client:
         yield client
 
 
@@ -58,7 +60,7 @@ def llm():
 @pytest.fixture(scope="module")
 def splitting(ctx, llm):
     with _app(ctx, llm_base_url=llm.base_url, llm_model="test-model", llm_api_key="k", llm_multihop=True,
-              offline_expansion=False) as client:
+              offline_expansion=False, search_neighbour_share=0.0) as client:
         yield client
 
 

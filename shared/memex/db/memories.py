@@ -268,6 +268,11 @@ BM25_B = 0.75
 CONTEXT_TF = 0.5
 
 
+# A memory's speaker: the name of who said it (an episodic memory's message name), else the
+# participant a fact is about; NULL for the user's facts and unnamed messages.
+SPEAKER = "coalesce({m}.metadata->>'name', nullif({m}.subject, 'user'))"
+
+
 @dataclass(frozen=True)
 class Found:
     """What scoring and the offline expansion need of a ranked memory, read with its ranking so
@@ -276,6 +281,8 @@ class Found:
     valid_from: datetime
     importance: float
     content: str
+    # Who said it or whom it is about, by name (None: the user, unnamed); see SPEAKER.
+    speaker: str | None = None
 
 
 @dataclass
@@ -328,7 +335,7 @@ class Statement:
         hits = [r for r in rows if r["id"] is not None]
         return Ranking(
             [(r["id"], float(r[self._score])) for r in hits],
-            {r["id"]: Found(r["valid_from"], float(r["importance"]), r["content"]) for r in hits},
+            {r["id"]: Found(r["valid_from"], float(r["importance"]), r["content"], r["speaker"]) for r in hits},
             rows[0]["n"] if rows and "n" in rows[0] else 0,
             {r["id"]: to_wire(_from_json(r["memory"])) for r in hits if r.get("memory") is not None},
             {term: int(df) for term, df in (rows[0].get("terms") or {}).items()} if rows else {},
@@ -422,7 +429,8 @@ def keyword_statement(tenant_id: str, user_id: str, agent_id: str | None, filter
                  ORDER BY p.occurrences + {CONTEXT_TF}::float8 * p.context_occurrences DESC, p.memory_id
                  LIMIT %(max_postings)s)
             ), candidates AS MATERIALIZED (
-                SELECT m.id, length(m.content_tsv)::float8 AS dl, m.content_tsv, m.valid_from, m.importance, m.content
+                SELECT m.id, length(m.content_tsv)::float8 AS dl, m.content_tsv, m.valid_from, m.importance, m.content,
+                       {SPEAKER.format(m="m")} AS speaker
                 FROM memories m
                 WHERE m.tenant_id = %(tenant)s AND m.id IN (SELECT memory_id FROM generating) AND {where}
             ), hits AS (
@@ -437,7 +445,7 @@ def keyword_statement(tenant_id: str, user_id: str, agent_id: str | None, filter
                   AND u.lexeme IN (SELECT lexeme FROM df WHERE NOT (rarity = 1 OR cost <= %(max_postings)s))
             )
             -- one row with a null id when nothing matched: the user's size comes back anyway
-            SELECT st.docs AS n, ranked.id, ranked.score, c.valid_from, c.importance, c.content,
+            SELECT st.docs AS n, ranked.id, ranked.score, c.valid_from, c.importance, c.content, c.speaker,
                    -- the query's terms and words, on the first row only: each row's copy would be parsed
                    CASE WHEN row_number() OVER (ORDER BY ranked.score DESC, ranked.id) = 1 THEN
                        (SELECT jsonb_object_agg(t.lexeme, coalesce(df.df, 0)) FROM terms t LEFT JOIN df USING (lexeme))
@@ -486,7 +494,8 @@ def vector_statement(tenant_id: str, user_id: str, agent_id: str | None, filters
     """
     where, params = _scope(tenant_id, user_id, agent_id, filters, include_inactive)
     args = {"vector": np.asarray(embedding, dtype=np.float32), "limit": limit, **params}
-    columns = "id, valid_from, importance, content"
+    columns = f"id, valid_from, importance, content, {SPEAKER.format(m='memories')} AS speaker"
+    picked = "id, valid_from, importance, content, speaker"
     exact = f"""SELECT {columns}, 1 - (embedding <=> %(vector)s) AS similarity FROM memories
                 WHERE {where} {{gate}}
                 -- ordered by similarity, which the HNSW index cannot give: never a walk that may starve
@@ -497,7 +506,7 @@ def vector_statement(tenant_id: str, user_id: str, agent_id: str | None, filters
             "WHERE tenant_id = %(scope_tenant)s AND user_id = %(scope_user)s)")
     sql = f"""({exact.format(gate=f"AND coalesce({size}, 0) <= %(walk_above)s")})
               UNION ALL
-              SELECT {columns}, 1 - distance FROM (
+              SELECT {picked}, 1 - distance FROM (
                   SELECT {columns}, embedding <=> %(vector)s AS distance FROM memories
                   WHERE {where} AND {size} > %(walk_above)s
                   ORDER BY embedding <=> %(vector)s LIMIT %(limit)s) nearest
@@ -518,6 +527,31 @@ def vector_ranked(conn: psycopg.Connection, tenant_id: str, user_id: str, agent_
     """`vector_statement` run at once: (id, cosine similarity) best first."""
     return vector_statement(tenant_id, user_id, agent_id, filters, include_inactive, embedding, limit,
                             walk_above, ef_search).run(conn).ranked
+
+
+def neighbours(conn: psycopg.Connection, tenant_id: str, user_id: str, agent_id: str | None,
+               filters: SearchFilters, include_inactive: bool, anchors: Sequence[str],
+               reach: int) -> list[tuple[str, str, Found]]:
+    """(anchor, neighbour, what search needs of it) for the episodic memories of the messages said
+    within `reach` positions of each anchor's message (a fact's: its own message too), in the same
+    turn, and in the scope. An
+    episodic memory's dedupe key names its message (pipeline.py), so each lookup is one index probe."""
+    where, params = _scope(tenant_id, user_id, agent_id, filters, include_inactive, alias="n")
+    rows = conn.execute(
+        f"""SELECT a.id AS anchor, n.id, n.valid_from, n.importance, n.content, {SPEAKER.format(m="n")} AS speaker
+            FROM memories a
+            JOIN messages am ON am.tenant_id = a.tenant_id AND am.id = a.source_message_id
+            -- a fact's own message is its neighbour too; a message is not its own
+            JOIN messages nm ON nm.tenant_id = am.tenant_id AND nm.turn_id = am.turn_id
+                            AND (nm.id <> am.id OR a.memory_type <> 'episodic')
+                            AND nm.position BETWEEN am.position - %(reach)s AND am.position + %(reach)s
+            JOIN memories n ON n.tenant_id = nm.tenant_id AND n.dedupe_key = 'message:' || nm.id
+            WHERE a.tenant_id = %(scope_tenant)s AND a.id = ANY(%(anchors)s) AND {where}
+            ORDER BY a.id, abs(nm.position - am.position), nm.position""",
+        {**params, "anchors": list(anchors), "reach": reach},
+    ).fetchall()
+    return [(r["anchor"], r["id"], Found(r["valid_from"], float(r["importance"]), r["content"], r["speaker"]))
+            for r in rows]
 
 
 def pgvector_supports_iterative_scan(conn: psycopg.Connection) -> bool:

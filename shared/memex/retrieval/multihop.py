@@ -35,16 +35,20 @@ Split = Callable[[Settings, str], "list[str] | None"]
 
 
 def expansions(settings: Settings, question: str, first_hits: Callable[[], Sequence[str]],
-               splitter: Split) -> list[tuple[float, str, bool]]:
+               splitter: Split, decisive: Callable[[], bool] = lambda: False) -> list[tuple[float, str, bool]]:
     """(weight, query, keyword channel only?) of each extra query for `question`, for search.py
     to run together; `first_hits` gives the contents of the question's best hits (asked only
-    offline); `splitter` asks the LLM (`split`, or search.py's wrapper that asks once per request)."""
+    offline); `splitter` asks the LLM (`split`, or search.py's wrapper that asks once per request);
+    `decisive` says whether the question's own channels already agree on its answer, which spares
+    the offline expansion when settings.search_expansion_skip_decisive."""
     if settings.llm_multihop and settings.llm_configured:
         subqueries = splitter(settings, question)
         if subqueries is not None:
             return [(SUBQUERY_WEIGHT, q, False) for q in subqueries]
         # the LLM failed: fall through to the offline expansion
     if settings.offline_expansion:
+        if settings.search_expansion_skip_decisive and decisive():
+            return []
         return [(ENTITY_WEIGHT, name, True) for name in entity_names(first_hits(), question)]
     return []
 

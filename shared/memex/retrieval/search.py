@@ -3,8 +3,10 @@
 In hybrid mode a search runs in three steps: the question's own channels; extra queries for a
 question that needs two facts (multihop.py), whose rankings join the same weighted RRF; then,
 when one is configured, a reranker over the best fused candidates (rerank.py), whose floor then
-replaces the built-in one (floor.py). The bm25 and vector modes run their one channel alone, for
-comparison: no expansion, no reranking.
+replaces the built-in one (floor.py). Without a reranker, the question's cues then adjust the
+fused relevance (`_cues`, each behind a setting: the speaker it names, the period it names, the
+lines said next to the best hits). The bm25 and vector modes run their one channel alone, for
+comparison: no expansion, no cues, no reranking.
 
 Degraded, not down: when the embedder fails or times out, the keyword channel answers alone (in
 every mode); when the reranker fails, the fused ranking stands with the built-in floor; when the
@@ -26,7 +28,7 @@ from memex.context import Context
 from memex.db import memories as memory_rows
 from memex.metrics import FLOOR_REJECTIONS, LLM_FALLBACKS
 from memex.models import SearchIn
-from memex.retrieval import current_first, floor, multihop, rerank, rrf, scoring
+from memex.retrieval import current_first, floor, multihop, rerank, rrf, scoring, speakers, temporal
 
 CANDIDATES_PER_CHANNEL = 100
 EXPANSION_CANDIDATES = 30  # per extra query: its lower ranks would add next to nothing
@@ -179,7 +181,12 @@ def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies |
             best = sorted(fused_question, key=fused_question.__getitem__, reverse=True)[:multihop.FIRST_HITS]
             return [found[item].content for item in best]
 
-        extra = multihop.expansions(ctx.settings, request.query, first_hits, deps.split)
+        def decisive() -> bool:
+            """Both channels put the same memory first: the question found its answer."""
+            return bool(question.keyword and question.vector and question.keyword.ranked and question.vector.ranked
+                        and question.keyword.ranked[0][0] == question.vector.ranked[0][0])
+
+        extra = multihop.expansions(ctx.settings, request.query, first_hits, deps.split, decisive)
         if extra:
             extra_runs = run([(query, EXPANSION_CANDIDATES, True, not keyword_only)
                               for _, query, keyword_only in extra])
@@ -204,6 +211,9 @@ def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies |
 
     # 3. scoring: relevance blended with recency and importance, from what the rankings read
     now = request.reference_time or datetime.now(timezone.utc)
+    if reranked is None and request.mode == "hybrid":
+        relevance, kept = _cues(ctx.settings, request.query, now, relevance, kept, found,
+                                lambda anchors, reach: memory_rows.neighbours(conn, *scope, anchors, reach))
     alpha = scoring.DEFAULT_ALPHA if request.alpha is None else request.alpha
     half_life = request.half_life_days or scoring.DEFAULT_HALF_LIFE_DAYS
     bm25, similarity = question.scores("keyword"), question.scores("vector")
@@ -240,6 +250,43 @@ def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies |
                 continue
             results.append({**rows[item], "score": score, "score_parts": parts})
     return _answer(request, results, total, deps)
+
+
+def _cues(settings: Settings, query: str, now: datetime, relevance: dict[str, float], kept: list[str],
+          found: dict[str, memory_rows.Found], neighbours_of) -> tuple[dict[str, float], list[str]]:
+    """The fused relevance of the kept memories with the question's cues (config.py, search_*):
+    a memory whose speaker the question names, or valid in a period it names, counts for more
+    (divided by the largest factor, so relevance stays within [0, 1]); then the messages said
+    next to the best memories share their relevance. `found` gains the neighbours' rows."""
+    asked = speakers.words(query) if settings.search_speaker_boost else frozenset()
+    periods = temporal.windows(query, now) if settings.search_temporal_boost else []
+    speaker_factor = 1 + settings.search_speaker_boost if any(
+        speakers.named(asked, found[item].speaker) for item in kept) else 1.0
+    time_factor = 1 + settings.search_temporal_boost if periods else 1.0
+    if speaker_factor > 1 or time_factor > 1:
+        top = speaker_factor * time_factor
+        relevance = {item: relevance[item]
+                     * (speaker_factor if speakers.named(asked, found[item].speaker) else 1.0)
+                     * (time_factor if temporal.within(found[item].valid_from, periods) else 1.0) / top
+                     for item in kept}
+    if settings.search_neighbour_share <= 0 or not kept:
+        return relevance, kept
+    anchors = sorted(kept, key=lambda item: relevance[item], reverse=True)[:settings.search_neighbour_hits]
+    own = relevance  # shares come from what a memory found itself, never from a share it received
+    relevance = dict(relevance)
+    kept = list(kept)
+    # An anchor passed the floor: a line said next to it is kept on its strength (the floor reads
+    # the question's signals, which a reply such as "Yes, last May!" does not carry).
+    held = set(kept)
+    for anchor, item, row in neighbours_of(anchors, settings.search_neighbour_reach):
+        shared = settings.search_neighbour_share * own[anchor]
+        if item not in held:
+            held.add(item)
+            kept.append(item)
+            found.setdefault(item, row)
+        if shared > relevance.get(item, 0.0):
+            relevance[item] = shared
+    return relevance, kept
 
 
 def _rerank(reranker: rerank.Reranker, deps: Dependencies, query: str, fused: dict[str, float],

@@ -1,0 +1,161 @@
+"""The question's cues in hybrid search (retrieval/temporal.py, speakers.py, search.py `_cues`):
+the periods a question names, the participant it names, the lines said next to a strong hit, and
+the offline expansion skipped when the question's channels already agree. Each lever is checked
+against the same history with the lever off, through the HTTP API and the embedded Postgres."""
+
+from __future__ import annotations
+
+import dataclasses
+from datetime import datetime, timezone
+
+import pytest
+
+from infra.local.runtime import HTTP_FUNCTIONS, function_module
+from memex.retrieval import speakers, temporal
+from memex_edge.context import build_context
+from memex_edge.http import create_app
+
+NOW = datetime(2025, 10, 20, 15, 0, tzinfo=timezone.utc)  # a Monday
+
+
+def _days(window):
+    return window[0].date().isoformat(), window[1].date().isoformat()
+
+
+@pytest.mark.parametrize("question, expected", [
+    ("What did Caroline do in May 2023?", [("2023-05-01", "2023-06-01")]),
+    ("What happened on 8 May, 2023?", [("2023-05-07", "2023-05-10")]),
+    ("Where was she on May 8?", [("2025-05-07", "2025-05-10")]),
+    ("Where did we go in December?", [("2024-12-01", "2025-01-01")]),  # the latest December
+    ("What did I cook yesterday?", [("2025-10-19", "2025-10-20")]),
+    ("What did I read last week?", [("2025-10-13", "2025-10-20")]),
+    ("Who called two weeks ago?", [("2025-10-03", "2025-10-09")]),
+    ("What did we plan in 2024?", [("2024-01-01", "2025-01-01")]),
+    ("Which film did we watch this month?", [("2025-10-01", "2025-10-21")]),
+    ("May I ask what the user likes?", []),  # "May" the verb
+    ("What happened on 31 June 2023?", []),  # no such day
+    ("What does the user do for a living?", []),
+])
+def test_periods_a_question_names(question, expected):
+    assert [_days(w) for w in temporal.windows(question, NOW)] == expected
+
+
+def test_within_a_period_is_half_open():
+    [(start, end)] = temporal.windows("in May 2023", NOW)
+    assert temporal.within(start, [(start, end)]) and not temporal.within(end, [(start, end)])
+
+
+def test_a_question_names_a_speaker_by_every_word_of_the_name():
+    asked = speakers.words("What did Melanie's daughter paint with Anna Lee?")
+    assert speakers.named(asked, "Melanie") and speakers.named(asked, "anna lee")
+    assert not speakers.named(asked, "Caroline") and not speakers.named(asked, "Anna Smith")
+    assert not speakers.named(asked, None) and not speakers.named(asked, "")
+
+
+# --- through the service ----------------------------------------------------------------------
+
+def _app(ctx, **changes):
+    from fastapi.testclient import TestClient
+
+    app_ctx = build_context(dataclasses.replace(ctx.settings, **changes))
+    routers = [function_module(name).router for name in HTTP_FUNCTIONS]
+    return TestClient(create_app(*routers, provide=lambda: app_ctx), raise_server_exceptions=False)
+
+
+OFF = {"search_speaker_boost": 0.0, "search_temporal_boost": 0.0, "search_neighbour_share": 0.0,
+       "search_expansion_skip_decisive": False}
+
+
+@pytest.fixture(scope="module")
+def plain(ctx):
+    with _app(ctx, **OFF) as client:
+        yield client
+
+
+@pytest.fixture(scope="module")
+def cued(ctx):
+    with _app(ctx, **{**OFF, "search_speaker_boost": 0.5, "search_temporal_boost": 0.5,
+                      "search_neighbour_share": 0.9}) as client:
+        yield client
+
+
+def _contents(client, tenant, query: str, when: str = "2025-10-20T15:00:00Z") -> list[str]:
+    body = {"user_id": tenant.user, "query": query, "reference_time": when}
+    response = client.post("/v1/search", json=body, headers=tenant.headers)
+    assert response.status_code == 200, response.text
+    return [r["content"] for r in response.json()["results"]]
+
+
+def _say(tenant, session: str, when: str, *lines: tuple[str, str], user_name: str | None = None):
+    body = {"user_id": tenant.user, "session_id": session, "timestamp": when,
+            "messages": [{"role": "user", "name": name, "content": text} if name else {"role": "user", "content": text}
+                         for name, text in lines], **({"user_name": user_name} if user_name else {})}
+    assert tenant.post("/v1/turns?wait=true", body).status_code == 201
+
+
+def test_a_dated_question_ranks_the_memory_from_that_month_first(tenant, plain, cued):
+    _say(tenant, "march", "2025-03-14T10:00:00Z", ("", "We went hiking in the hills near Sintra."))
+    _say(tenant, "may", "2025-05-16T10:00:00Z", ("", "We went hiking again, hiking the hills near Arrabida."))
+    _say(tenant, "other", "2025-06-01T10:00:00Z", ("", "The bakery on our street sells great bread."))
+    question = "Where did we go hiking in March 2025?"
+    # without the cue the newer walk comes first (same words, more recent)
+    assert "Arrabida" in _contents(plain, tenant, question)[0]
+    assert "Sintra" in _contents(cued, tenant, question)[0]
+
+
+def test_a_question_naming_a_participant_favours_what_they_said(tenant, plain, cued):
+    _say(tenant, "s1", "2025-09-01T10:00:00Z",
+         ("Caroline", "Melanie, guess what? I painted the harbour for Melanie's birthday."), user_name="Caroline")
+    _say(tenant, "s2", "2025-09-02T10:00:00Z", ("Melanie", "I painted horses in a field."), user_name="Caroline")
+    question = "What did Melanie paint?"
+    assert _contents(plain, tenant, question)[0].startswith("Caroline:")
+    assert _contents(cued, tenant, question)[0].startswith("Melanie:")
+
+
+def test_the_line_said_next_to_a_strong_hit_is_surfaced(tenant, plain, cued):
+    _say(tenant, "s1", "2025-09-01T10:00:00Z",
+         ("", "Last spring I spent a whole month in Kyoto."),
+         ("", "What was the best part of it?"),
+         ("", "Kinkaku-ji, the golden pavilion, at sunset."),
+         ("", "My cousin is getting married in October."))
+    for i, line in enumerate(("I love the old trams of Lisbon.", "What I loved most about Porto was the river.",
+                              "We loved the food markets in Madrid.", "I would love to visit Osaka one day.",
+                              "The best part of Paris was the bakeries.", "I loved that little hotel in Seville.")):
+        _say(tenant, f"d{i}", "2025-08-01T10:00:00Z", ("", line))  # each alone: no neighbours
+    question = "What did I love about Kyoto?"
+    answer, anchor = "Kinkaku-ji, the golden pavilion, at sunset.", "What was the best part of it?"
+
+    def relevance(client) -> dict[str, float]:
+        body = {"user_id": tenant.user, "query": question, "reference_time": "2025-10-20T15:00:00Z", "top_k": 20}
+        results = client.post("/v1/search", json=body, headers=tenant.headers).json()["results"]
+        return {r["content"]: r["score_parts"]["relevance"] for r in results}
+
+    without, with_neighbours = relevance(plain), relevance(cued)
+    # the anchor is among the best hits; the answer, said next to it, takes 0.9 of its own relevance
+    assert sorted(without.values())[-5] <= without[anchor]
+    assert with_neighbours[answer] == pytest.approx(0.9 * without[anchor], abs=1e-5)
+    # on its own it shares no word with the question and little meaning: it ranks below every line
+    # that mentions loving a place
+    assert without.get(answer, 0.0) < 0.5 * without[anchor]
+    distractors = [line for line in without if "love" in line.lower() and "Kyoto" not in line]
+    assert len(distractors) >= 4 and all(without[line] > without.get(answer, 0.0) for line in distractors)
+
+
+def test_a_decisive_first_hit_spares_the_offline_expansion(ctx, tenant, plain):
+    """The expansion adds a keyword search per name in the first hits; skipped, the results are the
+    question's own channels, as with the expansion off."""
+    _say(tenant, "s1", "2026-01-01T00:00:00Z", ("", "My dog is called Biscuit."), *[("", line) for line in (
+        "My neighbour's cat sleeps all day on the balcony.", "Paris is the most beautiful city I have visited.",
+        "I work at Stripe as an engineer.", "My sister adopted a kitten last spring.",
+        "The new office has a great coffee machine.", "I am learning to play the guitar.")])
+    _say(tenant, "s2", "2026-01-02T00:00:00Z", ("", "Biscuit and I love our walks along the river in Lisbon."))
+    question, when = "What is my dog called?", "2026-01-10T00:00:00Z"
+    walks = "Biscuit and I love our walks along the river in Lisbon."
+    # expanded, the walk is reached through the name "Biscuit" of the first hit
+    assert walks in _contents(plain, tenant, question, when)
+    with _app(ctx, **{**OFF, "search_expansion_skip_decisive": True}) as skipping, \
+            _app(ctx, **{**OFF, "offline_expansion": False}) as unexpanded:
+        skipped = _contents(skipping, tenant, question, when)
+        assert skipped[0] == "My dog is called Biscuit."
+        assert skipped == _contents(unexpanded, tenant, question, when)
+        assert walks not in skipped
