@@ -40,7 +40,8 @@ def moved(before: dict[Sample, float], after: dict[Sample, float], name: str, **
 
 def test_a_short_session_moves_the_counters_and_histograms(tenant, runtime, http):
     before = scrape(http)
-    for text in ("I work at Stripe. My dog is called Biscuit.", "I moved to Lisbon last month."):
+    # texts no other test says: the write path reuses the vectors of texts it embedded recently
+    for text in ("I work at Stripe. My cat is called Quillon.", "I moved to Tromso last month."):
         assert tenant.turn(text).status_code == 201
     assert tenant.post("/v1/turns", {"user_id": tenant.user, "session_id": "s2",
                                      "messages": [{"role": "user", "content": "I work at Notion now."}]}).status_code == 202
