@@ -15,7 +15,6 @@ import threading
 import time
 import uuid
 import weakref
-from collections import OrderedDict
 from dataclasses import asdict
 from typing import Any
 
@@ -26,6 +25,7 @@ from memex.context import Context
 from memex.db import locks
 from memex.db import memories as memory_rows
 from memex.db import turns as turn_rows
+from memex.embeddings.recent import RecentVectors
 from memex.jobs import Candidate, ExtractionJob, SupersessionJob
 from memex.metrics import CANDIDATES_PER_TURN, EXTRACTION_LATENCY, SUPERSESSION_VERDICTS
 from memex.supersession import Decision, RulesJudge, related_keys
@@ -225,19 +225,12 @@ def embed_distinct(ctx: Context, texts: list[str]) -> dict[str, np.ndarray]:
     """The vector of each of these texts, by text: each distinct text embedded once, and those
     embedded lately by the same embedder not embedded again."""
     with _recent_lock:
-        recent = _recent_vectors.setdefault(ctx.embedder, OrderedDict())
-        found = {}
-        for text in dict.fromkeys(texts):
-            if text in recent:
-                recent.move_to_end(text)
-                found[text] = recent[text]
-    missing = [text for text in dict.fromkeys(texts) if text not in found]
+        recent = _recent_vectors.setdefault(ctx.embedder, RecentVectors(RECENT_VECTORS_KEPT))
+    distinct = list(dict.fromkeys(texts))
+    found = recent.get_many(distinct)
+    missing = [text for text in distinct if text not in found]
     if missing:
-        found.update(zip(missing, ctx.embedder.embed(missing)))
-        with _recent_lock:
-            recent.update((text, found[text].copy()) for text in missing)  # not a view keeping its batch alive
-            while len(recent) > RECENT_VECTORS_KEPT:
-                recent.popitem(last=False)
+        found.update(recent.put_many(dict(zip(missing, ctx.embedder.embed(missing)))))
     return found
 
 

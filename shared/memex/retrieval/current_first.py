@@ -81,12 +81,6 @@ def _in_scope(request: SearchIn, memory: dict[str, Any]) -> bool:
 def _parts(request: SearchIn, memory: dict[str, Any], relevance: float, now: datetime) -> dict[str, Any]:
     """Score parts of a memory taken in from beyond the ranking: its own relevance (0 when no channel
     found it), recency and importance; no channel's score or rank."""
-    alpha = scoring.DEFAULT_ALPHA if request.alpha is None else request.alpha
-    half_life = request.half_life_days or scoring.DEFAULT_HALF_LIFE_DAYS
-    parts = scoring.combine(
-        relevance=relevance,
-        recency_value=scoring.recency(datetime.fromisoformat(memory["valid_from"]), now, half_life),
-        importance=round(memory["importance"], 4),
-        alpha=alpha,
-    )
+    parts = scoring.score(relevance, datetime.fromisoformat(memory["valid_from"]), memory["importance"], now,
+                          request.alpha, request.half_life_days)
     return {**parts.as_dict(), "bm25": None, "similarity": None, "rerank": None}

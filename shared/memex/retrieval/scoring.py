@@ -37,3 +37,15 @@ def combine(relevance: float, recency_value: float, importance: float, alpha: fl
     blended = alpha * relevance + (1 - alpha) * recency_value
     score = (1 - IMPORTANCE_WEIGHT) * blended + IMPORTANCE_WEIGHT * importance
     return ScoreParts(score=score, relevance=relevance, recency=recency_value, importance=importance)
+
+
+def score(relevance: float, valid_from: datetime, importance: float, now: datetime,
+          alpha: float | None, half_life_days: float | None) -> ScoreParts:
+    """A memory's parts under a request's `alpha` and `half_life_days` (the defaults where it names
+    none); importance as the wire shows it."""
+    return combine(
+        relevance=relevance,
+        recency_value=recency(valid_from, now, half_life_days or DEFAULT_HALF_LIFE_DAYS),
+        importance=round(importance, 4),
+        alpha=DEFAULT_ALPHA if alpha is None else alpha,
+    )

@@ -214,19 +214,13 @@ def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies |
     if reranked is None and request.mode == "hybrid":
         relevance, kept = _cues(ctx.settings, request.query, now, relevance, kept, found,
                                 lambda anchors, reach: memory_rows.neighbours(conn, *scope, anchors, reach))
-    alpha = scoring.DEFAULT_ALPHA if request.alpha is None else request.alpha
-    half_life = request.half_life_days or scoring.DEFAULT_HALF_LIFE_DAYS
     bm25, similarity = question.scores("keyword"), question.scores("vector")
     ranks = {name: {item: rank for rank, (item, _) in enumerate(channel.ranked, start=1)}
              for name, channel in (("bm25", question.keyword), ("vector", question.vector)) if channel is not None}
     scored = []
     for item in kept:
-        parts = scoring.combine(
-            relevance=relevance[item],
-            recency_value=scoring.recency(found[item].valid_from, now, half_life),
-            importance=round(found[item].importance, 4),  # as the wire shows it
-            alpha=alpha,
-        )
+        parts = scoring.score(relevance[item], found[item].valid_from, found[item].importance, now,
+                              request.alpha, request.half_life_days)
         extra_parts = {"bm25": bm25.get(item), "similarity": similarity.get(item),
                        "rerank": reranked.get(item) if reranked is not None else None,
                        **{f"{name}_rank": by_item.get(item) for name, by_item in ranks.items()}}
