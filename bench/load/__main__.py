@@ -137,8 +137,9 @@ def measured(pipeline: Pipeline, scenario: Scenario, postgres: Any, seed: int = 
 
 def cpu_seconds(url: str, data_dir: Path) -> dict[str, float]:
     """CPU seconds (user + system) spent so far by the server listening at `url` (with its child
-    processes) and by the Postgres of `data_dir` (postmaster and backends). A backend that ended
-    takes its time with it: each pipeline keeps its connections for the run. Empty where this user
+    processes) and by the Postgres of `data_dir` (postmaster and backends). A process that ended
+    counts through its parent's times of children it reaped (a backend whose connection closed,
+    which alone would make the total fall). Empty where this user
     may not see which process listens (psutil needs the rights to read other processes' sockets)."""
     import psutil
 
@@ -161,7 +162,7 @@ def cpu_seconds(url: str, data_dir: Path) -> dict[str, float]:
                 times = process.cpu_times()
             except psutil.NoSuchProcess:
                 continue
-            total += times.user + times.system
+            total += times.user + times.system + times.children_user + times.children_system
         return total
 
     return {"server": tree(listener), "postgres": tree(postmaster)}
