@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from memex import llm, timeline
+from memex import filler, llm, timeline
 from memex.context import Context
 from memex.db import locks
 from memex.db import memories as memory_rows
@@ -116,7 +116,9 @@ def _store_episodic(ctx: Context, tenant_id: str, work: list[tuple[dict, list[di
     contexts: dict[str, str | None] = {}  # message id -> the message said just before it
     for _, messages, history in work:
         for previous, message in zip([history[-1] if history else None] + messages, messages):
-            contexts[message["id"]] = episodic_text(previous) if previous else None
+            # a "Got it!" indexed with the line it answers would be found in that line's place
+            answers = previous and not filler.is_filler(message["content"] or "")
+            contexts[message["id"]] = episodic_text(previous) if answers else None
     conn = ctx.db.connection()
     done = memory_rows.written(conn, tenant_id, [f"message:{m['id']}" for _, messages, _ in work for m in messages])
     pending = [(turn, m) for turn, messages, _ in work for m in messages if f"message:{m['id']}" not in done]

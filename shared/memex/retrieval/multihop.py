@@ -18,6 +18,7 @@ import logging
 import re
 from typing import Callable, Sequence
 
+from memex import filler
 from memex.config import Settings
 from memex.llm import ChatJSON, LLMError
 from memex.ports import Metrics
@@ -103,7 +104,7 @@ _WORD = re.compile(r"[A-Za-z]+")
 _COMMON = frozenset("""
 a about absolutely after again all also always an and anyway are as at awesome be because before
 but by can congrats congratulations cool could definitely did do does don even ever every for from
-glad good great guess had has have he hello her here hey hi his how i if im in is it its just last
+glad good got great guess had has have he hello her here hey hi his how i if im in is it its just last
 let lets like lol love maybe me my nice no not now of oh ok okay on once one or our really right
 see she should so some sounds still sure thank thanks that thats the their them then there these
 they this those to today tomorrow totally very was we well were what when where which while who
@@ -124,6 +125,8 @@ def entity_names(hits: Sequence[str], question: str) -> list[str]:
     names: list[str] = []
     for text in hits:
         body = _SPEAKER.sub("", text, count=1)
+        if filler.is_filler(body):
+            continue  # "Got it!" names nothing
         for name in _NAME.findall(body):
             word = name.lower().replace("’", "").replace("'", "")
             if word in _COMMON or name.lower() in asked or word in asked or name in names:

@@ -23,12 +23,13 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from memex import filler
 from memex.config import Settings
 from memex.context import Context
 from memex.db import memories as memory_rows
 from memex.metrics import FLOOR_REJECTIONS, LLM_FALLBACKS
 from memex.models import SearchIn
-from memex.retrieval import current_first, floor, multihop, rerank, rrf, scoring, speakers, temporal
+from memex.retrieval import current_first, floor, keywords, multihop, rerank, rrf, scoring, speakers, temporal
 
 CANDIDATES_PER_CHANNEL = 100
 EXPANSION_CANDIDATES = 30  # per extra query: its lower ranks would add next to nothing
@@ -146,7 +147,7 @@ def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies |
                     // CANDIDATES_PER_CHANNEL
                 # each channel's best memories come whole with their ranking, the results usually among them
                 if keyword:
-                    ranked_keyword = memory_rows.keyword_statement(*scope, query, depth, max_postings) \
+                    ranked_keyword = memory_rows.keyword_statement(*scope, keywords.of(query), depth, max_postings) \
                         .with_memories(tenant_id, request.top_k)
                     ranked_keyword.send(conn)
                 query_vector = deps.query_vector(query) if vector else None
@@ -156,7 +157,7 @@ def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies |
                     ).with_memories(tenant_id, request.top_k)
                     ranked_vector.send(conn)
                 elif vector and not keyword:  # the embedder failed: the keyword channel answers
-                    ranked_keyword = memory_rows.keyword_statement(*scope, query, depth, max_postings) \
+                    ranked_keyword = memory_rows.keyword_statement(*scope, keywords.of(query), depth, max_postings) \
                         .with_memories(tenant_id, request.top_k)
                     ranked_keyword.send(conn)
                 sent.append((ranked_keyword, ranked_vector))
@@ -208,6 +209,10 @@ def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies |
         signals = [query_run.signals() for _, query_run in runs]
         kept = [item for item in relevance
                 if gate_open and any(item in s and floor.item_passes(s[item]) for s in signals)]
+        # "Got it!" is about as near in meaning to any short question as a real answer is: a line
+        # that says nothing of its own is kept only when the question's words found it
+        kept = [item for item in kept if any(item in s and s[item].bm25 is not None for s in signals)
+                or not filler.is_filler(_said(found[item]))]
 
     # 3. scoring: relevance blended with recency and importance, from what the rankings read
     now = request.reference_time or datetime.now(timezone.utc)
@@ -255,12 +260,12 @@ def _cues(settings: Settings, query: str, now: datetime, relevance: dict[str, fl
     asked = speakers.words(query) if settings.search_speaker_boost else frozenset()
     periods = temporal.windows(query, now) if settings.search_temporal_boost else []
     speaker_factor = 1 + settings.search_speaker_boost if any(
-        speakers.named(asked, found[item].speaker) for item in kept) else 1.0
+        speakers.names(asked, found[item]) for item in kept) else 1.0
     time_factor = 1 + settings.search_temporal_boost if periods else 1.0
     if speaker_factor > 1 or time_factor > 1:
         top = speaker_factor * time_factor
         relevance = {item: relevance[item]
-                     * (speaker_factor if speakers.named(asked, found[item].speaker) else 1.0)
+                     * (speaker_factor if speakers.names(asked, found[item]) else 1.0)
                      * (time_factor if temporal.within(found[item].valid_from, periods) else 1.0) / top
                      for item in kept}
     if settings.search_neighbour_share <= 0 or not kept:
@@ -273,6 +278,8 @@ def _cues(settings: Settings, query: str, now: datetime, relevance: dict[str, fl
     # the question's signals, which a reply such as "Yes, last May!" does not carry).
     held = set(kept)
     for anchor, item, row in neighbours_of(anchors, settings.search_neighbour_reach):
+        if filler.is_filler(_said(row)):
+            continue  # "Got it!" says nothing the anchor did not
         shared = settings.search_neighbour_share * own[anchor]
         if item not in held:
             held.add(item)
@@ -281,6 +288,12 @@ def _cues(settings: Settings, query: str, now: datetime, relevance: dict[str, fl
         if shared > relevance.get(item, 0.0):
             relevance[item] = shared
     return relevance, kept
+
+
+def _said(row: memory_rows.Found) -> str:
+    """A message's own words, without the speaker's name its episodic memory starts with."""
+    prefix = f"{row.speaker}: " if row.speaker else ""
+    return row.content[len(prefix):] if prefix and row.content.startswith(prefix) else row.content
 
 
 def _rerank(reranker: rerank.Reranker, deps: Dependencies, query: str, fused: dict[str, float],

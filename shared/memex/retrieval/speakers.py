@@ -18,6 +18,12 @@ def words(text: str) -> frozenset[str]:
     return frozenset(re.sub(r"['’]s$", "", w.lower()) for w in _WORD.findall(text))
 
 
+def names(question_words: frozenset[str], memory) -> bool:
+    """Whether the question names who said `memory` (a memories.Found) or whom it is about: a
+    participant by name, or the user as "the user", the words memex writes its facts with."""
+    return named(question_words, memory.speaker) or named(question_words, memory.subject)
+
+
 def named(question_words: frozenset[str], speaker: str | None) -> bool:
     """Whether the question names `speaker` (every word of a several-word name)."""
     if not speaker:

@@ -1,0 +1,43 @@
+"""Lines that say nothing of their own: "Got it!", "Thanks, sounds great.", "Haha, same here!".
+
+An assistant's acknowledgement, or a participant's pleasantry, is kept as an episodic memory like
+any message (it is part of the record), but it is not indexed with the line it answers: that line
+is a memory itself, and a "Got it!" indexed with "I live in Dublin" would come back for "where do
+I live?" beside it, taking a place in the results and in a recall's budget. For the same reason a
+filler line does not take a share of its neighbour's relevance (retrieval/search.py, the
+neighbours cue). A reply that holds anything else ("Kinkaku-ji, at sunset.", "Yes, last May!",
+"Two of them.") is not filler: what it says depends on the line it answers.
+"""
+
+from __future__ import annotations
+
+import re
+
+# Function words, and the words of acknowledgements, thanks, greetings and small reactions.
+# Nothing here names a thing, a person, a place, a time or a quantity.
+_WORDS = frozenset("""
+a an the and or but so if then than that this these those it its it's i i'm i've i'll i'd me my
+mine you you're you've you'll your yours we we're we'll our us he she they them their his her is
+am are was were be been being do does did done have has had having will would shall should can
+could just really very too also quite pretty so much well oh ah aw hey hi hello hmm um uh wow
+yay yeah yes yep yup no nope nah not ok okay k alright all right sure of course indeed totally
+absolutely definitely exactly certainly got get gotcha understood understand noted note see
+thanks thank thx ty cheers welcome glad happy pleased help helps helped anytime any time anything
+else let know tell me sounds sound good great nice cool awesome amazing fantastic wonderful
+lovely perfect fine excellent brilliant neat sweet fun funny interesting true agreed agree same
+here there too haha hahaha lol lmao hehe omg congrats congratulations good luck best wishes
+bye goodbye later see soon talk take care night morning evening day have a to for with in on at
+by from about as what how that's it's there's here's you're we're they're he's she's what's
+don't doesn't didn't can't won't isn't aren't wasn't weren't i'm glad love awesome course
+""".split())
+_WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*|\d+")
+_MAX_WORDS = 16
+_MAX_CHARACTERS = 120
+
+
+def is_filler(text: str) -> bool:
+    """Whether `text` is made only of acknowledgement and function words (and is short)."""
+    if len(text) > _MAX_CHARACTERS:
+        return False
+    words = [w.replace("’", "'") for w in _WORD.findall(text)]
+    return 0 < len(words) <= _MAX_WORDS and all(w.lower() in _WORDS for w in words)

@@ -1,0 +1,56 @@
+"""Searches over a conversation with an assistant, asked as agents ask them: about "the user", in
+a history where the assistant acknowledges each line ("Got it!")."""
+
+from __future__ import annotations
+
+import pytest
+
+from memex.filler import is_filler
+
+SAID = ["I work at Stripe as a product manager and live in Dublin.",
+        "I used to love TypeScript but these days I find it too verbose; I've gone back to plain Python.",
+        "Just got back from walking Pepper, she dragged me through every puddle in the park."]
+ACK = "Got it!"
+
+
+@pytest.fixture
+def dialogue(tenant):
+    for i, line in enumerate(SAID):
+        body = {"user_id": tenant.user, "session_id": "s1", "timestamp": f"2025-03-0{i + 1}T10:00:00Z",
+                "messages": [{"role": "user", "content": line}, {"role": "assistant", "content": ACK}]}
+        assert tenant.post("/v1/turns?wait=true", body).status_code == 201
+    return tenant
+
+
+@pytest.mark.parametrize("question, said", [
+    ("where does the user live?", SAID[0]),
+    ("what programming language does the user prefer?", SAID[1]),
+    ("Who is Pepper, the user's dog?", SAID[2]),
+])
+def test_a_question_about_the_user_finds_what_the_user_said(dialogue, question, said):
+    found = [r["content"] for r in dialogue.search(question)]
+    assert said in found, found
+    # "user" is memex's word for the person, not a keyword every fact it wrote would match
+    by_keyword = [r["content"] for r in dialogue.search(question, mode="bm25")]
+    assert not any(c.startswith("The user's") for c in by_keyword), by_keyword
+
+
+def test_an_acknowledgement_is_kept_but_never_found_for_the_line_it_answers(dialogue):
+    listed = dialogue.get(f"/v1/users/{dialogue.user}/memories").json()["memories"]
+    assert sum(m["content"] == ACK for m in listed) == len(SAID)  # the record is whole
+    for question in ["where does the user live?", "Where do I live?", "walking Pepper", "work", "TypeScript"]:
+        for mode in ("hybrid", "bm25", "vector"):
+            found = [r["content"] for r in dialogue.search(question, mode=mode, top_k=20)]
+            assert ACK not in found, (question, mode, found)
+
+
+@pytest.mark.parametrize("line", ["Got it!", "Thanks, sounds great.", "Haha, same here!", "Noted.",
+                                  "Glad I could help. Let me know if there's anything else!", "Bye!"])
+def test_filler_lines(line):
+    assert is_filler(line)
+
+
+@pytest.mark.parametrize("line", ["Kinkaku-ji, at sunset.", "Yes, last May!", "Two of them.", "Got a new job!",
+                                  "Thanks! I start at Globex on Monday.", "", "🙂"])
+def test_lines_that_say_something(line):
+    assert not is_filler(line)
