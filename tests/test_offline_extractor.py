@@ -38,7 +38,7 @@ ATOMIC_FACTS = [
     ("My new employer is Ernst & Young.", {("employer", "Ernst & Young")}),
     ("I work at a small agency called Pixel Farm.", {("employer", "Pixel Farm")}),
     ("I left Deutsche Bank and now I work at Revolut.", {("employer", "Deutsche Bank", True), ("employer", "Revolut")}),
-    ("After 3 yrs at Boeing I quit, and now I'm with Airbus.", {("employer", "Boeing", True), ("employer", "Airbus")}),
+    ("After 3 yrs at Nokia I quit, and now I'm with Ericsson.", {("employer", "Nokia", True), ("employer", "Ericsson")}),
     ("I switched from Acme Corp to Globex.", {("employer", "Acme Corp", True), ("employer", "Globex")}),
     ("I switched from Stripe to Adyen for a better role.", {("employer", "Stripe", True), ("employer", "Adyen")}),
     ("I moved from Paris to London for a new job.", {("city", "Paris", True), ("city", "London")}),
