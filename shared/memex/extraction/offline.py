@@ -166,7 +166,7 @@ def _strict_end(*words: str, punctuation: str = r"[^\w\s'’-]") -> str:
 _ROLE_END = _strict_end("and", "at", "for", "in", "on", "with", "from", "by", "who", "working", "based",
                         "myself", "too", "here", "there", "last", "this", "recently", "since", "after", "earlier",
                         "while", "before", "until", "when", "during")
-# Adverbs people put before a verb: "I now work at", "I officially work for", "I mostly go climbing".
+# Adverbs people put before a verb: "I now work at", "I officially work for", "I usually go climbing".
 _ADVERBS = r"(?:(?:now|still|also|just|only|finally|recently|currently|often|sometimes|[a-z]+ly) )*"
 _JOB_NOUN = r"(?:job|position|role|gig|post)"
 # Working somewhere, which may be for a day ("I'm working at Starbucks today"); starting somewhere,
@@ -182,7 +182,7 @@ _STARTED_AT = (rf"\bI(?:'ve| have)? {_ADVERBS}(?:(?:started|began) (?:at|working
                r"|\b(?i:my) first (?:day|week|month) at"
                r"|\b(?i:my) (?:new |current )?employer is")
 _CURRENT_JOB = rf"{_WORKS_AT}|{_STARTED_AT}"
-# "a startup called Ramp": the name after what kind of place it is.
+# "a small agency called Pixel Farm": the name after what kind of place it is.
 _ORG_INTRO = r"(?:the |an? (?:[a-z][\w-]* ){1,2}(?:called|named) )?"
 # "head of design", "director of engineering": a title that ends in what it leads.
 _HEAD_OF = r"(?:head|director|vp|VP|vice president|chief|manager) of [a-z][\w-]*(?: [a-z][\w-]*)?"
@@ -191,7 +191,7 @@ _PAST_JOB = (r"\bI (?:used to work|previously worked|formerly worked|worked) (?:
              r"|\bI no longer work (?:at|for)")
 _LEFT_JOB = rf"{_PAST_JOB}|\bI {_ADVERBS}(?:left|quit)\b|\b(?:years?|yrs?|months?) at|\bI (?:changed|switched) jobs?\b"
 _HAVE = r"\b(?:I|[Ww]e)(?: have|'ve got| have got)"
-# "a 4-year-old daughter", "my little brother": words between the article and the relative.
+# "a 3-year-old son", "my older sister": words between the article and the relative.
 _KIN_ADJECTIVE = (rf"(?:(?:little|baby|newborn|teenage|grown|older|younger|elder|big|twin|"
                   rf"(?:{_NUMBER})[- ](?:years?|months?|weeks?)[- ]old) )?")
 # A pastime said as such ends there, or goes on with when or how often: "I started reading the
@@ -199,10 +199,10 @@ _KIN_ADJECTIVE = (rf"(?:(?:little|baby|newborn|teenage|grown|older|younger|elder
 _PASTIME_END = (r"(?=\s*(?:[^\w\s'’-]|$)|\s+(?:again|recently|lately|last|this|every|on|at|in|with|and|but|"
                 r"a lot|most|more|now|too|twice|once|daily|weekly|regularly)\b)")
 _GOT_PET = r"\b(?:I|[Ww]e)(?:'ve| have)? (?:just |recently |finally )?(?:got|adopted|rescued|bought)"
-# "a rescue greyhound", "a 2-year-old tabby": words between the article and the animal.
+# "a rescue beagle", "a 2-year-old tabby": words between the article and the animal.
 _PET_ADJECTIVE = (rf"(?:(?:rescue|rescued|little|new|young|old|senior|sweet|tiny|baby|fluffy|"
                   rf"(?:{_NUMBER})[- ](?:years?|months?|weeks?)[- ]old) )?")
-# How the name follows: "named Max", "called Max", ", her name is Willow".
+# How the name follows: "named Max", "called Max", ", his name is Rocky".
 _NAMED = r"(?:,? (?:named|called)|,? (?:and )?(?:her|his|its|their) name(?:'s| is))"
 _BREED = rf"(?i:{_alternation(vocabulary.DOG_BREEDS + vocabulary.CAT_BREEDS)})"
 _MONTH = rf"(?i:{_alternation(vocabulary.MONTHS)})\.?"
@@ -400,7 +400,7 @@ def _habit(m: re.Match[str]) -> list[Fields]:
 
 
 # A name shaped like an organisation rather than a place: a digit or "&" ("3M", "AT&T"), a capital
-# inside a word ("SoundCloud", not "McAllen"), an acronym ("IBM", not "NYC") or a company word last.
+# inside a word ("PayPal", not "McAllen"), an acronym ("IBM", not "NYC") or a company word last.
 _ORG_SUFFIXES = frozenset(
     "inc corp corporation co ltd llc plc gmbh ag labs lab group bank capital partners technologies tech systems "
     "software solutions consulting studios media health airlines airways motors pharma pharmaceuticals "
@@ -491,7 +491,7 @@ _RULES = [
         rf"(?:the )?(?P<value>{_ORG})",
         rf"\b(?:years?|yrs?|months?) at (?:the )?{_ORG},? I {_ADVERBS}(?:switched|moved|went|jumped) (?:over )?to "
         rf"(?:the )?(?P<value>{_ORG})",
-        # "I left Boeing and now I'm with Airbus": where the user is, said after a job they left.
+        # "I quit Nokia, and now I'm with Ericsson": where the user is, said after a job they left.
         rf"(?:{_LEFT_JOB})[^.;]*?\b(?:now,? I(?:'m| am)|I(?:'m| am) now|I(?:'m| am)) (?:at|with) (?:the )?"
         rf"(?!{_PLATFORMS})(?P<value>{_ORG})",
     ], "The user's employer is {value}.", importance=0.8),
@@ -594,8 +594,7 @@ _RULES = [
         r"\bI(?:'ve| have)? (?:went|gone|turned|became|become) (?:fully )?(?P<value>vegetarian|vegan|pescatarian|"
         r"pescetarian|gluten[- ]free|dairy[- ]free)"
         + _strict_end("and", "in", "last", "this", "after", "when", "about", "over", "recently", r"\d+",
-                      "a (?:year|few|couple)",
-                      "years", "months"),
+                      "a (?:year|few|couple)", "years", "months"),
     ], "The user is {value}.", _text, importance=0.85),
     _rule("fact", "allergy", "allergic allergy", [
         r"\bI(?:'m| am)(?: (?:very|severely|deathly|highly|really|quite|mildly|slightly|super|so))? allergic to "
@@ -680,8 +679,8 @@ _RULES = [
         rf"\b(?:I|[Ww]e) (?:plan|intend) (?:to|on) (?P<value>{_phrase(8)})",
         rf"\b(?:I|[Ww]e)(?:'m|'re| am| are) (?P<value>(?:going|flying|driving|heading|moving|travelling|traveling|"
         rf"getting married|visiting)(?: to| back to)?(?: {_PROPER})? {_WHEN})(?=\s*(?:[.,;!?]|$))",
-        # Anything else the user is doing weeks or months ahead: "I'm running a half marathon in
-        # October"; not an errand of tonight ("I'm cooking dinner tonight") nor how they feel or what
+        # Anything else the user is doing weeks or months ahead: "we're hosting Thanksgiving this
+        # year"; not an errand of tonight ("I'm cooking dinner tonight") nor how they feel or what
         # they think ("I'm feeling better next week").
         rf"\b(?:I|[Ww]e)(?:'m|'re| am| are) (?P<value>(?!{_NOT_PLANS}\b)[a-z]+ing(?: {_WORD}){{0,5}}? {_LATER})"
         r"(?=\s*(?:[.,;!?]|$))",
