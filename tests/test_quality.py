@@ -127,7 +127,7 @@ def test_held_out_statements_that_repeat_a_tuning_one_are_left_out_of_the_new_co
     statements = [
         {"cat": "numbers", "text": "I'm thirty-eight.", "expect": ["age=38"]},
         {"cat": "numbers", "text": "I'm thirty-eight years old.", "expect": ["age=38"], "heldout": True},
-        {"cat": "numbers", "text": "I turned 52 on Sunday.", "expect": ["age=52"], "heldout": True},
+        {"cat": "numbers", "text": "My age is 52, for the record.", "expect": ["age=52"], "heldout": True},
     ]
     for item in statements:
         item["facts"] = [quality.Fact.parse(e, "test") for e in item["expect"]]
