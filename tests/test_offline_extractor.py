@@ -27,12 +27,42 @@ def _facts(content: str, history: tuple[str, ...] = ()) -> set[tuple]:
 
 
 ATOMIC_FACTS = [
+    # widened after the round-2 held-out statements became tuning data: how people type, and shapes
+    # taken whole rather than word by word
+    ("i'm a nurse", {("role", "nurse")}),
+    ("I’m based in Lisbon", {("city", "Lisbon")}),
+    ("started a new job at Acme last week", {("employer", "Acme")}),
+    ("been vegan since 2019", {("dietary_restriction", "vegan")}),
+    ("I began working at Lidl in May.", {("employer", "Lidl")}),
+    ("I was hired by Siemens this week.", {("employer", "Siemens")}),
+    ("My new employer is Ernst & Young.", {("employer", "Ernst & Young")}),
+    ("I work at a small agency called Pixel Farm.", {("employer", "Pixel Farm")}),
+    ("I left Deutsche Bank and now I work at Revolut.", {("employer", "Deutsche Bank", True), ("employer", "Revolut")}),
+    ("After 3 yrs at Nokia I quit, and now I'm with Ericsson.", {("employer", "Nokia", True), ("employer", "Ericsson")}),
+    ("I switched from Acme Corp to Globex.", {("employer", "Acme Corp", True), ("employer", "Globex")}),
+    ("I switched from Stripe to Adyen for a better role.", {("employer", "Stripe", True), ("employer", "Adyen")}),
+    ("I moved from Paris to London for a new job.", {("city", "Paris", True), ("city", "London")}),
+    ("I'm from Lagos originally.", {("hometown", "Lagos")}),
+    ("We have one son.", {("number_of_children", "1")}),
+    ("I have two sons and a daughter.", {("number_of_children", "3")}),
+    ("I have two daughters, Monday and Tuesday.", {("number_of_children", "2")}),
+    ("My kids are called Sam and Ella.", {("child_name", "Sam"), ("child_name", "Ella")}),
+    ("We have a 3-year-old son named Leo.", {("child_name", "Leo")}),
+    ("My older sister Ruth lives nearby.", {("sister_name", "Ruth")}),
+    ("I've had arthritis for years.", {("health_condition", "arthritis")}),
+    ("I do yoga every morning.", {("hobby", "yoga")}),
+    ("I've picked up woodworking.", {("hobby", "woodworking")}),
+    ("I'm flying to Chicago next Friday.", {("plan", "flying to Chicago next Friday")}),
+    ("We're hosting Thanksgiving this year.", {("plan", "hosting Thanksgiving this year")}),
+    ("I quit drinking last year.", {("drinks_alcohol", "no")}),
+    ("I'm 41 btw", {("age", "41")}),
+    ("I'm allergic to latex and to bees.", {("allergy", "latex"), ("allergy", "bees")}),
     # widened after the round-1 held-out statements became tuning data
     ("I'm the CTO of a small startup.", {("role", "chief technology officer")}),
     ("I'm working as a barista while I study.", {("role", "barista")}),
     ("I'm a 45 year old teacher.", {("age", "45"), ("role", "teacher")}),
     ("I went vegan in January.", {("dietary_restriction", "vegan")}),
-    ("I have two daughters, Ava and Mia.", {("child_name", "Ava"), ("child_name", "Mia")}),
+    ("I have two daughters, Ava and Mia.", {("number_of_children", "2"), ("child_name", "Ava"), ("child_name", "Mia")}),
     ("We have three kids, Tom, Ann and Joe.", {("number_of_children", "3"), ("child_name", "Tom"), ("child_name", "Ann"),
                                              ("child_name", "Joe")}),
     ("After five years at IBM I switched to Oracle.", {("employer", "Oracle"), ("employer", "IBM", True)}),
@@ -81,6 +111,10 @@ ATOMIC_FACTS = [
 ]
 
 PETS = [
+    ("My hamster's name is Nibbles.", {("pet_hamster_name", "Nibbles")}),
+    ("We adopted a rescue beagle, his name is Rocky.", {("pet_dog_name", "Rocky"), ("pet_dog_breed", "beagle")}),
+    ("I have a pug.", {("pet_dog_breed", "pug")}),
+    ("I had a dog named Rusty as a kid.", {("pet_dog_name", "Rusty", True)}),
     ("my dog Biscuit", {("pet_dog_name", "Biscuit")}),
     ("our dog, Biscuit, loves the beach", {("pet_dog_name", "Biscuit")}),
     ("Biscuit (my dog) is asleep", {("pet_dog_name", "Biscuit")}),
@@ -134,7 +168,7 @@ HISTORICAL = [
 # hedges, hypotheticals, and words that only look like the patterns.
 NOTHING = [
     "I'm a student of life.", "I'm the president of the fan club?", "I switched to Linux.",
-    "I have two daughters, Monday and Tuesday.", "I joined Strava last month.", "I went vegan for a month once?",
+"I joined Strava last month.", "I went vegan for a month once?",
     "ok", "lol thanks", "sounds good", "haha", "what do you think?", "", "   ",
     "do you live in Lisbon?", "Are you vegan?", "What's your name?", "Where do you work?",
     "You live in Lisbon.", "You're a nurse, right?", "You are great at this.",
@@ -159,6 +193,8 @@ NOTHING = [
     "I started at Google in 2019 and left in 2022.", "When I turned ten, dad signed me up",
     "Yeah, I love to.", "Being my own boss and doing something I love is awesome.", "I prefer not to say",
     "I work at Home.",
+    "I have a lab meeting at 3.", "I'm feeling better this week.", "I switched from Chrome to Firefox.",
+    "I quit Facebook and now I'm with my family.", "I have no sons.", "Moved to Berlin?", "I left London last year.",
     "Ich liebe Käsespätzle 🧀🍝 — 東京で寿司を食べた",
 ]
 

@@ -121,3 +121,18 @@ def test_the_script_check_names_the_turn_and_the_mismatch():
         quality.check_script(_Double(left=["{}"]), script, [EXTRACTION_REQUEST], "turn 3")
     with pytest.raises(quality.FixtureError, match="scripted for city=Lisbon was asked about age=40"):
         quality.check_script(_Double(), script, [EXTRACTION_REQUEST, _judge_request("age", "40")], "turn 3")
+
+
+def test_held_out_statements_that_repeat_a_tuning_one_are_left_out_of_the_new_column():
+    statements = [
+        {"cat": "numbers", "text": "I'm thirty-eight.", "expect": ["age=38"]},
+        {"cat": "numbers", "text": "I'm thirty-eight years old.", "expect": ["age=38"], "heldout": True},
+        {"cat": "numbers", "text": "My age is 52, for the record.", "expect": ["age=52"], "heldout": True},
+    ]
+    for item in statements:
+        item["facts"] = [quality.Fact.parse(e, "test") for e in item["expect"]]
+    table = quality.run_extraction(statements)["by_category"]
+    assert table["numbers/tuning"]["statements"] == 1
+    assert table["numbers/heldout"]["statements"] == 2
+    assert table["numbers/new"]["statements"] == 1
+    assert "held-out, new" in quality.render_extraction(quality.run_extraction(statements))

@@ -1,7 +1,8 @@
 """The offline extractor: first-person patterns, no LLM. It misses things; it never invents.
 
 Only messages with role "user" are read (the user's own, and those of other named participants,
-whose facts are filed under their name), one sentence at a time. A question is
+whose facts are filed under their name), one sentence at a time, read as people type it ("i'm",
+curly apostrophes, an "I" dropped at the start: "started at Acme last week"). A question is
 skipped (but "I live in Lisbon, you?" keeps its statement), and a match whose clause is negated,
 hedged, hypothetical or reported ("I don't work at", "if I lived in", "I think I'm allergic",
 "he thinks I live in") yields nothing. Each rule of `_RULES` is a regex with a
@@ -65,7 +66,11 @@ _RELATIONS = {
     "son": "child", "daughter": "child", "best friend": "friend", "friend": "friend",
 }
 _PETS = {"dog": "dog", "puppy": "dog", "cat": "cat", "kitten": "cat", "rabbit": "rabbit",
-         "bunny": "rabbit", "horse": "horse"}
+         "bunny": "rabbit", "horse": "horse", "pony": "pony", "hamster": "hamster", "guinea pig": "guinea_pig",
+         "gerbil": "gerbil", "ferret": "ferret", "chinchilla": "chinchilla", "hedgehog": "hedgehog",
+         "parrot": "parrot", "budgie": "budgie", "cockatiel": "cockatiel", "bird": "bird", "goldfish": "fish",
+         "fish": "fish", "turtle": "turtle", "tortoise": "tortoise", "snake": "snake", "lizard": "lizard",
+         "gecko": "gecko", "iguana": "iguana"}
 # Capitalised words that follow "my wife is" or "my dog" without being a name ("American
 # Airlines" is one: only a name of one word is checked).
 _NOT_NAMES = frozenset(
@@ -160,34 +165,59 @@ def _strict_end(*words: str, punctuation: str = r"[^\w\s'’-]") -> str:
 
 _ROLE_END = _strict_end("and", "at", "for", "in", "on", "with", "from", "by", "who", "working", "based",
                         "myself", "too", "here", "there", "last", "this", "recently", "since", "after", "earlier",
-                        "while")
-_CURRENT_JOB = (r"\bI (?:now |currently |still |also )?(?:work|'m working|am working) (?:at|for)"
-                r"|\bI(?:'m| am) (?:now |currently |still |also )?(?:working|employed) (?:at|for|by)"
-                r"|\bI(?:'ve| have) been working (?:at|for)"
-                r"|\bI(?:'ve| have)? (?:just |recently |finally )?(?:started (?:at|working (?:at|for)|a (?:new )?job at)"
-                r"|got (?:a (?:new )?job at|hired (?:at|by))|landed (?:a (?:new )?job|a role|a position) at"
-                r"|accepted (?:an|the|a job) offer from|signed with)"
-                r"|\b(?i:my) first day at")
+                        "while", "before", "until", "when", "during")
+# Adverbs people put before a verb: "I now work at", "I officially work for", "I usually go climbing".
+_ADVERBS = r"(?:(?:now|still|also|just|only|finally|recently|currently|often|sometimes|[a-z]+ly) )*"
+_JOB_NOUN = r"(?:job|position|role|gig|post)"
+# Working somewhere, which may be for a day ("I'm working at Starbucks today"); starting somewhere,
+# which is a job ("I started at Salesforce this week").
+_WORKS_AT = (rf"\bI {_ADVERBS}(?:work|'m working|am working) (?:at|for)"
+             rf"|\bI(?:'m| am) {_ADVERBS}(?:working|employed) (?:at|for|by)"
+             rf"|\bI(?:'ve| have) {_ADVERBS}been working (?:at|for)")
+_STARTED_AT = (rf"\bI(?:'ve| have)? {_ADVERBS}(?:(?:started|began) (?:at|working (?:at|for)|an? (?:new )?{_JOB_NOUN} "
+               rf"(?:at|with))|got (?:an?|the) (?:new )?{_JOB_NOUN} (?:at|with)|got hired (?:at|by)"
+               rf"|landed (?:an?|the) (?:new )?{_JOB_NOUN} (?:at|with)|accepted (?:an|the|a job) offer from"
+               r"|signed with)"
+               rf"|\bI(?:'ve| have| was)? {_ADVERBS}been hired (?:at|by)|\bI was {_ADVERBS}hired (?:at|by)"
+               r"|\b(?i:my) first (?:day|week|month) at"
+               r"|\b(?i:my) (?:new |current )?employer is")
+_CURRENT_JOB = rf"{_WORKS_AT}|{_STARTED_AT}"
+# "a small agency called Pixel Farm": the name after what kind of place it is.
+_ORG_INTRO = r"(?:the |an? (?:[a-z][\w-]* ){1,2}(?:called|named) )?"
 # "head of design", "director of engineering": a title that ends in what it leads.
 _HEAD_OF = r"(?:head|director|vp|VP|vice president|chief|manager) of [a-z][\w-]*(?: [a-z][\w-]*)?"
 _PAST_JOB = (r"\bI (?:used to work|previously worked|formerly worked|worked) (?:at|for)"
              r"|\bI(?: have|'ve)? (?:resigned|retired) from|\bI (?:was|got) (?:laid off|let go|fired) (?:from|by)"
              r"|\bI no longer work (?:at|for)")
+_LEFT_JOB = rf"{_PAST_JOB}|\bI {_ADVERBS}(?:left|quit)\b|\b(?:years?|yrs?|months?) at|\bI (?:changed|switched) jobs?\b"
 _HAVE = r"\b(?:I|[Ww]e)(?: have|'ve got| have got)"
+# "a 3-year-old son", "my older sister": words between the article and the relative.
+_KIN_ADJECTIVE = (rf"(?:(?:little|baby|newborn|teenage|grown|older|younger|elder|big|twin|"
+                  rf"(?:{_NUMBER})[- ](?:years?|months?|weeks?)[- ]old) )?")
 # A pastime said as such ends there, or goes on with when or how often: "I started reading the
 # report" is one errand, not a hobby.
 _PASTIME_END = (r"(?=\s*(?:[^\w\s'’-]|$)|\s+(?:again|recently|lately|last|this|every|on|at|in|with|and|but|"
                 r"a lot|most|more|now|too|twice|once|daily|weekly|regularly)\b)")
 _GOT_PET = r"\b(?:I|[Ww]e)(?:'ve| have)? (?:just |recently |finally )?(?:got|adopted|rescued|bought)"
+# "a rescue beagle", "a 2-year-old tabby": words between the article and the animal.
+_PET_ADJECTIVE = (rf"(?:(?:rescue|rescued|little|new|young|old|senior|sweet|tiny|baby|fluffy|"
+                  rf"(?:{_NUMBER})[- ](?:years?|months?|weeks?)[- ]old) )?")
+# How the name follows: "named Max", "called Max", ", his name is Rocky".
+_NAMED = r"(?:,? (?:named|called)|,? (?:and )?(?:her|his|its|their) name(?:'s| is))"
 _BREED = rf"(?i:{_alternation(vocabulary.DOG_BREEDS + vocabulary.CAT_BREEDS)})"
 _MONTH = rf"(?i:{_alternation(vocabulary.MONTHS)})\.?"
 _DATE = (rf"{_MONTH} \d{{1,2}}(?:st|nd|rd|th)?|\d{{1,2}}(?:st|nd|rd|th)? (?:of )?{_MONTH}")
 # When a plan happens: "next week", "tomorrow", "in May", "on Saturday", "this summer".
-_WHEN = (r"(?:next (?:week|month|year|weekend|summer|spring|fall|autumn|winter|monday|tuesday|wednesday|thursday|"
-         r"friday|saturday|sunday)|tomorrow|tonight|this (?:weekend|summer|spring|fall|autumn|winter|year|month)|"
+_WHEN = (r"(?:next (?:week|month|year|weekend|summer|spring|fall|autumn|winter|(?i:monday|tuesday|wednesday|thursday|"
+         r"friday|saturday|sunday))|tomorrow|tonight|this (?:weekend|summer|spring|fall|autumn|winter|year|month)|"
          rf"in (?:{_MONTH}|the (?:spring|summer|fall|autumn|winter))|on (?i:monday|tuesday|wednesday|thursday|friday|"
          r"saturday|sunday))")
+_LATER = (r"(?:next (?:month|year|summer|spring|fall|autumn|winter)|this (?:summer|spring|fall|autumn|winter|year)|"
+          rf"in (?:{_MONTH}|the (?:spring|summer|fall|autumn|winter)|\d{{4}}))")
 _MY = r"\b(?i:my|our)"
+_NOT_PLANS = ("(?:planning|going|flying|driving|heading|moving|travelling|traveling|visiting|feeling|being|"
+              "thinking|looking|trying|hoping|wondering|considering|doing|working|staying|sitting|waiting|watching|"
+              "reading|eating|sleeping|relaxing|chilling|getting (?:tired|better|worse|sick|old|bored|used))")
 _RELATION = rf"(?P<kind>(?i:{_alternation(_RELATIONS)}))"
 _PET = rf"(?P<kind>(?i:{_alternation(_PETS)}))"
 
@@ -224,6 +254,9 @@ def _relation(m: re.Match[str]) -> list[Fields]:
     return [{**f, "kind": kind, "part": _RELATIONS[kind]} for f in _name(m)]
 
 
+_SONS_DAUGHTERS = r"(?:sons?|daughters?|boys?|girls?)"
+# Two names or more: "Ava and Mia", "Tom, Ann and Joe".
+_CHILD_NAMES = rf"{_CAPWORD}(?:(?:,| and|, and) {_CAPWORD})+(?![\w'’&-])(?!\s+[A-ZÀ-ÖØ-Þ])"
 _CHILD_KINDS = {"sons": "son", "daughters": "daughter", "kids": "child", "children": "child", "boys": "son",
                 "girls": "daughter"}
 
@@ -334,6 +367,10 @@ def _age(m: re.Match[str]) -> list[Fields]:
 
 def _children(m: re.Match[str]) -> list[Fields]:
     count = _number(m.group("value")) if m.group("value") else 0
+    more = m.groupdict().get("more")
+    if count is not None and more:  # "two daughters and a son"
+        added = 1 if more in ("a", "an") else _number(more)
+        count = None if added is None else count + added
     if count is None or count > 20:
         return []
     said = {0: "no children", 1: "1 child"}.get(count, f"{count} children")
@@ -341,7 +378,8 @@ def _children(m: re.Match[str]) -> list[Fields]:
 
 
 def _allergies(m: re.Match[str]) -> list[Fields]:
-    items = re.split(r"\s*(?:,|\band\b|\bor\b)\s*", m.group("value"))
+    # "penicillin and to cats": each item without the preposition repeated
+    items = [re.sub(r"^to ", "", item) for item in re.split(r"\s*(?:,|\band\b|\bor\b)\s*", m.group("value"))]
     return [{"value": item} for item in items if item and item.casefold() not in ("something", "everything")]
 
 
@@ -359,6 +397,48 @@ def _habit(m: re.Match[str]) -> list[Fields]:
     if not thing:
         return []
     return [{"value": "no", "part": f"{verb}s_{_snake(thing)}", "what": f"{verb} {thing}"}]
+
+
+# A name shaped like an organisation rather than a place: a digit or "&" ("3M", "AT&T"), a capital
+# inside a word ("PayPal", not "McAllen"), an acronym ("IBM", not "NYC") or a company word last.
+_ORG_SUFFIXES = frozenset(
+    "inc corp corporation co ltd llc plc gmbh ag labs lab group bank capital partners technologies tech systems "
+    "software solutions consulting studios media health airlines airways motors pharma pharmaceuticals "
+    "holdings ventures industries insurance energy games networks analytics foods".split())
+_PLACE_ACRONYMS = frozenset("NYC USA UAE UK US LA SF DC NZ".split())
+_INNER_CAPITAL = re.compile(r"(?<!^Mc)(?<!^Mac)(?<!^O')(?<!^De)(?<!^La)(?<!^Le)(?<!^Di)(?<!^Du)[a-z][A-Z]")
+
+
+def _org_shaped(name: str) -> bool:
+    words = name.split()
+    return (any(c.isdigit() or c == "&" for c in name)
+            or words[-1].rstrip(".").casefold() in _ORG_SUFFIXES
+            or any(_INNER_CAPITAL.search(w) for w in words)
+            or any(len(w) >= 3 and w.isupper() and w not in _PLACE_ACRONYMS for w in words))
+
+
+# A switch between two names is a job change when the sentence speaks of work; a move between two
+# names is one only when a name looks like an organisation ("I moved from Paris to London for a
+# new job" is a move between cities).
+_JOB_WORDS = re.compile(r"\b(?:jobs?|roles?|positions?|compan(?:y|ies)|employers?|teams?|careers?|hired|gigs?)\b",
+                        re.IGNORECASE)
+
+
+def _a_job_move(m: re.Match[str]) -> bool:
+    if _org_shaped(m.group("old")) or _org_shaped(m.group("new")):
+        return True
+    return m.group("verb") in ("switched", "jumped") and bool(_JOB_WORDS.search(m.string))
+
+
+def _job_move(part: str) -> Callable[[re.Match[str]], list[Fields]]:
+    """The old or the new employer of a move between two names, when it is a job change."""
+    return lambda m: [{"value": m.group(part)}] if _a_job_move(m) else []
+
+
+def _place(m: re.Match[str]) -> list[Fields]:
+    """A place of a move, unless a name of the move looks like an organisation."""
+    names = [name for name in m.groupdict().values() if name]
+    return [] if any(_org_shaped(n) for n in names) else _name(m)
 
 
 # --- the rules ------------------------------------------------------------------------------
@@ -385,37 +465,55 @@ def _rule(type_: str, key: str, cues: str, patterns: list[str], sentence: str, c
 
 
 _QUIT_END = _strict_end("anymore", "any more", "at all", "altogether", "completely", "entirely", "for good",
-                        "these days", "last", "ago", r"\d+", r"a (?:year|month|week|while|few)", "either")
+                        "these days", "last", "ago", r"\d+", r"a (?:year|month|week|while|few|couple)", "either",
+                        "in", "since", "when", "after", "on", "back", "cold turkey", "years", "months")
 # What is no longer drunk or eaten: one or two plain words ("coffee", "red meat").
-_HABIT_OBJECT = (r"(?: (?P<value>(?!(?:and|or|but|with|at|in|on|for|to|much|any|anything|enough|a|the)\b)"
+# A word of when ("I quit drinking last year") is not what was given up.
+_HABIT_OBJECT = (r"(?: (?P<value>(?!(?:and|or|but|with|at|in|on|for|to|much|any|anything|enough|a|the|last|this|"
+                 r"since|ago|back|years?|months?|weeks?|anymore|completely|altogether|entirely|cold|when|after)\b)"
                  r"[a-z][\w'-]*(?: [a-z][\w'-]*)??))?")
 _NO_LONGER_END = _strict_end("anymore", "any more", "at all", "these days", "either")
 # "I'm 100% sure" is not an age.
-_AGE_END = _strict_end("and", punctuation=r"[.,;!)]")
+_AGE_END = _strict_end("and", "btw", "tbh", "haha", "lmao", "fyi", "already", "today", "this", punctuation=r"[.,;!)]")
 _TURNED_END = _strict_end("and", "today", "yesterday", "last", "on", "in", punctuation=r"[.,;!)]")
 
 _RULES = [
     # work
-    _rule("fact", "employer", "work working employed started got at for joined landed accepted signed day left quit "
-          "switched moved went jumped changed", [
-        rf"(?:{_CURRENT_JOB}) (?:the )?(?P<value>{_ORG}){_NOT_TEMPORARY}",
+    _rule("fact", "employer", "work working employed started began got hired at for joined landed accepted signed "
+          "employer left quit switched moved went jumped changed", [
+        rf"(?:{_WORKS_AT}) {_ORG_INTRO}(?P<value>{_ORG}){_NOT_TEMPORARY}",
+        rf"(?:{_STARTED_AT}) {_ORG_INTRO}(?P<value>{_ORG})",
         rf"\bI(?:'m| am) (?:now |currently )?(?:an?|the) {_ROLE} (?:at|for) (?:the )?(?P<value>{_ORG}){_NOT_TEMPORARY}",
         rf"\bI(?:'ve| have)? (?:just |recently )?joined (?:the )?(?P<value>{_ORG}) as (?:an?|the) {_ROLE}{_ROLE_END}",
         rf"\bI(?:'ve| have)? (?:just |recently |finally )?joined (?:the )?(?!{_PLATFORMS})(?P<value>{_ORG})"
         rf"(?:{_ORG_END}|{_JOINED_WHEN})",
         rf"\bI (?:left|quit) (?:my job at )?(?:the )?{_ORG},? (?:and|to) (?:join|joined|start at|started at) "
         rf"(?:the )?(?P<value>{_ORG})",
-        rf"\b(?:years?|months?) at (?:the )?{_ORG},? I (?:switched|moved|went|jumped) (?:over )?to (?:the )?"
-        rf"(?P<value>{_ORG})",
-        rf"\bI (?:changed|switched) jobs?[,;:]? (?:and )?(?:now )?I(?:'m| am) (?:now )?(?:at|with) (?:the )?"
-        rf"(?P<value>{_ORG})",
+        rf"\b(?:years?|yrs?|months?) at (?:the )?{_ORG},? I {_ADVERBS}(?:switched|moved|went|jumped) (?:over )?to "
+        rf"(?:the )?(?P<value>{_ORG})",
+        # "I quit Nokia, and now I'm with Ericsson": where the user is, said after a job they left.
+        rf"(?:{_LEFT_JOB})[^.;]*?\b(?:now,? I(?:'m| am)|I(?:'m| am) now|I(?:'m| am)) (?:at|with) (?:the )?"
+        rf"(?!{_PLATFORMS})(?P<value>{_ORG})",
     ], "The user's employer is {value}.", importance=0.8),
+    _rule("fact", "employer", "moved switched went jumped transferred", [
+        rf"\bI(?:'ve| have)? {_ADVERBS}(?P<verb>moved|switched|went|jumped|transferred) (?:over )?from (?:the )?"
+        rf"(?P<old>{_ORG}) to (?:the )?(?P<new>{_ORG})",
+    ], "The user's employer is {value}.", _job_move("new"), importance=0.8),
+    _rule("fact", "employer", "moved switched went jumped transferred", [
+        rf"\bI(?:'ve| have)? {_ADVERBS}(?P<verb>moved|switched|went|jumped|transferred) (?:over )?from (?:the )?"
+        rf"(?P<old>{_ORG}) to (?:the )?(?P<new>{_ORG})",
+    ], "The user used to work at {value}.", _job_move("old"), confidence=0.7, importance=0.6, historical=True),
     _rule("fact", "employer", "work worked job resigned retired laid let fired left quit longer years months", [
         rf"(?:{_PAST_JOB}) (?:the )?(?P<value>{_ORG})",
         rf"\bI (?:left|quit) my job at (?:the )?(?P<value>{_ORG})",
-        rf"\bI (?:left|quit) (?:the )?(?P<value>{_ORG}),? (?=(?:and|to) (?:join|joined|start at|started at) )",
+        rf"\bI (?:left|quit) (?:the )?(?!{_PLATFORMS})(?P<value>{_ORG}),? "
+        r"(?=(?:and|to) (?:join|joined|start at|started at) )",
+        # "I left Deutsche Bank last year and now I work at Revolut": a job left for another.
+        rf"\bI {_ADVERBS}(?:left|quit) (?:the )?(?!{_PLATFORMS})(?P<value>{_ORG})(?=[^.;]*?(?:{_CURRENT_JOB}|"
+        rf"\b(?:now,? I(?:'m| am)|I(?:'m| am) now) (?:at|with) [A-Z0-9]))",
         rf"\bI (?:don't|do not) work (?:at|for) (?:the )?(?P<value>{_ORG}) (?=any ?more\b)",
-        rf"\b(?:years?|months?) at (?:the )?(?P<value>{_ORG}),? (?=I (?:switched|moved|went|jumped) (?:over )?to )",
+        rf"\b(?:years?|yrs?|months?) at (?:the )?(?P<value>{_ORG}),? (?=I {_ADVERBS}(?:(?:switched|moved|went|jumped) "
+        rf"(?:over )?to |left\b|quit\b))",
     ], "The user used to work at {value}.", confidence=0.7, importance=0.6, historical=True),
     _rule("fact", "role", "a an the promoted became title job role position head", [
         rf"\bI(?:'m| am) (?:now |currently |also )?(?:an?|the) (?P<value>{_ROLE}){_ROLE_END}",
@@ -446,24 +544,26 @@ _RULES = [
         rf"\bI(?:'m| am) (?:now |currently )?(?:based|living) in (?P<value>{_PROPER})",
         rf"\b(?:I|[Ww]e)(?:'ve| have)? (?:just |recently |finally )?(?:moved|relocated) (?:back |here |over )?to "
         rf"(?P<value>{_PROPER})",
-        rf"\b(?:I|[Ww]e)(?:'ve| have)? (?:just |recently |finally )?(?:moved|relocated) from {_PROPER} to "
+        rf"\b(?:I|[Ww]e)(?:'ve| have)? (?:just |recently |finally )?(?:moved|relocated) from (?P<old>{_PROPER}) to "
         rf"(?P<value>{_PROPER})",
         rf"\b(?:I|[Ww]e)(?:'ve| have)? (?:just |recently |finally )?bought (?:a|our|my) (?:first )?"
         rf"(?:house|home|flat|apartment|condo) in (?P<value>{_PROPER})",
-    ], "The user lives in {value}.", importance=0.75),
+    ], "The user lives in {value}.", _place, importance=0.75),
     _rule("fact", "city", "live lived moved relocated longer", [
         rf"\b(?:I|[Ww]e) (?:used to live|previously lived|once lived|lived) in (?P<value>{_PROPER})",
-        rf"\b(?:I|[Ww]e)(?:'ve| have)? (?:just |recently |finally )?(?:moved|relocated) (?:to {_PROPER} |away )?"
-        rf"from (?P<value>{_PROPER})",
+        rf"\b(?:I|[Ww]e)(?:'ve| have)? (?:just |recently |finally )?(?:moved|relocated) "
+        rf"(?:to (?P<new>{_PROPER}) |away )?from (?P<value>{_PROPER})(?= to (?P<then>{_PROPER}))?",
         rf"\b(?:I|[Ww]e) no longer live in (?P<value>{_PROPER})",
         rf"\b(?:I|[Ww]e) (?:don't|do not) live in (?P<value>{_PROPER}) (?=any ?more\b)",
-    ], "The user used to live in {value}.", confidence=0.7, importance=0.6, historical=True),
+    ], "The user used to live in {value}.", _place, confidence=0.7, importance=0.6, historical=True),
     _rule("fact", "birthplace", "born", [
         rf"\bI was born in (?P<value>{_PROPER})",
     ], "The user was born in {value}.", importance=0.6),
-    _rule("fact", "hometown", "originally grew", [
+    _rule("fact", "hometown", "originally grew come raised", [
         rf"\bI(?:'m| am) originally from (?P<value>{_PROPER})",
-        rf"\bI grew up in (?P<value>{_PROPER})",
+        rf"\bI(?:'m| am) from (?P<value>{_PROPER}),? originally\b",
+        rf"\b(?:I come|[Oo]riginally,? I(?:'m| am)) from (?P<value>{_PROPER})",
+        rf"\bI (?:grew up|was (?:born and )?raised) in (?P<value>{_PROPER})",
     ], "The user is originally from {value}.", importance=0.6),
     # who the user is
     _rule("fact", "name", "name by hi hello hey call", [
@@ -479,6 +579,9 @@ _RULES = [
     ], "The user is {value} years old.", _age, importance=0.6),
     _rule("fact", "number_of_children", "have got m am", [
         rf"{_HAVE} (?P<value>{_NUMBER}) (?:kids|children|kid|child)(?![\w'’])",
+        # "two daughters" counts them; "no sons" says nothing of daughters, "two girls coming over" nothing of children
+        rf"{_HAVE} (?!no\b)(?P<value>{_NUMBER}) {_SONS_DAUGHTERS}(?: and (?P<more>an?|{_NUMBER}) {_SONS_DAUGHTERS})?"
+        r"(?=\s*(?:[^\w\s'’-]|$)|\s+(?:and|but|who|aged|named|called)\b)",
         rf"\bI(?:'m| am) a (?:mother|mom|mum|father|dad|parent) of (?P<value>{_NUMBER})(?![\w'’])",
         r"\b(?:I|[Ww]e) (?:don't|do not) have (?:any )?(?:kids|children)(?P<value>)(?![\w'’])",
     ], "The user has {said}.", _children, importance=0.6),
@@ -486,12 +589,12 @@ _RULES = [
     _rule("fact", "dietary_restriction", "m am been keep eat went gone turned became become", [
         r"\bI(?:'m| am|'ve been| have been)(?: now| strictly| fully)? (?:an? )?(?P<value>vegetarian|vegan|pescatarian|"
         r"pescetarian|gluten[- ]free|dairy[- ]free|lactose[- ]intolerant|coeliac|celiac|kosher|halal)"
-        + _strict_end("and", "for", "these", "too", "as", "though", "myself"),
+        + _strict_end("and", "for", "these", "too", "as", "though", "myself", "since", "ever", "again", "already"),
         r"\bI (?:keep|eat) (?:only )?(?P<value>kosher|halal)\b",
         r"\bI(?:'ve| have)? (?:went|gone|turned|became|become) (?:fully )?(?P<value>vegetarian|vegan|pescatarian|"
         r"pescetarian|gluten[- ]free|dairy[- ]free)"
-        + _strict_end("and", "in", "last", "this", "after", "when", "about", "over", "recently", r"\d+", "a (?:year|few)",
-                      "years", "months"),
+        + _strict_end("and", "in", "last", "this", "after", "when", "about", "over", "recently", r"\d+",
+                      "a (?:year|few|couple)", "years", "months"),
     ], "The user is {value}.", _text, importance=0.85),
     _rule("fact", "allergy", "allergic allergy", [
         r"\bI(?:'m| am)(?: (?:very|severely|deathly|highly|really|quite|mildly|slightly|super|so))? allergic to "
@@ -510,51 +613,57 @@ _RULES = [
     ], "The user does not {what}.", _given_up, confidence=0.75, importance=0.6),
     # people and pets
     _rule("relation", "{part}_name", "my our named called married engaged dating seeing with", [
-        rf"{_MY} {_RELATION}(?:['’]s name is| is called| is named| is|,)? (?P<value>{_PROPER})",
+        rf"{_MY} {_KIN_ADJECTIVE}{_RELATION}(?:['’]s name is| is called| is named| is|,)? (?P<value>{_PROPER})",
         rf"(?P<value>{_PROPER}) \((?i:my|our) {_RELATION}\)",
-        rf"{_HAVE} an? {_RELATION} (?:named|called) (?P<value>{_PROPER})",
+        rf"{_HAVE} an? {_KIN_ADJECTIVE}{_RELATION},? (?:named|called) (?P<value>{_PROPER})",
         rf"\bI(?:'m| am| got| just got|'ve been| have been) (?P<kind>married|engaged) to (?P<value>{_PROPER})",
         rf"\bI(?:'ve| have) been (?P<kind>dating|seeing|with) (?P<value>{_PROPER}) (?=for\b)",
     ], "The user's {kind} is named {value}.", _relation, confidence=0.75, importance=0.8),
-    _rule("relation", "child_name", "have got", [
+    _rule("relation", "child_name", "have got are", [
         rf"{_HAVE} (?:(?:{_NUMBER}) )?(?P<kind>sons|daughters|kids|children|boys|girls)[,:]? (?:(?:named|called) )?"
-        rf"(?P<value>{_CAPWORD}(?:(?:,| and|, and) {_CAPWORD})+)(?![\w'’&-])(?!\s+[A-ZÀ-ÖØ-Þ])",
+        rf"(?P<value>{_CHILD_NAMES})",
+        rf"{_MY} (?P<kind>sons|daughters|kids|children|boys|girls) are (?:(?:named|called) )?(?P<value>{_CHILD_NAMES})",
     ], "The user's {kind} is named {value}.", _children_named, confidence=0.75, importance=0.8),
     _rule("fact", "relationship_status", "m am", [
         r"\bI(?:'m| am) (?:now |currently |happily )?(?P<value>single|married|divorced|widowed|engaged|separated)"
         + _strict_end("now", "again"),
     ], "The user is {value}.", _text, confidence=0.75, importance=0.7),
-    _rule("fact", "pet_{part}_name", "my our named called", [
+    _rule("fact", "pet_{part}_name", "my our named called name", [
         rf"{_MY} {_PET}(?:['’]s name is| is called| is named| is|,)? (?P<value>{_PROPER})",
         rf"(?P<value>{_PROPER}) \((?i:my|our) {_PET}\)",
-        rf"{_HAVE} an? {_PET} (?:named|called) (?P<value>{_PROPER})",
-        rf"{_GOT_PET} an? {_PET} (?:named|called) (?P<value>{_PROPER})",
+        rf"(?:{_HAVE}|{_GOT_PET}) an? {_PET_ADJECTIVE}{_PET}{_NAMED} (?P<value>{_PROPER})",
     ], "The user's {kind} is named {value}.", _pet, confidence=0.75, importance=0.6),
     _rule("fact", "pet_{part}_{fact}", "have got adopted rescued bought my our", [
-        rf"(?:{_HAVE}|{_GOT_PET}) an? (?P<breed>{_BREED})(?: (?P<kind>(?i:{_alternation(_PETS)})))? "
-        rf"(?:named|called) (?P<name>{_PROPER})",
+        rf"(?:{_HAVE}|{_GOT_PET}) an? {_PET_ADJECTIVE}(?P<breed>{_BREED})(?: (?P<kind>(?i:{_alternation(_PETS)})))?"
+        rf"{_NAMED} (?P<name>{_PROPER})",
+        # A breed alone ends its clause ("I have a lab meeting" is no dog), and "a lab" may be a laboratory.
+        rf"(?:{_HAVE}|{_GOT_PET}) an? {_PET_ADJECTIVE}(?!lab\b)(?P<breed>{_BREED})"
+        rf"(?: (?P<kind>(?i:{_alternation(_PETS)})))?(?=\s*(?:[^\w\s'’&-]|$)|\s+(?:and|but|who|that|so)\b)",
         rf"{_MY} (?P<kind>(?i:{_alternation(_PETS)}))(?: (?P<name>{_PROPER}))? is an? (?P<breed>{_BREED})(?![\w-])",
     ], "The user's {kind} {said} {value}.", _pet_breed, confidence=0.75, importance=0.6),
-    _rule("fact", "pet_{part}_name", "used", [
-        rf"\b(?:I|[Ww]e) used to have an? {_PET} (?:named|called) (?P<value>{_PROPER})",
+    _rule("fact", "pet_{part}_name", "used had", [
+        rf"\b(?:I|[Ww]e) (?:used to have|had) an? {_PET_ADJECTIVE}{_PET}{_NAMED} (?P<value>{_PROPER})",
     ], "The user used to have a {kind} named {value}.", _pet, confidence=0.7, importance=0.5, historical=True),
     # health
-    _rule("fact", "health_condition", "have got suffer live diagnosed m am", [
-        rf"\bI(?: have|'ve got| have got| suffer from| live with| (?:was|got|have been|'ve been) diagnosed with)"
+    _rule("fact", "health_condition", "have got had suffer live diagnosed m am struggle deal suffering living "
+          "struggling dealing", [
+        rf"\bI(?: have|'ve got| have got|'ve had| have had| suffer from| live with| struggle with| deal with"
+        rf"|(?:'ve| have) been (?:suffering from|living with|struggling with|dealing with)"
+        rf"| (?:was|got|have been|'ve been) diagnosed with)"
         rf" (?:(?:a|mild|severe|chronic|bad) )?(?P<value>(?i:{_alternation(vocabulary.HEALTH_CONDITIONS)}))"
         rf"(?![\w'’-])(?!\s+(?:about|over|attacks?|before|when)\b)",
         rf"\bI(?:'m| am) (?P<value>(?i:{_alternation(vocabulary.CONDITION_ADJECTIVES)}))(?![\w'’-])",
     ], "The user has {value}.", _condition, confidence=0.75, importance=0.85),
     # pastimes
-    _rule("preference", "hobby", "hobby hobbies play playing taken took started go pastime time", [
+    _rule("preference", "hobby", "hobby hobbies play playing taken took picked got started go do pastime time", [
         rf"\b(?i:my) (?:favou?rite )?(?:hobby|hobbies|pastime|pastimes) (?:is|are|include) "
         rf"(?P<value>{_NOT_OBJECT}{_WORD}(?:\s+{_WORD}){{0,2}}?(?:(?:,| and) {_WORD}(?:\s+{_WORD}){{0,2}}?){{0,3}})"
         rf"{_PHRASE_END}",
-        rf"\b(?:I|[Ww]e) (?:(?:also|often|usually|regularly|still) )?play (?:the )?"
+        rf"\b(?:I|[Ww]e) {_ADVERBS}play (?:the )?"
         rf"(?P<value>(?i:{_alternation(vocabulary.PLAYED)}))(?![\w'’-])",
-        rf"\bI(?:'ve| have)? (?:just |recently )?(?:taken up|took up|picked up|got into|started) "
+        rf"\bI(?:'ve| have)? {_ADVERBS}(?:taken up|took up|picked up|got into|gotten into|started) "
         rf"(?P<value>(?i:{_alternation(vocabulary.HOBBIES)})){_PASTIME_END}",
-        rf"\b(?:I|[Ww]e) (?:(?:often|usually|regularly|sometimes) )?go (?P<value>(?i:{_alternation(vocabulary.HOBBIES)}))"
+        rf"\b(?:I|[Ww]e) {_ADVERBS}(?:go|do) (?P<value>(?i:{_alternation(vocabulary.HOBBIES)}))"
         rf"{_PASTIME_END}",
     ], "The user's hobby is {value}.", _items, confidence=0.7, importance=0.5),
     _rule("preference", "hobby", "free spare time", [
@@ -565,13 +674,18 @@ _RULES = [
         rf"(?!(?:a lot|so much|more|from|about|what|lots)\b)(?P<value>{_phrase(5)})",
     ], "The user is learning {value}.", _text, confidence=0.7, importance=0.5),
     # plans and dates
-    _rule("event", "plan", "planning plan intend going flying driving heading moving travelling traveling getting "
-          "visiting", [
+    _rule("event", "plan", "planning plan intend next tomorrow tonight this in on", [
         rf"\b(?:I|[Ww]e)(?:'m|'re| am| are) planning (?:to|on) (?P<value>{_phrase(8)})",
         rf"\b(?:I|[Ww]e) (?:plan|intend) (?:to|on) (?P<value>{_phrase(8)})",
         rf"\b(?:I|[Ww]e)(?:'m|'re| am| are) (?P<value>(?:going|flying|driving|heading|moving|travelling|traveling|"
         rf"getting married|visiting)(?: to| back to)?(?: {_PROPER})? {_WHEN})(?=\s*(?:[.,;!?]|$))",
-    ], "The user's plan: {value}.", _text, confidence=0.7, importance=0.6),
+        # Anything else the user is doing weeks or months ahead: "we're hosting Thanksgiving this
+        # year"; not an errand of tonight ("I'm cooking dinner tonight") nor how they feel or what
+        # they think ("I'm feeling better next week").
+        rf"\b(?:I|[Ww]e)(?:'m|'re| am| are) (?P<value>(?!{_NOT_PLANS}\b)[a-z]+ing(?: {_WORD}){{0,5}}? {_LATER})"
+        r"(?=\s*(?:[.,;!?]|$))",
+    ], "The user's plan: {value}.", lambda m: [{"value": m.group("value").rstrip(".")}], confidence=0.7,
+          importance=0.6),
     _rule("fact", "{part}", "birthday anniversary", [
         rf"\b(?i:my|our) (?P<thing>birthday|(?:wedding )?anniversary) is (?:on )?(?:the )?(?P<value>{_DATE})(?![\w])",
     ], "The user's {thing} is {value}.", lambda m: [{"value": m.group("value"), "thing": m.group("thing"),
@@ -670,6 +784,27 @@ def _statements(text: str) -> list[str]:
     return kept
 
 
+# How people type: a lower-case "i", curly apostrophes, and a dropped subject at the start ("started
+# a new job at Acme", "been vegan since 2019"), read as the sentence with its "I".
+_LOWER_I = re.compile(r"(?<![\w'])i(?=(?:'(?:m|ve|d|ll))?(?![\w']))")
+_SOON = r"(?:(?:just|recently|finally|officially|actually)\s+)?"
+_DROPPED_SUBJECT = re.compile(
+    r"^(?:(?:so|and|also|oh|well|ok|okay|yeah|yes|btw|update)\b[,:!]?\s+)?"
+    rf"(?={_SOON}(?:started|began|joined|moved|relocated|got|quit|left|switched|adopted|went|turned|became|landed|"
+    r"signed|stopped|gave|picked|took|been)\b)", re.IGNORECASE)
+_BEEN = re.compile(rf"{_SOON}been\b", re.IGNORECASE)
+
+
+def _typed(sentence: str) -> str:
+    sentence = _LOWER_I.sub("I", sentence.replace("’", "'"))
+    dropped = _DROPPED_SUBJECT.match(sentence)
+    if dropped:
+        at = dropped.end()
+        subject = "I've " if _BEEN.match(sentence, at) else "I "
+        sentence = sentence[:at] + subject + sentence[at].lower() + sentence[at + 1:]
+    return sentence
+
+
 class _Surroundings:
     """Where the words that qualify a statement stand in one sentence, found in one pass each, so
     that judging a match costs a few bisections rather than a rescan of the sentence (a sentence
@@ -740,7 +875,7 @@ class OfflineExtractor:
             # Another named participant's "I work at Acme" is about them (models.speaker_subject).
             subject = message.get("subject") or "user"
             for sentence in _statements(message["content"] or ""):
-                for _, rule, fields in _matches(sentence):
+                for _, rule, fields in _matches(_typed(sentence)):
                     found.add(_candidate(rule, fields, message["id"], sentence, subject))
                 for match in _CORRECTION.finditer(sentence):
                     if earlier is None:
