@@ -38,6 +38,11 @@ ATOMIC_FACTS = [
     ("My new employer is Ernst & Young.", {("employer", "Ernst & Young")}),
     ("I work at a small agency called Pixel Farm.", {("employer", "Pixel Farm")}),
     ("I left Deutsche Bank and now I work at Revolut.", {("employer", "Deutsche Bank", True), ("employer", "Revolut")}),
+    # a verb joined to the user's own clause shares its "I"
+    ("I work at Stripe as a product manager and live in Dublin.",
+     {("employer", "Stripe"), ("role", "product manager"), ("city", "Dublin")}),
+    ("Big news: I left Stripe and just started at Notion last week!", {("employer", "Stripe", True), ("employer", "Notion")}),
+    ("I'm a nurse and live in Leeds.", {("role", "nurse"), ("city", "Leeds")}),
     ("After 3 yrs at Nokia I quit, and now I'm with Ericsson.", {("employer", "Nokia", True), ("employer", "Ericsson")}),
     ("I switched from Acme Corp to Globex.", {("employer", "Acme Corp", True), ("employer", "Globex")}),
     ("I switched from Stripe to Adyen for a better role.", {("employer", "Stripe", True), ("employer", "Adyen")}),
@@ -167,6 +172,9 @@ HISTORICAL = [
 # Things the extractor must not turn into a fact: noise, questions, other speakers, negations,
 # hedges, hypotheticals, and words that only look like the patterns.
 NOTHING = [
+    # the joined verb's subject is not the user
+    "I think my brother left Google and joined Meta.",
+    "My sister moved to Boston and started at MIT.",
     "I'm a student of life.", "I'm the president of the fan club?", "I switched to Linux.",
 "I joined Strava last month.", "I went vegan for a month once?",
     "ok", "lol thanks", "sounds good", "haha", "what do you think?", "", "   ",

@@ -487,7 +487,7 @@ _RULES = [
         rf"\bI(?:'ve| have)? (?:just |recently )?joined (?:the )?(?P<value>{_ORG}) as (?:an?|the) {_ROLE}{_ROLE_END}",
         rf"\bI(?:'ve| have)? (?:just |recently |finally )?joined (?:the )?(?!{_PLATFORMS})(?P<value>{_ORG})"
         rf"(?:{_ORG_END}|{_JOINED_WHEN})",
-        rf"\bI (?:left|quit) (?:my job at )?(?:the )?{_ORG},? (?:and|to) (?:join|joined|start at|started at) "
+        rf"\bI (?:left|quit) (?:my job at )?(?:the )?{_ORG},? (?:and|to) (?:I {_ADVERBS})?(?:join|joined|start at|started at) "
         rf"(?:the )?(?P<value>{_ORG})",
         rf"\b(?:years?|yrs?|months?) at (?:the )?{_ORG},? I {_ADVERBS}(?:switched|moved|went|jumped) (?:over )?to "
         rf"(?:the )?(?P<value>{_ORG})",
@@ -507,7 +507,7 @@ _RULES = [
         rf"(?:{_PAST_JOB}) (?:the )?(?P<value>{_ORG})",
         rf"\bI (?:left|quit) my job at (?:the )?(?P<value>{_ORG})",
         rf"\bI (?:left|quit) (?:the )?(?!{_PLATFORMS})(?P<value>{_ORG}),? "
-        r"(?=(?:and|to) (?:join|joined|start at|started at) )",
+        rf"(?=(?:and|to) (?:I {_ADVERBS})?(?:join|joined|start at|started at) )",
         # "I left Deutsche Bank last year and now I work at Revolut": a job left for another.
         rf"\bI {_ADVERBS}(?:left|quit) (?:the )?(?!{_PLATFORMS})(?P<value>{_ORG})(?=[^.;]*?(?:{_CURRENT_JOB}|"
         rf"\b(?:now,? I(?:'m| am)|I(?:'m| am) now) (?:at|with) [A-Z0-9]))",
@@ -752,7 +752,7 @@ _TAKEN_BACK = re.compile(r"[\s,]*(?:I think|I guess|I suppose|I believe|maybe|pr
                          re.IGNORECASE)
 # Words later in the same clause (before any , ; or .) that say it has ended ("I started at Google
 # in 2019 and left in 2022").
-_ENDED = re.compile(r"\band (?:then |later )?(?:left|quit|moved away)\b", re.IGNORECASE)
+_ENDED = re.compile(r"\band (?:then |later )?(?:I )?(?:left|quit|moved away)\b", re.IGNORECASE)
 _ENDED_STOP = re.compile(r"[,;.]")
 _WORDS = re.compile(r"\w+")
 _TERM_WORD = r"(?!(?i:not|but|and|or)\b)[\w'’&+-]+"
@@ -795,6 +795,19 @@ _DROPPED_SUBJECT = re.compile(
 _BEEN = re.compile(rf"{_SOON}been\b", re.IGNORECASE)
 
 
+# A verb phrase joined to the user's own clause shares its "I": "I work at Stripe and live in
+# Dublin", "I left Stripe and just started at Notion". Only when that clause opens with "I" and a
+# verb of the user's own life (not "I think my brother left Google and joined Meta", not "My
+# sister moved to Boston and started at MIT").
+_OWN_VERBS = (r"(?:work|worked|working|live|lived|living|started|began|joined|moved|relocated|quit|left|switched|"
+              r"adopted|became|landed|got|have|had|own|love|like|prefer|play|teach|study|studied|retired|"
+              r"am|was|been)")
+_OWN_CLAUSE = re.compile(rf"(?:^|[,;:]\s*)(?:(?:so|and|also|well|btw)\s+)?I(?:'m|'ve| {_SOON}{_OWN_VERBS})\b[^,;:]*$")
+_JOINED_VERB = re.compile(
+    rf"\s(?:and|but|then)\s+(?={_SOON}(?:work|live|started|began|joined|moved|relocated|quit|left|switched|"
+    r"adopted|became|landed|got|have|own|love|like|prefer|play|teach|study|retired)\b)", re.IGNORECASE)
+
+
 def _typed(sentence: str) -> str:
     sentence = _LOWER_I.sub("I", sentence.replace("’", "'"))
     dropped = _DROPPED_SUBJECT.match(sentence)
@@ -802,6 +815,9 @@ def _typed(sentence: str) -> str:
         at = dropped.end()
         subject = "I've " if _BEEN.match(sentence, at) else "I "
         sentence = sentence[:at] + subject + sentence[at].lower() + sentence[at + 1:]
+    for joined in reversed(list(_JOINED_VERB.finditer(sentence))):
+        if _OWN_CLAUSE.search(sentence, 0, joined.start()):
+            sentence = sentence[:joined.end()] + "I " + sentence[joined.end():]
     return sentence
 
 
