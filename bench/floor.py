@@ -38,6 +38,8 @@ from bench import locomo
 MIN_EVIDENCE_KEPT = 0.98
 GATE_SIMILARITY = [round(0.30 + 0.025 * i, 3) for i in range(13)]  # 0.30 .. 0.60
 GATE_COVERAGE = [round(0.40 + 0.05 * i, 2) for i in range(13)]  # 0.40 .. 1.00
+# Keyword only (mode bm25, or the embedder down), the gate has coverage alone to go on.
+ALONE_COVERAGE = [round(0.25 + 0.05 * i, 2) for i in range(16)]  # 0.25 .. 1.00
 
 # Written before the thresholds were tuned. General knowledge, how-to and trivia nobody in the
 # development conversations talks about; many share everyday words with small talk ("good",
@@ -231,6 +233,31 @@ def measure(observations: Sequence[Observation], thresholds) -> dict[str, float]
     }
 
 
+def measure_alone(observations: Sequence[Observation], coverage: float) -> dict[str, float]:
+    """The floor's figures when only the keyword channel ran: no cosine, the gate on coverage alone."""
+    from memex.retrieval import floor
+
+    questions = [o for o in observations if not o.off_topic]
+    off_topic = [o for o in observations if o.off_topic]
+    evidence = [(o, replace(s, similarity=None)) for o in questions for s in o.evidence if s.bm25 is not None]
+    every = sum(len(o.evidence) for o in questions)
+    return {
+        "questions_pass": sum(o.best_coverage >= coverage for o in questions) / max(len(questions), 1),
+        "off_topic_pass": sum(o.best_coverage >= coverage for o in off_topic) / max(len(off_topic), 1),
+        "item_floor_keeps": sum(floor.item_passes(s) for _, s in evidence) / max(every, 1),
+        "evidence_kept": sum(o.best_coverage >= coverage and floor.item_passes(s) for o, s in evidence) / max(every, 1),
+    }
+
+
+def choose_alone(observations: Sequence[Observation]) -> float:
+    """The keyword-only gate: the lowest coverage that lets through no more of the long histories'
+    off-topic queries than the hybrid gate chosen on the same observations does (what a keyword
+    search can find without a vector is limited; what it may let in is held to the hybrid's)."""
+    long = [o for o in observations if not is_short(o)]
+    allowed = measure(long, choose(observations))["off_topic_pass"]
+    return next((c for c in ALONE_COVERAGE if measure_alone(long, c)["off_topic_pass"] <= allowed), ALONE_COVERAGE[-1])
+
+
 def choose(observations: Sequence[Observation]):
     """The gate with the least leakage on the long histories that keeps MIN_EVIDENCE_KEPT of their
     evidence and passes every short-history question."""
@@ -262,11 +289,22 @@ def leave_one_out(observations: Sequence[Observation]) -> tuple[dict[str, float]
     return {key: sum(f[2][key] for f in folds) / len(folds) for key in keys}, folds
 
 
+def leave_one_out_alone(observations: Sequence[Observation]) -> tuple[dict[str, float], list]:
+    """`leave_one_out` for the keyword-only gate."""
+    conversations = sorted({o.conversation for o in observations if not is_short(o)})
+    folds = []
+    for held_out in conversations:
+        chosen = choose_alone([o for o in observations if o.conversation != held_out])
+        folds.append((held_out, chosen, measure_alone([o for o in observations if o.conversation == held_out], chosen)))
+    keys = ("questions_pass", "off_topic_pass", "item_floor_keeps", "evidence_kept")
+    return {key: sum(f[2][key] for f in folds) / len(folds) for key in keys}, folds
+
+
 def report(observations: Sequence[Observation]) -> str:
     from memex.retrieval import floor
 
     long = [o for o in observations if not is_short(o)]
-    short = [o for o in observations if is_short(o)]
+    short = short_observations = [o for o in observations if is_short(o)]
     previous, previous_short = measure(long, None), measure(short, None)
     shipped, short = measure(long, floor.DEFAULT), measure(short, floor.DEFAULT)
     averaged, folds = leave_one_out(observations)
@@ -281,6 +319,22 @@ def report(observations: Sequence[Observation]) -> str:
                        ("evidence_kept", "evidence kept end to end")):
         lines.append(f"{label:38} {previous[key]:9.3f} {shipped[key]:9.3f} {averaged[key]:9.3f} "
                      f"{previous_short[key]:16.3f} {short[key]:9.3f}")
+    alone = floor.DEFAULT.gate_coverage_alone
+    alone_long, alone_short = measure_alone(long, alone), measure_alone(short_observations, alone)
+    before_long, before_short = measure_alone(long, floor.DEFAULT.gate_coverage), \
+        measure_alone(short_observations, floor.DEFAULT.gate_coverage)
+    alone_averaged, alone_folds = leave_one_out_alone(observations)
+    lines += ["", f"keyword only (mode bm25, or the embedder down): gate coverage {alone} shipped, "
+                  f"{choose_alone(observations)} chosen on the whole file",
+              f"{'':38} {'at ' + str(floor.DEFAULT.gate_coverage):>9} {'shipped':>9} {'LOO':>9} "
+              f"{'short: at ' + str(floor.DEFAULT.gate_coverage):>16} {'shipped':>9}"]
+    for key, label in (("questions_pass", "gate: questions pass"), ("off_topic_pass", "gate: off-topic queries pass"),
+                       ("evidence_kept", "evidence kept end to end")):
+        lines.append(f"{label:38} {before_long[key]:9.3f} {alone_long[key]:9.3f} {alone_averaged[key]:9.3f} "
+                     f"{before_short[key]:16.3f} {alone_short[key]:9.3f}")
+    for held_out, chosen, figures in alone_folds:
+        lines.append(f"held out {held_out}: keyword-only coverage {chosen} -> off-topic {figures['off_topic_pass']:.3f},"
+                     f" evidence kept {figures['evidence_kept']:.3f}, questions {figures['questions_pass']:.3f}")
     lines.append("")
     for held_out, chosen, figures in folds:
         lines.append(f"held out {held_out}: gate similarity {chosen.gate_similarity}, coverage {chosen.gate_coverage}"

@@ -105,3 +105,13 @@ def test_rare_enough_scales_with_the_history_and_a_stem_counts_half():
     # a query word the user never said weighs as much as their rarest one
     coverage, _ = floor.keyword_signals({"quantum": 0, "note": 1}, ["note"], ["note"], 5)
     assert coverage == 0.5
+
+
+def test_keyword_only_the_gate_reads_coverage_alone(acme_user):
+    """Without a vector (mode bm25, or the embedder down) coverage is the gate's one signal, held to
+    the hybrid gate's off-topic leakage rather than to its threshold: half of "Dana interview" is
+    enough, where the hybrid gate wants 0.6 of a question's words or a close vector."""
+    found = contents(acme_user.search("Dana interview", mode="bm25"))
+    assert "I had coffee with Dana from Globex." in found, found
+    for query in OFF_TOPIC:
+        assert acme_user.search(query, mode="bm25") == [], query

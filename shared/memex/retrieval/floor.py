@@ -40,6 +40,9 @@ STEM_CREDIT = 0.5  # a word matched only through its stem counts half
 class Thresholds:
     gate_similarity: float = 0.35
     gate_coverage: float = 0.6
+    # When only the keyword channel ran (mode bm25, or the embedder down), coverage is the gate's
+    # one signal: chosen to let in no more off-topic queries than the hybrid gate does.
+    gate_coverage_alone: float = 0.45
     item_similarity: float = 0.2
     item_bm25: float = 0.33  # in units of the highest IDF (see bm25_units)
 
@@ -95,9 +98,10 @@ def signals(keyword, vector) -> dict[str, Signals]:
     return found
 
 
-def query_passes(candidates: Iterable[Signals], thresholds: Thresholds = DEFAULT) -> bool:
+def query_passes(candidates: Iterable[Signals], thresholds: Thresholds = DEFAULT, vector_ran: bool = True) -> bool:
+    coverage = thresholds.gate_coverage if vector_ran else thresholds.gate_coverage_alone
     return any((s.similarity is not None and s.similarity >= thresholds.gate_similarity)
-               or s.coverage >= thresholds.gate_coverage for s in candidates)
+               or s.coverage >= coverage for s in candidates)
 
 
 def item_passes(s: Signals, thresholds: Thresholds = DEFAULT) -> bool:

@@ -167,7 +167,7 @@ def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies |
                        request.mode in ("hybrid", "bm25"), request.mode in ("hybrid", "vector"))])
     own = question.signals()
     reranker = rerank.from_settings(ctx.settings) if request.mode == "hybrid" else None
-    gate_open = floor.query_passes(own.values())
+    gate_open = floor.query_passes(own.values(), vector_ran=question.vector is not None)
     if not (gate_open or reranker):
         ctx.metrics.record(FLOOR_REJECTIONS)
         return _answer(request, [], 0, deps)  # a query about nothing the user said
