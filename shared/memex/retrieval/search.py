@@ -5,7 +5,9 @@ question that needs two facts (multihop.py), whose rankings join the same weight
 when one is configured, a reranker over the best fused candidates (rerank.py), whose floor then
 replaces the built-in one (floor.py). Without a reranker, the question's cues then adjust the
 fused relevance (`_cues`, each behind a setting: the speaker it names, the period it names, the
-lines said next to the best hits). The bm25 and vector modes run their one channel alone, for
+lines said next to the best hits). With settings.search_keyword_first, the question's keyword
+channel runs first and its vector channel only when the keyword one is not decisive
+(keyword_first.py): a decisive question is never embedded. The bm25 and vector modes run their one channel alone, for
 comparison: no expansion, no cues, no reranking.
 
 Degraded, not down: when the embedder fails or times out, the keyword channel answers alone (in
