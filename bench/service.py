@@ -48,6 +48,8 @@ def serve(python_args: list[str], port: int, log_dir: Path, extra_env: dict[str,
     env = {k: v for k, v in os.environ.items()
            if k not in RUNTIME_VARS and not (defaults_only and k.startswith("MEMEX_"))}
     env.update(extra_env or {})
+    # This checkout's code, not the copy of memex the virtualenv has installed (editable, elsewhere).
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), str(ROOT / "shared"), *filter(None, [env.get("PYTHONPATH")])])
     log_path = log_dir / "server.log"
     with open(log_path, "w+") as log:
         # A session of its own: a Ctrl-C at the terminal reaches only us, and we stop the

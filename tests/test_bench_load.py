@@ -65,7 +65,7 @@ def test_tiny_run_reports_both_pipelines_and_writes_the_plot(tmp_path):
     plot, out = tmp_path / "load.png", tmp_path / "load.json"
     completed = subprocess.run(
         [sys.executable, "-m", "bench.load", "--users", "3", "--spawn-rate", "3", "--duration", "2",
-         "--curve", "1,3", "--curve-duration", "1", "--plot", str(plot), "--out", str(out)],
+         "--curve", "1,3", "--curve-duration", "1", "--levers", "keyword-first", "--plot", str(plot), "--out", str(out)],
         cwd=ROOT, env=dict(os.environ), capture_output=True, text=True, timeout=300,
     )
     assert completed.returncode == 0, completed.stdout[-3000:] + completed.stderr[-3000:]
@@ -91,3 +91,8 @@ def test_tiny_run_reports_both_pipelines_and_writes_the_plot(tmp_path):
         cpu = results[pipeline]["main"]["cpu_ms_per_request"]
         assert cpu["server"] > 0 and cpu["postgres"] > 0, (pipeline, cpu)
     assert "| CPU ms per request, Postgres |" in completed.stdout
+    # a lever: its own recall beside its run and the default's just after it
+    lever = results["levers"]["keyword-first"]
+    assert lever["recall"]["questions"] == 16 and 0.0 < lever["recall"]["recall@10"] <= 1.0
+    assert lever["variant"]["endpoints"]["total"]["errors"] == lever["default"]["endpoints"]["total"]["errors"] == 0
+    assert "| keyword-first |" in completed.stdout

@@ -78,15 +78,20 @@ def render(results: dict[str, Any]) -> str:
 
     if results["levers"]:
         lines += ["", "Levers (memex, main scenario; each variant, then the default settings just after it)",
-                  "| variant | search RPS | search p50 | search p95 | write p50 | errors | search RPS | search p95 "
-                  "| RPS variant / default | p95 variant / default |",
-                  "|---|---|---|---|---|---|---|---|---|---|"]
+                  "| variant | search RPS | search p50 | search p95 | write p50 | errors | CPU ms/request server + Postgres "
+                  "| recall@10 | search RPS | search p95 | RPS variant / default | p95 variant / default "
+                  "| search RPS variant / S2 main |",
+                  "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
         for name, pair in results["levers"].items():
             v, d = _side(pair["variant"], "memex", "search"), _side(pair["default"], "memex", "search")
             w = _side(pair["variant"], "memex", "write")
+            cpu = pair["variant"].get("cpu_ms_per_request")
+            cpu_text = f"{cpu['server']:.1f} + {cpu['postgres']:.1f}" if cpu else "-"
             lines.append(f"| {name} | {v['rps']:.1f} | {_ms(v['p50_ms'])} | {_ms(v['p95_ms'])} | {_ms(w['p50_ms'])} "
-                         f"| {pair['variant']['endpoints']['total']['errors']} | {d['rps']:.1f} | {_ms(d['p95_ms'])} "
-                         f"| {_ratio(v['rps'], d['rps'])} | {_ratio(v['p95_ms'], d['p95_ms'])} |")
+                         f"| {pair['variant']['endpoints']['total']['errors']} | {cpu_text} "
+                         f"| {pair['recall']['recall@10']:.3f} | {d['rps']:.1f} | {_ms(d['p95_ms'])} "
+                         f"| {_ratio(v['rps'], d['rps'])} | {_ratio(v['p95_ms'], d['p95_ms'])} "
+                         f"| {_ratio(v['rps'], _side(s2, 's2', 'search')['rps'])} |")
 
     ms, ss = _side(memex, "memex", "search"), _side(s2, "s2", "search")
     goal = {

@@ -118,6 +118,9 @@ class Settings:
     offline_expansion: bool = True
     # ... skipped when the question's first hit is decisive: the same memory first on both channels.
     search_expansion_skip_decisive: bool = False
+    # A hybrid search whose keyword channel is decisive answers without embedding the query
+    # (retrieval/keyword_first.py; measured in the README, Performance).
+    search_keyword_first: bool = False
     # Hybrid search's cues (retrieval/search.py), each a factor on a memory's fused relevance, 0 off.
     # Measured with leave-one-conversation-out on LoCoMo-dev (bench/locomo.py --variant; README):
     # the three together (0.3, 0.5, 0.5) were chosen in every fold, R@10 0.759 -> 0.778; speaker
@@ -238,6 +241,7 @@ def load_settings() -> Settings:
         rerank_api_key_secret_arn=_str("MEMEX_RERANK_API_KEY_SECRET_ARN"),
         offline_expansion=_bool("MEMEX_OFFLINE_EXPANSION", True),
         search_expansion_skip_decisive=_bool("MEMEX_SEARCH_EXPANSION_SKIP_DECISIVE", False),
+        search_keyword_first=_bool("MEMEX_SEARCH_KEYWORD_FIRST", False),
         search_speaker_boost=_float("MEMEX_SEARCH_SPEAKER_BOOST", 0.3),
         search_temporal_boost=_float("MEMEX_SEARCH_TEMPORAL_BOOST", 0.5),
         search_neighbour_share=_float("MEMEX_SEARCH_NEIGHBOUR_SHARE", 0.5),

@@ -5,7 +5,9 @@ question that needs two facts (multihop.py), whose rankings join the same weight
 when one is configured, a reranker over the best fused candidates (rerank.py), whose floor then
 replaces the built-in one (floor.py). Without a reranker, the question's cues then adjust the
 fused relevance (`_cues`, each behind a setting: the speaker it names, the period it names, the
-lines said next to the best hits). The bm25 and vector modes run their one channel alone, for
+lines said next to the best hits). With settings.search_keyword_first, the question's keyword
+channel runs first and its vector channel only when the keyword one is not decisive
+(keyword_first.py): a decisive question is never embedded. The bm25 and vector modes run their one channel alone, for
 comparison: no expansion, no cues, no reranking.
 
 Degraded, not down: when the embedder fails or times out, the keyword channel answers alone (in
@@ -29,7 +31,8 @@ from memex.context import Context
 from memex.db import memories as memory_rows
 from memex.metrics import FLOOR_REJECTIONS, LLM_FALLBACKS
 from memex.models import SearchIn
-from memex.retrieval import current_first, floor, keywords, multihop, rerank, rrf, scoring, speakers, temporal
+from memex.retrieval import (current_first, floor, keyword_first, keywords, multihop, rerank, rrf, scoring, speakers,
+                             temporal)
 
 CANDIDATES_PER_CHANNEL = 100
 EXPANSION_CANDIDATES = 30  # per extra query: its lower ranks would add next to nothing
@@ -163,8 +166,16 @@ def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies |
                 sent.append((ranked_keyword, ranked_vector))
         return [QueryRun(k.result() if k else None, v.result() if v else None) for k, v in sent]
 
-    [question] = run([(request.query, max(CANDIDATES_PER_CHANNEL, request.top_k * 2),
-                       request.mode in ("hybrid", "bm25"), request.mode in ("hybrid", "vector"))])
+    depth = max(CANDIDATES_PER_CHANNEL, request.top_k * 2)
+    if request.mode == "hybrid" and ctx.settings.search_keyword_first:
+        # The keyword channel first, and the query embedded only when its answer is not decisive:
+        # a round trip more for those, no embedding for the others.
+        [question] = run([(request.query, depth, True, False)])
+        if not keyword_first.decisive(question.keyword):
+            question = QueryRun(question.keyword, run([(request.query, depth, False, True)])[0].vector)
+    else:
+        [question] = run([(request.query, depth, request.mode in ("hybrid", "bm25"),
+                           request.mode in ("hybrid", "vector"))])
     own = question.signals()
     reranker = rerank.from_settings(ctx.settings) if request.mode == "hybrid" else None
     gate_open = floor.query_passes(own.values(), vector_ran=question.vector is not None)
@@ -220,8 +231,12 @@ def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies |
         relevance, kept = _cues(ctx.settings, request.query, now, relevance, kept, found,
                                 lambda anchors, reach: memory_rows.neighbours(conn, *scope, anchors, reach))
     bm25, similarity = question.scores("keyword"), question.scores("vector")
-    ranks = {name: {item: rank for rank, (item, _) in enumerate(channel.ranked, start=1)}
-             for name, channel in (("bm25", question.keyword), ("vector", question.vector)) if channel is not None}
+    # A channel the mode asks for has its rank in every answer, None when it did not run (the
+    # keyword-first answer, a failed embedder): the same fields whichever way the search went.
+    ranks = {name: {item: rank for rank, (item, _) in enumerate(channel.ranked, start=1)} if channel else {}
+             for name, channel, asked in (("bm25", question.keyword, request.mode in ("hybrid", "bm25")),
+                                          ("vector", question.vector, request.mode in ("hybrid", "vector")))
+             if asked}
     scored = []
     for item in kept:
         parts = scoring.score(relevance[item], found[item].valid_from, found[item].importance, now,
