@@ -159,3 +159,23 @@ def test_a_decisive_first_hit_spares_the_offline_expansion(ctx, tenant, plain):
         assert skipped[0] == "My dog is called Biscuit."
         assert skipped == _contents(unexpanded, tenant, question, when)
         assert walks not in skipped
+
+
+def test_a_question_naming_the_user_favours_the_users_own_facts(ctx, tenant):
+    """The user's facts carry no name; the name their messages carry stands for it."""
+    _say(tenant, "s1", "2025-09-01T10:00:00Z",
+         ("Caroline", "I work as a nurse at the city hospital."),
+         ("Melanie", "My sister is a nurse too, Caroline, she works nights."), user_name="Caroline")
+    question = "What does Caroline work as?"
+
+    def relevance(user_name: bool) -> dict[tuple[str, str], float]:
+        with _app(ctx, **{**OFF, "search_speaker_boost": 0.3, "search_speaker_user_name": user_name}) as client:
+            body = {"user_id": tenant.user, "query": question, "reference_time": "2025-10-20T15:00:00Z"}
+            results = client.post("/v1/search", json=body, headers=tenant.headers).json()["results"]
+        return {(r["memory_type"], r["content"]): r["score_parts"]["relevance"] for r in results}
+
+    without, with_name = relevance(False), relevance(True)
+    [fact] = [key for key in with_name if key[0] == "semantic" and "nurse" in key[1]]
+    other = ("episodic", "Melanie: My sister is a nurse too, Caroline, she works nights.")
+    # Melanie's line is not boosted either way; the user's fact is, only when it goes by her name
+    assert with_name[fact] / with_name[other] == pytest.approx(1.3 * without[fact] / without[other], rel=1e-4)

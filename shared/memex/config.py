@@ -124,6 +124,10 @@ class Settings:
     # 1.0 loses (0.747: adversarial questions name the wrong speaker).
     # A memory whose speaker (or subject) the question names: relevance x (1 + boost).
     search_speaker_boost: float = 0.3
+    # ...and a question naming the user (the name their messages carry) favours the user's own facts.
+    search_speaker_user_name: bool = True
+    # ...and the keyword channel searches the question without the participants' names it names.
+    search_keywords_without_speakers: bool = False
     # A memory valid within a period the question names ("last week", "in May 2023"): x (1 + boost).
     search_temporal_boost: float = 0.5
     # The messages said within `reach` of one of the `hits` best memories' own (in its turn) get
@@ -239,6 +243,8 @@ def load_settings() -> Settings:
         offline_expansion=_bool("MEMEX_OFFLINE_EXPANSION", True),
         search_expansion_skip_decisive=_bool("MEMEX_SEARCH_EXPANSION_SKIP_DECISIVE", False),
         search_speaker_boost=_float("MEMEX_SEARCH_SPEAKER_BOOST", 0.3),
+        search_speaker_user_name=_bool("MEMEX_SEARCH_SPEAKER_USER_NAME", True),
+        search_keywords_without_speakers=_bool("MEMEX_SEARCH_KEYWORDS_WITHOUT_SPEAKERS", False),
         search_temporal_boost=_float("MEMEX_SEARCH_TEMPORAL_BOOST", 0.5),
         search_neighbour_share=_float("MEMEX_SEARCH_NEIGHBOUR_SHARE", 0.5),
         search_neighbour_hits=_int("MEMEX_SEARCH_NEIGHBOUR_HITS", 5),

@@ -187,11 +187,19 @@ def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies |
                         and question.keyword.ranked[0][0] == question.vector.ranked[0][0])
 
         extra = multihop.expansions(ctx.settings, request.query, first_hits, deps.split, decisive)
-        if extra:
-            extra_runs = run([(query, EXPANSION_CANDIDATES, True, not keyword_only)
-                              for _, query, keyword_only in extra])
+        # the participants the question names: the speaker cue reads them, the keywords go without
+        unnamed = speakers.without_names(request.query, found.values()) \
+            if ctx.settings.search_keywords_without_speakers else None
+        plans = [(query, EXPANSION_CANDIDATES, True, not keyword_only) for _, query, keyword_only in extra]
+        if unnamed:
+            plans.append((unnamed, max(CANDIDATES_PER_CHANNEL, request.top_k * 2), True, False))
+        if plans:
+            extra_runs = run(plans)
+            if unnamed:
+                question = QueryRun(extra_runs.pop().keyword, question.vector)
+                runs = [(1.0, question)]
             runs += [(weight, query_run) for (weight, _, _), query_run in zip(extra, extra_runs)]
-            for _, query_run in runs[1:]:
+            for _, query_run in runs:
                 found = {**query_run.found(), **found}
     channels = [channel for weight, query_run in runs for channel in query_run.rankings(weight)]
     fused = rrf.fuse(channels)
@@ -254,13 +262,13 @@ def _cues(settings: Settings, query: str, now: datetime, relevance: dict[str, fl
     next to the best memories share their relevance. `found` gains the neighbours' rows."""
     asked = speakers.words(query) if settings.search_speaker_boost else frozenset()
     periods = temporal.windows(query, now) if settings.search_temporal_boost else []
-    speaker_factor = 1 + settings.search_speaker_boost if any(
-        speakers.named(asked, found[item].speaker) for item in kept) else 1.0
+    named = speakers.matcher(asked, found.values() if settings.search_speaker_user_name else ())
+    speaker_factor = 1 + settings.search_speaker_boost if any(named(found[item]) for item in kept) else 1.0
     time_factor = 1 + settings.search_temporal_boost if periods else 1.0
     if speaker_factor > 1 or time_factor > 1:
         top = speaker_factor * time_factor
         relevance = {item: relevance[item]
-                     * (speaker_factor if speakers.named(asked, found[item].speaker) else 1.0)
+                     * (speaker_factor if named(found[item]) else 1.0)
                      * (time_factor if temporal.within(found[item].valid_from, periods) else 1.0) / top
                      for item in kept}
     if settings.search_neighbour_share <= 0 or not kept:

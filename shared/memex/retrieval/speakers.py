@@ -4,11 +4,23 @@ In a conversation between named people ("What did Melanie paint?"), the memories
 Melanie, or filed under her as their subject, are more likely the answer than the other
 participant's lines that merely mention her. A memory's speaker is read with its ranking
 (db/memories.py SPEAKER); search.py favours the memories whose speaker the question names.
+
+The user's own facts ("The user is a counsellor.") carry no name, but when the user goes by one in
+the conversation ("Caroline: I'm a counsellor now"), their messages among the ranked memories say
+it: a question naming Caroline then favours the user's facts too.
+
+For the same reason a participant's name is a poor keyword: in a conversation between Caroline and
+Melanie most lines carry one name or the other (as their speaker, or "Thanks, Melanie!"), so the
+name's matches rank lines that merely address her. `without_names` gives the question without the
+names of the participants it names, for the keyword channel; the speaker cue stands for them.
 """
 
 from __future__ import annotations
 
 import re
+from typing import Callable, Iterable
+
+from memex.db.memories import Found
 
 _WORD = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*")
 
@@ -24,3 +36,34 @@ def named(question_words: frozenset[str], speaker: str | None) -> bool:
         return False
     parts = words(speaker)
     return bool(parts) and parts <= question_words
+
+
+def user_names(found: Iterable[Found]) -> frozenset[str]:
+    """The names the user's own messages among `found` carry."""
+    return frozenset(f.speaker for f in found if f.own and f.speaker)
+
+
+def matcher(question_words: frozenset[str], found: Iterable[Found]) -> Callable[[Found], bool]:
+    """Whether the question names a memory's speaker, the user's unnamed facts going by the name
+    the user's messages among `found` carry (none given: the user's facts are never named)."""
+    own_names = [name for name in user_names(found) if named(question_words, name)] if question_words else []
+
+    def names(memory: Found) -> bool:
+        if memory.speaker:
+            return named(question_words, memory.speaker)
+        return memory.own and bool(own_names)
+
+    return names
+
+
+def without_names(question: str, found: Iterable[Found]) -> str | None:
+    """`question` without the words of the participants' names it names (the speakers among
+    `found`), possessives included; None when it names none, or when nothing else would be left."""
+    asked = words(question)
+    names = {name for name in {f.speaker for f in found if f.speaker} if named(asked, name)}
+    if not names:
+        return None
+    parts = sorted({w for name in names for w in words(name)}, key=len, reverse=True)
+    pattern = re.compile(r"\b(?:" + "|".join(re.escape(p) for p in parts) + r")(?:['’]s)?\b", re.IGNORECASE)
+    rest = pattern.sub(" ", question)
+    return " ".join(rest.split()) if _WORD.search(rest) else None
