@@ -179,3 +179,25 @@ def test_a_question_naming_the_user_favours_the_users_own_facts(ctx, tenant):
     other = ("episodic", "Melanie: My sister is a nurse too, Caroline, she works nights.")
     # Melanie's line is not boosted either way; the user's fact is, only when it goes by her name
     assert with_name[fact] / with_name[other] == pytest.approx(1.3 * without[fact] / without[other], rel=1e-4)
+
+
+def test_a_facts_value_finds_the_lines_that_tell_of_it(ctx, tenant):
+    """"What does the user enjoy?" finds the fact by meaning; its value "pottery" then finds the
+    line about the class, which shares no word with the question."""
+    _say(tenant, "s1", "2025-03-01T10:00:00Z", ("", "I love pottery."))
+    _say(tenant, "s2", "2025-04-01T10:00:00Z", ("", "Signed up for a pottery class on Saturdays at the studio downtown."))
+    for i, line in enumerate(("The train was late again this morning.", "My brother moved to Denver last year.",
+                              "The weather has been grey all week.", "I need to renew my passport soon.")):
+        _say(tenant, f"d{i}", "2025-05-01T10:00:00Z", ("", line))
+    question, class_line = "What does the user enjoy?", "Signed up for a pottery class on Saturdays at the studio downtown."
+
+    def relevance(expand: bool) -> dict[str, float]:
+        with _app(ctx, **{**OFF, "search_expand_fact_values": expand}) as client:
+            body = {"user_id": tenant.user, "query": question, "reference_time": "2025-10-20T15:00:00Z"}
+            results = client.post("/v1/search", json=body, headers=tenant.headers).json()["results"]
+        return {r["content"]: r["score_parts"]["relevance"] for r in results}
+
+    without, expanded = relevance(False), relevance(True)
+    assert max(expanded, key=expanded.get) == "The user likes pottery."
+    # the value's keyword search ranks the class line, which the question's own keywords miss
+    assert expanded[class_line] > without.get(class_line, 0.0)

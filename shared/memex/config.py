@@ -118,6 +118,8 @@ class Settings:
     offline_expansion: bool = True
     # ... skipped when the question's first hit is decisive: the same memory first on both channels.
     search_expansion_skip_decisive: bool = False
+    # ...and the value of each fact among the question's first hits gets a keyword search too.
+    search_expand_fact_values: bool = False
     # Hybrid search's cues (retrieval/search.py), each a factor on a memory's fused relevance, 0 off.
     # Measured with leave-one-conversation-out on LoCoMo-dev (bench/locomo.py --variant; README):
     # the three together (0.3, 0.5, 0.5) were chosen in every fold, R@10 0.759 -> 0.778; speaker
@@ -242,6 +244,7 @@ def load_settings() -> Settings:
         rerank_api_key_secret_arn=_str("MEMEX_RERANK_API_KEY_SECRET_ARN"),
         offline_expansion=_bool("MEMEX_OFFLINE_EXPANSION", True),
         search_expansion_skip_decisive=_bool("MEMEX_SEARCH_EXPANSION_SKIP_DECISIVE", False),
+        search_expand_fact_values=_bool("MEMEX_SEARCH_EXPAND_FACT_VALUES", False),
         search_speaker_boost=_float("MEMEX_SEARCH_SPEAKER_BOOST", 0.3),
         search_speaker_user_name=_bool("MEMEX_SEARCH_SPEAKER_USER_NAME", True),
         search_keywords_without_speakers=_bool("MEMEX_SEARCH_KEYWORDS_WITHOUT_SPEAKERS", False),
