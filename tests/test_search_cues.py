@@ -52,6 +52,19 @@ def test_a_question_names_a_speaker_by_every_word_of_the_name():
     assert not speakers.named(asked, None) and not speakers.named(asked, "")
 
 
+def test_the_keywords_go_without_the_participants_the_question_names():
+    from memex.db.memories import Found
+
+    found = [Found(NOW, 0.3, "Caroline: hi", "Caroline"), Found(NOW, 0.3, "Melanie: hi", "Melanie"),
+             Found(NOW, 0.3, "Anna Lee: hi", "Anna Lee"), Found(NOW, 0.5, "The user is a nurse.", None)]
+    assert speakers.without_names("What is Caroline's relationship status?", found) == "What is relationship status?"
+    assert speakers.without_names("What have Caroline and Melanie both painted?", found) == "What have and both painted?"
+    assert speakers.without_names("Where does Anna Lee live?", found) == "Where does live?"
+    assert speakers.without_names("Where does Anna live?", found) is None  # not every word of the name
+    assert speakers.without_names("Melanie's?", found) is None  # nothing else to search for
+    assert speakers.without_names("What does the user do?", found) is None
+
+
 # --- through the service ----------------------------------------------------------------------
 
 def _app(ctx, **changes):
@@ -63,7 +76,8 @@ def _app(ctx, **changes):
 
 
 OFF = {"search_speaker_boost": 0.0, "search_temporal_boost": 0.0, "search_neighbour_share": 0.0,
-       "search_expansion_skip_decisive": False}
+       "search_expansion_skip_decisive": False, "search_keywords_without_speakers": False,
+       "search_expand_fact_values": False}
 
 
 @pytest.fixture(scope="module")
@@ -159,26 +173,6 @@ def test_a_decisive_first_hit_spares_the_offline_expansion(ctx, tenant, plain):
         assert skipped[0] == "My dog is called Biscuit."
         assert skipped == _contents(unexpanded, tenant, question, when)
         assert walks not in skipped
-
-
-def test_a_question_naming_the_user_favours_the_users_own_facts(ctx, tenant):
-    """The user's facts carry no name; the name their messages carry stands for it."""
-    _say(tenant, "s1", "2025-09-01T10:00:00Z",
-         ("Caroline", "I work as a nurse at the city hospital."),
-         ("Melanie", "My sister is a nurse too, Caroline, she works nights."), user_name="Caroline")
-    question = "What does Caroline work as?"
-
-    def relevance(user_name: bool) -> dict[tuple[str, str], float]:
-        with _app(ctx, **{**OFF, "search_speaker_boost": 0.3, "search_speaker_user_name": user_name}) as client:
-            body = {"user_id": tenant.user, "query": question, "reference_time": "2025-10-20T15:00:00Z"}
-            results = client.post("/v1/search", json=body, headers=tenant.headers).json()["results"]
-        return {(r["memory_type"], r["content"]): r["score_parts"]["relevance"] for r in results}
-
-    without, with_name = relevance(False), relevance(True)
-    [fact] = [key for key in with_name if key[0] == "semantic" and "nurse" in key[1]]
-    other = ("episodic", "Melanie: My sister is a nurse too, Caroline, she works nights.")
-    # Melanie's line is not boosted either way; the user's fact is, only when it goes by her name
-    assert with_name[fact] / with_name[other] == pytest.approx(1.3 * without[fact] / without[other], rel=1e-4)
 
 
 def test_a_facts_value_finds_the_lines_that_tell_of_it(ctx, tenant):

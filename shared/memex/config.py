@@ -119,24 +119,22 @@ class Settings:
     # ... skipped when the question's first hit is decisive: the same memory first on both channels.
     search_expansion_skip_decisive: bool = False
     # ...and the value of each fact among the question's first hits gets a keyword search too.
-    search_expand_fact_values: bool = False
+    search_expand_fact_values: bool = True
     # Hybrid search's cues (retrieval/search.py), each a factor on a memory's fused relevance, 0 off.
     # Measured with leave-one-conversation-out on LoCoMo-dev (bench/locomo.py --variant; README):
     # the three together (0.3, 0.5, 0.5) were chosen in every fold, R@10 0.759 -> 0.778; speaker
     # 1.0 loses (0.747: adversarial questions name the wrong speaker).
     # A memory whose speaker (or subject) the question names: relevance x (1 + boost).
     search_speaker_boost: float = 0.3
-    # ...and a question naming the user (the name their messages carry) favours the user's own facts.
-    search_speaker_user_name: bool = True
     # ...and the keyword channel searches the question without the participants' names it names.
-    search_keywords_without_speakers: bool = False
+    search_keywords_without_speakers: bool = True
     # A memory valid within a period the question names ("last week", "in May 2023"): x (1 + boost).
     search_temporal_boost: float = 0.5
     # The messages said within `reach` of one of the `hits` best memories' own (in its turn) get
     # `share` of that memory's relevance when it beats their own.
     search_neighbour_share: float = 0.5
     search_neighbour_hits: int = 5
-    search_neighbour_reach: int = 1
+    search_neighbour_reach: int = 2
     # Bounds on a search's work whatever the user's history (db/memories.py). Keyword: candidates
     # come from the query's rarest terms while their postings add up to at most this many (and no
     # more from the rarest alone). bench/scale at 100k memories: 2000 keeps recall@10 against no
@@ -244,14 +242,13 @@ def load_settings() -> Settings:
         rerank_api_key_secret_arn=_str("MEMEX_RERANK_API_KEY_SECRET_ARN"),
         offline_expansion=_bool("MEMEX_OFFLINE_EXPANSION", True),
         search_expansion_skip_decisive=_bool("MEMEX_SEARCH_EXPANSION_SKIP_DECISIVE", False),
-        search_expand_fact_values=_bool("MEMEX_SEARCH_EXPAND_FACT_VALUES", False),
+        search_expand_fact_values=_bool("MEMEX_SEARCH_EXPAND_FACT_VALUES", True),
         search_speaker_boost=_float("MEMEX_SEARCH_SPEAKER_BOOST", 0.3),
-        search_speaker_user_name=_bool("MEMEX_SEARCH_SPEAKER_USER_NAME", True),
-        search_keywords_without_speakers=_bool("MEMEX_SEARCH_KEYWORDS_WITHOUT_SPEAKERS", False),
+        search_keywords_without_speakers=_bool("MEMEX_SEARCH_KEYWORDS_WITHOUT_SPEAKERS", True),
         search_temporal_boost=_float("MEMEX_SEARCH_TEMPORAL_BOOST", 0.5),
         search_neighbour_share=_float("MEMEX_SEARCH_NEIGHBOUR_SHARE", 0.5),
         search_neighbour_hits=_int("MEMEX_SEARCH_NEIGHBOUR_HITS", 5),
-        search_neighbour_reach=_int("MEMEX_SEARCH_NEIGHBOUR_REACH", 1),
+        search_neighbour_reach=_int("MEMEX_SEARCH_NEIGHBOUR_REACH", 2),
         keyword_max_postings=_int("MEMEX_KEYWORD_MAX_POSTINGS", 2000),
         vector_exact_max=_int("MEMEX_VECTOR_EXACT_MAX", 30_000),
         vector_ef_search=_int("MEMEX_VECTOR_EF_SEARCH", 400),

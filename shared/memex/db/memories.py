@@ -271,9 +271,6 @@ CONTEXT_TF = 0.5
 # A memory's speaker: the name of who said it (an episodic memory's message name), else the
 # participant a fact is about; NULL for the user's facts and unnamed messages.
 SPEAKER = "coalesce({m}.metadata->>'name', nullif({m}.subject, 'user'))"
-# Whether a memory is the user's own (said by them, or a fact about them): with SPEAKER, it tells
-# search the name the user goes by in a conversation between named people.
-OWN = "{m}.subject = 'user'"
 
 
 @dataclass(frozen=True)
@@ -286,7 +283,6 @@ class Found:
     content: str
     # Who said it or whom it is about, by name (None: the user, unnamed); see SPEAKER.
     speaker: str | None = None
-    own: bool = True  # see OWN
 
 
 @dataclass
@@ -339,7 +335,7 @@ class Statement:
         hits = [r for r in rows if r["id"] is not None]
         return Ranking(
             [(r["id"], float(r[self._score])) for r in hits],
-            {r["id"]: Found(r["valid_from"], float(r["importance"]), r["content"], r["speaker"], r["own"]) for r in hits},
+            {r["id"]: Found(r["valid_from"], float(r["importance"]), r["content"], r["speaker"]) for r in hits},
             rows[0]["n"] if rows and "n" in rows[0] else 0,
             {r["id"]: to_wire(_from_json(r["memory"])) for r in hits if r.get("memory") is not None},
             {term: int(df) for term, df in (rows[0].get("terms") or {}).items()} if rows else {},
@@ -434,7 +430,7 @@ def keyword_statement(tenant_id: str, user_id: str, agent_id: str | None, filter
                  LIMIT %(max_postings)s)
             ), candidates AS MATERIALIZED (
                 SELECT m.id, length(m.content_tsv)::float8 AS dl, m.content_tsv, m.valid_from, m.importance, m.content,
-                       {SPEAKER.format(m="m")} AS speaker, {OWN.format(m="m")} AS own
+                       {SPEAKER.format(m="m")} AS speaker
                 FROM memories m
                 WHERE m.tenant_id = %(tenant)s AND m.id IN (SELECT memory_id FROM generating) AND {where}
             ), hits AS (
@@ -449,7 +445,7 @@ def keyword_statement(tenant_id: str, user_id: str, agent_id: str | None, filter
                   AND u.lexeme IN (SELECT lexeme FROM df WHERE NOT (rarity = 1 OR cost <= %(max_postings)s))
             )
             -- one row with a null id when nothing matched: the user's size comes back anyway
-            SELECT st.docs AS n, ranked.id, ranked.score, c.valid_from, c.importance, c.content, c.speaker, c.own,
+            SELECT st.docs AS n, ranked.id, ranked.score, c.valid_from, c.importance, c.content, c.speaker,
                    -- the query's terms and words, on the first row only: each row's copy would be parsed
                    CASE WHEN row_number() OVER (ORDER BY ranked.score DESC, ranked.id) = 1 THEN
                        (SELECT jsonb_object_agg(t.lexeme, coalesce(df.df, 0)) FROM terms t LEFT JOIN df USING (lexeme))
@@ -498,9 +494,8 @@ def vector_statement(tenant_id: str, user_id: str, agent_id: str | None, filters
     """
     where, params = _scope(tenant_id, user_id, agent_id, filters, include_inactive)
     args = {"vector": np.asarray(embedding, dtype=np.float32), "limit": limit, **params}
-    columns = (f"id, valid_from, importance, content, {SPEAKER.format(m='memories')} AS speaker,"
-               f" {OWN.format(m='memories')} AS own")
-    picked = "id, valid_from, importance, content, speaker, own"
+    columns = f"id, valid_from, importance, content, {SPEAKER.format(m='memories')} AS speaker"
+    picked = "id, valid_from, importance, content, speaker"
     exact = f"""SELECT {columns}, 1 - (embedding <=> %(vector)s) AS similarity FROM memories
                 WHERE {where} {{gate}}
                 -- ordered by similarity, which the HNSW index cannot give: never a walk that may starve
@@ -543,8 +538,7 @@ def neighbours(conn: psycopg.Connection, tenant_id: str, user_id: str, agent_id:
     episodic memory's dedupe key names its message (pipeline.py), so each lookup is one index probe."""
     where, params = _scope(tenant_id, user_id, agent_id, filters, include_inactive, alias="n")
     rows = conn.execute(
-        f"""SELECT a.id AS anchor, n.id, n.valid_from, n.importance, n.content, {SPEAKER.format(m="n")} AS speaker,
-                   {OWN.format(m="n")} AS own
+        f"""SELECT a.id AS anchor, n.id, n.valid_from, n.importance, n.content, {SPEAKER.format(m="n")} AS speaker
             FROM memories a
             JOIN messages am ON am.tenant_id = a.tenant_id AND am.id = a.source_message_id
             -- a fact's own message is its neighbour too; a message is not its own
@@ -556,7 +550,7 @@ def neighbours(conn: psycopg.Connection, tenant_id: str, user_id: str, agent_id:
             ORDER BY a.id, abs(nm.position - am.position), nm.position""",
         {**params, "anchors": list(anchors), "reach": reach},
     ).fetchall()
-    return [(r["anchor"], r["id"], Found(r["valid_from"], float(r["importance"]), r["content"], r["speaker"], r["own"]))
+    return [(r["anchor"], r["id"], Found(r["valid_from"], float(r["importance"]), r["content"], r["speaker"]))
             for r in rows]
 
 

@@ -197,7 +197,7 @@ def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies |
         extra = multihop.expansions(ctx.settings, request.query, first_hits, deps.split, decisive, first_values)
         # the participants the question names: the speaker cue reads them, the keywords go without
         unnamed = speakers.without_names(request.query, found.values()) \
-            if ctx.settings.search_keywords_without_speakers else None
+            if ctx.settings.search_keywords_without_speakers and ctx.settings.search_speaker_boost else None
         plans = [(query, EXPANSION_CANDIDATES, True, not keyword_only) for _, query, keyword_only in extra]
         if unnamed:
             plans.append((unnamed, max(CANDIDATES_PER_CHANNEL, request.top_k * 2), True, False))
@@ -270,13 +270,13 @@ def _cues(settings: Settings, query: str, now: datetime, relevance: dict[str, fl
     next to the best memories share their relevance. `found` gains the neighbours' rows."""
     asked = speakers.words(query) if settings.search_speaker_boost else frozenset()
     periods = temporal.windows(query, now) if settings.search_temporal_boost else []
-    named = speakers.matcher(asked, found.values() if settings.search_speaker_user_name else ())
-    speaker_factor = 1 + settings.search_speaker_boost if any(named(found[item]) for item in kept) else 1.0
+    speaker_factor = 1 + settings.search_speaker_boost if any(
+        speakers.named(asked, found[item].speaker) for item in kept) else 1.0
     time_factor = 1 + settings.search_temporal_boost if periods else 1.0
     if speaker_factor > 1 or time_factor > 1:
         top = speaker_factor * time_factor
         relevance = {item: relevance[item]
-                     * (speaker_factor if named(found[item]) else 1.0)
+                     * (speaker_factor if speakers.named(asked, found[item].speaker) else 1.0)
                      * (time_factor if temporal.within(found[item].valid_from, periods) else 1.0) / top
                      for item in kept}
     if settings.search_neighbour_share <= 0 or not kept:

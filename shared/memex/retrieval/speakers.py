@@ -5,10 +5,6 @@ Melanie, or filed under her as their subject, are more likely the answer than th
 participant's lines that merely mention her. A memory's speaker is read with its ranking
 (db/memories.py SPEAKER); search.py favours the memories whose speaker the question names.
 
-The user's own facts ("The user is a counsellor.") carry no name, but when the user goes by one in
-the conversation ("Caroline: I'm a counsellor now"), their messages among the ranked memories say
-it: a question naming Caroline then favours the user's facts too.
-
 For the same reason a participant's name is a poor keyword: in a conversation between Caroline and
 Melanie most lines carry one name or the other (as their speaker, or "Thanks, Melanie!"), so the
 name's matches rank lines that merely address her. `without_names` gives the question without the
@@ -18,7 +14,7 @@ names of the participants it names, for the keyword channel; the speaker cue sta
 from __future__ import annotations
 
 import re
-from typing import Callable, Iterable
+from typing import Iterable
 
 from memex.db.memories import Found
 
@@ -36,24 +32,6 @@ def named(question_words: frozenset[str], speaker: str | None) -> bool:
         return False
     parts = words(speaker)
     return bool(parts) and parts <= question_words
-
-
-def user_names(found: Iterable[Found]) -> frozenset[str]:
-    """The names the user's own messages among `found` carry."""
-    return frozenset(f.speaker for f in found if f.own and f.speaker)
-
-
-def matcher(question_words: frozenset[str], found: Iterable[Found]) -> Callable[[Found], bool]:
-    """Whether the question names a memory's speaker, the user's unnamed facts going by the name
-    the user's messages among `found` carry (none given: the user's facts are never named)."""
-    own_names = [name for name in user_names(found) if named(question_words, name)] if question_words else []
-
-    def names(memory: Found) -> bool:
-        if memory.speaker:
-            return named(question_words, memory.speaker)
-        return memory.own and bool(own_names)
-
-    return names
 
 
 def without_names(question: str, found: Iterable[Found]) -> str | None:
