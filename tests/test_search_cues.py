@@ -76,8 +76,7 @@ def _app(ctx, **changes):
 
 
 OFF = {"search_speaker_boost": 0.0, "search_temporal_boost": 0.0, "search_neighbour_share": 0.0,
-       "search_expansion_skip_decisive": False, "search_keywords_without_speakers": False,
-       "search_expand_fact_values": False}
+       "search_expansion_skip_decisive": False, "search_keywords_without_speakers": False}
 
 
 @pytest.fixture(scope="module")
@@ -89,7 +88,7 @@ def plain(ctx):
 @pytest.fixture(scope="module")
 def cued(ctx):
     with _app(ctx, **{**OFF, "search_speaker_boost": 0.5, "search_temporal_boost": 0.5,
-                      "search_neighbour_share": 0.9}) as client:
+                      "search_neighbour_share": 0.9, "search_neighbour_reach": 1}) as client:
         yield client
 
 
@@ -175,23 +174,23 @@ def test_a_decisive_first_hit_spares_the_offline_expansion(ctx, tenant, plain):
         assert walks not in skipped
 
 
-def test_a_facts_value_finds_the_lines_that_tell_of_it(ctx, tenant):
-    """"What does the user enjoy?" finds the fact by meaning; its value "pottery" then finds the
-    line about the class, which shares no word with the question."""
-    _say(tenant, "s1", "2025-03-01T10:00:00Z", ("", "I love pottery."))
-    _say(tenant, "s2", "2025-04-01T10:00:00Z", ("", "Signed up for a pottery class on Saturdays at the studio downtown."))
-    for i, line in enumerate(("The train was late again this morning.", "My brother moved to Denver last year.",
-                              "The weather has been grey all week.", "I need to renew my passport soon.")):
-        _say(tenant, f"d{i}", "2025-05-01T10:00:00Z", ("", line))
-    question, class_line = "What does the user enjoy?", "Signed up for a pottery class on Saturdays at the studio downtown."
 
-    def relevance(expand: bool) -> dict[str, float]:
-        with _app(ctx, **{**OFF, "search_expand_fact_values": expand}) as client:
+def test_the_keyword_channel_goes_without_the_participant_the_question_names(ctx, tenant):
+    """A line that matches the question only through the name it addresses is no keyword hit."""
+    # in turns of their own: a line is also indexed with the line it answers
+    _say(tenant, "s1", "2025-09-01T10:00:00Z", ("Caroline", "I painted a sunset over the lake last weekend."),
+         user_name="Caroline")
+    _say(tenant, "s2", "2025-09-02T10:00:00Z", ("Melanie", "Caroline, you are the best friend ever, Caroline!"),
+         user_name="Caroline")
+    question, painted = "What did Caroline paint?", "Caroline: I painted a sunset over the lake last weekend."
+    addressed = "Melanie: Caroline, you are the best friend ever, Caroline!"
+
+    def bm25(without: bool) -> dict[str, float | None]:
+        with _app(ctx, **{**OFF, "search_speaker_boost": 0.3, "search_keywords_without_speakers": without}) as client:
             body = {"user_id": tenant.user, "query": question, "reference_time": "2025-10-20T15:00:00Z"}
             results = client.post("/v1/search", json=body, headers=tenant.headers).json()["results"]
-        return {r["content"]: r["score_parts"]["relevance"] for r in results}
+        return {r["content"]: r["score_parts"]["bm25"] for r in results}
 
-    without, expanded = relevance(False), relevance(True)
-    assert max(expanded, key=expanded.get) == "The user likes pottery."
-    # the value's keyword search ranks the class line, which the question's own keywords miss
-    assert expanded[class_line] > without.get(class_line, 0.0)
+    with_name, without_name = bm25(False), bm25(True)
+    assert with_name[addressed] is not None and with_name[painted] is not None
+    assert without_name[painted] is not None and without_name.get(addressed) is None

@@ -9,11 +9,7 @@ giving extra queries whose rankings search.py fuses (weighted RRF) with the ques
   Each sub-query runs on both channels.
 - offline (settings.offline_expansion): entity expansion. The names the question's first hits
   mention and the question does not (capitalised words, see `entity_names`) each get one keyword
-  search, fused with a small weight so that a single-hop question keeps its order. With
-  settings.search_expand_fact_values, so does the value of each fact among the first hits: "What
-  does Melanie do to unwind?" finds the fact "Melanie likes pottery." by meaning, and "pottery"
-  then finds the lines that tell of it ("I just signed up for a pottery class"), which share no
-  word with the question.
+  search, fused with a small weight so that a single-hop question keeps its order.
 """
 
 from __future__ import annotations
@@ -39,14 +35,12 @@ Split = Callable[[Settings, str], "list[str] | None"]
 
 
 def expansions(settings: Settings, question: str, first_hits: Callable[[], Sequence[str]],
-               splitter: Split, decisive: Callable[[], bool] = lambda: False,
-               first_values: Callable[[], Sequence[str]] = lambda: ()) -> list[tuple[float, str, bool]]:
+               splitter: Split, decisive: Callable[[], bool] = lambda: False) -> list[tuple[float, str, bool]]:
     """(weight, query, keyword channel only?) of each extra query for `question`, for search.py
-    to run together; `first_hits` gives the contents of the question's best hits and
-    `first_values` the values of the facts among them (both asked only offline); `splitter` asks
-    the LLM (`split`, or search.py's wrapper that asks once per request); `decisive` says whether
-    the question's own channels already agree on its answer, which spares the offline expansion
-    when settings.search_expansion_skip_decisive."""
+    to run together; `first_hits` gives the contents of the question's best hits (asked only
+    offline); `splitter` asks the LLM (`split`, or search.py's wrapper that asks once per request);
+    `decisive` says whether the question's own channels already agree on its answer, which spares
+    the offline expansion when settings.search_expansion_skip_decisive."""
     if settings.llm_multihop and settings.llm_configured:
         subqueries = splitter(settings, question)
         if subqueries is not None:
@@ -55,10 +49,7 @@ def expansions(settings: Settings, question: str, first_hits: Callable[[], Seque
     if settings.offline_expansion:
         if settings.search_expansion_skip_decisive and decisive():
             return []
-        queries = entity_names(first_hits(), question)
-        if settings.search_expand_fact_values:
-            queries += fact_values(first_values(), question, queries)
-        return [(ENTITY_WEIGHT, query, True) for query in queries]
+        return [(ENTITY_WEIGHT, name, True) for name in entity_names(first_hits(), question)]
     return []
 
 
@@ -141,16 +132,3 @@ def entity_names(hits: Sequence[str], question: str) -> list[str]:
             if len(names) == MAX_NAMES:
                 return names
     return names
-
-
-def fact_values(values: Sequence[str], question: str, taken: Sequence[str] = ()) -> list[str]:
-    """The fact values worth a keyword search of their own: each once, and only those with a word
-    the question and the queries `taken` do not already have."""
-    known = {w.lower() for w in _WORD.findall(question)} | {w.lower() for q in taken for w in _WORD.findall(q)}
-    out: list[str] = []
-    for value in values:
-        new = {w.lower() for w in _WORD.findall(value)} - known
-        if new and value not in out:
-            out.append(value)
-            known |= new
-    return out

@@ -177,24 +177,16 @@ def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies |
     if request.mode == "hybrid":
         fused_question = rrf.fuse(question.rankings(1.0))
 
-        def best_first() -> list[str]:
-            return sorted(fused_question, key=fused_question.__getitem__, reverse=True)[:multihop.FIRST_HITS]
-
         def first_hits() -> list[str]:
-            return [found[item].content for item in best_first()]
-
-        def first_values() -> list[str]:
-            """The values of the facts among the first hits, those read whole with the rankings."""
-            read = question.memories()
-            return [read[item]["value"] for item in best_first()
-                    if item in read and read[item]["memory_type"] == "semantic" and read[item]["value"]]
+            best = sorted(fused_question, key=fused_question.__getitem__, reverse=True)[:multihop.FIRST_HITS]
+            return [found[item].content for item in best]
 
         def decisive() -> bool:
             """Both channels put the same memory first: the question found its answer."""
             return bool(question.keyword and question.vector and question.keyword.ranked and question.vector.ranked
                         and question.keyword.ranked[0][0] == question.vector.ranked[0][0])
 
-        extra = multihop.expansions(ctx.settings, request.query, first_hits, deps.split, decisive, first_values)
+        extra = multihop.expansions(ctx.settings, request.query, first_hits, deps.split, decisive)
         # the participants the question names: the speaker cue reads them, the keywords go without
         unnamed = speakers.without_names(request.query, found.values()) \
             if ctx.settings.search_keywords_without_speakers and ctx.settings.search_speaker_boost else None
