@@ -1,6 +1,7 @@
 """Hybrid search: keyword and vector channels over one user's memories, fused and scored.
 
-In hybrid mode a search runs in three steps: the question's own channels; extra queries for a
+In hybrid mode a search runs in three steps: the question's own channels (its keyword channel
+again without the participants it names, speakers.py, when it names one); extra queries for a
 question that needs two facts (multihop.py), whose rankings join the same weighted RRF; then,
 when one is configured, a reranker over the best fused candidates (rerank.py), whose floor then
 replaces the built-in one (floor.py). Without a reranker, the question's cues then adjust the
