@@ -52,6 +52,19 @@ def test_a_question_names_a_speaker_by_every_word_of_the_name():
     assert not speakers.named(asked, None) and not speakers.named(asked, "")
 
 
+def test_the_keywords_go_without_the_participants_the_question_names():
+    from memex.db.memories import Found
+
+    found = [Found(NOW, 0.3, "Caroline: hi", "Caroline"), Found(NOW, 0.3, "Melanie: hi", "Melanie"),
+             Found(NOW, 0.3, "Anna Lee: hi", "Anna Lee"), Found(NOW, 0.5, "The user is a nurse.", None)]
+    assert speakers.without_names("What is Caroline's relationship status?", found) == "What is relationship status?"
+    assert speakers.without_names("What have Caroline and Melanie both painted?", found) == "What have and both painted?"
+    assert speakers.without_names("Where does Anna Lee live?", found) == "Where does live?"
+    assert speakers.without_names("Where does Anna live?", found) is None  # not every word of the name
+    assert speakers.without_names("Melanie's?", found) is None  # nothing else to search for
+    assert speakers.without_names("What does the user do?", found) is None
+
+
 # --- through the service ----------------------------------------------------------------------
 
 def _app(ctx, **changes):
@@ -63,7 +76,7 @@ def _app(ctx, **changes):
 
 
 OFF = {"search_speaker_boost": 0.0, "search_temporal_boost": 0.0, "search_neighbour_share": 0.0,
-       "search_expansion_skip_decisive": False}
+       "search_expansion_skip_decisive": False, "search_keywords_without_speakers": False}
 
 
 @pytest.fixture(scope="module")
@@ -75,7 +88,7 @@ def plain(ctx):
 @pytest.fixture(scope="module")
 def cued(ctx):
     with _app(ctx, **{**OFF, "search_speaker_boost": 0.5, "search_temporal_boost": 0.5,
-                      "search_neighbour_share": 0.9}) as client:
+                      "search_neighbour_share": 0.9, "search_neighbour_reach": 1}) as client:
         yield client
 
 
@@ -159,3 +172,25 @@ def test_a_decisive_first_hit_spares_the_offline_expansion(ctx, tenant, plain):
         assert skipped[0] == "My dog is called Biscuit."
         assert skipped == _contents(unexpanded, tenant, question, when)
         assert walks not in skipped
+
+
+
+def test_the_keyword_channel_goes_without_the_participant_the_question_names(ctx, tenant):
+    """A line that matches the question only through the name it addresses is no keyword hit."""
+    # in turns of their own: a line is also indexed with the line it answers
+    _say(tenant, "s1", "2025-09-01T10:00:00Z", ("Caroline", "I painted a sunset over the lake last weekend."),
+         user_name="Caroline")
+    _say(tenant, "s2", "2025-09-02T10:00:00Z", ("Melanie", "Caroline, you are the best friend ever, Caroline!"),
+         user_name="Caroline")
+    question, painted = "What did Caroline paint?", "Caroline: I painted a sunset over the lake last weekend."
+    addressed = "Melanie: Caroline, you are the best friend ever, Caroline!"
+
+    def bm25(without: bool) -> dict[str, float | None]:
+        with _app(ctx, **{**OFF, "search_speaker_boost": 0.3, "search_keywords_without_speakers": without}) as client:
+            body = {"user_id": tenant.user, "query": question, "reference_time": "2025-10-20T15:00:00Z"}
+            results = client.post("/v1/search", json=body, headers=tenant.headers).json()["results"]
+        return {r["content"]: r["score_parts"]["bm25"] for r in results}
+
+    with_name, without_name = bm25(False), bm25(True)
+    assert with_name[addressed] is not None and with_name[painted] is not None
+    assert without_name[painted] is not None and without_name.get(addressed) is None

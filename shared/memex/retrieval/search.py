@@ -1,6 +1,7 @@
 """Hybrid search: keyword and vector channels over one user's memories, fused and scored.
 
-In hybrid mode a search runs in three steps: the question's own channels; extra queries for a
+In hybrid mode a search runs in three steps: the question's own channels (its keyword channel
+again without the participants it names, speakers.py, when it names one); extra queries for a
 question that needs two facts (multihop.py), whose rankings join the same weighted RRF; then,
 when one is configured, a reranker over the best fused candidates (rerank.py), whose floor then
 replaces the built-in one (floor.py). Without a reranker, the question's cues then adjust the
@@ -199,11 +200,19 @@ def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies |
                         and question.keyword.ranked[0][0] == question.vector.ranked[0][0])
 
         extra = multihop.expansions(ctx.settings, request.query, first_hits, deps.split, decisive)
-        if extra:
-            extra_runs = run([(query, EXPANSION_CANDIDATES, True, not keyword_only)
-                              for _, query, keyword_only in extra])
+        # the participants the question names: the speaker cue reads them, the keywords go without
+        unnamed = speakers.without_names(request.query, found.values()) \
+            if ctx.settings.search_keywords_without_speakers and ctx.settings.search_speaker_boost else None
+        plans = [(query, EXPANSION_CANDIDATES, True, not keyword_only) for _, query, keyword_only in extra]
+        if unnamed:
+            plans.append((unnamed, max(CANDIDATES_PER_CHANNEL, request.top_k * 2), True, False))
+        if plans:
+            extra_runs = run(plans)
+            if unnamed:
+                question = QueryRun(extra_runs.pop().keyword, question.vector)
+                runs = [(1.0, question)]
             runs += [(weight, query_run) for (weight, _, _), query_run in zip(extra, extra_runs)]
-            for _, query_run in runs[1:]:
+            for _, query_run in runs:
                 found = {**query_run.found(), **found}
     channels = [channel for weight, query_run in runs for channel in query_run.rankings(weight)]
     fused = rrf.fuse(channels)

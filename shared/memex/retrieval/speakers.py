@@ -4,11 +4,19 @@ In a conversation between named people ("What did Melanie paint?"), the memories
 Melanie, or filed under her as their subject, are more likely the answer than the other
 participant's lines that merely mention her. A memory's speaker is read with its ranking
 (db/memories.py SPEAKER); search.py favours the memories whose speaker the question names.
+
+For the same reason a participant's name is a poor keyword: in a conversation between Caroline and
+Melanie most lines carry one name or the other (as their speaker, or "Thanks, Melanie!"), so the
+name's matches rank lines that merely address her. `without_names` gives the question without the
+names of the participants it names, for the keyword channel; the speaker cue stands for them.
 """
 
 from __future__ import annotations
 
 import re
+from typing import Iterable
+
+from memex.db.memories import Found
 
 _WORD = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*")
 
@@ -30,3 +38,16 @@ def named(question_words: frozenset[str], speaker: str | None) -> bool:
         return False
     parts = words(speaker)
     return bool(parts) and parts <= question_words
+
+
+def without_names(question: str, found: Iterable[Found]) -> str | None:
+    """`question` without the words of the participants' names it names (the speakers among
+    `found`), possessives included; None when it names none, or when nothing else would be left."""
+    asked = words(question)
+    names = {name for name in {f.speaker for f in found if f.speaker} if named(asked, name)}
+    if not names:
+        return None
+    parts = sorted({w for name in names for w in words(name)}, key=len, reverse=True)
+    pattern = re.compile(r"\b(?:" + "|".join(re.escape(p) for p in parts) + r")(?:['’]s)?\b", re.IGNORECASE)
+    rest = pattern.sub(" ", question)
+    return " ".join(rest.split()) if _WORD.search(rest) else None
