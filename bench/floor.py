@@ -277,25 +277,16 @@ def choose(observations: Sequence[Observation]):
     return best
 
 
-def leave_one_out(observations: Sequence[Observation]) -> tuple[dict[str, float], list]:
+def leave_one_out(observations: Sequence[Observation], chooser=None, measurer=None) -> tuple[dict[str, float], list]:
     """LoCoMo figures averaged over the conversations, each measured with the gate chosen on the
-    other four (and the short histories)."""
+    other four (and the short histories); `chooser` and `measurer` default to the hybrid gate's
+    (`choose`, `measure`), `choose_alone` and `measure_alone` give the keyword-only gate's."""
+    chooser, measurer = chooser or choose, measurer or measure
     conversations = sorted({o.conversation for o in observations if not is_short(o)})
     folds = []
     for held_out in conversations:
-        chosen = choose([o for o in observations if o.conversation != held_out])
-        folds.append((held_out, chosen, measure([o for o in observations if o.conversation == held_out], chosen)))
-    keys = ("questions_pass", "off_topic_pass", "item_floor_keeps", "evidence_kept")
-    return {key: sum(f[2][key] for f in folds) / len(folds) for key in keys}, folds
-
-
-def leave_one_out_alone(observations: Sequence[Observation]) -> tuple[dict[str, float], list]:
-    """`leave_one_out` for the keyword-only gate."""
-    conversations = sorted({o.conversation for o in observations if not is_short(o)})
-    folds = []
-    for held_out in conversations:
-        chosen = choose_alone([o for o in observations if o.conversation != held_out])
-        folds.append((held_out, chosen, measure_alone([o for o in observations if o.conversation == held_out], chosen)))
+        chosen = chooser([o for o in observations if o.conversation != held_out])
+        folds.append((held_out, chosen, measurer([o for o in observations if o.conversation == held_out], chosen)))
     keys = ("questions_pass", "off_topic_pass", "item_floor_keeps", "evidence_kept")
     return {key: sum(f[2][key] for f in folds) / len(folds) for key in keys}, folds
 
@@ -323,7 +314,7 @@ def report(observations: Sequence[Observation]) -> str:
     alone_long, alone_short = measure_alone(long, alone), measure_alone(short_observations, alone)
     before_long, before_short = measure_alone(long, floor.DEFAULT.gate_coverage), \
         measure_alone(short_observations, floor.DEFAULT.gate_coverage)
-    alone_averaged, alone_folds = leave_one_out_alone(observations)
+    alone_averaged, alone_folds = leave_one_out(observations, choose_alone, measure_alone)
     lines += ["", f"keyword only (mode bm25, or the embedder down): gate coverage {alone} shipped, "
                   f"{choose_alone(observations)} chosen on the whole file",
               f"{'':38} {'at ' + str(floor.DEFAULT.gate_coverage):>9} {'shipped':>9} {'LOO':>9} "
