@@ -169,7 +169,7 @@ def test_the_lambda_functions_emit_the_same_vocabulary_as_emf(ctx, llm, capfd, m
     assert turn("I work at Notion now", "employer", "Notion", '{"action": "maybe"}',
                 request_id="judge-fallback-request")["status"] == "processed"
     found = invoke(_lambda_http("search_post", tenant.key, {"user_id": tenant.user, "query": "where does the user work?"}))
-    assert found["results"][0]["value"] == "Notion"
+    assert "Notion" in [r.get("value") for r in found["results"][:2]]  # beside the message it was drawn from
     invoke(_lambda_http("recall_post", tenant.key, {"user_id": tenant.user, "query": "where does the user work?"}))
     output = capfd.readouterr().out
     logging.getLogger("memex").removeHandler(log_handler)
