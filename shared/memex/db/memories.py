@@ -480,12 +480,15 @@ def keyword_ranked(conn: psycopg.Connection, tenant_id: str, user_id: str, agent
 
 def vector_statement(tenant_id: str, user_id: str, agent_id: str | None, filters: SearchFilters,
                      include_inactive: bool, embedding: np.ndarray, limit: int,
-                     walk_above: int | None, ef_search: int) -> Statement:
+                     walk_above: int | None, ef_search: int, preselect: int = 0) -> Statement:
     """The vector channel: (id, cosine similarity) over the scope's memories, best first.
 
     A user holding at most `walk_above` memories in scope (active, or all, from the statistics
-    of migration 0005) is ranked exactly: the planner reads the user's rows through their b-tree
-    and keeps the best in a top-N sort. A larger one is ranked through the HNSW index with
+    of migration 0005) is ranked exactly: with `preselect` 0, every vector of the scope; else the
+    `preselect` memories nearest by Hamming distance between binary-quantised vectors (migration
+    0010: read from an index-only scan of memories_user_bits, not from the heap), ranked exactly
+    by cosine among themselves. A scope no larger than `preselect` is thus ranked exactly either
+    way. A larger one is ranked through the HNSW index with
     iterative scan (pgvector >= 0.8), walked until the tenant and user filter is satisfied: a walk
     filtered afterwards can return fewer rows than asked when the nearest neighbours belong to
     other users. The statement chooses its path itself (the branch not taken is never executed),
@@ -496,10 +499,19 @@ def vector_statement(tenant_id: str, user_id: str, agent_id: str | None, filters
     args = {"vector": np.asarray(embedding, dtype=np.float32), "limit": limit, **params}
     columns = f"id, valid_from, importance, content, {SPEAKER.format(m='memories')} AS speaker"
     picked = "id, valid_from, importance, content, speaker"
-    exact = f"""SELECT {columns}, 1 - (embedding <=> %(vector)s) AS similarity FROM memories
-                WHERE {where} {{gate}}
-                -- ordered by similarity, which the HNSW index cannot give: never a walk that may starve
-                ORDER BY similarity DESC, id LIMIT %(limit)s"""
+    if preselect:
+        args["preselect"] = max(preselect, limit)
+        exact = f"""SELECT {columns}, 1 - (embedding <=> %(vector)s) AS similarity FROM memories
+                    WHERE tenant_id = %(scope_tenant)s AND id IN (
+                        SELECT id FROM memories WHERE {where} {{gate}}
+                        ORDER BY embedding_bits <~> binary_quantize(%(vector)s::vector), id
+                        LIMIT %(preselect)s)
+                    ORDER BY similarity DESC, id LIMIT %(limit)s"""
+    else:
+        exact = f"""SELECT {columns}, 1 - (embedding <=> %(vector)s) AS similarity FROM memories
+                    WHERE {where} {{gate}}
+                    -- ordered by similarity, which the HNSW index cannot give: never a walk that may starve
+                    ORDER BY similarity DESC, id LIMIT %(limit)s"""
     if walk_above is None:
         return Statement(exact.format(gate=""), args, "similarity")
     size = (f"(SELECT {'docs' if include_inactive else 'active_docs'} FROM memory_stats "
@@ -523,10 +535,11 @@ def vector_statement(tenant_id: str, user_id: str, agent_id: str | None, filters
 
 def vector_ranked(conn: psycopg.Connection, tenant_id: str, user_id: str, agent_id: str | None,
                   filters: SearchFilters, include_inactive: bool, embedding: np.ndarray,
-                  limit: int, walk_above: int | None, ef_search: int = 200) -> list[tuple[str, float]]:
+                  limit: int, walk_above: int | None, ef_search: int = 200,
+                  preselect: int = 0) -> list[tuple[str, float]]:
     """`vector_statement` run at once: (id, cosine similarity) best first."""
     return vector_statement(tenant_id, user_id, agent_id, filters, include_inactive, embedding, limit,
-                            walk_above, ef_search).run(conn).ranked
+                            walk_above, ef_search, preselect).run(conn).ranked
 
 
 def neighbours(conn: psycopg.Connection, tenant_id: str, user_id: str, agent_id: str | None,
