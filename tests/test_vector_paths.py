@@ -185,14 +185,38 @@ def test_a_smaller_preselection_reranks_the_nearest_by_hamming_distance(ctx, sco
     assert [score for _, score in preselected] == sorted((score for _, score in preselected), reverse=True)
 
 
+def _index_only(conn) -> None:
+    """A table this small is otherwise read whole, or through the user's b-tree whose heap rows
+    (not yet all visible) cost no more to read than the covering index: leave only index-only scans."""
+    for method in ("seqscan", "indexscan", "bitmapscan"):
+        conn.execute(f"SET LOCAL enable_{method} = off")
+
+
 def test_the_preselection_reads_the_quantised_vectors_from_their_index(ctx, scoped):
     """The pre-selection ranks the scope by the covering index memories_user_bits (an index-only
     scan once the heap's pages are all visible), not by the full vectors on the heap."""
     embedding = ctx.embedder.embed([QUERIES[0]])[0]
     conn = ctx.db.connection()
+    scans = "SELECT pg_stat_get_xact_numscans('memories_user_bits'::regclass) AS n"
     with conn.transaction():
-        conn.execute("SET LOCAL enable_seqscan = off")  # a table this small is otherwise read whole
+        _index_only(conn)
+        before = conn.execute(scans).fetchone()["n"]
         memory_rows.vector_ranked(conn, scoped.id, scoped.user, None, SearchFilters(), False,
                                   embedding, 5, None, preselect=5)
-        scans = "SELECT pg_stat_get_xact_numscans('memories_user_bits'::regclass) AS n"
-        assert conn.execute(scans).fetchone()["n"] > 0
+        assert conn.execute(scans).fetchone()["n"] > before
+
+
+def test_the_statement_preselects_only_past_its_threshold(ctx, scoped):
+    """The user's 12 memories are ranked from every vector under a threshold of 12, from the
+    3 nearest by Hamming distance under 11 (the walk's threshold, 100, above both)."""
+    conn = ctx.db.connection()
+    differ = 0
+    for query in QUERIES:
+        embedding = ctx.embedder.embed([query])[0]
+        args = (conn, scoped.id, scoped.user, None, SearchFilters(), False, embedding, 3, 100)
+        below = memory_rows.vector_ranked(*args, preselect=3, preselect_above=len(OWN))
+        past = memory_rows.vector_ranked(*args, preselect=3, preselect_above=len(OWN) - 1)
+        assert below == memory_rows.vector_ranked(*args[:-1], None)
+        assert sorted(item for item, _ in past) == sorted(_hamming_nearest(ctx, scoped, query, 3))
+        differ += [item for item, _ in below] != [item for item, _ in past]
+    assert differ  # else this test could not tell the two paths apart

@@ -98,10 +98,12 @@ def vector_paths(ctx, users: dict[int, User], warm: list[str], questions: list[s
     hnsw = conn.execute(
         """SELECT i.relname FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid JOIN pg_am a ON a.oid = i.relam
            WHERE x.indrelid = 'memories'::regclass AND a.amname = 'hnsw'""").fetchone()["relname"]
-    # (name, walk_above, ef_search, preselect); walk_above None: never walk; 0: always through
-    # the index (if the planner takes it)
-    paths = ([("exact", None, 0, 0)] + [(("hnsw", ef), 0, ef, 0) for ef in ef_searches]
-             + [(("preselect", n), None, 0, n) for n in preselects])
+    # (name, walk_above, ef_search, preselect); walk_above 0: always through the index (if the
+    # planner takes it); never past any scope's size: as a search runs the scope's other paths,
+    # gated by its size, without parallel workers
+    never = 10**9
+    paths = ([("exact", never, 0, 0)] + [(("hnsw", ef), 0, ef, 0) for ef in ef_searches]
+             + [(("preselect", n), never, 0, n) for n in preselects])
     found: dict[int, dict] = {}
     for size, user in sorted(users.items()):
         scope = (TENANT, user.id, None, SearchFilters(), False)

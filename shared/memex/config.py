@@ -145,10 +145,12 @@ class Settings:
     # 400 beats 200 on both recall and latency at 30k and 100k (fewer iterative rounds); 800 gains
     # recall at 100k (0.84 against 0.79 at depth 100) for ~1.5x the time.
     vector_ef_search: int = 400
-    # Up to vector_exact_max, the candidates nearest by Hamming distance between binary-quantised
-    # vectors (an index-only scan, migration 0010) that are ranked exactly by cosine; 0: rank every
-    # vector of the scope. PLACEHOLDER
+    # Up to vector_exact_max, a user with more than vector_preselect_above memories in scope has
+    # only the vector_preselect memories nearest by Hamming distance between binary-quantised
+    # vectors (an index-only scan, migration 0010) ranked exactly by cosine, not every vector of
+    # the scope; 0: every vector. PLACEHOLDER
     vector_preselect: int = 0
+    vector_preselect_above: int = 0
 
     # HTTP
     require_api_key: bool = False
@@ -251,6 +253,7 @@ def load_settings() -> Settings:
         vector_exact_max=_int("MEMEX_VECTOR_EXACT_MAX", 30_000),
         vector_ef_search=_int("MEMEX_VECTOR_EF_SEARCH", 400),
         vector_preselect=_int("MEMEX_VECTOR_PRESELECT", 0),
+        vector_preselect_above=_int("MEMEX_VECTOR_PRESELECT_ABOVE", 0),
         require_api_key=_bool("MEMEX_REQUIRE_API_KEY", False),
         max_body_bytes=_int("MEMEX_MAX_BODY_BYTES", 1_048_576),
         default_tenant=_str("MEMEX_DEFAULT_TENANT", "default"),
