@@ -101,9 +101,9 @@ def vector_paths(ctx, users: dict[int, User], warm: list[str], questions: list[s
     # (name, walk_above, ef_search, preselect); walk_above 0: always through the index (if the
     # planner takes it); never past any scope's size: as a search runs the scope's other paths,
     # gated by its size, without parallel workers
-    never = 10**9
-    paths = ([("exact", never, 0, 0)] + [(("hnsw", ef), 0, ef, 0) for ef in ef_searches]
-             + [(("preselect", n), never, 0, n) for n in preselects])
+    never, unused = 10**9, min(ef_searches)
+    paths = ([("exact", never, unused, 0)] + [(("hnsw", ef), 0, ef, 0) for ef in ef_searches]
+             + [(("preselect", n), never, unused, n) for n in preselects])
     found: dict[int, dict] = {}
     for size, user in sorted(users.items()):
         scope = (TENANT, user.id, None, SearchFilters(), False)
