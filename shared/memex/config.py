@@ -138,9 +138,11 @@ class Settings:
     keyword_max_postings: int = 2000
     # Vector: a user with at most this many memories in scope is ranked exactly; above it, through
     # the HNSW index with iterative scan (pgvector >= 0.8). bench/scale in a 1M database: the walk
-    # is faster from ~10k on, but loses recall (recall@10 0.92 at 30k); at 30k exact costs ~2x
-    # the walk, at 100k 5-9x. Exact up to where it costs at most twice the walk.
-    vector_exact_max: int = 30_000
+    # loses recall (recall@10 0.90 at 30k, 0.76 at 100k); reading every vector costs 7.5x the walk
+    # at 100k, the binary pre-selection below 1.3x (recall@10 0.99): ranked exactly, from the
+    # pre-selection past 5k, up to where that costs at most twice the walk, here beyond the
+    # largest user measured.
+    vector_exact_max: int = 100_000
     # The HNSW walk's candidate list (hnsw.ef_search, at least the depth asked for). bench/scale:
     # 400 beats 200 on both recall and latency at 30k and 100k (fewer iterative rounds); 800 gains
     # recall at 100k (0.84 against 0.79 at depth 100) for ~1.5x the time.
@@ -253,7 +255,7 @@ def load_settings() -> Settings:
         search_neighbour_hits=_int("MEMEX_SEARCH_NEIGHBOUR_HITS", 5),
         search_neighbour_reach=_int("MEMEX_SEARCH_NEIGHBOUR_REACH", 1),
         keyword_max_postings=_int("MEMEX_KEYWORD_MAX_POSTINGS", 2000),
-        vector_exact_max=_int("MEMEX_VECTOR_EXACT_MAX", 30_000),
+        vector_exact_max=_int("MEMEX_VECTOR_EXACT_MAX", 100_000),
         vector_ef_search=_int("MEMEX_VECTOR_EF_SEARCH", 400),
         vector_preselect=_int("MEMEX_VECTOR_PRESELECT", 800),
         vector_preselect_above=_int("MEMEX_VECTOR_PRESELECT_ABOVE", 5_000),
