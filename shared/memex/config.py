@@ -138,10 +138,10 @@ class Settings:
     keyword_max_postings: int = 2000
     # Vector: a user with at most this many memories in scope is ranked exactly; above it, through
     # the HNSW index with iterative scan (pgvector >= 0.8). bench/scale in a 1M database: the walk
-    # loses recall (recall@10 0.90 at 30k, 0.76 at 100k); reading every vector costs 7.5x the walk
-    # at 100k, the binary pre-selection below 1.3x (recall@10 0.99): ranked exactly, from the
-    # pre-selection past 5k, up to where that costs at most twice the walk, here beyond the
-    # largest user measured.
+    # loses recall (recall@10 0.90 at 30k, 0.76 at 100k); at 100k reading every vector costs 7.5x
+    # the walk, the binary pre-selection below 1.3-2.1x (two runs) for recall@10 0.99. Ranked
+    # exactly (through the pre-selection past vector_preselect_above) up to the largest user
+    # measured; users past it walk.
     vector_exact_max: int = 100_000
     # The HNSW walk's candidate list (hnsw.ef_search, at least the depth asked for). bench/scale:
     # 400 beats 200 on both recall and latency at 30k and 100k (fewer iterative rounds); 800 gains
@@ -151,9 +151,9 @@ class Settings:
     # only the vector_preselect memories nearest by Hamming distance between binary-quantised
     # vectors (an index-only scan, migration 0010) ranked exactly by cosine, not every vector of
     # the scope (0: every vector). bench/scale, depth 100: 800 candidates keep recall@10 against
-    # the exact ranking at 0.99-1.0 from 1k to 30k memories (@100 0.93-1.0; 400: 0.98-0.99 and
-    # 0.87-0.97), for 0.47x the exact ranking's time at 10k and 0.17x at 30k; at 1k-3k it costs
-    # 1.1-1.8x, the two cross at ~3.4k-5k memories.
+    # the exact ranking at 0.985-1.0 from 1k to 100k memories (@100 0.905-1.0; 400: 0.965-1.0
+    # and 0.831-0.97), for ~0.5x the exact ranking's time at 10k, 0.17-0.27x at 30k; at 1k-3k it
+    # costs 1.0-2.1x: the two cross at ~3k-5k memories (four runs).
     vector_preselect: int = 800
     vector_preselect_above: int = 5_000
 

@@ -1,6 +1,6 @@
 -- The vector channel's pre-selection (db/memories.py): each memory's embedding quantised to one
 -- bit a dimension (pgvector >= 0.7), stored beside the user's scope in a covering b-tree, so that
--- the nearest candidates by Hamming distance come from an index-only scan of ~50 bytes a memory
+-- the nearest candidates by Hamming distance come from an index-only scan of ~100 bytes a memory
 -- instead of reading every full vector (1.5 KB) from the heap; only those candidates are then
 -- ranked exactly. A stored generated column because an index-only scan can return a column,
 -- not an expression; adding it rewrites the table and rebuilds its indexes once (HNSW included).
