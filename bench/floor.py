@@ -157,7 +157,8 @@ def observe(samples, home: Path) -> list[Observation]:
                                                 ctx.settings.keyword_max_postings).run(conn)
         vector = memory_rows.vector_statement(*scope, ctx.embedder.embed_query(query), CANDIDATES_PER_CHANNEL,
                                               ctx.settings.vector_exact_max if _iterative_scan(ctx) else None,
-                                              ctx.settings.vector_ef_search).run(conn)
+                                              ctx.settings.vector_ef_search, ctx.settings.vector_preselect,
+                                              ctx.settings.vector_preselect_above).run(conn)
         return floor.signals(keyword, vector)
 
     def observation(user_id: str, found, off_topic: bool, evidence: list) -> Observation:

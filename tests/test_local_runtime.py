@@ -212,10 +212,13 @@ def test_a_data_dir_postgres_cannot_start_stops_with_a_message_and_is_kept(tmp_p
 
 _OLD_WHEEL = """
 import sys, pgserver, psycopg
-from memex.db.migrations import apply_migrations
+from memex.db import migrations
+# the migrations of the code that ran on that wheel: 0010 needs pgvector >= 0.7, applied on opening
+written = [m for m in migrations._migration_files() if m[0] < "0010"]
+migrations._migration_files = lambda: written
 server = pgserver.get_server(sys.argv[1], cleanup_mode="stop")
 with psycopg.connect(server.get_uri(), autocommit=True, prepare_threshold=None) as conn:
-    apply_migrations(conn, 384)
+    migrations.apply_migrations(conn, 384)
     print(conn.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'").fetchone()[0])
 """
 

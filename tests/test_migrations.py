@@ -31,3 +31,39 @@ def test_a_different_embedding_dimension_is_refused_with_a_clear_error(ctx):
     with psycopg.connect(ctx.db.dsn, autocommit=True) as conn:
         with pytest.raises(EmbeddingDimensionMismatch, match="384-d embeddings but the configured embedder makes 1536-d"):
             apply_migrations(conn, 1536)
+
+
+def test_the_quantised_vectors_are_added_to_a_database_that_has_memories(ctx):
+    """Migration 0010 on a database written before it: each memory's sign bits, and their index."""
+    import numpy as np
+    from pgvector.psycopg import register_vector
+    from psycopg.conninfo import make_conninfo
+
+    version = "0010_binary_quantized_vectors"
+    name = "memex_before_0010"
+    with psycopg.connect(ctx.db.dsn, autocommit=True) as admin:
+        admin.execute(f"DROP DATABASE IF EXISTS {name}")
+        admin.execute(f"CREATE DATABASE {name}")
+    try:
+        with psycopg.connect(make_conninfo(ctx.db.dsn, dbname=name), autocommit=True) as conn:
+            apply_migrations(conn, 384)
+            # the schema as 0009 left it
+            conn.execute("DROP INDEX memories_user_bits")
+            conn.execute("ALTER TABLE memories DROP COLUMN embedding_bits")
+            conn.execute("DELETE FROM schema_migrations WHERE version = %s", (version,))
+            register_vector(conn)
+            rng = np.random.default_rng(3)
+            vectors = rng.standard_normal((5, 384)).astype(np.float32)
+            conn.execute("INSERT INTO tenants (id) VALUES ('t')")
+            for i, vector in enumerate(vectors):
+                conn.execute("""INSERT INTO memories (tenant_id, id, user_id, memory_type, type, content, embedding,
+                                                      valid_from)
+                                VALUES ('t', %s, 'u', 'episodic', 'message', %s, %s, now())""",
+                             (f"m{i}", f"memory {i}", vector))
+            assert apply_migrations(conn, 384) == [version]
+            stored = dict(conn.execute("SELECT id, embedding_bits::text FROM memories").fetchall())
+            assert stored == {f"m{i}": "".join("1" if x > 0 else "0" for x in v) for i, v in enumerate(vectors)}
+            assert conn.execute("SELECT to_regclass('memories_user_bits') IS NOT NULL").fetchone()[0]
+    finally:
+        with psycopg.connect(ctx.db.dsn, autocommit=True) as admin:
+            admin.execute(f"DROP DATABASE IF EXISTS {name}")

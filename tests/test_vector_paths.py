@@ -3,6 +3,7 @@ scan (pgvector >= 0.8, the embedded default) and the exact ranking kept for olde
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from memex.db import memories as memory_rows
@@ -146,3 +147,76 @@ def test_the_walk_returns_the_depth_asked_for_when_other_users_are_nearer(ctx, s
         assert conn.execute(walked).fetchone()["n"] > 0
     assert [r["id"] for r in answer["results"]] == [r["id"] for r in exact["results"]] and exact["results"]
     assert conn.execute("SELECT current_setting('hnsw.iterative_scan') AS scan").fetchone()["scan"] == "off"
+
+
+def _hamming_nearest(ctx, tenant, query: str, n: int) -> list[str]:
+    """The scope's `n` memories nearest the query by Hamming distance between sign bits (what
+    pgvector's binary_quantize keeps: 1 for a positive component), ties by id."""
+    vector = ctx.embedder.embed([query])[0]
+    rows = ctx.db.connection().execute(
+        "SELECT id, embedding FROM memories WHERE tenant_id = %s AND user_id = %s AND active",
+        (tenant.id, tenant.user)).fetchall()
+    distance = {r["id"]: int(np.count_nonzero((r["embedding"].to_numpy() > 0) != (vector > 0))) for r in rows}
+    return sorted(distance, key=lambda item: (distance[item], item))[:n]
+
+
+@pytest.mark.parametrize("query", QUERIES)
+def test_a_preselection_as_large_as_the_scope_ranks_exactly(ctx, scoped, query):
+    embedding = ctx.embedder.embed([query])[0]
+    conn = ctx.db.connection()
+    args = (conn, scoped.id, scoped.user, None, SearchFilters(), False, embedding, 10)
+    exact = memory_rows.vector_ranked(*args, None)
+    for walk_above in (None, len(OWN)):  # alone, and as the statement's branch below the walk
+        preselected = memory_rows.vector_ranked(*args, walk_above, preselect=len(OWN))
+        assert [item for item, _ in preselected] == [item for item, _ in exact]
+        assert [score for _, score in preselected] == pytest.approx([score for _, score in exact], abs=1e-6)
+
+
+@pytest.mark.parametrize("query", QUERIES)
+def test_a_smaller_preselection_reranks_the_nearest_by_hamming_distance(ctx, scoped, query):
+    """Five candidates of the twelve: those nearest by Hamming distance between the quantised
+    vectors (the stored column agrees with the sign bits of the embedding), ordered by cosine."""
+    embedding = ctx.embedder.embed([query])[0]
+    conn = ctx.db.connection()
+    preselected = memory_rows.vector_ranked(conn, scoped.id, scoped.user, None, SearchFilters(), False,
+                                            embedding, 5, None, preselect=5)
+    nearest = _hamming_nearest(ctx, scoped, query, 5)
+    assert sorted(item for item, _ in preselected) == sorted(nearest)
+    assert [score for _, score in preselected] == sorted((score for _, score in preselected), reverse=True)
+
+
+def _index_only(conn) -> None:
+    """A table this small is otherwise read whole, or through the user's b-tree whose heap rows
+    (not yet all visible) cost no more to read than the covering index: leave only index-only scans."""
+    for method in ("seqscan", "indexscan", "bitmapscan"):
+        conn.execute(f"SET LOCAL enable_{method} = off")
+
+
+def test_the_preselection_reads_the_quantised_vectors_from_their_index(ctx, scoped):
+    """The pre-selection ranks the scope by the covering index memories_user_bits (an index-only
+    scan once the heap's pages are all visible), not by the full vectors on the heap."""
+    embedding = ctx.embedder.embed([QUERIES[0]])[0]
+    conn = ctx.db.connection()
+    scans = "SELECT pg_stat_get_xact_numscans('memories_user_bits'::regclass) AS n"
+    with conn.transaction():
+        _index_only(conn)
+        before = conn.execute(scans).fetchone()["n"]
+        memory_rows.vector_ranked(conn, scoped.id, scoped.user, None, SearchFilters(), False,
+                                  embedding, 5, None, preselect=5)
+        assert conn.execute(scans).fetchone()["n"] > before
+
+
+def test_the_statement_preselects_only_past_its_threshold(ctx, scoped):
+    """The user's 12 memories are ranked from every vector under a threshold of 12, from the
+    3 nearest by Hamming distance under 11 (the walk's threshold, 100, above both)."""
+    conn = ctx.db.connection()
+    differ = 0
+    for query in QUERIES:
+        embedding = ctx.embedder.embed([query])[0]
+        args = (conn, scoped.id, scoped.user, None, SearchFilters(), False, embedding, 3, 100)
+        below = memory_rows.vector_ranked(*args, preselect=3, preselect_above=len(OWN))
+        past = memory_rows.vector_ranked(*args, preselect=3, preselect_above=len(OWN) - 1)
+        assert below == memory_rows.vector_ranked(*args[:-1], None)
+        assert sorted(item for item, _ in past) == sorted(_hamming_nearest(ctx, scoped, query, 3))
+        differ += [item for item, _ in below] != [item for item, _ in past]
+    assert differ  # else this test could not tell the two paths apart

@@ -1,7 +1,8 @@
 """Search at a million memories: load, build, measure, report.
 
     python -m bench.scale [--total 1000000] [--sizes 1000,10000,100000] [--users-per-size 2]
-        [--threshold-sizes 1000,3000,10000,30000,100000] [--ef-search 200,800] [--keyword-caps 1000,2000]
+        [--threshold-sizes 1000,3000,10000,30000,100000] [--ef-search 200,800] [--preselect 200,800]
+        [--keyword-caps 1000,2000]
         [--pool 20000] [--questions 20]
         [--plot docs/perf/scale.png] [--out results.json]
 
@@ -11,7 +12,8 @@ one user per extra threshold size, filler users for the rest), builds the text a
 and measures: search latency per user size through memex.retrieval.search for hybrid, bm25 and
 vector, beside the physical floor (one query embedding + one primary-key fetch of ten rows); one
 small user in the full database against the same user alone in a second database of the same
-server; the vector channel's exact ranking against its HNSW walk per scope size. Prints Markdown
+server; the vector channel's exact ranking against its HNSW walk and its binary-quantised
+pre-selection per scope size. Prints Markdown
 tables and writes the plot. Progress goes to stderr.
 """
 
@@ -55,6 +57,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--pool", type=int, default=20_000, help="distinct texts embedded by the real embedder")
     parser.add_argument("--ef-search", type=_sizes, default=[],
                         help="hnsw.ef_search values the HNSW path is also measured at (beside the configured one)")
+    parser.add_argument("--preselect", type=_sizes, default=[],
+                        help="binary-quantised pre-selections (candidates re-ranked exactly) the vector channel "
+                             "is also measured at (beside the configured one, if any)")
     parser.add_argument("--keyword-caps", type=_sizes, default=[],
                         help="caps on keyword candidates the keyword channel is also measured at, for the "
                              "largest user (beside the configured one and none)")
@@ -141,7 +146,8 @@ def measure_all(args, users: list[database.User], server: database.Server, home:
     caps = sorted({settings.keyword_max_postings, *args.keyword_caps})
     keyword = measure.keyword_caps(ctx, largest, warm + timed, caps, progress)
     ef_searches = sorted({settings.vector_ef_search, *args.ef_search})
-    paths = measure.vector_paths(ctx, scopes, warm, timed, ef_searches, progress)
+    preselects = sorted({*([settings.vector_preselect] if settings.vector_preselect else []), *args.preselect})
+    paths = measure.vector_paths(ctx, scopes, warm, timed, ef_searches, preselects, progress)
 
     with ctx.db.connection().cursor() as cur:
         versions = cur.execute(
@@ -170,7 +176,7 @@ def measure_all(args, users: list[database.User], server: database.Server, home:
         "sizes": database.relation_sizes(url), "latency": latency,
         "samples_per_size": args.users_per_size * len(timed),
         "isolation": {**isolation, "size": small.size}, "vector_paths": paths,
-        "vector_ef_search": settings.vector_ef_search,
+        "vector_ef_search": settings.vector_ef_search, "vector_preselect": settings.vector_preselect,
         "keyword_caps": {"size": largest.size, "configured": settings.keyword_max_postings, "caps": keyword},
     }
 

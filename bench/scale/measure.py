@@ -84,12 +84,13 @@ def isolation(ctx_shared, ctx_alone, user: User, warm: list[str], questions: lis
 
 
 def vector_paths(ctx, users: dict[int, User], warm: list[str], questions: list[str], ef_searches: list[int],
-                 progress: Progress) -> dict[int, dict]:
-    """For each scope size: the vector channel's exact ranking and its HNSW walk with iterative
-    scan at each `ef_searches` (memories.vector_ranked, each path forced, the depth search asks
-    for), their latencies and each walk's recall@10 and @100 against the exact ranking.
+                 preselects: list[int], progress: Progress) -> dict[int, dict]:
+    """For each scope size: the vector channel's exact ranking, its HNSW walk with iterative scan
+    at each `ef_searches`, and its binary-quantised pre-selection of each `preselects` candidates
+    re-ranked exactly (memories.vector_ranked, each path forced, the depth search asks for):
+    their latencies and each approximate path's recall@10 and @100 against the exact ranking.
     size -> {"exact": ms, "hnsw used by exact": [0/1], "hnsw": {ef: {"ms", "recall@10",
-    "recall@100", "hnsw used"}}}."""
+    "recall@100", "hnsw used"}}, "preselect": {n: {"ms", "recall@10", "recall@100"}}}."""
     from memex.db import memories as memory_rows
     from memex.models import SearchFilters
 
@@ -97,41 +98,52 @@ def vector_paths(ctx, users: dict[int, User], warm: list[str], questions: list[s
     hnsw = conn.execute(
         """SELECT i.relname FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid JOIN pg_am a ON a.oid = i.relam
            WHERE x.indrelid = 'memories'::regclass AND a.amname = 'hnsw'""").fetchone()["relname"]
-    # walk_above None: always exact; 0: always through the index (if the planner takes it)
-    paths = [("exact", None, 0)] + [(ef, 0, ef) for ef in ef_searches]
+    # (name, walk_above, ef_search, preselect); walk_above 0: always through the index (if the
+    # planner takes it); never past any scope's size: as a search runs the scope's other paths,
+    # gated by its size, without parallel workers
+    never, unused = 10**9, min(ef_searches)
+    paths = ([("exact", never, unused, 0)] + [(("hnsw", ef), 0, ef, 0) for ef in ef_searches]
+             + [(("preselect", n), never, unused, n) for n in preselects])
     found: dict[int, dict] = {}
     for size, user in sorted(users.items()):
         scope = (TENANT, user.id, None, SearchFilters(), False)
         found[size] = {"exact": [], "hnsw used by exact": [],
                        "hnsw": {ef: {"ms": [], "recall@10": [], "recall@100": [], "hnsw used": []}
-                                for ef in ef_searches}}
+                                for ef in ef_searches},
+                       "preselect": {n: {"ms": [], "recall@10": [], "recall@100": []} for n in preselects}}
         for vector in [ctx.embedder.embed_query(q) for q in warm]:
-            for _, walk_above, ef in paths:
-                memory_rows.vector_ranked(conn, *scope, vector, VECTOR_DEPTH, walk_above, ef)
+            for _, walk_above, ef, n in paths:
+                memory_rows.vector_ranked(conn, *scope, vector, VECTOR_DEPTH, walk_above, ef, n)
         for i, vector in enumerate([ctx.embedder.embed_query(q) for q in questions]):
             ranked = {}
-            for name, walk_above, ef in paths[i % len(paths):] + paths[:i % len(paths)]:
+            for name, walk_above, ef, n in paths[i % len(paths):] + paths[:i % len(paths)]:
                 # In a transaction of its own, whose counters tell whether the planner walked the
                 # HNSW index (it may prefer the user's b-tree and a sort for a small scope).
                 with conn.transaction():
                     ms, ranked[name] = _timed(memory_rows.vector_ranked, conn, *scope, vector,
-                                              VECTOR_DEPTH, walk_above, ef)
+                                              VECTOR_DEPTH, walk_above, ef, n)
                     walked = conn.execute("SELECT pg_stat_get_xact_numscans(%s::regclass) AS n", (hnsw,)).fetchone()["n"]
                 if name == "exact":
                     found[size]["exact"].append(ms)
                     found[size]["hnsw used by exact"].append(float(walked > 0))
                 else:
-                    found[size]["hnsw"][name]["ms"].append(ms)
-                    found[size]["hnsw"][name]["hnsw used"].append(float(walked > 0))
+                    kind, value = name
+                    found[size][kind][value]["ms"].append(ms)
+                    if kind == "hnsw":
+                        found[size][kind][value]["hnsw used"].append(float(walked > 0))
             exact = [item for item, _ in ranked["exact"]]
-            for ef in ef_searches:
-                walk = [item for item, _ in ranked[ef]]
+            for name in ranked:
+                if name == "exact":
+                    continue
+                got = [item for item, _ in ranked[name]]
                 for k in (10, 100):
                     if exact[:k]:
-                        found[size]["hnsw"][ef][f"recall@{k}"].append(len(set(exact[:k]) & set(walk[:k])) / len(exact[:k]))
+                        found[size][name[0]][name[1]][f"recall@{k}"].append(
+                            len(set(exact[:k]) & set(got[:k])) / len(exact[:k]))
         progress(f"vector paths at {size:,} memories: exact p50 {percentiles(found[size]['exact'])[0]:.1f} ms, "
-                 + ", ".join(f"HNSW ef {ef} p50 {percentiles(found[size]['hnsw'][ef]['ms'])[0]:.1f} ms "
-                             f"recall@100 {np.mean(found[size]['hnsw'][ef]['recall@100']):.2f}" for ef in ef_searches))
+                 + ", ".join(f"{kind} {value} p50 {percentiles(found[size][kind][value]['ms'])[0]:.1f} ms "
+                             f"recall@100 {np.mean(found[size][kind][value]['recall@100']):.2f}"
+                             for kind, value in (p[0] for p in paths[1:])))
     return found
 
 

@@ -97,6 +97,20 @@ def tables(run: dict[str, Any]) -> str:
                "index (it may rank a small scope from the user's b-tree instead, exactly). Crossover at "
                f"ef_search {ef} (HNSW p50 below exact p50 from there on): "
                + (f"~{cross:,.0f} memories in scope." if cross is not None else "not reached at these sizes."))
+    chosen = run.get("vector_preselect", 0)
+    counts = sorted(paths[scope_sizes[0]].get("preselect", {}))
+    if counts:
+        out.append(f"\n#### The vector channel's binary-quantised pre-selection, ms p50 / p95 (depth 100; the "
+                   "candidates nearest by Hamming distance, ranked exactly; recall against the exact ranking; "
+                   f"configured {chosen or 'off'})\n")
+        out.append("| memories in scope | exact | " + " | ".join(
+            f"{n:,} candidates | recall@10 / @100" for n in counts) + " |")
+        out.append("|---|---|" + "---|---|" * len(counts))
+        for size in scope_sizes:
+            p = paths[size]
+            cells = [f"{_pair(p['preselect'][n]['ms'])} | {np.mean(p['preselect'][n]['recall@10']):.3f} / "
+                     f"{np.mean(p['preselect'][n]['recall@100']):.3f}" for n in counts]
+            out.append(f"| {size:,} | {_pair(p['exact'])} | " + " | ".join(cells) + " |")
     return "\n".join(out)
 
 
@@ -125,8 +139,14 @@ def plot(run: dict[str, Any], path: Path) -> None:
         label = "exact" if name == "exact" else f"HNSW, iterative scan, ef_search {ef}"
         right.plot(scope_sizes, p50, "o-", color=color, label=f"{label} p50")
         right.plot(scope_sizes, p95, "s--", color=color, alpha=0.7, label=f"{label} p95")
+    chosen = run.get("vector_preselect", 0)
+    if chosen and chosen in paths[scope_sizes[0]].get("preselect", {}):
+        p50, p95 = zip(*(percentiles(paths[s]["preselect"][chosen]["ms"]) for s in scope_sizes))
+        label = f"binary pre-selection of {chosen:,}, re-ranked"
+        right.plot(scope_sizes, p50, "o-", color="tab:green", label=f"{label} p50")
+        right.plot(scope_sizes, p95, "s--", color="tab:green", alpha=0.7, label=f"{label} p95")
     right.set(xscale="log", yscale="log", xlabel="memories in scope", ylabel="latency (ms)",
-              title="vector channel: exact ranking vs HNSW (depth 100)")
+              title="vector channel's paths (depth 100)")
     right.legend(fontsize=8)
     right.grid(True, which="both", alpha=0.3)
     fig.tight_layout()

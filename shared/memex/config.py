@@ -145,13 +145,24 @@ class Settings:
     keyword_max_postings: int = 2000
     # Vector: a user with at most this many memories in scope is ranked exactly; above it, through
     # the HNSW index with iterative scan (pgvector >= 0.8). bench/scale in a 1M database: the walk
-    # is faster from ~10k on, but loses recall (recall@10 0.92 at 30k); at 30k exact costs ~2x
-    # the walk, at 100k 5-9x. Exact up to where it costs at most twice the walk.
-    vector_exact_max: int = 30_000
+    # loses recall (recall@10 0.90 at 30k, 0.76 at 100k); at 100k reading every vector costs 7.5x
+    # the walk, the binary pre-selection below 1.3-2.1x (two runs) for recall@10 0.99. Ranked
+    # exactly (through the pre-selection past vector_preselect_above) up to the largest user
+    # measured; users past it walk.
+    vector_exact_max: int = 100_000
     # The HNSW walk's candidate list (hnsw.ef_search, at least the depth asked for). bench/scale:
     # 400 beats 200 on both recall and latency at 30k and 100k (fewer iterative rounds); 800 gains
     # recall at 100k (0.84 against 0.79 at depth 100) for ~1.5x the time.
     vector_ef_search: int = 400
+    # Up to vector_exact_max, a user with more than vector_preselect_above memories in scope has
+    # only the vector_preselect memories nearest by Hamming distance between binary-quantised
+    # vectors (an index-only scan, migration 0010) ranked exactly by cosine, not every vector of
+    # the scope (0: every vector). bench/scale, depth 100: 800 candidates keep recall@10 against
+    # the exact ranking at 0.985-1.0 from 1k to 100k memories (@100 0.905-1.0; 400: 0.965-1.0
+    # and 0.831-0.97), for ~0.5x the exact ranking's time at 10k, 0.17-0.27x at 30k; at 1k-3k it
+    # costs 1.0-2.1x: the two cross at ~3k-5k memories (four runs).
+    vector_preselect: int = 800
+    vector_preselect_above: int = 5_000
 
     # HTTP
     require_api_key: bool = False
@@ -253,8 +264,10 @@ def load_settings() -> Settings:
         search_neighbour_hits=_int("MEMEX_SEARCH_NEIGHBOUR_HITS", 5),
         search_neighbour_reach=_int("MEMEX_SEARCH_NEIGHBOUR_REACH", 2),
         keyword_max_postings=_int("MEMEX_KEYWORD_MAX_POSTINGS", 2000),
-        vector_exact_max=_int("MEMEX_VECTOR_EXACT_MAX", 30_000),
+        vector_exact_max=_int("MEMEX_VECTOR_EXACT_MAX", 100_000),
         vector_ef_search=_int("MEMEX_VECTOR_EF_SEARCH", 400),
+        vector_preselect=_int("MEMEX_VECTOR_PRESELECT", 800),
+        vector_preselect_above=_int("MEMEX_VECTOR_PRESELECT_ABOVE", 5_000),
         require_api_key=_bool("MEMEX_REQUIRE_API_KEY", False),
         max_body_bytes=_int("MEMEX_MAX_BODY_BYTES", 1_048_576),
         default_tenant=_str("MEMEX_DEFAULT_TENANT", "default"),

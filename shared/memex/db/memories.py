@@ -482,17 +482,23 @@ def keyword_ranked(conn: psycopg.Connection, tenant_id: str, user_id: str, agent
 
 def vector_statement(tenant_id: str, user_id: str, agent_id: str | None, filters: SearchFilters,
                      include_inactive: bool, embedding: np.ndarray, limit: int,
-                     walk_above: int | None, ef_search: int) -> Statement:
+                     walk_above: int | None, ef_search: int, preselect: int = 0,
+                     preselect_above: int = 0) -> Statement:
     """The vector channel: (id, cosine similarity) over the scope's memories, best first.
 
-    A user holding at most `walk_above` memories in scope (active, or all, from the statistics
-    of migration 0005) is ranked exactly: the planner reads the user's rows through their b-tree
-    and keeps the best in a top-N sort. A larger one is ranked through the HNSW index with
-    iterative scan (pgvector >= 0.8), walked until the tenant and user filter is satisfied: a walk
-    filtered afterwards can return fewer rows than asked when the nearest neighbours belong to
-    other users. The statement chooses its path itself (the branch not taken is never executed),
-    so the user's size costs no round trip of its own. `walk_above` None: never walk (an older
-    pgvector); `ef_search`: the walk's candidate list, which sets its recall.
+    By the user's size in scope (active memories, or all, from the statistics of migration 0005):
+    - at most `walk_above` (any size when None, an older pgvector): ranked exactly. Past
+      `preselect_above` (with `preselect` > 0) only the `preselect` memories nearest by Hamming
+      distance between binary-quantised vectors are ranked: they come from an index-only scan of
+      memories_user_bits (migration 0010, ~100 bytes a memory), and only their full vectors are
+      read from the heap. Up to it, every vector of the scope is read: the planner reads the user's
+      rows through their b-tree and keeps the best in a top-N sort.
+    - above `walk_above`: through the HNSW index with iterative scan (pgvector >= 0.8), walked
+      until the tenant and user filter is satisfied: a walk filtered afterwards can return fewer
+      rows than asked when the nearest neighbours belong to other users; `ef_search`, the walk's
+      candidate list, sets its recall.
+    The statement chooses its path itself (the branches not taken are never executed), so the
+    user's size costs no round trip of its own.
     """
     where, params = _scope(tenant_id, user_id, agent_id, filters, include_inactive)
     args = {"vector": np.asarray(embedding, dtype=np.float32), "limit": limit, **params}
@@ -502,17 +508,29 @@ def vector_statement(tenant_id: str, user_id: str, agent_id: str | None, filters
                 WHERE {where} {{gate}}
                 -- ordered by similarity, which the HNSW index cannot give: never a walk that may starve
                 ORDER BY similarity DESC, id LIMIT %(limit)s"""
-    if walk_above is None:
+    if walk_above is None and not preselect:
         return Statement(exact.format(gate=""), args, "similarity")
-    size = (f"(SELECT {'docs' if include_inactive else 'active_docs'} FROM memory_stats "
-            "WHERE tenant_id = %(scope_tenant)s AND user_id = %(scope_user)s)")
-    sql = f"""({exact.format(gate=f"AND coalesce({size}, 0) <= %(walk_above)s")})
-              UNION ALL
-              SELECT {picked}, 1 - distance FROM (
-                  SELECT {columns}, embedding <=> %(vector)s AS distance FROM memories
-                  WHERE {where} AND {size} > %(walk_above)s
-                  ORDER BY embedding <=> %(vector)s LIMIT %(limit)s) nearest
-              ORDER BY similarity DESC, id"""
+    size = (f"coalesce((SELECT {'docs' if include_inactive else 'active_docs'} FROM memory_stats "
+            "WHERE tenant_id = %(scope_tenant)s AND user_id = %(scope_user)s), 0)")
+    walked = "" if walk_above is None else f"AND {size} <= %(walk_above)s"
+    if preselect:
+        preselected = f"""SELECT {columns}, 1 - (embedding <=> %(vector)s) AS similarity FROM memories
+                          WHERE tenant_id = %(scope_tenant)s AND id IN (
+                              SELECT id FROM memories WHERE {where} AND {size} > %(preselect_above)s {walked}
+                              ORDER BY embedding_bits <~> binary_quantize(%(vector)s::vector), id
+                              LIMIT %(preselect)s)
+                          ORDER BY similarity DESC, id LIMIT %(limit)s"""
+        branches = [exact.format(gate=f"AND {size} <= %(preselect_above)s {walked}"), preselected]
+        args.update(preselect=max(preselect, limit), preselect_above=preselect_above)
+    else:
+        branches = [exact.format(gate=walked)]
+    if walk_above is not None:
+        branches.append(f"""SELECT {picked}, 1 - distance FROM (
+                                SELECT {columns}, embedding <=> %(vector)s AS distance FROM memories
+                                WHERE {where} AND {size} > %(walk_above)s
+                                ORDER BY embedding <=> %(vector)s LIMIT %(limit)s) nearest""")
+        args["walk_above"] = walk_above
+    sql = " UNION ALL ".join(f"({branch})" for branch in branches) + " ORDER BY similarity DESC, id"
     # The settings hold only within the transaction the statement runs in (the pipeline's
     # implicit one, up to its sync: Statement.run, search.py). No parallel workers:
     # the planner would start them for the exact branch of a large user even though its gate
@@ -520,15 +538,16 @@ def vector_statement(tenant_id: str, user_id: str, agent_id: str | None, filters
     settings = ("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true),"
                 " set_config('hnsw.ef_search', %(ef)s, true),"
                 " set_config('max_parallel_workers_per_gather', '0', true)", {"ef": str(ef_search)})
-    return Statement(sql, {**args, "walk_above": walk_above}, "similarity", before=settings)
+    return Statement(sql, args, "similarity", before=settings)
 
 
 def vector_ranked(conn: psycopg.Connection, tenant_id: str, user_id: str, agent_id: str | None,
                   filters: SearchFilters, include_inactive: bool, embedding: np.ndarray,
-                  limit: int, walk_above: int | None, ef_search: int = 200) -> list[tuple[str, float]]:
+                  limit: int, walk_above: int | None, ef_search: int = 200,
+                  preselect: int = 0, preselect_above: int = 0) -> list[tuple[str, float]]:
     """`vector_statement` run at once: (id, cosine similarity) best first."""
     return vector_statement(tenant_id, user_id, agent_id, filters, include_inactive, embedding, limit,
-                            walk_above, ef_search).run(conn).ranked
+                            walk_above, ef_search, preselect, preselect_above).run(conn).ranked
 
 
 def neighbours(conn: psycopg.Connection, tenant_id: str, user_id: str, agent_id: str | None,

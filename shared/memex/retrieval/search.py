@@ -157,7 +157,8 @@ def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies |
                 query_vector = deps.query_vector(query) if vector else None
                 if query_vector is not None:
                     ranked_vector = memory_rows.vector_statement(
-                        *scope, query_vector, depth, walk_above, min(1000, max(depth, ctx.settings.vector_ef_search))
+                        *scope, query_vector, depth, walk_above, min(1000, max(depth, ctx.settings.vector_ef_search)),
+                        ctx.settings.vector_preselect, ctx.settings.vector_preselect_above
                     ).with_memories(tenant_id, request.top_k)
                     ranked_vector.send(conn)
                 elif vector and not keyword:  # the embedder failed: the keyword channel answers
