@@ -206,7 +206,7 @@ def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies |
             if ctx.settings.search_keywords_without_speakers and ctx.settings.search_speaker_boost else None
         plans = [(query, EXPANSION_CANDIDATES, True, not keyword_only) for _, query, keyword_only in extra]
         if unnamed:
-            plans.append((unnamed, max(CANDIDATES_PER_CHANNEL, request.top_k * 2), True, False))
+            plans.append((unnamed, depth, True, False))
         if plans:
             extra_runs = run(plans)
             if unnamed:

@@ -26,8 +26,8 @@ def words(text: str) -> frozenset[str]:
     return frozenset(re.sub(r"['’]s$", "", w.lower()) for w in _WORD.findall(text))
 
 
-def names(question_words: frozenset[str], memory) -> bool:
-    """Whether the question names who said `memory` (a memories.Found) or whom it is about: a
+def names(question_words: frozenset[str], memory: Found) -> bool:
+    """Whether the question names who said `memory` or whom it is about: a
     participant by name, or the user as "the user", the words memex writes its facts with."""
     return named(question_words, memory.speaker) or named(question_words, memory.subject)
 
