@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from memex.filler import is_filler
+from memex.standalone import stands_alone
 
 SAID = ["I work at Stripe as a product manager and live in Dublin.",
         "I used to love TypeScript but these days I find it too verbose; I've gone back to plain Python.",
@@ -54,3 +55,28 @@ def test_filler_lines(line):
                                   "Thanks! I start at Globex on Monday.", "", "🙂"])
 def test_lines_that_say_something(line):
     assert not is_filler(line)
+
+
+def test_a_second_thing_said_is_not_found_through_the_first(tenant):
+    body = {"user_id": tenant.user, "session_id": "s1", "messages": [
+        {"role": "user", "content": "I work at Stripe."}, {"role": "user", "content": "My dog is called Biscuit."},
+        {"role": "user", "content": "It is a beagle."}]}
+    assert tenant.post("/v1/turns?wait=true", body).status_code == 201
+    found = [r["content"] for r in tenant.search("where does the user work?", mode="bm25", top_k=20)]
+    assert found == ["I work at Stripe."], found
+    # nor through the neighbours: what was said and the fact drawn from it come first
+    found = [r["content"] for r in tenant.search("where does the user work?", top_k=20)]
+    assert set(found[:2]) == {"I work at Stripe.", "The user's employer is Stripe."}, found
+    # a line that points back keeps the line before it: "It" is the dog
+    found = [r["content"] for r in tenant.search("Biscuit", top_k=20)]
+    assert set(found[:3]) == {"My dog is called Biscuit.", "The user's dog is named Biscuit.", "It is a beagle."}, found
+
+
+@pytest.mark.parametrize("line, alone", [
+    ("My dog is called Biscuit.", True), ("I am learning to play the guitar.", True),
+    ("It is a beagle.", False), ("And I love hiking.", False), ("Two of them.", False),
+    ("What was the best part of it?", False), ("We went there last May.", False),
+    ("Kinkaku-ji, the golden pavilion, at sunset.", True),  # kept with the line before when it answers a question
+])
+def test_what_stands_alone(line, alone):
+    assert stands_alone(line) is alone

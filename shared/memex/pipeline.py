@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from memex import filler, llm, timeline
+from memex import filler, llm, standalone, timeline
 from memex.context import Context
 from memex.db import locks
 from memex.db import memories as memory_rows
@@ -111,14 +111,24 @@ def _jobs(turns: list[dict[str, Any]]) -> list[SupersessionJob]:
     return [SupersessionJob(t["tenant_id"], t["user_id"], t["id"]) for t in sorted(turns, key=_said)]
 
 
+def _leans_on(message: dict, previous: dict | None) -> bool:
+    """Whether `message` is indexed with `previous`: the line it answers (another speaker's, or a
+    question), or its own speaker's line before it when it does not stand alone (memex/standalone.py)."""
+    text = message["content"] or ""
+    # a "Got it!" indexed with the line it answers would be found in that line's place
+    if previous is None or filler.is_filler(text):
+        return False
+    if not standalone.same_speaker(message, previous) or standalone.asks(previous["content"] or ""):
+        return True
+    return not standalone.stands_alone(text)
+
+
 def _store_episodic(ctx: Context, tenant_id: str, work: list[tuple[dict, list[dict], list[dict]]]) -> None:
     """One episodic memory per message, indexed with the line it answers; no LLM involved."""
     contexts: dict[str, str | None] = {}  # message id -> the message said just before it
     for _, messages, history in work:
         for previous, message in zip([history[-1] if history else None] + messages, messages):
-            # a "Got it!" indexed with the line it answers would be found in that line's place
-            answers = previous and not filler.is_filler(message["content"] or "")
-            contexts[message["id"]] = episodic_text(previous) if answers else None
+            contexts[message["id"]] = episodic_text(previous) if _leans_on(message, previous) else None
     conn = ctx.db.connection()
     done = memory_rows.written(conn, tenant_id, [f"message:{m['id']}" for _, messages, _ in work for m in messages])
     pending = [(turn, m) for turn, messages, _ in work for m in messages if f"message:{m['id']}" not in done]

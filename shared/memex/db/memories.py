@@ -555,8 +555,10 @@ def neighbours(conn: psycopg.Connection, tenant_id: str, user_id: str, agent_id:
                reach: int) -> list[tuple[str, str, Found]]:
     """(anchor, neighbour, what search needs of it) for the episodic memories of the messages said
     within `reach` positions of each anchor's message (a fact's: its own message too), in the same
-    turn, and in the scope. An
-    episodic memory's dedupe key names its message (pipeline.py), so each lookup is one index probe."""
+    turn, and in the scope, when no line between them starts a thread of its own: a line its
+    speaker said after their own previous one, indexed without it because it stands alone
+    (pipeline.py, memex/standalone.py). An episodic memory's dedupe key names its message, so each
+    lookup is one index probe."""
     where, params = _scope(tenant_id, user_id, agent_id, filters, include_inactive, alias="n")
     rows = conn.execute(
         f"""SELECT a.id AS anchor, n.id, n.valid_from, n.importance, n.content, {SPEAKER.format(m="n")}
@@ -568,6 +570,15 @@ def neighbours(conn: psycopg.Connection, tenant_id: str, user_id: str, agent_id:
                             AND nm.position BETWEEN am.position - %(reach)s AND am.position + %(reach)s
             JOIN memories n ON n.tenant_id = nm.tenant_id AND n.dedupe_key = 'message:' || nm.id
             WHERE a.tenant_id = %(scope_tenant)s AND a.id = ANY(%(anchors)s) AND {where}
+              AND NOT EXISTS (
+                  SELECT 1 FROM messages bm
+                  JOIN messages pm ON pm.tenant_id = bm.tenant_id AND pm.turn_id = bm.turn_id
+                                  AND pm.position = bm.position - 1
+                  JOIN memories b ON b.tenant_id = bm.tenant_id AND b.dedupe_key = 'message:' || bm.id
+                  WHERE bm.tenant_id = am.tenant_id AND bm.turn_id = am.turn_id
+                    AND bm.position > least(am.position, nm.position)
+                    AND bm.position <= greatest(am.position, nm.position)
+                    AND b.context IS NULL AND bm.role = pm.role AND bm.name IS NOT DISTINCT FROM pm.name)
             ORDER BY a.id, abs(nm.position - am.position), nm.position""",
         {**params, "anchors": list(anchors), "reach": reach},
     ).fetchall()
