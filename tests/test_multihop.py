@@ -37,7 +37,7 @@ def _app(ctx, **changes):
     return TestClient(create_app(*routers, provide=lambda: app_ctx), raise_server_exceptions=False)
 
 
-# The lines said next to the first hit (small talk here) would take places of the top 4 that these
+# The lines said next to the first hit (small talk here) would take places of the top 3 that these
 # tests give to what the expansion reaches: the neighbour cue is measured on its own (test_search_cues).
 @pytest.fixture(scope="module")
 def expanding(ctx):
@@ -92,9 +92,9 @@ def test_entity_names_skip_the_speaker_openers_and_what_was_asked():
 
 
 def test_offline_expansion_reaches_the_fact_the_first_hit_names(user, expanding, plain):
-    without = _search(plain, user, QUESTION, top_k=4)
+    without = _search(plain, user, QUESTION, top_k=3)
     assert _rank(without, DOG) is not None and _rank(without, WALKS) is None
-    with_expansion = _search(expanding, user, QUESTION, top_k=4)
+    with_expansion = _search(expanding, user, QUESTION, top_k=3)
     assert _rank(with_expansion, WALKS) is not None, [r["content"] for r in with_expansion]
     assert _rank(with_expansion, DOG) is not None
 

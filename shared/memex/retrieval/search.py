@@ -60,9 +60,11 @@ class QueryRun:
     keyword: memory_rows.Ranking | None
     vector: memory_rows.Ranking | None
 
-    def rankings(self, weight: float) -> list[tuple[float, list[str]]]:
-        return [(weight * channel_weight, [item for item, _ in channel.ranked]) for channel_weight, channel
-                in ((KEYWORD_WEIGHT, self.keyword), (VECTOR_WEIGHT, self.vector)) if channel is not None]
+    def rankings(self, weight: float, besides: frozenset[str] = frozenset()) -> list[tuple[float, list[str]]]:
+        """Each channel's items best first, without those in `besides`, at its weight in the fusion."""
+        return [(weight * channel_weight, [item for item, _ in channel.ranked if item not in besides])
+                for channel_weight, channel in ((KEYWORD_WEIGHT, self.keyword), (VECTOR_WEIGHT, self.vector))
+                if channel is not None]
 
     def scores(self, channel: str) -> dict[str, float]:
         ranking = getattr(self, channel)
@@ -186,13 +188,13 @@ def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies |
         return _answer(request, [], 0, deps)  # a query about nothing the user said
 
     # 1. the question's channels, and those of its extra queries (multi-hop), in one weighted RRF
-    runs = [(1.0, question)]
+    runs = [(1.0, question, frozenset())]  # (weight, channels, items they do not rank)
     found = question.found()
     if request.mode == "hybrid":
         fused_question = rrf.fuse(question.rankings(1.0))
+        best = sorted(fused_question, key=fused_question.__getitem__, reverse=True)[:multihop.FIRST_HITS]
 
         def first_hits() -> list[str]:
-            best = sorted(fused_question, key=fused_question.__getitem__, reverse=True)[:multihop.FIRST_HITS]
             return [found[item].content for item in best]
 
         def decisive() -> bool:
@@ -211,11 +213,14 @@ def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies |
             extra_runs = run(plans)
             if unnamed:
                 question = QueryRun(extra_runs.pop().keyword, question.vector)
-                runs = [(1.0, question)]
-            runs += [(weight, query_run) for (weight, _, _), query_run in zip(extra, extra_runs)]
-            for _, query_run in runs:
+                runs = [(1.0, question, frozenset())]
+            # A name taken from the first hits finds them again: they gain nothing from it, or a
+            # fact naming the dog would pass the cat the question asked about.
+            runs += [(weight, query_run, frozenset(best) if keyword_only else frozenset())
+                     for (weight, _, keyword_only), query_run in zip(extra, extra_runs)]
+            for _, query_run, _ in runs:
                 found = {**query_run.found(), **found}
-    channels = [channel for weight, query_run in runs for channel in query_run.rankings(weight)]
+    channels = [channel for weight, query_run, besides in runs for channel in query_run.rankings(weight, besides)]
     fused = rrf.fuse(channels)
     best_possible = rrf.best_possible([weight for weight, _ in channels])
     relevance = {item: score / best_possible for item, score in fused.items()}
@@ -227,7 +232,7 @@ def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies |
         kept = list(relevance)
     else:
         # A memory found by an extra query is held to that query's signals, not the question's.
-        signals = [query_run.signals() for _, query_run in runs]
+        signals = [query_run.signals() for _, query_run, _ in runs]
         kept = [item for item in relevance
                 if gate_open and any(item in s and floor.item_passes(s[item]) for s in signals)]
         # "Got it!" is about as near in meaning to any short question as a real answer is: a line
@@ -259,7 +264,7 @@ def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies |
     scored = current_first.lift(conn, tenant_id, request, scored, relevance, now)
 
     # 4. the memories themselves, for the results returned: read with the rankings, else fetched
-    read = {item: memory for _, query_run in runs for item, memory in query_run.memories().items()}
+    read = {item: memory for _, query_run, _ in runs for item, memory in query_run.memories().items()}
     results: list[dict[str, Any]] = []
     total = len(scored)
     start = 0
