@@ -114,3 +114,17 @@ def test_recall_keeps_to_the_users_own_facts_and_scope(tenant):
     other_agent = tenant.post("/v1/recall", {"user_id": tenant.user, "agent_id": "a-2",
                                              "query": "anything to plan for next week?"}).json()
     assert other_agent["context"] == ""
+
+
+def test_a_caller_may_want_nothing_for_a_question_about_nothing_the_user_said(tenant):
+    tenant.turn("I work at Notion.", session="s1", timestamp="2026-01-01T09:00:00Z")
+    tenant.turn("Can you plan a weekend trip for us?", session="s1", timestamp="2026-02-01T09:00:00Z")
+    noise = {"user_id": tenant.user, "session_id": "s1", "query": "What is the capital of Australia?"}
+    # by default the user's facts and the session's latest messages still come
+    standing = tenant.post("/v1/recall", noise).json()
+    assert {c["bucket"] for c in standing["citations"]} == {"facts", "recent"}
+    nothing = tenant.post("/v1/recall", {**noise, "require_relevant": True}).json()
+    assert (nothing["context"], nothing["citations"], nothing["token_count"]) == ("", [], 0)
+    # a question the search answers gets all three buckets either way
+    found = tenant.post("/v1/recall", {**noise, "query": "where do I work?", "require_relevant": True}).json()
+    assert "relevant" in {c["bucket"] for c in found["citations"]} and "facts" in {c["bucket"] for c in found["citations"]}

@@ -4,7 +4,7 @@ memory-service seed's POST /recall."""
 from fastapi import APIRouter, Depends
 
 from memex.context import Context
-from memex.models import RecallIn
+from memex.models import RecallIn, SeedRecallIn
 from memex.recall import recall
 from memex_edge.answers import RecallAnswer
 from memex_edge.http import MEMORY_SERVICE_SEED, context, errors, lambda_handler, seed_router, tenant
@@ -19,8 +19,9 @@ def post_recall(request: RecallIn, tenant_id: str = Depends(tenant), ctx: Contex
 
 
 @seed.post("/recall", response_model=RecallAnswer, responses=errors(413, seed=True))
-def post_recall_seed(request: RecallIn, tenant_id: str = Depends(tenant), ctx: Context = Depends(context)) -> dict:
-    """The memory-service seed's recall: `POST /v1/recall`."""
+def post_recall_seed(request: SeedRecallIn, tenant_id: str = Depends(tenant), ctx: Context = Depends(context)
+                     ) -> dict:
+    """The memory-service seed's recall: `POST /v1/recall` with `require_relevant` on by default."""
     return recall(ctx, tenant_id, request)
 
 

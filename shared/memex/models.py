@@ -237,5 +237,15 @@ class RecallIn(_Strict):
     agent_id: Optional[Id] = None
     max_tokens: int = Field(default=1024, ge=64, le=32_000)
     reference_time: Optional[datetime] = None
+    require_relevant: bool = Field(default=False, description=(
+        "true: a query that finds no memory gets an empty context, without the user's facts and the "
+        "session's latest messages (the memory-service seed's recall, where noise questions return nothing)"))
 
     _time = field_validator("reference_time")(_plausible_time)
+
+
+class SeedRecallIn(RecallIn):
+    """`POST /recall`, the memory-service seed's recall: its fields, and its answer to a question about
+    nothing the user said, an empty context."""
+
+    require_relevant: bool = True

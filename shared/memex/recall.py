@@ -5,7 +5,9 @@ memories, those the query found first, then the most important), then the memori
 search, floor included), then the latest messages of the current session. The first and the last
 do not depend on the query passing the relevance floor: a broad question ("what should I know
 before planning her week?") matches no memory in particular, yet who the user is and what was
-just said still belong in its prompt. A bullet goes in whole or not at all, and every bullet is
+just said still belong in its prompt. A caller that wants nothing for a question the search
+found nothing for (the memory-service seed's harness asks noise questions) says
+`require_relevant`. A bullet goes in whole or not at all, and every bullet is
 cited with its bucket. The answer's `degraded` names what its search had to do without (search.py).
 """
 
@@ -36,9 +38,11 @@ def recall(ctx: Context, tenant_id: str, request: RecallIn) -> dict[str, Any]:
     scores = {memory["id"]: memory["score"] for memory in relevant}
 
     conn = ctx.db.connection()
-    fact_ids = recall_buckets.current_facts(conn, tenant_id, request.user_id, request.agent_id, CURRENT_FACTS)
+    standing = bool(relevant) or not request.require_relevant  # the facts and the latest messages
+    fact_ids = recall_buckets.current_facts(conn, tenant_id, request.user_id, request.agent_id,
+                                            CURRENT_FACTS) if standing else []
     recent_ids = recall_buckets.latest_messages(conn, tenant_id, request.user_id, request.session_id,
-                                                request.agent_id, RECENT_SESSION) if request.session_id else []
+                                                request.agent_id, RECENT_SESSION) if standing and request.session_id else []
     found = {memory["id"]: memory for memory in relevant}
     missing = [item for item in fact_ids + recent_ids if item not in found]
     found.update(memory_rows.get_many(conn, tenant_id, missing) if missing else {})

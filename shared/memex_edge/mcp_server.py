@@ -200,6 +200,7 @@ def _search_memories(caller: Caller, **fields: Any) -> dict[str, Any]:
     "agent_id": AGENT_ID,
     "max_tokens": "Budget of the context, 64 to 32000 tokens (cl100k_base); it never exceeds it.",
     "reference_time": f"The 'now' recency is measured from; {TIME}",
+    "require_relevant": "true: nothing at all (not even the user's facts) when no memory matches the query.",
 })
 def _recall_context(caller: Caller, **fields: Any) -> dict[str, Any]:
     """Context to put in your prompt before answering: the user's current facts and standing

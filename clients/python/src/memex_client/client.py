@@ -135,10 +135,13 @@ class MemexClient:
 
     def recall(self, user_id: str, query: str, *, session_id: Optional[str] = None,
                agent_id: Optional[str] = None, max_tokens: Optional[int] = None,
-               reference_time: Optional[datetime] = None) -> models.RecallResponse:
-        """Context for a prompt within `max_tokens`, every bullet cited."""
+               reference_time: Optional[datetime] = None,
+               require_relevant: Optional[bool] = None) -> models.RecallResponse:
+        """Context for a prompt within `max_tokens`, every bullet cited; with `require_relevant`,
+        nothing when no memory matches the query."""
         return self._send(ops.recall(user_id, query, session_id=session_id, agent_id=agent_id,
-                                     max_tokens=max_tokens, reference_time=reference_time))
+                                     max_tokens=max_tokens, reference_time=reference_time,
+                                     require_relevant=require_relevant))
 
     def list_memories_page(self, user_id: str, *, include_inactive: bool = False, limit: Optional[int] = None,
                            cursor: Optional[str] = None) -> models.MemoryPage:
@@ -267,9 +270,11 @@ class AsyncMemexClient:
 
     async def recall(self, user_id: str, query: str, *, session_id: Optional[str] = None,
                      agent_id: Optional[str] = None, max_tokens: Optional[int] = None,
-                     reference_time: Optional[datetime] = None) -> models.RecallResponse:
+                     reference_time: Optional[datetime] = None,
+                     require_relevant: Optional[bool] = None) -> models.RecallResponse:
         return await self._send(ops.recall(user_id, query, session_id=session_id, agent_id=agent_id,
-                                           max_tokens=max_tokens, reference_time=reference_time))
+                                           max_tokens=max_tokens, reference_time=reference_time,
+                                           require_relevant=require_relevant))
 
     async def list_memories_page(self, user_id: str, *, include_inactive: bool = False,
                                  limit: Optional[int] = None, cursor: Optional[str] = None) -> models.MemoryPage:

@@ -94,6 +94,7 @@ class RecallRequest(_Request):
     agent_id: Optional[str] = None
     max_tokens: Optional[int] = None
     reference_time: Optional[datetime] = None
+    require_relevant: Optional[bool] = None
 
 
 # Responses
