@@ -82,6 +82,10 @@ def test_a_broad_question_gets_the_users_facts_and_the_sessions_latest_messages(
     body = tenant.post("/v1/recall", {"user_id": tenant.user, "query": query, "max_tokens": 500}).json()
     assert [c["snippet"] for c in body["citations"]] == [
         "Prefers answers in bullet points", "The user's employer is Notion.", "The user's dog is named Biscuit."]
+    # and, asked to, nothing for it: the README's second answer
+    body = tenant.post("/v1/recall", {"user_id": tenant.user, "query": query, "max_tokens": 500,
+                                      "require_relevant": True}).json()
+    assert body == {"context": "", "citations": [], "token_count": 0, "degraded": []}
 
 
 def test_recall_fills_the_budget_facts_first_then_relevant_then_recent(tenant):
