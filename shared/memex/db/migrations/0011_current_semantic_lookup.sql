@@ -18,12 +18,17 @@ CREATE INDEX memories_user_current_semantic ON memories (tenant_id, user_id, sub
 
 CREATE FUNCTION current_semantic_memories(p_tenant text, p_user text, p_subject text)
     RETURNS TABLE (id text, key text, embedding vector({embedding_dim}))
-    LANGUAGE sql STABLE
+    LANGUAGE plpgsql STABLE
     SET enable_indexscan = on
     SET enable_bitmapscan = off
     SET enable_seqscan = off
 AS $fn$
-    SELECT m.id, m.key, m.embedding FROM memories m
-    WHERE m.tenant_id = p_tenant AND m.user_id = p_user AND m.active AND m.memory_type = 'semantic'
-      AND m.subject = p_subject
+BEGIN
+    -- Planned for these values at each call, as a statement sent by the client is: a plan made once
+    -- for any user (a SQL function's) can take memories_user_bits and read every active memory.
+    RETURN QUERY EXECUTE format(
+        'SELECT m.id, m.key, m.embedding FROM memories m
+         WHERE m.tenant_id = %L AND m.user_id = %L AND m.active AND m.memory_type = ''semantic'' AND m.subject = %L',
+        p_tenant, p_user, p_subject);
+END
 $fn$;
