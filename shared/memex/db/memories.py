@@ -604,7 +604,10 @@ def related_active(conn: psycopg.Connection, tenant_id: str, user_id: str, keys:
                SELECT id, by_key, distance FROM current WHERE by_key OR 1 - distance >= %(min)s
                ORDER BY by_key DESC, distance, id LIMIT %(limit)s
            )
-        """ + _SELECT + """JOIN near ON near.id = m.id WHERE m.tenant_id = %(t)s
+        """ + _SELECT + """JOIN near ON near.id = m.id
+        -- the ids as an index condition too: without statistics (a new database, a new tenant) the
+        -- planner otherwise joins by scanning the tenant's memories, thinking them a handful
+        WHERE m.tenant_id = %(t)s AND m.id = ANY(ARRAY(SELECT id FROM near))
         ORDER BY near.by_key DESC, near.distance, m.id""",
         {"t": tenant_id, "u": user_id, "keys": keys, "v": vector, "min": min_similarity, "limit": limit,
          "s": subject},
