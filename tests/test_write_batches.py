@@ -223,3 +223,38 @@ def test_a_bulk_import_writes_what_the_workers_write(ctx, tenant, runtime, tmp_p
     semantic = [m for m in imported if m[0] == "semantic"]
     assert sum(m[5] for m in semantic) > 10 and sum(not m[5] for m in semantic) > 10  # current values and history
     assert _chains(ctx, tenant.id, "imported") == _chains(ctx, tenant.id, "sent") != []
+
+
+def test_the_related_lookup_stops_visiting_the_rows_of_superseded_facts(ctx, tenant):
+    """A superseded fact's entry stays in the index of current facts until VACUUM. A plain index scan
+    marks it dead once it finds the row gone; a bitmap scan, which the planner picks once ANALYZE has
+    seen a long history, never does. The look-up's read (current_semantic_memories, migration 0011)
+    must skip such entries from its second read on, whatever the planner would choose: here the
+    session turns plain index scans off to stand in for statistics that favour a bitmap scan."""
+    changes = 300
+    conn = ctx.db.connection()
+    conn.execute(
+        """INSERT INTO memories (tenant_id, id, user_id, memory_type, type, key, value, content, embedding, valid_from)
+           SELECT %(t)s, 'city-' || i, %(u)s, 'semantic', 'fact', 'city', 'city ' || i, 'The user lives in city ' || i,
+                  array_fill(0.05::real, ARRAY[%(dim)s])::vector, now()
+           FROM generate_series(1, %(n)s) i""", {"t": tenant.id, "u": tenant.user, "n": changes, "dim": ctx.embedder.dim})
+    conn.execute("UPDATE memories SET active = false WHERE tenant_id = %s AND id <> %s", (tenant.id, f"city-{changes}"))
+
+    def buffers(sql: str) -> int:
+        plan = [r["QUERY PLAN"] for r in conn.execute("EXPLAIN (ANALYZE, BUFFERS) " + sql, (tenant.id, tenant.user))]
+        top = next(line for line in plan if "Buffers:" in line)  # the top node's, its children's included
+        return sum(int(part.split("=")[1]) for part in top.split(":")[1].split() if "=" in part)
+
+    plain = """SELECT id FROM memories WHERE tenant_id = %s AND user_id = %s AND active AND memory_type = 'semantic'
+               AND subject = 'user'"""
+    read = "SELECT id FROM current_semantic_memories(%s, %s, 'user')"
+    conn.execute("SET enable_indexscan = off")
+    try:
+        # what the look-up read before 0011, once the planner chose a bitmap scan: every row every time
+        assert buffers(plain) >= changes / 10 and buffers(plain) >= changes / 10
+        assert buffers(read) >= changes / 10 > buffers(read)
+    finally:
+        conn.execute("RESET enable_indexscan")
+    vector = np.full(ctx.embedder.dim, 0.05, dtype=np.float32)
+    assert [m["id"] for m in memory_rows.related_active(conn, tenant.id, tenant.user, ["city"], vector, 0.8, 8)] \
+        == [f"city-{changes}"]

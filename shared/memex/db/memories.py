@@ -601,20 +601,24 @@ def related_active(conn: psycopg.Connection, tenant_id: str, user_id: str, keys:
     that write what they decide hold the user's lock (db/locks.py), so what is read here cannot
     change before the write.
 
-    It reads memories_user_current_semantic, which holds only the user's current semantic memories:
-    the cost follows what the user knows now, not how long their history is."""
+    It reads memories_user_current_semantic, which holds only the user's current semantic memories,
+    always by a plain index scan (current_semantic_memories, migration 0011), which stops visiting a
+    superseded fact's row once it has found it gone: the cost follows what the user knows now, not
+    how long their history is."""
     vector = np.asarray(embedding, dtype=np.float32)
     rows = conn.execute(
         # Ranked exactly, never through the HNSW index: a filtered index walk may return fewer rows.
         """WITH current AS MATERIALIZED (
                SELECT id, coalesce(key = ANY(%(keys)s), false) AS by_key, embedding <=> %(v)s AS distance
-               FROM memories WHERE tenant_id = %(t)s AND user_id = %(u)s AND active AND memory_type = 'semantic'
-                 AND subject = %(s)s
+               FROM current_semantic_memories(%(t)s, %(u)s, %(s)s)
            ), near AS (
                SELECT id, by_key, distance FROM current WHERE by_key OR 1 - distance >= %(min)s
                ORDER BY by_key DESC, distance, id LIMIT %(limit)s
            )
-        """ + _SELECT + """JOIN near ON near.id = m.id WHERE m.tenant_id = %(t)s
+        """ + _SELECT + """JOIN near ON near.id = m.id
+        -- the ids as an index condition too: without statistics (a new database, a new tenant) the
+        -- planner otherwise joins by scanning the tenant's memories, thinking them a handful
+        WHERE m.tenant_id = %(t)s AND m.id = ANY(ARRAY(SELECT id FROM near))
         ORDER BY near.by_key DESC, near.distance, m.id""",
         {"t": tenant_id, "u": user_id, "keys": keys, "v": vector, "min": min_similarity, "limit": limit,
          "s": subject},
