@@ -20,7 +20,7 @@ in `degraded` ([] when nothing was).
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, Sequence
 
@@ -29,6 +29,7 @@ import numpy as np
 from memex import filler
 from memex.config import Settings
 from memex.context import Context
+from memex.db import history
 from memex.db import memories as memory_rows
 from memex.metrics import FLOOR_REJECTIONS, LLM_FALLBACKS
 from memex.models import SearchIn
@@ -59,6 +60,7 @@ class QueryRun:
 
     keyword: memory_rows.Ranking | None
     vector: memory_rows.Ranking | None
+    _signals: dict[str, floor.Signals] | None = field(default=None, init=False, repr=False, compare=False)
 
     def rankings(self, weight: float) -> list[tuple[float, list[str]]]:
         return [(weight * channel_weight, [item for item, _ in channel.ranked]) for channel_weight, channel
@@ -69,7 +71,10 @@ class QueryRun:
         return dict(ranking.ranked) if ranking is not None else {}
 
     def signals(self) -> dict[str, floor.Signals]:
-        return floor.signals(self.keyword, self.vector)
+        """Read once: the question's are asked for by the gate and again by the item floor."""
+        if self._signals is None:
+            self._signals = floor.signals(self.keyword, self.vector)
+        return self._signals
 
     def found(self) -> dict[str, memory_rows.Found]:
         return {**(self.vector.found if self.vector else {}), **(self.keyword.found if self.keyword else {})}
@@ -256,23 +261,35 @@ def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies |
                        **{f"{name}_rank": by_item.get(item) for name, by_item in ranks.items()}}
         scored.append((item, round(parts.score, 6), {**parts.as_dict(), **extra_parts}))
     scored.sort(key=lambda entry: entry[1], reverse=True)
-    scored = current_first.lift(conn, tenant_id, request, scored, relevance, now)
 
-    # 4. the memories themselves, for the results returned: read with the rankings, else fetched
+    # 4. the memories themselves, for the results returned: read with the rankings, else fetched.
+    # The first top_k not read yet are fetched in the round trip that reads current-first's
+    # replacements: current-first mostly leaves them the results.
     read = {item: memory for _, query_run in runs for item, memory in query_run.memories().items()}
+    window = current_first.window(request, scored)
+    asked = set(read) | set(window)
+    if window:
+        with conn.pipeline():
+            replacements = history.send_replacements(conn, tenant_id, request.user_id, window)
+            unread = [item for item in window if item not in read]
+            fetched = memory_rows.send_get_many(conn, tenant_id, unread) if unread else dict
+        scored = current_first.lift(request, scored, replacements(), relevance, now)
+        read.update(fetched())
     results: list[dict[str, Any]] = []
     total = len(scored)
     start = 0
     while len(results) < request.top_k and start < len(scored):
         block = scored[start:start + request.top_k - len(results)]
         start += len(block)
-        missing = [item for item, _, _ in block if item not in read]
-        rows = {**read, **(memory_rows.get_many(conn, tenant_id, missing) if missing else {})}
+        missing = [item for item, _, _ in block if item not in asked]
+        if missing:  # a current fact lifted from beyond the window, or the results past an erasure
+            read.update(memory_rows.get_many(conn, tenant_id, missing))
+            asked.update(missing)
         for item, score, parts in block:
-            if item not in rows:
+            if item not in read:
                 total -= 1  # erased between the ranking and the fetch
                 continue
-            results.append({**rows[item], "score": score, "score_parts": parts})
+            results.append({**read[item], "score": score, "score_parts": parts})
     return _answer(request, results, total, deps)
 
 
