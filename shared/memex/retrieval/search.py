@@ -141,6 +141,11 @@ def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies |
     scope = (tenant_id, request.user_id, request.agent_id, request.filters, request.include_inactive)
     walk_above = ctx.settings.vector_exact_max if _iterative_scan(ctx) else None
 
+    def whole(statement: memory_rows.Statement, depth: int) -> memory_rows.Statement:
+        """The question's channels read their best memories whole with their ranking: the results
+        are usually among them. An extra query's seldom are; those that are come in step 4's round trip."""
+        return statement.with_memories(tenant_id, request.top_k) if depth > EXPANSION_CANDIDATES else statement
+
     def run(plans: list[tuple[str, int, bool, bool]]) -> list[QueryRun]:
         """Each (query, depth, keyword?, vector?) on its channels, all in one pipeline: one round
         trip, in which Postgres ranks a query's keywords while the query is being embedded."""
@@ -154,21 +159,19 @@ def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies |
                 # keyword candidates in proportion to the depth kept: an extra query keeps 30
                 max_postings = ctx.settings.keyword_max_postings * min(depth, CANDIDATES_PER_CHANNEL) \
                     // CANDIDATES_PER_CHANNEL
-                # each channel's best memories come whole with their ranking, the results usually among them
                 if keyword:
-                    ranked_keyword = memory_rows.keyword_statement(*scope, keywords.of(query), depth, max_postings) \
-                        .with_memories(tenant_id, request.top_k)
+                    ranked_keyword = whole(memory_rows.keyword_statement(*scope, keywords.of(query), depth,
+                                                                         max_postings), depth)
                     ranked_keyword.send(conn)
                 query_vector = deps.query_vector(query) if vector else None
                 if query_vector is not None:
-                    ranked_vector = memory_rows.vector_statement(
+                    ranked_vector = whole(memory_rows.vector_statement(
                         *scope, query_vector, depth, walk_above, min(1000, max(depth, ctx.settings.vector_ef_search)),
-                        ctx.settings.vector_preselect, ctx.settings.vector_preselect_above
-                    ).with_memories(tenant_id, request.top_k)
+                        ctx.settings.vector_preselect, ctx.settings.vector_preselect_above), depth)
                     ranked_vector.send(conn)
                 elif vector and not keyword:  # the embedder failed: the keyword channel answers
-                    ranked_keyword = memory_rows.keyword_statement(*scope, keywords.of(query), depth, max_postings) \
-                        .with_memories(tenant_id, request.top_k)
+                    ranked_keyword = whole(memory_rows.keyword_statement(*scope, keywords.of(query), depth,
+                                                                         max_postings), depth)
                     ranked_keyword.send(conn)
                 sent.append((ranked_keyword, ranked_vector))
         return [QueryRun(k.result() if k else None, v.result() if v else None) for k, v in sent]
