@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Any, Callable
 
 import psycopg
 
@@ -74,11 +74,14 @@ def links_around(conn: psycopg.Connection, tenant_id: str, ids: list[str]) -> li
     ).fetchall()
 
 
-def replacements(conn: psycopg.Connection, tenant_id: str, user_id: str, ids: list[str]) -> list[dict[str, Any]]:
+def send_replacements(conn: psycopg.Connection, tenant_id: str, user_id: str,
+                      ids: list[str]) -> Callable[[], list[dict[str, Any]]]:
     """For each episodic memory among `ids`, the semantic facts drawn from its message (index
     memories_drawn_facts) with whether each is current, and for each superseded one the current
-    memories that replaced it, however many links later (with what scoring and scoping need of them)."""
-    return conn.execute(
+    memories that replaced it, however many links later (with what scoring and scoping need of them).
+    Sent now, read by calling what it returns: in a pipeline, after its sync, so that it shares a
+    round trip with the statements sent beside it."""
+    cursor = conn.execute(
         """WITH RECURSIVE drawn AS (
                SELECT e.id AS message_memory, f.id AS fact, f.active
                FROM memories e
@@ -102,4 +105,5 @@ def replacements(conn: psycopg.Connection, tenant_id: str, user_id: str, ids: li
                             WHERE later.origin = d.fact AND c.active AND c.user_id = %(u)s), '[]') AS current
            FROM drawn d""",
         {"t": tenant_id, "u": user_id, "ids": ids},
-    ).fetchall()
+    )
+    return cursor.fetchall

@@ -7,7 +7,7 @@ import json
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 import psycopg
@@ -132,8 +132,15 @@ def get(conn: psycopg.Connection, tenant_id: str, memory_id: str) -> dict[str, A
 
 
 def get_many(conn: psycopg.Connection, tenant_id: str, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
-    rows = conn.execute(_SELECT + "WHERE m.tenant_id = %s AND m.id = ANY(%s)", (tenant_id, list(ids))).fetchall()
-    return {r["id"]: to_wire(r) for r in rows}
+    return send_get_many(conn, tenant_id, ids)()
+
+
+def send_get_many(conn: psycopg.Connection, tenant_id: str,
+                  ids: Sequence[str]) -> Callable[[], dict[str, dict[str, Any]]]:
+    """`get_many` sent now and read by calling what it returns: in a pipeline, after its sync,
+    so that it shares a round trip with the statements sent beside it."""
+    cursor = conn.execute(_SELECT + "WHERE m.tenant_id = %s AND m.id = ANY(%s)", (tenant_id, list(ids)))
+    return lambda: {r["id"]: to_wire(r) for r in cursor.fetchall()}
 
 
 def already_written(conn: psycopg.Connection, tenant_id: str, dedupe_key: str) -> bool:

@@ -23,30 +23,30 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-import psycopg
-
-from memex.db import history
 from memex.models import SearchIn
 from memex.retrieval import scoring
 
 Scored = tuple[str, float, dict[str, Any]]
 
 
-def lift(conn: psycopg.Connection, tenant_id: str, request: SearchIn, scored: list[Scored],
+def window(request: SearchIn, scored: list[Scored]) -> list[str]:
+    """The memories whose replacements `lift` reads (history.send_replacements): the first `top_k`."""
+    return [item for item, _, _ in scored[: request.top_k]]
+
+
+def lift(request: SearchIn, scored: list[Scored], replacements: list[dict[str, Any]],
          relevance: dict[str, float], now: datetime) -> list[Scored]:
-    """`scored` (best first) with the current facts moved above the messages they made stale."""
-    window = [item for item, _, _ in scored[: request.top_k]]
-    if not window:
-        return scored
+    """`scored` (best first) with the current facts moved above the messages they made stale;
+    `replacements`: those of its window, as history.send_replacements reads them."""
     drawn: dict[str, list[dict[str, Any]]] = {}
-    for row in history.replacements(conn, tenant_id, request.user_id, window):
+    for row in replacements:
         drawn.setdefault(row["message_memory"], []).append(row)
     if not any(not fact["active"] and fact["current"] for facts in drawn.values() for fact in facts):
         return scored
 
     order = list(scored)
     score_of = {item: score for item, score, _ in scored}
-    for message in window:
+    for message in window(request, scored):
         facts = drawn.get(message, [])
         live = [fact["fact"] for fact in facts if fact["active"]]
         best_live = max((score_of.get(item, float("-inf")) for item in live), default=float("-inf"))

@@ -70,11 +70,17 @@ def bm25_units(score: float, scope_size: int) -> float:
     return score / idf(1, scope_size)
 
 
+def term_weights(terms: dict[str, int], scope_size: int) -> dict[str, float]:
+    """Each query term's weight in coverage: its IDF in the scope (at least that of the rarest word)."""
+    return {term: idf(max(df, 1), scope_size) for term, df in terms.items()}
+
+
 def keyword_signals(terms: dict[str, int], matched: Iterable[str], exact: Iterable[str],
-                    scope_size: int) -> tuple[float, bool]:
+                    scope_size: int, weights: dict[str, float] | None = None) -> tuple[float, bool]:
     """(coverage, rare exact hit) of a memory that holds the query terms `matched`, `exact` of
-    them as the query writes them; `terms`: each query term's document frequency in the scope."""
-    weights = {term: idf(max(df, 1), scope_size) for term, df in terms.items()}
+    them as the query writes them; `terms`: each query term's document frequency in the scope;
+    `weights`: term_weights(terms, scope_size), passed when read for many memories of one query."""
+    weights = term_weights(terms, scope_size) if weights is None else weights
     total = sum(weights.values())
     exact = set(exact)
     held = sum(weights.get(term, 0.0) * (1.0 if term in exact else STEM_CREDIT) for term in set(matched))
@@ -88,11 +94,12 @@ def signals(keyword, vector) -> dict[str, Signals]:
     bm25 = dict(keyword.ranked) if keyword is not None else {}
     similarity = dict(vector.ranked) if vector is not None else {}
     size = keyword.scope_size if keyword is not None else 0
+    weights = term_weights(keyword.terms, size) if keyword is not None else {}
     found: dict[str, Signals] = {}
     for item in bm25.keys() | similarity.keys():
         coverage, rare = 0.0, False
         if item in bm25:
-            coverage, rare = keyword_signals(keyword.terms, *keyword.matched.get(item, ((), ())), size)
+            coverage, rare = keyword_signals(keyword.terms, *keyword.matched.get(item, ((), ())), size, weights)
         found[item] = Signals(bm25_units(bm25[item], size) if item in bm25 else None, similarity.get(item),
                               coverage, rare)
     return found

@@ -20,7 +20,7 @@ in `degraded` ([] when nothing was).
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, Sequence
 
@@ -29,6 +29,7 @@ import numpy as np
 from memex import filler
 from memex.config import Settings
 from memex.context import Context
+from memex.db import history
 from memex.db import memories as memory_rows
 from memex.metrics import FLOOR_REJECTIONS, LLM_FALLBACKS
 from memex.models import SearchIn
@@ -59,6 +60,7 @@ class QueryRun:
 
     keyword: memory_rows.Ranking | None
     vector: memory_rows.Ranking | None
+    _signals: dict[str, floor.Signals] | None = field(default=None, init=False, repr=False, compare=False)
 
     def rankings(self, weight: float, besides: frozenset[str] = frozenset()) -> list[tuple[float, list[str]]]:
         """Each channel's items best first, without those in `besides`, at its weight in the fusion."""
@@ -71,7 +73,10 @@ class QueryRun:
         return dict(ranking.ranked) if ranking is not None else {}
 
     def signals(self) -> dict[str, floor.Signals]:
-        return floor.signals(self.keyword, self.vector)
+        """Read once: the question's are asked for by the gate and again by the item floor."""
+        if self._signals is None:
+            self._signals = floor.signals(self.keyword, self.vector)
+        return self._signals
 
     def found(self) -> dict[str, memory_rows.Found]:
         return {**(self.vector.found if self.vector else {}), **(self.keyword.found if self.keyword else {})}
@@ -138,6 +143,11 @@ def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies |
     scope = (tenant_id, request.user_id, request.agent_id, request.filters, request.include_inactive)
     walk_above = ctx.settings.vector_exact_max if _iterative_scan(ctx) else None
 
+    def whole(statement: memory_rows.Statement, depth: int) -> memory_rows.Statement:
+        """The question's channels read their best memories whole with their ranking: the results
+        are usually among them. An extra query's seldom are; those that are come in step 4's round trip."""
+        return statement.with_memories(tenant_id, request.top_k) if depth > EXPANSION_CANDIDATES else statement
+
     def run(plans: list[tuple[str, int, bool, bool]]) -> list[QueryRun]:
         """Each (query, depth, keyword?, vector?) on its channels, all in one pipeline: one round
         trip, in which Postgres ranks a query's keywords while the query is being embedded."""
@@ -151,21 +161,19 @@ def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies |
                 # keyword candidates in proportion to the depth kept: an extra query keeps 30
                 max_postings = ctx.settings.keyword_max_postings * min(depth, CANDIDATES_PER_CHANNEL) \
                     // CANDIDATES_PER_CHANNEL
-                # each channel's best memories come whole with their ranking, the results usually among them
                 if keyword:
-                    ranked_keyword = memory_rows.keyword_statement(*scope, keywords.of(query), depth, max_postings) \
-                        .with_memories(tenant_id, request.top_k)
+                    ranked_keyword = whole(memory_rows.keyword_statement(*scope, keywords.of(query), depth,
+                                                                         max_postings), depth)
                     ranked_keyword.send(conn)
                 query_vector = deps.query_vector(query) if vector else None
                 if query_vector is not None:
-                    ranked_vector = memory_rows.vector_statement(
+                    ranked_vector = whole(memory_rows.vector_statement(
                         *scope, query_vector, depth, walk_above, min(1000, max(depth, ctx.settings.vector_ef_search)),
-                        ctx.settings.vector_preselect, ctx.settings.vector_preselect_above
-                    ).with_memories(tenant_id, request.top_k)
+                        ctx.settings.vector_preselect, ctx.settings.vector_preselect_above), depth)
                     ranked_vector.send(conn)
                 elif vector and not keyword:  # the embedder failed: the keyword channel answers
-                    ranked_keyword = memory_rows.keyword_statement(*scope, keywords.of(query), depth, max_postings) \
-                        .with_memories(tenant_id, request.top_k)
+                    ranked_keyword = whole(memory_rows.keyword_statement(*scope, keywords.of(query), depth,
+                                                                         max_postings), depth)
                     ranked_keyword.send(conn)
                 sent.append((ranked_keyword, ranked_vector))
         return [QueryRun(k.result() if k else None, v.result() if v else None) for k, v in sent]
@@ -261,23 +269,35 @@ def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies |
                        **{f"{name}_rank": by_item.get(item) for name, by_item in ranks.items()}}
         scored.append((item, round(parts.score, 6), {**parts.as_dict(), **extra_parts}))
     scored.sort(key=lambda entry: entry[1], reverse=True)
-    scored = current_first.lift(conn, tenant_id, request, scored, relevance, now)
 
-    # 4. the memories themselves, for the results returned: read with the rankings, else fetched
+    # 4. the memories themselves, for the results returned: read with the rankings, else fetched.
+    # The first top_k not read yet are fetched in the round trip that reads current-first's
+    # replacements: current-first mostly leaves them the results.
     read = {item: memory for _, query_run, _ in runs for item, memory in query_run.memories().items()}
+    window = current_first.window(request, scored)
+    asked = set(read) | set(window)
+    if window:
+        with conn.pipeline():
+            replacements = history.send_replacements(conn, tenant_id, request.user_id, window)
+            unread = [item for item in window if item not in read]
+            fetched = memory_rows.send_get_many(conn, tenant_id, unread) if unread else dict
+        scored = current_first.lift(request, scored, replacements(), relevance, now)
+        read.update(fetched())
     results: list[dict[str, Any]] = []
     total = len(scored)
     start = 0
     while len(results) < request.top_k and start < len(scored):
         block = scored[start:start + request.top_k - len(results)]
         start += len(block)
-        missing = [item for item, _, _ in block if item not in read]
-        rows = {**read, **(memory_rows.get_many(conn, tenant_id, missing) if missing else {})}
+        missing = [item for item, _, _ in block if item not in asked]
+        if missing:  # a current fact lifted from beyond the window, or the results past an erasure
+            read.update(memory_rows.get_many(conn, tenant_id, missing))
+            asked.update(missing)
         for item, score, parts in block:
-            if item not in rows:
+            if item not in read:
                 total -= 1  # erased between the ranking and the fetch
                 continue
-            results.append({**rows[item], "score": score, "score_parts": parts})
+            results.append({**read[item], "score": score, "score_parts": parts})
     return _answer(request, results, total, deps)
 
 

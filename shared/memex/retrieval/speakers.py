@@ -14,6 +14,7 @@ names of the participants it names, for the keyword channel; the speaker cue sta
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Iterable
 
 from memex.db.memories import Found
@@ -21,6 +22,7 @@ from memex.db.memories import Found
 _WORD = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*")
 
 
+@lru_cache(maxsize=4096)  # a search asks it of the same few names for each of its candidates
 def words(text: str) -> frozenset[str]:
     """The lower-cased words of `text`, possessives stripped ("Melanie's" -> "melanie")."""
     return frozenset(re.sub(r"['’]s$", "", w.lower()) for w in _WORD.findall(text))
