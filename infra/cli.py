@@ -14,6 +14,9 @@ RATE_HELP = "N/s, N/min, N/h or N/day (e.g. 50/s, 600/min), or unlimited"
 
 
 def _runtime():
+    # A command's stdout is its answer (JSON for most): metrics stay off unless asked for, since the
+    # default, EMF, writes a line to stdout for each labelled metric (an embedding call's latency).
+    os.environ.setdefault("MEMEX_METRICS", "off")
     from infra.local.runtime import LocalRuntime
 
     return LocalRuntime(Path(os.environ.get("MEMEX_HOME", ".memex")).resolve())

@@ -251,7 +251,10 @@ def test_without_a_usable_llm_answer_the_summary_is_extractive(llm_ctx, tenant):
 
 def test_the_cli_consolidates_with_its_flags_overriding_the_settings(ctx, tenant):
     say(tenant, HIKING)
-    env = {**os.environ, "DATABASE_URL": ctx.db.dsn, "MEMEX_CONSOLIDATION_THRESHOLD": "100000"}
+    # as an operator runs it: MEMEX_METRICS unset (this process's runtime set it), so that the
+    # summary's embedding writes no metric line into the JSON answer
+    env = {**{k: v for k, v in os.environ.items() if k != "MEMEX_METRICS"},
+           "DATABASE_URL": ctx.db.dsn, "MEMEX_CONSOLIDATION_THRESHOLD": "100000"}
 
     def memex(*args):
         done = subprocess.run([sys.executable, "-m", "infra.cli", "consolidate", "--tenant", tenant.id, *args],
