@@ -138,6 +138,15 @@ class Settings:
     search_neighbour_share: float = 0.5
     search_neighbour_hits: int = 5
     search_neighbour_reach: int = 2
+    # The lines of a session holding many of the `hits` best gain: x (1 + boost x the share it
+    # holds) (retrieval/sessions.py). 0 off.
+    search_session_boost: float = 0.0
+    search_session_hits: int = 10
+    # Pseudo-relevance feedback (retrieval/feedback.py): up to `terms` distinctive words of the
+    # `hits` best memories as one more keyword query, fused with `weight`. 0 terms: off.
+    search_feedback_terms: int = 0
+    search_feedback_hits: int = 3
+    search_feedback_weight: float = 0.3
     # Bounds on a search's work whatever the user's history (db/memories.py). Keyword: candidates
     # come from the query's rarest terms while their postings add up to at most this many (and no
     # more from the rarest alone). bench/scale at 100k memories: 2000 keeps recall@10 against no
@@ -263,6 +272,11 @@ def load_settings() -> Settings:
         search_neighbour_share=_float("MEMEX_SEARCH_NEIGHBOUR_SHARE", 0.5),
         search_neighbour_hits=_int("MEMEX_SEARCH_NEIGHBOUR_HITS", 5),
         search_neighbour_reach=_int("MEMEX_SEARCH_NEIGHBOUR_REACH", 2),
+        search_session_boost=_float("MEMEX_SEARCH_SESSION_BOOST", 0.0),
+        search_session_hits=_int("MEMEX_SEARCH_SESSION_HITS", 10),
+        search_feedback_terms=_int("MEMEX_SEARCH_FEEDBACK_TERMS", 0),
+        search_feedback_hits=_int("MEMEX_SEARCH_FEEDBACK_HITS", 3),
+        search_feedback_weight=_float("MEMEX_SEARCH_FEEDBACK_WEIGHT", 0.3),
         keyword_max_postings=_int("MEMEX_KEYWORD_MAX_POSTINGS", 2000),
         vector_exact_max=_int("MEMEX_VECTOR_EXACT_MAX", 100_000),
         vector_ef_search=_int("MEMEX_VECTOR_EF_SEARCH", 400),

@@ -6,7 +6,9 @@ question that needs two facts (multihop.py), whose rankings join the same weight
 when one is configured, a reranker over the best fused candidates (rerank.py), whose floor then
 replaces the built-in one (floor.py). Without a reranker, the question's cues then adjust the
 fused relevance (`_cues`, each behind a setting: the speaker it names, the period it names, the
-lines said next to the best hits). With settings.search_keyword_first, the question's keyword
+lines said next to the best hits), and the sessions that hold many of the best hits lift their
+other lines (sessions.py, off by default). The best hits' distinctive words can run as one more
+keyword query (feedback.py, off by default). With settings.search_keyword_first, the question's keyword
 channel runs first and its vector channel only when the keyword one is not decisive
 (keyword_first.py): a decisive question is never embedded. The bm25 and vector modes run their one channel alone, for
 comparison: no expansion, no cues, no reranking.
@@ -32,8 +34,8 @@ from memex.context import Context
 from memex.db import memories as memory_rows
 from memex.metrics import FLOOR_REJECTIONS, LLM_FALLBACKS
 from memex.models import SearchIn
-from memex.retrieval import (current_first, floor, keyword_first, keywords, multihop, rerank, rrf, scoring, speakers,
-                             temporal)
+from memex.retrieval import (current_first, feedback, floor, keyword_first, keywords, multihop, rerank, rrf, scoring,
+                             sessions, speakers, temporal)
 
 CANDIDATES_PER_CHANNEL = 100
 EXPANSION_CANDIDATES = 30  # per extra query: its lower ranks would add next to nothing
@@ -204,14 +206,19 @@ def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies |
         # the participants the question names: the speaker cue reads them, the keywords go without
         unnamed = speakers.without_names(request.query, found.values()) \
             if ctx.settings.search_keywords_without_speakers and ctx.settings.search_speaker_boost else None
+        bridge = _feedback(ctx.settings, request.query, fused_question, found)
         plans = [(query, EXPANSION_CANDIDATES, True, not keyword_only) for _, query, keyword_only in extra]
         if unnamed:
             plans.append((unnamed, depth, True, False))
+        if bridge:
+            plans.append((bridge, EXPANSION_CANDIDATES, True, False))
         if plans:
             extra_runs = run(plans)
+            if bridge:
+                runs.append((ctx.settings.search_feedback_weight, extra_runs.pop()))
             if unnamed:
                 question = QueryRun(extra_runs.pop().keyword, question.vector)
-                runs = [(1.0, question)]
+                runs = [(1.0, question)] + runs[1:]
             runs += [(weight, query_run) for (weight, _, _), query_run in zip(extra, extra_runs)]
             for _, query_run in runs:
                 found = {**query_run.found(), **found}
@@ -240,6 +247,9 @@ def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies |
     if reranked is None and request.mode == "hybrid":
         relevance, kept = _cues(ctx.settings, request.query, now, relevance, kept, found,
                                 lambda anchors, reach: memory_rows.neighbours(conn, *scope, anchors, reach))
+        if ctx.settings.search_session_boost > 0:
+            relevance = sessions.lift(relevance, kept, found, ctx.settings.search_session_hits,
+                                      ctx.settings.search_session_boost)
     bm25, similarity = question.scores("keyword"), question.scores("vector")
     # A channel the mode asks for has its rank in every answer, None when it did not run (the
     # keyword-first answer, a failed embedder): the same fields whichever way the search went.
@@ -274,6 +284,16 @@ def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies |
                 continue
             results.append({**rows[item], "score": score, "score_parts": parts})
     return _answer(request, results, total, deps)
+
+
+def _feedback(settings: Settings, query: str, fused: dict[str, float], found: dict[str, memory_rows.Found]) -> str:
+    """The feedback query (feedback.py) from the question's best fused hits; "" when off or none."""
+    if settings.search_feedback_terms <= 0:
+        return ""
+    best = sorted(fused, key=fused.__getitem__, reverse=True)[:settings.search_feedback_hits]
+    names = {word for row in found.values() if row.speaker for word in speakers.words(row.speaker)}
+    return " ".join(feedback.terms([_said(found[item]) for item in best], [row.content for row in found.values()],
+                                   query, names, settings.search_feedback_terms))
 
 
 def _cues(settings: Settings, query: str, now: datetime, relevance: dict[str, float], kept: list[str],
