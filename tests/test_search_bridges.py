@@ -13,7 +13,7 @@ import pytest
 
 from infra.local.runtime import HTTP_FUNCTIONS, function_module
 from memex.db.memories import Found
-from memex.retrieval import feedback, sessions
+from memex.retrieval import feedback, multihop, sessions
 from memex_edge.context import build_context
 from memex_edge.http import create_app
 
@@ -116,3 +116,12 @@ def test_the_session_cue_ranks_the_rest_of_the_busy_session_higher(ctx, tenant):
     busy, other = "Afterwards we celebrated with a huge plate of pasta.", "Afterwards we celebrated her promotion with cake."
     assert _rank(with_sessions, busy) < _rank(with_sessions, other)
     assert _rank(with_sessions, busy) <= _rank(without, busy)
+
+
+def test_a_question_of_two_clauses_joined_by_and_is_split():
+    assert multihop.clauses("Where did she move and what job did she take?") == \
+        ["Where did she move", "what job did she take"]
+    assert multihop.clauses("Which city did Jon visit, and when did he come back?") == \
+        ["Which city did Jon visit", "when did he come back"]
+    assert multihop.clauses("What do cats and dogs eat?") == []  # one clause of two subjects
+    assert multihop.clauses("What does Melanie like?") == []

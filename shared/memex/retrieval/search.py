@@ -209,7 +209,7 @@ def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies |
         bridge = _feedback(ctx.settings, request.query, fused_question, found)
         plans = [(query, EXPANSION_CANDIDATES, True, not keyword_only) for _, query, keyword_only in extra]
         if unnamed:
-            plans.append((unnamed, depth, True, False))
+            plans.append((unnamed, depth, True, ctx.settings.search_unnamed_vector_weight > 0))
         if bridge:
             plans.append((bridge, EXPANSION_CANDIDATES, True, False))
         if plans:
@@ -217,8 +217,11 @@ def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies |
             if bridge:
                 runs.append((ctx.settings.search_feedback_weight, extra_runs.pop()))
             if unnamed:
-                question = QueryRun(extra_runs.pop().keyword, question.vector)
+                unnamed_run = extra_runs.pop()
+                question = QueryRun(unnamed_run.keyword, question.vector)
                 runs = [(1.0, question)] + runs[1:]
+                if unnamed_run.vector is not None:
+                    runs.append((ctx.settings.search_unnamed_vector_weight, QueryRun(None, unnamed_run.vector)))
             runs += [(weight, query_run) for (weight, _, _), query_run in zip(extra, extra_runs)]
             for _, query_run in runs:
                 found = {**query_run.found(), **found}
