@@ -253,6 +253,9 @@ def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies |
         if ctx.settings.search_session_boost > 0:
             relevance = sessions.lift(relevance, kept, found, ctx.settings.search_session_hits,
                                       ctx.settings.search_session_boost)
+        if ctx.settings.search_session_spread < 1:
+            relevance = sessions.spread(relevance, found, ctx.settings.search_session_free,
+                                        ctx.settings.search_session_spread)
     bm25, similarity = question.scores("keyword"), question.scores("vector")
     # A channel the mode asks for has its rank in every answer, None when it did not run (the
     # keyword-first answer, a failed embedder): the same fields whichever way the search went.
