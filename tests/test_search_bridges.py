@@ -1,8 +1,8 @@
-"""Two ways past the question's own words in hybrid search, each off by default: pseudo-relevance
-feedback (retrieval/feedback.py: the best hits' distinctive words as one more keyword query) and
-the session cue (retrieval/sessions.py: the lines of a session holding many of the best hits gain).
-Each is checked on its own, then through the HTTP API and the embedded Postgres against the same
-history with the lever off."""
+"""Past the question's own words and its first session in hybrid search: pseudo-relevance feedback
+(retrieval/feedback.py: the best hits' distinctive words as one more keyword query, off by default),
+the spread across sessions (retrieval/sessions.py, off by default) and the question without the
+participants it names on the vector channel (search.py). Each is checked on its own, then through
+the HTTP API and the embedded Postgres against the same history with the lever off."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import pytest
 
 from infra.local.runtime import HTTP_FUNCTIONS, function_module
 from memex.db.memories import Found
-from memex.retrieval import feedback, multihop, sessions
+from memex.retrieval import feedback, sessions
 from memex_edge.context import build_context
 from memex_edge.http import create_app
 
@@ -32,19 +32,15 @@ def test_feedback_takes_the_hits_distinctive_words_not_the_questions():
     assert feedback.terms([], pool, "anything", (), 3) == []
 
 
-def test_the_session_cue_lifts_the_lines_of_the_session_holding_the_best_hits():
-    def found(session):
-        return Found(NOW, 0.3, "line", None, "user", session)
-
-    rows = {"a1": found("a"), "a2": found("a"), "a3": found("a"), "b1": found("b"), "a-late": found("a"),
-            "b-late": found("b"), "none": found(None)}
-    relevance = {"a1": 0.9, "a2": 0.8, "b1": 0.85, "a3": 0.7, "a-late": 0.3, "b-late": 0.3, "none": 0.3}
-    lifted = sessions.lift(relevance, list(relevance), rows, hits=4, boost=1.0)
-    # session a holds 3 of the 4 best, b one: a's late line now outranks b's, which was its equal
-    assert lifted["a-late"] > lifted["b-late"] > lifted["none"]
-    assert max(lifted.values()) <= 1.0
-    assert lifted["a1"] == pytest.approx(0.9)  # the largest factor divides: the best of a keep theirs
-    assert sessions.lift(relevance, list(relevance), rows, hits=4, boost=0.0) == relevance
+def test_the_spread_lets_another_sessions_best_line_pass_a_crowded_session():
+    rows = {name: Found(NOW, 0.3, "line", None, "user", name[0]) for name in ("a1", "a2", "a3", "a4", "b1")}
+    rows["none"] = Found(NOW, 0.3, "line", None, "user", None)
+    relevance = {"a1": 0.9, "a2": 0.85, "a3": 0.8, "a4": 0.75, "b1": 0.72, "none": 0.74}
+    spread = sessions.spread(relevance, rows, free=3, decay=0.9)
+    # the first three of session a keep theirs; the fourth falls below b's best; no session, no change
+    assert [spread[item] for item in ("a1", "a2", "a3", "none", "b1")] == [0.9, 0.85, 0.8, 0.74, 0.72]
+    assert spread["a4"] == pytest.approx(0.75 * 0.9) and spread["a4"] < spread["b1"]
+    assert sessions.spread(relevance, rows, free=3, decay=1.0) == relevance
 
 
 # --- through the service ----------------------------------------------------------------------
@@ -97,31 +93,3 @@ def test_feedback_reaches_a_line_through_the_words_of_the_first_hits(ctx, tenant
         without, with_feedback = _ranked(plain, tenant, question), _ranked(fed, tenant, question)
     assert with_feedback[0] == without[0] == first
     assert _rank(with_feedback, bridge) < _rank(without, bridge)
-
-
-def test_the_session_cue_ranks_the_rest_of_the_busy_session_higher(ctx, tenant):
-    # one session talks about the marathon at length; another mentions it once
-    _say(tenant, "race", "2025-09-01T10:00:00Z",
-         "I ran my first marathon in Berlin on Sunday.", "The marathon was hard after kilometre thirty.",
-         "My marathon time was four hours and ten minutes.", "Afterwards we celebrated with a huge plate of pasta.",
-         "I am taking the whole week off to recover.")
-    _say(tenant, "other", "2025-09-05T10:00:00Z",
-         "A colleague asked about the marathon.", "Afterwards we celebrated her promotion with cake.")
-    for i, line in enumerate(FILLER):
-        _say(tenant, f"f{i}", "2025-09-06T10:00:00Z", line)
-    question = "How did my marathon go?"
-    off = {"search_neighbour_share": 0.0, "search_session_boost": 0.0}
-    with _app(ctx, **off) as plain, _app(ctx, **{**off, "search_session_boost": 1.0}) as cued:
-        without, with_sessions = _ranked(plain, tenant, question), _ranked(cued, tenant, question)
-    busy, other = "Afterwards we celebrated with a huge plate of pasta.", "Afterwards we celebrated her promotion with cake."
-    assert _rank(with_sessions, busy) < _rank(with_sessions, other)
-    assert _rank(with_sessions, busy) <= _rank(without, busy)
-
-
-def test_a_question_of_two_clauses_joined_by_and_is_split():
-    assert multihop.clauses("Where did she move and what job did she take?") == \
-        ["Where did she move", "what job did she take"]
-    assert multihop.clauses("Which city did Jon visit, and when did he come back?") == \
-        ["Which city did Jon visit", "when did he come back"]
-    assert multihop.clauses("What do cats and dogs eat?") == []  # one clause of two subjects
-    assert multihop.clauses("What does Melanie like?") == []

@@ -9,10 +9,7 @@ giving extra queries whose rankings search.py fuses (weighted RRF) with the ques
   Each sub-query runs on both channels.
 - offline (settings.offline_expansion): entity expansion. The names the question's first hits
   mention and the question does not (capitalised words, see `entity_names`) each get one keyword
-  search, fused with a small weight so that a single-hop question keeps its order. With
-  settings.search_clause_weight, a question of two clauses joined by "and" ("Where did she move
-  and what job did she take?") also runs each clause on both channels (`clauses`): the second
-  clause's answer no longer competes with the first's for the question's words.
+  search, fused with a small weight so that a single-hop question keeps its order.
 """
 
 from __future__ import annotations
@@ -53,9 +50,7 @@ def expansions(settings: Settings, question: str, first_hits: Callable[[], Seque
     if settings.offline_expansion:
         if settings.search_expansion_skip_decisive and decisive():
             return []
-        split = [(settings.search_clause_weight, clause, False) for clause in clauses(question)] \
-            if settings.search_clause_weight > 0 else []
-        return split + [(ENTITY_WEIGHT, name, True) for name in entity_names(first_hits(), question)]
+        return [(ENTITY_WEIGHT, name, True) for name in entity_names(first_hits(), question)]
     return []
 
 
@@ -117,19 +112,6 @@ why will wish with wow would yeah yes yesterday you your
 monday tuesday wednesday thursday friday saturday sunday january february march april may june
 july august september october november december
 """.split())
-
-
-_AND = re.compile(r",?\s+and\s+", re.IGNORECASE)
-MIN_CLAUSE_WORDS = 3  # "Melanie and Caroline" are two names of one clause, not two clauses
-
-
-def clauses(question: str) -> list[str]:
-    """The clauses of `question` joined by "and", when there are several and each has at least
-    MIN_CLAUSE_WORDS words; [] otherwise. At most MAX_SUBQUERIES."""
-    parts = [part.strip(" ?!.,") for part in _AND.split(question)]
-    if len(parts) < 2 or any(len(_WORD.findall(part)) < MIN_CLAUSE_WORDS for part in parts):
-        return []
-    return parts[:MAX_SUBQUERIES]
 
 
 def entity_names(hits: Sequence[str], question: str) -> list[str]:

@@ -6,8 +6,8 @@ question that needs two facts (multihop.py), whose rankings join the same weight
 when one is configured, a reranker over the best fused candidates (rerank.py), whose floor then
 replaces the built-in one (floor.py). Without a reranker, the question's cues then adjust the
 fused relevance (`_cues`, each behind a setting: the speaker it names, the period it names, the
-lines said next to the best hits), and the sessions that hold many of the best hits lift their
-other lines (sessions.py, off by default). The best hits' distinctive words can run as one more
+lines said next to the best hits), and a session's memories past its first few can count a little
+less (sessions.py, off by default). The best hits' distinctive words can run as one more
 keyword query (feedback.py, off by default). With settings.search_keyword_first, the question's keyword
 channel runs first and its vector channel only when the keyword one is not decisive
 (keyword_first.py): a decisive question is never embedded. The bm25 and vector modes run their one channel alone, for
@@ -250,9 +250,6 @@ def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies |
     if reranked is None and request.mode == "hybrid":
         relevance, kept = _cues(ctx.settings, request.query, now, relevance, kept, found,
                                 lambda anchors, reach: memory_rows.neighbours(conn, *scope, anchors, reach))
-        if ctx.settings.search_session_boost > 0:
-            relevance = sessions.lift(relevance, kept, found, ctx.settings.search_session_hits,
-                                      ctx.settings.search_session_boost)
         if ctx.settings.search_session_spread < 1:
             relevance = sessions.spread(relevance, found, ctx.settings.search_session_free,
                                         ctx.settings.search_session_spread)
