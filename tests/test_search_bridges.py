@@ -93,3 +93,28 @@ def test_feedback_reaches_a_line_through_the_words_of_the_first_hits(ctx, tenant
         without, with_feedback = _ranked(plain, tenant, question), _ranked(fed, tenant, question)
     assert with_feedback[0] == without[0] == first
     assert _rank(with_feedback, bridge) < _rank(without, bridge)
+
+
+def _say_as(tenant, session: str, when: str, *lines: tuple[str, str]):
+    body = {"user_id": tenant.user, "session_id": session, "timestamp": when, "user_name": "Caroline",
+            "messages": [{"role": "user", "name": name, "content": text} for name, text in lines]}
+    assert tenant.post("/v1/turns?wait=true", body).status_code == 201
+
+
+def test_the_question_without_the_name_it_names_runs_on_the_vector_channel(ctx, tenant):
+    """A participant's name pulls the question's embedding toward every line that names them; the
+    question without it finds the line by its meaning."""
+    answer = "Melanie: I have been practising the clarinet every evening."
+    for i, (name, text) in enumerate((
+            ("Caroline", "Melanie, thanks so much for the birthday card, Melanie!"),
+            ("Caroline", "Melanie, how are the kids doing, Melanie?"),
+            ("Melanie", "Caroline, you are the best, Caroline, truly."),
+            ("Caroline", "Good morning Melanie! Melanie, did you sleep well?"),
+            ("Melanie", "Haha Caroline, same old Melanie here."),
+            ("Caroline", "Melanie, I saw your sister Melanie Jones at the market."))):
+        _say_as(tenant, f"s{i}", "2025-09-01T10:00:00Z", (name, text))
+    _say_as(tenant, "music", "2025-09-02T10:00:00Z", ("Melanie", answer[len("Melanie: "):]))
+    question = "Which musical instrument does Melanie play?"
+    with _app(ctx, search_unnamed_vector_weight=0.0) as plain, _app(ctx, search_unnamed_vector_weight=0.5) as unnamed:
+        without, with_unnamed = _ranked(plain, tenant, question), _ranked(unnamed, tenant, question)
+    assert _rank(with_unnamed, answer) < _rank(without, answer)
