@@ -1,23 +1,17 @@
-"""Past the question's own words and its first session in hybrid search: pseudo-relevance feedback
-(retrieval/feedback.py: the best hits' distinctive words as one more keyword query, off by default),
-the spread across sessions (retrieval/sessions.py, off by default) and the question without the
-participants it names on the vector channel (search.py). Each is checked on its own, then through
-the HTTP API and the embedded Postgres against the same history with the lever off."""
+"""Past the question's own words in hybrid search: pseudo-relevance feedback (retrieval/feedback.py:
+the best hits' distinctive words as one more keyword query, off by default) and the question
+without the participants it names on the vector channel (search.py). Feedback's choice of words is
+checked on its own; both through the HTTP API and the embedded Postgres against the same history
+with the lever off."""
 
 from __future__ import annotations
 
 import dataclasses
-from datetime import datetime, timezone
-
-import pytest
 
 from infra.local.runtime import HTTP_FUNCTIONS, function_module
-from memex.db.memories import Found
-from memex.retrieval import feedback, sessions
+from memex.retrieval import feedback
 from memex_edge.context import build_context
 from memex_edge.http import create_app
-
-NOW = datetime(2025, 10, 20, 15, 0, tzinfo=timezone.utc)
 
 
 def test_feedback_takes_the_hits_distinctive_words_not_the_questions():
@@ -30,17 +24,6 @@ def test_feedback_takes_the_hits_distinctive_words_not_the_questions():
     assert not {"kids", "melanie", "caroline", "today"} & set(words)
     assert len(words) == 3
     assert feedback.terms([], pool, "anything", (), 3) == []
-
-
-def test_the_spread_lets_another_sessions_best_line_pass_a_crowded_session():
-    rows = {name: Found(NOW, 0.3, "line", None, "user", name[0]) for name in ("a1", "a2", "a3", "a4", "b1")}
-    rows["none"] = Found(NOW, 0.3, "line", None, "user", None)
-    relevance = {"a1": 0.9, "a2": 0.85, "a3": 0.8, "a4": 0.75, "b1": 0.72, "none": 0.74}
-    spread = sessions.spread(relevance, rows, free=3, decay=0.9)
-    # the first three of session a keep theirs; the fourth falls below b's best; no session, no change
-    assert [spread[item] for item in ("a1", "a2", "a3", "none", "b1")] == [0.9, 0.85, 0.8, 0.74, 0.72]
-    assert spread["a4"] == pytest.approx(0.75 * 0.9) and spread["a4"] < spread["b1"]
-    assert sessions.spread(relevance, rows, free=3, decay=1.0) == relevance
 
 
 # --- through the service ----------------------------------------------------------------------

@@ -143,10 +143,6 @@ class Settings:
     search_neighbour_share: float = 0.5
     search_neighbour_hits: int = 5
     search_neighbour_reach: int = 2
-    # Past the `free` first memories of a session, each further one's relevance x `spread` per
-    # memory of its session ranked above it (retrieval/sessions.py). 1 off.
-    search_session_free: int = 3
-    search_session_spread: float = 1.0
     # Pseudo-relevance feedback (retrieval/feedback.py): up to `terms` distinctive words of the
     # `hits` best memories as one more keyword query, fused with `weight`. 0 terms: off.
     search_feedback_terms: int = 0
@@ -278,8 +274,6 @@ def load_settings() -> Settings:
         search_neighbour_share=_float("MEMEX_SEARCH_NEIGHBOUR_SHARE", 0.5),
         search_neighbour_hits=_int("MEMEX_SEARCH_NEIGHBOUR_HITS", 5),
         search_neighbour_reach=_int("MEMEX_SEARCH_NEIGHBOUR_REACH", 2),
-        search_session_free=_int("MEMEX_SEARCH_SESSION_FREE", 3),
-        search_session_spread=_float("MEMEX_SEARCH_SESSION_SPREAD", 1.0),
         search_feedback_terms=_int("MEMEX_SEARCH_FEEDBACK_TERMS", 0),
         search_feedback_hits=_int("MEMEX_SEARCH_FEEDBACK_HITS", 3),
         search_feedback_weight=_float("MEMEX_SEARCH_FEEDBACK_WEIGHT", 0.3),

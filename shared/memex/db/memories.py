@@ -270,9 +270,8 @@ CONTEXT_TF = 0.5
 
 # A memory's speaker: the name of who said it (an episodic memory's message name), else the
 # participant a fact is about; NULL for the user's facts and unnamed messages. With its subject
-# ("user", or a participant's name), the speaker cue's columns; with its session, the session cue's.
-SPEAKER = ("coalesce({m}.metadata->>'name', nullif({m}.subject, 'user')) AS speaker, {m}.subject AS subject,"
-           " {m}.session_id AS session_id")
+# ("user", or a participant's name), the speaker cue's columns.
+SPEAKER = "coalesce({m}.metadata->>'name', nullif({m}.subject, 'user')) AS speaker, {m}.subject AS subject"
 
 
 @dataclass(frozen=True)
@@ -286,7 +285,6 @@ class Found:
     # Who said it or whom it is about, by name (None: the user, unnamed); see SPEAKER.
     speaker: str | None = None
     subject: str = "user"
-    session_id: str | None = None
 
 
 @dataclass
@@ -339,8 +337,7 @@ class Statement:
         hits = [r for r in rows if r["id"] is not None]
         return Ranking(
             [(r["id"], float(r[self._score])) for r in hits],
-            {r["id"]: Found(r["valid_from"], float(r["importance"]), r["content"], r["speaker"], r["subject"],
-                            r["session_id"]) for r in hits},
+            {r["id"]: Found(r["valid_from"], float(r["importance"]), r["content"], r["speaker"], r["subject"]) for r in hits},
             rows[0]["n"] if rows and "n" in rows[0] else 0,
             {r["id"]: to_wire(_from_json(r["memory"])) for r in hits if r.get("memory") is not None},
             {term: int(df) for term, df in (rows[0].get("terms") or {}).items()} if rows else {},
@@ -451,7 +448,6 @@ def keyword_statement(tenant_id: str, user_id: str, agent_id: str | None, filter
             )
             -- one row with a null id when nothing matched: the user's size comes back anyway
             SELECT st.docs AS n, ranked.id, ranked.score, c.valid_from, c.importance, c.content, c.speaker, c.subject,
-                   c.session_id,
                    -- the query's terms and words, on the first row only: each row's copy would be parsed
                    CASE WHEN row_number() OVER (ORDER BY ranked.score DESC, ranked.id) = 1 THEN
                        (SELECT jsonb_object_agg(t.lexeme, coalesce(df.df, 0)) FROM terms t LEFT JOIN df USING (lexeme))
@@ -507,7 +503,7 @@ def vector_statement(tenant_id: str, user_id: str, agent_id: str | None, filters
     where, params = _scope(tenant_id, user_id, agent_id, filters, include_inactive)
     args = {"vector": np.asarray(embedding, dtype=np.float32), "limit": limit, **params}
     columns = f"id, valid_from, importance, content, {SPEAKER.format(m='memories')}"
-    picked = "id, valid_from, importance, content, speaker, subject, session_id"
+    picked = "id, valid_from, importance, content, speaker, subject"
     exact = f"""SELECT {columns}, 1 - (embedding <=> %(vector)s) AS similarity FROM memories
                 WHERE {where} {{gate}}
                 -- ordered by similarity, which the HNSW index cannot give: never a walk that may starve
@@ -575,8 +571,7 @@ def neighbours(conn: psycopg.Connection, tenant_id: str, user_id: str, agent_id:
             ORDER BY a.id, abs(nm.position - am.position), nm.position""",
         {**params, "anchors": list(anchors), "reach": reach},
     ).fetchall()
-    return [(r["anchor"], r["id"], Found(r["valid_from"], float(r["importance"]), r["content"], r["speaker"],
-                                         r["subject"], r["session_id"]))
+    return [(r["anchor"], r["id"], Found(r["valid_from"], float(r["importance"]), r["content"], r["speaker"], r["subject"]))
             for r in rows]
 
 

@@ -6,9 +6,8 @@ question that needs two facts (multihop.py), whose rankings join the same weight
 when one is configured, a reranker over the best fused candidates (rerank.py), whose floor then
 replaces the built-in one (floor.py). Without a reranker, the question's cues then adjust the
 fused relevance (`_cues`, each behind a setting: the speaker it names, the period it names, the
-lines said next to the best hits), and a session's memories past its first few can count a little
-less (sessions.py, off by default). The best hits' distinctive words can run as one more
-keyword query (feedback.py, off by default). With settings.search_keyword_first, the question's keyword
+lines said next to the best hits). The best hits' distinctive words can run as one more keyword
+query (feedback.py, off by default). With settings.search_keyword_first, the question's keyword
 channel runs first and its vector channel only when the keyword one is not decisive
 (keyword_first.py): a decisive question is never embedded. The bm25 and vector modes run their one channel alone, for
 comparison: no expansion, no cues, no reranking.
@@ -35,7 +34,7 @@ from memex.db import memories as memory_rows
 from memex.metrics import FLOOR_REJECTIONS, LLM_FALLBACKS
 from memex.models import SearchIn
 from memex.retrieval import (current_first, feedback, floor, keyword_first, keywords, multihop, rerank, rrf, scoring,
-                             sessions, speakers, temporal)
+                             speakers, temporal)
 
 CANDIDATES_PER_CHANNEL = 100
 EXPANSION_CANDIDATES = 30  # per extra query: its lower ranks would add next to nothing
@@ -250,9 +249,6 @@ def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies |
     if reranked is None and request.mode == "hybrid":
         relevance, kept = _cues(ctx.settings, request.query, now, relevance, kept, found,
                                 lambda anchors, reach: memory_rows.neighbours(conn, *scope, anchors, reach))
-        if ctx.settings.search_session_spread < 1:
-            relevance = sessions.spread(relevance, found, ctx.settings.search_session_free,
-                                        ctx.settings.search_session_spread)
     bm25, similarity = question.scores("keyword"), question.scores("vector")
     # A channel the mode asks for has its rank in every answer, None when it did not run (the
     # keyword-first answer, a failed embedder): the same fields whichever way the search went.
