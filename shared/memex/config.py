@@ -144,7 +144,9 @@ class Settings:
     search_neighbour_hits: int = 5
     search_neighbour_reach: int = 2
     # Pseudo-relevance feedback (retrieval/feedback.py): up to `terms` distinctive words of the
-    # `hits` best memories as one more keyword query, fused with `weight`. 0 terms: off.
+    # `hits` best memories as one more keyword query, fused with `weight`. 0 terms: off. 5 at 0.3:
+    # R@10 0.791 -> 0.800 alone, chosen in every leave-one-out fold, for one more keyword statement
+    # (README, LoCoMo: beside the unnamed vector channel).
     search_feedback_terms: int = 0
     search_feedback_hits: int = 3
     search_feedback_weight: float = 0.3
