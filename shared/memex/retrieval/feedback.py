@@ -1,10 +1,10 @@
 """Pseudo-relevance feedback for the keyword channel (RM3-style, offline).
 
-A question often shares no word with half of what answers it: "What activities does Melanie do
-with her family?" finds "we went camping at the beach" by meaning, but the line where the family
-"roasted marshmallows" only through "camping" and "beach", words the first hits use and the question
-does not. The best hits' distinctive words, as a second keyword query fused with a small weight,
-reach those lines.
+A question often shares no word with half of what answers it: "Where did the family go on
+holiday?" finds "Our family holiday was a week of canoeing in the mountains.", but "The canoeing
+was exhausting but the twins adored it." only through "canoeing", a word the first hit uses and the
+question does not. The best hits' distinctive words, as a second keyword query fused with a small
+weight, reach such lines.
 
 Distinctive is measured against the candidates the question's own channels returned (up to two
 hundred memories, already read with the rankings): a word most candidates use ("really", "today")
@@ -43,8 +43,5 @@ def terms(hits: Sequence[str], pool: Iterable[str], question: str, exclude: Iter
     for rank, text in enumerate(hits):
         for word in _words(text) - asked:
             weight[word] += 1.0 / (rank + 1)
-    scored = []
-    for word, w in weight.items():
-        scored.append((w * math.log((size + 1) / max(pool_df[word], 1)), word))
-    scored.sort(key=lambda entry: (-entry[0], entry[1]))
+    scored = sorted(((-w * math.log((size + 1) / max(pool_df[word], 1)), word) for word, w in weight.items()))
     return [word for _, word in scored[:limit]]
