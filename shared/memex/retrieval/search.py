@@ -6,7 +6,8 @@ question that needs two facts (multihop.py), whose rankings join the same weight
 when one is configured, a reranker over the best fused candidates (rerank.py), whose floor then
 replaces the built-in one (floor.py). Without a reranker, the question's cues then adjust the
 fused relevance (`_cues`, each behind a setting: the speaker it names, the period it names, the
-lines said next to the best hits). With settings.search_keyword_first, the question's keyword
+lines said next to the best hits). The best hits' distinctive words can run as one more keyword
+query (feedback.py, off by default). With settings.search_keyword_first, the question's keyword
 channel runs first and its vector channel only when the keyword one is not decisive
 (keyword_first.py): a decisive question is never embedded. The bm25 and vector modes run their one channel alone, for
 comparison: no expansion, no cues, no reranking.
@@ -33,8 +34,8 @@ from memex.db import history
 from memex.db import memories as memory_rows
 from memex.metrics import FLOOR_REJECTIONS, LLM_FALLBACKS
 from memex.models import SearchIn
-from memex.retrieval import (current_first, floor, keyword_first, keywords, multihop, rerank, rrf, scoring, speakers,
-                             temporal)
+from memex.retrieval import (current_first, feedback, floor, keyword_first, keywords, multihop, rerank, rrf, scoring,
+                             speakers, temporal)
 
 CANDIDATES_PER_CHANNEL = 100
 EXPANSION_CANDIDATES = 30  # per extra query: its lower ranks would add next to nothing
@@ -214,14 +215,23 @@ def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies |
         # the participants the question names: the speaker cue reads them, the keywords go without
         unnamed = speakers.without_names(request.query, found.values()) \
             if ctx.settings.search_keywords_without_speakers and ctx.settings.search_speaker_boost else None
+        bridge = _feedback(ctx.settings, request.query, fused_question, found)
         plans = [(query, EXPANSION_CANDIDATES, True, not keyword_only) for _, query, keyword_only in extra]
         if unnamed:
-            plans.append((unnamed, depth, True, False))
+            plans.append((unnamed, depth, True, ctx.settings.search_unnamed_vector_weight > 0))
+        if bridge:
+            plans.append((bridge, EXPANSION_CANDIDATES, True, False))
         if plans:
             extra_runs = run(plans)
+            if bridge:
+                runs.append((ctx.settings.search_feedback_weight, extra_runs.pop(), frozenset()))
             if unnamed:
-                question = QueryRun(extra_runs.pop().keyword, question.vector)
-                runs = [(1.0, question, frozenset())]
+                unnamed_run = extra_runs.pop()
+                question = QueryRun(unnamed_run.keyword, question.vector)
+                runs = [(1.0, question, frozenset())] + runs[1:]
+                if unnamed_run.vector is not None:
+                    runs.append((ctx.settings.search_unnamed_vector_weight, QueryRun(None, unnamed_run.vector),
+                                 frozenset()))
             # A name taken from the first hits finds them again: they gain nothing from it, or a
             # fact naming the dog would pass the cat the question asked about.
             runs += [(weight, query_run, frozenset(best) if keyword_only else frozenset())
@@ -299,6 +309,16 @@ def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies |
                 continue
             results.append({**read[item], "score": score, "score_parts": parts})
     return _answer(request, results, total, deps)
+
+
+def _feedback(settings: Settings, query: str, fused: dict[str, float], found: dict[str, memory_rows.Found]) -> str:
+    """The feedback query (feedback.py) from the question's best fused hits; "" when off or none."""
+    if settings.search_feedback_terms <= 0:
+        return ""
+    best = sorted(fused, key=fused.__getitem__, reverse=True)[:settings.search_feedback_hits]
+    names = {word for row in found.values() if row.speaker for word in speakers.words(row.speaker)}
+    return " ".join(feedback.terms([_said(found[item]) for item in best], [row.content for row in found.values()],
+                                   query, names, settings.search_feedback_terms))
 
 
 def _cues(settings: Settings, query: str, now: datetime, relevance: dict[str, float], kept: list[str],
