@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
 
 import psycopg
 import pytest
@@ -27,6 +29,26 @@ def test_migrations_are_idempotent_and_the_schema_is_there(ctx):
         assert kind[0] == "hnsw"
 
 
+@contextmanager
+def _scratch_database(ctx, name: str) -> Iterator[psycopg.Connection]:
+    """A database of its own, every migration applied, dropped afterwards: a test takes it back to
+    the schema before the migration it checks."""
+    from pgvector.psycopg import register_vector
+    from psycopg.conninfo import make_conninfo
+
+    with psycopg.connect(ctx.db.dsn, autocommit=True) as admin:
+        admin.execute(f"DROP DATABASE IF EXISTS {name}")
+        admin.execute(f"CREATE DATABASE {name}")
+    try:
+        with psycopg.connect(make_conninfo(ctx.db.dsn, dbname=name), autocommit=True) as conn:
+            apply_migrations(conn, 384)
+            register_vector(conn)
+            yield conn
+    finally:
+        with psycopg.connect(ctx.db.dsn, autocommit=True) as admin:
+            admin.execute(f"DROP DATABASE IF EXISTS {name}")
+
+
 def test_a_different_embedding_dimension_is_refused_with_a_clear_error(ctx):
     with psycopg.connect(ctx.db.dsn, autocommit=True) as conn:
         with pytest.raises(EmbeddingDimensionMismatch, match="384-d embeddings but the configured embedder makes 1536-d"):
@@ -36,78 +58,54 @@ def test_a_different_embedding_dimension_is_refused_with_a_clear_error(ctx):
 def test_the_quantised_vectors_are_added_to_a_database_that_has_memories(ctx):
     """Migration 0010 on a database written before it: each memory's sign bits, and their index."""
     import numpy as np
-    from pgvector.psycopg import register_vector
-    from psycopg.conninfo import make_conninfo
 
     version = "0010_binary_quantized_vectors"
-    name = "memex_before_0010"
-    with psycopg.connect(ctx.db.dsn, autocommit=True) as admin:
-        admin.execute(f"DROP DATABASE IF EXISTS {name}")
-        admin.execute(f"CREATE DATABASE {name}")
-    try:
-        with psycopg.connect(make_conninfo(ctx.db.dsn, dbname=name), autocommit=True) as conn:
-            apply_migrations(conn, 384)
-            # the schema as 0009 left it
-            conn.execute("DROP INDEX memories_user_bits")
-            conn.execute("ALTER TABLE memories DROP COLUMN embedding_bits")
-            conn.execute("DELETE FROM schema_migrations WHERE version = %s", (version,))
-            register_vector(conn)
-            rng = np.random.default_rng(3)
-            vectors = rng.standard_normal((5, 384)).astype(np.float32)
-            conn.execute("INSERT INTO tenants (id) VALUES ('t')")
-            for i, vector in enumerate(vectors):
-                conn.execute("""INSERT INTO memories (tenant_id, id, user_id, memory_type, type, content, embedding,
-                                                      valid_from)
-                                VALUES ('t', %s, 'u', 'episodic', 'message', %s, %s, now())""",
-                             (f"m{i}", f"memory {i}", vector))
-            assert apply_migrations(conn, 384) == [version]
-            stored = dict(conn.execute("SELECT id, embedding_bits::text FROM memories").fetchall())
-            assert stored == {f"m{i}": "".join("1" if x > 0 else "0" for x in v) for i, v in enumerate(vectors)}
-            assert conn.execute("SELECT to_regclass('memories_user_bits') IS NOT NULL").fetchone()[0]
-    finally:
-        with psycopg.connect(ctx.db.dsn, autocommit=True) as admin:
-            admin.execute(f"DROP DATABASE IF EXISTS {name}")
+    with _scratch_database(ctx, "memex_before_0010") as conn:
+        # the schema as 0009 left it
+        conn.execute("DROP INDEX memories_user_bits")
+        conn.execute("ALTER TABLE memories DROP COLUMN embedding_bits")
+        conn.execute("DELETE FROM schema_migrations WHERE version = %s", (version,))
+        rng = np.random.default_rng(3)
+        vectors = rng.standard_normal((5, 384)).astype(np.float32)
+        conn.execute("INSERT INTO tenants (id) VALUES ('t')")
+        for i, vector in enumerate(vectors):
+            conn.execute("""INSERT INTO memories (tenant_id, id, user_id, memory_type, type, content, embedding,
+                                                  valid_from)
+                            VALUES ('t', %s, 'u', 'episodic', 'message', %s, %s, now())""",
+                         (f"m{i}", f"memory {i}", vector))
+        assert apply_migrations(conn, 384) == [version]
+        stored = dict(conn.execute("SELECT id, embedding_bits::text FROM memories").fetchall())
+        assert stored == {f"m{i}": "".join("1" if x > 0 else "0" for x in v) for i, v in enumerate(vectors)}
+        assert conn.execute("SELECT to_regclass('memories_user_bits') IS NOT NULL").fetchone()[0]
 
 
 def test_the_current_facts_read_is_added_to_a_database_that_has_memories(ctx):
     """Migration 0011 on a database written before it: the index of current semantic memories rebuilt
     with the subject as a key, and the look-up's read returning what is current, for each subject."""
     import numpy as np
-    from pgvector.psycopg import register_vector
-    from psycopg.conninfo import make_conninfo
 
     version = "0011_current_semantic_lookup"
-    name = "memex_before_0011"
-    with psycopg.connect(ctx.db.dsn, autocommit=True) as admin:
-        admin.execute(f"DROP DATABASE IF EXISTS {name}")
-        admin.execute(f"CREATE DATABASE {name}")
-    try:
-        with psycopg.connect(make_conninfo(ctx.db.dsn, dbname=name), autocommit=True) as conn:
-            apply_migrations(conn, 384)
-            # the schema as 0010 left it
-            conn.execute("DROP FUNCTION current_semantic_memories")
-            conn.execute("DROP INDEX memories_user_current_semantic")
-            conn.execute("""CREATE INDEX memories_user_current_semantic ON memories (tenant_id, user_id, key)
-                            WHERE active AND memory_type = 'semantic'""")
-            conn.execute("DELETE FROM schema_migrations WHERE version = %s", (version,))
-            register_vector(conn)
-            conn.execute("INSERT INTO tenants (id) VALUES ('t')")
-            vector = np.ones(384, dtype=np.float32)
-            for id_, subject, active in (("lisbon", "user", False), ("porto", "user", True), ("ana", "Ana", True)):
-                conn.execute("""INSERT INTO memories (tenant_id, id, user_id, memory_type, type, key, value, content,
-                                                      embedding, valid_from, subject, active)
-                                VALUES ('t', %s, 'u', 'semantic', 'fact', 'city', %s, %s, %s, now(), %s, %s)""",
-                             (id_, id_, f"lives in {id_}", vector, subject, active))
-            assert apply_migrations(conn, 384) == [version]
-            columns = conn.execute("""SELECT array_agg(a.attname ORDER BY k.n) FROM pg_index i
-                                      JOIN pg_class c ON c.oid = i.indexrelid
-                                      CROSS JOIN unnest(i.indkey) WITH ORDINALITY k(attnum, n)
-                                      JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum
-                                      WHERE c.relname = 'memories_user_current_semantic'""").fetchone()[0]
-            assert columns == ["tenant_id", "user_id", "subject", "key"]
-            for subject, current in (("user", ["porto"]), ("Ana", ["ana"])):
-                assert [r[0] for r in conn.execute("SELECT id FROM current_semantic_memories('t', 'u', %s)",
-                                                   (subject,))] == current
-    finally:
-        with psycopg.connect(ctx.db.dsn, autocommit=True) as admin:
-            admin.execute(f"DROP DATABASE IF EXISTS {name}")
+    with _scratch_database(ctx, "memex_before_0011") as conn:
+        # the schema as 0010 left it
+        conn.execute("DROP FUNCTION current_semantic_memories")
+        conn.execute("DROP INDEX memories_user_current_semantic")
+        conn.execute("""CREATE INDEX memories_user_current_semantic ON memories (tenant_id, user_id, key)
+                        WHERE active AND memory_type = 'semantic'""")
+        conn.execute("DELETE FROM schema_migrations WHERE version = %s", (version,))
+        conn.execute("INSERT INTO tenants (id) VALUES ('t')")
+        vector = np.ones(384, dtype=np.float32)
+        for id_, subject, active in (("lisbon", "user", False), ("porto", "user", True), ("ana", "Ana", True)):
+            conn.execute("""INSERT INTO memories (tenant_id, id, user_id, memory_type, type, key, value, content,
+                                                  embedding, valid_from, subject, active)
+                            VALUES ('t', %s, 'u', 'semantic', 'fact', 'city', %s, %s, %s, now(), %s, %s)""",
+                         (id_, id_, f"lives in {id_}", vector, subject, active))
+        assert apply_migrations(conn, 384) == [version]
+        columns = conn.execute("""SELECT array_agg(a.attname ORDER BY k.n) FROM pg_index i
+                                  JOIN pg_class c ON c.oid = i.indexrelid
+                                  CROSS JOIN unnest(i.indkey) WITH ORDINALITY k(attnum, n)
+                                  JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum
+                                  WHERE c.relname = 'memories_user_current_semantic'""").fetchone()[0]
+        assert columns == ["tenant_id", "user_id", "subject", "key"]
+        for subject, current in (("user", ["porto"]), ("Ana", ["ana"])):
+            assert [r[0] for r in conn.execute("SELECT id FROM current_semantic_memories('t', 'u', %s)",
+                                               (subject,))] == current
