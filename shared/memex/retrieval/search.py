@@ -201,7 +201,8 @@ def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies |
     found = question.found()
     if request.mode == "hybrid":
         fused_question = rrf.fuse(question.rankings(1.0))
-        best = sorted(fused_question, key=fused_question.__getitem__, reverse=True)[:multihop.FIRST_HITS]
+        ordered = sorted(fused_question, key=fused_question.__getitem__, reverse=True)
+        best = ordered[:multihop.FIRST_HITS]
 
         def first_hits() -> list[str]:
             return [found[item].content for item in best]
@@ -215,7 +216,7 @@ def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies |
         # the participants the question names: the speaker cue reads them, the keywords go without
         unnamed = speakers.without_names(request.query, found.values()) \
             if ctx.settings.search_keywords_without_speakers and ctx.settings.search_speaker_boost else None
-        bridge = _feedback(ctx.settings, request.query, fused_question, found)
+        bridge = _feedback(ctx.settings, request.query, ordered, found)
         plans = [(query, EXPANSION_CANDIDATES, True, not keyword_only) for _, query, keyword_only in extra]
         if unnamed:
             plans.append((unnamed, depth, True, ctx.settings.search_unnamed_vector_weight > 0))
@@ -311,11 +312,12 @@ def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies |
     return _answer(request, results, total, deps)
 
 
-def _feedback(settings: Settings, query: str, fused: dict[str, float], found: dict[str, memory_rows.Found]) -> str:
-    """The feedback query (feedback.py) from the question's best fused hits; "" when off or none."""
+def _feedback(settings: Settings, query: str, ordered: list[str], found: dict[str, memory_rows.Found]) -> str:
+    """The feedback query (feedback.py) from the question's best fused hits (`ordered`, best first);
+    "" when off or none."""
     if settings.search_feedback_terms <= 0:
         return ""
-    best = sorted(fused, key=fused.__getitem__, reverse=True)[:settings.search_feedback_hits]
+    best = ordered[:settings.search_feedback_hits]
     names = {word for row in found.values() if row.speaker for word in speakers.words(row.speaker)}
     return " ".join(feedback.terms([_said(found[item]) for item in best], [row.content for row in found.values()],
                                    query, names, settings.search_feedback_terms))
