@@ -63,11 +63,9 @@ class QueryRun:
     vector: memory_rows.Ranking | None
     _signals: dict[str, floor.Signals] | None = field(default=None, init=False, repr=False, compare=False)
 
-    def rankings(self, weight: float, besides: frozenset[str] = frozenset()) -> list[tuple[float, list[str]]]:
-        """Each channel's items best first, without those in `besides`, at its weight in the fusion."""
-        return [(weight * channel_weight, [item for item, _ in channel.ranked if item not in besides])
-                for channel_weight, channel in ((KEYWORD_WEIGHT, self.keyword), (VECTOR_WEIGHT, self.vector))
-                if channel is not None]
+    def rankings(self, weight: float) -> list[tuple[float, list[str]]]:
+        return [(weight * channel_weight, [item for item, _ in channel.ranked]) for channel_weight, channel
+                in ((KEYWORD_WEIGHT, self.keyword), (VECTOR_WEIGHT, self.vector)) if channel is not None]
 
     def scores(self, channel: str) -> dict[str, float]:
         ranking = getattr(self, channel)
@@ -197,7 +195,7 @@ def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies |
         return _answer(request, [], 0, deps)  # a query about nothing the user said
 
     # 1. the question's channels, and those of its extra queries (multi-hop), in one weighted RRF
-    runs = [(1.0, question, frozenset())]  # (weight, channels, items they do not rank)
+    runs = [(1.0, question)]
     found = question.found()
     if request.mode == "hybrid":
         fused_question = rrf.fuse(question.rankings(1.0))
@@ -225,21 +223,17 @@ def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies |
         if plans:
             extra_runs = run(plans)
             if bridge:
-                runs.append((ctx.settings.search_feedback_weight, extra_runs.pop(), frozenset()))
+                runs.append((ctx.settings.search_feedback_weight, extra_runs.pop()))
             if unnamed:
                 unnamed_run = extra_runs.pop()
                 question = QueryRun(unnamed_run.keyword, question.vector)
-                runs = [(1.0, question, frozenset())] + runs[1:]
+                runs = [(1.0, question)] + runs[1:]
                 if unnamed_run.vector is not None:
-                    runs.append((ctx.settings.search_unnamed_vector_weight, QueryRun(None, unnamed_run.vector),
-                                 frozenset()))
-            # A name taken from the first hits finds them again: they gain nothing from it, or a
-            # fact naming the dog would pass the cat the question asked about.
-            runs += [(weight, query_run, frozenset(best) if keyword_only else frozenset())
-                     for (weight, _, keyword_only), query_run in zip(extra, extra_runs)]
-            for _, query_run, _ in runs:
+                    runs.append((ctx.settings.search_unnamed_vector_weight, QueryRun(None, unnamed_run.vector)))
+            runs += [(weight, query_run) for (weight, _, _), query_run in zip(extra, extra_runs)]
+            for _, query_run in runs:
                 found = {**query_run.found(), **found}
-    channels = [channel for weight, query_run, besides in runs for channel in query_run.rankings(weight, besides)]
+    channels = [channel for weight, query_run in runs for channel in query_run.rankings(weight)]
     fused = rrf.fuse(channels)
     best_possible = rrf.best_possible([weight for weight, _ in channels])
     relevance = {item: score / best_possible for item, score in fused.items()}
@@ -251,7 +245,7 @@ def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies |
         kept = list(relevance)
     else:
         # A memory found by an extra query is held to that query's signals, not the question's.
-        signals = [query_run.signals() for _, query_run, _ in runs]
+        signals = [query_run.signals() for _, query_run in runs]
         kept = [item for item in relevance
                 if gate_open and any(item in s and floor.item_passes(s[item]) for s in signals)]
         # "Got it!" is about as near in meaning to any short question as a real answer is: a line
@@ -284,7 +278,7 @@ def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies |
     # 4. the memories themselves, for the results returned: read with the rankings, else fetched.
     # The first top_k not read yet are fetched in the round trip that reads current-first's
     # replacements: current-first mostly leaves them the results.
-    read = {item: memory for _, query_run, _ in runs for item, memory in query_run.memories().items()}
+    read = {item: memory for _, query_run in runs for item, memory in query_run.memories().items()}
     window = current_first.window(request, scored)
     asked = set(read) | set(window)
     if window:
