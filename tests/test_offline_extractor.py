@@ -47,6 +47,13 @@ ATOMIC_FACTS = [
     ("I switched from Acme Corp to Globex.", {("employer", "Acme Corp", True), ("employer", "Globex")}),
     ("I switched from Stripe to Adyen for a better role.", {("employer", "Stripe", True), ("employer", "Adyen")}),
     ("I moved from Paris to London for a new job.", {("city", "Paris", True), ("city", "London")}),
+    # a move between two names: a known place makes it a move, an organisation's shape a job change
+    ("We moved to Leeds from Harrogate.", {("city", "Harrogate", True), ("city", "Leeds")}),
+    ("I moved from Acme Corp to Globex.", {("employer", "Acme Corp", True), ("employer", "Globex")}),
+    ("I left Monzo for a job at Wise.", {("employer", "Monzo", True), ("employer", "Wise")}),
+    ("I left London for a job at Google.", {("employer", "Google")}),
+    ("Just started my new role at Canva.", {("employer", "Canva")}),
+    ("I work as a nurse for the NHS.", {("role", "nurse"), ("employer", "NHS")}),
     ("I'm from Lagos originally.", {("hometown", "Lagos")}),
     ("We have one son.", {("number_of_children", "1")}),
     ("I have two sons and a daughter.", {("number_of_children", "3")}),
@@ -175,6 +182,9 @@ NOTHING = [
     # the joined verb's subject is not the user
     "I think my brother left Google and joined Meta.",
     "My sister moved to Boston and started at MIT.",
+    # between two names that are neither a known place nor shaped like an organisation, a guess
+    # would file a company as the user's city (or a town as their employer)
+    "I moved from Stripe to Notion.", "I've moved over to Notion from Stripe.",
     "I'm a student of life.", "I'm the president of the fan club?", "I switched to Linux.",
 "I joined Strava last month.", "I went vegan for a month once?",
     "ok", "lol thanks", "sounds good", "haha", "what do you think?", "", "   ",

@@ -174,9 +174,9 @@ _JOB_NOUN = r"(?:job|position|role|gig|post)"
 _WORKS_AT = (rf"\bI {_ADVERBS}(?:work|'m working|am working) (?:at|for)"
              rf"|\bI(?:'m| am) {_ADVERBS}(?:working|employed) (?:at|for|by)"
              rf"|\bI(?:'ve| have) {_ADVERBS}been working (?:at|for)")
-_STARTED_AT = (rf"\bI(?:'ve| have)? {_ADVERBS}(?:(?:started|began) (?:at|working (?:at|for)|an? (?:new )?{_JOB_NOUN} "
+_STARTED_AT = (rf"\bI(?:'ve| have)? {_ADVERBS}(?:(?:started|began) (?:at|working (?:at|for)|(?:an?|my) (?:new )?{_JOB_NOUN} "
                rf"(?:at|with))|got (?:an?|the) (?:new )?{_JOB_NOUN} (?:at|with)|got hired (?:at|by)"
-               rf"|landed (?:an?|the) (?:new )?{_JOB_NOUN} (?:at|with)|accepted (?:an|the|a job) offer from"
+               rf"|landed (?:an?|the|my) (?:new |dream |first )?{_JOB_NOUN} (?:at|with)|accepted (?:an|the|a job) offer from"
                r"|signed with)"
                rf"|\bI(?:'ve| have| was)? {_ADVERBS}been hired (?:at|by)|\bI was {_ADVERBS}hired (?:at|by)"
                r"|\b(?i:my) first (?:day|week|month) at"
@@ -417,16 +417,25 @@ def _org_shaped(name: str) -> bool:
             or any(len(w) >= 3 and w.isupper() and w not in _PLACE_ACRONYMS for w in words))
 
 
-# A switch between two names is a job change when the sentence speaks of work; a move between two
-# names is one only when a name looks like an organisation ("I moved from Paris to London for a
-# new job" is a move between cities).
+def _a_place(name: str) -> bool:
+    return name.casefold() in vocabulary.PLACES
+
+
+# A move between two names is a job change when a name looks like an organisation, a move between
+# places when a name is a known place ("I moved from Paris to London for a new job"); a switch
+# between two names is a job change when the sentence speaks of work. A move between two names
+# that are neither ("I moved from Stripe to Notion") is not read at all: a guess either way would
+# file a company as the user's city or a town as their employer.
 _JOB_WORDS = re.compile(r"\b(?:jobs?|roles?|positions?|compan(?:y|ies)|employers?|teams?|careers?|hired|gigs?)\b",
                         re.IGNORECASE)
 
 
 def _a_job_move(m: re.Match[str]) -> bool:
-    if _org_shaped(m.group("old")) or _org_shaped(m.group("new")):
+    names = (m.group("old"), m.group("new"))
+    if any(_org_shaped(n) for n in names):
         return True
+    if any(_a_place(n) for n in names):
+        return False
     return m.group("verb") in ("switched", "jumped") and bool(_JOB_WORDS.search(m.string))
 
 
@@ -435,10 +444,18 @@ def _job_move(part: str) -> Callable[[re.Match[str]], list[Fields]]:
     return lambda m: [{"value": m.group(part)}] if _a_job_move(m) else []
 
 
+def _organisation(m: re.Match[str]) -> list[Fields]:
+    """An employer, unless it is a known place ("I left London for a job at Google")."""
+    return [] if _a_place(m.group("value")) else _name(m)
+
+
 def _place(m: re.Match[str]) -> list[Fields]:
-    """A place of a move, unless a name of the move looks like an organisation."""
+    """A place of a move, unless a name of the move looks like an organisation, or the move is
+    between two names neither of which is a known place."""
     names = [name for name in m.groupdict().values() if name]
-    return [] if any(_org_shaped(n) for n in names) else _name(m)
+    if any(_org_shaped(n) for n in names) or (len(names) > 1 and not any(_a_place(n) for n in names)):
+        return []
+    return _name(m)
 
 
 # --- the rules ------------------------------------------------------------------------------
@@ -484,6 +501,11 @@ _RULES = [
         rf"(?:{_WORKS_AT}) {_ORG_INTRO}(?P<value>{_ORG}){_NOT_TEMPORARY}",
         rf"(?:{_STARTED_AT}) {_ORG_INTRO}(?P<value>{_ORG})",
         rf"\bI(?:'m| am) (?:now |currently )?(?:an?|the) {_ROLE} (?:at|for) (?:the )?(?P<value>{_ORG}){_NOT_TEMPORARY}",
+        rf"\bI(?: {_ADVERBS}work|'m {_ADVERBS}working| am {_ADVERBS}working) as (?:an?|the) {_ROLE} (?:at|for) (?:the )?"
+        rf"(?P<value>{_ORG}){_NOT_TEMPORARY}",
+        # "I left Monzo for a job at Wise": a job left for one named as such.
+        rf"\bI {_ADVERBS}(?:left|quit) (?:my job at )?(?:the )?{_ORG} for (?:an?|my) (?:new )?{_JOB_NOUN} (?:at|with) "
+        rf"(?:the )?(?P<value>{_ORG})",
         rf"\bI(?:'ve| have)? (?:just |recently )?joined (?:the )?(?P<value>{_ORG}) as (?:an?|the) {_ROLE}{_ROLE_END}",
         rf"\bI(?:'ve| have)? (?:just |recently |finally )?joined (?:the )?(?!{_PLATFORMS})(?P<value>{_ORG})"
         rf"(?:{_ORG_END}|{_JOINED_WHEN})",
@@ -494,7 +516,7 @@ _RULES = [
         # "I quit Nokia, and now I'm with Ericsson": where the user is, said after a job they left.
         rf"(?:{_LEFT_JOB})[^.;]*?\b(?:now,? I(?:'m| am)|I(?:'m| am) now|I(?:'m| am)) (?:at|with) (?:the )?"
         rf"(?!{_PLATFORMS})(?P<value>{_ORG})",
-    ], "The user's employer is {value}.", importance=0.8),
+    ], "The user's employer is {value}.", _organisation, importance=0.8),
     _rule("fact", "employer", "moved switched went jumped transferred", [
         rf"\bI(?:'ve| have)? {_ADVERBS}(?P<verb>moved|switched|went|jumped|transferred) (?:over )?from (?:the )?"
         rf"(?P<old>{_ORG}) to (?:the )?(?P<new>{_ORG})",
@@ -506,6 +528,8 @@ _RULES = [
     _rule("fact", "employer", "work worked job resigned retired laid let fired left quit longer years months", [
         rf"(?:{_PAST_JOB}) (?:the )?(?P<value>{_ORG})",
         rf"\bI (?:left|quit) my job at (?:the )?(?P<value>{_ORG})",
+        rf"\bI {_ADVERBS}(?:left|quit) (?:the )?(?!{_PLATFORMS})(?P<value>{_ORG}) (?=for (?:an?|my) (?:new )?{_JOB_NOUN} "
+        rf"(?:at|with) )",
         rf"\bI (?:left|quit) (?:the )?(?!{_PLATFORMS})(?P<value>{_ORG}),? "
         rf"(?=(?:and|to) (?:I {_ADVERBS})?(?:join|joined|start at|started at) )",
         # "I left Deutsche Bank last year and now I work at Revolut": a job left for another.
@@ -514,7 +538,7 @@ _RULES = [
         rf"\bI (?:don't|do not) work (?:at|for) (?:the )?(?P<value>{_ORG}) (?=any ?more\b)",
         rf"\b(?:years?|yrs?|months?) at (?:the )?(?P<value>{_ORG}),? (?=I {_ADVERBS}(?:(?:switched|moved|went|jumped) "
         rf"(?:over )?to |left\b|quit\b))",
-    ], "The user used to work at {value}.", confidence=0.7, importance=0.6, historical=True),
+    ], "The user used to work at {value}.", _organisation, confidence=0.7, importance=0.6, historical=True),
     _rule("fact", "role", "a an the promoted became title job role position head", [
         rf"\bI(?:'m| am) (?:now |currently |also )?(?:an?|the) (?P<value>{_ROLE}){_ROLE_END}",
         rf"(?:{_CURRENT_JOB}|\bI(?:'ve| have)? (?:just |recently )?joined) {_PROPER} as (?:an?|the) "
@@ -543,7 +567,7 @@ _RULES = [
         rf"\b(?:I|[Ww]e)(?:'ve| have) been living in (?P<value>{_PROPER})",
         rf"\bI(?:'m| am) (?:now |currently )?(?:based|living) in (?P<value>{_PROPER})",
         rf"\b(?:I|[Ww]e)(?:'ve| have)? (?:just |recently |finally )?(?:moved|relocated) (?:back |here |over )?to "
-        rf"(?P<value>{_PROPER})",
+        rf"(?P<value>{_PROPER})(?=(?: from (?P<old>{_PROPER}))?)",
         rf"\b(?:I|[Ww]e)(?:'ve| have)? (?:just |recently |finally )?(?:moved|relocated) from (?P<old>{_PROPER}) to "
         rf"(?P<value>{_PROPER})",
         rf"\b(?:I|[Ww]e)(?:'ve| have)? (?:just |recently |finally )?bought (?:a|our|my) (?:first )?"

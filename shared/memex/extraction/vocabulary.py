@@ -64,3 +64,47 @@ GIVEN_UP = {
 
 MONTHS = ("january february march april may june july august september october november december "
           "jan feb mar apr jun jul aug sep sept oct nov dec").split()
+
+# Places a move between two names is told by: "I moved from Paris to London" is a move, "I moved
+# from Google to Meta" a job change, and without a list nothing in the words tells them apart.
+# Countries, US states and Canadian provinces, and the cities people most often name; a move
+# between two unlisted names that do not look like organisations is left unread.
+PLACES = frozenset(name.casefold() for name in (
+    # countries
+    "Afghanistan|Albania|Algeria|Argentina|Armenia|Australia|Austria|Azerbaijan|Bahrain|Bangladesh|Belarus|"
+    "Belgium|Bolivia|Bosnia|Botswana|Brazil|Bulgaria|Cambodia|Cameroon|Canada|Chile|China|Colombia|Costa Rica|"
+    "Croatia|Cuba|Cyprus|Czechia|Czech Republic|Denmark|Ecuador|Egypt|El Salvador|England|Estonia|Ethiopia|"
+    "Finland|France|Georgia|Germany|Ghana|Greece|Guatemala|Honduras|Hungary|Iceland|India|Indonesia|Iran|Iraq|"
+    "Ireland|Israel|Italy|Jamaica|Japan|Jordan|Kazakhstan|Kenya|Korea|South Korea|Kuwait|Latvia|Lebanon|"
+    "Lithuania|Luxembourg|Malaysia|Malta|Mexico|Moldova|Mongolia|Montenegro|Morocco|Mozambique|Myanmar|Nepal|"
+    "Netherlands|the Netherlands|Holland|New Zealand|Nicaragua|Nigeria|Northern Ireland|Norway|Oman|Pakistan|"
+    "Panama|Paraguay|Peru|Philippines|the Philippines|Poland|Portugal|Puerto Rico|Qatar|Romania|Russia|Rwanda|"
+    "Saudi Arabia|Scotland|Senegal|Serbia|Singapore|Slovakia|Slovenia|South Africa|Spain|Sri Lanka|Sweden|"
+    "Switzerland|Syria|Taiwan|Tanzania|Thailand|Tunisia|Turkey|Uganda|Ukraine|United Arab Emirates|"
+    "United Kingdom|the UK|UK|United States|the US|the USA|US|USA|UAE|Uruguay|Uzbekistan|Venezuela|Vietnam|Wales|"
+    "Zambia|Zimbabwe|"
+    # US states, Canadian provinces
+    "Alabama|Alaska|Arizona|Arkansas|California|Colorado|Connecticut|Delaware|Florida|Hawaii|Idaho|Illinois|"
+    "Indiana|Iowa|Kansas|Kentucky|Louisiana|Maine|Maryland|Massachusetts|Michigan|Minnesota|Mississippi|"
+    "Missouri|Montana|Nebraska|Nevada|New Hampshire|New Jersey|New Mexico|New York|North Carolina|"
+    "North Dakota|Ohio|Oklahoma|Oregon|Pennsylvania|Rhode Island|South Carolina|South Dakota|Tennessee|Texas|"
+    "Utah|Vermont|Virginia|Washington|West Virginia|Wisconsin|Wyoming|Alberta|British Columbia|Manitoba|"
+    "Nova Scotia|Ontario|Quebec|Saskatchewan|"
+    # cities
+    "Amsterdam|Athens|Atlanta|Auckland|Austin|Baltimore|Bangalore|Bengaluru|Bangkok|Barcelona|Beijing|Beirut|"
+    "Belfast|Belgrade|Berlin|Bern|Bilbao|Birmingham|Bogota|Bologna|Bordeaux|Boston|Boulder|Bratislava|Brighton|"
+    "Brisbane|Bristol|Brooklyn|Brussels|Bucharest|Budapest|Buenos Aires|Cairo|Calgary|Cambridge|Canberra|"
+    "Cape Town|Cardiff|Charlotte|Chennai|Chicago|Cincinnati|Cleveland|Cologne|Copenhagen|Cork|Dallas|"
+    "Delhi|New Delhi|Denver|Detroit|Dhaka|Doha|Dubai|Dublin|Durham|Edinburgh|Florence|Frankfurt|Geneva|Glasgow|"
+    "Gothenburg|Guadalajara|Hamburg|Hanoi|Helsinki|Ho Chi Minh City|Hong Kong|Honolulu|Houston|Hyderabad|"
+    "Indianapolis|Istanbul|Jakarta|Jerusalem|Johannesburg|Kansas City|Karachi|Kathmandu|Kyiv|Kiev|Kolkata|"
+    "Krakow|Kuala Lumpur|Kyoto|Lagos|Lahore|Las Vegas|Leeds|Leipzig|Lima|Lisbon|Liverpool|Ljubljana|London|"
+    "Los Angeles|LA|Lyon|Madrid|Manchester|Manila|Marseille|Medellin|Melbourne|Memphis|Miami|Milan|Milwaukee|"
+    "Minneapolis|Montreal|Moscow|Mumbai|Munich|Nairobi|Naples|Nashville|New Orleans|NYC|New York City|Newcastle|"
+    "Nice|Oakland|Osaka|Oslo|Ottawa|Oxford|Palo Alto|Paris|Perth|Philadelphia|Phoenix|Pittsburgh|Portland|Porto|"
+    "Prague|Pune|Quito|Raleigh|Reykjavik|Riga|Rio|Rio de Janeiro|Riyadh|Rome|Rotterdam|Sacramento|"
+    "Salt Lake City|San Antonio|San Diego|San Francisco|SF|San Jose|Santiago|Sao Paulo|São Paulo|Sapporo|Seattle|"
+    "Seoul|Seville|Shanghai|Shenzhen|Sheffield|Stockholm|Stuttgart|Sydney|Taipei|Tallinn|Tampa|Tbilisi|"
+    "Tel Aviv|Tokyo|Toronto|Toulouse|Turin|Utrecht|Valencia|Vancouver|Venice|Vienna|Vilnius|Warsaw|"
+    "Washington DC|Washington D.C.|DC|Wellington|Zagreb|Zurich|Zürich"
+).split("|"))
