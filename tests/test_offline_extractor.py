@@ -53,6 +53,10 @@ ATOMIC_FACTS = [
     ("I left Monzo for a job at Wise.", {("employer", "Monzo", True), ("employer", "Wise")}),
     ("I left London for a job at Google.", {("employer", "Google")}),
     ("Just started my new role at Canva.", {("employer", "Canva")}),
+    # who the user is, said in passing
+    ("As a nurse, I see this a lot.", {("role", "nurse")}),
+    ("As the only vegetarian at the barbecue, I ate corn.", {("dietary_restriction", "vegetarian")}),
+    ("As a mom of three, I know chaos.", {("number_of_children", "3")}),
     ("I work as a nurse for the NHS.", {("role", "nurse"), ("employer", "NHS")}),
     ("I'm from Lagos originally.", {("hometown", "Lagos")}),
     ("We have one son.", {("number_of_children", "1")}),
@@ -185,6 +189,7 @@ NOTHING = [
     # between two names that are neither a known place nor shaped like an organisation, a guess
     # would file a company as the user's city (or a town as their employer)
     "I moved from Stripe to Notion.", "I've moved over to Notion from Stripe.",
+    "As a vegan would say, I guess.", "As a kid, I loved trains.", "As a vegetarian restaurant owner, I know.",
     "I'm a student of life.", "I'm the president of the fan club?", "I switched to Linux.",
 "I joined Strava last month.", "I went vegan for a month once?",
     "ok", "lol thanks", "sounds good", "haha", "what do you think?", "", "   ",

@@ -539,8 +539,10 @@ _RULES = [
         rf"\b(?:years?|yrs?|months?) at (?:the )?(?P<value>{_ORG}),? (?=I {_ADVERBS}(?:(?:switched|moved|went|jumped) "
         rf"(?:over )?to |left\b|quit\b))",
     ], "The user used to work at {value}.", _organisation, confidence=0.7, importance=0.6, historical=True),
-    _rule("fact", "role", "a an the promoted became title job role position head", [
+    _rule("fact", "role", "a an the promoted became title job role position head as", [
         rf"\bI(?:'m| am) (?:now |currently |also )?(?:an?|the) (?P<value>{_ROLE}){_ROLE_END}",
+        # "As a nurse, I see this a lot": who the user is, said in passing
+        rf"^(?i:as) an? (?!(?:former|ex-?|retired|future|wannabe|aspiring|would-be)\b)(?P<value>{_ROLE}),\s*I\b",
         rf"(?:{_CURRENT_JOB}|\bI(?:'ve| have)? (?:just |recently )?joined) {_PROPER} as (?:an?|the) "
         rf"(?P<value>{_ROLE}){_ROLE_END}",
         rf"\bI(?: (?:now |currently )?work|'m (?:now |currently )?working| am (?:now |currently )?working) as "
@@ -601,16 +603,21 @@ _RULES = [
         rf"\bI (?:just |recently )?turned (?P<value>{_NUMBER}){_TURNED_END}",
         rf"\bI(?:'m| am) an? (?P<value>{_NUMBER})[- ]years?[- ]old (?=[a-z])",
     ], "The user is {value} years old.", _age, importance=0.6),
-    _rule("fact", "number_of_children", "have got m am", [
+    _rule("fact", "number_of_children", "have got m am as", [
         rf"{_HAVE} (?P<value>{_NUMBER}) (?:kids|children|kid|child)(?![\w'’])",
         # "two daughters" counts them; "no sons" says nothing of daughters, "two girls coming over" nothing of children
         rf"{_HAVE} (?!no\b)(?P<value>{_NUMBER}) {_SONS_DAUGHTERS}(?: and (?P<more>an?|{_NUMBER}) {_SONS_DAUGHTERS})?"
         r"(?=\s*(?:[^\w\s'’-]|$)|\s+(?:and|but|who|aged|named|called)\b)",
         rf"\bI(?:'m| am) a (?:mother|mom|mum|father|dad|parent) of (?P<value>{_NUMBER})(?![\w'’])",
+        # "as a mom of three, I ...": who the user is, said in passing
+        rf"\b(?i:as) a (?:mother|mom|mum|father|dad|parent) of (?P<value>{_NUMBER}),? I\b",
         r"\b(?:I|[Ww]e) (?:don't|do not) have (?:any )?(?:kids|children)(?P<value>)(?![\w'’])",
     ], "The user has {said}.", _children, importance=0.6),
     # food and health
-    _rule("fact", "dietary_restriction", "m am been keep eat went gone turned became become", [
+    _rule("fact", "dietary_restriction", "m am been keep eat went gone turned became become as", [
+        # "as the only vegetarian at the barbecue, I ...": who the user is, said in passing
+        r"\b(?i:as) (?:an?|the only|a strict|a lifelong) (?P<value>vegetarian|vegan|pescatarian|pescetarian|coeliac|"
+        r"celiac)(?: (?:at|in|on|among|of|for) [^,.;!?]{1,50})?,\s*I\b",
         r"\bI(?:'m| am|'ve been| have been)(?: now| strictly| fully)? (?:an? )?(?P<value>vegetarian|vegan|pescatarian|"
         r"pescetarian|gluten[- ]free|dairy[- ]free|lactose[- ]intolerant|coeliac|celiac|kosher|halal)"
         + _strict_end("and", "for", "these", "too", "as", "though", "myself", "since", "ever", "again", "already"),
