@@ -331,3 +331,25 @@ def test_keys_are_snake_case():
     cases = ATOMIC_FACTS + PETS + PREFERENCES_AND_OPINIONS + NEGATIONS + HISTORICAL
     keys = {c.key for text, _ in cases for c in _extract(text)}
     assert all(re.fullmatch(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)*", key) for key in keys), keys
+
+
+@pytest.mark.parametrize("asked, about_them", [
+    ("How's your sister doing these days?", True),
+    ("How's your sister? Is she okay?", True),
+    ("Did your brother find a job?", True),
+    ("Your sister sounds great. What about you?", False),
+    ("Where do you live now?", False),
+])
+def test_a_dropped_subject_answers_the_question_before_it(asked, about_them):
+    """"Moved to Berlin last year." after "How's your sister?" is the sister's move, not the user's."""
+    answer = _message("Moved to Berlin last year. I started at Acme too.", id="m2")
+    for messages, history in (([_message(asked, role="assistant"), answer], []),
+                              ([answer], [_message(asked, role="assistant", id="h0")])):
+        found = {(c.key, c.value) for c in OfflineExtractor().extract(messages, history)}
+        assert ("employer", "Acme") in found  # a sentence with its own "I" is the user's either way
+        assert (("city", "Berlin") in found) is not about_them, found
+
+
+def test_a_question_in_ones_own_earlier_line_is_not_about_someone_else():
+    said = [_message("How is my sister supposed to cope?", id="m1"), _message("Moved to Berlin last year.", id="m2")]
+    assert {(c.key, c.value) for c in OfflineExtractor().extract(said, [])} == {("city", "Berlin")}

@@ -839,9 +839,23 @@ _JOINED_VERB = re.compile(
     r"adopted|became|landed|got|have|own|love|like|prefer|play|teach|study|retired)\b)", re.IGNORECASE)
 
 
-def _typed(sentence: str) -> str:
+# A question about someone else ("How's your sister doing?", "Where does she work now?") is answered
+# without a subject ("Moved to Berlin last year."): that dropped subject is the one asked about.
+_ASKED_ABOUT_OTHER = re.compile(
+    rf"\b(?:your (?:{_alternation(_RELATIONS)}|kids|children|boss|manager|colleague|coworker|roommate|flatmate|"
+    r"neighbou?r|parents|family)|he|she)\b[^?.!]*\?\s*$", re.IGNORECASE)
+
+
+def _asks_about_someone_else(before: dict[str, Any] | None, message: dict[str, Any]) -> bool:
+    """Whether the line before `message`, said by someone else, asks about a third person."""
+    if before is None or (before["role"] == "user" and before.get("name") == message.get("name")):
+        return False
+    return bool(_ASKED_ABOUT_OTHER.search(before["content"] or ""))
+
+
+def _typed(sentence: str, dropped_is_user: bool = True) -> str:
     sentence = _LOWER_I.sub("I", sentence.replace("’", "'"))
-    dropped = _DROPPED_SUBJECT.match(sentence)
+    dropped = _DROPPED_SUBJECT.match(sentence) if dropped_is_user else None
     if dropped:
         at = dropped.end()
         subject = "I've " if _BEEN.match(sentence, at) else "I "
@@ -916,13 +930,15 @@ class OfflineExtractor:
     def extract(self, messages: list[dict[str, Any]], history: list[dict[str, Any]]) -> list[Candidate]:
         found = _Facts()
         earlier: _Facts | None = None  # the history's facts, extracted once a correction needs them
-        for message in messages:
+        for i, message in enumerate(messages):
             if message["role"] != "user":
                 continue
             # Another named participant's "I work at Acme" is about them (models.speaker_subject).
             subject = message.get("subject") or "user"
-            for sentence in _statements(message["content"] or ""):
-                for _, rule, fields in _matches(_typed(sentence)):
+            before = messages[i - 1] if i else (history[-1] if history else None)
+            about_them = _asks_about_someone_else(before, message)
+            for n, sentence in enumerate(_statements(message["content"] or "")):
+                for _, rule, fields in _matches(_typed(sentence, dropped_is_user=not (about_them and n == 0))):
                     found.add(_candidate(rule, fields, message["id"], sentence, subject))
                 for match in _CORRECTION.finditer(sentence):
                     if earlier is None:
