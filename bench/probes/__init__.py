@@ -115,10 +115,9 @@ def _post(client: Poster, path: str, headers: dict[str, str], body: dict[str, An
 def report(outcomes: list[Outcome]) -> dict[str, Any]:
     """split -> route -> {category: share passed, "overall": share, "probes": n} ("all" = both splits)."""
     table: dict[str, Any] = {}
-    for split in (*SPLITS, "all"):
+    splits = {o.split for o in outcomes}
+    for split in (*SPLITS, "all") if len(splits) > 1 else sorted(splits):
         chosen = [o for o in outcomes if split == "all" or o.split == split]
-        if not chosen:
-            continue
         table[split] = {}
         for route in ROUTES:
             mine = [o for o in chosen if o.route == route]
