@@ -75,10 +75,11 @@ def test_a_question_about_the_user_is_not_answered_by_every_fact(ctx, tenant):
     # Facts filed as "The user's ..." share their phrase with any question about "the user"; asked
     # as asked, "Is the user a violinist?" opened the floor on them.
     _say(tenant, [("2026-01-05T10:00:00Z", "I work at Stripe as a product manager and live in Dublin."),
-                  ("2026-01-12T10:00:00Z", "My sister is called Ruth.")])
+                  ("2026-01-12T10:00:00Z", "My sister is called Ruth."),
+                  ("2026-01-19T10:00:00Z", "I'm allergic to penicillin.")])
     with _app(ctx, search_first_person=False) as as_asked, _app(ctx, search_first_person=True) as voiced:
-        for question in ("Is the user a violinist?", "Does the user speak Portuguese?"):
-            assert _found(as_asked, tenant, question), question  # what the lever is for
+        assert _found(as_asked, tenant, "Is the user a runner?")  # what the lever is for
+        for question in ("Is the user a runner?", "Where does the user go skiing?"):
             assert _found(voiced, tenant, question) == [], question
         # a question about what was said is still answered, by the facts as by the line
         found = _found(voiced, tenant, "Where does the user work?")
@@ -89,6 +90,8 @@ def test_a_question_about_the_user_is_not_answered_by_every_fact(ctx, tenant):
 def test_now_puts_the_later_line_first(ctx, tenant):
     old, new = ("I teach chemistry at Hillside School.", "I accepted a job teaching chemistry at Oakfield Academy.")
     _say(tenant, [("2026-01-05T10:00:00Z", old), ("2026-03-02T10:00:00Z", new)])
-    with _app(ctx, search_present_boost=0.5) as present:
-        found = _found(present, tenant, "Where does the user teach chemistry now?")
+    question = "Where does the user teach chemistry now?"
+    with _app(ctx, search_present_boost=0.0) as plain, _app(ctx, search_present_boost=0.5) as present:
+        before, found = _found(plain, tenant, question), _found(present, tenant, question)
+    assert before.index(old) < before.index(new), before  # what the lever is for
     assert new in found and (old not in found or found.index(new) < found.index(old)), found
