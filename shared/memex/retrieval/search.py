@@ -1,11 +1,12 @@
 """Hybrid search: keyword and vector channels over one user's memories, fused and scored.
 
 In hybrid mode a search runs in three steps: the question's own channels (its keyword channel
-again without the participants it names, speakers.py, when it names one); extra queries for a
+again without the participants it names, speakers.py, when it names one; with
+settings.search_first_person, its vector channel in the user's voice, first_person.py); extra queries for a
 question that needs two facts (multihop.py), whose rankings join the same weighted RRF; then,
 when one is configured, a reranker over the best fused candidates (rerank.py), whose floor then
 replaces the built-in one (floor.py). Without a reranker, the question's cues then adjust the
-fused relevance (`_cues`, each behind a setting: the speaker it names, the period it names, the
+fused relevance (`_cues`, each behind a setting: the speaker it names, the period it names, "now", the
 lines said next to the best hits). The best hits' distinctive words can run as one more keyword
 query (feedback.py, off by default). With settings.search_keyword_first, the question's keyword
 channel runs first and its vector channel only when the keyword one is not decisive
