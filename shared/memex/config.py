@@ -135,8 +135,19 @@ class Settings:
     # embedding toward every line they said. 0 off; 0.5: R@10 0.791 -> 0.804, chosen in every
     # leave-one-out fold (README, LoCoMo).
     search_unnamed_vector_weight: float = 0.5
+    # A question about "the user" runs on the vector channel in the user's voice ("Is the user a
+    # runner?" as "Am I a runner?", retrieval/first_person.py): the gate reads that; the question as
+    # asked is fused beside it with this weight (0: not embedded). Measured on bench.probes (README):
+    # off by default, since the gate then misses a new user's "where does the user work?" when all
+    # they said is "I just started at Notion as a PM." (its fact is written in the third person).
+    search_first_person: bool = False
+    search_as_asked_vector_weight: float = 0.5
     # A memory valid within a period the question names ("last week", "in May 2023"): x (1 + boost).
     search_temporal_boost: float = 0.5
+    # A question that asks what holds now ("now", "these days", "currently", temporal.asks_present):
+    # the kept memories' relevance x (1 + boost x how late each became valid among them, 0 to 1).
+    # Measured on bench.probes (README). 0: off.
+    search_present_boost: float = 0.5
     # The messages said within `reach` of one of the `hits` best memories' own (in its turn) get
     # `share` of that memory's relevance when it beats their own. Reach 2 (the line before the
     # question a hit answers, the reply after its reply): R@10 0.777 -> 0.791, chosen in every fold.
@@ -272,7 +283,10 @@ def load_settings() -> Settings:
         search_speaker_boost=_float("MEMEX_SEARCH_SPEAKER_BOOST", 0.3),
         search_keywords_without_speakers=_bool("MEMEX_SEARCH_KEYWORDS_WITHOUT_SPEAKERS", True),
         search_unnamed_vector_weight=_float("MEMEX_SEARCH_UNNAMED_VECTOR_WEIGHT", 0.5),
+        search_first_person=_bool("MEMEX_SEARCH_FIRST_PERSON", False),
+        search_as_asked_vector_weight=_float("MEMEX_SEARCH_AS_ASKED_VECTOR_WEIGHT", 0.5),
         search_temporal_boost=_float("MEMEX_SEARCH_TEMPORAL_BOOST", 0.5),
+        search_present_boost=_float("MEMEX_SEARCH_PRESENT_BOOST", 0.5),
         search_neighbour_share=_float("MEMEX_SEARCH_NEIGHBOUR_SHARE", 0.5),
         search_neighbour_hits=_int("MEMEX_SEARCH_NEIGHBOUR_HITS", 5),
         search_neighbour_reach=_int("MEMEX_SEARCH_NEIGHBOUR_REACH", 2),

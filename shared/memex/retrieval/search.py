@@ -1,11 +1,12 @@
 """Hybrid search: keyword and vector channels over one user's memories, fused and scored.
 
 In hybrid mode a search runs in three steps: the question's own channels (its keyword channel
-again without the participants it names, speakers.py, when it names one); extra queries for a
+again without the participants it names, speakers.py, when it names one; with
+settings.search_first_person, its vector channel in the user's voice, first_person.py); extra queries for a
 question that needs two facts (multihop.py), whose rankings join the same weighted RRF; then,
 when one is configured, a reranker over the best fused candidates (rerank.py), whose floor then
 replaces the built-in one (floor.py). Without a reranker, the question's cues then adjust the
-fused relevance (`_cues`, each behind a setting: the speaker it names, the period it names, the
+fused relevance (`_cues`, each behind a setting: the speaker it names, the period it names, "now", the
 lines said next to the best hits). The best hits' distinctive words can run as one more keyword
 query (feedback.py, off by default). With settings.search_keyword_first, the question's keyword
 channel runs first and its vector channel only when the keyword one is not decisive
@@ -34,8 +35,8 @@ from memex.db import history
 from memex.db import memories as memory_rows
 from memex.metrics import FLOOR_REJECTIONS, LLM_FALLBACKS
 from memex.models import SearchIn
-from memex.retrieval import (current_first, feedback, floor, keyword_first, keywords, multihop, rerank, rrf, scoring,
-                             speakers, temporal)
+from memex.retrieval import (current_first, feedback, first_person, floor, keyword_first, keywords, multihop, rerank,
+                             rrf, scoring, speakers, temporal)
 
 CANDIDATES_PER_CHANNEL = 100
 EXPANSION_CANDIDATES = 30  # per extra query: its lower ranks would add next to nothing
@@ -178,15 +179,24 @@ def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies |
         return [QueryRun(k.result() if k else None, v.result() if v else None) for k, v in sent]
 
     depth = max(CANDIDATES_PER_CHANNEL, request.top_k * 2)
+    # A question about "the user" is embedded in the user's voice (first_person.py); as asked, it
+    # runs beside that on the vector channel with its own weight.
+    voiced = first_person.of(request.query) if request.mode == "hybrid" and ctx.settings.search_first_person else None
+    as_asked = None
     if request.mode == "hybrid" and ctx.settings.search_keyword_first:
         # The keyword channel first, and the query embedded only when its answer is not decisive:
         # a round trip more for those, no embedding for the others.
         [question] = run([(request.query, depth, True, False)])
         if not keyword_first.decisive(question.keyword):
-            question = QueryRun(question.keyword, run([(request.query, depth, False, True)])[0].vector)
+            question = QueryRun(question.keyword, run([(voiced or request.query, depth, False, True)])[0].vector)
     else:
-        [question] = run([(request.query, depth, request.mode in ("hybrid", "bm25"),
-                           request.mode in ("hybrid", "vector"))])
+        embed_asked = request.mode in ("hybrid", "vector") and (
+            not voiced or ctx.settings.search_as_asked_vector_weight > 0)
+        [question, *in_voice] = run([(request.query, depth, request.mode in ("hybrid", "bm25"), embed_asked)]
+                                    + ([(voiced, depth, False, True)] if voiced else []))
+        if in_voice:
+            as_asked = QueryRun(None, question.vector) if question.vector is not None else None
+            question = QueryRun(question.keyword, in_voice[0].vector)
     own = question.signals()
     reranker = rerank.from_settings(ctx.settings) if request.mode == "hybrid" else None
     gate_open = floor.query_passes(own.values(), vector_ran=question.vector is not None)
@@ -197,6 +207,9 @@ def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies |
     # 1. the question's channels, and those of its extra queries (multi-hop), in one weighted RRF
     runs = [(1.0, question)]
     found = question.found()
+    if as_asked is not None:
+        runs.append((ctx.settings.search_as_asked_vector_weight, as_asked))
+        found = {**as_asked.found(), **found}
     if request.mode == "hybrid":
         fused_question = rrf.fuse(question.rankings(1.0))
         ordered = sorted(fused_question, key=fused_question.__getitem__, reverse=True)
@@ -321,7 +334,8 @@ def _cues(settings: Settings, query: str, now: datetime, relevance: dict[str, fl
           found: dict[str, memory_rows.Found], neighbours_of) -> tuple[dict[str, float], list[str]]:
     """The fused relevance of the kept memories with the question's cues (config.py, search_*):
     a memory whose speaker the question names, or valid in a period it names, counts for more
-    (divided by the largest factor, so relevance stays within [0, 1]); then the messages said
+    (divided by the largest factor, so relevance stays within [0, 1]), and so does a later one when
+    the question asks what holds now; then the messages said
     next to the best memories share their relevance. `found` gains the neighbours' rows."""
     asked = speakers.words(query) if settings.search_speaker_boost else frozenset()
     periods = temporal.windows(query, now) if settings.search_temporal_boost else []
@@ -334,6 +348,14 @@ def _cues(settings: Settings, query: str, now: datetime, relevance: dict[str, fl
                      * (speaker_factor if speakers.names(asked, found[item]) else 1.0)
                      * (time_factor if temporal.within(found[item].valid_from, periods) else 1.0) / top
                      for item in kept}
+    present = settings.search_present_boost if temporal.asks_present(query) else 0.0
+    moments = [found[item].valid_from for item in kept]
+    span = (max(moments) - min(moments)).total_seconds() if moments else 0.0
+    if present > 0 and span > 0:
+        # the newest of the kept memories x (1 + boost), the oldest x 1, in proportion between
+        oldest = min(moments)
+        relevance = {item: relevance[item] * (1 + present * (found[item].valid_from - oldest).total_seconds() / span)
+                     / (1 + present) for item in kept}
     if settings.search_neighbour_share <= 0 or not kept:
         return relevance, kept
     anchors = sorted(kept, key=lambda item: relevance[item], reverse=True)[:settings.search_neighbour_hits]

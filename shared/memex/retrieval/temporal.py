@@ -127,3 +127,14 @@ def _relative(expression: str, now: datetime) -> Window:
     if which == "this":
         return year_start, now + timedelta(days=1)
     return year_start.replace(year=year_start.year - 1), now
+
+
+# "Where does the user work now?", "what does she think of it these days?": the question asks for
+# what holds today, and of two lines on the subject, the later one is more likely to.
+_PRESENT = re.compile(r"\b(now|nowadays|currently|current|these days|at the moment|at present|still|anymore|"
+                      r"any more|lately|latest|most recent)\b", re.IGNORECASE)
+
+
+def asks_present(question: str) -> bool:
+    """Whether the question asks what holds now rather than at some time."""
+    return bool(_PRESENT.search(question))

@@ -1,0 +1,3 @@
+from bench.probes import main
+
+main()

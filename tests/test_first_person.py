@@ -1,0 +1,97 @@
+"""Questions an agent asks about "the user": embedded in the user's voice (retrieval/first_person.py),
+and "now" favouring the later of two lines (temporal.asks_present), through the HTTP API and the
+embedded Postgres, against the same history with the lever off."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from infra.local.runtime import HTTP_FUNCTIONS, function_module
+from memex.retrieval import first_person, temporal
+from memex_edge.context import build_context
+from memex_edge.http import create_app
+
+
+@pytest.mark.parametrize("question, voiced", [
+    ("Is the user a runner?", "Am I a runner?"),
+    ("Where does the user work now?", "Where do I work now?"),
+    ("What is the user's job?", "What is my job?"),
+    ("Which company employs the user now?", "Which company employs me now?"),
+    ("Is there any food the user dislikes?", "Is there any food I dislike?"),
+    ("How long has the user lived there?", "How long have I lived there?"),
+    ("Remind the user of the dentist", "Remind me of the dentist"),
+    ("Where the user studies", "Where I study"),
+])
+def test_questions_about_the_user_in_the_first_person(question, voiced):
+    assert first_person.of(question) == voiced
+
+
+@pytest.mark.parametrize("question", ["What is my name?", "How many users signed up?", "where does she work?",
+                                      "What did Melanie paint?"])
+def test_other_questions_are_left_alone(question):
+    assert first_person.of(question) is None
+
+
+@pytest.mark.parametrize("question, present", [
+    ("Where does the user work now?", True), ("Who do I work for these days?", True),
+    ("Is the user still freelancing?", True), ("What is the user's current job?", True),
+    ("Where does the user work?", False), ("What did Melanie paint last May?", False),
+    ("Is the user knowledgeable?", False),
+])
+def test_questions_that_ask_what_holds_now(question, present):
+    assert temporal.asks_present(question) is present
+
+
+# --- through the service ----------------------------------------------------------------------
+
+ACK = "Got it!"
+
+
+def _app(ctx, **changes):
+    from fastapi.testclient import TestClient
+
+    app_ctx = build_context(dataclasses.replace(ctx.settings, **changes))
+    routers = [function_module(name).router for name in HTTP_FUNCTIONS]
+    return TestClient(create_app(*routers, provide=lambda: app_ctx), raise_server_exceptions=False)
+
+
+def _say(tenant, said: list[tuple[str, str]]) -> None:
+    for at, line in said:
+        body = {"user_id": tenant.user, "session_id": "chat", "timestamp": at,
+                "messages": [{"role": "user", "content": line}, {"role": "assistant", "content": ACK}]}
+        assert tenant.post("/v1/turns?wait=true", body).status_code == 201
+
+
+def _found(client, tenant, query: str) -> list[str]:
+    body = {"user_id": tenant.user, "query": query, "reference_time": "2026-04-01T00:00:00Z", "top_k": 5}
+    response = client.post("/v1/search", json=body, headers=tenant.headers)
+    assert response.status_code == 200, response.text
+    return [r["content"] for r in response.json()["results"]]
+
+
+def test_a_question_about_the_user_is_not_answered_by_every_fact(ctx, tenant):
+    # Facts filed as "The user's ..." share their phrase with any question about "the user"; asked
+    # as asked, "Is the user a violinist?" opened the floor on them.
+    _say(tenant, [("2026-01-05T10:00:00Z", "I work at Stripe as a product manager and live in Dublin."),
+                  ("2026-01-12T10:00:00Z", "My sister is called Ruth."),
+                  ("2026-01-19T10:00:00Z", "I'm allergic to penicillin.")])
+    with _app(ctx, search_first_person=False) as as_asked, _app(ctx, search_first_person=True) as voiced:
+        assert _found(as_asked, tenant, "Is the user a runner?")  # what the lever is for
+        for question in ("Is the user a runner?", "Where does the user go skiing?"):
+            assert _found(voiced, tenant, question) == [], question
+        # a question about what was said is still answered, by the facts as by the line
+        found = _found(voiced, tenant, "Where does the user work?")
+        assert "I work at Stripe as a product manager and live in Dublin." in found, found
+        assert "The user's employer is Stripe." in found, found
+
+
+def test_now_puts_the_later_line_first(ctx, tenant):
+    old, new = ("I teach chemistry at Hillside School.", "I accepted a job teaching chemistry at Oakfield Academy.")
+    _say(tenant, [("2026-01-05T10:00:00Z", old), ("2026-03-02T10:00:00Z", new)])
+    question = "Where does the user teach chemistry now?"
+    with _app(ctx, search_present_boost=0.0) as plain, _app(ctx, search_present_boost=0.5) as present:
+        before, found = _found(plain, tenant, question), _found(present, tenant, question)
+    assert before.index(old) < before.index(new), before  # what the lever is for
+    assert new in found and (old not in found or found.index(new) < found.index(old)), found
