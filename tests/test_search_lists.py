@@ -8,7 +8,7 @@ import dataclasses
 import pytest
 
 from infra.local.runtime import HTTP_FUNCTIONS, function_module
-from memex.retrieval.lists import asks_for_many
+from memex.retrieval.lists import asks_for_many, head
 from memex_edge.context import build_context
 from memex_edge.http import create_app
 
@@ -44,6 +44,21 @@ def test_a_question_that_asks_for_many_things(question):
 ])
 def test_a_question_about_one_thing(question):
     assert not asks_for_many(question)
+
+
+@pytest.mark.parametrize("question, plural", [
+    ("What martial arts has John done?", "martial arts"),
+    ("Which European countries has Maria been to?", "European countries"),
+    ("What kind of books does Nate enjoy?", "books"),
+    ("What musical artists/bands has Melanie seen?", "musical artists/bands"),
+    ("What are Joanna's hobbies?", "hobbies"),
+    ("How many screenplays has Joanna written?", "screenplays"),
+    ("How many times has Nate won?", None),  # how often, not of what kind
+    ("What has Melanie painted?", None),
+    ("What did Melanie paint recently?", None),
+])
+def test_the_plural_a_question_asks_for(question, plural):
+    assert head(question) == plural
 
 
 def _app(ctx, **changes):

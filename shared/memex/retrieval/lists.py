@@ -19,33 +19,43 @@ from typing import Mapping, Sequence
 
 from memex.db.memories import Found
 
-# "what books has", "which US cities does", "what kind of books does", "what are Joanna's hobbies": a plural, then its verb
+# "what books has", "which US cities does", "what kind of books does", "what are Joanna's hobbies":
+# a plural (with up to two words before it: the head of the question), then its verb
 _PLURAL = r"(?P<plural>[a-z+/-]*[a-z]s(?:/[a-z]+s)?)"  # "books", "artists/bands"
 _LISTED = (
-    re.compile(r"^\s*(?:in\s+)?(?:what|which)\s+(?:[\w+/'’-]+\s+){0,2}?" + _PLURAL
-               + r"\s+(?:has|have|does|do|are)\b", re.IGNORECASE),
-    re.compile(r"^\s*what\s+are\s+(?:(?:the|some|all)\s+)?(?:[\w'’-]+\s+){0,3}?" + _PLURAL + r"\b",
+    re.compile(r"^\s*(?:in\s+)?(?:what|which)\s+(?P<head>(?:[\w+/'’-]+\s+){0,2}?" + _PLURAL
+               + r")\s+(?:has|have|does|do|are)\b", re.IGNORECASE),
+    re.compile(r"^\s*what\s+are\s+(?:(?:the|some|all)\s+)?(?:[\w'’-]+\s+){0,3}?(?P<head>" + _PLURAL + r")\b",
+               re.IGNORECASE),
+    re.compile(r"^\s*how\s+many\s+(?P<head>(?:[\w'’-]+\s+){0,2}?" + _PLURAL + r")\s+(?:has|have|does|do)\b",
                re.IGNORECASE),
 )
-# "how many times", "how many books has", "what has Melanie painted" (over time), "do they both"
+# "how many times", "what has Melanie painted" (over time), "do they both"
 _MANY = re.compile(r"^\s*how\s+many\s+(?:times\b|(?:[\w'’-]+\s+){1,3}?(?:has|have|does|do)\b)"
                    r"|^\s*(?:what|which)\s+(?:has|have)\b|\bboth\b", re.IGNORECASE)
+_KIND_OF = re.compile(r"^(?:(?:kinds?|types?|sorts?)\s+of\s+)", re.IGNORECASE)
 # words ending in s that are not plurals of a thing
 _NOT_PLURAL = frozenset({"this", "its", "his", "hers", "yours", "ours", "theirs", "us", "always", "perhaps",
                          "sometimes", "news", "series", "species", "basis", "status", "plus", "thus", "yes",
-                         "class", "business", "address", "stress", "success", "fitness", "illness"})
+                         "class", "business", "address", "stress", "success", "fitness", "illness", "times"})
 
 
 def asks_for_many(question: str) -> bool:
     """Whether `question`'s form asks for all things of a kind, or how many there were."""
-    if _MANY.search(question):
-        return True
+    return bool(_MANY.search(question)) or head(question) is not None
+
+
+def head(question: str) -> str | None:
+    """The plural `question` asks for, with the words that qualify it ("martial arts", "European
+    countries", "books" of "what kind of books"); None when its form names none."""
     for form in _LISTED:
         match = form.search(question)
-        if match and match.group("plural").lower() not in _NOT_PLURAL \
-                and not match.group("plural").lower().endswith(("ss", "us", "'s", "’s")):
-            return True
-    return False
+        if match is None:
+            continue
+        plural = match.group("plural").lower()
+        if plural not in _NOT_PLURAL and not plural.endswith(("ss", "us", "'s", "’s")):
+            return _KIND_OF.sub("", match.group("head").strip())
+    return None
 
 
 def spread(relevance: Mapping[str, float], kept: Sequence[str], found: Mapping[str, Found], free: int,

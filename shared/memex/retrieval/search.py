@@ -215,13 +215,18 @@ def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies |
         unnamed = speakers.without_names(request.query, found.values()) \
             if ctx.settings.search_keywords_without_speakers and ctx.settings.search_speaker_boost else None
         bridge = _feedback(ctx.settings, request.query, ordered, found)
+        kind = lists.head(request.query) if ctx.settings.search_list_head_weight > 0 else None
         plans = [(query, EXPANSION_CANDIDATES, True, not keyword_only) for _, query, keyword_only in extra]
         if unnamed:
             plans.append((unnamed, depth, True, ctx.settings.search_unnamed_vector_weight > 0))
         if bridge:
             plans.append((bridge, EXPANSION_CANDIDATES, True, False))
+        if kind:
+            plans.append((kind, depth, False, True))
         if plans:
             extra_runs = run(plans)
+            if kind:
+                runs.append((ctx.settings.search_list_head_weight, extra_runs.pop()))
             if bridge:
                 runs.append((ctx.settings.search_feedback_weight, extra_runs.pop()))
             if unnamed:
