@@ -150,15 +150,6 @@ class Settings:
     search_feedback_terms: int = 0
     search_feedback_hits: int = 3
     search_feedback_weight: float = 0.3
-    # A question that asks for many things ("What books has she read?", retrieval/lists.py): past
-    # a day's first `free` memories in the ranking, each further one of that day x `spread` per
-    # memory of the day above it, so that other days' answers reach the top. 1.0 off.
-    search_list_spread: float = 1.0
-    search_list_free: int = 2
-    # ...and the plural it asks for ("martial arts") runs alone on the vector channel, fused with
-    # this weight: the lines that name one of its kind ("I took up kickboxing") are near it in
-    # meaning though the question's other words are not. 0 off.
-    search_list_head_weight: float = 0.0
     # Bounds on a search's work whatever the user's history (db/memories.py). Keyword: candidates
     # come from the query's rarest terms while their postings add up to at most this many (and no
     # more from the rarest alone). bench/scale at 100k memories: 2000 keeps recall@10 against no
@@ -288,9 +279,6 @@ def load_settings() -> Settings:
         search_feedback_terms=_int("MEMEX_SEARCH_FEEDBACK_TERMS", 0),
         search_feedback_hits=_int("MEMEX_SEARCH_FEEDBACK_HITS", 3),
         search_feedback_weight=_float("MEMEX_SEARCH_FEEDBACK_WEIGHT", 0.3),
-        search_list_spread=_float("MEMEX_SEARCH_LIST_SPREAD", 1.0),
-        search_list_free=_int("MEMEX_SEARCH_LIST_FREE", 2),
-        search_list_head_weight=_float("MEMEX_SEARCH_LIST_HEAD_WEIGHT", 0.0),
         keyword_max_postings=_int("MEMEX_KEYWORD_MAX_POSTINGS", 2000),
         vector_exact_max=_int("MEMEX_VECTOR_EXACT_MAX", 100_000),
         vector_ef_search=_int("MEMEX_VECTOR_EF_SEARCH", 400),

@@ -34,8 +34,8 @@ from memex.db import history
 from memex.db import memories as memory_rows
 from memex.metrics import FLOOR_REJECTIONS, LLM_FALLBACKS
 from memex.models import SearchIn
-from memex.retrieval import (current_first, feedback, floor, keyword_first, keywords, lists, multihop, rerank, rrf,
-                             scoring, speakers, temporal)
+from memex.retrieval import (current_first, feedback, floor, keyword_first, keywords, multihop, rerank, rrf, scoring,
+                             speakers, temporal)
 
 CANDIDATES_PER_CHANNEL = 100
 EXPANSION_CANDIDATES = 30  # per extra query: its lower ranks would add next to nothing
@@ -215,18 +215,13 @@ def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies |
         unnamed = speakers.without_names(request.query, found.values()) \
             if ctx.settings.search_keywords_without_speakers and ctx.settings.search_speaker_boost else None
         bridge = _feedback(ctx.settings, request.query, ordered, found)
-        kind = lists.head(request.query) if ctx.settings.search_list_head_weight > 0 else None
         plans = [(query, EXPANSION_CANDIDATES, True, not keyword_only) for _, query, keyword_only in extra]
         if unnamed:
             plans.append((unnamed, depth, True, ctx.settings.search_unnamed_vector_weight > 0))
         if bridge:
             plans.append((bridge, EXPANSION_CANDIDATES, True, False))
-        if kind:
-            plans.append((kind, depth, False, True))
         if plans:
             extra_runs = run(plans)
-            if kind:
-                runs.append((ctx.settings.search_list_head_weight, extra_runs.pop()))
             if bridge:
                 runs.append((ctx.settings.search_feedback_weight, extra_runs.pop()))
             if unnamed:
@@ -263,8 +258,6 @@ def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies |
     if reranked is None and request.mode == "hybrid":
         relevance, kept = _cues(ctx.settings, request.query, now, relevance, kept, found,
                                 lambda anchors, reach: memory_rows.neighbours(conn, *scope, anchors, reach))
-        if ctx.settings.search_list_spread < 1 and lists.asks_for_many(request.query):
-            relevance = lists.spread(relevance, kept, found, ctx.settings.search_list_free, ctx.settings.search_list_spread)
     bm25, similarity = question.scores("keyword"), question.scores("vector")
     # A channel the mode asks for has its rank in every answer, None when it did not run (the
     # keyword-first answer, a failed embedder): the same fields whichever way the search went.
