@@ -143,8 +143,9 @@ def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies |
     walk_above = ctx.settings.vector_exact_max if _iterative_scan(ctx) else None
 
     def whole(depth: int) -> int:
-        """The question's channels read their best memories whole with their ranking: the results
-        are usually among them. An extra query's seldom are; those that are come in step 4's round trip."""
+        """How many of its best memories a query's channels read whole with their ranking: the
+        question's top_k, as the results are usually among them. An extra query's none: they seldom
+        are; those that are come in step 4's round trip."""
         return request.top_k if depth > EXPANSION_CANDIDATES else 0
 
     def keyword_query(query: str, depth: int) -> tuple[str, int, int, int]:
