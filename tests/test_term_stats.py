@@ -19,7 +19,7 @@ from pgvector.psycopg import register_vector
 from psycopg.rows import dict_row
 
 from memex import memories as memory_service
-from memex.db import locks
+from memex.db import history, locks
 from memex.db import memories as memory_rows
 from memex.models import MemoryIn, SearchFilters
 
@@ -275,6 +275,38 @@ def test_a_rarest_term_over_the_cap_generates_the_memories_that_use_it_most(ctx,
         assert score == pytest.approx(everything[memory_id], rel=1e-9)
     assert list(_keyword(ctx, tenant.id, tenant.user, query, max_postings=1)[0]) == [most]
     assert len(_keyword(ctx, tenant.id, tenant.user, query, max_postings=6)[0]) == 6
+
+
+def test_several_queries_in_one_statement_rank_as_each_alone(ctx, tenant):
+    """keyword_statements folds a search's extra queries into one statement: each query's ranking,
+    scores, terms, matched words and memories read whole are those of its own statement, whatever
+    path its candidates take (under the cap, the rarest term over it, common words, no match)."""
+    for i in range(12):
+        _add(ctx, tenant.id, tenant.user, f"Coffee number {i} this week.", session_id="cafe")
+    for i in range(5):
+        _add(ctx, tenant.id, tenant.user, f"A zebra crossing and coffee, take {i}.", session_id="street")
+    gone = _add(ctx, tenant.id, tenant.user, "The zebra at the zoo drank coffee.")
+    conn = ctx.db.connection()
+    history.end(conn, tenant.id, gone, datetime(2026, 1, 1, tzinfo=timezone.utc))  # as a supersession does
+    queries = [("zebra coffee", 100, NO_CAP, 3), ("zebra coffee", 30, 3, 0), ("coffee week", 30, 4, 2),
+               ("xylophone", 30, 600, 0), ("Zebras, crossing!", 30, 600, 5)]
+    for user, include_inactive, filters in ((tenant.user, False, SearchFilters()),
+                                            (tenant.user, True, SearchFilters(session_id="street")),
+                                            (f"{tenant.user}-nobody", False, SearchFilters())):
+        scope = (tenant.id, user, None, filters, include_inactive)
+        together = memory_rows.keyword_statements(*scope, queries)
+        alone = [memory_rows.keyword_statements(*scope, [query]) for query in queries]
+        with conn.pipeline():
+            for statement in [together, *alone]:
+                statement.send(conn)
+        assert together.results() == [ranking for statement in alone for ranking in statement.results()]
+    folded = memory_rows.keyword_statements(tenant.id, tenant.user, None, SearchFilters(), True, queries)
+    with conn.pipeline():
+        folded.send(conn)
+    rankings = folded.results()
+    assert [len(r.ranked) for r in rankings] == [18, 3, 4, 0, 6]
+    assert [len(r.memories) for r in rankings] == [3, 0, 2, 0, 5]
+    assert gone in dict(rankings[0].ranked) and rankings[3].scope_size == 18
 
 
 def _content(ctx, tenant_id: str, memory_id: str) -> str:

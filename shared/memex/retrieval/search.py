@@ -143,40 +143,48 @@ def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies |
     scope = (tenant_id, request.user_id, request.agent_id, request.filters, request.include_inactive)
     walk_above = ctx.settings.vector_exact_max if _iterative_scan(ctx) else None
 
-    def whole(statement: memory_rows.Statement, depth: int) -> memory_rows.Statement:
-        """The question's channels read their best memories whole with their ranking: the results
-        are usually among them. An extra query's seldom are; those that are come in step 4's round trip."""
-        return statement.with_memories(tenant_id, request.top_k) if depth > EXPANSION_CANDIDATES else statement
+    def whole(depth: int) -> int:
+        """How many of its best memories a query's channels read whole with their ranking: the
+        question's top_k, as the results are usually among them. An extra query's none: they seldom
+        are; those that are come in step 4's round trip."""
+        return request.top_k if depth > EXPANSION_CANDIDATES else 0
+
+    def keyword_query(query: str, depth: int) -> tuple[str, int, int, int]:
+        # keyword candidates in proportion to the depth kept: an extra query keeps 30
+        max_postings = ctx.settings.keyword_max_postings * min(depth, CANDIDATES_PER_CHANNEL) \
+            // CANDIDATES_PER_CHANNEL
+        return keywords.of(query), depth, max_postings, whole(depth)
 
     def run(plans: list[tuple[str, int, bool, bool]]) -> list[QueryRun]:
         """Each (query, depth, keyword?, vector?) on its channels, all in one pipeline: one round
-        trip, in which Postgres ranks a query's keywords while the query is being embedded."""
-        sent = []
+        trip, in which Postgres ranks the keywords while the queries are being embedded. The
+        queries' keyword channels go as one statement (memories.keyword_statements)."""
+        keyword_plans = [i for i, (_, _, keyword, _) in enumerate(plans) if keyword]
+        ranked_vectors: dict[int, memory_rows.Statement] = {}
+        fallbacks: dict[int, memory_rows.Statement] = {}
         # No explicit transaction: what a pipeline sends before its sync runs in one implicit
         # transaction, which holds the vector statement's local settings; BEGIN and COMMIT
         # through psycopg cost round trips of their own (~10 ms under load at 1k memories).
         with conn.pipeline():
-            for query, depth, keyword, vector in plans:
-                ranked_keyword = ranked_vector = None
-                # keyword candidates in proportion to the depth kept: an extra query keeps 30
-                max_postings = ctx.settings.keyword_max_postings * min(depth, CANDIDATES_PER_CHANNEL) \
-                    // CANDIDATES_PER_CHANNEL
-                if keyword:
-                    ranked_keyword = whole(memory_rows.keyword_statement(*scope, keywords.of(query), depth,
-                                                                         max_postings), depth)
-                    ranked_keyword.send(conn)
+            if keyword_plans:
+                ranked_keywords = memory_rows.keyword_statements(
+                    *scope, [keyword_query(plans[i][0], plans[i][1]) for i in keyword_plans])
+                ranked_keywords.send(conn)
+            for i, (query, depth, keyword, vector) in enumerate(plans):
                 query_vector = deps.query_vector(query) if vector else None
                 if query_vector is not None:
-                    ranked_vector = whole(memory_rows.vector_statement(
+                    statement = memory_rows.vector_statement(
                         *scope, query_vector, depth, walk_above, min(1000, max(depth, ctx.settings.vector_ef_search)),
-                        ctx.settings.vector_preselect, ctx.settings.vector_preselect_above), depth)
-                    ranked_vector.send(conn)
+                        ctx.settings.vector_preselect, ctx.settings.vector_preselect_above)
+                    ranked_vectors[i] = statement.with_memories(tenant_id, whole(depth)) if whole(depth) else statement
+                    ranked_vectors[i].send(conn)
                 elif vector and not keyword:  # the embedder failed: the keyword channel answers
-                    ranked_keyword = whole(memory_rows.keyword_statement(*scope, keywords.of(query), depth,
-                                                                         max_postings), depth)
-                    ranked_keyword.send(conn)
-                sent.append((ranked_keyword, ranked_vector))
-        return [QueryRun(k.result() if k else None, v.result() if v else None) for k, v in sent]
+                    fallbacks[i] = memory_rows.keyword_statements(*scope, [keyword_query(query, depth)])
+                    fallbacks[i].send(conn)
+        ranked = dict(zip(keyword_plans, ranked_keywords.results())) if keyword_plans else {}
+        ranked.update({i: statement.result() for i, statement in fallbacks.items()})
+        return [QueryRun(ranked.get(i), ranked_vectors[i].result() if i in ranked_vectors else None)
+                for i in range(len(plans))]
 
     depth = max(CANDIDATES_PER_CHANNEL, request.top_k * 2)
     # A question about "the user" is embedded in the user's voice (first_person.py); as asked, it
