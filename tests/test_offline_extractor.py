@@ -53,6 +53,9 @@ ATOMIC_FACTS = [
     ("I left Monzo for a job at Wise.", {("employer", "Monzo", True), ("employer", "Wise")}),
     ("I left London for a job at Google.", {("employer", "Google")}),
     ("Just started my new role at Canva.", {("employer", "Canva")}),
+    ("Big news: I accepted a job as practice nurse at Harbour Lane Clinic.",
+     {("employer", "Harbour Lane Clinic"), ("role", "practice nurse")}),
+    ("I teach chemistry at a secondary school in Bristol.", {("role", "chemistry teacher")}),
     # who the user is, said in passing
     ("As a nurse, I see this a lot.", {("role", "nurse")}),
     ("As the only vegetarian at the barbecue, I ate corn.", {("dietary_restriction", "vegetarian")}),
@@ -190,6 +193,7 @@ NOTHING = [
     # would file a company as the user's city (or a town as their employer)
     "I moved from Stripe to Notion.", "I've moved over to Notion from Stripe.",
     "As a vegan would say, I guess.", "As a kid, I loved trains.", "As a vegetarian restaurant owner, I know.",
+    "I teach English to my kids at home.", "I teach music in my spare time.",
     "I'm a student of life.", "I'm the president of the fan club?", "I switched to Linux.",
 "I joined Strava last month.", "I went vegan for a month once?",
     "ok", "lol thanks", "sounds good", "haha", "what do you think?", "", "   ",

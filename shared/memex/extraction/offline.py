@@ -177,6 +177,7 @@ _WORKS_AT = (rf"\bI {_ADVERBS}(?:work|'m working|am working) (?:at|for)"
 _STARTED_AT = (rf"\bI(?:'ve| have)? {_ADVERBS}(?:(?:started|began) (?:at|working (?:at|for)|(?:an?|my) (?:new )?{_JOB_NOUN} "
                rf"(?:at|with))|got (?:an?|the) (?:new )?{_JOB_NOUN} (?:at|with)|got hired (?:at|by)"
                rf"|landed (?:an?|the|my) (?:new |dream |first )?{_JOB_NOUN} (?:at|with)|accepted (?:an|the|a job) offer from"
+               rf"|accepted (?:an?|the) (?:new )?{_JOB_NOUN} (?:as (?:an? |the )?{_ROLE} )?(?:at|with)"
                r"|signed with)"
                rf"|\bI(?:'ve| have| was)? {_ADVERBS}been hired (?:at|by)|\bI was {_ADVERBS}hired (?:at|by)"
                r"|\b(?i:my) first (?:day|week|month) at"
@@ -241,6 +242,10 @@ def _role(m: re.Match[str]) -> list[Fields]:
     if any(w.casefold() in _NOT_ROLE_MODIFIERS for w in words[:-1]):
         return []
     return [{"value": " ".join(_ROLE_ABBREVIATIONS.get(w, w) for w in words)}]
+
+
+def _teacher(m: re.Match[str]) -> list[Fields]:
+    return [{"value": f"{m.group('value')} teacher"}]
 
 
 # "I'm married to Tom", "I've been dating Chris for a year": a partner named by the verb.
@@ -541,6 +546,8 @@ _RULES = [
     ], "The user used to work at {value}.", _organisation, confidence=0.7, importance=0.6, historical=True),
     _rule("fact", "role", "a an the promoted became title job role position head as", [
         rf"\bI(?:'m| am) (?:now |currently |also )?(?:an?|the) (?P<value>{_ROLE}){_ROLE_END}",
+        rf"\bI(?:'ve| have)? {_ADVERBS}accepted (?:an?|the) (?:new )?{_JOB_NOUN} as (?:an? |the )?(?P<value>{_ROLE})"
+        rf"(?= (?:at|with)\b)",
         # "As a nurse, I see this a lot": who the user is, said in passing
         rf"^(?i:as) an? (?!(?:former|ex-?|retired|future|wannabe|aspiring|would-be)\b)(?P<value>{_ROLE}),\s*I\b",
         rf"(?:{_CURRENT_JOB}|\bI(?:'ve| have)? (?:just |recently )?joined) {_PROPER} as (?:an?|the) "
@@ -557,6 +564,10 @@ _RULES = [
         rf"\b(?i:my) (?:job title|title|job|role|position) is (?:an? |the )?(?P<value>{_ROLE}|{_HEAD_OF}){_ROLE_END}",
         rf"\bI(?:'m| am) (?:now |currently |also )?(?:the )?(?P<value>{_HEAD_OF}){_ROLE_END}",
     ], "The user's job title is {value}.", _role, confidence=0.75, importance=0.75),
+    # "I teach chemistry at a secondary school": a subject that makes the role
+    _rule("fact", "role", "teach", [
+        rf"\bI {_ADVERBS}teach (?P<value>(?i:{_alternation(vocabulary.SCHOOL_SUBJECTS)}))(?= at\b|\s*[.,;!]|\s*$)",
+    ], "The user's job title is {value}.", _teacher, confidence=0.75, importance=0.75),
     _rule("fact", "role", "a an the", [
         rf"\bI (?:used to be|was) (?:an?|the) (?P<value>{_ROLE}){_ROLE_END}",
         rf"\bI(?:'m| am) (?:an?|the) (?:former |ex-?)(?P<value>{_ROLE}){_ROLE_END}",

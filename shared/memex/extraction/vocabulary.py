@@ -108,3 +108,10 @@ PLACES = frozenset(name.casefold() for name in (
     "Tel Aviv|Tokyo|Toronto|Toulouse|Turin|Utrecht|Valencia|Vancouver|Venice|Vienna|Vilnius|Warsaw|"
     "Washington DC|Washington D.C.|DC|Wellington|Zagreb|Zurich|Zürich"
 ).split("|"))
+
+# What a teacher teaches ("I teach chemistry at a secondary school"): the subject makes the role.
+SCHOOL_SUBJECTS = (
+    "chemistry|physics|biology|science|maths|math|mathematics|english|history|geography|french|spanish|german|"
+    "italian|latin|art|music|drama|pe|economics|computer science|computing|philosophy|psychology|sociology|"
+    "religious studies|literature|design and technology|business studies|statistics|engineering|nursing|law"
+).split("|")
