@@ -166,6 +166,14 @@ def test_non_finite_numbers_are_refused(tenant):
             "body.alpha")
 
 
+@pytest.mark.parametrize("importance", ["5e-324", "1e-40", "-0.0"])
+def test_an_importance_too_small_for_postgres_real_is_stored_as_zero(tenant, importance):
+    # found by the reliability campaign's fuzzer: a subnormal double underflowed the `real` column (500)
+    response = raw_post(tenant, "/v1/memories", f'{{"user_id": "{tenant.user}", "content": "a", "importance": {importance}}}')
+    assert response.status_code == 201, response.text
+    assert response.json()["importance"] == 0.0
+
+
 def test_metadata_is_bounded_in_depth_and_size(tenant):
     deep: dict = {}
     for _ in range(models.METADATA_MAX_DEPTH + 1):

@@ -90,7 +90,7 @@ _INSERT = """INSERT INTO memories (tenant_id, id, user_id, agent_id, session_id,
 
 
 def _row(tenant_id: str, memory: dict[str, Any]) -> dict[str, Any]:
-    return {
+    row = {
         "tenant_id": tenant_id,
         "agent_id": None, "session_id": None, "key": None, "value": None, "context": None,
         "source_turn_id": None, "source_message_id": None, "dedupe_key": None,
@@ -99,6 +99,15 @@ def _row(tenant_id: str, memory: dict[str, Any]) -> dict[str, Any]:
         "embedding": np.asarray(memory["embedding"], dtype=np.float32),
         "metadata": Jsonb(memory.get("metadata") or {}),
     }
+    for column in ("confidence", "importance"):
+        row[column] = _real(row[column])
+    return row
+
+
+def _real(value: float) -> float:
+    """`value` as a `real` column holds it: a number under float4's smallest normal (5e-324 is a
+    valid importance in JSON) is 0, where Postgres would refuse it as an underflow."""
+    return 0.0 if abs(value) < np.finfo(np.float32).tiny else value
 
 
 def insert(conn: psycopg.Connection, tenant_id: str, memory: dict[str, Any]) -> str | None:
