@@ -104,10 +104,13 @@ def _row(tenant_id: str, memory: dict[str, Any]) -> dict[str, Any]:
     return row
 
 
+_SMALLEST_REAL = float(np.finfo(np.float32).tiny)
+
+
 def _real(value: float) -> float:
     """`value` as a `real` column holds it: a number under float4's smallest normal (5e-324 is a
     valid importance in JSON) is 0, where Postgres would refuse it as an underflow."""
-    return 0.0 if abs(value) < np.finfo(np.float32).tiny else value
+    return 0.0 if abs(value) < _SMALLEST_REAL else value
 
 
 def insert(conn: psycopg.Connection, tenant_id: str, memory: dict[str, Any]) -> str | None:

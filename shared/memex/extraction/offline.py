@@ -26,6 +26,7 @@ from dataclasses import dataclass, replace
 from itertools import count
 from typing import Any, Callable
 
+from memex import standalone
 from memex.extraction import vocabulary
 from memex.jobs import Candidate, subject_key
 
@@ -859,7 +860,7 @@ _ASKED_ABOUT_OTHER = re.compile(
 
 def _asks_about_someone_else(before: dict[str, Any] | None, message: dict[str, Any]) -> bool:
     """Whether the line before `message`, said by someone else, asks about a third person."""
-    if before is None or (before["role"] == "user" and before.get("name") == message.get("name")):
+    if before is None or standalone.same_speaker(before, message):
         return False
     return bool(_ASKED_ABOUT_OTHER.search(before["content"] or ""))
 

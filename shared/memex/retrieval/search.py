@@ -356,14 +356,14 @@ def _cues(settings: Settings, query: str, now: datetime, relevance: dict[str, fl
                      * (speaker_factor if speakers.names(asked, found[item]) else 1.0)
                      * (time_factor if temporal.within(found[item].valid_from, periods) else 1.0) / top
                      for item in kept}
-    present = settings.search_present_boost if temporal.asks_present(query) else 0.0
-    moments = [found[item].valid_from for item in kept]
-    span = (max(moments) - min(moments)).total_seconds() if moments else 0.0
-    if present > 0 and span > 0:
-        # the newest of the kept memories x (1 + boost), the oldest x 1, in proportion between
-        oldest = min(moments)
-        relevance = {item: relevance[item] * (1 + present * (found[item].valid_from - oldest).total_seconds() / span)
-                     / (1 + present) for item in kept}
+    present = settings.search_present_boost if kept and temporal.asks_present(query) else 0.0
+    if present > 0:
+        moments = [found[item].valid_from for item in kept]
+        oldest, span = min(moments), (max(moments) - min(moments)).total_seconds()
+        if span > 0:
+            # the newest of the kept memories x (1 + boost), the oldest x 1, in proportion between
+            relevance = {item: relevance[item] * (1 + present * (found[item].valid_from - oldest).total_seconds()
+                                                  / span) / (1 + present) for item in kept}
     if settings.search_neighbour_share <= 0 or not kept:
         return relevance, kept
     anchors = sorted(kept, key=lambda item: relevance[item], reverse=True)[:settings.search_neighbour_hits]
