@@ -39,6 +39,10 @@ def test_other_questions_are_left_alone(question):
     ("Is the user still freelancing?", True), ("What is the user's current job?", True),
     ("Where does the user work?", False), ("What did Melanie paint last May?", False),
     ("Is the user knowledgeable?", False),
+    # a view asked in the present tense is the one held today; asked in the past, it is not
+    ("What does the user think of TypeScript?", True), ("How does the user feel about night shifts?", True),
+    ("What is the user's opinion of Python?", True), ("What did the user think of the film?", False),
+    ("How did the user feel when she first moved?", False), ("How does John feel while surfing?", False),
 ])
 def test_questions_that_ask_what_holds_now(question, present):
     assert temporal.asks_present(question) is present
@@ -91,6 +95,17 @@ def test_now_puts_the_later_line_first(ctx, tenant):
     old, new = ("I teach chemistry at Hillside School.", "I accepted a job teaching chemistry at Oakfield Academy.")
     _say(tenant, [("2026-01-05T10:00:00Z", old), ("2026-03-02T10:00:00Z", new)])
     question = "Where does the user teach chemistry now?"
+    with _app(ctx, search_present_boost=0.0) as plain, _app(ctx, search_present_boost=0.5) as present:
+        before, found = _found(plain, tenant, question), _found(present, tenant, question)
+    assert before.index(old) < before.index(new), before  # what the lever is for
+    assert new in found and (old not in found or found.index(new) < found.index(old)), found
+
+
+def test_a_view_asked_without_now_is_the_later_one(ctx, tenant):
+    old = "Procreate on the iPad is all I need. Desktop software feels clunky."
+    new = "The studio set me up with a big Cintiq and I have to admit the desktop workflow is faster for layouts."
+    _say(tenant, [("2026-01-05T10:00:00Z", old), ("2026-03-02T10:00:00Z", new)])
+    question = "What does the user think of desktop drawing software?"
     with _app(ctx, search_present_boost=0.0) as plain, _app(ctx, search_present_boost=0.5) as present:
         before, found = _found(plain, tenant, question), _found(present, tenant, question)
     assert before.index(old) < before.index(new), before  # what the lever is for

@@ -144,8 +144,9 @@ class Settings:
     search_as_asked_vector_weight: float = 0.5
     # A memory valid within a period the question names ("last week", "in May 2023"): x (1 + boost).
     search_temporal_boost: float = 0.5
-    # A question that asks what holds now ("now", "these days", "currently", temporal.asks_present):
-    # the kept memories' relevance x (1 + boost x how late each became valid among them, 0 to 1).
+    # A question that asks what holds now ("now", "these days", "currently", a view of something asked in the
+    # present tense: temporal.asks_present): the kept memories' relevance x (1 + boost x how late each became
+    # valid among them, 0 to 1).
     # Measured on bench.probes (README). 0: off.
     search_present_boost: float = 0.5
     # The messages said within `reach` of one of the `hits` best memories' own (in its turn) get
