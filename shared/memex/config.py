@@ -133,7 +133,7 @@ class Settings:
     # ...and the question without those names also runs on the vector channel, fused with this
     # weight beside the question's own vector ranking: a speaker's name pulls the question's
     # embedding toward every line they said. 0 off; 0.5: R@10 0.791 -> 0.804, chosen in every
-    # leave-one-out fold (README, LoCoMo).
+    # leave-one-out fold (docs/measurements/locomo.md).
     search_unnamed_vector_weight: float = 0.5
     # A question about "the user" runs on the vector channel in the user's voice ("Is the user a
     # runner?" as "Am I a runner?", retrieval/first_person.py): the gate reads that; the question as
@@ -158,7 +158,7 @@ class Settings:
     # Pseudo-relevance feedback (retrieval/feedback.py): up to `terms` distinctive words of the
     # `hits` best memories as one more keyword query, fused with `weight`. 0 terms: off. 5 at 0.3:
     # R@10 0.791 -> 0.800 alone, chosen in every leave-one-out fold, for one more keyword statement
-    # (README, LoCoMo: beside the unnamed vector channel).
+    # (docs/measurements/locomo.md: beside the unnamed vector channel).
     search_feedback_terms: int = 0
     search_feedback_hits: int = 3
     search_feedback_weight: float = 0.3
