@@ -115,3 +115,11 @@ def test_keyword_only_the_gate_reads_coverage_alone(acme_user):
     assert "I had coffee with Dana from Globex." in found, found
     for query in OFF_TOPIC:
         assert acme_user.search(query, mode="bm25") == [], query
+
+
+def test_how_many_asks_for_a_number_not_the_word_many(tenant):
+    # the answer says "three"; chat says "so many" everywhere (retrieval/keywords.py)
+    tenant.turn("We have three kids, all under ten.", session="a")
+    tenant.turn("So many plants on the balcony now, it's a jungle.", session="b")
+    found = tenant.search("How many kids does the user have?", mode="bm25")
+    assert [r["content"] for r in found] == ["We have three kids, all under ten."]
