@@ -792,7 +792,7 @@ _RULES = [
         rf"(?:(?P<when>{_LATER})|(?=as (?:an?|the) {_ROLE}))",
         rf"\b(?i:my) (?P<verb>first day|start date) (?:at|with) (?:the )?(?P<org>{_ORG}),? (?:is|will be) "
         rf"(?P<when>{_START_WHEN})",
-    ], "The user's plan: {value}.", _job_ahead, confidence=0.7, importance=0.7),
+    ], "The user's plan: {value}.", _job_ahead, confidence=0.7, importance=0.6),
     _rule("fact", "{part}", "birthday anniversary", [
         rf"\b(?i:my|our) (?P<thing>birthday|(?:wedding )?anniversary) is (?:on )?(?:the )?(?P<value>{_DATE})(?![\w])",
     ], "The user's {thing} is {value}.", lambda m: [{"value": m.group("value"), "thing": m.group("thing"),
