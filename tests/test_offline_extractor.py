@@ -220,6 +220,7 @@ NOTHING = [
     # a job ahead, hedged, negated, or an errand
     "I might start at Notion in April.", "I'm not starting at Notion until May.", "I'm joining Sarah tomorrow.",
     "I'm starting at Sam's on Monday.", "I start at 9 tomorrow.", "Starting to think TypeScript is too much.",
+    "I'm starting with React next week.",
     "As a vegan would say, I guess.", "As a kid, I loved trains.", "As a vegetarian restaurant owner, I know.",
     "I teach English to my kids at home.", "I teach music in my spare time.",
     "I'm a student of life.", "I'm the president of the fan club?", "I switched to Linux.",

@@ -776,21 +776,22 @@ _RULES = [
     # A job said before it starts: "Starting at Notion in April", "I start at Notion next month", "my
     # first day at Notion is Monday". A plan, not the employer: until it starts, the employer is still
     # the old one, and memex has no time at which a fact will become current (valid_from is when it
-    # was said). Joining takes a time months ahead or a role ("I'm joining Sam tomorrow" is an errand).
+    # was said). Joining takes a time months ahead or a role ("I'm joining Sam tomorrow" is an errand);
+    # one starts "at" a job ("I'm starting with React next week" is a tool).
     _rule("event", "plan", "start starting join joining first date", [
-        rf"\bI(?:'m| am) {_ADVERBS}(?P<verb>starting) {_NEW_JOB}(?:at|with) (?:the )?(?P<org>{_ORG}),? "
+        rf"\bI(?:'m| am) {_ADVERBS}(?P<verb>starting) {_NEW_JOB}at (?:the )?(?P<org>{_ORG}),? "
         rf"(?P<when>{_START_WHEN})",
-        rf"\bI(?:'m| am) {_ADVERBS}(?P<verb>starting) (?P<when>{_START_WHEN}) (?:at|with) (?:the )?(?P<org>{_ORG})",
-        rf"\bI {_ADVERBS}(?P<verb>start) {_NEW_JOB}(?:at|with) (?:the )?(?P<org>{_ORG}),? (?P<when>{_START_WHEN})",
-        rf"\bI(?:'ll| will)(?: be)? {_ADVERBS}(?P<verb>start|starting) {_NEW_JOB}(?:at|with) (?:the )?(?P<org>{_ORG})"
+        rf"\bI(?:'m| am) {_ADVERBS}(?P<verb>starting) (?P<when>{_START_WHEN}) at (?:the )?(?P<org>{_ORG})",
+        rf"\bI {_ADVERBS}(?P<verb>start) {_NEW_JOB}at (?:the )?(?P<org>{_ORG}),? (?P<when>{_START_WHEN})",
+        rf"\bI(?:'ll| will)(?: be)? {_ADVERBS}(?P<verb>start|starting) {_NEW_JOB}at (?:the )?(?P<org>{_ORG})"
         rf"(?:,? (?P<when>{_START_WHEN}))?",
-        rf"\bI(?:'m| am) (?:going|due|set|about) to (?P<verb>start) {_NEW_JOB}(?:at|with) (?:the )?(?P<org>{_ORG})"
+        rf"\bI(?:'m| am) (?:going|due|set|about) to (?P<verb>start) {_NEW_JOB}at (?:the )?(?P<org>{_ORG})"
         rf"(?:,? (?P<when>{_START_WHEN}))?",
         rf"\bI(?:'m| am| will be|'ll be) {_ADVERBS}(?P<verb>joining) (?:the )?(?!{_PLATFORMS})(?P<org>{_ORG}),? "
         rf"(?:(?P<when>{_LATER})|(?=as (?:an?|the) {_ROLE}))",
         rf"\bI(?:'ll| will) {_ADVERBS}(?P<verb>join) (?:the )?(?!{_PLATFORMS})(?P<org>{_ORG}),? "
         rf"(?:(?P<when>{_LATER})|(?=as (?:an?|the) {_ROLE}))",
-        rf"\b(?i:my) (?P<verb>first day|start date) (?:at|with) (?:the )?(?P<org>{_ORG}),? (?:is|will be) "
+        rf"\b(?i:my) (?P<verb>first day|start date) at (?:the )?(?P<org>{_ORG}),? (?:is|will be) "
         rf"(?P<when>{_START_WHEN})",
     ], "The user's plan: {value}.", _job_ahead, confidence=0.7, importance=0.6),
     _rule("fact", "{part}", "birthday anniversary", [
