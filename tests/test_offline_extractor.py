@@ -52,6 +52,24 @@ ATOMIC_FACTS = [
     ("I moved from Acme Corp to Globex.", {("employer", "Acme Corp", True), ("employer", "Globex")}),
     ("I left Monzo for a job at Wise.", {("employer", "Monzo", True), ("employer", "Wise")}),
     ("I left London for a job at Google.", {("employer", "Google")}),
+    # between two well-known employers, a move is a job change, either way round
+    ("I moved from Google to Meta.", {("employer", "Google", True), ("employer", "Meta")}),
+    ("I went from Morgan Stanley to Goldman Sachs last year.",
+     {("employer", "Morgan Stanley", True), ("employer", "Goldman Sachs")}),
+    ("I moved over to Deloitte from Accenture.", {("employer", "Accenture", True), ("employer", "Deloitte")}),
+    ("I moved from Google to Meta for a better role.", {("employer", "Google", True), ("employer", "Meta")}),
+    # a job said before it starts is a plan: the employer is still the old one
+    ("Starting at Notion in April.", {("plan", "starting at Notion in April")}),
+    ("I handed in my notice. Starting at Notion in April as a backend engineer.",
+     {("plan", "starting at Notion in April")}),
+    ("I start at Notion next month.", {("plan", "starting at Notion next month")}),
+    ("My first day at Notion is Monday.", {("plan", "first day at Notion on Monday")}),
+    ("I'll be starting at Notion next week.", {("plan", "starting at Notion next week")}),
+    ("I'm starting Monday at Stripe.", {("plan", "starting at Stripe on Monday")}),
+    ("I'm going to start at Meta in two weeks.", {("plan", "starting at Meta in two weeks")}),
+    ("I start my new job at Google on March 3rd.", {("plan", "starting at Google on March 3rd")}),
+    ("I'll be joining Notion in April.", {("plan", "joining Notion in April")}),
+    ("My first day at Notion is today.", {("employer", "Notion")}),
     ("Just started my new role at Canva.", {("employer", "Canva")}),
     ("Big news: I accepted a job as practice nurse at Harbour Lane Clinic.",
      {("employer", "Harbour Lane Clinic"), ("role", "practice nurse")}),
@@ -192,6 +210,17 @@ NOTHING = [
     # between two names that are neither a known place nor shaped like an organisation, a guess
     # would file a company as the user's city (or a town as their employer)
     "I moved from Stripe to Notion.", "I've moved over to Notion from Stripe.",
+    # a customer's switch: a product is no employer, a switch between employers needs a word of work,
+    # and a move for something of the user's is theirs as a customer
+    "I moved from Google Docs to Notion for notes.", "I switched from Spotify to Apple Music.",
+    "I switched from Uber to Lyft.", "I moved from Microsoft to Apple for my laptop.",
+    "I moved from Verizon to AT&T for my phone plan.",
+    # a well-known employer is no city
+    "I moved to Google last year.", "I moved from Amazon to Seattle.",
+    # a job ahead, hedged, negated, or an errand
+    "I might start at Notion in April.", "I'm not starting at Notion until May.", "I'm joining Sarah tomorrow.",
+    "I'm starting at Sam's on Monday.", "I start at 9 tomorrow.", "Starting to think TypeScript is too much.",
+    "I'm starting with React next week.",
     "As a vegan would say, I guess.", "As a kid, I loved trains.", "As a vegetarian restaurant owner, I know.",
     "I teach English to my kids at home.", "I teach music in my spare time.",
     "I'm a student of life.", "I'm the president of the fan club?", "I switched to Linux.",
@@ -357,3 +386,10 @@ def test_a_dropped_subject_answers_the_question_before_it(asked, about_them):
 def test_a_question_in_ones_own_earlier_line_is_not_about_someone_else():
     said = [_message("How is my sister supposed to cope?", id="m1"), _message("Moved to Berlin last year.", id="m2")]
     assert {(c.key, c.value) for c in OfflineExtractor().extract(said, [])} == {("city", "Berlin")}
+
+
+def test_no_well_known_employer_is_a_known_place():
+    # A move names a place or an employer: a name in both lists could not be told apart.
+    from memex.extraction import vocabulary
+
+    assert vocabulary.WELL_KNOWN_EMPLOYERS.isdisjoint(vocabulary.PLACES)

@@ -55,3 +55,19 @@ def test_giving_up_coffee_takes_back_liking_it_and_leaves_now_out_of_the_value(t
 def test_filler_words_are_not_part_of_a_value(tenant, said, fact):
     memories = tenant.turn(said).json()["memories"]
     assert [(m["key"], m["value"]) for m in memories if m["key"]] == [fact]
+
+
+def test_a_job_said_before_it_starts_leaves_the_employer_current(tenant):
+    # "Where does the user work?" before April is still Stripe: the start is filed as a plan.
+    tenant.turn("I work at Stripe.", timestamp="2026-01-05T09:00:00Z")
+    tenant.turn("I handed in my notice. Starting at Notion in April.", timestamp="2026-02-05T09:00:00Z")
+    assert set(_facts(tenant)) == {("employer", "Stripe", True), ("plan", "starting at Notion in April", True)}
+    facts = [r for r in tenant.search("where does the user work?") if r["key"]]
+    assert facts[0]["value"] == "Stripe"
+
+
+def test_a_move_between_well_known_employers_changes_the_employer(tenant):
+    tenant.turn("I live in Dublin.", timestamp="2026-01-05T09:00:00Z")
+    tenant.turn("I moved from Google to Meta.", timestamp="2026-02-05T09:00:00Z")
+    assert set(_facts(tenant)) == {("city", "Dublin", True), ("employer", "Google", False),
+                                   ("employer", "Meta", True)}

@@ -216,6 +216,11 @@ _WHEN = (r"(?:next (?:week|month|year|weekend|summer|spring|fall|autumn|winter|(
          r"saturday|sunday))")
 _LATER = (r"(?:next (?:month|year|summer|spring|fall|autumn|winter)|this (?:summer|spring|fall|autumn|winter|year)|"
           rf"in (?:{_MONTH}|the (?:spring|summer|fall|autumn|winter)|\d{{4}}))")
+# When a job starts, said ahead of it: any time of _WHEN, a date, or a weekday alone ("my first day
+# at Notion is Monday").
+_WEEKDAY = r"(?i:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
+_START_WHEN = (rf"(?:{_WHEN}|(?:on )?(?:the )?\d{{1,2}}(?:st|nd|rd|th)(?: of {_MONTH})?|(?:on )?{_DATE}|{_WEEKDAY}"
+               r"|in (?:a|an|one|two|three|four|five|six|a few|a couple of) (?:days?|weeks?|months?)|soon)(?![\w'’-])")
 _MY = r"\b(?i:my|our)"
 _NOT_PLANS = ("(?:planning|going|flying|driving|heading|moving|travelling|traveling|visiting|feeling|being|"
               "thinking|looking|trying|hoping|wondering|considering|doing|working|staying|sitting|waiting|watching|"
@@ -427,21 +432,36 @@ def _a_place(name: str) -> bool:
     return name.casefold() in vocabulary.PLACES
 
 
-# A move between two names is a job change when a name looks like an organisation, a move between
-# places when a name is a known place ("I moved from Paris to London for a new job"); a switch
-# between two names is a job change when the sentence speaks of work. A move between two names
-# that are neither ("I moved from Stripe to Notion") is not read at all: a guess either way would
-# file a company as the user's city or a town as their employer.
+def _well_known_employer(name: str) -> bool:
+    return name.casefold() in vocabulary.WELL_KNOWN_EMPLOYERS
+
+
+def _an_organisation(name: str) -> bool:
+    return _org_shaped(name) or _well_known_employer(name)
+
+
+# A move between two names is a job change when a name looks like an organisation, or when both
+# are well-known employers ("I moved from Google to Meta"); a move between places when a name is a
+# known place ("I moved from Paris to London for a new job"); a switch between two names is a job
+# change when the sentence speaks of work ("I switched from Uber to Lyft" may be a rider's). A move
+# between two names that are neither ("I moved from Stripe to Notion") is not read at all: a guess
+# either way would file a company as the user's city or a town as their employer. A move for
+# something of the user's ("... to Apple for my laptop") is a customer's, unless work is named.
 _JOB_WORDS = re.compile(r"\b(?:jobs?|roles?|positions?|compan(?:y|ies)|employers?|teams?|careers?|hired|gigs?)\b",
                         re.IGNORECASE)
+_FOR_THEIR_OWN = re.compile(r",?\s+for (?:my|our)\b", re.IGNORECASE)
 
 
 def _a_job_move(m: re.Match[str]) -> bool:
     names = (m.group("old"), m.group("new"))
+    if _FOR_THEIR_OWN.match(m.string, m.end()) and not _JOB_WORDS.search(m.string):
+        return False
     if any(_org_shaped(n) for n in names):
         return True
     if any(_a_place(n) for n in names):
         return False
+    if m.group("verb") in ("moved", "went", "jumped") and all(_well_known_employer(n) for n in names):
+        return True
     return m.group("verb") in ("switched", "jumped") and bool(_JOB_WORDS.search(m.string))
 
 
@@ -456,12 +476,29 @@ def _organisation(m: re.Match[str]) -> list[Fields]:
 
 
 def _place(m: re.Match[str]) -> list[Fields]:
-    """A place of a move, unless a name of the move looks like an organisation, or the move is
-    between two names neither of which is a known place."""
+    """A place of a move, unless a name of the move is an organisation ("I moved to Google last
+    year" is no city), or the move is between two names neither of which is a known place."""
     names = [name for name in m.groupdict().values() if name]
-    if any(_org_shaped(n) for n in names) or (len(names) > 1 and not any(_a_place(n) for n in names)):
+    if any(_an_organisation(n) for n in names) or (len(names) > 1 and not any(_a_place(n) for n in names)):
         return []
     return _name(m)
+
+
+_NEW_JOB = rf"(?:(?:a|an|my|the) (?:new )?{_JOB_NOUN} )?"
+_AHEAD = {"start": "starting at", "starting": "starting at", "join": "joining", "joining": "joining",
+          "first day": "first day at", "start date": "start date at"}
+
+
+def _job_ahead(m: re.Match[str]) -> list[Fields]:
+    """A job to start, as a plan: "starting at Notion in April", "first day at Notion on Monday".
+    Someone's house ("I'm starting at Sam's on Monday") and a known place are no job."""
+    org = m.group("org")
+    if re.search(r"['’]s?$", org) or _a_place(org):
+        return []
+    when = (m.group("when") or "").rstrip(".")  # _MONTH takes the dot of "Apr.", and so a full stop
+    if re.match(rf"{_WEEKDAY}|\d|{_MONTH}", when) and not re.match(r"(?i:next|this|in|on)\b", when):
+        when = f"on {when}"
+    return [{"value": " ".join(filter(None, (_AHEAD[m.group("verb").casefold()], org, when)))}]
 
 
 # --- the rules ------------------------------------------------------------------------------
@@ -500,12 +537,21 @@ _NO_LONGER_END = _strict_end("anymore", "any more", "at all", "these days", "eit
 _AGE_END = _strict_end("and", "btw", "tbh", "haha", "lmao", "fyi", "already", "today", "this", punctuation=r"[.,;!)]")
 _TURNED_END = _strict_end("and", "today", "yesterday", "last", "on", "in", punctuation=r"[.,;!)]")
 
+# A move between two names, either way round ("from Google to Meta", "to Meta from Google").
+_MOVES_BETWEEN = [
+    rf"\bI(?:'ve| have)? {_ADVERBS}(?P<verb>moved|switched|went|jumped|transferred) (?:over )?from (?:the )?"
+    rf"(?P<old>{_ORG}) to (?:the )?(?P<new>{_ORG})",
+    rf"\bI(?:'ve| have)? {_ADVERBS}(?P<verb>moved|switched|went|jumped|transferred) (?:over )?to (?:the )?"
+    rf"(?P<new>{_ORG}) from (?:the )?(?P<old>{_ORG})",
+]
+
 _RULES = [
     # work
     _rule("fact", "employer", "work working employed started began got hired at for joined landed accepted signed "
           "employer left quit switched moved went jumped changed", [
         rf"(?:{_WORKS_AT}) {_ORG_INTRO}(?P<value>{_ORG}){_NOT_TEMPORARY}",
-        rf"(?:{_STARTED_AT}) {_ORG_INTRO}(?P<value>{_ORG})",
+        # "my first day at Notion is Monday" is a plan (below), not a job yet
+        rf"(?:{_STARTED_AT}) {_ORG_INTRO}(?P<value>{_ORG})(?!,?\s+(?:is|will be) {_START_WHEN})",
         rf"\bI(?:'m| am) (?:now |currently )?(?:an?|the) {_ROLE} (?:at|for) (?:the )?(?P<value>{_ORG}){_NOT_TEMPORARY}",
         rf"\bI(?: {_ADVERBS}work|'m {_ADVERBS}working| am {_ADVERBS}working) as (?:an?|the) {_ROLE} (?:at|for) (?:the )?"
         rf"(?P<value>{_ORG}){_NOT_TEMPORARY}",
@@ -524,12 +570,10 @@ _RULES = [
         rf"(?!{_PLATFORMS})(?P<value>{_ORG})",
     ], "The user's employer is {value}.", _organisation, importance=0.8),
     _rule("fact", "employer", "moved switched went jumped transferred", [
-        rf"\bI(?:'ve| have)? {_ADVERBS}(?P<verb>moved|switched|went|jumped|transferred) (?:over )?from (?:the )?"
-        rf"(?P<old>{_ORG}) to (?:the )?(?P<new>{_ORG})",
+        *_MOVES_BETWEEN,
     ], "The user's employer is {value}.", _job_move("new"), importance=0.8),
     _rule("fact", "employer", "moved switched went jumped transferred", [
-        rf"\bI(?:'ve| have)? {_ADVERBS}(?P<verb>moved|switched|went|jumped|transferred) (?:over )?from (?:the )?"
-        rf"(?P<old>{_ORG}) to (?:the )?(?P<new>{_ORG})",
+        *_MOVES_BETWEEN,
     ], "The user used to work at {value}.", _job_move("old"), confidence=0.7, importance=0.6, historical=True),
     _rule("fact", "employer", "work worked job resigned retired laid let fired left quit longer years months", [
         rf"(?:{_PAST_JOB}) (?:the )?(?P<value>{_ORG})",
@@ -729,6 +773,27 @@ _RULES = [
         r"(?=\s*(?:[.,;!?]|$))",
     ], "The user's plan: {value}.", lambda m: [{"value": m.group("value").rstrip(".")}], confidence=0.7,
           importance=0.6),
+    # A job said before it starts: "Starting at Notion in April", "I start at Notion next month", "my
+    # first day at Notion is Monday". A plan, not the employer: until it starts, the employer is still
+    # the old one, and memex has no time at which a fact will become current (valid_from is when it
+    # was said). Joining takes a time months ahead or a role ("I'm joining Sam tomorrow" is an errand);
+    # one starts "at" a job ("I'm starting with React next week" is a tool).
+    _rule("event", "plan", "start starting join joining first date", [
+        rf"\bI(?:'m| am) {_ADVERBS}(?P<verb>starting) {_NEW_JOB}at (?:the )?(?P<org>{_ORG}),? "
+        rf"(?P<when>{_START_WHEN})",
+        rf"\bI(?:'m| am) {_ADVERBS}(?P<verb>starting) (?P<when>{_START_WHEN}) at (?:the )?(?P<org>{_ORG})",
+        rf"\bI {_ADVERBS}(?P<verb>start) {_NEW_JOB}at (?:the )?(?P<org>{_ORG}),? (?P<when>{_START_WHEN})",
+        rf"\bI(?:'ll| will)(?: be)? {_ADVERBS}(?P<verb>start|starting) {_NEW_JOB}at (?:the )?(?P<org>{_ORG})"
+        rf"(?:,? (?P<when>{_START_WHEN}))?",
+        rf"\bI(?:'m| am) (?:going|due|set|about) to (?P<verb>start) {_NEW_JOB}at (?:the )?(?P<org>{_ORG})"
+        rf"(?:,? (?P<when>{_START_WHEN}))?",
+        rf"\bI(?:'m| am| will be|'ll be) {_ADVERBS}(?P<verb>joining) (?:the )?(?!{_PLATFORMS})(?P<org>{_ORG}),? "
+        rf"(?:(?P<when>{_LATER})|(?=as (?:an?|the) {_ROLE}))",
+        rf"\bI(?:'ll| will) {_ADVERBS}(?P<verb>join) (?:the )?(?!{_PLATFORMS})(?P<org>{_ORG}),? "
+        rf"(?:(?P<when>{_LATER})|(?=as (?:an?|the) {_ROLE}))",
+        rf"\b(?i:my) (?P<verb>first day|start date) at (?:the )?(?P<org>{_ORG}),? (?:is|will be) "
+        rf"(?P<when>{_START_WHEN})",
+    ], "The user's plan: {value}.", _job_ahead, confidence=0.7, importance=0.6),
     _rule("fact", "{part}", "birthday anniversary", [
         rf"\b(?i:my|our) (?P<thing>birthday|(?:wedding )?anniversary) is (?:on )?(?:the )?(?P<value>{_DATE})(?![\w])",
     ], "The user's {thing} is {value}.", lambda m: [{"value": m.group("value"), "thing": m.group("thing"),
@@ -834,8 +899,9 @@ _SOON = r"(?:(?:just|recently|finally|officially|actually)\s+)?"
 _DROPPED_SUBJECT = re.compile(
     r"^(?:(?:so|and|also|oh|well|ok|okay|yeah|yes|btw|update)\b[,:!]?\s+)?"
     rf"(?={_SOON}(?:started|began|joined|moved|relocated|got|quit|left|switched|adopted|went|turned|became|landed|"
-    r"signed|stopped|gave|picked|took|been)\b)", re.IGNORECASE)
+    r"signed|stopped|gave|picked|took|been|starting|joining)\b)", re.IGNORECASE)
 _BEEN = re.compile(rf"{_SOON}been\b", re.IGNORECASE)
+_ING = re.compile(rf"{_SOON}(?:starting|joining)\b", re.IGNORECASE)
 
 
 # A verb phrase joined to the user's own clause shares its "I": "I work at Stripe and live in
@@ -870,7 +936,7 @@ def _typed(sentence: str, dropped_is_user: bool = True) -> str:
     dropped = _DROPPED_SUBJECT.match(sentence) if dropped_is_user else None
     if dropped:
         at = dropped.end()
-        subject = "I've " if _BEEN.match(sentence, at) else "I "
+        subject = "I've " if _BEEN.match(sentence, at) else "I'm " if _ING.match(sentence, at) else "I "
         sentence = sentence[:at] + subject + sentence[at].lower() + sentence[at + 1:]
     for joined in reversed(list(_JOINED_VERB.finditer(sentence))):
         if _OWN_CLAUSE.search(sentence, 0, joined.start()):

@@ -115,3 +115,31 @@ SCHOOL_SUBJECTS = (
     "italian|latin|art|music|drama|pe|economics|computer science|computing|philosophy|psychology|sociology|"
     "religious studies|literature|design and technology|business studies|statistics|engineering|nursing|law"
 ).split("|")
+
+# Employers well known enough that "I moved from Google to Meta" is a job change although neither
+# name has an organisation's shape ("Inc", "Labs", "3M", "PwC"; those are told by their shape and
+# need no list). Only organisations people work for and that customers do not move between: big tech
+# and enterprise software, consultancies and accountancies, investment banks and funds,
+# pharmaceutical companies, hospital systems. Left out on purpose, because "I moved from one to the
+# other" is as often a customer's switch as a job change: retail banks, supermarkets and shops,
+# phone networks, airlines, carmakers, streaming services and apps, software a company migrates
+# from one to the other (Snowflake, Workday), and every name of a product rather than a company
+# ("Apple Music", "Google Docs"). Universities too: a student moves between
+# them. None of these is a known place (tests/test_offline_extractor.py checks it).
+WELL_KNOWN_EMPLOYERS = frozenset(name.casefold() for name in (
+    # big tech and enterprise software
+    "Google|Alphabet|Meta|Microsoft|Amazon|Apple|Netflix|Nvidia|Intel|Oracle|Salesforce|Adobe|Cisco|"
+    "Qualcomm|Broadcom|Siemens|Bosch|Philips|Ericsson|Tencent|Alibaba|Baidu|Infosys|Wipro|Palantir|"
+    "Atlassian|Shopify|Airbnb|Uber|Stripe|Anthropic|"
+    # consultancies and accountancies
+    "McKinsey|Bain|Boston Consulting Group|Deloitte|Accenture|Capgemini|Cognizant|Oliver Wyman|"
+    "Roland Berger|Grant Thornton|Booz Allen|Booz Allen Hamilton|Gartner|"
+    # investment banks and funds
+    "Goldman Sachs|Goldman|Morgan Stanley|Lazard|Evercore|Rothschild|Jefferies|Nomura|Macquarie|"
+    "Citadel|Jane Street|Two Sigma|Bridgewater|Blackstone|Carlyle|"
+    # pharmaceutical companies
+    "Pfizer|Novartis|Roche|Merck|Sanofi|Bayer|Eli Lilly|Novo Nordisk|Amgen|Bristol Myers Squibb|Takeda|"
+    "Genentech|Medtronic|"
+    # hospital systems
+    "Mayo Clinic|Cleveland Clinic|Kaiser Permanente|Johns Hopkins|Mass General|Mount Sinai"
+).split("|"))
