@@ -234,7 +234,8 @@ def test_reembed_rewrites_every_vector_of_the_scope(tenant, ctx, runtime):
     ctx.publisher.publish_backfill(job)
     runtime.drain()
     assert tenant.get(f"/v1/backfills/{job.backfill_id}").json()["done"] == 2
-    rows = conn.execute("SELECT user_id, content, context, memory_type, subject, embedding FROM memories WHERE tenant_id = %s", (tenant.id,)).fetchall()
+    rows = conn.execute("SELECT user_id, content, context, memory_type, subject, embedding FROM memories"
+                        " WHERE tenant_id = %s", (tenant.id,)).fetchall()
     for row in rows:
         fresh = ctx.embedder.embed([embedded_text.of(row["content"], row["context"], memory_type=row["memory_type"],
                                                      subject=row["subject"])])[0]

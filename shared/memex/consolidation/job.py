@@ -119,7 +119,8 @@ def _write(ctx: Context, summariser: Summariser, tenant_id: str, user_id: str,
     result = ConsolidationResult()
     # Decided outside the lock: the summariser may call an LLM.
     summaries = [summariser.summarise([m["content"] for m in members]) for members in groups]
-    vectors = ctx.embedder.embed([embedded_text.of(s.content, memory_type="episodic", subject="user") for s in summaries])
+    vectors = ctx.embedder.embed([embedded_text.of(s.content, memory_type="episodic", subject="user")
+                                  for s in summaries])
     with ctx.db.transaction() as conn:
         locks.lock_user(conn, tenant_id, user_id)
         active = rows.still_active(conn, tenant_id, [m["id"] for members in groups for m in members])
