@@ -16,7 +16,7 @@ from botocore.exceptions import ClientError
 from infra.local.runtime import function_module
 from memex import backfill
 from memex.jobs import BackfillJob
-from memex.pipeline import indexed_text
+from memex import embedded_text
 from memex_edge.sqs import SqsPublisher
 
 BACKFILL_WORKER = function_module("backfill_worker")
@@ -234,9 +234,11 @@ def test_reembed_rewrites_every_vector_of_the_scope(tenant, ctx, runtime):
     ctx.publisher.publish_backfill(job)
     runtime.drain()
     assert tenant.get(f"/v1/backfills/{job.backfill_id}").json()["done"] == 2
-    rows = conn.execute("SELECT user_id, content, context, embedding FROM memories WHERE tenant_id = %s", (tenant.id,)).fetchall()
+    rows = conn.execute("SELECT user_id, content, context, memory_type, subject, embedding FROM memories"
+                        " WHERE tenant_id = %s", (tenant.id,)).fetchall()
     for row in rows:
-        fresh = ctx.embedder.embed([indexed_text(row["content"], row["context"])])[0]
+        fresh = ctx.embedder.embed([embedded_text.of(row["content"], row["context"], memory_type=row["memory_type"],
+                                                     subject=row["subject"])])[0]
         expected = fresh if row["user_id"] == tenant.user else np.ones(384) / np.sqrt(384)
         assert np.allclose(row["embedding"].to_numpy(), expected, atol=1e-5), row["content"]
 

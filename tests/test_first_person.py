@@ -1,4 +1,5 @@
 """Questions an agent asks about "the user": embedded in the user's voice (retrieval/first_person.py),
+as the user's facts are (embedded_text.py),
 and "now" favouring the later of two lines (temporal.asks_present), through the HTTP API and the
 embedded Postgres, against the same history with the lever off."""
 
@@ -76,13 +77,12 @@ def _found(client, tenant, query: str) -> list[str]:
 
 
 def test_a_question_about_the_user_is_not_answered_by_every_fact(ctx, tenant):
-    # Facts filed as "The user's ..." share their phrase with any question about "the user"; asked
-    # as asked, "Is the user a violinist?" opened the floor on them.
+    # Facts filed as "The user's ..." share their phrase with any question about "the user"; as
+    # their vectors were (tests/test_embedded_text.py), "Is the user a runner?" opened the floor on them.
     _say(tenant, [("2026-01-05T10:00:00Z", "I work at Stripe as a product manager and live in Dublin."),
                   ("2026-01-12T10:00:00Z", "My sister is called Ruth."),
                   ("2026-01-19T10:00:00Z", "I'm allergic to penicillin.")])
-    with _app(ctx, search_first_person=False) as as_asked, _app(ctx, search_first_person=True) as voiced:
-        assert _found(as_asked, tenant, "Is the user a runner?")  # what the lever is for
+    with _app(ctx, search_first_person=True) as voiced:
         for question in ("Is the user a runner?", "Where does the user go skiing?"):
             assert _found(voiced, tenant, question) == [], question
         # a question about what was said is still answered, by the facts as by the line

@@ -33,7 +33,7 @@ import math
 import uuid
 from typing import Any, Callable, Iterable, Iterator
 
-from memex import pipeline
+from memex import embedded_text, pipeline
 from memex.context import Context
 from memex.db import backfills as backfill_rows
 from memex.db import memories as memory_rows
@@ -221,7 +221,8 @@ def _reembed_chunk(ctx: Context, job: BackfillJob) -> tuple[str, int, int, bool]
                                           MEMORIES_PER_CHUNK + 1)
     more = len(rows) > MEMORIES_PER_CHUNK
     rows = rows[:MEMORIES_PER_CHUNK]
-    vectors = ctx.embedder.embed([pipeline.indexed_text(r["content"], r["context"]) for r in rows])
+    vectors = ctx.embedder.embed([embedded_text.of(r["content"], r["context"], memory_type=r["memory_type"],
+                                                   subject=r["subject"]) for r in rows])
     with ctx.db.transaction() as conn:
         memory_rows.set_embeddings(conn, job.tenant_id, [(r["id"], v) for r, v in zip(rows, vectors)])
     return (rows[-1]["id"] if rows else job.offset), len(rows), 0, more

@@ -136,11 +136,11 @@ class Settings:
     # leave-one-out fold (docs/measurements/locomo.md).
     search_unnamed_vector_weight: float = 0.5
     # A question about "the user" runs on the vector channel in the user's voice ("Is the user a
-    # runner?" as "Am I a runner?", retrieval/first_person.py): the gate reads that; the question as
-    # asked is fused beside it with this weight (0: not embedded). Measured on bench.probes (README):
-    # off by default, since the gate then misses a new user's "where does the user work?" when all
-    # they said is "I just started at Notion as a PM." (its fact is written in the third person).
-    search_first_person: bool = False
+    # runner?" as "Am I a runner?", retrieval/first_person.py), as the user's facts are embedded
+    # (embedded_text.py); the question as asked is fused beside it with this weight (0: not
+    # embedded) and opens the floor's gate too. Measured on bench.probes (README): 0 and 0.5 scored
+    # the same; 0.5 still finds facts embedded before the user's voice (until a re-embed).
+    search_first_person: bool = True
     search_as_asked_vector_weight: float = 0.5
     # A memory valid within a period the question names ("last week", "in May 2023"): x (1 + boost).
     search_temporal_boost: float = 0.5
@@ -284,7 +284,7 @@ def load_settings() -> Settings:
         search_speaker_boost=_float("MEMEX_SEARCH_SPEAKER_BOOST", 0.3),
         search_keywords_without_speakers=_bool("MEMEX_SEARCH_KEYWORDS_WITHOUT_SPEAKERS", True),
         search_unnamed_vector_weight=_float("MEMEX_SEARCH_UNNAMED_VECTOR_WEIGHT", 0.5),
-        search_first_person=_bool("MEMEX_SEARCH_FIRST_PERSON", False),
+        search_first_person=_bool("MEMEX_SEARCH_FIRST_PERSON", True),
         search_as_asked_vector_weight=_float("MEMEX_SEARCH_AS_ASKED_VECTOR_WEIGHT", 0.5),
         search_temporal_boost=_float("MEMEX_SEARCH_TEMPORAL_BOOST", 0.5),
         search_present_boost=_float("MEMEX_SEARCH_PRESENT_BOOST", 0.5),

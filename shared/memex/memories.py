@@ -6,6 +6,7 @@ import uuid
 from datetime import datetime, timezone
 from typing import Any
 
+from memex import embedded_text
 from memex.context import Context
 from memex.db import erasure, locks
 from memex.db import memories as memory_rows
@@ -15,7 +16,7 @@ from memex.models import MemoryIn
 
 
 def add(ctx: Context, tenant_id: str, memory: MemoryIn) -> dict[str, Any]:
-    vector = ctx.embedder.embed([memory.content])[0]
+    vector = ctx.embedder.embed([embedded_text.of(memory.content, memory_type=memory.memory_type, subject="user")])[0]
     memory_id = str(uuid.uuid4())
     with ctx.db.transaction() as conn:
         tenant_rows.ensure_tenant(conn, tenant_id)
@@ -86,7 +87,8 @@ def _embed_again(ctx: Context, conn, tenant_id: str, rows: list[dict[str, Any]])
     """Memories whose context was erased get a vector made from what is left of them: the old
     vector was computed from the erased text too."""
     if rows:
-        vectors = ctx.embedder.embed([r["content"] for r in rows])
+        vectors = ctx.embedder.embed([embedded_text.of(r["content"], memory_type=r["memory_type"], subject=r["subject"])
+                                      for r in rows])
         memory_rows.set_embeddings(conn, tenant_id, [(r["id"], v) for r, v in zip(rows, vectors)])
 
 

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from memex import filler, llm, standalone, timeline
+from memex import embedded_text, filler, llm, standalone, timeline
 from memex.context import Context
 from memex.db import locks
 from memex.db import memories as memory_rows
@@ -44,11 +44,6 @@ def episodic_text(message: dict) -> str:
     """What an episodic memory says: the message, prefixed by its speaker's name when the client
     gave one, so that "what did Caroline say about…" finds Caroline's words."""
     return f"{message['name']}: {message['content']}" if message["name"] else message["content"]
-
-
-def indexed_text(content: str, context: str | None) -> str:
-    """What is embedded for a memory: its content, after the line it answers when there is one."""
-    return f"{context}\n{content}" if context else content
 
 
 def extract(ctx: Context, job: ExtractionJob) -> SupersessionJob | None:
@@ -134,7 +129,8 @@ def _store_episodic(ctx: Context, tenant_id: str, work: list[tuple[dict, list[di
     pending = [(turn, m) for turn, messages, _ in work for m in messages if f"message:{m['id']}" not in done]
     if not pending:
         return
-    texts = [indexed_text(episodic_text(m), contexts[m["id"]]) for _, m in pending]
+    texts = [embedded_text.of(episodic_text(m), contexts[m["id"]], memory_type="episodic", subject=m["subject"])
+             for _, m in pending]
     distinct = embed_distinct(ctx, texts)
     vectors = [distinct[text] for text in texts]
     with ctx.db.transaction() as conn:
@@ -170,35 +166,34 @@ RELATED_LIMIT = 8
 DECIDE_ATTEMPTS = 3
 
 
-def resolve(ctx: Context, job: SupersessionJob, known: dict[str, np.ndarray] | None = None) -> None:
+def resolve(ctx: Context, job: SupersessionJob) -> None:
     """Decide each candidate stored on the turn against the user's current memories, write it,
-    then mark the turn processed. `known`: vectors already computed for candidate contents (a
-    batch's, embedded together)."""
+    then mark the turn processed."""
     turn = turn_rows.get_turn(ctx.db.connection(), job.tenant_id, job.turn_id)
     if turn is not None:
-        _resolve_turns(ctx, [turn], known)
+        _resolve_turns(ctx, [turn])
 
 
-def resolve_many(ctx: Context, jobs: list[SupersessionJob], known: dict[str, np.ndarray] | None = None) -> None:
+def resolve_many(ctx: Context, jobs: list[SupersessionJob]) -> None:
     """`resolve` for many turns, in the given order, their candidates embedded together."""
     conn = ctx.db.connection()
     found: dict[tuple[str, str], dict[str, Any]] = {}
     for tenant_id in {j.tenant_id for j in jobs}:
         ids = [j.turn_id for j in jobs if j.tenant_id == tenant_id]
         found.update(((tenant_id, t["id"]), t) for t in turn_rows.get_turns(conn, tenant_id, ids))
-    _resolve_turns(ctx, [found[(j.tenant_id, j.turn_id)] for j in jobs if (j.tenant_id, j.turn_id) in found], known)
+    _resolve_turns(ctx, [found[(j.tenant_id, j.turn_id)] for j in jobs if (j.tenant_id, j.turn_id) in found])
 
 
 # How many of one user's turns the rules decide in one transaction (and one hold of the user's lock).
 TURNS_PER_TRANSACTION = 50
 
 
-def _resolve_turns(ctx: Context, turns: list[dict[str, Any]], known: dict[str, np.ndarray] | None) -> None:
+def _resolve_turns(ctx: Context, turns: list[dict[str, Any]]) -> None:
     """A judge that calls out (an LLM) is asked with no lock held, then the write takes the user's
     lock and re-checks that what was decided on has not changed. The rules answer at once: they
     decide and write under the lock, consecutive turns of one user in one transaction."""
     turns = [t for t in turns if t["candidates"] is not None]  # the others are done
-    vectors = candidate_vectors(ctx, turns, known)
+    vectors = candidate_vectors(ctx, turns)
     if isinstance(ctx.judge, RulesJudge):
         for _, run in itertools.groupby(turns, key=lambda t: (t["tenant_id"], t["user_id"])):
             run = list(run)
@@ -208,20 +203,20 @@ def _resolve_turns(ctx: Context, turns: list[dict[str, Any]], known: dict[str, n
     for turn in turns:
         with llm.time_budget(ctx.settings.llm_budget_seconds):
             for candidate in (Candidate(**c) for c in turn["candidates"]):
-                _decide_and_write(ctx, turn, candidate, vectors[candidate.content])
+                _decide_and_write(ctx, turn, candidate, vectors[_embedded(candidate)])
         with ctx.db.transaction() as conn:
             turn_rows.finish(conn, turn["tenant_id"], [turn["id"]])
 
 
-def candidate_vectors(ctx: Context, turns: list[dict[str, Any]], known: dict[str, np.ndarray] | None = None
-                      ) -> dict[str, np.ndarray]:
-    """The vector of every candidate content stored on these turns, by content: those not in
-    `known` embedded in one call, each distinct text once."""
-    vectors = dict(known or {})
-    missing = [c["content"] for t in turns for c in (t["candidates"] or []) if c["content"] not in vectors]
-    if missing:
-        vectors.update(embed_distinct(ctx, missing))
-    return vectors
+def candidate_vectors(ctx: Context, turns: list[dict[str, Any]]) -> dict[str, np.ndarray]:
+    """The vector of every candidate stored on these turns, by the text embedded for it
+    (_embedded), each distinct text embedded once."""
+    return embed_distinct(ctx, [_embedded(Candidate(**c)) for t in turns for c in (t["candidates"] or [])])
+
+
+def _embedded(candidate: Candidate) -> str:
+    """What is embedded for the memory a candidate becomes (embedded_text.py)."""
+    return embedded_text.of(candidate.content, memory_type="semantic", subject=candidate.subject)
 
 
 # Texts the write path embedded lately, with their vectors, per embedder. What people say
@@ -266,9 +261,9 @@ def _resolve_locked(ctx: Context, turns: list[dict[str, Any]], vectors: dict[str
                     continue  # written by an earlier delivery that decided one candidate at a time
                 if (current["id"], candidate.key) in erased:
                     continue  # the user erased what this turn said about it
-                vector = vectors.get(candidate.content)
+                vector = vectors.get(_embedded(candidate))
                 if vector is None:  # re-extracted since the vectors were computed
-                    vector = ctx.embedder.embed([candidate.content])[0]
+                    vector = ctx.embedder.embed([_embedded(candidate)])[0]
                 related = memory_rows.related_active(conn, tenant_id, user_id, related_keys(candidate), vector,
                                                      RELATED_MIN_SIMILARITY, RELATED_LIMIT, candidate.subject)
                 if _write(conn, ctx, current, candidate, vector, dedupe_key, ctx.judge.decide(candidate, related),

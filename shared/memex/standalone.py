@@ -1,6 +1,6 @@
 """Whether a line says what it means without the line before it.
 
-An episodic memory is indexed with the line it answers (pipeline.indexed_text): "Two of them."
+An episodic memory is indexed with the line it answers (embedded_text.py): "Two of them."
 means nothing alone. But a speaker who says two things in a row often says two separate things:
 "I work at Stripe." then "My dog is called Biscuit." Indexed with the first, the second would
 be found for "where do I work?" beside the line that answers it. So a line that follows its own

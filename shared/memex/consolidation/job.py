@@ -21,6 +21,7 @@ from datetime import datetime, timedelta, timezone
 
 import numpy as np
 
+from memex import embedded_text
 from memex.consolidation import LLM_FALLBACK, Summariser, make_summariser
 from memex.consolidation.grouping import Rules, group
 from memex.context import Context
@@ -118,7 +119,8 @@ def _write(ctx: Context, summariser: Summariser, tenant_id: str, user_id: str,
     result = ConsolidationResult()
     # Decided outside the lock: the summariser may call an LLM.
     summaries = [summariser.summarise([m["content"] for m in members]) for members in groups]
-    vectors = ctx.embedder.embed([s.content for s in summaries])
+    vectors = ctx.embedder.embed([embedded_text.of(s.content, memory_type="episodic", subject="user")
+                                  for s in summaries])
     with ctx.db.transaction() as conn:
         locks.lock_user(conn, tenant_id, user_id)
         active = rows.still_active(conn, tenant_id, [m["id"] for members in groups for m in members])

@@ -101,7 +101,8 @@ def fail(conn: psycopg.Connection, tenant_id: str, backfill_id: str, error: str)
 def memory_ids_after(conn: psycopg.Connection, tenant_id: str, user_id: str | None, after: str,
                      limit: int) -> list[dict[str, Any]]:
     return conn.execute(
-        """SELECT id, content, context FROM memories WHERE tenant_id = %s AND (%s::text IS NULL OR user_id = %s)
+        """SELECT id, content, context, memory_type, subject FROM memories
+           WHERE tenant_id = %s AND (%s::text IS NULL OR user_id = %s)
              AND id > %s ORDER BY id LIMIT %s""",
         (tenant_id, user_id, user_id, after, limit),
     ).fetchall()

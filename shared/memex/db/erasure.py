@@ -28,7 +28,7 @@ from memex.db import history as history_rows
 
 def memories(conn: psycopg.Connection, tenant_id: str, ids: list[str]) -> dict[str, Any]:
     """Erase these memories. Returns the count and the memories whose context was erased
-    ({id, content}: to be embedded again without it)."""
+    ({id, content, memory_type, subject}: to be embedded again without it)."""
     ids = sorted(set(ids) | set(consolidation_rows.summaries_citing(conn, tenant_id, ids)))
     rows = conn.execute(
         """SELECT id, user_id, memory_type, key, content, source_turn_id, source_message_id
@@ -54,7 +54,8 @@ def memories(conn: psycopg.Connection, tenant_id: str, ids: list[str]) -> dict[s
                            (tenant_id, erased)).fetchall()
     recontextualised = conn.execute(
         """UPDATE memories SET context = NULL
-           WHERE tenant_id = %s AND user_id = ANY(%s) AND context = ANY(%s) RETURNING id, content""",
+           WHERE tenant_id = %s AND user_id = ANY(%s) AND context = ANY(%s)
+           RETURNING id, content, memory_type, subject""",
         (tenant_id, sorted({r["user_id"] for r in episodic}), [r["content"] for r in episodic]),
     ).fetchall() if episodic else []
     return {"memories": len(deleted), "recontextualised": recontextualised}

@@ -1,4 +1,4 @@
-"""A question about "the user" in the user's own voice, for the vector channel.
+"""A question or a fact about "the user" in the user's own voice, for the vector channel.
 
 Agents ask about the person memex serves as "the user" ("Is the user a runner?"), and memex files
 that person's facts the same way ("The user's employer is Notion."). To a sentence embedder the
@@ -8,9 +8,11 @@ work", so every fact looks related, the floor's gate opens for anything, and the
 outrank the line that answers. Asked as the user says things ("Am I a runner?"), the unrelated
 facts fall to 0.05 and the line keeps 0.29: the user's messages are in the first person.
 
-`of` rewrites the question's references to the user (and the verb they govern) into the first
-person; the search embeds that for the question's vector channel, the one the gate reads, and
-fuses the question as asked beside it (it still finds the third-person facts best).
+`of` rewrites a sentence's references to the user (and the verb they govern) into the first
+person. The search embeds a question so for its vector channel, and fuses the question as asked
+beside it (it finds facts embedded before they were in the user's voice); the user's facts are
+embedded so too ("The user's employer is Notion." as "My employer is Notion.", embedded_text.py),
+so that neither side carries the phrase every fact shared.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ _SUBJECT = re.compile(r"\b(?:the|this)\s+user\b(?!['’])", re.IGNORECASE)
 
 
 def of(question: str) -> str | None:
-    """`question` in the first person, or None when it does not refer to the user that way."""
+    """`question` (or a statement) in the first person, or None when it does not refer to the user that way."""
     if not _SUBJECT.search(question) and not _POSSESSIVE.search(question):
         return None
     text = _ASKED.sub(lambda m: _same_case(m.group(1), _AUXILIARY[m.group(1).lower()]) + " I", question)

@@ -1,0 +1,29 @@
+"""The text a memory's vector is computed from, at every place a memory is embedded (the pipeline,
+a memory written directly, consolidation, the re-embed backfill, erasure's re-embed). What is
+stored and returned is the memory's content, unchanged; only its vector reads this text.
+
+- A memory with a context (a message that leans on the line before it, pipeline._leans_on) is
+  embedded after that line: "Two of them." means nothing alone.
+- A fact about the user (not episodic, subject "user") is embedded in the user's own voice:
+  "The user's employer is Notion." as "My employer is Notion.". Every fact memex files about the
+  user starts with the same phrase, and to all-MiniLM-L6-v2 a shared phrase is most of what two
+  short sentences have in common: a question about "the user" was at cosine 0.2-0.5 from every
+  fact ("Where does the user work?" 0.49 from "The user lives in Leeds.", 0.45 from the employer
+  fact; "Is the user a runner?" 0.35 from the employer fact, the floor's gate), and a question in
+  the first person passed them by ("Where do I work now?" 0.19 from the employer fact). Written as
+  the user's messages are, and as a question about the user is searched (retrieval/first_person.py
+  rewrites both), the employer fact is 0.32 from "Where do I work now?" and 0.07 from "Is the user
+  a runner?". Another participant's facts ("Melanie's employer is Globex.") name whom they are
+  about and keep their text.
+"""
+
+from __future__ import annotations
+
+from memex.retrieval import first_person
+
+
+def of(content: str, context: str | None = None, *, memory_type: str, subject: str | None) -> str:
+    """What is embedded for a memory of this type and subject ("user" or a participant's name)."""
+    if memory_type != "episodic" and (subject or "user") == "user":
+        content = first_person.of(content) or content
+    return f"{context}\n{content}" if context else content
