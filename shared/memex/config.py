@@ -186,6 +186,15 @@ class Settings:
     # costs 1.0-2.1x: the two cross at ~3k-5k memories (four runs).
     vector_preselect: int = 800
     vector_preselect_above: int = 5_000
+    # A user with at least this many active memories gets an HNSW index of their own (a partial
+    # index, db/vector_indexes.py), built by the scheduled index job every
+    # `user_vector_index_interval_seconds`; their unfiltered vector searches walk it whatever the
+    # thresholds above. Dropped when the user falls under half of it, or is erased. 0: none.
+    # `user_vector_index_build_memory`: the build's maintenance_work_mem (an HNSW graph that does
+    # not fit is built far more slowly: ~1.5 KB a 384-d memory).
+    user_vector_index_min: int = 50_000
+    user_vector_index_interval_seconds: int = 3600
+    user_vector_index_build_memory: str = "1GB"
 
     # HTTP
     require_api_key: bool = False
@@ -298,6 +307,9 @@ def load_settings() -> Settings:
         vector_ef_search=_int("MEMEX_VECTOR_EF_SEARCH", 400),
         vector_preselect=_int("MEMEX_VECTOR_PRESELECT", 800),
         vector_preselect_above=_int("MEMEX_VECTOR_PRESELECT_ABOVE", 5_000),
+        user_vector_index_min=_int("MEMEX_USER_VECTOR_INDEX_MIN", 50_000),
+        user_vector_index_interval_seconds=_int("MEMEX_USER_VECTOR_INDEX_INTERVAL_SECONDS", 3600),
+        user_vector_index_build_memory=_str("MEMEX_USER_VECTOR_INDEX_BUILD_MEMORY", "1GB"),
         require_api_key=_bool("MEMEX_REQUIRE_API_KEY", False),
         max_body_bytes=_int("MEMEX_MAX_BODY_BYTES", 1_048_576),
         default_tenant=_str("MEMEX_DEFAULT_TENANT", "default"),
