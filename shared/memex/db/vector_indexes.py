@@ -97,6 +97,12 @@ def build(conn: psycopg.Connection, tenant_id: str, user_id: str) -> None:
         "CREATE INDEX CONCURRENTLY {} ON memories USING hnsw (embedding vector_cosine_ops) "
         "WHERE tenant_id = {} AND user_id = {}").format(sql.Identifier(name), sql.Literal(tenant_id),
                                                         sql.Literal(user_id)))
+    relist(conn, tenant_id, user_id)
+
+
+def relist(conn: psycopg.Connection, tenant_id: str, user_id: str) -> None:
+    """List the user's built index (again: bench/scale searches a user with it and without)."""
+    name = index_name(tenant_id, user_id)
     conn.execute(
         """INSERT INTO user_vector_indexes (tenant_id, user_id, index_name, memories)
            SELECT %(t)s, %(u)s, %(name)s, coalesce((SELECT active_docs FROM memory_stats
