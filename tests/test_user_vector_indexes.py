@@ -103,7 +103,7 @@ def test_the_users_searches_walk_their_index_and_find_the_same_memories(ctx, lar
         conn.execute("SET LOCAL enable_seqscan = off")
         conn.execute("SET LOCAL enable_sort = off")
         own = memory_rows.vector_ranked(conn, large.id, large.user, None, SearchFilters(), False, vector,
-                                        len(OWN), 10**6, 400, own_index=True)
+                                        len(OWN), 10**6, 400, own_ef_search=400)
     ranked = memory_rows.vector_ranked(conn, large.id, large.user, None, SearchFilters(), False, vector,
                                        len(OWN), None)
     assert [item for item, _ in own] == [item for item, _ in ranked] and len(ranked) == len(OWN)
@@ -129,7 +129,7 @@ def test_the_walk_statement_reads_the_users_index(ctx, large):
     maintain(_with_threshold(ctx), large.id)
     vector = ctx.embedder.embed([QUERIES[0]])[0]
     statement = memory_rows.vector_statement(large.id, large.user, None, SearchFilters(), False, vector, 10,
-                                             10**6, 400, own_index=True)
+                                             10**6, 400, own_ef_search=400)
     conn = ctx.db.connection()
     with conn.transaction():
         conn.execute("SET LOCAL enable_seqscan = off")

@@ -57,7 +57,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--filler-size", type=int, default=5_000, help="memories per filler user")
     parser.add_argument("--pool", type=int, default=20_000, help="distinct texts embedded by the real embedder")
     parser.add_argument("--ef-search", type=_sizes, default=[],
-                        help="hnsw.ef_search values the HNSW path is also measured at (beside the configured one)")
+                        help="hnsw.ef_search values the HNSW path (and with --user-indexes, the walk of a user's own "
+                             "index) is also measured at (beside the configured one)")
     parser.add_argument("--preselect", type=_sizes, default=[],
                         help="binary-quantised pre-selections (candidates re-ranked exactly) the vector channel "
                              "is also measured at (beside the configured one, if any)")
@@ -152,7 +153,8 @@ def measure_all(args, users: list[database.User], server: database.Server, home:
     ef_searches = sorted({settings.vector_ef_search, *args.ef_search})
     preselects = sorted({*([settings.vector_preselect] if settings.vector_preselect else []), *args.preselect})
     paths = measure.vector_paths(ctx, scopes, warm, timed, ef_searches, preselects, progress)
-    user_indexes = measure.user_indexes(ctx, by_size, warm, timed, progress) if args.user_indexes else None
+    user_indexes = measure.user_indexes(ctx, by_size, warm, timed, sorted({settings.user_vector_index_ef_search, *args.ef_search}),
+                                        progress) if args.user_indexes else None
 
     with ctx.db.connection().cursor() as cur:
         versions = cur.execute(

@@ -193,17 +193,17 @@ def crossover(sizes: list[int], exact: list[float], hnsw: list[float]) -> float 
     return float(np.exp(np.log(s0) + fraction * (np.log(s1) - np.log(s0))))
 
 
-def user_indexes(ctx, users: dict[int, list[User]], warm: list[str], questions: list[str],
+def user_indexes(ctx, users: dict[int, list[User]], warm: list[str], questions: list[str], ef_searches: list[int],
                  progress: Progress) -> dict:
     """The per-user HNSW indexes (memex/vector_indexes.py), measured in one run: built by the index
     job with the configured threshold, then each user searched alternately with their index listed
     and unlisted (the index stays built; the list decides whether search walks it), hybrid and
     vector, beside the floor, in a rotating order; users without an index run the same twice (a
-    control for the noise). Then the vector channel alone (depth 100) through the user's index, its
-    recall against the exact ranking, beside the configured pre-selection's; the plan of each
+    control for the noise). Then the vector channel alone (depth 100) through the user's index at
+    each of `ef_searches`, its recall against the exact ranking, beside the configured pre-selection's; the plan of each
     size's vector statement; and the indexes dropped again, so that the kept data stays as loaded.
     -> {"build_seconds", "indexes": [(user, bytes)], "drop_seconds", "latency": size -> kind ->
-    ms, "paths": size -> {"own", "preselect": {"ms", "recall@10", "recall@100"}, "exact": ms},
+    ms, "paths": size -> {"own": {ef: {...}}, "preselect": {"ms", "recall@10", "recall@100"}, "exact": ms},
     "plans": size -> the plan's index names}"""
     from dataclasses import replace
 
@@ -232,7 +232,8 @@ def user_indexes(ctx, users: dict[int, list[User]], warm: list[str], questions: 
         vector = ctx.embedder.embed_query(questions[0])
         statement = memory_rows.vector_statement(TENANT, members[0].id, None, SearchFilters(), False, vector,
                                                  VECTOR_DEPTH, s.vector_exact_max, s.vector_ef_search,
-                                                 s.vector_preselect, s.vector_preselect_above, own_index=True)
+                                                 s.vector_preselect, s.vector_preselect_above,
+                                                 s.user_vector_index_ef_search)
         plan = statement.explain(conn)
         plans[size] = sorted(set(re.findall(r"using (\w+)", plan, flags=re.IGNORECASE)))
     progress("indexes in the vector statement's plans: " + "; ".join(f"{k:,}: {', '.join(v)}" for k, v in plans.items()))
@@ -269,31 +270,33 @@ def user_indexes(ctx, users: dict[int, list[User]], warm: list[str], questions: 
         if user.id not in listed:
             continue
         scope = (TENANT, user.id, None, SearchFilters(), False)
-        found = {"exact": [], **{k: {"ms": [], "recall@10": [], "recall@100": []} for k in ("own", "preselect")}}
-        runs = {"exact": (never, exact_only.vector_ef_search, 0, False),
-                "own": (never, s.vector_ef_search, 0, True),
-                "preselect": (never, s.vector_ef_search, s.vector_preselect, False)}
+        approximate = [("own", ef) for ef in ef_searches] + ["preselect"]
+        found = {"exact": [], **{k: {"ms": [], "recall@10": [], "recall@100": []} for k in approximate}}
+        runs = {"exact": (never, exact_only.vector_ef_search, 0, None),
+                **{("own", ef): (never, ef, 0, ef) for ef in ef_searches},
+                "preselect": (never, s.vector_ef_search, s.vector_preselect, None)}
         for i, vector in enumerate([ctx.embedder.embed_query(q) for q in warm + questions]):
             ranked = {}
             names = list(runs)
             for name in names[i % len(names):] + names[:i % len(names)]:
-                walk_above, ef, preselect, own = runs[name]
+                walk_above, ef, preselect, own_ef = runs[name]
                 ms, ranked[name] = _timed(memory_rows.vector_ranked, conn, *scope, vector, VECTOR_DEPTH,
-                                          walk_above, ef, preselect, s.vector_preselect_above, own)
+                                          walk_above, ef, preselect, s.vector_preselect_above, own_ef)
                 if i < len(warm):
                     continue
                 (found[name] if name == "exact" else found[name]["ms"]).append(ms)
             if i < len(warm):
                 continue
             exact = [item for item, _ in ranked["exact"]]
-            for name in ("own", "preselect"):
+            for name in approximate:
                 got = [item for item, _ in ranked[name]]
                 for k in (10, 100):
                     found[name][f"recall@{k}"].append(len(set(exact[:k]) & set(got[:k])) / len(exact[:k]))
-        paths[size] = found
+        paths[size] = {**{k: v for k, v in found.items() if k[0] != "own"},
+                       "own": {k[1]: v for k, v in found.items() if k[0] == "own"}}
         progress(f"vector channel at {size:,} memories: exact p50 {percentiles(found['exact'])[0]:.1f} ms, "
                  + ", ".join(f"{k} p50 {percentiles(found[k]['ms'])[0]:.1f} ms recall@10 "
-                             f"{np.mean(found[k]['recall@10']):.3f}" for k in ("own", "preselect")))
+                             f"{np.mean(found[k]['recall@10']):.3f}" for k in approximate))
 
     started = time.perf_counter()
     maintain(replace(ctx, settings=replace(s, user_vector_index_min=0)))

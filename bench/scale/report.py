@@ -143,12 +143,14 @@ def _user_indexes(found: dict[str, Any]) -> str:
                    + " | ≤ 1.5 |")
     if found["paths"]:
         out.append("\nThe vector channel alone (depth 100), ms p50 / p95, recall against the exact ranking\n")
-        out.append("| memories in scope | exact | own index walk | recall@10 / @100 | pre-selection | recall@10 / @100 |")
-        out.append("|---|---|---|---|---|---|")
+        efs = sorted(next(iter(found["paths"].values()))["own"])
+        out.append("| memories in scope | exact | " + " | ".join(
+            f"own index, ef_search {ef} | recall@10 / @100" for ef in efs) + " | pre-selection | recall@10 / @100 |")
+        out.append("|---|---|" + "---|---|" * (len(efs) + 1))
         for size, p in sorted(found["paths"].items()):
             out.append(f"| {size:,} | {_pair(p['exact'])} | " + " | ".join(
-                f"{_pair(p[k]['ms'])} | {np.mean(p[k]['recall@10']):.3f} / {np.mean(p[k]['recall@100']):.3f}"
-                for k in ("own", "preselect")) + " |")
+                f"{_pair(q['ms'])} | {np.mean(q['recall@10']):.3f} / {np.mean(q['recall@100']):.3f}"
+                for q in [*(p["own"][ef] for ef in efs), p["preselect"]]) + " |")
     return "\n".join(out)
 
 

@@ -193,6 +193,7 @@ class Settings:
     # `user_vector_index_build_memory`: the build's maintenance_work_mem (an HNSW graph that does
     # not fit is built far more slowly: ~1.5 KB a 384-d memory).
     user_vector_index_min: int = 50_000
+    user_vector_index_ef_search: int = 400
     user_vector_index_interval_seconds: int = 3600
     user_vector_index_build_memory: str = "1GB"
 
@@ -308,6 +309,7 @@ def load_settings() -> Settings:
         vector_preselect=_int("MEMEX_VECTOR_PRESELECT", 800),
         vector_preselect_above=_int("MEMEX_VECTOR_PRESELECT_ABOVE", 5_000),
         user_vector_index_min=_int("MEMEX_USER_VECTOR_INDEX_MIN", 50_000),
+        user_vector_index_ef_search=_int("MEMEX_USER_VECTOR_INDEX_EF_SEARCH", 400),
         user_vector_index_interval_seconds=_int("MEMEX_USER_VECTOR_INDEX_INTERVAL_SECONDS", 3600),
         user_vector_index_build_memory=_str("MEMEX_USER_VECTOR_INDEX_BUILD_MEMORY", "1GB"),
         require_api_key=_bool("MEMEX_REQUIRE_API_KEY", False),

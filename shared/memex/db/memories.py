@@ -569,7 +569,7 @@ def keyword_ranked(conn: psycopg.Connection, tenant_id: str, user_id: str, agent
 def vector_statement(tenant_id: str, user_id: str, agent_id: str | None, filters: SearchFilters,
                      include_inactive: bool, embedding: np.ndarray, limit: int,
                      walk_above: int | None, ef_search: int, preselect: int = 0,
-                     preselect_above: int = 0, own_index: bool = False) -> Statement:
+                     preselect_above: int = 0, own_ef_search: int | None = None) -> Statement:
     """The vector channel: (id, cosine similarity) over the scope's memories, best first.
 
     By the user's size in scope (active memories, or all, from the statistics of migration 0005):
@@ -583,12 +583,13 @@ def vector_statement(tenant_id: str, user_id: str, agent_id: str | None, filters
       until the tenant and user filter is satisfied: a walk filtered afterwards can return fewer
       rows than asked when the nearest neighbours belong to other users; `ef_search`, the walk's
       candidate list, sets its recall.
-    - with `own_index` (and `walk_above` given), a user listed in user_vector_indexes whatever
+    - with `own_ef_search` (and `walk_above` given), a user listed in user_vector_indexes whatever
       their size, when nothing but `active` narrows the scope: through the user's own partial HNSW
       index (db/vector_indexes.py), the same walk but over the user's memories alone, so that it
       skips no other user's nodes. The planner picks it because the statement's parameters are
       bound as values (no prepared statements), which imply the index's predicate. A narrower scope
-      keeps the paths above: a walk filtered by a session or a type may starve.
+      keeps the paths above: a walk filtered by a session or a type may starve. `own_ef_search`
+      is that walk's candidate list.
     The statement chooses its path itself (the branches not taken are never executed), so the
     user's size costs no round trip of its own.
     """
@@ -605,7 +606,8 @@ def vector_statement(tenant_id: str, user_id: str, agent_id: str | None, filters
     size = (f"coalesce((SELECT {'docs' if include_inactive else 'active_docs'} FROM memory_stats "
             "WHERE tenant_id = %(scope_tenant)s AND user_id = %(scope_user)s), 0)")
     unfiltered = agent_id is None and filters == SearchFilters()
-    own = (vector_indexes.LISTED if own_index and walk_above is not None and unfiltered else "false")
+    own = (vector_indexes.LISTED if own_ef_search is not None and walk_above is not None and unfiltered
+           else "false")
     walked = "" if walk_above is None else f"AND {size} <= %(walk_above)s AND NOT {own}"
     if preselect:
         preselected = f"""SELECT {columns}, 1 - (embedding <=> %(vector)s) AS similarity FROM memories
@@ -630,18 +632,20 @@ def vector_statement(tenant_id: str, user_id: str, agent_id: str | None, filters
     # the planner would start them for the exact branch of a large user even though its gate
     # keeps it from running (~30 ms measured at 100k memories), and two cores have none to spare.
     settings = ("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true),"
-                " set_config('hnsw.ef_search', %(ef)s, true),"
-                " set_config('max_parallel_workers_per_gather', '0', true)", {"ef": str(ef_search)})
+                f" set_config('hnsw.ef_search', CASE WHEN {own} THEN %(own_ef)s ELSE %(ef)s END, true),"
+                " set_config('max_parallel_workers_per_gather', '0', true)",
+                {"ef": str(ef_search), "own_ef": str(own_ef_search or ef_search), **params})
     return Statement(sql, args, "similarity", before=settings)
 
 
 def vector_ranked(conn: psycopg.Connection, tenant_id: str, user_id: str, agent_id: str | None,
                   filters: SearchFilters, include_inactive: bool, embedding: np.ndarray,
                   limit: int, walk_above: int | None, ef_search: int = 200,
-                  preselect: int = 0, preselect_above: int = 0, own_index: bool = False) -> list[tuple[str, float]]:
+                  preselect: int = 0, preselect_above: int = 0,
+                  own_ef_search: int | None = None) -> list[tuple[str, float]]:
     """`vector_statement` run at once: (id, cosine similarity) best first."""
     return vector_statement(tenant_id, user_id, agent_id, filters, include_inactive, embedding, limit,
-                            walk_above, ef_search, preselect, preselect_above, own_index).run(conn).ranked
+                            walk_above, ef_search, preselect, preselect_above, own_ef_search).run(conn).ranked
 
 
 def neighbours(conn: psycopg.Connection, tenant_id: str, user_id: str, agent_id: str | None,
