@@ -79,8 +79,8 @@ def test_cfn_lint_clean():
 
 # ---------------------------------------------------------------- (b) invariants
 
-def test_eleven_functions():
-    assert len(FUNCTIONS) == 11, sorted(FUNCTIONS)
+def test_twelve_functions():
+    assert len(FUNCTIONS) == 12, sorted(FUNCTIONS)
 
 
 @pytest.mark.parametrize("name", sorted(FUNCTIONS))

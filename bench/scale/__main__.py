@@ -2,7 +2,7 @@
 
     python -m bench.scale [--total 1000000] [--sizes 1000,10000,100000] [--users-per-size 2]
         [--threshold-sizes 1000,3000,10000,30000,100000] [--ef-search 200,800] [--preselect 200,800]
-        [--keyword-caps 1000,2000]
+        [--keyword-caps 1000,2000] [--user-indexes]
         [--pool 20000] [--questions 20]
         [--plot docs/perf/scale.png] [--out results.json]
 
@@ -13,7 +13,8 @@ and measures: search latency per user size through memex.retrieval.search for hy
 vector, beside the physical floor (one query embedding + one primary-key fetch of ten rows); one
 small user in the full database against the same user alone in a second database of the same
 server; the vector channel's exact ranking against its HNSW walk and its binary-quantised
-pre-selection per scope size. Prints Markdown
+pre-selection per scope size; with --user-indexes, the per-user HNSW indexes (built, searched
+with and without, dropped). Prints Markdown
 tables and writes the plot. Progress goes to stderr.
 """
 
@@ -56,13 +57,17 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--filler-size", type=int, default=5_000, help="memories per filler user")
     parser.add_argument("--pool", type=int, default=20_000, help="distinct texts embedded by the real embedder")
     parser.add_argument("--ef-search", type=_sizes, default=[],
-                        help="hnsw.ef_search values the HNSW path is also measured at (beside the configured one)")
+                        help="hnsw.ef_search values the HNSW path (and with --user-indexes, the walk of a user's own "
+                             "index) is also measured at (beside the configured one)")
     parser.add_argument("--preselect", type=_sizes, default=[],
                         help="binary-quantised pre-selections (candidates re-ranked exactly) the vector channel "
                              "is also measured at (beside the configured one, if any)")
     parser.add_argument("--keyword-caps", type=_sizes, default=[],
                         help="caps on keyword candidates the keyword channel is also measured at, for the "
                              "largest user (beside the configured one and none)")
+    parser.add_argument("--user-indexes", action="store_true",
+                        help="also build the per-user HNSW indexes (the index job, configured threshold) and "
+                             "search each indexed user with and without theirs, then drop them")
     parser.add_argument("--questions", type=int, default=20, help="timed questions per user")
     parser.add_argument("--warmup", type=int, default=3, help="untimed questions per user first")
     parser.add_argument("--seed", type=int, default=1)
@@ -148,6 +153,8 @@ def measure_all(args, users: list[database.User], server: database.Server, home:
     ef_searches = sorted({settings.vector_ef_search, *args.ef_search})
     preselects = sorted({*([settings.vector_preselect] if settings.vector_preselect else []), *args.preselect})
     paths = measure.vector_paths(ctx, scopes, warm, timed, ef_searches, preselects, progress)
+    user_indexes = measure.user_indexes(ctx, by_size, warm, timed, sorted({settings.user_vector_index_ef_search, *args.ef_search}),
+                                        progress) if args.user_indexes else None
 
     with ctx.db.connection().cursor() as cur:
         versions = cur.execute(
@@ -178,6 +185,7 @@ def measure_all(args, users: list[database.User], server: database.Server, home:
         "isolation": {**isolation, "size": small.size}, "vector_paths": paths,
         "vector_ef_search": settings.vector_ef_search, "vector_preselect": settings.vector_preselect,
         "keyword_caps": {"size": largest.size, "configured": settings.keyword_max_postings, "caps": keyword},
+        **({"user_indexes": user_indexes} if user_indexes else {}),
     }
 
 

@@ -4,6 +4,7 @@ a million memories."""
 
 from __future__ import annotations
 
+import re
 import time
 from typing import Callable
 
@@ -190,3 +191,121 @@ def crossover(sizes: list[int], exact: list[float], hnsw: list[float]) -> float 
     (s0, g0), (s1, g1) = (sizes[first - 1], gaps[first - 1]), (sizes[first], gaps[first])
     fraction = g0 / (g0 - g1)
     return float(np.exp(np.log(s0) + fraction * (np.log(s1) - np.log(s0))))
+
+
+def user_indexes(ctx, users: dict[int, list[User]], warm: list[str], questions: list[str], ef_searches: list[int],
+                 progress: Progress) -> dict:
+    """The per-user HNSW indexes (memex/vector_indexes.py), measured in one run: built by the index
+    job with the configured threshold, then each user searched alternately with their index listed
+    and unlisted (the index stays built; the list decides whether search walks it), hybrid and
+    vector, beside the floor, in a rotating order; users without an index run the same twice (a
+    control for the noise). Then the vector channel alone (depth 100) through the user's index at
+    each of `ef_searches`, its recall against the exact ranking, beside the configured pre-selection's; the plan of each
+    size's vector statement; and the indexes dropped again, so that the kept data stays as loaded.
+    -> {"build_seconds", "indexes": [(user, bytes)], "drop_seconds", "latency": size -> kind ->
+    ms, "paths": size -> {"own": {ef: {...}}, "preselect": {"ms", "recall@10", "recall@100"}, "exact": ms},
+    "plans": size -> the plan's index names}"""
+    from dataclasses import replace
+
+    from memex.db import memories as memory_rows
+    from memex.db import vector_indexes as index_rows
+    from memex.models import SearchFilters
+    from memex.vector_indexes import maintain
+
+    conn = ctx.db.connection()
+    started = time.perf_counter()
+    built = maintain(ctx)
+    build_seconds = time.perf_counter() - started
+    listed = {r["user_id"]: r["index_name"] for r in conn.execute(
+        "SELECT user_id, index_name FROM user_vector_indexes WHERE tenant_id = %s", (TENANT,))}
+    indexes = [(user, index_rows.size_bytes(conn, name)) for user, name in sorted(listed.items())]
+    progress(f"built {built.built} user indexes in {build_seconds:.1f} s: "
+             + ", ".join(f"{user} {size / 2**20:.1f} MB" for user, size in indexes))
+
+    def listing(user: User, on: bool) -> None:
+        if user.id in listed:
+            (index_rows.relist if on else index_rows.unlist)(conn, TENANT, user.id)
+
+    s = ctx.settings
+    plans: dict[int, list[str]] = {}
+    for size, members in sorted(users.items()):
+        vector = ctx.embedder.embed_query(questions[0])
+        statement = memory_rows.vector_statement(TENANT, members[0].id, None, SearchFilters(), False, vector,
+                                                 VECTOR_DEPTH, s.vector_exact_max, s.vector_ef_search,
+                                                 s.vector_preselect, s.vector_preselect_above,
+                                                 s.user_vector_index_ef_search)
+        plan = statement.explain(conn)
+        plans[size] = sorted(set(re.findall(r"using (\w+)", plan, flags=re.IGNORECASE)))
+    progress("indexes in the vector statement's plans: " + "; ".join(f"{k:,}: {', '.join(v)}" for k, v in plans.items()))
+
+    rng = np.random.default_rng(11)
+    kinds = [(mode, listed_) for mode in ("hybrid", "vector") for listed_ in (True, False)] + [(FLOOR, None)]
+    latency: dict[int, dict[str, list[float]]] = {}
+    for size, members in sorted(users.items()):
+        latency[size] = {_kind_name(k): [] for k in kinds}
+        for user in members:
+            for query in warm:
+                for on in (True, False):
+                    listing(user, on)
+                    for mode in ("hybrid", "vector"):
+                        _search(ctx, user, query, mode)
+            for i, query in enumerate(questions):
+                for kind in kinds[i % len(kinds):] + kinds[:i % len(kinds)]:
+                    mode, on = kind
+                    if mode == FLOOR:
+                        ms, _ = _timed(_floor, ctx, user, query, rng)
+                    else:
+                        listing(user, on)
+                        ms, _ = _timed(_search, ctx, user, query, mode)
+                    latency[size][_kind_name(kind)].append(ms)
+            listing(user, True)
+        progress(f"users of {size:,} memories, with / without their index: " + ", ".join(
+            f"{name} p50 {percentiles(ms)[0]:.1f}" for name, ms in latency[size].items()))
+
+    never = 10**9
+    exact_only = replace(s, vector_preselect=0)
+    paths: dict[int, dict] = {}
+    for size, members in sorted(users.items()):
+        user = members[0]
+        if user.id not in listed:
+            continue
+        scope = (TENANT, user.id, None, SearchFilters(), False)
+        approximate = [("own", ef) for ef in ef_searches] + ["preselect"]
+        found = {"exact": [], **{k: {"ms": [], "recall@10": [], "recall@100": []} for k in approximate}}
+        runs = {"exact": (never, exact_only.vector_ef_search, 0, None),
+                **{("own", ef): (never, ef, 0, ef) for ef in ef_searches},
+                "preselect": (never, s.vector_ef_search, s.vector_preselect, None)}
+        for i, vector in enumerate([ctx.embedder.embed_query(q) for q in warm + questions]):
+            ranked = {}
+            names = list(runs)
+            for name in names[i % len(names):] + names[:i % len(names)]:
+                walk_above, ef, preselect, own_ef = runs[name]
+                ms, ranked[name] = _timed(memory_rows.vector_ranked, conn, *scope, vector, VECTOR_DEPTH,
+                                          walk_above, ef, preselect, s.vector_preselect_above, own_ef)
+                if i < len(warm):
+                    continue
+                (found[name] if name == "exact" else found[name]["ms"]).append(ms)
+            if i < len(warm):
+                continue
+            exact = [item for item, _ in ranked["exact"]]
+            for name in approximate:
+                got = [item for item, _ in ranked[name]]
+                for k in (10, 100):
+                    found[name][f"recall@{k}"].append(len(set(exact[:k]) & set(got[:k])) / len(exact[:k]))
+        paths[size] = {**{k: v for k, v in found.items() if k[0] != "own"},
+                       "own": {k[1]: v for k, v in found.items() if k[0] == "own"}}
+        progress(f"vector channel at {size:,} memories: exact p50 {percentiles(found['exact'])[0]:.1f} ms, "
+                 + ", ".join(f"{k} p50 {percentiles(found[k]['ms'])[0]:.1f} ms recall@10 "
+                             f"{np.mean(found[k]['recall@10']):.3f}" for k in approximate))
+
+    started = time.perf_counter()
+    maintain(replace(ctx, settings=replace(s, user_vector_index_min=0)))
+    drop_seconds = time.perf_counter() - started
+    return {"threshold": s.user_vector_index_min, "build_seconds": build_seconds, "indexes": indexes,
+            "drop_seconds": drop_seconds, "plans": plans, "latency": latency, "paths": paths,
+            "samples_per_size": sum(len(m) for m in users.values()) // len(users) * len(questions)}
+
+
+def _kind_name(kind: tuple[str, bool | None]) -> str:
+    mode, listed = kind
+    return mode if listed is None else f"{mode} {'with' if listed else 'without'}"

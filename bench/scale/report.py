@@ -111,6 +111,46 @@ def tables(run: dict[str, Any]) -> str:
             cells = [f"{_pair(p['preselect'][n]['ms'])} | {np.mean(p['preselect'][n]['recall@10']):.3f} / "
                      f"{np.mean(p['preselect'][n]['recall@100']):.3f}" for n in counts]
             out.append(f"| {size:,} | {_pair(p['exact'])} | " + " | ".join(cells) + " |")
+    if "user_indexes" in run:
+        out.append(_user_indexes(run["user_indexes"]))
+    return "\n".join(out)
+
+
+def _user_indexes(found: dict[str, Any]) -> str:
+    out = [f"\n#### Per-user HNSW indexes (threshold {found['threshold']:,} active memories)\n"]
+    out.append(f"Built by the index job in {found['build_seconds']:.1f} s ("
+               + ", ".join(f"{user}: {_mb(size)}" for user, size in found["indexes"])
+               + f"); dropped in {found['drop_seconds']:.1f} s. Indexes in the plan of each size's vector "
+               "statement: " + "; ".join(f"{size:,}: {', '.join(names)}" for size, names in found["plans"].items()))
+    latency = found["latency"]
+    sizes = sorted(latency)
+    kinds = list(latency[sizes[0]])
+    out.append(f"\nms p50 / p95, {found['samples_per_size']} searches per size and kind, with the user's index "
+               "listed and unlisted in turn (users without one: the same search twice)\n")
+    out.append("| memories of the user | " + " | ".join(kinds) + " |")
+    out.append("|---" * (len(kinds) + 1) + "|")
+    for size in sizes:
+        out.append(f"| {size:,} | " + " | ".join(_pair(latency[size][k]) for k in kinds) + " |")
+    out.append("\n| ratio (this block) | with | without | goal |\n|---|---|---|---|")
+    small, large = sizes[0], sizes[-1]
+    p95 = {on: percentiles(latency[large][f"hybrid {on}"])[1] / percentiles(latency[small][f"hybrid {on}"])[1]
+           for on in ("with", "without")}
+    out.append(f"| hybrid p95, {large:,} / {small:,} | {p95['with']:.2f} | {p95['without']:.2f} | ≤ 2 |")
+    for size in sizes:
+        floor = percentiles(latency[size][FLOOR])[0]
+        out.append(f"| hybrid p50 / floor p50, {size:,} | "
+                   + " | ".join(f"{percentiles(latency[size][f'hybrid {on}'])[0] / floor:.2f}" for on in ("with", "without"))
+                   + " | ≤ 1.5 |")
+    if found["paths"]:
+        out.append("\nThe vector channel alone (depth 100), ms p50 / p95, recall against the exact ranking\n")
+        efs = sorted(next(iter(found["paths"].values()))["own"])
+        out.append("| memories in scope | exact | " + " | ".join(
+            f"own index, ef_search {ef} | recall@10 / @100" for ef in efs) + " | pre-selection | recall@10 / @100 |")
+        out.append("|---|---|" + "---|---|" * (len(efs) + 1))
+        for size, p in sorted(found["paths"].items()):
+            out.append(f"| {size:,} | {_pair(p['exact'])} | " + " | ".join(
+                f"{_pair(q['ms'])} | {np.mean(q['recall@10']):.3f} / {np.mean(q['recall@100']):.3f}"
+                for q in [*(p["own"][ef] for ef in efs), p["preselect"]]) + " |")
     return "\n".join(out)
 
 

@@ -36,6 +36,7 @@ SCHEDULES = {
     # message was lost is re-sent within a minute and a half on a laptop, not five.
     "sweep": Schedule(rate_seconds=300, local_seconds=lambda s: max(5, s.sweep_after_seconds // 2)),
     "consolidate": Schedule(rate_seconds=3600, local_seconds=lambda s: s.consolidation_interval_seconds),
+    "vector_indexes": Schedule(rate_seconds=3600, local_seconds=lambda s: s.user_vector_index_interval_seconds),
 }
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 # queue name -> (env var of its URL, worker function, FIFO)

@@ -11,6 +11,7 @@ from memex.context import Context
 from memex.db import erasure, locks
 from memex.db import memories as memory_rows
 from memex.db import tenants as tenant_rows
+from memex.db import vector_indexes
 from memex.errors import InvalidInput, NotFound
 from memex.models import MemoryIn
 
@@ -111,4 +112,10 @@ def erase_session_of_every_user(ctx: Context, tenant_id: str, session_id: str) -
 def erase_user(ctx: Context, tenant_id: str, user_id: str) -> dict[str, int]:
     with ctx.db.transaction() as conn:
         locks.lock_user(conn, tenant_id, user_id)
-        return erasure.user(conn, tenant_id, user_id)
+        erased = erasure.user(conn, tenant_id, user_id)
+        own_index = vector_indexes.unlist(conn, tenant_id, user_id)
+    if own_index is not None:
+        # Its predicate names the user: dropped now, not at the index job's next run. Only after
+        # the commit, as a concurrent drop runs outside any transaction.
+        vector_indexes.drop_after_erasure(ctx.db.connection(), own_index)
+    return erased

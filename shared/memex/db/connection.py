@@ -73,6 +73,15 @@ class Database:
         with conn.transaction():
             yield conn
 
+    @contextmanager
+    def maintenance(self, **settings: str) -> Iterator[psycopg.Connection]:
+        """A connection of its own, in autocommit and without the statement timeout, with these
+        session settings: for long work that must run outside a transaction (CREATE INDEX
+        CONCURRENTLY), away from the connection requests share. Closed at the end."""
+        options = " ".join(f"-c {name}={value}" for name, value in {"statement_timeout": "0", **settings}.items())
+        with psycopg.connect(self.dsn, autocommit=True, connect_timeout=10, options=options) as conn:
+            yield conn
+
     def reset(self) -> None:
         conn = getattr(self._local, "conn", None)
         if conn is not None:

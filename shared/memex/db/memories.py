@@ -11,8 +11,10 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 import psycopg
+from psycopg.rows import tuple_row
 from psycopg.types.json import Jsonb
 
+from memex.db import vector_indexes
 from memex.models import SearchFilters, is_id
 
 _SELECT = """
@@ -350,6 +352,14 @@ class Statement:
         """The rankings of the queries the statement was made for, in their order (here one)."""
         return [self.result()]
 
+    def explain(self, conn: psycopg.Connection) -> str:
+        """The plan Postgres makes of the statement, with its values and its settings (which
+        index a walk reads: bench/scale checks the per-user indexes' with it)."""
+        with conn.transaction(), conn.cursor(row_factory=tuple_row) as cur:
+            if self._before is not None:
+                cur.execute(*self._before)
+            return "\n".join(row[0] for row in cur.execute("EXPLAIN " + self._sql, self._params).fetchall())
+
     def run(self, conn: psycopg.Connection) -> Ranking:
         """Send and read in one go, in one pipeline: what it sends before its sync runs in one
         implicit transaction, which holds the settings that go before the statement."""
@@ -559,7 +569,7 @@ def keyword_ranked(conn: psycopg.Connection, tenant_id: str, user_id: str, agent
 def vector_statement(tenant_id: str, user_id: str, agent_id: str | None, filters: SearchFilters,
                      include_inactive: bool, embedding: np.ndarray, limit: int,
                      walk_above: int | None, ef_search: int, preselect: int = 0,
-                     preselect_above: int = 0) -> Statement:
+                     preselect_above: int = 0, own_ef_search: int | None = None) -> Statement:
     """The vector channel: (id, cosine similarity) over the scope's memories, best first.
 
     By the user's size in scope (active memories, or all, from the statistics of migration 0005):
@@ -573,6 +583,13 @@ def vector_statement(tenant_id: str, user_id: str, agent_id: str | None, filters
       until the tenant and user filter is satisfied: a walk filtered afterwards can return fewer
       rows than asked when the nearest neighbours belong to other users; `ef_search`, the walk's
       candidate list, sets its recall.
+    - with `own_ef_search` (and `walk_above` given), a user listed in user_vector_indexes whatever
+      their size, when nothing but `active` narrows the scope: through the user's own partial HNSW
+      index (db/vector_indexes.py), the same walk but over the user's memories alone, so that it
+      skips no other user's nodes. The planner picks it because the statement's parameters are
+      bound as values (no prepared statements), which imply the index's predicate. A narrower scope
+      keeps the paths above: a walk filtered by a session or a type may starve. `own_ef_search`
+      is that walk's candidate list.
     The statement chooses its path itself (the branches not taken are never executed), so the
     user's size costs no round trip of its own.
     """
@@ -588,7 +605,10 @@ def vector_statement(tenant_id: str, user_id: str, agent_id: str | None, filters
         return Statement(exact.format(gate=""), args, "similarity")
     size = (f"coalesce((SELECT {'docs' if include_inactive else 'active_docs'} FROM memory_stats "
             "WHERE tenant_id = %(scope_tenant)s AND user_id = %(scope_user)s), 0)")
-    walked = "" if walk_above is None else f"AND {size} <= %(walk_above)s"
+    unfiltered = agent_id is None and filters == SearchFilters()
+    own = (vector_indexes.LISTED if own_ef_search is not None and walk_above is not None and unfiltered
+           else "false")
+    walked = "" if walk_above is None else f"AND {size} <= %(walk_above)s AND NOT {own}"
     if preselect:
         preselected = f"""SELECT {columns}, 1 - (embedding <=> %(vector)s) AS similarity FROM memories
                           WHERE tenant_id = %(scope_tenant)s AND id IN (
@@ -603,7 +623,7 @@ def vector_statement(tenant_id: str, user_id: str, agent_id: str | None, filters
     if walk_above is not None:
         branches.append(f"""SELECT {picked}, 1 - distance FROM (
                                 SELECT {columns}, embedding <=> %(vector)s AS distance FROM memories
-                                WHERE {where} AND {size} > %(walk_above)s
+                                WHERE {where} AND ({size} > %(walk_above)s OR {own})
                                 ORDER BY embedding <=> %(vector)s LIMIT %(limit)s) nearest""")
         args["walk_above"] = walk_above
     sql = " UNION ALL ".join(f"({branch})" for branch in branches) + " ORDER BY similarity DESC, id"
@@ -612,18 +632,20 @@ def vector_statement(tenant_id: str, user_id: str, agent_id: str | None, filters
     # the planner would start them for the exact branch of a large user even though its gate
     # keeps it from running (~30 ms measured at 100k memories), and two cores have none to spare.
     settings = ("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true),"
-                " set_config('hnsw.ef_search', %(ef)s, true),"
-                " set_config('max_parallel_workers_per_gather', '0', true)", {"ef": str(ef_search)})
+                f" set_config('hnsw.ef_search', CASE WHEN {own} THEN %(own_ef)s ELSE %(ef)s END, true),"
+                " set_config('max_parallel_workers_per_gather', '0', true)",
+                {"ef": str(ef_search), "own_ef": str(own_ef_search or ef_search), **params})
     return Statement(sql, args, "similarity", before=settings)
 
 
 def vector_ranked(conn: psycopg.Connection, tenant_id: str, user_id: str, agent_id: str | None,
                   filters: SearchFilters, include_inactive: bool, embedding: np.ndarray,
                   limit: int, walk_above: int | None, ef_search: int = 200,
-                  preselect: int = 0, preselect_above: int = 0) -> list[tuple[str, float]]:
+                  preselect: int = 0, preselect_above: int = 0,
+                  own_ef_search: int | None = None) -> list[tuple[str, float]]:
     """`vector_statement` run at once: (id, cosine similarity) best first."""
     return vector_statement(tenant_id, user_id, agent_id, filters, include_inactive, embedding, limit,
-                            walk_above, ef_search, preselect, preselect_above).run(conn).ranked
+                            walk_above, ef_search, preselect, preselect_above, own_ef_search).run(conn).ranked
 
 
 def neighbours(conn: psycopg.Connection, tenant_id: str, user_id: str, agent_id: str | None,

@@ -175,7 +175,8 @@ def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies |
                 if query_vector is not None:
                     statement = memory_rows.vector_statement(
                         *scope, query_vector, depth, walk_above, min(1000, max(depth, ctx.settings.vector_ef_search)),
-                        ctx.settings.vector_preselect, ctx.settings.vector_preselect_above)
+                        ctx.settings.vector_preselect, ctx.settings.vector_preselect_above,
+                        min(1000, max(depth, ctx.settings.user_vector_index_ef_search)))
                     ranked_vectors[i] = statement.with_memories(tenant_id, whole(depth)) if whole(depth) else statement
                     ranked_vectors[i].send(conn)
                 elif vector and not keyword:  # the embedder failed: the keyword channel answers
