@@ -42,6 +42,9 @@ CANDIDATES_PER_CHANNEL = 100
 EXPANSION_CANDIDATES = 30  # per extra query: its lower ranks would add next to nothing
 KEYWORD_WEIGHT = 1.0
 VECTOR_WEIGHT = 0.5  # see rrf.py for how both were measured
+# The most participants' names read before the first round (memories.speaker_names, one index
+# probe each); a user with more has the question's unnamed form embedded in the second round.
+NAMES_AHEAD = 64
 
 log = logging.getLogger(__name__)
 
@@ -157,11 +160,11 @@ def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies |
             // CANDIDATES_PER_CHANNEL
         return keywords.of(query), depth, max_postings, whole(depth)
 
-    def run(plans: list[tuple[str, int, bool, bool]]) -> list[QueryRun]:
+    def run(plans: list[tuple[str, int, bool, bool]], ahead: Sequence[str] = ()) -> list[QueryRun]:
         """Each (query, depth, keyword?, vector?) on its channels, all in one pipeline: one round
         trip, in which Postgres ranks the keywords while the queries are being embedded. The
         queries' keyword channels go as one statement (memories.keyword_statements), their texts
-        to the embedder in one call."""
+        to the embedder in one call, with `ahead`: texts a later round will ask the vectors of."""
         keyword_plans = [i for i, (_, _, keyword, _) in enumerate(plans) if keyword]
         vector_plans = [i for i, (_, _, _, vector) in enumerate(plans) if vector]
         ranked_vectors: dict[int, memory_rows.Statement] = {}
@@ -174,7 +177,7 @@ def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies |
                 ranked_keywords = memory_rows.keyword_statements(
                     *scope, [keyword_query(plans[i][0], plans[i][1]) for i in keyword_plans])
                 ranked_keywords.send(conn)
-            vectors = deps.query_vectors([plans[i][0] for i in vector_plans]) if vector_plans else []
+            vectors = deps.query_vectors([plans[i][0] for i in vector_plans] + list(ahead)) if vector_plans else []
             for i, query_vector in zip(vector_plans, vectors):
                 query, depth, keyword, _ = plans[i]
                 if query_vector is not None:
@@ -209,7 +212,9 @@ def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies |
         embed_asked = request.mode in ("hybrid", "vector") and (
             not voiced or ctx.settings.search_as_asked_vector_weight > 0)
         [question, *in_voice] = run([(request.query, depth, request.mode in ("hybrid", "bm25"), embed_asked)]
-                                    + ([(voiced, depth, False, True)] if voiced else []))
+                                    + ([(voiced, depth, False, True)] if voiced else []),
+                                    _unnamed_ahead(ctx, tenant_id, request)
+                                    if unnamed_embedded and "embed" not in deps.degraded else ())
         if in_voice:
             as_asked = QueryRun(None, question.vector) if question.vector is not None else None
             question = QueryRun(question.keyword, in_voice[0].vector)
@@ -241,7 +246,7 @@ def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies |
 
         extra = multihop.expansions(ctx.settings, request.query, first_hits, deps.split, decisive)
         # the participants the question names: the speaker cue reads them, the keywords go without
-        unnamed = speakers.without_names(request.query, found.values()) \
+        unnamed = speakers.without_names(request.query, (row.speaker for row in found.values())) \
             if unnamed_searched else None
         bridge = _feedback(ctx.settings, request.query, ordered, found)
         plans = [(query, EXPANSION_CANDIDATES, True, not keyword_only) for _, query, keyword_only in extra]
@@ -333,6 +338,17 @@ def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies |
                 continue
             results.append({**read[item], "score": score, "score_parts": parts})
     return _answer(request, results, total, deps)
+
+
+def _unnamed_ahead(ctx: Context, tenant_id: str, request: SearchIn) -> list[str]:
+    """The question without the participants it names, as the second round will search it, when
+    the names of all the user's participants say what that will be: its vector then comes in the
+    first round's call to the embedder, with the question's (one call where there were two). The
+    second round reads the names from the memories found, as ever, and embeds its own text when
+    that differs (a name none of the memories found was said by), so no answer changes."""
+    names = memory_rows.speaker_names(ctx.db.connection(), tenant_id, request.user_id, NAMES_AHEAD)
+    unnamed = speakers.without_names(request.query, names) if names else None
+    return [unnamed] if unnamed else []
 
 
 def _feedback(settings: Settings, query: str, ordered: list[str], found: dict[str, memory_rows.Found]) -> str:
