@@ -26,9 +26,9 @@ class CountingEmbedder:
         self._embedder = embedder
         self.queries: list[str] = []
 
-    def embed_query(self, text):
-        self.queries.append(text)
-        return self._embedder.embed_query(text)
+    def embed_queries(self, texts):
+        self.queries.extend(texts)
+        return self._embedder.embed_queries(texts)
 
     def __getattr__(self, name):
         return getattr(self._embedder, name)

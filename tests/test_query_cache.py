@@ -34,6 +34,10 @@ class Counting:
             raise TimeoutError("embedder down")
         return self.inner.embed_query(text)
 
+    def embed_queries(self, texts):
+        self.queries.extend(texts)
+        return self.inner.embed_queries(texts)
+
     def probe(self):
         self.inner.probe()
 
@@ -57,6 +61,18 @@ def test_the_least_recently_asked_query_is_dropped_first():
         cache.embed_query(query)
     # "a cat" was dropped when "a bird" came (the dog asked more recently); the dog stayed.
     assert inner.queries == ["a dog", "a cat", "a bird", "a cat"]
+
+
+def test_a_batch_of_queries_asks_the_embedder_for_those_not_kept_only():
+    inner = Counting()
+    cache = QueryCache(inner, size=8)
+    first = cache.embed_query("Where does Caroline live?")
+    both = cache.embed_queries(["Where does Caroline live?", "What did Melanie paint?", "What did Melanie paint?"])
+    assert inner.queries == ["Where does Caroline live?", "What did Melanie paint?"]
+    np.testing.assert_array_equal(both[0], first)
+    np.testing.assert_array_equal(both[1], both[2])
+    np.testing.assert_array_equal(both[1], cache.embed_query("What did Melanie paint?"))
+    assert len(inner.queries) == 2
 
 
 def test_documents_are_never_cached():

@@ -53,10 +53,7 @@ def test_a_question_names_a_speaker_by_every_word_of_the_name():
 
 
 def test_the_keywords_go_without_the_participants_the_question_names():
-    from memex.db.memories import Found
-
-    found = [Found(NOW, 0.3, "Caroline: hi", "Caroline"), Found(NOW, 0.3, "Melanie: hi", "Melanie"),
-             Found(NOW, 0.3, "Anna Lee: hi", "Anna Lee"), Found(NOW, 0.5, "The user is a nurse.", None)]
+    found = ["Caroline", "Melanie", "Anna Lee", None]  # the speakers of what was found; None: the user
     assert speakers.without_names("What is Caroline's relationship status?", found) == "What is relationship status?"
     assert speakers.without_names("What have Caroline and Melanie both painted?", found) == "What have and both painted?"
     assert speakers.without_names("Where does Anna Lee live?", found) == "Where does live?"

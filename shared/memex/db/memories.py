@@ -292,7 +292,29 @@ CONTEXT_TF = 0.5
 # A memory's speaker: the name of who said it (an episodic memory's message name), else the
 # participant a fact is about; NULL for the user's facts and unnamed messages. With its subject
 # ("user", or a participant's name), the speaker cue's columns.
-SPEAKER = "coalesce({m}.metadata->>'name', nullif({m}.subject, 'user')) AS speaker, {m}.subject AS subject"
+SPEAKER_NAME = "coalesce({m}.metadata->>'name', nullif({m}.subject, 'user'))"  # indexed (0012): speaker_names
+SPEAKER = SPEAKER_NAME + " AS speaker, {m}.subject AS subject"
+
+
+def speaker_names(conn: psycopg.Connection, tenant_id: str, user_id: str, most: int) -> list[str] | None:
+    """The distinct names the user's memories are said by or about (SPEAKER), whichever memories
+    they are (inactive, another agent's); None when there are more than `most`. A skip scan of index
+    memories_user_speakers: one probe per name, whatever the number of memories."""
+    name = SPEAKER_NAME.format(m="m")
+    rows = conn.execute(
+        f"""WITH RECURSIVE names AS (
+                (SELECT {name} AS name FROM memories m
+                 WHERE m.tenant_id = %(t)s AND m.user_id = %(u)s AND {name} IS NOT NULL
+                 ORDER BY {name} LIMIT 1)
+                UNION ALL
+                SELECT (SELECT {name} FROM memories m
+                        WHERE m.tenant_id = %(t)s AND m.user_id = %(u)s AND {name} IS NOT NULL AND {name} > names.name
+                        ORDER BY {name} LIMIT 1)
+                FROM names WHERE names.name IS NOT NULL
+            )
+            SELECT name FROM names WHERE name IS NOT NULL LIMIT %(limit)s""",
+        {"t": tenant_id, "u": user_id, "limit": most + 1}).fetchall()
+    return None if len(rows) > most else [r["name"] for r in rows]
 
 
 @dataclass(frozen=True)

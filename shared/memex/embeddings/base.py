@@ -20,6 +20,11 @@ class Embedder(Protocol):
         patience of a batch job. Raises when the embedder cannot answer in time."""
         ...
 
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        """The vectors of several search queries in one call, on embed_query's deadline: a
+        search's queries of one round trip, each vector the one embed_query gives the text."""
+        ...
+
     def probe(self) -> None:
         """Raise if the embedder cannot embed now. Cheap and bounded (about 2 s at most)."""
         ...

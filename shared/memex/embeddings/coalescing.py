@@ -55,6 +55,9 @@ class CoalescingEmbedder:
     def embed_query(self, text: str) -> np.ndarray:
         return self.embed([text])[0]
 
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        return self.embed(texts)
+
     def probe(self) -> None:
         self._inner.probe()
 

@@ -29,6 +29,9 @@ class MeasuredEmbedder:
     def embed_query(self, text: str) -> np.ndarray:
         return self._measured("query", self.inner.embed_query, text)
 
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        return self._measured("query", self.inner.embed_queries, texts)
+
     def probe(self) -> None:
         self.inner.probe()
 

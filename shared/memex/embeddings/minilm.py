@@ -284,6 +284,9 @@ class MiniLMEmbedder:
     def embed_query(self, text: str) -> np.ndarray:
         return self.embed([text])[0]
 
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        return self.embed(texts)
+
     def probe(self) -> None:
         """The weights are installed (loading them would take a second; a health check must not)."""
         if not model_zip_path().is_file():

@@ -34,6 +34,9 @@ class OpenAICompatibleEmbedder:
     def embed_query(self, text: str) -> np.ndarray:
         return self._embed_with(self._query_client, [text])[0]
 
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        return self._embed_with(self._query_client, list(texts))
+
     def probe(self) -> None:
         self._embed_with(self._probe_client, ["health"])
 

@@ -35,5 +35,12 @@ class QueryCache:
             return kept[text]
         return self._recent.put_many({text: self.inner.embed_query(text)})[text]
 
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        kept = self._recent.get_many(texts)
+        missing = list(dict.fromkeys(text for text in texts if text not in kept))
+        if missing:
+            kept.update(self._recent.put_many(dict(zip(missing, self.inner.embed_queries(missing)))))
+        return np.stack([kept[text] for text in texts]) if texts else np.empty((0, self.dim), dtype=np.float32)
+
     def probe(self) -> None:
         self.inner.probe()

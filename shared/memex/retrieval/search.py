@@ -42,6 +42,9 @@ CANDIDATES_PER_CHANNEL = 100
 EXPANSION_CANDIDATES = 30  # per extra query: its lower ranks would add next to nothing
 KEYWORD_WEIGHT = 1.0
 VECTOR_WEIGHT = 0.5  # see rrf.py for how both were measured
+# The most participants' names read before the first round (memories.speaker_names, one index
+# probe each); a user with more has the question's unnamed form embedded in the second round.
+NAMES_AHEAD = 64
 
 log = logging.getLogger(__name__)
 
@@ -100,18 +103,20 @@ class Dependencies:
     def degraded(self) -> list[str]:
         return sorted(self._failed)
 
-    def query_vector(self, query: str) -> np.ndarray | None:
-        """The query's vector; None when the embedder is unusable."""
+    def query_vectors(self, queries: Sequence[str]) -> list[np.ndarray | None]:
+        """The queries' vectors, those not embedded yet in one call (the fixed cost of a call is
+        most of a short query's on the local embedder); all None when the embedder is unusable."""
         if "embed" in self._failed:
-            return None
-        if query not in self._vectors:
+            return [None] * len(queries)
+        missing = list(dict.fromkeys(query for query in queries if query not in self._vectors))
+        if missing:
             try:
-                self._vectors[query] = self._ctx.embedder.embed_query(query)
+                self._vectors.update(zip(missing, self._ctx.embedder.embed_queries(missing)))
             except Exception as exc:  # noqa: BLE001 - whatever broke, the keyword channel still answers
                 log.warning("embedder unusable (%s); keyword channel only", type(exc).__name__)
                 self._failed.add("embed")
-                return None
-        return self._vectors[query]
+                return [None] * len(queries)
+        return [self._vectors[query] for query in queries]
 
     def split(self, settings: Settings, question: str) -> list[str] | None:
         """The LLM's sub-queries of `question`; None when the LLM is unusable (multihop logs why)."""
@@ -155,11 +160,13 @@ def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies |
             // CANDIDATES_PER_CHANNEL
         return keywords.of(query), depth, max_postings, whole(depth)
 
-    def run(plans: list[tuple[str, int, bool, bool]]) -> list[QueryRun]:
+    def run(plans: list[tuple[str, int, bool, bool]], ahead: Sequence[str] = ()) -> list[QueryRun]:
         """Each (query, depth, keyword?, vector?) on its channels, all in one pipeline: one round
         trip, in which Postgres ranks the keywords while the queries are being embedded. The
-        queries' keyword channels go as one statement (memories.keyword_statements)."""
+        queries' keyword channels go as one statement (memories.keyword_statements), their texts
+        to the embedder in one call, with `ahead`: texts a later round will ask the vectors of."""
         keyword_plans = [i for i, (_, _, keyword, _) in enumerate(plans) if keyword]
+        vector_plans = [i for i, (_, _, _, vector) in enumerate(plans) if vector]
         ranked_vectors: dict[int, memory_rows.Statement] = {}
         fallbacks: dict[int, memory_rows.Statement] = {}
         # No explicit transaction: what a pipeline sends before its sync runs in one implicit
@@ -170,8 +177,9 @@ def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies |
                 ranked_keywords = memory_rows.keyword_statements(
                     *scope, [keyword_query(plans[i][0], plans[i][1]) for i in keyword_plans])
                 ranked_keywords.send(conn)
-            for i, (query, depth, keyword, vector) in enumerate(plans):
-                query_vector = deps.query_vector(query) if vector else None
+            vectors = deps.query_vectors([plans[i][0] for i in vector_plans] + list(ahead)) if vector_plans else []
+            for i, query_vector in zip(vector_plans, vectors):
+                query, depth, keyword, _ = plans[i]
                 if query_vector is not None:
                     statement = memory_rows.vector_statement(
                         *scope, query_vector, depth, walk_above, min(1000, max(depth, ctx.settings.vector_ef_search)),
@@ -179,7 +187,7 @@ def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies |
                         min(1000, max(depth, ctx.settings.user_vector_index_ef_search)))
                     ranked_vectors[i] = statement.with_memories(tenant_id, whole(depth)) if whole(depth) else statement
                     ranked_vectors[i].send(conn)
-                elif vector and not keyword:  # the embedder failed: the keyword channel answers
+                elif not keyword:  # the embedder failed: the keyword channel answers
                     fallbacks[i] = memory_rows.keyword_statements(*scope, [keyword_query(query, depth)])
                     fallbacks[i].send(conn)
         ranked = dict(zip(keyword_plans, ranked_keywords.results())) if keyword_plans else {}
@@ -192,6 +200,9 @@ def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies |
     # runs beside that on the vector channel with its own weight.
     voiced = first_person.of(request.query) if request.mode == "hybrid" and ctx.settings.search_first_person else None
     as_asked = None
+    unnamed_searched = request.mode == "hybrid" and bool(
+        ctx.settings.search_keywords_without_speakers and ctx.settings.search_speaker_boost)
+    unnamed_embedded = unnamed_searched and ctx.settings.search_unnamed_vector_weight > 0
     if request.mode == "hybrid" and ctx.settings.search_keyword_first:
         # The keyword channel first, and the query embedded only when its answer is not decisive:
         # a round trip more for those, no embedding for the others.
@@ -202,7 +213,9 @@ def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies |
         embed_asked = request.mode in ("hybrid", "vector") and (
             not voiced or ctx.settings.search_as_asked_vector_weight > 0)
         [question, *in_voice] = run([(request.query, depth, request.mode in ("hybrid", "bm25"), embed_asked)]
-                                    + ([(voiced, depth, False, True)] if voiced else []))
+                                    + ([(voiced, depth, False, True)] if voiced else []),
+                                    _unnamed_ahead(ctx, tenant_id, request)
+                                    if unnamed_embedded and "embed" not in deps.degraded else ())
         if in_voice:
             as_asked = QueryRun(None, question.vector) if question.vector is not None else None
             question = QueryRun(question.keyword, in_voice[0].vector)
@@ -237,12 +250,12 @@ def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies |
 
         extra = multihop.expansions(ctx.settings, request.query, first_hits, deps.split, decisive)
         # the participants the question names: the speaker cue reads them, the keywords go without
-        unnamed = speakers.without_names(request.query, found.values()) \
-            if ctx.settings.search_keywords_without_speakers and ctx.settings.search_speaker_boost else None
+        unnamed = speakers.without_names(request.query, (row.speaker for row in found.values())) \
+            if unnamed_searched else None
         bridge = _feedback(ctx.settings, request.query, ordered, found)
         plans = [(query, EXPANSION_CANDIDATES, True, not keyword_only) for _, query, keyword_only in extra]
         if unnamed:
-            plans.append((unnamed, depth, True, ctx.settings.search_unnamed_vector_weight > 0))
+            plans.append((unnamed, depth, True, unnamed_embedded))
         if bridge:
             plans.append((bridge, EXPANSION_CANDIDATES, True, False))
         if plans:
@@ -329,6 +342,17 @@ def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies |
                 continue
             results.append({**read[item], "score": score, "score_parts": parts})
     return _answer(request, results, total, deps)
+
+
+def _unnamed_ahead(ctx: Context, tenant_id: str, request: SearchIn) -> list[str]:
+    """The question without the participants it names, as the second round will search it, when
+    the names of all the user's participants say what that will be: its vector then comes in the
+    first round's call to the embedder, with the question's (one call where there were two). The
+    second round reads the names from the memories found, as ever, and embeds its own text when
+    that differs (a name none of the memories found was said by), so no answer changes."""
+    names = memory_rows.speaker_names(ctx.db.connection(), tenant_id, request.user_id, NAMES_AHEAD)
+    unnamed = speakers.without_names(request.query, names) if names else None
+    return [unnamed] if unnamed else []
 
 
 def _feedback(settings: Settings, query: str, ordered: list[str], found: dict[str, memory_rows.Found]) -> str:

@@ -42,11 +42,12 @@ def named(question_words: frozenset[str], speaker: str | None) -> bool:
     return bool(parts) and parts <= question_words
 
 
-def without_names(question: str, found: Iterable[Found]) -> str | None:
-    """`question` without the words of the participants' names it names (the speakers among
-    `found`), possessives included; None when it names none, or when nothing else would be left."""
+def without_names(question: str, speakers: Iterable[str | None]) -> str | None:
+    """`question` without the words of the participants' names it names (among `speakers`, the
+    speakers of the memories found, or all the user's: memories.speaker_names), possessives
+    included; None when it names none, or when nothing else would be left."""
     asked = words(question)
-    names = {name for name in {f.speaker for f in found if f.speaker} if named(asked, name)}
+    names = {name for name in set(speakers) if named(asked, name)}
     if not names:
         return None
     parts = sorted({w for name in names for w in words(name)}, key=len, reverse=True)
