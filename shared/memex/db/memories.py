@@ -292,7 +292,7 @@ CONTEXT_TF = 0.5
 # A memory's speaker: the name of who said it (an episodic memory's message name), else the
 # participant a fact is about; NULL for the user's facts and unnamed messages. With its subject
 # ("user", or a participant's name), the speaker cue's columns.
-SPEAKER_NAME = "coalesce({m}.metadata->>'name', nullif({m}.subject, 'user'))"  # indexed (0012): speaker_names
+SPEAKER_NAME = "coalesce({m}.metadata->>'name', nullif({m}.subject, 'user'))"  # indexed (0013): speaker_names
 SPEAKER = SPEAKER_NAME + " AS speaker, {m}.subject AS subject"
 
 
