@@ -168,6 +168,18 @@ class Tenant:
         return response.json()["results"]
 
 
+def api_client(app_ctx):
+    """A TestClient of every HTTP function's routes served over `app_ctx` (a context built with other
+    settings, another embedder or LLM): what a test needs to compare two configurations in one process."""
+    from fastapi.testclient import TestClient
+
+    from infra.local.runtime import HTTP_FUNCTIONS, function_module
+    from memex_edge.http import create_app
+
+    routers = [function_module(name).router for name in HTTP_FUNCTIONS]
+    return TestClient(create_app(*routers, provide=lambda: app_ctx), raise_server_exceptions=False)
+
+
 @pytest.fixture
 def tenant(ctx, http) -> Tenant:
     return Tenant(ctx, http)

@@ -10,10 +10,8 @@ import json
 import pytest
 
 from bench.openai_double import CHAT, RERANK, OpenAIDouble
-from infra.local.runtime import HTTP_FUNCTIONS, function_module
 from memex_edge.context import build_context
-from memex_edge.http import create_app
-from tests.conftest import Tenant
+from tests.conftest import Tenant, api_client
 
 EMBEDDINGS = "/v1/embeddings"
 FACTS = ("I work at Stripe as an engineer.", "My dog is called Biscuit.", "I live in Lisbon.")
@@ -37,11 +35,8 @@ def remote(double):
 
 
 def _client(settings):
-    from fastapi.testclient import TestClient
-
     built = build_context(settings)
-    routers = [function_module(name).router for name in HTTP_FUNCTIONS]
-    return TestClient(create_app(*routers, provide=lambda: built), raise_server_exceptions=False)
+    return api_client(built)
 
 
 @pytest.fixture(scope="module")

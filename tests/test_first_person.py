@@ -9,10 +9,9 @@ import dataclasses
 
 import pytest
 
-from infra.local.runtime import HTTP_FUNCTIONS, function_module
 from memex.retrieval import first_person, temporal
 from memex_edge.context import build_context
-from memex_edge.http import create_app
+from tests.conftest import api_client
 
 
 @pytest.mark.parametrize("question, voiced", [
@@ -55,11 +54,8 @@ ACK = "Got it!"
 
 
 def _app(ctx, **changes):
-    from fastapi.testclient import TestClient
-
     app_ctx = build_context(dataclasses.replace(ctx.settings, **changes))
-    routers = [function_module(name).router for name in HTTP_FUNCTIONS]
-    return TestClient(create_app(*routers, provide=lambda: app_ctx), raise_server_exceptions=False)
+    return api_client(app_ctx)
 
 
 def _say(tenant, said: list[tuple[str, str]]) -> None:

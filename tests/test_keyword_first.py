@@ -8,9 +8,8 @@ import dataclasses
 
 import pytest
 
-from infra.local.runtime import HTTP_FUNCTIONS, function_module
 from memex_edge.context import build_context
-from memex_edge.http import create_app
+from tests.conftest import api_client
 
 WHEN = "2026-01-10T00:00:00Z"
 HISTORY = ["My cat Zanzibar sleeps on the warm radiator every afternoon.", "I work at Stripe as an engineer.",
@@ -34,21 +33,13 @@ class CountingEmbedder:
         return getattr(self._embedder, name)
 
 
-def _provider(app_ctx):
-    return lambda: app_ctx  # a function of no parameters: FastAPI reads a parameter as a query field
-
-
 @pytest.fixture(scope="module")
 def apps(ctx):
-    from fastapi.testclient import TestClient
-
     made = {}
     for name, on in (("full", False), ("first", True)):
         app_ctx = build_context(dataclasses.replace(ctx.settings, search_keyword_first=on))
         app_ctx = dataclasses.replace(app_ctx, embedder=CountingEmbedder(app_ctx.embedder))
-        routers = [function_module(name).router for name in HTTP_FUNCTIONS]
-        made[name] = (TestClient(create_app(*routers, provide=_provider(app_ctx)), raise_server_exceptions=False),
-                      app_ctx.embedder)
+        made[name] = (api_client(app_ctx), app_ctx.embedder)
     yield made
     for client, _ in made.values():
         client.close()

@@ -8,11 +8,9 @@ import json
 
 import pytest
 
-from infra.local.runtime import HTTP_FUNCTIONS, function_module
 from memex.retrieval.multihop import entity_names
 from memex_edge.context import build_context
-from memex_edge.http import create_app
-from tests.conftest import Tenant
+from tests.conftest import Tenant, api_client
 from bench.openai_double import OpenAIDouble
 
 WHEN = "2026-01-10T00:00:00Z"
@@ -30,11 +28,8 @@ QUESTION = "Where is my dog happiest?"
 
 
 def _app(ctx, **changes):
-    from fastapi.testclient import TestClient
-
     app_ctx = build_context(dataclasses.replace(ctx.settings, **changes))
-    routers = [function_module(name).router for name in HTTP_FUNCTIONS]
-    return TestClient(create_app(*routers, provide=lambda: app_ctx), raise_server_exceptions=False)
+    return api_client(app_ctx)
 
 
 # The lines said next to the first hit (small talk here) would take places of the top 3 that these

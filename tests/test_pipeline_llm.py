@@ -8,12 +8,10 @@ import json
 
 import pytest
 
-from infra.local.runtime import HTTP_FUNCTIONS, function_module
 from memex.extraction.llm import LLMExtractor
 from memex.supersession_llm import LLMJudge
 from memex_edge.context import build_context
-from memex_edge.http import create_app
-from tests.conftest import Tenant
+from tests.conftest import Tenant, api_client
 from bench.openai_double import OpenAIDouble
 
 
@@ -31,10 +29,7 @@ def llm_ctx(ctx, llm):
 
 @pytest.fixture(scope="module")
 def llm_http(llm_ctx):
-    from fastapi.testclient import TestClient
-
-    routers = [function_module(name).router for name in HTTP_FUNCTIONS]
-    with TestClient(create_app(*routers, provide=lambda: llm_ctx), raise_server_exceptions=False) as client:
+    with api_client(llm_ctx) as client:
         yield client
 
 

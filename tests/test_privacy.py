@@ -11,10 +11,8 @@ import uuid
 
 import pytest
 
-from infra.local.runtime import HTTP_FUNCTIONS, function_module
 from memex_edge.context import build_context
-from memex_edge.http import create_app
-from tests.conftest import Tenant
+from tests.conftest import Tenant, api_client
 from bench.openai_double import OpenAIDouble
 
 
@@ -56,13 +54,10 @@ def llm():
 
 @pytest.fixture(scope="module")
 def llm_http(ctx, llm):
-    from fastapi.testclient import TestClient
-
     settings = dataclasses.replace(ctx.settings, llm_base_url=llm.base_url, llm_model="privacy-model",
                                    llm_api_key="k")
     built = build_context(settings)
-    routers = [function_module(name).router for name in HTTP_FUNCTIONS]
-    with TestClient(create_app(*routers, provide=lambda: built), raise_server_exceptions=False) as client:
+    with api_client(built) as client:
         yield client
 
 
@@ -99,8 +94,6 @@ def test_no_content_reaches_the_logs(ctx, llm, llm_http, logged):
 
 
 def test_a_failure_told_to_the_client_names_no_internal_address(ctx):
-    from fastapi.testclient import TestClient
-
     internal = "http://10.9.8.7:8000/v1"
     with OpenAIDouble(dim=384) as embedder:
         for _ in range(4):  # every attempt of the embedder's client
@@ -108,8 +101,7 @@ def test_a_failure_told_to_the_client_names_no_internal_address(ctx):
         settings = dataclasses.replace(ctx.settings, embeddings_provider="openai", embeddings_base_url=embedder.base_url,
                                        embeddings_model="embed-privacy", embedding_dim=384)
         built = build_context(settings)
-        routers = [function_module(name).router for name in HTTP_FUNCTIONS]
-        with TestClient(create_app(*routers, provide=lambda: built), raise_server_exceptions=False) as client:
+        with api_client(built) as client:
             tenant = Tenant(ctx, client)
             response = tenant.turn("I work at Stripe.")
             status = tenant.get(f"/v1/turns/{response.json()['turn_id']}")

@@ -10,10 +10,9 @@ import dataclasses
 import numpy as np
 import pytest
 
-from infra.local.runtime import HTTP_FUNCTIONS, function_module
 from memex.db import memories as memory_rows
 from memex_edge.context import build_context
-from memex_edge.http import create_app
+from tests.conftest import api_client
 
 WHEN = "2025-10-20T15:00:00Z"
 
@@ -42,21 +41,13 @@ class Logged:
         return getattr(self._embedder, name)
 
 
-def _provider(app_ctx):
-    return lambda: app_ctx  # a function of no parameters: FastAPI reads a parameter as a query field
-
-
 @pytest.fixture(scope="module")
 def apps(ctx):
-    from fastapi.testclient import TestClient
-
     made = {}
     for name, how in (("batched", {}), ("single", {"one_at_a_time": True}), ("down", {"failing": True})):
         app_ctx = build_context(ctx.settings)
         app_ctx = dataclasses.replace(app_ctx, embedder=Logged(app_ctx.embedder, **how))
-        routers = [function_module(name).router for name in HTTP_FUNCTIONS]
-        made[name] = (TestClient(create_app(*routers, provide=_provider(app_ctx)), raise_server_exceptions=False),
-                      app_ctx.embedder)
+        made[name] = (api_client(app_ctx), app_ctx.embedder)
     yield made
     for client, _ in made.values():
         client.close()

@@ -9,17 +9,13 @@ import threading
 import uuid
 
 import pytest
-from fastapi.testclient import TestClient
 
-from infra.local.runtime import HTTP_FUNCTIONS, function_module
 from memex import keys, rate_limit, tenants
 from memex.config import ConfigurationError, load_settings
 from memex.rate_limit import Caller, InvalidRate, parse_rate
-from memex_edge.http import create_app
-from tests.conftest import Tenant
+from tests.conftest import Tenant, api_client
 
 HEADERS = ("ratelimit-limit", "ratelimit-remaining", "ratelimit-reset")
-
 
 
 def count(tenant: Tenant):
@@ -38,8 +34,7 @@ def limited(ctx):
     """An app whose configuration sets MEMEX_RATE_LIMIT to 2/min, on the same database."""
     settings = dataclasses.replace(ctx.settings, rate_limit=parse_rate("2/min"))
     limited_ctx = dataclasses.replace(ctx, settings=settings)
-    routers = [function_module(name).router for name in HTTP_FUNCTIONS]
-    with TestClient(create_app(*routers, provide=lambda: limited_ctx), raise_server_exceptions=False) as client:
+    with api_client(limited_ctx) as client:
         yield limited_ctx, client
 
 

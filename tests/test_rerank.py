@@ -8,10 +8,8 @@ import dataclasses
 
 import pytest
 
-from infra.local.runtime import HTTP_FUNCTIONS, function_module
 from memex_edge.context import build_context
-from memex_edge.http import create_app
-from tests.conftest import Tenant
+from tests.conftest import Tenant, api_client
 from bench.openai_double import RERANK, OpenAIDouble
 
 FACTS = ("I work at Stripe as an engineer.", "My dog is called Biscuit.", "I live in Lisbon.")
@@ -32,13 +30,10 @@ def double(reranker):
 
 @pytest.fixture(scope="module")
 def rerank_http(ctx, reranker):
-    from fastapi.testclient import TestClient
-
     settings = dataclasses.replace(ctx.settings, rerank_base_url=reranker.base_url, rerank_model="test-rerank",
                                    rerank_api_key="rk", rerank_min_score=0.1)
     rerank_ctx = build_context(settings)
-    routers = [function_module(name).router for name in HTTP_FUNCTIONS]
-    with TestClient(create_app(*routers, provide=lambda: rerank_ctx), raise_server_exceptions=False) as client:
+    with api_client(rerank_ctx) as client:
         yield client
 
 

@@ -8,10 +8,9 @@ from __future__ import annotations
 
 import dataclasses
 
-from infra.local.runtime import HTTP_FUNCTIONS, function_module
 from memex.retrieval import feedback
 from memex_edge.context import build_context
-from memex_edge.http import create_app
+from tests.conftest import api_client
 
 
 def test_feedback_takes_the_hits_distinctive_words_not_the_questions():
@@ -29,11 +28,8 @@ def test_feedback_takes_the_hits_distinctive_words_not_the_questions():
 # --- through the service ----------------------------------------------------------------------
 
 def _app(ctx, **changes):
-    from fastapi.testclient import TestClient
-
     app_ctx = build_context(dataclasses.replace(ctx.settings, **changes))
-    routers = [function_module(name).router for name in HTTP_FUNCTIONS]
-    return TestClient(create_app(*routers, provide=lambda: app_ctx), raise_server_exceptions=False)
+    return api_client(app_ctx)
 
 
 def _ranked(client, tenant, query: str) -> list[str]:

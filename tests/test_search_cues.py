@@ -10,10 +10,9 @@ from datetime import datetime, timezone
 
 import pytest
 
-from infra.local.runtime import HTTP_FUNCTIONS, function_module
 from memex.retrieval import speakers, temporal
 from memex_edge.context import build_context
-from memex_edge.http import create_app
+from tests.conftest import api_client
 
 NOW = datetime(2025, 10, 20, 15, 0, tzinfo=timezone.utc)  # a Monday
 
@@ -65,11 +64,8 @@ def test_the_keywords_go_without_the_participants_the_question_names():
 # --- through the service ----------------------------------------------------------------------
 
 def _app(ctx, **changes):
-    from fastapi.testclient import TestClient
-
     app_ctx = build_context(dataclasses.replace(ctx.settings, **changes))
-    routers = [function_module(name).router for name in HTTP_FUNCTIONS]
-    return TestClient(create_app(*routers, provide=lambda: app_ctx), raise_server_exceptions=False)
+    return api_client(app_ctx)
 
 
 OFF = {"search_speaker_boost": 0.0, "search_temporal_boost": 0.0, "search_neighbour_share": 0.0,
@@ -169,7 +165,6 @@ def test_a_decisive_first_hit_spares_the_offline_expansion(ctx, tenant, plain):
         assert skipped[0] == "My dog is called Biscuit."
         assert skipped == _contents(unexpanded, tenant, question, when)
         assert walks not in skipped
-
 
 
 def test_the_keyword_channel_goes_without_the_participant_the_question_names(ctx, tenant):
