@@ -87,21 +87,16 @@ def test_a_question_about_the_user_is_not_answered_by_every_fact(ctx, tenant):
         assert "The user's employer is Stripe." in found, found
 
 
-def test_now_puts_the_later_line_first(ctx, tenant):
-    old, new = ("I teach chemistry at Hillside School.", "I accepted a job teaching chemistry at Oakfield Academy.")
+@pytest.mark.parametrize("old, new, question", [
+    ("I teach chemistry at Hillside School.", "I accepted a job teaching chemistry at Oakfield Academy.",
+     "Where does the user teach chemistry now?"),
+    # a view asked in the present tense, without "now", is the one held today
+    ("Procreate on the iPad is all I need. Desktop software feels clunky.",
+     "The studio set me up with a big Cintiq and I have to admit the desktop workflow is faster for layouts.",
+     "What does the user think of desktop drawing software?"),
+])
+def test_now_puts_the_later_line_first(ctx, tenant, old, new, question):
     _say(tenant, [("2026-01-05T10:00:00Z", old), ("2026-03-02T10:00:00Z", new)])
-    question = "Where does the user teach chemistry now?"
-    with _app(ctx, search_present_boost=0.0) as plain, _app(ctx, search_present_boost=0.5) as present:
-        before, found = _found(plain, tenant, question), _found(present, tenant, question)
-    assert before.index(old) < before.index(new), before  # what the lever is for
-    assert new in found and (old not in found or found.index(new) < found.index(old)), found
-
-
-def test_a_view_asked_without_now_is_the_later_one(ctx, tenant):
-    old = "Procreate on the iPad is all I need. Desktop software feels clunky."
-    new = "The studio set me up with a big Cintiq and I have to admit the desktop workflow is faster for layouts."
-    _say(tenant, [("2026-01-05T10:00:00Z", old), ("2026-03-02T10:00:00Z", new)])
-    question = "What does the user think of desktop drawing software?"
     with _app(ctx, search_present_boost=0.0) as plain, _app(ctx, search_present_boost=0.5) as present:
         before, found = _found(plain, tenant, question), _found(present, tenant, question)
     assert before.index(old) < before.index(new), before  # what the lever is for
