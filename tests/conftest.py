@@ -22,6 +22,7 @@ from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
 from typing import Iterator
 
+import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -166,6 +167,30 @@ class Tenant:
         response = self.post("/v1/search", {"user_id": self.user, "query": query, **extra})
         assert response.status_code == 200, response.text
         return response.json()["results"]
+
+
+class LoggedEmbedder:
+    """An embedder wrapped to log each call's search queries; `one_at_a_time` embeds them one call
+    each (as a search did before it batched a round's queries), `failing` raises instead."""
+
+    def __init__(self, embedder, one_at_a_time: bool = False, failing: bool = False):
+        self._embedder = embedder
+        self._one_at_a_time = one_at_a_time
+        self._failing = failing
+        self.calls: list[list[str]] = []
+
+    def embed_queries(self, texts):
+        if self._failing:
+            self.calls.append(list(texts))
+            raise TimeoutError("embedder down")
+        if self._one_at_a_time:
+            self.calls.extend([text] for text in texts)
+            return np.stack([self._embedder.embed_query(text) for text in texts])
+        self.calls.append(list(texts))
+        return self._embedder.embed_queries(texts)
+
+    def __getattr__(self, name):
+        return getattr(self._embedder, name)
 
 
 def api_client(app_ctx):

@@ -1,4 +1,4 @@
-"""Questions an agent asks about "the user": embedded in the user's voice (retrieval/first_person.py),
+"""Questions an agent asks about "the user": embedded in the user's voice (first_person.py),
 as the user's facts are (embedded_text.py),
 and "now" favouring the later of two lines (temporal.asks_present), through the HTTP API and the
 embedded Postgres, against the same history with the lever off."""
@@ -9,7 +9,8 @@ import dataclasses
 
 import pytest
 
-from memex.retrieval import first_person, temporal
+from memex import first_person
+from memex.retrieval import temporal
 from memex_edge.context import build_context
 from tests.conftest import api_client
 

@@ -9,7 +9,7 @@ import dataclasses
 import pytest
 
 from memex_edge.context import build_context
-from tests.conftest import api_client
+from tests.conftest import LoggedEmbedder, api_client
 
 WHEN = "2026-01-10T00:00:00Z"
 HISTORY = ["My cat Zanzibar sleeps on the warm radiator every afternoon.", "I work at Stripe as an engineer.",
@@ -18,27 +18,12 @@ HISTORY = ["My cat Zanzibar sleeps on the warm radiator every afternoon.", "I wo
            "We had pasta for dinner with friends.", "The weather was cold and rainy all week."]
 
 
-class CountingEmbedder:
-    """The context's embedder, counting the queries it was asked to embed."""
-
-    def __init__(self, embedder):
-        self._embedder = embedder
-        self.queries: list[str] = []
-
-    def embed_queries(self, texts):
-        self.queries.extend(texts)
-        return self._embedder.embed_queries(texts)
-
-    def __getattr__(self, name):
-        return getattr(self._embedder, name)
-
-
 @pytest.fixture(scope="module")
 def apps(ctx):
     made = {}
     for name, on in (("full", False), ("first", True)):
         app_ctx = build_context(dataclasses.replace(ctx.settings, search_keyword_first=on))
-        app_ctx = dataclasses.replace(app_ctx, embedder=CountingEmbedder(app_ctx.embedder))
+        app_ctx = dataclasses.replace(app_ctx, embedder=LoggedEmbedder(app_ctx.embedder))
         made[name] = (api_client(app_ctx), app_ctx.embedder)
     yield made
     for client, _ in made.values():
@@ -52,11 +37,11 @@ def _tell(tenant, *lines):
 
 def _search(apps, name, tenant, query):
     client, embedder = apps[name]
-    embedder.queries.clear()
+    embedder.calls.clear()
     response = client.post("/v1/search", json={"user_id": tenant.user, "query": query, "reference_time": WHEN},
                            headers=tenant.headers)
     assert response.status_code == 200, response.text
-    return response.json(), list(embedder.queries)
+    return response.json(), [query for call in embedder.calls for query in call]
 
 
 def test_a_decisive_keyword_answer_skips_the_embedding_and_keeps_the_fields(tenant, apps):

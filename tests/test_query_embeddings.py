@@ -7,38 +7,13 @@ from __future__ import annotations
 
 import dataclasses
 
-import numpy as np
 import pytest
 
 from memex.db import memories as memory_rows
 from memex_edge.context import build_context
-from tests.conftest import api_client
+from tests.conftest import LoggedEmbedder, api_client
 
 WHEN = "2025-10-20T15:00:00Z"
-
-
-class Logged:
-    """The context's embedder, each call's queries logged; `one_at_a_time` embeds them one call
-    each, as a search did before; `failing` raises instead."""
-
-    def __init__(self, embedder, one_at_a_time: bool = False, failing: bool = False):
-        self._embedder = embedder
-        self._one_at_a_time = one_at_a_time
-        self._failing = failing
-        self.calls: list[list[str]] = []
-
-    def embed_queries(self, texts):
-        if self._failing:
-            self.calls.append(list(texts))
-            raise TimeoutError("embedder down")
-        if self._one_at_a_time:
-            self.calls.extend([text] for text in texts)
-            return np.stack([self._embedder.embed_query(text) for text in texts])
-        self.calls.append(list(texts))
-        return self._embedder.embed_queries(texts)
-
-    def __getattr__(self, name):
-        return getattr(self._embedder, name)
 
 
 @pytest.fixture(scope="module")
@@ -46,7 +21,7 @@ def apps(ctx):
     made = {}
     for name, how in (("batched", {}), ("single", {"one_at_a_time": True}), ("down", {"failing": True})):
         app_ctx = build_context(ctx.settings)
-        app_ctx = dataclasses.replace(app_ctx, embedder=Logged(app_ctx.embedder, **how))
+        app_ctx = dataclasses.replace(app_ctx, embedder=LoggedEmbedder(app_ctx.embedder, **how))
         made[name] = (api_client(app_ctx), app_ctx.embedder)
     yield made
     for client, _ in made.values():

@@ -136,7 +136,7 @@ class Settings:
     # leave-one-out fold (docs/measurements/locomo.md).
     search_unnamed_vector_weight: float = 0.5
     # A question about "the user" runs on the vector channel in the user's voice ("Is the user a
-    # runner?" as "Am I a runner?", retrieval/first_person.py), as the user's facts are embedded
+    # runner?" as "Am I a runner?", first_person.py), as the user's facts are embedded
     # (embedded_text.py); the question as asked is fused beside it with this weight (0: not
     # embedded) and opens the floor's gate too. Measured on bench.probes (README): 0 and 0.5 scored
     # the same; 0.5 still finds facts embedded before the user's voice (until a re-embed).

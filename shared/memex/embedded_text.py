@@ -11,7 +11,7 @@ stored and returned is the memory's content, unchanged; only its vector reads th
   fact ("Where does the user work?" 0.49 from "The user lives in Leeds.", 0.45 from the employer
   fact; "Is the user a runner?" 0.35 from the employer fact, the floor's gate), and a question in
   the first person passed them by ("Where do I work now?" 0.19 from the employer fact). Written as
-  the user's messages are, and as a question about the user is searched (retrieval/first_person.py
+  the user's messages are, and as a question about the user is searched (first_person.py
   rewrites both), the employer fact is 0.32 from "Where do I work now?" and 0.07 from "Is the user
   a runner?". Another participant's facts ("Melanie's employer is Globex.") name whom they are
   about and keep their text.
@@ -19,7 +19,7 @@ stored and returned is the memory's content, unchanged; only its vector reads th
 
 from __future__ import annotations
 
-from memex.retrieval import first_person
+from memex import first_person
 
 
 def of(content: str, context: str | None = None, *, memory_type: str, subject: str | None) -> str:

@@ -28,14 +28,14 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from memex import filler
+from memex import filler, first_person
 from memex.config import Settings
 from memex.context import Context
 from memex.db import history
 from memex.db import memories as memory_rows
 from memex.metrics import FLOOR_REJECTIONS, LLM_FALLBACKS
 from memex.models import SearchIn
-from memex.retrieval import (current_first, feedback, first_person, floor, keyword_first, keywords, multihop, rerank,
+from memex.retrieval import (current_first, feedback, floor, keyword_first, keywords, multihop, rerank,
                              rrf, scoring, speakers, temporal)
 
 CANDIDATES_PER_CHANNEL = 100

@@ -1,4 +1,4 @@
-"""A question or a fact about "the user" in the user's own voice, for the vector channel.
+"""A question or a fact about "the user" in the user's own voice, as the vector channel reads both.
 
 Agents ask about the person memex serves as "the user" ("Is the user a runner?"), and memex files
 that person's facts the same way ("The user's employer is Notion."). To a sentence embedder the
