@@ -61,8 +61,10 @@ def test_end_to_end_at_a_tiny_size(tmp_path):
     completed = subprocess.run(
         [sys.executable, "-m", "bench.scale", "--total", "2500", "--sizes", "100,500", "--users-per-size", "1",
          "--threshold-sizes", "100,500,1000", "--filler-size", "600", "--pool", "120", "--questions", "3",
-         "--warmup", "1", "--ef-search", "200", "--keyword-caps", "50", "--plot", str(plot), "--out", str(out), "--cache-dir", str(tmp_path / "cache")],
-        cwd=ROOT, env=dict(os.environ), capture_output=True, text=True, timeout=240,
+         "--warmup", "1", "--ef-search", "200", "--keyword-caps", "50", "--user-indexes",
+         "--plot", str(plot), "--out", str(out), "--cache-dir", str(tmp_path / "cache")],
+        # the 500-memory user and the fillers get an index of their own, the 100-memory user none
+        cwd=ROOT, env={**os.environ, "MEMEX_USER_VECTOR_INDEX_MIN": "300"}, capture_output=True, text=True, timeout=240,
     )
     assert completed.returncode == 0, completed.stdout + completed.stderr[-3000:]
 
@@ -91,3 +93,10 @@ def test_end_to_end_at_a_tiny_size(tmp_path):
         assert all(0.0 <= r <= 1.0 for walk in paths["hnsw"].values() for r in walk["recall@100"])
         assert all(len(walk["ms"]) == 3 for walk in paths["hnsw"].values()) and len(paths["exact"]) == 3
     assert len(run["isolation"]["shared"]) == len(run["isolation"]["alone"]) == 3
+
+    indexes = run["user_indexes"]
+    assert "u500-0" in {user for user, _ in indexes["indexes"]} and "u100-0" not in {user for user, _ in indexes["indexes"]}
+    writes = indexes["writes"]
+    assert writes["indexed"][0] == "u500-0" and writes["control"][0] == "u100-0"
+    assert len(writes["indexed"][1]) == len(writes["control"][1]) == 200
+    assert "One memory inserted and committed" in tables

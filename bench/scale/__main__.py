@@ -14,7 +14,7 @@ vector, beside the physical floor (one query embedding + one primary-key fetch o
 small user in the full database against the same user alone in a second database of the same
 server; the vector channel's exact ranking against its HNSW walk and its binary-quantised
 pre-selection per scope size; with --user-indexes, the per-user HNSW indexes (built, searched
-with and without, dropped). Prints Markdown
+with and without, their cost to each insert, dropped). Prints Markdown
 tables and writes the plot. Progress goes to stderr.
 """
 
@@ -67,7 +67,7 @@ def main(argv: list[str] | None = None) -> None:
                              "largest user (beside the configured one and none)")
     parser.add_argument("--user-indexes", action="store_true",
                         help="also build the per-user HNSW indexes (the index job, configured threshold) and "
-                             "search each indexed user with and without theirs, then drop them")
+                             "search each indexed user with and without theirs, time inserts with and without one, then drop them")
     parser.add_argument("--questions", type=int, default=20, help="timed questions per user")
     parser.add_argument("--warmup", type=int, default=3, help="untimed questions per user first")
     parser.add_argument("--seed", type=int, default=1)

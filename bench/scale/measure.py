@@ -298,12 +298,50 @@ def user_indexes(ctx, users: dict[int, list[User]], warm: list[str], questions: 
                  + ", ".join(f"{k} p50 {percentiles(found[k]['ms'])[0]:.1f} ms recall@10 "
                              f"{np.mean(found[k]['recall@10']):.3f}" for k in approximate))
 
+    writes = write_cost(conn, users, set(listed), progress)
     started = time.perf_counter()
     maintain(replace(ctx, settings=replace(s, user_vector_index_min=0)))
     drop_seconds = time.perf_counter() - started
     return {"threshold": s.user_vector_index_min, "build_seconds": build_seconds, "indexes": indexes,
-            "drop_seconds": drop_seconds, "plans": plans, "latency": latency, "paths": paths,
+            "drop_seconds": drop_seconds, "plans": plans, "latency": latency, "paths": paths, "writes": writes,
             "samples_per_size": sum(len(m) for m in users.values()) // len(users) * len(questions)}
+
+
+def write_cost(conn, users: dict[int, list[User]], indexed: set[str], progress: Progress,
+               rows: int = 200) -> dict | None:
+    """What a user's own index costs each write: one memory inserted and committed at a time, in
+    turns into the largest indexed user (whose rows go into the shared graph and their own) and the
+    largest user without an index (the shared graph only), each a copy of one of the user's rows
+    under a new id; the copies are deleted afterwards. -> {"indexed": (user, ms per insert),
+    "control": (user, ms per insert)}, or None when every measured user (or none) has an index."""
+    from memex.db import memories as memory_rows
+
+    everyone = [user for _, members in sorted(users.items(), reverse=True) for user in members]
+    with_index = next((u for u in everyone if u.id in indexed), None)
+    control = next((u for u in everyone if u.id not in indexed), None)
+    if with_index is None or control is None:
+        return None
+    copies = {user.id: conn.execute(
+        "SELECT * FROM memories WHERE tenant_id = %s AND user_id = %s AND active ORDER BY id LIMIT %s",
+        (TENANT, user.id, rows)).fetchall() for user in (with_index, control)}
+    timings: dict[str, list[float]] = {with_index.id: [], control.id: []}
+    written: list[str] = []
+    for i in range(rows):
+        for user in (with_index, control) if i % 2 else (control, with_index):
+            source = copies[user.id][i % len(copies[user.id])]
+            memory = {**source, "id": f"{user.id}-write-{i}", "dedupe_key": None,
+                      "embedding": source["embedding"].to_numpy()}
+            started = time.perf_counter()
+            with conn.transaction():
+                memory_rows.insert(conn, TENANT, memory)
+            timings[user.id].append((time.perf_counter() - started) * 1000)
+            written.append(memory["id"])
+    with conn.transaction():
+        conn.execute("DELETE FROM memories WHERE tenant_id = %s AND id = ANY(%s)", (TENANT, written))
+    found = {"indexed": (with_index.id, timings[with_index.id]), "control": (control.id, timings[control.id])}
+    progress("insert of one memory, p50: " + ", ".join(
+        f"{name} ({user}) {percentiles(ms)[0]:.2f} ms" for name, (user, ms) in found.items()))
+    return found
 
 
 def _kind_name(kind: tuple[str, bool | None]) -> str:

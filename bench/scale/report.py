@@ -141,6 +141,11 @@ def _user_indexes(found: dict[str, Any]) -> str:
         out.append(f"| hybrid p50 / floor p50, {size:,} | "
                    + " | ".join(f"{percentiles(latency[size][f'hybrid {on}'])[0] / floor:.2f}" for on in ("with", "without"))
                    + " | ≤ 1.5 |")
+    if found.get("writes"):
+        (indexed, with_ms), (control, without_ms) = found["writes"]["indexed"], found["writes"]["control"]
+        out.append(f"\nOne memory inserted and committed, ms p50 / p95, {len(with_ms)} each in turns: {indexed} "
+                   f"(own index) {_pair(with_ms)}, {control} (none) {_pair(without_ms)}; p50 ratio "
+                   f"{percentiles(with_ms)[0] / percentiles(without_ms)[0]:.2f}\n")
     if found["paths"]:
         out.append("\nThe vector channel alone (depth 100), ms p50 / p95, recall against the exact ranking\n")
         efs = sorted(next(iter(found["paths"].values()))["own"])
