@@ -6,10 +6,10 @@ over: it ends, and the candidate is kept as its history) and noop (nothing new).
 
 The rules judge (no LLM): an exact duplicate changes nothing; a statement about the past is
 kept as history, and ends the current value when it names it ("I left Stripe" while Stripe is the
-employer: the user has no current employer, none is invented); a key that holds one value at a time (employer, city) replaces the old value;
-a key that can hold several (a second dog) adds a value beside the others; a reversal takes back
-what it contradicts (a like by a dislike of the same thing, a liking for coffee by "I stopped
-drinking coffee").
+employer: the user has no current employer, none is invented); a key that holds one value at a
+time (employer, city) replaces the old value; a key that can hold several (a second dog) adds a
+value beside the others; a reversal takes back what it contradicts (a like by a dislike of the
+same thing, a liking for coffee by "I stopped drinking coffee").
 """
 
 from __future__ import annotations
