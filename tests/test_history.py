@@ -97,6 +97,37 @@ def test_a_statement_about_the_past_joins_the_history_of_the_current_value(tenan
     assert [m["value"] for m in _history(tenant, current[0]["id"])] == ["Paris", "Lisbon"]
 
 
+
+def _everything(tenant, key: str) -> list[dict]:
+    listed = tenant.get(f"/v1/users/{tenant.user}/memories", params={"include_inactive": "true", "limit": 500})
+    return [m for m in listed.json()["memories"] if m["key"] == key]
+
+
+def test_leaving_ends_the_current_value_and_invents_none(tenant):
+    """"I quit Stripe" while Stripe is the employer: the user has no current employer (it was a noop,
+    Stripe stayed current), the statement is Stripe's history, and a new job is current again."""
+    tenant.turn("I work at Stripe.", timestamp="2026-01-01T00:00:00Z")
+    tenant.turn("I quit Stripe.", timestamp="2026-02-01T00:00:00Z")
+    employer = _everything(tenant, "employer")
+    assert [m for m in employer if m["active"]] == []
+    stripe, ended = sorted(employer, key=lambda m: m["created_at"])
+    assert stripe["valid_to"][:10] == "2026-02-01" and ended["supersedes"] == stripe["id"]
+    assert ended["content"] == "The user used to work at Stripe."
+    assert [m["value"] for m in _history(tenant, ended["id"])] == ["Stripe", "Stripe"]
+    tenant.turn("I work at Notion now.", timestamp="2026-03-01T00:00:00Z")
+    assert [m["value"] for m in _active(tenant, "employer") if m["active"]] == ["Notion"]
+
+
+def test_a_job_left_for_another_in_one_turn_keeps_one_chain(tenant):
+    """What a turn says is current is decided before what it says is over: Revolut replaces Deutsche
+    Bank, rather than Deutsche Bank ending and Revolut starting a history of its own."""
+    tenant.turn("I work at Deutsche Bank.", timestamp="2026-01-01T00:00:00Z")
+    tenant.turn("I left Deutsche Bank last year and now I work at Revolut.", timestamp="2026-02-01T00:00:00Z")
+    current = [m for m in _active(tenant, "employer") if m["active"]]
+    assert [m["value"] for m in current] == ["Revolut"]
+    assert [m["value"] for m in _history(tenant, current[0]["id"])] == ["Deutsche Bank", "Revolut"]
+
+
 class _WaitingJudge:
     """A judge that takes as long as the test wants (an LLM that is slow to answer)."""
 

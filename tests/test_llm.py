@@ -304,6 +304,15 @@ def test_only_supersede_replaces_and_the_past_replaces_nothing(server):
     assert decision.action == "keep_old" and decision.replaces == []
 
 
+def test_the_past_naming_the_current_value_ends_it_without_asking(server):
+    """"I quit Stripe" (an extractor's historical employer=Stripe) while Stripe is current: the rule
+    ends it; a model would call it a duplicate or keep the current value."""
+    related = [_memory("uuid-stripe", "employer", "Stripe"), _memory("uuid-city", "city", "Stripe")]
+    decision = LLMJudge(chat_for(server)).decide(_candidate(value="stripe", historical=True), related)
+    assert (decision.action, decision.replaces) == ("end", related[:1])
+    assert server.chat_requests == []
+
+
 def test_an_llm_failure_falls_back_to_the_rules(server):
     related = [_memory("uuid-stripe", "employer", "Stripe")]
     decision = LLMJudge(chat_for(server)).decide(_candidate(), related)  # nothing scripted: 500 three times

@@ -70,6 +70,25 @@ ATOMIC_FACTS = [
     ("I start my new job at Google on March 3rd.", {("plan", "starting at Google on March 3rd")}),
     ("I'll be joining Notion in April.", {("plan", "joining Notion in April")}),
     ("My first day at Notion is today.", {("employer", "Notion")}),
+    # wherever the start is said, a job that starts later is a plan
+    ("I signed with Netflix, starting Monday!", {("plan", "starting at Netflix on Monday")}),
+    ("Got hired by Airbnb - I start on the 3rd.", {("plan", "starting at Airbnb on the 3rd")}),
+    ("So tomorrow is my first day at Notion.", {("plan", "first day at Notion tomorrow")}),
+    ("My first week at Figma starts Monday.", {("plan", "starting at Figma on Monday")}),
+    ("Next month I start at Canva.", {("plan", "starting at Canva next month")}),
+    ("This summer I'll be joining Spotify.", {("plan", "joining Spotify this summer")}),
+    ("I got a job at Acme and started Monday.", {("employer", "Acme")}),
+    # the first stretch of a job behind the user: the job has started
+    ("First week at Notion done, the team is lovely.", {("employer", "Notion")}),
+    ("First two weeks at Harbour Lane Clinic are over!", {("employer", "Harbour Lane Clinic")}),
+    ("Just finished my first month at Notion.", {("employer", "Notion")}),
+    ("Got through the first week at Deloitte.", {("employer", "Deloitte")}),
+    # a job left, said alone: a former employer, never a new one
+    ("I quit Stripe.", {("employer", "Stripe", True)}),
+    ("left Acme Inc last week", {("employer", "Acme Inc", True)}),
+    ("I'm no longer at Shopify.", {("employer", "Shopify", True)}),
+    ("I'm not at Globex anymore.", {("employer", "Globex", True)}),
+    ("I left Pimenton to open my own place.", {("employer", "Pimenton", True)}),
     ("Just started my new role at Canva.", {("employer", "Canva")}),
     ("Big news: I accepted a job as practice nurse at Harbour Lane Clinic.",
      {("employer", "Harbour Lane Clinic"), ("role", "practice nurse")}),
@@ -88,6 +107,10 @@ ATOMIC_FACTS = [
     ("My older sister Ruth lives nearby.", {("sister_name", "Ruth")}),
     ("I've had arthritis for years.", {("health_condition", "arthritis")}),
     ("I do yoga every morning.", {("hobby", "yoga")}),
+    # a pastime said as the user's routine
+    ("back from my Saturday run", {("hobby", "running")}),
+    ("Skipped my usual Sunday yoga class.", {("hobby", "yoga")}),
+    ("Our weekend hike was muddy.", {("hobby", "hiking")}),
     ("I've picked up woodworking.", {("hobby", "woodworking")}),
     ("I'm flying to Chicago next Friday.", {("plan", "flying to Chicago next Friday")}),
     ("We're hosting Thanksgiving this year.", {("plan", "hosting Thanksgiving this year")}),
@@ -148,6 +171,11 @@ ATOMIC_FACTS = [
 ]
 
 PETS = [
+    # a pet named beside its kind or its breed
+    ("walked Biscuit, my beagle, this morning", {("pet_dog_name", "Biscuit"), ("pet_dog_breed", "beagle")}),
+    ("Luna, our labrador puppy, ate a charger.", {("pet_dog_name", "Luna"), ("pet_dog_breed", "labrador")}),
+    ("My beagle Biscuit hates baths.", {("pet_dog_name", "Biscuit"), ("pet_dog_breed", "beagle")}),
+    ("Took Rex, my dog, to the park.", {("pet_dog_name", "Rex")}),
     ("My hamster's name is Nibbles.", {("pet_hamster_name", "Nibbles")}),
     ("We adopted a rescue beagle, his name is Rocky.", {("pet_dog_name", "Rocky"), ("pet_dog_breed", "beagle")}),
     ("I have a pug.", {("pet_dog_breed", "pug")}),
@@ -251,6 +279,15 @@ NOTHING = [
     "I work at Home.",
     "I have a lab meeting at 3.", "I'm feeling better this week.", "I switched from Chrome to Firefox.",
     "I quit Facebook and now I'm with my family.", "I have no sons.", "Moved to Berlin?", "I left London last year.",
+    # a first day not behind the user, a job ahead not yet a job, a name left that is no job
+    "First day at Yosemite!", "First week at Disneyland was magical.", "Tomorrow is my first day at the gym.",
+    "Monday is my first day at Sam's.", "Starting Monday I'm going to the gym at 6.",
+    "I left Tom after five years.", "I left Tom.", "I quit Duolingo.", "I left the party early.", "I'm no longer with Sam.",
+    # a name beside a pet that is not the pet's
+    "I met Sarah, my dog walker.", "Thanks, my dog, he says hi.", "I called Mom, my dog was barking.",
+    "Took Max, my dog's vet, to lunch.", "My lab results came back.",
+    # a pastime once, or an errand, is no routine
+    "My weekly run to the shops took ages.", "My first run in months and I'm wrecked.", "Back from my morning coffee.",
     "Ich liebe Käsespätzle 🧀🍝 — 東京で寿司を食べた",
 ]
 

@@ -58,9 +58,13 @@ def test_a_statement_about_the_past_is_kept_as_history(active):
     assert "past" in decision.reason
 
 
-def test_the_past_repeating_the_current_value_is_a_noop():
-    decision = decide(_candidate("city", "Paris", historical=True), [_memory("m-old", "city", "Paris")])
-    assert decision.action == "noop"
+def test_the_past_naming_the_current_value_ends_it():
+    """"I used to live in Paris" while Paris is current: Paris is over (it was a noop, which left
+    "I quit Stripe" with Stripe the current employer). Another value of the key is untouched."""
+    paris, lisbon = _memory("m-old", "city", "Paris"), _memory("m-2", "city", "Lisbon")
+    decision = decide(_candidate("city", "paris", historical=True), [paris, lisbon])
+    assert (decision.action, decision.replaces) == ("end", [paris])
+    assert decide(_candidate("city", "Paris"), [paris]).action == "noop"  # said again, not over
 
 
 def test_a_first_value_coexists():

@@ -78,7 +78,11 @@ def extract_many(ctx: Context, tenant_id: str, turn_ids: list[str], again: bool 
         for turn, messages, history in work:
             started = time.perf_counter()
             try:
-                candidates = ctx.extractor.extract(messages, history)[:MAX_CANDIDATES_PER_TURN]
+                # What the turn says is current is decided before what it says is over: "I left
+                # Stripe and now work at Notion" makes Notion replace Stripe, rather than ending
+                # Stripe and leaving Notion without a history.
+                candidates = sorted(ctx.extractor.extract(messages, history),
+                                    key=lambda c: c.historical)[:MAX_CANDIDATES_PER_TURN]
             except Exception as exc:  # noqa: BLE001 - the other turns are stored; this one is retried
                 failure = failure or exc
                 continue
@@ -349,7 +353,7 @@ def _write(conn, ctx: Context, turn: dict[str, Any], candidate: Candidate, vecto
         "dedupe_key": dedupe_key,
         "metadata": {"decision": decision.action, "reason": decision.reason, "judge": ctx.judge.name,
                      "raw_quote": candidate.raw_quote, "subject": candidate.subject,
-                     **({"historical": True} if decision.action == "keep_old" else {})},
+                     **({"historical": True} if decision.action in ("keep_old", "end") else {})},
     })
     timeline.apply(conn, turn["tenant_id"], memory_id, placement)
     return inserted is not None

@@ -1,13 +1,15 @@
 """Decide how a candidate memory relates to the user's active memories it may contradict.
 
 Actions: supersede (the old ones become history), coexist (both stay current), keep_old (the
-candidate is history itself, the current value stays) and noop (nothing new).
+candidate is history itself, the current value stays), end (the candidate says the current value is
+over: it ends, and the candidate is kept as its history) and noop (nothing new).
 
 The rules judge (no LLM): an exact duplicate changes nothing; a statement about the past is
-kept as history; a key that holds one value at a time (employer, city) replaces the old value;
-a key that can hold several (a second dog) adds a value beside the others; a reversal takes back
-what it contradicts (a like by a dislike of the same thing, a liking for coffee by "I stopped
-drinking coffee").
+kept as history, and ends the current value when it names it ("I left Stripe" while Stripe is the
+employer: the user has no current employer, none is invented); a key that holds one value at a
+time (employer, city) replaces the old value; a key that can hold several (a second dog) adds a
+value beside the others; a reversal takes back what it contradicts (a like by a dislike of the
+same thing, a liking for coffee by "I stopped drinking coffee").
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ MULTI_VALUED_KEYS = frozenset({
 
 @dataclass(frozen=True)
 class Decision:
-    action: str  # "supersede", "coexist", "keep_old" or "noop"
+    action: str  # "supersede", "coexist", "keep_old", "end" or "noop"
     reason: str
     replaces: list[dict[str, Any]] = field(default_factory=list)
 
@@ -118,10 +120,26 @@ def make_judge(settings: Settings, metrics: Metrics | None = None) -> Judge:
     return RulesJudge()
 
 
+def ending(candidate: Candidate, active_same_key: list[dict[str, Any]]) -> Decision | None:
+    """A statement about the past that names a current value ends it ("I quit Stripe", "I used to
+    live in Paris", "I used to have a dog named Rex"), whatever the key; None otherwise. Both judges
+    decide this by rule: a statement that something is over is never a duplicate of it."""
+    if not candidate.historical:
+        return None
+    current = [m for m in active_same_key if same_value(m["value"] or "", candidate.value)]
+    if not current:
+        return None
+    return Decision("end", f"{candidate.key} {candidate.value!r} is over: the current value ends", current)
+
+
 def decide(candidate: Candidate, active_same_key: list[dict[str, Any]]) -> Decision:
-    """The rules: nothing new is a noop, the past is history, a first value or another value of a
-    multi-valued key coexists, a new value of a single-valued key supersedes the old ones."""
+    """The rules: a statement that the current value is over ends it, nothing new is a noop, the
+    past is history, a first value or another value of a multi-valued key coexists, a new value of
+    a single-valued key supersedes the old ones."""
     key, value = candidate.key, candidate.value
+    ended = ending(candidate, active_same_key)
+    if ended:
+        return ended
     for memory in active_same_key:
         if same_value(memory["value"] or "", value):
             return Decision("noop", f"{key} {value!r} is already known (memory {memory['id']})")

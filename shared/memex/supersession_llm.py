@@ -3,7 +3,8 @@
 The model sees the candidate and the related memories under short ids (m1, m2, ...) and answers
 an action, the ids it replaces and a reason. Its answer is checked: unknown ids are dropped, a
 supersede that names nothing it can replace becomes coexist, only supersede replaces anything,
-and a statement about the past never replaces a current value. With nothing related there is
+and a statement about the past never replaces a current value; one that names a current value
+ends it, decided by rule without asking (supersession.ending). With nothing related there is
 nothing to judge (no call); when the model gives no usable answer, the rules judge decides and
 the reason says so.
 """
@@ -19,7 +20,7 @@ from memex.jobs import Candidate
 from memex.llm import ChatJSON, LLMError
 from memex.metrics import LLM_FALLBACKS, NoMetrics
 from memex.ports import Metrics
-from memex.supersession import Decision, RulesJudge
+from memex.supersession import Decision, RulesJudge, ending
 
 log = logging.getLogger(__name__)
 
@@ -53,6 +54,9 @@ class LLMJudge:
             if candidate.historical:
                 return Decision("keep_old", "a statement about the past, and nothing current to compare with")
             return Decision("coexist", "no related memory")
+        ended = ending(candidate, [m for m in related if m["key"] == candidate.key])
+        if ended:
+            return ended
         by_short_id = {f"m{i}": memory for i, memory in enumerate(related, start=1)}
         try:
             answer = self.chat.ask(SYSTEM, render_prompt(candidate, by_short_id))

@@ -39,6 +39,8 @@ def plan(conn: psycopg.Connection, tenant_id: str, decision: Decision, value: st
         return Placement(current=True)
     if decision.action == "keep_old":
         return _past(conn, tenant_id, value, said_at, same_key_active)
+    if decision.action == "end":
+        return _end(conn, tenant_id, decision, value, said_at, same_key_active)
     placement = Placement(current=True)
     for replaced in decision.replaces:
         if not said_after(replaced, said_at):
@@ -96,6 +98,18 @@ def _past(conn: psycopg.Connection, tenant_id: str, value: str, said_at: datetim
     if _said_before(conn, tenant_id, then, value):
         return Placement(current=False, already_known=f"{value!r} is already in the history")
     return Placement(current=False, valid_to=min(then["valid_from"], said_at), replaced_by=[then["id"]])
+
+
+def _end(conn: psycopg.Connection, tenant_id: str, decision: Decision, value: str, said_at: datetime,
+         same_key_active: list[dict[str, Any]]) -> Placement:
+    """A statement that the current value is over ("I left Stripe"): the value ends when it is said,
+    the statement is its history (not current). Said before that value began (a late backfill), it
+    is about an earlier time, a statement about the past like any other."""
+    ended = [m for m in decision.replaces if not said_after(m, said_at)]
+    if not ended:
+        return _past(conn, tenant_id, value, said_at, same_key_active)
+    return Placement(current=False, valid_to=said_at, replaces=[m["id"] for m in ended],
+                     ends={m["id"]: said_at for m in ended})
 
 
 # How far back a value is looked for before the whole history is read: a value said again was

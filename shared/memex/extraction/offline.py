@@ -175,13 +175,15 @@ _JOB_NOUN = r"(?:job|position|role|gig|post)"
 _WORKS_AT = (rf"\bI {_ADVERBS}(?:work|'m working|am working) (?:at|for)"
              rf"|\bI(?:'m| am) {_ADVERBS}(?:working|employed) (?:at|for|by)"
              rf"|\bI(?:'ve| have) {_ADVERBS}been working (?:at|for)")
+# The first stretch of a job: "my first day", "my first two weeks".
+_FIRST_SPAN = r"(?:day|week|month|shift|(?:two|three|four|five|six|few|couple of|\d) (?:days|weeks|months|shifts))"
 _STARTED_AT = (rf"\bI(?:'ve| have)? {_ADVERBS}(?:(?:started|began) (?:at|working (?:at|for)|(?:an?|my) (?:new )?{_JOB_NOUN} "
                rf"(?:at|with))|got (?:an?|the) (?:new )?{_JOB_NOUN} (?:at|with)|got hired (?:at|by)"
                rf"|landed (?:an?|the|my) (?:new |dream |first )?{_JOB_NOUN} (?:at|with)|accepted (?:an|the|a job) offer from"
                rf"|accepted (?:an?|the) (?:new )?{_JOB_NOUN} (?:as (?:an? |the )?{_ROLE} )?(?:at|with)"
                r"|signed with)"
                rf"|\bI(?:'ve| have| was)? {_ADVERBS}been hired (?:at|by)|\bI was {_ADVERBS}hired (?:at|by)"
-               r"|\b(?i:my) first (?:day|week|month) at"
+               rf"|\b(?i:my) first {_FIRST_SPAN} at"
                r"|\b(?i:my) (?:new |current )?employer is")
 _CURRENT_JOB = rf"{_WORKS_AT}|{_STARTED_AT}"
 # "a small agency called Pixel Farm": the name after what kind of place it is.
@@ -207,6 +209,12 @@ _PET_ADJECTIVE = (rf"(?:(?:rescue|rescued|little|new|young|old|senior|sweet|tiny
 # How the name follows: "named Max", "called Max", ", his name is Rocky".
 _NAMED = r"(?:,? (?:named|called)|,? (?:and )?(?:her|his|its|their) name(?:'s| is))"
 _BREED = rf"(?i:{_alternation(vocabulary.DOG_BREEDS + vocabulary.CAT_BREEDS)})"
+# A name set beside what it names ("Biscuit, my beagle"): one word, the object of a verb ("walked
+# Biscuit, my beagle") or the subject, closed by a comma ("Luna, our lab, ate my charger"), never a
+# word said to someone ("Thanks, my dog ...", "I called Mom, my dog was barking").
+_NAME_BESIDE = (r"(?:(?<=[a-z] )|^(?=[A-ZÀ-ÖØ-Þ][\w'’-]*, (?i:my|our) [^,]*,))(?!I\b)"
+                rf"(?!(?i:{_alternation(_RELATIONS)}|mum|mama|papa|thanks|yes|yeah|no|ok|okay|sorry|well|oh|hey|hi|hello)\b)")
+_APPOSITION_END = r"(?![\w'’-])(?=\s*(?:[,.;:!)]|$))"
 _MONTH = rf"(?i:{_alternation(vocabulary.MONTHS)})\.?"
 _DATE = (rf"{_MONTH} \d{{1,2}}(?:st|nd|rd|th)?|\d{{1,2}}(?:st|nd|rd|th)? (?:of )?{_MONTH}")
 # When a plan happens: "next week", "tomorrow", "in May", "on Saturday", "this summer".
@@ -221,6 +229,13 @@ _LATER = (r"(?:next (?:month|year|summer|spring|fall|autumn|winter)|this (?:summ
 _WEEKDAY = r"(?i:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
 _START_WHEN = (rf"(?:{_WHEN}|(?:on )?(?:the )?\d{{1,2}}(?:st|nd|rd|th)(?: of {_MONTH})?|(?:on )?{_DATE}|{_WEEKDAY}"
                r"|in (?:a|an|one|two|three|four|five|six|a few|a couple of) (?:days?|weeks?|months?)|soon)(?![\w'’-])")
+# A job taken and said to start later, after its employer ("I signed with Netflix, starting Monday",
+# "got a job at Spotify, I start next week") or before ("Tomorrow is my first day at Notion").
+_STARTS_LATER = (r",?\s*(?:and |-+ |— |– )?(?:I(?:'ll| will)? |I'm |I am )?(?P<verb>start|starting|starts|begin|beginning|begins)"
+                 rf"(?: there| work| working)? (?P<when>{_START_WHEN})")
+_AHEAD_WHEN = (rf"(?:^|[,;:]\s*|\b(?i:and|so) )(?P<when>(?i:tomorrow|next (?:week|{_WEEKDAY})|{_WEEKDAY}))"
+               r",? (?:is|will be) ")
+_AHEAD_BEFORE = re.compile(rf"{_AHEAD_WHEN}$")
 _MY = r"\b(?i:my|our)"
 _NOT_PLANS = ("(?:planning|going|flying|driving|heading|moving|travelling|traveling|visiting|feeling|being|"
               "thinking|looking|trying|hoping|wondering|considering|doing|working|staying|sitting|waiting|watching|"
@@ -335,6 +350,9 @@ def _pastime_verb(m: re.Match[str]) -> list[Fields]:
 
 
 _HOBBY_SET = frozenset(vocabulary.HOBBIES)
+# One outing of a pastime, as a noun, and the pastime.
+_ROUTINES = {"run": "running", "jog": "jogging", "swim": "swimming", "hike": "hiking", "bike ride": "cycling",
+             "climb": "climbing", "surf": "surfing", "row": "rowing", "yoga": "yoga", "pilates": "pilates"}
 
 
 def _given_up(m: re.Match[str]) -> list[Fields]:
@@ -475,6 +493,36 @@ def _organisation(m: re.Match[str]) -> list[Fields]:
     return [] if _a_place(m.group("value")) else _name(m)
 
 
+_STARTS_LATER_AFTER = re.compile(_STARTS_LATER)
+# Where "I quit Stripe" ends: what follows is when, or another clause.
+_LEFT_END = (r"(?=\s*(?:[^\w\s'’&-]|$)|\s+(?:last|this|yesterday|today|recently|after|in|at the end|a (?:week|month|"
+             r"year|while|few)|and|but|so|because|to (?:go|start|open|launch|focus|freelance|travel))\b)")
+# What tells that a name left is a job, in the sentence: "I quit Pimenton, best job I ever had", "I left
+# Acme to start my own company". Without it, "I left Tom" or "I quit Duolingo" is no job (nor is "I
+# left Tom after five years").
+_WORK_SAID = re.compile(
+    r"\b(?:jobs?|compan(?:y|ies)|employers?|careers?|colleagues|co-?workers|notice|resigned|last day at work|"
+    r"(?:my|our) own (?:place|business|company|restaurant|shop|studio|practice|firm|agency|bakery|cafe|café|"
+    r"clinic|startup)|freelanc\w*|self-employed)\b", re.IGNORECASE)
+_LEFT_ALONE = re.compile(rf"I {_ADVERBS}(?:left|quit) ")
+
+
+def _left_employer(m: re.Match[str]) -> list[Fields]:
+    """A former employer (_organisation). A name left or quit alone is one only when it looks like an
+    organisation ("Acme Inc", a well-known employer) or the sentence speaks of work."""
+    if _LEFT_ALONE.match(m.group()) and not _an_organisation(m.group("value")) and not _WORK_SAID.search(m.string):
+        return []
+    return _organisation(m)
+
+
+def _employer_now(m: re.Match[str]) -> list[Fields]:
+    """An employer (_organisation), unless the job is said to start later, wherever in the sentence:
+    then it is a plan (the job-ahead rule), as memex has no time at which a fact will become current."""
+    if _STARTS_LATER_AFTER.match(m.string, m.end()) or _AHEAD_BEFORE.search(m.string, 0, m.start()):
+        return []
+    return _organisation(m)
+
+
 def _place(m: re.Match[str]) -> list[Fields]:
     """A place of a move, unless a name of the move is an organisation ("I moved to Google last
     year" is no city), or the move is between two names neither of which is a known place."""
@@ -485,7 +533,8 @@ def _place(m: re.Match[str]) -> list[Fields]:
 
 
 _NEW_JOB = rf"(?:(?:a|an|my|the) (?:new )?{_JOB_NOUN} )?"
-_AHEAD = {"start": "starting at", "starting": "starting at", "join": "joining", "joining": "joining",
+_AHEAD = {"start": "starting at", "starting": "starting at", "starts": "starting at", "begin": "starting at",
+          "beginning": "starting at", "begins": "starting at", "join": "joining", "joining": "joining",
           "first day": "first day at", "start date": "start date at"}
 
 
@@ -496,6 +545,8 @@ def _job_ahead(m: re.Match[str]) -> list[Fields]:
     if re.search(r"['’]s?$", org) or _a_place(org):
         return []
     when = (m.group("when") or "").rstrip(".")  # _MONTH takes the dot of "Apr.", and so a full stop
+    if not re.match(rf"{_WEEKDAY}|{_MONTH}", when):
+        when = when[:1].lower() + when[1:]  # "Next month I start at Canva"
     if re.match(rf"{_WEEKDAY}|\d|{_MONTH}", when) and not re.match(r"(?i:next|this|in|on)\b", when):
         when = f"on {when}"
     return [{"value": " ".join(filter(None, (_AHEAD[m.group("verb").casefold()], org, when)))}]
@@ -548,7 +599,7 @@ _MOVES_BETWEEN = [
 _RULES = [
     # work
     _rule("fact", "employer", "work working employed started began got hired at for joined landed accepted signed "
-          "employer left quit switched moved went jumped changed", [
+          "employer left quit switched moved went jumped changed first", [
         rf"(?:{_WORKS_AT}) {_ORG_INTRO}(?P<value>{_ORG}){_NOT_TEMPORARY}",
         # "my first day at Notion is Monday" is a plan (below), not a job yet
         rf"(?:{_STARTED_AT}) {_ORG_INTRO}(?P<value>{_ORG})(?!,?\s+(?:is|will be) {_START_WHEN})",
@@ -565,17 +616,24 @@ _RULES = [
         rf"(?:the )?(?P<value>{_ORG})",
         rf"\b(?:years?|yrs?|months?) at (?:the )?{_ORG},? I {_ADVERBS}(?:switched|moved|went|jumped) (?:over )?to "
         rf"(?:the )?(?P<value>{_ORG})",
+        # The first stretch of a job behind the user, its "my" dropped: "First week at Notion done",
+        # "survived the first month at Deloitte"; not "First day at Yosemite!".
+        rf"(?<![\w'’])(?i:first) {_FIRST_SPAN} at (?:the )?(?P<value>{_ORG}),? (?:(?:is|was|are|were|now|officially) )?"
+        rf"(?:done|over|complete|completed|finished|in the books|behind me)(?![\w'’-])",
+        rf"\b(?i:finished|survived|completed|wrapped up|got through) (?:the )?first {_FIRST_SPAN} at (?:the )?"
+        rf"(?P<value>{_ORG})",
         # "I quit Nokia, and now I'm with Ericsson": where the user is, said after a job they left.
         rf"(?:{_LEFT_JOB})[^.;]*?\b(?:now,? I(?:'m| am)|I(?:'m| am) now|I(?:'m| am)) (?:at|with) (?:the )?"
         rf"(?!{_PLATFORMS})(?P<value>{_ORG})",
-    ], "The user's employer is {value}.", _organisation, importance=0.8),
+    ], "The user's employer is {value}.", _employer_now, importance=0.8),
     _rule("fact", "employer", "moved switched went jumped transferred", [
         *_MOVES_BETWEEN,
     ], "The user's employer is {value}.", _job_move("new"), importance=0.8),
     _rule("fact", "employer", "moved switched went jumped transferred", [
         *_MOVES_BETWEEN,
     ], "The user used to work at {value}.", _job_move("old"), confidence=0.7, importance=0.6, historical=True),
-    _rule("fact", "employer", "work worked job resigned retired laid let fired left quit longer years months", [
+    _rule("fact", "employer", "work worked job resigned retired laid let fired left quit longer years months "
+          "anymore more", [
         rf"(?:{_PAST_JOB}) (?:the )?(?P<value>{_ORG})",
         rf"\bI (?:left|quit) my job at (?:the )?(?P<value>{_ORG})",
         rf"\bI {_ADVERBS}(?:left|quit) (?:the )?(?!{_PLATFORMS})(?P<value>{_ORG}) (?=for (?:an?|my) (?:new )?{_JOB_NOUN} "
@@ -588,7 +646,11 @@ _RULES = [
         rf"\bI (?:don't|do not) work (?:at|for) (?:the )?(?P<value>{_ORG}) (?=any ?more\b)",
         rf"\b(?:years?|yrs?|months?) at (?:the )?(?P<value>{_ORG}),? (?=I {_ADVERBS}(?:(?:switched|moved|went|jumped) "
         rf"(?:over )?to |left\b|quit\b))",
-    ], "The user used to work at {value}.", _organisation, confidence=0.7, importance=0.6, historical=True),
+        # A job left, said alone: "I quit Stripe", "I'm no longer at Stripe" (_left_employer)
+        rf"\bI {_ADVERBS}(?:left|quit) (?:the )?(?!{_PLATFORMS})(?P<value>{_ORG}){_LEFT_END}",
+        rf"\bI(?:'m| am) no longer (?:at|working (?:at|for)|employed (?:at|by)) (?:the )?(?P<value>{_ORG})",
+        rf"\bI(?:'m| am) not (?:at|working (?:at|for)|employed (?:at|by)) (?:the )?(?P<value>{_ORG}) (?=any ?more\b)",
+    ], "The user used to work at {value}.", _left_employer, confidence=0.7, importance=0.6, historical=True),
     _rule("fact", "role", "a an the promoted became title job role position head as", [
         rf"\bI(?:'m| am) (?:now |currently |also )?(?:an?|the) (?P<value>{_ROLE}){_ROLE_END}",
         rf"\bI(?:'ve| have)? {_ADVERBS}accepted (?:an?|the) (?:new )?{_JOB_NOUN} as (?:an? |the )?(?P<value>{_ROLE})"
@@ -719,6 +781,7 @@ _RULES = [
         rf"{_MY} {_PET}(?:['’]s name is| is called| is named| is|,)? (?P<value>{_PROPER})",
         rf"(?P<value>{_PROPER}) \((?i:my|our) {_PET}\)",
         rf"(?:{_HAVE}|{_GOT_PET}) an? {_PET_ADJECTIVE}{_PET}{_NAMED} (?P<value>{_PROPER})",
+        rf"{_NAME_BESIDE}(?P<value>{_CAPWORD}), (?i:my|our) {_PET_ADJECTIVE}{_PET}{_APPOSITION_END}",
     ], "The user's {kind} is named {value}.", _pet, confidence=0.75, importance=0.6),
     _rule("fact", "pet_{part}_{fact}", "have got adopted rescued bought my our", [
         rf"(?:{_HAVE}|{_GOT_PET}) an? {_PET_ADJECTIVE}(?P<breed>{_BREED})(?: (?P<kind>(?i:{_alternation(_PETS)})))?"
@@ -727,6 +790,10 @@ _RULES = [
         rf"(?:{_HAVE}|{_GOT_PET}) an? {_PET_ADJECTIVE}(?!lab\b)(?P<breed>{_BREED})"
         rf"(?: (?P<kind>(?i:{_alternation(_PETS)})))?(?=\s*(?:[^\w\s'’&-]|$)|\s+(?:and|but|who|that|so)\b)",
         rf"{_MY} (?P<kind>(?i:{_alternation(_PETS)}))(?: (?P<name>{_PROPER}))? is an? (?P<breed>{_BREED})(?![\w-])",
+        # A pet named beside its breed: "walked Biscuit, my beagle, this morning", "my beagle Biscuit"
+        rf"{_NAME_BESIDE}(?P<name>{_CAPWORD}), (?i:my|our) {_PET_ADJECTIVE}(?P<breed>{_BREED})"
+        rf"(?: (?P<kind>(?i:{_alternation(_PETS)})))?{_APPOSITION_END}",
+        rf"{_MY} {_PET_ADJECTIVE}(?!lab\b)(?P<breed>{_BREED}),? (?P<name>(?!I\b){_CAPWORD})(?![\w'’&-])(?!\s+[A-ZÀ-ÖØ-Þ])",
     ], "The user's {kind} {said} {value}.", _pet_breed, confidence=0.75, importance=0.6),
     _rule("fact", "pet_{part}_name", "used had", [
         rf"\b(?:I|[Ww]e) (?:used to have|had) an? {_PET_ADJECTIVE}{_PET}{_NAMED} (?P<value>{_PROPER})",
@@ -753,6 +820,14 @@ _RULES = [
         rf"\b(?:I|[Ww]e) {_ADVERBS}(?:go|do) (?P<value>(?i:{_alternation(vocabulary.HOBBIES)}))"
         rf"{_PASTIME_END}",
     ], "The user's hobby is {value}.", _items, confidence=0.7, importance=0.5),
+    # A pastime said as the user's routine: "back from my Saturday run", "my morning swim"; not "my
+    # first run in months", nor "my weekly run to the shops".
+    _rule("preference", "hobby", "my our", [
+        rf"{_MY} (?:(?:usual|regular|daily|weekly|nightly|early|long) )?(?:{_WEEKDAY}|weekend|morning|evening|lunchtime|"
+        rf"sunrise|daily|weekly|nightly|usual|regular|long) (?P<verb>{_alternation(_ROUTINES)})(?: (?:class|session))?"
+        r"(?![\w'’-])(?!\s+to\b)",
+    ], "The user's hobby is {value}.", lambda m: [{"value": _ROUTINES[m.group("verb")]}], confidence=0.7,
+          importance=0.5),
     _rule("preference", "hobby", "free spare time", [
         r"\bI (?P<verb>[a-z]+)(?: [a-z]+)?? in my (?:free|spare) time\b",
     ], "The user's hobby is {value}.", _pastime_verb, confidence=0.7, importance=0.5),
@@ -778,7 +853,7 @@ _RULES = [
     # the old one, and memex has no time at which a fact will become current (valid_from is when it
     # was said). Joining takes a time months ahead or a role ("I'm joining Sam tomorrow" is an errand);
     # one starts "at" a job ("I'm starting with React next week" is a tool).
-    _rule("event", "plan", "start starting join joining first date", [
+    _rule("event", "plan", "start starting starts begin beginning begins join joining first date", [
         rf"\bI(?:'m| am) {_ADVERBS}(?P<verb>starting) {_NEW_JOB}at (?:the )?(?P<org>{_ORG}),? "
         rf"(?P<when>{_START_WHEN})",
         rf"\bI(?:'m| am) {_ADVERBS}(?P<verb>starting) (?P<when>{_START_WHEN}) at (?:the )?(?P<org>{_ORG})",
@@ -791,8 +866,16 @@ _RULES = [
         rf"(?:(?P<when>{_LATER})|(?=as (?:an?|the) {_ROLE}))",
         rf"\bI(?:'ll| will) {_ADVERBS}(?P<verb>join) (?:the )?(?!{_PLATFORMS})(?P<org>{_ORG}),? "
         rf"(?:(?P<when>{_LATER})|(?=as (?:an?|the) {_ROLE}))",
-        rf"\b(?i:my) (?P<verb>first day|start date) at (?:the )?(?P<org>{_ORG}),? (?:is|will be) "
+        rf"\b(?i:my) (?P<verb>first day|start date) at (?:the )?(?P<org>{_ORG}),? (?:is|will be|starts|begins) "
         rf"(?P<when>{_START_WHEN})",
+        # The start said after a job taken ("I signed with Netflix, starting Monday"), or first
+        # ("Tomorrow is my first day at Notion", "Next month I start at Canva").
+        rf"(?:{_CURRENT_JOB}) {_ORG_INTRO}(?P<org>{_ORG}){_STARTS_LATER}",
+        rf"{_AHEAD_WHEN}(?i:my) (?P<verb>first day) at (?:the )?(?P<org>{_ORG})",
+        rf"(?:^|[,;:]\s*)(?P<when>(?i:{_START_WHEN})),? I(?:'m| am|'ll| will)?(?: be)? {_ADVERBS}(?P<verb>start|starting) "
+        rf"{_NEW_JOB}at (?:the )?(?P<org>{_ORG})",
+        rf"(?:^|[,;:]\s*)(?P<when>(?i:{_LATER})),? I(?:'m| am|'ll| will)?(?: be)? {_ADVERBS}(?P<verb>join|joining) "
+        rf"(?:the )?(?!{_PLATFORMS})(?P<org>{_ORG})",
     ], "The user's plan: {value}.", _job_ahead, confidence=0.7, importance=0.6),
     _rule("fact", "{part}", "birthday anniversary", [
         rf"\b(?i:my|our) (?P<thing>birthday|(?:wedding )?anniversary) is (?:on )?(?:the )?(?P<value>{_DATE})(?![\w])",
