@@ -50,7 +50,8 @@ def recall(ctx: Context, tenant_id: str, request: RecallIn) -> dict[str, Any]:
     missing = [item for item in fact_ids + recent_ids if item not in found]
     found.update(memory_rows.get_many(conn, tenant_id, missing) if missing else {})
     # Facts the query found keep the search's order; the others follow by importance.
-    fact_ids = sorted((item for item in fact_ids if item in found), key=lambda item: item not in scores)
+    rank = {memory["id"]: place for place, memory in enumerate(relevant)}
+    fact_ids = sorted((item for item in fact_ids if item in found), key=lambda item: rank.get(item, len(rank)))
     recent_ids = [item for item in recent_ids if item in found]  # erased meanwhile: absent
 
     # What goes in: the budget is spent in the buckets' order of priority.
@@ -74,7 +75,7 @@ def recall(ctx: Context, tenant_id: str, request: RecallIn) -> dict[str, Any]:
     order += [item for item in reversed(recent_ids) if item not in scores]
     lines = [HEADER]
     citations: list[dict[str, Any]] = []
-    for item in dict.fromkeys(order):
+    for item in order:
         if item not in admitted:
             continue
         memory = found[item]
