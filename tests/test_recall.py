@@ -88,7 +88,7 @@ def test_a_broad_question_gets_the_users_facts_and_the_sessions_latest_messages(
     assert body == {"context": "", "citations": [], "token_count": 0, "degraded": []}
 
 
-def test_recall_fills_the_budget_facts_first_then_relevant_then_recent(tenant):
+def test_recall_spends_the_budget_facts_first_and_lists_what_the_query_found_first(tenant):
     for i, fact in enumerate(["I work at Notion.", "I live in Lisbon.", "My dog is called Biscuit."]):
         tenant.turn(fact, session="s-old", timestamp=f"2026-01-0{i + 1}T09:00:00Z")
     tenant.turn("We chatted about the garden project and the tomato seedlings.", session="s-old",
@@ -96,15 +96,42 @@ def test_recall_fills_the_budget_facts_first_then_relevant_then_recent(tenant):
     tenant.turn("Can you plan a weekend trip for us?", session="s-now", timestamp="2026-02-01T09:00:00Z")
     ask = {"user_id": tenant.user, "session_id": "s-now", "query": "how are the tomato seedlings doing?"}
     full = tenant.post("/v1/recall", {**ask, "max_tokens": 2000}).json()
+    first = full["citations"][0]
+    assert "tomato" in first["snippet"] and first["bucket"] == "relevant" and first["score"] > 0, full
     buckets = [c["bucket"] for c in full["citations"]]
-    assert buckets == sorted(buckets, key=["facts", "relevant", "recent"].index), buckets
-    assert buckets.count("facts") == 3 and "relevant" in buckets and buckets[-1] == "recent"
-    assert any("tomato" in c["snippet"] and c["bucket"] == "relevant" and c["score"] > 0 for c in full["citations"])
-    # a budget that holds the facts and little more: what is dropped is what comes last
-    facts_only = count_tokens("\n".join(full["context"].splitlines()[:4])) + 2
-    small = tenant.post("/v1/recall", {**ask, "max_tokens": max(64, facts_only)}).json()
-    assert [c["bucket"] for c in small["citations"]][:3] == ["facts"] * 3
-    assert small["token_count"] <= max(64, facts_only)
+    assert buckets.count("facts") == 3 and buckets[-1] == "recent"
+    # the facts the query did not find come after what it found, the session's messages last
+    unfound = [c["bucket"] for c in full["citations"] if c["score"] == 0]
+    assert unfound == sorted(unfound, key=["facts", "recent"].index) and all(
+        c["score"] > 0 for c in full["citations"][:buckets.index("facts")])
+    # a budget that holds the facts and little more: the facts go in, what is dropped is the rest
+    facts = [c["memory_id"] for c in full["citations"] if c["bucket"] == "facts"]
+    facts_only = count_tokens("\n".join(full["context"].splitlines()[:1] + [
+        f"- {c['snippet']}" for c in full["citations"] if c["bucket"] == "facts"])) + 2
+    budget = max(64, facts_only)
+    assert full["token_count"] > budget
+    small = tenant.post("/v1/recall", {**ask, "max_tokens": budget}).json()
+    kept = [c["memory_id"] for c in small["citations"]]
+    assert set(facts) <= set(kept) and len(kept) < len(full["citations"])
+    assert small["token_count"] <= budget
+
+
+def test_the_questions_answer_comes_before_the_users_other_facts(tenant):
+    """Many current facts do not push the line that answers the question down the context: it is
+    listed where the search ranks it, the user's other facts after it."""
+    for i, line in enumerate(["I work at Notion as a product manager.", "I live in Lisbon.",
+                              "My dog is called Biscuit.", "My partner is Sam.", "I'm allergic to peanuts.",
+                              "I don't eat meat.", "I have two kids.", "I drive a Volvo."]):
+        tenant.turn(line, session="s-old", timestamp=f"2026-01-0{i + 1}T09:00:00Z")
+    tenant.turn("Can you remind me that my sister Ruth's birthday is on the 14th of March?", session="s-old",
+                timestamp="2026-01-20T09:00:00Z")
+    facts = tenant.post("/v1/recall", {"user_id": tenant.user, "query": "what should I know about her?"}).json()
+    assert sum(c["bucket"] == "facts" for c in facts["citations"]) >= 6  # the user's facts are many
+
+    body = tenant.post("/v1/recall", {"user_id": tenant.user, "query": "When is Ruth's birthday?",
+                                      "max_tokens": 1024}).json()
+    assert "Ruth's birthday" in body["citations"][0]["snippet"], body["context"]
+    assert sum(c["bucket"] == "facts" for c in body["citations"]) >= 6  # and they are all still there
 
 
 def test_recall_keeps_to_the_users_own_facts_and_scope(tenant):

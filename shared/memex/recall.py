@@ -1,14 +1,17 @@
 """Context for a prompt: what matters for a query, packed into a token budget.
 
-Three buckets, in priority order: the user's current facts (their own semantic and procedural
-memories, those the query found first, then the most important), then the memories relevant to the query (the
-search, floor included), then the latest messages of the current session. The first and the last
-do not depend on the query passing the relevance floor: a broad question ("what should I know
-before planning her week?") matches no memory in particular, yet who the user is and what was
-just said still belong in its prompt. A caller that wants nothing for a question the search
-found nothing for (the memory-service seed's harness asks noise questions) says
-`require_relevant`. A bullet goes in whole or not at all, and every bullet is
-cited with its bucket. The answer's `degraded` names what its search had to do without (search.py).
+Three buckets spend the budget, in priority order: the user's current facts (their own semantic and
+procedural memories, those the query found first, then the most important), then the memories
+relevant to the query (the search, floor included), then the latest messages of the current session.
+The first and the last do not depend on the query passing the relevance floor: a broad question
+("what should I know before planning her week?") matches no memory in particular, yet who the user
+is and what was just said still belong in its prompt. What went in is listed in another order: what
+the query found first, as the search ranked it, then the facts it did not find, then the session's
+messages; listed first, up to ten standing facts pushed the line that answers the question past what a
+reader takes in first. A caller that wants nothing for a question the search found nothing for (the
+memory-service seed's harness asks noise questions) says `require_relevant`. A bullet goes in whole
+or not at all, and every bullet is cited with the bucket that took it in. The answer's `degraded`
+names what its search had to do without (search.py).
 """
 
 from __future__ import annotations
@@ -47,43 +50,46 @@ def recall(ctx: Context, tenant_id: str, request: RecallIn) -> dict[str, Any]:
     missing = [item for item in fact_ids + recent_ids if item not in found]
     found.update(memory_rows.get_many(conn, tenant_id, missing) if missing else {})
     # Facts the query found keep the search's order; the others follow by importance.
-    fact_ids = sorted(fact_ids, key=lambda item: item not in scores)
-    buckets = [
-        ("facts", [found[item] for item in fact_ids if item in found]),
-        ("relevant", relevant),
-        ("recent", [found[item] for item in recent_ids if item in found]),  # erased meanwhile: absent
-    ]
+    rank = {memory["id"]: place for place, memory in enumerate(relevant)}
+    fact_ids = sorted((item for item in fact_ids if item in found), key=lambda item: rank.get(item, len(rank)))
+    recent_ids = [item for item in recent_ids if item in found]  # erased meanwhile: absent
 
-    lines = [HEADER]
+    # What goes in: the budget is spent in the buckets' order of priority.
+    admitted: dict[str, str] = {}  # memory id -> the bucket that took it in
     used = count_tokens(HEADER)
-    citations: list[dict[str, Any]] = []
-    seen: set[str] = set()
-    for bucket, memories in buckets:
-        chosen = []
-        for memory in memories:
-            if memory["id"] in seen:
+    for bucket, ids in (("facts", fact_ids), ("relevant", [memory["id"] for memory in relevant]),
+                        ("recent", recent_ids)):
+        for item in ids:
+            if item in admitted:
                 continue
             # Joined with a newline; counted as its own piece, then checked on the whole text.
-            cost = count_tokens("\n- " + memory["content"])
-            if used + cost > request.max_tokens:
-                continue
-            seen.add(memory["id"])
-            chosen.append(memory)
-            used += cost
-        if bucket == "recent":
-            chosen.reverse()  # chosen newest first, read in the order they were said
-        for memory in chosen:
-            lines.append(f"- {memory['content']}")
-            source = memory["sources"][0] if memory["sources"] else {}
-            citations.append({
-                "memory_id": memory["id"],
-                "turn_id": source.get("turn_id"),
-                "message_id": source.get("message_id"),
-                # the search's score; 0 for a fact or message the query itself did not find
-                "score": scores.get(memory["id"], 0.0),
-                "snippet": memory["content"][:200],
-                "bucket": bucket,
-            })
+            cost = count_tokens("\n- " + found[item]["content"])
+            if used + cost <= request.max_tokens:
+                admitted[item] = bucket
+                used += cost
+    # In what order: what the query found first, as the search ranked it (the facts among it in their
+    # place: a fact the search ranks below the line that answers stays below it), then the facts it
+    # did not find, then the session's latest messages in the order said.
+    order = [memory["id"] for memory in relevant]
+    order += [item for item in fact_ids if item not in scores]
+    order += [item for item in reversed(recent_ids) if item not in scores]
+    lines = [HEADER]
+    citations: list[dict[str, Any]] = []
+    for item in order:
+        if item not in admitted:
+            continue
+        memory = found[item]
+        lines.append(f"- {memory['content']}")
+        source = memory["sources"][0] if memory["sources"] else {}
+        citations.append({
+            "memory_id": item,
+            "turn_id": source.get("turn_id"),
+            "message_id": source.get("message_id"),
+            # the search's score; 0 for a fact or message the query itself did not find
+            "score": scores.get(item, 0.0),
+            "snippet": memory["content"][:200],
+            "bucket": admitted[item],
+        })
     context = "\n".join(lines) if citations else ""
     token_count = count_tokens(context)
     # Token counts of pieces can differ from the count of their concatenation; never exceed.

@@ -203,10 +203,11 @@ def _search_memories(caller: Caller, **fields: Any) -> dict[str, Any]:
     "require_relevant": "true: nothing at all (not even the user's facts) when no memory matches the query.",
 })
 def _recall_context(caller: Caller, **fields: Any) -> dict[str, Any]:
-    """Context to put in your prompt before answering: the user's current facts and standing
-    instructions (whatever the query), then memories relevant to the query, then the session's
-    recent messages, as bullets within max_tokens. Returns `context` (the text), `citations`
-    (memory, turn and message id and bucket of each bullet, in order) and `token_count`."""
+    """Context to put in your prompt before answering: the memories relevant to the query first,
+    then the user's other current facts and standing instructions (whatever the query; the budget
+    keeps them before the relevant memories), then the session's recent messages, as bullets within
+    max_tokens. Returns `context` (the text), `citations` (memory, turn and message id and bucket
+    of each bullet, in order) and `token_count`."""
     return recall(caller.ctx, caller.tenant_id, RecallIn(**fields))
 
 
