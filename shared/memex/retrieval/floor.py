@@ -76,25 +76,16 @@ def term_weights(terms: dict[str, int], scope_size: int) -> dict[str, float]:
 
 
 def keyword_signals(terms: dict[str, int], matched: Iterable[str], exact: Iterable[str],
-                    scope_size: int) -> tuple[float, bool]:
+                    scope_size: int, weights: dict[str, float] | None = None) -> tuple[float, bool]:
     """(coverage, rare exact hit) of a memory that holds the query terms `matched`, `exact` of
-    them as the query writes them; `terms`: each query term's document frequency in the scope."""
-    return _Coverage(terms, scope_size).of(matched, exact)
-
-
-class _Coverage:
-    """keyword_signals of one query's terms, for memory after memory: what depends on the query
-    alone (the weights, their total, the rare terms) worked out once."""
-
-    def __init__(self, terms: dict[str, int], scope_size: int):
-        self.weights = term_weights(terms, scope_size)
-        self.total = sum(self.weights.values())
-        self.rare = frozenset(term for term, df in terms.items() if 0 < df <= RARE_SHARE * scope_size)
-
-    def of(self, matched: Iterable[str], exact: Iterable[str]) -> tuple[float, bool]:
-        exact = set(exact)
-        held = sum(self.weights.get(term, 0.0) * (1.0 if term in exact else STEM_CREDIT) for term in set(matched))
-        return (held / self.total if self.total > 0 else 0.0), not self.rare.isdisjoint(exact)
+    them as the query writes them; `terms`: each query term's document frequency in the scope;
+    `weights`: term_weights(terms, scope_size), passed when read for many memories of one query."""
+    weights = term_weights(terms, scope_size) if weights is None else weights
+    total = sum(weights.values())
+    exact = set(exact)
+    held = sum(weights.get(term, 0.0) * (1.0 if term in exact else STEM_CREDIT) for term in set(matched))
+    rare = any(0 < terms.get(term, 0) <= RARE_SHARE * scope_size for term in exact)
+    return (held / total if total > 0 else 0.0), rare
 
 
 def signals(keyword, vector) -> dict[str, Signals]:
@@ -103,12 +94,12 @@ def signals(keyword, vector) -> dict[str, Signals]:
     bm25 = dict(keyword.ranked) if keyword is not None else {}
     similarity = dict(vector.ranked) if vector is not None else {}
     size = keyword.scope_size if keyword is not None else 0
-    coverage_of = _Coverage(keyword.terms, size) if keyword is not None else None
+    weights = term_weights(keyword.terms, size) if keyword is not None else {}
     found: dict[str, Signals] = {}
     for item in bm25.keys() | similarity.keys():
         coverage, rare = 0.0, False
         if item in bm25:
-            coverage, rare = coverage_of.of(*keyword.matched.get(item, ((), ())))
+            coverage, rare = keyword_signals(keyword.terms, *keyword.matched.get(item, ((), ())), size, weights)
         found[item] = Signals(bm25_units(bm25[item], size) if item in bm25 else None, similarity.get(item),
                               coverage, rare)
     return found
