@@ -7,6 +7,7 @@ import json
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import lru_cache
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -365,7 +366,8 @@ class Statement:
         """Send the query; in pipeline mode its answer is read after the pipeline's sync."""
         if self._before is not None:
             conn.execute(*self._before)
-        self._cursor = conn.execute(self._sql, self._params)
+        sql, names = _numbered(self._sql)
+        self._cursor = psycopg.RawCursor(conn).execute(sql, [self._params[name] for name in names])
 
     def result(self) -> Ranking:
         return _ranking(self._cursor.fetchall(), self._score)
@@ -388,6 +390,26 @@ class Statement:
         with conn.pipeline():
             self.send(conn)
         return self.result()
+
+
+_PLACEHOLDER = re.compile(r"%\((\w+)\)s|%%")
+
+
+@lru_cache(maxsize=128)
+def _numbered(sql: str) -> tuple[str, tuple[str, ...]]:
+    """`sql` with Postgres's own placeholders ($1, $2, ... one per name, as psycopg numbers them)
+    and the names in their order. psycopg parses a statement's placeholders at every execution
+    when its text is longer than it caches (4 KB); a ranking's is 6-9 KB: 60-90 us a statement
+    parsed, 4-5 us numbered here, about four such statements a search (docs/measurements/
+    performance.md). The texts hold placeholders, never values: one per scope's shape."""
+    names: dict[str, str] = {}
+
+    def placeholder(match: re.Match) -> str:
+        if match.group(1) is None:
+            return "%"
+        return names.setdefault(match.group(1), f"${len(names) + 1}")
+
+    return _PLACEHOLDER.sub(placeholder, sql), tuple(names)
 
 
 def _with_memories(sql: str, score: str, best: str) -> str:
