@@ -14,6 +14,7 @@ import logging
 import time
 from dataclasses import asdict, dataclass
 
+from memex.config import Settings
 from memex.context import Context
 from memex.db import vector_indexes as rows
 
@@ -43,21 +44,29 @@ def maintain(ctx: Context, tenant_id: str | None = None) -> IndexResult:
         if not rows.try_lock(conn):
             result.skipped = True
             return result
-        keep_from = s.user_vector_index_min // 2 if s.user_vector_index_min > 0 else 2**62
-        for listed in rows.to_drop(conn, keep_from, tenant_id):
-            rows.unlist(conn, listed.tenant_id, listed.user_id)
-            rows.drop(conn, listed.index_name)
-            result.dropped += 1
-        for name in rows.leftovers(conn):
-            rows.drop(conn, name)
-            result.dropped += 1
-        if s.user_vector_index_min > 0:
-            for tenant_id, user_id in rows.to_build(conn, s.user_vector_index_min, tenant_id):
-                started = time.perf_counter()
-                rows.build(conn, tenant_id, user_id)
-                result.build_seconds += time.perf_counter() - started
-                result.built += 1
+        try:
+            _drop_and_build(conn, s, tenant_id, result)
+        finally:
+            if not conn.closed:
+                rows.unlock(conn)
     if result.built or result.dropped:
         log.info("user vector indexes: %d built in %.1f s, %d dropped", result.built, result.build_seconds,
                  result.dropped)
     return result
+
+
+def _drop_and_build(conn, s: Settings, tenant_id: str | None, result: IndexResult) -> None:
+    keep_from = s.user_vector_index_min // 2 if s.user_vector_index_min > 0 else 2**62
+    for listed in rows.to_drop(conn, keep_from, tenant_id):
+        rows.unlist(conn, listed.tenant_id, listed.user_id)
+        rows.drop(conn, listed.index_name)
+        result.dropped += 1
+    for name in rows.leftovers(conn):
+        rows.drop(conn, name)
+        result.dropped += 1
+    if s.user_vector_index_min > 0:
+        for tenant, user_id in rows.to_build(conn, s.user_vector_index_min, tenant_id):
+            started = time.perf_counter()
+            rows.build(conn, tenant, user_id)
+            result.build_seconds += time.perf_counter() - started
+            result.built += 1

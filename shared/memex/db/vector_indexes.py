@@ -52,8 +52,14 @@ def index_name(tenant_id: str, user_id: str) -> str:
 
 
 def try_lock(conn: psycopg.Connection) -> bool:
-    """The maintenance lock, for this session (released when it closes); False if another holds it."""
+    """The maintenance lock, for this session; False if another holds it."""
     return bool(_rows(conn, "SELECT pg_try_advisory_lock(%s)", (_LOCK_ID,))[0][0])
+
+
+def unlock(conn: psycopg.Connection) -> None:
+    """Give the maintenance lock back. Closing the session would too, but the server ends a session
+    after its client has gone: a run that starts right after another could still find it held."""
+    _rows(conn, "SELECT pg_advisory_unlock(%s)", (_LOCK_ID,))
 
 
 def to_build(conn: psycopg.Connection, min_memories: int, tenant_id: str | None = None) -> list[tuple[str, str]]:
