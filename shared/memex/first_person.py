@@ -9,13 +9,17 @@ outrank the line that answers. Asked as the user says things ("Am I a runner?"),
 facts fall to 0.05 and the line keeps 0.29: the user's messages are in the first person.
 
 `of` rewrites a sentence's references to the user (and the verb they govern) into the first
-person. A question that says "I" beside "the user" has two people in it, the asker and the user:
+person. The search embeds a question so for its vector channel (`asked`), and fuses the question
+as asked beside it (it finds facts embedded before they were in the user's voice); the user's
+facts are embedded so too ("The user's employer is Notion." as "My employer is Notion.",
+embedded_text.py), so that neither side carries the phrase every fact shared.
+
+A question that says "I" beside "the user" has two people in it, the agent asking and the user:
 "what should I cook when the user comes over?" voiced as "what should I cook when I come over?"
-would make them one. The user says "you" to the agent, so the asker's "I" becomes "you" first
-("what should you cook when I come over?"), as the user would ask it. The search embeds a question so for its vector channel, and fuses the question as asked
-beside it (it finds facts embedded before they were in the user's voice); the user's facts are
-embedded so too ("The user's employer is Notion." as "My employer is Notion.", embedded_text.py),
-so that neither side carries the phrase every fact shared.
+makes them one. The user says "you" to the agent, so `asked` turns the asker's "I" into "you"
+first ("what should you cook when I come over?"), as the user would ask it. A fact is asked by
+no one: a first person in it quotes the user ("The user calls Biscuit 'my little monster'."),
+and `of` leaves it as it is.
 """
 
 from __future__ import annotations
@@ -56,14 +60,19 @@ def of(question: str) -> str | None:
     """`question` (or a statement) in the first person, or None when it does not refer to the user that way."""
     if not _SUBJECT.search(question) and not _POSSESSIVE.search(question):
         return None
-    text = _ASKER.sub(_asker_as_you, question)
-    text = _ASKED.sub(lambda m: _same_case(m.group(1), _AUXILIARY[m.group(1).lower()]) + " I", text)
+    text = _ASKED.sub(lambda m: _same_case(m.group(1), _AUXILIARY[m.group(1).lower()]) + " I", question)
     text = _POSSESSIVE.sub(lambda m: _same_case(m.group(0), "my"), text)
     text = _OBJECT.sub(lambda m: m.group(1) + " me", text)
     text = _BEFORE_NO_VERB.sub(lambda m: m.group(0) if m.group(1).lower() in _OPENS_CLAUSE else m.group(1) + " me",
                                text)
     text = _SAYS.sub(lambda m: "I " + _as_i_say_it(m.group(1)), text)
     return _SUBJECT.sub("I", text)
+
+
+def asked(question: str) -> str | None:
+    """`question`, asked of the agent about the user, as the user would ask it (None as `of`)."""
+    return of(_ASKER.sub(_asker_as_you, question)) if _SUBJECT.search(question) or _POSSESSIVE.search(question) \
+        else None
 
 
 def _asker_as_you(match: re.Match) -> str:
