@@ -71,8 +71,7 @@ def of(question: str) -> str | None:
 
 def asked(question: str) -> str | None:
     """`question`, asked of the agent about the user, as the user would ask it (None as `of`)."""
-    return of(_ASKER.sub(_asker_as_you, question)) if _SUBJECT.search(question) or _POSSESSIVE.search(question) \
-        else None
+    return of(_ASKER.sub(_asker_as_you, question))
 
 
 def _asker_as_you(match: re.Match) -> str:
