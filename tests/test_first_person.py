@@ -35,6 +35,27 @@ def test_other_questions_are_left_alone(question):
     assert first_person.of(question) is None
 
 
+@pytest.mark.parametrize("question, voiced", [
+    # the agent asking says "I" too: as the user would ask it, the agent is "you"
+    ("what should I cook when the user comes over for dinner?", "what should you cook when I come over for dinner?"),
+    ("Am I allowed to email the user?", "Are you allowed to email me?"),
+    ("What did the user tell me about her job?", "What did I tell you about her job?"),
+    ("I think the user should rest.", "You think I should rest."),
+    # after a verb with no verb of its own, the user is "me"
+    ("Should I book the user a window seat?", "Should you book me a window seat?"),
+    ("How should I address the user?", "How should you address me?"),
+    ("Is there anything the user said about Rome?", "Is there anything I said about Rome?"),
+    ("Is the user a runner?", "Am I a runner?"),
+])
+def test_a_question_with_an_asker_of_its_own(question, voiced):
+    assert first_person.asked(question) == voiced
+
+
+def test_a_fact_quoting_the_user_keeps_their_words():
+    assert first_person.of("The user calls Biscuit my little monster.") == "I call Biscuit my little monster."
+    assert first_person.asked("What is my name?") is None
+
+
 @pytest.mark.parametrize("question, present", [
     ("Where does the user work now?", True), ("Who do I work for these days?", True),
     ("Is the user still freelancing?", True), ("What is the user's current job?", True),
@@ -102,3 +123,16 @@ def test_now_puts_the_later_line_first(ctx, tenant, old, new, question):
         before, found = _found(plain, tenant, question), _found(present, tenant, question)
     assert before.index(old) < before.index(new), before  # what the lever is for
     assert new in found and (old not in found or found.index(new) < found.index(old)), found
+
+
+def test_the_agent_asking_and_the_user_are_two_people(tenant):
+    # "How should I address the user?" voiced as "How should I address I?" made the agent and the
+    # user one person, and "My name is Sam." stayed under the gate (0.30); as the user would ask it,
+    # "How should you address me?", it passes (0.40) while the user's other facts stay under it.
+    for fact in ("The user's name is Sam.", "The user lives in Leeds.", "The user has a cat named Miso.",
+                 "The user plays the cello."):
+        body = {"user_id": tenant.user, "content": fact, "memory_type": "semantic"}
+        assert tenant.post("/v1/memories", body).status_code == 201
+    found = [r["content"] for r in tenant.search("How should I address the user?", top_k=3)]
+    assert found[:1] == ["The user's name is Sam."], found
+    assert tenant.search("Where should I take the user on holiday?") == []

@@ -9,10 +9,17 @@ outrank the line that answers. Asked as the user says things ("Am I a runner?"),
 facts fall to 0.05 and the line keeps 0.29: the user's messages are in the first person.
 
 `of` rewrites a sentence's references to the user (and the verb they govern) into the first
-person. The search embeds a question so for its vector channel, and fuses the question as asked
-beside it (it finds facts embedded before they were in the user's voice); the user's facts are
-embedded so too ("The user's employer is Notion." as "My employer is Notion.", embedded_text.py),
-so that neither side carries the phrase every fact shared.
+person. The search embeds a question so for its vector channel (`asked`), and fuses the question
+as asked beside it (it finds facts embedded before they were in the user's voice); the user's
+facts are embedded so too ("The user's employer is Notion." as "My employer is Notion.",
+embedded_text.py), so that neither side carries the phrase every fact shared.
+
+A question that says "I" beside "the user" has two people in it, the agent asking and the user:
+"what should I cook when the user comes over?" voiced as "what should I cook when I come over?"
+makes them one. The user says "you" to the agent, so `asked` turns the asker's "I" into "you"
+first ("what should you cook when I come over?"), as the user would ask it. A fact is asked by
+no one: a first person in it quotes the user ("The user calls Biscuit 'my little monster'."),
+and `of` leaves it as it is.
 """
 
 from __future__ import annotations
@@ -31,7 +38,22 @@ _POSSESSIVE = re.compile(r"\b(?:the|this)\s+user['’]s\b", re.IGNORECASE)
 # After a verb ("employs the user", "tell the user") or a preposition, the user is "me".
 _OBJECT = re.compile(r"\b(to|for|with|about|of|from|by|at|give|tell|remind|help|[a-z]+[^s\W]s)\s+(?:the|this)\s+user\b"
                      r"(?!['’])", re.IGNORECASE)
+# After any other word and before no verb ("call the user?", "book the user a seat", "buy the user
+# for her birthday"), the user is "me" too: what an asker does to the user.
+_OPENS_CLAUSE = frozenset({"when", "where", "what", "who", "whom", "which", "why", "how", "if", "because", "that",
+                           "and", "but", "or", "while", "since", "until", "before", "after", "whether", "as", "so",
+                           "once", "than", "unless", "though", "although", "whenever", "then"})
+_BEFORE_NO_VERB = re.compile(r"\b([a-z]+)\s+(?:the|this)\s+user\b(?!['’])(?=\s*(?:[^\w\s]|$|(?:a|an|the|this|that|"
+                             r"some|any|every|next|her|his|their|in|on|at|to|for|about|with|from|by|of|into|after|"
+                             r"before|during|tomorrow|today|tonight|now|again|back|up|and|or|but|if|when)\b))",
+                             re.IGNORECASE)
 _SUBJECT = re.compile(r"\b(?:the|this)\s+user\b(?!['’])", re.IGNORECASE)
+# The asker's own first person, as the user would say it to the asker: longest forms first.
+_ASKER_WORDS = {"i am": "you are", "am i": "are you", "i was": "you were", "was i": "were you",
+                "i'm": "you're", "i’m": "you’re", "i": "you", "me": "you", "my": "your", "mine": "yours",
+                "myself": "yourself"}
+_ASKER = re.compile(r"\b(" + "|".join(sorted((re.escape(w) for w in _ASKER_WORDS), key=len, reverse=True))
+                    + r")\b", re.IGNORECASE)
 
 
 def of(question: str) -> str | None:
@@ -41,8 +63,22 @@ def of(question: str) -> str | None:
     text = _ASKED.sub(lambda m: _same_case(m.group(1), _AUXILIARY[m.group(1).lower()]) + " I", question)
     text = _POSSESSIVE.sub(lambda m: _same_case(m.group(0), "my"), text)
     text = _OBJECT.sub(lambda m: m.group(1) + " me", text)
+    text = _BEFORE_NO_VERB.sub(lambda m: m.group(0) if m.group(1).lower() in _OPENS_CLAUSE else m.group(1) + " me",
+                               text)
     text = _SAYS.sub(lambda m: "I " + _as_i_say_it(m.group(1)), text)
     return _SUBJECT.sub("I", text)
+
+
+def asked(question: str) -> str | None:
+    """`question`, asked of the agent about the user, as the user would ask it (None as `of`)."""
+    return of(_ASKER.sub(_asker_as_you, question))
+
+
+def _asker_as_you(match: re.Match) -> str:
+    """The asker's "I" as the user says it to them; "I" is upper case anywhere, "you" only first."""
+    word = _ASKER_WORDS[match.group(1).lower()]
+    first = not match.string[:match.start()].rstrip() or match.string[:match.start()].rstrip()[-1] in ".!?"
+    return word.capitalize() if first else word
 
 
 def _as_i_say_it(verb: str) -> str:

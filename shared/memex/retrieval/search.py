@@ -198,7 +198,7 @@ def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies |
     depth = max(CANDIDATES_PER_CHANNEL, request.top_k * 2)
     # A question about "the user" is embedded in the user's voice (first_person.py); as asked, it
     # runs beside that on the vector channel with its own weight.
-    voiced = first_person.of(request.query) if request.mode == "hybrid" and ctx.settings.search_first_person else None
+    voiced = first_person.asked(request.query) if request.mode == "hybrid" and ctx.settings.search_first_person else None
     as_asked = None
     unnamed_searched = request.mode == "hybrid" and bool(
         ctx.settings.search_keywords_without_speakers and ctx.settings.search_speaker_boost)
