@@ -205,6 +205,9 @@ def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies |
     unnamed_searched = request.mode == "hybrid" and bool(
         ctx.settings.search_keywords_without_speakers and ctx.settings.search_speaker_boost)
     unnamed_embedded = unnamed_searched and ctx.settings.search_unnamed_vector_weight > 0
+    # The user's size, when read ahead: this search's vector statements then hold only the path
+    # it calls for (memories.vector_statement), the next round's too, a few milliseconds later.
+    size: memory_rows.Size | None = None
     if request.mode == "hybrid" and ctx.settings.search_keyword_first:
         # The keyword channel first, and the query embedded only when its answer is not decisive:
         # a round trip more for those, no embedding for the others.
@@ -216,9 +219,10 @@ def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies |
             not voiced or ctx.settings.search_as_asked_vector_weight > 0)
         ahead = memory_rows.ahead(conn, tenant_id, request.user_id, NAMES_AHEAD) \
             if unnamed_embedded and "embed" not in deps.degraded else None
+        size = ahead and ahead.size
         [question, *in_voice] = run([(request.query, depth, request.mode in ("hybrid", "bm25"), embed_asked)]
                                     + ([(voiced, depth, False, True)] if voiced else []),
-                                    _unnamed_ahead(request, ahead) if ahead else (), ahead and ahead.size)
+                                    _unnamed_ahead(request, ahead) if ahead else (), size)
         if in_voice:
             as_asked = QueryRun(None, question.vector) if question.vector is not None else None
             question = QueryRun(question.keyword, in_voice[0].vector)
@@ -262,7 +266,7 @@ def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies |
         if bridge:
             plans.append((bridge, EXPANSION_CANDIDATES, True, False))
         if plans:
-            extra_runs = run(plans)
+            extra_runs = run(plans, size=size)
             if bridge:
                 runs.append((ctx.settings.search_feedback_weight, extra_runs.pop()))
             if unnamed:
