@@ -680,26 +680,26 @@ def vector_statement(tenant_id: str, user_id: str, agent_id: str | None, filters
     if size is not None:
         return _one_path(exact, columns, picked, where, args, walk_above, ef_search, preselect, preselect_above,
                          own_ef_search, unfiltered, size.docs if include_inactive else size.active_docs, size.listed)
-    size = (f"coalesce((SELECT {'docs' if include_inactive else 'active_docs'} FROM memory_stats "
+    counted = (f"coalesce((SELECT {'docs' if include_inactive else 'active_docs'} FROM memory_stats "
             "WHERE tenant_id = %(scope_tenant)s AND user_id = %(scope_user)s), 0)")
     own = (vector_indexes.LISTED if own_ef_search is not None and walk_above is not None and unfiltered
            else "false")
-    walked = "" if walk_above is None else f"AND {size} <= %(walk_above)s AND NOT {own}"
+    walked = "" if walk_above is None else f"AND {counted} <= %(walk_above)s AND NOT {own}"
     if preselect:
         preselected = f"""SELECT {columns}, 1 - (embedding <=> %(vector)s) AS similarity FROM memories
                           WHERE tenant_id = %(scope_tenant)s AND id IN (
-                              SELECT id FROM memories WHERE {where} AND {size} > %(preselect_above)s {walked}
+                              SELECT id FROM memories WHERE {where} AND {counted} > %(preselect_above)s {walked}
                               ORDER BY embedding_bits <~> binary_quantize(%(vector)s::vector), id
                               LIMIT %(preselect)s)
                           ORDER BY similarity DESC, id LIMIT %(limit)s"""
-        branches = [exact.format(gate=f"AND {size} <= %(preselect_above)s {walked}"), preselected]
+        branches = [exact.format(gate=f"AND {counted} <= %(preselect_above)s {walked}"), preselected]
         args.update(preselect=max(preselect, limit), preselect_above=preselect_above)
     else:
         branches = [exact.format(gate=walked)]
     if walk_above is not None:
         branches.append(f"""SELECT {picked}, 1 - distance FROM (
                                 SELECT {columns}, embedding <=> %(vector)s AS distance FROM memories
-                                WHERE {where} AND ({size} > %(walk_above)s OR {own})
+                                WHERE {where} AND ({counted} > %(walk_above)s OR {own})
                                 ORDER BY embedding <=> %(vector)s LIMIT %(limit)s) nearest""")
         args["walk_above"] = walk_above
     sql = " UNION ALL ".join(f"({branch})" for branch in branches) + " ORDER BY similarity DESC, id"
