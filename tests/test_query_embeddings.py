@@ -55,9 +55,15 @@ def conversation(tenant):
 def test_the_participants_names_are_read_from_the_index(ctx, conversation):
     conn = ctx.db.connection()
     # the messages' names and the participant the facts are about; the user's own facts have none
-    assert memory_rows.speaker_names(conn, conversation.id, conversation.user, 8) == ["Caroline", "Melanie"]
-    assert memory_rows.speaker_names(conn, conversation.id, conversation.user, 1) is None  # more than asked
-    assert memory_rows.speaker_names(conn, conversation.id, "nobody", 8) == []
+    assert memory_rows.ahead(conn, conversation.id, conversation.user, 8).names == ["Caroline", "Melanie"]
+    assert memory_rows.ahead(conn, conversation.id, conversation.user, 1).names is None  # more than asked
+    assert memory_rows.ahead(conn, conversation.id, "nobody", 8).names == []
+    # with the names, the user's size as the vector statement reads it
+    stats = conn.execute("SELECT active_docs, docs FROM memory_stats WHERE tenant_id = %s AND user_id = %s",
+                         (conversation.id, conversation.user)).fetchone()
+    assert memory_rows.ahead(conn, conversation.id, conversation.user, 8).size == memory_rows.Size(
+        stats["active_docs"], stats["docs"], False)
+    assert memory_rows.ahead(conn, conversation.id, "nobody", 8).size == memory_rows.Size(0, 0, False)
 
 
 def test_a_question_naming_a_participant_is_embedded_once_with_its_unnamed_form(apps, conversation):

@@ -128,14 +128,17 @@ def test_the_walk_statement_reads_the_users_index(ctx, large):
     statements): EXPLAIN of the walk names the user's index, not the shared one."""
     maintain(_with_threshold(ctx), large.id)
     vector = ctx.embedder.embed([QUERIES[0]])[0]
-    statement = memory_rows.vector_statement(large.id, large.user, None, SearchFilters(), False, vector, 10,
-                                             10**6, 400, own_ef_search=400)
     conn = ctx.db.connection()
-    with conn.transaction():
-        conn.execute("SET LOCAL enable_seqscan = off")
-        conn.execute("SET LOCAL enable_sort = off")
-        plan = statement.explain(conn)
-    assert index_rows.index_name(large.id, large.user) in plan and "memories_embedding" not in plan
+    size = memory_rows.ahead(conn, large.id, large.user, 8).size
+    assert size.listed
+    for known in (None, size):  # the statement that chooses its path, and the one with the path read ahead
+        statement = memory_rows.vector_statement(large.id, large.user, None, SearchFilters(), False, vector, 10,
+                                                 10**6, 400, own_ef_search=400, size=known)
+        with conn.transaction():
+            conn.execute("SET LOCAL enable_seqscan = off")
+            conn.execute("SET LOCAL enable_sort = off")
+            plan = statement.explain(conn)
+        assert index_rows.index_name(large.id, large.user) in plan and "memories_embedding" not in plan
 
 
 def test_erasure_drops_the_index(ctx, large):

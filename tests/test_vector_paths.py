@@ -220,3 +220,34 @@ def test_the_statement_preselects_only_past_its_threshold(ctx, scoped):
         assert sorted(item for item, _ in past) == sorted(_hamming_nearest(ctx, scoped, query, 3))
         differ += [item for item, _ in below] != [item for item, _ in past]
     assert differ  # else this test could not tell the two paths apart
+
+
+@pytest.mark.parametrize("scope", [(None, SearchFilters(), False), (None, SearchFilters(), True),
+                                   ("agent-x", SearchFilters(), False),
+                                   (None, SearchFilters(memory_type="semantic"), False)])
+def test_the_path_read_ahead_ranks_as_the_statement_that_chooses_it(ctx, scoped, scope):
+    """With the user's size read before it (memories.ahead), the vector statement holds only the
+    path that size calls for: exact, pre-selected, walked. Each ranks what the statement holding
+    all three ranks, with what it reads of each memory, whatever the scope."""
+    conn = ctx.db.connection()
+    size = memory_rows.ahead(conn, scoped.id, scoped.user, 8).size
+    assert size.active_docs == len(OWN)
+    # (walk_above, preselect_above): exact; pre-selected (3 of 12); walked
+    paths = {"exact": (100, len(OWN)), "preselected": (100, len(OWN) - 1), "walked": (0, 0)}
+    rankings = {}
+    for query in QUERIES:
+        embedding = ctx.embedder.embed([query])[0]
+        for path, (walk_above, preselect_above) in paths.items():
+            statements = [memory_rows.vector_statement(scoped.id, scoped.user, *scope, embedding, 5, walk_above, 40,
+                                                       3, preselect_above, size=known) for known in (None, size)]
+            with conn.transaction():
+                # Without these the planner sorts a table this small instead of walking the HNSW index.
+                conn.execute("SET LOCAL enable_seqscan = off")
+                conn.execute("SET LOCAL enable_sort = off")
+                chosen, ahead = (statement.run(conn) for statement in statements)
+            assert ahead.ranked == chosen.ranked and ahead.found == chosen.found
+            rankings[query, path] = chosen.ranked
+    # The agent's scope holds none of the memories: its paths are chosen by the user's size all the
+    # same (memory_stats, as the statement itself reads it), and find nothing. Elsewhere the paths
+    # must differ, else this test could not tell them apart.
+    assert scope[0] is not None or any(rankings[q, "exact"] != rankings[q, "preselected"] for q in QUERIES)

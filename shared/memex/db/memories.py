@@ -293,29 +293,54 @@ CONTEXT_TF = 0.5
 # A memory's speaker: the name of who said it (an episodic memory's message name), else the
 # participant a fact is about; NULL for the user's facts and unnamed messages. With its subject
 # ("user", or a participant's name), the speaker cue's columns.
-SPEAKER_NAME = "coalesce({m}.metadata->>'name', nullif({m}.subject, 'user'))"  # indexed (0013): speaker_names
+SPEAKER_NAME = "coalesce({m}.metadata->>'name', nullif({m}.subject, 'user'))"  # indexed (0013): ahead
 SPEAKER = SPEAKER_NAME + " AS speaker, {m}.subject AS subject"
 
 
-def speaker_names(conn: psycopg.Connection, tenant_id: str, user_id: str, most: int) -> list[str] | None:
+@dataclass(frozen=True)
+class Size:
+    """What the vector statement's path turns on, read before it is built: the user's memories
+    (active, all: memory_stats, migration 0005, per user whatever the scope's agent or filters, as
+    the statement itself reads it) and whether they have an HNSW index of their own."""
+
+    active_docs: int
+    docs: int
+    listed: bool
+
+
+@dataclass(frozen=True)
+class Ahead:
+    """What a search learns of its user before its first round, in one query: the participants'
+    names (None: more than asked) and the user's `Size`."""
+
+    names: list[str] | None
+    size: Size
+
+
+def ahead(conn: psycopg.Connection, tenant_id: str, user_id: str, most: int) -> Ahead:
     """The distinct names the user's memories are said by or about (SPEAKER), whichever memories
-    they are (inactive, another agent's); None when there are more than `most`. A skip scan of index
-    memories_user_speakers: one probe per name, whatever the number of memories."""
+    they are (inactive, another agent's), with the user's Size. The names: a skip scan of index
+    memories_user_speakers, one probe per name, whatever the number of memories."""
     name = SPEAKER_NAME.format(m="m")
-    rows = conn.execute(
+    row = conn.execute(
         f"""WITH RECURSIVE names AS (
                 (SELECT {name} AS name FROM memories m
-                 WHERE m.tenant_id = %(t)s AND m.user_id = %(u)s AND {name} IS NOT NULL
+                 WHERE m.tenant_id = %(scope_tenant)s AND m.user_id = %(scope_user)s AND {name} IS NOT NULL
                  ORDER BY {name} LIMIT 1)
                 UNION ALL
                 SELECT (SELECT {name} FROM memories m
-                        WHERE m.tenant_id = %(t)s AND m.user_id = %(u)s AND {name} IS NOT NULL AND {name} > names.name
+                        WHERE m.tenant_id = %(scope_tenant)s AND m.user_id = %(scope_user)s AND {name} IS NOT NULL AND {name} > names.name
                         ORDER BY {name} LIMIT 1)
                 FROM names WHERE names.name IS NOT NULL
-            )
-            SELECT name FROM names WHERE name IS NOT NULL LIMIT %(limit)s""",
-        {"t": tenant_id, "u": user_id, "limit": most + 1}).fetchall()
-    return None if len(rows) > most else [r["name"] for r in rows]
+            ), found AS (SELECT name FROM names WHERE name IS NOT NULL LIMIT %(limit)s)
+            SELECT coalesce((SELECT array_agg(name ORDER BY name) FROM found), '{{}}') AS names,
+                   coalesce(s.active_docs, 0) AS active_docs, coalesce(s.docs, 0) AS docs,
+                   {vector_indexes.LISTED} AS listed
+            FROM (SELECT 1) one
+            LEFT JOIN memory_stats s ON s.tenant_id = %(scope_tenant)s AND s.user_id = %(scope_user)s""",
+        {"scope_tenant": tenant_id, "scope_user": user_id, "limit": most + 1}).fetchone()
+    names = list(row["names"])
+    return Ahead(None if len(names) > most else names, Size(row["active_docs"], row["docs"], row["listed"]))
 
 
 @dataclass(frozen=True)
@@ -613,7 +638,8 @@ def keyword_ranked(conn: psycopg.Connection, tenant_id: str, user_id: str, agent
 def vector_statement(tenant_id: str, user_id: str, agent_id: str | None, filters: SearchFilters,
                      include_inactive: bool, embedding: np.ndarray, limit: int,
                      walk_above: int | None, ef_search: int, preselect: int = 0,
-                     preselect_above: int = 0, own_ef_search: int | None = None) -> Statement:
+                     preselect_above: int = 0, own_ef_search: int | None = None,
+                     size: Size | None = None) -> Statement:
     """The vector channel: (id, cosine similarity) over the scope's memories, best first.
 
     By the user's size in scope (active memories, or all, from the statistics of migration 0005):
@@ -634,8 +660,11 @@ def vector_statement(tenant_id: str, user_id: str, agent_id: str | None, filters
       bound as values (no prepared statements), which imply the index's predicate. A narrower scope
       keeps the paths above: a walk filtered by a session or a type may starve. `own_ef_search`
       is that walk's candidate list.
-    The statement chooses its path itself (the branches not taken are never executed), so the
-    user's size costs no round trip of its own.
+    Unless `size` is given, the statement chooses its path itself (the branches not taken are
+    never executed), so the user's size costs no round trip of its own. With the `size` a search
+    read ahead (`ahead`), it holds only the path that size calls for: the same rows, but Postgres
+    plans one branch, not three (planning was most of the statement's CPU: docs/measurements/
+    performance.md).
     """
     where, params = _scope(tenant_id, user_id, agent_id, filters, include_inactive)
     args = {"vector": np.asarray(embedding, dtype=np.float32), "limit": limit, **params}
@@ -647,27 +676,30 @@ def vector_statement(tenant_id: str, user_id: str, agent_id: str | None, filters
                 ORDER BY similarity DESC, id LIMIT %(limit)s"""
     if walk_above is None and not preselect:
         return Statement(exact.format(gate=""), args, "similarity")
-    size = (f"coalesce((SELECT {'docs' if include_inactive else 'active_docs'} FROM memory_stats "
-            "WHERE tenant_id = %(scope_tenant)s AND user_id = %(scope_user)s), 0)")
     unfiltered = agent_id is None and filters == SearchFilters()
+    if size is not None:
+        return _one_path(exact, columns, picked, where, args, walk_above, ef_search, preselect, preselect_above,
+                         own_ef_search, unfiltered, size.docs if include_inactive else size.active_docs, size.listed)
+    counted = (f"coalesce((SELECT {'docs' if include_inactive else 'active_docs'} FROM memory_stats "
+            "WHERE tenant_id = %(scope_tenant)s AND user_id = %(scope_user)s), 0)")
     own = (vector_indexes.LISTED if own_ef_search is not None and walk_above is not None and unfiltered
            else "false")
-    walked = "" if walk_above is None else f"AND {size} <= %(walk_above)s AND NOT {own}"
+    walked = "" if walk_above is None else f"AND {counted} <= %(walk_above)s AND NOT {own}"
     if preselect:
         preselected = f"""SELECT {columns}, 1 - (embedding <=> %(vector)s) AS similarity FROM memories
                           WHERE tenant_id = %(scope_tenant)s AND id IN (
-                              SELECT id FROM memories WHERE {where} AND {size} > %(preselect_above)s {walked}
+                              SELECT id FROM memories WHERE {where} AND {counted} > %(preselect_above)s {walked}
                               ORDER BY embedding_bits <~> binary_quantize(%(vector)s::vector), id
                               LIMIT %(preselect)s)
                           ORDER BY similarity DESC, id LIMIT %(limit)s"""
-        branches = [exact.format(gate=f"AND {size} <= %(preselect_above)s {walked}"), preselected]
+        branches = [exact.format(gate=f"AND {counted} <= %(preselect_above)s {walked}"), preselected]
         args.update(preselect=max(preselect, limit), preselect_above=preselect_above)
     else:
         branches = [exact.format(gate=walked)]
     if walk_above is not None:
         branches.append(f"""SELECT {picked}, 1 - distance FROM (
                                 SELECT {columns}, embedding <=> %(vector)s AS distance FROM memories
-                                WHERE {where} AND ({size} > %(walk_above)s OR {own})
+                                WHERE {where} AND ({counted} > %(walk_above)s OR {own})
                                 ORDER BY embedding <=> %(vector)s LIMIT %(limit)s) nearest""")
         args["walk_above"] = walk_above
     sql = " UNION ALL ".join(f"({branch})" for branch in branches) + " ORDER BY similarity DESC, id"
@@ -680,6 +712,35 @@ def vector_statement(tenant_id: str, user_id: str, agent_id: str | None, filters
                 " set_config('max_parallel_workers_per_gather', '0', true)",
                 {"ef": str(ef_search), "own_ef": str(own_ef_search or ef_search), **params})
     return Statement(sql, args, "similarity", before=settings)
+
+
+def _one_path(exact: str, columns: str, picked: str, where: str, args: dict[str, Any], walk_above: int | None,
+              ef_search: int, preselect: int, preselect_above: int, own_ef_search: int | None,
+              unfiltered: bool, size: int, listed: bool) -> Statement:
+    """vector_statement's one branch that a scope of `size` memories takes, its gate decided here."""
+    own = listed and own_ef_search is not None and walk_above is not None and unfiltered
+    if own or (walk_above is not None and size > walk_above):
+        branch = f"""SELECT {picked}, 1 - distance AS similarity FROM (
+                         SELECT {columns}, embedding <=> %(vector)s AS distance FROM memories
+                         WHERE {where} ORDER BY embedding <=> %(vector)s LIMIT %(limit)s) nearest
+                     -- the walk's order is relaxed (iterative scan): not quite by distance
+                     ORDER BY similarity DESC, id"""
+    elif preselect and size > preselect_above:
+        branch = f"""SELECT {columns}, 1 - (embedding <=> %(vector)s) AS similarity FROM memories
+                     WHERE tenant_id = %(scope_tenant)s AND id IN (
+                         SELECT id FROM memories WHERE {where}
+                         ORDER BY embedding_bits <~> binary_quantize(%(vector)s::vector), id
+                         LIMIT %(preselect)s)
+                     ORDER BY similarity DESC, id LIMIT %(limit)s"""
+        args = {**args, "preselect": max(preselect, args["limit"])}
+    else:
+        branch = exact.format(gate="")
+    # The same settings as the all-paths statement's (see there), with the walk's list known.
+    settings = ("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true),"
+                " set_config('hnsw.ef_search', %(ef)s, true),"
+                " set_config('max_parallel_workers_per_gather', '0', true)",
+                {"ef": str(own_ef_search if own else ef_search)})
+    return Statement(branch, args, "similarity", before=settings)
 
 
 def vector_ranked(conn: psycopg.Connection, tenant_id: str, user_id: str, agent_id: str | None,

@@ -42,7 +42,7 @@ CANDIDATES_PER_CHANNEL = 100
 EXPANSION_CANDIDATES = 30  # per extra query: its lower ranks would add next to nothing
 KEYWORD_WEIGHT = 1.0
 VECTOR_WEIGHT = 0.5  # see rrf.py for how both were measured
-# The most participants' names read before the first round (memories.speaker_names, one index
+# The most participants' names read before the first round (memories.ahead, one index
 # probe each); a user with more has the question's unnamed form embedded in the second round.
 NAMES_AHEAD = 64
 
@@ -160,11 +160,13 @@ def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies |
             // CANDIDATES_PER_CHANNEL
         return keywords.of(query), depth, max_postings, whole(depth)
 
-    def run(plans: list[tuple[str, int, bool, bool]], ahead: Sequence[str] = ()) -> list[QueryRun]:
+    def run(plans: list[tuple[str, int, bool, bool]], ahead: Sequence[str] = (),
+            size: memory_rows.Size | None = None) -> list[QueryRun]:
         """Each (query, depth, keyword?, vector?) on its channels, all in one pipeline: one round
         trip, in which Postgres ranks the keywords while the queries are being embedded. The
         queries' keyword channels go as one statement (memories.keyword_statements), their texts
-        to the embedder in one call, with `ahead`: texts a later round will ask the vectors of."""
+        to the embedder in one call, with `ahead`: texts a later round will ask the vectors of. The
+        user's `size`, when read ahead, leaves the vector statements only the path it calls for."""
         keyword_plans = [i for i, (_, _, keyword, _) in enumerate(plans) if keyword]
         vector_plans = [i for i, (_, _, _, vector) in enumerate(plans) if vector]
         ranked_vectors: dict[int, memory_rows.Statement] = {}
@@ -184,7 +186,7 @@ def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies |
                     statement = memory_rows.vector_statement(
                         *scope, query_vector, depth, walk_above, min(1000, max(depth, ctx.settings.vector_ef_search)),
                         ctx.settings.vector_preselect, ctx.settings.vector_preselect_above,
-                        min(1000, max(depth, ctx.settings.user_vector_index_ef_search)))
+                        min(1000, max(depth, ctx.settings.user_vector_index_ef_search)), size)
                     ranked_vectors[i] = statement.with_memories(tenant_id, whole(depth)) if whole(depth) else statement
                     ranked_vectors[i].send(conn)
                 elif not keyword:  # the embedder failed: the keyword channel answers
@@ -203,6 +205,9 @@ def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies |
     unnamed_searched = request.mode == "hybrid" and bool(
         ctx.settings.search_keywords_without_speakers and ctx.settings.search_speaker_boost)
     unnamed_embedded = unnamed_searched and ctx.settings.search_unnamed_vector_weight > 0
+    # The user's size, when read ahead: this search's vector statements then hold only the path
+    # it calls for (memories.vector_statement), the next round's too, a few milliseconds later.
+    size: memory_rows.Size | None = None
     if request.mode == "hybrid" and ctx.settings.search_keyword_first:
         # The keyword channel first, and the query embedded only when its answer is not decisive:
         # a round trip more for those, no embedding for the others.
@@ -212,10 +217,12 @@ def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies |
     else:
         embed_asked = request.mode in ("hybrid", "vector") and (
             not voiced or ctx.settings.search_as_asked_vector_weight > 0)
+        ahead = memory_rows.ahead(conn, tenant_id, request.user_id, NAMES_AHEAD) \
+            if unnamed_embedded and "embed" not in deps.degraded else None
+        size = ahead and ahead.size
         [question, *in_voice] = run([(request.query, depth, request.mode in ("hybrid", "bm25"), embed_asked)]
                                     + ([(voiced, depth, False, True)] if voiced else []),
-                                    _unnamed_ahead(ctx, tenant_id, request)
-                                    if unnamed_embedded and "embed" not in deps.degraded else ())
+                                    _unnamed_ahead(request, ahead) if ahead else (), size)
         if in_voice:
             as_asked = QueryRun(None, question.vector) if question.vector is not None else None
             question = QueryRun(question.keyword, in_voice[0].vector)
@@ -259,7 +266,7 @@ def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies |
         if bridge:
             plans.append((bridge, EXPANSION_CANDIDATES, True, False))
         if plans:
-            extra_runs = run(plans)
+            extra_runs = run(plans, size=size)
             if bridge:
                 runs.append((ctx.settings.search_feedback_weight, extra_runs.pop()))
             if unnamed:
@@ -344,14 +351,13 @@ def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies |
     return _answer(request, results, total, deps)
 
 
-def _unnamed_ahead(ctx: Context, tenant_id: str, request: SearchIn) -> list[str]:
+def _unnamed_ahead(request: SearchIn, ahead: memory_rows.Ahead) -> list[str]:
     """The question without the participants it names, as the second round will search it, when
     the names of all the user's participants say what that will be: its vector then comes in the
     first round's call to the embedder, with the question's (one call where there were two). The
     second round reads the names from the memories found, as ever, and embeds its own text when
     that differs (a name none of the memories found was said by), so no answer changes."""
-    names = memory_rows.speaker_names(ctx.db.connection(), tenant_id, request.user_id, NAMES_AHEAD)
-    unnamed = speakers.without_names(request.query, names) if names else None
+    unnamed = speakers.without_names(request.query, ahead.names) if ahead.names else None
     return [unnamed] if unnamed else []
 
 

@@ -44,7 +44,7 @@ def named(question_words: frozenset[str], speaker: str | None) -> bool:
 
 def without_names(question: str, speakers: Iterable[str | None]) -> str | None:
     """`question` without the words of the participants' names it names (among `speakers`, the
-    speakers of the memories found, or all the user's: memories.speaker_names), possessives
+    speakers of the memories found, or all the user's: memories.ahead), possessives
     included; None when it names none, or when nothing else would be left."""
     asked = words(question)
     names = {name for name in set(speakers) if named(asked, name)}
