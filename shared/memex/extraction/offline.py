@@ -217,16 +217,15 @@ _NAME_BESIDE = (r"(?:(?<=[a-z] )|^(?=[A-ZÀ-ÖØ-Þ][\w'’-]*, (?i:my|our) [^,]
 _APPOSITION_END = r"(?![\w'’-])(?=\s*(?:[,.;:!)]|$))"
 _MONTH = rf"(?i:{_alternation(vocabulary.MONTHS)})\.?"
 _DATE = (rf"{_MONTH} \d{{1,2}}(?:st|nd|rd|th)?|\d{{1,2}}(?:st|nd|rd|th)? (?:of )?{_MONTH}")
+_WEEKDAY = r"(?i:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
 # When a plan happens: "next week", "tomorrow", "in May", "on Saturday", "this summer".
-_WHEN = (r"(?:next (?:week|month|year|weekend|summer|spring|fall|autumn|winter|(?i:monday|tuesday|wednesday|thursday|"
-         r"friday|saturday|sunday))|tomorrow|tonight|this (?:weekend|summer|spring|fall|autumn|winter|year|month)|"
-         rf"in (?:{_MONTH}|the (?:spring|summer|fall|autumn|winter))|on (?i:monday|tuesday|wednesday|thursday|friday|"
-         r"saturday|sunday))")
+_WHEN = (rf"(?:next (?:week|month|year|weekend|summer|spring|fall|autumn|winter|{_WEEKDAY})|tomorrow|tonight|"
+         r"this (?:weekend|summer|spring|fall|autumn|winter|year|month)|"
+         rf"in (?:{_MONTH}|the (?:spring|summer|fall|autumn|winter))|on {_WEEKDAY})")
 _LATER = (r"(?:next (?:month|year|summer|spring|fall|autumn|winter)|this (?:summer|spring|fall|autumn|winter|year)|"
           rf"in (?:{_MONTH}|the (?:spring|summer|fall|autumn|winter)|\d{{4}}))")
 # When a job starts, said ahead of it: any time of _WHEN, a date, or a weekday alone ("my first day
 # at Notion is Monday").
-_WEEKDAY = r"(?i:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
 _START_WHEN = (rf"(?:{_WHEN}|(?:on )?(?:the )?\d{{1,2}}(?:st|nd|rd|th)(?: of {_MONTH})?|(?:on )?{_DATE}|{_WEEKDAY}"
                r"|in (?:a|an|one|two|three|four|five|six|a few|a couple of) (?:days?|weeks?|months?)|soon)(?![\w'’-])")
 # A job taken and said to start later, after its employer ("I signed with Netflix, starting Monday",
