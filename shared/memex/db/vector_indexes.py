@@ -15,7 +15,6 @@ import hashlib
 import json
 import logging
 from dataclasses import dataclass
-
 from typing import Any
 
 import psycopg
