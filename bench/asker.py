@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from memex import first_person
+from memex import embedded_text, first_person
 from memex.embeddings.minilm import MiniLMEmbedder
 from memex.retrieval import floor
 
@@ -40,10 +40,14 @@ UNRELATED = ["The user's employer is Notion.", "The user lives in Leeds.", "The 
 FORMS = {"as asked": lambda q: q, "asker and user as I": first_person.of, "asker as you": first_person.asked}
 
 
+def _as_stored(fact: str) -> str:
+    return embedded_text.of(fact, memory_type="semantic", subject="user")
+
+
 def main() -> None:
     embedder = MiniLMEmbedder()
-    facts = embedder.embed([first_person.of(fact) for _, fact in PAIRS])
-    unrelated = embedder.embed([first_person.of(fact) for fact in UNRELATED])
+    facts = embedder.embed([_as_stored(fact) for _, fact in PAIRS])
+    unrelated = embedder.embed([_as_stored(fact) for fact in UNRELATED])
     gate = floor.DEFAULT.gate_similarity
     rows = {}
     for name, form in FORMS.items():
