@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 
 import numpy as np
 
@@ -225,6 +226,23 @@ def test_a_bulk_import_writes_what_the_workers_write(ctx, tenant, runtime, tmp_p
     assert _chains(ctx, tenant.id, "imported") == _chains(ctx, tenant.id, "sent") != []
 
 
+def _dead_to_all(conn, xid: str, patience: float = 30.0) -> None:
+    """Waits until no other session's snapshot is older than the transaction `xid`: until then the
+    rows it superseded are still visible to someone, and no scan may mark their index entries dead
+    (a worker of the session's runtime finishing an earlier test's turns holds such a snapshot)."""
+    assert xid is not None
+    deadline = time.monotonic() + patience
+    while True:
+        holders = conn.execute(
+            """SELECT pid, backend_type, state, left(query, 80) AS query FROM pg_stat_activity
+               WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_xmin IS NOT NULL
+                 AND age(backend_xmin) >= age(%s::text::xid)""", (xid,)).fetchall()
+        if not holders:
+            return
+        assert time.monotonic() < deadline, f"sessions still see the superseded rows: {holders}"
+        time.sleep(0.1)
+
+
 def test_the_related_lookup_stops_visiting_the_rows_of_superseded_facts(ctx, tenant):
     """A superseded fact's entry stays in the index of current facts until VACUUM. A plain index scan
     marks it dead once it finds the row gone; a bitmap scan, which the planner picks once ANALYZE has
@@ -238,7 +256,10 @@ def test_the_related_lookup_stops_visiting_the_rows_of_superseded_facts(ctx, ten
            SELECT %(t)s, 'city-' || i, %(u)s, 'semantic', 'fact', 'city', 'city ' || i, 'The user lives in city ' || i,
                   array_fill(0.05::real, ARRAY[%(dim)s])::vector, now()
            FROM generate_series(1, %(n)s) i""", {"t": tenant.id, "u": tenant.user, "n": changes, "dim": ctx.embedder.dim})
-    conn.execute("UPDATE memories SET active = false WHERE tenant_id = %s AND id <> %s", (tenant.id, f"city-{changes}"))
+    with conn.transaction():
+        conn.execute("UPDATE memories SET active = false WHERE tenant_id = %s AND id <> %s", (tenant.id, f"city-{changes}"))
+        update = conn.execute("SELECT backend_xid FROM pg_stat_activity WHERE pid = pg_backend_pid()").fetchone()
+    _dead_to_all(conn, update["backend_xid"])
 
     def buffers(sql: str) -> int:
         plan = [r["QUERY PLAN"] for r in conn.execute("EXPLAIN (ANALYZE, BUFFERS) " + sql, (tenant.id, tenant.user))]
