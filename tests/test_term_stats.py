@@ -257,6 +257,21 @@ def test_a_common_term_scores_but_generates_no_candidates_past_the_cap(ctx, tena
     assert uncapped.keys() == everything.keys()
 
 
+def test_common_terms_score_each_candidate_holding_any_of_them(ctx, tenant):
+    """Two common words past the cap: a candidate holding either, both or neither is scored for
+    exactly the ones it holds (the statement reads them only from the candidates holding one)."""
+    for i in range(30):
+        _add(ctx, tenant.id, tenant.user, f"Coffee number {i} this week.")
+    zebras = [_add(ctx, tenant.id, tenant.user, content) for content in (
+        "A zebra and coffee.", "A zebra all week.", "A zebra with coffee all week.", "The zebra at the zoo.")]
+    query = "zebra coffee week"
+    everything = _bm25(ctx, tenant.id, tenant.user, query)
+    capped, _ = _keyword(ctx, tenant.id, tenant.user, query, max_postings=10)
+    assert capped.keys() == set(zebras)
+    for memory_id, score in capped.items():
+        assert score == pytest.approx(everything[memory_id], rel=1e-9)
+
+
 def test_a_rarest_term_over_the_cap_generates_the_memories_that_use_it_most(ctx, tenant):
     """Only common words: the rarest still generates, but no more than the cap's memories, those
     where it occurs most; their scores stay exact."""
