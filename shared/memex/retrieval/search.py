@@ -7,7 +7,7 @@ question that needs two facts (multihop.py), whose rankings join the same weight
 when one is configured, a reranker over the best fused candidates (rerank.py), whose floor then
 replaces the built-in one (floor.py). Without a reranker, the question's cues then adjust the
 fused relevance (`_cues`, each behind a setting: the speaker it names, the period it names, "now", the
-lines said next to the best hits). The best hits' distinctive words can run as one more keyword
+lines said next to the best hits), and a learned linear model re-orders the best 50 (learned.py). The best hits' distinctive words can run as one more keyword
 query (feedback.py, off by default). With settings.search_keyword_first, the question's keyword
 channel runs first and its vector channel only when the keyword one is not decisive
 (keyword_first.py): a decisive question is never embedded. The bm25 and vector modes run their one channel alone, for
@@ -35,7 +35,7 @@ from memex.db import history
 from memex.db import memories as memory_rows
 from memex.metrics import FLOOR_REJECTIONS, LLM_FALLBACKS
 from memex.models import SearchIn
-from memex.retrieval import (current_first, feedback, floor, keyword_first, keywords, multihop, rerank,
+from memex.retrieval import (current_first, feedback, floor, keyword_first, keywords, learned, multihop, rerank,
                              rrf, scoring, speakers, temporal)
 
 CANDIDATES_PER_CHANNEL = 100
@@ -319,6 +319,8 @@ def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies |
                        **{f"{name}_rank": by_item.get(item) for name, by_item in ranks.items()}}
         scored.append((item, round(parts.score, 6), {**parts.as_dict(), **extra_parts}))
     scored.sort(key=lambda entry: entry[1], reverse=True)
+    if reranked is None and request.mode == "hybrid" and ctx.settings.search_learned:
+        scored = learned.reorder(request.query, now, scored, found)
 
     # 4. the memories themselves, for the results returned: read with the rankings, else fetched.
     # The first top_k not read yet are fetched in the round trip that reads current-first's
