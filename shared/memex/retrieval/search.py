@@ -319,7 +319,9 @@ def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies |
                        **{f"{name}_rank": by_item.get(item) for name, by_item in ranks.items()}}
         scored.append((item, round(parts.score, 6), {**parts.as_dict(), **extra_parts}))
     scored.sort(key=lambda entry: entry[1], reverse=True)
-    if reranked is None and request.mode == "hybrid" and ctx.settings.search_learned:
+    # fitted on the default blend: a request that sets its own alpha or half-life keeps that blend
+    if reranked is None and request.mode == "hybrid" and ctx.settings.search_learned \
+            and request.alpha is None and request.half_life_days is None:
         scored = learned.reorder(request.query, now, scored, found)
 
     # 4. the memories themselves, for the results returned: read with the rankings, else fetched.
