@@ -12,7 +12,7 @@ each result's score parts and what else the service knows of it at the point whe
 candidates (the memory's type, length, speaker, time) go to --candidates, one JSON line per
 question. That file holds the dataset's questions: keep it outside the repository.
 
-Then, offline: the features of each candidate (FEATURES), a pairwise logistic regression with an L2
+Then, offline: the features of each candidate (learned.FEATURES), a pairwise logistic regression with an L2
 penalty (evidence above non-evidence of the same question), and recall@5/10 of three orders: the
 service's own, the learned one leave-one-conversation-out (fitted on four conversations, its
 penalty chosen among PENALTIES by the same leave-one-out inside those four, scored on the fifth)
@@ -32,12 +32,11 @@ from typing import Any, Sequence
 import httpx
 import numpy as np
 
-from bench.locomo import (LATENCY_MODE, MARKER, TOP_K, aggregate, distinct_dia_ids, recall_at, reference_time,
-                          scored_questions, server_on)
+from bench.locomo import (KS, LATENCY_MODE, MARKER, TOP_K, aggregate, distinct_dia_ids, recall_at,
+                          reference_time, scored_questions, server_on)
 from memex.db.memories import Found
 from memex.retrieval import learned
 
-KS = (1, 5, 10, 25, 50)
 PENALTIES = (1.0, 10.0, 100.0, 1000.0)
 
 # --- collecting --------------------------------------------------------------------------------
@@ -54,7 +53,8 @@ def collect(data: Path, keep: Path, out: Path) -> None:
     samples = json.loads(data.read_bytes())
     tag = json.loads((keep / MARKER).read_text())["tag"]
     # the blend's own order: the model learns to re-order it
-    with server_on(keep, {"MEMEX_SEARCH_LEARNED": "0"}) as url, httpx.Client(base_url=url, timeout=600) as client, open(out, "w") as f:
+    with server_on(keep, {"MEMEX_SEARCH_LEARNED": "0"}) as url, \
+            httpx.Client(base_url=url, timeout=600) as client, open(out, "w") as f:
         for sample in samples:
             t0 = time.perf_counter()
             questions, _ = scored_questions(sample)
@@ -79,8 +79,8 @@ def prepared(questions: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
         now = datetime.fromisoformat(q["reference_time"].replace("Z", "+00:00"))
         found = [Found(datetime.fromisoformat(c["valid_from"].replace("Z", "+00:00")), c["score_parts"]["importance"],
                        c["content"], c["speaker"], c["subject"]) for c in q["candidates"]]
-        X = np.array(learned.features(q["question"], now, [(c["score_parts"], f) for c, f in zip(q["candidates"], found)]),
-                     dtype=float).reshape(len(found), len(learned.FEATURES))
+        rows = learned.features(q["question"], now, [(c["score_parts"], f) for c, f in zip(q["candidates"], found)])
+        X = np.array(rows, dtype=float).reshape(len(found), len(learned.FEATURES))
         y = np.array([bool(set(c["dia_ids"]) & set(q["evidence"])) for c in q["candidates"]], dtype=bool)
         out.append({**q, "X": X, "y": y})
     return out
