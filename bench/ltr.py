@@ -32,7 +32,7 @@ from typing import Any, Sequence
 import httpx
 import numpy as np
 
-from bench.locomo import (KS, LATENCY_MODE, MARKER, TOP_K, aggregate, distinct_dia_ids, recall_at,
+from bench.locomo import (KS, LATENCY_MODE, MARKER, TOP_K, aggregate, distinct_dia_ids, percentile, recall_at,
                           reference_time, scored_questions, server_on)
 from memex.db.memories import Found
 from memex.retrieval import learned
@@ -82,8 +82,22 @@ def prepared(questions: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
         rows = learned.features(q["question"], now, [(c["score_parts"], f) for c, f in zip(q["candidates"], found)])
         X = np.array(rows, dtype=float).reshape(len(found), len(learned.FEATURES))
         y = np.array([bool(set(c["dia_ids"]) & set(q["evidence"])) for c in q["candidates"]], dtype=bool)
-        out.append({**q, "X": X, "y": y})
+        out.append({**q, "X": X, "y": y, "found": found})
     return out
+
+
+def reorder_cost(questions: Sequence[dict[str, Any]]) -> dict[str, float]:
+    """Milliseconds of learned.reorder over each question's candidates, as the service holds them
+    (in-process, one question at a time)."""
+    times = []
+    for q in questions:
+        now = datetime.fromisoformat(q["reference_time"].replace("Z", "+00:00"))
+        scored = [(str(i), c["score_parts"]["score"], c["score_parts"]) for i, c in enumerate(q["candidates"])]
+        found = {str(i): row for i, row in enumerate(q["found"])}
+        started = time.perf_counter()
+        learned.reorder(q["question"], now, scored, found)
+        times.append((time.perf_counter() - started) * 1000)
+    return {"p50": round(percentile(times, 50), 3), "p95": round(percentile(times, 95), 3), "max": round(max(times), 3)}
 
 
 # --- the model -----------------------------------------------------------------------------------
@@ -180,6 +194,7 @@ def report(questions: Sequence[dict[str, Any]]) -> dict[str, Any]:
 
 
 def render(result: dict[str, Any]) -> str:
+    """The figures, the cost of re-ordering and the whole-file weights (report() and reorder_ms)."""
     lines = [f"{'order':<14}{'R@5':>7}{'R@10':>7}{'R@25':>7}  multi-hop R@5 / R@10"]
     for name in ("current", "leave_one_out", "whole_file", "shipped"):
         r = result[name]
@@ -196,6 +211,9 @@ def render(result: dict[str, Any]) -> str:
         lo, wh = result["leave_one_out"]["by_category"][cat], result["whole_file"]["by_category"][cat]
         lines.append(f"{cat:<14} {c['recall@5']:.3f} / {c['recall@10']:.3f}    {lo['recall@5']:.3f} / "
                      f"{lo['recall@10']:.3f}  {wh['recall@5']:.3f} / {wh['recall@10']:.3f}")
+    lines.append("")
+    cost = result["reorder_ms"]
+    lines.append(f"learned.reorder in-process: p50 {cost['p50']:.2f} ms, p95 {cost['p95']:.2f} ms, max {cost['max']:.2f} ms")
     lines.append("")
     lines.append("weights (whole file), for learned.WEIGHTS:")
     lines.append("{" + ", ".join(f'"{k}": {v:.3g}' for k, v in result["weights"].items()) + "}")
@@ -215,7 +233,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
             parser.error("--collect needs --keep and --data")
         collect(args.data, args.keep, args.candidates)
     questions = prepared([json.loads(line) for line in args.candidates.read_text().splitlines()])
-    result = report(questions)
+    result = {**report(questions), "reorder_ms": reorder_cost(questions)}
     if args.out:
         args.out.write_text(json.dumps(result, indent=2) + "\n")
     print(render(result))
