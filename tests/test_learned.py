@@ -60,8 +60,8 @@ def test_the_period_a_question_names_decides_between_two_like_memories(tenant, b
     # re-ordered, not re-chosen: the same memories, still in score order, each with the model's value
     assert {r["id"] for r in by_blend} == {r["id"] for r in by_model}
     assert [r["score"] for r in by_model] == sorted((r["score"] for r in by_model), reverse=True)
-    assert all("learned" in r["score_parts"] for r in by_model)
-    assert not any("learned" in r["score_parts"] for r in by_blend)
+    assert all(r["score_parts"]["learned"] is not None for r in by_model)
+    assert all(r["score_parts"]["learned"] is None for r in by_blend)
 
 
 def test_a_request_with_its_own_blend_keeps_it(tenant, model):
@@ -70,7 +70,7 @@ def test_a_request_with_its_own_blend_keeps_it(tenant, model):
     _say(tenant, "b", "2026-01-01T00:00:00Z", "We talked about the garden project again.")
     results = _results(model, tenant, "garden project", alpha=0.0)
     assert results[0]["session_id"] == "b"
-    assert not any("learned" in r["score_parts"] for r in results)
+    assert all(r["score_parts"]["learned"] is None for r in results)
 
 
 def _candidate(item: str, score: float, relevance: float, words: int, bm25_rank: int | None):

@@ -316,12 +316,16 @@ def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies |
                               request.alpha, request.half_life_days)
         extra_parts = {"bm25": bm25.get(item), "similarity": similarity.get(item),
                        "rerank": reranked.get(item) if reranked is not None else None,
-                       **{f"{name}_rank": by_item.get(item) for name, by_item in ranks.items()}}
+                       **{f"{name}_rank": by_item.get(item) for name, by_item in ranks.items()},
+                       # a hybrid answer has the field whether the learned order ran or not (None)
+                       **({"learned": None} if request.mode == "hybrid" else {})}
         scored.append((item, round(parts.score, 6), {**parts.as_dict(), **extra_parts}))
     scored.sort(key=lambda entry: entry[1], reverse=True)
-    # fitted on the default blend: a request that sets its own alpha or half-life keeps that blend
+    # Fitted on the default blend with both channels' ranks: a request that sets its own alpha or
+    # half-life, or a search whose vector channel did not run (keyword first, a failed embedder),
+    # keeps the blend.
     if reranked is None and request.mode == "hybrid" and ctx.settings.search_learned \
-            and request.alpha is None and request.half_life_days is None:
+            and request.alpha is None and request.half_life_days is None and question.vector is not None:
         scored = learned.reorder(request.query, now, scored, found)
 
     # 4. the memories themselves, for the results returned: read with the rankings, else fetched.
