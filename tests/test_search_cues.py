@@ -68,8 +68,9 @@ def _app(ctx, **changes):
     return api_client(app_ctx)
 
 
+# The learned order (learned.py) reads the period and the speaker too: off, each cue is seen alone.
 OFF = {"search_speaker_boost": 0.0, "search_temporal_boost": 0.0, "search_neighbour_share": 0.0,
-       "search_expansion_skip_decisive": False, "search_keywords_without_speakers": False}
+       "search_expansion_skip_decisive": False, "search_keywords_without_speakers": False, "search_learned": False}
 
 
 @pytest.fixture(scope="module")

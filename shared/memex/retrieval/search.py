@@ -7,8 +7,8 @@ question that needs two facts (multihop.py), whose rankings join the same weight
 when one is configured, a reranker over the best fused candidates (rerank.py), whose floor then
 replaces the built-in one (floor.py). Without a reranker, the question's cues then adjust the
 fused relevance (`_cues`, each behind a setting: the speaker it names, the period it names, "now", the
-lines said next to the best hits). The best hits' distinctive words can run as one more keyword
-query (feedback.py, off by default). With settings.search_keyword_first, the question's keyword
+lines said next to the best hits), and a learned linear model re-orders the best 50 (learned.py).
+The best hits' distinctive words can run as one more keyword query (feedback.py, off by default). With settings.search_keyword_first, the question's keyword
 channel runs first and its vector channel only when the keyword one is not decisive
 (keyword_first.py): a decisive question is never embedded. The bm25 and vector modes run their one channel alone, for
 comparison: no expansion, no cues, no reranking.
@@ -35,7 +35,7 @@ from memex.db import history
 from memex.db import memories as memory_rows
 from memex.metrics import FLOOR_REJECTIONS, LLM_FALLBACKS
 from memex.models import SearchIn
-from memex.retrieval import (current_first, feedback, floor, keyword_first, keywords, multihop, rerank,
+from memex.retrieval import (current_first, feedback, floor, keyword_first, keywords, learned, multihop, rerank,
                              rrf, scoring, speakers, temporal)
 
 CANDIDATES_PER_CHANNEL = 100
@@ -316,9 +316,17 @@ def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies |
                               request.alpha, request.half_life_days)
         extra_parts = {"bm25": bm25.get(item), "similarity": similarity.get(item),
                        "rerank": reranked.get(item) if reranked is not None else None,
-                       **{f"{name}_rank": by_item.get(item) for name, by_item in ranks.items()}}
+                       **{f"{name}_rank": by_item.get(item) for name, by_item in ranks.items()},
+                       # a hybrid answer has the field whether the learned order ran or not (None)
+                       **({"learned": None} if request.mode == "hybrid" else {})}
         scored.append((item, round(parts.score, 6), {**parts.as_dict(), **extra_parts}))
     scored.sort(key=lambda entry: entry[1], reverse=True)
+    # Fitted on the default blend with both channels' ranks: a request that sets its own alpha or
+    # half-life, or a search whose vector channel did not run (keyword first, a failed embedder),
+    # keeps the blend.
+    if reranked is None and request.mode == "hybrid" and ctx.settings.search_learned \
+            and request.alpha is None and request.half_life_days is None and question.vector is not None:
+        scored = learned.reorder(request.query, now, scored, found)
 
     # 4. the memories themselves, for the results returned: read with the rankings, else fetched.
     # The first top_k not read yet are fetched in the round trip that reads current-first's

@@ -1,0 +1,92 @@
+"""The learned order (retrieval/learned.py): the best fused candidates of a hybrid search re-ordered
+by a linear model, through the HTTP API and the embedded Postgres, against the same history with it
+off; and the re-ordering itself on hand-made candidates."""
+
+from __future__ import annotations
+
+import dataclasses
+from datetime import datetime, timezone
+
+import pytest
+
+from memex.db.memories import Found
+from memex.retrieval import learned
+from memex_edge.context import build_context
+from tests.conftest import api_client
+
+WHEN = datetime(2025, 10, 20, tzinfo=timezone.utc)
+# The question's cues off: what changes the order below is the model alone.
+CUES_OFF = {"search_speaker_boost": 0.0, "search_temporal_boost": 0.0, "search_neighbour_share": 0.0}
+
+
+def _client(ctx, learned_on: bool):
+    return api_client(build_context(dataclasses.replace(ctx.settings, search_learned=learned_on, **CUES_OFF)))
+
+
+@pytest.fixture(scope="module")
+def blend(ctx):
+    with _client(ctx, False) as client:
+        yield client
+
+
+@pytest.fixture(scope="module")
+def model(ctx):
+    with _client(ctx, True) as client:
+        yield client
+
+
+def _results(client, tenant, query: str, **extra) -> list[dict]:
+    body = {"user_id": tenant.user, "query": query, "reference_time": "2025-10-20T15:00:00Z", **extra}
+    response = client.post("/v1/search", json=body, headers=tenant.headers)
+    assert response.status_code == 200, response.text
+    return response.json()["results"]
+
+
+def _say(tenant, session: str, when: str, text: str):
+    body = {"user_id": tenant.user, "session_id": session, "timestamp": when,
+            "messages": [{"role": "user", "content": text}]}
+    assert tenant.post("/v1/turns?wait=true", body).status_code == 201
+
+
+def test_the_period_a_question_names_decides_between_two_like_memories(tenant, blend, model):
+    _say(tenant, "march", "2025-03-14T10:00:00Z", "We went hiking in the hills near Sintra.")
+    _say(tenant, "may", "2025-05-16T10:00:00Z", "We went hiking again, hiking the hills near Arrabida.")
+    _say(tenant, "other", "2025-06-01T10:00:00Z", "The bakery on our street sells great bread.")
+    question = "Where did we go hiking in March 2025?"
+    by_blend, by_model = _results(blend, tenant, question), _results(model, tenant, question)
+    # the blend favours the later walk (more words in common, more recent); the model weighs the
+    # month the question names
+    assert "Arrabida" in by_blend[0]["content"] and "Sintra" in by_model[0]["content"]
+    # re-ordered, not re-chosen: the same memories, still in score order, each with the model's value
+    assert {r["id"] for r in by_blend} == {r["id"] for r in by_model}
+    assert [r["score"] for r in by_model] == sorted((r["score"] for r in by_model), reverse=True)
+    assert all(r["score_parts"]["learned"] is not None for r in by_model)
+    assert all(r["score_parts"]["learned"] is None for r in by_blend)
+
+
+def test_a_request_with_its_own_blend_keeps_it(tenant, model):
+    """The model was fitted on the default blend: a request that asks for its own alpha gets that."""
+    _say(tenant, "a", "2024-01-01T00:00:00Z", "We talked about the garden project.")
+    _say(tenant, "b", "2026-01-01T00:00:00Z", "We talked about the garden project again.")
+    results = _results(model, tenant, "garden project", alpha=0.0)
+    assert results[0]["session_id"] == "b"
+    assert all(r["score_parts"]["learned"] is None for r in results)
+
+
+def _candidate(item: str, score: float, relevance: float, words: int, bm25_rank: int | None):
+    parts = {"score": score, "relevance": relevance, "recency": 0.5, "importance": 0.5,
+             "bm25_rank": bm25_rank, "vector_rank": None}
+    return (item, score, parts), Found(WHEN, 0.5, " ".join(["word"] * words))
+
+
+def test_only_the_best_candidates_are_reordered_and_their_scores_handed_out_again():
+    made = [_candidate(f"m{i}", 1.0 - i / 100, 0.5, 3, None) for i in range(learned.CANDIDATES + 5)]
+    # the last of the block: found first by the keywords, and a long line
+    made[learned.CANDIDATES - 1] = _candidate("keyword", made[learned.CANDIDATES - 1][0][1], 0.5, 30, 1)
+    scored = [entry for entry, _ in made]
+    found = {entry[0]: row for entry, row in made}
+    out = learned.reorder("anything", WHEN, scored, found)
+    assert out[0][0] == "keyword" and out[0][1] == scored[0][1] and out[0][2]["score"] == scored[0][1]
+    assert [item for item, _, _ in out[learned.CANDIDATES:]] == [item for item, _, _ in scored[learned.CANDIDATES:]]
+    assert sorted(item for item, _, _ in out) == sorted(item for item, _, _ in scored)
+    assert [score for _, score, _ in out] == [score for _, score, _ in scored]
