@@ -65,7 +65,8 @@ def test_feedback_reaches_a_line_through_the_words_of_the_first_hits(ctx, tenant
     bridge = "The canoeing was exhausting but the twins adored it."
     _say(tenant, "s2", "2025-07-03T10:00:00Z", bridge)
     question = "Where did the family go on holiday?"
-    off = {"offline_expansion": False, "search_feedback_terms": 0}
+    # the learned order off (learned.py): the lever seen alone
+    off = {"offline_expansion": False, "search_feedback_terms": 0, "search_learned": False}
     with _app(ctx, **off) as plain, \
             _app(ctx, **{**off, "search_feedback_terms": 8, "search_feedback_hits": 1,
                              "search_feedback_weight": 1.0}) as fed:
