@@ -488,6 +488,7 @@ def _keyword_sql(where: str, include_inactive: bool, query: str, max_postings: s
     expressions: parameters for one query, a row's columns for several (keyword_statements)."""
     prefix = "" if include_inactive else "active_"
     tf = f"(p.occurrences + {CONTEXT_TF}::float8 * p.context_occurrences)"
+    common = f"SELECT lexeme FROM df WHERE NOT (rarity = 1 OR cost <= {max_postings})"  # over the cap
     return f"""WITH terms AS (
                 SELECT DISTINCT lexeme FROM unnest(to_tsvector('english', {query}))
             ), words AS (
@@ -531,11 +532,11 @@ def _keyword_sql(where: str, include_inactive: bool, query: str, max_postings: s
                        (SELECT (count(*) FILTER (WHERE w <> 'D') + {CONTEXT_TF} * count(*) FILTER (WHERE w = 'D'))::float8
                         FROM unnest(u.weights) w)
                 FROM candidates c, unnest(c.content_tsv) u
-                WHERE EXISTS (SELECT 1 FROM df WHERE NOT (rarity = 1 OR cost <= {max_postings}))
+                WHERE EXISTS ({common})
                   -- only the candidates holding one: unnesting every candidate's lexemes to find
                   -- the few that do was a fifth of the statement's time at 100k memories
-                  AND tsvector_to_array(c.content_tsv) && ARRAY(SELECT lexeme FROM df WHERE NOT (rarity = 1 OR cost <= {max_postings}))
-                  AND u.lexeme IN (SELECT lexeme FROM df WHERE NOT (rarity = 1 OR cost <= {max_postings}))
+                  AND tsvector_to_array(c.content_tsv) && ARRAY({common})
+                  AND u.lexeme IN ({common})
             )
             -- one row with a null id when nothing matched: the user's size comes back anyway
             SELECT st.docs AS n, ranked.id, ranked.score, c.valid_from, c.importance, c.content, c.speaker, c.subject,
@@ -679,71 +680,60 @@ def vector_statement(tenant_id: str, user_id: str, agent_id: str | None, filters
                 ORDER BY similarity DESC, id LIMIT %(limit)s"""
     if walk_above is None and not preselect:
         return Statement(exact.format(gate=""), args, "similarity")
+    # the PRESELECT nearest by Hamming distance between the sign bits, re-ranked by cosine
+    preselected = f"""SELECT {columns}, 1 - (embedding <=> %(vector)s) AS similarity FROM memories
+                      WHERE tenant_id = %(scope_tenant)s AND id IN (
+                          SELECT id FROM memories WHERE {where} {{gate}}
+                          ORDER BY embedding_bits <~> binary_quantize(%(vector)s::vector), id
+                          LIMIT %(preselect)s)
+                      ORDER BY similarity DESC, id LIMIT %(limit)s"""
+    nearest = f"""SELECT {picked}, 1 - distance AS similarity FROM (
+                      SELECT {columns}, embedding <=> %(vector)s AS distance FROM memories
+                      WHERE {where} {{gate}}
+                      ORDER BY embedding <=> %(vector)s LIMIT %(limit)s) nearest"""
+    args["preselect"] = max(preselect, limit)
     unfiltered = agent_id is None and filters == SearchFilters()
     if size is not None:
-        return _one_path(exact, columns, picked, where, args, walk_above, ef_search, preselect, preselect_above,
-                         own_ef_search, unfiltered, size.docs if include_inactive else size.active_docs, size.listed)
+        scoped = size.docs if include_inactive else size.active_docs
+        own_walk = size.listed and own_ef_search is not None and walk_above is not None and unfiltered
+        if own_walk or (walk_above is not None and scoped > walk_above):
+            # the walk's order is relaxed (iterative scan): not quite by distance
+            sql = nearest.format(gate="") + " ORDER BY similarity DESC, id"
+        elif preselect and scoped > preselect_above:
+            sql = preselected.format(gate="")
+        else:
+            sql = exact.format(gate="")
+        return Statement(sql, args, "similarity",
+                         before=_walk_settings("%(ef)s", {"ef": str(own_ef_search if own_walk else ef_search)}))
     counted = (f"coalesce((SELECT {'docs' if include_inactive else 'active_docs'} FROM memory_stats "
-            "WHERE tenant_id = %(scope_tenant)s AND user_id = %(scope_user)s), 0)")
+               "WHERE tenant_id = %(scope_tenant)s AND user_id = %(scope_user)s), 0)")
     own = (vector_indexes.LISTED if own_ef_search is not None and walk_above is not None and unfiltered
            else "false")
     walked = "" if walk_above is None else f"AND {counted} <= %(walk_above)s AND NOT {own}"
     if preselect:
-        preselected = f"""SELECT {columns}, 1 - (embedding <=> %(vector)s) AS similarity FROM memories
-                          WHERE tenant_id = %(scope_tenant)s AND id IN (
-                              SELECT id FROM memories WHERE {where} AND {counted} > %(preselect_above)s {walked}
-                              ORDER BY embedding_bits <~> binary_quantize(%(vector)s::vector), id
-                              LIMIT %(preselect)s)
-                          ORDER BY similarity DESC, id LIMIT %(limit)s"""
-        branches = [exact.format(gate=f"AND {counted} <= %(preselect_above)s {walked}"), preselected]
-        args.update(preselect=max(preselect, limit), preselect_above=preselect_above)
+        branches = [exact.format(gate=f"AND {counted} <= %(preselect_above)s {walked}"),
+                    preselected.format(gate=f"AND {counted} > %(preselect_above)s {walked}")]
+        args["preselect_above"] = preselect_above
     else:
         branches = [exact.format(gate=walked)]
     if walk_above is not None:
-        branches.append(f"""SELECT {picked}, 1 - distance FROM (
-                                SELECT {columns}, embedding <=> %(vector)s AS distance FROM memories
-                                WHERE {where} AND ({counted} > %(walk_above)s OR {own})
-                                ORDER BY embedding <=> %(vector)s LIMIT %(limit)s) nearest""")
+        branches.append(nearest.format(gate=f"AND ({counted} > %(walk_above)s OR {own})"))
         args["walk_above"] = walk_above
     sql = " UNION ALL ".join(f"({branch})" for branch in branches) + " ORDER BY similarity DESC, id"
-    # The settings hold only within the transaction the statement runs in (the pipeline's
-    # implicit one, up to its sync: Statement.run, search.py). No parallel workers:
-    # the planner would start them for the exact branch of a large user even though its gate
-    # keeps it from running (~30 ms measured at 100k memories), and two cores have none to spare.
-    settings = ("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true),"
-                f" set_config('hnsw.ef_search', CASE WHEN {own} THEN %(own_ef)s ELSE %(ef)s END, true),"
-                " set_config('max_parallel_workers_per_gather', '0', true)",
-                {"ef": str(ef_search), "own_ef": str(own_ef_search or ef_search), **params})
-    return Statement(sql, args, "similarity", before=settings)
+    return Statement(sql, args, "similarity", before=_walk_settings(
+        f"CASE WHEN {own} THEN %(own_ef)s ELSE %(ef)s END",
+        {"ef": str(ef_search), "own_ef": str(own_ef_search or ef_search), **params}))
 
 
-def _one_path(exact: str, columns: str, picked: str, where: str, args: dict[str, Any], walk_above: int | None,
-              ef_search: int, preselect: int, preselect_above: int, own_ef_search: int | None,
-              unfiltered: bool, size: int, listed: bool) -> Statement:
-    """vector_statement's one branch that a scope of `size` memories takes, its gate decided here."""
-    own = listed and own_ef_search is not None and walk_above is not None and unfiltered
-    if own or (walk_above is not None and size > walk_above):
-        branch = f"""SELECT {picked}, 1 - distance AS similarity FROM (
-                         SELECT {columns}, embedding <=> %(vector)s AS distance FROM memories
-                         WHERE {where} ORDER BY embedding <=> %(vector)s LIMIT %(limit)s) nearest
-                     -- the walk's order is relaxed (iterative scan): not quite by distance
-                     ORDER BY similarity DESC, id"""
-    elif preselect and size > preselect_above:
-        branch = f"""SELECT {columns}, 1 - (embedding <=> %(vector)s) AS similarity FROM memories
-                     WHERE tenant_id = %(scope_tenant)s AND id IN (
-                         SELECT id FROM memories WHERE {where}
-                         ORDER BY embedding_bits <~> binary_quantize(%(vector)s::vector), id
-                         LIMIT %(preselect)s)
-                     ORDER BY similarity DESC, id LIMIT %(limit)s"""
-        args = {**args, "preselect": max(preselect, args["limit"])}
-    else:
-        branch = exact.format(gate="")
-    # The same settings as the all-paths statement's (see there), with the walk's list known.
-    settings = ("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true),"
-                " set_config('hnsw.ef_search', %(ef)s, true),"
-                " set_config('max_parallel_workers_per_gather', '0', true)",
-                {"ef": str(own_ef_search if own else ef_search)})
-    return Statement(branch, args, "similarity", before=settings)
+def _walk_settings(ef_search: str, args: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """What the vector statement runs before it, `ef_search` an SQL expression over `args`. The
+    settings hold only within the transaction the statement runs in (the pipeline's implicit one,
+    up to its sync: Statement.run, search.py). No parallel workers: the planner would start them
+    for the exact branch of a large user even though its gate keeps it from running (~30 ms
+    measured at 100k memories), and two cores have none to spare."""
+    return ("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true),"
+            f" set_config('hnsw.ef_search', {ef_search}, true),"
+            " set_config('max_parallel_workers_per_gather', '0', true)", args)
 
 
 def vector_ranked(conn: psycopg.Connection, tenant_id: str, user_id: str, agent_id: str | None,

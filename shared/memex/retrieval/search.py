@@ -8,7 +8,8 @@ when one is configured, a reranker over the best fused candidates (rerank.py), w
 replaces the built-in one (floor.py). Without a reranker, the question's cues then adjust the
 fused relevance (`_cues`, each behind a setting: the speaker it names, the period it names, "now", the
 lines said next to the best hits), and a learned linear model re-orders the best 50 (learned.py).
-The best hits' distinctive words can run as one more keyword query (feedback.py, off by default). With settings.search_keyword_first, the question's keyword
+The best hits' distinctive words can run as one more keyword query (feedback.py, off by default).
+With settings.search_keyword_first, the question's keyword
 channel runs first and its vector channel only when the keyword one is not decisive
 (keyword_first.py): a decisive question is never embedded. The bm25 and vector modes run their one channel alone, for
 comparison: no expansion, no cues, no reranking.
