@@ -49,6 +49,20 @@ def test_the_end_of_the_chain_is_lifted_not_a_link_in_between(tenant):
     assert all(r["active"] for r in results)
 
 
+def test_a_job_taken_after_one_was_quit_outranks_the_message_that_named_the_old_one(tenant):
+    """The old job's chain runs through the statement that ended it to the job taken afterwards
+    (timeline.plan), so the old message knows what is current now."""
+    tenant.turn("I work at Acme Corp.", session="s1", timestamp="2026-01-05T09:00:00Z")
+    tenant.turn("I quit Acme Corp.", session="s2", timestamp="2026-02-02T09:00:00Z")
+    tenant.turn("I work at Globex now.", session="s3", timestamp="2026-03-02T09:00:00Z")
+    results = tenant.search("Acme Corp")
+    stale = [i for i, r in enumerate(results) if r["content"] in ("I work at Acme Corp.", "I quit Acme Corp.")]
+    current = _rank(results, lambda r: r.get("key") == "employer")
+    assert len(stale) == 2 and current is not None and current < min(stale), [r["content"] for r in results]
+    assert results[current]["value"] == "Globex"
+    assert results[current]["score_parts"].get("current_for") == results[min(stale)]["id"]
+
+
 def test_a_lifted_fact_respects_the_filters(tenant):
     tenant.turn("I work at Acme Corp.", session="s1", timestamp="2026-01-05T09:00:00Z")
     tenant.turn("I now work at Globex.", session="s2", timestamp="2026-03-02T09:00:00Z")

@@ -115,7 +115,44 @@ def test_leaving_ends_the_current_value_and_invents_none(tenant):
     assert ended["content"] == "The user used to work at Stripe."
     assert [m["value"] for m in _history(tenant, ended["id"])] == ["Stripe", "Stripe"]
     tenant.turn("I work at Notion now.", timestamp="2026-03-01T00:00:00Z")
-    assert [m["value"] for m in _active(tenant, "employer") if m["active"]] == ["Notion"]
+    current = [m for m in _active(tenant, "employer") if m["active"]]
+    assert [m["value"] for m in current] == ["Notion"]
+
+
+def test_a_job_taken_after_one_ended_continues_its_chain(tenant):
+    """The current value's history lists every value the key had, an ended one too: Notion, taken
+    after Stripe was quit, replaces the statement that ended Stripe, whose time stays the quitting's."""
+    tenant.turn("I work at Stripe.", timestamp="2026-01-01T00:00:00Z")
+    tenant.turn("I quit Stripe.", timestamp="2026-02-01T00:00:00Z")
+    tenant.turn("I work at Notion now.", timestamp="2026-03-01T00:00:00Z")
+    notion = [m for m in _active(tenant, "employer") if m["active"]]
+    assert [m["value"] for m in notion] == ["Notion"]
+    chain = _history(tenant, notion[0]["id"])
+    assert [(m["value"], m["content"]) for m in chain] == [
+        ("Stripe", "The user's employer is Stripe."), ("Stripe", "The user used to work at Stripe."),
+        ("Notion", "The user's employer is Notion.")]
+    stripe, ended, _ = chain
+    assert notion[0]["supersedes"] == ended["id"] and ended["supersedes"] == stripe["id"]
+    assert stripe["valid_to"][:10] == ended["valid_to"][:10] == "2026-02-01"
+    assert notion[0]["valid_from"][:10] == "2026-03-01"
+
+
+def test_an_ended_value_is_continued_only_by_its_own_subject_and_a_single_valued_key(tenant):
+    """Melanie's new job does not continue the user's ended one, nor a second pet a pet that is gone,
+    nor a job said before the end (it was current then, beside the ended one's chain)."""
+    tenant.turn("I work at Stripe.", timestamp="2026-01-01T00:00:00Z")
+    tenant.turn("I quit Stripe.", timestamp="2026-02-01T00:00:00Z")
+    said = tenant.post("/v1/turns?wait=true", {
+        "user_id": tenant.user, "session_id": "s1", "timestamp": "2026-03-01T00:00:00Z", "user_name": "Caroline",
+        "messages": [{"role": "user", "name": "Melanie", "content": "I work at Globex."}]})
+    assert said.status_code == 201, said.text
+    melanie = [m for m in _everything(tenant, "melanie_employer")]
+    assert [(m["value"], m["supersedes"]) for m in melanie] == [("Globex", None)]
+    tenant.turn("I have a dog named Rex.", timestamp="2026-01-01T00:00:00Z")
+    tenant.turn("I used to have a dog named Rex.", timestamp="2026-02-01T00:00:00Z")
+    tenant.turn("I have a dog named Max.", timestamp="2026-03-01T00:00:00Z")
+    dogs = [m for m in _everything(tenant, "pet_dog_name") if m["active"]]
+    assert [(m["value"], m["supersedes"]) for m in dogs] == [("Max", None)]
 
 
 def test_a_job_left_for_another_in_one_turn_keeps_one_chain(tenant):

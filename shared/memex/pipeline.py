@@ -327,7 +327,7 @@ def _write(conn, ctx: Context, turn: dict[str, Any], candidate: Candidate, vecto
         # its own time, with a real interval, rather than as a statement about the past.
         decision = Decision("supersede", decision.reason, later)
     ctx.metrics.record(SUPERSESSION_VERDICTS, action=decision.action)
-    placement = timeline.plan(conn, turn["tenant_id"], decision, candidate.value, said_at, same_key)
+    placement = timeline.plan(conn, turn["tenant_id"], turn["user_id"], decision, candidate, said_at, same_key)
     if placement.already_known:
         return False
     memory_id = str(uuid.uuid4())

@@ -18,7 +18,8 @@ from typing import Any
 import psycopg
 
 from memex.db import history as history_rows
-from memex.supersession import Decision, same_value
+from memex.jobs import Candidate
+from memex.supersession import MULTI_VALUED_KEYS, Decision, same_value
 
 
 @dataclass
@@ -32,11 +33,12 @@ class Placement:
     already_known: str | None = None  # set when history already holds this value for that time
 
 
-def plan(conn: psycopg.Connection, tenant_id: str, decision: Decision, value: str, said_at: datetime,
-         same_key_active: list[dict[str, Any]]) -> Placement:
-    """How a memory saying `value` at `said_at` joins history, given the judge's decision."""
+def plan(conn: psycopg.Connection, tenant_id: str, user_id: str, decision: Decision, candidate: Candidate,
+         said_at: datetime, same_key_active: list[dict[str, Any]]) -> Placement:
+    """How the candidate's memory, said at `said_at`, joins history, given the judge's decision."""
+    value = candidate.value
     if decision.action == "coexist":
-        return Placement(current=True)
+        return _after_end(conn, tenant_id, user_id, candidate, said_at, same_key_active)
     if decision.action == "keep_old":
         return _past(conn, tenant_id, value, said_at, same_key_active)
     if decision.action == "end":
@@ -84,6 +86,18 @@ def _gap(conn: psycopg.Connection, tenant_id: str, newest: dict[str, Any], said_
         if not newer:
             return later, before
         later = newer[0]
+
+
+def _after_end(conn: psycopg.Connection, tenant_id: str, user_id: str, candidate: Candidate, said_at: datetime,
+               same_key_active: list[dict[str, Any]]) -> Placement:
+    """A value beside the others, or the first one of its key; the first value of a single-valued key
+    said after its last value ended ("I quit Stripe", then "I work at Notion") continues that chain,
+    so that the current value's history still lists every value the key had. The statement that
+    ended it keeps the end's time: nothing is ended again."""
+    if same_key_active or candidate.base_key in MULTI_VALUED_KEYS:
+        return Placement(current=True)
+    ended = history_rows.ended_head(conn, tenant_id, user_id, candidate.subject, candidate.key, said_at)
+    return Placement(current=True, replaces=[ended["id"]] if ended else [])
 
 
 def _past(conn: psycopg.Connection, tenant_id: str, value: str, said_at: datetime,

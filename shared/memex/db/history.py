@@ -31,6 +31,20 @@ def end(conn: psycopg.Connection, tenant_id: str, memory_id: str, valid_to: date
     )
 
 
+def ended_head(conn: psycopg.Connection, tenant_id: str, user_id: str, subject: str, key: str,
+               by: datetime) -> dict[str, Any] | None:
+    """The latest statement that ended the key's value by `by` and that nothing has replaced since
+    (index memories_user_ended_facts): the head of a chain left without a current value."""
+    return conn.execute(
+        """SELECT e.id, e.value, e.valid_from, e.valid_to FROM memories e
+           WHERE e.tenant_id = %(t)s AND e.user_id = %(u)s AND e.subject = %(s)s AND e.key = %(k)s
+             AND e.memory_type = 'semantic' AND e.metadata->>'decision' = 'end' AND e.valid_to <= %(by)s
+             AND NOT EXISTS (SELECT 1 FROM memory_links l WHERE l.tenant_id = e.tenant_id AND l.replaced_id = e.id)
+           ORDER BY e.valid_to DESC, e.id DESC LIMIT 1""",
+        {"t": tenant_id, "u": user_id, "s": subject, "k": key, "by": by},
+    ).fetchone()
+
+
 def predecessors(conn: psycopg.Connection, tenant_id: str, memory_id: str) -> list[dict[str, Any]]:
     """The memories this one replaced directly, newest first."""
     return conn.execute(
