@@ -109,3 +109,80 @@ def test_the_current_facts_read_is_added_to_a_database_that_has_memories(ctx):
         for subject, current in (("user", ["porto"]), ("Ana", ["ana"])):
             assert [r[0] for r in conn.execute("SELECT id FROM current_semantic_memories('t', 'u', %s)",
                                                (subject,))] == current
+
+
+_ENDED = "0014_ended_facts"
+
+
+def _index_valid(conn: psycopg.Connection, name: str) -> bool | None:
+    row = conn.execute("SELECT i.indisvalid FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid "
+                       "WHERE c.relname = %s", (name,)).fetchone()
+    return row[0] if row else None
+
+
+def _memory(conn: psycopg.Connection, id_: str) -> None:
+    """A message of a user of its own (one user's writes wait for each other on their statistics' row)."""
+    conn.execute("""INSERT INTO memories (tenant_id, id, user_id, memory_type, type, content, embedding, valid_from)
+                    VALUES ('t', %s, %s, 'episodic', 'message', 'said', array_fill(0.1, ARRAY[384])::vector, now())""",
+                 (id_, id_))
+
+
+def test_a_concurrent_migration_builds_its_index_while_the_table_takes_writes(ctx):
+    """Migration 0014 builds its index CONCURRENTLY, outside a transaction: while the build waits for
+    a writer's open transaction, other writers still write (a plain CREATE INDEX would queue them all
+    behind it), and the index ends up valid."""
+    import threading
+    from psycopg.conninfo import make_conninfo
+
+    with _scratch_database(ctx, "memex_before_0014") as conn:
+        conn.execute("DROP INDEX memories_user_ended_facts")
+        conn.execute("DELETE FROM schema_migrations WHERE version = %s", (_ENDED,))
+        conn.execute("INSERT INTO tenants (id) VALUES ('t')")
+        url = make_conninfo(ctx.db.dsn, dbname="memex_before_0014")
+        with psycopg.connect(url) as open_writer, psycopg.connect(url, autocommit=True) as other_writer:
+            _memory(open_writer, "open")  # its transaction stays open
+            applied: list[list[str]] = []
+            migrator = threading.Thread(target=lambda: applied.append(_apply(url)))
+            migrator.start()
+            other_writer.execute("SET lock_timeout = '10s'")  # a writer queued behind the build fails
+            _wait_for(lambda: conn.execute("SELECT count(*) FROM pg_stat_activity WHERE query LIKE "
+                                           "'%%CREATE INDEX%%memories_user_ended_facts%%' AND wait_event_type = 'Lock' "
+                                           "AND pid <> pg_backend_pid()").fetchone()[0] == 1)
+            _memory(other_writer, "meanwhile")
+            assert migrator.is_alive()  # still waiting for the open transaction
+            open_writer.commit()
+            migrator.join(60)
+        assert applied == [[_ENDED]]
+        assert _index_valid(conn, "memories_user_ended_facts") is True
+        assert {r[0] for r in conn.execute("SELECT id FROM memories")} == {"open", "meanwhile"}
+
+
+def test_a_failed_concurrent_build_is_built_again_and_two_migrators_apply_it_once(ctx):
+    """A concurrent build that failed half-way leaves an invalid index: the next migrator drops it and
+    builds it again. Two migrators at once: one applies it, the other waits and finds it done."""
+    from concurrent.futures import ThreadPoolExecutor
+    from psycopg.conninfo import make_conninfo
+
+    with _scratch_database(ctx, "memex_failed_0014") as conn:
+        conn.execute("UPDATE pg_index SET indisvalid = false WHERE indexrelid = 'memories_user_ended_facts'::regclass")
+        conn.execute("DELETE FROM schema_migrations WHERE version = %s", (_ENDED,))
+        assert _index_valid(conn, "memories_user_ended_facts") is False
+        url = make_conninfo(ctx.db.dsn, dbname="memex_failed_0014")
+        with ThreadPoolExecutor(2) as pool:
+            results = sorted(pool.map(lambda _: _apply(url), range(2)))
+        assert results == [[], [_ENDED]]
+        assert _index_valid(conn, "memories_user_ended_facts") is True
+
+
+def _apply(url: str) -> list[str]:
+    with psycopg.connect(url, autocommit=True) as conn:
+        return apply_migrations(conn, 384)
+
+
+def _wait_for(condition, seconds: float = 30.0) -> None:
+    import time
+
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "never happened"
+        time.sleep(0.05)
