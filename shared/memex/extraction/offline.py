@@ -956,9 +956,20 @@ _CORRECTION = re.compile(
     r"(?=\s*(?:[^\w\s'’&+-]|$))")
 
 
+# A name left, said alone, and the work the user goes to said in the next sentence: "Left Pimenton.
+# I'm opening my own place." One statement, so that the next sentence tells that the name was a job;
+# only a next sentence that plainly speaks of work ("Got my own place now" after "I quit Tom" is a flat).
+_BARE_LEAVING = re.compile(rf"(?:I {_ADVERBS})?(?:left|quit) [^,;:]+[.!]?", re.IGNORECASE)
+_WORK_NEXT = re.compile(
+    r"\b(?:(?:open|opening|start|starting|launch|launching|run|running) (?:my|our) own (?:place|business|company|"
+    r"restaurant|shop|studio|practice|firm|agency|bakery|cafe|café|clinic|startup)|(?:a|my) new job|"
+    r"freelanc\w*|self-employed|handed in my notice)\b", re.IGNORECASE)
+
+
 def _statements(text: str) -> list[str]:
     """The sentences of a message that state something: questions are dropped, except for the
-    statement before a tag question."""
+    statement before a tag question; a bare leaving is read with the sentence after it when that
+    one speaks of work."""
     kept = []
     for sentence in _SENTENCES.split(text):
         sentence = sentence.strip()
@@ -970,7 +981,10 @@ def _statements(text: str) -> list[str]:
             if cut >= 0 and _TAG_QUESTION.match(sentence, cut + 1):
                 sentence = sentence[:cut].rstrip()
         if sentence and not sentence.endswith("?"):
-            kept.append(sentence)
+            if kept and _BARE_LEAVING.fullmatch(kept[-1]) and _WORK_NEXT.search(sentence):
+                kept[-1] = f"{kept[-1].rstrip('.!')}; {sentence}"
+            else:
+                kept.append(sentence)
     return kept
 
 
