@@ -111,7 +111,7 @@ def test_the_current_facts_read_is_added_to_a_database_that_has_memories(ctx):
                                                (subject,))] == current
 
 
-_ENDED = "0014_ended_facts"
+_ENDED = "0015_ended_facts"
 
 
 def _index_valid(conn: psycopg.Connection, name: str) -> bool | None:
@@ -128,17 +128,17 @@ def _memory(conn: psycopg.Connection, id_: str) -> None:
 
 
 def test_a_concurrent_migration_builds_its_index_while_the_table_takes_writes(ctx):
-    """Migration 0014 builds its index CONCURRENTLY, outside a transaction: while the build waits for
+    """Migration 0015 builds its index CONCURRENTLY, outside a transaction: while the build waits for
     a writer's open transaction, other writers still write (a plain CREATE INDEX would queue them all
     behind it), and the index ends up valid."""
     import threading
     from psycopg.conninfo import make_conninfo
 
-    with _scratch_database(ctx, "memex_before_0014") as conn:
+    with _scratch_database(ctx, "memex_before_0015") as conn:
         conn.execute("DROP INDEX memories_user_ended_facts")
         conn.execute("DELETE FROM schema_migrations WHERE version = %s", (_ENDED,))
         conn.execute("INSERT INTO tenants (id) VALUES ('t')")
-        url = make_conninfo(ctx.db.dsn, dbname="memex_before_0014")
+        url = make_conninfo(ctx.db.dsn, dbname="memex_before_0015")
         with psycopg.connect(url) as open_writer, psycopg.connect(url, autocommit=True) as other_writer:
             _memory(open_writer, "open")  # its transaction stays open
             applied: list[list[str]] = []
@@ -163,11 +163,11 @@ def test_a_failed_concurrent_build_is_built_again_and_two_migrators_apply_it_onc
     from concurrent.futures import ThreadPoolExecutor
     from psycopg.conninfo import make_conninfo
 
-    with _scratch_database(ctx, "memex_failed_0014") as conn:
+    with _scratch_database(ctx, "memex_failed_0015") as conn:
         conn.execute("UPDATE pg_index SET indisvalid = false WHERE indexrelid = 'memories_user_ended_facts'::regclass")
         conn.execute("DELETE FROM schema_migrations WHERE version = %s", (_ENDED,))
         assert _index_valid(conn, "memories_user_ended_facts") is False
-        url = make_conninfo(ctx.db.dsn, dbname="memex_failed_0014")
+        url = make_conninfo(ctx.db.dsn, dbname="memex_failed_0015")
         with ThreadPoolExecutor(2) as pool:
             results = sorted(pool.map(lambda _: _apply(url), range(2)))
         assert results == [[], [_ENDED]]
