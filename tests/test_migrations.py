@@ -186,3 +186,41 @@ def _wait_for(condition, seconds: float = 30.0) -> None:
     while not condition():
         assert time.monotonic() < deadline, "never happened"
         time.sleep(0.05)
+
+
+def test_embeddings_stay_in_their_rows_from_0014_on_and_vacuum_full_moves_the_older_ones(ctx):
+    """Migration 0014 on a database written before it: a memory whose row passes the TOAST threshold
+    keeps its embedding inline (its text goes out of line instead); one written before keeps it in
+    the TOAST table until VACUUM FULL rewrites the table, as the migration's comment says."""
+    import numpy as np
+
+    version = "0014_inline_embeddings"
+    vector_bytes = 4 + 4 * 384  # what the TOAST table holds of a 384-d vector: its dimensions and floats
+    with _scratch_database(ctx, "memex_before_0014") as conn:
+        conn.execute("ALTER TABLE memories ALTER COLUMN embedding SET STORAGE EXTERNAL")  # pgvector's own
+        conn.execute("DELETE FROM schema_migrations WHERE version = %s", (version,))
+        toast = conn.execute("SELECT reltoastrelid::regclass::text FROM pg_class WHERE relname = 'memories'").fetchone()[0]
+
+        def vectors_out_of_line() -> int:
+            return conn.execute(f"""SELECT count(*) FROM (SELECT chunk_id FROM {toast} GROUP BY chunk_id
+                                    HAVING sum(octet_length(chunk_data)) = %s) v""", (vector_bytes,)).fetchone()[0]
+
+        rng = np.random.default_rng(5)
+        conn.execute("INSERT INTO tenants (id) VALUES ('t')")
+
+        def write(memory_id: str) -> None:
+            # a context of random letters, which pglz cannot shrink: the row passes ~2 KB with it
+            context = "".join(rng.choice(list("abcdefghijklmnopqrstuvwxyz "), 1200))
+            conn.execute("""INSERT INTO memories (tenant_id, id, user_id, memory_type, type, content, context,
+                                                  embedding, valid_from)
+                            VALUES ('t', %s, 'u', 'episodic', 'message', 'a line said', %s, %s, now())""",
+                         (memory_id, context, rng.standard_normal(384).astype(np.float32)))
+
+        write("before")
+        assert vectors_out_of_line() == 1
+        assert apply_migrations(conn, 384) == [version]
+        write("after")
+        assert vectors_out_of_line() == 1  # the older row's, not the new one's
+        conn.execute("VACUUM FULL memories")
+        assert vectors_out_of_line() == 0
+        assert conn.execute("SELECT count(*) FROM memories").fetchone()[0] == 2
