@@ -360,14 +360,15 @@ class Found:
 class Ranking:
     """One channel's answer: (id, score) best first, what each found memory holds, how many
     memories the user holds (active, or all; the keyword channel reads it, 0 where unknown), and
-    the best ones as the wire shows them, when the statement was asked for them (`with_memories`).
+    the best ones as their rows' JSON text, when the statement was asked for them (`with_memories`;
+    `wire` turns one into the wire form).
     The keyword channel also says each query term's document frequency (`terms`) and, per memory,
     the terms it matched and those its content says word for word (`matched`): the floor's signals."""
 
     ranked: list[tuple[str, float]]
     found: dict[str, Found]
     scope_size: int = 0
-    memories: dict[str, dict[str, Any]] = field(default_factory=dict)
+    memories: dict[str, str] = field(default_factory=dict)
     terms: dict[str, int] = field(default_factory=dict)
     matched: dict[str, tuple[frozenset[str], frozenset[str]]] = field(default_factory=dict)
 
@@ -440,7 +441,7 @@ def _numbered(sql: str) -> tuple[str, tuple[str, ...]]:
 def _with_memories(sql: str, score: str, best: str) -> str:
     """`sql`'s ranking with its `best` (an SQL expression) first memories read whole (Statement.with_memories)."""
     return f"""WITH ranking AS ({sql})
-            SELECT ranking.*, CASE WHEN w.id IS NOT NULL THEN to_jsonb(w) END AS memory
+            SELECT ranking.*, CASE WHEN w.id IS NOT NULL THEN to_jsonb(w)::text END AS memory
             FROM (SELECT *, row_number() OVER (ORDER BY {score} DESC NULLS LAST, id) AS position
                   FROM ranking) ranking
             -- the position inside a subquery kept whole (OFFSET 0), not in ON, which the planner
@@ -456,7 +457,7 @@ def _ranking(rows: list[dict[str, Any]], score: str) -> Ranking:
         [(r["id"], float(r[score])) for r in hits],
         {r["id"]: Found(r["valid_from"], float(r["importance"]), r["content"], r["speaker"], r["subject"]) for r in hits},
         rows[0]["n"] if rows and "n" in rows[0] else 0,
-        {r["id"]: to_wire(_from_json(r["memory"])) for r in hits if r.get("memory") is not None},
+        {r["id"]: r["memory"] for r in hits if r.get("memory") is not None},
         {term: int(df) for term, df in (rows[0].get("terms") or {}).items()} if rows else {},
         _matched(hits),
     )
@@ -477,10 +478,14 @@ def _matched(hits: list[dict[str, Any]]) -> dict[str, tuple[frozenset[str], froz
     return found
 
 
-def _from_json(row: dict[str, Any]) -> dict[str, Any]:
-    """A row of _SELECT read back from to_jsonb: its timestamps as datetimes again."""
-    return {**row, **{key: datetime.fromisoformat(row[key]) if row[key] else None
-                      for key in ("valid_from", "valid_to", "created_at")}}
+def wire(text: str) -> dict[str, Any]:
+    """A memory read whole with a ranking (`Ranking.memories`), as the wire shows it. Parsed only
+    for the memories a search returns: a ranking reads its best top_k whole, and the question's
+    three or four rankings mostly read the same ones, of which only top_k are returned (parsing
+    them all was 8-10% of a LoCoMo search's Python CPU: docs/measurements/performance.md)."""
+    row = json.loads(text)
+    return to_wire({**row, **{key: datetime.fromisoformat(row[key]) if row[key] else None
+                              for key in ("valid_from", "valid_to", "created_at")}})
 
 
 def _keyword_sql(where: str, include_inactive: bool, query: str, max_postings: str, limit: str) -> str:

@@ -85,7 +85,7 @@ class QueryRun:
     def found(self) -> dict[str, memory_rows.Found]:
         return {**(self.vector.found if self.vector else {}), **(self.keyword.found if self.keyword else {})}
 
-    def memories(self) -> dict[str, dict[str, Any]]:
+    def memories(self) -> dict[str, str]:
         return {**(self.vector.memories if self.vector else {}), **(self.keyword.memories if self.keyword else {})}
 
 
@@ -332,13 +332,15 @@ def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies |
     # 4. the memories themselves, for the results returned: read with the rankings, else fetched.
     # The first top_k not read yet are fetched in the round trip that reads current-first's
     # replacements: current-first mostly leaves them the results.
-    read = {item: memory for _, query_run in runs for item, memory in query_run.memories().items()}
+    # Those read with the rankings stay JSON text until returned (memory_rows.wire).
+    unparsed = {item: memory for _, query_run in runs for item, memory in query_run.memories().items()}
+    read: dict[str, dict[str, Any]] = {}
     window = current_first.window(request, scored)
-    asked = set(read) | set(window)
+    asked = set(unparsed) | set(window)
     if window:
         with conn.pipeline():
             replacements = history.send_replacements(conn, tenant_id, request.user_id, window)
-            unread = [item for item in window if item not in read]
+            unread = [item for item in window if item not in unparsed]
             fetched = memory_rows.send_get_many(conn, tenant_id, unread) if unread else dict
         scored = current_first.lift(request, scored, replacements(), relevance, now)
         read.update(fetched())
@@ -353,6 +355,8 @@ def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies |
             read.update(memory_rows.get_many(conn, tenant_id, missing))
             asked.update(missing)
         for item, score, parts in block:
+            if item in unparsed:
+                read[item] = memory_rows.wire(unparsed[item])
             if item not in read:
                 total -= 1  # erased between the ranking and the fetch
                 continue
