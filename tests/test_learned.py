@@ -90,3 +90,40 @@ def test_only_the_best_candidates_are_reordered_and_their_scores_handed_out_agai
     assert [item for item, _, _ in out[learned.CANDIDATES:]] == [item for item, _, _ in scored[learned.CANDIDATES:]]
     assert sorted(item for item, _, _ in out) == sorted(item for item, _, _ in scored)
     assert [score for _, score, _ in out] == [score for _, score, _ in scored]
+
+
+def _asked_words(question: str, lines: list[tuple[str, str | None]]) -> list[float]:
+    parts = {"relevance": 0.5, "importance": 0.3, "bm25_rank": None, "vector_rank": None}
+    rows = learned.features(question, WHEN, [(parts, Found(WHEN, 0.3, content, speaker, speaker or "user"))
+                                             for content, speaker in lines])
+    return [row[learned.FEATURES.index("asked_words")] for row in rows]
+
+
+def test_asked_words_weigh_a_word_by_how_few_candidates_say_it_and_leave_out_the_names():
+    hiking, hills, named = _asked_words("Where did Caroline go hiking in the hills?", [
+        ("Caroline: I went hiking in the hills near Sintra.", "Caroline"),
+        ("Caroline: We love the hills around here.", "Caroline"),
+        ("Melanie: Caroline told me about it.", "Melanie"),
+    ])
+    # "hiking" is said by one line, "hills" by two: the line with both has all of it, the one with
+    # "hills" alone less than half; a name the question says is not one of its words
+    assert hiking == 1.0
+    assert 0.0 < hills < 0.5
+    assert named == 0.0
+
+
+def test_a_word_said_another_way_counts_and_a_function_word_does_not():
+    said_otherwise, function_words_only = _asked_words("Which books has the user read?", [
+        ("I read a book this year.", None),
+        ("Which one has the user seen?", None),
+    ])
+    assert said_otherwise == 1.0 and function_words_only == 0.0
+
+
+def test_the_candidate_that_says_what_was_asked_goes_first_when_nothing_else_differs():
+    made = [_candidate("other", 0.9, 0.5, 6, None), _candidate("says", 0.8, 0.5, 6, None)]
+    made[1] = (made[1][0], Found(WHEN, 0.5, "we went kayaking on the lake"))
+    made[0] = (made[0][0], Found(WHEN, 0.5, "we went shopping in the town"))
+    out = learned.reorder("did they go kayaking?", WHEN, [entry for entry, _ in made],
+                          {entry[0]: row for entry, row in made})
+    assert [item for item, _, _ in out] == ["says", "other"]
