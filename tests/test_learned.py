@@ -127,20 +127,3 @@ def test_the_candidate_that_says_what_was_asked_goes_first_when_nothing_else_dif
     out = learned.reorder("did they go kayaking?", WHEN, [entry for entry, _ in made],
                           {entry[0]: row for entry, row in made})
     assert [item for item, _, _ in out] == ["says", "other"]
-
-
-def _moment(lines: list[tuple[str, float]]) -> list[float]:
-    """The "moment" feature of candidates given as (valid_from, relevance)."""
-    rows = learned.features("anything", WHEN, [
-        ({"relevance": relevance, "importance": 0.3, "bm25_rank": None, "vector_rank": None},
-         Found(datetime.fromisoformat(moment), 0.3, "a line"))
-        for moment, relevance in lines])
-    return [row[learned.FEATURES.index("moment")] for row in rows]
-
-
-def test_the_moment_caps_a_line_at_what_its_moment_backs_and_leaves_a_line_alone_as_it_is():
-    strong, weak, alone = _moment([("2026-01-01T00:00:00+00:00", 0.9), ("2026-01-01T00:00:00+00:00", 0.2),
-                                   ("2026-01-02T00:00:00+00:00", 0.4)])
-    # the strong line counts as far as its turn's other line backs it; the weak one is not lifted by
-    # the strong one (it would pass the line alone, of another turn, which is more relevant)
-    assert strong == 0.2 and weak == 0.2 and alone == 0.4

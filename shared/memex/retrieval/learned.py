@@ -7,12 +7,11 @@ how much (bench/ltr.py). Its weights are the constants below; the model sees not
 does not already hold at that point: no extra round trip, a dot product per candidate.
 
 Measured on the five development conversations, over the service's own best 50 (`python -m
-bench.ltr`, README "LoCoMo retrieval benchmark"): R@5 / R@10 0.702 / 0.807 -> 0.743 / 0.832
+bench.ltr`, README "LoCoMo retrieval benchmark"): R@5 / R@10 0.702 / 0.807 -> 0.732 / 0.824
 fitted on four conversations and scored on the fifth (leave-one-out, penalty chosen inside the
-four), 0.752 / 0.836 fitted on all five; multi-hop R@10 0.446 -> 0.489 (leave-one-out). The
+four), 0.731 / 0.828 fitted on all five; multi-hop R@10 0.446 -> 0.478 (leave-one-out). The
 share of the question's words a candidate says ("asked_words") added 0.012 to the held-out R@5
-of the eight features before it (0.720 / 0.823); the relevance that the lines said at the same
-moment back ("moment") 0.011 / 0.008 to the nine's (0.732 / 0.824, multi-hop 0.478).
+of the eight features before it (0.720 / 0.823).
 
 Recency is not a feature: the blend already weighs it, and on LoCoMo the model learnt older lines
 first, which a user asking what holds these days would pay for (the held-out R@10 is the same
@@ -33,12 +32,12 @@ from memex.retrieval import speakers, temporal
 CANDIDATES = 50  # as many as the model was fitted on: the blend's best 50
 
 FEATURES = ("relevance", "position", "importance", "bm25_rank", "vector_rank", "length", "speaker_named",
-            "in_period", "asked_words", "moment")
+            "in_period", "asked_words")
 
 # Fitted by `python -m bench.ltr` on the whole development file (its penalty chosen by
 # leave-one-conversation-out); its last line, pasted here.
-WEIGHTS = {"relevance": 0.552, "position": 0.178, "importance": 8.31, "bm25_rank": 0.755, "vector_rank": 1.07,
-           "length": 1.02, "speaker_named": 1.02, "in_period": 3.52, "asked_words": 1.19, "moment": 8.55}
+WEIGHTS = {"relevance": 6.54, "position": 0.0321, "importance": 5.51, "bm25_rank": 0.745, "vector_rank": 1.11,
+           "length": 0.821, "speaker_named": 0.695, "in_period": 2.75, "asked_words": 1.24}
 
 # Words that say what kind of question it is, not what it is about: "asked_words" counts the others.
 # "user" is here because memex writes every fact of the user with it.
@@ -78,15 +77,7 @@ def features(question: str, now: datetime, candidates: Sequence[tuple[dict[str, 
     "asked_words" is the share of the question's words the candidate says, each word weighted by how
     few of the candidates say it (a word every candidate says tells them apart no more than a
     function word). It leaves out the participants' names: the speaker cue weighs those, and an
-    episodic line starts with its speaker's.
-
-    "moment" is the candidate's relevance, capped at the best relevance of the other candidates said
-    at the same moment (the same valid_from: one turn, and the facts drawn from it); a candidate said
-    alone keeps its own. A line said with nothing else as relevant, yet far above it, weighs less:
-    the lines of one moment hold one another up. Never more than the candidate's own relevance, so a
-    weak line is not lifted by a strong one of its turn over a line of another turn (a second hop,
-    tests/test_multihop.py), nor a fact by its message over what replaced it (tests/test_current_first.py);
-    and a line alone is not pushed down for being alone."""
+    episodic line starts with its speaker's."""
     asked = speakers.words(question)
     periods = temporal.windows(question, now)
     names = frozenset().union(*(speakers.words(name) for _, found in candidates
@@ -96,15 +87,9 @@ def features(question: str, now: datetime, candidates: Sequence[tuple[dict[str, 
     weight = {word: math.log(1 + len(said) / (1 + sum(word in words for words in said))) for word in wanted}
     asked_weight = sum(weight.values())
     rows = []
-    by_moment: dict[datetime, list[float]] = {}
-    for parts, found in candidates:
-        by_moment.setdefault(found.valid_from, []).append(parts["relevance"])
     for position, ((parts, found), words) in enumerate(zip(candidates, said), start=1):
-        others = list(by_moment[found.valid_from])
-        others.remove(parts["relevance"])
-        relevance = parts["relevance"]
         values = {
-            "relevance": relevance,
+            "relevance": parts["relevance"],
             "position": rank_feature(position),
             "importance": parts["importance"],
             "bm25_rank": rank_feature(parts.get("bm25_rank")),
@@ -113,7 +98,6 @@ def features(question: str, now: datetime, candidates: Sequence[tuple[dict[str, 
             "speaker_named": float(speakers.names(asked, found)),
             "in_period": float(temporal.within(found.valid_from, periods)),
             "asked_words": sum(weight[word] for word in wanted & words) / asked_weight if wanted else 0.0,
-            "moment": min(max(others, default=relevance), relevance),
         }
         rows.append([values[name] for name in FEATURES])
     return rows
