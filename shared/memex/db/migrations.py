@@ -97,5 +97,4 @@ def _prepare(cur: psycopg.Cursor, embedding_dim: int) -> set[str]:
 
 def _split(sql: str) -> list[str]:
     """The statements of a concurrent migration: each ends with a semicolon at the end of a line."""
-    return [statement.strip() for statement in re.split(r";[ \t]*$", sql, flags=re.MULTILINE) if statement.strip()
-            and not all(line.lstrip().startswith("--") for line in statement.strip().splitlines())]
+    return [statement.strip() for statement in re.split(r";[ \t]*$", sql, flags=re.MULTILINE) if statement.strip()]

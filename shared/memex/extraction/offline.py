@@ -499,10 +499,11 @@ _LEFT_END = (r"(?=\s*(?:[^\w\s'’&-]|$)|\s+(?:last|this|yesterday|today|recentl
 # What tells that a name left is a job, in the sentence: "I quit Pimenton, best job I ever had", "I left
 # Acme to start my own company". Without it, "I left Tom" or "I quit Duolingo" is no job (nor is "I
 # left Tom after five years").
+_OWN_BUSINESS = (r"(?:my|our) own (?:place|business|company|restaurant|shop|studio|practice|firm|agency|bakery|"
+                 r"cafe|café|clinic|startup)")
 _WORK_SAID = re.compile(
     r"\b(?:jobs?|compan(?:y|ies)|employers?|careers?|colleagues|co-?workers|notice|resigned|last day at work|"
-    r"(?:my|our) own (?:place|business|company|restaurant|shop|studio|practice|firm|agency|bakery|cafe|café|"
-    r"clinic|startup)|freelanc\w*|self-employed)\b", re.IGNORECASE)
+    rf"{_OWN_BUSINESS}|freelanc\w*|self-employed)\b", re.IGNORECASE)
 _LEFT_ALONE = re.compile(rf"I {_ADVERBS}(?:left|quit) ")
 
 
@@ -961,8 +962,7 @@ _CORRECTION = re.compile(
 # only a next sentence that plainly speaks of work ("Got my own place now" after "I quit Tom" is a flat).
 _BARE_LEAVING = re.compile(rf"(?:I {_ADVERBS})?(?:left|quit) [^,;:]+[.!]?", re.IGNORECASE)
 _WORK_NEXT = re.compile(
-    r"\b(?:(?:open|opening|start|starting|launch|launching|run|running) (?:my|our) own (?:place|business|company|"
-    r"restaurant|shop|studio|practice|firm|agency|bakery|cafe|café|clinic|startup)|(?:a|my) new job|"
+    rf"\b(?:(?:open|opening|start|starting|launch|launching|run|running) {_OWN_BUSINESS}|(?:a|my) new job|"
     r"freelanc\w*|self-employed|handed in my notice)\b", re.IGNORECASE)
 
 
