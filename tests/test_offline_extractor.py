@@ -89,8 +89,6 @@ ATOMIC_FACTS = [
     ("I'm no longer at Shopify.", {("employer", "Shopify", True)}),
     ("I'm not at Globex anymore.", {("employer", "Globex", True)}),
     ("I left Pimenton to open my own place.", {("employer", "Pimenton", True)}),
-    ("Left Pimenton. I'm opening my own place.", {("employer", "Pimenton", True)}),
-    ("I quit Hooli Labs. Going freelance.", {("employer", "Hooli Labs", True)}),
     ("Just started my new role at Canva.", {("employer", "Canva")}),
     ("Big news: I accepted a job as practice nurse at Harbour Lane Clinic.",
      {("employer", "Harbour Lane Clinic"), ("role", "practice nurse")}),
@@ -284,8 +282,7 @@ NOTHING = [
     # a first day not behind the user, a job ahead not yet a job, a name left that is no job
     "First day at Yosemite!", "First week at Disneyland was magical.", "Tomorrow is my first day at the gym.",
     "Monday is my first day at Sam's.", "Starting Monday I'm going to the gym at 6.",
-    "I left Tom after five years.", "I left Tom.", "I quit Tom. Got my own place now.",
-    "I left Tom. I'm going to focus on my career.", "I quit Duolingo.", "I left the party early.", "I'm no longer with Sam.",
+    "I left Tom after five years.", "I left Tom.", "I quit Duolingo.", "I left the party early.", "I'm no longer with Sam.",
     # a name beside a pet that is not the pet's
     "I met Sarah, my dog walker.", "Thanks, my dog, he says hi.", "I called Mom, my dog was barking.",
     "Took Max, my dog's vet, to lunch.", "My lab results came back.",

@@ -499,11 +499,10 @@ _LEFT_END = (r"(?=\s*(?:[^\w\s'’&-]|$)|\s+(?:last|this|yesterday|today|recentl
 # What tells that a name left is a job, in the sentence: "I quit Pimenton, best job I ever had", "I left
 # Acme to start my own company". Without it, "I left Tom" or "I quit Duolingo" is no job (nor is "I
 # left Tom after five years").
-_OWN_BUSINESS = (r"(?:my|our) own (?:place|business|company|restaurant|shop|studio|practice|firm|agency|bakery|"
-                 r"cafe|café|clinic|startup)")
 _WORK_SAID = re.compile(
     r"\b(?:jobs?|compan(?:y|ies)|employers?|careers?|colleagues|co-?workers|notice|resigned|last day at work|"
-    rf"{_OWN_BUSINESS}|freelanc\w*|self-employed)\b", re.IGNORECASE)
+    r"(?:my|our) own (?:place|business|company|restaurant|shop|studio|practice|firm|agency|bakery|cafe|café|"
+    r"clinic|startup)|freelanc\w*|self-employed)\b", re.IGNORECASE)
 _LEFT_ALONE = re.compile(rf"I {_ADVERBS}(?:left|quit) ")
 
 
@@ -957,19 +956,9 @@ _CORRECTION = re.compile(
     r"(?=\s*(?:[^\w\s'’&+-]|$))")
 
 
-# A name left, said alone, and the work the user goes to said in the next sentence: "Left Pimenton.
-# I'm opening my own place." One statement, so that the next sentence tells that the name was a job;
-# only a next sentence that plainly speaks of work ("Got my own place now" after "I quit Tom" is a flat).
-_BARE_LEAVING = re.compile(rf"(?:I {_ADVERBS})?(?:left|quit) [^,;:]+[.!]?", re.IGNORECASE)
-_WORK_NEXT = re.compile(
-    rf"\b(?:(?:open|opening|start|starting|launch|launching|run|running) {_OWN_BUSINESS}|(?:a|my) new job|"
-    r"freelanc\w*|self-employed|handed in my notice)\b", re.IGNORECASE)
-
-
 def _statements(text: str) -> list[str]:
     """The sentences of a message that state something: questions are dropped, except for the
-    statement before a tag question; a bare leaving is read with the sentence after it when that
-    one speaks of work."""
+    statement before a tag question."""
     kept = []
     for sentence in _SENTENCES.split(text):
         sentence = sentence.strip()
@@ -981,10 +970,7 @@ def _statements(text: str) -> list[str]:
             if cut >= 0 and _TAG_QUESTION.match(sentence, cut + 1):
                 sentence = sentence[:cut].rstrip()
         if sentence and not sentence.endswith("?"):
-            if kept and _BARE_LEAVING.fullmatch(kept[-1]) and _WORK_NEXT.search(sentence):
-                kept[-1] = f"{kept[-1].rstrip('.!')}; {sentence}"
-            else:
-                kept.append(sentence)
+            kept.append(sentence)
     return kept
 
 
