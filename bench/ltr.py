@@ -43,10 +43,13 @@ PENALTIES = (1.0, 10.0, 100.0, 1000.0)
 
 def candidate_of(result: dict[str, Any]) -> dict[str, Any]:
     metadata = result.get("metadata") or {}
+    source = (result.get("sources") or [{}])[-1]
     return {"dia_ids": distinct_dia_ids([result]), "score_parts": result["score_parts"],
             "memory_type": result["memory_type"], "content": result["content"],
             "speaker": metadata.get("name") or (result["subject"] if result["subject"] != "user" else None),
-            "subject": result["subject"], "valid_from": result["valid_from"]}
+            "subject": result["subject"], "valid_from": result["valid_from"],
+            # the turn and the message it was said in, or (a fact) drawn from: its moment
+            "turn_id": source.get("turn_id"), "message_id": source.get("message_id")}
 
 
 def collect(data: Path, keep: Path, out: Path) -> None:
@@ -78,7 +81,8 @@ def prepared(questions: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     for q in questions:
         now = datetime.fromisoformat(q["reference_time"].replace("Z", "+00:00"))
         found = [Found(datetime.fromisoformat(c["valid_from"].replace("Z", "+00:00")), c["score_parts"]["importance"],
-                       c["content"], c["speaker"], c["subject"]) for c in q["candidates"]]
+                       c["content"], c["speaker"], c["subject"], c["turn_id"], c["message_id"])
+                 for c in q["candidates"]]
         rows = learned.features(q["question"], now, [(c["score_parts"], f) for c, f in zip(q["candidates"], found)])
         X = np.array(rows, dtype=float).reshape(len(found), len(learned.FEATURES))
         y = np.array([bool(set(c["dia_ids"]) & set(q["evidence"])) for c in q["candidates"]], dtype=bool)

@@ -9,7 +9,9 @@ from datetime import datetime, timezone
 
 import pytest
 
+from memex.db import memories as memory_rows
 from memex.db.memories import Found
+from memex.models import SearchFilters
 from memex.retrieval import learned
 from memex_edge.context import build_context
 from tests.conftest import api_client
@@ -127,3 +129,46 @@ def test_the_candidate_that_says_what_was_asked_goes_first_when_nothing_else_dif
     out = learned.reorder("did they go kayaking?", WHEN, [entry for entry, _ in made],
                           {entry[0]: row for entry, row in made})
     assert [item for item, _, _ in out] == ["says", "other"]
+
+
+def _moments(said: list[tuple[str | None, str | None, float]]) -> list[float]:
+    """learned.moments of candidates given as (turn, message, relevance)."""
+    return learned.moments([Found(WHEN, 0.3, "line", turn_id=turn, message_id=message) for turn, message, _ in said],
+                           [relevance for _, _, relevance in said])
+
+
+def test_a_line_counts_as_far_as_the_other_lines_of_its_turn_back_it():
+    strong, weak, alone, unsaid = _moments([("t1", "m1", 0.9), ("t1", "m2", 0.4), ("t2", "m3", 0.8),
+                                            (None, None, 0.7)])
+    # the strong line is capped at its turn-mate; the weak one keeps its own, gaining nothing from
+    # the strong; a line said alone, or a memory written directly, is not weighed down
+    assert (strong, weak, alone, unsaid) == (0.4, 0.4, 0.8, 0.7)
+
+
+def test_a_fact_and_the_message_it_was_drawn_from_do_not_back_each_other():
+    line, fact, other_fact, turn_mate = _moments([("t1", "m1", 0.9), ("t1", "m1", 0.8), ("t1", "m1", 0.7),
+                                                  ("t1", "m2", 0.2)])
+    # each is capped at the one line of another message, not at what restates it
+    assert line == fact == other_fact == 0.2 and turn_mate == 0.2
+    decisive, drawn = _moments([("t1", "m1", 0.9), ("t1", "m1", 0.6)])
+    assert (decisive, drawn) == (0.9, 0.6)
+
+
+def test_both_channels_read_the_turn_and_message_each_memory_was_said_in(ctx, tenant):
+    body = {"user_id": tenant.user, "session_id": "work", "timestamp": "2025-10-01T10:00:00Z",
+            "messages": [{"role": "user", "content": "I work at Stripe as an engineer."},
+                         {"role": "user", "content": "Stripe has a nice office by the river."}]}
+    turn = tenant.post("/v1/turns?wait=true", body).json()["turn_id"]
+    conn = ctx.db.connection()
+    scope = (tenant.id, tenant.user, None, SearchFilters(), False)
+    rankings = [memory_rows.keyword_statement(*scope, "Stripe", 10, 10_000).run(conn),
+                memory_rows.vector_statement(*scope, ctx.embedder.embed(["Stripe"])[0], 10, None, 200).run(conn)]
+    sources = {r["id"]: (r["memory_type"], r["source_turn_id"], r["source_message_id"]) for r in conn.execute(
+        "SELECT id, memory_type, source_turn_id, source_message_id FROM memories WHERE tenant_id = %s AND user_id = %s",
+        (tenant.id, tenant.user))}
+    for ranking in rankings:
+        said = {item: (found.turn_id, found.message_id) for item, found in ranking.found.items()}
+        assert said == {item: sources[item][1:] for item in said}
+        # lines and facts drawn from the first, all of the one turn
+        assert {turn} == {turn_id for turn_id, _ in said.values()}
+        assert {sources[item][0] for item in said} == {"episodic", "semantic"}

@@ -163,7 +163,7 @@ class Settings:
     search_feedback_hits: int = 3
     search_feedback_weight: float = 0.3
     # The best 50 of a hybrid search re-ordered by a linear model of what the search knows of each
-    # (retrieval/learned.py): R@5 / R@10 0.702 / 0.807 -> 0.732 / 0.824 leave-one-conversation-out
+    # (retrieval/learned.py): R@5 / R@10 0.702 / 0.806 -> 0.742 / 0.830 leave-one-conversation-out
     # on LoCoMo-dev.
     search_learned: bool = True
     # Bounds on a search's work whatever the user's history (db/memories.py). Keyword: candidates

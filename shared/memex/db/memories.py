@@ -295,6 +295,9 @@ CONTEXT_TF = 0.5
 # ("user", or a participant's name), the speaker cue's columns.
 SPEAKER_NAME = "coalesce({m}.metadata->>'name', nullif({m}.subject, 'user'))"  # indexed (0013): ahead
 SPEAKER = SPEAKER_NAME + " AS speaker, {m}.subject AS subject"
+# Where a memory was said: the turn and the message it came from (a fact's, those it was drawn
+# from), read with the speaker's columns (Found.turn_id, Found.message_id).
+SAID = SPEAKER + ", {m}.source_turn_id AS turn_id, {m}.source_message_id AS message_id"
 
 
 @dataclass(frozen=True)
@@ -354,6 +357,14 @@ class Found:
     # Who said it or whom it is about, by name (None: the user, unnamed); see SPEAKER.
     speaker: str | None = None
     subject: str = "user"
+    # The turn and message it was said in or drawn from (None: written directly); see SAID.
+    turn_id: str | None = None
+    message_id: str | None = None
+
+
+def _found(row: dict[str, Any]) -> Found:
+    return Found(row["valid_from"], float(row["importance"]), row["content"], row["speaker"], row["subject"],
+                 row["turn_id"], row["message_id"])
 
 
 @dataclass
@@ -455,7 +466,7 @@ def _ranking(rows: list[dict[str, Any]], score: str) -> Ranking:
     hits = [r for r in rows if r["id"] is not None]
     return Ranking(
         [(r["id"], float(r[score])) for r in hits],
-        {r["id"]: Found(r["valid_from"], float(r["importance"]), r["content"], r["speaker"], r["subject"]) for r in hits},
+        {r["id"]: _found(r) for r in hits},
         rows[0]["n"] if rows and "n" in rows[0] else 0,
         {r["id"]: r["memory"] for r in hits if r.get("memory") is not None},
         {term: int(df) for term, df in (rows[0].get("terms") or {}).items()} if rows else {},
@@ -526,7 +537,7 @@ def _keyword_sql(where: str, include_inactive: bool, query: str, max_postings: s
                  LIMIT {max_postings})
             ), candidates AS MATERIALIZED (
                 SELECT m.id, length(m.content_tsv)::float8 AS dl, m.content_tsv, m.valid_from, m.importance, m.content,
-                       {SPEAKER.format(m="m")}
+                       {SAID.format(m="m")}
                 FROM memories m
                 WHERE m.tenant_id = %(tenant)s AND m.id IN (SELECT memory_id FROM generating) AND {where}
             ), hits AS (
@@ -545,6 +556,7 @@ def _keyword_sql(where: str, include_inactive: bool, query: str, max_postings: s
             )
             -- one row with a null id when nothing matched: the user's size comes back anyway
             SELECT st.docs AS n, ranked.id, ranked.score, c.valid_from, c.importance, c.content, c.speaker, c.subject,
+                   c.turn_id, c.message_id,
                    -- the query's terms and words, on the first row only: each row's copy would be parsed
                    CASE WHEN row_number() OVER (ORDER BY ranked.score DESC, ranked.id) = 1 THEN
                        (SELECT jsonb_object_agg(t.lexeme, coalesce(df.df, 0)) FROM terms t LEFT JOIN df USING (lexeme))
@@ -677,8 +689,8 @@ def vector_statement(tenant_id: str, user_id: str, agent_id: str | None, filters
     """
     where, params = _scope(tenant_id, user_id, agent_id, filters, include_inactive)
     args = {"vector": np.asarray(embedding, dtype=np.float32), "limit": limit, **params}
-    columns = f"id, valid_from, importance, content, {SPEAKER.format(m='memories')}"
-    picked = "id, valid_from, importance, content, speaker, subject"
+    columns = f"id, valid_from, importance, content, {SAID.format(m='memories')}"
+    picked = "id, valid_from, importance, content, speaker, subject, turn_id, message_id"
     exact = f"""SELECT {columns}, 1 - (embedding <=> %(vector)s) AS similarity FROM memories
                 WHERE {where} {{gate}}
                 -- ordered by similarity, which the HNSW index cannot give: never a walk that may starve
@@ -762,7 +774,7 @@ def neighbours(conn: psycopg.Connection, tenant_id: str, user_id: str, agent_id:
     lookup is one index probe."""
     where, params = _scope(tenant_id, user_id, agent_id, filters, include_inactive, alias="n")
     rows = conn.execute(
-        f"""SELECT a.id AS anchor, n.id, n.valid_from, n.importance, n.content, {SPEAKER.format(m="n")}
+        f"""SELECT a.id AS anchor, n.id, n.valid_from, n.importance, n.content, {SAID.format(m="n")}
             FROM memories a
             JOIN messages am ON am.tenant_id = a.tenant_id AND am.id = a.source_message_id
             -- a fact's own message is its neighbour too; a message is not its own
@@ -783,8 +795,7 @@ def neighbours(conn: psycopg.Connection, tenant_id: str, user_id: str, agent_id:
             ORDER BY a.id, abs(nm.position - am.position), nm.position""",
         {**params, "anchors": list(anchors), "reach": reach},
     ).fetchall()
-    return [(r["anchor"], r["id"], Found(r["valid_from"], float(r["importance"]), r["content"], r["speaker"], r["subject"]))
-            for r in rows]
+    return [(r["anchor"], r["id"], _found(r)) for r in rows]
 
 
 def pgvector_supports_iterative_scan(conn: psycopg.Connection) -> bool:

@@ -32,12 +32,12 @@ from memex.retrieval import speakers, temporal
 CANDIDATES = 50  # as many as the model was fitted on: the blend's best 50
 
 FEATURES = ("relevance", "position", "importance", "bm25_rank", "vector_rank", "length", "speaker_named",
-            "in_period", "asked_words")
+            "in_period", "asked_words", "moment")
 
 # Fitted by `python -m bench.ltr` on the whole development file (its penalty chosen by
 # leave-one-conversation-out); its last line, pasted here.
-WEIGHTS = {"relevance": 6.54, "position": 0.0321, "importance": 5.51, "bm25_rank": 0.745, "vector_rank": 1.11,
-           "length": 0.821, "speaker_named": 0.695, "in_period": 2.75, "asked_words": 1.24}
+WEIGHTS = {"relevance": 0.652, "position": 0.154, "importance": 8.46, "bm25_rank": 0.786, "vector_rank": 1.08,
+           "length": 1.02, "speaker_named": 1.02, "in_period": 3.53, "asked_words": 1.18, "moment": 8.43}
 
 # Words that say what kind of question it is, not what it is about: "asked_words" counts the others.
 # "user" is here because memex writes every fact of the user with it.
@@ -71,6 +71,23 @@ def _content_words(words: frozenset[str]) -> frozenset[str]:
     return frozenset(_stem(word) for word in words if word not in _FUNCTION_WORDS)
 
 
+def moments(candidates: Sequence[Found], relevance: Sequence[float]) -> list[float]:
+    """Each candidate's relevance, capped at the best relevance of the others said in its turn: a
+    line counts as far as its moment backs it. "The others" leave out the candidate's own message
+    and the facts drawn from it (for a fact: the message it was drawn from and that message's other
+    facts), which restate it rather than back it; a candidate with no other keeps its relevance, so
+    a line said alone is not weighed down, and a weak line never gains from a strong turn-mate."""
+    said: dict[str, list[tuple[str | None, float]]] = {}
+    for found, value in zip(candidates, relevance):
+        if found.turn_id is not None:
+            said.setdefault(found.turn_id, []).append((found.message_id, value))
+    out = []
+    for found, value in zip(candidates, relevance):
+        others = [other for message, other in said.get(found.turn_id, ()) if message != found.message_id]
+        out.append(min(value, max(others)) if others else value)
+    return out
+
+
 def features(question: str, now: datetime, candidates: Sequence[tuple[dict[str, Any], Found]]) -> list[list[float]]:
     """The FEATURES of each candidate, given best first as (score parts, what the ranking read of it).
 
@@ -86,8 +103,9 @@ def features(question: str, now: datetime, candidates: Sequence[tuple[dict[str, 
     said = [_content_words(speakers.words(found.content)) for _, found in candidates]
     weight = {word: math.log(1 + len(said) / (1 + sum(word in words for words in said))) for word in wanted}
     asked_weight = sum(weight.values())
+    backed = moments([found for _, found in candidates], [parts["relevance"] for parts, _ in candidates])
     rows = []
-    for position, ((parts, found), words) in enumerate(zip(candidates, said), start=1):
+    for position, ((parts, found), words, moment) in enumerate(zip(candidates, said, backed), start=1):
         values = {
             "relevance": parts["relevance"],
             "position": rank_feature(position),
@@ -98,6 +116,7 @@ def features(question: str, now: datetime, candidates: Sequence[tuple[dict[str, 
             "speaker_named": float(speakers.names(asked, found)),
             "in_period": float(temporal.within(found.valid_from, periods)),
             "asked_words": sum(weight[word] for word in wanted & words) / asked_weight if wanted else 0.0,
+            "moment": moment,
         }
         rows.append([values[name] for name in FEATURES])
     return rows
