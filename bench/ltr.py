@@ -9,7 +9,7 @@
 --collect starts the service over a data dir that `python -m bench.locomo --keep DIR` ingested (its
 settings at their defaults, the learned order off) and asks every question with evidence as a hybrid search, top_k 50;
 each result's score parts and what else the service knows of it at the point where it orders the
-candidates (the memory's type, length, speaker, time) go to --candidates, one JSON line per
+candidates (the memory's type, length, speaker, time, the turn and message it was said in) go to --candidates, one JSON line per
 question. That file holds the dataset's questions: keep it outside the repository.
 
 Then, offline: the features of each candidate (learned.FEATURES), a pairwise logistic regression with an L2

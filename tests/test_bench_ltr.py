@@ -20,7 +20,8 @@ def _question(conversation: str, number: int, chance: random.Random) -> dict:
                  "vector_rank": place + 1}
         candidates.append({"dia_ids": [f"D{number}:{place}"], "score_parts": parts, "memory_type": "episodic",
                            "content": "a line of some words", "speaker": None, "subject": "user",
-                           "valid_from": "2024-01-01T00:00:00Z"})
+                           "valid_from": "2024-01-01T00:00:00Z", "turn_id": f"t{number}:{place}",
+                           "message_id": f"m{number}:{place}"})
     return {"conversation": conversation, "question": f"question {number}?", "category": 4,
             "evidence": [f"D{number}:{evidence_at}"], "reference_time": "2024-06-01T00:00:00Z",
             "candidates": candidates}

@@ -7,11 +7,12 @@ how much (bench/ltr.py). Its weights are the constants below; the model sees not
 does not already hold at that point: no extra round trip, a dot product per candidate.
 
 Measured on the five development conversations, over the service's own best 50 (`python -m
-bench.ltr`, README "LoCoMo retrieval benchmark"): R@5 / R@10 0.702 / 0.807 -> 0.732 / 0.824
+bench.ltr`, README "LoCoMo retrieval benchmark"): R@5 / R@10 0.702 / 0.806 -> 0.742 / 0.830
 fitted on four conversations and scored on the fifth (leave-one-out, penalty chosen inside the
-four), 0.731 / 0.828 fitted on all five; multi-hop R@10 0.446 -> 0.478 (leave-one-out). The
-share of the question's words a candidate says ("asked_words") added 0.012 to the held-out R@5
-of the eight features before it (0.720 / 0.823).
+four), 0.751 / 0.837 fitted on all five; multi-hop R@10 0.446 -> 0.487 (leave-one-out). The
+tenth feature, the moment ("moment"), added 0.010 / 0.006 held out to the nine before it (0.732 /
+0.824 on the same candidates, multi-hop 0.478); it costs multi-hop R@5 (0.385 -> 0.362): see
+docs/measurements/locomo.md.
 
 Recency is not a feature: the blend already weighs it, and on LoCoMo the model learnt older lines
 first, which a user asking what holds these days would pay for (the held-out R@10 is the same
