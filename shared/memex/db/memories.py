@@ -674,7 +674,8 @@ def vector_statement(tenant_id: str, user_id: str, agent_id: str | None, filters
     never executed), so the user's size costs no round trip of its own. With the `size` a search
     read ahead (`ahead`), it holds only the path that size calls for: the same rows, but Postgres
     plans one branch, not three (planning was most of the statement's CPU: docs/measurements/
-    performance.md).
+    performance.md). The pre-selection of a scope narrowed by nothing but `active` then sorts
+    only the rows within a bound (`_bounded_preselection`): the same candidates.
     """
     where, params = _scope(tenant_id, user_id, agent_id, filters, include_inactive)
     args = {"vector": np.asarray(embedding, dtype=np.float32), "limit": limit, **params}
@@ -751,12 +752,13 @@ def _bound_sample(scoped: int, candidates: int) -> int:
 def _bounded_preselection(columns: str, where: str) -> str:
     """The pre-selection of a whole scope (no filter but `active`) as `vector_statement` ranks it,
     the same candidates, with less sorting: the top-N sort of the `preselect` nearest by Hamming
-    distance copied every one of the user's rows into it (a third of the statement at 100,000
-    memories). Here only those within a bound go to the sort: the distance that a small sample of
-    the user's vectors (the first `bound_sample` the index gives) puts about BOUND_MARGIN times
-    the candidates under. When at least `preselect` rows are within it, the nearest `preselect`
-    all are, and they are the candidates, ties ordered by id as before; when fewer (the sample
-    misjudged), the whole scan runs again unbounded. Either way the same ranking."""
+    distance took every one of the user's rows (a third of the statement at 100,000 memories:
+    docs/measurements/performance.md). Here only those within a bound go to the sort: the
+    distance that a small sample of the user's vectors (the first `bound_sample` the index gives)
+    puts about BOUND_MARGIN times the candidates under. When at least `preselect` rows are within
+    it, the nearest `preselect` all are, and they are the candidates, ties ordered by id as
+    before; when fewer (the sample misjudged), the whole scan runs again unbounded. Either way
+    the same ranking."""
     distance = "embedding_bits <~> binary_quantize(%(vector)s::vector)"
     return f"""WITH bound AS MATERIALIZED (
                    SELECT distance FROM (SELECT {distance} AS distance FROM memories WHERE {where}
