@@ -251,3 +251,29 @@ def test_the_path_read_ahead_ranks_as_the_statement_that_chooses_it(ctx, scoped,
     # same (memory_stats, as the statement itself reads it), and find nothing. Elsewhere the paths
     # must differ, else this test could not tell them apart.
     assert scope[0] is not None or any(rankings[q, "exact"] != rankings[q, "preselected"] for q in QUERIES)
+
+
+@pytest.mark.parametrize("bound", ["loose", "none", "tight"])
+@pytest.mark.parametrize("include_inactive", [False, True])
+def test_the_bounded_preselection_ranks_as_the_unbounded_one(ctx, scoped, monkeypatch, bound, include_inactive):
+    """A search that read the user's size pre-selects only among the rows within a Hamming bound
+    estimated from a sample (memories._bounded_preselection): the same ranking as the pre-selection
+    of every row (the statement that chooses its path), whether the bound lets all the rows
+    through ("loose": the sample is the whole scope, the bound its farthest row), none (the default
+    sample rank is past this user's 12 rows: the whole scan again), or perhaps too few ("tight":
+    the first row's distance)."""
+    if bound == "loose":
+        monkeypatch.setattr(memory_rows, "BOUND_RANK", len(OWN))
+        monkeypatch.setattr(memory_rows, "_bound_sample", lambda scoped, candidates: len(OWN))
+    elif bound == "tight":
+        monkeypatch.setattr(memory_rows, "BOUND_RANK", 1)
+        monkeypatch.setattr(memory_rows, "_bound_sample", lambda scoped, candidates: 1)
+    conn = ctx.db.connection()
+    size = memory_rows.ahead(conn, scoped.id, scoped.user, 8).size
+    for query in QUERIES:
+        embedding = ctx.embedder.embed([query])[0]
+        unbounded, bounded = (memory_rows.vector_statement(
+            scoped.id, scoped.user, None, SearchFilters(), include_inactive, embedding, 5, 100, 40, 3, len(OWN) - 1,
+            size=known).run(conn) for known in (None, size))
+        assert bounded.ranked == unbounded.ranked and bounded.found == unbounded.found
+        assert len(bounded.ranked) == 5  # the pre-selection is at least the depth asked for

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import json
+import math
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -685,7 +686,8 @@ def vector_statement(tenant_id: str, user_id: str, agent_id: str | None, filters
     never executed), so the user's size costs no round trip of its own. With the `size` a search
     read ahead (`ahead`), it holds only the path that size calls for: the same rows, but Postgres
     plans one branch, not three (planning was most of the statement's CPU: docs/measurements/
-    performance.md).
+    performance.md). The pre-selection of a scope narrowed by nothing but `active` then sorts
+    only the rows within a bound (`_bounded_preselection`): the same candidates.
     """
     where, params = _scope(tenant_id, user_id, agent_id, filters, include_inactive)
     args = {"vector": np.asarray(embedding, dtype=np.float32), "limit": limit, **params}
@@ -716,6 +718,10 @@ def vector_statement(tenant_id: str, user_id: str, agent_id: str | None, filters
         if own_walk or (walk_above is not None and scoped > walk_above):
             # the walk's order is relaxed (iterative scan): not quite by distance
             sql = nearest.format(gate="") + " ORDER BY similarity DESC, id"
+        elif preselect and scoped > preselect_above and unfiltered:
+            sql = _bounded_preselection(columns, where)
+            args["bound_sample"] = _bound_sample(scoped, args["preselect"])
+            args["bound_rank"] = BOUND_RANK
         elif preselect and scoped > preselect_above:
             sql = preselected.format(gate="")
         else:
@@ -740,6 +746,50 @@ def vector_statement(tenant_id: str, user_id: str, agent_id: str | None, filters
     return Statement(sql, args, "similarity", before=_walk_settings(
         f"CASE WHEN {own} THEN %(own_ef)s ELSE %(ef)s END",
         {"ef": str(ef_search), "own_ef": str(own_ef_search or ef_search), **params}))
+
+
+# The pre-selection's Hamming bound (_bounded_preselection): the BOUND_RANK-th smallest distance of
+# a sample sized so that about BOUND_MARGIN times the pre-selection's candidates fall within it. With
+# 80 the sample's estimate of that share varies by about a ninth, so fewer than the candidates
+# asked for (the one case that costs the whole scan again) is many deviations away.
+BOUND_RANK = 80
+BOUND_MARGIN = 2.5
+
+
+def _bound_sample(scoped: int, candidates: int) -> int:
+    """How many of the user's quantised vectors the bound is estimated from."""
+    return max(BOUND_RANK, math.ceil(scoped * BOUND_RANK / (BOUND_MARGIN * candidates)))
+
+
+def _bounded_preselection(columns: str, where: str) -> str:
+    """The pre-selection of a whole scope (no filter but `active`) as `vector_statement` ranks it,
+    the same candidates, with less sorting: the top-N sort of the `preselect` nearest by Hamming
+    distance took every one of the user's rows (a third of the statement at 100,000 memories:
+    docs/measurements/performance.md). Here only those within a bound go to the sort: the
+    distance that a small sample of the user's vectors (the first `bound_sample` the index gives)
+    puts about BOUND_MARGIN times the candidates under. When at least `preselect` rows are within
+    it, the nearest `preselect` all are, and they are the candidates, ties ordered by id as
+    before; when fewer (the sample misjudged), the whole scan runs again unbounded. Either way
+    the same ranking."""
+    distance = "embedding_bits <~> binary_quantize(%(vector)s::vector)"
+    return f"""WITH bound AS MATERIALIZED (
+                   SELECT distance FROM (SELECT {distance} AS distance FROM memories WHERE {where}
+                                         LIMIT %(bound_sample)s) sample
+                   ORDER BY distance OFFSET %(bound_rank)s - 1 LIMIT 1
+               ), near AS MATERIALIZED (
+                   -- the distance computed once a row (OFFSET 0 keeps the subquery whole), compared, then sorted
+                   SELECT id, distance FROM (SELECT id, {distance} AS distance FROM memories WHERE {where} OFFSET 0) d
+                   WHERE distance <= (SELECT distance FROM bound)
+                   ORDER BY distance, id LIMIT %(preselect)s
+               ), picked AS (
+                   SELECT id FROM near WHERE (SELECT count(*) FROM near) >= %(preselect)s
+                   UNION ALL
+                   (SELECT id FROM memories WHERE {where} AND (SELECT count(*) FROM near) < %(preselect)s
+                    ORDER BY {distance}, id LIMIT %(preselect)s)
+               )
+               SELECT {columns}, 1 - (embedding <=> %(vector)s) AS similarity FROM memories
+               WHERE tenant_id = %(scope_tenant)s AND id IN (SELECT id FROM picked)
+               ORDER BY similarity DESC, id LIMIT %(limit)s"""
 
 
 def _walk_settings(ef_search: str, args: dict[str, Any]) -> tuple[str, dict[str, Any]]:
