@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 from datetime import datetime
+from functools import lru_cache
 from typing import Any, Sequence
 
 from memex.db.memories import Found
@@ -71,6 +72,12 @@ def _content_words(words: frozenset[str]) -> frozenset[str]:
     return frozenset(_stem(word) for word in words if word not in _FUNCTION_WORDS)
 
 
+@lru_cache(maxsize=4096)  # a user's searches read the same memories again (speakers.words too)
+def _said(content: str) -> frozenset[str]:
+    """The content words of a candidate's text, as "asked_words" compares them."""
+    return _content_words(speakers.words(content))
+
+
 def features(question: str, now: datetime, candidates: Sequence[tuple[dict[str, Any], Found]]) -> list[list[float]]:
     """The FEATURES of each candidate, given best first as (score parts, what the ranking read of it).
 
@@ -83,7 +90,7 @@ def features(question: str, now: datetime, candidates: Sequence[tuple[dict[str, 
     names = frozenset().union(*(speakers.words(name) for _, found in candidates
                                 for name in (found.speaker, found.subject) if name))
     wanted = _content_words(asked - names)
-    said = [_content_words(speakers.words(found.content)) for _, found in candidates]
+    said = [_said(found.content) for _, found in candidates]
     weight = {word: math.log(1 + len(said) / (1 + sum(word in words for words in said))) for word in wanted}
     asked_weight = sum(weight.values())
     rows = []
