@@ -104,3 +104,47 @@ def test_an_embedder_that_fails_is_asked_once_and_the_keyword_channel_answers(ap
     assert body["degraded"] == ["embed"]
     assert body["results"] and all(r["score_parts"]["similarity"] is None for r in body["results"])
     assert any("painted horses" in r["content"] for r in body["results"][:2])
+
+
+def _counting_reads(monkeypatch) -> list[str]:
+    reads: list[str] = []
+    read = memory_rows.ahead
+
+    def counted(conn, tenant_id, user_id, most):
+        reads.append(user_id)
+        return read(conn, tenant_id, user_id, most)
+
+    monkeypatch.setattr(memory_rows, "ahead", counted)
+    return reads
+
+
+def test_a_user_naming_nobody_is_read_ahead_once_in_a_burst(apps, tenant, monkeypatch):
+    """What a search reads of its user before its first round is kept a while (retrieval/ahead.py)
+    for a user whose memories name no participant: the next search reads nothing ahead, and
+    answers the same."""
+    assert tenant.turn("I work at Stripe.", "My dog is called Biscuit.").status_code == 201
+    reads = _counting_reads(monkeypatch)
+    first, _ = _search(apps, "batched", tenant, "where does the user work?")
+    again, _ = _search(apps, "batched", tenant, "where does the user work?")
+    assert reads == [tenant.user]
+    assert first == again and "Stripe" in first["results"][0]["content"]
+
+
+def test_a_user_naming_participants_is_read_ahead_at_every_search(apps, conversation, monkeypatch):
+    reads = _counting_reads(monkeypatch)
+    first, _ = _search(apps, "batched", conversation, "What did Melanie paint?")
+    again, _ = _search(apps, "batched", conversation, "What did Melanie paint?")
+    assert reads == [conversation.user] * 2 and first == again
+
+
+def test_a_participant_named_since_the_read_costs_a_call_not_an_answer(apps, tenant):
+    """Kept as naming nobody, then a participant speaks: the question without their name is
+    embedded in the second round, and the answer is the one a fresh read gives."""
+    assert tenant.turn("I painted the harbour at sunrise.").status_code == 201
+    _search(apps, "batched", tenant, "What did I paint?")
+    _say(tenant, "s2", "2025-09-01T10:00:00Z", ("Melanie", "Lovely! I painted horses in a field."))
+    question = "What did Melanie paint?"
+    kept, calls = _search(apps, "batched", tenant, question)
+    fresh, _ = _search(apps, "single", tenant, question)
+    assert calls == [[question], ["What did paint?"]]
+    assert kept == fresh and kept["results"][0]["content"] == "Melanie: Lovely! I painted horses in a field."

@@ -135,6 +135,11 @@ class Settings:
     # embedding toward every line they said. 0 off; 0.5: R@10 0.791 -> 0.804, chosen in every
     # leave-one-out fold (docs/measurements/locomo.md).
     search_unnamed_vector_weight: float = 0.5
+    # What a search reads of its user before its first round (the participants' names, the user's
+    # size) is kept this long in the process for a user whose memories name no participant
+    # (retrieval/ahead.py): a round trip saved per search of a burst, at the cost of a vector path
+    # chosen for a size up to this old. 0: read at every search.
+    search_ahead_seconds: float = 30.0
     # A question about "the user" runs on the vector channel in the user's voice ("Is the user a
     # runner?" as "Am I a runner?", first_person.py), as the user's facts are embedded
     # (embedded_text.py); the question as asked is fused beside it with this weight (0: not
@@ -304,6 +309,7 @@ def load_settings() -> Settings:
         search_speaker_boost=_float("MEMEX_SEARCH_SPEAKER_BOOST", 0.3),
         search_keywords_without_speakers=_bool("MEMEX_SEARCH_KEYWORDS_WITHOUT_SPEAKERS", True),
         search_unnamed_vector_weight=_float("MEMEX_SEARCH_UNNAMED_VECTOR_WEIGHT", 0.5),
+        search_ahead_seconds=_float("MEMEX_SEARCH_AHEAD_SECONDS", 30.0),
         search_first_person=_bool("MEMEX_SEARCH_FIRST_PERSON", True),
         search_as_asked_vector_weight=_float("MEMEX_SEARCH_AS_ASKED_VECTOR_WEIGHT", 0.5),
         search_temporal_boost=_float("MEMEX_SEARCH_TEMPORAL_BOOST", 0.5),

@@ -10,6 +10,7 @@ from memex.embeddings.base import Embedder
 from memex.extraction import Extractor
 from memex.metrics import NoMetrics
 from memex.ports import Metrics, Publisher
+from memex.retrieval.ahead import KeptAhead
 from memex.supersession import Judge
 
 
@@ -22,3 +23,5 @@ class Context:
     extractor: Extractor
     judge: Judge
     metrics: Metrics = field(default_factory=NoMetrics)
+    # what searches read of their users ahead of the first round (retrieval/ahead.py)
+    ahead: KeptAhead = field(default_factory=KeptAhead)

@@ -218,7 +218,8 @@ def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies |
     else:
         embed_asked = request.mode in ("hybrid", "vector") and (
             not voiced or ctx.settings.search_as_asked_vector_weight > 0)
-        ahead = memory_rows.ahead(conn, tenant_id, request.user_id, NAMES_AHEAD) \
+        ahead = ctx.ahead.read(conn, ctx.db.dsn, tenant_id, request.user_id, NAMES_AHEAD,
+                               ctx.settings.search_ahead_seconds) \
             if unnamed_embedded and "embed" not in deps.degraded else None
         size = ahead and ahead.size
         [question, *in_voice] = run([(request.query, depth, request.mode in ("hybrid", "bm25"), embed_asked)]
