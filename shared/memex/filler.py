@@ -39,5 +39,11 @@ def is_filler(text: str) -> bool:
     """Whether `text` is made only of acknowledgement and function words (and is short)."""
     if len(text) > _MAX_CHARACTERS:
         return False
-    words = [w.replace("’", "'") for w in _WORD.findall(text)]
-    return 0 < len(words) <= _MAX_WORDS and all(w.lower() in _WORDS for w in words)
+    # word by word, to stop at the first that says something: a search asks this of a hundred
+    # candidates, nearly all of which fail on their first or second word
+    count = 0
+    for match in _WORD.finditer(text):
+        count += 1
+        if count > _MAX_WORDS or match.group().replace("’", "'").lower() not in _WORDS:
+            return False
+    return count > 0
