@@ -166,8 +166,9 @@ def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies |
         """Each (query, depth, keyword?, vector?) on its channels, all in one pipeline: one round
         trip, in which Postgres ranks the keywords while the queries are being embedded. The
         queries' keyword channels go as one statement (memories.keyword_statements), their texts
-        to the embedder in one call, with `ahead`: texts a later round will ask the vectors of. The
-        user's `size`, when read ahead, leaves the vector statements only the path it calls for."""
+        to the embedder in one call, with `ahead`: texts a later round will ask the vectors of, and
+        the vectors of one depth as one statement where that saves a scan (memories.vector_statements).
+        The user's `size`, when read ahead, leaves the vector statements only the path it calls for."""
         keyword_plans = [i for i, (_, _, keyword, _) in enumerate(plans) if keyword]
         vector_plans = [i for i, (_, _, _, vector) in enumerate(plans) if vector]
         # the embedded plans of each depth, and the statement that ranks them all
