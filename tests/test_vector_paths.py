@@ -277,3 +277,34 @@ def test_the_bounded_preselection_ranks_as_the_unbounded_one(ctx, scoped, monkey
             size=known).run(conn) for known in (None, size))
         assert bounded.ranked == unbounded.ranked and bounded.found == unbounded.found
         assert len(bounded.ranked) == 5  # the pre-selection is at least the depth asked for
+
+
+@pytest.mark.parametrize("bound", ["loose", "none", "tight"])
+@pytest.mark.parametrize("include_inactive", [False, True])
+def test_one_scan_for_several_vectors_ranks_as_their_own_statements(ctx, scoped, monkeypatch, bound,
+                                                                    include_inactive):
+    """A question embedded twice (in the user's voice and as asked) has both vectors ranked by one
+    statement that scans the user's quantised vectors once (memories._bounded_preselections):
+    each ranking, with the memories read whole, is the one its own statement gives, whichever
+    bound the sample sets (see the test above), one vector's bound enough and the other's not."""
+    if bound == "loose":
+        monkeypatch.setattr(memory_rows, "BOUND_RANK", len(OWN))
+        monkeypatch.setattr(memory_rows, "_bound_sample", lambda scoped, candidates: len(OWN))
+    elif bound == "tight":
+        monkeypatch.setattr(memory_rows, "BOUND_RANK", 1)
+        monkeypatch.setattr(memory_rows, "_bound_sample", lambda scoped, candidates: 1)
+    conn = ctx.db.connection()
+    size = memory_rows.ahead(conn, scoped.id, scoped.user, 8).size
+    scope = (scoped.id, scoped.user, None, SearchFilters(), include_inactive)
+    embeddings = ctx.embedder.embed(QUERIES)
+    for pair in ([0, 1], [2, 3], [1, 3, 0]):
+        together = memory_rows.vector_statements(*scope, [embeddings[i] for i in pair], 5, 100, 40, 3,
+                                                 len(OWN) - 1, None, size, 2)
+        assert "within_any" in together._sql  # one statement, not one per vector
+        with conn.pipeline():
+            together.send(conn)
+        alone = [memory_rows.vector_statement(*scope, embeddings[i], 5, 100, 40, 3, len(OWN) - 1)
+                 .with_memories(scoped.id, 2).run(conn) for i in pair]
+        for one, own in zip(together.results(), alone, strict=True):
+            assert one.ranked == own.ranked and one.found == own.found and one.memories == own.memories
+            assert len(one.ranked) == 5 and len(one.memories) == 2

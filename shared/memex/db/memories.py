@@ -611,8 +611,9 @@ def keyword_statement(tenant_id: str, user_id: str, agent_id: str | None, filter
 class _Folded(Statement):
     """Several queries' rankings in one statement, each row tagged with its query's position."""
 
-    def __init__(self, sql: str, params: dict[str, Any], score: str, count: int):
-        super().__init__(sql, params, score)
+    def __init__(self, sql: str, params: dict[str, Any], score: str, count: int,
+                 before: tuple[str, dict[str, Any]] | None = None):
+        super().__init__(sql, params, score, before)
         self._count = count
 
     def results(self) -> list[Ranking]:
@@ -713,21 +714,19 @@ def vector_statement(tenant_id: str, user_id: str, agent_id: str | None, filters
     args["preselect"] = max(preselect, limit)
     unfiltered = agent_id is None and filters == SearchFilters()
     if size is not None:
-        scoped = size.docs if include_inactive else size.active_docs
-        own_walk = size.listed and own_ef_search is not None and walk_above is not None and unfiltered
-        if own_walk or (walk_above is not None and scoped > walk_above):
+        path = _path(size, include_inactive, unfiltered, walk_above, preselect, preselect_above, own_ef_search)
+        if path in ("own", "walk"):
             # the walk's order is relaxed (iterative scan): not quite by distance
             sql = nearest.format(gate="") + " ORDER BY similarity DESC, id"
-        elif preselect and scoped > preselect_above and unfiltered:
+        elif path == "bounded":
             sql = _bounded_preselection(columns, where)
-            args["bound_sample"] = _bound_sample(scoped, args["preselect"])
-            args["bound_rank"] = BOUND_RANK
-        elif preselect and scoped > preselect_above:
+            args.update(_bound_args(size, include_inactive, args["preselect"]))
+        elif path == "preselected":
             sql = preselected.format(gate="")
         else:
             sql = exact.format(gate="")
         return Statement(sql, args, "similarity",
-                         before=_walk_settings("%(ef)s", {"ef": str(own_ef_search if own_walk else ef_search)}))
+                         before=_walk_settings("%(ef)s", {"ef": str(own_ef_search if path == "own" else ef_search)}))
     counted = (f"coalesce((SELECT {'docs' if include_inactive else 'active_docs'} FROM memory_stats "
                "WHERE tenant_id = %(scope_tenant)s AND user_id = %(scope_user)s), 0)")
     own = (vector_indexes.LISTED if own_ef_search is not None and walk_above is not None and unfiltered
@@ -748,6 +747,63 @@ def vector_statement(tenant_id: str, user_id: str, agent_id: str | None, filters
         {"ef": str(ef_search), "own_ef": str(own_ef_search or ef_search), **params}))
 
 
+def _path(size: Size, include_inactive: bool, unfiltered: bool, walk_above: int | None, preselect: int,
+          preselect_above: int, own_ef_search: int | None) -> str:
+    """The one path the user's size read ahead calls for (vector_statement): "own" (their own
+    index), "walk", "bounded" (the pre-selection of a whole scope), "preselected" or "exact"."""
+    scoped = size.docs if include_inactive else size.active_docs
+    if size.listed and own_ef_search is not None and walk_above is not None and unfiltered:
+        return "own"
+    if walk_above is not None and scoped > walk_above:
+        return "walk"
+    if preselect and scoped > preselect_above:
+        return "bounded" if unfiltered else "preselected"
+    return "exact"
+
+
+def vector_statements(tenant_id: str, user_id: str, agent_id: str | None, filters: SearchFilters,
+                      include_inactive: bool, embeddings: Sequence[np.ndarray], limit: int,
+                      walk_above: int | None, ef_search: int, preselect: int, preselect_above: int,
+                      own_ef_search: int | None, size: Size | None, best: int) -> Statement | _Several:
+    """The vector channel of each embedding as `vector_statement` ranks it, each read with its
+    `best` first memories whole when best > 0; `results()` in the order of `embeddings`. When the
+    size read ahead calls for the bounded pre-selection, several embeddings (a question in the
+    user's voice and as asked) go as one statement that scans the user's quantised vectors once
+    (`_bounded_preselections`): the same rankings as the statements one by one, which scanned
+    them once each (the 100k user's p95 tail: docs/measurements/performance.md)."""
+    unfiltered = agent_id is None and filters == SearchFilters()
+    if len(embeddings) > 1 and size is not None and _path(
+            size, include_inactive, unfiltered, walk_above, preselect, preselect_above, own_ef_search) == "bounded":
+        where, params = _scope(tenant_id, user_id, agent_id, filters, include_inactive)
+        columns = f"id, valid_from, importance, content, {SAID.format(m='memories')}"
+        args = {**{f"vector_{i}": np.asarray(embedding, dtype=np.float32) for i, embedding in enumerate(embeddings)},
+                "limit": limit, "preselect": max(preselect, limit), "memories_tenant": tenant_id,
+                "memories_best": best, **params}
+        args.update(_bound_args(size, include_inactive, args["preselect"]))
+        return _Folded(_bounded_preselections(columns, where, len(embeddings)), args, "similarity", len(embeddings),
+                       before=_walk_settings("%(ef)s", {"ef": str(ef_search)}))
+    statements = [vector_statement(tenant_id, user_id, agent_id, filters, include_inactive, embedding, limit,
+                                   walk_above, ef_search, preselect, preselect_above, own_ef_search, size)
+                  for embedding in embeddings]
+    if best > 0:
+        statements = [statement.with_memories(tenant_id, best) for statement in statements]
+    return statements[0] if len(statements) == 1 else _Several(statements)
+
+
+class _Several:
+    """Statements sent one after the other in the same pipeline, read as one."""
+
+    def __init__(self, statements: list[Statement]):
+        self._statements = statements
+
+    def send(self, conn: psycopg.Connection) -> None:
+        for statement in self._statements:
+            statement.send(conn)
+
+    def results(self) -> list[Ranking]:
+        return [statement.result() for statement in self._statements]
+
+
 # The pre-selection's Hamming bound (_bounded_preselection): the BOUND_RANK-th smallest distance of
 # a sample sized so that about BOUND_MARGIN times the pre-selection's candidates fall within it. With
 # 80 the sample's estimate of that share varies by about a ninth, so fewer than the candidates
@@ -759,6 +815,11 @@ BOUND_MARGIN = 2.5
 def _bound_sample(scoped: int, candidates: int) -> int:
     """How many of the user's quantised vectors the bound is estimated from."""
     return max(BOUND_RANK, math.ceil(scoped * BOUND_RANK / (BOUND_MARGIN * candidates)))
+
+
+def _bound_args(size: Size, include_inactive: bool, candidates: int) -> dict[str, int]:
+    scoped = size.docs if include_inactive else size.active_docs
+    return {"bound_sample": _bound_sample(scoped, candidates), "bound_rank": BOUND_RANK}
 
 
 def _bounded_preselection(columns: str, where: str) -> str:
@@ -790,6 +851,43 @@ def _bounded_preselection(columns: str, where: str) -> str:
                SELECT {columns}, 1 - (embedding <=> %(vector)s) AS similarity FROM memories
                WHERE tenant_id = %(scope_tenant)s AND id IN (SELECT id FROM picked)
                ORDER BY similarity DESC, id LIMIT %(limit)s"""
+
+
+def _bounded_preselections(columns: str, where: str, count: int) -> str:
+    """`_bounded_preselection` of `count` vectors (vector_0, ...) in one statement, each row
+    tagged with its vector's position from 1: one scan of the user's quantised vectors computes
+    every vector's Hamming distance and keeps the rows within any vector's bound (a few thousand);
+    each vector's candidates are its own nearest among those within its own bound, or, when fewer
+    than the candidates are, its own whole scan again. The bounds come from one sample. So each
+    ranking is the one its own statement gives (one scan computing the distances for two sorts of
+    every row over a materialised CTE cost 1.23x the two scans: the record)."""
+    vectors = range(count)
+    distance = [f"embedding_bits <~> binary_quantize(%(vector_{i})s::vector)" for i in vectors]
+    distances = ", ".join(f"{distance[i]} AS d{i}" for i in vectors)
+    within = [f"d{i} <= (SELECT b{i} FROM bound)" for i in vectors]
+    ctes = [f"sample AS MATERIALIZED (SELECT {distances} FROM memories WHERE {where} LIMIT %(bound_sample)s)",
+            "bound AS MATERIALIZED (SELECT " + ", ".join(
+                f"(SELECT d{i} FROM sample ORDER BY d{i} OFFSET %(bound_rank)s - 1 LIMIT 1) AS b{i}"
+                for i in vectors) + ")",
+            # the distances computed once a row (OFFSET 0 keeps the subquery whole), then compared
+            f"""within_any AS MATERIALIZED (
+                    SELECT * FROM (SELECT id, {distances} FROM memories WHERE {where} OFFSET 0) d
+                    WHERE {" OR ".join(within)})"""]
+    rankings = []
+    for i in vectors:
+        ctes += [f"""near{i} AS MATERIALIZED (
+                         SELECT id FROM within_any WHERE {within[i]} ORDER BY d{i}, id LIMIT %(preselect)s)""",
+                 f"""picked{i} AS (
+                         SELECT id FROM near{i} WHERE (SELECT count(*) FROM near{i}) >= %(preselect)s
+                         UNION ALL
+                         (SELECT id FROM memories WHERE {where} AND (SELECT count(*) FROM near{i}) < %(preselect)s
+                          ORDER BY {distance[i]}, id LIMIT %(preselect)s))"""]
+        ranking = _with_memories(
+            f"""SELECT {columns}, 1 - (embedding <=> %(vector_{i})s) AS similarity FROM memories
+                WHERE tenant_id = %(scope_tenant)s AND id IN (SELECT id FROM picked{i})
+                ORDER BY similarity DESC, id LIMIT %(limit)s""", "similarity", "%(memories_best)s")
+        rankings.append(f"(SELECT {i + 1} AS query_index, r.* FROM ({ranking}) r)")
+    return "WITH " + ",\n".join(ctes) + "\n" + " UNION ALL ".join(rankings) + " ORDER BY query_index, position"
 
 
 def _walk_settings(ef_search: str, args: dict[str, Any]) -> tuple[str, dict[str, Any]]:

@@ -166,11 +166,14 @@ def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies |
         """Each (query, depth, keyword?, vector?) on its channels, all in one pipeline: one round
         trip, in which Postgres ranks the keywords while the queries are being embedded. The
         queries' keyword channels go as one statement (memories.keyword_statements), their texts
-        to the embedder in one call, with `ahead`: texts a later round will ask the vectors of. The
-        user's `size`, when read ahead, leaves the vector statements only the path it calls for."""
+        to the embedder in one call, with `ahead`: texts a later round will ask the vectors of, and
+        the vectors of one depth as one statement where that saves a scan (memories.vector_statements).
+        The user's `size`, when read ahead, leaves the vector statements only the path it calls for."""
         keyword_plans = [i for i, (_, _, keyword, _) in enumerate(plans) if keyword]
         vector_plans = [i for i, (_, _, _, vector) in enumerate(plans) if vector]
-        ranked_vectors: dict[int, memory_rows.Statement] = {}
+        # the embedded plans of each depth, and the statement that ranks them all
+        vector_groups: dict[int, list[int]] = {}
+        ranked_vectors: list[tuple[list[int], Any]] = []
         fallbacks: dict[int, memory_rows.Statement] = {}
         # No explicit transaction: what a pipeline sends before its sync runs in one implicit
         # transaction, which holds the vector statement's local settings; BEGIN and COMMIT
@@ -181,22 +184,29 @@ def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies |
                     *scope, [keyword_query(plans[i][0], plans[i][1]) for i in keyword_plans])
                 ranked_keywords.send(conn)
             vectors = deps.query_vectors([plans[i][0] for i in vector_plans] + list(ahead)) if vector_plans else []
-            for i, query_vector in zip(vector_plans, vectors):
+            embedded = dict(zip(vector_plans, vectors))
+            for i, query_vector in embedded.items():
                 query, depth, keyword, _ = plans[i]
                 if query_vector is not None:
-                    statement = memory_rows.vector_statement(
-                        *scope, query_vector, depth, walk_above, min(1000, max(depth, ctx.settings.vector_ef_search)),
-                        ctx.settings.vector_preselect, ctx.settings.vector_preselect_above,
-                        min(1000, max(depth, ctx.settings.user_vector_index_ef_search)), size)
-                    ranked_vectors[i] = statement.with_memories(tenant_id, whole(depth)) if whole(depth) else statement
-                    ranked_vectors[i].send(conn)
+                    vector_groups.setdefault(depth, []).append(i)
                 elif not keyword:  # the embedder failed: the keyword channel answers
                     fallbacks[i] = memory_rows.keyword_statements(*scope, [keyword_query(query, depth)])
                     fallbacks[i].send(conn)
+            # A question embedded twice (in the user's voice and as asked) is ranked by one
+            # statement: one scan of a large user's quantised vectors, not two.
+            for depth, group in vector_groups.items():
+                statement = memory_rows.vector_statements(
+                    *scope, [embedded[i] for i in group], depth, walk_above,
+                    min(1000, max(depth, ctx.settings.vector_ef_search)),
+                    ctx.settings.vector_preselect, ctx.settings.vector_preselect_above,
+                    min(1000, max(depth, ctx.settings.user_vector_index_ef_search)), size, whole(depth))
+                statement.send(conn)
+                ranked_vectors.append((group, statement))
         ranked = dict(zip(keyword_plans, ranked_keywords.results())) if keyword_plans else {}
         ranked.update({i: statement.result() for i, statement in fallbacks.items()})
-        return [QueryRun(ranked.get(i), ranked_vectors[i].result() if i in ranked_vectors else None)
-                for i in range(len(plans))]
+        vector_ranked = {i: ranking for group, statement in ranked_vectors
+                         for i, ranking in zip(group, statement.results())}
+        return [QueryRun(ranked.get(i), vector_ranked.get(i)) for i in range(len(plans))]
 
     depth = max(CANDIDATES_PER_CHANNEL, request.top_k * 2)
     # A question about "the user" is embedded in the user's voice (first_person.py); as asked, it
