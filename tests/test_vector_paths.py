@@ -253,21 +253,26 @@ def test_the_path_read_ahead_ranks_as_the_statement_that_chooses_it(ctx, scoped,
     assert scope[0] is not None or any(rankings[q, "exact"] != rankings[q, "preselected"] for q in QUERIES)
 
 
-@pytest.mark.parametrize("bound", ["loose", "none", "tight"])
-@pytest.mark.parametrize("include_inactive", [False, True])
-def test_the_bounded_preselection_ranks_as_the_unbounded_one(ctx, scoped, monkeypatch, bound, include_inactive):
-    """A search that read the user's size pre-selects only among the rows within a Hamming bound
-    estimated from a sample (memories._bounded_preselection): the same ranking as the pre-selection
-    of every row (the statement that chooses its path), whether the bound lets all the rows
-    through ("loose": the sample is the whole scope, the bound its farthest row), none (the default
-    sample rank is past this user's 12 rows: the whole scan again), or perhaps too few ("tight":
-    the first row's distance)."""
-    if bound == "loose":
+@pytest.fixture(params=["loose", "none", "tight"])
+def bound(request, monkeypatch):
+    """The pre-selection's Hamming bound as its sample sets it: letting every row through ("loose":
+    the sample is the whole scope, the bound its farthest row), none (the default sample rank is
+    past this user's 12 rows: the whole scan again), or perhaps too few ("tight": the first row's
+    distance)."""
+    if request.param == "loose":
         monkeypatch.setattr(memory_rows, "BOUND_RANK", len(OWN))
         monkeypatch.setattr(memory_rows, "_bound_sample", lambda scoped, candidates: len(OWN))
-    elif bound == "tight":
+    elif request.param == "tight":
         monkeypatch.setattr(memory_rows, "BOUND_RANK", 1)
         monkeypatch.setattr(memory_rows, "_bound_sample", lambda scoped, candidates: 1)
+    return request.param
+
+
+@pytest.mark.parametrize("include_inactive", [False, True])
+def test_the_bounded_preselection_ranks_as_the_unbounded_one(ctx, scoped, bound, include_inactive):
+    """A search that read the user's size pre-selects only among the rows within a Hamming bound
+    estimated from a sample (memories._bounded_preselection): the same ranking as the pre-selection
+    of every row (the statement that chooses its path), whatever bound the sample sets."""
     conn = ctx.db.connection()
     size = memory_rows.ahead(conn, scoped.id, scoped.user, 8).size
     for query in QUERIES:
@@ -279,20 +284,12 @@ def test_the_bounded_preselection_ranks_as_the_unbounded_one(ctx, scoped, monkey
         assert len(bounded.ranked) == 5  # the pre-selection is at least the depth asked for
 
 
-@pytest.mark.parametrize("bound", ["loose", "none", "tight"])
 @pytest.mark.parametrize("include_inactive", [False, True])
-def test_one_scan_for_several_vectors_ranks_as_their_own_statements(ctx, scoped, monkeypatch, bound,
-                                                                    include_inactive):
+def test_one_scan_for_several_vectors_ranks_as_their_own_statements(ctx, scoped, bound, include_inactive):
     """A question embedded twice (in the user's voice and as asked) has both vectors ranked by one
     statement that scans the user's quantised vectors once (memories._bounded_preselections):
     each ranking, with the memories read whole, is the one its own statement gives, whichever
-    bound the sample sets (see the test above), one vector's bound enough and the other's not."""
-    if bound == "loose":
-        monkeypatch.setattr(memory_rows, "BOUND_RANK", len(OWN))
-        monkeypatch.setattr(memory_rows, "_bound_sample", lambda scoped, candidates: len(OWN))
-    elif bound == "tight":
-        monkeypatch.setattr(memory_rows, "BOUND_RANK", 1)
-        monkeypatch.setattr(memory_rows, "_bound_sample", lambda scoped, candidates: 1)
+    bound the sample sets, one vector's bound enough and the other's not."""
     conn = ctx.db.connection()
     size = memory_rows.ahead(conn, scoped.id, scoped.user, 8).size
     scope = (scoped.id, scoped.user, None, SearchFilters(), include_inactive)
