@@ -658,6 +658,10 @@ def keyword_ranked(conn: psycopg.Connection, tenant_id: str, user_id: str, agent
     return ranking.ranked, ranking.scope_size
 
 
+# What a vector ranking reads of each memory it ranks (Found), besides its similarity.
+_VECTOR_COLUMNS = f"id, valid_from, importance, content, {SAID.format(m='memories')}"
+
+
 def vector_statement(tenant_id: str, user_id: str, agent_id: str | None, filters: SearchFilters,
                      include_inactive: bool, embedding: np.ndarray, limit: int,
                      walk_above: int | None, ef_search: int, preselect: int = 0,
@@ -692,23 +696,22 @@ def vector_statement(tenant_id: str, user_id: str, agent_id: str | None, filters
     """
     where, params = _scope(tenant_id, user_id, agent_id, filters, include_inactive)
     args = {"vector": np.asarray(embedding, dtype=np.float32), "limit": limit, **params}
-    columns = f"id, valid_from, importance, content, {SAID.format(m='memories')}"
     picked = "id, valid_from, importance, content, speaker, subject, turn_id, message_id"
-    exact = f"""SELECT {columns}, 1 - (embedding <=> %(vector)s) AS similarity FROM memories
+    exact = f"""SELECT {_VECTOR_COLUMNS}, 1 - (embedding <=> %(vector)s) AS similarity FROM memories
                 WHERE {where} {{gate}}
                 -- ordered by similarity, which the HNSW index cannot give: never a walk that may starve
                 ORDER BY similarity DESC, id LIMIT %(limit)s"""
     if walk_above is None and not preselect:
         return Statement(exact.format(gate=""), args, "similarity")
     # the PRESELECT nearest by Hamming distance between the sign bits, re-ranked by cosine
-    preselected = f"""SELECT {columns}, 1 - (embedding <=> %(vector)s) AS similarity FROM memories
+    preselected = f"""SELECT {_VECTOR_COLUMNS}, 1 - (embedding <=> %(vector)s) AS similarity FROM memories
                       WHERE tenant_id = %(scope_tenant)s AND id IN (
                           SELECT id FROM memories WHERE {where} {{gate}}
                           ORDER BY embedding_bits <~> binary_quantize(%(vector)s::vector), id
                           LIMIT %(preselect)s)
                       ORDER BY similarity DESC, id LIMIT %(limit)s"""
     nearest = f"""SELECT {picked}, 1 - distance AS similarity FROM (
-                      SELECT {columns}, embedding <=> %(vector)s AS distance FROM memories
+                      SELECT {_VECTOR_COLUMNS}, embedding <=> %(vector)s AS distance FROM memories
                       WHERE {where} {{gate}}
                       ORDER BY embedding <=> %(vector)s LIMIT %(limit)s) nearest"""
     args["preselect"] = max(preselect, limit)
@@ -719,7 +722,7 @@ def vector_statement(tenant_id: str, user_id: str, agent_id: str | None, filters
             # the walk's order is relaxed (iterative scan): not quite by distance
             sql = nearest.format(gate="") + " ORDER BY similarity DESC, id"
         elif path == "bounded":
-            sql = _bounded_preselection(columns, where)
+            sql = _bounded_preselection(_VECTOR_COLUMNS, where)
             args.update(_bound_args(size, include_inactive, args["preselect"]))
         elif path == "preselected":
             sql = preselected.format(gate="")
@@ -775,12 +778,11 @@ def vector_statements(tenant_id: str, user_id: str, agent_id: str | None, filter
     if len(embeddings) > 1 and size is not None and _path(
             size, include_inactive, unfiltered, walk_above, preselect, preselect_above, own_ef_search) == "bounded":
         where, params = _scope(tenant_id, user_id, agent_id, filters, include_inactive)
-        columns = f"id, valid_from, importance, content, {SAID.format(m='memories')}"
         args = {**{f"vector_{i}": np.asarray(embedding, dtype=np.float32) for i, embedding in enumerate(embeddings)},
                 "limit": limit, "preselect": max(preselect, limit), "memories_tenant": tenant_id,
                 "memories_best": best, **params}
         args.update(_bound_args(size, include_inactive, args["preselect"]))
-        return _Folded(_bounded_preselections(columns, where, len(embeddings)), args, "similarity", len(embeddings),
+        return _Folded(_bounded_preselections(_VECTOR_COLUMNS, where, len(embeddings)), args, "similarity", len(embeddings),
                        before=_walk_settings("%(ef)s", {"ef": str(ef_search)}))
     statements = [vector_statement(tenant_id, user_id, agent_id, filters, include_inactive, embedding, limit,
                                    walk_above, ef_search, preselect, preselect_above, own_ef_search, size)
@@ -832,25 +834,7 @@ def _bounded_preselection(columns: str, where: str) -> str:
     it, the nearest `preselect` all are, and they are the candidates, ties ordered by id as
     before; when fewer (the sample misjudged), the whole scan runs again unbounded. Either way
     the same ranking."""
-    distance = "embedding_bits <~> binary_quantize(%(vector)s::vector)"
-    return f"""WITH bound AS MATERIALIZED (
-                   SELECT distance FROM (SELECT {distance} AS distance FROM memories WHERE {where}
-                                         LIMIT %(bound_sample)s) sample
-                   ORDER BY distance OFFSET %(bound_rank)s - 1 LIMIT 1
-               ), near AS MATERIALIZED (
-                   -- the distance computed once a row (OFFSET 0 keeps the subquery whole), compared, then sorted
-                   SELECT id, distance FROM (SELECT id, {distance} AS distance FROM memories WHERE {where} OFFSET 0) d
-                   WHERE distance <= (SELECT distance FROM bound)
-                   ORDER BY distance, id LIMIT %(preselect)s
-               ), picked AS (
-                   SELECT id FROM near WHERE (SELECT count(*) FROM near) >= %(preselect)s
-                   UNION ALL
-                   (SELECT id FROM memories WHERE {where} AND (SELECT count(*) FROM near) < %(preselect)s
-                    ORDER BY {distance}, id LIMIT %(preselect)s)
-               )
-               SELECT {columns}, 1 - (embedding <=> %(vector)s) AS similarity FROM memories
-               WHERE tenant_id = %(scope_tenant)s AND id IN (SELECT id FROM picked)
-               ORDER BY similarity DESC, id LIMIT %(limit)s"""
+    return f"WITH {_bounded_picks(where, ['vector'])}\n{_bounded_ranking(columns, 'vector', 0)}"
 
 
 def _bounded_preselections(columns: str, where: str, count: int) -> str:
@@ -861,33 +845,43 @@ def _bounded_preselections(columns: str, where: str, count: int) -> str:
     than the candidates are, its own whole scan again. The bounds come from one sample. So each
     ranking is the one its own statement gives (one scan computing the distances for two sorts of
     every row over a materialised CTE cost 1.23x the two scans: the record)."""
-    vectors = range(count)
-    distance = [f"embedding_bits <~> binary_quantize(%(vector_{i})s::vector)" for i in vectors]
-    distances = ", ".join(f"{distance[i]} AS d{i}" for i in vectors)
-    within = [f"d{i} <= (SELECT b{i} FROM bound)" for i in vectors]
+    rankings = [f"""(SELECT {i + 1} AS query_index, r.* FROM ({_with_memories(
+                    _bounded_ranking(columns, f'vector_{i}', i), 'similarity', '%(memories_best)s')}) r)"""
+                for i in range(count)]
+    return (f"WITH {_bounded_picks(where, [f'vector_{i}' for i in range(count)])}\n"
+            + " UNION ALL ".join(rankings) + " ORDER BY query_index, position")
+
+
+def _bounded_picks(where: str, vectors: list[str]) -> str:
+    """The CTEs of the bounded pre-selection of each of `vectors` (parameter names): picked0, ...
+    hold each one's candidates. One sample sets every bound, one scan computes every distance."""
+    distance = [f"embedding_bits <~> binary_quantize(%({vector})s::vector)" for vector in vectors]
+    distances = ", ".join(f"{d} AS d{i}" for i, d in enumerate(distance))
+    within = [f"d{i} <= (SELECT b{i} FROM bound)" for i in range(len(vectors))]
     ctes = [f"sample AS MATERIALIZED (SELECT {distances} FROM memories WHERE {where} LIMIT %(bound_sample)s)",
             "bound AS MATERIALIZED (SELECT " + ", ".join(
                 f"(SELECT d{i} FROM sample ORDER BY d{i} OFFSET %(bound_rank)s - 1 LIMIT 1) AS b{i}"
-                for i in vectors) + ")",
+                for i in range(len(vectors))) + ")",
             # the distances computed once a row (OFFSET 0 keeps the subquery whole), then compared
             f"""within_any AS MATERIALIZED (
                     SELECT * FROM (SELECT id, {distances} FROM memories WHERE {where} OFFSET 0) d
                     WHERE {" OR ".join(within)})"""]
-    rankings = []
-    for i in vectors:
+    for i, d in enumerate(distance):
         ctes += [f"""near{i} AS MATERIALIZED (
                          SELECT id FROM within_any WHERE {within[i]} ORDER BY d{i}, id LIMIT %(preselect)s)""",
                  f"""picked{i} AS (
                          SELECT id FROM near{i} WHERE (SELECT count(*) FROM near{i}) >= %(preselect)s
                          UNION ALL
                          (SELECT id FROM memories WHERE {where} AND (SELECT count(*) FROM near{i}) < %(preselect)s
-                          ORDER BY {distance[i]}, id LIMIT %(preselect)s))"""]
-        ranking = _with_memories(
-            f"""SELECT {columns}, 1 - (embedding <=> %(vector_{i})s) AS similarity FROM memories
-                WHERE tenant_id = %(scope_tenant)s AND id IN (SELECT id FROM picked{i})
-                ORDER BY similarity DESC, id LIMIT %(limit)s""", "similarity", "%(memories_best)s")
-        rankings.append(f"(SELECT {i + 1} AS query_index, r.* FROM ({ranking}) r)")
-    return "WITH " + ",\n".join(ctes) + "\n" + " UNION ALL ".join(rankings) + " ORDER BY query_index, position"
+                          ORDER BY {d}, id LIMIT %(preselect)s))"""]
+    return ",\n".join(ctes)
+
+
+def _bounded_ranking(columns: str, vector: str, index: int) -> str:
+    """The cosine ranking of the candidates `_bounded_picks` put in picked{index}."""
+    return f"""SELECT {columns}, 1 - (embedding <=> %({vector})s) AS similarity FROM memories
+               WHERE tenant_id = %(scope_tenant)s AND id IN (SELECT id FROM picked{index})
+               ORDER BY similarity DESC, id LIMIT %(limit)s"""
 
 
 def _walk_settings(ef_search: str, args: dict[str, Any]) -> tuple[str, dict[str, Any]]:
