@@ -14,18 +14,20 @@ names of the participants it names, for the keyword channel; the speaker cue sta
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 from typing import Iterable
 
 from memex.db.memories import Found
 
 _WORD = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*")
+_POSSESSIVE = ("'s", "’s")
 
 
-@lru_cache(maxsize=4096)  # a search asks it of the same few names for each of its candidates
+# Not cached: it is asked of memories' contents, and a process-wide cache would keep an erased
+# memory's words after its erasure.
 def words(text: str) -> frozenset[str]:
     """The lower-cased words of `text`, possessives stripped ("Melanie's" -> "melanie")."""
-    return frozenset(re.sub(r"['’]s$", "", w.lower()) for w in _WORD.findall(text))
+    lowered = (w.lower() for w in _WORD.findall(text))
+    return frozenset(w[:-2] if w.endswith(_POSSESSIVE) else w for w in lowered)
 
 
 def names(question_words: frozenset[str], memory: Found) -> bool:
