@@ -463,3 +463,9 @@ def test_a_failure_shown_to_a_client_carries_no_internal_text(ctx, tenant):
     assert answer.status_code == 202 and answer.json()["status"] == "queued"
     assert answer.json()["error"] == ("processing inline failed (BadRequestError); "
                                       "the turn is queued and will be retried")
+
+
+def test_a_refused_id_is_told_the_rule_once():
+    with pytest.raises(ValueError) as refusal:
+        models._id("a/b")
+    assert str(refusal.value) == "must be 1 to 256 letters, digits or _ . : @ + -"
