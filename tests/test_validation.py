@@ -469,3 +469,12 @@ def test_a_refused_id_is_told_the_rule_once():
     with pytest.raises(ValueError) as refusal:
         models._id("a/b")
     assert str(refusal.value) == "must be 1 to 256 letters, digits or _ . : @ + -"
+
+
+@pytest.mark.parametrize("route", ["/v1/turns", "/turns"])
+def test_a_body_that_is_not_json_is_told_so_and_where(tenant, route):
+    # FastAPI files the parser's offset where a field would go, ("body", 12): said as "body.12",
+    # it read as a field named 12.
+    response = raw_post(tenant, route, '{"user_id": }')
+    assert response.status_code == 422, response.text
+    assert response.json()["error"]["message"] == "body: not valid JSON (Expecting value at character 12)"
