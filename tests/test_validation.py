@@ -222,6 +222,12 @@ def test_timestamps_out_of_range_are_refused(tenant, when):
             "body.reference_time")
 
 
+def test_a_time_too_far_ahead_is_told_the_allowed_skew_in_seconds(tenant):
+    message = refused(tenant.turn("I live in Oslo.", timestamp=FUTURE), "body.timestamp")
+    assert message == (f"body.timestamp: must not be more than {int(models.CLOCK_SKEW.total_seconds())} s "
+                       "ahead of the server's clock")
+
+
 def test_a_timestamp_within_the_allowed_skew_is_accepted(tenant):
     soon = (datetime.now(timezone.utc) + timedelta(hours=1)).isoformat()
     assert tenant.turn("I live in Oslo.", timestamp=soon).status_code == 201

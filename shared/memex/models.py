@@ -119,7 +119,7 @@ def _plausible_time(value: Optional[datetime]) -> Optional[datetime]:
     if value < EARLIEST_TIME:
         raise ValueError(f"must not be before {EARLIEST_TIME.date().isoformat()}")
     if value > datetime.now(timezone.utc) + CLOCK_SKEW:
-        raise ValueError(f"must not be more than {CLOCK_SKEW} ahead of the server's clock")
+        raise ValueError(f"must not be more than {int(CLOCK_SKEW.total_seconds())} s ahead of the server's clock")
     return value
 
 
