@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import os
 import sys
 from pathlib import Path
@@ -17,6 +18,12 @@ def _runtime():
     # A command's stdout is its answer (JSON for most): metrics stay off unless asked for, since the
     # default, EMF, writes a line to stdout for each labelled metric (an embedding call's latency).
     os.environ.setdefault("MEMEX_METRICS", "off")
+    # For the same reason the workers a command runs (backfill, invoke) log to stderr, where
+    # Powertools would write to stdout, and moto's line per SQS request is left out, as in `make dev`.
+    from memex_edge.observability import logger
+
+    logger.registered_handler.setStream(sys.stderr)
+    logging.getLogger("werkzeug").setLevel(logging.WARNING)
     from infra.local.runtime import LocalRuntime
 
     return LocalRuntime(Path(os.environ.get("MEMEX_HOME", ".memex")).resolve())
@@ -214,7 +221,8 @@ def main(argv: list[str] | None = None) -> None:
     run.set_defaults(run=invoke)
 
     fill = commands.add_parser("backfill", help="import a JSON Lines file of turns, or re-embed / re-extract")
-    fill.add_argument("file", nargs="?")
+    fill.add_argument("file", nargs="?", help="JSON Lines, one turn per line as POST /v1/turns takes it "
+                      "(user_id, session_id, messages, and its timestamp to keep when it was said)")
     fill.add_argument("--tenant", default=os.environ.get("MEMEX_DEFAULT_TENANT", "default"))
     fill.add_argument("--user", help="only this user's data (re-embed / re-extract)")
     which = fill.add_mutually_exclusive_group()

@@ -110,3 +110,17 @@ def test_tenants_set_limit_show_and_clear(ctx):
     misconfigured = _memex("tenants", "show", "cli-limits", env={**env, "MEMEX_RATE_LIMIT": "fast"})
     assert misconfigured.returncode == 1 and "Traceback" not in misconfigured.stderr
     assert "MEMEX_RATE_LIMIT: 'fast' is not a rate" in misconfigured.stderr
+
+
+def test_backfill_prints_only_its_answer_on_stdout(ctx, tmp_path):
+    """`memex backfill … | jq` works: the worker's log lines and moto's request log go to stderr."""
+    history = tmp_path / "history.jsonl"
+    history.write_text(json.dumps({"user_id": "cli-user", "session_id": "s1", "timestamp": "2025-01-10T10:00:00Z",
+                                   "messages": [{"role": "user", "content": "I live in Lisbon."}]}) + "\n")
+    env = {k: v for k, v in os.environ.items() if k not in _RUNTIME_VARS} | {"DATABASE_URL": ctx.db.dsn}
+    done = _memex("backfill", str(history), "--tenant", "cli-backfill", env=env)
+    assert done.returncode == 0, done.stderr
+    answer = json.loads(done.stdout)
+    assert (answer["status"], answer["done"], answer["failed"]) == ("done", 1, 0)
+    assert "backfill chunk done" in done.stderr
+    assert '"POST / HTTP/1.1"' not in done.stderr

@@ -171,9 +171,15 @@ def test_ctrl_c_stops_postgres_after_a_run_that_was_killed(tmp_path):
     assert again.stop() == 0, again.output()
 
 
-def _run_to_exit(home: Path) -> subprocess.CompletedProcess:
+def _run_to_exit(home: Path, extra_env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "infra.local", "--home", str(home), "--port", str(free_port())],
-                          cwd=ROOT, env=_child_env(), capture_output=True, text=True, timeout=120)
+                          cwd=ROOT, env=_child_env() | (extra_env or {}), capture_output=True, text=True, timeout=120)
+
+
+def test_a_setting_that_is_not_valid_stops_make_dev_with_its_message(tmp_path):
+    result = _run_to_exit(tmp_path, {"MEMEX_RATE_LIMIT": "fast"})
+    assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
+    assert result.stderr.strip().splitlines()[-1].startswith("memex: MEMEX_RATE_LIMIT: 'fast' is not a rate")
 
 
 def test_a_data_dir_of_another_major_version_stops_with_a_message_and_is_kept(tmp_path):

@@ -70,6 +70,7 @@ def test_a_500_in_the_local_runtime_is_logged_once_naming_its_function(ctx, runt
     line = logged.lines[id(about[0])]
     assert line["message"] == "unhandled error" and line["level"] == "ERROR"
     assert line["function_name"] == "search"
+    assert line["function_arn"].endswith(":function:search"), line["function_arn"]
     assert line["handler"] == "functions.search.app.get_count"
     assert line["route"] == "GET /v1/memories/count"
     assert line["exception_name"] == "InvalidRate"
@@ -130,4 +131,4 @@ def test_a_scheduled_functions_lines_name_it(logged):
     stop.set()
     runner.join(timeout=30)
     [line, *_] = [logged.lines[id(r)] for r in logged.about("scheduled run")]
-    assert line["function_name"] == "consolidate"
+    assert line["function_name"] == "consolidate" and line["function_arn"].endswith(":function:consolidate")

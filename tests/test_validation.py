@@ -222,6 +222,12 @@ def test_timestamps_out_of_range_are_refused(tenant, when):
             "body.reference_time")
 
 
+def test_a_time_too_far_ahead_is_told_the_allowed_skew_in_seconds(tenant):
+    message = refused(tenant.turn("I live in Oslo.", timestamp=FUTURE), "body.timestamp")
+    assert message == (f"body.timestamp: must not be more than {int(models.CLOCK_SKEW.total_seconds())} s "
+                       "ahead of the server's clock")
+
+
 def test_a_timestamp_within_the_allowed_skew_is_accepted(tenant):
     soon = (datetime.now(timezone.utc) + timedelta(hours=1)).isoformat()
     assert tenant.turn("I live in Oslo.", timestamp=soon).status_code == 201
@@ -463,3 +469,18 @@ def test_a_failure_shown_to_a_client_carries_no_internal_text(ctx, tenant):
     assert answer.status_code == 202 and answer.json()["status"] == "queued"
     assert answer.json()["error"] == ("processing inline failed (BadRequestError); "
                                       "the turn is queued and will be retried")
+
+
+def test_a_refused_id_is_told_the_rule_once():
+    with pytest.raises(ValueError) as refusal:
+        models._id("a/b")
+    assert str(refusal.value) == "must be 1 to 256 letters, digits or _ . : @ + -"
+
+
+@pytest.mark.parametrize("route", ["/v1/turns", "/turns"])
+def test_a_body_that_is_not_json_is_told_so_and_where(tenant, route):
+    # FastAPI files the parser's offset where a field would go, ("body", 12): said as "body.12",
+    # it read as a field named 12.
+    response = raw_post(tenant, route, '{"user_id": }')
+    assert response.status_code == 422, response.text
+    assert response.json()["error"]["message"] == "body: not valid JSON (Expecting value at character 12)"

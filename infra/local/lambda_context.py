@@ -26,13 +26,13 @@ class LocalLambdaContext:
 
 
 def label(context: LocalLambdaContext) -> None:
-    """Names `context`'s function and request on every log line of this thread (or asyncio task)
-    from now on. Powertools' inject_lambda_context sets them process-wide, which is right in
+    """Names `context`'s function (name and ARN) and request on every log line of this thread (or
+    asyncio task) from now on. Powertools' inject_lambda_context sets them process-wide, which is right in
     Lambda, where a process runs one function; here one process runs every function in threads,
     so without this a line would carry whichever function was invoked last."""
     from memex_edge.observability import logger
 
-    logger.thread_safe_append_keys(function_name=context.function_name,
+    logger.thread_safe_append_keys(function_name=context.function_name, function_arn=context.invoked_function_arn,
                                    function_request_id=context.aws_request_id)
 
 
@@ -45,4 +45,4 @@ def labelled(context: LocalLambdaContext) -> Iterator[LocalLambdaContext]:
     try:
         yield context
     finally:
-        logger.thread_safe_remove_keys(["function_name", "function_request_id"])
+        logger.thread_safe_remove_keys(["function_name", "function_arn", "function_request_id"])

@@ -22,7 +22,7 @@ SearchMode = Literal["hybrid", "bm25", "vector"]
 ID_MAX_LENGTH = 256
 # Besides letters, digits and their combining marks: what emails, URNs and slugs use. No "/"
 # (an id must fit one path segment), no whitespace or control characters.
-ID_PUNCTUATION = "._:@+-"
+ID_PUNCTUATION = "_.:@+-"
 METADATA_MAX_DEPTH = 16
 METADATA_MAX_BYTES = 16_384
 EARLIEST_TIME = datetime(1900, 1, 1, tzinfo=timezone.utc)
@@ -53,13 +53,13 @@ def _storable(value: str) -> str:
 def is_id(value: str) -> bool:
     """Whether `value` is a well-formed id: what every id field and path segment accepts."""
     return 0 < len(value) <= ID_MAX_LENGTH and all(
-        ch in ID_PUNCTUATION or ch == "_" or unicodedata.category(ch)[0] in "LMN" for ch in value
+        ch in ID_PUNCTUATION or unicodedata.category(ch)[0] in "LMN" for ch in value
     )
 
 
 def _id(value: str) -> str:
     if not is_id(value):
-        raise ValueError(f"must be 1 to {ID_MAX_LENGTH} letters, digits or {' '.join('_' + ID_PUNCTUATION)}")
+        raise ValueError(f"must be 1 to {ID_MAX_LENGTH} letters, digits or {' '.join(ID_PUNCTUATION)}")
     return value
 
 
@@ -119,7 +119,7 @@ def _plausible_time(value: Optional[datetime]) -> Optional[datetime]:
     if value < EARLIEST_TIME:
         raise ValueError(f"must not be before {EARLIEST_TIME.date().isoformat()}")
     if value > datetime.now(timezone.utc) + CLOCK_SKEW:
-        raise ValueError(f"must not be more than {CLOCK_SKEW} ahead of the server's clock")
+        raise ValueError(f"must not be more than {int(CLOCK_SKEW.total_seconds())} s ahead of the server's clock")
     return value
 
 

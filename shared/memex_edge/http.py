@@ -291,8 +291,12 @@ class UnhandledErrors:
 
 def field_problem(detail: dict[str, Any]) -> str:
     """One validation problem as `field: what is wrong`, the field's path down to a nested key."""
-    loc = tuple(str(part) for part in detail["loc"])
     cause = (detail.get("ctx") or {}).get("error")
+    if detail.get("type") == "json_invalid":
+        # FastAPI puts the parser's offset where a field would go, ("body", 12): "body.12" would
+        # read as a field named 12.
+        return f"body: not valid JSON ({cause} at character {detail['loc'][-1]})"
+    loc = tuple(str(part) for part in detail["loc"])
     if isinstance(cause, FieldError):
         loc += cause.path
     message = detail["msg"].removeprefix("Value error, ")
