@@ -88,10 +88,11 @@ def test_entity_names_skip_the_speaker_openers_and_what_was_asked():
 
 def test_a_sentence_s_first_word_is_a_name_unless_the_ranking_writes_it_lower_case():
     hits = ["Recently I took Biscuit to Porto.", "Honestly, Pepper and I love it there!", "Seeing Ana was fun."]
-    elsewhere = ["I moved here recently.", "We honestly had no plan.", "The dog sits beside my cat Pepper.",
-                 "Add salt and pepper.", "I was seeing a lot of him."]
+    elsewhere = ["I moved here recently", "Honestly we had no plan", "We honestly had no plan.",
+                 "The dog sits beside my cat Pepper.", "Add salt and pepper.", "I was seeing a lot of him."]
     # Recently, Honestly and Seeing open sentences and are written lower-case further down;
-    # Pepper is too, but also capitalised inside a sentence; Biscuit and Ana are names anywhere
+    # Pepper is too, but also capitalised inside a sentence; Biscuit and Ana are names anywhere.
+    # "Honestly" opens a memory after one without a full stop: still a sentence's first word.
     assert entity_names([*hits, *elsewhere], "where do we go?") == ["Biscuit", "Porto", "Pepper"]
     assert entity_names([hits[2], *elsewhere], "where do we go?") == ["Ana"]
     # with nothing further down to read them by, a sentence's first word counts (as Biscuit above)

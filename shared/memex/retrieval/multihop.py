@@ -118,8 +118,9 @@ july august september october november december
 
 
 def _opens_sentence(text: str, start: int) -> bool:
+    # a line break ends a sentence: a memory's last line need not end with a full stop
     before = start - 1
-    while before >= 0 and text[before].isspace():
+    while before >= 0 and text[before] in " \t":
         before -= 1
     return before < 0 or not (text[before].isalnum() or text[before] == ",")
 
