@@ -86,6 +86,24 @@ def test_entity_names_skip_the_speaker_openers_and_what_was_asked():
     assert entity_names(["Melanie: Thanks, that's great!"], "how is Melanie?") == []
 
 
+def test_a_sentence_s_first_word_is_a_name_unless_the_ranking_writes_it_lower_case():
+    hits = ["Recently I took Biscuit to Porto.", "Honestly, Pepper and I love it there!", "Seeing Ana was fun."]
+    elsewhere = ["I moved here recently", "Honestly we had no plan", "We honestly had no plan.",
+                 "The dog sits beside my cat Pepper.", "Add salt and pepper.", "I was seeing a lot of him."]
+    # Recently, Honestly and Seeing open sentences and are written lower-case further down;
+    # Pepper is too, but also capitalised inside a sentence; Biscuit and Ana are names anywhere.
+    # "Honestly" opens a memory after one without a full stop: still a sentence's first word.
+    assert entity_names([*hits, *elsewhere], "where do we go?") == ["Biscuit", "Porto", "Pepper"]
+    assert entity_names([hits[2], *elsewhere], "where do we go?") == ["Ana"]
+    # with nothing further down to read them by, a sentence's first word counts (as Biscuit above)
+    assert entity_names(hits, "where do we go?") == ["Recently", "Biscuit", "Porto"]
+
+
+def test_a_name_inside_a_sentence_counts_however_the_ranking_writes_it():
+    ranked = ["My sister Rose grows roses.", "We met at the rose garden in Kew.", "Wow! Yep, lovely."]
+    assert entity_names(ranked, "who grows flowers?") == ["Rose", "Kew"]
+
+
 def test_offline_expansion_reaches_the_fact_the_first_hit_names(user, expanding, plain):
     without = _search(plain, user, QUESTION, top_k=3)
     assert _rank(without, DOG) is not None and _rank(without, WALKS) is None

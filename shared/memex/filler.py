@@ -14,8 +14,9 @@ from __future__ import annotations
 import re
 
 # Function words, and the words of acknowledgements, thanks, greetings and small reactions.
-# Nothing here names a thing, a person, a place, a time or a quantity.
-_WORDS = frozenset("""
+# Nothing here names a thing, a person, a place, a time or a quantity (so the offline expansion
+# takes none of them for a name: retrieval/multihop.py).
+WORDS = frozenset("""
 a an the and or but so if then than that this these those it its it's i i'm i've i'll i'd me my
 mine you you're you've you'll your yours we we're we'll our us he she they them their his her is
 am are was were be been being do does did done have has had having will would shall should can
@@ -44,6 +45,6 @@ def is_filler(text: str) -> bool:
     count = 0
     for match in _WORD.finditer(text):
         count += 1
-        if count > _MAX_WORDS or match.group().replace("’", "'").lower() not in _WORDS:
+        if count > _MAX_WORDS or match.group().replace("’", "'").lower() not in WORDS:
             return False
     return count > 0

@@ -256,17 +256,16 @@ def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies |
     if request.mode == "hybrid":
         fused_question = rrf.fuse(question.rankings(1.0))
         ordered = sorted(fused_question, key=fused_question.__getitem__, reverse=True)
-        best = ordered[:multihop.FIRST_HITS]
 
-        def first_hits() -> list[str]:
-            return [found[item].content for item in best]
+        def ranked() -> list[str]:
+            return [found[item].content for item in ordered]
 
         def decisive() -> bool:
             """Both channels put the same memory first: the question found its answer."""
             return bool(question.keyword and question.vector and question.keyword.ranked and question.vector.ranked
                         and question.keyword.ranked[0][0] == question.vector.ranked[0][0])
 
-        extra = multihop.expansions(ctx.settings, request.query, first_hits, deps.split, decisive)
+        extra = multihop.expansions(ctx.settings, request.query, ranked, deps.split, decisive)
         # the participants the question names: the speaker cue reads them, the keywords go without
         unnamed = speakers.without_names(request.query, (row.speaker for row in found.values())) \
             if unnamed_searched else None
