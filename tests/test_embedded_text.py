@@ -12,7 +12,7 @@ from memex.db import memories as memory_rows
 
 
 @pytest.mark.parametrize("content, memory_type, subject, embedded", [
-    ("The user's employer is Notion.", "semantic", "user", "My employer is Notion."),
+    ("The user's employer is Notion.", "semantic", "user", "My employer is Notion: I work there."),
     ("The user lives in Leeds.", "semantic", "user", "I live in Leeds."),
     ("The user does not eat meat.", "semantic", "user", "I do not eat meat."),
     ("The user is allergic to penicillin.", "semantic", "user", "I am allergic to penicillin."),
@@ -47,7 +47,7 @@ def test_every_place_that_embeds_a_fact_embeds_it_in_the_users_voice(ctx, tenant
     assert tenant.post("/v1/turns?wait=true", body).status_code == 201
     written = {"user_id": tenant.user, "content": "The user prefers green tea.", "memory_type": "semantic"}
     assert tenant.post("/v1/memories", written).status_code == 201
-    expected = {"The user's employer is Acme.": "My employer is Acme.",  # the pipeline
+    expected = {"The user's employer is Acme.": "My employer is Acme: I work there.",  # the pipeline
                 "The user prefers green tea.": "I prefer green tea.",  # a memory written directly
                 "Melanie's employer is Globex.": "Melanie's employer is Globex.",  # another participant
                 "Caroline: I work at Acme.": "Caroline: I work at Acme."}  # a message, as said
@@ -75,6 +75,15 @@ def test_a_first_person_question_finds_the_fact_and_noise_finds_nothing(tenant):
     assert any(r.get("key") == "employer" and r["value"] == "Notion" for r in found), found
     for noise in ("Have I ever been skydiving?", "What is my favourite opera?", "Is the user a runner?"):
         assert tenant.search(noise) == [], noise
+
+
+@pytest.mark.parametrize("question", ["where does the user work?", "Where do I work?", "where does she work?"])
+def test_a_new_job_said_without_the_word_work_answers_where_the_user_works(tenant, question):
+    # "My employer is Notion." alone was under the gate for these (cosine 0.21-0.29), and neither
+    # the fact nor the message says "work": the search came back empty.
+    tenant.turn("I just started at Notion, left Stripe.")
+    found = tenant.search(question)
+    assert found and found[0].get("key") == "employer" and found[0]["value"] == "Notion", found
 
 
 def _embedded_as_stored(ctx, tenant) -> None:

@@ -15,15 +15,34 @@ stored and returned is the memory's content, unchanged; only its vector reads th
   rewrites both), the employer fact is 0.32 from "Where do I work now?" and 0.07 from "Is the user
   a runner?". Another participant's facts ("Melanie's employer is Globex.") name whom they are
   about and keep their text.
+- A fact whose phrasing names what people ask about in other words says those words too: "My
+  employer is Notion." is 0.29 from "Where do I work?" and 0.21 from "Where does she work?", under
+  the floor's gate (0.35), so a user who only said "I just started at Notion" was told nothing;
+  "My employer is Notion: I work there." is 0.49 and 0.37 from them and 0.63 from "employer"
+  (0.66 before), and stays far from other questions ("Where do I live?" 0.21, "Am I a runner?"
+  0.04). Another participant's facts need no such words: their name is most of what a question
+  about them shares with them.
 """
 
 from __future__ import annotations
 
+import re
+
 from memex import first_person
+
+# (a fact's phrasing in the user's voice, what it says in everyday words)
+_EVERYDAY = ((re.compile(r"^My employer is (?P<value>.+)\.$"), r"My employer is \g<value>: I work there."),)
 
 
 def of(content: str, context: str | None = None, *, memory_type: str, subject: str | None) -> str:
     """What is embedded for a memory of this type and subject ("user" or a participant's name)."""
     if memory_type != "episodic" and (subject or "user") == "user":
-        content = first_person.of(content) or content
+        content = _everyday(first_person.of(content) or content)
     return f"{context}\n{content}" if context else content
+
+
+def _everyday(voiced: str) -> str:
+    for phrasing, said in _EVERYDAY:
+        if phrasing.match(voiced):
+            return phrasing.sub(said, voiced)
+    return voiced
