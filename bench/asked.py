@@ -1,0 +1,198 @@
+"""The user's facts asked about in everyday words: is each fact found, template by template?
+
+    .venv/bin/python -m bench.asked [--part service|cosines|both] [--fixture PATH] [--out FILE.json]
+
+The fixture (`bench/quality/asked.yaml`) holds one statement per fact template of the offline
+extractor and questions about it, a `dev` set and a `heldout` set. Two parts:
+
+- `service`: starts `python -m infra.local` (every MEMEX_* setting at its default), gives each
+  statement to a fresh user (`POST /v1/turns?wait=true`) and asks each question (`POST
+  /v1/search`, top 5): found (the fact among the results) and first (the fact ranked first), per
+  template, dev and held-out apart (for a historical fact, which a search does not return: the
+  message that said it). Noise: each fixture's `unrelated` questions, asked of every one
+  of those users, must return nothing. Then one user is told every statement, and each question
+  asked of them must put its own fact first (what the others' facts do to it).
+- `cosines`: in this process, the cosine of each question (in the user's voice, as the search
+  embeds it; and as asked) to the fact's embedded text (embedded_text.of), against the floor's
+  gate and item floor; and the highest cosine of an `unrelated` question to each fact.
+
+The exit code is 0 whatever is found (a measurement); 1 when the service could not run or a
+statement does not give its fact (the fixture no longer matches the extractor).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import uuid
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_FIXTURE = ROOT / "bench" / "quality" / "asked.yaml"
+SETS = ("dev", "heldout")
+TOP_K = 5
+
+
+def load(path: Path) -> dict[str, Any]:
+    return yaml.safe_load(path.read_text())
+
+
+def _holds(result: dict[str, Any], fact: dict[str, Any]) -> bool:
+    if fact.get("historical"):
+        return result["content"] == fact["text"]
+    return result.get("key") == fact["key"] and str(result.get("value", "")).lower() in _values(fact)
+
+
+def _values(fact: dict[str, Any]) -> set[str]:
+    """The values the statement gives under the fact's key (a list when it names several)."""
+    values = fact["value"] if isinstance(fact["value"], list) else [fact["value"]]
+    return {str(v).lower() for v in values}
+
+
+def _user(client, user_id: str, text: str) -> None:
+    body = {"user_id": user_id, "session_id": "s1", "messages": [{"role": "user", "content": text}]}
+    response = client.post("/v1/turns", params={"wait": "true"}, json=body)
+    response.raise_for_status()
+
+
+def _search(client, user_id: str, query: str) -> list[dict[str, Any]]:
+    response = client.post("/v1/search", json={"user_id": user_id, "query": query, "top_k": TOP_K})
+    response.raise_for_status()
+    return response.json()["results"]
+
+
+def service(fixture: dict[str, Any]) -> dict[str, Any]:
+    import httpx
+
+    from bench.service import local_server
+
+    tag = uuid.uuid4().hex[:8]
+    rows, noise, together = [], [], []
+    with local_server({"MEMEX_EMBEDDINGS_PROVIDER": "local"}, defaults_only=True) as url, \
+            httpx.Client(base_url=url, timeout=120) as client:
+        everyone = f"all-{tag}"
+        for n, fact in enumerate(fixture["facts"]):
+            user = f"u{n}-{tag}"
+            _user(client, user, fact["text"])
+            _user(client, everyone, fact["text"])
+            for split in SETS:
+                for question in fact[split]:
+                    found = _search(client, user, question)
+                    rows.append({"template": fact["template"], "set": split, "question": question,
+                                 "found": any(_holds(r, fact) for r in found),
+                                 "first": bool(found) and _holds(found[0], fact),
+                                 "top": [r["content"] for r in found[:2]]})
+            for question in fixture["unrelated"]:
+                found = _search(client, user, question)
+                noise.append({"template": fact["template"], "question": question,
+                              "returned": [r["content"] for r in found]})
+        for fact in fixture["facts"]:
+            for split in SETS:
+                for question in fact[split]:
+                    found = _search(client, everyone, question)
+                    together.append({"template": fact["template"], "set": split, "question": question,
+                                     "found": any(_holds(r, fact) for r in found),
+                                     "first": bool(found) and _holds(found[0], fact),
+                                     "top": [r["content"] for r in found[:1]]})
+    return {"alone": rows, "noise": noise, "together": together}
+
+
+def cosines(fixture: dict[str, Any]) -> dict[str, Any]:
+    from memex import embedded_text, first_person
+    from memex.embeddings.minilm import MiniLMEmbedder
+    from memex.extraction.offline import OfflineExtractor
+
+    embedder = MiniLMEmbedder()
+    rows, noise = [], []
+    for fact in fixture["facts"]:
+        embedded = _fact_text(OfflineExtractor(), fact, embedded_text)
+        vector = embedder.embed([embedded])[0]
+        for split in SETS:
+            for question in fact[split]:
+                voiced = first_person.asked(question)
+                said, asked = (float(v @ vector) for v in embedder.embed([voiced or question, question]))
+                rows.append({"template": fact["template"], "set": split, "question": question,
+                             "embedded": embedded, "voiced": round(said, 3), "asked": round(asked, 3)})
+        for question in fixture["unrelated"]:
+            voiced = first_person.asked(question)
+            said, asked = (float(v @ vector) for v in embedder.embed([voiced or question, question]))
+            noise.append({"template": fact["template"], "question": question, "embedded": embedded,
+                          "cosine": round(max(said, asked), 3)})
+    return {"cosines": rows, "noise_cosines": noise}
+
+
+def _fact_text(extractor, fact: dict[str, Any], embedded_text) -> str:
+    for candidate in extractor.extract([{"id": "m0", "role": "user", "content": fact["text"]}], []):
+        if candidate.key == fact["key"] and candidate.value.lower() in _values(fact):
+            return embedded_text.of(candidate.content, memory_type="semantic", subject=candidate.subject)
+    print(f"{fact['text']!r} does not give {fact['key']}={fact['value']}: the fixture is stale", file=sys.stderr)
+    sys.exit(1)
+
+
+def render(measured: dict[str, Any]) -> str:
+    from memex.retrieval import floor
+
+    lines = []
+    if "alone" in measured:
+        lines.append("service, a fresh user per statement (found in top 5 / first), and the user told every statement:")
+        lines.append(f"{'template':48} {'dev':>9} {'held-out':>9} | {'all: dev':>9} {'held-out':>9}")
+        for template in dict.fromkeys(r["template"] for r in measured["alone"]):
+            cells = []
+            for part in ("alone", "together"):
+                for split in SETS:
+                    mine = [r for r in measured[part] if r["template"] == template and r["set"] == split]
+                    cells.append(f"{sum(r['found'] for r in mine)}/{sum(r['first'] for r in mine)}/{len(mine)}")
+            lines.append(f"{template[:48]:48} {cells[0]:>9} {cells[1]:>9} | {cells[2]:>9} {cells[3]:>9}")
+        for part in ("alone", "together"):
+            for split in SETS:
+                mine = [r for r in measured[part] if r["set"] == split]
+                lines.append(f"{part} {split}: found {sum(r['found'] for r in mine)}/{len(mine)}, "
+                             f"first {sum(r['first'] for r in mine)}/{len(mine)}")
+        loud = [r for r in measured["noise"] if r["returned"]]
+        lines.append(f"noise: {len(loud)}/{len(measured['noise'])} unrelated questions returned something")
+        lines += [f"  NOISE {r['template']}: {r['question']!r} -> {r['returned'][:2]}" for r in loud]
+    if "cosines" in measured:
+        gate, item = floor.DEFAULT.gate_similarity, floor.DEFAULT.item_similarity
+        lines.append(f"cosines (voiced / as asked) against the gate {gate} and the item floor {item}:")
+        for r in measured["cosines"]:
+            mark = "gate" if max(r["voiced"], r["asked"]) >= gate else ("item" if r["voiced"] >= item else "-")
+            lines.append(f"  {r['set']:7} {r['voiced']:.2f} {r['asked']:.2f} {mark:4} {r['question']!r} ~ "
+                         f"{r['embedded']!r}")
+        for split in SETS:
+            mine = [r for r in measured["cosines"] if r["set"] == split]
+            lines.append(f"{split}: {sum(max(r['voiced'], r['asked']) >= gate for r in mine)}/{len(mine)} "
+                         f"at the gate or over")
+        top = sorted(measured["noise_cosines"], key=lambda r: -r["cosine"])[:5]
+        lines.append("unrelated questions nearest a fact: " + "; ".join(
+            f"{r['cosine']:.2f} {r['question']!r} ~ {r['embedded']!r}" for r in top))
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m bench.asked", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--part", choices=("service", "cosines", "both"), default="both")
+    parser.add_argument("--fixture", type=Path, default=DEFAULT_FIXTURE)
+    parser.add_argument("--out", type=Path, help="every question's outcome, as JSON")
+    args = parser.parse_args(argv)
+    fixture = load(args.fixture)
+    measured: dict[str, Any] = {}
+    if args.part in ("cosines", "both"):
+        measured.update(cosines(fixture))
+    if args.part in ("service", "both"):
+        from bench.service import ServiceError
+        try:
+            measured.update(service(fixture))
+        except ServiceError as exc:
+            print(f"the service could not run: {exc}", file=sys.stderr)
+            sys.exit(1)
+    print(render(measured))
+    if args.out:
+        args.out.write_text(json.dumps(measured, indent=1))
+
+
+if __name__ == "__main__":
+    main()
