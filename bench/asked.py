@@ -81,11 +81,7 @@ def service(fixture: dict[str, Any]) -> dict[str, Any]:
             _user(client, everyone, fact["text"])
             for split in SETS:
                 for question in fact[split]:
-                    found = _search(client, user, question)
-                    rows.append({"template": fact["template"], "set": split, "question": question,
-                                 "found": any(_holds(r, fact) for r in found),
-                                 "first": bool(found) and _holds(found[0], fact),
-                                 "top": [r["content"] for r in found[:2]]})
+                    rows.append(_outcome(fact, split, question, _search(client, user, question), shown=2))
             for question in fixture["unrelated"]:
                 found = _search(client, user, question)
                 noise.append({"template": fact["template"], "question": question,
@@ -93,12 +89,15 @@ def service(fixture: dict[str, Any]) -> dict[str, Any]:
         for fact in fixture["facts"]:
             for split in SETS:
                 for question in fact[split]:
-                    found = _search(client, everyone, question)
-                    together.append({"template": fact["template"], "set": split, "question": question,
-                                     "found": any(_holds(r, fact) for r in found),
-                                     "first": bool(found) and _holds(found[0], fact),
-                                     "top": [r["content"] for r in found[:1]]})
+                    together.append(_outcome(fact, split, question, _search(client, everyone, question), shown=1))
     return {"alone": rows, "noise": noise, "together": together}
+
+
+def _outcome(fact: dict[str, Any], split: str, question: str, found: list[dict[str, Any]], shown: int) -> dict[str, Any]:
+    """Whether the search's results hold the fact, and whether first; the first `shown` results."""
+    return {"template": fact["template"], "set": split, "question": question,
+            "found": any(_holds(r, fact) for r in found), "first": bool(found) and _holds(found[0], fact),
+            "top": [r["content"] for r in found[:shown]]}
 
 
 def cosines(fixture: dict[str, Any]) -> dict[str, Any]:
