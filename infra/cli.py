@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import logging
 import os
 import sys
 from pathlib import Path
@@ -19,12 +18,13 @@ def _runtime():
     # default, EMF, writes a line to stdout for each labelled metric (an embedding call's latency).
     os.environ.setdefault("MEMEX_METRICS", "off")
     # For the same reason the workers a command runs (backfill, invoke) log to stderr, where
-    # Powertools would write to stdout, and moto's line per SQS request is left out, as in `make dev`.
+    # Powertools would write to stdout, and the libraries' chatter is left out, as in `make dev`.
     from memex_edge.observability import logger
 
     logger.registered_handler.setStream(sys.stderr)
-    logging.getLogger("werkzeug").setLevel(logging.WARNING)
-    from infra.local.runtime import LocalRuntime
+    from infra.local.runtime import LocalRuntime, quiet_libraries
+
+    quiet_libraries()
 
     return LocalRuntime(Path(os.environ.get("MEMEX_HOME", ".memex")).resolve())
 

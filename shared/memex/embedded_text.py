@@ -30,19 +30,13 @@ import re
 
 from memex import first_person
 
-# (a fact's phrasing in the user's voice, what it says in everyday words)
-_EVERYDAY = ((re.compile(r"^My employer is (?P<value>.+)\.$"), r"My employer is \g<value>: I work there."),)
+# The employer fact in the user's voice, and what it says in everyday words.
+_EMPLOYER = re.compile(r"^My employer is (?P<value>.+)\.$")
+_EMPLOYER_SAID = r"My employer is \g<value>: I work there."
 
 
 def of(content: str, context: str | None = None, *, memory_type: str, subject: str | None) -> str:
     """What is embedded for a memory of this type and subject ("user" or a participant's name)."""
     if memory_type != "episodic" and (subject or "user") == "user":
-        content = _everyday(first_person.of(content) or content)
+        content = _EMPLOYER.sub(_EMPLOYER_SAID, first_person.of(content) or content)
     return f"{context}\n{content}" if context else content
-
-
-def _everyday(voiced: str) -> str:
-    for phrasing, said in _EVERYDAY:
-        if phrasing.match(voiced):
-            return phrasing.sub(said, voiced)
-    return voiced
