@@ -43,6 +43,17 @@ def _search(apps, name, tenant, query, **extra):
     return response.json(), list(embedder.calls)
 
 
+def _same(answer: object) -> object:
+    """`answer` with each number compared to a millionth: a text embedded in a batch of two and the
+    same text embedded alone can differ in the last bits, by how the CPU's BLAS kernels split the
+    product (seen on one machine, not another), and so can a score drawn from it."""
+    if isinstance(answer, dict):
+        return {key: _same(value) for key, value in answer.items()}
+    if isinstance(answer, list):
+        return [_same(value) for value in answer]
+    return pytest.approx(answer, abs=1e-6) if isinstance(answer, float) else answer
+
+
 @pytest.fixture
 def conversation(tenant):
     _say(tenant, "s1", "2025-09-01T10:00:00Z", ("Caroline", "I painted the harbour at sunrise last weekend."),
@@ -72,7 +83,7 @@ def test_a_question_naming_a_participant_is_embedded_once_with_its_unnamed_form(
     single, single_calls = _search(apps, "single", conversation, question)
     assert calls == [[question, "What did paint?"]]
     assert single_calls == [[question], ["What did paint?"]]
-    assert batched == single and batched["degraded"] == []
+    assert single == _same(batched) and batched["degraded"] == []
     assert batched["results"][0]["content"] == "Melanie: Lovely! I painted horses in a field."
 
 
@@ -80,7 +91,7 @@ def test_a_question_naming_nobody_is_embedded_alone(apps, conversation):
     question = "Which class starts on Monday?"
     batched, calls = _search(apps, "batched", conversation, question)
     assert calls == [[question]]
-    assert batched == _search(apps, "single", conversation, question)[0]
+    assert _search(apps, "single", conversation, question)[0] == _same(batched)
 
 
 def test_a_name_the_memories_found_do_not_say_is_left_to_the_second_round(apps, conversation):
@@ -93,7 +104,7 @@ def test_a_name_the_memories_found_do_not_say_is_left_to_the_second_round(apps, 
     single, _ = _search(apps, "single", conversation, question, filters={"session_id": "s3"})
     assert calls == [[question, "Did and frame the harbour painting?"],
                      ["Did and Melanie frame the harbour painting?"]]
-    assert batched == single
+    assert single == _same(batched)
     assert [r["content"] for r in batched["results"]][:1] == ["Caroline: The harbour painting is finished and framed."]
 
 
