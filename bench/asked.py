@@ -8,10 +8,14 @@ extractor and questions about it, a `dev` set and a `heldout` set. Two parts:
 - `service`: starts `python -m infra.local` (every MEMEX_* setting at its default), gives each
   statement to a fresh user (`POST /v1/turns?wait=true`) and asks each question (`POST
   /v1/search`, top 5): found (the fact among the results) and first (the fact ranked first), per
-  template, dev and held-out apart (for a historical fact, which a search does not return: the
-  message that said it). Noise: each fixture's `unrelated` questions, asked of every one
+  template, dev and held-out apart (for a historical fact, which only a question about the past
+  finds, retrieval/past.py: the fact or the message that said it). Noise: each fixture's `unrelated` questions, asked of every one
   of those users, must return nothing. Then one user is told every statement, and each question
-  asked of them must put its own fact first (what the others' facts do to it).
+  asked of them must put its own fact first (what the others' facts do to it). Last, each of the
+  fixture's `replaced` pairs is told to a fresh user, the old statement weeks before the new one,
+  and asked about: for `dev` and `heldout` (questions about the past), whether the replaced fact is
+  among the results and above the fact that replaced it; for `present`, whether the new fact is the
+  first fact returned and the replaced one never returned.
 - `cosines`: in this process, the cosine of each question (in the user's voice, as the search
   embeds it; and as asked) to the fact's embedded text (embedded_text.of), against the floor's
   gate and item floor; and the highest cosine of an `unrelated` question to each fact.
@@ -42,9 +46,10 @@ def load(path: Path) -> dict[str, Any]:
 
 
 def _holds(result: dict[str, Any], fact: dict[str, Any]) -> bool:
-    if fact.get("historical"):
-        return result["content"] == fact["text"]
-    return result.get("key") == fact["key"] and str(result.get("value", "")).lower() in _values(fact)
+    said = result.get("key") == fact["key"] and str(result.get("value", "")).lower() in _values(fact)
+    if fact.get("historical"):  # the message, or the fact itself, which a question about the past finds
+        return result["content"] == fact["text"] or (said and not result["active"])
+    return said
 
 
 def _values(fact: dict[str, Any]) -> set[str]:
@@ -53,8 +58,9 @@ def _values(fact: dict[str, Any]) -> set[str]:
     return {str(v).lower() for v in values}
 
 
-def _user(client, user_id: str, text: str) -> None:
-    body = {"user_id": user_id, "session_id": "s1", "messages": [{"role": "user", "content": text}]}
+def _user(client, user_id: str, text: str, session: str = "s1", timestamp: str | None = None) -> None:
+    body = {"user_id": user_id, "session_id": session, "messages": [{"role": "user", "content": text}],
+            **({"timestamp": timestamp} if timestamp else {})}
     response = client.post("/v1/turns", params={"wait": "true"}, json=body)
     response.raise_for_status()
 
@@ -90,7 +96,28 @@ def service(fixture: dict[str, Any]) -> dict[str, Any]:
             for split in SETS:
                 for question in fact[split]:
                     together.append(_outcome(fact, split, question, _search(client, everyone, question), shown=1))
-    return {"alone": rows, "noise": noise, "together": together}
+        replaced = []
+        for n, pair in enumerate(fixture.get("replaced", [])):
+            user = f"r{n}-{tag}"
+            _user(client, user, pair["before"], "s1", "2026-01-05T09:00:00Z")
+            _user(client, user, pair["after"], "s2", "2026-03-02T09:00:00Z")
+            for split in (*SETS, "present"):
+                for question in pair[split]:
+                    replaced.append(_replaced(pair, split, question, _search(client, user, question)))
+    return {"alone": rows, "noise": noise, "together": together, "replaced": replaced}
+
+
+def _replaced(pair: dict[str, Any], split: str, question: str, found: list[dict[str, Any]]) -> dict[str, Any]:
+    """Where the replaced fact and the one that replaced it are among a search's results (None: absent)."""
+    def rank(value: str, active: bool) -> int | None:
+        return next((i for i, r in enumerate(found) if r.get("key") == pair["key"] and r["active"] is active
+                     and str(r.get("value", "")).lower() == value.lower()), None)
+
+    facts = [r for r in found if r["memory_type"] == "semantic"]
+    return {"key": pair["key"], "set": split, "question": question, "old": rank(pair["old"], False),
+            "new": rank(pair["new"], True), "first_fact": facts[0]["content"] if facts else None,
+            "new_first": bool(facts) and facts[0].get("value", "").lower() == pair["new"].lower()
+            and facts[0]["active"], "top": [r["content"] for r in found[:3]]}
 
 
 def _outcome(fact: dict[str, Any], split: str, question: str, found: list[dict[str, Any]], shown: int) -> dict[str, Any]:
@@ -151,6 +178,21 @@ def render(measured: dict[str, Any]) -> str:
                 mine = [r for r in measured[part] if r["set"] == split]
                 lines.append(f"{part} {split}: found {sum(r['found'] for r in mine)}/{len(mine)}, "
                              f"first {sum(r['first'] for r in mine)}/{len(mine)}")
+        for split in SETS:
+            mine = [r for r in measured.get("replaced", []) if r["set"] == split]
+            if mine:
+                above = [r for r in mine if r["old"] is not None and (r["new"] is None or r["old"] < r["new"])]
+                lines.append(f"replaced facts, about the past, {split}: the old fact found "
+                             f"{sum(r['old'] is not None for r in mine)}/{len(mine)}, above the new one "
+                             f"{len(above)}/{len(mine)}")
+                lines += [f"  MISS {r['key']}: {r['question']!r} -> {r['top']}" for r in mine if r not in above]
+        present = [r for r in measured.get("replaced", []) if r["set"] == "present"]
+        if present:
+            lines.append(f"replaced facts, about now: the new fact the first fact {sum(r['new_first'] for r in present)}"
+                         f"/{len(present)}, the old fact returned {sum(r['old'] is not None for r in present)}"
+                         f"/{len(present)}")
+            lines += [f"  NOT FIRST {r['key']}: {r['question']!r} -> {r['first_fact']!r}" for r in present
+                      if not r["new_first"]]
         loud = [r for r in measured["noise"] if r["returned"]]
         lines.append(f"noise: {len(loud)}/{len(measured['noise'])} unrelated questions returned something")
         lines += [f"  NOISE {r['template']}: {r['question']!r} -> {r['returned'][:2]}" for r in loud]

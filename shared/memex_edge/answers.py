@@ -85,6 +85,8 @@ class ScoreParts(_Answer):
     vector_rank: Optional[int] = Field(None, description="Absent when the vector channel did not run")
     current_for: Optional[str] = Field(None, description="Set on a current fact ranked just above a message "
                                        "whose fact it replaced: that message's id")
+    past_for: Optional[str] = Field(None, description="Set on a replaced fact returned for a question about the "
+                                    "past, ranked just above the memory that led to it: that memory's id")
     learned: Optional[float] = Field(None, description="The learned order's value (hybrid, default blend, both "
                                      "channels run; else null): the best 50 are ranked by it, their scores handed "
                                      "out again in that order")

@@ -121,3 +121,40 @@ def send_replacements(conn: psycopg.Connection, tenant_id: str, user_id: str,
         {"t": tenant_id, "u": user_id, "ids": ids},
     )
     return cursor.fetchall
+
+
+def send_earlier(conn: psycopg.Connection, tenant_id: str, user_id: str, ids: list[str],
+                 most: int) -> Callable[[], list[dict[str, Any]]]:
+    """For each of `ids`, the user's semantic facts that are no longer current and that it leads to
+    (with what scoring and scoping need of them): for a fact, those it replaced, directly or through
+    others (at most `most` links back, index memory_links' key); for a message, the facts drawn from it
+    that have since been replaced or that spoke of the past (index memories_drawn_facts). `step` is
+    how far back each is: 0 drawn from the message, 1 replaced directly, and so on. An erased memory
+    has no row left, and erasure closes its chain over the gap, so none comes back here.
+    Sent now, read by calling what it returns (in a pipeline, after its sync)."""
+    cursor = conn.execute(
+        """WITH RECURSIVE back(anchor, id, step) AS (
+               SELECT memory_id, replaced_id, 1 FROM memory_links
+               WHERE tenant_id = %(t)s AND memory_id = ANY(%(ids)s)
+               UNION
+               SELECT back.anchor, l.replaced_id, back.step + 1 FROM back
+               JOIN memory_links l ON l.tenant_id = %(t)s AND l.memory_id = back.id
+               WHERE back.step < %(most)s
+           ),
+           drawn(anchor, id, step) AS (
+               SELECT e.id, f.id, 0 FROM memories e
+               JOIN memories f ON f.tenant_id = e.tenant_id AND f.source_message_id = e.source_message_id
+                              AND f.memory_type = 'semantic' AND f.user_id = e.user_id AND NOT f.active
+               WHERE e.tenant_id = %(t)s AND e.user_id = %(u)s AND e.id = ANY(%(ids)s)
+                 AND e.memory_type = 'episodic'
+           )
+           SELECT x.anchor, o.id, min(x.step) AS step, o.valid_from, o.valid_to, o.importance, o.agent_id,
+                  o.session_id, o.subject, o.memory_type, o.metadata
+           FROM (SELECT * FROM back UNION ALL SELECT * FROM drawn) x
+           JOIN memories o ON o.tenant_id = %(t)s AND o.id = x.id
+           WHERE o.user_id = %(u)s AND o.memory_type = 'semantic' AND NOT o.active
+           GROUP BY x.anchor, o.tenant_id, o.id
+           ORDER BY x.anchor, step, o.valid_to DESC NULLS LAST, o.id""",
+        {"t": tenant_id, "u": user_id, "ids": ids, "most": most},
+    )
+    return cursor.fetchall

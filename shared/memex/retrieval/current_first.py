@@ -58,8 +58,9 @@ def lift(request: SearchIn, scored: list[Scored], replacements: list[dict[str, A
                 if at[current_id] < here or score_of[current_id] < best_live:
                     continue
                 _, _, parts = order.pop(at[current_id])  # it was below the message: `here` holds
-            elif not live and _in_scope(request, current):
-                parts = _parts(request, current, relevance.get(current_id, 0.0), now)
+            elif not live and in_scope(request, current):
+                parts = taken_in(request, datetime.fromisoformat(current["valid_from"]), current["importance"],
+                                 relevance.get(current_id, 0.0), now)
             else:
                 continue
             score_of[current_id] = score_of[message]
@@ -68,7 +69,7 @@ def lift(request: SearchIn, scored: list[Scored], replacements: list[dict[str, A
     return order
 
 
-def _in_scope(request: SearchIn, memory: dict[str, Any]) -> bool:
+def in_scope(request: SearchIn, memory: dict[str, Any]) -> bool:
     """Whether a memory taken in from beyond the ranking is one this search may return."""
     filters = request.filters
     return ((request.agent_id is None or memory["agent_id"] == request.agent_id)
@@ -78,9 +79,9 @@ def _in_scope(request: SearchIn, memory: dict[str, Any]) -> bool:
             and not filters.metadata)  # containment is Postgres's to judge; not worth a round trip
 
 
-def _parts(request: SearchIn, memory: dict[str, Any], relevance: float, now: datetime) -> dict[str, Any]:
+def taken_in(request: SearchIn, valid_from: datetime, importance: float, relevance: float,
+             now: datetime) -> dict[str, Any]:
     """Score parts of a memory taken in from beyond the ranking: its own relevance (0 when no channel
     found it), recency and importance; no channel's score or rank."""
-    parts = scoring.score(relevance, datetime.fromisoformat(memory["valid_from"]), memory["importance"], now,
-                          request.alpha, request.half_life_days)
+    parts = scoring.score(relevance, valid_from, importance, now, request.alpha, request.half_life_days)
     return {**parts.as_dict(), "bm25": None, "similarity": None, "rerank": None}

@@ -8,6 +8,8 @@ when one is configured, a reranker over the best fused candidates (rerank.py), w
 replaces the built-in one (floor.py). Without a reranker, the question's cues then adjust the
 fused relevance (`_cues`, each behind a setting: the speaker it names, the period it names, "now", the
 lines said next to the best hits), and a learned linear model re-orders the best 50 (learned.py).
+Last, the current facts are ranked above the messages they made stale (current_first.py), or, for a
+question about the past, the facts that were replaced above what led to them (past.py).
 The best hits' distinctive words can run as one more keyword query (feedback.py, off by default).
 With settings.search_keyword_first, the question's keyword
 channel runs first and its vector channel only when the keyword one is not decisive
@@ -36,8 +38,8 @@ from memex.db import history
 from memex.db import memories as memory_rows
 from memex.metrics import FLOOR_REJECTIONS, LLM_FALLBACKS
 from memex.models import SearchIn
-from memex.retrieval import (current_first, feedback, floor, keyword_first, keywords, learned, multihop, rerank,
-                             rrf, scoring, speakers, temporal)
+from memex.retrieval import (current_first, feedback, floor, keyword_first, keywords, learned, multihop, past,
+                             rerank, rrf, scoring, speakers, temporal)
 
 CANDIDATES_PER_CHANNEL = 100
 EXPANSION_CANDIDATES = 30  # per extra query: its lower ranks would add next to nothing
@@ -143,7 +145,17 @@ class Dependencies:
 
 
 def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies | None = None) -> dict[str, Any]:
-    """`deps` carries what a caller running several searches for one request already learned."""
+    """`deps` carries what a caller running several searches for one request already learned. A
+    question about the past is searched without its cue, which decides what comes back (past.py)."""
+    if not (request.mode == "hybrid" and ctx.settings.search_past and past.asks(request.query)):
+        return _search(ctx, tenant_id, request, deps, about_past=False)
+    answer = _search(ctx, tenant_id, request.model_copy(update={"query": past.topic(request.query)}), deps,
+                     about_past=True)
+    return {**answer, "query": request.query}
+
+
+def _search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies | None,
+            about_past: bool) -> dict[str, Any]:
     conn = ctx.db.connection()
     deps = deps or Dependencies(ctx)
     scope = (tenant_id, request.user_id, request.agent_id, request.filters, request.include_inactive)
@@ -344,14 +356,20 @@ def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies |
     # Those read with the rankings stay JSON text until returned (memory_rows.wire).
     unparsed = {item: memory for _, query_run in runs for item, memory in query_run.memories().items()}
     read: dict[str, dict[str, Any]] = {}
+    # A question about the past reads, in the same round trip, the replaced facts its window leads to
+    # instead (past.py).
     window = current_first.window(request, scored)
     asked = set(unparsed) | set(window)
     if window:
         with conn.pipeline():
-            replacements = history.send_replacements(conn, tenant_id, request.user_id, window)
+            if about_past:
+                earlier = history.send_earlier(conn, tenant_id, request.user_id, window, request.top_k)
+            else:
+                replacements = history.send_replacements(conn, tenant_id, request.user_id, window)
             unread = [item for item in window if item not in unparsed]
             fetched = memory_rows.send_get_many(conn, tenant_id, unread) if unread else dict
-        scored = current_first.lift(request, scored, replacements(), relevance, now)
+        scored = past.lift(request, scored, earlier(), relevance, now) if about_past \
+            else current_first.lift(request, scored, replacements(), relevance, now)
         read.update(fetched())
     results: list[dict[str, Any]] = []
     total = len(scored)

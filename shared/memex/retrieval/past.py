@@ -1,0 +1,87 @@
+"""Questions about the past: the facts that were replaced, ranked with what found them.
+
+A search returns what holds now, so after "I work at Notion now" the fact "The user's employer is
+Stripe." is history (inactive, its `valid_to` set), and "Where did I work before?" would find only
+Notion's fact and the message that said Stripe. A question that asks about the past (`asks`) is
+searched without its cue (`topic`: its words weigh against the floor's gate), and then also reads, for each of the results a search ranked (current_first.window), the user's facts that are no
+longer current and that it leads to (history.send_earlier): those a current fact replaced, and those
+drawn from a message that have since been replaced or that spoke of the past ("I used to live in
+Paris"). Each is ranked just above the memory that led to it, nearest in time first, with its score,
+and says why in `score_parts.past_for` (that memory's id); on the wire it is `active: false` with its
+`valid_to`. Such a question is the one current_first.py does not answer: a message whose fact was
+replaced is what it asks about, so the current fact is not lifted above it. A question without a cue
+is answered as before, and a replaced fact is taken in only when something the search found for the
+question leads to it, never by itself.
+
+The cues are few on purpose. "What did I say yesterday?" is about the past but not about a replaced
+fact (temporal.py reads its period), and "When did she go to the museum?" asks when, not what was.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from typing import Any
+
+from memex.models import SearchIn
+from memex.retrieval import current_first
+
+Scored = tuple[str, float, dict[str, Any]]
+
+# "Where did I work before?", "where did she work before Notion?", "where did I use to live?", "my
+# previous job", "her former employer", "where did he live previously?", "my old job", "in the past".
+# Not "before the party" or "before August 3" (a time, as a question about an event names it), nor
+# "what do I use to cook?" or "what did Nate use to make the ice cream?" (a thing used: only a verb
+# of a state or a habit follows "did ... use to").
+_DATES = (r"(?:January|February|March|April|May|June|July|August|September|October|November|December"
+          r"|Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)\b")
+# Each cue matches the words it removes from what the channels search (`topic`): the time asked about
+# is the cue's to say; what the question is about is in the rest ("Where did she work previously?" is
+# searched as "Where did she work?", whose words and meaning the facts about work share).
+_CUES = re.compile(
+    r"\bused to\s+"
+    r"|\b(?P<did>did\b.*?)\buse to\s+(?=(?:be|live|work|have|own|do|like|love|play|go|study|drive|eat|date)\b)"
+    r"|\s*\bbefore\s+(?:now|that|then)\b|\s*\bbefore(?=\s*(?:[?.!]|$))"
+    rf"|\bbefore\s+(?=(?!{_DATES})(?-i:[A-Z]))"
+    r"|\s*\b(?:previously|formerly|in the past|back then)\b|\b(?:previous|former)\s+"
+    r"|\b(?P<owner>(?:my|her|his|their|your|the user's|(?-i:[A-Z])[a-z]+'s)\s+)old\s+(?!friends?\b|age\b)",
+    re.IGNORECASE)
+
+
+def asks(question: str) -> bool:
+    """Whether the question asks what was true before what is true now."""
+    return bool(_CUES.search(question))
+
+
+def topic(question: str) -> str:
+    """The question without its past cues: what the channels search for a question about the past."""
+    bare = _CUES.sub(lambda match: match.group("did") or match.group("owner") or "", question)
+    bare = re.sub(r"\s+([?.!,])", r"\1", re.sub(r"\s{2,}", " ", bare)).strip()
+    return bare.strip(" ,") or question
+
+
+def lift(request: SearchIn, scored: list[Scored], earlier: list[dict[str, Any]], relevance: dict[str, float],
+         now: datetime) -> list[Scored]:
+    """`scored` (best first) with the replaced facts `earlier` (history.send_earlier of its window)
+    ranked just above the memory that led to each; one that led none there is left as it was."""
+    led: dict[str, list[dict[str, Any]]] = {}
+    for row in earlier:
+        led.setdefault(row["anchor"], []).append(row)
+    if not led:
+        return scored
+    order = list(scored)
+    for anchor in current_first.window(request, scored):
+        for fact in led.get(anchor, []):  # each inserted at the anchor's place: the nearest ends first
+            at = {item: index for index, (item, _, _) in enumerate(order)}
+            here, score = at[anchor], order[at[anchor]][1]
+            if fact["id"] in at:
+                if at[fact["id"]] < here:
+                    continue  # already above what led to it
+                _, _, parts = order.pop(at[fact["id"]])
+            elif current_first.in_scope(request, fact):
+                parts = current_first.taken_in(request, fact["valid_from"], fact["importance"],
+                                               relevance.get(fact["id"], 0.0), now)
+            else:
+                continue
+            order.insert(here, (fact["id"], score, {**parts, "score": score, "past_for": anchor}))
+    return order

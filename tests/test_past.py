@@ -1,0 +1,109 @@
+"""Questions about the past find the fact that was replaced, ranked at least as high as the current one;
+a question about now never returns it; nobody else's history and nothing erased ever comes back."""
+
+from __future__ import annotations
+
+import pytest
+
+from memex.retrieval import past
+
+PAST = ("Where did I work before?", "Where did the user work before Notion?", "Where did she work previously?", "What was my old job?")
+
+
+def _history(tenant, user: str | None = None, old: str = "Stripe", new: str = "Notion") -> None:
+    tenant.turn(f"I work at {old}.", session="s1", timestamp="2026-01-05T09:00:00Z", user=user)
+    tenant.turn(f"I work at {new} now.", session="s2", timestamp="2026-03-02T09:00:00Z", user=user)
+
+
+def _rank(results: list[dict], value: str) -> int | None:
+    return next((i for i, r in enumerate(results) if r.get("key") == "employer" and r["value"] == value), None)
+
+
+@pytest.mark.parametrize("question", ["Where did I work before?", "where did she work before Notion?",
+                                      "What was her previous job?", "Which city did I use to live in?",
+                                      "What dog did I have before?", "Where did he live formerly?",
+                                      "What was my old job?", "What did the user do in the past?",
+                                      "What did Caroline used to do with her dad?"])
+def test_a_question_about_what_was_true_before_is_about_the_past(question):
+    assert past.asks(question)
+
+
+@pytest.mark.parametrize("question", ["What did I say yesterday?", "where does the user work?",
+                                      "When did she go to the museum?", "What did Caroline do before the party?",
+                                      "What did Maria do the week before August 3, 2023?", "How old is she?",
+                                      "What do I use to cook?", "What did Nate use to make the ice cream?",
+                                      "Who is my old friend from school?"])
+def test_a_question_about_now_or_about_an_event_is_not(question):
+    assert not past.asks(question)
+
+
+def test_a_question_about_the_past_finds_the_replaced_fact_above_the_current_one(tenant):
+    _history(tenant)
+    for question in PAST:
+        results = tenant.search(question)
+        old, new = _rank(results, "Stripe"), _rank(results, "Notion")
+        assert old is not None, (question, [r["content"] for r in results])
+        assert new is None or old < new, (question, [r["content"] for r in results])
+        stripe = results[old]
+        assert stripe["active"] is False and stripe["valid_to"] == "2026-03-02T09:00:00Z"
+        if new is not None:
+            assert results[new]["supersedes"] == stripe["id"] and results[new]["valid_from"] == stripe["valid_to"]
+        assert stripe["score_parts"]["past_for"] in {r["id"] for r in results[old + 1:]}
+        assert [r["score"] for r in results] == sorted((r["score"] for r in results), reverse=True)
+
+
+def test_a_question_about_now_keeps_the_current_fact_first_and_never_the_replaced_one(tenant):
+    _history(tenant)
+    for question in ("where does the user work?", "Where do I work?", "which company does she work for?"):
+        results = tenant.search(question)
+        facts = [r for r in results if r["memory_type"] == "semantic"]
+        assert facts and facts[0]["value"] == "Notion", (question, [r["content"] for r in results])
+        stale = next((i for i, r in enumerate(results) if r["content"] == "I work at Stripe."), len(results))
+        assert _rank(results, "Notion") < stale
+        assert all(r["active"] for r in results)
+        assert all("past_for" not in r["score_parts"] for r in results)
+
+
+def test_the_whole_chain_comes_back_nearest_first(tenant):
+    tenant.turn("I work at Acme Corp.", session="s1", timestamp="2026-01-05T09:00:00Z")
+    tenant.turn("I now work at Globex.", session="s2", timestamp="2026-02-02T09:00:00Z")
+    tenant.turn("I now work at Initech.", session="s3", timestamp="2026-03-02T09:00:00Z")
+    results = tenant.search("Where did I work before?", top_k=10)
+    ranks = {value: _rank(results, value) for value in ("Acme Corp", "Globex", "Initech")}
+    assert None not in ranks.values(), [r["content"] for r in results]
+    assert ranks["Globex"] < ranks["Acme Corp"] and ranks["Globex"] < ranks["Initech"]
+
+
+def test_nobody_elses_history_appears(tenant, other_tenant):
+    _history(tenant)
+    other_tenant.user = tenant.user  # the same user id in another tenant
+    _history(other_tenant, old="Hooli", new="Pied Piper")
+    _history(tenant, user="someone-else", old="Umbrella", new="Cyberdyne")
+    for question in PAST + ("Where did the user work before Pied Piper?", "Where did I work before Cyberdyne?"):
+        values = {r.get("value") for r in tenant.search(question)}
+        assert not values & {"Hooli", "Pied Piper", "Umbrella", "Cyberdyne"}, (question, values)
+        assert {r["user_id"] for r in tenant.search(question)} <= {tenant.user}
+    theirs = other_tenant.search("Where did I work before?")
+    assert _rank(theirs, "Hooli") is not None and _rank(theirs, "Stripe") is None
+
+
+def test_an_erased_fact_never_comes_back(tenant):
+    _history(tenant)
+    stripe = next(m for m in tenant.get(f"/v1/users/{tenant.user}/memories",
+                                        params={"include_inactive": "true"}).json()["memories"]
+                  if m.get("key") == "employer" and m["value"] == "Stripe")
+    assert _rank(tenant.search("Where did I work before?"), "Stripe") is not None
+    assert tenant.delete(f"/v1/memories/{stripe['id']}").status_code == 200
+    for question in PAST:
+        results = tenant.search(question)
+        assert _rank(results, "Stripe") is None and stripe["id"] not in {r["id"] for r in results}, question
+        assert all(r["score_parts"].get("past_for") is None for r in results)
+
+
+def test_a_replaced_fact_respects_the_filters(tenant):
+    _history(tenant)
+    messages = tenant.search("Where did I work before?", filters={"memory_type": "episodic"})
+    assert messages and all(r["memory_type"] == "episodic" for r in messages)
+    second = tenant.search("Where did I work before?", filters={"session_id": "s2"})
+    assert all(r["session_id"] == "s2" for r in second)
+    assert tenant.search("Where did I work before?", agent_id="someone-else") == []
