@@ -107,3 +107,13 @@ def test_a_replaced_fact_respects_the_filters(tenant):
     second = tenant.search("Where did I work before?", filters={"session_id": "s2"})
     assert all(r["session_id"] == "s2" for r in second)
     assert tenant.search("Where did I work before?", agent_id="someone-else") == []
+
+
+def test_recall_says_until_when_a_replaced_fact_held(tenant):
+    _history(tenant)
+    answer = tenant.post("/v1/recall", {"user_id": tenant.user, "query": "Where did I work before?"}).json()
+    lines = answer["context"].splitlines()
+    assert "- The user's employer is Stripe. (until 2026-03-02)" in lines, lines
+    assert "- The user's employer is Notion." in lines, lines
+    now = tenant.post("/v1/recall", {"user_id": tenant.user, "query": "where does the user work?"}).json()
+    assert not any("Stripe. (until" in line for line in now["context"].splitlines()), now["context"]

@@ -11,7 +11,9 @@ messages; listed first, up to ten standing facts pushed the line that answers th
 reader takes in first. A caller that wants nothing for a question the search found nothing for (the
 memory-service seed's harness asks noise questions) says `require_relevant`. A bullet goes in whole
 or not at all, and every bullet is cited with the bucket that took it in. The answer's `degraded`
-names what its search had to do without (search.py).
+names what its search had to do without (search.py). A fact that has been replaced (a question about
+the past finds it, retrieval/past.py) says until when it held, so that the prompt does not read it as
+true now beside the fact that replaced it.
 """
 
 from __future__ import annotations
@@ -63,7 +65,7 @@ def recall(ctx: Context, tenant_id: str, request: RecallIn) -> dict[str, Any]:
             if item in admitted:
                 continue
             # Joined with a newline; counted as its own piece, then checked on the whole text.
-            cost = count_tokens("\n- " + found[item]["content"])
+            cost = count_tokens("\n- " + _line(found[item]))
             if used + cost <= request.max_tokens:
                 admitted[item] = bucket
                 used += cost
@@ -79,7 +81,7 @@ def recall(ctx: Context, tenant_id: str, request: RecallIn) -> dict[str, Any]:
         if item not in admitted:
             continue
         memory = found[item]
-        lines.append(f"- {memory['content']}")
+        lines.append(f"- {_line(memory)}")
         source = memory["sources"][0] if memory["sources"] else {}
         citations.append({
             "memory_id": item,
@@ -100,3 +102,10 @@ def recall(ctx: Context, tenant_id: str, request: RecallIn) -> dict[str, Any]:
         token_count = count_tokens(context)
     ctx.metrics.record(RECALL_TOKENS, token_count)
     return {"context": context, "citations": citations, "token_count": token_count, "degraded": deps.degraded}
+
+
+def _line(memory: dict[str, Any]) -> str:
+    """A memory as its bullet reads: its content, and for a fact no longer current, until when it held."""
+    if memory["active"] or not memory.get("valid_to"):
+        return memory["content"]
+    return f"{memory['content']} (until {memory['valid_to'][:10]})"
