@@ -139,12 +139,12 @@ def cosines(fixture: dict[str, Any]) -> dict[str, Any]:
         vector = embedder.embed([embedded])[0]
         for split in SETS:
             for question in fact[split]:
-                voiced = first_person.asked(question)
+                voiced = first_person.asked(question, pronouns=True)  # a fresh user names nobody
                 said, asked = (float(v @ vector) for v in embedder.embed([voiced or question, question]))
                 rows.append({"template": fact["template"], "set": split, "question": question,
                              "embedded": embedded, "voiced": round(said, 3), "asked": round(asked, 3)})
         for question in fixture["unrelated"]:
-            voiced = first_person.asked(question)
+            voiced = first_person.asked(question, pronouns=True)
             said, asked = (float(v @ vector) for v in embedder.embed([voiced or question, question]))
             noise.append({"template": fact["template"], "question": question, "embedded": embedded,
                           "cosine": round(max(said, asked), 3)})

@@ -51,6 +51,48 @@ def test_a_question_with_an_asker_of_its_own(question, voiced):
     assert first_person.asked(question) == voiced
 
 
+@pytest.mark.parametrize("question, voiced", [
+    # the agent speaks of the user as "she" or "he"
+    ("where does she work?", "where do I work?"),
+    ("Is she in her thirties?", "Am I in my thirties?"),
+    ("What is his dog called?", "What is my dog called?"),
+    ("Where does he still live?", "Where do I still live?"),
+    ("Why doesn't she eat meat?", "Why don't I eat meat?"),
+    ("She's been where?", "I've been where?"),
+    ("Is this bike his?", "Is this bike mine?"),
+    # "her" before what she has is "my", else "me"; the asker is "you" as ever
+    ("What should I buy her for her birthday?", "What should you buy me for my birthday?"),
+    ("What should I avoid cooking for her?", "What should you avoid cooking for me?"),
+    # her relations stay relations, the user's own
+    ("Does her sister have kids?", "Does my sister have kids?"),
+    # the thing asked about is not someone the pronoun stands for
+    ("What type of dog does she own?", "What type of dog do I own?"),
+    ("Does she know Tom?", "Do I know Tom?"),
+])
+def test_a_question_about_she_or_he_in_the_users_voice(question, voiced):
+    assert first_person.asked(question, pronouns=True) == voiced
+
+
+@pytest.mark.parametrize("question", [
+    "What did Mel and her kids make?",  # a name before the pronoun: it may be theirs
+    "Where did Oscar hide his bone?",
+    "Where does my sister live, and is she happy there?",  # someone by what they are
+    "Does her sister like her job?",
+    "Did anyone say she was coming?",
+    "How many users signed up?",
+])
+def test_a_pronoun_that_may_be_someone_elses_is_left(question):
+    assert first_person.asked(question, pronouns=True) is None
+
+
+def test_pronouns_are_voiced_only_when_the_search_says_nobody_is_named():
+    # (the search: when the question names none of the user's participants, search.py)
+    assert first_person.asked("where does she work?") is None
+    # and "the user" is voiced as it was, a pronoun beside it left
+    assert first_person.asked("What did the user tell me about her job?", pronouns=True) \
+        == "What did I tell you about her job?"
+
+
 def test_a_fact_quoting_the_user_keeps_their_words():
     assert first_person.of("The user calls Biscuit my little monster.") == "I call Biscuit my little monster."
     assert first_person.asked("What is my name?") is None
@@ -107,6 +149,23 @@ def test_a_question_about_the_user_is_not_answered_by_every_fact(ctx, tenant):
         found = _found(voiced, tenant, "Where does the user work?")
         assert "I work at Stripe as a product manager and live in Dublin." in found, found
         assert "The user's employer is Stripe." in found, found
+
+
+def test_a_question_about_she_finds_what_the_user_said(ctx, tenant):
+    # An agent asks of its user as "she" (the README: "where does she work?"): voiced as "I", as
+    # "the user" is, the current employer is found, and unrelated questions still find nothing.
+    _say(tenant, [("2026-01-05T10:00:00Z", "I work at Stripe as a product manager and live in Dublin."),
+                  ("2026-01-12T10:00:00Z", "My sister is called Ruth."),
+                  ("2026-01-19T10:00:00Z", "I'm allergic to penicillin."),
+                  ("2026-03-02T10:00:00Z", "I just started at Notion, left Stripe.")])
+    with _app(ctx, search_first_person=False) as as_asked, _app(ctx) as served:
+        for question in ("where does she work?", "Which company is she with?"):
+            found = _found(served, tenant, question)
+            assert "The user's employer is Notion." in found[:2], (question, found)
+        # as asked, "she" is nobody in particular to the embedder: under the gate
+        assert _found(as_asked, tenant, "Which company is she with?") == []
+        for question in ("Does she play the violin?", "Where does she go skiing?", "Is he a runner?"):
+            assert _found(served, tenant, question) == [], question
 
 
 @pytest.mark.parametrize("old, new, question", [

@@ -115,3 +115,12 @@ def test_an_embedder_that_fails_is_asked_once_and_the_keyword_channel_answers(ap
     assert body["degraded"] == ["embed"]
     assert body["results"] and all(r["score_parts"]["similarity"] is None for r in body["results"])
     assert any("painted horses" in r["content"] for r in body["results"][:2])
+
+
+def test_she_is_the_user_only_in_a_question_that_names_no_participant(apps, conversation):
+    # Naming nobody, "she" is voiced as the user (first_person.asked), embedded beside the question;
+    # naming a participant, even in lower case (no capital says it is a name), it may be theirs.
+    question = "where does she paint?"
+    assert _search(apps, "batched", conversation, question)[1] == [[question, "where do I paint?"]]
+    question = "what did melanie say she painted?"
+    assert _search(apps, "batched", conversation, question)[1] == [[question, "what did say she painted?"]]

@@ -20,6 +20,15 @@ makes them one. The user says "you" to the agent, so `asked` turns the asker's "
 first ("what should you cook when I come over?"), as the user would ask it. A fact is asked by
 no one: a first person in it quotes the user ("The user calls Biscuit 'my little monster'."),
 and `of` leaves it as it is.
+
+An agent also speaks of its user as "she" or "he" ("where does she work?", "what should I cook for
+her?"). As asked, the pronoun is nobody in particular to the embedder, and a question that names
+nothing the user said stays under the floor's gate ("Which company is she with?" against "My
+employer is Stripe."). `asked` voices such a question as the user ("where do I work?", "what should
+you cook for me?") when the pronoun can only be the user: the search says the question names none
+of the user's participants, and nothing in it before a pronoun is someone else it could stand for:
+a name ("What did Mel and her kids make?") or one person by what they are ("my sister ... is she").
+Her relations stay relations ("her sister" is "my sister"). "They" is left: it is as often a group.
 """
 
 from __future__ import annotations
@@ -55,6 +64,40 @@ _ASKER_WORDS = {"i am": "you are", "am i": "are you", "i was": "you were", "was 
 _ASKER = re.compile(r"\b(" + "|".join(sorted((re.escape(w) for w in _ASKER_WORDS), key=len, reverse=True))
                     + r")\b", re.IGNORECASE)
 
+# "She" or "he" for the user, as an agent speaks of the person it serves ("where does she work?").
+_PRONOUN = re.compile(r"\b(?:she|he|her|him|his|hers|herself|himself)\b", re.IGNORECASE)
+_WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*")
+_ASKER_I = re.compile(r"I(?:['’](?:m|ve|d|ll))?$")
+# One person or animal a "she" or "he" may stand for: one of these after a determiner ("my sister",
+# "the dog"; not "what type of dog does she own?", where the pronoun is the owner), or someone.
+_PERSONS = frozenset(
+    "sister brother mother mom mum father dad parent wife husband partner spouse girlfriend boyfriend fiance "
+    "fiancee fiancé fiancée son daughter child kid baby friend boss manager colleague coworker roommate flatmate "
+    "neighbour neighbor aunt uncle cousin niece nephew grandmother grandma granny grandfather grandpa doctor "
+    "teacher woman man girl boy lady guy person dog puppy cat kitten horse pet".split())
+_DETERMINERS = frozenset("a an the this that my your her his our their one".split())
+_SOMEONE = frozenset("someone somebody anyone anybody everyone everybody nobody".split())
+_PRONOUN_CONTRACTED = re.compile(r"\b(?:she|he)['’](s|d|ll)\b", re.IGNORECASE)
+_CONTRACTED = {"s": "I'm", "d": "I'd", "ll": "I'll"}
+_HAS_CONTRACTED = re.compile(r"\s+(?:been|got)\b", re.IGNORECASE)  # "she's been" is "she has been"
+_NEGATIVES = {"doesn't": "don't", "isn't": "aren't", "hasn't": "haven't", "wasn't": "wasn't", "didn't": "didn't",
+              "can't": "can't", "won't": "won't", "wouldn't": "wouldn't", "shouldn't": "shouldn't",
+              "couldn't": "couldn't"}
+_PRONOUN_ASKED = re.compile(r"\b(" + "|".join([*(n.replace("'", "['’]") for n in _NEGATIVES), *_AUXILIARY])
+                            + r")\s+(?:she|he)\b", re.IGNORECASE)
+_AUXILIARY_OR_NEGATIVE = {**_AUXILIARY, **_NEGATIVES}
+_PRONOUN_NEGATED = re.compile(r"\b(?:she|he)\s+(doesn|isn|hasn)['’]t\b", re.IGNORECASE)
+_NEGATED = {"doesn": "don't", "isn": "am not", "hasn": "haven't"}
+_PRONOUN_SAYS = re.compile(r"\b(?:she|he)\s+((?:(?:still|also|always|usually|often|never|really|ever|just|now|"
+                           r"already|actually)\s+)?)([a-z]+)\b(?!['’])", re.IGNORECASE)
+_NEXT_WORD = re.compile(r"\s+([^\W\d_]+)")
+# After "her" (or "his"), words that are not what it owns: "buy her a gift", "cook for her tonight".
+_NOT_POSSESSED = frozenset(
+    "a an the this that these those some any every no to for from with about of in on at into onto by up down "
+    "out off over back again now then today tonight tomorrow yesterday yet too and or but if when while because "
+    "so as than here there something anything everything nothing".split())
+_OBJECTS = {"him": "me", "hers": "mine", "herself": "myself", "himself": "myself"}
+
 
 def of(question: str) -> str | None:
     """`question` (or a statement) in the first person, or None when it does not refer to the user that way."""
@@ -69,9 +112,61 @@ def of(question: str) -> str | None:
     return _SUBJECT.sub("I", text)
 
 
-def asked(question: str) -> str | None:
-    """`question`, asked of the agent about the user, as the user would ask it (None as `of`)."""
-    return of(_ASKER.sub(_asker_as_you, question))
+def asked(question: str, pronouns: bool = False) -> str | None:
+    """`question`, asked of the agent about the user, as the user would ask it: about "the user" (as
+    `of`), or, with `pronouns` (the search: it names none of the participants), about "she" or "he"
+    when nobody else in it could be meant; else None."""
+    as_you = _ASKER.sub(_asker_as_you, question)
+    voiced = of(as_you)
+    if voiced is not None or not pronouns or not says_she_or_he(question) or _someone_before(question):
+        return voiced
+    return _pronouns_as_i(as_you)
+
+
+def says_she_or_he(question: str) -> bool:
+    """Whether `question` speaks of someone as "she" or "he" (her, his, him...)."""
+    return bool(_PRONOUN.search(question))
+
+
+def _someone_before(question: str) -> bool:
+    """Whether, before one of its pronouns, the question names someone it could stand for: a name
+    (a capital not opening a sentence, "What did Mel and her kids make?") or one person by what they
+    are ("Where does my sister live, and is she happy there?")."""
+    before = question[:list(_PRONOUN.finditer(question))[-1].start()]
+    previous = ""
+    for word in _WORD.finditer(before):
+        text, said_before = word.group(0), before[:word.start()].rstrip()
+        opens_sentence = not said_before or said_before[-1] in ".!?:;\"“("
+        if (text[0].isupper() and not opens_sentence and not _ASKER_I.match(text)) or text.lower() in _SOMEONE \
+                or (text.lower() in _PERSONS and previous in _DETERMINERS):
+            return True
+        previous = text.lower()
+    return False
+
+
+def _pronouns_as_i(question: str) -> str:
+    """A question's "she" or "he" (and her, him, his...) as "I" (me, my...), the verbs they govern with them."""
+    text = _PRONOUN_CONTRACTED.sub(
+        lambda m: "I've" if _HAS_CONTRACTED.match(m.string, m.end()) else _CONTRACTED[m.group(1).lower()], question)
+    text = _PRONOUN_ASKED.sub(
+        lambda m: _same_case(m.group(1), _AUXILIARY_OR_NEGATIVE[m.group(1).lower().replace("’", "'")]) + " I", text)
+    text = _PRONOUN_NEGATED.sub(lambda m: "I " + _NEGATED[m.group(1).lower()], text)
+    text = _PRONOUN_SAYS.sub(lambda m: "I " + m.group(1) + _as_i_say_it(m.group(2)), text)
+    return _PRONOUN.sub(_object_or_possessive, text)
+
+
+def _object_or_possessive(match: re.Match) -> str:
+    """"her" before a noun is "my" ("her dog"), else "me" ("cook for her"); "his" alone is "mine"."""
+    word = match.group(0).lower()
+    if word in ("she", "he"):
+        mine = "I"
+    elif word in ("her", "his"):
+        after = _NEXT_WORD.match(match.string, match.end())
+        noun_next = after is not None and after.group(1).lower() not in _NOT_POSSESSED
+        mine = "my" if noun_next else "me" if word == "her" else "mine"
+    else:
+        mine = _OBJECTS[word]
+    return mine.capitalize() if match.group(0)[0].isupper() and mine != "I" else mine
 
 
 def _asker_as_you(match: re.Match) -> str:

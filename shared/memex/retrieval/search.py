@@ -2,7 +2,8 @@
 
 In hybrid mode a search runs in three steps: the question's own channels (its keyword channel
 again without the participants it names, speakers.py, when it names one; with
-settings.search_first_person, its vector channel in the user's voice, first_person.py); extra queries for a
+settings.search_first_person, its vector channel in the user's voice when it asks about "the user", or
+about "she" or "he" and names no participant, first_person.py); extra queries for a
 question that needs two facts (multihop.py), whose rankings join the same weighted RRF; then,
 when one is configured, a reranker over the best fused candidates (rerank.py), whose floor then
 replaces the built-in one (floor.py). Without a reranker, the question's cues then adjust the
@@ -221,13 +222,20 @@ def _search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies 
         return [QueryRun(ranked.get(i), vector_ranked.get(i)) for i in range(len(plans))]
 
     depth = max(CANDIDATES_PER_CHANNEL, request.top_k * 2)
-    # A question about "the user" is embedded in the user's voice (first_person.py); as asked, it
-    # runs beside that on the vector channel with its own weight.
-    voiced = first_person.asked(request.query) if request.mode == "hybrid" and ctx.settings.search_first_person else None
+    voicing = request.mode == "hybrid" and ctx.settings.search_first_person
     as_asked = None
     unnamed_searched = request.mode == "hybrid" and bool(
         ctx.settings.search_keywords_without_speakers and ctx.settings.search_speaker_boost)
     unnamed_embedded = unnamed_searched and ctx.settings.search_unnamed_vector_weight > 0
+    # The names of the user's participants, read before the first round: the question without those
+    # it names is embedded in it (keyword first: in the second), and a "she" or "he" is the user only
+    # when the question names none of them.
+    unnamed_ahead = unnamed_embedded and not ctx.settings.search_keyword_first
+    ahead = memory_rows.ahead(conn, tenant_id, request.user_id, NAMES_AHEAD) if "embed" not in deps.degraded and (
+        unnamed_ahead or voicing and first_person.says_she_or_he(request.query)) else None
+    # A question about "the user" (or "she") is embedded in the user's voice (first_person.py); as
+    # asked, it runs beside that on the vector channel with its own weight.
+    voiced = first_person.asked(request.query, pronouns=_names_nobody(request.query, ahead)) if voicing else None
     # The user's size, when read ahead: this search's vector statements then hold only the path
     # it calls for (memories.vector_statement), the next round's too, a few milliseconds later.
     size: memory_rows.Size | None = None
@@ -240,12 +248,10 @@ def _search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies 
     else:
         embed_asked = request.mode in ("hybrid", "vector") and (
             not voiced or ctx.settings.search_as_asked_vector_weight > 0)
-        ahead = memory_rows.ahead(conn, tenant_id, request.user_id, NAMES_AHEAD) \
-            if unnamed_embedded and "embed" not in deps.degraded else None
         size = ahead and ahead.size
         [question, *in_voice] = run([(request.query, depth, request.mode in ("hybrid", "bm25"), embed_asked)]
                                     + ([(voiced, depth, False, True)] if voiced else []),
-                                    _unnamed_ahead(request, ahead) if ahead else (), size)
+                                    _unnamed_ahead(request, ahead) if ahead and unnamed_ahead else (), size)
         if in_voice:
             as_asked = QueryRun(None, question.vector) if question.vector is not None else None
             question = QueryRun(question.keyword, in_voice[0].vector)
@@ -399,6 +405,15 @@ def _unnamed_ahead(request: SearchIn, ahead: memory_rows.Ahead) -> list[str]:
     that differs (a name none of the memories found was said by), so no answer changes."""
     unnamed = speakers.without_names(request.query, ahead.names) if ahead.names else None
     return [unnamed] if unnamed else []
+
+
+def _names_nobody(query: str, ahead: memory_rows.Ahead | None) -> bool:
+    """Whether `query` names none of the user's participants (unknown, when they were not read or
+    are more than were: then it may)."""
+    if ahead is None or ahead.names is None:
+        return False
+    asked = speakers.words(query)
+    return not any(speakers.named(asked, name) for name in ahead.names)
 
 
 def _feedback(settings: Settings, query: str, ordered: list[str], found: dict[str, memory_rows.Found]) -> str:
