@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import re
@@ -124,3 +125,28 @@ def test_backfill_prints_only_its_answer_on_stdout(ctx, tmp_path):
     assert (answer["status"], answer["done"], answer["failed"]) == ("done", 1, 0)
     assert "backfill chunk done" in done.stderr
     assert '"POST / HTTP/1.1"' not in done.stderr
+
+
+def _commands(parser: argparse.ArgumentParser, path: tuple[str, ...] = ()):
+    yield path, parser
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                yield from _commands(sub, (*path, name))
+
+
+def test_every_argument_of_every_command_says_what_it_is():
+    from infra.cli import build_parser
+
+    # A group of commands is explained by its commands' own help lines.
+    unexplained = [(" ".join(path), action.dest) for path, parser in _commands(build_parser())
+                   for action in parser._actions
+                   if not isinstance(action, argparse._SubParsersAction) and not action.help]
+    unexplained += [(" ".join(path), command.dest) for path, parser in _commands(build_parser())
+                    for action in parser._actions if isinstance(action, argparse._SubParsersAction)
+                    for command in action._choices_actions if not command.help]
+    assert unexplained == []
+    # What --help shows a new user, the default tenant of a backfill included.
+    done = _memex("backfill", "--help", env=dict(os.environ))
+    assert done.returncode == 0, done.stderr
+    assert "(default: default, the tenant of requests without a key)" in " ".join(done.stdout.split())
