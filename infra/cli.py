@@ -11,6 +11,7 @@ from pathlib import Path
 
 
 RATE_HELP = "N/s, N/min, N/h or N/day (e.g. 50/s, 600/min), or unlimited"
+KEY_ID_HELP = "the key's id, as `memex keys list` shows it (key_...)"
 
 
 def _runtime():
@@ -174,40 +175,40 @@ def consolidate(args: argparse.Namespace) -> None:
     print(json.dumps(run(ctx, args.tenant, args.user, options).to_dict(), indent=2))
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="memex")
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="memex", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
 
     keys = commands.add_parser("keys", help="manage API keys").add_subparsers(dest="keys_command", required=True)
     create = keys.add_parser("create", help="create an API key for a tenant (the first key ends keyless access)")
-    create.add_argument("--tenant", required=True)
+    create.add_argument("--tenant", required=True, help="the tenant the key's requests act for")
     create.set_defaults(run=keys_create)
     listing = keys.add_parser("list", help="list API keys (never their secrets)")
     listing.add_argument("--tenant", help="only this tenant's keys")
-    listing.add_argument("--json", action="store_true")
+    listing.add_argument("--json", action="store_true", help="a JSON array instead of a table")
     listing.set_defaults(run=keys_list)
     revoke = keys.add_parser("revoke", help="revoke an API key: it gets 401 from now on")
-    revoke.add_argument("id", help="the key's id, as `memex keys list` shows it (key_...)")
+    revoke.add_argument("id", help=KEY_ID_HELP)
     revoke.set_defaults(run=keys_revoke)
     key_limit = keys.add_parser("set-limit", help="give a key a rate limit (and bucket) of its own")
-    key_limit.add_argument("id")
+    key_limit.add_argument("id", help=KEY_ID_HELP)
     key_limit.add_argument("rate", help=RATE_HELP)
     key_limit.set_defaults(run=keys_set_limit)
     key_clear = keys.add_parser("clear-limit", help="count a key in its tenant's limit again")
-    key_clear.add_argument("id")
+    key_clear.add_argument("id", help=KEY_ID_HELP)
     key_clear.set_defaults(run=keys_set_limit, rate=None)
 
     tenants = commands.add_parser("tenants", help="tenants' rate limits").add_subparsers(
         dest="tenants_command", required=True)
     show = tenants.add_parser("show", help="a tenant's rate limit in effect and its keys")
-    show.add_argument("tenant")
+    show.add_argument("tenant", help="the tenant's id (a key's TENANT in `memex keys list`)")
     show.set_defaults(run=tenants_show)
     tenant_limit = tenants.add_parser("set-limit", help="override MEMEX_RATE_LIMIT for a tenant")
-    tenant_limit.add_argument("tenant")
+    tenant_limit.add_argument("tenant", help="the tenant's id")
     tenant_limit.add_argument("rate", help=RATE_HELP)
     tenant_limit.set_defaults(run=tenants_set_limit)
     tenant_clear = tenants.add_parser("clear-limit", help="the tenant follows MEMEX_RATE_LIMIT again")
-    tenant_clear.add_argument("tenant")
+    tenant_clear.add_argument("tenant", help="the tenant's id")
     tenant_clear.set_defaults(run=tenants_set_limit, rate=None)
 
     commands.add_parser("migrate", help="apply pending database migrations").set_defaults(run=migrate)
@@ -223,7 +224,9 @@ def main(argv: list[str] | None = None) -> None:
     fill = commands.add_parser("backfill", help="import a JSON Lines file of turns, or re-embed / re-extract")
     fill.add_argument("file", nargs="?", help="JSON Lines, one turn per line as POST /v1/turns takes it "
                       "(user_id, session_id, messages, and its timestamp to keep when it was said)")
-    fill.add_argument("--tenant", default=os.environ.get("MEMEX_DEFAULT_TENANT", "default"))
+    fill.add_argument("--tenant", default=os.environ.get("MEMEX_DEFAULT_TENANT", "default"),
+                      help="the tenant to import into or work on (default: %(default)s, the tenant of "
+                           "requests without a key)")
     fill.add_argument("--user", help="only this user's data (re-embed / re-extract)")
     which = fill.add_mutually_exclusive_group()
     which.add_argument("--reembed", action="store_true", help="recompute every memory's embedding")
@@ -231,15 +234,18 @@ def main(argv: list[str] | None = None) -> None:
     fill.set_defaults(run=backfill)
 
     merge = commands.add_parser("consolidate", help="summarise old episodic memories of users over the threshold, now")
-    merge.add_argument("--tenant", required=True)
+    merge.add_argument("--tenant", required=True, help="the tenant whose users to consolidate")
     merge.add_argument("--user", help="only this user (if over the threshold)")
     merge.add_argument("--threshold", type=int, help="active episodic memories a user must exceed "
                                                       "(default MEMEX_CONSOLIDATION_THRESHOLD)")
     merge.add_argument("--min-age-days", type=float, help="only memories said at least this long ago "
                                                            "(default MEMEX_CONSOLIDATION_MIN_AGE_DAYS)")
     merge.set_defaults(run=consolidate)
+    return parser
 
-    args = parser.parse_args(argv)
+
+def main(argv: list[str] | None = None) -> None:
+    args = build_parser().parse_args(argv)
     from memex.config import ConfigurationError
     from memex.errors import NotFound
     from memex.rate_limit import InvalidRate

