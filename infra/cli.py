@@ -117,6 +117,9 @@ def migrate(_: argparse.Namespace) -> None:
     print("\n".join(runtime.notes))
 
 
+_SAMPLE_KEY = "mx_example_key"  # the placeholder in events/*.json
+
+
 def invoke(args: argparse.Namespace) -> None:
     """Run one function's handler in this process on an event file, like `sam local invoke`."""
     event = json.loads(Path(args.event).read_text(encoding="utf-8"))
@@ -134,6 +137,10 @@ def invoke(args: argparse.Namespace) -> None:
             headers.pop("authorization", None)
             headers.pop("Authorization", None)
             print("memex: no API key exists; invoking without one (default tenant)", file=sys.stderr)
+        elif _SAMPLE_KEY in str(headers.get("authorization", headers.get("Authorization", ""))):
+            # the events/ files carry a placeholder, which a service with keys answers with 401
+            print(f"memex: API keys exist and the event carries the sample key {_SAMPLE_KEY}: pass --api-key KEY "
+                  "(or MEMEX_API_KEY; `make invoke KEY=...`)", file=sys.stderr)
     try:
         result = function_module(args.function).handler(event, LocalLambdaContext(args.function))
         print(json.dumps(result, indent=2, default=str))

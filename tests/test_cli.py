@@ -56,6 +56,18 @@ def test_invoke_runs_a_handler_on_a_sample_event(tmp_path):
     assert json.loads(json.loads(done.stdout)["body"])["status"] == "processed"
 
 
+def test_invoke_says_which_key_to_pass_when_keys_exist(empty_database, tmp_path):
+    env = {k: v for k, v in os.environ.items() if k not in (*_RUNTIME_VARS, "MEMEX_API_KEY")}
+    env |= {"DATABASE_URL": empty_database, "MEMEX_HOME": str(tmp_path)}
+    key = _memex("keys", "create", "--tenant", "acme", env=env).stdout.strip()
+    refused = _memex("invoke", "search", "events/search_count.json", env=env)
+    assert json.loads(refused.stdout)["statusCode"] == 401
+    assert "the event carries the sample key mx_example_key: pass --api-key KEY" in refused.stderr
+    answered = _memex("invoke", "search", "events/search_count.json", "--api-key", key, env=env)
+    assert json.loads(answered.stdout)["statusCode"] == 200, answered.stdout
+    assert "sample key" not in answered.stderr
+
+
 @pytest.fixture
 def empty_database(ctx):
     """A database of its own on the test server, with no key in it yet."""
