@@ -117,3 +117,10 @@ def test_recall_says_until_when_a_replaced_fact_held(tenant):
     assert "- The user's employer is Notion." in lines, lines
     now = tenant.post("/v1/recall", {"user_id": tenant.user, "query": "where does the user work?"}).json()
     assert not any("Stripe. (until" in line for line in now["context"].splitlines()), now["context"]
+
+
+def test_a_query_at_the_length_limit_is_read_as_a_short_one():
+    # "did ... use to" is looked for within 80 characters (past.py: unbounded, 10,000 characters of
+    # "did"s took 0.2 s); the cue is still found where the question says it
+    assert not past.asks("did " * 2500) and past.asks("did " * 2499 + "I use to live")
+    assert past.topic("Where did I use to live? " + "x" * 9000).startswith("Where did I live?")

@@ -37,10 +37,11 @@ _DATES = (r"(?:January|February|March|April|May|June|July|August|September|Octob
           r"|Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)\b")
 # Each cue matches the words it removes from what the channels search (`topic`): the time asked about
 # is the cue's to say; what the question is about is in the rest ("Where did she work previously?" is
-# searched as "Where did she work?", whose words and meaning the facts about work share).
+# searched as "Where did she work?", whose words and meaning the facts about work share). "did ... use
+# to" is looked for within 80 characters: unbounded, a 10,000-character query of "did"s took 0.2 s.
 _CUES = re.compile(
     r"\bused to\s+"
-    r"|\b(?P<did>did\b.*?)\buse to\s+(?=(?:be|live|work|have|own|do|like|love|play|go|study|drive|eat|date)\b)"
+    r"|\b(?P<did>did\b.{0,80}?)\buse to\s+(?=(?:be|live|work|have|own|do|like|love|play|go|study|drive|eat|date)\b)"
     r"|\s*\bbefore\s+(?:now|that|then)\b|\s*\bbefore(?=\s*(?:[?.!]|$))"
     rf"|\bbefore\s+(?=(?!{_DATES})(?-i:[A-Z]))"
     r"|\s*\b(?:previously|formerly|in the past|back then)\b|\b(?:previous|former)\s+"
