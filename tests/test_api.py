@@ -120,6 +120,18 @@ def test_post_memory_then_get_count_and_list_with_cursor(tenant):
     assert bad.status_code == 422 and "cursor" in bad.json()["error"]["message"]
 
 
+def test_a_turn_s_memories_are_listed_newest_first_in_the_order_they_were_written(tenant):
+    # written in one transaction, they share its time: each row's own clock orders them (0016)
+    lines = ["Hello there.", "It rained all day.", "The kettle is broken.", "Tea later maybe."]
+    for session in ("a", "b", "c"):
+        assert tenant.turn(*lines, session=session).status_code == 201
+    listed = tenant.get(f"/v1/users/{tenant.user}/memories", params={"limit": 50}).json()["memories"]
+    for session in ("a", "b", "c"):
+        said = [m["content"] for m in listed if m["session_id"] == session and m["memory_type"] == "episodic"]
+        assert said == lines[::-1], said
+    assert [m["created_at"] for m in listed] == sorted((m["created_at"] for m in listed), reverse=True)
+
+
 def test_search_modes_and_filters(tenant):
     tenant.turn("We adopted a cat named Miso.", session="a")
     tenant.turn("The quarterly report is due Friday.", session="b")
