@@ -12,6 +12,7 @@ from pathlib import Path
 
 RATE_HELP = "N/s, N/min, N/h or N/day (e.g. 50/s, 600/min), or unlimited"
 KEY_ID_HELP = "the key's id, as `memex keys list` shows it (key_...)"
+_SAMPLE_KEY = "mx_example_key"  # the placeholder in events/*.json
 
 
 def _runtime():
@@ -115,9 +116,6 @@ def migrate(_: argparse.Namespace) -> None:
     runtime = _runtime()
     runtime.start_database()
     print("\n".join(runtime.notes))
-
-
-_SAMPLE_KEY = "mx_example_key"  # the placeholder in events/*.json
 
 
 def invoke(args: argparse.Namespace) -> None:
