@@ -9,8 +9,8 @@ extractor and questions about it, a `dev` set and a `heldout` set. Two parts:
   statement to a fresh user (`POST /v1/turns?wait=true`) and asks each question (`POST
   /v1/search`, top 5): found (the fact among the results) and first (the fact ranked first), per
   template, dev and held-out apart (for a historical fact, which only a question about the past
-  finds, retrieval/past.py: the fact or the message that said it). Noise: each fixture's `unrelated` questions, asked of every one
-  of those users, must return nothing. Then one user is told every statement, and each question
+  finds, retrieval/past.py: the fact or the message that said it). Noise: each fixture's
+  `unrelated` questions, asked of every one of those users, must return nothing. Then one user is told every statement, and each question
   asked of them must put its own fact first (what the others' facts do to it). Last, each of the
   fixture's `replaced` pairs is told to a fresh user, the old statement weeks before the new one,
   and asked about: for `dev` and `heldout` (questions about the past), whether the replaced fact is

@@ -138,8 +138,9 @@ class Settings:
     # A question about "the user" (or "she" / "he", naming no participant) runs on the vector channel
     # in the user's voice ("Is the user a runner?" as "Am I a runner?", first_person.py), as the
     # user's facts are embedded (embedded_text.py); the question as asked is fused beside it with
-    # this weight (0: not embedded) and opens the floor's gate too. Measured on bench.probes (README): 0 and 0.5 scored
-    # the same; 0.5 still finds facts embedded before the user's voice (until a re-embed).
+    # this weight (0: not embedded) and opens the floor's gate too. Measured on bench.probes
+    # (README): 0 and 0.5 scored the same; 0.5 still finds facts embedded before the user's voice
+    # (until a re-embed).
     search_first_person: bool = True
     search_as_asked_vector_weight: float = 0.5
     # A memory valid within a period the question names ("last week", "in May 2023"): x (1 + boost).

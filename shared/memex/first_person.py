@@ -133,14 +133,15 @@ def _someone_before(question: str) -> bool:
     (a capital not opening a sentence, "What did Mel and her kids make?") or one person by what they
     are ("Where does my sister live, and is she happy there?")."""
     before = question[:list(_PRONOUN.finditer(question))[-1].start()]
-    previous = ""
+    previous, last, end = "", "", 0  # the word before, the last character before the word that is not a space
     for word in _WORD.finditer(before):
-        text, said_before = word.group(0), before[:word.start()].rstrip()
-        opens_sentence = not said_before or said_before[-1] in ".!?:;\"“("
+        text, gap = word.group(0), before[end:word.start()].rstrip()
+        last = gap[-1] if gap else last
+        opens_sentence = not last or last in ".!?:;\"“("
         if (text[0].isupper() and not opens_sentence and not _ASKER_I.match(text)) or text.lower() in _SOMEONE \
                 or (text.lower() in _PERSONS and previous in _DETERMINERS):
             return True
-        previous = text.lower()
+        previous, last, end = text.lower(), text[-1], word.end()
     return False
 
 

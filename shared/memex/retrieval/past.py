@@ -3,8 +3,9 @@
 A search returns what holds now, so after "I work at Notion now" the fact "The user's employer is
 Stripe." is history (inactive, its `valid_to` set), and "Where did I work before?" would find only
 Notion's fact and the message that said Stripe. A question that asks about the past (`asks`) is
-searched without its cue (`topic`: its words weigh against the floor's gate), and then also reads, for each of the results a search ranked (current_first.window), the user's facts that are no
-longer current and that it leads to (history.send_earlier): those a current fact replaced, and those
+searched without its cue (`topic`: its words weigh against the floor's gate), and then also reads,
+for each of the results a search ranked (current_first.window), the user's facts that are no longer
+current and that it leads to (history.send_earlier): those a current fact replaced, and those
 drawn from a message that have since been replaced or that spoke of the past ("I used to live in
 Paris"). Each is ranked just above the memory that led to it, nearest in time first, with its score,
 and says why in `score_parts.past_for` (that memory's id); on the wire it is `active: false` with its
