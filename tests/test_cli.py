@@ -106,7 +106,9 @@ def test_the_first_key_warns_about_the_default_tenant_and_keys_list_and_revoke(e
     for secret in secrets:
         assert secret not in listed.stdout + table.stdout + first.stderr + second.stderr
     unknown = _memex("keys", "revoke", "key_000000000000", env=env)
-    assert unknown.returncode == 1 and "no API key key_000000000000" in unknown.stderr
+    assert unknown.returncode == 1 and "no API key 'key_000000000000'" in unknown.stderr
+    empty = _memex("keys", "set-limit", "", "1/min", env=env)
+    assert empty.returncode == 1 and "no API key ''" in empty.stderr
 
 
 def test_tenants_set_limit_show_and_clear(ctx):

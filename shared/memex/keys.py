@@ -71,7 +71,7 @@ def revoke_key(ctx: Context, key_id: str) -> dict[str, Any]:
     """From now on the key gets 401. Revocation is final: make a new key instead of restoring one."""
     revoked = tenant_rows.revoke_key(ctx.db.connection(), key_id)
     if revoked is None:
-        raise NotFound(f"no API key {key_id}")
+        raise NotFound(f"no API key {key_id!r}")
     return revoked
 
 
@@ -79,4 +79,4 @@ def set_key_limit(ctx: Context, key_id: str, limit: str | None) -> None:
     """Give the key a bucket of its own at `limit` (`unlimited` exempts it), or with None count
     it in its tenant's bucket again."""
     if not tenant_rows.set_key_limit(ctx.db.connection(), key_id, None if limit is None else canonical(limit)):
-        raise NotFound(f"no API key {key_id}")
+        raise NotFound(f"no API key {key_id!r}")
