@@ -194,10 +194,17 @@ def test_a_new_file_at_the_same_path_is_imported_and_the_same_file_is_not_import
     def stored() -> list[str]:
         return sorted(m["content"] for m in tenant.get(f"/v1/users/{tenant.user}/memories").json()["memories"])
 
-    assert import_file("Alpha notes.", "Bravo notes.")["done"] == 2
-    assert import_file("Alpha notes.", "Bravo notes.")["done"] == 2
+    def imported() -> float:  # TurnsIngested counts what an import stored, not what was there
+        return ctx.metrics.registry.get_sample_value("memex_turns_ingested_total", {"source": "import"}) or 0.0
+
+    before = imported()
+    first = import_file("Alpha notes.", "Bravo notes.")
+    assert (first["done"], first["already_stored"], imported() - before) == (2, 0, 2)
+    again = import_file("Alpha notes.", "Bravo notes.")
+    assert (again["done"], again["already_stored"], imported() - before) == (2, 2, 2)  # nothing new
     assert stored() == ["Alpha notes.", "Bravo notes."]
-    assert import_file("Charlie notes.", "Delta notes.", "Echo notes.")["done"] == 3
+    new = import_file("Charlie notes.", "Delta notes.", "Echo notes.")
+    assert (new["done"], new["already_stored"], imported() - before) == (3, 0, 5)
     assert stored() == ["Alpha notes.", "Bravo notes.", "Charlie notes.", "Delta notes.", "Echo notes."]
 
 

@@ -31,7 +31,7 @@ import json
 import logging
 import math
 import uuid
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator, NamedTuple
 
 from memex import embedded_text, pipeline
 from memex.context import Context
@@ -52,6 +52,14 @@ TURNS_PER_CHUNK = 100
 # Opens an import's source at a byte offset and yields its bytes from there, in pieces of any
 # size (the caller knows files and S3; the domain does not).
 Source = Callable[[int], Iterable[bytes]]
+
+
+class _Chunk(NamedTuple):
+    position: str  # where the next chunk begins
+    done: int
+    failed: int
+    more: bool
+    already_stored: int = 0  # of `done`, lines an earlier import had stored: nothing new for them
 
 
 def new_job(kind: str, tenant_id: str, path: str | None = None, s3_uri: str | None = None,
@@ -95,7 +103,8 @@ def status(ctx: Context, tenant_id: str, backfill_id: str) -> dict[str, Any]:
     return {
         "backfill_id": row["id"], "kind": row["kind"], "status": row["status"], "source": row["source"],
         "user_id": row["user_id"], "total": total, "done": row["done"], "failed": row["failed"],
-        "remaining": max(0, total - row["done"] - row["failed"]), "error": row["error"],
+        "remaining": max(0, total - row["done"] - row["failed"]), "already_stored": row["already_stored"],
+        "error": row["error"],
         "created_at": row["created_at"].isoformat(), "updated_at": row["updated_at"].isoformat(),
     }
 
@@ -123,20 +132,21 @@ def _do_chunk(ctx: Context, job: BackfillJob, source: Source | None) -> Backfill
     """The chunk's work, then its progress recorded once; the next chunk's job if this delivery
     advanced the position and there is more to do."""
     if job.kind == "import":
-        position, done, failed, more = _import_chunk(ctx, job, source)
+        chunk = _import_chunk(ctx, job, source)
     elif job.kind == "reembed":
-        position, done, failed, more = _reembed_chunk(ctx, job)
+        chunk = _reembed_chunk(ctx, job)
     else:
-        position, done, failed, more = _reextract_chunk(ctx, job)
+        chunk = _reextract_chunk(ctx, job)
     with ctx.db.transaction() as conn:
-        advanced = backfill_rows.advance(conn, job.tenant_id, job.backfill_id, job.offset, position, done,
-                                         failed, finished=not more)
+        advanced = backfill_rows.advance(conn, job.tenant_id, job.backfill_id, job.offset, chunk.position,
+                                         chunk.done, chunk.failed, finished=not chunk.more,
+                                         already_stored=chunk.already_stored)
     if advanced and job.kind == "import":  # once per chunk, however often it is delivered
-        ctx.metrics.record(TURNS_INGESTED, done, source="import")
-    return job.next(position) if advanced and more else None
+        ctx.metrics.record(TURNS_INGESTED, chunk.done - chunk.already_stored, source="import")
+    return job.next(chunk.position) if advanced and chunk.more else None
 
 
-def _import_chunk(ctx: Context, job: BackfillJob, source: Source) -> tuple[str, int, int, bool]:
+def _import_chunk(ctx: Context, job: BackfillJob, source: Source) -> _Chunk:
     position = int(job.offset or 0)
     lines = _split_lines(source(position))
     chunk = list(itertools.islice(lines, LINES_PER_CHUNK))
@@ -152,7 +162,7 @@ def _import_chunk(ctx: Context, job: BackfillJob, source: Source) -> tuple[str, 
             failed += 1
     with ctx.db.transaction() as conn:
         tenant_rows.ensure_tenant(conn, job.tenant_id)
-        turn_ids, refused = backfill_rows.insert_turns(conn, job.tenant_id, turns)
+        turn_ids, refused, already_stored = backfill_rows.insert_turns(conn, job.tenant_id, turns)
     try:
         follow_ups = pipeline.extract_many(ctx, job.tenant_id, turn_ids)
     except Exception:  # noqa: BLE001 - the turns are stored: the extraction workers take them one by one
@@ -161,7 +171,7 @@ def _import_chunk(ctx: Context, job: BackfillJob, source: Source) -> tuple[str, 
             ctx.publisher.publish_extraction(ExtractionJob(job.tenant_id, turn_id))
         follow_ups = []
     _decide(ctx, job, follow_ups)
-    return str(position), len(turn_ids), failed + refused, more
+    return _Chunk(str(position), len(turn_ids), failed + refused, more, already_stored)
 
 
 def _decide(ctx: Context, job: BackfillJob, follow_ups: list[SupersessionJob]) -> None:
@@ -216,7 +226,7 @@ def _split_lines(pieces: Iterable[bytes]) -> Iterator[bytes]:
         yield bytes(buffer)
 
 
-def _reembed_chunk(ctx: Context, job: BackfillJob) -> tuple[str, int, int, bool]:
+def _reembed_chunk(ctx: Context, job: BackfillJob) -> _Chunk:
     rows = backfill_rows.memory_ids_after(ctx.db.connection(), job.tenant_id, job.user_id, job.offset,
                                           MEMORIES_PER_CHUNK + 1)
     more = len(rows) > MEMORIES_PER_CHUNK
@@ -225,13 +235,13 @@ def _reembed_chunk(ctx: Context, job: BackfillJob) -> tuple[str, int, int, bool]
                                                    subject=r["subject"]) for r in rows])
     with ctx.db.transaction() as conn:
         memory_rows.set_embeddings(conn, job.tenant_id, [(r["id"], v) for r, v in zip(rows, vectors)])
-    return (rows[-1]["id"] if rows else job.offset), len(rows), 0, more
+    return _Chunk(rows[-1]["id"] if rows else job.offset, len(rows), 0, more)
 
 
-def _reextract_chunk(ctx: Context, job: BackfillJob) -> tuple[str, int, int, bool]:
+def _reextract_chunk(ctx: Context, job: BackfillJob) -> _Chunk:
     turn_ids = backfill_rows.turn_ids_after(ctx.db.connection(), job.tenant_id, job.user_id, job.offset,
                                             TURNS_PER_CHUNK + 1)
     more = len(turn_ids) > TURNS_PER_CHUNK
     turn_ids = turn_ids[:TURNS_PER_CHUNK]
     _decide(ctx, job, pipeline.extract_many(ctx, job.tenant_id, turn_ids, again=True))
-    return (turn_ids[-1] if turn_ids else job.offset), len(turn_ids), 0, more
+    return _Chunk(turn_ids[-1] if turn_ids else job.offset, len(turn_ids), 0, more)

@@ -169,6 +169,7 @@ class Backfill(_Answer):
     done: int
     failed: int
     remaining: int
+    already_stored: int
     error: Optional[str]
     created_at: Time
     updated_at: Time

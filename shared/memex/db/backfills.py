@@ -45,15 +45,16 @@ def _chunk_key(tenant_id: str, backfill_id: str, offset: str) -> str:
 
 
 def advance(conn: psycopg.Connection, tenant_id: str, backfill_id: str, expected: str, position: str,
-            done: int, failed: int, finished: bool) -> bool:
+            done: int, failed: int, finished: bool, already_stored: int = 0) -> bool:
     """Count a chunk once: only the delivery that finds the position where the chunk began moves
     it on, so a redelivered chunk adds nothing to the counters. Until its message is marked sent,
     the next chunk is owed by the chunk that advanced."""
     row = conn.execute(
         """UPDATE backfills SET position = %s, advanced_from = %s, next_sent = %s, done = done + %s,
-                  failed = failed + %s, updated_at = now(), status = CASE WHEN %s THEN 'done' ELSE status END
+                  failed = failed + %s, already_stored = already_stored + %s, updated_at = now(),
+                  status = CASE WHEN %s THEN 'done' ELSE status END
            WHERE tenant_id = %s AND id = %s AND position = %s AND status = 'running' RETURNING id""",
-        (position, expected, finished, done, failed, finished, tenant_id, backfill_id, expected),
+        (position, expected, finished, done, failed, already_stored, finished, tenant_id, backfill_id, expected),
     ).fetchone()
     return row is not None
 
@@ -66,26 +67,27 @@ def mark_sent(conn: psycopg.Connection, tenant_id: str, backfill_id: str, positi
     )
 
 
-def insert_turns(conn: psycopg.Connection, tenant_id: str, turns: list[TurnIn]) -> tuple[list[str], int]:
+def insert_turns(conn: psycopg.Connection, tenant_id: str, turns: list[TurnIn]) -> tuple[list[str], int, int]:
     """Store the turns, all in one savepoint and pipelined; if Postgres refuses one of them (a NUL
     byte, say), each in a savepoint of its own instead, so that the one that cannot be stored is
     skipped without undoing the others. A turn whose idempotency key names another turn is refused.
-    Returns the ids of the turns stored or found already stored, and how many were refused."""
+    Returns the ids of the turns stored or found already stored, how many were refused, and how
+    many of the ids were stored before (an earlier import of the same lines)."""
     dated = [(turn, turn.timestamp or datetime.now(timezone.utc)) for turn in turns]
     try:
         with conn.transaction():
-            ids = turn_rows.insert_turns(conn, tenant_id, dated)
-        return [i for i in ids if i is not None], sum(i is None for i in ids)
+            stored = turn_rows.insert_turns(conn, tenant_id, dated)
+        refused = sum(s is None for s in stored)
     except _REFUSED:
-        pass
-    turn_ids, refused = [], 0
-    for turn, occurred_at in dated:
-        try:
-            with conn.transaction():
-                turn_ids.append(turn_rows.insert_turn(conn, tenant_id, turn, occurred_at)[0])
-        except (*_REFUSED, IdempotencyConflict):
-            refused += 1
-    return turn_ids, refused
+        stored, refused = [], 0
+        for turn, occurred_at in dated:
+            try:
+                with conn.transaction():
+                    stored.append(turn_rows.insert_turn(conn, tenant_id, turn, occurred_at))
+            except (*_REFUSED, IdempotencyConflict):
+                refused += 1
+    stored = [s for s in stored if s is not None]
+    return [turn_id for turn_id, _ in stored], refused, sum(not created for _, created in stored)
 
 
 _REFUSED = (psycopg.DataError, psycopg.IntegrityError, psycopg.errors.ProgramLimitExceeded)

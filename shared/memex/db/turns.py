@@ -52,10 +52,11 @@ def insert_turn(
     return turn_id, True
 
 
-def insert_turns(conn: psycopg.Connection, tenant_id: str, turns: list[tuple[TurnIn, datetime]]) -> list[str | None]:
+def insert_turns(conn: psycopg.Connection, tenant_id: str,
+                 turns: list[tuple[TurnIn, datetime]]) -> list[tuple[str, bool] | None]:
     """`insert_turn` for many turns, in pipelined statements rather than a round trip each: for
-    each turn, its id (new, or the first turn's for a repeated idempotency key), or None where
-    the key names a different turn. A turn Postgres refuses raises, as from `insert_turn`."""
+    each turn, (its id, created), the id the first turn's for a repeated idempotency key, or None
+    where the key names a different turn. A turn Postgres refuses raises, as from `insert_turn`."""
     rows = [(tenant_id, str(uuid.uuid4()), t.user_id, t.session_id, t.agent_id, at, Jsonb(t.metadata),
              t.idempotency_key, _payload_hash(t)) for t, at in turns]
     created = []
@@ -78,11 +79,11 @@ def insert_turns(conn: psycopg.Connection, tenant_id: str, turns: list[tuple[Tur
     ids = []
     for row, new in zip(rows, created):
         if new:
-            ids.append(row[1])
+            ids.append((row[1], True))
             continue
         first = existing[(row[2], row[7])]
         # Turns stored before payloads were hashed have none to compare: taken as the same turn.
-        ids.append(first["id"] if first["payload_hash"] in (None, row[8]) else None)
+        ids.append((first["id"], False) if first["payload_hash"] in (None, row[8]) else None)
     with conn.cursor() as cur:
         cur.executemany(_INSERT_MESSAGE, [m for (turn, _), row, new in zip(turns, rows, created) if new
                                           for m in _message_rows(tenant_id, row[1], turn)])

@@ -216,6 +216,7 @@ class Backfill(_Response):
     done: int
     failed: int
     remaining: int
+    already_stored: int = 0  # of `done`: lines an earlier import had stored (nothing stored twice)
     error: Optional[str] = None
     created_at: datetime
     updated_at: datetime
