@@ -13,7 +13,7 @@ from memex.extraction import make_extractor
 from memex.extraction.llm import LLMExtractor
 from memex.extraction.offline import OfflineExtractor
 from memex.jobs import Candidate
-from memex.llm import ChatJSON, LLMError, parse_json, recover_truncated, time_budget
+from memex.llm import ChatJSON, LLMError, parse_json, time_budget
 from memex.supersession import Decision, RulesJudge, make_judge
 from memex.supersession_llm import LLMJudge
 from bench.openai_double import CHAT, OpenAIDouble
@@ -56,20 +56,16 @@ def test_the_parser_finds_the_json(text, expected):
     ('{"action": "supersede", "replaces": ["m1"], "reason": "the user cha',
      {"action": "supersede", "replaces": ["m1"]}),
     ('{"a": [1, 2', {"a": [1]}),
+    ('[{"a": 1}, ', [{"a": 1}]),
 ])
 def test_the_parser_recovers_complete_items_of_truncated_json(text, expected):
     assert parse_json(text) == expected
 
 
-@pytest.mark.parametrize("text", ["", "garbage", "I cannot help with that.", "[", '[{"a": 1, "b": 2', "null", "42"])
+@pytest.mark.parametrize("text", ["", "garbage", "I cannot help with that.", "[", '[{"a": ', '[{"a": 1, "b": 2', "null", "42"])
 def test_the_parser_refuses_what_has_no_complete_json(text):
     with pytest.raises(ValueError):
         parse_json(text)
-
-
-def test_recover_truncated_is_none_without_a_complete_item():
-    assert recover_truncated('[{"a": ') is None
-    assert recover_truncated('[{"a": 1}, ') == [{"a": 1}]
 
 
 # ---- ChatJSON against the double ---------------------------------------------------------------

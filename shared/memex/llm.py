@@ -180,17 +180,13 @@ def parse_json(text: str) -> Any:
     raise ValueError(f"no JSON object or array in: {text[:200]!r}")
 
 
-def recover_truncated(text: str) -> Any | None:
+def _close_at_last_complete_item(text: str, cuts: list[tuple[int, list[str]]]) -> Any | None:
     """A JSON document cut off part-way (`[{"a": 1}, {"b": `) closed after its last complete item
     (`[{"a": 1}]`); None when no complete item precedes the cut.
 
     An array keeps only its complete items: an object cut short inside an array is dropped whole,
     since a missing member ("historical": true) could change what the rest means. An object that
     is not an array item (the top-level answer) keeps its complete members."""
-    return _close_at_last_complete_item(text, _scan(text)[0])
-
-
-def _close_at_last_complete_item(text: str, cuts: list[tuple[int, list[str]]]) -> Any | None:
     for end, open_stack in reversed(cuts[-_MAX_CUTS:]):
         if "[" in open_stack and "{" in open_stack[open_stack.index("[") :]:
             continue  # this cut would leave an array item half-written
