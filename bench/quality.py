@@ -477,6 +477,8 @@ def extract_statement(item: dict[str, Any]) -> list[Fact]:
     message = {"id": "m0", "role": "user", "name": speaker, "subject": speaker, "content": item["text"]}
     found = []
     for candidate in OfflineExtractor().extract([message], []):
+        if candidate.ends_only:
+            continue  # filed only when it names a current value, and a statement alone has none
         if candidate.subject != (speaker or "user"):
             found.append(Fact(f"{candidate.subject}:{candidate.key}", candidate.value, candidate.historical))
         else:

@@ -119,6 +119,19 @@ def test_leaving_ends_the_current_value_and_invents_none(tenant):
     assert [m["value"] for m in current] == ["Notion"]
 
 
+def test_a_name_left_alone_ends_the_employer_it_names_and_nothing_else(tenant):
+    """"I left Feedzai." may be a job or a person: it ends the employer only when Feedzai is the
+    current one, and "I left Tom." files nothing (the employer stays, no "used to work at Tom")."""
+    tenant.turn("I work at Feedzai.", timestamp="2026-01-01T00:00:00Z")
+    tenant.turn("I left Tom after five years.", timestamp="2026-01-15T00:00:00Z")
+    assert [(m["value"], m["active"]) for m in _everything(tenant, "employer")] == [("Feedzai", True)]
+    tenant.turn("Big news: I left Feedzai. I'm joining Revolut next month.", timestamp="2026-02-01T00:00:00Z")
+    employer = sorted(_everything(tenant, "employer"), key=lambda m: m["created_at"])
+    assert [(m["value"], m["active"], m["content"]) for m in employer] == [
+        ("Feedzai", False, "The user's employer is Feedzai."), ("Feedzai", False, "The user used to work at Feedzai.")]
+    assert employer[0]["valid_to"][:10] == "2026-02-01" and employer[1]["supersedes"] == employer[0]["id"]
+
+
 def test_a_job_taken_after_one_ended_continues_its_chain(tenant):
     """The current value's history lists every value the key had, an ended one too: Notion, taken
     after Stripe was quit, replaces the statement that ended Stripe, whose time stays the quitting's."""

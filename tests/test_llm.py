@@ -3,6 +3,7 @@ openai client against the loopback double."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import time
 
@@ -306,6 +307,18 @@ def test_the_past_naming_the_current_value_ends_it_without_asking(server):
     related = [_memory("uuid-stripe", "employer", "Stripe"), _memory("uuid-city", "city", "Stripe")]
     decision = LLMJudge(chat_for(server)).decide(_candidate(value="stripe", historical=True), related)
     assert (decision.action, decision.replaces) == ("end", related[:1])
+    assert server.chat_requests == []
+
+
+def test_a_name_left_alone_ends_only_the_current_value_it_names_without_asking(server):
+    """"I left Feedzai." (employer, ends_only) ends Feedzai; "I left Tom." while Feedzai is current
+    files nothing: both by rule, the model never asked."""
+    related = [_memory("uuid-feedzai", "employer", "Feedzai")]
+    left = dataclasses.replace(_candidate(value="Feedzai", historical=True), ends_only=True)
+    judge = LLMJudge(chat_for(server))
+    assert (judge.decide(left, related).action, judge.decide(left, related).replaces) == ("end", related)
+    for elsewhere in (related, []):
+        assert judge.decide(dataclasses.replace(left, value="Tom"), elsewhere).action == "noop"
     assert server.chat_requests == []
 
 

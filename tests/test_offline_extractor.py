@@ -23,7 +23,10 @@ def _extract(content: str, history: tuple[str, ...] = (), role: str = "user"):
 
 
 def _facts(content: str, history: tuple[str, ...] = ()) -> set[tuple]:
-    return {(c.key, c.value, True) if c.historical else (c.key, c.value) for c in _extract(content, history)}
+    """What memex files from the message told alone: a candidate that only ends a current value
+    (`ends_only`) files nothing without one."""
+    return {(c.key, c.value, True) if c.historical else (c.key, c.value) for c in _extract(content, history)
+            if not c.ends_only}
 
 
 ATOMIC_FACTS = [
@@ -300,6 +303,21 @@ def test_extracts(text, expected):
 @pytest.mark.parametrize("text", NOTHING)
 def test_never_invents(text):
     assert _facts(text) == set()
+
+
+@pytest.mark.parametrize("text, value", [
+    ("I left Feedzai.", "Feedzai"), ("I left Tom after five years.", "Tom"), ("Big news: I quit Pimenton last week.", "Pimenton"),
+])
+def test_a_name_left_alone_only_ends_a_current_value(text, value):
+    """It may be a job or a person: the judge files it only if it names the current employer."""
+    [candidate] = _extract(text)
+    assert (candidate.key, candidate.value, candidate.historical, candidate.ends_only) == ("employer", value, True, True)
+
+
+@pytest.mark.parametrize("text", ["I quit Stripe.", "I left Pimenton to open my own place.", "I left Berlin.",
+                                  "I left the party early.", "I left Tom a message."])
+def test_a_job_said_as_such_or_a_place_left_is_no_conditional_candidate(text):
+    assert not [c for c in _extract(text) if c.ends_only]
 
 
 def test_a_plan_is_a_plan_not_where_the_user_lives_and_giving_up_is_a_negation():

@@ -46,6 +46,9 @@ class Candidate:
     # For a correction ("Rollo, not Rolo"): the wrong value it replaces, even under a key that
     # holds several values.
     corrects: str | None = None
+    # Said of a name that may be no fact at all ("I left Feedzai." / "I left Tom."): kept only if it
+    # names the current value, which it then ends (supersession.left_alone).
+    ends_only: bool = False
 
     @property
     def base_key(self) -> str:

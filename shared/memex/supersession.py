@@ -87,6 +87,9 @@ class RulesJudge:
     name = "rules"
 
     def decide(self, candidate: Candidate, related: list[dict[str, Any]]) -> Decision:
+        alone = left_alone(candidate, related)
+        if alone:
+            return alone
         if not candidate.historical:
             corrected = [m for m in related if m["key"] == candidate.key and candidate.corrects is not None
                          and same_value(m["value"] or "", candidate.corrects)]
@@ -130,6 +133,17 @@ def ending(candidate: Candidate, active_same_key: list[dict[str, Any]]) -> Decis
     if not current:
         return None
     return Decision("end", f"{candidate.key} {candidate.value!r} is over: the current value ends", current)
+
+
+def left_alone(candidate: Candidate, related: list[dict[str, Any]]) -> Decision | None:
+    """For a candidate that is a fact only if it names the current value (`ends_only`: "I left
+    Feedzai." may be a job or a person): the end of that value, or a noop when it names none ("I
+    left Tom." while the employer is Notion); None for any other candidate. Both judges decide this
+    by rule, before anything else."""
+    if not candidate.ends_only:
+        return None
+    return ending(candidate, [m for m in related if m["key"] == candidate.key]) or Decision(
+        "noop", f"{candidate.key} {candidate.value!r}: a name left alone that is no current value")
 
 
 def decide(candidate: Candidate, active_same_key: list[dict[str, Any]]) -> Decision:

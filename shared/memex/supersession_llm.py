@@ -20,7 +20,7 @@ from memex.jobs import Candidate
 from memex.llm import ChatJSON, LLMError
 from memex.metrics import LLM_FALLBACKS, NoMetrics
 from memex.ports import Metrics
-from memex.supersession import Decision, RulesJudge, ending
+from memex.supersession import Decision, RulesJudge, ending, left_alone
 
 log = logging.getLogger(__name__)
 
@@ -50,6 +50,9 @@ class LLMJudge:
         self.name = f"llm:{chat.model}"
 
     def decide(self, candidate: Candidate, related: list[dict[str, Any]]) -> Decision:
+        alone = left_alone(candidate, related)
+        if alone:
+            return alone
         if not related:
             if candidate.historical:
                 return Decision("keep_old", "a statement about the past, and nothing current to compare with")

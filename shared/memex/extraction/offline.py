@@ -504,14 +504,25 @@ _WORK_SAID = re.compile(
     r"(?:my|our) own (?:place|business|company|restaurant|shop|studio|practice|firm|agency|bakery|cafe|café|"
     r"clinic|startup)|freelanc\w*|self-employed)\b", re.IGNORECASE)
 _LEFT_ALONE = re.compile(rf"I {_ADVERBS}(?:left|quit) ")
+_LEFT_NAME = rf"\bI {_ADVERBS}(?:left|quit) (?:the )?(?!{_PLATFORMS})(?P<value>{_ORG}){_LEFT_END}"
+
+
+def _left_alone(m: re.Match[str]) -> bool:
+    """Whether a name is left or quit alone, with nothing that says it is a job: not an organisation
+    ("Acme Inc", a well-known employer) and no word of work in the sentence ("I left Tom")."""
+    return bool(_LEFT_ALONE.match(m.group())) and not _an_organisation(m.group("value")) \
+        and not _WORK_SAID.search(m.string)
 
 
 def _left_employer(m: re.Match[str]) -> list[Fields]:
-    """A former employer (_organisation). A name left or quit alone is one only when it looks like an
-    organisation ("Acme Inc", a well-known employer) or the sentence speaks of work."""
-    if _LEFT_ALONE.match(m.group()) and not _an_organisation(m.group("value")) and not _WORK_SAID.search(m.string):
-        return []
-    return _organisation(m)
+    """A former employer (_organisation), unless the name is left alone."""
+    return [] if _left_alone(m) else _organisation(m)
+
+
+def _left_name(m: re.Match[str]) -> list[Fields]:
+    """A name left alone that is no known place ("I left Feedzai."): a former employer only if it
+    is the current one, which the judge tells (`Candidate.ends_only`)."""
+    return _name(m) if _left_alone(m) and not _a_place(m.group("value")) else []
 
 
 def _employer_now(m: re.Match[str]) -> list[Fields]:
@@ -566,12 +577,14 @@ class _Rule:
     confidence: float = 0.8
     importance: float = 0.7
     historical: bool = False
+    ends_only: bool = False  # Candidate.ends_only
 
 
 def _rule(type_: str, key: str, cues: str, patterns: list[str], sentence: str, clean=_name,
-          confidence: float = 0.8, importance: float = 0.7, historical: bool = False) -> _Rule:
+          confidence: float = 0.8, importance: float = 0.7, historical: bool = False, ends_only: bool = False) -> _Rule:
     compiled = tuple(re.compile(p) for p in patterns)
-    return _Rule(type_, key, compiled, frozenset(cues.split()), sentence, clean, confidence, importance, historical)
+    return _Rule(type_, key, compiled, frozenset(cues.split()), sentence, clean, confidence, importance, historical,
+                 ends_only)
 
 
 _QUIT_END = _strict_end("anymore", "any more", "at all", "altogether", "completely", "entirely", "for good",
@@ -646,10 +659,12 @@ _RULES = [
         rf"\b(?:years?|yrs?|months?) at (?:the )?(?P<value>{_ORG}),? (?=I {_ADVERBS}(?:(?:switched|moved|went|jumped) "
         rf"(?:over )?to |left\b|quit\b))",
         # A job left, said alone: "I quit Stripe", "I'm no longer at Stripe" (_left_employer)
-        rf"\bI {_ADVERBS}(?:left|quit) (?:the )?(?!{_PLATFORMS})(?P<value>{_ORG}){_LEFT_END}",
+        _LEFT_NAME,
         rf"\bI(?:'m| am) no longer (?:at|working (?:at|for)|employed (?:at|by)) (?:the )?(?P<value>{_ORG})",
         rf"\bI(?:'m| am) not (?:at|working (?:at|for)|employed (?:at|by)) (?:the )?(?P<value>{_ORG}) (?=any ?more\b)",
     ], "The user used to work at {value}.", _left_employer, confidence=0.7, importance=0.6, historical=True),
+    _rule("fact", "employer", "left quit", [_LEFT_NAME], "The user used to work at {value}.", _left_name,
+          confidence=0.7, importance=0.6, historical=True, ends_only=True),
     _rule("fact", "role", "a an the promoted became title job role position head as", [
         rf"\bI(?:'m| am) (?:now |currently |also )?(?:an?|the) (?P<value>{_ROLE}){_ROLE_END}",
         rf"\bI(?:'ve| have)? {_ADVERBS}accepted (?:an?|the) (?:new )?{_JOB_NOUN} as (?:an? |the )?(?P<value>{_ROLE})"
@@ -1119,6 +1134,7 @@ def _candidate(rule: _Rule, fields: Fields, message_id: str, quote: str, subject
         raw_quote=quote,
         subject=subject,
         historical=rule.historical,
+        ends_only=rule.ends_only,
     )
 
 
