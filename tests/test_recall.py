@@ -159,3 +159,18 @@ def test_a_caller_may_want_nothing_for_a_question_about_nothing_the_user_said(te
     # a question the search answers gets all three buckets either way
     found = tenant.post("/v1/recall", {**noise, "query": "where do I work?", "require_relevant": True}).json()
     assert "relevant" in {c["bucket"] for c in found["citations"]} and "facts" in {c["bucket"] for c in found["citations"]}
+
+
+def test_a_memory_that_counts_time_from_when_it_was_said_says_that_day(tenant):
+    """"next month" read weeks later means nothing without the day it was said; a line that names
+    no such time gets no date."""
+    tenant.turn("I'm moving to Berlin next month. My dog is called Biscuit.", session="s0",
+                timestamp="2026-05-10T09:00:00Z")
+    tenant.turn("We had sushi yesterday.", session="s1", timestamp="2026-06-02T09:00:00Z")
+    body = tenant.post("/v1/recall", {"user_id": tenant.user, "session_id": "s1", "query": "Where am I moving?",
+                                      "max_tokens": 500}).json()
+    lines = body["context"].splitlines()
+    assert "- The user's plan: moving to Berlin next month. (said 2026-05-10)" in lines, lines
+    assert "- We had sushi yesterday. (said 2026-06-02)" in lines, lines
+    assert "- The user's dog is named Biscuit." in lines, lines
+    assert body["token_count"] == count_tokens(body["context"])

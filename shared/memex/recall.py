@@ -13,11 +13,14 @@ memory-service seed's harness asks noise questions) says `require_relevant`. A b
 or not at all, and every bullet is cited with the bucket that took it in. The answer's `degraded`
 names what its search had to do without (search.py). A fact that has been replaced (a question about
 the past finds it, retrieval/past.py) says until when it held, so that the prompt does not read it as
-true now beside the fact that replaced it.
+true now beside the fact that replaced it. A memory that says when by the day it was said ("I'm
+moving next month", "yesterday") says that day too: read weeks later, "next month" means nothing
+without it.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from memex.budget import count_tokens
@@ -32,6 +35,15 @@ HEADER = "Relevant memories about the user:"
 CURRENT_FACTS = 10
 RELEVANT = 30
 RECENT_SESSION = 10
+
+# Words whose time is counted from the day they were said.
+_DAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
+_SAID_WHEN = re.compile(
+    rf"\b(?:yesterday|today|tonight|tomorrow|last night|this (?:morning|afternoon|evening)|"
+    rf"(?:last|this|next|past|previous|coming) (?:week|weekend|month|year|summer|winter|spring|fall|autumn|{_DAYS})|"
+    r"(?:\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|a couple of|a few) (?:day|week|month|year)s? ago|"
+    r"in (?:\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|a couple of|a few) (?:day|week|month|year)s?)\b",
+    re.IGNORECASE)
 
 
 def recall(ctx: Context, tenant_id: str, request: RecallIn) -> dict[str, Any]:
@@ -105,7 +117,13 @@ def recall(ctx: Context, tenant_id: str, request: RecallIn) -> dict[str, Any]:
 
 
 def _line(memory: dict[str, Any]) -> str:
-    """A memory as its bullet reads: its content, and for a fact no longer current, until when it held."""
-    if memory["active"] or not memory.get("valid_to"):
-        return memory["content"]
-    return f"{memory['content']} (until {memory['valid_to'][:10]})"
+    """A memory as its bullet reads: its content, the day it was said when it counts time from that
+    day, and for a fact no longer current, until when it held."""
+    notes = []
+    # A statement about the past holds from before it was said: its valid_from is not that day.
+    said = memory.get("valid_from") if not memory.get("metadata", {}).get("historical") else None
+    if said and _SAID_WHEN.search(memory["content"]):
+        notes.append(f"said {said[:10]}")
+    if not memory["active"] and memory.get("valid_to"):
+        notes.append(f"until {memory['valid_to'][:10]}")
+    return f"{memory['content']} ({'; '.join(notes)})" if notes else memory["content"]
