@@ -82,3 +82,22 @@ def test_a_fact_no_channel_found_is_taken_in_above_the_message_it_made_stale(ten
     lifted = results[0]["score_parts"]
     assert lifted["current_for"] == results[1]["id"] and results[0]["score"] == results[1]["score"]
     assert lifted["relevance"] == 0 and lifted["bm25"] is None and lifted["importance"] == results[0]["importance"]
+
+
+def test_a_job_ended_with_nothing_after_it_lets_the_news_answer_above_the_old_message(tenant):
+    """"I left Feedzai." while Feedzai is the employer ends it with no employer after it: for a
+    present question the message that said so is lifted above "I work at Feedzai." (which stays),
+    and the ended fact is not returned (it no longer holds)."""
+    tenant.turn("I work at Feedzai.", session="s1", timestamp="2026-01-05T09:00:00Z")
+    tenant.turn("I left Feedzai.", session="s2", timestamp="2026-03-02T09:00:00Z")
+    for question in ("where do I work?", "where does she work?", "Feedzai"):
+        results = tenant.search(question)
+        stale = _rank(results, lambda r: r["content"] == "I work at Feedzai.")
+        news = _rank(results, lambda r: r["content"] == "I left Feedzai.")
+        assert news is not None and (stale is None or news < stale), (question, [r["content"] for r in results])
+        if stale is not None and results[news]["score_parts"].get("current_for") is not None:
+            assert results[news]["score_parts"]["current_for"] == results[stale]["id"]
+        assert all(r["active"] for r in results)
+        assert [r["score"] for r in results] == sorted((r["score"] for r in results), reverse=True)
+    lifted = tenant.search("Feedzai")
+    assert lifted[0]["content"] == "I left Feedzai." and lifted[0]["score_parts"]["current_for"], lifted

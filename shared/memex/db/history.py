@@ -92,7 +92,9 @@ def send_replacements(conn: psycopg.Connection, tenant_id: str, user_id: str,
                       ids: list[str]) -> Callable[[], list[dict[str, Any]]]:
     """For each episodic memory among `ids`, the semantic facts drawn from its message (index
     memories_drawn_facts) with whether each is current, and for each superseded one the current
-    memories that replaced it, however many links later (with what scoring and scoping need of them).
+    memories that replaced it, however many links later (with what scoring and scoping need of them),
+    and the messages that said it had ended ("I left Feedzai.": `ended_by`, whose end memory is in
+    its chain), for a chain that ends with no current value.
     Sent now, read by calling what it returns: in a pipeline, after its sync, so that it shares a
     round trip with the statements sent beside it."""
     cursor = conn.execute(
@@ -116,7 +118,16 @@ def send_replacements(conn: psycopg.Connection, tenant_id: str, user_id: str,
                                 'agent_id', c.agent_id, 'session_id', c.session_id, 'subject', c.subject,
                                 'memory_type', c.memory_type, 'metadata', c.metadata) ORDER BY c.valid_from DESC, c.id)
                             FROM later JOIN memories c ON c.tenant_id = %(t)s AND c.id = later.id
-                            WHERE later.origin = d.fact AND c.active AND c.user_id = %(u)s), '[]') AS current
+                            WHERE later.origin = d.fact AND c.active AND c.user_id = %(u)s), '[]') AS current,
+                  coalesce((SELECT jsonb_agg(jsonb_build_object(
+                                'id', e.id, 'valid_from', e.valid_from, 'importance', e.importance,
+                                'agent_id', e.agent_id, 'session_id', e.session_id, 'subject', e.subject,
+                                'memory_type', e.memory_type, 'metadata', e.metadata) ORDER BY e.valid_from DESC, e.id)
+                            FROM later JOIN memories c ON c.tenant_id = %(t)s AND c.id = later.id
+                            -- a message's episodic memory, by its key (index memories_dedupe)
+                            JOIN memories e ON e.tenant_id = %(t)s AND e.dedupe_key = 'message:' || c.source_message_id
+                                           AND e.user_id = %(u)s AND e.active
+                            WHERE later.origin = d.fact AND c.metadata->>'decision' = 'end'), '[]') AS ended_by
            FROM drawn d""",
         {"t": tenant_id, "u": user_id, "ids": ids},
     )

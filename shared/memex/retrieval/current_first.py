@@ -13,9 +13,14 @@ Each returned message is checked against the semantic facts drawn from it (histo
   at least as well as the message's current facts: the question is then about the part that
   changed, not the part that did not.
 
-A lifted fact takes the message's score (the list stays in score order) and says why in
-`score_parts.current_for` (the message's id); its other parts are its own. Messages are never
-dropped or lowered among themselves: they are the record of what was said.
+A fact that ended with nothing after it ("I left Feedzai." while Feedzai was the employer) has no
+current fact to stand for it: the message that ended it does, so "I work at Feedzai." does not answer
+"where does she work?" above the news that the user left.
+
+A lifted memory takes the message's score (the list stays in score order) and says why in
+`score_parts.current_for` (the message's id); its other parts are its own. No message is dropped
+(they are the record of what was said), and one is lowered below another only by the message that
+ended what it said.
 """
 
 from __future__ import annotations
@@ -41,7 +46,8 @@ def lift(request: SearchIn, scored: list[Scored], replacements: list[dict[str, A
     drawn: dict[str, list[dict[str, Any]]] = {}
     for row in replacements:
         drawn.setdefault(row["message_memory"], []).append(row)
-    if not any(not fact["active"] and fact["current"] for facts in drawn.values() for fact in facts):
+    if not any(not fact["active"] and (fact["current"] or fact["ended_by"]) for facts in drawn.values()
+               for fact in facts):
         return scored
 
     order = list(scored)
@@ -50,7 +56,8 @@ def lift(request: SearchIn, scored: list[Scored], replacements: list[dict[str, A
         facts = drawn.get(message, [])
         live = [fact["fact"] for fact in facts if fact["active"]]
         best_live = max((score_of.get(item, float("-inf")) for item in live), default=float("-inf"))
-        currents = {c["id"]: c for fact in facts if not fact["active"] for c in fact["current"]}
+        currents = {c["id"]: c for fact in facts if not fact["active"] for c in fact["current"] or fact["ended_by"]}
+        currents.pop(message, None)  # the message that ended a fact is not stale for saying so
         for current_id, current in currents.items():
             at = {item: index for index, (item, _, _) in enumerate(order)}
             here = at[message]
