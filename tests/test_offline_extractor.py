@@ -191,6 +191,12 @@ PETS = [
     ("My dog's name is Biscuit", {("pet_dog_name", "Biscuit")}),
     ("My dog is called Biscuit and he loves the beach 🏖️.", {("pet_dog_name", "Biscuit")}),
     ("I have a cat named Miso", {("pet_cat_name", "Miso")}),
+    # a second pet, and a name set after the pet that closes the sentence
+    ("We adopted a second cat, Tofu.", {("pet_cat_name", "Tofu")}),
+    ("I have another dog named Bo.", {("pet_dog_name", "Bo")}),
+    # learning started, a trip planned
+    ("I've started learning Portuguese, twice a week.", {("learning", "Portuguese")}),
+    ("Sam and I are planning a trip to the Azores in September.", {("plan", "a trip to the Azores in September")}),
 ]
 
 PREFERENCES_AND_OPINIONS = [
@@ -235,6 +241,8 @@ HISTORICAL = [
 # Things the extractor must not turn into a fact: noise, questions, other speakers, negations,
 # hedges, hypotheticals, and words that only look like the patterns.
 NOTHING = [
+    # a name after the pet that does not close the sentence; learning nothing in particular
+    "I have a cat, Tom said it was fine.", "I started learning a lot about wine.",
     # the joined verb's subject is not the user
     "I think my brother left Google and joined Meta.",
     "My sister moved to Boston and started at MIT.",

@@ -204,7 +204,7 @@ _PASTIME_END = (r"(?=\s*(?:[^\w\s'’-]|$)|\s+(?:again|recently|lately|last|this
                 r"a lot|most|more|now|too|twice|once|daily|weekly|regularly)\b)")
 _GOT_PET = r"\b(?:I|[Ww]e)(?:'ve| have)? (?:just |recently |finally )?(?:got|adopted|rescued|bought)"
 # "a rescue beagle", "a 2-year-old tabby": words between the article and the animal.
-_PET_ADJECTIVE = (rf"(?:(?:rescue|rescued|little|new|young|old|senior|sweet|tiny|baby|fluffy|"
+_PET_ADJECTIVE = (rf"(?:(?:rescue|rescued|little|new|young|old|senior|sweet|tiny|baby|fluffy|second|third|"
                   rf"(?:{_NUMBER})[- ](?:years?|months?|weeks?)[- ]old) )?")
 # How the name follows: "named Max", "called Max", ", his name is Rocky".
 _NAMED = r"(?:,? (?:named|called)|,? (?:and )?(?:her|his|its|their) name(?:'s| is))"
@@ -791,10 +791,12 @@ _RULES = [
         r"\bI(?:'m| am) (?:now |currently |happily )?(?P<value>single|married|divorced|widowed|engaged|separated)"
         + _strict_end("now", "again"),
     ], "The user is {value}.", _text, confidence=0.75, importance=0.7),
-    _rule("fact", "pet_{part}_name", "my our named called name", [
+    _rule("fact", "pet_{part}_name", "my our named called name have has got adopted rescued bought", [
         rf"{_MY} {_PET}(?:['’]s name is| is called| is named| is|,)? (?P<value>{_PROPER})",
         rf"(?P<value>{_PROPER}) \((?i:my|our) {_PET}\)",
-        rf"(?:{_HAVE}|{_GOT_PET}) an? {_PET_ADJECTIVE}{_PET}{_NAMED} (?P<value>{_PROPER})",
+        rf"(?:{_HAVE}|{_GOT_PET}) (?:an?|another) {_PET_ADJECTIVE}{_PET}{_NAMED} (?P<value>{_PROPER})",
+        # the name set after the pet, closing the sentence: "We adopted a second cat, Tofu."
+        rf"(?:{_HAVE}|{_GOT_PET}) (?:an?|another) {_PET_ADJECTIVE}{_PET}, (?P<value>{_CAPWORD})(?=\s*(?:[.!]|$))",
         rf"{_NAME_BESIDE}(?P<value>{_CAPWORD}), (?i:my|our) {_PET_ADJECTIVE}{_PET}{_APPOSITION_END}",
     ], "The user's {kind} is named {value}.", _pet, confidence=0.75, importance=0.6),
     _rule("fact", "pet_{part}_{fact}", "have got adopted rescued bought my our", [
@@ -846,12 +848,14 @@ _RULES = [
         r"\bI (?P<verb>[a-z]+)(?: [a-z]+)?? in my (?:free|spare) time\b",
     ], "The user's hobby is {value}.", _pastime_verb, confidence=0.7, importance=0.5),
     _rule("fact", "learning", "learning", [
-        rf"\bI(?:'m| am|'ve been| have been) (?:currently |now )?learning (?:how )?(?:to )?"
+        rf"\bI(?:'m| am|'ve been| have been|(?:'ve| have)? (?:just |recently )?(?:started|begun|began)) "
+        rf"(?:currently |now )?learning (?:how )?(?:to )?"
         rf"(?!(?:a lot|so much|more|from|about|what|lots)\b)(?P<value>{_phrase(5)})",
     ], "The user is learning {value}.", _text, confidence=0.7, importance=0.5),
     # plans and dates
     _rule("event", "plan", "planning plan intend next tomorrow tonight this in on", [
         rf"\b(?:I|[Ww]e)(?:'m|'re| am| are) planning (?:to|on) (?P<value>{_phrase(8)})",
+        rf"\b(?:I|[Ww]e)(?:'m|'re| am| are) planning (?P<value>an? (?:trip|holiday|vacation|visit) to {_phrase(6)})",
         rf"\b(?:I|[Ww]e) (?:plan|intend) (?:to|on) (?P<value>{_phrase(8)})",
         rf"\b(?:I|[Ww]e)(?:'m|'re| am| are) (?P<value>(?:going|flying|driving|heading|moving|travelling|traveling|"
         rf"getting married|visiting)(?: to| back to)?(?: {_PROPER})? {_WHEN})(?=\s*(?:[.,;!?]|$))",
