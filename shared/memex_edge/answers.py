@@ -87,6 +87,9 @@ class ScoreParts(_Answer):
                                        "whose fact it replaced: that message's id")
     past_for: Optional[str] = Field(None, description="Set on a replaced fact returned for a question about the "
                                     "past, ranked just above the memory that led to it: that memory's id")
+    said_within: Optional[str] = Field(None, description="Set on a message returned for a question that asks "
+                                       "only what was said in a period (\"what did I tell you yesterday?\"): that "
+                                       "period, as an ISO 8601 interval start/end")
     learned: Optional[float] = Field(None, description="The learned order's value (hybrid, default blend, both "
                                      "channels run; else null): the best 50 are ranked by it, their scores handed "
                                      "out again in that order")

@@ -159,6 +159,22 @@ def send_get_many(conn: psycopg.Connection, tenant_id: str,
     return lambda: {r["id"]: to_wire(r) for r in cursor.fetchall()}
 
 
+def said_within(conn: psycopg.Connection, tenant_id: str, user_id: str, agent_id: str | None,
+                filters: SearchFilters, include_inactive: bool, periods: Sequence[tuple[datetime, datetime]],
+                limit: int) -> list[dict[str, Any]]:
+    """The messages of the scope said within any of `periods` ([start, end)), newest first, at most
+    `limit` (index memories_user_said); a scope filtered to another memory type, its memories."""
+    where, params = _scope(tenant_id, user_id, agent_id, filters, include_inactive, alias="m")
+    if filters.memory_type is None:
+        where += " AND m.memory_type = 'episodic'"
+    within = " OR ".join(f"(m.valid_from >= %(start{i})s AND m.valid_from < %(end{i})s)" for i in range(len(periods)))
+    for i, (start, end) in enumerate(periods):
+        params[f"start{i}"], params[f"end{i}"] = start, end
+    rows = conn.execute(_SELECT + f"WHERE {where} AND ({within}) ORDER BY m.valid_from DESC, m.id LIMIT %(limit)s",
+                        {**params, "limit": limit}).fetchall()
+    return [to_wire(row) for row in rows]
+
+
 def already_written(conn: psycopg.Connection, tenant_id: str, dedupe_key: str) -> bool:
     """Whether a worker already wrote the memory with this dedupe key (a redelivered job)."""
     row = conn.execute(

@@ -40,7 +40,7 @@ from memex.db import memories as memory_rows
 from memex.metrics import FLOOR_REJECTIONS, LLM_FALLBACKS
 from memex.models import SearchIn
 from memex.retrieval import (current_first, feedback, floor, keyword_first, keywords, learned, multihop, past,
-                             rerank, rrf, scoring, speakers, temporal)
+                             period, rerank, rrf, scoring, speakers, temporal)
 
 CANDIDATES_PER_CHANNEL = 100
 EXPANSION_CANDIDATES = 30  # per extra query: its lower ranks would add next to nothing
@@ -147,12 +147,38 @@ class Dependencies:
 
 def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies | None = None) -> dict[str, Any]:
     """`deps` carries what a caller running several searches for one request already learned. A
-    question about the past is searched without its cue, which decides what comes back (past.py)."""
+    question that asks only what was said in a period is answered with that period's messages
+    (period.py); a question about the past is searched without its cue, which decides what comes
+    back (past.py)."""
+    if request.mode == "hybrid" and ctx.settings.search_periods:
+        periods = period.asked(request.query, request.reference_time or datetime.now(timezone.utc))
+        if periods:
+            return _said_within(ctx, tenant_id, request, deps or Dependencies(ctx), periods)
     if not (request.mode == "hybrid" and ctx.settings.search_past and past.asks(request.query)):
         return _search(ctx, tenant_id, request, deps, about_past=False)
     answer = _search(ctx, tenant_id, request.model_copy(update={"query": past.topic(request.query)}), deps,
                      about_past=True)
     return {**answer, "query": request.query}
+
+
+def _said_within(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies,
+                 periods: list[temporal.Window]) -> dict[str, Any]:
+    """The messages said in the periods the question asks about, each as relevant as the others
+    (the period is all it asks), recency and importance scored as for any memory; `said_within` in
+    its score parts names the period that holds it."""
+    now = request.reference_time or datetime.now(timezone.utc)
+    found = memory_rows.said_within(ctx.db.connection(), tenant_id, request.user_id, request.agent_id,
+                                    request.filters, request.include_inactive, periods, request.top_k)
+    results = []
+    for memory in found:
+        said = datetime.fromisoformat(memory["valid_from"])
+        parts = scoring.score(1.0, said, memory["importance"], now, request.alpha, request.half_life_days)
+        start, end = next((start, end) for start, end in periods if start <= said < end)
+        results.append({**memory, "score": round(parts.score, 6), "score_parts": {
+            **parts.as_dict(), "bm25": None, "similarity": None, "rerank": None, "learned": None,
+            "said_within": f"{start.isoformat()}/{end.isoformat()}"}})
+    results.sort(key=lambda result: result["score"], reverse=True)
+    return _answer(request, results, len(results), deps)
 
 
 def _search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies | None,

@@ -11,7 +11,7 @@ current week so far, since people say it of the recent past at large): a favour,
 from __future__ import annotations
 
 import re
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, timezone
 
 _MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september",
            "october", "november", "december")
@@ -41,6 +41,22 @@ Window = tuple[datetime, datetime]
 def windows(question: str, now: datetime) -> list[Window]:
     """The periods [start, end) the question's time expressions name, read against `now`
     (timezone-aware); [] when it names none."""
+    return _read(question, now)[0]
+
+
+def without_times(question: str) -> str:
+    """The question with every time expression `windows` reads taken out ("what did we talk about
+    last week?" -> "what did we talk about ?")."""
+    spans = sorted(_read(question, datetime.now(timezone.utc))[1])
+    kept, end = [], 0
+    for start, stop in spans:
+        kept.append(question[end:start])
+        end = stop
+    return "".join(kept) + question[end:]
+
+
+def _read(question: str, now: datetime) -> tuple[list[Window], list[tuple[int, int]]]:
+    """`windows`, and the spans of the question they were read from."""
     found: list[Window] = []
     taken: list[tuple[int, int]] = []  # spans already read: "8 May 2023" is not also "May 2023"
 
@@ -74,7 +90,7 @@ def windows(question: str, now: datetime) -> list[Window]:
         add(match, (now - timedelta(days=days + spread), now - timedelta(days=max(days - spread, 0))))
     for match in filter(free, _RELATIVE.finditer(question)):
         add(match, _relative(" ".join(match.group(1).lower().split()), now))
-    return found
+    return found, taken
 
 
 def within(moment: datetime, periods: list[Window]) -> bool:

@@ -154,6 +154,7 @@ class ScoreParts(_Response):
     vector_rank: Optional[int] = None
     current_for: Optional[str] = None  # a current fact ranked just above the message it made stale
     past_for: Optional[str] = None  # a replaced fact, for a question about the past, above what led to it
+    said_within: Optional[str] = None  # a message said in the period a question asks about ("start/end")
     learned: Optional[float] = None  # the learned order's value: the best 50 are ranked by it
 
 

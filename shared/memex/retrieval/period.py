@@ -1,0 +1,37 @@
+"""Questions that ask only what was said in a period: "what did I tell you yesterday?", "what did we
+talk about last week?", "anything new this month?".
+
+Such a question's only topic is its time: it shares no word or meaning with what was said then, so
+the channels find nothing above the floor's gate, and the temporal cue (a favour for the memories of
+a period the question names, temporal.py) has nothing to favour. `asked` tells it: a period the
+question names and, the time expressions taken out, only words of asking what was said or what
+happened. Such a question is answered with the messages said in the period, newest first
+(memories.said_within). One that names a topic ("what did I eat yesterday?", "where was she in May?")
+is searched as any other, its period a favour.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+
+from memex.retrieval import temporal
+
+# What a question may say besides its time to ask only what was said or happened then.
+_ASKING = frozenset("""
+what what's whats did do does was were is are has have had i we you me us my our i've we've
+tell told say said talk talked talking speak spoke discuss discussed mention mentioned chat chatted
+share shared happen happened happening go went going on new news anything something any everything
+about up to the a an of in during from over there please again remind recap summary summarise
+summarize catch can could would
+""".split())
+_WORD = re.compile(r"[a-z']+")
+
+
+def asked(question: str, now: datetime) -> list[temporal.Window]:
+    """The periods the question asks what was said in, when that is all it asks; else []."""
+    periods = temporal.windows(question, now)
+    if not periods:
+        return []
+    rest = _WORD.findall(temporal.without_times(question).lower().replace("’", "'"))
+    return periods if all(word in _ASKING for word in rest) else []

@@ -1,0 +1,83 @@
+"""Questions that ask only what was said in a period ("what did I tell you yesterday?",
+retrieval/period.py): told apart from questions with a topic, answered with that period's messages
+in the request's scope, through the HTTP API and the embedded Postgres."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+import pytest
+
+from memex.retrieval import period
+
+NOW = datetime(2026, 11, 3, 9, 0, tzinfo=timezone.utc)  # a Tuesday
+
+
+@pytest.mark.parametrize("question", [
+    "what did I tell you yesterday?", "What did we talk about last week?", "anything new this month?",
+    "what happened in September?", "what did I say on 2 November?", "Recap yesterday, please.",
+    "What did we discuss three weeks ago?",
+])
+def test_a_question_about_nothing_but_a_period_is_one(question):
+    assert period.asked(question, NOW)
+
+
+@pytest.mark.parametrize("question", [
+    "What did I eat yesterday?", "Where was she in May 2023?", "When did I move to Lisbon?", "What's new?",
+    "Did I mention anything about work yesterday?", "What did Caroline do last week?",
+    "What did she tell you yesterday?",  # whose words: the search's to weigh
+])
+def test_a_question_with_a_topic_or_without_a_period_is_not(question):
+    assert period.asked(question, NOW) == []
+
+
+def _history(tenant):
+    tenant.turn("I moved to Lisbon for a new job.", session="s1", timestamp="2026-09-20T10:00:00Z")
+    tenant.turn("Big news: I'm joining Revolut next month.", "We adopted a second cat, Tofu.", session="s2",
+                timestamp="2026-11-02T18:00:00Z")
+    tenant.post("/v1/turns?wait=true", {"user_id": tenant.user, "session_id": "s2", "agent_id": "other-agent",
+                                        "timestamp": "2026-11-02T19:00:00Z",
+                                        "messages": [{"role": "user", "content": "Told another agent about my trip."}]})
+
+
+def test_the_periods_messages_answer_newest_first_and_nothing_else(tenant, other_tenant):
+    _history(tenant)
+    asked = tenant.post("/v1/search", {"user_id": tenant.user, "query": "what did I tell you yesterday?",
+                                       "reference_time": NOW.isoformat()}).json()
+    results = asked["results"]
+    assert sorted(r["content"] for r in results) == [
+        "Big news: I'm joining Revolut next month.", "Told another agent about my trip.",
+        "We adopted a second cat, Tofu."], results
+    assert all(r["memory_type"] == "episodic" and r["valid_from"].startswith("2026-11-02") for r in results)
+    assert all(r["score_parts"]["said_within"] == "2026-11-02T00:00:00+00:00/2026-11-03T06:00:00+00:00"
+               and r["score_parts"]["relevance"] == 1.0 for r in results)
+    assert [r["score"] for r in results] == sorted((r["score"] for r in results), reverse=True)
+    assert asked["total"] == 3 and asked["degraded"] == []
+    # the same question as any other question without the setting: nothing passes the floor's gate
+    assert tenant.search("what did I tell you yesterday?", reference_time=NOW.isoformat(), mode="bm25") == []
+
+
+def test_the_scope_holds_the_agent_the_filters_and_top_k(tenant, other_tenant):
+    _history(tenant)
+    question = {"query": "what did I tell you yesterday?", "reference_time": NOW.isoformat()}
+    mine = tenant.search(**question, agent_id="other-agent")
+    assert [r["content"] for r in mine] == ["Told another agent about my trip."]
+    facts = tenant.search(**question, filters={"memory_type": "semantic"})
+    assert facts and all(r["memory_type"] == "semantic" for r in facts)
+    assert {r["value"] for r in facts} >= {"Tofu"}
+    assert len(tenant.search(**question, top_k=1)) == 1
+    assert tenant.search(**question, filters={"session_id": "s1"}) == []
+    september = tenant.search("what happened in September?", reference_time=NOW.isoformat())
+    assert [r["content"] for r in september] == ["I moved to Lisbon for a new job."]
+    # another tenant's user of the same id has said nothing
+    other = other_tenant.post("/v1/search", {"user_id": tenant.user, **question}).json()
+    assert other["results"] == []
+
+
+def test_recall_carries_the_periods_messages(tenant):
+    _history(tenant)
+    body = tenant.post("/v1/recall", {"user_id": tenant.user, "query": "what did I tell you yesterday?",
+                                      "reference_time": NOW.isoformat(), "require_relevant": True}).json()
+    lines = body["context"].splitlines()
+    assert "- Big news: I'm joining Revolut next month. (said 2026-11-02)" in lines, lines
+    assert "- We adopted a second cat, Tofu." in lines, lines
