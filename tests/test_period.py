@@ -45,8 +45,8 @@ def test_the_periods_messages_answer_newest_first_and_nothing_else(tenant, other
     asked = tenant.post("/v1/search", {"user_id": tenant.user, "query": "what did I tell you yesterday?",
                                        "reference_time": NOW.isoformat()}).json()
     results = asked["results"]
-    assert sorted(r["content"] for r in results) == [
-        "Big news: I'm joining Revolut next month.", "Told another agent about my trip.",
+    assert [r["content"] for r in results] == [  # the latest turn first, a turn's messages in the order said
+        "Told another agent about my trip.", "Big news: I'm joining Revolut next month.",
         "We adopted a second cat, Tofu."], results
     assert all(r["memory_type"] == "episodic" and r["valid_from"].startswith("2026-11-02") for r in results)
     assert all(r["score_parts"]["said_within"] == "2026-11-02T00:00:00+00:00/2026-11-03T06:00:00+00:00"

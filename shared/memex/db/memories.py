@@ -162,15 +162,17 @@ def send_get_many(conn: psycopg.Connection, tenant_id: str,
 def said_within(conn: psycopg.Connection, tenant_id: str, user_id: str, agent_id: str | None,
                 filters: SearchFilters, include_inactive: bool, periods: Sequence[tuple[datetime, datetime]],
                 limit: int) -> list[dict[str, Any]]:
-    """The messages of the scope said within any of `periods` ([start, end)), newest first, at most
-    `limit` (index memories_user_said); a scope filtered to another memory type, its memories."""
+    """The messages of the scope said within any of `periods` ([start, end)), newest turn first and
+    a turn's in the order said, at most `limit` (index memories_user_said); a scope filtered to
+    another memory type, its memories."""
     where, params = _scope(tenant_id, user_id, agent_id, filters, include_inactive, alias="m")
     if filters.memory_type is None:
         where += " AND m.memory_type = 'episodic'"
     within = " OR ".join(f"(m.valid_from >= %(start{i})s AND m.valid_from < %(end{i})s)" for i in range(len(periods)))
     for i, (start, end) in enumerate(periods):
         params[f"start{i}"], params[f"end{i}"] = start, end
-    rows = conn.execute(_SELECT + f"WHERE {where} AND ({within}) ORDER BY m.valid_from DESC, m.id LIMIT %(limit)s",
+    rows = conn.execute(_SELECT + f"WHERE {where} AND ({within}) ORDER BY m.valid_from DESC, m.created_at, m.id "
+                        "LIMIT %(limit)s",
                         {**params, "limit": limit}).fetchall()
     return [to_wire(row) for row in rows]
 
