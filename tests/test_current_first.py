@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import dataclasses
+
+from memex_edge.context import build_context
+from tests.conftest import api_client
+
 
 def _rank(results: list[dict], predicate) -> int | None:
     return next((index for index, r in enumerate(results) if predicate(r)), None)
@@ -101,3 +106,31 @@ def test_a_job_ended_with_nothing_after_it_lets_the_news_answer_above_the_old_me
         assert [r["score"] for r in results] == sorted((r["score"] for r in results), reverse=True)
     lifted = tenant.search("Feedzai")
     assert lifted[0]["content"] == "I left Feedzai." and lifted[0]["score_parts"]["current_for"], lifted
+
+
+def test_a_line_the_neighbours_bring_in_has_its_replaced_fact_lifted_too(ctx, tenant):
+    """A line that only the share of the line said next to it brings into the window is checked for
+    replaced facts like any other (a search that read the replacements ahead, with the neighbours'
+    lookup, would have read them for the memories ranked before the share only)."""
+    said = {"user_id": tenant.user, "session_id": "s1", "timestamp": "2025-09-01T10:00:00Z", "messages": [
+        {"role": "user", "content": "Last spring I spent a whole month in Kyoto."},
+        {"role": "assistant", "content": "Nice! And what do you do for a living?"},
+        {"role": "user", "content": "I work at Acme Corp."}]}
+    assert tenant.post("/v1/turns?wait=true", said).status_code == 201
+    tenant.turn("I now work at Globex.", session="s2", timestamp="2026-03-02T09:00:00Z")
+    question = {"user_id": tenant.user, "query": "How long was I in Kyoto?", "reference_time": "2026-03-10T10:00:00Z"}
+
+    def results(**changes) -> list[dict]:
+        with api_client(build_context(dataclasses.replace(ctx.settings, **changes))) as client:
+            response = client.post("/v1/search", json=question, headers=tenant.headers)
+        assert response.status_code == 200, response.text
+        return response.json()["results"]
+
+    assert "I work at Acme Corp." not in [r["content"] for r in results(search_neighbour_share=0.0)]
+    # the line's share above the Globex fact's own relevance; the learned order alone would put the
+    # fact above the line, with nothing left to lift
+    shared = results(search_neighbour_share=0.9, search_learned=False)
+    stale = _rank(shared, lambda r: r["content"] == "I work at Acme Corp.")
+    assert stale is not None and stale > 0, [r["content"] for r in shared]
+    assert shared[stale - 1]["value"] == "Globex", [r["content"] for r in shared]
+    assert shared[stale - 1]["score_parts"]["current_for"] == shared[stale]["id"]
