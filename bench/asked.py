@@ -15,7 +15,9 @@ extractor and questions about it, a `dev` set and a `heldout` set. Two parts:
   fixture's `replaced` pairs is told to a fresh user, the old statement weeks before the new one,
   and asked about: for `dev` and `heldout` (questions about the past), whether the replaced fact is
   among the results and above the fact that replaced it; for `present`, whether the new fact is the
-  first fact returned and the replaced one never returned.
+  first fact returned and the replaced one never returned. A pair without `after` is a fact about
+  the past that nothing replaced. The fixture's `unrelated_past` questions are asked of each of those
+  users and must return nothing.
 - `cosines`: in this process, the cosine of each question (in the user's voice, as the search
   embeds it; and as asked) to the fact's embedded text (embedded_text.of), against the floor's
   gate and item floor; and the highest cosine of an `unrelated` question to each fact.
@@ -96,15 +98,21 @@ def service(fixture: dict[str, Any]) -> dict[str, Any]:
             for split in SETS:
                 for question in fact[split]:
                     together.append(_outcome(fact, split, question, _search(client, everyone, question), shown=1))
-        replaced = []
+        replaced, past_noise = [], []
+        unrelated_past = fixture.get("unrelated_past", {})
         for n, pair in enumerate(fixture.get("replaced", [])):
             user = f"r{n}-{tag}"
             _user(client, user, pair["before"], "s1", "2026-01-05T09:00:00Z")
-            _user(client, user, pair["after"], "s2", "2026-03-02T09:00:00Z")
+            if "after" in pair:
+                _user(client, user, pair["after"], "s2", "2026-03-02T09:00:00Z")
             for split in (*SETS, "present"):
                 for question in pair[split]:
                     replaced.append(_replaced(pair, split, question, _search(client, user, question)))
-    return {"alone": rows, "noise": noise, "together": together, "replaced": replaced}
+            for split in SETS:
+                for question in unrelated_past.get(split, []):
+                    past_noise.append({"key": pair["key"], "set": split, "question": question,
+                                       "returned": [r["content"] for r in _search(client, user, question)]})
+    return {"alone": rows, "noise": noise, "together": together, "replaced": replaced, "past_noise": past_noise}
 
 
 def _replaced(pair: dict[str, Any], split: str, question: str, found: list[dict[str, Any]]) -> dict[str, Any]:
@@ -114,10 +122,11 @@ def _replaced(pair: dict[str, Any], split: str, question: str, found: list[dict[
                      and str(r.get("value", "")).lower() == value.lower()), None)
 
     facts = [r for r in found if r["memory_type"] == "semantic"]
+    new = pair.get("new")  # none when nothing replaced the old fact
     return {"key": pair["key"], "set": split, "question": question, "old": rank(pair["old"], False),
-            "new": rank(pair["new"], True), "first_fact": facts[0]["content"] if facts else None,
-            "new_first": bool(facts) and facts[0].get("value", "").lower() == pair["new"].lower()
-            and facts[0]["active"], "top": [r["content"] for r in found[:3]]}
+            "new": rank(new, True) if new else None, "first_fact": facts[0]["content"] if facts else None,
+            "new_first": bool(new and facts) and facts[0].get("value", "").lower() == new.lower()
+            and facts[0]["active"], "has_new": bool(new), "top": [r["content"] for r in found[:3]]}
 
 
 def _outcome(fact: dict[str, Any], split: str, question: str, found: list[dict[str, Any]], shown: int) -> dict[str, Any]:
@@ -188,11 +197,20 @@ def render(measured: dict[str, Any]) -> str:
                 lines += [f"  MISS {r['key']}: {r['question']!r} -> {r['top']}" for r in mine if r not in above]
         present = [r for r in measured.get("replaced", []) if r["set"] == "present"]
         if present:
-            lines.append(f"replaced facts, about now: the new fact the first fact {sum(r['new_first'] for r in present)}"
-                         f"/{len(present)}, the old fact returned {sum(r['old'] is not None for r in present)}"
+            replacing = [r for r in present if r["has_new"]]
+            lines.append(f"replaced facts, about now: the new fact the first fact {sum(r['new_first'] for r in replacing)}"
+                         f"/{len(replacing)}, the old fact returned {sum(r['old'] is not None for r in present)}"
                          f"/{len(present)}")
-            lines += [f"  NOT FIRST {r['key']}: {r['question']!r} -> {r['first_fact']!r}" for r in present
+            lines += [f"  NOT FIRST {r['key']}: {r['question']!r} -> {r['first_fact']!r}" for r in replacing
                       if not r["new_first"]]
+            lines += [f"  OLD RETURNED {r['key']}: {r['question']!r} -> {r['top']}" for r in present
+                      if r["old"] is not None]
+        for split in SETS:
+            mine = [r for r in measured.get("past_noise", []) if r["set"] == split]
+            if mine:
+                loud = [r for r in mine if r["returned"]]
+                lines.append(f"unrelated questions about the past, {split}: {len(loud)}/{len(mine)} returned something")
+                lines += [f"  NOISE {r['key']}: {r['question']!r} -> {r['returned'][:2]}" for r in loud]
         loud = [r for r in measured["noise"] if r["returned"]]
         lines.append(f"noise: {len(loud)}/{len(measured['noise'])} unrelated questions returned something")
         lines += [f"  NOISE {r['template']}: {r['question']!r} -> {r['returned'][:2]}" for r in loud]

@@ -124,3 +124,68 @@ def test_a_query_at_the_length_limit_is_read_as_a_short_one():
     # "did"s took 0.2 s); the cue is still found where the question says it
     assert not past.asks("did " * 2500) and past.asks("did " * 2499 + "I use to live")
     assert past.topic("Where did I use to live? " + "x" * 9000).startswith("Where did I live?")
+
+
+def _diet(tenant, user: str | None = None) -> None:
+    tenant.turn("I'm vegetarian.", session="s1", timestamp="2026-01-05T09:00:00Z", user=user)
+    tenant.turn("I'm vegan now.", session="s2", timestamp="2026-03-02T09:00:00Z", user=user)
+
+
+def _diets(results: list[dict]) -> list[tuple[str, bool]]:
+    return [(r["value"], r["active"]) for r in results if r.get("key") == "dietary_restriction"]
+
+
+def test_a_question_about_the_past_that_leads_nowhere_finds_the_fact_it_names(tenant):
+    # Without its cue, "What diet did I follow?" is near no memory by the floor's gate: nothing led to
+    # the replaced fact, which the question names ("diet" of dietary_restriction) and is near as asked.
+    _diet(tenant)
+    results = tenant.search("What diet did she follow in the past?")
+    assert _diets(results)[:1] == [("vegetarian", False)], [r["content"] for r in results]
+    assert results[0]["score_parts"]["past_for"] is None and results[0]["valid_to"] == "2026-03-02T09:00:00Z"
+    assert [r["score"] for r in results] == sorted((r["score"] for r in results), reverse=True)
+    # one a search's result leads to is still ranked above what led to it
+    led = tenant.search("What was her former diet?")
+    assert _diets(led)[:1] == [("vegetarian", False)] and led[0]["score_parts"]["past_for"] is not None
+    tenant.turn("My partner is Sam.", session="s1", timestamp="2026-01-05T09:00:00Z")
+    tenant.turn("My partner is Alex now.", session="s2", timestamp="2026-03-02T09:00:00Z")
+    results = tenant.search("Who did I use to date?")  # near as asked, its cue part of what it asks
+    assert [r.get("value") for r in results[:1]] == ["Sam"] and results[0]["active"] is False, \
+        [r["content"] for r in results]
+
+
+def test_what_a_question_about_the_past_asks_by_itself_holds_scope_and_erasure(tenant, other_tenant):
+    _diet(tenant)
+    other_tenant.user = tenant.user
+    _diet(other_tenant)
+    _diet(tenant, user="someone-else")
+    question = "What diet did she follow in the past?"
+    assert tenant.search(question, agent_id="someone-else") == []
+    assert all(r["memory_type"] == "episodic" for r in tenant.search(question, filters={"memory_type": "episodic"}))
+    mine = tenant.search(question)
+    assert {r["user_id"] for r in mine} == {tenant.user}
+    old = next(r for r in mine if r.get("value") == "vegetarian")
+    assert tenant.delete(f"/v1/memories/{old['id']}").status_code == 200
+    assert ("vegetarian", False) not in _diets(tenant.search(question))
+    assert ("vegetarian", False) in _diets(other_tenant.search(question))
+
+
+@pytest.mark.parametrize("question", ["What diet do I follow?", "What is her diet?"])
+def test_a_question_about_now_never_asks_for_the_replaced_fact(tenant, question):
+    _diet(tenant)
+    assert ("vegetarian", False) not in _diets(tenant.search(question))
+
+
+def test_a_question_about_the_past_of_something_else_returns_nothing(tenant):
+    _diet(tenant)
+    for question in ("What car did I use to drive?", "What was my old phone number?",
+                     "Which football team did the user support previously?"):
+        assert tenant.search(question) == [], question
+
+
+@pytest.mark.parametrize(("topic", "words"), [
+    ("What diet did I follow?", ["what", "diet", "did", "follow"]),
+    ("What was the user's dog's name?", ["what", "was", "dog"]),
+    ("What was my favorite food?", ["what", "was", "food"]),
+])
+def test_the_words_a_replaced_fact_s_key_is_looked_up_by(topic, words):
+    assert past.key_words(topic) == words

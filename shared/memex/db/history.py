@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Callable
 
+import numpy as np
 import psycopg
 
 
@@ -167,5 +168,34 @@ def send_earlier(conn: psycopg.Connection, tenant_id: str, user_id: str, ids: li
            GROUP BY x.anchor, o.tenant_id, o.id
            ORDER BY x.anchor, step, o.valid_to DESC NULLS LAST, o.id""",
         {"t": tenant_id, "u": user_id, "ids": ids, "most": most},
+    )
+    return cursor.fetchall
+
+
+def send_asked(conn: psycopg.Connection, tenant_id: str, user_id: str, vectors: list[Any], words: list[str],
+               min_similarity: float, most: int) -> Callable[[], list[dict[str, Any]]]:
+    """The user's semantic facts that are no longer current and that a question about the past asks
+    about by itself: near one of its `vectors` (cosine at least `min_similarity`), or under a key
+    one of whose words begins with the stem of one of `words` ("diet" for dietary_restriction,
+    English stemming, stop words dropped). At most `most`, the nearest in meaning first, then the
+    nearest in time. Read from the user's inactive memories (index memories_user); an erased memory
+    has no row left. Sent now, read by calling what it returns (in a pipeline, after its sync)."""
+    vectors = [np.asarray(vector, dtype=np.float32) for vector in vectors if vector is not None]
+    similarity = "greatest(" + ", ".join(f"1 - (o.embedding <=> %(v{i})s)" for i in range(len(vectors))) + ")" \
+        if vectors else "NULL::float8"
+    # each word as a prefix of its stem; a stop word matches nothing (to_tsquery drops it)
+    by_key = ("to_tsvector('english', replace(o.key, '_', ' ')) @@ to_tsquery('english', %(words)s)"
+              if words else "false")
+    cursor = conn.execute(
+        f"""SELECT * FROM (
+                SELECT o.id, o.valid_from, o.valid_to, o.importance, o.agent_id, o.session_id, o.subject,
+                       o.memory_type, o.metadata, {similarity} AS similarity, o.key IS NOT NULL AND {by_key} AS by_key
+                FROM memories o
+                WHERE o.tenant_id = %(t)s AND o.user_id = %(u)s AND NOT o.active AND o.memory_type = 'semantic'
+            ) asked
+            WHERE by_key OR similarity >= %(min)s
+            ORDER BY similarity DESC NULLS LAST, valid_to DESC NULLS LAST, id LIMIT %(most)s""",
+        {"t": tenant_id, "u": user_id, "words": " | ".join(f"{word}:*" for word in words), "min": min_similarity,
+         "most": most, **{f"v{i}": vector for i, vector in enumerate(vectors)}},
     )
     return cursor.fetchall

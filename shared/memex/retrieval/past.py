@@ -12,7 +12,17 @@ and says why in `score_parts.past_for` (that memory's id); on the wire it is `ac
 `valid_to`. Such a question is the one current_first.py does not answer: a message whose fact was
 replaced is what it asks about, so the current fact is not lifted above it. A question without a cue
 is answered as before, and a replaced fact is taken in only when something the search found for the
-question leads to it, never by itself.
+question leads to it, or when the question itself asks about it.
+
+When nothing the search found leads to a replaced fact (the question without its cue passed no
+gate: "What diet did she follow?" is 0.32 to 0.34 from the facts and messages it may search, under
+the floor's 0.35; or what it found has no history), the question asks about one by itself (`asked`,
+history.send_asked): a replaced fact that the question searched or the question as asked ("Who did
+I use to date?": its cue is part of what it asks) is as near as the floor's gate asks of any
+memory, or one under a key the question names ("diet" for dietary_restriction, "city",
+"relationship status"). Those are ranked first (above the results, with the first one's score, the
+nearest in meaning first; alone, by their own score, their cosine as relevance), with
+`score_parts.past_for` null: nothing led to them.
 
 The cues are few on purpose. "What did I say yesterday?" is about the past but not about a replaced
 fact (temporal.py reads its period), and "When did she go to the museum?" asks when, not what was.
@@ -25,7 +35,7 @@ from datetime import datetime
 from typing import Any
 
 from memex.models import SearchIn
-from memex.retrieval import current_first
+from memex.retrieval import current_first, keywords
 
 Scored = tuple[str, float, dict[str, Any]]
 
@@ -87,3 +97,35 @@ def lift(request: SearchIn, scored: list[Scored], earlier: list[dict[str, Any]],
                 continue
             order.insert(here, (fact["id"], score, {**parts, "score": score, "past_for": anchor}))
     return order
+
+
+# Words of a key that say what kind of value it holds, not what it is about: "the name of my old
+# dog" is about the dog, and "name" would lead to every replaced name.
+_KIND_OF_VALUE = ("name", "favorite", "opinion")
+_WORD = re.compile(r"[a-z]{3,}")
+
+
+def key_words(topic: str) -> list[str]:
+    """The words of a question about the past (its `topic`) that a replaced fact's key may begin
+    with (history.send_asked stems them and drops the stop words)."""
+    words = _WORD.findall(keywords.of(topic).lower())
+    return list(dict.fromkeys(word for word in words if not word.startswith(_KIND_OF_VALUE)))
+
+
+def asked(request: SearchIn, scored: list[Scored], rows: list[dict[str, Any]], now: datetime) -> list[Scored]:
+    """`scored` with the replaced facts the question asks about by itself (`rows`, best first:
+    history.send_asked) first, when none of its results is a replaced fact `lift` took in; each with
+    the score of the first result (the list stays in score order), or, when there is none, its own,
+    its cosine as its relevance."""
+    if any("past_for" in parts for _, _, parts in scored):
+        return scored
+    held = {item for item, _, _ in scored}
+    facts = [row for row in rows if row["id"] not in held and current_first.in_scope(request, row)][:request.top_k]
+    taken = []
+    for row in facts:
+        parts = current_first.taken_in(request, row["valid_from"], row["importance"], row["similarity"] or 0.0, now)
+        score = scored[0][1] if scored else parts["score"]
+        taken.append((row["id"], score, {**parts, "score": score, "past_for": None}))
+    if not scored:
+        taken.sort(key=lambda entry: entry[1], reverse=True)
+    return taken + scored

@@ -155,9 +155,9 @@ def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies |
         if periods:
             return _said_within(ctx, tenant_id, request, deps or Dependencies(ctx), periods)
     if not (request.mode == "hybrid" and ctx.settings.search_past and past.asks(request.query)):
-        return _search(ctx, tenant_id, request, deps, about_past=False)
+        return _search(ctx, tenant_id, request, deps, past_question=None)
     answer = _search(ctx, tenant_id, request.model_copy(update={"query": past.topic(request.query)}), deps,
-                     about_past=True)
+                     past_question=request.query)
     return {**answer, "query": request.query}
 
 
@@ -182,7 +182,9 @@ def _said_within(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependen
 
 
 def _search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies | None,
-            about_past: bool) -> dict[str, Any]:
+            past_question: str | None) -> dict[str, Any]:
+    """`past_question`: the question as asked when `request` is its topic (a question about the past)."""
+    about_past = past_question is not None
     conn = ctx.db.connection()
     deps = deps or Dependencies(ctx)
     scope = (tenant_id, request.user_id, request.agent_id, request.filters, request.include_inactive)
@@ -289,7 +291,8 @@ def _search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies 
                                    vector_ran=question.vector is not None)
     if not (gate_open or reranker):
         ctx.metrics.record(FLOOR_REJECTIONS)
-        return _answer(request, [], 0, deps)  # a query about nothing the user said
+        if not about_past:  # a question about the past may still ask about a replaced fact (past.asked)
+            return _answer(request, [], 0, deps)  # a query about nothing the user said
 
     # 1. the question's channels, and those of its extra queries (multi-hop), in one weighted RRF
     runs = [(1.0, question)]
@@ -389,19 +392,26 @@ def _search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies 
     unparsed = {item: memory for _, query_run in runs for item, memory in query_run.memories().items()}
     read: dict[str, dict[str, Any]] = {}
     # A question about the past reads, in the same round trip, the replaced facts its window leads to
-    # instead (past.py).
+    # instead, and those it asks about by itself, taken when none is led to (past.py).
     window = current_first.window(request, scored)
     asked = set(unparsed) | set(window)
-    if window:
+    if window or about_past:
+        if about_past:  # the question searched, and as asked: "did I use to date" is part of what it asks
+            past_voiced = first_person.asked(past_question, pronouns=_names_nobody(past_question, ahead)) \
+                if voicing else None
+            vectors = deps.query_vectors([voiced or request.query, past_voiced or past_question])
         with conn.pipeline():
             if about_past:
                 earlier = history.send_earlier(conn, tenant_id, request.user_id, window, request.top_k)
+                by_itself = history.send_asked(conn, tenant_id, request.user_id, vectors,
+                                               past.key_words(request.query), floor.DEFAULT.gate_similarity,
+                                               request.top_k)
             else:
                 replacements = history.send_replacements(conn, tenant_id, request.user_id, window)
             unread = [item for item in window if item not in unparsed]
             fetched = memory_rows.send_get_many(conn, tenant_id, unread) if unread else dict
-        scored = past.lift(request, scored, earlier(), relevance, now) if about_past \
-            else current_first.lift(request, scored, replacements(), relevance, now)
+        scored = past.asked(request, past.lift(request, scored, earlier(), relevance, now), by_itself(), now) \
+            if about_past else current_first.lift(request, scored, replacements(), relevance, now)
         read.update(fetched())
     results: list[dict[str, Any]] = []
     total = len(scored)
