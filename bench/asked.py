@@ -17,7 +17,9 @@ extractor and questions about it, a `dev` set and a `heldout` set. Two parts:
   among the results and above the fact that replaced it; for `present`, whether the new fact is the
   first fact returned and the replaced one never returned. A pair without `after` is a fact about
   the past that nothing replaced. The fixture's `unrelated_past` questions are asked of each of those
-  users and must return nothing.
+  users and must return nothing. Last, each of the fixture's `kinds`
+  statements is told to a fresh user and asked `same` questions (the fact must be found) and `other`
+  ones, which share its frame but ask for another thing (neither the fact nor its message may come back).
 - `cosines`: in this process, the cosine of each question (in the user's voice, as the search
   embeds it; and as asked) to the fact's embedded text (embedded_text.of), against the floor's
   gate and item floor; and the highest cosine of an `unrelated` question to each fact.
@@ -112,7 +114,20 @@ def service(fixture: dict[str, Any]) -> dict[str, Any]:
                 for question in unrelated_past.get(split, []):
                     past_noise.append({"key": pair["key"], "set": split, "question": question,
                                        "returned": [r["content"] for r in _search(client, user, question)]})
-    return {"alone": rows, "noise": noise, "together": together, "replaced": replaced, "past_noise": past_noise}
+        kinds = []
+        for n, fact in enumerate(fixture.get("kinds", [])):
+            user = f"k{n}-{tag}"
+            _user(client, user, fact["text"])
+            for asks in ("same", "other"):
+                for split in SETS:
+                    for question in fact[asks][split]:
+                        found = _search(client, user, question)
+                        kinds.append({"key": fact["key"], "asks": asks, "set": split, "question": question,
+                                      "found": any(_holds(r, fact) for r in found),
+                                      "said": any(_holds(r, fact) or r["content"] == fact["text"] for r in found),
+                                      "top": [r["content"] for r in found[:2]]})
+    return {"alone": rows, "noise": noise, "together": together, "replaced": replaced, "past_noise": past_noise,
+            "kinds": kinds}
 
 
 def _replaced(pair: dict[str, Any], split: str, question: str, found: list[dict[str, Any]]) -> dict[str, Any]:
@@ -211,6 +226,16 @@ def render(measured: dict[str, Any]) -> str:
                 loud = [r for r in mine if r["returned"]]
                 lines.append(f"unrelated questions about the past, {split}: {len(loud)}/{len(mine)} returned something")
                 lines += [f"  NOISE {r['key']}: {r['question']!r} -> {r['returned'][:2]}" for r in loud]
+        for asks, wanted in (("same", "found"), ("other", "said")):
+            for split in SETS:
+                mine = [r for r in measured.get("kinds", []) if r["asks"] == asks and r["set"] == split]
+                if mine:
+                    lines.append(f"kinds, {asks} thing, {split}: " + (
+                        f"the fact found {sum(r['found'] for r in mine)}/{len(mine)}" if asks == "same" else
+                        f"the fact or its message returned {sum(r['said'] for r in mine)}/{len(mine)}"))
+                    mark = "MISS" if asks == "same" else "OFF-TOPIC"
+                    lines += [f"  {mark} {r['key']}: {r['question']!r} -> {r['top']}" for r in mine
+                              if r[wanted] == (asks == "other")]
         loud = [r for r in measured["noise"] if r["returned"]]
         lines.append(f"noise: {len(loud)}/{len(measured['noise'])} unrelated questions returned something")
         lines += [f"  NOISE {r['template']}: {r['question']!r} -> {r['returned'][:2]}" for r in loud]

@@ -156,6 +156,10 @@ class Settings:
     # A question that asks only what was said in a period ("what did I tell you yesterday?") gets that
     # period's messages (retrieval/period.py).
     search_periods: bool = True
+    # A question asking for the name of someone or some animal of one kind ("my wife", "her dog")
+    # drops the memories that name only things of other kinds (retrieval/kinds.py). Measured on
+    # bench.asked's `kinds` and LoCoMo (docs/measurements/quality.md).
+    search_kinds: bool = True
     # The messages said within `reach` of one of the `hits` best memories' own (in its turn) get
     # `share` of that memory's relevance when it beats their own. Reach 2 (the line before the
     # question a hit answers, the reply after its reply): R@10 0.777 -> 0.791, chosen in every fold.
@@ -317,6 +321,7 @@ def load_settings() -> Settings:
         search_present_boost=_float("MEMEX_SEARCH_PRESENT_BOOST", 0.5),
         search_past=_bool("MEMEX_SEARCH_PAST", True),
         search_periods=_bool("MEMEX_SEARCH_PERIODS", True),
+        search_kinds=_bool("MEMEX_SEARCH_KINDS", True),
         search_neighbour_share=_float("MEMEX_SEARCH_NEIGHBOUR_SHARE", 0.5),
         search_neighbour_hits=_int("MEMEX_SEARCH_NEIGHBOUR_HITS", 5),
         search_neighbour_reach=_int("MEMEX_SEARCH_NEIGHBOUR_REACH", 2),

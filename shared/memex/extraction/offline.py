@@ -59,19 +59,8 @@ _NOT_ROLE_MODIFIERS = frozenset(
     "good bad great terrible awful big huge little decent proud better worse best worst amazing horrible "
     "lousy careful natural total real true fellow aspiring wannabe future former ex ex- retired hard fast slow "
     "quick backseat".split())
-_RELATIONS = {
-    "wife": "partner", "husband": "partner", "partner": "partner", "girlfriend": "partner",
-    "boyfriend": "partner", "fiancé": "partner", "fiancée": "partner", "fiance": "partner",
-    "fiancee": "partner", "spouse": "partner", "sister": "sister", "brother": "brother",
-    "mom": "mother", "mum": "mother", "mother": "mother", "dad": "father", "father": "father",
-    "son": "child", "daughter": "child", "best friend": "friend", "friend": "friend",
-}
-_PETS = {"dog": "dog", "puppy": "dog", "cat": "cat", "kitten": "cat", "rabbit": "rabbit",
-         "bunny": "rabbit", "horse": "horse", "pony": "pony", "hamster": "hamster", "guinea pig": "guinea_pig",
-         "gerbil": "gerbil", "ferret": "ferret", "chinchilla": "chinchilla", "hedgehog": "hedgehog",
-         "parrot": "parrot", "budgie": "budgie", "cockatiel": "cockatiel", "bird": "bird", "goldfish": "fish",
-         "fish": "fish", "turtle": "turtle", "tortoise": "tortoise", "snake": "snake", "lizard": "lizard",
-         "gecko": "gecko", "iguana": "iguana"}
+_RELATIONS = vocabulary.RELATIONS
+_PETS = vocabulary.PETS
 # Capitalised words that follow "my wife is" or "my dog" without being a name ("American
 # Airlines" is one: only a name of one word is checked).
 _NOT_NAMES = frozenset(
@@ -282,8 +271,7 @@ def _relation(m: re.Match[str]) -> list[Fields]:
 _SONS_DAUGHTERS = r"(?:sons?|daughters?|boys?|girls?)"
 # Two names or more: "Ava and Mia", "Tom, Ann and Joe".
 _CHILD_NAMES = rf"{_CAPWORD}(?:(?:,| and|, and) {_CAPWORD})+(?![\w'’&-])(?!\s+[A-ZÀ-ÖØ-Þ])"
-_CHILD_KINDS = {"sons": "son", "daughters": "daughter", "kids": "child", "children": "child", "boys": "son",
-                "girls": "daughter"}
+_CHILD_KINDS = vocabulary.CHILDREN
 
 
 def _children_named(m: re.Match[str]) -> list[Fields]:
@@ -1021,8 +1009,8 @@ _JOINED_VERB = re.compile(
 # A question about someone else ("How's your sister doing?", "Where does she work now?") is answered
 # without a subject ("Moved to Berlin last year."): that dropped subject is the one asked about.
 _ASKED_ABOUT_OTHER = re.compile(
-    rf"\b(?:your (?:{_alternation(_RELATIONS)}|kids|children|boss|manager|colleague|coworker|roommate|flatmate|"
-    r"neighbou?r|parents|family)|he|she)\b[^?.!]*\?\s*$", re.IGNORECASE)
+    rf"\b(?:your (?:{_alternation(_RELATIONS)}|kids|children|{_alternation(vocabulary.OTHER_PEOPLE)}|"
+    r"family)|he|she)\b[^?.!]*\?\s*$", re.IGNORECASE)
 
 
 def _asks_about_someone_else(before: dict[str, Any] | None, message: dict[str, Any]) -> bool:

@@ -1,8 +1,31 @@
-"""Closed word lists the offline rules recognise a fact by: breeds, health conditions, hobbies,
-what one plays, what one gives up. A rule that takes a value only from a list never invents one;
-what is not listed is missed, and stays searchable in the message itself."""
+"""Closed word lists the offline rules recognise a fact by: relations, children, pets, breeds,
+health conditions, hobbies, what one plays, what one gives up. A rule that takes a value only from
+a list never invents one; what is not listed is missed, and stays searchable in the message itself."""
 
 from __future__ import annotations
+
+# The people a user names by what they are to them ("my wife"), and which fact each one's name is
+# filed under (`{part}_name`).
+RELATIONS = {
+    "wife": "partner", "husband": "partner", "partner": "partner", "girlfriend": "partner",
+    "boyfriend": "partner", "fiancé": "partner", "fiancée": "partner", "fiance": "partner",
+    "fiancee": "partner", "spouse": "partner", "sister": "sister", "brother": "brother",
+    "mom": "mother", "mum": "mother", "mother": "mother", "dad": "father", "father": "father",
+    "son": "child", "daughter": "child", "best friend": "friend", "friend": "friend",
+}
+# Children counted or named together ("two daughters, Ava and Mia"), and what each one is.
+CHILDREN = {"sons": "son", "daughters": "daughter", "kids": "child", "children": "child", "boys": "son",
+            "girls": "daughter"}
+# Other people a user speaks of by their place in the user's life, whose facts the rules do not file.
+OTHER_PEOPLE = ("boss", "manager", "colleague", "coworker", "roommate", "flatmate", "neighbour", "neighbor",
+                "parents")
+# Pets by the word a user says, and the kind their facts are filed under (`pet_{part}_name`).
+PETS = {"dog": "dog", "puppy": "dog", "cat": "cat", "kitten": "cat", "rabbit": "rabbit",
+        "bunny": "rabbit", "horse": "horse", "pony": "pony", "hamster": "hamster", "guinea pig": "guinea_pig",
+        "gerbil": "gerbil", "ferret": "ferret", "chinchilla": "chinchilla", "hedgehog": "hedgehog",
+        "parrot": "parrot", "budgie": "budgie", "cockatiel": "cockatiel", "bird": "bird", "goldfish": "fish",
+        "fish": "fish", "turtle": "turtle", "tortoise": "tortoise", "snake": "snake", "lizard": "lizard",
+        "gecko": "gecko", "iguana": "iguana"}
 
 DOG_BREEDS = (
     "labrador retriever|labrador|lab|golden retriever|retriever|beagle|poodle|toy poodle|husky|siberian husky|"

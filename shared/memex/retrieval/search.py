@@ -39,8 +39,8 @@ from memex.db import history
 from memex.db import memories as memory_rows
 from memex.metrics import FLOOR_REJECTIONS, LLM_FALLBACKS
 from memex.models import SearchIn
-from memex.retrieval import (current_first, feedback, floor, keyword_first, keywords, learned, multihop, past,
-                             period, rerank, rrf, scoring, speakers, temporal)
+from memex.retrieval import (current_first, feedback, floor, keyword_first, keywords, kinds, learned, multihop,
+                             past, period, rerank, rrf, scoring, speakers, temporal)
 
 CANDIDATES_PER_CHANNEL = 100
 EXPANSION_CANDIDATES = 30  # per extra query: its lower ranks would add next to nothing
@@ -354,6 +354,10 @@ def _search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies 
         # that says nothing of its own is kept only when the question's words found it
         kept = [item for item in kept if any(item in s and s[item].bm25 is not None for s in signals)
                 or not filler.is_filler(_said(found[item]))]
+        # "What is my wife's name?" is as near "I have a dog named Rex." as to the answer: a memory
+        # about someone or something of another kind than the one whose name is asked is none (kinds.py)
+        if ctx.settings.search_kinds and (asked_kinds := kinds.asked(request.query)):
+            kept = [item for item in kept if kinds.answers(asked_kinds, found[item].content)]
 
     # 3. scoring: relevance blended with recency and importance, from what the rankings read
     now = request.reference_time or datetime.now(timezone.utc)
