@@ -189,3 +189,16 @@ def test_a_question_about_the_past_of_something_else_returns_nothing(tenant):
 ])
 def test_the_words_a_replaced_fact_s_key_is_looked_up_by(topic, words):
     assert past.key_words(topic) == words
+
+
+def test_a_history_asked_by_itself_joins_one_led_to_through_another_key(tenant):
+    """The job title changed and the job ended: "Where did I work before?" leads to the old title
+    through the current one (lift), and asks about the ended employer by itself (asked); both come."""
+    tenant.turn("I just moved to Lisbon from Berlin for a new job.", "I'm a data engineer at Feedzai now.",
+                timestamp="2026-06-01T09:00:00Z")
+    tenant.turn("I switched teams: I'm now a staff engineer on the fraud platform.", timestamp="2026-09-20T09:00:00Z")
+    tenant.turn("Big news: I left Feedzai.", timestamp="2026-11-02T09:00:00Z")
+    results = tenant.search("Where did I work before?")
+    top = [(r["content"], r["active"]) for r in results[:3]]
+    assert any(not active and "Feedzai" in content for content, active in top), top
+    assert [r["score"] for r in results] == sorted((r["score"] for r in results), reverse=True)

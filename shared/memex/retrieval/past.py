@@ -22,7 +22,8 @@ I use to date?": its cue is part of what it asks) is as near as the floor's gate
 memory, or one under a key the question names ("diet" for dietary_restriction, "city",
 "relationship status"). Those are ranked first (above the results, with the first one's score, the
 nearest in meaning first; alone, by their own score, their cosine as relevance), with
-`score_parts.past_for` null: nothing led to them.
+`score_parts.past_for` null: nothing led to them. When the search did lead to some, those the
+question is as near as the gate are added too (another key's history).
 
 The cues are few on purpose. "What did I say yesterday?" is about the past but not about a replaced
 fact (temporal.py reads its period), and "When did she go to the museum?" asks when, not what was.
@@ -112,15 +113,18 @@ def key_words(topic: str) -> list[str]:
     return list(dict.fromkeys(word for word in words if not word.startswith(_KIND_OF_VALUE)))
 
 
-def asked(request: SearchIn, scored: list[Scored], rows: list[dict[str, Any]], now: datetime) -> list[Scored]:
+def asked(request: SearchIn, scored: list[Scored], rows: list[dict[str, Any]], now: datetime,
+          near: float) -> list[Scored]:
     """`scored` with the replaced facts the question asks about by itself (`rows`, best first:
-    history.send_asked) first, when none of its results is a replaced fact `lift` took in; each with
-    the score of the first result (the list stays in score order), or, when there is none, its own,
-    its cosine as its relevance."""
-    if any("past_for" in parts for _, _, parts in scored):
-        return scored
+    history.send_asked) first; each with the score of the first result (the list stays in score
+    order), or, when there is none, its own, its cosine as its relevance. When `lift` took in
+    replaced facts already, only those as near as `near` (the floor's gate) are added: "Where did I
+    work before?" after a job title and an employer both changed leads to the old title through the
+    current one, and asks about the old employer by itself."""
+    lifted = any("past_for" in parts for _, _, parts in scored)
     held = {item for item, _, _ in scored}
-    facts = [row for row in rows if row["id"] not in held and current_first.in_scope(request, row)][:request.top_k]
+    facts = [row for row in rows if row["id"] not in held and current_first.in_scope(request, row)
+             and (not lifted or (row["similarity"] or 0.0) >= near)][:request.top_k]
     taken = []
     for row in facts:
         parts = current_first.taken_in(request, row["valid_from"], row["importance"], row["similarity"] or 0.0, now)
