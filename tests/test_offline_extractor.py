@@ -148,6 +148,10 @@ ATOMIC_FACTS = [
     ("I'm originally from Porto", {("hometown", "Porto")}),
     ("My name is Ada.", {("name", "Ada")}),
     ("Hi, I'm Ada Lovelace!", {("name", "Ada Lovelace")}),
+    # a greeting said alone opens the introduction after it; alone, and before no "I", it says nothing
+    ("Hi! I'm Ada. I work at Google.", {("name", "Ada"), ("employer", "Google")}),
+    ("Hello there. I am Ada Lovelace", {("name", "Ada Lovelace")}),
+    ("Hey! Italian food is great.", set()),
     ("you can call me Ada", {("name", "Ada")}),
     ("I have 3 kids", {("number_of_children", "3")}),
     ("We have two kids.", {("number_of_children", "2")}),

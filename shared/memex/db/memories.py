@@ -312,7 +312,10 @@ CONTEXT_TF = 0.5
 # A memory's speaker: the name of who said it (an episodic memory's message name), else the
 # participant a fact is about; NULL for the user's facts and unnamed messages. With its subject
 # ("user", or a participant's name), the speaker cue's columns.
-SPEAKER_NAME = "coalesce({m}.metadata->>'name', nullif({m}.subject, 'user'))"  # indexed (0013): ahead
+SPEAKER_NAME = "coalesce({m}.metadata->>'name', nullif({m}.subject, 'user'))"  # indexed (0019): ahead
+# Whether a memory with a SPEAKER_NAME is the user's own message said under that name (a role-user
+# message of the user's, not another participant's, nor the assistant's); indexed with it (0019).
+USER_SAID = "({m}.subject = 'user' AND coalesce({m}.metadata->>'role', '') = 'user')"
 SPEAKER = SPEAKER_NAME + " AS speaker, {m}.subject AS subject"
 # Where a memory was said: the turn and the message it came from (a fact's, those it was drawn
 # from), read with the speaker's columns (Found.turn_id, Found.message_id).
@@ -333,36 +336,54 @@ class Size:
 @dataclass(frozen=True)
 class Ahead:
     """What a search learns of its user before its first round, in one query: the participants'
-    names (None: more than asked) and the user's `Size`."""
+    names (None: more than asked), the names the user is called by that no one else is (`user_names`:
+    the value of the user's current `name` fact and the names the user's own messages are said under;
+    none when the participants are more than asked, as another might bear one of them) and the
+    user's `Size`."""
 
     names: list[str] | None
     size: Size
+    user_names: list[str] = field(default_factory=list)
 
 
 def ahead(conn: psycopg.Connection, tenant_id: str, user_id: str, most: int) -> Ahead:
     """The distinct names the user's memories are said by or about (SPEAKER), whichever memories
-    they are (inactive, another agent's), with the user's Size. The names: a skip scan of index
-    memories_user_speakers, one probe per name, whatever the number of memories."""
-    name = SPEAKER_NAME.format(m="m")
+    they are (inactive, another agent's), each with whether the user's own messages are said under
+    it (USER_SAID); the user's current name; the user's Size. The names: a skip scan of index
+    memories_user_speaker_kinds, one probe per name and kind, whatever the number of memories; the
+    name: one probe of memories_user_current_semantic."""
+    name, own = SPEAKER_NAME.format(m="m"), USER_SAID.format(m="m")
+    scope = "m.tenant_id = %(scope_tenant)s AND m.user_id = %(scope_user)s"
     row = conn.execute(
-        f"""WITH RECURSIVE names AS (
-                (SELECT {name} AS name FROM memories m
-                 WHERE m.tenant_id = %(scope_tenant)s AND m.user_id = %(scope_user)s AND {name} IS NOT NULL
-                 ORDER BY {name} LIMIT 1)
+        f"""WITH RECURSIVE kinds AS (
+                (SELECT {name} AS name, {own} AS own FROM memories m
+                 WHERE {scope} AND {name} IS NOT NULL
+                 ORDER BY {name}, {own} LIMIT 1)
                 UNION ALL
-                SELECT (SELECT {name} FROM memories m
-                        WHERE m.tenant_id = %(scope_tenant)s AND m.user_id = %(scope_user)s AND {name} IS NOT NULL AND {name} > names.name
-                        ORDER BY {name} LIMIT 1)
-                FROM names WHERE names.name IS NOT NULL
-            ), found AS (SELECT name FROM names WHERE name IS NOT NULL LIMIT %(limit)s)
-            SELECT coalesce((SELECT array_agg(name ORDER BY name) FROM found), '{{}}') AS names,
+                SELECT following.name, following.own FROM kinds, LATERAL (
+                    SELECT {name} AS name, {own} AS own FROM memories m
+                    WHERE {scope} AND {name} IS NOT NULL AND ({name}, {own}) > (kinds.name, kinds.own)
+                    ORDER BY {name}, {own} LIMIT 1) following
+            ), found AS MATERIALIZED (SELECT name, own FROM kinds LIMIT %(limit)s)
+            SELECT coalesce((SELECT array_agg(name ORDER BY name, own) FROM found), '{{}}') AS names,
+                   coalesce((SELECT array_agg(own ORDER BY name, own) FROM found), '{{}}') AS own,
+                   coalesce((SELECT array_agg(m.value) FROM memories m
+                             WHERE {scope} AND m.active AND m.memory_type = 'semantic' AND m.subject = 'user'
+                               AND m.key = 'name' AND m.value IS NOT NULL), '{{}}') AS named,
                    coalesce(s.active_docs, 0) AS active_docs, coalesce(s.docs, 0) AS docs,
                    {vector_indexes.LISTED} AS listed
             FROM (SELECT 1) one
             LEFT JOIN memory_stats s ON s.tenant_id = %(scope_tenant)s AND s.user_id = %(scope_user)s""",
-        {"scope_tenant": tenant_id, "scope_user": user_id, "limit": most + 1}).fetchone()
-    names = list(row["names"])
-    return Ahead(None if len(names) > most else names, Size(row["active_docs"], row["docs"], row["listed"]))
+        # a name has two kinds at most: 2 (most + 1) rows tell whether there are more than `most` names
+        {"scope_tenant": tenant_id, "scope_user": user_id, "limit": 2 * (most + 1)}).fetchone()
+    size = Size(row["active_docs"], row["docs"], row["listed"])
+    names = list(dict.fromkeys(row["names"]))
+    if len(names) > most:
+        return Ahead(None, size)
+    others = {n.casefold() for n, user_said in zip(row["names"], row["own"]) if not user_said}
+    called = [n for n, user_said in zip(row["names"], row["own"]) if user_said] + list(row["named"])
+    user_names = {n.strip().casefold(): n.strip() for n in called if n.strip()}
+    return Ahead(names, size, sorted(n for key, n in user_names.items() if key not in others))
 
 
 @dataclass(frozen=True)

@@ -933,6 +933,9 @@ MAX_SENTENCE_CHARS = 1000
 _TAG_SEPARATORS = ",;:—–"
 _TAG_QUESTION = re.compile(r"\s*(?:what|how|do|does|did|are|is|can|could|would|will|have|any|and|you|right)\b",
                            re.IGNORECASE)
+# A greeting that is a sentence of its own ("Hi!", "Hello there."), and the sentence it may open.
+_GREETING = re.compile(r"(?i:hi|hello|hey)(?: there)?[.!]+")
+_I_FIRST = re.compile(r"I(?:['’](?:m|ve|d|ll)|\b)")
 # What ends a clause: a mark, or one of these words.
 _CLAUSE_MARKS = re.compile(r"[,;:—–()]")
 _CLAUSE_WORDS = frozenset("and but so because although though while whereas".split())
@@ -965,10 +968,17 @@ _CORRECTION = re.compile(
 
 def _statements(text: str) -> list[str]:
     """The sentences of a message that state something: questions are dropped, except for the
-    statement before a tag question."""
+    statement before a tag question. A greeting said as a sentence of its own opens the next one
+    when that one starts with "I" ("Hi! I'm Dana." reads "Hi, I'm Dana."): the name rule reads an
+    "I'm" after a greeting as an introduction."""
     kept = []
+    greeting = ""
     for sentence in _SENTENCES.split(text):
         sentence = sentence.strip()
+        if greeting and _I_FIRST.match(sentence):
+            kept.pop()  # the greeting, read again as this sentence's opening
+            sentence = f"{greeting}, {sentence}"
+        greeting = sentence.rstrip(".!") if _GREETING.fullmatch(sentence) else ""
         if len(sentence) > MAX_SENTENCE_CHARS:
             continue
         if sentence.endswith("?"):

@@ -1,7 +1,9 @@
 """Hybrid search: keyword and vector channels over one user's memories, fused and scored.
 
-In hybrid mode a search runs in three steps: the question's own channels (its keyword channel
-again without the participants it names, speakers.py, when it names one; with
+In hybrid mode a question that names the user by their own name, when the user has no other
+participant, is first made the question about "the user" (speakers.as_the_user,
+settings.search_user_names). Then the search runs in three steps: the question's own channels (its
+keyword channel again without the participants it names, speakers.py, when it names one; with
 settings.search_first_person, its vector channel in the user's voice when it asks about "the user", or
 about "she" or "he" and names no participant, first_person.py); extra queries for a
 question that needs two facts (multihop.py), whose rankings join the same weighted RRF; then,
@@ -155,10 +157,11 @@ def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies |
         if periods:
             return _said_within(ctx, tenant_id, request, deps or Dependencies(ctx), periods)
     if not (request.mode == "hybrid" and ctx.settings.search_past and past.asks(request.query)):
-        return _search(ctx, tenant_id, request, deps, past_question=None)
-    answer = _search(ctx, tenant_id, request.model_copy(update={"query": past.topic(request.query)}), deps,
-                     past_question=request.query)
-    return {**answer, "query": request.query}
+        answer = _search(ctx, tenant_id, request, deps, past_question=None)
+    else:
+        answer = _search(ctx, tenant_id, request.model_copy(update={"query": past.topic(request.query)}), deps,
+                         past_question=request.query)
+    return {**answer, "query": request.query}  # as asked, whatever it was searched as
 
 
 def _said_within(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies,
@@ -256,11 +259,17 @@ def _search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies 
         ctx.settings.search_keywords_without_speakers and ctx.settings.search_speaker_boost)
     unnamed_embedded = unnamed_searched and ctx.settings.search_unnamed_vector_weight > 0
     # The names of the user's participants, read before the first round: the question without those
-    # it names is embedded in it (keyword first: in the second), and a "she" or "he" is the user only
-    # when the question names none of them.
+    # it names is embedded in it (keyword first: in the second), a "she" or "he" is the user only
+    # when the question names none of them, and, when they are all the user, a question that names
+    # the user by their own name is the question about "the user".
     unnamed_ahead = unnamed_embedded and not ctx.settings.search_keyword_first
+    user_names = request.mode == "hybrid" and ctx.settings.search_user_names and not ctx.settings.search_keyword_first
     ahead = memory_rows.ahead(conn, tenant_id, request.user_id, NAMES_AHEAD) if "embed" not in deps.degraded and (
-        unnamed_ahead or voicing and first_person.says_she_or_he(request.query)) else None
+        unnamed_ahead or user_names or voicing and first_person.says_she_or_he(request.query)) else None
+    about_the_user = speakers.as_the_user(request.query, ahead.user_names, ahead.names) \
+        if user_names and ahead and ahead.names is not None else None
+    if about_the_user:
+        request = request.model_copy(update={"query": about_the_user})
     # A question about "the user" (or "she") is embedded in the user's voice (first_person.py); as
     # asked, it runs beside that on the vector channel with its own weight.
     voiced = first_person.asked(request.query, pronouns=_names_nobody(request.query, ahead)) if voicing else None

@@ -1,0 +1,108 @@
+"""A question that names the user by their own name is searched as the question about "the user"
+when the user has no other participant (speakers.as_the_user; the names read by memories.ahead):
+the user's name fact, the names the user's own messages are said under, never another participant's. Through the HTTP API and the embedded
+Postgres, against the same history searched with the setting off."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from memex.db import memories as memory_rows
+from memex.retrieval import speakers
+from memex_edge.context import build_context
+from tests.conftest import api_client
+
+# The history an agent's user told, one session a turn (found by trying memex as a user would).
+DANA = [
+    ("s1", "2025-06-01T10:00:00Z", ["Hi! I'm Dana. I just moved to Lisbon from Berlin for a new job.",
+                                    "I'm a data engineer at Feedzai now. Before that I was at Zalando for four years."]),
+    ("s2", "2025-06-03T09:00:00Z", ["My partner Sam is a nurse, and we have a cat called Miso.",
+                                    "I'm vegetarian, and I'm allergic to peanuts."]),
+    ("s3", "2025-07-10T18:00:00Z", ["I've started learning Portuguese, twice a week.",
+                                    "Sam and I are planning a trip to the Azores in September."]),
+]
+
+
+@pytest.fixture(scope="module")
+def unnamed(ctx):
+    with api_client(build_context(dataclasses.replace(ctx.settings, search_user_names=False))) as client:
+        yield client
+
+
+def _tell(tenant, lines, name: str | None = None, user_name: str | None = None):
+    for session, when, contents in lines:
+        body = {"user_id": tenant.user, "session_id": session, "timestamp": when,
+                "messages": [{"role": "user", "content": c, **({"name": name} if name else {})} for c in contents],
+                **({"user_name": user_name} if user_name else {})}
+        assert tenant.post("/v1/turns?wait=true", body).status_code == 201
+
+
+def _search(tenant, query: str, client=None) -> dict:
+    body = {"user_id": tenant.user, "query": query, "reference_time": "2025-10-20T15:00:00Z"}
+    response = client.post("/v1/search", json=body, headers=tenant.headers) if client \
+        else tenant.post("/v1/search", body)
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+def _ranked(answer: dict) -> list[tuple[str, float]]:
+    return [(r["id"], r["score"]) for r in answer["results"]]
+
+
+@pytest.mark.parametrize("name", [None, "Dana"])
+def test_a_question_naming_the_user_is_the_question_about_the_user(tenant, unnamed, name):
+    """Named by the name fact ("Hi! I'm Dana.") or by the name the user's messages carry as well."""
+    _tell(tenant, DANA, name=name)
+    by_name = _search(tenant, "Where does Dana work?")
+    assert by_name["query"] == "Where does Dana work?"  # as asked
+    assert _ranked(by_name) == _ranked(_search(tenant, "Where does the user work?"))
+    employer = "The user's employer is Feedzai."
+    assert employer in [r["content"] for r in by_name["results"][:2]]
+    # as asked, the memories that say "Dana" came first
+    as_asked = [r["content"] for r in _search(tenant, "Where does Dana work?", unnamed)["results"]]
+    assert "Dana" in as_asked[0] and as_asked.index(employer) > 2
+    assert _ranked(_search(tenant, "What is Dana's partner's job?")) == \
+        _ranked(_search(tenant, "What is the user's partner's job?"))
+
+
+def test_with_another_participant_every_question_is_left_as_asked(ctx, tenant, unnamed):
+    """Every line is someone's "I": the user's name is what tells theirs apart (speakers.as_the_user)."""
+    _tell(tenant, [("s1", "2025-06-01T10:00:00Z", ["Hi! I'm Dana. I work at Feedzai, in Lisbon."])], name="Dana",
+          user_name="Dana")
+    _tell(tenant, [("s2", "2025-06-02T10:00:00Z", ["I work at the hospital, in Lisbon."])], name="Sam", user_name="Dana")
+    ahead = memory_rows.ahead(ctx.db.connection(), tenant.id, tenant.user, 8)
+    assert (ahead.names, ahead.user_names) == (["Dana", "Sam"], ["Dana"])
+    for question in ("Where does Sam work?", "Where do Dana and Sam work?", "Where does Dana work?"):
+        assert _ranked(_search(tenant, question)) == _ranked(_search(tenant, question, unnamed))
+
+
+def test_a_name_both_the_users_and_anothers_is_left_alone(ctx, tenant, unnamed):
+    # "Sam" is the name the user's own messages carried, and then another participant's
+    _tell(tenant, [("s1", "2025-06-01T10:00:00Z", ["I work at Feedzai, in Lisbon."])], name="Sam")
+    _tell(tenant, [("s2", "2025-06-02T10:00:00Z", ["I work at the hospital, in Lisbon."])], name="Sam", user_name="Dana")
+    ahead = memory_rows.ahead(ctx.db.connection(), tenant.id, tenant.user, 8)
+    assert (ahead.names, ahead.user_names) == (["Sam"], [])
+    assert _ranked(_search(tenant, "Where does Sam work?")) == _ranked(_search(tenant, "Where does Sam work?", unnamed))
+
+
+def test_the_users_name_is_read_in_their_tenant_only(ctx, tenant, other_tenant, unnamed):
+    other_tenant.user = tenant.user  # the same user id in another tenant
+    _tell(tenant, DANA[:1])
+    _tell(other_tenant, [("s1", "2025-06-01T10:00:00Z", ["I just moved to Lisbon.", "I'm a data engineer at Feedzai."])])
+    conn = ctx.db.connection()
+    assert memory_rows.ahead(conn, tenant.id, tenant.user, 8).user_names == ["Dana"]
+    assert memory_rows.ahead(conn, other_tenant.id, tenant.user, 8).user_names == []
+    assert _ranked(_search(other_tenant, "Where does Dana work?")) == \
+        _ranked(_search(other_tenant, "Where does Dana work?", unnamed))
+
+
+def test_the_users_name_and_its_possessive_are_the_user():
+    assert speakers.as_the_user("Where does Dana work?", ["Dana"], ["Dana"]) == "Where does the user work?"
+    assert speakers.as_the_user("dana's partner: what does he do?", ["Dana"], []) == "The user's partner: what does he do?"
+    assert speakers.as_the_user("Where did Dana Silva study?", ["Dana Silva"], []) == "Where did the user study?"
+    assert speakers.as_the_user("Did Dana meet Sam?", ["Dana"], []) == "Did the user meet Sam?"  # no participant
+    assert speakers.as_the_user("Where does Dana work?", ["Dana"], ["Dana", "Sam"]) is None  # another participant
+    assert speakers.as_the_user("Where does Dana-Marie work?", ["Dana"], []) is None  # another name
+    assert speakers.as_the_user("Where does Dana work?", [], ["Dana"]) is None
