@@ -26,6 +26,24 @@ OWN = [
 QUERIES = ["hiking trails near the lake", "family members", "what pets do I have", "music"]
 
 
+@pytest.fixture(autouse=True)
+def scan_budget(ctx):
+    """The walks here are forced on a user of 12 memories in the whole suite's shared index, tens of
+    thousands of vectors by the time this file runs, most of them nearer a query than the user's
+    farthest memory: pgvector ends an iterative scan after hnsw.max_scan_tuples (20,000) tuples or
+    once it holds work_mem × hnsw.scan_mem_multiplier (1) of them, so such a walk may stop a memory
+    or two short (it did once the suite grew; reproduced with 30,000 other vectors: 10 of 12, all 12
+    with the memory bound raised). A user who walks in service has more than vector_exact_max
+    (100,000) memories, a large share of what the walk reads. The budget is raised for this session's
+    connection so that the paths are compared, not pgvector's budget."""
+    conn = ctx.db.connection()
+    conn.execute("SET hnsw.max_scan_tuples = 10000000")
+    conn.execute("SET hnsw.scan_mem_multiplier = 100")
+    yield
+    conn.execute("RESET hnsw.max_scan_tuples")
+    conn.execute("RESET hnsw.scan_mem_multiplier")
+
+
 @pytest.fixture
 def scoped(tenant, ctx):
     """The tenant's user with OWN, and another user of the same tenant whose memories are all
