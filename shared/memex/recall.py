@@ -20,7 +20,6 @@ without it.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from memex.budget import count_tokens
@@ -29,21 +28,13 @@ from memex.db import memories as memory_rows
 from memex.db import recall_buckets
 from memex.metrics import RECALL_TOKENS
 from memex.models import RecallIn, SearchIn
+from memex.retrieval import temporal
 from memex.retrieval.search import Dependencies, search
 
 HEADER = "Relevant memories about the user:"
 CURRENT_FACTS = 10
 RELEVANT = 30
 RECENT_SESSION = 10
-
-# Words whose time is counted from the day they were said.
-_DAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
-_SAID_WHEN = re.compile(
-    rf"\b(?:yesterday|today|tonight|tomorrow|last night|this (?:morning|afternoon|evening)|"
-    rf"(?:last|this|next|past|previous|coming) (?:week|weekend|month|year|summer|winter|spring|fall|autumn|{_DAYS})|"
-    r"(?:\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|a couple of|a few) (?:day|week|month|year)s? ago|"
-    r"in (?:\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|a couple of|a few) (?:day|week|month|year)s?)\b",
-    re.IGNORECASE)
 
 
 def recall(ctx: Context, tenant_id: str, request: RecallIn) -> dict[str, Any]:
@@ -122,7 +113,7 @@ def _line(memory: dict[str, Any]) -> str:
     notes = []
     # A statement about the past holds from before it was said: its valid_from is not that day.
     said = memory.get("valid_from") if not memory.get("metadata", {}).get("historical") else None
-    if said and _SAID_WHEN.search(memory["content"]):
+    if said and temporal.counts_from_saying(memory["content"]):
         notes.append(f"said {said[:10]}")
     if not memory["active"] and memory.get("valid_to"):
         notes.append(f"until {memory['valid_to'][:10]}")

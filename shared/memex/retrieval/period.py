@@ -30,8 +30,7 @@ _WORD = re.compile(r"[a-z']+")
 
 def asked(question: str, now: datetime) -> list[temporal.Window]:
     """The periods the question asks what was said in, when that is all it asks; else []."""
-    periods = temporal.windows(question, now)
+    periods, rest = temporal.read(question, now)
     if not periods:
         return []
-    rest = _WORD.findall(temporal.without_times(question).lower().replace("’", "'"))
-    return periods if all(word in _ASKING for word in rest) else []
+    return periods if all(word in _ASKING for word in _WORD.findall(rest.lower().replace("’", "'"))) else []

@@ -273,6 +273,13 @@ def _search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies 
     # A question about "the user" (or "she") is embedded in the user's voice (first_person.py); as
     # asked, it runs beside that on the vector channel with its own weight.
     voiced = first_person.asked(request.query, pronouns=_names_nobody(request.query, ahead)) if voicing else None
+    # A question about the past also asks, after the ranking, for the replaced facts near it as
+    # searched and as asked (history.send_asked): embedded with the first round's texts.
+    past_texts = []
+    if about_past:
+        past_voiced = first_person.asked(past_question, pronouns=_names_nobody(past_question, ahead)) \
+            if voicing else None
+        past_texts = [voiced or request.query, past_voiced or past_question]
     # The user's size, when read ahead: this search's vector statements then hold only the path
     # it calls for (memories.vector_statement), the next round's too, a few milliseconds later.
     size: memory_rows.Size | None = None
@@ -288,7 +295,8 @@ def _search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies 
         size = ahead and ahead.size
         [question, *in_voice] = run([(request.query, depth, request.mode in ("hybrid", "bm25"), embed_asked)]
                                     + ([(voiced, depth, False, True)] if voiced else []),
-                                    _unnamed_ahead(request, ahead) if ahead and unnamed_ahead else (), size)
+                                    [*(_unnamed_ahead(request, ahead) if ahead and unnamed_ahead else ()),
+                                     *past_texts], size)
         if in_voice:
             as_asked = QueryRun(None, question.vector) if question.vector is not None else None
             question = QueryRun(question.keyword, in_voice[0].vector)
@@ -409,14 +417,10 @@ def _search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies 
     window = current_first.window(request, scored)
     asked = set(unparsed) | set(window)
     if window or about_past:
-        if about_past:  # the question searched, and as asked: "did I use to date" is part of what it asks
-            past_voiced = first_person.asked(past_question, pronouns=_names_nobody(past_question, ahead)) \
-                if voicing else None
-            vectors = deps.query_vectors([voiced or request.query, past_voiced or past_question])
         with conn.pipeline():
-            if about_past:
+            if about_past:  # the question searched, and as asked: "did I use to date" is part of what it asks
                 earlier = history.send_earlier(conn, tenant_id, request.user_id, window, request.top_k)
-                by_itself = history.send_asked(conn, tenant_id, request.user_id, vectors,
+                by_itself = history.send_asked(conn, tenant_id, request.user_id, deps.query_vectors(past_texts),
                                                past.key_words(request.query), floor.DEFAULT.gate_similarity,
                                                request.top_k)
             else:

@@ -11,7 +11,7 @@ current week so far, since people say it of the recent past at large): a favour,
 from __future__ import annotations
 
 import re
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta
 
 _MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september",
            "october", "november", "december")
@@ -35,24 +35,38 @@ _AGO = re.compile(r"\b(\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|
 _RELATIVE = re.compile(r"\b(yesterday|today|tonight|this morning|last night|(?:last|this|past|previous)\s+"
                        r"(?:week|weekend|month|year))\b", re.IGNORECASE)
 
+# Said of the past or the future relative to the day a memory was said (recall dates them).
+_COUNT = r"(?:\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|a couple of|a few)"
+_SAID_WHEN = re.compile(
+    r"\b(?:yesterday|today|tonight|tomorrow|last night|this (?:morning|afternoon|evening)|"
+    r"(?:last|this|next|past|previous|coming) (?:week|weekend|month|year|summer|winter|spring|fall|autumn|"
+    r"monday|tuesday|wednesday|thursday|friday|saturday|sunday)|"
+    rf"{_COUNT} (?:day|week|month|year)s? ago|in {_COUNT} (?:day|week|month|year)s?)\b", re.IGNORECASE)
+
 Window = tuple[datetime, datetime]
 
 
 def windows(question: str, now: datetime) -> list[Window]:
     """The periods [start, end) the question's time expressions name, read against `now`
     (timezone-aware); [] when it names none."""
-    return _read(question, now)[0]
+    return read(question, now)[0]
 
 
-def without_times(question: str) -> str:
-    """The question with every time expression `windows` reads taken out ("what did we talk about
-    last week?" -> "what did we talk about ?")."""
-    spans = sorted(_read(question, datetime.now(timezone.utc))[1])
+def read(question: str, now: datetime) -> tuple[list[Window], str]:
+    """`windows`, and the question with the expressions they were read from taken out ("what did we
+    talk about last week?" -> "what did we talk about ?")."""
+    found, spans = _read(question, now)
     kept, end = [], 0
-    for start, stop in spans:
+    for start, stop in sorted(spans):
         kept.append(question[end:start])
         end = stop
-    return "".join(kept) + question[end:]
+    return found, "".join(kept) + question[end:]
+
+
+def counts_from_saying(text: str) -> bool:
+    """Whether `text` says a time counted from the day it was said ("next month", "yesterday",
+    "three weeks ago", "in two days"): read later, it means nothing without that day."""
+    return bool(_SAID_WHEN.search(text))
 
 
 def _read(question: str, now: datetime) -> tuple[list[Window], list[tuple[int, int]]]:
