@@ -37,11 +37,21 @@ def scan_budget(ctx):
     (100,000) memories, a large share of what the walk reads. The budget is raised for this session's
     connection so that the paths are compared, not pgvector's budget."""
     conn = ctx.db.connection()
-    conn.execute("SET hnsw.max_scan_tuples = 10000000")
-    conn.execute("SET hnsw.scan_mem_multiplier = 100")
+    for name, value in _BUDGET:
+        conn.execute(f"SET {name} = '{value}'")
     yield
-    conn.execute("RESET hnsw.max_scan_tuples")
-    conn.execute("RESET hnsw.scan_mem_multiplier")
+    for name, _ in _BUDGET:
+        conn.execute(f"RESET {name}")
+
+
+# The walk's budget, for the session and again inside each transaction that walks (SET LOCAL): the
+# suite's shared index is large by then, and grows with every test file that runs before this one.
+_BUDGET = (("hnsw.max_scan_tuples", "100000000"), ("hnsw.scan_mem_multiplier", "1000"), ("work_mem", "256MB"))
+
+
+def _unbounded(conn) -> None:
+    for name, value in _BUDGET:
+        conn.execute(f"SET LOCAL {name} = '{value}'")
 
 
 @pytest.fixture
@@ -65,6 +75,7 @@ def _ranked(ctx, tenant, query: str, walk_above: int | None, limit: int = 10) ->
         # Without these the planner sorts a table this small instead of walking the HNSW index.
         conn.execute("SET LOCAL enable_seqscan = off")
         conn.execute("SET LOCAL enable_sort = off")
+        _unbounded(conn)
         return memory_rows.vector_ranked(conn, tenant.id, tenant.user, None, SearchFilters(), False,
                                          embedding, limit, walk_above)
 
@@ -118,6 +129,7 @@ def test_search_walks_the_index_only_past_the_exact_threshold(ctx, scoped, exact
     with conn.transaction():
         conn.execute("SET LOCAL enable_seqscan = off")  # see _ranked
         conn.execute("SET LOCAL enable_sort = off")
+        _unbounded(conn)
         answer = search.search(chosen, scoped.id, request)
     assert (_embedding_index_scans(conn) > before) == walks_index
     assert [r["id"] for r in answer["results"]] == [r["id"] for r in exact["results"]]
@@ -143,6 +155,7 @@ def test_the_walk_returns_the_depth_asked_for_when_other_users_are_nearer(ctx, s
         with conn.transaction():
             conn.execute("SET LOCAL enable_seqscan = off")
             conn.execute("SET LOCAL enable_sort = off")
+            _unbounded(conn)
             ranked = memory_rows.vector_ranked(conn, scoped.id, scoped.user, None, SearchFilters(), False,
                                                embedding, 12, 0, ef_search)
         assert len(ranked) == len(OWN)
@@ -162,6 +175,7 @@ def test_the_walk_returns_the_depth_asked_for_when_other_users_are_nearer(ctx, s
     with conn.transaction():
         conn.execute("SET LOCAL enable_seqscan = off")
         conn.execute("SET LOCAL enable_sort = off")
+        _unbounded(conn)
         answer = search.search(walking, scoped.id, request)
         walked = "SELECT pg_stat_get_xact_numscans('memories_embedding'::regclass) AS n"
         assert conn.execute(walked).fetchone()["n"] > 0
@@ -264,6 +278,7 @@ def test_the_path_read_ahead_ranks_as_the_statement_that_chooses_it(ctx, scoped,
                 # Without these the planner sorts a table this small instead of walking the HNSW index.
                 conn.execute("SET LOCAL enable_seqscan = off")
                 conn.execute("SET LOCAL enable_sort = off")
+                _unbounded(conn)
                 chosen, ahead = (statement.run(conn) for statement in statements)
             assert ahead.ranked == chosen.ranked and ahead.found == chosen.found
             rankings[query, path] = chosen.ranked
