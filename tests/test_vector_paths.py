@@ -3,11 +3,14 @@ scan (pgvector >= 0.8, the embedded default) and the exact ranking kept for olde
 
 from __future__ import annotations
 
+import uuid
+
 import numpy as np
 import pytest
 
 from memex.db import memories as memory_rows
 from memex.models import SearchFilters
+from tests.conftest import api_client
 
 OWN = [
     "I hike the ridge trail above the lake most Saturdays.",
@@ -26,32 +29,37 @@ OWN = [
 QUERIES = ["hiking trails near the lake", "family members", "what pets do I have", "music"]
 
 
-@pytest.fixture(autouse=True)
-def scan_budget(ctx):
-    """The walks here are forced on a user of 12 memories in the whole suite's shared index, tens of
-    thousands of vectors by the time this file runs, most of them nearer a query than the user's
-    farthest memory: pgvector ends an iterative scan after hnsw.max_scan_tuples (20,000) tuples or
-    once it holds work_mem × hnsw.scan_mem_multiplier (1) of them, so such a walk may stop a memory
-    or two short (it did once the suite grew; reproduced with 30,000 other vectors: 10 of 12, all 12
-    with the memory bound raised). A user who walks in service has more than vector_exact_max
-    (100,000) memories, a large share of what the walk reads. The budget is raised for this session's
-    connection so that the paths are compared, not pgvector's budget."""
-    conn = ctx.db.connection()
-    for name, value in _BUDGET:
-        conn.execute(f"SET {name} = '{value}'")
-    yield
-    for name, _ in _BUDGET:
-        conn.execute(f"RESET {name}")
+@pytest.fixture(scope="module")
+def ctx(ctx):
+    """The session's context on a database of its own. The walks here are forced on a user of 12
+    memories, and an HNSW walk is approximate: over the whole suite's shared index (tens of
+    thousands of vectors by the time this file runs, many of them erased or replaced, most nearer a
+    query than the user's farthest memory) it stopped a memory or two short in CI, even with
+    pgvector's scan budget raised. Here the index holds only this file's vectors, so the paths are
+    compared, not how the rest of the suite left the graph. A user who walks in service has more
+    than vector_exact_max (100,000) memories, a large share of what the walk reads."""
+    from dataclasses import replace
+
+    from psycopg.conninfo import make_conninfo
+
+    from memex.db.connection import Database
+    from memex.db.migrations import apply_migrations
+
+    name = f"vector_paths_{uuid.uuid4().hex[:10]}"
+    admin = ctx.db.connection()
+    admin.execute(f"CREATE DATABASE {name}")
+    own = Database(lambda: make_conninfo(ctx.db.dsn, dbname=name))
+    apply_migrations(own.connection(), ctx.embedder.dim)
+    own.reset()  # the next connection registers the vector type the migrations created
+    yield replace(ctx, db=own)
+    own.reset()
+    admin.execute(f"DROP DATABASE {name} WITH (FORCE)")
 
 
-# The walk's budget, for the session and again inside each transaction that walks (SET LOCAL): the
-# suite's shared index is large by then, and grows with every test file that runs before this one.
-_BUDGET = (("hnsw.max_scan_tuples", "100000000"), ("hnsw.scan_mem_multiplier", "1000"), ("work_mem", "256MB"))
-
-
-def _unbounded(conn) -> None:
-    for name, value in _BUDGET:
-        conn.execute(f"SET LOCAL {name} = '{value}'")
+@pytest.fixture(scope="module")
+def http(ctx):
+    with api_client(ctx) as client:
+        yield client
 
 
 @pytest.fixture
@@ -75,7 +83,6 @@ def _ranked(ctx, tenant, query: str, walk_above: int | None, limit: int = 10) ->
         # Without these the planner sorts a table this small instead of walking the HNSW index.
         conn.execute("SET LOCAL enable_seqscan = off")
         conn.execute("SET LOCAL enable_sort = off")
-        _unbounded(conn)
         return memory_rows.vector_ranked(conn, tenant.id, tenant.user, None, SearchFilters(), False,
                                          embedding, limit, walk_above)
 
@@ -129,7 +136,6 @@ def test_search_walks_the_index_only_past_the_exact_threshold(ctx, scoped, exact
     with conn.transaction():
         conn.execute("SET LOCAL enable_seqscan = off")  # see _ranked
         conn.execute("SET LOCAL enable_sort = off")
-        _unbounded(conn)
         answer = search.search(chosen, scoped.id, request)
     assert (_embedding_index_scans(conn) > before) == walks_index
     assert [r["id"] for r in answer["results"]] == [r["id"] for r in exact["results"]]
@@ -155,7 +161,6 @@ def test_the_walk_returns_the_depth_asked_for_when_other_users_are_nearer(ctx, s
         with conn.transaction():
             conn.execute("SET LOCAL enable_seqscan = off")
             conn.execute("SET LOCAL enable_sort = off")
-            _unbounded(conn)
             ranked = memory_rows.vector_ranked(conn, scoped.id, scoped.user, None, SearchFilters(), False,
                                                embedding, 12, 0, ef_search)
         assert len(ranked) == len(OWN)
@@ -175,7 +180,6 @@ def test_the_walk_returns_the_depth_asked_for_when_other_users_are_nearer(ctx, s
     with conn.transaction():
         conn.execute("SET LOCAL enable_seqscan = off")
         conn.execute("SET LOCAL enable_sort = off")
-        _unbounded(conn)
         answer = search.search(walking, scoped.id, request)
         walked = "SELECT pg_stat_get_xact_numscans('memories_embedding'::regclass) AS n"
         assert conn.execute(walked).fetchone()["n"] > 0
@@ -278,7 +282,6 @@ def test_the_path_read_ahead_ranks_as_the_statement_that_chooses_it(ctx, scoped,
                 # Without these the planner sorts a table this small instead of walking the HNSW index.
                 conn.execute("SET LOCAL enable_seqscan = off")
                 conn.execute("SET LOCAL enable_sort = off")
-                _unbounded(conn)
                 chosen, ahead = (statement.run(conn) for statement in statements)
             assert ahead.ranked == chosen.ranked and ahead.found == chosen.found
             rankings[query, path] = chosen.ranked
