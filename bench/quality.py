@@ -477,7 +477,7 @@ def extract_statement(item: dict[str, Any]) -> list[Fact]:
     message = {"id": "m0", "role": "user", "name": speaker, "subject": speaker, "content": item["text"]}
     found = []
     for candidate in OfflineExtractor().extract([message], []):
-        if candidate.ends_only:
+        if candidate.ends_only or candidate.only_replacing is not None:
             continue  # filed only when it names a current value, and a statement alone has none
         if candidate.subject != (speaker or "user"):
             found.append(Fact(f"{candidate.subject}:{candidate.key}", candidate.value, candidate.historical))

@@ -24,9 +24,9 @@ def _extract(content: str, history: tuple[str, ...] = (), role: str = "user"):
 
 def _facts(content: str, history: tuple[str, ...] = ()) -> set[tuple]:
     """What memex files from the message told alone: a candidate that only ends a current value
-    (`ends_only`) files nothing without one."""
+    (`ends_only`) or only replaces one (`only_replacing`) files nothing without one."""
     return {(c.key, c.value, True) if c.historical else (c.key, c.value) for c in _extract(content, history)
-            if not c.ends_only}
+            if not c.ends_only and c.only_replacing is None}
 
 
 ATOMIC_FACTS = [
@@ -231,6 +231,12 @@ NEGATIONS = [
 ]
 
 HISTORICAL = [
+    # issue 11: a job change the verb names, a former employer said with how long
+    ("I switched jobs from Adobe to Figma.", {("employer", "Adobe", True), ("employer", "Figma")}),
+    ("I changed jobs from Zendesk to Intercom last spring.", {("employer", "Zendesk", True), ("employer", "Intercom")}),
+    ("Before that I was at Zalando for four years.", {("employer", "Zalando", True)}),
+    ("I was at Acme Corp for a couple of months.", {("employer", "Acme Corp", True)}),
+    ("Previously I worked at IBM.", {("employer", "IBM", True)}),
     ("I used to live in Paris", {("city", "Paris", True)}),
     ("I lived in Paris before", {("city", "Paris", True)}),
     ("I used to live in Paris, now I live in Lisbon.", {("city", "Paris", True), ("city", "Lisbon")}),
@@ -245,6 +251,10 @@ HISTORICAL = [
 # Things the extractor must not turn into a fact: noise, questions, other speakers, negations,
 # hedges, hypotheticals, and words that only look like the patterns.
 NOTHING = [
+    # issue 11: a switch of tools or teams; a stay somewhere that is no job; a relative's fact hedged
+    "I switched from vim to emacs.", "I switched from Ads to the Cloud team.", "I switched teams from Payments to Growth.",
+    "I was at Disneyland for two days.", "I was at Oxford University for three years.", "I was at Heathrow for six hours.",
+    "I think my sister Ana lives in Porto.", "My sister's friend Mia is a nurse.",
     # a name after the pet that does not close the sentence; learning nothing in particular
     "I have a cat, Tom said it was fine.", "I started learning a lot about wine.",
     # the joined verb's subject is not the user
@@ -330,6 +340,50 @@ def test_a_name_left_alone_only_ends_a_current_value(text, value):
                                   "I left the party early.", "I left Tom a message."])
 def test_a_job_said_as_such_or_a_place_left_is_no_conditional_candidate(text):
     assert not [c for c in _extract(text) if c.ends_only]
+
+
+def test_a_switch_between_two_names_alone_only_replaces_the_employer_it_names():
+    """"I switched from Adobe to Figma" may be a designer's tools: Figma is filed only if Adobe is the
+    current employer (`only_replacing`), Adobe only ended if it is (`ends_only`)."""
+    figma, adobe = _extract("I switched from Adobe to Figma.")
+    assert (figma.key, figma.value, figma.historical, figma.ends_only, figma.only_replacing) == \
+        ("employer", "Figma", False, False, "Adobe")
+    assert figma.content == "The user's employer is Figma."
+    assert (adobe.key, adobe.value, adobe.historical, adobe.ends_only, adobe.only_replacing) == \
+        ("employer", "Adobe", True, True, None)
+    # said as a job change, or between places or teams, or for something of the user's: nothing conditional
+    for text in ("I switched jobs from Adobe to Figma.", "I moved from Google to Meta.", "I moved from Paris to Lisbon.",
+                 "I switched from Ads to the Cloud team.", "I switched from Chrome to Firefox for my laptop."):
+        assert not [c for c in _extract(text) if c.ends_only or c.only_replacing], text
+
+
+@pytest.mark.parametrize("text, expected, content", [
+    ("My partner Sam is a nurse.", {("partner_name", "Sam"), ("partner_sam_role", "nurse")},
+     "The user's partner Sam is a nurse."),
+    ("My sister Ana lives in Porto.", {("sister_name", "Ana"), ("sister_ana_city", "Porto")},
+     "The user's sister Ana lives in Porto."),
+    ("My brother Tom works at Google.", {("brother_name", "Tom"), ("brother_tom_employer", "Google")},
+     "The user's brother Tom works at Google."),
+    ("My husband, Raj, is an engineer at Spotify.",
+     {("partner_name", "Raj"), ("partner_raj_role", "engineer"), ("partner_raj_employer", "Spotify")},
+     "The user's husband Raj is an engineer."),
+    ("My son Leo started school.", {("child_name", "Leo")}, None),
+    ("My mom Linda is a retired teacher.", {("mother_name", "Linda")}, None),
+    ("My partner Sam is a great cook.", {("partner_name", "Sam")}, None),
+])
+def test_a_named_relatives_fact_is_the_users_with_their_name(text, expected, content):
+    """Filed as the user's, under a key that names the person: found by their name, and never the
+    user's own role, employer or city."""
+    assert _facts(text) == expected
+    candidates = _extract(text)
+    assert all(c.subject == "user" for c in candidates)
+    if content:
+        assert content in [c.content for c in candidates]
+
+
+def test_a_participants_relatives_fact_carries_the_participants_name():
+    [_, role] = OfflineExtractor().extract([{**_message("My wife Elena is a dentist."), "subject": "Jon"}], [])
+    assert (role.key, role.value, role.content) == ("jon_partner_elena_role", "dentist", "Jon's wife Elena is a dentist.")
 
 
 def test_a_plan_is_a_plan_not_where_the_user_lives_and_giving_up_is_a_negation():

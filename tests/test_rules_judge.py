@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from memex.jobs import Candidate
@@ -154,3 +156,21 @@ def test_a_participant_giving_up_a_habit_takes_back_only_their_own_liking():
     active = [_memory("u1", "likes", "coffee"), _memory("m1", "melanie_likes", "coffee")]
     decision = RulesJudge().decide(melanie, active)
     assert decision.action == "supersede" and [m["id"] for m in decision.replaces] == ["m1"]
+
+
+def test_a_switch_between_two_names_replaces_only_the_current_value_it_follows():
+    """"I switched from Adobe to Figma" (Figma, only_replacing Adobe): Figma replaces Adobe when
+    Adobe is the employer; with another employer, or none, nothing is filed."""
+    figma = dataclasses.replace(_candidate("employer", "Figma"), only_replacing="Adobe")
+    adobe = [_memory("m-adobe", "employer", "adobe"), _memory("m-city", "city", "Adobe")]
+    decision = RulesJudge().decide(figma, adobe)
+    assert (decision.action, decision.replaces) == ("supersede", adobe[:1])
+    for active in ([_memory("m-acme", "employer", "Acme")], []):
+        assert RulesJudge().decide(figma, active).action == "noop"
+
+
+def test_a_relatives_job_is_not_the_users():
+    """"My partner Sam is a nurse" is keyed partner_sam_role: the user's role is not related."""
+    sam = _candidate("partner_sam_role", "nurse")
+    decision = RulesJudge().decide(sam, [_memory("m-role", "role", "software engineer")])
+    assert (decision.action, decision.replaces) == ("coexist", [])

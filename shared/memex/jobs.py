@@ -49,6 +49,10 @@ class Candidate:
     # Said of a name that may be no fact at all ("I left Feedzai." / "I left Tom."): kept only if it
     # names the current value, which it then ends (supersession.left_alone).
     ends_only: bool = False
+    # Said of a change between two names that may be no job at all ("I switched from Adobe to
+    # Figma": an employer's, or a tool's): the old name. The candidate is kept only if that name is
+    # the current value, which it then replaces (supersession.left_alone).
+    only_replacing: str | None = None
 
     @property
     def base_key(self) -> str:

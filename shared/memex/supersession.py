@@ -138,11 +138,21 @@ def ending(candidate: Candidate, active_same_key: list[dict[str, Any]]) -> Decis
 def left_alone(candidate: Candidate, related: list[dict[str, Any]]) -> Decision | None:
     """For a candidate that is a fact only if it names the current value (`ends_only`: "I left
     Feedzai." may be a job or a person): the end of that value, or a noop when it names none ("I
-    left Tom." while the employer is Notion); None for any other candidate. Both judges decide this
-    by rule, before anything else."""
+    left Tom." while the employer is Notion). For one that is a fact only if the value it follows is
+    current (`only_replacing`: "I switched from Adobe to Figma" while the employer is Adobe): that
+    value replaced, or a noop. None for any other candidate. Both judges decide this by rule,
+    before anything else."""
+    same_key = [m for m in related if m["key"] == candidate.key]
+    if candidate.only_replacing is not None:
+        current = [m for m in same_key if same_value(m["value"] or "", candidate.only_replacing)]
+        if not current:
+            return Decision("noop", f"{candidate.key} {candidate.value!r}: {candidate.only_replacing!r}, which it "
+                                    "follows, is no current value")
+        return Decision("supersede", f"{candidate.key} {candidate.value!r} follows the current "
+                                     f"{candidate.only_replacing!r}", current)
     if not candidate.ends_only:
         return None
-    return ending(candidate, [m for m in related if m["key"] == candidate.key]) or Decision(
+    return ending(candidate, same_key) or Decision(
         "noop", f"{candidate.key} {candidate.value!r}: a name left alone that is no current value")
 
 

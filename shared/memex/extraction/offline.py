@@ -229,6 +229,8 @@ _NOT_PLANS = ("(?:planning|going|flying|driving|heading|moving|travelling|travel
               "thinking|looking|trying|hoping|wondering|considering|doing|working|staying|sitting|waiting|watching|"
               "reading|eating|sleeping|relaxing|chilling|getting (?:tired|better|worse|sick|old|bored|used))")
 _RELATION = rf"(?P<kind>(?i:{_alternation(_RELATIONS)}))"
+# A relative or friend named after what they are to the user: "my sister Ana", "my husband, Raj,".
+_NAMED_KIN = rf"{_MY} {_KIN_ADJECTIVE}{_RELATION},? (?P<name>{_PROPER}),?"
 _PET = rf"(?P<kind>(?i:{_alternation(_PETS)}))"
 
 
@@ -448,19 +450,36 @@ def _an_organisation(name: str) -> bool:
 # A move between two names is a job change when a name looks like an organisation, or when both
 # are well-known employers ("I moved from Google to Meta"); a move between places when a name is a
 # known place ("I moved from Paris to London for a new job"); a switch between two names is a job
-# change when the sentence speaks of work ("I switched from Uber to Lyft" may be a rider's). A move
-# between two names that are neither ("I moved from Stripe to Notion") is not read at all: a guess
-# either way would file a company as the user's city or a town as their employer. A move for
-# something of the user's ("... to Apple for my laptop") is a customer's, unless work is named.
+# change when the sentence speaks of work ("I switched from Uber to Lyft" may be a rider's), or when
+# the verb says it ("I changed jobs from Zendesk to Intercom"). A move between two names that are
+# neither ("I moved from Stripe to Notion", "I switched from Adobe to Figma", a designer's tools) is
+# not filed as said: a guess either way would file a company as the user's city, a tool as their
+# employer or a town as their employer; it is a job change only if the old name is the current
+# employer (_maybe_job_move). A move for something of the user's ("... to Apple for my laptop") is a
+# customer's, unless work is named; a move between teams ("... to the Growth team") is no employer's.
 _JOB_WORDS = re.compile(r"\b(?:jobs?|roles?|positions?|compan(?:y|ies)|employers?|teams?|careers?|hired|gigs?)\b",
                         re.IGNORECASE)
 _FOR_THEIR_OWN = re.compile(r",?\s+for (?:my|our)\b", re.IGNORECASE)
+_A_TEAM = re.compile(r"\s+(?:team|squad|department|division|unit|org|group)s?\b", re.IGNORECASE)
+
+
+def _not_a_job_move(m: re.Match[str]) -> bool:
+    """Whether a move between two names is surely no job change: a customer's, a move between
+    teams, or a move between places."""
+    if _FOR_THEIR_OWN.match(m.string, m.end()) and not _JOB_WORDS.search(m.string):
+        return True
+    if _A_TEAM.match(m.string, m.end("old")) or _A_TEAM.match(m.string, m.end("new")):
+        return True
+    return not any(_org_shaped(n) for n in (m.group("old"), m.group("new"))) \
+        and any(_a_place(n) for n in (m.group("old"), m.group("new")))
 
 
 def _a_job_move(m: re.Match[str]) -> bool:
     names = (m.group("old"), m.group("new"))
-    if _FOR_THEIR_OWN.match(m.string, m.end()) and not _JOB_WORDS.search(m.string):
+    if _not_a_job_move(m):
         return False
+    if m.groupdict().get("jobs"):
+        return True
     if any(_org_shaped(n) for n in names):
         return True
     if any(_a_place(n) for n in names):
@@ -475,9 +494,44 @@ def _job_move(part: str) -> Callable[[re.Match[str]], list[Fields]]:
     return lambda m: [{"value": m.group(part)}] if _a_job_move(m) else []
 
 
+def _maybe_job_move(part: str) -> Callable[[re.Match[str]], list[Fields]]:
+    """The old or the new employer of a move between two names that may be a job change or not
+    ("I switched from Adobe to Figma"): filed only if the old one is the current employer
+    (`Candidate.ends_only`, `Candidate.only_replacing`)."""
+    return lambda m: [] if _a_job_move(m) or _not_a_job_move(m) else [{"value": m.group(part), "old": m.group("old")}]
+
+
 def _organisation(m: re.Match[str]) -> list[Fields]:
     """An employer, unless it is a known place ("I left London for a job at Google")."""
     return [] if _a_place(m.group("value")) else _name(m)
+
+
+# Where one is for years without working there: "I was at Oxford University for three years".
+_SCHOOL_WORDS = frozenset("university college school academy institute uni polytechnic conservatory "
+                          "seminary kindergarten".split())
+
+
+def _stayed_at(m: re.Match[str]) -> list[Fields]:
+    """A former employer, where the user was for years or months ("Before that I was at Zalando for
+    four years"); not a school, nor a known place."""
+    if _SCHOOL_WORDS.intersection(w.casefold() for w in m.group("value").split()):
+        return []
+    return _organisation(m)
+
+
+def _kin_fact(clean: Callable[[re.Match[str]], list[Fields]]) -> Callable[[re.Match[str]], list[Fields]]:
+    """A fact about a relative or friend the user names ("my sister Ana lives in Porto"), its value
+    cleaned by `clean`: the user's, under a key and in a sentence that name them
+    (`{part}_{who}_city`), so that it is found by their name and never replaces the user's own fact
+    of that kind (nor that of another sister)."""
+    def fact(m: re.Match[str]) -> list[Fields]:
+        name = m.group("name")
+        if name.casefold() in _NOT_NAMES:
+            return []
+        kind = m.group("kind").casefold()
+        person = {"kind": kind, "part": _RELATIONS[kind], "name": name, "who": _snake(name)}
+        return [{**f, **person, "a": "an" if f["value"][:1].casefold() in "aeiou" else "a"} for f in clean(m)]
+    return fact
 
 
 _STARTS_LATER_AFTER = re.compile(_STARTS_LATER)
@@ -566,13 +620,15 @@ class _Rule:
     importance: float = 0.7
     historical: bool = False
     ends_only: bool = False  # Candidate.ends_only
+    only_replacing: bool = False  # Candidate.only_replacing, the `old` field of the clean function
 
 
 def _rule(type_: str, key: str, cues: str, patterns: list[str], sentence: str, clean=_name,
-          confidence: float = 0.8, importance: float = 0.7, historical: bool = False, ends_only: bool = False) -> _Rule:
+          confidence: float = 0.8, importance: float = 0.7, historical: bool = False, ends_only: bool = False,
+          only_replacing: bool = False) -> _Rule:
     compiled = tuple(re.compile(p) for p in patterns)
     return _Rule(type_, key, compiled, frozenset(cues.split()), sentence, clean, confidence, importance, historical,
-                 ends_only)
+                 ends_only, only_replacing)
 
 
 _QUIT_END = _strict_end("anymore", "any more", "at all", "altogether", "completely", "entirely", "for good",
@@ -591,6 +647,9 @@ _TURNED_END = _strict_end("and", "today", "yesterday", "last", "on", "in", punct
 # A move between two names, either way round ("from Google to Meta", "to Meta from Google").
 _MOVES_BETWEEN = [
     rf"\bI(?:'ve| have)? {_ADVERBS}(?P<verb>moved|switched|went|jumped|transferred) (?:over )?from (?:the )?"
+    rf"(?P<old>{_ORG}) to (?:the )?(?P<new>{_ORG})",
+    # "I changed jobs from Zendesk to Intercom": the verb says it is a job change.
+    rf"\bI(?:'ve| have)? {_ADVERBS}(?P<verb>moved|switched|changed) (?P<jobs>jobs|employers|companies) from (?:the )?"
     rf"(?P<old>{_ORG}) to (?:the )?(?P<new>{_ORG})",
     rf"\bI(?:'ve| have)? {_ADVERBS}(?P<verb>moved|switched|went|jumped|transferred) (?:over )?to (?:the )?"
     rf"(?P<new>{_ORG}) from (?:the )?(?P<old>{_ORG})",
@@ -626,12 +685,19 @@ _RULES = [
         rf"(?:{_LEFT_JOB})[^.;]*?\b(?:now,? I(?:'m| am)|I(?:'m| am) now|I(?:'m| am)) (?:at|with) (?:the )?"
         rf"(?!{_PLATFORMS})(?P<value>{_ORG})",
     ], "The user's employer is {value}.", _employer_now, importance=0.8),
-    _rule("fact", "employer", "moved switched went jumped transferred", [
+    _rule("fact", "employer", "moved switched went jumped transferred changed", [
         *_MOVES_BETWEEN,
     ], "The user's employer is {value}.", _job_move("new"), importance=0.8),
-    _rule("fact", "employer", "moved switched went jumped transferred", [
+    _rule("fact", "employer", "moved switched went jumped transferred changed", [
         *_MOVES_BETWEEN,
     ], "The user used to work at {value}.", _job_move("old"), confidence=0.7, importance=0.6, historical=True),
+    _rule("fact", "employer", "moved switched went jumped transferred", [
+        *_MOVES_BETWEEN,
+    ], "The user's employer is {value}.", _maybe_job_move("new"), importance=0.8, only_replacing=True),
+    _rule("fact", "employer", "moved switched went jumped transferred", [
+        *_MOVES_BETWEEN,
+    ], "The user used to work at {value}.", _maybe_job_move("old"), confidence=0.7, importance=0.6, historical=True,
+          ends_only=True),
     _rule("fact", "employer", "work worked job resigned retired laid let fired left quit longer years months "
           "anymore more", [
         rf"(?:{_PAST_JOB}) (?:the )?(?P<value>{_ORG})",
@@ -651,6 +717,10 @@ _RULES = [
         rf"\bI(?:'m| am) no longer (?:at|working (?:at|for)|employed (?:at|by)) (?:the )?(?P<value>{_ORG})",
         rf"\bI(?:'m| am) not (?:at|working (?:at|for)|employed (?:at|by)) (?:the )?(?P<value>{_ORG}) (?=any ?more\b)",
     ], "The user used to work at {value}.", _left_employer, confidence=0.7, importance=0.6, historical=True),
+    _rule("fact", "employer", "was", [
+        rf"\bI was at (?:the )?(?P<value>{_ORG}) for (?:about |almost |nearly |over |more than |just over |just under )?"
+        rf"(?:{_NUMBER}|a few|several|many|a couple of|a couple|a) (?:years?|yrs?|months?|decades?)(?![\w'’-])",
+    ], "The user used to work at {value}.", _stayed_at, confidence=0.7, importance=0.6, historical=True),
     _rule("fact", "employer", "left quit", [_LEFT_NAME], "The user used to work at {value}.", _left_name,
           confidence=0.7, importance=0.6, historical=True, ends_only=True),
     _rule("fact", "role", "a an the promoted became title job role position head as", [
@@ -770,6 +840,21 @@ _RULES = [
         rf"\bI(?:'m| am| got| just got|'ve been| have been) (?P<kind>married|engaged) to (?P<value>{_PROPER})",
         rf"\bI(?:'ve| have) been (?P<kind>dating|seeing|with) (?P<value>{_PROPER}) (?=for\b)",
     ], "The user's {kind} is named {value}.", _relation, confidence=0.75, importance=0.8),
+    # What a named relative or friend does, where they work or live (_kin_fact).
+    _rule("fact", "{part}_{who}_role", "my our", [
+        rf"{_NAMED_KIN} (?:is|'s) (?:now |currently |also |still )?(?:an?|the) (?P<value>{_ROLE}){_ROLE_END}",
+        rf"{_NAMED_KIN} (?:now |currently |also |still )?works as (?:an?|the) (?P<value>{_ROLE}){_ROLE_END}",
+    ], "The user's {kind} {name} is {a} {value}.", _kin_fact(_role), confidence=0.7, importance=0.6),
+    _rule("fact", "{part}_{who}_employer", "my our", [
+        rf"{_NAMED_KIN} (?:(?:now |currently |also |still )?works (?:at|for)|is (?:now |currently |still )?"
+        rf"(?:working (?:at|for)|employed (?:at|by))|(?:is|'s) (?:now |currently |also |still )?(?:an?|the) {_ROLE} "
+        rf"(?:at|for)|(?:now |currently |also |still )?works as (?:an?|the) {_ROLE} (?:at|for)) (?:the )?"
+        rf"(?P<value>{_ORG}){_NOT_TEMPORARY}",
+    ], "The user's {kind} {name} works at {value}.", _kin_fact(_organisation), confidence=0.7, importance=0.6),
+    _rule("fact", "{part}_{who}_city", "my our", [
+        rf"{_NAMED_KIN} (?:(?:now |currently |also |still )?lives|is (?:now |currently |still )?(?:based|living)) in "
+        rf"(?P<value>{_PROPER})",
+    ], "The user's {kind} {name} lives in {value}.", _kin_fact(_name), confidence=0.7, importance=0.6),
     _rule("relation", "child_name", "have got are", [
         rf"{_HAVE} (?:(?:{_NUMBER}) )?(?P<kind>sons|daughters|kids|children|boys|girls)[,:]? (?:(?:named|called) )?"
         rf"(?P<value>{_CHILD_NAMES})",
@@ -1137,6 +1222,7 @@ def _candidate(rule: _Rule, fields: Fields, message_id: str, quote: str, subject
         subject=subject,
         historical=rule.historical,
         ends_only=rule.ends_only,
+        only_replacing=fields["old"] if rule.only_replacing else None,
     )
 
 
