@@ -178,6 +178,35 @@ def test_a_job_left_for_another_in_one_turn_keeps_one_chain(tenant):
     assert [m["value"] for m in _history(tenant, current[0]["id"])] == ["Deutsche Bank", "Revolut"]
 
 
+def test_a_switch_between_two_names_replaces_the_employer_only_when_it_names_it(tenant):
+    """"I switched from Adobe to Figma" may be a designer's tools: with Acme the employer it files
+    nothing; with Adobe the employer, Figma replaces it in one chain (issue 11)."""
+    tenant.turn("I work at Acme.", timestamp="2026-01-01T00:00:00Z")
+    tenant.turn("I switched from Adobe to Figma.", timestamp="2026-01-15T00:00:00Z")
+    assert [(m["value"], m["active"]) for m in _everything(tenant, "employer")] == [("Acme", True)]
+    tenant.turn("I work at Adobe now.", timestamp="2026-02-01T00:00:00Z")
+    tenant.turn("I switched from Adobe to Figma.", timestamp="2026-03-01T00:00:00Z")
+    current = [m for m in _active(tenant, "employer") if m["active"]]
+    assert [(m["value"], m["content"]) for m in current] == [("Figma", "The user's employer is Figma.")]
+    assert [m["value"] for m in _history(tenant, current[0]["id"])] == ["Acme", "Adobe", "Figma"]
+    assert "Figma" in [r["value"] for r in tenant.search("Where does the user work?")[:2]]
+
+
+def test_a_named_relatives_job_is_found_by_their_name_and_never_replaces_the_users(tenant):
+    """"My partner Sam is a nurse." is the user's fact naming Sam: a question about Sam finds it, the
+    user's own job stays current, and Sam's next job replaces only Sam's (issue 11)."""
+    tenant.turn("I'm a software engineer.", timestamp="2026-01-01T00:00:00Z")
+    tenant.turn("My partner Sam is a nurse.", timestamp="2026-02-01T00:00:00Z")
+    assert [(m["value"], m["active"]) for m in _everything(tenant, "role")] == [("software engineer", True)]
+    found = [r["content"] for r in tenant.search("What does Sam do for a living?")[:3]]
+    assert "The user's partner Sam is a nurse." in found
+    tenant.turn("My partner Sam is a doctor now.", timestamp="2026-03-01T00:00:00Z")
+    current = [m for m in _active(tenant, "partner_sam_role") if m["active"]]
+    assert [m["value"] for m in current] == ["doctor"]
+    assert [m["value"] for m in _history(tenant, current[0]["id"])] == ["nurse", "doctor"]
+    assert [(m["value"], m["active"]) for m in _everything(tenant, "role")] == [("software engineer", True)]
+
+
 class _WaitingJudge:
     """A judge that takes as long as the test wants (an LLM that is slow to answer)."""
 
