@@ -322,6 +322,19 @@ def test_a_name_left_alone_ends_only_the_current_value_it_names_without_asking(s
     assert server.chat_requests == []
 
 
+def test_a_switch_between_two_names_replaces_only_the_current_value_it_follows_without_asking(server):
+    """"I switched from Adobe to Figma" (Figma, only_replacing Adobe) replaces Adobe when it is the
+    employer and files nothing otherwise: by rule, the model never asked."""
+    related = [_memory("uuid-adobe", "employer", "Adobe")]
+    figma = dataclasses.replace(_candidate(value="Figma"), only_replacing="Adobe")
+    judge = LLMJudge(chat_for(server))
+    decision = judge.decide(figma, related)
+    assert (decision.action, decision.replaces) == ("supersede", related)
+    for elsewhere in ([_memory("uuid-acme", "employer", "Acme")], []):
+        assert judge.decide(figma, elsewhere).action == "noop"
+    assert server.chat_requests == []
+
+
 def test_an_llm_failure_falls_back_to_the_rules(server):
     related = [_memory("uuid-stripe", "employer", "Stripe")]
     decision = LLMJudge(chat_for(server)).decide(_candidate(), related)  # nothing scripted: 500 three times
