@@ -96,6 +96,20 @@ def test_an_erased_message_leaves_no_copy_in_its_neighbour(ctx, tenant):
     assert [r["content"] for r in reply] == ["Noted, I will remember that."]
 
 
+def test_an_erased_message_leaves_no_quote_in_the_facts_drawn_from_it(ctx, tenant):
+    # "Forget my sister's number": the message goes, the fact about her name drawn from it stays,
+    # and that fact no longer quotes the message it came from.
+    marker = f"zq{uuid.uuid4().hex[:10]}"
+    turn = tenant.turn(f"My sister Jo's phone number is {marker}.").json()
+    drawn = [m for m in turn["memories"] if m["key"] == "sister_name"]
+    assert drawn and marker in drawn[0]["metadata"]["raw_quote"]
+    message = next(m for m in turn["memories"] if m["memory_type"] == "episodic")
+    tenant.delete(f"/v1/memories/{message['id']}")
+    assert _rows_mentioning(ctx, marker) == {}
+    kept = tenant.get(f"/v1/memories/{drawn[0]['id']}").json()
+    assert kept["content"] == "The user's sister is named Jo." and "raw_quote" not in kept["metadata"]
+
+
 def test_the_audit_finds_nothing_of_an_erased_user_session_or_memory(ctx, tenant, runtime):
     marker = f"zq{uuid.uuid4().hex[:10]}"
     other = f"zq{uuid.uuid4().hex[:10]}"

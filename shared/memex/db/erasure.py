@@ -9,7 +9,9 @@ The rules, in the order they apply:
 - What an erased semantic memory said is tombstoned by its turn and key: extracting that turn
   again (a redelivered job, a re-extraction backfill) does not bring it back.
 - An erased episodic memory takes its message with it, and the memory that was indexed with it
-  as context ("the line it answers") loses that context: the caller re-embeds it.
+  as context ("the line it answers") loses that context: the caller re-embeds it. The facts
+  drawn from the message stay (they are memories of their own) but lose their `raw_quote`, a
+  copy of its words.
 - A summary (consolidation) goes with any memory it summarises: its text holds theirs. Its other
   sources, which it replaced, become current again by the first rule, and a later consolidation
   may summarise them anew, without what was erased.
@@ -48,8 +50,14 @@ def memories(conn: psycopg.Connection, tenant_id: str, ids: list[str]) -> dict[s
          [r["key"] for r in rows if r["memory_type"] == "semantic" and r["key"]], tenant_id),
     )
     episodic = [r for r in rows if r["memory_type"] == "episodic"]
-    conn.execute("DELETE FROM messages WHERE tenant_id = %s AND id = ANY(%s)",
-                 (tenant_id, [r["source_message_id"] for r in episodic if r["source_message_id"]]))
+    erased_messages = [r["source_message_id"] for r in episodic if r["source_message_id"]]
+    conn.execute("DELETE FROM messages WHERE tenant_id = %s AND id = ANY(%s)", (tenant_id, erased_messages))
+    conn.execute(
+        """UPDATE memories SET metadata = metadata - 'raw_quote'
+           WHERE tenant_id = %s AND memory_type = 'semantic' AND source_message_id = ANY(%s)
+             AND metadata ? 'raw_quote'""",
+        (tenant_id, erased_messages),
+    )
     deleted = conn.execute("DELETE FROM memories WHERE tenant_id = %s AND id = ANY(%s) RETURNING id",
                            (tenant_id, erased)).fetchall()
     recontextualised = conn.execute(
