@@ -477,6 +477,19 @@ def test_a_refused_id_is_told_the_rule_once():
     assert str(refusal.value) == "must be 1 to 256 letters, digits or _ . : @ + -"
 
 
+@pytest.mark.parametrize("route", ["/v1/search", "/search"])
+def test_a_json_body_sent_as_a_form_is_told_which_header_to_send(tenant, route):
+    # curl -d without -H sends application/x-www-form-urlencoded; FastAPI then reads the JSON as
+    # raw bytes, and its "Input should be a valid dictionary" said nothing of the header.
+    body = json.dumps({"user_id": tenant.user, "query": "employer"})
+    response = tenant._http.post(route, content=body, headers={
+        **tenant.headers, "content-type": "application/x-www-form-urlencoded"})
+    assert response.status_code == 422, response.text
+    assert response.json()["error"]["message"] == (
+        "body: send JSON with content-type: application/json (this request's content-type is "
+        "application/x-www-form-urlencoded)")
+
+
 @pytest.mark.parametrize("route", ["/v1/turns", "/turns"])
 def test_a_body_that_is_not_json_is_told_so_and_where(tenant, route):
     # FastAPI files the parser's offset where a field would go, ("body", 12): said as "body.12",
