@@ -73,6 +73,18 @@ def test_every_body_id_refuses_what_the_id_rule_refuses(tenant, route, field):
         refused(response, "body." + ".".join(field))
 
 
+def test_a_plus_left_raw_in_a_query_string_is_told_to_be_encoded(tenant):
+    # "user_id=dana+work" arrives as "dana work": the rule alone ("letters, digits or _ . : @ + -")
+    # told a caller who sent a + that + is allowed.
+    response = tenant._http.get("/v1/memories/count?user_id=dana+work", headers=tenant.headers)
+    assert refused(response, "query.user_id") == (
+        "query.user_id: must be 1 to 256 letters, digits or _ . : @ + - "
+        "(a + in a query string is read as a space: send it as %2B)")
+    # The same space in a body is not a query string's.
+    body = with_field(bodies(tenant)["/v1/search"], ("user_id",), "dana work")
+    assert "%2B" not in refused(tenant.post("/v1/search", body), "body.user_id")
+
+
 ID_ROUTES = [
     ("get", "/v1/turns/{}"), ("get", "/v1/backfills/{}"), ("get", "/v1/memories/{}"),
     ("get", "/v1/memories/{}/history"), ("get", "/v1/users/{}/memories"), ("delete", "/v1/memories/{}"),

@@ -300,6 +300,9 @@ def field_problem(detail: dict[str, Any]) -> str:
     if isinstance(cause, FieldError):
         loc += cause.path
     message = detail["msg"].removeprefix("Value error, ")
+    if loc[:1] == ("query",) and detail.get("type") == "value_error" and " " in str(detail.get("input", "")):
+        # The caller most likely sent an id with a +, which a query string reads as a space.
+        message += " (a + in a query string is read as a space: send it as %2B)"
     return f"{'.'.join(loc) or 'body'}: {message}"
 
 
