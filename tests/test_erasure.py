@@ -52,6 +52,20 @@ def test_erasing_a_middle_link_closes_the_chain(tenant):
     assert [m["value"] for m in history] == ["Lisbon", "Berlin"]
 
 
+def test_an_erased_link_leaves_no_trace_in_the_reason_of_what_replaced_it(ctx, tenant):
+    # Berlin's reason read "city holds one value: 'Berlin' replaces 'Zq…'" after Zq…'s session went.
+    city = "Zq" + uuid.uuid4().hex[:10].translate(str.maketrans("0123456789", "ghijklmnop"))
+    for session, said, when in (("s1", "I live in Lisbon.", "2026-01-01"), ("s2", f"I live in {city}.", "2026-02-01"),
+                                ("s3", "I live in Berlin.", "2026-03-01")):
+        tenant.turn(said, session=session, timestamp=f"{when}T00:00:00Z")
+    assert city in _by_value(tenant, "city")["Berlin"]["metadata"]["reason"]
+    tenant.delete(f"/v1/sessions/s2?user_id={tenant.user}")
+    assert _rows_mentioning(ctx, city) == {}
+    berlin = _by_value(tenant, "city")["Berlin"]
+    assert berlin["active"] and berlin["supersedes"] == _by_value(tenant, "city")["Lisbon"]["id"]
+    assert berlin["metadata"]["reason"] == "what it replaced was erased"
+
+
 def test_erasing_the_newest_link_makes_what_it_replaced_current_but_never_the_past(tenant):
     tenant.turn("I used to live in Paris.", session="s0", timestamp="2025-12-01T00:00:00Z")
     tenant.turn("I live in Lisbon.", session="s1", timestamp="2026-01-01T00:00:00Z")

@@ -3,7 +3,8 @@
 The rules, in the order they apply:
 - An erased link of a supersession chain closes over the gap: what the erased memory replaced
   is linked to what replaced it, so history stays whole and a memory superseded by one that
-  still exists never becomes current again.
+  still exists never becomes current again. The reason kept with what replaced the erased memory,
+  which names the value it replaced, says only that this was erased.
 - When nothing that replaced a memory is left, that memory becomes current again (what replaced
   it is no longer known), unless it is a statement about the past, which never becomes current.
 - What an erased semantic memory said is tombstoned by its turn and key: extracting that turn
@@ -26,6 +27,9 @@ import psycopg
 
 from memex.db import consolidation as consolidation_rows
 from memex.db import history as history_rows
+
+
+REPLACED_ERASED = "what it replaced was erased"
 
 
 def memories(conn: psycopg.Connection, tenant_id: str, ids: list[str]) -> dict[str, Any]:
@@ -124,6 +128,13 @@ def _close_chains(conn: psycopg.Connection, tenant_id: str, erased_ids: list[str
             found |= {newer} if newer not in erased else survivors(newer, seen)
         return found
 
+    # A survivor's reason names the value it replaced ("'Berlin' replaces 'Porto'"): a copy of it.
+    replaced_erased = sorted({newer for older in erased for newer in newer_of[older]} - erased)
+    conn.execute(
+        """UPDATE memories SET metadata = metadata || jsonb_build_object('reason', %s::text)
+           WHERE tenant_id = %s AND id = ANY(%s) AND metadata ? 'reason'""",
+        (REPLACED_ERASED, tenant_id, replaced_erased),
+    )
     for older in [m for m in newer_of if m not in erased and newer_of[m] & erased]:
         successors = survivors(older, set())
         for newer in successors:
