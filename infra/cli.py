@@ -157,6 +157,9 @@ def backfill(args: argparse.Namespace) -> None:
     kind = "reembed" if args.reembed else "reextract" if args.reextract else "import"
     if kind == "import" and not args.file:
         raise SystemExit("memex backfill: give a JSON Lines FILE, or --reembed / --reextract")
+    if args.file and not Path(args.file).is_file():
+        # The workers would read it only once queued: five failed deliveries later, with nothing to say.
+        raise SystemExit(f"memex backfill: {args.file}: no such file")
     runtime = _local_runtime()
     try:
         job = bulk.new_job(kind, args.tenant, path=str(Path(args.file).resolve()) if args.file else None,

@@ -145,6 +145,16 @@ def test_backfill_prints_only_its_answer_on_stdout(ctx, tmp_path):
     assert '"POST / HTTP/1.1"' not in done.stderr
 
 
+def test_backfill_of_a_file_that_is_not_there_says_so_at_once(tmp_path):
+    # It used to queue the job anyway: five deliveries of a FileNotFoundError traceback over two
+    # minutes, then "backfill bf_… not found".
+    missing = tmp_path / "histroy.jsonl"
+    env = {k: v for k, v in os.environ.items() if k not in _RUNTIME_VARS} | {"MEMEX_HOME": str(tmp_path)}
+    done = _memex("backfill", str(missing), "--tenant", "cli-backfill", env=env)
+    assert done.returncode == 1
+    assert done.stderr.strip() == f"memex backfill: {missing}: no such file"
+
+
 def _commands(parser: argparse.ArgumentParser, path: tuple[str, ...] = ()):
     yield path, parser
     for action in parser._actions:

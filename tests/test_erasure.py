@@ -52,6 +52,20 @@ def test_erasing_a_middle_link_closes_the_chain(tenant):
     assert [m["value"] for m in history] == ["Lisbon", "Berlin"]
 
 
+def test_an_erased_link_leaves_no_trace_in_the_reason_of_what_replaced_it(ctx, tenant):
+    # Berlin's reason read "city holds one value: 'Berlin' replaces 'Zq…'" after Zq…'s session went.
+    city = "Zq" + uuid.uuid4().hex[:10].translate(str.maketrans("0123456789", "ghijklmnop"))
+    for session, said, when in (("s1", "I live in Lisbon.", "2026-01-01"), ("s2", f"I live in {city}.", "2026-02-01"),
+                                ("s3", "I live in Berlin.", "2026-03-01")):
+        tenant.turn(said, session=session, timestamp=f"{when}T00:00:00Z")
+    assert city in _by_value(tenant, "city")["Berlin"]["metadata"]["reason"]
+    tenant.delete(f"/v1/sessions/s2?user_id={tenant.user}")
+    assert _rows_mentioning(ctx, city) == {}
+    berlin = _by_value(tenant, "city")["Berlin"]
+    assert berlin["active"] and berlin["supersedes"] == _by_value(tenant, "city")["Lisbon"]["id"]
+    assert berlin["metadata"]["reason"] == "what it replaced was erased"
+
+
 def test_erasing_the_newest_link_makes_what_it_replaced_current_but_never_the_past(tenant):
     tenant.turn("I used to live in Paris.", session="s0", timestamp="2025-12-01T00:00:00Z")
     tenant.turn("I live in Lisbon.", session="s1", timestamp="2026-01-01T00:00:00Z")
@@ -94,6 +108,20 @@ def test_an_erased_message_leaves_no_copy_in_its_neighbour(ctx, tenant):
     assert _rows_mentioning(ctx, marker) == {}
     reply = tenant.search("remember that", mode="bm25")
     assert [r["content"] for r in reply] == ["Noted, I will remember that."]
+
+
+def test_an_erased_message_leaves_no_quote_in_the_facts_drawn_from_it(ctx, tenant):
+    # "Forget my sister's number": the message goes, the fact about her name drawn from it stays,
+    # and that fact no longer quotes the message it came from.
+    marker = f"zq{uuid.uuid4().hex[:10]}"
+    turn = tenant.turn(f"My sister Jo's phone number is {marker}.").json()
+    drawn = [m for m in turn["memories"] if m["key"] == "sister_name"]
+    assert drawn and marker in drawn[0]["metadata"]["raw_quote"]
+    message = next(m for m in turn["memories"] if m["memory_type"] == "episodic")
+    tenant.delete(f"/v1/memories/{message['id']}")
+    assert _rows_mentioning(ctx, marker) == {}
+    kept = tenant.get(f"/v1/memories/{drawn[0]['id']}").json()
+    assert kept["content"] == "The user's sister is named Jo." and "raw_quote" not in kept["metadata"]
 
 
 def test_the_audit_finds_nothing_of_an_erased_user_session_or_memory(ctx, tenant, runtime):

@@ -89,6 +89,17 @@ def test_a_late_fact_takes_its_place_between_two_values(ctx, tenant):
     _assert_linear(chain)
 
 
+def test_a_late_fact_says_why_it_is_history_not_that_it_replaced_the_later_value(tenant):
+    # Judged against the current value, it read "'Porto' replaces 'Berlin'", on a Porto filed in
+    # Berlin's history, replaced by it.
+    tenant.turn("I live in Berlin.", timestamp="2026-03-01T00:00:00Z")
+    tenant.turn("I live in Porto.", timestamp="2026-02-01T00:00:00Z")
+    porto = next(m for m in _everything(tenant, "city") if m["value"] == "Porto")
+    assert not porto["active"]
+    assert porto["metadata"]["reason"] == ("city holds one value: 'Porto' was said before a later value, "
+                                           "which replaces it: kept in its history at its own time")
+
+
 def test_a_statement_about_the_past_joins_the_history_of_the_current_value(tenant):
     tenant.turn("I live in Lisbon.", timestamp="2026-01-01T00:00:00Z")
     tenant.turn("I used to live in Paris.", timestamp="2026-02-01T00:00:00Z")

@@ -73,6 +73,18 @@ def test_every_body_id_refuses_what_the_id_rule_refuses(tenant, route, field):
         refused(response, "body." + ".".join(field))
 
 
+def test_a_plus_left_raw_in_a_query_string_is_told_to_be_encoded(tenant):
+    # "user_id=dana+work" arrives as "dana work": the rule alone ("letters, digits or _ . : @ + -")
+    # told a caller who sent a + that + is allowed.
+    response = tenant._http.get("/v1/memories/count?user_id=dana+work", headers=tenant.headers)
+    assert refused(response, "query.user_id") == (
+        "query.user_id: must be 1 to 256 letters, digits or _ . : @ + - "
+        "(a + in a query string is read as a space: send it as %2B)")
+    # The same space in a body is not a query string's.
+    body = with_field(bodies(tenant)["/v1/search"], ("user_id",), "dana work")
+    assert "%2B" not in refused(tenant.post("/v1/search", body), "body.user_id")
+
+
 ID_ROUTES = [
     ("get", "/v1/turns/{}"), ("get", "/v1/backfills/{}"), ("get", "/v1/memories/{}"),
     ("get", "/v1/memories/{}/history"), ("get", "/v1/users/{}/memories"), ("delete", "/v1/memories/{}"),
@@ -475,6 +487,19 @@ def test_a_refused_id_is_told_the_rule_once():
     with pytest.raises(ValueError) as refusal:
         models._id("a/b")
     assert str(refusal.value) == "must be 1 to 256 letters, digits or _ . : @ + -"
+
+
+@pytest.mark.parametrize("route", ["/v1/search", "/search"])
+def test_a_json_body_sent_as_a_form_is_told_which_header_to_send(tenant, route):
+    # curl -d without -H sends application/x-www-form-urlencoded; FastAPI then reads the JSON as
+    # raw bytes, and its "Input should be a valid dictionary" said nothing of the header.
+    body = json.dumps({"user_id": tenant.user, "query": "employer"})
+    response = tenant._http.post(route, content=body, headers={
+        **tenant.headers, "content-type": "application/x-www-form-urlencoded"})
+    assert response.status_code == 422, response.text
+    assert response.json()["error"]["message"] == (
+        "body: send JSON with content-type: application/json (this request's content-type is "
+        "application/x-www-form-urlencoded)")
 
 
 @pytest.mark.parametrize("route", ["/v1/turns", "/turns"])

@@ -330,6 +330,12 @@ def _write(conn, ctx: Context, turn: dict[str, Any], candidate: Candidate, vecto
     placement = timeline.plan(conn, turn["tenant_id"], turn["user_id"], decision, candidate, said_at, same_key)
     if placement.already_known:
         return False
+    if decision.action == "supersede" and placement.replaced_by:
+        # The judge compared it with the current value, which was said later: the reason it gave
+        # ("'Porto' replaces 'Berlin'") is the reverse of where the memory goes.
+        decision = Decision(decision.action, f"{candidate.key} holds one value: {candidate.value!r} was said "
+                            "before a later value, which replaces it: kept in its history at its own time",
+                            decision.replaces)
     memory_id = str(uuid.uuid4())
     inserted = memory_rows.insert(conn, turn["tenant_id"], {
         "id": memory_id,

@@ -300,7 +300,23 @@ def field_problem(detail: dict[str, Any]) -> str:
     if isinstance(cause, FieldError):
         loc += cause.path
     message = detail["msg"].removeprefix("Value error, ")
+    if loc[:1] == ("query",) and detail.get("type") == "value_error" and " " in str(detail.get("input", "")):
+        # The caller most likely sent an id with a +, which a query string reads as a space.
+        message += " (a + in a query string is read as a space: send it as %2B)"
     return f"{'.'.join(loc) or 'body'}: {message}"
+
+
+def _sent_as_other_than_json(content_type: str | None, problems: list[dict[str, Any]]) -> str | None:
+    """What to fix when a body was refused whole because it was not sent as JSON: FastAPI parses a
+    body as JSON only under a JSON content type (or none), and otherwise hands the model raw bytes,
+    whose refusal ("Input should be a valid dictionary") does not name the header; `curl -d`
+    without `-H` sends application/x-www-form-urlencoded."""
+    media_type = (content_type or "").split(";")[0].strip().lower()
+    if not media_type or media_type == "application/json" or media_type.endswith("+json"):
+        return None
+    if not any(tuple(p["loc"]) == ("body",) for p in problems):
+        return None
+    return f"body: send JSON with content-type: application/json (this request's content-type is {media_type})"
 
 
 def _connection_lost(exc: psycopg.Error) -> bool:
@@ -375,7 +391,9 @@ def create_app(*routers: APIRouter, provide: Callable[[], Context] = get_context
         if _seed_route(request):
             # FastAPI's own shape, without echoing the input back.
             detail = [{"loc": list(p["loc"]), "msg": p["msg"], "type": p["type"]} for p in problems]
-        return error(422, "validation_error", "; ".join(field_problem(p) for p in problems), detail=detail)
+        message = _sent_as_other_than_json(request.headers.get("content-type"), problems) \
+            or "; ".join(field_problem(p) for p in problems)
+        return error(422, "validation_error", message, detail=detail)
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(_: Request, exc: StarletteHTTPException) -> JSONResponse:

@@ -3,13 +3,16 @@
 The rules, in the order they apply:
 - An erased link of a supersession chain closes over the gap: what the erased memory replaced
   is linked to what replaced it, so history stays whole and a memory superseded by one that
-  still exists never becomes current again.
+  still exists never becomes current again. The reason kept with what replaced the erased memory,
+  which names the value it replaced, says only that this was erased.
 - When nothing that replaced a memory is left, that memory becomes current again (what replaced
   it is no longer known), unless it is a statement about the past, which never becomes current.
 - What an erased semantic memory said is tombstoned by its turn and key: extracting that turn
   again (a redelivered job, a re-extraction backfill) does not bring it back.
 - An erased episodic memory takes its message with it, and the memory that was indexed with it
-  as context ("the line it answers") loses that context: the caller re-embeds it.
+  as context ("the line it answers") loses that context: the caller re-embeds it. The facts
+  drawn from the message stay (they are memories of their own) but lose their `raw_quote`, a
+  copy of its words.
 - A summary (consolidation) goes with any memory it summarises: its text holds theirs. Its other
   sources, which it replaced, become current again by the first rule, and a later consolidation
   may summarise them anew, without what was erased.
@@ -24,6 +27,9 @@ import psycopg
 
 from memex.db import consolidation as consolidation_rows
 from memex.db import history as history_rows
+
+
+REPLACED_ERASED = "what it replaced was erased"
 
 
 def memories(conn: psycopg.Connection, tenant_id: str, ids: list[str]) -> dict[str, Any]:
@@ -48,8 +54,14 @@ def memories(conn: psycopg.Connection, tenant_id: str, ids: list[str]) -> dict[s
          [r["key"] for r in rows if r["memory_type"] == "semantic" and r["key"]], tenant_id),
     )
     episodic = [r for r in rows if r["memory_type"] == "episodic"]
-    conn.execute("DELETE FROM messages WHERE tenant_id = %s AND id = ANY(%s)",
-                 (tenant_id, [r["source_message_id"] for r in episodic if r["source_message_id"]]))
+    erased_messages = [r["source_message_id"] for r in episodic if r["source_message_id"]]
+    conn.execute("DELETE FROM messages WHERE tenant_id = %s AND id = ANY(%s)", (tenant_id, erased_messages))
+    conn.execute(
+        """UPDATE memories SET metadata = metadata - 'raw_quote'
+           WHERE tenant_id = %s AND memory_type = 'semantic' AND source_message_id = ANY(%s)
+             AND metadata ? 'raw_quote'""",
+        (tenant_id, erased_messages),
+    )
     deleted = conn.execute("DELETE FROM memories WHERE tenant_id = %s AND id = ANY(%s) RETURNING id",
                            (tenant_id, erased)).fetchall()
     recontextualised = conn.execute(
@@ -116,6 +128,13 @@ def _close_chains(conn: psycopg.Connection, tenant_id: str, erased_ids: list[str
             found |= {newer} if newer not in erased else survivors(newer, seen)
         return found
 
+    # A survivor's reason names the value it replaced ("'Berlin' replaces 'Porto'"): a copy of it.
+    replaced_erased = sorted({newer for older in erased for newer in newer_of[older]} - erased)
+    conn.execute(
+        """UPDATE memories SET metadata = metadata || jsonb_build_object('reason', %s::text)
+           WHERE tenant_id = %s AND id = ANY(%s) AND metadata ? 'reason'""",
+        (REPLACED_ERASED, tenant_id, replaced_erased),
+    )
     for older in [m for m in newer_of if m not in erased and newer_of[m] & erased]:
         successors = survivors(older, set())
         for newer in successors:
