@@ -20,6 +20,9 @@ extractor and questions about it, a `dev` set and a `heldout` set. Two parts:
   users and must return nothing. Last, each of the fixture's `kinds`
   statements is told to a fresh user and asked `same` questions (the fact must be found) and `other`
   ones, which share its frame but ask for another thing (neither the fact nor its message may come back).
+  Last, each of the fixture's `crowded` histories (a few statements, one session each) is told to a
+  fresh user and its questions asked: whether a memory that answers comes first, and whether one the
+  fixture calls wrong comes above it.
 - `cosines`: in this process, the cosine of each question (in the user's voice, as the search
   embeds it; and as asked) to the fact's embedded text (embedded_text.of), against the floor's
   gate and item floor; and the highest cosine of an `unrelated` question to each fact.
@@ -126,8 +129,27 @@ def service(fixture: dict[str, Any]) -> dict[str, Any]:
                                       "found": any(_holds(r, fact) for r in found),
                                       "said": any(_holds(r, fact) or r["content"] == fact["text"] for r in found),
                                       "top": [r["content"] for r in found[:2]]})
+        crowded = []
+        for split, history in fixture.get("crowded", {}).items():
+            user = f"c{split}-{tag}"
+            for n, text in enumerate(history["said"]):
+                _user(client, user, text, f"s{n}", f"2026-01-{n + 5:02d}T09:00:00Z")
+            for case in history["asked"]:
+                crowded.append(_crowded(split, case, _search(client, user, case["question"])))
     return {"alone": rows, "noise": noise, "together": together, "replaced": replaced, "past_noise": past_noise,
-            "kinds": kinds}
+            "kinds": kinds, "crowded": crowded}
+
+
+def _crowded(split: str, case: dict[str, Any], found: list[dict[str, Any]]) -> dict[str, Any]:
+    """Where the first memory that answers the question is, and whether a wrong one came above it."""
+    def holds(result: dict[str, Any], words: list[str]) -> bool:
+        return any(word.lower() in result["content"].lower() for word in words)
+
+    answer = next((i for i, r in enumerate(found) if holds(r, case["answers"])), None)
+    wrong = next((i for i, r in enumerate(found) if holds(r, case.get("wrong", []))), None)
+    return {"set": split, "question": case["question"], "found": answer is not None, "first": answer == 0,
+            "wrong_above": wrong is not None and (answer is None or wrong < answer),
+            "top": [r["content"] for r in found[:2]]}
 
 
 def _replaced(pair: dict[str, Any], split: str, question: str, found: list[dict[str, Any]]) -> dict[str, Any]:
@@ -236,6 +258,14 @@ def render(measured: dict[str, Any]) -> str:
                     mark = "MISS" if asks == "same" else "OFF-TOPIC"
                     lines += [f"  {mark} {r['key']}: {r['question']!r} -> {r['top']}" for r in mine
                               if r[wanted] == (asks == "other")]
+        for split in SETS:
+            mine = [r for r in measured.get("crowded", []) if r["set"] == split]
+            if mine:
+                lines.append(f"one user told a few things, {split}: an answer found {sum(r['found'] for r in mine)}"
+                             f"/{len(mine)}, first {sum(r['first'] for r in mine)}/{len(mine)}, a wrong memory "
+                             f"above it {sum(r['wrong_above'] for r in mine)}/{len(mine)}")
+                lines += [f"  {'WRONG ABOVE' if r['wrong_above'] else 'NOT FIRST'}: {r['question']!r} -> {r['top']}"
+                          for r in mine if r["wrong_above"] or not r["first"]]
         loud = [r for r in measured["noise"] if r["returned"]]
         lines.append(f"noise: {len(loud)}/{len(measured['noise'])} unrelated questions returned something")
         lines += [f"  NOISE {r['template']}: {r['question']!r} -> {r['returned'][:2]}" for r in loud]

@@ -186,6 +186,14 @@ def test_a_question_about_the_past_of_something_else_returns_nothing(tenant):
     ("What diet did I follow?", ["what", "diet", "did", "follow"]),
     ("What was the user's dog's name?", ["what", "was", "dog"]),
     ("What was my favorite food?", ["what", "was", "food"]),
+    ("What was my phone number?", ["what", "was", "phone"]),  # not number_of_children
+    ("What did the user do?", ["what", "did", "role"]),
+    ("What did she do for a living?", ["what", "did", "she", "role"]),  # no "living" (keywords.of)
+    ("Who was I seeing?", ["who", "was", "seeing", "partner", "relationship"]),
+    ("Who did the user date?", ["who", "did", "date", "partner", "relationship"]),
+    ("What did I do for fun?", ["what", "did", "for", "fun"]),
+    ("What date did the user move?", ["what", "date", "did", "move"]),
+    ("Who was I seeing at the clinic?", ["who", "was", "seeing", "the", "clinic"]),
 ])
 def test_the_words_a_replaced_fact_s_key_is_looked_up_by(topic, words):
     assert past.key_words(topic) == words
@@ -202,3 +210,32 @@ def test_a_history_asked_by_itself_joins_one_led_to_through_another_key(tenant):
     top = [(r["content"], r["active"]) for r in results[:3]]
     assert any(not active and "Feedzai" in content for content, active in top), top
     assert [r["score"] for r in results] == sorted((r["score"] for r in results), reverse=True)
+
+
+def _replaced(tenant, before: str, after: str) -> None:
+    tenant.turn(before, session="s1", timestamp="2026-01-05T09:00:00Z")
+    tenant.turn(after, session="s2", timestamp="2026-03-02T09:00:00Z")
+
+
+@pytest.mark.parametrize(("before", "after", "question", "old"), [
+    ("I'm a teacher.", "I'm a nurse now.", "What did the user do before?", "teacher"),
+    ("I'm a teacher.", "I'm a nurse now.", "What did she use to do for a living?", "teacher"),
+    ("My partner is Sam.", "My partner is Alex now.", "Who did the user date previously?", "Sam"),
+    ("My partner is Sam.", "My partner is Alex now.", "Who was I seeing in the past?", "Sam"),
+])
+def test_a_question_about_the_past_asks_for_a_job_or_a_partner_by_its_verb(tenant, before, after, question, old):
+    """Searched without its cue ("What did I do?", "Who was I seeing?") the question is near nothing
+    the user said, and names no key's words: its verb says which fact it asks for."""
+    _replaced(tenant, before, after)
+    results = tenant.search(question)
+    assert [(r.get("value"), r["active"]) for r in results[:1]] == [(old, False)], [r["content"] for r in results]
+
+
+@pytest.mark.parametrize(("before", "after", "question"), [
+    ("I have two kids.", "I have three kids now.", "What was my old phone number?"),
+    ("I'm a teacher.", "I'm a nurse now.", "What did I use to do for fun?"),
+    ("My partner is Sam.", "My partner is Alex now.", "What date did the user move before?"),
+])
+def test_a_question_about_the_past_of_another_thing_does_not_reach_a_fact_by_a_word(tenant, before, after, question):
+    _replaced(tenant, before, after)
+    assert [r["content"] for r in tenant.search(question) if not r["active"]] == []

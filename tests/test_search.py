@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from memex.retrieval import keywords
+
 NOISE = ["What is the boiling point of mercury?", "How do I configure an nginx reverse proxy?",
          "Who won the 1998 world cup?", "Explain the rules of cricket"]
 
@@ -76,3 +78,24 @@ def test_results_read_with_the_rankings_equal_the_memories_fetched_on_their_own(
         == [fetched[r["id"]] for r in recent]
     lisbon = next(r for r in tenant.search("Lisbon", include_inactive=True) if r.get("value") == "Lisbon")
     assert lisbon["supersedes"] is not None and lisbon["sources"]
+
+
+def test_a_job_asked_for_a_living_is_not_where_the_user_lives(tenant):
+    """"for a living" asks for a job: its "living" (stemmed "live") no longer ties the question to the
+    city the user lives in, neither in the keyword channel nor in the learned order's words."""
+    tenant.turn("Hi! I'm Dana. I just moved to Lisbon from Berlin for a new job.", session="s1",
+                timestamp="2025-06-01T10:00:00Z")
+    tenant.turn("I'm a data engineer at Feedzai now.", session="s2", timestamp="2025-06-02T10:00:00Z")
+    tenant.turn("My partner Sam is a nurse, and we have a cat called Miso.", session="s3",
+                timestamp="2025-06-03T10:00:00Z")
+    for question, job in (("What does the user do for a living?", "data engineer"),
+                          ("What does Dana do for a living?", "data engineer"), ("What does Sam do for a living?", "nurse")):
+        results = [r["content"] for r in tenant.search(question)]
+        answer = next(i for i, content in enumerate(results) if job in content)
+        assert "The user lives in Lisbon." not in results[:answer + 1], (question, results)
+
+
+def test_the_keywords_of_a_question_leave_out_what_it_asks_only_as_an_idiom():
+    assert keywords.of("What does Sam do for a living?").split() == ["What", "does", "Sam", "do", "?"]
+    assert keywords.of("How does she earn a living?").split() == ["How", "does", "she", "?"]
+    assert "living room" in keywords.of("How do I make a living room cosy?")

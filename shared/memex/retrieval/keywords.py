@@ -11,6 +11,11 @@ Nor are "many" and "much" after "how": the answer to "How many kids does she hav
 and chat says "so many" and "thanks so much" everywhere, so the word only ties the question to
 small talk. "How long" and "how often" keep their word: in a dialogue the line that answers is
 indexed with the question it answers, which says it ("How long have you been painting?").
+
+Nor is "a living" in "what does she do for a living?" (or "to earn a living"): the idiom asks for a
+job, which no answer says in its words, and "living" stems to "live", which tied the question to
+"The user lives in Lisbon." first, above the job title the vector channel put first. The learned
+order's words asked (learned.py) leave it out too. "A living room" stays.
 """
 
 from __future__ import annotations
@@ -19,9 +24,10 @@ import re
 
 _THE_USER = re.compile(r"\b(?:the|this)\s+user(?:['’]s)?(?=\W|$)|\buser['’]s(?=\W|$)", re.IGNORECASE)
 _HOW_MUCH = re.compile(r"\b(how)\s+(?:many|much)\b", re.IGNORECASE)
+_A_LIVING = re.compile(r"\b(?:for|earn|earns|earning|make|makes|making)\s+a\s+living\b(?!\s+room)", re.IGNORECASE)
 
 
 def of(question: str) -> str:
-    """The question without its references to the user memex serves ("users" of an app stay) and
-    without "many" or "much" after "how"."""
-    return _HOW_MUCH.sub(r"\1", _THE_USER.sub(" ", question))
+    """The question without its references to the user memex serves ("users" of an app stay),
+    without "many" or "much" after "how", and without "for a living"."""
+    return _A_LIVING.sub(" ", _HOW_MUCH.sub(r"\1", _THE_USER.sub(" ", question)))

@@ -28,7 +28,7 @@ from datetime import datetime
 from typing import Any, Sequence
 
 from memex.db.memories import Found
-from memex.retrieval import speakers, temporal
+from memex.retrieval import keywords, speakers, temporal
 
 CANDIDATES = 50  # as many as the model was fitted on: the blend's best 50
 
@@ -100,7 +100,7 @@ def features(question: str, now: datetime, candidates: Sequence[tuple[dict[str, 
     periods = temporal.windows(question, now)
     names = frozenset().union(*(speakers.words(name) for _, found in candidates
                                 for name in (found.speaker, found.subject) if name))
-    wanted = _content_words(asked - names)
+    wanted = _content_words(speakers.words(keywords.of(question)) - names)  # "for a living" asks no word
     said = [_content_words(speakers.words(found.content)) for _, found in candidates]
     weight = {word: math.log(1 + len(said) / (1 + sum(word in words for words in said))) for word in wanted}
     asked_weight = sum(weight.values())

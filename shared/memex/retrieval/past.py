@@ -101,16 +101,31 @@ def lift(request: SearchIn, scored: list[Scored], earlier: list[dict[str, Any]],
 
 
 # Words of a key that say what kind of value it holds, not what it is about: "the name of my old
-# dog" is about the dog, and "name" would lead to every replaced name.
-_KIND_OF_VALUE = ("name", "favorite", "opinion")
+# dog" is about the dog, and "name" would lead to every replaced name; "my old phone number" is not
+# about number_of_children.
+_KIND_OF_VALUE = ("name", "favorite", "opinion", "number")
 _WORD = re.compile(r"[a-z]{3,}")
+# Questions that ask for a fact by a verb, not by its key's words: "What did I do?" (a stop word and
+# nothing else) and "what did she do for a living?" ask for the job (filed as `role`); "Who did I
+# date?", "was she dating anyone?", "Who was I seeing?" and "who did he go out with?" for a partner or
+# a relationship status. Read in the topic as a whole: "what did I do for fun?", "what date did I
+# move?" and "who was I seeing at the clinic?" ask for none of them.
+_ASKED_BY_VERB = (
+    (re.compile(r"^\W*what\s+(?:did|does|do|was|were|is|are|has|have)\s+(?:the\s+user|\S+)\s+(?:been\s+)?"
+                r"do(?:ing)?(?:\s+for\s+(?:a\s+living|work))?\s*[?.!]*\s*$", re.IGNORECASE), ("role",)),
+    (re.compile(r"\bdat(?:ed|ing)\b|\b(?:did|does|do)\s+(?:the\s+user|\S+)\s+date\b"
+                r"|\bseeing(?=\s*(?:[?.!]|$)|\s+(?:any|some)(?:one|body)\b)|\b(?:go|going|gone|went)\s+out\s+with\b",
+                re.IGNORECASE), ("partner", "relationship")),
+)
 
 
 def key_words(topic: str) -> list[str]:
     """The words of a question about the past (its `topic`) that a replaced fact's key may begin
-    with (history.send_asked stems them and drops the stop words)."""
+    with (history.send_asked stems them and drops the stop words), and those of the keys it asks
+    for by a verb."""
     words = _WORD.findall(keywords.of(topic).lower())
-    return list(dict.fromkeys(word for word in words if not word.startswith(_KIND_OF_VALUE)))
+    asked = [word for pattern, key in _ASKED_BY_VERB if pattern.search(topic) for word in key]
+    return list(dict.fromkeys([*(word for word in words if not word.startswith(_KIND_OF_VALUE)), *asked]))
 
 
 def asked(request: SearchIn, scored: list[Scored], rows: list[dict[str, Any]], now: datetime,
