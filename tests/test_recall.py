@@ -174,3 +174,27 @@ def test_a_memory_that_counts_time_from_when_it_was_said_says_that_day(tenant):
     assert "- We had sushi yesterday. (said 2026-06-02)" in lines, lines
     assert "- The user's dog is named Biscuit." in lines, lines
     assert body["token_count"] == count_tokens(body["context"])
+
+
+def test_a_message_says_which_of_its_values_no_longer_hold(tenant):
+    """An old message beside the fact that replaced part of it: the bullet says the day it was said
+    and the values a later message replaced or ended, and only those; the message that ended a fact
+    is no stale news, and a message all of whose facts hold gets no note."""
+    for when, text in [("2026-11-01T10:00:00Z", "I live in York and I love my cat Miso."),
+                       ("2026-11-10T10:00:00Z", "I work at Feedzai as a data analyst."),
+                       ("2026-11-20T10:00:00Z", "I left Feedzai."),
+                       ("2026-11-27T10:00:00Z", "We moved to Manchester last weekend.")]:
+        assert tenant.turn(text, timestamp=when).status_code == 201
+    lines = {}
+    for query in ("where do I live?", "where do I work?"):
+        body = tenant.post("/v1/recall", {"user_id": tenant.user, "query": query, "max_tokens": 500,
+                                          "reference_time": "2026-11-30T00:00:00Z"}).json()
+        lines[query] = body["context"].splitlines()
+        assert body["token_count"] == count_tokens(body["context"])
+    assert "- I live in York and I love my cat Miso. (said 2026-11-01; no longer current: York)" in lines["where do I live?"]
+    assert "- The user lives in Manchester." in lines["where do I live?"]
+    assert "- The user's cat is named Miso." in lines["where do I live?"]
+    assert "- We moved to Manchester last weekend. (said 2026-11-27)" in lines["where do I live?"]
+    work = lines["where do I work?"]
+    assert "- I work at Feedzai as a data analyst. (said 2026-11-10; no longer current: Feedzai)" in work, work
+    assert "- I left Feedzai." in work, work

@@ -13,17 +13,20 @@ memory-service seed's harness asks noise questions) says `require_relevant`. A b
 or not at all, and every bullet is cited with the bucket that took it in. The answer's `degraded`
 names what its search had to do without (search.py). A fact that has been replaced (a question about
 the past finds it, retrieval/past.py) says until when it held, so that the prompt does not read it as
-true now beside the fact that replaced it. A memory that says when by the day it was said ("I'm
+true now beside the fact that replaced it; a message that said it ("I live in York and love my cat")
+says the day it was said and which of its values are no longer current, so that a reader neither takes
+the old value for today's nor the whole message for stale. A memory that says when by the day it was said ("I'm
 moving next month", "yesterday") says that day too: read weeks later, "next month" means nothing
 without it.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Iterable, Sequence
 
 from memex.budget import count_tokens
 from memex.context import Context
+from memex.db import history as history_rows
 from memex.db import memories as memory_rows
 from memex.db import recall_buckets
 from memex.metrics import RECALL_TOKENS
@@ -58,6 +61,7 @@ def recall(ctx: Context, tenant_id: str, request: RecallIn) -> dict[str, Any]:
     rank = {memory["id"]: place for place, memory in enumerate(relevant)}
     fact_ids = sorted((item for item in fact_ids if item in found), key=lambda item: rank.get(item, len(rank)))
     recent_ids = [item for item in recent_ids if item in found]  # erased meanwhile: absent
+    stale = _no_longer_current(conn, tenant_id, request.user_id, found.values())
 
     # What goes in: the budget is spent in the buckets' order of priority.
     admitted: dict[str, str] = {}  # memory id -> the bucket that took it in
@@ -68,7 +72,7 @@ def recall(ctx: Context, tenant_id: str, request: RecallIn) -> dict[str, Any]:
             if item in admitted:
                 continue
             # Joined with a newline; counted as its own piece, then checked on the whole text.
-            cost = count_tokens("\n- " + _line(found[item]))
+            cost = count_tokens("\n- " + _line(found[item], stale.get(item, ())))
             if used + cost <= request.max_tokens:
                 admitted[item] = bucket
                 used += cost
@@ -84,7 +88,7 @@ def recall(ctx: Context, tenant_id: str, request: RecallIn) -> dict[str, Any]:
         if item not in admitted:
             continue
         memory = found[item]
-        lines.append(f"- {_line(memory)}")
+        lines.append(f"- {_line(memory, stale.get(item, ()))}")
         source = memory["sources"][0] if memory["sources"] else {}
         citations.append({
             "memory_id": item,
@@ -107,14 +111,30 @@ def recall(ctx: Context, tenant_id: str, request: RecallIn) -> dict[str, Any]:
     return {"context": context, "citations": citations, "token_count": token_count, "degraded": deps.degraded}
 
 
-def _line(memory: dict[str, Any]) -> str:
+def _no_longer_current(conn, tenant_id: str, user_id: str, memories: Iterable[dict[str, Any]]) -> dict[str, list[str]]:
+    """For each message among `memories`, the values of the facts drawn from it that have since been
+    replaced or ended by a later message (not by itself: "I left Feedzai." is no stale news)."""
+    messages = [memory["id"] for memory in memories if memory["memory_type"] == "episodic"]
+    stale: dict[str, list[str]] = {}
+    for row in history_rows.send_replacements(conn, tenant_id, user_id, messages)() if messages else []:
+        later = [c for c in row["current"] or row["ended_by"] if c["id"] != row["message_memory"]]
+        values = stale.setdefault(row["message_memory"], [])
+        if not row["active"] and later and row["value"] and row["value"] not in values:
+            values.append(row["value"])
+    return {message: values for message, values in stale.items() if values}
+
+
+def _line(memory: dict[str, Any], stale: Sequence[str] = ()) -> str:
     """A memory as its bullet reads: its content, the day it was said when it counts time from that
-    day, and for a fact no longer current, until when it held."""
+    day or when some of it is no longer current (and which values), and for a fact no longer
+    current, until when it held."""
     notes = []
     # A statement about the past holds from before it was said: its valid_from is not that day.
     said = memory.get("valid_from") if not memory.get("metadata", {}).get("historical") else None
-    if said and temporal.counts_from_saying(memory["content"]):
+    if said and (stale or temporal.counts_from_saying(memory["content"])):
         notes.append(f"said {said[:10]}")
+    if stale:
+        notes.append(f"no longer current: {', '.join(stale)}")
     if not memory["active"] and memory.get("valid_to"):
         notes.append(f"until {memory['valid_to'][:10]}")
     return f"{memory['content']} ({'; '.join(notes)})" if notes else memory["content"]
