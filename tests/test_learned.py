@@ -186,31 +186,30 @@ def _reordered(made, **kwargs) -> list[str]:
                                                    {entry[0]: row for entry, row in made}, **kwargs)]
 
 
-def test_a_fact_let_in_by_its_message_comes_right_after_it_not_above():
+def test_a_fact_let_in_with_its_message_comes_right_after_it_not_above():
     made = [_drawn("message", 0.9, 0.56, 0.3, "m1", True), _drawn("name", 0.8, 0.36, 0.9, "m1", False),
             _drawn("city", 0.7, 0.38, 0.75, "m1", False)]
     # the model alone puts both facts above the message, on their importance
     assert _reordered(made) == ["name", "city", "message"]
-    assert _reordered(made, opened={"message"}) == ["message", "name", "city"]
+    assert _reordered(made, near={"message"}) == ["message", "name", "city"]
 
 
 def test_a_fact_near_the_question_itself_or_as_relevant_as_its_message_keeps_its_place():
     made = [_drawn("message", 0.9, 0.56, 0.3, "m1", True), _drawn("city", 0.8, 0.4, 0.75, "m1", False),
             _drawn("name", 0.7, 0.6, 0.9, "m1", False), _drawn("other", 0.6, 0.3, 0.9, "m2", False)]
-    # the city opened the gate itself, the name is more relevant than the message, and a fact of
-    # another message is never held under this one
-    assert _reordered(made, opened={"message", "city"}) == _reordered(made)
+    # the city is near the question itself, the name is more relevant than the message, and a fact
+    # of another message is never held under this one
+    assert _reordered(made, near={"message", "city"}) == _reordered(made)
     assert _reordered(made).index("message") > 0
 
 
-def test_where_she_works_is_not_answered_by_the_facts_of_the_message_that_said_job(tenant):
+def test_where_she_works_is_not_answered_by_her_name_drawn_from_the_message_that_said_job(tenant):
     said = "Hi! I'm Dana. I just moved to Lisbon from Berlin for a new job."
     tenant.turn(said)
-    for question in ("where does she work?", "Where does the user work?"):
-        results = tenant.search(question)
-        # no employer is known: the message says "job", its facts (her name, her city) do not
-        assert results and results[0]["content"] == said, [r["content"] for r in results]
-        assert [r["score"] for r in results] == sorted((r["score"] for r in results), reverse=True)
+    for question in ("where does she work?", "Where does the user work?", "What is my job?"):
+        results = [r["content"] for r in tenant.search(question)]
+        # no employer is known: the message says "job", her name does not (it was let in with it)
+        assert said in results and results.index(said) < results.index("The user's name is Dana."), results
     name = tenant.search("what is my name?")
     assert name[0].get("key") == "name", [r["content"] for r in name]
 

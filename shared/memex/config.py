@@ -184,8 +184,8 @@ class Settings:
     # (retrieval/learned.py): R@5 / R@10 0.702 / 0.806 -> 0.742 / 0.830 leave-one-conversation-out
     # on LoCoMo-dev.
     search_learned: bool = True
-    # In the learned order, a fact that is not near enough the question to open the floor's gate by
-    # itself is not ranked above the message it was drawn from when that message is the more relevant
+    # In the learned order, a fact the question's own signals would not keep (under the item floor)
+    # is not ranked above the message it was drawn from when that message is the more relevant
     # (learned.reorder): its importance does not carry it over words it does not say. Measured on
     # bench.asked and LoCoMo (docs/measurements/quality.md).
     search_fact_own_relevance: bool = True

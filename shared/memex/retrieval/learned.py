@@ -124,21 +124,23 @@ def features(question: str, now: datetime, candidates: Sequence[tuple[dict[str, 
 
 
 def reorder(question: str, now: datetime, scored: list[Scored], found: dict[str, Found],
-            opened: Collection[str] | None = None) -> list[Scored]:
+            near: Collection[str] | None = None) -> list[Scored]:
     """`scored` (best first) with its best CANDIDATES in the model's order, the rest after them as
     they were. The list stays in score order: the block's scores are handed out again, highest
     first, in the new order; `score_parts.learned` holds the model's own value.
 
-    With `opened` (the memories near enough the question to open the floor's gate by themselves), a
-    fact that is not one of them comes right after the message it was drawn from, not above it, when
-    that message is the more relevant: "Hi! I'm Dana. I just moved to Lisbon for a new job." answers
-    "where does she work?" through "job", which "The user's name is Dana." does not say; the fact was
-    let in by its message's words and its importance would carry it over them. A fact near the
-    question itself ("where do I live?": "The user lives in Lisbon.") keeps its place."""
+    With `near` (the memories the question's own signals would keep: floor.item_passes), a fact
+    that is not one of them comes right after the message it was drawn from, not above it, when that
+    message is the more relevant: "Hi! I'm Dana. I just moved to Lisbon for a new job." answers
+    "where does she work?" through "job"; "The user's name is Dana." (cosine 0.08 to it) was let in
+    with its message and its importance would carry it over the words it does not say. A fact near
+    the question itself keeps its place, even under a more relevant message: "I just started at
+    Notion, left Stripe." is nearer "Which company is she with?" than "The user's employer is
+    Notion." (0.34) is, which is the answer."""
     block, rest = scored[:CANDIDATES], scored[CANDIDATES:]
     rows = features(question, now, [(parts, found[item]) for item, _, parts in block])
     values = [sum(WEIGHTS[name] * value for name, value in zip(FEATURES, row)) for row in rows]
-    under = _under_message(block, found, values, opened) if opened is not None else {}
+    under = _under_message(block, found, values, near) if near is not None else {}
 
     def key(i: int) -> tuple[float, bool, float, int]:
         placed = values[under[i]] if i in under else values[i]
@@ -151,15 +153,15 @@ def reorder(question: str, now: datetime, scored: list[Scored], found: dict[str,
 
 
 def _under_message(block: list[Scored], found: dict[str, Found], values: list[float],
-                   opened: Collection[str]) -> dict[int, int]:
-    """fact's index -> its message's, for each fact of `block` not `opened` valued above the message
+                   near: Collection[str]) -> dict[int, int]:
+    """fact's index -> its message's, for each fact of `block` not `near` valued above the message
     it was drawn from, though less relevant than that message."""
     messages = {found[item].message_id: i for i, (item, _, _) in enumerate(block)
                 if found[item].memory_type == "episodic" and found[item].message_id is not None}
     under = {}
     for i, (item, _, parts) in enumerate(block):
         j = messages.get(found[item].message_id)
-        if found[item].memory_type != "episodic" and item not in opened and j is not None and values[i] > values[j] \
+        if found[item].memory_type != "episodic" and item not in near and j is not None and values[i] > values[j] \
                 and parts["relevance"] < block[j][2]["relevance"]:
             under[i] = j
     return under

@@ -306,9 +306,9 @@ def _search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies 
     # user's voice (embedded_text.py; until `memex backfill --reembed`) is near it, not the voiced one.
     gate_open = floor.query_passes([*own.values(), *(as_asked.signals().values() if as_asked else ())],
                                    vector_ran=question.vector is not None)
-    # the memories that open the gate by themselves: a fact that does not is held under its message (learned.py)
-    opened = {item for signals in (own, as_asked.signals() if as_asked else {}) for item, s in signals.items()
-              if floor.query_passes([s], vector_ran=question.vector is not None)}
+    # the memories the question's own signals keep: a fact kept only by another's is held under its message
+    # (learned.py)
+    near = {item for item, s in own.items() if floor.item_passes(s)}
     if not (gate_open or reranker):
         ctx.metrics.record(FLOOR_REJECTIONS)
         if not about_past:  # a question about the past may still ask about a replaced fact (past.asked)
@@ -408,7 +408,7 @@ def _search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies 
     if reranked is None and request.mode == "hybrid" and ctx.settings.search_learned \
             and request.alpha is None and request.half_life_days is None and question.vector is not None:
         scored = learned.reorder(request.query, now, scored, found,
-                                 opened if ctx.settings.search_fact_own_relevance else None)
+                                 near if ctx.settings.search_fact_own_relevance else None)
 
     # 4. the memories themselves, for the results returned: read with the rankings, else fetched.
     # The first top_k not read yet are fetched in the round trip that reads current-first's
