@@ -134,9 +134,9 @@ def reorder(question: str, now: datetime, scored: list[Scored], found: dict[str,
     message is the more relevant: "Hi! I'm Dana. I just moved to Lisbon for a new job." answers
     "where does she work?" through "job"; "The user's name is Dana." (cosine 0.08 to it) was let in
     with its message and its importance would carry it over the words it does not say. A fact near
-    the question itself keeps its place, even under a more relevant message: "I just started at
-    Notion, left Stripe." is nearer "Which company is she with?" than "The user's employer is
-    Notion." (0.34) is, which is the answer."""
+    the question itself keeps its place, even when its message is the more relevant: "The user's
+    employer is Notion." (0.34 from "Which company is she with?") stays above "I just started at
+    Notion, left Stripe."."""
     block, rest = scored[:CANDIDATES], scored[CANDIDATES:]
     rows = features(question, now, [(parts, found[item]) for item, _, parts in block])
     values = [sum(WEIGHTS[name] * value for name, value in zip(FEATURES, row)) for row in rows]
