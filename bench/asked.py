@@ -17,12 +17,15 @@ extractor and questions about it, a `dev` set and a `heldout` set. Two parts:
   among the results and above the fact that replaced it; for `present`, whether the new fact is the
   first fact returned and the replaced one never returned. A pair without `after` is a fact about
   the past that nothing replaced. The fixture's `unrelated_past` questions are asked of each of those
-  users and must return nothing. Last, each of the fixture's `kinds`
+  users and must return nothing. Then each of the fixture's `kinds`
   statements is told to a fresh user and asked `same` questions (the fact must be found) and `other`
   ones, which share its frame but ask for another thing (neither the fact nor its message may come back).
-  Last, each of the fixture's `crowded` histories (a few statements, one session each) is told to a
+  Then each of the fixture's `crowded` histories (a few statements, one session each) is told to a
   fresh user and its questions asked: whether a memory that answers comes first, and whether one the
   fixture calls wrong comes above it.
+  Last, each of the fixture's `several` statements (several facts in one message) is told to a fresh
+  user: asked about what only the message's other words say (`other`), the message must come back
+  above every fact drawn from it; asked about one of its facts (`same`), that fact must come first.
 - `cosines`: in this process, the cosine of each question (in the user's voice, as the search
   embeds it; and as asked) to the fact's embedded text (embedded_text.of), against the floor's
   gate and item floor; and the highest cosine of an `unrelated` question to each fact.
@@ -136,8 +139,31 @@ def service(fixture: dict[str, Any]) -> dict[str, Any]:
                 _user(client, user, text, f"s{n}", f"2026-01-{n + 5:02d}T09:00:00Z")
             for case in history["asked"]:
                 crowded.append(_crowded(split, case, _search(client, user, case["question"])))
+        several = []
+        for n, said in enumerate(fixture.get("several", [])):
+            user = f"m{n}-{tag}"
+            _user(client, user, said["text"])
+            for split in SETS:
+                for question in said["other"][split]:
+                    several.append(_above_its_facts(said, split, question, _search(client, user, question)))
+                for asked in said["same"][split]:
+                    found = _search(client, user, asked["ask"])
+                    several.append({"asks": "same", "set": split, "question": asked["ask"],
+                                    "first": bool(found) and found[0].get("key") == asked["key"],
+                                    "top": [r["content"] for r in found[:2]]})
     return {"alone": rows, "noise": noise, "together": together, "replaced": replaced, "past_noise": past_noise,
-            "kinds": kinds, "crowded": crowded}
+            "kinds": kinds, "crowded": crowded, "several": several}
+
+
+def _above_its_facts(said: dict[str, Any], split: str, question: str, found: list[dict[str, Any]]) -> dict[str, Any]:
+    """Whether a search returns the message that said several facts, and above every fact drawn from it."""
+    message = next((i for i, r in enumerate(found) if r["content"] == said["text"]), None)
+    drawn = [i for i, r in enumerate(found) if r["memory_type"] != "episodic"
+             and message is not None and any(s["message_id"] == found[message]["sources"][0]["message_id"]
+                                             for s in r.get("sources") or [])]
+    return {"asks": "other", "set": split, "question": question, "returned": message is not None,
+            "above": message is not None and all(message < i for i in drawn),
+            "top": [r["content"] for r in found[:2]]}
 
 
 def _crowded(split: str, case: dict[str, Any], found: list[dict[str, Any]]) -> dict[str, Any]:
@@ -266,6 +292,15 @@ def render(measured: dict[str, Any]) -> str:
                              f"above it {sum(r['wrong_above'] for r in mine)}/{len(mine)}")
                 lines += [f"  {'WRONG ABOVE' if r['wrong_above'] else 'NOT FIRST'}: {r['question']!r} -> {r['top']}"
                           for r in mine if r["wrong_above"] or not r["first"]]
+            mine = [r for r in measured.get("several", []) if r["set"] == split]
+            other, same = [r for r in mine if r["asks"] == "other"], [r for r in mine if r["asks"] == "same"]
+            if mine:
+                lines.append(f"several facts in one message, {split}: asked about its other words, the message "
+                             f"returned {sum(r['returned'] for r in other)}/{len(other)}, above its facts "
+                             f"{sum(r['above'] for r in other)}/{len(other)}; asked about one of its facts, "
+                             f"that fact first {sum(r['first'] for r in same)}/{len(same)}")
+                lines += [f"  {'BELOW' if r['asks'] == 'other' else 'NOT FIRST'}: {r['question']!r} -> {r['top']}"
+                          for r in mine if not r.get("above", r.get("first"))]
         loud = [r for r in measured["noise"] if r["returned"]]
         lines.append(f"noise: {len(loud)}/{len(measured['noise'])} unrelated questions returned something")
         lines += [f"  NOISE {r['template']}: {r['question']!r} -> {r['returned'][:2]}" for r in loud]

@@ -172,3 +172,67 @@ def test_both_channels_read_the_turn_and_message_each_memory_was_said_in(ctx, te
         # lines and facts drawn from the first, all of the one turn
         assert {turn} == {turn_id for turn_id, _ in said.values()}
         assert {sources[item][0] for item in said} == {"episodic", "semantic"}
+
+
+def _drawn(item: str, score: float, relevance: float, importance: float, message: str, episodic: bool):
+    parts = {"score": score, "relevance": relevance, "recency": 0.5, "importance": importance,
+             "bm25_rank": None, "vector_rank": None}
+    return (item, score, parts), Found(WHEN, importance, "said", turn_id="t1", message_id=message,
+                                       memory_type="episodic" if episodic else "semantic")
+
+
+def _reordered(made, **kwargs) -> list[str]:
+    return [item for item, _, _ in learned.reorder("anything", WHEN, [entry for entry, _ in made],
+                                                   {entry[0]: row for entry, row in made}, **kwargs)]
+
+
+def test_a_fact_let_in_with_its_message_comes_right_after_it_not_above():
+    made = [_drawn("message", 0.9, 0.56, 0.3, "m1", True), _drawn("name", 0.8, 0.36, 0.9, "m1", False),
+            _drawn("city", 0.7, 0.38, 0.75, "m1", False)]
+    # the model alone puts both facts above the message, on their importance
+    assert _reordered(made) == ["name", "city", "message"]
+    assert _reordered(made, near={"message"}) == ["message", "name", "city"]
+
+
+def test_a_fact_near_the_question_itself_or_as_relevant_as_its_message_keeps_its_place():
+    made = [_drawn("message", 0.9, 0.56, 0.3, "m1", True), _drawn("city", 0.8, 0.4, 0.75, "m1", False),
+            _drawn("name", 0.7, 0.6, 0.9, "m1", False), _drawn("other", 0.6, 0.3, 0.9, "m2", False)]
+    # the city is near the question itself, the name is more relevant than the message, and a fact
+    # of another message is never held under this one
+    assert _reordered(made, near={"message", "city"}) == _reordered(made)
+    assert _reordered(made).index("message") > 0
+
+
+def test_where_she_works_is_not_answered_by_her_name_drawn_from_the_message_that_said_job(tenant):
+    said = "Hi! I'm Dana. I just moved to Lisbon from Berlin for a new job."
+    tenant.turn(said)
+    for question in ("where does she work?", "Where does the user work?", "What is my job?"):
+        results = [r["content"] for r in tenant.search(question)]
+        # no employer is known: the message says "job", her name does not (it was let in with it)
+        assert said in results and results.index(said) < results.index("The user's name is Dana."), results
+    name = tenant.search("what is my name?")
+    assert name[0].get("key") == "name", [r["content"] for r in name]
+
+
+def test_a_fact_embedded_as_its_message_is_ranked_before_it_by_every_user(tenant):
+    """"The user thinks Python is great." is embedded as "I think Python is great.", its message: the
+    two are equally near any question, and the fact is the vector channel's first every time, not
+    whichever random id sorts first."""
+    for n in range(6):
+        user = f"{tenant.user}-{n}"
+        tenant.turn("I think Python is great.", user=user)
+        response = tenant.post("/v1/search", {"user_id": user, "query": "What does the user think of Python?"})
+        results = response.json()["results"]
+        fact, message = (next(r for r in results if r["memory_type"] == kind) for kind in ("semantic", "episodic"))
+        assert fact["score_parts"]["similarity"] == message["score_parts"]["similarity"]
+        assert (fact["score_parts"]["vector_rank"], message["score_parts"]["vector_rank"]) == (1, 2), n
+
+
+def test_a_channel_ranks_a_fact_before_a_message_of_the_same_score_whatever_their_ids():
+    def row(item: str, kind: str, similarity: float) -> dict:
+        return {"id": item, "similarity": similarity, "valid_from": WHEN, "importance": 0.5, "content": "said",
+                "speaker": None, "subject": "user", "turn_id": "t1", "message_id": "m1", "memory_type": kind}
+
+    # as the statement returns them: by score, then by id
+    rows = [row("c", "episodic", 0.9), row("a", "episodic", 0.8), row("b", "semantic", 0.8), row("d", "semantic", 0.7)]
+    assert [item for item, _ in memory_rows._ranking(rows, "similarity").ranked] == ["c", "b", "a", "d"]

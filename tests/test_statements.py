@@ -7,7 +7,8 @@ from __future__ import annotations
 from memex.db import memories as memory_rows
 
 _RANKING = """SELECT v.id, v.similarity, now() AS valid_from, 0.5::real AS importance, v.content,
-                     NULL::text AS speaker, 'user' AS subject, NULL::text AS turn_id, NULL::text AS message_id
+                     NULL::text AS speaker, 'user' AS subject, NULL::text AS turn_id, NULL::text AS message_id,
+                     'semantic' AS memory_type
               FROM (VALUES (%(first)s, %(score)s::float8, %(first)s || ' at 100%%'),
                            (%(second)s, %(score)s::float8 / 2, 'a %% sign, and %%(first)s as text')
                    ) v(id, similarity, content)

@@ -184,6 +184,11 @@ class Settings:
     # (retrieval/learned.py): R@5 / R@10 0.702 / 0.806 -> 0.742 / 0.830 leave-one-conversation-out
     # on LoCoMo-dev.
     search_learned: bool = True
+    # In the learned order, a fact the question's own signals would not keep (under the item floor)
+    # is not ranked above the message it was drawn from when that message is the more relevant
+    # (learned.reorder): its importance does not carry it over words it does not say. Measured on
+    # bench.asked and LoCoMo (docs/measurements/quality.md).
+    search_fact_own_relevance: bool = True
     # Bounds on a search's work whatever the user's history (db/memories.py). Keyword: candidates
     # come from the query's rarest terms while their postings add up to at most this many (and no
     # more from the rarest alone). bench/scale at 100k memories: 2000 keeps recall@10 against no
@@ -337,6 +342,7 @@ def load_settings() -> Settings:
         search_feedback_hits=_int("MEMEX_SEARCH_FEEDBACK_HITS", 3),
         search_feedback_weight=_float("MEMEX_SEARCH_FEEDBACK_WEIGHT", 0.3),
         search_learned=_bool("MEMEX_SEARCH_LEARNED", True),
+        search_fact_own_relevance=_bool("MEMEX_SEARCH_FACT_OWN_RELEVANCE", True),
         keyword_max_postings=_int("MEMEX_KEYWORD_MAX_POSTINGS", 2000),
         vector_exact_max=_int("MEMEX_VECTOR_EXACT_MAX", 100_000),
         vector_ef_search=_int("MEMEX_VECTOR_EF_SEARCH", 400),

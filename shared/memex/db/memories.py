@@ -318,8 +318,9 @@ SPEAKER_NAME = "coalesce({m}.metadata->>'name', nullif({m}.subject, 'user'))"  #
 USER_SAID = "({m}.subject = 'user' AND coalesce({m}.metadata->>'role', '') = 'user')"
 SPEAKER = SPEAKER_NAME + " AS speaker, {m}.subject AS subject"
 # Where a memory was said: the turn and the message it came from (a fact's, those it was drawn
-# from), read with the speaker's columns (Found.turn_id, Found.message_id).
-SAID = SPEAKER + ", {m}.source_turn_id AS turn_id, {m}.source_message_id AS message_id"
+# from), and whether it is the message itself or a fact, read with the speaker's columns
+# (Found.turn_id, Found.message_id, Found.memory_type).
+SAID = SPEAKER + ", {m}.source_turn_id AS turn_id, {m}.source_message_id AS message_id, {m}.memory_type"
 
 
 @dataclass(frozen=True)
@@ -400,11 +401,17 @@ class Found:
     # The turn and message it was said in or drawn from (None: written directly); see SAID.
     turn_id: str | None = None
     message_id: str | None = None
+    memory_type: str = "semantic"
 
 
 def _found(row: dict[str, Any]) -> Found:
     return Found(row["valid_from"], float(row["importance"]), row["content"], row["speaker"], row["subject"],
-                 row["turn_id"], row["message_id"])
+                 row["turn_id"], row["message_id"], row["memory_type"])
+
+
+def message_last(memory_type: str) -> bool:
+    """The tie-break between equal scores: a message (episodic) after a fact."""
+    return memory_type == "episodic"
 
 
 @dataclass
@@ -503,7 +510,11 @@ def _with_memories(sql: str, score: str, best: str) -> str:
 
 
 def _ranking(rows: list[dict[str, Any]], score: str) -> Ranking:
-    hits = [r for r in rows if r["id"] is not None]
+    # A fact and the message it was drawn from can score the same ("I think Python is great." and
+    # "The user thinks Python is great." are embedded alike): the fact first, not whichever random
+    # id sorts first, so that the same search ranks them the same way every time.
+    hits = sorted((r for r in rows if r["id"] is not None),
+                  key=lambda r: (-float(r[score]), message_last(r["memory_type"])))
     return Ranking(
         [(r["id"], float(r[score])) for r in hits],
         {r["id"]: _found(r) for r in hits},
@@ -596,7 +607,7 @@ def _keyword_sql(where: str, include_inactive: bool, query: str, max_postings: s
             )
             -- one row with a null id when nothing matched: the user's size comes back anyway
             SELECT st.docs AS n, ranked.id, ranked.score, c.valid_from, c.importance, c.content, c.speaker, c.subject,
-                   c.turn_id, c.message_id,
+                   c.turn_id, c.message_id, c.memory_type,
                    -- the query's terms and words, on the first row only: each row's copy would be parsed
                    CASE WHEN row_number() OVER (ORDER BY ranked.score DESC, ranked.id) = 1 THEN
                        (SELECT jsonb_object_agg(t.lexeme, coalesce(df.df, 0)) FROM terms t LEFT JOIN df USING (lexeme))
@@ -735,7 +746,7 @@ def vector_statement(tenant_id: str, user_id: str, agent_id: str | None, filters
     """
     where, params = _scope(tenant_id, user_id, agent_id, filters, include_inactive)
     args = {"vector": np.asarray(embedding, dtype=np.float32), "limit": limit, **params}
-    picked = "id, valid_from, importance, content, speaker, subject, turn_id, message_id"
+    picked = "id, valid_from, importance, content, speaker, subject, turn_id, message_id, memory_type"
     exact = f"""SELECT {_VECTOR_COLUMNS}, 1 - (embedding <=> %(vector)s) AS similarity FROM memories
                 WHERE {where} {{gate}}
                 -- ordered by similarity, which the HNSW index cannot give: never a walk that may starve

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 from datetime import datetime
-from typing import Any, Sequence
+from typing import Any, Collection, Sequence
 
 from memex.db.memories import Found
 from memex.retrieval import keywords, speakers, temporal
@@ -123,14 +123,45 @@ def features(question: str, now: datetime, candidates: Sequence[tuple[dict[str, 
     return rows
 
 
-def reorder(question: str, now: datetime, scored: list[Scored], found: dict[str, Found]) -> list[Scored]:
+def reorder(question: str, now: datetime, scored: list[Scored], found: dict[str, Found],
+            near: Collection[str] | None = None) -> list[Scored]:
     """`scored` (best first) with its best CANDIDATES in the model's order, the rest after them as
     they were. The list stays in score order: the block's scores are handed out again, highest
-    first, in the new order; `score_parts.learned` holds the model's own value."""
+    first, in the new order; `score_parts.learned` holds the model's own value.
+
+    With `near` (the memories the question's own signals would keep: floor.item_passes), a fact
+    that is not one of them comes right after the message it was drawn from, not above it, when that
+    message is the more relevant: "Hi! I'm Dana. I just moved to Lisbon for a new job." answers
+    "where does she work?" through "job"; "The user's name is Dana." (cosine 0.08 to it) was let in
+    with its message and its importance would carry it over the words it does not say. A fact near
+    the question itself keeps its place, even when its message is the more relevant: "The user's
+    employer is Notion." (0.34 from "Which company is she with?") stays above "I just started at
+    Notion, left Stripe."."""
     block, rest = scored[:CANDIDATES], scored[CANDIDATES:]
     rows = features(question, now, [(parts, found[item]) for item, _, parts in block])
     values = [sum(WEIGHTS[name] * value for name, value in zip(FEATURES, row)) for row in rows]
-    order = sorted(range(len(block)), key=lambda i: (-values[i], i))
+    under = _under_message(block, found, values, near) if near is not None else {}
+
+    def key(i: int) -> tuple[float, bool, float, int]:
+        placed = values[under[i]] if i in under else values[i]
+        return -placed, i in under, -values[i], i
+
+    order = sorted(range(len(block)), key=key)
     scores = [score for _, score, _ in block]
     return [(block[i][0], score, {**block[i][2], "score": score, "learned": round(values[i], 6)})
             for i, score in zip(order, scores)] + rest
+
+
+def _under_message(block: list[Scored], found: dict[str, Found], values: list[float],
+                   near: Collection[str]) -> dict[int, int]:
+    """fact's index -> its message's, for each fact of `block` not `near` valued above the message
+    it was drawn from, though less relevant than that message."""
+    messages = {found[item].message_id: i for i, (item, _, _) in enumerate(block)
+                if found[item].memory_type == "episodic" and found[item].message_id is not None}
+    under = {}
+    for i, (item, _, parts) in enumerate(block):
+        j = messages.get(found[item].message_id)
+        if found[item].memory_type != "episodic" and item not in near and j is not None and values[i] > values[j] \
+                and parts["relevance"] < block[j][2]["relevance"]:
+            under[i] = j
+    return under

@@ -306,6 +306,9 @@ def _search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies 
     # user's voice (embedded_text.py; until `memex backfill --reembed`) is near it, not the voiced one.
     gate_open = floor.query_passes([*own.values(), *(as_asked.signals().values() if as_asked else ())],
                                    vector_ran=question.vector is not None)
+    # the memories the question's own signals keep: a fact kept only by another's is held under its message
+    # (learned.py)
+    near = {item for item, s in own.items() if floor.item_passes(s)}
     if not (gate_open or reranker):
         ctx.metrics.record(FLOOR_REJECTIONS)
         if not about_past:  # a question about the past may still ask about a replaced fact (past.asked)
@@ -398,13 +401,14 @@ def _search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies 
                        # a hybrid answer has the field whether the learned order ran or not (None)
                        **({"learned": None} if request.mode == "hybrid" else {})}
         scored.append((item, round(parts.score, 6), {**parts.as_dict(), **extra_parts}))
-    scored.sort(key=lambda entry: entry[1], reverse=True)
+    scored.sort(key=lambda entry: (-entry[1], memory_rows.message_last(found[entry[0]].memory_type)))
     # Fitted on the default blend with both channels' ranks: a request that sets its own alpha or
     # half-life, or a search whose vector channel did not run (keyword first, a failed embedder),
     # keeps the blend.
     if reranked is None and request.mode == "hybrid" and ctx.settings.search_learned \
             and request.alpha is None and request.half_life_days is None and question.vector is not None:
-        scored = learned.reorder(request.query, now, scored, found)
+        scored = learned.reorder(request.query, now, scored, found,
+                                 near if ctx.settings.search_fact_own_relevance else None)
 
     # 4. the memories themselves, for the results returned: read with the rankings, else fetched.
     # The first top_k not read yet are fetched in the round trip that reads current-first's
