@@ -239,3 +239,28 @@ def test_a_question_about_the_past_asks_for_a_job_or_a_partner_by_its_verb(tenan
 def test_a_question_about_the_past_of_another_thing_does_not_reach_a_fact_by_a_word(tenant, before, after, question):
     _replaced(tenant, before, after)
     assert [r["content"] for r in tenant.search(question) if not r["active"]] == []
+
+
+@pytest.mark.parametrize(("before", "after"), [
+    (("I live in Leeds and I work at Acme.",), ("I moved to Manchester and I work at Globex now.",)),
+    (("I live in Leeds.", "I work at Acme."), ("I moved to Manchester.", "I work at Globex now.")),
+])
+@pytest.mark.parametrize(("question", "asked", "other"), [
+    ("where did I work before?", ("employer", "Acme"), ("city", "Leeds")),
+    ("Where did I live before?", ("city", "Leeds"), ("employer", "Acme")),
+])
+def test_a_question_about_the_past_lifts_the_history_of_the_key_it_names_not_another(tenant, before, after,
+                                                                                      question, asked, other):
+    """Both the city and the employer were replaced: the question's verb names one key ("work" the
+    employer, "live" the city), and only that key's history is ranked above what led to it; the
+    other's is not lifted to that memory's score (the trial: "where did I work before?" gave the old
+    city the old employer's score, above the current employer)."""
+    tenant.turn(*before, session="s1", timestamp="2026-01-05T09:00:00Z")
+    tenant.turn(*after, session="s2", timestamp="2026-03-02T09:00:00Z")
+    results = tenant.search(question)
+    shown = [(r["content"], r["score"], r["score_parts"].get("past_for", "-")) for r in results]
+    rank = {fact: next((i for i, r in enumerate(results) if (r.get("key"), r.get("value")) == fact
+                        and not r["active"]), None) for fact in (asked, other)}
+    assert rank[asked] is not None, shown
+    assert rank[other] is None or (rank[asked] < rank[other] and results[rank[asked]]["score"] > results[rank[other]]["score"]
+                                   and "past_for" not in results[rank[other]]["score_parts"]), shown

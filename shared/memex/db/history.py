@@ -135,17 +135,30 @@ def send_replacements(conn: psycopg.Connection, tenant_id: str, user_id: str,
     return cursor.fetchall
 
 
-def send_earlier(conn: psycopg.Connection, tenant_id: str, user_id: str, ids: list[str],
-                 most: int) -> Callable[[], list[dict[str, Any]]]:
+def _by_key(words: list[str]) -> str:
+    """SQL: whether a replaced fact's (`o`) key is one a question names by `words`: a word of its key
+    (underscores read as spaces) begins with the stem of one of them; a stop word matches nothing
+    (to_tsquery drops it). Its parameter `words` is `_key_query(words)`."""
+    return ("o.key IS NOT NULL AND to_tsvector('english', replace(o.key, '_', ' ')) @@ to_tsquery('english', %(words)s)"
+            if words else "false")
+
+
+def _key_query(words: list[str]) -> str:
+    return " | ".join(f"{word}:*" for word in words)
+
+
+def send_earlier(conn: psycopg.Connection, tenant_id: str, user_id: str, ids: list[str], most: int,
+                 words: list[str]) -> Callable[[], list[dict[str, Any]]]:
     """For each of `ids`, the user's semantic facts that are no longer current and that it leads to
     (with what scoring and scoping need of them): for a fact, those it replaced, directly or through
     others (at most `most` links back, index memory_links' key); for a message, the facts drawn from it
     that have since been replaced or that spoke of the past (index memories_drawn_facts). `step` is
-    how far back each is: 0 drawn from the message, 1 replaced directly, and so on. An erased memory
+    how far back each is: 0 drawn from the message, 1 replaced directly, and so on; `by_key` whether its
+key is one the question names by `words` (as send_asked reads them). An erased memory
     has no row left, and erasure closes its chain over the gap, so none comes back here.
     Sent now, read by calling what it returns (in a pipeline, after its sync)."""
     cursor = conn.execute(
-        """WITH RECURSIVE back(anchor, id, step) AS (
+        f"""WITH RECURSIVE back(anchor, id, step) AS (
                SELECT memory_id, replaced_id, 1 FROM memory_links
                WHERE tenant_id = %(t)s AND memory_id = ANY(%(ids)s)
                UNION
@@ -161,13 +174,13 @@ def send_earlier(conn: psycopg.Connection, tenant_id: str, user_id: str, ids: li
                  AND e.memory_type = 'episodic'
            )
            SELECT x.anchor, o.id, min(x.step) AS step, o.valid_from, o.valid_to, o.importance, o.agent_id,
-                  o.session_id, o.subject, o.memory_type, o.metadata
+                  o.session_id, o.subject, o.memory_type, o.metadata, {_by_key(words)} AS by_key
            FROM (SELECT * FROM back UNION ALL SELECT * FROM drawn) x
            JOIN memories o ON o.tenant_id = %(t)s AND o.id = x.id
            WHERE o.user_id = %(u)s AND o.memory_type = 'semantic' AND NOT o.active
            GROUP BY x.anchor, o.tenant_id, o.id
            ORDER BY x.anchor, step, o.valid_to DESC NULLS LAST, o.id""",
-        {"t": tenant_id, "u": user_id, "ids": ids, "most": most},
+        {"t": tenant_id, "u": user_id, "ids": ids, "most": most, "words": _key_query(words)},
     )
     return cursor.fetchall
 
@@ -183,19 +196,16 @@ def send_asked(conn: psycopg.Connection, tenant_id: str, user_id: str, vectors: 
     vectors = [np.asarray(vector, dtype=np.float32) for vector in vectors if vector is not None]
     similarity = "greatest(" + ", ".join(f"1 - (o.embedding <=> %(v{i})s)" for i in range(len(vectors))) + ")" \
         if vectors else "NULL::float8"
-    # each word as a prefix of its stem; a stop word matches nothing (to_tsquery drops it)
-    by_key = ("to_tsvector('english', replace(o.key, '_', ' ')) @@ to_tsquery('english', %(words)s)"
-              if words else "false")
     cursor = conn.execute(
         f"""SELECT * FROM (
                 SELECT o.id, o.valid_from, o.valid_to, o.importance, o.agent_id, o.session_id, o.subject,
-                       o.memory_type, o.metadata, {similarity} AS similarity, o.key IS NOT NULL AND {by_key} AS by_key
+                       o.memory_type, o.metadata, {similarity} AS similarity, {_by_key(words)} AS by_key
                 FROM memories o
                 WHERE o.tenant_id = %(t)s AND o.user_id = %(u)s AND NOT o.active AND o.memory_type = 'semantic'
             ) asked
             WHERE by_key OR similarity >= %(min)s
             ORDER BY similarity DESC NULLS LAST, valid_to DESC NULLS LAST, id LIMIT %(most)s""",
-        {"t": tenant_id, "u": user_id, "words": " | ".join(f"{word}:*" for word in words), "min": min_similarity,
+        {"t": tenant_id, "u": user_id, "words": _key_query(words), "min": min_similarity,
          "most": most, **{f"v{i}": vector for i, vector in enumerate(vectors)}},
     )
     return cursor.fetchall

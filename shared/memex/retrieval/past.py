@@ -76,10 +76,15 @@ def topic(question: str) -> str:
 def lift(request: SearchIn, scored: list[Scored], earlier: list[dict[str, Any]], relevance: dict[str, float],
          now: datetime) -> list[Scored]:
     """`scored` (best first) with the replaced facts `earlier` (history.send_earlier of its window)
-    ranked just above the memory that led to each; one that led none there is left as it was."""
+    ranked just above the memory that led to each; one that led none there is left as it was. When
+    the question names the key of some of them (`by_key`), only those are: "where did I work
+    before?" after a move and a new job leads to the old city too, through the current city or the
+    message that said both, and the old city is not what it asks."""
+    named = any(row["by_key"] for row in earlier)
     led: dict[str, list[dict[str, Any]]] = {}
     for row in earlier:
-        led.setdefault(row["anchor"], []).append(row)
+        if row["by_key"] or not named:
+            led.setdefault(row["anchor"], []).append(row)
     if not led:
         return scored
     order = list(scored)
@@ -108,14 +113,17 @@ _WORD = re.compile(r"[a-z]{3,}")
 # Questions that ask for a fact by a verb, not by its key's words: "What did I do?" (a stop word and
 # nothing else) and "what did she do for a living?" ask for the job (filed as `role`); "Who did I
 # date?", "was she dating anyone?", "Who was I seeing?" and "who did he go out with?" for a partner or
-# a relationship status. Read in the topic as a whole: "what did I do for fun?", "what date did I
-# move?" and "who was I seeing at the clinic?" ask for none of them.
+# a relationship status; "where did I work?" for the employer or the job, "where did she live?" for the
+# city. Read in the topic as a whole: "what did I do for fun?", "what date did I move?" and "who was I
+# seeing at the clinic?" ask for none of them.
 _ASKED_BY_VERB = (
     (re.compile(r"^\W*what\s+(?:did|does|do|was|were|is|are|has|have)\s+(?:the\s+user|\S+)\s+(?:been\s+)?"
                 r"do(?:ing)?(?:\s+for\s+(?:a\s+living|work))?\s*[?.!]*\s*$", re.IGNORECASE), ("role",)),
     (re.compile(r"\bdat(?:ed|ing)\b|\b(?:did|does|do)\s+(?:the\s+user|\S+)\s+date\b"
                 r"|\bseeing(?=\s*(?:[?.!]|$)|\s+(?:any|some)(?:one|body)\b)|\b(?:go|going|gone|went)\s+out\s+with\b",
                 re.IGNORECASE), ("partner", "relationship")),
+    (re.compile(r"\bwork(?:s|ed|ing)?\b(?!\s+out\b)", re.IGNORECASE), ("employer", "role")),
+    (re.compile(r"\b(?:live[sd]?|living)\b(?<!a\sliving)", re.IGNORECASE), ("city",)),
 )
 
 

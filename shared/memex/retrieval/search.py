@@ -423,10 +423,10 @@ def _search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies 
     if window or about_past:
         with conn.pipeline():
             if about_past:  # the question searched, and as asked: "did I use to date" is part of what it asks
-                earlier = history.send_earlier(conn, tenant_id, request.user_id, window, request.top_k)
+                key_words = past.key_words(request.query)
+                earlier = history.send_earlier(conn, tenant_id, request.user_id, window, request.top_k, key_words)
                 by_itself = history.send_asked(conn, tenant_id, request.user_id, deps.query_vectors(past_texts),
-                                               past.key_words(request.query), floor.DEFAULT.gate_similarity,
-                                               request.top_k)
+                                               key_words, floor.DEFAULT.gate_similarity, request.top_k)
             else:
                 replacements = history.send_replacements(conn, tenant_id, request.user_id, window)
             unread = [item for item in window if item not in unparsed]
