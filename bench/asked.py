@@ -15,7 +15,7 @@ extractor and questions about it, a `dev` set and a `heldout` set. Two parts:
   fixture's `replaced` pairs is told to a fresh user, the old statement weeks before the new one,
   and asked about: for `dev` and `heldout` (questions about the past), whether the replaced fact is
   among the results and above the fact that replaced it (and, when the pair replaced another key's
-  fact too, `other`, whether that one came above it); for `present`, whether the new fact is the
+  fact too, `other`, whether that one came above it or level with it); for `present`, whether the new fact is the
   first fact returned and the replaced one never returned. A pair without `after` is a fact about
   the past that nothing replaced. The fixture's `unrelated_past` questions are asked of each of those
   users and must return nothing. Then each of the fixture's `kinds`
@@ -188,11 +188,12 @@ def _replaced(pair: dict[str, Any], split: str, question: str, found: list[dict[
     facts = [r for r in found if r["memory_type"] == "semantic"]
     new = pair.get("new")  # none when nothing replaced the old fact
     old, other = rank(pair["old"], False), None
-    if "other" in pair:  # another key's replaced fact, which should not come above the one asked about
+    if "other" in pair:  # another key's replaced fact, which should not come above (or level with) the one asked about
         other = next((i for i, r in enumerate(found) if r.get("key") == pair["other"]["key"] and not r["active"]
                       and str(r.get("value", "")).lower() == pair["other"]["old"].lower()), None)
     return {"key": pair["key"], "set": split, "question": question, "old": old,
-            "other_above": None if "other" not in pair else other is not None and (old is None or other < old),
+            "other_above": None if "other" not in pair else other is not None and (
+                old is None or other < old or found[other]["score"] >= found[old]["score"]),
             "new": rank(new, True) if new else None, "first_fact": facts[0]["content"] if facts else None,
             "new_first": bool(new and facts) and facts[0].get("value", "").lower() == new.lower()
             and facts[0]["active"], "has_new": bool(new), "top": [r["content"] for r in found[:3]]}
@@ -266,7 +267,7 @@ def render(measured: dict[str, Any]) -> str:
                 lines += [f"  MISS {r['key']}: {r['question']!r} -> {r['top']}" for r in mine if r not in above]
                 two = [r for r in mine if r.get("other_above") is not None]
                 if two:
-                    lines.append(f"  two keys replaced: the other key's old fact above the one asked about "
+                    lines.append(f"  two keys replaced: the other key's old fact above or level with the one asked about "
                                  f"{sum(r['other_above'] for r in two)}/{len(two)}")
                     lines += [f"  OTHER ABOVE {r['key']}: {r['question']!r} -> {r['top']}" for r in two
                               if r["other_above"]]
