@@ -264,3 +264,14 @@ def test_a_question_about_the_past_lifts_the_history_of_the_key_it_names_not_ano
     assert rank[asked] is not None, shown
     assert rank[other] is None or (rank[asked] < rank[other] and results[rank[asked]]["score"] > results[rank[other]]["score"]
                                    and "past_for" not in results[rank[other]]["score_parts"]), shown
+
+
+def test_a_question_that_names_a_key_does_not_ask_for_another_key_s_history_by_its_meaning(tenant):
+    """"The user used to live in Paris." is as near "where did I work?" as the floor's gate: the question
+    names the employer ("work"), so the old city is not taken in above the old employer by itself."""
+    for said in ("I just started at Notion.", "I quit my job at Amazon.", "I used to live in Paris."):
+        tenant.turn(said)
+    results = tenant.search("Where did I work before?")
+    assert [(r.get("key"), r["active"]) for r in results[:1]] == [("employer", False)], [r["content"] for r in results]
+    paris = [r for r in results if r.get("key") == "city" and not r["active"]]
+    assert all(r["score"] < results[0]["score"] for r in paris), [r["content"] for r in results]

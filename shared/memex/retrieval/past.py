@@ -73,18 +73,25 @@ def topic(question: str) -> str:
     return bare.strip(" ,") or question
 
 
+def of_keys_named(earlier: list[dict[str, Any]], alone: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The replaced facts a question leads to (`earlier`: history.send_earlier) and asks about by
+    itself (`alone`: history.send_asked), only those of the keys it names (`by_key`) when it names
+    the key of any: "where did I work before?" after a move and a new job leads to the old city too
+    (through the current city, or the message that said both), and is near the old city in meaning,
+    but asks about the employer. A question that names no key's words keeps them all: what led to
+    them, or their meaning, is all that says what it asks."""
+    if not any(row["by_key"] for row in (*earlier, *alone)):
+        return earlier, alone
+    return [row for row in earlier if row["by_key"]], [row for row in alone if row["by_key"]]
+
+
 def lift(request: SearchIn, scored: list[Scored], earlier: list[dict[str, Any]], relevance: dict[str, float],
          now: datetime) -> list[Scored]:
     """`scored` (best first) with the replaced facts `earlier` (history.send_earlier of its window)
-    ranked just above the memory that led to each; one that led none there is left as it was. When
-    the question names the key of some of them (`by_key`), only those are: "where did I work
-    before?" after a move and a new job leads to the old city too, through the current city or the
-    message that said both, and the old city is not what it asks."""
-    named = any(row["by_key"] for row in earlier)
+    ranked just above the memory that led to each; one that led none there is left as it was."""
     led: dict[str, list[dict[str, Any]]] = {}
     for row in earlier:
-        if row["by_key"] or not named:
-            led.setdefault(row["anchor"], []).append(row)
+        led.setdefault(row["anchor"], []).append(row)
     if not led:
         return scored
     order = list(scored)

@@ -431,9 +431,12 @@ def _search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies 
                 replacements = history.send_replacements(conn, tenant_id, request.user_id, window)
             unread = [item for item in window if item not in unparsed]
             fetched = memory_rows.send_get_many(conn, tenant_id, unread) if unread else dict
-        scored = past.asked(request, past.lift(request, scored, earlier(), relevance, now), by_itself(), now,
-                            floor.DEFAULT.gate_similarity) \
-            if about_past else current_first.lift(request, scored, replacements(), relevance, now)
+        if about_past:
+            led, alone = past.of_keys_named(earlier(), by_itself())
+            scored = past.asked(request, past.lift(request, scored, led, relevance, now), alone, now,
+                                floor.DEFAULT.gate_similarity)
+        else:
+            scored = current_first.lift(request, scored, replacements(), relevance, now)
         read.update(fetched())
     results: list[dict[str, Any]] = []
     total = len(scored)
