@@ -23,7 +23,10 @@ memory, or one under a key the question names ("diet" for dietary_restriction, "
 "relationship status"). Those are ranked first (above the results, with the first one's score, the
 nearest in meaning first; alone, by their own score, their cosine as relevance), with
 `score_parts.past_for` null: nothing led to them. When the search did lead to some, those the
-question is as near as the gate are added too (another key's history).
+question is as near as the gate are added too (another key's history). When the question names
+the key of some of the replaced facts it reaches, by its words or its verb ("work" the employer or
+the job, "live" the city), only those are taken in either way (of_keys_named): after a move and a new
+job told together, "where did I work before?" reaches the old city through the same message.
 
 The cues are few on purpose. "What did I say yesterday?" is about the past but not about a replaced
 fact (temporal.py reads its period), and "When did she go to the museum?" asks when, not what was.
