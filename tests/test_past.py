@@ -194,6 +194,9 @@ def test_a_question_about_the_past_of_something_else_returns_nothing(tenant):
     ("What did I do for fun?", ["what", "did", "for", "fun"]),
     ("What date did the user move?", ["what", "date", "did", "move"]),
     ("Who was I seeing at the clinic?", ["who", "was", "seeing", "the", "clinic"]),
+    ("Where did I work?", ["where", "did", "work", "employer", "role"]),
+    ("Where was the user living?", ["where", "was", "living", "city"]),
+    ("What did I work out?", ["what", "did", "work", "out"]),  # exercise, not a job
 ])
 def test_the_words_a_replaced_fact_s_key_is_looked_up_by(topic, words):
     assert past.key_words(topic) == words
