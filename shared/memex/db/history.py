@@ -154,8 +154,8 @@ def send_earlier(conn: psycopg.Connection, tenant_id: str, user_id: str, ids: li
     others (at most `most` links back, index memory_links' key); for a message, the facts drawn from it
     that have since been replaced or that spoke of the past (index memories_drawn_facts). `step` is
     how far back each is: 0 drawn from the message, 1 replaced directly, and so on; `by_key` whether its
-key is one the question names by `words` (as send_asked reads them). An erased memory
-    has no row left, and erasure closes its chain over the gap, so none comes back here.
+    key is one the question names by `words` (as send_asked reads them). An erased memory has no row
+    left, and erasure closes its chain over the gap, so none comes back here.
     Sent now, read by calling what it returns (in a pipeline, after its sync)."""
     cursor = conn.execute(
         f"""WITH RECURSIVE back(anchor, id, step) AS (
