@@ -167,6 +167,10 @@ class Settings:
     # drops the memories that name only things of other kinds (retrieval/kinds.py). Measured on
     # bench.asked's `kinds` and LoCoMo (docs/measurements/quality.md).
     search_kinds: bool = True
+    # A question naming a kind of fact ("any pets?", "her hobbies", "his family") also ranks the
+    # user's current facts filed under that kind's keys, which pass the floor (retrieval/topics.py).
+    # Measured on bench.asked's `topics` and LoCoMo (docs/measurements/quality.md).
+    search_topics: bool = True
     # The messages said within `reach` of one of the `hits` best memories' own (in its turn) get
     # `share` of that memory's relevance when it beats their own. Reach 2 (the line before the
     # question a hit answers, the reply after its reply): R@10 0.777 -> 0.791, chosen in every fold.
@@ -335,6 +339,7 @@ def load_settings() -> Settings:
         search_past=_bool("MEMEX_SEARCH_PAST", True),
         search_periods=_bool("MEMEX_SEARCH_PERIODS", True),
         search_kinds=_bool("MEMEX_SEARCH_KINDS", True),
+        search_topics=_bool("MEMEX_SEARCH_TOPICS", True),
         search_neighbour_share=_float("MEMEX_SEARCH_NEIGHBOUR_SHARE", 0.5),
         search_neighbour_hits=_int("MEMEX_SEARCH_NEIGHBOUR_HITS", 5),
         search_neighbour_reach=_int("MEMEX_SEARCH_NEIGHBOUR_REACH", 2),

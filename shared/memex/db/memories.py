@@ -708,6 +708,22 @@ def keyword_ranked(conn: psycopg.Connection, tenant_id: str, user_id: str, agent
     return ranking.ranked, ranking.scope_size
 
 
+def topic_statement(tenant_id: str, user_id: str, agent_id: str | None, filters: SearchFilters,
+                    include_inactive: bool, keys: str, limit: int) -> Statement:
+    """The scope's facts filed under a key that matches the regular expression `keys` (the kinds of
+    fact a question names: retrieval/topics.py), the most important first, then the latest, each
+    read whole; a fact's score is minus its place (-1 the first), as nothing else orders them.
+    Index memories_user_key: the user's keyed memories' entries are matched, only the matches read."""
+    where, params = _scope(tenant_id, user_id, agent_id, filters, include_inactive, alias="m")
+    sql = f"""SELECT m.id, m.valid_from, m.importance, m.content, {SAID.format(m='m')},
+                     -(row_number() OVER (ORDER BY m.importance DESC, m.valid_from DESC, m.id))::float8 AS place
+              FROM memories m
+              WHERE {where} AND m.key IS NOT NULL AND m.key ~ %(topic_keys)s AND m.memory_type <> 'episodic'
+              ORDER BY place DESC LIMIT %(topic_limit)s"""
+    return Statement(sql, {**params, "topic_keys": keys, "topic_limit": limit}, "place") \
+        .with_memories(tenant_id, limit)
+
+
 # What a vector ranking reads of each memory it ranks (Found), besides its similarity.
 _VECTOR_COLUMNS = f"id, valid_from, importance, content, {SAID.format(m='memories')}"
 

@@ -89,19 +89,24 @@ def moments(candidates: Sequence[Found], relevance: Sequence[float]) -> list[flo
     return out
 
 
-def features(question: str, now: datetime, candidates: Sequence[tuple[dict[str, Any], Found]]) -> list[list[float]]:
+def features(question: str, now: datetime, candidates: Sequence[tuple[dict[str, Any], Found]],
+             also_said: Sequence[frozenset[str]] = ()) -> list[list[float]]:
     """The FEATURES of each candidate, given best first as (score parts, what the ranking read of it).
 
     "asked_words" is the share of the question's words the candidate says, each word weighted by how
     few of the candidates say it (a word every candidate says tells them apart no more than a
     function word). It leaves out the participants' names: the speaker cue weighs those, and an
-    episodic line starts with its speaker's."""
+    episodic line starts with its speaker's. `also_said` (by candidate, when given): words a
+    candidate counts as saying besides its own, the question's word for the kind of a fact filed
+    under it (topics.py: "pets" for "The user's dog is named Bolt.")."""
     asked = speakers.words(question)
     periods = temporal.windows(question, now)
     names = frozenset().union(*(speakers.words(name) for _, found in candidates
                                 for name in (found.speaker, found.subject) if name))
     wanted = _content_words(speakers.words(keywords.of(question)) - names)  # "for a living" asks no word
     said = [_content_words(speakers.words(found.content)) for _, found in candidates]
+    if also_said:
+        said = [words | _content_words(also) for words, also in zip(said, also_said)]
     weight = {word: math.log(1 + len(said) / (1 + sum(word in words for words in said))) for word in wanted}
     asked_weight = sum(weight.values())
     backed = moments([found for _, found in candidates], [parts["relevance"] for parts, _ in candidates])
@@ -124,7 +129,8 @@ def features(question: str, now: datetime, candidates: Sequence[tuple[dict[str, 
 
 
 def reorder(question: str, now: datetime, scored: list[Scored], found: dict[str, Found],
-            near: Collection[str] | None = None) -> list[Scored]:
+            near: Collection[str] | None = None,
+            topical: tuple[frozenset[str], Collection[str]] | None = None) -> list[Scored]:
     """`scored` (best first) with its best CANDIDATES in the model's order, the rest after them as
     they were. The list stays in score order: the block's scores are handed out again, highest
     first, in the new order; `score_parts.learned` holds the model's own value.
@@ -136,9 +142,17 @@ def reorder(question: str, now: datetime, scored: list[Scored], found: dict[str,
     with its message and its importance would carry it over the words it does not say. A fact near
     the question itself keeps its place, even when its message is the more relevant: "The user's
     employer is Notion." (0.34 from "Which company is she with?") stays above "I just started at
-    Notion, left Stripe."."""
+    Notion, left Stripe.".
+
+    With `topical` (the question's words for the kinds of fact it names, and the facts filed under
+    them: topics.py), those facts count as saying those words."""
     block, rest = scored[:CANDIDATES], scored[CANDIDATES:]
-    rows = features(question, now, [(parts, found[item]) for item, _, parts in block])
+    also_said = ()
+    if topical is not None:
+        kind_words, facts = topical
+        said = frozenset().union(*(speakers.words(word) for word in kind_words))
+        also_said = [said if item in facts else frozenset() for item, _, _ in block]
+    rows = features(question, now, [(parts, found[item]) for item, _, parts in block], also_said)
     values = [sum(WEIGHTS[name] * value for name, value in zip(FEATURES, row)) for row in rows]
     under = _under_message(block, found, values, near) if near is not None else {}
 

@@ -42,12 +42,15 @@ from memex.db import memories as memory_rows
 from memex.metrics import FLOOR_REJECTIONS, LLM_FALLBACKS
 from memex.models import SearchIn
 from memex.retrieval import (current_first, feedback, floor, keyword_first, keywords, kinds, learned, multihop,
-                             past, period, rerank, rrf, scoring, speakers, temporal)
+                             past, period, rerank, rrf, scoring, speakers, temporal, topics)
 
 CANDIDATES_PER_CHANNEL = 100
 EXPANSION_CANDIDATES = 30  # per extra query: its lower ranks would add next to nothing
 KEYWORD_WEIGHT = 1.0
 VECTOR_WEIGHT = 0.5  # see rrf.py for how both were measured
+# The facts of the kinds a question names (topics.py): a lexical tie, as the keyword channel's is.
+TOPIC_WEIGHT = KEYWORD_WEIGHT
+TOPIC_FACTS = 10
 # The most participants' names read before the first round (memories.ahead, one index
 # probe each); a user with more has the question's unnamed form embedded in the second round.
 NAMES_AHEAD = 64
@@ -67,15 +70,20 @@ def _iterative_scan(ctx: Context) -> bool:
 
 @dataclass
 class QueryRun:
-    """One query's channels, best first; None for a channel that did not run."""
+    """One query's channels, best first; None for a channel that did not run. `topic`: the facts of
+    the kinds the question names (topics.py), for the question's own run only."""
 
     keyword: memory_rows.Ranking | None
     vector: memory_rows.Ranking | None
+    topic: memory_rows.Ranking | None = None
     _signals: dict[str, floor.Signals] | None = field(default=None, init=False, repr=False, compare=False)
 
     def rankings(self, weight: float) -> list[tuple[float, list[str]]]:
+        # a question naming no kind the user has facts of is fused as it was without the topic channel
+        topic = self.topic if self.topic is not None and self.topic.ranked else None
         return [(weight * channel_weight, [item for item, _ in channel.ranked]) for channel_weight, channel
-                in ((KEYWORD_WEIGHT, self.keyword), (VECTOR_WEIGHT, self.vector)) if channel is not None]
+                in ((KEYWORD_WEIGHT, self.keyword), (VECTOR_WEIGHT, self.vector), (TOPIC_WEIGHT, topic))
+                if channel is not None]
 
     def scores(self, channel: str) -> dict[str, float]:
         ranking = getattr(self, channel)
@@ -87,11 +95,16 @@ class QueryRun:
             self._signals = floor.signals(self.keyword, self.vector)
         return self._signals
 
+    def topical(self) -> set[str]:
+        return {item for item, _ in self.topic.ranked} if self.topic else set()
+
     def found(self) -> dict[str, memory_rows.Found]:
-        return {**(self.vector.found if self.vector else {}), **(self.keyword.found if self.keyword else {})}
+        return {**(self.topic.found if self.topic else {}), **(self.vector.found if self.vector else {}),
+                **(self.keyword.found if self.keyword else {})}
 
     def memories(self) -> dict[str, str]:
-        return {**(self.vector.memories if self.vector else {}), **(self.keyword.memories if self.keyword else {})}
+        return {**(self.topic.memories if self.topic else {}), **(self.vector.memories if self.vector else {}),
+                **(self.keyword.memories if self.keyword else {})}
 
 
 class Dependencies:
@@ -206,13 +219,14 @@ def _search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies 
         return keywords.of(query), depth, max_postings, whole(depth)
 
     def run(plans: list[tuple[str, int, bool, bool]], ahead: Sequence[str] = (),
-            size: memory_rows.Size | None = None) -> list[QueryRun]:
+            size: memory_rows.Size | None = None, topic: memory_rows.Statement | None = None) -> list[QueryRun]:
         """Each (query, depth, keyword?, vector?) on its channels, all in one pipeline: one round
         trip, in which Postgres ranks the keywords while the queries are being embedded. The
         queries' keyword channels go as one statement (memories.keyword_statements), their texts
         to the embedder in one call, with `ahead`: texts a later round will ask the vectors of, and
         the vectors of one depth as one statement where that saves a scan (memories.vector_statements).
-        The user's `size`, when read ahead, leaves the vector statements only the path it calls for."""
+        The user's `size`, when read ahead, leaves the vector statements only the path it calls for.
+        `topic` (memories.topic_statement) goes with them, its ranking the first plan's."""
         keyword_plans = [i for i, (_, _, keyword, _) in enumerate(plans) if keyword]
         vector_plans = [i for i, (_, _, _, vector) in enumerate(plans) if vector]
         # the embedded plans of each depth, and the statement that ranks them all
@@ -227,6 +241,8 @@ def _search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies 
                 ranked_keywords = memory_rows.keyword_statements(
                     *scope, [keyword_query(plans[i][0], plans[i][1]) for i in keyword_plans])
                 ranked_keywords.send(conn)
+            if topic is not None:
+                topic.send(conn)
             vectors = deps.query_vectors([plans[i][0] for i in vector_plans] + list(ahead)) if vector_plans else []
             embedded = dict(zip(vector_plans, vectors))
             for i, query_vector in embedded.items():
@@ -250,7 +266,8 @@ def _search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies 
         ranked.update({i: statement.result() for i, statement in fallbacks.items()})
         vector_ranked = {i: ranking for group, statement in ranked_vectors
                          for i, ranking in zip(group, statement.results())}
-        return [QueryRun(ranked.get(i), vector_ranked.get(i)) for i in range(len(plans))]
+        return [QueryRun(ranked.get(i), vector_ranked.get(i), topic.result() if topic is not None and i == 0 else None)
+                for i in range(len(plans))]
 
     depth = max(CANDIDATES_PER_CHANNEL, request.top_k * 2)
     voicing = request.mode == "hybrid" and ctx.settings.search_first_person
@@ -283,6 +300,8 @@ def _search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies 
     # The user's size, when read ahead: this search's vector statements then hold only the path
     # it calls for (memories.vector_statement), the next round's too, a few milliseconds later.
     size: memory_rows.Size | None = None
+    asked_topic = topics.asked(request.query) \
+        if request.mode == "hybrid" and ctx.settings.search_topics and not about_past else None
     if request.mode == "hybrid" and ctx.settings.search_keyword_first:
         # The keyword channel first, and the query embedded only when its answer is not decisive:
         # a round trip more for those, no embedding for the others.
@@ -296,19 +315,24 @@ def _search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies 
         [question, *in_voice] = run([(request.query, depth, request.mode in ("hybrid", "bm25"), embed_asked)]
                                     + ([(voiced, depth, False, True)] if voiced else []),
                                     [*(_unnamed_ahead(request, ahead) if ahead and unnamed_ahead else ()),
-                                     *past_texts], size)
+                                     *past_texts], size,
+                                    memory_rows.topic_statement(*scope, asked_topic.keys, TOPIC_FACTS)
+                                    if asked_topic else None)
+        question = QueryRun(question.keyword, question.vector, _whose(request.query, question.topic))
         if in_voice:
             as_asked = QueryRun(None, question.vector) if question.vector is not None else None
-            question = QueryRun(question.keyword, in_voice[0].vector)
+            question = QueryRun(question.keyword, in_voice[0].vector, question.topic)
     own = question.signals()
     reranker = rerank.from_settings(ctx.settings) if request.mode == "hybrid" else None
+    # The facts of the kinds the question names answer it, whatever its words and meaning say (topics.py).
+    topical = question.topical()
     # The question as asked opens the gate too: a fact embedded before facts were embedded in the
     # user's voice (embedded_text.py; until `memex backfill --reembed`) is near it, not the voiced one.
-    gate_open = floor.query_passes([*own.values(), *(as_asked.signals().values() if as_asked else ())],
-                                   vector_ran=question.vector is not None)
+    gate_open = bool(topical) or floor.query_passes(
+        [*own.values(), *(as_asked.signals().values() if as_asked else ())], vector_ran=question.vector is not None)
     # the memories the question's own signals keep: a fact kept only by another's is held under its message
     # (learned.py)
-    near = {item for item, s in own.items() if floor.item_passes(s)}
+    near = {item for item, s in own.items() if floor.item_passes(s)} | topical
     if not (gate_open or reranker):
         ctx.metrics.record(FLOOR_REJECTIONS)
         if not about_past:  # a question about the past may still ask about a replaced fact (past.asked)
@@ -348,7 +372,7 @@ def _search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies 
                 runs.append((ctx.settings.search_feedback_weight, extra_runs.pop()))
             if unnamed:
                 unnamed_run = extra_runs.pop()
-                question = QueryRun(unnamed_run.keyword, question.vector)
+                question = QueryRun(unnamed_run.keyword, question.vector, question.topic)
                 runs = [(1.0, question)] + runs[1:]
                 if unnamed_run.vector is not None:
                     runs.append((ctx.settings.search_unnamed_vector_weight, QueryRun(None, unnamed_run.vector)))
@@ -369,7 +393,7 @@ def _search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies 
         # A memory found by an extra query is held to that query's signals, not the question's.
         signals = [query_run.signals() for _, query_run in runs]
         kept = [item for item in relevance
-                if gate_open and any(item in s and floor.item_passes(s[item]) for s in signals)]
+                if gate_open and (item in topical or any(item in s and floor.item_passes(s[item]) for s in signals))]
         # "Got it!" is about as near in meaning to any short question as a real answer is: a line
         # that says nothing of its own is kept only when the question's words found it
         kept = [item for item in kept if any(item in s and s[item].bm25 is not None for s in signals)
@@ -408,7 +432,8 @@ def _search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies 
     if reranked is None and request.mode == "hybrid" and ctx.settings.search_learned \
             and request.alpha is None and request.half_life_days is None and question.vector is not None:
         scored = learned.reorder(request.query, now, scored, found,
-                                 near if ctx.settings.search_fact_own_relevance else None)
+                                 near if ctx.settings.search_fact_own_relevance else None,
+                                 (asked_topic.words, topical) if topical else None)
 
     # 4. the memories themselves, for the results returned: read with the rankings, else fetched.
     # The first top_k not read yet are fetched in the round trip that reads current-first's
@@ -456,6 +481,19 @@ def _search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies 
                 continue
             results.append({**read[item], "score": score, "score_parts": parts})
     return _answer(request, results, total, deps)
+
+
+def _whose(query: str, topic: memory_rows.Ranking | None) -> memory_rows.Ranking | None:
+    """The facts of the question's kinds about whom it asks: the participants it names, else the
+    user ("Does she have any pets?" is not answered by another participant's dog)."""
+    if topic is None:
+        return None
+    asked = speakers.words(query)
+    named = [item for item, _ in topic.ranked if speakers.names(asked, topic.found[item])]
+    mine = named or [item for item, _ in topic.ranked if topic.found[item].subject == "user"]
+    return memory_rows.Ranking([(item, score) for item, score in topic.ranked if item in mine],
+                               {item: topic.found[item] for item in mine},
+                               memories={item: text for item, text in topic.memories.items() if item in mine})
 
 
 def _unnamed_ahead(request: SearchIn, ahead: memory_rows.Ahead) -> list[str]:

@@ -1,0 +1,71 @@
+"""A question that names a kind of fact ("any pets?", "her hobbies", "his family") is answered by the
+facts filed under that kind, though they say none of its words (retrieval/topics.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from memex.retrieval import topics
+
+
+@pytest.mark.parametrize("question, kind_word", [
+    ("Does she have any pets?", "pets"),
+    ("What animals does the user own?", "animals"),
+    ("What are her hobbies?", "hobbies"),
+    ("What does he do in his free time?", "free time"),
+    ("Any medical conditions I should know about?", "medical conditions"),
+    ("Is the user on a diet?", "diet"),
+    ("Tell me about the user's family.", "family"),
+])
+def test_a_question_naming_a_kind_of_fact_is_recognised(question, kind_word):
+    asked = topics.asked(question)
+    assert asked is not None and kind_word in asked.words
+
+
+@pytest.mark.parametrize("question", [
+    "What is her pet peeve?",
+    "Do I eat animal products?",
+    "Does she work in health care?",
+    "When is my medical appointment?",
+    "How do I write a cover letter for a family business?",
+    "Diet coke or pepsi?",
+    "Where does the user work?",
+])
+def test_a_phrase_that_means_something_else_names_no_kind(question):
+    assert topics.asked(question) is None
+
+
+def _said(tenant, *lines: tuple[str | None, str]):
+    body = {"user_id": tenant.user, "session_id": "s1", "user_name": "Ines",
+            "messages": [{"role": "user", **({"name": name} if name else {}), "content": text} for name, text in lines]}
+    response = tenant.post("/v1/turns?wait=true", body)
+    assert response.status_code == 201, response.text
+
+
+def test_the_facts_of_the_kind_asked_come_first(tenant):
+    # On main "Does she have any pets?" put "The user is vegetarian." (0.50) and the asthma above the
+    # dog (0.35), and "What does the user do in her free time?" found nothing at all.
+    for n, text in enumerate(("We have a dog called Bolt.", "I go climbing on weekends.",
+                              "I'm vegetarian and I have asthma.", "My wife Clara is a teacher.")):
+        assert tenant.turn(text, session=f"s{n}").status_code == 201
+    pets = tenant.search("Does she have any pets?")
+    assert pets and pets[0]["key"] == "pet_dog_name", [r["content"] for r in pets]
+    free_time = tenant.search("What does the user do in her free time?")
+    assert free_time and free_time[0]["key"] == "hobby", [r["content"] for r in free_time]
+    family = tenant.search("Tell me about the user's family.")
+    assert family and family[0]["key"].startswith("partner_"), [r["content"] for r in family]
+    health = tenant.search("Does the user have any health problems?")
+    assert health and health[0]["key"] == "health_condition", [r["content"] for r in health]
+
+
+def test_a_kind_is_answered_for_whom_the_question_asks(tenant):
+    _said(tenant, (None, "I have a cat named Miso."), ("Leila", "My dog is called Biscuit."))
+    mine = tenant.search("Does the user have any pets?")
+    assert mine and mine[0]["key"] == "pet_cat_name", [r["content"] for r in mine]
+    hers = tenant.search("Does Leila have any pets?")
+    assert hers and hers[0]["key"] == "leila_pet_dog_name", [r["content"] for r in hers]
+
+
+def test_a_user_with_no_fact_of_the_kind_gets_none_from_it(tenant):
+    tenant.turn("I'm vegetarian.")
+    assert tenant.search("What does the user do in her spare time?") == []
