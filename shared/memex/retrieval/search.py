@@ -318,10 +318,10 @@ def _search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies 
                                      *past_texts], size,
                                     memory_rows.topic_statement(*scope, asked_topic.keys, TOPIC_FACTS)
                                     if asked_topic else None)
-        question = QueryRun(question.keyword, question.vector, _whose(request.query, question.topic))
         if in_voice:
             as_asked = QueryRun(None, question.vector) if question.vector is not None else None
             question = QueryRun(question.keyword, in_voice[0].vector, question.topic)
+        question = QueryRun(question.keyword, question.vector, _topical(request.query, question.topic, question.vector))
     own = question.signals()
     reranker = rerank.from_settings(ctx.settings) if request.mode == "hybrid" else None
     # The facts of the kinds the question names answer it, whatever its words and meaning say (topics.py).
@@ -483,16 +483,21 @@ def _search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies 
     return _answer(request, results, total, deps)
 
 
-def _whose(query: str, topic: memory_rows.Ranking | None) -> memory_rows.Ranking | None:
+def _topical(query: str, topic: memory_rows.Ranking | None,
+             vector: memory_rows.Ranking | None) -> memory_rows.Ranking | None:
     """The facts of the question's kinds about whom it asks: the participants it names, else the
-    user ("Does she have any pets?" is not answered by another participant's dog)."""
+    user ("Does she have any pets?" is not answered by another participant's dog). Those the vector
+    channel ranked come first, nearest the question first ("dietary restrictions" asks about an
+    allergy too, but about the diet first), then the others in their importance's order."""
     if topic is None:
         return None
     asked = speakers.words(query)
-    named = [item for item, _ in topic.ranked if speakers.names(asked, topic.found[item])]
-    mine = named or [item for item, _ in topic.ranked if topic.found[item].subject == "user"]
-    return memory_rows.Ranking([(item, score) for item, score in topic.ranked if item in mine],
-                               {item: topic.found[item] for item in mine},
+    named = {item for item, _ in topic.ranked if speakers.names(asked, topic.found[item])}
+    mine = named or {item for item, _ in topic.ranked if topic.found[item].subject == "user"}
+    near = dict(vector.ranked) if vector is not None else {}
+    ranked = sorted(((item, score) for item, score in topic.ranked if item in mine),
+                    key=lambda entry: -near.get(entry[0], -2.0))  # stable: the importance's order after
+    return memory_rows.Ranking(ranked, {item: topic.found[item] for item in mine},
                                memories={item: text for item, text in topic.memories.items() if item in mine})
 
 
