@@ -29,6 +29,7 @@ def test_a_question_naming_a_kind_of_fact_is_recognised(question, kind_word):
     "When is my medical appointment?",
     "How do I write a cover letter for a family business?",
     "Diet coke or pepsi?",
+    "What mental health services is she interested in?",
     "Where does the user work?",
 ])
 def test_a_phrase_that_means_something_else_names_no_kind(question):

@@ -13,10 +13,10 @@ the user's current facts under those keys as one more ranking of the question
 word for its kind (learned.py's asked words).
 
 The kinds are few and their words plain on purpose: a kind's word must ask for the kind ("pets",
-"hobbies"), not merely occur in a phrase that means something else: not "a pet peeve", "animal
-products" (the singular is mostly such an adjective), "health care", "a medical appointment", "a
-family business" (the family is asked about when nothing follows it but its members, "is", "in");
-nor "conditions" alone (the weather's as often). A question about the past is not asked about
+"hobbies"), not qualify another noun ("a pet peeve", "health care", "a family business", "mental
+health services", "a vegan diet group"), nor be an adjective as often as a noun ("animal products",
+so only the plural "animals"), nor stand for something else as often ("conditions" alone is the
+weather's too, so only "medical conditions"). A question about the past is not asked about
 current facts of its kind: its own path reads the replaced facts of the key it names (past.py).
 """
 
@@ -43,15 +43,21 @@ _FAMILY = sorted({kind for kind in vocabulary.RELATIONS.values() if kind != "fri
 
 # (the question's words for the kind, the keys of its facts)
 _KINDS = (
-    (r"pets?(?!\s+(?:peeves?|projects?)\b)|animals", r"pet_"),
+    (r"pets?|animals", r"pet_"),
     (r"hobby|hobbies|pastimes?|free time|spare time|leisure", r"(?:hobby|learning)$"),
-    (r"health(?!\s*(?:care|insurance)\b)|illness(?:es)?|medical (?:conditions?|history|issues?|problems?)",
+    (r"(?:health|medical) (?:conditions?|history|issues?|problems?)|health|illness(?:es)?",
      r"(?:health_condition|allergy)$"),
-    (r"diet(?!\s+(?:coke|soda|drinks?)\b)|dietary|foods?", r"(?:dietary_restriction|allergy)$"),
-    (r"family(?=\s*(?:[?.!,;]|$|members?\b|like\b|is\b|are\b|in\b))|relatives",
-     r"(?:" + "|".join(_FAMILY) + r")_|(?:number_of_children|relationship_status)$"),
+    (r"diet|dietary restrictions?|foods?", r"(?:dietary_restriction|allergy)$"),
+    (r"family|families|relatives", r"(?:" + "|".join(_FAMILY) + r")_|(?:number_of_children|relationship_status)$"),
 )
-_ASKED = [(re.compile(rf"\b(?:{words})\b", re.IGNORECASE), keys) for words, keys in _KINDS]
+# The kind's word ends what the question names: punctuation follows it, or a word that is no noun (a
+# verb, a pronoun, a preposition...), not a noun it qualifies ("a pet peeve", "health care", "a family
+# business", "mental health services", "a vegan diet group").
+_ENDS = (r"(?=\s*(?:[?.!,;:)]|$)|\s+(?:does|do|did|is|are|was|were|has|have|had|should|can|could|would|will|"
+         r"might|must|may|i|you|he|she|it|we|they|the|a|an|my|your|his|her|their|our|in|of|for|at|on|with|"
+         r"from|to|that|which|who|and|or|but|like|members?|lately|now|these|those|this|recently|"
+         r"lives?|live|eats?|needs?|makes?|gets?|keeps?|stays?|belongs?)\b)")
+_ASKED = [(re.compile(rf"\b(?:{words}){_ENDS}", re.IGNORECASE), keys) for words, keys in _KINDS]
 
 
 def asked(question: str) -> Topic | None:
