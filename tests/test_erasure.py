@@ -99,6 +99,31 @@ def test_a_memory_erased_by_id_goes_with_its_history_and_does_not_come_back(ctx,
     assert tenant.get(f"/v1/turns/{first}").json()["status"] == "processed"
 
 
+def test_a_role_ended_with_its_job_comes_back_only_with_that_job(ctx, tenant):
+    """A role said with its employer ends when the employer is replaced (pipeline): erasing the
+    change (its session) makes the old job and its role current again, and erasing the old job by
+    id (with its history) takes the statement of the role's end with it, which says nothing of its
+    own: the role is current again, as it was said, and no copy of the change is left."""
+    role, company = f"zq{uuid.uuid4().hex[:8]} engineer", f"Zq{uuid.uuid4().hex[:10]}"
+
+    def jobs() -> list[tuple]:
+        return sorted((m["key"], m["value"], m["active"]) for m in _all(tenant) if m["key"] in ("role", "employer"))
+
+    tenant.turn(f"I'm a {role} at Zendesk.", timestamp="2026-01-01T00:00:00Z")
+    tenant.turn(f"I changed jobs from Zendesk to {company}.", timestamp="2026-02-01T00:00:00Z", session="s2")
+    assert ("role", role, True) not in jobs()
+    tenant.delete(f"/v1/sessions/s2?user_id={tenant.user}")
+    assert jobs() == [("employer", "Zendesk", True), ("role", role, True)]
+    tenant.turn(f"I changed jobs from Zendesk to {company}.", timestamp="2026-02-01T00:00:00Z", session="s3")
+    assert jobs() == [("employer", "Zendesk", False), ("employer", company, True), ("role", role, False),
+                      ("role", role, False)]
+    zendesk = _by_value(tenant, "employer")["Zendesk"]
+    assert tenant.delete(f"/v1/memories/{zendesk['id']}").json()["deleted"] == {"memories": 3}
+    assert [(m["value"], m["active"], m["supersedes"]) for m in _all(tenant) if m["key"] == "role"] == [
+        (role, True, None)]
+    assert _rows_mentioning(ctx, f"used to be {role}", f"employer is {company}") == {}
+
+
 def test_an_erased_message_leaves_no_copy_in_its_neighbour(ctx, tenant):
     marker = f"zq{uuid.uuid4().hex[:10]}"
     turn = tenant.turn(f"My secret word is {marker}.", "Noted, I will remember that.").json()

@@ -8,8 +8,11 @@ import random
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
-from memex import memories
+import pytest
+
+from memex import memories, pipeline
 from memex.ingest import ingest_turn
+from memex.jobs import SupersessionJob
 from memex.models import TurnIn
 from memex.supersession import RulesJudge
 
@@ -264,3 +267,56 @@ def test_one_turn_adds_a_bounded_number_of_facts_and_keeps_the_message_whole(ctx
     semantic = [m for m in body["memories"] if m["memory_type"] == "semantic"]
     assert len(semantic) == MAX_CANDIDATES_PER_TURN
     assert [m["content"] for m in body["memories"] if m["memory_type"] == "episodic"] == [text]
+
+
+@pytest.mark.parametrize("change", ["I changed jobs from Zendesk to Intercom.", "I started at Intercom last week."])
+def test_a_role_said_with_its_employer_ends_when_the_employer_is_replaced(ctx, tenant, runtime, change):
+    """"I'm a support lead at Zendesk." then a job change: the role was held at Zendesk, so it ends
+    with it (history, the reason naming the change) rather than staying current as if held at
+    Intercom (issue 11)."""
+    tenant.turn("I'm a support lead at Zendesk.", timestamp="2026-01-01T00:00:00Z")
+    change = tenant.turn(change, timestamp="2026-02-01T00:00:00Z")
+    assert [m["value"] for m in _active(tenant, "employer") if m["active"]] == ["Intercom"]
+    roles = sorted(_everything(tenant, "role"), key=lambda m: m["created_at"])
+    assert [(m["value"], m["active"]) for m in roles] == [("support lead", False), ("support lead", False)]
+    held, ended = roles
+    assert held["valid_to"][:10] == "2026-02-01" and ended["supersedes"] == held["id"]
+    assert ended["content"] == "The user's job title used to be support lead."
+    assert "Zendesk" in ended["metadata"]["reason"] and "Intercom" in ended["metadata"]["reason"]
+    assert [m["id"] for m in _history(tenant, held["id"])] == [held["id"], ended["id"]]
+    # A redelivered job and a re-extraction of the turn write nothing twice.
+    turn_id = change.json()["turn_id"]
+    ctx.publisher.publish_supersession(SupersessionJob(tenant.id, tenant.user, turn_id, resend=99))
+    runtime.drain()
+    for follow_up in pipeline.extract_many(ctx, tenant.id, [turn_id], again=True):
+        pipeline.resolve(ctx, follow_up)
+    assert sorted(_everything(tenant, "role"), key=lambda m: m["created_at"]) == roles
+    # The old title is no answer to what it is now; what she did before finds it, as history.
+    assert [r["value"] for r in tenant.search("what is her job title?") if r["memory_type"] == "semantic"
+            and r["key"] == "role"] == []
+    before = tenant.search("what did she do before?")[:3]
+    assert "The user's job title used to be support lead." in [r["content"] for r in before]
+
+
+def test_a_role_said_alone_or_anew_is_not_ended_by_a_job_change(tenant):
+    """A role said alone ("I'm a nurse.") is no job's: a job change leaves it current. A job quit
+    ends the role said with it. A new role said with the change replaces the old one itself, in
+    one chain."""
+    tenant.turn("I'm a nurse.", timestamp="2026-01-01T00:00:00Z")
+    tenant.turn("I work at St Mary's Hospital.", timestamp="2026-01-02T00:00:00Z")
+    tenant.turn("I started at Guy's Hospital last week.", timestamp="2026-02-01T00:00:00Z")
+    assert [(m["value"], m["active"]) for m in _everything(tenant, "role")] == [("nurse", True)]
+    quit_ = tenant.through(tenant._http)
+    quit_.user = quit_.user + "-1"
+    quit_.turn("I'm a support lead at Zendesk.", timestamp="2026-01-01T00:00:00Z")
+    quit_.turn("I quit Zendesk.", timestamp="2026-02-01T00:00:00Z")
+    held, ended = sorted(_everything(quit_, "role"), key=lambda m: m["created_at"])
+    assert (held["active"], ended["active"], ended["supersedes"]) == (False, False, held["id"])
+    assert "'Zendesk', and that job ended" in ended["metadata"]["reason"]
+    other = tenant.through(tenant._http)
+    other.user = other.user + "-2"
+    other.turn("I'm a support lead at Zendesk.", timestamp="2026-01-01T00:00:00Z")
+    other.turn("I joined Intercom as a product manager.", timestamp="2026-02-01T00:00:00Z")
+    current = [m for m in _active(other, "role") if m["active"]]
+    assert [m["value"] for m in current] == ["product manager"]
+    assert [m["value"] for m in _history(other, current[0]["id"])] == ["support lead", "product manager"]

@@ -195,7 +195,8 @@ def test_the_extractor_keeps_valid_items_and_drops_malformed_ones(server):
     assert 0 < employer.importance <= 1
     assert by_key["dietary_restriction"].confidence == 1.0 and by_key["dietary_restriction"].type == "preference"
     assert by_key["city"].historical and by_key["city"].source_message_id == "a3" and by_key["city"].confidence == 0.8
-    assert by_key["anna_city"].subject == "Anna" and by_key["anna_city"].source_message_id == "a3"
+    # Anna is no participant of the conversation: the user's fact naming her
+    assert by_key["anna_city"].subject == "user" and by_key["anna_city"].source_message_id == "a3"
     # no message number: found by its quote
     assert by_key["sibling_name"].source_message_id == "a3" and by_key["sibling_name"].type == "relation"
 
@@ -209,7 +210,7 @@ def test_the_extractor_shows_history_and_numbers_the_new_messages(server):
                                        subject="Maria", content="The user's wife Maria loved the trip to Lisbon.",
                                        quote="She loved it")))
     [candidate] = LLMExtractor(chat_for(server)).extract(messages, history=history)
-    assert candidate.source_message_id == "n1" and candidate.subject == "Maria"
+    assert candidate.source_message_id == "n1" and candidate.subject == "user"
     assert candidate.key == "maria_opinion_about_lisbon"
     prompt = server.chat_requests[0]["messages"][1]["content"]
     assert "I took my wife Maria to Lisbon last weekend." in prompt
@@ -218,6 +219,29 @@ def test_the_extractor_shows_history_and_numbers_the_new_messages(server):
     assert "[0] user: Lovely, thanks." in prompt
     assert "[1] user: She loved it" in prompt
     assert prompt.index("EARLIER") < prompt.index("I took my wife") < prompt.index("NEW") < prompt.index("[0] user")
+
+
+def test_a_participant_who_spoke_earlier_in_the_session_keeps_their_facts(server):
+    """A participant is anyone named who speaks in the conversation, in this turn or an earlier one;
+    what the user says of them is theirs, and what the model files under anyone else is the user's."""
+    history = [{**_msg("h0", "I just moved to Boston."), "name": "Melanie", "subject": "Melanie"},
+               {**_msg("h1", "Welcome!"), "name": "Caroline"}]
+    messages = [{**_msg("n0", "Melanie starts at Globex on Monday, and my brother Tom lives in Oslo."),
+                 "name": "Caroline"},
+                {**_msg("n1", "My partner Sam is a nurse."), "name": "Melanie", "subject": "Melanie"}]
+    server.script_chat(_memories(
+        _item(key="employer", value="Globex", subject="melanie", content="Melanie's employer is Globex.",
+              quote="Melanie starts at Globex"),
+        _item(key="brother_tom_city", value="Oslo", subject="Tom", content="The user's brother Tom lives in Oslo.",
+              quote="my brother Tom lives in Oslo"),
+        _item(message=0, key="city", value="Bergen", subject="Caroline", content="The user lives in Bergen.",
+              quote="Melanie starts at Globex"),
+        _item(message=1, key="role", value="nurse", subject="Sam", content="Melanie's partner Sam is a nurse.",
+              quote="My partner Sam is a nurse.")))
+    found = {(c.subject, c.key, c.importance <= 0.6) for c in LLMExtractor(chat_for(server)).extract(messages, history)}
+    # the user by their name; Melanie's partner in a fact of Melanie's naming him
+    assert found == {("Melanie", "melanie_employer", True), ("user", "brother_tom_city", True),
+                     ("user", "city", False), ("Melanie", "melanie_sam_role", True)}
 
 
 def test_noise_yields_nothing(server):

@@ -130,3 +130,56 @@ def test_a_memory_that_replaces_several_is_linked_to_each(ctx, llm, llm_http):
     history = tenant.get(f"/v1/memories/{employer['Globex']['id']}/history").json()["history"]
     assert [m["value"] for m in history] == ["Stripe", "Notion", "Globex"]
     assert employer["Globex"]["supersedes"] == employer["Notion"]["id"]  # the latest it replaced
+
+
+def test_a_role_said_with_its_employer_ends_when_the_llm_judge_replaces_the_employer(ctx, llm, llm_http):
+    """The LLM judge decides the employer; the role said with the old one ends with it, as under the
+    rules (pipeline._end_roles_held_at), and the judge is asked nothing more about it."""
+    tenant = Tenant(ctx, llm_http)
+    quote = "I'm a support lead at Zendesk."
+    items = [{"message": 0, "type": "fact", "key": key, "value": value, "subject": "user", "historical": False,
+              "content": content, "confidence": 0.9, "quote": quote}
+             for key, value, content in [("employer", "Zendesk", "The user's employer is Zendesk."),
+                                         ("role", "support lead", "The user's job title is support lead.")]]
+    llm.script_chat(json.dumps({"memories": items}))
+    tenant.turn(quote, timestamp="2026-01-01T00:00:00Z")
+    asked = len(llm.chat_requests)
+    llm.script_chat(_extraction("employer", "Intercom", "The user's employer is Intercom.",
+                                "I started at Intercom last week."),
+                    '{"action": "supersede", "replaces": ["m1"], "reason": "the user changed jobs"}')
+    tenant.turn("I started at Intercom last week.", timestamp="2026-02-01T00:00:00Z")
+    assert len(llm.chat_requests) == asked + 2
+    listing = tenant.get(f"/v1/users/{tenant.user}/memories", params={"include_inactive": "true"}).json()
+    roles = sorted((m for m in listing["memories"] if m["key"] == "role"), key=lambda m: m["created_at"])
+    assert [(m["value"], m["active"]) for m in roles] == [("support lead", False), ("support lead", False)]
+    held, ended = roles
+    assert ended["supersedes"] == held["id"] and held["valid_to"] == "2026-02-01T00:00:00Z"
+    assert ended["metadata"]["judge"] == "llm:test-model"
+    assert "'Zendesk'" in ended["metadata"]["reason"] and "'Intercom'" in ended["metadata"]["reason"]
+
+
+def test_a_person_the_user_mentions_is_the_users_fact_naming_them_and_a_participant_keeps_theirs(ctx, llm, llm_http):
+    """`subject` is for named participants of the conversation (issue 11): what the model files
+    under someone the user only mentions becomes the user's fact naming them, as the offline rules
+    file it ("The user's partner Sam is a nurse.", partner_sam_role); the user's own name is the user."""
+    tenant = Tenant(ctx, llm_http)
+    said = ["My partner Sam is a nurse and works at Acme.", "I work at Globex."]
+    items = [{"message": message, "type": "fact", "key": key, "value": value, "subject": subject,
+              "historical": False, "content": content, "confidence": 0.9, "quote": said[message]}
+             for message, key, value, subject, content in [
+                 (0, "role", "nurse", "Sam", "The user's partner Sam is a nurse."),
+                 (0, "partner_sam_employer", "Acme", "Sam", "The user's partner Sam works at Acme."),
+                 (0, "partner_name", "Sam", "Caroline", "The user's partner is named Sam."),
+                 (1, "employer", "Globex", "Melanie", "Melanie's employer is Globex.")]]
+    llm.script_chat(json.dumps({"memories": items}))
+    response = tenant.post("/v1/turns?wait=true", {
+        "user_id": tenant.user, "session_id": "s1", "user_name": "Caroline", "timestamp": "2026-01-01T00:00:00Z",
+        "messages": [{"role": "user", "name": "Caroline", "content": said[0]},
+                     {"role": "user", "name": "Melanie", "content": said[1]}]})
+    assert response.status_code == 201, response.text
+    system = llm.chat_requests[-1]["messages"][0]["content"]
+    assert "partner_sam_role" in system and "The user's partner Sam is a nurse." in system
+    listing = tenant.get(f"/v1/users/{tenant.user}/memories").json()["memories"]
+    assert sorted((m["subject"], m["key"], m["value"]) for m in listing if m["memory_type"] == "semantic") == [
+        ("Melanie", "melanie_employer", "Globex"), ("user", "partner_name", "Sam"),
+        ("user", "partner_sam_employer", "Acme"), ("user", "sam_role", "nurse")]

@@ -196,5 +196,7 @@ def test_a_message_says_which_of_its_values_no_longer_hold(tenant):
     assert "- The user's cat is named Miso." in lines["where do I live?"]
     assert "- We moved to Manchester last weekend. (said 2026-11-27)" in lines["where do I live?"]
     work = lines["where do I work?"]
-    assert "- I work at Feedzai as a data analyst. (said 2026-11-10; no longer current: Feedzai)" in work, work
+    # the role said with the job ended with it (supersession.ends_with_employer)
+    assert "- I work at Feedzai as a data analyst. (said 2026-11-10; no longer current: Feedzai, data analyst)" \
+        in work, work
     assert "- I left Feedzai." in work, work

@@ -22,13 +22,14 @@ import numpy as np
 
 from memex import embedded_text, filler, llm, standalone, timeline
 from memex.context import Context
+from memex.db import history as history_rows
 from memex.db import locks
 from memex.db import memories as memory_rows
 from memex.db import turns as turn_rows
 from memex.embeddings.recent import RecentVectors
 from memex.jobs import Candidate, ExtractionJob, SupersessionJob
 from memex.metrics import CANDIDATES_PER_TURN, EXTRACTION_LATENCY, SUPERSESSION_VERDICTS
-from memex.supersession import Decision, RulesJudge, related_keys
+from memex.supersession import Decision, RulesJudge, ends_with_employer, held_at_reason, related_keys
 
 log = logging.getLogger(__name__)
 
@@ -165,6 +166,8 @@ def _store_episodic(ctx: Context, tenant_id: str, work: list[tuple[dict, list[di
 # (city vs hometown); the judge sees it and decides.
 RELATED_MIN_SIMILARITY = 0.8
 RELATED_LIMIT = 8
+# What a role that ended with its job is worth, as a statement about the past (offline rules' "used to be").
+ENDED_ROLE_IMPORTANCE = 0.6
 # Decisions taken outside the lock are re-checked under it; when what they were based on keeps
 # changing (many writers for one user), the last try decides with the rules, under the lock.
 DECIDE_ATTEMPTS = 3
@@ -362,7 +365,46 @@ def _write(conn, ctx: Context, turn: dict[str, Any], candidate: Candidate, vecto
                      **({"historical": True} if decision.action in ("keep_old", "end") else {})},
     })
     timeline.apply(conn, turn["tenant_id"], memory_id, placement)
+    if inserted is not None:
+        _end_roles_held_at(conn, ctx, turn, candidate, memory_id, decision.action, placement)
     return inserted is not None
+
+
+def _end_roles_held_at(conn, ctx: Context, turn: dict[str, Any], candidate: Candidate, memory_id: str, action: str,
+                       placement: timeline.Placement) -> None:
+    """The roles said with an employer that the memory just written replaced or ended end with that
+    job (supersession.ends_with_employer), whichever judge decided: each gets a statement of its end
+    as its history, the reason naming the change, made by that memory (`ended_by`: erasing it
+    erases them). Keyed on the turn and the role, so a redelivery writes nothing twice."""
+    key = ends_with_employer(candidate, action, [Candidate(**c) for c in turn["candidates"] or []])
+    if key is None or not placement.ends:
+        return
+    tenant_id, said_at = turn["tenant_id"], turn["occurred_at"]
+    roles = [r for r in history_rows.held_with(conn, tenant_id, list(placement.ends), key)
+             if not timeline.said_after(r, said_at)]
+    if not roles:
+        return
+    whose = "The user's" if candidate.subject == "user" else f"{candidate.subject}'s"
+    contents = {r["id"]: f"{whose} job title used to be {r['value']}." for r in roles}
+    texts = {r["id"]: embedded_text.of(contents[r["id"]], memory_type="semantic", subject=candidate.subject)
+             for r in roles}
+    vectors = embed_distinct(ctx, list(texts.values()))
+    for role in roles:
+        ended_id = str(uuid.uuid4())
+        inserted = memory_rows.insert(conn, tenant_id, {
+            "id": ended_id, "user_id": turn["user_id"], "agent_id": turn["agent_id"], "session_id": turn["session_id"],
+            "memory_type": "semantic", "subject": candidate.subject, "type": "fact", "key": key,
+            "value": role["value"], "content": contents[role["id"]], "importance": ENDED_ROLE_IMPORTANCE,
+            "confidence": min(float(role["confidence"]), candidate.confidence), "embedding": vectors[texts[role["id"]]],
+            "active": False, "valid_from": said_at, "valid_to": said_at, "source_turn_id": turn["id"],
+            "source_message_id": candidate.source_message_id, "dedupe_key": f"ended:{turn['id']}:{role['id']}",
+            "metadata": {"decision": "end", "reason": held_at_reason(role, role["with_value"], candidate, action),
+                         "judge": ctx.judge.name, "raw_quote": candidate.raw_quote, "subject": candidate.subject,
+                         "historical": True, "ended_by": memory_id},
+        })
+        if inserted is not None:
+            history_rows.link(conn, tenant_id, ended_id, role["id"])
+            history_rows.end(conn, tenant_id, role["id"], said_at)
 
 
 def process_inline(ctx: Context, tenant_id: str, turn_id: str) -> None:

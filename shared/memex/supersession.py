@@ -10,6 +10,11 @@ employer: the user has no current employer, none is invented); a key that holds 
 time (employer, city) replaces the old value; a key that can hold several (a second dog) adds a
 value beside the others; a reversal takes back what it contradicts (a like by a dislike of the
 same thing, a liking for coffee by "I stopped drinking coffee").
+
+Whichever judge decided, a role said with the employer it was held at ("I'm a support lead at
+Zendesk.") ends when that employer is replaced or ended, unless the turn says a new role
+(`ends_with_employer`): it was that job's title, not the next one's. A role said alone ("I'm a
+nurse.") stays.
 """
 
 from __future__ import annotations
@@ -181,6 +186,29 @@ def decide(candidate: Candidate, active_same_key: list[dict[str, Any]]) -> Decis
     if candidate.base_key.startswith("opinion_about_"):
         return Decision("supersede", f"the {_whose(candidate)} opinion changed: {value!r} replaces {old}", active_same_key)
     return Decision("supersede", f"{key} holds one value: {value!r} replaces {old}", active_same_key)
+
+
+# The key of a fact held at an employer, said in the same message as it: it ends with that job.
+HELD_AT_EMPLOYER = "role"
+
+
+def ends_with_employer(candidate: Candidate, action: str, turn_candidates: list[Candidate]) -> str | None:
+    """The key of the facts said with an employer that end when `candidate`, deciding `action`,
+    replaces or ends that employer ("role" for the user, "melanie_role" for Melanie); None when
+    nothing ends with it: the candidate is no employer, or its turn says a new role, which replaces
+    the old one itself ("I moved to Intercom as a product manager")."""
+    if candidate.base_key != "employer" or action not in ("supersede", "end"):
+        return None
+    key = subject_key(candidate.subject, HELD_AT_EMPLOYER)
+    if any(c.key == key and not c.historical for c in turn_candidates):
+        return None
+    return key
+
+
+def held_at_reason(role: dict[str, Any], employer: str, candidate: Candidate, action: str) -> str:
+    """Why a role said with `employer` ended when `candidate` replaced or ended it."""
+    change = f"{candidate.value!r} replaced it" if action == "supersede" else "that job ended"
+    return f"{role['key']} {role['value']!r} was said with the employer {employer!r}, and {change}: the role ends with it"
 
 
 def _whose(candidate: Candidate) -> str:

@@ -6,7 +6,8 @@ supersede that names nothing it can replace becomes coexist, only supersede repl
 and a statement about the past never replaces a current value; one that names a current value
 ends it, decided by rule without asking (supersession.ending). With nothing related there is
 nothing to judge (no call); when the model gives no usable answer, the rules judge decides and
-the reason says so.
+the reason says so. The model is not asked about a role said with the employer it replaces: that
+role ends with the job by rule, whichever judge decided (supersession.ends_with_employer).
 """
 
 from __future__ import annotations

@@ -13,6 +13,10 @@ The rules, in the order they apply:
   as context ("the line it answers") loses that context: the caller re-embeds it. The facts
   drawn from the message stay (they are memories of their own) but lose their `raw_quote`, a
   copy of its words.
+- A statement that a role ended with its employer ("The user's job title used to be support lead.",
+  derived when the employer it was said with was replaced) goes with the role and with what
+  replaced the employer: it says nothing of its own. The role then becomes current again by the
+  first rule, as the employer it was said with does.
 - A summary (consolidation) goes with any memory it summarises: its text holds theirs. Its other
   sources, which it replaced, become current again by the first rule, and a later consolidation
   may summarise them anew, without what was erased.
@@ -36,6 +40,7 @@ def memories(conn: psycopg.Connection, tenant_id: str, ids: list[str]) -> dict[s
     """Erase these memories. Returns the count and the memories whose context was erased
     ({id, content, memory_type, subject}: to be embedded again without it)."""
     ids = sorted(set(ids) | set(consolidation_rows.summaries_citing(conn, tenant_id, ids)))
+    ids = sorted(set(ids) | set(history_rows.ended_with(conn, tenant_id, ids)))
     rows = conn.execute(
         """SELECT id, user_id, memory_type, key, content, source_turn_id, source_message_id
            FROM memories WHERE tenant_id = %s AND id = ANY(%s)""",
@@ -79,6 +84,7 @@ def session(conn: psycopg.Connection, tenant_id: str, session_id: str, user_id: 
         (tenant_id, user_id, session_id),
     ).fetchall()]
     ids = sorted(set(ids) | set(consolidation_rows.summaries_citing(conn, tenant_id, ids)))
+    ids = sorted(set(ids) | set(history_rows.ended_with(conn, tenant_id, ids)))
     _close_chains(conn, tenant_id, ids)
     memories_deleted = conn.execute(
         "DELETE FROM memories WHERE tenant_id = %s AND id = ANY(%s) RETURNING id", (tenant_id, ids)

@@ -32,6 +32,39 @@ def end(conn: psycopg.Connection, tenant_id: str, memory_id: str, valid_to: date
     )
 
 
+def held_with(conn: psycopg.Connection, tenant_id: str, ids: list[str], key: str) -> list[dict[str, Any]]:
+    """The current memories under `key` said in the same message as one of these memories, of the
+    same subject (a role said with its employer: "I'm a support lead at Zendesk."), each with the
+    value of the memory it was said with (index memories_drawn_facts)."""
+    return conn.execute(
+        """SELECT r.id, r.key, r.value, r.valid_from, r.confidence, e.value AS with_value
+           FROM memories e
+           JOIN memories r ON r.tenant_id = e.tenant_id AND r.source_message_id = e.source_message_id
+                          AND r.memory_type = 'semantic' AND r.user_id = e.user_id AND r.subject = e.subject
+           WHERE e.tenant_id = %s AND e.id = ANY(%s) AND r.key = %s AND r.active
+           ORDER BY r.valid_from, r.id""",
+        (tenant_id, ids, key),
+    ).fetchall()
+
+
+def ended_with(conn: psycopg.Connection, tenant_id: str, ids: list[str]) -> list[str]:
+    """The statements that a role ended with its employer (metadata `ended_by`, pipeline) that
+    these memories made: the memory that ended the employer (said in the same message, index
+    memories_drawn_facts) or the role that ended (memory_links_replaced). Nothing was said of them
+    but what these memories say: they go with them."""
+    rows = conn.execute(
+        """SELECT f.id FROM memories e
+           JOIN memories f ON f.tenant_id = e.tenant_id AND f.source_message_id = e.source_message_id
+                          AND f.memory_type = 'semantic'
+           WHERE e.tenant_id = %(t)s AND e.id = ANY(%(ids)s) AND f.metadata->>'ended_by' = e.id
+           UNION
+           SELECT f.id FROM memory_links l JOIN memories f ON f.tenant_id = l.tenant_id AND f.id = l.memory_id
+           WHERE l.tenant_id = %(t)s AND l.replaced_id = ANY(%(ids)s) AND f.metadata ? 'ended_by'""",
+        {"t": tenant_id, "ids": ids},
+    ).fetchall()
+    return [r["id"] for r in rows]
+
+
 def ended_head(conn: psycopg.Connection, tenant_id: str, user_id: str, subject: str, key: str,
                by: datetime) -> dict[str, Any] | None:
     """The latest statement that ended the key's value by `by` and that nothing has replaced since

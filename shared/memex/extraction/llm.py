@@ -14,7 +14,7 @@ import math
 import re
 from typing import Any
 
-from memex.jobs import Candidate, subject_key
+from memex.jobs import Candidate, subject_key, subject_prefix
 from memex.llm import ChatJSON
 from memex.models import USER_SUBJECTS
 
@@ -43,7 +43,9 @@ people in their life whom they name or describe. Ignore what the assistant says 
 confirms it. One memory per atomic fact. Skip greetings, thanks, small talk, questions, \
 hypotheticals and anything uncertain. Noise such as "ok" or "lol thanks" yields no memories.
 A message from a "participant" is another person in the conversation, not the user: what they \
-say of themselves ("I work at Acme") is about them (subject: their name).
+say of themselves ("I work at Acme") is about them (subject: their name), and so is what anyone \
+says of them. Anyone else the user mentions is not a participant: a fact about them is the \
+user's, naming them.
 
 Each memory is an object with these fields, in this order:
 - "message": the number of the NEW message it comes from.
@@ -52,12 +54,15 @@ Each memory is an object with these fields, in this order:
 may take. Use these when they fit: name, age, employer, role, city, hometown, nationality, \
 language, pet_dog_name, pet_cat_name, partner_name, child_name, sibling_name, parent_name, \
 dietary_restriction, allergy, hobby, favorite_<thing>, opinion_about_<topic>, \
-preference_<topic>, event_<what>. For a fact about another person, prefix the key with the \
-subject in snake_case: "anna_city", "sister_employer".
+preference_<topic>, event_<what>. For a fact about a person the user mentions, prefix the key \
+with their relation and name in snake_case: "partner_sam_role", "sister_anna_city" (or the \
+one you know: "anna_city", "sister_employer"). For a participant's fact, prefix it with their \
+name: "melanie_employer".
 - "value": the value alone, short ("Notion", "Berlin", "vegetarian").
-- "subject": "user", or who the fact is about: their name, else their relation to the user \
-("sister"). "My sister Anna" is a relation of the user (sibling_name = Anna, subject user); \
-"Anna lives in Berlin" is about Anna (anna_city = Berlin, subject Anna).
+- "subject": "user", or the name of the participant the fact is about. Only a participant is a \
+subject: "My partner Sam is a nurse" is the user's fact naming Sam (partner_sam_role = nurse, \
+subject user, content "The user's partner Sam is a nurse."); "My sister Anna" is a relation of \
+the user (sibling_name = Anna, subject user).
 - "historical": true when the user says it is no longer so ("I used to live in Paris", \
 "I left Stripe"), else false.
 - "content": one canonical sentence in the third person, understandable without the \
@@ -85,7 +90,7 @@ class LLMExtractor:
         found: dict[tuple[str, str, str], Candidate] = {}
         dropped = 0
         for item in items:
-            candidate = to_candidate(item, messages)
+            candidate = to_candidate(item, messages, history)
             if candidate is None:
                 dropped += 1
                 continue
@@ -118,8 +123,11 @@ def _clip(text: str | None, limit: int) -> str:
     return text if len(text) <= limit else text[:limit] + "…"
 
 
-def to_candidate(item: Any, messages: list[dict[str, Any]]) -> Candidate | None:
-    """One item of the model's answer as a Candidate, or None when it is malformed."""
+def to_candidate(item: Any, messages: list[dict[str, Any]], history: list[dict[str, Any]] = ()) -> Candidate | None:
+    """One item of the model's answer as a Candidate, or None when it is malformed. Its subject is
+    the user or a participant of the conversation (one who speaks in `messages` or `history`); a
+    fact the model filed under anyone else is the user's fact naming them, as the offline rules file
+    it ("The user's partner Sam is a nurse.", partner_sam_role): issue 11."""
     if not isinstance(item, dict):
         return None
     type_ = _text(item.get("type")).lower()
@@ -135,25 +143,46 @@ def to_candidate(item: Any, messages: list[dict[str, Any]]) -> Candidate | None:
     source = _source(item.get("message"), quote, messages)
     if source is None:
         return None
-    subject = _text(item.get("subject"))
-    subject = "user" if subject.casefold() in USER_SUBJECTS else subject[:80]
-    if subject == "user" and source.get("subject"):
-        # What another participant says of "me" is about them, whatever the model answered.
-        subject = source["subject"]
+    subject, named = _about(_text(item.get("subject")), source, [*history, *messages])
     # Another person's city is not the user's city: the key must not collide with the user's own.
-    key = subject_key(subject, key)
+    key = subject_key(subject, _naming(key, named) if named else key)
     return Candidate(
         type=type_,
         key=key,
         value=value[:500],
         content=content[:1000],
         confidence=confidence,
-        importance=_importance(type_, key, subject),
+        importance=_importance(type_, key, about_another=subject != "user" or named is not None),
         source_message_id=source["id"],
         raw_quote=quote[:1000],
         subject=subject,
         historical=_flag(item.get("historical")),
     )
+
+
+def _about(said: str, source: dict[str, Any], conversation: list[dict[str, Any]]) -> tuple[str, str | None]:
+    """Who a fact is about, from the subject the model answered, and the person it names when that
+    is someone only mentioned: the participant it names (as they are named in `conversation`), or
+    the user (by any of their names); anyone else is named in a fact of whoever said it."""
+    speaker = source.get("subject") or "user"
+    if said.casefold() in USER_SUBJECTS:
+        # What another participant says of "me" is about them, whatever the model answered.
+        return speaker, None
+    participants = {m["subject"].casefold(): m["subject"] for m in conversation if m.get("subject")}
+    if said.casefold() in participants:
+        return participants[said.casefold()], None
+    if any(m["role"] == "user" and not m.get("subject") and (m.get("name") or "").strip().casefold() == said.casefold()
+           for m in conversation):
+        return "user", None
+    return speaker, said[:80]
+
+
+def _naming(key: str, person: str) -> str:
+    """`key` naming `person`, someone only mentioned, so that it never collides with the key of a
+    fact of the user's own: "sam_role" for "role"; a key that names them already ("partner_sam_role")
+    as it is."""
+    name = subject_prefix(person)
+    return key if not name or f"_{name}_" in f"_{key}_" else subject_key(person, key)
 
 
 def _text(value: Any) -> str:
@@ -203,8 +232,8 @@ def _source(reference: Any, quote: str, messages: list[dict[str, Any]]) -> dict[
     return users[0] if len(users) == 1 else None
 
 
-def _importance(type_: str, key: str, subject: str) -> float:
+def _importance(type_: str, key: str, about_another: bool) -> float:
     importance = KEY_IMPORTANCE.get(key, TYPE_IMPORTANCE[type_])
-    if subject != "user":
+    if about_another:
         importance = min(importance, 0.6)  # about someone else: useful, less central
     return importance
