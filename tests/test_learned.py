@@ -236,3 +236,14 @@ def test_a_channel_ranks_a_fact_before_a_message_of_the_same_score_whatever_thei
     # as the statement returns them: by score, then by id
     rows = [row("c", "episodic", 0.9), row("a", "episodic", 0.8), row("b", "semantic", 0.8), row("d", "semantic", 0.7)]
     assert [item for item, _ in memory_rows._ranking(rows, "similarity").ranked] == ["c", "b", "a", "d"]
+
+
+def test_a_line_that_holds_what_was_asked_for_goes_before_one_that_only_says_its_words():
+    # the second hop of "What books has Melanie read?" names a title and none of the question's
+    # words; the other line says "reading" and names nothing
+    made = [_candidate("says", 0.9, 0.5, 9, None), _candidate("names", 0.8, 0.5, 9, None)]
+    made[0] = (made[0][0], Found(WHEN, 0.5, "Melanie: Reading with the kids is so relaxing, honestly.", "Melanie"))
+    made[1] = (made[1][0], Found(WHEN, 0.5, "Melanie: The kids adored Charlotte's Web, we cried.", "Melanie"))
+    out = learned.reorder("What books has Melanie read?", WHEN, [entry for entry, _ in made],
+                          {entry[0]: row for entry, row in made})
+    assert [item for item, _, _ in out] == ["names", "says"]

@@ -24,7 +24,8 @@ DISTRACTORS = (
     "The new office has a great coffee machine.",
     "I am learning to play the guitar.",
 )
-QUESTION = "Where is my dog happiest?"
+# asks for no type of thing (retrieval/answer_type.py), so that only the expansion reaches WALKS
+QUESTION = "When is my dog happiest?"
 
 
 def _app(ctx, **changes):
@@ -110,6 +111,11 @@ def test_offline_expansion_reaches_the_fact_the_first_hit_names(user, expanding,
     with_expansion = _search(expanding, user, QUESTION, top_k=3)
     assert _rank(with_expansion, WALKS) is not None, [r["content"] for r in with_expansion]
     assert _rank(with_expansion, DOG) is not None
+
+
+def test_a_second_hop_that_names_the_place_asked_for_is_reached_without_the_expansion(user, plain):
+    # "where" asks for a place, and WALKS names one (the river, Lisbon) though it says no word of the question
+    assert _rank(_search(plain, user, "Where is my dog happiest?", top_k=3), WALKS) is not None
 
 
 def test_offline_expansion_leaves_a_single_hop_answer_first(user, expanding, plain):

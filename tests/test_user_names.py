@@ -60,9 +60,10 @@ def test_a_question_naming_the_user_is_the_question_about_the_user(tenant, unnam
     assert _ranked(by_name) == _ranked(_search(tenant, "Where does the user work?"))
     employer = "The user's employer is Feedzai."
     assert employer in [r["content"] for r in by_name["results"][:2]]
-    # as asked, the two memories that say "Dana" came first
+    # as asked, a memory that says "Dana" comes before the employer (beside "The user lives in Lisbon.",
+    # which names a place as "where" asks: retrieval/answer_type.py)
     as_asked = [r["content"] for r in _search(tenant, "Where does Dana work?", unnamed)["results"]]
-    assert all("Dana" in content for content in as_asked[:2]) and as_asked.index(employer) >= 2
+    assert any("Dana" in content for content in as_asked[:2]) and as_asked.index(employer) >= 2
     assert _ranked(_search(tenant, "What is Dana's partner's job?")) == \
         _ranked(_search(tenant, "What is the user's partner's job?"))
 
