@@ -135,7 +135,7 @@ def test_a_turn_s_memories_are_listed_newest_first_in_the_order_they_were_writte
 def test_a_request_builds_none_of_its_routes_dependencies_again(tenant, monkeypatch):
     """FastAPI builds a route's dependencies once, when the route is declared, unless the app
     overrides any: then it builds each again on every request (inspect.signature, its parameters'
-    fields), which cost about a tenth of the server's Python CPU under bench.load."""
+    fields), CPU that every request pays (docs/measurements/performance.md)."""
     import fastapi.dependencies.utils as fastapi_dependencies
 
     tenant.turn("We adopted a cat named Miso.")

@@ -99,10 +99,11 @@ def errors(*statuses: int, seed: bool = False) -> dict[int | str, dict[str, Any]
 
 async def context(request: Request) -> Context:
     """The request's Context, from the `provide` its app was made with (create_app: get_context, or
-    a test's). Not set through FastAPI's dependency_overrides: with any override, FastAPI builds
-    every dependency of every request again (inspect.signature, their fields), about a tenth of the
-    server's Python CPU under bench.load. async: a sync dependency costs a hop to the thread pool
-    and back; this one only reads what the app holds."""
+    a test's). Not through FastAPI's dependency_overrides: with any override, FastAPI builds every
+    dependency of every request again (inspect.signature, their fields). async: a sync dependency
+    costs a hop to the thread pool and back, and the Context is built once per process (the local
+    runtime builds it before serving; a Lambda environment serves one request at a time). Both
+    together: 0.3-0.5 ms of server CPU a request (docs/measurements/performance.md)."""
     return request.app.state.provide()
 
 
