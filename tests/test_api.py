@@ -132,6 +132,21 @@ def test_a_turn_s_memories_are_listed_newest_first_in_the_order_they_were_writte
     assert [m["created_at"] for m in listed] == sorted((m["created_at"] for m in listed), reverse=True)
 
 
+def test_a_request_builds_none_of_its_routes_dependencies_again(tenant, monkeypatch):
+    """FastAPI builds a route's dependencies once, when the route is declared, unless the app
+    overrides any: then it builds each again on every request (inspect.signature, its parameters'
+    fields), CPU that every request pays (docs/measurements/performance.md)."""
+    import fastapi.dependencies.utils as fastapi_dependencies
+
+    tenant.turn("We adopted a cat named Miso.")
+    built = []
+    build = fastapi_dependencies.get_dependant
+    monkeypatch.setattr(fastapi_dependencies, "get_dependant", lambda **kw: built.append(kw["call"]) or build(**kw))
+    assert tenant.search("cat Miso")
+    assert tenant.turn("The quarterly report is due Friday.", wait=False).status_code == 202
+    assert built == []
+
+
 def test_search_modes_and_filters(tenant):
     tenant.turn("We adopted a cat named Miso.", session="a")
     tenant.turn("The quarterly report is due Friday.", session="b")

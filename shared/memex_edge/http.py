@@ -97,9 +97,14 @@ def errors(*statuses: int, seed: bool = False) -> dict[int | str, dict[str, Any]
             for status in sorted({401, 422, 429, 503, *statuses})}
 
 
-def context() -> Context:
-    """The request's Context; the local runtime and tests override this dependency."""
-    return get_context()
+async def context(request: Request) -> Context:
+    """The request's Context, from the `provide` its app was made with (create_app: get_context, or
+    a test's). Not through FastAPI's dependency_overrides: with any override, FastAPI builds every
+    dependency of every request again (inspect.signature, their fields). async: a sync dependency
+    costs a hop to the thread pool and back, and the Context is built once per process (the local
+    runtime builds it before serving; a Lambda environment serves one request at a time). Both
+    together: 0.3-0.5 ms of server CPU a request (docs/measurements/performance.md)."""
+    return request.app.state.provide()
 
 
 # Where a request's RateLimit-* headers wait for its answer, whatever answers it (route or error).
@@ -362,7 +367,7 @@ def create_app(*routers: APIRouter, provide: Callable[[], Context] = get_context
 
     app = FastAPI(title="memex", version="1", lifespan=lifespan, summary=API_SUMMARY,
                   openapi_url="/openapi.json" if docs else None, docs_url=None, redoc_url=None)
-    app.dependency_overrides[context] = provide
+    app.state.provide = provide
     for router in routers:
         app.include_router(router)
     for path, surface in surfaces.items():
