@@ -9,8 +9,10 @@ hedged, hypothetical or reported ("I don't work at", "if I lived in", "I think I
 `value` group (and sometimes a `kind`, `thing` or `topic` group that names the key) and a clean
 function that validates and normalises what it captured; a name must look like one (capitalised,
 not a weekday or a nationality), a role must end in a known job title, an opinion must use a
-known evaluative word. A correction ("actually I meant Lisbon, not Porto") only re-emits a fact
-already stated in the turn or in the session history, with the corrected value.
+known evaluative word. A correction ("actually I meant Lisbon, not Porto", "Actually my sister
+lives in Porto, not Braga") only re-emits a fact already stated in the turn or in the session
+history, with the corrected value, when its other words are that fact's; the value after "not" is
+never filed.
 
 Time grows linearly with the message: a sentence longer than MAX_SENTENCE_CHARS is not read, the
 words that qualify a match are located once per sentence, and a correction finds the fact it
@@ -1355,8 +1357,8 @@ def _value_mark(value: str) -> tuple[str, str | int]:
 
 
 class _Facts:
-    """Candidates in the order found, indexed by value, so that a correction finds the latest fact
-    it corrects, and drops it, without rescanning every fact found before (a message may hold
+    """Candidates in the order found, indexed by value, so that a correction finds the latest facts
+    it may correct, and drops the one it corrects, without rescanning every fact found before (a message may hold
     thousands of facts and of corrections)."""
 
     def __init__(self, candidates: list[Candidate] = ()):
