@@ -611,6 +611,7 @@ def test_what_a_named_child_or_relative_started_is_the_users_event(text, expecte
     ("My dentist appointment is on Monday.", {("event_dentist_appointment", "Monday")}),
     ("My doctor's appointment is on March 3rd.", {("event_doctor_appointment", "March 3rd")}),
     ("The appointment has been moved to next Friday.", {("event_appointment", "next Friday")}),
+    ("My appointment is on the 5th of May.", {("event_appointment", "5th of May")}),
     ("My sister's appointment is on Friday.", set()),
     ("My dentist appointment is soon.", set()),
     ("If my appointment is on Monday I'll skip it.", set()),

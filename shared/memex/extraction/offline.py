@@ -665,7 +665,8 @@ _DAY = rf"(?P<value>(?:(?i:next|this) )?{_WEEKDAY}|{_DATE})(?![\w'’-])"
 
 def _appointment(m: re.Match[str]) -> list[Fields]:
     thing = re.sub(r"['’]s$", "", (m.group("thing") or "").strip())
-    return [{"value": m.group("value"), "part": "_".join(filter(None, ("event", _snake(thing), "appointment"))),
+    day = m.group("value").rstrip(".")  # _MONTH takes the dot of "Sept.", and so a full stop
+    return [{"value": day, "part": "_".join(filter(None, ("event", _snake(thing), "appointment"))),
              "thing": f"{thing} " if thing else ""}]
 
 
