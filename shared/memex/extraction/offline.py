@@ -658,7 +658,7 @@ def _started(m: re.Match[str]) -> list[Fields]:
 
 # An appointment of the user's and its day: "my dentist appointment is on Monday". Not another
 # person's ("my sister's appointment").
-_APPOINTMENT_OF = (rf"(?!(?:{_alternation(_RELATIONS)}|{_alternation(vocabulary.OTHER_PEOPLE)}|kids?|children|son|daughter)"
+_APPOINTMENT_OF = (rf"(?!(?:{_alternation(_RELATIONS)}|{_alternation(vocabulary.OTHER_PEOPLE)}|kids?|children)"
                    r"(?:['’]s)?\b)")
 _DAY = rf"(?P<value>(?:(?i:next|this) )?{_WEEKDAY}|{_DATE})(?![\w'’-])"
 
@@ -1068,7 +1068,7 @@ _RULES = [
         rf"{_PLEASE}(?i:answer|reply|respond|write|talk|speak)(?: to me| back)? in {_LANGUAGE}"
         r"(?=\s*(?:[^\w\s'’-]|$)|\s+(?:from now on|please|only|always)\b)",
         rf"\bI (?:(?:really|much|generally|usually|would) )*prefer {_ANSWERS}(?: to be)? in {_LANGUAGE}",
-    ], "The user wants answers in {value}.", confidence=0.75, importance=0.7, clean=_text),
+    ], "The user wants answers in {value}.", _text, confidence=0.75, importance=0.7),
     _rule("preference", "preference_emojis", "emojis emoji", [
         rf"{_PLEASE}(?:(?i:don't|do not|never|stop|quit) (?:use|using|send|sending|put|putting) (?:any )?emojis?"
         rf"|(?i:no) (?:more )?emojis?(?=\s*(?:[^\w\s'’-]|$)|,? (?:please|pls|thanks)\b))(?![\w'’-])",
