@@ -464,6 +464,8 @@ def load_statements(path: Path) -> list[dict[str, Any]]:
         if not isinstance(item, dict) or not item.get("cat") or not isinstance(item.get("text"), str) \
                 or not isinstance(item.get("expect"), list):
             raise FixtureError(f"{where}: needs `cat`, `text` and an `expect` list")
+        if not all(isinstance(text, str) for text in item.get("before", [])):
+            raise FixtureError(f"{where}: `before` is a list of earlier messages")
         item["facts"] = [Fact.parse(str(e), where) for e in item["expect"]]
     return statements
 
@@ -475,8 +477,10 @@ def extract_statement(item: dict[str, Any]) -> list[Fact]:
 
     speaker = item.get("speaker")
     message = {"id": "m0", "role": "user", "name": speaker, "subject": speaker, "content": item["text"]}
+    # What the user said earlier in the session: a correction re-states a fact of it.
+    history = [{"id": f"h{n}", "role": "user", "content": text} for n, text in enumerate(item.get("before", []))]
     found = []
-    for candidate in OfflineExtractor().extract([message], []):
+    for candidate in OfflineExtractor().extract([message], history):
         if candidate.ends_only or candidate.only_replacing is not None:
             continue  # filed only when it names a current value, and a statement alone has none
         if candidate.subject != (speaker or "user"):

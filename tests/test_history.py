@@ -221,6 +221,64 @@ def test_a_named_relatives_job_is_found_by_their_name_and_never_replaces_the_use
     assert [(m["value"], m["active"]) for m in _everything(tenant, "role")] == [("software engineer", True)]
 
 
+def test_a_correction_said_again_replaces_the_wrong_value_and_never_files_it(tenant):
+    """"Sorry, the dentist appointment is on Tuesday, not Monday." replaces Monday in one chain, and
+    "Actually my sister lives in Porto, not Braga." the named sister's city; neither files the value
+    it negates (issue 11)."""
+    tenant.turn("My dentist appointment is on Monday.", timestamp="2026-01-01T00:00:00Z")
+    tenant.turn("My sister Ana lives in Braga.", timestamp="2026-01-02T00:00:00Z")
+    tenant.turn("Sorry, the dentist appointment is on Tuesday, not Monday.", timestamp="2026-01-03T00:00:00Z")
+    tenant.turn("Actually my sister lives in Porto, not Braga.", timestamp="2026-01-04T00:00:00Z")
+    for key, old, new in (("event_dentist_appointment", "Monday", "Tuesday"), ("sister_ana_city", "Braga", "Porto")):
+        current = [m for m in _active(tenant, key) if m["active"]]
+        assert [m["value"] for m in current] == [new], key
+        assert [m["value"] for m in _history(tenant, current[0]["id"])] == [old, new]
+        assert [m["value"] for m in _everything(tenant, key)].count(old) == 1  # only the statement that said it
+
+
+def test_how_to_answer_is_one_preference_that_a_later_one_replaces(tenant):
+    """"Please keep your answers short." then "Actually, detailed answers are fine.": one key, the
+    later value current, the earlier its history; the language and the emojis are keys of their own."""
+    tenant.turn("Please keep your answers short.", timestamp="2026-01-01T00:00:00Z")
+    tenant.turn("I prefer replies in Spanish. Don't use emojis with me.", timestamp="2026-01-02T00:00:00Z")
+    tenant.turn("Actually, detailed answers are fine.", timestamp="2026-01-03T00:00:00Z")
+    current = [m for m in _active(tenant, "preference_answer_length") if m["active"]]
+    assert [(m["value"], m["content"]) for m in current] == [("detailed", "The user wants detailed answers.")]
+    assert [m["value"] for m in _history(tenant, current[0]["id"])] == ["short", "detailed"]
+    assert [m["value"] for m in _active(tenant, "preference_answer_language") if m["active"]] == ["Spanish"]
+    assert [m["value"] for m in _active(tenant, "preference_emojis") if m["active"]] == ["no"]
+    found = [r["content"] for r in tenant.search("Does the user want short answers?")]
+    assert "The user wants detailed answers." in found and "The user wants short answers." not in found
+
+
+def test_a_new_phone_number_replaces_the_old_one_which_a_question_about_the_past_finds(tenant):
+    """The number kept whole; the new one current, the old one history, found by "my old phone
+    number" (not the replaced number of children, which "number" does not name: issue 11)."""
+    tenant.turn("I have 2 kids.", timestamp="2026-01-01T00:00:00Z")
+    tenant.turn("My phone number is 555-0134.", timestamp="2026-01-02T00:00:00Z")
+    tenant.turn("We have 3 kids now.", timestamp="2026-02-01T00:00:00Z")
+    tenant.turn("My new number is +44 7700 900123.", timestamp="2026-02-02T00:00:00Z")
+    current = [m for m in _active(tenant, "phone_number") if m["active"]]
+    assert [m["value"] for m in current] == ["+44 7700 900123"]
+    assert [m["value"] for m in _history(tenant, current[0]["id"])] == ["555-0134", "+44 7700 900123"]
+    found = tenant.search("What was my old phone number?")[:3]
+    assert "555-0134" in [r["value"] for r in found if r["key"] == "phone_number" and not r["active"]]
+    assert not [r for r in found if r["key"] == "number_of_children"]
+    assert "+44 7700 900123" in [r["value"] for r in tenant.search("What is my phone number?")[:3]]
+
+
+def test_what_a_named_child_started_is_kept_beside_the_name_and_other_starts(tenant):
+    """"My son Leo started school last week." files Leo's name and the event naming him, found by a
+    question about Leo; what he starts next is another event, not the end of this one (issue 11)."""
+    tenant.turn("My son Leo started school last week.", timestamp="2026-01-10T00:00:00Z")
+    assert [m["value"] for m in _active(tenant, "child_name") if m["active"]] == ["Leo"]
+    found = [r["content"] for r in tenant.search("When did Leo start school?")[:3]]
+    assert "The user's son Leo started school last week." in found
+    tenant.turn("My son Leo started swimming lessons.", timestamp="2026-03-01T00:00:00Z")
+    started = sorted((m["value"], m["active"]) for m in _everything(tenant, "child_leo_started"))
+    assert started == [("school", True), ("swimming lessons", True)]
+
+
 class _WaitingJudge:
     """A judge that takes as long as the test wants (an LLM that is slow to answer)."""
 

@@ -367,7 +367,8 @@ def test_a_switch_between_two_names_alone_only_replaces_the_employer_it_names():
     ("My husband, Raj, is an engineer at Spotify.",
      {("partner_name", "Raj"), ("partner_raj_role", "engineer"), ("partner_raj_employer", "Spotify")},
      "The user's husband Raj is an engineer."),
-    ("My son Leo started school.", {("child_name", "Leo")}, None),
+    ("My son Leo started school.", {("child_name", "Leo"), ("child_leo_started", "school")},
+     "The user's son Leo started school."),
     ("My mom Linda is a retired teacher.", {("mother_name", "Linda")}, None),
     ("My partner Sam is a great cook.", {("partner_name", "Sam")}, None),
 ])
@@ -415,9 +416,33 @@ def test_a_name_alone_is_not_a_pet():
     # The right value must have the wrong one's shape.
     (("I have 3 kids.",), "No kids, not three", set()),
     (("I live in Porto.",), "actually I meant lisbon, not Porto", set()),
+    # The statement said again with the right value: its other words must be the fact's.
+    (("My dentist appointment is on Monday.",), "Sorry, the dentist appointment is on Tuesday, not Monday.",
+     {("event_dentist_appointment", "Tuesday")}),
+    (("My sister Ana lives in Braga.",), "Actually my sister lives in Porto, not Braga.", {("sister_ana_city", "Porto")}),
+    (("I have 2 kids.",), "I meant 3 kids, not 2.", {("number_of_children", "3")}),
+    (("I'm 34.",), "sorry I'm 43 not 34", {("age", "43")}),
+    (("My vet appointment is on March 3rd.",), "oops, it's March 5th, not March 3rd", {("event_vet_appointment", "March 5th")}),
+    (("I live in Braga.",), "My sister lives in Porto, not Braga.", set()),
+    (("My dentist appointment is on Monday.",), "The meeting is on Tuesday, not Monday.", set()),
+    ((), "Actually my sister lives in Porto, not Braga.", set()),
+    (("My dentist appointment is on Monday.",), "Not Monday.", set()),
 ])
 def test_corrections_restate_a_known_fact(history, text, expected):
     assert _facts(text, history) == expected
+
+
+def test_a_correction_said_as_a_statement_corrects_the_value_and_never_files_the_wrong_one():
+    """"Actually I live in Porto, not Braga": the rules read "I live in Porto" too; one fact is filed,
+    the correction (its `corrects` names the wrong value), and never Braga."""
+    [fact] = _extract("Actually I live in Porto, not Braga.", history=("I live in Braga.",))
+    assert (fact.key, fact.value, fact.corrects, fact.content) == ("city", "Porto", "Braga", "The user lives in Porto.")
+    [kin] = _extract("Actually my sister lives in Porto, not Braga.",
+                     history=("I live in Braga.", "My sister Ana lives in Braga."))
+    assert (kin.key, kin.value, kin.corrects) == ("sister_ana_city", "Porto", "Braga")
+    # The latest fact with the wrong value is not the one its words are: the one they are is found.
+    [mine] = _extract("Actually I live in Porto, not Braga.", history=("I live in Braga.", "My sister Ana lives in Braga."))
+    assert (mine.key, mine.corrects) == ("city", "Braga")
 
 
 def test_a_correction_ignores_what_the_assistant_said():
@@ -514,3 +539,82 @@ def test_no_well_known_employer_is_a_known_place():
     from memex.extraction import vocabulary
 
     assert vocabulary.WELL_KNOWN_EMPLOYERS.isdisjoint(vocabulary.PLACES)
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("Please keep your answers short.", {("preference_answer_length", "short")}),
+    ("pls keep the replies concise", {("preference_answer_length", "short")}),
+    ("Actually, detailed answers are fine.", {("preference_answer_length", "detailed")}),
+    ("I prefer longer responses.", {("preference_answer_length", "detailed")}),
+    ("I prefer replies in Spanish.", {("preference_answer_language", "Spanish")}),
+    ("Please answer in French from now on.", {("preference_answer_language", "French")}),
+    ("Don't use emojis with me.", {("preference_emojis", "no")}),
+    ("Please stop using emojis.", {("preference_emojis", "no")}),
+    ("No emojis, please.", {("preference_emojis", "no")}),
+    ("Feel free to use emojis.", {("preference_emojis", "yes")}),
+    # still a preference of its own kind
+    ("I prefer answers in bullet points.", {("prefers", "answers in bullet points")}),
+    # not about how the assistant answers
+    ("Keep it short, it's a toast for my sister's wedding.", set()),
+    ("My boss wants the report short.", set()),
+    ("She told me to keep my answers short in the interview.", set()),
+    ("I don't use emojis.", set()),
+    ("The kids don't use emojis.", set()),
+    ("I write my answers in Spanish for class.", set()),
+    ("I answered in French.", set()),
+])
+def test_how_the_user_wants_to_be_answered(text, expected):
+    """One key per kind of preference, the same for every value it takes: a later "detailed answers
+    are fine" replaces "keep your answers short"."""
+    assert _facts(text) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("My phone number is 555-0134.", {("phone_number", "555-0134")}),
+    ("My new number is +44 7700 900123.", {("phone_number", "+44 7700 900123")}),
+    ("My cell is (415) 555-0199.", {("phone_number", "(415) 555-0199")}),
+    ("my mobile number is 07700 900456", {("phone_number", "07700 900456")}),
+    ("My old number was 555-0101, it's disconnected now.", {("phone_number", "555-0101", True)}),
+    ("My number is 42 on the team.", set()),
+    ("My lucky number is 7.", set()),
+    ("My order number is 555-0134.", set()),
+    ("My sister's number is 555-0188.", set()),
+    ("My flight number is BA 0117.", set()),
+    ("If my number is 555-0134 they will call.", set()),
+])
+def test_a_phone_number_is_kept_whole(text, expected):
+    assert _facts(text) == expected
+
+
+@pytest.mark.parametrize("text, expected, content", [
+    ("My son Leo started school last week.", {("child_name", "Leo"), ("child_leo_started", "school")},
+     "The user's son Leo started school last week."),
+    ("our daughter Maya started preschool this week", {("child_name", "Maya"), ("child_maya_started", "preschool")},
+     "The user's daughter Maya started preschool this week."),
+    ("My sister Ana started university in Lisbon.", {("sister_name", "Ana"), ("sister_ana_started", "university")},
+     "The user's sister Ana started university."),
+    ("My son Noah started piano lessons.", {("child_name", "Noah"), ("child_noah_started", "piano lessons")},
+     "The user's son Noah started piano lessons."),
+    ("My son Leo started crying.", {("child_name", "Leo")}, None),
+    ("My son Leo started it!", {("child_name", "Leo")}, None),
+    ("I think my son Leo started school.", set(), None),
+    ("My son started school.", set(), None),
+])
+def test_what_a_named_child_or_relative_started_is_the_users_event(text, expected, content):
+    assert _facts(text) == expected
+    started = [c for c in _extract(text) if c.key.endswith("_started")]
+    assert [c.content for c in started] == ([content] if content else [])
+    assert all(c.type == "event" and c.subject == "user" for c in started)
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("My dentist appointment is on Monday.", {("event_dentist_appointment", "Monday")}),
+    ("My doctor's appointment is on March 3rd.", {("event_doctor_appointment", "March 3rd")}),
+    ("The appointment has been moved to next Friday.", {("event_appointment", "next Friday")}),
+    ("My appointment is on the 5th of May.", {("event_appointment", "5th of May")}),
+    ("My sister's appointment is on Friday.", set()),
+    ("My dentist appointment is soon.", set()),
+    ("If my appointment is on Monday I'll skip it.", set()),
+])
+def test_an_appointment_and_its_day(text, expected):
+    assert _facts(text) == expected

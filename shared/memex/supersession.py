@@ -36,6 +36,14 @@ MULTI_VALUED_KEYS = frozenset({
     "likes", "dislikes", "prefers", "hobby", "allergy", "language",
     "pet_dog_breed", "pet_cat_breed", "health_condition", "plan", "learning",
 })
+# Keys that end so hold several values too: what a named person started ("child_leo_started":
+# school, then swimming lessons) is an event each time, none the end of another.
+MULTI_VALUED_SUFFIXES = ("_started",)
+
+
+def holds_several(base_key: str) -> bool:
+    """Whether a key (without its subject's prefix) holds several values at once."""
+    return base_key in MULTI_VALUED_KEYS or base_key.endswith(MULTI_VALUED_SUFFIXES)
 
 
 @dataclass(frozen=True)
@@ -180,7 +188,7 @@ def decide(candidate: Candidate, active_same_key: list[dict[str, Any]]) -> Decis
     if not active_same_key:
         return Decision("coexist", f"first value of {key}: {value!r}")
     # A participant's keys carry their name first ("melanie_likes"): the kind of fact is the rest.
-    if candidate.base_key in MULTI_VALUED_KEYS:
+    if holds_several(candidate.base_key):
         return Decision("coexist", f"{key} holds several values: {value!r} is added")
     old = ", ".join(repr(m["value"]) for m in active_same_key)
     if candidate.base_key.startswith("opinion_about_"):

@@ -19,7 +19,7 @@ import psycopg
 
 from memex.db import history as history_rows
 from memex.jobs import Candidate
-from memex.supersession import MULTI_VALUED_KEYS, Decision, same_value
+from memex.supersession import Decision, holds_several, same_value
 
 
 @dataclass
@@ -94,7 +94,7 @@ def _after_end(conn: psycopg.Connection, tenant_id: str, user_id: str, candidate
     said after its last value ended ("I quit Stripe", then "I work at Notion") continues that chain,
     so that the current value's history still lists every value the key had. The statement that
     ended it keeps the end's time: nothing is ended again."""
-    if same_key_active or candidate.base_key in MULTI_VALUED_KEYS:
+    if same_key_active or holds_several(candidate.base_key):
         return Placement(current=True)
     ended = history_rows.ended_head(conn, tenant_id, user_id, candidate.subject, candidate.key, said_at)
     return Placement(current=True, replaces=[ended["id"]] if ended else [])

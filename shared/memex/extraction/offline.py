@@ -9,8 +9,10 @@ hedged, hypothetical or reported ("I don't work at", "if I lived in", "I think I
 `value` group (and sometimes a `kind`, `thing` or `topic` group that names the key) and a clean
 function that validates and normalises what it captured; a name must look like one (capitalised,
 not a weekday or a nationality), a role must end in a known job title, an opinion must use a
-known evaluative word. A correction ("actually I meant Lisbon, not Porto") only re-emits a fact
-already stated in the turn or in the session history, with the corrected value.
+known evaluative word. A correction ("actually I meant Lisbon, not Porto", "Actually my sister
+lives in Porto, not Braga") only re-emits a fact already stated in the turn or in the session
+history, with the corrected value, when its other words are that fact's; the value after "not" is
+never filed.
 
 Time grows linearly with the message: a sentence longer than MAX_SENTENCE_CHARS is not read, the
 words that qualify a match are located once per sentence, and a correction finds the fact it
@@ -604,6 +606,70 @@ def _job_ahead(m: re.Match[str]) -> list[Fields]:
     return [{"value": " ".join(filter(None, (_AHEAD[m.group("verb").casefold()], org, when)))}]
 
 
+# How the user wants to be answered: the length of an answer, its language, its emojis. Said to the
+# assistant, so asked as an imperative ("Please keep your answers short", "Don't use emojis") or
+# said of "answers" ("I prefer replies in Spanish"); "keep it short" may be about a toast, and "I
+# don't use emojis" is the user's own habit.
+_ANSWERS = r"(?:answers|replies|responses)"
+_PLEASE = r"^(?:(?i:actually|also|oh|and|btw|ok|okay)[,:]? )?(?:(?i:please|pls|plz|kindly) )?"
+_SHORT = ("short", "shorter", "brief", "briefer", "concise", "to the point", "succinct")
+_DETAILED = ("detailed", "long", "longer", "in-depth", "thorough", "more detailed")
+_LENGTHS = rf"(?i:{_alternation(_SHORT + _DETAILED)})"
+_LENGTH = rf"(?P<value>{_LENGTHS})"
+_LANGUAGES = rf"(?:{_alternation(vocabulary.LANGUAGES)})(?![\w'’-])"
+_LANGUAGE = rf"(?P<value>{_LANGUAGES})"
+# What the preference rules for answers take, which "I prefer ..." (the `prefers` key) leaves to them.
+_ANSWER_PREFERRED = rf"(?:{_LENGTHS} {_ANSWERS}\b|{_ANSWERS}(?: to be)? in {_LANGUAGES})"
+
+
+def _answer_length(m: re.Match[str]) -> list[Fields]:
+    return [{"value": "short" if m.group("value").casefold() in _SHORT else "detailed"}]
+
+
+def _emojis(m: re.Match[str]) -> list[Fields]:
+    if m.groupdict().get("yes"):
+        return [{"value": "yes", "said": "is fine with emojis in answers"}]
+    return [{"value": "no", "said": "wants no emojis in answers"}]
+
+
+# A phone number, whole as said ("+44 7700 900123", "(415) 555-0199"): 7 to 15 digits.
+_PHONE = r"(?P<value>\+?\(?\d[\d ().-]{5,22}\d)(?![\w-])"
+_PHONE_KIND = r"(?:phone|mobile|cell|cellphone|cell phone|telephone)"
+# "my phone number", "my number", "my mobile", "my cell"; not "my order number".
+_PHONE_NAME = rf"(?:(?:{_PHONE_KIND}|contact) )?number|{_PHONE_KIND}"
+
+
+def _phone(m: re.Match[str]) -> list[Fields]:
+    return [{"value": m.group("value")}] if 7 <= sum(c.isdigit() for c in m.group("value")) <= 15 else []
+
+
+# When an event of someone's life happened, said with it ("started school last week").
+_PAST_WHEN = (r"(?: (?P<when>(?:last|this) (?:week|month|year|spring|summer|fall|autumn|winter|term|semester)|today|"
+              rf"yesterday|recently|in (?:{_MONTH}|\d{{4}})))?")
+_STARTED = (rf"(?P<value>(?i:{_alternation(vocabulary.SCHOOLING)})"
+            rf"|(?i:{_alternation(vocabulary.HOBBIES + vocabulary.PLAYED)})"
+            r"(?: (?:lessons|classes|practice|club|camp))?)")
+
+
+def _started(m: re.Match[str]) -> list[Fields]:
+    when = m.group("when")
+    return [{"value": m.group("value"), "when": f" {when}" if when else ""}]
+
+
+# An appointment of the user's and its day: "my dentist appointment is on Monday". Not another
+# person's ("my sister's appointment").
+_APPOINTMENT_OF = (rf"(?!(?:{_alternation(_RELATIONS)}|{_alternation(vocabulary.OTHER_PEOPLE)}|kids?|children)"
+                   r"(?:['’]s)?\b)")
+_DAY = rf"(?P<value>(?:(?i:next|this) )?{_WEEKDAY}|{_DATE})(?![\w'’-])"
+
+
+def _appointment(m: re.Match[str]) -> list[Fields]:
+    thing = re.sub(r"['’]s$", "", (m.group("thing") or "").strip())
+    day = m.group("value").rstrip(".")  # _MONTH takes the dot of "Sept.", and so a full stop
+    return [{"value": day, "part": "_".join(filter(None, ("event", _snake(thing), "appointment"))),
+             "thing": f"{thing} " if thing else ""}]
+
+
 # --- the rules ------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -788,6 +854,14 @@ _RULES = [
         rf"^(?i:hi|hello|hey)(?: there)?[,!]? I(?:'m| am) (?P<value>{_PROPER})",
         rf"\b(?i:you can|please|just) call me (?P<value>{_PROPER})",
     ], "The user's name is {value}.", importance=0.9),
+    _rule("fact", "phone_number", "number phone mobile cell cellphone telephone", [
+        rf"{_MY} (?:new |current |own )?(?:{_PHONE_NAME})(?:(?:'s| is)(?: now)?|:) "
+        rf"{_PHONE}",
+    ], "The user's phone number is {value}.", _phone, importance=0.7),
+    _rule("fact", "phone_number", "number phone mobile cell cellphone telephone", [
+        rf"{_MY} (?:old|previous|former) (?:{_PHONE_NAME})(?: (?:was|is)|:) "
+        rf"{_PHONE}",
+    ], "The user's phone number used to be {value}.", _phone, confidence=0.7, importance=0.5, historical=True),
     _rule("fact", "age", "m am turned", [
         rf"\bI(?:'m| am) (?P<value>{_NUMBER})(?: (?:years?|yrs?) old| years of age| ?y/?o)?{_AGE_END}",
         rf"\bI (?:just |recently )?turned (?P<value>{_NUMBER}){_TURNED_END}",
@@ -855,6 +929,11 @@ _RULES = [
         rf"{_NAMED_KIN} (?:(?:now |currently |also |still )?lives|is (?:now |currently |still )?(?:based|living)) in "
         rf"(?P<value>{_PROPER})",
     ], "The user's {kind} {name} lives in {value}.", _kin_fact(_name), confidence=0.7, importance=0.6),
+    # What a named child, relative or friend started: an event of their life, the user's to keep.
+    _rule("event", "{part}_{who}_started", "started began", [
+        rf"{_NAMED_KIN} (?:just |finally |recently )?(?:started|began) {_STARTED}{_PAST_WHEN}"
+        r"(?=\s*(?:[^\w\s'’-]|$)|\s+(?:in|at|and|but|so|with|on)\b)",
+    ], "The user's {kind} {name} started {value}{when}.", _kin_fact(_started), confidence=0.7, importance=0.6),
     _rule("relation", "child_name", "have got are", [
         rf"{_HAVE} (?:(?:{_NUMBER}) )?(?P<kind>sons|daughters|kids|children|boys|girls)[,:]? (?:(?:named|called) )?"
         rf"(?P<value>{_CHILD_NAMES})",
@@ -973,6 +1052,28 @@ _RULES = [
     ], "The user's {thing} is {value}.", lambda m: [{"value": m.group("value"), "thing": m.group("thing"),
                                                      "part": _snake(m.group("thing")).removeprefix("wedding_")}],
           importance=0.7),
+    _rule("event", "{part}", "appointment appt", [
+        rf"\b(?i:my|our|the) {_APPOINTMENT_OF}(?P<thing>[a-z]+(?:['’]s)? )?(?:appointment|appt) (?:is|'s|is now|"
+        rf"has been moved to|was moved to|got moved to|moved to) (?:on |to )?(?:the )?{_DAY}",
+    ], "The user's {thing}appointment is on {value}.", _appointment, importance=0.6),
+    # how the user wants to be answered
+    _rule("preference", "preference_answer_length", "keep answers replies responses", [
+        rf"{_PLEASE}(?i:keep) (?:your |the |all )?{_ANSWERS}(?: to me)? (?:(?:really|very|nice and|super|quite) )?"
+        rf"{_LENGTH}(?![\w'’-])",
+        rf"\bI (?:(?:really|much|generally|usually|would) )*prefer {_LENGTH} {_ANSWERS}\b",
+        rf"{_PLEASE}{_LENGTH} {_ANSWERS} (?:are|would be) (?:(?:totally|perfectly|absolutely|also|actually) )?"
+        r"(?:fine|ok|okay|good|great|better|welcome|preferred|best)\b",
+    ], "The user wants {value} answers.", _answer_length, confidence=0.75, importance=0.7),
+    _rule("preference", "preference_answer_language", "answer reply respond write talk speak prefer", [
+        rf"{_PLEASE}(?i:answer|reply|respond|write|talk|speak)(?: to me| back)? in {_LANGUAGE}"
+        r"(?=\s*(?:[^\w\s'’-]|$)|\s+(?:from now on|please|only|always)\b)",
+        rf"\bI (?:(?:really|much|generally|usually|would) )*prefer {_ANSWERS}(?: to be)? in {_LANGUAGE}",
+    ], "The user wants answers in {value}.", _text, confidence=0.75, importance=0.7),
+    _rule("preference", "preference_emojis", "emojis emoji", [
+        rf"{_PLEASE}(?:(?i:don't|do not|never|stop|quit) (?:use|using|send|sending|put|putting) (?:any )?emojis?"
+        rf"|(?i:no) (?:more )?emojis?(?=\s*(?:[^\w\s'’-]|$)|,? (?:please|pls|thanks)\b))(?![\w'’-])",
+        rf"{_PLEASE}(?P<yes>(?i:feel free to|go ahead and|you can|you may)) use emojis?(?![\w'’-])",
+    ], "The user {said}.", _emojis, confidence=0.75, importance=0.7),
     # likes and opinions
     _rule("preference", "likes", "love like enjoy adore fan into", [
         r"\bI (?:(?:really|absolutely|just|also|totally|truly|do|genuinely|kinda) )*(?:love|like|enjoy|adore) "
@@ -987,7 +1088,7 @@ _RULES = [
     ], "The user dislikes {value}.", _text, confidence=0.7, importance=0.5),
     _rule("preference", "prefers", "prefer", [
         r"\bI (?:(?:generally|usually|really|much|strongly|always) )*prefer "
-        rf"(?P<value>{_NOT_OBJECT}{_WORD}(?:\s+{_WORD}){{0,7}}?)"
+        rf"(?!{_ANSWER_PREFERRED})(?P<value>{_NOT_OBJECT}{_WORD}(?:\s+{_WORD}){{0,7}}?)"
         rf"(?:(?=\s+(?:over|rather than|instead of|than|to)\s)|{_PHRASE_END})",
     ], "The user prefers {value}.", _text, confidence=0.7, importance=0.5),
     _rule("preference", "favorite_{part}", "favorite favourite", [
@@ -1044,11 +1145,25 @@ _TERM_WORD = r"(?!(?i:not|but|and|or)\b)[\w'’&+-]+"
 # The value on either side of "not": one to three words, never a pronoun or the correction's own words.
 _TERM = (r"(?!(?i:I|it|that|this|you|we|he|she|they|a|an|the|actually|sorry|oops|correction|no|my)\b)"
          rf"{_TERM_WORD}(?:\s+{_TERM_WORD}){{0,2}}?")
+# A correction: "actually I meant Lisbon, not Porto", "Sorry, not Porto but Lisbon", or the statement
+# said again with the right value ("Actually my sister lives in Porto, not Braga"). What comes
+# before "not" (`said`) ends with the right value; the words before that must be words of the fact
+# corrected (_correct).
 _CORRECTION = re.compile(
     r"(?:^|\b(?i:actually|sorry|oops|correction|my bad|no|I meant|I mean)\b[,:!]?)\s*"
     r"(?:(?i:I meant|I mean|it's|it is)\s+)?"
-    rf"(?:(?P<new>{_TERM}),?\s+not\s+(?P<old>{_TERM})|not\s+(?P<old2>{_TERM}),?\s+(?:but\s+)?(?P<new2>{_TERM}))"
+    rf"(?:(?P<said>{_TERM_WORD}(?:\s+{_TERM_WORD}){{0,7}}?),?\s+not\s+(?P<old>{_TERM})"
+    rf"|not\s+(?P<old2>{_TERM}),?\s+(?:but\s+)?(?P<new2>{_TERM}))"
     r"(?=\s*(?:[^\w\s'’&+-]|$))")
+# Words of a corrected statement that need not be words of the fact it corrects.
+_CORRECTION_WORDS = frozenset(
+    "actually sorry oops correction my bad no i meant mean it it's is i'm im a an the our we i'd".split())
+# The right value at the end of what is said before "not", by the wrong value's shape: a number
+# (maybe with its noun: "3 kids"), a date, a name (capitalised words), or as many words as the wrong one.
+_SAID_NUMBER = re.compile(rf"(?:^|\s)(?!(?i:no)\b)(?P<new>(?i:{_NUMBER}))(?:\s+[\w'’-]+)?$")
+_SAID_DATE = re.compile(rf"(?:^|\s)(?P<new>{_DATE})$")
+_A_DATE = re.compile(_DATE)
+_SAID_NAME = re.compile(rf"(?:^|\s)(?P<new>{_CAPWORD}(?:\s+{_CAPWORD}){{0,3}})$")
 
 
 def _statements(text: str) -> list[str]:
@@ -1243,8 +1358,8 @@ def _value_mark(value: str) -> tuple[str, str | int]:
 
 
 class _Facts:
-    """Candidates in the order found, indexed by value, so that a correction finds the latest fact
-    it corrects, and drops it, without rescanning every fact found before (a message may hold
+    """Candidates in the order found, indexed by value, so that a correction finds the latest facts
+    it may correct, and drops the one it corrects, without rescanning every fact found before (a message may hold
     thousands of facts and of corrections)."""
 
     def __init__(self, candidates: list[Candidate] = ()):
@@ -1266,7 +1381,8 @@ class _Facts:
         if candidate.value in candidate.content:
             self._by_value.setdefault(_value_mark(candidate.value), []).append(number)
 
-    def latest(self, value: str) -> tuple[int, Candidate] | None:
+    def latest(self, value: str, most: int = 3) -> list[tuple[int, Candidate]]:
+        """The last `most` facts with this value, the latest first."""
         if self._by_value is None:
             self._by_value = {}
             for number, candidate in self._order.items():
@@ -1274,7 +1390,7 @@ class _Facts:
         numbers = self._by_value.get(_value_mark(value), [])
         while numbers and numbers[-1] not in self._order:
             numbers.pop()  # dropped by an earlier correction
-        return (numbers[-1], self._order[numbers[-1]]) if numbers else None
+        return [(n, self._order[n]) for n in reversed(numbers[-most:]) if n in self._order]
 
     def drop(self, number: int) -> None:
         del self._order[number]
@@ -1286,30 +1402,50 @@ class _Facts:
 def _correct(found: _Facts, earlier: _Facts, match: re.Match[str], message_id: str, quote: str,
              subject: str) -> None:
     """Re-state the fact whose value was the wrong one with the right value; the wrong one, if
-    stated in this turn, is dropped. Nothing happens when no fact had the wrong value, or when
-    that fact is about someone other than the speaker."""
-    new = match.group("new") or match.group("new2")
+    stated in this turn, is dropped. Nothing happens when no fact of the speaker's had the wrong
+    value, when the right value has not the wrong one's shape, or when the words said around it are
+    not the fact's ("The meeting is on Tuesday, not Monday" corrects no appointment on Monday)."""
     old = match.group("old") or match.group("old2")
     for pool in (found, earlier):
-        latest = pool.latest(old)
-        if latest is None:
-            continue
-        number, wrong = latest
-        if wrong.subject != subject:
+        for number, wrong in pool.latest(old):
+            if wrong.subject != subject:
+                continue
+            right = _right_value(match, wrong)
+            if right is None:
+                continue
+            same = [n for n, c in found.latest(right) if c.key == wrong.key and c.source_message_id == message_id]
+            for n in same:  # the rules read the statement said again: the correction replaces it
+                found.drop(n)
+            if pool is found and number not in same:
+                found.drop(number)
+            found.add(replace(wrong, value=right, content=wrong.content.replace(wrong.value, right, 1),
+                              source_message_id=message_id, raw_quote=quote, corrects=wrong.value))
             return
-        # The right value must have the wrong one's shape: a number for a number, a name for a name.
-        if wrong.value.isdigit():
-            corrected = _number(new)
-            if corrected is None:
-                return
-            new = str(corrected)
-        elif wrong.value[0].isupper() and not new[0].isupper():
-            return
-        if pool is found:
-            found.drop(number)
-        found.add(replace(wrong, value=new, content=wrong.content.replace(wrong.value, new, 1),
-                          source_message_id=message_id, raw_quote=quote, corrects=wrong.value))
-        return
+
+
+def _right_value(match: re.Match[str], wrong: Candidate) -> str | None:
+    """The right value a correction gives for `wrong`, in its shape (a number for a number, a name
+    for a name), when the other words said before "not" are words of the wrong fact."""
+    said = match.group("new2") or match.group("said")
+    if wrong.value.isdigit():
+        right = _SAID_NUMBER.search(said)
+    elif _A_DATE.fullmatch(wrong.value):
+        right = _SAID_DATE.search(said)
+    elif wrong.value[0].isupper():
+        right = _SAID_NAME.search(said)
+        while right and right.group("new").split()[0].casefold() in _CORRECTION_WORDS:
+            right = _SAID_NAME.search(said, right.start("new") + len(right.group("new").split()[0]))
+    else:
+        words = len(wrong.value.split())
+        right = re.search(rf"(?:^|\s)(?P<new>\S+(?:\s+\S+){{{words - 1}}})$", said)
+    if right is None:
+        return None
+    new = right.group("new")
+    around = (said[:right.start("new")] + " " + said[right.end("new"):]).casefold()
+    known = set(re.findall(r"[\w'’]+", f"{wrong.raw_quote} {wrong.content}".casefold()))
+    if any(word not in known and word not in _CORRECTION_WORDS for word in re.findall(r"[\w'’]+", around)):
+        return None
+    return str(_number(new)) if wrong.value.isdigit() else new
 
 
 def _distinct(candidates: list[Candidate]) -> list[Candidate]:

@@ -166,3 +166,19 @@ WELL_KNOWN_EMPLOYERS = frozenset(name.casefold() for name in (
     # hospital systems
     "Mayo Clinic|Cleveland Clinic|Kaiser Permanente|Johns Hopkins|Mass General|Mount Sinai"
 ).split("|"))
+
+# Languages a user may ask to be answered in ("Please answer in French").
+LANGUAGES = (
+    "English|Spanish|French|German|Portuguese|Italian|Dutch|Swedish|Norwegian|Danish|Finnish|Polish|Czech|"
+    "Greek|Turkish|Russian|Ukrainian|Romanian|Hungarian|Arabic|Hebrew|Persian|Farsi|Hindi|Urdu|Bengali|Tamil|"
+    "Chinese|Mandarin|Cantonese|Japanese|Korean|Vietnamese|Thai|Indonesian|Malay|Tagalog|Swahili|Catalan|"
+    "Basque|Galician|Irish|Welsh|Icelandic"
+).split("|")
+
+# What a person starts that is an event of their life worth keeping ("My son Leo started school"):
+# a stage of schooling; a pastime (vocabulary above), with its lessons or its club, is one too.
+SCHOOLING = (
+    "school|a new school|preschool|pre-school|kindergarten|nursery|daycare|day care|primary school|"
+    "elementary school|middle school|high school|secondary school|sixth form|college|university|uni|"
+    "grad school|graduate school|law school|med school|medical school|nursing school"
+).split("|")
