@@ -99,3 +99,20 @@ def test_the_keywords_of_a_question_leave_out_what_it_asks_only_as_an_idiom():
     assert keywords.of("What does Sam do for a living?").split() == ["What", "does", "Sam", "do", "?"]
     assert keywords.of("How does she earn a living?").split() == ["How", "does", "she", "?"]
     assert "living room" in keywords.of("How do I make a living room cosy?")
+
+
+def test_equal_scores_fall_to_the_later_said_whatever_the_ids(tenant):
+    # Both lines match "work" once and are as long: BM25 scores them alike, and the tie fell by
+    # their random ids, so two users told the same history got different answers.
+    for user in ("u1", "u2", "u3", "u4"):
+        tenant.turn("I live in Leeds and I work at Acme.", session="s1", user=user, timestamp="2026-01-05T09:00:00Z")
+        tenant.turn("I moved to Manchester and I work at Globex now.", session="s2", user=user,
+                    timestamp="2026-03-02T09:00:00Z")
+    answers = []
+    for user in ("u1", "u2", "u3", "u4"):
+        response = tenant.post("/v1/search", {"user_id": user, "query": "work", "mode": "bm25"})
+        said = [r for r in response.json()["results"] if r["memory_type"] == "episodic"]
+        assert len(said) == 2 and said[0]["score_parts"]["bm25"] == said[1]["score_parts"]["bm25"]
+        answers.append([r["content"] for r in said])
+    assert answers[0][0] == "I moved to Manchester and I work at Globex now."
+    assert all(answer == answers[0] for answer in answers), answers

@@ -510,11 +510,14 @@ def _with_memories(sql: str, score: str, best: str) -> str:
 
 
 def _ranking(rows: list[dict[str, Any]], score: str) -> Ranking:
-    # A fact and the message it was drawn from can score the same ("I think Python is great." and
-    # "The user thinks Python is great." are embedded alike): the fact first, not whichever random
-    # id sorts first, so that the same search ranks them the same way every time.
+    # Equal scores are common: a fact and the message it was drawn from ("I think Python is great."
+    # and "The user thinks Python is great." are embedded alike), two lines that match the same
+    # words and are as long (BM25 gives "I live in Leeds and I work at Acme." and "I moved to
+    # Manchester and I work at Globex now." the same score for "work"). The fact first, then the
+    # later said, not whichever random id sorts first: the same history ranks the same way for
+    # every user, and what was said last is the likelier to hold.
     hits = sorted((r for r in rows if r["id"] is not None),
-                  key=lambda r: (-float(r[score]), message_last(r["memory_type"])))
+                  key=lambda r: (-float(r[score]), message_last(r["memory_type"]), -r["valid_from"].timestamp()))
     return Ranking(
         [(r["id"], float(r[score])) for r in hits],
         {r["id"]: _found(r) for r in hits},
