@@ -5,7 +5,8 @@ participant, is first made the question about "the user" (speakers.as_the_user,
 settings.search_user_names). Then the search runs in three steps: the question's own channels (its
 keyword channel again without the participants it names, speakers.py, when it names one; with
 settings.search_first_person, its vector channel in the user's voice when it asks about "the user", or
-about "she" or "he" and names no participant, first_person.py); extra queries for a
+about "she" or "he" and names no participant, first_person.py; with settings.search_topics, the
+facts of a kind of fact it names, which pass the floor, topics.py); extra queries for a
 question that needs two facts (multihop.py), whose rankings join the same weighted RRF; then,
 when one is configured, a reranker over the best fused candidates (rerank.py), whose floor then
 replaces the built-in one (floor.py). Without a reranker, the question's cues then adjust the
