@@ -198,6 +198,9 @@ PETS = [
     # a second pet, and a name set after the pet that closes the sentence
     ("We adopted a second cat, Tofu.", {("pet_cat_name", "Tofu")}),
     ("I have another dog named Bo.", {("pet_dog_name", "Bo")}),
+    # two pets named in one sentence
+    ("We have a dog called Bolt and a cat named Pixel.", {("pet_dog_name", "Bolt"), ("pet_cat_name", "Pixel")}),
+    ("We have a cat named Miso and a friend called Ana.", {("pet_cat_name", "Miso")}),
     # learning started, a trip planned
     ("I've started learning Portuguese, twice a week.", {("learning", "Portuguese")}),
     ("Sam and I are planning a trip to the Azores in September.", {("plan", "a trip to the Azores in September")}),
