@@ -376,8 +376,10 @@ def _end_roles_held_at(conn, ctx: Context, turn: dict[str, Any], candidate: Cand
     job (supersession.ends_with_employer), whichever judge decided: each gets a statement of its end
     as its history, the reason naming the change, made by that memory (`ended_by`: erasing it
     erases them). Keyed on the turn and the role, so a redelivery writes nothing twice."""
-    key = ends_with_employer(candidate, action, [Candidate(**c) for c in turn["candidates"] or []])
-    if key is None or not placement.ends:
+    if not placement.ends:
+        return  # nothing ended: most writes leave here, before the turn's candidates are rebuilt
+    key = ends_with_employer(candidate, action, (Candidate(**c) for c in turn["candidates"] or []))
+    if key is None:
         return
     tenant_id, said_at = turn["tenant_id"], turn["occurred_at"]
     roles = [r for r in history_rows.held_with(conn, tenant_id, list(placement.ends), key)

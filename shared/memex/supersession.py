@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Iterable, Protocol
 
 from memex.config import Settings
 from memex.jobs import Candidate, subject_key
@@ -200,7 +200,7 @@ def decide(candidate: Candidate, active_same_key: list[dict[str, Any]]) -> Decis
 HELD_AT_EMPLOYER = "role"
 
 
-def ends_with_employer(candidate: Candidate, action: str, turn_candidates: list[Candidate]) -> str | None:
+def ends_with_employer(candidate: Candidate, action: str, turn_candidates: Iterable[Candidate]) -> str | None:
     """The key of the facts said with an employer that end when `candidate`, deciding `action`,
     replaces or ends that employer ("role" for the user, "melanie_role" for Melanie); None when
     nothing ends with it: the candidate is no employer, or its turn says a new role, which replaces
