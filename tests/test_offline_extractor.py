@@ -234,6 +234,16 @@ NEGATIONS = [
 ]
 
 HISTORICAL = [
+    # a partner left, named: history, which ends them if they are the current partner
+    ("I broke up with Sam.", {("partner_name", "Sam", True)}),
+    ("My partner Sam and I split up.", {("partner_name", "Sam", True)}),
+    ("i split up with my boyfriend Marco", {("partner_name", "Marco", True)}),
+    ("My ex-wife Anna lives in Denver.", {("partner_name", "Anna", True)}),
+    ("I used to be married to Tom.", {("partner_name", "Tom", True)}),
+    # a partnership begun or ended without a name
+    ("We broke up last month.", {("relationship_status", "single")}),
+    ("We separated in 2021.", {("relationship_status", "separated")}),
+    ("I got married in June!", {("relationship_status", "married")}),
     # issue 11: a job change the verb names, a former employer said with how long
     ("I switched jobs from Adobe to Figma.", {("employer", "Adobe", True), ("employer", "Figma")}),
     ("I changed jobs from Zendesk to Intercom last spring.", {("employer", "Zendesk", True), ("employer", "Intercom")}),
@@ -311,6 +321,9 @@ NOTHING = [
     "First day at Yosemite!", "First week at Disneyland was magical.", "Tomorrow is my first day at the gym.",
     "Monday is my first day at Sam's.", "Starting Monday I'm going to the gym at 6.",
     "I left Tom after five years.", "I left Tom.", "I quit Duolingo.", "I left the party early.", "I'm no longer with Sam.",
+    # a parting that is not the user's, or no parting
+    "My friends Sam and Kim broke up.", "The band broke up in 2010.", "I broke up the fight.", "We split the bill.",
+    "My sister got married in June.", "My ex-boss Karen emailed me.", "We broke up the meeting early.",
     # a name beside a pet that is not the pet's
     "I met Sarah, my dog walker.", "Thanks, my dog, he says hi.", "I called Mom, my dog was barking.",
     "Took Max, my dog's vet, to lunch.", "My lab results came back.",

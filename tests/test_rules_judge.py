@@ -174,3 +174,29 @@ def test_a_relatives_job_is_not_the_users():
     sam = _candidate("partner_sam_role", "nurse")
     decision = RulesJudge().decide(sam, [_memory("m-role", "role", "software engineer")])
     assert (decision.action, decision.replaces) == ("coexist", [])
+
+
+def test_being_single_and_having_a_partner_take_each_other_back():
+    partner = [_memory("p1", "partner_name", "Sam"), _memory("c1", "city", "Porto")]
+    single = RulesJudge().decide(_candidate("relationship_status", "single"), partner)
+    assert single.action == "supersede" and [m["id"] for m in single.replaces] == ["p1"]
+    assert "partner_name 'Sam' is no longer current" in single.reason
+    separated = RulesJudge().decide(_candidate("relationship_status", "separated"), partner)
+    assert [m["id"] for m in separated.replaces] == ["p1"]
+    # divorced or widowed say what happened: a partner named since stays
+    assert RulesJudge().decide(_candidate("relationship_status", "divorced"), partner).action == "coexist"
+    statuses = [_memory("s1", "relationship_status", "single"), _memory("s2", "relationship_status", "divorced")]
+    named = RulesJudge().decide(_candidate("partner_name", "Alex"), statuses)
+    assert named.action == "supersede" and [m["id"] for m in named.replaces] == ["s1"]
+    # a former partner (history) takes back nothing
+    assert RulesJudge().decide(_candidate("partner_name", "Alex", historical=True), statuses).action == "keep_old"
+
+
+def test_a_participants_partnership_takes_back_only_their_own():
+    from memex.supersession import related_keys
+
+    melanie = Candidate(type="fact", key="melanie_relationship_status", value="single", content="Melanie is single.",
+                        confidence=0.8, importance=0.7, source_message_id="m1", subject="Melanie")
+    assert related_keys(melanie) == ["melanie_relationship_status", "melanie_partner_name"]
+    active = [_memory("u1", "partner_name", "Sam"), _memory("m1", "melanie_partner_name", "Dev")]
+    assert [m["id"] for m in RulesJudge().decide(melanie, active).replaces] == ["m1"]

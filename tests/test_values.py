@@ -71,3 +71,35 @@ def test_a_move_between_well_known_employers_changes_the_employer(tenant):
     tenant.turn("I moved from Google to Meta.", timestamp="2026-02-05T09:00:00Z")
     assert set(_facts(tenant)) == {("city", "Dublin", True), ("employer", "Google", False),
                                    ("employer", "Meta", True)}
+
+
+def test_a_partner_left_is_no_longer_current_and_stays_in_the_history(tenant):
+    tenant.turn("My partner Sam is a nurse.", session="s1", timestamp="2026-01-05T09:00:00Z")
+    memories = tenant.turn("Sam and I broke up last month.", session="s2", timestamp="2026-03-05T09:00:00Z").json()
+    ended = [m for m in memories["memories"] if m["key"] == "partner_name"]
+    assert [(m["value"], m["active"], m["content"]) for m in ended] == [("Sam", False, "The user's former partner is Sam.")]
+    current = set(_facts(tenant, include_inactive=False))
+    assert not [fact for fact in current if fact[0] == "partner_name"], current
+    assert ("partner_name", "Sam", False) in set(_facts(tenant))
+
+
+@pytest.mark.parametrize("then", ["We broke up last month.", "I'm single again."])
+def test_being_single_now_ends_the_partner_and_a_new_partner_ends_being_single(tenant, then):
+    tenant.turn("My girlfriend Lena moved in with me.", session="s1", timestamp="2026-01-05T09:00:00Z")
+    tenant.turn(then, session="s2", timestamp="2026-03-05T09:00:00Z")
+    current = set(_facts(tenant, include_inactive=False))
+    assert ("relationship_status", "single", True) in current
+    assert not [fact for fact in current if fact[0] == "partner_name"], current
+    tenant.turn("I'm dating someone new, her name is Priya. My girlfriend Priya is great.", session="s3",
+                timestamp="2026-05-05T09:00:00Z")
+    current = set(_facts(tenant, include_inactive=False))
+    assert ("partner_name", "Priya", True) in current and not [f for f in current if f[0] == "relationship_status"], current
+
+
+def test_no_longer_with_a_name_ends_only_a_current_partner(tenant):
+    """"I'm no longer with Sam." may be a firm: it files nothing unless Sam is the current partner."""
+    assert [m for m in tenant.turn("I'm no longer with Sam.", session="s1").json()["memories"] if m["key"]] == []
+    tenant.turn("My husband Tom is a chef.", session="s2", timestamp="2026-01-05T09:00:00Z")
+    tenant.turn("I'm no longer with Tom.", session="s3", timestamp="2026-03-05T09:00:00Z")
+    assert ("partner_name", "Tom", False) in set(_facts(tenant))
+    assert not [f for f in _facts(tenant, include_inactive=False) if f[0] == "partner_name"]

@@ -9,7 +9,8 @@ kept as history, and ends the current value when it names it ("I left Stripe" wh
 employer: the user has no current employer, none is invented); a key that holds one value at a
 time (employer, city) replaces the old value; a key that can hold several (a second dog) adds a
 value beside the others; a reversal takes back what it contradicts (a like by a dislike of the
-same thing, a liking for coffee by "I stopped drinking coffee").
+same thing, a liking for coffee by "I stopped drinking coffee"), and being single or separated
+takes back the current partner, as a partner named later takes back being single.
 
 Whichever judge decided, a role said with the employer it was held at ("I'm a support lead at
 Zendesk.") ends when that employer is replaced or ended, unless the turn says a new role
@@ -79,6 +80,24 @@ def given_up(candidate: Candidate) -> str | None:
     return match.group("thing").replace("_", " ") if match and _normal(candidate.value) == "no" else None
 
 
+# Being without a partner and having one take each other back: "I'm single" (or "We broke up") ends
+# the current partner, and a partner named later ends "single". "divorced" and "widowed" say what
+# happened, which a new partner does not undo, so they end nothing.
+PARTNER_KEY, STATUS_KEY = "partner_name", "relationship_status"
+WITHOUT_PARTNER = frozenset({"single", "separated"})
+
+
+def _partnership_opposite(candidate: Candidate) -> str | None:
+    """The key a current partner or a status without one takes back, if the candidate is either."""
+    if candidate.historical:
+        return None
+    if candidate.base_key == STATUS_KEY and _normal(candidate.value) in WITHOUT_PARTNER:
+        return subject_key(candidate.subject, PARTNER_KEY)
+    if candidate.base_key == PARTNER_KEY:
+        return subject_key(candidate.subject, STATUS_KEY)
+    return None
+
+
 def related_keys(candidate: Candidate) -> list[str]:
     """The keys whose active memories the candidate may replace (its subject's: "melanie_dislikes"
     for "melanie_likes")."""
@@ -87,7 +106,19 @@ def related_keys(candidate: Candidate) -> list[str]:
         return [candidate.key, subject_key(candidate.subject, opposite)]
     if given_up(candidate):
         return [candidate.key] + [subject_key(candidate.subject, key) for key in TAKEN_BACK_BY_GIVING_UP]
+    partnership = _partnership_opposite(candidate)
+    if partnership:
+        return [candidate.key, partnership]
     return [candidate.key]
+
+
+def _taken_back_by_partnership(candidate: Candidate, related: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The current partner a status without one ends, or the status without one a partner ends."""
+    opposite = _partnership_opposite(candidate)
+    if opposite is None:
+        return []
+    return [m for m in related if m["key"] == opposite
+            and (opposite.endswith(PARTNER_KEY) or _normal(m["value"] or "") in WITHOUT_PARTNER)]
 
 
 def _names(value: str, thing: str) -> bool:
@@ -121,7 +152,12 @@ class RulesJudge:
             taken_back = ", ".join(f"{m['key']} {m['value']!r}" for m in liked)
             return Decision("supersede", f"{candidate.key} {candidate.value!r} takes back {taken_back}",
                             liked + same_key)
-        return decide(candidate, same_key)
+        decision = decide(candidate, same_key)
+        taken_back = _taken_back_by_partnership(candidate, related)
+        if taken_back and decision.action in ("coexist", "supersede"):
+            over = ", ".join(f"{m['key']} {m['value']!r}" for m in taken_back)
+            return Decision("supersede", f"{decision.reason}; {over} is no longer current", decision.replaces + taken_back)
+        return decision
 
 
 def make_judge(settings: Settings, metrics: Metrics | None = None) -> Judge:

@@ -721,6 +721,27 @@ _MOVES_BETWEEN = [
     rf"(?P<new>{_ORG}) from (?:the )?(?P<old>{_ORG})",
 ]
 
+# Parting from a partner: "broke up", "split up", "separated", "got divorced".
+_PARTED = r"(?:broke up|split up|split|separated|got divorced|divorced)"
+_PARTNER_WORD = "|".join(word for word, part in _RELATIONS.items() if part == "partner")
+# "broke up with my boyfriend Marco" names the partner left, not a partner now.
+_NOT_AFTER_PARTING = "".join(f"(?<!{verb} {prep} )" for verb in ("broke up", "split up", "split", "separated")
+                             for prep in ("with", "from"))
+# When a parting happened, and the clause ending there: not "we broke up the meeting", "we split the bill".
+_PARTING_WHEN = (rf"(?:(?:last|this) (?:week|month|year|spring|summer|fall|autumn|winter|weekend|{_WEEKDAY})|"
+                 r"yesterday|today|recently|in (?:\d{4}|[A-Z][a-z]+)|"
+                 r"(?:a|two|three|four|five|six|a few|a couple of) (?:days?|weeks?|months?|years?) ago)")
+_PARTING_END = _strict_end("and", "but", "so", "after", "because")
+
+
+def _status_after_parting(m: re.Match[str]) -> list[Fields]:
+    """"We broke up" leaves the user single; "we separated" separated; "got married" married."""
+    verb = m.groupdict().get("verb")
+    if verb is None:
+        return [{"value": m.group("value")}]
+    return [{"value": "separated" if verb == "separated" else "single"}]
+
+
 _RULES = [
     # work
     _rule("fact", "employer", "work working employed started began got hired at for joined landed accepted signed "
@@ -908,7 +929,9 @@ _RULES = [
     ], "The user does not {what}.", _given_up, confidence=0.75, importance=0.6),
     # people and pets
     _rule("relation", "{part}_name", "my our named called married engaged dating seeing with", [
-        rf"{_MY} {_KIN_ADJECTIVE}{_RELATION}(?:['’]s name is| is called| is named| is|,)? (?P<value>{_PROPER})",
+        # not the partner just left: "broke up with my boyfriend Marco", "My partner Sam and I split up"
+        rf"{_NOT_AFTER_PARTING}{_MY} {_KIN_ADJECTIVE}{_RELATION}(?:['’]s name is| is called| is named| is|,)? "
+        rf"(?P<value>{_PROPER})(?!,? and I {_ADVERBS}{_PARTED})",
         rf"(?P<value>{_PROPER}) \((?i:my|our) {_RELATION}\)",
         rf"{_HAVE} an? {_KIN_ADJECTIVE}{_RELATION},? (?:named|called) (?P<value>{_PROPER})",
         rf"\bI(?:'m| am| got| just got|'ve been| have been) (?P<kind>married|engaged) to (?P<value>{_PROPER})",
@@ -943,6 +966,31 @@ _RULES = [
         r"\bI(?:'m| am) (?:now |currently |happily )?(?P<value>single|married|divorced|widowed|engaged|separated)"
         + _strict_end("now", "again"),
     ], "The user is {value}.", _text, confidence=0.75, importance=0.7),
+    # A partnership begun or ended, said of the user and no name: "I got married in June!", "We broke up".
+    _rule("fact", "relationship_status", "got broke split separated", [
+        rf"\b(?:I|[Ww]e) {_ADVERBS}got (?P<value>married|divorced)(?: {_PARTING_WHEN})?{_PARTING_END}",
+        rf"\b[Ww]e {_ADVERBS}(?P<verb>broke up|split up|split|separated)(?: {_PARTING_WHEN})?{_PARTING_END}",
+    ], "The user is {value}.", _status_after_parting, confidence=0.7, importance=0.7),
+    # A partner the user left or was left by, or an ex named as such: history, which ends them as the
+    # current partner (supersession.ending).
+    _rule("relation", "partner_name", "broke split separated divorced longer ex used was", [
+        rf"\bI {_ADVERBS}(?:broke up|split up|split|separated) (?:with|from) (?:{_MY} (?:{_PARTNER_WORD}),? )?"
+        rf"(?P<value>{_PROPER})",
+        rf"(?:{_MY} (?:{_PARTNER_WORD}),? )?(?<![\w'’])(?P<value>{_PROPER}),? and I {_ADVERBS}{_PARTED}"
+        rf"(?: {_PARTING_WHEN})?{_PARTING_END}",
+        rf"\bI(?:'m| am) no longer (?:dating|seeing|married to|engaged to) (?P<value>{_PROPER})",
+        rf"\bI {_ADVERBS}divorced (?P<value>{_PROPER})",
+        rf"\bI(?:'m| am| got) divorced from (?P<value>{_PROPER})",
+        rf"\bI (?:used to be (?:married|engaged) to|used to (?:date|be with)|was (?:married|engaged) to) "
+        rf"(?P<value>{_PROPER})",
+        rf"{_MY} ex(?:-?(?:{_PARTNER_WORD}))?,? (?P<value>{_PROPER})",
+    ], "The user's former partner is {value}.", _name, confidence=0.7, importance=0.6, historical=True),
+    # "I'm no longer with Sam." may be a partner or a firm: it ends the partner only if Sam is the
+    # current one (`ends_only`), as "I left Tom." ends only a current employer.
+    _rule("relation", "partner_name", "longer", [
+        rf"\bI(?:'m| am) no longer (?:with|together with) (?P<value>{_PROPER})",
+    ], "The user's former partner is {value}.", _name, confidence=0.7, importance=0.6, historical=True,
+          ends_only=True),
     _rule("fact", "pet_{part}_name", "my our named called name have has got adopted rescued bought", [
         rf"{_MY} {_PET}(?:['’]s name is| is called| is named| is|,)? (?P<value>{_PROPER})",
         rf"(?P<value>{_PROPER}) \((?i:my|our) {_PET}\)",
