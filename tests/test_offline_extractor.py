@@ -207,6 +207,13 @@ PETS = [
 ]
 
 PREFERENCES_AND_OPINIONS = [
+    # a pastime said with how often, or as what the user is or does
+    ("I run every morning.", {("hobby", "running")}),
+    ("i swim three times a week", {("hobby", "swimming")}),
+    ("I knit most evenings.", {("hobby", "knitting")}),
+    ("I run marathons.", {("hobby", "running")}),
+    ("I'm training for a half marathon.", {("hobby", "running")}),
+    ("I'm a keen cyclist.", {("hobby", "cycling")}),
     ("I love hiking", {("likes", "hiking")}),
     ("I really enjoy long walks on the beach", {("likes", "long walks on the beach")}),
     ("I like sushi and ramen.", {("likes", "sushi and ramen")}),
@@ -321,6 +328,9 @@ NOTHING = [
     "First day at Yosemite!", "First week at Disneyland was magical.", "Tomorrow is my first day at the gym.",
     "Monday is my first day at Sam's.", "Starting Monday I'm going to the gym at 6.",
     "I left Tom after five years.", "I left Tom.", "I quit Duolingo.", "I left the party early.", "I'm no longer with Sam.",
+    # a commute, an errand, a job or a race ahead is no pastime
+    "I cycle to work every day.", "I run a small bakery.", "I work every weekend.", "I eat every three hours.",
+    "I'm a runner-up.",
     # a parting that is not the user's, or no parting
     "My friends Sam and Kim broke up.", "The band broke up in 2010.", "I broke up the fight.", "We split the bill.",
     "My sister got married in June.", "My ex-boss Karen emailed me.", "We broke up the meeting early.",

@@ -346,6 +346,20 @@ _ROUTINES = {"run": "running", "jog": "jogging", "swim": "swimming", "hike": "hi
              "climb": "climbing", "surf": "surfing", "row": "rowing", "yoga": "yoga", "pilates": "pilates"}
 
 
+# How often a pastime is done: "every morning", "three times a week", "most weekends", "daily".
+_HOW_OFTEN = (rf"(?:(?:every|each) (?:(?:single )?day|morning|evening|night|week|weekend|{_WEEKDAY}"
+              r"(?: (?:morning|afternoon|evening|night))?)|(?:once|twice|(?:two|three|four|five|six|\d) times) a "
+              r"(?:day|week|month)|on (?:the )?weekends|at (?:the )?weekends|most (?:days|mornings|evenings|nights|"
+              r"weekends)|daily|regularly)")
+# A race run, which makes running a pastime: "I run marathons", "training for a half marathon".
+_RACE = r"(?:half[- ])?(?:marathons?|ultramarathons?|ultras|10ks?|5ks?)(?![\w'’-])"
+# Who does a pastime, and the pastime: "a keen cyclist". Not "a baker" or "a painter", which are jobs.
+_PASTIME_NOUNS = {"runner": "running", "jogger": "jogging", "swimmer": "swimming", "cyclist": "cycling",
+                  "climber": "climbing", "hiker": "hiking", "surfer": "surfing", "skier": "skiing",
+                  "snowboarder": "snowboarding", "golfer": "golfing", "skater": "skating", "kayaker": "kayaking",
+                  "rower": "rowing", "knitter": "knitting"}
+
+
 def _given_up(m: re.Match[str]) -> list[Fields]:
     thing = m.group("value").casefold()
     verb = vocabulary.GIVEN_UP[thing]
@@ -1050,6 +1064,19 @@ _RULES = [
     _rule("preference", "hobby", "free spare time", [
         r"\bI (?P<verb>[a-z]+)(?: [a-z]+)?? in my (?:free|spare) time\b",
     ], "The user's hobby is {value}.", _pastime_verb, confidence=0.7, importance=0.5),
+    # A pastime said with how often ("I swim three times a week"; not "I cycle to work every day"), or
+    # as what the user is ("a keen cyclist") or does ("I run marathons").
+    _rule("preference", "hobby", "every each once twice times weekends most daily regularly", [
+        rf"\bI {_ADVERBS}(?P<verb>[a-z]+) {_HOW_OFTEN}(?![\w'’-])",
+    ], "The user's hobby is {value}.", _pastime_verb, confidence=0.7, importance=0.5),
+    _rule("preference", "hobby", "run ran do did training m am", [
+        rf"\bI(?:'ve| have)? {_ADVERBS}(?:run|ran|do|did) (?:an? |my (?:first |second |third |\w+th )?)?{_RACE}",
+        rf"\bI(?:'m| am) {_ADVERBS}training for (?:an? |my (?:first |second |third |\w+th )?)?{_RACE}",
+        rf"\bI(?:'m| am) an? (?:(?:keen|avid|passionate|big|huge|regular|serious|amateur|casual|weekend|lifelong|"
+        rf"competitive) )?(?P<noun>{_alternation(_PASTIME_NOUNS)})"
+        r"(?=\s*(?:[.,;:!?)]|$)|\s+(?:and|but|so|too|myself|now|these|since)\b)",
+    ], "The user's hobby is {value}.", lambda m: [{"value": _PASTIME_NOUNS.get(m.groupdict().get("noun") or "", "running")}],
+          confidence=0.7, importance=0.5),
     _rule("fact", "learning", "learning", [
         rf"\bI(?:'m| am|'ve been| have been|(?:'ve| have)? (?:just |recently )?(?:started|begun|began)) "
         rf"(?:currently |now )?learning (?:how )?(?:to )?"
