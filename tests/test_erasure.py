@@ -174,3 +174,20 @@ def test_the_audit_finds_nothing_of_an_erased_user_session_or_memory(ctx, tenant
     assert _all(tenant) == []
     assert tenant.get(f"/v1/turns/{kept}").json()["status"] == "processed"  # the other user is untouched
     assert _rows_mentioning(ctx, other)
+
+
+def test_what_was_said_of_a_partner_comes_back_with_the_partnership(ctx, tenant):
+    """Erasing the breakup (its session) makes the partner and what was said of them current again,
+    and leaves no statement of its end behind."""
+    leo = f"Zq{uuid.uuid4().hex[:8]}"  # another test's former partner may be a Leo too
+    tenant.turn(f"My boyfriend {leo} is a chef.", timestamp="2026-01-01T00:00:00Z")
+    tenant.turn(f"{leo} and I broke up last week.", timestamp="2026-03-01T00:00:00Z", session="s2")
+
+    def partner() -> list[tuple]:
+        return sorted((m["key"], m["value"], m["active"]) for m in _all(tenant) if (m["key"] or "").startswith("partner_"))
+
+    role = (f"partner_{leo.casefold()}_role", "chef", True)
+    assert role not in partner()
+    tenant.delete(f"/v1/sessions/s2?user_id={tenant.user}")
+    assert partner() == sorted([role, ("partner_name", leo, True)])
+    assert _rows_mentioning(ctx, f"former partner {leo}") == {}

@@ -378,3 +378,38 @@ def test_a_role_said_alone_or_anew_is_not_ended_by_a_job_change(tenant):
     current = [m for m in _active(other, "role") if m["active"]]
     assert [m["value"] for m in current] == ["product manager"]
     assert [m["value"] for m in _history(other, current[0]["id"])] == ["support lead", "product manager"]
+
+
+@pytest.mark.parametrize("change", ["Leo and I broke up last week.", "I'm single again.",
+                                    "My girlfriend Priya is a teacher."])
+def test_what_was_said_of_a_partner_ends_with_the_partnership(ctx, tenant, runtime, change):
+    """"My boyfriend Leo is a chef." says Leo is the partner: when Leo stops being one (a breakup, the
+    user single, a new partner), "The user's boyfriend Leo is a chef." is no longer current; it is
+    kept as what was true of him then, the reason naming the change. A redelivery writes nothing
+    twice."""
+    tenant.turn("My boyfriend Leo is a chef.", timestamp="2026-01-01T00:00:00Z")
+    turn_id = tenant.turn(change, timestamp="2026-03-01T00:00:00Z", session="s2").json()["turn_id"]
+    assert [m["value"] for m in _active(tenant, "partner_name") if m["active"]] == (
+        ["Priya"] if "Priya" in change else [])
+    roles = sorted(_everything(tenant, "partner_leo_role"), key=lambda m: m["created_at"])
+    assert [(m["value"], m["active"]) for m in roles] == [("chef", False), ("chef", False)]
+    held, ended = roles
+    assert held["valid_to"][:10] == "2026-03-01" and ended["supersedes"] == held["id"]
+    assert ended["content"] == "The user's former partner Leo was a chef."
+    assert "'Leo'" in ended["metadata"]["reason"]
+    assert [m["id"] for m in _history(tenant, held["id"])] == [held["id"], ended["id"]]
+    ctx.publisher.publish_supersession(SupersessionJob(tenant.id, tenant.user, turn_id, resend=99))
+    runtime.drain()
+    for follow_up in pipeline.extract_many(ctx, tenant.id, [turn_id], again=True):
+        pipeline.resolve(ctx, follow_up)
+    assert sorted(_everything(tenant, "partner_leo_role"), key=lambda m: m["created_at"]) == roles
+    # who the partner is now finds no former partner's job as current
+    assert [r["content"] for r in tenant.search("who is her boyfriend?") if r["memory_type"] == "semantic"
+            and r["key"] == "partner_leo_role"] == []
+
+
+def test_a_partner_named_again_keeps_what_was_said_of_them(tenant):
+    """"My boyfriend Leo" said again is no change of partner: what was said of Leo stays current."""
+    tenant.turn("My boyfriend Leo is a chef.", timestamp="2026-01-01T00:00:00Z")
+    tenant.turn("My boyfriend Leo cooked for us.", timestamp="2026-02-01T00:00:00Z", session="s2")
+    assert [(m["value"], m["active"]) for m in _everything(tenant, "partner_leo_role")] == [("chef", True)]

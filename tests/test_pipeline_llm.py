@@ -134,7 +134,7 @@ def test_a_memory_that_replaces_several_is_linked_to_each(ctx, llm, llm_http):
 
 def test_a_role_said_with_its_employer_ends_when_the_llm_judge_replaces_the_employer(ctx, llm, llm_http):
     """The LLM judge decides the employer; the role said with the old one ends with it, as under the
-    rules (pipeline._end_roles_held_at), and the judge is asked nothing more about it."""
+    rules (pipeline._end_what_ended_with), and the judge is asked nothing more about it."""
     tenant = Tenant(ctx, llm_http)
     quote = "I'm a support lead at Zendesk."
     items = [{"message": 0, "type": "fact", "key": key, "value": value, "subject": "user", "historical": False,

@@ -116,3 +116,18 @@ def test_equal_scores_fall_to_the_later_said_whatever_the_ids(tenant):
         answers.append([r["content"] for r in said])
     assert answers[0][0] == "I moved to Manchester and I work at Globex now."
     assert all(answer == answers[0] for answer in answers), answers
+
+
+def test_two_facts_of_one_message_that_tie_rank_the_same_way_for_every_user(tenant):
+    # "Sam" matches both facts once and they are as long: the keyword channel scores them alike, they
+    # were said at the same time, and their order fell to random ids (fresh users told the same thing
+    # saw either first for "What does Sam do for a living?").
+    users = [f"tie{n}" for n in range(6)]
+    for user in users:
+        tenant.turn("I live in Porto and I love jazz.", session="s0", user=user, timestamp="2026-01-04T09:00:00Z")
+        tenant.turn("My partner Sam is a nurse.", session="s1", user=user, timestamp="2026-01-05T09:00:00Z")
+    orders = []
+    for user in users:
+        response = tenant.post("/v1/search", {"user_id": user, "query": "What does Sam do for a living?"})
+        orders.append([(r["content"], r["score"]) for r in response.json()["results"] if r["memory_type"] == "semantic"])
+    assert len(orders[0]) >= 2 and all(order == orders[0] for order in orders), orders

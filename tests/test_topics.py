@@ -16,6 +16,11 @@ from memex.retrieval import topics
     ("Any medical conditions I should know about?", "medical conditions"),
     ("Is the user on a diet?", "diet"),
     ("Tell me about the user's family.", "family"),
+    ("What does she do for fun?", "for fun"),
+    ("Is she married?", "married"),
+    ("Is the user single?", "single"),
+    ("Who is her husband?", "husband"),
+    ("Is he in a relationship?", "in a relationship"),
 ])
 def test_a_question_naming_a_kind_of_fact_is_recognised(question, kind_word):
     asked = topics.asked(question)
@@ -31,6 +36,9 @@ def test_a_question_naming_a_kind_of_fact_is_recognised(question, kind_word):
     "Diet coke or pepsi?",
     "What mental health services is she interested in?",
     "Where does the user work?",
+    "Is she a single mother?",
+    "What is her relationship with her sister?",
+    "Was it fun?",
 ])
 def test_a_phrase_that_means_something_else_names_no_kind(question):
     assert topics.asked(question) is None

@@ -27,9 +27,10 @@ from memex.db import locks
 from memex.db import memories as memory_rows
 from memex.db import turns as turn_rows
 from memex.embeddings.recent import RecentVectors
-from memex.jobs import Candidate, ExtractionJob, SupersessionJob
+from memex.jobs import Candidate, ExtractionJob, SupersessionJob, subject_key
 from memex.metrics import CANDIDATES_PER_TURN, EXTRACTION_LATENCY, SUPERSESSION_VERDICTS
-from memex.supersession import Decision, RulesJudge, ends_with_employer, held_at_reason, related_keys
+from memex.supersession import (PARTNER_KEY, Decision, RulesJudge, about_former_partner, about_partner_keys,
+                                ends_with_employer, held_at_reason, partner_ended_reason, related_keys)
 
 log = logging.getLogger(__name__)
 
@@ -166,8 +167,9 @@ def _store_episodic(ctx: Context, tenant_id: str, work: list[tuple[dict, list[di
 # (city vs hometown); the judge sees it and decides.
 RELATED_MIN_SIMILARITY = 0.8
 RELATED_LIMIT = 8
-# What a role that ended with its job is worth, as a statement about the past (offline rules' "used to be").
-ENDED_ROLE_IMPORTANCE = 0.6
+# What a fact that ended with another (a role with its job, a partner's job with the partnership) is
+# worth, as a statement about the past (the offline rules' "used to be").
+ENDED_IMPORTANCE = 0.6
 # Decisions taken outside the lock are re-checked under it; when what they were based on keeps
 # changing (many writers for one user), the last try decides with the rules, under the lock.
 DECIDE_ATTEMPTS = 3
@@ -366,47 +368,62 @@ def _write(conn, ctx: Context, turn: dict[str, Any], candidate: Candidate, vecto
     })
     timeline.apply(conn, turn["tenant_id"], memory_id, placement)
     if inserted is not None:
-        _end_roles_held_at(conn, ctx, turn, candidate, memory_id, decision.action, placement)
+        _end_what_ended_with(conn, ctx, turn, candidate, memory_id, decision, placement)
     return inserted is not None
 
 
-def _end_roles_held_at(conn, ctx: Context, turn: dict[str, Any], candidate: Candidate, memory_id: str, action: str,
-                       placement: timeline.Placement) -> None:
-    """The roles said with an employer that the memory just written replaced or ended end with that
-    job (supersession.ends_with_employer), whichever judge decided: each gets a statement of its end
-    as its history, the reason naming the change, made by that memory (`ended_by`: erasing it
-    erases them). Keyed on the turn and the role, so a redelivery writes nothing twice."""
+def _end_what_ended_with(conn, ctx: Context, turn: dict[str, Any], candidate: Candidate, memory_id: str,
+                         decision: Decision, placement: timeline.Placement) -> None:
+    """What ends with a value the memory just written replaced or ended, whichever judge decided: the
+    roles said with an employer (supersession.ends_with_employer) and what was said of a partner by
+    name (supersession.about_partner_keys). Each gets a statement of its end as its history, the
+    reason naming the change, made by that memory (`ended_by`: erasing it erases them). Keyed on the
+    turn and the fact, so a redelivery writes nothing twice."""
     if not placement.ends:
         return  # nothing ended: most writes leave here, before the turn's candidates are rebuilt
-    key = ends_with_employer(candidate, action, (Candidate(**c) for c in turn["candidates"] or []))
-    if key is None:
-        return
     tenant_id, said_at = turn["tenant_id"], turn["occurred_at"]
-    roles = [r for r in history_rows.held_with(conn, tenant_id, list(placement.ends), key)
-             if not timeline.said_after(r, said_at)]
-    if not roles:
-        return
     whose = "The user's" if candidate.subject == "user" else f"{candidate.subject}'s"
-    contents = {r["id"]: f"{whose} job title used to be {r['value']}." for r in roles}
-    texts = {r["id"]: embedded_text.of(contents[r["id"]], memory_type="semantic", subject=candidate.subject)
-             for r in roles}
+    ended: list[tuple[dict[str, Any], str, str]] = []  # (fact, its end as a statement, why)
+    key = ends_with_employer(candidate, decision.action, (Candidate(**c) for c in turn["candidates"] or []))
+    if key is not None:
+        ended += [(r, f"{whose} job title used to be {r['value']}.",
+                   held_at_reason(r, r["with_value"], candidate, decision.action))
+                  for r in history_rows.held_with(conn, tenant_id, list(placement.ends), key)
+                  if not timeline.said_after(r, said_at)]
+    partner_key = subject_key(candidate.subject, PARTNER_KEY)
+    about = {key: (m["value"], said) for m in decision.replaces if m["id"] in placement.ends and m["key"] == partner_key
+             for key, said in about_partner_keys(candidate.subject, m["value"] or "").items()}
+    if about:
+        for fact in history_rows.current_under(conn, tenant_id, turn["user_id"], candidate.subject, list(about)):
+            partner, said = about[fact["key"]]
+            if not timeline.said_after(fact, said_at):
+                ended.append((fact, about_former_partner(whose, partner, said, fact["value"]),
+                              partner_ended_reason(fact, partner, candidate, decision.action)))
+    if ended:
+        _write_ended(conn, ctx, turn, candidate, memory_id, ended)
+
+
+def _write_ended(conn, ctx: Context, turn: dict[str, Any], candidate: Candidate, memory_id: str,
+                 ended: list[tuple[dict[str, Any], str, str]]) -> None:
+    tenant_id, said_at = turn["tenant_id"], turn["occurred_at"]
+    texts = {fact["id"]: embedded_text.of(content, memory_type="semantic", subject=candidate.subject)
+             for fact, content, _ in ended}
     vectors = embed_distinct(ctx, list(texts.values()))
-    for role in roles:
+    for fact, content, reason in ended:
         ended_id = str(uuid.uuid4())
         inserted = memory_rows.insert(conn, tenant_id, {
             "id": ended_id, "user_id": turn["user_id"], "agent_id": turn["agent_id"], "session_id": turn["session_id"],
-            "memory_type": "semantic", "subject": candidate.subject, "type": "fact", "key": key,
-            "value": role["value"], "content": contents[role["id"]], "importance": ENDED_ROLE_IMPORTANCE,
-            "confidence": min(float(role["confidence"]), candidate.confidence), "embedding": vectors[texts[role["id"]]],
+            "memory_type": "semantic", "subject": candidate.subject, "type": "fact", "key": fact["key"],
+            "value": fact["value"], "content": content, "importance": ENDED_IMPORTANCE,
+            "confidence": min(float(fact["confidence"]), candidate.confidence), "embedding": vectors[texts[fact["id"]]],
             "active": False, "valid_from": said_at, "valid_to": said_at, "source_turn_id": turn["id"],
-            "source_message_id": candidate.source_message_id, "dedupe_key": f"ended:{turn['id']}:{role['id']}",
-            "metadata": {"decision": "end", "reason": held_at_reason(role, role["with_value"], candidate, action),
-                         "judge": ctx.judge.name, "raw_quote": candidate.raw_quote, "subject": candidate.subject,
-                         "historical": True, "ended_by": memory_id},
+            "source_message_id": candidate.source_message_id, "dedupe_key": f"ended:{turn['id']}:{fact['id']}",
+            "metadata": {"decision": "end", "reason": reason, "judge": ctx.judge.name, "raw_quote": candidate.raw_quote,
+                         "subject": candidate.subject, "historical": True, "ended_by": memory_id},
         })
         if inserted is not None:
-            history_rows.link(conn, tenant_id, ended_id, role["id"])
-            history_rows.end(conn, tenant_id, role["id"], said_at)
+            history_rows.link(conn, tenant_id, ended_id, fact["id"])
+            history_rows.end(conn, tenant_id, fact["id"], said_at)
 
 
 def process_inline(ctx: Context, tenant_id: str, turn_id: str) -> None:

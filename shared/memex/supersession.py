@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Protocol
 
 from memex.config import Settings
-from memex.jobs import Candidate, subject_key
+from memex.jobs import Candidate, subject_key, subject_prefix
 from memex.metrics import NoMetrics
 from memex.ports import Metrics
 
@@ -247,6 +247,32 @@ def ends_with_employer(candidate: Candidate, action: str, turn_candidates: Itera
     if any(c.key == key and not c.historical for c in turn_candidates):
         return None
     return key
+
+
+# What is said of a partner by name ("partner_sam_role": "The user's partner Sam is a nurse.") says
+# Sam is the partner: it ends when Sam stops being one, and is kept as what was true of them then.
+# What Sam started (an event) stays.
+ABOUT_PARTNER = {"role": "was {a} {value}", "employer": "worked at {value}", "city": "lived in {value}"}
+
+
+def about_partner_keys(subject: str, partner: str) -> dict[str, str]:
+    """The keys of what is said of the partner named `partner` (the offline rules' and the LLM
+    prompt's `partner_{name}_role`, the name as a key writes it), each with how its end is said."""
+    return {subject_key(subject, f"partner_{subject_prefix(partner)}_{what}"): said
+            for what, said in ABOUT_PARTNER.items()}
+
+
+def about_former_partner(whose: str, partner: str, said: str, value: str) -> str:
+    """A fact about a partner as it stood when the partnership ended: "The user's former partner Sam
+    was a nurse."."""
+    a = "an" if value[:1].casefold() in "aeiou" else "a"
+    return f"{whose} former partner {partner} {said.format(a=a, value=value)}."
+
+
+def partner_ended_reason(fact: dict[str, Any], partner: str, candidate: Candidate, action: str) -> str:
+    """Why a fact about a partner ended when `candidate` replaced or ended that partner."""
+    change = f"{candidate.key} {candidate.value!r} replaced them" if action == "supersede" else "that partnership ended"
+    return f"{fact['key']} {fact['value']!r} was said of the partner {partner!r}, and {change}: it ends with it"
 
 
 def held_at_reason(role: dict[str, Any], employer: str, candidate: Candidate, action: str) -> str:

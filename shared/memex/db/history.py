@@ -47,8 +47,22 @@ def held_with(conn: psycopg.Connection, tenant_id: str, ids: list[str], key: str
     ).fetchall()
 
 
+def current_under(conn: psycopg.Connection, tenant_id: str, user_id: str, subject: str,
+                  keys: list[str]) -> list[dict[str, Any]]:
+    """The user's current facts about `subject` under these keys (facts about a partner by name:
+    "partner_sam_role"), read through the index of current semantic memories (migration 0011)."""
+    return conn.execute(
+        """SELECT m.id, m.key, m.value, m.valid_from, m.confidence
+           FROM current_semantic_memories(%(t)s, %(u)s, %(s)s) c JOIN memories m ON m.tenant_id = %(t)s AND m.id = c.id
+           WHERE c.key = ANY(%(keys)s)
+           ORDER BY m.valid_from, m.id""",
+        {"t": tenant_id, "u": user_id, "s": subject, "keys": keys},
+    ).fetchall()
+
+
 def ended_with(conn: psycopg.Connection, tenant_id: str, ids: list[str]) -> list[str]:
-    """The statements that a role ended with its employer (metadata `ended_by`, pipeline) that
+    """The statements that a role ended with its employer, or a fact about a partner with the
+    partnership (metadata `ended_by`, pipeline), that
     these memories made: the memory that ended the employer (said in the same message, index
     memories_drawn_facts) or the role that ended (memory_links_replaced). Nothing was said of them
     but what these memories say: they go with them."""

@@ -514,10 +514,13 @@ def _ranking(rows: list[dict[str, Any]], score: str) -> Ranking:
     # and "The user thinks Python is great." are embedded alike), two lines that match the same
     # words and are as long (BM25 gives "I live in Leeds and I work at Acme." and "I moved to
     # Manchester and I work at Globex now." the same score for "work"). The fact first, then the
-    # later said, not whichever random id sorts first: the same history ranks the same way for
-    # every user, and what was said last is the likelier to hold.
+    # later said, not whichever random id sorts first: what was said last is the likelier to hold.
+    # Two facts of one message tie on both ("The user's partner is named Sam." and "The user's
+    # partner Sam is a nurse." for "Sam"): then their text, an arbitrary order but the same for every
+    # user told the same history.
     hits = sorted((r for r in rows if r["id"] is not None),
-                  key=lambda r: (-float(r[score]), message_last(r["memory_type"]), -r["valid_from"].timestamp()))
+                  key=lambda r: (-float(r[score]), message_last(r["memory_type"]), -r["valid_from"].timestamp(),
+                                 r["content"]))
     return Ranking(
         [(r["id"], float(r[score])) for r in hits],
         {r["id"]: _found(r) for r in hits},

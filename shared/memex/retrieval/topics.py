@@ -44,11 +44,14 @@ _FAMILY = sorted({kind for kind in vocabulary.RELATIONS.values() if kind != "fri
 # (the question's words for the kind, the keys of its facts)
 _KINDS = (
     (r"pets?|animals", r"pet_"),
-    (r"hobby|hobbies|pastimes?|free time|spare time|leisure", r"(?:hobby|learning)$"),
+    (r"hobby|hobbies|pastimes?|free time|spare time|leisure|for fun", r"(?:hobby|learning)$"),
     (r"(?:health|medical) (?:conditions?|history|issues?|problems?)|health|illness(?:es)?",
      r"(?:health_condition|allergy)$"),
     (r"diet|dietary restrictions?|foods?", r"(?:dietary_restriction|allergy)$"),
     (r"family|families|relatives", r"(?:" + "|".join(_FAMILY) + r")_|(?:number_of_children|relationship_status)$"),
+    # a partner, or being without one: "Is she married?", "Is the user single?", "Who is he dating?"
+    (r"partners?|boyfriends?|girlfriends?|husbands?|wife|wives|spouses?|fianc[ée]e?s?|in a relationship|single|married|"
+     r"dating|seeing anyone", r"partner_|relationship_status$"),
 )
 # The kind's word ends what the question names: punctuation follows it, or a word that is no noun (a
 # verb, a pronoun, a preposition...), not a noun it qualifies ("a pet peeve", "health care", "a family
