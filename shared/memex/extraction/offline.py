@@ -904,6 +904,7 @@ _RULES = [
     # they live now; a known place only ("I'm from Acme, calling about your order").
     _rule("fact", "hometown", "from", [
         rf"\bI(?:'m| am) {_INTRODUCED}(?:(?:an?|the) {_ROLE} )?from (?:the )?(?P<value>{_PROPER})",
+        rf"^(?i:hi|hello|hey)(?: there)?[,!]? I(?:'m| am) {_PROPER} from (?:the )?(?P<value>{_PROPER})",
     ], "The user is from {value}.", _from_place, importance=0.6),
     # who the user is
     _rule("fact", "name", "name by hi hello hey call m am", [
@@ -921,7 +922,7 @@ _RULES = [
         rf"\bI(?:(?:'ve| have)? (?:just )?got| have) (?:a )?new (?:{_PHONE_NAME})(?::|,? (?:it's|it is|which is)|,? -|,)? "
         rf"{_PHONE}",
         # How to reach the user, said to whoever may: "You can reach me at +1 617 555 0123", "Call me on 07700 900321"
-        rf"(?:^(?:(?i:please|pls|just|so|also|and|or) )?|\b(?i:you can|feel free to) )"
+        rf"(?:(?:^|(?<=[,;:] ))(?:(?i:please|pls|just|so|also|and|or) )?|\b(?i:you can|feel free to) )"
         rf"(?i:reach|call|text|ring|phone|contact|message|whatsapp) me (?:at|on) {_PHONE}",
     ], "The user's phone number is {value}.", _phone, importance=0.7),
     _rule("fact", "phone_number", "number phone mobile cell cellphone telephone", [
