@@ -250,8 +250,8 @@ _PET_PLURALS = {_plural(word): word for word in _PETS}
 _PETS_SAID = rf"(?P<kind>(?i:{_alternation(_PET_PLURALS)}))"
 # What one has, counted or not ("two cats", "a dog", "three kids"), as one item of a list: "We have
 # two kids and two cats."
-_HAD = (rf"(?:an?|{_NUMBER}) {_PET_ADJECTIVE}(?i:{_alternation([*_PET_PLURALS, *_PETS, *vocabulary.CHILDREN, 'kid', 'child', 'son', 'daughter', 'boy', 'girl'])})"
-        r"(?![\w'’-])")
+_OWNED_WORDS = (*_PET_PLURALS, *_PETS, *vocabulary.CHILDREN, "kid", "child", "son", "daughter", "boy", "girl")
+_OWNED = rf"(?:an?|{_NUMBER}) {_PET_ADJECTIVE}(?i:{_alternation(_OWNED_WORDS)})(?![\w'’-])"
 _PETS_COUNTED = re.compile(rf"(?P<value>{_NUMBER}) {_PET_ADJECTIVE}(?P<kind>(?i:{_alternation([*_PET_PLURALS, *_PETS])}))")
 # "I'm Omar, a chef": an introduction, the name said before what one is.
 _INTRODUCED = rf"(?:{_PROPER}, )?"
@@ -986,6 +986,7 @@ _RULES = [
         rf"{_NAMED_KIN} (?:is|'s) (?:now |currently |also |still )?(?:an?|the) (?P<value>{_ROLE}){_ROLE_END}",
         rf"{_NAMED_KIN} (?:now |currently |also |still )?works as (?:an?|the) (?P<value>{_ROLE}){_ROLE_END}",
     ], "The user's {kind} {name} is {a} {value}.", _kin_fact(_role), confidence=0.7, importance=0.6),
+    # What a named relative teaches is their role, as "I teach chemistry" is the user's.
     _rule("fact", "{part}_{who}_role", "teaches", [
         rf"{_NAMED_KIN} (?:now |currently |also |still )?teaches (?P<value>(?i:{_alternation(vocabulary.SCHOOL_SUBJECTS)}))"
         r"(?= at\b|\s*[.,;!]|\s*$)",
@@ -1034,7 +1035,7 @@ _RULES = [
     # how many of a kind the user has, named or not: "we have two rabbits" (_pets_counted); not two
     # dogs to walk, nor two cats staying for the week
     _rule("fact", "pet_{part}_count", "have got", [
-        rf"{_HAVE} (?P<value>{_HAD}(?:(?:,|,? and) {_HAD}){{0,4}})"
+        rf"{_HAVE} (?P<value>{_OWNED}(?:(?:,|,? and) {_OWNED}){{0,4}})"
         r"(?=\s*(?:[^\w\s'’-]|$)|\s+(?:and|but|so|named|called|too|now|at home)\b)",
     ], "The user has {said}.", _pets_counted, confidence=0.75, importance=0.6),
     _rule("fact", "pet_{part}_{fact}", "have got adopted rescued bought my our", [
