@@ -201,6 +201,20 @@ PETS = [
     # two pets named in one sentence
     ("We have a dog called Bolt and a cat named Pixel.", {("pet_dog_name", "Bolt"), ("pet_cat_name", "Pixel")}),
     ("We have a cat named Miso and a friend called Ana.", {("pet_cat_name", "Miso")}),
+    # pets said in the plural: one fact per name, and how many of the kind when counted
+    ("We have two cats, Miso and Tofu.", {("pet_cat_name", "Miso"), ("pet_cat_name", "Tofu"), ("pet_cat_count", "2")}),
+    ("I have two dogs named Rex and Bolt.", {("pet_dog_name", "Rex"), ("pet_dog_name", "Bolt"), ("pet_dog_count", "2")}),
+    ("Our dogs are called Pip and Max.", {("pet_dog_name", "Pip"), ("pet_dog_name", "Max")}),
+    ("my kittens, Salt, Pepper and Mo, are asleep", {("pet_cat_name", "Salt"), ("pet_cat_name", "Pepper"),
+                                                     ("pet_cat_name", "Mo")}),
+    ("We adopted two guinea pigs, Bo and Mo.", {("pet_guinea_pig_name", "Bo"), ("pet_guinea_pig_name", "Mo")}),
+    ("My husband Raj teaches maths, and we have two rabbits.",
+     {("partner_name", "Raj"), ("partner_raj_role", "maths teacher"), ("pet_rabbit_count", "2")}),
+    ("We've got three hamsters.", {("pet_hamster_count", "3")}),
+    ("I have two kids and two cats.", {("number_of_children", "2"), ("pet_cat_count", "2")}),
+    ("We have two dogs and a cat.", {("pet_dog_count", "2")}),
+    ("We have two puppies, a cat and 4 goldfish.", {("pet_dog_count", "2"), ("pet_fish_count", "4")}),
+    ("We have two dogs, Max and I walk them daily.", {("pet_dog_count", "2")}),  # "I" is no name
     # learning started, a trip planned
     ("I've started learning Portuguese, twice a week.", {("learning", "Portuguese")}),
     ("Sam and I are planning a trip to the Azores in September.", {("plan", "a trip to the Azores in September")}),
@@ -271,6 +285,18 @@ HISTORICAL = [
 # Things the extractor must not turn into a fact: noise, questions, other speakers, negations,
 # hedges, hypotheticals, and words that only look like the patterns.
 NOTHING = [
+    # pets that are not the user's, or not kept: to walk, staying a week, someone else's, wished for;
+    # a list of what is no name
+    "I have two dogs to walk before work.", "We have two cats staying with us this week.",
+    "My sister has two cats, Bella and Coco.", "We don't have any pets.", "I'd love to have two dogs one day.",
+    "We have no dogs.", "My cats are Siamese and Persian.",
+    "I think we have two rabbits.",
+    # a place one is not from; a name that is no place
+    "I'm back from Paris.", "I'm two hours from London.", "I'm from Acme, calling about your order.",
+    "Hi, I'm calling from Madrid.",
+    # no phone number, or not the user's
+    "You can reach me at 9am tomorrow.", "Call me at 10:30.", "You can reach my wife at 555-0102.", "Call me at 5.",
+    "Don't call me at 555-0134 anymore.",
     # issue 11: a switch of tools or teams; a stay somewhere that is no job; a relative's fact hedged
     "I switched from vim to emacs.", "I switched from Ads to the Cloud team.", "I switched teams from Payments to Growth.",
     "I was at Disneyland for two days.", "I was at Oxford University for three years.", "I was at Heathrow for six hours.",
@@ -453,6 +479,12 @@ def test_a_name_alone_is_not_a_pet():
     (("My dentist appointment is on Monday.",), "The meeting is on Tuesday, not Monday.", set()),
     ((), "Actually my sister lives in Porto, not Braga.", set()),
     (("My dentist appointment is on Monday.",), "Not Monday.", set()),
+    # "Not" opening the sentence
+    (("My dentist appointment is on Monday.",), "Not Monday, but Tuesday.", {("event_dentist_appointment", "Tuesday")}),
+    (("I live in Porto.",), "Not Porto, Lisbon.", {("city", "Lisbon")}),
+    (("I'm 34.",), "Not 34, 43.", {("age", "43")}),
+    (("My dentist appointment is on Monday.",), "Not Monday, obviously.", set()),
+    (("My dentist appointment is on Monday.",), "No, not Tuesday.", set()),
 ])
 def test_corrections_restate_a_known_fact(history, text, expected):
     assert _facts(text, history) == expected
@@ -606,6 +638,13 @@ def test_how_the_user_wants_to_be_answered(text, expected):
     ("My order number is 555-0134.", set()),
     ("My sister's number is 555-0188.", set()),
     ("My flight number is BA 0117.", set()),
+    # a new number said as got, or where to reach the user
+    ("I got a new phone number: 555-0177.", {("phone_number", "555-0177")}),
+    ("I've got a new mobile number, it's 555-0190.", {("phone_number", "555-0190")}),
+    ("You can reach me at +1 617 555 0123.", {("phone_number", "+1 617 555 0123")}),
+    ("Call me on 07700 900321.", {("phone_number", "07700 900321")}),
+    ("Text me on 07700 900999 if you need anything.", {("phone_number", "07700 900999")}),
+    ("If you need me, call me on 07700 900321.", {("phone_number", "07700 900321")}),
     ("If my number is 555-0134 they will call.", set()),
 ])
 def test_a_phone_number_is_kept_whole(text, expected):
@@ -644,3 +683,29 @@ def test_what_a_named_child_or_relative_started_is_the_users_event(text, expecte
 ])
 def test_an_appointment_and_its_day(text, expected):
     assert _facts(text) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("Hey, I'm Omar, a chef from Cairo.", {("name", "Omar"), ("role", "chef"), ("hometown", "Cairo")}),
+    ("I'm Sam, a teacher from Leeds.", {("name", "Sam"), ("role", "teacher"), ("hometown", "Leeds")}),
+    ("I'm Kenji, a software engineer at Sony.", {("name", "Kenji"), ("role", "software engineer"), ("employer", "Sony")}),
+    ("I'm from Lisbon.", {("hometown", "Lisbon")}),
+    ("I'm from the UK.", {("hometown", "UK")}),
+    ("I'm from Toronto but I live in Vancouver now.", {("hometown", "Toronto"), ("city", "Vancouver")}),
+    ("Hi, I'm Priya from accounts.", {("name", "Priya")}),
+    ("Hi, I'm Ana from Lisbon.", {("name", "Ana"), ("hometown", "Lisbon")}),
+])
+def test_an_introduction_says_what_one_is_and_where_one_is_from(text, expected):
+    assert _facts(text) == expected
+
+
+def test_where_one_is_from_is_not_where_one_lives():
+    [hometown] = [c for c in _extract("Hey, I'm Omar, a chef from Cairo.") if c.key == "hometown"]
+    assert (hometown.key, hometown.content) == ("hometown", "The user is from Cairo.")
+
+
+def test_pets_counted_say_what_was_said():
+    counted = {c.key: c.content for c in _extract("We have two rabbits and 3 kittens.")}
+    assert counted == {"pet_rabbit_count": "The user has 2 rabbits.", "pet_cat_count": "The user has 3 kittens."}
+    named = [c.content for c in _extract("our two kittens are called Salt and Pepper")]
+    assert named == ["The user's kitten is named Salt.", "The user's kitten is named Pepper."]

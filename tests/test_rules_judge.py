@@ -80,6 +80,8 @@ def test_a_first_value_coexists():
     ("sister_name", "Ana", "Eva"), ("likes", "hiking", "jazz"), ("dislikes", "Mondays", "cilantro"),
     ("prefers", "tea", "bullet points"), ("allergy", "peanuts", "shellfish"), ("language", "Portuguese", "English"),
     ("hobby", "climbing", "chess"),
+    # any pet's name: "We have two hamsters, Bo and Mo." (the second replaced the first before)
+    ("pet_hamster_name", "Bo", "Mo"), ("pet_guinea_pig_name", "Salt", "Pepper"),
 ])
 def test_a_multi_valued_key_adds_a_value(key, old, new):
     decision = decide(_candidate(key, new), [_memory("m-old", key, old)])
@@ -91,6 +93,7 @@ def test_a_multi_valued_key_adds_a_value(key, old, new):
     ("employer", "Stripe", "Notion"), ("city", "Porto", "Lisbon"), ("role", "engineer", "product manager"),
     ("partner_name", "Sam", "Alex"), ("age", "34", "35"), ("number_of_children", "2", "3"),
     ("dietary_restriction", "vegetarian", "vegan"), ("drinks_coffee", "yes", "no"),
+    ("pet_rabbit_count", "2", "3"),
 ])
 def test_a_single_valued_key_replaces_its_value(key, old, new):
     active = [_memory("m-old", key, old)]

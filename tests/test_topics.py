@@ -78,3 +78,19 @@ def test_a_kind_is_answered_for_whom_the_question_asks(tenant):
 def test_a_user_with_no_fact_of_the_kind_gets_none_from_it(tenant):
     tenant.turn("I'm vegetarian.")
     assert tenant.search("What does the user do in her spare time?") == []
+
+
+def test_pets_counted_but_not_named_answer_a_question_about_pets(tenant):
+    # "we have two rabbits" filed no pet before: "Do I own any animals?" put "The user is vegan." first.
+    _said(tenant, (None, "My husband Raj teaches maths, and we have two rabbits."),
+          (None, "I'm vegan, and I don't drink alcohol."))
+    pets = tenant.search("Do I own any animals?")
+    assert pets and pets[0]["content"] == "The user has 2 rabbits.", [r["content"] for r in pets]
+
+
+def test_every_pet_of_a_list_stays_current(tenant):
+    # Two hamsters named at once: the second name replaced the first when a hamster's name held one value.
+    _said(tenant, (None, "We have two hamsters, Bo and Mo."))
+    pets = tenant.search("What pets does the user have?")
+    named = {r["value"] for r in pets if r["key"] == "pet_hamster_name" and r["active"]}
+    assert named == {"Bo", "Mo"}, [r["content"] for r in pets]

@@ -236,6 +236,27 @@ _NAMED_KIN = rf"{_MY} {_KIN_ADJECTIVE}{_RELATION},? (?P<name>{_PROPER}),?"
 _PET = rf"(?P<kind>(?i:{_alternation(_PETS)}))"
 
 
+def _plural(word: str) -> str:
+    """"cat" -> "cats", "puppy" -> "puppies", "goldfish" -> "goldfish"."""
+    if word.endswith("fish"):
+        return word
+    if re.search(r"[^aeiou]y$", word):
+        return word[:-1] + "ies"
+    return word + "s"
+
+
+# Pets said in the plural ("two cats", "our kittens"), and the word each is the plural of.
+_PET_PLURALS = {_plural(word): word for word in _PETS}
+_PETS_SAID = rf"(?P<kind>(?i:{_alternation(_PET_PLURALS)}))"
+# What one has, counted or not ("two cats", "a dog", "three kids"), as one item of a list: "We have
+# two kids and two cats."
+_OWNED_WORDS = (*_PET_PLURALS, *_PETS, *vocabulary.CHILDREN, "kid", "child", "son", "daughter", "boy", "girl")
+_OWNED = rf"(?:an?|{_NUMBER}) {_PET_ADJECTIVE}(?i:{_alternation(_OWNED_WORDS)})(?![\w'’-])"
+_PETS_COUNTED = re.compile(rf"(?P<value>{_NUMBER}) {_PET_ADJECTIVE}(?P<kind>(?i:{_alternation([*_PET_PLURALS, *_PETS])}))")
+# "I'm Omar, a chef": an introduction, the name said before what one is.
+_INTRODUCED = rf"(?:{_PROPER}, )?"
+
+
 # --- value cleaning -------------------------------------------------------------------------
 
 Fields = dict[str, str]
@@ -273,22 +294,48 @@ def _relation(m: re.Match[str]) -> list[Fields]:
 
 
 _SONS_DAUGHTERS = r"(?:sons?|daughters?|boys?|girls?)"
-# Two names or more: "Ava and Mia", "Tom, Ann and Joe".
-_CHILD_NAMES = rf"{_CAPWORD}(?:(?:,| and|, and) {_CAPWORD})+(?![\w'’&-])(?!\s+[A-ZÀ-ÖØ-Þ])"
+# Two names or more: "Ava and Mia", "Tom, Ann and Joe"; never "I" ("two dogs, Max and I walk them").
+_NAMES = rf"(?!I\b){_CAPWORD}(?:(?:,| and|, and) (?!I\b){_CAPWORD})+(?![\w'’&-])(?!\s+[A-ZÀ-ÖØ-Þ])"
 _CHILD_KINDS = vocabulary.CHILDREN
 
 
-def _children_named(m: re.Match[str]) -> list[Fields]:
-    """Each child of a list ("two daughters, Ava and Mia"): a name each, or none when one is no name."""
-    names = [re.sub(r"['’]s?$", "", n) for n in re.split(r",? and |, ", m.group("value"))]
-    if any(not n or n.casefold() in _NOT_NAMES for n in names):
+def _listed_names(names: str) -> list[str]:
+    """The names of a list (_NAMES), or none when one is no name (a weekday, a breed: "my cats are
+    Siamese and Persian")."""
+    listed = [re.sub(r"['’]s?$", "", n) for n in re.split(r",? and |, ", names)]
+    if any(not n or n.casefold() in _NOT_NAMES or n.casefold() in _BREED_KIND for n in listed):
         return []
-    return [{"value": n, "kind": _CHILD_KINDS[m.group("kind")]} for n in names]
+    return listed
+
+
+def _children_named(m: re.Match[str]) -> list[Fields]:
+    """Each child of a list ("two daughters, Ava and Mia"): a name each."""
+    return [{"value": n, "kind": _CHILD_KINDS[m.group("kind")]} for n in _listed_names(m.group("value"))]
 
 
 def _pet(m: re.Match[str]) -> list[Fields]:
     kind = m.group("kind").casefold()
     return [{**f, "kind": kind, "part": _PETS[kind]} for f in _name(m)]
+
+
+def _pets_named(m: re.Match[str]) -> list[Fields]:
+    """Each pet of a list ("two cats, Miso and Tofu"): a name each, under its kind's key."""
+    kind = _PET_PLURALS[m.group("kind").casefold()]
+    return [{"value": n, "kind": kind, "part": _PETS[kind]} for n in _listed_names(m.group("value"))]
+
+
+def _pets_counted(m: re.Match[str]) -> list[Fields]:
+    """How many of a kind of pet the user has, for each item of a list that counts them ("two kids and
+    two cats": 2 cats); an item with "a" ("and a cat") counts nothing, nor does "no"."""
+    found = []
+    for item in re.split(r",? and |, ", m.group("value")):
+        counted = _PETS_COUNTED.fullmatch(item)
+        number = _number(counted.group("value")) if counted else None
+        if number:
+            said = counted.group("kind").casefold()
+            kind = _PET_PLURALS.get(said, said)
+            found.append({"value": str(number), "part": _PETS[kind], "said": f"{number} {said}"})
+    return found
 
 
 _BREED_KIND = {**{b: "dog" for b in vocabulary.DOG_BREEDS}, **{b: "cat" for b in vocabulary.CAT_BREEDS}}
@@ -653,6 +700,11 @@ _PHONE_KIND = r"(?:phone|mobile|cell|cellphone|cell phone|telephone)"
 _PHONE_NAME = rf"(?:(?:{_PHONE_KIND}|contact) )?number|{_PHONE_KIND}"
 
 
+def _from_place(m: re.Match[str]) -> list[Fields]:
+    """Where the user is from, when it is a known place: "I'm from Acme" is no hometown."""
+    return _name(m) if _a_place(m.group("value")) else []
+
+
 def _phone(m: re.Match[str]) -> list[Fields]:
     return [{"value": m.group("value")}] if 7 <= sum(c.isdigit() for c in m.group("value")) <= 15 else []
 
@@ -763,7 +815,8 @@ _RULES = [
         rf"(?:{_WORKS_AT}) {_ORG_INTRO}(?P<value>{_ORG}){_NOT_TEMPORARY}",
         # "my first day at Notion is Monday" is a plan (below), not a job yet
         rf"(?:{_STARTED_AT}) {_ORG_INTRO}(?P<value>{_ORG})(?!,?\s+(?:is|will be) {_START_WHEN})",
-        rf"\bI(?:'m| am) (?:now |currently )?(?:an?|the) {_ROLE} (?:at|for) (?:the )?(?P<value>{_ORG}){_NOT_TEMPORARY}",
+        rf"\bI(?:'m| am) {_INTRODUCED}(?:now |currently )?(?:an?|the) {_ROLE} (?:at|for) (?:the )?(?P<value>{_ORG})"
+        rf"{_NOT_TEMPORARY}",
         rf"\bI(?: {_ADVERBS}work|'m {_ADVERBS}working| am {_ADVERBS}working) as (?:an?|the) {_ROLE} (?:at|for) (?:the )?"
         rf"(?P<value>{_ORG}){_NOT_TEMPORARY}",
         # "I left Monzo for a job at Wise": a job left for one named as such.
@@ -825,7 +878,7 @@ _RULES = [
     _rule("fact", "employer", "left quit", [_LEFT_NAME], "The user used to work at {value}.", _left_name,
           confidence=0.7, importance=0.6, historical=True, ends_only=True),
     _rule("fact", "role", "a an the promoted became title job role position head as", [
-        rf"\bI(?:'m| am) (?:now |currently |also )?(?:an?|the) (?P<value>{_ROLE}){_ROLE_END}",
+        rf"\bI(?:'m| am) {_INTRODUCED}(?:now |currently |also )?(?:an?|the) (?P<value>{_ROLE}){_ROLE_END}",
         rf"\bI(?:'ve| have)? {_ADVERBS}accepted (?:an?|the) (?:new )?{_JOB_NOUN} as (?:an? |the )?(?P<value>{_ROLE})"
         rf"(?= (?:at|with)\b)",
         # "As a nurse, I see this a lot": who the user is, said in passing
@@ -882,16 +935,30 @@ _RULES = [
         rf"\b(?:I come|[Oo]riginally,? I(?:'m| am)) from (?P<value>{_PROPER})",
         rf"\bI (?:grew up|was (?:born and )?raised) in (?P<value>{_PROPER})",
     ], "The user is originally from {value}.", importance=0.6),
+    # "I'm from Cairo", "I'm Omar, a chef from Cairo": where the user is from, which may not be where
+    # they live now; a known place only ("I'm from Acme, calling about your order").
+    _rule("fact", "hometown", "from", [
+        rf"\bI(?:'m| am) {_INTRODUCED}(?:(?:an?|the) {_ROLE} )?from (?:the )?(?P<value>{_PROPER})",
+        rf"^(?i:hi|hello|hey)(?: there)?[,!]? I(?:'m| am) {_PROPER} from (?:the )?(?P<value>{_PROPER})",
+    ], "The user is from {value}.", _from_place, importance=0.6),
     # who the user is
-    _rule("fact", "name", "name by hi hello hey call", [
+    _rule("fact", "name", "name by hi hello hey call m am", [
         rf"\b(?i:my) (?:first )?name(?:'s| is) (?P<value>{_PROPER})",
         rf"\bI go by (?P<value>{_PROPER})",
         rf"^(?i:hi|hello|hey)(?: there)?[,!]? I(?:'m| am) (?P<value>{_PROPER})",
+        rf"\bI(?:'m| am) (?P<value>{_PROPER}), (?:an?|the) {_ROLE}{_ROLE_END}",
         rf"\b(?i:you can|please|just) call me (?P<value>{_PROPER})",
     ], "The user's name is {value}.", importance=0.9),
-    _rule("fact", "phone_number", "number phone mobile cell cellphone telephone", [
+    _rule("fact", "phone_number", "number phone mobile cell cellphone telephone reach call text ring contact "
+          "message whatsapp", [
         rf"{_MY} (?:new |current |own )?(?:{_PHONE_NAME})(?:(?:'s| is)(?: now)?|:) "
         rf"{_PHONE}",
+        # "I got a new phone number: 555-0177", "I've got a new mobile number, it's 555-0190"
+        rf"\bI(?:(?:'ve| have)? (?:just )?got| have) (?:a )?new (?:{_PHONE_NAME})(?::|,? (?:it's|it is|which is)|,? -|,)? "
+        rf"{_PHONE}",
+        # How to reach the user, said to whoever may: "You can reach me at +1 617 555 0123", "Call me on 07700 900321"
+        rf"(?:(?:^|(?<=[,;:] ))(?:(?i:please|pls|just|so|also|and|or) )?|\b(?i:you can|feel free to) )"
+        rf"(?i:reach|call|text|ring|phone|contact|message|whatsapp) me (?:at|on) {_PHONE}",
     ], "The user's phone number is {value}.", _phone, importance=0.7),
     _rule("fact", "phone_number", "number phone mobile cell cellphone telephone", [
         rf"{_MY} (?:old|previous|former) (?:{_PHONE_NAME})(?: (?:was|is)|:) "
@@ -956,6 +1023,11 @@ _RULES = [
         rf"{_NAMED_KIN} (?:is|'s) (?:now |currently |also |still )?(?:an?|the) (?P<value>{_ROLE}){_ROLE_END}",
         rf"{_NAMED_KIN} (?:now |currently |also |still )?works as (?:an?|the) (?P<value>{_ROLE}){_ROLE_END}",
     ], "The user's {kind} {name} is {a} {value}.", _kin_fact(_role), confidence=0.7, importance=0.6),
+    # What a named relative teaches is their role, as "I teach chemistry" is the user's.
+    _rule("fact", "{part}_{who}_role", "teaches", [
+        rf"{_NAMED_KIN} (?:now |currently |also |still )?teaches (?P<value>(?i:{_alternation(vocabulary.SCHOOL_SUBJECTS)}))"
+        r"(?= at\b|\s*[.,;!]|\s*$)",
+    ], "The user's {kind} {name} is {a} {value}.", _kin_fact(_teacher), confidence=0.7, importance=0.6),
     _rule("fact", "{part}_{who}_employer", "my our", [
         rf"{_NAMED_KIN} (?:(?:now |currently |also |still )?works (?:at|for)|is (?:now |currently |still )?"
         rf"(?:working (?:at|for)|employed (?:at|by))|(?:is|'s) (?:now |currently |also |still )?(?:an?|the) {_ROLE} "
@@ -973,8 +1045,8 @@ _RULES = [
     ], "The user's {kind} {name} started {value}{when}.", _kin_fact(_started), confidence=0.7, importance=0.6),
     _rule("relation", "child_name", "have got are", [
         rf"{_HAVE} (?:(?:{_NUMBER}) )?(?P<kind>sons|daughters|kids|children|boys|girls)[,:]? (?:(?:named|called) )?"
-        rf"(?P<value>{_CHILD_NAMES})",
-        rf"{_MY} (?P<kind>sons|daughters|kids|children|boys|girls) are (?:(?:named|called) )?(?P<value>{_CHILD_NAMES})",
+        rf"(?P<value>{_NAMES})",
+        rf"{_MY} (?P<kind>sons|daughters|kids|children|boys|girls) are (?:(?:named|called) )?(?P<value>{_NAMES})",
     ], "The user's {kind} is named {value}.", _children_named, confidence=0.75, importance=0.8),
     _rule("fact", "relationship_status", "m am", [
         r"\bI(?:'m| am) (?:now |currently |happily )?(?P<value>single|married|divorced|widowed|engaged|separated)"
@@ -1016,6 +1088,18 @@ _RULES = [
         rf"(?:{_HAVE}|{_GOT_PET}) (?:an?|another) {_PET_ADJECTIVE}{_PET}, (?P<value>{_CAPWORD})(?=\s*(?:[.!]|$))",
         rf"{_NAME_BESIDE}(?P<value>{_CAPWORD}), (?i:my|our) {_PET_ADJECTIVE}{_PET}{_APPOSITION_END}",
     ], "The user's {kind} is named {value}.", _pet, confidence=0.75, importance=0.6),
+    # pets said in the plural, named as a list: "We have two cats, Miso and Tofu.", "Our dogs are called Pip and Max."
+    _rule("fact", "pet_{part}_name", "have got adopted rescued bought my our", [
+        rf"(?:{_HAVE}|{_GOT_PET}) (?:(?!no\b)(?:{_NUMBER}) )?{_PET_ADJECTIVE}{_PETS_SAID}(?:,? (?:named|called)|[,:])? "
+        rf"(?P<value>{_NAMES})",
+        rf"{_MY} (?:(?:{_NUMBER}) )?{_PET_ADJECTIVE}{_PETS_SAID}(?:,? (?:are )?(?:named|called)|,| are)? (?P<value>{_NAMES})",
+    ], "The user's {kind} is named {value}.", _pets_named, confidence=0.75, importance=0.6),
+    # how many of a kind the user has, named or not: "we have two rabbits" (_pets_counted); not two
+    # dogs to walk, nor two cats staying for the week
+    _rule("fact", "pet_{part}_count", "have got", [
+        rf"{_HAVE} (?P<value>{_OWNED}(?:(?:,|,? and) {_OWNED}){{0,4}})"
+        r"(?=\s*(?:[^\w\s'’-]|$)|\s+(?:and|but|so|named|called|too|now|at home)\b)",
+    ], "The user has {said}.", _pets_counted, confidence=0.75, importance=0.6),
     _rule("fact", "pet_{part}_{fact}", "have got adopted rescued bought my our", [
         rf"(?:{_HAVE}|{_GOT_PET}) an? {_PET_ADJECTIVE}(?P<breed>{_BREED})(?: (?P<kind>(?i:{_alternation(_PETS)})))?"
         rf"{_NAMED} (?P<name>{_PROPER})",
@@ -1231,7 +1315,7 @@ _CORRECTION = re.compile(
     r"(?:^|\b(?i:actually|sorry|oops|correction|my bad|no|I meant|I mean)\b[,:!]?)\s*"
     r"(?:(?i:I meant|I mean|it's|it is)\s+)?"
     rf"(?:(?P<said>{_TERM_WORD}(?:\s+{_TERM_WORD}){{0,7}}?),?\s+not\s+(?P<old>{_TERM})"
-    rf"|not\s+(?P<old2>{_TERM}),?\s+(?:but\s+)?(?P<new2>{_TERM}))"
+    rf"|(?i:not)\s+(?P<old2>{_TERM}),?\s+(?:but\s+)?(?P<new2>{_TERM}))"
     r"(?=\s*(?:[^\w\s'’&+-]|$))")
 # Words of a corrected statement that need not be words of the fact it corrects.
 _CORRECTION_WORDS = frozenset(
