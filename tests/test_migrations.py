@@ -198,6 +198,7 @@ def test_embeddings_stay_in_their_rows_from_0014_on_and_vacuum_full_moves_the_ol
     vector_bytes = 4 + 4 * 384  # what the TOAST table holds of a 384-d vector: its dimensions and floats
     with _scratch_database(ctx, "memex_before_0014") as conn:
         conn.execute("ALTER TABLE memories ALTER COLUMN embedding SET STORAGE EXTERNAL")  # pgvector's own
+        conn.execute("ALTER TABLE memories RESET (toast_tuple_target)")  # as before 0020
         conn.execute("DELETE FROM schema_migrations WHERE version = %s", (version,))
         toast = conn.execute("SELECT reltoastrelid::regclass::text FROM pg_class WHERE relname = 'memories'").fetchone()[0]
 
@@ -223,4 +224,42 @@ def test_embeddings_stay_in_their_rows_from_0014_on_and_vacuum_full_moves_the_ol
         assert vectors_out_of_line() == 1  # the older row's, not the new one's
         conn.execute("VACUUM FULL memories")
         assert vectors_out_of_line() == 0
+        assert conn.execute("SELECT count(*) FROM memories").fetchone()[0] == 2
+
+
+def test_a_memory_keeps_its_text_in_its_row_from_0020_on(ctx):
+    """Migration 0020: a memory whose row passes the ~2 KB TOAST threshold with its inline embedding
+    (0014) keeps its text in the row, where the keyword channel and the rankings read it without a
+    TOAST probe; one written before keeps its text out of line until VACUUM FULL."""
+    import numpy as np
+
+    version = "0020_inline_rows"
+    with _scratch_database(ctx, "memex_before_0020") as conn:
+        conn.execute("ALTER TABLE memories RESET (toast_tuple_target)")
+        conn.execute("DELETE FROM schema_migrations WHERE version = %s", (version,))
+        toast = conn.execute("SELECT reltoastrelid::regclass::text FROM pg_class WHERE relname = 'memories'").fetchone()[0]
+
+        def values_out_of_line() -> int:
+            return conn.execute(f"SELECT count(DISTINCT chunk_id) FROM {toast}").fetchone()[0]
+
+        rng = np.random.default_rng(7)
+        conn.execute("INSERT INTO tenants (id) VALUES ('t')")
+
+        def write(memory_id: str) -> None:
+            # a LoCoMo line and the one before it: with the vector, about 2.5 KB of row
+            conn.execute("""INSERT INTO memories (tenant_id, id, user_id, memory_type, type, content, context,
+                                                  embedding, valid_from)
+                            VALUES ('t', %s, 'u', 'episodic', 'message', %s, %s, %s, now())""",
+                         (memory_id, "Caroline: I went to a LGBTQ support group yesterday and it was so powerful. " * 3,
+                          "Melanie: Hey Caroline! Good to see you! How have you been lately, with the kids? " * 3,
+                          rng.standard_normal(384).astype(np.float32)))
+
+        write("before")
+        before = values_out_of_line()
+        assert before > 0
+        assert apply_migrations(conn, 384) == [version]
+        write("after")
+        assert values_out_of_line() == before  # the older row's, none of the new one's
+        conn.execute("VACUUM FULL memories")
+        assert values_out_of_line() == 0
         assert conn.execute("SELECT count(*) FROM memories").fetchone()[0] == 2

@@ -10,6 +10,9 @@ import threading
 import time
 
 import numpy as np
+import psycopg
+import pytest
+from psycopg.conninfo import make_conninfo
 
 from infra.local.lambda_context import LocalLambdaContext
 from infra.local.poller import QueuePoller, drain, sqs_event
@@ -227,20 +230,67 @@ def test_a_bulk_import_writes_what_the_workers_write(ctx, tenant, runtime, tmp_p
 
 
 def _dead_to_all(conn, xid: str, patience: float = 30.0) -> None:
-    """Waits until no other session's snapshot is older than the transaction `xid`: until then the
-    rows it superseded are still visible to someone, and no scan may mark their index entries dead
-    (a worker of the session's runtime finishing an earlier test's turns holds such a snapshot)."""
+    """Waits until no other session's snapshot is older than the transaction `xid`, and no
+    transaction that began before it is still running: until then the rows it superseded are still
+    visible to someone, and no scan may mark their index entries dead (a worker of the session's
+    runtime finishing an earlier test's turns holds such a snapshot, or, between two statements of
+    its transaction, only an xid). A snapshot counts in this database only; a running xid in any,
+    as every snapshot taken since lists it as running."""
     assert xid is not None
     deadline = time.monotonic() + patience
     while True:
         holders = conn.execute(
-            """SELECT pid, backend_type, state, left(query, 80) AS query FROM pg_stat_activity
-               WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_xmin IS NOT NULL
-                 AND age(backend_xmin) >= age(%s::text::xid)""", (xid,)).fetchall()
+            """SELECT pid, datname, backend_type, state, left(query, 80) AS query FROM pg_stat_activity
+               WHERE pid <> pg_backend_pid()
+                 AND ((datname = current_database() AND age(backend_xmin) >= age(%(xid)s::text::xid))
+                      OR age(backend_xid) >= age(%(xid)s::text::xid))""", {"xid": xid}).fetchall()
         if not holders:
             return
         assert time.monotonic() < deadline, f"sessions still see the superseded rows: {holders}"
         time.sleep(0.1)
+
+
+@pytest.mark.parametrize("database", ["the same", "another"])
+def test_the_wait_for_superseded_rows_covers_a_transaction_between_its_statements(ctx, database):
+    """A transaction that has written and is between two statements (a worker of an earlier test's
+    turns, in Python between its writes) holds no snapshot, so no backend_xmin; but its xid is
+    running in every snapshot taken since, whatever its database, and no scan marks an entry dead
+    past it: the look-up's test below then read every superseded row twice (189 buffers against 30,
+    once in a suite). _dead_to_all must wait for such a transaction as for a snapshot."""
+    name = "memex_wait_xid"
+    dsn = ctx.db.dsn
+    if database == "another":
+        with psycopg.connect(ctx.db.dsn, autocommit=True) as admin:
+            admin.execute(f"DROP DATABASE IF EXISTS {name}")
+            admin.execute(f"CREATE DATABASE {name}")
+        dsn = make_conninfo(ctx.db.dsn, dbname=name)
+    ended = threading.Event()
+    try:
+        with psycopg.connect(dsn) as holder:
+            holder.execute("SELECT txid_current()")  # an xid, and idle in transaction: no snapshot
+            conn = ctx.db.connection()
+            with conn.transaction():
+                conn.execute("SELECT txid_current()")
+                xid = conn.execute("SELECT backend_xid FROM pg_stat_activity WHERE pid = pg_backend_pid()").fetchone()
+            seen = conn.execute("SELECT backend_xid, backend_xmin FROM pg_stat_activity WHERE pid = %s",
+                                (holder.info.backend_pid,)).fetchone()
+            assert seen["backend_xid"] is not None and seen["backend_xmin"] is None
+
+            def end() -> None:
+                holder.rollback()
+                ended.set()
+
+            timer = threading.Timer(1.0, end)
+            timer.start()
+            try:
+                _dead_to_all(conn, xid["backend_xid"])
+                assert ended.is_set()
+            finally:
+                timer.join()
+    finally:
+        if database == "another":
+            with psycopg.connect(ctx.db.dsn, autocommit=True) as admin:
+                admin.execute(f"DROP DATABASE IF EXISTS {name}")
 
 
 def test_the_related_lookup_stops_visiting_the_rows_of_superseded_facts(ctx, tenant):
