@@ -246,34 +246,29 @@ def send_asked(conn: psycopg.Connection, tenant_id: str, user_id: str, vectors: 
 
 def send_ended(conn: psycopg.Connection, tenant_id: str, user_id: str, vector: Any, words: list[str],
                most: int) -> Callable[[], list[dict[str, Any]]]:
-    """The facts under a key a present question names by `words` (as send_asked reads them) whose
-    value ended with nothing after it: the key has no current value, and the statement that ended it
+    """The messages that ended the value of a key a present question names by `words` (as send_asked
+    reads them) with nothing after it: the key has no current value, and the statement that ended it
     ("I left Feedzai.", decision `end`, index memories_user_ended_facts) was replaced by nothing. Each
-    row is one ended fact (`fact`, with what scoring and scoping need of it, and its cosine to
-    `vector`) and the message that ended it (`message`, its episodic memory, or null when erased),
-    the nearest in meaning first, then the latest ended. At most `most`.
+    row is one such statement's key and subject and its message (`message`: its episodic memory, with
+    what scoring and scoping need of it), the statement nearest `vector` in meaning first, then the
+    latest. At most `most`; none for a message erased.
     Sent now, read by calling what it returns (in a pipeline, after its sync)."""
-    near = "1 - (o.embedding <=> %(v)s)" if vector is not None else "NULL::float8"
-    fields = ("'id', {m}.id, 'valid_from', {m}.valid_from, 'importance', {m}.importance, 'agent_id', {m}.agent_id, "
-              "'session_id', {m}.session_id, 'subject', {m}.subject, 'memory_type', {m}.memory_type, "
-              "'metadata', {m}.metadata")
+    near = "1 - (e.embedding <=> %(v)s)" if vector is not None else "NULL::float8"
     cursor = conn.execute(
-        f"""SELECT e.key, e.subject, e.valid_from AS ended_at, {near} AS similarity,
-                   jsonb_build_object({fields.format(m='o')}) AS fact,
-                   (SELECT jsonb_build_object({fields.format(m='s')}) FROM memories s
-                    -- a message's episodic memory, by its key (index memories_dedupe)
-                    WHERE s.tenant_id = e.tenant_id AND s.dedupe_key = 'message:' || e.source_message_id
-                      AND s.user_id = e.user_id AND s.active) AS message
+        f"""SELECT e.key, e.subject, jsonb_build_object(
+                       'id', s.id, 'valid_from', s.valid_from, 'importance', s.importance, 'agent_id', s.agent_id,
+                       'session_id', s.session_id, 'subject', s.subject, 'memory_type', s.memory_type) AS message
             FROM memories e
-            JOIN memory_links l ON l.tenant_id = e.tenant_id AND l.memory_id = e.id
-            JOIN memories o ON o.tenant_id = e.tenant_id AND o.id = l.replaced_id AND o.memory_type = 'semantic'
+            -- a message's episodic memory, by its key (index memories_dedupe)
+            JOIN memories s ON s.tenant_id = e.tenant_id AND s.dedupe_key = 'message:' || e.source_message_id
+                           AND s.user_id = e.user_id AND s.active
             WHERE e.tenant_id = %(t)s AND e.user_id = %(u)s AND e.memory_type = 'semantic'
               AND e.metadata->>'decision' = 'end' AND {_by_key(words, 'e')}
               AND NOT EXISTS (SELECT 1 FROM memory_links r WHERE r.tenant_id = e.tenant_id AND r.replaced_id = e.id)
               AND NOT EXISTS (SELECT 1 FROM memories c WHERE c.tenant_id = e.tenant_id AND c.user_id = e.user_id
                               AND c.subject = e.subject AND c.key = e.key AND c.active
                               AND c.memory_type = 'semantic')
-            ORDER BY similarity DESC NULLS LAST, e.valid_from DESC, o.id LIMIT %(most)s""",
+            ORDER BY {near} DESC NULLS LAST, e.valid_from DESC, e.id LIMIT %(most)s""",
         {"t": tenant_id, "u": user_id, "words": _key_query(words), "most": most,
          **({"v": np.asarray(vector, dtype=np.float32)} if vector is not None else {})},
     )
