@@ -498,8 +498,8 @@ def _search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies 
 def _ended_alone(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies, words: list[str],
                  vector: np.ndarray | None) -> dict[str, Any]:
     """The answer to a present question that passed no gate: the messages that ended the value of a
-    key it names, and the ended facts (current_first.ended), or nothing; one round trip to learn
-    which, one more to read them."""
+    key it names (current_first.ended), or nothing; one round trip to learn which, one more to read
+    them."""
     conn = ctx.db.connection()
     rows = history.send_ended(conn, tenant_id, request.user_id, vector, words, request.top_k)()
     scored = current_first.ended(request, [], rows, {}, request.reference_time or datetime.now(timezone.utc))
