@@ -108,6 +108,48 @@ def test_a_job_ended_with_nothing_after_it_lets_the_news_answer_above_the_old_me
     assert tenant.search("Feedzai")[0]["content"] == "I left Feedzai."
 
 
+def test_a_job_ended_with_nothing_after_it_answers_where_she_works_above_her_city(tenant):
+    """With no employer now, "where does she work?" is answered first by the news that the job
+    ended, above her city, whose fact its importance carried first, and above the line that named
+    the old job; the ended fact no longer holds and is not returned."""
+    said = ["I live in Lisbon.", "I'm a data engineer at Feedzai.", "I left Feedzai last week.",
+            "I'm joining Revolut next month."]
+    for n, text in enumerate(said):
+        tenant.turn(text, session=f"s{n}", timestamp=f"2026-0{n + 1}-05T09:00:00Z")
+    for question in ("Where does she work?", "who does the user work for?", "what's her job?"):
+        results = tenant.search(question)
+        contents = [r["content"] for r in results]
+        assert contents[0] == "I left Feedzai last week.", (question, contents)
+        assert results[0]["score_parts"]["ended"] in ("employer", "role")
+        assert all(r["active"] for r in results), (question, contents)
+        assert [r["score"] for r in results] == sorted((r["score"] for r in results), reverse=True)
+    # near nothing she said (the floor's gate stays shut), the question still asks about her job
+    living = tenant.search("what does she do for a living?")
+    assert [r["content"] for r in living] == ["I left Feedzai last week."]
+    assert living[0]["score_parts"]["ended"] == "role"
+    assert tenant.search("quantum chromodynamics lecture notes") == []
+    # a key the question does not name is answered as before
+    home = tenant.search("where do I live?")
+    assert home[0]["value"] == "Lisbon" and "ended" not in home[0]["score_parts"], [r["content"] for r in home]
+
+
+def test_a_job_another_participant_left_answers_only_the_question_about_them(tenant):
+    """Melanie left Globex: "where does Melanie work?" gets that news first; the user's own question
+    ("where does she work?", the user's job current) does not."""
+    def said(session: str, timestamp: str, *lines: tuple[str, str]) -> None:
+        body = {"user_id": tenant.user, "session_id": session, "timestamp": timestamp, "user_name": "Caroline",
+                "messages": [{"role": "user", "name": name, "content": text} for name, text in lines]}
+        assert tenant.post("/v1/turns?wait=true", body).status_code == 201
+
+    said("s1", "2026-01-05T09:00:00Z", ("Caroline", "I work at Acme."), ("Melanie", "I work at Globex."))
+    said("s2", "2026-03-02T09:00:00Z", ("Melanie", "I left Globex last week."))
+    melanie = tenant.search("where does Melanie work?")
+    assert melanie[0]["content"] == "Melanie: I left Globex last week.", [r["content"] for r in melanie]
+    assert melanie[0]["score_parts"]["ended"] == "melanie_employer"
+    mine = tenant.search("where does she work?")
+    assert all(r["active"] and "ended" not in r["score_parts"] for r in mine), [r["content"] for r in mine]
+
+
 def test_a_line_the_neighbours_bring_in_has_its_replaced_fact_lifted_too(ctx, tenant):
     """A line that only the share of the line said next to it brings into the window is checked for
     replaced facts like any other (a search that read the replacements ahead, with the neighbours'

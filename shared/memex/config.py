@@ -160,6 +160,10 @@ class Settings:
     # A question about the past ("where did I work before?") also finds the facts that were replaced
     # (retrieval/past.py). Measured on bench.asked's replaced facts and LoCoMo (README).
     search_past: bool = True
+    # A present question that names a key whose value ended with nothing after it ("where does she
+    # work?" after "I left Feedzai.") gets the message that ended it, and the ended fact as its
+    # history, first (retrieval/current_first.py). Measured on bench.asked's `ended` (quality.md).
+    search_ended: bool = True
     # A question that asks only what was said in a period ("what did I tell you yesterday?") gets that
     # period's messages (retrieval/period.py).
     search_periods: bool = True
@@ -337,6 +341,7 @@ def load_settings() -> Settings:
         search_temporal_boost=_float("MEMEX_SEARCH_TEMPORAL_BOOST", 0.5),
         search_present_boost=_float("MEMEX_SEARCH_PRESENT_BOOST", 0.5),
         search_past=_bool("MEMEX_SEARCH_PAST", True),
+        search_ended=_bool("MEMEX_SEARCH_ENDED", True),
         search_periods=_bool("MEMEX_SEARCH_PERIODS", True),
         search_kinds=_bool("MEMEX_SEARCH_KINDS", True),
         search_topics=_bool("MEMEX_SEARCH_TOPICS", True),

@@ -182,12 +182,12 @@ def send_replacements(conn: psycopg.Connection, tenant_id: str, user_id: str,
     return cursor.fetchall
 
 
-def _by_key(words: list[str]) -> str:
-    """SQL: whether a replaced fact's (`o`) key is one a question names by `words`: a word of its key
+def _by_key(words: list[str], alias: str = "o") -> str:
+    """SQL: whether a fact's (`alias`) key is one a question names by `words`: a word of its key
     (underscores read as spaces) begins with the stem of one of them; a stop word matches nothing
     (to_tsquery drops it). Its parameter `words` is `_key_query(words)`."""
-    return ("o.key IS NOT NULL AND to_tsvector('english', replace(o.key, '_', ' ')) @@ to_tsquery('english', %(words)s)"
-            if words else "false")
+    return (f"{alias}.key IS NOT NULL AND to_tsvector('english', replace({alias}.key, '_', ' ')) "
+            "@@ to_tsquery('english', %(words)s)" if words else "false")
 
 
 def _key_query(words: list[str]) -> str:
@@ -254,5 +254,36 @@ def send_asked(conn: psycopg.Connection, tenant_id: str, user_id: str, vectors: 
             ORDER BY similarity DESC NULLS LAST, valid_to DESC NULLS LAST, id LIMIT %(most)s""",
         {"t": tenant_id, "u": user_id, "words": _key_query(words), "min": min_similarity,
          "most": most, **{f"v{i}": vector for i, vector in enumerate(vectors)}},
+    )
+    return cursor.fetchall
+
+
+def send_ended(conn: psycopg.Connection, tenant_id: str, user_id: str, vector: Any, words: list[str],
+               most: int) -> Callable[[], list[dict[str, Any]]]:
+    """The messages that ended the value of a key a present question names by `words` (as send_asked
+    reads them) with nothing after it: the key has no current value, and the statement that ended it
+    ("I left Feedzai.", decision `end`, index memories_user_ended_facts) was replaced by nothing. Each
+    row is one such statement's key and subject and its message (`message`: its episodic memory, with
+    what scoring and scoping need of it), the statement nearest `vector` in meaning first, then the
+    latest. At most `most`; none for a message erased.
+    Sent now, read by calling what it returns (in a pipeline, after its sync)."""
+    near = "1 - (e.embedding <=> %(v)s)" if vector is not None else "NULL::float8"
+    cursor = conn.execute(
+        f"""SELECT e.key, e.subject, jsonb_build_object(
+                       'id', s.id, 'valid_from', s.valid_from, 'importance', s.importance, 'agent_id', s.agent_id,
+                       'session_id', s.session_id, 'subject', s.subject, 'memory_type', s.memory_type) AS message
+            FROM memories e
+            -- a message's episodic memory, by its key (index memories_dedupe)
+            JOIN memories s ON s.tenant_id = e.tenant_id AND s.dedupe_key = 'message:' || e.source_message_id
+                           AND s.user_id = e.user_id AND s.active
+            WHERE e.tenant_id = %(t)s AND e.user_id = %(u)s AND e.memory_type = 'semantic'
+              AND e.metadata->>'decision' = 'end' AND {_by_key(words, 'e')}
+              AND NOT EXISTS (SELECT 1 FROM memory_links r WHERE r.tenant_id = e.tenant_id AND r.replaced_id = e.id)
+              AND NOT EXISTS (SELECT 1 FROM memories c WHERE c.tenant_id = e.tenant_id AND c.user_id = e.user_id
+                              AND c.subject = e.subject AND c.key = e.key AND c.active
+                              AND c.memory_type = 'semantic')
+            ORDER BY {near} DESC NULLS LAST, e.valid_from DESC, e.id LIMIT %(most)s""",
+        {"t": tenant_id, "u": user_id, "words": _key_query(words), "most": most,
+         **({"v": np.asarray(vector, dtype=np.float32)} if vector is not None else {})},
     )
     return cursor.fetchall

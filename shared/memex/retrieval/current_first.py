@@ -17,10 +17,22 @@ A fact that ended with nothing after it ("I left Feedzai." while Feedzai was the
 current fact to stand for it: the message that ended it does, so "I work at Feedzai." does not answer
 "where does she work?" above the news that the user left.
 
+When the question names the key of such a fact, by its words or its verb ("where does she work?":
+the employer or the job title, past.key_words) and the key has no value now, what it asks has no
+current answer but that news: the message that ended it comes first, above whatever else the search
+ranked (`ended`, history.send_ended), even when nothing passed the floor's gate ("what does she do
+for a living?" is near nothing she said). Without it, "The user lives in Lisbon." came first for
+"where does she work?": every line held a name, so the answer type told none apart, and the city
+fact's importance carried it over the messages, the only lines left about the job. The ended fact
+itself is not returned (it no longer holds; a question about the past finds it, past.py): returned
+as history, below the news, it made "what is my job title?" after "I changed jobs from Zendesk to
+Intercom." return the Zendesk title (bench.asked, docs/measurements/quality.md). A question that
+names no such key ("is she still at Feedzai?") is answered as above.
+
 A lifted memory takes the message's score (the list stays in score order) and says why in
 `score_parts.current_for` (the message's id); its other parts are its own. No message is dropped
 (they are the record of what was said), and one is lowered below another only by the message that
-ended what it said.
+ended what it said, or, for a question about the key it ended, by that news.
 """
 
 from __future__ import annotations
@@ -29,7 +41,7 @@ from datetime import datetime
 from typing import Any
 
 from memex.models import SearchIn
-from memex.retrieval import scoring
+from memex.retrieval import scoring, speakers
 
 Scored = tuple[str, float, dict[str, Any]]
 
@@ -74,6 +86,35 @@ def lift(request: SearchIn, scored: list[Scored], replacements: list[dict[str, A
             order.insert(here, (current_id, score_of[message],
                                 {**parts, "score": score_of[message], "current_for": message}))
     return order
+
+
+def ended(request: SearchIn, scored: list[Scored], rows: list[dict[str, Any]], relevance: dict[str, float],
+          now: datetime) -> list[Scored]:
+    """`scored` (best first) with, first, the messages that ended the value of a key the question
+    names with nothing after it (`rows`, best first: history.send_ended), each with the first result's
+    score (the list stays in score order) and `score_parts.ended` naming the key. Only the subject's the
+    question asks about: a participant it names, else the user."""
+    asked = speakers.words(request.query)
+    named = {row["subject"] for row in rows if speakers.named(asked, row["subject"])}
+    order = list(scored)
+    first: list[tuple[str, dict[str, Any]]] = []
+    for row in rows:
+        message = row["message"]
+        if row["subject"] not in (named or {"user"}) or any(item == message["id"] for item, _ in first):
+            continue
+        at = {item: index for index, (item, _, _) in enumerate(order)}
+        if message["id"] in at:
+            _, _, parts = order.pop(at[message["id"]])
+        elif in_scope(request, message):
+            parts = taken_in(request, datetime.fromisoformat(message["valid_from"]), message["importance"],
+                             relevance.get(message["id"], 0.0), now)
+        else:
+            continue
+        first.append((message["id"], {**parts, "ended": row["key"]}))
+    if not first:
+        return scored
+    score = scored[0][1] if scored else max(parts["score"] for _, parts in first)
+    return [(item, score, {**parts, "score": score}) for item, parts in first] + order
 
 
 def in_scope(request: SearchIn, memory: dict[str, Any]) -> bool:

@@ -124,7 +124,8 @@ _WORD = re.compile(r"[a-z]{3,}")
 # nothing else) and "what did she do for a living?" ask for the job (filed as `role`); "Who did I
 # date?", "was she dating anyone?", "Who was I seeing?" and "who did he go out with?" for a partner or
 # a relationship status; "where did I work?" for the employer or the job, "where did she live?" for the
-# city. Read in the topic as a whole: "what did I do for fun?", "what date did I move?" and "who was I
+# city; "job", "occupation" and "profession", which no key says, for the employer or the job too. Read
+# in the topic as a whole: "what did I do for fun?", "what date did I move?" and "who was I
 # seeing at the clinic?" ask for none of them.
 _ASKED_BY_VERB = (
     (re.compile(r"^\W*what\s+(?:did|does|do|was|were|is|are|has|have)\s+(?:the\s+user|\S+)\s+(?:been\s+)?"
@@ -132,7 +133,8 @@ _ASKED_BY_VERB = (
     (re.compile(r"\bdat(?:ed|ing)\b|\b(?:did|does|do)\s+(?:the\s+user|\S+)\s+date\b"
                 r"|\bseeing(?=\s*(?:[?.!]|$)|\s+(?:any|some)(?:one|body)\b)|\b(?:go|going|gone|went)\s+out\s+with\b",
                 re.IGNORECASE), ("partner", "relationship")),
-    (re.compile(r"\bwork(?:s|ed|ing)?\b(?!\s+out\b)", re.IGNORECASE), ("employer", "role")),
+    (re.compile(r"\bwork(?:s|ed|ing)?\b(?!\s+out\b)|\b(?:jobs?|occupation|profession)\b", re.IGNORECASE),
+     ("employer", "role")),
     (re.compile(r"\b(?:live[sd]?|living)\b(?<!a\sliving)", re.IGNORECASE), ("city",)),
 )
 
@@ -140,7 +142,7 @@ _ASKED_BY_VERB = (
 def key_words(topic: str) -> list[str]:
     """The words of a question about the past (its `topic`) that a replaced fact's key may begin
     with (history.send_asked stems them and drops the stop words), and those of the keys it asks
-    for by a verb."""
+    for by a verb. A present question names keys the same way (current_first.ended)."""
     words = _WORD.findall(keywords.of(topic).lower())
     asked = [word for pattern, key in _ASKED_BY_VERB if pattern.search(topic) for word in key]
     return list(dict.fromkeys([*(word for word in words if not word.startswith(_KIND_OF_VALUE)), *asked]))

@@ -334,8 +334,14 @@ def _search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies 
     # the memories the question's own signals keep: a fact kept only by another's is held under its message
     # (learned.py)
     near = {item for item, s in own.items() if floor.item_passes(s)} | topical
+    # A present question that names a key whose value ended with nothing after it is answered by that
+    # news first (current_first.ended), read in step 4's round trip.
+    ended_words = past.key_words(request.query) if ctx.settings.search_ended and not about_past else []
     if not (gate_open or reranker):
         ctx.metrics.record(FLOOR_REJECTIONS)
+        if ended_words:  # near nothing she said, "what does she do for a living?" still asks about a job that ended
+            return _ended_alone(ctx, tenant_id, request, deps, ended_words,
+                                deps.query_vectors([voiced or request.query])[0] if question.vector is not None else None)
         if not about_past:  # a question about the past may still ask about a replaced fact (past.asked)
             return _answer(request, [], 0, deps)  # a query about nothing the user said
 
@@ -446,7 +452,7 @@ def _search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies 
     # instead, and those it asks about by itself, taken when none is led to (past.py).
     window = current_first.window(request, scored)
     asked = set(unparsed) | set(window)
-    if window or about_past:
+    if window or about_past or ended_words:
         with conn.pipeline():
             if about_past:  # the question searched, and as asked: "did I use to date" is part of what it asks
                 key_words = past.key_words(request.query)
@@ -455,6 +461,9 @@ def _search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies 
                                                key_words, floor.DEFAULT.gate_similarity, request.top_k)
             else:
                 replacements = history.send_replacements(conn, tenant_id, request.user_id, window)
+                if ended_words:
+                    vector = deps.query_vectors([voiced or request.query])[0] if question.vector is not None else None
+                    ended = history.send_ended(conn, tenant_id, request.user_id, vector, ended_words, request.top_k)
             unread = [item for item in window if item not in unparsed]
             fetched = memory_rows.send_get_many(conn, tenant_id, unread) if unread else dict
         if about_past:
@@ -463,6 +472,8 @@ def _search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies 
                                 floor.DEFAULT.gate_similarity)
         else:
             scored = current_first.lift(request, scored, replacements(), relevance, now)
+            if ended_words:
+                scored = current_first.ended(request, scored, ended(), relevance, now)
         read.update(fetched())
     results: list[dict[str, Any]] = []
     total = len(scored)
@@ -482,6 +493,19 @@ def _search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies 
                 continue
             results.append({**read[item], "score": score, "score_parts": parts})
     return _answer(request, results, total, deps)
+
+
+def _ended_alone(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies, words: list[str],
+                 vector: np.ndarray | None) -> dict[str, Any]:
+    """The answer to a present question that passed no gate: the messages that ended the value of a
+    key it names (current_first.ended), or nothing; one round trip to learn which, one more to read
+    them."""
+    conn = ctx.db.connection()
+    rows = history.send_ended(conn, tenant_id, request.user_id, vector, words, request.top_k)()
+    scored = current_first.ended(request, [], rows, {}, request.reference_time or datetime.now(timezone.utc))
+    read = memory_rows.get_many(conn, tenant_id, [item for item, _, _ in scored]) if scored else {}
+    results = [{**read[item], "score": score, "score_parts": parts} for item, score, parts in scored if item in read]
+    return _answer(request, results, len(results), deps)
 
 
 def _topical(query: str, topic: memory_rows.Ranking | None,
