@@ -277,3 +277,57 @@ def test_backfill_messages_parse_strictly():
 
 def test_unknown_backfill_is_404(tenant):
     assert tenant.get("/v1/backfills/nope").status_code == 404
+
+
+# The tables a search's plans read that a bulk job writes (db/planner_statistics.py).
+SEARCHED = ("memories", "memory_stats", "memory_terms", "memory_postings", "memory_links", "messages", "turns")
+
+
+def _last_analyze(ctx) -> dict:
+    """When each searched table was last analysed by a command (autovacuum's passes count apart,
+    in last_autoanalyze), and how many rows its statistics assume."""
+    rows = ctx.db.connection().execute(
+        """SELECT s.relname, s.last_analyze, s.analyze_count, c.reltuples FROM pg_stat_user_tables s
+           JOIN pg_class c ON c.oid = s.relid WHERE s.relname = ANY(%s)""", (list(SEARCHED),)).fetchall()
+    return {r["relname"]: (r["last_analyze"], r["analyze_count"], r["reltuples"]) for r in rows}
+
+
+@pytest.mark.parametrize("kind", ["import", "reembed"])
+def test_a_finished_backfill_leaves_the_searched_tables_analysed_once(kind, tenant, ctx, runtime, tmp_path, monkeypatch):
+    """Right after a bulk job, before autovacuum's first pass, the planner has no statistics for
+    what the job wrote and picks plans that cost a search several times its CPU (the record, 2026-12-04
+    third stop): the job's last chunk analyses the tables. A redelivered last chunk analyses nothing again."""
+    monkeypatch.setattr(backfill, "LINES_PER_CHUNK", 3)
+    monkeypatch.setattr(backfill, "MEMORIES_PER_CHUNK", 3)
+    path = tmp_path / "analysed.jsonl"
+    _write(path, [{"user_id": tenant.user, "session_id": "s", "messages": [
+        {"role": "user", "content": f"I moved to city {i}." if i % 2 else f"Notes on topic {i}."}]} for i in range(7)])
+    if kind == "reembed":
+        ctx.publisher.publish_backfill(backfill.new_job("import", tenant.id, path=str(path)))
+        runtime.drain()
+    started = ctx.db.connection().execute("SELECT now() AS t").fetchone()["t"]
+    before = _last_analyze(ctx)
+    job = backfill.new_job(kind, tenant.id, path=str(path) if kind == "import" else None, user_id=tenant.user)
+
+    chunks = [job]
+    while True:
+        backfill.run_chunk(ctx, chunks[-1], BACKFILL_WORKER.source_of(chunks[-1]))
+        following = _sent(runtime)
+        if not following:
+            break
+        chunks.extend(following)
+    assert len(chunks) >= 3  # the tables are analysed once the job is done, not after every chunk
+    analysed = _last_analyze(ctx)
+    assert set(analysed) == set(SEARCHED)
+    for table, (last, count, tuples) in analysed.items():
+        assert last is not None and last >= started, table
+        assert count == before[table][1] + 1, table
+        assert tuples >= 0, table  # -1: never analysed
+    assert analysed["memories"][2] >= 7
+
+    backfill.run_chunk(ctx, chunks[-1], BACKFILL_WORKER.source_of(chunks[-1]))  # the last chunk, redelivered
+    assert _sent(runtime) == []
+    assert _last_analyze(ctx) == analysed
+    state = backfill.status(ctx, tenant.id, job.backfill_id)
+    assert (state["status"], state["done"], state["failed"]) == ("done", state["total"], 0)
+    assert state["total"] >= 7

@@ -21,6 +21,9 @@ worker's connection), then reads the job's row:
 
 A delivery that finds the lock taken drops its message: the holder finishes the chunk, and if
 the holder dies, its own message comes back after the visibility timeout and finds the lock free.
+
+The delivery that finishes the job analyses the tables a search reads (db/planner_statistics.py):
+a redelivery finds the job done and does nothing.
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ from memex import embedded_text, pipeline
 from memex.context import Context
 from memex.db import backfills as backfill_rows
 from memex.db import memories as memory_rows
+from memex.db import planner_statistics
 from memex.db import tenants as tenant_rows
 from memex.errors import NotFound
 from memex.jobs import BackfillJob, ExtractionJob, SupersessionJob
@@ -143,7 +147,21 @@ def _do_chunk(ctx: Context, job: BackfillJob, source: Source | None) -> Backfill
                                          already_stored=chunk.already_stored)
     if advanced and job.kind == "import":  # once per chunk, however often it is delivered
         ctx.metrics.record(TURNS_INGESTED, chunk.done - chunk.already_stored, source="import")
+    if advanced and not chunk.more:
+        _analyze(ctx, job)
     return job.next(chunk.position) if advanced and chunk.more else None
+
+
+def _analyze(ctx: Context, job: BackfillJob) -> None:
+    """Once the job is done (only the delivery that finished it gets here), the searched tables'
+    statistics, so that a search right after an import is planned for what it imported. On a
+    connection of its own, without the statement timeout. Not the job's failure if it fails: the
+    data is stored, and autovacuum analyses later."""
+    try:
+        with ctx.db.maintenance() as conn:
+            planner_statistics.analyze_searched_tables(conn)
+    except Exception:  # noqa: BLE001 - statistics only make plans better
+        log.exception("analysing the searched tables after backfill %s failed", job.backfill_id)
 
 
 def _import_chunk(ctx: Context, job: BackfillJob, source: Source) -> _Chunk:
