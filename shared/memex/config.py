@@ -161,8 +161,9 @@ class Settings:
     # (retrieval/past.py). Measured on bench.asked's replaced facts and LoCoMo (README).
     search_past: bool = True
     # A present question that names a key whose value ended with nothing after it ("where does she
-    # work?" after "I left Feedzai.") gets the message that ended it, and the ended fact as its
-    # history, first (retrieval/current_first.py). Measured on bench.asked's `ended` (quality.md).
+    # work?" after "I left Feedzai.") gets the message that ended it first; the ended fact itself is
+    # left to a question about the past (retrieval/current_first.py). Measured on bench.asked's
+    # `ended` (quality.md).
     search_ended: bool = True
     # A question that asks only what was said in a period ("what did I tell you yesterday?") gets that
     # period's messages (retrieval/period.py).
