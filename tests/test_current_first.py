@@ -176,3 +176,18 @@ def test_a_line_the_neighbours_bring_in_has_its_replaced_fact_lifted_too(ctx, te
     assert stale is not None and stale > 0, [r["content"] for r in shared]
     assert shared[stale - 1]["value"] == "Globex", [r["content"] for r in shared]
     assert shared[stale - 1]["score_parts"]["current_for"] == shared[stale]["id"]
+
+
+def test_a_former_partners_job_is_no_news_once_there_is_a_new_partner(tenant):
+    """"My boyfriend Leo is a chef." ends with the breakup (pipeline); asked about a partner, the
+    breakup is the news while there is none, and no longer once a new partner is named: the current
+    partner comes first."""
+    tenant.turn("My boyfriend Leo is a chef.", session="s0", timestamp="2026-01-05T09:00:00Z")
+    tenant.turn("Leo and I broke up last week.", session="s1", timestamp="2026-03-05T09:00:00Z")
+    alone = tenant.search("does she have a partner?")
+    assert alone[0]["content"] == "Leo and I broke up last week.", [r["content"] for r in alone]
+    assert "ended" in alone[0]["score_parts"]
+    tenant.turn("I've been dating Tiago for a month.", session="s2", timestamp="2026-06-05T09:00:00Z")
+    now = tenant.search("does she have a partner?")
+    assert now[0]["content"] == "The user's partner is named Tiago.", [r["content"] for r in now]
+    assert not [r for r in now if "ended" in r["score_parts"]], [r["content"] for r in now]

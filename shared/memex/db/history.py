@@ -262,7 +262,8 @@ def send_ended(conn: psycopg.Connection, tenant_id: str, user_id: str, vector: A
                most: int) -> Callable[[], list[dict[str, Any]]]:
     """The messages that ended the value of a key a present question names by `words` (as send_asked
     reads them) with nothing after it: the key has no current value, and the statement that ended it
-    ("I left Feedzai.", decision `end`, index memories_user_ended_facts) was replaced by nothing. Each
+    ("I left Feedzai.", decision `end`, index memories_user_ended_facts) was replaced by nothing, nor,
+    for a fact that ended with another (`ended_by`, pipeline), the end of that other. Each
     row is one such statement's key and subject and its message (`message`: its episodic memory, with
     what scoring and scoping need of it), the statement nearest `vector` in meaning first, then the
     latest. At most `most`; none for a message erased.
@@ -279,6 +280,10 @@ def send_ended(conn: psycopg.Connection, tenant_id: str, user_id: str, vector: A
             WHERE e.tenant_id = %(t)s AND e.user_id = %(u)s AND e.memory_type = 'semantic'
               AND e.metadata->>'decision' = 'end' AND {_by_key(words, 'e')}
               AND NOT EXISTS (SELECT 1 FROM memory_links r WHERE r.tenant_id = e.tenant_id AND r.replaced_id = e.id)
+              -- a fact that ended with another (`ended_by`: Leo's job with the partnership) is no news
+              -- once that one's end was followed by a new value (a new partner)
+              AND NOT EXISTS (SELECT 1 FROM memory_links r WHERE r.tenant_id = e.tenant_id
+                              AND r.replaced_id = e.metadata->>'ended_by')
               AND NOT EXISTS (SELECT 1 FROM memories c WHERE c.tenant_id = e.tenant_id AND c.user_id = e.user_id
                               AND c.subject = e.subject AND c.key = e.key AND c.active
                               AND c.memory_type = 'semantic')
