@@ -327,6 +327,14 @@ def test_one_turn_adds_a_bounded_number_of_facts_and_keeps_the_message_whole(ctx
     assert [m["content"] for m in body["memories"] if m["memory_type"] == "episodic"] == [text]
 
 
+def _deliver_again(ctx, tenant, runtime, turn_id: str) -> None:
+    """The turn's supersession job delivered again, and the turn extracted and decided again."""
+    ctx.publisher.publish_supersession(SupersessionJob(tenant.id, tenant.user, turn_id, resend=99))
+    runtime.drain()
+    for follow_up in pipeline.extract_many(ctx, tenant.id, [turn_id], again=True):
+        pipeline.resolve(ctx, follow_up)
+
+
 @pytest.mark.parametrize("change", ["I changed jobs from Zendesk to Intercom.", "I started at Intercom last week."])
 def test_a_role_said_with_its_employer_ends_when_the_employer_is_replaced(ctx, tenant, runtime, change):
     """"I'm a support lead at Zendesk." then a job change: the role was held at Zendesk, so it ends
@@ -343,11 +351,7 @@ def test_a_role_said_with_its_employer_ends_when_the_employer_is_replaced(ctx, t
     assert "Zendesk" in ended["metadata"]["reason"] and "Intercom" in ended["metadata"]["reason"]
     assert [m["id"] for m in _history(tenant, held["id"])] == [held["id"], ended["id"]]
     # A redelivered job and a re-extraction of the turn write nothing twice.
-    turn_id = change.json()["turn_id"]
-    ctx.publisher.publish_supersession(SupersessionJob(tenant.id, tenant.user, turn_id, resend=99))
-    runtime.drain()
-    for follow_up in pipeline.extract_many(ctx, tenant.id, [turn_id], again=True):
-        pipeline.resolve(ctx, follow_up)
+    _deliver_again(ctx, tenant, runtime, change.json()["turn_id"])
     assert sorted(_everything(tenant, "role"), key=lambda m: m["created_at"]) == roles
     # The old title is no answer to what it is now; what she did before finds it, as history.
     assert [r["value"] for r in tenant.search("what is her job title?") if r["memory_type"] == "semantic"
@@ -398,10 +402,7 @@ def test_what_was_said_of_a_partner_ends_with_the_partnership(ctx, tenant, runti
     assert ended["content"] == "The user's former partner Leo was a chef."
     assert "'Leo'" in ended["metadata"]["reason"]
     assert [m["id"] for m in _history(tenant, held["id"])] == [held["id"], ended["id"]]
-    ctx.publisher.publish_supersession(SupersessionJob(tenant.id, tenant.user, turn_id, resend=99))
-    runtime.drain()
-    for follow_up in pipeline.extract_many(ctx, tenant.id, [turn_id], again=True):
-        pipeline.resolve(ctx, follow_up)
+    _deliver_again(ctx, tenant, runtime, turn_id)
     assert sorted(_everything(tenant, "partner_leo_role"), key=lambda m: m["created_at"]) == roles
     # who the partner is now finds no former partner's job as current
     assert [r["content"] for r in tenant.search("who is her boyfriend?") if r["memory_type"] == "semantic"

@@ -13,10 +13,11 @@ The rules, in the order they apply:
   as context ("the line it answers") loses that context: the caller re-embeds it. The facts
   drawn from the message stay (they are memories of their own) but lose their `raw_quote`, a
   copy of its words.
-- A statement that a role ended with its employer ("The user's job title used to be support lead.",
-  derived when the employer it was said with was replaced) goes with the role and with what
-  replaced the employer: it says nothing of its own. The role then becomes current again by the
-  first rule, as the employer it was said with does.
+- A statement that a fact ended with another ("The user's job title used to be support lead.",
+  derived when the employer the role was said with was replaced; "The user's former partner Leo was
+  a chef.", when Leo stopped being the partner) goes with the fact and with what ended the other: it
+  says nothing of its own. The fact then becomes current again by the first rule, as the one it
+  ended with does.
 - A summary (consolidation) goes with any memory it summarises: its text holds theirs. Its other
   sources, which it replaced, become current again by the first rule, and a later consolidation
   may summarise them anew, without what was erased.

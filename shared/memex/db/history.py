@@ -61,11 +61,11 @@ def current_under(conn: psycopg.Connection, tenant_id: str, user_id: str, subjec
 
 
 def ended_with(conn: psycopg.Connection, tenant_id: str, ids: list[str]) -> list[str]:
-    """The statements that a role ended with its employer, or a fact about a partner with the
-    partnership (metadata `ended_by`, pipeline), that
-    these memories made: the memory that ended the employer (said in the same message, index
-    memories_drawn_facts) or the role that ended (memory_links_replaced). Nothing was said of them
-    but what these memories say: they go with them."""
+    """The statements that a fact ended with another (a role with its employer, a fact about a
+    partner with the partnership: metadata `ended_by`, pipeline) that these memories made: the
+    memory that ended the other (said in the same message, index memories_drawn_facts) or the fact
+    that ended (memory_links_replaced). Nothing was said of them but what these memories say: they
+    go with them."""
     rows = conn.execute(
         """SELECT f.id FROM memories e
            JOIN memories f ON f.tenant_id = e.tenant_id AND f.source_message_id = e.source_message_id

@@ -337,11 +337,15 @@ def _search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies 
     # A present question that names a key whose value ended with nothing after it is answered by that
     # news first (current_first.ended), read in step 4's round trip.
     ended_words = past.key_words(request.query) if ctx.settings.search_ended and not about_past else []
+
+    def asked_vector() -> np.ndarray | None:
+        """The question's vector as its vector channel ranked with it (embedded once: deps keeps it)."""
+        return deps.query_vectors([voiced or request.query])[0] if question.vector is not None else None
+
     if not (gate_open or reranker):
         ctx.metrics.record(FLOOR_REJECTIONS)
         if ended_words:  # near nothing she said, "what does she do for a living?" still asks about a job that ended
-            return _ended_alone(ctx, tenant_id, request, deps, ended_words,
-                                deps.query_vectors([voiced or request.query])[0] if question.vector is not None else None)
+            return _ended_alone(ctx, tenant_id, request, deps, ended_words, asked_vector())
         if not about_past:  # a question about the past may still ask about a replaced fact (past.asked)
             return _answer(request, [], 0, deps)  # a query about nothing the user said
 
@@ -462,8 +466,8 @@ def _search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies 
             else:
                 replacements = history.send_replacements(conn, tenant_id, request.user_id, window)
                 if ended_words:
-                    vector = deps.query_vectors([voiced or request.query])[0] if question.vector is not None else None
-                    ended = history.send_ended(conn, tenant_id, request.user_id, vector, ended_words, request.top_k)
+                    ended = history.send_ended(conn, tenant_id, request.user_id, asked_vector(), ended_words,
+                                               request.top_k)
             unread = [item for item in window if item not in unparsed]
             fetched = memory_rows.send_get_many(conn, tenant_id, unread) if unread else dict
         if about_past:
