@@ -212,9 +212,25 @@ PETS = [
      {("partner_name", "Raj"), ("partner_raj_role", "maths teacher"), ("pet_rabbit_count", "2")}),
     ("We've got three hamsters.", {("pet_hamster_count", "3")}),
     ("I have two kids and two cats.", {("number_of_children", "2"), ("pet_cat_count", "2")}),
-    ("We have two dogs and a cat.", {("pet_dog_count", "2")}),
-    ("We have two puppies, a cat and 4 goldfish.", {("pet_dog_count", "2"), ("pet_fish_count", "4")}),
+    ("We have two dogs and a cat.", {("pet_dog_count", "2"), ("pet_kind", "cat")}),
+    ("We have two puppies, a cat and 4 goldfish.", {("pet_dog_count", "2"), ("pet_kind", "cat"), ("pet_fish_count", "4")}),
     ("We have two dogs, Max and I walk them daily.", {("pet_dog_count", "2")}),  # "I" is no name
+    # a single pet without a name: its kind ("a dog" does not say it is the only one, as a count would)
+    ("I have a dog.", {("pet_kind", "dog")}),
+    ("We've got a cat.", {("pet_kind", "cat")}),
+    ("We adopted a puppy last week.", {("pet_kind", "dog")}),
+    ("i have a hamster", {("pet_kind", "hamster")}),
+    ("I've got a guinea pig.", {("pet_kind", "guinea pig")}),
+    ("We have a cute little puppy.", {("pet_kind", "dog")}),
+    ("I have a dog and a cat.", {("pet_kind", "dog"), ("pet_kind", "cat")}),
+    ("We've got a pup and a kitty.", {("pet_kind", "dog"), ("pet_kind", "cat")}),
+    # named next, the name says it
+    ("I have a dog, his name is Rex.", {("pet_dog_name", "Rex")}),
+    # a word of how the pets are, a pet named after a counted list, a breed said with "my"
+    ("We have two lovely dogs.", {("pet_dog_count", "2")}),
+    ("We have two cats and a dog named Rex.", {("pet_cat_count", "2"), ("pet_dog_name", "Rex")}),
+    ("I took my rescue greyhound to the beach.", {("pet_dog_breed", "greyhound")}),
+    ("My beagle puppy chewed my shoe.", {("pet_dog_breed", "beagle")}),
     # learning started, a trip planned
     ("I've started learning Portuguese, twice a week.", {("learning", "Portuguese")}),
     ("Sam and I are planning a trip to the Azores in September.", {("plan", "a trip to the Azores in September")}),
@@ -261,6 +277,17 @@ HISTORICAL = [
     ("i split up with my boyfriend Marco", {("partner_name", "Marco", True)}),
     ("My ex-wife Anna lives in Denver.", {("partner_name", "Anna", True)}),
     ("I used to be married to Tom.", {("partner_name", "Tom", True)}),
+    # a pet that died or was given away: history, which ends that pet's name, or its kind when unnamed
+    ("Our dog Rex died last year.", {("pet_dog_name", "Rex", True)}),
+    ("My cat Luna passed away in March.", {("pet_cat_name", "Luna", True)}),
+    ("We had to put our dog Max down.", {("pet_dog_name", "Max", True)}),
+    ("We lost our dog Rex last year.", {("pet_dog_name", "Rex", True)}),
+    ("We gave away our cat Luna.", {("pet_cat_name", "Luna", True)}),
+    ("Rex, our dog, died last week.", {("pet_dog_name", "Rex", True)}),
+    ("We rehomed our rabbit Clover.", {("pet_rabbit_name", "Clover", True)}),
+    ("We had to give our cat away.", {("pet_kind", "cat", True)}),
+    ("My rabbit died.", {("pet_kind", "rabbit", True)}),
+    ("We lost our dog last year.", {("pet_kind", "dog", True)}),
     # a partnership begun or ended without a name
     ("We broke up last month.", {("relationship_status", "single")}),
     ("We separated in 2021.", {("relationship_status", "separated")}),
@@ -291,6 +318,13 @@ NOTHING = [
     "My sister has two cats, Bella and Coco.", "We don't have any pets.", "I'd love to have two dogs one day.",
     "We have no dogs.", "My cats are Siamese and Persian.",
     "I think we have two rabbits.",
+    # no pet of the user's: a dog of a day, a hot dog, a neighbour's, one wished for, one lost on a walk,
+    # a phone that died, a pet that nearly died, a rug
+    "I have a dog of a day.", "I have a hot dog for lunch.", "I have a dog in this fight.", "The dog next door barks all night.",
+    "I'm dog-sitting for a friend.", "I'm dog-tired today.", "My sister's dog died last week.", "My neighbour's cat died.",
+    "I wish I had a cat.", "We lost our dog in the park.", "My phone died.", "My dog almost died.",
+    "If my dog died I'd be heartbroken.", "I took my Persian rug to the cleaner.", "My boxer shorts are torn.",
+    "I got a fish for dinner.", "I had to give my dog a bath.", "We put the dog down for a nap.",
     # a place one is not from; a name that is no place
     "I'm back from Paris.", "I'm two hours from London.", "I'm from Acme, calling about your order.",
     "Hi, I'm calling from Madrid.",
@@ -702,6 +736,17 @@ def test_an_introduction_says_what_one_is_and_where_one_is_from(text, expected):
 def test_where_one_is_from_is_not_where_one_lives():
     [hometown] = [c for c in _extract("Hey, I'm Omar, a chef from Cairo.") if c.key == "hometown"]
     assert (hometown.key, hometown.content) == ("hometown", "The user is from Cairo.")
+
+
+def test_a_pet_without_a_name_says_what_was_said():
+    assert [c.content for c in _extract("We adopted a puppy last week.")] == ["The user has a puppy."]
+    assert [c.content for c in _extract("I have an iguana.")] == ["The user has an iguana."]
+    assert [c.content for c in _extract("We had to give our cat away.")] == ["The user used to have a cat."]
+
+
+def test_a_pet_that_died_is_not_also_current():
+    # its name was filed as current too ("Our dog Rex" is the name rule's shape)
+    assert [(c.key, c.historical) for c in _extract("Our dog Rex died last year.")] == [("pet_dog_name", True)]
 
 
 def test_pets_counted_say_what_was_said():

@@ -82,6 +82,8 @@ def test_a_first_value_coexists():
     ("hobby", "climbing", "chess"),
     # any pet's name: "We have two hamsters, Bo and Mo." (the second replaced the first before)
     ("pet_hamster_name", "Bo", "Mo"), ("pet_guinea_pig_name", "Salt", "Pepper"),
+    # a pet's kind: "We adopted a kitten." beside "I have a dog."
+    ("pet_kind", "dog", "cat"),
 ])
 def test_a_multi_valued_key_adds_a_value(key, old, new):
     decision = decide(_candidate(key, new), [_memory("m-old", key, old)])

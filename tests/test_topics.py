@@ -94,3 +94,34 @@ def test_every_pet_of_a_list_stays_current(tenant):
     pets = tenant.search("What pets does the user have?")
     named = {r["value"] for r in pets if r["key"] == "pet_hamster_name" and r["active"]}
     assert named == {"Bo", "Mo"}, [r["content"] for r in pets]
+
+
+def test_a_pet_without_a_name_answers_a_question_about_pets(tenant):
+    # "I have a dog." filed nothing before: "Does she have any pets?" had only the diet to find.
+    _said(tenant, (None, "I have a dog."), (None, "I'm vegan, and I don't drink alcohol."))
+    _said(tenant, (None, "We adopted a kitten last week."))
+    pets = tenant.search("Does she have any pets?")
+    assert pets and pets[0]["key"] == "pet_kind", [r["content"] for r in pets]
+    kinds = {r["value"] for r in pets if r["key"] == "pet_kind" and r["active"]}
+    assert kinds == {"dog", "cat"}, [r["content"] for r in pets]  # the kitten added to the dog, not replacing it
+
+
+def test_a_pet_that_died_is_no_longer_current(tenant):
+    # "Our dog Rex died last year." filed Rex as the current dog's name again.
+    assert tenant.turn("I have a dog named Rex and a cat named Luna.", session="s1").status_code == 201
+    assert tenant.turn("Our dog Rex died last year.", session="s2").status_code == 201
+    dog = tenant.search("Does she have a dog?")
+    assert not [r for r in dog if r["key"] == "pet_dog_name" and r["active"]], [r["content"] for r in dog]
+    memories = tenant.get(f"/v1/users/{tenant.user}/memories", params={"include_inactive": "true"}).json()["memories"]
+    rex = {(m["content"], m["active"]) for m in memories if m["key"] == "pet_dog_name"}
+    assert rex == {("The user's dog is named Rex.", False), ("The user used to have a dog named Rex.", False)}, rex
+    # the other pet stays
+    assert [m["value"] for m in memories if m["key"] == "pet_cat_name" and m["active"]] == ["Luna"]
+
+
+def test_a_pet_given_away_without_its_name_ends_its_kind(tenant):
+    assert tenant.turn("We've got a cat.", session="s1").status_code == 201
+    assert tenant.turn("We had to give our cat away.", session="s2").status_code == 201
+    memories = tenant.get(f"/v1/users/{tenant.user}/memories", params={"include_inactive": "true"}).json()["memories"]
+    cat = {(m["content"], m["active"]) for m in memories if m["key"] == "pet_kind"}
+    assert cat == {("The user has a cat.", False), ("The user used to have a cat.", False)}, cat

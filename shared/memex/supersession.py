@@ -31,11 +31,12 @@ from memex.metrics import NoMetrics
 from memex.ports import Metrics
 
 # Keys that hold several values at once (a second dog does not replace the first, nor a second
-# hamster: every pet's name, from "We have two hamsters, Bo and Mo."). Every other key,
+# hamster: every pet's name, from "We have two hamsters, Bo and Mo."; nor a cat the dog, "pet_kind",
+# from "I have a dog." and "We adopted a kitten."). Every other key,
 # opinion_about_<topic> included, holds one value: the latest replaces the earlier, kept as history
 # (a pet's count, "pet_rabbit_count", is one of those: "we have three rabbits now" replaces two).
 MULTI_VALUED_KEYS = frozenset({
-    "pet_name", *(f"pet_{kind}_name" for kind in vocabulary.PETS.values()),
+    "pet_name", "pet_kind", *(f"pet_{kind}_name" for kind in vocabulary.PETS.values()),
     "child_name", "sister_name", "brother_name", "sibling_name", "friend_name",
     "likes", "dislikes", "prefers", "hobby", "allergy", "language",
     "pet_dog_breed", "pet_cat_breed", "health_condition", "plan", "learning",

@@ -194,9 +194,13 @@ _KIN_ADJECTIVE = (rf"(?:(?:little|baby|newborn|teenage|grown|older|younger|elder
 _PASTIME_END = (r"(?=\s*(?:[^\w\s'’-]|$)|\s+(?:again|recently|lately|last|this|every|on|at|in|with|and|but|"
                 r"a lot|most|more|now|too|twice|once|daily|weekly|regularly)\b)")
 _GOT_PET = r"\b(?:I|[Ww]e)(?:'ve| have)? (?:just |recently |finally )?(?:got|adopted|rescued|bought)"
-# "a rescue beagle", "a 2-year-old tabby": words between the article and the animal.
-_PET_ADJECTIVE = (rf"(?:(?:rescue|rescued|little|new|young|old|senior|sweet|tiny|baby|fluffy|second|third|"
-                  rf"(?:{_NUMBER})[- ](?:years?|months?|weeks?)[- ]old) )?")
+# "a rescue beagle", "a 2-year-old tabby", "two lovely dogs": words between the article and the
+# animal, from a short list (an open one would read "a hot dog" or "a fat cat"); none starts a breed
+# ("golden retriever", "great dane").
+_PET_ADJECTIVES = (rf"(?:rescue|rescued|little|new|young|old|senior|sweet|tiny|baby|fluffy|second|third|"
+                   rf"lovely|beautiful|gorgeous|adorable|cute|big|small|black|white|ginger|grey|gray|brown|tabby|"
+                   rf"lazy|crazy|beloved|(?:{_NUMBER})[- ](?:years?|months?|weeks?)[- ]old)")
+_PET_ADJECTIVE = rf"(?:{_PET_ADJECTIVES} ){{0,2}}"
 # How the name follows: "named Max", "called Max", ", his name is Rocky".
 _NAMED = r"(?:,? (?:named|called)|,? (?:and )?(?:her|his|its|their) name(?:'s| is))"
 _BREED = rf"(?i:{_alternation(vocabulary.DOG_BREEDS + vocabulary.CAT_BREEDS)})"
@@ -252,7 +256,24 @@ _PETS_SAID = rf"(?P<kind>(?i:{_alternation(_PET_PLURALS)}))"
 # two kids and two cats."
 _OWNED_WORDS = (*_PET_PLURALS, *_PETS, *vocabulary.CHILDREN, "kid", "child", "son", "daughter", "boy", "girl")
 _OWNED = rf"(?:an?|{_NUMBER}) {_PET_ADJECTIVE}(?i:{_alternation(_OWNED_WORDS)})(?![\w'’-])"
-_PETS_COUNTED = re.compile(rf"(?P<value>{_NUMBER}) {_PET_ADJECTIVE}(?P<kind>(?i:{_alternation([*_PET_PLURALS, *_PETS])}))")
+_PETS_COUNTED = re.compile(rf"(?P<value>an?|{_NUMBER}) {_PET_ADJECTIVE}(?P<kind>(?i:{_alternation([*_PET_PLURALS, *_PETS])}))")
+# What follows a pet said with "a" that leaves it to another rule or to nothing: its name ("a dog
+# named Rex", "a dog, his name is Rex"), or a comma ("I have a cat, Tom said it was fine").
+_NAMED_NEXT = re.compile(r",|\s+(?:named|called)\b")
+# Where a pet got or adopted ends its clause: "We adopted a puppy last week"; not "a dog bed", "a dog
+# of a day", "a fish for dinner".
+_GOT_PET_END = (r"(?=\s*(?:[.!;)]|$)|\s+(?:last|this|yesterday|today|recently|and|but|so|from|too|"
+                r"(?:a|two|three|a few|a couple of) (?:days|weeks?|months?) ago)\b)")
+# How a pet's life with the user ended: it died or was put down, or was given to another home.
+_DIED = r"(?:died|passed away|passed|was put down|was put to sleep|had to be put down|was rehomed|had to be rehomed)"
+_HAD_TO = r"(?:(?:had|have had|'ve had) to |finally |recently |sadly )?"
+_PUT_DOWN = rf"\b(?:I|[Ww]e) {_HAD_TO}(?:give|gave|given|put) (?:my|our) {_PET_ADJECTIVE}{_PET}"
+_GAVE_AWAY = rf"\b(?:I|[Ww]e) {_HAD_TO}(?:(?:give|gave|given) away|rehome|rehomed|lost) (?:my|our) {_PET_ADJECTIVE}{_PET}"
+# Where a pet lost ends its clause ("We lost our dog last year"; not "lost our dog in the park").
+_LOST_END = (rf"(?=\s*(?:[.!;]|$)|\s+(?:last|this|yesterday|recently|earlier|to|a few|a couple|in (?:\d{{4}}|{_MONTH}))"
+             r"(?![\w'’-]))")
+# A pet said ended just after its name: "Our dog Rex died", "our dog Max down", "Luna, our cat, died".
+_ENDED_AFTER = rf"(?!,? (?:{_DIED}|down|away)\b)"
 # "I'm Omar, a chef": an introduction, the name said before what one is.
 _INTRODUCED = rf"(?:{_PROPER}, )?"
 
@@ -324,18 +345,37 @@ def _pets_named(m: re.Match[str]) -> list[Fields]:
     return [{"value": n, "kind": kind, "part": _PETS[kind]} for n in _listed_names(m.group("value"))]
 
 
-def _pets_counted(m: re.Match[str]) -> list[Fields]:
-    """How many of a kind of pet the user has, for each item of a list that counts them ("two kids and
-    two cats": 2 cats); an item with "a" ("and a cat") counts nothing, nor does "no"."""
+def _pets_owned(m: re.Match[str]) -> list[Fields]:
+    """The pets the user has, for each item of a list ("two kids, two cats and a dog"): how many of a
+    kind counted ("two cats": `pet_cat_count` 2; not "no dogs"), and the kind of one said with "a"
+    (`pet_kind` dog: "a dog" does not say it is the only dog, as a count of 1 would), unless the list
+    ends there on its name or a comma (_NAMED_NEXT)."""
+    items = re.split(r",? and |, ", m.group("value"))
     found = []
-    for item in re.split(r",? and |, ", m.group("value")):
-        counted = _PETS_COUNTED.fullmatch(item)
-        number = _number(counted.group("value")) if counted else None
+    for n, item in enumerate(items):
+        owned = _PETS_COUNTED.fullmatch(item)
+        if owned is None:
+            continue
+        said = owned.group("kind").casefold()
+        if owned.group("value").casefold() in ("a", "an"):
+            if said in _PETS and not (n == len(items) - 1 and _NAMED_NEXT.match(m.string, m.end())):
+                found.append(_a_pet(said, owned.group("value").casefold()))
+            continue
+        number = _number(owned.group("value"))
         if number:
-            said = counted.group("kind").casefold()
-            kind = _PET_PLURALS.get(said, said)
-            found.append({"value": str(number), "part": _PETS[kind], "said": f"{number} {said}"})
+            part = _PETS[_PET_PLURALS.get(said, said)]
+            found.append({"value": str(number), "part": f"pet_{part}_count", "said": f"{number} {said}"})
     return found
+
+
+def _a_pet(said: str, article: str) -> Fields:
+    """A pet of a kind, said with "a" ("a puppy"): its kind ("dog") under `pet_kind`."""
+    return {"value": _PETS[said].replace("_", " "), "part": "pet_kind", "said": f"{article} {said}"}
+
+
+def _pet_kind(m: re.Match[str]) -> list[Fields]:
+    said = m.group("kind").casefold()
+    return [_a_pet(said, "an" if said[0] in "aeiou" else "a")]
 
 
 _BREED_KIND = {**{b: "dog" for b in vocabulary.DOG_BREEDS}, **{b: "cat" for b in vocabulary.CAT_BREEDS}}
@@ -1078,7 +1118,9 @@ _RULES = [
     ], "The user's former partner is {value}.", _name, confidence=0.7, importance=0.6, historical=True,
           ends_only=True),
     _rule("fact", "pet_{part}_name", "my our named called name have has got adopted rescued bought", [
-        rf"{_MY} {_PET}(?:['’]s name is| is called| is named| is|,)? (?P<value>{_PROPER})",
+        # not a pet whose end is said ("Our dog Rex died", "We lost our dog Rex"): the rule below
+        rf"(?<!lost )(?<!rehomed )(?<!rehome )(?<!away ){_MY} {_PET}(?:['’]s name is| is called| is named| is|,)? "
+        rf"(?P<value>{_PROPER}){_ENDED_AFTER}",
         rf"(?P<value>{_PROPER}) \((?i:my|our) {_PET}\)",
         rf"(?:{_HAVE}|{_GOT_PET}) (?:an?|another) {_PET_ADJECTIVE}{_PET}{_NAMED} (?P<value>{_PROPER})",
         # a second pet named in the same breath: "We have a dog called Bolt and a cat named Pixel."
@@ -1086,7 +1128,12 @@ _RULES = [
         rf"and (?:an?|another) {_PET_ADJECTIVE}{_PET}{_NAMED} (?P<value>{_PROPER})",
         # the name set after the pet, closing the sentence: "We adopted a second cat, Tofu."
         rf"(?:{_HAVE}|{_GOT_PET}) (?:an?|another) {_PET_ADJECTIVE}{_PET}, (?P<value>{_CAPWORD})(?=\s*(?:[.!]|$))",
-        rf"{_NAME_BESIDE}(?P<value>{_CAPWORD}), (?i:my|our) {_PET_ADJECTIVE}{_PET}{_APPOSITION_END}",
+        rf"{_NAME_BESIDE}(?P<value>{_CAPWORD}), (?i:my|our) {_PET_ADJECTIVE}{_PET}{_APPOSITION_END}{_ENDED_AFTER}",
+    ], "The user's {kind} is named {value}.", _pet, confidence=0.75, importance=0.6),
+    # a pet named after a counted list: "We have two cats and a dog named Rex."
+    _rule("fact", "pet_{part}_name", "named called", [
+        rf"(?:{_HAVE}|{_GOT_PET}) (?!no\b)(?:{_NUMBER}) {_PET_ADJECTIVE}(?i:{_alternation(_PET_PLURALS)}),? "
+        rf"and (?:an?|another) {_PET_ADJECTIVE}{_PET}{_NAMED} (?P<value>{_PROPER})",
     ], "The user's {kind} is named {value}.", _pet, confidence=0.75, importance=0.6),
     # pets said in the plural, named as a list: "We have two cats, Miso and Tofu.", "Our dogs are called Pip and Max."
     _rule("fact", "pet_{part}_name", "have got adopted rescued bought my our", [
@@ -1094,12 +1141,19 @@ _RULES = [
         rf"(?P<value>{_NAMES})",
         rf"{_MY} (?:(?:{_NUMBER}) )?{_PET_ADJECTIVE}{_PETS_SAID}(?:,? (?:are )?(?:named|called)|,| are)? (?P<value>{_NAMES})",
     ], "The user's {kind} is named {value}.", _pets_named, confidence=0.75, importance=0.6),
-    # how many of a kind the user has, named or not: "we have two rabbits" (_pets_counted); not two
-    # dogs to walk, nor two cats staying for the week
-    _rule("fact", "pet_{part}_count", "have got", [
+    # how many of a kind the user has, named or not, and a kind said with "a": "we have two rabbits",
+    # "I have a dog." (_pets_owned); not two dogs to walk, nor two cats staying for the week, nor "a dog
+    # in this fight"
+    _rule("fact", "{part}", "have got", [
         rf"{_HAVE} (?P<value>{_OWNED}(?:(?:,|,? and) {_OWNED}){{0,4}})"
         r"(?=\s*(?:[^\w\s'’-]|$)|\s+(?:and|but|so|named|called|too|now|at home)\b)",
-    ], "The user has {said}.", _pets_counted, confidence=0.75, importance=0.6),
+    ], "The user has {said}.", _pets_owned, confidence=0.75, importance=0.6),
+    # a pet got, without its name: "We adopted a puppy last week." ("We adopted two kittens" is what
+    # was added, not how many there are: no count)
+    _rule("fact", "pet_kind", "got adopted rescued", [
+        rf"\b(?:I|[Ww]e)(?:'ve| have)? (?:just |recently |finally )?(?:got|adopted|rescued) (?:an?|another) "
+        rf"{_PET_ADJECTIVE}{_PET}{_GOT_PET_END}",
+    ], "The user has {said}.", _pet_kind, confidence=0.7, importance=0.6),
     _rule("fact", "pet_{part}_{fact}", "have got adopted rescued bought my our", [
         rf"(?:{_HAVE}|{_GOT_PET}) an? {_PET_ADJECTIVE}(?P<breed>{_BREED})(?: (?P<kind>(?i:{_alternation(_PETS)})))?"
         rf"{_NAMED} (?P<name>{_PROPER})",
@@ -1111,10 +1165,29 @@ _RULES = [
         rf"{_NAME_BESIDE}(?P<name>{_CAPWORD}), (?i:my|our) {_PET_ADJECTIVE}(?P<breed>{_BREED})"
         rf"(?: (?P<kind>(?i:{_alternation(_PETS)})))?{_APPOSITION_END}",
         rf"{_MY} {_PET_ADJECTIVE}(?!lab\b)(?P<breed>{_BREED}),? (?P<name>(?!I\b){_CAPWORD})(?![\w'’&-])(?!\s+[A-ZÀ-ÖØ-Þ])",
+        # A breed said with "my" and a word of a pet ("my rescue greyhound", "my beagle puppy"); alone, "my
+        # Persian rug" or "my boxer shorts" may be no pet.
+        rf"{_MY} (?:{_PET_ADJECTIVES} ){{1,2}}(?!lab\b)(?P<breed>{_BREED})(?: (?P<kind>(?i:{_alternation(_PETS)})))?"
+        r"(?![\w'’-])",
+        rf"{_MY} (?!lab\b)(?P<breed>{_BREED}) (?P<kind>(?i:{_alternation(_PETS)}))(?![\w'’-])",
     ], "The user's {kind} {said} {value}.", _pet_breed, confidence=0.75, importance=0.6),
     _rule("fact", "pet_{part}_name", "used had", [
         rf"\b(?:I|[Ww]e) (?:used to have|had) an? {_PET_ADJECTIVE}{_PET}{_NAMED} (?P<value>{_PROPER})",
     ], "The user used to have a {kind} named {value}.", _pet, confidence=0.7, importance=0.5, historical=True),
+    # A pet that died or was given away: history, which ends that pet's name (supersession.ending)
+    # and nothing else (another pet of its kind, a count, stay as they were).
+    _rule("fact", "pet_{part}_name", "died passed put give gave given rehome rehomed lost", [
+        rf"{_MY} {_PET_ADJECTIVE}{_PET},? (?P<value>{_PROPER}),? {_DIED}(?![\w'’-])",
+        rf"{_NAME_BESIDE}(?P<value>{_CAPWORD}), (?i:my|our) {_PET_ADJECTIVE}{_PET},? {_DIED}(?![\w'’-])",
+        rf"{_PUT_DOWN},? (?P<value>{_PROPER}),? (?:down|away)\b",
+        rf"{_GAVE_AWAY},? (?P<value>{_PROPER})",
+    ], "The user used to have a {kind} named {value}.", _pet, confidence=0.7, importance=0.5, historical=True),
+    # The same, of a pet not named: its kind ("My rabbit died.", "We had to give our cat away.")
+    _rule("fact", "pet_kind", "died passed put give gave given rehome rehomed lost", [
+        rf"{_MY} {_PET_ADJECTIVE}{_PET} {_DIED}(?![\w'’-])",
+        rf"{_PUT_DOWN} (?:down|away)\b",
+        rf"{_GAVE_AWAY}{_LOST_END}",
+    ], "The user used to have {said}.", _pet_kind, confidence=0.7, importance=0.5, historical=True),
     # health
     _rule("fact", "health_condition", "have got had suffer live diagnosed m am struggle deal suffering living "
           "struggling dealing", [

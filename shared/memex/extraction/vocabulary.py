@@ -20,7 +20,7 @@ CHILDREN = {"sons": "son", "daughters": "daughter", "kids": "child", "children":
 OTHER_PEOPLE = ("boss", "manager", "colleague", "coworker", "roommate", "flatmate", "neighbour", "neighbor",
                 "parents")
 # Pets by the word a user says, and the kind their facts are filed under (`pet_{part}_name`).
-PETS = {"dog": "dog", "puppy": "dog", "cat": "cat", "kitten": "cat", "rabbit": "rabbit",
+PETS = {"dog": "dog", "puppy": "dog", "pup": "dog", "cat": "cat", "kitten": "cat", "kitty": "cat", "rabbit": "rabbit",
         "bunny": "rabbit", "horse": "horse", "pony": "pony", "hamster": "hamster", "guinea pig": "guinea_pig",
         "gerbil": "gerbil", "ferret": "ferret", "chinchilla": "chinchilla", "hedgehog": "hedgehog",
         "parrot": "parrot", "budgie": "budgie", "cockatiel": "cockatiel", "bird": "bird", "goldfish": "fish",
