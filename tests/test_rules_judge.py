@@ -205,3 +205,18 @@ def test_a_participants_partnership_takes_back_only_their_own():
     assert related_keys(melanie) == ["melanie_relationship_status", "melanie_partner_name"]
     active = [_memory("u1", "partner_name", "Sam"), _memory("m1", "melanie_partner_name", "Dev")]
     assert [m["id"] for m in RulesJudge().decide(melanie, active).replaces] == ["m1"]
+
+
+def test_a_pet_over_without_its_name_ends_its_kind_and_its_only_name():
+    """"We had to give our cat away." ends the cat, and Luna when she is the only cat; of two cats it
+    says not which, and the dog is no cat."""
+    gone = _candidate("pet_kind", "cat", historical=True)
+    luna, cat, rex = _memory("c1", "pet_cat_name", "Luna"), _memory("k1", "pet_kind", "cat"), _memory("d1", "pet_dog_name", "Rex")
+    decision = RulesJudge().decide(gone, [cat, luna, rex])
+    assert (decision.action, decision.replaces) == ("end", [cat, luna])
+    two = RulesJudge().decide(gone, [luna, _memory("c2", "pet_cat_name", "Miso"), rex])
+    assert two.action == "keep_old"
+    assert RulesJudge().decide(gone, [rex]).action == "keep_old"
+    # a guinea pig's names are under pet_guinea_pig_name
+    pig = _memory("g1", "pet_guinea_pig_name", "Bo")
+    assert RulesJudge().decide(_candidate("pet_kind", "guinea pig", historical=True), [pig]).replaces == [pig]

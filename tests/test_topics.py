@@ -125,3 +125,11 @@ def test_a_pet_given_away_without_its_name_ends_its_kind(tenant):
     memories = tenant.get(f"/v1/users/{tenant.user}/memories", params={"include_inactive": "true"}).json()["memories"]
     cat = {(m["content"], m["active"]) for m in memories if m["key"] == "pet_kind"}
     assert cat == {("The user has a cat.", False), ("The user used to have a cat.", False)}, cat
+
+
+def test_the_only_pet_of_a_kind_given_away_ends_its_name(tenant):
+    assert tenant.turn("I have a cat named Luna and a dog named Rex.", session="s1").status_code == 201
+    assert tenant.turn("We had to give our cat away.", session="s2").status_code == 201
+    memories = tenant.get(f"/v1/users/{tenant.user}/memories", params={"include_inactive": "true"}).json()["memories"]
+    current = {(m["key"], m["value"]) for m in memories if (m["key"] or "").startswith("pet_") and m["active"]}
+    assert current == {("pet_dog_name", "Rex")}, current

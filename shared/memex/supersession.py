@@ -10,7 +10,8 @@ employer: the user has no current employer, none is invented); a key that holds 
 time (employer, city) replaces the old value; a key that can hold several (a second dog) adds a
 value beside the others; a reversal takes back what it contradicts (a like by a dislike of the
 same thing, a liking for coffee by "I stopped drinking coffee"), and being single or separated
-takes back the current partner, as a partner named later takes back being single.
+takes back the current partner, as a partner named later takes back being single. A pet said over
+without its name ("We had to give our cat away.") ends that kind and its only current name.
 
 Whichever judge decided, a role said with the employer it was held at ("I'm a support lead at
 Zendesk.") ends when that employer is replaced or ended, unless the turn says a new role
@@ -102,6 +103,35 @@ def _partnership_opposite(candidate: Candidate) -> str | None:
     return None
 
 
+# A pet over, said without its name ("We had to give our cat away.": `pet_kind` cat, historical): it
+# ends that kind, and the name of that kind when only one is current (of two cats, "our cat" says
+# not which). A pet named ("Our dog Rex died.") ends its name only (`ending`).
+PET_KIND = "pet_kind"
+
+
+def _pet_names_key(candidate: Candidate) -> str | None:
+    """The key of the names of the kind of pet the candidate says is over ("pet_cat_name"), if it
+    says that."""
+    if not candidate.historical or candidate.base_key != PET_KIND:
+        return None
+    return subject_key(candidate.subject, f"pet_{'_'.join(_normal(candidate.value).split())}_name")
+
+
+def pet_ending(candidate: Candidate, related: list[dict[str, Any]]) -> Decision | None:
+    """For a pet said over without its name: the end of that kind and of its only current name, or
+    None when neither is current (or the candidate is no such pet). Both judges decide this by rule."""
+    names_key = _pet_names_key(candidate)
+    if names_key is None:
+        return None
+    kind = [m for m in related if m["key"] == candidate.key and same_value(m["value"] or "", candidate.value)]
+    names = [m for m in related if m["key"] == names_key]
+    ended = kind + (names if len(names) == 1 else [])
+    if not ended:
+        return None
+    said = ", ".join(f"{m['key']} {m['value']!r}" for m in ended)
+    return Decision("end", f"{candidate.key} {candidate.value!r} is over: {said} ends", ended)
+
+
 def related_keys(candidate: Candidate) -> list[str]:
     """The keys whose active memories the candidate may replace (its subject's: "melanie_dislikes"
     for "melanie_likes")."""
@@ -113,6 +143,9 @@ def related_keys(candidate: Candidate) -> list[str]:
     partnership = _partnership_opposite(candidate)
     if partnership:
         return [candidate.key, partnership]
+    names_key = _pet_names_key(candidate)
+    if names_key:
+        return [candidate.key, names_key]
     return [candidate.key]
 
 
@@ -135,7 +168,7 @@ class RulesJudge:
     name = "rules"
 
     def decide(self, candidate: Candidate, related: list[dict[str, Any]]) -> Decision:
-        alone = left_alone(candidate, related)
+        alone = left_alone(candidate, related) or pet_ending(candidate, related)
         if alone:
             return alone
         if not candidate.historical:

@@ -21,7 +21,7 @@ from memex.jobs import Candidate
 from memex.llm import ChatJSON, LLMError
 from memex.metrics import LLM_FALLBACKS, NoMetrics
 from memex.ports import Metrics
-from memex.supersession import Decision, RulesJudge, ending, left_alone
+from memex.supersession import Decision, RulesJudge, ending, left_alone, pet_ending
 
 log = logging.getLogger(__name__)
 
@@ -51,7 +51,7 @@ class LLMJudge:
         self.name = f"llm:{chat.model}"
 
     def decide(self, candidate: Candidate, related: list[dict[str, Any]]) -> Decision:
-        alone = left_alone(candidate, related)
+        alone = left_alone(candidate, related) or pet_ending(candidate, related)
         if alone:
             return alone
         if not related:
