@@ -220,3 +220,17 @@ def test_a_pet_over_without_its_name_ends_its_kind_and_its_only_name():
     # a guinea pig's names are under pet_guinea_pig_name
     pig = _memory("g1", "pet_guinea_pig_name", "Bo")
     assert RulesJudge().decide(_candidate("pet_kind", "guinea pig", historical=True), [pig]).replaces == [pig]
+
+
+def test_a_pet_kind_alone_says_less_than_a_name_breed_or_count_of_that_kind():
+    """"I have a dog." after "I have a dog named Rex." is nothing new; "My dog is called Rex." after
+    "I have a dog." takes it back; a cat says nothing of the dog."""
+    dog, rex = _memory("k1", "pet_kind", "dog"), _memory("d1", "pet_dog_name", "Rex")
+    assert RulesJudge().decide(_candidate("pet_kind", "dog"), [rex]).action == "noop"
+    assert RulesJudge().decide(_candidate("pet_kind", "cat"), [rex]).action == "coexist"
+    named = RulesJudge().decide(_candidate("pet_dog_name", "Rex"), [dog])
+    assert (named.action, named.replaces) == ("supersede", [dog])
+    two = RulesJudge().decide(_candidate("pet_dog_count", "2"), [dog, _memory("c1", "pet_kind", "cat")])
+    assert (two.action, two.replaces) == ("supersede", [dog])
+    # the past says nothing more of the pets there are now
+    assert RulesJudge().decide(_candidate("pet_dog_name", "Rusty", historical=True), [dog]).action == "keep_old"

@@ -133,3 +133,12 @@ def test_the_only_pet_of_a_kind_given_away_ends_its_name(tenant):
     memories = tenant.get(f"/v1/users/{tenant.user}/memories", params={"include_inactive": "true"}).json()["memories"]
     current = {(m["key"], m["value"]) for m in memories if (m["key"] or "").startswith("pet_") and m["active"]}
     assert current == {("pet_dog_name", "Rex")}, current
+
+
+def test_a_pet_named_after_its_kind_answers_what_it_is_called(tenant):
+    # "The user has a dog." came above the name for "What is my dog called?" while both were current.
+    assert tenant.turn("I have a dog.", session="s1").status_code == 201
+    assert tenant.turn("My dog is called Rex.", session="s2").status_code == 201
+    called = tenant.search("What is my dog called?")
+    assert called and "Rex" in called[0]["content"], [r["content"] for r in called]
+    assert not [r for r in called if r["key"] == "pet_kind" and r["active"]], [r["content"] for r in called]

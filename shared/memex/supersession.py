@@ -10,8 +10,9 @@ employer: the user has no current employer, none is invented); a key that holds 
 time (employer, city) replaces the old value; a key that can hold several (a second dog) adds a
 value beside the others; a reversal takes back what it contradicts (a like by a dislike of the
 same thing, a liking for coffee by "I stopped drinking coffee"), and being single or separated
-takes back the current partner, as a partner named later takes back being single. A pet said over
-without its name ("We had to give our cat away.") ends that kind and its only current name.
+takes back the current partner, as a partner named later takes back being single. A pet's kind alone
+("I have a dog.") says less than a name, breed or count of that kind, and a pet said over without its
+name ("We had to give our cat away.") ends that kind and its only current name.
 
 Whichever judge decided, a role said with the employer it was held at ("I'm a support lead at
 Zendesk.") ends when that employer is replaced or ended, unless the turn says a new role
@@ -132,6 +133,34 @@ def pet_ending(candidate: Candidate, related: list[dict[str, Any]]) -> Decision 
     return Decision("end", f"{candidate.key} {candidate.value!r} is over: {said} ends", ended)
 
 
+# A pet's kind alone ("I have a dog.": `pet_kind` dog) says less than a name, a breed or a count of
+# that kind ("pet_dog_name" Rex): said after one of them it is nothing new, and one of them said after
+# it takes it back, as a more precise value of one key does ("What is my dog called?" is then answered
+# by Rex, not by "The user has a dog.").
+_PET_FACT = re.compile(r"pet_(?P<kind>[a-z_]+)_(?:name|breed|count)")
+_PET_FACTS = ("name", "breed", "count")
+
+
+def _pet_kind_of(candidate: Candidate) -> str:
+    """The kind of pet a `pet_<kind>_<fact>` candidate is about ("guinea pig"), or ""."""
+    match = _PET_FACT.fullmatch(candidate.base_key)
+    return match.group("kind").replace("_", " ") if match else ""
+
+
+def _pet_kind_said_more(candidate: Candidate) -> str | None:
+    """The `pet_kind` key a current name, breed or count of a kind of pet says more than."""
+    match = _PET_FACT.fullmatch(candidate.base_key)
+    return subject_key(candidate.subject, PET_KIND) if match and not candidate.historical else None
+
+
+def _pet_facts_saying_more(candidate: Candidate) -> list[str]:
+    """The keys of the names, breeds and counts of the kind a current `pet_kind` candidate says."""
+    if candidate.historical or candidate.base_key != PET_KIND:
+        return []
+    kind = "_".join(_normal(candidate.value).split())
+    return [subject_key(candidate.subject, f"pet_{kind}_{fact}") for fact in _PET_FACTS]
+
+
 def related_keys(candidate: Candidate) -> list[str]:
     """The keys whose active memories the candidate may replace (its subject's: "melanie_dislikes"
     for "melanie_likes")."""
@@ -143,10 +172,10 @@ def related_keys(candidate: Candidate) -> list[str]:
     partnership = _partnership_opposite(candidate)
     if partnership:
         return [candidate.key, partnership]
-    names_key = _pet_names_key(candidate)
+    names_key = _pet_names_key(candidate) or _pet_kind_said_more(candidate)
     if names_key:
         return [candidate.key, names_key]
-    return [candidate.key]
+    return [candidate.key, *_pet_facts_saying_more(candidate)]
 
 
 def _taken_back_by_partnership(candidate: Candidate, related: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -171,6 +200,10 @@ class RulesJudge:
         alone = left_alone(candidate, related) or pet_ending(candidate, related)
         if alone:
             return alone
+        more = [m for m in related if m["key"] in _pet_facts_saying_more(candidate)]
+        if more:
+            return Decision("noop", f"{candidate.key} {candidate.value!r} says less than {more[0]['key']} "
+                                    f"{more[0]['value']!r} (memory {more[0]['id']})")
         if not candidate.historical:
             corrected = [m for m in related if m["key"] == candidate.key and candidate.corrects is not None
                          and same_value(m["value"] or "", candidate.corrects)]
@@ -190,6 +223,11 @@ class RulesJudge:
             return Decision("supersede", f"{candidate.key} {candidate.value!r} takes back {taken_back}",
                             liked + same_key)
         decision = decide(candidate, same_key)
+        kind_key = _pet_kind_said_more(candidate)
+        kinds = [m for m in related if m["key"] == kind_key and same_value(m["value"] or "", _pet_kind_of(candidate))]
+        if kinds and decision.action in ("coexist", "supersede"):
+            return Decision("supersede", f"{decision.reason}; {kind_key} {kinds[0]['value']!r} says less: it ends",
+                            decision.replaces + kinds)
         taken_back = _taken_back_by_partnership(candidate, related)
         if taken_back and decision.action in ("coexist", "supersede"):
             over = ", ".join(f"{m['key']} {m['value']!r}" for m in taken_back)
