@@ -117,6 +117,16 @@ def test_a_divorce_said_as_an_event_ends_the_spouse_and_what_was_said_of_them(te
     assert ("partner_name", "Tom", False) in set(_facts(tenant))
 
 
+def test_a_divorce_said_again_as_an_event_ends_a_spouse_married_since(tenant):
+    tenant.turn("I'm divorced.", session="s1", timestamp="2026-01-05T09:00:00Z")
+    tenant.turn("My husband Tom is a chef.", session="s2", timestamp="2026-02-05T09:00:00Z")
+    assert _current(tenant, "partner_name") == {"Tom"} and _current(tenant, "relationship_status") == {"divorced"}
+    tenant.turn("We got divorced last month.", session="s3", timestamp="2026-06-05T09:00:00Z")
+    assert _current(tenant, "partner_name") == set() and _current(tenant, "partner_tom_role") == set()
+    statuses = [(value, active) for key, value, active in _facts(tenant) if key == "relationship_status"]
+    assert sorted(statuses) == [("divorced", False), ("divorced", True)], statuses
+
+
 def test_being_divorced_leaves_a_partner_named_since(tenant):
     """"I'm divorced" says what happened once; a divorce said beside a new partner came before them."""
     tenant.turn("My wife Anna is a teacher.", session="s1", timestamp="2026-01-05T09:00:00Z")

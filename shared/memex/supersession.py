@@ -9,8 +9,9 @@ kept as history, and ends the current value when it names it ("I left Stripe" wh
 employer: the user has no current employer, none is invented); a key that holds one value at a
 time (employer, city) replaces the old value; a key that can hold several (a second dog) adds a
 value beside the others; a reversal takes back what it contradicts (a like by a dislike of the
-same thing, a liking for coffee by "I stopped drinking coffee"), and being single or separated
-takes back the current partner, as a partner named later takes back being single.
+same thing, a liking for coffee by "I stopped drinking coffee"), and being single or separated (or a
+divorce or a spouse's death, said as an event) takes back the current partner, as a partner named
+later takes back being single.
 
 Whichever judge decided, a role said with the employer it was held at ("I'm a support lead at
 Zendesk.") ends when that employer is replaced or ended, unless the turn says a new role
