@@ -836,8 +836,8 @@ def _late_partner(m: re.Match[str]) -> list[Fields]:
 def _said_beside_a_partner(candidates: list[Candidate]) -> list[Candidate]:
     """A divorce or a spouse's death said as an event ends the current partner (supersession.
     ENDED_BY_EVENT), but not in a message that names a current partner ("My wife and I divorced in
-    2019, and I've been dating Lena since"): that partner came after, and the event is filed as what
-    happened (a fact), as "I'm divorced" is."""
+    2019, and my girlfriend Lena moved in last month"): that partner came after, and the event is
+    filed as what happened (a fact), as "I'm divorced" is."""
     beside = {(c.source_message_id, c.subject) for c in candidates
               if c.base_key == supersession.PARTNER_KEY and not c.historical}
     return [replace(c, type="fact") if supersession.ends_partnership(c) and (c.source_message_id, c.subject) in beside
