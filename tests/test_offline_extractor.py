@@ -754,3 +754,102 @@ def test_pets_counted_say_what_was_said():
     assert counted == {"pet_rabbit_count": "The user has 2 rabbits.", "pet_cat_count": "The user has 3 kittens."}
     named = [c.content for c in _extract("our two kittens are called Salt and Pepper")]
     assert named == ["The user's kitten is named Salt.", "The user's kitten is named Pepper."]
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("We got divorced.", {("relationship_status", "divorced")}),
+    ("My wife and I divorced last year.", {("relationship_status", "divorced")}),
+    ("My boyfriend and I broke up.", {("relationship_status", "single")}),
+    ("My husband passed away in March.", {("relationship_status", "widowed")}),
+    ("I lost my husband to cancer.", {("relationship_status", "widowed")}),
+    ("My wife died of cancer in 2020.", {("relationship_status", "widowed")}),
+    ("My husband Tom passed away last year.", {("relationship_status", "widowed"), ("partner_name", "Tom", True)}),
+    ("My late wife Anna loved roses.", {("relationship_status", "widowed"), ("partner_name", "Anna", True)}),
+    ("I'm a widower.", {("relationship_status", "widowed")}),
+    ("My grandfather passed away.", set()),
+    ("My husband's mother passed away in May.", set()),
+    ("My husband passed the bar exam.", set()),
+    ("I lost my wife in the crowd.", set()),
+    ("I lost my wife's ring.", set()),
+    ("My parents got divorced when I was ten.", set()),
+])
+def test_a_divorce_or_a_spouses_death(text, expected):
+    assert _facts(text) == expected
+
+
+def test_a_divorce_or_a_death_said_as_an_event_is_one_unless_its_message_names_a_partner():
+    """An event ends the current partner (supersession.ends_partnership); "I'm divorced" is what the
+    user is, and an event said beside a current partner is what happened before them."""
+    def status(text):
+        [found] = [c for c in _extract(text) if c.key == "relationship_status"]
+        return found.type, found.content
+    assert status("We got divorced last year.") == ("event", "The user is divorced.")
+    assert status("My husband passed away in March.") == ("event", "The user is widowed: their husband died.")
+    assert status("I'm divorced.") == ("fact", "The user is divorced.")
+    assert status("My late husband loved this song.") == ("fact", "The user is widowed.")
+    assert status("My wife and I divorced in 2019, and my girlfriend Lena moved in last month.") == \
+        ("fact", "The user is divorced.")
+    [late] = [c for c in _extract("My husband Tom passed away last year.") if c.key == "partner_name"]
+    assert (late.historical, late.content) == (True, "The user's late husband is Tom.")
+
+
+@pytest.mark.parametrize("text, expected, content", [
+    ("My son Max is 7.", {("child_name", "Max"), ("child_max_age", "7")}, "The user's son Max is 7 years old."),
+    ("Our daughter just turned 12.", {("child_daughter_age", "12")}, "The user's daughter is 12 years old."),
+    ("My daughter Ava is three years old.", {("child_name", "Ava"), ("child_ava_age", "3")},
+     "The user's daughter Ava is 3 years old."),
+    ("My son Ben turned 3 yesterday!", {("child_name", "Ben"), ("child_ben_age", "3")}, "The user's son Ben is 3 years old."),
+    ("My son is 7 minutes away.", set(), None),
+    ("My daughter's friend is 12.", set(), None),
+    ("My son is one of the best players.", set(), None),
+    ("I think my son is 7.", set(), None),
+])
+def test_a_childs_age_is_filed_under_the_child(text, expected, content):
+    assert _facts(text) == expected
+    assert [c.content for c in _extract(text) if c.key.endswith("_age")] == ([content] if content else [])
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("I drive a Tesla Model 3.", {("car", "Tesla Model 3")}),
+    ("I just bought a Honda Civic.", {("car", "Honda Civic")}),
+    ("I bought a 2019 Honda Civic.", {("car", "Honda Civic")}),
+    ("I drive a Ford F-150.", {("car", "Ford F-150")}),
+    ("My new car is a Kia EV6!", {("car", "Kia EV6")}),
+    ("I've been driving a Subaru Outback for years.", {("car", "Subaru Outback")}),
+    ("I used to drive a Jeep Wrangler.", {("car", "Jeep Wrangler", True)}),
+    ("I sold my Honda Civic to my neighbour.", {("car", "Honda Civic", True)}),
+    ("I sold my car.", {("car", "none")}),
+    ("I sold my car and bought a Tesla.", {("car", "Tesla")}),
+    ("I bought Tesla stock.", set()),
+    ("I bought a Tesla charger.", set()),
+    ("I bought a Tesla Model 3 for my wife.", set()),
+    ("My brother drives a BMW.", set()),
+    ("I rented a Ford Focus for the trip.", set()),
+    ("I drove my dad's Toyota to the airport.", set()),
+])
+def test_the_users_car_whole(text, expected):
+    assert _facts(text) == expected
+
+
+def test_a_car_is_said_with_its_article():
+    assert [c.content for c in _extract("I drive an Audi A4.")] == ["The user drives an Audi A4."]
+    assert [c.content for c in _extract("I sold my car.")] == ["The user has no car now."]
+
+
+@pytest.mark.parametrize("text, expected, content", [
+    ("My mom lives with us now.", {("lives_with", "mom")}, "The user lives with their mom."),
+    ("My parents live with us now.", {("lives_with", "parents")}, "The user lives with their parents."),
+    ("My sister Ana moved in with us.", {("sister_name", "Ana"), ("lives_with", "sister")},
+     "The user lives with their sister Ana."),
+    ("I live with my two roommates.", {("lives_with", "roommates")}, "The user lives with their roommates."),
+    ("My brother moved out.", {("lives_with", "brother", True)}, "The user no longer lives with their brother."),
+    ("My sister is moving in with us next month.", set(), None),
+    ("My mom lives with my sister.", set(), None),
+    ("My sister moved in with her boyfriend.", set(), None),
+    ("I moved in with my boyfriend.", set(), None),
+    ("My brother moved out of the country.", set(), None),
+    ("I can live with that.", set(), None),
+])
+def test_who_the_user_lives_with(text, expected, content):
+    assert _facts(text) == expected
+    assert [c.content for c in _extract(text) if c.key == "lives_with"] == ([content] if content else [])

@@ -234,3 +234,35 @@ def test_a_pet_kind_alone_says_less_than_a_name_breed_or_count_of_that_kind():
     assert (two.action, two.replaces) == ("supersede", [dog])
     # the past says nothing more of the pets there are now
     assert RulesJudge().decide(_candidate("pet_dog_name", "Rusty", historical=True), [dog]).action == "keep_old"
+
+
+def test_a_divorce_or_a_death_said_as_an_event_ends_the_current_spouse():
+    partner = [_memory("p1", "partner_name", "Tom"), _memory("c1", "city", "Porto")]
+    for status in ("divorced", "widowed"):
+        event = RulesJudge().decide(_candidate("relationship_status", status, type_="event"), partner)
+        assert event.action == "supersede" and [m["id"] for m in event.replaces] == ["p1"], event
+        # said as what the user is, it ends nothing
+        assert RulesJudge().decide(_candidate("relationship_status", status), partner).action == "coexist"
+    # known already ("I'm divorced", an earlier marriage), and a spouse since: the spouse still ends
+    known = partner + [_memory("s1", "relationship_status", "divorced")]
+    again = RulesJudge().decide(_candidate("relationship_status", "divorced", type_="event"), known)
+    assert again.action == "supersede" and sorted(m["id"] for m in again.replaces) == ["p1", "s1"]
+    # a new partner leaves the user divorced
+    assert RulesJudge().decide(_candidate("partner_name", "Alex"), known[2:]).action == "coexist"
+
+
+def test_a_divorce_or_a_death_does_not_end_a_partner_the_user_never_married():
+    girlfriend = [{**_memory("p1", "partner_name", "Lena"), "content": "The user's girlfriend is named Lena."}]
+    for status in ("divorced", "widowed"):
+        assert RulesJudge().decide(_candidate("relationship_status", status, type_="event"), girlfriend).action == "coexist"
+    # being single ends any partner
+    assert RulesJudge().decide(_candidate("relationship_status", "single"), girlfriend).replaces == girlfriend
+
+
+def test_who_the_user_lives_with_holds_several_and_a_car_one():
+    home = [_memory("h1", "lives_with", "mom")]
+    assert RulesJudge().decide(_candidate("lives_with", "sister"), home).action == "coexist"
+    assert RulesJudge().decide(_candidate("lives_with", "mom", historical=True), home).action == "end"
+    car = [_memory("k1", "car", "Tesla Model 3")]
+    assert [m["id"] for m in RulesJudge().decide(_candidate("car", "Honda Civic"), car).replaces] == ["k1"]
+    assert [m["id"] for m in RulesJudge().decide(_candidate("car", "none"), car).replaces] == ["k1"]

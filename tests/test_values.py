@@ -103,3 +103,73 @@ def test_no_longer_with_a_name_ends_only_a_current_partner(tenant):
     tenant.turn("I'm no longer with Tom.", session="s3", timestamp="2026-03-05T09:00:00Z")
     assert ("partner_name", "Tom", False) in set(_facts(tenant))
     assert not [f for f in _facts(tenant, include_inactive=False) if f[0] == "partner_name"]
+
+
+def _current(tenant, key: str) -> set[str]:
+    return {value for k, value, _ in _facts(tenant, include_inactive=False) if k == key}
+
+
+def test_a_divorce_said_as_an_event_ends_the_spouse_and_what_was_said_of_them(tenant):
+    tenant.turn("My husband Tom is a chef.", session="s1", timestamp="2026-01-05T09:00:00Z")
+    tenant.turn("We got divorced last year.", session="s2", timestamp="2026-03-05T09:00:00Z")
+    assert _current(tenant, "partner_name") == set() and _current(tenant, "partner_tom_role") == set()
+    assert _current(tenant, "relationship_status") == {"divorced"}
+    assert ("partner_name", "Tom", False) in set(_facts(tenant))
+
+
+def test_a_divorce_said_again_as_an_event_ends_a_spouse_married_since(tenant):
+    tenant.turn("I'm divorced.", session="s1", timestamp="2026-01-05T09:00:00Z")
+    tenant.turn("My husband Tom is a chef.", session="s2", timestamp="2026-02-05T09:00:00Z")
+    assert _current(tenant, "partner_name") == {"Tom"} and _current(tenant, "relationship_status") == {"divorced"}
+    tenant.turn("We got divorced last month.", session="s3", timestamp="2026-06-05T09:00:00Z")
+    assert _current(tenant, "partner_name") == set() and _current(tenant, "partner_tom_role") == set()
+    statuses = [(value, active) for key, value, active in _facts(tenant) if key == "relationship_status"]
+    assert sorted(statuses) == [("divorced", False), ("divorced", True)], statuses
+
+
+def test_being_divorced_leaves_a_partner_named_since(tenant):
+    """"I'm divorced" says what happened once; a divorce said beside a new partner came before them."""
+    tenant.turn("My wife Anna is a teacher.", session="s1", timestamp="2026-01-05T09:00:00Z")
+    tenant.turn("My wife and I divorced in 2019, and my girlfriend Lena moved in last month.", session="s2",
+                timestamp="2026-03-05T09:00:00Z")
+    assert _current(tenant, "partner_name") == {"Lena"}
+    assert _current(tenant, "relationship_status") == {"divorced"}
+    tenant.turn("I'm divorced, by the way.", session="s3", timestamp="2026-04-05T09:00:00Z")
+    tenant.turn("We got divorced years ago.", session="s4", timestamp="2026-05-05T09:00:00Z")
+    assert _current(tenant, "partner_name") == {"Lena"}, "a girlfriend is no spouse a divorce ends"
+
+
+def test_a_divorce_said_beside_the_current_partner_does_not_end_them(tenant):
+    tenant.turn("My partner Sam is a nurse.", session="s1", timestamp="2026-01-05T09:00:00Z")
+    tenant.turn("My partner Sam has been great; my husband and I got divorced in 2015.", session="s2",
+                timestamp="2026-03-05T09:00:00Z")
+    assert _current(tenant, "partner_name") == {"Sam"} and _current(tenant, "partner_sam_role") == {"nurse"}
+    assert _current(tenant, "relationship_status") == {"divorced"}
+
+
+def test_a_spouses_death_ends_the_partner_and_leaves_the_user_widowed(tenant):
+    tenant.turn("My husband Tom is a chef.", session="s1", timestamp="2026-01-05T09:00:00Z")
+    tenant.turn("My grandfather passed away.", session="s2", timestamp="2026-02-05T09:00:00Z")
+    assert _current(tenant, "partner_name") == {"Tom"}
+    tenant.turn("My husband passed away in March.", session="s3", timestamp="2026-04-05T09:00:00Z")
+    assert _current(tenant, "partner_name") == set() and _current(tenant, "partner_tom_role") == set()
+    assert _current(tenant, "relationship_status") == {"widowed"}
+
+
+def test_a_childs_later_age_replaces_the_earlier_and_a_car_sold_ends_it(tenant):
+    tenant.turn("My son Max is 7.", session="s1", timestamp="2026-01-05T09:00:00Z")
+    tenant.turn("My son Max just turned 8!", session="s2", timestamp="2026-06-05T09:00:00Z")
+    assert _current(tenant, "child_max_age") == {"8"} and ("child_max_age", "7", False) in set(_facts(tenant))
+    tenant.turn("I drive a Tesla Model 3.", session="s3", timestamp="2026-01-05T09:00:00Z")
+    tenant.turn("I just bought a Honda Civic.", session="s4", timestamp="2026-07-05T09:00:00Z")
+    assert _current(tenant, "car") == {"Honda Civic"} and ("car", "Tesla Model 3", False) in set(_facts(tenant))
+    tenant.turn("I sold my car.", session="s5", timestamp="2026-08-05T09:00:00Z")
+    assert _current(tenant, "car") == {"none"}
+
+
+def test_who_the_user_lives_with_holds_several_and_one_moving_out_ends_only_them(tenant):
+    tenant.turn("My mom lives with us now.", session="s1", timestamp="2026-01-05T09:00:00Z")
+    tenant.turn("My sister moved in with me.", session="s2", timestamp="2026-02-05T09:00:00Z")
+    assert _current(tenant, "lives_with") == {"mom", "sister"}
+    tenant.turn("My sister moved out.", session="s3", timestamp="2026-03-05T09:00:00Z")
+    assert _current(tenant, "lives_with") == {"mom"}

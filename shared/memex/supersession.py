@@ -9,10 +9,11 @@ kept as history, and ends the current value when it names it ("I left Stripe" wh
 employer: the user has no current employer, none is invented); a key that holds one value at a
 time (employer, city) replaces the old value; a key that can hold several (a second dog) adds a
 value beside the others; a reversal takes back what it contradicts (a like by a dislike of the
-same thing, a liking for coffee by "I stopped drinking coffee"), and being single or separated
-takes back the current partner, as a partner named later takes back being single. A pet's kind alone
-("I have a dog.") says less than a name, breed or count of that kind, and a pet said over without its
-name ("We had to give our cat away.") ends that kind and its only current name.
+same thing, a liking for coffee by "I stopped drinking coffee"), and being single or separated (or a
+divorce or a spouse's death, said as an event) takes back the current partner, as a partner named
+later takes back being single. A pet's kind alone ("I have a dog.") says less than a name, breed or
+count of that kind, and a pet said over without its name ("We had to give our cat away.") ends that
+kind and its only current name.
 
 Whichever judge decided, a role said with the employer it was held at ("I'm a support lead at
 Zendesk.") ends when that employer is replaced or ended, unless the turn says a new role
@@ -41,7 +42,7 @@ MULTI_VALUED_KEYS = frozenset({
     "pet_name", "pet_kind", *(f"pet_{kind}_name" for kind in vocabulary.PETS.values()),
     "child_name", "sister_name", "brother_name", "sibling_name", "friend_name",
     "likes", "dislikes", "prefers", "hobby", "allergy", "language",
-    "pet_dog_breed", "pet_cat_breed", "health_condition", "plan", "learning",
+    "pet_dog_breed", "pet_cat_breed", "health_condition", "plan", "learning", "lives_with",
 })
 # Keys that end so hold several values too: what a named person started ("child_leo_started":
 # school, then swimming lessons) is an event each time, none the end of another.
@@ -87,17 +88,30 @@ def given_up(candidate: Candidate) -> str | None:
 
 
 # Being without a partner and having one take each other back: "I'm single" (or "We broke up") ends
-# the current partner, and a partner named later ends "single". "divorced" and "widowed" say what
-# happened, which a new partner does not undo, so they end nothing.
+# the current partner, and a partner named later ends "single". "Divorced" and "widowed" said as what
+# the user is ("I'm divorced", "my late husband") say what happened once, which a partner named since
+# does not undo: they end nothing, and a new partner leaves them. Said as an event ("We got divorced",
+# "My husband passed away", type "event"), they end the current partner, unless that partner was named
+# as one the user never married (a girlfriend, a boyfriend, a fiancé: the divorce or the death was of
+# an earlier spouse). The extractor files the event as a fact when its message names a current partner
+# (offline._said_beside_a_partner): that partner came after.
 PARTNER_KEY, STATUS_KEY = "partner_name", "relationship_status"
 WITHOUT_PARTNER = frozenset({"single", "separated"})
+ENDED_BY_EVENT = frozenset({"divorced", "widowed"})
+_NEVER_MARRIED = re.compile(r"\b(?:girlfriend|boyfriend|fianc[ée]e?)\b", re.IGNORECASE)
+
+
+def ends_partnership(candidate: Candidate) -> bool:
+    """Whether the candidate is a divorce or a spouse's death said as an event."""
+    return (candidate.base_key == STATUS_KEY and candidate.type == "event" and not candidate.historical
+            and _normal(candidate.value) in ENDED_BY_EVENT)
 
 
 def _partnership_opposite(candidate: Candidate) -> str | None:
     """The key a current partner or a status without one takes back, if the candidate is either."""
     if candidate.historical:
         return None
-    if candidate.base_key == STATUS_KEY and _normal(candidate.value) in WITHOUT_PARTNER:
+    if candidate.base_key == STATUS_KEY and (_normal(candidate.value) in WITHOUT_PARTNER or ends_partnership(candidate)):
         return subject_key(candidate.subject, PARTNER_KEY)
     if candidate.base_key == PARTNER_KEY:
         return subject_key(candidate.subject, STATUS_KEY)
@@ -179,12 +193,15 @@ def related_keys(candidate: Candidate) -> list[str]:
 
 
 def _taken_back_by_partnership(candidate: Candidate, related: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The current partner a status without one ends, or the status without one a partner ends."""
+    """The current partner a status without one (or a divorce, a death) ends, or the status without
+    one a partner ends."""
     opposite = _partnership_opposite(candidate)
     if opposite is None:
         return []
-    return [m for m in related if m["key"] == opposite
-            and (opposite.endswith(PARTNER_KEY) or _normal(m["value"] or "") in WITHOUT_PARTNER)]
+    if opposite.endswith(PARTNER_KEY):
+        return [m for m in related if m["key"] == opposite
+                and not (ends_partnership(candidate) and _NEVER_MARRIED.search(m["content"] or ""))]
+    return [m for m in related if m["key"] == opposite and _normal(m["value"] or "") in WITHOUT_PARTNER]
 
 
 def _names(value: str, thing: str) -> bool:
@@ -229,6 +246,11 @@ class RulesJudge:
             return Decision("supersede", f"{decision.reason}; {kind_key} {kinds[0]['value']!r} says less: it ends",
                             decision.replaces + kinds)
         taken_back = _taken_back_by_partnership(candidate, related)
+        if taken_back and decision.action == "noop" and ends_partnership(candidate):
+            # "We got divorced" after "I'm divorced" (an earlier marriage) and a spouse named since:
+            # the status is known, the spouse still ends, the status said again in their place.
+            decision = Decision("supersede", f"{candidate.key} {candidate.value!r} is said again as an event",
+                                [m for m in same_key if same_value(m["value"] or "", candidate.value)])
         if taken_back and decision.action in ("coexist", "supersede"):
             over = ", ".join(f"{m['key']} {m['value']!r}" for m in taken_back)
             return Decision("supersede", f"{decision.reason}; {over} is no longer current", decision.replaces + taken_back)

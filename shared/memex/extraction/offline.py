@@ -28,7 +28,7 @@ from dataclasses import dataclass, replace
 from itertools import count
 from typing import Any, Callable
 
-from memex import standalone
+from memex import standalone, supersession
 from memex.extraction import vocabulary
 from memex.jobs import Candidate, subject_key
 
@@ -311,6 +311,8 @@ def _relation(m: re.Match[str]) -> list[Fields]:
     kind = m.group("kind").casefold()
     if kind in _PARTNER_VERBS:
         return [{**f, "kind": "partner", "part": "partner"} for f in _name(m)]
+    if _RELATIONS[kind] == "partner" and _PARTNER_DIED.match(m.string, m.end()):
+        return []  # "My husband Tom passed away": a late partner (below), not the current one
     return [{**f, "kind": kind, "part": _RELATIONS[kind]} for f in _name(m)]
 
 
@@ -841,11 +843,96 @@ _PARTING_END = _strict_end("and", "but", "so", "after", "because")
 
 
 def _status_after_parting(m: re.Match[str]) -> list[Fields]:
-    """"We broke up" leaves the user single; "we separated" separated; "got married" married."""
+    """"We broke up" leaves the user single; "we separated" separated; "My wife and I divorced"
+    divorced; "got married" married."""
     verb = m.groupdict().get("verb")
     if verb is None:
         return [{"value": m.group("value")}]
-    return [{"value": "separated" if verb == "separated" else "single"}]
+    return [{"value": "separated" if verb == "separated" else "divorced" if "divorced" in verb else "single"}]
+
+
+# A spouse's death: "My husband passed away in March", "My wife died of cancer in 2020", "I lost my
+# husband to cancer". "Passed" alone only when the clause ends there ("my husband passed his exam").
+_SPOUSE = r"(?P<kind>(?i:wife|husband|spouse|partner))"
+_DIED = r"(?:passed away|passed on|died|passed(?=\s*(?:[.!,;]|$)))"
+_DIED_OF = r"(?: (?:of|from|after) (?:an? )?[a-z]+(?: [a-z]+)?)?"
+# What one loses a spouse to; without it "I lost my wife" ends there or says when ("I lost my wife
+# in the crowd" is no death).
+_LOST_TO = (r"(?: to (?:cancer|covid|covid-19|dementia|suicide|a heart attack|a stroke|an? (?:accident|illness|"
+            r"overdose|car crash|long illness)))?")
+_PARTNER_DIED = re.compile(rf",? {_DIED}")
+
+
+def _widowed(m: re.Match[str]) -> list[Fields]:
+    return [{"value": "widowed", "kind": m.group("kind").casefold()}]
+
+
+def _late_partner(m: re.Match[str]) -> list[Fields]:
+    """A partner named as dead ("My husband Tom passed away", "my late wife Anna"): their name, as
+    history."""
+    return [{**f, "kind": m.group("kind").casefold()} for f in _name(m)]
+
+
+def _said_beside_a_partner(candidates: list[Candidate]) -> list[Candidate]:
+    """A divorce or a spouse's death said as an event ends the current partner (supersession.
+    ENDED_BY_EVENT), but not in a message that names a current partner ("My wife and I divorced in
+    2019, and my girlfriend Lena moved in last month"): that partner came after, and the event is
+    filed as what happened (a fact), as "I'm divorced" is."""
+    beside = {(c.source_message_id, c.subject) for c in candidates
+              if c.base_key == supersession.PARTNER_KEY and not c.historical}
+    return [replace(c, type="fact") if supersession.ends_partnership(c) and (c.source_message_id, c.subject) in beside
+            else c for c in candidates]
+
+
+# A child's age: "My son Max is 7.", "Our daughter just turned 12." Filed under the child's name as
+# a named relative's facts are (`child_max_age`), or under "son" or "daughter" when none is said.
+_CHILD = r"(?P<kind>(?i:son|daughter))"
+
+
+def _child_age(m: re.Match[str]) -> list[Fields]:
+    name = m.group("name")
+    if name and name.casefold() in _NOT_NAMES:
+        return []
+    kind = m.group("kind").casefold()
+    return [{**f, "kind": kind, "who": _snake(name) if name else kind, "named": f" {name}" if name else ""}
+            for f in _age(m)]
+
+
+# A car: its maker, and the capitalised words or numbers of its model ("Tesla Model 3", "Ford F-150",
+# "Volvo XC90"); a year before it is not part of it. What follows ends the clause or says when: "a
+# Tesla charger", "Tesla stock" and "a Honda Civic for my daughter" are no car of the user's.
+_CAR_MODEL = rf"(?!(?:I|{_WEEKDAY}|{_MONTH})(?![\w-]))[A-Z0-9][\w-]*"
+_CAR = rf"(?P<value>(?:{_alternation(vocabulary.CAR_MAKES)})(?:\s+{_CAR_MODEL}){{0,3}})(?![\w'’&-])"
+_A_CAR = r"(?:an?|my|our) (?:(?:new|brand new|used|second-hand|secondhand|old|electric|little|\d{4}) )*"
+_CAR_END = (rf"(?=\s*(?:[^\w\s'’&-]|$)|\s+(?:and|but|so|because|since|last|this|yesterday|today|recently|now|these days|"
+            rf"every|to work|for (?:years|months|ages|a (?:while|year|few|couple)|(?:{_NUMBER}) (?:years?|months?)))\b)")
+_A_MAKE = re.compile(rf"(?<![\w-])(?:{_alternation(vocabulary.CAR_MAKES)})(?![\w-])")
+
+
+def _car(m: re.Match[str]) -> list[Fields]:
+    value = m.group("value")
+    return [{"value": value, "a": "an" if value[0] in "AEIOU" else "a"}]
+
+
+def _no_car(m: re.Match[str]) -> list[Fields]:
+    """"I sold my car": no car now, unless the sentence names one ("I sold my car and bought a
+    Tesla"), which is then the car."""
+    return [] if _A_MAKE.search(m.string) else [{"value": "none"}]
+
+
+# Who the user lives with: "My mom lives with us now", "My sister moved in with me", "I live with my
+# parents"; and who no longer does ("My brother moved out").
+_HOUSEHOLD = rf"(?P<who>(?i:{_alternation(vocabulary.HOUSEHOLD)}))"
+_HOME_END = (rf"(?=\s*(?:[^\w\s'’-]|$)|\s+(?:now|again|full[- ]time|last|this|since|for|and|but|so|because|after|when|"
+             rf"recently|yesterday|in (?:\d{{4}}|[A-Z]\w*)|a (?:few|couple)|(?:{_NUMBER}) (?:days?|weeks?|months?|years?) ago)\b)")
+_HOUSEHOLD_NAMED = rf"{_MY} {_KIN_ADJECTIVE}{_HOUSEHOLD}(?:,? (?P<name>{_PROPER}),?)?"
+
+
+def _household(m: re.Match[str]) -> list[Fields]:
+    name = m.group("name")
+    if name and name.casefold() in _NOT_NAMES:
+        return []
+    return [{"value": m.group("who").casefold(), "named": f" {name}" if name else ""}]
 
 
 _RULES = [
@@ -1092,11 +1179,28 @@ _RULES = [
         r"\bI(?:'m| am) (?:now |currently |happily )?(?P<value>single|married|divorced|widowed|engaged|separated)"
         + _strict_end("now", "again"),
     ], "The user is {value}.", _text, confidence=0.75, importance=0.7),
-    # A partnership begun or ended, said of the user and no name: "I got married in June!", "We broke up".
-    _rule("fact", "relationship_status", "got broke split separated", [
+    # A partnership begun or ended, said of the user and no name: "I got married in June!", "We broke up",
+    # "My wife and I divorced last year". An event: a divorce said so ends the current partner
+    # (supersession.ENDED_BY_EVENT), where "I'm divorced" says only what the user is.
+    _rule("event", "relationship_status", "got broke split separated divorced", [
         rf"\b(?:I|[Ww]e) {_ADVERBS}got (?P<value>married|divorced)(?: {_PARTING_WHEN})?{_PARTING_END}",
         rf"\b[Ww]e {_ADVERBS}(?P<verb>broke up|split up|split|separated)(?: {_PARTING_WHEN})?{_PARTING_END}",
+        rf"\b(?i:my) (?:{_PARTNER_WORD}) and I {_ADVERBS}(?P<verb>{_PARTED})(?: {_PARTING_WHEN})?{_PARTING_END}",
     ], "The user is {value}.", _status_after_parting, confidence=0.7, importance=0.7),
+    # A spouse's death, an event that leaves the user widowed and ends the partner; "I'm a widow" and
+    # "my late husband" say what the user is.
+    _rule("event", "relationship_status", "passed died lost", [
+        rf"\b(?i:my) {_SPOUSE}(?:,? {_PROPER},?)? {_DIED}{_DIED_OF}(?: {_PARTING_WHEN})?{_PARTING_END}",
+        rf"\bI(?:'ve| have)? {_ADVERBS}lost (?i:my) {_SPOUSE}{_LOST_TO}(?: {_PARTING_WHEN})?{_PARTING_END}",
+    ], "The user is widowed: their {kind} died.", _widowed, confidence=0.7, importance=0.8),
+    _rule("fact", "relationship_status", "widow widower late", [
+        r"\bI(?:'m| am) (?:now )?an? (?:young )?(?:widow|widower)(?![\w'’-])",
+        rf"\b(?i:my) late (?:{_PARTNER_WORD})\b",
+    ], "The user is widowed.", lambda m: [{"value": "widowed"}], confidence=0.7, importance=0.7),
+    _rule("relation", "partner_name", "passed died late", [
+        rf"\b(?i:my) {_KIN_ADJECTIVE}(?P<kind>{_PARTNER_WORD}),? (?P<value>{_PROPER}),? {_DIED}",
+        rf"\b(?i:my) late (?P<kind>{_PARTNER_WORD}),? (?P<value>{_PROPER})",
+    ], "The user's late {kind} is {value}.", _late_partner, confidence=0.7, importance=0.6, historical=True),
     # A partner the user left or was left by, or an ex named as such: history, which ends them as the
     # current partner (supersession.ending).
     _rule("relation", "partner_name", "broke split separated divorced longer ex used was", [
@@ -1117,6 +1221,42 @@ _RULES = [
         rf"\bI(?:'m| am) no longer (?:with|together with) (?P<value>{_PROPER})",
     ], "The user's former partner is {value}.", _name, confidence=0.7, importance=0.6, historical=True,
           ends_only=True),
+    # a child's age (_child_age)
+    _rule("fact", "child_{who}_age", "son daughter", [
+        rf"{_MY} {_KIN_ADJECTIVE}{_CHILD}(?:,? (?P<name>{_PROPER}),?)? (?:is|'s) (?P<value>{_NUMBER})"
+        rf"(?: (?:years?|yrs?) old| ?y/?o)?{_AGE_END}",
+        rf"{_MY} {_KIN_ADJECTIVE}{_CHILD}(?:,? (?P<name>{_PROPER}),?)? (?:just |recently )?turned (?P<value>{_NUMBER})"
+        rf"{_TURNED_END}",
+    ], "The user's {kind}{named} is {value} years old.", _child_age, confidence=0.75, importance=0.6),
+    # the user's car, one at a time
+    _rule("fact", "car", "drive driving bought got own have leased car", [
+        rf"\b(?:I|[Ww]e)(?:'ve| have)? {_ADVERBS}(?:drive|bought|got|own|have|leased) {_A_CAR}{_CAR}{_CAR_END}",
+        rf"\b(?:I|[Ww]e)(?:'m|'re| am| are|'ve been| have been) {_ADVERBS}driving {_A_CAR}{_CAR}{_CAR_END}",
+        rf"{_MY} (?:new |current )?car(?:'s| is) (?:an? )?{_CAR}{_CAR_END}",
+    ], "The user drives {a} {value}.", _car, confidence=0.75, importance=0.6),
+    _rule("fact", "car", "used previously sold traded rid scrapped", [
+        rf"\b(?:I|[Ww]e) (?:used to (?:drive|have|own)|previously (?:drove|owned)) {_A_CAR}{_CAR}{_CAR_END}",
+        rf"\b(?:I|[Ww]e)(?:'ve| have)? {_ADVERBS}(?:sold|traded in|got rid of|scrapped) {_A_CAR}{_CAR}"
+        rf"(?:{_CAR_END}|(?= to\b))",
+    ], "The user used to drive {a} {value}.", _car, confidence=0.7, importance=0.5, historical=True),
+    _rule("fact", "car", "sold rid scrapped", [
+        rf"\b(?:I|[Ww]e)(?:'ve| have)? {_ADVERBS}(?:sold|got rid of|scrapped) (?:my|our) (?:old )?car(?![\w'’-])"
+        rf"(?:{_CAR_END}|(?= to\b))",
+    ], "The user has no car now.", _no_car, confidence=0.7, importance=0.5),
+    # who the user lives with (_household)
+    _rule("fact", "lives_with", "lives living live moved", [
+        rf"{_HOUSEHOLD_NAMED} {_ADVERBS}(?:lives|live|is living|'s living|are living|has been living|'s been living|"
+        rf"have been living) with (?:me|us){_HOME_END}",
+        # "moved in", not "is moving in", which is ahead
+        rf"{_HOUSEHOLD_NAMED} (?:has |have |'s )?{_ADVERBS}moved (?:back )?in with (?:me|us){_HOME_END}",
+        rf"\b(?:I|[Ww]e) {_ADVERBS}(?:live|'m living|am living|'re living|are living|'ve been living|have been living|"
+        rf"moved (?:back )?in) with (?:my|our) (?:(?:{_NUMBER}) )?{_KIN_ADJECTIVE}{_HOUSEHOLD}(?:,? (?P<name>{_PROPER}))?"
+        rf"{_HOME_END}",
+    ], "The user lives with their {value}{named}.", _household, confidence=0.7, importance=0.6),
+    _rule("fact", "lives_with", "moved", [
+        rf"{_HOUSEHOLD_NAMED} (?:has |'s )?{_ADVERBS}moved out{_HOME_END}",
+    ], "The user no longer lives with their {value}{named}.", _household, confidence=0.7, importance=0.5,
+          historical=True),
     _rule("fact", "pet_{part}_name", "my our named called name have has got adopted rescued bought", [
         # not a pet whose end is said ("Our dog Rex died", "We lost our dog Rex"): the rule below
         rf"(?<!lost )(?<!rehomed )(?<!rehome )(?<!away ){_MY} {_PET}(?:['’]s name is| is called| is named| is|,)? "
@@ -1444,11 +1584,11 @@ _ING = re.compile(rf"{_SOON}(?:starting|joining)\b", re.IGNORECASE)
 # sister moved to Boston and started at MIT").
 _OWN_VERBS = (r"(?:work|worked|working|live|lived|living|started|began|joined|moved|relocated|quit|left|switched|"
               r"adopted|became|landed|got|have|had|own|love|like|prefer|play|teach|study|studied|retired|"
-              r"am|was|been)")
+              r"sold|bought|am|was|been)")
 _OWN_CLAUSE = re.compile(rf"(?:^|[,;:]\s*)(?:(?:so|and|also|well|btw)\s+)?I(?:'m|'ve| {_SOON}{_OWN_VERBS})\b[^,;:]*$")
 _JOINED_VERB = re.compile(
     rf"\s(?:and|but|then)\s+(?={_SOON}(?:work|live|started|began|joined|moved|relocated|quit|left|switched|"
-    r"adopted|became|landed|got|have|own|love|like|prefer|play|teach|study|retired)\b)", re.IGNORECASE)
+    r"adopted|became|landed|got|have|own|love|like|prefer|play|teach|study|retired|bought)\b)", re.IGNORECASE)
 
 
 # A question about someone else ("How's your sister doing?", "Where does she work now?") is answered
@@ -1556,7 +1696,7 @@ class OfflineExtractor:
                     if earlier is None:
                         earlier = _Facts(self.extract(history, []))
                     _correct(found, earlier, match, message["id"], sentence, subject)
-        return _distinct(found.in_order())
+        return _distinct(_said_beside_a_partner(found.in_order()))
 
 
 def _candidate(rule: _Rule, fields: Fields, message_id: str, quote: str, subject: str = "user") -> Candidate:

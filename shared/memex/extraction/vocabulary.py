@@ -182,3 +182,23 @@ SCHOOLING = (
     "elementary school|middle school|high school|secondary school|sixth form|college|university|uni|"
     "grad school|graduate school|law school|med school|medical school|nursing school"
 ).split("|")
+
+# Carmakers, as written capitalised ("I drive a Tesla Model 3", "a VW Golf"): the car is the maker and
+# the capitalised words or numbers of its model after it. Left out: makers whose name is as often
+# another word a user capitalises ("Smart", "Seat", "Genesis", "Ram", "Lincoln").
+CAR_MAKES = (
+    "Tesla|Toyota|Honda|Ford|Chevrolet|Chevy|Nissan|BMW|Mercedes|Mercedes-Benz|Audi|Volkswagen|VW|Subaru|Mazda|"
+    "Hyundai|Kia|Volvo|Porsche|Lexus|Jeep|Dodge|Fiat|Peugeot|Renault|Citroën|Citroen|Skoda|Škoda|Mini|Jaguar|"
+    "Land Rover|Range Rover|Mitsubishi|Suzuki|Polestar|Rivian|Lucid|Cadillac|Buick|GMC|Chrysler|Acura|Infiniti|"
+    "Alfa Romeo|Maserati|Ferrari|Lamborghini|Bentley|Rolls-Royce|Aston Martin|Opel|Vauxhall|Dacia|BYD|Saab"
+).split("|")
+
+# Who a user lives with, by what they are to the user ("My mom lives with us now", "I live with my
+# parents"). Not a partner: living with one is what a partnership usually is, and a fact of it would
+# outlive the partnership (supersession.about_partner_keys ends only what is said of a partner by name).
+HOUSEHOLD = (
+    "mom|mum|mother|dad|father|parents|sister|brother|son|daughter|kids|children|grandma|grandmother|grandpa|"
+    "grandfather|grandparents|aunt|uncle|cousin|in-laws|mother-in-law|father-in-law|sister-in-law|"
+    "brother-in-law|roommate|roommates|flatmate|flatmates|housemate|housemates|best friend|friend|friends|"
+    "stepmom|stepdad|stepson|stepdaughter|niece|nephew"
+).split("|")
