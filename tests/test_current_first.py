@@ -213,3 +213,18 @@ def test_a_job_lost_without_its_name_answers_where_she_works_until_a_new_one(ten
     now = tenant.search("where does she work?")
     assert now[0]["content"] == "The user's employer is Globex.", [r["content"] for r in now]
     assert not [r for r in now if r.get("key") == "employment_status"], [r["content"] for r in now]
+
+
+def test_a_status_that_took_the_job_back_answers_a_job_question_near_nothing_she_said(tenant):
+    """"What's her job?" is near nothing a retired teacher said (no gate passes): the status that
+    ended her job is still the answer, as the news of a job left is (history.send_ended)."""
+    said = ["I'm Rosa, I live in Seville.", "I'm a history teacher at Colegio Alameda.", "I'm retired now."]
+    for n, text in enumerate(said):
+        tenant.turn(text, session=f"s{n}", timestamp=f"2026-0{n + 1}-05T09:00:00Z")
+    for question in ("What's her job?", "Where does the user work?", "Who is her employer?"):
+        results = tenant.search(question)
+        assert [r["content"] for r in results][:1] == ["The user is retired."], (question, results)
+        assert results[0]["score_parts"]["ended"] in ("employer", "role")
+    assert tenant.search("quantum chromodynamics lecture notes") == []
+    home = tenant.search("where does she live?")
+    assert home[0]["value"] == "Seville" and "ended" not in home[0]["score_parts"], [r["content"] for r in home]
