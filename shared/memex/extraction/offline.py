@@ -114,9 +114,9 @@ _ORG_END = r"(?=\s*(?:[.,;:!?)]|$))"
 _ORG = (rf"(?!I\b)(?:(?:St|Mt|Ft)\.\s+)?{_ORG_WORD}(?:\s+(?:(?:of|de|da|del|la|le|van|von|der|den|du|&)\s+)?"
         rf"(?!I\b){_ORG_WORD}){{0,3}}(?:\s+and\s+{_CAPWORD}{_ORG_END}|\s+\d{{1,4}}{_ORG_END})?"
         rf"(?![\w'’&-])(?!\s+(?!I\b)[A-ZÀ-ÖØ-Þ])")
-# When one joined: "I joined Acme last month" is a job as surely as "I joined Acme."
 # A time of day, which is not where a job was ("I left my job at 5pm today").
 _CLOCK = r"\d{1,2}(?:[:.]\d{2})?\s*(?i:[ap]\.?m\b\.?)"
+# When one joined: "I joined Acme last month" is a job as surely as "I joined Acme."
 _JOINED_WHEN = (r"(?=\s+(?:last (?:week|month|year|spring|summer|fall|autumn|winter)|this (?:week|month|year)|"
                 r"recently|yesterday|in (?:\d{4}|January|February|March|April|May|June|July|August|September|"
                 r"October|November|December))\b)")
@@ -810,8 +810,8 @@ _PARTING_END = _strict_end("and", "but", "so", "after", "because")
 # "I got fired up" are no job left. Nor a clause said as the background of another ("since I lost my
 # job, I've been building my business", "I was a firefighter before I retired"): what came after may
 # be a job again.
-_NOT_BACKGROUND = "".join(f"(?<![{word[0].upper()}{word[0]}]{word[1:]} )" for word in ("because", "cause", "since", "after", "before", "when",
-                                                       "until", "till", "once"))
+_NOT_BACKGROUND = "".join(f"(?<![{word[0].upper()}{word[0]}]{word[1:]} )"
+                          for word in ("because", "cause", "since", "after", "before", "when", "until", "till", "once"))
 _WORK_STATUS_END = _strict_end("last", "this", "yesterday", "today", "recently", "early", "in", "since", "ago",
                                "again", "after", "earlier", "right now", "at the moment", "for now", "a (?:year|month|"
                                "week|while|few|couple)", r"\d+", "two", "three", "four", "five", "six", "several",
