@@ -266,10 +266,10 @@ def send_ended(conn: psycopg.Connection, tenant_id: str, user_id: str, vector: A
     nothing, nor, for a fact that ended with another, `ended_by` (pipeline), the end of that other);
     or the current fact under another key that took its value back ("The user is out of work." after
     "I got laid off", which ended the employer and the job title: supersession.related_keys), read
-    from the user's current facts and what each replaced (memory_links' key). Each row is the key named and its subject, and the memory to answer
-    with (`message`: the episodic memory of the statement's message, or the current fact, with what
-    scoring and scoping need of it), the nearest `vector` in meaning first, then the latest. At most
-    `most`; none for a message erased.
+    from the user's current facts and what each replaced (memory_links' key). Each row is the key
+    named and its subject, and the memory to answer with (`message`: the episodic memory of the
+    statement's message, or the current fact, with what scoring and scoping need of it), the nearest
+    `vector` in meaning first, then the latest. At most `most`; none for a message erased.
     Sent now, read by calling what it returns (in a pipeline, after its sync)."""
     def near(alias: str) -> str:
         return f"1 - ({alias}.embedding <=> %(v)s)" if vector is not None else "NULL::float8"
@@ -280,9 +280,9 @@ def send_ended(conn: psycopg.Connection, tenant_id: str, user_id: str, vector: A
                 f"'subject', {alias}.subject, 'memory_type', {alias}.memory_type)")
 
     def no_current(alias: str) -> str:
-        return (f"""NOT EXISTS (SELECT 1 FROM memories c WHERE c.tenant_id = {alias}.tenant_id AND c.user_id = {alias}.user_id
-                              AND c.subject = {alias}.subject AND c.key = {alias}.key AND c.active
-                              AND c.memory_type = 'semantic')""")
+        return (f"""NOT EXISTS (SELECT 1 FROM memories c WHERE c.tenant_id = {alias}.tenant_id
+                              AND c.user_id = {alias}.user_id AND c.subject = {alias}.subject
+                              AND c.key = {alias}.key AND c.active AND c.memory_type = 'semantic')""")
 
     cursor = conn.execute(
         f"""SELECT key, subject, message FROM (
