@@ -24,8 +24,9 @@ extractor and questions about it, a `dev` set and a `heldout` set. Two parts:
   Then each of the fixture's `crowded` histories (a few statements, one session each) is told to a
   fresh user and its questions asked: whether a memory that answers comes first, and whether one the
   fixture calls wrong comes above it; the same for its `topics` histories, asked about a kind of fact
-  ("Does she have any pets?") rather than the fact, and its `ended` ones (several a set), whose job
-  ended with no employer after it, asked where they work.
+  ("Does she have any pets?") rather than the fact, its `ended` ones (several a set), whose job
+  ended with no employer after it, asked where they work, and its `without_work` ones, out of work,
+  retired or on leave without the old employer named in the news, asked about the job.
   Last, each of the fixture's `several` statements (several facts in one message) is told to a fresh
   user: asked about what only the message's other words say (`other`), the message must come back
   above every fact drawn from it; asked about one of its facts (`same`), that fact must come first.
@@ -135,8 +136,9 @@ def service(fixture: dict[str, Any]) -> dict[str, Any]:
                                       "found": any(_holds(r, fact) for r in found),
                                       "said": any(_holds(r, fact) or r["content"] == fact["text"] for r in found),
                                       "top": [r["content"] for r in found[:2]]})
-        crowded, topics, ended = [], [], []
-        for part, measured in (("crowded", crowded), ("topics", topics), ("ended", ended)):
+        crowded, topics, ended, without_work = [], [], [], []
+        for part, measured in (("crowded", crowded), ("topics", topics), ("ended", ended),
+                               ("without_work", without_work)):
             for split, histories in fixture.get(part, {}).items():
                 for h, history in enumerate(histories if isinstance(histories, list) else [histories]):
                     user = f"{part[0]}{split}{h}-{tag}"
@@ -157,7 +159,8 @@ def service(fixture: dict[str, Any]) -> dict[str, Any]:
                                     "first": bool(found) and found[0].get("key") == asked["key"],
                                     "top": [r["content"] for r in found[:2]]})
     return {"alone": rows, "noise": noise, "together": together, "replaced": replaced, "past_noise": past_noise,
-            "kinds": kinds, "crowded": crowded, "topics": topics, "ended": ended, "several": several}
+            "kinds": kinds, "crowded": crowded, "topics": topics, "ended": ended,
+            "without_work": without_work, "several": several}
 
 
 def _above_its_facts(said: dict[str, Any], split: str, question: str, found: list[dict[str, Any]]) -> dict[str, Any]:
@@ -303,7 +306,8 @@ def render(measured: dict[str, Any]) -> str:
                               if r[wanted] == (asks == "other")]
         for split in SETS:
             for part, told in (("crowded", "one user told a few things"), ("topics", "a kind of fact asked about"),
-                               ("ended", "a job ended, nothing current")):
+                               ("ended", "a job ended, nothing current"),
+                               ("without_work", "out of work, retired or on leave")):
                 mine = [r for r in measured.get(part, []) if r["set"] == split]
                 if mine:
                     lines.append(f"{told}, {split}: an answer found {sum(r['found'] for r in mine)}"

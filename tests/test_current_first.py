@@ -191,3 +191,40 @@ def test_a_former_partners_job_is_no_news_once_there_is_a_new_partner(tenant):
     now = tenant.search("does she have a partner?")
     assert now[0]["content"] == "The user's partner is named Tiago.", [r["content"] for r in now]
     assert not [r for r in now if "ended" in r["score_parts"]], [r["content"] for r in now]
+
+
+def test_a_job_lost_without_its_name_answers_where_she_works_until_a_new_one(tenant):
+    """"I got laid off last week." names no employer: the status it files ends Acme and the title,
+    so "where does she work?" is answered by the news, above the line that named Acme, and no
+    longer by Acme; a job named later is the answer again, and the status no longer holds."""
+    tenant.turn("I work at Acme as a designer.", session="s0", timestamp="2026-01-05T09:00:00Z")
+    tenant.turn("I got laid off last week.", session="s1", timestamp="2026-03-05T09:00:00Z")
+    news = ("The user is out of work.", "I got laid off last week.")
+    for question in ("where does she work?", "what's her job?", "who does the user work for?"):
+        results = tenant.search(question)
+        contents = [r["content"] for r in results]
+        assert contents[0] in news, (question, contents)
+        assert all(r["active"] for r in results), (question, contents)
+        assert not [r for r in results if r.get("key") in ("employer", "role")], (question, contents)
+        stale = _rank(results, lambda r: r["content"] == "I work at Acme as a designer.")
+        status = _rank(results, lambda r: r["content"] == "The user is out of work.")
+        assert status is not None and (stale is None or status < stale), (question, contents)
+    tenant.turn("I just started at Globex.", session="s2", timestamp="2026-05-05T09:00:00Z")
+    now = tenant.search("where does she work?")
+    assert now[0]["content"] == "The user's employer is Globex.", [r["content"] for r in now]
+    assert not [r for r in now if r.get("key") == "employment_status"], [r["content"] for r in now]
+
+
+def test_a_status_that_took_the_job_back_answers_a_job_question_near_nothing_she_said(tenant):
+    """"What's her job?" is near nothing a retired teacher said (no gate passes): the status that
+    ended her job is still the answer, as the news of a job left is (history.send_ended)."""
+    said = ["I'm Rosa, I live in Seville.", "I'm a history teacher at Colegio Alameda.", "I'm retired now."]
+    for n, text in enumerate(said):
+        tenant.turn(text, session=f"s{n}", timestamp=f"2026-0{n + 1}-05T09:00:00Z")
+    for question in ("What's her job?", "Where does the user work?", "Who is her employer?"):
+        results = tenant.search(question)
+        assert [r["content"] for r in results][:1] == ["The user is retired."], (question, results)
+        assert results[0]["score_parts"]["ended"] in ("employer", "role")
+    assert tenant.search("quantum chromodynamics lecture notes") == []
+    home = tenant.search("where does she live?")
+    assert home[0]["value"] == "Seville" and "ended" not in home[0]["score_parts"], [r["content"] for r in home]

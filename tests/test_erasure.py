@@ -191,3 +191,19 @@ def test_what_was_said_of_a_partner_comes_back_with_the_partnership(ctx, tenant)
     tenant.delete(f"/v1/sessions/s2?user_id={tenant.user}")
     assert partner() == sorted([role, ("partner_name", leo, True)])
     assert _rows_mentioning(ctx, f"former partner {leo}") == {}
+
+
+def test_a_job_a_work_status_ended_comes_back_when_the_status_is_erased(tenant):
+    """Erasing "I got laid off." (its session) makes the employer and the job title it ended current
+    again, and no status is left."""
+    tenant.turn("I work at Acme as a designer.", timestamp="2026-01-01T00:00:00Z")
+    tenant.turn("I got laid off last week.", timestamp="2026-03-01T00:00:00Z", session="s2")
+
+    def job() -> list[tuple]:
+        return sorted((m["key"], m["value"], m["active"]) for m in _all(tenant)
+                      if m["key"] in ("employer", "role", "employment_status"))
+
+    assert job() == [("employer", "Acme", False), ("employment_status", "out of work", True),
+                     ("role", "designer", False)]
+    tenant.delete(f"/v1/sessions/s2?user_id={tenant.user}")
+    assert job() == [("employer", "Acme", True), ("role", "designer", True)]

@@ -414,3 +414,37 @@ def test_a_partner_named_again_keeps_what_was_said_of_them(tenant):
     tenant.turn("My boyfriend Leo is a chef.", timestamp="2026-01-01T00:00:00Z")
     tenant.turn("My boyfriend Leo cooked for us.", timestamp="2026-02-01T00:00:00Z", session="s2")
     assert [(m["value"], m["active"]) for m in _everything(tenant, "partner_leo_role")] == [("chef", True)]
+
+
+@pytest.mark.parametrize("said, status", [("I got laid off last week.", "out of work"),
+                                          ("I retired last month.", "retired")])
+def test_being_out_of_work_ends_the_job_and_a_job_named_later_ends_it(tenant, said, status):
+    """"I got laid off" names no employer, but leaves the user without one: the employer and the job
+    title end (history, ended by the status, as being single ends a partner), and an employer named
+    later ends the status in turn."""
+    tenant.turn("I work at Acme as a designer.", timestamp="2026-01-01T00:00:00Z")
+    tenant.turn(said, timestamp="2026-03-01T00:00:00Z", session="s2")
+    [news] = _everything(tenant, "employment_status")
+    assert (news["value"], news["active"], news["content"]) == (status, True, f"The user is {status}.")
+    for key, value in (("employer", "Acme"), ("role", "designer")):
+        [held] = _everything(tenant, key)
+        assert (held["value"], held["active"], held["valid_to"][:10]) == (value, False, "2026-03-01"), key
+        assert f"{key} {value!r}" in news["metadata"]["reason"] and "no longer current" in news["metadata"]["reason"]
+    tenant.turn("I just started at Globex.", timestamp="2026-05-01T00:00:00Z", session="s3")
+    assert [m["value"] for m in _everything(tenant, "employer") if m["active"]] == ["Globex"]
+    [ended] = _everything(tenant, "employment_status")
+    assert not ended["active"] and ended["valid_to"][:10] == "2026-05-01"
+
+
+def test_a_leave_is_beside_the_job_and_ends_with_a_new_one(tenant):
+    """"I'm on parental leave." ends nothing: the employer stays current beside it, until a new
+    employer ends the leave."""
+    tenant.turn("I work at Acme as a designer.", timestamp="2026-01-01T00:00:00Z")
+    tenant.turn("I'm on parental leave.", timestamp="2026-03-01T00:00:00Z", session="s2")
+    assert [(m["value"], m["active"]) for m in _everything(tenant, "employer")] == [("Acme", True)]
+    assert [(m["value"], m["active"]) for m in _everything(tenant, "role")] == [("designer", True)]
+    assert [(m["value"], m["active"]) for m in _everything(tenant, "employment_status")] == [
+        ("on parental leave", True)]
+    tenant.turn("I just started at Globex.", timestamp="2026-05-01T00:00:00Z", session="s3")
+    assert [m["value"] for m in _everything(tenant, "employer") if m["active"]] == ["Globex"]
+    assert [m for m in _everything(tenant, "employment_status") if m["active"]] == []

@@ -853,3 +853,28 @@ def test_a_car_is_said_with_its_article():
 def test_who_the_user_lives_with(text, expected, content):
     assert _facts(text) == expected
     assert [c.content for c in _extract(text) if c.key == "lives_with"] == ([content] if content else [])
+
+
+_OUT = {("employment_status", "out of work")}
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("I quit my job.", _OUT), ("I lost my job last month.", _OUT), ("I got laid off.", _OUT),
+    ("I was let go yesterday.", _OUT), ("I got fired, and I'm relieved.", _OUT), ("I'm between jobs.", _OUT),
+    ("I'm unemployed right now.", _OUT), ("I've been out of work for six months.", _OUT),
+    ("I resigned last week.", _OUT), ("i got sacked", _OUT),
+    ("I'm retired.", {("employment_status", "retired")}), ("I retired in 2019.", {("employment_status", "retired")}),
+    ("I'm on parental leave until March.", {("employment_status", "on parental leave")}),
+    # a named employer left is that employer's history, as before
+    ("I was laid off from Stripe.", {("employer", "Stripe", True)}),
+    # not the user's, not said as so, no job left, or said as the background of what came next
+    ("My dad retired last year.", set()), ("My wife got laid off.", set()), ("I didn't get fired.", set()),
+    ("If I get laid off, I'll move home.", set()), ("I'm afraid I'll lose my job.", set()),
+    ("I'm looking for a new job.", set()), ("I'm retired from competitive chess.", set()),
+    ("I retired my old laptop.", set()), ("I got fired up about it.", set()), ("I'm on leave until Monday.", set()),
+    ("I left my job at 5pm today.", set()), ("I quit my job to start my own company.", set()),
+    ("I lost my job application somewhere.", set()), ("Since I lost my job, I've been painting.", set()),
+    ("I was a firefighter before I retired.", {("role", "firefighter", True)}),
+])
+def test_a_work_status_is_filed_only_when_said_of_the_users_job(text, expected):
+    assert _facts(text) == expected

@@ -266,3 +266,30 @@ def test_who_the_user_lives_with_holds_several_and_a_car_one():
     car = [_memory("k1", "car", "Tesla Model 3")]
     assert [m["id"] for m in RulesJudge().decide(_candidate("car", "Honda Civic"), car).replaces] == ["k1"]
     assert [m["id"] for m in RulesJudge().decide(_candidate("car", "none"), car).replaces] == ["k1"]
+
+
+def test_being_out_of_work_and_having_a_job_take_each_other_back():
+    job = [_memory("e1", "employer", "Acme"), _memory("r1", "role", "designer"), _memory("c1", "city", "Porto")]
+    for status in ("out of work", "retired"):
+        out = RulesJudge().decide(_candidate("employment_status", status), job)
+        assert out.action == "supersede" and sorted(m["id"] for m in out.replaces) == ["e1", "r1"], status
+        assert "employer 'Acme'" in out.reason and "no longer current" in out.reason
+    # a leave is beside the job
+    assert RulesJudge().decide(_candidate("employment_status", "on parental leave"), job).action == "coexist"
+    for status in ("out of work", "on parental leave"):
+        hired = RulesJudge().decide(_candidate("employer", "Globex"), [_memory("s1", "employment_status", status)])
+        assert hired.action == "supersede" and [m["id"] for m in hired.replaces] == ["s1"], status
+    # a former employer (history), or a job title alone, takes back nothing
+    out = [_memory("s1", "employment_status", "out of work")]
+    assert RulesJudge().decide(_candidate("employer", "Initech", historical=True), out).action == "keep_old"
+    assert RulesJudge().decide(_candidate("role", "nurse"), out).action == "coexist"
+
+
+def test_a_participants_work_status_takes_back_only_their_own_job():
+    from memex.supersession import related_keys
+    gina = Candidate(type="fact", key="gina_employment_status", value="out of work", content="Gina is out of work.",
+                     confidence=0.8, importance=0.8, source_message_id="m1", subject="Gina")
+    assert related_keys(gina) == ["gina_employment_status", "gina_employer", "gina_role"]
+    active = [_memory("u1", "employer", "Acme"), _memory("g1", "gina_employer", "Door Dash")]
+    decision = RulesJudge().decide(gina, active)
+    assert [m["id"] for m in decision.replaces] == ["g1"]

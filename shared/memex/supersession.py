@@ -9,11 +9,12 @@ kept as history, and ends the current value when it names it ("I left Stripe" wh
 employer: the user has no current employer, none is invented); a key that holds one value at a
 time (employer, city) replaces the old value; a key that can hold several (a second dog) adds a
 value beside the others; a reversal takes back what it contradicts (a like by a dislike of the
-same thing, a liking for coffee by "I stopped drinking coffee"), and being single or separated (or a
+same thing, a liking for coffee by "I stopped drinking coffee"), being single or separated (or a
 divorce or a spouse's death, said as an event) takes back the current partner, as a partner named
-later takes back being single. A pet's kind alone ("I have a dog.") says less than a name, breed or
-count of that kind, and a pet said over without its name ("We had to give our cat away.") ends that
-kind and its only current name.
+later takes back being single, and being out of work or retired takes back the current employer and
+job title, as an employer named later takes back the work status. A pet's kind alone ("I have a
+dog.") says less than a name, breed or count of that kind, and a pet said over without its name ("We
+had to give our cat away.") ends that kind and its only current name.
 
 Whichever judge decided, a role said with the employer it was held at ("I'm a support lead at
 Zendesk.") ends when that employer is replaced or ended, unless the turn says a new role
@@ -87,6 +88,9 @@ def given_up(candidate: Candidate) -> str | None:
     return match.group("thing").replace("_", " ") if match and _normal(candidate.value) == "no" else None
 
 
+# The key of a fact held at an employer, said in the same message as it: it ends with that job.
+HELD_AT_EMPLOYER = "role"
+
 # Being without a partner and having one take each other back: "I'm single" (or "We broke up") ends
 # the current partner, and a partner named later ends "single". "Divorced" and "widowed" said as what
 # the user is ("I'm divorced", "my late husband") say what happened once, which a partner named since
@@ -107,15 +111,32 @@ def ends_partnership(candidate: Candidate) -> bool:
             and _normal(candidate.value) in ENDED_BY_EVENT)
 
 
-def _partnership_opposite(candidate: Candidate) -> str | None:
-    """The key a current partner or a status without one takes back, if the candidate is either."""
+# Being without work and having a job take each other back the same way: "I got laid off" or "I'm
+# retired" ends the current employer and the job title ("The user is out of work." answers "where
+# does she work?", not Acme), and an employer named later ends the work status, whatever it is ("I
+# just started at Globex" after "I'm on parental leave" too). A leave ends nothing: it is beside the
+# job. A job title named later does not end it: "I'm a nurse" is as often the trade as a job now.
+EMPLOYER_KEY, WORK_STATUS_KEY = "employer", "employment_status"
+WITHOUT_WORK = frozenset({"out of work", "retired"})
+
+
+def _takes_back(candidate: Candidate) -> dict[str, frozenset[str] | None]:
+    """The keys (the candidate's subject's) whose current values the candidate takes back, each with
+    the values it takes back (None: any): a partner or a job against being without one."""
     if candidate.historical:
-        return None
-    if candidate.base_key == STATUS_KEY and (_normal(candidate.value) in WITHOUT_PARTNER or ends_partnership(candidate)):
-        return subject_key(candidate.subject, PARTNER_KEY)
-    if candidate.base_key == PARTNER_KEY:
-        return subject_key(candidate.subject, STATUS_KEY)
-    return None
+        return {}
+    value, key = _normal(candidate.value), candidate.base_key
+    if key == STATUS_KEY and (value in WITHOUT_PARTNER or ends_partnership(candidate)):
+        taken: dict[str, frozenset[str] | None] = {PARTNER_KEY: None}
+    elif key == PARTNER_KEY:
+        taken = {STATUS_KEY: WITHOUT_PARTNER}
+    elif key == WORK_STATUS_KEY and value in WITHOUT_WORK:
+        taken = {EMPLOYER_KEY: None, HELD_AT_EMPLOYER: None}
+    elif key == EMPLOYER_KEY:
+        taken = {WORK_STATUS_KEY: None}
+    else:
+        return {}
+    return {subject_key(candidate.subject, base): values for base, values in taken.items()}
 
 
 # A pet over, said without its name ("We had to give our cat away.": `pet_kind` cat, historical): it
@@ -183,25 +204,23 @@ def related_keys(candidate: Candidate) -> list[str]:
         return [candidate.key, subject_key(candidate.subject, opposite)]
     if given_up(candidate):
         return [candidate.key] + [subject_key(candidate.subject, key) for key in TAKEN_BACK_BY_GIVING_UP]
-    partnership = _partnership_opposite(candidate)
-    if partnership:
-        return [candidate.key, partnership]
+    taken = list(_takes_back(candidate))
+    if taken:
+        return [candidate.key, *taken]
     names_key = _pet_names_key(candidate) or _pet_kind_said_more(candidate)
     if names_key:
         return [candidate.key, names_key]
     return [candidate.key, *_pet_facts_saying_more(candidate)]
 
 
-def _taken_back_by_partnership(candidate: Candidate, related: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The current partner a status without one (or a divorce, a death) ends, or the status without
-    one a partner ends."""
-    opposite = _partnership_opposite(candidate)
-    if opposite is None:
-        return []
-    if opposite.endswith(PARTNER_KEY):
-        return [m for m in related if m["key"] == opposite
-                and not (ends_partnership(candidate) and _NEVER_MARRIED.search(m["content"] or ""))]
-    return [m for m in related if m["key"] == opposite and _normal(m["value"] or "") in WITHOUT_PARTNER]
+def _taken_back(candidate: Candidate, related: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """What the candidate takes back of `related`: the current partner a status without one (or a
+    divorce, a death) ends, the status without one a partner ends, the employer and job title a
+    status without work ends, the work status an employer ends."""
+    taken = _takes_back(candidate)
+    return [m for m in related if m["key"] in taken
+            and (taken[m["key"]] is None or _normal(m["value"] or "") in taken[m["key"]])
+            and not (ends_partnership(candidate) and _NEVER_MARRIED.search(m["content"] or ""))]
 
 
 def _names(value: str, thing: str) -> bool:
@@ -245,7 +264,7 @@ class RulesJudge:
         if kinds and decision.action in ("coexist", "supersede"):
             return Decision("supersede", f"{decision.reason}; {kind_key} {kinds[0]['value']!r} says less: it ends",
                             decision.replaces + kinds)
-        taken_back = _taken_back_by_partnership(candidate, related)
+        taken_back = _taken_back(candidate, related)
         if taken_back and decision.action == "noop" and ends_partnership(candidate):
             # "We got divorced" after "I'm divorced" (an earlier marriage) and a spouse named since:
             # the status is known, the spouse still ends, the status said again in their place.
@@ -327,10 +346,6 @@ def decide(candidate: Candidate, active_same_key: list[dict[str, Any]]) -> Decis
     if candidate.base_key.startswith("opinion_about_"):
         return Decision("supersede", f"the {_whose(candidate)} opinion changed: {value!r} replaces {old}", active_same_key)
     return Decision("supersede", f"{key} holds one value: {value!r} replaces {old}", active_same_key)
-
-
-# The key of a fact held at an employer, said in the same message as it: it ends with that job.
-HELD_AT_EMPLOYER = "role"
 
 
 def ends_with_employer(candidate: Candidate, action: str, turn_candidates: Iterable[Candidate]) -> str | None:

@@ -260,19 +260,33 @@ def send_asked(conn: psycopg.Connection, tenant_id: str, user_id: str, vectors: 
 
 def send_ended(conn: psycopg.Connection, tenant_id: str, user_id: str, vector: Any, words: list[str],
                most: int) -> Callable[[], list[dict[str, Any]]]:
-    """The messages that ended the value of a key a present question names by `words` (as send_asked
-    reads them) with nothing after it: the key has no current value, and the statement that ended it
-    ("I left Feedzai.", decision `end`, index memories_user_ended_facts) was replaced by nothing, nor,
-    for a fact that ended with another (`ended_by`, pipeline), the end of that other. Each
-    row is one such statement's key and subject and its message (`message`: its episodic memory, with
-    what scoring and scoping need of it), the statement nearest `vector` in meaning first, then the
-    latest. At most `most`; none for a message erased.
+    """The news about a key a present question names by `words` (as send_asked reads them) that has
+    no current value: the message that ended its value with nothing after it (the statement that
+    ended it, "I left Feedzai.", decision `end`, index memories_user_ended_facts, replaced by
+    nothing, nor, for a fact that ended with another, `ended_by` (pipeline), the end of that other);
+    or the current fact under another key that took its value back ("The user is out of work." after
+    "I got laid off", which ended the employer and the job title: supersession.related_keys), read
+    from the user's current facts and what each replaced (memory_links' key). Each row is the key
+    named and its subject, and the memory to answer with (`message`: the episodic memory of the
+    statement's message, or the current fact, with what scoring and scoping need of it), the nearest
+    `vector` in meaning first, then the latest. At most `most`; none for a message erased.
     Sent now, read by calling what it returns (in a pipeline, after its sync)."""
-    near = "1 - (e.embedding <=> %(v)s)" if vector is not None else "NULL::float8"
+    def near(alias: str) -> str:
+        return f"1 - ({alias}.embedding <=> %(v)s)" if vector is not None else "NULL::float8"
+
+    def answer(alias: str) -> str:
+        return (f"jsonb_build_object('id', {alias}.id, 'valid_from', {alias}.valid_from, 'importance', "
+                f"{alias}.importance, 'agent_id', {alias}.agent_id, 'session_id', {alias}.session_id, "
+                f"'subject', {alias}.subject, 'memory_type', {alias}.memory_type)")
+
+    def no_current(alias: str) -> str:
+        return (f"""NOT EXISTS (SELECT 1 FROM memories c WHERE c.tenant_id = {alias}.tenant_id
+                              AND c.user_id = {alias}.user_id AND c.subject = {alias}.subject
+                              AND c.key = {alias}.key AND c.active AND c.memory_type = 'semantic')""")
+
     cursor = conn.execute(
-        f"""SELECT e.key, e.subject, jsonb_build_object(
-                       'id', s.id, 'valid_from', s.valid_from, 'importance', s.importance, 'agent_id', s.agent_id,
-                       'session_id', s.session_id, 'subject', s.subject, 'memory_type', s.memory_type) AS message
+        f"""SELECT key, subject, message FROM (
+            SELECT e.key, e.subject, {answer('s')} AS message, {near('e')} AS near, e.valid_from AS said, e.id
             FROM memories e
             -- a message's episodic memory, by its key (index memories_dedupe)
             JOIN memories s ON s.tenant_id = e.tenant_id AND s.dedupe_key = 'message:' || e.source_message_id
@@ -284,10 +298,18 @@ def send_ended(conn: psycopg.Connection, tenant_id: str, user_id: str, vector: A
               -- once that one's end was followed by a new value (a new partner)
               AND NOT EXISTS (SELECT 1 FROM memory_links r WHERE r.tenant_id = e.tenant_id
                               AND r.replaced_id = e.metadata->>'ended_by')
-              AND NOT EXISTS (SELECT 1 FROM memories c WHERE c.tenant_id = e.tenant_id AND c.user_id = e.user_id
-                              AND c.subject = e.subject AND c.key = e.key AND c.active
-                              AND c.memory_type = 'semantic')
-            ORDER BY {near} DESC NULLS LAST, e.valid_from DESC, e.id LIMIT %(most)s""",
+              AND {no_current('e')}
+            UNION ALL
+            -- a current fact under another key that took the named key's value back
+            SELECT o.key, o.subject, {answer('t')}, {near('t')}, t.valid_from, t.id
+            FROM memories t
+            JOIN memory_links r ON r.tenant_id = t.tenant_id AND r.memory_id = t.id
+            JOIN memories o ON o.tenant_id = r.tenant_id AND o.id = r.replaced_id
+            WHERE t.tenant_id = %(t)s AND t.user_id = %(u)s AND t.active AND t.memory_type = 'semantic'
+              AND o.memory_type = 'semantic' AND o.subject = t.subject AND o.key <> t.key
+              AND {_by_key(words, 'o')} AND {no_current('o')}
+        ) news
+        ORDER BY near DESC NULLS LAST, said DESC, id LIMIT %(most)s""",
         {"t": tenant_id, "u": user_id, "words": _key_query(words), "most": most,
          **({"v": np.asarray(vector, dtype=np.float32)} if vector is not None else {})},
     )

@@ -114,6 +114,8 @@ _ORG_END = r"(?=\s*(?:[.,;:!?)]|$))"
 _ORG = (rf"(?!I\b)(?:(?:St|Mt|Ft)\.\s+)?{_ORG_WORD}(?:\s+(?:(?:of|de|da|del|la|le|van|von|der|den|du|&)\s+)?"
         rf"(?!I\b){_ORG_WORD}){{0,3}}(?:\s+and\s+{_CAPWORD}{_ORG_END}|\s+\d{{1,4}}{_ORG_END})?"
         rf"(?![\w'’&-])(?!\s+(?!I\b)[A-ZÀ-ÖØ-Þ])")
+# A time of day, which is not where a job was ("I left my job at 5pm today").
+_CLOCK = r"\d{1,2}(?:[:.]\d{2})?\s*(?i:[ap]\.?m\b\.?)"
 # When one joined: "I joined Acme last month" is a job as surely as "I joined Acme."
 _JOINED_WHEN = (r"(?=\s+(?:last (?:week|month|year|spring|summer|fall|autumn|winter)|this (?:week|month|year)|"
                 r"recently|yesterday|in (?:\d{4}|January|February|March|April|May|June|July|August|September|"
@@ -842,6 +844,30 @@ _PARTING_WHEN = (rf"(?:(?:last|this) (?:week|month|year|spring|summer|fall|autum
 _PARTING_END = _strict_end("and", "but", "so", "after", "because")
 
 
+# A job left or lost without its employer's name, and where that leaves the user: "I got laid off",
+# "I quit my job", "I'm between jobs" (out of work), "I retired last year" (retired). Only the user's
+# (not "my dad retired"), only as said (not "if I get laid off", "I'm afraid I'll lose my job"), and
+# the clause ending there or with when it happened: "I left my job at 5pm today" left the office,
+# "I quit my job to start a company" says what came next, "I'm retired from competitive chess" and
+# "I got fired up" are no job left. Nor a clause said as the background of another ("since I lost my
+# job, I've been building my business", "I was a firefighter before I retired"): what came after may
+# be a job again.
+_NOT_BACKGROUND = "".join(f"(?<![{word[0].upper()}{word[0]}]{word[1:]} )"
+                          for word in ("because", "cause", "since", "after", "before", "when", "until", "till", "once"))
+_WORK_STATUS_END = _strict_end("last", "this", "yesterday", "today", "recently", "early", "in", "since", "ago",
+                               "again", "after", "earlier", "right now", "at the moment", "for now", "a (?:year|month|"
+                               "week|while|few|couple)", r"\d+", "two", "three", "four", "five", "six", "several",
+                               rf"for (?:(?:almost|nearly|over|about|the (?:past|last)) )?(?:{_NUMBER}|an?|a few|"
+                               r"a couple of|several|many) (?:days?|weeks?|months?|years?)", "and", "when", "because")
+_OUT_OF_WORK = ("out of work", "between jobs", "out of a job", "unemployed", "jobless")
+_LEAVES = r"(?:parental|maternity|paternity) leave"
+
+
+def _status(value: str) -> Callable[[re.Match[str]], list[Fields]]:
+    """What a rule's match says of the user's work, whatever its words: "out of work", "retired"."""
+    return lambda m: [{"value": value}]
+
+
 def _status_after_parting(m: re.Match[str]) -> list[Fields]:
     """"We broke up" leaves the user single; "we separated" separated; "My wife and I divorced"
     divorced; "got married" married."""
@@ -982,7 +1008,7 @@ _RULES = [
     _rule("fact", "employer", "work worked job resigned retired laid let fired left quit longer years months "
           "anymore more", [
         rf"(?:{_PAST_JOB}) (?:the )?(?P<value>{_ORG})",
-        rf"\bI (?:left|quit) my job at (?:the )?(?P<value>{_ORG})",
+        rf"\bI (?:left|quit) my job at (?:the )?(?!{_CLOCK})(?P<value>{_ORG})",
         rf"\bI {_ADVERBS}(?:left|quit) (?:the )?(?!{_PLATFORMS})(?P<value>{_ORG}) (?=for (?:an?|my) (?:new )?{_JOB_NOUN} "
         rf"(?:at|with) )",
         rf"\bI (?:left|quit) (?:the )?(?!{_PLATFORMS})(?P<value>{_ORG}),? "
@@ -1033,6 +1059,25 @@ _RULES = [
         rf"\bI(?:'m| am) (?:an?|the) (?:former |ex-?)(?P<value>{_ROLE}){_ROLE_END}",
         rf"(?:{_PAST_JOB}) {_PROPER} as (?:an?|the) (?P<value>{_ROLE}){_ROLE_END}",
     ], "The user's job title used to be {value}.", _role, confidence=0.7, importance=0.6, historical=True),
+    # A work status. Out of work or retired ends the current employer and job title, and a job named
+    # later ends it in turn (supersession.related_keys); a leave is beside the job and ends nothing.
+    _rule("fact", "employment_status", "job jobs work laid let fired sacked redundant unemployed jobless resigned", [
+        rf"{_NOT_BACKGROUND}\bI(?:'ve| have)? (?:just |recently |finally )?(?:quit|lost|left) my job{_WORK_STATUS_END}",
+        rf"{_NOT_BACKGROUND}\bI (?:just |recently )?(?:got|was|have been|'ve been) (?:laid off|let go|fired|sacked|"
+        rf"made redundant){_WORK_STATUS_END}",
+        rf"{_NOT_BACKGROUND}\bI (?:just |recently |finally )?resigned{_WORK_STATUS_END}",
+        rf"{_NOT_BACKGROUND}\bI(?:'m| am|'ve been| have been) (?:now |currently |still )?"
+        rf"(?:{_alternation(_OUT_OF_WORK)}){_WORK_STATUS_END}",
+    ], "The user is out of work.", _status("out of work"), confidence=0.75, importance=0.8),
+    _rule("fact", "employment_status", "retired", [
+        rf"{_NOT_BACKGROUND}\bI(?:'m| am)? (?:now |just |recently |finally |happily |officially )?retired(?: now)?"
+        rf"{_WORK_STATUS_END}",
+        rf"{_NOT_BACKGROUND}\bI(?:'ve| have) (?:just |recently |finally |officially )?retired{_WORK_STATUS_END}",
+    ], "The user is retired.", _status("retired"), confidence=0.75, importance=0.8),
+    _rule("fact", "employment_status", "leave", [
+        rf"\bI(?:'m| am) (?:now |currently |still )?(?P<value>on {_LEAVES})(?=\s*(?:[^\w\s'’-]|$)|\s+(?:until|till|for|"
+        rf"since|now|right now|at the moment|and|but|so)\b)",
+    ], "The user is {value}.", _text, confidence=0.75, importance=0.7),
     # places
     _rule("fact", "city", "live lived based living moved relocated bought", [
         rf"\b(?:I|[Ww]e) (?:now |currently |still )?live in (?P<value>{_PROPER})",

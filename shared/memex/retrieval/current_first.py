@@ -29,6 +29,12 @@ as history, below the news, it made "what is my job title?" after "I changed job
 Intercom." return the Zendesk title (bench.asked, docs/measurements/quality.md). A question that
 names no such key ("is she still at Feedzai?") is answered as above.
 
+The same holds when the key's value was taken back by a fact under another key: "I got laid off last
+week." names no employer, and its "The user is out of work." ended the employer and the job title
+(supersession.related_keys); for "where does she work?" that current fact is the news and comes
+first, even when nothing passed the floor's gate ("what's her job?" after "I'm retired now." is near
+nothing she said). A question about now then never answers with the job she no longer has.
+
 A lifted memory takes the message's score (the list stays in score order) and says why in
 `score_parts.current_for` (the message's id); its other parts are its own. No message is dropped
 (they are the record of what was said), and one is lowered below another only by the message that
@@ -91,7 +97,8 @@ def lift(request: SearchIn, scored: list[Scored], replacements: list[dict[str, A
 def ended(request: SearchIn, scored: list[Scored], rows: list[dict[str, Any]], relevance: dict[str, float],
           now: datetime) -> list[Scored]:
     """`scored` (best first) with, first, the messages that ended the value of a key the question
-    names with nothing after it (`rows`, best first: history.send_ended), each with the first result's
+    names with nothing after it, or the current facts under another key that took it back (`rows`,
+    best first: history.send_ended; each row's `message`), each with the first result's
     score (the list stays in score order) and `score_parts.ended` naming the key. Only the subject's the
     question asks about: a participant it names, else the user."""
     asked = speakers.words(request.query)
