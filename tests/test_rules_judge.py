@@ -82,6 +82,9 @@ def test_a_first_value_coexists():
     ("hobby", "climbing", "chess"),
     # any pet's name: "We have two hamsters, Bo and Mo." (the second replaced the first before)
     ("pet_hamster_name", "Bo", "Mo"), ("pet_guinea_pig_name", "Salt", "Pepper"),
+    # two passports, a second school or degree, a second subject: none ends the other
+    ("nationality", "Irish", "American"), ("school", "Stanford", "MIT"), ("degree", "BA in history", "MBA"),
+    ("field_of_study", "biology", "law"),
 ])
 def test_a_multi_valued_key_adds_a_value(key, old, new):
     decision = decide(_candidate(key, new), [_memory("m-old", key, old)])
