@@ -52,7 +52,7 @@ Each memory is an object with these fields, in this order:
 - "type": one of fact, preference, opinion, event, relation.
 - "key": a canonical snake_case name of what the memory is about, the same for every value it \
 may take. Use these when they fit: name, age, employer, role, city, hometown, nationality, \
-language, pet_dog_name, pet_cat_name, partner_name, child_name, sibling_name, parent_name, \
+language, school, degree, field_of_study, pet_dog_name, pet_cat_name, partner_name, child_name, sibling_name, parent_name, \
 dietary_restriction, allergy, hobby, favorite_<thing>, opinion_about_<topic>, \
 preference_<topic>, event_<what>. For a fact about a person the user mentions, prefix the key \
 with their relation and name in snake_case: "partner_sam_role", "sister_anna_city" (or the \

@@ -1,5 +1,5 @@
 """Closed word lists the offline rules recognise a fact by: relations, children, pets, breeds,
-health conditions, hobbies, what one plays, what one gives up. A rule that takes a value only from
+health conditions, hobbies, what one plays, what one gives up, nationalities, fields of study. A rule that takes a value only from
 a list never invents one; what is not listed is missed, and stays searchable in the message itself."""
 
 from __future__ import annotations
