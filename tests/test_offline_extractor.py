@@ -730,6 +730,8 @@ def test_pets_counted_say_what_was_said():
     ("I studied biology at Stanford.", {("field_of_study", "biology"), ("school", "Stanford")}),
     ("I'm studying law.", {("field_of_study", "law")}),
     ("I majored in economics.", {("field_of_study", "economics")}),
+    ("I studied history and economics.", {("field_of_study", "history"), ("field_of_study", "economics")}),
+    ("I'm studying design and technology.", {("field_of_study", "design and technology")}),
     ("I have a PhD in physics.", {("degree", "PhD in physics")}),
     ("I'm doing a master's in nursing.", {("degree", "master's in nursing")}),
     ("I have an MBA from INSEAD.", {("degree", "MBA"), ("school", "INSEAD")}),

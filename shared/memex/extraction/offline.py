@@ -790,8 +790,13 @@ def _nationalities(m: re.Match[str]) -> list[Fields]:
     return [{"value": n} for n in re.split(r",? and |, ", m.group("value"))]
 
 
+_FIELD_NAMES = frozenset(vocabulary.FIELDS_OF_STUDY)
+
+
 def _fields(m: re.Match[str]) -> list[Fields]:
-    return [{"value": f} for f in m.group("value").split(" and ")]
+    """Each field of "history and economics"; "design and technology" is one."""
+    value = m.group("value")
+    return [{"value": f} for f in ([value] if value.casefold() in _FIELD_NAMES else value.split(" and "))]
 
 
 def _degree(m: re.Match[str]) -> list[Fields]:
