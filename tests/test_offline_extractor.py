@@ -369,7 +369,7 @@ NOTHING = [
     "My name is not Ada", "I don't drink and drive", "I don't drink coffee before noon",
     "I want to quit smoking", "I don't smoke weed",
     "I work at a startup", "I work from home", "I started at 9", "call me tomorrow",
-    "I'm a big fan", "I'm a little tired", "I'm a good driver", "I'm a student of life", "I'm Canadian",
+    "I'm a big fan", "I'm a little tired", "I'm a good driver", "I'm a student of life",
     "I'm 5 minutes away", "I'm 100% sure", "I'm 30 minutes late", "I'm one of them",
     "my wife is Italian", "I called my mom Sunday", "my husband and I went to Paris",
     "my wife, Dr. Smith, is here", "I have bad allergies", "I have two kids' bikes",
@@ -878,3 +878,65 @@ _OUT = {("employment_status", "out of work")}
 ])
 def test_a_work_status_is_filed_only_when_said_of_the_users_job(text, expected):
     assert _facts(text) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("I speak French and Spanish.", {("language", "French"), ("language", "Spanish")}),
+    ("I speak English, Hindi and Tamil.", {("language", "English"), ("language", "Hindi"), ("language", "Tamil")}),
+    ("i speak portuguese and a little english", {("language", "Portuguese"), ("language", "English")}),
+    ("I'm fluent in German.", {("language", "German")}),
+    ("I'm bilingual in English and Welsh.", {("language", "English"), ("language", "Welsh")}),
+    ("My native language is Portuguese.", {("language", "Portuguese")}),
+    ("Mandarin is my first language.", {("language", "Mandarin")}),
+    ("I'm a native Spanish speaker.", {("language", "Spanish")}),
+    ("I'm Brazilian.", {("nationality", "Brazilian")}),
+    ("I'm Dutch lol", {("nationality", "Dutch")}),
+    ("I'm a British citizen.", {("nationality", "British")}),
+    ("I have dual Irish and American citizenship.", {("nationality", "Irish"), ("nationality", "American")}),
+    ("I have an Australian passport.", {("nationality", "Australian")}),
+    ("Hi, I'm Nigerian.", {("nationality", "Nigerian")}),
+    ("I'm Canadian", {("nationality", "Canadian")}),  # no name, as before, and now the nationality said
+    ("I studied biology at Stanford.", {("field_of_study", "biology"), ("school", "Stanford")}),
+    ("I'm studying law.", {("field_of_study", "law")}),
+    ("I majored in economics.", {("field_of_study", "economics")}),
+    ("I studied history and economics.", {("field_of_study", "history"), ("field_of_study", "economics")}),
+    ("I'm studying design and technology.", {("field_of_study", "design and technology")}),
+    ("I have a PhD in physics.", {("degree", "PhD in physics")}),
+    ("I'm doing a master's in nursing.", {("degree", "master's in nursing")}),
+    ("I have an MBA from INSEAD.", {("degree", "MBA"), ("school", "INSEAD")}),
+    ("I did my master's at Edinburgh University.", {("degree", "master's"), ("school", "Edinburgh University")}),
+    ("I graduated from MIT in 2015.", {("school", "MIT")}),
+    ("I went to Harvard for undergrad.", {("school", "Harvard")}),
+    ("I went to Lincoln High School.", {("school", "Lincoln High School")}),
+    ("I'm a Stanford grad.", {("school", "Stanford")}),
+    # a student's school is no employer
+    ("I'm a student at UCL.", {("role", "student"), ("school", "UCL")}),
+    ("I'm a law student at Harvard.", {("role", "law student"), ("school", "Harvard")}),
+    ("I'm a researcher at UCL.", {("role", "researcher"), ("employer", "UCL")}),
+])
+def test_languages_nationality_and_schooling(text, expected):
+    assert _facts(text) == expected
+
+
+@pytest.mark.parametrize("text", [
+    "I speak my mind.", "I speak to my mum every Sunday.", "I don't speak German.", "My wife speaks Italian.",
+    "I speak Python.", "I went to Oxford for the weekend.", "I went to Cambridge for a conference.",
+    "I went to Oxford University for a conference.", "I'm studying the menu.", "I'm studying for my exams.",
+    "I studied for hours last night.", "I studied at Starbucks all afternoon.", "I studied at Sam's.",
+    "My sister studied at Yale.", "I had French fries for lunch.", "I drive a German car.",
+    "I'm Irish on my mother's side.", "I'm Italian-American.", "My parents are Brazilian.", "I'm not Brazilian.",
+    "If I were French, I'd eat more cheese.", "I have an MS.", "I have a degree of flexibility here.",
+    "I have a PhD in overthinking lol", "I graduated from high school in 2010.",
+])
+def test_no_language_nationality_or_school_is_invented(text):
+    assert not {f for f in _facts(text) if f[0] in ("language", "nationality", "school", "degree", "field_of_study")}
+
+
+def test_what_is_said_of_a_language_a_nationality_and_a_school():
+    said = {c.key: c.content for c in _extract("I'm Turkish, and I speak a little German.")}
+    assert said == {"nationality": "The user's nationality is Turkish.", "language": "The user speaks a little German."}
+    said = {c.key: c.content for c in _extract("I graduated from MIT in 2015 and I have an MBA.")}
+    assert said == {"school": "The user graduated from MIT in 2015.", "degree": "The user has an MBA."}
+    assert [c.content for c in _extract("Arabic is my mother tongue.")] == ["The user's native language is Arabic."]
+    assert [c.content for c in _extract("I'm a student at UCL.") if c.key == "school"] == ["The user is a student at UCL."]
+

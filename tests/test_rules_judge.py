@@ -84,6 +84,9 @@ def test_a_first_value_coexists():
     ("pet_hamster_name", "Bo", "Mo"), ("pet_guinea_pig_name", "Salt", "Pepper"),
     # a pet's kind: "We adopted a kitten." beside "I have a dog."
     ("pet_kind", "dog", "cat"),
+    # two passports, a second school or degree, a second subject: none ends the other
+    ("nationality", "Irish", "American"), ("school", "Stanford", "MIT"), ("degree", "BA in history", "MBA"),
+    ("field_of_study", "biology", "law"),
 ])
 def test_a_multi_valued_key_adds_a_value(key, old, new):
     decision = decide(_candidate(key, new), [_memory("m-old", key, old)])

@@ -21,6 +21,13 @@ from memex.retrieval import topics
     ("Is the user single?", "single"),
     ("Who is her husband?", "husband"),
     ("Is he in a relationship?", "in a relationship"),
+    ("What languages does she speak?", "languages"),
+    ("What language does he speak?", "language"),
+    ("What's her nationality?", "nationality"),
+    ("Where is Jonas a citizen?", "citizen"),
+    ("Where did he go to university?", "university"),
+    ("What's the user's educational background?", "educational background"),
+    ("Does she have a degree?", "degree"),
 ])
 def test_a_question_naming_a_kind_of_fact_is_recognised(question, kind_word):
     asked = topics.asked(question)
@@ -39,6 +46,10 @@ def test_a_question_naming_a_kind_of_fact_is_recognised(question, kind_word):
     "Is she a single mother?",
     "What is her relationship with her sister?",
     "Was it fun?",
+    "What language is this code in?",
+    "To what degree is that true?",
+    "How many degrees is it outside?",
+    "Find the case study on sleep.",
 ])
 def test_a_phrase_that_means_something_else_names_no_kind(question):
     assert topics.asked(question) is None
@@ -142,3 +153,18 @@ def test_a_pet_named_after_its_kind_answers_what_it_is_called(tenant):
     called = tenant.search("What is my dog called?")
     assert called and "Rex" in called[0]["content"], [r["content"] for r in called]
     assert not [r for r in called if r["key"] == "pet_kind" and r["active"]], [r["content"] for r in called]
+
+
+def test_languages_a_nationality_and_schooling_answer_the_questions_that_name_them(tenant):
+    # On main nothing was filed from these lines: "What's her nationality?" had only the messages.
+    for n, text in enumerate(("Hi, I'm Lucia. I'm a pharmacist in Madrid.", "I'm Brazilian.",
+                              "I speak Portuguese and Spanish.", "I studied chemistry at the University of Lisbon.",
+                              "Please answer in English.", "We have a cat named Luna.")):
+        assert tenant.turn(text, session=f"s{n}").status_code == 201
+    spoken = tenant.search("What languages does she speak?")
+    assert spoken and spoken[0]["key"] == "language", [r["content"] for r in spoken]
+    assert "preference_answer_language" not in {r["key"] for r in spoken[:2]}, [r["content"] for r in spoken]
+    nationality = tenant.search("What's her nationality?")
+    assert nationality and nationality[0]["key"] == "nationality", [r["content"] for r in nationality]
+    studied = tenant.search("Where did she study?")
+    assert studied and studied[0]["key"] in ("school", "field_of_study"), [r["content"] for r in studied]

@@ -52,12 +52,12 @@ Each memory is an object with these fields, in this order:
 - "type": one of fact, preference, opinion, event, relation.
 - "key": a canonical snake_case name of what the memory is about, the same for every value it \
 may take. Use these when they fit: name, age, employer, role, city, hometown, nationality, \
-language, pet_dog_name, pet_cat_name, partner_name, relationship_status, child_name, sibling_name, \
-parent_name, lives_with, car, dietary_restriction, allergy, hobby, favorite_<thing>, \
-opinion_about_<topic>, preference_<topic>, event_<what>. For a fact about a person the user \
-mentions, prefix the key with their relation and name in snake_case: "partner_sam_role", \
-"sister_anna_city", "child_max_age" (or the one you know: "anna_city", "sister_employer"). For a \
-participant's fact, prefix it with their name: "melanie_employer".
+language, school, degree, field_of_study, pet_dog_name, pet_cat_name, partner_name, \
+relationship_status, child_name, sibling_name, parent_name, lives_with, car, dietary_restriction, \
+allergy, hobby, favorite_<thing>, opinion_about_<topic>, preference_<topic>, event_<what>. For a \
+fact about a person the user mentions, prefix the key with their relation and name in snake_case: \
+"partner_sam_role", "sister_anna_city", "child_max_age" (or the one you know: "anna_city", \
+"sister_employer"). For a participant's fact, prefix it with their name: "melanie_employer".
 - "value": the value alone, short ("Notion", "Berlin", "vegetarian").
 - "subject": "user", or the name of the participant the fact is about. Only a participant is a \
 subject: "My partner Sam is a nurse" is the user's fact naming Sam (partner_sam_role = nurse, \

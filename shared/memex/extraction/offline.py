@@ -72,7 +72,7 @@ _NOT_NAMES = frozenset(
     "brazilian mexican canadian australian dutch belgian swiss austrian swedish norwegian danish "
     "finnish polish russian ukrainian greek turkish chinese japanese korean indian pakistani "
     "vietnamese thai filipino african asian european latino latina jewish catholic christian muslim "
-    "hindu buddhist atheist".split())
+    "hindu buddhist atheist".split()) | {n.casefold() for n in vocabulary.NATIONALITIES}
 _EVALUATIONS = (
     "overrated underrated overhyped overpriced great good bad terrible awful amazing awesome fantastic "
     "wonderful excellent brilliant boring interesting fun useless useful pointless important essential "
@@ -780,6 +780,91 @@ def _appointment(m: re.Match[str]) -> list[Fields]:
              "thing": f"{thing} " if thing else ""}]
 
 
+# --- languages, nationality and schooling ---------------------------------------------------
+
+_LANGUAGE_NAMES = {name.casefold(): name for name in vocabulary.LANGUAGES}
+# How well a language is spoken, said before it ("fluent Spanish", "a little English"): kept in the
+# sentence, not in the value.
+_HOW_SPOKEN = r"(?:fluent|basic|conversational|decent|good|broken|some|a little|a bit of)"
+# A language spoken, in any case: after "I speak" or "fluent in" nothing else is meant by "french".
+_SPOKEN = rf"(?:{_HOW_SPOKEN} )?(?i:{_alternation(vocabulary.LANGUAGES)})(?![\w'’-])"
+_SPOKEN_LIST = rf"{_SPOKEN}(?:(?:,|,? and|,? or) {_SPOKEN}){{0,5}}"
+_SPOKEN_END = (r"(?=\s*(?:[^\w\s'’-]|$)|\s+(?:fluently|natively|well|fairly|pretty|quite|very|really|a bit|a little|"
+               r"at|with|to|and|but|so|too|as|since|because|every|daily|now|though|in|growing up)\b)")
+_NATIONALITY = rf"(?:{_alternation(vocabulary.NATIONALITIES)})(?![\w'’-])"
+_NATIONALITIES_SAID = rf"{_NATIONALITY}(?:(?:,|,? and) {_NATIONALITY})?"
+# "I'm Irish on my mother's side", "I'm Italian-American", "I'm French-speaking": no citizenship said.
+_NATIONALITY_END = _strict_end("and", "by birth", "by nationality", "too", "myself", "originally", "though", "btw",
+                               punctuation=r"[^\w\s'’-]")
+_FIELD = rf"(?i:{_alternation(vocabulary.FIELDS_OF_STUDY)})(?![\w'’-])"
+_FIELDS_SAID = rf"{_FIELD}(?: and {_FIELD})?"
+_FIELD_END = (r"(?=\s*(?:[^\w\s'’-]|$)|\s+(?:at|in|from|and|but|so|because|for|since|as|with|when|while|before|"
+              r"after|now|too|then|last|this|until)\b)")
+# A degree by its name; the two-letter ones only with what or where ("an MS" may be a disease, "a BA"
+# an airline).
+_DEGREE = (r"(?:(?i:ph\.?d(?:\.(?= in\b))?|doctorate|master's degree|masters degree|master's|masters|bachelor's degree|"
+           r"bachelors degree|bachelor's|bachelors|mba|mphil|dphil|msc|bsc|beng|meng|llb|llm|law degree|medical degree|"
+           r"degree|diploma)|(?:MA|MS|BA|BS|JD)(?= (?:in|from) ))(?![\w'’-])")
+_DEGREE_SAID = rf"{_DEGREE}(?: in {_FIELDS_SAID})?"
+_DEGREE_END = (r"(?=\s*(?:[^\w\s'’-]|$)|\s+(?:from|at|and|but|so|because|in \d{4}|last|this|since|too|now|when|"
+               r"while|before|after|with)\b)")
+_HAS_DEGREE = r"\bI(?: have|'ve got| have got| hold| earned| got| received| completed| finished| did| graduated with)"
+_DOING_DEGREE = r"\bI(?:'m| am) (?:currently |now |still )?(?:doing|working on|studying for|pursuing|finishing|completing)"
+# Where a school's name ends: not "studied at Blue Bottle all afternoon" nor "for hours".
+_SCHOOL_END = (r"(?!\s+for (?:hours|the (?:day|afternoon|morning|evening|weekend)|a (?:bit|while|few hours)))"
+               r"(?=\s*(?:[^\w\s'’&-]|$)|\s+(?:in|and|but|so|where|for|from|with|as|since|because|last|until|before|"
+               r"after|when|then)\b)")
+# What one goes to a school for, which makes "I went to Harvard" schooling and not a visit.
+_FOR_SCHOOLING = (r"(?=\s+for (?:undergrad|college|uni|university|grad school|graduate school|law school|med school|"
+                  r"medical school|business school|my (?:degree|undergrad|master's|masters|PhD|MBA|bachelor's)))")
+_GRADUATED_WHEN = (rf"(?: (?P<when>in \d{{4}}|in {_MONTH}|last (?:year|spring|summer|month|week)|"
+                   r"this (?:year|spring|summer)))?")
+
+
+def _spoken(m: re.Match[str]) -> list[Fields]:
+    """Each language of a list ("English, Hindi and Tamil"), by its name, with how well it is spoken."""
+    found = []
+    for item in re.split(r",? (?:and|or) |, ", m.group("value")):
+        how, _, language = item.rpartition(" ")
+        found.append({"value": _LANGUAGE_NAMES[language.casefold()], "how": f"{how} " if how else ""})
+    return found
+
+
+def _nationalities(m: re.Match[str]) -> list[Fields]:
+    return [{"value": n} for n in re.split(r",? and |, ", m.group("value"))]
+
+
+_FIELD_NAMES = frozenset(vocabulary.FIELDS_OF_STUDY)
+
+
+def _fields(m: re.Match[str]) -> list[Fields]:
+    """Each field of "history and economics"; "design and technology" is one."""
+    value = m.group("value")
+    return [{"value": f} for f in ([value] if value.casefold() in _FIELD_NAMES else value.split(" and "))]
+
+
+def _degree(m: re.Match[str]) -> list[Fields]:
+    value = m.group("value")
+    acronym = value[:2].isupper() and value[0] in "AEFHILMNORSX"
+    return [{"value": value, "a": "an" if value[0] in "aeiouAEIOU" or acronym else "a"}]
+
+
+def _school(m: re.Match[str]) -> list[Fields]:
+    """A school by its name, not someone's house ("I studied at Sam's")."""
+    if re.search(r"['’]s?$", m.group("value")):
+        return []
+    when = m.groupdict().get("when")
+    return [{**f, "when": f" {when}" if when else ""} for f in _name(m)]
+
+
+def _school_named(m: re.Match[str]) -> list[Fields]:
+    """A school gone to, when its name says it is one ("Lincoln High School"): "I went to Oxford" may
+    be a visit."""
+    if not _SCHOOL_WORDS.intersection(w.casefold() for w in m.group("value").split()):
+        return []
+    return _school(m)
+
+
 # --- the rules ------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -968,8 +1053,9 @@ _RULES = [
         rf"(?:{_WORKS_AT}) {_ORG_INTRO}(?P<value>{_ORG}){_NOT_TEMPORARY}",
         # "my first day at Notion is Monday" is a plan (below), not a job yet
         rf"(?:{_STARTED_AT}) {_ORG_INTRO}(?P<value>{_ORG})(?!,?\s+(?:is|will be) {_START_WHEN})",
-        rf"\bI(?:'m| am) {_INTRODUCED}(?:now |currently )?(?:an?|the) {_ROLE} (?:at|for) (?:the )?(?P<value>{_ORG})"
-        rf"{_NOT_TEMPORARY}",
+        # a student's school is no employer (the school rule files it)
+        rf"\bI(?:'m| am) {_INTRODUCED}(?:now |currently )?(?:an?|the) {_ROLE}(?<!student) (?:at|for) (?:the )?"
+        rf"(?P<value>{_ORG}){_NOT_TEMPORARY}",
         rf"\bI(?: {_ADVERBS}work|'m {_ADVERBS}working| am {_ADVERBS}working) as (?:an?|the) {_ROLE} (?:at|for) (?:the )?"
         rf"(?P<value>{_ORG}){_NOT_TEMPORARY}",
         # "I left Monzo for a job at Wise": a job left for one named as such.
@@ -1113,6 +1199,69 @@ _RULES = [
         rf"\bI(?:'m| am) {_INTRODUCED}(?:(?:an?|the) {_ROLE} )?from (?:the )?(?P<value>{_PROPER})",
         rf"^(?i:hi|hello|hey)(?: there)?[,!]? I(?:'m| am) {_PROPER} from (?:the )?(?P<value>{_PROPER})",
     ], "The user is from {value}.", _from_place, importance=0.6),
+    # languages, nationality and schooling: each holds several values (supersession.MULTI_VALUED_KEYS),
+    # and a later school ends no earlier degree
+    _rule("fact", "language", "speak speaking fluent bilingual trilingual conversational proficient speaker", [
+        rf"\bI {_ADVERBS}(?:can )?speak (?P<value>{_SPOKEN_LIST}){_SPOKEN_END}",
+        rf"\bI grew up speaking (?P<value>{_SPOKEN_LIST}){_SPOKEN_END}",
+        rf"\bI(?:'m| am) (?:(?:completely|totally|fully|pretty|quite|almost|also) )?(?:fluent|bilingual|trilingual|"
+        rf"conversational|proficient) in (?P<value>{_SPOKEN_LIST}){_SPOKEN_END}",
+        rf"\bI(?:'m| am) an? (?:fluent )?(?P<value>{_SPOKEN}) speaker(?![\w'’-])",
+    ], "The user speaks {how}{value}.", _spoken, importance=0.6),
+    _rule("fact", "language", "native first mother", [
+        rf"{_MY} (?:native|first|mother) (?:language|tongue)(?: is|'s) (?P<value>{_SPOKEN}){_SPOKEN_END}",
+        rf"(?:^|[,;:]\s*|\b(?i:and|but|so) )(?P<value>{_SPOKEN}) is my (?:native|first|mother) (?:language|tongue)\b",
+        rf"\bI(?:'m| am) an? native (?P<value>{_SPOKEN}) speaker(?![\w'’-])",
+    ], "The user's native language is {value}.", _spoken, importance=0.6),
+    _rule("fact", "nationality", "m am citizen national citizenship nationality passport passports", [
+        rf"\bI(?:'m| am) (?:also |both )?(?P<value>{_NATIONALITIES_SAID}){_NATIONALITY_END}",
+        rf"\bI(?:'m| am|'ve become| have become| became| just became) (?:also |now )?an? (?P<value>{_NATIONALITY}) "
+        r"(?:citizen|national)(?![\w'’-])",
+        rf"\bI(?: have|'ve got| have got| hold| got| just got| recently got) (?:an? |my |dual |both )?"
+        rf"(?P<value>{_NATIONALITIES_SAID}) (?:citizenship|nationality|passports?)(?![\w'’-])",
+        rf"{_MY} nationality is (?P<value>{_NATIONALITIES_SAID}){_NATIONALITY_END}",
+    ], "The user's nationality is {value}.", _nationalities, importance=0.6),
+    _rule("fact", "field_of_study", "studied majored minored", [
+        rf"\bI {_ADVERBS}(?:studied|majored in|minored in) (?P<value>{_FIELDS_SAID}){_FIELD_END}",
+    ], "The user studied {value}.", _fields, confidence=0.75, importance=0.6),
+    _rule("fact", "field_of_study", "studying study majoring major", [
+        rf"\bI(?:'m| am|'ve been| have been) {_ADVERBS}(?:studying|majoring in) (?P<value>{_FIELDS_SAID}){_FIELD_END}",
+        rf"\bI {_ADVERBS}study (?P<value>{_FIELDS_SAID}){_FIELD_END}",
+        rf"{_MY} major is (?P<value>{_FIELDS_SAID}){_FIELD_END}",
+    ], "The user is studying {value}.", _fields, confidence=0.75, importance=0.6),
+    _rule("fact", "degree", "have got hold earned received completed finished did graduated", [
+        rf"{_HAS_DEGREE} (?:an?|my) (?P<value>{_DEGREE_SAID}){_DEGREE_END}",
+    ], "The user has {a} {value}.", _degree, confidence=0.75, importance=0.6),
+    _rule("fact", "degree", "doing working studying pursuing finishing completing", [
+        rf"{_DOING_DEGREE} (?:an?|my) (?P<value>{_DEGREE_SAID}){_DEGREE_END}",
+    ], "The user is doing {a} {value}.", _degree, confidence=0.75, importance=0.6),
+    _rule("fact", "school", "studied went did have got hold earned received completed finished grad graduate "
+          "alum alumnus alumna", [
+        rf"\bI {_ADVERBS}studied (?:{_FIELDS_SAID} )?at (?:the )?(?P<value>{_ORG}){_NOT_TEMPORARY}{_SCHOOL_END}",
+        r"\bI went to (?:college|university|uni|school|grad school|graduate school|law school|med school|"
+        rf"medical school|business school|high school) at (?:the )?(?P<value>{_ORG}){_SCHOOL_END}",
+        rf"\bI went to (?:the )?(?P<value>{_ORG}){_FOR_SCHOOLING}",
+        rf"\bI did my (?:{_DEGREE}|undergrad|undergraduate|undergraduate degree)(?: in {_FIELDS_SAID})? at (?:the )?"
+        rf"(?P<value>{_ORG}){_SCHOOL_END}",
+        rf"{_HAS_DEGREE} (?:an?|my) {_DEGREE_SAID} from (?:the )?(?P<value>{_ORG}){_SCHOOL_END}",
+        rf"\bI(?:'m| am) an? (?P<value>{_PROPER}) (?:grad|graduate|alum|alumnus|alumna)(?![\w'’-])",
+    ], "The user studied at {value}.", _school, confidence=0.75, importance=0.6),
+    _rule("fact", "school", "went", [
+        rf"\bI went to (?:the )?(?P<value>{_ORG})(?=\s*(?:[^\w\s'’&-]|$)|\s+(?:and|but|where|in \d{{4}})\b)",
+    ], "The user studied at {value}.", _school_named, confidence=0.75, importance=0.6),
+    _rule("fact", "school", "graduated", [
+        rf"\bI(?:'ve| have)? {_ADVERBS}graduated (?:with (?:an?|my|the) [^,.;]{{1,40}}? )?from (?:the )?(?P<value>{_ORG})"
+        rf"{_GRADUATED_WHEN}",
+    ], "The user graduated from {value}{when}.", _school, confidence=0.75, importance=0.6),
+    _rule("fact", "school", "student undergrad undergraduate postgrad postgraduate studying study doing working "
+          "pursuing", [
+        rf"\bI(?:'m| am) {_INTRODUCED}(?:now |currently |also )?(?:an?|the) (?:[A-Za-z][\w-]* ){{0,3}}?"
+        rf"(?:student|undergrad|undergraduate|postgrad|postgraduate) (?:at|of) (?:the )?(?P<value>{_ORG}){_SCHOOL_END}",
+        rf"\bI(?:'m| am|'ve been| have been) {_ADVERBS}studying (?:{_FIELDS_SAID} )?at (?:the )?(?P<value>{_ORG})"
+        rf"{_NOT_TEMPORARY}{_SCHOOL_END}",
+        rf"\bI {_ADVERBS}study (?:{_FIELDS_SAID} )?at (?:the )?(?P<value>{_ORG}){_NOT_TEMPORARY}{_SCHOOL_END}",
+        rf"{_DOING_DEGREE} (?:an?|my) {_DEGREE_SAID} at (?:the )?(?P<value>{_ORG}){_SCHOOL_END}",
+    ], "The user is a student at {value}.", _school, confidence=0.75, importance=0.6),
     # who the user is
     _rule("fact", "name", "name by hi hello hey call m am", [
         rf"\b(?i:my) (?:first )?name(?:'s| is) (?P<value>{_PROPER})",

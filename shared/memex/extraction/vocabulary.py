@@ -1,5 +1,5 @@
 """Closed word lists the offline rules recognise a fact by: relations, children, pets, breeds,
-health conditions, hobbies, what one plays, what one gives up. A rule that takes a value only from
+health conditions, hobbies, what one plays, what one gives up, nationalities, fields of study. A rule that takes a value only from
 a list never invents one; what is not listed is missed, and stays searchable in the message itself."""
 
 from __future__ import annotations
@@ -174,6 +174,37 @@ LANGUAGES = (
     "Chinese|Mandarin|Cantonese|Japanese|Korean|Vietnamese|Thai|Indonesian|Malay|Tagalog|Swahili|Catalan|"
     "Basque|Galician|Irish|Welsh|Icelandic"
 ).split("|")
+
+# What a person is by nationality ("I'm Brazilian", "I have Irish citizenship"): the adjectives of
+# countries only, not of a region, a religion or an ethnicity ("I'm Asian", "I'm Jewish", "I'm
+# Latina" say no citizenship).
+NATIONALITIES = (
+    "American|British|English|Scottish|Welsh|Irish|Canadian|Australian|New Zealander|Mexican|Brazilian|"
+    "Argentinian|Argentine|Chilean|Colombian|Peruvian|Venezuelan|Ecuadorian|Bolivian|Uruguayan|Paraguayan|"
+    "Cuban|Dominican|Puerto Rican|Jamaican|Haitian|Guatemalan|Honduran|Salvadoran|Costa Rican|Panamanian|"
+    "Nicaraguan|French|German|Italian|Spanish|Portuguese|Dutch|Belgian|Swiss|Austrian|Swedish|Norwegian|"
+    "Danish|Finnish|Icelandic|Polish|Czech|Slovak|Hungarian|Romanian|Bulgarian|Greek|Cypriot|Maltese|Turkish|"
+    "Russian|Ukrainian|Belarusian|Serbian|Croatian|Bosnian|Slovenian|Albanian|Lithuanian|Latvian|Estonian|"
+    "Georgian|Armenian|Azerbaijani|Israeli|Lebanese|Syrian|Iraqi|Iranian|Jordanian|Palestinian|Saudi|Emirati|"
+    "Qatari|Egyptian|Moroccan|Algerian|Tunisian|Nigerian|Ghanaian|Kenyan|Ethiopian|Somali|Ugandan|Tanzanian|"
+    "Rwandan|Zimbabwean|South African|Senegalese|Cameroonian|Sudanese|Indian|Pakistani|Bangladeshi|"
+    "Sri Lankan|Nepali|Nepalese|Afghan|Chinese|Japanese|Korean|South Korean|Taiwanese|Vietnamese|Thai|"
+    "Filipino|Filipina|Indonesian|Malaysian|Singaporean|Mongolian|Kazakh|Uzbek"
+).split("|")
+
+# What one studies or has a degree in ("I studied biology", "a master's in pharmacology"): a closed
+# list, so that "I'm studying the menu" or "a PhD in overthinking" is no field of study.
+FIELDS_OF_STUDY = tuple(dict.fromkeys([*SCHOOL_SUBJECTS, *(
+    "medicine|computer science|economics|finance|accounting|business|business administration|marketing|"
+    "management|architecture|civil engineering|mechanical engineering|electrical engineering|"
+    "chemical engineering|software engineering|aerospace engineering|data science|applied mathematics|"
+    "astrophysics|biochemistry|molecular biology|microbiology|neuroscience|genetics|ecology|"
+    "environmental science|geology|pharmacology|pharmacy|dentistry|veterinary medicine|public health|"
+    "anthropology|political science|politics|international relations|art history|classics|linguistics|"
+    "english literature|comparative literature|journalism|communications|media studies|film|film studies|"
+    "graphic design|fine art|fine arts|theatre|theater|education|criminology|social work|nutrition|"
+    "agriculture|urban planning|mandarin|chinese|japanese|korean|arabic|russian|portuguese"
+).split("|")]))
 
 # What a person starts that is an event of their life worth keeping ("My son Leo started school"):
 # a stage of schooling; a pastime (vocabulary above), with its lessons or its club, is one too.

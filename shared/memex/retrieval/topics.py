@@ -52,6 +52,14 @@ _KINDS = (
     # a partner, or being without one: "Is she married?", "Is the user single?", "Who is he dating?"
     (r"partners?|boyfriends?|girlfriends?|husbands?|wife|wives|spouses?|fianc[ée]e?s?|in a relationship|single|married|"
      r"dating|seeing anyone", r"partner_|relationship_status$"),
+    # the languages one speaks; "language" alone only when speaking is asked of ("What language is
+    # this code in?" asks for none), and never how the user wants answers (preference_answer_language)
+    (r"languages|(?:native|first|mother) (?:language|tongue)|language(?=[^?.!]*\bspeak)", r"(?<!answer_)language$"),
+    (r"nationality|nationalities|citizenships?|citizen", r"nationality$"),
+    # schooling: not "to what degree", nor "a case study" (the verb only, asked of someone)
+    (r"education|educational background|(?<!what )(?<!some )(?<!certain )degree|degrees(?= (?:does|do|did|has|have))|"
+     r"qualifications?|alma mater|universit(?:y|ies)|college|(?:go|went) to school|(?:did|does|do) (?:\w+ ){1,2}study|"
+     r"majors?|majored", r"(?:school|degree|field_of_study)$"),
 )
 # The kind's word ends what the question names: punctuation follows it, or a word that is no noun (a
 # verb, a pronoun, a preposition...), not a noun it qualifies ("a pet peeve", "health care", "a family
