@@ -44,7 +44,7 @@ class Topic:
 
     words: frozenset[str]
     keys: str
-    key_words: tuple[str, ...] = ()
+    key_words: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -62,7 +62,7 @@ class _Kind:
 _FAMILY = sorted({kind for kind in vocabulary.RELATIONS.values() if kind != "friend"} | {"sibling", "parent"})
 
 
-def _anyone_s(keys: str) -> str:
+def _anyones(keys: str) -> str:
     """The kind's keys after a participant's name or a relative's ("melanie_pet_", "partner_sam_"), or alone."""
     return rf"(?:^|_)(?:{keys})"
 
@@ -73,22 +73,22 @@ def _own(keys: str) -> str:
 
 
 _KINDS = (
-    _Kind(r"pets?|animals", _anyone_s(r"pet_"), ("pet",)),
+    _Kind(r"pets?|animals", _anyones(r"pet_"), ("pet",)),
     _Kind(r"hobby|hobbies|pastimes?|free time|spare time|leisure|for fun|interests",
-          _anyone_s(r"(?:hobby|learning)$"), ("hobby", "learning")),
+          _anyones(r"(?:hobby|learning)$"), ("hobby", "learning")),
     _Kind(r"(?:health|medical) (?:conditions?|history|issues?|problems?)|health|illness(?:es)?",
-          _anyone_s(r"(?:health_condition|allergy)$"), ("health", "allergy")),
-    _Kind(r"diet|dietary restrictions?|foods?", _anyone_s(r"(?:dietary_restriction|allergy)$"), ("dietary", "allergy")),
+          _anyones(r"(?:health_condition|allergy)$"), ("health", "allergy")),
+    _Kind(r"diet|dietary restrictions?|foods?", _anyones(r"(?:dietary_restriction|allergy)$"), ("dietary", "allergy")),
     _Kind(r"family|families|relatives",
-          _anyone_s("|".join(_FAMILY).join(("(?:", ")_")) + r"|(?:number_of_children|relationship_status)$"),
+          _anyones("|".join(_FAMILY).join(("(?:", ")_")) + r"|(?:number_of_children|relationship_status)$"),
           (*_FAMILY, "children", "relationship")),
     # a partner, or being without one: "Is she married?", "Is the user single?", "Who is he dating?"
     _Kind(r"partners?|boyfriends?|girlfriends?|husbands?|wife|wives|spouses?|fianc[ée]e?s?|significant others?|"
           r"other half|in a relationship|single|married|dating|seeing (?:anyone|anybody|someone|somebody)",
-          _anyone_s(r"partner_|relationship_status$"), ("partner", "relationship")),
+          _anyones(r"partner_|relationship_status$"), ("partner", "relationship")),
     # children, or being a parent: "Any kids?", "Is he a dad?"
     _Kind(r"kids?|children|child|sons?|daughters?|(?:a|an) (?:parent|mother|mom|mum|father|dad)",
-          _anyone_s(r"child_|number_of_children$"), ("child", "children"), of_someone=True),
+          _anyones(r"child_|number_of_children$"), ("child", "children"), of_someone=True),
     # where one works, and as what: "Which company is she with?", "What's her line of work?"
     _Kind(r"compan(?:y|ies)|employers?|firm|workplace", _own("employer"), ("employer",), of_someone=True, own=True),
     _Kind(r"jobs?|occupation|profession|career|line of work", _own("role|employer"), ("role", "employer"),
