@@ -25,8 +25,10 @@ extractor and questions about it, a `dev` set and a `heldout` set. Two parts:
   fresh user and its questions asked: whether a memory that answers comes first, and whether one the
   fixture calls wrong comes above it; the same for its `topics` histories, asked about a kind of fact
   ("Does she have any pets?") rather than the fact, its `ended` ones (several a set), whose job
-  ended with no employer after it, asked where they work, and its `without_work` ones, out of work,
-  retired or on leave without the old employer named in the news, asked about the job.
+  ended with no employer after it, asked where they work, its `without_work` ones, out of work,
+  retired or on leave without the old employer named in the news, asked about the job, and its
+  `phrasings` ones, each fact of a key family asked about in other words ("Which company is she
+  with?"), whose `unrelated` questions (the same words about something else) must return nothing.
   Last, each of the fixture's `several` statements (several facts in one message) is told to a fresh
   user: asked about what only the message's other words say (`other`), the message must come back
   above every fact drawn from it; asked about one of its facts (`same`), that fact must come first.
@@ -136,9 +138,9 @@ def service(fixture: dict[str, Any]) -> dict[str, Any]:
                                       "found": any(_holds(r, fact) for r in found),
                                       "said": any(_holds(r, fact) or r["content"] == fact["text"] for r in found),
                                       "top": [r["content"] for r in found[:2]]})
-        crowded, topics, ended, without_work = [], [], [], []
+        crowded, topics, ended, without_work, phrasings, phrasings_noise = [], [], [], [], [], []
         for part, measured in (("crowded", crowded), ("topics", topics), ("ended", ended),
-                               ("without_work", without_work)):
+                               ("without_work", without_work), ("phrasings", phrasings)):
             for split, histories in fixture.get(part, {}).items():
                 for h, history in enumerate(histories if isinstance(histories, list) else [histories]):
                     user = f"{part[0]}{split}{h}-{tag}"
@@ -146,6 +148,9 @@ def service(fixture: dict[str, Any]) -> dict[str, Any]:
                         _user(client, user, text, f"s{n}", f"2026-01-{n + 5:02d}T09:00:00Z")
                     for case in history["asked"]:
                         measured.append(_crowded(split, case, _search(client, user, case["question"])))
+                    for question in history.get("unrelated", []):
+                        phrasings_noise.append({"set": split, "question": question, "returned": [
+                            r["content"] for r in _search(client, user, question)]})
         several = []
         for n, said in enumerate(fixture.get("several", [])):
             user = f"m{n}-{tag}"
@@ -160,7 +165,8 @@ def service(fixture: dict[str, Any]) -> dict[str, Any]:
                                     "top": [r["content"] for r in found[:2]]})
     return {"alone": rows, "noise": noise, "together": together, "replaced": replaced, "past_noise": past_noise,
             "kinds": kinds, "crowded": crowded, "topics": topics, "ended": ended,
-            "without_work": without_work, "several": several}
+            "without_work": without_work, "several": several,
+            "phrasings": phrasings, "phrasings_noise": phrasings_noise}
 
 
 def _above_its_facts(said: dict[str, Any], split: str, question: str, found: list[dict[str, Any]]) -> dict[str, Any]:
@@ -307,7 +313,8 @@ def render(measured: dict[str, Any]) -> str:
         for split in SETS:
             for part, told in (("crowded", "one user told a few things"), ("topics", "a kind of fact asked about"),
                                ("ended", "a job ended, nothing current"),
-                               ("without_work", "out of work, retired or on leave")):
+                               ("without_work", "out of work, retired or on leave"),
+                               ("phrasings", "a fact in other words")):
                 mine = [r for r in measured.get(part, []) if r["set"] == split]
                 if mine:
                     lines.append(f"{told}, {split}: an answer found {sum(r['found'] for r in mine)}"
@@ -315,6 +322,11 @@ def render(measured: dict[str, Any]) -> str:
                                  f"above it {sum(r['wrong_above'] for r in mine)}/{len(mine)}")
                     lines += [f"  {'WRONG ABOVE' if r['wrong_above'] else 'NOT FIRST'}: {r['question']!r} -> {r['top']}"
                               for r in mine if r["wrong_above"] or not r["first"]]
+            loud = [r for r in measured.get("phrasings_noise", []) if r["set"] == split and r["returned"]]
+            if measured.get("phrasings_noise"):
+                lines.append(f"a fact's words about something else, {split}: {len(loud)}/"
+                             f"{sum(r['set'] == split for r in measured['phrasings_noise'])} returned something")
+                lines += [f"  NOISE: {r['question']!r} -> {r['returned'][:2]}" for r in loud]
             mine = [r for r in measured.get("several", []) if r["set"] == split]
             other, same = [r for r in mine if r["asks"] == "other"], [r for r in mine if r["asks"] == "same"]
             if mine:

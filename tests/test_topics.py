@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from memex.retrieval import topics
+from memex.retrieval import past, topics
 
 
 @pytest.mark.parametrize("question, kind_word", [
@@ -28,6 +28,19 @@ from memex.retrieval import topics
     ("Where did he go to university?", "university"),
     ("What's the user's educational background?", "educational background"),
     ("Does she have a degree?", "degree"),
+    # the same facts in other words (bench.asked's `phrasings`)
+    ("Which company is she with?", "company"),
+    ("What's her line of work?", "line of work"),
+    ("Where's home for her?", "where's home"),
+    ("Any kids?", "kids"),
+    ("Is he a dad?", "a dad"),
+    ("Does he have a significant other?", "significant other"),
+    ("What are his interests?", "interests"),
+    ("What's her age?", "age"),
+    ("How old is Nadia?", "how old"),
+    ("How can I contact her?", "contact her"),
+    ("What's his mobile?", "mobile"),
+    ("What's his hometown?", "hometown"),
 ])
 def test_a_question_naming_a_kind_of_fact_is_recognised(question, kind_word):
     asked = topics.asked(question)
@@ -50,9 +63,33 @@ def test_a_question_naming_a_kind_of_fact_is_recognised(question, kind_word):
     "To what degree is that true?",
     "How many degrees is it outside?",
     "Find the case study on sleep.",
+    # words said of the world as often as of a person, asked of no one
+    "Which company makes the iPhone?",
+    "What's a good line of work for introverts?",
+    "How old is the universe?",
+    "Which city is home to the Louvre?",
+    "How can I contact customer support?",
+    "What do kids like to eat?",
+    "What should I call her?",
+    "What's the age of her dog?",
+    # her own kinds, asked about someone in her life or about where she comes from
+    "Which city does my sister live in?",
+    "Which company does her husband work for?",
+    "Which city is she a native of?",
 ])
 def test_a_phrase_that_means_something_else_names_no_kind(question):
     assert topics.asked(question) is None
+
+
+def test_a_place_in_a_home_names_no_home():
+    asked = topics.asked("Any animals in his home?")
+    assert asked is not None and asked.words == {"animals"}
+
+
+def test_the_kinds_a_question_names_name_their_keys_to_the_history():
+    # "company" names no key by its own word: the ended employer is found by the kind's (past.key_words)
+    assert "employer" in past.key_words("Which company is she with?")
+    assert "phone" in past.key_words("How can I contact her?")
 
 
 def _said(tenant, *lines: tuple[str | None, str]):
@@ -168,3 +205,29 @@ def test_languages_a_nationality_and_schooling_answer_the_questions_that_name_th
     assert nationality and nationality[0]["key"] == "nationality", [r["content"] for r in nationality]
     studied = tenant.search("Where did she study?")
     assert studied and studied[0]["key"] in ("school", "field_of_study"), [r["content"] for r in studied]
+
+
+def test_a_fact_asked_in_other_words_comes_first(tenant):
+    # On main "Which company is she with?" put the job title above the employer, "Any kids?" and
+    # "Where's home for her?" returned nothing, "How can I contact her?" put her name first.
+    for n, text in enumerate(("Hi, I'm Nadia.", "I work at Notion.", "I'm a product designer.", "I live in Porto.",
+                              "My husband Luis is a chef.", "My son is named Leo.", "My number is 555-0142.",
+                              "I'm 34 years old.")):
+        assert tenant.turn(text, session=f"s{n}").status_code == 201
+    for question, key in (("Which company is she with?", "employer"), ("Any kids?", "child_name"),
+                          ("Where's home for her?", "city"), ("How can I contact her?", "phone_number"),
+                          ("What's her age?", "age")):
+        found = tenant.search(question)
+        assert found and found[0]["key"] == key, (question, [r["content"] for r in found])
+    # her own job, not her husband's, is what her line of work asks for
+    work = tenant.search("What's her line of work?")
+    assert work and work[0]["key"] == "role", [r["content"] for r in work]
+
+
+def test_a_company_asked_about_after_the_job_ended_is_answered_by_the_news(tenant):
+    # On main "Which company is she with?" returned nothing: "company" named no key, and the gate shut.
+    for n, text in enumerate(("My name is Lena, I'm based in Munich.", "I work at Siemens as an analyst.",
+                              "I don't work at Siemens anymore.")):
+        tenant.turn(text, session=f"s{n}", timestamp=f"2026-0{n + 1}-05T09:00:00Z")
+    found = tenant.search("Which company is she with?")
+    assert found and found[0]["content"] == "I don't work at Siemens anymore.", [r["content"] for r in found]

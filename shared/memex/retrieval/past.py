@@ -39,7 +39,7 @@ from datetime import datetime
 from typing import Any
 
 from memex.models import SearchIn
-from memex.retrieval import current_first, keywords
+from memex.retrieval import current_first, keywords, topics
 
 Scored = tuple[str, float, dict[str, Any]]
 
@@ -141,10 +141,13 @@ _ASKED_BY_VERB = (
 
 def key_words(topic: str) -> list[str]:
     """The words of a question about the past (its `topic`) that a replaced fact's key may begin
-    with (history.send_asked stems them and drops the stop words), and those of the keys it asks
-    for by a verb. A present question names keys the same way (current_first.ended)."""
+    with (history.send_asked stems them and drops the stop words), those of the keys it asks for by
+    a verb, and those of the kinds of fact it names (topics.py: "company" the employer). A present
+    question names keys the same way (current_first.ended)."""
     words = _WORD.findall(keywords.of(topic).lower())
     asked = [word for pattern, key in _ASKED_BY_VERB if pattern.search(topic) for word in key]
+    kind = topics.asked(topic)
+    asked += kind.key_words if kind else ()
     return list(dict.fromkeys([*(word for word in words if not word.startswith(_KIND_OF_VALUE)), *asked]))
 
 

@@ -1,5 +1,5 @@
 """A question that names a kind of fact rather than the fact: "Does she have any pets?", "What are
-her hobbies?", "Tell me about his family.".
+her hobbies?", "Tell me about his family.", "Which company is she with?", "Any kids?".
 
 The facts that answer such a question say none of its words ("The user's dog is named Bolt."), and
 MiniLM puts the question as near a fact of another kind in the same frame: "Does she have any pets?"
@@ -10,7 +10,9 @@ kind below names the keys of its facts, as both extractors write them (extractio
 extraction/llm.py's prompt; a participant's fact has its subject before the key). The search reads
 the user's current facts under those keys as one more ranking of the question
 (memories.topic_statement); a fact it finds passes the floor, and counts as saying the question's
-word for its kind (learned.py's asked words).
+word for its kind (learned.py's asked words). The words of those keys also name them to the history
+(past.key_words): "Which company is she with?" after "I don't work at Siemens anymore." asks about the
+employer that ended, as "where does she work?" does.
 
 The kinds are few and their words plain on purpose: a kind's word must ask for the kind ("pets",
 "hobbies"), not qualify another noun ("a pet peeve", "health care", "a family business", "mental
@@ -18,6 +20,13 @@ health services", "a vegan diet group"), nor be an adjective as often as a noun 
 so only the plural "animals"), nor stand for something else as often ("conditions" alone is the
 weather's too, so only "medical conditions"). A question about the past is not asked about
 current facts of its kind: its own path reads the replaced facts of the key it names (past.py).
+
+Some kinds' words are said of the world as often as of a person ("Which company makes the iPhone?",
+"How old is the universe?", "Which city is home to the Louvre?"): those count only in a question asked
+of someone (a pronoun, "the user", someone's name) or that is the word alone ("Any kids?"). And a kind
+of the person's own (where she works, lives, is from; her age, her number) is not asked by a question
+about someone in her life ("Which city does my sister live in?"), nor answered by their facts
+("partner_luis_role" is no answer to "What's her line of work?").
 """
 
 from __future__ import annotations
@@ -30,36 +39,82 @@ from memex.extraction import vocabulary
 
 @dataclass(frozen=True)
 class Topic:
-    """The kinds a question names: the words that name them, and the keys of their facts (a regular
-    expression over a memory's key)."""
+    """The kinds a question names: the words that name them, the keys of their facts (a regular
+    expression over a memory's key), and the words of those keys (as past.key_words gives them)."""
 
     words: frozenset[str]
     keys: str
+    key_words: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class _Kind:
+    words: str  # the question's words for the kind
+    keys: str  # the keys of its facts, a regular expression
+    key_words: tuple[str, ...]  # the words of those keys
+    of_someone: bool = False  # its words are said of the world as often: asked of someone only
+    own: bool = False  # the person's own: not asked about someone in their life
+    unless: str | None = None  # words that make the question ask for another kind
 
 
 # Relations whose facts are the family's: the offline rules' (partner_name, child_name, their facts
 # about a named relative: partner_sam_role) and the LLM prompt's sibling_ and parent_ keys.
 _FAMILY = sorted({kind for kind in vocabulary.RELATIONS.values() if kind != "friend"} | {"sibling", "parent"})
 
-# (the question's words for the kind, the keys of its facts)
+
+def _anyones(keys: str) -> str:
+    """The kind's keys after a participant's name or a relative's ("melanie_pet_", "partner_sam_"), or alone."""
+    return rf"(?:^|_)(?:{keys})"
+
+
+def _own(keys: str) -> str:
+    """The kind's keys alone or after a participant's name ("melanie_employer"), not a relative's."""
+    return r"^(?!(?:.*_)?(?:" + "|".join(_FAMILY + ["friend"]) + rf")_)(?:.*_)?(?:{keys})$"
+
+
 _KINDS = (
-    (r"pets?|animals", r"pet_"),
-    (r"hobby|hobbies|pastimes?|free time|spare time|leisure|for fun", r"(?:hobby|learning)$"),
-    (r"(?:health|medical) (?:conditions?|history|issues?|problems?)|health|illness(?:es)?",
-     r"(?:health_condition|allergy)$"),
-    (r"diet|dietary restrictions?|foods?", r"(?:dietary_restriction|allergy)$"),
-    (r"family|families|relatives", r"(?:" + "|".join(_FAMILY) + r")_|(?:number_of_children|relationship_status)$"),
+    _Kind(r"pets?|animals", _anyones(r"pet_"), ("pet",)),
+    _Kind(r"hobby|hobbies|pastimes?|free time|spare time|leisure|for fun|interests",
+          _anyones(r"(?:hobby|learning)$"), ("hobby", "learning")),
+    _Kind(r"(?:health|medical) (?:conditions?|history|issues?|problems?)|health|illness(?:es)?",
+          _anyones(r"(?:health_condition|allergy)$"), ("health", "allergy")),
+    _Kind(r"diet|dietary restrictions?|foods?", _anyones(r"(?:dietary_restriction|allergy)$"), ("dietary", "allergy")),
+    _Kind(r"family|families|relatives",
+          _anyones("|".join(_FAMILY).join(("(?:", ")_")) + r"|(?:number_of_children|relationship_status)$"),
+          (*_FAMILY, "children", "relationship")),
     # a partner, or being without one: "Is she married?", "Is the user single?", "Who is he dating?"
-    (r"partners?|boyfriends?|girlfriends?|husbands?|wife|wives|spouses?|fianc[ée]e?s?|in a relationship|single|married|"
-     r"dating|seeing anyone", r"partner_|relationship_status$"),
+    _Kind(r"partners?|boyfriends?|girlfriends?|husbands?|wife|wives|spouses?|fianc[ée]e?s?|significant others?|"
+          r"other half|in a relationship|single|married|dating|seeing (?:anyone|anybody|someone|somebody)",
+          _anyones(r"partner_|relationship_status$"), ("partner", "relationship")),
+    # children, or being a parent: "Any kids?", "Is he a dad?"
+    _Kind(r"kids?|children|child|sons?|daughters?|(?:a|an) (?:parent|mother|mom|mum|father|dad)",
+          _anyones(r"child_|number_of_children$"), ("child", "children"), of_someone=True),
+    # where one works, and as what: "Which company is she with?", "What's her line of work?"
+    _Kind(r"compan(?:y|ies)|employers?|firm|workplace", _own("employer"), ("employer",), of_someone=True, own=True),
+    _Kind(r"jobs?|occupation|profession|career|line of work", _own("role|employer"), ("role", "employer"),
+          of_someone=True, own=True),
+    # "Where's home for her?", not "in his home" nor "at home"; not where she comes from ("Which city is
+    # she a native of?", "What city was he born in?")
+    _Kind(r"city|(?<!home )town|(?:where['’]s|where is|calls?) home|home for", _own("city"), ("city",),
+          of_someone=True, own=True,
+          unless=r"\b(?:born|native|grew up|grow up|raised|originally|comes? from)\b|\bfrom\W*$"),
+    _Kind(r"hometown|home town|nationality|birthplace|place of birth", _own("hometown|birthplace|nationality"),
+          ("hometown", "birthplace", "nationality"), of_someone=True, own=True),
+    _Kind(r"age(?!\s+of\b)|how old", _own("age"), ("age",), of_someone=True, own=True),
+    # a number to reach them at: "What's her number?", "How can I contact her?", not "call her" (a name)
+    _Kind(r"(?:phone|mobile|cell)(?: number)?|e-?mail(?: address)?|contact (?:details|info|information)|"
+          r"(?:her|his|their|my|your|user's) number|"
+          r"(?:contact|reach|text|email|get in touch with) (?:her|him|them|me|the user)",
+          _own(r"phone\w*|mobile\w*|email\w*|contact\w*"), ("phone", "mobile", "email"), of_someone=True, own=True),
     # the languages one speaks; "language" alone only when speaking is asked of ("What language is
     # this code in?" asks for none), and never how the user wants answers (preference_answer_language)
-    (r"languages|(?:native|first|mother) (?:language|tongue)|language(?=[^?.!]*\bspeak)", r"(?<!answer_)language$"),
-    (r"nationality|nationalities|citizenships?|citizen", r"nationality$"),
+    _Kind(r"languages|(?:native|first|mother) (?:language|tongue)|language(?=[^?.!]*\bspeak)",
+          r"(?<!answer_)language$", ("language",), of_someone=True),
+    _Kind(r"nationalities|citizenships?|citizen", _own("nationality"), ("nationality",), of_someone=True, own=True),
     # schooling: not "to what degree", nor "a case study" (the verb only, asked of someone)
-    (r"education|educational background|(?<!what )(?<!some )(?<!certain )degree|degrees(?= (?:does|do|did|has|have))|"
-     r"qualifications?|alma mater|universit(?:y|ies)|college|(?:go|went) to school|(?:did|does|do) (?:\w+ ){1,2}study|"
-     r"majors?|majored", r"(?:school|degree|field_of_study)$"),
+    _Kind(r"education|educational background|(?<!what )(?<!some )(?<!certain )degree|degrees(?= (?:does|do|did|has|have))|"
+          r"qualifications?|alma mater|universit(?:y|ies)|college|(?:go|went) to school|(?:did|does|do) (?:\w+ ){1,2}study|"
+          r"majors?|majored", r"(?:school|degree|field_of_study)$", ("school", "degree", "study"), of_someone=True),
 )
 # The kind's word ends what the question names: punctuation follows it, or a word that is no noun (a
 # verb, a pronoun, a preposition...), not a noun it qualifies ("a pet peeve", "health care", "a family
@@ -68,19 +123,34 @@ _ENDS = (r"(?=\s*(?:[?.!,;:)]|$)|\s+(?:does|do|did|is|are|was|were|has|have|had|
          r"might|must|may|i|you|he|she|it|we|they|the|a|an|my|your|his|her|their|our|in|of|for|at|on|with|"
          r"from|to|that|which|who|and|or|but|like|members?|lately|now|these|those|this|recently|"
          r"lives?|live|eats?|needs?|makes?|gets?|keeps?|stays?|belongs?)\b)")
-_ASKED = [(re.compile(rf"\b(?:{words}){_ENDS}", re.IGNORECASE), keys) for words, keys in _KINDS]
+_ASKED = [(re.compile(rf"\b(?:{kind.words}){_ENDS}", re.IGNORECASE), kind,
+           re.compile(rf"^\W*(?:(?:any|and|what about|how about)\s+)?(?:{kind.words})\W*$", re.IGNORECASE),
+           re.compile(kind.unless, re.IGNORECASE) if kind.unless else None)
+          for kind in _KINDS]
+# Someone a question asks about: a pronoun, "the user", someone's name ("Nadia's", "does Nadia ...";
+# not "What's").
+_SOMEONE = re.compile(r"\b(?:i|me|my|mine|you|your|she|her|hers|he|him|his|they|them|their|we|us|our|user)\b"
+                      r"|\b(?!(?:what|who|where|when|why|how|which|that|it|there|here|let)['’]s)(?-i:[A-Z])[a-z]+['’]s\b"
+                      r"|\b(?:is|are|does|did|has|was|do|can|will|would)\s+(?-i:[A-Z])[a-z]+\b", re.IGNORECASE)
+# Someone in the person's life, by their place in it (the offline rules' words: "my sister", "her boss").
+_OTHERS = re.compile(r"\b(?:" + "|".join(re.escape(word) for word in sorted(
+    {*vocabulary.RELATIONS, *vocabulary.CHILDREN, *vocabulary.OTHER_PEOPLE}, key=len, reverse=True)) + r")(?:e?s)?\b",
+    re.IGNORECASE)
 
 
 def asked(question: str) -> Topic | None:
     """The kinds of fact `question` names, None when it names none."""
     words: set[str] = set()
-    keys = []
-    for pattern, kind_keys in _ASKED:
+    keys: list[str] = []
+    key_words: list[str] = []
+    someone, others = bool(_SOMEONE.search(question)), bool(_OTHERS.search(question))
+    for pattern, kind, alone, unless in _ASKED:
         said = pattern.findall(question)
-        if said:
+        if said and (not kind.of_someone or someone or alone.match(question)) and not (kind.own and others) \
+                and not (unless and unless.search(question)):
             words.update(word.casefold() for word in said)
-            keys.append(kind_keys)
+            keys.append(kind.keys)
+            key_words.extend(kind.key_words)
     if not keys:
         return None
-    # a key starts with the kind's or has a participant's name before it (subject_key: "melanie_pet_dog_name")
-    return Topic(frozenset(words), r"(?:^|_)(?:" + "|".join(keys) + ")")
+    return Topic(frozenset(words), "|".join(keys), tuple(dict.fromkeys(key_words)))
