@@ -12,6 +12,10 @@ value beside the others; a reversal takes back what it contradicts (a like by a 
 same thing, a liking for coffee by "I stopped drinking coffee"), and being single or separated
 takes back the current partner, as a partner named later takes back being single.
 
+Both judges decide by rule what the rules say of partners and of values said together: a status
+without a partner and a partner take each other back, and values of a key that holds several said in
+one message stay together (`taken_back_by_partnership`, `said_together`).
+
 Whichever judge decided, a role said with the employer it was held at ("I'm a support lead at
 Zendesk.") ends when that employer is replaced or ended, unless the turn says a new role
 (`ends_with_employer`): it was that job's title, not the next one's. A role said alone ("I'm a
@@ -115,13 +119,30 @@ def related_keys(candidate: Candidate) -> list[str]:
     return [candidate.key]
 
 
-def _taken_back_by_partnership(candidate: Candidate, related: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The current partner a status without one ends, or the status without one a partner ends."""
+def taken_back_by_partnership(candidate: Candidate, related: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The current partner a status without one ends, or the status without one a partner ends. Both
+    judges decide such a candidate by rule (the LLM judge would take a status and a name for two
+    unrelated facts)."""
     opposite = _partnership_opposite(candidate)
     if opposite is None:
         return []
     return [m for m in related if m["key"] == opposite
             and (opposite.endswith(PARTNER_KEY) or _normal(m["value"] or "") in WITHOUT_PARTNER)]
+
+
+def said_together(candidate: Candidate, related: list[dict[str, Any]]) -> Decision | None:
+    """A value of a key that holds several, said in the message its other current values were said in
+    ("We have two cats, Miso and Tofu."): it stays beside them, whichever judge decides; None when
+    the key holds one value, or a current value of it was said elsewhere, or it is no new value."""
+    same_key = [m for m in related if m["key"] == candidate.key]
+    if candidate.historical or not same_key or not holds_several(candidate.base_key):
+        return None
+    if any(same_value(m["value"] or "", candidate.value) for m in same_key):
+        return None
+    if not all(candidate.source_message_id in {s["message_id"] for s in m.get("sources") or []} for m in same_key):
+        return None
+    return Decision("coexist", f"{candidate.key} holds several values: {candidate.value!r} was said with the "
+                               "others in one message")
 
 
 def _names(value: str, thing: str) -> bool:
@@ -156,7 +177,7 @@ class RulesJudge:
             return Decision("supersede", f"{candidate.key} {candidate.value!r} takes back {taken_back}",
                             liked + same_key)
         decision = decide(candidate, same_key)
-        taken_back = _taken_back_by_partnership(candidate, related)
+        taken_back = taken_back_by_partnership(candidate, related)
         if taken_back and decision.action in ("coexist", "supersede"):
             over = ", ".join(f"{m['key']} {m['value']!r}" for m in taken_back)
             return Decision("supersede", f"{decision.reason}; {over} is no longer current", decision.replaces + taken_back)
