@@ -307,3 +307,23 @@ def test_a_name_left_alone_in_the_prompts_shape_ends_only_the_current_partner(ct
     found = _memories_by_key(tenant)
     assert [(m["value"], m["active"]) for m in found["partner_name"]] == [("Alex", True)]
     llm.reset()
+
+
+def test_a_corrected_name_replaces_the_wrong_one_by_rule(ctx, llm, llm_http):
+    """"Sorry, my dog is Rollo, not Rolo." in the prompt's shape (pet_dog_name Rollo, corrects Rolo)
+    replaces Rolo under a key that holds several names, as the offline rules' correction does; the
+    model is not asked, which may take Rollo for a second dog."""
+    llm.reset()
+    tenant = Tenant(ctx, llm_http)
+    said = "My dog is Rolo."
+    llm.script_chat(_items(said, ("pet_dog_name", "Rolo", "The user's dog is named Rolo.")))
+    tenant.turn(said, timestamp="2026-01-01T00:00:00Z")
+    said = "Sorry, my dog is Rollo, not Rolo."
+    llm.script_chat(_items(said, ("pet_dog_name", "Rollo", "The user's dog is named Rollo.", {"corrects": "Rolo"})),
+                    '{"action": "coexist", "replaces": [], "reason": "a second dog"}')
+    assert tenant.turn(said, timestamp="2026-01-02T00:00:00Z").status_code == 201
+    assert "corrects" in llm.chat_requests[0]["messages"][0]["content"]
+    assert len(llm.chat_requests) == 2
+    found = _memories_by_key(tenant)
+    assert [(m["value"], m["active"]) for m in found["pet_dog_name"]] == [("Rolo", False), ("Rollo", True)]
+    llm.reset()

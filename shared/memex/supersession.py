@@ -12,9 +12,10 @@ value beside the others; a reversal takes back what it contradicts (a like by a 
 same thing, a liking for coffee by "I stopped drinking coffee"), and being single or separated
 takes back the current partner, as a partner named later takes back being single.
 
-Both judges decide by rule what the rules say of partners and of values said together: a status
-without a partner and a partner take each other back, and values of a key that holds several said in
-one message stay together (`taken_back_by_partnership`, `said_together`).
+Both judges decide by rule what the rules say of partners, corrections and values said together: a
+status without a partner and a partner take each other back, a correction replaces the wrong value it
+names, and values of a key that holds several said in one message stay together
+(`taken_back_by_partnership`, `corrected`, `said_together`).
 
 Whichever judge decided, a role said with the employer it was held at ("I'm a support lead at
 Zendesk.") ends when that employer is replaced or ended, unless the turn says a new role
@@ -130,6 +131,17 @@ def taken_back_by_partnership(candidate: Candidate, related: list[dict[str, Any]
             and (opposite.endswith(PARTNER_KEY) or _normal(m["value"] or "") in WITHOUT_PARTNER)]
 
 
+def corrected(candidate: Candidate, related: list[dict[str, Any]]) -> Decision | None:
+    """A correction ("Rollo, not Rolo") replaces the wrong value it names, even under a key that holds
+    several, whichever judge decides; None when it names no current value."""
+    if candidate.historical or candidate.corrects is None:
+        return None
+    wrong = [m for m in related if m["key"] == candidate.key and same_value(m["value"] or "", candidate.corrects)]
+    if not wrong:
+        return None
+    return Decision("supersede", f"{candidate.key}: {candidate.value!r} corrects {candidate.corrects!r}", wrong)
+
+
 def said_together(candidate: Candidate, related: list[dict[str, Any]]) -> Decision | None:
     """A value of a key that holds several, said in the message its other current values were said in
     ("We have two cats, Miso and Tofu."): it stays beside them, whichever judge decides; None when
@@ -158,12 +170,10 @@ class RulesJudge:
         alone = left_alone(candidate, related)
         if alone:
             return alone
+        fixed = corrected(candidate, related)
+        if fixed:
+            return fixed
         if not candidate.historical:
-            corrected = [m for m in related if m["key"] == candidate.key and candidate.corrects is not None
-                         and same_value(m["value"] or "", candidate.corrects)]
-            if corrected:
-                return Decision("supersede", f"{candidate.key}: {candidate.value!r} corrects {candidate.corrects!r}",
-                                corrected)
             opposite = related_keys(candidate)[1:]
             reversed_ = [m for m in related if m["key"] in opposite and same_value(m["value"] or "", candidate.value)]
             if reversed_:

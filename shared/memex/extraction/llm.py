@@ -69,6 +69,8 @@ of Sam as the partner ends with that.
 - "ends_only": true, with historical, when the words say only that something named is over and not \
 what it was ("I left Feedzai": a job, or a person?; "I'm no longer with Sam"): it is kept only if it \
 names the current value under its key, which it ends. Else false.
+- "corrects": when the user corrects a value they gave ("My dog is Rollo, not Rolo"; "I meant \
+Porto, not Braga"), the wrong value ("Rolo"), which the memory replaces. Else omit it.
 - "content": one canonical sentence in the third person, understandable without the \
 conversation: "The user's employer is Notion.", "The user's wife Maria loved the trip to Lisbon."
 - "confidence": 0 to 1, how clearly the user stated it.
@@ -163,8 +165,8 @@ def to_candidate(item: Any, messages: list[dict[str, Any]], history: list[dict[s
     the user or a participant of the conversation (one who speaks in `messages` or `history`); a
     fact the model filed under anyone else is the user's fact naming them, as the offline rules file
     it ("The user's partner Sam is a nurse.", partner_sam_role, when `known` (`relations`) says who
-    Sam is): issue 11. Its endings are carried as the offline rules carry them: `historical`, and
-    `ends_only` with it."""
+    Sam is): issue 11. Its endings and corrections are carried as the offline rules carry them:
+    `historical`, `ends_only` with it, `corrects`."""
     if not isinstance(item, dict):
         return None
     type_ = _text(item.get("type")).lower()
@@ -196,6 +198,7 @@ def to_candidate(item: Any, messages: list[dict[str, Any]], history: list[dict[s
         subject=subject,
         historical=historical,
         ends_only=historical and _flag(item.get("ends_only")),
+        corrects=None if historical else _text(item.get("corrects"))[:500] or None,
     )
 
 
