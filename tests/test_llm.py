@@ -395,3 +395,24 @@ def test_a_jobs_time_budget_bounds_every_call_and_the_judge_falls_back_within_it
     assert decision.action == "supersede" and decision.reason.startswith("rules fallback")
     with time_budget(0.0), pytest.raises(LLMError, match="time budget"):
         chat_for(server).ask("s", "u")
+
+
+def test_endings_and_relations_are_carried_as_the_offline_rules_carry_them(server):
+    """`ends_only` rides only with `historical` ("I'm no longer with Sam."), and a fact the model files
+    under a person the same answer names as the user's partner is keyed as the partner's
+    (partner_sam_role), which ends with the partnership; a former partner names no relation."""
+    messages = [_msg("a1", "I'm no longer with Sam. My boyfriend Leo is a chef, and my ex Max is a pilot.")]
+    server.script_chat(_memories(
+        _item(type="relation", key="partner_name", value="Sam", historical=True, ends_only=True,
+              content="The user's former partner is Sam.", quote="I'm no longer with Sam."),
+        _item(key="employer", value="Acme", ends_only=True, content="The user's employer is Acme."),
+        _item(type="relation", key="partner_name", value="Leo", content="The user's partner is named Leo."),
+        _item(key="role", value="chef", subject="Leo", content="The user's boyfriend Leo is a chef."),
+        _item(key="leo_employer", value="Noma", subject="Leo", content="The user's boyfriend Leo works at Noma."),
+        _item(type="relation", key="partner_name", value="Max", historical=True, content="The user's ex is Max."),
+        _item(key="role", value="pilot", subject="Max", content="The user's ex Max is a pilot.")))
+    found = {(c.key, c.value): c for c in LLMExtractor(chat_for(server)).extract(messages, history=[])}
+    assert found["partner_name", "Sam"].ends_only and found["partner_name", "Sam"].historical
+    assert not found["employer", "Acme"].ends_only  # nothing ended: no ending to carry
+    assert {"partner_leo_role", "partner_leo_employer", "max_role"} <= {key for key, _ in found}
+    assert found["partner_leo_role", "chef"].subject == "user"

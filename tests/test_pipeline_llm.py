@@ -182,4 +182,148 @@ def test_a_person_the_user_mentions_is_the_users_fact_naming_them_and_a_particip
     listing = tenant.get(f"/v1/users/{tenant.user}/memories").json()["memories"]
     assert sorted((m["subject"], m["key"], m["value"]) for m in listing if m["memory_type"] == "semantic") == [
         ("Melanie", "melanie_employer", "Globex"), ("user", "partner_name", "Sam"),
-        ("user", "partner_sam_employer", "Acme"), ("user", "sam_role", "nurse")]
+        ("user", "partner_sam_employer", "Acme"), ("user", "partner_sam_role", "nurse")]
+
+
+# ---- the LLM path files what the offline rules file, and ends it the same way (issue 11) ----------------
+
+def _items(quote: str, *facts: tuple) -> str:
+    """An extraction answer in the prompt's documented shape: (key, value, content) or (key, value,
+    content, extra fields) for each memory of the one message `quote`."""
+    return json.dumps({"memories": [
+        {"message": 0, "type": "relation" if fact[0].endswith("_name") else "fact", "key": fact[0], "value": fact[1],
+         "subject": "user", "historical": False, "content": fact[2], "confidence": 0.9, "quote": quote,
+         **(fact[3] if len(fact) > 3 else {})} for fact in facts]})
+
+
+def _memories_by_key(tenant: Tenant) -> dict[str, list[dict]]:
+    listing = tenant.get(f"/v1/users/{tenant.user}/memories", params={"include_inactive": "true"}).json()["memories"]
+    found: dict[str, list[dict]] = {}
+    for memory in sorted(listing, key=lambda m: m["created_at"]):
+        if memory["memory_type"] == "semantic":
+            found.setdefault(memory["key"], []).append(memory)
+    return found
+
+
+def _current(memories: list[dict]) -> list[str]:
+    return [m["value"] for m in memories if m["active"]]
+
+
+def _partner_sam(tenant: Tenant, llm) -> None:
+    said = "My partner Sam is a nurse at Acme."
+    # What a model may answer besides the documented "partner_sam_role": the job filed under Sam.
+    llm.script_chat(_items(said, ("partner_name", "Sam", "The user's partner is named Sam."),
+                           ("partner_sam_role", "nurse", "The user's partner Sam is a nurse."),
+                           ("employer", "Acme", "The user's partner Sam works at Acme.", {"subject": "Sam"})))
+    assert tenant.turn(said, timestamp="2026-01-01T00:00:00Z").status_code == 201
+
+
+def test_a_break_up_in_the_prompts_shape_ends_the_partner_and_what_was_said_of_them(ctx, llm, llm_http):
+    """"I broke up with Sam." as the prompt documents it (partner_name Sam, historical) ends Sam as the
+    current partner, as the offline rules' former partner does, and Sam's job ends with the
+    partnership (pipeline._end_what_ended_with), whichever key shape the model filed it under."""
+    llm.reset()
+    tenant = Tenant(ctx, llm_http)
+    _partner_sam(tenant, llm)
+    system = llm.chat_requests[0]["messages"][0]["content"]
+    assert "I broke up with Sam" in system and "<relation>_<name>_role" in system
+    said = "I broke up with Sam."
+    llm.script_chat(_items(said, ("partner_name", "Sam", "The user's former partner is Sam.", {"historical": True})))
+    assert tenant.turn(said, timestamp="2026-02-01T00:00:00Z").status_code == 201
+    found = _memories_by_key(tenant)
+    assert _current(found["partner_name"]) == []
+    assert [m["value"] for m in found["partner_name"]] == ["Sam", "Sam"]
+    for key, value in [("partner_sam_role", "nurse"), ("partner_sam_employer", "Acme")]:
+        held, ended = found[key]
+        assert (held["value"], held["active"], held["valid_to"]) == (value, False, "2026-02-01T00:00:00Z")
+        assert ended["supersedes"] == held["id"] and ended["content"].startswith("The user's former partner Sam ")
+    assert "sam_employer" not in found
+    llm.reset()
+
+
+def test_we_broke_up_ends_the_partner_by_rule_without_asking(ctx, llm, llm_http):
+    """"We broke up." (relationship_status single) takes back the current partner by rule, as under
+    the offline rules' judge: the model is not asked, which may take a status and a name for two
+    unrelated facts and keep both."""
+    llm.reset()
+    tenant = Tenant(ctx, llm_http)
+    _partner_sam(tenant, llm)
+    asked = len(llm.chat_requests)
+    said = "We broke up last month."
+    llm.script_chat(_items(said, ("relationship_status", "single", "The user is single.")),
+                    '{"action": "coexist", "replaces": [], "reason": "a status and a name are different facts"}')
+    assert tenant.turn(said, timestamp="2026-02-01T00:00:00Z").status_code == 201
+    assert len(llm.chat_requests) == asked + 1  # the extraction only
+    found = _memories_by_key(tenant)
+    assert _current(found["relationship_status"]) == ["single"] and _current(found["partner_name"]) == []
+    assert _current(found["partner_sam_role"]) == []
+    llm.scripts.clear()  # the verdict nobody asked for
+    # and a partner named later takes back "single", by rule too
+    said = "My girlfriend Alex is moving in."
+    llm.script_chat(_items(said, ("partner_name", "Alex", "The user's partner is named Alex.")),
+                    '{"action": "coexist", "replaces": [], "reason": "different facts"}')
+    assert tenant.turn(said, timestamp="2026-03-01T00:00:00Z").status_code == 201
+    assert len(llm.chat_requests) == asked + 2
+    found = _memories_by_key(tenant)
+    assert _current(found["relationship_status"]) == [] and _current(found["partner_name"]) == ["Alex"]
+    llm.reset()
+
+
+def test_two_cats_named_in_one_message_are_both_kept(ctx, llm, llm_http):
+    """"We have two cats, Miso and Tofu." in the prompt's shape (one pet_cat_name each, and the
+    count): both names stay current, as the offline rules keep them; the model is not asked whether
+    one name said beside the other replaces it."""
+    llm.reset()
+    tenant = Tenant(ctx, llm_http)
+    said = "We have two cats, Miso and Tofu."
+    llm.script_chat(_items(said, ("pet_cat_name", "Miso", "The user's cat is named Miso."),
+                           ("pet_cat_name", "Tofu", "The user's cat is named Tofu."),
+                           ("pet_cat_count", "2", "The user has 2 cats.")),
+                    '{"action": "supersede", "replaces": ["m1"], "reason": "the cat is called Tofu"}')
+    assert tenant.turn(said, timestamp="2026-01-01T00:00:00Z").status_code == 201
+    system = llm.chat_requests[0]["messages"][0]["content"]
+    assert "pet_<kind>_name" in system and "pet_<kind>_count" in system
+    found = _memories_by_key(tenant)
+    assert sorted(_current(found["pet_cat_name"])) == ["Miso", "Tofu"] and _current(found["pet_cat_count"]) == ["2"]
+    assert len(llm.chat_requests) == 1
+    llm.reset()
+
+
+def test_a_name_left_alone_in_the_prompts_shape_ends_only_the_current_partner(ctx, llm, llm_http):
+    """"I'm no longer with Sam." may be a partner or a firm: filed as the offline rules file it
+    (partner_name Sam, historical, ends_only), it ends Sam only if Sam is the current partner, and
+    while the partner is Alex it files nothing; by rule, the model not asked."""
+    llm.reset()
+    tenant = Tenant(ctx, llm_http)
+    said = "My partner is Alex."
+    llm.script_chat(_items(said, ("partner_name", "Alex", "The user's partner is named Alex.")))
+    tenant.turn(said, timestamp="2026-01-01T00:00:00Z")
+    said = "I'm no longer with Sam."
+    llm.script_chat(_items(said, ("partner_name", "Sam", "The user's former partner is Sam.",
+                                  {"historical": True, "ends_only": True})),
+                    '{"action": "keep_old", "replaces": [], "reason": "Sam is a former partner"}')
+    assert tenant.turn(said, timestamp="2026-02-01T00:00:00Z").status_code == 201
+    assert len(llm.chat_requests) == 2
+    found = _memories_by_key(tenant)
+    assert [(m["value"], m["active"]) for m in found["partner_name"]] == [("Alex", True)]
+    llm.reset()
+
+
+def test_a_corrected_name_replaces_the_wrong_one_by_rule(ctx, llm, llm_http):
+    """"Sorry, my dog is Rollo, not Rolo." in the prompt's shape (pet_dog_name Rollo, corrects Rolo)
+    replaces Rolo under a key that holds several names, as the offline rules' correction does; the
+    model is not asked, which may take Rollo for a second dog."""
+    llm.reset()
+    tenant = Tenant(ctx, llm_http)
+    said = "My dog is Rolo."
+    llm.script_chat(_items(said, ("pet_dog_name", "Rolo", "The user's dog is named Rolo.")))
+    tenant.turn(said, timestamp="2026-01-01T00:00:00Z")
+    said = "Sorry, my dog is Rollo, not Rolo."
+    llm.script_chat(_items(said, ("pet_dog_name", "Rollo", "The user's dog is named Rollo.", {"corrects": "Rolo"})),
+                    '{"action": "coexist", "replaces": [], "reason": "a second dog"}')
+    assert tenant.turn(said, timestamp="2026-01-02T00:00:00Z").status_code == 201
+    assert "corrects" in llm.chat_requests[0]["messages"][0]["content"]
+    assert len(llm.chat_requests) == 2
+    found = _memories_by_key(tenant)
+    assert [(m["value"], m["active"]) for m in found["pet_dog_name"]] == [("Rolo", False), ("Rollo", True)]
+    llm.reset()

@@ -16,6 +16,11 @@ job title, as an employer named later takes back the work status. A pet's kind a
 dog.") says less than a name, breed or count of that kind, and a pet said over without its name ("We
 had to give our cat away.") ends that kind and its only current name.
 
+Both judges decide by rule what the rules say of partners, corrections and values said together: a
+status without a partner and a partner take each other back, a correction replaces the wrong value it
+names, and values of a key that holds several said in one message stay together
+(`taken_back`, `corrected`, `said_together`).
+
 Whichever judge decided, a role said with the employer it was held at ("I'm a support lead at
 Zendesk.") ends when that employer is replaced or ended, unless the turn says a new role
 (`ends_with_employer`): it was that job's title, not the next one's. A role said alone ("I'm a
@@ -215,14 +220,41 @@ def related_keys(candidate: Candidate) -> list[str]:
     return [candidate.key, *_pet_facts_saying_more(candidate)]
 
 
-def _taken_back(candidate: Candidate, related: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def taken_back(candidate: Candidate, related: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """What the candidate takes back of `related`: the current partner a status without one (or a
     divorce, a death) ends, the status without one a partner ends, the employer and job title a
-    status without work ends, the work status an employer ends."""
+    status without work ends, the work status an employer ends. Both judges decide such a candidate by
+    rule (the LLM judge would take a status and a name for two unrelated facts)."""
     taken = _takes_back(candidate)
     return [m for m in related if m["key"] in taken
             and (taken[m["key"]] is None or _normal(m["value"] or "") in taken[m["key"]])
             and not (ends_partnership(candidate) and _NEVER_MARRIED.search(m["content"] or ""))]
+
+
+def corrected(candidate: Candidate, related: list[dict[str, Any]]) -> Decision | None:
+    """A correction ("Rollo, not Rolo") replaces the wrong value it names, even under a key that holds
+    several, whichever judge decides; None when it names no current value."""
+    if candidate.historical or candidate.corrects is None:
+        return None
+    wrong = [m for m in related if m["key"] == candidate.key and same_value(m["value"] or "", candidate.corrects)]
+    if not wrong:
+        return None
+    return Decision("supersede", f"{candidate.key}: {candidate.value!r} corrects {candidate.corrects!r}", wrong)
+
+
+def said_together(candidate: Candidate, related: list[dict[str, Any]]) -> Decision | None:
+    """A value of a key that holds several, said in the message its other current values were said in
+    ("We have two cats, Miso and Tofu."): it stays beside them, whichever judge decides; None when
+    the key holds one value, or a current value of it was said elsewhere, or it is no new value."""
+    same_key = [m for m in related if m["key"] == candidate.key]
+    if candidate.historical or not same_key or not holds_several(candidate.base_key):
+        return None
+    if any(same_value(m["value"] or "", candidate.value) for m in same_key):
+        return None
+    if not all(candidate.source_message_id in {s["message_id"] for s in m.get("sources") or []} for m in same_key):
+        return None
+    return Decision("coexist", f"{candidate.key} holds several values: {candidate.value!r} was said with the "
+                               "others in one message")
 
 
 def _names(value: str, thing: str) -> bool:
@@ -242,12 +274,10 @@ class RulesJudge:
         if more:
             return Decision("noop", f"{candidate.key} {candidate.value!r} says less than {more[0]['key']} "
                                     f"{more[0]['value']!r} (memory {more[0]['id']})")
+        fixed = corrected(candidate, related)
+        if fixed:
+            return fixed
         if not candidate.historical:
-            corrected = [m for m in related if m["key"] == candidate.key and candidate.corrects is not None
-                         and same_value(m["value"] or "", candidate.corrects)]
-            if corrected:
-                return Decision("supersede", f"{candidate.key}: {candidate.value!r} corrects {candidate.corrects!r}",
-                                corrected)
             opposite = related_keys(candidate)[1:]
             reversed_ = [m for m in related if m["key"] in opposite and same_value(m["value"] or "", candidate.value)]
             if reversed_:
@@ -257,8 +287,8 @@ class RulesJudge:
         liked = [m for m in related if m["key"] != candidate.key and m["key"] in related_keys(candidate)
                  and _names(m["value"] or "", thing)] if thing and not candidate.historical else []
         if liked and not any(same_value(m["value"] or "", candidate.value) for m in same_key):
-            taken_back = ", ".join(f"{m['key']} {m['value']!r}" for m in liked)
-            return Decision("supersede", f"{candidate.key} {candidate.value!r} takes back {taken_back}",
+            over = ", ".join(f"{m['key']} {m['value']!r}" for m in liked)
+            return Decision("supersede", f"{candidate.key} {candidate.value!r} takes back {over}",
                             liked + same_key)
         decision = decide(candidate, same_key)
         kind_key = _pet_kind_said_more(candidate)
@@ -266,15 +296,15 @@ class RulesJudge:
         if kinds and decision.action in ("coexist", "supersede"):
             return Decision("supersede", f"{decision.reason}; {kind_key} {kinds[0]['value']!r} says less: it ends",
                             decision.replaces + kinds)
-        taken_back = _taken_back(candidate, related)
-        if taken_back and decision.action == "noop" and ends_partnership(candidate):
+        taken = taken_back(candidate, related)
+        if taken and decision.action == "noop" and ends_partnership(candidate):
             # "We got divorced" after "I'm divorced" (an earlier marriage) and a spouse named since:
             # the status is known, the spouse still ends, the status said again in their place.
             decision = Decision("supersede", f"{candidate.key} {candidate.value!r} is said again as an event",
                                 [m for m in same_key if same_value(m["value"] or "", candidate.value)])
-        if taken_back and decision.action in ("coexist", "supersede"):
-            over = ", ".join(f"{m['key']} {m['value']!r}" for m in taken_back)
-            return Decision("supersede", f"{decision.reason}; {over} is no longer current", decision.replaces + taken_back)
+        if taken and decision.action in ("coexist", "supersede"):
+            over = ", ".join(f"{m['key']} {m['value']!r}" for m in taken)
+            return Decision("supersede", f"{decision.reason}; {over} is no longer current", decision.replaces + taken)
         return decision
 
 

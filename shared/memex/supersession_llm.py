@@ -4,7 +4,9 @@ The model sees the candidate and the related memories under short ids (m1, m2, .
 an action, the ids it replaces and a reason. Its answer is checked: unknown ids are dropped, a
 supersede that names nothing it can replace becomes coexist, only supersede replaces anything,
 and a statement about the past never replaces a current value; one that names a current value
-ends it, decided by rule without asking (supersession.ending). With nothing related there is
+ends it, decided by rule without asking (supersession.ending), as are a partner and a status without
+one taking each other back, a correction naming the wrong value, and values of a key that holds
+several said in one message (supersession.taken_back, .corrected, .said_together). With nothing related there is
 nothing to judge (no call); when the model gives no usable answer, the rules judge decides and
 the reason says so. The model is not asked about a role said with the employer it replaces: that
 role ends with the job by rule, whichever judge decided (supersession.ends_with_employer).
@@ -21,7 +23,8 @@ from memex.jobs import Candidate
 from memex.llm import ChatJSON, LLMError
 from memex.metrics import LLM_FALLBACKS, NoMetrics
 from memex.ports import Metrics
-from memex.supersession import Decision, RulesJudge, ending, left_alone, pet_ending
+from memex.supersession import (Decision, RulesJudge, corrected, ending, left_alone, pet_ending, said_together,
+                                taken_back)
 
 log = logging.getLogger(__name__)
 
@@ -58,9 +61,12 @@ class LLMJudge:
             if candidate.historical:
                 return Decision("keep_old", "a statement about the past, and nothing current to compare with")
             return Decision("coexist", "no related memory")
-        ended = ending(candidate, [m for m in related if m["key"] == candidate.key])
-        if ended:
-            return ended
+        ruled = (ending(candidate, [m for m in related if m["key"] == candidate.key])
+                 or corrected(candidate, related) or said_together(candidate, related))
+        if ruled:
+            return ruled
+        if taken_back(candidate, related):
+            return self._rules.decide(candidate, related)
         by_short_id = {f"m{i}": memory for i, memory in enumerate(related, start=1)}
         try:
             answer = self.chat.ask(SYSTEM, render_prompt(candidate, by_short_id))

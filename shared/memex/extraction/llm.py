@@ -14,6 +14,7 @@ import math
 import re
 from typing import Any
 
+from memex.extraction import families
 from memex.jobs import Candidate, subject_key, subject_prefix
 from memex.llm import ChatJSON
 from memex.models import USER_SUBJECTS
@@ -26,14 +27,12 @@ MESSAGE_CHARS = 4000
 HISTORY_CHARS = 1000
 DEFAULT_CONFIDENCE = 0.8
 
-# What a memory of each type is worth in ranking, and the keys that matter more than their type.
+# What a memory of each type is worth in ranking, when its key is of no declared family (families.py).
 TYPE_IMPORTANCE = {"fact": 0.7, "relation": 0.75, "preference": 0.6, "opinion": 0.5, "event": 0.5}
-KEY_IMPORTANCE = {"name": 0.9, "allergy": 0.9, "dietary_restriction": 0.85, "partner_name": 0.85,
-                  "child_name": 0.85, "employer": 0.8, "role": 0.75, "city": 0.75}
 
 _KEY = re.compile(r"^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$")
 
-SYSTEM = """You extract long-term memories about a user from a conversation, for a memory service.
+SYSTEM_TEMPLATE = """You extract long-term memories about a user from a conversation, for a memory service.
 
 Read the NEW messages. EARLIER messages are context only, to resolve references such as "she", \
 "there" or "it"; never extract from them.
@@ -51,26 +50,44 @@ Each memory is an object with these fields, in this order:
 - "message": the number of the NEW message it comes from.
 - "type": one of fact, preference, opinion, event, relation.
 - "key": a canonical snake_case name of what the memory is about, the same for every value it \
-may take. Use these when they fit: name, age, employer, role, city, hometown, nationality, \
-language, school, degree, field_of_study, pet_dog_name, pet_cat_name, partner_name, \
-relationship_status, child_name, sibling_name, parent_name, lives_with, car, dietary_restriction, \
-allergy, hobby, favorite_<thing>, opinion_about_<topic>, preference_<topic>, event_<what>. For a \
-fact about a person the user mentions, prefix the key with their relation and name in snake_case: \
+may take. Use these when they fit, where {placeholders}:
+{families}
+For another kind of fact, a key of the same shape: preference_<topic>, event_<what>. For a fact \
+about a person the user mentions, prefix the key with their relation and name in snake_case: \
 "partner_sam_role", "sister_anna_city", "child_max_age" (or the one you know: "anna_city", \
 "sister_employer"). For a participant's fact, prefix it with their name: "melanie_employer".
-- "value": the value alone, short ("Notion", "Berlin", "vegetarian").
+- "value": the value alone, short ("Notion", "Berlin", "vegetarian"); a key that holds several \
+values takes one memory per value.
 - "subject": "user", or the name of the participant the fact is about. Only a participant is a \
 subject: "My partner Sam is a nurse" is the user's fact naming Sam (partner_sam_role = nurse, \
 subject user, content "The user's partner Sam is a nurse."); "My sister Anna" is a relation of \
-the user (sibling_name = Anna, subject user).
-- "historical": true when the user says it is no longer so ("I used to live in Paris", \
-"I left Stripe"), else false.
+the user (sister_name = Anna, subject user).
+- "historical": true when the user says it is no longer so, else false: "I used to live in Paris" \
+(city Paris), "I left Stripe" (employer Stripe), "I broke up with Sam" (partner_name Sam). It is kept \
+as history, and it ends the current value it names: Sam is no longer the partner, and what was said \
+of Sam as the partner ends with that.
+- "ends_only": true, with historical, when the words say only that something named is over and not \
+what it was ("I left Feedzai": a job, or a person?; "I'm no longer with Sam"): it is kept only if it \
+names the current value under its key, which it ends. Else false.
+- "corrects": when the user corrects a value they gave ("My dog is Rollo, not Rolo"; "I meant \
+Porto, not Braga"), the wrong value ("Rolo"), which the memory replaces. Else omit it.
 - "content": one canonical sentence in the third person, understandable without the \
 conversation: "The user's employer is Notion.", "The user's wife Maria loved the trip to Lisbon."
 - "confidence": 0 to 1, how clearly the user stated it.
 - "quote": the exact words of the message it comes from.
 
 Answer with JSON only, no prose: {"memories": [ ... ]}. With nothing to remember: {"memories": []}."""
+
+
+def _system() -> str:
+    """The prompt with the declared key families (families.py) spelt out: the keys the offline rules
+    file under, so that either path files one fact under one key."""
+    placeholders = "; ".join(f"<{name}> is {meaning}" for name, meaning in families.PLACEHOLDERS.items())
+    listed = "\n".join(f"  {family.key}: {family.holds}" for family in families.FAMILIES)
+    return SYSTEM_TEMPLATE.replace("{placeholders}", placeholders).replace("{families}", listed)
+
+
+SYSTEM = _system()
 
 
 class LLMExtractor:
@@ -89,8 +106,9 @@ class LLMExtractor:
             return []
         found: dict[tuple[str, str, str], Candidate] = {}
         dropped = 0
+        known = relations(items)
         for item in items:
-            candidate = to_candidate(item, messages, history)
+            candidate = to_candidate(item, messages, history, known)
             if candidate is None:
                 dropped += 1
                 continue
@@ -123,11 +141,32 @@ def _clip(text: str | None, limit: int) -> str:
     return text if len(text) <= limit else text[:limit] + "…"
 
 
-def to_candidate(item: Any, messages: list[dict[str, Any]], history: list[dict[str, Any]] = ()) -> Candidate | None:
+# The keys naming one of the user's relations (partner_name, sister_name, ...).
+RELATION_NAMES = frozenset(f"{part}_name" for part in families.RELATION_PARTS)
+
+
+def relations(items: Any) -> dict[str, str]:
+    """Who the people the answer names as the user's current relations are to the user, by name
+    ("sam": "partner" for partner_name = Sam): a fact the model files under one of them then gets the
+    key the offline rules give it (partner_sam_role), which ends with the partnership."""
+    found: dict[str, str] = {}
+    for item in items if isinstance(items, list) else []:
+        if not isinstance(item, dict) or _flag(item.get("historical")):
+            continue
+        key, value = re.sub(r"[\s\-]+", "_", _text(item.get("key")).lower()), _text(item.get("value"))
+        if value and key in RELATION_NAMES:
+            found.setdefault(value.casefold(), key.removesuffix("_name"))
+    return found
+
+
+def to_candidate(item: Any, messages: list[dict[str, Any]], history: list[dict[str, Any]] = (),
+                 known: dict[str, str] | None = None) -> Candidate | None:
     """One item of the model's answer as a Candidate, or None when it is malformed. Its subject is
     the user or a participant of the conversation (one who speaks in `messages` or `history`); a
     fact the model filed under anyone else is the user's fact naming them, as the offline rules file
-    it ("The user's partner Sam is a nurse.", partner_sam_role): issue 11."""
+    it ("The user's partner Sam is a nurse.", partner_sam_role, when `known` (`relations`) says who
+    Sam is): issue 11. Its endings and corrections are carried as the offline rules carry them:
+    `historical`, `ends_only` with it, `corrects`."""
     if not isinstance(item, dict):
         return None
     type_ = _text(item.get("type")).lower()
@@ -145,18 +184,21 @@ def to_candidate(item: Any, messages: list[dict[str, Any]], history: list[dict[s
         return None
     subject, named = _about(_text(item.get("subject")), source, [*history, *messages])
     # Another person's city is not the user's city: the key must not collide with the user's own.
-    key = subject_key(subject, _naming(key, named) if named else key)
+    key = subject_key(subject, _naming(key, named, (known or {}).get(named.casefold())) if named else key)
+    historical = _flag(item.get("historical"))
     return Candidate(
         type=type_,
         key=key,
         value=value[:500],
         content=content[:1000],
         confidence=confidence,
-        importance=_importance(type_, key, about_another=subject != "user" or named is not None),
+        importance=_importance(type_, key, historical, about_another=subject != "user" or named is not None),
         source_message_id=source["id"],
         raw_quote=quote[:1000],
         subject=subject,
-        historical=_flag(item.get("historical")),
+        historical=historical,
+        ends_only=historical and _flag(item.get("ends_only")),
+        corrects=None if historical else _text(item.get("corrects"))[:500] or None,
     )
 
 
@@ -177,12 +219,16 @@ def _about(said: str, source: dict[str, Any], conversation: list[dict[str, Any]]
     return speaker, said[:80]
 
 
-def _naming(key: str, person: str) -> str:
+def _naming(key: str, person: str, relation: str | None = None) -> str:
     """`key` naming `person`, someone only mentioned, so that it never collides with the key of a
-    fact of the user's own: "sam_role" for "role"; a key that names them already ("partner_sam_role")
-    as it is."""
+    fact of the user's own: "partner_sam_role" for "role" or "sam_role" when Sam is the partner
+    (`relation`), else "sam_role"; a key that names them already ("partner_sam_role") as it is."""
     name = subject_prefix(person)
-    return key if not name or f"_{name}_" in f"_{key}_" else subject_key(person, key)
+    if name and relation and key.startswith(f"{name}_"):
+        return subject_key(relation, key)
+    if not name or f"_{name}_" in f"_{key}_":
+        return key
+    return subject_key(f"{relation} {person}" if relation else person, key)
 
 
 def _text(value: Any) -> str:
@@ -232,8 +278,11 @@ def _source(reference: Any, quote: str, messages: list[dict[str, Any]]) -> dict[
     return users[0] if len(users) == 1 else None
 
 
-def _importance(type_: str, key: str, about_another: bool) -> float:
-    importance = KEY_IMPORTANCE.get(key, TYPE_IMPORTANCE[type_])
+def _importance(type_: str, key: str, historical: bool, about_another: bool) -> float:
+    family = families.family_of(key)
+    importance = family.importance if family is not None else TYPE_IMPORTANCE[type_]
+    if historical:
+        importance = min(importance, families.HISTORICAL_IMPORTANCE)
     if about_another:
         importance = min(importance, 0.6)  # about someone else: useful, less central
     return importance

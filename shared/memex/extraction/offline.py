@@ -1163,7 +1163,7 @@ _RULES = [
     _rule("fact", "employment_status", "leave", [
         rf"\bI(?:'m| am) (?:now |currently |still )?(?P<value>on {_LEAVES})(?=\s*(?:[^\w\s'’-]|$)|\s+(?:until|till|for|"
         rf"since|now|right now|at the moment|and|but|so)\b)",
-    ], "The user is {value}.", _text, confidence=0.75, importance=0.7),
+    ], "The user is {value}.", _text, confidence=0.75, importance=0.8),
     # places
     _rule("fact", "city", "live lived based living moved relocated bought", [
         rf"\b(?:I|[Ww]e) (?:now |currently |still )?live in (?P<value>{_PROPER})",
@@ -1386,7 +1386,7 @@ _RULES = [
     _rule("event", "relationship_status", "passed died lost", [
         rf"\b(?i:my) {_SPOUSE}(?:,? {_PROPER},?)? {_DIED}{_DIED_OF}(?: {_PARTING_WHEN})?{_PARTING_END}",
         rf"\bI(?:'ve| have)? {_ADVERBS}lost (?i:my) {_SPOUSE}{_LOST_TO}(?: {_PARTING_WHEN})?{_PARTING_END}",
-    ], "The user is widowed: their {kind} died.", _widowed, confidence=0.7, importance=0.8),
+    ], "The user is widowed: their {kind} died.", _widowed, confidence=0.7, importance=0.7),
     _rule("fact", "relationship_status", "widow widower late", [
         r"\bI(?:'m| am) (?:now )?an? (?:young )?(?:widow|widower)(?![\w'’-])",
         rf"\b(?i:my) late (?:{_PARTNER_WORD})\b",
@@ -1436,7 +1436,7 @@ _RULES = [
     _rule("fact", "car", "sold rid scrapped", [
         rf"\b(?:I|[Ww]e)(?:'ve| have)? {_ADVERBS}(?:sold|got rid of|scrapped) (?:my|our) (?:old )?car(?![\w'’-])"
         rf"(?:{_CAR_END}|(?= to\b))",
-    ], "The user has no car now.", _no_car, confidence=0.7, importance=0.5),
+    ], "The user has no car now.", _no_car, confidence=0.7, importance=0.6),
     # who the user lives with (_household)
     _rule("fact", "lives_with", "lives living live moved", [
         rf"{_HOUSEHOLD_NAMED} {_ADVERBS}(?:lives|live|is living|'s living|are living|has been living|'s been living|"

@@ -1,0 +1,129 @@
+"""The keys memories are filed under, declared once for both extractors: the offline rules file facts
+under these families and the LLM extractor's prompt lists them, with what each holds and how its end
+is said, so that one fact gets one key whichever extracted it. Supersession, history, topics and
+current-first work on keys: a key the other path does not know is a fact they cannot follow (a
+"parent_name" a mother and a father replace each other under; a break-up filed under a key no rule
+ends the partner by)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from memex.extraction import vocabulary
+
+
+@dataclass(frozen=True)
+class Family:
+    # The key, with what varies in angle brackets: "pet_<kind>_name".
+    key: str
+    # What a value under it is, as the LLM prompt says it.
+    holds: str
+    # What a current fact of it is worth in ranking: the offline rules' figure (tests check they agree).
+    importance: float
+    # True when the key holds several values at once, each its own memory (supersession.holds_several).
+    several: bool = False
+
+
+# What the placeholders of a family's key stand for, as the prompt explains them.
+PLACEHOLDERS = {
+    "relation": "who the person is to the user: " + ", ".join(dict.fromkeys(vocabulary.RELATIONS.values())),
+    "name": "a person's name in snake_case",
+    "kind": "the kind of pet: " + ", ".join(dict.fromkeys(vocabulary.PETS.values())),
+    "thing": "what it is about, in snake_case",
+}
+# The relations whose names the offline rules file (`{part}_name`), partner first.
+RELATION_PARTS = tuple(dict.fromkeys(vocabulary.RELATIONS.values()))
+# What a statement about the past is worth, a current fact's importance at most: the offline rules'
+# "used to" figure.
+HISTORICAL_IMPORTANCE = 0.6
+
+FAMILIES = (
+    Family("name", "the user's name", 0.9),
+    Family("age", "the user's age in years, in digits", 0.6),
+    Family("employer", "where the user works", 0.8),
+    Family("role", "the user's job title", 0.75),
+    Family("city", "where the user lives now", 0.75),
+    Family("hometown", "where the user is from or grew up", 0.6),
+    Family("birthplace", "where the user was born", 0.6),
+    Family("nationality", "the user's nationality, one memory each (dual citizenship: two)", 0.6, several=True),
+    Family("language", "a language the user speaks, one memory each", 0.6, several=True),
+    Family("school", "a school or university the user studied at, one memory each", 0.6, several=True),
+    Family("degree", "a degree the user holds or is doing (\"PhD in physics\", \"MBA\"), one memory each", 0.6,
+           several=True),
+    Family("field_of_study", "a subject the user studied or studies, one memory each", 0.6, several=True),
+    Family("employment_status", "out of work, retired or on parental leave, said without the employer's name "
+           "(\"I got laid off\"); out of work or retired ends the current employer and job title, and an "
+           "employer named later ends it", 0.8),
+    Family("phone_number", "the user's phone number", 0.7),
+    Family("relationship_status", "single, married, engaged, separated, divorced or widowed; \"We broke up\" is "
+           "single, and single or separated ends the current partner; a divorce or a spouse's death said as what "
+           "happened (type event: \"We got divorced\", \"My husband passed away\") ends the current spouse", 0.7),
+    Family("partner_name", "the name of the user's partner (wife, husband, girlfriend, boyfriend, fiancé); a "
+           "partner the user broke up with, divorced or calls an ex is partner_name with historical true, which "
+           "ends them as the current partner", 0.8),
+    # One mother and one father; siblings, children and friends come several at a time.
+    Family("mother_name", "the name of the user's mother", 0.8),
+    Family("father_name", "the name of the user's father", 0.8),
+    *(Family(f"{part}_name", f"the name of the user's {part}, one memory each", 0.8, several=True)
+      for part in RELATION_PARTS if part not in ("partner", "mother", "father")),
+    Family("number_of_children", "how many children the user has, in digits", 0.6),
+    Family("<relation>_<name>_role", "the job of a person the user names (\"partner_sam_role\"); said of the "
+           "partner, it ends when they stop being the partner", 0.6),
+    Family("<relation>_<name>_employer", "where a person the user names works", 0.6),
+    Family("<relation>_<name>_city", "where a person the user names lives", 0.6),
+    Family("<relation>_<name>_age", "the age in digits of a person the user names (child_max_age; a son not "
+           "named: child_son_age)", 0.6),
+    Family("<relation>_<name>_started", "what a person the user names started (school, swimming lessons), one "
+           "memory each", 0.6, several=True),
+    Family("pet_<kind>_name", "the name of a pet of that kind, one memory per name (\"two cats, Miso and Tofu\": "
+           "two memories)", 0.6, several=True),
+    Family("pet_<kind>_count", "how many pets of that kind the user has, in digits", 0.6),
+    Family("pet_kind", "a kind of pet the user has, said without its name (\"I have a dog\": dog), one memory "
+           "each", 0.6, several=True),
+    Family("pet_<kind>_breed", "the breed of the user's pet of that kind", 0.6, several=True),
+    Family("car", "the user's car, make and model whole (\"Tesla Model 3\"); \"none\" once they have none", 0.6),
+    Family("lives_with", "who the user lives with (mom, sister), one memory each; a partner is partner_name",
+           0.6, several=True),
+    Family("dietary_restriction", "vegetarian, vegan, halal, gluten-free...", 0.85),
+    Family("allergy", "what the user is allergic to, one memory each", 0.9, several=True),
+    Family("health_condition", "a lasting condition the user has, one memory each", 0.85, several=True),
+    Family("smokes", "\"no\" when the user does not smoke or quit", 0.6),
+    Family("vapes", "\"no\" when the user does not vape or quit", 0.6),
+    Family("drinks_<thing>", "\"no\" when the user no longer drinks it (drinks_coffee, drinks_alcohol); it takes "
+           "back a liking for it", 0.6),
+    Family("eats_<thing>", "\"no\" when the user no longer eats it (eats_meat, eats_sugar)", 0.6),
+    Family("hobby", "a pastime, the pastime alone (\"swimming\", not how often), one memory each", 0.5,
+           several=True),
+    Family("learning", "what the user is learning", 0.5, several=True),
+    Family("plan", "what the user plans or is about to do, a job to start included", 0.6, several=True),
+    Family("birthday", "the user's birthday", 0.7),
+    Family("anniversary", "the user's wedding anniversary", 0.7),
+    Family("event_<thing>_appointment", "the day of the user's appointment (event_dentist_appointment)", 0.6),
+    Family("preference_answer_length", "short or detailed: how long the user wants answers", 0.7),
+    Family("preference_answer_language", "the language the user wants answers in", 0.7),
+    Family("preference_emojis", "yes or no: whether the user wants emojis in answers", 0.7),
+    Family("likes", "something the user likes, one memory each", 0.5, several=True),
+    Family("dislikes", "something the user dislikes, one memory each", 0.5, several=True),
+    Family("prefers", "something the user prefers, one memory each", 0.5, several=True),
+    Family("favorite_<thing>", "the user's favourite of a kind (favorite_band)", 0.5),
+    Family("opinion_about_<thing>", "what the user thinks of it", 0.4),
+)
+
+_PLACEHOLDER = re.compile(r"<(\w+)>")
+_ANY = r"[a-z0-9]+(?:_[a-z0-9]+)*?"
+_PATTERNS = {"relation": "|".join(RELATION_PARTS), "name": _ANY, "kind": _ANY, "thing": _ANY}
+
+
+def _pattern(family: Family) -> re.Pattern[str]:
+    parts = _PLACEHOLDER.split(family.key)
+    return re.compile("".join(f"(?:{_PATTERNS[p]})" if i % 2 else re.escape(p) for i, p in enumerate(parts)))
+
+
+_MATCHERS = [(family, _pattern(family)) for family in FAMILIES]
+
+
+def family_of(key: str) -> Family | None:
+    """The family a key (without its subject's prefix) belongs to; None for a key of neither path's
+    vocabulary (a model may file one: it keeps it, with its type's importance)."""
+    return next((family for family, pattern in _MATCHERS if pattern.fullmatch(key)), None)
