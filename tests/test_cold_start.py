@@ -20,6 +20,8 @@ HANDLERS = sorted(p.parent.name for p in (ROOT / "functions").glob("*/app.py"))
 EMBEDDING_MODULES = ("tokenizers", "safetensors", "memex.embeddings.minilm")
 # Loaded only when an LLM is configured (memex.llm, the health probe): slow to import.
 LLM_CLIENT = "openai"
+# The offline extractor's rules: compiled at import, needed only by a request that extracts.
+OFFLINE_RULES = "memex.extraction.offline"
 
 REPORT = """
 import json, sys
@@ -31,7 +33,7 @@ print(json.dumps({"modules": sorted(m for m in %r if m in sys.modules),
 
 def fresh_interpreter(code: str) -> dict:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "shared")])}
-    result = subprocess.run([sys.executable, "-c", code + REPORT % ((*EMBEDDING_MODULES, LLM_CLIENT),)],
+    result = subprocess.run([sys.executable, "-c", code + REPORT % ((*EMBEDDING_MODULES, LLM_CLIENT, OFFLINE_RULES),)],
                             cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr[-3000:]
     return json.loads(result.stdout.strip().splitlines()[-1])
@@ -76,7 +78,7 @@ def http_sample(name: str, key: str) -> dict:
 def assert_no_model(loaded: dict, name: str) -> None:
     # memex.embeddings.minilm itself may be there: the Context holds an embedder, which costs
     # nothing until it embeds.
-    assert not {"tokenizers", "safetensors", LLM_CLIENT} & set(loaded["modules"]), (name, loaded)
+    assert not {"tokenizers", "safetensors", LLM_CLIENT, OFFLINE_RULES} & set(loaded["modules"]), (name, loaded)
     assert not loaded["model_loaded"], name
 
 
@@ -105,3 +107,4 @@ def test_a_request_that_embeds_loads_the_model_on_demand(tenant, runtime):
     loaded = invoke_fresh("search", http_sample("search_post", tenant.key), "answer['statusCode'] == 200")
     assert {"tokenizers", "safetensors", "memex.embeddings.minilm"} <= set(loaded["modules"])
     assert loaded["model_loaded"]
+    assert OFFLINE_RULES not in loaded["modules"]  # a search extracts nothing

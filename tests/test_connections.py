@@ -5,13 +5,18 @@ Secrets Manager is the session's loopback AWS endpoint (moto or LocalStack), as 
 from __future__ import annotations
 
 import dataclasses
+import gc
 import json
+import threading
+import time
 import uuid
 
+import psycopg
 import pytest
 from psycopg.conninfo import conninfo_to_dict
 
 from memex.config import Settings
+from memex.db.connection import Database
 from memex_edge.context import build_context, database_dsn
 
 
@@ -94,3 +99,84 @@ def test_prepared_statements_only_when_asked_and_the_same_answers(ctx, tenant):
     finally:
         prepared.db.reset()
         unprepared.db.reset()
+
+
+def _backend_of_a_thread(db) -> int:
+    """The backend pid of the connection a new thread gets from `db`; the thread has ended and
+    is gone when this returns."""
+    pids = []
+    thread = threading.Thread(target=lambda: pids.append(db.connection().info.backend_pid))
+    thread.start()
+    thread.join()
+    del thread
+    gc.collect()
+    return pids[0]
+
+
+@pytest.fixture
+def pool(ctx):
+    db = Database(lambda: ctx.db.dsn, spare_connections=1)
+    yield db
+    db.discard_all()
+
+
+def test_an_ended_threads_connection_serves_the_next_new_thread(pool):
+    """The local runtime's request threads end after 10 s idle: their sessions, warm, are kept
+    for the threads of the next burst instead of being closed and opened again."""
+    first = _backend_of_a_thread(pool)
+    assert _backend_of_a_thread(pool) == first
+    conn = pool.connection()
+    assert conn.info.backend_pid == first
+    # this thread keeps its own while it lives
+    assert _backend_of_a_thread(pool) != first
+    pool.reset()
+
+
+def test_spares_beyond_the_limit_are_closed(ctx, pool):
+    ended = []
+
+    def hold(release: threading.Event):
+        ended.append(pool.connection())
+        release.wait()
+
+    release = threading.Event()
+    threads = [threading.Thread(target=hold, args=(release,)) for _ in range(3)]
+    for thread in threads:
+        thread.start()
+    while len(ended) < 3:
+        time.sleep(0.01)
+    release.set()
+    for thread in threads:
+        thread.join()
+    del threads, thread
+    gc.collect()
+    assert sum(conn.closed for conn in ended) == 2  # one spare kept
+    assert _backend_of_a_thread(pool) in {conn.info.backend_pid for conn in ended if not conn.closed}
+
+
+def test_a_spare_that_died_or_was_discarded_is_not_handed_out_again(ctx, pool):
+    """A spare whose backend died fails its first statement, as a thread's own connection would
+    (the request answers 503), and the pool goes on with fresh ones."""
+    dead = _backend_of_a_thread(pool)
+    with ctx.db.connection().cursor() as cur:
+        cur.execute("SELECT pg_terminate_backend(%s)", (dead,))
+    failed = []
+
+    def use():
+        try:
+            pool.connection().execute("SELECT 1")
+        except psycopg.OperationalError:
+            failed.append(pool.connection().info.backend_pid)  # the same thread's next call: a new one
+            pool.connection().execute("SELECT 1")
+
+    thread = threading.Thread(target=use)
+    thread.start()
+    thread.join()
+    del thread
+    gc.collect()
+    assert failed and failed[0] != dead
+    fresh = _backend_of_a_thread(pool)
+    assert fresh == failed[0]  # the broken one was not kept
+
+    pool.discard_all()  # the server went away, as far as the pool knows
+    assert _backend_of_a_thread(pool) != fresh

@@ -10,7 +10,7 @@ import time
 import pytest
 
 from memex.config import Settings
-from memex.extraction import make_extractor
+from memex.extraction import OfflineOnFirstUse, make_extractor
 from memex.extraction.llm import LLMExtractor
 from memex.extraction.offline import OfflineExtractor
 from memex.jobs import Candidate
@@ -273,7 +273,10 @@ def test_the_extractor_surfaces_an_llm_that_never_answers(server):
 def test_the_factories_choose_by_configuration(server):
     offline = Settings()
     configured = Settings(llm_base_url=server.base_url, llm_model="test-model", llm_api_key="k")
-    assert isinstance(make_extractor(offline), OfflineExtractor)
+    rules = make_extractor(offline)
+    assert isinstance(rules, OfflineOnFirstUse) and rules.name == OfflineExtractor.name
+    message = [_msg("a", "I work at Notion")]
+    assert rules.extract(message, []) == OfflineExtractor().extract(message, [])
     assert isinstance(make_judge(offline), RulesJudge)
     extractor, judge = make_extractor(configured), make_judge(configured)
     assert isinstance(extractor, LLMExtractor) and extractor.name == "llm:test-model"

@@ -1,7 +1,11 @@
 """One lazily opened Postgres connection per execution environment (per thread locally).
 
 Lambda runs one request at a time per environment, so a single connection is right there;
-the local runtime serves requests from a thread pool, so each thread keeps its own.
+the local runtime serves requests from a thread pool, so each thread keeps its own. That pool
+ends a thread idle for 10 s (anyio's workers) and starts new ones for the next burst, so a thread's
+connection outlives it: it waits among the spares for the next thread that has none. A new session
+costs a connect and a first search with cold catalog caches (~7 ms more of Postgres CPU:
+docs/measurements/performance.md).
 No prepared statements unless asked for (`prepared_statements`): RDS Proxy pins sessions that
 use them. Every session starts with a statement timeout and an idle-in-transaction timeout (libpq
 `options`), so that neither a runaway query nor a function frozen mid-transaction holds locks and a connection.
@@ -10,6 +14,7 @@ use them. Every session starts with a statement timeout and an idle-in-transacti
 from __future__ import annotations
 
 import threading
+import weakref
 from contextlib import contextmanager
 from typing import Callable, Iterator
 
@@ -21,7 +26,8 @@ from psycopg.rows import dict_row
 
 class Database:
     def __init__(self, dsn_provider: Callable[[], str], *, statement_timeout_ms: int = 30_000,
-                 idle_in_transaction_timeout_ms: int = 60_000, prepared_statements: bool = False):
+                 idle_in_transaction_timeout_ms: int = 60_000, prepared_statements: bool = False,
+                 spare_connections: int = 8):
         self._dsn_provider = dsn_provider
         # psycopg prepares a statement at its fifth execution on a connection (its default)
         self._prepare_threshold = 5 if prepared_statements else None
@@ -30,6 +36,9 @@ class Database:
         self._dsn: str | None = None
         self._local = threading.local()
         self._generation = 0
+        self._spare_limit = spare_connections
+        self._spares: list[tuple[psycopg.Connection, int]] = []  # with their generation
+        self._spares_lock = threading.Lock()
 
     @property
     def dsn(self) -> str:
@@ -55,15 +64,48 @@ class Database:
                 and conn.info.transaction_status == TransactionStatus.IDLE):
             conn.close()
         if conn is None or conn.closed or conn.broken:
-            conn = self._open()
+            self._forget_handover()
+            conn = self._spare() or self._open()
             self._local.conn = conn
             self._local.generation = self._generation
+            # When this thread is gone, its connection goes to the spares (or is closed).
+            self._local.handover = weakref.finalize(threading.current_thread(), self._keep, conn, self._generation)
         return conn
+
+    def _spare(self) -> psycopg.Connection | None:
+        """The most recently kept spare still usable (of this generation, open, idle), if any."""
+        while True:
+            with self._spares_lock:
+                if not self._spares:
+                    return None
+                conn, generation = self._spares.pop()
+            if (generation == self._generation and not conn.closed and not conn.broken
+                    and conn.info.transaction_status == TransactionStatus.IDLE):
+                return conn
+            conn.close()
+
+    def _keep(self, conn: psycopg.Connection, generation: int) -> None:
+        with self._spares_lock:
+            if (len(self._spares) < self._spare_limit and generation == self._generation
+                    and not conn.closed and not conn.broken):
+                self._spares.append((conn, generation))
+                return
+        conn.close()
+
+    def _forget_handover(self) -> None:
+        handover = getattr(self._local, "handover", None)
+        if handover is not None:
+            handover.detach()
+            self._local.handover = None
 
     def discard_all(self) -> None:
         """Have every thread open a fresh connection at its next use (one not inside a
         transaction): once one connection found the server gone, the others are dead too."""
         self._generation += 1
+        with self._spares_lock:
+            spares, self._spares = self._spares, []
+        for conn, _ in spares:
+            conn.close()
 
     @contextmanager
     def transaction(self) -> Iterator[psycopg.Connection]:
@@ -83,6 +125,8 @@ class Database:
             yield conn
 
     def reset(self) -> None:
+        """Close this thread's connection (not handed to the spares)."""
+        self._forget_handover()
         conn = getattr(self._local, "conn", None)
         if conn is not None:
             try:

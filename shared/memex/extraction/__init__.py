@@ -27,6 +27,22 @@ def make_extractor(settings: Settings, metrics: Metrics | None = None) -> Extrac
         from memex.llm import ChatJSON
 
         return LLMExtractor(ChatJSON.from_settings(settings, metrics=metrics or NoMetrics(), purpose="extract"))
-    from memex.extraction.offline import OfflineExtractor
+    return OfflineOnFirstUse()
 
-    return OfflineExtractor()
+
+class OfflineOnFirstUse:
+    """The offline rules, imported at the first extraction: their module compiles some two hundred
+    patterns (about a quarter of a second quiet, several at load), which every HTTP handler's first
+    request paid when the Context was built, search and recall included, which never extract."""
+
+    name = "offline-rules"
+
+    def __init__(self) -> None:
+        self._rules: Extractor | None = None
+
+    def extract(self, messages: list[dict[str, Any]], history: list[dict[str, Any]]) -> list[Candidate]:
+        if self._rules is None:
+            from memex.extraction.offline import OfflineExtractor
+
+            self._rules = OfflineExtractor()
+        return self._rules.extract(messages, history)
