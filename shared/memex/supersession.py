@@ -16,10 +16,10 @@ job title, as an employer named later takes back the work status. A pet's kind a
 dog.") says less than a name, breed or count of that kind, and a pet said over without its name ("We
 had to give our cat away.") ends that kind and its only current name.
 
-Both judges decide by rule what the rules say of partners, corrections and values said together: a
-status without a partner and a partner take each other back, a correction replaces the wrong value it
-names, and values of a key that holds several said in one message stay together
-(`taken_back`, `corrected`, `said_together`).
+Both judges decide by rule what the rules say of partners, jobs, corrections and values said
+together: a status without a partner (or without work) and a partner (or an employer) take each other
+back, a correction replaces the wrong value it names, and values of a key that holds several said in
+one message stay together (`taken_back`, `corrected`, `said_together`).
 
 Whichever judge decided, a role said with the employer it was held at ("I'm a support lead at
 Zendesk.") ends when that employer is replaced or ended, unless the turn says a new role

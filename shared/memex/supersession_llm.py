@@ -4,12 +4,12 @@ The model sees the candidate and the related memories under short ids (m1, m2, .
 an action, the ids it replaces and a reason. Its answer is checked: unknown ids are dropped, a
 supersede that names nothing it can replace becomes coexist, only supersede replaces anything,
 and a statement about the past never replaces a current value; one that names a current value
-ends it, decided by rule without asking (supersession.ending), as are a partner and a status without
-one taking each other back, a correction naming the wrong value, and values of a key that holds
-several said in one message (supersession.taken_back, .corrected, .said_together). With nothing related there is
-nothing to judge (no call); when the model gives no usable answer, the rules judge decides and
-the reason says so. The model is not asked about a role said with the employer it replaces: that
-role ends with the job by rule, whichever judge decided (supersession.ends_with_employer).
+ends it, decided by rule without asking (supersession.ending), as are a partner or a job and a status
+without one taking each other back, a correction naming the wrong value, and values of a key that
+holds several said in one message (supersession.taken_back, .corrected, .said_together). With nothing
+related there is nothing to judge (no call); when the model gives no usable answer, the rules judge
+decides and the reason says so. The model is not asked about a role said with the employer it
+replaces: that role ends with the job by rule, whichever judge decided (supersession.ends_with_employer).
 """
 
 from __future__ import annotations
