@@ -288,6 +288,10 @@ HISTORICAL = [
     ("We had to give our cat away.", {("pet_kind", "cat", True)}),
     ("My rabbit died.", {("pet_kind", "rabbit", True)}),
     ("We lost our dog last year.", {("pet_kind", "dog", True)}),
+    # said with the verbs of a pet's end only (the spouse's death has its own, without them)
+    ("Our dog Rex was put down last year.", {("pet_dog_name", "Rex", True)}),
+    ("Luna, our cat, was put to sleep.", {("pet_cat_name", "Luna", True)}),
+    ("My rabbit was rehomed.", {("pet_kind", "rabbit", True)}),
     # a partnership begun or ended without a name
     ("We broke up last month.", {("relationship_status", "single")}),
     ("We separated in 2021.", {("relationship_status", "separated")}),

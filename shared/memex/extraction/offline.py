@@ -267,7 +267,7 @@ _NAMED_NEXT = re.compile(r",|\s+(?:named|called)\b")
 _GOT_PET_END = (r"(?=\s*(?:[.!;)]|$)|\s+(?:last|this|yesterday|today|recently|and|but|so|from|too|"
                 r"(?:a|two|three|a few|a couple of) (?:days|weeks?|months?) ago)\b)")
 # How a pet's life with the user ended: it died or was put down, or was given to another home.
-_DIED = r"(?:died|passed away|passed|was put down|was put to sleep|had to be put down|was rehomed|had to be rehomed)"
+_PET_GONE = r"(?:died|passed away|passed|was put down|was put to sleep|had to be put down|was rehomed|had to be rehomed)"
 _HAD_TO = r"(?:(?:had|have had|'ve had) to |finally |recently |sadly )?"
 _PUT_DOWN = rf"\b(?:I|[Ww]e) {_HAD_TO}(?:give|gave|given|put) (?:my|our) {_PET_ADJECTIVE}{_PET}"
 _GAVE_AWAY = rf"\b(?:I|[Ww]e) {_HAD_TO}(?:(?:give|gave|given) away|rehome|rehomed|lost) (?:my|our) {_PET_ADJECTIVE}{_PET}"
@@ -275,7 +275,7 @@ _GAVE_AWAY = rf"\b(?:I|[Ww]e) {_HAD_TO}(?:(?:give|gave|given) away|rehome|rehome
 _LOST_END = (rf"(?=\s*(?:[.!;]|$)|\s+(?:last|this|yesterday|recently|earlier|to|a few|a couple|in (?:\d{{4}}|{_MONTH}))"
              r"(?![\w'’-]))")
 # A pet said ended just after its name: "Our dog Rex died", "our dog Max down", "Luna, our cat, died".
-_ENDED_AFTER = rf"(?!,? (?:{_DIED}|down|away)\b)"
+_ENDED_AFTER = rf"(?!,? (?:{_PET_GONE}|down|away)\b)"
 # "I'm Omar, a chef": an introduction, the name said before what one is.
 _INTRODUCED = rf"(?:{_PROPER}, )?"
 
@@ -1511,14 +1511,14 @@ _RULES = [
     # A pet that died or was given away: history, which ends that pet's name (supersession.ending)
     # and nothing else (another pet of its kind, a count, stay as they were).
     _rule("fact", "pet_{part}_name", "died passed put give gave given rehome rehomed lost", [
-        rf"{_MY} {_PET_ADJECTIVE}{_PET},? (?P<value>{_PROPER}),? {_DIED}(?![\w'’-])",
-        rf"{_NAME_BESIDE}(?P<value>{_CAPWORD}), (?i:my|our) {_PET_ADJECTIVE}{_PET},? {_DIED}(?![\w'’-])",
+        rf"{_MY} {_PET_ADJECTIVE}{_PET},? (?P<value>{_PROPER}),? {_PET_GONE}(?![\w'’-])",
+        rf"{_NAME_BESIDE}(?P<value>{_CAPWORD}), (?i:my|our) {_PET_ADJECTIVE}{_PET},? {_PET_GONE}(?![\w'’-])",
         rf"{_PUT_DOWN},? (?P<value>{_PROPER}),? (?:down|away)\b",
         rf"{_GAVE_AWAY},? (?P<value>{_PROPER})",
     ], "The user used to have a {kind} named {value}.", _pet, confidence=0.7, importance=0.5, historical=True),
     # The same, of a pet not named: its kind ("My rabbit died.", "We had to give our cat away.")
     _rule("fact", "pet_kind", "died passed put give gave given rehome rehomed lost", [
-        rf"{_MY} {_PET_ADJECTIVE}{_PET} {_DIED}(?![\w'’-])",
+        rf"{_MY} {_PET_ADJECTIVE}{_PET} {_PET_GONE}(?![\w'’-])",
         rf"{_PUT_DOWN} (?:down|away)\b",
         rf"{_GAVE_AWAY}{_LOST_END}",
     ], "The user used to have {said}.", _pet_kind, confidence=0.7, importance=0.5, historical=True),
