@@ -1,6 +1,7 @@
 """Closed word lists the offline rules recognise a fact by: relations, children, pets, breeds,
-health conditions, hobbies, what one plays, what one gives up, nationalities, fields of study. A rule that takes a value only from
-a list never invents one; what is not listed is missed, and stays searchable in the message itself."""
+health conditions, hobbies, what one plays, what one gives up, nationalities, fields of study, car
+makers, who one lives with. A rule that takes a value only from a list never invents one; what is
+not listed is missed, and stays searchable in the message itself."""
 
 from __future__ import annotations
 
@@ -20,12 +21,12 @@ CHILDREN = {"sons": "son", "daughters": "daughter", "kids": "child", "children":
 OTHER_PEOPLE = ("boss", "manager", "colleague", "coworker", "roommate", "flatmate", "neighbour", "neighbor",
                 "parents")
 # Pets by the word a user says, and the kind their facts are filed under (`pet_{part}_name`).
-PETS = {"dog": "dog", "puppy": "dog", "pup": "dog", "cat": "cat", "kitten": "cat", "kitty": "cat", "rabbit": "rabbit",
-        "bunny": "rabbit", "horse": "horse", "pony": "pony", "hamster": "hamster", "guinea pig": "guinea_pig",
-        "gerbil": "gerbil", "ferret": "ferret", "chinchilla": "chinchilla", "hedgehog": "hedgehog",
-        "parrot": "parrot", "budgie": "budgie", "cockatiel": "cockatiel", "bird": "bird", "goldfish": "fish",
-        "fish": "fish", "turtle": "turtle", "tortoise": "tortoise", "snake": "snake", "lizard": "lizard",
-        "gecko": "gecko", "iguana": "iguana"}
+PETS = {"dog": "dog", "puppy": "dog", "pup": "dog", "cat": "cat", "kitten": "cat", "kitty": "cat",
+        "rabbit": "rabbit", "bunny": "rabbit", "horse": "horse", "pony": "pony", "hamster": "hamster",
+        "guinea pig": "guinea_pig", "gerbil": "gerbil", "ferret": "ferret", "chinchilla": "chinchilla",
+        "hedgehog": "hedgehog", "parrot": "parrot", "budgie": "budgie", "cockatiel": "cockatiel",
+        "bird": "bird", "goldfish": "fish", "fish": "fish", "turtle": "turtle", "tortoise": "tortoise",
+        "snake": "snake", "lizard": "lizard", "gecko": "gecko", "iguana": "iguana"}
 
 DOG_BREEDS = (
     "labrador retriever|labrador|lab|golden retriever|retriever|beagle|poodle|toy poodle|husky|siberian husky|"
