@@ -136,6 +136,14 @@ def links_around(conn: psycopg.Connection, tenant_id: str, ids: list[str]) -> li
     ).fetchall()
 
 
+def _scoped(alias: str) -> str:
+    """SQL: a memory (`alias`) as a JSON object with what scoring and scoping need of it
+    (current_first.taken_in, .in_scope)."""
+    return (f"jsonb_build_object('id', {alias}.id, 'valid_from', {alias}.valid_from, 'importance', {alias}.importance, "
+            f"'agent_id', {alias}.agent_id, 'session_id', {alias}.session_id, 'subject', {alias}.subject, "
+            f"'memory_type', {alias}.memory_type, 'metadata', {alias}.metadata)")
+
+
 def send_replacements(conn: psycopg.Connection, tenant_id: str, user_id: str,
                       ids: list[str]) -> Callable[[], list[dict[str, Any]]]:
     """For each episodic memory among `ids`, the semantic facts drawn from its message (index
@@ -146,7 +154,7 @@ def send_replacements(conn: psycopg.Connection, tenant_id: str, user_id: str,
     Sent now, read by calling what it returns: in a pipeline, after its sync, so that it shares a
     round trip with the statements sent beside it."""
     cursor = conn.execute(
-        """WITH RECURSIVE drawn AS (
+        f"""WITH RECURSIVE drawn AS (
                SELECT e.id AS message_memory, f.id AS fact, f.active, f.value
                FROM memories e
                JOIN memories f ON f.tenant_id = e.tenant_id AND f.source_message_id = e.source_message_id
@@ -161,16 +169,10 @@ def send_replacements(conn: psycopg.Connection, tenant_id: str, user_id: str,
                JOIN memory_links l ON l.tenant_id = %(t)s AND l.replaced_id = later.id
            )
            SELECT d.message_memory, d.fact, d.active, d.value,
-                  coalesce((SELECT jsonb_agg(jsonb_build_object(
-                                'id', c.id, 'valid_from', c.valid_from, 'importance', c.importance,
-                                'agent_id', c.agent_id, 'session_id', c.session_id, 'subject', c.subject,
-                                'memory_type', c.memory_type, 'metadata', c.metadata) ORDER BY c.valid_from DESC, c.id)
+                  coalesce((SELECT jsonb_agg({_scoped('c')} ORDER BY c.valid_from DESC, c.id)
                             FROM later JOIN memories c ON c.tenant_id = %(t)s AND c.id = later.id
                             WHERE later.origin = d.fact AND c.active AND c.user_id = %(u)s), '[]') AS current,
-                  coalesce((SELECT jsonb_agg(jsonb_build_object(
-                                'id', e.id, 'valid_from', e.valid_from, 'importance', e.importance,
-                                'agent_id', e.agent_id, 'session_id', e.session_id, 'subject', e.subject,
-                                'memory_type', e.memory_type, 'metadata', e.metadata) ORDER BY e.valid_from DESC, e.id)
+                  coalesce((SELECT jsonb_agg({_scoped('e')} ORDER BY e.valid_from DESC, e.id)
                             FROM later JOIN memories c ON c.tenant_id = %(t)s AND c.id = later.id
                             -- a message's episodic memory, by its key (index memories_dedupe)
                             JOIN memories e ON e.tenant_id = %(t)s AND e.dedupe_key = 'message:' || c.source_message_id
@@ -274,11 +276,6 @@ def send_ended(conn: psycopg.Connection, tenant_id: str, user_id: str, vector: A
     def near(alias: str) -> str:
         return f"1 - ({alias}.embedding <=> %(v)s)" if vector is not None else "NULL::float8"
 
-    def answer(alias: str) -> str:
-        return (f"jsonb_build_object('id', {alias}.id, 'valid_from', {alias}.valid_from, 'importance', "
-                f"{alias}.importance, 'agent_id', {alias}.agent_id, 'session_id', {alias}.session_id, "
-                f"'subject', {alias}.subject, 'memory_type', {alias}.memory_type)")
-
     def no_current(alias: str) -> str:
         return (f"""NOT EXISTS (SELECT 1 FROM memories c WHERE c.tenant_id = {alias}.tenant_id
                               AND c.user_id = {alias}.user_id AND c.subject = {alias}.subject
@@ -286,7 +283,7 @@ def send_ended(conn: psycopg.Connection, tenant_id: str, user_id: str, vector: A
 
     cursor = conn.execute(
         f"""SELECT key, subject, message FROM (
-            SELECT e.key, e.subject, {answer('s')} AS message, {near('e')} AS near, e.valid_from AS said, e.id
+            SELECT e.key, e.subject, {_scoped('s')} AS message, {near('e')} AS near, e.valid_from AS said, e.id
             FROM memories e
             -- a message's episodic memory, by its key (index memories_dedupe)
             JOIN memories s ON s.tenant_id = e.tenant_id AND s.dedupe_key = 'message:' || e.source_message_id
@@ -301,7 +298,7 @@ def send_ended(conn: psycopg.Connection, tenant_id: str, user_id: str, vector: A
               AND {no_current('e')}
             UNION ALL
             -- a current fact under another key that took the named key's value back
-            SELECT o.key, o.subject, {answer('t')}, {near('t')}, t.valid_from, t.id
+            SELECT o.key, o.subject, {_scoped('t')}, {near('t')}, t.valid_from, t.id
             FROM memories t
             JOIN memory_links r ON r.tenant_id = t.tenant_id AND r.memory_id = t.id
             JOIN memories o ON o.tenant_id = r.tenant_id AND o.id = r.replaced_id

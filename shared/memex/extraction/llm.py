@@ -153,7 +153,7 @@ def relations(items: Any) -> dict[str, str]:
     for item in items if isinstance(items, list) else []:
         if not isinstance(item, dict) or _flag(item.get("historical")):
             continue
-        key, value = re.sub(r"[\s\-]+", "_", _text(item.get("key")).lower()), _text(item.get("value"))
+        key, value = _key(item), _text(item.get("value"))
         if value and key in RELATION_NAMES:
             found.setdefault(value.casefold(), key.removesuffix("_name"))
     return found
@@ -170,7 +170,7 @@ def to_candidate(item: Any, messages: list[dict[str, Any]], history: list[dict[s
     if not isinstance(item, dict):
         return None
     type_ = _text(item.get("type")).lower()
-    key = re.sub(r"[\s\-]+", "_", _text(item.get("key")).lower())
+    key = _key(item)
     value = _text(item.get("value"))
     content = _text(item.get("content"))
     if type_ not in TYPES or not _KEY.match(key) or len(key) > 64 or not value or not content:
@@ -229,6 +229,11 @@ def _naming(key: str, person: str, relation: str | None = None) -> str:
     if not name or f"_{name}_" in f"_{key}_":
         return key
     return subject_key(f"{relation} {person}" if relation else person, key)
+
+
+def _key(item: dict[str, Any]) -> str:
+    """An item's key in snake_case, as a model may space or hyphenate it ("pet-dog name")."""
+    return re.sub(r"[\s\-]+", "_", _text(item.get("key")).lower())
 
 
 def _text(value: Any) -> str:
