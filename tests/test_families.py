@@ -82,3 +82,12 @@ def test_the_llm_path_weighs_a_family_as_the_offline_rules_do():
     # a key of no family: its type's
     assert _importance("opinion", "view_of_the_weather", historical=False, about_another=False) == 0.5
     assert families.family_of("sam_role") is None and families.family_of("partner_sam_role").key == "<relation>_<name>_role"
+
+
+def test_a_key_only_a_family_names_holds_what_its_family_says():
+    """A key the LLM extractor files that supersession lists nowhere ("pet_rabbit_breed") holds several
+    values or one as its family says; the listed keys of no family ("pet_name", "sibling_name") still
+    hold several."""
+    assert holds_several("pet_rabbit_breed") and holds_several("pet_hamster_name")
+    assert not holds_several("pet_rabbit_count") and not holds_several("favorite_band")
+    assert holds_several("pet_name") and holds_several("sibling_name")

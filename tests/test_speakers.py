@@ -127,3 +127,28 @@ def test_the_llm_extractor_is_told_who_is_a_participant_and_files_their_facts_un
     assert (candidate.subject, candidate.key, candidate.base_key) == ("Melanie", "melanie_employer", "employer")
     mine = to_candidate({**item, "message": 0, "value": "Acme", "quote": "I work at Acme."}, messages)
     assert (mine.subject, mine.key) == ("user", "employer")
+
+
+def test_the_llm_extractor_files_a_key_naming_a_participant_or_a_relation_under_them():
+    """A key that starts with a person's name ("melanie_role", "sam_role"), whatever subject the model
+    answered: a participant's fact is theirs; a fact of a relation the answer names is keyed as that
+    relation's (partner_sam_role). A change between two names carries the earlier one (only_replacing),
+    as the offline rules do, unless it is said of the past."""
+    from memex.extraction.llm import to_candidate
+
+    messages = [{"id": "c1", "role": "user", "name": "Caroline", "subject": None, "content": "Melanie is a nurse now."},
+                {"id": "m1", "role": "user", "name": "Melanie", "subject": "Melanie", "content": "Yes, since May."}]
+    item = {"message": 0, "type": "fact", "key": "melanie_role", "value": "nurse", "subject": "user",
+            "content": "Melanie is a nurse.", "confidence": 0.9, "quote": "Melanie is a nurse now."}
+    candidate = to_candidate(item, messages)
+    assert (candidate.subject, candidate.key, candidate.base_key) == ("Melanie", "melanie_role", "role")
+    assert candidate.importance <= 0.6
+    sam = to_candidate({**item, "key": "sam_role", "content": "The user's partner Sam is a nurse."}, messages,
+                       known={"sam": "partner"})
+    assert (sam.subject, sam.key) == ("user", "partner_sam_role")
+    # a key of a family names no one alone, whoever bears a name like its first word
+    pet = to_candidate({**item, "key": "pet_dog_name", "value": "Rex"}, messages, known={"pet": "partner"})
+    assert (pet.subject, pet.key) == ("user", "pet_dog_name")
+    switched = {**item, "key": "employer", "value": "Figma", "only_replacing": "Adobe"}
+    assert to_candidate(switched, messages).only_replacing == "Adobe"
+    assert to_candidate({**switched, "historical": True}, messages).only_replacing is None

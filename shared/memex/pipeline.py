@@ -27,6 +27,7 @@ from memex.db import locks
 from memex.db import memories as memory_rows
 from memex.db import turns as turn_rows
 from memex.embeddings.recent import RecentVectors
+from memex.extraction.llm import RELATION_NAMES, may_name_someone, placed
 from memex.jobs import Candidate, ExtractionJob, SupersessionJob, subject_key
 from memex.metrics import CANDIDATES_PER_TURN, EXTRACTION_LATENCY, SUPERSESSION_VERDICTS
 from memex.supersession import (PARTNER_KEY, Decision, RulesJudge, about_former_partner, about_partner_keys,
@@ -40,6 +41,9 @@ HISTORY_MESSAGES = 10
 # lines would otherwise cost a thousand supersession decisions. Its words stay searchable in the
 # episodic memories whatever the cap keeps.
 MAX_CANDIDATES_PER_TURN = 100
+# How many of the user's participants a fact filed under a name alone is placed among (_placed): a
+# conversation has a few; a user with more is an import of many people's talk, read no further.
+PARTICIPANTS_PLACED = 50
 
 
 def episodic_text(message: dict) -> str:
@@ -83,7 +87,7 @@ def extract_many(ctx: Context, tenant_id: str, turn_ids: list[str], again: bool 
                 # What the turn says is current is decided before what it says is over: "I left
                 # Stripe and now work at Notion" makes Notion replace Stripe, rather than ending
                 # Stripe and leaving Notion without a history.
-                candidates = sorted(ctx.extractor.extract(messages, history),
+                candidates = sorted(_placed(conn, turn, ctx.extractor.extract(messages, history)),
                                     key=lambda c: c.historical)[:MAX_CANDIDATES_PER_TURN]
             except Exception as exc:  # noqa: BLE001 - the other turns are stored; this one is retried
                 failure = failure or exc
@@ -100,6 +104,24 @@ def extract_many(ctx: Context, tenant_id: str, turn_ids: list[str], again: bool 
     if failure is not None:
         raise failure
     return _jobs(follow_ups)
+
+
+def _placed(conn, turn: dict[str, Any], candidates: list[Candidate]) -> list[Candidate]:
+    """The candidates filed under a person's name alone placed by who the user's memories say that
+    person is (extraction.llm.placed): a participant of an earlier session ("melanie_role" said of
+    her is her fact), a relation named in an earlier turn ("sam_role" while Sam is the partner is
+    partner_sam_role). The extractor sees one session; read only when a candidate may need it (the
+    offline rules file every key under a family, which names no one alone)."""
+    if not any(may_name_someone(c) for c in candidates):
+        return candidates
+    tenant_id, user_id = turn["tenant_id"], turn["user_id"]
+    names: dict[str, set[str]] = {}
+    for row in history_rows.current_under(conn, tenant_id, user_id, "user", sorted(RELATION_NAMES)):
+        names.setdefault((row["value"] or "").casefold(), set()).add(row["key"].removesuffix("_name"))
+    # a name two relations bear (a sister and a friend, both Sam) says neither
+    relations = {name: next(iter(parts)) for name, parts in names.items() if name and len(parts) == 1}
+    people = memory_rows.participants(conn, tenant_id, user_id, PARTICIPANTS_PLACED)
+    return [placed(c, people, relations) for c in candidates]
 
 
 def _said(turn: dict[str, Any]) -> tuple:

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Protocol
 
 from memex.config import Settings
-from memex.extraction import vocabulary
+from memex.extraction import families, vocabulary
 from memex.jobs import Candidate, subject_key, subject_prefix
 from memex.metrics import NoMetrics
 from memex.ports import Metrics
@@ -58,8 +58,13 @@ MULTI_VALUED_SUFFIXES = ("_started",)
 
 
 def holds_several(base_key: str) -> bool:
-    """Whether a key (without its subject's prefix) holds several values at once."""
-    return base_key in MULTI_VALUED_KEYS or base_key.endswith(MULTI_VALUED_SUFFIXES)
+    """Whether a key (without its subject's prefix) holds several values at once: as listed here (keys
+    of no family among them: a stored "pet_name", "sibling_name"), or as its family says
+    (families.py), for a key the LLM extractor files that no list names ("pet_rabbit_breed")."""
+    if base_key in MULTI_VALUED_KEYS or base_key.endswith(MULTI_VALUED_SUFFIXES):
+        return True
+    family = families.family_of(base_key)
+    return family is not None and family.several
 
 
 @dataclass(frozen=True)

@@ -1018,6 +1018,24 @@ def pgvector_supports_iterative_scan(conn: psycopg.Connection) -> bool:
     return (major, minor) >= (0, 8)
 
 
+def participants(conn: psycopg.Connection, tenant_id: str, user_id: str, most: int) -> list[str]:
+    """The participants (at most `most`) the user's current semantic memories are about: their
+    subjects other than the user. A skip scan of memories_user_current_semantic (subject is its third
+    column), one probe per subject, whatever the number of memories."""
+    scope = "tenant_id = %(t)s AND user_id = %(u)s AND active AND memory_type = 'semantic'"
+    rows = conn.execute(
+        f"""WITH RECURSIVE subjects AS (
+                (SELECT subject FROM memories WHERE {scope} ORDER BY subject LIMIT 1)
+                UNION ALL
+                SELECT following.subject FROM subjects, LATERAL (
+                    SELECT subject FROM memories WHERE {scope} AND subject > subjects.subject
+                    ORDER BY subject LIMIT 1) following
+            )
+            SELECT subject FROM subjects WHERE subject <> 'user' LIMIT %(most)s""",
+        {"t": tenant_id, "u": user_id, "most": most}).fetchall()
+    return [r["subject"] for r in rows]
+
+
 def related_active(conn: psycopg.Connection, tenant_id: str, user_id: str, keys: list[str], embedding: np.ndarray,
                    min_similarity: float, limit: int, subject: str = "user") -> list[dict[str, Any]]:
     """The user's active semantic memories about `subject` (the user, or a participant) a candidate

@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 import math
 import re
+from dataclasses import replace
 from typing import Any
 
 from memex.extraction import families
@@ -29,6 +30,8 @@ DEFAULT_CONFIDENCE = 0.8
 
 # What a memory of each type is worth in ranking, when its key is of no declared family (families.py).
 TYPE_IMPORTANCE = {"fact": 0.7, "relation": 0.75, "preference": 0.6, "opinion": 0.5, "event": 0.5}
+# What a fact about someone else is worth at most: useful, less central.
+ABOUT_ANOTHER_IMPORTANCE = 0.6
 
 _KEY = re.compile(r"^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$")
 
@@ -69,6 +72,9 @@ of Sam as the partner ends with that.
 - "ends_only": true, with historical, when the words say only that something named is over and not \
 what it was ("I left Feedzai": a job, or a person?; "I'm no longer with Sam"): it is kept only if it \
 names the current value under its key, which it ends. Else false.
+- "only_replacing": when the words say only that one name took another's place, not what the names \
+are ("I switched from Adobe to Figma": a job, or a tool?), the earlier name ("Adobe"): it is kept only \
+if that name is the current value under its key, which it replaces. Else omit it.
 - "corrects": when the user corrects a value they gave ("My dog is Rollo, not Rolo"; "I meant \
 Porto, not Braga"), the wrong value ("Rolo"), which the memory replaces. Else omit it.
 - "content": one canonical sentence in the third person, understandable without the \
@@ -165,8 +171,8 @@ def to_candidate(item: Any, messages: list[dict[str, Any]], history: list[dict[s
     the user or a participant of the conversation (one who speaks in `messages` or `history`); a
     fact the model filed under anyone else is the user's fact naming them, as the offline rules file
     it ("The user's partner Sam is a nurse.", partner_sam_role, when `known` (`relations`) says who
-    Sam is): issue 11. Its endings and corrections are carried as the offline rules carry them:
-    `historical`, `ends_only` with it, `corrects`."""
+    Sam is): issue 11. Its endings, corrections and changes are carried as the offline rules carry
+    them: `historical`, `ends_only` with it, `corrects`, `only_replacing`."""
     if not isinstance(item, dict):
         return None
     type_ = _text(item.get("type")).lower()
@@ -186,7 +192,7 @@ def to_candidate(item: Any, messages: list[dict[str, Any]], history: list[dict[s
     # Another person's city is not the user's city: the key must not collide with the user's own.
     key = subject_key(subject, _naming(key, named, (known or {}).get(named.casefold())) if named else key)
     historical = _flag(item.get("historical"))
-    return Candidate(
+    candidate = Candidate(
         type=type_,
         key=key,
         value=value[:500],
@@ -199,7 +205,39 @@ def to_candidate(item: Any, messages: list[dict[str, Any]], history: list[dict[s
         historical=historical,
         ends_only=historical and _flag(item.get("ends_only")),
         corrects=None if historical else _text(item.get("corrects"))[:500] or None,
+        only_replacing=None if historical else _text(item.get("only_replacing"))[:500] or None,
     )
+    return placed(candidate, [m["subject"] for m in [*history, *messages] if m.get("subject")], known or {})
+
+
+def may_name_someone(candidate: Candidate) -> bool:
+    """Whether the candidate is the user's fact under a key that may start with a person's name
+    ("melanie_role", "sam_role"): a key of a declared family names no one, or names them after their
+    relation already ("partner_sam_role")."""
+    return candidate.subject == "user" and "_" in candidate.key and families.family_of(candidate.key) is None
+
+
+def placed(candidate: Candidate, participants: list[str], relations: dict[str, str]) -> Candidate:
+    """`candidate` filed as what it is about when its key names a person alone: under a participant
+    of `participants` ("melanie_role" said by the user, or filed by the model under a subject this
+    conversation does not show) it is that participant's fact, as their own "I'm a nurse" is, in the
+    history of their facts (another subject's facts are never related to it: supersession); under a
+    name `relations` says is the user's relation ("sam": "partner") it is keyed as that relation's
+    (partner_sam_role, which ends with the partnership). Any other candidate as it is. The extractor
+    places what one answer and its conversation show (`relations`); the pipeline places it again by
+    the user's memories (pipeline._placed), which hold the people of earlier sessions."""
+    if not may_name_someone(candidate):
+        return candidate
+    for person in participants:
+        prefix = subject_prefix(person)
+        if prefix and candidate.key.startswith(f"{prefix}_"):
+            return replace(candidate, subject=person, importance=min(candidate.importance, ABOUT_ANOTHER_IMPORTANCE))
+    for person, relation in relations.items():
+        prefix = subject_prefix(person)
+        if prefix and candidate.key.startswith(f"{prefix}_"):
+            return replace(candidate, key=subject_key(relation, candidate.key),
+                           importance=min(candidate.importance, ABOUT_ANOTHER_IMPORTANCE))
+    return candidate
 
 
 def _about(said: str, source: dict[str, Any], conversation: list[dict[str, Any]]) -> tuple[str, str | None]:
@@ -289,5 +327,5 @@ def _importance(type_: str, key: str, historical: bool, about_another: bool) -> 
     if historical:
         importance = min(importance, families.HISTORICAL_IMPORTANCE)
     if about_another:
-        importance = min(importance, 0.6)  # about someone else: useful, less central
+        importance = min(importance, ABOUT_ANOTHER_IMPORTANCE)
     return importance
