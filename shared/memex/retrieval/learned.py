@@ -15,10 +15,7 @@ tenth feature, the moment ("moment"), added 0.010 / 0.006 held out to the nine b
 eleventh, whether the line holds the type of thing the question asks for ("answer_type": a count, a
 place, a name; retrieval/answer_type.py), on a later ingest's candidates: held out 0.742 / 0.831 ->
 0.748 / 0.836, multi-hop R@5 / R@10 0.365 / 0.486 -> 0.376 / 0.501; whole file 0.751 / 0.833 -> 0.751
-/ 0.839. Refitted on the candidates of a later main (its extraction, speakers and unnamed vector weight
-since), the place in the blend's order no longer earned its weight (0.26; held out without it 0.750 /
-0.842 -> 0.752 / 0.843 at penalty 10, the same at penalty 1) and was dropped: the blend's order is its
-relevance, importance and recency, the first two features already. See docs/measurements/locomo.md.
+/ 0.839. See docs/measurements/locomo.md.
 
 Recency is not a feature: the blend already weighs it, and on LoCoMo the model learnt older lines
 first, which a user asking what holds these days would pay for (the held-out R@10 is the same
@@ -38,13 +35,14 @@ from memex.retrieval import answer_type, keywords, speakers, temporal
 
 CANDIDATES = 50  # as many as the model was fitted on: the blend's best 50
 
-FEATURES = ("relevance", "importance", "bm25_rank", "vector_rank", "length", "speaker_named", "in_period",
-            "asked_words", "moment", "answer_type")
+FEATURES = ("relevance", "position", "importance", "bm25_rank", "vector_rank", "length", "speaker_named",
+            "in_period", "asked_words", "moment", "answer_type")
 
 # Fitted by `python -m bench.ltr` on the whole development file (its penalty chosen by
 # leave-one-conversation-out); its last line, pasted here.
-WEIGHTS = {"relevance": 2.12, "importance": 5.78, "bm25_rank": 0.779, "vector_rank": 0.769, "length": 0.754,
-           "speaker_named": 0.8, "in_period": 2.64, "asked_words": 1.18, "moment": 6.02, "answer_type": 1.84}
+WEIGHTS = {"relevance": 1.68, "position": 0.391, "importance": 6.6, "bm25_rank": 0.637, "vector_rank": 0.872,
+           "length": 0.792, "speaker_named": 0.793, "in_period": 2.62, "asked_words": 1.2, "moment": 6.01,
+           "answer_type": 1.8}
 
 # Words that say what kind of question it is, not what it is about: "asked_words" counts the others.
 # "user" is here because memex writes every fact of the user with it.
@@ -118,9 +116,10 @@ def features(question: str, now: datetime, candidates: Sequence[tuple[dict[str, 
     backed = moments([found for _, found in candidates], [parts["relevance"] for parts, _ in candidates])
     kinds = answer_type.asked(question)
     rows = []
-    for (parts, found), words, moment in zip(candidates, said, backed):
+    for position, ((parts, found), words, moment) in enumerate(zip(candidates, said, backed), start=1):
         values = {
             "relevance": parts["relevance"],
+            "position": rank_feature(position),
             "importance": parts["importance"],
             "bm25_rank": rank_feature(parts.get("bm25_rank")),
             "vector_rank": rank_feature(parts.get("vector_rank")),
