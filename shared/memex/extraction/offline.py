@@ -894,7 +894,7 @@ _CONSOLE = r"(?:PS[2-5]|PlayStation(?: [2-5])?|Xbox(?: One| Series [XS])?|(?:Nin
 def _outing(m: re.Match[str]) -> list[Fields]:
     """An outing: its activity ("camping") or where one went for it ("zoo")."""
     value = m.group("value").casefold()
-    return [{"value": value, "said": f"going to the {value}" if m.groupdict().get("place") else value}]
+    return [{"value": value, "said": f"to the {value}" if m.groupdict().get("place") else value}]
 
 
 def _title(m: re.Match[str]) -> list[Fields]:
@@ -1615,18 +1615,18 @@ _RULES = [
         rf"\b(?:I|[Ww]e)(?: all| both)? went (?P<value>(?i:{_alternation(vocabulary.HOBBIES)})){_OUTING_END}",
         rf"\b(?:I|[Ww]e)(?: all| both)? (?:went to|visited|(?:'ve|have) been to|took {_TAKEN} to) (?:the |a |an )?"
         rf"(?P<place>(?P<value>(?i:{_alternation(vocabulary.OUTINGS)})))(?![\w'’-])",
-    ], "The user's activities include {said}.", _outing, confidence=0.7, importance=0.5),
+    ], "The user went {said}.", _outing, confidence=0.7, importance=0.5),
     _rule("fact", "book", "reading read finished reread", [
         rf"\bI(?:'m| am|'ve been| have been|(?:'ve| have)? (?:just |recently )?(?:started|finished)) {_ADVERBS}"
         rf"(?:re-?)?reading (?:the (?:book|novel) )?(?:{_TITLE}){_TITLE_END}",
         rf"\bI(?:'ve| have)? {_ADVERBS}(?:read|re-?read|finished) (?:the (?:book|novel) )?(?:{_TITLE}){_TITLE_END}",
-    ], "The user read the book {value}.", _title, confidence=0.7, importance=0.5),
+    ], "The user read {value}.", _title, confidence=0.7, importance=0.5),
     _rule("fact", "game", "play playing played game", [
         rf"\b(?:I|[Ww]e)(?:'ve been|'m| am| have been|'re| are)? {_ADVERBS}(?:play|playing|played) "
         rf"(?:{_TITLE}) on (?:my|the|our) {_CONSOLE}(?![\w'’-])",
         rf"\b(?:I|[Ww]e|me)\b[^,.;:!?]{{0,40}}?\b(?:a|the) (?:(?:video|computer|mobile|online|new) )?game "
         rf"(?:called|named) (?:{_TITLE}){_TITLE_END}",
-    ], "The user plays the game {value}.", _title, confidence=0.7, importance=0.5),
+    ], "The user plays {value}.", _title, confidence=0.7, importance=0.5),
     # plans and dates
     _rule("event", "plan", "planning plan intend next tomorrow tonight this in on", [
         rf"\b(?:I|[Ww]e)(?:'m|'re| am| are) planning (?:to|on) (?P<value>{_phrase(8)})",
