@@ -41,6 +41,12 @@ from memex.retrieval import past, topics
     ("How can I contact her?", "contact her"),
     ("What's his mobile?", "mobile"),
     ("What's his hometown?", "hometown"),
+    # the items of a list
+    ("What activities has Melanie done with her family?", "activities"),
+    ("What sports does he like?", "sports"),
+    ("What instruments does she play?", "instruments"),
+    ("What video games does Nate play?", "video games"),
+    ("What books has Tim read?", "books"),
 ])
 def test_a_question_naming_a_kind_of_fact_is_recognised(question, kind_word):
     asked = topics.asked(question)
@@ -76,6 +82,10 @@ def test_a_question_naming_a_kind_of_fact_is_recognised(question, kind_word):
     "Which city does my sister live in?",
     "Which company does her husband work for?",
     "Which city is she a native of?",
+    # the items of a list, asked of the world
+    "What sports are in the Olympics?",
+    "What are the best books on Python?",
+    "Which games were released in 2020?",
 ])
 def test_a_phrase_that_means_something_else_names_no_kind(question):
     assert topics.asked(question) is None
@@ -231,3 +241,17 @@ def test_a_company_asked_about_after_the_job_ended_is_answered_by_the_news(tenan
         tenant.turn(text, session=f"s{n}", timestamp=f"2026-0{n + 1}-05T09:00:00Z")
     found = tenant.search("Which company is she with?")
     assert found and found[0]["content"] == "I don't work at Siemens anymore.", [r["content"] for r in found]
+
+
+def test_a_list_question_finds_items_that_never_say_its_kind(tenant):
+    # "What activities has she done with her family?" found "We went camping" only by its words, which
+    # are none of the question's; each outing is now filed as an activity when it is said.
+    _said(tenant, ("Mira", "We went camping with the kids last weekend."),
+          ("Mira", "Yesterday I took my daughter to the aquarium."),
+          ("Mira", "I'm reading \"The Hobbit\" again."),
+          ("Mira", "My car broke down on the highway."))
+    activities = tenant.search("What activities has Mira done?", top_k=5)
+    keys = [r["key"] for r in activities]
+    assert keys[:2] == ["mira_activity", "mira_activity"], [r["content"] for r in activities]
+    books = tenant.search("What books has Mira read?", top_k=3)
+    assert books and books[0]["key"] == "mira_book", [r["content"] for r in books]

@@ -51,6 +51,8 @@ MULTI_VALUED_KEYS = frozenset({
     "pet_dog_breed", "pet_cat_breed", "health_condition", "plan", "learning", "lives_with",
     # one speaks several languages, may hold two passports, and a later school ends no earlier degree
     "nationality", "school", "degree", "field_of_study",
+    # the items of a list one is asked for: outings done, books read, games played
+    "activity", "book", "game",
 })
 # Keys that end so hold several values too: what a named person started ("child_leo_started":
 # school, then swimming lessons) is an event each time, none the end of another.

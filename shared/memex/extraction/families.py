@@ -96,6 +96,10 @@ FAMILIES = (
     Family("hobby", "a pastime, the pastime alone (\"swimming\", not how often), one memory each", 0.5,
            several=True),
     Family("learning", "what the user is learning", 0.5, several=True),
+    Family("activity", "an outing the user went on, the activity alone (\"We went camping\": camping; \"took the "
+           "kids to the zoo\": zoo), one memory each", 0.5, several=True),
+    Family("book", "a book the user reads or has read, its title, one memory each", 0.5, several=True),
+    Family("game", "a video game the user plays, its title, one memory each", 0.5, several=True),
     Family("plan", "what the user plans or is about to do, a job to start included", 0.6, several=True),
     Family("birthday", "the user's birthday", 0.7),
     Family("anniversary", "the user's wedding anniversary", 0.7),

@@ -865,6 +865,43 @@ def _school_named(m: re.Match[str]) -> list[Fields]:
     return _school(m)
 
 
+# --- things done, read and played: the items of a list ----------------------------------------
+# "What activities has she done with her family?", "What books has he read?": the items' lines seldom
+# say the list's noun ("We went camping", "I'm reading The Hobbit"), so each item is filed under its
+# kind when it is said, and topics.py maps the noun to the kind.
+
+# Where an outing said by its activity ends: punctuation, or when, where or with whom it was.
+_OUTING_END = (r"(?=\s*(?:[^\w\s'’-]|$)|\s+(?:again|last|this|yesterday|today|on|at|in|with|and|but|for|"
+               r"together|over|near|by|around|twice|once|every|all)\b)")
+# Whom one takes on an outing: "took the kids", "took my daughter", "took our two boys"; people, as a
+# dog taken to the beach is walked rather than given a day out.
+_PEOPLE_TAKEN = _alternation({*_RELATIONS, *vocabulary.CHILDREN, *vocabulary.CHILDREN.values(), *vocabulary.HOUSEHOLD,
+                              "kid", "family", "grandkids", "grandchildren", "nephews", "nieces", "class", "students"})
+_TAKEN = rf"(?:the (?:kids|children|family|boys|girls|grandkids)|them|everyone|(?:my|our) (?:[\w-]+ ){{0,2}}?(?:{_PEOPLE_TAKEN}))"
+# A title as written: in quotes, or capitalised words with the small words between them ("The Name
+# of the Wind"); never a possessive ("Sam's email"), a weekday or a platform one reads ("Reddit").
+_TITLE_WORD = r"(?!I\b)[A-Z0-9][\w:-]*(?!['’\w])"
+_TITLE = (rf"[\"“](?P<quoted>[^\"“”]{{1,60}})[\"”]"
+          rf"|(?!{_WEEKDAY}\b|{_PLATFORMS})(?P<value>{_TITLE_WORD}(?:\s+(?:(?:of|the|a|an|and|in|on|to|for|at|with)\s+)*"
+          rf"{_TITLE_WORD}){{0,6}})(?![\w'’-])(?!\s+[A-Z])")
+# What a capitalised title ends on: punctuation or a word that is not the title's.
+_TITLE_END = (r"(?:(?<=[\"”])|(?=\s*(?:[^\w\s'’-]|$)|\s+(?:by|and|last|this|yesterday|today|tonight|now|right|again|"
+              r"for|on|in|at|with|to|every|lately|recently|over|twice|once|all|a lot|so far|but|because)\b))")
+# Where a video game is played: "on my Switch", "on the PS5".
+_CONSOLE = r"(?:PS[2-5]|PlayStation(?: [2-5])?|Xbox(?: One| Series [XS])?|(?:Nintendo )?Switch|PC|computer|laptop|phone|console|Steam|iPad)"
+
+
+def _outing(m: re.Match[str]) -> list[Fields]:
+    """An outing: its activity ("camping") or where one went for it ("zoo")."""
+    value = m.group("value").casefold()
+    return [{"value": value, "said": f"to the {value}" if m.groupdict().get("place") else value}]
+
+
+def _title(m: re.Match[str]) -> list[Fields]:
+    value = (m.group("quoted") or m.group("value") or "").strip(" ,.!?")
+    return [{"value": value}] if value and value.casefold() not in _NOT_NAMES else []
+
+
 # --- the rules ------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -1573,6 +1610,23 @@ _RULES = [
         rf"(?:currently |now )?learning (?:how )?(?:to )?"
         rf"(?!(?:a lot|so much|more|from|about|what|lots)\b)(?P<value>{_phrase(5)})",
     ], "The user is learning {value}.", _text, confidence=0.7, importance=0.5),
+    # things done, read and played, each under its kind (the items of a list, above)
+    _rule("event", "activity", "went took visited been", [
+        rf"\b(?:I|[Ww]e)(?: all| both)? went (?P<value>(?i:{_alternation(vocabulary.HOBBIES)})){_OUTING_END}",
+        rf"\b(?:I|[Ww]e)(?: all| both)? (?:went to|visited|(?:'ve|have) been to|took {_TAKEN} to) (?:the |a |an )?"
+        rf"(?P<place>(?P<value>(?i:{_alternation(vocabulary.OUTINGS)})))(?![\w'’-])",
+    ], "The user went {said}.", _outing, confidence=0.7, importance=0.5),
+    _rule("fact", "book", "reading read finished reread", [
+        rf"\bI(?:'m| am|'ve been| have been|(?:'ve| have)? (?:just |recently )?(?:started|finished)) {_ADVERBS}"
+        rf"(?:re-?)?reading (?:the (?:book|novel) )?(?:{_TITLE}){_TITLE_END}",
+        rf"\bI(?:'ve| have)? {_ADVERBS}(?:read|re-?read|finished) (?:the (?:book|novel) )?(?:{_TITLE}){_TITLE_END}",
+    ], "The user read {value}.", _title, confidence=0.7, importance=0.5),
+    _rule("fact", "game", "play playing played game", [
+        rf"\b(?:I|[Ww]e)(?:'ve been|'m| am| have been|'re| are)? {_ADVERBS}(?:play|playing|played) "
+        rf"(?:{_TITLE}) on (?:my|the|our) {_CONSOLE}(?![\w'’-])",
+        rf"\b(?:I|[Ww]e|me)\b[^,.;:!?]{{0,40}}?\b(?:a|the) (?:(?:video|computer|mobile|online|new) )?game "
+        rf"(?:called|named) (?:{_TITLE}){_TITLE_END}",
+    ], "The user plays {value}.", _title, confidence=0.7, importance=0.5),
     # plans and dates
     _rule("event", "plan", "planning plan intend next tomorrow tonight this in on", [
         rf"\b(?:I|[Ww]e)(?:'m|'re| am| are) planning (?:to|on) (?P<value>{_phrase(8)})",

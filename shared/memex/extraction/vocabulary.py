@@ -234,3 +234,12 @@ HOUSEHOLD = (
     "brother-in-law|roommate|roommates|flatmate|flatmates|housemate|housemates|best friend|friend|friends|"
     "stepmom|stepdad|stepson|stepdaughter|niece|nephew"
 ).split("|")
+
+# Places one goes to for the outing itself ("We took the kids to the zoo"), not on an errand (a
+# hospital, a dentist, a shop): where an outing is an activity done.
+OUTINGS = (
+    "museum|art museum|science museum|history museum|art gallery|gallery|zoo|aquarium|park|theme park|"
+    "amusement park|water park|national park|beach|botanical garden|botanical gardens|farm|pumpkin patch|fair|"
+    "county fair|festival|music festival|concert|theatre|theater|circus|playground|bowling alley|ice rink|"
+    "skating rink|escape room|trampoline park|safari park|wildlife park|nature reserve"
+).split("|")

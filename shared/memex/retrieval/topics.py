@@ -115,6 +115,16 @@ _KINDS = (
     _Kind(r"education|educational background|(?<!what )(?<!some )(?<!certain )degree|degrees(?= (?:does|do|did|has|have))|"
           r"qualifications?|alma mater|universit(?:y|ies)|college|(?:go|went) to school|(?:did|does|do) (?:\w+ ){1,2}study|"
           r"majors?|majored", r"(?:school|degree|field_of_study)$", ("school", "degree", "study"), of_someone=True),
+    # The items of a list, each filed under its kind when it was said (offline.py's "things done, read
+    # and played"): "What activities has she done with her family?" (outings and pastimes), "What
+    # sports does he like?" and "What instruments does she play?" (pastimes: "I play tennis", "I go
+    # surfing"), "What video games does he play?", "What books has she read?". Said of the world too
+    # ("What sports are in the Olympics?"): asked of someone only.
+    _Kind(r"activities", _anyones(r"(?:activity|hobby)$"), ("activity", "hobby"), of_someone=True),
+    _Kind(r"sports?|(?:musical )?instruments?", _anyones(r"(?:hobby|activity)$"), ("hobby", "activity"),
+          of_someone=True),
+    _Kind(r"(?:video |computer |board )?games", _anyones(r"(?:game|hobby)$"), ("game", "hobby"), of_someone=True),
+    _Kind(r"books|novels", _anyones(r"book$"), ("book",), of_someone=True),
 )
 # The kind's word ends what the question names: punctuation follows it, or a word that is no noun (a
 # verb, a pronoun, a preposition...), not a noun it qualifies ("a pet peeve", "health care", "a family
