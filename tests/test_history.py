@@ -448,3 +448,37 @@ def test_a_leave_is_beside_the_job_and_ends_with_a_new_one(tenant):
     tenant.turn("I just started at Globex.", timestamp="2026-05-01T00:00:00Z", session="s3")
     assert [m["value"] for m in _everything(tenant, "employer") if m["active"]] == ["Globex"]
     assert [m for m in _everything(tenant, "employment_status") if m["active"]] == []
+
+
+def test_a_job_title_said_later_ends_being_out_of_work(tenant):
+    """"I got laid off." then "I'm a nurse now at St Mary's." (or the title alone, "I'm a nurse
+    now."): the user works again, as an employer named later already said."""
+    tenant.turn("I got laid off.", timestamp="2026-01-01T00:00:00Z")
+    tenant.turn("I'm a nurse now.", timestamp="2026-03-01T00:00:00Z", session="s2")
+    [ended] = _everything(tenant, "employment_status")
+    assert (ended["value"], ended["active"], ended["valid_to"][:10]) == ("out of work", False, "2026-03-01")
+    assert [(m["value"], m["active"]) for m in _everything(tenant, "role")] == [("nurse", True)]
+
+
+def test_a_job_title_said_with_the_status_is_the_trade(tenant):
+    """"I got laid off. I'm a nurse." in one message: the nurse is out of work, and both stay."""
+    tenant.turn("I got laid off last week. I'm a nurse.", timestamp="2026-01-01T00:00:00Z")
+    assert [(m["value"], m["active"]) for m in _everything(tenant, "employment_status")] == [("out of work", True)]
+    assert [(m["value"], m["active"]) for m in _everything(tenant, "role")] == [("nurse", True)]
+
+
+def test_retiring_from_a_trade_ends_the_job_and_a_student_keeps_a_job_beside(tenant):
+    """"I retired from teaching." is retired (the employer and the title end); a student is a status,
+    not a job title, which a job named later leaves as it is."""
+    tenant.turn("I work at Lincoln High as a teacher.", timestamp="2026-01-01T00:00:00Z")
+    tenant.turn("I retired from teaching.", timestamp="2026-03-01T00:00:00Z", session="s2")
+    [news] = _everything(tenant, "employment_status")
+    assert (news["value"], news["active"], news["content"]) == ("retired", True, "The user is retired from teaching.")
+    assert [m["active"] for m in _everything(tenant, "employer") + _everything(tenant, "role")] == [False, False]
+    tenant.turn("We both got laid off.", timestamp="2026-04-01T00:00:00Z", session="s3")
+    assert [m["value"] for m in _everything(tenant, "employment_status") if m["active"]] == ["out of work"]
+    tenant.turn("I'm a student now.", timestamp="2026-05-01T00:00:00Z", session="s4")
+    tenant.turn("I just started at Starbucks.", timestamp="2026-06-01T00:00:00Z", session="s5")
+    assert [m["value"] for m in _everything(tenant, "employment_status") if m["active"]] == ["student"]
+    assert [m["value"] for m in _everything(tenant, "employer") if m["active"]] == ["Starbucks"]
+    assert _everything(tenant, "role") and not [m for m in _everything(tenant, "role") if m["active"]]

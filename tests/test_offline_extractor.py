@@ -988,3 +988,65 @@ def test_an_item_is_said_as_what_was_done():
     assert zoo.content == "The user went to the zoo."
     (book,) = _extract("I just finished reading \"Dune\".")
     assert book.content == "The user read Dune."
+
+
+@pytest.mark.parametrize("text, expected", [
+    # a retirement said with what from: a working life, or an employer by its name (kept as history too)
+    ("I retired from teaching.", {("employment_status", "retired")}),
+    ("I retired from the army in 2015.", {("employment_status", "retired")}),
+    ("I'm retired from nursing.", {("employment_status", "retired")}),
+    ("I retired from Boeing last year.", {("employment_status", "retired"), ("employer", "Boeing", True)}),
+    # the user among those laid off
+    ("We both got laid off.", {("employment_status", "out of work")}),
+    ("My husband and I both got laid off last month.", {("employment_status", "out of work")}),
+    ("Me and my wife were both let go.", {("employment_status", "out of work")}),
+    ("We both lost our jobs.", {("employment_status", "out of work")}),
+    ("I got laid off on Friday.", {("employment_status", "out of work")}),
+    # a student is a status, not a job title; a student nurse is a nurse
+    ("I'm a student.", {("employment_status", "student")}),
+    ("I'm a PhD student.", {("employment_status", "student")}),
+    ("As a grad student, I live on noodles.", {("employment_status", "student")}),
+    ("I was a student in Paris.", {("employment_status", "student", True)}),
+    ("I'm a student nurse.", {("role", "student nurse")}),
+    # a title with "now" before its employer; an employer whole with its possessive
+    ("I'm a nurse now at St Mary's.", {("role", "nurse"), ("employer", "St Mary's")}),
+    ("I work at McDonald's.", {("employer", "McDonald's")}),
+    # a pet said as the past without its name, a pet of a breed that is over
+    ("I used to have a dog.", {("pet_kind", "dog", True)}),
+    ("We used to have a cat when I was a kid.", {("pet_kind", "cat", True)}),
+    ("We had to put our beagle Pepper down.", {("pet_dog_name", "Pepper", True), ("pet_dog_breed", "beagle", True)}),
+    ("Bella, our beagle, passed away.", {("pet_dog_name", "Bella", True), ("pet_dog_breed", "beagle", True)}),
+    ("Our labrador died.", {("pet_kind", "dog", True), ("pet_dog_breed", "labrador", True)}),
+    ("We lost our beagle last year.", {("pet_kind", "dog", True), ("pet_dog_breed", "beagle", True)}),
+    # no car
+    ("I don't have a car.", {("car", "none")}),
+    ("I don't own a car anymore.", {("car", "none")}),
+    ("We haven't got a car.", {("car", "none")}),
+    # languages each said with where or how well
+    ("I speak English at work and Polish at home.", {("language", "English"), ("language", "Polish")}),
+    ("I speak Spanish with my mom and English with my dad.", {("language", "Spanish"), ("language", "English")}),
+    ("I speak German fluently and French a little.", {("language", "German"), ("language", "French")}),
+    ("I speak English with my French in-laws.", {("language", "English")}),
+])
+def test_work_status_pets_car_and_languages_as_people_say_them(text, expected):
+    assert _facts(text) == expected
+
+
+@pytest.mark.parametrize("text", [
+    "They both got laid off.", "My team got laid off.", "We laid off ten people.", "My parents both retired.",
+    "I retired from social media.", "I'm retired from competitive chess.", "I retired from the game after one round.",
+    "I'm a good student.", "I'm a student of life.",
+    "I used to have a dog walker.", "I used to have a cat allergy.", "I used to have a dog-eared copy of it.",
+    "My neighbour's beagle died.", "I'd love to have a dog.",
+    "I don't have a car seat.", "I don't have a car charger with me.", "My sister doesn't have a car.",
+    "I don't have a car today.", "If I don't have a car, I'll take the bus.",
+])
+def test_work_status_pets_car_phrases_that_state_nothing(text):
+    assert _facts(text) == set()
+
+
+def test_what_a_retirement_a_student_and_a_pet_over_say():
+    assert [c.content for c in _extract("I retired from teaching.")] == ["The user is retired from teaching."]
+    assert [c.content for c in _extract("I'm an undergrad.")] == ["The user is an undergrad."]
+    assert [c.content for c in _extract("We had to put our beagle Pepper down.")] == [
+        "The user used to have a dog named Pepper.", "The user used to have a beagle."]

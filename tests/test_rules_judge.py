@@ -282,10 +282,25 @@ def test_being_out_of_work_and_having_a_job_take_each_other_back():
     for status in ("out of work", "on parental leave"):
         hired = RulesJudge().decide(_candidate("employer", "Globex"), [_memory("s1", "employment_status", status)])
         assert hired.action == "supersede" and [m["id"] for m in hired.replaces] == ["s1"], status
-    # a former employer (history), or a job title alone, takes back nothing
+    # a former employer (history) takes back nothing
     out = [_memory("s1", "employment_status", "out of work")]
     assert RulesJudge().decide(_candidate("employer", "Initech", historical=True), out).action == "keep_old"
-    assert RulesJudge().decide(_candidate("role", "nurse"), out).action == "coexist"
+
+
+def test_a_job_title_takes_back_being_without_work_said_in_another_message():
+    for status in ("out of work", "retired"):
+        out = [{**_memory("s1", "employment_status", status), "sources": [{"message_id": "m0"}]}]
+        decision = RulesJudge().decide(_candidate("role", "nurse"), out)
+        assert decision.action == "supersede" and [m["id"] for m in decision.replaces] == ["s1"], status
+        # said in the message of the status ("I got laid off. I'm a nurse."), the title is the trade
+        said_with = [{**out[0], "sources": [{"message_id": "m1"}]}]
+        assert RulesJudge().decide(_candidate("role", "nurse"), said_with).action == "coexist", status
+    # a leave and a student stay beside a job title; a student beside an employer too
+    for status in ("on parental leave", "student"):
+        beside = [{**_memory("s1", "employment_status", status), "sources": [{"message_id": "m0"}]}]
+        assert RulesJudge().decide(_candidate("role", "nurse"), beside).action == "coexist", status
+    student = [_memory("s1", "employment_status", "student")]
+    assert RulesJudge().decide(_candidate("employer", "Starbucks"), student).action == "coexist"
 
 
 def test_a_participants_work_status_takes_back_only_their_own_job():

@@ -173,3 +173,17 @@ def test_who_the_user_lives_with_holds_several_and_one_moving_out_ends_only_them
     assert _current(tenant, "lives_with") == {"mom", "sister"}
     tenant.turn("My sister moved out.", session="s3", timestamp="2026-03-05T09:00:00Z")
     assert _current(tenant, "lives_with") == {"mom"}
+
+
+def test_no_car_ends_the_car_and_a_pet_of_a_breed_put_down_ends_its_name_and_breed(tenant):
+    tenant.turn("I drive a Tesla Model 3.", session="s1", timestamp="2026-01-05T09:00:00Z")
+    tenant.turn("I don't have a car anymore.", session="s2", timestamp="2026-02-05T09:00:00Z")
+    assert _current(tenant, "car") == {"none"} and ("car", "Tesla Model 3", False) in set(_facts(tenant))
+    tenant.turn("I have a beagle named Pepper.", "We have a cat named Luna.", session="s3",
+                timestamp="2026-03-05T09:00:00Z")
+    tenant.turn("We had to put our beagle Pepper down.", session="s4", timestamp="2026-04-05T09:00:00Z")
+    assert _current(tenant, "pet_dog_name") == set() and _current(tenant, "pet_dog_breed") == set()
+    assert _current(tenant, "pet_cat_name") == {"Luna"}
+    tenant.turn("We have a dog.", session="s5", timestamp="2026-05-05T09:00:00Z")
+    tenant.turn("I used to have a dog.", session="s6", timestamp="2026-06-05T09:00:00Z")
+    assert _current(tenant, "pet_kind") == set() and _current(tenant, "pet_cat_name") == {"Luna"}

@@ -12,7 +12,8 @@ value beside the others; a reversal takes back what it contradicts (a like by a 
 same thing, a liking for coffee by "I stopped drinking coffee"), being single or separated (or a
 divorce or a spouse's death, said as an event) takes back the current partner, as a partner named
 later takes back being single, and being out of work or retired takes back the current employer and
-job title, as an employer named later takes back the work status. A pet's kind alone ("I have a
+job title, as an employer (or a job title said in another message) named later takes back the work
+status. A pet's kind alone ("I have a
 dog.") says less than a name, breed or count of that kind, and a pet said over without its name ("We
 had to give our cat away.") ends that kind and its only current name.
 
@@ -128,10 +129,13 @@ def ends_partnership(candidate: Candidate) -> bool:
 # Being without work and having a job take each other back the same way: "I got laid off" or "I'm
 # retired" ends the current employer and the job title ("The user is out of work." answers "where
 # does she work?", not Acme), and an employer named later ends the work status, whatever it is ("I
-# just started at Globex" after "I'm on parental leave" too). A leave ends nothing: it is beside the
-# job. A job title named later does not end it: "I'm a nurse" is as often the trade as a job now.
+# just started at Globex" after "I'm on parental leave" too), but a student's: one studies beside a
+# job. A leave ends nothing: it is beside the job. A job title named later ends being without work
+# ("I got laid off." then "I'm a nurse now at St Mary's."), unless said in the message that said the
+# status ("I got laid off. I'm a nurse.": the trade, not a new job).
 EMPLOYER_KEY, WORK_STATUS_KEY = "employer", "employment_status"
 WITHOUT_WORK = frozenset({"out of work", "retired"})
+BESIDE_A_JOB = frozenset({"student"})
 
 
 def _takes_back(candidate: Candidate) -> dict[str, frozenset[str] | None]:
@@ -148,6 +152,8 @@ def _takes_back(candidate: Candidate) -> dict[str, frozenset[str] | None]:
         taken = {EMPLOYER_KEY: None, HELD_AT_EMPLOYER: None}
     elif key == EMPLOYER_KEY:
         taken = {WORK_STATUS_KEY: None}
+    elif key == HELD_AT_EMPLOYER:
+        taken = {WORK_STATUS_KEY: WITHOUT_WORK}
     else:
         return {}
     return {subject_key(candidate.subject, base): values for base, values in taken.items()}
@@ -230,12 +236,19 @@ def related_keys(candidate: Candidate) -> list[str]:
 def taken_back(candidate: Candidate, related: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """What the candidate takes back of `related`: the current partner a status without one (or a
     divorce, a death) ends, the status without one a partner ends, the employer and job title a
-    status without work ends, the work status an employer ends. Both judges decide such a candidate by
+    status without work ends, the work status an employer ends (a student's excepted), being without
+    work a job title said in another message ends. Both judges decide such a candidate by
     rule (the LLM judge would take a status and a name for two unrelated facts)."""
     taken = _takes_back(candidate)
     return [m for m in related if m["key"] in taken
             and (taken[m["key"]] is None or _normal(m["value"] or "") in taken[m["key"]])
-            and not (ends_partnership(candidate) and _NEVER_MARRIED.search(m["content"] or ""))]
+            and not (ends_partnership(candidate) and _NEVER_MARRIED.search(m["content"] or ""))
+            and not (candidate.base_key == EMPLOYER_KEY and _normal(m["value"] or "") in BESIDE_A_JOB)
+            and not (candidate.base_key == HELD_AT_EMPLOYER and _said_in(m, candidate.source_message_id))]
+
+
+def _said_in(memory: dict[str, Any], message_id: str) -> bool:
+    return message_id in {s["message_id"] for s in memory.get("sources") or []}
 
 
 def corrected(candidate: Candidate, related: list[dict[str, Any]]) -> Decision | None:
@@ -258,7 +271,7 @@ def said_together(candidate: Candidate, related: list[dict[str, Any]]) -> Decisi
         return None
     if any(same_value(m["value"] or "", candidate.value) for m in same_key):
         return None
-    if not all(candidate.source_message_id in {s["message_id"] for s in m.get("sources") or []} for m in same_key):
+    if not all(_said_in(m, candidate.source_message_id) for m in same_key):
         return None
     return Decision("coexist", f"{candidate.key} holds several values: {candidate.value!r} was said with the "
                                "others in one message")

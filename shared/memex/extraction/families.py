@@ -52,9 +52,9 @@ FAMILIES = (
     Family("degree", "a degree the user holds or is doing (\"PhD in physics\", \"MBA\"), one memory each", 0.6,
            several=True),
     Family("field_of_study", "a subject the user studied or studies, one memory each", 0.6, several=True),
-    Family("employment_status", "out of work, retired or on parental leave, said without the employer's name "
-           "(\"I got laid off\"); out of work or retired ends the current employer and job title, and an "
-           "employer named later ends it", 0.8),
+    Family("employment_status", "out of work, retired, student or on parental leave, said without the employer's "
+           "name (\"I got laid off\", \"I'm a student\": a student is no job title); out of work or retired ends the "
+           "current employer and job title, and an employer (or a job title) named later ends it", 0.8),
     Family("phone_number", "the user's phone number", 0.7),
     Family("relationship_status", "single, married, engaged, separated, divorced or widowed; \"We broke up\" is "
            "single, and single or separated ends the current partner; a divorce or a spouse's death said as what "

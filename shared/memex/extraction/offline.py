@@ -276,6 +276,12 @@ _LOST_END = (rf"(?=\s*(?:[.!;]|$)|\s+(?:last|this|yesterday|recently|earlier|to|
              r"(?![\w'’-]))")
 # A pet said ended just after its name: "Our dog Rex died", "our dog Max down", "Luna, our cat, died".
 _ENDED_AFTER = rf"(?!,? (?:{_PET_GONE}|down|away)\b)"
+# The same before "my" or "our": "We had to put our old beagle down", "We lost our beagle".
+_ENDED_BEFORE = r"(?<!put )(?<!give )(?<!gave )(?<!given )(?<!lost )(?<!rehomed )(?<!rehome )(?<!away )"
+# A pet said to have been the user's: "I used to have a dog", "We used to have a cat when I was a
+# kid"; the clause ends there or says when ("a dog walker", "a cat allergy" are none).
+_USED_TO_END = (r"(?=\s*(?:[.!;,)]|$)|\s+(?:when|as a (?:kid|child|teenager)|growing up|back (?:home|then|in)|"
+                r"years ago|in (?:college|school|\d{4})|too|and|but|once|for)\b)")
 # "I'm Omar, a chef": an introduction, the name said before what one is.
 _INTRODUCED = rf"(?:{_PROPER}, )?"
 
@@ -296,7 +302,8 @@ def _text(m: re.Match[str]) -> list[Fields]:
 
 def _role(m: re.Match[str]) -> list[Fields]:
     words = m.group("value").split()
-    if any(w.casefold() in _NOT_ROLE_MODIFIERS for w in words[:-1]):
+    # A student is what the user is, not a job title: the work-status rule files it.
+    if any(w.casefold() in _NOT_ROLE_MODIFIERS for w in words[:-1]) or words[-1].casefold() == "student":
         return []
     return [{"value": " ".join(_ROLE_ABBREVIATIONS.get(w, w) for w in words)}]
 
@@ -403,6 +410,29 @@ def _pet_breed(m: re.Match[str]) -> list[Fields]:
         if name.casefold() not in _NOT_NAMES:
             found.insert(0, {**fields, "value": name, "fact": "name", "said": "is named"})
     return found
+
+
+# A breed, and the pet word that may follow it ("our beagle", "our beagle puppy").
+_BREED_SAID = rf"(?P<breed>{_BREED})(?: (?P<kind>(?i:{_alternation(_PETS)})))?"
+
+
+def _pet_gone_by_breed(m: re.Match[str]) -> list[Fields]:
+    """A pet of a breed that is over: its name when said, else its kind (`pet_kind`, as "My rabbit
+    died." files), and its breed, each as history ("The user used to have a dog named Pepper.", "...
+    a beagle.")."""
+    fields = _breed_of(m)
+    kind, breed = fields["kind"], fields["breed"]
+    if kind != _BREED_KIND[breed.casefold()]:
+        return []
+    said = kind.replace("_", " ")
+    found = [{"value": breed, "part": f"pet_{kind}_breed", "said": f"{'an' if breed[0] in 'aeiouAEIOU' else 'a'} {breed}"}]
+    name = re.sub(r"['’]s?$", "", m.group("name") or "")
+    if name and name.casefold() not in _NOT_NAMES:
+        return [{"value": name, "part": f"pet_{kind}_name", "said": f"a {said} named {name}"}, *found]
+    if name:
+        return []
+    return [{**_a_pet(kind, "an" if said[0] in "aeiou" else "a"), "said": f"{'an' if said[0] in 'aeiou' else 'a'} {said}"},
+            *found]
 
 
 def _condition(m: re.Match[str]) -> list[Fields]:
@@ -609,8 +639,9 @@ def _maybe_job_move(part: str) -> Callable[[re.Match[str]], list[Fields]]:
 
 
 def _organisation(m: re.Match[str]) -> list[Fields]:
-    """An employer, unless it is a known place ("I left London for a job at Google")."""
-    return [] if _a_place(m.group("value")) else _name(m)
+    """An employer, unless it is a known place ("I left London for a job at Google"), whole with its
+    possessive ("McDonald's", "St Mary's")."""
+    return [] if _a_place(m.group("value")) or not _name(m) else [{"value": m.group("value")}]
 
 
 # Where one is for years without working there: "I was at Oxford University for three years".
@@ -788,7 +819,16 @@ _LANGUAGE_NAMES = {name.casefold(): name for name in vocabulary.LANGUAGES}
 _HOW_SPOKEN = r"(?:fluent|basic|conversational|decent|good|broken|some|a little|a bit of)"
 # A language spoken, in any case: after "I speak" or "fluent in" nothing else is meant by "french".
 _SPOKEN = rf"(?:{_HOW_SPOKEN} )?(?i:{_alternation(vocabulary.LANGUAGES)})(?![\w'’-])"
-_SPOKEN_LIST = rf"{_SPOKEN}(?:(?:,|,? and|,? or) {_SPOKEN}){{0,5}}"
+# Where or to whom a language is spoken, or how well, said after it: "English at work and Polish at
+# home", "Spanish with my mom and English with my dad". Never a language itself ("with my French
+# in-laws" is no qualifier: the list ends before it).
+_NOT_A_LANGUAGE = rf"(?!(?i:{_alternation(vocabulary.LANGUAGES)})(?![\w'’-]))"
+_WHERE_SPOKEN = (rf"(?:at (?:work|home|school|the office)|(?:with|to) (?:my|our) {_NOT_A_LANGUAGE}[a-z]+(?:-in-law)?|"
+                 r"with (?:friends|family|colleagues|clients|customers|patients)|fluently|natively|(?:fairly |pretty )?well|"
+                 r"a (?:bit|little))")
+_SPOKEN_ITEM = rf"{_SPOKEN}(?: {_WHERE_SPOKEN})?"
+_SPOKEN_LIST = rf"{_SPOKEN_ITEM}(?:(?:,|,? and|,? or) {_SPOKEN_ITEM}){{0,5}}"
+_ONE_SPOKEN = re.compile(rf"(?:(?P<how>{_HOW_SPOKEN}) )?(?P<language>(?i:{_alternation(vocabulary.LANGUAGES)}))(?![\w'’-])")
 _SPOKEN_END = (r"(?=\s*(?:[^\w\s'’-]|$)|\s+(?:fluently|natively|well|fairly|pretty|quite|very|really|a bit|a little|"
                r"at|with|to|and|but|so|too|as|since|because|every|daily|now|though|in|growing up)\b)")
 _NATIONALITY = rf"(?:{_alternation(vocabulary.NATIONALITIES)})(?![\w'’-])"
@@ -822,12 +862,11 @@ _GRADUATED_WHEN = (rf"(?: (?P<when>in \d{{4}}|in {_MONTH}|last (?:year|spring|su
 
 
 def _spoken(m: re.Match[str]) -> list[Fields]:
-    """Each language of a list ("English, Hindi and Tamil"), by its name, with how well it is spoken."""
-    found = []
-    for item in re.split(r",? (?:and|or) |, ", m.group("value")):
-        how, _, language = item.rpartition(" ")
-        found.append({"value": _LANGUAGE_NAMES[language.casefold()], "how": f"{how} " if how else ""})
-    return found
+    """Each language of a list ("English, Hindi and Tamil", "English at work and Polish at home"), by
+    its name, with how well it is spoken when said before it."""
+    return [{"value": _LANGUAGE_NAMES[one.group("language").casefold()],
+             "how": f"{one.group('how')} " if one.group("how") else ""}
+            for one in _ONE_SPOKEN.finditer(m.group("value"))]
 
 
 def _nationalities(m: re.Match[str]) -> list[Fields]:
@@ -977,17 +1016,52 @@ _PARTING_END = _strict_end("and", "but", "so", "after", "because")
 _NOT_BACKGROUND = "".join(f"(?<![{word[0].upper()}{word[0]}]{word[1:]} )"
                           for word in ("because", "cause", "since", "after", "before", "when", "until", "till", "once"))
 _WORK_STATUS_END = _strict_end("last", "this", "yesterday", "today", "recently", "early", "in", "since", "ago",
-                               "again", "after", "earlier", "right now", "at the moment", "for now", "a (?:year|month|"
+                               "again", "after", "earlier", "on", "right now", "at the moment", "for now", "a (?:year|month|"
                                "week|while|few|couple)", r"\d+", "two", "three", "four", "five", "six", "several",
                                rf"for (?:(?:almost|nearly|over|about|the (?:past|last)) )?(?:{_NUMBER}|an?|a few|"
                                r"a couple of|several|many) (?:days?|weeks?|months?|years?)", "and", "when", "because")
 _OUT_OF_WORK = ("out of work", "between jobs", "out of a job", "unemployed", "jobless")
+# The user among those who lost their jobs: "We both got laid off", "My husband and I both got let
+# go", "We lost our jobs". Not "They both got laid off", "My team got laid off", "We laid off ten
+# people".
+_WE_BOTH = (rf"\b(?:[Ww]e|(?i:my) (?:{_alternation(_RELATIONS)}) and I|(?i:me and my) (?:{_alternation(_RELATIONS)}))"
+            r"(?: both| all)?")
+# What one retires from that is a working life: a trade said as its work ("teaching"), a service, or
+# work itself. "I retired from competitive chess", "from social media", "from the race" are none.
+_RETIRED_FROM = ("teaching|nursing|medicine|law|dentistry|banking|accounting|journalism|politics|coaching|farming|"
+                 "engineering|academia|acting|modelling|modeling|lecturing|practice|work|full-time work|my job|"
+                 "the workforce|the army|the navy|the air force|the military|the marines|the police|the police force|"
+                 "the force|the fire service|the fire department|the civil service|public service|the classroom|"
+                 "the nhs|the NHS").split("|")
 _LEAVES = r"(?:parental|maternity|paternity) leave"
 
 
 def _status(value: str) -> Callable[[re.Match[str]], list[Fields]]:
     """What a rule's match says of the user's work, whatever its words: "out of work", "retired"."""
     return lambda m: [{"value": value}]
+
+
+def _retired(m: re.Match[str]) -> list[Fields]:
+    """Retired, with what from when said ("The user is retired from teaching."): an employer by its
+    name is one unless it is a known place."""
+    where = m.groupdict().get("from") or ""
+    if where[:1].isupper() and _a_place(where):
+        return []
+    return [{"value": "retired", "from": f" from {where}" if where else ""}]
+
+
+# "I'm a student", "As a grad student, I...": a student is what the user is, not a job title. Up to
+# three words before it ("PhD", "full-time", "second-year law"), none a judgement ("a good student").
+_STUDENT = r"(?:student|undergrad|undergraduate|postgrad|postgraduate)"
+_STUDENT_SAID = rf"(?:[A-Za-z][\w-]* ){{0,3}}?{_STUDENT}"
+
+
+def _student(m: re.Match[str]) -> list[Fields]:
+    said = m.group("said")
+    if any(w.casefold() in _NOT_ROLE_MODIFIERS for w in said.split()[:-1]):
+        return []
+    words = " ".join(_ROLE_ABBREVIATIONS.get(w, w) for w in said.split())
+    return [{"value": "student", "said": words, "a": "an" if words[:1].casefold() in "aeiou" else "a"}]
 
 
 def _status_after_parting(m: re.Match[str]) -> list[Fields]:
@@ -1062,6 +1136,10 @@ def _car(m: re.Match[str]) -> list[Fields]:
     return [{"value": value, "a": "an" if value[0] in "AEIOU" else "a"}]
 
 
+_NO_CAR_END = (r"(?=\s*(?:[.,;!)]|$)|\s+(?:anymore|any more|now|right now|at the moment|these days|yet|either|at all|"
+               r"and|but|so|because|since)\b)")
+
+
 def _no_car(m: re.Match[str]) -> list[Fields]:
     """"I sold my car": no car now, unless the sentence names one ("I sold my car and bought a
     Tesla"), which is then the car."""
@@ -1091,7 +1169,7 @@ _RULES = [
         # "my first day at Notion is Monday" is a plan (below), not a job yet
         rf"(?:{_STARTED_AT}) {_ORG_INTRO}(?P<value>{_ORG})(?!,?\s+(?:is|will be) {_START_WHEN})",
         # a student's school is no employer (the school rule files it)
-        rf"\bI(?:'m| am) {_INTRODUCED}(?:now |currently )?(?:an?|the) {_ROLE}(?<!student) (?:at|for) (?:the )?"
+        rf"\bI(?:'m| am) {_INTRODUCED}(?:now |currently )?(?:an?|the) {_ROLE}(?<!student)(?: now| currently)? (?:at|for) (?:the )?"
         rf"(?P<value>{_ORG}){_NOT_TEMPORARY}",
         rf"\bI(?: {_ADVERBS}work|'m {_ADVERBS}working| am {_ADVERBS}working) as (?:an?|the) {_ROLE} (?:at|for) (?:the )?"
         rf"(?P<value>{_ORG}){_NOT_TEMPORARY}",
@@ -1191,16 +1269,29 @@ _RULES = [
         rf"{_NOT_BACKGROUND}\bI (?:just |recently |finally )?resigned{_WORK_STATUS_END}",
         rf"{_NOT_BACKGROUND}\bI(?:'m| am|'ve been| have been) (?:now |currently |still )?"
         rf"(?:{_alternation(_OUT_OF_WORK)}){_WORK_STATUS_END}",
+        rf"{_NOT_BACKGROUND}{_WE_BOTH} (?:just |recently )?(?:got|were|have been|'ve been)(?: both| all)? (?:laid off|"
+        rf"let go|made redundant){_WORK_STATUS_END}",
+        rf"{_NOT_BACKGROUND}{_WE_BOTH} (?:just |recently )?lost our jobs{_WORK_STATUS_END}",
     ], "The user is out of work.", _status("out of work"), confidence=0.75, importance=0.8),
     _rule("fact", "employment_status", "retired", [
         rf"{_NOT_BACKGROUND}\bI(?:'m| am)? (?:now |just |recently |finally |happily |officially )?retired(?: now)?"
         rf"{_WORK_STATUS_END}",
         rf"{_NOT_BACKGROUND}\bI(?:'ve| have) (?:just |recently |finally |officially )?retired{_WORK_STATUS_END}",
-    ], "The user is retired.", _status("retired"), confidence=0.75, importance=0.8),
+        # what from: a working life ("from teaching", "from the army"), or an employer by its name
+        rf"{_NOT_BACKGROUND}\bI(?:'m| am|'ve| have)? (?:now |just |recently |finally |happily |officially )?retired "
+        rf"from (?P<from>(?:{_alternation(_RETIRED_FROM)})(?![\w'’-])|(?:the )?(?!{_PLATFORMS}){_ORG}){_WORK_STATUS_END}",
+    ], "The user is retired{from}.", _retired, confidence=0.75, importance=0.8),
     _rule("fact", "employment_status", "leave", [
         rf"\bI(?:'m| am) (?:now |currently |still )?(?P<value>on {_LEAVES})(?=\s*(?:[^\w\s'’-]|$)|\s+(?:until|till|for|"
         rf"since|now|right now|at the moment|and|but|so)\b)",
     ], "The user is {value}.", _text, confidence=0.75, importance=0.8),
+    _rule("fact", "employment_status", "student undergrad undergraduate postgrad postgraduate", [
+        rf"\bI(?:'m| am) {_INTRODUCED}(?:now |currently |also |still )?an? (?P<said>{_STUDENT_SAID}){_ROLE_END}",
+        rf"^(?i:as) an? (?!(?:former|ex-?|future|would-be)\b)(?P<said>{_STUDENT_SAID}),\s*I\b",
+    ], "The user is {a} {said}.", _student, confidence=0.75, importance=0.8),
+    _rule("fact", "employment_status", "student undergrad undergraduate postgrad postgraduate", [
+        rf"\bI (?:used to be|was) an? (?P<said>{_STUDENT_SAID}){_ROLE_END}",
+    ], "The user used to be {a} {said}.", _student, confidence=0.7, importance=0.6, historical=True),
     # places
     _rule("fact", "city", "live lived based living moved relocated bought", [
         rf"\b(?:I|[Ww]e) (?:now |currently |still )?live in (?P<value>{_PROPER})",
@@ -1470,9 +1561,12 @@ _RULES = [
         rf"\b(?:I|[Ww]e)(?:'ve| have)? {_ADVERBS}(?:sold|traded in|got rid of|scrapped) {_A_CAR}{_CAR}"
         rf"(?:{_CAR_END}|(?= to\b))",
     ], "The user used to drive {a} {value}.", _car, confidence=0.7, importance=0.5, historical=True),
-    _rule("fact", "car", "sold rid scrapped", [
+    _rule("fact", "car", "sold rid scrapped car", [
         rf"\b(?:I|[Ww]e)(?:'ve| have)? {_ADVERBS}(?:sold|got rid of|scrapped) (?:my|our) (?:old )?car(?![\w'’-])"
         rf"(?:{_CAR_END}|(?= to\b))",
+        # "I don't have a car", "We don't own a car anymore"; not "a car seat", nor "a car today"
+        rf"\b(?:I|[Ww]e) (?:(?:don't|do not|no longer)(?: even)? (?:have|own)|(?:haven't|have not) got) (?:an? )?"
+        rf"car(?![\w'’-]){_NO_CAR_END}",
     ], "The user has no car now.", _no_car, confidence=0.7, importance=0.6),
     # who the user lives with (_household)
     _rule("fact", "lives_with", "lives living live moved", [
@@ -1532,15 +1626,17 @@ _RULES = [
         rf"(?:{_HAVE}|{_GOT_PET}) an? {_PET_ADJECTIVE}(?!lab\b)(?P<breed>{_BREED})"
         rf"(?: (?P<kind>(?i:{_alternation(_PETS)})))?(?=\s*(?:[^\w\s'’&-]|$)|\s+(?:and|but|who|that|so)\b)",
         rf"{_MY} (?P<kind>(?i:{_alternation(_PETS)}))(?: (?P<name>{_PROPER}))? is an? (?P<breed>{_BREED})(?![\w-])",
-        # A pet named beside its breed: "walked Biscuit, my beagle, this morning", "my beagle Biscuit"
+        # A pet named beside its breed: "walked Biscuit, my beagle, this morning", "my beagle Biscuit";
+        # not one whose end is said ("Bella, our beagle, passed away": the rule of a pet over, below)
         rf"{_NAME_BESIDE}(?P<name>{_CAPWORD}), (?i:my|our) {_PET_ADJECTIVE}(?P<breed>{_BREED})"
-        rf"(?: (?P<kind>(?i:{_alternation(_PETS)})))?{_APPOSITION_END}",
-        rf"{_MY} {_PET_ADJECTIVE}(?!lab\b)(?P<breed>{_BREED}),? (?P<name>(?!I\b){_CAPWORD})(?![\w'’&-])(?!\s+[A-ZÀ-ÖØ-Þ])",
+        rf"(?: (?P<kind>(?i:{_alternation(_PETS)})))?{_APPOSITION_END}{_ENDED_AFTER}",
+        rf"{_ENDED_BEFORE}{_MY} {_PET_ADJECTIVE}(?!lab\b)(?P<breed>{_BREED}),? (?P<name>(?!I\b){_CAPWORD})(?![\w'’&-])"
+        rf"(?!\s+[A-ZÀ-ÖØ-Þ]){_ENDED_AFTER}",
         # A breed said with "my" and a word of a pet ("my rescue greyhound", "my beagle puppy"); alone, "my
         # Persian rug" or "my boxer shorts" may be no pet.
-        rf"{_MY} (?:{_PET_ADJECTIVES} ){{1,2}}(?!lab\b)(?P<breed>{_BREED})(?: (?P<kind>(?i:{_alternation(_PETS)})))?"
-        r"(?![\w'’-])",
-        rf"{_MY} (?!lab\b)(?P<breed>{_BREED}) (?P<kind>(?i:{_alternation(_PETS)}))(?![\w'’-])",
+        rf"{_ENDED_BEFORE}{_MY} (?:{_PET_ADJECTIVES} ){{1,2}}(?!lab\b)(?P<breed>{_BREED})(?: (?P<kind>(?i:{_alternation(_PETS)})))?"
+        rf"(?![\w'’-])(?!,? {_CAPWORD}){_ENDED_AFTER}",
+        rf"{_ENDED_BEFORE}{_MY} (?!lab\b)(?P<breed>{_BREED}) (?P<kind>(?i:{_alternation(_PETS)}))(?![\w'’-]){_ENDED_AFTER}",
     ], "The user's {kind} {said} {value}.", _pet_breed, confidence=0.75, importance=0.6),
     _rule("fact", "pet_{part}_name", "used had", [
         rf"\b(?:I|[Ww]e) (?:used to have|had) an? {_PET_ADJECTIVE}{_PET}{_NAMED} (?P<value>{_PROPER})",
@@ -1553,12 +1649,27 @@ _RULES = [
         rf"{_PUT_DOWN},? (?P<value>{_PROPER}),? (?:down|away)\b",
         rf"{_GAVE_AWAY},? (?P<value>{_PROPER})",
     ], "The user used to have a {kind} named {value}.", _pet, confidence=0.7, importance=0.5, historical=True),
-    # The same, of a pet not named: its kind ("My rabbit died.", "We had to give our cat away.")
+    # The same, of a pet not named: its kind ("My rabbit died.", "We had to give our cat away."), or
+    # said as the user's once ("I used to have a dog.")
     _rule("fact", "pet_kind", "died passed put give gave given rehome rehomed lost", [
         rf"{_MY} {_PET_ADJECTIVE}{_PET} {_PET_GONE}(?![\w'’-])",
         rf"{_PUT_DOWN} (?:down|away)\b",
         rf"{_GAVE_AWAY}{_LOST_END}",
     ], "The user used to have {said}.", _pet_kind, confidence=0.7, importance=0.5, historical=True),
+    _rule("fact", "pet_kind", "used", [
+        rf"\b(?:I|[Ww]e) used to (?:have|own) an? {_PET_ADJECTIVE}{_PET}{_USED_TO_END}",
+    ], "The user used to have {said}.", _pet_kind, confidence=0.7, importance=0.5, historical=True),
+    # A pet of a breed that died or was given away, named or not: "We had to put our beagle Pepper down",
+    # "Bella, our beagle, passed away", "Our labrador died". Its name (or its kind) and its breed, as
+    # history (_pet_gone_by_breed).
+    _rule("fact", "{part}", "died passed put give gave given rehome rehomed lost", [
+        rf"{_MY} {_PET_ADJECTIVE}(?!lab\b){_BREED_SAID}(?:,? (?P<name>{_PROPER}),?)? {_PET_GONE}(?![\w'’-])",
+        rf"{_NAME_BESIDE}(?P<name>{_CAPWORD}), (?i:my|our) {_PET_ADJECTIVE}{_BREED_SAID},? {_PET_GONE}(?![\w'’-])",
+        rf"\b(?:I|[Ww]e) {_HAD_TO}(?:give|gave|given|put) (?:my|our) {_PET_ADJECTIVE}(?!lab\b){_BREED_SAID}"
+        rf"(?:,? (?P<name>{_PROPER}),?)? (?:down|away)\b",
+        rf"\b(?:I|[Ww]e) {_HAD_TO}(?:(?:give|gave|given) away|rehome|rehomed|lost) (?:my|our) {_PET_ADJECTIVE}(?!lab\b)"
+        rf"{_BREED_SAID}(?:,? (?P<name>{_PROPER})|{_LOST_END})",
+    ], "The user used to have {said}.", _pet_gone_by_breed, confidence=0.7, importance=0.5, historical=True),
     # health
     _rule("fact", "health_condition", "have got had suffer live diagnosed m am struggle deal suffering living "
           "struggling dealing", [
