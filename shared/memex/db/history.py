@@ -273,7 +273,8 @@ def send_ended(conn: psycopg.Connection, tenant_id: str, user_id: str, vector: A
     grow with every user's history (docs/measurements/performance.md). Each row is the key
     named and its subject, and the memory to answer with (`message`: the episodic memory of the
     statement's message, or the current fact, with what scoring and scoping need of it), the nearest
-    `vector` in meaning first, then the latest. At most `most`; none for a message erased.
+    `vector` in meaning first, then the latest (the keys one fact took back in their order). At most
+    `most`; none for a message erased.
     Sent now, read by calling what it returns (in a pipeline, after its sync)."""
     def near(alias: str) -> str:
         return f"1 - ({alias}.embedding <=> %(v)s)" if vector is not None else "NULL::float8"
@@ -321,7 +322,7 @@ def send_ended(conn: psycopg.Connection, tenant_id: str, user_id: str, vector: A
               AND o.memory_type = 'semantic' AND o.subject = t.subject AND o.key <> t.key
               AND {no_current('o')}
         ) news
-        ORDER BY near DESC NULLS LAST, said DESC, id LIMIT %(most)s""",
+        ORDER BY near DESC NULLS LAST, said DESC, id, key LIMIT %(most)s""",
         {"t": tenant_id, "u": user_id, "words": _key_query(words), "most": most,
          **({"v": np.asarray(vector, dtype=np.float32)} if vector is not None else {})},
     )
