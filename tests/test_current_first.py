@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import dataclasses
+import uuid
+from datetime import datetime, timezone
+
+import numpy as np
 
 from memex_edge.context import build_context
 from tests.conftest import api_client
@@ -228,3 +232,36 @@ def test_a_status_that_took_the_job_back_answers_a_job_question_near_nothing_she
     assert tenant.search("quantum chromodynamics lecture notes") == []
     home = tenant.search("where does she live?")
     assert home[0]["value"] == "Seville" and "ended" not in home[0]["score_parts"], [r["content"] for r in home]
+
+
+def test_the_news_of_a_key_taken_back_is_found_whichever_of_the_users_keys_it_is(ctx, tenant):
+    """history.send_ended reads the keys a question names from the keys the user's facts were filed
+    under, one after another: the first of them ("allergy") and the last ("workplace", taken back
+    after a value of its own replaced an earlier one) are found, each with the current fact that took
+    it back; another user's fact under the same key, taken back the same way, is not."""
+    from memex.db import history
+    from memex.db import memories as memory_rows
+
+    def fact(user: str, key: str, value: str, active: bool) -> str:
+        memory_id = str(uuid.uuid4())
+        memory_rows.insert(conn, tenant.id, {
+            "id": memory_id, "user_id": user, "memory_type": "semantic", "type": "fact", "key": key,
+            "value": value, "content": f"The user's {key} is {value}.", "importance": 0.8, "active": active,
+            "valid_from": datetime(2026, 1, 1, tzinfo=timezone.utc), "embedding": vector, "metadata": {}})
+        return memory_id
+
+    conn = ctx.db.connection()
+    vector = np.full(ctx.settings.embedding_dim, ctx.settings.embedding_dim ** -0.5)
+    taken = {}
+    for user in (tenant.user, "someone-else"):
+        allergy, first_job, last_job = fact(user, "allergy", "peanuts", False), \
+            fact(user, "workplace", "Acme", False), fact(user, "workplace", "Globex", False)
+        fact(user, "city", "Porto", True)
+        diet, status = fact(user, "diet", "none", True), fact(user, "employment_status", "unemployed", True)
+        history.link(conn, tenant.id, last_job, first_job)
+        history.link(conn, tenant.id, diet, allergy)
+        history.link(conn, tenant.id, status, last_job)
+        taken[user] = {("allergy", diet), ("workplace", status)}
+    rows = history.send_ended(conn, tenant.id, tenant.user, None, ["allergy", "workplace"], 10)()
+    assert {(row["key"], row["message"]["id"]) for row in rows} == taken[tenant.user]
+    assert all(row["subject"] == "user" for row in rows)

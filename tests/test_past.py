@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from memex.retrieval import past
+from memex.retrieval import past, topics
 
 PAST = ("Where did I work before?", "Where did the user work before Notion?", "Where did she work previously?", "What was my old job?")
 
@@ -200,7 +200,7 @@ def test_a_question_about_the_past_of_something_else_returns_nothing(tenant):
     ("What did I work out?", ["what", "did", "work", "out"]),  # exercise, not a job
 ])
 def test_the_words_a_replaced_fact_s_key_is_looked_up_by(topic, words):
-    assert past.key_words(topic) == words
+    assert past.key_words(topic, topics.asked(topic)) == words
 
 
 def test_a_history_asked_by_itself_joins_one_led_to_through_another_key(tenant):

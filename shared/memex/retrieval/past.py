@@ -139,15 +139,15 @@ _ASKED_BY_VERB = (
 )
 
 
-def key_words(topic: str) -> list[str]:
+def key_words(topic: str, kinds: topics.Topic | None) -> list[str]:
     """The words of a question about the past (its `topic`) that a replaced fact's key may begin
     with (history.send_asked stems them and drops the stop words), those of the keys it asks for by
-    a verb, and those of the kinds of fact it names (topics.py: "company" the employer). A present
-    question names keys the same way (current_first.ended)."""
+    a verb, and those of the kinds of fact it names (`kinds`: topics.asked(topic), which the search
+    reads once; "company" the employer). A present question names keys the same way
+    (current_first.ended)."""
     words = _WORD.findall(keywords.of(topic).lower())
     asked = [word for pattern, key in _ASKED_BY_VERB if pattern.search(topic) for word in key]
-    kind = topics.asked(topic)
-    asked += kind.key_words if kind else ()
+    asked += kinds.key_words if kinds else ()
     return list(dict.fromkeys([*(word for word in words if not word.startswith(_KIND_OF_VALUE)), *asked]))
 
 
