@@ -914,8 +914,8 @@ def test_a_work_status_is_filed_only_when_said_of_the_users_job(text, expected):
     ("I went to Lincoln High School.", {("school", "Lincoln High School")}),
     ("I'm a Stanford grad.", {("school", "Stanford")}),
     # a student's school is no employer
-    ("I'm a student at UCL.", {("role", "student"), ("school", "UCL")}),
-    ("I'm a law student at Harvard.", {("role", "law student"), ("school", "Harvard")}),
+    ("I'm a student at UCL.", {("employment_status", "student"), ("school", "UCL")}),
+    ("I'm a law student at Harvard.", {("employment_status", "student"), ("school", "Harvard")}),
     ("I'm a researcher at UCL.", {("role", "researcher"), ("employer", "UCL")}),
 ])
 def test_languages_nationality_and_schooling(text, expected):
