@@ -1,6 +1,8 @@
 """What a cold start loads: each handler in a fresh interpreter, as a new Lambda execution
 environment would import it. The embedding model and its tokenizer are loaded by the first
-request that embeds, never at import, and never by a request that does not embed."""
+request that embeds, or at import by the functions that embed on nearly every invocation when
+MEMEX_EMBEDDER_AT_INIT is on (as template.yaml sets it), and never by a function or a request
+that does not embed."""
 
 from __future__ import annotations
 
@@ -22,6 +24,10 @@ EMBEDDING_MODULES = ("tokenizers", "safetensors", "memex.embeddings.minilm")
 LLM_CLIENT = "openai"
 # The offline extractor's rules: compiled at import, needed only by a request that extracts.
 OFFLINE_RULES = "memex.extraction.offline"
+# The functions that load the model at init with MEMEX_EMBEDDER_AT_INIT: each embeds on nearly
+# every invocation. The others (ingest and cleanup among them) never load it at import.
+EMBED_AT_INIT = {"search", "recall", "extract_worker", "supersede_worker", "backfill_worker"}
+AT_INIT = {"MEMEX_EMBEDDER_AT_INIT": "true"}
 
 REPORT = """
 import json, sys
@@ -31,12 +37,16 @@ print(json.dumps({"modules": sorted(m for m in %r if m in sys.modules),
 """
 
 
-def fresh_interpreter(code: str) -> dict:
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "shared")])}
+def fresh_interpreter(code: str, **settings: str) -> dict:
+    env = {**os.environ, **settings, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "shared")])}
     result = subprocess.run([sys.executable, "-c", code + REPORT % ((*EMBEDDING_MODULES, LLM_CLIENT, OFFLINE_RULES),)],
                             cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr[-3000:]
     return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def test_the_template_loads_the_embedder_at_init():
+    assert load_template()["Globals"]["Function"]["Environment"]["Variables"]["MEMEX_EMBEDDER_AT_INIT"] == "true"
 
 
 def test_every_handler_is_found():
@@ -47,8 +57,26 @@ def test_every_handler_is_found():
 
 @pytest.mark.parametrize("name", HANDLERS)
 def test_importing_a_handler_loads_no_model_tokenizer_or_llm_client(name):
-    loaded = fresh_interpreter(f"import functions.{name}.app")
+    loaded = fresh_interpreter(f"import functions.{name}.app", MEMEX_EMBEDDER_AT_INIT="false")
     assert loaded == {"modules": [], "model_loaded": False}
+
+
+@pytest.mark.parametrize("name", HANDLERS)
+def test_with_the_embedder_at_init_only_the_functions_that_embed_load_it_at_import(name):
+    loaded = fresh_interpreter(f"import functions.{name}.app", **AT_INIT)
+    if name in EMBED_AT_INIT:
+        assert {"tokenizers", "safetensors", "memex.embeddings.minilm"} <= set(loaded["modules"])
+        assert loaded["model_loaded"]
+        assert not {LLM_CLIENT, OFFLINE_RULES} & set(loaded["modules"])
+    else:
+        assert loaded == {"modules": [], "model_loaded": False}
+
+
+def test_the_embedder_failing_at_init_leaves_it_to_the_first_request():
+    """A setting the Context refuses fails no init: the import goes on without the model, and the
+    first request meets the error again, answered in its own shape."""
+    loaded = fresh_interpreter("import functions.search.app", **AT_INIT, MEMEX_METRICS="nonsense")
+    assert not loaded["model_loaded"]
 
 
 INVOKE = """
@@ -61,8 +89,8 @@ assert {check}, answer
 """
 
 
-def invoke_fresh(name: str, event: dict, check: str) -> dict:
-    return fresh_interpreter(INVOKE.format(name=name, event=json.dumps(event), check=check))
+def invoke_fresh(name: str, event: dict, check: str, **settings: str) -> dict:
+    return fresh_interpreter(INVOKE.format(name=name, event=json.dumps(event), check=check), **settings)
 
 
 def sample(name: str) -> dict:
@@ -82,15 +110,17 @@ def assert_no_model(loaded: dict, name: str) -> None:
     assert not loaded["model_loaded"], name
 
 
-def test_requests_that_do_not_embed_load_no_model(tenant, runtime):
+@pytest.mark.parametrize("settings", [{}, AT_INIT], ids=["default", "embedder at init"])
+def test_requests_that_do_not_embed_load_no_model(tenant, runtime, settings):
     """The first request of a cold start, on the sample events: storing a turn for later,
-    the health check, the sweep. None of them embeds, so none loads the tokenizer or weights."""
+    the health check, the sweep. None of them embeds, so none loads the tokenizer or weights,
+    whether or not the functions that embed load them at init."""
     for name, event, check in (
         ("ingest", http_sample("ingest_post_turn", tenant.key), "answer['statusCode'] == 202"),
         ("cleanup", http_sample("cleanup_health", tenant.key), "answer['statusCode'] == 200"),
         ("sweep", sample("sweep"), "'republished' in answer"),
     ):
-        assert_no_model(invoke_fresh(name, event, check), name)
+        assert_no_model(invoke_fresh(name, event, check, **settings), name)
 
 
 def test_the_migrate_handler_loads_no_model(runtime):
@@ -102,9 +132,12 @@ def test_the_migrate_handler_loads_no_model(runtime):
     assert_no_model(loaded, "migrate")
 
 
-def test_a_request_that_embeds_loads_the_model_on_demand(tenant, runtime):
-    """The other side of the same laziness: a search embeds its query, so the model is there."""
-    loaded = invoke_fresh("search", http_sample("search_post", tenant.key), "answer['statusCode'] == 200")
+@pytest.mark.parametrize("settings", [{}, AT_INIT], ids=["default", "embedder at init"])
+def test_a_request_that_embeds_loads_the_model_on_demand(tenant, runtime, settings):
+    """The other side of the same laziness: a search embeds its query, so the model is there
+    (loaded by the request, or already at init)."""
+    loaded = invoke_fresh("search", http_sample("search_post", tenant.key), "answer['statusCode'] == 200",
+                          **settings)
     assert {"tokenizers", "safetensors", "memex.embeddings.minilm"} <= set(loaded["modules"])
     assert loaded["model_loaded"]
     assert OFFLINE_RULES not in loaded["modules"]  # a search extracts nothing

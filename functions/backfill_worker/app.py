@@ -8,7 +8,7 @@ from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 
 from memex import backfill
 from memex.jobs import BackfillJob
-from memex_edge.context import get_context
+from memex_edge.context import get_context, load_embedder_at_init
 from memex_edge.observability import logger
 from memex_edge.workers import batch_handler, last_delivery_records_failure
 
@@ -49,3 +49,5 @@ def record_handler(record: SQSRecord) -> None:
 
 
 handler = batch_handler("backfill", processor, record_handler)
+# An import's or a re-embedding's every chunk embeds.
+load_embedder_at_init()

@@ -5,7 +5,7 @@ from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 
 from memex import pipeline
 from memex.jobs import ExtractionJob
-from memex_edge.context import get_context
+from memex_edge.context import get_context, load_embedder_at_init
 from memex_edge.workers import batch_handler, jobs_of, last_delivery_records_failure
 
 processor = BatchProcessor(event_type=EventType.SQS)
@@ -33,3 +33,5 @@ def record_handler(record: SQSRecord) -> None:
 
 
 handler = batch_handler("extraction", processor, record_handler, prepare=extract_batch)
+# Every batch embeds its turns' messages.
+load_embedder_at_init()

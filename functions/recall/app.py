@@ -7,6 +7,7 @@ from memex.context import Context
 from memex.models import RecallIn, SeedRecallIn
 from memex.recall import recall
 from memex_edge.answers import RecallAnswer
+from memex_edge.context import load_embedder_at_init
 from memex_edge.http import MEMORY_SERVICE_SEED, context, errors, lambda_handler, seed_router, tenant
 
 v1 = APIRouter(tags=["v1"])
@@ -29,3 +30,5 @@ router = APIRouter()
 router.include_router(v1)
 router.include_router(seed)
 handler = lambda_handler(router)
+# A recall embeds its query.
+load_embedder_at_init()

@@ -10,6 +10,7 @@ from memex.context import Context
 from memex.models import Id, MemexSeedSearchIn, SearchIn
 from memex.retrieval.served import search_request
 from memex_edge.answers import Count, Memory, MemoryHistory, MemoryList, SearchAnswer
+from memex_edge.context import load_embedder_at_init
 from memex_edge.http import MEMEX_SEED, MEMORY_SERVICE_SEED, context, errors, lambda_handler, seed_router, tenant
 
 v1 = APIRouter(tags=["v1"])
@@ -77,3 +78,5 @@ router = APIRouter()
 for part in (v1, memory_service, memex_seed):
     router.include_router(part)
 handler = lambda_handler(router)
+# A search embeds its query (the reads of stored memories do not, but they are the fewer).
+load_embedder_at_init()

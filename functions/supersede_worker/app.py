@@ -5,7 +5,7 @@ from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 
 from memex import pipeline
 from memex.jobs import SupersessionJob
-from memex_edge.context import get_context
+from memex_edge.context import get_context, load_embedder_at_init
 from memex_edge.workers import batch_handler, jobs_of, last_delivery_records_failure
 
 # Within a message group, a failure stops the rest of the batch so that order is kept;
@@ -30,3 +30,5 @@ def record_handler(record: SQSRecord) -> None:
 
 
 handler = batch_handler("supersession", processor, record_handler, prepare=resolve_batch)
+# Every batch embeds its candidates.
+load_embedder_at_init()

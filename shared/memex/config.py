@@ -89,6 +89,11 @@ class Settings:
     embeddings_blas_threads: int = 1
     # The local embedder runs one batch at a time, made of every call waiting for it.
     embeddings_coalesce: bool = True
+    # The functions that embed on nearly every invocation load the local model at a Lambda's init
+    # (memex_edge.context.load_embedder_at_init), not at their first request. Off here, where one
+    # process imports every function before its environment is set (the local runtime, the tests);
+    # on in template.yaml (docs/measurements/performance.md, sixth stop).
+    embedder_at_init: bool = False
     # Search queries whose vectors each process keeps (embeddings/query_cache.py); 0: none.
     embeddings_query_cache: int = 0
     # Embedding a search query is interactive: this deadline and one retry, then keyword-only results.
@@ -321,6 +326,7 @@ def load_settings() -> Settings:
         embeddings_batch_size=_int("MEMEX_EMBEDDINGS_BATCH_SIZE", 64),
         embeddings_blas_threads=_int("MEMEX_EMBEDDINGS_BLAS_THREADS", 1),
         embeddings_coalesce=_bool("MEMEX_EMBEDDINGS_COALESCE", True),
+        embedder_at_init=_bool("MEMEX_EMBEDDER_AT_INIT", False),
         embeddings_query_cache=_int("MEMEX_EMBEDDINGS_QUERY_CACHE", 0),
         embeddings_query_timeout_seconds=_float("MEMEX_EMBEDDINGS_QUERY_TIMEOUT_SECONDS", 3.0),
         embeddings_api_key_secret_arn=_str("MEMEX_EMBEDDINGS_API_KEY_SECRET_ARN"),

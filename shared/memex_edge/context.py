@@ -97,3 +97,20 @@ def build_context(settings: Settings) -> Context:
 @lru_cache(maxsize=1)
 def get_context() -> Context:
     return build_context(load_settings())
+
+
+def load_embedder_at_init() -> None:
+    """Called at import by the functions that embed on nearly every invocation: with
+    MEMEX_EMBEDDER_AT_INIT, the Context is built and its embedder's model loaded in the Lambda's
+    init phase, so the first request does not wait for them. Without it, nothing is built here.
+    A failure is left to the first request, which meets it again and answers it in its own shape
+    (an HTTP function's error body, a worker's failed records) instead of a failed init."""
+    try:
+        if load_settings().embedder_at_init:
+            get_context().embedder.load()
+    except Exception as exc:  # noqa: BLE001 - see above
+        from memex.errors import public_description
+        from memex_edge.observability import logger
+
+        logger.warning("loading the embedder at init failed (%s); the first request loads it",
+                       public_description(exc))

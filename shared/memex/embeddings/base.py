@@ -28,3 +28,7 @@ class Embedder(Protocol):
     def probe(self) -> None:
         """Raise if the embedder cannot embed now. Cheap and bounded (about 2 s at most)."""
         ...
+
+    def load(self) -> None:
+        """Load now what the first embedding would otherwise load (a local model's weights)."""
+        ...

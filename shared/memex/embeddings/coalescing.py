@@ -61,6 +61,9 @@ class CoalescingEmbedder:
     def probe(self) -> None:
         self._inner.probe()
 
+    def load(self) -> None:
+        self._inner.load()
+
     def _embed_waiting(self) -> None:
         with self._waiting_lock:
             calls, self._waiting = self._waiting, []

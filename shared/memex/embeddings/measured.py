@@ -35,6 +35,9 @@ class MeasuredEmbedder:
     def probe(self) -> None:
         self.inner.probe()
 
+    def load(self) -> None:
+        self.inner.load()
+
     def _measured(self, call: str, embed, argument):
         try:
             with timed(self._metrics, EMBEDDING_LATENCY, call=call):

@@ -287,6 +287,9 @@ class MiniLMEmbedder:
     def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
         return self.embed(texts)
 
+    def load(self) -> None:
+        _get_model(self.blas_threads)
+
     def probe(self) -> None:
         """The weights are installed (loading them would take a second; a health check must not)."""
         if not model_zip_path().is_file():

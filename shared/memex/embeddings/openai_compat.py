@@ -40,6 +40,9 @@ class OpenAICompatibleEmbedder:
     def probe(self) -> None:
         self._embed_with(self._probe_client, ["health"])
 
+    def load(self) -> None:
+        """Nothing to load: the endpoint holds the model."""
+
     def _embed_with(self, client: OpenAI, texts: list[str]) -> np.ndarray:
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         try:

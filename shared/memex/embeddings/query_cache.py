@@ -44,3 +44,6 @@ class QueryCache:
 
     def probe(self) -> None:
         self.inner.probe()
+
+    def load(self) -> None:
+        self.inner.load()
