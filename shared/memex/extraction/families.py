@@ -96,7 +96,9 @@ FAMILIES = (
     Family("hobby", "a pastime, the pastime alone (\"swimming\", not how often), one memory each", 0.5,
            several=True),
     Family("learning", "what the user is learning", 0.5, several=True),
-    Family("plan", "what the user plans or is about to do, a job to start included", 0.6, several=True),
+    Family("plan", "what the user plans or is about to do (a job to start is next_job)", 0.6, several=True),
+    Family("next_job", "a job the user is to start, said before it starts, with when (\"starting at Notion in "
+           "April\"); the employer named once it starts ends it", 0.6),
     Family("birthday", "the user's birthday", 0.7),
     Family("anniversary", "the user's wedding anniversary", 0.7),
     Family("event_<thing>_appointment", "the day of the user's appointment (event_dentist_appointment)", 0.6),
