@@ -86,9 +86,10 @@ def _anyones(keys: str) -> str:
     return rf"(?:^|_)(?:{keys})"
 
 
-# Whom a kind's words in a frame ask about ("where does she work", "where did Grace grow up"): a
-# pronoun, the user, a name; not "the Beatles" nor "the new phone".
-_WHO = r"(?:i|you|she|he|they|we|the user|(?-i:[A-Z])[a-z]+)"
+# Whom a kind's words in a frame ask about ("where does she work", "where did the user grow up"): a
+# pronoun or the user (a question that names the user by her own name asks about "the user" by then,
+# speakers.as_the_user); not "the Beatles", "the new phone", nor a name she never said ("Mozart").
+_WHO = r"(?:i|you|she|he|they|we|the user)"
 
 
 def _own(keys: str) -> str:
@@ -112,10 +113,11 @@ _KINDS = (
           _anyones(r"partner_|relationship_status$"), ("partner", "relationship")),
     # children, or being a parent: "Any kids?", "Is he a dad?"; how many answers whether there are
     # any, and so before a child's name ("The user has 2 children." first for "Does she have kids?"),
-    # unless a name or an age is asked for
+    # unless a name or an age is asked for, or a son or a daughter (the count says neither)
     _Kind(r"kids?|children|child|sons?|daughters?|(?:a|an) (?:parent|mother|mom|mum|father|dad)",
           _anyones(r"child_|number_of_children$"), ("child", "children"), of_someone=True,
-          first=_anyones(r"number_of_children$"), first_unless=r"\b(?:names?|called|named|who|old|ages?)\b"),
+          first=_anyones(r"number_of_children$"),
+          first_unless=r"\b(?:names?|called|named|who|old|ages?|sons?|daughters?|boys?|girls?)\b"),
     # where one works, and as what: "Which company is she with?", "What's her line of work?", "Where
     # does she work?"; a job to come ("I start at Google next month.") right after the job she has
     _Kind(r"compan(?:y|ies)|employers?|firm|workplace", _own("employer|next_job"), ("employer",), of_someone=True,
