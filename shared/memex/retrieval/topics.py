@@ -30,12 +30,12 @@ about someone in her life ("Which city does my sister live in?"), nor answered b
 
 Of the facts of a kind, some answer before the others (`ordered`, after the ranking): whether she has
 children is answered by how many ("The user has 2 children.") before a child's name, which the
-question's vector put first for "Is the user a parent?" (unless a name or an age is asked for); a job
-to come ("I start at Google next month.", `next_job`) comes right after the job she has for "Where
-does she work?", and first for "What's her next job?". Where she grew up ("Where did she grow up?",
-"Where was he raised?") names the hometown, a verb's frame rather than a kind's word, asked of a
-person ("Where did the Beatles grow up?" names none); so does where she works ("Where does she
-work?", "Who does he work for?"), with the job to come.
+question's vector put first for "Is the user a parent?" (unless a name, an age, a son or a daughter
+is asked for); a job to come ("I start at Google next month.", `next_job`) comes right after the job
+she has for "Where does she work?", and first for "What's her next job?". Where she grew up ("Where
+did she grow up?", "Where was he raised?") names the hometown, a verb's frame rather than a kind's
+word, asked of a person ("Where did the Beatles grow up?" names none); so does where she works
+("Where does she work?", "Who does he work for?"), with the job to come.
 """
 
 from __future__ import annotations
