@@ -28,7 +28,9 @@ extractor and questions about it, a `dev` set and a `heldout` set. Two parts:
   ended with no employer after it, asked where they work, its `without_work` ones, out of work,
   retired or on leave without the old employer named in the news, asked about the job, and its
   `phrasings` ones, each fact of a key family asked about in other words ("Which company is she
-  with?"), whose `unrelated` questions (the same words about something else) must return nothing.
+  with?"), whose `unrelated` questions (the same words about something else) must return nothing,
+  and its `order` ones, which several facts answer: the one expected first, and for some (`then`)
+  the one expected right after it (the current employer, then the job to come).
   Last, each of the fixture's `several` statements (several facts in one message) is told to a fresh
   user: asked about what only the message's other words say (`other`), the message must come back
   above every fact drawn from it; asked about one of its facts (`same`), that fact must come first.
@@ -139,8 +141,9 @@ def service(fixture: dict[str, Any]) -> dict[str, Any]:
                                       "said": any(_holds(r, fact) or r["content"] == fact["text"] for r in found),
                                       "top": [r["content"] for r in found[:2]]})
         crowded, topics, ended, without_work, phrasings, phrasings_noise = [], [], [], [], [], []
+        order = []
         for part, measured in (("crowded", crowded), ("topics", topics), ("ended", ended),
-                               ("without_work", without_work), ("phrasings", phrasings)):
+                               ("without_work", without_work), ("phrasings", phrasings), ("order", order)):
             for split, histories in fixture.get(part, {}).items():
                 for h, history in enumerate(histories if isinstance(histories, list) else [histories]):
                     user = f"{part[0]}{split}{h}-{tag}"
@@ -166,7 +169,7 @@ def service(fixture: dict[str, Any]) -> dict[str, Any]:
     return {"alone": rows, "noise": noise, "together": together, "replaced": replaced, "past_noise": past_noise,
             "kinds": kinds, "crowded": crowded, "topics": topics, "ended": ended,
             "without_work": without_work, "several": several,
-            "phrasings": phrasings, "phrasings_noise": phrasings_noise}
+            "phrasings": phrasings, "phrasings_noise": phrasings_noise, "order": order}
 
 
 def _above_its_facts(said: dict[str, Any], split: str, question: str, found: list[dict[str, Any]]) -> dict[str, Any]:
@@ -181,15 +184,21 @@ def _above_its_facts(said: dict[str, Any], split: str, question: str, found: lis
 
 
 def _crowded(split: str, case: dict[str, Any], found: list[dict[str, Any]]) -> dict[str, Any]:
-    """Where the first memory that answers the question is, and whether a wrong one came above it."""
+    """Where the first memory that answers the question is, whether a wrong one came above it, and,
+    for a case with `then`, whether the first memory after it that holds none of its answers holds
+    one of those words (None without `then`)."""
     def holds(result: dict[str, Any], words: list[str]) -> bool:
         return any(word.lower() in result["content"].lower() for word in words)
 
     answer = next((i for i, r in enumerate(found) if holds(r, case["answers"])), None)
     wrong = next((i for i, r in enumerate(found) if holds(r, case.get("wrong", []))), None)
+    after = None
+    if "then" in case:
+        rest = [r for r in found[answer + 1:] if not holds(r, case["answers"])] if answer is not None else []
+        after = bool(rest) and holds(rest[0], case["then"])
     return {"set": split, "question": case["question"], "found": answer is not None, "first": answer == 0,
-            "wrong_above": wrong is not None and (answer is None or wrong < answer),
-            "top": [r["content"] for r in found[:2]]}
+            "wrong_above": wrong is not None and (answer is None or wrong < answer), "then": after,
+            "top": [r["content"] for r in found[:3 if "then" in case else 2]]}
 
 
 def _replaced(pair: dict[str, Any], split: str, question: str, found: list[dict[str, Any]]) -> dict[str, Any]:
@@ -314,14 +323,19 @@ def render(measured: dict[str, Any]) -> str:
             for part, told in (("crowded", "one user told a few things"), ("topics", "a kind of fact asked about"),
                                ("ended", "a job ended, nothing current"),
                                ("without_work", "out of work, retired or on leave"),
-                               ("phrasings", "a fact in other words")):
+                               ("phrasings", "a fact in other words"), ("order", "several facts answer")):
                 mine = [r for r in measured.get(part, []) if r["set"] == split]
                 if mine:
+                    then = [r for r in mine if r.get("then") is not None]
                     lines.append(f"{told}, {split}: an answer found {sum(r['found'] for r in mine)}"
                                  f"/{len(mine)}, first {sum(r['first'] for r in mine)}/{len(mine)}, a wrong memory "
-                                 f"above it {sum(r['wrong_above'] for r in mine)}/{len(mine)}")
+                                 f"above it {sum(r['wrong_above'] for r in mine)}/{len(mine)}"
+                                 + (f", the next one right after it {sum(r['then'] for r in then)}/{len(then)}"
+                                    if then else ""))
                     lines += [f"  {'WRONG ABOVE' if r['wrong_above'] else 'NOT FIRST'}: {r['question']!r} -> {r['top']}"
                               for r in mine if r["wrong_above"] or not r["first"]]
+                    lines += [f"  NOT NEXT: {r['question']!r} -> {r['top']}" for r in then
+                              if r["first"] and not r["wrong_above"] and not r["then"]]
             loud = [r for r in measured.get("phrasings_noise", []) if r["set"] == split and r["returned"]]
             if measured.get("phrasings_noise"):
                 lines.append(f"a fact's words about something else, {split}: {len(loud)}/"

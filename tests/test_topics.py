@@ -47,6 +47,14 @@ from memex.retrieval import past, topics
     ("What instruments does she play?", "instruments"),
     ("What video games does Nate play?", "video games"),
     ("What books has Tim read?", "books"),
+    # where one grew up, where one works and the job to come (bench.asked's `order`)
+    ("Where did she grow up?", "where did she grow up"),
+    ("Where was Grace raised?", "raised"),
+    ("Where is she from originally?", "originally"),
+    ("Where does the user work?", "where does the user work"),
+    ("Who does she work for?", "does she work for"),
+    ("What's her next job?", "next job"),
+    ("Is he changing jobs?", "changing jobs"),
 ])
 def test_a_question_naming_a_kind_of_fact_is_recognised(question, kind_word):
     asked = topics.asked(question)
@@ -61,7 +69,6 @@ def test_a_question_naming_a_kind_of_fact_is_recognised(question, kind_word):
     "How do I write a cover letter for a family business?",
     "Diet coke or pepsi?",
     "What mental health services is she interested in?",
-    "Where does the user work?",
     "Is she a single mother?",
     "What is her relationship with her sister?",
     "Was it fun?",
@@ -78,6 +85,10 @@ def test_a_question_naming_a_kind_of_fact_is_recognised(question, kind_word):
     "What do kids like to eat?",
     "What should I call her?",
     "What's the age of her dog?",
+    "Where did the Beatles grow up?",
+    "Where did Mozart grow up?",
+    "What's the next job in the print queue?",
+    "How does the new phone work?",
     # her own kinds, asked about someone in her life or about where she comes from
     "Which city does my sister live in?",
     "Which company does her husband work for?",
@@ -86,6 +97,8 @@ def test_a_question_naming_a_kind_of_fact_is_recognised(question, kind_word):
     "What sports are in the Olympics?",
     "What are the best books on Python?",
     "Which games were released in 2020?",
+    "Where does her husband work?",
+    "What's my sister's new job?",
 ])
 def test_a_phrase_that_means_something_else_names_no_kind(question):
     assert topics.asked(question) is None
@@ -255,3 +268,50 @@ def test_a_list_question_finds_items_that_never_say_its_kind(tenant):
     assert keys[:2] == ["mira_activity", "mira_activity"], [r["content"] for r in activities]
     books = tenant.search("What books has Mira read?", top_k=3)
     assert books and books[0]["key"] == "mira_book", [r["content"] for r in books]
+
+
+def _scored(*items: str) -> list[topics.Scored]:
+    return [(item, round(1.0 - n / 10, 2), {"score": round(1.0 - n / 10, 2)}) for n, item in enumerate(items)]
+
+
+def test_the_facts_that_answer_a_kind_first_come_just_above_the_best_of_the_others():
+    # "Does she have kids?": the count, ranked fourth, comes just above the daughter's name; the
+    # message between them and the line above keep their places
+    asked = topics.asked("Does she have kids?")
+    keys = {"name": "child_name", "count": "number_of_children"}
+    order = topics.ordered(asked, _scored("line", "name", "message", "count"), keys)
+    assert [item for item, _, _ in order] == ["line", "count", "name", "message"]
+    assert order[1][1] == order[2][1] == 0.9 and order[1][2]["kind_order"] == "first"
+    # asked for a name or an age, the children's own facts keep their order
+    for question in ("What are the names of her kids?", "How old are her kids?", "Does she have a daughter?"):
+        assert topics.ordered(topics.asked(question), _scored("name", "count"), keys) == _scored("name", "count")
+
+
+def test_the_job_to_come_comes_right_after_the_job_and_first_when_asked_for():
+    keys = {"job": "employer", "next": "next_job", "title": "role"}
+    # ranked above the current employer or far below it, it comes right after it
+    for ranked in (("next", "message", "job", "city"), ("message", "job", "city", "title", "next")):
+        order = topics.ordered(topics.asked("Where does she work?"), _scored(*ranked), keys)
+        at = [item for item, _, _ in order]
+        assert at[at.index("job") + 1] == "next", at
+    order = topics.ordered(topics.asked("What's her next job?"), _scored("title", "job", "next"), keys)
+    assert [item for item, _, _ in order] == ["next", "title", "job"]
+    # without the job it comes after, it keeps its place
+    assert topics.ordered(topics.asked("Where does she work?"), _scored("city", "next"), keys) == _scored("city", "next")
+
+
+def test_several_facts_that_answer_come_in_the_order_a_user_expects(tenant):
+    # On main "Does she have kids?" put the daughter's name above the number of children, "Where did
+    # she grow up?" put her employer above where she grew up, and the job to come ("I start at Google
+    # next month.") was not among the answers to "where does she work?", nor first for her next job.
+    for n, text in enumerate(("Hi, I'm Grace. I live in Bristol.", "I work at Arup as an engineer.",
+                              "I start at Google next month.", "I have two kids.", "My daughter is called Ruby.",
+                              "I grew up in Leeds.")):
+        assert tenant.turn(text, session=f"s{n}").status_code == 201
+    for question, key in (("Does she have kids?", "number_of_children"), ("Is the user a parent?", "number_of_children"),
+                          ("What's her daughter called?", "child_name"), ("Where did she grow up?", "hometown"),
+                          ("What's her next job?", "next_job")):
+        found = tenant.search(question)
+        assert found and found[0]["key"] == key, (question, [r["content"] for r in found])
+    work = [r["key"] for r in tenant.search("Where does she work?") if r["memory_type"] != "episodic"]
+    assert work[:2] == ["employer", "next_job"], work

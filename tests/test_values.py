@@ -58,12 +58,24 @@ def test_filler_words_are_not_part_of_a_value(tenant, said, fact):
 
 
 def test_a_job_said_before_it_starts_leaves_the_employer_current(tenant):
-    # "Where does the user work?" before April is still Stripe: the start is filed as a plan.
+    # "Where does the user work?" before April is still Stripe: the start is filed as the job to come.
     tenant.turn("I work at Stripe.", timestamp="2026-01-05T09:00:00Z")
     tenant.turn("I handed in my notice. Starting at Notion in April.", timestamp="2026-02-05T09:00:00Z")
-    assert set(_facts(tenant)) == {("employer", "Stripe", True), ("plan", "starting at Notion in April", True)}
+    assert set(_facts(tenant)) == {("employer", "Stripe", True), ("next_job", "starting at Notion in April", True)}
     facts = [r for r in tenant.search("where does the user work?") if r["key"]]
     assert facts[0]["value"] == "Stripe"
+
+
+def test_the_employer_named_once_the_job_starts_ends_the_job_to_come(tenant):
+    # On main the job to come was a plan among the others, which nothing ended: "starting at Notion
+    # in April" stayed current beside the employer Notion.
+    tenant.turn("I work at Stripe.", timestamp="2026-01-05T09:00:00Z")
+    tenant.turn("I start at Notion in April.", timestamp="2026-02-05T09:00:00Z")
+    tenant.turn("I work at Stripe.", timestamp="2026-03-05T09:00:00Z")  # the employer said again ends nothing
+    assert ("next_job", "starting at Notion in April", True) in _facts(tenant)
+    tenant.turn("I just started at Notion.", timestamp="2026-04-02T09:00:00Z")
+    assert set(_facts(tenant)) == {("employer", "Stripe", False), ("employer", "Notion", True),
+                                   ("next_job", "starting at Notion in April", False)}
 
 
 def test_a_move_between_well_known_employers_changes_the_employer(tenant):

@@ -13,9 +13,9 @@ same thing, a liking for coffee by "I stopped drinking coffee"), being single or
 divorce or a spouse's death, said as an event) takes back the current partner, as a partner named
 later takes back being single, and being out of work or retired takes back the current employer and
 job title, as an employer (or a job title said in another message) named later takes back the work
-status. A pet's kind alone ("I have a
-dog.") says less than a name, breed or count of that kind, and a pet said over without its name ("We
-had to give our cat away.") ends that kind and its only current name.
+status, and an employer the job to come. A pet's kind alone ("I have a dog.") says less than a name,
+breed or count of that kind, and a pet said over without its name ("We had to give our cat away.")
+ends that kind and its only current name.
 
 Both judges decide by rule what the rules say of partners, jobs, corrections and values said
 together: a status without a partner (or without work) and a partner (or an employer) take each other
@@ -133,7 +133,10 @@ def ends_partnership(candidate: Candidate) -> bool:
 # job. A leave ends nothing: it is beside the job. A job title named later ends being without work
 # ("I got laid off." then "I'm a nurse now at St Mary's."), unless said in the message that said the
 # status ("I got laid off. I'm a nurse.": the trade, not a new job).
-EMPLOYER_KEY, WORK_STATUS_KEY = "employer", "employment_status"
+# A new employer ends the job to come too ("I start at Google next month", then "I just started at
+# Google", or at another): it has started, or it is not the next job any more. The employer said again
+# (a noop) ends nothing.
+EMPLOYER_KEY, WORK_STATUS_KEY, NEXT_JOB_KEY = "employer", "employment_status", "next_job"
 WITHOUT_WORK = frozenset({"out of work", "retired"})
 BESIDE_A_JOB = frozenset({"student"})
 
@@ -151,7 +154,7 @@ def _takes_back(candidate: Candidate) -> dict[str, frozenset[str] | None]:
     elif key == WORK_STATUS_KEY and value in WITHOUT_WORK:
         taken = {EMPLOYER_KEY: None, HELD_AT_EMPLOYER: None}
     elif key == EMPLOYER_KEY:
-        taken = {WORK_STATUS_KEY: None}
+        taken = {WORK_STATUS_KEY: None, NEXT_JOB_KEY: None}
     elif key == HELD_AT_EMPLOYER:
         taken = {WORK_STATUS_KEY: WITHOUT_WORK}
     else:
@@ -236,9 +239,9 @@ def related_keys(candidate: Candidate) -> list[str]:
 def taken_back(candidate: Candidate, related: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """What the candidate takes back of `related`: the current partner a status without one (or a
     divorce, a death) ends, the status without one a partner ends, the employer and job title a
-    status without work ends, the work status an employer ends (a student's excepted), being without
-    work a job title said in another message ends. Both judges decide such a candidate by
-    rule (the LLM judge would take a status and a name for two unrelated facts)."""
+    status without work ends, the work status (a student's excepted) and the job to come an employer
+    ends, being without work a job title said in another message ends. Both judges decide such a
+    candidate by rule (the LLM judge would take a status and a name for two unrelated facts)."""
     taken = _takes_back(candidate)
     return [m for m in related if m["key"] in taken
             and (taken[m["key"]] is None or _normal(m["value"] or "") in taken[m["key"]])

@@ -87,6 +87,10 @@ class ScoreParts(_Answer):
                                        "whose fact it replaced: that message's id")
     past_for: Optional[str] = Field(None, description="Set on a replaced fact returned for a question about the "
                                     "past, ranked just above the memory that led to it: that memory's id")
+    kind_order: Optional[str] = Field(None, description="Set on a fact placed by the order of the kind of fact "
+                                      "the question names: \"first\" (the number of children for \"Does she have "
+                                      "kids?\", the job to come for \"What's her next job?\") or \"after\" (the "
+                                      "job to come, right after the current job)")
     said_within: Optional[str] = Field(None, description="Set on a message returned for a question that asks "
                                        "only what was said in a period (\"what did I tell you yesterday?\"): that "
                                        "period, as an ISO 8601 interval start/end")

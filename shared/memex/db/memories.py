@@ -402,11 +402,14 @@ class Found:
     turn_id: str | None = None
     message_id: str | None = None
     memory_type: str = "semantic"
+    # The key it is filed under, read by the ranking of the kinds of fact a question names only
+    # (topic_statement: the kinds' order goes by key); None elsewhere.
+    key: str | None = None
 
 
 def _found(row: dict[str, Any]) -> Found:
     return Found(row["valid_from"], float(row["importance"]), row["content"], row["speaker"], row["subject"],
-                 row["turn_id"], row["message_id"], row["memory_type"])
+                 row["turn_id"], row["message_id"], row["memory_type"], row.get("key"))
 
 
 def message_last(memory_type: str) -> bool:
@@ -718,10 +721,10 @@ def topic_statement(tenant_id: str, user_id: str, agent_id: str | None, filters:
                     include_inactive: bool, keys: str, limit: int) -> Statement:
     """The scope's facts filed under a key that matches the regular expression `keys` (the kinds of
     fact a question names: retrieval/topics.py), the most important first, then the latest, each
-    read whole; a fact's score is minus its place (-1 the first), as nothing else orders them.
+    read whole, with its key; a fact's score is minus its place (-1 the first), as nothing else orders them.
     Index memories_user_key: the user's keyed memories' entries are matched, only the matches read."""
     where, params = _scope(tenant_id, user_id, agent_id, filters, include_inactive, alias="m")
-    sql = f"""SELECT m.id, m.valid_from, m.importance, m.content, {SAID.format(m='m')},
+    sql = f"""SELECT m.id, m.valid_from, m.importance, m.content, {SAID.format(m='m')}, m.key,
                      -(row_number() OVER (ORDER BY m.importance DESC, m.valid_from DESC, m.id))::float8 AS place
               FROM memories m
               WHERE {where} AND m.key IS NOT NULL AND m.key ~ %(topic_keys)s AND m.memory_type <> 'episodic'

@@ -729,7 +729,7 @@ _AHEAD = {"start": "starting at", "starting": "starting at", "starts": "starting
 
 
 def _job_ahead(m: re.Match[str]) -> list[Fields]:
-    """A job to start, as a plan: "starting at Notion in April", "first day at Notion on Monday".
+    """A job to start, as the job to come: "starting at Notion in April", "first day at Notion on Monday".
     Someone's house ("I'm starting at Sam's on Monday") and a known place are no job."""
     org = m.group("org")
     if re.search(r"['’]s?$", org) or _a_place(org):
@@ -1104,6 +1104,14 @@ def _said_beside_a_partner(candidates: list[Candidate]) -> list[Candidate]:
               if c.base_key == supersession.PARTNER_KEY and not c.historical}
     return [replace(c, type="fact") if supersession.ends_partnership(c) and (c.source_message_id, c.subject) in beside
             else c for c in candidates]
+
+
+def _not_also_a_plan(candidates: list[Candidate]) -> list[Candidate]:
+    """A job to come is filed as that (`next_job`), not also among the other plans: the plans' rule
+    reads "I'm starting at Notion in April" too, as anything else the user is doing months ahead."""
+    jobs = {(c.source_message_id, c.subject, c.value.casefold()) for c in candidates if c.base_key == "next_job"}
+    return [c for c in candidates
+            if not (c.base_key == "plan" and (c.source_message_id, c.subject, c.value.casefold()) in jobs)]
 
 
 # A child's age: "My son Max is 7.", "Our daughter just turned 12." Filed under the child's name as
@@ -1755,9 +1763,11 @@ _RULES = [
     # A job said before it starts: "Starting at Notion in April", "I start at Notion next month", "my
     # first day at Notion is Monday". A plan, not the employer: until it starts, the employer is still
     # the old one, and memex has no time at which a fact will become current (valid_from is when it
-    # was said). Joining takes a time months ahead or a role ("I'm joining Sam tomorrow" is an errand);
-    # one starts "at" a job ("I'm starting with React next week" is a tool).
-    _rule("event", "plan", "start starting starts begin beginning begins join joining first date", [
+    # was said). Filed as the job to come (`next_job`), not among the other plans, so that a question
+    # about work finds it after the current job (retrieval/topics.py) and the employer named when it
+    # starts ends it (supersession.py). Joining takes a time months ahead or a role ("I'm joining Sam
+    # tomorrow" is an errand); one starts "at" a job ("I'm starting with React next week" is a tool).
+    _rule("event", "next_job", "start starting starts begin beginning begins join joining first date", [
         rf"\bI(?:'m| am) {_ADVERBS}(?P<verb>starting) {_NEW_JOB}at (?:the )?(?P<org>{_ORG}),? "
         rf"(?P<when>{_START_WHEN})",
         rf"\bI(?:'m| am) {_ADVERBS}(?P<verb>starting) (?P<when>{_START_WHEN}) at (?:the )?(?P<org>{_ORG})",
@@ -2055,7 +2065,7 @@ class OfflineExtractor:
                     if earlier is None:
                         earlier = _Facts(self.extract(history, []))
                     _correct(found, earlier, match, message["id"], sentence, subject)
-        return _distinct(_said_beside_a_partner(found.in_order()))
+        return _distinct(_said_beside_a_partner(_not_also_a_plan(found.in_order())))
 
 
 def _candidate(rule: _Rule, fields: Fields, message_id: str, quote: str, subject: str = "user") -> Candidate:

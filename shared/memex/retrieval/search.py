@@ -12,7 +12,8 @@ when one is configured, a reranker over the best fused candidates (rerank.py), w
 replaces the built-in one (floor.py). Without a reranker, the question's cues then adjust the
 fused relevance (`_cues`, each behind a setting: the speaker it names, the period it names, "now", the
 lines said next to the best hits), and a learned linear model re-orders the best 50 (learned.py).
-Last, the current facts are ranked above the messages they made stale (current_first.py), or, for a
+The facts of the kinds the question names then go in their kinds' order (topics.ordered). Last,
+the current facts are ranked above the messages they made stale (current_first.py), or, for a
 question about the past, the facts that were replaced above what led to them (past.py).
 The best hits' distinctive words can run as one more keyword query (feedback.py, off by default).
 With settings.search_keyword_first, the question's keyword
@@ -447,6 +448,10 @@ def _search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies 
         scored = learned.reorder(request.query, now, scored, found,
                                  near if ctx.settings.search_fact_own_relevance else None,
                                  (asked_topic.words, topical) if topical else None)
+    # Of the facts of the kinds the question names, some answer before the others (the number of
+    # children before a child's name) or right after the best of them (the job to come after the job).
+    if topical and asked_topic is not None and question.topic is not None:
+        scored = topics.ordered(asked_topic, scored, {item: question.topic.found[item].key or "" for item in topical})
 
     # 4. the memories themselves, for the results returned: read with the rankings, else fetched.
     # The first top_k not read yet are fetched in the round trip that reads current-first's

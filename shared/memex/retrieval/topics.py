@@ -27,24 +27,40 @@ of someone (a pronoun, "the user", someone's name) or that is the word alone ("A
 of the person's own (where she works, lives, is from; her age, her number) is not asked by a question
 about someone in her life ("Which city does my sister live in?"), nor answered by their facts
 ("partner_luis_role" is no answer to "What's her line of work?").
+
+Of the facts of a kind, some answer before the others (`ordered`, after the ranking): whether she has
+children is answered by how many ("The user has 2 children.") before a child's name, which the
+question's vector put first for "Is the user a parent?" (unless a name, an age, a son or a daughter
+is asked for); a job to come ("I start at Google next month.", `next_job`) comes right after the job
+she has for "Where does she work?", and first for "What's her next job?". Where she grew up ("Where
+did she grow up?", "Where was he raised?") names the hometown, a verb's frame rather than a kind's
+word, asked of a person ("Where did the Beatles grow up?" names none); so does where she works
+("Where does she work?", "Who does he work for?"), with the job to come.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from memex.extraction import vocabulary
+
+Scored = tuple[str, float, dict[str, Any]]
 
 
 @dataclass(frozen=True)
 class Topic:
     """The kinds a question names: the words that name them, the keys of their facts (a regular
-    expression over a memory's key), and the words of those keys (as past.key_words gives them)."""
+    expression over a memory's key), and the words of those keys (as past.key_words gives them);
+    the keys of the facts that answer before the kinds' others (`first`) and right after the best of
+    them (`after`), regular expressions too, None for none (`ordered`)."""
 
     words: frozenset[str]
     keys: str
     key_words: tuple[str, ...]
+    first: str | None = None
+    after: str | None = None
 
 
 @dataclass(frozen=True)
@@ -55,6 +71,9 @@ class _Kind:
     of_someone: bool = False  # its words are said of the world as often: asked of someone only
     own: bool = False  # the person's own: not asked about someone in their life
     unless: str | None = None  # words that make the question ask for another kind
+    first: str | None = None  # the keys of the facts that answer it before its others
+    first_unless: str | None = None  # words that ask for one of the others: then they are not first
+    after: str | None = None  # the keys of the facts that come right after its best other fact
 
 
 # Relations whose facts are the family's: the offline rules' (partner_name, child_name, their facts
@@ -65,6 +84,12 @@ _FAMILY = sorted({kind for kind in vocabulary.RELATIONS.values() if kind != "fri
 def _anyones(keys: str) -> str:
     """The kind's keys after a participant's name or a relative's ("melanie_pet_", "partner_sam_"), or alone."""
     return rf"(?:^|_)(?:{keys})"
+
+
+# Whom a kind's words in a frame ask about ("where does she work", "where did the user grow up"): a
+# pronoun or the user (a question that names the user by her own name asks about "the user" by then,
+# speakers.as_the_user); not "the Beatles", "the new phone", nor a name she never said ("Mozart").
+_WHO = r"(?:i|you|she|he|they|we|the user)"
 
 
 def _own(keys: str) -> str:
@@ -86,20 +111,35 @@ _KINDS = (
     _Kind(r"partners?|boyfriends?|girlfriends?|husbands?|wife|wives|spouses?|fianc[ée]e?s?|significant others?|"
           r"other half|in a relationship|single|married|dating|seeing (?:anyone|anybody|someone|somebody)",
           _anyones(r"partner_|relationship_status$"), ("partner", "relationship")),
-    # children, or being a parent: "Any kids?", "Is he a dad?"
+    # children, or being a parent: "Any kids?", "Is he a dad?"; how many answers whether there are
+    # any, and so before a child's name ("The user has 2 children." first for "Does she have kids?"),
+    # unless a name or an age is asked for, or a son or a daughter (the count says neither)
     _Kind(r"kids?|children|child|sons?|daughters?|(?:a|an) (?:parent|mother|mom|mum|father|dad)",
-          _anyones(r"child_|number_of_children$"), ("child", "children"), of_someone=True),
-    # where one works, and as what: "Which company is she with?", "What's her line of work?"
-    _Kind(r"compan(?:y|ies)|employers?|firm|workplace", _own("employer"), ("employer",), of_someone=True, own=True),
-    _Kind(r"jobs?|occupation|profession|career|line of work", _own("role|employer"), ("role", "employer"),
-          of_someone=True, own=True),
+          _anyones(r"child_|number_of_children$"), ("child", "children"), of_someone=True,
+          first=_anyones(r"number_of_children$"),
+          first_unless=r"\b(?:names?|called|named|who|old|ages?|sons?|daughters?|boys?|girls?)\b"),
+    # where one works, and as what: "Which company is she with?", "What's her line of work?", "Where
+    # does she work?"; a job to come ("I start at Google next month.") right after the job she has
+    _Kind(r"compan(?:y|ies)|employers?|firm|workplace", _own("employer|next_job"), ("employer",), of_someone=True,
+          own=True, after=_own("next_job")),
+    _Kind(r"jobs?|occupation|profession|career|line of work", _own("role|employer|next_job"), ("role", "employer"),
+          of_someone=True, own=True, after=_own("next_job")),
+    _Kind(rf"where (?:does|do|is|are) {_WHO} work(?:s|ing)?|(?:does|do|is|are) {_WHO} work(?:s|ing)? (?:for|at)",
+          _own("employer|next_job"), ("employer",), of_someone=True, own=True, after=_own("next_job")),
+    # the job to come first: "What's her next job?", "Is he changing jobs?"
+    _Kind(r"(?:next|new|upcoming|future) (?:jobs?|roles?|positions?|employers?|compan(?:y|ies))|"
+          r"(?:chang|switch)(?:e|es|ed|ing) (?:jobs|employers|companies)", _own("next_job"), ("next",),
+          of_someone=True, own=True, first=_own("next_job")),
     # "Where's home for her?", not "in his home" nor "at home"; not where she comes from ("Which city is
     # she a native of?", "What city was he born in?")
     _Kind(r"city|(?<!home )town|(?:where['’]s|where is|calls?) home|home for", _own("city"), ("city",),
           of_someone=True, own=True,
           unless=r"\b(?:born|native|grew up|grow up|raised|originally|comes? from)\b|\bfrom\W*$"),
-    _Kind(r"hometown|home town|nationality|birthplace|place of birth", _own("hometown|birthplace|nationality"),
-          ("hometown", "birthplace", "nationality"), of_someone=True, own=True),
+    # where one is from: "What is her hometown?", "Where did she grow up?", "Where was he raised?"
+    _Kind(rf"hometown|home town|nationality|birthplace|place of birth|where (?:did|does|do) {_WHO} (?:grow|grew) up|"
+          rf"raised|brought up|childhood|(?:comes?|came) from|originally|where (?:is|are|was|were) {_WHO} from",
+          _own("hometown|birthplace|nationality"), ("hometown", "birthplace", "nationality"), of_someone=True,
+          own=True),
     _Kind(r"age(?!\s+of\b)|how old", _own("age"), ("age",), of_someone=True, own=True),
     # a number to reach them at: "What's her number?", "How can I contact her?", not "call her" (a name)
     _Kind(r"(?:phone|mobile|cell)(?: number)?|e-?mail(?: address)?|contact (?:details|info|information)|"
@@ -153,6 +193,8 @@ def asked(question: str) -> Topic | None:
     words: set[str] = set()
     keys: list[str] = []
     key_words: list[str] = []
+    first: list[str] = []
+    after: list[str] = []
     someone, others = bool(_SOMEONE.search(question)), bool(_OTHERS.search(question))
     for pattern, kind, alone, unless in _ASKED:
         said = pattern.findall(question)
@@ -161,6 +203,50 @@ def asked(question: str) -> Topic | None:
             words.update(word.casefold() for word in said)
             keys.append(kind.keys)
             key_words.extend(kind.key_words)
+            if kind.first and not (kind.first_unless and re.search(kind.first_unless, question, re.IGNORECASE)):
+                first.append(kind.first)
+            if kind.after:
+                after.append(kind.after)
     if not keys:
         return None
-    return Topic(frozenset(words), "|".join(keys), tuple(dict.fromkeys(key_words)))
+    return Topic(frozenset(words), "|".join(keys), tuple(dict.fromkeys(key_words)),
+                 "|".join(dict.fromkeys(first)) or None, "|".join(dict.fromkeys(after)) or None)
+
+
+def ordered(topic: Topic, scored: list[Scored], keys: dict[str, str]) -> list[Scored]:
+    """`scored` (best first) with the facts of the question's kinds (`keys`: their ids and keys) in
+    the kinds' order: a fact that answers before the others (`first`; of a key both name, first) and
+    is ranked below the best of them comes just above it, one that comes after them (`after`) right
+    below it, wherever it was ranked; each with that fact's score (the list stays in score order) and
+    `score_parts.kind_order` saying which. The rest keep their places; without another fact of the
+    kinds, nothing moves."""
+    first = re.compile(topic.first) if topic.first else None
+    after = re.compile(topic.after) if topic.after else None
+    if first is None and after is None:
+        return scored
+
+    def placed(entry: Scored) -> str | None:
+        key = keys.get(entry[0])
+        if key is None:
+            return None
+        if first is not None and first.search(key):
+            return "first"
+        return "after" if after is not None and after.search(key) else None
+
+    others = [entry for entry in scored if entry[0] in keys and placed(entry) is None]
+    if not others:
+        return scored
+    best = others[0][0]
+    at = next(i for i, entry in enumerate(scored) if entry[0] == best)
+    above = [entry for entry in scored[at + 1:] if placed(entry) == "first"]
+    below = [entry for entry in scored if placed(entry) == "after"]
+    if not above and not below:
+        return scored
+    moved = {entry[0] for entry in above + below}
+    score = scored[at][1]
+
+    def at_best(entries: list[Scored], place: str) -> list[Scored]:
+        return [(item, score, {**parts, "score": score, "kind_order": place}) for item, _, parts in entries]
+
+    return ([entry for entry in scored[:at] if entry[0] not in moved] + at_best(above, "first") + [scored[at]]
+            + at_best(below, "after") + [entry for entry in scored[at + 1:] if entry[0] not in moved])
