@@ -312,6 +312,8 @@ _PARTNER_VERBS = frozenset("married engaged dating seeing with".split())
 def _relation(m: re.Match[str]) -> list[Fields]:
     kind = m.group("kind").casefold()
     if kind in _PARTNER_VERBS:
+        if kind == "seeing" and _a_place(m.group("value")):
+            return []  # "I'm seeing Rome for a week" is a visit
         return [{**f, "kind": "partner", "part": "partner"} for f in _name(m)]
     if _RELATIONS[kind] == "partner" and _PARTNER_DIED.match(m.string, m.end()):
         return []  # "My husband Tom passed away": a late partner (below), not the current one
@@ -931,8 +933,9 @@ _PARTING_WHEN = (rf"(?:(?:last|this) (?:week|month|year|spring|summer|fall|autum
 _PARTED_WHEN = rf"(?: (?P<when>{_PARTING_WHEN}))?"
 # Where seeing or dating someone ends its clause: punctuation, since when or for how long, or another
 # clause ("I'm seeing Lena tomorrow" is a meeting).
-_GOING_OUT_END = (r"(?=\s*(?:[.!;)]|$)|\s+(?:now|these days|at the moment|right now|for (?:a|an|about|over|almost|nearly|"
-                  r"\d+|two|three|four|five|six|several|a few|a couple of)\b|since\b|and\b|but\b|so\b))")
+_GOING_OUT_END = (r"(?=\s*(?:[.!;)]|$)|\s+(?:now|these days|at the moment|right now|since\b|and\b|but\b|so\b|"
+                  r"for (?:(?:about|over|almost|nearly|more than) )?(?:a|an|\d+|two|three|four|five|six|several|a few|"
+                  r"a couple of) (?:days?|weeks?|months?|years?)\b|for (?:a while|ages|years|months)\b))")
 _PARTING_END = _strict_end("and", "but", "so", "after", "because")
 
 
