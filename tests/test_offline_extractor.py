@@ -966,6 +966,9 @@ def test_a_parting_said_me_and_my_husband_or_from_an_ex(text, expected):
     ("I got divorced back in 2010.", "back in 2010"),
     ("My husband and I divorced in 2015.", "in 2015"),
     ("My wife passed away two years ago.", "two years ago"),
+    ("We split up in March.", "in March"),
+    ("We split up yesterday.", None),
+    ("My husband passed away a few days ago.", None),
     ("Me and my husband got divorced.", None),
 ])
 def test_a_parting_keeps_its_own_time(text, happened):

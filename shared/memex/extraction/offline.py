@@ -931,6 +931,16 @@ _PARTING_WHEN = (rf"(?:(?:last|this) (?:week|month|year|spring|summer|fall|autum
 # The same, kept as when the parting happened (`Candidate.happened`): read against the turn's time, it
 # places the event in the user's history (timeline.happened).
 _PARTED_WHEN = rf"(?: (?P<when>{_PARTING_WHEN}))?"
+# A parting's time that places it in history: a year, a month, months or years ago. Not "yesterday" or
+# "a few days ago": a husband spoken of this morning and "we divorced yesterday" are one husband.
+_DATED = re.compile(r"\d{4}|\b(?:months?|years?) ago\b|\bin [A-Z]")
+
+
+def _happened(m: re.Match[str]) -> Fields:
+    when = m.groupdict().get("when")
+    return {"happened": when} if when and _DATED.search(when) else {}
+
+
 # Where seeing or dating someone ends its clause: punctuation, since when or for how long, or another
 # clause ("I'm seeing Lena tomorrow" is a meeting).
 _GOING_OUT_END = (r"(?=\s*(?:[.!;)]|$)|\s+(?:now|these days|at the moment|right now|since\b|and\b|but\b|so\b|"
@@ -967,8 +977,7 @@ def _status_after_parting(m: re.Match[str]) -> list[Fields]:
     """"We broke up" leaves the user single; "we separated" separated; "My wife and I divorced"
     divorced, and so does any parting from an ex-wife or ex-husband ("My ex-wife and I split up"),
     whom only a divorce makes one; "got married" married."""
-    verb, when = m.groupdict().get("verb"), m.groupdict().get("when")
-    happened = {"happened": when} if when else {}
+    verb, happened = m.groupdict().get("verb"), _happened(m)
     if verb is None:
         return [{"value": m.group("value"), **happened}]
     if re.search(r"wife|husband|spouse", m.groupdict().get("ex") or ""):
@@ -990,8 +999,7 @@ _PARTNER_DIED = re.compile(rf",? {_DIED}")
 
 
 def _widowed(m: re.Match[str]) -> list[Fields]:
-    when = m.groupdict().get("when")
-    return [{"value": "widowed", "kind": m.group("kind").casefold(), **({"happened": when} if when else {})}]
+    return [{"value": "widowed", "kind": m.group("kind").casefold(), **_happened(m)}]
 
 
 def _late_partner(m: re.Match[str]) -> list[Fields]:
