@@ -482,3 +482,23 @@ def test_retiring_from_a_trade_ends_the_job_and_a_student_keeps_a_job_beside(ten
     assert [m["value"] for m in _everything(tenant, "employment_status") if m["active"]] == ["student"]
     assert [m["value"] for m in _everything(tenant, "employer") if m["active"]] == ["Starbucks"]
     assert _everything(tenant, "role") and not [m for m in _everything(tenant, "role") if m["active"]]
+
+
+@pytest.mark.parametrize("happened, stands_at", [
+    ("back in 2010", "2011-01-01T00:00:00+00:00"),
+    ("in May", "2025-06-01T00:00:00+00:00"),  # the latest May before it was said
+    ("two years ago", "2024-09-03T09:00:00+00:00"),  # give or take a quarter (temporal.windows)
+    ("in March", "2026-03-05T09:00:00+00:00"),  # this March, not over when said: when it was said
+    ("last year", "2026-03-05T09:00:00+00:00"),  # read loosely, up to now
+    (None, "2026-03-05T09:00:00+00:00"),
+])
+def test_an_event_stands_in_history_at_the_end_of_its_own_time_when_that_is_past(happened, stands_at):
+    from datetime import datetime
+
+    from memex import timeline
+    from memex.jobs import Candidate
+
+    said_at = datetime.fromisoformat("2026-03-05T09:00:00+00:00")
+    candidate = Candidate("event", "relationship_status", "divorced", "The user is divorced.", 0.7, 0.7, "m1",
+                          happened=happened)
+    assert timeline.happened(candidate, said_at).isoformat() == stands_at

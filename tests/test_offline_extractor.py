@@ -1050,3 +1050,97 @@ def test_what_a_retirement_a_student_and_a_pet_over_say():
     assert [c.content for c in _extract("I'm an undergrad.")] == ["The user is an undergrad."]
     assert [c.content for c in _extract("We had to put our beagle Pepper down.")] == [
         "The user used to have a dog named Pepper.", "The user used to have a beagle."]
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("Me and my husband got divorced.", {("relationship_status", "divorced")}),
+    ("me and my wife split up", {("relationship_status", "single")}),
+    ("My ex-wife and I split up last year.", {("relationship_status", "divorced")}),
+    ("Me and my ex-husband separated in 2014.", {("relationship_status", "divorced")}),
+    ("My ex-girlfriend and I broke up in May.", {("relationship_status", "single")}),
+    ("I got divorced back in 2010.", {("relationship_status", "divorced")}),
+    ("My ex got divorced.", set()),
+    ("My ex split up with her boyfriend.", set()),
+    ("Me and my husband got lost in Rome.", set()),
+    ("Me and my brother split the bill.", set()),
+])
+def test_a_parting_said_me_and_my_husband_or_from_an_ex(text, expected):
+    assert _facts(text) == expected
+
+
+@pytest.mark.parametrize("text, happened", [
+    ("I got divorced back in 2010.", "back in 2010"),
+    ("My husband and I divorced in 2015.", "in 2015"),
+    ("My wife passed away two years ago.", "two years ago"),
+    ("We split up in March.", "in March"),
+    ("We split up yesterday.", None),
+    ("My husband passed away a few days ago.", None),
+    ("Me and my husband got divorced.", None),
+])
+def test_a_parting_keeps_its_own_time(text, happened):
+    [status] = [c for c in _extract(text) if c.key == "relationship_status"]
+    assert status.happened == happened
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("I'm seeing Lena.", {("partner_name", "Lena")}),
+    ("I'm dating Sam now.", {("partner_name", "Sam")}),
+    ("I've been seeing Marco since March.", {("partner_name", "Marco")}),
+    ("I started dating Mia last month.", {("partner_name", "Mia")}),
+    ("Lena and I have been dating for two years.", {("partner_name", "Lena")}),
+    ("Tom and I are seeing each other.", {("partner_name", "Tom")}),
+    ("I'm in a relationship with Jordan.", {("partner_name", "Jordan")}),
+    ("I'm seeing Lena tomorrow.", set()),
+    ("I'm seeing Dr. Patel on Monday.", set()),
+    ("I'm seeing Hamilton tonight.", set()),
+    ("I'm seeing Rome for a week.", set()),
+    ("I'm seeing Sam for a coffee.", set()),
+    ("I've been seeing Priya for six months.", {("partner_name", "Priya")}),
+    ("I'm dating Sam's brother.", set()),
+    ("My sister is dating Tom.", set()),
+    ("Yesterday Tom and I started dating.", set()),
+    ("I'm not seeing anyone.", set()),
+])
+def test_a_partner_one_is_seeing_or_dating(text, expected):
+    assert _facts(text) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("I live with my mom and dad.", {("lives_with", "mom"), ("lives_with", "dad")}),
+    ("My mom, dad and sister moved in with us.", {("lives_with", "mom"), ("lives_with", "dad"),
+                                                   ("lives_with", "sister")}),
+    ("I live with my parents and my sister.", {("lives_with", "parents"), ("lives_with", "sister")}),
+    ("I live with my mom and I work at Tesco.", {("lives_with", "mom"), ("employer", "Tesco")}),
+    ("I live with my sister and her boyfriend.", {("lives_with", "sister")}),
+    ("My mom lives with my dad and my sister.", set()),
+])
+def test_several_lived_with_each_a_value(text, expected):
+    assert _facts(text) == expected
+
+
+@pytest.mark.parametrize("text, expected, content", [
+    ("My brother is 34.", {("brother_age", "34")}, "The user's brother is 34 years old."),
+    ("My mom just turned 60.", {("mother_age", "60")}, "The user's mom is 60 years old."),
+    ("My sister Ana is 19.", {("sister_name", "Ana"), ("sister_ana_age", "19")}, "The user's sister Ana is 19 years old."),
+    ("My dad is 72 years old.", {("father_age", "72")}, "The user's dad is 72 years old."),
+    ("My brother is 2 years older than me.", set(), None),
+    ("My sister is 30 weeks pregnant.", set(), None),
+    ("My mom is 5 minutes away.", set(), None),
+    ("My brother's son is 4.", set(), None),
+    ("My wife is 35.", set(), None),
+])
+def test_a_siblings_or_parents_age(text, expected, content):
+    assert _facts(text) == expected
+    assert [c.content for c in _extract(text) if c.key.endswith("_age")] == ([content] if content else [])
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("My sister Ana is a student at Yale.", {("sister_name", "Ana"), ("sister_ana_role", "student"),
+                                            ("sister_ana_school", "Yale")}),
+    ("My brother Sam studies at MIT.", {("brother_name", "Sam"), ("brother_sam_school", "MIT")}),
+    ("My sister Ana is a nurse at Yale New Haven Hospital.", {("sister_name", "Ana"), ("sister_ana_role", "nurse"),
+                                                             ("sister_ana_employer", "Yale New Haven Hospital")}),
+    ("My sister Ana is studying at Starbucks today.", {("sister_name", "Ana")}),
+])
+def test_a_named_relatives_school_is_no_employer(text, expected):
+    assert _facts(text) == expected

@@ -199,3 +199,51 @@ def test_no_car_ends_the_car_and_a_pet_of_a_breed_put_down_ends_its_name_and_bre
     tenant.turn("We have a dog.", session="s5", timestamp="2026-05-05T09:00:00Z")
     tenant.turn("I used to have a dog.", session="s6", timestamp="2026-06-05T09:00:00Z")
     assert _current(tenant, "pet_kind") == set() and _current(tenant, "pet_cat_name") == {"Luna"}
+
+
+def _memories(tenant, key: str) -> list[dict]:
+    body = tenant.get(f"/v1/users/{tenant.user}/memories?include_inactive=true&limit=200").json()
+    return [m for m in body["memories"] if m["key"] == key]
+
+
+def test_me_and_my_husband_got_divorced_ends_the_husband(tenant):
+    tenant.turn("My husband Tom is a chef.", session="s1", timestamp="2026-01-05T09:00:00Z")
+    tenant.turn("Me and my husband got divorced.", session="s2", timestamp="2026-03-05T09:00:00Z")
+    assert _current(tenant, "partner_name") == set() and _current(tenant, "partner_tom_role") == set()
+    assert _current(tenant, "relationship_status") == {"divorced"}
+
+
+def test_a_divorce_dated_before_the_current_partner_was_named_ends_nothing_current(tenant):
+    """"I got divorced back in 2010", said after a partner was named in 2026: that divorce was of an
+    earlier spouse. It stands in history at its own time, before the partner, and ends nothing."""
+    tenant.turn("My husband Sam is a nurse.", session="s1", timestamp="2026-01-05T09:00:00Z")
+    tenant.turn("I got divorced back in 2010.", session="s2", timestamp="2026-03-05T09:00:00Z")
+    assert _current(tenant, "partner_name") == {"Sam"} and _current(tenant, "partner_sam_role") == {"nurse"}
+    [divorce] = _memories(tenant, "relationship_status")
+    assert (divorce["value"], divorce["active"]) == ("divorced", False)
+    assert divorce["valid_from"].startswith("2011-01-01") and divorce["valid_to"].startswith("2026-01-05")
+
+
+def test_a_divorce_dated_after_the_partner_was_named_ends_them_then(tenant):
+    tenant.turn("My husband Tom is a chef.", session="s1", timestamp="2024-01-05T09:00:00Z")
+    tenant.turn("We got divorced in 2025.", session="s2", timestamp="2026-03-05T09:00:00Z")
+    assert _current(tenant, "partner_name") == set() and _current(tenant, "partner_tom_role") == set()
+    assert _current(tenant, "relationship_status") == {"divorced"}
+    [tom] = _memories(tenant, "partner_name")
+    assert tom["valid_to"].startswith("2026-01-01"), tom
+
+
+def test_a_partner_one_is_seeing_ends_being_single(tenant):
+    tenant.turn("I'm single.", session="s1", timestamp="2026-01-05T09:00:00Z")
+    tenant.turn("I'm seeing Lena.", session="s2", timestamp="2026-03-05T09:00:00Z")
+    assert _current(tenant, "partner_name") == {"Lena"} and _current(tenant, "relationship_status") == set()
+
+
+def test_mom_and_dad_both_lived_with_and_a_relatives_later_age_replaces_the_earlier(tenant):
+    tenant.turn("I live with my mom and dad.", session="s1", timestamp="2026-01-05T09:00:00Z")
+    assert _current(tenant, "lives_with") == {"mom", "dad"}
+    tenant.turn("My brother is 34.", session="s2", timestamp="2026-01-05T09:00:00Z")
+    tenant.turn("My brother just turned 35.", session="s3", timestamp="2026-06-05T09:00:00Z")
+    assert _current(tenant, "brother_age") == {"35"} and ("brother_age", "34", False) in set(_facts(tenant))
+    tenant.turn("My sister Ana is a student at Yale.", session="s4", timestamp="2026-07-05T09:00:00Z")
+    assert _current(tenant, "sister_ana_school") == {"Yale"} and _current(tenant, "sister_ana_employer") == set()

@@ -53,6 +53,10 @@ class Candidate:
     # Figma": an employer's, or a tool's): the old name. The candidate is kept only if that name is
     # the current value, which it then replaces (supersession.left_alone).
     only_replacing: str | None = None
+    # For an event said with its own time ("We got divorced in 2010", "My husband died two years
+    # ago"): those words. Read against the turn's time, they place the event in the user's history
+    # at that time rather than when it was said (timeline.happened).
+    happened: str | None = None
 
     @property
     def base_key(self) -> str:

@@ -16,6 +16,7 @@ import time
 import uuid
 import weakref
 from dataclasses import asdict
+from datetime import datetime
 from typing import Any
 
 import numpy as np
@@ -346,7 +347,7 @@ def _write(conn, ctx: Context, turn: dict[str, Any], candidate: Candidate, vecto
     if decision.action == "noop":
         ctx.metrics.record(SUPERSESSION_VERDICTS, action="noop")
         return False
-    said_at = turn["occurred_at"]
+    said_at = timeline.happened(candidate, turn["occurred_at"])
     same_key = [m for m in related if m["key"] == candidate.key]
     later = [m for m in same_key if timeline.said_after(m, said_at)]
     if decision.action == "keep_old" and not candidate.historical and later:
@@ -358,10 +359,12 @@ def _write(conn, ctx: Context, turn: dict[str, Any], candidate: Candidate, vecto
     if placement.already_known:
         return False
     if decision.action == "supersede" and placement.replaced_by:
-        # The judge compared it with the current value, which was said later: the reason it gave
-        # ("'Porto' replaces 'Berlin'") is the reverse of where the memory goes.
-        decision = Decision(decision.action, f"{candidate.key} holds one value: {candidate.value!r} was said "
-                            "before a later value, which replaces it: kept in its history at its own time",
+        # The judge compared it with the current value, which was said later (or said after the event
+        # happened): the reason it gave ("'Porto' replaces 'Berlin'") is the reverse of where the memory goes.
+        before = (f"{candidate.value!r} happened {candidate.happened}, before what is current was said"
+                  if said_at < turn["occurred_at"] else
+                  f"holds one value: {candidate.value!r} was said before a later value, which replaces it")
+        decision = Decision(decision.action, f"{candidate.key} {before}: kept in its history at its own time",
                             decision.replaces)
     memory_id = str(uuid.uuid4())
     inserted = memory_rows.insert(conn, turn["tenant_id"], {
@@ -390,12 +393,12 @@ def _write(conn, ctx: Context, turn: dict[str, Any], candidate: Candidate, vecto
     })
     timeline.apply(conn, turn["tenant_id"], memory_id, placement)
     if inserted is not None:
-        _end_what_ended_with(conn, ctx, turn, candidate, memory_id, decision, placement)
+        _end_what_ended_with(conn, ctx, turn, said_at, candidate, memory_id, decision, placement)
     return inserted is not None
 
 
-def _end_what_ended_with(conn, ctx: Context, turn: dict[str, Any], candidate: Candidate, memory_id: str,
-                         decision: Decision, placement: timeline.Placement) -> None:
+def _end_what_ended_with(conn, ctx: Context, turn: dict[str, Any], said_at: datetime, candidate: Candidate,
+                         memory_id: str, decision: Decision, placement: timeline.Placement) -> None:
     """What ends with a value the memory just written replaced or ended, whichever judge decided: the
     roles said with an employer (supersession.ends_with_employer) and what was said of a partner by
     name (supersession.about_partner_keys). Each gets a statement of its end as its history, the
@@ -403,7 +406,7 @@ def _end_what_ended_with(conn, ctx: Context, turn: dict[str, Any], candidate: Ca
     turn and the fact, so a redelivery writes nothing twice."""
     if not placement.ends:
         return  # nothing ended: most writes leave here, before the turn's candidates are rebuilt
-    tenant_id, said_at = turn["tenant_id"], turn["occurred_at"]
+    tenant_id = turn["tenant_id"]
     whose = "The user's" if candidate.subject == "user" else f"{candidate.subject}'s"
     ended: list[tuple[dict[str, Any], str, str]] = []  # (fact, its end as a statement, why)
     key = ends_with_employer(candidate, decision.action, (Candidate(**c) for c in turn["candidates"] or []))
@@ -422,12 +425,12 @@ def _end_what_ended_with(conn, ctx: Context, turn: dict[str, Any], candidate: Ca
                 ended.append((fact, about_former_partner(whose, partner, said, fact["value"]),
                               partner_ended_reason(fact, partner, candidate, decision.action)))
     if ended:
-        _write_ended(conn, ctx, turn, candidate, memory_id, ended)
+        _write_ended(conn, ctx, turn, said_at, candidate, memory_id, ended)
 
 
-def _write_ended(conn, ctx: Context, turn: dict[str, Any], candidate: Candidate, memory_id: str,
+def _write_ended(conn, ctx: Context, turn: dict[str, Any], said_at: datetime, candidate: Candidate, memory_id: str,
                  ended: list[tuple[dict[str, Any], str, str]]) -> None:
-    tenant_id, said_at = turn["tenant_id"], turn["occurred_at"]
+    tenant_id = turn["tenant_id"]
     texts = {fact["id"]: embedded_text.of(content, memory_type="semantic", subject=candidate.subject)
              for fact, content, _ in ended}
     vectors = embed_distinct(ctx, list(texts.values()))

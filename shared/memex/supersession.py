@@ -56,8 +56,9 @@ MULTI_VALUED_KEYS = frozenset({
     "activity", "book", "game",
 })
 # Keys that end so hold several values too: what a named person started ("child_leo_started":
-# school, then swimming lessons) is an event each time, none the end of another.
-MULTI_VALUED_SUFFIXES = ("_started",)
+# school, then swimming lessons) is an event each time, none the end of another; a named person's
+# schools, as the user's.
+MULTI_VALUED_SUFFIXES = ("_started", "_school")
 
 
 def holds_several(base_key: str) -> bool:

@@ -6,6 +6,10 @@ March value replaces it, it replaces the January one, and each carries a real va
 (from when it was said until the next value was). The current value's history lists every value
 the key ever had, whatever order they arrived in.
 
+An event said with its own time ("We got divorced back in 2010", said in 2026) stands in history at
+that time (`happened`): a partner named as current in 2025 was named after it, so the divorce was of
+an earlier spouse and goes in the history before them, ending nothing current.
+
 Everything here runs under the user's lock (db/locks.py), after the judge has decided.
 """
 
@@ -19,6 +23,7 @@ import psycopg
 
 from memex.db import history as history_rows
 from memex.jobs import Candidate
+from memex.retrieval import temporal
 from memex.supersession import Decision, holds_several, same_value
 
 
@@ -31,6 +36,16 @@ class Placement:
     ends: dict[str, datetime] = field(default_factory=dict)  # memory id -> when it stopped being current
     unlinks: list[tuple[str, str]] = field(default_factory=list)  # (newer, older) links the new one goes between
     already_known: str | None = None  # set when history already holds this value for that time
+
+
+def happened(candidate: Candidate, said_at: datetime) -> datetime:
+    """When the candidate stands in history: the end of the time its event was said to happen in
+    ("in 2010": 2011-01-01, the latest it can have been), when that is before it was said; else
+    when it was said. A time read loosely ("last year" runs up to now) changes nothing."""
+    if not candidate.happened:
+        return said_at
+    ends = [end for _, end in temporal.windows(candidate.happened, said_at)]
+    return max(ends) if ends and max(ends) < said_at else said_at
 
 
 def plan(conn: psycopg.Connection, tenant_id: str, user_id: str, decision: Decision, candidate: Candidate,

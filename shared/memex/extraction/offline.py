@@ -319,6 +319,8 @@ _PARTNER_VERBS = frozenset("married engaged dating seeing with".split())
 def _relation(m: re.Match[str]) -> list[Fields]:
     kind = m.group("kind").casefold()
     if kind in _PARTNER_VERBS:
+        if kind == "seeing" and _a_place(m.group("value")):
+            return []  # "I'm seeing Rome for a week" is a visit
         return [{**f, "kind": "partner", "part": "partner"} for f in _name(m)]
     if _RELATIONS[kind] == "partner" and _PARTNER_DIED.match(m.string, m.end()):
         return []  # "My husband Tom passed away": a late partner (below), not the current one
@@ -1000,8 +1002,26 @@ _NOT_AFTER_PARTING = "".join(f"(?<!{verb} {prep} )" for verb in ("broke up", "sp
                              for prep in ("with", "from"))
 # When a parting happened, and the clause ending there: not "we broke up the meeting", "we split the bill".
 _PARTING_WHEN = (rf"(?:(?:last|this) (?:week|month|year|spring|summer|fall|autumn|winter|weekend|{_WEEKDAY})|"
-                 r"yesterday|today|recently|in (?:\d{4}|[A-Z][a-z]+)|"
+                 r"yesterday|today|recently|(?:(?:way )?back )?in (?:\d{4}|[A-Z][a-z]+)|"
                  r"(?:a|two|three|four|five|six|a few|a couple of) (?:days?|weeks?|months?|years?) ago)")
+# The same, kept as when the parting happened (`Candidate.happened`): read against the turn's time, it
+# places the event in the user's history (timeline.happened).
+_PARTED_WHEN = rf"(?: (?P<when>{_PARTING_WHEN}))?"
+# A parting's time that places it in history: a year, a month, months or years ago. Not "yesterday" or
+# "a few days ago": a husband spoken of this morning and "we divorced yesterday" are one husband.
+_DATED = re.compile(r"\d{4}|\b(?:months?|years?) ago\b|\bin [A-Z]")
+
+
+def _happened(m: re.Match[str]) -> Fields:
+    when = m.groupdict().get("when")
+    return {"happened": when} if when and _DATED.search(when) else {}
+
+
+# Where seeing or dating someone ends its clause: punctuation, since when or for how long, or another
+# clause ("I'm seeing Lena tomorrow" is a meeting).
+_GOING_OUT_END = (r"(?=\s*(?:[.!;)]|$)|\s+(?:now|these days|at the moment|right now|since\b|and\b|but\b|so\b|"
+                  r"for (?:(?:about|over|almost|nearly|more than) )?(?:a|an|\d+|two|three|four|five|six|several|a few|"
+                  r"a couple of) (?:days?|weeks?|months?|years?)\b|for (?:a while|ages|years|months)\b))")
 _PARTING_END = _strict_end("and", "but", "so", "after", "because")
 
 
@@ -1066,11 +1086,15 @@ def _student(m: re.Match[str]) -> list[Fields]:
 
 def _status_after_parting(m: re.Match[str]) -> list[Fields]:
     """"We broke up" leaves the user single; "we separated" separated; "My wife and I divorced"
-    divorced; "got married" married."""
-    verb = m.groupdict().get("verb")
+    divorced, and so does any parting from an ex-wife or ex-husband ("My ex-wife and I split up"),
+    whom only a divorce makes one; "got married" married."""
+    verb, happened = m.groupdict().get("verb"), _happened(m)
     if verb is None:
-        return [{"value": m.group("value")}]
-    return [{"value": "separated" if verb == "separated" else "divorced" if "divorced" in verb else "single"}]
+        return [{"value": m.group("value"), **happened}]
+    if re.search(r"wife|husband|spouse", m.groupdict().get("ex") or ""):
+        return [{"value": "divorced", **happened}]
+    return [{"value": "separated" if verb == "separated" else "divorced" if "divorced" in verb else "single",
+             **happened}]
 
 
 # A spouse's death: "My husband passed away in March", "My wife died of cancer in 2020", "I lost my
@@ -1086,7 +1110,7 @@ _PARTNER_DIED = re.compile(rf",? {_DIED}")
 
 
 def _widowed(m: re.Match[str]) -> list[Fields]:
-    return [{"value": "widowed", "kind": m.group("kind").casefold()}]
+    return [{"value": "widowed", "kind": m.group("kind").casefold(), **_happened(m)}]
 
 
 def _late_partner(m: re.Match[str]) -> list[Fields]:
@@ -1128,6 +1152,22 @@ def _child_age(m: re.Match[str]) -> list[Fields]:
             for f in _age(m)]
 
 
+# A sibling's or a parent's age: "My brother is 34.", "My mom just turned 60.", "My sister Ana is 19."
+# Under the name as a named relative's facts are (`sister_ana_age`), or under the relation when none is
+# said (`brother_age`, `mother_age`); one value, so a later age replaces the earlier. Not a partner's
+# (it would outlive the partnership), as a child's age is filed apart (_child_age).
+_AGED_KIN = rf"(?P<kind>(?i:{_alternation(w for w, part in _RELATIONS.items() if part in ('sister', 'brother', 'mother', 'father'))}))"
+
+
+def _kin_age(m: re.Match[str]) -> list[Fields]:
+    name = m.group("name")
+    if name and name.casefold() in _NOT_NAMES:
+        return []
+    kind = m.group("kind").casefold()
+    person = f"{_RELATIONS[kind]}_{_snake(name)}" if name else _RELATIONS[kind]
+    return [{**f, "kind": kind, "person": person, "named": f" {name}" if name else ""} for f in _age(m)]
+
+
 # A car: its maker, and the capitalised words or numbers of its model ("Tesla Model 3", "Ford F-150",
 # "Volvo XC90"); a year before it is not part of it. What follows ends the clause or says when: "a
 # Tesla charger", "Tesla stock" and "a Honda Civic for my daughter" are no car of the user's.
@@ -1155,18 +1195,24 @@ def _no_car(m: re.Match[str]) -> list[Fields]:
 
 
 # Who the user lives with: "My mom lives with us now", "My sister moved in with me", "I live with my
-# parents"; and who no longer does ("My brother moved out").
-_HOUSEHOLD = rf"(?P<who>(?i:{_alternation(vocabulary.HOUSEHOLD)}))"
+# parents", "I live with my mom and dad" (each one a value); and who no longer does ("My brother moved
+# out").
+_HOUSEHOLD_ONE = rf"(?i:{_alternation(vocabulary.HOUSEHOLD)})(?![\w'’-])"
+_HOUSEHOLD = (rf"(?P<who>{_HOUSEHOLD_ONE}(?:(?:,|,? and) (?:(?i:my|our) )?{_KIN_ADJECTIVE}{_HOUSEHOLD_ONE}){{0,3}})")
+_HOUSEHOLD_WORD = re.compile(rf"{_HOUSEHOLD_ONE}$")
 _HOME_END = (rf"(?=\s*(?:[^\w\s'’-]|$)|\s+(?:now|again|full[- ]time|last|this|since|for|and|but|so|because|after|when|"
              rf"recently|yesterday|in (?:\d{{4}}|[A-Z]\w*)|a (?:few|couple)|(?:{_NUMBER}) (?:days?|weeks?|months?|years?) ago)\b)")
 _HOUSEHOLD_NAMED = rf"{_MY} {_KIN_ADJECTIVE}{_HOUSEHOLD}(?:,? (?P<name>{_PROPER}),?)?"
 
 
 def _household(m: re.Match[str]) -> list[Fields]:
+    """Each one lived with, by the word said ("mom", "dad"); a name only when one is ("my sister Ana")."""
     name = m.group("name")
     if name and name.casefold() in _NOT_NAMES:
         return []
-    return [{"value": m.group("who").casefold(), "named": f" {name}" if name else ""}]
+    said = re.split(r",? and |, ", m.group("who"))
+    named = f" {name}" if name and len(said) == 1 else ""
+    return [{"value": _HOUSEHOLD_WORD.search(who).group().casefold(), "named": named} for who in said]
 
 
 _RULES = [
@@ -1474,6 +1520,17 @@ _RULES = [
         rf"{_HAVE} an? {_KIN_ADJECTIVE}{_RELATION},? (?:named|called) (?P<value>{_PROPER})",
         rf"\bI(?:'m| am| got| just got|'ve been| have been) (?P<kind>married|engaged) to (?P<value>{_PROPER})",
         rf"\bI(?:'ve| have) been (?P<kind>dating|seeing|with) (?P<value>{_PROPER}) (?=for\b)",
+        # seeing or dating someone, the clause ending there or saying since when: not "I'm seeing Lena
+        # tomorrow", "I'm seeing Dr. Patel on Monday"
+        rf"\bI(?:'m| am|'ve been| have been) (?:now |currently |still )?(?P<kind>dating|seeing) (?P<value>{_PROPER})"
+        rf"{_GOING_OUT_END}",
+        rf"\bI (?:just |recently |finally )?(?:started|began) (?P<kind>dating|seeing) (?P<value>{_PROPER})"
+        rf"(?= {_PARTING_WHEN}\b|{_GOING_OUT_END})",
+        # "Lena and I have been dating": a first name opening its clause ("Yesterday Tom and I ..." is none)
+        rf"(?:^(?:(?i:so|and|well|oh|yeah|btw),? )?|(?<=[,;:] ))(?P<value>(?!I\b){_CAPWORD}) and I (?:have been |'ve been |are |(?:just |recently )?"
+        rf"(?:started|began) )(?P<kind>dating|seeing)(?: each other)?(?= {_PARTING_WHEN}\b|{_GOING_OUT_END})",
+        rf"\bI(?:'m| am|'ve been| have been) (?:now |currently )?in a (?:serious |committed |new |long-distance )?"
+        rf"relationship (?P<kind>with) (?P<value>{_PROPER}){_GOING_OUT_END}",
     ], "The user's {kind} is named {value}.", _relation, confidence=0.75, importance=0.8),
     # What a named relative or friend does, where they work or live (_kin_fact).
     _rule("fact", "{part}_{who}_role", "my our", [
@@ -1487,10 +1544,17 @@ _RULES = [
     ], "The user's {kind} {name} is {a} {value}.", _kin_fact(_teacher), confidence=0.7, importance=0.6),
     _rule("fact", "{part}_{who}_employer", "my our", [
         rf"{_NAMED_KIN} (?:(?:now |currently |also |still )?works (?:at|for)|is (?:now |currently |still )?"
-        rf"(?:working (?:at|for)|employed (?:at|by))|(?:is|'s) (?:now |currently |also |still )?(?:an?|the) {_ROLE} "
-        rf"(?:at|for)|(?:now |currently |also |still )?works as (?:an?|the) {_ROLE} (?:at|for)) (?:the )?"
+        rf"(?:working (?:at|for)|employed (?:at|by))|(?:is|'s) (?:now |currently |also |still )?(?:an?|the) {_ROLE}"
+        rf"(?<!student) (?:at|for)|(?:now |currently |also |still )?works as (?:an?|the) {_ROLE} (?:at|for)) (?:the )?"
         rf"(?P<value>{_ORG}){_NOT_TEMPORARY}",
     ], "The user's {kind} {name} works at {value}.", _kin_fact(_organisation), confidence=0.7, importance=0.6),
+    # Where a named relative studies: their school, as "I'm a student at UCL" is the user's (not their employer)
+    _rule("fact", "{part}_{who}_school", "student undergrad undergraduate postgrad postgraduate studies studying", [
+        rf"{_NAMED_KIN} (?:is|'s) (?:now |currently |still )?(?:an?|the) (?:[A-Za-z][\w-]* ){{0,2}}?(?:student|undergrad|"
+        rf"undergraduate|postgrad|postgraduate) (?:at|of) (?:the )?(?P<value>{_ORG}){_SCHOOL_END}",
+        rf"{_NAMED_KIN} (?:now |currently |still )?(?:studies|is studying) (?:{_FIELDS_SAID} )?at (?:the )?"
+        rf"(?P<value>{_ORG}){_NOT_TEMPORARY}{_SCHOOL_END}",
+    ], "The user's {kind} {name} studies at {value}.", _kin_fact(_school), confidence=0.7, importance=0.6),
     _rule("fact", "{part}_{who}_city", "my our", [
         rf"{_NAMED_KIN} (?:(?:now |currently |also |still )?lives|is (?:now |currently |still )?(?:based|living)) in "
         rf"(?P<value>{_PROPER})",
@@ -1513,15 +1577,21 @@ _RULES = [
     # "My wife and I divorced last year". An event: a divorce said so ends the current partner
     # (supersession.ENDED_BY_EVENT), where "I'm divorced" says only what the user is.
     _rule("event", "relationship_status", "got broke split separated divorced", [
-        rf"\b(?:I|[Ww]e) {_ADVERBS}got (?P<value>married|divorced)(?: {_PARTING_WHEN})?{_PARTING_END}",
-        rf"\b[Ww]e {_ADVERBS}(?P<verb>broke up|split up|split|separated)(?: {_PARTING_WHEN})?{_PARTING_END}",
-        rf"\b(?i:my) (?:{_PARTNER_WORD}) and I {_ADVERBS}(?P<verb>{_PARTED})(?: {_PARTING_WHEN})?{_PARTING_END}",
+        rf"\b(?:I|[Ww]e) {_ADVERBS}got (?P<value>married|divorced){_PARTED_WHEN}{_PARTING_END}",
+        rf"\b[Ww]e {_ADVERBS}(?P<verb>broke up|split up|split|separated){_PARTED_WHEN}{_PARTING_END}",
+        rf"\b(?i:my) (?:{_PARTNER_WORD}) and I {_ADVERBS}(?P<verb>{_PARTED}){_PARTED_WHEN}{_PARTING_END}",
+        # "Me and my husband got divorced", as people say it
+        rf"(?<![\w'’])(?i:me) and my (?:{_PARTNER_WORD}) {_ADVERBS}(?P<verb>{_PARTED}){_PARTED_WHEN}{_PARTING_END}",
+        # a parting from an ex: "My ex-wife and I split up last year", "Me and my ex split up"
+        rf"\b(?i:my) (?P<ex>ex(?:-?(?:{_PARTNER_WORD}))?) and I {_ADVERBS}(?P<verb>{_PARTED}){_PARTED_WHEN}{_PARTING_END}",
+        rf"(?<![\w'’])(?i:me) and my (?P<ex>ex(?:-?(?:{_PARTNER_WORD}))?) {_ADVERBS}(?P<verb>{_PARTED}){_PARTED_WHEN}"
+        rf"{_PARTING_END}",
     ], "The user is {value}.", _status_after_parting, confidence=0.7, importance=0.7),
     # A spouse's death, an event that leaves the user widowed and ends the partner; "I'm a widow" and
     # "my late husband" say what the user is.
     _rule("event", "relationship_status", "passed died lost", [
-        rf"\b(?i:my) {_SPOUSE}(?:,? {_PROPER},?)? {_DIED}{_DIED_OF}(?: {_PARTING_WHEN})?{_PARTING_END}",
-        rf"\bI(?:'ve| have)? {_ADVERBS}lost (?i:my) {_SPOUSE}{_LOST_TO}(?: {_PARTING_WHEN})?{_PARTING_END}",
+        rf"\b(?i:my) {_SPOUSE}(?:,? {_PROPER},?)? {_DIED}{_DIED_OF}{_PARTED_WHEN}{_PARTING_END}",
+        rf"\bI(?:'ve| have)? {_ADVERBS}lost (?i:my) {_SPOUSE}{_LOST_TO}{_PARTED_WHEN}{_PARTING_END}",
     ], "The user is widowed: their {kind} died.", _widowed, confidence=0.7, importance=0.7),
     _rule("fact", "relationship_status", "widow widower late", [
         r"\bI(?:'m| am) (?:now )?an? (?:young )?(?:widow|widower)(?![\w'’-])",
@@ -1558,6 +1628,13 @@ _RULES = [
         rf"{_MY} {_KIN_ADJECTIVE}{_CHILD}(?:,? (?P<name>{_PROPER}),?)? (?:just |recently )?turned (?P<value>{_NUMBER})"
         rf"{_TURNED_END}",
     ], "The user's {kind}{named} is {value} years old.", _child_age, confidence=0.75, importance=0.6),
+    # a sibling's or a parent's age (_kin_age)
+    _rule("fact", "{person}_age", "is turned", [
+        rf"{_MY} {_KIN_ADJECTIVE}{_AGED_KIN}(?:,? (?P<name>{_PROPER}),?)? (?:is|'s) (?P<value>{_NUMBER})"
+        rf"(?: (?:years?|yrs?) old| ?y/?o)?{_AGE_END}",
+        rf"{_MY} {_KIN_ADJECTIVE}{_AGED_KIN}(?:,? (?P<name>{_PROPER}),?)? (?:just |recently )?turned (?P<value>{_NUMBER})"
+        rf"{_TURNED_END}",
+    ], "The user's {kind}{named} is {value} years old.", _kin_age, confidence=0.75, importance=0.6),
     # the user's car, one at a time
     _rule("fact", "car", "drive driving bought got own have leased car", [
         rf"\b(?:I|[Ww]e)(?:'ve| have)? {_ADVERBS}(?:drive|bought|got|own|have|leased) {_A_CAR}{_CAR}{_CAR_END}",
@@ -2082,6 +2159,7 @@ def _candidate(rule: _Rule, fields: Fields, message_id: str, quote: str, subject
         historical=rule.historical,
         ends_only=rule.ends_only,
         only_replacing=fields["old"] if rule.only_replacing else None,
+        happened=fields.get("happened"),
     )
 
 
