@@ -302,10 +302,10 @@ def _search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies 
     # The user's size, when read ahead: this search's vector statements then hold only the path
     # it calls for (memories.vector_statement), the next round's too, a few milliseconds later.
     size: memory_rows.Size | None = None
-    # The kinds of fact the question names (topics.py), read once: for the topic channel and for the
-    # keys it names to the history (past.key_words).
-    kinds_named = topics.asked(request.query) if not about_past else None
-    asked_topic = kinds_named if request.mode == "hybrid" and ctx.settings.search_topics else None
+    # The kinds of fact the question names (topics.py), read once: for the topic channel of a present
+    # question and for the keys it names to the history (past.key_words).
+    kinds_named = topics.asked(request.query)
+    asked_topic = kinds_named if request.mode == "hybrid" and ctx.settings.search_topics and not about_past else None
     if request.mode == "hybrid" and ctx.settings.search_keyword_first:
         # The keyword channel first, and the query embedded only when its answer is not decisive:
         # a round trip more for those, no embedding for the others.
@@ -466,7 +466,7 @@ def _search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies 
     if window or about_past or ended_words:
         with conn.pipeline():
             if about_past:  # the question searched, and as asked: "did I use to date" is part of what it asks
-                key_words = past.key_words(request.query, topics.asked(request.query))
+                key_words = past.key_words(request.query, kinds_named)
                 earlier = history.send_earlier(conn, tenant_id, request.user_id, window, request.top_k, key_words)
                 by_itself = history.send_asked(conn, tenant_id, request.user_id, deps.query_vectors(past_texts),
                                                key_words, floor.DEFAULT.gate_similarity, request.top_k)
