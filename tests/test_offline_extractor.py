@@ -1144,3 +1144,15 @@ def test_a_siblings_or_parents_age(text, expected, content):
 ])
 def test_a_named_relatives_school_is_no_employer(text, expected):
     assert _facts(text) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("Home is Glasgow these days.", {("city", "Glasgow")}),
+    ("We moved last spring. Home's Lisbon now.", {("city", "Lisbon")}),
+    # a known place only
+    ("Home is Acme.", set()),
+    ("Home is where the heart is.", set()),
+    ("Home is Netflix and a blanket.", set()),
+])
+def test_home_said_as_a_known_place_is_where_the_user_lives(text, expected):
+    assert _facts(text) == expected

@@ -715,6 +715,10 @@ def _employer_now(m: re.Match[str]) -> list[Fields]:
     return _organisation(m)
 
 
+def _known_place(m: re.Match[str]) -> list[Fields]:
+    return _name(m) if _a_place(m.group("value")) else []
+
+
 def _place(m: re.Match[str]) -> list[Fields]:
     """A place of a move, unless a name of the move is an organisation ("I moved to Google last
     year" is no city), or the move is between two names neither of which is a known place."""
@@ -1359,6 +1363,10 @@ _RULES = [
         rf"\b(?:I|[Ww]e)(?:'ve| have)? (?:just |recently |finally )?bought (?:a|our|my) (?:first )?"
         rf"(?:house|home|flat|apartment|condo) in (?P<value>{_PROPER})",
     ], "The user lives in {value}.", _place, importance=0.75),
+    # "Home is Glasgow these days": a known place only ("Home is Acme", "Home is Netflix" are none).
+    _rule("fact", "city", "home", [
+        rf"(?:^|[.!?] )[Hh]ome(?:'s|’s| is) (?:now )?(?P<value>{_PROPER})(?=\s*(?:[.!,;]|$)| (?:now|these days)\b)",
+    ], "The user lives in {value}.", _known_place, importance=0.75),
     _rule("fact", "city", "live lived moved relocated longer", [
         rf"\b(?:I|[Ww]e) (?:used to live|previously lived|once lived|lived) in (?P<value>{_PROPER})",
         rf"\b(?:I|[Ww]e)(?:'ve| have)? (?:just |recently |finally )?(?:moved|relocated) "
