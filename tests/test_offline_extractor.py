@@ -1122,6 +1122,7 @@ def test_a_parting_keeps_its_own_time(text, happened):
     ("I'm seeing Lena, she's great.", {("partner_name", "Lena")}),
     ("I've been dating Sam, he's really sweet.", {("partner_name", "Sam")}),
     ("I'm seeing Lena, she's my therapist.", set()),
+    ("I'm seeing Lena, she's great at tennis.", set()),
     ("I'm seeing Lena, Tom and Ana on Friday.", set()),
     ("I'm seeing Lena and Tom tomorrow.", set()),
     ("I'm seeing Lena and I love it.", {("partner_name", "Lena")}),

@@ -1026,14 +1026,15 @@ def _happened(m: re.Match[str]) -> Fields:
 # Where seeing or dating someone ends its clause: punctuation, since when or for how long, or another
 # clause ("I'm seeing Lena tomorrow" is a meeting).
 # Nor "I'm seeing Lena and Tom tomorrow" (a second name after "and"); a comma ends it only before what
-# the user thinks of them ("I'm seeing Lena, she's great"; "Lena, she's my therapist" is none).
+# the user thinks of them, ending there ("I'm seeing Lena, she's great"; "Lena, she's my therapist" and
+# "Lena, she's great at tennis" are none).
 _LIKED = ("great amazing wonderful lovely awesome sweet kind funny nice perfect incredible fantastic brilliant "
           "gorgeous beautiful cute smart fun the best").split()
 _GOING_OUT_END = (r"(?=\s*(?:[.!;)]|$)|\s+(?:now|these days|at the moment|right now|since\b|and\b(?!\s+(?!I\b)[A-ZÀ-ÖØ-Þ])|"
                   r"but\b|so\b|for (?:(?:about|over|almost|nearly|more than) )?(?:a|an|\d+|two|three|four|five|six|several|"
                   r"a few|a couple of) (?:days?|weeks?|months?|years?)\b|for (?:a while|ages|years|months)\b)"
                   rf"|,\s*(?:she|he|they)(?:'s|’s| is|'re|’re| are) (?:(?:{_alternation(_INTENSIFIERS)}) )?"
-                  rf"(?:{_alternation(_LIKED)})\b)")
+                  rf"(?:{_alternation(_LIKED)})(?=\s*(?:[^\w\s'’-]|$)|\s+(?:and|but|so|too|lol)\b))")
 # A partner named after what they are: "I'm dating a guy called Ben", "seeing this girl named Mia".
 _SOMEONE_NAMED = (r"(?:(?:a|this) (?:guy|girl|man|woman|boy|lady|gal|dude|bloke|chap|fella|fellow) "
                   r"(?:named|called) )?")
