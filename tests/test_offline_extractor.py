@@ -201,6 +201,15 @@ PETS = [
     # two pets named in one sentence
     ("We have a dog called Bolt and a cat named Pixel.", {("pet_dog_name", "Bolt"), ("pet_cat_name", "Pixel")}),
     ("We have a cat named Miso and a friend called Ana.", {("pet_cat_name", "Miso")}),
+    # one of the two said by its breed, first or second: each name, and the breed of the one it is
+    ("I have a beagle named Pepper and a cat named Luna.",
+     {("pet_dog_name", "Pepper"), ("pet_dog_breed", "beagle"), ("pet_cat_name", "Luna")}),
+    ("We adopted a husky named Storm and a Siamese cat named Ping.",
+     {("pet_dog_name", "Storm"), ("pet_dog_breed", "husky"), ("pet_cat_name", "Ping"), ("pet_cat_breed", "Siamese")}),
+    ("I have a cat named Luna and a corgi called Waffles.",
+     {("pet_cat_name", "Luna"), ("pet_dog_name", "Waffles"), ("pet_dog_breed", "corgi")}),
+    ("My neighbour has a beagle named Pepper and a cat named Luna.", set()),
+    ("I'd love a beagle named Pepper and a cat named Luna.", set()),
     # pets said in the plural: one fact per name, and how many of the kind when counted
     ("We have two cats, Miso and Tofu.", {("pet_cat_name", "Miso"), ("pet_cat_name", "Tofu"), ("pet_cat_count", "2")}),
     ("I have two dogs named Rex and Bolt.", {("pet_dog_name", "Rex"), ("pet_dog_name", "Bolt"), ("pet_dog_count", "2")}),
@@ -1100,6 +1109,26 @@ def test_a_parting_keeps_its_own_time(text, happened):
     ("My sister is dating Tom.", set()),
     ("Yesterday Tom and I started dating.", set()),
     ("I'm not seeing anyone.", set()),
+    # named after what they are to the user
+    ("I'm dating a guy called Ben.", {("partner_name", "Ben")}),
+    ("I'm seeing a girl named Mia.", {("partner_name", "Mia")}),
+    ("I've been seeing a woman called Ana for three months.", {("partner_name", "Ana")}),
+    ("I started dating a guy named Marco last month.", {("partner_name", "Marco")}),
+    ("I'm seeing a guy about the car.", set()),
+    ("I'm seeing a guy named Bob about the roof.", set()),
+    ("I'm seeing a girl named Mia tomorrow.", set()),
+    ("My sister is dating a guy called Tom.", set()),
+    # a comma after the name, before what the user thinks of them; a second name is a meeting
+    ("I'm seeing Lena, she's great.", {("partner_name", "Lena")}),
+    ("I've been dating Sam, he's really sweet.", {("partner_name", "Sam")}),
+    ("I'm seeing Lena, she's my therapist.", set()),
+    ("I'm seeing Lena, she's great at tennis.", set()),
+    ("I'm seeing Lena, Tom and Ana on Friday.", set()),
+    ("I'm seeing Lena and Tom tomorrow.", set()),
+    ("I'm seeing Lena and I love it.", {("partner_name", "Lena")}),
+    # what a relative is called, in place of a name, is seen, never dated
+    ("I'm seeing Mum.", set()),
+    ("I'm seeing Grandma now.", set()),
 ])
 def test_a_partner_one_is_seeing_or_dating(text, expected):
     assert _facts(text) == expected
@@ -1123,6 +1152,10 @@ def test_several_lived_with_each_a_value(text, expected):
     ("My mom just turned 60.", {("mother_age", "60")}, "The user's mom is 60 years old."),
     ("My sister Ana is 19.", {("sister_name", "Ana"), ("sister_ana_age", "19")}, "The user's sister Ana is 19 years old."),
     ("My dad is 72 years old.", {("father_age", "72")}, "The user's dad is 72 years old."),
+    # a parent named: under the relation still (one has one mother), the name said in the memory
+    ("My mom Linda just turned 61.", {("mother_name", "Linda"), ("mother_age", "61")},
+     "The user's mom Linda is 61 years old."),
+    ("My dad, Frank, is 70.", {("father_name", "Frank"), ("father_age", "70")}, "The user's dad Frank is 70 years old."),
     ("My brother is 2 years older than me.", set(), None),
     ("My sister is 30 weeks pregnant.", set(), None),
     ("My mom is 5 minutes away.", set(), None),

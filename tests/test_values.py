@@ -245,5 +245,14 @@ def test_mom_and_dad_both_lived_with_and_a_relatives_later_age_replaces_the_earl
     tenant.turn("My brother is 34.", session="s2", timestamp="2026-01-05T09:00:00Z")
     tenant.turn("My brother just turned 35.", session="s3", timestamp="2026-06-05T09:00:00Z")
     assert _current(tenant, "brother_age") == {"35"} and ("brother_age", "34", False) in set(_facts(tenant))
+
+
+def test_a_named_mothers_age_is_replaced_by_one_said_without_her_name(tenant):
+    tenant.turn("My mom Linda just turned 60.", session="s1", timestamp="2026-01-05T09:00:00Z")
+    tenant.turn("My mom just turned 61.", session="s2", timestamp="2026-06-05T09:00:00Z")
+    # one current age of hers, the later; the earlier in her history
+    assert {(key, value) for key, value, active in _facts(tenant) if key.endswith("_age") and active} == \
+        {("mother_age", "61")}
+    assert ("mother_age", "60", False) in set(_facts(tenant)) and _current(tenant, "mother_name") == {"Linda"}
     tenant.turn("My sister Ana is a student at Yale.", session="s4", timestamp="2026-07-05T09:00:00Z")
     assert _current(tenant, "sister_ana_school") == {"Yale"} and _current(tenant, "sister_ana_employer") == set()

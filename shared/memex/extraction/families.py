@@ -72,10 +72,10 @@ FAMILIES = (
            "partner, it ends when they stop being the partner", 0.6),
     Family("<relation>_<name>_employer", "where a person the user names works", 0.6),
     Family("<relation>_<name>_city", "where a person the user names lives", 0.6),
-    Family("<relation>_<name>_age", "the age in digits of a person the user names (child_max_age; a son not "
-           "named: child_son_age)", 0.6),
-    Family("<relation>_age", "the age in digits of the user's mother, father, brother or sister said without a "
-           "name (mother_age, brother_age; named: sister_ana_age)", 0.6),
+    Family("<relation>_<name>_age", "the age in digits of a person the user names, not a mother or father "
+           "(child_max_age; a son not named: child_son_age)", 0.6),
+    Family("<relation>_age", "the age in digits of the user's mother or father, named or not (mother_age), or "
+           "of a brother or sister said without a name (brother_age; named: sister_ana_age)", 0.6),
     Family("<relation>_<name>_school", "a school or university a person the user names studies at, one memory "
            "each", 0.6, several=True),
     Family("<relation>_<name>_started", "what a person the user names started (school, swimming lessons), one "

@@ -314,6 +314,8 @@ def _teacher(m: re.Match[str]) -> list[Fields]:
 
 # "I'm married to Tom", "I've been dating Chris for a year": a partner named by the verb.
 _PARTNER_VERBS = frozenset("married engaged dating seeing with".split())
+# What a relative is called in place of a name ("Mum", "Grandma"): one sees them, never dates them.
+_KIN_CALLED = frozenset(vocabulary.HOUSEHOLD) | frozenset("mama papa nan nana nanna granny gran grandad granddad".split())
 
 
 def _relation(m: re.Match[str]) -> list[Fields]:
@@ -321,6 +323,8 @@ def _relation(m: re.Match[str]) -> list[Fields]:
     if kind in _PARTNER_VERBS:
         if kind == "seeing" and _a_place(m.group("value")):
             return []  # "I'm seeing Rome for a week" is a visit
+        if kind in ("seeing", "dating") and m.group("value").casefold() in _KIN_CALLED:
+            return []  # "I'm seeing Mum." is a visit
         return [{**f, "kind": "partner", "part": "partner"} for f in _name(m)]
     if _RELATIONS[kind] == "partner" and _PARTNER_DIED.match(m.string, m.end()):
         return []  # "My husband Tom passed away": a late partner (below), not the current one
@@ -414,6 +418,8 @@ def _pet_breed(m: re.Match[str]) -> list[Fields]:
     return found
 
 
+# One pet of a list, said by its kind or its breed ("a cat", "a beagle", "a Siamese cat").
+_ONE_PET = rf"(?:{_BREED}(?: (?i:{_alternation(_PETS)}))?|(?i:{_alternation(_PETS)}))(?![\w'’-])"
 # A breed, and the pet word that may follow it ("our beagle", "our beagle puppy").
 _BREED_SAID = rf"(?P<breed>{_BREED})(?: (?P<kind>(?i:{_alternation(_PETS)})))?"
 
@@ -1023,9 +1029,19 @@ def _happened(m: re.Match[str]) -> Fields:
 
 # Where seeing or dating someone ends its clause: punctuation, since when or for how long, or another
 # clause ("I'm seeing Lena tomorrow" is a meeting).
-_GOING_OUT_END = (r"(?=\s*(?:[.!;)]|$)|\s+(?:now|these days|at the moment|right now|since\b|and\b|but\b|so\b|"
-                  r"for (?:(?:about|over|almost|nearly|more than) )?(?:a|an|\d+|two|three|four|five|six|several|a few|"
-                  r"a couple of) (?:days?|weeks?|months?|years?)\b|for (?:a while|ages|years|months)\b))")
+# Nor "I'm seeing Lena and Tom tomorrow" (a second name after "and"); a comma ends it only before what
+# the user thinks of them, ending there ("I'm seeing Lena, she's great"; "Lena, she's my therapist" and
+# "Lena, she's great at tennis" are none).
+_LIKED = ("great amazing wonderful lovely awesome sweet kind funny nice perfect incredible fantastic brilliant "
+          "gorgeous beautiful cute smart fun the best").split()
+_GOING_OUT_END = (r"(?=\s*(?:[.!;)]|$)|\s+(?:now|these days|at the moment|right now|since\b|and\b(?!\s+(?!I\b)[A-ZÀ-ÖØ-Þ])|"
+                  r"but\b|so\b|for (?:(?:about|over|almost|nearly|more than) )?(?:a|an|\d+|two|three|four|five|six|several|"
+                  r"a few|a couple of) (?:days?|weeks?|months?|years?)\b|for (?:a while|ages|years|months)\b)"
+                  rf"|,\s*(?:she|he|they)(?:'s|’s| is|'re|’re| are) (?:(?:{_alternation(_INTENSIFIERS)}) )?"
+                  rf"(?:{_alternation(_LIKED)})(?=\s*(?:[^\w\s'’-]|$)|\s+(?:and|but|so|too|lol)\b))")
+# A partner named after what they are: "I'm dating a guy called Ben", "seeing this girl named Mia".
+_SOMEONE_NAMED = (r"(?:(?:a|this) (?:guy|girl|man|woman|boy|lady|gal|dude|bloke|chap|fella|fellow) "
+                  r"(?:named|called) )?")
 _PARTING_END = _strict_end("and", "but", "so", "after", "because")
 
 
@@ -1157,9 +1173,11 @@ def _child_age(m: re.Match[str]) -> list[Fields]:
 
 
 # A sibling's or a parent's age: "My brother is 34.", "My mom just turned 60.", "My sister Ana is 19."
-# Under the name as a named relative's facts are (`sister_ana_age`), or under the relation when none is
-# said (`brother_age`, `mother_age`); one value, so a later age replaces the earlier. Not a partner's
-# (it would outlive the partnership), as a child's age is filed apart (_child_age).
+# A sibling's under the name as a named relative's facts are (`sister_ana_age`), or under the relation
+# when none is said (`brother_age`); a parent's under the relation, named or not (`mother_age` for "My
+# mom Linda is 61" too: one has one mother, so "my mom just turned 62" said later replaces it). One
+# value, so a later age replaces the earlier. Not a partner's (it would outlive the partnership), as a
+# child's age is filed apart (_child_age).
 _AGED_KIN = rf"(?P<kind>(?i:{_alternation(w for w, part in _RELATIONS.items() if part in ('sister', 'brother', 'mother', 'father'))}))"
 
 
@@ -1168,7 +1186,8 @@ def _kin_age(m: re.Match[str]) -> list[Fields]:
     if name and name.casefold() in _NOT_NAMES:
         return []
     kind = m.group("kind").casefold()
-    person = f"{_RELATIONS[kind]}_{_snake(name)}" if name else _RELATIONS[kind]
+    part = _RELATIONS[kind]
+    person = f"{part}_{_snake(name)}" if name and part not in ("mother", "father") else part
     return [{**f, "kind": kind, "person": person, "named": f" {name}" if name else ""} for f in _age(m)]
 
 
@@ -1527,12 +1546,13 @@ _RULES = [
         rf"(?P<value>{_PROPER}) \((?i:my|our) {_RELATION}\)",
         rf"{_HAVE} an? {_KIN_ADJECTIVE}{_RELATION},? (?:named|called) (?P<value>{_PROPER})",
         rf"\bI(?:'m| am| got| just got|'ve been| have been) (?P<kind>married|engaged) to (?P<value>{_PROPER})",
-        rf"\bI(?:'ve| have) been (?P<kind>dating|seeing|with) (?P<value>{_PROPER}) (?=for\b)",
+        rf"\bI(?:'ve| have) been (?P<kind>dating|seeing|with) {_SOMEONE_NAMED}(?P<value>{_PROPER}) (?=for\b)",
         # seeing or dating someone, the clause ending there or saying since when: not "I'm seeing Lena
         # tomorrow", "I'm seeing Dr. Patel on Monday"
-        rf"\bI(?:'m| am|'ve been| have been) (?:now |currently |still )?(?P<kind>dating|seeing) (?P<value>{_PROPER})"
+        rf"\bI(?:'m| am|'ve been| have been) (?:now |currently |still )?(?P<kind>dating|seeing) {_SOMEONE_NAMED}"
+        rf"(?P<value>{_PROPER})"
         rf"{_GOING_OUT_END}",
-        rf"\bI (?:just |recently |finally )?(?:started|began) (?P<kind>dating|seeing) (?P<value>{_PROPER})"
+        rf"\bI (?:just |recently |finally )?(?:started|began) (?P<kind>dating|seeing) {_SOMEONE_NAMED}(?P<value>{_PROPER})"
         rf"(?= {_PARTING_WHEN}\b|{_GOING_OUT_END})",
         # "Lena and I have been dating": a first name opening its clause ("Yesterday Tom and I ..." is none)
         rf"(?:^(?:(?i:so|and|well|oh|yeah|btw),? )?|(?<=[,;:] ))(?P<value>(?!I\b){_CAPWORD}) and I (?:have been |'ve been |are |(?:just |recently )?"
@@ -1681,8 +1701,9 @@ _RULES = [
         rf"(?P<value>{_PROPER}){_ENDED_AFTER}",
         rf"(?P<value>{_PROPER}) \((?i:my|our) {_PET}\)",
         rf"(?:{_HAVE}|{_GOT_PET}) (?:an?|another) {_PET_ADJECTIVE}{_PET}{_NAMED} (?P<value>{_PROPER})",
-        # a second pet named in the same breath: "We have a dog called Bolt and a cat named Pixel."
-        rf"(?:{_HAVE}|{_GOT_PET}) (?:an?|another) {_PET_ADJECTIVE}(?i:{_alternation(_PETS)}){_NAMED} {_PROPER},? "
+        # a second pet named in the same breath: "We have a dog called Bolt and a cat named Pixel.", "a
+        # beagle named Pepper and a cat named Luna" (one said by its breed: the breed rule below)
+        rf"(?:{_HAVE}|{_GOT_PET}) (?:an?|another) {_PET_ADJECTIVE}{_ONE_PET}{_NAMED} {_PROPER},? "
         rf"and (?:an?|another) {_PET_ADJECTIVE}{_PET}{_NAMED} (?P<value>{_PROPER})",
         # the name set after the pet, closing the sentence: "We adopted a second cat, Tofu."
         rf"(?:{_HAVE}|{_GOT_PET}) (?:an?|another) {_PET_ADJECTIVE}{_PET}, (?P<value>{_CAPWORD})(?=\s*(?:[.!]|$))",
@@ -1715,6 +1736,9 @@ _RULES = [
     _rule("fact", "pet_{part}_{fact}", "have got adopted rescued bought my our", [
         rf"(?:{_HAVE}|{_GOT_PET}) an? {_PET_ADJECTIVE}(?P<breed>{_BREED})(?: (?P<kind>(?i:{_alternation(_PETS)})))?"
         rf"{_NAMED} (?P<name>{_PROPER})",
+        # a second pet named in the same breath, said by its breed: "a cat named Luna and a corgi called Waffles"
+        rf"(?:{_HAVE}|{_GOT_PET}) (?:an?|another) {_PET_ADJECTIVE}{_ONE_PET}{_NAMED} {_PROPER},? and (?:an?|another) "
+        rf"{_PET_ADJECTIVE}(?P<breed>{_BREED})(?: (?P<kind>(?i:{_alternation(_PETS)})))?{_NAMED} (?P<name>{_PROPER})",
         # A breed alone ends its clause ("I have a lab meeting" is no dog), and "a lab" may be a laboratory.
         rf"(?:{_HAVE}|{_GOT_PET}) an? {_PET_ADJECTIVE}(?!lab\b)(?P<breed>{_BREED})"
         rf"(?: (?P<kind>(?i:{_alternation(_PETS)})))?(?=\s*(?:[^\w\s'’&-]|$)|\s+(?:and|but|who|that|so)\b)",
