@@ -138,8 +138,8 @@ _KINDS = (
           _own("employer|next_job"), ("employer",), of_someone=True, own=True, after=_own("next_job")),
     # the job to come first: "What's her next job?", "Is he changing jobs?", "Where will she work
     # next?", "What job is he starting?", "Which company is she joining?"
-    _Kind(rf"(?:next|new|upcoming|future) (?:jobs?|roles?|positions?|employers?|compan(?:y|ies))|"
-          rf"(?:chang|switch)(?:e|es|ed|ing) (?:jobs|employers|companies)|(?:work|working) next|"
+    _Kind(r"(?:next|new|upcoming|future) (?:jobs?|roles?|positions?|employers?|compan(?:y|ies))|"
+          r"(?:chang|switch)(?:e|es|ed|ing) (?:jobs|employers|companies)|(?:work|working) next|"
           rf"(?:jobs?|roles?|positions?|compan(?:y|ies)|employers?|firm) (?:is|are|will) {_WHO} (?:be )?"
           rf"(?:starting|taking|joining|moving to|start|take|join|move to)",
           _own("next_job"), ("next",), of_someone=True, own=True, first=_own("next_job")),
