@@ -120,17 +120,19 @@ def test_a_job_ended_with_nothing_after_it_answers_where_she_works_above_her_cit
             "I'm joining Revolut next month."]
     for n, text in enumerate(said):
         tenant.turn(text, session=f"s{n}", timestamp=f"2026-0{n + 1}-05T09:00:00Z")
-    for question in ("Where does she work?", "who does the user work for?", "what's her job?"):
+    for question in ("Where does she work?", "who does the user work for?", "what's her job?",
+                     "what does she do for a living?"):
         results = tenant.search(question)
         contents = [r["content"] for r in results]
         assert contents[0] == "I left Feedzai last week.", (question, contents)
         assert results[0]["score_parts"]["ended"] in ("employer", "role")
         assert all(r["active"] for r in results), (question, contents)
         assert [r["score"] for r in results] == sorted((r["score"] for r in results), reverse=True)
-    # near nothing she said (the floor's gate stays shut), the question still asks about her job
-    living = tenant.search("what does she do for a living?")
-    assert [r["content"] for r in living] == ["I left Feedzai last week."]
-    assert living[0]["score_parts"]["ended"] == "role"
+    # near nothing she said and naming no kind (the floor's gate stays shut), the question still asks
+    # about her job
+    doing = tenant.search("what has she been doing for work?")
+    assert [r["content"] for r in doing] == ["I left Feedzai last week."]
+    assert doing[0]["score_parts"]["ended"] == "role"
     assert tenant.search("quantum chromodynamics lecture notes") == []
     # a key the question does not name is answered as before
     home = tenant.search("where do I live?")

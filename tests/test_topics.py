@@ -3,6 +3,8 @@ facts filed under that kind, though they say none of its words (retrieval/topics
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from memex.retrieval import past, topics
@@ -55,6 +57,13 @@ from memex.retrieval import past, topics
     ("Who does she work for?", "does she work for"),
     ("What's her next job?", "next job"),
     ("Is he changing jobs?", "changing jobs"),
+    # what one does, the question alone, and the job to come in other words
+    ("What do I do?", "what do i do"),
+    ("What does she do for a living?", "what does she do for a living"),
+    ("What does the user do?", "what does the user do"),
+    ("Where will she work next?", "work next"),
+    ("What job is he starting?", "job is he starting"),
+    ("Which company is she joining?", "company is she joining"),
 ])
 def test_a_question_naming_a_kind_of_fact_is_recognised(question, kind_word):
     asked = topics.asked(question)
@@ -99,6 +108,16 @@ def test_a_question_naming_a_kind_of_fact_is_recognised(question, kind_word):
     "Which games were released in 2020?",
     "Where does her husband work?",
     "What's my sister's new job?",
+    # what to do about something, what a thing or someone else does, the agent's own work
+    "What does the company do?",
+    "What do I do about my leaking tap?",
+    "What do I do if my boiler breaks?",
+    "What does this button do?",
+    "What does a plumber do?",
+    "What do you do?",
+    "What do I do now?",
+    "What jobs are starting to disappear?",
+    "Which company is joining the index next?",
 ])
 def test_a_phrase_that_means_something_else_names_no_kind(question):
     assert topics.asked(question) is None
@@ -268,6 +287,44 @@ def test_a_list_question_finds_items_that_never_say_its_kind(tenant):
     assert keys[:2] == ["mira_activity", "mira_activity"], [r["content"] for r in activities]
     books = tenant.search("What books has Mira read?", top_k=3)
     assert books and books[0]["key"] == "mira_book", [r["content"] for r in books]
+
+
+def test_being_a_student_retired_or_out_of_work_answers_what_one_does():
+    # the work status is no job title, but it is what a question about one's job asks
+    for question in ("What is the user's occupation?", "What's her job?", "What do I do?",
+                     "What does she do for a living?"):
+        asked = topics.asked(question)
+        assert asked is not None and re.search(asked.keys, "employment_status"), question
+
+
+def test_the_job_to_come_is_first_for_where_she_works_next():
+    keys = {"job": "employer", "next": "next_job"}
+    for question in ("Where will she work next?", "What job is he starting?", "Which company is she joining?"):
+        order = topics.ordered(topics.asked(question), _scored("job", "next"), keys)
+        assert [item for item, _, _ in order] == ["next", "job"], question
+
+
+def test_what_she_does_is_answered_by_her_work_status_or_her_new_title(tenant):
+    # On main "What do I do?" and "What is the user's occupation?" returned nothing for a student (the
+    # status is no job title), and "What does she do?" nothing after the lay-off and the new title.
+    assert tenant.turn("I'm a student.").status_code == 201
+    for question in ("What do I do?", "What is the user's occupation?", "What does she do for a living?"):
+        found = tenant.search(question)
+        assert found and found[0]["key"] == "employment_status", (question, [r["content"] for r in found])
+    assert not tenant.search("What does the company do?")
+    for n, text in enumerate(("I live in Porto.", "I was made redundant in January.", "I'm a pharmacist now.")):
+        tenant.turn(text, user="ana", session=f"s{n}", timestamp=f"2026-0{n + 1}-05T09:00:00Z")
+    found = tenant.search("What does she do?", user_id="ana")
+    assert found and found[0]["key"] == "role", [r["content"] for r in found]
+
+
+def test_the_job_to_come_answers_where_she_works_next(tenant):
+    # On main "Where will she work next?" and "What job is she starting?" put the employer first.
+    for n, text in enumerate(("I live in Lyon.", "I work at Danone.", "I'm joining Nestle in June.")):
+        assert tenant.turn(text, session=f"s{n}").status_code == 201
+    for question in ("Where will she work next?", "What job is she starting?"):
+        facts = [r["key"] for r in tenant.search(question) if r["memory_type"] != "episodic"]
+        assert facts[:1] == ["next_job"], (question, facts)
 
 
 def _scored(*items: str) -> list[topics.Scored]:

@@ -35,7 +35,10 @@ is asked for); a job to come ("I start at Google next month.", `next_job`) comes
 she has for "Where does she work?", and first for "What's her next job?". Where she grew up ("Where
 did she grow up?", "Where was he raised?") names the hometown, a verb's frame rather than a kind's
 word, asked of a person ("Where did the Beatles grow up?" names none); so does where she works
-("Where does she work?", "Who does he work for?"), with the job to come.
+("Where does she work?", "Who does he work for?"), with the job to come, and so does what she does
+("What do I do?", "What does she do for a living?"), which being a student, retired or out of work
+answers as a job does (employment_status: "I'm a student." files no job title). The job to come is
+first too for where she works next ("Where will she work next?", "What job is he starting?").
 """
 
 from __future__ import annotations
@@ -119,17 +122,27 @@ _KINDS = (
           first=_anyones(r"number_of_children$"),
           first_unless=r"\b(?:names?|called|named|who|old|ages?|sons?|daughters?|boys?|girls?)\b"),
     # where one works, and as what: "Which company is she with?", "What's her line of work?", "Where
-    # does she work?"; a job to come ("I start at Google next month.") right after the job she has
+    # does she work?"; a job to come ("I start at Google next month.") right after the job she has.
+    # Being a student, retired or out of work (employment_status) answers what she does as a job does.
     _Kind(r"compan(?:y|ies)|employers?|firm|workplace", _own("employer|next_job"), ("employer",), of_someone=True,
           own=True, after=_own("next_job")),
-    _Kind(r"jobs?|occupation|profession|career|line of work", _own("role|employer|next_job"), ("role", "employer"),
-          of_someone=True, own=True, after=_own("next_job")),
+    _Kind(r"jobs?|occupation|profession|career|line of work", _own("role|employer|next_job|employment_status"),
+          ("role", "employer"), of_someone=True, own=True, after=_own("next_job")),
+    # what she does, the question alone ("What do I do?", "What does she do for a living?"), not what
+    # to do about something ("What do I do about my leaking tap?"), nor what a thing does ("What does
+    # the company do?"); "you" and "they" ask about the agent or others as often
+    _Kind(r"what (?:does|do) (?:i|she|he|the user) do(?: for (?:a living|work|money))?(?=\W*$)",
+          _own("role|employer|next_job|employment_status"), ("role", "employer"), of_someone=True, own=True,
+          after=_own("next_job")),
     _Kind(rf"where (?:does|do|is|are) {_WHO} work(?:s|ing)?|(?:does|do|is|are) {_WHO} work(?:s|ing)? (?:for|at)",
           _own("employer|next_job"), ("employer",), of_someone=True, own=True, after=_own("next_job")),
-    # the job to come first: "What's her next job?", "Is he changing jobs?"
+    # the job to come first: "What's her next job?", "Is he changing jobs?", "Where will she work
+    # next?", "What job is he starting?", "Which company is she joining?"
     _Kind(r"(?:next|new|upcoming|future) (?:jobs?|roles?|positions?|employers?|compan(?:y|ies))|"
-          r"(?:chang|switch)(?:e|es|ed|ing) (?:jobs|employers|companies)", _own("next_job"), ("next",),
-          of_someone=True, own=True, first=_own("next_job")),
+          r"(?:chang|switch)(?:e|es|ed|ing) (?:jobs|employers|companies)|(?:work|working) next|"
+          rf"(?:jobs?|roles?|positions?|compan(?:y|ies)|employers?|firm) (?:is|are|will) {_WHO} (?:be )?"
+          rf"(?:starting|taking|joining|moving to|start|take|join|move to)",
+          _own("next_job"), ("next",), of_someone=True, own=True, first=_own("next_job")),
     # "Where's home for her?", not "in his home" nor "at home"; not where she comes from ("Which city is
     # she a native of?", "What city was he born in?")
     _Kind(r"city|(?<!home )town|(?:where['’]s|where is|calls?) home|home for", _own("city"), ("city",),
