@@ -15,7 +15,7 @@ TENANT = "bench"
 def run(runtime, path: Path, block: int) -> dict[str, Any]:
     """Import `path` as `memex backfill` does, on the started local runtime, and report."""
     from memex import backfill
-    from memex.supersession import MULTI_VALUED_KEYS
+    from memex.supersession import holds_several
     from memex_edge.context import get_context
 
     ctx = get_context()
@@ -41,9 +41,8 @@ def run(runtime, path: Path, block: int) -> dict[str, Any]:
                   count(*) FILTER (WHERE memory_type = 'semantic') AS semantic,
                   count(*) FILTER (WHERE memory_type = 'semantic' AND active) AS active
            FROM memories WHERE tenant_id = %s AND user_id = %s""", (TENANT, USER)).fetchone()
-    doubled = conn.execute(
-        """SELECT count(*) AS n FROM (SELECT key FROM memories
-               WHERE tenant_id = %s AND user_id = %s AND memory_type = 'semantic' AND active AND NOT key = ANY(%s)
-               GROUP BY key HAVING count(*) > 1) k""", (TENANT, USER, list(MULTI_VALUED_KEYS))).fetchone()["n"]
+    doubled = sum(not holds_several(row["key"]) for row in conn.execute(
+        """SELECT key FROM memories WHERE tenant_id = %s AND user_id = %s AND memory_type = 'semantic' AND active
+           GROUP BY key HAVING count(*) > 1""", (TENANT, USER)))
     return {"status": status, "seconds": elapsed, "turns_per_s": len(rows) / elapsed, "blocks": blocks,
             "processed": sum(r["status"] == "processed" for r in rows), "doubled_keys": doubled, **memories}

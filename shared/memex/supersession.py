@@ -35,26 +35,18 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Protocol
 
 from memex.config import Settings
-from memex.extraction import families, vocabulary
+from memex.extraction import families
 from memex.jobs import Candidate, subject_key, subject_prefix
 from memex.metrics import NoMetrics
 from memex.ports import Metrics
 
-# Keys that hold several values at once (a second dog does not replace the first, nor a second
-# hamster: every pet's name, from "We have two hamsters, Bo and Mo."; nor a cat the dog, "pet_kind",
-# from "I have a dog." and "We adopted a kitten."). Every other key,
-# opinion_about_<topic> included, holds one value: the latest replaces the earlier, kept as history
-# (a pet's count, "pet_rabbit_count", is one of those: "we have three rabbits now" replaces two).
-MULTI_VALUED_KEYS = frozenset({
-    "pet_name", "pet_kind", *(f"pet_{kind}_name" for kind in vocabulary.PETS.values()),
-    "child_name", "sister_name", "brother_name", "sibling_name", "friend_name",
-    "likes", "dislikes", "prefers", "hobby", "allergy", "language",
-    "pet_dog_breed", "pet_cat_breed", "health_condition", "plan", "learning", "lives_with",
-    # one speaks several languages, may hold two passports, and a later school ends no earlier degree
-    "nationality", "school", "degree", "field_of_study",
-    # the items of a list one is asked for: outings done, books read, games played
-    "activity", "book", "game",
-})
+# Which keys hold several values at once is each family's to say (extraction/families.py: a second
+# dog does not replace the first, nor a second hamster, nor a cat the dog; a later school ends no
+# earlier degree). Every other key, opinion_about_<topic> included, holds one value: the latest
+# replaces the earlier, kept as history (a pet's count, "pet_rabbit_count", is one of those: "we have
+# three rabbits now" replaces two). Keys of no family that memories stored before the families were
+# declared may hold, and that held several then:
+STORED_MULTI_VALUED_KEYS = frozenset({"pet_name", "sibling_name"})
 # Keys that end so hold several values too: what a named person started ("child_leo_started":
 # school, then swimming lessons) is an event each time, none the end of another; a named person's
 # schools, as the user's.
@@ -62,10 +54,9 @@ MULTI_VALUED_SUFFIXES = ("_started", "_school")
 
 
 def holds_several(base_key: str) -> bool:
-    """Whether a key (without its subject's prefix) holds several values at once: as listed here (keys
-    of no family among them: a stored "pet_name", "sibling_name"), or as its family says
-    (families.py), for a key the LLM extractor files that no list names ("pet_rabbit_breed")."""
-    if base_key in MULTI_VALUED_KEYS or base_key.endswith(MULTI_VALUED_SUFFIXES):
+    """Whether a key (without its subject's prefix) holds several values at once: as its family says
+    (families.py; a key the LLM extractor files too, "pet_rabbit_breed"), or as listed here."""
+    if base_key in STORED_MULTI_VALUED_KEYS or base_key.endswith(MULTI_VALUED_SUFFIXES):
         return True
     family = families.family_of(base_key)
     return family is not None and family.several

@@ -1408,7 +1408,7 @@ _RULES = [
         rf"\bI(?:'m| am) {_INTRODUCED}(?:(?:an?|the) {_ROLE} )?from (?:the )?(?P<value>{_PROPER})",
         rf"^(?i:hi|hello|hey)(?: there)?[,!]? I(?:'m| am) {_PROPER} from (?:the )?(?P<value>{_PROPER})",
     ], "The user is from {value}.", _from_place, importance=0.6),
-    # languages, nationality and schooling: each holds several values (supersession.MULTI_VALUED_KEYS),
+    # languages, nationality and schooling: each holds several values (families.py),
     # and a later school ends no earlier degree
     _rule("fact", "language", "speak speaking fluent bilingual trilingual conversational proficient speaker", [
         rf"\bI {_ADVERBS}(?:can )?speak (?P<value>{_SPOKEN_LIST}){_SPOKEN_END}",
