@@ -28,7 +28,7 @@ from memex.db import locks
 from memex.db import memories as memory_rows
 from memex.db import turns as turn_rows
 from memex.embeddings.recent import RecentVectors
-from memex.extraction.llm import RELATION_NAMES, may_name_someone, placed
+from memex.extraction.placement import RELATION_NAMES, may_name_someone, placed
 from memex.jobs import Candidate, ExtractionJob, SupersessionJob, subject_key
 from memex.metrics import CANDIDATES_PER_TURN, EXTRACTION_LATENCY, SUPERSESSION_VERDICTS
 from memex.supersession import (PARTNER_KEY, Decision, RulesJudge, about_former_partner, about_partner_keys,
@@ -109,7 +109,7 @@ def extract_many(ctx: Context, tenant_id: str, turn_ids: list[str], again: bool 
 
 def _placed(conn, turn: dict[str, Any], candidates: list[Candidate]) -> list[Candidate]:
     """The candidates filed under a person's name alone placed by who the user's memories say that
-    person is (extraction.llm.placed): a participant of an earlier session ("melanie_role" said of
+    person is (extraction.placement.placed): a participant of an earlier session ("melanie_role" said of
     her is her fact), a relation named in an earlier turn ("sam_role" while Sam is the partner is
     partner_sam_role). The extractor sees one session; read only when a candidate may need it (the
     offline rules file every key under a family, which names no one alone)."""

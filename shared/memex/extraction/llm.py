@@ -12,10 +12,10 @@ from __future__ import annotations
 import logging
 import math
 import re
-from dataclasses import replace
 from typing import Any
 
 from memex.extraction import families
+from memex.extraction.placement import ABOUT_ANOTHER_IMPORTANCE, RELATION_NAMES, placed
 from memex.jobs import Candidate, subject_key, subject_prefix
 from memex.llm import ChatJSON
 from memex.models import USER_SUBJECTS
@@ -30,8 +30,6 @@ DEFAULT_CONFIDENCE = 0.8
 
 # What a memory of each type is worth in ranking, when its key is of no declared family (families.py).
 TYPE_IMPORTANCE = {"fact": 0.7, "relation": 0.75, "preference": 0.6, "opinion": 0.5, "event": 0.5}
-# What a fact about someone else is worth at most: useful, less central.
-ABOUT_ANOTHER_IMPORTANCE = 0.6
 
 _KEY = re.compile(r"^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$")
 
@@ -147,10 +145,6 @@ def _clip(text: str | None, limit: int) -> str:
     return text if len(text) <= limit else text[:limit] + "…"
 
 
-# The keys naming one of the user's relations (partner_name, sister_name, ...).
-RELATION_NAMES = frozenset(f"{part}_name" for part in families.RELATION_PARTS)
-
-
 def relations(items: Any) -> dict[str, str]:
     """Who the people the answer names as the user's current relations are to the user, by name
     ("sam": "partner" for partner_name = Sam): a fact the model files under one of them then gets the
@@ -208,36 +202,6 @@ def to_candidate(item: Any, messages: list[dict[str, Any]], history: list[dict[s
         only_replacing=None if historical else _text(item.get("only_replacing"))[:500] or None,
     )
     return placed(candidate, [m["subject"] for m in [*history, *messages] if m.get("subject")], known or {})
-
-
-def may_name_someone(candidate: Candidate) -> bool:
-    """Whether the candidate is the user's fact under a key that may start with a person's name
-    ("melanie_role", "sam_role"): a key of a declared family names no one, or names them after their
-    relation already ("partner_sam_role")."""
-    return candidate.subject == "user" and "_" in candidate.key and families.family_of(candidate.key) is None
-
-
-def placed(candidate: Candidate, participants: list[str], relations: dict[str, str]) -> Candidate:
-    """`candidate` filed as what it is about when its key names a person alone: under a participant
-    of `participants` ("melanie_role" said by the user, or filed by the model under a subject this
-    conversation does not show) it is that participant's fact, as their own "I'm a nurse" is, in the
-    history of their facts (another subject's facts are never related to it: supersession); under a
-    name `relations` says is the user's relation ("sam": "partner") it is keyed as that relation's
-    (partner_sam_role, which ends with the partnership). Any other candidate as it is. The extractor
-    places what one answer and its conversation show (`relations`); the pipeline places it again by
-    the user's memories (pipeline._placed), which hold the people of earlier sessions."""
-    if not may_name_someone(candidate):
-        return candidate
-    for person in participants:
-        prefix = subject_prefix(person)
-        if prefix and candidate.key.startswith(f"{prefix}_"):
-            return replace(candidate, subject=person, importance=min(candidate.importance, ABOUT_ANOTHER_IMPORTANCE))
-    for person, relation in relations.items():
-        prefix = subject_prefix(person)
-        if prefix and candidate.key.startswith(f"{prefix}_"):
-            return replace(candidate, key=subject_key(relation, candidate.key),
-                           importance=min(candidate.importance, ABOUT_ANOTHER_IMPORTANCE))
-    return candidate
 
 
 def _about(said: str, source: dict[str, Any], conversation: list[dict[str, Any]]) -> tuple[str, str | None]:
