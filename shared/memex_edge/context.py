@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import logging
 from functools import lru_cache
 
 from psycopg.conninfo import make_conninfo
@@ -12,6 +13,7 @@ from memex.config import Settings, load_settings
 from memex.context import Context
 from memex.db.connection import Database
 from memex.embeddings import measured_embedder
+from memex.errors import public_description
 from memex.extraction import make_extractor
 from memex.metrics import NoMetrics
 from memex.ports import Metrics
@@ -19,6 +21,10 @@ from memex.supersession import make_judge
 from memex_edge.sqs import SqsPublisher
 
 SECRET_MAX_AGE_SECONDS = 300
+
+# A child of the "memex" logger, whose lines the functions' Powertools Logger formats
+# (memex_edge.observability).
+log = logging.getLogger("memex.edge")
 
 
 def _secret(arn: str, transform: str | None = None):
@@ -109,8 +115,5 @@ def load_embedder_at_init() -> None:
         if load_settings().embedder_at_init:
             get_context().embedder.load()
     except Exception as exc:  # noqa: BLE001 - see above
-        from memex.errors import public_description
-        from memex_edge.observability import logger
-
-        logger.warning("loading the embedder at init failed (%s); the first request loads it",
-                       public_description(exc))
+        log.warning("loading the embedder at init failed (%s); the first request loads it",
+                    public_description(exc))
