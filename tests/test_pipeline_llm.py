@@ -428,3 +428,27 @@ def test_a_fact_of_the_partner_said_in_a_later_turn_is_keyed_as_the_partners(ctx
     assert (held["value"], held["active"], held["valid_to"]) == ("nurse", False, "2026-02-01T00:00:00Z")
     assert ended["content"] == "The user's former partner Sam was a nurse."
     llm.reset()
+
+
+def test_a_fact_of_a_participant_past_the_fiftieth_is_placed_too(ctx, llm, llm_http):
+    """A user whose conversations had sixty participants (an import of a group's talk): what the model
+    files under the last one's name alone in a later session is still theirs, whatever their place in
+    the list of the user's participants."""
+    llm.reset()
+    tenant = Tenant(ctx, llm_http)
+    names = [f"Guest {i:02d}" for i in range(59)] + ["Zoe"]
+    said = "I'm a teacher."
+    llm.script_chat(json.dumps({"memories": [
+        {"message": i, "type": "fact", "key": "role", "value": "teacher", "subject": name, "historical": False,
+         "content": f"{name} is a teacher.", "confidence": 0.9, "quote": said} for i, name in enumerate(names)]}))
+    assert tenant.post("/v1/turns?wait=true", {
+        "user_id": tenant.user, "session_id": "s1", "user_name": "Caroline", "timestamp": "2026-01-01T00:00:00Z",
+        "messages": [{"role": "user", "name": name, "content": said} for name in names]}).status_code == 201
+    said = "Zoe is a nurse now."
+    llm.script_chat(_items(said, ("zoe_role", "nurse", "Zoe is a nurse.")),
+                    '{"action": "supersede", "replaces": ["m1"], "reason": "a new job"}')
+    assert tenant.turn(said, session="s2", timestamp="2026-02-01T00:00:00Z").status_code == 201
+    found = _memories_by_key(tenant)
+    assert [(m["subject"], m["value"], m["active"]) for m in found["zoe_role"]] == [
+        ("Zoe", "teacher", False), ("Zoe", "nurse", True)]
+    llm.reset()

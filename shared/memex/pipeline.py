@@ -42,9 +42,6 @@ HISTORY_MESSAGES = 10
 # lines would otherwise cost a thousand supersession decisions. Its words stay searchable in the
 # episodic memories whatever the cap keeps.
 MAX_CANDIDATES_PER_TURN = 100
-# How many of the user's participants a fact filed under a name alone is placed among (_placed): a
-# conversation has a few; a user with more is an import of many people's talk, read no further.
-PARTICIPANTS_PLACED = 50
 
 
 def episodic_text(message: dict) -> str:
@@ -121,7 +118,7 @@ def _placed(conn, turn: dict[str, Any], candidates: list[Candidate]) -> list[Can
         names.setdefault((row["value"] or "").casefold(), set()).add(row["key"].removesuffix("_name"))
     # a name two relations bear (a sister and a friend, both Sam) says neither
     relations = {name: next(iter(parts)) for name, parts in names.items() if name and len(parts) == 1}
-    people = memory_rows.participants(conn, tenant_id, user_id, PARTICIPANTS_PLACED)
+    people = memory_rows.participants(conn, tenant_id, user_id)
     return [placed(c, people, relations) for c in candidates]
 
 

@@ -1021,10 +1021,11 @@ def pgvector_supports_iterative_scan(conn: psycopg.Connection) -> bool:
     return (major, minor) >= (0, 8)
 
 
-def participants(conn: psycopg.Connection, tenant_id: str, user_id: str, most: int) -> list[str]:
-    """The participants (at most `most`) the user's current semantic memories are about: their
-    subjects other than the user. A skip scan of memories_user_current_semantic (subject is its third
-    column), one probe per subject, whatever the number of memories."""
+def participants(conn: psycopg.Connection, tenant_id: str, user_id: str) -> list[str]:
+    """Every participant the user's current semantic memories are about: their subjects other than
+    the user. A skip scan of memories_user_current_semantic (subject is its third column), one probe
+    per subject, whatever the number of memories: a cap would leave whoever sorts after it
+    unplaced."""
     scope = "tenant_id = %(t)s AND user_id = %(u)s AND active AND memory_type = 'semantic'"
     rows = conn.execute(
         f"""WITH RECURSIVE subjects AS (
@@ -1034,8 +1035,8 @@ def participants(conn: psycopg.Connection, tenant_id: str, user_id: str, most: i
                     SELECT subject FROM memories WHERE {scope} AND subject > subjects.subject
                     ORDER BY subject LIMIT 1) following
             )
-            SELECT subject FROM subjects WHERE subject <> 'user' LIMIT %(most)s""",
-        {"t": tenant_id, "u": user_id, "most": most}).fetchall()
+            SELECT subject FROM subjects WHERE subject <> 'user'""",
+        {"t": tenant_id, "u": user_id}).fetchall()
     return [r["subject"] for r in rows]
 
 
