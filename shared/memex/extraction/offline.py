@@ -725,6 +725,9 @@ def _known_place(m: re.Match[str]) -> list[Fields]:
     return _name(m) if _a_place(m.group("value")) else []
 
 
+_HOME = r"(?:house|home|flat|apartment|place|condo|townhouse)"
+
+
 def _place(m: re.Match[str]) -> list[Fields]:
     """A place of a move, unless a name of the move is an organisation ("I moved to Google last
     year" is no city), or the move is between two names neither of which is a known place."""
@@ -1370,7 +1373,7 @@ _RULES = [
         rf"\bI (?:used to be|was) an? (?P<said>{_STUDENT_SAID}){_ROLE_END}",
     ], "The user used to be {a} {said}.", _student, confidence=0.7, importance=0.6, historical=True),
     # places
-    _rule("fact", "city", "live lived based living moved relocated bought", [
+    _rule("fact", "city", "live lived based living moved relocated bought new settled back", [
         rf"\b(?:I|[Ww]e) (?:now |currently |still )?live in (?P<value>{_PROPER})",
         rf"\b(?:I|[Ww]e)(?:'ve| have) (?:always )?lived in (?P<value>{_PROPER})",
         rf"\b(?:I|[Ww]e)(?:'ve| have) been living in (?P<value>{_PROPER})",
@@ -1381,22 +1384,42 @@ _RULES = [
         rf"(?P<value>{_PROPER})",
         rf"\b(?:I|[Ww]e)(?:'ve| have)? (?:just |recently |finally )?bought (?:a|our|my) (?:first )?"
         rf"(?:house|home|flat|apartment|condo) in (?P<value>{_PROPER})",
+        # a new home said by itself: "We just moved into a flat in Manchester", "Our new place is in
+        # Brooklyn", "the new flat we're renting is in Camden" (not someone else's: "My sister's new place")
+        rf"\b(?:I|[Ww]e)(?:'ve| have)? (?:just |recently |finally )?moved into (?:a|an|our|my|the) (?:new |own )?"
+        rf"{_HOME} in (?P<value>{_PROPER})",
+        rf"(?:\b(?i:our|my) new {_HOME}|(?:^|[.!?] )(?i:the) new {_HOME} (?:we|I)(?:'re| are|'m| am|'ve| have) "
+        rf"(?:renting|bought|moved into)) is (?:in|over in|down in|up in) (?P<value>{_PROPER})",
+        rf"\b(?:I|[Ww]e)(?:'ve| have)? (?:finally |now )?settled (?:down )?in (?P<value>{_PROPER})",
+        # "I moved back to my hometown, Cork": the hometown rule files it as where the user is from too
+        rf"\b(?:I|[Ww]e)(?:'ve| have)? (?:just |recently |finally )?moved back to (?i:my|our) home ?town(?:,| of) "
+        rf"(?P<value>{_PROPER})",
+        rf"\bI(?:'m| am) back in (?P<value>{_PROPER}),? where I grew up\b",
+        # the user's clause going on without its "I": "I left London in 2020 and now live in Lisbon"
+        rf"^(?:I|[Ww]e)\b[^.;]*? and (?:now |currently )?live in (?P<value>{_PROPER})",
     ], "The user lives in {value}.", _place, importance=0.75),
     # "Home is Glasgow these days": a known place only ("Home is Acme", "Home is Netflix" are none).
     _rule("fact", "city", "home", [
         rf"(?:^|[.!?] )[Hh]ome(?:'s|’s| is) (?:now )?(?P<value>{_PROPER})(?=\s*(?:[.!,;]|$)| (?:now|these days)\b)",
     ], "The user lives in {value}.", _known_place, importance=0.75),
-    _rule("fact", "city", "live lived moved relocated longer", [
+    _rule("fact", "city", "live lived moved relocated longer left", [
         rf"\b(?:I|[Ww]e) (?:used to live|previously lived|once lived|lived) in (?P<value>{_PROPER})",
         rf"\b(?:I|[Ww]e)(?:'ve| have)? (?:just |recently |finally )?(?:moved|relocated) "
         rf"(?:to (?P<new>{_PROPER}) |away )?from (?P<value>{_PROPER})(?= to (?P<then>{_PROPER}))?",
         rf"\b(?:I|[Ww]e) no longer live in (?P<value>{_PROPER})",
+        # "I moved out of Boston in 2018", "I left London in 2020 and now live in Lisbon" (a place left
+        # for another home; "I left Google" is a job, "I left Paris" alone a known place, _place_left)
+        rf"\b(?:I|[Ww]e)(?:'ve| have)? (?:just |finally )?(?:moved out of|left) (?P<value>{_PROPER})"
+        rf"(?=[^.;]*?\b(?:I|[Ww]e)?(?: now| currently)? (?:live|moved|relocated) (?:in|to)\b)",
+        rf"\b(?:I|[Ww]e)(?:'ve| have)? (?:just |finally )?moved out of (?P<value>{_PROPER})",
         rf"\b(?:I|[Ww]e) (?:don't|do not) live in (?P<value>{_PROPER}) (?=any ?more\b)",
     ], "The user used to live in {value}.", _place, confidence=0.7, importance=0.6, historical=True),
     _rule("fact", "birthplace", "born", [
         rf"\bI was born in (?P<value>{_PROPER})",
     ], "The user was born in {value}.", importance=0.6),
-    _rule("fact", "hometown", "originally grew come raised", [
+    _rule("fact", "hometown", "originally grew come raised hometown home", [
+        rf"\b(?i:my) home ?town(?:,| of| is) (?P<value>{_PROPER})",
+        rf"\bI(?:'m| am) back in (?P<value>{_PROPER}),? where I grew up\b",
         rf"\bI(?:'m| am) originally from (?P<value>{_PROPER})",
         rf"\bI(?:'m| am) from (?P<value>{_PROPER}),? originally\b",
         rf"\b(?:I come|[Oo]riginally,? I(?:'m| am)) from (?P<value>{_PROPER})",
