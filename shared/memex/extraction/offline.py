@@ -54,13 +54,16 @@ _ROLE_HEADS = (
     "recruiter researcher salesperson scientist secretary specialist student surgeon teacher technician "
     "therapist translator tutor veterinarian waiter waitress writer counselor counsellor worker carer "
     "caregiver firefighter cook driver trainer instructor planner administrator strategist advisor adviser "
-    "agent broker auditor curator dancer singer producer animator engineer-in-training postdoc resident"
+    "agent broker auditor curator dancer singer producer animator engineer-in-training postdoc resident "
+    "guard lifeguard cleaner janitor housekeeper hairdresser barber stylist butcher florist welder builder "
+    "gardener landscaper courier porter sailor soldier detective surveyor optometrist physiotherapist hygienist "
+    "chiropractor radiographer dispatcher teller actuary underwriter ranger steward stewardess attendant machinist"
 ).split()
 # Words before a role that make it a judgement or a former job rather than the current job.
 _NOT_ROLE_MODIFIERS = frozenset(
     "good bad great terrible awful big huge little decent proud better worse best worst amazing horrible "
     "lousy careful natural total real true fellow aspiring wannabe future former ex ex- retired hard fast slow "
-    "quick backseat".split())
+    "quick backseat keen avid amateur enthusiastic passionate weekend hobby".split())
 _RELATIONS = vocabulary.RELATIONS
 _PETS = vocabulary.PETS
 # Capitalised words that follow "my wife is" or "my dog" without being a name ("American
@@ -163,6 +166,9 @@ _ROLE_END = _strict_end("and", "at", "for", "in", "on", "with", "from", "by", "w
 # Adverbs people put before a verb: "I now work at", "I officially work for", "I usually go climbing".
 _ADVERBS = r"(?:(?:now|still|also|just|only|finally|recently|currently|often|sometimes|[a-z]+ly) )*"
 _JOB_NOUN = r"(?:job|position|role|gig|post)"
+# When or how the user works, between "work" and "as a nurse": "I work nights as a security guard".
+_WORK_HOURS = (r"(?:(?:nights|weekends|days|evenings|mornings|shifts|part[- ]time|full[- ]time|remotely|from home|"
+               r"freelance|locally) )?")
 # Working somewhere, which may be for a day ("I'm working at Starbucks today"); starting somewhere,
 # which is a job ("I started at Salesforce this week").
 _WORKS_AT = (rf"\bI {_ADVERBS}(?:work|'m working|am working) (?:at|for)"
@@ -655,6 +661,19 @@ def _organisation(m: re.Match[str]) -> list[Fields]:
 # Where one is for years without working there: "I was at Oxford University for three years".
 _SCHOOL_WORDS = frozenset("university college school academy institute uni polytechnic conservatory "
                           "seminary kindergarten".split())
+
+
+# How long the user was or has been somewhere: "three years", "about a decade", "a couple of months".
+_SPAN = (r"(?:about |almost |nearly |over |more than |just over |just under )?"
+         r"(?:{}|a few|several|many|a couple of|a couple|a) (?:years?|yrs?|months?|decades?)").format(_NUMBER)
+
+
+def _been_at(m: re.Match[str]) -> list[Fields]:
+    """Where the user has been for years (_stayed_at); someone the user has been with ("I've been with
+    Tom for three years") is no employer: "with" takes an organisation's name or a word of work."""
+    if m.group("with") == "with" and not (_an_organisation(m.group("value")) or _WORK_SAID.search(m.string)):
+        return []
+    return _stayed_at(m)
 
 
 def _stayed_at(m: re.Match[str]) -> list[Fields]:
@@ -1244,15 +1263,17 @@ def _household(m: re.Match[str]) -> list[Fields]:
 _RULES = [
     # work
     _rule("fact", "employer", "work working employed started began got hired at for joined landed accepted signed "
-          "employer left quit switched moved went jumped changed first", [
+          "employer left quit switched moved went jumped changed first promoted", [
         rf"(?:{_WORKS_AT}) {_ORG_INTRO}(?P<value>{_ORG}){_NOT_TEMPORARY}",
         # "my first day at Notion is Monday" is a plan (below), not a job yet
         rf"(?:{_STARTED_AT}) {_ORG_INTRO}(?P<value>{_ORG})(?!,?\s+(?:is|will be) {_START_WHEN})",
         # a student's school is no employer (the school rule files it)
         rf"\bI(?:'m| am) {_INTRODUCED}(?:now |currently )?(?:an?|the) {_ROLE}(?<!student)(?: now| currently)? (?:at|for) (?:the )?"
         rf"(?P<value>{_ORG}){_NOT_TEMPORARY}",
-        rf"\bI(?: {_ADVERBS}work|'m {_ADVERBS}working| am {_ADVERBS}working) as (?:an?|the) {_ROLE} (?:at|for) (?:the )?"
-        rf"(?P<value>{_ORG}){_NOT_TEMPORARY}",
+        rf"\bI(?: {_ADVERBS}work|'m {_ADVERBS}working| am {_ADVERBS}working) {_WORK_HOURS}as (?:an?|the) {_ROLE} "
+        rf"(?:at|for) (?:the )?(?P<value>{_ORG}){_NOT_TEMPORARY}",
+        rf"\bI (?:just |recently |finally )?(?:got|was|have been|'ve been) promoted to (?:an? |the )?"
+        rf"(?:{_ROLE}|{_HEAD_OF}) (?:at|with) (?:the )?(?P<value>{_ORG}){_NOT_TEMPORARY}",
         # "I left Monzo for a job at Wise": a job left for one named as such.
         rf"\bI {_ADVERBS}(?:left|quit) (?:my job at )?(?:the )?{_ORG} for (?:an?|my) (?:new )?{_JOB_NOUN} (?:at|with) "
         rf"(?:the )?(?P<value>{_ORG})",
@@ -1306,9 +1327,13 @@ _RULES = [
         rf"\bI(?:'m| am) not (?:at|working (?:at|for)|employed (?:at|by)) (?:the )?(?P<value>{_ORG}) (?=any ?more\b)",
     ], "The user used to work at {value}.", _left_employer, confidence=0.7, importance=0.6, historical=True),
     _rule("fact", "employer", "was", [
-        rf"\bI was at (?:the )?(?P<value>{_ORG}) for (?:about |almost |nearly |over |more than |just over |just under )?"
-        rf"(?:{_NUMBER}|a few|several|many|a couple of|a couple|a) (?:years?|yrs?|months?|decades?)(?![\w'’-])",
+        rf"\bI was at (?:the )?(?P<value>{_ORG}) for {_SPAN}(?![\w'’-])",
     ], "The user used to work at {value}.", _stayed_at, confidence=0.7, importance=0.6, historical=True),
+    # "I've been at Unilever for three years", "I've been with Siemens since 2015": where the user still is
+    _rule("fact", "employer", "been", [
+        rf"\bI(?:'ve| have) (?:now |still )?been (?P<with>at|with) (?:the )?(?P<value>{_ORG}) (?:for {_SPAN}|since "
+        rf"(?:\d{{4}}|{_MONTH}|last (?:year|spring|summer|fall|autumn|winter)))(?![\w'’-])",
+    ], "The user's employer is {value}.", _been_at, importance=0.8),
     _rule("fact", "employer", "left quit", [_LEFT_NAME], "The user used to work at {value}.", _left_name,
           confidence=0.7, importance=0.6, historical=True, ends_only=True),
     _rule("fact", "role", "a an the promoted became title job role position head as", [
@@ -1319,8 +1344,8 @@ _RULES = [
         rf"^(?i:as) an? (?!(?:former|ex-?|retired|future|wannabe|aspiring|would-be)\b)(?P<value>{_ROLE}),\s*I\b",
         rf"(?:{_CURRENT_JOB}|\bI(?:'ve| have)? (?:just |recently )?joined) {_PROPER} as (?:an?|the) "
         rf"(?P<value>{_ROLE}){_ROLE_END}",
-        rf"\bI(?: (?:now |currently )?work|'m (?:now |currently )?working| am (?:now |currently )?working) as "
-        rf"(?:an?|the) (?P<value>{_ROLE}){_ROLE_END}",
+        rf"\bI(?: (?:now |currently )?work|'m (?:now |currently )?working| am (?:now |currently )?working) "
+        rf"{_WORK_HOURS}as (?:an?|the) (?P<value>{_ROLE}){_ROLE_END}",
         rf"\bI(?:'m| am) an? (?:{_NUMBER})[- ]years?[- ]old (?P<value>{_ROLE}){_ROLE_END}",
         # "the CTO of a startup"; not "a student of life"
         rf"\bI(?:'m| am) (?:now |currently |also )?the (?P<value>(?:{_alternation(_ROLE_ABBREVIATIONS)})|founder|"
