@@ -357,6 +357,10 @@ def _children_named(m: re.Match[str]) -> list[Fields]:
     return [{"value": n, "kind": _CHILD_KINDS[m.group("kind")]} for n in _listed_names(m.group("value"))]
 
 
+def _child_by_order(m: re.Match[str]) -> list[Fields]:
+    return [{**f, "kind": m.group("kind").casefold()} for f in _name(m)]
+
+
 def _pet(m: re.Match[str]) -> list[Fields]:
     kind = m.group("kind").casefold()
     return [{**f, "kind": kind, "part": _PETS[kind]} for f in _name(m)]
@@ -1182,7 +1186,9 @@ def _not_also_a_plan(candidates: list[Candidate]) -> list[Candidate]:
 
 # A child's age: "My son Max is 7.", "Our daughter just turned 12." Filed under the child's name as
 # a named relative's facts are (`child_max_age`), or under "son" or "daughter" when none is said.
-_CHILD = r"(?P<kind>(?i:son|daughter))"
+_CHILD = r"(?P<kind>(?i:son|daughter|eldest|oldest|youngest))"
+# A child said by where they come among the user's children ("my eldest", "our youngest").
+_BIRTH_ORDER = r"(?P<kind>(?i:eldest|oldest|youngest))"
 
 
 def _child_age(m: re.Match[str]) -> list[Fields]:
@@ -1645,6 +1651,10 @@ _RULES = [
         rf"(?P<value>{_NAMES})",
         rf"{_MY} (?P<kind>sons|daughters|kids|children|boys|girls) are (?:(?:named|called) )?(?P<value>{_NAMES})",
     ], "The user's {kind} is named {value}.", _children_named, confidence=0.75, importance=0.8),
+    # a child named by where they come among the children: "My eldest, Sam, just turned 18."
+    _rule("relation", "child_name", "eldest oldest youngest", [
+        rf"{_MY} {_BIRTH_ORDER},? (?P<value>{_PROPER}),",
+    ], "The user's {kind} child is named {value}.", _child_by_order, confidence=0.75, importance=0.8),
     _rule("fact", "relationship_status", "m am", [
         r"\bI(?:'m| am) (?:now |currently |happily )?(?P<value>single|married|divorced|widowed|engaged|separated)"
         + _strict_end("now", "again"),
@@ -1698,15 +1708,15 @@ _RULES = [
     ], "The user's former partner is {value}.", _name, confidence=0.7, importance=0.6, historical=True,
           ends_only=True),
     # a child's age (_child_age)
-    _rule("fact", "child_{who}_age", "son daughter", [
-        rf"{_MY} {_KIN_ADJECTIVE}{_CHILD}(?:,? (?P<name>{_PROPER}),?)? (?:is|'s) (?P<value>{_NUMBER})"
+    _rule("fact", "child_{who}_age", "son daughter eldest oldest youngest", [
+        rf"{_MY} {_KIN_ADJECTIVE}{_CHILD}(?:,? (?P<name>{_PROPER}),?)?(?: is|['’]s) (?P<value>{_NUMBER})"
         rf"(?: (?:years?|yrs?) old| ?y/?o)?{_AGE_END}",
         rf"{_MY} {_KIN_ADJECTIVE}{_CHILD}(?:,? (?P<name>{_PROPER}),?)? (?:just |recently )?turned (?P<value>{_NUMBER})"
         rf"{_TURNED_END}",
     ], "The user's {kind}{named} is {value} years old.", _child_age, confidence=0.75, importance=0.6),
     # a sibling's or a parent's age (_kin_age)
-    _rule("fact", "{person}_age", "is turned", [
-        rf"{_MY} {_KIN_ADJECTIVE}{_AGED_KIN}(?:,? (?P<name>{_PROPER}),?)? (?:is|'s) (?P<value>{_NUMBER})"
+    _rule("fact", "{person}_age", "is s turned", [
+        rf"{_MY} {_KIN_ADJECTIVE}{_AGED_KIN}(?:,? (?P<name>{_PROPER}),?)?(?: is|['’]s) (?P<value>{_NUMBER})"
         rf"(?: (?:years?|yrs?) old| ?y/?o)?{_AGE_END}",
         rf"{_MY} {_KIN_ADJECTIVE}{_AGED_KIN}(?:,? (?P<name>{_PROPER}),?)? (?:just |recently )?turned (?P<value>{_NUMBER})"
         rf"{_TURNED_END}",
