@@ -227,6 +227,8 @@ _WHEN = (rf"(?:next (?:week|month|year|weekend|summer|spring|fall|autumn|winter|
          rf"in (?:{_MONTH}|the (?:spring|summer|fall|autumn|winter))|on {_WEEKDAY})")
 _LATER = (r"(?:next (?:month|year|summer|spring|fall|autumn|winter)|this (?:summer|spring|fall|autumn|winter|year)|"
           rf"in (?:{_MONTH}|the (?:spring|summer|fall|autumn|winter)|\d{{4}}))")
+# When a trip is: a time of _WHEN or a day of the month ("on the 15th", "on March 3rd").
+_TRIP_WHEN = (rf"(?:{_WHEN}|on (?:the )?\d{{1,2}}(?:st|nd|rd|th)(?: of {_MONTH})?|on {_DATE})")
 # When a job starts, said ahead of it: any time of _WHEN, a date, or a weekday alone ("my first day
 # at Notion is Monday").
 _START_WHEN = (rf"(?:{_WHEN}|(?:on )?(?:the )?\d{{1,2}}(?:st|nd|rd|th)(?: of {_MONTH})?|(?:on )?{_DATE}|{_WEEKDAY}"
@@ -355,6 +357,12 @@ def _listed_names(names: str) -> list[str]:
 def _children_named(m: re.Match[str]) -> list[Fields]:
     """Each child of a list ("two daughters, Ava and Mia"): a name each."""
     return [{"value": n, "kind": _CHILD_KINDS[m.group("kind")]} for n in _listed_names(m.group("value"))]
+
+
+def _plan(m: re.Match[str]) -> list[Fields]:
+    # Every plan's value opens with a verb or an article; one said first in its sentence is capitalised.
+    value = m.group("value").rstrip(".")
+    return [{"value": value[:1].lower() + value[1:]}]
 
 
 def _child_by_order(m: re.Match[str]) -> list[Fields]:
@@ -1918,14 +1926,20 @@ _RULES = [
         rf"\b(?:I|[Ww]e)(?:'m|'re| am| are) planning (?:to|on) (?P<value>{_phrase(8)})",
         rf"\b(?:I|[Ww]e)(?:'m|'re| am| are) planning (?P<value>an? (?:trip|holiday|vacation|visit) to {_phrase(6)})",
         rf"\b(?:I|[Ww]e) (?:plan|intend) (?:to|on) (?P<value>{_phrase(8)})",
-        rf"\b(?:I|[Ww]e)(?:'m|'re| am| are) (?P<value>(?:going|flying|driving|heading|moving|travelling|traveling|"
-        rf"getting married|visiting)(?: to| back to)?(?: {_PROPER})? {_WHEN})(?=\s*(?:[.,;!?]|$))",
+        rf"\b(?:I|[Ww]e)(?:'m|'re| am| are) (?P<value>(?:going|flying|driving|heading|moving|relocating|travelling|"
+        rf"traveling|getting married|visiting)(?: to| back to)?(?: {_PROPER})? {_TRIP_WHEN})(?=\s*(?:[.,;!?]|$))",
+        # the same trip with its "I'm" left out, opening the sentence: "Flying to Rome on the 3rd!"
+        rf"^(?P<value>(?i:flying|driving|heading|travelling|traveling|off) (?:back )?to {_PROPER} {_TRIP_WHEN})"
+        rf"(?=\s*(?:[.,;!?]|$))",
+        # a race ahead: "I'm doing the London half marathon in April" ("doing" is no plan by itself)
+        rf"\b(?:I|[Ww]e)(?:'m|'re| am| are) (?P<value>(?:doing|running|racing) (?:the|a|my first) (?:{_WORD} ){{0,3}}?"
+        rf"(?:{_RACE}|triathlons?|ironman) {_TRIP_WHEN})(?=\s*(?:[.,;!?]|$))",
         # Anything else the user is doing weeks or months ahead: "we're hosting Thanksgiving this
         # year"; not an errand of tonight ("I'm cooking dinner tonight") nor how they feel or what
         # they think ("I'm feeling better next week").
         rf"\b(?:I|[Ww]e)(?:'m|'re| am| are) (?P<value>(?!{_NOT_PLANS}\b)[a-z]+ing(?: {_WORD}){{0,5}}? {_LATER})"
         r"(?=\s*(?:[.,;!?]|$))",
-    ], "The user's plan: {value}.", lambda m: [{"value": m.group("value").rstrip(".")}], confidence=0.7,
+    ], "The user's plan: {value}.", _plan, confidence=0.7,
           importance=0.6),
     # A job said before it starts: "Starting at Notion in April", "I start at Notion next month", "my
     # first day at Notion is Monday". A plan, not the employer: until it starts, the employer is still
