@@ -497,7 +497,7 @@ _ROUTINES = {"run": "running", "jog": "jogging", "swim": "swimming", "hike": "hi
 _HOW_OFTEN = (rf"(?:(?:every|each) (?:(?:single )?day|morning|evening|night|week|weekend|{_WEEKDAY}"
               r"(?: (?:morning|afternoon|evening|night))?)|(?:once|twice|(?:two|three|four|five|six|\d) times) a "
               r"(?:day|week|month)|on (?:the )?weekends|at (?:the )?weekends|most (?:days|mornings|evenings|nights|"
-              r"weekends)|daily|regularly)")
+              r"weekends)|daily|regularly|a lot(?! for (?:work|my job)))")
 # A race run, which makes running a pastime: "I run marathons", "training for a half marathon".
 _RACE = r"(?:half[- ])?(?:marathons?|ultramarathons?|ultras|10ks?|5ks?)(?![\w'’-])"
 # Who does a pastime, and the pastime: "a keen cyclist". Not "a baker" or "a painter", which are jobs.
@@ -1864,13 +1864,17 @@ _RULES = [
         rf"\bI(?:'m| am) (?P<value>(?i:{_alternation(vocabulary.CONDITION_ADJECTIVES)}))(?![\w'’-])",
     ], "The user has {value}.", _condition, confidence=0.75, importance=0.85),
     # pastimes
-    _rule("preference", "hobby", "hobby hobbies play playing taken took picked got started go do pastime time", [
+    _rule("preference", "hobby", "hobby hobbies play playing taken took picked got gotten getting started go do pastime "
+          "time", [
         rf"\b(?i:my) (?:favou?rite )?(?:hobby|hobbies|pastime|pastimes) (?:is|are|include) "
         rf"(?P<value>{_NOT_OBJECT}{_WORD}(?:\s+{_WORD}){{0,2}}?(?:(?:,| and) {_WORD}(?:\s+{_WORD}){{0,2}}?){{0,3}})"
         rf"{_PHRASE_END}",
         rf"\b(?:I|[Ww]e) {_ADVERBS}play (?:the )?"
         rf"(?P<value>(?i:{_alternation(vocabulary.PLAYED)}))(?![\w'’-])",
-        rf"\bI(?:'ve| have)? {_ADVERBS}(?:taken up|took up|picked up|got into|gotten into|started) "
+        rf"\bI(?:'ve| have)? {_ADVERBS}(?:taken up|took up|picked up|got (?:really )?into|gotten (?:really )?into|started) "
+        rf"(?P<value>(?i:{_alternation(vocabulary.HOBBIES)})){_PASTIME_END}",
+        # "I've been getting into climbing", said without its "I've" too: "Been getting really into bouldering"
+        rf"(?:\bI(?:'m| am|'ve been| have been)|^(?i:been)) getting (?:really |more |properly )?into "
         rf"(?P<value>(?i:{_alternation(vocabulary.HOBBIES)})){_PASTIME_END}",
         rf"\b(?:I|[Ww]e) {_ADVERBS}(?:go|do) (?P<value>(?i:{_alternation(vocabulary.HOBBIES)}))"
         rf"{_PASTIME_END}",
@@ -1888,7 +1892,7 @@ _RULES = [
     ], "The user's hobby is {value}.", _pastime_verb, confidence=0.7, importance=0.5),
     # A pastime said with how often ("I swim three times a week"; not "I cycle to work every day"), or
     # as what the user is ("a keen cyclist") or does ("I run marathons").
-    _rule("preference", "hobby", "every each once twice times weekends most daily regularly", [
+    _rule("preference", "hobby", "every each once twice times weekends most daily regularly lot", [
         rf"\bI {_ADVERBS}(?P<verb>[a-z]+) {_HOW_OFTEN}(?![\w'’-])",
     ], "The user's hobby is {value}.", _pastime_verb, confidence=0.7, importance=0.5),
     _rule("preference", "hobby", "run ran do did training m am", [
