@@ -1048,6 +1048,8 @@ _NOT_AFTER_PARTING = "".join(f"(?<!{verb} {prep} )" for verb in ("broke up", "sp
 _PARTING_WHEN = (rf"(?:(?:last|this) (?:week|month|year|spring|summer|fall|autumn|winter|weekend|{_WEEKDAY})|"
                  r"yesterday|today|recently|(?:(?:way )?back )?in (?:\d{4}|[A-Z][a-z]+)|"
                  r"(?:a|two|three|four|five|six|a few|a couple of) (?:days?|weeks?|months?|years?) ago)")
+_PROPOSED = (rf"(?:just |finally |officially )?(?:proposed(?: to me)?|popped the question)"
+             rf"(?: (?:last night|on {_WEEKDAY}|{_PARTING_WHEN}))?(?=\s*(?:[.!,;]|$))")
 # The same, kept as when the parting happened (`Candidate.happened`): read against the turn's time, it
 # places the event in the user's history (timeline.happened).
 _PARTED_WHEN = rf"(?: (?P<when>{_PARTING_WHEN}))?"
@@ -1667,6 +1669,14 @@ _RULES = [
         r"\bI(?:'m| am) (?:now |currently |happily )?(?P<value>single|married|divorced|widowed|engaged|separated)"
         + _strict_end("now", "again"),
     ], "The user is {value}.", _text, confidence=0.75, importance=0.7),
+    # A proposal to the user: "Sam proposed last night!", "My boyfriend popped the question" (engaged; the
+    # partner's name the rule below files); not "Tom proposed a toast", "Harry proposed to Meghan".
+    _rule("fact", "relationship_status", "proposed popped", [
+        rf"(?:^|(?<=[,;:] ))(?:(?i:my) (?:{_PARTNER_WORD})(?:,? {_PROPER},?)?|(?!I\b){_PROPER}|(?i:he|she)) {_PROPOSED}",
+    ], "The user is engaged.", lambda m: [{"value": "engaged"}], confidence=0.7, importance=0.7),
+    _rule("relation", "partner_name", "proposed popped", [
+        rf"(?:^|(?<=[,;:] ))(?P<value>(?!I\b){_PROPER}) {_PROPOSED}",
+    ], "The user's partner is named {value}.", confidence=0.7, importance=0.8),
     # A partnership begun or ended, said of the user and no name: "I got married in June!", "We broke up",
     # "My wife and I divorced last year". An event: a divorce said so ends the current partner
     # (supersession.ENDED_BY_EVENT), where "I'm divorced" says only what the user is.
