@@ -1628,6 +1628,9 @@ _RULES = [
     _rule("fact", "{part}_{who}_role", "my our", [
         rf"{_NAMED_KIN} (?:is|'s) (?:now |currently |also |still )?(?:an?|the) (?P<value>{_ROLE}){_ROLE_END}",
         rf"{_NAMED_KIN} (?:now |currently |also |still )?works as (?:an?|the) (?P<value>{_ROLE}){_ROLE_END}",
+        # "My husband Ken works at Ford as a mechanic": the employer first (the employer rule files it)
+        rf"{_NAMED_KIN} (?:now |currently |also |still )?works (?:at|for) (?:the )?{_ORG} as (?:an?|the) "
+        rf"(?P<value>{_ROLE}){_ROLE_END}",
     ], "The user's {kind} {name} is {a} {value}.", _kin_fact(_role), confidence=0.7, importance=0.6),
     # What a named relative teaches is their role, as "I teach chemistry" is the user's.
     _rule("fact", "{part}_{who}_role", "teaches", [
