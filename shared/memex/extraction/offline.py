@@ -1342,8 +1342,10 @@ _RULES = [
         rf"\bI(?:'m| am) no longer (?:at|working (?:at|for)|employed (?:at|by)) (?:the )?(?P<value>{_ORG})",
         rf"\bI(?:'m| am) not (?:at|working (?:at|for)|employed (?:at|by)) (?:the )?(?P<value>{_ORG}) (?=any ?more\b)",
     ], "The user used to work at {value}.", _left_employer, confidence=0.7, importance=0.6, historical=True),
-    _rule("fact", "employer", "was", [
+    _rule("fact", "employer", "was retired", [
         rf"\bI was at (?:the )?(?P<value>{_ORG}) for {_SPAN}(?![\w'’-])",
+        # "I retired in 2020 after 40 years with IBM": the retirement the work-status rule files
+        rf"\bI {_ADVERBS}retired\b[^.;]*? after {_SPAN} (?:at|with|for) (?:the )?(?P<value>{_ORG})",
     ], "The user used to work at {value}.", _stayed_at, confidence=0.7, importance=0.6, historical=True),
     # "I've been at Unilever for three years", "I've been with Siemens since 2015": where the user still is
     _rule("fact", "employer", "been", [
