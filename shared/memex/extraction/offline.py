@@ -359,12 +359,6 @@ def _children_named(m: re.Match[str]) -> list[Fields]:
     return [{"value": n, "kind": _CHILD_KINDS[m.group("kind")]} for n in _listed_names(m.group("value"))]
 
 
-def _plan(m: re.Match[str]) -> list[Fields]:
-    # Every plan's value opens with a verb or an article; one said first in its sentence is capitalised.
-    value = m.group("value").rstrip(".")
-    return [{"value": value[:1].lower() + value[1:]}]
-
-
 def _child_by_order(m: re.Match[str]) -> list[Fields]:
     return [{**f, "kind": m.group("kind").casefold()} for f in _name(m)]
 
@@ -1888,8 +1882,8 @@ _RULES = [
         rf"(?P<value>(?i:{_alternation(vocabulary.PLAYED)}))(?![\w'’-])",
         rf"\bI(?:'ve| have)? {_ADVERBS}(?:taken up|took up|picked up|got (?:really )?into|gotten (?:really )?into|started) "
         rf"(?P<value>(?i:{_alternation(vocabulary.HOBBIES)})){_PASTIME_END}",
-        # "I've been getting into climbing", said without its "I've" too: "Been getting really into bouldering"
-        rf"(?:\bI(?:'m| am|'ve been| have been)|^(?i:been)) getting (?:really |more |properly )?into "
+        # "I've been getting into climbing" (and "Been getting into ...", read with its "I've")
+        rf"\bI(?:'m| am|'ve been| have been) getting (?:really |more |properly )?into "
         rf"(?P<value>(?i:{_alternation(vocabulary.HOBBIES)})){_PASTIME_END}",
         rf"\b(?:I|[Ww]e) {_ADVERBS}(?:go|do) (?P<value>(?i:{_alternation(vocabulary.HOBBIES)}))"
         rf"{_PASTIME_END}",
@@ -1947,9 +1941,6 @@ _RULES = [
         rf"\b(?:I|[Ww]e) (?:plan|intend) (?:to|on) (?P<value>{_phrase(8)})",
         rf"\b(?:I|[Ww]e)(?:'m|'re| am| are) (?P<value>(?:going|flying|driving|heading|moving|relocating|travelling|"
         rf"traveling|getting married|visiting)(?: to| back to)?(?: {_PROPER})? {_TRIP_WHEN})(?=\s*(?:[.,;!?]|$))",
-        # the same trip with its "I'm" left out, opening the sentence: "Flying to Rome on the 3rd!"
-        rf"^(?P<value>(?i:flying|driving|heading|travelling|traveling|off) (?:back )?to {_PROPER} {_TRIP_WHEN})"
-        rf"(?=\s*(?:[.,;!?]|$))",
         # a race ahead: "I'm doing the London half marathon in April" ("doing" is no plan by itself)
         rf"\b(?:I|[Ww]e)(?:'m|'re| am| are) (?P<value>(?:doing|running|racing) (?:the|a|my first) (?:{_WORD} ){{0,3}}?"
         rf"(?:{_RACE}|triathlons?|ironman) {_TRIP_WHEN})(?=\s*(?:[.,;!?]|$))",
@@ -1958,7 +1949,7 @@ _RULES = [
         # they think ("I'm feeling better next week").
         rf"\b(?:I|[Ww]e)(?:'m|'re| am| are) (?P<value>(?!{_NOT_PLANS}\b)[a-z]+ing(?: {_WORD}){{0,5}}? {_LATER})"
         r"(?=\s*(?:[.,;!?]|$))",
-    ], "The user's plan: {value}.", _plan, confidence=0.7,
+    ], "The user's plan: {value}.", lambda m: [{"value": m.group("value").rstrip(".")}], confidence=0.7,
           importance=0.6),
     # A job said before it starts: "Starting at Notion in April", "I start at Notion next month", "my
     # first day at Notion is Monday". A plan, not the employer: until it starts, the employer is still
@@ -2142,9 +2133,10 @@ _SOON = r"(?:(?:just|recently|finally|officially|actually)\s+)?"
 _DROPPED_SUBJECT = re.compile(
     r"^(?:(?:so|and|also|oh|well|ok|okay|yeah|yes|btw|update)\b[,:!]?\s+)?"
     rf"(?={_SOON}(?:started|began|joined|moved|relocated|got|quit|left|switched|adopted|went|turned|became|landed|"
-    r"signed|stopped|gave|picked|took|been|starting|joining)\b)", re.IGNORECASE)
+    r"signed|stopped|gave|picked|took|been|starting|joining|flying|heading|driving|travelling|traveling)\b)",
+    re.IGNORECASE)
 _BEEN = re.compile(rf"{_SOON}been\b", re.IGNORECASE)
-_ING = re.compile(rf"{_SOON}(?:starting|joining)\b", re.IGNORECASE)
+_ING = re.compile(rf"{_SOON}(?:starting|joining|flying|heading|driving|travelling|traveling)\b", re.IGNORECASE)
 
 
 # A verb phrase joined to the user's own clause shares its "I": "I work at Stripe and live in
