@@ -1806,11 +1806,14 @@ _RULES = [
     # was added, not how many there are: no count)
     _rule("fact", "pet_kind", "got adopted rescued", [
         rf"\b(?:I|[Ww]e)(?:'ve| have)? (?:just |recently |finally )?(?:got|adopted|rescued) (?:an?|another) "
-        rf"{_PET_ADJECTIVE}{_PET}{_GOT_PET_END}",
+        rf"{_PET_ADJECTIVE}{_PET}{_GOT_PET_END}(?![^.;!?]*?, an? [^.;!?,]*?{_NAMED} {_CAPWORD})",
     ], "The user has {said}.", _pet_kind, confidence=0.7, importance=0.6),
     _rule("fact", "pet_{part}_{fact}", "have got adopted rescued bought my our", [
         rf"(?:{_HAVE}|{_GOT_PET}) an? {_PET_ADJECTIVE}(?P<breed>{_BREED})(?: (?P<kind>(?i:{_alternation(_PETS)})))?"
         rf"{_NAMED} (?P<name>{_PROPER})",
+        # the breed and name set after the pet got: "We adopted a kitten last month, a ragdoll named Pixel"
+        rf"{_GOT_PET} (?:an?|another) {_PET_ADJECTIVE}{_ONE_PET}(?: [a-z]+){{0,3}}?, an? {_PET_ADJECTIVE}"
+        rf"(?P<breed>{_BREED})(?: (?P<kind>(?i:{_alternation(_PETS)})))?{_NAMED} (?P<name>{_PROPER})",
         # a second pet named in the same breath, said by its breed: "a cat named Luna and a corgi called Waffles"
         rf"(?:{_HAVE}|{_GOT_PET}) (?:an?|another) {_PET_ADJECTIVE}{_ONE_PET}{_NAMED} {_PROPER},? and (?:an?|another) "
         rf"{_PET_ADJECTIVE}(?P<breed>{_BREED})(?: (?P<kind>(?i:{_alternation(_PETS)})))?{_NAMED} (?P<name>{_PROPER})",
