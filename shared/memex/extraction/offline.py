@@ -359,6 +359,12 @@ def _children_named(m: re.Match[str]) -> list[Fields]:
     return [{"value": n, "kind": _CHILD_KINDS[m.group("kind")]} for n in _listed_names(m.group("value"))]
 
 
+def _child_born(m: re.Match[str]) -> list[Fields]:
+    said = m.group("kind").removeprefix("baby ")
+    kind = {"boy": "son", "girl": "daughter", "baby": "child"}.get(said, said)
+    return [{**f, "kind": kind} for f in _name(m)]
+
+
 def _child_by_order(m: re.Match[str]) -> list[Fields]:
     return [{**f, "kind": m.group("kind").casefold()} for f in _name(m)]
 
@@ -1660,6 +1666,12 @@ _RULES = [
         rf"(?P<value>{_NAMES})",
         rf"{_MY} (?P<kind>sons|daughters|kids|children|boys|girls) are (?:(?:named|called) )?(?P<value>{_NAMES})",
     ], "The user's {kind} is named {value}.", _children_named, confidence=0.75, importance=0.8),
+    # a child born: "My husband and I just had a baby boy, Leo.", "We welcomed a baby girl named Ella"
+    _rule("relation", "child_name", "had welcomed", [
+        rf"(?:\b(?:I|[Ww]e)|\b(?i:my) (?:{_PARTNER_WORD}) and I|(?<![\w'’])(?i:me) and my (?:{_PARTNER_WORD})) "
+        rf"(?:just |recently |finally )?(?:had|welcomed) (?:(?:a|our (?:first|second|third|fourth)) )?(?:(?:little|new) )?"
+        rf"(?P<kind>baby (?:boy|girl|son|daughter)|son|daughter|baby),?(?: (?:named|called))? (?P<value>{_PROPER})",
+    ], "The user's {kind} is named {value}.", _child_born, confidence=0.75, importance=0.8),
     # a child named by where they come among the children: "My eldest, Sam, just turned 18."
     _rule("relation", "child_name", "eldest oldest youngest", [
         rf"{_MY} {_BIRTH_ORDER},? (?P<value>{_PROPER}),",
