@@ -1856,9 +1856,10 @@ _RULES = [
         rf"{_PUT_DOWN},? (?P<value>{_PROPER}),? (?:down|away)\b",
         rf"{_GAVE_AWAY},? (?P<value>{_PROPER})",
     ], "The user used to have a {kind} named {value}.", _pet, confidence=0.7, importance=0.5, historical=True),
-    # The same, of a pet not named: its kind ("My rabbit died.", "We had to give our cat away."), or
-    # said as the user's once ("I used to have a dog.")
-    _rule("fact", "pet_kind", "died passed put give gave given rehome rehomed lost", [
+    # The same, of a pet not named: its kind ("My rabbit died.", "We had to give our cat away."), an
+    # event, which ends the only pet of that kind; or said as the user's once ("I used to have a dog."),
+    # a fact of the past, which ends no named pet (supersession.pet_ending)
+    _rule("event", "pet_kind", "died passed put give gave given rehome rehomed lost", [
         rf"{_MY} {_PET_ADJECTIVE}{_PET} {_PET_GONE}(?![\w'’-])",
         rf"{_PUT_DOWN} (?:down|away)\b",
         rf"{_GAVE_AWAY}{_LOST_END}",
@@ -1868,8 +1869,8 @@ _RULES = [
     ], "The user used to have {said}.", _pet_kind, confidence=0.7, importance=0.5, historical=True),
     # A pet of a breed that died or was given away, named or not: "We had to put our beagle Pepper down",
     # "Bella, our beagle, passed away", "Our labrador died". Its name (or its kind) and its breed, as
-    # history (_pet_gone_by_breed).
-    _rule("fact", "{part}", "died passed put give gave given rehome rehomed lost", [
+    # history (_pet_gone_by_breed); an event, as the end of a pet of no breed is.
+    _rule("event", "{part}", "died passed put give gave given rehome rehomed lost", [
         rf"{_MY} {_PET_ADJECTIVE}(?!lab\b){_BREED_SAID}(?:,? (?P<name>{_PROPER}),?)? {_PET_GONE}(?![\w'’-])",
         rf"{_NAME_BESIDE}(?P<name>{_CAPWORD}), (?i:my|our) {_PET_ADJECTIVE}{_BREED_SAID},? {_PET_GONE}(?![\w'’-])",
         rf"\b(?:I|[Ww]e) {_HAD_TO}(?:give|gave|given|put) (?:my|our) {_PET_ADJECTIVE}(?!lab\b){_BREED_SAID}"
