@@ -166,6 +166,10 @@ _ROLE_END = _strict_end("and", "at", "for", "in", "on", "with", "from", "by", "w
 # Adverbs people put before a verb: "I now work at", "I officially work for", "I usually go climbing".
 _ADVERBS = r"(?:(?:now|still|also|just|only|finally|recently|currently|often|sometimes|[a-z]+ly) )*"
 _JOB_NOUN = r"(?:job|position|role|gig|post)"
+# What says the user's clause is about the past: "used to", a past tense ("saw", "worked").
+_RECALLED = (r"used to|would|was|were|had|did|(?![a-z]*eed\b)[a-z]+ed|saw|met|went|got|knew|took|made|found|felt|spent|thought|"
+             r"came|gave|told|heard|left|lost|kept|became|ran|taught|caught|brought|sat|stood|wrote|drove|ate|"
+             r"could|never")
 # When or how the user works, between "work" and "as a nurse": "I work nights as a security guard".
 _WORK_HOURS = (r"(?:(?:nights|weekends|days|evenings|mornings|shifts|part[- ]time|full[- ]time|remotely|from home|"
                r"freelance|locally) )?")
@@ -1359,7 +1363,9 @@ _RULES = [
         rf"\bI(?:'ve| have)? {_ADVERBS}accepted (?:an?|the) (?:new )?{_JOB_NOUN} as (?:an? |the )?(?P<value>{_ROLE})"
         rf"(?= (?:at|with)\b)",
         # "As a nurse, I see this a lot": who the user is, said in passing
-        rf"^(?i:as) an? (?!(?:former|ex-?|retired|future|wannabe|aspiring|would-be)\b)(?P<value>{_ROLE}),\s*I\b",
+        # not a reminiscence ("As a nurse, I saw a lot"): it says nothing of the job now
+        rf"^(?i:as) an? (?!(?:former|ex-?|retired|future|wannabe|aspiring|would-be)\b)(?P<value>{_ROLE}),\s*I\b"
+        rf"(?! (?:{_RECALLED})\b)",
         rf"(?:{_CURRENT_JOB}|\bI(?:'ve| have)? (?:just |recently )?joined) {_PROPER} as (?:an?|the) "
         rf"(?P<value>{_ROLE}){_ROLE_END}",
         rf"\bI(?: (?:now |currently )?work|'m (?:now |currently )?working| am (?:now |currently )?working) "
