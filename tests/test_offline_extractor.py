@@ -1247,6 +1247,8 @@ def test_homes_years_at_work_children_trips_pastimes_and_proposals_as_people_say
     "Tom proposed a toast.", "Harry proposed to Meghan.",
     "As a nurse, I saw a lot of sick people.", "As a teacher, I worked long hours.", "Back when I was a nurse, I saw a lot.",
     "I went out with a guy from work called Ben.", "Lena, we met at work, is moving in with me.",
+    # make-believe, every clause of it
+    "Pretend you're my boss and I'm a nurse.", "Imagine I'm a doctor and I live in Paris.",
 ])
 def test_homes_years_at_work_children_trips_pastimes_and_proposals_that_state_nothing(text):
     assert _facts(text) == set()

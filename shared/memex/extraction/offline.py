@@ -2090,6 +2090,9 @@ _UNSURE_WORDS = frozenset(
     "should think thinks thought believe believes guess wonder wondering doubt say says said tell tells "
     "told".split())
 _NEGATED = re.compile(r"n't\b", re.IGNORECASE)
+# A sentence that opens by asking to play along ("Pretend you're a pirate and I'm a sailor"): every
+# clause of it is make-believe, not only the first.
+_MAKE_BELIEVE = re.compile(r"(?:let's |lets )?(?:pretend|imagine|suppose|supposing)\b", re.IGNORECASE)
 # Words right after a match that take it back.
 _TAKEN_BACK = re.compile(r"[\s,]*(?:I think|I guess|I suppose|I believe|maybe|probably|perhaps|or not|jk|just kidding)\b",
                          re.IGNORECASE)
@@ -2208,6 +2211,7 @@ class _Surroundings:
 
     def __init__(self, sentence: str):
         self._sentence = sentence
+        self._make_believe = bool(_MAKE_BELIEVE.match(sentence))
         breaks = [mark.end() for mark in _CLAUSE_MARKS.finditer(sentence)]
         unsure = [negation.span() for negation in _NEGATED.finditer(sentence)]
         self._ended: list[int] = []
@@ -2229,6 +2233,8 @@ class _Surroundings:
     def plain(self, match: re.Match[str]) -> bool:
         """Whether the words around a match leave its statement plain (not negated, hedged,
         hypothetical, reported or over)."""
+        if self._make_believe:
+            return False
         start, end = match.span()
         # The clause of the match starts after the last break before it.
         last_break = bisect_right(self._breaks, start) - 1
