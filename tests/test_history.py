@@ -484,6 +484,19 @@ def test_retiring_from_a_trade_ends_the_job_and_a_student_keeps_a_job_beside(ten
     assert _everything(tenant, "role") and not [m for m in _everything(tenant, "role") if m["active"]]
 
 
+def test_a_job_remembered_in_passing_leaves_retired_and_the_job_of_now(tenant):
+    """"As a nurse, I saw ..." and "Back when I was a nurse ..." look back: they end neither being
+    retired nor another job; "As a nurse, I see ..." says the job of now."""
+    tenant.turn("I'm retired now.", timestamp="2026-01-01T00:00:00Z")
+    tenant.turn("As a nurse, I saw a lot of sick people.", timestamp="2026-02-01T00:00:00Z", session="s2")
+    tenant.turn("Back when I was a nurse, I worked nights.", timestamp="2026-02-02T00:00:00Z", session="s3")
+    assert [(m["value"], m["active"]) for m in _everything(tenant, "employment_status")] == [("retired", True)]
+    assert _everything(tenant, "role") == []
+    tenant.turn("I'm a pharmacist.", timestamp="2026-03-01T00:00:00Z", session="s4")
+    tenant.turn("As a teacher, I worked long hours.", timestamp="2026-04-01T00:00:00Z", session="s5")
+    assert [(m["value"], m["active"]) for m in _everything(tenant, "role")] == [("pharmacist", True)]
+
+
 @pytest.mark.parametrize("happened, stands_at", [
     ("back in 2010", "2011-01-01T00:00:00+00:00"),
     ("in May", "2025-06-01T00:00:00+00:00"),  # the latest May before it was said

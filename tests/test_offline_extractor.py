@@ -1189,3 +1189,72 @@ def test_a_named_relatives_school_is_no_employer(text, expected):
 ])
 def test_home_said_as_a_known_place_is_where_the_user_lives(text, expected):
     assert _facts(text) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    # a new home said by itself, a place left for another, a hometown named as such
+    ("We finally moved into our new house in Leeds.", {("city", "Leeds")}),
+    ("Just moved into an apartment in Queens.", {("city", "Queens")}),
+    ("Our new flat is in Camden.", {("city", "Camden")}),
+    ("We've settled in Porto.", {("city", "Porto")}),
+    ("I moved out of Boston in 2018, I live in Austin now.", {("city", "Boston", True), ("city", "Austin")}),
+    ("I left Boston in 2015 and now live in Denver.", {("city", "Boston", True), ("city", "Denver")}),
+    ("I'm back in Dublin, where I grew up.", {("city", "Dublin"), ("hometown", "Dublin")}),
+    ("I moved back to my hometown of Leeds.", {("city", "Leeds"), ("hometown", "Leeds")}),
+    ("My hometown is Leeds.", {("hometown", "Leeds")}),
+    # years at an employer, a promotion's employer, the hours before "as a", more titles
+    ("I've been at Accenture for two years.", {("employer", "Accenture")}),
+    ("I've been with Siemens since 2015.", {("employer", "Siemens")}),
+    ("I got promoted to team lead at Monzo.", {("role", "team lead"), ("employer", "Monzo")}),
+    ("I work weekends as a lifeguard.", {("role", "lifeguard")}),
+    ("I work part-time as a barista at Costa.", {("role", "barista"), ("employer", "Costa")}),
+    ("I'm a flight attendant.", {("role", "flight attendant")}),
+    ("I retired in 2020 after 40 years with IBM.", {("employment_status", "retired"), ("employer", "IBM", True)}),
+    # a child by birth order or born, an age after 's
+    ("My eldest, Sam, just turned 18.", {("child_name", "Sam"), ("child_sam_age", "18")}),
+    ("Our youngest, Ava, loves ballet.", {("child_name", "Ava")}),
+    ("My husband and I just had a baby boy, Leo.", {("child_name", "Leo")}),
+    ("We welcomed a baby girl named Ella in May.", {("child_name", "Ella")}),
+    ("My dad's 70.", {("father_age", "70")}),
+    ("My son's 7.", {("child_son_age", "7")}),
+    # a trip on a day of the month or without its "I'm", a race ahead
+    ("Flying to Rome on the 3rd.", {("plan", "flying to Rome on the 3rd")}),
+    ("We're relocating to Austin next spring.", {("plan", "relocating to Austin next spring")}),
+    ("I'm doing the London half marathon in April.", {("plan", "doing the London half marathon in April")}),
+    # pastimes got into, or done a lot
+    ("I've gotten really into pottery lately.", {("hobby", "pottery")}),
+    ("Been getting into yoga.", {("hobby", "yoga")}),
+    ("I paint a lot on weekends.", {("hobby", "painting")}),
+    # a proposal; a named relative's title after their employer; a breed and name after the pet got
+    ("Ben proposed to me last night!", {("relationship_status", "engaged"), ("partner_name", "Ben")}),
+    ("My boyfriend popped the question on Saturday!", {("relationship_status", "engaged")}),
+    ("My husband Ken works at Ford as a mechanic.", {("partner_name", "Ken"), ("partner_ken_role", "mechanic"),
+                                                     ("partner_ken_employer", "Ford")}),
+    ("We got a puppy last week, a beagle called Max.", {("pet_dog_name", "Max"), ("pet_dog_breed", "beagle")}),
+])
+def test_homes_years_at_work_children_trips_pastimes_and_proposals_as_people_say_them(text, expected):
+    assert _facts(text) == expected
+
+
+@pytest.mark.parametrize("text", [
+    "We moved into a new office in Leeds.", "My coworker moved into a flat in Leeds.", "My sister's new place is in Leeds.",
+    "Our new place is a mess.", "I met Tom and live in hope.", "I left Paris.",
+    "I've been at the gym for two hours.", "I've been at my desk since 8.", "I've been with Marta since 2019.",
+    "I'm a keen gardener.", "I'm an amateur photographer.", "I work weekends.",
+    "I had a boy, Tom, in my class.", "My sister had a baby girl, Mia.", "My friend's son is 14 now.",
+    "Flying to Rome sounds amazing.", "I'm doing the dishes tonight.",
+    "I travel a lot for work.", "I think a lot about it.",
+    "Tom proposed a toast.", "Harry proposed to Meghan.",
+    "As a nurse, I saw a lot of sick people.", "As a teacher, I worked long hours.", "Back when I was a nurse, I saw a lot.",
+    "I went out with a guy from work called Ben.", "Lena, we met at work, is moving in with me.",
+    # make-believe, every clause of it
+    "Pretend you're my boss and I'm a nurse.", "Imagine I'm a doctor and I live in Paris.",
+])
+def test_homes_years_at_work_children_trips_pastimes_and_proposals_that_state_nothing(text):
+    assert _facts(text) == set()
+
+
+def test_a_pets_end_said_as_what_happened_is_an_event_and_a_pet_once_had_a_fact():
+    """The judge ends the only named pet of a kind on an event, not on "I used to have" (supersession.pet_ending)."""
+    assert [(c.key, c.type, c.historical) for c in _extract("Our dog died.")] == [("pet_kind", "event", True)]
+    assert [(c.key, c.type, c.historical) for c in _extract("I used to have a dog.")] == [("pet_kind", "fact", True)]

@@ -213,7 +213,7 @@ def test_a_participants_partnership_takes_back_only_their_own():
 def test_a_pet_over_without_its_name_ends_its_kind_and_its_only_name():
     """"We had to give our cat away." ends the cat, and Luna when she is the only cat; of two cats it
     says not which, and the dog is no cat."""
-    gone = _candidate("pet_kind", "cat", historical=True)
+    gone = _candidate("pet_kind", "cat", historical=True, type_="event")
     luna, cat, rex = _memory("c1", "pet_cat_name", "Luna"), _memory("k1", "pet_kind", "cat"), _memory("d1", "pet_dog_name", "Rex")
     decision = RulesJudge().decide(gone, [cat, luna, rex])
     assert (decision.action, decision.replaces) == ("end", [cat, luna])
@@ -222,7 +222,17 @@ def test_a_pet_over_without_its_name_ends_its_kind_and_its_only_name():
     assert RulesJudge().decide(gone, [rex]).action == "keep_old"
     # a guinea pig's names are under pet_guinea_pig_name
     pig = _memory("g1", "pet_guinea_pig_name", "Bo")
-    assert RulesJudge().decide(_candidate("pet_kind", "guinea pig", historical=True), [pig]).replaces == [pig]
+    assert RulesJudge().decide(_candidate("pet_kind", "guinea pig", historical=True, type_="event"), [pig]).replaces == [pig]
+
+
+def test_a_pet_once_had_ends_its_kind_but_no_named_pet_of_now():
+    """"I used to have a dog." (a fact of the past, no event) says nothing of Rex, the dog the user has
+    now: it ends an unnamed dog only, where "Our dog died." (an event) ends Rex too."""
+    once = _candidate("pet_kind", "dog", historical=True)
+    rex, dog = _memory("d1", "pet_dog_name", "Rex"), _memory("k1", "pet_kind", "dog")
+    assert RulesJudge().decide(once, [rex]).action != "end"
+    assert RulesJudge().decide(once, [dog, rex]).replaces == [dog]
+    assert RulesJudge().decide(_candidate("pet_kind", "dog", historical=True, type_="event"), [rex]).replaces == [rex]
 
 
 def test_a_pet_kind_alone_says_less_than_a_name_breed_or_count_of_that_kind():

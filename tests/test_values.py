@@ -201,6 +201,14 @@ def test_no_car_ends_the_car_and_a_pet_of_a_breed_put_down_ends_its_name_and_bre
     assert _current(tenant, "pet_kind") == set() and _current(tenant, "pet_cat_name") == {"Luna"}
 
 
+def test_a_dog_once_had_leaves_the_dog_of_now_and_a_dog_that_died_ends_it(tenant):
+    tenant.turn("My dog Rex loves the beach.", session="s1", timestamp="2026-01-05T09:00:00Z")
+    tenant.turn("I used to have a dog when I was a kid.", session="s2", timestamp="2026-02-05T09:00:00Z")
+    assert _current(tenant, "pet_dog_name") == {"Rex"}
+    tenant.turn("Our dog died last week.", session="s3", timestamp="2026-03-05T09:00:00Z")
+    assert _current(tenant, "pet_dog_name") == set()
+
+
 def _memories(tenant, key: str) -> list[dict]:
     body = tenant.get(f"/v1/users/{tenant.user}/memories?include_inactive=true&limit=200").json()
     return [m for m in body["memories"] if m["key"] == key]

@@ -156,7 +156,9 @@ def _takes_back(candidate: Candidate) -> dict[str, frozenset[str] | None]:
 
 # A pet over, said without its name ("We had to give our cat away.": `pet_kind` cat, historical): it
 # ends that kind, and the name of that kind when only one is current (of two cats, "our cat" says
-# not which). A pet named ("Our dog Rex died.") ends its name only (`ending`).
+# not which). A pet named ("Our dog Rex died.") ends its name only (`ending`). Only a pet's end said as
+# what happened (type "event") ends a name: "I used to have a dog." (a fact of the past) may be a
+# childhood dog, and says nothing of Rex, the dog the user has now; it ends an unnamed dog only.
 PET_KIND = "pet_kind"
 
 
@@ -175,7 +177,7 @@ def pet_ending(candidate: Candidate, related: list[dict[str, Any]]) -> Decision 
     if names_key is None:
         return None
     kind = [m for m in related if m["key"] == candidate.key and same_value(m["value"] or "", candidate.value)]
-    names = [m for m in related if m["key"] == names_key]
+    names = [m for m in related if m["key"] == names_key] if candidate.type == "event" else []
     ended = kind + (names if len(names) == 1 else [])
     if not ended:
         return None

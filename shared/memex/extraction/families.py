@@ -84,7 +84,8 @@ FAMILIES = (
            "two memories)", 0.6, several=True),
     Family("pet_<kind>_count", "how many pets of that kind the user has, in digits", 0.6),
     Family("pet_kind", "a kind of pet the user has, said without its name (\"I have a dog\": dog), one memory "
-           "each", 0.6, several=True),
+           "each; one that died or was given away is historical with type event (it ends the only pet of that "
+           "kind), \"I used to have a dog\" historical with type fact (it ends no named pet)", 0.6, several=True),
     Family("pet_<kind>_breed", "the breed of the user's pet of that kind", 0.6, several=True),
     Family("car", "the user's car, make and model whole (\"Tesla Model 3\"); \"none\" once they have none", 0.6),
     Family("lives_with", "who the user lives with (mom, sister), one memory each; a partner is partner_name",

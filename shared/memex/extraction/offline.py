@@ -54,13 +54,16 @@ _ROLE_HEADS = (
     "recruiter researcher salesperson scientist secretary specialist student surgeon teacher technician "
     "therapist translator tutor veterinarian waiter waitress writer counselor counsellor worker carer "
     "caregiver firefighter cook driver trainer instructor planner administrator strategist advisor adviser "
-    "agent broker auditor curator dancer singer producer animator engineer-in-training postdoc resident"
+    "agent broker auditor curator dancer singer producer animator engineer-in-training postdoc resident "
+    "guard lifeguard cleaner janitor housekeeper hairdresser barber stylist butcher florist welder builder "
+    "gardener landscaper courier porter sailor soldier detective surveyor optometrist physiotherapist hygienist "
+    "chiropractor radiographer dispatcher teller actuary underwriter ranger steward stewardess attendant machinist"
 ).split()
 # Words before a role that make it a judgement or a former job rather than the current job.
 _NOT_ROLE_MODIFIERS = frozenset(
     "good bad great terrible awful big huge little decent proud better worse best worst amazing horrible "
     "lousy careful natural total real true fellow aspiring wannabe future former ex ex- retired hard fast slow "
-    "quick backseat".split())
+    "quick backseat keen avid amateur enthusiastic passionate weekend hobby".split())
 _RELATIONS = vocabulary.RELATIONS
 _PETS = vocabulary.PETS
 # Capitalised words that follow "my wife is" or "my dog" without being a name ("American
@@ -163,6 +166,13 @@ _ROLE_END = _strict_end("and", "at", "for", "in", "on", "with", "from", "by", "w
 # Adverbs people put before a verb: "I now work at", "I officially work for", "I usually go climbing".
 _ADVERBS = r"(?:(?:now|still|also|just|only|finally|recently|currently|often|sometimes|[a-z]+ly) )*"
 _JOB_NOUN = r"(?:job|position|role|gig|post)"
+# What says the user's clause is about the past: "used to", a past tense ("saw", "worked").
+_RECALLED = (r"used to|would|was|were|had|did|(?![a-z]*eed\b)[a-z]+ed|saw|met|went|got|knew|took|made|found|felt|spent|thought|"
+             r"came|gave|told|heard|left|lost|kept|became|ran|taught|caught|brought|sat|stood|wrote|drove|ate|"
+             r"could|never")
+# When or how the user works, between "work" and "as a nurse": "I work nights as a security guard".
+_WORK_HOURS = (r"(?:(?:nights|weekends|days|evenings|mornings|shifts|part[- ]time|full[- ]time|remotely|from home|"
+               r"freelance|locally) )?")
 # Working somewhere, which may be for a day ("I'm working at Starbucks today"); starting somewhere,
 # which is a job ("I started at Salesforce this week").
 _WORKS_AT = (rf"\bI {_ADVERBS}(?:work|'m working|am working) (?:at|for)"
@@ -221,6 +231,8 @@ _WHEN = (rf"(?:next (?:week|month|year|weekend|summer|spring|fall|autumn|winter|
          rf"in (?:{_MONTH}|the (?:spring|summer|fall|autumn|winter))|on {_WEEKDAY})")
 _LATER = (r"(?:next (?:month|year|summer|spring|fall|autumn|winter)|this (?:summer|spring|fall|autumn|winter|year)|"
           rf"in (?:{_MONTH}|the (?:spring|summer|fall|autumn|winter)|\d{{4}}))")
+# When a trip is: a time of _WHEN or a day of the month ("on the 15th", "on March 3rd").
+_TRIP_WHEN = (rf"(?:{_WHEN}|on (?:the )?\d{{1,2}}(?:st|nd|rd|th)(?: of {_MONTH})?|on {_DATE})")
 # When a job starts, said ahead of it: any time of _WHEN, a date, or a weekday alone ("my first day
 # at Notion is Monday").
 _START_WHEN = (rf"(?:{_WHEN}|(?:on )?(?:the )?\d{{1,2}}(?:st|nd|rd|th)(?: of {_MONTH})?|(?:on )?{_DATE}|{_WEEKDAY}"
@@ -351,6 +363,16 @@ def _children_named(m: re.Match[str]) -> list[Fields]:
     return [{"value": n, "kind": _CHILD_KINDS[m.group("kind")]} for n in _listed_names(m.group("value"))]
 
 
+def _child_born(m: re.Match[str]) -> list[Fields]:
+    said = m.group("kind").removeprefix("baby ")
+    kind = {"boy": "son", "girl": "daughter", "baby": "child"}.get(said, said)
+    return [{**f, "kind": kind} for f in _name(m)]
+
+
+def _child_by_order(m: re.Match[str]) -> list[Fields]:
+    return [{**f, "kind": m.group("kind").casefold()} for f in _name(m)]
+
+
 def _pet(m: re.Match[str]) -> list[Fields]:
     kind = m.group("kind").casefold()
     return [{**f, "kind": kind, "part": _PETS[kind]} for f in _name(m)]
@@ -479,7 +501,7 @@ _ROUTINES = {"run": "running", "jog": "jogging", "swim": "swimming", "hike": "hi
 _HOW_OFTEN = (rf"(?:(?:every|each) (?:(?:single )?day|morning|evening|night|week|weekend|{_WEEKDAY}"
               r"(?: (?:morning|afternoon|evening|night))?)|(?:once|twice|(?:two|three|four|five|six|\d) times) a "
               r"(?:day|week|month)|on (?:the )?weekends|at (?:the )?weekends|most (?:days|mornings|evenings|nights|"
-              r"weekends)|daily|regularly)")
+              r"weekends)|daily|regularly|a lot(?! for (?:work|my job)))")
 # A race run, which makes running a pastime: "I run marathons", "training for a half marathon".
 _RACE = r"(?:half[- ])?(?:marathons?|ultramarathons?|ultras|10ks?|5ks?)(?![\w'’-])"
 # Who does a pastime, and the pastime: "a keen cyclist". Not "a baker" or "a painter", which are jobs.
@@ -657,6 +679,19 @@ _SCHOOL_WORDS = frozenset("university college school academy institute uni polyt
                           "seminary kindergarten".split())
 
 
+# How long the user was or has been somewhere: "three years", "about a decade", "a couple of months".
+_SPAN = (r"(?:about |almost |nearly |over |more than |just over |just under )?"
+         r"(?:{}|a few|several|many|a couple of|a couple|a) (?:years?|yrs?|months?|decades?)").format(_NUMBER)
+
+
+def _been_at(m: re.Match[str]) -> list[Fields]:
+    """Where the user has been for years (_stayed_at); someone the user has been with ("I've been with
+    Tom for three years") is no employer: "with" takes an organisation's name or a word of work."""
+    if m.group("with") == "with" and not (_an_organisation(m.group("value")) or _WORK_SAID.search(m.string)):
+        return []
+    return _stayed_at(m)
+
+
 def _stayed_at(m: re.Match[str]) -> list[Fields]:
     """A former employer, where the user was for years or months ("Before that I was at Zalando for
     four years"); not a school, nor a known place."""
@@ -723,6 +758,9 @@ def _employer_now(m: re.Match[str]) -> list[Fields]:
 
 def _known_place(m: re.Match[str]) -> list[Fields]:
     return _name(m) if _a_place(m.group("value")) else []
+
+
+_HOME = r"(?:house|home|flat|apartment|place|condo|townhouse)"
 
 
 def _place(m: re.Match[str]) -> list[Fields]:
@@ -1014,6 +1052,8 @@ _NOT_AFTER_PARTING = "".join(f"(?<!{verb} {prep} )" for verb in ("broke up", "sp
 _PARTING_WHEN = (rf"(?:(?:last|this) (?:week|month|year|spring|summer|fall|autumn|winter|weekend|{_WEEKDAY})|"
                  r"yesterday|today|recently|(?:(?:way )?back )?in (?:\d{4}|[A-Z][a-z]+)|"
                  r"(?:a|two|three|four|five|six|a few|a couple of) (?:days?|weeks?|months?|years?) ago)")
+_PROPOSED = (rf"(?:just |finally |officially )?(?:proposed(?: to me)?|popped the question)"
+             rf"(?: (?:last night|on {_WEEKDAY}|{_PARTING_WHEN}))?(?=\s*(?:[.!,;]|$))")
 # The same, kept as when the parting happened (`Candidate.happened`): read against the turn's time, it
 # places the event in the user's history (timeline.happened).
 _PARTED_WHEN = rf"(?: (?P<when>{_PARTING_WHEN}))?"
@@ -1160,7 +1200,9 @@ def _not_also_a_plan(candidates: list[Candidate]) -> list[Candidate]:
 
 # A child's age: "My son Max is 7.", "Our daughter just turned 12." Filed under the child's name as
 # a named relative's facts are (`child_max_age`), or under "son" or "daughter" when none is said.
-_CHILD = r"(?P<kind>(?i:son|daughter))"
+_CHILD = r"(?P<kind>(?i:son|daughter|eldest|oldest|youngest))"
+# A child said by where they come among the user's children ("my eldest", "our youngest").
+_BIRTH_ORDER = r"(?P<kind>(?i:eldest|oldest|youngest))"
 
 
 def _child_age(m: re.Match[str]) -> list[Fields]:
@@ -1241,15 +1283,17 @@ def _household(m: re.Match[str]) -> list[Fields]:
 _RULES = [
     # work
     _rule("fact", "employer", "work working employed started began got hired at for joined landed accepted signed "
-          "employer left quit switched moved went jumped changed first", [
+          "employer left quit switched moved went jumped changed first promoted", [
         rf"(?:{_WORKS_AT}) {_ORG_INTRO}(?P<value>{_ORG}){_NOT_TEMPORARY}",
         # "my first day at Notion is Monday" is a plan (below), not a job yet
         rf"(?:{_STARTED_AT}) {_ORG_INTRO}(?P<value>{_ORG})(?!,?\s+(?:is|will be) {_START_WHEN})",
         # a student's school is no employer (the school rule files it)
         rf"\bI(?:'m| am) {_INTRODUCED}(?:now |currently )?(?:an?|the) {_ROLE}(?<!student)(?: now| currently)? (?:at|for) (?:the )?"
         rf"(?P<value>{_ORG}){_NOT_TEMPORARY}",
-        rf"\bI(?: {_ADVERBS}work|'m {_ADVERBS}working| am {_ADVERBS}working) as (?:an?|the) {_ROLE} (?:at|for) (?:the )?"
-        rf"(?P<value>{_ORG}){_NOT_TEMPORARY}",
+        rf"\bI(?: {_ADVERBS}work|'m {_ADVERBS}working| am {_ADVERBS}working) {_WORK_HOURS}as (?:an?|the) {_ROLE} "
+        rf"(?:at|for) (?:the )?(?P<value>{_ORG}){_NOT_TEMPORARY}",
+        rf"\bI (?:just |recently |finally )?(?:got|was|have been|'ve been) promoted to (?:an? |the )?"
+        rf"(?:{_ROLE}|{_HEAD_OF}) (?:at|with) (?:the )?(?P<value>{_ORG}){_NOT_TEMPORARY}",
         # "I left Monzo for a job at Wise": a job left for one named as such.
         rf"\bI {_ADVERBS}(?:left|quit) (?:my job at )?(?:the )?{_ORG} for (?:an?|my) (?:new )?{_JOB_NOUN} (?:at|with) "
         rf"(?:the )?(?P<value>{_ORG})",
@@ -1302,10 +1346,16 @@ _RULES = [
         rf"\bI(?:'m| am) no longer (?:at|working (?:at|for)|employed (?:at|by)) (?:the )?(?P<value>{_ORG})",
         rf"\bI(?:'m| am) not (?:at|working (?:at|for)|employed (?:at|by)) (?:the )?(?P<value>{_ORG}) (?=any ?more\b)",
     ], "The user used to work at {value}.", _left_employer, confidence=0.7, importance=0.6, historical=True),
-    _rule("fact", "employer", "was", [
-        rf"\bI was at (?:the )?(?P<value>{_ORG}) for (?:about |almost |nearly |over |more than |just over |just under )?"
-        rf"(?:{_NUMBER}|a few|several|many|a couple of|a couple|a) (?:years?|yrs?|months?|decades?)(?![\w'’-])",
+    _rule("fact", "employer", "was retired", [
+        rf"\bI was at (?:the )?(?P<value>{_ORG}) for {_SPAN}(?![\w'’-])",
+        # "I retired in 2020 after 40 years with IBM": the retirement the work-status rule files
+        rf"\bI {_ADVERBS}retired\b[^.;]*? after {_SPAN} (?:at|with|for) (?:the )?(?P<value>{_ORG})",
     ], "The user used to work at {value}.", _stayed_at, confidence=0.7, importance=0.6, historical=True),
+    # "I've been at Unilever for three years", "I've been with Siemens since 2015": where the user still is
+    _rule("fact", "employer", "been", [
+        rf"\bI(?:'ve| have) (?:now |still )?been (?P<with>at|with) (?:the )?(?P<value>{_ORG}) (?:for {_SPAN}|since "
+        rf"(?:\d{{4}}|{_MONTH}|last (?:year|spring|summer|fall|autumn|winter)))(?![\w'’-])",
+    ], "The user's employer is {value}.", _been_at, importance=0.8),
     _rule("fact", "employer", "left quit", [_LEFT_NAME], "The user used to work at {value}.", _left_name,
           confidence=0.7, importance=0.6, historical=True, ends_only=True),
     _rule("fact", "role", "a an the promoted became title job role position head as", [
@@ -1313,11 +1363,13 @@ _RULES = [
         rf"\bI(?:'ve| have)? {_ADVERBS}accepted (?:an?|the) (?:new )?{_JOB_NOUN} as (?:an? |the )?(?P<value>{_ROLE})"
         rf"(?= (?:at|with)\b)",
         # "As a nurse, I see this a lot": who the user is, said in passing
-        rf"^(?i:as) an? (?!(?:former|ex-?|retired|future|wannabe|aspiring|would-be)\b)(?P<value>{_ROLE}),\s*I\b",
+        # not a reminiscence ("As a nurse, I saw a lot"): it says nothing of the job now
+        rf"^(?i:as) an? (?!(?:former|ex-?|retired|future|wannabe|aspiring|would-be)\b)(?P<value>{_ROLE}),\s*I\b"
+        rf"(?! (?:{_RECALLED})\b)",
         rf"(?:{_CURRENT_JOB}|\bI(?:'ve| have)? (?:just |recently )?joined) {_PROPER} as (?:an?|the) "
         rf"(?P<value>{_ROLE}){_ROLE_END}",
-        rf"\bI(?: (?:now |currently )?work|'m (?:now |currently )?working| am (?:now |currently )?working) as "
-        rf"(?:an?|the) (?P<value>{_ROLE}){_ROLE_END}",
+        rf"\bI(?: (?:now |currently )?work|'m (?:now |currently )?working| am (?:now |currently )?working) "
+        rf"{_WORK_HOURS}as (?:an?|the) (?P<value>{_ROLE}){_ROLE_END}",
         rf"\bI(?:'m| am) an? (?:{_NUMBER})[- ]years?[- ]old (?P<value>{_ROLE}){_ROLE_END}",
         # "the CTO of a startup"; not "a student of life"
         rf"\bI(?:'m| am) (?:now |currently |also )?the (?P<value>(?:{_alternation(_ROLE_ABBREVIATIONS)})|founder|"
@@ -1370,7 +1422,7 @@ _RULES = [
         rf"\bI (?:used to be|was) an? (?P<said>{_STUDENT_SAID}){_ROLE_END}",
     ], "The user used to be {a} {said}.", _student, confidence=0.7, importance=0.6, historical=True),
     # places
-    _rule("fact", "city", "live lived based living moved relocated bought", [
+    _rule("fact", "city", "live lived based living moved relocated bought new settled back", [
         rf"\b(?:I|[Ww]e) (?:now |currently |still )?live in (?P<value>{_PROPER})",
         rf"\b(?:I|[Ww]e)(?:'ve| have) (?:always )?lived in (?P<value>{_PROPER})",
         rf"\b(?:I|[Ww]e)(?:'ve| have) been living in (?P<value>{_PROPER})",
@@ -1381,22 +1433,42 @@ _RULES = [
         rf"(?P<value>{_PROPER})",
         rf"\b(?:I|[Ww]e)(?:'ve| have)? (?:just |recently |finally )?bought (?:a|our|my) (?:first )?"
         rf"(?:house|home|flat|apartment|condo) in (?P<value>{_PROPER})",
+        # a new home said by itself: "We just moved into a flat in Manchester", "Our new place is in
+        # Brooklyn", "the new flat we're renting is in Camden" (not someone else's: "My sister's new place")
+        rf"\b(?:I|[Ww]e)(?:'ve| have)? (?:just |recently |finally )?moved into (?:a|an|our|my|the) (?:new |own )?"
+        rf"{_HOME} in (?P<value>{_PROPER})",
+        rf"(?:\b(?i:our|my) new {_HOME}|(?:^|[.!?] )(?i:the) new {_HOME} (?:we|I)(?:'re| are|'m| am|'ve| have) "
+        rf"(?:renting|bought|moved into)) is (?:in|over in|down in|up in) (?P<value>{_PROPER})",
+        rf"\b(?:I|[Ww]e)(?:'ve| have)? (?:finally |now )?settled (?:down )?in (?P<value>{_PROPER})",
+        # "I moved back to my hometown, Cork": the hometown rule files it as where the user is from too
+        rf"\b(?:I|[Ww]e)(?:'ve| have)? (?:just |recently |finally )?moved back to (?i:my|our) home ?town(?:,| of) "
+        rf"(?P<value>{_PROPER})",
+        rf"\bI(?:'m| am) back in (?P<value>{_PROPER}),? where I grew up\b",
+        # the user's clause going on without its "I": "I left London in 2020 and now live in Lisbon"
+        rf"^(?:I|[Ww]e)\b[^.;]*? and (?:now |currently )?live in (?P<value>{_PROPER})",
     ], "The user lives in {value}.", _place, importance=0.75),
     # "Home is Glasgow these days": a known place only ("Home is Acme", "Home is Netflix" are none).
     _rule("fact", "city", "home", [
         rf"(?:^|[.!?] )[Hh]ome(?:'s|’s| is) (?:now )?(?P<value>{_PROPER})(?=\s*(?:[.!,;]|$)| (?:now|these days)\b)",
     ], "The user lives in {value}.", _known_place, importance=0.75),
-    _rule("fact", "city", "live lived moved relocated longer", [
+    _rule("fact", "city", "live lived moved relocated longer left", [
         rf"\b(?:I|[Ww]e) (?:used to live|previously lived|once lived|lived) in (?P<value>{_PROPER})",
         rf"\b(?:I|[Ww]e)(?:'ve| have)? (?:just |recently |finally )?(?:moved|relocated) "
         rf"(?:to (?P<new>{_PROPER}) |away )?from (?P<value>{_PROPER})(?= to (?P<then>{_PROPER}))?",
         rf"\b(?:I|[Ww]e) no longer live in (?P<value>{_PROPER})",
+        # "I moved out of Boston in 2018", "I left London in 2020 and now live in Lisbon" (a place left
+        # for another home; "I left Google" is a job, "I left Paris" alone a known place, _place_left)
+        rf"\b(?:I|[Ww]e)(?:'ve| have)? (?:just |finally )?(?:moved out of|left) (?P<value>{_PROPER})"
+        rf"(?=[^.;]*?\b(?:I|[Ww]e)?(?: now| currently)? (?:live|moved|relocated) (?:in|to)\b)",
+        rf"\b(?:I|[Ww]e)(?:'ve| have)? (?:just |finally )?moved out of (?P<value>{_PROPER})",
         rf"\b(?:I|[Ww]e) (?:don't|do not) live in (?P<value>{_PROPER}) (?=any ?more\b)",
     ], "The user used to live in {value}.", _place, confidence=0.7, importance=0.6, historical=True),
     _rule("fact", "birthplace", "born", [
         rf"\bI was born in (?P<value>{_PROPER})",
     ], "The user was born in {value}.", importance=0.6),
-    _rule("fact", "hometown", "originally grew come raised", [
+    _rule("fact", "hometown", "originally grew come raised hometown home", [
+        rf"\b(?i:my) home ?town(?:,| of| is) (?P<value>{_PROPER})",
+        rf"\bI(?:'m| am) back in (?P<value>{_PROPER}),? where I grew up\b",
         rf"\bI(?:'m| am) originally from (?P<value>{_PROPER})",
         rf"\bI(?:'m| am) from (?P<value>{_PROPER}),? originally\b",
         rf"\b(?:I come|[Oo]riginally,? I(?:'m| am)) from (?P<value>{_PROPER})",
@@ -1564,6 +1636,9 @@ _RULES = [
     _rule("fact", "{part}_{who}_role", "my our", [
         rf"{_NAMED_KIN} (?:is|'s) (?:now |currently |also |still )?(?:an?|the) (?P<value>{_ROLE}){_ROLE_END}",
         rf"{_NAMED_KIN} (?:now |currently |also |still )?works as (?:an?|the) (?P<value>{_ROLE}){_ROLE_END}",
+        # "My husband Ken works at Ford as a mechanic": the employer first (the employer rule files it)
+        rf"{_NAMED_KIN} (?:now |currently |also |still )?works (?:at|for) (?:the )?{_ORG} as (?:an?|the) "
+        rf"(?P<value>{_ROLE}){_ROLE_END}",
     ], "The user's {kind} {name} is {a} {value}.", _kin_fact(_role), confidence=0.7, importance=0.6),
     # What a named relative teaches is their role, as "I teach chemistry" is the user's.
     _rule("fact", "{part}_{who}_role", "teaches", [
@@ -1597,10 +1672,28 @@ _RULES = [
         rf"(?P<value>{_NAMES})",
         rf"{_MY} (?P<kind>sons|daughters|kids|children|boys|girls) are (?:(?:named|called) )?(?P<value>{_NAMES})",
     ], "The user's {kind} is named {value}.", _children_named, confidence=0.75, importance=0.8),
+    # a child born: "My husband and I just had a baby boy, Leo.", "We welcomed a baby girl named Ella"
+    _rule("relation", "child_name", "had welcomed", [
+        rf"(?:\b(?:I|[Ww]e)|\b(?i:my) (?:{_PARTNER_WORD}) and I|(?<![\w'’])(?i:me) and my (?:{_PARTNER_WORD})) "
+        rf"(?:just |recently |finally )?(?:had|welcomed) (?:(?:a|our (?:first|second|third|fourth)) )?(?:(?:little|new) )?"
+        rf"(?P<kind>baby (?:boy|girl|son|daughter)|son|daughter|baby),?(?: (?:named|called))? (?P<value>{_PROPER})",
+    ], "The user's {kind} is named {value}.", _child_born, confidence=0.75, importance=0.8),
+    # a child named by where they come among the children: "My eldest, Sam, just turned 18."
+    _rule("relation", "child_name", "eldest oldest youngest", [
+        rf"{_MY} {_BIRTH_ORDER},? (?P<value>{_PROPER}),",
+    ], "The user's {kind} child is named {value}.", _child_by_order, confidence=0.75, importance=0.8),
     _rule("fact", "relationship_status", "m am", [
         r"\bI(?:'m| am) (?:now |currently |happily )?(?P<value>single|married|divorced|widowed|engaged|separated)"
         + _strict_end("now", "again"),
     ], "The user is {value}.", _text, confidence=0.75, importance=0.7),
+    # A proposal to the user: "Sam proposed last night!", "My boyfriend popped the question" (engaged; the
+    # partner's name the rule below files); not "Tom proposed a toast", "Harry proposed to Meghan".
+    _rule("fact", "relationship_status", "proposed popped", [
+        rf"(?:^|(?<=[,;:] ))(?:(?i:my) (?:{_PARTNER_WORD})(?:,? {_PROPER},?)?|(?!I\b){_PROPER}|(?i:he|she)) {_PROPOSED}",
+    ], "The user is engaged.", lambda m: [{"value": "engaged"}], confidence=0.7, importance=0.7),
+    _rule("relation", "partner_name", "proposed popped", [
+        rf"(?:^|(?<=[,;:] ))(?P<value>(?!I\b){_PROPER}) {_PROPOSED}",
+    ], "The user's partner is named {value}.", confidence=0.7, importance=0.8),
     # A partnership begun or ended, said of the user and no name: "I got married in June!", "We broke up",
     # "My wife and I divorced last year". An event: a divorce said so ends the current partner
     # (supersession.ENDED_BY_EVENT), where "I'm divorced" says only what the user is.
@@ -1650,15 +1743,15 @@ _RULES = [
     ], "The user's former partner is {value}.", _name, confidence=0.7, importance=0.6, historical=True,
           ends_only=True),
     # a child's age (_child_age)
-    _rule("fact", "child_{who}_age", "son daughter", [
-        rf"{_MY} {_KIN_ADJECTIVE}{_CHILD}(?:,? (?P<name>{_PROPER}),?)? (?:is|'s) (?P<value>{_NUMBER})"
+    _rule("fact", "child_{who}_age", "son daughter eldest oldest youngest", [
+        rf"{_MY} {_KIN_ADJECTIVE}{_CHILD}(?:,? (?P<name>{_PROPER}),?)?(?: is|['’]s) (?P<value>{_NUMBER})"
         rf"(?: (?:years?|yrs?) old| ?y/?o)?{_AGE_END}",
         rf"{_MY} {_KIN_ADJECTIVE}{_CHILD}(?:,? (?P<name>{_PROPER}),?)? (?:just |recently )?turned (?P<value>{_NUMBER})"
         rf"{_TURNED_END}",
     ], "The user's {kind}{named} is {value} years old.", _child_age, confidence=0.75, importance=0.6),
     # a sibling's or a parent's age (_kin_age)
-    _rule("fact", "{person}_age", "is turned", [
-        rf"{_MY} {_KIN_ADJECTIVE}{_AGED_KIN}(?:,? (?P<name>{_PROPER}),?)? (?:is|'s) (?P<value>{_NUMBER})"
+    _rule("fact", "{person}_age", "is s turned", [
+        rf"{_MY} {_KIN_ADJECTIVE}{_AGED_KIN}(?:,? (?P<name>{_PROPER}),?)?(?: is|['’]s) (?P<value>{_NUMBER})"
         rf"(?: (?:years?|yrs?) old| ?y/?o)?{_AGE_END}",
         rf"{_MY} {_KIN_ADJECTIVE}{_AGED_KIN}(?:,? (?P<name>{_PROPER}),?)? (?:just |recently )?turned (?P<value>{_NUMBER})"
         rf"{_TURNED_END}",
@@ -1731,11 +1824,14 @@ _RULES = [
     # was added, not how many there are: no count)
     _rule("fact", "pet_kind", "got adopted rescued", [
         rf"\b(?:I|[Ww]e)(?:'ve| have)? (?:just |recently |finally )?(?:got|adopted|rescued) (?:an?|another) "
-        rf"{_PET_ADJECTIVE}{_PET}{_GOT_PET_END}",
+        rf"{_PET_ADJECTIVE}{_PET}{_GOT_PET_END}(?![^.;!?]*?, an? [^.;!?,]*?{_NAMED} {_CAPWORD})",
     ], "The user has {said}.", _pet_kind, confidence=0.7, importance=0.6),
     _rule("fact", "pet_{part}_{fact}", "have got adopted rescued bought my our", [
         rf"(?:{_HAVE}|{_GOT_PET}) an? {_PET_ADJECTIVE}(?P<breed>{_BREED})(?: (?P<kind>(?i:{_alternation(_PETS)})))?"
         rf"{_NAMED} (?P<name>{_PROPER})",
+        # the breed and name set after the pet got: "We adopted a kitten last month, a ragdoll named Pixel"
+        rf"{_GOT_PET} (?:an?|another) {_PET_ADJECTIVE}{_ONE_PET}(?: [a-z]+){{0,3}}?, an? {_PET_ADJECTIVE}"
+        rf"(?P<breed>{_BREED})(?: (?P<kind>(?i:{_alternation(_PETS)})))?{_NAMED} (?P<name>{_PROPER})",
         # a second pet named in the same breath, said by its breed: "a cat named Luna and a corgi called Waffles"
         rf"(?:{_HAVE}|{_GOT_PET}) (?:an?|another) {_PET_ADJECTIVE}{_ONE_PET}{_NAMED} {_PROPER},? and (?:an?|another) "
         rf"{_PET_ADJECTIVE}(?P<breed>{_BREED})(?: (?P<kind>(?i:{_alternation(_PETS)})))?{_NAMED} (?P<name>{_PROPER})",
@@ -1766,9 +1862,10 @@ _RULES = [
         rf"{_PUT_DOWN},? (?P<value>{_PROPER}),? (?:down|away)\b",
         rf"{_GAVE_AWAY},? (?P<value>{_PROPER})",
     ], "The user used to have a {kind} named {value}.", _pet, confidence=0.7, importance=0.5, historical=True),
-    # The same, of a pet not named: its kind ("My rabbit died.", "We had to give our cat away."), or
-    # said as the user's once ("I used to have a dog.")
-    _rule("fact", "pet_kind", "died passed put give gave given rehome rehomed lost", [
+    # The same, of a pet not named: its kind ("My rabbit died.", "We had to give our cat away."), an
+    # event, which ends the only pet of that kind; or said as the user's once ("I used to have a dog."),
+    # a fact of the past, which ends no named pet (supersession.pet_ending)
+    _rule("event", "pet_kind", "died passed put give gave given rehome rehomed lost", [
         rf"{_MY} {_PET_ADJECTIVE}{_PET} {_PET_GONE}(?![\w'’-])",
         rf"{_PUT_DOWN} (?:down|away)\b",
         rf"{_GAVE_AWAY}{_LOST_END}",
@@ -1778,8 +1875,8 @@ _RULES = [
     ], "The user used to have {said}.", _pet_kind, confidence=0.7, importance=0.5, historical=True),
     # A pet of a breed that died or was given away, named or not: "We had to put our beagle Pepper down",
     # "Bella, our beagle, passed away", "Our labrador died". Its name (or its kind) and its breed, as
-    # history (_pet_gone_by_breed).
-    _rule("fact", "{part}", "died passed put give gave given rehome rehomed lost", [
+    # history (_pet_gone_by_breed); an event, as the end of a pet of no breed is.
+    _rule("event", "{part}", "died passed put give gave given rehome rehomed lost", [
         rf"{_MY} {_PET_ADJECTIVE}(?!lab\b){_BREED_SAID}(?:,? (?P<name>{_PROPER}),?)? {_PET_GONE}(?![\w'’-])",
         rf"{_NAME_BESIDE}(?P<name>{_CAPWORD}), (?i:my|our) {_PET_ADJECTIVE}{_BREED_SAID},? {_PET_GONE}(?![\w'’-])",
         rf"\b(?:I|[Ww]e) {_HAD_TO}(?:give|gave|given|put) (?:my|our) {_PET_ADJECTIVE}(?!lab\b){_BREED_SAID}"
@@ -1798,13 +1895,17 @@ _RULES = [
         rf"\bI(?:'m| am) (?P<value>(?i:{_alternation(vocabulary.CONDITION_ADJECTIVES)}))(?![\w'’-])",
     ], "The user has {value}.", _condition, confidence=0.75, importance=0.85),
     # pastimes
-    _rule("preference", "hobby", "hobby hobbies play playing taken took picked got started go do pastime time", [
+    _rule("preference", "hobby", "hobby hobbies play playing taken took picked got gotten getting started go do pastime "
+          "time", [
         rf"\b(?i:my) (?:favou?rite )?(?:hobby|hobbies|pastime|pastimes) (?:is|are|include) "
         rf"(?P<value>{_NOT_OBJECT}{_WORD}(?:\s+{_WORD}){{0,2}}?(?:(?:,| and) {_WORD}(?:\s+{_WORD}){{0,2}}?){{0,3}})"
         rf"{_PHRASE_END}",
         rf"\b(?:I|[Ww]e) {_ADVERBS}play (?:the )?"
         rf"(?P<value>(?i:{_alternation(vocabulary.PLAYED)}))(?![\w'’-])",
-        rf"\bI(?:'ve| have)? {_ADVERBS}(?:taken up|took up|picked up|got into|gotten into|started) "
+        rf"\bI(?:'ve| have)? {_ADVERBS}(?:taken up|took up|picked up|got (?:really )?into|gotten (?:really )?into|started) "
+        rf"(?P<value>(?i:{_alternation(vocabulary.HOBBIES)})){_PASTIME_END}",
+        # "I've been getting into climbing" (and "Been getting into ...", read with its "I've")
+        rf"\bI(?:'m| am|'ve been| have been) getting (?:really |more |properly )?into "
         rf"(?P<value>(?i:{_alternation(vocabulary.HOBBIES)})){_PASTIME_END}",
         rf"\b(?:I|[Ww]e) {_ADVERBS}(?:go|do) (?P<value>(?i:{_alternation(vocabulary.HOBBIES)}))"
         rf"{_PASTIME_END}",
@@ -1822,7 +1923,7 @@ _RULES = [
     ], "The user's hobby is {value}.", _pastime_verb, confidence=0.7, importance=0.5),
     # A pastime said with how often ("I swim three times a week"; not "I cycle to work every day"), or
     # as what the user is ("a keen cyclist") or does ("I run marathons").
-    _rule("preference", "hobby", "every each once twice times weekends most daily regularly", [
+    _rule("preference", "hobby", "every each once twice times weekends most daily regularly lot", [
         rf"\bI {_ADVERBS}(?P<verb>[a-z]+) {_HOW_OFTEN}(?![\w'’-])",
     ], "The user's hobby is {value}.", _pastime_verb, confidence=0.7, importance=0.5),
     _rule("preference", "hobby", "run ran do did training m am", [
@@ -1860,8 +1961,11 @@ _RULES = [
         rf"\b(?:I|[Ww]e)(?:'m|'re| am| are) planning (?:to|on) (?P<value>{_phrase(8)})",
         rf"\b(?:I|[Ww]e)(?:'m|'re| am| are) planning (?P<value>an? (?:trip|holiday|vacation|visit) to {_phrase(6)})",
         rf"\b(?:I|[Ww]e) (?:plan|intend) (?:to|on) (?P<value>{_phrase(8)})",
-        rf"\b(?:I|[Ww]e)(?:'m|'re| am| are) (?P<value>(?:going|flying|driving|heading|moving|travelling|traveling|"
-        rf"getting married|visiting)(?: to| back to)?(?: {_PROPER})? {_WHEN})(?=\s*(?:[.,;!?]|$))",
+        rf"\b(?:I|[Ww]e)(?:'m|'re| am| are) (?P<value>(?:going|flying|driving|heading|moving|relocating|travelling|"
+        rf"traveling|getting married|visiting)(?: to| back to)?(?: {_PROPER})? {_TRIP_WHEN})(?=\s*(?:[.,;!?]|$))",
+        # a race ahead: "I'm doing the London half marathon in April" ("doing" is no plan by itself)
+        rf"\b(?:I|[Ww]e)(?:'m|'re| am| are) (?P<value>(?:doing|running|racing) (?:the|a|my first) (?:{_WORD} ){{0,3}}?"
+        rf"(?:{_RACE}|triathlons?|ironman) {_TRIP_WHEN})(?=\s*(?:[.,;!?]|$))",
         # Anything else the user is doing weeks or months ahead: "we're hosting Thanksgiving this
         # year"; not an errand of tonight ("I'm cooking dinner tonight") nor how they feel or what
         # they think ("I'm feeling better next week").
@@ -1986,6 +2090,9 @@ _UNSURE_WORDS = frozenset(
     "should think thinks thought believe believes guess wonder wondering doubt say says said tell tells "
     "told".split())
 _NEGATED = re.compile(r"n't\b", re.IGNORECASE)
+# A sentence that opens by asking to play along ("Pretend you're a pirate and I'm a sailor"): every
+# clause of it is make-believe, not only the first.
+_MAKE_BELIEVE = re.compile(r"(?:let's |lets )?(?:pretend|imagine|suppose|supposing)\b", re.IGNORECASE)
 # Words right after a match that take it back.
 _TAKEN_BACK = re.compile(r"[\s,]*(?:I think|I guess|I suppose|I believe|maybe|probably|perhaps|or not|jk|just kidding)\b",
                          re.IGNORECASE)
@@ -2051,9 +2158,10 @@ _SOON = r"(?:(?:just|recently|finally|officially|actually)\s+)?"
 _DROPPED_SUBJECT = re.compile(
     r"^(?:(?:so|and|also|oh|well|ok|okay|yeah|yes|btw|update)\b[,:!]?\s+)?"
     rf"(?={_SOON}(?:started|began|joined|moved|relocated|got|quit|left|switched|adopted|went|turned|became|landed|"
-    r"signed|stopped|gave|picked|took|been|starting|joining)\b)", re.IGNORECASE)
+    r"signed|stopped|gave|picked|took|been|starting|joining|flying|heading|driving|travelling|traveling)\b)",
+    re.IGNORECASE)
 _BEEN = re.compile(rf"{_SOON}been\b", re.IGNORECASE)
-_ING = re.compile(rf"{_SOON}(?:starting|joining)\b", re.IGNORECASE)
+_ING = re.compile(rf"{_SOON}(?:starting|joining|flying|heading|driving|travelling|traveling)\b", re.IGNORECASE)
 
 
 # A verb phrase joined to the user's own clause shares its "I": "I work at Stripe and live in
@@ -2103,6 +2211,7 @@ class _Surroundings:
 
     def __init__(self, sentence: str):
         self._sentence = sentence
+        self._make_believe = bool(_MAKE_BELIEVE.match(sentence))
         breaks = [mark.end() for mark in _CLAUSE_MARKS.finditer(sentence)]
         unsure = [negation.span() for negation in _NEGATED.finditer(sentence)]
         self._ended: list[int] = []
@@ -2124,6 +2233,8 @@ class _Surroundings:
     def plain(self, match: re.Match[str]) -> bool:
         """Whether the words around a match leave its statement plain (not negated, hedged,
         hypothetical, reported or over)."""
+        if self._make_believe:
+            return False
         start, end = match.span()
         # The clause of the match starts after the last break before it.
         last_break = bisect_right(self._breaks, start) - 1
