@@ -200,3 +200,29 @@ def test_a_message_says_which_of_its_values_no_longer_hold(tenant):
     assert "- I work at Feedzai as a data analyst. (said 2026-11-10; no longer current: Feedzai, data analyst)" \
         in work, work
     assert "- I left Feedzai." in work, work
+
+
+def test_a_tight_budget_holds_the_answer_before_the_users_other_facts(tenant):
+    """The first-hour trial (docs/measurements/quality.md): ten standing facts cost about a hundred
+    tokens, so a budget of 120 held only them, and "what does the user think about remote work?" got
+    a context without a word about remote work, though the search ranked both views first."""
+    for i, line in enumerate(["I'm Maya, I work at Spotify.", "I live in Brooklyn.", "My cat is called Miso.",
+                              "My boyfriend is Daniel.", "I'm allergic to peanuts.", "I'm vegan.",
+                              "My sister is Lena.", "I drive a Volvo.", "I have two kids."]):
+        tenant.turn(line, session="s-old", timestamp=f"2026-11-0{i + 1}T09:00:00Z")
+    tenant.turn("Honestly I think remote work is overrated.", session="s-old", timestamp="2026-11-10T09:00:00Z")
+    tenant.turn("I've changed my mind: remote work is actually great.", session="s-now",
+                timestamp="2026-11-28T09:00:00Z")
+    ask = {"user_id": tenant.user, "query": "what does the user think about remote work?"}
+    full = tenant.post("/v1/recall", {**ask, "max_tokens": 2000}).json()
+    assert sum(c["bucket"] == "facts" and c["score"] == 0 for c in full["citations"]) >= 8, full["context"]
+    answer = full["citations"][0]
+    assert "remote work" in answer["snippet"], full["context"]
+    # a budget that holds the header and the user's other facts, and not much more
+    facts_only = count_tokens("\n".join(full["context"].splitlines()[:1] + [
+        f"- {c['snippet']}" for c in full["citations"] if c["score"] == 0]))
+    tight = tenant.post("/v1/recall", {**ask, "max_tokens": max(64, facts_only)}).json()
+    assert tight["citations"] and tight["citations"][0]["memory_id"] == answer["memory_id"], tight["context"]
+    assert "remote work" in tight["context"].splitlines()[1] and tight["token_count"] <= max(64, facts_only)
+    # the user's other facts fill what is left of it
+    assert sum(c["bucket"] == "facts" for c in tight["citations"]) >= 3, tight["context"]

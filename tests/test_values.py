@@ -78,6 +78,29 @@ def test_the_employer_named_once_the_job_starts_ends_the_job_to_come(tenant):
                                    ("next_job", "starting at Notion in April", False)}
 
 
+def test_the_city_moved_to_ends_the_plan_to_move_there(tenant):
+    """The first-hour trial (docs/measurements/quality.md): "moving to New York next month" stayed
+    a current plan after "We moved to New York", first for "what are my upcoming plans?" and in every
+    recall's facts. A plan to go elsewhere, or not to move, stays."""
+    tenant.turn("I live in Chicago.", timestamp="2026-11-01T09:00:00Z")
+    tenant.turn("We're moving to New York next month.", timestamp="2026-11-09T09:00:00Z")
+    tenant.turn("I'm planning a trip to Boston in March.", timestamp="2026-11-10T09:00:00Z")
+    assert ("plan", "moving to New York next month", True) in _facts(tenant)
+    tenant.turn("We moved to New York last weekend.", timestamp="2026-11-28T09:00:00Z")
+    facts = set(_facts(tenant))
+    assert ("plan", "moving to New York next month", False) in facts, facts
+    assert ("city", "New York", True) in facts and ("city", "Chicago", False) in facts
+    assert any(key == "plan" and "Boston" in value and active for key, value, active in facts), facts
+    plans = [r["content"] for r in tenant.search("what are my upcoming plans?") if r["key"] == "plan"]
+    assert plans and all("New York" not in plan for plan in plans), plans
+
+
+def test_a_move_elsewhere_leaves_the_plan_to_move(tenant):
+    tenant.turn("I'm moving to Berlin next month.", timestamp="2026-11-09T09:00:00Z")
+    tenant.turn("I live in Munich.", timestamp="2026-11-20T09:00:00Z")
+    assert ("plan", "moving to Berlin next month", True) in _facts(tenant)
+
+
 def test_a_move_between_well_known_employers_changes_the_employer(tenant):
     tenant.turn("I live in Dublin.", timestamp="2026-01-05T09:00:00Z")
     tenant.turn("I moved from Google to Meta.", timestamp="2026-02-05T09:00:00Z")

@@ -1,9 +1,13 @@
 """Context for a prompt: what matters for a query, packed into a token budget.
 
-Three buckets spend the budget, in priority order: the user's current facts (their own semantic and
-procedural memories, those the query found first, then the most important), then the memories
-relevant to the query (the search, floor included), then the latest messages of the current session.
-The first and the last do not depend on the query passing the relevance floor: a broad question
+Three buckets spend the budget: the memories relevant to the query (the search, floor included), the
+user's current facts (their own semantic and procedural memories, those the query found first, then
+the most important) and the latest messages of the current session. The search's first `ANSWER` go
+in first, then the facts, then the rest of what the search found, then the session's messages: facts
+first, ten of them (about a hundred tokens) filled a tight budget and left out the line that answers
+(the first-hour trial, docs/measurements/quality.md: asked about remote work with 120 tokens, a
+context of ten facts, the stale view among them and not the message that changed it). The facts and
+the session's messages do not depend on the query passing the relevance floor: a broad question
 ("what should I know before planning her week?") matches no memory in particular, yet who the user
 is and what was just said still belong in its prompt. What went in is listed in another order: what
 the query found first, as the search ranked it, then the facts it did not find, then the session's
@@ -36,6 +40,11 @@ from memex.retrieval.search import Dependencies, search
 
 HEADER = "Relevant memories about the user:"
 CURRENT_FACTS = 10
+# The search's best, taken in before the standing facts. Three: a fact and the message it came from, or
+# a new view and the old one, come in pairs at the top; with three, a budget of 120 tokens held the
+# search's first hit for 43 of the first-hour trial's 44 questions (36 when the facts went first), and
+# three short lines leave most of it to the facts.
+ANSWER = 3
 RELEVANT = 30
 RECENT_SESSION = 10
 
@@ -66,7 +75,9 @@ def recall(ctx: Context, tenant_id: str, request: RecallIn) -> dict[str, Any]:
     # What goes in: the budget is spent in the buckets' order of priority.
     admitted: dict[str, str] = {}  # memory id -> the bucket that took it in
     used = count_tokens(HEADER)
-    for bucket, ids in (("facts", fact_ids), ("relevant", [memory["id"] for memory in relevant]),
+    found_ids = [memory["id"] for memory in relevant]
+    standing_facts = set(fact_ids)
+    for bucket, ids in (("relevant", found_ids[:ANSWER]), ("facts", fact_ids), ("relevant", found_ids[ANSWER:]),
                         ("recent", recent_ids)):
         for item in ids:
             if item in admitted:
@@ -74,12 +85,13 @@ def recall(ctx: Context, tenant_id: str, request: RecallIn) -> dict[str, Any]:
             # Joined with a newline; counted as its own piece, then checked on the whole text.
             cost = count_tokens("\n- " + _line(found[item], stale.get(item, ())))
             if used + cost <= request.max_tokens:
-                admitted[item] = bucket
+                # one of the user's standing facts is cited as one, whichever pass took it in
+                admitted[item] = "facts" if item in standing_facts else bucket
                 used += cost
     # In what order: what the query found first, as the search ranked it (the facts among it in their
     # place: a fact the search ranks below the line that answers stays below it), then the facts it
     # did not find, then the session's latest messages in the order said.
-    order = [memory["id"] for memory in relevant]
+    order = list(found_ids)
     order += [item for item in fact_ids if item not in scores]
     order += [item for item in reversed(recent_ids) if item not in scores]
     lines = [HEADER]

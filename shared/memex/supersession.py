@@ -13,9 +13,9 @@ same thing, a liking for coffee by "I stopped drinking coffee"), being single or
 divorce or a spouse's death, said as an event) takes back the current partner, as a partner named
 later takes back being single, and being out of work or retired takes back the current employer and
 job title, as an employer (or a job title said in another message) named later takes back the work
-status, and an employer the job to come. A pet's kind alone ("I have a dog.") says less than a name,
-breed or count of that kind, and a pet said over without its name ("We had to give our cat away.")
-ends that kind and its only current name.
+status, and an employer the job to come, as the city moved to the plan to move there. A pet's kind
+alone ("I have a dog.") says less than a name, breed or count of that kind, and a pet said over without
+its name ("We had to give our cat away.") ends that kind and its only current name.
 
 Both judges decide by rule what the rules say of partners, jobs, corrections and values said
 together: a status without a partner (or without work) and a partner (or an employer) take each other
@@ -132,6 +132,20 @@ EMPLOYER_KEY, WORK_STATUS_KEY, NEXT_JOB_KEY = "employer", "employment_status", "
 WITHOUT_WORK = frozenset({"out of work", "retired"})
 BESIDE_A_JOB = frozenset({"student"})
 
+# A move made ends the plan to make it ("We're moving to New York next month", then "We moved to New
+# York"): it is done, as the job to come is once its employer is named. Left current, it stayed first
+# for "what are my upcoming plans?" and among recall's standing facts (the first-hour trial,
+# docs/measurements/quality.md). A plan to move elsewhere, out of that city, or for something else in
+# it (a trip), is no plan this move carried out: it stays.
+CITY_KEY, PLAN_KEY = "city", "plan"
+
+
+def _move_to(plan: str, city: str) -> bool:
+    """Whether a plan is to move to that city ("moving to New York next month" of "New York")."""
+    plan, city = _normal(plan), _normal(city)
+    return bool(city) and re.search(
+        rf"\b(?:mov(?:e|es|ing)|relocat(?:e|es|ing))\s+(?:back\s+|over\s+)?to\s+{re.escape(city)}\b", plan) is not None
+
 
 def _takes_back(candidate: Candidate) -> dict[str, frozenset[str] | None]:
     """The keys (the candidate's subject's) whose current values the candidate takes back, each with
@@ -149,6 +163,8 @@ def _takes_back(candidate: Candidate) -> dict[str, frozenset[str] | None]:
         taken = {WORK_STATUS_KEY: None, NEXT_JOB_KEY: None}
     elif key == HELD_AT_EMPLOYER:
         taken = {WORK_STATUS_KEY: WITHOUT_WORK}
+    elif key == CITY_KEY:
+        taken = {PLAN_KEY: None}  # those that move there (taken_back)
     else:
         return {}
     return {subject_key(candidate.subject, base): values for base, values in taken.items()}
@@ -234,14 +250,16 @@ def taken_back(candidate: Candidate, related: list[dict[str, Any]]) -> list[dict
     """What the candidate takes back of `related`: the current partner a status without one (or a
     divorce, a death) ends, the status without one a partner ends, the employer and job title a
     status without work ends, the work status (a student's excepted) and the job to come an employer
-    ends, being without work a job title said in another message ends. Both judges decide such a
-    candidate by rule (the LLM judge would take a status and a name for two unrelated facts)."""
+    ends, being without work a job title said in another message ends, the plan to move there a city
+    ends. Both judges decide such a candidate by rule (the LLM judge would take a status and a name
+    for two unrelated facts)."""
     taken = _takes_back(candidate)
     return [m for m in related if m["key"] in taken
             and (taken[m["key"]] is None or _normal(m["value"] or "") in taken[m["key"]])
             and not (ends_partnership(candidate) and _NEVER_MARRIED.search(m["content"] or ""))
             and not (candidate.base_key == EMPLOYER_KEY and _normal(m["value"] or "") in BESIDE_A_JOB)
-            and not (candidate.base_key == HELD_AT_EMPLOYER and _said_in(m, candidate.source_message_id))]
+            and not (candidate.base_key == HELD_AT_EMPLOYER and _said_in(m, candidate.source_message_id))
+            and not (candidate.base_key == CITY_KEY and not _move_to(m["value"] or "", candidate.value))]
 
 
 def _said_in(memory: dict[str, Any], message_id: str) -> bool:
