@@ -237,10 +237,11 @@ def test_a_status_that_took_the_job_back_answers_a_job_question_near_nothing_she
 
 
 def test_the_news_of_a_key_taken_back_is_found_whichever_of_the_users_keys_it_is(ctx, tenant):
-    """history.send_ended reads the keys a question names from the keys the user's facts were filed
-    under, one after another: the first of them ("allergy") and the last ("workplace", taken back
-    after a value of its own replaced an earlier one) are found, each with the current fact that took
-    it back; another user's fact under the same key, taken back the same way, is not."""
+    """history.send_ended finds a key the question names among the user's keys taken back (migration
+    0021): the first of the user's keys ("allergy") and the last ("workplace", taken back after a
+    value of its own replaced an earlier one, a link under one key that takes nothing back), each
+    with the current fact that took it back; another user's fact under the same key, taken back the
+    same way, is not."""
     from memex.db import history
     from memex.db import memories as memory_rows
 

@@ -515,3 +515,122 @@ def test_an_event_stands_in_history_at_the_end_of_its_own_time_when_that_is_past
     candidate = Candidate("event", "relationship_status", "divorced", "The user is divorced.", 0.7, 0.7, "m1",
                           happened=happened)
     assert timeline.happened(candidate, said_at).isoformat() == stands_at
+
+
+_KEYS = ["employer", "role", "employment_status", "city", "allergy", "diet", "partner", "pet", "phone", "hobby"]
+
+
+def _taken_back_by_walking_every_link(conn, tenant_id: str, user_id: str, words: list[str]) -> list[tuple]:
+    """What history.send_ended answers of a key taken back, read the slow way: every link of the
+    tenant, each with the two facts it joins (the statement before migration 0021)."""
+    rows = conn.execute(
+        """SELECT o.key, o.subject, t.id FROM memory_links r
+           JOIN memories o ON o.tenant_id = r.tenant_id AND o.id = r.replaced_id
+           JOIN memories t ON t.tenant_id = r.tenant_id AND t.id = r.memory_id
+           WHERE r.tenant_id = %(t)s AND o.user_id = %(u)s AND t.user_id = %(u)s AND t.active
+             AND o.memory_type = 'semantic' AND t.memory_type = 'semantic' AND o.subject = t.subject
+             AND o.key <> t.key
+             AND to_tsvector('english', replace(o.key, '_', ' ')) @@ to_tsquery('english', %(q)s)
+             AND NOT EXISTS (SELECT 1 FROM memories c WHERE c.tenant_id = o.tenant_id AND c.user_id = o.user_id
+                             AND c.subject = o.subject AND c.key = o.key AND c.active AND c.memory_type = 'semantic')
+           ORDER BY t.valid_from DESC, t.id, o.key""",
+        {"t": tenant_id, "u": user_id, "q": " | ".join(f"{w}:*" for w in words)},
+    ).fetchall()
+    return [(r["key"], r["subject"], r["id"]) for r in rows]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_news_of_a_key_taken_back_is_what_a_walk_of_every_link_finds(ctx, tenant, seed):
+    """history.send_ended's keys taken back (a current fact under another key that took the named
+    key's value back) are read from the links that cross keys (migration 0021), and they are what a
+    walk of every link finds, in the same order, over random histories: values replaced under their
+    own key and across keys, for two users and two subjects (and now and then a link between two of
+    them, which takes nothing back); a late value placed between two
+    (a link taken apart and made again, timeline.apply); memories erased (their chains closed over
+    the gap, what they replaced current again)."""
+    from datetime import datetime, timedelta, timezone
+
+    import numpy as np
+
+    from memex.db import erasure, history
+    from memex.db import memories as memory_rows
+
+    rng = random.Random(seed)
+    conn = ctx.db.connection()
+    vector = np.full(ctx.settings.embedding_dim, ctx.settings.embedding_dim ** -0.5)
+    users, subjects = [tenant.user, f"{tenant.user}-other"], ["user", "Melanie"]
+    start = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    facts: dict[str, tuple[str, str]] = {}  # id -> (user, subject) of every fact not erased
+
+    def fact(user: str, subject: str, active: bool) -> str:
+        memory_id = f"f{seed}-{len(facts):03d}-{rng.randrange(10 ** 6)}"
+        key = rng.choice(_KEYS)
+        memory_rows.insert(conn, tenant.id, {
+            "id": memory_id, "user_id": user, "subject": subject, "memory_type": "semantic", "type": "fact",
+            "key": key, "value": memory_id, "content": f"The user's {key} is {memory_id}.", "importance": 0.5,
+            "active": active, "valid_from": start + timedelta(days=rng.randrange(400)), "embedding": vector,
+            "metadata": {}})
+        facts[memory_id] = (user, subject)
+        return memory_id
+
+    def same_owner(memory_id: str) -> list[str]:
+        return [m for m, owner in facts.items() if owner == facts[memory_id] and m != memory_id]
+
+    found = 0
+    for step in range(120):
+        move = rng.random()
+        links = [(r["memory_id"], r["replaced_id"]) for r in conn.execute(
+            "SELECT memory_id, replaced_id FROM memory_links WHERE tenant_id = %s ORDER BY 1, 2", (tenant.id,))]
+        if move < 0.5 or not links:  # a new value replacing one, two or none of its owner's
+            newer = fact(rng.choice(users), rng.choice(subjects), True)
+            for older in rng.sample(same_owner(newer), min(rng.choice([0, 1, 1, 2]), len(same_owner(newer)))):
+                history.link(conn, tenant.id, newer, older)
+                history.end(conn, tenant.id, older, start)
+        elif move < 0.7:  # a late value placed between two
+            newer, older = rng.choice(links)
+            late = fact(*facts[older], False)
+            history.unlink(conn, tenant.id, newer, older)
+            history.link(conn, tenant.id, late, older)
+            history.link(conn, tenant.id, newer, late)
+        elif move < 0.85:  # a current value taking back another, now and then of another subject or user
+            current = [r["id"] for r in conn.execute(
+                "SELECT id FROM memories WHERE tenant_id = %s AND active ORDER BY id", (tenant.id,))]
+            newer = rng.choice(current or list(facts))
+            older = rng.choice((same_owner(newer) if rng.random() < 0.5 else []) or list(facts))
+            if older != newer:
+                history.link(conn, tenant.id, newer, older)
+                history.end(conn, tenant.id, older, start)
+        else:
+            erased = rng.choice(list(facts))
+            erasure.memories(conn, tenant.id, [erased])
+            facts.pop(erased)
+        if step % 4 == 3:
+            for words in (["employer"], ["role", "employment"], ["city", "allergy", "diet", "pet"], _KEYS):
+                for user in users:
+                    expected = _taken_back_by_walking_every_link(conn, tenant.id, user, words)
+                    rows = history.send_ended(conn, tenant.id, user, None, words, 1000)()
+                    assert [(r["key"], r["subject"], r["message"]["id"]) for r in rows] == expected, (step, words)
+                    found += len(expected)
+    assert found  # the histories did take keys back
+
+
+def test_erasure_leaves_no_key_taken_back_behind(ctx, tenant):
+    """The links that cross keys (migration 0021) go with what they join: a memory erased, a user."""
+    conn = ctx.db.connection()
+
+    def taken_back() -> list[tuple[str, str]]:
+        return [(r["key"], r["memory_id"]) for r in conn.execute(
+            "SELECT key, memory_id FROM keys_taken_back WHERE tenant_id = %s ORDER BY key", (tenant.id,))]
+
+    tenant.turn("I work at Acme as a designer.", session="s0", timestamp="2026-01-05T09:00:00Z")
+    tenant.turn("I got laid off last week.", session="s1", timestamp="2026-03-05T09:00:00Z")
+    [status] = [m for m in _active(tenant, "employment_status") if m["active"]]
+    assert taken_back() == [("employer", status["id"]), ("role", status["id"])]
+    assert tenant.delete(f"/v1/memories/{status['id']}").status_code == 200
+    assert taken_back() == []
+    tenant.turn("I work at Globex as a chef.", session="s2", timestamp="2026-04-05T09:00:00Z")
+    tenant.turn("I got laid off again.", session="s3", timestamp="2026-05-05T09:00:00Z")
+    [status] = [m for m in _active(tenant, "employment_status") if m["active"]]
+    assert taken_back() == [("employer", status["id"]), ("role", status["id"])]
+    assert tenant.delete(f"/v1/users/{tenant.user}").status_code == 200
+    assert taken_back() == []

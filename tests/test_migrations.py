@@ -263,3 +263,47 @@ def test_a_memory_keeps_its_text_in_its_row_from_0020_on(ctx):
         conn.execute("VACUUM FULL memories")
         assert values_out_of_line() == 0
         assert conn.execute("SELECT count(*) FROM memories").fetchone()[0] == 2
+
+
+def test_the_keys_taken_back_are_read_from_the_links_a_database_has(ctx):
+    """Migration 0021 on a database written before it: each link between two semantic facts of one
+    user and subject under two keys, with the owner, subject and key of the value taken back; none
+    for a link under one key, of two subjects or of two users; and a link written afterwards is
+    kept by the trigger."""
+    version = "0021_keys_taken_back"
+    with _scratch_database(ctx, "memex_before_0021") as conn:
+        # the schema as 0020 left it
+        conn.execute("DROP TRIGGER keys_taken_back_insert ON memory_links")
+        conn.execute("DROP FUNCTION keys_taken_back_add")
+        conn.execute("DROP TABLE keys_taken_back")
+        conn.execute("DELETE FROM schema_migrations WHERE version = %s", (version,))
+        conn.execute("INSERT INTO tenants (id) VALUES ('t')")
+        for id_, user, subject, key in (("acme", "u", "user", "employer"), ("globex", "u", "user", "employer"),
+                                        ("out", "u", "user", "employment_status"),
+                                        ("designer", "u", "user", "role"), ("mel", "u", "Melanie", "employment_status"),
+                                        ("chef", "u", "Melanie", "role"), ("v", "v", "user", "employment_status"),
+                                        ("mel_job", "u", "Melanie", "employer")):
+            conn.execute("""INSERT INTO memories (tenant_id, id, user_id, memory_type, type, key, value, content,
+                                                  embedding, valid_from, subject)
+                            VALUES ('t', %s, %s, 'semantic', 'fact', %s, %s, %s,
+                                    array_fill(0.1, ARRAY[384])::vector, now(), %s)""",
+                         (id_, user, key, id_, f"{key} {id_}", subject))
+        for newer, older in (("globex", "acme"), ("out", "globex"), ("out", "designer"), ("mel", "designer"),
+                             ("v", "acme")):
+            conn.execute("INSERT INTO memory_links (tenant_id, memory_id, replaced_id) VALUES ('t', %s, %s)",
+                         (newer, older))
+
+        def taken_back() -> list[tuple]:
+            return conn.execute("""SELECT memory_id, replaced_id, user_id, subject, key FROM keys_taken_back
+                                   ORDER BY memory_id, replaced_id""").fetchall()
+
+        assert apply_migrations(conn, 384) == [version]
+        assert taken_back() == [("out", "designer", "u", "user", "role"), ("out", "globex", "u", "user", "employer")]
+        conn.execute("INSERT INTO memory_links (tenant_id, memory_id, replaced_id) VALUES ('t', 'mel', 'chef')")
+        conn.execute("INSERT INTO memory_links (tenant_id, memory_id, replaced_id) VALUES ('t', 'mel', 'mel_job')")
+        assert taken_back()[:2] == [("mel", "chef", "u", "Melanie", "role"),
+                                    ("mel", "mel_job", "u", "Melanie", "employer")]
+        conn.execute("DELETE FROM memory_links WHERE memory_id = 'mel' AND replaced_id = 'chef'")
+        conn.execute("DELETE FROM memories WHERE id = 'designer'")
+        assert taken_back() == [("mel", "mel_job", "u", "Melanie", "employer"),
+                                ("out", "globex", "u", "user", "employer")]

@@ -268,9 +268,9 @@ def send_ended(conn: psycopg.Connection, tenant_id: str, user_id: str, vector: A
     nothing, nor, for a fact that ended with another, `ended_by` (pipeline), the end of that other);
     or the current fact under another key that took its value back ("The user is out of work." after
     "I got laid off", which ended the employer and the job title: supersession.related_keys), read
-    from the keys the user's facts were filed under, those facts and what replaced them
-    (memory_links_replaced): never from the tenant's links nor the user's current facts, which
-    grow with every user's history (docs/measurements/performance.md). Each row is the key
+    from the user's links that cross keys (migration 0021): never from the tenant's links, the
+    user's current facts nor the history of the keys named, which grow with every user's history
+    and every value of a key (docs/measurements/performance.md). Each row is the key
     named and its subject, and the memory to answer with (`message`: the episodic memory of the
     statement's message, or the current fact, with what scoring and scoping need of it), the nearest
     `vector` in meaning first, then the latest (the keys one fact took back in their order). At most
@@ -285,18 +285,7 @@ def send_ended(conn: psycopg.Connection, tenant_id: str, user_id: str, vector: A
                               AND c.key = {alias}.key AND c.active AND c.memory_type = 'semantic')""")
 
     cursor = conn.execute(
-        f"""WITH RECURSIVE keys(key) AS (
-            -- each key the user's facts were filed under, one probe of memories_user_key a key (Postgres
-            -- 16 has no skip scan): what a question names is read from a few hundred keys, not from
-            -- the user's facts
-            (SELECT m.key FROM memories m WHERE m.tenant_id = %(t)s AND m.user_id = %(u)s AND m.key IS NOT NULL
-             ORDER BY m.key LIMIT 1)
-            UNION ALL
-            SELECT (SELECT m.key FROM memories m WHERE m.tenant_id = %(t)s AND m.user_id = %(u)s AND m.key > k.key
-                    ORDER BY m.key LIMIT 1)
-            FROM keys k WHERE k.key IS NOT NULL
-        )
-        SELECT key, subject, message FROM (
+        f"""SELECT key, subject, message FROM (
             SELECT e.key, e.subject, {_scoped('s')} AS message, {near('e')} AS near, e.valid_from AS said, e.id
             FROM memories e
             -- a message's episodic memory, by its key (index memories_dedupe)
@@ -311,16 +300,13 @@ def send_ended(conn: psycopg.Connection, tenant_id: str, user_id: str, vector: A
                               AND r.replaced_id = e.metadata->>'ended_by')
               AND {no_current('e')}
             UNION ALL
-            -- a current fact under another key that took the named key's value back: the named key's
-            -- facts (memories_user_key), what replaced each (memory_links_replaced)
-            SELECT o.key, o.subject, {_scoped('t')}, {near('t')}, t.valid_from, t.id
-            FROM keys k
-            JOIN memories o ON o.tenant_id = %(t)s AND o.user_id = %(u)s AND o.key = k.key
-            JOIN memory_links r ON r.tenant_id = o.tenant_id AND r.replaced_id = o.id
-            JOIN memories t ON t.tenant_id = r.tenant_id AND t.id = r.memory_id
-            WHERE {_by_key(words, 'k')} AND t.user_id = %(u)s AND t.active AND t.memory_type = 'semantic'
-              AND o.memory_type = 'semantic' AND o.subject = t.subject AND o.key <> t.key
-              AND {no_current('o')}
+            -- a current fact under another key that took the named key's value back: the user's
+            -- links that cross keys (index keys_taken_back_user), a few whatever each key's history
+            SELECT x.key, x.subject, {_scoped('t')}, {near('t')}, t.valid_from, t.id
+            FROM keys_taken_back x
+            JOIN memories t ON t.tenant_id = x.tenant_id AND t.id = x.memory_id
+            WHERE x.tenant_id = %(t)s AND x.user_id = %(u)s AND {_by_key(words, 'x')} AND t.active
+              AND {no_current('x')}
         ) news
         ORDER BY near DESC NULLS LAST, said DESC, id, key LIMIT %(most)s""",
         {"t": tenant_id, "u": user_id, "words": _key_query(words), "most": most,
