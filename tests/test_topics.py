@@ -408,7 +408,8 @@ def test_the_job_title_and_the_field_of_study_come_before_the_employer_and_the_s
     for question in ("What's her major?", "What is she studying?", "What subject does he study?"):
         order = topics.ordered(topics.asked(question), _scored("school", "status", "field"), keys)
         assert [item for item, _, _ in order][0] == "field", question
-    for question in ("Which university is she studying at?", "Is she studying?", "Is he a student?"):
+    for question in ("Which university is she studying at?", "Is she studying?", "Is he a student?",
+                     "What is her alma mater?", "Where did the user study?"):
         ranked = _scored("school", "status", "field")
         assert topics.ordered(topics.asked(question), ranked, keys) == ranked, question
 

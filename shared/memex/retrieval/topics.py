@@ -99,6 +99,9 @@ _WHO = r"(?:i|you|she|he|they|we|the user)"
 _WHERE_SHE_WORKS = (r"\b(?:where|who|whom|compan(?:y|ies)|employers?|firm|next|new|upcoming|future|starting|joining|"
                     r"changing|switching)\b")
 _WHICH_SCHOOL = r"\b(?:where|which|what school|universit(?:y|ies)|college|uni)\b"
+# ... or that asks for no subject nor degree ("What is her alma mater?", "What's her educational
+# background?"): the school keeps its place
+_NO_SUBJECT = r"|^(?!.*\b(?:majors?|majored|stud(?:y|ied|ying)|degrees?|subjects?|fields?)\b)"
 # Being (not) at school, as the question's verb says it: "Is she", "What's he", "Am I".
 _IS = r"(?:\bis|\bare|\bam|\bwas|['’]s|['’]re|['’]m)"
 _UNI = r"(?:uni|university|college)"
@@ -185,7 +188,7 @@ _KINDS = (
     _Kind(r"education|educational background|(?<!what )(?<!some )(?<!certain )degree|degrees(?= (?:does|do|did|has|have))|"
           r"qualifications?|alma mater|universit(?:y|ies)|college|(?:go|went) to school|(?:did|does|do) (?:\w+ ){1,2}study|"
           r"majors?|majored", r"(?:school|degree|field_of_study)$", ("school", "degree", "study"), of_someone=True,
-          first=r"(?:field_of_study|degree)$", first_unless=_WHICH_SCHOOL),
+          first=r"(?:field_of_study|degree)$", first_unless=_WHICH_SCHOOL + _NO_SUBJECT),
     # being a student: "Is she studying?", "Am I in school?", "Is he a student?", which the work status
     # answers too ("I'm a student at Yale." files the status and the school); and what she studies
     # ("What's he studying?", "What's her major?" above), by the field or the degree first. Not a
