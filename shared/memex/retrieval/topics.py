@@ -38,7 +38,10 @@ word, asked of a person ("Where did the Beatles grow up?" names none); so does w
 ("Where does she work?", "Who does he work for?"), with the job to come, and so does what she does
 ("What do I do?", "What does she do for a living?"), which being a student, retired or out of work
 answers as a job does (employment_status: "I'm a student." files no job title). The job to come is
-first too for where she works next ("Where will she work next?", "What job is he starting?").
+first too for where she works next ("Where will she work next?", "What job is he starting?"). Asked for
+her job ("What's her job?", "What does she do?"), the title comes before the employer; asked what she
+studies ("What's her major?"), the field or the degree before the school; being a student ("Is she
+studying?", "Am I in school?") is answered by the school, the field or the work status alike.
 """
 
 from __future__ import annotations
@@ -93,8 +96,8 @@ def _anyones(keys: str) -> str:
 # pronoun or the user (a question that names the user by her own name asks about "the user" by then,
 # speakers.as_the_user); not "the Beatles", "the new phone", nor a name she never said ("Mozart").
 _WHO = r"(?:i|you|she|he|they|we|the user)"
-# Words that ask where she works or studies rather than as what or what, or for the job to come: the
-# employer, the school, the job to come keep their places then ("Where's her job?", "What's her next
+# Words that ask where she works or studies rather than as what she works or what she studies, or for
+# the job to come: the employer, the school, the job to come keep their places then ("Where's her job?", "What's her next
 # job?", "Which university is she studying at?").
 _WHERE_SHE_WORKS = (r"\b(?:where|who|whom|compan(?:y|ies)|employers?|firm|next|new|upcoming|future|starting|joining|"
                     r"changing|switching)\b")
@@ -102,7 +105,7 @@ _WHICH_SCHOOL = r"\b(?:where|which|what school|universit(?:y|ies)|college|uni)\b
 # ... or that asks for no subject nor degree ("What is her alma mater?", "What's her educational
 # background?"): the school keeps its place
 _NO_SUBJECT = r"|^(?!.*\b(?:majors?|majored|stud(?:y|ied|ying)|degrees?|subjects?|fields?)\b)"
-# Being (not) at school, as the question's verb says it: "Is she", "What's he", "Am I".
+# Being at school, as the question's verb says it: "Is she", "What's he", "Am I".
 _IS = r"(?:\bis|\bare|\bam|\bwas|['’]s|['’]re|['’]m)"
 _UNI = r"(?:uni|university|college)"
 
