@@ -64,6 +64,16 @@ from memex.retrieval import past, topics
     ("Where will she work next?", "work next"),
     ("What job is he starting?", "job is he starting"),
     ("Which company is she joining?", "company is she joining"),
+    # being a student, what one studies, whom one lives with, the job to come with a time after it
+    ("Is she studying?", "is she studying"),
+    ("Am I in school?", "am i in school"),
+    ("Is he a full-time student?", "a full-time student"),
+    ("What's he studying?", "what's he studying"),
+    ("Does she still go to university?", "does she still go to university"),
+    ("Who does he live with?", "does he live with"),
+    ("Does she live with her sister?", "does she live with"),
+    ("What position is he taking next?", "position is he taking"),
+    ("What role is the user starting next month?", "role is the user starting"),
 ])
 def test_a_question_naming_a_kind_of_fact_is_recognised(question, kind_word):
     asked = topics.asked(question)
@@ -118,6 +128,15 @@ def test_a_question_naming_a_kind_of_fact_is_recognised(question, kind_word):
     "What do I do now?",
     "What jobs are starting to disappear?",
     "Which company is joining the index next?",
+    # school, study and home words about something else
+    "What are kids studying in school these days?",
+    "Is the school open on Monday?",
+    "How many students are in her class?",
+    "Is studying at night bad for me?",
+    "Who lives in the White House?",
+    "Who does his sister live with?",
+    "Is the store open?",
+    "Where did the idea come from?",
 ])
 def test_a_phrase_that_means_something_else_names_no_kind(question):
     assert topics.asked(question) is None
@@ -372,3 +391,45 @@ def test_several_facts_that_answer_come_in_the_order_a_user_expects(tenant):
         assert found and found[0]["key"] == key, (question, [r["content"] for r in found])
     work = [r["key"] for r in tenant.search("Where does she work?") if r["memory_type"] != "episodic"]
     assert work[:2] == ["employer", "next_job"], work
+
+
+def test_the_job_title_and_the_field_of_study_come_before_the_employer_and_the_school():
+    # "What's her job?" asks as what she works: the title first, unless where, for whom or the job to come
+    keys = {"job": "employer", "title": "role", "next": "next_job"}
+    for question in ("What's her job?", "What does she do?", "What's his profession?"):
+        order = topics.ordered(topics.asked(question), _scored("job", "title"), keys)
+        assert [item for item, _, _ in order] == ["title", "job"], question
+    for question in ("Where's her job?", "Which company is her job with?"):
+        assert topics.ordered(topics.asked(question), _scored("job", "title"), keys) == _scored("job", "title")
+    order = topics.ordered(topics.asked("What's her new job?"), _scored("job", "title", "next"), keys)
+    assert [item for item, _, _ in order] == ["next", "job", "title"]
+    # what she studies: the field (or degree) first; which school, or whether she studies, keeps the order
+    keys = {"school": "school", "status": "employment_status", "field": "field_of_study"}
+    for question in ("What's her major?", "What is she studying?", "What subject does he study?"):
+        order = topics.ordered(topics.asked(question), _scored("school", "status", "field"), keys)
+        assert [item for item, _, _ in order][0] == "field", question
+    for question in ("Which university is she studying at?", "Is she studying?", "Is he a student?",
+                     "What is her alma mater?", "Where did the user study?"):
+        ranked = _scored("school", "status", "field")
+        assert topics.ordered(topics.asked(question), ranked, keys) == ranked, question
+
+
+def test_studies_the_job_title_whom_she_lives_with_and_the_role_to_come_answer_first(tenant):
+    # On main "What's her major?" put the school first, "Who does he live with?" the city,
+    # "What's her job?" the employer above the title, and "What position is he taking next?" found nothing.
+    said = ("Hi, I'm Zoe. I live in Boston.", "I'm a student at Yale.", "I'm studying law.", "I live with my sister.")
+    for n, text in enumerate(said):
+        assert tenant.turn(text, session=f"s{n}", timestamp=f"2026-01-0{n + 1}T09:00:00Z").status_code == 201
+    for question, key in (("What's her major?", "field_of_study"), ("Who does she live with?", "lives_with"),
+                          ("Is Zoe a student?", "employment_status")):
+        facts = [r["key"] for r in tenant.search(question) if r["memory_type"] != "episodic"]
+        assert facts[:1] == [key], (question, facts)
+    for user, said, question, key in (
+            ("cara", ("I live in Cork.", "I got laid off in March.", "I'm a nurse now at St Mary's."),
+             "What's her job?", "role"),
+            ("kai", ("I live in Oslo.", "I work at DNB.", "I'm starting at Equinor in August."),
+             "What position is he taking next?", "next_job")):
+        for n, text in enumerate(said):
+            tenant.turn(text, user=user, session=f"s{n}", timestamp=f"2026-0{n + 1}-05T09:00:00Z")
+        facts = [r["key"] for r in tenant.search(question, user_id=user) if r["memory_type"] != "episodic"]
+        assert facts[:1] == [key], (question, facts)

@@ -448,11 +448,6 @@ def _search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies 
         scored = learned.reorder(request.query, now, scored, found,
                                  near if ctx.settings.search_fact_own_relevance else None,
                                  (asked_topic.words, topical) if topical else None)
-    # Of the facts of the kinds the question names, some answer before the others (the number of
-    # children before a child's name) or right after the best of them (the job to come after the job).
-    if topical and asked_topic is not None and question.topic is not None:
-        scored = topics.ordered(asked_topic, scored, {item: question.topic.found[item].key or "" for item in topical})
-
     # 4. the memories themselves, for the results returned: read with the rankings, else fetched.
     # The first top_k not read yet are fetched in the round trip that reads current-first's
     # replacements: current-first mostly leaves them the results.
@@ -486,6 +481,12 @@ def _search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies 
             if ended_words:
                 scored = current_first.ended(request, scored, ended(), relevance, now)
         read.update(fetched())
+    # Of the facts of the kinds the question names, some answer before the others (the number of
+    # children before a child's name) or right after the best of them (the job to come after the job);
+    # last, so that a fact lifted as current ("I'm a nurse now at St Mary's." took back the lay-off:
+    # the employer first) still answers in its kind's order (the title first for "What's her job?").
+    if topical and asked_topic is not None and question.topic is not None:
+        scored = topics.ordered(asked_topic, scored, {item: question.topic.found[item].key or "" for item in topical})
     results: list[dict[str, Any]] = []
     total = len(scored)
     start = 0

@@ -38,7 +38,10 @@ word, asked of a person ("Where did the Beatles grow up?" names none); so does w
 ("Where does she work?", "Who does he work for?"), with the job to come, and so does what she does
 ("What do I do?", "What does she do for a living?"), which being a student, retired or out of work
 answers as a job does (employment_status: "I'm a student." files no job title). The job to come is
-first too for where she works next ("Where will she work next?", "What job is he starting?").
+first too for where she works next ("Where will she work next?", "What job is he starting?"). Asked for
+her job ("What's her job?", "What does she do?"), the title comes before the employer; asked what she
+studies ("What's her major?"), the field or the degree before the school; being a student ("Is she
+studying?", "Am I in school?") is answered by the school, the field or the work status alike.
 """
 
 from __future__ import annotations
@@ -93,6 +96,18 @@ def _anyones(keys: str) -> str:
 # pronoun or the user (a question that names the user by her own name asks about "the user" by then,
 # speakers.as_the_user); not "the Beatles", "the new phone", nor a name she never said ("Mozart").
 _WHO = r"(?:i|you|she|he|they|we|the user)"
+# Words that ask where she works or studies rather than as what she works or what she studies, or for
+# the job to come: the employer, the school, the job to come keep their places then ("Where's her job?", "What's her next
+# job?", "Which university is she studying at?").
+_WHERE_SHE_WORKS = (r"\b(?:where|who|whom|compan(?:y|ies)|employers?|firm|next|new|upcoming|future|starting|joining|"
+                    r"changing|switching)\b")
+_WHICH_SCHOOL = r"\b(?:where|which|what school|universit(?:y|ies)|college|uni)\b"
+# ... or that asks for no subject nor degree ("What is her alma mater?", "What's her educational
+# background?"): the school keeps its place
+_NO_SUBJECT = r"|^(?!.*\b(?:majors?|majored|stud(?:y|ied|ying)|degrees?|subjects?|fields?)\b)"
+# Being at school, as the question's verb says it: "Is she", "What's he", "Am I".
+_IS = r"(?:\bis|\bare|\bam|\bwas|['’]s|['’]re|['’]m)"
+_UNI = r"(?:uni|university|college)"
 
 
 def _own(keys: str) -> str:
@@ -126,14 +141,17 @@ _KINDS = (
     # Being a student, retired or out of work (employment_status) answers what she does as a job does.
     _Kind(r"compan(?:y|ies)|employers?|firm|workplace", _own("employer|next_job"), ("employer",), of_someone=True,
           own=True, after=_own("next_job")),
+    # Asked for the job itself, the title answers before the employer ("What's her job?" after "I'm a
+    # nurse now at St Mary's."), unless the question asks where or for whom
     _Kind(r"jobs?|occupation|profession|career|line of work", _own("role|employer|next_job|employment_status"),
-          ("role", "employer"), of_someone=True, own=True, after=_own("next_job")),
+          ("role", "employer"), of_someone=True, own=True, first=_own("role"), first_unless=_WHERE_SHE_WORKS,
+          after=_own("next_job")),
     # what she does, the question alone ("What do I do?", "What does she do for a living?"), not what
     # to do about something ("What do I do about my leaking tap?"), nor what a thing does ("What does
     # the company do?"); "you" and "they" ask about the agent or others as often
     _Kind(r"what (?:does|do) (?:i|she|he|the user) do(?: for (?:a living|work|money))?(?=\W*$)",
           _own("role|employer|next_job|employment_status"), ("role", "employer"), of_someone=True, own=True,
-          after=_own("next_job")),
+          first=_own("role"), first_unless=_WHERE_SHE_WORKS, after=_own("next_job")),
     _Kind(rf"where (?:does|do|is|are) {_WHO} work(?:s|ing)?|(?:does|do|is|are) {_WHO} work(?:s|ing)? (?:for|at)",
           _own("employer|next_job"), ("employer",), of_someone=True, own=True, after=_own("next_job")),
     # the job to come first: "What's her next job?", "Is he changing jobs?", "Where will she work
@@ -143,6 +161,11 @@ _KINDS = (
           rf"(?:jobs?|roles?|positions?|compan(?:y|ies)|employers?|firm) (?:is|are|will) {_WHO} (?:be )?"
           rf"(?:starting|taking|joining|moving to|start|take|join|move to)",
           _own("next_job"), ("next",), of_someone=True, own=True, first=_own("next_job")),
+    # whom she lives with ("Who does he live with?"): her household, not where she lives
+    # ("Does she live with her sister?" asks about her, the sister is the answer)
+    _Kind(rf"(?:does|do|did) {_WHO} (?:still )?live (?:with|alone)|(?:is|are|am) {_WHO} living (?:with|alone)|"
+          r"lives? with (?:her|him|them|me|you|the user)|(?:house|flat|room)mates?", _own("lives_with"), ("lives",),
+          of_someone=True),
     # "Where's home for her?", not "in his home" nor "at home"; not where she comes from ("Which city is
     # she a native of?", "What city was he born in?")
     _Kind(r"city|(?<!home )town|(?:where['’]s|where is|calls?) home|home for", _own("city"), ("city",),
@@ -167,7 +190,21 @@ _KINDS = (
     # schooling: not "to what degree", nor "a case study" (the verb only, asked of someone)
     _Kind(r"education|educational background|(?<!what )(?<!some )(?<!certain )degree|degrees(?= (?:does|do|did|has|have))|"
           r"qualifications?|alma mater|universit(?:y|ies)|college|(?:go|went) to school|(?:did|does|do) (?:\w+ ){1,2}study|"
-          r"majors?|majored", r"(?:school|degree|field_of_study)$", ("school", "degree", "study"), of_someone=True),
+          r"majors?|majored", r"(?:school|degree|field_of_study)$", ("school", "degree", "study"), of_someone=True,
+          first=r"(?:field_of_study|degree)$", first_unless=_WHICH_SCHOOL + _NO_SUBJECT),
+    # being a student: "Is she studying?", "Am I in school?", "Is he a student?", which the work status
+    # answers too ("I'm a student at Yale." files the status and the school); and what she studies
+    # ("What's he studying?", "What's her major?" above), by the field or the degree first. Not a
+    # school open or closed, nor what children study ("What are kids studying in school these days?"):
+    # asked of someone only.
+    _Kind(rf"(?:a|an) (?:[\w-]+ )?student|{_IS} {_WHO} (?:still )?(?:studying|(?:in|at) school|at {_UNI})|"
+          rf"(?:does|do|did) {_WHO} (?:still )?(?:study|go to (?:school|{_UNI}))",
+          r"(?:school|degree|field_of_study)$|" + _own("employment_status"), ("school", "degree", "study"),
+          of_someone=True),
+    _Kind(rf"what(?: [\w-]+)?(?: is| are| am| was|['’]s|['’]re|['’]m) {_WHO} (?:still )?studying|"
+          rf"what(?: [\w-]+)? (?:does|do|did) {_WHO} study", r"(?:school|degree|field_of_study)$",
+          ("school", "degree", "study"), of_someone=True, first=r"(?:field_of_study|degree)$",
+          first_unless=_WHICH_SCHOOL),
     # The items of a list, each filed under its kind when it was said (offline.py's "things done, read
     # and played"): "What activities has she done with her family?" (outings and pastimes), "What
     # sports does he like?" and "What instruments does she play?" (pastimes: "I play tennis", "I go
@@ -185,7 +222,7 @@ _KINDS = (
 _ENDS = (r"(?=\s*(?:[?.!,;:)]|$)|\s+(?:does|do|did|is|are|was|were|has|have|had|should|can|could|would|will|"
          r"might|must|may|i|you|he|she|it|we|they|the|a|an|my|your|his|her|their|our|in|of|for|at|on|with|"
          r"from|to|that|which|who|and|or|but|like|members?|lately|now|these|those|this|recently|"
-         r"lives?|live|eats?|needs?|makes?|gets?|keeps?|stays?|belongs?)\b)")
+         r"lives?|live|eats?|needs?|makes?|gets?|keeps?|stays?|belongs?|next|soon)\b)")
 _ASKED = [(re.compile(rf"\b(?:{kind.words}){_ENDS}", re.IGNORECASE), kind,
            re.compile(rf"^\W*(?:(?:any|and|what about|how about)\s+)?(?:{kind.words})\W*$", re.IGNORECASE),
            re.compile(kind.unless, re.IGNORECASE) if kind.unless else None)
