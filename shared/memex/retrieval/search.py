@@ -43,8 +43,8 @@ from memex.db import history
 from memex.db import memories as memory_rows
 from memex.metrics import FLOOR_REJECTIONS, LLM_FALLBACKS
 from memex.models import SearchIn
-from memex.retrieval import (current_first, feedback, floor, keyword_first, keywords, kinds, learned, multihop,
-                             past, period, rerank, rrf, scoring, speakers, temporal, topics)
+from memex.retrieval import (current_first, feedback, floor, in_common, keyword_first, keywords, kinds, learned,
+                             multihop, past, period, rerank, rrf, scoring, speakers, temporal, topics)
 
 CANDIDATES_PER_CHANNEL = 100
 EXPANSION_CANDIDATES = 30  # per extra query: its lower ranks would add next to nothing
@@ -166,17 +166,21 @@ def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies |
     """`deps` carries what a caller running several searches for one request already learned. A
     question that asks only what was said in a period is answered with that period's messages
     (period.py); a question about the past is searched without its cue, which decides what comes
-    back (past.py)."""
+    back (past.py). A question about what two people have in common is searched without the words
+    that say so (in_common.py)."""
+    asked = request.query
+    if request.mode == "hybrid" and ctx.settings.search_in_common and in_common.asks(asked):
+        request = request.model_copy(update={"query": in_common.without_cue(asked)})
     if request.mode == "hybrid" and ctx.settings.search_periods:
         periods = period.asked(request.query, request.reference_time or datetime.now(timezone.utc))
         if periods:
-            return _said_within(ctx, tenant_id, request, deps or Dependencies(ctx), periods)
+            return {**_said_within(ctx, tenant_id, request, deps or Dependencies(ctx), periods), "query": asked}
     if not (request.mode == "hybrid" and ctx.settings.search_past and past.asks(request.query)):
         answer = _search(ctx, tenant_id, request, deps, past_question=None)
     else:
         answer = _search(ctx, tenant_id, request.model_copy(update={"query": past.topic(request.query)}), deps,
                          past_question=request.query)
-    return {**answer, "query": request.query}  # as asked, whatever it was searched as
+    return {**answer, "query": asked}  # as asked, whatever it was searched as
 
 
 def _said_within(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies,
