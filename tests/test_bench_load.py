@@ -86,10 +86,13 @@ def test_tiny_run_reports_both_pipelines_and_writes_the_plot(tmp_path):
     assert "| | memex hybrid | S2-style | memex / S2 |" in completed.stdout
     assert "LoCoMo recall@10 (16 questions)" in completed.stdout
     assert "Goal:" in completed.stdout
-    # each pipeline's server and Postgres spent CPU on the run, read per request
+    # each pipeline's server and Postgres spent CPU on the run, read per request; the S2-style
+    # pipeline's few light queries in two seconds of a loaded machine may cost its Postgres less than
+    # one clock tick (10 ms), read as 0.0
     for pipeline in ("memex", "s2"):
         cpu = results[pipeline]["main"]["cpu_ms_per_request"]
-        assert cpu["server"] > 0 and cpu["postgres"] > 0, (pipeline, cpu)
+        assert cpu["server"] > 0 and cpu["postgres"] >= 0, (pipeline, cpu)
+    assert results["memex"]["main"]["cpu_ms_per_request"]["postgres"] > 0
     assert "| CPU ms per request, Postgres |" in completed.stdout
     # a lever: its own recall beside its run and the default's just after it
     lever = results["levers"]["keyword-first"]
