@@ -15,7 +15,8 @@ import re
 from memex.config import Settings
 
 # A question mark that ends a sentence: "Is taking care of them tough?", "What's it about? Glad it's
-# done!"; not one inside a link ("?q=").
+# done!"; not one inside a link ("?q="). Wider than standalone.asks (the line ends with one), which
+# decides a line's context: a line that asks and then remarks is answered next all the same.
 _ASKS = re.compile(r"\?[?!]*(?=[\s\"'”’)]|$)")
 
 
