@@ -1,5 +1,6 @@
 """The question's cues in hybrid search (retrieval/temporal.py, speakers.py, search.py `_cues`):
-the periods a question names, the participant it names, the lines said next to a strong hit, and
+the periods a question names, the participant it names, the lines said next to a strong hit (the
+reply to one that asks more, retrieval/replies.py), and
 the offline expansion skipped when the question's channels already agree. Each lever is checked
 against the same history with the lever off, through the HTTP API and the embedded Postgres."""
 
@@ -10,7 +11,8 @@ from datetime import datetime, timezone
 
 import pytest
 
-from memex.retrieval import speakers, temporal
+from memex.config import Settings
+from memex.retrieval import replies, speakers, temporal
 from memex_edge.context import build_context
 from tests.conftest import api_client
 
@@ -70,7 +72,7 @@ def _app(ctx, **changes):
 
 # The learned order (learned.py) reads the period and the speaker too: off, each cue is seen alone.
 OFF = {"search_speaker_boost": 0.0, "search_temporal_boost": 0.0, "search_neighbour_share": 0.0,
-       "search_expansion_skip_decisive": False, "search_keywords_without_speakers": False, "search_learned": False}
+       "search_reply_share": 0.0, "search_expansion_skip_decisive": False, "search_keywords_without_speakers": False, "search_learned": False}
 
 
 @pytest.fixture(scope="module")
@@ -146,6 +148,67 @@ def test_the_line_said_next_to_a_strong_hit_is_surfaced(tenant, plain, cued):
     assert without.get(answer, 0.0) < 0.5 * without[anchor]
     distractors = [line for line in without if "love" in line.lower() and "Kyoto" not in line]
     assert len(distractors) >= 4 and all(without[line] > without.get(answer, 0.0) for line in distractors)
+
+
+@pytest.mark.parametrize("said, asking", [
+    ("How did they react when they saw it?", True),
+    ("Wow, that looks great! Is that your third one?", True),
+    ("What's it about? Glad it's all done!", True),
+    ("Really?!", True),
+    ('She asked me "why now?" and left.', True),
+    ("They were awestruck and humbled.", False),
+    ("The results are at https://example.com/search?q=memorial for you.", False),
+])
+def test_a_line_asks_when_a_sentence_of_it_ends_in_a_question_mark(said, asking):
+    assert replies.asks(said) is asking
+
+
+def test_only_the_line_right_after_one_that_asks_takes_the_reply_share():
+    settings = Settings(search_neighbour_share=0.5, search_reply_share=0.9)
+    assert replies.share(settings, "How did they react?", 1) == 0.9
+    assert replies.share(settings, "How did they react?", -1) == 0.5  # the line before it is no reply
+    assert replies.share(settings, "How did they react?", 2) == 0.5
+    assert replies.share(settings, "They loved it.", 1) == 0.5
+    # never less than a neighbour's: a reply share under it changes nothing
+    assert replies.share(dataclasses.replace(settings, search_reply_share=0.3), "How did they react?", 1) == 0.5
+
+
+def test_the_reply_to_a_strong_hit_that_asks_takes_more_of_its_relevance(ctx, tenant):
+    """The line that asks shares the question's words; the reply after it, which answers, shares
+    none: it takes the reply share of the hit's relevance, the line before the hit the neighbour's."""
+    _say(tenant, "s1", "2025-08-03T18:00:00Z",
+         ("John", "My cousin is getting married in October."),
+         ("Maria", "How did your kids react at the military memorial?"),
+         ("John", "Awestruck and humbled, all three of them. Then we drove back through the hills, had ice "
+                  "cream at the old harbour cafe, fed the ducks by the pond and sat in a long traffic jam home."),
+         user_name="John")
+    for i, line in enumerate(("The kids loved the military museum and the memorial garden in Washington.",
+                              "My kids reacted badly to their shots at the military clinic.",
+                              "Kids react to a memorial in their own way, my sister says.",
+                              "We watched the military parade at the memorial with the kids.")):
+        _say(tenant, f"d{i}", "2025-07-01T10:00:00Z", ("Maria", line), user_name="John")  # each alone
+    question = "How did John's kids react at the military memorial?"
+    before, anchor = "John: My cousin is getting married in October.", \
+        "Maria: How did your kids react at the military memorial?"
+    reply = "John: Awestruck and humbled, all three of them. Then we drove back through the hills, had ice " \
+        "cream at the old harbour cafe, fed the ducks by the pond and sat in a long traffic jam home."
+
+    def relevance(reply_share: float) -> dict[str, float]:
+        with _app(ctx, **{**OFF, "search_neighbour_share": 0.5, "search_neighbour_reach": 1,
+                          "search_reply_share": reply_share}) as client:
+            body = {"user_id": tenant.user, "query": question, "reference_time": "2025-10-20T15:00:00Z", "top_k": 20}
+            results = client.post("/v1/search", json=body, headers=tenant.headers).json()["results"]
+        return {r["content"]: r["score_parts"]["relevance"] for r in results}
+
+    plain, replied = relevance(0.0), relevance(0.9)
+    # without it the reply, found through the line it answers (its context), is below three lines
+    # that share the question's words
+    assert max(plain, key=plain.get) == anchor
+    assert sorted(plain, key=plain.get, reverse=True).index(reply) >= 3
+    assert replied[reply] == pytest.approx(0.9 * plain[anchor], abs=1e-5)
+    assert replied[before] == pytest.approx(plain[before], abs=1e-5)  # said before it: no reply
+    # with it the reply comes right after the line that asked
+    assert sorted(replied, key=replied.get, reverse=True)[:2] == [anchor, reply]
 
 
 def test_a_decisive_first_hit_spares_the_offline_expansion(ctx, tenant, plain):

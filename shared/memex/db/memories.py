@@ -982,16 +982,17 @@ def vector_ranked(conn: psycopg.Connection, tenant_id: str, user_id: str, agent_
 
 def neighbours(conn: psycopg.Connection, tenant_id: str, user_id: str, agent_id: str | None,
                filters: SearchFilters, include_inactive: bool, anchors: Sequence[str],
-               reach: int) -> list[tuple[str, str, Found]]:
-    """(anchor, neighbour, what search needs of it) for the episodic memories of the messages said
-    within `reach` positions of each anchor's message (a fact's: its own message too), in the same
-    turn, and in the scope, when no line between them starts a thread of its own: a line its
-    speaker said after their own previous one, indexed without it because it stands alone
-    (pipeline.py, memex/standalone.py). An episodic memory's dedupe key names its message, so each
-    lookup is one index probe."""
+               reach: int) -> list[tuple[str, str, Found, int]]:
+    """(anchor, neighbour, what search needs of it, its position less the anchor's message's: 1 for
+    the next line) for the episodic memories of the messages said within `reach` positions of each
+    anchor's message (a fact's: its own message too, at 0), in the same turn, and in the scope,
+    when no line between them starts a thread of its own: a line its speaker said after their own
+    previous one, indexed without it because it stands alone (pipeline.py, memex/standalone.py). An
+    episodic memory's dedupe key names its message, so each lookup is one index probe."""
     where, params = _scope(tenant_id, user_id, agent_id, filters, include_inactive, alias="n")
     rows = conn.execute(
-        f"""SELECT a.id AS anchor, n.id, n.valid_from, n.importance, n.content, {SAID.format(m="n")}
+        f"""SELECT a.id AS anchor, n.id, nm.position - am.position AS step, n.valid_from, n.importance, n.content,
+                   {SAID.format(m="n")}
             FROM memories a
             JOIN messages am ON am.tenant_id = a.tenant_id AND am.id = a.source_message_id
             -- a fact's own message is its neighbour too; a message is not its own
@@ -1012,7 +1013,7 @@ def neighbours(conn: psycopg.Connection, tenant_id: str, user_id: str, agent_id:
             ORDER BY a.id, abs(nm.position - am.position), nm.position""",
         {**params, "anchors": list(anchors), "reach": reach},
     ).fetchall()
-    return [(r["anchor"], r["id"], _found(r)) for r in rows]
+    return [(r["anchor"], r["id"], _found(r), r["step"]) for r in rows]
 
 
 def pgvector_supports_iterative_scan(conn: psycopg.Connection) -> bool:

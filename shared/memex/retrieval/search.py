@@ -44,7 +44,7 @@ from memex.db import memories as memory_rows
 from memex.metrics import FLOOR_REJECTIONS, LLM_FALLBACKS
 from memex.models import SearchIn
 from memex.retrieval import (current_first, feedback, floor, in_common, keyword_first, keywords, kinds, learned,
-                             multihop, past, period, rerank, rrf, scoring, speakers, temporal, topics)
+                             multihop, past, period, replies, rerank, rrf, scoring, speakers, temporal, topics)
 
 CANDIDATES_PER_CHANNEL = 100
 EXPANSION_CANDIDATES = 30  # per extra query: its lower ranks would add next to nothing
@@ -578,7 +578,8 @@ def _cues(settings: Settings, query: str, now: datetime, relevance: dict[str, fl
     a memory whose speaker the question names, or valid in a period it names, counts for more
     (divided by the largest factor, so relevance stays within [0, 1]), and so does a later one when
     the question asks what holds now; then the messages said
-    next to the best memories share their relevance. `found` gains the neighbours' rows."""
+    next to the best memories share their relevance, the reply to one that asks more (replies.py).
+    `found` gains the neighbours' rows."""
     asked = speakers.words(query) if settings.search_speaker_boost else frozenset()
     periods = temporal.windows(query, now) if settings.search_temporal_boost else []
     speaker_factor = 1 + settings.search_speaker_boost if any(
@@ -607,10 +608,10 @@ def _cues(settings: Settings, query: str, now: datetime, relevance: dict[str, fl
     # An anchor passed the floor: a line said next to it is kept on its strength (the floor reads
     # the question's signals, which a reply such as "Yes, last May!" does not carry).
     held = set(kept)
-    for anchor, item, row in neighbours_of(anchors, settings.search_neighbour_reach):
+    for anchor, item, row, step in neighbours_of(anchors, settings.search_neighbour_reach):
         if filler.is_filler(_said(row)):
             continue  # "Got it!" says nothing the anchor did not
-        shared = settings.search_neighbour_share * own[anchor]
+        shared = replies.share(settings, _said(found[anchor]), step) * own[anchor]  # a reply more
         if item not in held:
             held.add(item)
             kept.append(item)
