@@ -1814,9 +1814,10 @@ _RULES = [
         rf"moved (?:back )?in) with (?:my|our) (?:(?:{_NUMBER}) )?{_KIN_ADJECTIVE}{_HOUSEHOLD}(?:,? (?P<name>{_PROPER}))?"
         rf"{_HOME_END}",
     ], "The user lives with their {value}{named}.", _household, confidence=0.7, importance=0.6),
-    # a partner not named ("I live with my boyfriend"); one named is the partner's name rule's
-    _rule("fact", "lives_with", "live living moved", [
-        rf"\b(?:I|[Ww]e) {_ADVERBS}(?:live|'m living|am living|'ve been living|have been living|moved (?:back )?in) "
+    # a partner not named ("I live with my boyfriend"); one named is the partner's name rule's, and "I
+    # moved in with my boyfriend" stays unfiled (test_who_the_user_lives_with)
+    _rule("fact", "lives_with", "live living", [
+        rf"\b(?:I|[Ww]e) {_ADVERBS}(?:live|'m living|am living|'ve been living|have been living) "
         rf"with (?i:my) (?P<value>(?i:{_PARTNER_WORD})){_HOME_END}(?!,? {_PROPER})",
     ], "The user lives with their {value}.", _household_partner, confidence=0.7, importance=0.6),
     _rule("fact", "lives_with", "moved", [
