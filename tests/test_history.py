@@ -384,8 +384,9 @@ def test_a_role_said_alone_or_anew_is_not_ended_by_a_job_change(tenant):
     assert [m["value"] for m in _history(other, current[0]["id"])] == ["support lead", "product manager"]
 
 
-@pytest.mark.parametrize("change", ["Leo and I broke up last week.", "I'm single again.",
-                                    "My girlfriend Priya is a teacher."])
+@pytest.mark.parametrize("change", ["Leo and I broke up last week.", "I'm single again.", "I'm single right now.",
+                                    "My girlfriend Priya is a teacher.",
+                                    "I started dating someone, her name is Priya."])
 def test_what_was_said_of_a_partner_ends_with_the_partnership(ctx, tenant, runtime, change):
     """"My boyfriend Leo is a chef." says Leo is the partner: when Leo stops being one (a breakup, the
     user single, a new partner), "The user's boyfriend Leo is a chef." is no longer current; it is
@@ -407,6 +408,16 @@ def test_what_was_said_of_a_partner_ends_with_the_partnership(ctx, tenant, runti
     # who the partner is now finds no former partner's job as current
     assert [r["content"] for r in tenant.search("who is her boyfriend?") if r["memory_type"] == "semantic"
             and r["key"] == "partner_leo_role"] == []
+
+
+def test_a_changed_mind_replaces_the_old_view(tenant):
+    """"I've changed my mind: remote work is actually great." is the user's view now; the old one is
+    kept as what they thought then."""
+    tenant.turn("I think remote work is overrated.", timestamp="2026-01-01T00:00:00Z")
+    tenant.turn("I've changed my mind: remote work is actually great.", timestamp="2026-03-01T00:00:00Z",
+                session="s2")
+    views = sorted(_everything(tenant, "opinion_about_remote_work"), key=lambda m: m["created_at"])
+    assert [(m["value"], m["active"]) for m in views] == [("overrated", False), ("great", True)]
 
 
 def test_a_partner_named_again_keeps_what_was_said_of_them(tenant):

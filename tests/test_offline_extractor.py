@@ -1258,3 +1258,41 @@ def test_a_pets_end_said_as_what_happened_is_an_event_and_a_pet_once_had_a_fact(
     """The judge ends the only named pet of a kind on an event, not on "I used to have" (supersession.pet_ending)."""
     assert [(c.key, c.type, c.historical) for c in _extract("Our dog died.")] == [("pet_kind", "event", True)]
     assert [(c.key, c.type, c.historical) for c in _extract("I used to have a dog.")] == [("pet_kind", "fact", True)]
+
+
+@pytest.mark.parametrize("text, expected", [
+    # the first-hour trial's sentences: a status said "right now", a partner or pet named in the next
+    # clause or sentence, an engagement, a changed mind, a dislike after the thing, teaching somewhere,
+    # an unnamed partner lived with
+    ("I'm single right now.", {("relationship_status", "single")}),
+    ("I'm married at the moment.", {("relationship_status", "married")}),
+    ("I started dating someone, her name is Julia.", {("partner_name", "Julia")}),
+    ("I'm seeing someone. His name is Marco.", {("partner_name", "Marco")}),
+    ("Daniel and I got engaged!", {("relationship_status", "engaged"), ("partner_name", "Daniel")}),
+    ("We got engaged last weekend.", {("relationship_status", "engaged")}),
+    ("My boyfriend and I got married in June.", {("relationship_status", "married")}),
+    ("I've changed my mind: remote work is actually great.", {("opinion_about_remote_work", "great")}),
+    ("I think open offices are actually terrible.", {("opinion_about_open_offices", "terrible")}),
+    ("We adopted a dog too! His name is Pretzel.", {("pet_dog_name", "Pretzel")}),
+    ("We got a puppy. His name is Pretzel.", {("pet_dog_name", "Pretzel")}),
+    ("I think cilantro tastes like soap, I hate it.", {("dislikes", "cilantro")}),
+    ("Mushrooms: I really hate them.", {("dislikes", "Mushrooms")}),
+    ("I switched to teaching at Denver East High School.", {("employer", "Denver East High School"),
+                                                             ("role", "teacher")}),
+    ("I teach history at Lincoln High School.", {("employer", "Lincoln High School"), ("role", "history teacher")}),
+    ("I live with my boyfriend.", {("lives_with", "boyfriend")}),
+    ("I live with my boyfriend Dan.", {("partner_name", "Dan")}),
+])
+def test_the_first_hours_changes_as_a_new_user_typed_them(text, expected):
+    assert _facts(text) == expected
+
+
+@pytest.mark.parametrize("text", [
+    "My boss is awful. His name is Greg.", "My sister got a puppy. His name is Rocky.",
+    "My neighbour got engaged last week.", "Honestly, I hate it.", "That movie, I hate it.",
+    "I'm teaching at a workshop tomorrow.", "I'm teaching at Stanford next week.", "I'm single-handedly running it.",
+    "I changed my mind about the trip.", "My friend is dating someone, her name is Kim.",
+])
+def test_the_first_hours_near_misses_state_nothing(text):
+    assert _facts(text) == set()
+

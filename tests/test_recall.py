@@ -224,5 +224,6 @@ def test_a_tight_budget_holds_the_answer_before_the_users_other_facts(tenant):
     tight = tenant.post("/v1/recall", {**ask, "max_tokens": max(64, facts_only)}).json()
     assert tight["citations"] and tight["citations"][0]["memory_id"] == answer["memory_id"], tight["context"]
     assert "remote work" in tight["context"].splitlines()[1] and tight["token_count"] <= max(64, facts_only)
-    # the user's other facts fill what is left of it
-    assert sum(c["bucket"] == "facts" for c in tight["citations"]) >= 3, tight["context"]
+    # the user's other facts fill what is left of it (since the changed mind is filed as the current
+    # view, the view and both messages about it come first, and one more fact fits after them)
+    assert sum(c["bucket"] == "facts" for c in tight["citations"]) >= 2, tight["context"]

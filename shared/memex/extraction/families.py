@@ -88,7 +88,8 @@ FAMILIES = (
            "kind), \"I used to have a dog\" historical with type fact (it ends no named pet)", 0.6, several=True),
     Family("pet_<kind>_breed", "the breed of the user's pet of that kind", 0.6, several=True),
     Family("car", "the user's car, make and model whole (\"Tesla Model 3\"); \"none\" once they have none", 0.6),
-    Family("lives_with", "who the user lives with (mom, sister), one memory each; a partner is partner_name",
+    Family("lives_with", "who the user lives with (mom, sister), one memory each; a partner not named is the word "
+           "said (boyfriend), a named one is partner_name",
            0.6, several=True),
     Family("dietary_restriction", "vegetarian, vegan, halal, gluten-free...", 0.85),
     Family("allergy", "what the user is allergic to, one memory each", 0.9, several=True),

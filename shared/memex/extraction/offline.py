@@ -84,7 +84,7 @@ _EVALUATIONS = (
     "hard easy difficult delicious disgusting impressive underwhelming fine fair unfair"
 ).split() + ["the best", "the worst", "the future", "worth it", "a waste of time", "a scam", "a joke"]
 _INTENSIFIERS = ("so really very pretty totally completely quite super way kinda somewhat incredibly "
-                 "extremely highly hugely seriously absolutely massively genuinely fairly too").split()
+                 "extremely highly hugely seriously absolutely massively genuinely fairly too actually").split()
 _ALLERGENS = ("peanut nut tree-nut shellfish fish egg milk dairy gluten wheat soy sesame penicillin latex "
               "pollen bee cat dog").split()
 _UNITS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
@@ -189,6 +189,11 @@ _STARTED_AT = (rf"\bI(?:'ve| have)? {_ADVERBS}(?:(?:started|began) (?:at|working
                rf"|\b(?i:my) first {_FIRST_SPAN} at"
                r"|\b(?i:my) (?:new |current )?employer is")
 _CURRENT_JOB = rf"{_WORKS_AT}|{_STARTED_AT}"
+# Teaching somewhere, which makes the school the employer and the job a teacher's: "I switched to
+# teaching at Denver East High School"; a school is named, not "at a workshop" or "at 9".
+_TEACHES_AT = (rf"\bI(?:'ve| have)? {_ADVERBS}(?:teach|'m teaching|am teaching|(?:(?:switched|moved|went|gone|gotten|got) "
+               rf"back |(?:switched|moved|went|gone|returned) )to teaching|(?:started|began) teaching)"
+               rf"(?P<subject> (?i:{_alternation(vocabulary.SCHOOL_SUBJECTS)}))? at (?:the )?(?=[A-Z])")
 # "a small agency called Pixel Farm": the name after what kind of place it is.
 _ORG_INTRO = r"(?:the |an? (?:[a-z][\w-]* ){1,2}(?:called|named) )?"
 # "head of design", "director of engineering": a title that ends in what it leads.
@@ -214,7 +219,9 @@ _PET_ADJECTIVES = (rf"(?:rescue|rescued|little|new|young|old|senior|sweet|tiny|b
                    rf"lazy|crazy|beloved|(?:{_NUMBER})[- ](?:years?|months?|weeks?)[- ]old)")
 _PET_ADJECTIVE = rf"(?:{_PET_ADJECTIVES} ){{0,2}}"
 # How the name follows: "named Max", "called Max", ", his name is Rocky".
-_NAMED = r"(?:,? (?:named|called)|,? (?:and )?(?:her|his|its|their) name(?:'s| is))"
+# A name said in the next sentence counts too ("We got a puppy. His name is Pretzel.": _SENTENCES keeps
+# the two together).
+_NAMED = r"(?:,? (?:named|called)|(?:,? (?:and )?|(?: too)?[.!] )(?i:her|his|its|their) name(?:'s| is))"
 _BREED = rf"(?i:{_alternation(vocabulary.DOG_BREEDS + vocabulary.CAT_BREEDS)})"
 # A name set beside what it names ("Biscuit, my beagle"): one word, the object of a verb ("walked
 # Biscuit, my beagle") or the subject, closed by a comma ("Luna, our lab, ate my charger"), never a
@@ -1080,9 +1087,17 @@ _GOING_OUT_END = (r"(?=\s*(?:[.!;)]|$)|\s+(?:now|these days|at the moment|right 
                   rf"|,\s*(?:she|he|they)(?:'s|’s| is|'re|’re| are) (?:(?:{_alternation(_INTENSIFIERS)}) )?"
                   rf"(?:{_alternation(_LIKED)})(?=\s*(?:[^\w\s'’-]|$)|\s+(?:and|but|so|too|lol)\b))")
 # A partner named after what they are: "I'm dating a guy called Ben", "seeing this girl named Mia".
+# Or someone named after: "I started dating someone, her name is Julia."
 _SOMEONE_NAMED = (r"(?:(?:a|this) (?:guy|girl|man|woman|boy|lady|gal|dude|bloke|chap|fella|fellow) "
-                  r"(?:named|called) )?")
+                  rf"(?:named|called) |(?:someone|somebody)(?: new)?{_NAMED} )?")
 _PARTING_END = _strict_end("and", "but", "so", "after", "because")
+# A thing disliked, said before the dislike (a few words, no word that opens a clause or points back),
+# and the dislike that follows it ("I hate it", "I can't stand them").
+_DISLIKED = (r"(?!(?i:honestly|yeah|yes|no|well|ok|okay|lol|tbh|and|but|so|oh|ugh|man|dude|seriously|it|that|this|"
+             r"which|what|sometimes|now|also|i|you|he|she|they|we|sorry|sure|anyway|actually|like)\b)"
+             r"[\w'’-]+(?: [\w'’-]+){0,2}")
+_HATE_IT = (r"I (?:(?:really|absolutely|just|totally|honestly) )*(?:hate|detest|loathe|can't stand|cannot stand) "
+            r"(?:it|them)(?=\s*(?:[^\w\s'’-]|$))")
 
 
 # A job left or lost without its employer's name, and where that leaves the user: "I got laid off",
@@ -1270,6 +1285,10 @@ _HOME_END = (rf"(?=\s*(?:[^\w\s'’-]|$)|\s+(?:now|again|full[- ]time|last|this|
 _HOUSEHOLD_NAMED = rf"{_MY} {_KIN_ADJECTIVE}{_HOUSEHOLD}(?:,? (?P<name>{_PROPER}),?)?"
 
 
+def _household_partner(m: re.Match[str]) -> list[Fields]:
+    return [{"value": m.group("value").casefold()}]
+
+
 def _household(m: re.Match[str]) -> list[Fields]:
     """Each one lived with, by the word said ("mom", "dad"); a name only when one is ("my sister Ana")."""
     name = m.group("name")
@@ -1283,8 +1302,9 @@ def _household(m: re.Match[str]) -> list[Fields]:
 _RULES = [
     # work
     _rule("fact", "employer", "work working employed started began got hired at for joined landed accepted signed "
-          "employer left quit switched moved went jumped changed first promoted", [
+          "employer left quit switched moved went jumped changed first promoted teach teaching", [
         rf"(?:{_WORKS_AT}) {_ORG_INTRO}(?P<value>{_ORG}){_NOT_TEMPORARY}",
+        rf"{_TEACHES_AT}(?P<value>{_ORG}){_NOT_TEMPORARY}",
         # "my first day at Notion is Monday" is a plan (below), not a job yet
         rf"(?:{_STARTED_AT}) {_ORG_INTRO}(?P<value>{_ORG})(?!,?\s+(?:is|will be) {_START_WHEN})",
         # a student's school is no employer (the school rule files it)
@@ -1384,6 +1404,11 @@ _RULES = [
     _rule("fact", "role", "teach", [
         rf"\bI {_ADVERBS}teach (?P<value>(?i:{_alternation(vocabulary.SCHOOL_SUBJECTS)}))(?= at\b|\s*[.,;!]|\s*$)",
     ], "The user's job title is {value}.", _teacher, confidence=0.75, importance=0.75),
+    # "I teach at Lincoln High School" (a subject said: the rule above)
+    _rule("fact", "role", "teach teaching", [
+        rf"{_TEACHES_AT}{_ORG}{_NOT_TEMPORARY}",
+    ], "The user's job title is {value}.", lambda m: [] if m.group("subject") else [{"value": "teacher"}],
+          confidence=0.75, importance=0.75),
     _rule("fact", "role", "a an the", [
         rf"\bI (?:used to be|was) (?:an?|the) (?P<value>{_ROLE}){_ROLE_END}",
         rf"\bI(?:'m| am) (?:an?|the) (?:former |ex-?)(?P<value>{_ROLE}){_ROLE_END}",
@@ -1629,6 +1654,8 @@ _RULES = [
         # "Lena and I have been dating": a first name opening its clause ("Yesterday Tom and I ..." is none)
         rf"(?:^(?:(?i:so|and|well|oh|yeah|btw),? )?|(?<=[,;:] ))(?P<value>(?!I\b){_CAPWORD}) and I (?:have been |'ve been |are |(?:just |recently )?"
         rf"(?:started|began) )(?P<kind>dating|seeing)(?: each other)?(?= {_PARTING_WHEN}\b|{_GOING_OUT_END})",
+        rf"(?:^(?:(?i:so|and|well|oh|yeah|btw),? )?|(?<=[,;:] ))(?P<value>(?!I\b){_CAPWORD}) and I {_ADVERBS}got "
+        rf"(?P<kind>engaged|married)(?= {_PARTING_WHEN}\b|{_GOING_OUT_END})",
         rf"\bI(?:'m| am|'ve been| have been) (?:now |currently )?in a (?:serious |committed |new |long-distance )?"
         rf"relationship (?P<kind>with) (?P<value>{_PROPER}){_GOING_OUT_END}",
     ], "The user's {kind} is named {value}.", _relation, confidence=0.75, importance=0.8),
@@ -1684,7 +1711,7 @@ _RULES = [
     ], "The user's {kind} child is named {value}.", _child_by_order, confidence=0.75, importance=0.8),
     _rule("fact", "relationship_status", "m am", [
         r"\bI(?:'m| am) (?:now |currently |happily )?(?P<value>single|married|divorced|widowed|engaged|separated)"
-        + _strict_end("now", "again"),
+        + _strict_end("now", "again", "right now", "at the moment", "for now"),
     ], "The user is {value}.", _text, confidence=0.75, importance=0.7),
     # A proposal to the user: "Sam proposed last night!", "My boyfriend popped the question" (engaged; the
     # partner's name the rule below files); not "Tom proposed a toast", "Harry proposed to Meghan".
@@ -1698,7 +1725,10 @@ _RULES = [
     # "My wife and I divorced last year". An event: a divorce said so ends the current partner
     # (supersession.ENDED_BY_EVENT), where "I'm divorced" says only what the user is.
     _rule("event", "relationship_status", "got broke split separated divorced", [
-        rf"\b(?:I|[Ww]e) {_ADVERBS}got (?P<value>married|divorced){_PARTED_WHEN}{_PARTING_END}",
+        rf"\b(?:I|[Ww]e) {_ADVERBS}got (?P<value>married|divorced|engaged){_PARTED_WHEN}{_PARTING_END}",
+        # "Daniel and I got engaged!", "My boyfriend and I got married"
+        rf"(?:^|(?<=[,;:] ))(?:(?!I\b){_CAPWORD}|(?i:my) (?:{_PARTNER_WORD})) and I {_ADVERBS}got "
+        rf"(?P<value>married|engaged){_PARTED_WHEN}{_PARTING_END}",
         rf"\b[Ww]e {_ADVERBS}(?P<verb>broke up|split up|split|separated){_PARTED_WHEN}{_PARTING_END}",
         rf"\b(?i:my) (?:{_PARTNER_WORD}) and I {_ADVERBS}(?P<verb>{_PARTED}){_PARTED_WHEN}{_PARTING_END}",
         # "Me and my husband got divorced", as people say it
@@ -1784,6 +1814,12 @@ _RULES = [
         rf"moved (?:back )?in) with (?:my|our) (?:(?:{_NUMBER}) )?{_KIN_ADJECTIVE}{_HOUSEHOLD}(?:,? (?P<name>{_PROPER}))?"
         rf"{_HOME_END}",
     ], "The user lives with their {value}{named}.", _household, confidence=0.7, importance=0.6),
+    # a partner not named ("I live with my boyfriend"); one named is the partner's name rule's, and "I
+    # moved in with my boyfriend" stays unfiled (test_who_the_user_lives_with)
+    _rule("fact", "lives_with", "live living", [
+        rf"\b(?:I|[Ww]e) {_ADVERBS}(?:live|'m living|am living|'ve been living|have been living) "
+        rf"with (?i:my) (?P<value>(?i:{_PARTNER_WORD})){_HOME_END}(?!,? {_PROPER})",
+    ], "The user lives with their {value}.", _household_partner, confidence=0.7, importance=0.6),
     _rule("fact", "lives_with", "moved", [
         rf"{_HOUSEHOLD_NAMED} (?:has |'s )?{_ADVERBS}moved out{_HOME_END}",
     ], "The user no longer lives with their {value}{named}.", _household, confidence=0.7, importance=0.5,
@@ -1824,7 +1860,8 @@ _RULES = [
     # was added, not how many there are: no count)
     _rule("fact", "pet_kind", "got adopted rescued", [
         rf"\b(?:I|[Ww]e)(?:'ve| have)? (?:just |recently |finally )?(?:got|adopted|rescued) (?:an?|another) "
-        rf"{_PET_ADJECTIVE}{_PET}{_GOT_PET_END}(?![^.;!?]*?, an? [^.;!?,]*?{_NAMED} {_CAPWORD})",
+        rf"{_PET_ADJECTIVE}{_PET}{_GOT_PET_END}(?![^.;!?]*?, an? [^.;!?,]*?{_NAMED} {_CAPWORD})"
+        rf"(?!{_NAMED} {_CAPWORD})",
     ], "The user has {said}.", _pet_kind, confidence=0.7, importance=0.6),
     _rule("fact", "pet_{part}_{fact}", "have got adopted rescued bought my our", [
         rf"(?:{_HAVE}|{_GOT_PET}) an? {_PET_ADJECTIVE}(?P<breed>{_BREED})(?: (?P<kind>(?i:{_alternation(_PETS)})))?"
@@ -2042,6 +2079,10 @@ _RULES = [
         r"\bI (?:(?:really|absolutely|just|also|totally|truly|kinda) )*(?:hate|dislike|detest|loathe|can't stand|"
         rf"cannot stand|don't like|do not like|don't enjoy) (?!to\b)(?P<value>{_phrase(8)})",
         rf"\bI(?:'m| am) not (?:a |a big )?fan of (?P<value>{_phrase(8)})",
+        # the thing said first: "I think cilantro tastes like soap, I hate it.", "Olives, I can't stand them."
+        rf"\bI (?:really |honestly )?think (?P<value>{_DISLIKED}) (?:tastes?|smells?|looks?|sounds?|feels?) like "
+        rf"[^,.;!?]+[,;] (?:and |so )?{_HATE_IT}",
+        rf"^(?P<value>{_DISLIKED})(?:,|:|\s+[—–-]) {_HATE_IT}",
     ], "The user dislikes {value}.", _text, confidence=0.7, importance=0.5),
     _rule("preference", "prefers", "prefer", [
         r"\bI (?:(?:generally|usually|really|much|strongly|always) )*prefer "
@@ -2052,8 +2093,9 @@ _RULES = [
         rf"\b(?i:my) (?:all[- ]time |absolute )?favou?rite (?P<thing>{_WORD}(?:\s+{_WORD}){{0,2}}?)"
         rf"(?: is|['’]s| are) (?P<value>{_phrase(6)})",
     ], "The user's favorite {thing} is {value}.", _favorite, confidence=0.75, importance=0.5),
-    _rule("opinion", "opinion_about_{part}", "think believe feel reckon", [
-        r"\bI (?:(?:really|honestly|personally|kinda) )*(?:think|believe|feel like|feel that|reckon)(?: that)? "
+    _rule("opinion", "opinion_about_{part}", "think believe feel reckon mind", [
+        r"(?:\bI (?:(?:really|honestly|personally|kinda|now|actually) )*(?:think|believe|feel like|feel that|reckon)"
+        r"(?: that)?|\bI(?:'ve| have)? changed my mind[:,;—–-]*) "
         r"(?P<topic>(?!(?:it|that|this|you|he|she|they|we|I|my|our|your|his|her|their|there|what|which|"
         rf"everything|nothing|something|anything|everyone|someone|nobody)\b){_WORD}(?:\s+{_WORD}){{0,3}}?) "
         r"(?P<verb>is|are) "
@@ -2065,8 +2107,10 @@ _RULES = [
 
 # --- sentences and clauses ------------------------------------------------------------------
 
-# A sentence ends after . ! or ?, but not after "St." or "Dr.".
-_SENTENCES = re.compile(r"(?<=[.!?])(?<!\b[SM]t\.)(?<!\bFt\.)(?<!\bDr\.)(?<!\bM[rs]\.)(?<!\bMrs\.)\s+|\n+")
+# A sentence ends after . ! or ?, but not after "St." or "Dr.", nor before "His name is ...", which names
+# what the sentence before it spoke of (_NAMED).
+_SENTENCES = re.compile(r"(?<=[.!?])(?<!\b[SM]t\.)(?<!\bFt\.)(?<!\bDr\.)(?<!\bM[rs]\.)(?<!\bMrs\.)\s+"
+                        r"(?!\s|(?:His|Her|Its|Their) name(?:'s| is)\b)|\n+")
 # A sentence longer than this is not read: a statement of a fact is short (the longest sentence the
 # rules extract from in LoCoMo-dev is 146 characters, the longest of all 177), and a run-on of
 # thousands of characters is a paste, not a statement; reading it would cost every rule a scan.
