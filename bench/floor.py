@@ -144,7 +144,7 @@ def observe(samples, home: Path) -> list[Observation]:
     from memex.db import memories as memory_rows
     from memex.ingest import ingest_turn
     from memex.models import SearchFilters, TurnIn
-    from memex.retrieval import floor
+    from memex.retrieval import floor, keywords
     from memex.retrieval.search import CANDIDATES_PER_CHANNEL, _iterative_scan
     from memex_edge.context import get_context
 
@@ -153,7 +153,8 @@ def observe(samples, home: Path) -> list[Observation]:
 
     def signals(user_id: str, query: str):
         scope = ("default", user_id, None, SearchFilters(), False)
-        keyword = memory_rows.keyword_statement(*scope, query, CANDIDATES_PER_CHANNEL,
+        # the keyword channel searches what search does (keywords.py), the vector the question as asked
+        keyword = memory_rows.keyword_statement(*scope, keywords.searched(query), CANDIDATES_PER_CHANNEL,
                                                 ctx.settings.keyword_max_postings).run(conn)
         vector = memory_rows.vector_statement(*scope, ctx.embedder.embed_query(query), CANDIDATES_PER_CHANNEL,
                                               ctx.settings.vector_exact_max if _iterative_scan(ctx) else None,

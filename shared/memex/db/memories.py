@@ -424,7 +424,8 @@ class Ranking:
     the best ones as their rows' JSON text, when the statement was asked for them (`with_memories`;
     `wire` turns one into the wire form).
     The keyword channel also says each query term's document frequency (`terms`) and, per memory,
-    the terms it matched and those its content says word for word (`matched`): the floor's signals."""
+    the terms it matched and those its content says word for word (`matched`), and each of the
+    query's words as written with the term it stems to (`words`): the floor's signals."""
 
     ranked: list[tuple[str, float]]
     found: dict[str, Found]
@@ -432,6 +433,7 @@ class Ranking:
     memories: dict[str, str] = field(default_factory=dict)
     terms: dict[str, int] = field(default_factory=dict)
     matched: dict[str, tuple[frozenset[str], frozenset[str]]] = field(default_factory=dict)
+    words: dict[str, str] = field(default_factory=dict)
 
 
 class Statement:
@@ -531,6 +533,7 @@ def _ranking(rows: list[dict[str, Any]], score: str) -> Ranking:
         {r["id"]: r["memory"] for r in hits if r.get("memory") is not None},
         {term: int(df) for term, df in (rows[0].get("terms") or {}).items()} if rows else {},
         _matched(hits),
+        {word: term for word, term in (rows[0].get("words") or ())} if rows else {},
     )
 
 

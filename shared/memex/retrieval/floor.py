@@ -11,7 +11,11 @@ the floor reads absolute signals of each candidate:
   IDF in the scope (a word the user never used weighs as much as the rarest word they did), a
   word held only through its stem ("Noted" for "notes") counting `STEM_CREDIT` of one said as
   written. A query about something else shares a word or two with a long, chatty history (its
-  rarest words are the ones nobody said); a query about what the user said shares most of them;
+  rarest words are the ones nobody said); a query about what the user said shares most of them.
+  The words of one family searched together (keywords.FAMILIES: "allergies", "allergic") count
+  as one word of the query, held by a memory that holds any of them, and weigh as the commonest
+  of them (the family is in at least as many memories as it is): a question gains no coverage from
+  the words its family adds, and a memory that says "allergic" covers "allergies" as it is written;
 - a rare exact hit: the memory's content says, as written, a word of the query that at most
   `RARE_SHARE` of the scope's memories hold. Rare enough scales with the history: a word in half
   of the memories or fewer is one BM25's classic IDF (Robertson and Spärck Jones) still counts
@@ -31,6 +35,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from typing import Iterable
+
+from memex.retrieval import keywords
 
 RARE_SHARE = 0.5  # a definition, not a tuned value: see above
 STEM_CREDIT = 0.5  # a word matched only through its stem counts half
@@ -75,15 +81,33 @@ def term_weights(terms: dict[str, int], scope_size: int) -> dict[str, float]:
     return {term: idf(max(df, 1), scope_size) for term, df in terms.items()}
 
 
+def families(words: dict[str, str]) -> list[frozenset[str]]:
+    """The terms of each of keywords.FAMILIES that the query's `words` (word -> term) hold more
+    than one of: each counts in coverage as one word."""
+    found = ({term for word, term in words.items() if word in family} for family in keywords.FAMILIES)
+    return [frozenset(terms) for terms in found if len(terms) > 1]
+
+
 def keyword_signals(terms: dict[str, int], matched: Iterable[str], exact: Iterable[str],
-                    scope_size: int, weights: dict[str, float] | None = None) -> tuple[float, bool]:
+                    scope_size: int, weights: dict[str, float] | None = None,
+                    kin: Iterable[frozenset[str]] = ()) -> tuple[float, bool]:
     """(coverage, rare exact hit) of a memory that holds the query terms `matched`, `exact` of
     them as the query writes them; `terms`: each query term's document frequency in the scope;
-    `weights`: term_weights(terms, scope_size), passed when read for many memories of one query."""
+    `weights`: term_weights(terms, scope_size), passed when read for many memories of one query;
+    `kin`: families(words) of the query, each family one word."""
     weights = term_weights(terms, scope_size) if weights is None else weights
-    total = sum(weights.values())
-    exact = set(exact)
-    held = sum(weights.get(term, 0.0) * (1.0 if term in exact else STEM_CREDIT) for term in set(matched))
+    exact, matched = set(exact), set(matched)
+    slots = [family & weights.keys() for family in kin]
+    grouped = set().union(*slots)
+    slots = [s for s in slots if s] + [{term} for term in weights if term not in grouped]
+    total = held = 0.0
+    for slot in slots:
+        weight = min(weights[term] for term in slot)
+        total += weight
+        if slot & exact:
+            held += weight
+        elif slot & matched:
+            held += weight * STEM_CREDIT
     rare = any(0 < terms.get(term, 0) <= RARE_SHARE * scope_size for term in exact)
     return (held / total if total > 0 else 0.0), rare
 
@@ -95,11 +119,12 @@ def signals(keyword, vector) -> dict[str, Signals]:
     similarity = dict(vector.ranked) if vector is not None else {}
     size = keyword.scope_size if keyword is not None else 0
     weights = term_weights(keyword.terms, size) if keyword is not None else {}
+    kin = families(keyword.words) if keyword is not None else []
     found: dict[str, Signals] = {}
     for item in bm25.keys() | similarity.keys():
         coverage, rare = 0.0, False
         if item in bm25:
-            coverage, rare = keyword_signals(keyword.terms, *keyword.matched.get(item, ((), ())), size, weights)
+            coverage, rare = keyword_signals(keyword.terms, *keyword.matched.get(item, ((), ())), size, weights, kin)
         found[item] = Signals(bm25_units(bm25[item], size) if item in bm25 else None, similarity.get(item),
                               coverage, rare)
     return found

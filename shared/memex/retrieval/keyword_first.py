@@ -28,7 +28,8 @@ def coverage(keyword: Ranking | None) -> float:
     if keyword is None or not keyword.ranked:
         return 0.0
     best = keyword.ranked[0][0]
-    held, _ = floor.keyword_signals(keyword.terms, *keyword.matched.get(best, ((), ())), keyword.scope_size)
+    held, _ = floor.keyword_signals(keyword.terms, *keyword.matched.get(best, ((), ())), keyword.scope_size,
+                                  kin=floor.families(keyword.words))
     return held
 
 

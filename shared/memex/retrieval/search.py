@@ -222,7 +222,7 @@ def _search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies 
         # keyword candidates in proportion to the depth kept: an extra query keeps 30
         max_postings = ctx.settings.keyword_max_postings * min(depth, CANDIDATES_PER_CHANNEL) \
             // CANDIDATES_PER_CHANNEL
-        return keywords.of(query), depth, max_postings, whole(depth)
+        return keywords.searched(query), depth, max_postings, whole(depth)
 
     def run(plans: list[tuple[str, int, bool, bool]], ahead: Sequence[str] = (),
             size: memory_rows.Size | None = None, topic: memory_rows.Statement | None = None) -> list[QueryRun]:
