@@ -12,10 +12,12 @@ CHAT = ("Hi! I'm Maya, I'm a data analyst.", "We adopted a cat, her name is Miso
 
 def _said(tenant):
     tenant.turn(*CHAT)
-    # the fact filed from the allergy erased: its message is left, which says "allergic"
-    facts = [m for m in tenant.search("peanuts") if m["memory_type"] == "semantic"]
-    assert [m["content"] for m in facts] == ["The user is allergic to peanuts."]
-    assert tenant.delete(f"/v1/memories/{facts[0]['id']}").status_code in (200, 204)
+    # the facts filed from the allergy and the dislike erased: their messages are left, which say
+    # "allergic" and "hate"
+    listing = tenant.get(f"/v1/users/{tenant.user}/memories").json()["memories"]
+    facts = {m["content"]: m["id"] for m in listing if m["memory_type"] == "semantic"}
+    for content in ("The user is allergic to peanuts.", "The user dislikes cilantro."):
+        assert tenant.delete(f"/v1/memories/{facts[content]}").status_code in (200, 204)
 
 
 def test_a_question_finds_the_word_of_its_family_the_user_said(tenant):
