@@ -766,7 +766,8 @@ def test_pets_counted_say_what_was_said():
     counted = {c.key: c.content for c in _extract("We have two rabbits and 3 kittens.")}
     assert counted == {"pet_rabbit_count": "The user has 2 rabbits.", "pet_cat_count": "The user has 3 kittens."}
     named = [c.content for c in _extract("our two kittens are called Salt and Pepper")]
-    assert named == ["The user's kitten is named Salt.", "The user's kitten is named Pepper."]
+    # the count said with "our" is filed too, as with "We have two cats, Miso and Tofu"
+    assert named == ["The user's kitten is named Salt.", "The user's kitten is named Pepper.", "The user has 2 kittens."]
 
 
 @pytest.mark.parametrize("text, expected", [
@@ -1296,3 +1297,59 @@ def test_the_first_hours_changes_as_a_new_user_typed_them(text, expected):
 def test_the_first_hours_near_misses_state_nothing(text):
     assert _facts(text) == set()
 
+
+
+@pytest.mark.parametrize("text, expected", [
+    # the leftovers of the fourth and fifth rounds, in other words than the fixture's
+    ("When I was small we had a cat called Misty.", {("pet_cat_name", "Misty", True)}),
+    ("when i was in college i worked at Target.", {("employer", "Target", True)}),
+    ("My son Leo's 11.", {("child_name", "Leo"), ("child_leo_age", "11")}),
+    ("My sister Ana's 19.", {("sister_name", "Ana"), ("sister_ana_age", "19")}),
+    ("My daughter Ava's school is great.", {("child_name", "Ava")}),  # a name, no age
+    ("Tom and I got married last night!", {("relationship_status", "married"), ("partner_name", "Tom")}),
+    ("Me and my boyfriend got engaged in Rome.", {("relationship_status", "engaged")}),
+    ("We adopted a cat yesterday. His name is Pickle.", {("pet_cat_name", "Pickle")}),
+    ("We got a kitten, we named her Mochi.", {("pet_cat_name", "Mochi")}),
+    ("My wife and our three dogs moved with me.", {("pet_dog_count", "3")}),
+    ("We have a cat named Luna and two rabbits.", {("pet_cat_name", "Luna"), ("pet_rabbit_count", "2")}),
+    ("I tried oysters once. I hated them.", {("dislikes", "oysters")}),
+    ("I tried kombucha and hated it.", {("dislikes", "kombucha")}),
+    ("Loud bars, I can't handle them.", {("dislikes", "Loud bars")}),
+    # round 6's misses of a general cause
+    ("I grew up in Lagos but live in Leeds now.", {("hometown", "Lagos"), ("city", "Leeds")}),
+    ("I've been learning Welsh online.", {("learning", "Welsh")}),
+    ("I've been learning to sail this summer.", {("learning", "sail")}),
+    ("I worked as a waiter in college.", {("role", "waiter", True)}),
+    ("I've been a plumber for twenty years.", {("role", "plumber")}),
+    ("I'm a shift supervisor.", {("role", "shift supervisor")}),
+    ("My brother Sam just got hired at Apple.", {("brother_name", "Sam"), ("brother_sam_employer", "Apple")}),
+    ("I never smoke or vape.", {("smokes", "no"), ("vapes", "no")}),
+    ("We're moving to Oslo next May for work.", {("plan", "moving to Oslo next May")}),
+    ("I live with three flatmates.", {("lives_with", "flatmates")}),
+    ("I was diagnosed with epilepsy when I was twelve.", {("health_condition", "epilepsy")}),
+    ("I get terrible migraines.", {("health_condition", "migraines")}),
+    ("I've been vegan all my life.", {("dietary_restriction", "vegan")}),
+    ("I'm 52, no kids.", {("age", "52"), ("number_of_children", "0")}),
+])
+def test_the_fifth_and_sixth_rounds_leftovers_as_people_say_them(text, expected):
+    assert _facts(text) == expected
+
+
+@pytest.mark.parametrize("text", [
+    "When I was a kid I wanted a dog.", "When I was young my dad was a pilot.",
+    "We got married in Paris?", "My sister got a dog, she named him Rex.", "I called him Tom.",
+    "Our two cats died last year.", "We lost our two dogs in the fire.", "I tried to call him. I hate it.",
+    "I tried yoga and loved it.", "I don't drink and drive.", "I get migraines when I'm stressed.",
+    "I'm at home, no kids.", "I used to live with two roommates.", "My neighbour's son just got hired at Apple.",
+])
+def test_the_fifth_and_sixth_rounds_near_misses_state_nothing(text):
+    assert _facts(text) == set()
+
+
+@pytest.mark.parametrize("text, happened", [
+    ("We got married in Paris.", None),  # a place, not when
+    ("Me and my girlfriend got engaged in June.", "in June"),
+])
+def test_where_one_married_is_no_time(text, happened):
+    [status] = [c for c in _extract(text) if c.key == "relationship_status"]
+    assert status.happened == happened

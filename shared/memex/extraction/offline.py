@@ -57,7 +57,8 @@ _ROLE_HEADS = (
     "agent broker auditor curator dancer singer producer animator engineer-in-training postdoc resident "
     "guard lifeguard cleaner janitor housekeeper hairdresser barber stylist butcher florist welder builder "
     "gardener landscaper courier porter sailor soldier detective surveyor optometrist physiotherapist hygienist "
-    "chiropractor radiographer dispatcher teller actuary underwriter ranger steward stewardess attendant machinist"
+    "chiropractor radiographer dispatcher teller actuary underwriter ranger steward stewardess attendant machinist "
+    "supervisor foreman"
 ).split()
 # Words before a role that make it a judgement or a former job rather than the current job.
 _NOT_ROLE_MODIFIERS = frozenset(
@@ -233,10 +234,10 @@ _MONTH = rf"(?i:{_alternation(vocabulary.MONTHS)})\.?"
 _DATE = (rf"{_MONTH} \d{{1,2}}(?:st|nd|rd|th)?|\d{{1,2}}(?:st|nd|rd|th)? (?:of )?{_MONTH}")
 _WEEKDAY = r"(?i:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
 # When a plan happens: "next week", "tomorrow", "in May", "on Saturday", "this summer".
-_WHEN = (rf"(?:next (?:week|month|year|weekend|summer|spring|fall|autumn|winter|{_WEEKDAY})|tomorrow|tonight|"
+_WHEN = (rf"(?:next (?:week|month|year|weekend|summer|spring|fall|autumn|winter|{_WEEKDAY}|{_MONTH})|tomorrow|tonight|"
          r"this (?:weekend|summer|spring|fall|autumn|winter|year|month)|"
          rf"in (?:{_MONTH}|the (?:spring|summer|fall|autumn|winter))|on {_WEEKDAY})")
-_LATER = (r"(?:next (?:month|year|summer|spring|fall|autumn|winter)|this (?:summer|spring|fall|autumn|winter|year)|"
+_LATER = (rf"(?:next (?:month|year|summer|spring|fall|autumn|winter|{_MONTH})|this (?:summer|spring|fall|autumn|winter|year)|"
           rf"in (?:{_MONTH}|the (?:spring|summer|fall|autumn|winter)|\d{{4}}))")
 # When a trip is: a time of _WHEN or a day of the month ("on the 15th", "on March 3rd").
 _TRIP_WHEN = (rf"(?:{_WHEN}|on (?:the )?\d{{1,2}}(?:st|nd|rd|th)(?: of {_MONTH})?|on {_DATE})")
@@ -285,6 +286,12 @@ _NAMED_NEXT = re.compile(r",|\s+(?:named|called)\b")
 # of a day", "a fish for dinner".
 _GOT_PET_END = (r"(?=\s*(?:[.!;)]|$)|\s+(?:last|this|yesterday|today|recently|and|but|so|from|too|"
                 r"(?:a|two|three|a few|a couple of) (?:days|weeks?|months?) ago)\b)")
+# When a pet was got, between it and its name in the next sentence: "I rescued a dog last month. Her
+# name's Biscuit."
+# A pet named by the user, after it is said: "a goldfish, I named him Bubbles", "a cat. We called her Mo."
+_NAMED_HIM = r"(?:[,;] (?:and )?|[.!] | and )(?:I|[Ww]e) (?:named|called) (?:him|her|it|them) "
+_GOT_WHEN = (rf"(?: (?:(?:last|this) (?:night|week|weekend|month|year|spring|summer|fall|autumn|winter|{_WEEKDAY})|"
+             r"yesterday|today|recently|(?:a|two|three|a few|a couple of) (?:days|weeks?|months?) ago))?")
 # How a pet's life with the user ended: it died or was put down, or was given to another home.
 _PET_GONE = r"(?:died|passed away|passed|was put down|was put to sleep|had to be put down|was rehomed|had to be rehomed)"
 _HAD_TO = r"(?:(?:had|have had|'ve had) to |finally |recently |sadly )?"
@@ -1057,10 +1064,13 @@ _NOT_AFTER_PARTING = "".join(f"(?<!{verb} {prep} )" for verb in ("broke up", "sp
                              for prep in ("with", "from"))
 # When a parting happened, and the clause ending there: not "we broke up the meeting", "we split the bill".
 _PARTING_WHEN = (rf"(?:(?:last|this) (?:week|month|year|spring|summer|fall|autumn|winter|weekend|{_WEEKDAY})|"
-                 r"yesterday|today|recently|(?:(?:way )?back )?in (?:\d{4}|[A-Z][a-z]+)|"
+                 rf"last night|yesterday|today|recently|(?:(?:way )?back )?in (?:\d{{4}}|(?i:{_alternation(vocabulary.MONTHS)}))(?![\w'’-])|"
                  r"(?:a|two|three|four|five|six|a few|a couple of) (?:days?|weeks?|months?|years?) ago)")
 _PROPOSED = (rf"(?:just |finally |officially )?(?:proposed(?: to me)?|popped the question)"
-             rf"(?: (?:last night|on {_WEEKDAY}|{_PARTING_WHEN}))?(?=\s*(?:[.!,;]|$))")
+             rf"(?: (?:on {_WEEKDAY}|{_PARTING_WHEN}))?(?=\s*(?:[.!,;]|$))")
+# Where one got engaged or married, before or after when: "We got engaged in Paris last night",
+# "got married at the beach"; a month is when, not where ("in June").
+_WED_PLACE = rf"(?: (?:in|at|on) (?!{_MONTH}(?![\w'’-]))(?:the |a )?(?:{_PROPER}|[a-z]+))?"
 # The same, kept as when the parting happened (`Candidate.happened`): read against the turn's time, it
 # places the event in the user's history (timeline.happened).
 _PARTED_WHEN = rf"(?: (?P<when>{_PARTING_WHEN}))?"
@@ -1096,8 +1106,15 @@ _PARTING_END = _strict_end("and", "but", "so", "after", "because")
 _DISLIKED = (r"(?!(?i:honestly|yeah|yes|no|well|ok|okay|lol|tbh|and|but|so|oh|ugh|man|dude|seriously|it|that|this|"
              r"which|what|sometimes|now|also|i|you|he|she|they|we|sorry|sure|anyway|actually|like)\b)"
              r"[\w'’-]+(?: [\w'’-]+){0,2}")
-_HATE_IT = (r"I (?:(?:really|absolutely|just|totally|honestly) )*(?:hate|detest|loathe|can't stand|cannot stand) "
-            r"(?:it|them)(?=\s*(?:[^\w\s'’-]|$))")
+_HATE_IT = (r"I (?:(?:really|absolutely|just|totally|honestly) )*(?:hate|detest|loathe|can't stand|cannot stand|"
+            r"can't handle|can't stomach) (?:it|them)(?=\s*(?:[^\w\s'’-]|$))")
+# A thing tried: a few words, the fewest that leave the rest to when ("cilantro once"); not "I tried to
+# call him", "I tried it".
+_TRIED = r"(?!(?i:to|it|that|this|them|him|her|out|on|again|hard|my best)\b)[\w'’-]+(?: [\w'’-]+){0,2}?"
+# The same after a thing tried, maybe in the next sentence (_SENTENCES keeps the two together): "I tried
+# cilantro once. I hate it.", "I tried sushi once and hated it."
+_HATED_IT = (r"(?:and |but )?(?:I )?(?:(?:really|absolutely|just|totally|honestly) )*(?:hate|hated|detest|detested|loathe|"
+             r"loathed|can't stand|couldn't stand) (?:it|them)(?=\s*(?:[^\w\s'’-]|$))")
 
 
 # A job left or lost without its employer's name, and where that leaves the user: "I got laid off",
@@ -1218,6 +1235,10 @@ def _not_also_a_plan(candidates: list[Candidate]) -> list[Candidate]:
 _CHILD = r"(?P<kind>(?i:son|daughter|eldest|oldest|youngest))"
 # A child said by where they come among the user's children ("my eldest", "our youngest").
 _BIRTH_ORDER = r"(?P<kind>(?i:eldest|oldest|youngest))"
+
+
+# A one-word name and its "'s" for "is" ("My daughter Ava's 9."), which a _PROPER name does not end on.
+_NAME_IS = r"(?P<name>(?!I\b)[A-ZÀ-ÖØ-Þ][\w-]*)['’]s"
 
 
 def _child_age(m: re.Match[str]) -> list[Fields]:
@@ -1397,6 +1418,9 @@ _RULES = [
         rf"\bI (?:just |recently |finally )?(?:got|was|have been|'ve been) promoted to (?:an? |the )?"
         rf"(?P<value>{_ROLE}|{_HEAD_OF}){_ROLE_END}",
         rf"\bI (?:just |recently |finally )?became (?:an?|the) (?P<value>{_ROLE}){_ROLE_END}",
+        # "I've been an electrician for 15 years": how long, so the job still held
+        rf"\bI(?:'ve| have) been (?:an?) (?P<value>{_ROLE}) (?=for (?:(?:about|over|almost|nearly|more than) )?"
+        rf"(?:{_NUMBER}|a few|a couple of|several|many) (?:years?|months?|decades?)\b|since\b)",
         rf"\b(?i:my) (?:job title|title|job|role|position) is (?:an? |the )?(?P<value>{_ROLE}|{_HEAD_OF}){_ROLE_END}",
         rf"\bI(?:'m| am) (?:now |currently |also )?(?:the )?(?P<value>{_HEAD_OF}){_ROLE_END}",
     ], "The user's job title is {value}.", _role, confidence=0.75, importance=0.75),
@@ -1411,6 +1435,7 @@ _RULES = [
           confidence=0.75, importance=0.75),
     _rule("fact", "role", "a an the", [
         rf"\bI (?:used to be|was) (?:an?|the) (?P<value>{_ROLE}){_ROLE_END}",
+        rf"\bI (?:used to work|worked) as (?:an?|the) (?P<value>{_ROLE}){_ROLE_END}",
         rf"\bI(?:'m| am) (?:an?|the) (?:former |ex-?)(?P<value>{_ROLE}){_ROLE_END}",
         rf"(?:{_PAST_JOB}) {_PROPER} as (?:an?|the) (?P<value>{_ROLE}){_ROLE_END}",
     ], "The user's job title used to be {value}.", _role, confidence=0.7, importance=0.6, historical=True),
@@ -1605,6 +1630,9 @@ _RULES = [
         # "as a mom of three, I ...": who the user is, said in passing
         rf"\b(?i:as) a (?:mother|mom|mum|father|dad|parent) of (?P<value>{_NUMBER}),? I\b",
         r"\b(?:I|[Ww]e) (?:don't|do not) have (?:any )?(?:kids|children)(?P<value>)(?![\w'’])",
+        # said after what the user is, as a fragment: "I'm divorced, no kids."
+        rf"\bI(?:'m| am) (?:(?:now |happily )?(?:single|married|divorced|widowed|separated|engaged|retired)|"
+        rf"(?:{_NUMBER})|an? [^,.;!?]{{1,30}}), (?:and )?no (?:kids|children)(?P<value>)(?: yet)?(?=\s*(?:[.!;,]|$))",
     ], "The user has {said}.", _children, importance=0.6),
     # food and health
     _rule("fact", "dietary_restriction", "m am been keep eat went gone turned became become as", [
@@ -1613,7 +1641,8 @@ _RULES = [
         r"celiac)(?: (?:at|in|on|among|of|for) [^,.;!?]{1,50})?,\s*I\b",
         r"\bI(?:'m| am|'ve been| have been)(?: now| strictly| fully)? (?:an? )?(?P<value>vegetarian|vegan|pescatarian|"
         r"pescetarian|gluten[- ]free|dairy[- ]free|lactose[- ]intolerant|coeliac|celiac|kosher|halal)"
-        + _strict_end("and", "for", "these", "too", "as", "though", "myself", "since", "ever", "again", "already"),
+        + _strict_end("and", "for", "these", "too", "as", "though", "myself", "since", "ever", "again", "already",
+                      "(?:most of|all) my (?:life|adult life)", "my (?:whole|entire) life"),
         r"\bI (?:keep|eat) (?:only )?(?P<value>kosher|halal)\b",
         r"\bI(?:'ve| have)? (?:went|gone|turned|became|become) (?:fully )?(?P<value>vegetarian|vegan|pescatarian|"
         r"pescetarian|gluten[- ]free|dairy[- ]free)"
@@ -1629,6 +1658,11 @@ _RULES = [
         rf"\bI(?: have|'ve)? (?:stopped|quit|given up|gave up) (?P<verb>smoking|vaping|drinking|eating)"
         rf"{_HABIT_OBJECT}{_QUIT_END}",
         rf"\bI (?:no longer|don't|do not|never) (?P<verb>smoke|vape|drink|eat){_HABIT_OBJECT}{_NO_LONGER_END}",
+        # two said together: "I don't smoke or drink", each its own fact
+        rf"\bI (?:no longer|don't|do not|never) (?P<verb>smoke|vape|drink)(?P<value>) (?:or|and|nor) (?:smoke|vape|drink)"
+        rf"{_NO_LONGER_END}",
+        rf"\bI (?:no longer|don't|do not|never) (?:smoke|vape|drink) (?:or|and|nor) (?P<verb>smoke|vape|drink)(?P<value>)"
+        rf"{_NO_LONGER_END}",
         r"\bI (?:never) (?P<verb>smoked|vaped)(?P<value>)" + _NO_LONGER_END,
     ], "The user does not {what}.", _habit, confidence=0.75, importance=0.6),
     _rule("fact", "{part}", "gave given quit cut", [
@@ -1655,7 +1689,7 @@ _RULES = [
         rf"(?:^(?:(?i:so|and|well|oh|yeah|btw),? )?|(?<=[,;:] ))(?P<value>(?!I\b){_CAPWORD}) and I (?:have been |'ve been |are |(?:just |recently )?"
         rf"(?:started|began) )(?P<kind>dating|seeing)(?: each other)?(?= {_PARTING_WHEN}\b|{_GOING_OUT_END})",
         rf"(?:^(?:(?i:so|and|well|oh|yeah|btw),? )?|(?<=[,;:] ))(?P<value>(?!I\b){_CAPWORD}) and I {_ADVERBS}got "
-        rf"(?P<kind>engaged|married)(?= {_PARTING_WHEN}\b|{_GOING_OUT_END})",
+        rf"(?P<kind>engaged|married)(?={_WED_PLACE}(?: {_PARTING_WHEN}\b|{_WED_PLACE}{_GOING_OUT_END}))",
         rf"\bI(?:'m| am|'ve been| have been) (?:now |currently )?in a (?:serious |committed |new |long-distance )?"
         rf"relationship (?P<kind>with) (?P<value>{_PROPER}){_GOING_OUT_END}",
     ], "The user's {kind} is named {value}.", _relation, confidence=0.75, importance=0.8),
@@ -1673,7 +1707,8 @@ _RULES = [
         r"(?= at\b|\s*[.,;!]|\s*$)",
     ], "The user's {kind} {name} is {a} {value}.", _kin_fact(_teacher), confidence=0.7, importance=0.6),
     _rule("fact", "{part}_{who}_employer", "my our", [
-        rf"{_NAMED_KIN} (?:(?:now |currently |also |still )?works (?:at|for)|is (?:now |currently |still )?"
+        rf"{_NAMED_KIN} (?:(?:now |currently |also |still )?works (?:at|for)|(?:just |recently |finally )?got (?:hired|"
+        rf"a (?:new )?job) (?:at|by|with)|is (?:now |currently |still )?"
         rf"(?:working (?:at|for)|employed (?:at|by))|(?:is|'s) (?:now |currently |also |still )?(?:an?|the) {_ROLE}"
         rf"(?<!student) (?:at|for)|(?:now |currently |also |still )?works as (?:an?|the) {_ROLE} (?:at|for)) (?:the )?"
         rf"(?P<value>{_ORG}){_NOT_TEMPORARY}",
@@ -1725,10 +1760,11 @@ _RULES = [
     # "My wife and I divorced last year". An event: a divorce said so ends the current partner
     # (supersession.ENDED_BY_EVENT), where "I'm divorced" says only what the user is.
     _rule("event", "relationship_status", "got broke split separated divorced", [
-        rf"\b(?:I|[Ww]e) {_ADVERBS}got (?P<value>married|divorced|engaged){_PARTED_WHEN}{_PARTING_END}",
-        # "Daniel and I got engaged!", "My boyfriend and I got married"
-        rf"(?:^|(?<=[,;:] ))(?:(?!I\b){_CAPWORD}|(?i:my) (?:{_PARTNER_WORD})) and I {_ADVERBS}got "
-        rf"(?P<value>married|engaged){_PARTED_WHEN}{_PARTING_END}",
+        rf"\b(?:I|[Ww]e) {_ADVERBS}got (?P<value>married|divorced|engaged){_WED_PLACE}{_PARTED_WHEN}{_WED_PLACE}"
+        rf"{_PARTING_END}",
+        # "Daniel and I got engaged!", "My boyfriend and I got married", "Me and my girlfriend got engaged"
+        rf"(?:^|(?<=[,;:] ))(?:(?!I\b){_CAPWORD} and I|(?i:my) (?:{_PARTNER_WORD}) and I|(?i:me) and my "
+        rf"(?:{_PARTNER_WORD})) {_ADVERBS}got (?P<value>married|engaged){_WED_PLACE}{_PARTED_WHEN}{_WED_PLACE}{_PARTING_END}",
         rf"\b[Ww]e {_ADVERBS}(?P<verb>broke up|split up|split|separated){_PARTED_WHEN}{_PARTING_END}",
         rf"\b(?i:my) (?:{_PARTNER_WORD}) and I {_ADVERBS}(?P<verb>{_PARTED}){_PARTED_WHEN}{_PARTING_END}",
         # "Me and my husband got divorced", as people say it
@@ -1776,6 +1812,7 @@ _RULES = [
     _rule("fact", "child_{who}_age", "son daughter eldest oldest youngest", [
         rf"{_MY} {_KIN_ADJECTIVE}{_CHILD}(?:,? (?P<name>{_PROPER}),?)?(?: is|['’]s) (?P<value>{_NUMBER})"
         rf"(?: (?:years?|yrs?) old| ?y/?o)?{_AGE_END}",
+        rf"{_MY} {_KIN_ADJECTIVE}{_CHILD},? {_NAME_IS} (?P<value>{_NUMBER})(?: (?:years?|yrs?) old| ?y/?o)?{_AGE_END}",
         rf"{_MY} {_KIN_ADJECTIVE}{_CHILD}(?:,? (?P<name>{_PROPER}),?)? (?:just |recently )?turned (?P<value>{_NUMBER})"
         rf"{_TURNED_END}",
     ], "The user's {kind}{named} is {value} years old.", _child_age, confidence=0.75, importance=0.6),
@@ -1783,6 +1820,7 @@ _RULES = [
     _rule("fact", "{person}_age", "is s turned", [
         rf"{_MY} {_KIN_ADJECTIVE}{_AGED_KIN}(?:,? (?P<name>{_PROPER}),?)?(?: is|['’]s) (?P<value>{_NUMBER})"
         rf"(?: (?:years?|yrs?) old| ?y/?o)?{_AGE_END}",
+        rf"{_MY} {_KIN_ADJECTIVE}{_AGED_KIN},? {_NAME_IS} (?P<value>{_NUMBER})(?: (?:years?|yrs?) old| ?y/?o)?{_AGE_END}",
         rf"{_MY} {_KIN_ADJECTIVE}{_AGED_KIN}(?:,? (?P<name>{_PROPER}),?)? (?:just |recently )?turned (?P<value>{_NUMBER})"
         rf"{_TURNED_END}",
     ], "The user's {kind}{named} is {value} years old.", _kin_age, confidence=0.75, importance=0.6),
@@ -1813,6 +1851,10 @@ _RULES = [
         rf"\b(?:I|[Ww]e) {_ADVERBS}(?:live|'m living|am living|'re living|are living|'ve been living|have been living|"
         rf"moved (?:back )?in) with (?:my|our) (?:(?:{_NUMBER}) )?{_KIN_ADJECTIVE}{_HOUSEHOLD}(?:,? (?P<name>{_PROPER}))?"
         rf"{_HOME_END}",
+        # those one shares a home with, said without "my": "I live with two roommates in a tiny apartment"
+        rf"\b(?:I|[Ww]e) {_ADVERBS}(?:live|'m living|am living|'re living|are living|'ve been living|have been living) "
+        rf"with (?:(?:{_NUMBER}|a few|a couple of) |an? )(?P<who>(?i:roommates?|flatmates?|housemates?))(?P<name>)"
+        rf"(?:{_HOME_END}|(?= in (?:an?|the) ))",
     ], "The user lives with their {value}{named}.", _household, confidence=0.7, importance=0.6),
     # a partner not named ("I live with my boyfriend"); one named is the partner's name rule's, and "I
     # moved in with my boyfriend" stays unfiled (test_who_the_user_lives_with)
@@ -1830,6 +1872,10 @@ _RULES = [
         rf"(?P<value>{_PROPER}){_ENDED_AFTER}",
         rf"(?P<value>{_PROPER}) \((?i:my|our) {_PET}\)",
         rf"(?:{_HAVE}|{_GOT_PET}) (?:an?|another) {_PET_ADJECTIVE}{_PET}{_NAMED} (?P<value>{_PROPER})",
+        rf"{_GOT_PET} (?:an?|another) {_PET_ADJECTIVE}{_PET}{_GOT_WHEN}[.!] (?i:her|his|its|their) name(?:'s| is) "
+        rf"(?P<value>{_PROPER})",
+        # named by the user in the same breath: "I just got a goldfish, I named him Bubbles."
+        rf"(?:{_HAVE}|{_GOT_PET}) (?:an?|another) {_PET_ADJECTIVE}{_PET}{_GOT_WHEN}{_NAMED_HIM}(?P<value>{_PROPER})",
         # a second pet named in the same breath: "We have a dog called Bolt and a cat named Pixel.", "a
         # beagle named Pepper and a cat named Luna" (one said by its breed: the breed rule below)
         rf"(?:{_HAVE}|{_GOT_PET}) (?:an?|another) {_PET_ADJECTIVE}{_ONE_PET}{_NAMED} {_PROPER},? "
@@ -1856,12 +1902,21 @@ _RULES = [
         rf"{_HAVE} (?P<value>{_OWNED}(?:(?:,|,? and) {_OWNED}){{0,4}})"
         r"(?=\s*(?:[^\w\s'’-]|$)|\s+(?:and|but|so|named|called|too|now|at home)\b)",
     ], "The user has {said}.", _pets_owned, confidence=0.75, importance=0.6),
+    # how many of a kind, said with "my" or "our" ("I live with my girlfriend and our two cats"), or after
+    # a pet named ("I have a beagle called Louie and two cats"); not pets whose end is said ("our two
+    # cats died")
+    _rule("fact", "{part}", "my our named called", [
+        rf"{_ENDED_BEFORE}{_MY} (?P<value>(?!one\b)(?:{_NUMBER}) {_PET_ADJECTIVE}{_PETS_SAID})(?![\w'’-])"
+        rf"(?!,? (?:are |were )?(?:{_PET_GONE}|down|away)\b)",
+        rf"{_HAVE} an? {_PET_ADJECTIVE}{_ONE_PET}{_NAMED} {_PROPER},? and (?P<value>(?:{_NUMBER}) {_PET_ADJECTIVE}"
+        rf"{_PETS_SAID})(?=\s*(?:[^\w\s'’-]|$))",
+    ], "The user has {said}.", _pets_owned, confidence=0.75, importance=0.6),
     # a pet got, without its name: "We adopted a puppy last week." ("We adopted two kittens" is what
     # was added, not how many there are: no count)
     _rule("fact", "pet_kind", "got adopted rescued", [
         rf"\b(?:I|[Ww]e)(?:'ve| have)? (?:just |recently |finally )?(?:got|adopted|rescued) (?:an?|another) "
         rf"{_PET_ADJECTIVE}{_PET}{_GOT_PET_END}(?![^.;!?]*?, an? [^.;!?,]*?{_NAMED} {_CAPWORD})"
-        rf"(?!{_NAMED} {_CAPWORD})",
+        rf"(?!{_GOT_WHEN}(?:{_NAMED} |{_NAMED_HIM}){_CAPWORD})",
     ], "The user has {said}.", _pet_kind, confidence=0.7, importance=0.6),
     _rule("fact", "pet_{part}_{fact}", "have got adopted rescued bought my our", [
         rf"(?:{_HAVE}|{_GOT_PET}) an? {_PET_ADJECTIVE}(?P<breed>{_BREED})(?: (?P<kind>(?i:{_alternation(_PETS)})))?"
@@ -1923,12 +1978,19 @@ _RULES = [
     ], "The user used to have {said}.", _pet_gone_by_breed, confidence=0.7, importance=0.5, historical=True),
     # health
     _rule("fact", "health_condition", "have got had suffer live diagnosed m am struggle deal suffering living "
-          "struggling dealing", [
+          "struggling dealing get", [
         rf"\bI(?: have|'ve got| have got|'ve had| have had| suffer from| live with| struggle with| deal with"
         rf"|(?:'ve| have) been (?:suffering from|living with|struggling with|dealing with)"
         rf"| (?:was|got|have been|'ve been) diagnosed with)"
         rf" (?:(?:a|mild|severe|chronic|bad) )?(?P<value>(?i:{_alternation(vocabulary.HEALTH_CONDITIONS)}))"
         rf"(?![\w'’-])(?!\s+(?:about|over|attacks?|before|when)\b)",
+        # a diagnosis says when it was made ("diagnosed with asthma when I was a kid"), where "I had
+        # anxiety when I flew" says when it came
+        rf"\bI (?:was|got|have been|'ve been) diagnosed with (?:(?:a|mild|severe|chronic|bad) )?"
+        rf"(?P<value>(?i:{_alternation(vocabulary.HEALTH_CONDITIONS)}))(?![\w'’-])(?= (?:when|as|at|in)\b)",
+        # what comes back again and again: "I get really bad migraines"
+        rf"\bI {_ADVERBS}get (?:(?:really|very|quite|pretty|such) )?(?:(?:bad|terrible|awful|severe|horrible|chronic) )?"
+        rf"(?P<value>(?i:migraines|eczema|vertigo|sciatica|gout))(?![\w'’-])(?!\s+(?:about|over|attacks?|before|when)\b)",
         rf"\bI(?:'m| am) (?P<value>(?i:{_alternation(vocabulary.CONDITION_ADJECTIVES)}))(?![\w'’-])",
     ], "The user has {value}.", _condition, confidence=0.75, importance=0.85),
     # pastimes
@@ -1974,7 +2036,10 @@ _RULES = [
     _rule("fact", "learning", "learning", [
         rf"\bI(?:'m| am|'ve been| have been|(?:'ve| have)? (?:just |recently )?(?:started|begun|began)) "
         rf"(?:currently |now )?learning (?:how )?(?:to )?"
-        rf"(?!(?:a lot|so much|more|from|about|what|lots)\b)(?P<value>{_phrase(5)})",
+        # ending before when, where or how ("learning to surf this summer", "learning Welsh online"), or as a phrase
+        rf"(?!(?:a lot|so much|more|from|about|what|lots)\b)(?P<value>{_NOT_OBJECT}{_WORD}(?:\s+{_WORD}){{0,4}}?"
+        rf"(?=\s+(?:this|last|since|every|online|on|at the|with|for (?:a|two|three|a few|a couple of|several|"
+        rf"the (?:past|last)) (?:days?|weeks?|months?|years?))\b)|{_phrase(5)})",
     ], "The user is learning {value}.", _text, confidence=0.7, importance=0.5),
     # things done, read and played, each under its kind (the items of a list, above)
     _rule("event", "activity", "went took visited been", [
@@ -1999,7 +2064,9 @@ _RULES = [
         rf"\b(?:I|[Ww]e)(?:'m|'re| am| are) planning (?P<value>an? (?:trip|holiday|vacation|visit) to {_phrase(6)})",
         rf"\b(?:I|[Ww]e) (?:plan|intend) (?:to|on) (?P<value>{_phrase(8)})",
         rf"\b(?:I|[Ww]e)(?:'m|'re| am| are) (?P<value>(?:going|flying|driving|heading|moving|relocating|travelling|"
-        rf"traveling|getting married|visiting)(?: to| back to)?(?: {_PROPER})? {_TRIP_WHEN})(?=\s*(?:[.,;!?]|$))",
+        rf"traveling|getting married|visiting)(?: to| back to)?(?: {_PROPER})? {_TRIP_WHEN})"
+        # what the trip is for may follow: "relocating to Copenhagen next year for my husband's job"
+        r"(?=\s*(?:[.,;!?]|$)|\s+(?:for|with|because|to)\b)",
         # a race ahead: "I'm doing the London half marathon in April" ("doing" is no plan by itself)
         rf"\b(?:I|[Ww]e)(?:'m|'re| am| are) (?P<value>(?:doing|running|racing) (?:the|a|my first) (?:{_WORD} ){{0,3}}?"
         rf"(?:{_RACE}|triathlons?|ironman) {_TRIP_WHEN})(?=\s*(?:[.,;!?]|$))",
@@ -2075,7 +2142,7 @@ _RULES = [
         rf"\bI(?:'m| am) a (?:big |huge )?fan of (?P<value>{_phrase(8)})",
         rf"\bI(?:'m| am) (?:really |so |very |big |totally )?into (?P<value>{_phrase(6)})",
     ], "The user likes {value}.", _text, confidence=0.7, importance=0.5),
-    _rule("preference", "dislikes", "hate dislike detest loathe stand like enjoy fan", [
+    _rule("preference", "dislikes", "hate dislike detest loathe stand like enjoy fan handle stomach tried tasted", [
         r"\bI (?:(?:really|absolutely|just|also|totally|truly|kinda) )*(?:hate|dislike|detest|loathe|can't stand|"
         rf"cannot stand|don't like|do not like|don't enjoy) (?!to\b)(?P<value>{_phrase(8)})",
         rf"\bI(?:'m| am) not (?:a |a big )?fan of (?P<value>{_phrase(8)})",
@@ -2083,6 +2150,8 @@ _RULES = [
         rf"\bI (?:really |honestly )?think (?P<value>{_DISLIKED}) (?:tastes?|smells?|looks?|sounds?|feels?) like "
         rf"[^,.;!?]+[,;] (?:and |so )?{_HATE_IT}",
         rf"^(?P<value>{_DISLIKED})(?:,|:|\s+[—–-]) {_HATE_IT}",
+        rf"\bI (?:once |finally )?(?:tried|tasted) (?P<value>{_TRIED})(?: (?:once|before|recently|"
+        rf"for the first time|last (?:night|week|month|year)))?(?:[,.;!] | ){_HATED_IT}",
     ], "The user dislikes {value}.", _text, confidence=0.7, importance=0.5),
     _rule("preference", "prefers", "prefer", [
         r"\bI (?:(?:generally|usually|really|much|strongly|always) )*prefer "
@@ -2110,7 +2179,7 @@ _RULES = [
 # A sentence ends after . ! or ?, but not after "St." or "Dr.", nor before "His name is ...", which names
 # what the sentence before it spoke of (_NAMED).
 _SENTENCES = re.compile(r"(?<=[.!?])(?<!\b[SM]t\.)(?<!\bFt\.)(?<!\bDr\.)(?<!\bM[rs]\.)(?<!\bMrs\.)\s+"
-                        r"(?!\s|(?:His|Her|Its|Their) name(?:'s| is)\b)|\n+")
+                        rf"(?!\s|(?:His|Her|Its|Their) name(?:'s| is)\b|(?:I|We) (?:named|called) (?:him|her|it|them) |{_HATED_IT})|\n+")
 # A sentence longer than this is not read: a statement of a fact is short (the longest sentence the
 # rules extract from in LoCoMo-dev is 146 characters, the longest of all 177), and a run-on of
 # thousands of characters is a paste, not a statement; reading it would cost every rule a scan.
@@ -2205,6 +2274,13 @@ _DROPPED_SUBJECT = re.compile(
     r"signed|stopped|gave|picked|took|been|starting|joining|flying|heading|driving|travelling|traveling)\b)",
     re.IGNORECASE)
 _BEEN = re.compile(rf"{_SOON}been\b", re.IGNORECASE)
+# A time of the user's life said first without its comma ("When I was little we had a rabbit called
+# Snowy"): read with the comma, so that its "when" is a clause of its own and not a hypothetical one
+# over what follows ("When I was little, we had ..." was already read as the past).
+_TIME_OF_LIFE = re.compile(
+    r"^(?:(?:back|way back) )?when I was (?:a (?:kid|child|boy|girl|teenager|teen|student)|little|young|younger|"
+    r"small|in (?:college|school|high school|university|uni|my (?:teens|twenties|thirties|forties)))(?= (?:I|we|my|our)\b)",
+    re.IGNORECASE)
 _ING = re.compile(rf"{_SOON}(?:starting|joining|flying|heading|driving|travelling|traveling)\b", re.IGNORECASE)
 
 
@@ -2212,7 +2288,7 @@ _ING = re.compile(rf"{_SOON}(?:starting|joining|flying|heading|driving|travellin
 # Dublin", "I left Stripe and just started at Notion". Only when that clause opens with "I" and a
 # verb of the user's own life (not "I think my brother left Google and joined Meta", not "My
 # sister moved to Boston and started at MIT").
-_OWN_VERBS = (r"(?:work|worked|working|live|lived|living|started|began|joined|moved|relocated|quit|left|switched|"
+_OWN_VERBS = (r"(?:grew|work|worked|working|live|lived|living|started|began|joined|moved|relocated|quit|left|switched|"
               r"adopted|became|landed|got|have|had|own|love|like|prefer|play|teach|study|studied|retired|"
               r"sold|bought|am|was|been)")
 _OWN_CLAUSE = re.compile(rf"(?:^|[,;:]\s*)(?:(?:so|and|also|well|btw)\s+)?I(?:'m|'ve| {_SOON}{_OWN_VERBS})\b[^,;:]*$")
@@ -2237,6 +2313,7 @@ def _asks_about_someone_else(before: dict[str, Any] | None, message: dict[str, A
 
 def _typed(sentence: str, dropped_is_user: bool = True) -> str:
     sentence = _LOWER_I.sub("I", sentence.replace("’", "'"))
+    sentence = _TIME_OF_LIFE.sub(r"\g<0>,", sentence, count=1)
     dropped = _DROPPED_SUBJECT.match(sentence) if dropped_is_user else None
     if dropped:
         at = dropped.end()
