@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from memex.config import Settings
+from memex.config import ConfigurationError, Settings, load_settings
 from memex.extraction import OfflineOnFirstUse, make_extractor
 from memex.extraction.llm import LLMExtractor
 from memex.extraction.offline import OfflineExtractor
@@ -281,6 +281,17 @@ def test_the_factories_choose_by_configuration(server):
     extractor, judge = make_extractor(configured), make_judge(configured)
     assert isinstance(extractor, LLMExtractor) and extractor.name == "llm:test-model"
     assert isinstance(judge, LLMJudge) and judge.name == "llm:test-model"
+
+
+def test_an_endpoint_without_a_model_stops_the_configuration_rather_than_the_llm_silently(server, monkeypatch):
+    # The LLM counts as configured only with a model: an endpoint alone used to leave the offline
+    # rules extracting, said nowhere but in /health.
+    monkeypatch.setenv("MEMEX_LLM_BASE_URL", server.base_url)
+    monkeypatch.delenv("MEMEX_LLM_MODEL", raising=False)
+    with pytest.raises(ConfigurationError, match="MEMEX_LLM_MODEL: required with MEMEX_LLM_BASE_URL"):
+        load_settings()
+    monkeypatch.setenv("MEMEX_LLM_MODEL", "test-model")
+    assert load_settings().llm_configured
 
 
 # ---- the judge ---------------------------------------------------------------------------------
