@@ -270,6 +270,17 @@ def test_the_extractor_surfaces_an_llm_that_never_answers(server):
         LLMExtractor(chat_for(server)).extract([_msg("a", "I work at Notion")], [])
 
 
+def test_an_answer_of_another_shape_is_no_answer_not_nothing_to_remember(server):
+    # {"memories": "none"} used to be read as nothing said: the turn processed with no facts, silently.
+    messages = [_msg("a", "I work at Notion")]
+    server.script_chat('{"memories": "none"}', '{"action": 7}', '{"memories": []}')
+    extractor = LLMExtractor(chat_for(server))
+    for _ in range(2):
+        with pytest.raises(LLMError, match="without a memories list"):
+            extractor.extract(messages, [])
+    assert extractor.extract(messages, []) == []  # an empty list is the model's "nothing"
+
+
 def test_the_factories_choose_by_configuration(server):
     offline = Settings()
     configured = Settings(llm_base_url=server.base_url, llm_model="test-model", llm_api_key="k")
