@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import threading
 import time
 import uuid
@@ -292,8 +293,17 @@ def test_a_retried_turn_carries_the_same_idempotency_key(scripted):
 def test_a_service_that_cannot_be_reached_raises_a_connection_error_after_the_retries():
     nowhere = f"http://127.0.0.1:{free_port()}"  # a port nothing listens on
     with MemexClient("k", nowhere, retry_policy=QUICK) as memex:
-        with pytest.raises(APIConnectionError):
+        with pytest.raises(APIConnectionError, match=f"no answer from {re.escape(nowhere)} \\(ConnectError"):
             memex.health()
+
+
+def test_an_address_without_its_scheme_is_refused_at_once_naming_where_it_came_from(monkeypatch):
+    # "localhost:8080" used to fail every request as a connection error, retried, naming no address.
+    with pytest.raises(ValueError, match="base_url 'localhost:8080' is not an http:// or https:// address"):
+        MemexClient("k", "localhost:8080")
+    monkeypatch.setenv("MEMEX_BASE_URL", "127.0.0.1:8080")
+    with pytest.raises(ValueError, match="MEMEX_BASE_URL '127.0.0.1:8080' is not"):
+        AsyncMemexClient("k")
 
 
 def test_arguments_the_api_does_not_take_are_refused_before_sending(scripted):

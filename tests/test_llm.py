@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from memex.config import Settings
+from memex.config import ConfigurationError, Settings, load_settings
 from memex.extraction import OfflineOnFirstUse, make_extractor
 from memex.extraction.llm import LLMExtractor
 from memex.extraction.offline import OfflineExtractor
@@ -270,6 +270,17 @@ def test_the_extractor_surfaces_an_llm_that_never_answers(server):
         LLMExtractor(chat_for(server)).extract([_msg("a", "I work at Notion")], [])
 
 
+def test_an_answer_of_another_shape_is_no_answer_not_nothing_to_remember(server):
+    # {"memories": "none"} used to be read as nothing said: the turn processed with no facts, silently.
+    messages = [_msg("a", "I work at Notion")]
+    server.script_chat('{"memories": "none"}', '{"action": 7}', '{"memories": []}')
+    extractor = LLMExtractor(chat_for(server))
+    for _ in range(2):
+        with pytest.raises(LLMError, match="without a memories list"):
+            extractor.extract(messages, [])
+    assert extractor.extract(messages, []) == []  # an empty list is the model's "nothing"
+
+
 def test_the_factories_choose_by_configuration(server):
     offline = Settings()
     configured = Settings(llm_base_url=server.base_url, llm_model="test-model", llm_api_key="k")
@@ -281,6 +292,17 @@ def test_the_factories_choose_by_configuration(server):
     extractor, judge = make_extractor(configured), make_judge(configured)
     assert isinstance(extractor, LLMExtractor) and extractor.name == "llm:test-model"
     assert isinstance(judge, LLMJudge) and judge.name == "llm:test-model"
+
+
+def test_an_endpoint_without_a_model_stops_the_configuration_rather_than_the_llm_silently(server, monkeypatch):
+    # The LLM counts as configured only with a model: an endpoint alone used to leave the offline
+    # rules extracting, said nowhere but in /health.
+    monkeypatch.setenv("MEMEX_LLM_BASE_URL", server.base_url)
+    monkeypatch.delenv("MEMEX_LLM_MODEL", raising=False)
+    with pytest.raises(ConfigurationError, match="MEMEX_LLM_MODEL: required with MEMEX_LLM_BASE_URL"):
+        load_settings()
+    monkeypatch.setenv("MEMEX_LLM_MODEL", "test-model")
+    assert load_settings().llm_configured
 
 
 # ---- the judge ---------------------------------------------------------------------------------

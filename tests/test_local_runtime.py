@@ -102,6 +102,7 @@ def test_round_trip_over_http_and_persistence_across_restart(tmp_path):
     server = Server(tmp_path)
     try:
         assert "requests without a key go to the default tenant" in server.output()
+        assert "memex: extraction and supersession: the offline rules (MEMEX_LLM_BASE_URL" in server.output()
         turn = post(f"{server.url}/v1/turns", json={
             "user_id": "alice", "session_id": "s1",
             "messages": [{"role": "user", "content": "I work at Stripe as an engineer 🚀"}]}).json()

@@ -249,7 +249,11 @@ def test_a_wrong_or_missing_key_is_refused_with_401(mcp_url, tenant):
     for headers in ({"Authorization": "Bearer mx_wrong"}, {}, {"Authorization": f"Basic {tenant.key}"}):
         response = httpx.post(mcp_url, json=initialize, headers=accept | headers)
         assert response.status_code == 401, headers
-        assert response.json()["error"]["code"] == "unauthorized"
+        # A JSON-RPC error, memex's code in its data: what an MCP client reports.
+        refused = response.json()
+        assert refused["jsonrpc"] == "2.0" and refused["id"] is None
+        assert refused["error"]["data"]["code"] == "unauthorized" and refused["error"]["data"]["status"] == 401
+        assert refused["error"]["message"].startswith("unauthorized: ")
         assert response.headers["www-authenticate"] == "Bearer"
     assert httpx.post(mcp_url, json=initialize, headers=accept | tenant.headers).status_code == 200
 
@@ -258,10 +262,11 @@ def test_a_wrong_or_missing_key_is_refused_with_401(mcp_url, tenant):
     async def body(client):
         reached.append(await client.list_tools())
 
-    # The SDK's client cannot even open the session.
+    # The SDK's client cannot even open the session, and says why (it used to say only "Server
+    # returned an error response").
     with pytest.raises(BaseException) as caught:
         session(mcp_url, "mx_wrong", body)
-    assert caught.group_contains(MCPError, depth=None) and not reached
+    assert caught.group_contains(MCPError, match="^unauthorized: invalid API key$", depth=None) and not reached
 
 
 def test_another_tenants_key_sees_and_changes_nothing(mcp_url, tenant, other_tenant):
@@ -348,7 +353,7 @@ def test_lambda_handler_serves_initialize_tools_list_and_calls_on_sample_events(
     assert tool("count_memories", user_id=tenant.user) == {"count": 0}
 
     status, headers, refused = _invoke("mcp_tools_list", "mx_wrong")
-    assert status == 401 and refused["error"]["code"] == "unauthorized"
+    assert status == 401 and refused["error"]["data"]["code"] == "unauthorized"
 
     # Stateless: no server-to-client stream to open, as MCP says it is answered.
     event = json.loads((ROOT / "events" / "mcp_tools_list.json").read_text())

@@ -7,12 +7,19 @@ import dataclasses
 import json
 
 import pytest
+from aws_lambda_powertools.utilities.batch.exceptions import BatchProcessingError
 
+from infra.local.lambda_context import LocalLambdaContext
+from infra.local.runtime import function_module
 from memex.extraction.llm import LLMExtractor
+from memex.ingest import ingest_turn
+from memex.jobs import ExtractionJob
+from memex.models import TurnIn
 from memex.supersession_llm import LLMJudge
 from memex_edge.context import build_context
+from memex_edge.sqs import SqsPublisher
 from tests.conftest import Tenant, api_client
-from bench.openai_double import OpenAIDouble
+from bench.openai_double import CHAT, OpenAIDouble
 
 
 @pytest.fixture(scope="module")
@@ -452,3 +459,45 @@ def test_a_fact_of_a_participant_past_the_fiftieth_is_placed_too(ctx, llm, llm_h
     assert [(m["subject"], m["value"], m["active"]) for m in found["zoe_role"]] == [
         ("Zoe", "teacher", False), ("Zoe", "nurse", True)]
     llm.reset()
+
+
+def test_an_llm_down_on_the_last_delivery_leaves_the_offline_rules_facts_not_a_failed_turn(
+        ctx, llm, llm_ctx, llm_http, runtime, monkeypatch):
+    # Five deliveries of an LLM outage (2.5 minutes on `make dev`) used to fail the turn: its messages
+    # stayed searchable, but "I work at Stripe." never became the employer, however long after the
+    # LLM came back. The last delivery now extracts with the offline rules instead.
+    tenant = Tenant(ctx, llm_http)
+    lost = dataclasses.replace(llm_ctx, publisher=SqsPublisher(dataclasses.replace(
+        llm_ctx.settings, extraction_queue_url=llm_ctx.settings.extraction_queue_url + "-missing")))
+    turn = TurnIn(user_id=tenant.user, session_id="s1", messages=[{"role": "user", "content": "I work at Stripe."}])
+    turn_id = ingest_turn(lost, tenant.id, turn, wait=False)["turn_id"]
+    worker = function_module("extract_worker")
+    monkeypatch.setattr(worker, "get_context", lambda: llm_ctx)
+    job = ExtractionJob(tenant.id, turn_id).to_json()
+
+    def deliver(count: int) -> dict:
+        record = {"messageId": "x1", "receiptHandle": "rh-x1", "body": job, "messageAttributes": {}, "md5OfBody": "",
+                  "attributes": {"ApproximateReceiveCount": str(count), "SentTimestamp": "1767225600000"},
+                  "eventSource": "aws:sqs", "eventSourceARN": "arn:aws:sqs:us-east-1:000000000000:memex-extraction",
+                  "awsRegion": "us-east-1"}
+        return worker.handler({"Records": [record]}, LocalLambdaContext("extract_worker"))
+
+    def facts() -> list[tuple[str, str]]:
+        listing = tenant.get(f"/v1/users/{tenant.user}/memories").json()["memories"]
+        return [(m["key"], m["value"]) for m in listing if m["memory_type"] == "semantic"]
+
+    llm.fail(CHAT, "500")
+    try:
+        with pytest.raises(BatchProcessingError, match="LLMError"):
+            deliver(1)  # an early delivery is retried: the LLM may be back for the next
+        assert tenant.get(f"/v1/turns/{turn_id}").json()["status"] != "failed"
+        assert facts() == []
+        asked = len(llm.chat_requests)
+        assert deliver(llm_ctx.settings.max_receive_count) == {"batchItemFailures": []}
+        assert len(llm.chat_requests) > asked  # the LLM was asked first
+    finally:
+        llm.heal(CHAT)
+    runtime.drain()
+    status = tenant.get(f"/v1/turns/{turn_id}").json()
+    assert status["status"] == "processed" and not status.get("error")
+    assert facts() == [("employer", "Stripe")]

@@ -191,14 +191,15 @@ def test_mcp_requests_are_limited_and_a_revoked_key_refused(ctx, tenant, event_l
     assert status == 200 and answer["result"]["serverInfo"]["name"] == "memex"
     assert headers["ratelimit-limit"] == "1" and headers["ratelimit-remaining"] == "0"
     status, headers, answer = _invoke("mcp_tools_list", tenant.key)
-    assert status == 429 and answer["error"]["code"] == "rate_limited"
+    assert status == 429 and answer["error"]["data"]["code"] == "rate_limited"
+    assert answer["error"]["message"].startswith("rate_limited: rate limit of 1/h exceeded; retry in ")
     assert 3590 <= int(headers["retry-after"]) <= 3600
 
     tenants.set_limit(ctx, tenant.id, None)
     assert _invoke("mcp_tools_list", tenant.key)[0] == 200
     keys.revoke_key(ctx, keys.list_keys(ctx, tenant.id)[0]["id"])
     status, _, answer = _invoke("mcp_tools_list", tenant.key)
-    assert status == 401 and answer["error"]["message"] == "this API key has been revoked"
+    assert status == 401 and answer["error"]["message"] == "unauthorized: this API key has been revoked"
 
 
 def test_a_concurrent_burst_through_the_server_admits_exactly_the_limit(ctx, runtime, tenant, other_tenant):

@@ -6,7 +6,7 @@ from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 from memex import pipeline
 from memex.jobs import ExtractionJob
 from memex_edge.context import get_context, load_embedder_at_init
-from memex_edge.workers import batch_handler, jobs_of, last_delivery_records_failure
+from memex_edge.workers import batch_handler, jobs_of, last_delivery, last_delivery_records_failure
 
 processor = BatchProcessor(event_type=EventType.SQS)
 
@@ -27,7 +27,7 @@ def record_handler(record: SQSRecord) -> None:
         pipeline.mark_failed(ctx, job.tenant_id, job.turn_id, error)
 
     with last_delivery_records_failure(ctx, record, record_failure):
-        follow_up = pipeline.extract(ctx, job)
+        follow_up = pipeline.extract(ctx, job, last_delivery=last_delivery(ctx, record))
         if follow_up is not None:
             ctx.publisher.publish_supersession(follow_up)
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import uvicorn
 
 from infra.local.runtime import LocalRuntime, mcp_app, quiet_libraries
-from memex.config import ConfigurationError, load_settings
+from memex.config import ConfigurationError, Settings, load_settings
 
 
 def share_metrics_between_processes(home: Path) -> None:
@@ -57,6 +57,13 @@ def main() -> None:
     serve(runtime, args)
 
 
+def _extraction(settings: Settings) -> str:
+    # Said at start: /health's `extractor` was the only place an LLM that did not take was seen.
+    if settings.llm_configured:
+        return f"the LLM {settings.llm_model} (the offline rules stand in when it gives no answer)"
+    return "the offline rules (MEMEX_LLM_BASE_URL and MEMEX_LLM_MODEL set an LLM)"
+
+
 def serve(runtime: LocalRuntime, args: argparse.Namespace) -> None:
     """Serve the API (and MCP) with the runtime's workers running until Ctrl-C, then stop it."""
     from memex.keys import open_mode
@@ -64,6 +71,7 @@ def serve(runtime: LocalRuntime, args: argparse.Namespace) -> None:
 
     for note in runtime.notes:
         print(f"memex: {note}", flush=True)
+    print(f"memex: extraction and supersession: {_extraction(get_context().settings)}", flush=True)
     if open_mode(get_context()):
         print("memex: no API key exists: requests without a key go to the default tenant "
               "(create one with `memex keys create --tenant NAME` to require keys)", flush=True)

@@ -39,6 +39,15 @@ def _rate(name: str) -> Rate | None:
         raise ConfigurationError(f"{name}: {exc}") from None
 
 
+def _llm_base_url() -> str:
+    url = _str("MEMEX_LLM_BASE_URL")
+    if url and not _str("MEMEX_LLM_MODEL"):
+        # Without a model the LLM counts as not configured: the offline rules would extract, silently.
+        raise ConfigurationError("MEMEX_LLM_MODEL: required with MEMEX_LLM_BASE_URL (the chat model's name, "
+                                 "e.g. llama3.1); unset both for the offline rules")
+    return url
+
+
 def _float(name: str, default: float) -> float:
     raw = os.environ.get(name)
     return float(raw) if raw else default
@@ -339,7 +348,7 @@ def load_settings() -> Settings:
         embeddings_query_cache=_int("MEMEX_EMBEDDINGS_QUERY_CACHE", 0),
         embeddings_query_timeout_seconds=_float("MEMEX_EMBEDDINGS_QUERY_TIMEOUT_SECONDS", 3.0),
         embeddings_api_key_secret_arn=_str("MEMEX_EMBEDDINGS_API_KEY_SECRET_ARN"),
-        llm_base_url=_str("MEMEX_LLM_BASE_URL"),
+        llm_base_url=_llm_base_url(),
         llm_api_key=_str("MEMEX_LLM_API_KEY"),
         llm_model=_str("MEMEX_LLM_MODEL"),
         llm_multihop=_bool("MEMEX_LLM_MULTIHOP", True),

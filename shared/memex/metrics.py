@@ -68,8 +68,8 @@ SUPERSESSION_VERDICTS = _counter("SupersessionVerdicts", "Decisions on candidate
 # Models
 LLM_CALLS = _counter("LlmCalls", "Questions asked of the chat model (retries included in one call)", "purpose")
 LLM_FAILURES = _counter("LlmFailures", "Questions the chat model gave no usable answer to", "purpose")
-LLM_FALLBACKS = _counter("LlmFallbacks", "Decisions the rules took because the LLM judge gave no usable answer",
-                         "purpose")
+LLM_FALLBACKS = _counter("LlmFallbacks", "What the rules did because the LLM gave no usable answer: a judge's "
+                         "decision, a search's split, a turn's extraction on its last delivery", "purpose")
 EMBEDDING_LATENCY = _histogram("EmbeddingLatency", "Seconds", "Time one embedding call took", LATENCY_BUCKETS,
                                "call")
 EMBEDDING_ERRORS = _counter("EmbeddingErrors", "Embedding calls that raised", "call")

@@ -28,9 +28,10 @@ from memex.db import locks
 from memex.db import memories as memory_rows
 from memex.db import turns as turn_rows
 from memex.embeddings.recent import RecentVectors
+from memex.errors import public_description
 from memex.extraction.placement import RELATION_NAMES, may_name_someone, placed
 from memex.jobs import Candidate, ExtractionJob, SupersessionJob, subject_key
-from memex.metrics import CANDIDATES_PER_TURN, EXTRACTION_LATENCY, SUPERSESSION_VERDICTS
+from memex.metrics import CANDIDATES_PER_TURN, EXTRACTION_LATENCY, LLM_FALLBACKS, SUPERSESSION_VERDICTS
 from memex.supersession import (PARTNER_KEY, Decision, RulesJudge, about_former_partner, about_partner_keys,
                                 ends_with_employer, held_at_reason, partner_ended_reason, related_keys)
 
@@ -50,17 +51,21 @@ def episodic_text(message: dict) -> str:
     return f"{message['name']}: {message['content']}" if message["name"] else message["content"]
 
 
-def extract(ctx: Context, job: ExtractionJob) -> SupersessionJob | None:
+def extract(ctx: Context, job: ExtractionJob, last_delivery: bool = False) -> SupersessionJob | None:
     """Store the turn's messages as episodic memories and its candidates on the turn; return the
-    supersession job (None when the turn is gone, done, or said nothing to remember)."""
-    jobs = extract_many(ctx, job.tenant_id, [job.turn_id])
+    supersession job (None when the turn is gone, done, or said nothing to remember). On the job's
+    `last_delivery` the offline rules extract when the LLM gives no answer: a turn failed for an
+    outage would keep none of its facts, and the rules keep most (degraded, not down)."""
+    jobs = extract_many(ctx, job.tenant_id, [job.turn_id], rules_if_the_llm_fails=last_delivery)
     return jobs[0] if jobs else None
 
 
-def extract_many(ctx: Context, tenant_id: str, turn_ids: list[str], again: bool = False) -> list[SupersessionJob]:
+def extract_many(ctx: Context, tenant_id: str, turn_ids: list[str], again: bool = False,
+                 rules_if_the_llm_fails: bool = False) -> list[SupersessionJob]:
     """`extract` for many turns at once, embedding all their messages in shared batches. `again`
     re-extracts turns already processed (after a model change). If the extractor fails for a
-    turn, the others are still stored, then the failure is raised so the job is retried."""
+    turn, the others are still stored, then the failure is raised so the job is retried, unless
+    the failure is the LLM's and `rules_if_the_llm_fails`: then the offline rules extract it."""
     conn = ctx.db.connection()
     follow_ups, todo = [], []
     for turn in sorted(turn_rows.get_turns(conn, tenant_id, list(set(turn_ids))), key=_said):
@@ -85,8 +90,8 @@ def extract_many(ctx: Context, tenant_id: str, turn_ids: list[str], again: bool 
                 # What the turn says is current is decided before what it says is over: "I left
                 # Stripe and now work at Notion" makes Notion replace Stripe, rather than ending
                 # Stripe and leaving Notion without a history.
-                candidates = sorted(_placed(conn, turn, ctx.extractor.extract(messages, history)),
-                                    key=lambda c: c.historical)[:MAX_CANDIDATES_PER_TURN]
+                found = _extracted(ctx, messages, history, rules_if_the_llm_fails)
+                candidates = sorted(_placed(conn, turn, found), key=lambda c: c.historical)[:MAX_CANDIDATES_PER_TURN]
             except Exception as exc:  # noqa: BLE001 - the other turns are stored; this one is retried
                 failure = failure or exc
                 continue
@@ -102,6 +107,18 @@ def extract_many(ctx: Context, tenant_id: str, turn_ids: list[str], again: bool 
     if failure is not None:
         raise failure
     return _jobs(follow_ups)
+
+
+def _extracted(ctx: Context, messages: list[dict], history: list[dict], rules_if_the_llm_fails: bool) -> list[Candidate]:
+    try:
+        return ctx.extractor.extract(messages, history)
+    except llm.LLMError as exc:
+        if not rules_if_the_llm_fails:
+            raise
+        log.warning("the LLM extractor gave no answer on the job's last delivery (%s); the offline rules extract",
+                    public_description(exc))
+        ctx.metrics.record(LLM_FALLBACKS, purpose="extract")
+        return ctx.rules.extract(messages, history)
 
 
 def _placed(conn, turn: dict[str, Any], candidates: list[Candidate]) -> list[Candidate]:

@@ -11,11 +11,15 @@ Mangum around each invocation).
 The Bearer key is mapped to its tenant before the transport sees the request, exactly as for the
 REST API: a missing, wrong or revoked key gets 401, a request over the tenant's rate limit 429
 (each MCP request counts as one, like a REST request), and the tools act for that tenant only.
+Those refusals (and 503 while Postgres is unreachable) carry a JSON-RPC error, memex's code and
+message in it, which an MCP client reports as it is; memex's error shape it would report as "Server
+returned an error response".
 """
 
 from __future__ import annotations
 
 import inspect
+import json
 from contextlib import asynccontextmanager
 from copy import copy
 from dataclasses import dataclass
@@ -30,6 +34,7 @@ from mcp.server.mcpserver.tools import Tool
 from mcp_types import ToolAnnotations
 from pydantic import BaseModel, Field, ValidationError
 from starlette.requests import Request
+from starlette.responses import JSONResponse
 
 from memex import ingest, memories
 from memex.context import Context
@@ -43,6 +48,8 @@ from memex_edge.http import (RateLimited, admit, database_unavailable, error, fi
 from memex_edge.observability import logger
 
 PATH = "/mcp"
+# JSON-RPC's code for a server's own error (-32000 to -32099); memex's code is in its `data`.
+REFUSED = -32000
 # Where the tenant the key resolved to travels from the HTTP edge to the tools: the request's scope.
 CALLER = "memex.caller"
 
@@ -354,11 +361,21 @@ class McpApp:
             tenant_id, decision = await anyio.to_thread.run_sync(admit, ctx, Request(scope).headers)
         except Unauthorized as exc:
             response = error(exc.status, exc.code, exc.message, headers={"WWW-Authenticate": "Bearer"})
-            return await response(scope, receive, send)
+            return await _jsonrpc(response)(scope, receive, send)
         except RateLimited as exc:
-            return await too_many_requests(exc.decision)(scope, receive, send)
+            return await _jsonrpc(too_many_requests(exc.decision))(scope, receive, send)
         except (psycopg.OperationalError, psycopg.InterfaceError) as exc:
-            return await database_unavailable(exc, ctx)(scope, receive, send)
+            return await _jsonrpc(database_unavailable(exc, ctx))(scope, receive, send)
         if decision is not None:
             send = with_headers(send, lambda: rate_limit_headers(decision))
         await transport({**scope, CALLER: Caller(ctx, tenant_id)}, receive, send)
+
+
+def _jsonrpc(refusal: JSONResponse) -> JSONResponse:
+    """A refusal in memex's error shape as a JSON-RPC error, with its status and headers (Retry-After,
+    WWW-Authenticate). Its id is null: the request was refused before its body was read."""
+    shape = json.loads(refusal.body)["error"]
+    headers = {name: value for name, value in refusal.headers.items() if name not in ("content-length", "content-type")}
+    return JSONResponse({"jsonrpc": "2.0", "id": None, "error": {
+        "code": REFUSED, "message": f"{shape['code']}: {shape['message']}",
+        "data": {**shape, "status": refusal.status_code}}}, status_code=refusal.status_code, headers=headers)

@@ -74,6 +74,11 @@ def jobs_of(records: list[SQSRecord], job_type: type[T]) -> list[T]:
     return jobs
 
 
+def last_delivery(ctx: Context, record: SQSRecord) -> bool:
+    """Whether this delivery is the last before the DLQ."""
+    return int(record.attributes.approximate_receive_count) >= ctx.settings.max_receive_count
+
+
 @contextmanager
 def last_delivery_records_failure(ctx: Context, record: SQSRecord, record_failure: Callable[[str], None]) -> Iterator[None]:
     """Re-raise every failure so the record is retried; when this delivery is the last one before
@@ -81,7 +86,7 @@ def last_delivery_records_failure(ctx: Context, record: SQSRecord, record_failur
     try:
         yield
     except Exception as exc:
-        if int(record.attributes.approximate_receive_count) >= ctx.settings.max_receive_count:
+        if last_delivery(ctx, record):
             # The type only: an exception's message can quote what the user said.
             logger.error("message %s failed on its last delivery: %s", record.message_id, public_description(exc))
             record_failure(public_description(exc))

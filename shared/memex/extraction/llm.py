@@ -3,8 +3,9 @@
 The model sees the new messages numbered, and up to HISTORY_LIMIT earlier messages of the
 session as context only (so that "she loved it" can become "the user's wife loved it"). Each
 item it returns is checked on its own; a malformed item is dropped, never the batch. When the
-model gives no usable answer at all, `LLMError` propagates: the extraction job fails and the
-queue delivers it again, rather than the turn being marked done with nothing extracted.
+model gives no usable answer at all (no JSON, or JSON without a memories list), `LLMError`
+propagates: the extraction job fails and the queue delivers it again (its last delivery extracted
+by the offline rules), rather than the turn being marked done with nothing extracted.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import Any
 from memex.extraction import families
 from memex.extraction.placement import ABOUT_ANOTHER_IMPORTANCE, RELATION_NAMES, placed
 from memex.jobs import Candidate, subject_key, subject_prefix
-from memex.llm import ChatJSON
+from memex.llm import ChatJSON, LLMError
 from memex.models import USER_SUBJECTS
 
 log = logging.getLogger(__name__)
@@ -106,8 +107,9 @@ class LLMExtractor:
         items = answer.get("memories") if isinstance(answer, dict) else answer
         # Logs say how many and of what kind, never what: the answer quotes the user.
         if not isinstance(items, list):
-            log.warning("extraction answer without a memories list (a %s)", type(answer).__name__)
-            return []
+            # Not "nothing to remember" (`{"memories": []}`): an answer of another shape is no answer,
+            # retried as one (and extracted by the offline rules on the job's last delivery).
+            raise LLMError(f"{self.chat.model}: an extraction answer without a memories list (a {type(answer).__name__})")
         found: dict[tuple[str, str, str], Candidate] = {}
         dropped = 0
         known = relations(items)

@@ -34,13 +34,18 @@ def _http_options(base_url: Optional[str], api_key: Optional[str],
     headers = {"user-agent": f"memex-client/{__version__}"}
     if key:
         headers["authorization"] = f"Bearer {key}"
-    return {"base_url": (base_url or os.environ.get("MEMEX_BASE_URL") or DEFAULT_BASE_URL).rstrip("/"),
-            "headers": headers, "timeout": timeout}
+    address = (base_url or os.environ.get("MEMEX_BASE_URL") or DEFAULT_BASE_URL).rstrip("/")
+    if not address.startswith(("http://", "https://")):
+        # Else every request fails as a connection error, retried, that never says why.
+        source = "base_url" if base_url else "MEMEX_BASE_URL"
+        raise ValueError(f"{source} {address!r} is not an http:// or https:// address (e.g. {DEFAULT_BASE_URL})")
+    return {"base_url": address, "headers": headers, "timeout": timeout}
 
 
-def _gave_up(error: httpx.TransportError) -> APIConnectionError:
+def _gave_up(error: httpx.TransportError, base_url: str) -> APIConnectionError:
+    # The address: a client pointed at the default, or at a typo, is told where it looked.
     kind = APITimeoutError if isinstance(error, httpx.TimeoutException) else APIConnectionError
-    return kind(f"{type(error).__name__}: {error}")
+    return kind(f"no answer from {base_url.rstrip('/')} ({type(error).__name__}: {error})")
 
 
 def _finished(turn: models.TurnResult) -> bool:
@@ -82,7 +87,7 @@ class MemexClient:
             except httpx.TransportError as error:
                 delay = self._retries.after_error(attempt, error, op.replay_safe)
                 if delay is None:
-                    raise _gave_up(error) from error
+                    raise _gave_up(error, self.base_url) from error
             else:
                 delay = None if op.is_answer(response) else self._retries.after_response(attempt, response,
                                                                                          op.replay_safe)
@@ -221,7 +226,7 @@ class AsyncMemexClient:
             except httpx.TransportError as error:
                 delay = self._retries.after_error(attempt, error, op.replay_safe)
                 if delay is None:
-                    raise _gave_up(error) from error
+                    raise _gave_up(error, self.base_url) from error
             else:
                 delay = None if op.is_answer(response) else self._retries.after_response(attempt, response,
                                                                                          op.replay_safe)
