@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Callable, Sequence
+from typing import Any, Callable
 
 import numpy as np
 import psycopg
-
-from memex.db.memories import lines_near
 
 
 def link(conn: psycopg.Connection, tenant_id: str, newer_id: str, older_id: str) -> None:
@@ -146,24 +144,22 @@ def _scoped(alias: str) -> str:
             f"'memory_type', {alias}.memory_type, 'metadata', {alias}.metadata)")
 
 
-def send_replacements(conn: psycopg.Connection, tenant_id: str, user_id: str, ids: list[str],
-                      near: tuple[Sequence[str], int] | None = None) -> Callable[[], list[dict[str, Any]]]:
+def send_replacements(conn: psycopg.Connection, tenant_id: str, user_id: str,
+                      ids: list[str]) -> Callable[[], list[dict[str, Any]]]:
     """For each episodic memory among `ids`, the semantic facts drawn from its message (index
     memories_drawn_facts) with their value and whether each is current, and for each superseded one the current
     memories that replaced it, however many links later (with what scoring and scoping need of them),
     and the messages that said it had ended ("I left Feedzai.": `ended_by`, whose end memory is in
-    its chain), for a chain that ends with no current value. With `near` (anchors, reach), those of
-    the lines near the anchors too (memories.lines_near): sent beside the neighbours' lookup.
+    its chain), for a chain that ends with no current value.
     Sent now, read by calling what it returns: in a pipeline, after its sync, so that it shares a
     round trip with the statements sent beside it."""
-    among = "%(ids)s::text[]" + (f" || {lines_near('t', 'anchors', 'reach')}" if near else "")
     cursor = conn.execute(
         f"""WITH RECURSIVE drawn AS (
                SELECT e.id AS message_memory, f.id AS fact, f.active, f.value
                FROM memories e
                JOIN memories f ON f.tenant_id = e.tenant_id AND f.source_message_id = e.source_message_id
                               AND f.memory_type = 'semantic' AND f.user_id = e.user_id
-               WHERE e.tenant_id = %(t)s AND e.user_id = %(u)s AND e.id = ANY({among})
+               WHERE e.tenant_id = %(t)s AND e.user_id = %(u)s AND e.id = ANY(%(ids)s)
                  AND e.memory_type = 'episodic'
            ),
            later(origin, id) AS (
@@ -183,8 +179,7 @@ def send_replacements(conn: psycopg.Connection, tenant_id: str, user_id: str, id
                                            AND e.user_id = %(u)s AND e.active
                             WHERE later.origin = d.fact AND c.metadata->>'decision' = 'end'), '[]') AS ended_by
            FROM drawn d""",
-        {"t": tenant_id, "u": user_id, "ids": ids,
-         **({"anchors": list(near[0]), "reach": near[1]} if near else {})},
+        {"t": tenant_id, "u": user_id, "ids": ids},
     )
     return cursor.fetchall
 

@@ -986,21 +986,14 @@ def vector_ranked(conn: psycopg.Connection, tenant_id: str, user_id: str, agent_
 def neighbours(conn: psycopg.Connection, tenant_id: str, user_id: str, agent_id: str | None,
                filters: SearchFilters, include_inactive: bool, anchors: Sequence[str],
                reach: int) -> list[tuple[str, str, Found, int]]:
-    return send_neighbours(conn, tenant_id, user_id, agent_id, filters, include_inactive, anchors, reach)()
-
-
-def send_neighbours(conn: psycopg.Connection, tenant_id: str, user_id: str, agent_id: str | None,
-                    filters: SearchFilters, include_inactive: bool, anchors: Sequence[str],
-                    reach: int) -> Callable[[], list[tuple[str, str, Found, int]]]:
     """(anchor, neighbour, what search needs of it, its position less the anchor's message's: 1 for
     the next line) for the episodic memories of the messages said within `reach` positions of each
     anchor's message (a fact's: its own message too, at 0), in the same turn, and in the scope,
     when no line between them starts a thread of its own: a line its speaker said after their own
     previous one, indexed without it because it stands alone (pipeline.py, memex/standalone.py). An
-    episodic memory's dedupe key names its message, so each lookup is one index probe.
-    Sent now, read by calling what it returns (in a pipeline, after its sync)."""
+    episodic memory's dedupe key names its message, so each lookup is one index probe."""
     where, params = _scope(tenant_id, user_id, agent_id, filters, include_inactive, alias="n")
-    cursor = conn.execute(
+    rows = conn.execute(
         f"""SELECT a.id AS anchor, n.id, nm.position - am.position AS step, n.valid_from, n.importance, n.content,
                    {SAID.format(m="n")}
             FROM memories a
@@ -1022,34 +1015,8 @@ def send_neighbours(conn: psycopg.Connection, tenant_id: str, user_id: str, agen
                     AND b.context IS NULL AND bm.role = pm.role AND bm.name IS NOT DISTINCT FROM pm.name)
             ORDER BY a.id, abs(nm.position - am.position), nm.position""",
         {**params, "anchors": list(anchors), "reach": reach},
-    )
-    return lambda: [(r["anchor"], r["id"], _found(r), r["step"]) for r in cursor.fetchall()]
-
-
-def lines_near(tenant: str, anchors: str, reach: str) -> str:
-    """SQL: the ids of the episodic memories of the messages said within the parameter `reach` of
-    each of the parameter `anchors`' messages in its turn, theirs included: every neighbour
-    `send_neighbours` can find, whatever the scope and the threads (so that a statement sent beside
-    it, before its answer, can read what its answer will need)."""
-    return f"""ARRAY(SELECT n.id FROM memories a
-                 JOIN messages am ON am.tenant_id = a.tenant_id AND am.id = a.source_message_id
-                 JOIN messages nm ON nm.tenant_id = am.tenant_id AND nm.turn_id = am.turn_id
-                                 AND nm.position BETWEEN am.position - %({reach})s AND am.position + %({reach})s
-                 JOIN memories n ON n.tenant_id = nm.tenant_id AND n.dedupe_key = 'message:' || nm.id
-                 WHERE a.tenant_id = %({tenant})s AND a.id = ANY(%({anchors})s))"""
-
-
-def send_wired(conn: psycopg.Connection, tenant_id: str, ids: Sequence[str], anchors: Sequence[str],
-               reach: int) -> Callable[[], dict[str, str]]:
-    """The memories `ids` and the lines near `anchors` (lines_near) read whole, as a ranking reads
-    its best (`Ranking.memories`: JSON text, parsed by `wire` only for those returned). Sent now,
-    read by calling what it returns (in a pipeline, after its sync)."""
-    cursor = conn.execute(
-        f"""SELECT w.id, to_jsonb(w)::text AS memory
-            FROM ({_SELECT} WHERE m.tenant_id = %(t)s
-                            AND m.id = ANY(%(ids)s::text[] || {lines_near("t", "anchors", "reach")})) w""",
-        {"t": tenant_id, "ids": list(ids), "anchors": list(anchors), "reach": reach})
-    return lambda: {r["id"]: r["memory"] for r in cursor.fetchall()}
+    ).fetchall()
+    return [(r["anchor"], r["id"], _found(r), r["step"]) for r in rows]
 
 
 def pgvector_supports_iterative_scan(conn: psycopg.Connection) -> bool:

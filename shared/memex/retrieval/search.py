@@ -423,43 +423,9 @@ def _search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies 
 
     # 3. scoring: relevance blended with recency and importance, from what the rankings read
     now = request.reference_time or datetime.now(timezone.utc)
-    # Those read with the rankings stay JSON text until returned (memory_rows.wire).
-    unparsed = {item: memory for _, query_run in runs for item, memory in query_run.memories().items()}
-    parts_of: dict[str, tuple[float, scoring.ScoreParts]] = {}
-
-    def parts(item: str, value: float) -> scoring.ScoreParts:
-        """Scored once for a relevance: the neighbours' round scores the memories before their share."""
-        if item not in parts_of or parts_of[item][0] != value:
-            parts_of[item] = value, scoring.score(value, found[item].valid_from, found[item].importance, now,
-                                                  request.alpha, request.half_life_days)
-        return parts_of[item][1]
-
-    # What step 4 reads, sent beside the neighbours' lookup for every memory that can still reach
-    # the window (one round trip after the ranking, not two): the statements' answers, and the
-    # memories they cover.
-    after: dict[str, Any] = {}
-
-    def neighbours_of(anchors: list[str], reach: int, own: dict[str, float], candidates: list[str]):
-        if about_past:  # its step 4 reads what its window leads to, which only the window says
-            return memory_rows.neighbours(conn, *scope, anchors, reach)
-        reachable = _reachable(request, candidates, lambda item: round(parts(item, own[item]).score, 6))
-        with conn.pipeline():
-            rows = memory_rows.send_neighbours(conn, *scope, anchors, reach)
-            after["replacements"] = history.send_replacements(
-                conn, tenant_id, request.user_id,
-                [item for item in reachable if found[item].memory_type == "episodic"], (anchors, reach))
-            if ended_words:
-                after["ended"] = history.send_ended(conn, tenant_id, request.user_id, asked_vector(), ended_words,
-                                                   request.top_k)
-            wired = memory_rows.send_wired(conn, tenant_id, [item for item in reachable if item not in unparsed],
-                                           anchors, reach)
-        near = rows()
-        unparsed.update({item: text for item, text in wired().items() if item not in unparsed})
-        after["covered"] = set(reachable) | {item for _, item, _, _ in near}
-        return near
-
     if reranked is None and request.mode == "hybrid":
-        relevance, kept = _cues(ctx.settings, request.query, now, relevance, kept, found, neighbours_of)
+        relevance, kept = _cues(ctx.settings, request.query, now, relevance, kept, found,
+                                lambda anchors, reach: memory_rows.neighbours(conn, *scope, anchors, reach))
     bm25, similarity = question.scores("keyword"), question.scores("vector")
     # A channel the mode asks for has its rank in every answer, None when it did not run (the
     # keyword-first answer, a failed embedder): the same fields whichever way the search went.
@@ -469,13 +435,14 @@ def _search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies 
              if asked}
     scored = []
     for item in kept:
+        parts = scoring.score(relevance[item], found[item].valid_from, found[item].importance, now,
+                              request.alpha, request.half_life_days)
         extra_parts = {"bm25": bm25.get(item), "similarity": similarity.get(item),
                        "rerank": reranked.get(item) if reranked is not None else None,
                        **{f"{name}_rank": by_item.get(item) for name, by_item in ranks.items()},
                        # a hybrid answer has the field whether the learned order ran or not (None)
                        **({"learned": None} if request.mode == "hybrid" else {})}
-        item_parts = parts(item, relevance[item])
-        scored.append((item, round(item_parts.score, 6), {**item_parts.as_dict(), **extra_parts}))
+        scored.append((item, round(parts.score, 6), {**parts.as_dict(), **extra_parts}))
     scored.sort(key=lambda entry: (-entry[1], memory_rows.message_last(found[entry[0]].memory_type)))
     # Fitted on the default blend with both channels' ranks: a request that sets its own alpha or
     # half-life, or a search whose vector channel did not run (keyword first, a failed embedder),
@@ -487,15 +454,15 @@ def _search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies 
                                  (asked_topic.words, topical) if topical else None)
     # 4. the memories themselves, for the results returned: read with the rankings, else fetched.
     # The first top_k not read yet are fetched in the round trip that reads current-first's
-    # replacements (the neighbours' round, when it ran): current-first mostly leaves them the results.
+    # replacements: current-first mostly leaves them the results.
+    # Those read with the rankings stay JSON text until returned (memory_rows.wire).
+    unparsed = {item: memory for _, query_run in runs for item, memory in query_run.memories().items()}
     read: dict[str, dict[str, Any]] = {}
     # A question about the past reads, in the same round trip, the replaced facts its window leads to
     # instead, and those it asks about by itself, taken when none is led to (past.py).
     window = current_first.window(request, scored)
     asked = set(unparsed) | set(window)
-    # a window member the neighbours' round did not cover: none, by how it chose them (_reachable)
-    late = [item for item in window if item not in after.get("covered", ())]
-    if late or about_past or (ended_words and "ended" not in after):
+    if window or about_past or ended_words:
         with conn.pipeline():
             if about_past:  # the question searched, and as asked: "did I use to date" is part of what it asks
                 key_words = past.key_words(request.query, kinds_named)
@@ -503,25 +470,21 @@ def _search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies 
                 by_itself = history.send_asked(conn, tenant_id, request.user_id, deps.query_vectors(past_texts),
                                                key_words, floor.DEFAULT.gate_similarity, request.top_k)
             else:
-                if late:
-                    replacements = history.send_replacements(conn, tenant_id, request.user_id, late)
-                if ended_words and "ended" not in after:
-                    after["ended"] = history.send_ended(conn, tenant_id, request.user_id, asked_vector(),
-                                                        ended_words, request.top_k)
-            unread = [item for item in late if item not in unparsed]
+                replacements = history.send_replacements(conn, tenant_id, request.user_id, window)
+                if ended_words:
+                    ended = history.send_ended(conn, tenant_id, request.user_id, asked_vector(), ended_words,
+                                               request.top_k)
+            unread = [item for item in window if item not in unparsed]
             fetched = memory_rows.send_get_many(conn, tenant_id, unread) if unread else dict
-        read.update(fetched())
         if about_past:
             led, alone = past.of_keys_named(earlier(), by_itself())
             scored = past.asked(request, past.lift(request, scored, led, relevance, now), alone, now,
                                 floor.DEFAULT.gate_similarity)
-    if not about_past and (window or ended_words):
-        in_window = set(window)
-        drawn = [row for row in after["replacements"]() if row["message_memory"] in in_window] \
-            if "replacements" in after else []
-        scored = current_first.lift(request, scored, drawn + (replacements() if late else []), relevance, now)
-        if ended_words:
-            scored = current_first.ended(request, scored, after["ended"](), relevance, now)
+        else:
+            scored = current_first.lift(request, scored, replacements(), relevance, now)
+            if ended_words:
+                scored = current_first.ended(request, scored, ended(), relevance, now)
+        read.update(fetched())
     # Of the facts of the kinds the question names, some answer before the others (the number of
     # children before a child's name) or right after the best of them (the job to come after the job);
     # last, so that a fact lifted as current ("I'm a nurse now at St Mary's." took back the lay-off:
@@ -559,19 +522,6 @@ def _ended_alone(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependen
     read = memory_rows.get_many(conn, tenant_id, [item for item, _, _ in scored]) if scored else {}
     results = [{**read[item], "score": score, "score_parts": parts} for item, score, parts in scored if item in read]
     return _answer(request, results, len(results), deps)
-
-
-def _reachable(request: SearchIn, kept: list[str], score) -> list[str]:
-    """The memories of `kept` (scored by `score`, before the neighbours' share) that can be in the
-    window after it: the share only raises its neighbours, and the learned order re-orders only the
-    best learned.CANDIDATES, so a memory that is not a neighbour and has that many or top_k scored
-    above it (ties kept) stays out."""
-    most = max(request.top_k, learned.CANDIDATES)
-    if len(kept) <= most:
-        return list(kept)
-    scores = {item: score(item) for item in kept}
-    least = sorted(scores.values(), reverse=True)[most - 1]
-    return [item for item in kept if scores[item] >= least]
 
 
 def _topical(query: str, topic: memory_rows.Ranking | None,
@@ -658,7 +608,7 @@ def _cues(settings: Settings, query: str, now: datetime, relevance: dict[str, fl
     # An anchor passed the floor: a line said next to it is kept on its strength (the floor reads
     # the question's signals, which a reply such as "Yes, last May!" does not carry).
     held = set(kept)
-    for anchor, item, row, step in neighbours_of(anchors, settings.search_neighbour_reach, own, kept):
+    for anchor, item, row, step in neighbours_of(anchors, settings.search_neighbour_reach):
         if filler.is_filler(_said(row)):
             continue  # "Got it!" says nothing the anchor did not
         shared = replies.share(settings, _said(found[anchor]), step) * own[anchor]  # a reply more
