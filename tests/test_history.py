@@ -645,3 +645,41 @@ def test_erasure_leaves_no_key_taken_back_behind(ctx, tenant):
     assert taken_back() == [("employer", status["id"]), ("role", status["id"])]
     assert tenant.delete(f"/v1/users/{tenant.user}").status_code == 200
     assert taken_back() == []
+
+
+def test_a_taker_no_longer_current_keeps_its_row_for_when_it_is_again(ctx, tenant):
+    """A fact that took a key's value back and was itself replaced keeps its row in keys_taken_back
+    (migration 0021): history.send_ended reads only a current taker, and erasing what replaced it
+    makes it current again (erasure closes the chain), with the same link and so the same row, which
+    no link written then would bring back."""
+    from datetime import datetime, timezone
+
+    import numpy as np
+
+    from memex.db import erasure, history
+    from memex.db import memories as memory_rows
+
+    conn = ctx.db.connection()
+    vector = np.full(ctx.settings.embedding_dim, ctx.settings.embedding_dim ** -0.5)
+    for day, (memory_id, key) in enumerate((("acme", "employer"), ("out", "employment_status"),
+                                            ("retired", "employment_status")), start=1):
+        memory_rows.insert(conn, tenant.id, {
+            "id": memory_id, "user_id": tenant.user, "memory_type": "semantic", "type": "fact", "key": key,
+            "value": memory_id, "content": f"The user's {key} is {memory_id}.", "importance": 0.5,
+            "valid_from": datetime(2026, 1, day, tzinfo=timezone.utc), "embedding": vector, "metadata": {}})
+
+    def news() -> list[str]:
+        return [row["message"]["id"] for row in history.send_ended(conn, tenant.id, tenant.user, None, ["employer"], 10)()]
+
+    def rows() -> list[tuple[str, str]]:
+        return [(r["memory_id"], r["replaced_id"]) for r in conn.execute(
+            "SELECT memory_id, replaced_id FROM keys_taken_back WHERE tenant_id = %s", (tenant.id,))]
+
+    history.link(conn, tenant.id, "out", "acme")
+    history.end(conn, tenant.id, "acme", datetime(2026, 1, 2, tzinfo=timezone.utc))
+    assert news() == ["out"]
+    history.link(conn, tenant.id, "retired", "out")
+    history.end(conn, tenant.id, "out", datetime(2026, 1, 3, tzinfo=timezone.utc))
+    assert news() == [] and rows() == [("out", "acme")]
+    erasure.memories(conn, tenant.id, ["retired"])
+    assert news() == ["out"] and rows() == [("out", "acme")]

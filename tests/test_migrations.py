@@ -268,8 +268,9 @@ def test_a_memory_keeps_its_text_in_its_row_from_0020_on(ctx):
 def test_the_keys_taken_back_are_read_from_the_links_a_database_has(ctx):
     """Migration 0021 on a database written before it: each link between two semantic facts of one
     user and subject under two keys, with the owner, subject and key of the value taken back; none
-    for a link under one key, of two subjects or of two users; and a link written afterwards is
-    kept by the trigger."""
+    for a link under one key, of two subjects, of two users or to or from a memory that is not a
+    fact (a procedural one with a key); and a link written afterwards is kept by the trigger, under
+    the same conditions."""
     version = "0021_keys_taken_back"
     with _scratch_database(ctx, "memex_before_0021") as conn:
         # the schema as 0020 left it
@@ -282,14 +283,16 @@ def test_the_keys_taken_back_are_read_from_the_links_a_database_has(ctx):
                                         ("out", "u", "user", "employment_status"),
                                         ("designer", "u", "user", "role"), ("mel", "u", "Melanie", "employment_status"),
                                         ("chef", "u", "Melanie", "role"), ("v", "v", "user", "employment_status"),
-                                        ("mel_job", "u", "Melanie", "employer")):
+                                        ("mel_job", "u", "Melanie", "employer"), ("routine", "u", "user", "habit"),
+                                        ("plan", "u", "user", "workout")):
             conn.execute("""INSERT INTO memories (tenant_id, id, user_id, memory_type, type, key, value, content,
                                                   embedding, valid_from, subject)
-                            VALUES ('t', %s, %s, 'semantic', 'fact', %s, %s, %s,
+                            VALUES ('t', %s, %s, %s, 'fact', %s, %s, %s,
                                     array_fill(0.1, ARRAY[384])::vector, now(), %s)""",
-                         (id_, user, key, id_, f"{key} {id_}", subject))
+                         (id_, user, "procedural" if id_ in ("routine", "plan") else "semantic", key, id_,
+                          f"{key} {id_}", subject))
         for newer, older in (("globex", "acme"), ("out", "globex"), ("out", "designer"), ("mel", "designer"),
-                             ("v", "acme")):
+                             ("v", "acme"), ("out", "routine"), ("routine", "designer")):
             conn.execute("INSERT INTO memory_links (tenant_id, memory_id, replaced_id) VALUES ('t', %s, %s)",
                          (newer, older))
 
@@ -301,6 +304,8 @@ def test_the_keys_taken_back_are_read_from_the_links_a_database_has(ctx):
         assert taken_back() == [("out", "designer", "u", "user", "role"), ("out", "globex", "u", "user", "employer")]
         conn.execute("INSERT INTO memory_links (tenant_id, memory_id, replaced_id) VALUES ('t', 'mel', 'chef')")
         conn.execute("INSERT INTO memory_links (tenant_id, memory_id, replaced_id) VALUES ('t', 'mel', 'mel_job')")
+        conn.execute("INSERT INTO memory_links (tenant_id, memory_id, replaced_id) VALUES ('t', 'out', 'plan')")
+        conn.execute("INSERT INTO memory_links (tenant_id, memory_id, replaced_id) VALUES ('t', 'plan', 'acme')")
         assert taken_back()[:2] == [("mel", "chef", "u", "Melanie", "role"),
                                     ("mel", "mel_job", "u", "Melanie", "employer")]
         conn.execute("DELETE FROM memory_links WHERE memory_id = 'mel' AND replaced_id = 'chef'")

@@ -270,7 +270,9 @@ def send_ended(conn: psycopg.Connection, tenant_id: str, user_id: str, vector: A
     "I got laid off", which ended the employer and the job title: supersession.related_keys), read
     from the user's links that cross keys (migration 0021): never from the tenant's links, the
     user's current facts nor the history of the keys named, which grow with every user's history
-    and every value of a key (docs/measurements/performance.md). Each row is the key
+    and every value of a key (docs/measurements/performance.md). A taker since replaced keeps its
+    row there, passed over here (`t.active`): erasing what replaced it makes it current again, with
+    the same link and no link written to bring the row back. Each row is the key
     named and its subject, and the memory to answer with (`message`: the episodic memory of the
     statement's message, or the current fact, with what scoring and scoping need of it), the nearest
     `vector` in meaning first, then the latest (the keys one fact took back in their order). At most
