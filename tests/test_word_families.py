@@ -47,3 +47,11 @@ def test_a_family_counts_as_one_word_of_the_question_weighed_as_its_commonest():
     both = {**terms, "peanut": 1}
     assert floor.keyword_signals(both, {"allerg"}, {"allerg"}, size, kin=kin)[0] == 0.5
     assert floor.keyword_signals(terms, {"allerg"}, {"allerg"}, size)[0] < 0.6  # apart, under the gate
+
+
+def test_kids_and_children_are_one_family():
+    # "children" and "kids" stem apart: "Does she have any children?" found the message only by its meaning
+    from memex.retrieval import keywords
+
+    assert "kids" in keywords.searched("Does she have any children?")
+    assert "children" in keywords.searched("How are the kids?")

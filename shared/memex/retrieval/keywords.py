@@ -43,7 +43,7 @@ FAMILIES: tuple[frozenset[str], ...] = tuple(frozenset(words.split()) for words 
     "religion religious",
     "diet dietary",
     "student students study studies studying",
-    "child children",
+    "child children kid kids",
     "music musician musicians",
     "photography photographer photographers photograph",
     "science scientist scientists",
