@@ -369,9 +369,10 @@ def test_the_facts_that_answer_a_kind_first_come_just_above_the_best_of_the_othe
     order = topics.ordered(asked, _scored("line", "name", "message", "count"), keys)
     assert [item for item, _, _ in order] == ["line", "count", "name", "message"]
     assert order[1][1] == order[2][1] == 0.9 and order[1][2]["kind_order"] == "first"
-    # asked for a name or an age, the children's own facts keep their order
+    # asked for a name or an age, the children's own facts keep their order, the count after them
     for question in ("What are the names of her kids?", "How old are her kids?", "Does she have a daughter?"):
-        assert topics.ordered(topics.asked(question), _scored("name", "count"), keys) == _scored("name", "count")
+        order = topics.ordered(topics.asked(question), _scored("name", "count"), keys)
+        assert [item for item, _, _ in order] == ["name", "count"], question
 
 
 def test_the_job_to_come_comes_right_after_the_job_and_first_when_asked_for():
@@ -474,3 +475,14 @@ def test_where_she_is_based_her_uni_her_work_and_whom_she_dates_are_answered_by_
                           ("Is she dating a student?", "partner_")):
         facts = [r["key"] or "" for r in tenant.search(question)]
         assert facts and facts[0].startswith(key), (question, facts)
+
+
+def test_asked_for_the_childrens_names_the_count_comes_right_after_them():
+    # "children" is searched with "kids" (keywords.py): the count, which says no name, came first for
+    # "What are the user's kids called?"
+    keys = {"count": "number_of_children", "zoe": "child_name", "mia": "child_name"}
+    order = topics.ordered(topics.asked("What are the user's kids called?"), _scored("count", "zoe", "city", "mia"),
+                           keys)
+    assert [item for item, _, _ in order] == ["zoe", "count", "city", "mia"]
+    order = topics.ordered(topics.asked("Does she have kids?"), _scored("zoe", "count"), keys)
+    assert [item for item, _, _ in order] == ["count", "zoe"]

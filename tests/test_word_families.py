@@ -55,3 +55,13 @@ def test_kids_and_children_are_one_family():
 
     assert "kids" in keywords.searched("Does she have any children?")
     assert "children" in keywords.searched("How are the kids?")
+
+
+def test_asked_what_her_kids_are_called_the_names_come_before_the_count(tenant):
+    # "kids" searched with "children" put "The user has 2 children." above the daughters' names
+    for n, text in enumerate(("I have two kids.", "My daughter is called Zoe.", "I live in Leeds.")):
+        assert tenant.turn(text, session=f"s{n}").status_code == 201
+    found = [r["key"] for r in tenant.search("What are the user's kids called?") if r["memory_type"] != "episodic"]
+    assert found[:1] == ["child_name"], found
+    found = [r["key"] for r in tenant.search("Does she have any kids?") if r["memory_type"] != "episodic"]
+    assert found[:1] == ["number_of_children"], found

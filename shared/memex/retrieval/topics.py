@@ -80,6 +80,7 @@ class _Kind:
     unless: str | None = None  # words that make the question ask for another kind
     first: str | None = None  # the keys of the facts that answer it before its others
     first_unless: str | None = None  # words that ask for one of the others: then they are not first
+    else_after: bool = False  # ... but right after the best of the others (they say nothing of what is asked)
     after: str | None = None  # the keys of the facts that come right after its best other fact
     leads: str | None = None  # words that ask whether its facts say something: then they come first of all
 
@@ -136,11 +137,12 @@ _KINDS = (
                 r"(?:(?:is|was|are|were) )?(?:a|an)\b"),
     # children, or being a parent: "Any kids?", "Is he a dad?"; how many answers whether there are
     # any, and so before a child's name ("The user has 2 children." first for "Does she have kids?"),
-    # unless a name or an age is asked for, or a son or a daughter (the count says neither)
+    # unless a name or an age is asked for, or a son or a daughter: the count says neither, and comes
+    # right after the child's fact ("What are her kids called?": "children" is "kids"' word, keywords.py)
     _Kind(r"kids?|children|child|sons?|daughters?|(?:a|an) (?:parent|mother|mom|mum|father|dad)",
           _anyones(r"child_|number_of_children$"), ("child", "children"), of_someone=True,
           first=_anyones(r"number_of_children$"),
-          first_unless=r"\b(?:names?|called|named|who|old|ages?|sons?|daughters?|boys?|girls?)\b"),
+          first_unless=r"\b(?:names?|called|named|who|old|ages?|sons?|daughters?|boys?|girls?)\b", else_after=True),
     # where one works, and as what: "Which company is she with?", "What's her line of work?", "Where
     # does she work?"; a job to come ("I start at Google next month.") right after the job she has.
     # Being a student, retired or out of work (employment_status) answers what she does as a job does.
@@ -232,7 +234,7 @@ _KINDS = (
 _ENDS = (r"(?=\s*(?:[?.!,;:)]|$)|\s+(?:does|do|did|is|are|was|were|has|have|had|should|can|could|would|will|"
          r"might|must|may|i|you|he|she|it|we|they|the|a|an|my|your|his|her|their|our|in|of|for|at|on|with|"
          r"from|to|that|which|who|and|or|but|like|members?|lately|now|these|those|this|recently|"
-         r"lives?|live|eats?|needs?|makes?|gets?|keeps?|stays?|belongs?|next|soon)\b)")
+         r"lives?|live|eats?|needs?|makes?|gets?|keeps?|stays?|belongs?|next|soon|called|named)\b)")
 _ASKED = [(re.compile(rf"\b(?:{kind.words}){_ENDS}", re.IGNORECASE), kind,
            re.compile(rf"^\W*(?:(?:any|and|what about|how about)\s+)?(?:{kind.words})\W*$", re.IGNORECASE),
            re.compile(kind.unless, re.IGNORECASE) if kind.unless else None)
@@ -266,6 +268,8 @@ def asked(question: str) -> Topic | None:
             key_words.extend(kind.key_words)
             if kind.first and not (kind.first_unless and re.search(kind.first_unless, question, re.IGNORECASE)):
                 first.append(kind.first)
+            elif kind.first and kind.else_after:
+                after.append(kind.first)
             if kind.after:
                 after.append(kind.after)
             lead = lead or bool(kind.leads and re.search(kind.leads, question, re.IGNORECASE))
