@@ -12,7 +12,9 @@ when one is configured, a reranker over the best fused candidates (rerank.py), w
 replaces the built-in one (floor.py). Without a reranker, the question's cues then adjust the
 fused relevance (`_cues`, each behind a setting: the speaker it names, the period it names, "now", the
 lines said next to the best hits), and a learned linear model re-orders the best 50 (learned.py).
-The facts of the kinds the question names then go in their kinds' order (topics.ordered). Last,
+The facts of the kinds the question names then go in their kinds' order (topics.ordered), and the
+fact that introduces someone the question asks about by name below what is known of them (named.py;
+a question about a stranger keeps only what its words found). Last,
 the current facts are ranked above the messages they made stale (current_first.py), or, for a
 question about the past, the facts that were replaced above what led to them (past.py).
 The best hits' distinctive words can run as one more keyword query (feedback.py, off by default).

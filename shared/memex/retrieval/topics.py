@@ -42,6 +42,13 @@ first too for where she works next ("Where will she work next?", "What job is he
 her job ("What's her job?", "What does she do?"), the title comes before the employer; asked what she
 studies ("What's her major?"), the field or the degree before the school; being a student ("Is she
 studying?", "Am I in school?") is answered by the school, the field or the work status alike.
+
+Where she is based ("Where is she based?") is where she lives; a university said short ("Which uni
+did she go to?") is schooling; her work, the noun ("What's her work?", "What kind of work does he
+do?"), is her job. Being "a student" is asked of the person when it is said of her ("Is she a
+student?"), not when it describes someone else ("Is he dating a student?", "Is her husband a
+doctor?"): the partner is asked about, and the partner's facts lead (`Topic.lead`: first of all, above
+the person's own being a student, which the question's word and meaning put first).
 """
 
 from __future__ import annotations
