@@ -207,8 +207,8 @@ _KINDS = (
     _Kind(r"nationalities|citizenships?|citizen", _own("nationality"), ("nationality",), of_someone=True, own=True),
     # schooling: not "to what degree", nor "a case study" (the verb only, asked of someone)
     _Kind(r"education|educational background|(?<!what )(?<!some )(?<!certain )degree|degrees(?= (?:does|do|did|has|have))|"
-          r"qualifications?|alma mater|universit(?:y|ies)|college|uni|(?:go|went) to school|(?:did|does|do) (?:\w+ ){1,2}study|"
-          r"majors?|majored", r"(?:school|degree|field_of_study)$", ("school", "degree", "study"), of_someone=True,
+          r"qualifications?|alma mater|universit(?:y|ies)|college|uni|(?:go|went) to school|"
+          r"(?:did|does|do) (?:\w+ ){1,2}study|majors?|majored", r"(?:school|degree|field_of_study)$", ("school", "degree", "study"), of_someone=True,
           first=r"(?:field_of_study|degree)$", first_unless=_WHICH_SCHOOL + _NO_SUBJECT),
     # being a student: "Is she studying?", "Am I in school?", "Is he a student?", which the work status
     # answers too ("I'm a student at Yale." files the status and the school); and what she studies
