@@ -47,3 +47,21 @@ def test_a_family_counts_as_one_word_of_the_question_weighed_as_its_commonest():
     both = {**terms, "peanut": 1}
     assert floor.keyword_signals(both, {"allerg"}, {"allerg"}, size, kin=kin)[0] == 0.5
     assert floor.keyword_signals(terms, {"allerg"}, {"allerg"}, size)[0] < 0.6  # apart, under the gate
+
+
+def test_kids_and_children_are_one_family():
+    # "children" and "kids" stem apart: "Does she have any children?" found the message only by its meaning
+    from memex.retrieval import keywords
+
+    assert "kids" in keywords.searched("Does she have any children?")
+    assert "children" in keywords.searched("How are the kids?")
+
+
+def test_asked_what_her_kids_are_called_the_names_come_before_the_count(tenant):
+    # "kids" searched with "children" put "The user has 2 children." above the daughters' names
+    for n, text in enumerate(("I have two kids.", "My daughter is called Zoe.", "I live in Leeds.")):
+        assert tenant.turn(text, session=f"s{n}").status_code == 201
+    found = [r["key"] for r in tenant.search("What are the user's kids called?") if r["memory_type"] != "episodic"]
+    assert found[:1] == ["child_name"], found
+    found = [r["key"] for r in tenant.search("Does she have any kids?") if r["memory_type"] != "episodic"]
+    assert found[:1] == ["number_of_children"], found

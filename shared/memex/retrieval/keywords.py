@@ -21,7 +21,8 @@ A word's family, which English stemming leaves apart, is searched with it: "what
 have?" is answered by "I'm allergic to peanuts" ("allergies" stems to allergi, "allergic" to
 allerg), "am I a student?" by "I'm studying law", "what do I dislike?" by "cilantro ... I hate it".
 The families are the derived forms a question names a topic by and a message says it by (the noun
-and its adjective, a field and who works in it, one and many: "child", "children"), and the
+and its adjective, a field and who works in it, one and many: "child", "children"), the word said
+for it as often ("kids": "Does she have any children?" is answered by "I have two kids."), and the
 commonest ways of saying one's dislike. The floor counts a family as one of the question's words
 (floor.py), so a question gains no coverage from the words added to it.
 """
@@ -43,7 +44,7 @@ FAMILIES: tuple[frozenset[str], ...] = tuple(frozenset(words.split()) for words 
     "religion religious",
     "diet dietary",
     "student students study studies studying",
-    "child children",
+    "child children kid kids",
     "music musician musicians",
     "photography photographer photographers photograph",
     "science scientist scientists",

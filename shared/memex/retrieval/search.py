@@ -12,7 +12,9 @@ when one is configured, a reranker over the best fused candidates (rerank.py), w
 replaces the built-in one (floor.py). Without a reranker, the question's cues then adjust the
 fused relevance (`_cues`, each behind a setting: the speaker it names, the period it names, "now", the
 lines said next to the best hits), and a learned linear model re-orders the best 50 (learned.py).
-The facts of the kinds the question names then go in their kinds' order (topics.ordered). Last,
+The facts of the kinds the question names then go in their kinds' order (topics.ordered), and the
+fact that introduces someone the question asks about by name below what is known of them (named.py;
+a question about a stranger keeps only what its words found). Last,
 the current facts are ranked above the messages they made stale (current_first.py), or, for a
 question about the past, the facts that were replaced above what led to them (past.py).
 The best hits' distinctive words can run as one more keyword query (feedback.py, off by default).
@@ -44,7 +46,8 @@ from memex.db import memories as memory_rows
 from memex.metrics import FLOOR_REJECTIONS, LLM_FALLBACKS
 from memex.models import SearchIn
 from memex.retrieval import (current_first, feedback, floor, in_common, keyword_first, keywords, kinds, learned,
-                             multihop, past, period, replies, rerank, rrf, scoring, speakers, temporal, topics)
+                             multihop, named, past, period, replies, rerank, rrf, scoring, speakers, temporal,
+                             topics)
 
 CANDIDATES_PER_CHANNEL = 100
 EXPANSION_CANDIDATES = 30  # per extra query: its lower ranks would add next to nothing
@@ -330,6 +333,12 @@ def _search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies 
             as_asked = QueryRun(None, question.vector) if question.vector is not None else None
             question = QueryRun(question.keyword, in_voice[0].vector, question.topic)
         question = QueryRun(question.keyword, question.vector, _topical(request.query, question.topic, question.vector))
+    # A question about someone the user never named is answered by what its words found, not by the
+    # user's facts its frame is near (named.py): no kind, no ended news, no memory found by meaning alone.
+    stranger = request.mode == "hybrid" and ahead is not None and named.stranger(
+        request.query, None if ahead.names is None else [*ahead.names, *ahead.user_names], question.found().values())
+    if stranger:
+        question = QueryRun(question.keyword, question.vector)
     own = question.signals()
     reranker = rerank.from_settings(ctx.settings) if request.mode == "hybrid" else None
     # The facts of the kinds the question names answer it, whatever its words and meaning say (topics.py).
@@ -343,7 +352,8 @@ def _search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies 
     near = {item for item, s in own.items() if floor.item_passes(s)} | topical
     # A present question that names a key whose value ended with nothing after it is answered by that
     # news first (current_first.ended), read in step 4's round trip.
-    ended_words = past.key_words(request.query, kinds_named) if ctx.settings.search_ended and not about_past else []
+    ended_words = past.key_words(request.query, kinds_named) \
+        if ctx.settings.search_ended and not about_past and not stranger else []
 
     def asked_vector() -> np.ndarray | None:
         """The question's vector as its vector channel ranked with it (embedded once: deps keeps it)."""
@@ -421,6 +431,9 @@ def _search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies 
         if ctx.settings.search_kinds and (asked_kinds := kinds.asked(request.query)):
             kept = [item for item in kept if kinds.answers(asked_kinds, found[item].content)]
 
+    if stranger:
+        kept = [item for item in kept if item in question.scores("keyword")]
+
     # 3. scoring: relevance blended with recency and importance, from what the rankings read
     now = request.reference_time or datetime.now(timezone.utc)
     if reranked is None and request.mode == "hybrid":
@@ -491,6 +504,8 @@ def _search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies 
     # the employer first) still answers in its kind's order (the title first for "What's her job?").
     if topical and asked_topic is not None and question.topic is not None:
         scored = topics.ordered(asked_topic, scored, {item: question.topic.found[item].key or "" for item in topical})
+    if request.mode == "hybrid":
+        scored = named.introduced_after(request.query, scored, found)
     results: list[dict[str, Any]] = []
     total = len(scored)
     start = 0

@@ -42,6 +42,13 @@ first too for where she works next ("Where will she work next?", "What job is he
 her job ("What's her job?", "What does she do?"), the title comes before the employer; asked what she
 studies ("What's her major?"), the field or the degree before the school; being a student ("Is she
 studying?", "Am I in school?") is answered by the school, the field or the work status alike.
+
+Where she is based ("Where is she based?") is where she lives; a university said short ("Which uni
+did she go to?") is schooling; her work, the noun ("What's her work?", "What kind of work does he
+do?"), is her job. Being "a student" is asked of the person when it is said of her ("Is she a
+student?"), not when it describes someone else ("Is he dating a student?", "Is her husband a
+doctor?"): the partner is asked about, and the partner's facts lead (`Topic.lead`: first of all, above
+the person's own being a student, which the question's word and meaning put first).
 """
 
 from __future__ import annotations
@@ -67,6 +74,7 @@ class Topic:
     key_words: tuple[str, ...]
     first: str | None = None
     after: str | None = None
+    lead: bool = False
 
 
 @dataclass(frozen=True)
@@ -79,7 +87,9 @@ class _Kind:
     unless: str | None = None  # words that make the question ask for another kind
     first: str | None = None  # the keys of the facts that answer it before its others
     first_unless: str | None = None  # words that ask for one of the others: then they are not first
+    else_after: bool = False  # ... but right after the best of the others (they say nothing of what is asked)
     after: str | None = None  # the keys of the facts that come right after its best other fact
+    leads: str | None = None  # words that ask whether its facts say something: then they come first of all
 
 
 # Relations whose facts are the family's: the offline rules' (partner_name, child_name, their facts
@@ -128,14 +138,18 @@ _KINDS = (
     # a partner, or being without one: "Is she married?", "Is the user single?", "Who is he dating?"
     _Kind(r"partners?|boyfriends?|girlfriends?|husbands?|wife|wives|spouses?|fianc[ée]e?s?|significant others?|"
           r"other half|in a relationship|single|married|dating|seeing (?:anyone|anybody|someone|somebody)",
-          _anyones(r"partner_|relationship_status$"), ("partner", "relationship")),
+          _anyones(r"partner_|relationship_status$"), ("partner", "relationship"),
+          leads=r"\b(?:dating|seeing|married to|engaged to|going out with) (?:a|an)\b|"
+                r"\b(?:partners?|boyfriends?|girlfriends?|husbands?|wife|wives|spouses?|fianc[ée]e?s?) "
+                r"(?:(?:is|was|are|were) )?(?:a|an)\b"),
     # children, or being a parent: "Any kids?", "Is he a dad?"; how many answers whether there are
     # any, and so before a child's name ("The user has 2 children." first for "Does she have kids?"),
-    # unless a name or an age is asked for, or a son or a daughter (the count says neither)
+    # unless a name or an age is asked for, or a son or a daughter: the count says neither, and comes
+    # right after the child's fact ("What are her kids called?": "children" is "kids"' word, keywords.py)
     _Kind(r"kids?|children|child|sons?|daughters?|(?:a|an) (?:parent|mother|mom|mum|father|dad)",
           _anyones(r"child_|number_of_children$"), ("child", "children"), of_someone=True,
           first=_anyones(r"number_of_children$"),
-          first_unless=r"\b(?:names?|called|named|who|old|ages?|sons?|daughters?|boys?|girls?)\b"),
+          first_unless=r"\b(?:names?|called|named|who|old|ages?|sons?|daughters?|boys?|girls?)\b", else_after=True),
     # where one works, and as what: "Which company is she with?", "What's her line of work?", "Where
     # does she work?"; a job to come ("I start at Google next month.") right after the job she has.
     # Being a student, retired or out of work (employment_status) answers what she does as a job does.
@@ -143,7 +157,9 @@ _KINDS = (
           own=True, after=_own("next_job")),
     # Asked for the job itself, the title answers before the employer ("What's her job?" after "I'm a
     # nurse now at St Mary's."), unless the question asks where or for whom
-    _Kind(r"jobs?|occupation|profession|career|line of work", _own("role|employer|next_job|employment_status"),
+    # "work" as the noun: hers ("What's her work?") or what work ("What work does he do?"), not the verb
+    _Kind(r"jobs?|occupation|profession|career|line of work|(?:her|his|their|my|your|user['’]s) work|"
+          r"what (?:kind of |sort of |type of )?work", _own("role|employer|next_job|employment_status"),
           ("role", "employer"), of_someone=True, own=True, first=_own("role"), first_unless=_WHERE_SHE_WORKS,
           after=_own("next_job")),
     # what she does, the question alone ("What do I do?", "What does she do for a living?"), not what
@@ -168,7 +184,9 @@ _KINDS = (
           of_someone=True),
     # "Where's home for her?", not "in his home" nor "at home"; not where she comes from ("Which city is
     # she a native of?", "What city was he born in?")
-    _Kind(r"city|(?<!home )town|(?:where['’]s|where is|calls?) home|home for", _own("city"), ("city",),
+    _Kind(rf"city|(?<!home )town|(?:where['’]s|where is|calls?) home|home for|"
+          rf"where(?:['’]s|['’]re| is| are| am| was) {_WHO} (?:currently |now |still )?based",
+          _own("city"), ("city",),
           of_someone=True, own=True,
           unless=r"\b(?:born|native|grew up|grow up|raised|originally|comes? from)\b|\bfrom\W*$"),
     # where one is from: "What is her hometown?", "Where did she grow up?", "Where was he raised?"
@@ -189,15 +207,16 @@ _KINDS = (
     _Kind(r"nationalities|citizenships?|citizen", _own("nationality"), ("nationality",), of_someone=True, own=True),
     # schooling: not "to what degree", nor "a case study" (the verb only, asked of someone)
     _Kind(r"education|educational background|(?<!what )(?<!some )(?<!certain )degree|degrees(?= (?:does|do|did|has|have))|"
-          r"qualifications?|alma mater|universit(?:y|ies)|college|(?:go|went) to school|(?:did|does|do) (?:\w+ ){1,2}study|"
-          r"majors?|majored", r"(?:school|degree|field_of_study)$", ("school", "degree", "study"), of_someone=True,
+          r"qualifications?|alma mater|universit(?:y|ies)|college|uni|(?:go|went) to school|"
+          r"(?:did|does|do) (?:\w+ ){1,2}study|majors?|majored", r"(?:school|degree|field_of_study)$", ("school", "degree", "study"), of_someone=True,
           first=r"(?:field_of_study|degree)$", first_unless=_WHICH_SCHOOL + _NO_SUBJECT),
     # being a student: "Is she studying?", "Am I in school?", "Is he a student?", which the work status
     # answers too ("I'm a student at Yale." files the status and the school); and what she studies
     # ("What's he studying?", "What's her major?" above), by the field or the degree first. Not a
     # school open or closed, nor what children study ("What are kids studying in school these days?"):
     # asked of someone only.
-    _Kind(rf"(?:a|an) (?:[\w-]+ )?student|{_IS} {_WHO} (?:still )?(?:studying|(?:in|at) school|at {_UNI})|"
+    _Kind(rf"(?:{_IS} (?:{_WHO}|(?-i:[A-Z])[a-z]+)|{_WHO} ?{_IS}) (?:still )?(?:a|an) (?:[\w-]+ )?student|"
+          rf"{_IS} {_WHO} (?:still )?(?:studying|(?:in|at) school|at {_UNI})|"
           rf"(?:does|do|did) {_WHO} (?:still )?(?:study|go to (?:school|{_UNI}))",
           r"(?:school|degree|field_of_study)$|" + _own("employment_status"), ("school", "degree", "study"),
           of_someone=True),
@@ -222,7 +241,7 @@ _KINDS = (
 _ENDS = (r"(?=\s*(?:[?.!,;:)]|$)|\s+(?:does|do|did|is|are|was|were|has|have|had|should|can|could|would|will|"
          r"might|must|may|i|you|he|she|it|we|they|the|a|an|my|your|his|her|their|our|in|of|for|at|on|with|"
          r"from|to|that|which|who|and|or|but|like|members?|lately|now|these|those|this|recently|"
-         r"lives?|live|eats?|needs?|makes?|gets?|keeps?|stays?|belongs?|next|soon)\b)")
+         r"lives?|live|eats?|needs?|makes?|gets?|keeps?|stays?|belongs?|next|soon|called|named)\b)")
 _ASKED = [(re.compile(rf"\b(?:{kind.words}){_ENDS}", re.IGNORECASE), kind,
            re.compile(rf"^\W*(?:(?:any|and|what about|how about)\s+)?(?:{kind.words})\W*$", re.IGNORECASE),
            re.compile(kind.unless, re.IGNORECASE) if kind.unless else None)
@@ -245,6 +264,7 @@ def asked(question: str) -> Topic | None:
     key_words: list[str] = []
     first: list[str] = []
     after: list[str] = []
+    lead = False
     someone, others = bool(_SOMEONE.search(question)), bool(_OTHERS.search(question))
     for pattern, kind, alone, unless in _ASKED:
         said = pattern.findall(question)
@@ -255,12 +275,15 @@ def asked(question: str) -> Topic | None:
             key_words.extend(kind.key_words)
             if kind.first and not (kind.first_unless and re.search(kind.first_unless, question, re.IGNORECASE)):
                 first.append(kind.first)
+            elif kind.first and kind.else_after:
+                after.append(kind.first)
             if kind.after:
                 after.append(kind.after)
+            lead = lead or bool(kind.leads and re.search(kind.leads, question, re.IGNORECASE))
     if not keys:
         return None
     return Topic(frozenset(words), "|".join(keys), tuple(dict.fromkeys(key_words)),
-                 "|".join(dict.fromkeys(first)) or None, "|".join(dict.fromkeys(after)) or None)
+                 "|".join(dict.fromkeys(first)) or None, "|".join(dict.fromkeys(after)) or None, lead)
 
 
 def ordered(topic: Topic, scored: list[Scored], keys: dict[str, str]) -> list[Scored]:
@@ -269,7 +292,10 @@ def ordered(topic: Topic, scored: list[Scored], keys: dict[str, str]) -> list[Sc
     is ranked below the best of them comes just above it, one that comes after them (`after`) right
     below it, wherever it was ranked; each with that fact's score (the list stays in score order) and
     `score_parts.kind_order` saying which. The rest keep their places; without another fact of the
-    kinds, nothing moves."""
+    kinds, nothing moves. A topic that `lead`s has its kinds' facts first of all, in their order, with
+    the first result's score and `kind_order` "lead", before the rest."""
+    if topic.lead:
+        scored = _leading(scored, keys)
     first = re.compile(topic.first) if topic.first else None
     after = re.compile(topic.after) if topic.after else None
     if first is None and after is None:
@@ -300,3 +326,13 @@ def ordered(topic: Topic, scored: list[Scored], keys: dict[str, str]) -> list[Sc
 
     return ([entry for entry in scored[:at] if entry[0] not in moved] + at_best(above, "first") + [scored[at]]
             + at_best(below, "after") + [entry for entry in scored[at + 1:] if entry[0] not in moved])
+
+
+def _leading(scored: list[Scored], keys: dict[str, str]) -> list[Scored]:
+    """`scored` with the facts of `keys` first, at the first result's score."""
+    lead = [entry for entry in scored if entry[0] in keys]
+    if not lead or scored[:len(lead)] == lead:
+        return scored
+    score = scored[0][1]
+    return ([(item, score, {**parts, "score": score, "kind_order": "lead"}) for item, _, parts in lead]
+            + [entry for entry in scored if entry[0] not in keys])

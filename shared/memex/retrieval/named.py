@@ -1,0 +1,115 @@
+"""Someone a question asks about by name: the subject after its verb ("Where did Gandhi grow up?",
+"Does Sarah work?", "Where did the Beatles grow up?") or the owner of what it asks for ("When is
+Sarah's birthday?").
+
+A stranger: a name that is not the user's, nor a participant's, nor said in any memory found. Such
+a question asks about nobody in the user's life, yet its frame is a question about a person: "Where
+did the Beatles grow up?" is as near in meaning to "The user is originally from Leeds." as "Where did
+she grow up?" is, and "his childhood" named the hometown kind (topics.py) for "Where did Gandhi spend
+his childhood?". Unless it also asks about the user ("I", "my", "the user"), only what its words
+found answers it (`stranger`: search.py keeps the memories the keyword channel found, and reads no
+kind nor ended news); the user's facts found by their meaning alone do not.
+
+An introduction: the fact that says who someone is to the user ("The user's best friend is named
+Sarah."). It names her, so for any question about her it is near in meaning and shares her name,
+and its importance (a relation's name is a key fact) carried it above what she did or has in the
+learned order: first for "When is Sarah's birthday?", above "Sarah's birthday is on March 3rd.".
+It says nothing of her but her place in the user's life: unless the question asks who she is, or
+says that place ("Is Sarah my best friend?"), it comes right below the best memory that says
+something else of her (`introduced_after`), with that memory's score (the list stays in score order)
+and `score_parts.introduces` naming her. With no other memory of her, it keeps its place.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Iterable, Mapping
+
+from memex.db.memories import Found
+from memex.retrieval import speakers
+
+Scored = tuple[str, float, dict[str, Any]]
+
+_NAME = r"(?-i:[A-Z])[\w’'-]*"
+# The subject after the verb, "the" allowed ("did the Beatles"); the owner, not "What's", "It's".
+_ASKED_OF = re.compile(
+    rf"\b(?:is|are|was|were|does|do|did|has|have|had|can|could|will|would|should)\s+(?:the\s+)?({_NAME}(?:\s+{_NAME})*)"
+    rf"|\b(?!(?:what|who|where|when|why|how|which|that|it|there|here|let|she|he)['’]s)({_NAME})['’]s\b",
+    re.IGNORECASE)
+# The user asked about too: the question is theirs whatever else it names.
+_USER = re.compile(r"\b(?:i|me|my|mine|myself|the user|user['’]s)\b", re.IGNORECASE)
+# Asking who someone is: the introduction is the answer.
+_WHO = re.compile(r"^\W*who(?:['’]s|\s+is|\s+was|\s+are)\b", re.IGNORECASE)
+# "The user's best friend is named Sarah.", "The user's sister's name is Ana.": the place, then the name.
+_INTRODUCES = re.compile(r"^(?P<place>.*?)\s+(?:is\s+(?:named|called)|name\s+is)\s+(?P<name>.+?)\.?$", re.IGNORECASE)
+# The words of an introduction that say no place in the user's life.
+_NO_PLACE = frozenset({"the", "user", "user's", "is", "a", "an", "of", "and"})
+
+
+def names(question: str) -> list[str]:
+    """The names `question` asks about: its verb's subject or the owner of what it asks for."""
+    said = (match.group(1) or match.group(2) for match in _ASKED_OF.finditer(question))
+    bare = (re.sub(r"['’]s$", "", name) for name in said if name)
+    return list(dict.fromkeys(name for name in bare if name.lower() not in ("i", "the")))
+
+
+def stranger(question: str, known: Iterable[str] | None, found: Iterable[Found]) -> bool:
+    """Whether `question` asks about someone by a name that none of `known` (the user's and the
+    participants' names; None when not all were read) bears and none of `found` says, and not
+    about the user."""
+    if known is None or _USER.search(question):
+        return False
+    asked = names(question)
+    if not asked:
+        return False
+    said: set[str] = set()
+    for name in known:
+        said |= speakers.words(name)
+    for memory in found:
+        said |= _words_of(memory)
+    return all(not _said_in(name, said) for name in asked)
+
+
+def _said_in(name: str, said: set[str]) -> bool:
+    """Whether every word of `name` is among `said`, one and many alike ("the Beatles", "a Beatle")."""
+    return all(word in said or word.rstrip("s") in said or f"{word}s" in said for word in speakers.words(name))
+
+
+def _words_of(memory: Found) -> frozenset[str]:
+    return speakers.words(memory.content) | speakers.words(memory.speaker or "")
+
+
+def introduced_after(question: str, scored: list[Scored], found: Mapping[str, Found]) -> list[Scored]:
+    """`scored` (best first) with each introduction of someone `question` asks about by name right
+    below the best memory that says something else of them, unless it asks who they are or says
+    their place in the user's life."""
+    if _WHO.search(question):
+        return scored
+    asked = {name.casefold() for name in names(question)}
+    if not asked:
+        return scored
+    question_words = speakers.words(question)
+
+    def introduces(item: str) -> str | None:
+        memory = found.get(item)
+        match = _INTRODUCES.match(memory.content) if memory is not None and memory.memory_type == "semantic" else None
+        if match is None or match.group("name").casefold() not in asked:
+            return None
+        place = speakers.words(match.group("place")) - _NO_PLACE
+        return None if place & question_words else match.group("name")
+
+    introductions = {item: name for item, _, _ in scored if (name := introduces(item))}
+    if not introductions:
+        return scored
+    order = list(scored)
+    for item, name in introductions.items():
+        words = speakers.words(name)
+        at = next(i for i, entry in enumerate(order) if entry[0] == item)
+        better = next((i for i, (other, _, _) in enumerate(order) if i > at and other not in introductions
+                       and other in found and words <= _words_of(found[other])), None)
+        if better is None:
+            continue
+        _, _, parts = order.pop(at)
+        score = order[better - 1][1]
+        order.insert(better, (item, score, {**parts, "score": score, "introduces": name}))
+    return order

@@ -1,0 +1,68 @@
+"""Someone a question asks about by name: a stranger's question is not answered by the user's facts
+its frame is near, and the fact that introduces someone comes below what is known of them
+(retrieval/named.py)."""
+
+from __future__ import annotations
+
+from memex.db.memories import Found
+from memex.retrieval import named
+
+SAID = ("Hi! I'm Maya, I grew up in Leeds.", "I work at Deloitte as a data analyst.", "My best friend is Sarah.",
+        "Sarah's birthday is on March 3rd.", "Sarah works at Google.")
+
+
+def _found(content: str, memory_type: str = "episodic", speaker: str | None = None) -> Found:
+    return Found(None, 0.5, content, speaker, memory_type=memory_type)
+
+
+def test_the_names_a_question_asks_about():
+    assert named.names("Where did the Beatles grow up?") == ["Beatles"]
+    assert named.names("Where did Gandhi spend his childhood?") == ["Gandhi"]
+    assert named.names("When is Sarah's birthday?") == ["Sarah"]
+    assert named.names("What's her job?") == []
+    assert named.names("Where did she grow up?") == []
+
+
+def test_a_stranger_is_no_one_the_user_or_a_memory_named():
+    found = [_found("Sarah works at Google."), _found("I love the Beatle songs.")]
+    assert named.stranger("Where did Gandhi spend his childhood?", ["Maya"], found)
+    assert not named.stranger("Where does Sarah work?", ["Maya"], found)  # a memory says her
+    assert not named.stranger("Where did the Beatles grow up?", ["Maya"], found)  # one and many alike
+    assert not named.stranger("Where did Gandhi grow up?", ["Maya", "Gandhi"], [])  # a participant
+    assert not named.stranger("Did Gandhi visit my town?", ["Maya"], [])  # asks about the user too
+    assert not named.stranger("Where did Gandhi grow up?", None, [])  # the names were not all read
+
+
+def test_a_question_about_a_stranger_is_not_answered_by_the_users_own_facts(tenant):
+    # On main "Where did Gandhi spend his childhood?" returned "The user is originally from Leeds." (its
+    # "his childhood" named the hometown kind) and the message that said it, by their meaning alone.
+    for n, text in enumerate(SAID):
+        assert tenant.turn(text, session=f"s{n}").status_code == 201
+    for question in ("Where did Gandhi spend his childhood?", "Where did the Beatles grow up?"):
+        assert tenant.search(question) == [], question
+    grew_up = tenant.search("Where did she grow up?")
+    assert grew_up and grew_up[0]["key"] == "hometown", [r["content"] for r in grew_up]
+
+
+def test_an_introduction_comes_below_what_is_known_of_her():
+    found = {"intro": _found("The user's best friend is named Sarah.", "semantic"),
+             "birthday": _found("Sarah's birthday is on March 3rd."), "mine": _found("My birthday is in May.")}
+    scored = [("intro", 0.9, {"score": 0.9}), ("mine", 0.8, {"score": 0.8}), ("birthday", 0.7, {"score": 0.7})]
+    order = named.introduced_after("When is Sarah's birthday?", scored, found)
+    assert [item for item, _, _ in order] == ["mine", "birthday", "intro"]
+    assert order[-1][1] == 0.7 and order[-1][2]["introduces"] == "Sarah"
+    # asked who she is, or her place in the user's life, the introduction answers
+    for question in ("Who is Sarah?", "Is Sarah my best friend?"):
+        assert named.introduced_after(question, scored, found) == scored, question
+    # nothing else known of her: it keeps its place
+    assert named.introduced_after("When is Sarah's birthday?", scored[:2], found) == scored[:2]
+
+
+def test_a_friends_introduction_does_not_answer_what_she_did(tenant):
+    # On main "The user's best friend is named Sarah." was first for "When is Sarah's birthday?" (its
+    # importance), above the message that says it.
+    for n, text in enumerate(SAID):
+        assert tenant.turn(text, session=f"s{n}").status_code == 201
+    for question, said in (("When is Sarah's birthday?", "March 3rd"), ("Where does Sarah work?", "Google")):
+        results = [r["content"] for r in tenant.search(question)]
+        assert results and said in results[0], (question, results)
