@@ -1,6 +1,7 @@
 """The question's cues in hybrid search (retrieval/temporal.py, speakers.py, search.py `_cues`):
 the periods a question names, the participant it names, the lines said next to a strong hit (the
-reply to one that asks more, retrieval/replies.py), and
+reply to one that asks more, retrieval/replies.py; the line a hit says yes to more,
+retrieval/confirmed.py), and
 the offline expansion skipped when the question's channels already agree. Each lever is checked
 against the same history with the lever off, through the HTTP API and the embedded Postgres."""
 
@@ -12,7 +13,7 @@ from datetime import datetime, timezone
 import pytest
 
 from memex.config import Settings
-from memex.retrieval import replies, speakers, temporal
+from memex.retrieval import confirmed, replies, speakers, temporal
 from memex_edge.context import build_context
 from tests.conftest import api_client
 
@@ -72,7 +73,7 @@ def _app(ctx, **changes):
 
 # The learned order (learned.py) reads the period and the speaker too: off, each cue is seen alone.
 OFF = {"search_speaker_boost": 0.0, "search_temporal_boost": 0.0, "search_neighbour_share": 0.0,
-       "search_reply_share": 0.0, "search_expansion_skip_decisive": False, "search_keywords_without_speakers": False, "search_learned": False}
+       "search_reply_share": 0.0, "search_confirmed_share": 0.0, "search_expansion_skip_decisive": False, "search_keywords_without_speakers": False, "search_learned": False}
 
 
 @pytest.fixture(scope="module")
@@ -209,6 +210,67 @@ def test_the_reply_to_a_strong_hit_that_asks_takes_more_of_its_relevance(ctx, te
     assert replied[before] == pytest.approx(plain[before], abs=1e-5)  # said before it: no reply
     # with it the reply comes right after the line that asked
     assert sorted(replied, key=replied.get, reverse=True)[:2] == [anchor, reply]
+
+
+@pytest.mark.parametrize("said, says_yes", [
+    ("Yep! I'm currently playing a fantasy RPG.", True),
+    ("Yeah, it does! My brother wrote it.", True),
+    ("Sure thing! I can give it to you tomorrow.", True),
+    ("It does, every time I read it.", True),
+    ("Definitely! Having someone back us up is great.", True),
+    ("Wow, that's great! Yes, I'd love to.", False),  # a yes further in answers what it said itself
+    ("Thanks! It's a bummer about your class.", False),
+    ("Yesterday was crazy cool.", False),  # a word that starts like one
+    ("Surely you jest.", False),
+])
+def test_a_line_confirms_when_it_opens_with_a_yes(said, says_yes):
+    assert confirmed.confirms(said) is says_yes
+
+
+def test_only_the_line_right_before_a_yes_takes_the_confirmed_share():
+    settings = Settings(search_neighbour_share=0.5, search_confirmed_share=0.9)
+    assert confirmed.share(settings, "Yep! It's about loss.", -1) == 0.9
+    assert confirmed.share(settings, "Yep! It's about loss.", 1) == 0.0  # the line after it: its reply's
+    assert confirmed.share(settings, "Yep! It's about loss.", -2) == 0.0
+    assert confirmed.share(settings, "It's about loss.", -1) == 0.0
+    assert confirmed.share(dataclasses.replace(settings, search_confirmed_share=0.0), "Yep!", -1) == 0.0
+
+
+def test_the_line_a_strong_hit_says_yes_to_takes_more_of_its_relevance(ctx, tenant):
+    """The hit that says yes shares the question's words; the line before it, which it agrees with
+    and which holds the answer, shares none: it takes the confirmed share of the hit's relevance,
+    the line after the hit the neighbour's."""
+    _say(tenant, "s1", "2025-08-03T18:00:00Z",
+         ("Maria", "The old boathouse by the river would do, with a brass band, a barbecue and lanterns."),
+         ("John", "Yes! That's where we'll throw the party for the veterans."),
+         ("Maria", "My cousin is getting married in October."),
+         user_name="John")
+    for i, line in enumerate(("The veterans loved the party at the museum last year.",
+                              "We throw a party for my cousin every spring, John loves it.",
+                              "Veterans need more than a party, they need housing.",
+                              "John will throw his old shoes away.")):
+        _say(tenant, f"c{i}", "2025-07-01T10:00:00Z", ("Maria", line), user_name="John")  # each alone
+    question = "Where will John throw the party for the veterans?"
+    answer = "Maria: The old boathouse by the river would do, with a brass band, a barbecue and lanterns."
+    anchor = "John: Yes! That's where we'll throw the party for the veterans."
+    after = "Maria: My cousin is getting married in October."
+
+    def relevance(confirmed_share: float) -> dict[str, float]:
+        with _app(ctx, **{**OFF, "search_neighbour_share": 0.5, "search_neighbour_reach": 1,
+                          "search_confirmed_share": confirmed_share}) as client:
+            body = {"user_id": tenant.user, "query": question, "reference_time": "2025-10-20T15:00:00Z", "top_k": 20}
+            results = client.post("/v1/search", json=body, headers=tenant.headers).json()["results"]
+        return {r["content"]: r["score_parts"]["relevance"] for r in results}
+
+    plain, confirming = relevance(0.0), relevance(0.9)
+    # without it the line said yes to, found only as the hit's neighbour, is below lines that
+    # share the question's words
+    assert max(plain, key=plain.get) == anchor
+    assert sorted(plain, key=plain.get, reverse=True).index(answer) >= 3
+    assert confirming[answer] == pytest.approx(0.9 * plain[anchor], abs=1e-5)
+    assert confirming[after] == pytest.approx(plain[after], abs=1e-5)  # said after it: what it confirms is before
+    # with it the answer comes right after the hit that said yes to it
+    assert sorted(confirming, key=confirming.get, reverse=True)[:2] == [anchor, answer]
 
 
 def test_a_decisive_first_hit_spares_the_offline_expansion(ctx, tenant, plain):

@@ -45,9 +45,9 @@ from memex.db import history
 from memex.db import memories as memory_rows
 from memex.metrics import FLOOR_REJECTIONS, LLM_FALLBACKS
 from memex.models import SearchIn
-from memex.retrieval import (current_first, feedback, floor, in_common, keyword_first, keywords, kinds, learned,
-                             multihop, named, past, period, replies, rerank, rrf, scoring, speakers, temporal,
-                             topics)
+from memex.retrieval import (confirmed, current_first, feedback, floor, in_common, keyword_first, keywords, kinds,
+                             learned, multihop, named, past, period, replies, rerank, rrf, scoring, speakers,
+                             temporal, topics)
 
 CANDIDATES_PER_CHANNEL = 100
 EXPANSION_CANDIDATES = 30  # per extra query: its lower ranks would add next to nothing
@@ -626,7 +626,8 @@ def _cues(settings: Settings, query: str, now: datetime, relevance: dict[str, fl
     for anchor, item, row, step in neighbours_of(anchors, settings.search_neighbour_reach):
         if filler.is_filler(_said(row)):
             continue  # "Got it!" says nothing the anchor did not
-        shared = replies.share(settings, _said(found[anchor]), step) * own[anchor]  # a reply more
+        said = _said(found[anchor])  # a reply more, and what a yes confirms
+        shared = max(replies.share(settings, said, step), confirmed.share(settings, said, step)) * own[anchor]
         if item not in held:
             held.add(item)
             kept.append(item)
