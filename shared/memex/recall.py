@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Sequence
 
+from memex import filler
 from memex.budget import count_tokens
 from memex.context import Context
 from memex.db import history as history_rows
@@ -75,9 +76,14 @@ def recall(ctx: Context, tenant_id: str, request: RecallIn) -> dict[str, Any]:
     # What goes in: the budget is spent in the buckets' order of priority.
     admitted: dict[str, str] = {}  # memory id -> the bucket that took it in
     used = count_tokens(HEADER)
-    found_ids = [memory["id"] for memory in relevant]
+    # A greeting or an acknowledgement the search found beside the line it answers ("Nice to meet
+    # you, Maya!" under "Hi! I'm Maya. I work at Spotify.") takes neither a first place nor a place
+    # before the facts: it comes after everything else the search found.
+    idle = [memory["id"] for memory in relevant if memory["memory_type"] == "episodic"
+            and filler.says_nothing(memory["content"])]
+    found_ids = [memory["id"] for memory in relevant if memory["id"] not in idle]
     standing_facts = set(fact_ids)
-    for bucket, ids in (("relevant", found_ids[:ANSWER]), ("facts", fact_ids), ("relevant", found_ids[ANSWER:]),
+    for bucket, ids in (("relevant", found_ids[:ANSWER]), ("facts", fact_ids), ("relevant", found_ids[ANSWER:] + idle),
                         ("recent", recent_ids)):
         for item in ids:
             if item in admitted:
@@ -90,9 +96,10 @@ def recall(ctx: Context, tenant_id: str, request: RecallIn) -> dict[str, Any]:
                 used += cost
     # In what order: what the query found first, as the search ranked it (the facts among it in their
     # place: a fact the search ranks below the line that answers stays below it), then the facts it
-    # did not find, then the session's latest messages in the order said.
+    # did not find, then the greetings it found, then the session's latest messages in the order said.
     order = list(found_ids)
     order += [item for item in fact_ids if item not in scores]
+    order += idle
     order += [item for item in reversed(recent_ids) if item not in scores]
     lines = [HEADER]
     citations: list[dict[str, Any]] = []
