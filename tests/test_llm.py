@@ -118,8 +118,19 @@ def test_an_unparseable_answer_is_retried(server):
 def test_a_connection_error_is_retried_then_reported():
     with OpenAIDouble() as gone:
         base_url = gone.base_url
+    chat = ChatJSON("m", base_url, None, backoff=0.01, timeout=1)
     with pytest.raises(LLMError, match="3 attempts.*APIConnectionError"):
-        ChatJSON("m", base_url, None, backoff=0.01, timeout=1).ask("s", "u")
+        chat.ask("s", "u")
+    # what /health reports: the endpoint's failure, as its probe meets it, not memex's wrapper
+    assert chat.outcome.state == "error: APIConnectionError"
+
+
+def test_an_answer_that_is_never_json_is_the_llms_own_error_to_health(server):
+    server.script_chat("prose", "more prose", "still prose")
+    chat = chat_for(server)
+    with pytest.raises(LLMError):
+        chat.ask("s", "u")
+    assert chat.outcome.state == "error: LLMError"
 
 
 def test_three_failures_raise_a_clear_error(server):

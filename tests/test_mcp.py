@@ -237,7 +237,7 @@ def test_bad_arguments_are_tool_errors_naming_the_field_and_store_nothing(mcp_ur
     assert "messages.0.role: Input should be 'user', 'assistant', 'system' or 'tool'" in errors["role"]
     assert "timestamp: must not be more than" in errors["future"]
     assert "metadata.a: must not contain the NUL character" in errors["metadata"]
-    assert "cursor: not a cursor this server issued" in errors["cursor"]
+    assert errors["cursor"] == "Error executing tool list_memories: cursor: not a cursor this server issued"
     assert errors["mode"].startswith("Error executing tool search_memories: mode: Input should be")
     assert counted == {"count": 0}
 

@@ -111,13 +111,16 @@ def test_an_llm_that_is_down_leaves_the_turn_queued_not_lost(ctx, llm, llm_http,
     assert body["status"] == "queued" and "LLMError" in body["error"]
     queued = tenant.get(f"/v1/turns/{body['turn_id']}").json()
     assert queued["status"] == "queued"
-    # Degraded, not down: what was said is stored and searchable at once, before any extraction.
+    # Degraded, not down: what was said is stored and searchable at once, before any extraction;
+    # the answer and the turn's GET say so alike, and the GET still says why it is queued.
     assert [m["content"] for m in queued["memories"]] == ["My name is Ada."]
+    assert queued == body
     assert [r["content"] for r in tenant.search("Ada", mode="bm25")] == ["My name is Ada."]
     # The job went to the extraction queue; the workers (offline rules here) take it from there.
     runtime.drain()
     status = tenant.get(f"/v1/turns/{body['turn_id']}").json()
     assert status["status"] == "processed" and any(m["value"] == "Ada" for m in status["memories"])
+    assert "error" not in status
 
 
 def test_a_memory_that_replaces_several_is_linked_to_each(ctx, llm, llm_http):

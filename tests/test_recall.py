@@ -227,3 +227,22 @@ def test_a_tight_budget_holds_the_answer_before_the_users_other_facts(tenant):
     # the user's other facts fill what is left of it (since the changed mind is filed as the current
     # view, the view and both messages about it come first, and one more fact fits after them)
     assert sum(c["bucket"] == "facts" for c in tight["citations"]) >= 2, tight["context"]
+
+
+def test_a_greeting_takes_no_place_before_the_users_facts(tenant):
+    """The first hour's trial (docs/measurements/quality.md, eighth stop): "where does she live and
+    work?" at 200 tokens put the assistant's "Nice to meet you, Maya!" before the employer."""
+    tenant.post("/v1/turns?wait=true", {"user_id": tenant.user, "session_id": "s1", "messages": [
+        {"role": "user", "content": "Hi! I'm Maya. I work at Spotify and I live in Lisbon."},
+        {"role": "assistant", "content": "Nice to meet you, Maya!"}]})
+    for line in ["My cat is called Miso.", "I'm allergic to peanuts.", "I'm vegan.", "My sister is Lena.",
+                 "I drive a Volvo.", "I have two kids.", "I love climbing on weekends."]:
+        tenant.turn(line, session="s2")
+    answer = tenant.post("/v1/recall", {"user_id": tenant.user, "query": "where does she live and work?",
+                                        "max_tokens": 200}).json()
+    lines = answer["context"].splitlines()[1:]
+    greeting, employer = lines.index("- Nice to meet you, Maya!"), lines.index("- The user's employer is Spotify.")
+    # still in (the search found it, and the budget holds it), after every fact, found or not
+    assert greeting > employer and greeting > max(
+        place for place, c in enumerate(answer["citations"]) if c["bucket"] == "facts"), answer["context"]
+    assert "Spotify" in lines[0] or "Lisbon" in lines[0], answer["context"]

@@ -32,6 +32,10 @@ by from about as what how that's it's there's here's you're we're they're he's s
 don't doesn't didn't can't won't isn't aren't wasn't weren't i'm glad love awesome course
 """.split())
 _WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*|\d+")
+# A greeting's words that say something elsewhere ("meet", a name), said only as a greeting here:
+# pleased to meet someone, and the person a line is addressed to ("Maya, ..." or "..., Maya!").
+_MEETING = re.compile(r"\b(?:nice|good|great|lovely|pleased|glad|happy)\s+to\s+(?:meet|see)\s+you\b", re.I)
+_ADDRESSED = (re.compile(r"^\s*[A-Z][^\W\d_]*\s*,"), re.compile(r",\s*[A-Z][^\W\d_]*(?=[\s.!?]*$)"))
 _MAX_WORDS = 16
 _MAX_CHARACTERS = 120
 
@@ -48,3 +52,12 @@ def is_filler(text: str) -> bool:
         if count > _MAX_WORDS or match.group().replace("’", "'").lower() not in WORDS:
             return False
     return count > 0
+
+
+def says_nothing(text: str) -> bool:
+    """Whether `text` is filler, or a greeting: "Nice to meet you, Maya!", "Thanks, Tom!"."""
+    if is_filler(text):
+        return True
+    unmet = _MEETING.sub(" ", text)
+    return any(rest != text and (_WORD.search(rest) is None or is_filler(rest))
+               for rest in (unmet, *(address.sub(" ", unmet) for address in _ADDRESSED)))

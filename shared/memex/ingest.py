@@ -34,17 +34,21 @@ def ingest_turn(ctx: Context, tenant_id: str, turn: TurnIn, wait: bool) -> dict[
             return turn_status(ctx, tenant_id, turn_id)
         except Exception as exc:  # noqa: BLE001 - the turn is stored: hand it to the workers instead
             log.exception("inline processing of turn %s failed; queued for the workers", turn_id)
-            failure = public_description(exc)
+            # Kept on the turn, before a worker can take it, so that its GET says why until a
+            # worker's own try replaces the reason.
+            with ctx.db.transaction() as conn:
+                turn_rows.note_error(conn, tenant_id, turn_id, f"processing inline failed "
+                                     f"({public_description(exc)}); the turn is queued and will be retried")
     if created or wait:
         try:
             ctx.publisher.publish_extraction(ExtractionJob(tenant_id, turn_id))
         except Exception:
             # The turn is stored and stays queued: the sweep publishes it again later.
             log.exception("publish to the extraction queue failed; turn %s left for the sweep", turn_id)
-    answer = {"turn_id": turn_id, "status": "queued"}
-    if wait:
-        answer["error"] = f"processing inline failed ({failure}); the turn is queued and will be retried"
-    return answer
+    if not wait:
+        return {"turn_id": turn_id, "status": "queued"}
+    # The answer is the turn's GET: its messages already stored as memories, and the reason.
+    return turn_status(ctx, tenant_id, turn_id)
 
 
 def turn_status(ctx: Context, tenant_id: str, turn_id: str) -> dict[str, Any]:

@@ -100,13 +100,16 @@ class ChatJSON:
 
         messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
         problem = ""
+        # The endpoint's own failure, as its client raised it: what /health names the outage by,
+        # as its probe and the embedder's calls do (None when the endpoint answered unusably).
+        failure: BaseException | None = None
         for attempt in range(1, self.attempts + 1):
             left = _time_left()
             if left is not None and left <= 0:
                 error = LLMError(f"{self.model}: the job's time budget for LLM calls is spent"
                                  + (f"; last: {problem}" if problem else ""))
                 if problem:  # spent waiting on the endpoint, not on other work
-                    self.outcome.record(error)
+                    self.outcome.record(failure or error)
                 raise error
             try:
                 response = self._client.chat.completions.create(
@@ -116,15 +119,15 @@ class ChatJSON:
                 self.outcome.record()
                 return answer
             except (openai.APITimeoutError, openai.APIConnectionError) as exc:
-                problem = type(exc).__name__
+                problem, failure = type(exc).__name__, exc
             except openai.APIStatusError as exc:
                 if exc.status_code < 500 and exc.status_code != 429:
                     self.outcome.record(exc)
                     raise LLMError(f"{self.model} refused the request: "
                                    f"HTTP {exc.status_code} {_error_message(exc)}") from exc
-                problem = f"HTTP {exc.status_code} {_error_message(exc)}"
+                problem, failure = f"HTTP {exc.status_code} {_error_message(exc)}", exc
             except ValueError:
-                problem = "unparseable answer"
+                problem, failure = "unparseable answer", None
             if attempt < self.attempts:
                 delay = self.backoff * 2 ** (attempt - 1)
                 left = _time_left()
@@ -133,7 +136,7 @@ class ChatJSON:
                 log.warning("LLM attempt %d/%d failed (%s); retrying in %.2fs", attempt, self.attempts, problem, delay)
                 time.sleep(delay)
         error = LLMError(f"{self.model}: no usable answer after {attempt} attempts; last: {problem}")
-        self.outcome.record(error)
+        self.outcome.record(failure or error)
         raise error
 
 

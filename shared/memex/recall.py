@@ -10,9 +10,10 @@ context of ten facts, the stale view among them and not the message that changed
 the session's messages do not depend on the query passing the relevance floor: a broad question
 ("what should I know before planning her week?") matches no memory in particular, yet who the user
 is and what was just said still belong in its prompt. What went in is listed in another order: what
-the query found first, as the search ranked it, then the facts it did not find, then the session's
-messages; listed first, up to ten standing facts pushed the line that answers the question past what a
-reader takes in first. A caller that wants nothing for a question the search found nothing for (the
+the query found first, as the search ranked it, then the facts it did not find, then the greetings
+the search found ("Nice to meet you, Maya!" says nothing of the user; it took one of the first three
+places in the trial of the eighth stop), then the session's messages; listed first, up to ten
+standing facts pushed the line that answers the question past what a reader takes in first. A caller that wants nothing for a question the search found nothing for (the
 memory-service seed's harness asks noise questions) says `require_relevant`. A bullet goes in whole
 or not at all, and every bullet is cited with the bucket that took it in. The answer's `degraded`
 names what its search had to do without (search.py). A fact that has been replaced (a question about
@@ -28,6 +29,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Sequence
 
+from memex import filler
 from memex.budget import count_tokens
 from memex.context import Context
 from memex.db import history as history_rows
@@ -75,9 +77,14 @@ def recall(ctx: Context, tenant_id: str, request: RecallIn) -> dict[str, Any]:
     # What goes in: the budget is spent in the buckets' order of priority.
     admitted: dict[str, str] = {}  # memory id -> the bucket that took it in
     used = count_tokens(HEADER)
-    found_ids = [memory["id"] for memory in relevant]
+    # A greeting or an acknowledgement the search found beside the line it answers ("Nice to meet
+    # you, Maya!" under "Hi! I'm Maya. I work at Spotify.") takes neither a first place nor a place
+    # before the facts: it is spent on, and listed, after the facts.
+    idle = [memory["id"] for memory in relevant if memory["memory_type"] == "episodic"
+            and filler.says_nothing(memory["content"])]
+    found_ids = [memory["id"] for memory in relevant if memory["id"] not in idle]
     standing_facts = set(fact_ids)
-    for bucket, ids in (("relevant", found_ids[:ANSWER]), ("facts", fact_ids), ("relevant", found_ids[ANSWER:]),
+    for bucket, ids in (("relevant", found_ids[:ANSWER]), ("facts", fact_ids), ("relevant", found_ids[ANSWER:] + idle),
                         ("recent", recent_ids)):
         for item in ids:
             if item in admitted:
@@ -90,9 +97,10 @@ def recall(ctx: Context, tenant_id: str, request: RecallIn) -> dict[str, Any]:
                 used += cost
     # In what order: what the query found first, as the search ranked it (the facts among it in their
     # place: a fact the search ranks below the line that answers stays below it), then the facts it
-    # did not find, then the session's latest messages in the order said.
+    # did not find, then the greetings it found, then the session's latest messages in the order said.
     order = list(found_ids)
     order += [item for item in fact_ids if item not in scores]
+    order += idle
     order += [item for item in reversed(recent_ids) if item not in scores]
     lines = [HEADER]
     citations: list[dict[str, Any]] = []

@@ -38,7 +38,7 @@ from starlette.responses import JSONResponse
 
 from memex import ingest, memories
 from memex.context import Context
-from memex.errors import MemexError, Unauthorized
+from memex.errors import InvalidInput, MemexError, Unauthorized
 from memex.models import Id, MemoryIn, RecallIn, SearchIn, TurnIn
 from memex.recall import recall
 from memex.retrieval.served import search_request
@@ -144,6 +144,9 @@ def _answering(fn: Callable[..., dict[str, Any]]) -> Callable[..., dict[str, Any
             return fn(caller, **arguments)
         except ValidationError as exc:
             raise ToolError(_problems(exc)) from exc
+        except InvalidInput as exc:
+            # A wrong argument, named as the schema's are: `field: what is wrong`, without the code.
+            raise ToolError(exc.message) from exc
         except MemexError as exc:
             if exc.status >= 500:
                 logger.error("domain error in a tool", extra={"code": exc.code, "detail": exc.message})

@@ -168,6 +168,12 @@ def set_status(
     )
 
 
+def note_error(conn: psycopg.Connection, tenant_id: str, turn_id: str, error: str) -> None:
+    """Why a try at the turn failed, its status unchanged (it is retried)."""
+    conn.execute("UPDATE turns SET error = %s, updated_at = now() WHERE tenant_id = %s AND id = %s",
+                 (error, tenant_id, turn_id))
+
+
 def store_many_candidates(conn: psycopg.Connection, tenant_id: str,
                           extracted: list[tuple[str, list[dict[str, Any]]]]) -> None:
     """Extraction is done: each turn's candidates wait on it for supersession (none: the turn is

@@ -1,0 +1,18 @@
+"""What says nothing of its own: filler, and greetings that name whom they greet (memex/filler.py)."""
+
+import pytest
+
+from memex.filler import says_nothing
+
+
+@pytest.mark.parametrize("text", ["Got it!", "Nice to meet you, Maya!", "Thanks, Tom!", "Maya, great to see you!",
+                                  "Nice to meet you!"])
+def test_a_greeting_or_an_acknowledgement_says_nothing(text):
+    assert says_nothing(text)
+
+
+@pytest.mark.parametrize("text", ["Nice to meet you, Maya! I work at Google.", "I work at Spotify, Maya.",
+                                  "Hi! I'm Maya.", "Maya, I moved to Paris.", "Lisbon, Portugal!",
+                                  "Nice to meet you at the Google office, Maya!"])
+def test_a_line_that_says_anything_else_says_something(text):
+    assert not says_nothing(text)
