@@ -590,11 +590,11 @@ def _feedback(settings: Settings, query: str, ordered: list[str], found: dict[st
 def _cues(settings: Settings, query: str, now: datetime, relevance: dict[str, float], kept: list[str],
           found: dict[str, memory_rows.Found], neighbours_of) -> tuple[dict[str, float], list[str]]:
     """The fused relevance of the kept memories with the question's cues (config.py, search_*):
-    a memory whose speaker the question names, or valid in a period it names, counts for more
-    (divided by the largest factor, so relevance stays within [0, 1]), and so does a later one when
-    the question asks what holds now; then the messages said
-    next to the best memories share their relevance, the reply to one that asks more (replies.py).
-    `found` gains the neighbours' rows."""
+    a memory whose speaker the question names, or valid in a period it names, or that says a time
+    counted from its day when the question asks when (when.py), counts for more (divided by the
+    largest factor, so relevance stays within [0, 1]), and so does a later one when the question
+    asks what holds now; then the messages said next to the best memories share their relevance,
+    the reply to one that asks more (replies.py). `found` gains the neighbours' rows."""
     asked = speakers.words(query) if settings.search_speaker_boost else frozenset()
     periods = temporal.windows(query, now) if settings.search_temporal_boost else []
     speaker_factor = 1 + settings.search_speaker_boost if any(
