@@ -13,7 +13,7 @@ from datetime import datetime, timezone
 import pytest
 
 from memex.config import Settings
-from memex.retrieval import confirmed, replies, speakers, temporal
+from memex.retrieval import confirmed, replies, speakers, temporal, when
 from memex_edge.context import build_context
 from tests.conftest import api_client
 
@@ -73,7 +73,7 @@ def _app(ctx, **changes):
 
 # The learned order (learned.py) reads the period and the speaker too: off, each cue is seen alone.
 OFF = {"search_speaker_boost": 0.0, "search_temporal_boost": 0.0, "search_neighbour_share": 0.0,
-       "search_reply_share": 0.0, "search_confirmed_share": 0.0, "search_expansion_skip_decisive": False, "search_keywords_without_speakers": False, "search_learned": False}
+       "search_reply_share": 0.0, "search_confirmed_share": 0.0, "search_when_boost": 0.0, "search_expansion_skip_decisive": False, "search_keywords_without_speakers": False, "search_learned": False}
 
 
 @pytest.fixture(scope="module")
@@ -312,3 +312,33 @@ def test_the_keyword_channel_goes_without_the_participant_the_question_names(ctx
     with_name, without_name = bm25(False), bm25(True)
     assert with_name[addressed] is not None and with_name[painted] is not None
     assert without_name[painted] is not None and without_name.get(addressed) is None
+
+
+@pytest.mark.parametrize("question, asking", [
+    ("When did Nate win his third tourney?", True),
+    ("In what year did John start surfing?", True),
+    ("How long ago did Maria move?", True),
+    ("What did Nate win at the tourney?", False),
+    ("Where was John when it rained?", False),  # a "when" that does not open the question asks a place
+])
+def test_a_question_asks_when_it_asks_for_a_time(question, asking):
+    assert when.asks(question) is asking
+
+
+def test_a_when_question_favours_the_line_that_says_its_time_from_its_day(ctx, tenant):
+    """"Last week" is no word of the question and the question names no period: without the cue the
+    line of the same exchange that repeats the question's words comes first, with it the one that
+    says when."""
+    _say(tenant, "s1", "2025-08-03T18:00:00Z",
+         ("Nate", "I won another regional video game tournament last week!"),
+         ("Joanna", "Your third regional video game tournament win, Nate, you must have won with the new team."),
+         user_name="Nate")
+    question = "When did Nate win his third regional video game tournament?"
+    answer = "Nate: I won another regional video game tournament last week!"
+    other = "Which regional video game tournament did Nate win?"  # asks no time: left as it was
+    with _app(ctx, **OFF) as client:
+        assert _contents(client, tenant, question)[0] != answer
+        plain_other = _contents(client, tenant, other)
+    with _app(ctx, **{**OFF, "search_when_boost": 1.0}) as client:
+        assert _contents(client, tenant, question)[0] == answer
+        assert _contents(client, tenant, other) == plain_other
