@@ -85,16 +85,21 @@ def test_the_llm_extractors_wordings_of_a_name_are_introductions():
 
 
 def test_the_users_own_memories_come_below_what_says_whom_a_question_names():
-    found = {"mine": _found("The user lives in Chicago.", "semantic"), "hers": _found("Sarah lives in Denver."),
-             "msg": _found("I live in Chicago."), "tom": _found("Tom lives in Boston.", speaker="Tom")}
+    found = {"mine": _found("The user lives in Chicago.", "semantic"), "hers": _found("My friend Sarah lives in Denver."),
+             "msg": _found("I live in Chicago."), "tom": _found("Tom lives in Boston.", speaker="Tom"),
+             "me": _found("I'm Marco and I live in Turin.")}
     scored = [("mine", 0.8, {}), ("tom", 0.75, {}), ("hers", 0.7, {}), ("msg", 0.6, {})]
-    order = named.theirs_first("Where does Sarah live?", scored, found, ["Maya"])
+    order = named.theirs_first("Where does Sarah live?", scored, found, [])
     assert [item for item, _, _ in order] == ["tom", "hers", "mine", "msg"]  # another's memory stays
     assert order[2][1] == 0.7 and order[2][2]["below_theirs"] == "Sarah"
-    # the user named by their name, asked about with the user, names not read, or nothing says her
-    for question, users in (("Where does Maya live?", ["Maya"]), ("Does Sarah live near me?", ["Maya"]),
-                            ("Where does Sarah live?", None), ("Where does Nadia live?", ["Maya"])):
-        assert named.theirs_first(question, scored, found, users) == scored, question
+    # a participant
+    order = named.theirs_first("Where does Tom live?", scored, found, ["Tom"])
+    assert [item for item, _, _ in order] == ["tom", "mine", "hers", "msg"]
+    # asked about with the user, a name no memory places in the user's life (it may be theirs: "I'm
+    # Marco"), or one nothing says
+    for question in ("Does Sarah live near me?", "Where does Marco live?", "Where does Tom live?",
+                     "Where does Nadia live?"):
+        assert named.theirs_first(question, scored, found, []) == scored, question
 
 
 def test_a_friend_asked_about_by_name_is_answered_by_her_not_the_users_own_facts(tenant):

@@ -21,10 +21,11 @@ and `score_parts.introduces` naming her. With no other memory of her, it keeps i
 
 Another's facts: "Where does Sarah live?" is as near "The user lives in Chicago." as "Sarah lives in
 Denver." in its words ("live") and frame, and the user's city, filed with a key fact's importance,
-came first. Asked by name about someone who is not the user (nor a name the user is called by), and
-not about the user too, the user's own memories that do not say that name come right below the best
-memory that does (`theirs_first`), with its score and `score_parts.below_theirs` naming them. With
-no memory that says them, nothing moves. "Did Gandhi visit my town?" asks about the user too ("my"):
+came first. Asked by name about someone who is not the user (a participant, or someone a memory found
+places in the user's life: "my friend Sarah", an introduction; a name only the user's own messages say
+may be the user's: "I'm Marco."), and not about the user too, the user's own memories that do not say
+that name come right below the best memory that does (`theirs_first`), with its score and
+`score_parts.below_theirs` naming them. With no memory that says them, nothing moves. "Did Gandhi visit my town?" asks about the user too ("my"):
 the user's town is what memory can answer of it, and it is kept first.
 """
 
@@ -100,16 +101,17 @@ def _words_of(memory: Found) -> frozenset[str]:
 
 
 def theirs_first(question: str, scored: list[Scored], found: Mapping[str, Found],
-                 users: Iterable[str] | None) -> list[Scored]:
-    """`scored` (best first) with the user's own memories that say nobody `question` asks about by
-    name (none of `users`, the user's names; None when not read), and rank above the best memory that
-    says them, right below that memory, unless it asks about the user too."""
-    if users is None or _USER.search(question):
+                 participants: Iterable[str]) -> list[Scored]:
+    """`scored` (best first) with the user's own memories that do not say whom `question` asks about
+    by name (one of `participants`, or someone a memory found places in the user's life), and rank
+    above the best memory that says them, right below that memory, unless it asks about the user too."""
+    if _USER.search(question):
         return scored
-    user_words: set[str] = set()
-    for name in users:
-        user_words |= speakers.words(name)
-    asked = [name for name in names(question) if not _said_in(name, user_words)]
+    known: set[str] = set()
+    for name in participants:
+        known |= speakers.words(name)
+    asked = [name for name in names(question) if _said_in(name, known) or any(
+        _places(name, memory.content) for memory in found.values())]
     if not asked:
         return scored
 
@@ -129,6 +131,14 @@ def theirs_first(question: str, scored: list[Scored], found: Mapping[str, Found]
     return [entry for entry in scored[:at] if entry[0] not in moved] + [scored[at]] + below + scored[at + 1:]
 
 
+def _places(name: str, content: str) -> bool:
+    """Whether `content` gives `name` a place in the user's life: introduces them ("The user's best
+    friend is named Sarah.") or says them after it ("My friend Sarah lives in Denver.")."""
+    introduced = _introduction(content)
+    return (introduced is not None and introduced.group("name").casefold() == name.casefold()) or bool(
+        re.search(rf"\b(?:{_PLACE})\s+{re.escape(name)}\b", content, re.IGNORECASE))
+
+
 def introduced_after(question: str, scored: list[Scored], found: Mapping[str, Found]) -> list[Scored]:
     """`scored` (best first) with each introduction of someone `question` asks about by name right
     below the best memory that says something else of them, unless it asks who they are or says
@@ -142,8 +152,7 @@ def introduced_after(question: str, scored: list[Scored], found: Mapping[str, Fo
 
     def introduces(item: str) -> str | None:
         memory = found.get(item)
-        match = next(filter(None, (pattern.match(memory.content) for pattern in _INTRODUCES)), None) \
-            if memory is not None and memory.memory_type == "semantic" else None
+        match = _introduction(memory.content) if memory is not None and memory.memory_type == "semantic" else None
         if match is None or match.group("name").casefold() not in asked:
             return None
         place = speakers.words(match.group("place")) - _NO_PLACE
@@ -164,3 +173,7 @@ def introduced_after(question: str, scored: list[Scored], found: Mapping[str, Fo
         score = order[better - 1][1]
         order.insert(better, (item, score, {**parts, "score": score, "introduces": name}))
     return order
+
+
+def _introduction(content: str) -> re.Match[str] | None:
+    return next(filter(None, (pattern.match(content) for pattern in _INTRODUCES)), None)

@@ -506,7 +506,8 @@ def _search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies 
         scored = topics.ordered(asked_topic, scored, {item: question.topic.found[item].key or "" for item in topical})
     if request.mode == "hybrid":
         scored = named.theirs_first(request.query, named.introduced_after(request.query, scored, found), found,
-                                    None if ahead is None else ahead.user_names)
+                                    [] if ahead is None or ahead.names is None else
+                                    [name for name in ahead.names if name not in ahead.user_names])
     results: list[dict[str, Any]] = []
     total = len(scored)
     start = 0
