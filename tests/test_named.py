@@ -66,3 +66,51 @@ def test_a_friends_introduction_does_not_answer_what_she_did(tenant):
     for question, said in (("When is Sarah's birthday?", "March 3rd"), ("Where does Sarah work?", "Google")):
         results = [r["content"] for r in tenant.search(question)]
         assert results and said in results[0], (question, results)
+
+
+def test_the_llm_extractors_wordings_of_a_name_are_introductions():
+    # Only the offline rules' "is named" and "name is" were read as introductions; the LLM extractor
+    # words a relation's name (sister_name = Ana) in sentences of its own.
+    birthday = _found("Sarah's birthday is on March 3rd.")
+    for said in ("The user has a best friend named Sarah.", "The user's best friend is Sarah.",
+                 "Sarah is the user's best friend.", "The user's best friend's name is Sarah."):
+        found = {"intro": _found(said, "semantic"), "birthday": birthday}
+        order = named.introduced_after("When is Sarah's birthday?", [("intro", 0.9, {}), ("birthday", 0.7, {})], found)
+        assert [item for item, _, _ in order] == ["birthday", "intro"], said
+    # what says no place in the user's life is no introduction
+    for said in ("The user's employer is Sarah.", "The user called Sarah."):
+        found = {"intro": _found(said, "semantic"), "birthday": birthday}
+        scored = [("intro", 0.9, {}), ("birthday", 0.7, {})]
+        assert named.introduced_after("When is Sarah's birthday?", scored, found) == scored, said
+
+
+def test_the_users_own_memories_come_below_what_says_whom_a_question_names():
+    found = {"mine": _found("The user lives in Chicago.", "semantic"), "hers": _found("My friend Sarah lives in Denver."),
+             "msg": _found("I live in Chicago."), "tom": _found("Tom lives in Boston.", speaker="Tom"),
+             "me": _found("I'm Marco and I live in Turin.")}
+    scored = [("mine", 0.8, {}), ("tom", 0.75, {}), ("hers", 0.7, {}), ("msg", 0.6, {})]
+    order = named.theirs_first("Where does Sarah live?", scored, found, [])
+    assert [item for item, _, _ in order] == ["tom", "hers", "mine", "msg"]  # another's memory stays
+    assert order[2][1] == 0.7 and order[2][2]["below_theirs"] == "Sarah"
+    # a participant
+    order = named.theirs_first("Where does Tom live?", scored, found, ["Tom"])
+    assert [item for item, _, _ in order] == ["tom", "mine", "hers", "msg"]
+    # asked about with the user, a name no memory places in the user's life (it may be theirs: "I'm
+    # Marco"), or one nothing says
+    for question in ("Does Sarah live near me?", "Where does Marco live?", "Where does Tom live?",
+                     "Where does Nadia live?"):
+        assert named.theirs_first(question, scored, found, []) == scored, question
+
+
+def test_a_friend_asked_about_by_name_is_answered_by_her_not_the_users_own_facts(tenant):
+    # On main "Where does Sarah live?" put "The user lives in Chicago." (a key fact's importance, the
+    # word "live") first, Sarah's line second. "Did Gandhi visit my town?" asks about the user too
+    # ("my"): the user's town is what memory can answer, and it stays first.
+    said = ("Hi! I'm Maya, I grew up in Leeds.", "I live in Chicago.", "My best friend is Sarah.",
+            "Sarah lives in Denver.", "Sarah's birthday is on March 3rd.")
+    for n, text in enumerate(said):
+        assert tenant.turn(text, session=f"s{n}", timestamp=f"2026-01-0{n + 1}T09:00:00Z").status_code == 201
+    for question, first in (("Where does Sarah live?", "Denver"), ("Where does Maya live?", "Chicago"),
+                            ("Where do I live?", "Chicago"), ("Did Gandhi visit my town?", "Chicago")):
+        results = [r["content"] for r in tenant.search(question)]
+        assert results and first in results[0], (question, results)

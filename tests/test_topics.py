@@ -81,6 +81,8 @@ from memex.retrieval import past, topics
     ("What's her work?", "her work"),
     ("What kind of work does he do?", "what kind of work"),
     ("Is he dating a student?", "dating"),
+    ("Is she dating anyone?", "dating"),
+    ("Is Nadia dating someone?", "dating"),
 ])
 def test_a_question_naming_a_kind_of_fact_is_recognised(question, kind_word):
     asked = topics.asked(question)
@@ -465,14 +467,15 @@ def test_a_student_the_partner_is_asked_about_names_the_partner_not_her_schoolin
 def test_where_she_is_based_her_uni_her_work_and_whom_she_dates_are_answered_by_their_kinds(tenant):
     # On main "Where is she based?" put the employer above the city, "Which uni did she go to?" found
     # nothing, "What's her work?" put a friend's "Sarah works at Google." first and "Is she dating a
-    # student?" her own being a student above her boyfriend.
+    # student?" her own being a student above her boyfriend; "Is she dating anyone?" returned nothing
+    # ("anyone" ended no kind's word).
     said = ("Hi! I'm Maya.", "I live in Chicago.", "I work at Deloitte as a data analyst.",
             "I'm a student at Yale, studying law.", "My friend Sarah works at Google.", "My boyfriend Tom is a nurse.")
     for n, text in enumerate(said):
         assert tenant.turn(text, session=f"s{n}", timestamp=f"2026-01-0{n + 1}T09:00:00Z").status_code == 201
     for question, key in (("Where is Maya based?", "city"), ("Where's she based?", "city"),
                           ("Which uni did she go to?", "school"), ("What's her work?", "role"),
-                          ("Is she dating a student?", "partner_")):
+                          ("Is she dating a student?", "partner_"), ("Is she dating anyone?", "partner_")):
         facts = [r["key"] or "" for r in tenant.search(question)]
         assert facts and facts[0].startswith(key), (question, facts)
 

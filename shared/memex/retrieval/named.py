@@ -18,6 +18,15 @@ It says nothing of her but her place in the user's life: unless the question ask
 says that place ("Is Sarah my best friend?"), it comes right below the best memory that says
 something else of her (`introduced_after`), with that memory's score (the list stays in score order)
 and `score_parts.introduces` naming her. With no other memory of her, it keeps its place.
+
+Another's facts: "Where does Sarah live?" is as near "The user lives in Chicago." as "Sarah lives in
+Denver." in its words ("live") and frame, and the user's city, filed with a key fact's importance,
+came first. Asked by name about someone who is not the user (a participant, or someone a memory found
+places in the user's life: "my friend Sarah", an introduction; a name only the user's own messages say
+may be the user's: "I'm Marco."), and not about the user too, the user's own memories that do not say
+that name come right below the best memory that does (`theirs_first`), with its score and
+`score_parts.below_theirs` naming them. With no memory that says them, nothing moves. "Did Gandhi visit my town?" asks about the user too ("my"):
+the user's town is what memory can answer of it, and it is kept first.
 """
 
 from __future__ import annotations
@@ -26,6 +35,7 @@ import re
 from typing import Any, Iterable, Mapping
 
 from memex.db.memories import Found
+from memex.extraction import vocabulary
 from memex.retrieval import speakers
 
 Scored = tuple[str, float, dict[str, Any]]
@@ -40,10 +50,21 @@ _ASKED_OF = re.compile(
 _USER = re.compile(r"\b(?:i|me|my|mine|myself|the user|user['’]s)\b", re.IGNORECASE)
 # Asking who someone is: the introduction is the answer.
 _WHO = re.compile(r"^\W*who(?:['’]s|\s+is|\s+was|\s+are)\b", re.IGNORECASE)
-# "The user's best friend is named Sarah.", "The user's sister's name is Ana.": the place, then the name.
-_INTRODUCES = re.compile(r"^(?P<place>.*?)\s+(?:is\s+(?:named|called)|name\s+is)\s+(?P<name>.+?)\.?$", re.IGNORECASE)
+# Someone's place in the user's life, by the words both extractors say it with ("best friend", "sister").
+_PLACE = "|".join(re.escape(word) for word in sorted(
+    {*vocabulary.RELATIONS, *vocabulary.CHILDREN.values(), *vocabulary.OTHER_PEOPLE}, key=len, reverse=True))
+# The offline rules' "The user's best friend is named Sarah.", "The user's sister's name is Ana." and the
+# LLM extractor's other wordings of one relation's name (its prompt asks for "sister_name = Anna" in a
+# sentence of its own): "The user has a sister named Ana.", "The user's sister is Ana.", "Ana is the
+# user's sister.": the place, and the name.
+_INTRODUCES = (
+    re.compile(r"^(?P<place>.*?)\s+(?:(?:is\s+)?named|is\s+called|name\s+is)\s+(?P<name>.+?)\.?$", re.IGNORECASE),
+    re.compile(rf"^(?P<place>.*\b(?:{_PLACE}))\s+is\s+(?P<name>{_NAME}(?:\s+{_NAME})*)\.?$", re.IGNORECASE),
+    re.compile(rf"^(?P<name>{_NAME}(?:\s+{_NAME})*)\s+is\s+(?P<place>the\s+user['’]s\s+(?:{_PLACE}))\.?$",
+               re.IGNORECASE),
+)
 # The words of an introduction that say no place in the user's life.
-_NO_PLACE = frozenset({"the", "user", "user's", "is", "a", "an", "of", "and"})
+_NO_PLACE = frozenset({"the", "user", "user's", "is", "a", "an", "of", "and", "has"})
 
 
 def names(question: str) -> list[str]:
@@ -79,6 +100,45 @@ def _words_of(memory: Found) -> frozenset[str]:
     return speakers.words(memory.content) | speakers.words(memory.speaker or "")
 
 
+def theirs_first(question: str, scored: list[Scored], found: Mapping[str, Found],
+                 participants: Iterable[str]) -> list[Scored]:
+    """`scored` (best first) with the user's own memories that do not say whom `question` asks about
+    by name (one of `participants`, or someone a memory found places in the user's life), and rank
+    above the best memory that says them, right below that memory, unless it asks about the user too."""
+    if _USER.search(question):
+        return scored
+    known: set[str] = set()
+    for name in participants:
+        known |= speakers.words(name)
+    asked = [name for name in names(question) if _said_in(name, known) or any(
+        _places(name, memory.content) for memory in found.values())]
+    if not asked:
+        return scored
+
+    def says(item: str) -> bool:
+        return item in found and any(_said_in(name, _words_of(found[item])) for name in asked)
+
+    at = next((i for i, (item, _, _) in enumerate(scored) if says(item)), None)
+    if not at:
+        return scored
+    moved = {item for item, _, _ in scored[:at] if item in found and found[item].subject == "user"
+             and found[item].speaker is None}
+    if not moved:
+        return scored
+    score = scored[at][1]
+    below = [(item, score, {**parts, "score": score, "below_theirs": asked[0]})
+             for item, _, parts in scored[:at] if item in moved]
+    return [entry for entry in scored[:at] if entry[0] not in moved] + [scored[at]] + below + scored[at + 1:]
+
+
+def _places(name: str, content: str) -> bool:
+    """Whether `content` gives `name` a place in the user's life: introduces them ("The user's best
+    friend is named Sarah.") or says them after it ("My friend Sarah lives in Denver.")."""
+    introduced = _introduction(content)
+    return (introduced is not None and introduced.group("name").casefold() == name.casefold()) or bool(
+        re.search(rf"\b(?:{_PLACE})\s+{re.escape(name)}\b", content, re.IGNORECASE))
+
+
 def introduced_after(question: str, scored: list[Scored], found: Mapping[str, Found]) -> list[Scored]:
     """`scored` (best first) with each introduction of someone `question` asks about by name right
     below the best memory that says something else of them, unless it asks who they are or says
@@ -92,7 +152,7 @@ def introduced_after(question: str, scored: list[Scored], found: Mapping[str, Fo
 
     def introduces(item: str) -> str | None:
         memory = found.get(item)
-        match = _INTRODUCES.match(memory.content) if memory is not None and memory.memory_type == "semantic" else None
+        match = _introduction(memory.content) if memory is not None and memory.memory_type == "semantic" else None
         if match is None or match.group("name").casefold() not in asked:
             return None
         place = speakers.words(match.group("place")) - _NO_PLACE
@@ -113,3 +173,7 @@ def introduced_after(question: str, scored: list[Scored], found: Mapping[str, Fo
         score = order[better - 1][1]
         order.insert(better, (item, score, {**parts, "score": score, "introduces": name}))
     return order
+
+
+def _introduction(content: str) -> re.Match[str] | None:
+    return next(filter(None, (pattern.match(content) for pattern in _INTRODUCES)), None)

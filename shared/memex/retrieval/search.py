@@ -505,7 +505,9 @@ def _search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies 
     if topical and asked_topic is not None and question.topic is not None:
         scored = topics.ordered(asked_topic, scored, {item: question.topic.found[item].key or "" for item in topical})
     if request.mode == "hybrid":
-        scored = named.introduced_after(request.query, scored, found)
+        scored = named.theirs_first(request.query, named.introduced_after(request.query, scored, found), found,
+                                    [] if ahead is None or ahead.names is None else
+                                    [name for name in ahead.names if name not in ahead.user_names])
     results: list[dict[str, Any]] = []
     total = len(scored)
     start = 0

@@ -236,12 +236,13 @@ _KINDS = (
     _Kind(r"books|novels", _anyones(r"book$"), ("book",), of_someone=True),
 )
 # The kind's word ends what the question names: punctuation follows it, or a word that is no noun (a
-# verb, a pronoun, a preposition...), not a noun it qualifies ("a pet peeve", "health care", "a family
+# verb, a pronoun, "anyone", a preposition...), not a noun it qualifies ("a pet peeve", "health care", "a family
 # business", "mental health services", "a vegan diet group").
 _ENDS = (r"(?=\s*(?:[?.!,;:)]|$)|\s+(?:does|do|did|is|are|was|were|has|have|had|should|can|could|would|will|"
          r"might|must|may|i|you|he|she|it|we|they|the|a|an|my|your|his|her|their|our|in|of|for|at|on|with|"
          r"from|to|that|which|who|and|or|but|like|members?|lately|now|these|those|this|recently|"
-         r"lives?|live|eats?|needs?|makes?|gets?|keeps?|stays?|belongs?|next|soon|called|named)\b)")
+         r"lives?|live|eats?|needs?|makes?|gets?|keeps?|stays?|belongs?|next|soon|called|named|"
+         r"anyone|anybody|someone|somebody|no one|nobody)\b)")
 _ASKED = [(re.compile(rf"\b(?:{kind.words}){_ENDS}", re.IGNORECASE), kind,
            re.compile(rf"^\W*(?:(?:any|and|what about|how about)\s+)?(?:{kind.words})\W*$", re.IGNORECASE),
            re.compile(kind.unless, re.IGNORECASE) if kind.unless else None)
