@@ -11,12 +11,12 @@ the session's messages do not depend on the query passing the relevance floor: a
 ("what should I know before planning her week?") matches no memory in particular, yet who the user
 is and what was just said still belong in its prompt. What went in is listed in another order: what
 the query found first, as the search ranked it, then the facts it did not find, then the greetings
-the search found ("Nice to meet you, Maya!" says nothing of the user; it took one of the first three
-places in the trial of the eighth stop), then the session's messages; listed first, up to ten
-standing facts pushed the line that answers the question past what a reader takes in first. A caller that wants nothing for a question the search found nothing for (the
-memory-service seed's harness asks noise questions) says `require_relevant`. A bullet goes in whole
-or not at all, and every bullet is cited with the bucket that took it in. The answer's `degraded`
-names what its search had to do without (search.py). A fact that has been replaced (a question about
+the search found ("Nice to meet you, Maya!" says nothing of the user, yet ranks high beside the line
+it answers), then the session's messages; listed first, up to ten standing facts pushed the line
+that answers the question past what a reader takes in first. A caller that wants nothing for a
+question the search found nothing for (the memory-service seed's harness asks noise questions) says
+`require_relevant`. A bullet goes in whole or not at all, and every bullet is cited with the bucket
+that took it in. The answer's `degraded` names what its search had to do without (search.py). A fact that has been replaced (a question about
 the past finds it, retrieval/past.py) says until when it held, so that the prompt does not read it as
 true now beside the fact that replaced it; a message that said it ("I live in York and love my cat")
 says the day it was said and which of its values are no longer current, so that a reader neither takes
