@@ -25,8 +25,9 @@ came first. Asked by name about someone who is not the user (a participant, or s
 places in the user's life: "my friend Sarah", an introduction; a name only the user's own messages say
 may be the user's: "I'm Marco."), and not about the user too, the user's own memories that do not say
 that name come right below the best memory that does (`theirs_first`), with its score and
-`score_parts.below_theirs` naming them. With no memory that says them, nothing moves. "Did Gandhi visit my town?" asks about the user too ("my"):
-the user's town is what memory can answer of it, and it is kept first.
+`score_parts.below_theirs` naming them. With no memory that says them, nothing moves. "Did Gandhi
+visit my town?" asks about the user too ("my"): the user's town is what memory can answer of it, and
+it is kept first.
 """
 
 from __future__ import annotations
