@@ -493,3 +493,11 @@ def test_api_keys_can_come_from_secrets_that_only_those_functions_may_read():
 def test_the_database_certificate_is_verified_in_aws():
     assert _env()["MEMEX_DB_SSLMODE"] == {"Fn::If": ["IsLocalStack", "disable", "verify-full"]}
     assert _env()["MEMEX_DB_SSLROOTCERT"] == {"Ref": "DatabaseSslRootCert"}
+
+
+def test_an_llm_endpoint_without_its_model_is_refused_at_deploy():
+    # memex.config refuses MEMEX_LLM_BASE_URL without MEMEX_LLM_MODEL: every function would fail to start.
+    [rule] = TPL["Rules"].values()
+    assert rule["RuleCondition"] == {"Fn::Not": [{"Fn::Equals": [{"Ref": "LlmBaseUrl"}, ""]}]}
+    assert [a["Assert"] for a in rule["Assertions"]] == [{"Fn::Not": [{"Fn::Equals": [{"Ref": "LlmModel"}, ""]}]}]
+    assert _env()["MEMEX_LLM_BASE_URL"] == {"Ref": "LlmBaseUrl"} and _env()["MEMEX_LLM_MODEL"] == {"Ref": "LlmModel"}
