@@ -13,7 +13,7 @@ from datetime import datetime, timezone
 import pytest
 
 from memex.config import Settings
-from memex.retrieval import confirmed, replies, speakers, temporal, when
+from memex.retrieval import answer_type, confirmed, replies, speakers, temporal
 from memex_edge.context import build_context
 from tests.conftest import api_client
 
@@ -322,7 +322,7 @@ def test_the_keyword_channel_goes_without_the_participant_the_question_names(ctx
     ("Where was John when it rained?", False),  # a "when" that does not open the question asks a place
 ])
 def test_a_question_asks_when_it_asks_for_a_time(question, asking):
-    assert when.asks(question) is asking
+    assert answer_type.asks_time(question) is asking
 
 
 def test_a_when_question_favours_the_line_that_says_its_time_from_its_day(ctx, tenant):

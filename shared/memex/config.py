@@ -215,7 +215,7 @@ class Settings:
     # 0.85: LoCoMo R@10 0.848 -> 0.851 (held out 0.848 -> 0.852), chosen in four of five folds (0.7, 0.85, 1.0).
     search_confirmed_share: float = 0.85
     # A "When" question that names no period: a candidate that says a time counted from its day
-    # ("last week", "tomorrow") counts `when_boost` more, as the time cue's (retrieval/when.py). 0: off.
+    # ("last week", "tomorrow") counts `when_boost` more, as the time cue's (retrieval/answer_type.py). 0: off.
     # 0.5: LoCoMo temporal R@5 / R@10 0.850 / 0.914 -> 0.882 / 0.920 (held out R@5 0.759 -> 0.764),
     # chosen in every leave-one-out fold (0.25, 0.5, 1.0).
     search_when_boost: float = 0.5

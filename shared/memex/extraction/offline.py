@@ -286,10 +286,10 @@ _NAMED_NEXT = re.compile(r",|\s+(?:named|called)\b")
 # of a day", "a fish for dinner".
 _GOT_PET_END = (r"(?=\s*(?:[.!;)]|$)|\s+(?:last|this|yesterday|today|recently|and|but|so|from|too|"
                 r"(?:a|two|three|a few|a couple of) (?:days|weeks?|months?) ago)\b)")
-# When a pet was got, between it and its name in the next sentence: "I rescued a dog last month. Her
-# name's Biscuit."
 # A pet named by the user, after it is said: "a goldfish, I named him Bubbles", "a cat. We called her Mo."
 _NAMED_HIM = r"(?:[,;] (?:and )?|[.!] | and )(?:I|[Ww]e) (?:named|called) (?:him|her|it|them) "
+# When a pet was got, between it and its name in the next sentence: "I rescued a dog last month. Her
+# name's Biscuit."
 _GOT_WHEN = (rf"(?: (?:(?:last|this) (?:night|week|weekend|month|year|spring|summer|fall|autumn|winter|{_WEEKDAY})|"
              r"yesterday|today|recently|(?:a|two|three|a few|a couple of) (?:days|weeks?|months?) ago))?")
 # How a pet's life with the user ended: it died or was put down, or was given to another home.

@@ -6,8 +6,14 @@ one that names a place: a second hop often shares none of the question's words, 
 what still speaks for it. The learned order weighs it ("answer_type", learned.py); on LoCoMo-dev a
 line that holds what its question asks for is evidence far more often than the other lines of its
 conversation (names asked: 0.57 of the evidence against 0.12; places 0.72 against 0.15; counts 0.31
-against 0.03). Times are not asked for here: the learned order reads a question's period and a
-line's moment already, and a time column added nothing beside them (docs/measurements/locomo.md).
+against 0.03). A time asked for ("When did ...", "What year ...", "How long ago ...":
+`asks_time`) is no column of the learned order, which reads a question's period and a line's
+moment already (a time column added nothing beside them, docs/measurements/locomo.md): search's
+when cue weighs it instead. A question that names no period is answered by the line that says a
+time, most often one counted from the day it was said ("I just won another regional video game
+tournament last week!" for "When did Nate win his third tourney?"), which recall dates by that day;
+"last week" is no word of the question, and a line of the same exchange that says no time ranked
+above it (search.py `_cues`, temporal.counts_from_saying).
 
 A name is read from its capital: a capitalised word that does not open a sentence and is not a
 participant's name, or a quoted title. Cheap and rough ("LGBTQ" is a name), but the order learns
@@ -25,6 +31,8 @@ _ASKS = {
     "name": re.compile(r"\b(?:books?|movies?|films?|songs?|shows?|series|bands?|artists?|names?|games?|novels?|"
                        r"albums?|musicians?|authors?|titles?)\b|^\s*who\b", re.IGNORECASE),
 }
+_ASKS_TIME = re.compile(r"^\W*when\b|\b(?:what|which) (?:date|day|week|month|year)\b|\bhow long ago\b",
+                        re.IGNORECASE)
 _NUMBER = re.compile(r"\b(?:\d+|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|hundred|"
                      r"twice|dozen|couple|both)\b", re.IGNORECASE)
 _PLACE = re.compile(r"\b(?:beach|mountains?|forest|lake|park|city|country|town|museum|river|camp(?:ing|site)?|"
@@ -38,6 +46,11 @@ _OPENER = re.compile(r"(?:^|[.!?:]\s+|\n)[\"“(]?([A-Z][a-z]+)")
 def asked(question: str) -> frozenset[str]:
     """The types the question asks for: "number", "place", "name" (none: it asks for none of them)."""
     return frozenset(kind for kind, pattern in _ASKS.items() if pattern.search(question))
+
+
+def asks_time(question: str) -> bool:
+    """Whether the question asks for a time."""
+    return bool(_ASKS_TIME.search(question))
 
 
 def holds(kinds: frozenset[str], content: str, participants: frozenset[str]) -> bool:

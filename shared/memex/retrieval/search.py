@@ -45,9 +45,9 @@ from memex.db import history
 from memex.db import memories as memory_rows
 from memex.metrics import FLOOR_REJECTIONS, LLM_FALLBACKS
 from memex.models import SearchIn
-from memex.retrieval import (confirmed, current_first, feedback, floor, in_common, keyword_first, keywords, kinds,
-                             learned, multihop, named, past, period, replies, rerank, rrf, scoring, speakers,
-                             temporal, topics, when)
+from memex.retrieval import (answer_type, confirmed, current_first, feedback, floor, in_common, keyword_first,
+                             keywords, kinds, learned, multihop, named, past, period, replies, rerank, rrf, scoring,
+                             speakers, temporal, topics)
 
 CANDIDATES_PER_CHANNEL = 100
 EXPANSION_CANDIDATES = 30  # per extra query: its lower ranks would add next to nothing
@@ -593,18 +593,18 @@ def _cues(settings: Settings, query: str, now: datetime, relevance: dict[str, fl
           found: dict[str, memory_rows.Found], neighbours_of) -> tuple[dict[str, float], list[str]]:
     """The fused relevance of the kept memories with the question's cues (config.py, search_*):
     a memory whose speaker the question names, or valid in a period it names, or that says a time
-    counted from its day when the question asks when (when.py), counts for more (divided by the
-    largest factor, so relevance stays within [0, 1]), and so does a later one when the question
-    asks what holds now; then the messages said next to the best memories share their relevance,
+    counted from its day when the question asks when (answer_type.asks_time), counts for more
+    (divided by the largest factor, so relevance stays within [0, 1]), and so does a later one when
+    the question asks what holds now; then the messages said next to the best memories share their relevance,
     the reply to one that asks more (replies.py). `found` gains the neighbours' rows."""
     asked = speakers.words(query) if settings.search_speaker_boost else frozenset()
     periods = temporal.windows(query, now) if settings.search_temporal_boost else []
     speaker_factor = 1 + settings.search_speaker_boost if any(
         speakers.names(asked, found[item]) for item in kept) else 1.0
     time_factor = 1 + settings.search_temporal_boost if periods else 1.0
-    # a "When" question that names no period: the line that says a time counted from its day (when.py)
+    # a "When" question that names no period: the line that says a time counted from its day (answer_type.py)
     dated = {item for item in kept if temporal.counts_from_saying(_said(found[item]))} if (
-        settings.search_when_boost > 0 and not periods and when.asks(query)) else set()
+        settings.search_when_boost > 0 and not periods and answer_type.asks_time(query)) else set()
     when_factor = 1 + settings.search_when_boost if dated else 1.0
     if speaker_factor > 1 or time_factor > 1 or when_factor > 1:
         top = speaker_factor * time_factor * when_factor
