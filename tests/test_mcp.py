@@ -24,7 +24,7 @@ from infra.local.sqs_server import free_port
 from tests.conftest import ROOT
 
 TOOLS = {"store_memory", "search_memories", "recall_context", "add_turn", "list_memories", "memory_history",
-         "delete_memory", "count_memories", "forget_user"}
+         "delete_memory", "delete_session", "count_memories", "forget_user"}
 
 
 @pytest.fixture(scope="module")
@@ -91,6 +91,8 @@ def test_initialize_and_list_tools_with_their_input_schemas(mcp_url, tenant):
     assert set(turn["required"]) == {"user_id", "session_id", "messages"} and "wait" in turn["properties"]
     assert tools["list_memories"].input_schema["properties"]["limit"]["maximum"] == 500
     assert tools["delete_memory"].annotations.destructive_hint and tools["forget_user"].annotations.destructive_hint
+    assert tools["delete_session"].annotations.destructive_hint
+    assert set(tools["delete_session"].input_schema["required"]) == {"user_id", "session_id"}
     assert tools["search_memories"].annotations.read_only_hint
 
     # The 2026 protocol (discovery instead of the handshake) reaches the same tools.
@@ -211,6 +213,33 @@ def test_delete_memory_and_forget_user_remove_data(mcp_url, tenant):
     assert tenant.get(f"/v1/memories/{kept['id']}").status_code == 404
 
 
+def test_delete_session_erases_one_users_conversation_and_what_was_drawn_from_it(mcp_url, tenant):
+    """What `DELETE /v1/sessions/{id}?user_id=` does, as a tool: the user is required, since a
+    session id names one user's session; the same id of another user is left alone."""
+    other_user = f"{tenant.user}-b"
+
+    async def body(client):
+        for user, session_id, said in [(tenant.user, "trip", "I moved to Bristol."),
+                                       (tenant.user, "work", "I work at Oracle."),
+                                       (other_user, "trip", "I moved to Leeds.")]:
+            await call(client, "add_turn", user_id=user, session_id=session_id, wait=True,
+                       messages=[{"role": "user", "content": said}])
+        missing = await refused(client, "delete_session", session_id="trip")
+        deleted = await call(client, "delete_session", user_id=tenant.user, session_id="trip")
+        again = await call(client, "delete_session", user_id=tenant.user, session_id="trip")
+        left = await call(client, "list_memories", user_id=tenant.user, include_inactive=True)
+        others = await call(client, "list_memories", user_id=other_user, include_inactive=True)
+        return missing, deleted, again, left, others
+
+    missing, deleted, again, left, others = session(mcp_url, tenant.key, body)
+    assert "user_id: Field required" in missing
+    assert deleted["deleted"]["turns"] == 1 and deleted["deleted"]["memories"] >= 2  # the message and its city
+    assert again == {"deleted": {"turns": 0, "memories": 0}}
+    assert {m["session_id"] for m in left["memories"]} == {"work"}
+    assert not any("Bristol" in m["content"] for m in left["memories"])
+    assert any(m["value"] == "Leeds" for m in others["memories"])
+
+
 def test_bad_arguments_are_tool_errors_naming_the_field_and_store_nothing(mcp_url, tenant):
     async def body(client):
         errors = {
@@ -271,7 +300,7 @@ def test_a_wrong_or_missing_key_is_refused_with_401(mcp_url, tenant):
 
 def test_another_tenants_key_sees_and_changes_nothing(mcp_url, tenant, other_tenant):
     async def owner(client):
-        return await call(client, "store_memory", user_id=tenant.user, content="Owns a red bicycle")
+        return await call(client, "store_memory", user_id=tenant.user, session_id="bikes", content="Owns a red bicycle")
 
     mine = session(mcp_url, tenant.key, owner)
 
@@ -284,6 +313,7 @@ def test_another_tenants_key_sees_and_changes_nothing(mcp_url, tenant, other_ten
             "list": await call(client, "list_memories", user_id=tenant.user, include_inactive=True),
             "history": await refused(client, "memory_history", memory_id=mine["id"]),
             "delete": await refused(client, "delete_memory", memory_id=mine["id"]),
+            "session": await call(client, "delete_session", user_id=tenant.user, session_id="bikes"),
             "forget": await call(client, "forget_user", user_id=tenant.user),
         }
 
@@ -291,6 +321,7 @@ def test_another_tenants_key_sees_and_changes_nothing(mcp_url, tenant, other_ten
     assert seen["search"]["results"] == [] and seen["recall"]["citations"] == []
     assert seen["count"] == {"count": 0} and seen["list"]["memories"] == []
     assert "not_found" in seen["history"] and "not_found" in seen["delete"]
+    assert seen["session"]["deleted"] == {"turns": 0, "memories": 0}
     assert seen["forget"]["deleted"]["memories"] == 0
 
     async def check(client):

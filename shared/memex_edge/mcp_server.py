@@ -59,7 +59,7 @@ message to get what you know about them, packed into a token budget and cited. A
 call add_turn with the exchange: memex extracts facts, preferences and events from it in the \
 background and keeps them current (a new employer replaces the old one; memory_history shows the \
 chain). Use store_memory for a fact you were told to remember as is, search_memories to look \
-something up, and delete_memory or forget_user when the user asks you to forget."""
+something up, and delete_memory, delete_session or forget_user when the user asks you to forget."""
 
 
 @dataclass(frozen=True)
@@ -275,6 +275,18 @@ def _delete_memory(
     return {"deleted": memories.erase_memory(caller.ctx, caller.tenant_id, memory_id)}
 
 
+def _delete_session(
+    caller: Caller, *,
+    user_id: Annotated[Id, Field(description="The user whose conversation it is: a session id names one user's "
+                                             "session.")],
+    session_id: Annotated[Id, Field(description="The conversation to erase.")],
+) -> dict[str, Any]:
+    """Erase a conversation: its turns, its messages and every memory drawn from them, for good.
+    Returns how many turns and memories were erased (0 and 0 for a session this user does not
+    have)."""
+    return {"deleted": memories.erase_session(caller.ctx, caller.tenant_id, session_id, user_id)}
+
+
 def _count_memories(
     caller: Caller, *,
     user_id: Annotated[Id, Field(description=USER_ID)],
@@ -302,6 +314,7 @@ def build_server() -> MCPServer:
                  (_list_memories, "List a user's memories", READ),
                  (_memory_history, "History of a memory", READ),
                  (_delete_memory, "Delete a memory", ERASE),
+                 (_delete_session, "Delete a conversation", ERASE),
                  (_count_memories, "Count a user's memories", READ),
                  (_forget_user, "Forget a user", ERASE),
              ]]
