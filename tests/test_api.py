@@ -85,6 +85,8 @@ def test_supersession_keeps_history_and_search_returns_only_the_current_fact(ten
     assert employer["Stripe"]["active"] is False
     assert employer["Stripe"]["valid_to"] == employer["Notion"]["valid_from"] == "2026-03-01T10:00:00Z"
     assert employer["Notion"]["supersedes"] == employer["Stripe"]["id"]
+    # What read each fact, as /health names the extractor: here the offline rules.
+    assert {m["metadata"]["extractor"] for m in employer.values()} == {"offline-rules"}
 
     history = tenant.get(f"/v1/memories/{employer['Notion']['id']}/history").json()["history"]
     assert [m["value"] for m in history] == ["Stripe", "Notion"]

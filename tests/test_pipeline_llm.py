@@ -80,6 +80,7 @@ def test_the_llm_extracts_and_supersedes_through_the_api(ctx, llm, llm_ctx, llm_
     assert notion["supersedes"] == stripe["id"]
     assert notion["content"] == "The user's employer is Notion." and notion["confidence"] == 0.95
     assert notion["metadata"]["judge"] == "llm:test-model"
+    assert notion["metadata"]["extractor"] == stripe["metadata"]["extractor"] == "llm:test-model"
     assert notion["metadata"]["reason"] == "the user changed jobs"
     assert notion["metadata"]["raw_quote"] == "I just started at Notion"
     assert notion["sources"][0]["turn_id"] == second.json()["turn_id"]
@@ -165,6 +166,7 @@ def test_a_role_said_with_its_employer_ends_when_the_llm_judge_replaces_the_empl
     held, ended = roles
     assert ended["supersedes"] == held["id"] and held["valid_to"] == "2026-02-01T00:00:00Z"
     assert ended["metadata"]["judge"] == "llm:test-model"
+    assert ended["metadata"]["extractor"] == "llm:test-model"  # read with the employer that ended it
     assert "'Zendesk'" in ended["metadata"]["reason"] and "'Intercom'" in ended["metadata"]["reason"]
 
 
@@ -486,8 +488,11 @@ def test_an_llm_down_on_the_last_delivery_leaves_the_offline_rules_facts_not_a_f
         return worker.handler({"Records": [record]}, LocalLambdaContext("extract_worker"))
 
     def facts() -> list[tuple[str, str]]:
+        return [(m["key"], m["value"]) for m in semantic()]
+
+    def semantic() -> list[dict]:
         listing = tenant.get(f"/v1/users/{tenant.user}/memories").json()["memories"]
-        return [(m["key"], m["value"]) for m in listing if m["memory_type"] == "semantic"]
+        return [m for m in listing if m["memory_type"] == "semantic"]
 
     llm.fail(CHAT, "500")
     try:
@@ -504,3 +509,9 @@ def test_an_llm_down_on_the_last_delivery_leaves_the_offline_rules_facts_not_a_f
     status = tenant.get(f"/v1/turns/{turn_id}").json()
     assert status["status"] == "processed" and not status.get("error")
     assert facts() == [("employer", "Stripe")]
+    # The fact says what read it: not the LLM this service is configured with, so a user can find
+    # (a search filter on metadata) what an outage left to the rules and have the LLM read it again.
+    stripe = semantic()[0]
+    assert stripe["metadata"]["extractor"] == "offline-rules" != llm_ctx.extractor.name
+    found = tenant.search("employer", filters={"metadata": {"extractor": "offline-rules"}})
+    assert [r["id"] for r in found] == [stripe["id"]]

@@ -57,6 +57,10 @@ class Candidate:
     # ago"): those words. Read against the turn's time, they place the event in the user's history
     # at that time rather than when it was said (timeline.happened).
     happened: str | None = None
+    # What read it from the messages, as /health names the extractor ("offline-rules", "llm:<model>"):
+    # the rules stand in for an LLM that gives no answer, and a user who wants the LLM's reading of
+    # such facts needs to find them (memex backfill --reextract). None on candidates stored before.
+    extractor: str | None = None
 
     @property
     def base_key(self) -> str:

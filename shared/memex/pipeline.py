@@ -15,7 +15,7 @@ import threading
 import time
 import uuid
 import weakref
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from datetime import datetime
 from typing import Any
 
@@ -29,6 +29,7 @@ from memex.db import memories as memory_rows
 from memex.db import turns as turn_rows
 from memex.embeddings.recent import RecentVectors
 from memex.errors import public_description
+from memex.extraction import Extractor
 from memex.extraction.placement import RELATION_NAMES, may_name_someone, placed
 from memex.jobs import Candidate, ExtractionJob, SupersessionJob, subject_key
 from memex.metrics import CANDIDATES_PER_TURN, EXTRACTION_LATENCY, LLM_FALLBACKS, SUPERSESSION_VERDICTS
@@ -111,14 +112,18 @@ def extract_many(ctx: Context, tenant_id: str, turn_ids: list[str], again: bool 
 
 def _extracted(ctx: Context, messages: list[dict], history: list[dict], rules_if_the_llm_fails: bool) -> list[Candidate]:
     try:
-        return ctx.extractor.extract(messages, history)
+        return _read_by(ctx.extractor, messages, history)
     except llm.LLMError as exc:
         if not rules_if_the_llm_fails:
             raise
         log.warning("the LLM extractor gave no answer on the job's last delivery (%s); the offline rules extract",
                     public_description(exc))
         ctx.metrics.record(LLM_FALLBACKS, purpose="extract")
-        return ctx.rules.extract(messages, history)
+        return _read_by(ctx.rules, messages, history)
+
+
+def _read_by(extractor: Extractor, messages: list[dict], history: list[dict]) -> list[Candidate]:
+    return [replace(c, extractor=extractor.name) for c in extractor.extract(messages, history)]
 
 
 def _placed(conn, turn: dict[str, Any], candidates: list[Candidate]) -> list[Candidate]:
@@ -402,13 +407,17 @@ def _write(conn, ctx: Context, turn: dict[str, Any], candidate: Candidate, vecto
         "source_message_id": candidate.source_message_id,
         "dedupe_key": dedupe_key,
         "metadata": {"decision": decision.action, "reason": decision.reason, "judge": ctx.judge.name,
-                     "raw_quote": candidate.raw_quote, "subject": candidate.subject,
+                     "raw_quote": candidate.raw_quote, "subject": candidate.subject, **_read_with(candidate),
                      **({"historical": True} if decision.action in ("keep_old", "end") else {})},
     })
     timeline.apply(conn, turn["tenant_id"], memory_id, placement)
     if inserted is not None:
         _end_what_ended_with(conn, ctx, turn, said_at, candidate, memory_id, decision, placement)
     return inserted is not None
+
+
+def _read_with(candidate: Candidate) -> dict[str, str]:
+    return {"extractor": candidate.extractor} if candidate.extractor else {}
 
 
 def _end_what_ended_with(conn, ctx: Context, turn: dict[str, Any], said_at: datetime, candidate: Candidate,
@@ -458,7 +467,7 @@ def _write_ended(conn, ctx: Context, turn: dict[str, Any], said_at: datetime, ca
             "active": False, "valid_from": said_at, "valid_to": said_at, "source_turn_id": turn["id"],
             "source_message_id": candidate.source_message_id, "dedupe_key": f"ended:{turn['id']}:{fact['id']}",
             "metadata": {"decision": "end", "reason": reason, "judge": ctx.judge.name, "raw_quote": candidate.raw_quote,
-                         "subject": candidate.subject, "historical": True, "ended_by": memory_id},
+                         "subject": candidate.subject, **_read_with(candidate), "historical": True, "ended_by": memory_id},
         })
         if inserted is not None:
             history_rows.link(conn, tenant_id, ended_id, fact["id"])
