@@ -107,3 +107,16 @@ def test_the_users_name_and_its_possessive_are_the_user():
     assert speakers.as_the_user("Where does Dana work?", ["Dana"], ["Dana", "Sam"]) is None  # another participant
     assert speakers.as_the_user("Where does Dana-Marie work?", ["Dana"], []) is None  # another name
     assert speakers.as_the_user("Where does Dana work?", [], ["Dana"]) is None
+
+
+def test_a_user_who_only_says_who_they_are_is_found_by_their_name_question(tenant):
+    """"I'm Omar." alone, the way most people introduce themselves, files the user's name (it used
+    to file nothing, and "what's my name?" found nothing at all); a friend named bare in the same
+    history is not taken for the user."""
+    tenant.turn("I'm Omar. I'm a teacher.", session="s1")
+    tenant.turn("Tom said he'd come to the party.", session="s2")
+    for question in ("what's my name?", "what is the user's name?"):
+        first = tenant.search(question)[0]
+        assert (first["key"], first["value"], first["subject"]) == ("name", "Omar", "user"), question
+    names = tenant.search("what's my name?", filters={"memory_type": "semantic"})
+    assert {(r["key"], r["value"]) for r in names if r["key"] and r["key"].endswith("name")} == {("name", "Omar")}

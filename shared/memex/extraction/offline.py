@@ -322,6 +322,21 @@ def _name(m: re.Match[str]) -> list[Fields]:
     return [] if value.casefold() in _NOT_NAMES else [{"value": value}]
 
 
+# What a user may type capitalised after "I'm" that names nobody.
+_TITLE_CASED = frozenset(
+    "ok okay fine good great back done here home ready sorry tired single married pregnant retired vegan "
+    "vegetarian autistic dyslexic diabetic epileptic coeliac celiac bipolar deaf blind gay straight bi trans "
+    "queer millennial boomer".split()) | {"gen x", "gen y", "gen z"}
+
+
+def _own_name(m: re.Match[str]) -> list[Fields]:
+    value = m.group("value")
+    # "I'm INFJ.", "I'm Pro-choice."
+    if value.isupper() or re.search(r"-[a-z]", value) or value.casefold() in _TITLE_CASED:
+        return []
+    return _name(m)
+
+
 def _text(m: re.Match[str]) -> list[Fields]:
     return [{"value": m.group("value")}]
 
@@ -1601,6 +1616,13 @@ _RULES = [
         rf"\bI(?:'m| am) (?P<value>{_PROPER}), (?:an?|the) {_ROLE}{_ROLE_END}",
         rf"\b(?i:you can|please|just) call me (?P<value>{_PROPER})",
     ], "The user's name is {value}.", importance=0.9),
+    # A sentence that is only an introduction ("I'm Marco.", "I'm Marco, Anna's husband.", "Call me
+    # Marco."): what else follows "I'm" capitalised is a nationality or faith (_NOT_NAMES), a type
+    # or an acronym in capitals ("I'm INFJ."), or a word typed in title case (_TITLE_CASED).
+    _rule("fact", "name", "m am call", [
+        rf"^I(?:'m| am) (?P<value>{_PROPER})(?:[.!]*$|(?=, ))",
+        rf"^(?i:call) me (?P<value>{_PROPER})[.!]*$",
+    ], "The user's name is {value}.", _own_name, importance=0.9),
     _rule("fact", "phone_number", "number phone mobile cell cellphone telephone reach call text ring contact "
           "message whatsapp", [
         rf"{_MY} (?:new |current |own )?(?:{_PHONE_NAME})(?:(?:'s| is)(?: now)?|:) "
