@@ -161,6 +161,30 @@ def test_search_modes_and_filters(tenant):
     assert in_b and {r["session_id"] for r in in_b} == {"b"}
 
 
+def test_a_metadata_filter_finds_what_was_drawn_from_a_turn_or_message_that_carries_it(tenant):
+    """The metadata a client sends with a turn or a message filters the memories drawn from them,
+    facts included, as a memory's own metadata does (mem0's `metadata` on add, then in `filters`):
+    it used to match only memex's own metadata, and a turn's found nothing."""
+    tenant.post("/v1/turns?wait=true", {"user_id": tenant.user, "session_id": "t", "metadata": {"category": "travel"},
+                                        "messages": [{"role": "user", "content": "I'm flying to Oslo next week."}]})
+    tenant.post("/v1/turns?wait=true", {"user_id": tenant.user, "session_id": "w", "messages": [
+        {"role": "user", "content": "I work at Stripe.", "metadata": {"category": "work", "msg": "m-7"}}]})
+    tenant.post("/v1/memories", {"user_id": tenant.user, "content": "Prefers window seats",
+                                 "metadata": {"category": "travel"}})
+
+    def found(metadata: dict) -> set[str]:
+        return {r["content"] for query in ("where is the user flying?", "where does the user work?", "seats")
+                for r in tenant.search(query, filters={"metadata": metadata})}
+
+    assert found({"category": "travel"}) == {"I'm flying to Oslo next week.", "The user's plan: flying to Oslo next week.",
+                                            "Prefers window seats"}
+    assert found({"category": "work"}) == {"I work at Stripe.", "The user's employer is Stripe."}
+    assert found({"msg": "m-7", "category": "work"}) == found({"category": "work"})
+    assert found({"category": "food"}) == set()
+    assert found({"extractor": "offline-rules"}) == {"The user's plan: flying to Oslo next week.",
+                                                    "The user's employer is Stripe."}
+
+
 def test_unicode_emoji_and_zero_width_are_stored_and_found_verbatim(tenant):
     text = "Ich liebe Käsespätzle 🧀🍝 — 東京で寿司を食べた; zero\u200bwidth\u200djoiner and \ufeffBOM"
     turn = tenant.turn(text).json()

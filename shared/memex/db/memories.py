@@ -296,7 +296,15 @@ def _scope(tenant_id: str, user_id: str, agent_id: str | None, filters: SearchFi
         clauses.append(f"lower({col}subject) = lower(%(scope_subject)s)")
         params["scope_subject"] = filters.subject
     if filters.metadata:
-        clauses.append(f"{col}metadata @> %(scope_metadata)s")
+        # The client's metadata, sent with a message or its turn, holds for what was drawn from them
+        # as a memory's own does (POST /v1/memories's, memex's `decision` or `extractor`): a turn's
+        # {"category": "travel"} filters the facts of that turn. One primary-key probe each.
+        row = alias or "memories"
+        clauses.append(f"""({row}.metadata @> %(scope_metadata)s
+            OR EXISTS (SELECT 1 FROM messages fm WHERE fm.tenant_id = {row}.tenant_id
+                       AND fm.id = {row}.source_message_id AND fm.metadata @> %(scope_metadata)s)
+            OR EXISTS (SELECT 1 FROM turns ft WHERE ft.tenant_id = {row}.tenant_id
+                       AND ft.id = {row}.source_turn_id AND ft.metadata @> %(scope_metadata)s))""")
         params["scope_metadata"] = Jsonb(filters.metadata)
     return " AND ".join(clauses), params
 
