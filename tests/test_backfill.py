@@ -113,6 +113,33 @@ def test_chunks_count_once_send_one_successor_and_bad_lines_fail_alone(tenant, c
     assert tenant.get("/v1/memories/count", params={"user_id": tenant.user}).json()["count"] == 7
 
 
+def test_a_bad_line_is_named_in_the_log_by_its_byte_offset_and_what_is_wrong_never_what_it_says(
+        tenant, ctx, runtime, tmp_path, caplog):
+    """`failed: 3` alone left whoever imports a long export to find the lines by hand."""
+    good = _line(tenant.user, "I live in Lisbon.")
+    role = json.dumps({"user_id": tenant.user, "session_id": "s1",
+                       "messages": [{"role": "human", "content": "my secret is 1234"}]})
+    nul = _line(tenant.user, "x", metadata={"a": "nul \u0000"})
+    lines = [good, role, "{not json", nul]
+    path = tmp_path / "named.jsonl"
+    path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    offsets = [sum(len(line.encode()) + 1 for line in lines[:i]) for i in range(len(lines))]
+    job = backfill.new_job("import", tenant.id, path=str(path))
+    with caplog.at_level("WARNING", logger="memex.backfill"):
+        backfill.run_chunk(ctx, job, BACKFILL_WORKER.source_of(job))
+    said = [r.getMessage() for r in caplog.records if r.name == "memex.backfill"]
+    assert said == [
+        f"backfill {job.backfill_id}: the line at byte {offsets[1]} is not a turn (messages.0.role: Input should be "
+        "'user', 'assistant', 'system' or 'tool')",
+        f"backfill {job.backfill_id}: the line at byte {offsets[2]} is not a turn (JSONDecodeError: Expecting property "
+        "name enclosed in double quotes: line 1 column 2 (char 1))",
+        f"backfill {job.backfill_id}: the line at byte {offsets[3]} is not a turn (messages.0.metadata.a: must not "
+        "contain the NUL character (U+0000))",
+    ]
+    assert not any("secret" in line for line in said)
+    assert backfill.status(ctx, tenant.id, job.backfill_id)["failed"] == 3
+
+
 def test_lines_postgres_would_refuse_fail_alone_through_the_worker_and_a_bom_is_no_bad_line(tenant, ctx, runtime, tmp_path):
     path = tmp_path / "refused.jsonl"
     good = _line(tenant.user, "good")

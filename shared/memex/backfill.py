@@ -36,6 +36,8 @@ import math
 import uuid
 from typing import Any, Callable, Iterable, Iterator, NamedTuple
 
+from pydantic import ValidationError
+
 from memex import embedded_text, pipeline
 from memex.context import Context
 from memex.db import backfills as backfill_rows
@@ -45,7 +47,7 @@ from memex.db import tenants as tenant_rows
 from memex.errors import NotFound
 from memex.jobs import BackfillJob, ExtractionJob, SupersessionJob
 from memex.metrics import TURNS_INGESTED
-from memex.models import TurnIn
+from memex.models import FieldError, TurnIn
 
 log = logging.getLogger(__name__)
 
@@ -176,8 +178,10 @@ def _import_chunk(ctx: Context, job: BackfillJob, source: Source) -> _Chunk:
             continue
         try:
             turns.append(_turn_of(raw, at))
-        except ValueError:  # not UTF-8, not JSON, NaN or Infinity, not a valid turn
+        except ValueError as exc:  # not UTF-8, not JSON, NaN or Infinity, not a valid turn
             failed += 1
+            # Which line and why, so that it can be mended and imported again; never what it says.
+            log.warning("backfill %s: the line at byte %d is not a turn (%s)", job.backfill_id, at, _why(exc))
     with ctx.db.transaction() as conn:
         tenant_rows.ensure_tenant(conn, job.tenant_id)
         turn_ids, refused, already_stored = backfill_rows.insert_turns(conn, job.tenant_id, turns)
@@ -216,6 +220,19 @@ def _turn_of(raw: bytes, offset: int) -> TurnIn:
         content = hashlib.sha256(raw.rstrip(b"\r\n")).hexdigest()
         data["idempotency_key"] = f"backfill:{content}:{offset}"
     return TurnIn.model_validate(data)
+
+
+def _why(exc: ValueError) -> str:
+    """What is wrong with a line, as the API's 422 words it (`messages.0.role: Input should be …`),
+    without the input pydantic's own text repeats."""
+    if not isinstance(exc, ValidationError):
+        return f"{type(exc).__name__}: {exc}"
+    problems = []
+    for detail in exc.errors():
+        cause = (detail.get("ctx") or {}).get("error")
+        loc = tuple(map(str, detail["loc"])) + (cause.path if isinstance(cause, FieldError) else ())
+        problems.append(f"{'.'.join(loc) or 'line'}: {detail['msg'].removeprefix('Value error, ')}")
+    return "; ".join(problems)
 
 
 def _refuse_constant(name: str) -> float:
