@@ -23,6 +23,7 @@ from typing import Any, Callable, Optional, Protocol
 import psycopg
 from aws_lambda_powertools.logging import correlation_paths
 from fastapi import APIRouter, Depends, FastAPI, Request, Security
+from fastapi.dependencies.models import Dependant
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.routing import APIRoute
@@ -159,6 +160,25 @@ def tenant(request: Request, ctx: Context = Depends(context),
     if decision is not None:
         request.scope.setdefault("state", {})[RATE_LIMIT_STATE] = rate_limit_headers(decision)
     return tenant_id
+
+
+def known_query(request: Request) -> None:
+    """Refuses a query parameter the route does not take, as an unknown field of a body is refused:
+    ignored, `?session_id=s1` on a listing that has no such filter would list every session."""
+    taken = _query_names(request.scope["route"].dependant)
+    unknown = [name for name in dict.fromkeys(request.query_params) if name not in taken]
+    if unknown:
+        takes = f"it takes {', '.join(taken)}" if taken else "it takes none"
+        raise RequestValidationError([{"type": "extra_forbidden", "loc": ("query", name),
+                                       "msg": f"not a parameter of this route; {takes}"} for name in unknown])
+
+
+def _query_names(dependant: Dependant) -> list[str]:
+    """The query parameters of a route's function and of its dependencies, in declaration order."""
+    names = [param.alias for param in dependant.query_params]
+    for sub in dependant.dependencies:
+        names += [name for name in _query_names(sub) if name not in names]
+    return names
 
 
 def with_headers(send, headers: Callable[[], dict[str, str] | None]):
@@ -369,7 +389,7 @@ def create_app(*routers: APIRouter, provide: Callable[[], Context] = get_context
                   openapi_url="/openapi.json" if docs else None, docs_url=None, redoc_url=None)
     app.state.provide = provide
     for router in routers:
-        app.include_router(router)
+        app.include_router(router, dependencies=[Depends(known_query)])
     for path, surface in surfaces.items():
         app.router.routes.append(Route(path, surface))
     if docs:
