@@ -192,7 +192,7 @@ def _store_memory(caller: Caller, **fields: Any) -> dict[str, Any]:
     "half_life_days": "Recency half-life in days (default 365).",
     "reference_time": f"The 'now' recency is measured from; {TIME}",
     "filters": "Only memories of this memory_type, session_id, subject ('user' or a participant's name), "
-               "or containing this metadata.",
+               "or with this metadata (theirs, or that of the turn or message they came from).",
     "include_inactive": "Also superseded memories (old values), not only current ones.",
     "mode": "hybrid (keyword + meaning, best), bm25 (keywords only) or vector (meaning only).",
 })
