@@ -29,7 +29,7 @@ from itertools import count
 from typing import Any, Callable
 
 from memex import standalone, supersession
-from memex.extraction import vocabulary
+from memex.extraction import casual, vocabulary
 from memex.jobs import Candidate, subject_key
 
 # --- vocabulary -----------------------------------------------------------------------------
@@ -143,7 +143,7 @@ _NOT_OBJECT = (r"(?!(?:it|that|this|these|those|them|you|your|yours|him|her|his|
                r"least|more|the (?:idea|way|fact|thought|sound)|is|are|was|were|makes|made|has|have|had)\b)")
 # Where a free phrase ends: punctuation (or an emoji), or a word that starts another clause.
 _PHRASE_END = (r"(?=\s*(?:[^\w\s'’&+-]|$)|\s+-\s|\s+(?:but|because|since|so|when|while|though|although|"
-               r"especially|if|unless|as well|too|a lot|very much|so much|lol|haha|these days|nowadays|now|"
+               r"especially|if|unless|which|as well|too|a lot|very much|so much|lol|haha|these days|nowadays|now|"
                r"anymore|any more|lately|recently|at the moment|right now|"
                r"and (?:I|I'm|I've|we|my|it|that|he|she|they|you))\b)")
 # Where a fact with a strict shape (an age, a diet, a role) ends: punctuation, or one of a few words.
@@ -2271,7 +2271,8 @@ _SOON = r"(?:(?:just|recently|finally|officially|actually)\s+)?"
 _DROPPED_SUBJECT = re.compile(
     r"^(?:(?:so|and|also|oh|well|ok|okay|yeah|yes|btw|update)\b[,:!]?\s+)?"
     rf"(?={_SOON}(?:started|began|joined|moved|relocated|got|quit|left|switched|adopted|went|turned|became|landed|"
-    r"signed|stopped|gave|picked|took|been|starting|joining|flying|heading|driving|travelling|traveling)\b)",
+    r"signed|stopped|gave|picked|took|been|grew|starting|joining|moving|relocating|going|getting|flying|heading|driving|"
+    r"travelling|traveling|allergic)\b)",
     re.IGNORECASE)
 _BEEN = re.compile(rf"{_SOON}been\b", re.IGNORECASE)
 # A time of the user's life said first without its comma ("When I was little we had a rabbit called
@@ -2281,7 +2282,8 @@ _TIME_OF_LIFE = re.compile(
     r"^(?:(?:back|way back) )?when I was (?:a (?:kid|child|boy|girl|teenager|teen|student)|little|young|younger|"
     r"small|in (?:college|school|high school|university|uni|my (?:teens|twenties|thirties|forties)))(?= (?:I|we|my|our)\b)",
     re.IGNORECASE)
-_ING = re.compile(rf"{_SOON}(?:starting|joining|flying|heading|driving|travelling|traveling)\b", re.IGNORECASE)
+_ING = re.compile(rf"{_SOON}(?:starting|joining|moving|relocating|going|getting|flying|heading|driving|travelling|"
+                  r"traveling|allergic)\b", re.IGNORECASE)
 
 
 # A verb phrase joined to the user's own clause shares its "I": "I work at Stripe and live in
@@ -2293,7 +2295,7 @@ _OWN_VERBS = (r"(?:grew|work|worked|working|live|lived|living|started|began|join
               r"sold|bought|am|was|been)")
 _OWN_CLAUSE = re.compile(rf"(?:^|[,;:]\s*)(?:(?:so|and|also|well|btw)\s+)?I(?:'m|'ve| {_SOON}{_OWN_VERBS})\b[^,;:]*$")
 _JOINED_VERB = re.compile(
-    rf"\s(?:and|but|then)\s+(?={_SOON}(?:work|live|started|began|joined|moved|relocated|quit|left|switched|"
+    rf"(?:\s(?:and|but|then)|,)\s+(?={_SOON}(?:work|live|started|began|joined|moved|relocated|quit|left|switched|"
     r"adopted|became|landed|got|have|own|love|like|prefer|play|teach|study|retired|bought)\b)", re.IGNORECASE)
 
 
@@ -2312,16 +2314,20 @@ def _asks_about_someone_else(before: dict[str, Any] | None, message: dict[str, A
 
 
 def _typed(sentence: str, dropped_is_user: bool = True) -> str:
-    sentence = _LOWER_I.sub("I", sentence.replace("’", "'"))
+    sentence = _LOWER_I.sub("I", casual.tidy(sentence.replace("’", "'")))
     sentence = _TIME_OF_LIFE.sub(r"\g<0>,", sentence, count=1)
     dropped = _DROPPED_SUBJECT.match(sentence) if dropped_is_user else None
     if dropped:
         at = dropped.end()
         subject = "I've " if _BEEN.match(sentence, at) else "I'm " if _ING.match(sentence, at) else "I "
         sentence = sentence[:at] + subject + sentence[at].lower() + sentence[at + 1:]
-    for joined in reversed(list(_JOINED_VERB.finditer(sentence))):
+    # Left to right, so that a clause given its "I" opens the user's own clause for the next one
+    # ("I'm 32, live in Toronto, work at Shopify").
+    joined = _JOINED_VERB.search(sentence)
+    while joined:
         if _OWN_CLAUSE.search(sentence, 0, joined.start()):
             sentence = sentence[:joined.end()] + "I " + sentence[joined.end():]
+        joined = _JOINED_VERB.search(sentence, joined.end() + 1)
     return sentence
 
 
