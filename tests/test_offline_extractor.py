@@ -1377,6 +1377,11 @@ def test_where_one_married_is_no_time(text, happened):
     ("allergic to shellfish", {("allergy", "shellfish")}),  # a dropped "I'm"
     ("i'm 40, live in Leeds, work at Deloitte", {("age", "40"), ("city", "Leeds"), ("employer", "Deloitte")}),
     ("I'm allergic to latex which is annoying", {("allergy", "latex")}),
+    ("i live in dublin.", {("city", "Dublin")}),  # a known place before the stop
+    ("we rescued a kitten last month, her name is olive", {("pet_cat_name", "Olive")}),  # named after a comma
+    ("Not a big fan of sushi.", {("dislikes", "sushi")}),  # a dropped "I'm"
+    ("no children yet", {("number_of_children", "0")}),  # a dropped "I have"
+    ("got 3 dogs lol", {("pet_dog_count", "3")}),  # a dropped "I've"
 ])
 def test_the_seventh_rounds_misses_as_people_type_them(text, expected):
     assert _facts(text) == expected
@@ -1387,6 +1392,8 @@ def test_the_seventh_rounds_misses_as_people_type_them(text, expected):
     "my son really is the best", "my brother just is the worst", "i live in fear of mondays",
     "i live in nice weather lol", "the us is huge", "im not allergic to anything", "my friend's cat is named ziggy",
     "going to bed lol", "getting tired of this", "called in sick today lol",
+    "Joined a choir and, like I said, working on my thesis.",  # a comma's "like I said" is no liking
+    "No kids allowed in the pool.", "Not sure.", "Got two tickets for tonight.",
 ])
 def test_the_seventh_rounds_near_misses_state_nothing(text):
     assert _facts(text) == set()

@@ -30,10 +30,10 @@ _ABBREVIATIONS = {
 _TYPED_WORD = re.compile(r"(?<![\w'’/])(?:w/o|w/|[a-z]+)(?=['’]s\b|[^\w'’/]|$)", re.IGNORECASE)
 # Filler that says how, not what: a clause break where it stands, and nothing at a sentence's ends.
 _FILLER = re.compile(
-    r"(?<![\w'’])(?:lol+|lmf?ao+|rofl|ha(?:ha)+h?|he(?:he)+|tbh|btw|ngl|imo|imho|fr|tho|so yeah|anyway)(?![\w'’])"
+    r"(?<![\w'’])(?:lol+|lmf?ao+|rofl|ha(?:ha)+h?|he(?:he)+|tbh|btw|ngl|imo|imho|tho|so yeah|anyway)(?![\w'’])"
     r"[,.!]*", re.IGNORECASE)
 # Emoji and other pictographs, read as a stop.
-_EMOJI = re.compile(r"\s*[" "\U0001F000-\U0001FAFF\u2600-\u27BF\u2B00-\u2BFF\uFE0F\u200D]+")
+_EMOJI = re.compile("\\s*[\U0001F000-\U0001FAFF\u2600-\u27BF\u2B00-\u2BFF\uFE0F\u200D]+")
 _CLAUSE_EDGES = re.compile(r"^[\s,;]+|[\s,;]+$|(?<=[,.!])[\s,]*,|\s+(?=,)")
 
 # Words that may follow "my son", "our dog" without being a name ("my son just turned 7").
@@ -45,22 +45,25 @@ _NOT_A_NAME = frozenset(
     "gets loves hates likes".split())
 _SAID_AFTER_NAME = r"(?:is|was|'s|turned|just|died|passed|works|worked|lives|lived|has|got|started|moved)\b"
 _RELATIVES = "|".join(sorted((*vocabulary.RELATIONS, *vocabulary.PETS), key=len, reverse=True))
-_NAME_SLOTS = re.compile(
-    rf"(?:\b(?:named|called|name is|name's|married to|engaged to)\s+|\b(?:my|our) (?:{_RELATIVES}),? )([a-z][a-z'’-]*)", re.IGNORECASE)
+_NAME_CUES = r"named|called|name is|name's|married to|engaged to"
+_NAME_SLOTS = re.compile(rf"(?:\b(?:{_NAME_CUES})\s+|\b(?:my|our) (?:{_RELATIVES}),? )([a-z][a-z'’-]*)",
+                         re.IGNORECASE)
 _NAME_LOOKAHEAD = re.compile(rf",? {_SAID_AFTER_NAME}")
-_CUE_FIRST = re.compile(r"\b(?:named|called|name is|name's|married to|engaged to)\s+$")
+_CUE_FIRST = re.compile(rf"\b(?:{_NAME_CUES})\s+$")
 # Children or pets counted, then named: "2 cats, milo and luna".
-_COUNTED = "|".join(sorted((*vocabulary.CHILDREN, *(f"{pet}s" for pet in vocabulary.PETS), "kids"), key=len, reverse=True))
+_COUNTED = "|".join(sorted((*vocabulary.CHILDREN, *(f"{pet}s" for pet in vocabulary.PETS)), key=len, reverse=True))
+_LISTED_NAME = r"[a-z][a-z'’-]*"
 _NAMES_LISTED = re.compile(
-    rf"\b(?:\d+|two|three|four|five) (?:{_COUNTED}),? ([a-z][a-z'’-]*)(?:, ([a-z][a-z'’-]*))*,? and ([a-z][a-z'’-]*)(?![\w'’-])",
-    re.IGNORECASE)
+    rf"\b(?:\d+|two|three|four|five) (?:{_COUNTED}),? ({_LISTED_NAME}(?:, {_LISTED_NAME})*,? and {_LISTED_NAME})"
+    r"(?![\w'’-])", re.IGNORECASE)
 # Known names that are everyday words too ("nice", "turkey", "apple", "us"): never capitalised.
 _EVERYDAY = frozenset("nice turkey china chile cork apple intel oracle citadel uber stripe adobe us la "
                       "georgia jordan phoenix bain merck".split())
 _KNOWN_NAMES = frozenset(name for name in vocabulary.PLACES | vocabulary.WELL_KNOWN_EMPLOYERS
                          if name not in _EVERYDAY and not name.startswith("the "))
 _LONGEST = max(len(name.split()) for name in _KNOWN_NAMES)
-_LOWER_WORD = re.compile(r"[a-z][\w'’&.-]*")
+_FIRST_WORDS = frozenset(name.split()[0] for name in _KNOWN_NAMES)
+_LOWER_WORD = re.compile(r"[a-z][\w&-]*")
 
 
 def tidy(sentence: str) -> str:
@@ -90,6 +93,9 @@ def _capitalise_names(sentence: str) -> str:
     spans = []
     i = 0
     while i < len(words):
+        if words[i].group() not in _FIRST_WORDS:
+            i += 1
+            continue
         for size in range(min(_LONGEST, len(words) - i), 0, -1):
             run = words[i:i + size]
             if all(sentence[a.end():b.start()] == " " for a, b in zip(run, run[1:])) \
@@ -103,12 +109,13 @@ def _capitalise_names(sentence: str) -> str:
         name = m.group(1)
         if name.lower() in _NOT_A_NAME:
             continue
-        # After "my son" a name is told by what follows it ("my son jake is 7"); after "named" by its place.
+        # After "my son" a name is told by what follows it ("my son jake is 7"); after "named", by its place.
         if _CUE_FIRST.search(sentence, 0, m.start(1)) or _NAME_LOOKAHEAD.match(sentence, m.end(1)):
             spans.append(m.span(1))
     for m in _NAMES_LISTED.finditer(sentence):
-        if not any(name.lower() in _NOT_A_NAME for name in m.groups() if name):
-            spans.extend(m.span(n) for n in range(1, 4) if m.group(n))
+        names = list(re.finditer(_LISTED_NAME, m.group(1)))
+        if not any(name.group().lower() in _NOT_A_NAME for name in names if name.group() != "and"):
+            spans.extend((m.start(1) + n.start(), m.start(1) + n.end()) for n in names if n.group() != "and")
     for start, end in spans:
         sentence = sentence[:start] + sentence[start].upper() + sentence[start + 1:end] + sentence[end:]
     return sentence
