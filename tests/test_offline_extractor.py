@@ -1394,6 +1394,7 @@ def test_the_seventh_rounds_misses_as_people_type_them(text, expected):
     "going to bed lol", "getting tired of this", "called in sick today lol",
     "Joined a choir and, like I said, working on my thesis.",  # a comma's "like I said" is no liking
     "No kids allowed in the pool.", "Not sure.", "Got two tickets for tonight.",
+    "our son is named after my dad", "my dog is called out by the vet",  # no name after "named"
 ])
 def test_the_seventh_rounds_near_misses_state_nothing(text):
     assert _facts(text) == set()

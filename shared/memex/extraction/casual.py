@@ -36,13 +36,15 @@ _FILLER = re.compile(
 _EMOJI = re.compile("\\s*[\U0001F000-\U0001FAFF\u2600-\u27BF\u2B00-\u2BFF\uFE0F\u200D]+")
 _CLAUSE_EDGES = re.compile(r"^[\s,;]+|[\s,;]+$|(?<=[,.!])[\s,]*,|\s+(?=,)")
 
-# Words that may follow "my son", "our dog" without being a name ("my son just turned 7").
+# Words that may follow "my son", "our dog" or "named" without being a name ("my son just turned 7",
+# "named after my dad", "called out by the vet").
 _NOT_A_NAME = frozenset(
     "just also still now never always sometimes often usually even only finally recently actually "
     "literally basically really totally honestly seriously currently clearly barely hardly mostly nearly kinda "
-    "who which that probably definitely apparently already too is was has had and "
-    "but or so the a an my our his her their is isn't wasn't can can't will won't would does did got "
-    "gets loves hates likes".split())
+    "who which that this these those probably definitely apparently already too is was has had and "
+    "but or so the a an my our his her their isn't wasn't can can't will won't would does did got "
+    "after for in out up off on at by to of from with about over into back down away "
+    "him them it me us you something someone anything nothing".split())
 _SAID_AFTER_NAME = r"(?:is|was|'s|turned|just|died|passed|works|worked|lives|lived|has|got|started|moved)\b"
 _RELATIVES = "|".join(sorted((*vocabulary.RELATIONS, *vocabulary.PETS), key=len, reverse=True))
 _NAME_CUES = r"named|called|name is|name's|married to|engaged to"
@@ -58,7 +60,7 @@ _NAMES_LISTED = re.compile(
     r"(?![\w'’-])", re.IGNORECASE)
 # Known names that are everyday words too ("nice", "turkey", "apple", "us"): never capitalised.
 _EVERYDAY = frozenset("nice turkey china chile cork apple intel oracle citadel uber stripe adobe us la "
-                      "georgia jordan phoenix bain merck".split())
+                      "georgia jordan phoenix bain".split())
 _KNOWN_NAMES = frozenset(name for name in vocabulary.PLACES | vocabulary.WELL_KNOWN_EMPLOYERS
                          if name not in _EVERYDAY and not name.startswith("the "))
 _LONGEST = max(len(name.split()) for name in _KNOWN_NAMES)
