@@ -132,7 +132,8 @@ ATOMIC_FACTS = [
     ("I changed jobs, I'm at Zalando now.", {("employer", "Zalando")}),
     ("I joined Johnson & Johnson last month.", {("employer", "Johnson & Johnson")}),
     ("I work at Notion as a PM", {("employer", "Notion"), ("role", "product manager")}),
-    ("I just started at Notion, left Stripe.", {("employer", "Notion")}),
+    # a verb after a comma shares the user's "I", as after "and" ("I left Stripe and joined Notion")
+    ("I just started at Notion, left Stripe.", {("employer", "Notion"), ("employer", "Stripe", True)}),
     ("I work at Stripe as an engineer 🚀", {("employer", "Stripe"), ("role", "engineer")}),
     ("I'm a senior SWE at Google.", {("employer", "Google"), ("role", "senior software engineer")}),
     ("I work for Procter & Gamble.", {("employer", "Procter & Gamble")}),
@@ -1364,3 +1365,47 @@ def test_the_fifth_and_sixth_rounds_near_misses_state_nothing(text):
 def test_where_one_married_is_no_time(text, happened):
     [status] = [c for c in _extract(text) if c.key == "relationship_status"]
     assert status.happened == happened
+
+
+@pytest.mark.parametrize("text, expected", [
+    # round 7's misses of a general cause, typed as people type to a chat agent, in other words
+    ("im a plumber", {("role", "plumber")}),  # an apostrophe left out
+    ("i dont smoke", {("smokes", "no")}),
+    ("i cant stand jazz tbh", {("dislikes", "jazz")}),  # filler at the end is no part of the value
+    ("i love pizza ngl", {("likes", "pizza")}),
+    ("im retired lol", {("employment_status", "retired")}),
+    ("my gf maya works at microsoft", {("partner_name", "Maya"), ("partner_maya_employer", "Microsoft")}),
+    ("my fav food is ramen", {("favorite_food", "ramen")}),
+    ("my bf's name is leo", {("partner_name", "Leo")}),
+    ("my wife's name is priya 💕", {("partner_name", "Priya")}),  # an emoji for a stop
+    ("we just moved to boston", {("city", "Boston")}),  # a known place, typed lowercase
+    ("i work at microsoft", {("employer", "Microsoft")}),  # a well-known employer, typed lowercase
+    ("grew up in texas but live in chicago now", {("hometown", "Texas"), ("city", "Chicago")}),
+    ("we have a cat called ziggy", {("pet_cat_name", "Ziggy")}),  # a name in a name's place
+    ("my daughter ruby is 6", {("child_name", "Ruby"), ("child_ruby_age", "6")}),
+    ("we have 3 dogs, rex, bo and ace", {("pet_dog_count", "3"), ("pet_dog_name", "Rex"), ("pet_dog_name", "Bo"),
+                                         ("pet_dog_name", "Ace")}),
+    ("allergic to shellfish", {("allergy", "shellfish")}),  # a dropped "I'm"
+    ("i'm 40, live in Leeds, work at Deloitte", {("age", "40"), ("city", "Leeds"), ("employer", "Deloitte")}),
+    ("I'm allergic to latex which is annoying", {("allergy", "latex")}),
+    ("i live in dublin.", {("city", "Dublin")}),  # a known place before the stop
+    ("we rescued a kitten last month, her name is olive", {("pet_cat_name", "Olive")}),  # named after a comma
+    ("Not a big fan of sushi.", {("dislikes", "sushi")}),  # a dropped "I'm"
+    ("no children yet", {("number_of_children", "0")}),  # a dropped "I have"
+    ("got 3 dogs lol", {("pet_dog_count", "3")}),  # a dropped "I've"
+])
+def test_the_seventh_rounds_misses_as_people_type_them(text, expected):
+    assert _facts(text) == expected
+
+
+@pytest.mark.parametrize("text", [
+    "lol no", "if i had a gf id call her daily", "i work at home lol", "moved to a new place w/ my bf",
+    "my son really is the best", "my brother just is the worst", "i live in fear of mondays",
+    "i live in nice weather lol", "the us is huge", "im not allergic to anything", "my friend's cat is named ziggy",
+    "going to bed lol", "getting tired of this", "called in sick today lol",
+    "Joined a choir and, like I said, working on my thesis.",  # a comma's "like I said" is no liking
+    "No kids allowed in the pool.", "Not sure.", "Got two tickets for tonight.",
+    "our son is named after my dad", "my dog is called out by the vet",  # no name after "named"
+])
+def test_the_seventh_rounds_near_misses_state_nothing(text):
+    assert _facts(text) == set()

@@ -2,7 +2,8 @@
 
 Only messages with role "user" are read (the user's own, and those of other named participants,
 whose facts are filed under their name), one sentence at a time, read as people type it ("i'm",
-curly apostrophes, an "I" dropped at the start: "started at Acme last week"). A question is
+curly apostrophes, an "I" dropped at the start: "started at Acme last week"; the chat typist's "im",
+"bf", "lol", emoji and lowercase names: casual.py). A question is
 skipped (but "I live in Lisbon, you?" keeps its statement), and a match whose clause is negated,
 hedged, hypothetical or reported ("I don't work at", "if I lived in", "I think I'm allergic",
 "he thinks I live in") yields nothing. Each rule of `_RULES` is a regex with a
@@ -29,7 +30,7 @@ from itertools import count
 from typing import Any, Callable
 
 from memex import standalone, supersession
-from memex.extraction import vocabulary
+from memex.extraction import casual, vocabulary
 from memex.jobs import Candidate, subject_key
 
 # --- vocabulary -----------------------------------------------------------------------------
@@ -143,7 +144,7 @@ _NOT_OBJECT = (r"(?!(?:it|that|this|these|those|them|you|your|yours|him|her|his|
                r"least|more|the (?:idea|way|fact|thought|sound)|is|are|was|were|makes|made|has|have|had)\b)")
 # Where a free phrase ends: punctuation (or an emoji), or a word that starts another clause.
 _PHRASE_END = (r"(?=\s*(?:[^\w\s'’&+-]|$)|\s+-\s|\s+(?:but|because|since|so|when|while|though|although|"
-               r"especially|if|unless|as well|too|a lot|very much|so much|lol|haha|these days|nowadays|now|"
+               r"especially|if|unless|which|as well|too|a lot|very much|so much|lol|haha|these days|nowadays|now|"
                r"anymore|any more|lately|recently|at the moment|right now|"
                r"and (?:I|I'm|I've|we|my|it|that|he|she|they|you))\b)")
 # Where a fact with a strict shape (an age, a diet, a role) ends: punctuation, or one of a few words.
@@ -288,8 +289,8 @@ _GOT_PET_END = (r"(?=\s*(?:[.!;)]|$)|\s+(?:last|this|yesterday|today|recently|an
                 r"(?:a|two|three|a few|a couple of) (?:days|weeks?|months?) ago)\b)")
 # A pet named by the user, after it is said: "a goldfish, I named him Bubbles", "a cat. We called her Mo."
 _NAMED_HIM = r"(?:[,;] (?:and )?|[.!] | and )(?:I|[Ww]e) (?:named|called) (?:him|her|it|them) "
-# When a pet was got, between it and its name in the next sentence: "I rescued a dog last month. Her
-# name's Biscuit."
+# When a pet was got, between it and its name in the next sentence or clause: "I rescued a dog last
+# month. Her name's Biscuit.", "we adopted a puppy last week, his name is Biscuit".
 _GOT_WHEN = (rf"(?: (?:(?:last|this) (?:night|week|weekend|month|year|spring|summer|fall|autumn|winter|{_WEEKDAY})|"
              r"yesterday|today|recently|(?:a|two|three|a few|a couple of) (?:days|weeks?|months?) ago))?")
 # How a pet's life with the user ended: it died or was put down, or was given to another home.
@@ -1894,8 +1895,8 @@ _RULES = [
         rf"(?P<value>{_PROPER}){_ENDED_AFTER}",
         rf"(?P<value>{_PROPER}) \((?i:my|our) {_PET}\)",
         rf"(?:{_HAVE}|{_GOT_PET}) (?:an?|another) {_PET_ADJECTIVE}{_PET}{_NAMED} (?P<value>{_PROPER})",
-        rf"{_GOT_PET} (?:an?|another) {_PET_ADJECTIVE}{_PET}{_GOT_WHEN}[.!] (?i:her|his|its|their) name(?:'s| is) "
-        rf"(?P<value>{_PROPER})",
+        rf"{_GOT_PET} (?:an?|another) {_PET_ADJECTIVE}{_PET}{_GOT_WHEN}(?:[.!]|,(?: and)?) "
+        rf"(?i:her|his|its|their) name(?:'s| is) (?P<value>{_PROPER})",
         # named by the user in the same breath: "I just got a goldfish, I named him Bubbles."
         rf"(?:{_HAVE}|{_GOT_PET}) (?:an?|another) {_PET_ADJECTIVE}{_PET}{_GOT_WHEN}{_NAMED_HIM}(?P<value>{_PROPER})",
         # a second pet named in the same breath: "We have a dog called Bolt and a cat named Pixel.", "a
@@ -2293,7 +2294,8 @@ _SOON = r"(?:(?:just|recently|finally|officially|actually)\s+)?"
 _DROPPED_SUBJECT = re.compile(
     r"^(?:(?:so|and|also|oh|well|ok|okay|yeah|yes|btw|update)\b[,:!]?\s+)?"
     rf"(?={_SOON}(?:started|began|joined|moved|relocated|got|quit|left|switched|adopted|went|turned|became|landed|"
-    r"signed|stopped|gave|picked|took|been|starting|joining|flying|heading|driving|travelling|traveling)\b)",
+    r"signed|stopped|gave|picked|took|been|grew|starting|joining|moving|relocating|going|getting|flying|heading|driving|"
+    r"travelling|traveling|allergic|not (?:a )?(?:big )?fan)\b|no (?:kids|children)(?= yet\b|\s*(?:[.!;]|$)))",
     re.IGNORECASE)
 _BEEN = re.compile(rf"{_SOON}been\b", re.IGNORECASE)
 # A time of the user's life said first without its comma ("When I was little we had a rabbit called
@@ -2303,20 +2305,27 @@ _TIME_OF_LIFE = re.compile(
     r"^(?:(?:back|way back) )?when I was (?:a (?:kid|child|boy|girl|teenager|teen|student)|little|young|younger|"
     r"small|in (?:college|school|high school|university|uni|my (?:teens|twenties|thirties|forties)))(?= (?:I|we|my|our)\b)",
     re.IGNORECASE)
-_ING = re.compile(rf"{_SOON}(?:starting|joining|flying|heading|driving|travelling|traveling)\b", re.IGNORECASE)
+# What a dropped "I'm" opens ("moving to Berlin in March", "allergic to peanuts", "not a fan of jazz"),
+# a dropped "I have" ("no kids yet", "No kids."; not "No kids, not three", a correction's) and a
+# dropped "I've" ("got 2 cats": had, not just got).
+_AM = re.compile(rf"{_SOON}(?:starting|joining|moving|relocating|going|getting|flying|heading|driving|travelling|"
+                 r"traveling|allergic|not)\b", re.IGNORECASE)
+_HAVE_NONE = re.compile(r"no\b", re.IGNORECASE)
+_GOT_COUNT = re.compile(rf"{_SOON}got (?:\d+|{_alternation(_UNITS[1:])})\b", re.IGNORECASE)
 
 
 # A verb phrase joined to the user's own clause shares its "I": "I work at Stripe and live in
-# Dublin", "I left Stripe and just started at Notion". Only when that clause opens with "I" and a
-# verb of the user's own life (not "I think my brother left Google and joined Meta", not "My
-# sister moved to Boston and started at MIT").
+# Dublin", "I left Stripe and just started at Notion", and after a comma as people list what they
+# are ("I'm 32, live in Toronto, work at Shopify"; a comma's "like I said" is no liking). Only when
+# that clause opens with "I" and a verb of the user's own life (not "I think my brother left Google
+# and joined Meta", not "My sister moved to Boston and started at MIT").
 _OWN_VERBS = (r"(?:grew|work|worked|working|live|lived|living|started|began|joined|moved|relocated|quit|left|switched|"
               r"adopted|became|landed|got|have|had|own|love|like|prefer|play|teach|study|studied|retired|"
               r"sold|bought|am|was|been)")
 _OWN_CLAUSE = re.compile(rf"(?:^|[,;:]\s*)(?:(?:so|and|also|well|btw)\s+)?I(?:'m|'ve| {_SOON}{_OWN_VERBS})\b[^,;:]*$")
 _JOINED_VERB = re.compile(
-    rf"\s(?:and|but|then)\s+(?={_SOON}(?:work|live|started|began|joined|moved|relocated|quit|left|switched|"
-    r"adopted|became|landed|got|have|own|love|like|prefer|play|teach|study|retired|bought)\b)", re.IGNORECASE)
+    rf"(?:\s(?:and|but|then)|,(?!\s+like\b))\s+(?={_SOON}(?:work|live|started|began|joined|moved|relocated|quit|left|"
+    r"switched|adopted|became|landed|got|have|own|love|like|prefer|play|teach|study|retired|bought)\b)", re.IGNORECASE)
 
 
 # A question about someone else ("How's your sister doing?", "Where does she work now?") is answered
@@ -2334,16 +2343,21 @@ def _asks_about_someone_else(before: dict[str, Any] | None, message: dict[str, A
 
 
 def _typed(sentence: str, dropped_is_user: bool = True) -> str:
-    sentence = _LOWER_I.sub("I", sentence.replace("’", "'"))
+    sentence = _LOWER_I.sub("I", casual.tidy(sentence.replace("’", "'")))
     sentence = _TIME_OF_LIFE.sub(r"\g<0>,", sentence, count=1)
     dropped = _DROPPED_SUBJECT.match(sentence) if dropped_is_user else None
     if dropped:
         at = dropped.end()
-        subject = "I've " if _BEEN.match(sentence, at) else "I'm " if _ING.match(sentence, at) else "I "
+        subject = ("I've " if _BEEN.match(sentence, at) or _GOT_COUNT.match(sentence, at) else
+                   "I'm " if _AM.match(sentence, at) else "I have " if _HAVE_NONE.match(sentence, at) else "I ")
         sentence = sentence[:at] + subject + sentence[at].lower() + sentence[at + 1:]
-    for joined in reversed(list(_JOINED_VERB.finditer(sentence))):
+    # Left to right, so that a clause given its "I" opens the user's own clause for the next one
+    # ("I'm 32, live in Toronto, work at Shopify").
+    joined = _JOINED_VERB.search(sentence)
+    while joined:
         if _OWN_CLAUSE.search(sentence, 0, joined.start()):
             sentence = sentence[:joined.end()] + "I " + sentence[joined.end():]
+        joined = _JOINED_VERB.search(sentence, joined.end() + 1)
     return sentence
 
 

@@ -1,0 +1,123 @@
+"""A sentence typed the way people type to a chat agent, read as the tidy sentence the offline rules
+know: apostrophes left out ("im", "dont"), chat abbreviations ("bf", "w/", "yrs"), filler that is
+no part of a fact ("lol", "tbh", "btw"), emoji for a stop, and, in a sentence typed without a single
+capital, the names the rules need capitalised: a known place or a well-known employer ("moved to
+denver", "i work at amazon"), and a word in a name's slot ("a dog named max", "my son jake is 7").
+
+Only words that cannot be read otherwise are rewritten: "its", "ill", "wont", "id" and "were" are
+words too, and are left alone; a word in a sentence with capitals keeps its case, for the typist
+who uses capitals uses them for names."""
+
+from __future__ import annotations
+
+import re
+
+from memex.extraction import vocabulary
+
+# Contractions typed without their apostrophe that are no other word.
+_CONTRACTIONS = {
+    "im": "I'm", "ive": "I've", "dont": "don't", "cant": "can't", "didnt": "didn't", "doesnt": "doesn't",
+    "isnt": "isn't", "wasnt": "wasn't", "werent": "weren't", "arent": "aren't", "havent": "haven't",
+    "hasnt": "hasn't", "wouldnt": "wouldn't", "couldnt": "couldn't", "shouldnt": "shouldn't",
+    "thats": "that's", "whats": "what's", "youre": "you're", "theyre": "they're", "shes": "she's",
+}
+# Chat abbreviations of words the rules read.
+_ABBREVIATIONS = {
+    "bf": "boyfriend", "gf": "girlfriend", "w/": "with", "w/o": "without", "yrs": "years", "yr": "year",
+    "mos": "months", "fav": "favorite", "fave": "favorite", "bc": "because", "cuz": "because",
+    "bday": "birthday", "rn": "right now", "sm": "so much",
+}
+_TYPED_WORD = re.compile(r"(?<![\w'’/])(?:w/o|w/|[a-z]+)(?=['’]s\b|[^\w'’/]|$)", re.IGNORECASE)
+# Filler that says how, not what: a clause break where it stands, and nothing at a sentence's ends.
+_FILLER = re.compile(
+    r"(?<![\w'’])(?:lol+|lmf?ao+|rofl|ha(?:ha)+h?|he(?:he)+|tbh|btw|ngl|imo|imho|tho|so yeah|anyway)(?![\w'’])"
+    r"[,.!]*", re.IGNORECASE)
+# Emoji and other pictographs, read as a stop.
+_EMOJI = re.compile("\\s*[\U0001F000-\U0001FAFF\u2600-\u27BF\u2B00-\u2BFF\uFE0F\u200D]+")
+_CLAUSE_EDGES = re.compile(r"^[\s,;]+|[\s,;]+$|(?<=[,.!])[\s,]*,|\s+(?=,)")
+
+# Words that may follow "my son", "our dog" or "named" without being a name ("my son just turned 7",
+# "named after my dad", "called out by the vet").
+_NOT_A_NAME = frozenset(
+    "just also still now never always sometimes often usually even only finally recently actually "
+    "literally basically really totally honestly seriously currently clearly barely hardly mostly nearly kinda "
+    "who which that this these those probably definitely apparently already too is was has had and "
+    "but or so the a an my our his her their isn't wasn't can can't will won't would does did got "
+    "after for in out up off on at by to of from with about over into back down away "
+    "him them it me us you something someone anything nothing".split())
+_SAID_AFTER_NAME = r"(?:is|was|'s|turned|just|died|passed|works|worked|lives|lived|has|got|started|moved)\b"
+_RELATIVES = "|".join(sorted((*vocabulary.RELATIONS, *vocabulary.PETS), key=len, reverse=True))
+_NAME_CUES = r"named|called|name is|name's|married to|engaged to"
+_NAME_SLOTS = re.compile(rf"(?:\b(?:{_NAME_CUES})\s+|\b(?:my|our) (?:{_RELATIVES}),? )([a-z][a-z'’-]*)",
+                         re.IGNORECASE)
+_NAME_LOOKAHEAD = re.compile(rf",? {_SAID_AFTER_NAME}")
+_CUE_FIRST = re.compile(rf"\b(?:{_NAME_CUES})\s+$")
+# Children or pets counted, then named: "2 cats, milo and luna".
+_COUNTED = "|".join(sorted((*vocabulary.CHILDREN, *(f"{pet}s" for pet in vocabulary.PETS)), key=len, reverse=True))
+_LISTED_NAME = r"[a-z][a-z'’-]*"
+_NAMES_LISTED = re.compile(
+    rf"\b(?:\d+|two|three|four|five) (?:{_COUNTED}),? ({_LISTED_NAME}(?:, {_LISTED_NAME})*,? and {_LISTED_NAME})"
+    r"(?![\w'’-])", re.IGNORECASE)
+# Known names that are everyday words too ("nice", "turkey", "apple", "us"): never capitalised.
+_EVERYDAY = frozenset("nice turkey china chile cork apple intel oracle citadel uber stripe adobe us la "
+                      "georgia jordan phoenix bain".split())
+_KNOWN_NAMES = frozenset(name for name in vocabulary.PLACES | vocabulary.WELL_KNOWN_EMPLOYERS
+                         if name not in _EVERYDAY and not name.startswith("the "))
+_LONGEST = max(len(name.split()) for name in _KNOWN_NAMES)
+_FIRST_WORDS = frozenset(name.split()[0] for name in _KNOWN_NAMES)
+_LOWER_WORD = re.compile(r"[a-z][\w&-]*")
+
+
+def tidy(sentence: str) -> str:
+    """`sentence` as a tidy typist would have written it (see the module's docstring)."""
+    sentence = _EMOJI.sub(".", sentence)
+    sentence = _FILLER.sub(",", sentence)
+    sentence = _CLAUSE_EDGES.sub("", sentence).rstrip(",")
+    sentence = _TYPED_WORD.sub(_spelled_out, sentence)
+    if not any(c.isupper() for c in re.sub(r"\bI\b|\bI'", "", sentence)):
+        sentence = _capitalise_names(sentence)
+    return sentence
+
+
+def _spelled_out(m: re.Match[str]) -> str:
+    word = m.group()
+    lowered = word.lower()
+    if lowered in _CONTRACTIONS and (word.islower() or word.istitle()):
+        said = _CONTRACTIONS[lowered]
+        return said if word.islower() or said.startswith("I") else said[0].upper() + said[1:]
+    if word.islower() and lowered in _ABBREVIATIONS:
+        return _ABBREVIATIONS[lowered]
+    return word
+
+
+def _capitalise_names(sentence: str) -> str:
+    words = list(_LOWER_WORD.finditer(sentence))
+    spans = []
+    i = 0
+    while i < len(words):
+        if words[i].group() not in _FIRST_WORDS:
+            i += 1
+            continue
+        for size in range(min(_LONGEST, len(words) - i), 0, -1):
+            run = words[i:i + size]
+            if all(sentence[a.end():b.start()] == " " for a, b in zip(run, run[1:])) \
+                    and " ".join(w.group() for w in run) in _KNOWN_NAMES:
+                spans.extend(w.span() for w in run)
+                i += size
+                break
+        else:
+            i += 1
+    for m in _NAME_SLOTS.finditer(sentence):
+        name = m.group(1)
+        if name.lower() in _NOT_A_NAME:
+            continue
+        # After "my son" a name is told by what follows it ("my son jake is 7"); after "named", by its place.
+        if _CUE_FIRST.search(sentence, 0, m.start(1)) or _NAME_LOOKAHEAD.match(sentence, m.end(1)):
+            spans.append(m.span(1))
+    for m in _NAMES_LISTED.finditer(sentence):
+        names = list(re.finditer(_LISTED_NAME, m.group(1)))
+        if not any(name.group().lower() in _NOT_A_NAME for name in names if name.group() != "and"):
+            spans.extend((m.start(1) + n.start(), m.start(1) + n.end()) for n in names if n.group() != "and")
+    for start, end in spans:
+        sentence = sentence[:start] + sentence[start].upper() + sentence[start + 1:end] + sentence[end:]
+    return sentence
