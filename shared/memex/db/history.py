@@ -315,7 +315,7 @@ def send_ended(conn: psycopg.Connection, tenant_id: str, user_id: str, vector: A
             WHERE x.tenant_id = %(t)s AND x.user_id = %(u)s AND {_by_key(words, 'x')} AND t.active
               AND {no_current('x')}
         ) news
-        ORDER BY near DESC NULLS LAST, said DESC, key, id LIMIT %(most)s""",
+        ORDER BY near DESC NULLS LAST, said DESC, id, key LIMIT %(most)s""",
         {"t": tenant_id, "u": user_id, "words": _key_query(words), "most": most,
          **({"v": np.asarray(vector, dtype=np.float32)} if vector is not None else {})},
     )
