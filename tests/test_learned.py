@@ -5,6 +5,9 @@ off; and the re-ordering itself on hand-made candidates."""
 from __future__ import annotations
 
 import dataclasses
+import os
+import subprocess
+import sys
 from datetime import datetime, timezone
 
 import pytest
@@ -113,6 +116,29 @@ def test_asked_words_weigh_a_word_by_how_few_candidates_say_it_and_leave_out_the
     assert 0.0 < hills < 0.5
     assert named == 0.0
 
+
+# The features of a few lines, printed exactly: run in a process of their own, under a hash seed.
+_FEATURES_SCRIPT = """
+from datetime import datetime, timezone
+from memex.db.memories import Found
+from memex.retrieval import learned
+when = datetime(2025, 10, 20, tzinfo=timezone.utc)
+lines = ["I went hiking on mountain trails near lakes.", "Pottery classes and jazz concerts in summer.",
+         "Holidays with jazz and hiking.", "Summer lakes, classes, concerts.", "trails trails", "I enjoy pottery."]
+parts = {"relevance": 0.5, "importance": 0.3, "bm25_rank": None, "vector_rank": None}
+print(repr(learned.features("Which hiking trails, mountain lakes, pottery classes and jazz concerts did Caroline "
+                            "enjoy during summer holidays?", when, [(parts, Found(when, 0.3, line)) for line in lines])))
+"""
+
+
+def test_the_features_are_the_same_in_every_process():
+    """The question's words are a set, whose order follows the strings' hashes, which differ from one
+    process to the next: summed in that order, "asked_words" came out a last bit apart (under hash
+    seeds 1 and 6), and so could the order of two candidates a server restart later."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    printed = {subprocess.run([sys.executable, "-c", _FEATURES_SCRIPT], env={**env, "PYTHONHASHSEED": seed},
+                              capture_output=True, text=True, check=True).stdout for seed in ("1", "6")}
+    assert len(printed) == 1, printed
 
 def test_a_word_said_another_way_counts_and_a_function_word_does_not():
     said_otherwise, function_words_only = _asked_words("Which books has the user read?", [

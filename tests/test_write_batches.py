@@ -23,6 +23,7 @@ from memex import backfill, pipeline
 from memex.db import memories as memory_rows
 from memex.db import migrations
 from memex.db import tenants as tenant_rows
+from memex.db import turns as turn_rows
 from memex.ingest import ingest_turn
 from memex.models import TurnIn
 
@@ -353,3 +354,20 @@ def _read_twice_after_superseding(conn, dim: int, tenant_id: str, user: str, cha
     vector = np.full(dim, 0.05, dtype=np.float32)
     assert [m["id"] for m in memory_rows.related_active(conn, tenant_id, user, ["city"], vector, 0.8, 8)] \
         == [f"city-{changes}"]
+
+
+def test_turns_said_at_the_same_time_are_decided_in_the_order_they_came(ctx, tenant):
+    """Two turns with one timestamp, in one batch whose records come in the other order: the one that
+    came last is current for every user, not whichever random turn id sorts first."""
+    for n in range(6):
+        user = f"same-time-{n}"
+        ids = []
+        for text in ("I work at Stripe.", "I work at Notion."):
+            turn = TurnIn(user_id=user, session_id="s1", timestamp="2026-01-05T09:00:00Z",
+                          messages=[{"role": "user", "content": text}])
+            with ctx.db.transaction() as conn:
+                tenant_rows.ensure_tenant(conn, tenant.id)
+                ids.append(turn_rows.insert_turn(conn, tenant.id, turn, turn.timestamp)[0])
+        pipeline.resolve_many(ctx, pipeline.extract_many(ctx, tenant.id, ids[::-1])[::-1])
+        current = [m[2] for m in _knowledge(ctx, tenant.id, user) if m[0] == "semantic" and m[1] == "employer" and m[5]]
+        assert current == ["Notion"], (n, current)

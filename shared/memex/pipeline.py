@@ -145,7 +145,9 @@ def _placed(conn, turn: dict[str, Any], candidates: list[Candidate]) -> list[Can
 
 
 def _said(turn: dict[str, Any]) -> tuple:
-    return turn["occurred_at"], turn["id"]
+    """Turns said at the same time in the order they came (turns.created_at), not of their random ids:
+    "I work at Stripe." then "I work at Notion." at one timestamp leave Notion current, in one batch or two."""
+    return turn["occurred_at"], turn["created_at"], turn["id"]
 
 
 def _jobs(turns: list[dict[str, Any]]) -> list[SupersessionJob]:
@@ -226,13 +228,15 @@ def resolve(ctx: Context, job: SupersessionJob) -> None:
 
 
 def resolve_many(ctx: Context, jobs: list[SupersessionJob]) -> None:
-    """`resolve` for many turns, in the given order, their candidates embedded together."""
+    """`resolve` for many turns, their candidates embedded together: each user's in the order they
+    were said (_said), whatever order the batch's records came in."""
     conn = ctx.db.connection()
     found: dict[tuple[str, str], dict[str, Any]] = {}
     for tenant_id in {j.tenant_id for j in jobs}:
         ids = [j.turn_id for j in jobs if j.tenant_id == tenant_id]
         found.update(((tenant_id, t["id"]), t) for t in turn_rows.get_turns(conn, tenant_id, ids))
-    _resolve_turns(ctx, [found[(j.tenant_id, j.turn_id)] for j in jobs if (j.tenant_id, j.turn_id) in found])
+    turns = [found[(j.tenant_id, j.turn_id)] for j in jobs if (j.tenant_id, j.turn_id) in found]
+    _resolve_turns(ctx, sorted(turns, key=lambda t: (t["tenant_id"], t["user_id"], *_said(t))))
 
 
 # How many of one user's turns the rules decide in one transaction (and one hold of the user's lock).

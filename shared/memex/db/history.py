@@ -169,16 +169,17 @@ def send_replacements(conn: psycopg.Connection, tenant_id: str, user_id: str,
                JOIN memory_links l ON l.tenant_id = %(t)s AND l.replaced_id = later.id
            )
            SELECT d.message_memory, d.fact, d.active, d.value,
-                  coalesce((SELECT jsonb_agg({_scoped('c')} ORDER BY c.valid_from DESC, c.id)
+                  coalesce((SELECT jsonb_agg({_scoped('c')} ORDER BY c.valid_from DESC, c.content, c.id)
                             FROM later JOIN memories c ON c.tenant_id = %(t)s AND c.id = later.id
                             WHERE later.origin = d.fact AND c.active AND c.user_id = %(u)s), '[]') AS current,
-                  coalesce((SELECT jsonb_agg({_scoped('e')} ORDER BY e.valid_from DESC, e.id)
+                  coalesce((SELECT jsonb_agg({_scoped('e')} ORDER BY e.valid_from DESC, e.content, e.id)
                             FROM later JOIN memories c ON c.tenant_id = %(t)s AND c.id = later.id
                             -- a message's episodic memory, by its key (index memories_dedupe)
                             JOIN memories e ON e.tenant_id = %(t)s AND e.dedupe_key = 'message:' || c.source_message_id
                                            AND e.user_id = %(u)s AND e.active
                             WHERE later.origin = d.fact AND c.metadata->>'decision' = 'end'), '[]') AS ended_by
-           FROM drawn d""",
+           -- in one order for every user told the same history (current_first.lift inserts in it)
+           FROM drawn d ORDER BY d.message_memory, d.value, d.fact""",
         {"t": tenant_id, "u": user_id, "ids": ids},
     )
     return cursor.fetchall
@@ -228,7 +229,10 @@ def send_earlier(conn: psycopg.Connection, tenant_id: str, user_id: str, ids: li
            JOIN memories o ON o.tenant_id = %(t)s AND o.id = x.id
            WHERE o.user_id = %(u)s AND o.memory_type = 'semantic' AND NOT o.active
            GROUP BY x.anchor, o.tenant_id, o.id
-           ORDER BY x.anchor, step, o.valid_to DESC NULLS LAST, o.id""",
+           -- facts that ended together (a car replaced, and one that was said to have come before it),
+           -- the later begun first, then by their text: not by a random id, which another user told
+           -- the same history has the other way round
+           ORDER BY x.anchor, step, o.valid_to DESC NULLS LAST, o.valid_from DESC, o.content, o.id""",
         {"t": tenant_id, "u": user_id, "ids": ids, "most": most, "words": _key_query(words)},
     )
     return cursor.fetchall
@@ -248,12 +252,13 @@ def send_asked(conn: psycopg.Connection, tenant_id: str, user_id: str, vectors: 
     cursor = conn.execute(
         f"""SELECT * FROM (
                 SELECT o.id, o.valid_from, o.valid_to, o.importance, o.agent_id, o.session_id, o.subject,
-                       o.memory_type, o.metadata, {similarity} AS similarity, {_by_key(words)} AS by_key
+                       o.memory_type, o.metadata, o.content, {similarity} AS similarity, {_by_key(words)} AS by_key
                 FROM memories o
                 WHERE o.tenant_id = %(t)s AND o.user_id = %(u)s AND NOT o.active AND o.memory_type = 'semantic'
             ) asked
             WHERE by_key OR similarity >= %(min)s
-            ORDER BY similarity DESC NULLS LAST, valid_to DESC NULLS LAST, id LIMIT %(most)s""",
+            ORDER BY similarity DESC NULLS LAST, valid_to DESC NULLS LAST, valid_from DESC, content, id
+            LIMIT %(most)s""",
         {"t": tenant_id, "u": user_id, "words": _key_query(words), "min": min_similarity,
          "most": most, **{f"v{i}": vector for i, vector in enumerate(vectors)}},
     )

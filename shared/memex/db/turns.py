@@ -15,9 +15,11 @@ from memex.errors import IdempotencyConflict
 from memex.models import TurnIn
 
 
+# created_at by the row's own clock, not its transaction's: the turns of one batch (an import's chunk)
+# are then in the order they were given, which orders turns said at the same time (pipeline._said)
 _INSERT_TURN = """INSERT INTO turns (tenant_id, id, user_id, session_id, agent_id, occurred_at, metadata,
-                                    idempotency_key, payload_hash)
-                 VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)
+                                    idempotency_key, payload_hash, created_at)
+                 VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, clock_timestamp())
                  ON CONFLICT (tenant_id, user_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
                  RETURNING id"""
 _INSERT_MESSAGE = """INSERT INTO messages (tenant_id, id, turn_id, position, role, name, content, metadata, subject)

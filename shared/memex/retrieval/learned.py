@@ -112,7 +112,9 @@ def features(question: str, now: datetime, candidates: Sequence[tuple[dict[str, 
     if also_said:
         said = [words | _content_words(also) for words, also in zip(said, also_said)]
     weight = {word: math.log(1 + len(said) / (1 + sum(word in words for words in said))) for word in wanted}
-    asked_weight = sum(weight.values())
+    # fsum: the same total whatever order the set of words comes in (a string's hash, so a set's order,
+    # changes with every process), so the same question over the same memories is ranked the same
+    asked_weight = math.fsum(weight.values())
     backed = moments([found for _, found in candidates], [parts["relevance"] for parts, _ in candidates])
     kinds = answer_type.asked(question)
     rows = []
@@ -126,7 +128,7 @@ def features(question: str, now: datetime, candidates: Sequence[tuple[dict[str, 
             "length": math.log(1 + len(found.content.split())),
             "speaker_named": float(speakers.names(asked, found)),
             "in_period": float(temporal.within(found.valid_from, periods)),
-            "asked_words": sum(weight[word] for word in wanted & words) / asked_weight if wanted else 0.0,
+            "asked_words": math.fsum(weight[word] for word in wanted & words) / asked_weight if wanted else 0.0,
             "moment": moment,
             "answer_type": float(answer_type.holds(kinds, found.content, names)),
         }
