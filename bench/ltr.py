@@ -81,7 +81,7 @@ def prepared(questions: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     for q in questions:
         now = datetime.fromisoformat(q["reference_time"].replace("Z", "+00:00"))
         found = [Found(datetime.fromisoformat(c["valid_from"].replace("Z", "+00:00")), c["score_parts"]["importance"],
-                       c["content"], c["speaker"], c["subject"], c["turn_id"], c["message_id"])
+                       c["content"], c["speaker"], c["subject"], c["turn_id"], c["message_id"], c["memory_type"])
                  for c in q["candidates"]]
         rows = learned.features(q["question"], now, [(c["score_parts"], f) for c, f in zip(q["candidates"], found)])
         X = np.array(rows, dtype=float).reshape(len(found), len(learned.FEATURES))

@@ -273,3 +273,20 @@ def test_a_line_that_holds_what_was_asked_for_goes_before_one_that_only_says_its
     out = learned.reorder("What books has Melanie read?", WHEN, [entry for entry, _ in made],
                           {entry[0]: row for entry, row in made})
     assert [item for item, _, _ in out] == ["names", "says"]
+
+
+def _news(question: str, lines: list[tuple[str, str]]) -> list[float]:
+    parts = {"relevance": 0.5, "importance": 0.3, "bm25_rank": None, "vector_rank": None}
+    rows = learned.features(question, WHEN, [(parts, Found(WHEN, 0.3, content, speaker, speaker, memory_type="episodic"))
+                                             for content, speaker in lines])
+    return [row[learned.FEATURES.index("news")] for row in rows]
+
+
+def test_news_is_the_named_speakers_news_when_a_list_is_asked_for():
+    lines = [("Melanie: I signed up for a pottery class yesterday.", "Melanie"),
+             ("Melanie: Pottery sounds like a fun way to unwind.", "Melanie"),
+             ("Caroline: I signed up for a pottery class too.", "Caroline")]
+    # her news is an item of the list; her view is none, nor is the news of someone not asked about
+    assert _news("What activities has Melanie done?", lines) == [1.0, 0.0, 0.0]
+    # one thing asked for: the line that says it is found by its words, news or not
+    assert _news("Where did Melanie take a pottery class?", lines) == [0.0, 0.0, 0.0]
