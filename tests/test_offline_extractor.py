@@ -1409,3 +1409,43 @@ def test_the_seventh_rounds_misses_as_people_type_them(text, expected):
 ])
 def test_the_seventh_rounds_near_misses_state_nothing(text):
     assert _facts(text) == set()
+
+
+@pytest.mark.parametrize("text, expected", [
+    # the leftovers of round 7, in other words: a person introduced, a job left said as "not at", a
+    # backyard bird, a pastime's count said roughly or typed short, a named person's move
+    ("This is my sister Lena, she's a pharmacist.", {("sister_name", "Lena"), ("sister_lena_role", "pharmacist")}),
+    ("Say hello to my husband Omar, he works at Siemens.",
+     {("partner_name", "Omar"), ("partner_omar_employer", "Siemens")}),
+    ("Meet my brother Luca, he lives in Turin.", {("brother_name", "Luca"), ("brother_luca_city", "Turin")}),
+    ("Here's my friend Dev.", {("friend_name", "Dev")}),
+    ("Chiara is my wife.", {("partner_name", "Chiara")}),
+    ("Tomas is my dad, and he is 70.", {("father_name", "Tomas")}),
+    ("no longer at amazon, i'm at netflix now",
+     {("employer", "Amazon", True), ("employer", "Netflix")}),  # a dropped "I'm", lowercase well-known names
+    ("I don't work for Bosch anymore, now I'm with Philips.", {("employer", "Bosch", True), ("employer", "Philips")}),
+    ("We have 5 hens.", {("pet_chicken_count", "5")}),
+    ("we have two ducks, pip and dot", {("pet_duck_count", "2"), ("pet_duck_name", "Pip"), ("pet_duck_name", "Dot")}),
+    ("I swim roughly twice a week.", {("hobby", "swimming")}),
+    ("i cycle like 4x a week", {("hobby", "cycling")}),
+    ("My cousin's fine, but my sister Rosa just moved to Lisbon.", {("sister_name", "Rosa"), ("sister_rosa_city", "Lisbon")}),
+    ("my brother kai moved to austin", {("brother_name", "Kai"), ("brother_kai_city", "Austin")}),
+    # a move for a while, to an employer, or someone else's: only the name
+    ("My friend Kate moved to Berlin for the week.", {("friend_name", "Kate")}),
+    ("My brother Tom moved to Google.", {("brother_name", "Tom")}),
+    ("My friend Kate's sister moved to Berlin.", {("friend_name", "Kate")}),
+])
+def test_the_seventh_rounds_leftovers_as_people_say_them(text, expected):
+    assert _facts(text) == expected
+
+
+@pytest.mark.parametrize("text", [
+    "Meet my colleague Jo, she works at IBM.",  # a colleague's facts are not filed
+    "Coffee is my best friend.", "Sleep is my friend.",  # said of anything: no name
+    "She is my sister.", "This is my brother.", "Sam is my brother's friend.",
+    "I'm not at home anymore, I'm at work now.", "Not at the office today.",
+    "I had chicken for dinner.", "We have a chicken in the oven.", "I ordered a duck curry.",
+    "I pay 3x a month more than before.",
+])
+def test_the_seventh_rounds_leftovers_near_misses_state_nothing(text):
+    assert _facts(text) == set()

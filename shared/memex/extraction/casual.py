@@ -34,6 +34,8 @@ _FILLER = re.compile(
     r"[,.!]*", re.IGNORECASE)
 # Emoji and other pictographs, read as a stop.
 _EMOJI = re.compile("\\s*[\U0001F000-\U0001FAFF\u2600-\u27BF\u2B00-\u2BFF\uFE0F\u200D]+")
+# How often, typed short: "3x a week" for "3 times a week".
+_TIMES_SHORT = re.compile(r"\b(\d+)x(?= (?:a|per) (?:day|week|month|year)\b)", re.IGNORECASE)
 _CLAUSE_EDGES = re.compile(r"^[\s,;]+|[\s,;]+$|(?<=[,.!])[\s,]*,|\s+(?=,)")
 
 # Words that may follow "my son", "our dog" or "named" without being a name ("my son just turned 7",
@@ -74,6 +76,7 @@ def tidy(sentence: str) -> str:
     sentence = _FILLER.sub(",", sentence)
     sentence = _CLAUSE_EDGES.sub("", sentence).rstrip(",")
     sentence = _TYPED_WORD.sub(_spelled_out, sentence)
+    sentence = _TIMES_SHORT.sub(r"\1 times", sentence)
     if not any(c.isupper() for c in re.sub(r"\bI\b|\bI'", "", sentence)):
         sentence = _capitalise_names(sentence)
     return sentence

@@ -203,7 +203,11 @@ _HEAD_OF = r"(?:head|director|vp|VP|vice president|chief|manager) of [a-z][\w-]*
 _PAST_JOB = (r"\bI (?:used to work|previously worked|formerly worked|worked) (?:at|for)"
              r"|\bI(?: have|'ve)? (?:resigned|retired) from|\bI (?:was|got) (?:laid off|let go|fired) (?:from|by)"
              r"|\bI no longer work (?:at|for)")
-_LEFT_JOB = rf"{_PAST_JOB}|\bI {_ADVERBS}(?:left|quit)\b|\b(?:years?|yrs?|months?) at|\bI (?:changed|switched) jobs?\b"
+_LEFT_JOB = (rf"{_PAST_JOB}|\bI {_ADVERBS}(?:left|quit)\b|\b(?:years?|yrs?|months?) at|\bI (?:changed|switched) jobs?\b"
+             # "I'm no longer at Google", "I'm not at Google anymore", "I don't work at Deloitte anymore"
+             r"|\bI(?:'m| am) no longer (?:at|with) (?:the )?[A-Z]"
+             r"|\bI(?:(?:'m| am) not (?:at|with)| (?:don't|do not) work (?:at|for)) (?:the )?[A-Z][^,.;]*?"
+             r"\b(?:anymore|any more)\b")
 _HAVE = r"\b(?:I|[Ww]e)(?: have|'ve got| have got)"
 # "a 3-year-old son", "my older sister": words between the article and the relative.
 _KIN_ADJECTIVE = (rf"(?:(?:little|baby|newborn|teenage|grown|older|younger|elder|big|twin|"
@@ -529,7 +533,9 @@ _ROUTINES = {"run": "running", "jog": "jogging", "swim": "swimming", "hike": "hi
 
 # How often a pastime is done: "every morning", "three times a week", "most weekends", "daily".
 _HOW_OFTEN = (rf"(?:(?:every|each) (?:(?:single )?day|morning|evening|night|week|weekend|{_WEEKDAY}"
-              r"(?: (?:morning|afternoon|evening|night))?)|(?:once|twice|(?:two|three|four|five|six|\d) times) a "
+              r"(?: (?:morning|afternoon|evening|night))?)"
+              # a count said roughly: "about 3 times a week", "like 3 times a week"
+              r"|(?:(?:about|around|roughly|maybe|like) )?(?:once|twice|(?:two|three|four|five|six|\d) times) a "
               r"(?:day|week|month)|on (?:the )?weekends|at (?:the )?weekends|most (?:days|mornings|evenings|nights|"
               r"weekends)|daily|regularly|a lot(?! for (?:work|my job)))")
 # A race run, which makes running a pastime: "I run marathons", "training for a half marathon".
@@ -800,6 +806,11 @@ def _place(m: re.Match[str]) -> list[Fields]:
     if any(_an_organisation(n) for n in names) or (len(names) > 1 and not any(_a_place(n) for n in names)):
         return []
     return _name(m)
+
+
+def _not_an_organisation(m: re.Match[str]) -> list[Fields]:
+    """A place someone else moved to, unless it is an organisation ("My brother moved to Google")."""
+    return [] if _an_organisation(m.group("value")) else _name(m)
 
 
 _NEW_JOB = rf"(?:(?:a|an|my|the) (?:new )?{_JOB_NOUN} )?"
@@ -1747,6 +1758,11 @@ _RULES = [
         rf"{_NAMED_KIN} (?:(?:now |currently |also |still )?lives|is (?:now |currently |still )?(?:based|living)) in "
         rf"(?P<value>{_PROPER})",
     ], "The user's {kind} {name} lives in {value}.", _kin_fact(_name), confidence=0.7, importance=0.6),
+    # their move, read as the user's own is ("My friend Kate just moved to Berlin"; not "moved to Google")
+    _rule("fact", "{part}_{who}_city", "moved relocated", [
+        rf"{_NAMED_KIN} (?:has |'s )?(?:just |recently |finally )?(?:moved|relocated) (?:back |over )?to "
+        rf"(?P<value>{_PROPER}){_NOT_TEMPORARY}",
+    ], "The user's {kind} {name} lives in {value}.", _kin_fact(_not_an_organisation), confidence=0.7, importance=0.6),
     # What a named child, relative or friend started: an event of their life, the user's to keep.
     _rule("event", "{part}_{who}_started", "started began", [
         rf"{_NAMED_KIN} (?:just |finally |recently )?(?:started|began) {_STARTED}{_PAST_WHEN}"
@@ -2295,12 +2311,26 @@ _DROPPED_SUBJECT = re.compile(
     r"^(?:(?:so|and|also|oh|well|ok|okay|yeah|yes|btw|update)\b[,:!]?\s+)?"
     rf"(?={_SOON}(?:started|began|joined|moved|relocated|got|quit|left|switched|adopted|went|turned|became|landed|"
     r"signed|stopped|gave|picked|took|been|grew|starting|joining|moving|relocating|going|getting|flying|heading|driving|"
-    r"travelling|traveling|allergic|not (?:a )?(?:big )?fan)\b|no (?:kids|children)(?= yet\b|\s*(?:[.!;]|$)))",
+    r"travelling|traveling|allergic|not (?:a )?(?:big )?fan|(?:not|no longer) at)\b|no (?:kids|children)(?= yet\b|\s*(?:[.!;]|$)))",
     re.IGNORECASE)
 _BEEN = re.compile(rf"{_SOON}been\b", re.IGNORECASE)
 # A time of the user's life said first without its comma ("When I was little we had a rabbit called
 # Snowy"): read with the comma, so that its "when" is a clause of its own and not a hypothetical one
 # over what follows ("When I was little, we had ..." was already read as the past).
+# A person the user introduces is told of as the rules read it: "This is my friend Anna, she's a
+# nurse." as "My friend Anna is a nurse.", "Meet my colleague Priya, she works at Google." as "My
+# colleague Priya works at Google." (a colleague's facts are not filed, as ever).
+_PEOPLE = _alternation([*vocabulary.RELATIONS, *vocabulary.OTHER_PEOPLE])
+_INTRODUCED = re.compile(
+    rf"^(?i:(?:this|that) is|here(?:'s| is)|meet|say (?:hi|hello) to) (?P<who>(?i:my) (?i:{_PEOPLE}),? [A-Z][\w'-]*)"
+    r"(?:,? (?:and )?(?:she|he)(?:(?P<is>'s| is)\b|(?= [a-z])))?")
+# "Marco is my brother." as "My brother is Marco.": kin and partners only, for "Coffee is my best
+# friend." is said of anything; and only where the sentence or clause ends, not "Sam is my brother's
+# friend".
+_NAMED_AS_KIN = re.compile(
+    rf"^(?!(?:He|She|It|This|That|Who|There|Here|What|Which|Mine|Everyone|Someone|Nobody)\b)(?P<name>[A-Z][a-z'-]+) is "
+    rf"(?P<kin>my (?i:{_alternation(k for k, part in vocabulary.RELATIONS.items() if part != 'friend')}))"
+    r"(?=\s*(?:[.!]|$)|, | and\b)")
 _TIME_OF_LIFE = re.compile(
     r"^(?:(?:back|way back) )?when I was (?:a (?:kid|child|boy|girl|teenager|teen|student)|little|young|younger|"
     r"small|in (?:college|school|high school|university|uni|my (?:teens|twenties|thirties|forties)))(?= (?:I|we|my|our)\b)",
@@ -2309,7 +2339,7 @@ _TIME_OF_LIFE = re.compile(
 # a dropped "I have" ("no kids yet", "No kids."; not "No kids, not three", a correction's) and a
 # dropped "I've" ("got 2 cats": had, not just got).
 _AM = re.compile(rf"{_SOON}(?:starting|joining|moving|relocating|going|getting|flying|heading|driving|travelling|"
-                 r"traveling|allergic|not)\b", re.IGNORECASE)
+                 r"traveling|allergic|not|no longer)\b", re.IGNORECASE)
 _HAVE_NONE = re.compile(r"no\b", re.IGNORECASE)
 _GOT_COUNT = re.compile(rf"{_SOON}got (?:\d+|{_alternation(_UNITS[1:])})\b", re.IGNORECASE)
 
@@ -2344,6 +2374,8 @@ def _asks_about_someone_else(before: dict[str, Any] | None, message: dict[str, A
 
 def _typed(sentence: str, dropped_is_user: bool = True) -> str:
     sentence = _LOWER_I.sub("I", casual.tidy(sentence.replace("’", "'")))
+    sentence = _INTRODUCED.sub(lambda m: "M" + m["who"][1:] + (" is" if m["is"] else ""), sentence, count=1)
+    sentence = _NAMED_AS_KIN.sub(lambda m: f"M{m['kin'][1:]} is {m['name']}", sentence, count=1)
     sentence = _TIME_OF_LIFE.sub(r"\g<0>,", sentence, count=1)
     dropped = _DROPPED_SUBJECT.match(sentence) if dropped_is_user else None
     if dropped:

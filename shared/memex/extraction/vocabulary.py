@@ -26,7 +26,9 @@ PETS = {"dog": "dog", "puppy": "dog", "pup": "dog", "cat": "cat", "kitten": "cat
         "guinea pig": "guinea_pig", "gerbil": "gerbil", "ferret": "ferret", "chinchilla": "chinchilla",
         "hedgehog": "hedgehog", "parrot": "parrot", "budgie": "budgie", "cockatiel": "cockatiel",
         "bird": "bird", "goldfish": "fish", "fish": "fish", "turtle": "turtle", "tortoise": "tortoise",
-        "snake": "snake", "lizard": "lizard", "gecko": "gecko", "iguana": "iguana"}
+        "snake": "snake", "lizard": "lizard", "gecko": "gecko", "iguana": "iguana",
+        # Backyard birds many households keep; not goats, sheep or cows, which are a farm's stock.
+        "chicken": "chicken", "hen": "chicken", "duck": "duck"}
 
 DOG_BREEDS = (
     "labrador retriever|labrador|lab|golden retriever|retriever|beagle|poodle|toy poodle|husky|siberian husky|"
@@ -154,7 +156,7 @@ WELL_KNOWN_EMPLOYERS = frozenset(name.casefold() for name in (
     # big tech and enterprise software
     "Google|Alphabet|Meta|Microsoft|Amazon|Apple|Netflix|Nvidia|Intel|Oracle|Salesforce|Adobe|Cisco|"
     "Qualcomm|Broadcom|Siemens|Bosch|Philips|Ericsson|Tencent|Alibaba|Baidu|Infosys|Wipro|Palantir|"
-    "Atlassian|Shopify|Airbnb|Uber|Stripe|Anthropic|"
+    "Atlassian|Shopify|Airbnb|Uber|Stripe|Anthropic|Spotify|LinkedIn|PayPal|Samsung|Sony|IBM|TikTok|ByteDance|"
     # consultancies and accountancies
     "McKinsey|Bain|Boston Consulting Group|Deloitte|Accenture|Capgemini|Cognizant|Oliver Wyman|"
     "Roland Berger|Grant Thornton|Booz Allen|Booz Allen Hamilton|Gartner|"
