@@ -131,3 +131,27 @@ def test_two_facts_of_one_message_that_tie_rank_the_same_way_for_every_user(tena
         response = tenant.post("/v1/search", {"user_id": user, "query": "What does Sam do for a living?"})
         orders.append([(r["content"], r["score"]) for r in response.json()["results"] if r["memory_type"] == "semantic"])
     assert len(orders[0]) >= 2 and all(order == orders[0] for order in orders), orders
+
+
+def test_memories_written_directly_cost_no_neighbours_nor_replacements_round_trip(tenant, monkeypatch):
+    """Only a line said in a message has lines beside it (memories.neighbours) and facts drawn from
+    it (history.send_replacements): a search whose candidates were all written directly asks
+    neither; once a message is among them, both are read again."""
+    from memex.db import history
+    from memex.db import memories as memory_rows
+
+    asked: list[str] = []
+    neighbours, replacements = memory_rows.neighbours, history.send_replacements
+    monkeypatch.setattr(memory_rows, "neighbours", lambda *args: asked.append("neighbours") or neighbours(*args))
+    monkeypatch.setattr(history, "send_replacements",
+                        lambda *args: asked.append("replacements") or replacements(*args))
+    for content, memory_type in (("Rode the ferry to Cacilhas on Sunday.", "episodic"),
+                                 ("The user's favourite ferry is the one to Cacilhas.", "semantic")):
+        created = tenant.post("/v1/memories", {"user_id": tenant.user, "content": content,
+                                               "memory_type": memory_type})
+        assert created.status_code in (200, 201), created.text
+    assert {r["memory_type"] for r in tenant.search("the ferry to Cacilhas")} == {"episodic", "semantic"}
+    assert asked == []
+    tenant.turn("We took the ferry to Cacilhas again yesterday.")
+    assert any(r["sources"] for r in tenant.search("the ferry to Cacilhas"))
+    assert asked == ["neighbours", "replacements"]
