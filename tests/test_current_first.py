@@ -121,7 +121,7 @@ def test_a_user_with_no_news_of_a_key_is_not_asked_for_it(tenant, monkeypatch):
     send_ended = history.send_ended
     monkeypatch.setattr(history, "send_ended", lambda *args: asked.append(args[4]) or send_ended(*args))
     tenant.turn("I work at Feedzai.", session="s1", timestamp="2026-01-05T09:00:00Z")
-    assert tenant.search("where does she work?")[0]["content"] == "I work at Feedzai."
+    assert "Feedzai" in tenant.search("where does she work?")[0]["content"]
     assert asked == []
     tenant.turn("I left Feedzai.", session="s2", timestamp="2026-03-02T09:00:00Z")
     results = tenant.search("where does she work?")
