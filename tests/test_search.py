@@ -133,10 +133,12 @@ def test_two_facts_of_one_message_that_tie_rank_the_same_way_for_every_user(tena
     assert len(orders[0]) >= 2 and all(order == orders[0] for order in orders), orders
 
 
-def test_memories_written_directly_cost_no_neighbours_nor_replacements_round_trip(tenant, monkeypatch):
-    """Only a line said in a message has lines beside it (memories.neighbours) and facts drawn from
-    it (history.send_replacements): a search whose candidates were all written directly asks
-    neither; once a message is among them, both are read again."""
+def test_a_search_makes_no_round_trip_it_can_know_finds_nothing(tenant, monkeypatch):
+    """Only a line said in a message has lines beside it (memories.neighbours), and facts drawn from it
+    (history.send_replacements) of which one can be stale only when some fact of the user's is no
+    longer current (memories.Ahead.replaced): a search whose candidates were all written directly
+    asks neither, one with a message among them asks its neighbours, and once a fact was replaced,
+    the replacements too."""
     from memex.db import history
     from memex.db import memories as memory_rows
 
@@ -152,6 +154,10 @@ def test_memories_written_directly_cost_no_neighbours_nor_replacements_round_tri
         assert created.status_code in (200, 201), created.text
     assert {r["memory_type"] for r in tenant.search("the ferry to Cacilhas")} == {"episodic", "semantic"}
     assert asked == []
-    tenant.turn("We took the ferry to Cacilhas again yesterday.")
+    tenant.turn("We took the ferry to Cacilhas again yesterday.", timestamp="2026-01-01T00:00:00Z")
     assert any(r["sources"] for r in tenant.search("the ferry to Cacilhas"))
-    assert asked == ["neighbours", "replacements"]
+    assert asked == ["neighbours"]
+    tenant.turn("I live in Porto.", timestamp="2026-01-02T00:00:00Z")
+    tenant.turn("I moved to Lisbon.", timestamp="2026-02-01T00:00:00Z")
+    assert any(r["sources"] for r in tenant.search("the ferry to Cacilhas"))
+    assert asked == ["neighbours", "neighbours", "replacements"]

@@ -340,13 +340,16 @@ class Ahead:
     names (None: more than asked), the names the user is called by that no one else is (`user_names`:
     the value of the user's current `name` fact and the names the user's own messages are said under;
     none when the participants are more than asked, as another might bear one of them), the
-    user's `Size`, and whether the user has any news of a key (`news`: a statement that ended a
-    key's value, or a key taken back by a fact under another; without any, history.send_ended
-    finds nothing, and a search does not ask it)."""
+    user's `Size`; and two things a later round trip would find nothing without, which a search
+    then does not make: whether any of the user's facts has stopped being current (`replaced`:
+    without one, no message's fact is stale, history.send_replacements), and whether the user has
+    any news of a key (`news`: a statement that ended a key's value, or a key taken back by a fact
+    under another, history.send_ended)."""
 
     names: list[str] | None
     size: Size
     user_names: list[str] = field(default_factory=list)
+    replaced: bool = True
     news: bool = True
 
 
@@ -376,7 +379,9 @@ def ahead(conn: psycopg.Connection, tenant_id: str, user_id: str, most: int) -> 
                                AND m.key = 'name' AND m.value IS NOT NULL), '{{}}') AS named,
                    coalesce(s.active_docs, 0) AS active_docs, coalesce(s.docs, 0) AS docs,
                    {vector_indexes.LISTED} AS listed,
-                   -- one probe each: index memories_user_ended_facts, keys_taken_back_user
+                   -- one probe each: indexes memories_user, memories_user_ended_facts, keys_taken_back_user
+                   EXISTS (SELECT 1 FROM memories m WHERE {scope} AND NOT m.active
+                                                      AND m.memory_type = 'semantic') AS replaced,
                    EXISTS (SELECT 1 FROM memories m WHERE {scope} AND m.memory_type = 'semantic'
                                                       AND m.metadata->>'decision' = 'end')
                    OR EXISTS (SELECT 1 FROM keys_taken_back x WHERE x.tenant_id = %(scope_tenant)s
@@ -388,11 +393,12 @@ def ahead(conn: psycopg.Connection, tenant_id: str, user_id: str, most: int) -> 
     size = Size(row["active_docs"], row["docs"], row["listed"])
     names = list(dict.fromkeys(row["names"]))
     if len(names) > most:
-        return Ahead(None, size, news=row["news"])
+        return Ahead(None, size, replaced=row["replaced"], news=row["news"])
     others = {n.casefold() for n, user_said in zip(row["names"], row["own"]) if not user_said}
     called = [n for n, user_said in zip(row["names"], row["own"]) if user_said] + list(row["named"])
     user_names = {n.strip().casefold(): n.strip() for n in called if n.strip()}
-    return Ahead(names, size, sorted(n for key, n in user_names.items() if key not in others), row["news"])
+    return Ahead(names, size, sorted(n for key, n in user_names.items() if key not in others), row["replaced"],
+                 row["news"])
 
 
 @dataclass(frozen=True)

@@ -477,9 +477,10 @@ def _search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies 
     window = current_first.window(request, scored)
     asked = set(unparsed) | set(window)
     unread = [item for item in window if item not in unparsed]
-    # Only a message has facts drawn from it (history.send_replacements): a window of facts and of
-    # memories written directly, which the rankings read whole, needs no round trip here.
-    said = [item for item in window if _said_in_message(found.get(item))]
+    # Only a message has facts drawn from it (history.send_replacements), and only a user with a fact
+    # no longer current has a stale one (memories.Ahead.replaced, read ahead in this search): a
+    # window the rankings read whole that has neither needs no round trip here.
+    said = [item for item in window if _said_in_message(found.get(item))] if ahead is None or ahead.replaced else []
     if about_past or ended_words or said or unread:
         with conn.pipeline():
             if about_past:  # the question searched, and as asked: "did I use to date" is part of what it asks
