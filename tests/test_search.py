@@ -161,3 +161,35 @@ def test_a_search_makes_no_round_trip_it_can_know_finds_nothing(tenant, monkeypa
     tenant.turn("I moved to Lisbon.", timestamp="2026-02-01T00:00:00Z")
     assert any(r["sources"] for r in tenant.search("the ferry to Cacilhas"))
     assert asked == ["neighbours", "neighbours", "replacements"]
+
+
+def test_ahead_reads_a_bounded_number_of_inactive_memories_to_know_whether_a_fact_was_replaced(ctx, tenant,
+                                                                                              monkeypatch):
+    """memories.Ahead.replaced: no inactive memory, or only messages, is no; a fact no longer current
+    is yes; more inactive memories than `INACTIVE_READ` is yes too, unknown (a consolidation ends
+    messages by the hundred, and reading them all would cost every search a heap read each)."""
+    from datetime import datetime, timezone
+
+    from memex.db import history
+    from memex.db import memories as memory_rows
+
+    conn = ctx.db.connection()
+
+    def replaced() -> bool:
+        return memory_rows.ahead(conn, tenant.id, tenant.user, 8).replaced
+
+    def written(content: str, memory_type: str) -> str:
+        created = tenant.post("/v1/memories", {"user_id": tenant.user, "content": content, "memory_type": memory_type})
+        assert created.status_code in (200, 201), created.text
+        return created.json()["id"]
+
+    lines = [written(f"Line number {i} of the chat.", "episodic") for i in range(3)]
+    assert not replaced()
+    for line in lines[:2]:
+        history.end(conn, tenant.id, line, datetime.now(timezone.utc))
+    assert not replaced()
+    monkeypatch.setattr(memory_rows, "INACTIVE_READ", 1)
+    assert replaced()
+    monkeypatch.setattr(memory_rows, "INACTIVE_READ", 100)
+    history.end(conn, tenant.id, written("The user's favourite tram is the 28.", "semantic"), datetime.now(timezone.utc))
+    assert replaced()
