@@ -112,6 +112,24 @@ def test_a_job_ended_with_nothing_after_it_lets_the_news_answer_above_the_old_me
     assert tenant.search("Feedzai")[0]["content"] == "I left Feedzai."
 
 
+def test_a_user_with_no_news_of_a_key_is_not_asked_for_it(tenant, monkeypatch):
+    """history.send_ended reads only what ended a key's value or took it back: a user who has
+    neither (memories.Ahead.news) is not asked, and once a job ended the news is read and answers."""
+    from memex.db import history
+
+    asked: list[list[str]] = []
+    send_ended = history.send_ended
+    monkeypatch.setattr(history, "send_ended", lambda *args: asked.append(args[4]) or send_ended(*args))
+    tenant.turn("I work at Feedzai.", session="s1", timestamp="2026-01-05T09:00:00Z")
+    assert "Feedzai" in tenant.search("where does she work?")[0]["content"]
+    assert asked == []
+    tenant.turn("I left Feedzai.", session="s2", timestamp="2026-03-02T09:00:00Z")
+    results = tenant.search("where does she work?")
+    assert results[0]["content"] == "I left Feedzai." and results[0]["score_parts"]["ended"], \
+        [r["content"] for r in results]
+    assert len(asked) == 1 and "work" in asked[0]
+
+
 def test_a_job_ended_with_nothing_after_it_answers_where_she_works_above_her_city(tenant):
     """With no employer now, "where does she work?" is answered first by the news that the job
     ended, above her city, whose fact its importance carried first, and above the line that named

@@ -131,3 +131,65 @@ def test_two_facts_of_one_message_that_tie_rank_the_same_way_for_every_user(tena
         response = tenant.post("/v1/search", {"user_id": user, "query": "What does Sam do for a living?"})
         orders.append([(r["content"], r["score"]) for r in response.json()["results"] if r["memory_type"] == "semantic"])
     assert len(orders[0]) >= 2 and all(order == orders[0] for order in orders), orders
+
+
+def test_a_search_makes_no_round_trip_it_can_know_finds_nothing(tenant, monkeypatch):
+    """Only a line said in a message has lines beside it (memories.neighbours), and facts drawn from it
+    (history.send_replacements) of which one can be stale only when some fact of the user's is no
+    longer current (memories.Ahead.replaced): a search whose candidates were all written directly
+    asks neither, one with a message among them asks its neighbours, and once a fact was replaced,
+    the replacements too."""
+    from memex.db import history
+    from memex.db import memories as memory_rows
+
+    asked: list[str] = []
+    neighbours, replacements = memory_rows.neighbours, history.send_replacements
+    monkeypatch.setattr(memory_rows, "neighbours", lambda *args: asked.append("neighbours") or neighbours(*args))
+    monkeypatch.setattr(history, "send_replacements",
+                        lambda *args: asked.append("replacements") or replacements(*args))
+    for content, memory_type in (("Rode the ferry to Cacilhas on Sunday.", "episodic"),
+                                 ("The user's favourite ferry is the one to Cacilhas.", "semantic")):
+        created = tenant.post("/v1/memories", {"user_id": tenant.user, "content": content,
+                                               "memory_type": memory_type})
+        assert created.status_code in (200, 201), created.text
+    assert {r["memory_type"] for r in tenant.search("the ferry to Cacilhas")} == {"episodic", "semantic"}
+    assert asked == []
+    tenant.turn("We took the ferry to Cacilhas again yesterday.", timestamp="2026-01-01T00:00:00Z")
+    assert any(r["sources"] for r in tenant.search("the ferry to Cacilhas"))
+    assert asked == ["neighbours"]
+    tenant.turn("I live in Porto.", timestamp="2026-01-02T00:00:00Z")
+    tenant.turn("I moved to Lisbon.", timestamp="2026-02-01T00:00:00Z")
+    assert any(r["sources"] for r in tenant.search("the ferry to Cacilhas"))
+    assert asked == ["neighbours", "neighbours", "replacements"]
+
+
+def test_ahead_reads_a_bounded_number_of_inactive_memories_to_know_whether_a_fact_was_replaced(ctx, tenant,
+                                                                                              monkeypatch):
+    """memories.Ahead.replaced: no inactive memory, or only messages, is no; a fact no longer current
+    is yes; more inactive memories than `INACTIVE_READ` is yes too, unknown (a consolidation ends
+    messages by the hundred, and reading them all would cost every search a heap read each)."""
+    from datetime import datetime, timezone
+
+    from memex.db import history
+    from memex.db import memories as memory_rows
+
+    conn = ctx.db.connection()
+
+    def replaced() -> bool:
+        return memory_rows.ahead(conn, tenant.id, tenant.user, 8).replaced
+
+    def written(content: str, memory_type: str) -> str:
+        created = tenant.post("/v1/memories", {"user_id": tenant.user, "content": content, "memory_type": memory_type})
+        assert created.status_code in (200, 201), created.text
+        return created.json()["id"]
+
+    lines = [written(f"Line number {i} of the chat.", "episodic") for i in range(3)]
+    assert not replaced()
+    for line in lines[:2]:
+        history.end(conn, tenant.id, line, datetime.now(timezone.utc))
+    assert not replaced()
+    monkeypatch.setattr(memory_rows, "INACTIVE_READ", 1)
+    assert replaced()
+    monkeypatch.setattr(memory_rows, "INACTIVE_READ", 100)
+    history.end(conn, tenant.id, written("The user's favourite tram is the 28.", "semantic"), datetime.now(timezone.utc))
+    assert replaced()

@@ -347,12 +347,22 @@ class Ahead:
     """What a search learns of its user before its first round, in one query: the participants'
     names (None: more than asked), the names the user is called by that no one else is (`user_names`:
     the value of the user's current `name` fact and the names the user's own messages are said under;
-    none when the participants are more than asked, as another might bear one of them) and the
-    user's `Size`."""
+    none when the participants are more than asked, as another might bear one of them), the
+    user's `Size`; and two things a later round trip would find nothing without, which a search
+    then does not make: whether any of the user's facts has stopped being current (`replaced`:
+    without one, no message's fact is stale, history.send_replacements), and whether the user has
+    any news of a key (`news`: a statement that ended a key's value, or a key taken back by a fact
+    under another, history.send_ended)."""
 
     names: list[str] | None
     size: Size
     user_names: list[str] = field(default_factory=list)
+    replaced: bool = True
+    news: bool = True
+
+
+# The most of a user's inactive memories `ahead` reads to learn whether one is a fact (Ahead.replaced).
+INACTIVE_READ = 100
 
 
 def ahead(conn: psycopg.Connection, tenant_id: str, user_id: str, most: int) -> Ahead:
@@ -380,19 +390,32 @@ def ahead(conn: psycopg.Connection, tenant_id: str, user_id: str, most: int) -> 
                              WHERE {scope} AND m.active AND m.memory_type = 'semantic' AND m.subject = 'user'
                                AND m.key = 'name' AND m.value IS NOT NULL), '{{}}') AS named,
                    coalesce(s.active_docs, 0) AS active_docs, coalesce(s.docs, 0) AS docs,
-                   {vector_indexes.LISTED} AS listed
+                   {vector_indexes.LISTED} AS listed,
+                   -- index memories_user_bits: a fact among the user's first inactive memories, or more
+                   -- of them than are read (then unknown, taken as yes: messages a consolidation ended
+                   -- can be many, and each is a heap read)
+                   coalesce((SELECT bool_or(i.memory_type = 'semantic') OR count(*) > %(inactive_read)s
+                             FROM (SELECT m.memory_type FROM memories m WHERE {scope} AND NOT m.active
+                                   LIMIT %(inactive_read)s + 1) i), false) AS replaced,
+                   -- one probe each: indexes memories_user_ended_facts, keys_taken_back_user
+                   EXISTS (SELECT 1 FROM memories m WHERE {scope} AND m.memory_type = 'semantic'
+                                                      AND m.metadata->>'decision' = 'end')
+                   OR EXISTS (SELECT 1 FROM keys_taken_back x WHERE x.tenant_id = %(scope_tenant)s
+                                                                AND x.user_id = %(scope_user)s) AS news
             FROM (SELECT 1) one
             LEFT JOIN memory_stats s ON s.tenant_id = %(scope_tenant)s AND s.user_id = %(scope_user)s""",
         # a name has two kinds at most: 2 (most + 1) rows tell whether there are more than `most` names
-        {"scope_tenant": tenant_id, "scope_user": user_id, "limit": 2 * (most + 1)}).fetchone()
+        {"scope_tenant": tenant_id, "scope_user": user_id, "limit": 2 * (most + 1),
+         "inactive_read": INACTIVE_READ}).fetchone()
     size = Size(row["active_docs"], row["docs"], row["listed"])
     names = list(dict.fromkeys(row["names"]))
     if len(names) > most:
-        return Ahead(None, size)
+        return Ahead(None, size, replaced=row["replaced"], news=row["news"])
     others = {n.casefold() for n, user_said in zip(row["names"], row["own"]) if not user_said}
     called = [n for n, user_said in zip(row["names"], row["own"]) if user_said] + list(row["named"])
     user_names = {n.strip().casefold(): n.strip() for n in called if n.strip()}
-    return Ahead(names, size, sorted(n for key, n in user_names.items() if key not in others))
+    return Ahead(names, size, sorted(n for key, n in user_names.items() if key not in others), row["replaced"],
+                 row["news"])
 
 
 @dataclass(frozen=True)

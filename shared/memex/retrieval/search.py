@@ -351,9 +351,10 @@ def _search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies 
     # (learned.py)
     near = {item for item, s in own.items() if floor.item_passes(s)} | topical
     # A present question that names a key whose value ended with nothing after it is answered by that
-    # news first (current_first.ended), read in step 4's round trip.
-    ended_words = past.key_words(request.query, kinds_named) \
-        if ctx.settings.search_ended and not about_past and not stranger else []
+    # news first (current_first.ended), read in step 4's round trip; not asked of a user who has no
+    # such news at all (memories.Ahead.news, read ahead in this search).
+    ended_words = past.key_words(request.query, kinds_named) if ctx.settings.search_ended and not about_past \
+        and not stranger and (ahead is None or ahead.news) else []
 
     def asked_vector() -> np.ndarray | None:
         """The question's vector as its vector channel ranked with it (embedded once: deps keeps it)."""
@@ -438,7 +439,7 @@ def _search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies 
     now = request.reference_time or datetime.now(timezone.utc)
     if reranked is None and request.mode == "hybrid":
         relevance, kept = _cues(ctx.settings, request.query, now, relevance, kept, found,
-                                lambda anchors, reach: memory_rows.neighbours(conn, *scope, anchors, reach))
+                                lambda anchors, reach: _neighbours(conn, scope, anchors, reach, found))
     bm25, similarity = question.scores("keyword"), question.scores("vector")
     # A channel the mode asks for has its rank in every answer, None when it did not run (the
     # keyword-first answer, a failed embedder): the same fields whichever way the search went.
@@ -475,7 +476,12 @@ def _search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies 
     # instead, and those it asks about by itself, taken when none is led to (past.py).
     window = current_first.window(request, scored)
     asked = set(unparsed) | set(window)
-    if window or about_past or ended_words:
+    unread = [item for item in window if item not in unparsed]
+    # Only a message has facts drawn from it (history.send_replacements), and only a user with a fact
+    # no longer current has a stale one (memories.Ahead.replaced, read ahead in this search): a
+    # window the rankings read whole that has neither needs no round trip here.
+    said = [item for item in window if _said_in_message(found.get(item))] if ahead is None or ahead.replaced else []
+    if about_past or ended_words or said or unread:
         with conn.pipeline():
             if about_past:  # the question searched, and as asked: "did I use to date" is part of what it asks
                 key_words = past.key_words(request.query, kinds_named)
@@ -483,11 +489,10 @@ def _search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies 
                 by_itself = history.send_asked(conn, tenant_id, request.user_id, deps.query_vectors(past_texts),
                                                key_words, floor.DEFAULT.gate_similarity, request.top_k)
             else:
-                replacements = history.send_replacements(conn, tenant_id, request.user_id, window)
+                replacements = history.send_replacements(conn, tenant_id, request.user_id, said) if said else list
                 if ended_words:
                     ended = history.send_ended(conn, tenant_id, request.user_id, asked_vector(), ended_words,
                                                request.top_k)
-            unread = [item for item in window if item not in unparsed]
             fetched = memory_rows.send_get_many(conn, tenant_id, unread) if unread else dict
         if about_past:
             led, alone = past.of_keys_named(earlier(), by_itself())
@@ -642,6 +647,19 @@ def _cues(settings: Settings, query: str, now: datetime, relevance: dict[str, fl
         if shared > relevance.get(item, 0.0):
             relevance[item] = shared
     return relevance, kept
+
+
+def _said_in_message(row: memory_rows.Found | None) -> bool:
+    """Whether a memory is a message's own (episodic, with its message): what facts are drawn from."""
+    return row is not None and row.memory_type == "episodic" and row.message_id is not None
+
+
+def _neighbours(conn, scope: tuple, anchors: list[str], reach: int,
+                found: dict[str, memory_rows.Found]) -> list[tuple[str, str, memory_rows.Found, int]]:
+    """memories.neighbours of the anchors said in a message: one written directly has no line
+    beside it, and when none was, the lookup's round trip is not made."""
+    said = [anchor for anchor in anchors if found[anchor].message_id is not None]
+    return memory_rows.neighbours(conn, *scope, said, reach) if said else []
 
 
 def _said(row: memory_rows.Found) -> str:
