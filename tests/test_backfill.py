@@ -140,6 +140,54 @@ def test_a_bad_line_is_named_in_the_log_by_its_byte_offset_and_what_is_wrong_nev
     assert backfill.status(ctx, tenant.id, job.backfill_id)["failed"] == 3
 
 
+def test_a_line_postgres_refuses_or_whose_key_names_another_turn_is_named_in_the_log_by_its_byte_offset(
+        tenant, ctx, runtime, tmp_path, caplog, monkeypatch):
+    """Refused at the insert, after validation, a line was only a count: its chunk's insert did not
+    know where it began. Both the pipelined insert (a key conflict) and the turn-by-turn retry (a
+    value Postgres refuses) name it."""
+    def keyed(content: str, key: str) -> str:
+        return json.dumps({"user_id": tenant.user, "session_id": "s", "idempotency_key": key,
+                           "messages": [{"role": "user", "content": content}]})
+
+    parse = backfill._turn_of
+
+    def a_validation_gap(raw, offset):  # what the validation would let through and Postgres refuses
+        turn = parse(raw, offset)
+        if b"smuggled" not in raw:
+            return turn
+        message = turn.messages[0].model_copy(update={"content": "my secret \u0000"})
+        return turn.model_copy(update={"messages": [message]})
+
+    def import_lines(name: str, lines: list[str]) -> tuple[BackfillJob, list[int], list[str]]:
+        path = tmp_path / name
+        path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+        offsets = [sum(len(line.encode()) + 1 for line in lines[:i]) for i in range(len(lines))]
+        job = backfill.new_job("import", tenant.id, path=str(path))
+        caplog.clear()
+        with caplog.at_level("WARNING", logger="memex.backfill"):
+            backfill.run_chunk(ctx, job, BACKFILL_WORKER.source_of(job))
+        return job, offsets, [r.getMessage() for r in caplog.records if r.name == "memex.backfill"]
+
+    job, offsets, said = import_lines("conflict.jsonl", [
+        keyed("I live in Lisbon.", "k1"), keyed("my secret is 1234", "k1"), keyed("I work at Acme.", "k2")])
+    assert said == [f"backfill {job.backfill_id}: the line at byte {offsets[1]} was not stored "
+                    "(its idempotency_key names another turn)"]
+    assert backfill.status(ctx, tenant.id, job.backfill_id)["failed"] == 1
+
+    monkeypatch.setattr(backfill, "_turn_of", a_validation_gap)
+    job, offsets, said = import_lines("refused.jsonl", [
+        keyed("I have a cat.", "k3"), keyed("smuggled", "k4"), keyed("my secret is 5678", "k1")])
+    assert said == [
+        f"backfill {job.backfill_id}: the line at byte {offsets[1]} was not stored (Postgres refused it: "
+        "DataError)",
+        f"backfill {job.backfill_id}: the line at byte {offsets[2]} was not stored (its idempotency_key names "
+        "another turn)",
+    ]
+    assert not any("secret" in line for line in said)
+    state = backfill.status(ctx, tenant.id, job.backfill_id)
+    assert (state["done"], state["failed"]) == (1, 2)
+
+
 def test_lines_postgres_would_refuse_fail_alone_through_the_worker_and_a_bom_is_no_bad_line(tenant, ctx, runtime, tmp_path):
     path = tmp_path / "refused.jsonl"
     good = _line(tenant.user, "good")

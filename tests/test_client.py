@@ -10,6 +10,7 @@ import re
 import threading
 import time
 import uuid
+from datetime import datetime
 from collections import deque
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -116,6 +117,30 @@ def test_list_memories_follows_the_cursor_over_several_pages(client, tenant):
     assert len(first.memories) == 2 and first.next_cursor is not None
     listed = [m.id for m in client.list_memories(tenant.user, page_size=2)]
     assert listed == list(reversed(stored))  # newest first, each once
+
+
+def test_session_messages_lists_one_users_session_in_the_order_it_was_said_page_by_page(client, tenant):
+    """Zep's `memory.get(session_id)`: the conversation itself, not what was drawn from it."""
+    said = [("2026-03-01T10:00:00Z", ["I live in Porto.", "Nice!"]), ("2026-03-01T09:00:00Z", ["Hi there."]),
+            ("2026-03-02T08:00:00Z", ["I moved to Lisbon.", "Congrats.", "Thanks."])]
+    for timestamp, contents in said:  # sent out of order: listed by when it was said
+        client.add_turn(tenant.user, "s1", [{"role": "user" if i % 2 == 0 else "assistant", "content": c}
+                                            for i, c in enumerate(contents)],
+                        timestamp=datetime.fromisoformat(timestamp))
+    client.add_turn(tenant.user, "s2", [{"role": "user", "content": "Another session."}])
+    client.add_turn(f"{tenant.user}-x", "s1", [{"role": "user", "content": "Another user's s1."}])
+
+    first = client.session_messages_page("s1", user_id=tenant.user, limit=2)
+    assert [m.content for m in first.messages] == ["Hi there.", "I live in Porto."] and first.next_cursor
+    listed = list(client.session_messages("s1", user_id=tenant.user, page_size=2))
+    assert [m.content for m in listed] == ["Hi there.", "I live in Porto.", "Nice!", "I moved to Lisbon.",
+                                          "Congrats.", "Thanks."]
+    assert [(m.role, m.position) for m in listed[3:]] == [("user", 0), ("assistant", 1), ("user", 2)]
+    assert all(m.model_extra == {} for m in listed)
+    with pytest.raises(NotFoundError):
+        client.session_messages_page("s3", user_id=tenant.user)
+    with pytest.raises(InvalidInputError):
+        client.session_messages_page("s1", user_id=tenant.user, cursor="bogus")
 
 
 def test_the_service_errors_are_typed_with_its_code_message_and_field(client, base_url, tenant):

@@ -10,7 +10,7 @@ import dataclasses
 import pytest
 
 from memex.db import memories as memory_rows
-from memex.retrieval import speakers
+from memex.retrieval import speakers, topics
 from memex_edge.context import build_context
 from tests.conftest import api_client
 
@@ -120,3 +120,18 @@ def test_a_user_who_only_says_who_they_are_is_found_by_their_name_question(tenan
         assert (first["key"], first["value"], first["subject"]) == ("name", "Omar", "user"), question
     names = tenant.search("what's my name?", filters={"memory_type": "semantic"})
     assert {(r["key"], r["value"]) for r in names if r["key"] and r["key"].endswith("name")} == {("name", "Omar")}
+
+
+def test_who_the_user_is_is_answered_by_their_name_first(tenant):
+    """"who is the user?" and "who am I?" found nothing, though the user's name was filed: the
+    question says none of the fact's words, and the floor's gate let nothing through."""
+    tenant.turn("Hi! I'm Marco.", session="s1")
+    tenant.turn("I live in Turin and I work at Fiat.", session="s2")
+    tenant.turn("Tom said he'd come to the party. Anna is my sister.", session="s3")
+    for question in ("who is the user?", "who am I?", "Do you know who I am?"):
+        found = tenant.search(question)
+        assert found and (found[0]["key"], found[0]["value"]) == ("name", "Marco"), (question, found[:3])
+    # Not who someone else is, nor whom the user is talking to: no kind of fact is asked there.
+    for question in ("who is the user's sister?", "who am I talking to?", "Who is the user a fan of?",
+                     "Who is Anthony?"):
+        assert topics.asked(question) is None, question

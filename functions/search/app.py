@@ -1,15 +1,15 @@
-"""SearchFn: POST /v1/search and the reads of stored memories; the seeds' searches (POST /search,
+"""SearchFn: POST /v1/search, the reads of stored memories and of a session's messages; the seeds' searches (POST /search,
 POST /v1/memories/search) and the memory-service seed's GET /users/{user_id}/memories."""
 
 from typing import Optional
 
 from fastapi import APIRouter, Depends, Query
 
-from memex import memories
+from memex import memories, sessions
 from memex.context import Context
 from memex.models import Id, MemexSeedSearchIn, SearchIn
 from memex.retrieval.served import search_request
-from memex_edge.answers import Count, Memory, MemoryHistory, MemoryList, SearchAnswer
+from memex_edge.answers import Count, Memory, MemoryHistory, MemoryList, SearchAnswer, SessionMessageList
 from memex_edge.context import load_embedder_at_init
 from memex_edge.http import MEMEX_SEED, MEMORY_SERVICE_SEED, context, errors, lambda_handler, seed_router, tenant
 
@@ -64,6 +64,14 @@ def list_user_memories(user_id: Id, include_inactive: bool = False, limit: int =
                        cursor: Optional[str] = CURSOR, tenant_id: str = Depends(tenant),
                        ctx: Context = Depends(context)) -> dict:
     return memories.list_for_user(ctx, tenant_id, user_id, include_inactive, limit, cursor)
+
+
+@v1.get("/v1/sessions/{session_id}/messages", response_model=SessionMessageList, responses=errors(404))
+def list_session_messages(session_id: Id, user_id: Id, limit: int = LIMIT, cursor: Optional[str] = CURSOR,
+                          tenant_id: str = Depends(tenant), ctx: Context = Depends(context)) -> dict:
+    """The user's session as it was sent: every message in the order it was said (Zep's
+    `memory.get(session_id)`); 404 if the user has no such session."""
+    return sessions.messages(ctx, tenant_id, user_id, session_id, limit, cursor)
 
 
 @memory_service.get("/users/{user_id}/memories", response_model=MemoryList, responses=errors(seed=True))

@@ -5,7 +5,8 @@ Each chunk is one queue message; it does its work idempotently, records its prog
 sends the message for the next chunk. An import reads its source from the byte offset where the
 chunk begins, never from the start. A line's idempotency key is the hash of its bytes and its
 offset, so re-importing a file stores nothing twice while a new file at the same path is a new
-import. A line that is not a valid turn, or that Postgres refuses, is counted failed alone.
+import. A line that is not a valid turn, or that Postgres refuses, is counted failed alone and
+logged by its byte offset.
 
 A duplicated or redelivered chunk message neither repeats the chunk nor forks a second chain.
 The delivery takes the chunk's lock in Postgres (a session lock: it dies with a crashed
@@ -171,13 +172,14 @@ def _import_chunk(ctx: Context, job: BackfillJob, source: Source) -> _Chunk:
     lines = _split_lines(source(position))
     chunk = list(itertools.islice(lines, LINES_PER_CHUNK))
     more = next(lines, None) is not None
-    turns, failed = [], 0
+    turns, offsets, failed = [], [], 0
     for raw in chunk:
         at, position = position, position + len(raw)
         if not raw.strip():
             continue
         try:
             turns.append(_turn_of(raw, at))
+            offsets.append(at)
         except ValueError as exc:  # not UTF-8, not JSON, NaN or Infinity, not a valid turn
             failed += 1
             # Which line and why, so that it can be mended and imported again; never what it says.
@@ -185,6 +187,8 @@ def _import_chunk(ctx: Context, job: BackfillJob, source: Source) -> _Chunk:
     with ctx.db.transaction() as conn:
         tenant_rows.ensure_tenant(conn, job.tenant_id)
         turn_ids, refused, already_stored = backfill_rows.insert_turns(conn, job.tenant_id, turns)
+    for index, why in refused:
+        log.warning("backfill %s: the line at byte %d was not stored (%s)", job.backfill_id, offsets[index], why)
     try:
         follow_ups = pipeline.extract_many(ctx, job.tenant_id, turn_ids)
     except Exception:  # noqa: BLE001 - the turns are stored: the extraction workers take them one by one
@@ -193,7 +197,7 @@ def _import_chunk(ctx: Context, job: BackfillJob, source: Source) -> _Chunk:
             ctx.publisher.publish_extraction(ExtractionJob(job.tenant_id, turn_id))
         follow_ups = []
     _decide(ctx, job, follow_ups)
-    return _Chunk(str(position), len(turn_ids), failed + refused, more, already_stored)
+    return _Chunk(str(position), len(turn_ids), failed + len(refused), more, already_stored)
 
 
 def _decide(ctx: Context, job: BackfillJob, follow_ups: list[SupersessionJob]) -> None:

@@ -140,6 +140,24 @@ class MemoryList(_Answer):
     next_cursor: Optional[str] = Field(description="Pass as `cursor` for the next page; null on the last")
 
 
+class SessionMessage(_Answer):
+    id: str
+    turn_id: str
+    position: int = Field(description="The message's place in its turn, from 0")
+    role: str
+    name: Optional[str]
+    content: str
+    metadata: dict[str, Any]
+    occurred_at: Time = Field(description="Its turn's time (`timestamp`, or when it was received)")
+
+
+class SessionMessageList(_Answer):
+    user_id: str
+    session_id: str
+    messages: list[SessionMessage] = Field(description="In the order they were said")
+    next_cursor: Optional[str] = Field(description="Pass as `cursor` for the next page; null on the last")
+
+
 class MemoryHistory(_Answer):
     memory_id: str
     history: list[Memory] = Field(description="The supersession chain, oldest first")

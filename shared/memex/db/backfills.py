@@ -67,29 +67,35 @@ def mark_sent(conn: psycopg.Connection, tenant_id: str, backfill_id: str, positi
     )
 
 
-def insert_turns(conn: psycopg.Connection, tenant_id: str, turns: list[TurnIn]) -> tuple[list[str], int, int]:
-    """Store the turns, all in one savepoint and pipelined; if Postgres refuses one of them (a NUL
-    byte, say), each in a savepoint of its own instead, so that the one that cannot be stored is
-    skipped without undoing the others. A turn whose idempotency key names another turn is refused.
-    Returns the ids of the turns stored or found already stored, how many were refused, and how
-    many of the ids were stored before (an earlier import of the same lines)."""
+def insert_turns(conn: psycopg.Connection, tenant_id: str,
+                 turns: list[TurnIn]) -> tuple[list[str], list[tuple[int, str]], int]:
+    """Store the turns, all in one savepoint and pipelined; if Postgres refuses one of them, each
+    in a savepoint of its own instead, so that the one that cannot be stored is skipped without
+    undoing the others. A turn whose idempotency key names another turn is refused. Returns the
+    ids of the turns stored or found already stored, each refused turn's index in `turns` with
+    why (never what it says), and how many of the ids were stored before (an earlier import of
+    the same lines)."""
     dated = [(turn, turn.timestamp or datetime.now(timezone.utc)) for turn in turns]
     try:
         with conn.transaction():
             stored = turn_rows.insert_turns(conn, tenant_id, dated)
-        refused = sum(s is None for s in stored)
+        refused = [(i, _ANOTHER_TURN) for i, s in enumerate(stored) if s is None]
     except _REFUSED:
-        stored, refused = [], 0
-        for turn, occurred_at in dated:
+        stored, refused = [], []
+        for i, (turn, occurred_at) in enumerate(dated):
             try:
                 with conn.transaction():
                     stored.append(turn_rows.insert_turn(conn, tenant_id, turn, occurred_at))
-            except (*_REFUSED, IdempotencyConflict):
-                refused += 1
+            except IdempotencyConflict:
+                refused.append((i, _ANOTHER_TURN))
+            except _REFUSED as exc:
+                # The error's class, not its message: Postgres's message may quote the value.
+                refused.append((i, f"Postgres refused it: {type(exc).__name__}"))
     stored = [s for s in stored if s is not None]
     return [turn_id for turn_id, _ in stored], refused, sum(not created for _, created in stored)
 
 
+_ANOTHER_TURN = "its idempotency_key names another turn"
 _REFUSED = (psycopg.DataError, psycopg.IntegrityError, psycopg.errors.ProgramLimitExceeded)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import uuid
@@ -12,7 +13,7 @@ import psycopg
 from psycopg.types.json import Jsonb
 
 from memex.errors import IdempotencyConflict
-from memex.models import TurnIn
+from memex.models import TurnIn, is_id
 
 
 # created_at by the row's own clock, not its transaction's: the turns of one batch (an import's chunk)
@@ -255,3 +256,54 @@ def claim_lost(conn: psycopg.Connection, older_than_seconds: int, max_republish:
                       t.candidates IS NOT NULL AND t.status = 'processing' AS extracted""",
         params,
     ).fetchall()
+
+
+def session_messages(conn: psycopg.Connection, tenant_id: str, user_id: str, session_id: str, limit: int,
+                     after: tuple[datetime, str, int] | None) -> tuple[list[dict[str, Any]], str | None]:
+    """The session's messages in the order they were said (the turn's time, then its position),
+    keyset-paginated after (occurred_at, turn_id, position)."""
+    clauses = ["t.tenant_id = %s", "t.user_id = %s", "t.session_id = %s"]
+    params: list[Any] = [tenant_id, user_id, session_id]
+    if after is not None:
+        clauses.append("(t.occurred_at, t.id, m.position) > (%s, %s, %s)")
+        params.extend(after)
+    rows = conn.execute(
+        """SELECT m.id, m.turn_id, m.position, m.role, m.name, m.content, m.metadata, t.occurred_at
+           FROM turns t JOIN messages m ON m.tenant_id = t.tenant_id AND m.turn_id = t.id
+           WHERE """ + " AND ".join(clauses) + " ORDER BY t.occurred_at, t.id, m.position LIMIT %s",
+        (*params, limit + 1),
+    ).fetchall()
+    next_cursor = None
+    if len(rows) > limit:
+        last = rows[limit - 1]
+        next_cursor = _encode_cursor(last["occurred_at"], last["turn_id"], last["position"])
+    return [{**r, "occurred_at": r["occurred_at"].isoformat()} for r in rows[:limit]], next_cursor
+
+
+def has_session(conn: psycopg.Connection, tenant_id: str, user_id: str, session_id: str) -> bool:
+    return conn.execute(
+        "SELECT 1 FROM turns WHERE tenant_id = %s AND user_id = %s AND session_id = %s LIMIT 1",
+        (tenant_id, user_id, session_id),
+    ).fetchone() is not None
+
+
+def _encode_cursor(occurred_at: datetime, turn_id: str, position: int) -> str:
+    raw = json.dumps([occurred_at.isoformat(), turn_id, position]).encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def decode_cursor(cursor: str) -> tuple[datetime, str, int] | None:
+    """The position a cursor from `_encode_cursor` names; None for anything else, however it is
+    malformed (the client gets one clear answer, not the parser's complaint)."""
+    try:
+        padded = cursor + "=" * (-len(cursor) % 4)
+        decoded = json.loads(base64.urlsafe_b64decode(padded.encode("ascii")))
+        if not (isinstance(decoded, list) and len(decoded) == 3 and isinstance(decoded[0], str)
+                and isinstance(decoded[1], str) and type(decoded[2]) is int):
+            return None
+        occurred_at = datetime.fromisoformat(decoded[0])
+    except (ValueError, UnicodeError):
+        return None
+    if occurred_at.tzinfo is None or not is_id(decoded[1]):
+        return None
+    return occurred_at, decoded[1], decoded[2]

@@ -195,6 +195,12 @@ _KINDS = (
           _own("hometown|birthplace|nationality"), ("hometown", "birthplace", "nationality"), of_someone=True,
           own=True),
     _Kind(r"age(?!\s+of\b)|how old", _own("age"), ("age",), of_someone=True, own=True),
+    # who the user is ("who am I?", "Who is the user?", "Do you know who I am?"): the name first, then
+    # the person's own basics. The words end the clause: not whom she talks to ("Who am I talking
+    # to?"), nor whom she is a fan of ("Who is the user a fan of?"), nor someone else ("Who is the
+    # user's sister?", "Who is Anthony?")
+    _Kind(r"who (?:am i|is the user|i am|the user is)(?=\s*(?:[?.!,;:]|$))", r"^(?:name|age|city|hometown|nationality|role|employer)$",
+          ("name",), own=True, first=r"^name$"),
     # a number to reach them at: "What's her number?", "How can I contact her?", not "call her" (a name)
     _Kind(r"(?:phone|mobile|cell)(?: number)?|e-?mail(?: address)?|contact (?:details|info|information)|"
           r"(?:her|his|their|my|your|user's) number|"

@@ -31,6 +31,8 @@ from memex_client.models import (
     SearchFilters,
     SearchHit,
     SearchResponse,
+    SessionMessage,
+    SessionMessagePage,
     Source,
     TurnResult,
 )
@@ -42,5 +44,6 @@ __all__ = [
     "InvalidInputError", "MemexError", "NotFoundError", "PayloadTooLargeError", "PermissionDeniedError",
     "RateLimitError", "ServerError", "ServiceUnavailableError",
     "Backfill", "Citation", "Erasure", "Health", "Memory", "MemoryHistory", "MemoryPage", "Message",
-    "RecallResponse", "ScoreParts", "SearchFilters", "SearchHit", "SearchResponse", "Source", "TurnResult",
+    "RecallResponse", "ScoreParts", "SearchFilters", "SearchHit", "SearchResponse", "SessionMessage", "SessionMessagePage",
+    "Source", "TurnResult",
 ]

@@ -164,6 +164,21 @@ class MemexClient:
                 return
             cursor = page.next_cursor
 
+    def session_messages_page(self, session_id: str, *, user_id: str, limit: Optional[int] = None,
+                              cursor: Optional[str] = None) -> models.SessionMessagePage:
+        return self._send(ops.session_messages_page(session_id, user_id, limit=limit, cursor=cursor))
+
+    def session_messages(self, session_id: str, *, user_id: str,
+                         page_size: int = DEFAULT_PAGE_SIZE) -> Iterator[models.SessionMessage]:
+        """Every message of the user's session in the order it was said, a page at a time."""
+        cursor = None
+        while True:
+            page = self.session_messages_page(session_id, user_id=user_id, limit=page_size, cursor=cursor)
+            yield from page.messages
+            if page.next_cursor is None:
+                return
+            cursor = page.next_cursor
+
     def get_memory(self, memory_id: str) -> models.Memory:
         return self._send(ops.get_memory(memory_id))
 
@@ -294,6 +309,21 @@ class AsyncMemexClient:
                                                  cursor=cursor)
             for memory in page.memories:
                 yield memory
+            if page.next_cursor is None:
+                return
+            cursor = page.next_cursor
+
+    async def session_messages_page(self, session_id: str, *, user_id: str, limit: Optional[int] = None,
+                                    cursor: Optional[str] = None) -> models.SessionMessagePage:
+        return await self._send(ops.session_messages_page(session_id, user_id, limit=limit, cursor=cursor))
+
+    async def session_messages(self, session_id: str, *, user_id: str,
+                               page_size: int = DEFAULT_PAGE_SIZE) -> AsyncIterator[models.SessionMessage]:
+        cursor = None
+        while True:
+            page = await self.session_messages_page(session_id, user_id=user_id, limit=page_size, cursor=cursor)
+            for message in page.messages:
+                yield message
             if page.next_cursor is None:
                 return
             cursor = page.next_cursor

@@ -192,6 +192,24 @@ class MemoryPage(_Response):
     next_cursor: Optional[str] = None
 
 
+class SessionMessage(_Response):
+    id: str
+    turn_id: str
+    position: int
+    role: str
+    name: Optional[str] = None
+    content: str
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    occurred_at: datetime
+
+
+class SessionMessagePage(_Response):
+    user_id: str
+    session_id: str
+    messages: list[SessionMessage]
+    next_cursor: Optional[str] = None
+
+
 class MemoryHistory(_Response):
     memory_id: str
     history: list[Memory]

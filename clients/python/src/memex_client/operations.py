@@ -100,6 +100,12 @@ def list_page(user_id: str, *, include_inactive: bool, limit: Optional[int],
                      params=_query(include_inactive=include_inactive or None, limit=limit, cursor=cursor))
 
 
+def session_messages_page(session_id: str, user_id: str, *, limit: Optional[int],
+                          cursor: Optional[str]) -> Operation[models.SessionMessagePage]:
+    return Operation("GET", f"/v1/sessions/{_segment(session_id)}/messages", models.SessionMessagePage,
+                     params=_query(user_id=user_id, limit=limit, cursor=cursor))
+
+
 def get_memory(memory_id: str) -> Operation[models.Memory]:
     return Operation("GET", f"/v1/memories/{_segment(memory_id)}", models.Memory)
 
