@@ -378,6 +378,7 @@ def every_route(user: str) -> list[tuple[str, str, dict | None]]:
         ("GET", f"/v1/users/{user}/memories", None),
         ("POST", "/v1/recall", {"user_id": user, "query": "hello"}),
         ("DELETE", "/v1/memories/m1", None),
+        ("GET", f"/v1/sessions/s1/messages?user_id={user}", None),
         ("DELETE", f"/v1/sessions/s1?user_id={user}", None),
         ("DELETE", f"/v1/users/{user}-gone", None),
         ("GET", "/health", None),
