@@ -8,7 +8,7 @@ from typing import Any
 
 from memex import embedded_text
 from memex.context import Context
-from memex.db import erasure, locks
+from memex.db import cursors, erasure, locks
 from memex.db import memories as memory_rows
 from memex.db import tenants as tenant_rows
 from memex.db import vector_indexes
@@ -56,7 +56,7 @@ def list_for_user(ctx: Context, tenant_id: str, user_id: str, include_inactive: 
                   cursor: str | None) -> dict[str, Any]:
     after = None
     if cursor:
-        after = memory_rows.decode_cursor(cursor)
+        after = cursors.decode(cursor)
         if after is None:
             raise InvalidInput("cursor: not a cursor this server issued")
     items, next_cursor = memory_rows.list_for_user(

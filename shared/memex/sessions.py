@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from memex.context import Context
+from memex.db import cursors
 from memex.db import turns as turn_rows
 from memex.errors import InvalidInput, NotFound
 
@@ -13,7 +14,7 @@ def messages(ctx: Context, tenant_id: str, user_id: str, session_id: str, limit:
              cursor: str | None) -> dict[str, Any]:
     after = None
     if cursor:
-        after = turn_rows.decode_cursor(cursor)
+        after = cursors.decode(cursor, rest=1)
         if after is None:
             raise InvalidInput("cursor: not a cursor this server issued")
     conn = ctx.db.connection()

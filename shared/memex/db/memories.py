@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import base64
 import json
 import math
 import re
@@ -16,8 +15,8 @@ import psycopg
 from psycopg.rows import tuple_row
 from psycopg.types.json import Jsonb
 
-from memex.db import vector_indexes
-from memex.models import SearchFilters, is_id
+from memex.db import cursors, vector_indexes
+from memex.models import SearchFilters
 
 _SELECT = """
 SELECT m.id, m.user_id, m.agent_id, m.session_id, m.content, m.memory_type, m.type, m.key, m.value,
@@ -201,27 +200,6 @@ def of_turn(conn: psycopg.Connection, tenant_id: str, turn_id: str) -> list[dict
     return [to_wire(r) for r in rows]
 
 
-def _encode_cursor(created_at: datetime, memory_id: str) -> str:
-    raw = json.dumps([created_at.isoformat(), memory_id]).encode()
-    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
-
-
-def decode_cursor(cursor: str) -> tuple[datetime, str] | None:
-    """The position a cursor from `_encode_cursor` names; None for anything else, however it is
-    malformed (the client gets one clear answer, not the parser's complaint)."""
-    try:
-        padded = cursor + "=" * (-len(cursor) % 4)
-        decoded = json.loads(base64.urlsafe_b64decode(padded.encode("ascii")))
-        if not (isinstance(decoded, list) and len(decoded) == 2 and all(isinstance(v, str) for v in decoded)):
-            return None
-        created_at = datetime.fromisoformat(decoded[0])
-    except (ValueError, UnicodeError):
-        return None
-    if created_at.tzinfo is None or not is_id(decoded[1]):
-        return None
-    return created_at, decoded[1]
-
-
 def list_for_user(
     conn: psycopg.Connection, tenant_id: str, user_id: str, include_inactive: bool, limit: int,
     after: tuple[datetime, str] | None,
@@ -238,7 +216,7 @@ def list_for_user(
         _SELECT + "WHERE " + " AND ".join(clauses) + " ORDER BY m.created_at DESC, m.id DESC LIMIT %s",
         (*params, limit + 1),
     ).fetchall()
-    next_cursor = _encode_cursor(rows[limit - 1]["created_at"], rows[limit - 1]["id"]) if len(rows) > limit else None
+    next_cursor = cursors.encode(rows[limit - 1]["created_at"], rows[limit - 1]["id"]) if len(rows) > limit else None
     return [to_wire(r) for r in rows[:limit]], next_cursor
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import json
 import uuid
@@ -12,8 +11,9 @@ from typing import Any
 import psycopg
 from psycopg.types.json import Jsonb
 
+from memex.db import cursors
 from memex.errors import IdempotencyConflict
-from memex.models import TurnIn, is_id
+from memex.models import TurnIn
 
 
 # created_at by the row's own clock, not its transaction's: the turns of one batch (an import's chunk)
@@ -276,7 +276,7 @@ def session_messages(conn: psycopg.Connection, tenant_id: str, user_id: str, ses
     next_cursor = None
     if len(rows) > limit:
         last = rows[limit - 1]
-        next_cursor = _encode_cursor(last["occurred_at"], last["turn_id"], last["position"])
+        next_cursor = cursors.encode(last["occurred_at"], last["turn_id"], last["position"])
     return [{**r, "occurred_at": r["occurred_at"].isoformat()} for r in rows[:limit]], next_cursor
 
 
@@ -285,25 +285,3 @@ def has_session(conn: psycopg.Connection, tenant_id: str, user_id: str, session_
         "SELECT 1 FROM turns WHERE tenant_id = %s AND user_id = %s AND session_id = %s LIMIT 1",
         (tenant_id, user_id, session_id),
     ).fetchone() is not None
-
-
-def _encode_cursor(occurred_at: datetime, turn_id: str, position: int) -> str:
-    raw = json.dumps([occurred_at.isoformat(), turn_id, position]).encode()
-    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
-
-
-def decode_cursor(cursor: str) -> tuple[datetime, str, int] | None:
-    """The position a cursor from `_encode_cursor` names; None for anything else, however it is
-    malformed (the client gets one clear answer, not the parser's complaint)."""
-    try:
-        padded = cursor + "=" * (-len(cursor) % 4)
-        decoded = json.loads(base64.urlsafe_b64decode(padded.encode("ascii")))
-        if not (isinstance(decoded, list) and len(decoded) == 3 and isinstance(decoded[0], str)
-                and isinstance(decoded[1], str) and type(decoded[2]) is int):
-            return None
-        occurred_at = datetime.fromisoformat(decoded[0])
-    except (ValueError, UnicodeError):
-        return None
-    if occurred_at.tzinfo is None or not is_id(decoded[1]):
-        return None
-    return occurred_at, decoded[1], decoded[2]
