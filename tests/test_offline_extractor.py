@@ -1449,3 +1449,33 @@ def test_the_seventh_rounds_leftovers_as_people_say_them(text, expected):
 ])
 def test_the_seventh_rounds_leftovers_near_misses_state_nothing(text):
     assert _facts(text) == set()
+
+
+# issue 11 part 7: a move to a department, a team, a shift or a role is no city, the user's or a
+# relative's, and a move between departments no job change; a place (even one that is also a word:
+# "Reading", "Nice") still is
+@pytest.mark.parametrize("text, expected", [
+    ("I moved to Sales.", set()),
+    ("I moved to Finance last year.", set()),
+    ("I just moved to HR.", set()),
+    ("I moved to Sales in Denver.", set()),
+    ("I moved from Sales to Engineering.", set()),
+    ("I moved to the Marketing department.", set()),
+    ("I moved to the night shift.", set()),
+    ("I moved to a new team.", set()),
+    ("I moved to management.", set()),
+    ("I moved to part-time.", set()),
+    ("My sister Jo moved to Marketing.", {("sister_name", "Jo")}),
+    ("My brother Tom moved to Engineering last year.", {("brother_name", "Tom")}),
+    ("I moved to Denver.", {("city", "Denver")}),
+    ("We moved to Reading last year.", {("city", "Reading")}),
+    ("I moved to Nice.", {("city", "Nice")}),
+    ("My sister Jo moved to Denver.", {("sister_name", "Jo"), ("sister_jo_city", "Denver")}),
+])
+def test_a_move_to_a_department_is_no_city(text, expected):
+    assert _facts(text) == expected
+
+
+def test_no_department_is_a_place_or_an_employer():
+    from memex.extraction import vocabulary
+    assert vocabulary.DEPARTMENTS.isdisjoint(vocabulary.PLACES | vocabulary.WELL_KNOWN_EMPLOYERS)

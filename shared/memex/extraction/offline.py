@@ -650,6 +650,10 @@ def _an_organisation(name: str) -> bool:
     return _org_shaped(name) or _well_known_employer(name)
 
 
+def _a_department(name: str) -> bool:
+    return name.casefold() in vocabulary.DEPARTMENTS
+
+
 # A move between two names is a job change when a name looks like an organisation, or when both
 # are well-known employers ("I moved from Google to Meta"); a move between places when a name is a
 # known place ("I moved from Paris to London for a new job"); a switch between two names is a job
@@ -668,10 +672,12 @@ _A_TEAM = re.compile(r"\s+(?:team|squad|department|division|unit|org|group)s?\b"
 
 def _not_a_job_move(m: re.Match[str]) -> bool:
     """Whether a move between two names is surely no job change: a customer's, a move between
-    teams, or a move between places."""
+    teams or departments, or a move between places."""
     if _FOR_THEIR_OWN.match(m.string, m.end()) and not _JOB_WORDS.search(m.string):
         return True
     if _A_TEAM.match(m.string, m.end("old")) or _A_TEAM.match(m.string, m.end("new")):
+        return True
+    if any(_a_department(n) for n in (m.group("old"), m.group("new"))):
         return True
     return not any(_org_shaped(n) for n in (m.group("old"), m.group("new"))) \
         and any(_a_place(n) for n in (m.group("old"), m.group("new")))
@@ -800,17 +806,20 @@ _HOME = r"(?:house|home|flat|apartment|place|condo|townhouse)"
 
 
 def _place(m: re.Match[str]) -> list[Fields]:
-    """A place of a move, unless a name of the move is an organisation ("I moved to Google last
-    year" is no city), or the move is between two names neither of which is a known place."""
+    """A place of a move, unless a name of the move is an organisation or a department ("I moved to
+    Google last year", "I moved to Sales" are no city), or the move is between two names neither of
+    which is a known place."""
     names = [name for name in m.groupdict().values() if name]
-    if any(_an_organisation(n) for n in names) or (len(names) > 1 and not any(_a_place(n) for n in names)):
+    if any(_an_organisation(n) or _a_department(n) for n in names) or (len(names) > 1 and not any(_a_place(n) for n in names)):
         return []
     return _name(m)
 
 
 def _not_an_organisation(m: re.Match[str]) -> list[Fields]:
-    """A place someone else moved to, unless it is an organisation ("My brother moved to Google")."""
-    return [] if _an_organisation(m.group("value")) else _name(m)
+    """A place someone else moved to, unless it is an organisation or a department ("My brother moved
+    to Google", "My sister Jo moved to Marketing")."""
+    value = m.group("value")
+    return [] if _an_organisation(value) or _a_department(value) else _name(m)
 
 
 _NEW_JOB = rf"(?:(?:a|an|my|the) (?:new )?{_JOB_NOUN} )?"

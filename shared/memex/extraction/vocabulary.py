@@ -135,6 +135,17 @@ PLACES = frozenset(name.casefold() for name in (
     "Washington DC|Washington D.C.|DC|Wellington|Zagreb|Zurich|Zürich"
 ).split("|"))
 
+# Departments and functions of an organisation, which a move within a company goes to ("I moved to
+# Sales", "My sister Jo moved to Marketing", "I moved from Sales to Engineering"): no city and no
+# employer. Only words that name no place and no company (tests/test_offline_extractor.py checks it);
+# a team's own name ("the Growth team") is told by the word "team" (_A_TEAM), not by this list.
+DEPARTMENTS = frozenset(name.casefold() for name in (
+    "Sales|Marketing|Engineering|Finance|Accounting|Accounts|HR|Human Resources|People Ops|Legal|Compliance|"
+    "Operations|Ops|Product|Product Management|Design|Research|R&D|IT|QA|Customer Service|Customer Support|"
+    "Support|Procurement|Purchasing|Logistics|Recruiting|Recruitment|Admin|Administration|Management|"
+    "Data Science|Analytics|Security|Communications|Comms|PR|Public Relations|Business Development|BizDev"
+).split("|"))
+
 # What a teacher teaches ("I teach chemistry at a secondary school"): the subject makes the role.
 SCHOOL_SUBJECTS = (
     "chemistry|physics|biology|science|maths|math|mathematics|english|history|geography|french|spanish|german|"
