@@ -53,6 +53,8 @@ from memex.retrieval import past, topics
     ("Where did she grow up?", "where did she grow up"),
     ("Where was Grace raised?", "raised"),
     ("Where is she from originally?", "originally"),
+    ("Which country is she from?", "which country is she from"),
+    ("What country is the user from?", "what country is the user from"),
     ("Where does the user work?", "where does the user work"),
     ("Who does she work for?", "does she work for"),
     ("What's her next job?", "next job"),
@@ -121,6 +123,9 @@ def test_a_question_naming_a_kind_of_fact_is_recognised(question, kind_word):
     "Which city does my sister live in?",
     "Which company does her husband work for?",
     "Which city is she a native of?",
+    "What country is her grandma from?",
+    "Which country is she visiting?",
+    "Which country is the Eiffel Tower in?",
     # the items of a list, asked of the world
     "What sports are in the Olympics?",
     "What are the best books on Python?",
@@ -296,6 +301,15 @@ def test_a_fact_asked_in_other_words_comes_first(tenant):
     # her own job, not her husband's, is what her line of work asks for
     work = tenant.search("What's her line of work?")
     assert work and work[0]["key"] == "role", [r["content"] for r in work]
+
+
+def test_the_country_she_is_from_is_answered_by_where_she_grew_up(tenant):
+    # No key says "country": on main "Which country is she from?" named no kind, and "The user lives
+    # in Dublin." came above where she grew up.
+    for n, text in enumerate(("Hey, I'm Sofia.", "I work at Deloitte.", "I live in Dublin.", "I grew up in Valencia.")):
+        assert tenant.turn(text, session=f"s{n}").status_code == 201
+    found = tenant.search("Which country is she from?")
+    assert found and found[0]["key"] == "hometown", [r["content"] for r in found]
 
 
 def test_a_company_asked_about_after_the_job_ended_is_answered_by_the_news(tenant):

@@ -189,9 +189,11 @@ _KINDS = (
           _own("city"), ("city",),
           of_someone=True, own=True,
           unless=r"\b(?:born|native|grew up|grow up|raised|originally|comes? from)\b|\bfrom\W*$"),
-    # where one is from: "What is her hometown?", "Where did she grow up?", "Where was he raised?"
+    # where one is from: "What is her hometown?", "Where did she grow up?", "Where was he raised?",
+    # "Which country is she from?" (no key says "country": her hometown or nationality answers it)
     _Kind(rf"hometown|home town|nationality|birthplace|place of birth|where (?:did|does|do) {_WHO} (?:grow|grew) up|"
-          rf"raised|brought up|childhood|(?:comes?|came) from|originally|where (?:is|are|was|were) {_WHO} from",
+          rf"raised|brought up|childhood|(?:comes?|came) from|originally|where (?:is|are|was|were) {_WHO} from|"
+          rf"(?:which|what) country (?:is|are|was|were) {_WHO} from",
           _own("hometown|birthplace|nationality"), ("hometown", "birthplace", "nationality"), of_someone=True,
           own=True),
     _Kind(r"age(?!\s+of\b)|how old", _own("age"), ("age",), of_someone=True, own=True),
