@@ -511,7 +511,7 @@ def test_a_job_remembered_in_passing_leaves_retired_and_the_job_of_now(tenant):
 @pytest.mark.parametrize("happened, stands_at", [
     ("back in 2010", "2011-01-01T00:00:00+00:00"),
     ("in May", "2025-06-01T00:00:00+00:00"),  # the latest May before it was said
-    ("two years ago", "2024-09-03T09:00:00+00:00"),  # give or take a quarter (temporal.windows)
+    ("two years ago", "2024-09-03T09:00:00+00:00"),  # give or take a quarter (time_phrases.windows)
     ("in March", "2026-03-05T09:00:00+00:00"),  # this March, not over when said: when it was said
     ("last year", "2026-03-05T09:00:00+00:00"),  # read loosely, up to now
     (None, "2026-03-05T09:00:00+00:00"),

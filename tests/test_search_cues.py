@@ -1,4 +1,4 @@
-"""The question's cues in hybrid search (retrieval/temporal.py, speakers.py, search.py `_cues`):
+"""The question's cues in hybrid search (time_phrases.py, speakers.py, search.py `_cues`):
 the periods a question names, the participant it names, the lines said next to a strong hit (the
 reply to one that asks more, retrieval/replies.py; the line a hit says yes to more,
 retrieval/confirmed.py), and
@@ -12,8 +12,9 @@ from datetime import datetime, timezone
 
 import pytest
 
+from memex import time_phrases
 from memex.config import Settings
-from memex.retrieval import answer_type, confirmed, replies, speakers, temporal
+from memex.retrieval import answer_type, confirmed, replies, speakers
 from memex_edge.context import build_context
 from tests.conftest import api_client
 
@@ -39,12 +40,12 @@ def _days(window):
     ("What does the user do for a living?", []),
 ])
 def test_periods_a_question_names(question, expected):
-    assert [_days(w) for w in temporal.windows(question, NOW)] == expected
+    assert [_days(w) for w in time_phrases.windows(question, NOW)] == expected
 
 
 def test_within_a_period_is_half_open():
-    [(start, end)] = temporal.windows("in May 2023", NOW)
-    assert temporal.within(start, [(start, end)]) and not temporal.within(end, [(start, end)])
+    [(start, end)] = time_phrases.windows("in May 2023", NOW)
+    assert time_phrases.within(start, [(start, end)]) and not time_phrases.within(end, [(start, end)])
 
 
 def test_a_question_names_a_speaker_by_every_word_of_the_name():

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Sequence
 
-from memex import filler
+from memex import filler, time_phrases
 from memex.budget import count_tokens
 from memex.context import Context
 from memex.db import history as history_rows
@@ -37,7 +37,6 @@ from memex.db import memories as memory_rows
 from memex.db import recall_buckets
 from memex.metrics import RECALL_TOKENS
 from memex.models import RecallIn, SearchIn
-from memex.retrieval import temporal
 from memex.retrieval.search import Dependencies, search
 
 HEADER = "Relevant memories about the user:"
@@ -151,7 +150,7 @@ def _line(memory: dict[str, Any], stale: Sequence[str] = ()) -> str:
     notes = []
     # A statement about the past holds from before it was said: its valid_from is not that day.
     said = memory.get("valid_from") if not memory.get("metadata", {}).get("historical") else None
-    if said and (stale or temporal.counts_from_saying(memory["content"])):
+    if said and (stale or time_phrases.counts_from_saying(memory["content"])):
         notes.append(f"said {said[:10]}")
     if stale:
         notes.append(f"no longer current: {', '.join(stale)}")

@@ -21,9 +21,9 @@ from typing import Any
 
 import psycopg
 
+from memex import time_phrases
 from memex.db import history as history_rows
 from memex.jobs import Candidate
-from memex.retrieval import temporal
 from memex.supersession import Decision, holds_several, same_value
 
 
@@ -44,7 +44,7 @@ def happened(candidate: Candidate, said_at: datetime) -> datetime:
     when it was said. A time read loosely ("last year" runs up to now) changes nothing."""
     if not candidate.happened:
         return said_at
-    ends = [end for _, end in temporal.windows(candidate.happened, said_at)]
+    ends = [end for _, end in time_phrases.windows(candidate.happened, said_at)]
     return max(ends) if ends and max(ends) < said_at else said_at
 
 

@@ -13,7 +13,7 @@ when cue weighs it instead. A question that names no period is answered by the l
 time, most often one counted from the day it was said ("I just won another regional video game
 tournament last week!" for "When did Nate win his third tourney?"), which recall dates by that day;
 "last week" is no word of the question, and a line of the same exchange that says no time ranked
-above it (search.py `_cues`, temporal.counts_from_saying).
+above it (search.py `_cues`, time_phrases.counts_from_saying).
 
 A name is read from its capital: a capitalised word that does not open a sentence and is not a
 participant's name, or a quoted title. Cheap and rough ("LGBTQ" is a name), but the order learns

@@ -34,8 +34,9 @@ import math
 from datetime import datetime
 from typing import Any, Collection, Sequence
 
+from memex import time_phrases
 from memex.db.memories import Found
-from memex.retrieval import answer_type, keywords, news, speakers, temporal
+from memex.retrieval import answer_type, keywords, news, speakers
 
 CANDIDATES = 50  # as many as the model was fitted on: the blend's best 50
 
@@ -108,7 +109,7 @@ def features(question: str, now: datetime, candidates: Sequence[tuple[dict[str, 
     candidate counts as saying besides its own, the question's word for the kind of a fact filed
     under it (topics.py: "pets" for "The user's dog is named Bolt.")."""
     asked = speakers.words(question)
-    periods = temporal.windows(question, now)
+    periods = time_phrases.windows(question, now)
     names = frozenset().union(*(speakers.words(name) for _, found in candidates
                                 for name in (found.speaker, found.subject) if name))
     wanted = _content_words(speakers.words(keywords.of(question)) - names)  # "for a living" asks no word
@@ -133,7 +134,7 @@ def features(question: str, now: datetime, candidates: Sequence[tuple[dict[str, 
             "vector_rank": rank_feature(parts.get("vector_rank")),
             "length": math.log(1 + len(found.content.split())),
             "speaker_named": float(named),
-            "in_period": float(temporal.within(found.valid_from, periods)),
+            "in_period": float(time_phrases.within(found.valid_from, periods)),
             "asked_words": math.fsum(weight[word] for word in wanted & words) / asked_weight if wanted else 0.0,
             "moment": moment,
             "answer_type": float(answer_type.holds(kinds, found.content, names)),

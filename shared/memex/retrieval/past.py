@@ -29,7 +29,7 @@ the job, "live" the city), only those are taken in either way (of_keys_named): a
 job told together, "where did I work before?" reaches the old city through the same message.
 
 The cues are few on purpose. "What did I say yesterday?" is about the past but not about a replaced
-fact (temporal.py reads its period), and "When did she go to the museum?" asks when, not what was.
+fact (time_phrases.py reads its period), and "When did she go to the museum?" asks when, not what was.
 """
 
 from __future__ import annotations

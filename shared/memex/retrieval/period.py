@@ -3,7 +3,7 @@ talk about last week?", "anything new this month?".
 
 Such a question's only topic is its time: it shares no word or meaning with what was said then, so
 the channels find nothing above the floor's gate, and the temporal cue (a favour for the memories of
-a period the question names, temporal.py) has nothing to favour. `asked` tells it: a period the
+a period the question names, time_phrases.py) has nothing to favour. `asked` tells it: a period the
 question names and, the time expressions taken out, only words of asking what was said or what
 happened. Such a question is answered with the messages said in the period, newest first
 (memories.said_within). One that names a topic ("what did I eat yesterday?", "where was she in May?")
@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from datetime import datetime
 
-from memex.retrieval import temporal
+from memex import time_phrases
 
 # What a question may say besides its time to ask only what was said or happened then.
 _ASKING = frozenset("""
@@ -28,9 +28,9 @@ summarize catch can could would
 _WORD = re.compile(r"[a-z']+")
 
 
-def asked(question: str, now: datetime) -> list[temporal.Window]:
+def asked(question: str, now: datetime) -> list[time_phrases.Window]:
     """The periods the question asks what was said in, when that is all it asks; else []."""
-    periods, rest = temporal.read(question, now)
+    periods, rest = time_phrases.read(question, now)
     if not periods:
         return []
     return periods if all(word in _ASKING for word in _WORD.findall(rest.lower().replace("’", "'"))) else []

@@ -38,7 +38,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from memex import filler, first_person
+from memex import filler, first_person, time_phrases
 from memex.config import Settings
 from memex.context import Context
 from memex.db import history
@@ -187,7 +187,7 @@ def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies |
 
 
 def _said_within(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies,
-                 periods: list[temporal.Window]) -> dict[str, Any]:
+                 periods: list[time_phrases.Window]) -> dict[str, Any]:
     """The messages said in the periods the question asks about, each as relevant as the others
     (the period is all it asks), recency and importance scored as for any memory; `said_within` in
     its score parts names the period that holds it."""
@@ -603,19 +603,19 @@ def _cues(settings: Settings, query: str, now: datetime, relevance: dict[str, fl
     the question asks what holds now; then the messages said next to the best memories share their relevance,
     the reply to one that asks more (replies.py). `found` gains the neighbours' rows."""
     asked = speakers.words(query) if settings.search_speaker_boost else frozenset()
-    periods = temporal.windows(query, now) if settings.search_temporal_boost else []
+    periods = time_phrases.windows(query, now) if settings.search_temporal_boost else []
     speaker_factor = 1 + settings.search_speaker_boost if any(
         speakers.names(asked, found[item]) for item in kept) else 1.0
     time_factor = 1 + settings.search_temporal_boost if periods else 1.0
     # a "When" question that names no period: the line that says a time counted from its day (answer_type.py)
-    dated = {item for item in kept if temporal.counts_from_saying(_said(found[item]))} if (
+    dated = {item for item in kept if time_phrases.counts_from_saying(_said(found[item]))} if (
         settings.search_when_boost > 0 and not periods and answer_type.asks_time(query)) else set()
     when_factor = 1 + settings.search_when_boost if dated else 1.0
     if speaker_factor > 1 or time_factor > 1 or when_factor > 1:
         top = speaker_factor * time_factor * when_factor
         relevance = {item: relevance[item]
                      * (speaker_factor if speakers.names(asked, found[item]) else 1.0)
-                     * (time_factor if temporal.within(found[item].valid_from, periods) else 1.0)
+                     * (time_factor if time_phrases.within(found[item].valid_from, periods) else 1.0)
                      * (when_factor if item in dated else 1.0) / top
                      for item in kept}
     present = settings.search_present_boost if kept and temporal.asks_present(query) else 0.0

@@ -1,0 +1,159 @@
+"""Time phrases: the periods a text's dates and relative expressions point at.
+
+"What did I cook last week?", "where was she in May 2023?", "we got divorced back in 2010" name a
+time. `windows` reads such expressions against a moment (a search's reference time, the day a fact
+was said) and returns the periods, each [start, end): search favours the memories whose `valid_from`
+falls in one, and supersession places a past event in its history by them (timeline.py).
+Relative periods are read loosely ("last week" is the seven days before the current week and the
+current week so far, since people say it of the recent past at large): a favour, not a filter.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime, timedelta
+
+_MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september",
+           "october", "november", "december")
+_MONTH_NUMBER = {name: i for i, name in enumerate(_MONTHS, start=1)}
+_MONTH_NUMBER.update({name[:3]: i for i, name in enumerate(_MONTHS, start=1) if name != "may"})
+_MONTH_NUMBER["sept"] = 9
+_MONTH = "(" + "|".join(sorted(_MONTH_NUMBER, key=len, reverse=True)) + r")\.?"
+_YEAR = r"((?:19|20)\d{2})"
+_UNITS = {"day": 1, "week": 7, "month": 30, "year": 365}
+_NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+            "eight": 8, "nine": 9, "ten": 10, "couple of": 2, "few": 3}
+
+_DAY_MONTH = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}(?:,?\s+{_YEAR})?\b", re.IGNORECASE)
+_MONTH_DAY = re.compile(rf"\b{_MONTH}\s+(\d{{1,2}})(?:st|nd|rd|th)?\b(?:,?\s+{_YEAR})?", re.IGNORECASE)
+# "May" alone is too often a verb: a month without a day needs "in", "during" or "of", or a year.
+_MONTH_YEAR = re.compile(rf"\b{_MONTH}\s*,?\s+{_YEAR}\b", re.IGNORECASE)
+_IN_MONTH = re.compile(rf"\b(?:in|during|of|early|late|mid|mid-)\s+{_MONTH}(?!\s*,?\s*\d)\b", re.IGNORECASE)
+_YEAR_ALONE = re.compile(rf"\b(?:in|during|of)\s+{_YEAR}\b", re.IGNORECASE)
+_AGO = re.compile(r"\b(\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|couple of|few)\s+"
+                  r"(day|week|month|year)s?\s+ago\b", re.IGNORECASE)
+_RELATIVE = re.compile(r"\b(yesterday|today|tonight|this morning|last night|(?:last|this|past|previous)\s+"
+                       r"(?:week|weekend|month|year))\b", re.IGNORECASE)
+
+# Said of the past or the future relative to the day a memory was said (recall dates them).
+_COUNT = r"(?:\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|a couple of|a few)"
+_SAID_WHEN = re.compile(
+    r"\b(?:yesterday|today|tonight|tomorrow|last night|this (?:morning|afternoon|evening)|"
+    r"(?:last|this|next|past|previous|coming) (?:week|weekend|month|year|summer|winter|spring|fall|autumn|"
+    r"monday|tuesday|wednesday|thursday|friday|saturday|sunday)|"
+    rf"{_COUNT} (?:day|week|month|year)s? ago|in {_COUNT} (?:day|week|month|year)s?)\b", re.IGNORECASE)
+
+Window = tuple[datetime, datetime]
+
+
+def windows(question: str, now: datetime) -> list[Window]:
+    """The periods [start, end) the question's time expressions name, read against `now`
+    (timezone-aware); [] when it names none."""
+    return read(question, now)[0]
+
+
+def read(question: str, now: datetime) -> tuple[list[Window], str]:
+    """`windows`, and the question with the expressions they were read from taken out ("what did we
+    talk about last week?" -> "what did we talk about ?")."""
+    found, spans = _read(question, now)
+    kept, end = [], 0
+    for start, stop in sorted(spans):
+        kept.append(question[end:start])
+        end = stop
+    return found, "".join(kept) + question[end:]
+
+
+def counts_from_saying(text: str) -> bool:
+    """Whether `text` says a time counted from the day it was said ("next month", "yesterday",
+    "three weeks ago", "in two days"): read later, it means nothing without that day."""
+    return bool(_SAID_WHEN.search(text))
+
+
+def _read(question: str, now: datetime) -> tuple[list[Window], list[tuple[int, int]]]:
+    """`windows`, and the spans of the question they were read from."""
+    found: list[Window] = []
+    taken: list[tuple[int, int]] = []  # spans already read: "8 May 2023" is not also "May 2023"
+
+    def free(match: re.Match) -> bool:
+        return not any(match.start() < end and start < match.end() for start, end in taken)
+
+    def add(match: re.Match, window: Window | None) -> None:
+        taken.append(match.span())
+        if window is not None:
+            found.append(window)
+
+    for match in _DAY_MONTH.finditer(question):
+        day, month, year = int(match.group(1)), _MONTH_NUMBER[match.group(2).lower()], match.group(3)
+        add(match, _day(day, month, int(year) if year else _latest_year(month, day, now), now))
+    for match in filter(free, _MONTH_DAY.finditer(question)):
+        month, day, year = _MONTH_NUMBER[match.group(1).lower()], int(match.group(2)), match.group(3)
+        add(match, _day(day, month, int(year) if year else _latest_year(month, day, now), now))
+    for match in filter(free, _MONTH_YEAR.finditer(question)):
+        add(match, _month(int(match.group(2)), _MONTH_NUMBER[match.group(1).lower()], now))
+    for match in filter(free, _IN_MONTH.finditer(question)):
+        month = _MONTH_NUMBER[match.group(1).lower()]
+        add(match, _month(_latest_year(month, 1, now), month, now))
+    for match in filter(free, _YEAR_ALONE.finditer(question)):
+        year = int(match.group(1))
+        add(match, (now.replace(year=year, month=1, day=1, hour=0, minute=0, second=0, microsecond=0),
+                    now.replace(year=year + 1, month=1, day=1, hour=0, minute=0, second=0, microsecond=0)))
+    for match in filter(free, _AGO.finditer(question)):
+        count = int(match.group(1)) if match.group(1).isdigit() else _NUMBERS[match.group(1).lower()]
+        days = count * _UNITS[match.group(2).lower()]
+        spread = max(1, days // 4)  # "three weeks ago" is about then, give or take
+        add(match, (now - timedelta(days=days + spread), now - timedelta(days=max(days - spread, 0))))
+    for match in filter(free, _RELATIVE.finditer(question)):
+        add(match, _relative(" ".join(match.group(1).lower().split()), now))
+    return found, taken
+
+
+def within(moment: datetime, periods: list[Window]) -> bool:
+    return any(start <= moment < end for start, end in periods)
+
+
+def _midnight(moment: datetime) -> datetime:
+    return moment.replace(hour=0, minute=0, second=0, microsecond=0)
+
+
+def _day(day: int, month: int, year: int, now: datetime) -> Window | None:
+    try:
+        start = _midnight(now).replace(year=year, month=month, day=day)
+    except ValueError:
+        return None  # "31 June"
+    # a day said in passing may be off by one (time zones, "the night of")
+    return start - timedelta(days=1), start + timedelta(days=2)
+
+
+def _month(year: int, month: int, now: datetime) -> Window:
+    start = _midnight(now).replace(year=year, month=month, day=1)
+    end = start.replace(year=year + 1, month=1) if month == 12 else start.replace(month=month + 1)
+    return start, end
+
+
+def _latest_year(month: int, day: int, now: datetime) -> int:
+    """The year of the latest such date not after `now`: "in May", asked in March, is last May."""
+    return now.year if (month, day) <= (now.month, now.day) else now.year - 1
+
+
+def _relative(expression: str, now: datetime) -> Window:
+    today = _midnight(now)
+    if expression in ("today", "tonight", "this morning"):
+        return today, today + timedelta(days=1)
+    if expression in ("yesterday", "last night"):
+        return today - timedelta(days=1), today + timedelta(hours=6)
+    which, unit = expression.split()
+    if unit in ("week", "weekend"):
+        week_start = today - timedelta(days=today.weekday())
+        if which == "this":
+            return week_start, week_start + timedelta(days=7)
+        return week_start - timedelta(days=7), now
+    if unit == "month":
+        month_start = today.replace(day=1)
+        if which == "this":
+            return month_start, now + timedelta(days=1)
+        previous = (month_start - timedelta(days=1)).replace(day=1)
+        return previous, now
+    year_start = today.replace(month=1, day=1)
+    if which == "this":
+        return year_start, now + timedelta(days=1)
+    return year_start.replace(year=year_start.year - 1), now
