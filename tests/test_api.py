@@ -298,6 +298,15 @@ def test_keys_are_required_and_checked(tenant, http):
                       headers={"Authorization": "Bearer mx_not_a_key"})
     assert wrong.status_code == 401
     assert wrong.json() == {"error": {"code": "unauthorized", "message": "invalid API key"}}
+    assert wrong.headers["www-authenticate"] == "Bearer"
+
+
+@pytest.mark.parametrize("header", ["{key}", "Basic {key}", "Token {key}"])
+def test_a_key_sent_without_the_bearer_scheme_is_told_so_not_called_missing(tenant, http, header):
+    refused = http.get(f"/v1/users/{tenant.user}/memories", headers={"Authorization": header.format(key=tenant.key)})
+    assert refused.status_code == 401 and refused.headers["www-authenticate"] == "Bearer"
+    assert refused.json()["error"]["message"] == ("the Authorization header holds no Bearer key: "
+                                                  "send Authorization: Bearer <key>")
 
 
 def test_unknown_route_and_unknown_ids_are_404_in_the_error_shape(tenant):

@@ -143,6 +143,25 @@ def test_session_messages_lists_one_users_session_in_the_order_it_was_said_page_
         client.session_messages_page("s1", user_id=tenant.user, cursor="bogus")
 
 
+def test_list_sessions_lists_a_users_sessions_latest_begun_first_page_by_page(client, tenant):
+    """Zep's `memory.list_sessions` of a user: what a support ticket asking "what do you remember
+    about me?" starts from."""
+    for session, timestamp in [("s1", "2026-03-01T10:00:00Z"), ("s2", "2026-03-03T10:00:00Z"),
+                               ("s3", "2026-03-02T10:00:00Z"), ("s1", "2026-03-04T10:00:00Z")]:
+        client.add_turn(tenant.user, session, [{"role": "user", "content": f"In {session}."}],
+                        timestamp=datetime.fromisoformat(timestamp))
+    first = client.list_sessions_page(tenant.user, limit=2)
+    assert [s.session_id for s in first.sessions] == ["s2", "s3"] and first.next_cursor
+    listed = list(client.list_sessions(tenant.user, page_size=2))
+    assert [(s.session_id, s.turns, s.messages) for s in listed] == [("s2", 1, 1), ("s3", 1, 1), ("s1", 2, 2)]
+    assert listed[2].last_at == datetime.fromisoformat("2026-03-04T10:00:00+00:00")
+    assert all(s.model_extra == {} for s in listed)
+    assert list(client.list_sessions(f"{tenant.user}-nobody")) == []
+    with pytest.raises(InvalidInputError) as refused:
+        client.list_sessions_page(tenant.user, cursor=first.next_cursor + "x")
+    assert refused.value.field == "cursor"
+
+
 def test_the_service_errors_are_typed_with_its_code_message_and_field(client, base_url, tenant):
     with MemexClient("not-a-key", base_url) as stranger:
         with pytest.raises(AuthenticationError) as refused:
@@ -185,6 +204,7 @@ def test_the_async_client_does_the_same_over_the_same_routes(base_url, tenant):
             for i in range(3):
                 await memex.add_memory(tenant.user, f"Async note {i}")
             listed = [m.id async for m in memex.list_memories(tenant.user, page_size=2)]
+            sessions = [s.session_id async for s in memex.list_sessions(tenant.user, page_size=1)]
             found = await memex.search(tenant.user, "Notion")
             recalled = await memex.recall(tenant.user, "where does the user work?")
             count = await memex.count_memories(tenant.user)
@@ -194,9 +214,10 @@ def test_the_async_client_does_the_same_over_the_same_routes(base_url, tenant):
                     await stranger.count_memories(tenant.user)
                 except AuthenticationError as error:
                     refused = error
-            return turn, listed, found, recalled, count, erased, refused
+            return turn, listed, sessions, found, recalled, count, erased, refused
 
-    turn, listed, found, recalled, count, erased, refused = run(main())
+    turn, listed, sessions, found, recalled, count, erased, refused = run(main())
+    assert sessions == ["s1"]
     employer = next(m for m in turn.memories if m.key == "employer")
     assert employer.value == "Notion" and employer.id in {hit.id for hit in found.results}
     assert "Notion" in recalled.context

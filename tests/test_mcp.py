@@ -23,8 +23,8 @@ from infra.local.runtime import function_module
 from infra.local.sqs_server import free_port
 from tests.conftest import ROOT
 
-TOOLS = {"store_memory", "search_memories", "recall_context", "add_turn", "list_memories", "memory_history",
-         "delete_memory", "delete_session", "count_memories", "forget_user"}
+TOOLS = {"store_memory", "search_memories", "recall_context", "add_turn", "list_memories", "list_sessions",
+         "session_messages", "memory_history", "delete_memory", "delete_session", "count_memories", "forget_user"}
 
 
 @pytest.fixture(scope="module")
@@ -211,6 +211,35 @@ def test_delete_memory_and_forget_user_remove_data(mcp_url, tenant):
     assert forgotten["deleted"]["memories"] == 1
     assert left == {"memories": [], "next_cursor": None}
     assert tenant.get(f"/v1/memories/{kept['id']}").status_code == 404
+
+
+def test_a_users_conversations_are_listed_and_read_then_forgotten(mcp_url, tenant):
+    """A data-subject request over MCP: the user's sessions, each one's messages, then the user
+    erased; the same user id's conversation in another session of theirs is listed too."""
+
+    async def body(client):
+        for session_id, timestamp, said in [("trip", "2026-03-01T10:00:00Z", ["I moved to Bristol.", "Nice."]),
+                                            ("work", "2026-03-02T10:00:00Z", ["I work at Oracle."])]:
+            await call(client, "add_turn", user_id=tenant.user, session_id=session_id, timestamp=timestamp,
+                       messages=[{"role": "user", "content": text} for text in said])
+        listed = await call(client, "list_sessions", user_id=tenant.user)
+        first = await call(client, "session_messages", user_id=tenant.user, session_id="trip", limit=1)
+        rest = await call(client, "session_messages", user_id=tenant.user, session_id="trip",
+                          cursor=first["next_cursor"])
+        elsewhere = await refused(client, "session_messages", user_id=tenant.user, session_id="work",
+                                  cursor=first["next_cursor"])
+        missing = await refused(client, "session_messages", user_id=tenant.user, session_id="nope")
+        await call(client, "forget_user", user_id=tenant.user)
+        after = await call(client, "list_sessions", user_id=tenant.user)
+        return listed, first, rest, elsewhere, missing, after
+
+    listed, first, rest, elsewhere, missing, after = session(mcp_url, tenant.key, body)
+    assert [(s["session_id"], s["turns"], s["messages"]) for s in listed["sessions"]] == [("work", 1, 1),
+                                                                                       ("trip", 1, 2)]
+    assert [m["content"] for m in first["messages"] + rest["messages"]] == ["I moved to Bristol.", "Nice."]
+    assert "cursor: the next_cursor of another listing" in elsewhere
+    assert "not_found: session nope" in missing
+    assert after == {"user_id": tenant.user, "sessions": [], "next_cursor": None}
 
 
 def test_delete_session_erases_one_users_conversation_and_what_was_drawn_from_it(mcp_url, tenant):

@@ -573,6 +573,19 @@ def test_a_corrected_fact_keeps_its_sentence_and_cites_the_correction():
     assert fact.raw_quote == "actually I meant Lisbon, not Porto"
 
 
+@pytest.mark.parametrize("message,quote", [
+    # Read as "Hi, I moved to Porto." (a greeting opens the next sentence), quoted as said.
+    ("Hi! I moved to Porto last spring.  I work at Stripe.", "Hi! I moved to Porto last spring."),
+    ("hello there.\nI'm Dana", "hello there.\nI'm Dana"),
+    # Read without its tag question, quoted with it: the sentence it was read from.
+    ("I live in Lisbon, what about you?", "I live in Lisbon, what about you?"),
+])
+def test_the_quote_is_the_sentence_as_said_word_for_word(message, quote):
+    """`raw_quote` is "the sentence it was read from": a citation, so the message's own characters."""
+    [first, *_] = _extract(message)
+    assert first.raw_quote == quote and first.raw_quote in message
+
+
 def test_candidates_carry_type_content_source_and_quote():
     messages = [_message("I work at Notion as a PM. My wife is Sam!", id="u1"),
                 _message("Nice, Notion is great.", role="assistant", id="a1"),

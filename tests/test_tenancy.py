@@ -17,6 +17,7 @@ def test_tenants_are_isolated(tenant, other_tenant):
     assert other_tenant.get("/v1/memories/count", params={"user_id": tenant.user}).json()["count"] == 0
     assert other_tenant.get(f"/v1/users/{tenant.user}/memories").json()["memories"] == []
     assert other_tenant.get("/v1/sessions/s1/messages", params={"user_id": tenant.user}).status_code == 404
+    assert other_tenant.get(f"/v1/users/{tenant.user}/sessions").json()["sessions"] == []
     assert other_tenant.search("Stripe Biscuit") == []
     recall = other_tenant.post("/v1/recall", {"user_id": tenant.user, "query": "where does the user work?"}).json()
     assert recall["citations"] == [] and recall["context"] == ""
@@ -29,6 +30,7 @@ def test_tenants_are_isolated(tenant, other_tenant):
     assert tenant.get(f"/v1/turns/{turn_id}").json()["status"] == "processed"
     said = tenant.get("/v1/sessions/s1/messages", params={"user_id": tenant.user}).json()["messages"]
     assert [m["content"] for m in said] == ["I work at Stripe. My dog is called Biscuit."]
+    assert [s["session_id"] for s in tenant.get(f"/v1/users/{tenant.user}/sessions").json()["sessions"]] == ["s1"]
 
 
 def test_users_of_one_tenant_are_separate(tenant):

@@ -87,7 +87,8 @@ def test_a_plus_left_raw_in_a_query_string_is_told_to_be_encoded(tenant):
 
 ID_ROUTES = [
     ("get", "/v1/turns/{}"), ("get", "/v1/backfills/{}"), ("get", "/v1/memories/{}"),
-    ("get", "/v1/memories/{}/history"), ("get", "/v1/users/{}/memories"), ("delete", "/v1/memories/{}"),
+    ("get", "/v1/memories/{}/history"), ("get", "/v1/users/{}/memories"), ("get", "/v1/users/{}/sessions"),
+    ("get", "/v1/sessions/{}/messages?user_id=u1"), ("delete", "/v1/memories/{}"),
     ("delete", "/v1/users/{}"), ("delete", "/v1/sessions/{}?user_id=u1"),
 ]
 
@@ -376,6 +377,7 @@ def every_route(user: str) -> list[tuple[str, str, dict | None]]:
         ("GET", "/v1/memories/m1", None),
         ("GET", "/v1/memories/m1/history", None),
         ("GET", f"/v1/users/{user}/memories", None),
+        ("GET", f"/v1/users/{user}/sessions", None),
         ("POST", "/v1/recall", {"user_id": user, "query": "hello"}),
         ("DELETE", "/v1/memories/m1", None),
         ("GET", f"/v1/sessions/s1/messages?user_id={user}", None),

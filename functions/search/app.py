@@ -1,5 +1,6 @@
-"""SearchFn: POST /v1/search, the reads of stored memories and of a session's messages; the seeds' searches (POST /search,
-POST /v1/memories/search) and the memory-service seed's GET /users/{user_id}/memories."""
+"""SearchFn: POST /v1/search, the reads of stored memories, of a user's sessions and of a session's
+messages; the seeds' searches (POST /search, POST /v1/memories/search) and the memory-service seed's
+GET /users/{user_id}/memories."""
 
 from typing import Optional
 
@@ -9,7 +10,7 @@ from memex import memories, sessions
 from memex.context import Context
 from memex.models import Id, MemexSeedSearchIn, SearchIn
 from memex.retrieval.served import search_request
-from memex_edge.answers import Count, Memory, MemoryHistory, MemoryList, SearchAnswer, SessionMessageList
+from memex_edge.answers import Count, Memory, MemoryHistory, MemoryList, SearchAnswer, SessionList, SessionMessageList
 from memex_edge.context import load_embedder_at_init
 from memex_edge.http import MEMEX_SEED, MEMORY_SERVICE_SEED, context, errors, lambda_handler, seed_router, tenant
 
@@ -64,6 +65,14 @@ def list_user_memories(user_id: Id, include_inactive: bool = False, limit: int =
                        cursor: Optional[str] = CURSOR, tenant_id: str = Depends(tenant),
                        ctx: Context = Depends(context)) -> dict:
     return memories.list_for_user(ctx, tenant_id, user_id, include_inactive, limit, cursor)
+
+
+@v1.get("/v1/users/{user_id}/sessions", response_model=SessionList, responses=errors())
+def list_user_sessions(user_id: Id, limit: int = LIMIT, cursor: Optional[str] = CURSOR,
+                       tenant_id: str = Depends(tenant), ctx: Context = Depends(context)) -> dict:
+    """The user's sessions, the latest begun first, each with its turns, messages and first and
+    last turn's time (Zep's `memory.list_sessions` of a user); none for a user with none."""
+    return sessions.of_user(ctx, tenant_id, user_id, limit, cursor)
 
 
 @v1.get("/v1/sessions/{session_id}/messages", response_model=SessionMessageList, responses=errors(404))

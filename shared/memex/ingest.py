@@ -56,9 +56,16 @@ def turn_status(ctx: Context, tenant_id: str, turn_id: str) -> dict[str, Any]:
     turn = turn_rows.get_turn(conn, tenant_id, turn_id)
     if turn is None:
         raise NotFound(f"turn {turn_id} not found")
+    # The turn as it was sent, too: its `metadata` is returned nowhere else (each message's is, in
+    # the session's messages and the memories' sources).
     answer = {
         "turn_id": turn_id,
         "status": turn["status"],
+        "user_id": turn["user_id"],
+        "session_id": turn["session_id"],
+        "agent_id": turn["agent_id"],
+        "occurred_at": turn["occurred_at"].isoformat(),
+        "metadata": turn["metadata"],
         "memories": memory_rows.of_turn(conn, tenant_id, turn_id),
     }
     if turn["error"]:

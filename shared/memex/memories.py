@@ -12,7 +12,7 @@ from memex.db import cursors, erasure, locks
 from memex.db import memories as memory_rows
 from memex.db import tenants as tenant_rows
 from memex.db import vector_indexes
-from memex.errors import InvalidInput, NotFound
+from memex.errors import NotFound
 from memex.models import MemoryIn
 
 
@@ -54,15 +54,12 @@ def history(ctx: Context, tenant_id: str, memory_id: str) -> list[dict[str, Any]
 
 def list_for_user(ctx: Context, tenant_id: str, user_id: str, include_inactive: bool, limit: int,
                   cursor: str | None) -> dict[str, Any]:
-    after = None
-    if cursor:
-        after = cursors.decode(cursor)
-        if after is None:
-            raise InvalidInput("cursor: not a cursor this server issued")
-    items, next_cursor = memory_rows.list_for_user(
+    of = cursors.listing("memories", user_id, include_inactive)
+    after = cursors.decode(cursor, of) if cursor else None
+    items, next_key = memory_rows.list_for_user(
         ctx.db.connection(), tenant_id, user_id, include_inactive, limit, after
     )
-    return {"memories": items, "next_cursor": next_cursor}
+    return {"memories": items, "next_cursor": cursors.encode(of, *next_key) if next_key else None}
 
 
 def count(ctx: Context, tenant_id: str, user_id: str, agent_id: str | None) -> int:

@@ -1,4 +1,5 @@
-"""A session's conversation as it was sent: every message in the order it was said."""
+"""A user's sessions, and a session's conversation as it was sent: every message in the order it
+was said."""
 
 from __future__ import annotations
 
@@ -6,19 +7,26 @@ from typing import Any
 
 from memex.context import Context
 from memex.db import cursors
+from memex.db import sessions as session_rows
 from memex.db import turns as turn_rows
-from memex.errors import InvalidInput, NotFound
+from memex.errors import NotFound
+
+
+def of_user(ctx: Context, tenant_id: str, user_id: str, limit: int, cursor: str | None) -> dict[str, Any]:
+    """The user's sessions (those with a turn), the latest begun first; none for a user with none."""
+    of = cursors.listing("sessions", user_id)
+    after = cursors.decode(cursor, of) if cursor else None
+    items, next_key = session_rows.of_user(ctx.db.connection(), tenant_id, user_id, limit, after)
+    return {"user_id": user_id, "sessions": items, "next_cursor": cursors.encode(of, *next_key) if next_key else None}
 
 
 def messages(ctx: Context, tenant_id: str, user_id: str, session_id: str, limit: int,
              cursor: str | None) -> dict[str, Any]:
-    after = None
-    if cursor:
-        after = cursors.decode(cursor, rest=1)
-        if after is None:
-            raise InvalidInput("cursor: not a cursor this server issued")
+    of = cursors.listing("messages", user_id, session_id)
+    after = cursors.decode(cursor, of, rest=1) if cursor else None
     conn = ctx.db.connection()
-    items, next_cursor = turn_rows.session_messages(conn, tenant_id, user_id, session_id, limit, after)
+    items, next_key = turn_rows.session_messages(conn, tenant_id, user_id, session_id, limit, after)
     if not items and not turn_rows.has_session(conn, tenant_id, user_id, session_id):
         raise NotFound(f"session {session_id} of user {user_id} not found")
-    return {"user_id": user_id, "session_id": session_id, "messages": items, "next_cursor": next_cursor}
+    return {"user_id": user_id, "session_id": session_id, "messages": items,
+            "next_cursor": cursors.encode(of, *next_key) if next_key else None}

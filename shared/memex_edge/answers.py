@@ -131,6 +131,12 @@ class RecallAnswer(_Answer):
 class TurnAnswer(_Answer):
     turn_id: str
     status: TurnStatus
+    user_id: str = Field(None, description="GET: the turn as it was sent, with `session_id`, `agent_id`, "
+                                           "`occurred_at` and `metadata`")
+    session_id: str = Field(None)
+    agent_id: Optional[str] = Field(None)
+    occurred_at: Time = Field(None, description="Its `timestamp`, or when it was received")
+    metadata: dict[str, Any] = Field(None, description="The turn's own metadata, as sent")
     memories: list[Memory] = Field(None, description="Present once asked for (GET) or processed inline")
     error: str = Field(None, description="Why processing failed or was deferred; absent otherwise")
 
@@ -155,6 +161,20 @@ class SessionMessageList(_Answer):
     user_id: str
     session_id: str
     messages: list[SessionMessage] = Field(description="In the order they were said")
+    next_cursor: Optional[str] = Field(description="Pass as `cursor` for the next page; null on the last")
+
+
+class Session(_Answer):
+    session_id: str
+    turns: int = Field(description="How many turns were sent in it")
+    messages: int = Field(description="How many messages those turns hold")
+    started_at: Time = Field(description="Its first turn's time (`timestamp`, or when it was received)")
+    last_at: Time = Field(description="Its last turn's time")
+
+
+class SessionList(_Answer):
+    user_id: str
+    sessions: list[Session] = Field(description="The latest begun first")
     next_cursor: Optional[str] = Field(description="Pass as `cursor` for the next page; null on the last")
 
 

@@ -35,7 +35,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from memex import keys, rate_limit
 from memex.context import Context
-from memex.errors import MemexError
+from memex.errors import MemexError, Unauthorized
 from memex.metrics import HTTP_LATENCY, HTTP_REQUESTS, REQUESTS_RATE_LIMITED
 from memex.rate_limit import Decision
 from memex.models import FieldError
@@ -140,7 +140,16 @@ def presented_key(headers) -> str | None:
 def admit(ctx: Context, headers) -> tuple[str, Decision | None]:
     """The tenant the request acts for, its key checked and one request counted against its limit.
     Raises Unauthorized, or RateLimited over the limit."""
-    caller = keys.caller_for(ctx, presented_key(headers))
+    presented = presented_key(headers)
+    try:
+        caller = keys.caller_for(ctx, presented)
+    except Unauthorized:
+        if presented is None and headers.get("authorization", "").strip():
+            # A key sent without its scheme (`Authorization: mx_…`) or under another one was sent,
+            # not missing: said so, or the caller looks for a header that is there.
+            raise Unauthorized("the Authorization header holds no Bearer key: send Authorization: Bearer <key>") \
+                from None
+        raise
     decision = rate_limit.admit(ctx, caller)
     if decision is not None and not decision.admitted:
         ctx.metrics.record(REQUESTS_RATE_LIMITED)
@@ -403,7 +412,9 @@ def create_app(*routers: APIRouter, provide: Callable[[], Context] = get_context
         if exc.status >= 500:
             logger.error("domain error", extra={"code": exc.code, "detail": exc.message})
             message = "internal error"
-        return error(exc.status, exc.code, message, detail=message if _seed_route(request) else None)
+        # A 401 names the scheme that would be accepted (RFC 9110), as MCP's does.
+        headers = {"WWW-Authenticate": "Bearer"} if isinstance(exc, Unauthorized) else None
+        return error(exc.status, exc.code, message, headers=headers, detail=message if _seed_route(request) else None)
 
     @app.exception_handler(RateLimited)
     async def _rate_limited(request: Request, exc: RateLimited) -> JSONResponse:

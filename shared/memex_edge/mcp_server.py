@@ -36,7 +36,7 @@ from pydantic import BaseModel, Field, ValidationError
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
-from memex import ingest, memories
+from memex import ingest, memories, sessions
 from memex.context import Context
 from memex.errors import InvalidInput, MemexError, Unauthorized
 from memex.models import Id, MemoryIn, RecallIn, SearchIn, TurnIn
@@ -246,17 +246,44 @@ def _add_turn(caller: Caller, wait: bool = False, **fields: Any) -> dict[str, An
     return ingest.ingest_turn(caller.ctx, caller.tenant_id, TurnIn(**fields), wait)
 
 
+LIMIT = Field(ge=1, le=500, description="Page size, 1 to 500.")
+CURSOR = Field(max_length=1024, description="The next_cursor of the previous page; omit for the first page.")
+
+
 def _list_memories(
     caller: Caller, *,
     user_id: Annotated[Id, Field(description=USER_ID)],
     include_inactive: Annotated[bool, Field(description="Also superseded memories (old values).")] = False,
-    limit: Annotated[int, Field(ge=1, le=500, description="Page size, 1 to 500.")] = 50,
-    cursor: Annotated[Optional[str], Field(max_length=1024, description=(
-        "The next_cursor of the previous page; omit for the first page."))] = None,
+    limit: Annotated[int, LIMIT] = 50,
+    cursor: Annotated[Optional[str], CURSOR] = None,
 ) -> dict[str, Any]:
     """List the user's memories, newest first, a page at a time. Returns `memories` and
     `next_cursor` (null on the last page)."""
     return memories.list_for_user(caller.ctx, caller.tenant_id, user_id, include_inactive, limit, cursor)
+
+
+def _list_sessions(
+    caller: Caller, *,
+    user_id: Annotated[Id, Field(description="The user whose conversations to list.")],
+    limit: Annotated[int, LIMIT] = 50,
+    cursor: Annotated[Optional[str], CURSOR] = None,
+) -> dict[str, Any]:
+    """List the user's conversations (sessions), the latest begun first, a page at a time: each
+    with how many turns and messages it holds and its first and last turn's time. Returns
+    `sessions` and `next_cursor` (null on the last page)."""
+    return sessions.of_user(caller.ctx, caller.tenant_id, user_id, limit, cursor)
+
+
+def _session_messages(
+    caller: Caller, *,
+    user_id: Annotated[Id, Field(description="The user whose conversation it is.")],
+    session_id: Annotated[Id, Field(description="The conversation to read.")],
+    limit: Annotated[int, LIMIT] = 50,
+    cursor: Annotated[Optional[str], CURSOR] = None,
+) -> dict[str, Any]:
+    """Read a conversation as it was sent: its messages in the order they were said, a page at a
+    time. Returns `messages` and `next_cursor` (null on the last page)."""
+    return sessions.messages(caller.ctx, caller.tenant_id, user_id, session_id, limit, cursor)
 
 
 def _memory_history(
@@ -312,6 +339,8 @@ def build_server() -> MCPServer:
                  (_recall_context, "Recall context for a prompt", READ),
                  (_add_turn, "Add a conversation turn", WRITE),
                  (_list_memories, "List a user's memories", READ),
+                 (_list_sessions, "List a user's conversations", READ),
+                 (_session_messages, "Read a conversation", READ),
                  (_memory_history, "History of a memory", READ),
                  (_delete_memory, "Delete a memory", ERASE),
                  (_delete_session, "Delete a conversation", ERASE),

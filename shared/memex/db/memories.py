@@ -15,7 +15,7 @@ import psycopg
 from psycopg.rows import tuple_row
 from psycopg.types.json import Jsonb
 
-from memex.db import cursors, vector_indexes
+from memex.db import vector_indexes
 from memex.models import SearchFilters
 
 _SELECT = """
@@ -203,8 +203,9 @@ def of_turn(conn: psycopg.Connection, tenant_id: str, turn_id: str) -> list[dict
 def list_for_user(
     conn: psycopg.Connection, tenant_id: str, user_id: str, include_inactive: bool, limit: int,
     after: tuple[datetime, str] | None,
-) -> tuple[list[dict[str, Any]], str | None]:
-    """Newest first, keyset-paginated so pages stay stable while memories are added."""
+) -> tuple[list[dict[str, Any]], tuple[datetime, str] | None]:
+    """Newest first, keyset-paginated so pages stay stable while memories are added; with the key
+    of the page's last row when more follow."""
     clauses = ["m.tenant_id = %s", "m.user_id = %s"]
     params: list[Any] = [tenant_id, user_id]
     if not include_inactive:
@@ -216,8 +217,8 @@ def list_for_user(
         _SELECT + "WHERE " + " AND ".join(clauses) + " ORDER BY m.created_at DESC, m.id DESC LIMIT %s",
         (*params, limit + 1),
     ).fetchall()
-    next_cursor = cursors.encode(rows[limit - 1]["created_at"], rows[limit - 1]["id"]) if len(rows) > limit else None
-    return [to_wire(r) for r in rows[:limit]], next_cursor
+    next_key = (rows[limit - 1]["created_at"], rows[limit - 1]["id"]) if len(rows) > limit else None
+    return [to_wire(r) for r in rows[:limit]], next_key
 
 
 def count(conn: psycopg.Connection, tenant_id: str, user_id: str, agent_id: str | None) -> int:

@@ -11,7 +11,6 @@ from typing import Any
 import psycopg
 from psycopg.types.json import Jsonb
 
-from memex.db import cursors
 from memex.errors import IdempotencyConflict
 from memex.models import TurnIn
 
@@ -259,9 +258,11 @@ def claim_lost(conn: psycopg.Connection, older_than_seconds: int, max_republish:
 
 
 def session_messages(conn: psycopg.Connection, tenant_id: str, user_id: str, session_id: str, limit: int,
-                     after: tuple[datetime, str, int] | None) -> tuple[list[dict[str, Any]], str | None]:
+                     after: tuple[datetime, str, int] | None
+                     ) -> tuple[list[dict[str, Any]], tuple[datetime, str, int] | None]:
     """The session's messages in the order they were said (the turn's time, then its position),
-    keyset-paginated after (occurred_at, turn_id, position)."""
+    keyset-paginated after (occurred_at, turn_id, position), with the key of the page's last row
+    when more follow."""
     clauses = ["t.tenant_id = %s", "t.user_id = %s", "t.session_id = %s"]
     params: list[Any] = [tenant_id, user_id, session_id]
     if after is not None:
@@ -273,11 +274,9 @@ def session_messages(conn: psycopg.Connection, tenant_id: str, user_id: str, ses
            WHERE """ + " AND ".join(clauses) + " ORDER BY t.occurred_at, t.id, m.position LIMIT %s",
         (*params, limit + 1),
     ).fetchall()
-    next_cursor = None
-    if len(rows) > limit:
-        last = rows[limit - 1]
-        next_cursor = cursors.encode(last["occurred_at"], last["turn_id"], last["position"])
-    return [{**r, "occurred_at": r["occurred_at"].isoformat()} for r in rows[:limit]], next_cursor
+    last = rows[limit - 1] if len(rows) > limit else None
+    next_key = (last["occurred_at"], last["turn_id"], last["position"]) if last else None
+    return [{**r, "occurred_at": r["occurred_at"].isoformat()} for r in rows[:limit]], next_key
 
 
 def has_session(conn: psycopg.Connection, tenant_id: str, user_id: str, session_id: str) -> bool:

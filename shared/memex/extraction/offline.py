@@ -2287,19 +2287,26 @@ _A_DATE = re.compile(_DATE)
 _SAID_NAME = re.compile(rf"(?:^|\s)(?P<new>{_CAPWORD}(?:\s+{_CAPWORD}){{0,3}})$")
 
 
-def _statements(text: str) -> list[str]:
-    """The sentences of a message that state something: questions are dropped, except for the
-    statement before a tag question. A greeting said as a sentence of its own opens the next one
-    when that one starts with "I" ("Hi! I'm Dana." reads "Hi, I'm Dana."): the name rule reads an
-    "I'm" after a greeting as an introduction."""
-    kept = []
-    greeting = ""
-    for sentence in _SENTENCES.split(text):
-        sentence = sentence.strip()
+def _statements(text: str) -> list[tuple[str, str]]:
+    """The sentences of a message that state something, each as read and as said: questions are
+    dropped, except for the statement before a tag question. A greeting said as a sentence of its
+    own opens the next one when that one starts with "I" ("Hi! I'm Dana." reads "Hi, I'm Dana."):
+    the name rule reads an "I'm" after a greeting as an introduction. As said is the message's own
+    words, verbatim (the greeting and the tag question in them), which a fact quotes (`raw_quote`)."""
+    kept: list[tuple[str, str]] = []
+    greeting, greeting_at = "", 0
+    start = 0
+    for gap in [*_SENTENCES.finditer(text), None]:
+        piece = text[start:gap.start() if gap else len(text)]
+        at = start + len(piece) - len(piece.lstrip())
+        sentence = piece.strip()
+        said_from, said_to = at, at + len(sentence)
+        start = gap.end() if gap else len(text)
         if greeting and _I_FIRST.match(sentence):
             kept.pop()  # the greeting, read again as this sentence's opening
             sentence = f"{greeting}, {sentence}"
-        greeting = sentence.rstrip(".!") if _GREETING.fullmatch(sentence) else ""
+            said_from = greeting_at
+        greeting, greeting_at = (sentence.rstrip(".!"), at) if _GREETING.fullmatch(sentence) else ("", 0)
         if len(sentence) > MAX_SENTENCE_CHARS:
             continue
         if sentence.endswith("?"):
@@ -2308,7 +2315,7 @@ def _statements(text: str) -> list[str]:
             if cut >= 0 and _TAG_QUESTION.match(sentence, cut + 1):
                 sentence = sentence[:cut].rstrip()
         if sentence and not sentence.endswith("?"):
-            kept.append(sentence)
+            kept.append((sentence, text[said_from:said_to]))
     return kept
 
 
@@ -2476,13 +2483,13 @@ class OfflineExtractor:
             subject = message.get("subject") or "user"
             before = messages[i - 1] if i else (history[-1] if history else None)
             about_them = _asks_about_someone_else(before, message)
-            for n, sentence in enumerate(_statements(message["content"] or "")):
+            for n, (sentence, said) in enumerate(_statements(message["content"] or "")):
                 for _, rule, fields in _matches(_typed(sentence, dropped_is_user=not (about_them and n == 0))):
-                    found.add(_candidate(rule, fields, message["id"], sentence, subject))
+                    found.add(_candidate(rule, fields, message["id"], said, subject))
                 for match in _CORRECTION.finditer(sentence):
                     if earlier is None:
                         earlier = _Facts(self.extract(history, []))
-                    _correct(found, earlier, match, message["id"], sentence, subject)
+                    _correct(found, earlier, match, message["id"], said, subject)
         return _distinct(_said_beside_a_partner(_not_also_a_plan(found.in_order())))
 
 

@@ -31,8 +31,10 @@ from memex_client.models import (
     SearchFilters,
     SearchHit,
     SearchResponse,
+    Session,
     SessionMessage,
     SessionMessagePage,
+    SessionPage,
     Source,
     TurnResult,
 )
@@ -44,6 +46,7 @@ __all__ = [
     "InvalidInputError", "MemexError", "NotFoundError", "PayloadTooLargeError", "PermissionDeniedError",
     "RateLimitError", "ServerError", "ServiceUnavailableError",
     "Backfill", "Citation", "Erasure", "Health", "Memory", "MemoryHistory", "MemoryPage", "Message",
-    "RecallResponse", "ScoreParts", "SearchFilters", "SearchHit", "SearchResponse", "SessionMessage", "SessionMessagePage",
+    "RecallResponse", "ScoreParts", "SearchFilters", "SearchHit", "SearchResponse", "Session", "SessionMessage",
+    "SessionMessagePage", "SessionPage",
     "Source", "TurnResult",
 ]

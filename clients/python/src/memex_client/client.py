@@ -164,6 +164,20 @@ class MemexClient:
                 return
             cursor = page.next_cursor
 
+    def list_sessions_page(self, user_id: str, *, limit: Optional[int] = None,
+                           cursor: Optional[str] = None) -> models.SessionPage:
+        return self._send(ops.sessions_page(user_id, limit=limit, cursor=cursor))
+
+    def list_sessions(self, user_id: str, *, page_size: int = DEFAULT_PAGE_SIZE) -> Iterator[models.Session]:
+        """Every session of the user, the latest begun first, a page at a time."""
+        cursor = None
+        while True:
+            page = self.list_sessions_page(user_id, limit=page_size, cursor=cursor)
+            yield from page.sessions
+            if page.next_cursor is None:
+                return
+            cursor = page.next_cursor
+
     def session_messages_page(self, session_id: str, *, user_id: str, limit: Optional[int] = None,
                               cursor: Optional[str] = None) -> models.SessionMessagePage:
         return self._send(ops.session_messages_page(session_id, user_id, limit=limit, cursor=cursor))
@@ -309,6 +323,21 @@ class AsyncMemexClient:
                                                  cursor=cursor)
             for memory in page.memories:
                 yield memory
+            if page.next_cursor is None:
+                return
+            cursor = page.next_cursor
+
+    async def list_sessions_page(self, user_id: str, *, limit: Optional[int] = None,
+                                 cursor: Optional[str] = None) -> models.SessionPage:
+        return await self._send(ops.sessions_page(user_id, limit=limit, cursor=cursor))
+
+    async def list_sessions(self, user_id: str, *,
+                            page_size: int = DEFAULT_PAGE_SIZE) -> AsyncIterator[models.Session]:
+        cursor = None
+        while True:
+            page = await self.list_sessions_page(user_id, limit=page_size, cursor=cursor)
+            for session in page.sessions:
+                yield session
             if page.next_cursor is None:
                 return
             cursor = page.next_cursor

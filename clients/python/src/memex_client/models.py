@@ -140,6 +140,12 @@ class TurnResult(_Response):
     status: TurnStatus
     memories: list[Memory] = Field(default_factory=list)
     error: Optional[str] = None
+    # The turn as it was sent, when read back (`get_turn`, or `add_turn` with `wait`); else None.
+    user_id: Optional[str] = None
+    session_id: Optional[str] = None
+    agent_id: Optional[str] = None
+    occurred_at: Optional[datetime] = None
+    metadata: Optional[dict[str, Any]] = None
 
 
 class ScoreParts(_Response):
@@ -189,6 +195,22 @@ class RecallResponse(_Response):
 
 class MemoryPage(_Response):
     memories: list[Memory]
+    next_cursor: Optional[str] = None
+
+
+class Session(_Response):
+    """One of a user's sessions: how many turns and messages were sent in it, and when."""
+
+    session_id: str
+    turns: int
+    messages: int
+    started_at: datetime
+    last_at: datetime
+
+
+class SessionPage(_Response):
+    user_id: str
+    sessions: list[Session]
     next_cursor: Optional[str] = None
 
 

@@ -100,6 +100,11 @@ def list_page(user_id: str, *, include_inactive: bool, limit: Optional[int],
                      params=_query(include_inactive=include_inactive or None, limit=limit, cursor=cursor))
 
 
+def sessions_page(user_id: str, *, limit: Optional[int], cursor: Optional[str]) -> Operation[models.SessionPage]:
+    return Operation("GET", f"/v1/users/{_segment(user_id)}/sessions", models.SessionPage,
+                     params=_query(limit=limit, cursor=cursor))
+
+
 def session_messages_page(session_id: str, user_id: str, *, limit: Optional[int],
                           cursor: Optional[str]) -> Operation[models.SessionMessagePage]:
     return Operation("GET", f"/v1/sessions/{_segment(session_id)}/messages", models.SessionMessagePage,
