@@ -1458,7 +1458,7 @@ def test_the_seventh_rounds_leftovers_near_misses_state_nothing(text):
     ("I moved to Sales.", set()),
     ("I moved to Finance last year.", set()),
     ("I just moved to HR.", set()),
-    ("I moved to Sales in Denver.", set()),
+    ("I moved to Sales in Denver.", {("city", "Denver")}),  # the place of the move, not its department
     ("I moved from Sales to Engineering.", set()),
     ("I moved to the Marketing department.", set()),
     ("I moved to the night shift.", set()),
@@ -1524,3 +1524,20 @@ def test_a_fact_said_in_passing_in_a_request(text, expected):
 ])
 def test_a_request_that_states_nothing_files_nothing(text):
     assert _facts(text) == set()
+
+
+# issue 11 parts 2 and 7, earlier rounds' leftovers: a move to a department in a place files the place;
+# a relative based in a department no city; a pet introduced as a person is ("Meet my ..., he's a ...")
+@pytest.mark.parametrize("text, expected", [
+    ("We relocated to Engineering in Austin.", {("city", "Austin")}),
+    ("I moved to the Finance department in Leeds last spring.", {("city", "Leeds")}),
+    ("I moved to IBM in Austin.", set()),  # an employer, not a department: no guess at the city
+    ("My brother Kai is based in Finance.", {("brother_name", "Kai")}),
+    ("My sister Mia lives in Engineering now.", {("sister_name", "Mia")}),
+    ("My brother Kai is based in Austin.", {("brother_name", "Kai"), ("brother_kai_city", "Austin")}),
+    ("Say hello to my cat Pip, she's a Siamese.", {("pet_cat_name", "Pip"), ("pet_cat_breed", "Siamese")}),
+    ("Here's our puppy Bo, he's a labrador.", {("pet_dog_name", "Bo"), ("pet_dog_breed", "labrador")}),
+    ("Meet our son Ezra, he's 9.", {("child_name", "Ezra"), ("child_ezra_age", "9")}),
+])
+def test_earlier_rounds_leftovers_a_department_and_an_introduced_pet(text, expected):
+    assert _facts(text) == expected

@@ -822,6 +822,12 @@ def _not_an_organisation(m: re.Match[str]) -> list[Fields]:
     return [] if _an_organisation(value) or _a_department(value) else _name(m)
 
 
+def _department_move(m: re.Match[str]) -> list[Fields]:
+    """The place of a move to a department there ("I moved to Sales in Denver"): the department is
+    no city, the place is."""
+    return _not_an_organisation(m) if _a_department(m.group("dept")) else []
+
+
 _NEW_JOB = rf"(?:(?:a|an|my|the) (?:new )?{_JOB_NOUN} )?"
 _AHEAD = {"start": "starting at", "starting": "starting at", "starts": "starting at", "begin": "starting at",
           "beginning": "starting at", "begins": "starting at", "join": "joining", "joining": "joining",
@@ -1535,6 +1541,12 @@ _RULES = [
         # the user's clause going on without its "I": "I left London in 2020 and now live in Lisbon"
         rf"^(?:I|[Ww]e)\b[^.;]*? and (?:now |currently )?live in (?P<value>{_PROPER})",
     ], "The user lives in {value}.", _place, importance=0.75),
+    # a move to a department in a place: "I moved to Sales in Denver", "I relocated to the Finance team
+    # in Leeds" (the place, not the department: _department_move)
+    _rule("fact", "city", "moved relocated", [
+        rf"\b(?:I|[Ww]e)(?:'ve| have)? (?:just |recently |finally )?(?:moved|relocated) (?:over )?to "
+        rf"(?:the )?(?P<dept>{_PROPER})(?: (?:team|department|division|office))? in (?P<value>{_PROPER})",
+    ], "The user lives in {value}.", _department_move, importance=0.75),
     # "Home is Glasgow these days": a known place only ("Home is Acme", "Home is Netflix" are none).
     _rule("fact", "city", "home", [
         rf"(?:^|[.!?] )[Hh]ome(?:'s|’s| is) (?:now )?(?P<value>{_PROPER})(?=\s*(?:[.!,;]|$)| (?:now|these days)\b)",
@@ -1769,7 +1781,7 @@ _RULES = [
     _rule("fact", "{part}_{who}_city", "my our", [
         rf"{_NAMED_KIN} (?:(?:now |currently |also |still )?lives|is (?:now |currently |still )?(?:based|living)) in "
         rf"(?P<value>{_PROPER})",
-    ], "The user's {kind} {name} lives in {value}.", _kin_fact(_name), confidence=0.7, importance=0.6),
+    ], "The user's {kind} {name} lives in {value}.", _kin_fact(_not_an_organisation), confidence=0.7, importance=0.6),
     # their move, read as the user's own is ("My friend Kate just moved to Berlin"; not "moved to Google")
     _rule("fact", "{part}_{who}_city", "moved relocated", [
         rf"{_NAMED_KIN} (?:has |'s )?(?:just |recently |finally )?(?:moved|relocated) (?:back |over )?to "
@@ -2378,11 +2390,12 @@ _BEEN = re.compile(rf"{_SOON}been\b", re.IGNORECASE)
 # over what follows ("When I was little, we had ..." was already read as the past).
 # A person the user introduces is told of as the rules read it: "This is my friend Anna, she's a
 # nurse." as "My friend Anna is a nurse.", "Meet my colleague Priya, she works at Google." as "My
-# colleague Priya works at Google." (a colleague's facts are not filed, as ever).
-_PEOPLE = _alternation([*vocabulary.RELATIONS, *vocabulary.OTHER_PEOPLE])
+# colleague Priya works at Google." (a colleague's facts are not filed, as ever); a pet too: "Meet my dog
+# Rex, he's a beagle." as "My dog Rex is a beagle.".
+_PEOPLE = _alternation([*vocabulary.RELATIONS, *vocabulary.OTHER_PEOPLE, *_PETS])
 _INTRODUCED = re.compile(
-    rf"^(?i:(?:this|that) is|here(?:'s| is)|meet|say (?:hi|hello) to) (?P<who>(?i:my) (?i:{_PEOPLE}),? [A-Z][\w'-]*)"
-    r"(?:,? (?:and )?(?:she|he)(?:(?P<is>'s| is)\b|(?= [a-z])))?")
+    rf"^(?i:(?:this|that) is|here(?:'s| is)|meet|say (?:hi|hello) to) (?P<who>(?i:my|our) (?i:{_PEOPLE}),? [A-Z][\w'-]*)"
+    r"(?:,? (?:and )?(?:she|he|it)(?:(?P<is>'s| is)\b|(?= [a-z])))?")
 # "Marco is my brother." as "My brother is Marco.": kin and partners only, for "Coffee is my best
 # friend." is said of anything; and only where the sentence or clause ends, not "Sam is my brother's
 # friend".
@@ -2433,7 +2446,8 @@ def _asks_about_someone_else(before: dict[str, Any] | None, message: dict[str, A
 
 def _typed(sentence: str, dropped_is_user: bool = True) -> str:
     sentence = _LOWER_I.sub("I", casual.tidy(sentence.replace("’", "'")))
-    sentence = _INTRODUCED.sub(lambda m: "M" + m["who"][1:] + (" is" if m["is"] else ""), sentence, count=1)
+    sentence = _INTRODUCED.sub(lambda m: m["who"][0].upper() + m["who"][1:] + (" is" if m["is"] else ""), sentence,
+                               count=1)
     sentence = _NAMED_AS_KIN.sub(lambda m: f"M{m['kin'][1:]} is {m['name']}", sentence, count=1)
     sentence = _TIME_OF_LIFE.sub(r"\g<0>,", sentence, count=1)
     dropped = _DROPPED_SUBJECT.match(sentence) if dropped_is_user else None
