@@ -4,7 +4,9 @@ Only messages with role "user" are read (the user's own, and those of other name
 whose facts are filed under their name), one sentence at a time, read as people type it ("i'm",
 curly apostrophes, an "I" dropped at the start: "started at Acme last week"; the chat typist's "im",
 "bf", "lol", emoji and lowercase names: casual.py). A question is
-skipped (but "I live in Lisbon, you?" keeps its statement), and a match whose clause is negated,
+skipped (but "I live in Lisbon, you?" and "I'm vegan, so what can I cook?" keep their statement, and
+"What should I get my sister Ana?" the name it takes for granted), words quoted within a sentence
+are mentioned, not said, and a match whose clause is negated,
 hedged, hypothetical or reported ("I don't work at", "if I lived in", "I think I'm allergic",
 "he thinks I live in") yields nothing. Each rule of `_RULES` is a regex with a
 `value` group (and sometimes a `kind`, `thing` or `topic` group that names the key) and a clean
@@ -1811,13 +1813,13 @@ _RULES = [
         r"\bI(?:'m| am) (?:now |currently |happily )?(?P<value>single|married|divorced|widowed|engaged|separated)"
         + _strict_end("now", "again", "right now", "at the moment", "for now"),
     ], "The user is {value}.", _text, confidence=0.75, importance=0.7),
-    # A proposal to the user: "Sam proposed last night!", "My boyfriend popped the question" (engaged; the
-    # partner's name the rule below files); not "Tom proposed a toast", "Harry proposed to Meghan".
     # "Since my divorce I've been cooking for one": still divorced (not "after my divorce", which may
     # have been followed by anything)
     _rule("fact", "relationship_status", "divorce", [
         r"(?:^|(?<=[,;:] ))(?:(?i:ever) )?(?i:since) my divorce\b",
     ], "The user is divorced.", lambda m: [{"value": "divorced"}], confidence=0.7, importance=0.7),
+    # A proposal to the user: "Sam proposed last night!", "My boyfriend popped the question" (engaged; the
+    # partner's name the rule below files); not "Tom proposed a toast", "Harry proposed to Meghan".
     _rule("fact", "relationship_status", "proposed popped", [
         rf"(?:^|(?<=[,;:] ))(?:(?i:my) (?:{_PARTNER_WORD})(?:,? {_PROPER},?)?|(?!I\b){_PROPER}|(?i:he|she)) {_PROPOSED}",
     ], "The user is engaged.", lambda m: [{"value": "engaged"}], confidence=0.7, importance=0.7),
@@ -2347,8 +2349,8 @@ _SAID_NAME = re.compile(rf"(?:^|\s)(?P<new>{_CAPWORD}(?:\s+{_CAPWORD}){{0,3}})$"
 
 def _statements(text: str, questions: list[str] | None = None) -> list[str]:
     """The sentences of a message that state something: questions are dropped (into `questions`, when
-    given), except for the statement before a tag question. A greeting said as a sentence of its own opens the next one
-    when that one starts with "I" ("Hi! I'm Dana." reads "Hi, I'm Dana."): the name rule reads an
+    given), except for the statement before a tag question. A greeting said as a sentence of its own
+    opens the next one when that one starts with "I" ("Hi! I'm Dana." reads "Hi, I'm Dana."): the name rule reads an
     "I'm" after a greeting as an introduction."""
     kept = []
     greeting = ""
@@ -2533,11 +2535,11 @@ def _matches(sentence: str) -> list[tuple[int, _Rule, Fields]]:
 
 def _asked_matches(question: str) -> list[tuple[_Rule, Fields]]:
     """The names a question takes for granted (_ASKED_RULES)."""
-    words = _WORDS.findall(question.lower())
-    if not {"my", "our"} & set(words) or _ASKED_GONE.search(question):
+    words = set(_WORDS.findall(question.lower()))
+    if _ASKED_GONE.search(question):
         return []
     found = []
-    for rule in _ASKED_RULES:
+    for rule in (rule for rule in _ASKED_RULES if not rule.cues.isdisjoint(words)):
         for pattern in rule.patterns:
             for match in pattern.finditer(question):
                 if _ASKED_UNSURE.isdisjoint(_WORDS.findall(question[:match.start()].lower())):
