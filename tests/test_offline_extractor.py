@@ -1471,7 +1471,7 @@ def test_the_seventh_rounds_leftovers_near_misses_state_nothing(text):
     ("I moved to Sales.", set()),
     ("I moved to Finance last year.", set()),
     ("I just moved to HR.", set()),
-    ("I moved to Sales in Denver.", set()),
+    ("I moved to Sales in Denver.", {("city", "Denver")}),  # the place of the move, not its department
     ("I moved from Sales to Engineering.", set()),
     ("I moved to the Marketing department.", set()),
     ("I moved to the night shift.", set()),
@@ -1492,3 +1492,65 @@ def test_a_move_to_a_department_is_no_city(text, expected):
 def test_no_department_is_a_place_or_an_employer():
     from memex.extraction import vocabulary
     assert vocabulary.DEPARTMENTS.isdisjoint(vocabulary.PLACES | vocabulary.WELL_KNOWN_EMPLOYERS)
+
+
+# issue 11 parts 2 and 7: a fact said in passing inside a request to the agent (round 8): before a
+# question or a request joined by a comma, "so", "which"; an appositive before a question about the
+# user; a name a question takes for granted; a time said in words; a divorce said as a time of life
+@pytest.mark.parametrize("text, expected", [
+    ("I'm a plumber, so could you draft an invoice template?", {("role", "plumber")}),
+    ("I work at Siemens, so how do I ask for a raise?", {("employer", "Siemens")}),
+    ("I'm allergic to soy, which sauces should I avoid?", {("allergy", "soy")}),
+    ("We have two cats, so where should the litter box go?", {("pet_cat_count", "2")}),
+    ("I live in Porto; where can I get good coffee?", {("city", "Porto")}),
+    ("I'm vegan, suggestions for a picnic?", {("dietary_restriction", "vegan")}),
+    ("As a pharmacist, how do I ask for weekends off?", {("role", "pharmacist")}),
+    ("As a firefighter working shifts, I sleep badly.", {("role", "firefighter")}),
+    ("As someone with asthma, should I run in the cold?", {("health_condition", "asthma")}),
+    ("As an avid cyclist, which helmet would you pick for me?", {("hobby", "cycling")}),
+    ("I stopped drinking three months ago, what can I order instead?", {("drinks_alcohol", "no")}),
+    ("I gave up smoking five years ago.", {("smokes", "no")}),
+    ("Ever since my divorce I've hated Sundays, any ideas?", {("relationship_status", "divorced")}),
+    ("We moved here from Leeds last year.", {("city", "Leeds", True)}),
+    ("can you plan a dinner for my husband, his name is omar", {("partner_name", "Omar")}),
+    ("What should I buy my daughter Zoe for her birthday?", {("child_name", "Zoe")}),
+    ("Is grapefruit safe for my parrot Kiwi?", {("pet_parrot_name", "Kiwi")}),
+    ("How do I tell my sister Ruth that I'm moving out?", {("sister_name", "Ruth")}),
+])
+def test_a_fact_said_in_passing_in_a_request(text, expected):
+    assert _facts(text) == expected
+
+
+@pytest.mark.parametrize("text", [
+    "Do I live in Lisbon, what do you think?",  # the statement before the question is asked too
+    "Can you tell me if I'm allergic to soy, or is it the wheat?",
+    "As a pharmacist, can you explain drug interactions?",  # the agent asked to play a part
+    "As a firefighter, what would my day look like?",
+    "As someone with asthma, describe a hike.",
+    "Should I name my daughter Zoe?", "Should we call our puppy Biscuit?",  # what to call them
+    "What if my husband Omar says no?",  # a hypothetical
+    "Why did my cat Pip die so young?", "How do I cope now that my wife Anna has passed?",  # someone lost
+    "Translate 'I work at Siemens and live in Porto' into German.",  # mentioned, not said
+    "My teacher always said \"I'm proud of you all\" at the end.",
+    "Is a parrot a good pet for a flat?", "What's a good name for my new parrot?",
+    "After my divorce what happens to the house?",
+])
+def test_a_request_that_states_nothing_files_nothing(text):
+    assert _facts(text) == set()
+
+
+# issue 11 parts 2 and 7, earlier rounds' leftovers: a move to a department in a place files the place;
+# a relative based in a department no city; a pet introduced as a person is ("Meet my ..., he's a ...")
+@pytest.mark.parametrize("text, expected", [
+    ("We relocated to Engineering in Austin.", {("city", "Austin")}),
+    ("I moved to the Finance department in Leeds last spring.", {("city", "Leeds")}),
+    ("I moved to IBM in Austin.", set()),  # an employer, not a department: no guess at the city
+    ("My brother Kai is based in Finance.", {("brother_name", "Kai")}),
+    ("My sister Mia lives in Engineering now.", {("sister_name", "Mia")}),
+    ("My brother Kai is based in Austin.", {("brother_name", "Kai"), ("brother_kai_city", "Austin")}),
+    ("Say hello to my cat Pip, she's a Siamese.", {("pet_cat_name", "Pip"), ("pet_cat_breed", "Siamese")}),
+    ("Here's our puppy Bo, he's a labrador.", {("pet_dog_name", "Bo"), ("pet_dog_breed", "labrador")}),
+    ("Meet our son Ezra, he's 9.", {("child_name", "Ezra"), ("child_ezra_age", "9")}),
+])
+def test_earlier_rounds_leftovers_a_department_and_an_introduced_pet(text, expected):
+    assert _facts(text) == expected

@@ -4,7 +4,9 @@ Only messages with role "user" are read (the user's own, and those of other name
 whose facts are filed under their name), one sentence at a time, read as people type it ("i'm",
 curly apostrophes, an "I" dropped at the start: "started at Acme last week"; the chat typist's "im",
 "bf", "lol", emoji and lowercase names: casual.py). A question is
-skipped (but "I live in Lisbon, you?" keeps its statement), and a match whose clause is negated,
+skipped (but "I live in Lisbon, you?" and "I'm vegan, so what can I cook?" keep their statement, and
+"What should I get my sister Ana?" the name it takes for granted), words quoted within a sentence
+are mentioned, not said, and a match whose clause is negated,
 hedged, hypothetical or reported ("I don't work at", "if I lived in", "I think I'm allergic",
 "he thinks I live in") yields nothing. Each rule of `_RULES` is a regex with a
 `value` group (and sometimes a `kind`, `thing` or `topic` group that names the key) and a clean
@@ -822,6 +824,12 @@ def _not_an_organisation(m: re.Match[str]) -> list[Fields]:
     return [] if _an_organisation(value) or _a_department(value) else _name(m)
 
 
+def _department_move(m: re.Match[str]) -> list[Fields]:
+    """The place of a move to a department there ("I moved to Sales in Denver"): the department is
+    no city, the place is."""
+    return _not_an_organisation(m) if _a_department(m.group("dept")) else []
+
+
 _NEW_JOB = rf"(?:(?:a|an|my|the) (?:new )?{_JOB_NOUN} )?"
 _AHEAD = {"start": "starting at", "starting": "starting at", "starts": "starting at", "begin": "starting at",
           "beginning": "starting at", "begins": "starting at", "join": "joining", "joining": "joining",
@@ -1069,12 +1077,14 @@ def _rule(type_: str, key: str, cues: str, patterns: list[str], sentence: str, c
 
 
 _QUIT_END = _strict_end("anymore", "any more", "at all", "altogether", "completely", "entirely", "for good",
-                        "these days", "last", "ago", r"\d+", r"a (?:year|month|week|while|few|couple)", "either",
+                        "these days", "last", "ago", r"\d+", rf"(?:{_NUMBER}) (?:years?|months?|weeks?|days?)",
+                        r"a (?:year|month|week|while|few|couple)", "either",
                         "in", "since", "when", "after", "on", "back", "cold turkey", "years", "months")
 # What is no longer drunk or eaten: one or two plain words ("coffee", "red meat").
 # A word of when ("I quit drinking last year") is not what was given up.
 _HABIT_OBJECT = (r"(?: (?P<value>(?!(?:and|or|but|with|at|in|on|for|to|much|any|anything|enough|a|the|last|this|"
-                 r"since|ago|back|years?|months?|weeks?|anymore|completely|altogether|entirely|cold|when|after)\b)"
+                 r"since|ago|back|years?|months?|weeks?|anymore|completely|altogether|entirely|cold|when|after|"
+                 rf"few|several|couple|{_NUMBER})\b)"
                  r"[a-z][\w'-]*(?: [a-z][\w'-]*)??))?")
 _NO_LONGER_END = _strict_end("anymore", "any more", "at all", "these days", "either")
 # "I'm 100% sure" is not an age.
@@ -1441,8 +1451,8 @@ _RULES = [
         rf"(?= (?:at|with)\b)",
         # "As a nurse, I see this a lot": who the user is, said in passing
         # not a reminiscence ("As a nurse, I saw a lot"): it says nothing of the job now
-        rf"^(?i:as) an? (?!(?:former|ex-?|retired|future|wannabe|aspiring|would-be)\b)(?P<value>{_ROLE}),\s*I\b"
-        rf"(?! (?:{_RECALLED})\b)",
+        rf"^(?i:as) an? (?!(?:former|ex-?|retired|future|wannabe|aspiring|would-be)\b)(?P<value>{_ROLE})"
+        rf"(?: (?:working|based) [^,]*)?(?:,\s*I\b(?! (?:{_RECALLED})\b)|$)",
         rf"(?:{_CURRENT_JOB}|\bI(?:'ve| have)? (?:just |recently )?joined) {_PROPER} as (?:an?|the) "
         rf"(?P<value>{_ROLE}){_ROLE_END}",
         rf"\bI(?: (?:now |currently )?work|'m (?:now |currently )?working| am (?:now |currently )?working) "
@@ -1533,6 +1543,12 @@ _RULES = [
         # the user's clause going on without its "I": "I left London in 2020 and now live in Lisbon"
         rf"^(?:I|[Ww]e)\b[^.;]*? and (?:now |currently )?live in (?P<value>{_PROPER})",
     ], "The user lives in {value}.", _place, importance=0.75),
+    # a move to a department in a place: "I moved to Sales in Denver", "I relocated to the Finance team
+    # in Leeds" (the place, not the department: _department_move)
+    _rule("fact", "city", "moved relocated", [
+        rf"\b(?:I|[Ww]e)(?:'ve| have)? (?:just |recently |finally )?(?:moved|relocated) (?:over )?to "
+        rf"(?:the )?(?P<dept>{_PROPER})(?: (?:team|department|division|office))? in (?P<value>{_PROPER})",
+    ], "The user lives in {value}.", _department_move, importance=0.75),
     # "Home is Glasgow these days": a known place only ("Home is Acme", "Home is Netflix" are none).
     _rule("fact", "city", "home", [
         rf"(?:^|[.!?] )[Hh]ome(?:'s|’s| is) (?:now )?(?P<value>{_PROPER})(?=\s*(?:[.!,;]|$)| (?:now|these days)\b)",
@@ -1540,7 +1556,7 @@ _RULES = [
     _rule("fact", "city", "live lived moved relocated longer left", [
         rf"\b(?:I|[Ww]e) (?:used to live|previously lived|once lived|lived) in (?P<value>{_PROPER})",
         rf"\b(?:I|[Ww]e)(?:'ve| have)? (?:just |recently |finally )?(?:moved|relocated) "
-        rf"(?:to (?P<new>{_PROPER}) |away )?from (?P<value>{_PROPER})(?= to (?P<then>{_PROPER}))?",
+        rf"(?:to (?P<new>{_PROPER}) |away |here )?from (?P<value>{_PROPER})(?= to (?P<then>{_PROPER}))?",
         rf"\b(?:I|[Ww]e) no longer live in (?P<value>{_PROPER})",
         # "I moved out of Boston in 2018", "I left London in 2020 and now live in Lisbon" (a place left
         # for another home; "I left Google" is a job, "I left Paris" alone a known place, _place_left)
@@ -1715,7 +1731,8 @@ _RULES = [
     # people and pets
     _rule("relation", "{part}_name", "my our named called married engaged dating seeing with", [
         # not the partner just left: "broke up with my boyfriend Marco", "My partner Sam and I split up"
-        rf"{_NOT_AFTER_PARTING}{_MY} {_KIN_ADJECTIVE}{_RELATION}(?:['’]s name is| is called| is named| is|,)? "
+        rf"{_NOT_AFTER_PARTING}{_MY} {_KIN_ADJECTIVE}{_RELATION}(?:['’]s name is| is called| is named| is|,? (?i:her|his|their) "
+        rf"name(?:'s| is)|,)? "
         rf"(?P<value>{_PROPER})(?!,? and I {_ADVERBS}{_PARTED})",
         rf"(?P<value>{_PROPER}) \((?i:my|our) {_RELATION}\)",
         rf"{_HAVE} an? {_KIN_ADJECTIVE}{_RELATION},? (?:named|called) (?P<value>{_PROPER})",
@@ -1766,7 +1783,7 @@ _RULES = [
     _rule("fact", "{part}_{who}_city", "my our", [
         rf"{_NAMED_KIN} (?:(?:now |currently |also |still )?lives|is (?:now |currently |still )?(?:based|living)) in "
         rf"(?P<value>{_PROPER})",
-    ], "The user's {kind} {name} lives in {value}.", _kin_fact(_name), confidence=0.7, importance=0.6),
+    ], "The user's {kind} {name} lives in {value}.", _kin_fact(_not_an_organisation), confidence=0.7, importance=0.6),
     # their move, read as the user's own is ("My friend Kate just moved to Berlin"; not "moved to Google")
     _rule("fact", "{part}_{who}_city", "moved relocated", [
         rf"{_NAMED_KIN} (?:has |'s )?(?:just |recently |finally )?(?:moved|relocated) (?:back |over )?to "
@@ -1796,6 +1813,11 @@ _RULES = [
         r"\bI(?:'m| am) (?:now |currently |happily )?(?P<value>single|married|divorced|widowed|engaged|separated)"
         + _strict_end("now", "again", "right now", "at the moment", "for now"),
     ], "The user is {value}.", _text, confidence=0.75, importance=0.7),
+    # "Since my divorce I've been cooking for one": still divorced (not "after my divorce", which may
+    # have been followed by anything)
+    _rule("fact", "relationship_status", "divorce", [
+        r"(?:^|(?<=[,;:] ))(?:(?i:ever) )?(?i:since) my divorce\b",
+    ], "The user is divorced.", lambda m: [{"value": "divorced"}], confidence=0.7, importance=0.7),
     # A proposal to the user: "Sam proposed last night!", "My boyfriend popped the question" (engaged; the
     # partner's name the rule below files); not "Tom proposed a toast", "Harry proposed to Meghan".
     _rule("fact", "relationship_status", "proposed popped", [
@@ -2026,12 +2048,14 @@ _RULES = [
     ], "The user used to have {said}.", _pet_gone_by_breed, confidence=0.7, importance=0.5, historical=True),
     # health
     _rule("fact", "health_condition", "have got had suffer live diagnosed m am struggle deal suffering living "
-          "struggling dealing get", [
+          "struggling dealing get as", [
         rf"\bI(?: have|'ve got| have got|'ve had| have had| suffer from| live with| struggle with| deal with"
         rf"|(?:'ve| have) been (?:suffering from|living with|struggling with|dealing with)"
         rf"| (?:was|got|have been|'ve been) diagnosed with)"
         rf" (?:(?:a|mild|severe|chronic|bad) )?(?P<value>(?i:{_alternation(vocabulary.HEALTH_CONDITIONS)}))"
         rf"(?![\w'’-])(?!\s+(?:about|over|attacks?|before|when)\b)",
+        rf"^(?i:as) (?:someone|somebody|a person) (?:with|who has|living with) (?:(?:a|mild|severe|chronic|bad) )?"
+        rf"(?P<value>(?i:{_alternation(vocabulary.HEALTH_CONDITIONS)}))(?:,\s*I\b(?! (?:{_RECALLED})\b)|$)",
         # a diagnosis says when it was made ("diagnosed with asthma when I was a kid"), where "I had
         # anxiety when I flew" says when it came
         rf"\bI (?:was|got|have been|'ve been) diagnosed with (?:(?:a|mild|severe|chronic|bad) )?"
@@ -2073,12 +2097,15 @@ _RULES = [
     _rule("preference", "hobby", "every each once twice times weekends most daily regularly lot", [
         rf"\bI {_ADVERBS}(?P<verb>[a-z]+) {_HOW_OFTEN}(?![\w'’-])",
     ], "The user's hobby is {value}.", _pastime_verb, confidence=0.7, importance=0.5),
-    _rule("preference", "hobby", "run ran do did training m am", [
+    _rule("preference", "hobby", "run ran do did training m am as", [
         rf"\bI(?:'ve| have)? {_ADVERBS}(?:run|ran|do|did) (?:an? |my (?:first |second |third |\w+th )?)?{_RACE}",
         rf"\bI(?:'m| am) {_ADVERBS}training for (?:an? |my (?:first |second |third |\w+th )?)?{_RACE}",
         rf"\bI(?:'m| am) an? (?:(?:keen|avid|passionate|big|huge|regular|serious|amateur|casual|weekend|lifelong|"
         rf"competitive) )?(?P<noun>{_alternation(_PASTIME_NOUNS)})"
         r"(?=\s*(?:[.,;:!?)]|$)|\s+(?:and|but|so|too|myself|now|these|since)\b)",
+        # who the user is, said in passing: "As a keen cyclist, I ...", before a question (_APPOSITIVE)
+        rf"^(?i:as) an? (?:(?:keen|avid|passionate|big|huge|regular|serious|amateur|casual|weekend|lifelong|"
+        rf"competitive) )?(?P<noun>{_alternation(_PASTIME_NOUNS)})(?:,\s*I\b(?! (?:{_RECALLED})\b)|$)",
     ], "The user's hobby is {value}.", lambda m: [{"value": _PASTIME_NOUNS.get(m.groupdict().get("noun") or "", "running")}],
           confidence=0.7, importance=0.5),
     _rule("fact", "learning", "learning", [
@@ -2222,6 +2249,24 @@ _RULES = [
 ]
 
 
+# A question may take for granted who someone is: "What should I get my wife Anna for her birthday?",
+# "Is chocolate bad for my dog Rex?". Only such a name is read from a question; not when the question
+# is what to call them ("Should I name my son Leo?"), nor in a hypothetical ("What if my ...").
+_NAMING = r"(?<!\bname )(?<!\bnamed )(?<!\bnaming )(?<!\bcall )(?<!\bcalled )(?<!\bcalling )(?<!\brename )"
+_ASKED_UNSURE = frozenset("if unless whether wish suppose supposing imagine pretend assume dream".split())
+# A question about someone lost ("Why did my dog Rex die so young?") names no one the user has now.
+_ASKED_GONE = re.compile(r"\b(?:die|died|dying|dead|death|passed|pass away|put \w+ down|lost|losing|miss|missing|"
+                         r"gone|late|ex|former|divorce|divorced|divorcing|rehome|rehomed|rehoming)\b", re.IGNORECASE)
+_ASKED_RULES = [
+    _rule("relation", "{part}_name", "my our", [
+        rf"{_NAMING}{_NOT_AFTER_PARTING}{_MY} {_KIN_ADJECTIVE}{_RELATION},? (?P<value>{_PROPER})",
+    ], "The user's {kind} is named {value}.", _relation, confidence=0.75, importance=0.8),
+    _rule("fact", "pet_{part}_name", "my our", [
+        rf"{_NAMING}{_ENDED_BEFORE}{_MY} {_PET},? (?P<value>{_PROPER}){_ENDED_AFTER}",
+    ], "The user's {kind} is named {value}.", _pet, confidence=0.75, importance=0.6),
+]
+
+
 # --- sentences and clauses ------------------------------------------------------------------
 
 # A sentence ends after . ! or ?, but not after "St." or "Dr.", nor before "His name is ...", which names
@@ -2233,10 +2278,22 @@ _SENTENCES = re.compile(r"(?<=[.!?])(?<!\b[SM]t\.)(?<!\bFt\.)(?<!\bDr\.)(?<!\bM[
 # thousands of characters is a paste, not a statement; reading it would cost every rule a scan.
 MAX_SENTENCE_CHARS = 1000
 # "I live in Lisbon, what about you?" still states where the user lives: a question whose last
-# clause starts with one of these words keeps what comes before that clause.
+# clause starts with one of these words keeps what comes before that clause. So does a request made
+# after a fact said in passing ("I'm allergic to nuts, which granola is safe?", "I work at Deloitte,
+# so can you explain an audit?"), unless what comes before is itself asked ("Do I live in Lisbon,
+# what do you think?", "Can you tell me if I'm vegan, or is it the cheese?").
 _TAG_SEPARATORS = ",;:—–"
-_TAG_QUESTION = re.compile(r"\s*(?:what|how|do|does|did|are|is|can|could|would|will|have|any|and|you|right)\b",
+_TAG_QUESTION = re.compile(r"\s*(?:(?:so|then) )?(?:what|how|do|does|did|are|is|can|could|would|will|have|any|and|you|right|"
+                           r"which|where|who|when|why|should|shall|suggestions|ideas|tips|thoughts|recommendations)\b",
                            re.IGNORECASE)
+_ASKED = re.compile(r"(?:what|how|why|where|when|who|which|whose|can|could|would|will|should|shall|do|does|did|is|are|"
+                    r"am|may|might)\b", re.IGNORECASE)
+# Who the user is, said before a question ("As a nurse, how should I sleep?", "As someone with ADHD, how
+# do I study?"), is kept only when the question speaks of the user as "I" or "me": "As a nurse, can you
+# explain wound care?" asks the agent to play a part, "As a firefighter, what would my day look like?"
+# may be make-believe.
+_APPOSITIVE = re.compile(r"(?i:as) (?:an?|someone|somebody)\b[^,;:—–]*")
+_OF_THE_USER = re.compile(r"\b(?:I|me)\b")
 # A greeting that is a sentence of its own ("Hi!", "Hello there."), and the sentence it may open.
 _GREETING = re.compile(r"(?i:hi|hello|hey)(?: there)?[.!]+")
 _I_FIRST = re.compile(r"I(?:['’](?:m|ve|d|ll)|\b)")
@@ -2254,6 +2311,9 @@ _NEGATED = re.compile(r"n't\b", re.IGNORECASE)
 # A sentence that opens by asking to play along ("Pretend you're a pirate and I'm a sailor"): every
 # clause of it is make-believe, not only the first.
 _MAKE_BELIEVE = re.compile(r"(?:let's |lets )?(?:pretend|imagine|suppose|supposing)\b", re.IGNORECASE)
+# Words quoted within a sentence are mentioned, not said: "Translate 'I live in London' into French",
+# "He texted 'I got the job!'". A quote that opens the sentence is the message itself.
+_QUOTED = re.compile(r"(?<=\s)(?:\"[^\"]+\"|“[^”]+”|'(?=\w)(?:[^']|'(?=\w))+'(?!\w))")
 # Words right after a match that take it back.
 _TAKEN_BACK = re.compile(r"[\s,]*(?:I think|I guess|I suppose|I believe|maybe|probably|perhaps|or not|jk|just kidding)\b",
                          re.IGNORECASE)
@@ -2287,12 +2347,13 @@ _A_DATE = re.compile(_DATE)
 _SAID_NAME = re.compile(rf"(?:^|\s)(?P<new>{_CAPWORD}(?:\s+{_CAPWORD}){{0,3}})$")
 
 
-def _statements(text: str) -> list[tuple[str, str]]:
+def _statements(text: str, questions: list[tuple[str, str]] | None = None) -> list[tuple[str, str]]:
     """The sentences of a message that state something, each as read and as said: questions are
-    dropped, except for the statement before a tag question. A greeting said as a sentence of its
-    own opens the next one when that one starts with "I" ("Hi! I'm Dana." reads "Hi, I'm Dana."):
-    the name rule reads an "I'm" after a greeting as an introduction. As said is the message's own
-    words, verbatim (the greeting and the tag question in them), which a fact quotes (`raw_quote`)."""
+    dropped (into `questions`, when given), except for the statement before a tag question. A
+    greeting said as a sentence of its own opens the next one when that one starts with "I" ("Hi!
+    I'm Dana." reads "Hi, I'm Dana."): the name rule reads an "I'm" after a greeting as an
+    introduction. As said is the message's own words, verbatim (the greeting and the tag question in
+    them), which a fact quotes (`raw_quote`)."""
     kept: list[tuple[str, str]] = []
     greeting, greeting_at = "", 0
     start = 0
@@ -2312,10 +2373,14 @@ def _statements(text: str) -> list[tuple[str, str]]:
         if sentence.endswith("?"):
             # Only the last clause can be the tag: it runs from the last separator to the "?".
             cut = max(sentence.rfind(separator) for separator in _TAG_SEPARATORS)
-            if cut >= 0 and _TAG_QUESTION.match(sentence, cut + 1):
-                sentence = sentence[:cut].rstrip()
+            if cut >= 0 and _TAG_QUESTION.match(sentence, cut + 1) and not _ASKED.match(sentence):
+                question, sentence = sentence[cut + 1:], sentence[:cut].rstrip()
+                if _APPOSITIVE.fullmatch(sentence) and not _OF_THE_USER.search(question):
+                    continue
         if sentence and not sentence.endswith("?"):
             kept.append((sentence, text[said_from:said_to]))
+        elif sentence and questions is not None:
+            questions.append((sentence, text[said_from:said_to]))
     return kept
 
 
@@ -2335,11 +2400,12 @@ _BEEN = re.compile(rf"{_SOON}been\b", re.IGNORECASE)
 # over what follows ("When I was little, we had ..." was already read as the past).
 # A person the user introduces is told of as the rules read it: "This is my friend Anna, she's a
 # nurse." as "My friend Anna is a nurse.", "Meet my colleague Priya, she works at Google." as "My
-# colleague Priya works at Google." (a colleague's facts are not filed, as ever).
-_PEOPLE = _alternation([*vocabulary.RELATIONS, *vocabulary.OTHER_PEOPLE])
+# colleague Priya works at Google." (a colleague's facts are not filed, as ever); a pet too: "Meet my dog
+# Rex, he's a beagle." as "My dog Rex is a beagle.".
+_PEOPLE = _alternation([*vocabulary.RELATIONS, *vocabulary.OTHER_PEOPLE, *_PETS])
 _INTRODUCED = re.compile(
-    rf"^(?i:(?:this|that) is|here(?:'s| is)|meet|say (?:hi|hello) to) (?P<who>(?i:my) (?i:{_PEOPLE}),? [A-Z][\w'-]*)"
-    r"(?:,? (?:and )?(?:she|he)(?:(?P<is>'s| is)\b|(?= [a-z])))?")
+    rf"^(?i:(?:this|that) is|here(?:'s| is)|meet|say (?:hi|hello) to) (?P<who>(?i:my|our) (?i:{_PEOPLE}),? [A-Z][\w'-]*)"
+    r"(?:,? (?:and )?(?:she|he|it)(?:(?P<is>'s| is)\b|(?= [a-z])))?")
 # "Marco is my brother." as "My brother is Marco.": kin and partners only, for "Coffee is my best
 # friend." is said of anything; and only where the sentence or clause ends, not "Sam is my brother's
 # friend".
@@ -2390,7 +2456,8 @@ def _asks_about_someone_else(before: dict[str, Any] | None, message: dict[str, A
 
 def _typed(sentence: str, dropped_is_user: bool = True) -> str:
     sentence = _LOWER_I.sub("I", casual.tidy(sentence.replace("’", "'")))
-    sentence = _INTRODUCED.sub(lambda m: "M" + m["who"][1:] + (" is" if m["is"] else ""), sentence, count=1)
+    sentence = _INTRODUCED.sub(lambda m: m["who"][0].upper() + m["who"][1:] + (" is" if m["is"] else ""), sentence,
+                               count=1)
     sentence = _NAMED_AS_KIN.sub(lambda m: f"M{m['kin'][1:]} is {m['name']}", sentence, count=1)
     sentence = _TIME_OF_LIFE.sub(r"\g<0>,", sentence, count=1)
     dropped = _DROPPED_SUBJECT.match(sentence) if dropped_is_user else None
@@ -2434,6 +2501,7 @@ class _Surroundings:
         self._unsure_starts = [start for start, _ in unsure]
         self._unsure_ends = [end for _, end in unsure]
         self._stops = [stop.start() for stop in _ENDED_STOP.finditer(sentence)]
+        self._quoted = [quote.span() for quote in _QUOTED.finditer(sentence)]
 
     def plain(self, match: re.Match[str]) -> bool:
         """Whether the words around a match leave its statement plain (not negated, hedged,
@@ -2441,6 +2509,9 @@ class _Surroundings:
         if self._make_believe:
             return False
         start, end = match.span()
+        quoted = bisect_right(self._quoted, (start, len(self._sentence))) - 1
+        if quoted >= 0 and self._quoted[quoted][1] > start:
+            return False
         # The clause of the match starts after the last break before it.
         last_break = bisect_right(self._breaks, start) - 1
         clause = self._breaks[last_break] if last_break >= 0 else 0
@@ -2470,6 +2541,20 @@ def _matches(sentence: str) -> list[tuple[int, _Rule, Fields]]:
     return sorted(found, key=lambda item: item[0])
 
 
+def _asked_matches(question: str) -> list[tuple[_Rule, Fields]]:
+    """The names a question takes for granted (_ASKED_RULES)."""
+    words = set(_WORDS.findall(question.lower()))
+    if _ASKED_GONE.search(question):
+        return []
+    found = []
+    for rule in (rule for rule in _ASKED_RULES if not rule.cues.isdisjoint(words)):
+        for pattern in rule.patterns:
+            for match in pattern.finditer(question):
+                if _ASKED_UNSURE.isdisjoint(_WORDS.findall(question[:match.start()].lower())):
+                    found.extend((rule, fields) for fields in rule.clean(match))
+    return found
+
+
 class OfflineExtractor:
     name = "offline-rules"
 
@@ -2483,13 +2568,17 @@ class OfflineExtractor:
             subject = message.get("subject") or "user"
             before = messages[i - 1] if i else (history[-1] if history else None)
             about_them = _asks_about_someone_else(before, message)
-            for n, (sentence, said) in enumerate(_statements(message["content"] or "")):
+            questions: list[tuple[str, str]] = []
+            for n, (sentence, said) in enumerate(_statements(message["content"] or "", questions)):
                 for _, rule, fields in _matches(_typed(sentence, dropped_is_user=not (about_them and n == 0))):
                     found.add(_candidate(rule, fields, message["id"], said, subject))
                 for match in _CORRECTION.finditer(sentence):
                     if earlier is None:
                         earlier = _Facts(self.extract(history, []))
                     _correct(found, earlier, match, message["id"], said, subject)
+            for question, said in questions:
+                for rule, fields in _asked_matches(_typed(question, dropped_is_user=False)):
+                    found.add(_candidate(rule, fields, message["id"], said, subject))
         return _distinct(_said_beside_a_partner(_not_also_a_plan(found.in_order())))
 
 
