@@ -312,3 +312,29 @@ def test_the_keys_taken_back_are_read_from_the_links_a_database_has(ctx):
         conn.execute("DELETE FROM memories WHERE id = 'designer'")
         assert taken_back() == [("mel", "mel_job", "u", "Melanie", "employer"),
                                 ("out", "globex", "u", "user", "employer")]
+
+
+def test_the_replaced_facts_index_is_built_on_a_database_at_0021(ctx):
+    """Migration 0022 on a database written before it: the index holds the user's facts no longer
+    current, not their inactive messages nor their current facts, and is valid (built concurrently)."""
+    version = "0022_replaced_facts"
+    with _scratch_database(ctx, "memex_before_0022") as conn:
+        # the schema as 0021 left it
+        conn.execute("DROP INDEX memories_user_replaced_facts")
+        conn.execute("DELETE FROM schema_migrations WHERE version = %s", (version,))
+        conn.execute("INSERT INTO tenants (id) VALUES ('t')")
+        for id_, memory_type, active in (("porto", "semantic", False), ("lisbon", "semantic", True),
+                                         ("line", "episodic", False)):
+            conn.execute("""INSERT INTO memories (tenant_id, id, user_id, memory_type, type, content, embedding,
+                                                  valid_from, active)
+                            VALUES ('t', %s, 'u', %s, 'fact', %s, array_fill(0.1, ARRAY[384])::vector, now(), %s)""",
+                         (id_, memory_type, id_, active))
+        assert apply_migrations(conn, 384) == [version]
+        assert _index_valid(conn, "memories_user_replaced_facts") is True
+        conn.execute("SET enable_seqscan = off")
+        conn.execute("SET enable_bitmapscan = off")
+        assert [r[0] for r in conn.execute("""SELECT id FROM memories WHERE tenant_id = 't' AND user_id = 'u'
+                                              AND NOT active AND memory_type = 'semantic'""")] == ["porto"]
+        plan = "\n".join(r[0] for r in conn.execute("""EXPLAIN SELECT id FROM memories WHERE tenant_id = 't'
+                                                       AND user_id = 'u' AND NOT active AND memory_type = 'semantic'"""))
+        assert "memories_user_replaced_facts" in plan
