@@ -292,6 +292,7 @@ def _scope(tenant_id: str, user_id: str, agent_id: str | None, filters: SearchFi
 BM25_K1 = 1.2
 BM25_B = 0.75
 # An occurrence in a memory's context (the line before it) counts for this much of one in its content.
+# Index memory_postings_by_tf (migration 0023) orders the postings by it: a change needs a new index.
 CONTEXT_TF = 0.5
 
 
@@ -593,13 +594,15 @@ def _keyword_sql(where: str, include_inactive: bool, query: str, max_postings: s
                   ON p.tenant_id = %(tenant)s AND p.user_id = %(user)s AND p.lexeme = df.lexeme
                 WHERE df.cost <= {max_postings}
                 UNION ALL
-                -- the rarest term alone over the cap: the memories that use it most
-                (SELECT p.memory_id, p.lexeme, {tf} AS tf
-                 FROM df JOIN memory_postings p
-                   ON p.tenant_id = %(tenant)s AND p.user_id = %(user)s AND p.lexeme = df.lexeme
-                 WHERE df.rarity = 1 AND df.cost > {max_postings}
-                 ORDER BY p.occurrences + {CONTEXT_TF}::float8 * p.context_occurrences DESC, p.memory_id
-                 LIMIT {max_postings})
+                -- the rarest term alone over the cap: the memories that use it most, read in that
+                -- order from index memory_postings_by_tf (migration 0023) and no further than the cap
+                SELECT p.memory_id, p.lexeme, {tf} AS tf
+                FROM df CROSS JOIN LATERAL (
+                    SELECT p.* FROM memory_postings p
+                    WHERE p.tenant_id = %(tenant)s AND p.user_id = %(user)s AND p.lexeme = df.lexeme
+                    ORDER BY p.occurrences + {CONTEXT_TF}::float8 * p.context_occurrences DESC, p.memory_id
+                    LIMIT {max_postings}) p
+                WHERE df.rarity = 1 AND df.cost > {max_postings}
             ), candidates AS MATERIALIZED (
                 SELECT m.id, length(m.content_tsv)::float8 AS dl, m.content_tsv, m.valid_from, m.importance, m.content,
                        {SAID.format(m="m")}
