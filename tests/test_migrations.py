@@ -312,3 +312,53 @@ def test_the_keys_taken_back_are_read_from_the_links_a_database_has(ctx):
         conn.execute("DELETE FROM memories WHERE id = 'designer'")
         assert taken_back() == [("mel", "mel_job", "u", "Melanie", "employer"),
                                 ("out", "globex", "u", "user", "employer")]
+
+
+def test_the_replaced_facts_index_is_built_on_a_database_at_0021(ctx):
+    """Migration 0022 on a database written before it: the index holds the user's facts no longer
+    current, not their inactive messages nor their current facts, and is valid (built concurrently)."""
+    version = "0022_replaced_facts"
+    with _scratch_database(ctx, "memex_before_0022") as conn:
+        # the schema as 0021 left it
+        conn.execute("DROP INDEX memories_user_replaced_facts")
+        conn.execute("DELETE FROM schema_migrations WHERE version = %s", (version,))
+        conn.execute("INSERT INTO tenants (id) VALUES ('t')")
+        for id_, memory_type, active in (("porto", "semantic", False), ("lisbon", "semantic", True),
+                                         ("line", "episodic", False)):
+            conn.execute("""INSERT INTO memories (tenant_id, id, user_id, memory_type, type, content, embedding,
+                                                  valid_from, active)
+                            VALUES ('t', %s, 'u', %s, 'fact', %s, array_fill(0.1, ARRAY[384])::vector, now(), %s)""",
+                         (id_, memory_type, id_, active))
+        assert apply_migrations(conn, 384) == [version]
+        assert _index_valid(conn, "memories_user_replaced_facts") is True
+        conn.execute("SET enable_seqscan = off")
+        conn.execute("SET enable_bitmapscan = off")
+        assert [r[0] for r in conn.execute("""SELECT id FROM memories WHERE tenant_id = 't' AND user_id = 'u'
+                                              AND NOT active AND memory_type = 'semantic'""")] == ["porto"]
+        plan = "\n".join(r[0] for r in conn.execute("""EXPLAIN SELECT id FROM memories WHERE tenant_id = 't'
+                                                       AND user_id = 'u' AND NOT active AND memory_type = 'semantic'"""))
+        assert "memories_user_replaced_facts" in plan
+
+
+def test_the_postings_by_use_index_is_built_on_a_database_at_0022(ctx):
+    """Migration 0023 on a database written before it: the postings written before are in the index,
+    the most used first, and the index is valid (built concurrently)."""
+    version = "0023_postings_by_tf"
+    with _scratch_database(ctx, "memex_before_0023") as conn:
+        # the schema as 0022 left it
+        conn.execute("DROP INDEX memory_postings_by_tf")
+        conn.execute("DELETE FROM schema_migrations WHERE version = %s", (version,))
+        conn.execute("INSERT INTO tenants (id) VALUES ('t')")
+        for id_, content in (("once", "A zebra."), ("twice", "A zebra and a zebra."), ("none", "A lion.")):
+            conn.execute("""INSERT INTO memories (tenant_id, id, user_id, memory_type, type, content, embedding, valid_from)
+                            VALUES ('t', %s, 'u', 'episodic', 'message', %s, array_fill(0.1, ARRAY[384])::vector, now())""",
+                         (id_, content))
+        assert apply_migrations(conn, 384) == [version]
+        assert _index_valid(conn, "memory_postings_by_tf") is True
+        conn.execute("SET enable_seqscan = off")
+        conn.execute("SET enable_bitmapscan = off")
+        ordered = """SELECT memory_id FROM memory_postings WHERE tenant_id = 't' AND user_id = 'u' AND lexeme = 'zebra'
+                     ORDER BY occurrences + 0.5::float8 * context_occurrences DESC, memory_id LIMIT 5"""
+        assert [r[0] for r in conn.execute(ordered)] == ["twice", "once"]
+        plan = "\n".join(r[0] for r in conn.execute("EXPLAIN " + ordered))
+        assert "memory_postings_by_tf" in plan and "Sort" not in plan

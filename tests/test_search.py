@@ -163,11 +163,10 @@ def test_a_search_makes_no_round_trip_it_can_know_finds_nothing(tenant, monkeypa
     assert asked == ["neighbours", "neighbours", "replacements"]
 
 
-def test_ahead_reads_a_bounded_number_of_inactive_memories_to_know_whether_a_fact_was_replaced(ctx, tenant,
-                                                                                              monkeypatch):
-    """memories.Ahead.replaced: no inactive memory, or only messages, is no; a fact no longer current
-    is yes; more inactive memories than `INACTIVE_READ` is yes too, unknown (a consolidation ends
-    messages by the hundred, and reading them all would cost every search a heap read each)."""
+def test_ahead_knows_whether_a_fact_was_replaced_whatever_the_number_of_inactive_messages(ctx, tenant):
+    """memories.Ahead.replaced: no inactive memory, or only messages (a consolidation ends them by
+    the hundred), is no; a fact no longer current is yes; read from index
+    memories_user_replaced_facts (migration 0022), not from the user's inactive memories."""
     from datetime import datetime, timezone
 
     from memex.db import history
@@ -188,8 +187,12 @@ def test_ahead_reads_a_bounded_number_of_inactive_memories_to_know_whether_a_fac
     for line in lines[:2]:
         history.end(conn, tenant.id, line, datetime.now(timezone.utc))
     assert not replaced()
-    monkeypatch.setattr(memory_rows, "INACTIVE_READ", 1)
-    assert replaced()
-    monkeypatch.setattr(memory_rows, "INACTIVE_READ", 100)
     history.end(conn, tenant.id, written("The user's favourite tram is the 28.", "semantic"), datetime.now(timezone.utc))
     assert replaced()
+    with conn.transaction(), conn.cursor() as cur:
+        cur.execute("SET LOCAL enable_seqscan = off")
+        cur.execute("SET LOCAL enable_bitmapscan = off")
+        plan = "\n".join(r["QUERY PLAN"] for r in cur.execute(
+            "EXPLAIN SELECT EXISTS (SELECT 1 FROM memories m WHERE m.tenant_id = %s AND m.user_id = %s "
+            "AND NOT m.active AND m.memory_type = 'semantic')", (tenant.id, tenant.user)).fetchall())
+    assert "memories_user_replaced_facts" in plan

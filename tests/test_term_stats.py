@@ -290,6 +290,14 @@ def test_a_rarest_term_over_the_cap_generates_the_memories_that_use_it_most(ctx,
         assert score == pytest.approx(everything[memory_id], rel=1e-9)
     assert list(_keyword(ctx, tenant.id, tenant.user, query, max_postings=1)[0]) == [most]
     assert len(_keyword(ctx, tenant.id, tenant.user, query, max_postings=6)[0]) == 6
+    # read in that order from index memory_postings_by_tf (migration 0023), the cap's worth, unsorted
+    conn = ctx.db.connection()
+    with conn.transaction():
+        conn.execute("SET LOCAL enable_seqscan = off")
+        conn.execute("SET LOCAL enable_bitmapscan = off")
+        plan = memory_rows.keyword_statement(tenant.id, tenant.user, None, SearchFilters(), False, query, 500, 3) \
+            .explain(conn)
+    assert "memory_postings_by_tf" in plan
 
 
 def test_several_queries_in_one_statement_rank_as_each_alone(ctx, tenant):

@@ -293,6 +293,7 @@ def _scope(tenant_id: str, user_id: str, agent_id: str | None, filters: SearchFi
 BM25_K1 = 1.2
 BM25_B = 0.75
 # An occurrence in a memory's context (the line before it) counts for this much of one in its content.
+# Index memory_postings_by_tf (migration 0023) orders the postings by it: a change needs a new index.
 CONTEXT_TF = 0.5
 
 
@@ -340,10 +341,6 @@ class Ahead:
     news: bool = True
 
 
-# The most of a user's inactive memories `ahead` reads to learn whether one is a fact (Ahead.replaced).
-INACTIVE_READ = 100
-
-
 def ahead(conn: psycopg.Connection, tenant_id: str, user_id: str, most: int) -> Ahead:
     """The distinct names the user's memories are said by or about (SPEAKER), whichever memories
     they are (inactive, another agent's), each with whether the user's own messages are said under
@@ -370,12 +367,10 @@ def ahead(conn: psycopg.Connection, tenant_id: str, user_id: str, most: int) -> 
                                AND m.key = 'name' AND m.value IS NOT NULL), '{{}}') AS named,
                    coalesce(s.active_docs, 0) AS active_docs, coalesce(s.docs, 0) AS docs,
                    {vector_indexes.LISTED} AS listed,
-                   -- index memories_user_bits: a fact among the user's first inactive memories, or more
-                   -- of them than are read (then unknown, taken as yes: messages a consolidation ended
-                   -- can be many, and each is a heap read)
-                   coalesce((SELECT bool_or(i.memory_type = 'semantic') OR count(*) > %(inactive_read)s
-                             FROM (SELECT m.memory_type FROM memories m WHERE {scope} AND NOT m.active
-                                   LIMIT %(inactive_read)s + 1) i), false) AS replaced,
+                   -- one descent of index memories_user_replaced_facts, whatever the number of
+                   -- inactive messages (a consolidation ends them by the hundred)
+                   EXISTS (SELECT 1 FROM memories m WHERE {scope} AND NOT m.active
+                                                      AND m.memory_type = 'semantic') AS replaced,
                    -- one probe each: indexes memories_user_ended_facts, keys_taken_back_user
                    EXISTS (SELECT 1 FROM memories m WHERE {scope} AND m.memory_type = 'semantic'
                                                       AND m.metadata->>'decision' = 'end')
@@ -384,8 +379,7 @@ def ahead(conn: psycopg.Connection, tenant_id: str, user_id: str, most: int) -> 
             FROM (SELECT 1) one
             LEFT JOIN memory_stats s ON s.tenant_id = %(scope_tenant)s AND s.user_id = %(scope_user)s""",
         # a name has two kinds at most: 2 (most + 1) rows tell whether there are more than `most` names
-        {"scope_tenant": tenant_id, "scope_user": user_id, "limit": 2 * (most + 1),
-         "inactive_read": INACTIVE_READ}).fetchone()
+        {"scope_tenant": tenant_id, "scope_user": user_id, "limit": 2 * (most + 1)}).fetchone()
     size = Size(row["active_docs"], row["docs"], row["listed"])
     names = list(dict.fromkeys(row["names"]))
     if len(names) > most:
@@ -601,13 +595,15 @@ def _keyword_sql(where: str, include_inactive: bool, query: str, max_postings: s
                   ON p.tenant_id = %(tenant)s AND p.user_id = %(user)s AND p.lexeme = df.lexeme
                 WHERE df.cost <= {max_postings}
                 UNION ALL
-                -- the rarest term alone over the cap: the memories that use it most
-                (SELECT p.memory_id, p.lexeme, {tf} AS tf
-                 FROM df JOIN memory_postings p
-                   ON p.tenant_id = %(tenant)s AND p.user_id = %(user)s AND p.lexeme = df.lexeme
-                 WHERE df.rarity = 1 AND df.cost > {max_postings}
-                 ORDER BY p.occurrences + {CONTEXT_TF}::float8 * p.context_occurrences DESC, p.memory_id
-                 LIMIT {max_postings})
+                -- the rarest term alone over the cap: the memories that use it most, read in that
+                -- order from index memory_postings_by_tf (migration 0023) and no further than the cap
+                SELECT p.memory_id, p.lexeme, {tf} AS tf
+                FROM df CROSS JOIN LATERAL (
+                    SELECT p.* FROM memory_postings p
+                    WHERE p.tenant_id = %(tenant)s AND p.user_id = %(user)s AND p.lexeme = df.lexeme
+                    ORDER BY p.occurrences + {CONTEXT_TF}::float8 * p.context_occurrences DESC, p.memory_id
+                    LIMIT {max_postings}) p
+                WHERE df.rarity = 1 AND df.cost > {max_postings}
             ), candidates AS MATERIALIZED (
                 SELECT m.id, length(m.content_tsv)::float8 AS dl, m.content_tsv, m.valid_from, m.importance, m.content,
                        {SAID.format(m="m")}
