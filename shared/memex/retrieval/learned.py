@@ -70,7 +70,7 @@ def rank_feature(rank: int | None) -> float:
 def _stem(word: str) -> str:
     """The word without a plural or tense ending ("hiking" and "hikes" -> "hik"), so that a line
     need not say it the way the question does."""
-    if word[-1:] not in ("g", "d", "s"):  # most words end otherwise: ~0.3 less of a line's time
+    if word[-1:] not in ("g", "d", "s"):  # most words end otherwise, and need not try the endings
         return word
     for ending in ("ing", "ed", "es", "s"):
         if word.endswith(ending) and len(word) - len(ending) >= 3:

@@ -65,9 +65,10 @@ _INTRODUCES = (
                re.IGNORECASE),
 )
 # What the first two of _INTRODUCES must find, looked for first: a part of each, it finds something
-# whenever the whole does, and fails on most lines in a fraction of the time (on LoCoMo's lines ~1 and
-# ~8 µs, where the patterns themselves take ~40 and ~90: they try the alternatives at every word).
-# "named", "called" and "name" have no letter that IGNORECASE matches beyond its two cases.
+# whenever the whole does, and fails on most lines in a fraction of the time (on LoCoMo's lines, under
+# load, a substring test against the first pattern's ~40 µs, ~8 µs against the second's ~90: they try
+# their alternatives at every word). "named", "called" and "name" have no letter that IGNORECASE
+# matches beyond its two cases.
 _NAMES_ONE = ("name", "called")
 _ENDS_IN_A_NAME = re.compile(rf"\sis\s+{_NAME}(?:\s+{_NAME})*\.?$", re.IGNORECASE)
 # The words of an introduction that say no place in the user's life.

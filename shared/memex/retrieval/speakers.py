@@ -40,10 +40,7 @@ def remembered() -> Iterator[None]:
     speakers and question for the speaker cue, named.py and the learned order (~450 times a LoCoMo
     question, of ~55 texts). Forgotten with the block, not cached for the process: they
     are memories' contents, and a process-wide cache would keep an erased memory's words after its
-    erasure. A block within a block (recall's searches) reads through the outer one's."""
-    if _READ.get() is not None:
-        yield
-        return
+    erasure."""
     token = _READ.set({})
     try:
         yield
