@@ -4,6 +4,8 @@ its frame is near, and the fact that introduces someone comes below what is know
 
 from __future__ import annotations
 
+import itertools
+
 from memex.db.memories import Found
 from memex.retrieval import named
 
@@ -31,6 +33,29 @@ def test_a_stranger_is_no_one_the_user_or_a_memory_named():
     assert not named.stranger("Where did Gandhi grow up?", ["Maya", "Gandhi"], [])  # a participant
     assert not named.stranger("Did Gandhi visit my town?", ["Maya"], [])  # asks about the user too
     assert not named.stranger("Where did Gandhi grow up?", None, [])  # the names were not all read
+
+
+def test_a_question_naming_someone_known_reads_no_memory_to_know_it_names_no_stranger():
+    def unread():
+        raise AssertionError("a memory was read")
+        yield
+
+    assert not named.stranger("Where did Maya grow up?", ["Maya"], unread())
+    assert not named.stranger("Where does Sarah work?", ["Maya"], itertools.chain([_found("Sarah works at Google.")], unread()))
+
+
+def test_an_introduction_is_read_as_its_patterns_read_it():
+    # each of the first two patterns is tried only where a part of it is found (_introduction): the
+    # same match, in wordings each pattern takes and in lines close to them that it does not
+    lines = ("The user's best friend is named Sarah.", "The user's sister's name is Ana Lee.", "Dana is called Dee.",
+             "The user's best friend is Sarah.", "Sarah is the user's best friend.", "The user's sister is ana.",
+             "The user's NAME IS Bob.", "My friend is named\tBo.", "The user's employer is Sarah.",
+             "Caroline: my sister is Ana!", "The user called Sarah.", "Caroline: thanks, Melanie, named it already.",
+             "The user's mom is Ana\n", "The user's mom is Ana.\n", "the user's boss is İlker.", "")
+    for line in lines:
+        expected = next(filter(None, (pattern.match(line) for pattern in named._INTRODUCES)), None)
+        found = named._introduction(line)
+        assert (found and found.groupdict()) == (expected and expected.groupdict()), line
 
 
 def test_a_question_about_a_stranger_is_not_answered_by_the_users_own_facts(tenant):

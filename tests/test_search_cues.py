@@ -55,6 +55,17 @@ def test_a_question_names_a_speaker_by_every_word_of_the_name():
     assert not speakers.named(asked, None) and not speakers.named(asked, "")
 
 
+def test_a_texts_words_are_read_once_within_a_search_and_forgotten_after_it(monkeypatch):
+    read = []
+    tokenise = speakers._words
+    monkeypatch.setattr(speakers, "_words", lambda text: read.append(text) or tokenise(text))
+    with speakers.remembered():
+        assert speakers.words("Melanie's pottery") == speakers.words("Melanie's pottery") == {"melanie", "pottery"}
+    assert read == ["Melanie's pottery"]
+    speakers.words("Melanie's pottery")  # kept for the block only: no memory's words outlive its search
+    assert read == ["Melanie's pottery"] * 2
+
+
 def test_the_keywords_go_without_the_participants_the_question_names():
     found = ["Caroline", "Melanie", "Anna Lee", None]  # the speakers of what was found; None: the user
     assert speakers.without_names("What is Caroline's relationship status?", found) == "What is relationship status?"

@@ -89,20 +89,27 @@ def families(words: dict[str, str]) -> list[frozenset[str]]:
 
 
 def keyword_signals(terms: dict[str, int], matched: Iterable[str], exact: Iterable[str],
-                    scope_size: int, weights: dict[str, float] | None = None,
-                    kin: Iterable[frozenset[str]] = ()) -> tuple[float, bool]:
+                    scope_size: int, kin: Iterable[frozenset[str]] = ()) -> tuple[float, bool]:
     """(coverage, rare exact hit) of a memory that holds the query terms `matched`, `exact` of
     them as the query writes them; `terms`: each query term's document frequency in the scope;
-    `weights`: term_weights(terms, scope_size), passed when read for many memories of one query;
     `kin`: families(words) of the query, each family one word."""
-    weights = term_weights(terms, scope_size) if weights is None else weights
-    exact, matched = set(exact), set(matched)
+    return _keyword_signals(terms, _slots(term_weights(terms, scope_size), kin), matched, exact, scope_size)
+
+
+def _slots(weights: dict[str, float], kin: Iterable[frozenset[str]]) -> list[tuple[frozenset[str], float]]:
+    """The query's words in coverage, each with its weight: a family of `kin` as one, the other terms
+    each alone. The same for every memory of one query: read once for them all."""
     slots = [family & weights.keys() for family in kin]
     grouped = set().union(*slots)
-    slots = [s for s in slots if s] + [{term} for term in weights if term not in grouped]
+    slots = [s for s in slots if s] + [frozenset((term,)) for term in weights if term not in grouped]
+    return [(slot, min(weights[term] for term in slot)) for slot in slots]
+
+
+def _keyword_signals(terms: dict[str, int], slots: list[tuple[frozenset[str], float]], matched: Iterable[str],
+                     exact: Iterable[str], scope_size: int) -> tuple[float, bool]:
+    exact, matched = set(exact), set(matched)
     total = held = 0.0
-    for slot in slots:
-        weight = min(weights[term] for term in slot)
+    for slot, weight in slots:
         total += weight
         if slot & exact:
             held += weight
@@ -118,13 +125,12 @@ def signals(keyword, vector) -> dict[str, Signals]:
     bm25 = dict(keyword.ranked) if keyword is not None else {}
     similarity = dict(vector.ranked) if vector is not None else {}
     size = keyword.scope_size if keyword is not None else 0
-    weights = term_weights(keyword.terms, size) if keyword is not None else {}
-    kin = families(keyword.words) if keyword is not None else []
+    slots = _slots(term_weights(keyword.terms, size), families(keyword.words)) if keyword is not None else []
     found: dict[str, Signals] = {}
     for item in bm25.keys() | similarity.keys():
         coverage, rare = 0.0, False
         if item in bm25:
-            coverage, rare = keyword_signals(keyword.terms, *keyword.matched.get(item, ((), ())), size, weights, kin)
+            coverage, rare = _keyword_signals(keyword.terms, slots, *keyword.matched.get(item, ((), ())), size)
         found[item] = Signals(bm25_units(bm25[item], size) if item in bm25 else None, similarity.get(item),
                               coverage, rare)
     return found

@@ -71,6 +71,8 @@ def rank_feature(rank: int | None) -> float:
 def _stem(word: str) -> str:
     """The word without a plural or tense ending ("hiking" and "hikes" -> "hik"), so that a line
     need not say it the way the question does."""
+    if word[-1:] not in ("g", "d", "s"):  # most words end otherwise, and need not try the endings
+        return word
     for ending in ("ing", "ed", "es", "s"):
         if word.endswith(ending) and len(word) - len(ending) >= 3:
             return word[:-len(ending)]
@@ -78,7 +80,7 @@ def _stem(word: str) -> str:
 
 
 def _content_words(words: frozenset[str]) -> frozenset[str]:
-    return frozenset(_stem(word) for word in words if word not in _FUNCTION_WORDS)
+    return frozenset(map(_stem, words - _FUNCTION_WORDS))
 
 
 def moments(candidates: Sequence[Found], relevance: Sequence[float]) -> list[float]:

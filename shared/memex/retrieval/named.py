@@ -64,6 +64,13 @@ _INTRODUCES = (
     re.compile(rf"^(?P<name>{_NAME}(?:\s+{_NAME})*)\s+is\s+(?P<place>the\s+user['’]s\s+(?:{_PLACE}))\.?$",
                re.IGNORECASE),
 )
+# What the first two of _INTRODUCES must find, looked for first: a part of each, it finds something
+# whenever the whole does, and fails on most lines in a fraction of the time (on LoCoMo's lines, under
+# load, a substring test against the first pattern's ~40 µs, ~8 µs against the second's ~90: they try
+# their alternatives at every word). "named", "called" and "name" have no letter that IGNORECASE
+# matches beyond its two cases.
+_NAMES_ONE = ("name", "called")
+_ENDS_IN_A_NAME = re.compile(rf"\sis\s+{_NAME}(?:\s+{_NAME})*\.?$", re.IGNORECASE)
 # The words of an introduction that say no place in the user's life.
 _NO_PLACE = frozenset({"the", "user", "user's", "is", "a", "an", "of", "and", "has"})
 
@@ -87,9 +94,15 @@ def stranger(question: str, known: Iterable[str] | None, found: Iterable[Found])
     said: set[str] = set()
     for name in known:
         said |= speakers.words(name)
+    # Answered as soon as one of the names is said: most questions name a participant, and then no
+    # memory found needs reading.
+    if any(_said_in(name, said) for name in asked):
+        return False
     for memory in found:
         said |= _words_of(memory)
-    return all(not _said_in(name, said) for name in asked)
+        if any(_said_in(name, said) for name in asked):
+            return False
+    return True
 
 
 def _said_in(name: str, said: set[str]) -> bool:
@@ -136,7 +149,10 @@ def _places(name: str, content: str) -> bool:
     """Whether `content` gives `name` a place in the user's life: introduces them ("The user's best
     friend is named Sarah.") or says them after it ("My friend Sarah lives in Denver.")."""
     introduced = _introduction(content)
-    return (introduced is not None and introduced.group("name").casefold() == name.casefold()) or bool(
+    if introduced is not None and introduced.group("name").casefold() == name.casefold():
+        return True
+    # The name after a space, a part of the pattern that is cheap to look for, first (as above)
+    return bool(re.search(rf"\s{re.escape(name)}\b", content, re.IGNORECASE)) and bool(
         re.search(rf"\b(?:{_PLACE})\s+{re.escape(name)}\b", content, re.IGNORECASE))
 
 
@@ -177,4 +193,7 @@ def introduced_after(question: str, scored: list[Scored], found: Mapping[str, Fo
 
 
 def _introduction(content: str) -> re.Match[str] | None:
-    return next(filter(None, (pattern.match(content) for pattern in _INTRODUCES)), None)
+    lowered = content.lower()
+    named, placed, user_s = _INTRODUCES
+    return (named.match(content) if any(word in lowered for word in _NAMES_ONE) else None) or (
+        placed.match(content) if _ENDS_IN_A_NAME.search(content) else None) or user_s.match(content)

@@ -170,7 +170,7 @@ def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies |
     question that asks only what was said in a period is answered with that period's messages
     (period.py); a question about the past is searched without its cue, which decides what comes
     back (past.py). A question about what two people have in common is searched without the words
-    that say so (in_common.py)."""
+    that say so (in_common.py). The words of its texts are read once (speakers.remembered)."""
     asked = request.query
     if request.mode == "hybrid" and ctx.settings.search_in_common and in_common.asks(asked):
         request = request.model_copy(update={"query": in_common.without_cue(asked)})
@@ -178,11 +178,12 @@ def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies |
         periods = period.asked(request.query, request.reference_time or datetime.now(timezone.utc))
         if periods:
             return {**_said_within(ctx, tenant_id, request, deps or Dependencies(ctx), periods), "query": asked}
-    if not (request.mode == "hybrid" and ctx.settings.search_past and past.asks(request.query)):
-        answer = _search(ctx, tenant_id, request, deps, past_question=None)
-    else:
-        answer = _search(ctx, tenant_id, request.model_copy(update={"query": past.topic(request.query)}), deps,
-                         past_question=request.query)
+    with speakers.remembered():
+        if not (request.mode == "hybrid" and ctx.settings.search_past and past.asks(request.query)):
+            answer = _search(ctx, tenant_id, request, deps, past_question=None)
+        else:
+            answer = _search(ctx, tenant_id, request.model_copy(update={"query": past.topic(request.query)}), deps,
+                             past_question=request.query)
     return {**answer, "query": asked}  # as asked, whatever it was searched as
 
 

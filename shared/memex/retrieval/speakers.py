@@ -20,7 +20,9 @@ favours the user's memories), not as a word the user's messages that say "Dana" 
 from __future__ import annotations
 
 import re
-from typing import Iterable
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Iterable, Iterator
 
 from memex.db.memories import Found
 
@@ -28,10 +30,36 @@ _WORD = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*")
 _POSSESSIVE = ("'s", "’s")
 
 
-# Not cached: it is asked of memories' contents, and a process-wide cache would keep an erased
-# memory's words after its erasure.
+# The words of the texts read within `remembered`: text -> words.
+_READ: ContextVar[dict[str, frozenset[str]] | None] = ContextVar("speakers_read", default=None)
+
+
+@contextmanager
+def remembered() -> Iterator[None]:
+    """Within the block, each text's words are read once: a search asks them of the same candidates,
+    speakers and question for the speaker cue, named.py and the learned order (~450 times a LoCoMo
+    question, of ~55 texts). Forgotten with the block, not cached for the process: they
+    are memories' contents, and a process-wide cache would keep an erased memory's words after its
+    erasure."""
+    token = _READ.set({})
+    try:
+        yield
+    finally:
+        _READ.reset(token)
+
+
 def words(text: str) -> frozenset[str]:
     """The lower-cased words of `text`, possessives stripped ("Melanie's" -> "melanie")."""
+    read = _READ.get()
+    if read is None:
+        return _words(text)
+    found = read.get(text)
+    if found is None:
+        found = read[text] = _words(text)
+    return found
+
+
+def _words(text: str) -> frozenset[str]:
     lowered = (w.lower() for w in _WORD.findall(text))
     return frozenset(w[:-2] if w.endswith(_POSSESSIVE) else w for w in lowered)
 
