@@ -66,6 +66,24 @@ def test_a_texts_words_are_read_once_within_a_search_and_forgotten_after_it(monk
     assert read == ["Melanie's pottery"] * 2
 
 
+@pytest.mark.parametrize("text", ["Melanie's CAT-Sitter's 2nd o'clock visit", "Hi, I'm Caroline! What's up?",
+                                  "Tom's  dog\nran_fast -- 3 times", "", "'s 's's"])
+def test_an_ascii_texts_words_are_those_the_unicode_reading_finds(text):
+    # " ä" sends the text down the reading of any text, which finds "ä" and otherwise the same words
+    assert speakers.words(text) == speakers.words(text + " ä") - {"ä"}
+
+
+@pytest.mark.parametrize("phrase", ["Yesterday", "TODAY", "toNight", "last Night", "this Morning", "this evening",
+                                    "Next Weekend", "past AUTUMN", "coming friday", "previous fall", "this Summer",
+                                    "a couple of Weeks ago", "in 3 DAYS", "three years ago", "in a month",
+                                    "next winter", "last spring", "tomorrow"])
+def test_a_time_counted_from_the_day_is_read_in_ascii_text_as_in_any(phrase):
+    for line in (f"We met {phrase}.", f"We met {phrase} in Zürich."):
+        assert time_phrases.counts_from_saying(line) == bool(time_phrases._SAID_WHEN.search(line)) is True
+    for line in ("We met at the lake.", "Week after week, years of Mondays", "We met at the lake in Zürich."):
+        assert time_phrases.counts_from_saying(line) == bool(time_phrases._SAID_WHEN.search(line))
+
+
 def test_the_keywords_go_without_the_participants_the_question_names():
     found = ["Caroline", "Melanie", "Anna Lee", None]  # the speakers of what was found; None: the user
     assert speakers.without_names("What is Caroline's relationship status?", found) == "What is relationship status?"

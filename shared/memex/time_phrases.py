@@ -42,6 +42,8 @@ _SAID_WHEN = re.compile(
     r"(?:last|this|next|past|previous|coming) (?:week|weekend|month|year|summer|winter|spring|fall|autumn|"
     r"monday|tuesday|wednesday|thursday|friday|saturday|sunday)|"
     rf"{_COUNT} (?:day|week|month|year)s? ago|in {_COUNT} (?:day|week|month|year)s?)\b", re.IGNORECASE)
+_SAID_WHEN_PARTS = ("day", "night", "tomorrow", "morning", "afternoon", "evening", "week", "month", "year",
+                    "summer", "winter", "spring", "fall", "autumn")
 
 Window = tuple[datetime, datetime]
 
@@ -66,6 +68,12 @@ def read(question: str, now: datetime) -> tuple[list[Window], str]:
 def counts_from_saying(text: str) -> bool:
     """Whether `text` says a time counted from the day it was said ("next month", "yesterday",
     "three weeks ago", "in two days"): read later, it means nothing without that day."""
+    # Every phrase of _SAID_WHEN holds one of _SAID_WHEN_PARTS, and in ASCII text (nearly every line)
+    # ignoring case is lowering it: most lines say none, and need not try the phrases at every word.
+    if text.isascii():
+        lowered = text.lower()
+        if not any(part in lowered for part in _SAID_WHEN_PARTS):
+            return False
     return bool(_SAID_WHEN.search(text))
 
 

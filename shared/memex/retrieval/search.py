@@ -449,15 +449,20 @@ def _search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies 
                                           ("vector", question.vector, request.mode in ("hybrid", "vector")))
              if asked}
     scored = []
+    # each candidate's parts filled in one dict, in the order the wire shows them (~150 a LoCoMo search)
+    rank_parts = [(f"{name}_rank", by_item) for name, by_item in ranks.items()]
     for item in kept:
-        parts = scoring.score(relevance[item], found[item].valid_from, found[item].importance, now,
-                              request.alpha, request.half_life_days)
-        extra_parts = {"bm25": bm25.get(item), "similarity": similarity.get(item),
-                       "rerank": reranked.get(item) if reranked is not None else None,
-                       **{f"{name}_rank": by_item.get(item) for name, by_item in ranks.items()},
-                       # a hybrid answer has the field whether the learned order ran or not (None)
-                       **({"learned": None} if request.mode == "hybrid" else {})}
-        scored.append((item, round(parts.score, 6), {**parts.as_dict(), **extra_parts}))
+        row = found[item]
+        parts = scoring.score(relevance[item], row.valid_from, row.importance, now, request.alpha,
+                              request.half_life_days)
+        detail = parts.as_dict()
+        detail["bm25"], detail["similarity"] = bm25.get(item), similarity.get(item)
+        detail["rerank"] = reranked.get(item) if reranked is not None else None
+        for key, by_item in rank_parts:
+            detail[key] = by_item.get(item)
+        if request.mode == "hybrid":  # a hybrid answer has the field whether the learned order ran or not
+            detail["learned"] = None
+        scored.append((item, round(parts.score, 6), detail))
     scored.sort(key=lambda entry: (-entry[1], memory_rows.message_last(found[entry[0]].memory_type)))
     # Fitted on the default blend with both channels' ranks: a request that sets its own alpha or
     # half-life, or a search whose vector channel did not run (keyword first, a failed embedder),

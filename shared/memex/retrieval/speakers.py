@@ -60,6 +60,8 @@ def words(text: str) -> frozenset[str]:
 
 
 def _words(text: str) -> frozenset[str]:
+    if text.isascii():  # lowering ASCII keeps every letter a letter: the same words, lowered in one call
+        return frozenset(w[:-2] if w.endswith("'s") else w for w in _WORD.findall(text.lower()))
     lowered = (w.lower() for w in _WORD.findall(text))
     return frozenset(w[:-2] if w.endswith(_POSSESSIVE) else w for w in lowered)
 
