@@ -294,13 +294,19 @@ def quoted(quote: str, value: str, message: str) -> str:
     it (up to whitespace and case), else the message's sentence that holds the value (the one sharing
     the most words with the quote), else nothing; a quote is the user's words, never the model's."""
     if quote:
-        found = re.search(r"\s+".join(map(re.escape, quote.split())), message, re.IGNORECASE)
+        found = re.search(rf"(?<!\w){_spaced(quote)}(?!\w)", message, re.IGNORECASE)
         if found:
             return found.group(0)
-    needle = " ".join(value.casefold().split())
-    holders = [s for s in _SENTENCE.findall(message) if needle and needle in " ".join(s.casefold().split())]
+    # Whole words, in the quote as in the value: "Rex" is not in "Rexford", nor "2" in "2024".
+    holders = [s for s in _SENTENCE.findall(message)
+               if value.strip() and re.search(rf"(?<!\w){_spaced(value)}(?!\w)", s, re.IGNORECASE)]
     words = set(quote.casefold().split())
     return max(holders, key=lambda s: len(words & set(s.casefold().split())), default="")
+
+
+def _spaced(words: str) -> str:
+    """A pattern of `words` with any whitespace between them."""
+    return r"\s+".join(map(re.escape, words.split()))
 
 
 def _importance(type_: str, key: str, historical: bool, about_another: bool) -> float:
