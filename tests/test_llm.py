@@ -11,7 +11,7 @@ import pytest
 
 from memex.config import ConfigurationError, Settings, load_settings
 from memex.extraction import OfflineOnFirstUse, make_extractor
-from memex.extraction.llm import LLMExtractor
+from memex.extraction.llm import LLMExtractor, quoted
 from memex.extraction.offline import OfflineExtractor
 from memex.jobs import Candidate
 from memex.llm import ChatJSON, LLMError, parse_json, time_budget
@@ -210,6 +210,18 @@ def test_the_extractor_keeps_valid_items_and_drops_malformed_ones(server):
     assert by_key["anna_city"].subject == "user" and by_key["anna_city"].source_message_id == "a3"
     # no message number: found by its quote
     assert by_key["sibling_name"].source_message_id == "a3" and by_key["sibling_name"].type == "relation"
+
+
+@pytest.mark.parametrize("quote, value, expected", [
+    ("my dog is REX", "Rex", "My dog is Rex"),  # as the message has it
+    ("ex", "Rex", "My dog is Rex."),  # part of a word is no quote: the value's sentence
+    ("The user's dog is Rex.", "Rex", "My dog is Rex."),
+    ("My dog Rexford", "Rexford", ""),  # neither quote nor value in the message: no quote
+    ("the dog", "2", "I got 2 cats in 2024."),  # whole words: not "2024"'s 2 but the 2 of "2 cats"
+])
+def test_a_quote_is_the_messages_own_words(quote, value, expected):
+    message = "Hi! In 2024 we moved.  I got 2 cats in 2024. My dog is Rex."
+    assert quoted(quote, value, message) == expected
 
 
 def test_the_extractor_shows_history_and_numbers_the_new_messages(server):

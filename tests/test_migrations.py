@@ -362,3 +362,31 @@ def test_the_postings_by_use_index_is_built_on_a_database_at_0022(ctx):
         assert [r[0] for r in conn.execute(ordered)] == ["twice", "once"]
         plan = "\n".join(r[0] for r in conn.execute("EXPLAIN " + ordered))
         assert "memory_postings_by_tf" in plan and "Sort" not in plan
+
+
+def test_the_sessions_indexes_are_built_on_a_database_at_0023(ctx):
+    """Migration 0024 on a database written before it: the turns written before are in both indexes,
+    which are valid (built concurrently), and turns_user, their prefix, is gone."""
+    version = "0024_sessions_in_order"
+    with _scratch_database(ctx, "memex_before_0024") as conn:
+        # the schema as 0023 left it
+        conn.execute("DROP INDEX turns_user_time")
+        conn.execute("DROP INDEX turns_user_session_time")
+        conn.execute("CREATE INDEX turns_user ON turns (tenant_id, user_id, session_id)")
+        conn.execute("DELETE FROM schema_migrations WHERE version = %s", (version,))
+        conn.execute("INSERT INTO tenants (id) VALUES ('t')")
+        for id_, session, day in (("t1", "s1", 1), ("t2", "s2", 2), ("t3", "s1", 3)):
+            conn.execute("""INSERT INTO turns (tenant_id, id, user_id, session_id, occurred_at)
+                            VALUES ('t', %s, 'u', %s, %s)""", (id_, session, f"2026-03-0{day}T10:00:00Z"))
+        assert apply_migrations(conn, 384) == [version]
+        assert _index_valid(conn, "turns_user_time") is True and _index_valid(conn, "turns_user_session_time") is True
+        assert _index_valid(conn, "turns_user") is None
+        conn.execute("SET enable_seqscan = off")
+        conn.execute("SET enable_bitmapscan = off")
+        latest = "SELECT id FROM turns WHERE tenant_id = 't' AND user_id = 'u' ORDER BY occurred_at DESC, session_id DESC"
+        assert [r[0] for r in conn.execute(latest)] == ["t3", "t2", "t1"]
+        assert "turns_user_time" in "\n".join(r[0] for r in conn.execute("EXPLAIN " + latest))
+        first = """SELECT id FROM turns WHERE tenant_id = 't' AND user_id = 'u' AND session_id = 's1'
+                   ORDER BY occurred_at, id LIMIT 1"""
+        assert [r[0] for r in conn.execute(first)] == ["t1"]
+        assert "turns_user_session_time" in "\n".join(r[0] for r in conn.execute("EXPLAIN " + first))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from memex.db import sessions
 from memex.db.cursors import OTHER_LISTING
 
 
@@ -122,3 +123,30 @@ def test_a_turns_metadata_comes_back_with_the_turn(tenant, other_tenant):
     assert other_tenant.get(f"/v1/turns/{turn_id}").status_code == 404
     queued = tenant.turn("I work at Stripe.", wait=False, metadata={"channel": "app"}).json()
     assert set(queued) == {"turn_id", "status"}  # the 202 is unchanged: an id to read it back by
+
+
+@pytest.mark.parametrize("walk", [40, 1])
+def test_long_sessions_and_short_ones_list_the_same_pages_however_they_are_found(tenant, monkeypatch, walk):
+    """A page is found by walking the user's turns from the latest back, or, when its sessions hold
+    many turns each (WALK_TURNS_PER_SESSION; 1 here forces it), by enumerating the user's sessions:
+    the same sessions, in the same order, with the same counts, page after page."""
+    monkeypatch.setattr(sessions, "WALK_TURNS_PER_SESSION", walk)
+    sent(tenant, "long", "2026-03-01T10:00:00Z", "I live in Porto.")
+    sent(tenant, "a", "2026-03-02T10:00:00Z", "One.")
+    sent(tenant, "b", "2026-03-02T10:00:00Z", "Two.")  # begun at the same instant as a: by id, b first
+    sent(tenant, "long", "2026-03-02T10:00:00Z", "Still here.")
+    sent(tenant, "c", "2026-03-03T10:00:00Z", "Three.", "And more.")
+    sent(tenant, "c", "2026-03-03T10:00:00Z", "Same instant.")  # two turns of c at its first instant
+    for day in range(4, 9):
+        sent(tenant, "long", f"2026-03-0{day}T10:00:00Z", f"Day {day}.")
+    seen, cursor = [], None
+    while True:
+        page = tenant.get(f"/v1/users/{tenant.user}/sessions", params={"limit": 2, **({"cursor": cursor} if cursor else {})})
+        assert page.status_code == 200, page.text
+        seen += [(s["session_id"], s["turns"], s["messages"], s["started_at"][:10], s["last_at"][:10])
+                 for s in page.json()["sessions"]]
+        cursor = page.json()["next_cursor"]
+        if cursor is None:
+            break
+    assert seen == [("c", 2, 3, "2026-03-03", "2026-03-03"), ("b", 1, 1, "2026-03-02", "2026-03-02"),
+                    ("a", 1, 1, "2026-03-02", "2026-03-02"), ("long", 7, 7, "2026-03-01", "2026-03-08")]

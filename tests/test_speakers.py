@@ -152,3 +152,17 @@ def test_the_llm_extractor_files_a_key_naming_a_participant_or_a_relation_under_
     switched = {**item, "key": "employer", "value": "Figma", "only_replacing": "Adobe"}
     assert to_candidate(switched, messages).only_replacing == "Adobe"
     assert to_candidate({**switched, "historical": True}, messages).only_replacing is None
+
+
+def test_subject_user_is_the_users_side_of_the_conversation_and_the_role_keeps_their_own_lines(tenant):
+    """An assistant's line is no participant's: its episodic memory is the user's (subject "user"), part
+    of the conversation with them; `filters.metadata` `{"role": "user"}` keeps the user's own lines."""
+    response = tenant.post("/v1/turns?wait=true", {"user_id": tenant.user, "session_id": "s1", "messages": [
+        {"role": "user", "content": "My sister plays the cello."},
+        {"role": "assistant", "content": "The cello is a lovely instrument to play."}]})
+    assert response.status_code == 201, response.text
+    episodic = {"memory_type": "episodic", "subject": "user"}
+    lines = tenant.search("cello", filters=episodic)
+    assert sorted(m["metadata"]["role"] for m in lines) == ["assistant", "user"]
+    own = tenant.search("cello", filters={**episodic, "metadata": {"role": "user"}})
+    assert [(m["metadata"]["role"], "My sister plays the cello." in m["content"]) for m in own] == [("user", True)]

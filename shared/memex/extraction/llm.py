@@ -33,6 +33,8 @@ DEFAULT_CONFIDENCE = 0.8
 TYPE_IMPORTANCE = {"fact": 0.7, "relation": 0.75, "preference": 0.6, "opinion": 0.5, "event": 0.5}
 
 _KEY = re.compile(r"^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$")
+# A sentence of a message: up to its closing mark (with any closing quote or bracket) or a line's end.
+_SENTENCE = re.compile(r"[^\s.!?…][^\n]*?(?:[.!?…]+[\"'”’)\]]*(?=\s|$)|(?=\n)|$)")
 
 SYSTEM_TEMPLATE = """You extract long-term memories about a user from a conversation, for a memory service.
 
@@ -196,7 +198,7 @@ def to_candidate(item: Any, messages: list[dict[str, Any]], history: list[dict[s
         confidence=confidence,
         importance=_importance(type_, key, historical, about_another=subject != "user" or named is not None),
         source_message_id=source["id"],
-        raw_quote=quote[:1000],
+        raw_quote=quoted(quote, value, source.get("content") or "")[:1000],
         subject=subject,
         historical=historical,
         ends_only=historical and _flag(item.get("ends_only")),
@@ -285,6 +287,26 @@ def _source(reference: Any, quote: str, messages: list[dict[str, Any]]) -> dict[
         if len(holders) == 1:
             return holders[0]
     return users[0] if len(users) == 1 else None
+
+
+def quoted(quote: str, value: str, message: str) -> str:
+    """The words `quote` stands for, as `message` says them: the model's quote where the message holds
+    it (up to whitespace and case), else the message's sentence that holds the value (the one sharing
+    the most words with the quote), else nothing; a quote is the user's words, never the model's."""
+    if quote:
+        found = re.search(rf"(?<!\w){_spaced(quote)}(?!\w)", message, re.IGNORECASE)
+        if found:
+            return found.group(0)
+    # Whole words, in the quote as in the value: "Rex" is not in "Rexford", nor "2" in "2024".
+    holders = [s for s in _SENTENCE.findall(message)
+               if value.strip() and re.search(rf"(?<!\w){_spaced(value)}(?!\w)", s, re.IGNORECASE)]
+    words = set(quote.casefold().split())
+    return max(holders, key=lambda s: len(words & set(s.casefold().split())), default="")
+
+
+def _spaced(words: str) -> str:
+    """A pattern of `words` with any whitespace between them."""
+    return r"\s+".join(map(re.escape, words.split()))
 
 
 def _importance(type_: str, key: str, historical: bool, about_another: bool) -> float:
