@@ -309,6 +309,15 @@ def test_a_key_sent_without_the_bearer_scheme_is_told_so_not_called_missing(tena
                                                   "send Authorization: Bearer <key>")
 
 
+@pytest.mark.parametrize("header", ["Bearer Bearer {key}", "bearer Bearer: {key}"])
+def test_a_key_sent_with_bearer_twice_is_told_so_not_called_invalid(tenant, http, header):
+    # What a client sends when its key was set to the header's value (MEMEX_API_KEY="Bearer mx_…").
+    refused = http.get(f"/v1/users/{tenant.user}/memories", headers={"Authorization": header.format(key=tenant.key)})
+    assert refused.status_code == 401 and refused.headers["www-authenticate"] == "Bearer"
+    assert refused.json()["error"]["message"] == ("the key after Bearer begins with Bearer again: send "
+                                                  "Authorization: Bearer <key>, the key alone")
+
+
 def test_unknown_route_and_unknown_ids_are_404_in_the_error_shape(tenant):
     assert tenant.get("/v1/nothing").json()["error"]["code"] == "not_found"
     assert tenant.get("/v1/memories/does-not-exist").status_code == 404

@@ -5,6 +5,7 @@ answers what each test scripts."""
 from __future__ import annotations
 
 import asyncio
+import inspect
 import json
 import re
 import threading
@@ -200,11 +201,13 @@ def test_the_async_client_does_the_same_over_the_same_routes(base_url, tenant):
     async def main():
         async with AsyncMemexClient(tenant.key, base_url) as memex:
             turn = await memex.add_turn(tenant.user, "s1", [{"role": "user", "content": "I work at Notion."}],
-                                        wait=True)
+                                        wait=True, metadata={"app": "async"})
             for i in range(3):
                 await memex.add_memory(tenant.user, f"Async note {i}")
             listed = [m.id async for m in memex.list_memories(tenant.user, page_size=2)]
             sessions = [s.session_id async for s in memex.list_sessions(tenant.user, page_size=1)]
+            said = [m.content async for m in memex.session_messages("s1", user_id=tenant.user, page_size=1)]
+            sent = await memex.get_turn(turn.turn_id)
             found = await memex.search(tenant.user, "Notion")
             recalled = await memex.recall(tenant.user, "where does the user work?")
             count = await memex.count_memories(tenant.user)
@@ -214,15 +217,27 @@ def test_the_async_client_does_the_same_over_the_same_routes(base_url, tenant):
                     await stranger.count_memories(tenant.user)
                 except AuthenticationError as error:
                     refused = error
-            return turn, listed, sessions, found, recalled, count, erased, refused
+            return turn, listed, sessions, said, sent, found, recalled, count, erased, refused
 
-    turn, listed, sessions, found, recalled, count, erased, refused = run(main())
-    assert sessions == ["s1"]
+    turn, listed, sessions, said, sent, found, recalled, count, erased, refused = run(main())
+    assert sessions == ["s1"] and said == ["I work at Notion."]
+    assert (sent.user_id, sent.session_id, sent.agent_id, sent.metadata) == (tenant.user, "s1", None, {"app": "async"})
+    assert sent.occurred_at == turn.occurred_at is not None
     employer = next(m for m in turn.memories if m.key == "employer")
     assert employer.value == "Notion" and employer.id in {hit.id for hit in found.results}
     assert "Notion" in recalled.context
     assert len(listed) == len(set(listed)) == count and count >= 3 + 1  # more than one page of 2
     assert erased.deleted["memories"] == len(listed) and refused.status == 401
+
+
+def test_the_async_client_has_every_method_of_the_sync_one_with_its_parameters():
+    def methods(cls):
+        return {name: [(p.name, p.kind, p.default) for p in inspect.signature(member).parameters.values()]
+                for name, member in inspect.getmembers(cls, inspect.isfunction) if not name.startswith("_")}
+
+    sync, asynchronous = methods(MemexClient), methods(AsyncMemexClient)
+    sync.pop("close"), asynchronous.pop("aclose")  # the one difference: how each is closed
+    assert asynchronous == sync
 
 
 class Scripted:

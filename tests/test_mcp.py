@@ -329,6 +329,8 @@ def test_a_wrong_or_missing_key_is_refused_with_401(mcp_url, tenant):
 
 def test_another_tenants_key_sees_and_changes_nothing(mcp_url, tenant, other_tenant):
     async def owner(client):
+        await call(client, "add_turn", user_id=tenant.user, session_id="bikes", wait=True,
+                   messages=[{"role": "user", "content": "I ride to work."}])
         return await call(client, "store_memory", user_id=tenant.user, session_id="bikes", content="Owns a red bicycle")
 
     mine = session(mcp_url, tenant.key, owner)
@@ -340,6 +342,8 @@ def test_another_tenants_key_sees_and_changes_nothing(mcp_url, tenant, other_ten
             "recall": await call(client, "recall_context", user_id=tenant.user, query="red bicycle"),
             "count": await call(client, "count_memories", user_id=tenant.user),
             "list": await call(client, "list_memories", user_id=tenant.user, include_inactive=True),
+            "sessions": await call(client, "list_sessions", user_id=tenant.user),
+            "messages": await refused(client, "session_messages", user_id=tenant.user, session_id="bikes"),
             "history": await refused(client, "memory_history", memory_id=mine["id"]),
             "delete": await refused(client, "delete_memory", memory_id=mine["id"]),
             "session": await call(client, "delete_session", user_id=tenant.user, session_id="bikes"),
@@ -349,14 +353,18 @@ def test_another_tenants_key_sees_and_changes_nothing(mcp_url, tenant, other_ten
     seen = session(mcp_url, other_tenant.key, intruder)
     assert seen["search"]["results"] == [] and seen["recall"]["citations"] == []
     assert seen["count"] == {"count": 0} and seen["list"]["memories"] == []
+    assert seen["sessions"]["sessions"] == [] and "not_found" in seen["messages"]
     assert "not_found" in seen["history"] and "not_found" in seen["delete"]
     assert seen["session"]["deleted"] == {"turns": 0, "memories": 0}
     assert seen["forget"]["deleted"]["memories"] == 0
 
     async def check(client):
-        return await call(client, "search_memories", user_id=tenant.user, query="red bicycle")
+        return (await call(client, "search_memories", user_id=tenant.user, query="red bicycle"),
+                await call(client, "list_sessions", user_id=tenant.user))
 
-    assert session(mcp_url, tenant.key, check)["results"][0]["id"] == mine["id"]
+    found, sessions = session(mcp_url, tenant.key, check)
+    assert found["results"][0]["id"] == mine["id"]
+    assert [(s["session_id"], s["turns"]) for s in sessions["sessions"]] == [("bikes", 1)]
 
 
 # ---------------------------------------------------------------- McpFn, through Mangum

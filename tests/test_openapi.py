@@ -66,6 +66,16 @@ def test_every_operation_declares_its_answer_its_errors_and_the_key(spec):
     assert "404" in spec["paths"]["/v1/memories/{memory_id}"]["get"]["responses"]
 
 
+def test_the_turn_as_sent_is_described_field_by_field(spec):
+    """A client typed from the document learns what each of the turn's own fields holds, and
+    that a queued POST's answer has none of them."""
+    fields = spec["components"]["schemas"]["TurnAnswer"]["properties"]
+    turn_as_sent = ("user_id", "session_id", "agent_id", "occurred_at", "metadata")
+    undescribed = [name for name in turn_as_sent if not fields[name].get("description")]
+    assert undescribed == []
+    assert "queued" in fields["user_id"]["description"]
+
+
 def _closed(schema: dict) -> dict:
     """The schema with every object that names its properties closed to others: a key the
     domain sends but the document does not declare fails validation."""

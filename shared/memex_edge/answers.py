@@ -131,10 +131,10 @@ class RecallAnswer(_Answer):
 class TurnAnswer(_Answer):
     turn_id: str
     status: TurnStatus
-    user_id: str = Field(None, description="GET: the turn as it was sent, with `session_id`, `agent_id`, "
-                                           "`occurred_at` and `metadata`")
-    session_id: str = Field(None)
-    agent_id: Optional[str] = Field(None)
+    user_id: str = Field(None, description="The turn's user, as sent; it and the four fields after it are in "
+                                           "a GET's answer and a POST's with `wait`, not in a queued POST's")
+    session_id: str = Field(None, description="The turn's session, as sent")
+    agent_id: Optional[str] = Field(None, description="The turn's agent, as sent (null without one)")
     occurred_at: Time = Field(None, description="Its `timestamp`, or when it was received")
     metadata: dict[str, Any] = Field(None, description="The turn's own metadata, as sent")
     memories: list[Memory] = Field(None, description="Present once asked for (GET) or processed inline")

@@ -16,6 +16,7 @@ A 5xx never carries an internal message (hosts, URLs, SQL, Python text): those g
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from typing import Any, Callable, Optional, Protocol
@@ -132,6 +133,9 @@ def too_many_requests(decision: Decision, seed: bool = False) -> JSONResponse:
                  headers={**rate_limit_headers(decision), "Retry-After": str(decision.retry_after_seconds)})
 
 
+_SCHEME_AGAIN = re.compile(r"bearer\b", re.IGNORECASE)
+
+
 def presented_key(headers) -> str | None:
     scheme, _, token = headers.get("authorization", "").partition(" ")
     return (token.strip() if scheme.lower() == "bearer" else "") or None
@@ -149,6 +153,11 @@ def admit(ctx: Context, headers) -> tuple[str, Decision | None]:
             # not missing: said so, or the caller looks for a header that is there.
             raise Unauthorized("the Authorization header holds no Bearer key: send Authorization: Bearer <key>") \
                 from None
+        if presented is not None and _SCHEME_AGAIN.match(presented):
+            # A key set to the header's whole value (MEMEX_API_KEY="Bearer mx_…") is sent with the
+            # scheme twice: "invalid API key" would have its owner doubt a key that may well be right.
+            raise Unauthorized("the key after Bearer begins with Bearer again: send Authorization: Bearer <key>, "
+                               "the key alone") from None
         raise
     decision = rate_limit.admit(ctx, caller)
     if decision is not None and not decision.admitted:
