@@ -41,3 +41,21 @@ def test_users_of_one_tenant_are_separate(tenant):
     assert not [r for r in alice if "Notion" in r["content"]]
     employer = [m for m in tenant.get("/v1/users/alice/memories").json()["memories"] if m["key"] == "employer"]
     assert [m["value"] for m in employer] == ["Stripe"]  # bob's Notion did not supersede alice's Stripe
+
+
+def test_a_cursor_continues_only_its_own_tenants_listing(tenant, other_tenant):
+    """One user id in two tenants: a page's cursor from one tenant is refused by the other's listing
+    of that user, by name (it would start the other's listing at this tenant's position)."""
+    from memex.db.cursors import OTHER_LISTING
+
+    other_tenant.user = tenant.user
+    for n in range(3):
+        tenant.turn(f"Note {n} about the garden.", "And the shed.", session=f"s{n}")
+        other_tenant.turn(f"Note {n} about the garage.", "And the car.", session=f"s{n}")
+    for path, params in ((f"/v1/users/{tenant.user}/memories", {}), (f"/v1/users/{tenant.user}/sessions", {}),
+                         ("/v1/sessions/s0/messages", {"user_id": tenant.user})):
+        cursor = tenant.get(path, params={**params, "limit": 1}).json()["next_cursor"]
+        assert cursor and tenant.get(path, params={**params, "limit": 1, "cursor": cursor}).status_code == 200, path
+        refused = other_tenant.get(path, params={**params, "limit": 1, "cursor": cursor})
+        assert refused.status_code == 422, path
+        assert refused.json()["error"]["message"] == OTHER_LISTING

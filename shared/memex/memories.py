@@ -54,7 +54,7 @@ def history(ctx: Context, tenant_id: str, memory_id: str) -> list[dict[str, Any]
 
 def list_for_user(ctx: Context, tenant_id: str, user_id: str, include_inactive: bool, limit: int,
                   cursor: str | None) -> dict[str, Any]:
-    of = cursors.listing("memories", user_id, include_inactive)
+    of = cursors.listing("memories", tenant_id, user_id, include_inactive)
     after = cursors.decode(cursor, of) if cursor else None
     items, next_key = memory_rows.list_for_user(
         ctx.db.connection(), tenant_id, user_id, include_inactive, limit, after

@@ -14,7 +14,7 @@ from memex.errors import NotFound
 
 def of_user(ctx: Context, tenant_id: str, user_id: str, limit: int, cursor: str | None) -> dict[str, Any]:
     """The user's sessions (those with a turn), the latest begun first; none for a user with none."""
-    of = cursors.listing("sessions", user_id)
+    of = cursors.listing("sessions", tenant_id, user_id)
     after = cursors.decode(cursor, of) if cursor else None
     items, next_key = session_rows.of_user(ctx.db.connection(), tenant_id, user_id, limit, after)
     return {"user_id": user_id, "sessions": items, "next_cursor": cursors.encode(of, *next_key) if next_key else None}
@@ -22,7 +22,7 @@ def of_user(ctx: Context, tenant_id: str, user_id: str, limit: int, cursor: str 
 
 def messages(ctx: Context, tenant_id: str, user_id: str, session_id: str, limit: int,
              cursor: str | None) -> dict[str, Any]:
-    of = cursors.listing("messages", user_id, session_id)
+    of = cursors.listing("messages", tenant_id, user_id, session_id)
     after = cursors.decode(cursor, of, rest=1) if cursor else None
     conn = ctx.db.connection()
     items, next_key = turn_rows.session_messages(conn, tenant_id, user_id, session_id, limit, after)

@@ -2,9 +2,9 @@
 client as base64 of its JSON, and bound to the listing that issued it.
 
 A cursor's key alone would be taken by any listing of the same shape: one user's memory cursor by
-another user's listing, session s1's by session s2's, which would then start somewhere in the
-middle (or past the end) and say nothing. So each cursor carries a digest of its listing (what it
-lists and whose), and a listing refuses another's cursor by name."""
+another user's listing (or by the same user id's in another tenant), session s1's by session s2's,
+which would then start somewhere in the middle (or past the end) and say nothing. So each cursor carries a digest of its listing (what it
+lists, whose and in which tenant), and a listing refuses another's cursor by name."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from memex.models import is_id
 
 NOT_ISSUED = "cursor: not a cursor this server issued"
 OTHER_LISTING = ("cursor: the next_cursor of another listing; a cursor continues only the listing that "
-                 "returned it (the same route, user, session and include_inactive)")
+                 "returned it (the same route, tenant, user, session and include_inactive)")
 
 _DIGEST = re.compile(r"[0-9a-f]{16}")
 
