@@ -139,3 +139,15 @@ def test_a_friend_asked_about_by_name_is_answered_by_her_not_the_users_own_facts
                             ("Where do I live?", "Chicago"), ("Did Gandhi visit my town?", "Chicago")):
         results = [r["content"] for r in tenant.search(question)]
         assert results and first in results[0], (question, results)
+
+
+def test_a_name_is_placed_by_any_memory_found_that_introduces_it_or_says_it_after_its_place():
+    introduces = _found("The user's best friend is named Sarah.", "semantic")
+    after = _found("we met my FRIEND sarah in Denver.")
+    only_said = _found("Sarah lives in Denver.")
+    elsewhere = _found("My friend Sarahs lives in Denver.")
+    assert named._placed("Sarah", [only_said, introduces])
+    assert named._placed("Sarah", [only_said, after])  # case-blind, as the question's name may be
+    assert not named._placed("Sarah", [only_said, elsewhere])
+    assert not named._placed("Sarah", [])
+    assert not named._placed("Tom", [introduces, after])
