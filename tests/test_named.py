@@ -149,5 +149,8 @@ def test_a_name_is_placed_by_any_memory_found_that_introduces_it_or_says_it_afte
     assert named._placed("Sarah", [only_said, introduces])
     assert named._placed("Sarah", [only_said, after])  # case-blind, as the question's name may be
     assert not named._placed("Sarah", [only_said, elsewhere])
+    # out of ASCII, as the patterns read it: the long s is an s to IGNORECASE, not to lower()
+    assert named._placed("Sam", [_found("My friend \u017fam lives in Denver.")])
+    assert named._placed("Zoë", [_found("My sister ZOË lives in Denver.")])
     assert not named._placed("Sarah", [])
     assert not named._placed("Tom", [introduces, after])

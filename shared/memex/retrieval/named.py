@@ -153,12 +153,18 @@ def _placed(name: str, found: Iterable[Found]) -> bool:
     after_space = re.compile(rf"\s{escaped}\b", re.IGNORECASE)
     after_place = re.compile(rf"\b(?:{_PLACE})\s+{escaped}\b", re.IGNORECASE)
     folded = name.casefold()
+    ascii_name = name.isascii()
     for memory in found:
-        introduced = _introduction(memory.content)
+        content = memory.content
+        # Both ways say the name: in ASCII, where ignoring case is lowering, a text that does not hold
+        # it lowered is passed in a fraction of the patterns' time (most of the ~145)
+        if ascii_name and content.isascii() and folded not in content.lower():
+            continue
+        introduced = _introduction(content)
         if introduced is not None and introduced.group("name").casefold() == folded:
             return True
         # The name after a space, a part of the pattern that is cheap to look for, first (as above)
-        if after_space.search(memory.content) and after_place.search(memory.content):
+        if after_space.search(content) and after_place.search(content):
             return True
     return False
 
