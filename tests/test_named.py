@@ -153,4 +153,8 @@ def test_a_name_is_placed_by_any_memory_found_that_introduces_it_or_says_it_afte
     assert named._placed("Sam", [_found("My friend \u017fam lives in Denver.")])
     assert named._placed("Zoë", [_found("My sister ZOË lives in Denver.")])
     assert not named._placed("Sarah", [])
+    # the place read back from each place the name is said: any spaces between, a whole word before
+    assert named._placed("Sarah", [_found("Sarah, my BEST  friend\n Sarah.")])
+    assert not named._placed("Sarah", [_found("Sarah, my bestfriend Sarah.")])
+    assert named._placed("Ann Ann", [_found("x Ann friend Ann Ann")])  # the name said twice, overlapping
     assert not named._placed("Tom", [introduces, after])
