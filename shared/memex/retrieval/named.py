@@ -150,16 +150,15 @@ def theirs_first(question: str, scored: list[Scored], found: Mapping[str, Found]
 def _placed(name: str, found: Iterable[Found]) -> bool:
     """Whether a memory of `found` gives `name` a place in the user's life: introduces them ("The
     user's best friend is named Sarah.") or says them after it ("My friend Sarah lives in Denver.")."""
-    # Compiled once for all the memories found (~145 a LoCoMo question), not looked up in re's cache
-    # for each
-    # Where a run of spaces before the name starts, at each of the name's places (overlapping too)
+    # Where a run of spaces before the name starts, at each place the name is said (overlapping too):
+    # compiled once for all the memories found (~145 a LoCoMo question), not once a memory
     spaces_before = re.compile(rf"(?<!\s)(?=\s+{re.escape(name)}\b)", re.IGNORECASE)
     folded = name.casefold()
     ascii_name = name.isascii()
     for memory in found:
         content = memory.content
         # Both ways say the name: in ASCII, where ignoring case is lowering, a text that does not hold
-        # it lowered is passed in a fraction of the patterns' time (most of the ~145)
+        # it lowered is passed before any pattern
         if ascii_name and content.isascii() and folded not in content.lower():
             continue
         introduced = _introduction(content)
