@@ -139,3 +139,22 @@ def test_a_friend_asked_about_by_name_is_answered_by_her_not_the_users_own_facts
                             ("Where do I live?", "Chicago"), ("Did Gandhi visit my town?", "Chicago")):
         results = [r["content"] for r in tenant.search(question)]
         assert results and first in results[0], (question, results)
+
+
+def test_a_name_is_placed_by_any_memory_found_that_introduces_it_or_says_it_after_its_place():
+    introduces = _found("The user's best friend is named Sarah.", "semantic")
+    after = _found("we met my FRIEND sarah in Denver.")
+    only_said = _found("Sarah lives in Denver.")
+    elsewhere = _found("My friend Sarahs lives in Denver.")
+    assert named._placed("Sarah", [only_said, introduces])
+    assert named._placed("Sarah", [only_said, after])  # case-blind, as the question's name may be
+    assert not named._placed("Sarah", [only_said, elsewhere])
+    # out of ASCII, as the patterns read it: the long s is an s to IGNORECASE, not to lower()
+    assert named._placed("Sam", [_found("My friend \u017fam lives in Denver.")])
+    assert named._placed("Zoë", [_found("My sister ZOË lives in Denver.")])
+    assert not named._placed("Sarah", [])
+    # the place read back from each place the name is said: any spaces between, a whole word before
+    assert named._placed("Sarah", [_found("Sarah, my BEST  friend\n Sarah.")])
+    assert not named._placed("Sarah", [_found("Sarah, my bestfriend Sarah.")])
+    assert named._placed("Ann Ann", [_found("x Ann friend Ann Ann")])  # the name said twice, overlapping
+    assert not named._placed("Tom", [introduces, after])
