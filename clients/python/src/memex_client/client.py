@@ -10,7 +10,7 @@ import asyncio
 import os
 import time
 from datetime import datetime
-from typing import Any, AsyncIterator, Iterable, Iterator, Optional, Union
+from typing import Any, AsyncIterator, Awaitable, Callable, Iterable, Iterator, Optional, Sequence, Union
 
 import httpx
 
@@ -46,6 +46,30 @@ def _gave_up(error: httpx.TransportError, base_url: str) -> APIConnectionError:
     # The address: a client pointed at the default, or at a typo, is told where it looked.
     kind = APITimeoutError if isinstance(error, httpx.TimeoutException) else APIConnectionError
     return kind(f"no answer from {base_url.rstrip('/')} ({type(error).__name__}: {error})")
+
+
+def _every(page_at: Callable[[Optional[str]], Any], items: Callable[[Any], Sequence[T]]) -> Iterator[T]:
+    """The items of every page of a listing, the next page fetched with the last one's next_cursor."""
+    cursor = None
+    while True:
+        page = page_at(cursor)
+        yield from items(page)
+        if page.next_cursor is None:
+            return
+        cursor = page.next_cursor
+
+
+async def _every_async(page_at: Callable[[Optional[str]], Awaitable[Any]],
+                       items: Callable[[Any], Sequence[T]]) -> AsyncIterator[T]:
+    """`_every` for the async client."""
+    cursor = None
+    while True:
+        page = await page_at(cursor)
+        for item in items(page):
+            yield item
+        if page.next_cursor is None:
+            return
+        cursor = page.next_cursor
 
 
 def _finished(turn: models.TurnResult) -> bool:
@@ -155,14 +179,9 @@ class MemexClient:
     def list_memories(self, user_id: str, *, include_inactive: bool = False,
                       page_size: int = DEFAULT_PAGE_SIZE) -> Iterator[models.Memory]:
         """Every memory of the user, newest first, fetching a page of `page_size` at a time."""
-        cursor = None
-        while True:
-            page = self.list_memories_page(user_id, include_inactive=include_inactive, limit=page_size,
-                                           cursor=cursor)
-            yield from page.memories
-            if page.next_cursor is None:
-                return
-            cursor = page.next_cursor
+        return _every(lambda cursor: self.list_memories_page(user_id, include_inactive=include_inactive,
+                                                             limit=page_size, cursor=cursor),
+                      lambda page: page.memories)
 
     def list_sessions_page(self, user_id: str, *, limit: Optional[int] = None,
                            cursor: Optional[str] = None) -> models.SessionPage:
@@ -170,13 +189,8 @@ class MemexClient:
 
     def list_sessions(self, user_id: str, *, page_size: int = DEFAULT_PAGE_SIZE) -> Iterator[models.Session]:
         """Every session of the user, the latest begun first, a page at a time."""
-        cursor = None
-        while True:
-            page = self.list_sessions_page(user_id, limit=page_size, cursor=cursor)
-            yield from page.sessions
-            if page.next_cursor is None:
-                return
-            cursor = page.next_cursor
+        return _every(lambda cursor: self.list_sessions_page(user_id, limit=page_size, cursor=cursor),
+                      lambda page: page.sessions)
 
     def session_messages_page(self, session_id: str, *, user_id: str, limit: Optional[int] = None,
                               cursor: Optional[str] = None) -> models.SessionMessagePage:
@@ -185,13 +199,9 @@ class MemexClient:
     def session_messages(self, session_id: str, *, user_id: str,
                          page_size: int = DEFAULT_PAGE_SIZE) -> Iterator[models.SessionMessage]:
         """Every message of the user's session in the order it was said, a page at a time."""
-        cursor = None
-        while True:
-            page = self.session_messages_page(session_id, user_id=user_id, limit=page_size, cursor=cursor)
-            yield from page.messages
-            if page.next_cursor is None:
-                return
-            cursor = page.next_cursor
+        return _every(lambda cursor: self.session_messages_page(session_id, user_id=user_id, limit=page_size,
+                                                                cursor=cursor),
+                      lambda page: page.messages)
 
     def get_memory(self, memory_id: str) -> models.Memory:
         return self._send(ops.get_memory(memory_id))
@@ -315,47 +325,29 @@ class AsyncMemexClient:
         return await self._send(ops.list_page(user_id, include_inactive=include_inactive, limit=limit,
                                               cursor=cursor))
 
-    async def list_memories(self, user_id: str, *, include_inactive: bool = False,
-                            page_size: int = DEFAULT_PAGE_SIZE) -> AsyncIterator[models.Memory]:
-        cursor = None
-        while True:
-            page = await self.list_memories_page(user_id, include_inactive=include_inactive, limit=page_size,
-                                                 cursor=cursor)
-            for memory in page.memories:
-                yield memory
-            if page.next_cursor is None:
-                return
-            cursor = page.next_cursor
+    def list_memories(self, user_id: str, *, include_inactive: bool = False,
+                      page_size: int = DEFAULT_PAGE_SIZE) -> AsyncIterator[models.Memory]:
+        return _every_async(lambda cursor: self.list_memories_page(user_id, include_inactive=include_inactive,
+                                                                   limit=page_size, cursor=cursor),
+                            lambda page: page.memories)
 
     async def list_sessions_page(self, user_id: str, *, limit: Optional[int] = None,
                                  cursor: Optional[str] = None) -> models.SessionPage:
         return await self._send(ops.sessions_page(user_id, limit=limit, cursor=cursor))
 
-    async def list_sessions(self, user_id: str, *,
-                            page_size: int = DEFAULT_PAGE_SIZE) -> AsyncIterator[models.Session]:
-        cursor = None
-        while True:
-            page = await self.list_sessions_page(user_id, limit=page_size, cursor=cursor)
-            for session in page.sessions:
-                yield session
-            if page.next_cursor is None:
-                return
-            cursor = page.next_cursor
+    def list_sessions(self, user_id: str, *, page_size: int = DEFAULT_PAGE_SIZE) -> AsyncIterator[models.Session]:
+        return _every_async(lambda cursor: self.list_sessions_page(user_id, limit=page_size, cursor=cursor),
+                            lambda page: page.sessions)
 
     async def session_messages_page(self, session_id: str, *, user_id: str, limit: Optional[int] = None,
                                     cursor: Optional[str] = None) -> models.SessionMessagePage:
         return await self._send(ops.session_messages_page(session_id, user_id, limit=limit, cursor=cursor))
 
-    async def session_messages(self, session_id: str, *, user_id: str,
-                               page_size: int = DEFAULT_PAGE_SIZE) -> AsyncIterator[models.SessionMessage]:
-        cursor = None
-        while True:
-            page = await self.session_messages_page(session_id, user_id=user_id, limit=page_size, cursor=cursor)
-            for message in page.messages:
-                yield message
-            if page.next_cursor is None:
-                return
-            cursor = page.next_cursor
+    def session_messages(self, session_id: str, *, user_id: str,
+                         page_size: int = DEFAULT_PAGE_SIZE) -> AsyncIterator[models.SessionMessage]:
+        return _every_async(lambda cursor: self.session_messages_page(session_id, user_id=user_id,
+                                                                      limit=page_size, cursor=cursor),
+                            lambda page: page.messages)
 
     async def get_memory(self, memory_id: str) -> models.Memory:
         return await self._send(ops.get_memory(memory_id))
