@@ -8,7 +8,6 @@ from typing import Any
 from memex.context import Context
 from memex.db import cursors
 from memex.db import sessions as session_rows
-from memex.db import turns as turn_rows
 from memex.errors import NotFound
 
 
@@ -25,8 +24,8 @@ def messages(ctx: Context, tenant_id: str, user_id: str, session_id: str, limit:
     of = cursors.listing("messages", tenant_id, user_id, session_id)
     after = cursors.decode(cursor, of, rest=1) if cursor else None
     conn = ctx.db.connection()
-    items, next_key = turn_rows.session_messages(conn, tenant_id, user_id, session_id, limit, after)
-    if not items and not turn_rows.has_session(conn, tenant_id, user_id, session_id):
+    items, next_key = session_rows.messages(conn, tenant_id, user_id, session_id, limit, after)
+    if not items and not session_rows.exists(conn, tenant_id, user_id, session_id):
         raise NotFound(f"session {session_id} of user {user_id} not found")
     return {"user_id": user_id, "session_id": session_id, "messages": items,
             "next_cursor": cursors.encode(of, *next_key) if next_key else None}

@@ -1,4 +1,4 @@
-"""Rows of a user's sessions: the conversations their turns were sent in."""
+"""Rows of a user's sessions, the conversations their turns were sent in, and of a session's messages."""
 
 from __future__ import annotations
 
@@ -80,3 +80,32 @@ def _enumerated(conn: psycopg.Connection, tenant_id: str, user_id: str, wanted: 
             ORDER BY s.started_at DESC, s.session_id DESC LIMIT %s""",
         (tenant_id, user_id, tenant_id, user_id, *(after or ()), wanted),
     ).fetchall()
+
+
+def messages(conn: psycopg.Connection, tenant_id: str, user_id: str, session_id: str, limit: int,
+                     after: tuple[datetime, str, int] | None
+                     ) -> tuple[list[dict[str, Any]], tuple[datetime, str, int] | None]:
+    """The session's messages in the order they were said (the turn's time, then its position),
+    keyset-paginated after (occurred_at, turn_id, position), with the key of the page's last row
+    when more follow."""
+    clauses = ["t.tenant_id = %s", "t.user_id = %s", "t.session_id = %s"]
+    params: list[Any] = [tenant_id, user_id, session_id]
+    if after is not None:
+        clauses.append("(t.occurred_at, t.id, m.position) > (%s, %s, %s)")
+        params.extend(after)
+    rows = conn.execute(
+        """SELECT m.id, m.turn_id, m.position, m.role, m.name, m.content, m.metadata, t.occurred_at
+           FROM turns t JOIN messages m ON m.tenant_id = t.tenant_id AND m.turn_id = t.id
+           WHERE """ + " AND ".join(clauses) + " ORDER BY t.occurred_at, t.id, m.position LIMIT %s",
+        (*params, limit + 1),
+    ).fetchall()
+    last = rows[limit - 1] if len(rows) > limit else None
+    next_key = (last["occurred_at"], last["turn_id"], last["position"]) if last else None
+    return [{**r, "occurred_at": r["occurred_at"].isoformat()} for r in rows[:limit]], next_key
+
+
+def exists(conn: psycopg.Connection, tenant_id: str, user_id: str, session_id: str) -> bool:
+    return conn.execute(
+        "SELECT 1 FROM turns WHERE tenant_id = %s AND user_id = %s AND session_id = %s LIMIT 1",
+        (tenant_id, user_id, session_id),
+    ).fetchone() is not None
