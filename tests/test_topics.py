@@ -85,6 +85,9 @@ from memex.retrieval import past, topics
     ("Is he dating a student?", "dating"),
     ("Is she dating anyone?", "dating"),
     ("Is Nadia dating someone?", "dating"),
+    ("What do you know about me?", "know about me"),
+    ("Tell me about myself.", "tell me about myself"),
+    ("What have I told you about myself so far?", "told you about myself so far"),
 ])
 def test_a_question_naming_a_kind_of_fact_is_recognised(question, kind_word):
     asked = topics.asked(question)
@@ -155,6 +158,9 @@ def test_a_question_naming_a_kind_of_fact_is_recognised(question, kind_word):
     "What is it based on?",
     "Is the uni open?",
     "Will the work be done by Friday?",
+    "What do you know about Python?",
+    "Tell me about yourself.",
+    "What do you know about my sister's job?",
 ])
 def test_a_phrase_that_means_something_else_names_no_kind(question):
     assert topics.asked(question) is None
@@ -200,6 +206,19 @@ def test_a_kind_is_answered_for_whom_the_question_asks(tenant):
     assert mine and mine[0]["key"] == "pet_cat_name", [r["content"] for r in mine]
     hers = tenant.search("Does Leila have any pets?")
     assert hers and hers[0]["key"] == "leila_pet_dog_name", [r["content"] for r in hers]
+
+
+def test_a_question_about_the_user_as_a_whole_is_answered_by_their_facts(tenant):
+    # It names no kind of fact and says none of their words: the floor's gate let nothing through.
+    _said(tenant, (None, "Hi, I'm Bob. I'm a nurse and I'm vegetarian."), (None, "I have a cat called Miso."),
+          ("Leila", "My dog is called Biscuit."))
+    for question in ("What do you know about me?", "Tell me about myself."):
+        found = tenant.search(question)
+        facts = [r for r in found if r["memory_type"] == "semantic"]
+        assert found[:len(facts)] == facts, [r["content"] for r in found]  # the facts first
+        assert {r["key"] for r in facts} == {"name", "role", "dietary_restriction", "pet_cat_name"}, \
+            [r["content"] for r in found]
+    assert tenant.search("What do you know about Python?") == []
 
 
 def test_a_user_with_no_fact_of_the_kind_gets_none_from_it(tenant):

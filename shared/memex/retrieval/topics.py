@@ -203,6 +203,13 @@ _KINDS = (
     # user's sister?", "Who is Anthony?")
     _Kind(r"who (?:am i|is the user|i am|the user is)(?=\s*(?:[?.!,;:]|$))", r"^(?:name|age|city|hometown|nationality|role|employer)$",
           ("name",), own=True, first=r"^name$"),
+    # the person as a whole ("What do you know about me?", "Tell me about myself.", "What have I told
+    # you about myself so far?"): every kind of their facts, the most important first. It names no
+    # kind, so its words found nothing and the floor's gate let nothing through. Not the agent ("Tell
+    # me about yourself"), nor a thing or someone else by name ("What do you know about Python?")
+    _Kind(r"(?:know|remember|recall|learned|learnt|told you|said) about (?:me|myself|the user|her|him)(?: so far)?|"
+          r"tell me about (?:me|myself|the user)|(?:describe|summari[sz]e) (?:me|myself|the user)",
+          r".", ()),
     # a number to reach them at: "What's her number?", "How can I contact her?", not "call her" (a name)
     _Kind(r"(?:phone|mobile|cell)(?: number)?|e-?mail(?: address)?|contact (?:details|info|information)|"
           r"(?:her|his|their|my|your|user's) number|"
