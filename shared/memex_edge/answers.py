@@ -220,6 +220,11 @@ class Backfill(_Answer):
     updated_at: Time
 
 
+class BackfillList(_Answer):
+    backfills: list[Backfill] = Field(description="The newest first")
+    next_cursor: Optional[str] = Field(description="Pass as `cursor` for the next page; null on the last")
+
+
 class Health(_Answer):
     status: Literal["ok", "error"]
     db: str

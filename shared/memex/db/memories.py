@@ -16,7 +16,7 @@ from psycopg.rows import tuple_row
 from psycopg.types.json import Jsonb
 
 from memex.db import vector_indexes
-from memex.models import SearchFilters
+from memex.models import SearchFilters, wire_time
 
 _SELECT = """
 SELECT m.id, m.user_id, m.agent_id, m.session_id, m.content, m.memory_type, m.type, m.key, m.value,
@@ -79,7 +79,7 @@ def to_wire(row: dict[str, Any]) -> dict[str, Any]:
 
 
 def _iso(value: datetime | None) -> str | None:
-    return value.isoformat().replace("+00:00", "Z") if value else None
+    return wire_time(value) if value else None
 
 
 _INSERT = """INSERT INTO memories (tenant_id, id, user_id, agent_id, session_id, memory_type, type, key, value,

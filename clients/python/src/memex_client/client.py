@@ -230,6 +230,17 @@ class MemexClient:
         """The progress of a bulk import, re-embedding or re-extraction."""
         return self._send(ops.get_backfill(backfill_id))
 
+    def list_backfills_page(self, *, user_id: Optional[str] = None, limit: Optional[int] = None,
+                            cursor: Optional[str] = None) -> models.BackfillPage:
+        return self._send(ops.backfills_page(user_id, limit=limit, cursor=cursor))
+
+    def list_backfills(self, *, user_id: Optional[str] = None,
+                       page_size: int = DEFAULT_PAGE_SIZE) -> Iterator[models.Backfill]:
+        """Every backfill of the tenant (with `user_id`, only that user's), the newest first, a page
+        at a time."""
+        return _every(lambda cursor: self.list_backfills_page(user_id=user_id, limit=page_size, cursor=cursor),
+                      lambda page: page.backfills)
+
     def health(self) -> models.Health:
         """The service's dependency report; answered, not raised, when it is degraded (503)."""
         return self._send(ops.health())
@@ -369,6 +380,16 @@ class AsyncMemexClient:
 
     async def get_backfill(self, backfill_id: str) -> models.Backfill:
         return await self._send(ops.get_backfill(backfill_id))
+
+    async def list_backfills_page(self, *, user_id: Optional[str] = None, limit: Optional[int] = None,
+                                  cursor: Optional[str] = None) -> models.BackfillPage:
+        return await self._send(ops.backfills_page(user_id, limit=limit, cursor=cursor))
+
+    def list_backfills(self, *, user_id: Optional[str] = None,
+                       page_size: int = DEFAULT_PAGE_SIZE) -> AsyncIterator[models.Backfill]:
+        return _every_async(lambda cursor: self.list_backfills_page(user_id=user_id, limit=page_size,
+                                                                    cursor=cursor),
+                            lambda page: page.backfills)
 
     async def health(self) -> models.Health:
         return await self._send(ops.health())

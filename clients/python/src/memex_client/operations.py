@@ -140,5 +140,11 @@ def get_backfill(backfill_id: str) -> Operation[models.Backfill]:
     return Operation("GET", f"/v1/backfills/{_segment(backfill_id)}", models.Backfill)
 
 
+def backfills_page(user_id: Optional[str], *, limit: Optional[int],
+                   cursor: Optional[str]) -> Operation[models.BackfillPage]:
+    return Operation("GET", "/v1/backfills", models.BackfillPage,
+                     params=_query(user_id=user_id, limit=limit, cursor=cursor))
+
+
 def health() -> Operation[models.Health]:
     return Operation("GET", "/health", models.Health, also_ok=frozenset({503}))
