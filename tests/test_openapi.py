@@ -17,20 +17,11 @@ from hypothesis import HealthCheck, given, settings
 from openapi_spec_validator import validate
 
 from memex import backfill as backfills
+from tests.conftest import WIRE_TIMES
 from schemathesis.checks import not_a_server_error
 from schemathesis.specs.openapi.checks import response_schema_conformance, status_code_conformance
 
 PATH_PARAM = re.compile(r"\{[^}]+\}")
-
-# Every answer's times in one form, RFC 3339 in UTC with Z: a client compares a turn's occurred_at
-# with a memory's valid_from as strings, and "+00:00" sorts after "Z" at the same instant.
-WIRE_TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,6})?Z")
-WIRE_TIMES = jsonschema.FormatChecker(formats=())
-
-
-@WIRE_TIMES.checks("date-time")
-def _wire_time(value) -> bool:
-    return not isinstance(value, str) or WIRE_TIME.fullmatch(value) is not None
 
 
 @pytest.fixture(scope="module")
