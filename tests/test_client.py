@@ -119,6 +119,8 @@ def test_list_memories_follows_the_cursor_over_several_pages(client, tenant):
     assert len(first.memories) == 2 and first.next_cursor is not None
     listed = [m.id for m in client.list_memories(tenant.user, page_size=2)]
     assert listed == list(reversed(stored))  # newest first, each once
+    coached = [client.add_memory(tenant.user, f"Coach note {i}", agent_id="coach").id for i in range(3)]
+    assert [m.id for m in client.list_memories(tenant.user, agent_id="coach", page_size=2)] == list(reversed(coached))
 
 
 def test_session_messages_lists_one_users_session_in_the_order_it_was_said_page_by_page(client, tenant):

@@ -91,6 +91,7 @@ def test_initialize_and_list_tools_with_their_input_schemas(mcp_url, tenant):
     turn = tools["add_turn"].input_schema
     assert set(turn["required"]) == {"user_id", "session_id", "messages"} and "wait" in turn["properties"]
     assert tools["list_memories"].input_schema["properties"]["limit"]["maximum"] == 500
+    assert "agent_id" in tools["list_memories"].input_schema["properties"]
     assert tools["delete_memory"].annotations.destructive_hint and tools["forget_user"].annotations.destructive_hint
     assert tools["delete_session"].annotations.destructive_hint
     assert set(tools["delete_session"].input_schema["required"]) == {"user_id", "session_id"}
@@ -162,9 +163,11 @@ def test_store_then_search_count_and_list(mcp_url, tenant):
         counted = await call(client, "count_memories", user_id=tenant.user)
         listed = await call(client, "list_memories", user_id=tenant.user)
         nothing = await call(client, "search_memories", user_id=tenant.user, query="quantum chromodynamics")
-        return stored, found, counted, listed, nothing
+        another = await call(client, "list_memories", user_id=tenant.user, agent_id="planner")
+        return stored, found, counted, listed, nothing, another
 
-    stored, found, counted, listed, nothing = session(mcp_url, tenant.key, body)
+    stored, found, counted, listed, nothing, another = session(mcp_url, tenant.key, body)
+    assert another == {"memories": [], "next_cursor": None}
     assert stored["content"] == "Prefers answers in bullet points" and stored["memory_type"] == "procedural"
     assert found["results"][0]["id"] == stored["id"] and found["degraded"] == []
     assert counted == {"count": 1}

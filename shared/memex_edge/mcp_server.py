@@ -266,12 +266,13 @@ def _list_memories(
     caller: Caller, *,
     user_id: Annotated[Id, Field(description=USER_ID)],
     include_inactive: Annotated[bool, Field(description="Also superseded memories (old values).")] = False,
+    agent_id: Annotated[Optional[Id], Field(description=AGENT_ID)] = None,
     limit: Annotated[int, LIMIT] = 50,
     cursor: Annotated[Optional[str], CURSOR] = None,
 ) -> dict[str, Any]:
     """List the user's memories, newest first, a page at a time. Returns `memories` and
     `next_cursor` (null on the last page)."""
-    return memories.list_for_user(caller.ctx, caller.tenant_id, user_id, include_inactive, limit, cursor)
+    return memories.list_for_user(caller.ctx, caller.tenant_id, user_id, include_inactive, limit, cursor, agent_id)
 
 
 def _list_sessions(

@@ -202,14 +202,17 @@ def of_turn(conn: psycopg.Connection, tenant_id: str, turn_id: str) -> list[dict
 
 def list_for_user(
     conn: psycopg.Connection, tenant_id: str, user_id: str, include_inactive: bool, limit: int,
-    after: tuple[datetime, str] | None,
+    after: tuple[datetime, str] | None, agent_id: str | None = None,
 ) -> tuple[list[dict[str, Any]], tuple[datetime, str] | None]:
-    """Newest first, keyset-paginated so pages stay stable while memories are added; with the key
-    of the page's last row when more follow."""
+    """Newest first (only `agent_id`'s memories when given), keyset-paginated so pages stay stable
+    while memories are added; with the key of the page's last row when more follow."""
     clauses = ["m.tenant_id = %s", "m.user_id = %s"]
     params: list[Any] = [tenant_id, user_id]
     if not include_inactive:
         clauses.append("m.active")
+    if agent_id is not None:
+        clauses.append("m.agent_id = %s")
+        params.append(agent_id)
     if after is not None:
         clauses.append("(m.created_at, m.id) < (%s, %s)")
         params.extend(after)

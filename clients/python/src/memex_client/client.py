@@ -172,15 +172,17 @@ class MemexClient:
                                      max_tokens=max_tokens, reference_time=reference_time,
                                      require_relevant=require_relevant))
 
-    def list_memories_page(self, user_id: str, *, include_inactive: bool = False, limit: Optional[int] = None,
-                           cursor: Optional[str] = None) -> models.MemoryPage:
-        return self._send(ops.list_page(user_id, include_inactive=include_inactive, limit=limit, cursor=cursor))
+    def list_memories_page(self, user_id: str, *, include_inactive: bool = False, agent_id: Optional[str] = None,
+                           limit: Optional[int] = None, cursor: Optional[str] = None) -> models.MemoryPage:
+        return self._send(ops.list_page(user_id, include_inactive=include_inactive, agent_id=agent_id, limit=limit,
+                                        cursor=cursor))
 
-    def list_memories(self, user_id: str, *, include_inactive: bool = False,
+    def list_memories(self, user_id: str, *, include_inactive: bool = False, agent_id: Optional[str] = None,
                       page_size: int = DEFAULT_PAGE_SIZE) -> Iterator[models.Memory]:
-        """Every memory of the user, newest first, fetching a page of `page_size` at a time."""
+        """Every memory of the user (with `agent_id`, only that agent's), newest first, fetching a
+        page of `page_size` at a time."""
         return _every(lambda cursor: self.list_memories_page(user_id, include_inactive=include_inactive,
-                                                             limit=page_size, cursor=cursor),
+                                                             agent_id=agent_id, limit=page_size, cursor=cursor),
                       lambda page: page.memories)
 
     def list_sessions_page(self, user_id: str, *, limit: Optional[int] = None,
@@ -332,14 +334,16 @@ class AsyncMemexClient:
                                            require_relevant=require_relevant))
 
     async def list_memories_page(self, user_id: str, *, include_inactive: bool = False,
-                                 limit: Optional[int] = None, cursor: Optional[str] = None) -> models.MemoryPage:
-        return await self._send(ops.list_page(user_id, include_inactive=include_inactive, limit=limit,
-                                              cursor=cursor))
+                                 agent_id: Optional[str] = None, limit: Optional[int] = None,
+                                 cursor: Optional[str] = None) -> models.MemoryPage:
+        return await self._send(ops.list_page(user_id, include_inactive=include_inactive, agent_id=agent_id,
+                                              limit=limit, cursor=cursor))
 
-    def list_memories(self, user_id: str, *, include_inactive: bool = False,
+    def list_memories(self, user_id: str, *, include_inactive: bool = False, agent_id: Optional[str] = None,
                       page_size: int = DEFAULT_PAGE_SIZE) -> AsyncIterator[models.Memory]:
         return _every_async(lambda cursor: self.list_memories_page(user_id, include_inactive=include_inactive,
-                                                                   limit=page_size, cursor=cursor),
+                                                                   agent_id=agent_id, limit=page_size,
+                                                                   cursor=cursor),
                             lambda page: page.memories)
 
     async def list_sessions_page(self, user_id: str, *, limit: Optional[int] = None,
