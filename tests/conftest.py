@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import shutil
 import sys
 import threading
@@ -22,10 +23,22 @@ from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
 from typing import Iterator
 
+import jsonschema
 import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+
+# Every answer's times in one form, RFC 3339 in UTC with Z: a client compares a turn's occurred_at
+# with a memory's valid_from as strings, and "+00:00" sorts after "Z" at the same instant. Checks
+# each `"format": "date-time"` an answer's schema declares (jsonschema's `format_checker`).
+WIRE_TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,6})?Z")
+WIRE_TIMES = jsonschema.FormatChecker(formats=())
+
+
+@WIRE_TIMES.checks("date-time")
+def _wire_time(value) -> bool:
+    return not isinstance(value, str) or WIRE_TIME.fullmatch(value) is not None
 
 
 def installed_tool(name: str) -> str:

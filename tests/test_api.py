@@ -253,19 +253,20 @@ def test_missing_and_wrong_fields_are_422_naming_the_field(tenant):
 
 
 def test_a_query_parameter_a_route_does_not_take_is_422_naming_it_not_ignored(tenant):
-    """A listing asked for one session (Zep's "a session's memory") or one agent (mem0's get_all)
-    used to answer every session's and every agent's memories, the parameter ignored."""
+    """A listing asked for one session (Zep's "a session's memory") used to answer every session's
+    memories, the parameter ignored (as the seed's listing did one agent's: it takes no agent)."""
     tenant.turn("I live in Lisbon.", session="s1")
     tenant.turn("I work at Stripe.", session="s2")
     listing = f"/v1/users/{tenant.user}/memories"
-    for path, params in [(listing, {"session_id": "s1"}), (listing, {"agent_id": "a1", "limit": 5}),
+    for path, params in [(listing, {"session_id": "s1"}), (f"/users/{tenant.user}/memories", {"agent_id": "a1"}),
                          ("/v1/memories/count", {"user_id": tenant.user, "session_id": "s1"})]:
         response = tenant.get(path, params=params)
         assert response.status_code == 422, (path, params)
         unknown = next(name for name in params if name not in ("limit", "user_id"))
         assert response.json()["error"]["message"].startswith(f"query.{unknown}: not a parameter of this route; it takes ")
     message = tenant.get(listing, params={"session_id": "s1"}).json()["error"]["message"]
-    assert message == "query.session_id: not a parameter of this route; it takes include_inactive, limit, cursor"
+    assert message == ("query.session_id: not a parameter of this route; it takes include_inactive, agent_id, limit, "
+                       "cursor")
     assert tenant.delete(f"/v1/users/{tenant.user}", params={"session_id": "s1"}).status_code == 422
     assert tenant.get("/v1/memories/count", params={"user_id": tenant.user}).json()["count"] > 0  # nothing erased
     # what a route takes is taken as before

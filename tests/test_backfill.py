@@ -354,6 +354,47 @@ def test_unknown_backfill_is_404(tenant):
     assert tenant.get("/v1/backfills/nope").status_code == 404
 
 
+def _listed(tenant, **params) -> list[dict]:
+    """Every backfill the listing shows, page after page of two."""
+    pages, cursor = [], None
+    while True:
+        page = tenant.get("/v1/backfills", params={**params, "limit": 2, **({"cursor": cursor} if cursor else {})})
+        assert page.status_code == 200, page.text
+        pages += page.json()["backfills"]
+        cursor = page.json()["next_cursor"]
+        if cursor is None:
+            return pages
+
+
+def test_a_lost_backfill_id_is_found_in_the_tenants_listing_newest_first(tenant, other_tenant, ctx):
+    """A client that lost a job's id lists the tenant's jobs, or one user's; a job over the whole
+    tenant has no user and is listed only without the filter; cursors continue their own listing."""
+    others = f"{tenant.user}-other"
+    jobs = [backfill.new_job("reembed", tenant.id, user_id=tenant.user),
+            backfill.new_job("reextract", tenant.id, user_id=others),
+            backfill.new_job("reembed", tenant.id),
+            backfill.new_job("reextract", tenant.id, user_id=tenant.user)]
+    for job in jobs:
+        backfill.run_chunk(ctx, job)
+    progress = {job.backfill_id: tenant.get(f"/v1/backfills/{job.backfill_id}").json() for job in jobs}
+    newest_first = sorted(progress, key=lambda i: (progress[i]["created_at"], i), reverse=True)
+
+    everything = _listed(tenant)
+    assert [b["backfill_id"] for b in everything] == newest_first
+    assert everything == [progress[i] for i in newest_first]  # each as its own GET answers it
+    assert [b["backfill_id"] for b in _listed(tenant, user_id=tenant.user)] == [
+        i for i in newest_first if progress[i]["user_id"] == tenant.user] and len(jobs) > 2
+    assert [b["user_id"] for b in _listed(tenant, user_id=others)] == [others]
+    assert _listed(tenant, user_id="nobody") == []
+    assert _listed(other_tenant) == []
+
+    cursor = tenant.get("/v1/backfills", params={"limit": 1}).json()["next_cursor"]
+    refused = tenant.get("/v1/backfills", params={"user_id": tenant.user, "cursor": cursor})
+    assert refused.status_code == 422 and "another listing" in refused.json()["error"]["message"]
+    assert other_tenant.get("/v1/backfills", params={"cursor": cursor}).status_code == 422
+    assert tenant.get("/v1/backfills", params={"user": tenant.user}).status_code == 422
+
+
 # The tables a search's plans read that a bulk job writes (db/planner_statistics.py).
 SEARCHED = ("memories", "memory_stats", "memory_terms", "memory_postings", "memory_links", "messages", "turns")
 

@@ -18,6 +18,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from infra.local.sqs_server import free_port
+from memex import backfill
 from memex_client import (
     APIConnectionError,
     AsyncMemexClient,
@@ -118,6 +119,8 @@ def test_list_memories_follows_the_cursor_over_several_pages(client, tenant):
     assert len(first.memories) == 2 and first.next_cursor is not None
     listed = [m.id for m in client.list_memories(tenant.user, page_size=2)]
     assert listed == list(reversed(stored))  # newest first, each once
+    coached = [client.add_memory(tenant.user, f"Coach note {i}", agent_id="coach").id for i in range(3)]
+    assert [m.id for m in client.list_memories(tenant.user, agent_id="coach", page_size=2)] == list(reversed(coached))
 
 
 def test_session_messages_lists_one_users_session_in_the_order_it_was_said_page_by_page(client, tenant):
@@ -163,6 +166,27 @@ def test_list_sessions_lists_a_users_sessions_latest_begun_first_page_by_page(cl
     assert refused.value.field == "cursor"
 
 
+def test_list_backfills_finds_a_job_whose_id_was_lost_page_by_page(client, tenant, ctx):
+    jobs = [backfill.new_job("reembed", tenant.id, user_id=tenant.user) for _ in range(3)]
+    jobs.append(backfill.new_job("reembed", tenant.id))
+    for job in jobs:
+        backfill.run_chunk(ctx, job)
+    first = client.list_backfills_page(limit=2)
+    assert len(first.backfills) == 2 and first.next_cursor
+    listed = list(client.list_backfills(page_size=2))
+    assert {b.backfill_id for b in listed} == {job.backfill_id for job in jobs} and len(listed) == len(jobs)
+    assert [(b.created_at, b.backfill_id) for b in listed] == sorted(((b.created_at, b.backfill_id) for b in listed),
+                                                                     reverse=True)
+    assert listed[0] == client.get_backfill(listed[0].backfill_id)
+    assert all(b.model_extra == {} for b in listed)
+    mine = list(client.list_backfills(user_id=tenant.user, page_size=2))
+    assert [b.backfill_id for b in mine] == [b.backfill_id for b in listed if b.user_id == tenant.user]
+    assert len(mine) == 3
+    with pytest.raises(InvalidInputError) as refused:
+        client.list_backfills_page(user_id=tenant.user, cursor=first.next_cursor)
+    assert refused.value.field == "cursor"
+
+
 def test_the_service_errors_are_typed_with_its_code_message_and_field(client, base_url, tenant):
     with MemexClient("not-a-key", base_url) as stranger:
         with pytest.raises(AuthenticationError) as refused:
@@ -197,7 +221,7 @@ def test_key_and_address_come_from_the_environment(base_url, tenant, monkeypatch
     assert health.status == "ok" and health.db == "ok"
 
 
-def test_the_async_client_does_the_same_over_the_same_routes(base_url, tenant):
+def test_the_async_client_does_the_same_over_the_same_routes(base_url, tenant, ctx):
     async def main():
         async with AsyncMemexClient(tenant.key, base_url) as memex:
             turn = await memex.add_turn(tenant.user, "s1", [{"role": "user", "content": "I work at Notion."}],
@@ -207,6 +231,7 @@ def test_the_async_client_does_the_same_over_the_same_routes(base_url, tenant):
             listed = [m.id async for m in memex.list_memories(tenant.user, page_size=2)]
             sessions = [s.session_id async for s in memex.list_sessions(tenant.user, page_size=1)]
             said = [m.content async for m in memex.session_messages("s1", user_id=tenant.user, page_size=1)]
+            jobs = [b.backfill_id async for b in memex.list_backfills(user_id=tenant.user, page_size=1)]
             sent = await memex.get_turn(turn.turn_id)
             found = await memex.search(tenant.user, "Notion")
             recalled = await memex.recall(tenant.user, "where does the user work?")
@@ -217,10 +242,12 @@ def test_the_async_client_does_the_same_over_the_same_routes(base_url, tenant):
                     await stranger.count_memories(tenant.user)
                 except AuthenticationError as error:
                     refused = error
-            return turn, listed, sessions, said, sent, found, recalled, count, erased, refused
+            return turn, listed, sessions, said, jobs, sent, found, recalled, count, erased, refused
 
-    turn, listed, sessions, said, sent, found, recalled, count, erased, refused = run(main())
-    assert sessions == ["s1"] and said == ["I work at Notion."]
+    job = backfill.new_job("reembed", tenant.id, user_id=tenant.user)
+    backfill.run_chunk(ctx, job)
+    turn, listed, sessions, said, jobs, sent, found, recalled, count, erased, refused = run(main())
+    assert sessions == ["s1"] and said == ["I work at Notion."] and jobs == [job.backfill_id]
     assert (sent.user_id, sent.session_id, sent.agent_id, sent.metadata) == (tenant.user, "s1", None, {"app": "async"})
     assert sent.occurred_at == turn.occurred_at is not None
     employer = next(m for m in turn.memories if m.key == "employer")

@@ -12,6 +12,7 @@ import uuid
 import anyio
 import httpx
 import httpx2
+import jsonschema
 import pytest
 import uvicorn
 from mcp import Client
@@ -21,7 +22,7 @@ from mcp.shared.exceptions import MCPError
 from infra.local.lambda_context import LocalLambdaContext
 from infra.local.runtime import function_module
 from infra.local.sqs_server import free_port
-from tests.conftest import ROOT
+from tests.conftest import ROOT, WIRE_TIMES
 
 TOOLS = {"store_memory", "search_memories", "recall_context", "add_turn", "list_memories", "list_sessions",
          "session_messages", "memory_history", "delete_memory", "delete_session", "count_memories", "forget_user"}
@@ -90,6 +91,7 @@ def test_initialize_and_list_tools_with_their_input_schemas(mcp_url, tenant):
     turn = tools["add_turn"].input_schema
     assert set(turn["required"]) == {"user_id", "session_id", "messages"} and "wait" in turn["properties"]
     assert tools["list_memories"].input_schema["properties"]["limit"]["maximum"] == 500
+    assert "agent_id" in tools["list_memories"].input_schema["properties"]
     assert tools["delete_memory"].annotations.destructive_hint and tools["forget_user"].annotations.destructive_hint
     assert tools["delete_session"].annotations.destructive_hint
     assert set(tools["delete_session"].input_schema["required"]) == {"user_id", "session_id"}
@@ -102,6 +104,57 @@ def test_initialize_and_list_tools_with_their_input_schemas(mcp_url, tenant):
     assert session(mcp_url, tenant.key, modern, mode="auto") == TOOLS
 
 
+def _closed(schema: dict) -> dict:
+    """The schema with every object that names its properties closed to others."""
+    if isinstance(schema, dict):
+        closed = {key: _closed(value) for key, value in schema.items()}
+        if "properties" in closed:
+            closed["additionalProperties"] = False
+        return closed
+    return [_closed(value) for value in schema] if isinstance(schema, list) else schema
+
+
+def test_every_tools_result_is_typed_by_its_output_schema_field_by_field(mcp_url, tenant):
+    """Each tool publishes its REST route's answer shape as its output schema (not an open
+    object), and every result holds exactly the fields it names, its times in UTC with Z, and
+    nothing the domain left out as null: a queued turn is its id and status."""
+
+    async def body(client):
+        schemas = {tool.name: tool.output_schema for tool in (await client.list_tools()).tools}
+        turn = {"user_id": tenant.user, "session_id": "s1", "timestamp": "2026-03-01T11:00:00+01:00"}
+        results = {"add_turn": await client.call_tool("add_turn", {**turn, "wait": True, "messages": [
+                       {"role": "user", "content": "I work at Stripe."}]}),
+                   "queued": await client.call_tool("add_turn", {**turn, "messages": [
+                       {"role": "user", "content": "I just started at Notion."}]})}
+        stored = await call(client, "store_memory", user_id=tenant.user, content="Prefers tea")
+        for tool, arguments in [
+                ("search_memories", {"user_id": tenant.user, "query": "Stripe"}),
+                ("recall_context", {"user_id": tenant.user, "query": "work", "session_id": "s1"}),
+                ("list_memories", {"user_id": tenant.user}), ("list_sessions", {"user_id": tenant.user}),
+                ("session_messages", {"user_id": tenant.user, "session_id": "s1"}),
+                ("memory_history", {"memory_id": stored["id"]}), ("count_memories", {"user_id": tenant.user}),
+                ("delete_memory", {"memory_id": stored["id"]}),
+                ("delete_session", {"user_id": tenant.user, "session_id": "s1"}),
+                ("forget_user", {"user_id": tenant.user})]:
+            results[tool] = await client.call_tool(tool, arguments)
+        results["store_memory"] = await client.call_tool("store_memory", {"user_id": tenant.user, "content": "x"})
+        return schemas, results
+
+    schemas, results = session(mcp_url, tenant.key, body)
+    for tool, schema in schemas.items():
+        assert schema["type"] == "object" and schema["properties"] and schema["required"], tool
+    assert set(schemas["search_memories"]["required"]) == {"results", "query", "total", "degraded"}
+    assert "occurred_at" in schemas["add_turn"]["properties"] and schemas["add_turn"]["required"] == ["turn_id", "status"]
+    for tool, result in results.items():
+        assert not result.is_error, (tool, result.content)
+        schema = _closed(schemas["add_turn" if tool == "queued" else tool])
+        jsonschema.validate(result.structured_content, schema, format_checker=WIRE_TIMES)
+        assert json.loads(result.content[0].text) == result.structured_content, tool
+    assert results["search_memories"].structured_content["results"]
+    assert results["add_turn"].structured_content["occurred_at"] == "2026-03-01T10:00:00Z"
+    assert set(results["queued"].structured_content) == {"turn_id", "status"}
+
+
 def test_store_then_search_count_and_list(mcp_url, tenant):
     async def body(client):
         stored = await call(client, "store_memory", user_id=tenant.user, content="Prefers answers in bullet points",
@@ -110,9 +163,11 @@ def test_store_then_search_count_and_list(mcp_url, tenant):
         counted = await call(client, "count_memories", user_id=tenant.user)
         listed = await call(client, "list_memories", user_id=tenant.user)
         nothing = await call(client, "search_memories", user_id=tenant.user, query="quantum chromodynamics")
-        return stored, found, counted, listed, nothing
+        another = await call(client, "list_memories", user_id=tenant.user, agent_id="planner")
+        return stored, found, counted, listed, nothing, another
 
-    stored, found, counted, listed, nothing = session(mcp_url, tenant.key, body)
+    stored, found, counted, listed, nothing, another = session(mcp_url, tenant.key, body)
+    assert another == {"memories": [], "next_cursor": None}
     assert stored["content"] == "Prefers answers in bullet points" and stored["memory_type"] == "procedural"
     assert found["results"][0]["id"] == stored["id"] and found["degraded"] == []
     assert counted == {"count": 1}

@@ -15,6 +15,9 @@ import pytest
 import schemathesis
 from hypothesis import HealthCheck, given, settings
 from openapi_spec_validator import validate
+
+from memex import backfill as backfills
+from tests.conftest import WIRE_TIMES
 from schemathesis.checks import not_a_server_error
 from schemathesis.specs.openapi.checks import response_schema_conformance, status_code_conformance
 
@@ -97,7 +100,8 @@ def _closed(schema: dict) -> dict:
 
 class Recorder:
     """Sends requests and checks each answer against the document: schemathesis for the status
-    and the schema, then the closed schema for undeclared keys."""
+    and the schema, then the closed schema for undeclared keys and for times in any form but
+    WIRE_TIME's."""
 
     def __init__(self, http, tenant, spec, checked):
         self.http, self.tenant, self.spec, self.checked = http, tenant, spec, checked
@@ -116,12 +120,12 @@ class Recorder:
         self.checked.validate_response(operation, schemathesis.Response.from_any(response))
         declared = self.spec["paths"][template][method.lower()]["responses"][str(status)]
         schema = {**declared["content"]["application/json"]["schema"], "components": self.closed["components"]}
-        jsonschema.validate(response.json(), schema, cls=jsonschema.Draft202012Validator)
+        jsonschema.validate(response.json(), schema, cls=jsonschema.Draft202012Validator, format_checker=WIRE_TIMES)
         self.seen.add((method, template, status))
         return response.json()
 
 
-def test_real_answers_of_every_route_match_the_document(http, tenant, spec, checked, runtime):
+def test_real_answers_of_every_route_match_the_document(http, tenant, spec, checked, runtime, ctx):
     call = Recorder(http, tenant, spec, checked)
     user, other = tenant.user, f"{tenant.user}-x"
     turn = {"user_id": user, "session_id": "s1", "idempotency_key": "k1", "timestamp": "2026-03-01T10:00:00Z", "messages": [
@@ -173,6 +177,12 @@ def test_real_answers_of_every_route_match_the_document(http, tenant, spec, chec
 
     backfill = f"bf-{uuid.uuid4().hex[:8]}"
     call("GET", "/v1/backfills/{backfill_id}", f"/v1/backfills/{backfill}", status=404)
+    job = backfills.new_job("reembed", tenant.id, user_id=user)
+    backfills.run_chunk(ctx, job)
+    listed = call("GET", "/v1/backfills", f"/v1/backfills?user_id={user}&limit=1", status=200)
+    assert [b["backfill_id"] for b in listed["backfills"]] == [job.backfill_id]
+    call("GET", "/v1/backfills", "/v1/backfills?cursor=bogus", status=422)
+    call("GET", "/v1/backfills/{backfill_id}", f"/v1/backfills/{job.backfill_id}", status=200)
     call("GET", "/health", status=200)
 
     call("DELETE", "/v1/memories/{memory_id}", f"/v1/memories/{memory['id']}", status=200)
@@ -199,6 +209,18 @@ def test_a_key_the_domain_adds_but_the_document_omits_fails_the_check(spec):
     jsonschema.validate(memory, schema, cls=jsonschema.Draft202012Validator)
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate({**memory, "embedding": [0.1]}, schema, cls=jsonschema.Draft202012Validator)
+
+
+@pytest.mark.parametrize("other_form", ["2026-03-01T10:00:00+00:00", "2026-03-01T11:00:00+01:00",
+                                        "2026-03-01 10:00:00Z", "2026-03-01T10:00:00"])
+def test_a_time_in_another_form_than_utc_with_z_fails_the_check(spec, other_form):
+    """The check above can fail: every time the document declares must be RFC 3339 UTC with Z."""
+    schema = {"$ref": "#/components/schemas/TurnAnswer", "components": _closed(spec)["components"]}
+    turn = {"turn_id": "t1", "status": "processed", "occurred_at": "2026-03-01T10:00:00.250Z"}
+    jsonschema.validate(turn, schema, cls=jsonschema.Draft202012Validator, format_checker=WIRE_TIMES)
+    with pytest.raises(jsonschema.ValidationError, match="date-time"):
+        jsonschema.validate({**turn, "occurred_at": other_form}, schema, cls=jsonschema.Draft202012Validator,
+                            format_checker=WIRE_TIMES)
 
 
 def test_docs_load_swagger_ui_from_the_server_itself(http):

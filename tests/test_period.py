@@ -49,7 +49,7 @@ def test_the_periods_messages_answer_newest_first_and_nothing_else(tenant, other
         "Told another agent about my trip.", "Big news: I'm joining Revolut next month.",
         "We adopted a second cat, Tofu."], results
     assert all(r["memory_type"] == "episodic" and r["valid_from"].startswith("2026-11-02") for r in results)
-    assert all(r["score_parts"]["said_within"] == "2026-11-02T00:00:00+00:00/2026-11-03T06:00:00+00:00"
+    assert all(r["score_parts"]["said_within"] == "2026-11-02T00:00:00Z/2026-11-03T06:00:00Z"
                and r["score_parts"]["relevance"] == 1.0 for r in results)
     assert [r["score"] for r in results] == sorted((r["score"] for r in results), reverse=True)
     assert asked["total"] == 3 and asked["degraded"] == []

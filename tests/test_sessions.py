@@ -24,10 +24,10 @@ def test_a_users_sessions_are_listed_latest_begun_first_with_their_turns_and_tim
     listed = tenant.get(f"/v1/users/{tenant.user}/sessions")
     assert listed.status_code == 200, listed.text
     assert listed.json() == {"user_id": tenant.user, "next_cursor": None, "sessions": [
-        {"session_id": "work", "turns": 1, "messages": 1, "started_at": "2026-03-03T09:00:00+00:00",
-         "last_at": "2026-03-03T09:00:00+00:00"},
-        {"session_id": "trip", "turns": 2, "messages": 3, "started_at": "2026-03-01T10:00:00+00:00",
-         "last_at": "2026-03-05T08:00:00+00:00"}]}
+        {"session_id": "work", "turns": 1, "messages": 1, "started_at": "2026-03-03T09:00:00Z",
+         "last_at": "2026-03-03T09:00:00Z"},
+        {"session_id": "trip", "turns": 2, "messages": 3, "started_at": "2026-03-01T10:00:00Z",
+         "last_at": "2026-03-05T08:00:00Z"}]}
 
 
 def test_the_sessions_listing_pages_through_every_session_once(tenant):
@@ -117,7 +117,7 @@ def test_a_turns_metadata_comes_back_with_the_turn(tenant, other_tenant):
                    metadata={"channel": "web", "ticket": {"id": "T-1", "tags": ["billing"]}})
     turn = tenant.get(f"/v1/turns/{turn_id}").json()
     assert {k: turn[k] for k in ("user_id", "session_id", "agent_id", "occurred_at", "metadata")} == {
-        "user_id": tenant.user, "session_id": "s1", "agent_id": "helper", "occurred_at": "2026-03-01T10:00:00+00:00",
+        "user_id": tenant.user, "session_id": "s1", "agent_id": "helper", "occurred_at": "2026-03-01T10:00:00Z",
         "metadata": {"channel": "web", "ticket": {"id": "T-1", "tags": ["billing"]}}}
     assert tenant.get(f"/v1/turns/{sent(tenant, 's1', '2026-03-02T10:00:00Z', 'Hi.')}").json()["metadata"] == {}
     assert other_tenant.get(f"/v1/turns/{turn_id}").status_code == 404

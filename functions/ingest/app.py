@@ -1,12 +1,14 @@
-"""IngestFn: POST /v1/turns, GET /v1/turns/{turn_id}, POST /v1/memories, GET /v1/backfills/{id};
-the memory-service seed's POST /turns."""
+"""IngestFn: POST /v1/turns, GET /v1/turns/{turn_id}, POST /v1/memories, GET /v1/backfills and
+GET /v1/backfills/{id}; the memory-service seed's POST /turns."""
 
-from fastapi import APIRouter, Depends, Response
+from typing import Optional
+
+from fastapi import APIRouter, Depends, Query, Response
 
 from memex import backfill, ingest, memories
 from memex.context import Context
 from memex.models import Id, MemoryPostIn, TurnIn
-from memex_edge.answers import Backfill, Memory, TurnAnswer
+from memex_edge.answers import Backfill, BackfillList, Memory, TurnAnswer
 from memex_edge.http import MEMORY_SERVICE_SEED, context, errors, lambda_handler, seed_router, tenant
 
 v1 = APIRouter(tags=["v1"])
@@ -46,6 +48,17 @@ def get_turn(turn_id: Id, tenant_id: str = Depends(tenant), ctx: Context = Depen
 def post_memory(memory: MemoryPostIn, tenant_id: str = Depends(tenant), ctx: Context = Depends(context)) -> dict:
     """Store one memory as given, no extraction (also the memex seed's create)."""
     return memories.add(ctx, tenant_id, memory)
+
+
+@v1.get("/v1/backfills", response_model=BackfillList, responses=errors())
+def list_backfills(user_id: Optional[Id] = None, limit: int = Query(50, ge=1, le=500),
+                   cursor: Optional[str] = Query(None, max_length=1024,
+                                                 description="The `next_cursor` of the previous page"),
+                   tenant_id: str = Depends(tenant), ctx: Context = Depends(context)) -> dict:
+    """The tenant's imports, re-embeddings and re-extractions, the newest first, for a client that
+    no longer has a job's id. With `user_id`, only the jobs run for that user: a job over the whole
+    tenant (no `user_id`) is listed only without the filter."""
+    return backfill.listing(ctx, tenant_id, user_id, limit, cursor)
 
 
 @v1.get("/v1/backfills/{backfill_id}", response_model=Backfill, responses=errors(404))

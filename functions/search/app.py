@@ -61,10 +61,12 @@ def get_history(memory_id: Id, tenant_id: str = Depends(tenant), ctx: Context = 
 
 
 @v1.get("/v1/users/{user_id}/memories", response_model=MemoryList, responses=errors())
-def list_user_memories(user_id: Id, include_inactive: bool = False, limit: int = LIMIT,
-                       cursor: Optional[str] = CURSOR, tenant_id: str = Depends(tenant),
+def list_user_memories(user_id: Id, include_inactive: bool = False, agent_id: Optional[Id] = None,
+                       limit: int = LIMIT, cursor: Optional[str] = CURSOR, tenant_id: str = Depends(tenant),
                        ctx: Context = Depends(context)) -> dict:
-    return memories.list_for_user(ctx, tenant_id, user_id, include_inactive, limit, cursor)
+    """The user's memories, newest first; with `agent_id`, only that agent's (as a search's and a
+    count's `agent_id` keep them)."""
+    return memories.list_for_user(ctx, tenant_id, user_id, include_inactive, limit, cursor, agent_id)
 
 
 @v1.get("/v1/users/{user_id}/sessions", response_model=SessionList, responses=errors())

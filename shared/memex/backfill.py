@@ -42,13 +42,14 @@ from pydantic import ValidationError
 from memex import embedded_text, pipeline
 from memex.context import Context
 from memex.db import backfills as backfill_rows
+from memex.db import cursors
 from memex.db import memories as memory_rows
 from memex.db import planner_statistics
 from memex.db import tenants as tenant_rows
 from memex.errors import NotFound
 from memex.jobs import BackfillJob, ExtractionJob, SupersessionJob
 from memex.metrics import TURNS_INGESTED
-from memex.models import FieldError, TurnIn
+from memex.models import FieldError, TurnIn, wire_time
 
 log = logging.getLogger(__name__)
 
@@ -106,13 +107,28 @@ def status(ctx: Context, tenant_id: str, backfill_id: str) -> dict[str, Any]:
     row = backfill_rows.get(ctx.db.connection(), tenant_id, backfill_id)
     if row is None:
         raise NotFound(f"backfill {backfill_id} not found")
+    return _progress(row)
+
+
+def listing(ctx: Context, tenant_id: str, user_id: str | None, limit: int, cursor: str | None) -> dict[str, Any]:
+    """The tenant's backfills, the newest first; with `user_id`, only the jobs scoped to that user
+    (a job over the whole tenant has none, and is listed only without the filter)."""
+    # Whether the filter is given is part of the listing: no user id may pass for its absence.
+    of = cursors.listing("backfills", tenant_id, user_id is None, user_id or "")
+    after = cursors.decode(cursor, of) if cursor else None
+    rows, next_key = backfill_rows.of_tenant(ctx.db.connection(), tenant_id, user_id, limit, after)
+    return {"backfills": [_progress(row) for row in rows],
+            "next_cursor": cursors.encode(of, *next_key) if next_key else None}
+
+
+def _progress(row: dict[str, Any]) -> dict[str, Any]:
     total = row["total"] or 0
     return {
         "backfill_id": row["id"], "kind": row["kind"], "status": row["status"], "source": row["source"],
         "user_id": row["user_id"], "total": total, "done": row["done"], "failed": row["failed"],
         "remaining": max(0, total - row["done"] - row["failed"]), "already_stored": row["already_stored"],
         "error": row["error"],
-        "created_at": row["created_at"].isoformat(), "updated_at": row["updated_at"].isoformat(),
+        "created_at": wire_time(row["created_at"]), "updated_at": wire_time(row["updated_at"]),
     }
 
 

@@ -14,7 +14,7 @@ from memex.db import turns as turn_rows
 from memex.errors import NotFound, public_description
 from memex.jobs import ExtractionJob, SupersessionJob
 from memex.metrics import TURNS_INGESTED, TURNS_REPUBLISHED
-from memex.models import TurnIn
+from memex.models import TurnIn, wire_time
 
 log = logging.getLogger(__name__)
 
@@ -64,7 +64,7 @@ def turn_status(ctx: Context, tenant_id: str, turn_id: str) -> dict[str, Any]:
         "user_id": turn["user_id"],
         "session_id": turn["session_id"],
         "agent_id": turn["agent_id"],
-        "occurred_at": turn["occurred_at"].isoformat(),
+        "occurred_at": wire_time(turn["occurred_at"]),
         "metadata": turn["metadata"],
         "memories": memory_rows.of_turn(conn, tenant_id, turn_id),
     }

@@ -30,6 +30,13 @@ EARLIEST_TIME = datetime(1900, 1, 1, tzinfo=timezone.utc)
 CLOCK_SKEW = timedelta(seconds=load_settings().max_clock_skew_seconds)
 
 
+def wire_time(value: datetime) -> str:
+    """A time as every answer sends it: RFC 3339 in UTC with `Z` (`2026-12-05T11:40:00.123456Z`),
+    whatever the offset Postgres handed it back in, so a client compares the strings of any two
+    routes as it compares the times."""
+    return value.astimezone(timezone.utc).isoformat().replace("+00:00", "Z")
+
+
 class FieldError(ValueError):
     """A problem inside a free-form JSON field; `path` says where, below the field itself."""
 

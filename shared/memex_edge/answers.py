@@ -15,7 +15,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from memex.models import MemoryType
 
-# Times leave the domain as RFC 3339 strings already; declared as such rather than re-parsed.
+# Times leave the domain as RFC 3339 strings in UTC with Z already (memex.models.wire_time);
+# declared as such rather than re-parsed.
 Time = Annotated[str, Field(json_schema_extra={"format": "date-time"})]
 TurnStatus = Literal["queued", "processing", "processed", "failed"]
 
@@ -218,6 +219,11 @@ class Backfill(_Answer):
     error: Optional[str]
     created_at: Time
     updated_at: Time
+
+
+class BackfillList(_Answer):
+    backfills: list[Backfill] = Field(description="The newest first")
+    next_cursor: Optional[str] = Field(description="Pass as `cursor` for the next page; null on the last")
 
 
 class Health(_Answer):

@@ -27,11 +27,12 @@ from typing import Annotated, Any, AsyncIterator, Callable, Optional
 
 import anyio.to_thread
 import psycopg
+import pydantic_core
 from mcp.server.mcpserver import Context as ToolContext
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.tools import Tool
-from mcp_types import ToolAnnotations
+from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, Field, ValidationError
 from starlette.requests import Request
 from starlette.responses import JSONResponse
@@ -42,6 +43,8 @@ from memex.errors import InvalidInput, MemexError, Unauthorized
 from memex.models import Id, MemoryIn, RecallIn, SearchIn, TurnIn
 from memex.recall import recall
 from memex.retrieval.served import search_request
+from memex_edge.answers import (Count, Memory, MemoryDeleted, MemoryHistory, MemoryList, RecallAnswer, SearchAnswer,
+                                SessionList, SessionMessageList, TurnAnswer, TurnsDeleted)
 from memex_edge.context import get_context
 from memex_edge.http import (RateLimited, admit, database_unavailable, error, field_problem, rate_limit_headers,
                              too_many_requests, with_headers)
@@ -133,15 +136,23 @@ def _taking(model: type[BaseModel], descriptions: dict[str, str], *extra: inspec
     return apply
 
 
-def _answering(fn: Callable[..., dict[str, Any]]) -> Callable[..., dict[str, Any]]:
+def _answering(fn: Callable[..., dict[str, Any]], answer: type[BaseModel]) -> Callable[..., CallToolResult]:
     """The tool the SDK calls for `fn(caller, **arguments)`: the caller comes from the request,
     and the domain's refusals become tool errors that say what was wrong (the SDK reports any
-    other exception as a bare failure). A 5xx says nothing internal, as over REST."""
+    other exception as a bare failure). A 5xx says nothing internal, as over REST.
 
-    def call(tool_ctx: ToolContext, **arguments: Any) -> dict[str, Any]:
+    Its result is typed by `answer`, the REST route's answer shape, which the SDK publishes as the
+    tool's output schema and checks the result against. The structured result is the domain's
+    answer as the route sends it: a key the domain leaves out (a queued turn's `user_id`, a channel's
+    rank) stays out, where the SDK's own dump of the model would send it as null."""
+
+    def call(tool_ctx: ToolContext, **arguments: Any) -> CallToolResult:
         caller = _caller(tool_ctx)
         try:
-            return fn(caller, **arguments)
+            result = fn(caller, **arguments)
+            # The text beside it as the SDK writes a structured result's, for clients that read only text.
+            return CallToolResult(content=[TextContent(text=pydantic_core.to_json(result, indent=2).decode())],
+                                  structured_content=result)
         except ValidationError as exc:
             raise ToolError(_problems(exc)) from exc
         except InvalidInput as exc:
@@ -162,9 +173,10 @@ def _answering(fn: Callable[..., dict[str, Any]]) -> Callable[..., dict[str, Any
     context = inspect.Parameter("tool_ctx", inspect.Parameter.KEYWORD_ONLY, annotation=ToolContext)
     parameters = [context, *(p.replace(kind=inspect.Parameter.KEYWORD_ONLY)
                              for p in list(signature.parameters.values())[1:])]
+    returns = Annotated[CallToolResult, answer]
     call.__name__, call.__doc__ = fn.__name__.lstrip("_"), inspect.getdoc(fn)
-    call.__signature__ = signature.replace(parameters=parameters, return_annotation=dict[str, Any])
-    call.__annotations__ = {p.name: p.annotation for p in parameters} | {"return": dict[str, Any]}
+    call.__signature__ = signature.replace(parameters=parameters, return_annotation=returns)
+    call.__annotations__ = {p.name: p.annotation for p in parameters} | {"return": returns}
     return call
 
 
@@ -254,12 +266,13 @@ def _list_memories(
     caller: Caller, *,
     user_id: Annotated[Id, Field(description=USER_ID)],
     include_inactive: Annotated[bool, Field(description="Also superseded memories (old values).")] = False,
+    agent_id: Annotated[Optional[Id], Field(description=AGENT_ID)] = None,
     limit: Annotated[int, LIMIT] = 50,
     cursor: Annotated[Optional[str], CURSOR] = None,
 ) -> dict[str, Any]:
     """List the user's memories, newest first, a page at a time. Returns `memories` and
     `next_cursor` (null on the last page)."""
-    return memories.list_for_user(caller.ctx, caller.tenant_id, user_id, include_inactive, limit, cursor)
+    return memories.list_for_user(caller.ctx, caller.tenant_id, user_id, include_inactive, limit, cursor, agent_id)
 
 
 def _list_sessions(
@@ -332,20 +345,21 @@ def _forget_user(
 
 
 def build_server() -> MCPServer:
-    tools = [_MemexTool.from_function(_answering(fn), title=title, annotations=annotations, structured_output=True)
-             for fn, title, annotations in [
-                 (_store_memory, "Store a memory", WRITE),
-                 (_search_memories, "Search memories", READ),
-                 (_recall_context, "Recall context for a prompt", READ),
-                 (_add_turn, "Add a conversation turn", WRITE),
-                 (_list_memories, "List a user's memories", READ),
-                 (_list_sessions, "List a user's conversations", READ),
-                 (_session_messages, "Read a conversation", READ),
-                 (_memory_history, "History of a memory", READ),
-                 (_delete_memory, "Delete a memory", ERASE),
-                 (_delete_session, "Delete a conversation", ERASE),
-                 (_count_memories, "Count a user's memories", READ),
-                 (_forget_user, "Forget a user", ERASE),
+    tools = [_MemexTool.from_function(_answering(fn, answer), title=title, annotations=annotations,
+                                      structured_output=True)
+             for fn, answer, title, annotations in [
+                 (_store_memory, Memory, "Store a memory", WRITE),
+                 (_search_memories, SearchAnswer, "Search memories", READ),
+                 (_recall_context, RecallAnswer, "Recall context for a prompt", READ),
+                 (_add_turn, TurnAnswer, "Add a conversation turn", WRITE),
+                 (_list_memories, MemoryList, "List a user's memories", READ),
+                 (_list_sessions, SessionList, "List a user's conversations", READ),
+                 (_session_messages, SessionMessageList, "Read a conversation", READ),
+                 (_memory_history, MemoryHistory, "History of a memory", READ),
+                 (_delete_memory, MemoryDeleted, "Delete a memory", ERASE),
+                 (_delete_session, TurnsDeleted, "Delete a conversation", ERASE),
+                 (_count_memories, Count, "Count a user's memories", READ),
+                 (_forget_user, TurnsDeleted, "Forget a user", ERASE),
              ]]
     # log_level: the SDK configures the root logger when nothing has; at WARNING, as Python would.
     return MCPServer("memex", title="memex", instructions=INSTRUCTIONS, tools=tools, log_level="WARNING")

@@ -26,6 +26,25 @@ def get(conn: psycopg.Connection, tenant_id: str, backfill_id: str) -> dict[str,
     return conn.execute("SELECT * FROM backfills WHERE tenant_id = %s AND id = %s", (tenant_id, backfill_id)).fetchone()
 
 
+def of_tenant(conn: psycopg.Connection, tenant_id: str, user_id: str | None, limit: int,
+              after: tuple[datetime, str] | None) -> tuple[list[dict[str, Any]], tuple[datetime, str] | None]:
+    """The tenant's backfills (only `user_id`'s when given), the newest first, keyset-paginated after
+    (created_at, id), with the key of the page's last row when more follow. No index of its own: a
+    tenant's bulk jobs are few (each one an operator's import or re-run), and the primary key's
+    tenant prefix reads them all."""
+    clauses, params = ["tenant_id = %s"], [tenant_id]
+    if user_id is not None:
+        clauses.append("user_id = %s")
+        params.append(user_id)
+    if after is not None:
+        clauses.append("(created_at, id) < (%s, %s)")
+        params.extend(after)
+    rows = conn.execute("SELECT * FROM backfills WHERE " + " AND ".join(clauses)
+                        + " ORDER BY created_at DESC, id DESC LIMIT %s", (*params, limit + 1)).fetchall()
+    last = rows[limit - 1] if len(rows) > limit else None
+    return rows[:limit], (last["created_at"], last["id"]) if last else None
+
+
 def hold_chunk(conn: psycopg.Connection, tenant_id: str, backfill_id: str, offset: str) -> bool:
     """Take the chunk's lock for this session, or say that another delivery holds it. A session
     lock, not a lease: it outlives the chunk's transactions and dies with a crashed worker's

@@ -19,7 +19,7 @@ from memex.models import is_id
 
 NOT_ISSUED = "cursor: not a cursor this server issued"
 OTHER_LISTING = ("cursor: the next_cursor of another listing; a cursor continues only the listing that "
-                 "returned it (the same route, tenant, user, session and include_inactive)")
+                 "returned it (the same route, tenant, user, session, agent and include_inactive)")
 
 _DIGEST = re.compile(r"[0-9a-f]{16}")
 

@@ -16,7 +16,7 @@ from psycopg.rows import tuple_row
 from psycopg.types.json import Jsonb
 
 from memex.db import vector_indexes
-from memex.models import SearchFilters
+from memex.models import SearchFilters, wire_time
 
 _SELECT = """
 SELECT m.id, m.user_id, m.agent_id, m.session_id, m.content, m.memory_type, m.type, m.key, m.value,
@@ -79,7 +79,7 @@ def to_wire(row: dict[str, Any]) -> dict[str, Any]:
 
 
 def _iso(value: datetime | None) -> str | None:
-    return value.isoformat().replace("+00:00", "Z") if value else None
+    return wire_time(value) if value else None
 
 
 _INSERT = """INSERT INTO memories (tenant_id, id, user_id, agent_id, session_id, memory_type, type, key, value,
@@ -202,14 +202,17 @@ def of_turn(conn: psycopg.Connection, tenant_id: str, turn_id: str) -> list[dict
 
 def list_for_user(
     conn: psycopg.Connection, tenant_id: str, user_id: str, include_inactive: bool, limit: int,
-    after: tuple[datetime, str] | None,
+    after: tuple[datetime, str] | None, agent_id: str | None = None,
 ) -> tuple[list[dict[str, Any]], tuple[datetime, str] | None]:
-    """Newest first, keyset-paginated so pages stay stable while memories are added; with the key
-    of the page's last row when more follow."""
+    """Newest first (only `agent_id`'s memories when given), keyset-paginated so pages stay stable
+    while memories are added; with the key of the page's last row when more follow."""
     clauses = ["m.tenant_id = %s", "m.user_id = %s"]
     params: list[Any] = [tenant_id, user_id]
     if not include_inactive:
         clauses.append("m.active")
+    if agent_id is not None:
+        clauses.append("m.agent_id = %s")
+        params.append(agent_id)
     if after is not None:
         clauses.append("(m.created_at, m.id) < (%s, %s)")
         params.extend(after)

@@ -7,6 +7,8 @@ from typing import Any
 
 import psycopg
 
+from memex.models import wire_time
+
 # How many turns a page's sessions may hold on average before the page is found by enumerating the
 # user's sessions (one index descent each) rather than by walking their turns from the latest back:
 # the walk costs the turns of the page's span, the enumeration the number of the user's sessions.
@@ -33,8 +35,8 @@ def of_user(conn: psycopg.Connection, tenant_id: str, user_id: str, limit: int,
     ).fetchall()}
     last = starts[limit - 1] if len(starts) > limit else None
     return ([{"session_id": s["session_id"], "turns": counted[s["session_id"]]["turns"],
-              "messages": counted[s["session_id"]]["messages"], "started_at": s["started_at"].isoformat(),
-              "last_at": counted[s["session_id"]]["last_at"].isoformat()} for s in starts[:limit]],
+              "messages": counted[s["session_id"]]["messages"], "started_at": wire_time(s["started_at"]),
+              "last_at": wire_time(counted[s["session_id"]]["last_at"])} for s in starts[:limit]],
             (last["started_at"], last["session_id"]) if last else None)
 
 
@@ -101,7 +103,7 @@ def messages(conn: psycopg.Connection, tenant_id: str, user_id: str, session_id:
     ).fetchall()
     last = rows[limit - 1] if len(rows) > limit else None
     next_key = (last["occurred_at"], last["turn_id"], last["position"]) if last else None
-    return [{**r, "occurred_at": r["occurred_at"].isoformat()} for r in rows[:limit]], next_key
+    return [{**r, "occurred_at": wire_time(r["occurred_at"])} for r in rows[:limit]], next_key
 
 
 def exists(conn: psycopg.Connection, tenant_id: str, user_id: str, session_id: str) -> bool:

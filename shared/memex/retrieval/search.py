@@ -44,7 +44,7 @@ from memex.context import Context
 from memex.db import history
 from memex.db import memories as memory_rows
 from memex.metrics import FLOOR_REJECTIONS, LLM_FALLBACKS
-from memex.models import SearchIn
+from memex.models import SearchIn, wire_time
 from memex.retrieval import (answer_type, confirmed, current_first, feedback, floor, in_common, keyword_first,
                              keywords, kinds, learned, multihop, named, past, period, replies, rerank, rrf, scoring,
                              speakers, temporal, topics)
@@ -202,7 +202,7 @@ def _said_within(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependen
         start, end = next((start, end) for start, end in periods if start <= said < end)
         results.append({**memory, "score": round(parts.score, 6), "score_parts": {
             **parts.as_dict(), "bm25": None, "similarity": None, "rerank": None, "learned": None,
-            "said_within": f"{start.isoformat()}/{end.isoformat()}"}})
+            "said_within": f"{wire_time(start)}/{wire_time(end)}"}})
     results.sort(key=lambda result: result["score"], reverse=True)
     return _answer(request, results, len(results), deps)
 

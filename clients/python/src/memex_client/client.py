@@ -172,15 +172,17 @@ class MemexClient:
                                      max_tokens=max_tokens, reference_time=reference_time,
                                      require_relevant=require_relevant))
 
-    def list_memories_page(self, user_id: str, *, include_inactive: bool = False, limit: Optional[int] = None,
-                           cursor: Optional[str] = None) -> models.MemoryPage:
-        return self._send(ops.list_page(user_id, include_inactive=include_inactive, limit=limit, cursor=cursor))
+    def list_memories_page(self, user_id: str, *, include_inactive: bool = False, agent_id: Optional[str] = None,
+                           limit: Optional[int] = None, cursor: Optional[str] = None) -> models.MemoryPage:
+        return self._send(ops.list_page(user_id, include_inactive=include_inactive, agent_id=agent_id, limit=limit,
+                                        cursor=cursor))
 
-    def list_memories(self, user_id: str, *, include_inactive: bool = False,
+    def list_memories(self, user_id: str, *, include_inactive: bool = False, agent_id: Optional[str] = None,
                       page_size: int = DEFAULT_PAGE_SIZE) -> Iterator[models.Memory]:
-        """Every memory of the user, newest first, fetching a page of `page_size` at a time."""
+        """Every memory of the user (with `agent_id`, only that agent's), newest first, fetching a
+        page of `page_size` at a time."""
         return _every(lambda cursor: self.list_memories_page(user_id, include_inactive=include_inactive,
-                                                             limit=page_size, cursor=cursor),
+                                                             agent_id=agent_id, limit=page_size, cursor=cursor),
                       lambda page: page.memories)
 
     def list_sessions_page(self, user_id: str, *, limit: Optional[int] = None,
@@ -229,6 +231,17 @@ class MemexClient:
     def get_backfill(self, backfill_id: str) -> models.Backfill:
         """The progress of a bulk import, re-embedding or re-extraction."""
         return self._send(ops.get_backfill(backfill_id))
+
+    def list_backfills_page(self, *, user_id: Optional[str] = None, limit: Optional[int] = None,
+                            cursor: Optional[str] = None) -> models.BackfillPage:
+        return self._send(ops.backfills_page(user_id, limit=limit, cursor=cursor))
+
+    def list_backfills(self, *, user_id: Optional[str] = None,
+                       page_size: int = DEFAULT_PAGE_SIZE) -> Iterator[models.Backfill]:
+        """Every backfill of the tenant (with `user_id`, only that user's), the newest first, a page
+        at a time."""
+        return _every(lambda cursor: self.list_backfills_page(user_id=user_id, limit=page_size, cursor=cursor),
+                      lambda page: page.backfills)
 
     def health(self) -> models.Health:
         """The service's dependency report; answered, not raised, when it is degraded (503)."""
@@ -321,14 +334,16 @@ class AsyncMemexClient:
                                            require_relevant=require_relevant))
 
     async def list_memories_page(self, user_id: str, *, include_inactive: bool = False,
-                                 limit: Optional[int] = None, cursor: Optional[str] = None) -> models.MemoryPage:
-        return await self._send(ops.list_page(user_id, include_inactive=include_inactive, limit=limit,
-                                              cursor=cursor))
+                                 agent_id: Optional[str] = None, limit: Optional[int] = None,
+                                 cursor: Optional[str] = None) -> models.MemoryPage:
+        return await self._send(ops.list_page(user_id, include_inactive=include_inactive, agent_id=agent_id,
+                                              limit=limit, cursor=cursor))
 
-    def list_memories(self, user_id: str, *, include_inactive: bool = False,
+    def list_memories(self, user_id: str, *, include_inactive: bool = False, agent_id: Optional[str] = None,
                       page_size: int = DEFAULT_PAGE_SIZE) -> AsyncIterator[models.Memory]:
         return _every_async(lambda cursor: self.list_memories_page(user_id, include_inactive=include_inactive,
-                                                                   limit=page_size, cursor=cursor),
+                                                                   agent_id=agent_id, limit=page_size,
+                                                                   cursor=cursor),
                             lambda page: page.memories)
 
     async def list_sessions_page(self, user_id: str, *, limit: Optional[int] = None,
@@ -369,6 +384,16 @@ class AsyncMemexClient:
 
     async def get_backfill(self, backfill_id: str) -> models.Backfill:
         return await self._send(ops.get_backfill(backfill_id))
+
+    async def list_backfills_page(self, *, user_id: Optional[str] = None, limit: Optional[int] = None,
+                                  cursor: Optional[str] = None) -> models.BackfillPage:
+        return await self._send(ops.backfills_page(user_id, limit=limit, cursor=cursor))
+
+    def list_backfills(self, *, user_id: Optional[str] = None,
+                       page_size: int = DEFAULT_PAGE_SIZE) -> AsyncIterator[models.Backfill]:
+        return _every_async(lambda cursor: self.list_backfills_page(user_id=user_id, limit=page_size,
+                                                                    cursor=cursor),
+                            lambda page: page.backfills)
 
     async def health(self) -> models.Health:
         return await self._send(ops.health())

@@ -263,6 +263,11 @@ class Backfill(_Response):
     updated_at: datetime
 
 
+class BackfillPage(_Response):
+    backfills: list[Backfill]
+    next_cursor: Optional[str] = None
+
+
 class Health(_Response):
     """`status` is "ok", or "error" (with HTTP 503) when the database is down; each dependency's
     state is "ok", "unconfigured" or "error: <kind>"; `degraded` names what runs without one."""

@@ -94,10 +94,11 @@ def recall(user_id: str, query: str, **options: Any) -> Operation[models.RecallR
     return Operation("POST", "/v1/recall", models.RecallResponse, body=request.wire())
 
 
-def list_page(user_id: str, *, include_inactive: bool, limit: Optional[int],
+def list_page(user_id: str, *, include_inactive: bool, agent_id: Optional[str], limit: Optional[int],
               cursor: Optional[str]) -> Operation[models.MemoryPage]:
     return Operation("GET", f"/v1/users/{_segment(user_id)}/memories", models.MemoryPage,
-                     params=_query(include_inactive=include_inactive or None, limit=limit, cursor=cursor))
+                     params=_query(include_inactive=include_inactive or None, agent_id=agent_id, limit=limit,
+                                   cursor=cursor))
 
 
 def sessions_page(user_id: str, *, limit: Optional[int], cursor: Optional[str]) -> Operation[models.SessionPage]:
@@ -138,6 +139,12 @@ def delete_user(user_id: str) -> Operation[models.Erasure]:
 
 def get_backfill(backfill_id: str) -> Operation[models.Backfill]:
     return Operation("GET", f"/v1/backfills/{_segment(backfill_id)}", models.Backfill)
+
+
+def backfills_page(user_id: Optional[str], *, limit: Optional[int],
+                   cursor: Optional[str]) -> Operation[models.BackfillPage]:
+    return Operation("GET", "/v1/backfills", models.BackfillPage,
+                     params=_query(user_id=user_id, limit=limit, cursor=cursor))
 
 
 def health() -> Operation[models.Health]:
