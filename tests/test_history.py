@@ -11,6 +11,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from memex import memories, pipeline
+from memex.errors import NotFound
 from memex.ingest import ingest_turn
 from memex.jobs import SupersessionJob
 from memex.models import TurnIn
@@ -300,7 +301,15 @@ def test_no_lock_is_held_while_the_judge_thinks(ctx, tenant):
     tenant.turn("I work at Stripe.")
     judge = _WaitingJudge()
     slow = dataclasses.replace(ctx, judge=judge)
-    writer = threading.Thread(target=ingest_turn, args=(slow, tenant.id, _turn(tenant.user, "I work at Notion."), True))
+    outcome = []
+
+    def write():
+        try:
+            outcome.append(ingest_turn(slow, tenant.id, _turn(tenant.user, "I work at Notion."), True))
+        except NotFound as exc:
+            outcome.append(exc)
+
+    writer = threading.Thread(target=write)
     writer.start()
     try:
         assert judge.asked.wait(30)
@@ -313,6 +322,8 @@ def test_no_lock_is_held_while_the_judge_thinks(ctx, tenant):
         judge.release.set()
         writer.join(30)
     assert erased["turns"] == 2
+    # The turn was erased under its own request: a 404, not a failure queued for the workers to retry.
+    assert len(outcome) == 1 and isinstance(outcome[0], NotFound), outcome
     # The decision found its turn erased when it came to write: nothing came back.
     assert tenant.get(f"/v1/users/{tenant.user}/memories", params={"include_inactive": "true"}).json()["memories"] == []
 

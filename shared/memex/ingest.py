@@ -31,7 +31,6 @@ def ingest_turn(ctx: Context, tenant_id: str, turn: TurnIn, wait: bool) -> dict[
     if wait:
         try:
             pipeline.process_inline(ctx, tenant_id, turn_id)
-            return turn_status(ctx, tenant_id, turn_id)
         except Exception as exc:  # noqa: BLE001 - the turn is stored: hand it to the workers instead
             log.exception("inline processing of turn %s failed; queued for the workers", turn_id)
             # Kept on the turn, before a worker can take it, so that its GET says why until a
@@ -39,6 +38,9 @@ def ingest_turn(ctx: Context, tenant_id: str, turn: TurnIn, wait: bool) -> dict[
             with ctx.db.transaction() as conn:
                 turn_rows.note_error(conn, tenant_id, turn_id, f"processing inline failed "
                                      f"({public_description(exc)}); the turn is queued and will be retried")
+        else:
+            # processed; a turn erased meanwhile (its user's erasure) is a 404, not a failure to retry
+            return turn_status(ctx, tenant_id, turn_id)
     if created or wait:
         try:
             ctx.publisher.publish_extraction(ExtractionJob(tenant_id, turn_id))
