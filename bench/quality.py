@@ -24,7 +24,9 @@ user message given to the offline extractor (`memex.extraction.offline.OfflineEx
 facts it returns are compared with the statement's expected ones. Precision and recall are printed
 per category, for the tuning part and the held-out part (statements marked `heldout: true`, not looked
 at while the rules were tuned) separately, and for the held-out part without its near-repeats of
-tuning statements (NEAR_REPEAT); failures are listed for the tuning part only.
+tuning statements (NEAR_REPEAT); each held-out round (`round: N`) is reported on its own too (its
+explicit statements and what those that state nothing yielded); failures are listed for the tuning
+part only.
 
 The exit code is 0 whatever the probes say (this is a measurement); 1 when the service could not
 run or refused a request, 2 when the fixture or its LLM script is wrong.
@@ -524,8 +526,12 @@ def run_extraction(statements: Sequence[dict[str, Any]]) -> dict[str, Any]:
         found = extract_statement(item)
         expected = {f.mark() for f in item["facts"]}
         got = {f.mark() for f in found}
-        groups = {item["cat"], "all", "explicit" if item["cat"] != "nothing" else "nothing"}
-        for key in ((group, p) for group in groups for p in parts):
+        kind = "explicit" if item["cat"] != "nothing" else "nothing"
+        groups = {item["cat"], "all", kind}
+        # A held-out round (`round: N`) is reported on its own too, explicit and nothing: the figure of
+        # the rules before and after the round was read.
+        rounds = [(kind, f"round {item['round']}")] if part == "heldout" and item.get("round") else []
+        for key in [*((group, p) for group in groups for p in parts), *rounds]:
             c = counts.setdefault(key, {"statements": 0, "found": 0, "correct": 0, "expected": 0})
             c["statements"] += 1
             c["found"] += len(got)
@@ -567,6 +573,18 @@ def render_extraction(result: dict[str, Any]) -> str:
                   f"{silent['heldout']} (held-out)",
               f"held-out, new: the held-out statements but {repeats} whose words overlap a tuning statement's "
               f"by {NEAR_REPEAT:.0%} or more (Jaccard)"]
+    rounds = sorted({k.split("/")[1] for k in table if k.split("/")[1].startswith("round ")},
+                    key=lambda name: int(name.split()[1]) if name.split()[1].isdigit() else 0)
+    if rounds:
+        lines += ["", "held-out rounds (`round: N`), each written before the rules were read:"]
+    for name in rounds:
+        c = table.get(f"explicit/{name}")
+        nothing = table.get(f"nothing/{name}", {"statements": 0, "found": 0})
+        said = (f"{c['statements']} explicit, precision {c['precision'] or 0:.2f} ({c['correct']} of {c['found']}), "
+                f"recall {c['recall']:.2f} ({c['correct']} of {c['expected']})" if c and c["expected"] else
+                "no explicit statement")
+        lines.append(f"  {name}: {said}; facts found in the {nothing['statements']} that state nothing: "
+                     f"{nothing['found']}")
     failed = [r for r in result["rows"] if r["part"] == "tuning" and not r["passed"]]
     if failed:
         lines += ["", "failed (tuning part; the held-out part is not listed):"]

@@ -222,6 +222,22 @@ def test_a_named_relatives_job_is_found_by_their_name_and_never_replaces_the_use
     assert [(m["value"], m["active"]) for m in _everything(tenant, "role")] == [("software engineer", True)]
 
 
+def test_an_unnamed_relatives_move_replaces_only_their_city_never_the_users(tenant):
+    """"My sister lives in Boston." then "My sister just moved to Denver.": the sister's city is one
+    chain, Boston then Denver; the user's own city stays current and is never replaced, nor is the
+    named brother's; "My mom used to live in Cork" is the mother's past, not the user's (issue 11)."""
+    tenant.turn("I live in Chicago.", timestamp="2026-01-01T00:00:00Z")
+    tenant.turn("My sister lives in Boston. My brother Omar lives in Cairo.", timestamp="2026-01-02T00:00:00Z")
+    tenant.turn("My sister just moved to Denver.", timestamp="2026-03-01T00:00:00Z")
+    tenant.turn("My mom used to live in Cork but now she lives in Dublin.", timestamp="2026-03-02T00:00:00Z")
+    current = [m for m in _active(tenant, "sister_city") if m["active"]]
+    assert [(m["value"], m["content"]) for m in current] == [("Denver", "The user's sister lives in Denver.")]
+    assert [m["value"] for m in _history(tenant, current[0]["id"])] == ["Boston", "Denver"]
+    assert [(m["value"], m["active"]) for m in _everything(tenant, "city")] == [("Chicago", True)]
+    assert [(m["value"], m["active"]) for m in _everything(tenant, "brother_omar_city")] == [("Cairo", True)]
+    assert [m["value"] for m in _active(tenant, "mother_city") if m["active"]] == ["Dublin"]
+
+
 def test_a_correction_said_again_replaces_the_wrong_value_and_never_files_it(tenant):
     """"Sorry, the dentist appointment is on Tuesday, not Monday." replaces Monday in one chain, and
     "Actually my sister lives in Porto, not Braga." the named sister's city; neither files the value

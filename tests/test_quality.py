@@ -136,3 +136,22 @@ def test_held_out_statements_that_repeat_a_tuning_one_are_left_out_of_the_new_co
     assert table["numbers/heldout"]["statements"] == 2
     assert table["numbers/new"]["statements"] == 1
     assert "held-out, new" in quality.render_extraction(quality.run_extraction(statements))
+
+
+def test_a_held_out_round_is_reported_on_its_own():
+    """A round (`round: N`) is a blind figure of the rules before it was read: its explicit statements'
+    precision and recall, and what its statements that state nothing yielded, apart from the rest."""
+    statements = [
+        {"cat": "numbers", "text": "I'm thirty-eight.", "expect": ["age=38"], "heldout": True, "round": 2},
+        {"cat": "numbers", "text": "I live on the moon, says nobody.", "expect": ["city=Moon"], "heldout": True,
+         "round": 2},
+        {"cat": "nothing", "text": "If I were 40 I'd retire.", "expect": [], "heldout": True, "round": 2},
+        {"cat": "numbers", "text": "I'm 52.", "expect": ["age=52"], "heldout": True},
+    ]
+    for item in statements:
+        item["facts"] = [quality.Fact.parse(e, "test") for e in item["expect"]]
+    result = quality.run_extraction(statements)
+    assert result["by_category"]["explicit/round 2"]["expected"] == 2
+    assert result["by_category"]["nothing/round 2"]["statements"] == 1
+    assert "  round 2: 2 explicit, precision 1.00 (1 of 1), recall 0.50 (1 of 2); facts found in the 1 that state " \
+           "nothing: 0" in quality.render_extraction(result)

@@ -23,7 +23,8 @@ _CONTRACTIONS = {
 }
 # Chat abbreviations of words the rules read.
 _ABBREVIATIONS = {
-    "bf": "boyfriend", "gf": "girlfriend", "w/": "with", "w/o": "without", "yrs": "years", "yr": "year",
+    "bf": "boyfriend", "gf": "girlfriend", "bro": "brother", "sis": "sister", "w/": "with", "w/o": "without",
+    "yrs": "years", "yr": "year",
     "mos": "months", "fav": "favorite", "fave": "favorite", "bc": "because", "cuz": "because",
     "bday": "birthday", "rn": "right now", "sm": "so much",
 }

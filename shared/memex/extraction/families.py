@@ -27,13 +27,15 @@ class Family:
 
 # What the placeholders of a family's key stand for, as the prompt explains them.
 PLACEHOLDERS = {
-    "relation": "who the person is to the user: " + ", ".join(dict.fromkeys(vocabulary.RELATIONS.values())),
-    "name": "a person's name in snake_case",
+    "relation": "who the person is to the user: " + ", ".join(dict.fromkeys([*vocabulary.RELATIONS.values(),
+                                                                            *vocabulary.PEOPLE.values()])),
+    "name": "a person's name in snake_case, left out with its underscore when the user gives none (sister_city) "
+            "but for a son or daughter (child_son_age)",
     "kind": "the kind of pet: " + ", ".join(dict.fromkeys(vocabulary.PETS.values())),
     "thing": "what it is about, in snake_case",
 }
 # The relations whose names the offline rules file (`{part}_name`), partner first.
-RELATION_PARTS = tuple(dict.fromkeys(vocabulary.RELATIONS.values()))
+RELATION_PARTS = tuple(dict.fromkeys([*vocabulary.RELATIONS.values(), *vocabulary.PEOPLE.values()]))
 # What a statement about the past is worth, a current fact's importance at most: the offline rules'
 # "used to" figure.
 HISTORICAL_IMPORTANCE = 0.6
@@ -62,24 +64,36 @@ FAMILIES = (
     Family("partner_name", "the name of the user's partner (wife, husband, girlfriend, boyfriend, fiancé); a "
            "partner the user broke up with, divorced or calls an ex is partner_name with historical true, which "
            "ends them as the current partner", 0.8),
-    # One mother and one father; siblings, children and friends come several at a time.
+    # One mother, one father and one boss; siblings, children, friends and colleagues come several at a time.
     Family("mother_name", "the name of the user's mother", 0.8),
     Family("father_name", "the name of the user's father", 0.8),
+    Family("boss_name", "the name of the user's boss", 0.8),
     *(Family(f"{part}_name", f"the name of the user's {part}, one memory each", 0.8, several=True)
-      for part in RELATION_PARTS if part not in ("partner", "mother", "father")),
+      for part in RELATION_PARTS if part not in ("partner", "mother", "father", "boss")),
     Family("number_of_children", "how many children the user has, in digits", 0.6),
-    Family("<relation>_<name>_role", "the job of a person the user names (\"partner_sam_role\"); said of the "
-           "partner, it ends when they stop being the partner", 0.6),
-    Family("<relation>_<name>_employer", "where a person the user names works", 0.6),
-    Family("<relation>_<name>_city", "where a person the user names lives", 0.6),
-    Family("<relation>_<name>_age", "the age in digits of a person the user names, not a mother or father "
-           "(child_max_age; a son not named: child_son_age)", 0.6),
-    Family("<relation>_age", "the age in digits of the user's mother or father, named or not (mother_age), or "
-           "of a brother or sister said without a name (brother_age; named: sister_ana_age)", 0.6),
-    Family("<relation>_<name>_school", "a school or university a person the user names studies at, one memory "
+    # A person in the user's life: a mother's or father's facts without the name, named or not
+    # (mother_city), anyone else's with it (sister_ana_city) or without when none is said (sister_city).
+    Family("<relation>_<name>_role", "the job of a person in the user's life (\"partner_sam_role\", \"brother_role\"); "
+           "said of the partner, it ends when they stop being the partner", 0.6),
+    Family("<relation>_<name>_employer", "where a person in the user's life works", 0.6),
+    Family("<relation>_<name>_employment_status", "retired, when a person in the user's life is", 0.6),
+    Family("<relation>_<name>_city", "where a person in the user's life lives", 0.6),
+    Family("<relation>_<name>_age", "the age in digits of a person in the user's life (child_max_age, brother_age, "
+           "mother_age; a son not named: child_son_age)", 0.6),
+    Family("<relation>_<name>_school", "a school or university a person in the user's life studies at, one memory "
            "each", 0.6, several=True),
-    Family("<relation>_<name>_started", "what a person the user names started (school, swimming lessons), one "
+    Family("<relation>_<name>_started", "what a person in the user's life started (school, swimming lessons), one "
            "memory each", 0.6, several=True),
+    Family("<relation>_<name>_allergy", "what a person in the user's life is allergic to, one memory each", 0.8,
+           several=True),
+    Family("<relation>_<name>_health_condition", "a lasting condition of a person in the user's life, one memory "
+           "each", 0.7, several=True),
+    Family("<relation>_<name>_plan", "a move a person in the user's life is about to make, with when", 0.5,
+           several=True),
+    Family("<relation>_<name>_pet_<kind>_name", "the name of a pet of a person in the user's life "
+           "(sister_pet_dog_name), one memory per name", 0.5, several=True),
+    Family("<relation>_<name>_pet_<kind>_breed", "the breed of a pet of a person in the user's life", 0.5,
+           several=True),
     Family("pet_<kind>_name", "the name of a pet of that kind, one memory per name (\"two cats, Miso and Tofu\": "
            "two memories)", 0.6, several=True),
     Family("pet_<kind>_count", "how many pets of that kind the user has, in digits", 0.6),
@@ -124,11 +138,12 @@ FAMILIES = (
 
 _PLACEHOLDER = re.compile(r"<(\w+)>")
 _ANY = r"[a-z0-9]+(?:_[a-z0-9]+)*?"
-_PATTERNS = {"relation": "|".join(RELATION_PARTS), "name": _ANY, "kind": _ANY, "thing": _ANY}
+# A person's name is left out, with its underscore, when none is said ("sister_city").
+_PATTERNS = {"relation": "|".join(RELATION_PARTS), "name": f"(?:_{_ANY})?", "kind": _ANY, "thing": _ANY}
 
 
 def _pattern(family: Family) -> re.Pattern[str]:
-    parts = _PLACEHOLDER.split(family.key)
+    parts = _PLACEHOLDER.split(family.key.replace("_<name>", "<name>"))
     return re.compile("".join(f"(?:{_PATTERNS[p]})" if i % 2 else re.escape(p) for i, p in enumerate(parts)))
 
 

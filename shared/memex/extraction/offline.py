@@ -55,7 +55,7 @@ _ROLE_HEADS = (
     "nanny nurse nutritionist officer paralegal paramedic pharmacist photographer physician physicist "
     "pilot plumber practitioner president professor programmer psychiatrist psychologist receptionist "
     "recruiter researcher salesperson scientist secretary specialist student surgeon teacher technician "
-    "therapist translator tutor veterinarian waiter waitress writer counselor counsellor worker carer "
+    "therapist translator tutor veterinarian vet waiter waitress writer counselor counsellor worker carer "
     "caregiver firefighter cook driver trainer instructor planner administrator strategist advisor adviser "
     "agent broker auditor curator dancer singer producer animator engineer-in-training postdoc resident "
     "guard lifeguard cleaner janitor housekeeper hairdresser barber stylist butcher florist welder builder "
@@ -264,8 +264,16 @@ _NOT_PLANS = ("(?:planning|going|flying|driving|heading|moving|travelling|travel
               "thinking|looking|trying|hoping|wondering|considering|doing|working|staying|sitting|waiting|watching|"
               "reading|eating|sleeping|relaxing|chilling|getting (?:tired|better|worse|sick|old|bored|used))")
 _RELATION = rf"(?P<kind>(?i:{_alternation(_RELATIONS)}))"
-# A relative or friend named after what they are to the user: "my sister Ana", "my husband, Raj,".
-_NAMED_KIN = rf"{_MY} {_KIN_ADJECTIVE}{_RELATION},? (?P<name>{_PROPER}),?"
+# Everyone whose name and facts are filed: the relatives and friends, and a boss, a colleague, a
+# neighbour, a roommate, a cousin, an aunt, an uncle, a grandparent.
+_PERSON_PARTS = {**_RELATIONS, **vocabulary.PEOPLE}
+_WHO = rf"(?P<kind>(?i:{_alternation(_PERSON_PARTS)}))"
+# Someone in the user's life after what they are to the user, named or not: "my sister Ana", "my
+# husband, Raj,", "my boss", "our son".
+_PERSON = rf"{_MY} {_KIN_ADJECTIVE}{_WHO}(?:,? (?P<name>{_PROPER}),?)?"
+# Who is known without a name: one has one mother, one boss, and says "my sister" of the one sister
+# one speaks of. A friend, a colleague, a cousin said with no name may be any of them: nothing is filed.
+_KNOWN_UNNAMED = frozenset("partner sister brother mother father child boss grandmother grandfather".split())
 _PET = rf"(?P<kind>(?i:{_alternation(_PETS)}))"
 
 
@@ -374,9 +382,9 @@ def _relation(m: re.Match[str]) -> list[Fields]:
         if kind in ("seeing", "dating") and m.group("value").casefold() in _KIN_CALLED:
             return []  # "I'm seeing Mum." is a visit
         return [{**f, "kind": "partner", "part": "partner"} for f in _name(m)]
-    if _RELATIONS[kind] == "partner" and _PARTNER_DIED.match(m.string, m.end()):
+    if _PERSON_PARTS[kind] == "partner" and _PARTNER_DIED.match(m.string, m.end()):
         return []  # "My husband Tom passed away": a late partner (below), not the current one
-    return [{**f, "kind": kind, "part": _RELATIONS[kind]} for f in _name(m)]
+    return [{**f, "kind": kind, "part": _PERSON_PARTS[kind]} for f in _name(m)]
 
 
 _SONS_DAUGHTERS = r"(?:sons?|daughters?|boys?|girls?)"
@@ -744,20 +752,79 @@ def _stayed_at(m: re.Match[str]) -> list[Fields]:
     return _organisation(m)
 
 
-def _kin_fact(clean: Callable[[re.Match[str]], list[Fields]]) -> Callable[[re.Match[str]], list[Fields]]:
-    """A fact about a relative or friend the user names ("my sister Ana lives in Porto"), its value
-    cleaned by `clean`: the user's, under a key and in a sentence that name them
-    (`{part}_{who}_city`), so that it is found by their name and never replaces the user's own fact
-    of that kind (nor that of another sister)."""
-    def fact(m: re.Match[str]) -> list[Fields]:
-        name = m.group("name")
+def _whose(kind: str, name: str | None) -> str | None:
+    """Whose fact it is, as its key begins: a named person's under what they are and their name
+    (`sister_ana`, so that it is found by their name and never replaces another sister's), a parent's
+    under the relation, named or not (`mother`: one has one mother), an unnamed relative's under the
+    relation (`sister`, `child_son`); None for a name that is no name, or someone unnamed who may be
+    anyone (_KNOWN_UNNAMED)."""
+    part = _PERSON_PARTS[kind]
+    if name:
         if name.casefold() in _NOT_NAMES:
-            return []
+            return None
+        return part if part in ("mother", "father") else f"{part}_{_snake(name)}"
+    if part == "child":
+        return f"child_{kind}"
+    return part if part in _KNOWN_UNNAMED else None
+
+
+def _kin_fact(clean: Callable[[re.Match[str]], list[Fields]]) -> Callable[[re.Match[str]], list[Fields]]:
+    """A fact about someone in the user's life (_PERSON: "my sister Ana lives in Porto", "my brother is
+    a nurse"), its value cleaned by `clean`: the user's, under a key and in a sentence that say whose
+    it is (`{person}_city`, _whose), so that it never replaces the user's own fact of that kind."""
+    def fact(m: re.Match[str]) -> list[Fields]:
         kind = m.group("kind").casefold()
-        person = {"kind": kind, "part": _RELATIONS[kind], "name": name, "who": _snake(name)}
-        return [{**f, **person, "a": "an" if f["value"][:1].casefold() in "aeiou" else "a"} for f in clean(m)]
+        name = m.groupdict().get("name")
+        person = _whose(kind, name)
+        if person is None:
+            return []
+        said = {"kind": kind, "part": _PERSON_PARTS[kind], "person": person, "named": f" {name}" if name else ""}
+        return [{**f, **said, "a": "an" if f["value"][:1].casefold() in "aeiou" else "a"} for f in clean(m)]
     return fact
 
+
+
+def _person_left(m: re.Match[str]) -> list[Fields]:
+    """An employer someone left: said as their job ("quit her job at Deloitte") or an organisation
+    ("left Google"); "My wife left Tom" is no job."""
+    if m.group("job") or _an_organisation(m.group("value")):
+        return _organisation(m)
+    return []
+
+
+def _place_move(part: str) -> Callable[[re.Match[str]], list[Fields]]:
+    """The old or the new city of someone's move between two names, when a name is a known place and
+    neither is an organisation or a department ("My sister moved from Braga to Porto")."""
+    def clean(m: re.Match[str]) -> list[Fields]:
+        names = (m.group("old"), m.group("new"))
+        if any(_an_organisation(n) or _a_department(n) for n in names) or not any(_a_place(n) for n in names):
+            return []
+        return [{"value": m.group(part)}]
+    return clean
+
+
+# A school a child goes to, by a name that says it is one ("Lincoln Elementary", "Hillside Primary").
+_SCHOOL_NAMED = _SCHOOL_WORDS | frozenset("elementary primary high middle prep montessori".split())
+
+
+def _school_gone_to(m: re.Match[str]) -> list[Fields]:
+    if not _SCHOOL_NAMED.intersection(w.casefold() for w in m.group("value").split()):
+        return []
+    return _school(m)
+
+
+def _person_pet(m: re.Match[str]) -> list[Fields]:
+    """A pet of someone in the user's life ("my sister's dog is called Bruno", "my friend Sara has a
+    golden retriever named Max"): its name, and its breed when said."""
+    breed = m.groupdict().get("breed")
+    animal = _PETS[m.group("pet").casefold()] if m.group("pet") else _BREED_KIND[breed.casefold()]
+    if (breed and animal != _BREED_KIND[breed.casefold()]) or not _name(m):
+        return []
+    said = animal.replace("_", " ")
+    found = [{"value": m.group("value"), "animal": animal, "fact": "name", "said": f"a {said} named {m.group('value')}"}]
+    if breed:
+        found.append({"value": breed, "animal": animal, "fact": "breed", "said": f"a {said}, a {breed}"})
+    return found
 
 _STARTS_LATER_AFTER = re.compile(_STARTS_LATER)
 # Where "I quit Stripe" ends: what follows is when, or another clause.
@@ -1296,23 +1363,13 @@ def _child_age(m: re.Match[str]) -> list[Fields]:
             for f in _age(m)]
 
 
-# A sibling's or a parent's age: "My brother is 34.", "My mom just turned 60.", "My sister Ana is 19."
-# A sibling's under the name as a named relative's facts are (`sister_ana_age`), or under the relation
-# when none is said (`brother_age`); a parent's under the relation, named or not (`mother_age` for "My
-# mom Linda is 61" too: one has one mother, so "my mom just turned 62" said later replaces it). One
-# value, so a later age replaces the earlier. Not a partner's (it would outlive the partnership), as a
-# child's age is filed apart (_child_age).
-_AGED_KIN = rf"(?P<kind>(?i:{_alternation(w for w, part in _RELATIONS.items() if part in ('sister', 'brother', 'mother', 'father'))}))"
+# The age of someone in the user's life but a partner or a child: "My brother is 34.", "My mom just
+# turned 60.", "My sister Ana is 19.", "My aunt Rosa is 70." Keyed as their other facts are (_whose:
+# `sister_ana_age`, `brother_age`, `mother_age` for "My mom Linda is 61" too, so that "my mom just
+# turned 62" said later replaces it). One value, so a later age replaces the earlier. Not a partner's
+# (it would outlive the partnership), as a child's age is filed apart (_child_age).
+_AGED_KIN = rf"(?P<kind>(?i:{_alternation(w for w, part in _PERSON_PARTS.items() if part not in ('partner', 'child'))}))"
 
-
-def _kin_age(m: re.Match[str]) -> list[Fields]:
-    name = m.group("name")
-    if name and name.casefold() in _NOT_NAMES:
-        return []
-    kind = m.group("kind").casefold()
-    part = _RELATIONS[kind]
-    person = f"{part}_{_snake(name)}" if name and part not in ("mother", "father") else part
-    return [{**f, "kind": kind, "person": person, "named": f" {name}" if name else ""} for f in _age(m)]
 
 
 # A car: its maker, and the capitalised words or numbers of its model ("Tesla Model 3", "Ford F-150",
@@ -1731,11 +1788,11 @@ _RULES = [
     # people and pets
     _rule("relation", "{part}_name", "my our named called married engaged dating seeing with", [
         # not the partner just left: "broke up with my boyfriend Marco", "My partner Sam and I split up"
-        rf"{_NOT_AFTER_PARTING}{_MY} {_KIN_ADJECTIVE}{_RELATION}(?:['’]s name is| is called| is named| is|,? (?i:her|his|their) "
+        rf"{_NOT_AFTER_PARTING}{_MY} {_KIN_ADJECTIVE}{_WHO}(?:['’]s name is| is called| is named| is|,? (?i:her|his|their) "
         rf"name(?:'s| is)|,)? "
         rf"(?P<value>{_PROPER})(?!,? and I {_ADVERBS}{_PARTED})",
-        rf"(?P<value>{_PROPER}) \((?i:my|our) {_RELATION}\)",
-        rf"{_HAVE} an? {_KIN_ADJECTIVE}{_RELATION},? (?:named|called) (?P<value>{_PROPER})",
+        rf"(?P<value>{_PROPER}) \((?i:my|our) {_WHO}\)",
+        rf"{_HAVE} an? {_KIN_ADJECTIVE}{_WHO},? (?:named|called) (?P<value>{_PROPER})",
         rf"\bI(?:'m| am| got| just got|'ve been| have been) (?P<kind>married|engaged) to (?P<value>{_PROPER})",
         rf"\bI(?:'ve| have) been (?P<kind>dating|seeing|with) {_SOMEONE_NAMED}(?P<value>{_PROPER}) (?=for\b)",
         # seeing or dating someone, the clause ending there or saying since when: not "I'm seeing Lena
@@ -1753,47 +1810,141 @@ _RULES = [
         rf"\bI(?:'m| am|'ve been| have been) (?:now |currently )?in a (?:serious |committed |new |long-distance )?"
         rf"relationship (?P<kind>with) (?P<value>{_PROPER}){_GOING_OUT_END}",
     ], "The user's {kind} is named {value}.", _relation, confidence=0.75, importance=0.8),
-    # What a named relative or friend does, where they work or live (_kin_fact).
-    _rule("fact", "{part}_{who}_role", "my our", [
-        rf"{_NAMED_KIN} (?:is|'s) (?:now |currently |also |still )?(?:an?|the) (?P<value>{_ROLE}){_ROLE_END}",
-        rf"{_NAMED_KIN} (?:now |currently |also |still )?works as (?:an?|the) (?P<value>{_ROLE}){_ROLE_END}",
+    # What someone in the user's life does, where they work or live (_kin_fact).
+    _rule("fact", "{person}_role", "my our", [
+        rf"{_PERSON} (?:is|'s) (?:now |currently |also |still )?(?:an?|the) (?P<value>{_ROLE}){_ROLE_END}",
+        rf"{_PERSON} (?:now |currently |also |still )?works as (?:an?|the) (?P<value>{_ROLE}){_ROLE_END}",
         # "My husband Ken works at Ford as a mechanic": the employer first (the employer rule files it)
-        rf"{_NAMED_KIN} (?:now |currently |also |still )?works (?:at|for) (?:the )?{_ORG} as (?:an?|the) "
+        rf"{_PERSON} (?:now |currently |also |still )?works (?:at|for) (?:the )?{_ORG} as (?:an?|the) "
         rf"(?P<value>{_ROLE}){_ROLE_END}",
-    ], "The user's {kind} {name} is {a} {value}.", _kin_fact(_role), confidence=0.7, importance=0.6),
+    ], "The user's {kind}{named} is {a} {value}.", _kin_fact(_role), confidence=0.7, importance=0.6),
     # What a named relative teaches is their role, as "I teach chemistry" is the user's.
-    _rule("fact", "{part}_{who}_role", "teaches", [
-        rf"{_NAMED_KIN} (?:now |currently |also |still )?teaches (?P<value>(?i:{_alternation(vocabulary.SCHOOL_SUBJECTS)}))"
+    _rule("fact", "{person}_role", "teaches", [
+        rf"{_PERSON} (?:now |currently |also |still )?teaches (?P<value>(?i:{_alternation(vocabulary.SCHOOL_SUBJECTS)}))"
         r"(?= at\b|\s*[.,;!]|\s*$)",
-    ], "The user's {kind} {name} is {a} {value}.", _kin_fact(_teacher), confidence=0.7, importance=0.6),
-    _rule("fact", "{part}_{who}_employer", "my our", [
-        rf"{_NAMED_KIN} (?:(?:now |currently |also |still )?works (?:at|for)|(?:just |recently |finally )?got (?:hired|"
+    ], "The user's {kind}{named} is {a} {value}.", _kin_fact(_teacher), confidence=0.7, importance=0.6),
+    _rule("fact", "{person}_employer", "my our", [
+        rf"{_PERSON} (?:(?:now |currently |also |still )?works (?:at|for)|(?:just |recently |finally )?got (?:hired|"
         rf"a (?:new )?job) (?:at|by|with)|is (?:now |currently |still )?"
         rf"(?:working (?:at|for)|employed (?:at|by))|(?:is|'s) (?:now |currently |also |still )?(?:an?|the) {_ROLE}"
         rf"(?<!student) (?:at|for)|(?:now |currently |also |still )?works as (?:an?|the) {_ROLE} (?:at|for)) (?:the )?"
         rf"(?P<value>{_ORG}){_NOT_TEMPORARY}",
-    ], "The user's {kind} {name} works at {value}.", _kin_fact(_organisation), confidence=0.7, importance=0.6),
+    ], "The user's {kind}{named} works at {value}.", _kin_fact(_organisation), confidence=0.7, importance=0.6),
     # Where a named relative studies: their school, as "I'm a student at UCL" is the user's (not their employer)
-    _rule("fact", "{part}_{who}_school", "student undergrad undergraduate postgrad postgraduate studies studying", [
-        rf"{_NAMED_KIN} (?:is|'s) (?:now |currently |still )?(?:an?|the) (?:[A-Za-z][\w-]* ){{0,2}}?(?:student|undergrad|"
+    _rule("fact", "{person}_school", "student undergrad undergraduate postgrad postgraduate studies studying", [
+        rf"{_PERSON} (?:is|'s) (?:now |currently |still )?(?:an?|the) (?:[A-Za-z][\w-]* ){{0,2}}?(?:student|undergrad|"
         rf"undergraduate|postgrad|postgraduate) (?:at|of) (?:the )?(?P<value>{_ORG}){_SCHOOL_END}",
-        rf"{_NAMED_KIN} (?:now |currently |still )?(?:studies|is studying) (?:{_FIELDS_SAID} )?at (?:the )?"
+        rf"{_PERSON} (?:now |currently |still )?(?:studies|is studying) (?:{_FIELDS_SAID} )?at (?:the )?"
         rf"(?P<value>{_ORG}){_NOT_TEMPORARY}{_SCHOOL_END}",
-    ], "The user's {kind} {name} studies at {value}.", _kin_fact(_school), confidence=0.7, importance=0.6),
-    _rule("fact", "{part}_{who}_city", "my our", [
-        rf"{_NAMED_KIN} (?:(?:now |currently |also |still )?lives|is (?:now |currently |still )?(?:based|living)) in "
+    ], "The user's {kind}{named} studies at {value}.", _kin_fact(_school), confidence=0.7, importance=0.6),
+    _rule("fact", "{person}_city", "my our", [
+        rf"{_PERSON} (?:(?:now |currently |also |still )?lives|is (?:now |currently |still )?(?:based|living)) in "
         rf"(?P<value>{_PROPER})",
-    ], "The user's {kind} {name} lives in {value}.", _kin_fact(_not_an_organisation), confidence=0.7, importance=0.6),
+    ], "The user's {kind}{named} lives in {value}.", _kin_fact(_not_an_organisation), confidence=0.7, importance=0.6),
     # their move, read as the user's own is ("My friend Kate just moved to Berlin"; not "moved to Google")
-    _rule("fact", "{part}_{who}_city", "moved relocated", [
-        rf"{_NAMED_KIN} (?:has |'s )?(?:just |recently |finally )?(?:moved|relocated) (?:back |over )?to "
+    _rule("fact", "{person}_city", "moved relocated", [
+        rf"{_PERSON} (?:has |'s )?(?:just |recently |finally )?(?:moved|relocated) (?:back |over )?to "
         rf"(?P<value>{_PROPER}){_NOT_TEMPORARY}",
-    ], "The user's {kind} {name} lives in {value}.", _kin_fact(_not_an_organisation), confidence=0.7, importance=0.6),
+    ], "The user's {kind}{named} lives in {value}.", _kin_fact(_not_an_organisation), confidence=0.7, importance=0.6),
     # What a named child, relative or friend started: an event of their life, the user's to keep.
-    _rule("event", "{part}_{who}_started", "started began", [
-        rf"{_NAMED_KIN} (?:just |finally |recently )?(?:started|began) {_STARTED}{_PAST_WHEN}"
+    _rule("event", "{person}_started", "started began", [
+        rf"{_PERSON} (?:just |finally |recently )?(?:started|began) {_STARTED}{_PAST_WHEN}"
         r"(?=\s*(?:[^\w\s'’-]|$)|\s+(?:in|at|and|but|so|with|on)\b)",
-    ], "The user's {kind} {name} started {value}{when}.", _kin_fact(_started), confidence=0.7, importance=0.6),
+    ], "The user's {kind}{named} started {value}{when}.", _kin_fact(_started), confidence=0.7, importance=0.6),
+    # what someone in the user's life did before, or no longer does
+    _rule("fact", "{person}_role", "used", [
+        rf"{_PERSON} used to (?:be (?:an?|the)|work as (?:an?|the)) (?P<value>{_ROLE}){_ROLE_END}",
+    ], "The user's {kind}{named} used to be {a} {value}.", _kin_fact(_role), confidence=0.7, importance=0.5,
+          historical=True),
+    _rule("fact", "{person}_role", "promoted became", [
+        rf"{_PERSON} (?:just |recently |finally )?(?:got |was |has been |'s been )?(?:promoted to|became) (?:an? |the )?"
+        rf"(?P<value>{_ROLE}|{_HEAD_OF}){_ROLE_END}",
+    ], "The user's {kind}{named} is {a} {value}.", _kin_fact(_role), confidence=0.7, importance=0.6),
+    _rule("fact", "{person}_employment_status", "retired", [
+        rf"{_PERSON} (?:has |'s |just |recently |finally )*(?P<value>retired)(?=\s*(?:[.,;!]|$)|\s+(?:last|this|in|"
+        rf"from|after|early|recently|a (?:year|few|couple)|(?:{_NUMBER}) (?:years?|months?))\b)",
+    ], "The user's {kind}{named} is retired.", _kin_fact(_text), confidence=0.7, importance=0.6),
+    # a job left, the one taken after it, a move between employers (_job_move) or places (_place_move)
+    _rule("fact", "{person}_employer", "left quit longer", [
+        rf"{_PERSON} (?:has |'s )?(?:just |recently |finally )?(?:left|quit) (?P<job>(?:her|his|their) (?:job|position|role) "
+        rf"(?:at|with) )?(?:the )?(?!{_PLATFORMS})(?P<value>{_ORG}){_LEFT_END}",
+        rf"{_PERSON} (?:is|'s) no longer (?P<job>at|with|working (?:at|for)) (?:the )?(?P<value>{_ORG})",
+    ], "The user's {kind}{named} used to work at {value}.", _kin_fact(_person_left), confidence=0.7,
+          importance=0.5, historical=True),
+    _rule("fact", "{person}_employer", "joined", [
+        rf"{_PERSON} (?:has |'s )?(?:just |recently |finally )?(?:left|quit) (?:(?:her|his|their) job at )?(?:the )?{_ORG},? "
+        rf"(?:and|to) (?:join|joined|has joined) (?:the )?(?P<value>{_ORG}){_NOT_TEMPORARY}",
+        rf"{_PERSON} (?:is|'s) no longer (?:at|with) (?:the )?{_ORG},? (?:and )?(?:she|he|they)(?:'s| has| have)? "
+        rf"(?:just |recently )?joined (?:the )?(?P<value>{_ORG}){_NOT_TEMPORARY}",
+    ], "The user's {kind}{named} works at {value}.", _kin_fact(_organisation), confidence=0.7, importance=0.6),
+    _rule("fact", "{person}_employer", "moved switched went jumped transferred", [
+        rf"{_PERSON} (?:has |'s )?{_ADVERBS}(?P<verb>moved|switched|went|jumped|transferred) (?:over )?from (?:the )?"
+        rf"(?P<old>{_ORG}) to (?:the )?(?P<new>{_ORG})",
+    ], "The user's {kind}{named} works at {value}.", _kin_fact(_job_move("new")), confidence=0.7, importance=0.6),
+    _rule("fact", "{person}_employer", "moved switched went jumped transferred", [
+        rf"{_PERSON} (?:has |'s )?{_ADVERBS}(?P<verb>moved|switched|went|jumped|transferred) (?:over )?from (?:the )?"
+        rf"(?P<old>{_ORG}) to (?:the )?(?P<new>{_ORG})",
+    ], "The user's {kind}{named} used to work at {value}.", _kin_fact(_job_move("old")), confidence=0.7,
+          importance=0.5, historical=True),
+    _rule("fact", "{person}_city", "moved relocated", [
+        rf"{_PERSON} (?:has |'s )?{_ADVERBS}(?P<verb>moved|relocated) (?:back )?from (?P<old>{_PROPER}) to "
+        rf"(?P<new>{_PROPER}){_NOT_TEMPORARY}",
+    ], "The user's {kind}{named} lives in {value}.", _kin_fact(_place_move("new")), confidence=0.7, importance=0.6),
+    _rule("fact", "{person}_city", "moved relocated used", [
+        rf"{_PERSON} (?:has |'s )?{_ADVERBS}(?P<verb>moved|relocated) (?:back )?from (?P<old>{_PROPER}) to "
+        rf"(?P<new>{_PROPER}){_NOT_TEMPORARY}",
+    ], "The user's {kind}{named} used to live in {value}.", _kin_fact(_place_move("old")), confidence=0.7,
+          importance=0.5, historical=True),
+    # "My mom used to live in Cork but now she lives in Dublin": where they live now, said of them
+    _rule("fact", "{person}_city", "used", [
+        rf"{_PERSON} used to live in {_PROPER},? but (?:now )?(?:she|he|they) (?:now )?lives? in (?P<value>{_PROPER})",
+    ], "The user's {kind}{named} lives in {value}.", _kin_fact(_not_an_organisation), confidence=0.7, importance=0.6),
+    _rule("fact", "{person}_city", "used", [
+        rf"{_PERSON} used to live in (?P<value>{_PROPER})",
+    ], "The user's {kind}{named} used to live in {value}.", _kin_fact(_not_an_organisation), confidence=0.7,
+          importance=0.5, historical=True),
+    # where a child or a relative goes to school, or is in a year of it
+    _rule("fact", "{person}_school", "goes attends year", [
+        rf"{_PERSON} (?:now |currently |still )?(?:goes to|attends) (?:the )?(?P<value>{_ORG}){_NOT_TEMPORARY}",
+        rf"{_PERSON} (?:is|'s) (?:now )?in (?:her|his|their) (?:first|second|third|fourth|final|last) year (?:at|of) "
+        rf"(?:the )?(?P<value>{_ORG})",
+    ], "The user's {kind}{named} studies at {value}.", _kin_fact(_school_gone_to), confidence=0.7, importance=0.6),
+    _rule("fact", "{person}_school", "started began", [
+        rf"{_PERSON} (?:just |finally |recently )?(?:started|began) (?:an?|her|his|their) {_DEGREE_SAID} at (?:the )?"
+        rf"(?P<value>{_ORG}){_SCHOOL_END}",
+    ], "The user's {kind}{named} studies at {value}.", _kin_fact(_school), confidence=0.7, importance=0.6),
+    _rule("event", "{person}_started", "started began", [
+        rf"{_PERSON} (?:just |finally |recently )?(?:started|began) (?:an?|her|his|their) (?P<value>{_DEGREE})"
+        rf"(?: in {_FIELDS_SAID})?{_PAST_WHEN}(?=\s*(?:[^\w\s'’-]|$)|\s+(?:in|at|and|but|so|with|on)\b)",
+    ], "The user's {kind}{named} started {value}{when}.", _kin_fact(_started), confidence=0.7, importance=0.6),
+    # their health, an allergy, a plan, a pet
+    _rule("fact", "{person}_health_condition", "has got suffers lives diagnosed", [
+        rf"{_PERSON} (?:has|'s got|has got|suffers from|lives with|(?:was|got|has been|'s been) diagnosed with) "
+        rf"(?:(?:a|mild|severe|chronic|bad) )?(?P<value>(?i:{_alternation(vocabulary.HEALTH_CONDITIONS)}))"
+        rf"(?![\w'’-])(?!\s+(?:about|over|attacks?|before|when)\b)",
+    ], "The user's {kind}{named} has {value}.", _kin_fact(_text), confidence=0.7, importance=0.7),
+    _rule("fact", "{person}_allergy", "allergic", [
+        rf"{_PERSON}(?: is|['’]s)(?: (?:very|severely|deathly|highly|really|quite|mildly|slightly|super|so))? allergic to "
+        rf"(?P<value>{_phrase(5)})",
+        rf"{_PERSON}(?: is|['’]s) (?:{_NUMBER})(?: (?:years?|yrs?) old)? and (?:is )?allergic to (?P<value>{_phrase(5)})",
+    ], "The user's {kind}{named} is allergic to {value}.", _kin_fact(_allergies), confidence=0.7, importance=0.8),
+    # a move ahead, which will change where they live (a trip or a visit is theirs, not a fact of the user's)
+    _rule("event", "{person}_plan", "moving relocating", [
+        rf"{_PERSON} (?:is|'s) (?P<value>(?:moving|relocating)(?: to| back to)?(?: {_PROPER})? {_TRIP_WHEN})"
+        r"(?=\s*(?:[.,;!?]|$)|\s+(?:for|with|because|to)\b)",
+    ], "The user's {kind}{named} plans: {value}.", _kin_fact(_text), confidence=0.7, importance=0.5),
+    _rule("fact", "{person}_pet_{animal}_{fact}", "named called name", [
+        rf"{_PERSON}['’]s {_PET_ADJECTIVE}(?P<pet>(?i:{_alternation(_PETS)}))(?:['’]s name is| is called| is named) "
+        rf"(?P<value>{_PROPER})",
+        rf"{_PERSON} (?:has|'s got|has got|(?:just )?(?:got|adopted)) (?:an?|another) {_PET_ADJECTIVE}"
+        rf"(?P<pet>(?i:{_alternation(_PETS)})){_NAMED} (?P<value>{_PROPER})",
+        rf"{_PERSON} (?:has|'s got|has got|(?:just )?(?:got|adopted)) (?:an?|another) {_PET_ADJECTIVE}"
+        rf"(?P<breed>{_BREED})(?: (?P<pet>(?i:{_alternation(_PETS)})))?{_NAMED} (?P<value>{_PROPER})",
+        # a second pet named in the same breath: "My sister has a pug named Otis and a cat named Bean."
+        rf"{_PERSON} (?:has|'s got|has got|(?:just )?(?:got|adopted)) (?:an?|another) {_PET_ADJECTIVE}"
+        rf"(?:{_BREED}|(?i:{_alternation(_PETS)}))(?: (?i:{_alternation(_PETS)}))?{_NAMED} {_PROPER},? and (?:an?|another) "
+        rf"{_PET_ADJECTIVE}(?P<pet>(?i:{_alternation(_PETS)})){_NAMED} (?P<value>{_PROPER})",
+    ], "The user's {kind}{named} has {said}.", _kin_fact(_person_pet), confidence=0.7, importance=0.5),
     _rule("relation", "child_name", "have got are", [
         rf"{_HAVE} (?:(?:{_NUMBER}) )?(?P<kind>sons|daughters|kids|children|boys|girls)[,:]? (?:(?:named|called) )?"
         rf"(?P<value>{_NAMES})",
@@ -1886,14 +2037,14 @@ _RULES = [
         rf"{_MY} {_KIN_ADJECTIVE}{_CHILD}(?:,? (?P<name>{_PROPER}),?)? (?:just |recently )?turned (?P<value>{_NUMBER})"
         rf"{_TURNED_END}",
     ], "The user's {kind}{named} is {value} years old.", _child_age, confidence=0.75, importance=0.6),
-    # a sibling's or a parent's age (_kin_age)
+    # a relative's, a friend's or a colleague's age (_AGED_KIN)
     _rule("fact", "{person}_age", "is s turned", [
         rf"{_MY} {_KIN_ADJECTIVE}{_AGED_KIN}(?:,? (?P<name>{_PROPER}),?)?(?: is|['’]s) (?P<value>{_NUMBER})"
         rf"(?: (?:years?|yrs?) old| ?y/?o)?{_AGE_END}",
         rf"{_MY} {_KIN_ADJECTIVE}{_AGED_KIN},? {_NAME_IS} (?P<value>{_NUMBER})(?: (?:years?|yrs?) old| ?y/?o)?{_AGE_END}",
         rf"{_MY} {_KIN_ADJECTIVE}{_AGED_KIN}(?:,? (?P<name>{_PROPER}),?)? (?:just |recently )?turned (?P<value>{_NUMBER})"
         rf"{_TURNED_END}",
-    ], "The user's {kind}{named} is {value} years old.", _kin_age, confidence=0.75, importance=0.6),
+    ], "The user's {kind}{named} is {value} years old.", _kin_fact(_age), confidence=0.75, importance=0.6),
     # the user's car, one at a time
     _rule("fact", "car", "drive driving bought got own have leased car", [
         rf"\b(?:I|[Ww]e)(?:'ve| have)? {_ADVERBS}(?:drive|bought|got|own|have|leased) {_A_CAR}{_CAR}{_CAR_END}",
@@ -2672,7 +2823,7 @@ def _correct(found: _Facts, earlier: _Facts, match: re.Match[str], message_id: s
             right = _right_value(match, wrong)
             if right is None:
                 continue
-            same = [n for n, c in found.latest(right) if c.key == wrong.key and c.source_message_id == message_id]
+            same = [n for n, c in found.latest(right) if _same_fact(c.key, wrong.key) and c.source_message_id == message_id]
             for n in same:  # the rules read the statement said again: the correction replaces it
                 found.drop(n)
             if pool is found and number not in same:
@@ -2680,6 +2831,15 @@ def _correct(found: _Facts, earlier: _Facts, match: re.Match[str], message_id: s
             found.add(replace(wrong, value=right, content=wrong.content.replace(wrong.value, right, 1),
                               source_message_id=message_id, raw_quote=quote, corrects=wrong.value))
             return
+
+
+def _same_fact(key: str, corrected: str) -> bool:
+    """Whether a fact read in a correction is the corrected one: its key, or its key without the name
+    ("Actually my sister lives in Porto, not Braga" reads `sister_city`, of the sister Ana whose
+    `sister_ana_city` it corrects)."""
+    head, _, tail = key.partition("_")
+    return key == corrected or (bool(tail) and len(corrected) > len(key) + 1
+                                and corrected.startswith(f"{head}_") and corrected.endswith(f"_{tail}"))
 
 
 def _right_value(match: re.Match[str], wrong: Candidate) -> str | None:

@@ -17,9 +17,16 @@ RELATIONS = {
 # Children counted or named together ("two daughters, Ava and Mia"), and what each one is.
 CHILDREN = {"sons": "son", "daughters": "daughter", "kids": "child", "children": "child", "boys": "son",
             "girls": "daughter"}
-# Other people a user speaks of by their place in the user's life, whose facts the rules do not file.
+# Other people a user speaks of by their place in the user's life (what a question about them names).
 OTHER_PEOPLE = ("boss", "manager", "colleague", "coworker", "roommate", "flatmate", "neighbour", "neighbor",
                 "parents")
+# People beside the relatives whose names and facts the offline rules file, and the fact each one's
+# name is filed under (`{part}_name`, `colleague_tom_role`).
+PEOPLE = {"boss": "boss", "colleague": "colleague", "coworker": "colleague", "co-worker": "colleague",
+          "roommate": "roommate", "flatmate": "roommate", "housemate": "roommate", "neighbour": "neighbor",
+          "neighbor": "neighbor", "cousin": "cousin", "aunt": "aunt", "uncle": "uncle", "grandma": "grandmother",
+          "grandmother": "grandmother", "granny": "grandmother", "grandpa": "grandfather",
+          "grandfather": "grandfather", "grandad": "grandfather", "granddad": "grandfather"}
 # Pets by the word a user says, and the kind their facts are filed under (`pet_{part}_name`).
 PETS = {"dog": "dog", "puppy": "dog", "pup": "dog", "cat": "cat", "kitten": "cat", "kitty": "cat",
         "rabbit": "rabbit", "bunny": "rabbit", "horse": "horse", "pony": "pony", "hamster": "hamster",
