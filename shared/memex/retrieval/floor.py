@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Iterable
+from typing import Iterable, NamedTuple
 
 from memex.retrieval import keywords
 
@@ -56,9 +56,9 @@ class Thresholds:
 DEFAULT = Thresholds()
 
 
-@dataclass(frozen=True)
-class Signals:
-    """What the floor knows of one candidate; None where a channel did not find it."""
+class Signals(NamedTuple):
+    """What the floor knows of one candidate; None where a channel did not find it. A named tuple,
+    not a frozen dataclass: as immutable, and built in half the time (a search builds hundreds)."""
 
     bm25: float | None = None
     similarity: float | None = None
