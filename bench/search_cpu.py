@@ -231,9 +231,9 @@ def ratios(before: dict[str, Any], after: dict[str, Any], measure: str) -> dict[
 def render(report: dict[str, Any]) -> str:
     lines = [f"bench.search_cpu: {report['questions']} questions, top_k {report['top_k']}, "
              f"{report['rounds']} blocks a checkout, load {report['load']}"]
-    lines.append(f"{'checkout':<40}{'CPU p50 / mean ms':>20}{'wall p50 / mean ms':>22}{'round trips':>13}")
+    lines.append(f"{'checkout':<46}{'CPU p50 / mean ms':>20}{'wall p50 / mean ms':>22}{'round trips':>13}")
     for name, s in report["checkouts"].items():
-        lines.append(f"{name:<40}{s['cpu_ms_p50']:>10.2f} / {s['cpu_ms_mean']:<7.2f}{s['wall_ms_p50']:>12.2f} / "
+        lines.append(f"{name:<46}{s['cpu_ms_p50']:>10.2f} / {s['cpu_ms_mean']:<7.2f}{s['wall_ms_p50']:>12.2f} / "
                      f"{s['wall_ms_mean']:<7.2f}{s['round_trips_mean']:>11.2f}"
                      + ("" if s["stable"] else "  (answers moved between blocks)"))
     if "ratio" in report:
@@ -260,8 +260,9 @@ def measure(checkouts: Sequence[Checkout], rounds: int, profile: int) -> dict[st
             blocks[checkout].append(checkout.ask("block"))
         loads.append(os.getloadavg()[0])
     summaries = [summary(blocks[checkout]) for checkout in checkouts]
-    report: dict[str, Any] = {"load": f"{min(loads):.1f}-{max(loads):.1f}",
-                              "checkouts": {str(c.source): s for c, s in zip(checkouts, summaries)}}
+    # named by role too: a checkout measured against itself is two
+    names = [f"{'this' if checkout is checkouts[-1] else 'source'}: {checkout.source}" for checkout in checkouts]
+    report: dict[str, Any] = {"load": f"{min(loads):.1f}-{max(loads):.1f}", "checkouts": dict(zip(names, summaries))}
     if len(checkouts) == 2:
         before, after = summaries
         report["ratio"] = {"CPU": ratios(before, after, "block_cpu_p50"), "wall": ratios(before, after, "block_wall_p50")}
@@ -269,7 +270,7 @@ def measure(checkouts: Sequence[Checkout], rounds: int, profile: int) -> dict[st
         report["different"] = differences(*answers)
         report["differing_questions"] = [checkouts[0].questions[i]["query"] for i in report["different"]]
     if profile:
-        report["profiles"] = {str(checkout.source): checkout.ask(f"profile {profile}") for checkout in checkouts}
+        report["profiles"] = {name: checkout.ask(f"profile {profile}") for name, checkout in zip(names, checkouts)}
     return report
 
 

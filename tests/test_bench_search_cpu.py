@@ -49,7 +49,7 @@ def test_both_checkouts_are_measured_and_their_answers_compared(tmp_path):
 
     report, printed = measured(other, "same")
     assert report["questions"] == 7 and report["rounds"] == 2
-    assert list(report["checkouts"]) == [str(other), str(ROOT)]
+    assert list(report["checkouts"]) == [f"source: {other}", f"this: {ROOT}"]
     for checkout in report["checkouts"].values():
         assert checkout["searches"] == 14 and checkout["stable"]
         assert 0 < checkout["cpu_ms_p50"] and 0 < checkout["wall_ms_p50"] and checkout["round_trips_mean"] >= 1
