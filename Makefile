@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml shared/requirements.txt clients/python/pyproject.toml | cksum | cut -d' ' -f1)
 
-.PHONY: install dev localstack localstack-venv test test-localstack test-fast invoke keys bench-embedder bench-scale bench-load sam-build lint-template clean quality reliability bench-writes
+.PHONY: install dev localstack localstack-venv test test-localstack test-fast invoke keys bench-embedder bench-scale bench-load bench-search-cpu sam-build lint-template clean quality reliability bench-writes
 
 $(STAMP): pyproject.toml shared/requirements.txt clients/python/pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -86,6 +86,12 @@ bench-scale: install
 bench-load: install
 	$(if $(DATA),,$(error set DATA to a LoCoMo-format file))
 	$(BIN)/python -m bench.load --data $(DATA) --levers coalesce-off,processes-2
+
+# A search's CPU in process on a kept LoCoMo ingest, this checkout against SOURCE's in one run:
+# make bench-search-cpu DATA=../shared/bench/locomo-dev.json KEEP=/tmp/locomo-kept SOURCE=../main
+bench-search-cpu: install
+	$(if $(and $(DATA),$(KEEP)),,$(error set DATA to a LoCoMo-format file and KEEP to its bench.locomo --keep dir))
+	$(BIN)/python -m bench.search_cpu --data $(DATA) --keep $(KEEP) $(if $(SOURCE),--source $(SOURCE)) $(ARGS)
 
 # sam build checks that the template's runtime (python3.13) is on PATH; pyenv keeps it off PATH.
 LAMBDA_PYTHON_BIN := $(firstword $(wildcard $(HOME)/.pyenv/versions/3.13*/bin))

@@ -241,7 +241,7 @@ def measure_alone(observations: Sequence[Observation], coverage: float) -> dict[
 
     questions = [o for o in observations if not o.off_topic]
     off_topic = [o for o in observations if o.off_topic]
-    evidence = [(o, replace(s, similarity=None)) for o in questions for s in o.evidence if s.bm25 is not None]
+    evidence = [(o, s._replace(similarity=None)) for o in questions for s in o.evidence if s.bm25 is not None]
     every = sum(len(o.evidence) for o in questions)
     return {
         "questions_pass": sum(o.best_coverage >= coverage for o in questions) / max(len(questions), 1),

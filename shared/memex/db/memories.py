@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import lru_cache
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, NamedTuple, Sequence
 
 import numpy as np
 import psycopg
@@ -394,10 +394,10 @@ def ahead(conn: psycopg.Connection, tenant_id: str, user_id: str, most: int) -> 
                  row["news"])
 
 
-@dataclass(frozen=True)
-class Found:
+class Found(NamedTuple):
     """What scoring and the offline expansion need of a ranked memory, read with its ranking so
-    that neither costs another round trip."""
+    that neither costs another round trip. A named tuple, not a frozen dataclass: as immutable,
+    and built in a third of the time (a search builds hundreds)."""
 
     valid_from: datetime
     importance: float

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Iterable
+from typing import Iterable, NamedTuple
 
 from memex.retrieval import keywords
 
@@ -50,15 +50,15 @@ class Thresholds:
     # one signal: chosen to let in no more off-topic queries than the hybrid gate does.
     gate_coverage_alone: float = 0.45
     item_similarity: float = 0.2
-    item_bm25: float = 0.33  # in units of the highest IDF (see bm25_units)
+    item_bm25: float = 0.33  # in units of the highest IDF (see signals)
 
 
 DEFAULT = Thresholds()
 
 
-@dataclass(frozen=True)
-class Signals:
-    """What the floor knows of one candidate; None where a channel did not find it."""
+class Signals(NamedTuple):
+    """What the floor knows of one candidate; None where a channel did not find it. A named tuple,
+    not a frozen dataclass: as immutable, and built in half the time (a search builds hundreds)."""
 
     bm25: float | None = None
     similarity: float | None = None
@@ -69,11 +69,6 @@ class Signals:
 def idf(df: float, scope_size: int) -> float:
     n = max(scope_size, 1)
     return math.log(1 + (n - df + 0.5) / (df + 0.5))
-
-
-def bm25_units(score: float, scope_size: int) -> float:
-    """A BM25 score divided by the IDF of a word found in one memory out of `scope_size`."""
-    return score / idf(1, scope_size)
 
 
 def term_weights(terms: dict[str, int], scope_size: int) -> dict[str, float]:
@@ -93,30 +88,33 @@ def keyword_signals(terms: dict[str, int], matched: Iterable[str], exact: Iterab
     """(coverage, rare exact hit) of a memory that holds the query terms `matched`, `exact` of
     them as the query writes them; `terms`: each query term's document frequency in the scope;
     `kin`: families(words) of the query, each family one word."""
-    return _keyword_signals(terms, _slots(term_weights(terms, scope_size), kin), matched, exact, scope_size)
+    return _Query(terms, scope_size, kin).signals(frozenset(matched), frozenset(exact))
 
 
-def _slots(weights: dict[str, float], kin: Iterable[frozenset[str]]) -> list[tuple[frozenset[str], float]]:
-    """The query's words in coverage, each with its weight: a family of `kin` as one, the other terms
-    each alone. The same for every memory of one query: read once for them all."""
-    slots = [family & weights.keys() for family in kin]
-    grouped = set().union(*slots)
-    slots = [s for s in slots if s] + [frozenset((term,)) for term in weights if term not in grouped]
-    return [(slot, min(weights[term] for term in slot)) for slot in slots]
+class _Query:
+    """The query's side of coverage and of a rare exact hit, the same for every memory of one query:
+    read once for them all. Its words in coverage, each with its weight (a family of `kin` as one,
+    the other terms each alone), their total, and the terms rare enough to count as a rare hit."""
 
+    def __init__(self, terms: dict[str, int], scope_size: int, kin: Iterable[frozenset[str]]) -> None:
+        weights = term_weights(terms, scope_size)
+        slots = [family & weights.keys() for family in kin]
+        grouped = set().union(*slots)
+        slots = [s for s in slots if s] + [frozenset((term,)) for term in weights if term not in grouped]
+        self.slots = [(slot, min(weights[term] for term in slot)) for slot in slots]
+        self.total = 0.0
+        for _, weight in self.slots:  # added in the slots' order, as the held weight is
+            self.total += weight
+        self.rare = frozenset(term for term, df in terms.items() if 0 < df <= RARE_SHARE * scope_size)
 
-def _keyword_signals(terms: dict[str, int], slots: list[tuple[frozenset[str], float]], matched: Iterable[str],
-                     exact: Iterable[str], scope_size: int) -> tuple[float, bool]:
-    exact, matched = set(exact), set(matched)
-    total = held = 0.0
-    for slot, weight in slots:
-        total += weight
-        if slot & exact:
-            held += weight
-        elif slot & matched:
-            held += weight * STEM_CREDIT
-    rare = any(0 < terms.get(term, 0) <= RARE_SHARE * scope_size for term in exact)
-    return (held / total if total > 0 else 0.0), rare
+    def signals(self, matched: frozenset[str], exact: frozenset[str]) -> tuple[float, bool]:
+        held = 0.0
+        for slot, weight in self.slots:
+            if not slot.isdisjoint(exact):
+                held += weight
+            elif not slot.isdisjoint(matched):
+                held += weight * STEM_CREDIT
+        return (held / self.total if self.total > 0 else 0.0), not self.rare.isdisjoint(exact)
 
 
 def signals(keyword, vector) -> dict[str, Signals]:
@@ -125,14 +123,16 @@ def signals(keyword, vector) -> dict[str, Signals]:
     bm25 = dict(keyword.ranked) if keyword is not None else {}
     similarity = dict(vector.ranked) if vector is not None else {}
     size = keyword.scope_size if keyword is not None else 0
-    slots = _slots(term_weights(keyword.terms, size), families(keyword.words)) if keyword is not None else []
+    query = _Query(keyword.terms, size, families(keyword.words)) if keyword is not None else None
+    unit = idf(1, size)  # BM25 in units of the IDF of a word found in one memory of the scope
+    nothing = (frozenset(), frozenset())
     found: dict[str, Signals] = {}
     for item in bm25.keys() | similarity.keys():
-        coverage, rare = 0.0, False
         if item in bm25:
-            coverage, rare = _keyword_signals(keyword.terms, slots, *keyword.matched.get(item, ((), ())), size)
-        found[item] = Signals(bm25_units(bm25[item], size) if item in bm25 else None, similarity.get(item),
-                              coverage, rare)
+            coverage, rare = query.signals(*keyword.matched.get(item, nothing))
+            found[item] = Signals(bm25[item] / unit, similarity.get(item), coverage, rare)
+        else:
+            found[item] = Signals(None, similarity[item])
     return found
 
 
