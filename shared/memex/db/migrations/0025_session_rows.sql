@@ -1,0 +1,107 @@
+-- A row per session of a user: its turns and messages counted, its first and last turn's time, so
+-- that a page of the user's sessions (db/sessions.py) reads one index range of its own rows. Before,
+-- a page counted every turn of its sessions and their messages: a user of ten 2,000-turn sessions
+-- paid 45-150 ms a page.
+--
+-- Statement-level triggers with transition tables keep the rows right whatever writes turns and
+-- messages: an insert adds to its session's row (the hot path: static SQL, no recount), a message
+-- erased with its memory takes one from its turn's session, and a turn deleted (a session or a user
+-- erased, a tenant dropped, with their messages by cascade) has its session counted again from the
+-- turns left, which is none when the whole session goes. A turn's user, session and time are never
+-- updated (nothing writes them after the insert), so no update trigger.
+--
+-- Locking: an insert's upsert holds its session's row to commit, so two transactions writing one
+-- session queue on it (a transaction writing several sessions in several statements, an import's
+-- chunk, takes its users' locks first: db/turns.insert_turns). A delete locks its sessions' rows
+-- before counting, in a statement of its own, so it counts the turns committed by a writer it waited
+-- for: its count then holds theirs, and a writer waiting on it finds the row counted without its turn.
+CREATE TABLE sessions (
+    tenant_id   text NOT NULL,
+    user_id     text NOT NULL,
+    session_id  text NOT NULL,
+    turns       bigint NOT NULL,
+    messages    bigint NOT NULL,
+    started_at  timestamptz NOT NULL,
+    last_at     timestamptz NOT NULL,
+    PRIMARY KEY (tenant_id, user_id, session_id)
+);
+-- The listing's order: latest begun first, then session id.
+CREATE INDEX sessions_user_started ON sessions (tenant_id, user_id, started_at, session_id);
+
+CREATE FUNCTION sessions_add_turns() RETURNS trigger LANGUAGE plpgsql AS $add$
+BEGIN
+    INSERT INTO sessions AS s (tenant_id, user_id, session_id, turns, messages, started_at, last_at)
+    SELECT tenant_id, user_id, session_id, count(*), 0, min(occurred_at), max(occurred_at)
+    FROM new_rows GROUP BY tenant_id, user_id, session_id ORDER BY tenant_id, user_id, session_id
+    ON CONFLICT (tenant_id, user_id, session_id) DO UPDATE SET
+        turns = s.turns + excluded.turns, started_at = least(s.started_at, excluded.started_at),
+        last_at = greatest(s.last_at, excluded.last_at);
+    RETURN NULL;
+END
+$add$;
+
+CREATE FUNCTION sessions_add_messages() RETURNS trigger LANGUAGE plpgsql AS $add$
+BEGIN
+    -- A message's turn is inserted before it, in the same transaction: its session's row exists.
+    UPDATE sessions s SET messages = s.messages + m.n
+    FROM (SELECT t.tenant_id, t.user_id, t.session_id, count(*) AS n
+          FROM new_rows n JOIN turns t ON t.tenant_id = n.tenant_id AND t.id = n.turn_id
+          GROUP BY t.tenant_id, t.user_id, t.session_id) m
+    WHERE s.tenant_id = m.tenant_id AND s.user_id = m.user_id AND s.session_id = m.session_id;
+    RETURN NULL;
+END
+$add$;
+
+CREATE FUNCTION sessions_remove_messages() RETURNS trigger LANGUAGE plpgsql AS $remove$
+BEGIN
+    -- Only messages whose turn is still there: those deleted with their turn are counted again
+    -- with it (sessions_remove_turns).
+    UPDATE sessions s SET messages = s.messages - m.n
+    FROM (SELECT t.tenant_id, t.user_id, t.session_id, count(*) AS n
+          FROM old_rows o JOIN turns t ON t.tenant_id = o.tenant_id AND t.id = o.turn_id
+          GROUP BY t.tenant_id, t.user_id, t.session_id) m
+    WHERE s.tenant_id = m.tenant_id AND s.user_id = m.user_id AND s.session_id = m.session_id;
+    RETURN NULL;
+END
+$remove$;
+
+CREATE FUNCTION sessions_remove_turns() RETURNS trigger LANGUAGE plpgsql AS $remove$
+BEGIN
+    PERFORM 1 FROM sessions s
+    WHERE (s.tenant_id, s.user_id, s.session_id) IN (SELECT tenant_id, user_id, session_id FROM old_rows)
+    ORDER BY s.tenant_id, s.user_id, s.session_id FOR UPDATE;
+    DELETE FROM sessions s
+    WHERE (s.tenant_id, s.user_id, s.session_id) IN (SELECT tenant_id, user_id, session_id FROM old_rows)
+      AND NOT EXISTS (SELECT 1 FROM turns t
+                      WHERE t.tenant_id = s.tenant_id AND t.user_id = s.user_id AND t.session_id = s.session_id);
+    UPDATE sessions s SET turns = c.turns, messages = c.messages, started_at = c.started_at, last_at = c.last_at
+    FROM (SELECT t.tenant_id, t.user_id, t.session_id, count(*) AS turns, sum(m.n)::bigint AS messages,
+                 min(t.occurred_at) AS started_at, max(t.occurred_at) AS last_at
+          FROM turns t CROSS JOIN LATERAL (SELECT count(*) AS n FROM messages m
+                                           WHERE m.tenant_id = t.tenant_id AND m.turn_id = t.id) m
+          WHERE (t.tenant_id, t.user_id, t.session_id) IN (SELECT tenant_id, user_id, session_id FROM old_rows)
+          GROUP BY t.tenant_id, t.user_id, t.session_id) c
+    WHERE s.tenant_id = c.tenant_id AND s.user_id = c.user_id AND s.session_id = c.session_id;
+    RETURN NULL;
+END
+$remove$;
+
+CREATE TRIGGER sessions_turns_inserted AFTER INSERT ON turns REFERENCING NEW TABLE AS new_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION sessions_add_turns();
+CREATE TRIGGER sessions_turns_deleted AFTER DELETE ON turns REFERENCING OLD TABLE AS old_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION sessions_remove_turns();
+CREATE TRIGGER sessions_messages_inserted AFTER INSERT ON messages REFERENCING NEW TABLE AS new_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION sessions_add_messages();
+CREATE TRIGGER sessions_messages_deleted AFTER DELETE ON messages REFERENCING OLD TABLE AS old_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION sessions_remove_messages();
+
+-- The sessions written before: the triggers above already hold the turns' writes off (CREATE
+-- TRIGGER locks the table against them to commit), so none is counted twice or missed.
+INSERT INTO sessions (tenant_id, user_id, session_id, turns, messages, started_at, last_at)
+SELECT t.tenant_id, t.user_id, t.session_id, count(*), sum(m.n)::bigint, min(t.occurred_at), max(t.occurred_at)
+FROM turns t CROSS JOIN LATERAL (SELECT count(*) AS n FROM messages m
+                                 WHERE m.tenant_id = t.tenant_id AND m.turn_id = t.id) m
+GROUP BY t.tenant_id, t.user_id, t.session_id;
+
+-- Only the sessions listing walked the turns by time (migration 0024): each turn's write kept it.
+DROP INDEX turns_user_time;
