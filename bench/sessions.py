@@ -19,7 +19,8 @@ hashed: the checkouts must answer the same. Then `--writes` turns of two message
 `POST /v1/turns` stores them (`ensure_tenant` and `insert_turn`, one transaction), alternating a
 turn added to a long session and a turn opening a session of its own, in blocks of 20 with and
 without the triggers on turns and messages (the sessions' rows of migration 0025; none before it):
-p50 and p95 a turn, milliseconds.
+p50 and p95 a turn, milliseconds. Last, the erasure of ten of the long user's sessions and of ten
+of the other users, one transaction each (`memex.db.erasure`): p50 and p95, milliseconds.
 """
 
 from __future__ import annotations
@@ -107,6 +108,25 @@ def _writes(conn, count: int) -> dict[str, list[float]]:
     return timed
 
 
+def _erasures(conn) -> dict[str, list[float]]:
+    """The long user's ten sessions erased one by one (2,000 turns each, and the turns added by
+    `_writes`), then ten of the other users (400 turns each), as the erasure routes erase them."""
+    from memex.db import erasure
+
+    timed: dict[str, list[float]] = {"session": [], "user": []}
+    for kind, targets in (("session", [("long", f"s{i}") for i in range(10)]),
+                          ("user", [(f"other-{i}", None) for i in range(10)])):
+        for user_id, session_id in targets:
+            started = time.perf_counter()
+            with conn.transaction():
+                if session_id is None:
+                    erasure.user(conn, TENANT, user_id)
+                else:
+                    erasure.session(conn, TENANT, session_id, user_id)
+            timed[kind].append(time.perf_counter() - started)
+    return timed
+
+
 def child(turns: int, limit: int, repeats: int, writes: int) -> dict:
     """Run in a fresh interpreter with the measured checkout first on the path."""
     import psycopg
@@ -135,6 +155,7 @@ def child(turns: int, limit: int, repeats: int, writes: int) -> dict:
                     result[shape] = {"pages": len(pages), "times": times, "digest": digest[:16],
                                      "sessions": sum(len(p) for p in pages)}
                 result["writes"] = _writes(conn, writes)
+                result["erasure"] = _erasures(conn)
         finally:
             runtime.stop()
     return result
@@ -194,6 +215,10 @@ def main() -> None:
             times = [t for r in results for t in r["writes"][variant]]
             summary[f"turn_{variant}_triggers"] = {"p50_ms": 1000 * _percentile(times, 50),
                                                    "p95_ms": 1000 * _percentile(times, 95), "turns": len(times)}
+        for kind in ("session", "user"):
+            times = [t for r in results for t in r["erasure"][kind]]
+            summary[f"erase_{kind}"] = {"p50_ms": 1000 * _percentile(times, 50), "p95_ms": 1000 * _percentile(times, 95),
+                                        "erased": len(times)}
         report["checkouts"][source] = summary
     for source, summary in report["checkouts"].items():
         print(f"\n{source}: a page of {args.limit} sessions (ms), users of {args.turns} turns")
@@ -205,6 +230,9 @@ def main() -> None:
             s = summary[f"turn_{variant}_triggers"]
             print(f"  a turn's insert, {variant} the triggers on turns and messages ({s['turns']}): "
                   f"p50 {s['p50_ms']:.2f}  p95 {s['p95_ms']:.2f}")
+        for kind, what in (("session", "a session of 2,000 turns"), ("user", "a user of 400 turns")):
+            s = summary[f"erase_{kind}"]
+            print(f"  erasing {what} ({s['erased']}): p50 {s['p50_ms']:.2f}  p95 {s['p95_ms']:.2f}")
     digests = {source: tuple(s[shape]["digest"] for shape in SHAPES) for source, s in report["checkouts"].items()}
     report["same_pages"] = len(set(digests.values())) == 1
     print(f"\nthe same pages in every checkout: {report['same_pages']}")

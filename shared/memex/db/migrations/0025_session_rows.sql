@@ -54,8 +54,8 @@ $add$;
 
 CREATE FUNCTION sessions_remove_messages() RETURNS trigger LANGUAGE plpgsql AS $remove$
 BEGIN
-    -- Only messages whose turn is still there: those deleted with their turn are counted again
-    -- with it (sessions_remove_turns).
+    -- Only messages whose turn is still there: those deleted with their turn (a direct delete of
+    -- both) are counted again with it (sessions_remove_turns).
     UPDATE sessions s SET messages = s.messages - m.n
     FROM (SELECT t.tenant_id, t.user_id, t.session_id, count(*) AS n
           FROM old_rows o JOIN turns t ON t.tenant_id = o.tenant_id AND t.id = o.turn_id
@@ -67,21 +67,25 @@ $remove$;
 
 CREATE FUNCTION sessions_remove_turns() RETURNS trigger LANGUAGE plpgsql AS $remove$
 BEGIN
-    PERFORM 1 FROM sessions s
-    WHERE (s.tenant_id, s.user_id, s.session_id) IN (SELECT tenant_id, user_id, session_id FROM old_rows)
-    ORDER BY s.tenant_id, s.user_id, s.session_id FOR UPDATE;
-    DELETE FROM sessions s
-    WHERE (s.tenant_id, s.user_id, s.session_id) IN (SELECT tenant_id, user_id, session_id FROM old_rows)
+    -- Each session a descent of its indexes (the distinct keys first, then one look-up each), not
+    -- a join of the deleted turns with all the turns.
+    PERFORM 1 FROM sessions s, (SELECT DISTINCT tenant_id, user_id, session_id FROM old_rows) o
+    WHERE s.tenant_id = o.tenant_id AND s.user_id = o.user_id AND s.session_id = o.session_id
+    ORDER BY s.tenant_id, s.user_id, s.session_id FOR UPDATE OF s;
+    DELETE FROM sessions s USING (SELECT DISTINCT tenant_id, user_id, session_id FROM old_rows) o
+    WHERE s.tenant_id = o.tenant_id AND s.user_id = o.user_id AND s.session_id = o.session_id
       AND NOT EXISTS (SELECT 1 FROM turns t
                       WHERE t.tenant_id = s.tenant_id AND t.user_id = s.user_id AND t.session_id = s.session_id);
+    -- What is left of a session some of whose turns went (no route deletes fewer than a session's).
     UPDATE sessions s SET turns = c.turns, messages = c.messages, started_at = c.started_at, last_at = c.last_at
-    FROM (SELECT t.tenant_id, t.user_id, t.session_id, count(*) AS turns, sum(m.n)::bigint AS messages,
-                 min(t.occurred_at) AS started_at, max(t.occurred_at) AS last_at
-          FROM turns t CROSS JOIN LATERAL (SELECT count(*) AS n FROM messages m
-                                           WHERE m.tenant_id = t.tenant_id AND m.turn_id = t.id) m
-          WHERE (t.tenant_id, t.user_id, t.session_id) IN (SELECT tenant_id, user_id, session_id FROM old_rows)
-          GROUP BY t.tenant_id, t.user_id, t.session_id) c
-    WHERE s.tenant_id = c.tenant_id AND s.user_id = c.user_id AND s.session_id = c.session_id;
+    FROM (SELECT DISTINCT tenant_id, user_id, session_id FROM old_rows) o
+    CROSS JOIN LATERAL (
+        SELECT count(*) AS turns,
+               coalesce(sum((SELECT count(*) FROM messages m WHERE m.tenant_id = t.tenant_id AND m.turn_id = t.id)),
+                        0)::bigint AS messages,
+               min(t.occurred_at) AS started_at, max(t.occurred_at) AS last_at
+        FROM turns t WHERE t.tenant_id = o.tenant_id AND t.user_id = o.user_id AND t.session_id = o.session_id) c
+    WHERE s.tenant_id = o.tenant_id AND s.user_id = o.user_id AND s.session_id = o.session_id AND c.turns > 0;
     RETURN NULL;
 END
 $remove$;
@@ -92,8 +96,11 @@ CREATE TRIGGER sessions_turns_deleted AFTER DELETE ON turns REFERENCING OLD TABL
     FOR EACH STATEMENT EXECUTE FUNCTION sessions_remove_turns();
 CREATE TRIGGER sessions_messages_inserted AFTER INSERT ON messages REFERENCING NEW TABLE AS new_rows
     FOR EACH STATEMENT EXECUTE FUNCTION sessions_add_messages();
+-- Only a delete of messages themselves (a memory's erasure): the cascade from a deleted turn runs a
+-- statement a turn, inside the foreign key's trigger, and the turn's own trigger counts its session
+-- again; fired there, a 2,000-turn session's erasure ran this 2,000 times.
 CREATE TRIGGER sessions_messages_deleted AFTER DELETE ON messages REFERENCING OLD TABLE AS old_rows
-    FOR EACH STATEMENT EXECUTE FUNCTION sessions_remove_messages();
+    FOR EACH STATEMENT WHEN (pg_trigger_depth() = 0) EXECUTE FUNCTION sessions_remove_messages();
 
 -- The sessions written before: the triggers above already hold the turns' writes off (CREATE
 -- TRIGGER locks the table against them to commit), so none is counted twice or missed.
