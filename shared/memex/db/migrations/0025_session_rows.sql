@@ -81,7 +81,7 @@ BEGIN
     -- A session at a time, in key order, each statement one look-up of its key (plans kept for the
     -- connection), as the foreign keys' cascades go a turn at a time. Joined with the deleted turns
     -- instead, the planner, which cannot tell how many sessions they hold, read the whole table of
-    -- sessions (a 2,000-turn session's erasure +25 ms at 21,000 sessions: bench.sessions).
+    -- sessions (a 2,000-turn session's erasure took up to twice main's at 21,000 sessions: bench.sessions).
     FOR gone IN SELECT tenant_id, user_id, session_id, count(*) AS n FROM old_rows
                 GROUP BY tenant_id, user_id, session_id ORDER BY tenant_id, user_id, session_id LOOP
         SELECT turns INTO counted FROM sessions
