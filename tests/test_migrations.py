@@ -369,8 +369,7 @@ def test_the_sessions_indexes_are_built_on_a_database_at_0023(ctx):
     which are valid (built concurrently), and turns_user, their prefix, is gone."""
     version = "0024_sessions_in_order"
     with _scratch_database(ctx, "memex_before_0024") as conn:
-        # the schema as 0023 left it
-        conn.execute("DROP INDEX turns_user_time")
+        # the schema as 0023 left it (turns_user_time is gone since 0025)
         conn.execute("DROP INDEX turns_user_session_time")
         conn.execute("CREATE INDEX turns_user ON turns (tenant_id, user_id, session_id)")
         conn.execute("DELETE FROM schema_migrations WHERE version = %s", (version,))
@@ -390,3 +389,35 @@ def test_the_sessions_indexes_are_built_on_a_database_at_0023(ctx):
                    ORDER BY occurred_at, id LIMIT 1"""
         assert [r[0] for r in conn.execute(first)] == ["t1"]
         assert "turns_user_session_time" in "\n".join(r[0] for r in conn.execute("EXPLAIN " + first))
+
+
+def test_the_sessions_rows_count_the_turns_of_a_database_at_0024(ctx):
+    """Migration 0025 on a database written before it: a row per session of each user, counted from
+    the turns and messages already there, kept by the writes after it; turns_user_time is gone."""
+    version = "0025_session_rows"
+    with _scratch_database(ctx, "memex_before_0025") as conn:
+        # the schema as 0024 left it
+        conn.execute("DROP TABLE sessions")
+        for name in ("sessions_add_turns", "sessions_add_messages", "sessions_remove_messages", "sessions_remove_turns"):
+            conn.execute(f"DROP FUNCTION {name} CASCADE")
+        conn.execute("CREATE INDEX turns_user_time ON turns (tenant_id, user_id, occurred_at, session_id)")
+        conn.execute("DELETE FROM schema_migrations WHERE version = %s", (version,))
+        conn.execute("INSERT INTO tenants (id) VALUES ('t'), ('t2')")
+        for id_, tenant, user, session, day, said in (("t1", "t", "u", "s1", 3, 2), ("t2", "t", "u", "s2", 2, 0),
+                                                      ("t3", "t", "u", "s1", 1, 1), ("t4", "t", "v", "s1", 4, 1),
+                                                      ("t5", "t2", "u", "s1", 5, 3)):
+            conn.execute("""INSERT INTO turns (tenant_id, id, user_id, session_id, occurred_at)
+                            VALUES (%s, %s, %s, %s, %s)""", (tenant, id_, user, session, f"2026-03-0{day}T10:00:00Z"))
+            for position in range(said):
+                conn.execute("""INSERT INTO messages (tenant_id, id, turn_id, position, role, content)
+                                VALUES (%s, %s, %s, %s, 'user', 'Hi.')""", (tenant, f"{id_}-{position}", id_, position))
+        assert apply_migrations(conn, 384) == [version]
+        assert _index_valid(conn, "turns_user_time") is None
+        rows = "SELECT tenant_id, user_id, session_id, turns, messages, extract(day FROM started_at)::int, " \
+               "extract(day FROM last_at)::int FROM sessions ORDER BY 1, 2, 3"
+        assert conn.execute(rows).fetchall() == [("t", "u", "s1", 2, 3, 1, 3), ("t", "u", "s2", 1, 0, 2, 2),
+                                                 ("t", "v", "s1", 1, 1, 4, 4), ("t2", "u", "s1", 1, 3, 5, 5)]
+        conn.execute("""INSERT INTO turns (tenant_id, id, user_id, session_id, occurred_at)
+                        VALUES ('t', 't6', 'u', 's2', '2026-03-06T10:00:00Z')""")
+        conn.execute("DELETE FROM turns WHERE id = 't3'")
+        assert conn.execute(rows).fetchall()[:2] == [("t", "u", "s1", 1, 2, 3, 3), ("t", "u", "s2", 2, 0, 2, 6)]

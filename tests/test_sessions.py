@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import pytest
 
-from memex.db import sessions
 from memex.db.cursors import OTHER_LISTING
 
 
@@ -125,12 +124,10 @@ def test_a_turns_metadata_comes_back_with_the_turn(tenant, other_tenant):
     assert set(queued) == {"turn_id", "status"}  # the 202 is unchanged: an id to read it back by
 
 
-@pytest.mark.parametrize("walk", [40, 1])
-def test_long_sessions_and_short_ones_list_the_same_pages_however_they_are_found(tenant, monkeypatch, walk):
-    """A page is found by walking the user's turns from the latest back, or, when its sessions hold
-    many turns each (WALK_TURNS_PER_SESSION; 1 here forces it), by enumerating the user's sessions:
-    the same sessions, in the same order, with the same counts, page after page."""
-    monkeypatch.setattr(sessions, "WALK_TURNS_PER_SESSION", walk)
+def test_long_sessions_and_short_ones_list_in_the_order_they_began(tenant):
+    """The same sessions, in the same order, with the same counts, page after page: a tie of two
+    sessions begun at the same instant, two turns at a session's first instant, a long session
+    begun first and still going."""
     sent(tenant, "long", "2026-03-01T10:00:00Z", "I live in Porto.")
     sent(tenant, "a", "2026-03-02T10:00:00Z", "One.")
     sent(tenant, "b", "2026-03-02T10:00:00Z", "Two.")  # begun at the same instant as a: by id, b first
@@ -150,3 +147,115 @@ def test_long_sessions_and_short_ones_list_the_same_pages_however_they_are_found
             break
     assert seen == [("c", 2, 3, "2026-03-03", "2026-03-03"), ("b", 1, 1, "2026-03-02", "2026-03-02"),
                     ("a", 1, 1, "2026-03-02", "2026-03-02"), ("long", 7, 7, "2026-03-01", "2026-03-08")]
+
+
+# --- the sessions' rows (migration 0025) equal a count from the turns themselves -----------------
+
+def stored_sessions(ctx, tenant_id: str) -> dict:
+    conn = ctx.db.connection()
+    return {(r["user_id"], r["session_id"]): (r["turns"], r["messages"], r["started_at"], r["last_at"])
+            for r in conn.execute("SELECT * FROM sessions WHERE tenant_id = %s", (tenant_id,)).fetchall()}
+
+
+def counted_sessions(ctx, tenant_id: str) -> dict:
+    conn = ctx.db.connection()
+    turns = conn.execute("SELECT id, user_id, session_id, occurred_at FROM turns WHERE tenant_id = %s",
+                         (tenant_id,)).fetchall()
+    said = conn.execute("SELECT turn_id FROM messages WHERE tenant_id = %s", (tenant_id,)).fetchall()
+    counted: dict = {}
+    for t in turns:
+        n = sum(m["turn_id"] == t["id"] for m in said)
+        turns_, messages, first, last = counted.get((t["user_id"], t["session_id"]), (0, 0, t["occurred_at"], t["occurred_at"]))
+        counted[(t["user_id"], t["session_id"])] = (turns_ + 1, messages + n, min(first, t["occurred_at"]),
+                                                    max(last, t["occurred_at"]))
+    return counted
+
+
+def assert_counted(ctx, tenant_id: str) -> dict:
+    stored = stored_sessions(ctx, tenant_id)
+    assert stored == counted_sessions(ctx, tenant_id)
+    return stored
+
+
+def test_the_sessions_rows_follow_every_write_and_erasure_of_turns_and_messages(ctx, tenant, other_tenant):
+    from datetime import datetime, timezone
+
+    import psycopg
+
+    from memex.db import backfills
+    from memex.models import TurnIn
+
+    sent(tenant, "a", "2026-03-02T10:00:00Z", "I live in Porto.", "I have a dog named Rex.")
+    sent(tenant, "a", "2026-03-01T10:00:00Z", "Said earlier, sent later.")  # the session begins earlier
+    sent(tenant, "b", "2026-03-03T10:00:00Z", "I work at Stripe.", user=f"{tenant.user}-2")
+    sent(other_tenant, "a", "2026-03-01T10:00:00Z", "Another tenant's.")
+    assert assert_counted(ctx, tenant.id)[(tenant.user, "a")][:2] == (2, 3)
+
+    # delivered again with its idempotency key: stored once, counted once
+    for _ in range(2):
+        sent(tenant, "c", "2026-03-04T10:00:00Z", "Once only.", idempotency_key="k1")
+    assert assert_counted(ctx, tenant.id)[(tenant.user, "c")][:2] == (1, 1)
+
+    # an import's chunk: many sessions and users in one transaction
+    lines = [TurnIn.model_validate({"user_id": user, "session_id": session, "timestamp": f"2026-03-0{day}T12:00:00Z",
+                                    "messages": [{"role": "user", "content": f"Line {day} {session}."}] * day})
+             for day, (user, session) in enumerate([(tenant.user, "d"), (f"{tenant.user}-2", "b"), (tenant.user, "a"),
+                                                    (tenant.user, "d")], start=1)]
+    with ctx.db.transaction() as conn:
+        backfills.insert_turns(conn, tenant.id, lines)
+    assert assert_counted(ctx, tenant.id)[(tenant.user, "d")][:2] == (2, 5)
+
+    # an episodic memory erased takes its message
+    memories = tenant.get(f"/v1/users/{tenant.user}/memories", params={"limit": 100}).json()["memories"]
+    rex = next(m for m in memories if m["memory_type"] == "episodic" and "Rex" in m["content"])
+    assert tenant.delete(f"/v1/memories/{rex['id']}").status_code == 200
+    assert assert_counted(ctx, tenant.id)[(tenant.user, "a")][:2] == (3, 5)
+
+    # one turn deleted of a session (no route does; its messages go by cascade): counted again
+    with psycopg.connect(ctx.db.dsn, autocommit=True) as conn:
+        conn.execute("""DELETE FROM turns WHERE tenant_id = %s AND user_id = %s AND session_id = 'a'
+                        AND occurred_at = '2026-03-01T10:00:00Z'""", (tenant.id, tenant.user))
+    assert assert_counted(ctx, tenant.id)[(tenant.user, "a")][2] == datetime(2026, 3, 2, 10, tzinfo=timezone.utc)
+
+    assert tenant.delete(f"/v1/sessions/d?user_id={tenant.user}").status_code == 200
+    assert (tenant.user, "d") not in assert_counted(ctx, tenant.id)
+    assert tenant.delete(f"/v1/users/{tenant.user}").status_code == 200
+    assert set(assert_counted(ctx, tenant.id)) == {(f"{tenant.user}-2", "b")}
+    with psycopg.connect(ctx.db.dsn, autocommit=True) as conn:
+        conn.execute("DELETE FROM tenants WHERE id = %s", (tenant.id,))
+    assert assert_counted(ctx, tenant.id) == {}
+    assert assert_counted(ctx, other_tenant.id) == {(other_tenant.user, "a"): (
+        1, 1, datetime(2026, 3, 1, 10, tzinfo=timezone.utc), datetime(2026, 3, 1, 10, tzinfo=timezone.utc))}
+
+
+def test_imports_writing_one_users_sessions_in_opposite_orders_neither_deadlock_nor_drift(ctx, tenant):
+    """Each import's statement holds its session's row to commit: two chunks writing a user's
+    sessions in other orders would wait on each other, but for the user's lock taken first."""
+    import threading
+
+    from memex.db import backfills
+    from memex.models import TurnIn
+
+    def chunk(sessions: list[str]) -> list[TurnIn]:
+        return [TurnIn.model_validate({"user_id": tenant.user, "session_id": s, "timestamp": "2026-03-01T10:00:00Z",
+                                       "messages": [{"role": "user", "content": f"In {s}."}]}) for s in sessions]
+
+    ready, failures = threading.Barrier(2), []
+
+    def run(sessions: list[str]) -> None:
+        try:
+            with ctx.db.transaction() as conn:
+                ready.wait(timeout=30)
+                backfills.insert_turns(conn, tenant.id, chunk(sessions))
+        except Exception as exc:  # noqa: BLE001 - reported below
+            failures.append(exc)
+
+    names = [f"s{i:03}" for i in range(300)]
+    threads = [threading.Thread(target=run, args=(order,)) for order in (names, names[::-1])]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert failures == []
+    stored = assert_counted(ctx, tenant.id)
+    assert {key: value[:2] for key, value in stored.items()} == {(tenant.user, s): (2, 2) for s in names}

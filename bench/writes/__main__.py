@@ -2,9 +2,9 @@
 runtime (embedded Postgres, SQS on a loopback moto server, the offline extractor and the rules
 judge: no LLM).
 
-    .venv/bin/python -m bench.writes [--parts api,workers,import] [--requests 300]
+    .venv/bin/python -m bench.writes [--parts api,workers,import,indexes] [--requests 300]
         [--worker-turns 500] [--import-turns 20000] [--block 1000] [--data ../shared/bench/locomo-dev.json]
-        [--phases] [--stand-in-embedder] [--out /tmp/writes.json]
+        [--phases] [--stand-in-embedder] [--index-writes 300] [--out /tmp/writes.json]
 
 - api: `POST /v1/turns` p50/p95 through the ASGI app against its physical floor (one insert
   transaction + one SQS send), alternating, in the same run (bench/writes/api.py).
@@ -15,6 +15,10 @@ judge: no LLM).
   stand in for the chatter (read from where they are, never copied). --phases prints where the
   time went, step by step and chunk by chunk; --stand-in-embedder replaces the embedder by one
   that costs next to nothing, to time everything else (bench/writes/phases.py).
+- indexes (not in the default parts): a turn's and a memory's insert transaction, p50/p95, with the
+  schema as shipped and with one piece of bookkeeping taken off or put back (the sessions' rows,
+  the turns' indexes, memory_postings_by_tf), `--index-writes` of each, in alternating blocks
+  (bench/writes/indexes.py).
 """
 
 from __future__ import annotations
@@ -28,7 +32,7 @@ from pathlib import Path
 
 from contextlib import nullcontext
 
-from bench.writes import api, bulk, corpus, phases, workers
+from bench.writes import api, bulk, corpus, indexes, phases, workers
 
 
 def main() -> None:
@@ -41,6 +45,7 @@ def main() -> None:
     parser.add_argument("--data", type=Path)
     parser.add_argument("--phases", action="store_true")
     parser.add_argument("--stand-in-embedder", action="store_true")
+    parser.add_argument("--index-writes", type=int, default=300)
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
     parts = args.parts.split(",")
@@ -76,6 +81,9 @@ def main() -> None:
                 if steps is not None:
                     phases.print_report(steps)
                     report["import"]["phases"] = steps
+            if "indexes" in parts:
+                report["indexes"] = indexes.run(args.index_writes)
+                _print_indexes(report["indexes"])
         finally:
             runtime.stop()
     if args.out:
@@ -88,6 +96,13 @@ def _print_api(r: dict) -> None:
     print(f"  {'POST /v1/turns':28} {r['api']['p50_ms']:8.2f} {r['api']['p95_ms']:8.2f}")
     print(f"  {'floor: insert txn + SQS send':28} {r['floor']['p50_ms']:8.2f} {r['floor']['p95_ms']:8.2f}")
     print(f"  {'ratio':28} {r['ratio_p50']:8.2f} {r['ratio_p95']:8.2f}")
+
+
+def _print_indexes(r: dict) -> None:
+    print(f"\na write's bookkeeping, one piece off or back at a time ({r['users']} users' rows already there)")
+    print(f"  {'':70} {'p50 ms':>8} {'p95 ms':>8}")
+    for name, v in r["variants"].items():
+        print(f"  {name:70} {v['p50_ms']:8.2f} {v['p95_ms']:8.2f}")
 
 
 def _print_workers(r: dict) -> None:

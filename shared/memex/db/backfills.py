@@ -8,6 +8,7 @@ from typing import Any
 
 import psycopg
 
+from memex.db import locks
 from memex.db import turns as turn_rows
 from memex.errors import IdempotencyConflict
 from memex.models import TurnIn
@@ -93,7 +94,11 @@ def insert_turns(conn: psycopg.Connection, tenant_id: str,
     undoing the others. A turn whose idempotency key names another turn is refused. Returns the
     ids of the turns stored or found already stored, each refused turn's index in `turns` with
     why (never what it says), and how many of the ids were stored before (an earlier import of
-    the same lines)."""
+    the same lines). The turns' users are locked first, in order, for the whole transaction: each
+    turn holds its session's row (migration 0025), and two imports writing one user's sessions in
+    other orders would otherwise deadlock."""
+    for user_id in sorted({turn.user_id for turn in turns}):
+        locks.lock_user(conn, tenant_id, user_id)
     dated = [(turn, turn.timestamp or datetime.now(timezone.utc)) for turn in turns]
     try:
         with conn.transaction():

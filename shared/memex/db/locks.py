@@ -3,7 +3,9 @@
 The FIFO supersession queue serialises the workers, but inline turns, erasure and bulk jobs
 decide about the same memories; every transaction that does takes this lock first. Plain inserts
 take it too: they update the user's BM25 statistics rows (migration 0005), and a transaction
-writing several users' memories takes their locks in sorted order, so none waits on another. It is
+writing several users' memories takes their locks in sorted order, so none waits on another. An
+import's chunk of turns takes its users' locks as well: each turn holds its session's row (migration
+0025) to commit, and two chunks writing one user's sessions in other orders would deadlock. It is
 transaction-scoped (released at commit or rollback, never leaked by a crashed caller) and is
 never held across an LLM call: decide first, then lock, re-check and write.
 """

@@ -11,6 +11,7 @@ from typing import Any
 import psycopg
 from psycopg.types.json import Jsonb
 
+from memex.db.locks import lock_user
 from memex.errors import IdempotencyConflict
 from memex.models import TurnIn
 
@@ -22,8 +23,11 @@ _INSERT_TURN = """INSERT INTO turns (tenant_id, id, user_id, session_id, agent_i
                  VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, clock_timestamp())
                  ON CONFLICT (tenant_id, user_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
                  RETURNING id"""
-_INSERT_MESSAGE = """INSERT INTO messages (tenant_id, id, turn_id, position, role, name, content, metadata, subject)
-                     VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)"""
+_MESSAGE_COLUMNS = "tenant_id, id, turn_id, position, role, name, content, metadata, subject"
+# Messages per statement: one statement for a turn's messages, or an import chunk's thousand, so that
+# the sessions' trigger (migration 0025) counts them once, not once a message; and under Postgres's
+# 65,535 parameters in one statement.
+_MESSAGES_PER_INSERT = 1000
 
 
 def insert_turn(
@@ -49,8 +53,7 @@ def insert_turn(
             raise IdempotencyConflict(
                 f"idempotency_key {turn.idempotency_key!r} was already used by this user for a different turn")
         return existing["id"], False
-    with conn.cursor() as cur:
-        cur.executemany(_INSERT_MESSAGE, _message_rows(tenant_id, turn_id, turn))
+    _insert_messages(conn, _message_rows(tenant_id, turn_id, turn))
     return turn_id, True
 
 
@@ -58,7 +61,11 @@ def insert_turns(conn: psycopg.Connection, tenant_id: str,
                  turns: list[tuple[TurnIn, datetime]]) -> list[tuple[str, bool] | None]:
     """`insert_turn` for many turns, in pipelined statements rather than a round trip each: for
     each turn, (its id, created), the id the first turn's for a repeated idempotency key, or None
-    where the key names a different turn. A turn Postgres refuses raises, as from `insert_turn`."""
+    where the key names a different turn. A turn Postgres refuses raises, as from `insert_turn`.
+    The turns' users are locked first, in order: each statement holds its session's row (migration
+    0025) to commit, and two imports writing one user's sessions in other orders would deadlock."""
+    for user_id in sorted({t.user_id for t, _ in turns}):
+        lock_user(conn, tenant_id, user_id)
     rows = [(tenant_id, str(uuid.uuid4()), t.user_id, t.session_id, t.agent_id, at, Jsonb(t.metadata),
              t.idempotency_key, _payload_hash(t)) for t, at in turns]
     created = []
@@ -86,10 +93,16 @@ def insert_turns(conn: psycopg.Connection, tenant_id: str,
         first = existing[(row[2], row[7])]
         # Turns stored before payloads were hashed have none to compare: taken as the same turn.
         ids.append((first["id"], False) if first["payload_hash"] in (None, row[8]) else None)
-    with conn.cursor() as cur:
-        cur.executemany(_INSERT_MESSAGE, [m for (turn, _), row, new in zip(turns, rows, created) if new
-                                          for m in _message_rows(tenant_id, row[1], turn)])
+    _insert_messages(conn, [m for (turn, _), row, new in zip(turns, rows, created) if new
+                            for m in _message_rows(tenant_id, row[1], turn)])
     return ids
+
+
+def _insert_messages(conn: psycopg.Connection, rows: list[tuple]) -> None:
+    for start in range(0, len(rows), _MESSAGES_PER_INSERT):
+        chunk = rows[start:start + _MESSAGES_PER_INSERT]
+        values = ", ".join(["(%s, %s, %s, %s, %s, %s, %s, %s, %s)"] * len(chunk))
+        conn.execute(f"INSERT INTO messages ({_MESSAGE_COLUMNS}) VALUES {values}", [v for row in chunk for v in row])
 
 
 def _message_rows(tenant_id: str, turn_id: str, turn: TurnIn) -> list[tuple]:
