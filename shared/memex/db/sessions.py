@@ -54,6 +54,6 @@ def messages(conn: psycopg.Connection, tenant_id: str, user_id: str, session_id:
 
 def exists(conn: psycopg.Connection, tenant_id: str, user_id: str, session_id: str) -> bool:
     return conn.execute(
-        "SELECT 1 FROM turns WHERE tenant_id = %s AND user_id = %s AND session_id = %s LIMIT 1",
+        "SELECT 1 FROM sessions WHERE tenant_id = %s AND user_id = %s AND session_id = %s",
         (tenant_id, user_id, session_id),
     ).fetchone() is not None
