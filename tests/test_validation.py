@@ -372,6 +372,7 @@ def every_route(user: str) -> list[tuple[str, str, dict | None]]:
         ("GET", "/v1/turns/t1", None),
         ("POST", "/v1/memories", {"user_id": user, "content": "hello"}),
         ("GET", "/v1/backfills/b1", None),
+        ("GET", f"/v1/backfills?user_id={user}", None),
         ("POST", "/v1/search", {"user_id": user, "query": "hello"}),
         ("GET", f"/v1/memories/count?user_id={user}", None),
         ("GET", "/v1/memories/m1", None),
