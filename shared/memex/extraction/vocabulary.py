@@ -193,6 +193,16 @@ WELL_KNOWN_EMPLOYERS = frozenset(name.casefold() for name in (
     "Mayo Clinic|Cleveland Clinic|Kaiser Permanente|Johns Hopkins|Mass General|Mount Sinai"
 ).split("|"))
 
+# Well-known employers whose products a customer switches between ("My wife switched from Apple to
+# Samsung" is a phone): a switch between two of one kind says no job change.
+SWITCHED_AS_A_CUSTOMER = tuple(frozenset(name.casefold() for name in kind.split("|")) for kind in (
+    "Apple|Samsung|Google|Sony|Microsoft",  # phones, laptops, consoles, search, mail, office tools
+    "Uber|Lyft|Airbnb",  # rides and stays
+    "Netflix|Spotify|Amazon|Apple|Google|TikTok|Meta|Sony",  # streaming, shopping, social
+    "PayPal|Stripe|Shopify|Amazon",  # payments and shops ("Google Pay" is said so)
+    "Google|Microsoft|Amazon|Oracle|IBM|Salesforce|Adobe|Atlassian",  # clouds and business software
+))
+
 # Languages a user may ask to be answered in ("Please answer in French").
 LANGUAGES = (
     "English|Spanish|French|German|Portuguese|Italian|Dutch|Swedish|Norwegian|Danish|Finnish|Polish|Czech|"
