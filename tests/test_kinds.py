@@ -15,6 +15,9 @@ from memex.retrieval import kinds
     ("What's her dog's name?", "My name is Priya."),
     ("What is the name of her cat?", "The user's son is named Leo."),
     ("Who is my best friend?", "My sister's name is Maya."),
+    ("What is my aunt's name?", "The user's neighbour is named Otto."),  # the new people are kinds too
+    ("Who is my cousin?", "My boss is called Dan."),
+    ("What are my grandparents called?", "The user's uncle is named Bob."),
 ])
 def test_a_memory_about_another_kind_does_not_answer(question, content):
     assert not kinds.answers(kinds.asked(question), content)
@@ -29,6 +32,9 @@ def test_a_memory_about_another_kind_does_not_answer(question, content):
     ("What is my dog's name?", "My husband and I walked the dog."),  # says the asked kind
     ("What do Melanie's kids like?", "They love the dinosaurs. I love being a mom."),  # asks no name
     ("What is my favourite opera?", "My favorite band is Radiohead."),  # no kind the vocabulary knows
+    ("What's my coworker's name?", "The user's colleague is named Tom."),  # a coworker is the colleague
+    ("What's my neighbor called?", "My neighbour is called Otto."),
+    ("What are my grandparents called?", "My grandma is named Rose."),
 ])
 def test_a_memory_of_the_asked_kind_or_of_none_is_left(question, content):
     assert kinds.answers(kinds.asked(question), content)

@@ -1314,7 +1314,6 @@ def test_the_first_hours_changes_as_a_new_user_typed_them(text, expected):
 
 
 @pytest.mark.parametrize("text", [
-    "My boss is awful. His name is Greg.",
     "My neighbour got engaged last week.", "Honestly, I hate it.", "That movie, I hate it.",
     "I'm teaching at a workshop tomorrow.", "I'm teaching at Stanford next week.", "I'm single-handedly running it.",
     "I changed my mind about the trip.", "My friend is dating someone, her name is Kim.",
@@ -1606,4 +1605,37 @@ def test_the_people_in_the_users_life(text, expected):
     "My neighbour's dog is called Rex.", "My daughter wants to be a vet.",
 ])
 def test_what_is_said_of_someone_without_stating_their_fact_files_nothing(text):
+    assert _facts(text) == set()
+
+
+@pytest.mark.parametrize("text, expected", [
+    # named in the next sentence when nobody else was said in between
+    ("My boss is awful. His name is Greg.", {("boss_name", "Greg")}),
+    ("My husband is great! His name is Raj.", {("partner_name", "Raj")}),
+    ("My cousin is so funny. Her name's Priya.", {("cousin_name", "Priya")}),
+    ("My coworker was rude today. Their name is Sam.", {("colleague_name", "Sam")}),
+    ("My grandpa is 90. His name is Joe.", {("grandfather_age", "90"), ("grandfather_name", "Joe")}),
+    ("My manager is the worst. His name is Dan.", set()),  # a manager is no one the rules file
+    ("My boss has a dog. His name is Rex.", {("boss_pet_dog_name", "Rex")}),  # the dog's, not the boss's
+    # a switch between two well-known employers, of someone whose employer no rule sees
+    ("My husband Raj switched from Google to Stripe.", {("partner_name", "Raj"), ("partner_raj_employer", "Google", True),
+                                                        ("partner_raj_employer", "Stripe")}),
+    ("My sister switched from Deloitte to Accenture.", {("sister_employer", "Deloitte", True),
+                                                        ("sister_employer", "Accenture")}),
+])
+def test_the_people_in_the_users_life_continued(text, expected):
+    assert _facts(text) == expected
+
+
+@pytest.mark.parametrize("text", [
+    # whose name, then? someone else was said, or "his" is not a sister's
+    "My sister is dating someone. His name is Tom.", "My sister is so happy. His name is Tom.",
+    "My sister is pregnant. Her name is Mia.",
+    "My friend's boss is awful. His name is Greg.", "My boss is awful, his friend is worse. His name is Al.",
+    # a customer's switch, a switch with no employer on one side, a friend with no name
+    "My wife switched from Apple to Samsung.", "My husband switched from Uber to Lyft.",
+    "My mom switched from Netflix to Spotify.", "My brother switched from Google to Bing.",
+    "My friend switched from Google to Stripe.",
+])
+def test_what_is_said_near_someone_in_the_users_life_files_nothing_of_theirs(text):
     assert _facts(text) == set()

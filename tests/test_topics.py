@@ -126,7 +126,6 @@ def test_a_question_naming_a_kind_of_fact_is_recognised(question, kind_word):
     "Which city does my sister live in?",
     "Which company does her husband work for?",
     "Which city is she a native of?",
-    "What country is her grandma from?",
     "Which country is she visiting?",
     "Which country is the Eiffel Tower in?",
     # the items of a list, asked of the world
@@ -522,3 +521,68 @@ def test_asked_for_the_childrens_names_the_count_comes_right_after_them():
     assert [item for item, _, _ in order] == ["zoe", "count", "city", "mia"]
     order = topics.ordered(topics.asked("Does she have kids?"), _scored("zoe", "count"), keys)
     assert [item for item, _, _ in order] == ["count", "zoe"]
+
+
+def test_the_people_in_the_users_life_are_asked_about_by_what_they_are_to_her(tenant):
+    # On main "Tell me about my grandparents." put the uncle's and the aunt's names between the
+    # grandparents' facts, and "Tell me about my family." found no cousin's, aunt's nor grandparent's.
+    for n, text in enumerate(("I live in Chicago and I'm 34.", "My boss lives in Denver.", "My cousin Priya is a dentist.",
+                              "My grandma lives in Cork.", "My grandpa is 90.", "My aunt Mary lives in Leeds.",
+                              "My colleague Tom works at IBM.", "My neighbour Otto is a plumber.",
+                              "My roommate Jo is a nurse.")):
+        assert tenant.turn(text, session=f"s{n}").status_code == 201
+
+    def keys(question: str) -> list[str]:
+        return [r["key"] for r in tenant.search(question, top_k=10) if r["memory_type"] == "semantic"]
+
+    assert keys("Where does my boss live?")[0] == "boss_city"
+    assert keys("What does my cousin do?")[0] == "cousin_priya_role"
+    assert set(keys("Tell me about my grandparents.")[:2]) == {"grandmother_city", "grandfather_age"}
+    assert keys("How old is my grandpa?")[0] == "grandfather_age"
+    assert keys("Where does my coworker work?")[0] == "colleague_tom_employer"
+    # the family is the relatives, not the boss, the colleague, the neighbour nor the roommate
+    family = keys("Tell me about my family.")
+    relatives = [key for key in family if key.startswith(("cousin_", "grandmother_", "grandfather_", "aunt_"))]
+    assert len(relatives) == 6 and family[:6] == relatives, family  # the aunt's and the cousin's names too
+
+
+@pytest.mark.parametrize("question, kind_word", [
+    ("Where does my boss live?", "boss"),
+    ("What does my cousin do?", "cousin"),
+    ("Tell me about my grandparents.", "grandparents"),
+    ("What activity did John's colleague, Rob, invite him to?", "colleague"),
+    ("Is her flatmate a student?", "flatmate"),
+    ("Tell me about our neighbours.", "neighbours"),
+])
+def test_someone_in_her_life_is_asked_about_as_hers(question, kind_word):
+    asked = topics.asked(question)
+    assert asked is not None and kind_word in asked.words
+
+
+@pytest.mark.parametrize("question", [
+    "How do I deal with a difficult boss?",  # no one's boss
+    "Who was the boss of Tammany Hall?",
+    "What's a good gift for grandparents?",
+])
+def test_a_boss_or_grandparents_of_no_one_are_nobody_in_her_life(question):
+    assert topics.asked(question) is None
+
+
+@pytest.mark.parametrize("question, own_key", [
+    ("How old is my grandpa?", "age"),
+    ("Where does my aunt live?", "city"),
+    ("Where does my coworker work?", "employer"),
+    ("What country is her grandma from?", "hometown"),  # the grandma's facts are asked for (it asked none before)
+])
+def test_her_own_kind_is_not_asked_by_a_question_about_someone_in_her_life(question, own_key):
+    asked = topics.asked(question)
+    assert asked is None or not re.search(asked.keys, own_key)
+
+
+@pytest.mark.parametrize("own_kind_question, theirs", [
+    ("Where is the user based?", "boss_city"),
+    ("How old is she?", "grandfather_age"),
+    ("Where does she work?", "colleague_tom_employer"),
+])
+def test_the_facts_of_someone_in_her_life_do_not_answer_her_own_kind(own_kind_question, theirs):
+    assert not re.search(topics.asked(own_kind_question).keys, theirs)

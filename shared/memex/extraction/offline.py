@@ -374,8 +374,22 @@ _PARTNER_VERBS = frozenset("married engaged dating seeing with".split())
 _KIN_CALLED = frozenset(vocabulary.HOUSEHOLD) | frozenset("mama papa nan nana nanna granny gran grandad granddad".split())
 
 
+# Someone described and nothing more, so that "his name" in the next sentence can be no one else's:
+# "My boss is awful.", "My husband is a chef.", "My grandpa is 90.", not "My sister is dating someone."
+# nor "My boss has a dog." nor "My sister is pregnant."
+_ONLY_DESCRIBED = (r"(?:is|'s|was|has been|can be) (?:(?:an?|the) )?(?:(?!(?:a|an|the|my|our|his|her|their|your|"
+                   r"someone|somebody|married|engaged|dating|seeing|pregnant|expecting|having|getting|with|to|and|"
+                   r"but|or|got|met|of|friends?)\b)[a-z0-9][\w'’-]*(?: |(?=[.!]))){1,4}")
+# Whom "his" or "her" can be of: a sister is no "his".
+_HIS = frozenset("husband boyfriend fiancé fiance brother dad father son uncle grandpa grandfather grandad granddad".split())
+_HERS = frozenset("wife girlfriend fiancée fiancee sister mom mum mother daughter aunt grandma grandmother granny".split())
+
+
 def _relation(m: re.Match[str]) -> list[Fields]:
     kind = m.group("kind").casefold()
+    pronoun = (m.groupdict().get("pronoun") or "").casefold()
+    if kind in (_HERS if pronoun == "his" else _HIS if pronoun == "her" else ()):
+        return []  # "My sister is so happy. His name is Tom.": whose name, then?
     if kind in _PARTNER_VERBS:
         if kind == "seeing" and _a_place(m.group("value")):
             return []  # "I'm seeing Rome for a week" is a visit
@@ -711,6 +725,19 @@ def _a_job_move(m: re.Match[str]) -> bool:
 def _job_move(part: str) -> Callable[[re.Match[str]], list[Fields]]:
     """The old or the new employer of a move between two names, when it is a job change."""
     return lambda m: [{"value": m.group(part)}] if _a_job_move(m) else []
+
+
+def _someones_job_move(part: str) -> Callable[[re.Match[str]], list[Fields]]:
+    """_job_move for someone in the user's life, whose current employer no rule sees (the user's is the
+    judge's: _maybe_job_move): a switch between two well-known employers is a job change too, unless a
+    customer switches between the two ("My husband switched from Google to Stripe", not "from Apple to
+    Samsung")."""
+    def move(m: re.Match[str]) -> list[Fields]:
+        names = {m.group("old").casefold(), m.group("new").casefold()}
+        switched = m.group("verb") == "switched" and names <= vocabulary.WELL_KNOWN_EMPLOYERS \
+            and len(names) == 2 and not any(names <= kind for kind in vocabulary.SWITCHED_AS_A_CUSTOMER)
+        return [{"value": m.group(part)}] if switched or _a_job_move(m) else []
+    return move
 
 
 def _maybe_job_move(part: str) -> Callable[[re.Match[str]], list[Fields]]:
@@ -1792,6 +1819,9 @@ _RULES = [
         rf"name(?:'s| is)|,)? "
         rf"(?P<value>{_PROPER})(?!,? and I {_ADVERBS}{_PARTED})",
         rf"(?P<value>{_PROPER}) \((?i:my|our) {_WHO}\)",
+        # named in the next sentence, when nobody else was said in between: "My boss is awful. His name is Greg."
+        rf"{_NOT_AFTER_PARTING}{_MY} {_KIN_ADJECTIVE}{_WHO} {_ONLY_DESCRIBED}[.!] (?P<pronoun>(?i:his|her|their)) "
+        rf"name(?:'s| is) (?P<value>{_PROPER})",
         rf"{_HAVE} an? {_KIN_ADJECTIVE}{_WHO},? (?:named|called) (?P<value>{_PROPER})",
         rf"\bI(?:'m| am| got| just got|'ve been| have been) (?P<kind>married|engaged) to (?P<value>{_PROPER})",
         rf"\bI(?:'ve| have) been (?P<kind>dating|seeing|with) {_SOMEONE_NAMED}(?P<value>{_PROPER}) (?=for\b)",
@@ -1880,11 +1910,12 @@ _RULES = [
     _rule("fact", "{person}_employer", "moved switched went jumped transferred", [
         rf"{_PERSON} (?:has |'s )?{_ADVERBS}(?P<verb>moved|switched|went|jumped|transferred) (?:over )?from (?:the )?"
         rf"(?P<old>{_ORG}) to (?:the )?(?P<new>{_ORG})",
-    ], "The user's {kind}{named} works at {value}.", _kin_fact(_job_move("new")), confidence=0.7, importance=0.6),
+    ], "The user's {kind}{named} works at {value}.", _kin_fact(_someones_job_move("new")), confidence=0.7,
+          importance=0.6),
     _rule("fact", "{person}_employer", "moved switched went jumped transferred", [
         rf"{_PERSON} (?:has |'s )?{_ADVERBS}(?P<verb>moved|switched|went|jumped|transferred) (?:over )?from (?:the )?"
         rf"(?P<old>{_ORG}) to (?:the )?(?P<new>{_ORG})",
-    ], "The user's {kind}{named} used to work at {value}.", _kin_fact(_job_move("old")), confidence=0.7,
+    ], "The user's {kind}{named} used to work at {value}.", _kin_fact(_someones_job_move("old")), confidence=0.7,
           importance=0.5, historical=True),
     _rule("fact", "{person}_city", "moved relocated", [
         rf"{_PERSON} (?:has |'s )?{_ADVERBS}(?P<verb>moved|relocated) (?:back )?from (?P<old>{_PROPER}) to "

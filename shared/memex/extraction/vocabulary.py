@@ -20,13 +20,18 @@ CHILDREN = {"sons": "son", "daughters": "daughter", "kids": "child", "children":
 # Other people a user speaks of by their place in the user's life (what a question about them names).
 OTHER_PEOPLE = ("boss", "manager", "colleague", "coworker", "roommate", "flatmate", "neighbour", "neighbor",
                 "parents")
-# People beside the relatives whose names and facts the offline rules file, and the fact each one's
-# name is filed under (`{part}_name`, `colleague_tom_role`).
+# The family beyond RELATIONS' (the family's facts to a question about the family, retrieval/topics.py),
+# and the fact each one's name is filed under (`{part}_name`, `cousin_priya_role`).
+KIN = {"cousin": "cousin", "aunt": "aunt", "uncle": "uncle", "grandma": "grandmother", "grandmother": "grandmother",
+       "granny": "grandmother", "grandpa": "grandfather", "grandfather": "grandfather", "grandad": "grandfather",
+       "granddad": "grandfather"}
+# Whom "grandparents" names: no fact is filed under the word.
+GRANDPARENTS = ("grandmother", "grandfather")
+# People beside the relatives whose names and facts the offline rules file, the kin among them, and the
+# fact each one's name is filed under (`{part}_name`, `colleague_tom_role`).
 PEOPLE = {"boss": "boss", "colleague": "colleague", "coworker": "colleague", "co-worker": "colleague",
           "roommate": "roommate", "flatmate": "roommate", "housemate": "roommate", "neighbour": "neighbor",
-          "neighbor": "neighbor", "cousin": "cousin", "aunt": "aunt", "uncle": "uncle", "grandma": "grandmother",
-          "grandmother": "grandmother", "granny": "grandmother", "grandpa": "grandfather",
-          "grandfather": "grandfather", "grandad": "grandfather", "granddad": "grandfather"}
+          "neighbor": "neighbor", **KIN}
 # Pets by the word a user says, and the kind their facts are filed under (`pet_{part}_name`).
 PETS = {"dog": "dog", "puppy": "dog", "pup": "dog", "cat": "cat", "kitten": "cat", "kitty": "cat",
         "rabbit": "rabbit", "bunny": "rabbit", "horse": "horse", "pony": "pony", "hamster": "hamster",
@@ -187,6 +192,16 @@ WELL_KNOWN_EMPLOYERS = frozenset(name.casefold() for name in (
     # hospital systems
     "Mayo Clinic|Cleveland Clinic|Kaiser Permanente|Johns Hopkins|Mass General|Mount Sinai"
 ).split("|"))
+
+# Well-known employers whose products a customer switches between ("My wife switched from Apple to
+# Samsung" is a phone): a switch between two of one kind says no job change.
+SWITCHED_AS_A_CUSTOMER = tuple(frozenset(name.casefold() for name in kind.split("|")) for kind in (
+    "Apple|Samsung|Google|Sony|Microsoft",  # phones, laptops, consoles, search, mail, office tools
+    "Uber|Lyft|Airbnb",  # rides and stays
+    "Netflix|Spotify|Amazon|Apple|Google|TikTok|Meta|Sony",  # streaming, shopping, social
+    "PayPal|Stripe|Shopify|Amazon",  # payments and shops ("Google Pay" is said so)
+    "Google|Microsoft|Amazon|Oracle|IBM|Salesforce|Adobe|Atlassian",  # clouds and business software
+))
 
 # Languages a user may ask to be answered in ("Please answer in French").
 LANGUAGES = (

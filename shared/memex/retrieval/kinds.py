@@ -10,7 +10,7 @@ relations a name is filed under, children, pets, the other people a user speaks 
 in the user's life) and the user's own name. A memory that names things of some kinds, none of
 them a kind the question asks about, is not an answer to it; one that names no kind at all
 ("We made bowls!") or the asked kind in any of its words ("my husband" for "partner") is left to the
-floor. Words outside the vocabulary ("nephew", "boss's car") name no kind and change nothing.
+floor. Words outside the vocabulary ("nephew") name no kind and change nothing.
 """
 
 from __future__ import annotations
@@ -25,7 +25,10 @@ _KIND: dict[str, frozenset[str]] = {
     **{word: frozenset({kind}) for word, kind in vocabulary.RELATIONS.items()},
     **{word: frozenset({"child"}) for word in vocabulary.CHILDREN},
     **{word: frozenset({word}) for word in vocabulary.OTHER_PEOPLE},
+    # the people whose facts the rules file under what they are to the user: a coworker is the colleague
+    **{word: frozenset({kind}) for word, kind in vocabulary.PEOPLE.items()},
     "parents": frozenset({"mother", "father", "parents"}),  # a mother or a father answers for "my parents"
+    "grandparents": frozenset(vocabulary.GRANDPARENTS),
     **{word: frozenset({kind}) for word, kind in vocabulary.PETS.items()},
 }
 _WORDS = re.compile(

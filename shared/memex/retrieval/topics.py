@@ -93,8 +93,12 @@ class _Kind:
 
 
 # Relations whose facts are the family's: the offline rules' (partner_name, child_name, their facts
-# about a named relative: partner_sam_role) and the LLM prompt's sibling_ and parent_ keys.
-_FAMILY = sorted({kind for kind in vocabulary.RELATIONS.values() if kind != "friend"} | {"sibling", "parent"})
+# about a named relative: partner_sam_role, an unnamed one's: grandmother_city) and the LLM prompt's
+# sibling_ and parent_ keys; not a friend's, a boss's, a colleague's, a neighbour's nor a roommate's.
+_FAMILY = sorted({kind for kind in vocabulary.RELATIONS.values() if kind != "friend"} | {"sibling", "parent"}
+                 | set(vocabulary.KIN.values()))
+# Everyone in the person's life whose facts are filed under what they are to her (boss_city).
+_THEIRS = sorted({*_FAMILY, "friend", *vocabulary.PEOPLE.values()})
 
 
 def _anyones(keys: str) -> str:
@@ -118,11 +122,13 @@ _NO_SUBJECT = r"|^(?!.*\b(?:majors?|majored|stud(?:y|ied|ying)|degrees?|subjects
 # Being at school, as the question's verb says it: "Is she", "What's he", "Am I".
 _IS = r"(?:\bis|\bare|\bam|\bwas|['’]s|['’]re|['’]m)"
 _UNI = r"(?:uni|university|college)"
+# Whose someone in her life is: hers ("my boss", "her cousin"), the user's or a participant's ("John's colleague").
+_WHOSE_PERSON = r"(?:(?<=\bmy )|(?<=\bour )|(?<=\byour )|(?<=\bher )|(?<=\bhis )|(?<=\btheir )|(?<=['’]s ))"
 
 
 def _own(keys: str) -> str:
     """The kind's keys alone or after a participant's name ("melanie_employer"), not a relative's."""
-    return r"^(?!(?:.*_)?(?:" + "|".join(_FAMILY + ["friend"]) + rf")_)(?:.*_)?(?:{keys})$"
+    return r"^(?!(?:.*_)?(?:" + "|".join(_THEIRS) + rf")_)(?:.*_)?(?:{keys})$"
 
 
 _KINDS = (
@@ -249,6 +255,16 @@ _KINDS = (
           of_someone=True),
     _Kind(r"(?:video |computer |board )?games", _anyones(r"(?:game|hobby)$"), ("game", "hobby"), of_someone=True),
     _Kind(r"books|novels", _anyones(r"book$"), ("book",), of_someone=True),
+    # the grandparents, a word none of their facts says ("Tell me about my grandparents.")
+    _Kind(_WHOSE_PERSON + r"grandparents?", _anyones("|".join(vocabulary.GRANDPARENTS).join(("(?:", ")_"))),
+          vocabulary.GRANDPARENTS),
+    # someone in the person's life beside the relatives the kinds above name, asked about as hers ("Where does
+    # my boss live?", "What does my cousin do?"): their facts, not her own that the question's frame is as
+    # near ("The user lives in Chicago.")
+    *(_Kind(_WHOSE_PERSON + "(?:" + "|".join(sorted((rf"{re.escape(word)}(?:e?s)?" for word, kind in
+                                                     vocabulary.PEOPLE.items() if kind == part), key=len,
+                                                    reverse=True)) + ")",
+            _anyones(rf"{part}_"), (part,)) for part in sorted(set(vocabulary.PEOPLE.values()))),
 )
 # The kind's word ends what the question names: punctuation follows it, or a word that is no noun (a
 # verb, a pronoun, "anyone", a preposition...), not a noun it qualifies ("a pet peeve", "health care", "a family
@@ -269,7 +285,8 @@ _SOMEONE = re.compile(r"\b(?:i|me|my|mine|you|your|she|her|hers|he|him|his|they|
                       r"|\b(?:is|are|does|did|has|was|do|can|will|would)\s+(?-i:[A-Z])[a-z]+\b", re.IGNORECASE)
 # Someone in the person's life, by their place in it (the offline rules' words: "my sister", "her boss").
 _OTHERS = re.compile(r"\b(?:" + "|".join(re.escape(word) for word in sorted(
-    {*vocabulary.RELATIONS, *vocabulary.CHILDREN, *vocabulary.OTHER_PEOPLE}, key=len, reverse=True)) + r")(?:e?s)?\b",
+    {*vocabulary.RELATIONS, *vocabulary.CHILDREN, *vocabulary.OTHER_PEOPLE, *vocabulary.PEOPLE, "grandparent"}, key=len,
+    reverse=True)) + r")(?:e?s)?\b",
     re.IGNORECASE)
 
 
