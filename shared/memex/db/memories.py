@@ -562,7 +562,7 @@ def _matched(hits: list[dict[str, Any]]) -> dict[str, tuple[frozenset[str], froz
 
 
 def _said(word: str) -> re.Pattern:
-    """`\bword\b`, for a word that opens with a word character written as the word first and the
+    r"""`\bword\b`, for a word that opens with a word character written as the word first and the
     boundary before it looked behind for: re runs a pattern that opens with a literal as a fast
     substring search, and tries one that opens with `\b` at every position (4x slower on LoCoMo's
     contents). "-5" keeps `\b` in front, where it asks for a word character before the "-"."""
