@@ -124,3 +124,20 @@ def test_how_many_asks_for_a_number_not_the_word_many(tenant):
     found = tenant.search("How many kids does the user have?", mode="bm25")
     # the count filed from it answers too: "kids" and "children" are one family (keywords.FAMILIES)
     assert [r["content"] for r in found] == ["The user has 3 children.", "We have three kids, all under ten."]
+
+
+def test_a_query_word_counts_as_said_where_the_content_holds_it_whole():
+    """memories._matched: a term the memory matched is one it says as the query writes it only where
+    the word stands whole (`\\bword\\b`), however its pattern is written for speed."""
+    from memex.db import memories
+    words = [["hiking", "hike"], ["-5", "-5"], ["café", "café"], ["3.5", "3.5"], ["art", "art"]]
+    terms = ["hike", "-5", "café", "3.5", "art"]
+    contents = {"a": "Hiking at -5 today", "b": "rehiking x-5", "c": "Café. Version 3.5", "d": "cafés 3.55 art's",
+                "e": "state-of-the-art", "f": "hiking"}
+    hits = [{"id": key, "content": content, "matched": terms, "words": words if key == "a" else None}
+            for key, content in contents.items()]
+    exact = {key: said for key, (_, said) in memories._matched(hits).items()}
+    assert exact == {"a": {"hike"}, "b": {"-5"}, "c": {"café", "3.5"}, "d": {"art"}, "e": {"art"}, "f": {"hike"}}
+    # and nothing said of a term the memory did not match
+    hits[0]["matched"] = ["art"]
+    assert memories._matched(hits[:1])["a"] == (frozenset({"art"}), frozenset())

@@ -148,6 +148,20 @@ def test_a_word_said_another_way_counts_and_a_function_word_does_not():
     assert said_otherwise == 1.0 and function_words_only == 0.0
 
 
+def test_a_candidates_wanted_words_are_read_as_its_stemmed_content_words_would_give_them():
+    """features looks a candidate's words up among the spellings of the wanted stems rather than
+    stemming each: the same words for every ending, and none for a function word or a spelling
+    that stems elsewhere ("passes" -> "pass", not the "pas" of "pass")."""
+    wanted = learned._content_words(frozenset("pass hiking painted dogs news things doing trees".split()))
+    spelled = learned._spellings(wanted)
+    lines = ["passes pass pas", "hikes hiked hiking hik", "paint paints painting paintes", "dog dogs doges",
+             "new news newses", "thing things doing doings done", "tree trees treeing", "nothing asked here"]
+    for line in lines:
+        words = frozenset(line.split())
+        assert learned._wanted_said(spelled, words) == learned._content_words(words) & wanted, line
+    assert learned._wanted_said(spelled, frozenset({"hikes", "things"})) == {"hik"}
+
+
 def test_the_candidate_that_says_what_was_asked_goes_first_when_nothing_else_differs():
     made = [_candidate("other", 0.9, 0.5, 6, None), _candidate("says", 0.8, 0.5, 6, None)]
     made[1] = (made[1][0], Found(WHEN, 0.5, "we went kayaking on the lake"))

@@ -551,12 +551,28 @@ def _matched(hits: list[dict[str, Any]]) -> dict[str, tuple[frozenset[str], froz
     candidate again cost milliseconds per search."""
     if not hits or "matched" not in hits[0]:
         return {}
-    words = [(re.compile(rf"\b{re.escape(word)}\b"), term) for word, term in hits[0]["words"] or ()]
+    words = [(word, _said(word), term) for word, term in hits[0]["words"] or ()]
     found = {}
     for r in hits:
         matched, content = frozenset(r["matched"]), r["content"].lower()
-        found[r["id"]] = matched, frozenset(term for word, term in words if term in matched and word.search(content))
+        # a word the content does not hold at all (its term matched in another form) needs no pattern
+        found[r["id"]] = matched, frozenset(term for word, pattern, term in words
+                                            if term in matched and word in content and pattern.search(content))
     return found
+
+
+def _said(word: str) -> re.Pattern:
+    r"""`\bword\b`, for a word that opens with a word character written as the word first and the
+    boundary before it looked behind for: re runs a pattern that opens with a literal as a fast
+    substring search, and tries one that opens with `\b` at every position (4x slower on LoCoMo's
+    contents). "-5" keeps `\b` in front, where it asks for a word character before the "-"."""
+    escaped = re.escape(word)
+    if _WORD_CHAR.match(word):
+        return re.compile(rf"{escaped}\b(?<!\w{escaped})")
+    return re.compile(rf"\b{escaped}\b")
+
+
+_WORD_CHAR = re.compile(r"\w")
 
 
 def wire(text: str) -> dict[str, Any]:

@@ -83,6 +83,24 @@ def _content_words(words: frozenset[str]) -> frozenset[str]:
     return frozenset(map(_stem, words - _FUNCTION_WORDS))
 
 
+def _spellings(wanted: frozenset[str]) -> dict[str, str]:
+    """Each word, not a function word, that _stem reads as one of `wanted` -> that stem: the stem
+    itself or it with one of _stem's endings. The stems of a text's content words that are wanted
+    are those of its words among these: a text's words looked up, not each of them stemmed."""
+    spelled = {}
+    for stem in wanted:
+        for ending in ("", "ing", "ed", "es", "s"):
+            word = stem + ending
+            if word not in _FUNCTION_WORDS and _stem(word) == stem:
+                spelled[word] = stem
+    return spelled
+
+
+def _wanted_said(spelled: dict[str, str], words: frozenset[str]) -> frozenset[str]:
+    """_content_words(words) & wanted, `spelled` = _spellings(wanted)."""
+    return frozenset(spelled[word] for word in words.intersection(spelled))
+
+
 def moments(candidates: Sequence[Found], relevance: Sequence[float]) -> list[float]:
     """Each candidate's relevance, capped at the best relevance of the others said in its turn: a
     line counts as far as its moment backs it. "The others" leave out the candidate's own message
@@ -115,9 +133,11 @@ def features(question: str, now: datetime, candidates: Sequence[tuple[dict[str, 
     names = frozenset().union(*(speakers.words(name) for _, found in candidates
                                 for name in (found.speaker, found.subject) if name))
     wanted = _content_words(speakers.words(keywords.of(question)) - names)  # "for a living" asks no word
-    said = [_content_words(speakers.words(found.content)) for _, found in candidates]
+    # of each candidate's content words, only the wanted ones (all that is read of them below)
+    spelled = _spellings(wanted)
+    said = [_wanted_said(spelled, speakers.words(found.content)) for _, found in candidates]
     if also_said:
-        said = [words | _content_words(also) for words, also in zip(said, also_said)]
+        said = [words | _wanted_said(spelled, also) for words, also in zip(said, also_said)]
     weight = {word: math.log(1 + len(said) / (1 + sum(word in words for words in said))) for word in wanted}
     # fsum: the same total whatever order the set of words comes in (a string's hash, so a set's order,
     # changes with every process), so the same question over the same memories is ranked the same

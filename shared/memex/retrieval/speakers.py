@@ -27,6 +27,8 @@ from typing import Iterable, Iterator
 from memex.db.memories import Found
 
 _WORD = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*")
+# _WORD on lower-case ASCII, where a letter is a-z: a class of its own, not the negation of three
+_ASCII_WORD = re.compile(r"[a-z]+(?:['-][a-z]+)*")
 _POSSESSIVE = ("'s", "’s")
 
 
@@ -61,7 +63,10 @@ def words(text: str) -> frozenset[str]:
 
 def _words(text: str) -> frozenset[str]:
     if text.isascii():  # lowering ASCII keeps every letter a letter: the same words, lowered in one call
-        return frozenset(w[:-2] if w.endswith("'s") else w for w in _WORD.findall(text.lower()))
+        lowered = text.lower()
+        if "'s" not in lowered:  # most lines say no possessive: no word to strip
+            return frozenset(_ASCII_WORD.findall(lowered))
+        return frozenset(w[:-2] if w.endswith("'s") else w for w in _ASCII_WORD.findall(lowered))
     lowered = (w.lower() for w in _WORD.findall(text))
     return frozenset(w[:-2] if w.endswith(_POSSESSIVE) else w for w in lowered)
 
