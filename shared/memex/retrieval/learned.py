@@ -68,12 +68,16 @@ def rank_feature(rank: int | None) -> float:
     return 1.0 / math.log2(1 + rank) if rank else 0.0
 
 
+# The plural and tense endings _stem takes off, in the order it tries them
+_ENDINGS = ("ing", "ed", "es", "s")
+
+
 def _stem(word: str) -> str:
     """The word without a plural or tense ending ("hiking" and "hikes" -> "hik"), so that a line
     need not say it the way the question does."""
     if word[-1:] not in ("g", "d", "s"):  # most words end otherwise, and need not try the endings
         return word
-    for ending in ("ing", "ed", "es", "s"):
+    for ending in _ENDINGS:
         if word.endswith(ending) and len(word) - len(ending) >= 3:
             return word[:-len(ending)]
     return word
@@ -89,7 +93,7 @@ def _spellings(wanted: frozenset[str]) -> dict[str, str]:
     are those of its words among these: a text's words looked up, not each of them stemmed."""
     spelled = {}
     for stem in wanted:
-        for ending in ("", "ing", "ed", "es", "s"):
+        for ending in ("", *_ENDINGS):
             word = stem + ending
             if word not in _FUNCTION_WORDS and _stem(word) == stem:
                 spelled[word] = stem
