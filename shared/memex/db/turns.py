@@ -11,7 +11,6 @@ from typing import Any
 import psycopg
 from psycopg.types.json import Jsonb
 
-from memex.db.locks import lock_user
 from memex.errors import IdempotencyConflict
 from memex.models import TurnIn
 
@@ -62,10 +61,8 @@ def insert_turns(conn: psycopg.Connection, tenant_id: str,
     """`insert_turn` for many turns, in pipelined statements rather than a round trip each: for
     each turn, (its id, created), the id the first turn's for a repeated idempotency key, or None
     where the key names a different turn. A turn Postgres refuses raises, as from `insert_turn`.
-    The turns' users are locked first, in order: each statement holds its session's row (migration
-    0025) to commit, and two imports writing one user's sessions in other orders would deadlock."""
-    for user_id in sorted({t.user_id for t, _ in turns}):
-        lock_user(conn, tenant_id, user_id)
+    Each statement holds its turns' sessions' rows (migration 0025) to commit: a caller writing
+    several users' sessions locks those users first, in order (backfills.insert_turns)."""
     rows = [(tenant_id, str(uuid.uuid4()), t.user_id, t.session_id, t.agent_id, at, Jsonb(t.metadata),
              t.idempotency_key, _payload_hash(t)) for t, at in turns]
     created = []
