@@ -143,6 +143,9 @@ ATOMIC_FACTS = [
     ("I live in Lisbon", {("city", "Lisbon")}),
     ("I moved to Lisbon.", {("city", "Lisbon")}),
     ("I live in Lisbon, near the river.", {("city", "Lisbon")}),
+    # where one works said with where one lives: the city, and no more ("I work in Denver" alone is none)
+    ("I live and work in Denver.", {("city", "Denver")}),
+    ("We live and work in Denver, by the park.", {("city", "Denver")}),
     ("I'm based in New York City", {("city", "New York City")}),
     ("I live in St. Louis. I work at Google.", {("city", "St. Louis"), ("employer", "Google")}),
     ("I've lived in Lisbon for 5 years", {("city", "Lisbon")}),

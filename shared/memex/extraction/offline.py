@@ -1603,7 +1603,7 @@ _RULES = [
     ], "The user used to be {a} {said}.", _student, confidence=0.7, importance=0.6, historical=True),
     # places
     _rule("fact", "city", "live lived based living moved relocated bought new settled back", [
-        rf"\b(?:I|[Ww]e) (?:now |currently |still )?live in (?P<value>{_PROPER})",
+        rf"\b(?:I|[Ww]e) (?:now |currently |still )?live (?:and (?:I |[Ww]e )?work )?in (?P<value>{_PROPER})",
         rf"\b(?:I|[Ww]e)(?:'ve| have) (?:always )?lived in (?P<value>{_PROPER})",
         rf"\b(?:I|[Ww]e)(?:'ve| have) been living in (?P<value>{_PROPER})",
         rf"\bI(?:'m| am) (?:now |currently )?(?:based|living) in (?P<value>{_PROPER})",
