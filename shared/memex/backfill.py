@@ -115,10 +115,9 @@ def listing(ctx: Context, tenant_id: str, user_id: str | None, limit: int, curso
     (a job over the whole tenant has none, and is listed only without the filter)."""
     # Whether the filter is given is part of the listing: no user id may pass for its absence.
     of = cursors.listing("backfills", tenant_id, user_id is None, user_id or "")
-    after = cursors.decode(cursor, of) if cursor else None
-    rows, next_key = backfill_rows.of_tenant(ctx.db.connection(), tenant_id, user_id, limit, after)
-    return {"backfills": [_progress(row) for row in rows],
-            "next_cursor": cursors.encode(of, *next_key) if next_key else None}
+    rows, next_cursor = cursors.page(
+        of, cursor, lambda after: backfill_rows.of_tenant(ctx.db.connection(), tenant_id, user_id, limit, after))
+    return {"backfills": [_progress(row) for row in rows], "next_cursor": next_cursor}
 
 
 def _progress(row: dict[str, Any]) -> dict[str, Any]:

@@ -57,11 +57,9 @@ def list_for_user(ctx: Context, tenant_id: str, user_id: str, include_inactive: 
     # The agent joins the listing's digest only when given: the unfiltered listing's cursors (and
     # those issued before the filter existed) stay its own.
     of = cursors.listing("memories", tenant_id, user_id, include_inactive, *([agent_id] if agent_id else []))
-    after = cursors.decode(cursor, of) if cursor else None
-    items, next_key = memory_rows.list_for_user(
-        ctx.db.connection(), tenant_id, user_id, include_inactive, limit, after, agent_id
-    )
-    return {"memories": items, "next_cursor": cursors.encode(of, *next_key) if next_key else None}
+    items, next_cursor = cursors.page(of, cursor, lambda after: memory_rows.list_for_user(
+        ctx.db.connection(), tenant_id, user_id, include_inactive, limit, after, agent_id))
+    return {"memories": items, "next_cursor": next_cursor}
 
 
 def count(ctx: Context, tenant_id: str, user_id: str, agent_id: str | None) -> int:

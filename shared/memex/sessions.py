@@ -14,18 +14,17 @@ from memex.errors import NotFound
 def of_user(ctx: Context, tenant_id: str, user_id: str, limit: int, cursor: str | None) -> dict[str, Any]:
     """The user's sessions (those with a turn), the latest begun first; none for a user with none."""
     of = cursors.listing("sessions", tenant_id, user_id)
-    after = cursors.decode(cursor, of) if cursor else None
-    items, next_key = session_rows.of_user(ctx.db.connection(), tenant_id, user_id, limit, after)
-    return {"user_id": user_id, "sessions": items, "next_cursor": cursors.encode(of, *next_key) if next_key else None}
+    items, next_cursor = cursors.page(
+        of, cursor, lambda after: session_rows.of_user(ctx.db.connection(), tenant_id, user_id, limit, after))
+    return {"user_id": user_id, "sessions": items, "next_cursor": next_cursor}
 
 
 def messages(ctx: Context, tenant_id: str, user_id: str, session_id: str, limit: int,
              cursor: str | None) -> dict[str, Any]:
     of = cursors.listing("messages", tenant_id, user_id, session_id)
-    after = cursors.decode(cursor, of, rest=1) if cursor else None
     conn = ctx.db.connection()
-    items, next_key = session_rows.messages(conn, tenant_id, user_id, session_id, limit, after)
+    items, next_cursor = cursors.page(
+        of, cursor, lambda after: session_rows.messages(conn, tenant_id, user_id, session_id, limit, after), rest=1)
     if not items and not session_rows.exists(conn, tenant_id, user_id, session_id):
         raise NotFound(f"session {session_id} of user {user_id} not found")
-    return {"user_id": user_id, "session_id": session_id, "messages": items,
-            "next_cursor": cursors.encode(of, *next_key) if next_key else None}
+    return {"user_id": user_id, "session_id": session_id, "messages": items, "next_cursor": next_cursor}

@@ -13,6 +13,7 @@ import hashlib
 import json
 import re
 from datetime import datetime
+from typing import Callable
 
 from memex.errors import InvalidInput
 from memex.models import is_id
@@ -60,3 +61,11 @@ def decode(cursor: str, of: str, rest: int = 0) -> tuple:
     if at.tzinfo is None or not is_id(decoded[2]):
         raise InvalidInput(NOT_ISSUED)
     return (at, *decoded[2:])
+
+
+def page(of: str, cursor: str | None, read: Callable[[tuple | None], tuple[list, tuple | None]],
+         rest: int = 0) -> tuple[list, str | None]:
+    """A page of the listing `of`: `read(after)` with the key `cursor` holds (None for the first
+    page), and the cursor after the page's last row when `read` says more follow (its key), else None."""
+    items, next_key = read(decode(cursor, of, rest) if cursor else None)
+    return items, encode(of, *next_key) if next_key else None
