@@ -123,6 +123,7 @@ def test_tenants_set_limit_show_and_clear(ctx):
     assert json.loads(cleared.stdout)["rate_limit"] == "600/min"
     shown = json.loads(_memex("tenants", "show", "cli-limits", env=env).stdout)
     assert shown["rate_limit_source"] == "MEMEX_RATE_LIMIT" and shown["active_keys"] == 0
+    assert shown["created_at"].endswith("Z")  # the one time form the API answers in
 
     bad = _memex("tenants", "set-limit", "cli-limits", "50/fortnight", env=env)
     assert bad.returncode == 1 and "'50/fortnight' is not a rate" in bad.stderr and "Traceback" not in bad.stderr

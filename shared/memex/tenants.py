@@ -7,6 +7,7 @@ from typing import Any
 from memex.context import Context
 from memex.db import tenants as tenant_rows
 from memex.errors import NotFound
+from memex.models import wire_time
 from memex.rate_limit import UNLIMITED, canonical
 
 
@@ -25,7 +26,7 @@ def describe(ctx: Context, tenant_id: str) -> dict[str, Any]:
     own = row["rate_limit"]
     return {
         "tenant": row["id"],
-        "created_at": row["created_at"].isoformat(),
+        "created_at": wire_time(row["created_at"]),
         "rate_limit": own if own is not None else (str(default) if default else UNLIMITED),
         "rate_limit_source": "tenant override" if own is not None
         else ("MEMEX_RATE_LIMIT" if default else "none configured"),
