@@ -75,7 +75,7 @@ def test_initialize_and_list_tools_with_their_input_schemas(mcp_url, tenant):
         assert client.server_info.name == "memex"
         # The version a client shows beside the name: the API's, as /openapi.json gives it.
         openapi = httpx.get(mcp_url.removesuffix("/mcp") + "/openapi.json").json()
-        assert client.server_info.version == openapi["info"]["version"]
+        assert client.server_info.version == openapi["info"]["version"] and client.server_info.description
         assert "recall_context" in client.instructions
         return {tool.name: tool for tool in (await client.list_tools()).tools}
 
@@ -437,6 +437,19 @@ def test_a_wrong_or_missing_key_is_refused_with_401(mcp_url, tenant):
     with pytest.raises(BaseException) as caught:
         session(mcp_url, "mx_wrong", body)
     assert caught.group_contains(MCPError, match="^unauthorized: invalid API key$", depth=None) and not reached
+
+
+def test_only_post_is_served_and_a_405_says_so(mcp_url, tenant):
+    """Stateless: no stream to open (GET) and no session to end (DELETE); the Allow of a 405 names
+    exactly the methods that are answered."""
+    headers = tenant.headers | {"Accept": "application/json, text/event-stream"}
+    refused = httpx.get(mcp_url, headers=headers)
+    assert refused.status_code == 405 and refused.json()["error"]["code"] == "method_not_allowed"
+    allowed = set(refused.headers["allow"].split(", "))
+    ping = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
+    for method in ("GET", "POST", "DELETE"):
+        answer = httpx.request(method, mcp_url, headers=headers, json=ping if method == "POST" else None)
+        assert (answer.status_code != 405) == (method in allowed), (method, answer.status_code)
 
 
 def test_another_tenants_key_sees_and_changes_nothing(mcp_url, tenant, other_tenant):

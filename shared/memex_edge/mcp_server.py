@@ -56,6 +56,8 @@ REFUSED = -32000
 # Where the tenant the key resolved to travels from the HTTP edge to the tools: the request's scope.
 CALLER = "memex.caller"
 
+# What a client shows beside the server's name; INSTRUCTIONS is what it gives the model.
+DESCRIPTION = "Long-term memory for AI agents: conversation turns in, cited context and search out, kept current."
 INSTRUCTIONS = """\
 memex is the user's long-term memory. Its tools take a user_id: the id your application gives \
 this user, the same in every conversation (each user's memories are kept apart); a conversation \
@@ -373,8 +375,8 @@ def build_server() -> MCPServer:
                  (_forget_user, TurnsDeleted, "Forget a user", ERASE),
              ]]
     # log_level: the SDK configures the root logger when nothing has; at WARNING, as Python would.
-    return MCPServer("memex", title="memex", version=API_VERSION, instructions=INSTRUCTIONS, tools=tools,
-                     log_level="WARNING")
+    return MCPServer("memex", title="memex", version=API_VERSION, description=DESCRIPTION, instructions=INSTRUCTIONS,
+                     tools=tools, log_level="WARNING")
 
 
 # ---------------------------------------------------------------- HTTP
@@ -420,9 +422,10 @@ class McpApp:
         if scope["method"] == "GET":
             # The SDK would open a server-to-client stream that nothing ever writes to or ends
             # (stateless), holding the connection, or a Lambda invocation, until it times out.
-            # MCP lets a server without one say so with 405.
+            # MCP lets a server without one say so with 405. Only POST is served: with no session
+            # to end, the SDK answers DELETE 405 too.
             response = error(405, "method_not_allowed", "no server-to-client stream: this server is stateless",
-                             headers={"Allow": "POST, DELETE"})
+                             headers={"Allow": "POST"})
             return await response(scope, receive, send)
         transport = self._transport
         if transport is None:
