@@ -207,6 +207,8 @@ def test_every_tools_result_is_typed_by_its_output_schema_field_by_field(mcp_url
         schema = _closed(schemas["add_turn" if tool == "queued" else tool])
         jsonschema.validate(result.structured_content, schema, format_checker=WIRE_TIMES)
         assert json.loads(result.content[0].text) == result.structured_content, tool
+        # Compact: the text is what most clients hand the model, and indentation is only tokens.
+        assert "\n" not in result.content[0].text, tool
     assert results["search_memories"].structured_content["results"]
     assert results["add_turn"].structured_content["occurred_at"] == "2026-03-01T10:00:00Z"
     assert set(results["queued"].structured_content) == {"turn_id", "status"}

@@ -155,8 +155,9 @@ def _answering(fn: Callable[..., dict[str, Any]], answer: type[BaseModel]) -> Ca
         caller = _caller(tool_ctx)
         try:
             result = fn(caller, **arguments)
-            # The text beside it as the SDK writes a structured result's, for clients that read only text.
-            return CallToolResult(content=[TextContent(text=pydantic_core.to_json(result, indent=2).decode())],
+            # The text beside it, for clients that read only text: most hand it to the model, so
+            # compact (the SDK's indent=2 made a search's 27% more tokens).
+            return CallToolResult(content=[TextContent(text=pydantic_core.to_json(result).decode())],
                                   structured_content=result)
         except ValidationError as exc:
             raise ToolError(_problems(exc)) from exc
