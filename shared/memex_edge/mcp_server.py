@@ -261,9 +261,8 @@ WAIT = inspect.Parameter("wait", inspect.Parameter.KEYWORD_ONLY, annotation=bool
 def _add_turn(caller: Caller, wait: bool = False, **fields: Any) -> dict[str, Any]:
     """Send a conversation turn to memory: after each exchange, the user's message and your reply.
     memex keeps the messages, extracts facts, preferences and events from them, and supersedes
-    what they replace. Queued by default (status 'queued':
-    the memories appear within seconds); with wait=true, processed first (status 'processed',
-    with the memories)."""
+    what they replace. Queued by default (status 'queued': the memories appear within seconds);
+    with wait=true, processed first (status 'processed', with the memories)."""
     return ingest.ingest_turn(caller.ctx, caller.tenant_id, TurnIn(**fields), wait)
 
 
@@ -335,8 +334,8 @@ def _delete_session(
     session_id: Annotated[Id, Field(description="The conversation to erase.")],
 ) -> dict[str, Any]:
     """Erase a conversation: its turns, its messages and every memory drawn from them, for good,
-    when the user asks you to forget it (list_sessions names them). Returns how many turns and memories were erased (0 and 0 for a session this user does not
-    have)."""
+    when the user asks you to forget it (list_sessions names them). Returns how many turns and
+    memories were erased (0 and 0 for a session this user does not have)."""
     return {"deleted": memories.erase_session(caller.ctx, caller.tenant_id, session_id, user_id)}
 
 
