@@ -5,6 +5,7 @@ McpFn's Lambda handler on its sample events."""
 from __future__ import annotations
 
 import json
+import re
 import threading
 import time
 import uuid
@@ -72,6 +73,9 @@ async def refused(client, tool: str, **arguments) -> str:
 def test_initialize_and_list_tools_with_their_input_schemas(mcp_url, tenant):
     async def body(client):
         assert client.server_info.name == "memex"
+        # The version a client shows beside the name: the API's, as /openapi.json gives it.
+        openapi = httpx.get(mcp_url.removesuffix("/mcp") + "/openapi.json").json()
+        assert client.server_info.version == openapi["info"]["version"] and client.server_info.description
         assert "recall_context" in client.instructions
         return {tool.name: tool for tool in (await client.list_tools()).tools}
 
@@ -102,6 +106,59 @@ def test_initialize_and_list_tools_with_their_input_schemas(mcp_url, tenant):
         return {tool.name for tool in (await client.list_tools()).tools}
 
     assert session(mcp_url, tenant.key, modern, mode="auto") == TOOLS
+
+
+def _field_names(schema) -> set[str]:
+    """Every property name a schema declares, however deep."""
+    if isinstance(schema, dict):
+        return set(schema.get("properties", {})) | {name for value in schema.values() for name in _field_names(value)}
+    return {name for value in schema for name in _field_names(value)} if isinstance(schema, list) else set()
+
+
+def test_the_instructions_and_descriptions_point_only_to_this_servers_tools(mcp_url, tenant):
+    """A model follows the names it reads: every snake_case name in the server's instructions and
+    the tools' descriptions is a tool of this server or a field of one, and the instructions name
+    the loop's two tools and the ids they take."""
+
+    async def body(client):
+        return client.instructions, (await client.list_tools()).tools
+
+    instructions, tools = session(mcp_url, tenant.key, body)
+    fields = set().union(*(_field_names(tool.input_schema) | _field_names(tool.output_schema) for tool in tools))
+    for text in [instructions, *(tool.description for tool in tools)]:
+        named = set(re.findall(r"\b[a-z]+(?:_[a-z]+)+\b", text)) - fields
+        assert named <= TOOLS, (named - TOOLS, text)
+    assert {"recall_context", "add_turn", "user_id", "session_id"} <= set(re.findall(r"\w+", instructions))
+
+
+def test_the_instructions_loop_over_three_days(mcp_url, tenant, runtime):
+    """What the server's instructions tell an agent, day after day: recall_context with the user's
+    message before answering, add_turn with the message and the reply after; what a day taught is
+    in the next day's context, and a change replaces what it changes."""
+    days = [("2026-03-02T09:00:00Z", "Can you help me plan my week?", "I work at Stripe and live in Lisbon.",
+             "Sure, Dana."),
+            ("2026-03-03T09:00:00Z", "What should I pack for my commute?", "I just started at Notion, left Stripe.",
+             "Congratulations!"),
+            ("2026-03-04T09:00:00Z", "Where do I work now?", None, None)]
+
+    async def day(client, when: str, question: str, said: str | None, reply: str | None) -> dict:
+        context = await call(client, "recall_context", user_id=tenant.user, session_id=when[:10], query=question,
+                             reference_time=when)
+        if said:
+            await call(client, "add_turn", user_id=tenant.user, session_id=when[:10], timestamp=when, messages=[
+                {"role": "user", "content": f"{question} {said}"}, {"role": "assistant", "content": reply}])
+        return context
+
+    contexts = []
+    for when, question, said, reply in days:
+        contexts.append(session(mcp_url, tenant.key, lambda client: day(client, when, question, said, reply)))
+        runtime.drain()
+    first, second, third = contexts
+    assert first == {"context": "", "citations": [], "token_count": 0, "degraded": []}
+    assert "The user's employer is Stripe." in second["context"] and "The user lives in Lisbon." in second["context"]
+    facts = [c["snippet"] for c in third["citations"] if c["bucket"] == "facts"]
+    assert "The user's employer is Notion." in facts and "The user's employer is Stripe." not in facts
+    assert "The user lives in Lisbon." in facts
 
 
 def _closed(schema: dict) -> dict:
@@ -150,6 +207,8 @@ def test_every_tools_result_is_typed_by_its_output_schema_field_by_field(mcp_url
         schema = _closed(schemas["add_turn" if tool == "queued" else tool])
         jsonschema.validate(result.structured_content, schema, format_checker=WIRE_TIMES)
         assert json.loads(result.content[0].text) == result.structured_content, tool
+        # Compact: the text is what most clients hand the model, and indentation is only tokens.
+        assert "\n" not in result.content[0].text, tool
     assert results["search_memories"].structured_content["results"]
     assert results["add_turn"].structured_content["occurred_at"] == "2026-03-01T10:00:00Z"
     assert set(results["queued"].structured_content) == {"turn_id", "status"}
@@ -380,6 +439,19 @@ def test_a_wrong_or_missing_key_is_refused_with_401(mcp_url, tenant):
     with pytest.raises(BaseException) as caught:
         session(mcp_url, "mx_wrong", body)
     assert caught.group_contains(MCPError, match="^unauthorized: invalid API key$", depth=None) and not reached
+
+
+def test_only_post_is_served_and_a_405_says_so(mcp_url, tenant):
+    """Stateless: no stream to open (GET) and no session to end (DELETE); the Allow of a 405 names
+    exactly the methods that are answered."""
+    headers = tenant.headers | {"Accept": "application/json, text/event-stream"}
+    refused = httpx.get(mcp_url, headers=headers)
+    assert refused.status_code == 405 and refused.json()["error"]["code"] == "method_not_allowed"
+    allowed = set(refused.headers["allow"].split(", "))
+    ping = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
+    for method in ("GET", "POST", "DELETE"):
+        answer = httpx.request(method, mcp_url, headers=headers, json=ping if method == "POST" else None)
+        assert (answer.status_code != 405) == (method in allowed), (method, answer.status_code)
 
 
 def test_another_tenants_key_sees_and_changes_nothing(mcp_url, tenant, other_tenant):

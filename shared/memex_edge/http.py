@@ -403,7 +403,7 @@ def create_app(*routers: APIRouter, provide: Callable[[], Context] = get_context
                 await stack.enter_async_context(surface.lifespan())
             yield
 
-    app = FastAPI(title="memex", version="1", lifespan=lifespan, summary=API_SUMMARY,
+    app = FastAPI(title="memex", version=API_VERSION, lifespan=lifespan, summary=API_SUMMARY,
                   openapi_url="/openapi.json" if docs else None, docs_url=None, redoc_url=None)
     app.state.provide = provide
     for router in routers:
@@ -455,6 +455,9 @@ def create_app(*routers: APIRouter, provide: Callable[[], Context] = get_context
     app.add_middleware(RateLimitHeaders)
     return RequestMetrics(BodyLimit(app, lambda: provide().settings.max_body_bytes), provide)
 
+
+# One version for the API over REST (/openapi.json) and MCP (initialize's serverInfo, else empty).
+API_VERSION = "1"
 
 API_SUMMARY = ("Long-term memory for AI agents: turns in, memories out (search, recall within a token "
                "budget), kept current. Errors are {\"error\": {code, message}}; the compatibility "

@@ -46,8 +46,8 @@ from memex.retrieval.served import search_request
 from memex_edge.answers import (Count, Memory, MemoryDeleted, MemoryHistory, MemoryList, RecallAnswer, SearchAnswer,
                                 SessionList, SessionMessageList, TurnAnswer, TurnsDeleted)
 from memex_edge.context import get_context
-from memex_edge.http import (RateLimited, admit, database_unavailable, error, field_problem, rate_limit_headers,
-                             too_many_requests, with_headers)
+from memex_edge.http import (API_VERSION, RateLimited, admit, database_unavailable, error, field_problem,
+                             rate_limit_headers, too_many_requests, with_headers)
 from memex_edge.observability import logger
 
 PATH = "/mcp"
@@ -56,13 +56,18 @@ REFUSED = -32000
 # Where the tenant the key resolved to travels from the HTTP edge to the tools: the request's scope.
 CALLER = "memex.caller"
 
+# What a client shows beside the server's name; INSTRUCTIONS is what it gives the model.
+DESCRIPTION = "Long-term memory for AI agents: conversation turns in, cited context and search out, kept current."
 INSTRUCTIONS = """\
-memex is the user's long-term memory. Before answering, call recall_context with the user's \
-message to get what you know about them, packed into a token budget and cited. After a turn, \
-call add_turn with the exchange: memex extracts facts, preferences and events from it in the \
-background and keeps them current (a new employer replaces the old one; memory_history shows the \
-chain). Use store_memory for a fact you were told to remember as is, search_memories to look \
-something up, and delete_memory, delete_session or forget_user when the user asks you to forget."""
+memex is the user's long-term memory. Its tools take a user_id: the id your application gives \
+this user, the same in every conversation (each user's memories are kept apart); a conversation \
+is a session_id of your choosing. Before answering, call recall_context with the user's message \
+and the session_id to get what you know about them, packed into a token budget and cited. After \
+each exchange, call add_turn with the user's message and your reply: memex extracts facts, \
+preferences and events from it in the background and keeps them current (a new employer replaces \
+the old one; memory_history shows the chain). Use store_memory for a fact you were told to \
+remember as is, search_memories to look something up, and delete_memory, delete_session or \
+forget_user when the user asks you to forget."""
 
 
 @dataclass(frozen=True)
@@ -150,8 +155,9 @@ def _answering(fn: Callable[..., dict[str, Any]], answer: type[BaseModel]) -> Ca
         caller = _caller(tool_ctx)
         try:
             result = fn(caller, **arguments)
-            # The text beside it as the SDK writes a structured result's, for clients that read only text.
-            return CallToolResult(content=[TextContent(text=pydantic_core.to_json(result, indent=2).decode())],
+            # The text beside it, for clients that read only text: most hand it to the model, so
+            # compact (the SDK's indent=2 made a search's 27% more tokens).
+            return CallToolResult(content=[TextContent(text=pydantic_core.to_json(result).decode())],
                                   structured_content=result)
         except ValidationError as exc:
             raise ToolError(_problems(exc)) from exc
@@ -211,7 +217,9 @@ def _store_memory(caller: Caller, **fields: Any) -> dict[str, Any]:
 def _search_memories(caller: Caller, **fields: Any) -> dict[str, Any]:
     """Search the user's memories: hybrid keyword and semantic search, ranked by relevance,
     recency and importance. Each result has its content, score and score parts, and its sources
-    (the turn and message it came from). An off-topic query finds nothing."""
+    (the turn and message it came from). An off-topic query finds nothing. Use it to look up
+    something specific or to find a memory's id; to answer the user, recall_context gives the
+    context ready to use."""
     return search_request(caller.ctx, caller.tenant_id, SearchIn(**fields))
 
 
@@ -251,10 +259,10 @@ WAIT = inspect.Parameter("wait", inspect.Parameter.KEYWORD_ONLY, annotation=bool
                  "another participant says of themselves is remembered as theirs.",
 }, WAIT)
 def _add_turn(caller: Caller, wait: bool = False, **fields: Any) -> dict[str, Any]:
-    """Send a conversation turn to memory. memex keeps the messages, extracts facts, preferences
-    and events from them, and supersedes what they replace. Queued by default (status 'queued':
-    the memories appear within seconds); with wait=true, processed first (status 'processed',
-    with the memories)."""
+    """Send a conversation turn to memory: after each exchange, the user's message and your reply.
+    memex keeps the messages, extracts facts, preferences and events from them, and supersedes
+    what they replace. Queued by default (status 'queued': the memories appear within seconds);
+    with wait=true, processed first (status 'processed', with the memories)."""
     return ingest.ingest_turn(caller.ctx, caller.tenant_id, TurnIn(**fields), wait)
 
 
@@ -270,7 +278,8 @@ def _list_memories(
     limit: Annotated[int, LIMIT] = 50,
     cursor: Annotated[Optional[str], CURSOR] = None,
 ) -> dict[str, Any]:
-    """List the user's memories, newest first, a page at a time. Returns `memories` and
+    """List the user's memories, newest first, a page at a time: to show what is stored about
+    them (to answer a question, use recall_context or search_memories). Returns `memories` and
     `next_cursor` (null on the last page)."""
     return memories.list_for_user(caller.ctx, caller.tenant_id, user_id, include_inactive, limit, cursor, agent_id)
 
@@ -282,8 +291,8 @@ def _list_sessions(
     cursor: Annotated[Optional[str], CURSOR] = None,
 ) -> dict[str, Any]:
     """List the user's conversations (sessions), the latest begun first, a page at a time: each
-    with how many turns and messages it holds and its first and last turn's time. Returns
-    `sessions` and `next_cursor` (null on the last page)."""
+    with how many turns and messages it holds and its first and last turn's time, e.g. to find a
+    conversation to read or erase. Returns `sessions` and `next_cursor` (null on the last page)."""
     return sessions.of_user(caller.ctx, caller.tenant_id, user_id, limit, cursor)
 
 
@@ -295,7 +304,8 @@ def _session_messages(
     cursor: Annotated[Optional[str], CURSOR] = None,
 ) -> dict[str, Any]:
     """Read a conversation as it was sent: its messages in the order they were said, a page at a
-    time. Returns `messages` and `next_cursor` (null on the last page)."""
+    time, e.g. when the user asks what was said in it. Returns `messages` and `next_cursor` (null
+    on the last page)."""
     return sessions.messages(caller.ctx, caller.tenant_id, user_id, session_id, limit, cursor)
 
 
@@ -303,7 +313,8 @@ def _memory_history(
     caller: Caller, *, memory_id: Annotated[Id, Field(description="The id of any memory of the chain.")],
 ) -> dict[str, Any]:
     """How a memory changed: its supersession chain, oldest first (e.g. employer Stripe, then
-    Notion), each with its validity interval."""
+    Notion), each with its validity interval; for when the user asks what something was before or
+    since when it holds."""
     return {"memory_id": memory_id, "history": memories.history(caller.ctx, caller.tenant_id, memory_id)}
 
 
@@ -311,7 +322,8 @@ def _delete_memory(
     caller: Caller, *, memory_id: Annotated[Id, Field(description="The memory to erase.")],
 ) -> dict[str, Any]:
     """Erase a memory and its whole history (every value it replaced or that replaced it), for
-    good. Returns how many memories were erased."""
+    good: when the user asks you to forget one thing (search_memories finds its id). Returns how
+    many memories were erased."""
     return {"deleted": memories.erase_memory(caller.ctx, caller.tenant_id, memory_id)}
 
 
@@ -321,9 +333,9 @@ def _delete_session(
                                              "session.")],
     session_id: Annotated[Id, Field(description="The conversation to erase.")],
 ) -> dict[str, Any]:
-    """Erase a conversation: its turns, its messages and every memory drawn from them, for good.
-    Returns how many turns and memories were erased (0 and 0 for a session this user does not
-    have)."""
+    """Erase a conversation: its turns, its messages and every memory drawn from them, for good,
+    when the user asks you to forget it (list_sessions names them). Returns how many turns and
+    memories were erased (0 and 0 for a session this user does not have)."""
     return {"deleted": memories.erase_session(caller.ctx, caller.tenant_id, session_id, user_id)}
 
 
@@ -340,7 +352,8 @@ def _forget_user(
     caller: Caller, *, user_id: Annotated[Id, Field(description="The user to forget entirely.")],
 ) -> dict[str, Any]:
     """Erase everything memex holds about the user: every turn, message and memory. It cannot be
-    undone. Returns how many of each were erased."""
+    undone: only when the user asks you to forget everything about them. Returns how many turns
+    and memories were erased (a turn's messages go with it)."""
     return {"deleted": memories.erase_user(caller.ctx, caller.tenant_id, user_id)}
 
 
@@ -362,7 +375,8 @@ def build_server() -> MCPServer:
                  (_forget_user, TurnsDeleted, "Forget a user", ERASE),
              ]]
     # log_level: the SDK configures the root logger when nothing has; at WARNING, as Python would.
-    return MCPServer("memex", title="memex", instructions=INSTRUCTIONS, tools=tools, log_level="WARNING")
+    return MCPServer("memex", title="memex", version=API_VERSION, description=DESCRIPTION, instructions=INSTRUCTIONS,
+                     tools=tools, log_level="WARNING")
 
 
 # ---------------------------------------------------------------- HTTP
@@ -408,9 +422,10 @@ class McpApp:
         if scope["method"] == "GET":
             # The SDK would open a server-to-client stream that nothing ever writes to or ends
             # (stateless), holding the connection, or a Lambda invocation, until it times out.
-            # MCP lets a server without one say so with 405.
+            # MCP lets a server without one say so with 405. Only POST is served: with no session
+            # to end, the SDK answers DELETE 405 too.
             response = error(405, "method_not_allowed", "no server-to-client stream: this server is stateless",
-                             headers={"Allow": "POST, DELETE"})
+                             headers={"Allow": "POST"})
             return await response(scope, receive, send)
         transport = self._transport
         if transport is None:
