@@ -70,7 +70,16 @@ def _id(value: str) -> str:
     return value
 
 
+def _not_blank(value: str) -> str:
+    # A memory of nothing but spaces is found by no question, and a question of nothing but spaces
+    # asks nothing: refused where `min_length` alone would let them through.
+    if not value.strip():
+        raise ValueError("must not be blank")
+    return value
+
+
 Text = Annotated[str, AfterValidator(_storable)]
+Said = Annotated[str, AfterValidator(_storable), AfterValidator(_not_blank)]
 Id = Annotated[str, StringConstraints(min_length=1, max_length=ID_MAX_LENGTH), AfterValidator(_id)]
 
 
@@ -181,7 +190,7 @@ class MemoryIn(_Strict):
     user_id: Id
     agent_id: Optional[Id] = None
     session_id: Optional[Id] = None
-    content: Text = Field(min_length=1)
+    content: Said = Field(min_length=1)
     memory_type: MemoryType = "semantic"
     importance: float = Field(default=0.5, ge=0.0, le=1.0)
     metadata: Metadata = Field(default_factory=dict)
@@ -209,7 +218,7 @@ class SearchFilters(_Strict):
 
 class SearchIn(_Strict):
     user_id: Id
-    query: Text = Field(min_length=1, max_length=10_000)
+    query: Said = Field(min_length=1, max_length=10_000)
     agent_id: Optional[Id] = None
     top_k: int = Field(default=10, ge=1, le=100)
     alpha: Optional[float] = Field(default=None, ge=0.0, le=1.0)
@@ -229,7 +238,7 @@ class MemexSeedSearchIn(_Strict):
 
     agent_id: Optional[Id] = None
     user_id: Id
-    query: Text = Field(min_length=1, max_length=10_000)
+    query: Said = Field(min_length=1, max_length=10_000)
     top_k: int = Field(default=10, ge=1, le=100)
     alpha: Optional[float] = Field(default=None, ge=0.0, le=1.0)
 
@@ -239,7 +248,7 @@ class MemexSeedSearchIn(_Strict):
 
 class RecallIn(_Strict):
     user_id: Id
-    query: Text = Field(min_length=1, max_length=10_000)
+    query: Said = Field(min_length=1, max_length=10_000)
     session_id: Optional[Id] = None
     agent_id: Optional[Id] = None
     max_tokens: int = Field(default=1024, ge=64, le=32_000)
