@@ -1,7 +1,8 @@
 """Two agents serving one user (a coach and a planner, `agent_id`): each reads back what it was
 told when it names itself, in the listing, the count, a search and a recall; without `agent_id`
 every agent's memories are the user's; and the user's facts are one set, kept current whichever
-agent heard the change."""
+agent heard the change: an agent's search is answered by the fact that replaced one of its own,
+whoever heard it (current_first.py)."""
 
 from __future__ import annotations
 
@@ -63,7 +64,7 @@ def test_an_agents_listing_cursor_continues_only_that_agents_listing(tenant):
 def test_the_users_facts_are_one_set_whichever_agent_heard_the_change(tenant):
     """Told to the coach that she works at Stripe and to the planner that she started at Notion,
     memex holds one current employer: Notion, the planner's; the coach's Stripe is its history.
-    Named, the coach reads only what it was told, so its current facts hold no employer."""
+    Named, the coach lists only what it was told, so its current facts hold no employer."""
     _two_agents(tenant)
     employer = {m["agent_id"]: m for m in _listed(tenant, include_inactive="true") if m["key"] == "employer"}
     assert (employer["coach"]["value"], employer["coach"]["active"]) == ("Stripe", False)
@@ -72,3 +73,48 @@ def test_the_users_facts_are_one_set_whichever_agent_heard_the_change(tenant):
     history = tenant.get(f"/v1/memories/{employer['planner']['id']}/history").json()["history"]
     assert [m["value"] for m in history] == ["Stripe", "Notion"]
     assert [m["key"] for m in _listed(tenant, agent_id="coach") if m["key"]] == ["hobby"]
+
+
+def test_an_agent_asking_is_answered_by_the_current_fact_another_agent_heard(tenant):
+    """Issue 11 item 5: the coach, told "I work at Stripe.", asks as `coach` where she works after
+    she told the planner she started at Notion. Notion (the planner's, so saying another agent heard
+    it) comes first, in the place of the coach's stale message, which stays below it and is marked
+    stale in the recall as it is without `agent_id`; nothing else of the planner's comes in, and the
+    coach's listing and count stay its own."""
+    _two_agents(tenant)
+    for question in ("where does she work?", "Where does the user work?"):
+        found = tenant.search(question, agent_id="coach")
+        stripe = next(m for m in found if m["content"].startswith("I work at Stripe."))
+        assert (found[0]["content"], found[0]["agent_id"]) == ("The user's employer is Notion.", "planner"), found
+        assert found[0]["score_parts"]["current_for"] == stripe["id"] and found[0]["score"] >= stripe["score"]
+        assert [m for m in found if m["agent_id"] != "coach"] == [found[0]]  # no peanuts, no weekly plans
+    lines = {}
+    for agent in ("coach", None):
+        recalled = tenant.post("/v1/recall", {"user_id": tenant.user, "query": "where does she work?",
+                                              **({"agent_id": agent} if agent else {})})
+        lines[agent] = recalled.json()["context"].splitlines()
+    notion = "- The user's employer is Notion."
+    [stale] = [line for line in lines["coach"] if line.startswith("- I work at Stripe.")]
+    assert stale.endswith("no longer current: Stripe)") and stale in lines[None]
+    assert lines["coach"].index(notion) < lines["coach"].index(stale)
+    assert not any("peanut" in line or "Sunday" in line for line in lines["coach"])
+    coach = _listed(tenant, agent_id="coach")
+    assert {m["agent_id"] for m in coach} == {"coach"} and "Notion" not in {m["value"] for m in coach}
+    assert tenant.get("/v1/memories/count", params={"user_id": tenant.user, "agent_id": "coach"}).json() \
+        == {"count": len(coach)}
+
+
+def test_a_message_all_of_whose_facts_another_agent_replaced_is_answered_by_the_new_ones(tenant):
+    """Every fact of the coach's message replaced by what the planner heard: the planner's current
+    fact answers whatever found the message, as an unscoped search's does."""
+    for agent, said, timestamp in [("coach", "I live in Leeds.", "2026-11-01T08:00:00Z"),
+                                   ("planner", "I moved to York. I'm allergic to peanuts.", "2026-11-10T08:00:00Z")]:
+        assert tenant.turn(said, session=agent, agent_id=agent, timestamp=timestamp).status_code == 201
+    for agent in ("coach", None):
+        found = tenant.search("Leeds", **({"agent_id": agent} if agent else {}))
+        leeds = next(m for m in found if m["content"] == "I live in Leeds.")
+        york = next(m for m in found if m["key"] == "city" and m["value"] == "York")
+        assert found.index(york) < found.index(leeds) and york["agent_id"] == "planner", agent
+    assert {m["agent_id"] for m in tenant.search("Leeds", agent_id="coach")} == {"coach", "planner"}
+    assert not [m for m in tenant.search("Leeds", agent_id="coach") if "peanut" in m["content"]]
+

@@ -505,7 +505,8 @@ def _search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies 
             scored = past.asked(request, past.lift(request, scored, led, relevance, now), alone, now,
                                 floor.DEFAULT.gate_similarity)
         else:
-            scored = current_first.lift(request, scored, replacements(), relevance, now)
+            scored = current_first.lift(request, scored, replacements(), relevance, now,
+                                        asked_topic.keys if asked_topic else None)
             if ended_words:
                 scored = current_first.ended(request, scored, ended(), relevance, now)
         read.update(fetched())
