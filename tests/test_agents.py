@@ -118,3 +118,34 @@ def test_a_message_all_of_whose_facts_another_agent_replaced_is_answered_by_the_
     assert {m["agent_id"] for m in tenant.search("Leeds", agent_id="coach")} == {"coach", "planner"}
     assert not [m for m in tenant.search("Leeds", agent_id="coach") if "peanut" in m["content"]]
 
+
+def _sessions(tenant, **params) -> list[dict]:
+    pages, cursor = [], None
+    while True:
+        page = tenant.get(f"/v1/users/{tenant.user}/sessions",
+                          params={**params, "limit": 1, **({"cursor": cursor} if cursor else {})})
+        assert page.status_code == 200, page.text
+        pages += page.json()["sessions"]
+        cursor = page.json()["next_cursor"]
+        if cursor is None:
+            return pages
+
+
+def test_each_agent_lists_the_sessions_it_sent_a_turn_in(tenant):
+    """A session two agents took turns in is listed for each, whole (its counts are the
+    conversation's, as its messages are); a listing's cursor continues only that agent's listing."""
+    _two_agents(tenant)
+    assert tenant.turn("Plan my race week around the knee.", session="c2", agent_id="planner",
+                       timestamp="2026-11-12T09:00:00Z").status_code == 201
+    everything = _sessions(tenant)
+    assert [s["session_id"] for s in everything] == ["c2", "p1", "c1"]
+    assert _sessions(tenant, agent_id="coach") == [s for s in everything if s["session_id"] in ("c2", "c1")]
+    assert _sessions(tenant, agent_id="planner") == [s for s in everything if s["session_id"] in ("c2", "p1")]
+    assert [s["turns"] for s in everything if s["session_id"] == "c2"] == [2]
+    assert _sessions(tenant, agent_id="nobody") == []
+    listing = f"/v1/users/{tenant.user}/sessions"
+    coach = tenant.get(listing, params={"agent_id": "coach", "limit": 1}).json()["next_cursor"]
+    unfiltered = tenant.get(listing, params={"limit": 1}).json()["next_cursor"]
+    for params in [{"agent_id": "planner", "cursor": coach}, {"cursor": coach}, {"agent_id": "coach", "cursor": unfiltered}]:
+        refused = tenant.get(listing, params=params)
+        assert refused.status_code == 422 and "another listing" in refused.json()["error"]["message"], params
