@@ -35,6 +35,8 @@ def test_each_agent_lists_counts_searches_and_recalls_what_it_was_told(tenant):
     _two_agents(tenant)
     everything = _listed(tenant, include_inactive="true")
     assert {m["agent_id"] for m in everything} == {"coach", "planner"}
+    # the current fact that replaced one of the coach's stands for it (the next test)
+    notion = {m["id"] for m in everything if m["key"] == "employer" and m["active"]}
     for agent in ("coach", "planner"):
         own = _listed(tenant, agent_id=agent)
         assert own and [m["id"] for m in own] == [m["id"] for m in everything if m["agent_id"] == agent and m["active"]]
@@ -45,7 +47,7 @@ def test_each_agent_lists_counts_searches_and_recalls_what_it_was_told(tenant):
         recalled = tenant.post("/v1/recall", {"user_id": tenant.user, "query": "what should I plan this week?",
                                               "agent_id": agent})
         cited = {c["memory_id"] for c in recalled.json()["citations"]}
-        assert cited and cited <= {m["id"] for m in everything if m["agent_id"] == agent}
+        assert cited and cited <= {m["id"] for m in everything if m["agent_id"] == agent} | notion
     assert _listed(tenant, agent_id="nobody") == []
 
 
@@ -98,6 +100,11 @@ def test_an_agent_asking_is_answered_by_the_current_fact_another_agent_heard(ten
     assert stale.endswith("no longer current: Stripe)") and stale in lines[None]
     assert lines["coach"].index(notion) < lines["coach"].index(stale)
     assert not any("peanut" in line or "Sunday" in line for line in lines["coach"])
+    # asked nothing in particular, the coach's standing facts hold the employer that replaced its own
+    broad = tenant.post("/v1/recall", {"user_id": tenant.user, "query": "what should I plan this week?",
+                                       "agent_id": "coach"}).json()
+    assert {c["snippet"]: c["bucket"] for c in broad["citations"]}.get("The user's employer is Notion.") == "facts"
+    assert not any("peanut" in c["snippet"] or "Sunday" in c["snippet"] for c in broad["citations"])
     coach = _listed(tenant, agent_id="coach")
     assert {m["agent_id"] for m in coach} == {"coach"} and "Notion" not in {m["value"] for m in coach}
     assert tenant.get("/v1/memories/count", params={"user_id": tenant.user, "agent_id": "coach"}).json() \
