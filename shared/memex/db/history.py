@@ -136,6 +136,21 @@ def links_around(conn: psycopg.Connection, tenant_id: str, ids: list[str]) -> li
     ).fetchall()
 
 
+def replacing(tenant: str, user: str, agent: str) -> str:
+    """SQL, a subquery over the named parameters `tenant`, `user` and `agent`: the ids of the
+    memories that replaced, directly or through others, a semantic fact of the user's that the agent
+    heard and that no longer holds; the current ones among them stand for it in the agent's scope
+    (retrieval/current_first.py). Index memories_user_replaced_facts, then memory_links_replaced."""
+    return f"""(WITH RECURSIVE later(id) AS (
+                    SELECT id FROM memories
+                    WHERE tenant_id = %({tenant})s AND user_id = %({user})s AND agent_id = %({agent})s
+                      AND NOT active AND memory_type = 'semantic'
+                    UNION
+                    SELECT l.memory_id FROM later
+                    JOIN memory_links l ON l.tenant_id = %({tenant})s AND l.replaced_id = later.id)
+                SELECT id FROM later)"""
+
+
 def _scoped(alias: str) -> str:
     """SQL: a memory (`alias`) as a JSON object with what scoring and scoping need of it
     (current_first.taken_in, .in_scope)."""
@@ -147,7 +162,7 @@ def _scoped(alias: str) -> str:
 def send_replacements(conn: psycopg.Connection, tenant_id: str, user_id: str,
                       ids: list[str]) -> Callable[[], list[dict[str, Any]]]:
     """For each episodic memory among `ids`, the semantic facts drawn from its message (index
-    memories_drawn_facts) with their key, value and whether each is current, and for each superseded one the current
+    memories_drawn_facts) with their value and whether each is current, and for each superseded one the current
     memories that replaced it, however many links later (with what scoring and scoping need of them),
     and the messages that said it had ended ("I left Feedzai.": `ended_by`, whose end memory is in
     its chain), for a chain that ends with no current value.
@@ -155,7 +170,7 @@ def send_replacements(conn: psycopg.Connection, tenant_id: str, user_id: str,
     round trip with the statements sent beside it."""
     cursor = conn.execute(
         f"""WITH RECURSIVE drawn AS (
-               SELECT e.id AS message_memory, f.id AS fact, f.active, f.key, f.value
+               SELECT e.id AS message_memory, f.id AS fact, f.active, f.value
                FROM memories e
                JOIN memories f ON f.tenant_id = e.tenant_id AND f.source_message_id = e.source_message_id
                               AND f.memory_type = 'semantic' AND f.user_id = e.user_id
@@ -168,7 +183,7 @@ def send_replacements(conn: psycopg.Connection, tenant_id: str, user_id: str,
                SELECT later.origin, l.memory_id FROM later
                JOIN memory_links l ON l.tenant_id = %(t)s AND l.replaced_id = later.id
            )
-           SELECT d.message_memory, d.fact, d.active, d.key, d.value,
+           SELECT d.message_memory, d.fact, d.active, d.value,
                   coalesce((SELECT jsonb_agg({_scoped('c')} ORDER BY c.valid_from DESC, c.content, c.id)
                             FROM later JOIN memories c ON c.tenant_id = %(t)s AND c.id = later.id
                             WHERE later.origin = d.fact AND c.active AND c.user_id = %(u)s), '[]') AS current,

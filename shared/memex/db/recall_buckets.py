@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import psycopg
 
+from memex.db import history
+
 
 def current_facts(conn: psycopg.Connection, tenant_id: str, user_id: str, agent_id: str | None,
                   limit: int) -> list[str]:
@@ -12,14 +14,7 @@ def current_facts(conn: psycopg.Connection, tenant_id: str, user_id: str, agent_
     answered), the most important first, then the newest. With `agent_id`, that agent's, and the
     current facts that replaced one of its own, whichever agent heard them (the employer the planner
     heard of stands for the coach's that it replaced: retrieval/current_first.py)."""
-    successors = """OR id IN (WITH RECURSIVE later(id) AS (
-                        SELECT id FROM memories
-                        WHERE tenant_id = %(t)s AND user_id = %(u)s AND agent_id = %(a)s AND NOT active
-                          AND memory_type = 'semantic' AND subject = 'user'
-                        UNION
-                        SELECT l.memory_id FROM later
-                        JOIN memory_links l ON l.tenant_id = %(t)s AND l.replaced_id = later.id)
-                      SELECT id FROM later)""" if agent_id is not None else ""
+    successors = f"OR id IN {history.replacing('t', 'u', 'a')}" if agent_id is not None else ""
     rows = conn.execute(
         f"""SELECT id FROM memories
             WHERE tenant_id = %(t)s AND user_id = %(u)s AND active AND memory_type IN ('semantic', 'procedural')

@@ -35,15 +35,14 @@ week." names no employer, and its "The user is out of work." ended the employer 
 first, even when nothing passed the floor's gate ("what's her job?" after "I'm retired now." is near
 nothing she said). A question about now then never answers with the job she no longer has.
 
-A search scoped to one agent (`agent_id`) ranks only what that agent was told, yet the user's facts
-are one set whichever agent heard the change: told the coach "I work at Stripe." and later the
-planner "I just started at Notion.", the coach's message is stale all the same. So a current fact
-that replaced one drawn from the agent's message is taken in from beyond the agent's scope, with its
-own `agent_id` (the caller sees another agent heard it), as a fact beyond the ranking is above: for
-a message all of whose facts were replaced, and for one with a fact still current ("I work at
-Stripe. I run 5k every morning.") when the question names the kind of the replaced fact
-(topics.asked: "where does she work?"), which the topic channel would have ranked had it been the
-agent's. Nothing else of another agent's comes in: the planner's other facts stay its own.
+A search scoped to one agent (`agent_id`) ranks what that agent was told, yet the user's facts are
+one set whichever agent heard the change: told the coach "I work at Stripe." and later the planner
+"I just started at Notion.", the coach's message is stale all the same. So the current fact that
+replaced one of the agent's stands for it, with its own `agent_id` (the caller sees another agent
+heard it): the topic channel ranks it for a question that names its kind ("where does she work?",
+memories.topic_statement), and it is lifted as above; a message all of whose facts were replaced
+takes it in from beyond the agent's scope. Nothing else of another agent's comes in: the planner's
+other facts stay its own.
 
 A lifted memory takes the message's score (the list stays in score order) and says why in
 `score_parts.current_for` (the message's id); its other parts are its own. No message is dropped
@@ -53,7 +52,6 @@ ended what it said, or, for a question about the key it ended, by that news.
 
 from __future__ import annotations
 
-import re
 from datetime import datetime
 from typing import Any
 
@@ -69,10 +67,9 @@ def window(request: SearchIn, scored: list[Scored]) -> list[str]:
 
 
 def lift(request: SearchIn, scored: list[Scored], replacements: list[dict[str, Any]],
-         relevance: dict[str, float], now: datetime, kinds: str | None = None) -> list[Scored]:
+         relevance: dict[str, float], now: datetime) -> list[Scored]:
     """`scored` (best first) with the current facts moved above the messages they made stale;
-    `replacements`: those of its window, as history.send_replacements reads them; `kinds`: the keys
-    of the kinds of fact the question names (topics.Topic.keys), None for none."""
+    `replacements`: those of its window, as history.send_replacements reads them."""
     drawn: dict[str, list[dict[str, Any]]] = {}
     for row in replacements:
         drawn.setdefault(row["message_memory"], []).append(row)
@@ -88,8 +85,6 @@ def lift(request: SearchIn, scored: list[Scored], replacements: list[dict[str, A
         best_live = max((score_of.get(item, float("-inf")) for item in live), default=float("-inf"))
         currents = {c["id"]: c for fact in facts if not fact["active"] for c in fact["current"] or fact["ended_by"]}
         currents.pop(message, None)  # the message that ended a fact is not stale for saying so
-        asked = {c["id"] for fact in facts if not fact["active"] and kinds and fact["key"]
-                 and re.search(kinds, fact["key"]) for c in fact["current"] or fact["ended_by"]}
         for current_id, current in currents.items():
             at = {item: index for index, (item, _, _) in enumerate(order)}
             here = at[message]
@@ -97,8 +92,7 @@ def lift(request: SearchIn, scored: list[Scored], replacements: list[dict[str, A
                 if at[current_id] < here or score_of[current_id] < best_live:
                     continue
                 _, _, parts = order.pop(at[current_id])  # it was below the message: `here` holds
-            elif (not live or (current_id in asked and heard_elsewhere(request, current))) \
-                    and in_scope(request, current, successor=True):
+            elif not live and in_scope(request, current, successor=True):
                 parts = taken_in(request, datetime.fromisoformat(current["valid_from"]), current["importance"],
                                  relevance.get(current_id, 0.0), now)
             else:
@@ -139,16 +133,11 @@ def ended(request: SearchIn, scored: list[Scored], rows: list[dict[str, Any]], r
     return [(item, score, {**parts, "score": score}) for item, parts in first] + order
 
 
-def heard_elsewhere(request: SearchIn, memory: dict[str, Any]) -> bool:
-    """Whether a memory is beyond the agent the search is scoped to (another agent's, or none's)."""
-    return request.agent_id is not None and memory["agent_id"] != request.agent_id
-
-
 def in_scope(request: SearchIn, memory: dict[str, Any], successor: bool = False) -> bool:
     """Whether a memory taken in from beyond the ranking is one this search may return; a
     `successor` (the current fact that replaced one of the agent's) whichever agent heard it."""
     filters = request.filters
-    return ((successor or not heard_elsewhere(request, memory))
+    return ((successor or request.agent_id is None or memory["agent_id"] == request.agent_id)
             and filters.memory_type in (None, memory["memory_type"])
             and filters.session_id in (None, memory["session_id"])
             and (filters.subject is None or filters.subject.casefold() == memory["subject"].casefold())

@@ -505,8 +505,7 @@ def _search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies 
             scored = past.asked(request, past.lift(request, scored, led, relevance, now), alone, now,
                                 floor.DEFAULT.gate_similarity)
         else:
-            scored = current_first.lift(request, scored, replacements(), relevance, now,
-                                        asked_topic.keys if asked_topic else None)
+            scored = current_first.lift(request, scored, replacements(), relevance, now)
             if ended_words:
                 scored = current_first.ended(request, scored, ended(), relevance, now)
         read.update(fetched())
