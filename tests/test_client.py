@@ -153,7 +153,7 @@ def test_list_sessions_lists_a_users_sessions_latest_begun_first_page_by_page(cl
     for session, timestamp in [("s1", "2026-03-01T10:00:00Z"), ("s2", "2026-03-03T10:00:00Z"),
                                ("s3", "2026-03-02T10:00:00Z"), ("s1", "2026-03-04T10:00:00Z")]:
         client.add_turn(tenant.user, session, [{"role": "user", "content": f"In {session}."}],
-                        timestamp=datetime.fromisoformat(timestamp))
+                        timestamp=datetime.fromisoformat(timestamp), agent_id="coach" if session != "s3" else None)
     first = client.list_sessions_page(tenant.user, limit=2)
     assert [s.session_id for s in first.sessions] == ["s2", "s3"] and first.next_cursor
     listed = list(client.list_sessions(tenant.user, page_size=2))
@@ -161,6 +161,8 @@ def test_list_sessions_lists_a_users_sessions_latest_begun_first_page_by_page(cl
     assert listed[2].last_at == datetime.fromisoformat("2026-03-04T10:00:00+00:00")
     assert all(s.model_extra == {} for s in listed)
     assert list(client.list_sessions(f"{tenant.user}-nobody")) == []
+    coached = list(client.list_sessions(tenant.user, agent_id="coach", page_size=1))
+    assert [s.session_id for s in coached] == ["s2", "s1"]
     with pytest.raises(InvalidInputError) as refused:
         client.list_sessions_page(tenant.user, cursor=first.next_cursor + "x")
     assert refused.value.field == "cursor"
@@ -230,6 +232,7 @@ def test_the_async_client_does_the_same_over_the_same_routes(base_url, tenant, c
                 await memex.add_memory(tenant.user, f"Async note {i}")
             listed = [m.id async for m in memex.list_memories(tenant.user, page_size=2)]
             sessions = [s.session_id async for s in memex.list_sessions(tenant.user, page_size=1)]
+            sessions += [s.session_id async for s in memex.list_sessions(tenant.user, agent_id="coach")]
             said = [m.content async for m in memex.session_messages("s1", user_id=tenant.user, page_size=1)]
             jobs = [b.backfill_id async for b in memex.list_backfills(user_id=tenant.user, page_size=1)]
             sent = await memex.get_turn(turn.turn_id)

@@ -96,6 +96,7 @@ def test_initialize_and_list_tools_with_their_input_schemas(mcp_url, tenant):
     assert set(turn["required"]) == {"user_id", "session_id", "messages"} and "wait" in turn["properties"]
     assert tools["list_memories"].input_schema["properties"]["limit"]["maximum"] == 500
     assert "agent_id" in tools["list_memories"].input_schema["properties"]
+    assert "agent_id" in tools["list_sessions"].input_schema["properties"]
     assert tools["delete_memory"].annotations.destructive_hint and tools["forget_user"].annotations.destructive_hint
     assert tools["delete_session"].annotations.destructive_hint
     assert set(tools["delete_session"].input_schema["required"]) == {"user_id", "session_id"}
@@ -335,8 +336,10 @@ def test_a_users_conversations_are_listed_and_read_then_forgotten(mcp_url, tenan
         for session_id, timestamp, said in [("trip", "2026-03-01T10:00:00Z", ["I moved to Bristol.", "Nice."]),
                                             ("work", "2026-03-02T10:00:00Z", ["I work at Oracle."])]:
             await call(client, "add_turn", user_id=tenant.user, session_id=session_id, timestamp=timestamp,
-                       messages=[{"role": "user", "content": text} for text in said])
+                       messages=[{"role": "user", "content": text} for text in said],
+                       **({"agent_id": "coach"} if session_id == "work" else {}))
         listed = await call(client, "list_sessions", user_id=tenant.user)
+        coached = await call(client, "list_sessions", user_id=tenant.user, agent_id="coach")
         first = await call(client, "session_messages", user_id=tenant.user, session_id="trip", limit=1)
         rest = await call(client, "session_messages", user_id=tenant.user, session_id="trip",
                           cursor=first["next_cursor"])
@@ -345,11 +348,12 @@ def test_a_users_conversations_are_listed_and_read_then_forgotten(mcp_url, tenan
         missing = await refused(client, "session_messages", user_id=tenant.user, session_id="nope")
         await call(client, "forget_user", user_id=tenant.user)
         after = await call(client, "list_sessions", user_id=tenant.user)
-        return listed, first, rest, elsewhere, missing, after
+        return listed, coached, first, rest, elsewhere, missing, after
 
-    listed, first, rest, elsewhere, missing, after = session(mcp_url, tenant.key, body)
+    listed, coached, first, rest, elsewhere, missing, after = session(mcp_url, tenant.key, body)
     assert [(s["session_id"], s["turns"], s["messages"]) for s in listed["sessions"]] == [("work", 1, 1),
                                                                                        ("trip", 1, 2)]
+    assert coached["sessions"] == listed["sessions"][:1] and coached["next_cursor"] is None
     assert [m["content"] for m in first["messages"] + rest["messages"]] == ["I moved to Bristol.", "Nice."]
     assert "cursor: the next_cursor of another listing" in elsewhere
     assert "not_found: session nope" in missing

@@ -70,11 +70,13 @@ def list_user_memories(user_id: Id, include_inactive: bool = False, agent_id: Op
 
 
 @v1.get("/v1/users/{user_id}/sessions", response_model=SessionList, responses=errors())
-def list_user_sessions(user_id: Id, limit: int = LIMIT, cursor: Optional[str] = CURSOR,
-                       tenant_id: str = Depends(tenant), ctx: Context = Depends(context)) -> dict:
+def list_user_sessions(user_id: Id, agent_id: Optional[Id] = None, limit: int = LIMIT,
+                       cursor: Optional[str] = CURSOR, tenant_id: str = Depends(tenant),
+                       ctx: Context = Depends(context)) -> dict:
     """The user's sessions, the latest begun first, each with its turns, messages and first and
-    last turn's time (Zep's `memory.list_sessions` of a user); none for a user with none."""
-    return sessions.of_user(ctx, tenant_id, user_id, limit, cursor)
+    last turn's time (Zep's `memory.list_sessions` of a user); none for a user with none. With
+    `agent_id`, only the sessions that agent sent a turn in (a session of two agents is each's)."""
+    return sessions.of_user(ctx, tenant_id, user_id, limit, cursor, agent_id)
 
 
 @v1.get("/v1/sessions/{session_id}/messages", response_model=SessionMessageList, responses=errors(404))

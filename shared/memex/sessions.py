@@ -11,11 +11,15 @@ from memex.db import sessions as session_rows
 from memex.errors import NotFound
 
 
-def of_user(ctx: Context, tenant_id: str, user_id: str, limit: int, cursor: str | None) -> dict[str, Any]:
-    """The user's sessions (those with a turn), the latest begun first; none for a user with none."""
-    of = cursors.listing("sessions", tenant_id, user_id)
+def of_user(ctx: Context, tenant_id: str, user_id: str, limit: int, cursor: str | None,
+            agent_id: str | None = None) -> dict[str, Any]:
+    """The user's sessions (those with a turn), the latest begun first; none for a user with none.
+    With `agent_id`, those the agent sent a turn in: a session two agents took turns in is listed
+    for each, whole (its messages are one conversation, as `messages` reads it)."""
+    of = cursors.listing("sessions", tenant_id, user_id, *([agent_id] if agent_id else []))
     items, next_cursor = cursors.page(
-        of, cursor, lambda after: session_rows.of_user(ctx.db.connection(), tenant_id, user_id, limit, after))
+        of, cursor, lambda after: session_rows.of_user(ctx.db.connection(), tenant_id, user_id, limit, after,
+                                                       agent_id))
     return {"user_id": user_id, "sessions": items, "next_cursor": next_cursor}
 
 

@@ -89,6 +89,7 @@ ERASE = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_
 ID = "1-256 letters, digits or _ . : @ + - (no spaces or slashes)"
 USER_ID = f"The user the memories belong to ({ID})."
 AGENT_ID = "Only memories of this agent; omit for all of the user's memories."
+AGENT_SESSIONS = "Only the conversations this agent sent a turn in; omit for all of the user's."
 TIME = "ISO 8601; without an offset, UTC."
 
 
@@ -287,13 +288,14 @@ def _list_memories(
 def _list_sessions(
     caller: Caller, *,
     user_id: Annotated[Id, Field(description="The user whose conversations to list.")],
+    agent_id: Annotated[Optional[Id], Field(description=AGENT_SESSIONS)] = None,
     limit: Annotated[int, LIMIT] = 50,
     cursor: Annotated[Optional[str], CURSOR] = None,
 ) -> dict[str, Any]:
     """List the user's conversations (sessions), the latest begun first, a page at a time: each
     with how many turns and messages it holds and its first and last turn's time, e.g. to find a
     conversation to read or erase. Returns `sessions` and `next_cursor` (null on the last page)."""
-    return sessions.of_user(caller.ctx, caller.tenant_id, user_id, limit, cursor)
+    return sessions.of_user(caller.ctx, caller.tenant_id, user_id, limit, cursor, agent_id)
 
 
 def _session_messages(

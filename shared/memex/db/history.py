@@ -136,6 +136,21 @@ def links_around(conn: psycopg.Connection, tenant_id: str, ids: list[str]) -> li
     ).fetchall()
 
 
+def replacing(tenant: str, user: str, agent: str) -> str:
+    """SQL, a subquery over the named parameters `tenant`, `user` and `agent`: the ids of the
+    memories that replaced, directly or through others, a semantic fact of the user's that the agent
+    heard and that no longer holds; the current ones among them stand for it in the agent's scope
+    (retrieval/current_first.py). Index memories_user_replaced_facts, then memory_links_replaced."""
+    return f"""(WITH RECURSIVE later(id) AS (
+                    SELECT id FROM memories
+                    WHERE tenant_id = %({tenant})s AND user_id = %({user})s AND agent_id = %({agent})s
+                      AND NOT active AND memory_type = 'semantic'
+                    UNION
+                    SELECT l.memory_id FROM later
+                    JOIN memory_links l ON l.tenant_id = %({tenant})s AND l.replaced_id = later.id)
+                SELECT id FROM later)"""
+
+
 def _scoped(alias: str) -> str:
     """SQL: a memory (`alias`) as a JSON object with what scoring and scoping need of it
     (current_first.taken_in, .in_scope)."""

@@ -15,7 +15,7 @@ import psycopg
 from psycopg.rows import tuple_row
 from psycopg.types.json import Jsonb
 
-from memex.db import vector_indexes
+from memex.db import history, vector_indexes
 from memex.models import SearchFilters, wire_time
 
 _SELECT = """
@@ -750,8 +750,14 @@ def topic_statement(tenant_id: str, user_id: str, agent_id: str | None, filters:
     """The scope's facts filed under a key that matches the regular expression `keys` (the kinds of
     fact a question names: retrieval/topics.py), the most important first, then the latest, each
     read whole, with its key; a fact's score is minus its place (-1 the first), as nothing else orders them.
-    Index memories_user_key: the user's keyed memories' entries are matched, only the matches read."""
-    where, params = _scope(tenant_id, user_id, agent_id, filters, include_inactive, alias="m")
+    Index memories_user_key: the user's keyed memories' entries are matched, only the matches read.
+    An agent's scope holds here the facts that replaced one of its own too, whichever agent heard
+    them (history.replacing): what the question asks of a kind, the user's current fact answers."""
+    where, params = _scope(tenant_id, user_id, None, filters, include_inactive, alias="m")
+    if agent_id is not None:
+        successors = history.replacing("scope_tenant", "scope_user", "scope_agent")
+        where += f" AND (m.agent_id = %(scope_agent)s OR m.id IN {successors})"
+        params["scope_agent"] = agent_id
     sql = f"""SELECT m.id, m.valid_from, m.importance, m.content, {SAID.format(m='m')}, m.key,
                      -(row_number() OVER (ORDER BY m.importance DESC, m.valid_from DESC, m.id))::float8 AS place
               FROM memories m

@@ -5,16 +5,21 @@ from __future__ import annotations
 
 import psycopg
 
+from memex.db import history
+
 
 def current_facts(conn: psycopg.Connection, tenant_id: str, user_id: str, agent_id: str | None,
                   limit: int) -> list[str]:
     """The user's own current semantic and procedural memories (what they are, how they want to be
-    answered), the most important first, then the newest."""
+    answered), the most important first, then the newest. With `agent_id`, that agent's, and the
+    current facts that replaced one of its own, whichever agent heard them (the employer the planner
+    heard of stands for the coach's that it replaced: retrieval/current_first.py)."""
+    successors = f"OR id IN {history.replacing('t', 'u', 'a')}" if agent_id is not None else ""
     rows = conn.execute(
-        """SELECT id FROM memories
-           WHERE tenant_id = %(t)s AND user_id = %(u)s AND active AND memory_type IN ('semantic', 'procedural')
-             AND subject = 'user' AND (%(a)s::text IS NULL OR agent_id = %(a)s)
-           ORDER BY importance DESC, valid_from DESC, created_at DESC, id LIMIT %(n)s""",
+        f"""SELECT id FROM memories
+            WHERE tenant_id = %(t)s AND user_id = %(u)s AND active AND memory_type IN ('semantic', 'procedural')
+              AND subject = 'user' AND (%(a)s::text IS NULL OR agent_id = %(a)s {successors})
+            ORDER BY importance DESC, valid_from DESC, created_at DESC, id LIMIT %(n)s""",
         {"t": tenant_id, "u": user_id, "a": agent_id, "n": limit},
     ).fetchall()
     return [row["id"] for row in rows]

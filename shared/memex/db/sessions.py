@@ -11,18 +11,23 @@ from memex.models import wire_time
 
 
 def of_user(conn: psycopg.Connection, tenant_id: str, user_id: str, limit: int,
-            after: tuple[datetime, str] | None) -> tuple[list[dict[str, Any]], tuple[datetime, str] | None]:
+            after: tuple[datetime, str] | None, agent_id: str | None = None
+            ) -> tuple[list[dict[str, Any]], tuple[datetime, str] | None]:
     """The user's sessions, the latest begun first (by their first turn's time, then id; a session
     keeps its place as turns are added to it, so pages stay stable), keyset-paginated after
     (started_at, session_id), with the key of the page's last row when more follow. Read from the
     sessions' rows (migration 0025), which the turns' and messages' writes keep counted: a page
-    costs its own rows, however long its sessions."""
-    after_sql = "AND (started_at, session_id) < (%s, %s)" if after is not None else ""
+    costs its own rows, however long its sessions. With `agent_id`, only the sessions that agent
+    sent a turn in, each counted whole; each session read is checked on its turns through index
+    turns_user, up to the agent's first (all of them for a session the agent took no part in)."""
+    after_sql = "AND (s.started_at, s.session_id) < (%s, %s)" if after is not None else ""
+    agent_sql = """AND EXISTS (SELECT 1 FROM turns t WHERE t.tenant_id = s.tenant_id AND t.user_id = s.user_id
+                                  AND t.session_id = s.session_id AND t.agent_id = %s)""" if agent_id else ""
     rows = conn.execute(
-        f"""SELECT session_id, turns, messages, started_at, last_at FROM sessions
-            WHERE tenant_id = %s AND user_id = %s {after_sql}
-            ORDER BY started_at DESC, session_id DESC LIMIT %s""",
-        (tenant_id, user_id, *(after or ()), limit + 1),
+        f"""SELECT s.session_id, s.turns, s.messages, s.started_at, s.last_at FROM sessions s
+            WHERE s.tenant_id = %s AND s.user_id = %s {after_sql} {agent_sql}
+            ORDER BY s.started_at DESC, s.session_id DESC LIMIT %s""",
+        (tenant_id, user_id, *(after or ()), *([agent_id] if agent_id else []), limit + 1),
     ).fetchall()
     last = rows[limit - 1] if len(rows) > limit else None
     return ([{**r, "started_at": wire_time(r["started_at"]), "last_at": wire_time(r["last_at"])}

@@ -35,6 +35,15 @@ week." names no employer, and its "The user is out of work." ended the employer 
 first, even when nothing passed the floor's gate ("what's her job?" after "I'm retired now." is near
 nothing she said). A question about now then never answers with the job she no longer has.
 
+A search scoped to one agent (`agent_id`) ranks what that agent was told, yet the user's facts are
+one set whichever agent heard the change: told the coach "I work at Stripe." and later the planner
+"I just started at Notion.", the coach's message is stale all the same. So the current fact that
+replaced one of the agent's stands for it, with its own `agent_id` (the caller sees another agent
+heard it): the topic channel ranks it for a question that names its kind ("where does she work?",
+memories.topic_statement), and it is lifted as above; a message all of whose facts were replaced
+takes it in from beyond the agent's scope. Nothing else of another agent's comes in: the planner's
+other facts stay its own.
+
 A lifted memory takes the message's score (the list stays in score order) and says why in
 `score_parts.current_for` (the message's id); its other parts are its own. No message is dropped
 (they are the record of what was said), and one is lowered below another only by the message that
@@ -83,7 +92,7 @@ def lift(request: SearchIn, scored: list[Scored], replacements: list[dict[str, A
                 if at[current_id] < here or score_of[current_id] < best_live:
                     continue
                 _, _, parts = order.pop(at[current_id])  # it was below the message: `here` holds
-            elif not live and in_scope(request, current):
+            elif not live and in_scope(request, current, successor=True):
                 parts = taken_in(request, datetime.fromisoformat(current["valid_from"]), current["importance"],
                                  relevance.get(current_id, 0.0), now)
             else:
@@ -124,10 +133,11 @@ def ended(request: SearchIn, scored: list[Scored], rows: list[dict[str, Any]], r
     return [(item, score, {**parts, "score": score}) for item, parts in first] + order
 
 
-def in_scope(request: SearchIn, memory: dict[str, Any]) -> bool:
-    """Whether a memory taken in from beyond the ranking is one this search may return."""
+def in_scope(request: SearchIn, memory: dict[str, Any], successor: bool = False) -> bool:
+    """Whether a memory taken in from beyond the ranking is one this search may return; a
+    `successor` (the current fact that replaced one of the agent's) whichever agent heard it."""
     filters = request.filters
-    return ((request.agent_id is None or memory["agent_id"] == request.agent_id)
+    return ((successor or request.agent_id is None or memory["agent_id"] == request.agent_id)
             and filters.memory_type in (None, memory["memory_type"])
             and filters.session_id in (None, memory["session_id"])
             and (filters.subject is None or filters.subject.casefold() == memory["subject"].casefold())

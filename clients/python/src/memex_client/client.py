@@ -185,13 +185,16 @@ class MemexClient:
                                                              agent_id=agent_id, limit=page_size, cursor=cursor),
                       lambda page: page.memories)
 
-    def list_sessions_page(self, user_id: str, *, limit: Optional[int] = None,
+    def list_sessions_page(self, user_id: str, *, agent_id: Optional[str] = None, limit: Optional[int] = None,
                            cursor: Optional[str] = None) -> models.SessionPage:
-        return self._send(ops.sessions_page(user_id, limit=limit, cursor=cursor))
+        return self._send(ops.sessions_page(user_id, agent_id=agent_id, limit=limit, cursor=cursor))
 
-    def list_sessions(self, user_id: str, *, page_size: int = DEFAULT_PAGE_SIZE) -> Iterator[models.Session]:
-        """Every session of the user, the latest begun first, a page at a time."""
-        return _every(lambda cursor: self.list_sessions_page(user_id, limit=page_size, cursor=cursor),
+    def list_sessions(self, user_id: str, *, agent_id: Optional[str] = None,
+                      page_size: int = DEFAULT_PAGE_SIZE) -> Iterator[models.Session]:
+        """Every session of the user (with `agent_id`, those that agent sent a turn in), the latest
+        begun first, a page at a time."""
+        return _every(lambda cursor: self.list_sessions_page(user_id, agent_id=agent_id, limit=page_size,
+                                                             cursor=cursor),
                       lambda page: page.sessions)
 
     def session_messages_page(self, session_id: str, *, user_id: str, limit: Optional[int] = None,
@@ -346,12 +349,14 @@ class AsyncMemexClient:
                                                                    cursor=cursor),
                             lambda page: page.memories)
 
-    async def list_sessions_page(self, user_id: str, *, limit: Optional[int] = None,
-                                 cursor: Optional[str] = None) -> models.SessionPage:
-        return await self._send(ops.sessions_page(user_id, limit=limit, cursor=cursor))
+    async def list_sessions_page(self, user_id: str, *, agent_id: Optional[str] = None,
+                                 limit: Optional[int] = None, cursor: Optional[str] = None) -> models.SessionPage:
+        return await self._send(ops.sessions_page(user_id, agent_id=agent_id, limit=limit, cursor=cursor))
 
-    def list_sessions(self, user_id: str, *, page_size: int = DEFAULT_PAGE_SIZE) -> AsyncIterator[models.Session]:
-        return _every_async(lambda cursor: self.list_sessions_page(user_id, limit=page_size, cursor=cursor),
+    def list_sessions(self, user_id: str, *, agent_id: Optional[str] = None,
+                      page_size: int = DEFAULT_PAGE_SIZE) -> AsyncIterator[models.Session]:
+        return _every_async(lambda cursor: self.list_sessions_page(user_id, agent_id=agent_id, limit=page_size,
+                                                                   cursor=cursor),
                             lambda page: page.sessions)
 
     async def session_messages_page(self, session_id: str, *, user_id: str, limit: Optional[int] = None,

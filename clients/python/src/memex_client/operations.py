@@ -101,9 +101,10 @@ def list_page(user_id: str, *, include_inactive: bool, agent_id: Optional[str], 
                                    cursor=cursor))
 
 
-def sessions_page(user_id: str, *, limit: Optional[int], cursor: Optional[str]) -> Operation[models.SessionPage]:
+def sessions_page(user_id: str, *, agent_id: Optional[str], limit: Optional[int],
+                  cursor: Optional[str]) -> Operation[models.SessionPage]:
     return Operation("GET", f"/v1/users/{_segment(user_id)}/sessions", models.SessionPage,
-                     params=_query(limit=limit, cursor=cursor))
+                     params=_query(agent_id=agent_id, limit=limit, cursor=cursor))
 
 
 def session_messages_page(session_id: str, user_id: str, *, limit: Optional[int],
