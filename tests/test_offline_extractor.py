@@ -1642,3 +1642,40 @@ def test_the_people_in_the_users_life_continued(text, expected):
 ])
 def test_what_is_said_near_someone_in_the_users_life_files_nothing_of_theirs(text):
     assert _facts(text) == set()
+
+
+@pytest.mark.parametrize("text, expected", [
+    # a list after a comma is read whole, each item filed as it would be alone
+    ("I'm allergic to penicillin, latex and bees.", {("allergy", "penicillin"), ("allergy", "latex"), ("allergy", "bees")}),
+    ("I love hiking, camping, and kayaking.", {("likes", "hiking"), ("likes", "camping"), ("likes", "kayaking")}),
+    ("I can't stand olives, anchovies or capers.", {("dislikes", "olives"), ("dislikes", "anchovies"),
+                                                    ("dislikes", "capers")}),
+    ("My favourite foods are sushi, tacos and ramen.", {("favorite_food", "sushi"), ("favorite_food", "tacos"),
+                                                        ("favorite_food", "ramen")}),
+    ("I'm lactose intolerant and allergic to shellfish.", {("dietary_restriction", "lactose intolerant"),
+                                                           ("allergy", "shellfish")}),
+    # no comma, no list: "fish and chips" stays whole
+    ("I love fish and chips.", {("likes", "fish and chips")}),
+    ("I love fish and chips, pizza and curry.", {("likes", "fish and chips"), ("likes", "pizza"), ("likes", "curry")}),
+    # children named with their ages, in brackets or in the same order after
+    ("My kids are Emma (8) and Liam (5).", {("child_name", "Emma"), ("child_name", "Liam"), ("child_emma_age", "8"),
+                                           ("child_liam_age", "5")}),
+    ("My kids, Noah and Ava, are 10 and 7.", {("child_name", "Noah"), ("child_name", "Ava"), ("child_noah_age", "10"),
+                                             ("child_ava_age", "7")}),
+    ("My kids, Noah and Ava, are 10, 7 and 3.", set()),  # the ages do not pair with the names
+    ("I have a son and a daughter, Jack and Lily.", {("number_of_children", "2"), ("child_name", "Jack"),
+                                                     ("child_name", "Lily")}),
+    ("I have a son and a daughter.", {("number_of_children", "2")}),
+    ("I have a son.", set()),  # says nothing of how many children
+    ("I have twin daughters, Ella and Grace.", {("child_name", "Ella"), ("child_name", "Grace")}),
+])
+def test_a_list_files_every_item_whole(text, expected):
+    assert _facts(text) == expected
+
+
+@pytest.mark.parametrize("text", [
+    "I love it, honestly, and so do you.", "I hate when it rains, snows or hails.",
+    "My coworker is allergic to peanuts and shellfish.", "Can you suggest foods like sushi, tacos and ramen?",
+])
+def test_a_list_that_is_no_users_list_files_nothing(text):
+    assert _facts(text) == set()

@@ -157,6 +157,18 @@ def _phrase(max_words: int) -> str:
     return rf"{_NOT_OBJECT}{_WORD}(?:\s+{_WORD}){{0,{max_words - 1}}}?{_PHRASE_END}"
 
 
+# A list of short items, with a comma and an "and" or "or" before the last: "penicillin, latex and
+# bees", "sushi, tacos, and ramen". A phrase alone ends at the first comma; a list is read whole and
+# each of its items filed as one said alone would be (_list_items).
+_LIST_ITEM = rf"{_NOT_OBJECT}{_WORD}(?:\s+{_WORD}){{0,2}}?"
+_LIST = rf"{_LIST_ITEM}(?:,\s+{_LIST_ITEM}){{1,5}},?\s+(?:and|or)\s+{_LIST_ITEM}{_PHRASE_END}"
+
+
+def _listed(max_words: int) -> str:
+    """A list (_LIST), or else a phrase of at most `max_words` words."""
+    return rf"(?:{_LIST}|{_phrase(max_words)})"
+
+
 _CLAUSE_STARTS = ("but", "so", "now", "since", "because", "lol", "and (?:I|I'm|I've|my|we|it)")
 
 
@@ -356,6 +368,17 @@ def _text(m: re.Match[str]) -> list[Fields]:
     return [{"value": m.group("value")}]
 
 
+def _list_items(m: re.Match[str]) -> list[Fields]:
+    """Each item of a list (_LIST: "hiking, camping and kayaking"), or the one value when no comma
+    says it is a list ("fish and chips" stays whole)."""
+    value = m.group("value")
+    if "," not in value:
+        return [{"value": value}]
+    *items, last = [item.strip() for item in value.split(",")]
+    items += re.split(r"^(?:and|or)\s+|\s+(?:and|or)\s+", last, maxsplit=1)
+    return [{"value": item} for item in items if item]
+
+
 def _role(m: re.Match[str]) -> list[Fields]:
     words = m.group("value").split()
     # A student is what the user is, not a job title: the work-status rule files it.
@@ -417,8 +440,47 @@ def _listed_names(names: str) -> list[str]:
 
 
 def _children_named(m: re.Match[str]) -> list[Fields]:
-    """Each child of a list ("two daughters, Ava and Mia"): a name each."""
-    return [{"value": n, "kind": _CHILD_KINDS[m.group("kind")]} for n in _listed_names(m.group("value"))]
+    """Each child of a list ("two daughters, Ava and Mia"; "a son and a daughter, Jack and Lily", which
+    names no one kind): a name each."""
+    kind = _CHILD_KINDS.get(m.group("kind").casefold(), "child")
+    return [{"value": n, "kind": kind} for n in _listed_names(m.group("value"))]
+
+
+# Children named with their ages: "Emma (8) and Liam (5)", or the names and then the ages in the same
+# order, "Noah and Ava, are 10 and 7".
+_AGED_NAME = rf"(?!I\b){_CAPWORD} \((?:{_NUMBER})\)"
+_AGED_NAMES = rf"{_AGED_NAME}(?:(?:,| and|, and) {_AGED_NAME})+"
+_AGES = rf"(?:{_NUMBER})(?:(?:,| and|, and) (?:{_NUMBER}))+"
+_CHILDREN_AGED = [
+    rf"{_MY} (?P<kind>sons|daughters|kids|children|boys|girls)(?: are|:) (?P<value>{_AGED_NAMES})(?![\w'’])",
+    rf"{_MY} (?P<kind>sons|daughters|kids|children|boys|girls),? (?P<value>{_NAMES}),? are (?P<ages>{_AGES})"
+    rf"(?: (?:years old|respectively))?(?=\s*(?:[.!;]|$))",
+]
+
+
+def _names_and_ages(m: re.Match[str]) -> list[tuple[str, int]]:
+    """The children of _CHILDREN_AGED, each with their age; none when the names and ages do not pair."""
+    if m.groupdict().get("ages") is None:
+        pairs = re.findall(r"(\S+) \(([^)]+)\)", m.group("value"))
+    else:
+        pairs = list(zip(_listed_names(m.group("value")), re.split(r",? and |, ", m.group("ages"))))
+        if len(pairs) != len(re.split(r",? and |, ", m.group("ages"))):
+            return []
+    aged = [(name, _number(age)) for name, age in pairs]
+    if any(name.casefold() in _NOT_NAMES or age is None or not 0 <= age <= 60 for name, age in aged):
+        return []
+    return aged
+
+
+def _children_aged_names(m: re.Match[str]) -> list[Fields]:
+    kind = _CHILD_KINDS[m.group("kind").casefold()]
+    return [{"value": name, "kind": kind} for name, _ in _names_and_ages(m)]
+
+
+def _children_ages(m: re.Match[str]) -> list[Fields]:
+    kind = _CHILD_KINDS[m.group("kind").casefold()]
+    return [{"value": str(age), "kind": kind, "who": _snake(name), "named": f" {name}"}
+            for name, age in _names_and_ages(m)]
 
 
 def _child_born(m: re.Match[str]) -> list[Fields]:
@@ -584,10 +646,25 @@ def _snake(text: str) -> str:
     return "_".join(words)
 
 
+def _singular(word: str) -> str:
+    """The word a plural is of, by _plural's endings read back ("foods" -> "food", "cities" -> "city",
+    "movies" -> "movie"); a word no plural of that shape stays as it is ("series")."""
+    for stem in (word[:-3] + "y", word[:-1], word[:-2]):
+        if stem and _plural(stem) == word and not stem.endswith("s"):
+            return stem
+    return word
+
+
 def _favorite(m: re.Match[str]) -> list[Fields]:
+    """A favourite thing, or each of a list of them: "My favourite foods are sushi, tacos and ramen" files
+    three `favorite_food`, keyed as one favourite food would be."""
     if re.match(r"(?:probably|maybe|perhaps)\b", m.group("value")):
         return []
-    return [{"value": m.group("value"), "thing": m.group("thing"), "part": _snake(m.group("thing"))}]
+    thing = m.group("thing")
+    if m.group("verb") == "are":
+        *before, last = thing.split()
+        thing = " ".join([*before, _singular(last)])
+    return [{**item, "thing": thing, "part": _snake(thing)} for item in _list_items(m)]
 
 
 def _opinion(m: re.Match[str]) -> list[Fields]:
@@ -611,7 +688,8 @@ def _age(m: re.Match[str]) -> list[Fields]:
 
 
 def _children(m: re.Match[str]) -> list[Fields]:
-    count = _number(m.group("value")) if m.group("value") else 0
+    value = m.group("value")
+    count = (1 if value.casefold() in ("a", "an") else _number(value)) if value else 0
     more = m.groupdict().get("more")
     if count is not None and more:  # "two daughters and a son"
         added = 1 if more in ("a", "an") else _number(more)
@@ -1769,6 +1847,9 @@ _RULES = [
         # "two daughters" counts them; "no sons" says nothing of daughters, "two girls coming over" nothing of children
         rf"{_HAVE} (?!no\b)(?P<value>{_NUMBER}) {_SONS_DAUGHTERS}(?: and (?P<more>an?|{_NUMBER}) {_SONS_DAUGHTERS})?"
         r"(?=\s*(?:[^\w\s'’-]|$)|\s+(?:and|but|who|aged|named|called)\b)",
+        # "a son and a daughter" counts them too; "a son" alone does not say he is the only child
+        rf"{_HAVE} (?P<value>an?) {_SONS_DAUGHTERS} and (?P<more>an?|{_NUMBER}) {_SONS_DAUGHTERS}"
+        r"(?=\s*(?:[^\w\s'’-]|$)|\s+(?:and|but|who|aged|named|called)\b)",
         rf"\bI(?:'m| am) a (?:mother|mom|mum|father|dad|parent) of (?P<value>{_NUMBER})(?![\w'’])",
         # "as a mom of three, I ...": who the user is, said in passing
         rf"\b(?i:as) a (?:mother|mom|mum|father|dad|parent) of (?P<value>{_NUMBER}),? I\b",
@@ -1794,7 +1875,10 @@ _RULES = [
     ], "The user is {value}.", _text, importance=0.85),
     _rule("fact", "allergy", "allergic allergy", [
         r"\bI(?:'m| am)(?: (?:very|severely|deathly|highly|really|quite|mildly|slightly|super|so))? allergic to "
-        rf"(?P<value>{_phrase(5)})",
+        rf"(?P<value>{_listed(5)})",
+        # after something else the user is: "I'm lactose intolerant and allergic to shellfish"
+        r"\bI(?:'m| am) (?:(?!not\b|allergic\b)[\w'-]+ ){1,3}and (?:also )?(?:(?:very|severely|deathly|highly|mildly) )?"
+        rf"allergic to (?P<value>{_listed(5)})",
         rf"\bI have an? (?:severe |mild |bad )?(?P<value>(?i:{_alternation(_ALLERGENS)})) allergy\b",
     ], "The user is allergic to {value}.", _allergies, importance=0.9),
     _rule("fact", "{part}", "stopped quit given gave longer don not never smoked vaped", [
@@ -1956,7 +2040,7 @@ _RULES = [
     ], "The user's {kind}{named} has {value}.", _kin_fact(_text), confidence=0.7, importance=0.7),
     _rule("fact", "{person}_allergy", "allergic", [
         rf"{_PERSON}(?: is|['’]s)(?: (?:very|severely|deathly|highly|really|quite|mildly|slightly|super|so))? allergic to "
-        rf"(?P<value>{_phrase(5)})",
+        rf"(?P<value>{_listed(5)})",
         rf"{_PERSON}(?: is|['’]s) (?:{_NUMBER})(?: (?:years?|yrs?) old)? and (?:is )?allergic to (?P<value>{_phrase(5)})",
     ], "The user's {kind}{named} is allergic to {value}.", _kin_fact(_allergies), confidence=0.7, importance=0.8),
     # a move ahead, which will change where they live (a trip or a visit is theirs, not a fact of the user's)
@@ -1977,10 +2061,16 @@ _RULES = [
         rf"{_PET_ADJECTIVE}(?P<pet>(?i:{_alternation(_PETS)})){_NAMED} (?P<value>{_PROPER})",
     ], "The user's {kind}{named} has {said}.", _kin_fact(_person_pet), confidence=0.7, importance=0.5),
     _rule("relation", "child_name", "have got are", [
-        rf"{_HAVE} (?:(?:{_NUMBER}) )?(?P<kind>sons|daughters|kids|children|boys|girls)[,:]? (?:(?:named|called) )?"
+        rf"{_HAVE} (?:(?:{_NUMBER}) )?(?:twin )?(?P<kind>sons|daughters|kids|children|boys|girls)[,:]? "
+        rf"(?:(?:named|called) )?(?P<value>{_NAMES})",
+        rf"{_HAVE} an? (?:son|boy|daughter|girl) and an? (?:son|boy|daughter|girl)(?P<kind>)[,:] (?:(?:named|called) )?"
         rf"(?P<value>{_NAMES})",
         rf"{_MY} (?P<kind>sons|daughters|kids|children|boys|girls) are (?:(?:named|called) )?(?P<value>{_NAMES})",
     ], "The user's {kind} is named {value}.", _children_named, confidence=0.75, importance=0.8),
+    _rule("relation", "child_name", "my our", _CHILDREN_AGED, "The user's {kind} is named {value}.",
+          _children_aged_names, confidence=0.75, importance=0.8),
+    _rule("fact", "child_{who}_age", "my our", _CHILDREN_AGED, "The user's {kind}{named} is {value} years old.",
+          _children_ages, confidence=0.75, importance=0.6),
     # a child born: "My husband and I just had a baby boy, Leo.", "We welcomed a baby girl named Ella"
     _rule("relation", "child_name", "had welcomed", [
         rf"(?:\b(?:I|[Ww]e)|\b(?i:my) (?:{_PARTNER_WORD}) and I|(?<![\w'’])(?i:me) and my (?:{_PARTNER_WORD})) "
@@ -2395,13 +2485,13 @@ _RULES = [
     # likes and opinions
     _rule("preference", "likes", "love like enjoy adore fan into", [
         r"\bI (?:(?:really|absolutely|just|also|totally|truly|do|genuinely|kinda) )*(?:love|like|enjoy|adore) "
-        rf"(?P<value>{_phrase(8)})",
+        rf"(?P<value>{_listed(8)})",
         rf"\bI(?:'m| am) a (?:big |huge )?fan of (?P<value>{_phrase(8)})",
         rf"\bI(?:'m| am) (?:really |so |very |big |totally )?into (?P<value>{_phrase(6)})",
-    ], "The user likes {value}.", _text, confidence=0.7, importance=0.5),
+    ], "The user likes {value}.", _list_items, confidence=0.7, importance=0.5),
     _rule("preference", "dislikes", "hate dislike detest loathe stand like enjoy fan handle stomach tried tasted", [
         r"\bI (?:(?:really|absolutely|just|also|totally|truly|kinda) )*(?:hate|dislike|detest|loathe|can't stand|"
-        rf"cannot stand|don't like|do not like|don't enjoy) (?!to\b)(?P<value>{_phrase(8)})",
+        rf"cannot stand|don't like|do not like|don't enjoy) (?!to\b)(?P<value>{_listed(8)})",
         rf"\bI(?:'m| am) not (?:a |a big )?fan of (?P<value>{_phrase(8)})",
         # the thing said first: "I think cilantro tastes like soap, I hate it.", "Olives, I can't stand them."
         rf"\bI (?:really |honestly )?think (?P<value>{_DISLIKED}) (?:tastes?|smells?|looks?|sounds?|feels?) like "
@@ -2409,7 +2499,7 @@ _RULES = [
         rf"^(?P<value>{_DISLIKED})(?:,|:|\s+[—–-]) {_HATE_IT}",
         rf"\bI (?:once |finally )?(?:tried|tasted) (?P<value>{_TRIED})(?: (?:once|before|recently|"
         rf"for the first time|last (?:night|week|month|year)))?(?:[,.;!] | ){_HATED_IT}",
-    ], "The user dislikes {value}.", _text, confidence=0.7, importance=0.5),
+    ], "The user dislikes {value}.", _list_items, confidence=0.7, importance=0.5),
     _rule("preference", "prefers", "prefer", [
         r"\bI (?:(?:generally|usually|really|much|strongly|always) )*prefer "
         rf"(?!{_ANSWER_PREFERRED})(?P<value>{_NOT_OBJECT}{_WORD}(?:\s+{_WORD}){{0,7}}?)"
@@ -2417,7 +2507,7 @@ _RULES = [
     ], "The user prefers {value}.", _text, confidence=0.7, importance=0.5),
     _rule("preference", "favorite_{part}", "favorite favourite", [
         rf"\b(?i:my) (?:all[- ]time |absolute )?favou?rite (?P<thing>{_WORD}(?:\s+{_WORD}){{0,2}}?)"
-        rf"(?: is|['’]s| are) (?P<value>{_phrase(6)})",
+        rf"(?: is|['’]s| (?P<verb>are)) (?P<value>{_listed(6)})",
     ], "The user's favorite {thing} is {value}.", _favorite, confidence=0.75, importance=0.5),
     _rule("opinion", "opinion_about_{part}", "think believe feel reckon mind", [
         r"(?:\bI (?:(?:really|honestly|personally|kinda|now|actually) )*(?:think|believe|feel like|feel that|reckon)"
