@@ -1540,12 +1540,12 @@ def test_a_request_that_states_nothing_files_nothing(text):
     assert _facts(text) == set()
 
 
-# issue 11 parts 2 and 7, earlier rounds' leftovers: a move to a department in a place files the place;
+# issue 11 parts 2 and 7, earlier rounds' leftovers: a move to a department or an employer in a place files the place;
 # a relative based in a department no city; a pet introduced as a person is ("Meet my ..., he's a ...")
 @pytest.mark.parametrize("text, expected", [
     ("We relocated to Engineering in Austin.", {("city", "Austin")}),
     ("I moved to the Finance department in Leeds last spring.", {("city", "Leeds")}),
-    ("I moved to IBM in Austin.", set()),  # an employer, not a department: no guess at the city
+    ("I moved to IBM in Austin.", {("employer", "IBM"), ("city", "Austin")}),  # an employer there: the user moved
     ("My brother Kai is based in Finance.", {("brother_name", "Kai")}),
     ("My sister Mia lives in Engineering now.", {("sister_name", "Mia")}),
     ("My brother Kai is based in Austin.", {("brother_name", "Kai"), ("brother_kai_city", "Austin")}),
@@ -1679,3 +1679,50 @@ def test_a_list_files_every_item_whole(text, expected):
 ])
 def test_a_list_that_is_no_users_list_files_nothing(text):
     assert _facts(text) == set()
+
+
+@pytest.mark.parametrize("text, expected", [
+    # what ended, as the past: it ends the current value it names (supersession.ending)
+    ("I'm no longer vegan.", {("dietary_restriction", "vegan", True)}),
+    ("I'm not vegetarian anymore.", {("dietary_restriction", "vegetarian", True)}),
+    ("I stopped being vegan last year.", {("dietary_restriction", "vegan", True)}),
+    ("I'm not a teacher anymore.", {("role", "teacher", True)}),
+    ("I'm no longer a nurse.", {("role", "nurse", True)}),
+    ("I stopped playing tennis.", {("hobby", "tennis", True)}),
+    ("I gave up climbing after my injury.", {("hobby", "climbing", True)}),
+    ("I don't play chess anymore.", {("hobby", "chess", True)}),
+    ("I'm not with Acme any more, I joined Initech.", {("employer", "Acme", True), ("employer", "Initech")}),
+    # a break, a wish or someone else's is no end
+    ("I quit running for a month.", set()),
+    ("I'm not vegan.", set()),
+    ("My friend said she's not vegan anymore.", set()),
+    ("I'm not with Sam anymore.", set()),  # a partner's or a firm's: no current value to end here
+])
+def test_a_retraction_files_what_ended_as_the_past(text, expected):
+    assert _facts(text) == expected
+
+
+@pytest.mark.parametrize("history, text, expected", [
+    (("I'm vegan.",), "No, I said I'm vegetarian, not vegan.", {("dietary_restriction", "vegetarian")}),
+    (("I work at Initech.",), "Sorry, I meant Initrode.", {("employer", "Initrode")}),
+    # which name was meant, of two? none is corrected
+    (("I work at Initech in Austin and my dog is Rex.",), "Sorry, I meant Initrode.", set()),
+    # someone else said it
+    (("I'm vegan.",), "My sister said she's vegetarian, not vegan.", set()),
+])
+def test_a_correction_said_as_what_was_meant(history, text, expected):
+    assert _facts(text, history) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("Mine is a Maine Coon called Oscar.", {("pet_cat_name", "Oscar"), ("pet_cat_breed", "Maine Coon")}),
+    ("Mine is a Persian.", set()),  # a rug, maybe
+    ("I moved to Sales in Denver.", {("city", "Denver")}),
+    ("I work as a nurse in Denver.", {("role", "nurse")}),  # where one works is not where one lives
+    ("As a teacher in Ohio, I get summers off.", {("role", "teacher")}),
+    ("As a nurse working nights, what's the best way to sleep?", {("role", "nurse")}),
+    ("As a nurse, can you explain wound care?", set()),  # the agent asked to play a part
+    ("I'm a manager at Target.", {("role", "manager"), ("employer", "Target")}),
+])
+def test_what_earlier_rounds_left(text, expected):
+    assert _facts(text) == expected

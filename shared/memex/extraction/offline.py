@@ -997,9 +997,16 @@ def _not_an_organisation(m: re.Match[str]) -> list[Fields]:
 
 
 def _department_move(m: re.Match[str]) -> list[Fields]:
-    """The place of a move to a department there ("I moved to Sales in Denver"): the department is
-    no city, the place is."""
-    return _not_an_organisation(m) if _a_department(m.group("dept")) else []
+    """The place of a move to a department or an employer there ("I moved to Sales in Denver", "I moved
+    to IBM in Austin"): the department or the employer is no city, the place is."""
+    where = m.group("dept")
+    return _not_an_organisation(m) if _a_department(where) or _an_organisation(where) else []
+
+
+def _employer_moved_to(m: re.Match[str]) -> list[Fields]:
+    """The employer of a move to one ("I moved to IBM in Austin"): a name shaped like an organisation
+    or a well-known employer, never a place or a department ("I moved to Sales")."""
+    return _organisation(m) if _an_organisation(m.group("value")) and not _a_department(m.group("value")) else []
 
 
 _NEW_JOB = rf"(?:(?:a|an|my|the) (?:new )?{_JOB_NOUN} )?"
@@ -1594,6 +1601,9 @@ _RULES = [
         _LEFT_NAME,
         rf"\bI(?:'m| am) no longer (?:at|working (?:at|for)|employed (?:at|by)) (?:the )?(?P<value>{_ORG})",
         rf"\bI(?:'m| am) not (?:at|working (?:at|for)|employed (?:at|by)) (?:the )?(?P<value>{_ORG}) (?=any ?more\b)",
+        # "with" may be a partner's: a job only when the next job is said
+        rf"\bI(?:'m| am) (?:not|no longer) with (?:the )?(?P<value>{_ORG}) (?=(?:any ?more)?,? (?:(?:and|now|so) )?"
+        rf"(?:{_CURRENT_JOB}|\bI(?:'ve| have)? {_ADVERBS}joined)\b)",
     ], "The user used to work at {value}.", _left_employer, confidence=0.7, importance=0.6, historical=True),
     _rule("fact", "employer", "was retired", [
         rf"\bI was at (?:the )?(?P<value>{_ORG}) for {_SPAN}(?![\w'’-])",
@@ -1614,7 +1624,7 @@ _RULES = [
         # "As a nurse, I see this a lot": who the user is, said in passing
         # not a reminiscence ("As a nurse, I saw a lot"): it says nothing of the job now
         rf"^(?i:as) an? (?!(?:former|ex-?|retired|future|wannabe|aspiring|would-be)\b)(?P<value>{_ROLE})"
-        rf"(?: (?:working|based) [^,]*)?(?:,\s*I\b(?! (?:{_RECALLED})\b)|$)",
+        rf"(?: (?:working|based|in|at) [^,]*)?(?:,\s*I\b(?! (?:{_RECALLED})\b)|$)",
         rf"(?:{_CURRENT_JOB}|\bI(?:'ve| have)? (?:just |recently )?joined) {_PROPER} as (?:an?|the) "
         rf"(?P<value>{_ROLE}){_ROLE_END}",
         rf"\bI(?: (?:now |currently )?work|'m (?:now |currently )?working| am (?:now |currently )?working) "
@@ -1645,6 +1655,9 @@ _RULES = [
         rf"\bI (?:used to be|was) (?:an?|the) (?P<value>{_ROLE}){_ROLE_END}",
         rf"\bI (?:used to work|worked) as (?:an?|the) (?P<value>{_ROLE}){_ROLE_END}",
         rf"\bI(?:'m| am) (?:an?|the) (?:former |ex-?)(?P<value>{_ROLE}){_ROLE_END}",
+        # a job retracted: "I'm not a teacher anymore", "I'm no longer a nurse"
+        rf"\bI(?:'m| am) no longer (?:an?|the) (?P<value>{_ROLE}){_ROLE_END}",
+        rf"\bI(?:'m| am) not (?:an?|the) (?P<value>{_ROLE}) (?=any ?more\b)",
         rf"(?:{_PAST_JOB}) {_PROPER} as (?:an?|the) (?P<value>{_ROLE}){_ROLE_END}",
     ], "The user's job title used to be {value}.", _role, confidence=0.7, importance=0.6, historical=True),
     # A work status. Out of work or retired ends the current employer and job title, and a job named
@@ -1711,6 +1724,11 @@ _RULES = [
         rf"\b(?:I|[Ww]e)(?:'ve| have)? (?:just |recently |finally )?(?:moved|relocated) (?:over )?to "
         rf"(?:the )?(?P<dept>{_PROPER})(?: (?:team|department|division|office))? in (?P<value>{_PROPER})",
     ], "The user lives in {value}.", _department_move, importance=0.75),
+    # the employer of that move: "I moved to IBM in Austin", "I transferred to Deloitte in March"
+    _rule("fact", "employer", "moved relocated transferred", [
+        rf"\bI(?:'ve| have)? {_ADVERBS}(?:moved|relocated|transferred) (?:over )?to (?:the )?(?P<value>{_ORG})"
+        rf"(?= in (?:{_PROPER}|{_MONTH}|\d{{4}})|{_ORG_END})",
+    ], "The user's employer is {value}.", _employer_moved_to, importance=0.8),
     # "Home is Glasgow these days": a known place only ("Home is Acme", "Home is Netflix" are none).
     _rule("fact", "city", "home", [
         rf"(?:^|[.!?] )[Hh]ome(?:'s|’s| is) (?:now )?(?P<value>{_PROPER})(?=\s*(?:[.!,;]|$)| (?:now|these days)\b)",
@@ -1873,6 +1891,15 @@ _RULES = [
         + _strict_end("and", "in", "last", "this", "after", "when", "about", "over", "recently", r"\d+",
                       "a (?:year|few|couple)", "years", "months"),
     ], "The user is {value}.", _text, importance=0.85),
+    # A diet retracted: "I'm no longer vegan", "I'm not vegetarian anymore", "I stopped being vegan"; the
+    # past, which ends the diet if it is the current one (supersession.ending).
+    _rule("fact", "dietary_restriction", "longer not stopped quit gave given", [
+        r"\bI(?:'m| am) no longer (?:an? )?(?P<value>vegetarian|vegan|pescatarian|pescetarian)"
+        + _strict_end("and", "since", "after", "because", "these days"),
+        r"\bI(?:'m| am) not (?:an? )?(?P<value>vegetarian|vegan|pescatarian|pescetarian) (?=any ?more\b)",
+        r"\bI(?:'ve| have)? (?:stopped|quit|gave up|given up) being (?:an? )?(?P<value>vegetarian|vegan|pescatarian|"
+        r"pescetarian)" + _QUIT_END,
+    ], "The user used to be {value}.", _text, confidence=0.7, importance=0.6, historical=True),
     _rule("fact", "allergy", "allergic allergy", [
         r"\bI(?:'m| am)(?: (?:very|severely|deathly|highly|really|quite|mildly|slightly|super|so))? allergic to "
         rf"(?P<value>{_listed(5)})",
@@ -2260,9 +2287,13 @@ _RULES = [
         rf"{_PET_ADJECTIVE}{_PET}{_GOT_PET_END}(?![^.;!?]*?, an? [^.;!?,]*?{_NAMED} {_CAPWORD})"
         rf"(?!{_GOT_WHEN}(?:{_NAMED} |{_NAMED_HIM}){_CAPWORD})",
     ], "The user has {said}.", _pet_kind, confidence=0.7, importance=0.6),
-    _rule("fact", "pet_{part}_{fact}", "have got adopted rescued bought my our", [
+    _rule("fact", "pet_{part}_{fact}", "have got adopted rescued bought my our mine", [
         rf"(?:{_HAVE}|{_GOT_PET}) an? {_PET_ADJECTIVE}(?P<breed>{_BREED})(?: (?P<kind>(?i:{_alternation(_PETS)})))?"
         rf"{_NAMED} (?P<name>{_PROPER})",
+        # after someone else's pet or a question about pets: "Mine is a Maine Coon called Oscar" (the
+        # breed says the kind; a breed alone, "Mine is a Persian", may be a rug)
+        rf"^(?i:mine)(?: is|['’]s) an? {_PET_ADJECTIVE}(?!lab\b)(?P<breed>{_BREED})"
+        rf"(?: (?P<kind>(?i:{_alternation(_PETS)})))?{_NAMED} (?P<name>{_PROPER})",
         # the breed and name set after the pet got: "We adopted a kitten last month, a ragdoll named Pixel"
         rf"{_GOT_PET} (?:an?|another) {_PET_ADJECTIVE}{_ONE_PET}(?: [a-z]+){{0,3}}?, an? {_PET_ADJECTIVE}"
         rf"(?P<breed>{_BREED})(?: (?P<kind>(?i:{_alternation(_PETS)})))?{_NAMED} (?P<name>{_PROPER})",
@@ -2353,6 +2384,14 @@ _RULES = [
         rf"\b(?:I|[Ww]e) {_ADVERBS}(?:go|do) (?P<value>(?i:{_alternation(vocabulary.HOBBIES)}))"
         rf"{_PASTIME_END}",
     ], "The user's hobby is {value}.", _items, confidence=0.7, importance=0.5),
+    # A pastime given up: "I stopped playing tennis", "I gave up climbing", "I don't play chess anymore"; the
+    # past, which ends it if it is a current hobby. Not a break ("I quit running for a month").
+    _rule("preference", "hobby", "stopped quit gave given play longer", [
+        rf"\bI(?:'ve| have)? {_ADVERBS}(?:stopped|quit|gave up|given up) (?:playing (?:the )?)?"
+        rf"(?P<value>(?i:{_alternation(vocabulary.PLAYED)}|{_alternation(vocabulary.HOBBIES)})){_QUIT_END}",
+        rf"\bI (?:don't|do not) play (?:the )?(?P<value>(?i:{_alternation(vocabulary.PLAYED)})) (?=any ?more\b)",
+        rf"\bI no longer play (?:the )?(?P<value>(?i:{_alternation(vocabulary.PLAYED)})){_QUIT_END}",
+    ], "The user's hobby used to be {value}.", _text, confidence=0.7, importance=0.5, historical=True),
     # A pastime said as the user's routine: "back from my Saturday run", "my morning swim"; not "my
     # first run in months", nor "my weekly run to the shops".
     _rule("preference", "hobby", "my our", [
@@ -2561,11 +2600,12 @@ _TAG_QUESTION = re.compile(r"\s*(?:(?:so|then) )?(?:what|how|do|does|did|are|is|
 _ASKED = re.compile(r"(?:what|how|why|where|when|who|which|whose|can|could|would|will|should|shall|do|does|did|is|are|"
                     r"am|may|might)\b", re.IGNORECASE)
 # Who the user is, said before a question ("As a nurse, how should I sleep?", "As someone with ADHD, how
-# do I study?"), is kept only when the question speaks of the user as "I" or "me": "As a nurse, can you
-# explain wound care?" asks the agent to play a part, "As a firefighter, what would my day look like?"
-# may be make-believe.
+# do I study?"), is kept when the question speaks of the user as "I" or "me", or of no one ("As a nurse
+# working nights, what's the best way to sleep?"): "As a nurse, can you explain wound care?" asks the
+# agent to play a part, "As a firefighter, what would my day look like?" may be make-believe.
 _APPOSITIVE = re.compile(r"(?i:as) (?:an?|someone|somebody)\b[^,;:—–]*")
 _OF_THE_USER = re.compile(r"\b(?:I|me)\b")
+_OF_SOMEONE = re.compile(r"\b(?:you|your|yours|my|our|he|she|they|him|her|his|them|their|we|us)\b", re.IGNORECASE)
 # A greeting that is a sentence of its own ("Hi!", "Hello there."), and the sentence it may open.
 _GREETING = re.compile(r"(?i:hi|hello|hey)(?: there)?[.!]+")
 _I_FIRST = re.compile(r"I(?:['’](?:m|ve|d|ll)|\b)")
@@ -2608,9 +2648,13 @@ _CORRECTION = re.compile(
     rf"(?:(?P<said>{_TERM_WORD}(?:\s+{_TERM_WORD}){{0,7}}?),?\s+not\s+(?P<old>{_TERM})"
     rf"|(?i:not)\s+(?P<old2>{_TERM}),?\s+(?:but\s+)?(?P<new2>{_TERM}))"
     r"(?=\s*(?:[^\w\s'’&+-]|$))")
+# A correction that says only the right name, of the one name the message before filed: "Sorry, I
+# meant Initrode." (_correct_meant).
+_MEANT = re.compile(rf"(?i:sorry|oops|actually|no|correction|my bad)[,:!]?\s+(?i:I meant|I mean)\s+"
+                    rf"(?P<new>(?!I\b){_CAPWORD}(?:\s+{_CAPWORD}){{0,3}})[.!]?")
 # Words of a corrected statement that need not be words of the fact it corrects.
 _CORRECTION_WORDS = frozenset(
-    "actually sorry oops correction my bad no i meant mean it it's is i'm im a an the our we i'd".split())
+    "actually sorry oops correction my bad no i meant mean said it it's is i'm im a an the our we i'd".split())
 # The right value at the end of what is said before "not", by the wrong value's shape: a number
 # (maybe with its noun: "3 kids"), a date, a name (capitalised words), or as many words as the wrong one.
 _SAID_NUMBER = re.compile(rf"(?:^|\s)(?!(?i:no)\b)(?P<new>(?i:{_NUMBER}))(?:\s+[\w'’-]+)?$")
@@ -2647,7 +2691,8 @@ def _statements(text: str, questions: list[tuple[str, str]] | None = None) -> li
             cut = max(sentence.rfind(separator) for separator in _TAG_SEPARATORS)
             if cut >= 0 and _TAG_QUESTION.match(sentence, cut + 1) and not _ASKED.match(sentence):
                 question, sentence = sentence[cut + 1:], sentence[:cut].rstrip()
-                if _APPOSITIVE.fullmatch(sentence) and not _OF_THE_USER.search(question):
+                if _APPOSITIVE.fullmatch(sentence) and not _OF_THE_USER.search(question) \
+                        and _OF_SOMEONE.search(question):
                     continue
         if sentence and not sentence.endswith("?"):
             kept.append((sentence, text[said_from:said_to]))
@@ -2848,6 +2893,12 @@ class OfflineExtractor:
                     if earlier is None:
                         earlier = _Facts(self.extract(history, []))
                     _correct(found, earlier, match, message["id"], said, subject)
+                meant = _MEANT.fullmatch(sentence)
+                if meant and before is not None and before["role"] == "user":
+                    if earlier is None and not i:
+                        earlier = _Facts(self.extract(history, []))
+                    _correct_meant(found if i else earlier, found, before["id"], meant.group("new"), message["id"],
+                                   said, subject)
             for question, said in questions:
                 for rule, fields in _asked_matches(_typed(question, dropped_is_user=False)):
                     found.add(_candidate(rule, fields, message["id"], said, subject))
@@ -2923,6 +2974,9 @@ class _Facts:
             numbers.pop()  # dropped by an earlier correction
         return [(n, self._order[n]) for n in reversed(numbers[-most:]) if n in self._order]
 
+    def of_message(self, message_id: str) -> list[tuple[int, Candidate]]:
+        return [(n, c) for n, c in self._order.items() if c.source_message_id == message_id]
+
     def drop(self, number: int) -> None:
         del self._order[number]
 
@@ -2952,6 +3006,22 @@ def _correct(found: _Facts, earlier: _Facts, match: re.Match[str], message_id: s
             found.add(replace(wrong, value=right, content=wrong.content.replace(wrong.value, right, 1),
                               source_message_id=message_id, raw_quote=quote, corrects=wrong.value))
             return
+
+
+def _correct_meant(pool: _Facts, found: _Facts, before_id: str, right: str, message_id: str, quote: str,
+                   subject: str) -> None:
+    """"Sorry, I meant Initrode.", said right after a message that filed one name: that name's fact
+    re-stated with the right one. Nothing when the message before filed no name or more than one
+    (which was meant?)."""
+    named = [(n, c) for n, c in pool.of_message(before_id) if c.subject == subject
+             and c.value[:1].isupper() and c.value in c.content and not c.historical]
+    if len(named) != 1:
+        return
+    number, wrong = named[0]
+    if pool is found:  # said in this turn: only the right one is filed
+        found.drop(number)
+    found.add(replace(wrong, value=right, content=wrong.content.replace(wrong.value, right, 1),
+                      source_message_id=message_id, raw_quote=quote, corrects=wrong.value))
 
 
 def _same_fact(key: str, corrected: str) -> bool:
