@@ -159,7 +159,8 @@ def _phrase(max_words: int) -> str:
 
 # A list of short items, with a comma and an "and" or "or" before the last: "penicillin, latex and
 # bees", "sushi, tacos, and ramen". A phrase alone ends at the first comma; a list is read whole and
-# each of its items filed as one said alone would be (_list_items).
+# each of its items filed as one said alone would be (_list_items). Likes and dislikes still read a phrase:
+# their lists, filed item by item, cost LoCoMo's held-out recall (docs/measurements/quality.md, extract12).
 _LIST_ITEM = rf"{_NOT_OBJECT}{_WORD}(?:\s+{_WORD}){{0,2}}?"
 _LIST = rf"{_LIST_ITEM}(?:,\s+{_LIST_ITEM}){{1,5}},?\s+(?:and|or)\s+{_LIST_ITEM}{_PHRASE_END}"
 
@@ -2524,13 +2525,13 @@ _RULES = [
     # likes and opinions
     _rule("preference", "likes", "love like enjoy adore fan into", [
         r"\bI (?:(?:really|absolutely|just|also|totally|truly|do|genuinely|kinda) )*(?:love|like|enjoy|adore) "
-        rf"(?P<value>{_listed(8)})",
+        rf"(?P<value>{_phrase(8)})",
         rf"\bI(?:'m| am) a (?:big |huge )?fan of (?P<value>{_phrase(8)})",
         rf"\bI(?:'m| am) (?:really |so |very |big |totally )?into (?P<value>{_phrase(6)})",
-    ], "The user likes {value}.", _list_items, confidence=0.7, importance=0.5),
+    ], "The user likes {value}.", _text, confidence=0.7, importance=0.5),
     _rule("preference", "dislikes", "hate dislike detest loathe stand like enjoy fan handle stomach tried tasted", [
         r"\bI (?:(?:really|absolutely|just|also|totally|truly|kinda) )*(?:hate|dislike|detest|loathe|can't stand|"
-        rf"cannot stand|don't like|do not like|don't enjoy) (?!to\b)(?P<value>{_listed(8)})",
+        rf"cannot stand|don't like|do not like|don't enjoy) (?!to\b)(?P<value>{_phrase(8)})",
         rf"\bI(?:'m| am) not (?:a |a big )?fan of (?P<value>{_phrase(8)})",
         # the thing said first: "I think cilantro tastes like soap, I hate it.", "Olives, I can't stand them."
         rf"\bI (?:really |honestly )?think (?P<value>{_DISLIKED}) (?:tastes?|smells?|looks?|sounds?|feels?) like "
@@ -2538,7 +2539,7 @@ _RULES = [
         rf"^(?P<value>{_DISLIKED})(?:,|:|\s+[—–-]) {_HATE_IT}",
         rf"\bI (?:once |finally )?(?:tried|tasted) (?P<value>{_TRIED})(?: (?:once|before|recently|"
         rf"for the first time|last (?:night|week|month|year)))?(?:[,.;!] | ){_HATED_IT}",
-    ], "The user dislikes {value}.", _list_items, confidence=0.7, importance=0.5),
+    ], "The user dislikes {value}.", _text, confidence=0.7, importance=0.5),
     _rule("preference", "prefers", "prefer", [
         r"\bI (?:(?:generally|usually|really|much|strongly|always) )*prefer "
         rf"(?!{_ANSWER_PREFERRED})(?P<value>{_NOT_OBJECT}{_WORD}(?:\s+{_WORD}){{0,7}}?)"
