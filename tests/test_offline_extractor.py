@@ -1540,12 +1540,12 @@ def test_a_request_that_states_nothing_files_nothing(text):
     assert _facts(text) == set()
 
 
-# issue 11 parts 2 and 7, earlier rounds' leftovers: a move to a department in a place files the place;
+# issue 11 parts 2 and 7, earlier rounds' leftovers: a move to a department or an employer in a place files the place;
 # a relative based in a department no city; a pet introduced as a person is ("Meet my ..., he's a ...")
 @pytest.mark.parametrize("text, expected", [
     ("We relocated to Engineering in Austin.", {("city", "Austin")}),
     ("I moved to the Finance department in Leeds last spring.", {("city", "Leeds")}),
-    ("I moved to IBM in Austin.", set()),  # an employer, not a department: no guess at the city
+    ("I moved to IBM in Austin.", {("employer", "IBM"), ("city", "Austin")}),  # an employer there: the user moved
     ("My brother Kai is based in Finance.", {("brother_name", "Kai")}),
     ("My sister Mia lives in Engineering now.", {("sister_name", "Mia")}),
     ("My brother Kai is based in Austin.", {("brother_name", "Kai"), ("brother_kai_city", "Austin")}),
@@ -1642,3 +1642,81 @@ def test_the_people_in_the_users_life_continued(text, expected):
 ])
 def test_what_is_said_near_someone_in_the_users_life_files_nothing_of_theirs(text):
     assert _facts(text) == set()
+
+
+@pytest.mark.parametrize("text, expected", [
+    # a list after a comma is read whole, each item filed as it would be alone
+    ("I'm allergic to penicillin, latex and bees.", {("allergy", "penicillin"), ("allergy", "latex"), ("allergy", "bees")}),
+    ("My favourite foods are sushi, tacos and ramen.", {("favorite_food", "sushi"), ("favorite_food", "tacos"),
+                                                        ("favorite_food", "ramen")}),
+    ("I'm lactose intolerant and allergic to shellfish.", {("dietary_restriction", "lactose intolerant"),
+                                                           ("allergy", "shellfish")}),
+    # children named with their ages, in brackets or in the same order after
+    ("My kids are Emma (8) and Liam (5).", {("child_name", "Emma"), ("child_name", "Liam"), ("child_emma_age", "8"),
+                                           ("child_liam_age", "5")}),
+    ("My kids, Noah and Ava, are 10 and 7.", {("child_name", "Noah"), ("child_name", "Ava"), ("child_noah_age", "10"),
+                                             ("child_ava_age", "7")}),
+    ("My kids, Noah and Ava, are 10, 7 and 3.", set()),  # the ages do not pair with the names
+    ("I have a son and a daughter, Jack and Lily.", {("number_of_children", "2"), ("child_name", "Jack"),
+                                                     ("child_name", "Lily")}),
+    ("I have a son and a daughter.", {("number_of_children", "2")}),
+    ("I have a son.", set()),  # says nothing of how many children
+    ("I have twin daughters, Ella and Grace.", {("child_name", "Ella"), ("child_name", "Grace")}),
+])
+def test_a_list_files_every_item_whole(text, expected):
+    assert _facts(text) == expected
+
+
+@pytest.mark.parametrize("text", [
+    "I hate when it rains, snows or hails.",
+    "My coworker is allergic to peanuts and shellfish.", "Can you suggest foods like sushi, tacos and ramen?",
+])
+def test_a_list_that_is_no_users_list_files_nothing(text):
+    assert _facts(text) == set()
+
+
+@pytest.mark.parametrize("text, expected", [
+    # what ended, as the past: it ends the current value it names (supersession.ending)
+    ("I'm no longer vegan.", {("dietary_restriction", "vegan", True)}),
+    ("I'm not vegetarian anymore.", {("dietary_restriction", "vegetarian", True)}),
+    ("I stopped being vegan last year.", {("dietary_restriction", "vegan", True)}),
+    ("I'm not a teacher anymore.", {("role", "teacher", True)}),
+    ("I'm no longer a nurse.", {("role", "nurse", True)}),
+    ("I stopped playing tennis.", {("hobby", "tennis", True)}),
+    ("I gave up climbing after my injury.", {("hobby", "climbing", True)}),
+    ("I don't play chess anymore.", {("hobby", "chess", True)}),
+    ("I'm not with Acme any more, I joined Initech.", {("employer", "Acme", True), ("employer", "Initech")}),
+    # a break, a wish or someone else's is no end
+    ("I quit running for a month.", set()),
+    ("I'm not vegan.", set()),
+    ("My friend said she's not vegan anymore.", set()),
+    ("I'm not with Sam anymore.", set()),  # a partner's or a firm's: no current value to end here
+])
+def test_a_retraction_files_what_ended_as_the_past(text, expected):
+    assert _facts(text) == expected
+
+
+@pytest.mark.parametrize("history, text, expected", [
+    (("I'm vegan.",), "No, I said I'm vegetarian, not vegan.", {("dietary_restriction", "vegetarian")}),
+    (("I work at Initech.",), "Sorry, I meant Initrode.", {("employer", "Initrode")}),
+    # which name was meant, of two? none is corrected
+    (("I work at Initech in Austin and my dog is Rex.",), "Sorry, I meant Initrode.", set()),
+    # someone else said it
+    (("I'm vegan.",), "My sister said she's vegetarian, not vegan.", set()),
+])
+def test_a_correction_said_as_what_was_meant(history, text, expected):
+    assert _facts(text, history) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("Mine is a Maine Coon called Oscar.", {("pet_cat_name", "Oscar"), ("pet_cat_breed", "Maine Coon")}),
+    ("Mine is a Persian.", set()),  # a rug, maybe
+    ("I moved to Sales in Denver.", {("city", "Denver")}),
+    ("I work as a nurse in Denver.", {("role", "nurse")}),  # where one works is not where one lives
+    ("As a teacher in Ohio, I get summers off.", {("role", "teacher")}),
+    ("As a nurse working nights, what's the best way to sleep?", {("role", "nurse")}),
+    ("As a nurse, can you explain wound care?", set()),  # the agent asked to play a part
+    ("I'm a manager at Target.", {("role", "manager"), ("employer", "Target")}),
+])
+def test_what_earlier_rounds_left(text, expected):
+    assert _facts(text) == expected

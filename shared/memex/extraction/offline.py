@@ -157,6 +157,19 @@ def _phrase(max_words: int) -> str:
     return rf"{_NOT_OBJECT}{_WORD}(?:\s+{_WORD}){{0,{max_words - 1}}}?{_PHRASE_END}"
 
 
+# A list of short items, with a comma and an "and" or "or" before the last: "penicillin, latex and
+# bees", "sushi, tacos, and ramen". A phrase alone ends at the first comma; a list is read whole and
+# each of its items filed as one said alone would be (_list_items). Likes and dislikes still read a phrase:
+# their lists, filed item by item, cost LoCoMo's held-out recall (docs/measurements/quality.md, extract12).
+_LIST_ITEM = rf"{_NOT_OBJECT}{_WORD}(?:\s+{_WORD}){{0,2}}?"
+_LIST = rf"{_LIST_ITEM}(?:,\s+{_LIST_ITEM}){{1,5}},?\s+(?:and|or)\s+{_LIST_ITEM}{_PHRASE_END}"
+
+
+def _listed(max_words: int) -> str:
+    """A list (_LIST), or else a phrase of at most `max_words` words."""
+    return rf"(?:{_LIST}|{_phrase(max_words)})"
+
+
 _CLAUSE_STARTS = ("but", "so", "now", "since", "because", "lol", "and (?:I|I'm|I've|my|we|it)")
 
 
@@ -356,6 +369,17 @@ def _text(m: re.Match[str]) -> list[Fields]:
     return [{"value": m.group("value")}]
 
 
+def _list_items(m: re.Match[str]) -> list[Fields]:
+    """Each item of a list (_LIST: "hiking, camping and kayaking"), or the one value when no comma
+    says it is a list ("fish and chips" stays whole)."""
+    value = m.group("value")
+    if "," not in value:
+        return [{"value": value}]
+    *items, last = [item.strip() for item in value.split(",")]
+    items += re.split(r"^(?:and|or)\s+|\s+(?:and|or)\s+", last, maxsplit=1)
+    return [{"value": item} for item in items if item]
+
+
 def _role(m: re.Match[str]) -> list[Fields]:
     words = m.group("value").split()
     # A student is what the user is, not a job title: the work-status rule files it.
@@ -417,8 +441,47 @@ def _listed_names(names: str) -> list[str]:
 
 
 def _children_named(m: re.Match[str]) -> list[Fields]:
-    """Each child of a list ("two daughters, Ava and Mia"): a name each."""
-    return [{"value": n, "kind": _CHILD_KINDS[m.group("kind")]} for n in _listed_names(m.group("value"))]
+    """Each child of a list ("two daughters, Ava and Mia"; "a son and a daughter, Jack and Lily", which
+    names no one kind): a name each."""
+    kind = _CHILD_KINDS.get(m.group("kind").casefold(), "child")
+    return [{"value": n, "kind": kind} for n in _listed_names(m.group("value"))]
+
+
+# Children named with their ages: "Emma (8) and Liam (5)", or the names and then the ages in the same
+# order, "Noah and Ava, are 10 and 7".
+_AGED_NAME = rf"(?!I\b){_CAPWORD} \((?:{_NUMBER})\)"
+_AGED_NAMES = rf"{_AGED_NAME}(?:(?:,| and|, and) {_AGED_NAME})+"
+_AGES = rf"(?:{_NUMBER})(?:(?:,| and|, and) (?:{_NUMBER}))+"
+_CHILDREN_AGED = [
+    rf"{_MY} (?P<kind>sons|daughters|kids|children|boys|girls)(?: are|:) (?P<value>{_AGED_NAMES})(?![\w'’])",
+    rf"{_MY} (?P<kind>sons|daughters|kids|children|boys|girls),? (?P<value>{_NAMES}),? are (?P<ages>{_AGES})"
+    rf"(?: (?:years old|respectively))?(?=\s*(?:[.!;]|$))",
+]
+
+
+def _names_and_ages(m: re.Match[str]) -> list[tuple[str, int]]:
+    """The children of _CHILDREN_AGED, each with their age; none when the names and ages do not pair."""
+    if m.groupdict().get("ages") is None:
+        pairs = re.findall(r"(\S+) \(([^)]+)\)", m.group("value"))
+    else:
+        pairs = list(zip(_listed_names(m.group("value")), re.split(r",? and |, ", m.group("ages"))))
+        if len(pairs) != len(re.split(r",? and |, ", m.group("ages"))):
+            return []
+    aged = [(name, _number(age)) for name, age in pairs]
+    if any(name.casefold() in _NOT_NAMES or age is None or not 0 <= age <= 60 for name, age in aged):
+        return []
+    return aged
+
+
+def _children_aged_names(m: re.Match[str]) -> list[Fields]:
+    kind = _CHILD_KINDS[m.group("kind").casefold()]
+    return [{"value": name, "kind": kind} for name, _ in _names_and_ages(m)]
+
+
+def _children_ages(m: re.Match[str]) -> list[Fields]:
+    kind = _CHILD_KINDS[m.group("kind").casefold()]
+    return [{"value": str(age), "kind": kind, "who": _snake(name), "named": f" {name}"}
+            for name, age in _names_and_ages(m)]
 
 
 def _child_born(m: re.Match[str]) -> list[Fields]:
@@ -584,10 +647,25 @@ def _snake(text: str) -> str:
     return "_".join(words)
 
 
+def _singular(word: str) -> str:
+    """The word a plural is of, by _plural's endings read back ("foods" -> "food", "cities" -> "city",
+    "movies" -> "movie"); a word no plural of that shape stays as it is ("series")."""
+    for stem in (word[:-3] + "y", word[:-1], word[:-2]):
+        if stem and _plural(stem) == word and not stem.endswith("s"):
+            return stem
+    return word
+
+
 def _favorite(m: re.Match[str]) -> list[Fields]:
+    """A favourite thing, or each of a list of them: "My favourite foods are sushi, tacos and ramen" files
+    three `favorite_food`, keyed as one favourite food would be."""
     if re.match(r"(?:probably|maybe|perhaps)\b", m.group("value")):
         return []
-    return [{"value": m.group("value"), "thing": m.group("thing"), "part": _snake(m.group("thing"))}]
+    thing = m.group("thing")
+    if m.group("verb") == "are":
+        *before, last = thing.split()
+        thing = " ".join([*before, _singular(last)])
+    return [{**item, "thing": thing, "part": _snake(thing)} for item in _list_items(m)]
 
 
 def _opinion(m: re.Match[str]) -> list[Fields]:
@@ -611,7 +689,8 @@ def _age(m: re.Match[str]) -> list[Fields]:
 
 
 def _children(m: re.Match[str]) -> list[Fields]:
-    count = _number(m.group("value")) if m.group("value") else 0
+    value = m.group("value")
+    count = (1 if value.casefold() in ("a", "an") else _number(value)) if value else 0
     more = m.groupdict().get("more")
     if count is not None and more:  # "two daughters and a son"
         added = 1 if more in ("a", "an") else _number(more)
@@ -919,9 +998,16 @@ def _not_an_organisation(m: re.Match[str]) -> list[Fields]:
 
 
 def _department_move(m: re.Match[str]) -> list[Fields]:
-    """The place of a move to a department there ("I moved to Sales in Denver"): the department is
-    no city, the place is."""
-    return _not_an_organisation(m) if _a_department(m.group("dept")) else []
+    """The place of a move to a department or an employer there ("I moved to Sales in Denver", "I moved
+    to IBM in Austin"): the department or the employer is no city, the place is."""
+    where = m.group("dept")
+    return _not_an_organisation(m) if _a_department(where) or _an_organisation(where) else []
+
+
+def _employer_moved_to(m: re.Match[str]) -> list[Fields]:
+    """The employer of a move to one ("I moved to IBM in Austin"): a name shaped like an organisation
+    or a well-known employer, never a place or a department ("I moved to Sales")."""
+    return _organisation(m) if _an_organisation(m.group("value")) and not _a_department(m.group("value")) else []
 
 
 _NEW_JOB = rf"(?:(?:a|an|my|the) (?:new )?{_JOB_NOUN} )?"
@@ -1516,6 +1602,9 @@ _RULES = [
         _LEFT_NAME,
         rf"\bI(?:'m| am) no longer (?:at|working (?:at|for)|employed (?:at|by)) (?:the )?(?P<value>{_ORG})",
         rf"\bI(?:'m| am) not (?:at|working (?:at|for)|employed (?:at|by)) (?:the )?(?P<value>{_ORG}) (?=any ?more\b)",
+        # "with" may be a partner's: a job only when the next job is said
+        rf"\bI(?:'m| am) (?:not|no longer) with (?:the )?(?P<value>{_ORG}) (?=(?:any ?more)?,? (?:(?:and|now|so) )?"
+        rf"(?:{_CURRENT_JOB}|\bI(?:'ve| have)? {_ADVERBS}joined)\b)",
     ], "The user used to work at {value}.", _left_employer, confidence=0.7, importance=0.6, historical=True),
     _rule("fact", "employer", "was retired", [
         rf"\bI was at (?:the )?(?P<value>{_ORG}) for {_SPAN}(?![\w'’-])",
@@ -1536,7 +1625,7 @@ _RULES = [
         # "As a nurse, I see this a lot": who the user is, said in passing
         # not a reminiscence ("As a nurse, I saw a lot"): it says nothing of the job now
         rf"^(?i:as) an? (?!(?:former|ex-?|retired|future|wannabe|aspiring|would-be)\b)(?P<value>{_ROLE})"
-        rf"(?: (?:working|based) [^,]*)?(?:,\s*I\b(?! (?:{_RECALLED})\b)|$)",
+        rf"(?: (?:working|based|in|at) [^,]*)?(?:,\s*I\b(?! (?:{_RECALLED})\b)|$)",
         rf"(?:{_CURRENT_JOB}|\bI(?:'ve| have)? (?:just |recently )?joined) {_PROPER} as (?:an?|the) "
         rf"(?P<value>{_ROLE}){_ROLE_END}",
         rf"\bI(?: (?:now |currently )?work|'m (?:now |currently )?working| am (?:now |currently )?working) "
@@ -1567,6 +1656,9 @@ _RULES = [
         rf"\bI (?:used to be|was) (?:an?|the) (?P<value>{_ROLE}){_ROLE_END}",
         rf"\bI (?:used to work|worked) as (?:an?|the) (?P<value>{_ROLE}){_ROLE_END}",
         rf"\bI(?:'m| am) (?:an?|the) (?:former |ex-?)(?P<value>{_ROLE}){_ROLE_END}",
+        # a job retracted: "I'm not a teacher anymore", "I'm no longer a nurse"
+        rf"\bI(?:'m| am) no longer (?:an?|the) (?P<value>{_ROLE}){_ROLE_END}",
+        rf"\bI(?:'m| am) not (?:an?|the) (?P<value>{_ROLE}) (?=any ?more\b)",
         rf"(?:{_PAST_JOB}) {_PROPER} as (?:an?|the) (?P<value>{_ROLE}){_ROLE_END}",
     ], "The user's job title used to be {value}.", _role, confidence=0.7, importance=0.6, historical=True),
     # A work status. Out of work or retired ends the current employer and job title, and a job named
@@ -1633,6 +1725,11 @@ _RULES = [
         rf"\b(?:I|[Ww]e)(?:'ve| have)? (?:just |recently |finally )?(?:moved|relocated) (?:over )?to "
         rf"(?:the )?(?P<dept>{_PROPER})(?: (?:team|department|division|office))? in (?P<value>{_PROPER})",
     ], "The user lives in {value}.", _department_move, importance=0.75),
+    # the employer of that move: "I moved to IBM in Austin", "I transferred to Deloitte in March"
+    _rule("fact", "employer", "moved relocated transferred", [
+        rf"\bI(?:'ve| have)? {_ADVERBS}(?:moved|relocated|transferred) (?:over )?to (?:the )?(?P<value>{_ORG})"
+        rf"(?= in (?:{_PROPER}|{_MONTH}|\d{{4}})|{_ORG_END})",
+    ], "The user's employer is {value}.", _employer_moved_to, importance=0.8),
     # "Home is Glasgow these days": a known place only ("Home is Acme", "Home is Netflix" are none).
     _rule("fact", "city", "home", [
         rf"(?:^|[.!?] )[Hh]ome(?:'s|’s| is) (?:now )?(?P<value>{_PROPER})(?=\s*(?:[.!,;]|$)| (?:now|these days)\b)",
@@ -1769,6 +1866,9 @@ _RULES = [
         # "two daughters" counts them; "no sons" says nothing of daughters, "two girls coming over" nothing of children
         rf"{_HAVE} (?!no\b)(?P<value>{_NUMBER}) {_SONS_DAUGHTERS}(?: and (?P<more>an?|{_NUMBER}) {_SONS_DAUGHTERS})?"
         r"(?=\s*(?:[^\w\s'’-]|$)|\s+(?:and|but|who|aged|named|called)\b)",
+        # "a son and a daughter" counts them too; "a son" alone does not say he is the only child
+        rf"{_HAVE} (?P<value>an?) {_SONS_DAUGHTERS} and (?P<more>an?|{_NUMBER}) {_SONS_DAUGHTERS}"
+        r"(?=\s*(?:[^\w\s'’-]|$)|\s+(?:and|but|who|aged|named|called)\b)",
         rf"\bI(?:'m| am) a (?:mother|mom|mum|father|dad|parent) of (?P<value>{_NUMBER})(?![\w'’])",
         # "as a mom of three, I ...": who the user is, said in passing
         rf"\b(?i:as) a (?:mother|mom|mum|father|dad|parent) of (?P<value>{_NUMBER}),? I\b",
@@ -1792,9 +1892,21 @@ _RULES = [
         + _strict_end("and", "in", "last", "this", "after", "when", "about", "over", "recently", r"\d+",
                       "a (?:year|few|couple)", "years", "months"),
     ], "The user is {value}.", _text, importance=0.85),
+    # A diet retracted: "I'm no longer vegan", "I'm not vegetarian anymore", "I stopped being vegan"; the
+    # past, which ends the diet if it is the current one (supersession.ending).
+    _rule("fact", "dietary_restriction", "longer not stopped quit gave given", [
+        r"\bI(?:'m| am) no longer (?:an? )?(?P<value>vegetarian|vegan|pescatarian|pescetarian)"
+        + _strict_end("and", "since", "after", "because", "these days"),
+        r"\bI(?:'m| am) not (?:an? )?(?P<value>vegetarian|vegan|pescatarian|pescetarian) (?=any ?more\b)",
+        r"\bI(?:'ve| have)? (?:stopped|quit|gave up|given up) being (?:an? )?(?P<value>vegetarian|vegan|pescatarian|"
+        r"pescetarian)" + _QUIT_END,
+    ], "The user used to be {value}.", _text, confidence=0.7, importance=0.6, historical=True),
     _rule("fact", "allergy", "allergic allergy", [
         r"\bI(?:'m| am)(?: (?:very|severely|deathly|highly|really|quite|mildly|slightly|super|so))? allergic to "
-        rf"(?P<value>{_phrase(5)})",
+        rf"(?P<value>{_listed(5)})",
+        # after something else the user is: "I'm lactose intolerant and allergic to shellfish"
+        r"\bI(?:'m| am) (?:(?!not\b|allergic\b)[\w'-]+ ){1,3}and (?:also )?(?:(?:very|severely|deathly|highly|mildly) )?"
+        rf"allergic to (?P<value>{_listed(5)})",
         rf"\bI have an? (?:severe |mild |bad )?(?P<value>(?i:{_alternation(_ALLERGENS)})) allergy\b",
     ], "The user is allergic to {value}.", _allergies, importance=0.9),
     _rule("fact", "{part}", "stopped quit given gave longer don not never smoked vaped", [
@@ -1956,7 +2068,7 @@ _RULES = [
     ], "The user's {kind}{named} has {value}.", _kin_fact(_text), confidence=0.7, importance=0.7),
     _rule("fact", "{person}_allergy", "allergic", [
         rf"{_PERSON}(?: is|['’]s)(?: (?:very|severely|deathly|highly|really|quite|mildly|slightly|super|so))? allergic to "
-        rf"(?P<value>{_phrase(5)})",
+        rf"(?P<value>{_listed(5)})",
         rf"{_PERSON}(?: is|['’]s) (?:{_NUMBER})(?: (?:years?|yrs?) old)? and (?:is )?allergic to (?P<value>{_phrase(5)})",
     ], "The user's {kind}{named} is allergic to {value}.", _kin_fact(_allergies), confidence=0.7, importance=0.8),
     # a move ahead, which will change where they live (a trip or a visit is theirs, not a fact of the user's)
@@ -1977,10 +2089,16 @@ _RULES = [
         rf"{_PET_ADJECTIVE}(?P<pet>(?i:{_alternation(_PETS)})){_NAMED} (?P<value>{_PROPER})",
     ], "The user's {kind}{named} has {said}.", _kin_fact(_person_pet), confidence=0.7, importance=0.5),
     _rule("relation", "child_name", "have got are", [
-        rf"{_HAVE} (?:(?:{_NUMBER}) )?(?P<kind>sons|daughters|kids|children|boys|girls)[,:]? (?:(?:named|called) )?"
+        rf"{_HAVE} (?:(?:{_NUMBER}) )?(?:twin )?(?P<kind>sons|daughters|kids|children|boys|girls)[,:]? "
+        rf"(?:(?:named|called) )?(?P<value>{_NAMES})",
+        rf"{_HAVE} an? (?:son|boy|daughter|girl) and an? (?:son|boy|daughter|girl)(?P<kind>)[,:] (?:(?:named|called) )?"
         rf"(?P<value>{_NAMES})",
         rf"{_MY} (?P<kind>sons|daughters|kids|children|boys|girls) are (?:(?:named|called) )?(?P<value>{_NAMES})",
     ], "The user's {kind} is named {value}.", _children_named, confidence=0.75, importance=0.8),
+    _rule("relation", "child_name", "my our", _CHILDREN_AGED, "The user's {kind} is named {value}.",
+          _children_aged_names, confidence=0.75, importance=0.8),
+    _rule("fact", "child_{who}_age", "my our", _CHILDREN_AGED, "The user's {kind}{named} is {value} years old.",
+          _children_ages, confidence=0.75, importance=0.6),
     # a child born: "My husband and I just had a baby boy, Leo.", "We welcomed a baby girl named Ella"
     _rule("relation", "child_name", "had welcomed", [
         rf"(?:\b(?:I|[Ww]e)|\b(?i:my) (?:{_PARTNER_WORD}) and I|(?<![\w'’])(?i:me) and my (?:{_PARTNER_WORD})) "
@@ -2170,9 +2288,13 @@ _RULES = [
         rf"{_PET_ADJECTIVE}{_PET}{_GOT_PET_END}(?![^.;!?]*?, an? [^.;!?,]*?{_NAMED} {_CAPWORD})"
         rf"(?!{_GOT_WHEN}(?:{_NAMED} |{_NAMED_HIM}){_CAPWORD})",
     ], "The user has {said}.", _pet_kind, confidence=0.7, importance=0.6),
-    _rule("fact", "pet_{part}_{fact}", "have got adopted rescued bought my our", [
+    _rule("fact", "pet_{part}_{fact}", "have got adopted rescued bought my our mine", [
         rf"(?:{_HAVE}|{_GOT_PET}) an? {_PET_ADJECTIVE}(?P<breed>{_BREED})(?: (?P<kind>(?i:{_alternation(_PETS)})))?"
         rf"{_NAMED} (?P<name>{_PROPER})",
+        # after someone else's pet or a question about pets: "Mine is a Maine Coon called Oscar" (the
+        # breed says the kind; a breed alone, "Mine is a Persian", may be a rug)
+        rf"^(?i:mine)(?: is|['’]s) an? {_PET_ADJECTIVE}(?!lab\b)(?P<breed>{_BREED})"
+        rf"(?: (?P<kind>(?i:{_alternation(_PETS)})))?{_NAMED} (?P<name>{_PROPER})",
         # the breed and name set after the pet got: "We adopted a kitten last month, a ragdoll named Pixel"
         rf"{_GOT_PET} (?:an?|another) {_PET_ADJECTIVE}{_ONE_PET}(?: [a-z]+){{0,3}}?, an? {_PET_ADJECTIVE}"
         rf"(?P<breed>{_BREED})(?: (?P<kind>(?i:{_alternation(_PETS)})))?{_NAMED} (?P<name>{_PROPER})",
@@ -2263,6 +2385,14 @@ _RULES = [
         rf"\b(?:I|[Ww]e) {_ADVERBS}(?:go|do) (?P<value>(?i:{_alternation(vocabulary.HOBBIES)}))"
         rf"{_PASTIME_END}",
     ], "The user's hobby is {value}.", _items, confidence=0.7, importance=0.5),
+    # A pastime given up: "I stopped playing tennis", "I gave up climbing", "I don't play chess anymore"; the
+    # past, which ends it if it is a current hobby. Not a break ("I quit running for a month").
+    _rule("preference", "hobby", "stopped quit gave given play longer", [
+        rf"\bI(?:'ve| have)? {_ADVERBS}(?:stopped|quit|gave up|given up) (?:playing (?:the )?)?"
+        rf"(?P<value>(?i:{_alternation(vocabulary.PLAYED)}|{_alternation(vocabulary.HOBBIES)})){_QUIT_END}",
+        rf"\bI (?:don't|do not) play (?:the )?(?P<value>(?i:{_alternation(vocabulary.PLAYED)})) (?=any ?more\b)",
+        rf"\bI no longer play (?:the )?(?P<value>(?i:{_alternation(vocabulary.PLAYED)})){_QUIT_END}",
+    ], "The user's hobby used to be {value}.", _text, confidence=0.7, importance=0.5, historical=True),
     # A pastime said as the user's routine: "back from my Saturday run", "my morning swim"; not "my
     # first run in months", nor "my weekly run to the shops".
     _rule("preference", "hobby", "my our", [
@@ -2417,7 +2547,7 @@ _RULES = [
     ], "The user prefers {value}.", _text, confidence=0.7, importance=0.5),
     _rule("preference", "favorite_{part}", "favorite favourite", [
         rf"\b(?i:my) (?:all[- ]time |absolute )?favou?rite (?P<thing>{_WORD}(?:\s+{_WORD}){{0,2}}?)"
-        rf"(?: is|['’]s| are) (?P<value>{_phrase(6)})",
+        rf"(?: is|['’]s| (?P<verb>are)) (?P<value>{_listed(6)})",
     ], "The user's favorite {thing} is {value}.", _favorite, confidence=0.75, importance=0.5),
     _rule("opinion", "opinion_about_{part}", "think believe feel reckon mind", [
         r"(?:\bI (?:(?:really|honestly|personally|kinda|now|actually) )*(?:think|believe|feel like|feel that|reckon)"
@@ -2471,11 +2601,12 @@ _TAG_QUESTION = re.compile(r"\s*(?:(?:so|then) )?(?:what|how|do|does|did|are|is|
 _ASKED = re.compile(r"(?:what|how|why|where|when|who|which|whose|can|could|would|will|should|shall|do|does|did|is|are|"
                     r"am|may|might)\b", re.IGNORECASE)
 # Who the user is, said before a question ("As a nurse, how should I sleep?", "As someone with ADHD, how
-# do I study?"), is kept only when the question speaks of the user as "I" or "me": "As a nurse, can you
-# explain wound care?" asks the agent to play a part, "As a firefighter, what would my day look like?"
-# may be make-believe.
+# do I study?"), is kept when the question speaks of the user as "I" or "me", or of no one ("As a nurse
+# working nights, what's the best way to sleep?"): "As a nurse, can you explain wound care?" asks the
+# agent to play a part, "As a firefighter, what would my day look like?" may be make-believe.
 _APPOSITIVE = re.compile(r"(?i:as) (?:an?|someone|somebody)\b[^,;:—–]*")
 _OF_THE_USER = re.compile(r"\b(?:I|me)\b")
+_OF_SOMEONE = re.compile(r"\b(?:you|your|yours|my|our|he|she|they|him|her|his|them|their|we|us)\b", re.IGNORECASE)
 # A greeting that is a sentence of its own ("Hi!", "Hello there."), and the sentence it may open.
 _GREETING = re.compile(r"(?i:hi|hello|hey)(?: there)?[.!]+")
 _I_FIRST = re.compile(r"I(?:['’](?:m|ve|d|ll)|\b)")
@@ -2518,9 +2649,13 @@ _CORRECTION = re.compile(
     rf"(?:(?P<said>{_TERM_WORD}(?:\s+{_TERM_WORD}){{0,7}}?),?\s+not\s+(?P<old>{_TERM})"
     rf"|(?i:not)\s+(?P<old2>{_TERM}),?\s+(?:but\s+)?(?P<new2>{_TERM}))"
     r"(?=\s*(?:[^\w\s'’&+-]|$))")
+# A correction that says only the right name, of the one name the message before filed: "Sorry, I
+# meant Initrode." (_correct_meant).
+_MEANT = re.compile(rf"(?i:sorry|oops|actually|no|correction|my bad)[,:!]?\s+(?i:I meant|I mean)\s+"
+                    rf"(?P<new>(?!I\b){_CAPWORD}(?:\s+{_CAPWORD}){{0,3}})[.!]?")
 # Words of a corrected statement that need not be words of the fact it corrects.
 _CORRECTION_WORDS = frozenset(
-    "actually sorry oops correction my bad no i meant mean it it's is i'm im a an the our we i'd".split())
+    "actually sorry oops correction my bad no i meant mean said it it's is i'm im a an the our we i'd".split())
 # The right value at the end of what is said before "not", by the wrong value's shape: a number
 # (maybe with its noun: "3 kids"), a date, a name (capitalised words), or as many words as the wrong one.
 _SAID_NUMBER = re.compile(rf"(?:^|\s)(?!(?i:no)\b)(?P<new>(?i:{_NUMBER}))(?:\s+[\w'’-]+)?$")
@@ -2557,7 +2692,8 @@ def _statements(text: str, questions: list[tuple[str, str]] | None = None) -> li
             cut = max(sentence.rfind(separator) for separator in _TAG_SEPARATORS)
             if cut >= 0 and _TAG_QUESTION.match(sentence, cut + 1) and not _ASKED.match(sentence):
                 question, sentence = sentence[cut + 1:], sentence[:cut].rstrip()
-                if _APPOSITIVE.fullmatch(sentence) and not _OF_THE_USER.search(question):
+                if _APPOSITIVE.fullmatch(sentence) and not _OF_THE_USER.search(question) \
+                        and _OF_SOMEONE.search(question):
                     continue
         if sentence and not sentence.endswith("?"):
             kept.append((sentence, text[said_from:said_to]))
@@ -2758,6 +2894,12 @@ class OfflineExtractor:
                     if earlier is None:
                         earlier = _Facts(self.extract(history, []))
                     _correct(found, earlier, match, message["id"], said, subject)
+                meant = _MEANT.fullmatch(sentence)
+                if meant and before is not None and before["role"] == "user":
+                    if earlier is None and not i:
+                        earlier = _Facts(self.extract(history, []))
+                    _correct_meant(found if i else earlier, found, before["id"], meant.group("new"), message["id"],
+                                   said, subject)
             for question, said in questions:
                 for rule, fields in _asked_matches(_typed(question, dropped_is_user=False)):
                     found.add(_candidate(rule, fields, message["id"], said, subject))
@@ -2833,6 +2975,9 @@ class _Facts:
             numbers.pop()  # dropped by an earlier correction
         return [(n, self._order[n]) for n in reversed(numbers[-most:]) if n in self._order]
 
+    def of_message(self, message_id: str) -> list[tuple[int, Candidate]]:
+        return [(n, c) for n, c in self._order.items() if c.source_message_id == message_id]
+
     def drop(self, number: int) -> None:
         del self._order[number]
 
@@ -2862,6 +3007,22 @@ def _correct(found: _Facts, earlier: _Facts, match: re.Match[str], message_id: s
             found.add(replace(wrong, value=right, content=wrong.content.replace(wrong.value, right, 1),
                               source_message_id=message_id, raw_quote=quote, corrects=wrong.value))
             return
+
+
+def _correct_meant(pool: _Facts, found: _Facts, before_id: str, right: str, message_id: str, quote: str,
+                   subject: str) -> None:
+    """"Sorry, I meant Initrode.", said right after a message that filed one name: that name's fact
+    re-stated with the right one. Nothing when the message before filed no name or more than one
+    (which was meant?)."""
+    named = [(n, c) for n, c in pool.of_message(before_id) if c.subject == subject
+             and c.value[:1].isupper() and c.value in c.content and not c.historical]
+    if len(named) != 1:
+        return
+    number, wrong = named[0]
+    if pool is found:  # said in this turn: only the right one is filed
+        found.drop(number)
+    found.add(replace(wrong, value=right, content=wrong.content.replace(wrong.value, right, 1),
+                      source_message_id=message_id, raw_quote=quote, corrects=wrong.value))
 
 
 def _same_fact(key: str, corrected: str) -> bool:

@@ -1,0 +1,60 @@
+"""Corrections, retractions and lists through the pipeline (issue 11, items 2 and 7): what a user sees
+after saying them. A correction files the right value as current and never the wrong one it names; a
+retraction ends the current value and keeps it as history; a list files every item."""
+
+from __future__ import annotations
+
+
+def _memories(tenant, key: str) -> list[dict]:
+    listed = tenant.get(f"/v1/users/{tenant.user}/memories", params={"include_inactive": "true", "limit": 500})
+    return sorted((m for m in listed.json()["memories"] if m["key"] == key), key=lambda m: m["created_at"])
+
+
+def _history(tenant, memory_id: str) -> list[str]:
+    return [m["value"] for m in tenant.get(f"/v1/memories/{memory_id}/history").json()["history"]]
+
+
+def test_a_correction_replaces_the_value_it_names_and_never_files_the_wrong_one(tenant):
+    tenant.turn("I'm vegan.", timestamp="2026-01-01T00:00:00Z")
+    tenant.turn("No, I said I'm vegetarian, not vegan.", timestamp="2026-01-02T00:00:00Z")
+    tenant.turn("I work at Initech.", timestamp="2026-01-03T00:00:00Z")
+    tenant.turn("Sorry, I meant Initrode.", timestamp="2026-01-04T00:00:00Z")
+    for key, wrong, right in (("dietary_restriction", "vegan", "vegetarian"), ("employer", "Initech", "Initrode")):
+        memories = _memories(tenant, key)
+        assert [m["value"] for m in memories if m["active"]] == [right], key
+        assert [m["value"] for m in memories].count(wrong) == 1, key  # only the statement that said it
+        current = next(m for m in memories if m["active"])
+        assert _history(tenant, current["id"]) == [wrong, right]
+
+
+def test_a_correction_said_in_one_message_files_only_the_right_value(tenant):
+    tenant.turn("Actually, I work at Globex, not Acme.", timestamp="2026-01-01T00:00:00Z")
+    assert [(m["value"], m["active"]) for m in _memories(tenant, "employer")] == [("Globex", True)]
+
+
+def test_a_retraction_ends_the_current_value_and_keeps_it_as_history(tenant):
+    tenant.turn("I'm vegan. I'm a teacher. I play tennis every Sunday.", timestamp="2026-01-01T00:00:00Z")
+    tenant.turn("I'm no longer vegan.", timestamp="2026-02-01T00:00:00Z")
+    tenant.turn("I'm not a teacher anymore.", timestamp="2026-02-02T00:00:00Z")
+    tenant.turn("I stopped playing tennis.", timestamp="2026-02-03T00:00:00Z")
+    for key, value in (("dietary_restriction", "vegan"), ("role", "teacher"), ("hobby", "tennis")):
+        memories = _memories(tenant, key)
+        assert [m for m in memories if m["active"]] == [], key
+        said, ended = memories
+        assert said["value"] == ended["value"] == value and said["valid_to"] is not None
+        assert ended["supersedes"] == said["id"]
+
+
+def test_a_retraction_of_something_never_said_invents_no_current_value(tenant):
+    tenant.turn("I'm not with Acme any more, I joined Initech.", timestamp="2026-01-01T00:00:00Z")
+    employer = _memories(tenant, "employer")
+    assert [m["value"] for m in employer if m["active"]] == ["Initech"]
+    assert all(m["value"] != "Acme" or not m["active"] for m in employer)
+
+
+def test_a_list_files_every_item(tenant):
+    tenant.turn("I'm allergic to penicillin, latex and bees.", timestamp="2026-01-01T00:00:00Z")
+    tenant.turn("My kids are Emma (8) and Liam (5).", timestamp="2026-01-02T00:00:00Z")
+    assert sorted(m["value"] for m in _memories(tenant, "allergy") if m["active"]) == ["bees", "latex", "penicillin"]
+    assert sorted(m["value"] for m in _memories(tenant, "child_name") if m["active"]) == ["Emma", "Liam"]
+    assert [m["value"] for m in _memories(tenant, "child_emma_age") if m["active"]] == ["8"]
