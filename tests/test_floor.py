@@ -134,10 +134,9 @@ def test_a_query_word_counts_as_said_where_the_content_holds_it_whole():
     terms = ["hike", "-5", "café", "3.5", "art"]
     contents = {"a": "Hiking at -5 today", "b": "rehiking x-5", "c": "Café. Version 3.5", "d": "cafés 3.55 art's",
                 "e": "state-of-the-art", "f": "hiking"}
-    hits = [{"id": key, "content": content, "matched": terms, "words": words if key == "a" else None}
-            for key, content in contents.items()]
-    exact = {key: said for key, (_, said) in memories._matched(hits).items()}
+    at = {"id": 0, "content": 1, "matched": 2, "words": 3}  # the rows' columns, as a cursor's tuples hold them
+    hits = [(key, content, terms, words if key == "a" else None) for key, content in contents.items()]
+    exact = {key: said for key, (_, said) in memories._matched(hits, at).items()}
     assert exact == {"a": {"hike"}, "b": {"-5"}, "c": {"café", "3.5"}, "d": {"art"}, "e": {"art"}, "f": {"hike"}}
     # and nothing said of a term the memory did not match
-    hits[0]["matched"] = ["art"]
-    assert memories._matched(hits[:1])["a"] == (frozenset({"art"}), frozenset())
+    assert memories._matched([("a", contents["a"], ["art"], words)], at)["a"] == (frozenset({"art"}), frozenset())
