@@ -548,6 +548,9 @@ def _ranking(rows: list[tuple], at: dict[str, int], score: str) -> Ranking:
                   key=lambda r: (-r[scored], message_last(r[kind]), -r[said].timestamp(), r[content]))
     found = itemgetter(*(at[name] for name in _FOUND + (("key",) if "key" in at else ())))
     first = rows[0] if rows else None
+    # the query's terms and words are on the statement's first row, not on the best hit as sorted
+    # here (a tie at the top puts a fact before the message the statement put first)
+    words = first[at["words"]] if first and "words" in at else None
     memory = at.get("memory")
     return Ranking(
         [(r[item], r[scored]) for r in hits],
@@ -555,25 +558,26 @@ def _ranking(rows: list[tuple], at: dict[str, int], score: str) -> Ranking:
         first[at["n"]] if first and "n" in at else 0,
         {r[item]: r[memory] for r in hits if r[memory] is not None} if memory is not None else {},
         {term: int(df) for term, df in (first[at["terms"]] or {}).items()} if first and "terms" in at else {},
-        _matched(hits, at),
-        {word: term for word, term in (first[at["words"]] or ())} if first and "words" in at else {},
+        _matched(hits, at, words or ()),
+        {word: term for word, term in words or ()},
     )
 
 
-def _matched(hits: list[tuple], at: dict[str, int]) -> dict[str, tuple[frozenset[str], frozenset[str]]]:
+def _matched(hits: list[tuple], at: dict[str, int],
+             words: Sequence[Sequence[str]]) -> dict[str, tuple[frozenset[str], frozenset[str]]]:
     """id -> (terms the memory matched, those its content says as the query writes them), for
-    the keyword channel's rows (columns at their places `at`), whose `words` pair each query word
+    the keyword channel's rows (columns at their places `at`); `words` pairs each query word
     with its term. Read here from the content the ranking returns anyway (a few microseconds a
     memory); Postgres parsing each candidate again cost milliseconds per search."""
     if not hits or "matched" not in at:
         return {}
     item, content, terms = at["id"], at["content"], at["matched"]
-    words = [(word, _said(word), term) for word, term in hits[0][at["words"]] or ()]
+    patterns = [(word, _said(word), term) for word, term in words]
     found = {}
     for r in hits:
         matched, lowered = frozenset(r[terms]), r[content].lower()
         # a word the content does not hold at all (its term matched in another form) needs no pattern
-        found[r[item]] = matched, frozenset(term for word, pattern, term in words
+        found[r[item]] = matched, frozenset(term for word, pattern, term in patterns
                                             if term in matched and word in lowered and pattern.search(lowered))
     return found
 
