@@ -10,6 +10,7 @@ import json
 import threading
 import time
 import uuid
+from datetime import timezone
 
 import psycopg
 import pytest
@@ -36,6 +37,14 @@ def test_every_session_has_a_statement_and_an_idle_transaction_timeout(ctx):
     assert conn.execute("SHOW statement_timeout").fetchone()["statement_timeout"] == "30s"
     assert conn.execute("SHOW idle_in_transaction_session_timeout").fetchone()[
         "idle_in_transaction_session_timeout"] == "1min"
+
+
+def test_every_session_reads_its_times_in_utc(ctx):
+    # whatever zone the server was initialised with: psycopg then hands times back as
+    # datetime.timezone.utc, not a ZoneInfo (db/connection.py)
+    conn = ctx.db.connection()
+    assert conn.execute("SHOW TimeZone").fetchone()["TimeZone"] == "UTC"
+    assert conn.execute("SELECT '2026-12-05 12:00+02'::timestamptz AS at").fetchone()["at"].tzinfo is timezone.utc
 
 
 def test_the_session_limits_come_from_the_settings(ctx):

@@ -134,10 +134,29 @@ def test_a_query_word_counts_as_said_where_the_content_holds_it_whole():
     terms = ["hike", "-5", "café", "3.5", "art"]
     contents = {"a": "Hiking at -5 today", "b": "rehiking x-5", "c": "Café. Version 3.5", "d": "cafés 3.55 art's",
                 "e": "state-of-the-art", "f": "hiking"}
-    hits = [{"id": key, "content": content, "matched": terms, "words": words if key == "a" else None}
-            for key, content in contents.items()]
-    exact = {key: said for key, (_, said) in memories._matched(hits).items()}
+    at = {"id": 0, "content": 1, "matched": 2}  # the rows' columns, as a cursor's tuples hold them
+    hits = [(key, content, terms) for key, content in contents.items()]
+    exact = {key: said for key, (_, said) in memories._matched(hits, at, words).items()}
     assert exact == {"a": {"hike"}, "b": {"-5"}, "c": {"café", "3.5"}, "d": {"art"}, "e": {"art"}, "f": {"hike"}}
     # and nothing said of a term the memory did not match
-    hits[0]["matched"] = ["art"]
-    assert memories._matched(hits[:1])["a"] == (frozenset({"art"}), frozenset())
+    assert memories._matched([("a", contents["a"], ["art"])], at, words)["a"] == (frozenset({"art"}), frozenset())
+
+
+def test_the_query_words_are_read_from_the_statements_first_row_whatever_sorts_first():
+    """memories._ranking: the keyword statement says the query's words on its first row only; a fact
+    tied with the message it was drawn from sorts first here, and still says the word as asked."""
+    from datetime import datetime, timezone
+
+    from memex.db import memories
+    at = {name: i for i, name in enumerate(("n", "id", "score", "valid_from", "importance", "content", "speaker",
+                                            "subject", "turn_id", "message_id", "memory_type", "terms", "words",
+                                            "matched"))}
+    said = datetime(2026, 12, 5, tzinfo=timezone.utc)
+    rows = [(2, "m", 1.5, said, 0.5, "I love hiking.", None, "user", "t", "x", "episodic", {"hike": 2},
+             [["hiking", "hike"]], ["hike"]),
+            (2, "f", 1.5, said, 0.5, "The user loves hiking.", None, "user", "t", "x", "semantic", None, None,
+             ["hike"])]
+    ranking = memories._ranking(rows, at, "score")
+    assert [item for item, _ in ranking.ranked] == ["f", "m"]  # the fact first: the tie-break
+    assert ranking.matched == {item: (frozenset({"hike"}), frozenset({"hike"})) for item in ("f", "m")}
+    assert ranking.words == {"hiking": "hike"}

@@ -31,8 +31,13 @@ class Database:
         self._dsn_provider = dsn_provider
         # psycopg prepares a statement at its fifth execution on a connection (its default)
         self._prepare_threshold = 5 if prepared_statements else None
+        # TimeZone=UTC: psycopg hands a timestamptz back in the session's zone, and for "UTC" as
+        # datetime.timezone.utc, whose arithmetic is 3-8x a ZoneInfo's ("Etc/UTC", which initdb
+        # takes from the system: the embedded server's); a search does it for hundreds of rows.
+        # The same instants: every answer sends its times in UTC (models.wire_time).
         self._options = (f"-c statement_timeout={int(statement_timeout_ms)} "
-                         f"-c idle_in_transaction_session_timeout={int(idle_in_transaction_timeout_ms)}")
+                         f"-c idle_in_transaction_session_timeout={int(idle_in_transaction_timeout_ms)} "
+                         "-c TimeZone=UTC")
         self._dsn: str | None = None
         self._local = threading.local()
         self._generation = 0

@@ -8,6 +8,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import lru_cache
+from operator import itemgetter
 from typing import Any, Callable, NamedTuple, Sequence
 
 import numpy as np
@@ -463,10 +464,13 @@ class Statement:
         if self._before is not None:
             conn.execute(*self._before)
         sql, names = _numbered(self._sql)
-        self._cursor = psycopg.RawCursor(conn).execute(sql, [self._params[name] for name in names])
+        # tuples, not the connection's dicts: a search reads ~400 ranked rows, and a dict a row was
+        # a quarter of reading them (docs/measurements/performance.md)
+        self._cursor = psycopg.RawCursor(conn, row_factory=tuple_row).execute(
+            sql, [self._params[name] for name in names])
 
     def result(self) -> Ranking:
-        return _ranking(self._cursor.fetchall(), self._score)
+        return _ranking(self._cursor.fetchall(), _places(self._cursor), self._score)
 
     def results(self) -> list[Ranking]:
         """The rankings of the queries the statement was made for, in their order (here one)."""
@@ -521,7 +525,16 @@ def _with_memories(sql: str, score: str, best: str) -> str:
             ORDER BY ranking.position"""
 
 
-def _ranking(rows: list[dict[str, Any]], score: str) -> Ranking:
+def _places(cursor: psycopg.Cursor) -> dict[str, int]:
+    """Each column of the cursor's rows by name, its place in a row."""
+    return {column.name: i for i, column in enumerate(cursor.description)}
+
+
+_FOUND = ("valid_from", "importance", "content", "speaker", "subject", "turn_id", "message_id", "memory_type")
+
+
+def _ranking(rows: list[tuple], at: dict[str, int], score: str) -> Ranking:
+    """A ranking statement's rows (tuples, each column at its place `at`) as its Ranking."""
     # Equal scores are common: a fact and the message it was drawn from ("I think Python is great."
     # and "The user thinks Python is great." are embedded alike), two lines that match the same
     # words and are as long (BM25 gives "I live in Leeds and I work at Acme." and "I moved to
@@ -530,34 +543,42 @@ def _ranking(rows: list[dict[str, Any]], score: str) -> Ranking:
     # Two facts of one message tie on both ("The user's partner is named Sam." and "The user's
     # partner Sam is a nurse." for "Sam"): then their text, an arbitrary order but the same for every
     # user told the same history.
-    hits = sorted((r for r in rows if r["id"] is not None),
-                  key=lambda r: (-float(r[score]), message_last(r["memory_type"]), -r["valid_from"].timestamp(),
-                                 r["content"]))
+    item, scored, kind, said, content = at["id"], at[score], at["memory_type"], at["valid_from"], at["content"]
+    hits = sorted((r for r in rows if r[item] is not None),
+                  key=lambda r: (-r[scored], message_last(r[kind]), -r[said].timestamp(), r[content]))
+    found = itemgetter(*(at[name] for name in _FOUND + (("key",) if "key" in at else ())))
+    first = rows[0] if rows else None
+    # the query's terms and words are on the statement's first row, not on the best hit as sorted
+    # here (a tie at the top puts a fact before the message the statement put first)
+    words = first[at["words"]] if first and "words" in at else None
+    memory = at.get("memory")
     return Ranking(
-        [(r["id"], float(r[score])) for r in hits],
-        {r["id"]: _found(r) for r in hits},
-        rows[0]["n"] if rows and "n" in rows[0] else 0,
-        {r["id"]: r["memory"] for r in hits if r.get("memory") is not None},
-        {term: int(df) for term, df in (rows[0].get("terms") or {}).items()} if rows else {},
-        _matched(hits),
-        {word: term for word, term in (rows[0].get("words") or ())} if rows else {},
+        [(r[item], r[scored]) for r in hits],
+        {r[item]: Found(*found(r)) for r in hits},
+        first[at["n"]] if first and "n" in at else 0,
+        {r[item]: r[memory] for r in hits if r[memory] is not None} if memory is not None else {},
+        {term: int(df) for term, df in (first[at["terms"]] or {}).items()} if first and "terms" in at else {},
+        _matched(hits, at, words or ()),
+        {word: term for word, term in words or ()},
     )
 
 
-def _matched(hits: list[dict[str, Any]]) -> dict[str, tuple[frozenset[str], frozenset[str]]]:
+def _matched(hits: list[tuple], at: dict[str, int],
+             words: Sequence[Sequence[str]]) -> dict[str, tuple[frozenset[str], frozenset[str]]]:
     """id -> (terms the memory matched, those its content says as the query writes them), for
-    the keyword channel's rows, whose `words` pair each query word with its term. Read here from
-    the content the ranking returns anyway (a few microseconds a memory); Postgres parsing each
-    candidate again cost milliseconds per search."""
-    if not hits or "matched" not in hits[0]:
+    the keyword channel's rows (columns at their places `at`); `words` pairs each query word
+    with its term. Read here from the content the ranking returns anyway (a few microseconds a
+    memory); Postgres parsing each candidate again cost milliseconds per search."""
+    if not hits or "matched" not in at:
         return {}
-    words = [(word, _said(word), term) for word, term in hits[0]["words"] or ()]
+    item, content, terms = at["id"], at["content"], at["matched"]
+    patterns = [(word, _said(word), term) for word, term in words]
     found = {}
     for r in hits:
-        matched, content = frozenset(r["matched"]), r["content"].lower()
+        matched, lowered = frozenset(r[terms]), r[content].lower()
         # a word the content does not hold at all (its term matched in another form) needs no pattern
-        found[r["id"]] = matched, frozenset(term for word, pattern, term in words
-                                            if term in matched and word in content and pattern.search(content))
+        found[r[item]] = matched, frozenset(term for word, pattern, term in patterns
+                                            if term in matched and word in lowered and pattern.search(lowered))
     return found
 
 
@@ -704,10 +725,12 @@ class _Folded(Statement):
         self._count = count
 
     def results(self) -> list[Ranking]:
-        rows: list[list[dict[str, Any]]] = [[] for _ in range(self._count)]
+        rows: list[list[tuple]] = [[] for _ in range(self._count)]
+        at = _places(self._cursor)
+        query = at["query_index"]
         for row in self._cursor.fetchall():
-            rows[row["query_index"] - 1].append(row)
-        return [_ranking(group, self._score) for group in rows]
+            rows[row[query] - 1].append(row)
+        return [_ranking(group, at, self._score) for group in rows]
 
 
 def keyword_statements(tenant_id: str, user_id: str, agent_id: str | None, filters: SearchFilters,
