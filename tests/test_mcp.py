@@ -445,6 +445,31 @@ def test_a_wrong_or_missing_key_is_refused_with_401(mcp_url, tenant):
     assert caught.group_contains(MCPError, match="^unauthorized: invalid API key$", depth=None) and not reached
 
 
+def test_a_body_over_the_limit_is_a_413_the_sdks_client_reports_naming_the_limit(mcp_url, tenant, ctx):
+    limit = ctx.settings.max_body_bytes
+    huge = "x" * (limit + 1)
+
+    async def body(client):
+        await client.call_tool("store_memory", {"user_id": tenant.user, "content": huge})
+
+    # The SDK's client used to report only "Server returned an error response".
+    with pytest.raises(BaseException) as caught:
+        session(mcp_url, tenant.key, body)
+    assert caught.group_contains(MCPError, match=f"^payload_too_large: request body exceeds {limit} bytes$",
+                                 depth=None)
+
+    # Sent in chunks, without a Content-Length: refused as it streams in, in the same words.
+    payload = json.dumps(_tool_call("store_memory", user_id=tenant.user, content=huge)).encode()
+    chunked = httpx.post(mcp_url, content=(payload[i:i + 65536] for i in range(0, len(payload), 65536)),
+                         headers=tenant.headers | {"Accept": "application/json, text/event-stream",
+                                                   "Content-Type": "application/json"})
+    refused = chunked.json()
+    assert chunked.status_code == 413 and refused["jsonrpc"] == "2.0" and refused["id"] is None
+    assert refused["error"]["data"] == {"code": "payload_too_large", "status": 413,
+                                        "message": f"request body exceeds {limit} bytes"}
+    assert tenant.get("/v1/memories/count", params={"user_id": tenant.user}).json()["count"] == 0
+
+
 def test_only_post_is_served_and_a_405_says_so(mcp_url, tenant):
     """Stateless: no stream to open (GET) and no session to end (DELETE); the Allow of a 405 names
     exactly the methods that are answered."""
@@ -513,6 +538,13 @@ def _invoke(name: str, key: str, body: dict | None = None) -> tuple[int, dict, d
 def _tool_call(tool: str, **arguments) -> dict:
     return {"jsonrpc": "2.0", "id": str(uuid.uuid4()), "method": "tools/call",
             "params": {"name": tool, "arguments": arguments}}
+
+
+def test_mcpfn_refuses_a_body_over_the_limit_as_a_jsonrpc_error(tenant, ctx):
+    limit = ctx.settings.max_body_bytes
+    status, _, refused = _invoke("mcp_tools_list", tenant.key,
+                                 _tool_call("store_memory", user_id=tenant.user, content="x" * (limit + 1)))
+    assert status == 413 and refused["error"]["message"] == f"payload_too_large: request body exceeds {limit} bytes"
 
 
 def test_each_invocation_runs_the_session_manager_around_itself_alone(tenant, ctx):

@@ -141,6 +141,9 @@ class _LabelledApp:
     def lifespan(self):
         return self.app.lifespan()
 
+    def refusal(self, response):
+        return self.app.refusal(response)
+
 
 def mcp_app(host: str = "127.0.0.1") -> Any:
     """McpFn's MCP server alone (at /mcp), served on `host`."""

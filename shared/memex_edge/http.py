@@ -5,9 +5,9 @@ Where things go:
 - a new **route**: on the router of the function that serves it (`functions/<name>/app.py`),
   declared with its `response_model` and its `responses=errors(...)`, and as an `HttpApi` event
   of that function in template.yaml (tests/test_template.py checks both lists agree);
-- a new **ASGI surface** (a protocol other than REST, like MCP): an object with `__call__` and
-  `lifespan()` (`Surface`), passed to `create_app(surfaces={path: ...})` by its function and by the
-  local runtime (`SURFACES` in infra/local/runtime.py); its lifespan runs around serving;
+- a new **ASGI surface** (a protocol other than REST, like MCP): an object with `__call__`,
+  `lifespan()` and `refusal()` (`Surface`), passed to `create_app(surfaces={path: ...})` by its
+  function and by the local runtime (`SURFACES` in infra/local/runtime.py); its lifespan runs around serving;
 - a new **scheduled job**: a function whose handler takes the schedule's event, a `Schedule`
   event in template.yaml and an entry in `SCHEDULES` in infra/local/runtime.py.
 
@@ -26,7 +26,7 @@ from aws_lambda_powertools.logging import correlation_paths
 from fastapi import APIRouter, Depends, FastAPI, Request, Security
 from fastapi.dependencies.models import Dependant
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from fastapi.routing import APIRoute
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from mangum import Mangum
@@ -228,13 +228,15 @@ class RateLimitHeaders:
 
 
 class BodyLimit:
-    """Refuses bodies over the limit with 413, whether or not Content-Length is sent."""
+    """Refuses bodies over the limit with 413, whether or not Content-Length is sent; at a
+    surface's path, in the words of that surface's clients (its `refusal`)."""
 
-    def __init__(self, app, max_bytes: Callable[[], int]):
+    def __init__(self, app, max_bytes: Callable[[], int], surfaces: dict[str, Surface]):
         self.app = app
         # Read on the first request: a handler module builds its app at import, and the
         # Context (settings, secrets, clients) is built only once a request needs it.
         self.max_bytes = max_bytes
+        self.surfaces = surfaces
 
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
@@ -268,7 +270,10 @@ class BodyLimit:
         return await self.app(scope, replay, send)
 
     async def _too_large(self, scope, receive, send, max_bytes: int):
-        response = error(413, "payload_too_large", f"request body exceeds {max_bytes} bytes")
+        response: Response = error(413, "payload_too_large", f"request body exceeds {max_bytes} bytes")
+        surface = self.surfaces.get(scope["path"])
+        if surface is not None:
+            response = surface.refusal(response)
         await response(scope, receive, send)
 
 
@@ -381,12 +386,16 @@ def database_unavailable(exc: psycopg.Error, ctx: Context, seed: bool = False) -
 
 class Surface(Protocol):
     """An ASGI app served at a path of its own beside the routes (MCP at /mcp). It answers its own
-    errors. `lifespan()` is entered once around serving: for the process's life under uvicorn, and
-    around each invocation under Mangum (which runs the app's lifespan every time)."""
+    errors, and `refusal` words those the edge answers before it is reached (a body over the limit:
+    memex's error shape) as its clients read them. `lifespan()` is entered once around serving: for
+    the process's life under uvicorn, and around each invocation under Mangum (which runs the app's
+    lifespan every time)."""
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None: ...
 
     def lifespan(self) -> AbstractAsyncContextManager[None]: ...
+
+    def refusal(self, response: JSONResponse) -> Response: ...
 
 
 def create_app(*routers: APIRouter, provide: Callable[[], Context] = get_context,
@@ -453,7 +462,7 @@ def create_app(*routers: APIRouter, provide: Callable[[], Context] = get_context
 
     app.add_middleware(UnhandledErrors)
     app.add_middleware(RateLimitHeaders)
-    return RequestMetrics(BodyLimit(app, lambda: provide().settings.max_body_bytes), provide)
+    return RequestMetrics(BodyLimit(app, lambda: provide().settings.max_body_bytes, surfaces), provide)
 
 
 # One version for the API over REST (/openapi.json) and MCP (initialize's serverInfo, else empty).

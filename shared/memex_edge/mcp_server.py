@@ -11,9 +11,9 @@ Mangum around each invocation).
 The Bearer key is mapped to its tenant before the transport sees the request, exactly as for the
 REST API: a missing, wrong or revoked key gets 401, a request over the tenant's rate limit 429
 (each MCP request counts as one, like a REST request), and the tools act for that tenant only.
-Those refusals (and 503 while Postgres is unreachable) carry a JSON-RPC error, memex's code and
-message in it, which an MCP client reports as it is; memex's error shape it would report as "Server
-returned an error response".
+Those refusals (and 503 while Postgres is unreachable, and the edge's 413 for a body over
+MEMEX_MAX_BODY_BYTES) carry a JSON-RPC error, memex's code and message in it, which an MCP client
+reports as it is; memex's error shape it would report as "Server returned an error response".
 """
 
 from __future__ import annotations
@@ -412,6 +412,11 @@ class McpApp:
                 yield
             finally:
                 self._transport = None
+
+    def refusal(self, response: JSONResponse) -> JSONResponse:
+        """A refusal the edge made before the request reached the surface (a body over the
+        limit), as the JSON-RPC error an MCP client reports."""
+        return _jsonrpc(response)
 
     @property
     def serving(self) -> bool:

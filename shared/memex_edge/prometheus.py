@@ -98,3 +98,7 @@ class _Endpoint:
     @asynccontextmanager
     async def lifespan(self) -> AsyncIterator[None]:
         yield
+
+    def refusal(self, response: Any) -> Any:
+        """A scrape sends no body; whatever refused one did in memex's shape, kept."""
+        return response
