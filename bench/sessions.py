@@ -11,12 +11,16 @@ migrations and filled with the same rows: checkouts alternate, `--rounds` times.
 
 - short: sessions of 20 turns (every 7th with a turn said after all the others);
 - single: a session a turn;
-- long: ten sessions, their turns interleaved.
+- long: ten sessions, their turns interleaved;
+
+and a fourth of 200 sessions of 50 turns whatever `--turns`, five of them (spread from the latest to
+the oldest) sent by one agent and the others by another: "agent" lists that one agent's
+(`?agent_id=`), each session walked checked for a turn of it.
 
 Every page of each user is read (`memex.db.sessions.of_user`, `--limit` sessions a page),
 `--repeats` times, each page timed: p50 and p95 a page, milliseconds. The pages themselves are
-hashed: the checkouts must answer the same. Then `--writes` turns of two messages are inserted as
-`POST /v1/turns` stores them (`ensure_tenant` and `insert_turn`, one transaction), alternating a
+hashed: the checkouts must answer the same. Then `--writes` turns of two messages, an agent's, are
+inserted as `POST /v1/turns` stores them (`ensure_tenant` and `insert_turn`, one transaction), alternating a
 turn added to a long session and a turn opening a session of its own, in blocks of 20 with and
 without the triggers on turns and messages (the sessions' rows of migration 0025; none before it):
 p50 and p95 a turn, milliseconds. Last, the erasure of ten of the long user's sessions and of ten
@@ -37,7 +41,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 TENANT = "bench-sessions"
-SHAPES = ("short", "single", "long")
+# What is listed: the user, and the agent whose sessions only.
+SHAPES = {"short": ("short", None), "single": ("single", None), "long": ("long", None), "agent": ("agent", "a1")}
+AGENT_SESSIONS = (3, 50, 100, 150, 197)
 BLOCK = 20
 
 
@@ -57,6 +63,10 @@ def _fill(conn, turns: int) -> None:
         conn.execute(f"""INSERT INTO turns (tenant_id, id, user_id, session_id, occurred_at)
                          SELECT %s, %s || '-' || g, %s, {session}, {at} FROM generate_series(0, %s - 1) g""",
                      (TENANT, shape, shape, turns))
+    conn.execute(f"""INSERT INTO turns (tenant_id, id, user_id, session_id, agent_id, occurred_at)
+                     SELECT %s, 'agent-' || g, 'agent', 's' || lpad((g / 50)::text, 6, '0'),
+                            CASE WHEN g / 50 = ANY(%s) THEN 'a1' ELSE 'a2' END, {minute}
+                     FROM generate_series(0, 9999) g""", (TENANT, list(AGENT_SESSIONS)))
     conn.execute(f"""INSERT INTO turns (tenant_id, id, user_id, session_id, occurred_at)
                      SELECT %s, 'other-' || g, 'other-' || (g %% 50), 's' || (g / 1000), {minute}
                      FROM generate_series(0, %s - 1) g""", (TENANT, turns))
@@ -67,13 +77,13 @@ def _fill(conn, turns: int) -> None:
     conn.execute("ANALYZE messages")
 
 
-def _pages(conn, user_id: str, limit: int) -> tuple[list[list[dict]], list[float]]:
+def _pages(conn, user_id: str, agent_id: str | None, limit: int) -> tuple[list[list[dict]], list[float]]:
     from memex.db import sessions
 
     pages, times, after = [], [], None
     while True:
         started = time.perf_counter()
-        page, after = sessions.of_user(conn, TENANT, user_id, limit, after)
+        page, after = sessions.of_user(conn, TENANT, user_id, limit, after, agent_id)
         times.append(time.perf_counter() - started)
         pages.append(page)
         if after is None:
@@ -96,7 +106,7 @@ def _writes(conn, count: int) -> dict[str, list[float]]:
             for table in ("turns", "messages"):
                 conn.execute(f"ALTER TABLE {table} {'ENABLE' if variant == 'with' else 'DISABLE'} TRIGGER USER")
         session = f"s{i % 10}" if i % 2 == 0 else f"new-{i}"
-        turn = TurnIn.model_validate({"user_id": "long", "session_id": session, "messages": [
+        turn = TurnIn.model_validate({"user_id": "long", "session_id": session, "agent_id": "writer", "messages": [
             {"role": "user", "content": f"I said this, line {i}."}, {"role": "assistant", "content": "Noted."}]})
         started = time.perf_counter()
         with conn.transaction():
@@ -145,11 +155,11 @@ def child(turns: int, limit: int, repeats: int, writes: int) -> dict:
                 started = time.perf_counter()
                 _fill(conn, turns)
                 result["fill_s"] = time.perf_counter() - started
-                for shape in SHAPES:
-                    _pages(conn, shape, limit)  # warms the cache and the plans
+                for shape, (user_id, agent_id) in SHAPES.items():
+                    _pages(conn, user_id, agent_id, limit)  # warms the cache and the plans
                     times: list[float] = []
                     for _ in range(repeats):
-                        pages, taken = _pages(conn, shape, limit)
+                        pages, taken = _pages(conn, user_id, agent_id, limit)
                         times += taken
                     digest = hashlib.sha256(json.dumps(pages, sort_keys=True, default=str).encode()).hexdigest()
                     result[shape] = {"pages": len(pages), "times": times, "digest": digest[:16],

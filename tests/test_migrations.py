@@ -8,7 +8,9 @@ from typing import Iterator
 
 import psycopg
 import pytest
+from psycopg.rows import dict_row
 
+from memex.db import sessions
 from memex.db.migrations import EmbeddingDimensionMismatch, apply_migrations
 
 MIGRATIONS = Path(__file__).resolve().parents[1] / "shared" / "memex" / "db" / "migrations"
@@ -421,3 +423,30 @@ def test_the_sessions_rows_count_the_turns_of_a_database_at_0024(ctx):
                         VALUES ('t', 't6', 'u', 's2', '2026-03-06T10:00:00Z')""")
         conn.execute("DELETE FROM turns WHERE id = 't3'")
         assert conn.execute(rows).fetchall()[:2] == [("t", "u", "s1", 1, 2, 3, 3), ("t", "u", "s2", 2, 0, 2, 6)]
+
+
+def test_the_turns_by_agent_index_is_built_on_a_database_at_0025(ctx):
+    """Migration 0026 on a database written before it: the turns sent by an agent written before are
+    in the index, which is valid (built concurrently), and a session is checked for an agent's turn
+    through it."""
+    version = "0026_turns_by_agent"
+    with _scratch_database(ctx, "memex_before_0026") as conn:
+        # the schema as 0025 left it
+        conn.execute("DROP INDEX turns_user_agent")
+        conn.execute("DELETE FROM schema_migrations WHERE version = %s", (version,))
+        conn.execute("INSERT INTO tenants (id) VALUES ('t')")
+        for id_, session, agent, day in (("t1", "s1", "coach", 1), ("t2", "s2", None, 2), ("t3", "s2", "planner", 3),
+                                         ("t4", "s3", None, 4)):
+            conn.execute("""INSERT INTO turns (tenant_id, id, user_id, session_id, agent_id, occurred_at)
+                            VALUES ('t', %s, 'u', %s, %s, %s)""", (id_, session, agent, f"2026-03-0{day}T10:00:00Z"))
+        assert apply_migrations(conn, 384) == [version]
+        assert _index_valid(conn, "turns_user_agent") is True
+        conn.execute("SET enable_seqscan = off")
+        conn.execute("SET enable_bitmapscan = off")
+        took_part = """EXPLAIN SELECT 1 FROM turns WHERE tenant_id = 't' AND user_id = 'u' AND agent_id = 'coach'
+                       AND session_id = 's1'"""
+        assert "turns_user_agent" in "\n".join(r[0] for r in conn.execute(took_part))
+        conn.row_factory = dict_row
+        listed = {agent: [s["session_id"] for s in sessions.of_user(conn, "t", "u", 50, None, agent)[0]]
+                  for agent in ("coach", "planner", "nobody")}
+        assert listed == {"coach": ["s1"], "planner": ["s2"], "nobody": []}

@@ -18,8 +18,9 @@ def of_user(conn: psycopg.Connection, tenant_id: str, user_id: str, limit: int,
     (started_at, session_id), with the key of the page's last row when more follow. Read from the
     sessions' rows (migration 0025), which the turns' and messages' writes keep counted: a page
     costs its own rows, however long its sessions. With `agent_id`, only the sessions that agent
-    sent a turn in, each counted whole; each session read is checked on its turns through index
-    turns_user, up to the agent's first (all of them for a session the agent took no part in)."""
+    sent a turn in, each counted whole; each session read is checked by one probe of index
+    turns_user_agent (migration 0026), so a page costs the user's sessions walked to fill it, not
+    their turns."""
     after_sql = "AND (s.started_at, s.session_id) < (%s, %s)" if after is not None else ""
     agent_sql = """AND EXISTS (SELECT 1 FROM turns t WHERE t.tenant_id = s.tenant_id AND t.user_id = s.user_id
                                   AND t.session_id = s.session_id AND t.agent_id = %s)""" if agent_id else ""
