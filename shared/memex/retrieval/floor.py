@@ -106,8 +106,17 @@ class _Query:
         for _, weight in self.slots:  # added in the slots' order, as the held weight is
             self.total += weight
         self.rare = frozenset(term for term, df in terms.items() if 0 < df <= RARE_SHARE * scope_size)
+        # (matched, exact) -> signals, for this query only: its candidates hold a few sets of its terms
+        # between them (a LoCoMo search reads ~185 candidates of ~30 sets)
+        self._read: dict[tuple[frozenset[str], frozenset[str]], tuple[float, bool]] = {}
 
     def signals(self, matched: frozenset[str], exact: frozenset[str]) -> tuple[float, bool]:
+        found = self._read.get((matched, exact))
+        if found is None:
+            found = self._read[matched, exact] = self._signals(matched, exact)
+        return found
+
+    def _signals(self, matched: frozenset[str], exact: frozenset[str]) -> tuple[float, bool]:
         held = 0.0
         for slot, weight in self.slots:
             if not slot.isdisjoint(exact):
