@@ -135,13 +135,12 @@ def signals(keyword, vector) -> dict[str, Signals]:
     query = _Query(keyword.terms, size, families(keyword.words)) if keyword is not None else None
     unit = idf(1, size)  # BM25 in units of the IDF of a word found in one memory of the scope
     nothing = (frozenset(), frozenset())
-    found: dict[str, Signals] = {}
-    for item in bm25.keys() | similarity.keys():
-        if item in bm25:
-            coverage, rare = query.signals(*keyword.matched.get(item, nothing))
-            found[item] = Signals(bm25[item] / unit, similarity.get(item), coverage, rare)
-        else:
-            found[item] = Signals(None, similarity[item])
+    matched = keyword.matched if keyword is not None else {}
+    found = {item: Signals(score / unit, similarity.get(item), *query.signals(*matched.get(item, nothing)))
+             for item, score in bm25.items()}
+    for item, score in similarity.items():
+        if item not in found:
+            found[item] = Signals(None, score)
     return found
 
 
