@@ -273,9 +273,11 @@ def test_a_channel_ranks_a_fact_before_a_message_of_the_same_score_whatever_thei
         return {"id": item, "similarity": similarity, "valid_from": WHEN, "importance": 0.5, "content": "said",
                 "speaker": None, "subject": "user", "turn_id": "t1", "message_id": "m1", "memory_type": kind}
 
-    # as the statement returns them: by score, then by id
+    # as the statement returns them: by score, then by id; as tuples, each column at its place
     rows = [row("c", "episodic", 0.9), row("a", "episodic", 0.8), row("b", "semantic", 0.8), row("d", "semantic", 0.7)]
-    assert [item for item, _ in memory_rows._ranking(rows, "similarity").ranked] == ["c", "b", "a", "d"]
+    at = {name: i for i, name in enumerate(rows[0])}
+    ranked = memory_rows._ranking([tuple(r.values()) for r in rows], at, "similarity").ranked
+    assert [item for item, _ in ranked] == ["c", "b", "a", "d"]
 
 
 def test_a_line_that_holds_what_was_asked_for_goes_before_one_that_only_says_its_words():

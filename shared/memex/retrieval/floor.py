@@ -106,8 +106,17 @@ class _Query:
         for _, weight in self.slots:  # added in the slots' order, as the held weight is
             self.total += weight
         self.rare = frozenset(term for term, df in terms.items() if 0 < df <= RARE_SHARE * scope_size)
+        # (matched, exact) -> signals, for this query only: its candidates hold a few sets of its terms
+        # between them (a LoCoMo search reads ~185 candidates of ~30 sets)
+        self._read: dict[tuple[frozenset[str], frozenset[str]], tuple[float, bool]] = {}
 
     def signals(self, matched: frozenset[str], exact: frozenset[str]) -> tuple[float, bool]:
+        found = self._read.get((matched, exact))
+        if found is None:
+            found = self._read[matched, exact] = self._signals(matched, exact)
+        return found
+
+    def _signals(self, matched: frozenset[str], exact: frozenset[str]) -> tuple[float, bool]:
         held = 0.0
         for slot, weight in self.slots:
             if not slot.isdisjoint(exact):
@@ -126,13 +135,12 @@ def signals(keyword, vector) -> dict[str, Signals]:
     query = _Query(keyword.terms, size, families(keyword.words)) if keyword is not None else None
     unit = idf(1, size)  # BM25 in units of the IDF of a word found in one memory of the scope
     nothing = (frozenset(), frozenset())
-    found: dict[str, Signals] = {}
-    for item in bm25.keys() | similarity.keys():
-        if item in bm25:
-            coverage, rare = query.signals(*keyword.matched.get(item, nothing))
-            found[item] = Signals(bm25[item] / unit, similarity.get(item), coverage, rare)
-        else:
-            found[item] = Signals(None, similarity[item])
+    matched = keyword.matched if keyword is not None else {}
+    found = {item: Signals(score / unit, similarity.get(item), *query.signals(*matched.get(item, nothing)))
+             for item, score in bm25.items()}
+    for item, score in similarity.items():
+        if item not in found:
+            found[item] = Signals(None, score)
     return found
 
 

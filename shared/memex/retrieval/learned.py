@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import math
 from datetime import datetime
+from operator import mul
 from typing import Any, Collection, Sequence
 
 from memex import time_phrases
@@ -48,6 +49,8 @@ FEATURES = ("relevance", "position", "importance", "bm25_rank", "vector_rank", "
 WEIGHTS = {"relevance": 2.55, "position": 0.199, "importance": 6.36, "bm25_rank": 0.697, "vector_rank": 0.643,
            "length": 0.684, "speaker_named": 0.77, "in_period": 2.66, "asked_words": 1.27, "moment": 5.58,
            "answer_type": 1.68, "news": 0.974}
+
+_WEIGHTS = tuple(WEIGHTS[name] for name in FEATURES)  # in the order of a row of features
 
 # Words that say what kind of question it is, not what it is about: "asked_words" counts the others.
 # "user" is here because memex writes every fact of the user with it.
@@ -149,25 +152,30 @@ def features(question: str, now: datetime, candidates: Sequence[tuple[dict[str, 
     backed = moments([found for _, found in candidates], [parts["relevance"] for parts, _ in candidates])
     kinds = answer_type.asked(question)
     lists = news.asks_list(question)
+    # whether the question names a candidate's speaker or subject: a few pairs among the 50 candidates
+    named_by: dict[tuple[str | None, str | None], bool] = {}
     rows = []
     for position, ((parts, found), words, moment) in enumerate(zip(candidates, said, backed), start=1):
-        named = speakers.names(asked, found)
-        values = {
-            "relevance": parts["relevance"],
-            "position": rank_feature(position),
-            "importance": parts["importance"],
-            "bm25_rank": rank_feature(parts.get("bm25_rank")),
-            "vector_rank": rank_feature(parts.get("vector_rank")),
-            "length": math.log(1 + len(found.content.split())),
-            "speaker_named": float(named),
-            "in_period": float(time_phrases.within(found.valid_from, periods)),
-            "asked_words": math.fsum(weight[word] for word in wanted & words) / asked_weight if wanted else 0.0,
-            "moment": moment,
-            "answer_type": float(answer_type.holds(kinds, found.content, names)),
+        who = found.speaker, found.subject
+        named = named_by.get(who)
+        if named is None:
+            named = named_by[who] = speakers.names(asked, found)
+        # in FEATURES' order, a row built as it is read: no dict of the features by name per candidate
+        rows.append([
+            parts["relevance"],
+            rank_feature(position),
+            parts["importance"],
+            rank_feature(parts.get("bm25_rank")),
+            rank_feature(parts.get("vector_rank")),
+            math.log(1 + len(found.content.split())),
+            float(named),
+            float(time_phrases.within(found.valid_from, periods)),
+            math.fsum(weight[word] for word in wanted & words) / asked_weight if wanted else 0.0,
+            moment,
+            float(answer_type.holds(kinds, found.content, names)),
             # a list's items are the named speaker's news, each told once in its own session
-            "news": float(lists and named and found.memory_type == "episodic" and news.tells(found.content)),
-        }
-        rows.append([values[name] for name in FEATURES])
+            float(lists and named and found.memory_type == "episodic" and news.tells(found.content)),
+        ])
     return rows
 
 
@@ -196,7 +204,7 @@ def reorder(question: str, now: datetime, scored: list[Scored], found: dict[str,
         said = frozenset().union(*(speakers.words(word) for word in kind_words))
         also_said = [said if item in facts else frozenset() for item, _, _ in block]
     rows = features(question, now, [(parts, found[item]) for item, _, parts in block], also_said)
-    values = [sum(WEIGHTS[name] * value for name, value in zip(FEATURES, row)) for row in rows]
+    values = [sum(map(mul, _WEIGHTS, row)) for row in rows]
     under = _under_message(block, found, values, near) if near is not None else {}
 
     def key(i: int) -> tuple[float, bool, float, int]:

@@ -23,7 +23,9 @@ class ScoreParts:
     importance: float
 
     def as_dict(self) -> dict[str, float]:
-        return {k: round(v, 6) for k, v in self.__dict__.items()}
+        # written out, not read from __dict__: a search asks it of each of its ~150 candidates
+        return {"score": round(self.score, 6), "relevance": round(self.relevance, 6),
+                "recency": round(self.recency, 6), "importance": round(self.importance, 6)}
 
 
 def recency(valid_from: datetime, reference_time: datetime, half_life_days: float) -> float:

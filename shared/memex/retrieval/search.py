@@ -462,7 +462,7 @@ def _search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies 
             detail[key] = by_item.get(item)
         if request.mode == "hybrid":  # a hybrid answer has the field whether the learned order ran or not
             detail["learned"] = None
-        scored.append((item, round(parts.score, 6), detail))
+        scored.append((item, detail["score"], detail))
     scored.sort(key=lambda entry: (-entry[1], memory_rows.message_last(found[entry[0]].memory_type)))
     # Fitted on the default blend with both channels' ranks: a request that sets its own alpha or
     # half-life, or a search whose vector channel did not run (keyword first, a failed embedder),
@@ -610,8 +610,8 @@ def _cues(settings: Settings, query: str, now: datetime, relevance: dict[str, fl
     the reply to one that asks more (replies.py). `found` gains the neighbours' rows."""
     asked = speakers.words(query) if settings.search_speaker_boost else frozenset()
     periods = time_phrases.windows(query, now) if settings.search_temporal_boost else []
-    speaker_factor = 1 + settings.search_speaker_boost if any(
-        speakers.names(asked, found[item]) for item in kept) else 1.0
+    named = {item for item in kept if speakers.names(asked, found[item])}
+    speaker_factor = 1 + settings.search_speaker_boost if named else 1.0
     time_factor = 1 + settings.search_temporal_boost if periods else 1.0
     # a "When" question that names no period: the line that says a time counted from its day (answer_type.py)
     dated = {item for item in kept if time_phrases.counts_from_saying(_said(found[item]))} if (
@@ -620,7 +620,7 @@ def _cues(settings: Settings, query: str, now: datetime, relevance: dict[str, fl
     if speaker_factor > 1 or time_factor > 1 or when_factor > 1:
         top = speaker_factor * time_factor * when_factor
         relevance = {item: relevance[item]
-                     * (speaker_factor if speakers.names(asked, found[item]) else 1.0)
+                     * (speaker_factor if item in named else 1.0)
                      * (time_factor if time_phrases.within(found[item].valid_from, periods) else 1.0)
                      * (when_factor if item in dated else 1.0) / top
                      for item in kept}
