@@ -464,8 +464,9 @@ def _names_and_ages(m: re.Match[str]) -> list[tuple[str, int]]:
     if m.groupdict().get("ages") is None:
         pairs = re.findall(r"(\S+) \(([^)]+)\)", m.group("value"))
     else:
-        pairs = list(zip(_listed_names(m.group("value")), re.split(r",? and |, ", m.group("ages"))))
-        if len(pairs) != len(re.split(r",? and |, ", m.group("ages"))):
+        ages = re.split(r",? and |, ", m.group("ages"))
+        pairs = list(zip(_listed_names(m.group("value")), ages))
+        if len(pairs) != len(ages):
             return []
     aged = [(name, _number(age)) for name, age in pairs]
     if any(name.casefold() in _NOT_NAMES or age is None or not 0 <= age <= 60 for name, age in aged):
