@@ -77,6 +77,11 @@ def test_turn_search_recall_read_and_erase(client, tenant):
     recalled = client.recall(tenant.user, "where does the user live?", max_tokens=200)
     assert "Lisbon" in recalled.context and recalled.token_count <= 200
     assert facts["city"].id in {c.memory_id for c in recalled.citations}
+    # a turn not processed yet is in its session's recall, its message cited without a memory id
+    queued = client.add_turn(tenant.user, "s2", [{"role": "user", "content": "Book the dentist for Friday."}])
+    recent = [c for c in client.recall(tenant.user, "anything to plan?", session_id="s2").citations
+              if c.bucket == "recent"]
+    assert [(c.turn_id, c.memory_id, c.snippet) for c in recent] == [(queued.turn_id, None, "Book the dentist for Friday.")]
 
     memory = client.get_memory(facts["city"].id)
     assert memory.content == facts["city"].content and memory.active

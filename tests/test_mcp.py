@@ -237,6 +237,20 @@ def test_store_then_search_count_and_list(mcp_url, tenant):
     assert tenant.get(f"/v1/memories/{stored['id']}").json()["metadata"] == {"source": "mcp"}
 
 
+def test_recall_has_the_turn_just_added_before_it_is_processed(mcp_url, tenant):
+    """The loop the instructions tell: add_turn (queued), then recall_context for the next reply."""
+    async def body(client):
+        added = await call(client, "add_turn", user_id=tenant.user, session_id="s1", messages=[
+            {"role": "user", "content": "Book the dentist for Friday."}])
+        return added, await call(client, "recall_context", user_id=tenant.user, session_id="s1", query="anything to plan?")
+
+    added, recalled = session(mcp_url, tenant.key, body)
+    assert added["status"] == "queued"
+    assert [(c["turn_id"], c["memory_id"], c["bucket"]) for c in recalled["citations"]] == [
+        (added["turn_id"], None, "recent")], recalled
+    assert recalled["context"].splitlines()[-1] == "- Book the dentist for Friday."
+
+
 def test_recall_returns_cited_context_within_its_budget(mcp_url, tenant):
     # About 20 tokens each: 64 tokens hold two or three of them, not five.
     facts = ["The user's employer is Notion, where they lead the design systems team since last spring.",

@@ -171,6 +171,10 @@ def test_real_answers_of_every_route_match_the_document(http, tenant, spec, chec
                                                "alpha": 0.7}, status=200)
     call("POST", "/v1/memories/search", body={"user_id": user}, status=422)
     call("POST", "/v1/recall", body={"user_id": user, "query": "work", "session_id": "s1"}, status=200)
+    # a session whose turn the workers have not processed: its message is cited without a memory id
+    call("POST", "/v1/turns", body={**turn, "session_id": "s4", "idempotency_key": None}, status=202)
+    unprocessed = call("POST", "/v1/recall", body={"user_id": user, "query": "work", "session_id": "s4"}, status=200)
+    assert [c["memory_id"] for c in unprocessed["citations"] if c["bucket"] == "recent"] == [None], unprocessed
     call("POST", "/recall", body={"user_id": user, "query": "work", "max_tokens": 10}, status=422)
     call("POST", "/recall", body={"user_id": user, "query": "work"}, status=200)
     call("POST", "/recall", body={"user_id": user, "query": "work"}, status=401, headers={})

@@ -246,3 +246,91 @@ def test_a_greeting_takes_no_place_before_the_users_facts(tenant):
     assert greeting > employer and greeting > max(
         place for place, c in enumerate(answer["citations"]) if c["bucket"] == "facts"), answer["context"]
     assert "Spotify" in lines[0] or "Lisbon" in lines[0], answer["context"]
+
+
+BROAD = "what should I know before planning her week?"  # matches no memory in particular
+
+
+def _recalled(tenant, **ask) -> dict:
+    response = tenant.post("/v1/recall", {"user_id": tenant.user, "query": BROAD, "max_tokens": 1000, **ask})
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+def _recent(body: dict) -> list[dict]:
+    return [c for c in body["citations"] if c["bucket"] == "recent"]
+
+
+def _stored_only(ctx, tenant, content: str, **turn) -> str:
+    """A turn stored and never sent to the workers (its publish goes to a queue that does not exist)."""
+    import dataclasses
+
+    from memex.ingest import ingest_turn
+    from memex.models import TurnIn
+    from memex_edge.sqs import SqsPublisher
+
+    lost = dataclasses.replace(ctx, publisher=SqsPublisher(dataclasses.replace(
+        ctx.settings, extraction_queue_url=ctx.settings.extraction_queue_url + "-missing")))
+    sent = TurnIn(user_id=tenant.user, messages=[{"role": "user", "content": content}], **turn)
+    return ingest_turn(lost, tenant.id, sent, wait=False)["turn_id"]
+
+
+def test_a_turn_sent_without_waiting_is_recent_at_once_then_as_its_memories_never_twice(tenant, runtime):
+    """The agent's loop: it sends a turn and recalls for its next reply before the worker got to it."""
+    tenant.turn("I work at Stripe.", session="s1", timestamp="2026-03-01T09:00:00Z")
+    sent = tenant.post("/v1/turns", {"user_id": tenant.user, "session_id": "s1", "timestamp": "2026-03-02T09:00:00Z",
+                                     "messages": [{"role": "user", "name": "Maya", "content": "Can you book the dentist?"},
+                                                  {"role": "assistant", "content": "Booked: Friday at 10."}]})
+    assert sent.status_code == 202
+    turn_id = sent.json()["turn_id"]
+    said = [m["id"] for m in tenant.get("/v1/sessions/s1/messages", params={"user_id": tenant.user}).json()["messages"]
+            if m["turn_id"] == turn_id]
+    lines = ["- Maya: Can you book the dentist?", "- Booked: Friday at 10."]  # as its memories will read
+
+    queued = _recalled(tenant, session_id="s1")
+    recent = _recent(queued)
+    assert [(c["message_id"], c["turn_id"], c["memory_id"]) for c in recent[-2:]] == [
+        (said[0], turn_id, None), (said[1], turn_id, None)], queued
+    assert queued["context"].splitlines()[-2:] == lines, queued["context"]
+    # the processed turn's message before it, as its memory
+    assert recent[0]["snippet"] == "I work at Stripe." and recent[0]["memory_id"] and len(recent) == 3, queued
+
+    runtime.drain()
+    turn = tenant.get(f"/v1/turns/{turn_id}").json()
+    assert turn["status"] == "processed"
+    memory_of = {m["sources"][0]["message_id"]: m["id"] for m in turn["memories"] if m["memory_type"] == "episodic"}
+    processed = _recalled(tenant, session_id="s1")
+    cited = [c for c in processed["citations"] if c["message_id"] in said]
+    assert [(c["message_id"], c["memory_id"]) for c in cited] == [(said[0], memory_of[said[0]]),
+                                                                  (said[1], memory_of[said[1]])], processed
+    assert all(processed["context"].count(line[2:]) == 1 for line in lines), processed["context"]
+
+
+def test_a_failed_turns_messages_stay_recent_until_the_session_is_erased(ctx, tenant):
+    from memex import pipeline
+
+    tenant.turn("I work at Stripe.", session="s1", timestamp="2026-03-01T09:00:00Z")
+    turn_id = _stored_only(ctx, tenant, "Remind me to call Ruth tomorrow.", session_id="s1",
+                           timestamp="2026-03-02T09:00:00Z")
+    pipeline.mark_failed(ctx, tenant.id, turn_id, "InternalServerError")
+    assert tenant.get(f"/v1/turns/{turn_id}").json()["status"] == "failed"
+    body = _recalled(tenant, session_id="s1")
+    recent = _recent(body)
+    assert [c["snippet"] for c in recent] == ["I work at Stripe.", "Remind me to call Ruth tomorrow."], body
+    assert recent[1]["memory_id"] is None and recent[1]["turn_id"] == turn_id and recent[1]["message_id"]
+    # read as its memory would be: "tomorrow" says the day it was said
+    assert body["context"].splitlines()[-1] == "- Remind me to call Ruth tomorrow. (said 2026-03-02)", body["context"]
+
+    assert tenant.delete("/v1/sessions/s1", params={"user_id": tenant.user}).status_code == 200
+    assert _recent(_recalled(tenant, session_id="s1")) == []
+
+
+def test_a_queued_turns_messages_keep_to_the_agent_the_user_and_the_tenant(tenant, other_tenant):
+    tenant.turn("Plan my runs for May.", session="s1", agent_id="coach", wait=False)
+    tenant.turn("Someone else's session of the same id.", session="s1", user="someone-else", wait=False)
+    other_tenant.turn("Another tenant's user of the same id.", session="s1", user=tenant.user, wait=False)
+
+    for agent in (None, "coach"):
+        body = _recalled(tenant, session_id="s1", **({"agent_id": agent} if agent else {}))
+        assert [(c["snippet"], c["memory_id"]) for c in _recent(body)] == [("Plan my runs for May.", None)], body
+    assert _recent(_recalled(tenant, session_id="s1", agent_id="planner")) == []

@@ -2,7 +2,9 @@
 
 Three buckets spend the budget: the memories relevant to the query (the search, floor included), the
 user's current facts (their own semantic and procedural memories, those the query found first, then
-the most important) and the latest messages of the current session. The search's first `ANSWER` go
+the most important) and the latest messages of the current session, those its turn's processing has
+not stored as memories yet among them (cited without a memory id): an agent recalls for its reply
+right after sending the turn it replies to, long before a backlogged queue gets to it. The search's first `ANSWER` go
 in first, then the facts, then the rest of what the search found, then the session's messages: facts
 first, ten of them (about a hundred tokens) filled a tight budget and left out the line that answers
 (the first-hour trial, docs/measurements/quality.md: asked about remote work with 120 tokens, a
@@ -36,7 +38,8 @@ from memex.db import history as history_rows
 from memex.db import memories as memory_rows
 from memex.db import recall_buckets
 from memex.metrics import RECALL_TOKENS
-from memex.models import RecallIn, SearchIn
+from memex.models import RecallIn, SearchIn, wire_time
+from memex.pipeline import episodic_text
 from memex.retrieval.search import Dependencies, search
 
 HEADER = "Relevant memories about the user:"
@@ -62,11 +65,16 @@ def recall(ctx: Context, tenant_id: str, request: RecallIn) -> dict[str, Any]:
     standing = bool(relevant) or not request.require_relevant  # the facts and the latest messages
     fact_ids = recall_buckets.current_facts(conn, tenant_id, request.user_id, request.agent_id,
                                             CURRENT_FACTS) if standing else []
-    recent_ids = recall_buckets.latest_messages(conn, tenant_id, request.user_id, request.session_id,
-                                                request.agent_id, RECENT_SESSION) if standing and request.session_id else []
+    recent = recall_buckets.latest_messages(conn, tenant_id, request.user_id, request.session_id,
+                                            request.agent_id, RECENT_SESSION) if standing and request.session_id else []
+    # A message not yet stored as a memory (its turn queued or failed) stands for itself, under a key
+    # of its own (no memory has its id).
+    pending = {f"message:{row['message_id']}": _unprocessed(row) for row in recent if row["memory_id"] is None}
+    recent_ids = [row["memory_id"] or f"message:{row['message_id']}" for row in recent]
     found = {memory["id"]: memory for memory in relevant}
-    missing = [item for item in fact_ids + recent_ids if item not in found]
+    missing = [item for item in fact_ids + recent_ids if item not in found and item not in pending]
     found.update(memory_rows.get_many(conn, tenant_id, missing) if missing else {})
+    found.update(pending)
     # Facts the query found keep the search's order; the others follow by importance.
     rank = {memory["id"]: place for place, memory in enumerate(relevant)}
     fact_ids = sorted((item for item in fact_ids if item in found), key=lambda item: rank.get(item, len(rank)))
@@ -110,7 +118,7 @@ def recall(ctx: Context, tenant_id: str, request: RecallIn) -> dict[str, Any]:
         lines.append(f"- {_line(memory, stale.get(item, ()))}")
         source = memory["sources"][0] if memory["sources"] else {}
         citations.append({
-            "memory_id": item,
+            "memory_id": memory["id"],  # null for a message its turn's processing has not stored yet
             "turn_id": source.get("turn_id"),
             "message_id": source.get("message_id"),
             # the search's score; 0 for a fact or message the query itself did not find
@@ -133,7 +141,7 @@ def recall(ctx: Context, tenant_id: str, request: RecallIn) -> dict[str, Any]:
 def _no_longer_current(conn, tenant_id: str, user_id: str, memories: Iterable[dict[str, Any]]) -> dict[str, list[str]]:
     """For each message among `memories`, the values of the facts drawn from it that have since been
     replaced or ended by a later message (not by itself: "I left Feedzai." is no stale news)."""
-    messages = [memory["id"] for memory in memories if memory["memory_type"] == "episodic"]
+    messages = [memory["id"] for memory in memories if memory["memory_type"] == "episodic" and memory["id"]]
     stale: dict[str, list[str]] = {}
     for row in history_rows.send_replacements(conn, tenant_id, user_id, messages)() if messages else []:
         later = [c for c in row["current"] or row["ended_by"] if c["id"] != row["message_memory"]]
@@ -141,6 +149,14 @@ def _no_longer_current(conn, tenant_id: str, user_id: str, memories: Iterable[di
         if not row["active"] and later and row["value"] and row["value"] not in values:
             values.append(row["value"])
     return {message: values for message, values in stale.items() if values}
+
+
+def _unprocessed(row: dict[str, Any]) -> dict[str, Any]:
+    """A message whose turn is not processed (yet), as a memory of it would read: the same text, said
+    at its turn's time, cited by its turn and message; it has no memory id, and no facts drawn from it."""
+    return {"id": None, "content": episodic_text(row), "memory_type": "episodic", "active": True,
+            "valid_from": wire_time(row["said_at"]), "valid_to": None, "metadata": {},
+            "sources": [{"turn_id": row["turn_id"], "message_id": row["message_id"]}]}
 
 
 def _line(memory: dict[str, Any], stale: Sequence[str] = ()) -> str:

@@ -113,7 +113,9 @@ class SearchAnswer(_Answer):
 
 
 class Citation(_Answer):
-    memory_id: str
+    memory_id: Optional[str] = Field(description="Null for a message of the session whose turn is not processed "
+                                     "(yet: queued, or failed before it was stored as a memory); its "
+                                     "`turn_id` and `message_id` are set")
     turn_id: Optional[str]
     message_id: Optional[str]
     score: float = Field(description="The search's score; 0 for a fact or message the query did not find")

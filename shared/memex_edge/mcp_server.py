@@ -236,9 +236,10 @@ def _search_memories(caller: Caller, **fields: Any) -> dict[str, Any]:
 def _recall_context(caller: Caller, **fields: Any) -> dict[str, Any]:
     """Context to put in your prompt before answering: the memories relevant to the query first,
     then the user's other current facts and standing instructions (whatever the query; the budget
-    keeps them before the relevant memories), then the session's recent messages, as bullets within
-    max_tokens. Returns `context` (the text), `citations` (memory, turn and message id and bucket
-    of each bullet, in order) and `token_count`."""
+    keeps them before the relevant memories), then the session's recent messages (the turn you just
+    added among them, processed or not), as bullets within max_tokens. Returns `context` (the text),
+    `citations` (memory, turn and message id and bucket of each bullet, in order; the memory id is
+    null for a message whose turn is not processed yet) and `token_count`."""
     return recall(caller.ctx, caller.tenant_id, RecallIn(**fields))
 
 

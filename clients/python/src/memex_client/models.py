@@ -178,7 +178,7 @@ class SearchResponse(_Response):
 
 
 class Citation(_Response):
-    memory_id: str
+    memory_id: Optional[str] = None  # None for a session's message whose turn is not processed (yet)
     turn_id: Optional[str] = None
     message_id: Optional[str] = None
     score: float
