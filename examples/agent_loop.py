@@ -10,7 +10,8 @@ Works with any OpenAI-compatible chat endpoint. Needs `pip install ./clients/pyt
 
 Type a message per line; an empty line or end of input stops. `--message TEXT` (repeatable) sends
 those messages instead, without a prompt. `--wait` has memex process each turn before the next
-message, so what was just said is recalled at once (otherwise the workers take it in the background).
+message, so the facts it states are recalled at once (otherwise the workers take it in the
+background; its messages are in the session's recall either way).
 """
 
 from __future__ import annotations
