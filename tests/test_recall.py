@@ -279,8 +279,9 @@ def test_a_turn_sent_without_waiting_is_recent_at_once_then_as_its_memories_neve
     """The agent's loop: it sends a turn and recalls for its next reply before the worker got to it."""
     tenant.turn("I work at Stripe.", session="s1", timestamp="2026-03-01T09:00:00Z")
     sent = tenant.post("/v1/turns", {"user_id": tenant.user, "session_id": "s1", "timestamp": "2026-03-02T09:00:00Z",
-                                     "messages": [{"role": "user", "name": "Maya", "content": "Can you book the dentist?"},
-                                                  {"role": "assistant", "content": "Booked: Friday at 10."}]})
+                                     "messages": [
+                                         {"role": "user", "name": "Maya", "content": "Can you book the dentist?"},
+                                         {"role": "assistant", "content": "Booked: Friday at 10."}]})
     assert sent.status_code == 202
     turn_id = sent.json()["turn_id"]
     said = [m["id"] for m in tenant.get("/v1/sessions/s1/messages", params={"user_id": tenant.user}).json()["messages"]

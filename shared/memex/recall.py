@@ -4,10 +4,10 @@ Three buckets spend the budget: the memories relevant to the query (the search, 
 user's current facts (their own semantic and procedural memories, those the query found first, then
 the most important) and the latest messages of the current session, those its turn's processing has
 not stored as memories yet among them (cited without a memory id): an agent recalls for its reply
-right after sending the turn it replies to, long before a backlogged queue gets to it. The search's first `ANSWER` go
-in first, then the facts, then the rest of what the search found, then the session's messages: facts
-first, ten of them (about a hundred tokens) filled a tight budget and left out the line that answers
-(the first-hour trial, docs/measurements/quality.md: asked about remote work with 120 tokens, a
+right after sending the turn it replies to, long before a backlogged queue gets to it. The search's
+first `ANSWER` go in first, then the facts, then the rest of what the search found, then the
+session's messages: facts first, ten of them (about a hundred tokens) filled a tight budget and left
+out the line that answers (the first-hour trial, docs/measurements/quality.md: asked about remote work with 120 tokens, a
 context of ten facts, the stale view among them and not the message that changed it). The facts and
 the session's messages do not depend on the query passing the relevance floor: a broad question
 ("what should I know before planning her week?") matches no memory in particular, yet who the user

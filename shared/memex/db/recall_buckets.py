@@ -35,7 +35,7 @@ def latest_messages(conn: psycopg.Connection, tenant_id: str, user_id: str, sess
     (`memory_id` null, with its `message_id`, `turn_id`, `name`, `content` and `said_at`): an agent
     that sends a turn and recalls for its next reply has what it just sent, however far behind the
     queue is. One statement reads both, so a turn processed meanwhile is read once, one way or the
-    other. A memory consolidated away (inactive) stays out, as its message: it exists."""
+    other. A memory consolidated away (inactive) stays out, and its message with it (it has a memory)."""
     rows = conn.execute(
         """(SELECT m.id AS memory_id, NULL AS message_id, NULL AS turn_id, NULL AS name, NULL AS content,
                    m.valid_from AS said_at, msg.position, m.created_at, m.id AS tie
