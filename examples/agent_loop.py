@@ -11,7 +11,8 @@ Works with any OpenAI-compatible chat endpoint. Needs `pip install ./clients/pyt
 Type a message per line; an empty line or end of input stops. `--message TEXT` (repeatable) sends
 those messages instead, without a prompt. `--wait` has memex process each turn before the next
 message, so the facts it states are recalled at once (otherwise the workers take it in the
-background; its messages are in the session's recall either way).
+background). The last exchanges go to the model as they are, so recall is asked without the
+session (which would add them again as its recent messages).
 """
 
 from __future__ import annotations
@@ -62,7 +63,8 @@ def main(argv: list[str] | None = None) -> None:
     recent: list[dict[str, str]] = []
     with MemexClient(base_url=args.memex_url) as memex:
         for text in args.message or typed_messages():
-            recalled = memex.recall(args.user, text, session_id=session, max_tokens=args.max_tokens)
+            # No session_id: its recent messages are `recent` here already, sent as they are.
+            recalled = memex.recall(args.user, text, max_tokens=args.max_tokens)
             print(f"[memex: {len(recalled.citations)} memories, {recalled.token_count} tokens]", file=sys.stderr)
             system = f"{SYSTEM}\n\n{recalled.context}" if recalled.context else SYSTEM
             completion = llm.chat.completions.create(model=args.model, messages=[
