@@ -335,3 +335,15 @@ def test_a_queued_turns_messages_keep_to_the_agent_the_user_and_the_tenant(tenan
         body = _recalled(tenant, session_id="s1", **({"agent_id": agent} if agent else {}))
         assert [(c["snippet"], c["memory_id"]) for c in _recent(body)] == [("Plan my runs for May.", None)], body
     assert _recent(_recalled(tenant, session_id="s1", agent_id="planner")) == []
+
+
+def test_turns_said_at_one_time_come_back_whole_in_the_order_they_were_sent(tenant):
+    """An import that gives only the day: each turn's messages together, the turns as they were sent,
+    processed or not."""
+    day = "2026-03-02T00:00:00Z"
+    for name, wait in (("A", True), ("B", True), ("C", False)):
+        assert tenant.turn(f"{name} first.", f"{name} second.", timestamp=day, wait=wait).status_code in (201, 202)
+    recent = _recent(_recalled(tenant, session_id="s1"))
+    assert [c["snippet"] for c in recent] == [
+        "A first.", "A second.", "B first.", "B second.", "C first.", "C second."], recent
+    assert [c["memory_id"] is None for c in recent] == [False] * 4 + [True] * 2, recent

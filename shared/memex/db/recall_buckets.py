@@ -29,7 +29,9 @@ def current_facts(conn: psycopg.Connection, tenant_id: str, user_id: str, agent_
 
 def latest_messages(conn: psycopg.Connection, tenant_id: str, user_id: str, session_id: str,
                     agent_id: str | None, limit: int) -> list[dict[str, Any]]:
-    """The session's last messages, newest first: by the turn's time, then by place in the turn.
+    """The session's last messages, newest first: by the turn's time, then the turns said at one
+    time in the order they were sent (each kept whole: a file imported with only the day's date),
+    then by place in the turn.
     A message is its episodic memory (`memory_id`) once the extraction stored it; until then, while
     its turn is queued, or for good when the turn failed first, the stored message itself
     (`memory_id` null, with its `message_id`, `turn_id`, `name`, `content` and `said_at`): an agent
@@ -38,23 +40,25 @@ def latest_messages(conn: psycopg.Connection, tenant_id: str, user_id: str, sess
     other. A memory consolidated away (inactive) stays out, and its message with it (it has a memory)."""
     rows = conn.execute(
         """(SELECT m.id AS memory_id, NULL AS message_id, NULL AS turn_id, NULL AS name, NULL AS content,
-                   m.valid_from AS said_at, msg.position, m.created_at, m.id AS tie
+                   m.valid_from AS said_at, COALESCE(turn.created_at, m.created_at) AS sent_at,
+                   COALESCE(msg.turn_id, m.id) AS sent_in, msg.position, m.id AS tie
             FROM memories m
             LEFT JOIN messages msg ON msg.tenant_id = m.tenant_id AND msg.id = m.source_message_id
+            LEFT JOIN turns turn ON turn.tenant_id = msg.tenant_id AND turn.id = msg.turn_id
             WHERE m.tenant_id = %(t)s AND m.session_id = %(s)s AND m.user_id = %(u)s AND m.active
               AND m.memory_type = 'episodic' AND (%(a)s::text IS NULL OR m.agent_id = %(a)s)
-            ORDER BY m.valid_from DESC, msg.position DESC NULLS LAST, m.created_at DESC, m.id LIMIT %(n)s)
+            ORDER BY said_at DESC, sent_at DESC, sent_in DESC, msg.position DESC NULLS LAST, m.id LIMIT %(n)s)
            UNION ALL
            -- only unfinished turns' messages are looked at: a processed turn's are its memories
-           (SELECT NULL, msg.id, msg.turn_id, msg.name, msg.content, t.occurred_at, msg.position, t.created_at, msg.id
+           (SELECT NULL, msg.id, msg.turn_id, msg.name, msg.content, t.occurred_at, t.created_at, t.id, msg.position, msg.id
             FROM turns t JOIN messages msg ON msg.tenant_id = t.tenant_id AND msg.turn_id = t.id
             WHERE t.tenant_id = %(t)s AND t.user_id = %(u)s AND t.session_id = %(s)s AND t.status <> 'processed'
               AND (%(a)s::text IS NULL OR t.agent_id = %(a)s)
               -- its episodic memory, by the key the pipeline writes it with (_store_episodic)
               AND NOT EXISTS (SELECT 1 FROM memories e
                               WHERE e.tenant_id = msg.tenant_id AND e.dedupe_key = 'message:' || msg.id)
-            ORDER BY t.occurred_at DESC, msg.position DESC, t.created_at DESC, msg.id LIMIT %(n)s)
-           ORDER BY said_at DESC, position DESC NULLS LAST, created_at DESC, tie LIMIT %(n)s""",
+            ORDER BY t.occurred_at DESC, t.created_at DESC, t.id DESC, msg.position DESC LIMIT %(n)s)
+           ORDER BY said_at DESC, sent_at DESC, sent_in DESC, position DESC NULLS LAST, tie LIMIT %(n)s""",
         {"t": tenant_id, "u": user_id, "s": session_id, "a": agent_id, "n": limit},
     ).fetchall()
     return [{key: row[key] for key in ("memory_id", "message_id", "turn_id", "name", "content", "said_at")}
