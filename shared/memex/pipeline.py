@@ -28,6 +28,7 @@ from memex.db import locks
 from memex.db import memories as memory_rows
 from memex.db import turns as turn_rows
 from memex.embeddings.recent import RecentVectors
+from memex.episodic import episodic_text
 from memex.errors import public_description
 from memex.extraction import Extractor
 from memex.extraction.placement import RELATION_NAMES, may_name_someone, placed
@@ -44,12 +45,6 @@ HISTORY_MESSAGES = 10
 # lines would otherwise cost a thousand supersession decisions. Its words stay searchable in the
 # episodic memories whatever the cap keeps.
 MAX_CANDIDATES_PER_TURN = 100
-
-
-def episodic_text(message: dict) -> str:
-    """What an episodic memory says: the message, prefixed by its speaker's name when the client
-    gave one, so that "what did Caroline say about…" finds Caroline's words."""
-    return f"{message['name']}: {message['content']}" if message["name"] else message["content"]
 
 
 def extract(ctx: Context, job: ExtractionJob, last_delivery: bool = False) -> SupersessionJob | None:

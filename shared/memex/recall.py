@@ -37,9 +37,9 @@ from memex.context import Context
 from memex.db import history as history_rows
 from memex.db import memories as memory_rows
 from memex.db import recall_buckets
+from memex.episodic import episodic_text
 from memex.metrics import RECALL_TOKENS
 from memex.models import RecallIn, SearchIn, wire_time
-from memex.pipeline import episodic_text
 from memex.retrieval.search import Dependencies, search
 
 HEADER = "Relevant memories about the user:"
