@@ -43,9 +43,6 @@ class Bridge:
         self.http = httpx.Client(headers=headers, timeout=TIMEOUT)
         self.out = out
         self.writing = threading.Lock()
-        # The version the last `initialize` settled: the handshake-era protocol sends it as a header
-        # on every later request, or the server answers as the oldest version (no output schemas).
-        self.negotiated: str | None = None
 
     def forward(self, line: bytes) -> None:
         try:
@@ -91,25 +88,21 @@ class Bridge:
             # Refused before the server read the id (401, 413, 429, 503): the host matches answers
             # to requests by id, so it is this request's, as the SDK's HTTP client makes it.
             answer["id"] = request_id
-        if isinstance(message, dict) and message.get("method") == "initialize":
-            result = answer.get("result")
-            if isinstance(result, dict) and isinstance(result.get("protocolVersion"), str):
-                self.negotiated = result["protocolVersion"]
         self._write(answer)
 
-    def _routing(self, message: Any) -> dict[str, str]:
-        """The headers the SDK's HTTP client sends beside a message's body: over stdio the body
-        alone carries them."""
+    @staticmethod
+    def _routing(message: Any) -> dict[str, str]:
+        """The headers the server routes a 2026-protocol request by, which over stdio only its body
+        carries: its version (from `params._meta`), its method and, for a tool call, the tool's
+        name; without them the server takes it for a handshake-era request (and `server/discover`
+        is not found). A handshake-era request needs none: the server reads no version from one."""
         if not isinstance(message, dict) or not isinstance(method := message.get("method"), str):
             return {}
         params = message.get("params") if isinstance(message.get("params"), dict) else {}
         meta = params.get("_meta") if isinstance(params.get("_meta"), dict) else {}
         version = meta.get(PROTOCOL_VERSION_META_KEY)
         if not isinstance(version, str):
-            # Handshake era: the version `initialize` settled, on every request after it.
-            return {MCP_PROTOCOL_VERSION_HEADER: self.negotiated} if self.negotiated and method != "initialize" else {}
-        # The 2026 protocol: each request names its version, and the server checks that the
-        # headers repeat it, the method and, for a tool call, the tool's name.
+            return {}
         headers = {MCP_PROTOCOL_VERSION_HEADER: version, MCP_METHOD_HEADER: method}
         name = params.get(NAME_BEARING_METHODS.get(method, ""))
         if isinstance(name, str):

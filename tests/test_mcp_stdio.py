@@ -14,6 +14,7 @@ import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.shared.exceptions import MCPError
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from infra.local.sqs_server import free_port
 from tests.conftest import ROOT, served
@@ -39,10 +40,10 @@ def _command(url: str, key: str | None) -> StdioServerParameters:
 
 def over_stdio(url: str, key: str | None, body, mode: str = "legacy"):
     """Runs `await body(client)` in a session of the SDK's client with `memex mcp --url url` as
-    the server it starts."""
+    the server it starts; a request left unanswered fails it rather than hanging it."""
 
     async def main():
-        async with Client(_command(url, key), mode=mode) as client:
+        async with Client(_command(url, key), mode=mode, read_timeout_seconds=60) as client:
             return await body(client)
 
     return anyio.run(main)
@@ -55,18 +56,19 @@ def _tools(tools) -> dict[str, tuple]:
 @pytest.mark.parametrize("mode", ["legacy", "auto"])
 def test_the_same_server_and_tools_as_over_http(mcp_url, tenant, mode):
     """The handshake (legacy) and the 2026 protocol's discovery (auto) reach the server, which
-    tells both its name and instructions and lists the same tools, output schemas included (an
-    answer as the oldest protocol version would leave them out)."""
+    tells both its name and instructions and lists the same tools as over HTTP, in the protocol
+    version the same client settles over HTTP (the 2026 one with `auto`, not the fallback to the
+    handshake a discovery the server did not route would bring)."""
 
     async def body(client):
-        return client.server_info, client.instructions, _tools((await client.list_tools()).tools)
+        return (client.protocol_version, client.server_info, client.instructions,
+                _tools((await client.list_tools()).tools))
 
-    info, instructions, tools = over_stdio(mcp_url, tenant.key, body, mode)
-    over_http = session(mcp_url, tenant.key, body, mode)
+    version, info, instructions, tools = over_stdio(mcp_url, tenant.key, body, mode)
+    assert (version, info, instructions, tools) == session(mcp_url, tenant.key, body, mode)
+    assert (version in MODERN_PROTOCOL_VERSIONS) == (mode == "auto")
     assert info.name == "memex" and "recall_context" in instructions
-    assert set(tools) == TOOLS
-    assert (info, instructions, tools) == over_http
-    assert all(output is not None for _, _, output in tools.values())
+    assert set(tools) == TOOLS and all(output is not None for _, _, output in tools.values())
 
 
 @pytest.mark.parametrize("mode", ["legacy", "auto"])
@@ -93,6 +95,18 @@ def test_a_wrong_key_is_refused_as_the_server_refuses_it(mcp_url):
     assert caught.group_contains(MCPError, match="^unauthorized: invalid API key$", depth=None) and not reached
 
 
+def test_a_body_over_the_limit_is_the_servers_413(mcp_url, tenant, ctx):
+    limit = ctx.settings.max_body_bytes
+
+    async def body(client):
+        await client.call_tool("store_memory", {"user_id": tenant.user, "content": "x" * (limit + 1)})
+
+    with pytest.raises(BaseException) as caught:
+        over_stdio(mcp_url, tenant.key, body)
+    assert caught.group_contains(MCPError, match=f"^payload_too_large: request body exceeds {limit} bytes$",
+                                 depth=None)
+
+
 def test_no_server_at_the_url_is_an_error_naming_it():
     url = f"http://127.0.0.1:{free_port()}/mcp"
 
@@ -102,6 +116,20 @@ def test_no_server_at_the_url_is_an_error_naming_it():
     with pytest.raises(BaseException) as caught:
         over_stdio(url, None, body)
     assert caught.group_contains(MCPError, match=f"^memex mcp: no memex server answered at {url} .*`make dev`",
+                                 depth=None)
+
+
+def test_an_address_that_is_not_mcp_is_an_error_saying_so(mcp_url, tenant):
+    """The API's address without `/mcp`, a common slip: its 404 is not JSON-RPC, and the host is
+    told what answered."""
+    url = mcp_url.removesuffix("/mcp")
+
+    async def body(client):
+        return await client.list_tools()
+
+    with pytest.raises(BaseException) as caught:
+        over_stdio(url, tenant.key, body)
+    assert caught.group_contains(MCPError, match=f"^memex mcp: {url} answered HTTP 404, not a JSON-RPC message",
                                  depth=None)
 
 
