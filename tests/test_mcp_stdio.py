@@ -154,9 +154,10 @@ def test_stdout_holds_only_the_answers_and_eof_ends_it(mcp_url, tenant):
     assert {tool["name"] for tool in answers["two"]["result"]["tools"]} == TOOLS
     assert f"stdio bridged to {mcp_url}, with an API key" in done.stderr
 
-    refused = subprocess.run([sys.executable, "-m", "infra.cli", "mcp", "--url", mcp_url], input=_lines(initialize),
-                             cwd=ROOT, env=os.environ | _environment("mx_wrong"), capture_output=True, text=True,
-                             timeout=120)
+    # The address from the environment this time, as a host's config may give it.
+    refused = subprocess.run([sys.executable, "-m", "infra.cli", "mcp"], input=_lines(initialize), cwd=ROOT,
+                             env=os.environ | _environment("mx_wrong") | {"MEMEX_MCP_URL": mcp_url},
+                             capture_output=True, text=True, timeout=120)
     assert refused.returncode == 0, refused.stderr
     answer = json.loads(refused.stdout)
     assert answer["id"] == 1 and answer["error"]["data"]["code"] == "unauthorized"
