@@ -1,5 +1,5 @@
-"""The `memex` command: API keys and tenants, migrations, backfills, consolidation, and in-process
-handler invocation."""
+"""The `memex` command: API keys and tenants, migrations, backfills, consolidation, in-process
+handler invocation, and the MCP server over stdio."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from pathlib import Path
 RATE_HELP = "N/s, N/min, N/h or N/day (e.g. 50/s, 600/min), or unlimited"
 KEY_ID_HELP = "the key's id, as `memex keys list` shows it (key_...)"
 _SAMPLE_KEY = "mx_example_key"  # the placeholder in events/*.json
+MCP_URL = "http://127.0.0.1:8080/mcp"  # where `make dev` serves MCP
 
 
 def _runtime():
@@ -183,6 +184,17 @@ def consolidate(args: argparse.Namespace) -> None:
     print(json.dumps(run(ctx, args.tenant, args.user, options).to_dict(), indent=2))
 
 
+def mcp(args: argparse.Namespace) -> None:
+    """Speak MCP on stdin and stdout for a host that starts its servers as commands, through the
+    running server at --url."""
+    if not args.url.startswith(("http://", "https://")):
+        # Else every request would fail as a connection error that never says why.
+        raise SystemExit(f"memex mcp: {args.url!r} is not an http:// or https:// address (e.g. {MCP_URL})")
+    from infra.mcp_stdio import serve
+
+    serve(args.url, os.environ.get("MEMEX_API_KEY") or None)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="memex", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
@@ -249,6 +261,13 @@ def build_parser() -> argparse.ArgumentParser:
     merge.add_argument("--min-age-days", type=float, help="only memories said at least this long ago "
                                                            "(default MEMEX_CONSOLIDATION_MIN_AGE_DAYS)")
     merge.set_defaults(run=consolidate)
+
+    stdio = commands.add_parser("mcp", help="the MCP server over stdio (for Claude Desktop, Cline, Zed): a bridge "
+                                "to a running server's /mcp, with the key in $MEMEX_API_KEY")
+    stdio.add_argument("--url", default=os.environ.get("MEMEX_MCP_URL") or MCP_URL,
+                       help=f"the server's MCP endpoint (default: $MEMEX_MCP_URL, else {MCP_URL}, `make dev`'s; "
+                            "in AWS the stack's McpUrl)")
+    stdio.set_defaults(run=mcp)
     return parser
 
 
