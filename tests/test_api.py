@@ -52,6 +52,20 @@ def test_idempotency_key_stores_a_turn_once(tenant, ctx):
 
 
 
+def test_the_count_counts_the_history_too_when_asked_as_the_listing_lists_it(tenant):
+    """Lisbon, then Porto: one current city, two memories of the city. The count with
+    `include_inactive` is what the listing with it lists; without it, what the listing lists without."""
+    tenant.turn("I live in Lisbon.", timestamp="2026-01-05T09:00:00Z")
+    tenant.turn("I moved to Porto.", timestamp="2026-06-05T09:00:00Z")
+    for include_inactive in (False, True):
+        params = {"include_inactive": str(include_inactive).lower()}
+        listed = tenant.get(f"/v1/users/{tenant.user}/memories", params={"limit": 500, **params}).json()["memories"]
+        counted = tenant.get("/v1/memories/count", params={"user_id": tenant.user, **params}).json()["count"]
+        assert counted == len(listed), (include_inactive, [m["content"] for m in listed])
+        assert [m["value"] for m in listed if m["key"] == "city"] == (["Porto", "Lisbon"] if include_inactive
+                                                                     else ["Porto"])
+
+
 def test_an_idempotency_key_belongs_to_one_user(tenant):
     mine = tenant.turn("I live in Porto.", idempotency_key="k-shared").json()
     theirs = tenant.turn("I live in Oslo.", user="another-user", idempotency_key="k-shared").json()

@@ -124,6 +124,12 @@ def test_list_memories_follows_the_cursor_over_several_pages(client, tenant):
     assert len(first.memories) == 2 and first.next_cursor is not None
     listed = [m.id for m in client.list_memories(tenant.user, page_size=2)]
     assert listed == list(reversed(stored))  # newest first, each once
+    client.add_turn(tenant.user, "s1", [{"role": "user", "content": "I live in Lisbon."}], wait=True)
+    client.add_turn(tenant.user, "s1", [{"role": "user", "content": "I moved to Porto."}], wait=True)
+    every = list(client.list_memories(tenant.user, include_inactive=True, page_size=2))
+    assert not all(m.active for m in every)  # Lisbon's fact, replaced
+    assert client.count_memories(tenant.user, include_inactive=True) == len(every)
+    assert client.count_memories(tenant.user) == len(list(client.list_memories(tenant.user))) < len(every)
     coached = [client.add_memory(tenant.user, f"Coach note {i}", agent_id="coach").id for i in range(3)]
     assert [m.id for m in client.list_memories(tenant.user, agent_id="coach", page_size=2)] == list(reversed(coached))
 

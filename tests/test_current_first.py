@@ -217,6 +217,25 @@ def test_a_former_partners_job_is_no_news_once_there_is_a_new_partner(tenant):
     assert not [r for r in now if "ended" in r["score_parts"]], [r["content"] for r in now]
 
 
+def test_a_former_partners_job_is_no_news_of_her_own_job(tenant):
+    """The breakup ended Leo's job (partner_leo_role) with nothing after it; "role" is a word of that
+    key, yet a question about her own work or title asks about the user's role, which she has: her
+    current facts answer it, not the breakup. Asked about Leo or her partner, the breakup is still the news."""
+    tenant.turn("I work at Stripe as a software engineer.", session="s0", timestamp="2026-01-12T10:00:00Z")
+    tenant.turn("My boyfriend Leo is a chef.", session="s1", timestamp="2026-02-14T10:00:00Z")
+    tenant.turn("I got promoted to senior engineer.", session="s2", timestamp="2026-07-15T10:00:00Z")
+    tenant.turn("Leo and I broke up.", session="s3", timestamp="2026-08-22T10:00:00Z")
+    for question in ("where does she work?", "what's her job title?", "what does she do for a living?"):
+        results = tenant.search(question)
+        assert not [r for r in results if "ended" in r["score_parts"]], (question, [r["content"] for r in results])
+        assert results[0]["key"] in ("employer", "role") and results[0]["active"], \
+            (question, [r["content"] for r in results])
+    for question in ("what does Leo do?", "what does her boyfriend do for a living?"):
+        results = tenant.search(question)
+        assert results[0]["content"] == "Leo and I broke up.", (question, [r["content"] for r in results])
+        assert results[0]["score_parts"]["ended"] == "partner_leo_role"
+
+
 def test_a_job_lost_without_its_name_answers_where_she_works_until_a_new_one(tenant):
     """"I got laid off last week." names no employer: the status it files ends Acme and the title,
     so "where does she work?" is answered by the news, above the line that named Acme, and no

@@ -165,6 +165,23 @@ def test_a_job_taken_after_one_ended_continues_its_chain(tenant):
     assert notion[0]["valid_from"][:10] == "2026-03-01"
 
 
+def test_a_value_that_continues_an_ended_chain_says_so_not_that_it_is_the_first(tenant):
+    """Notion, taken after Stripe was quit, is the third link of Stripe's chain: its reason names the
+    value that ended before it, where "first value of employer" contradicted the history beside it."""
+    tenant.turn("I work at Stripe.", timestamp="2026-01-01T00:00:00Z")
+    tenant.turn("I quit Stripe.", timestamp="2026-02-01T00:00:00Z")
+    tenant.turn("I work at Notion now.", timestamp="2026-03-01T00:00:00Z")
+    [notion] = [m for m in _active(tenant, "employer") if m["active"]]
+    assert notion["metadata"]["decision"] == "coexist"
+    assert notion["metadata"]["reason"] == ("employer had no current value: 'Notion' follows 'Stripe', which "
+                                            "ended, in its history")
+    first = tenant.through(tenant._http)
+    first.user = first.user + "-1"
+    first.turn("I work at Notion now.", timestamp="2026-03-01T00:00:00Z")
+    [alone] = _active(first, "employer")
+    assert alone["metadata"]["reason"] == "first value of employer: 'Notion'"
+
+
 def test_an_ended_value_is_continued_only_by_its_own_subject_and_a_single_valued_key(tenant):
     """Melanie's new job does not continue the user's ended one, nor a second pet a pet that is gone,
     nor a job said before the end (it was current then, beside the ended one's chain)."""

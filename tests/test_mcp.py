@@ -328,15 +328,17 @@ def test_delete_memory_and_forget_user_remove_data(mcp_url, tenant):
         history = await refused(client, "memory_history", memory_id=gone["id"])
         after_delete = await call(client, "search_memories", user_id=tenant.user, query="vinyl records")
         counted = await call(client, "count_memories", user_id=tenant.user)
+        counted_all = await call(client, "count_memories", user_id=tenant.user, include_inactive=True)
         forgotten = await call(client, "forget_user", user_id=tenant.user)
         left = await call(client, "list_memories", user_id=tenant.user, include_inactive=True)
-        return kept, gone, deleted, again, history, after_delete, counted, forgotten, left
+        return kept, gone, deleted, again, history, after_delete, counted, counted_all, forgotten, left
 
-    kept, gone, deleted, again, history, after_delete, counted, forgotten, left = session(mcp_url, tenant.key, body)
+    kept, gone, deleted, again, history, after_delete, counted, counted_all, forgotten, left = \
+        session(mcp_url, tenant.key, body)
     assert deleted == {"deleted": {"memories": 1}}
     assert f"memory {gone['id']} not found" in again and "not_found" in again
     assert f"memory {gone['id']} not found" in history
-    assert after_delete["results"] == [] and counted == {"count": 1}
+    assert after_delete["results"] == [] and counted == counted_all == {"count": 1}  # erased: no history either
     assert forgotten["deleted"]["memories"] == 1
     assert left == {"memories": [], "next_cursor": None}
     assert tenant.get(f"/v1/memories/{kept['id']}").status_code == 404

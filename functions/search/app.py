@@ -45,9 +45,11 @@ def post_memories_search(request: MemexSeedSearchIn, tenant_id: str = Depends(te
 
 # Declared before /v1/memories/{memory_id} so that "count" is not taken for an id.
 @v1.get("/v1/memories/count", response_model=Count, responses=errors())
-def get_count(user_id: Id, agent_id: Optional[Id] = None,
+def get_count(user_id: Id, agent_id: Optional[Id] = None, include_inactive: bool = False,
               tenant_id: str = Depends(tenant), ctx: Context = Depends(context)) -> dict:
-    return {"count": memories.count(ctx, tenant_id, user_id, agent_id)}
+    """How many current memories the user has; with `include_inactive`, with their history (what the
+    memories listing with `include_inactive` lists)."""
+    return {"count": memories.count(ctx, tenant_id, user_id, agent_id, include_inactive)}
 
 
 @v1.get("/v1/memories/{memory_id}", response_model=Memory, responses=errors(404))

@@ -62,8 +62,8 @@ def list_for_user(ctx: Context, tenant_id: str, user_id: str, include_inactive: 
     return {"memories": items, "next_cursor": next_cursor}
 
 
-def count(ctx: Context, tenant_id: str, user_id: str, agent_id: str | None) -> int:
-    return memory_rows.count(ctx.db.connection(), tenant_id, user_id, agent_id)
+def count(ctx: Context, tenant_id: str, user_id: str, agent_id: str | None, include_inactive: bool = False) -> int:
+    return memory_rows.count(ctx.db.connection(), tenant_id, user_id, agent_id, include_inactive)
 
 
 def erase_memory(ctx: Context, tenant_id: str, memory_id: str) -> dict[str, int]:

@@ -384,6 +384,10 @@ def _write(conn, ctx: Context, turn: dict[str, Any], candidate: Candidate, vecto
                   f"holds one value: {candidate.value!r} was said before a later value, which replaces it")
         decision = Decision(decision.action, f"{candidate.key} {before}: kept in its history at its own time",
                             decision.replaces)
+    if placement.continues is not None:
+        # "first value of role" read wrong in a history that lists the role that ended before it
+        decision = Decision(decision.action, f"{candidate.key} had no current value: {candidate.value!r} follows "
+                            f"{placement.continues!r}, which ended, in its history", decision.replaces)
     memory_id = str(uuid.uuid4())
     inserted = memory_rows.insert(conn, turn["tenant_id"], {
         "id": memory_id,

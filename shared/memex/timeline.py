@@ -36,6 +36,7 @@ class Placement:
     ends: dict[str, datetime] = field(default_factory=dict)  # memory id -> when it stopped being current
     unlinks: list[tuple[str, str]] = field(default_factory=list)  # (newer, older) links the new one goes between
     already_known: str | None = None  # set when history already holds this value for that time
+    continues: str | None = None  # the ended value whose chain a first value now continues
 
 
 def happened(candidate: Candidate, said_at: datetime) -> datetime:
@@ -112,7 +113,9 @@ def _after_end(conn: psycopg.Connection, tenant_id: str, user_id: str, candidate
     if same_key_active or holds_several(candidate.base_key):
         return Placement(current=True)
     ended = history_rows.ended_head(conn, tenant_id, user_id, candidate.subject, candidate.key, said_at)
-    return Placement(current=True, replaces=[ended["id"]] if ended else [])
+    if ended is None:
+        return Placement(current=True)
+    return Placement(current=True, replaces=[ended["id"]], continues=ended["value"])
 
 
 def _past(conn: psycopg.Connection, tenant_id: str, value: str, said_at: datetime,

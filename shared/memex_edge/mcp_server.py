@@ -346,9 +346,10 @@ def _count_memories(
     caller: Caller, *,
     user_id: Annotated[Id, Field(description=USER_ID)],
     agent_id: Annotated[Optional[Id], Field(description=AGENT_ID)] = None,
+    include_inactive: Annotated[bool, Field(description="Also superseded memories (old values).")] = False,
 ) -> dict[str, Any]:
-    """How many current memories the user has."""
-    return {"count": memories.count(caller.ctx, caller.tenant_id, user_id, agent_id)}
+    """How many current memories the user has (with include_inactive, old values too)."""
+    return {"count": memories.count(caller.ctx, caller.tenant_id, user_id, agent_id, include_inactive)}
 
 
 def _forget_user(

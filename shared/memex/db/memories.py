@@ -225,11 +225,13 @@ def list_for_user(
     return [to_wire(r) for r in rows[:limit]], next_key
 
 
-def count(conn: psycopg.Connection, tenant_id: str, user_id: str, agent_id: str | None) -> int:
+def count(conn: psycopg.Connection, tenant_id: str, user_id: str, agent_id: str | None,
+          include_inactive: bool = False) -> int:
+    """The user's current memories, or with `include_inactive` all of them (as the listing counts them)."""
     row = conn.execute(
         """SELECT count(*) AS n FROM memories
-           WHERE tenant_id = %s AND user_id = %s AND active AND (%s::text IS NULL OR agent_id = %s)""",
-        (tenant_id, user_id, agent_id, agent_id),
+           WHERE tenant_id = %s AND user_id = %s AND (active OR %s) AND (%s::text IS NULL OR agent_id = %s)""",
+        (tenant_id, user_id, include_inactive, agent_id, agent_id),
     ).fetchone()
     return row["n"]
 

@@ -55,8 +55,10 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from memex.extraction import families
+from memex.jobs import subject_prefix
 from memex.models import SearchIn
-from memex.retrieval import scoring, speakers
+from memex.retrieval import scoring, speakers, topics
 
 Scored = tuple[str, float, dict[str, Any]]
 
@@ -109,14 +111,21 @@ def ended(request: SearchIn, scored: list[Scored], rows: list[dict[str, Any]], r
     names with nothing after it, or the current facts under another key that took it back (`rows`,
     best first: history.send_ended; each row's `message`), each with the first result's
     score (the list stays in score order) and `score_parts.ended` naming the key. Only the subject's the
-    question asks about: a participant it names, else the user."""
+    question asks about: a participant it names, else the user; and of a fact about someone in the
+    subject's life (partner_leo_role), only when the question names someone in it ("her boyfriend")
+    or that person ("Leo")."""
     asked = speakers.words(request.query)
     named = {row["subject"] for row in rows if speakers.named(asked, row["subject"])}
+    others = topics.names_others(request.query)
     order = list(scored)
     first: list[tuple[str, dict[str, Any]]] = []
     for row in rows:
         message = row["message"]
         if row["subject"] not in (named or {"user"}) or any(item == message["id"] for item, _ in first):
+            continue
+        # "role" is a word of partner_leo_role: the breakup that ended Leo's job is no news of hers
+        whom = _about_whom(row["key"], row["subject"])
+        if whom and not others and not asked.intersection(whom):
             continue
         at = {item: index for index, (item, _, _) in enumerate(order)}
         if message["id"] in at:
@@ -131,6 +140,18 @@ def ended(request: SearchIn, scored: list[Scored], rows: list[dict[str, Any]], r
         return scored
     score = scored[0][1] if scored else max(parts["score"] for _, parts in first)
     return [(item, score, {**parts, "score": score}) for item, parts in first] + order
+
+
+def _about_whom(key: str, subject: str) -> list[str]:
+    """The words of a fact's key that name the person in its subject's life it is about ("partner",
+    "leo" of partner_leo_role); none for the subject's own fact (employer, partner_name)."""
+    prefix = subject_prefix(subject)
+    base = key[len(prefix) + 1:] if prefix and key.startswith(prefix + "_") else key
+    family = families.family_of(base)
+    if family is None or not family.key.startswith("<relation>_<name>_"):
+        return []
+    parts = base.split("_")
+    return parts[:len(parts) - len(family.key.split("_")) + 2]
 
 
 def in_scope(request: SearchIn, memory: dict[str, Any], successor: bool = False) -> bool:

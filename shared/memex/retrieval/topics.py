@@ -290,6 +290,12 @@ _OTHERS = re.compile(r"\b(?:" + "|".join(re.escape(word) for word in sorted(
     re.IGNORECASE)
 
 
+def names_others(question: str) -> bool:
+    """Whether `question` names someone in the person's life by their place in it ("her boyfriend",
+    "my sister")."""
+    return bool(_OTHERS.search(question))
+
+
 def asked(question: str) -> Topic | None:
     """The kinds of fact `question` names, None when it names none."""
     words: set[str] = set()

@@ -215,9 +215,10 @@ class MemexClient:
         """The memory's supersession chain, oldest first."""
         return self._send(ops.memory_history(memory_id))
 
-    def count_memories(self, user_id: str, *, agent_id: Optional[str] = None) -> int:
-        """How many current memories the user has."""
-        return self._send(ops.count_memories(user_id, agent_id)).count
+    def count_memories(self, user_id: str, *, agent_id: Optional[str] = None, include_inactive: bool = False) -> int:
+        """How many current memories the user has; with `include_inactive`, old values too (as
+        `list_memories(include_inactive=True)` lists them)."""
+        return self._send(ops.count_memories(user_id, agent_id, include_inactive)).count
 
     def delete_memory(self, memory_id: str) -> models.Erasure:
         """Erase the memory and its whole history."""
@@ -375,8 +376,9 @@ class AsyncMemexClient:
     async def memory_history(self, memory_id: str) -> models.MemoryHistory:
         return await self._send(ops.memory_history(memory_id))
 
-    async def count_memories(self, user_id: str, *, agent_id: Optional[str] = None) -> int:
-        return (await self._send(ops.count_memories(user_id, agent_id))).count
+    async def count_memories(self, user_id: str, *, agent_id: Optional[str] = None,
+                             include_inactive: bool = False) -> int:
+        return (await self._send(ops.count_memories(user_id, agent_id, include_inactive))).count
 
     async def delete_memory(self, memory_id: str) -> models.Erasure:
         return await self._send(ops.delete_memory(memory_id))

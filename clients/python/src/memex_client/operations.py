@@ -121,8 +121,9 @@ def memory_history(memory_id: str) -> Operation[models.MemoryHistory]:
     return Operation("GET", f"/v1/memories/{_segment(memory_id)}/history", models.MemoryHistory)
 
 
-def count_memories(user_id: str, agent_id: Optional[str]) -> Operation[models.Count]:
-    return Operation("GET", "/v1/memories/count", models.Count, params=_query(user_id=user_id, agent_id=agent_id))
+def count_memories(user_id: str, agent_id: Optional[str], include_inactive: bool = False) -> Operation[models.Count]:
+    return Operation("GET", "/v1/memories/count", models.Count,
+                     params=_query(user_id=user_id, agent_id=agent_id, include_inactive=include_inactive or None))
 
 
 def delete_memory(memory_id: str) -> Operation[models.Erasure]:
