@@ -246,3 +246,13 @@ def test_a_greeting_takes_no_place_before_the_users_facts(tenant):
     assert greeting > employer and greeting > max(
         place for place, c in enumerate(answer["citations"]) if c["bucket"] == "facts"), answer["context"]
     assert "Spotify" in lines[0] or "Lisbon" in lines[0], answer["context"]
+
+
+def test_a_memory_of_a_megabyte_without_a_space_leaves_recall_prompt(tenant):
+    """A memory of 300,000 CJK characters without punctuation (900 KB): tiktoken took most of an hour
+    to count it, every recall of the user's; it cannot fit 1024 tokens and is left out uncounted."""
+    tenant.post("/v1/memories", {"user_id": tenant.user, "content": "北" * 300_000})
+    tenant.post("/v1/memories", {"user_id": tenant.user, "content": "The user's city is Beijing."})
+    body = tenant.post("/v1/recall", {"user_id": tenant.user, "query": "北京", "max_tokens": 1024}).json()
+    assert body["token_count"] == count_tokens(body["context"]) <= 1024
+    assert "The user's city is Beijing." in body["context"] and "北北" not in body["context"]

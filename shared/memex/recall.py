@@ -30,7 +30,7 @@ from __future__ import annotations
 from typing import Any, Iterable, Sequence
 
 from memex import filler, time_phrases
-from memex.budget import count_tokens
+from memex.budget import at_least, count_tokens
 from memex.context import Context
 from memex.db import history as history_rows
 from memex.db import memories as memory_rows
@@ -88,8 +88,12 @@ def recall(ctx: Context, tenant_id: str, request: RecallIn) -> dict[str, Any]:
         for item in ids:
             if item in admitted:
                 continue
-            # Joined with a newline; counted as its own piece, then checked on the whole text.
-            cost = count_tokens("\n- " + _line(found[item], stale.get(item, ())))
+            # Joined with a newline; counted as its own piece, then checked on the whole text. A bullet
+            # whose bytes alone rule it out is not counted: a memory of a megabyte costs a count seconds.
+            line = "\n- " + _line(found[item], stale.get(item, ()))
+            if used + at_least(line) > request.max_tokens:
+                continue
+            cost = count_tokens(line)
             if used + cost <= request.max_tokens:
                 # one of the user's standing facts is cited as one, whichever pass took it in
                 admitted[item] = "facts" if item in standing_facts else bucket
