@@ -256,3 +256,18 @@ def test_a_memory_of_a_megabyte_without_a_space_leaves_recall_prompt(tenant):
     body = tenant.post("/v1/recall", {"user_id": tenant.user, "query": "北京", "max_tokens": 1024}).json()
     assert body["token_count"] == count_tokens(body["context"]) <= 1024
     assert "The user's city is Beijing." in body["context"] and "北北" not in body["context"]
+
+
+@pytest.mark.parametrize("content,expected", [
+    ("x" * 199 + "e\u0301" + "tail", "x" * 199),  # NFD "é": not "e" alone
+    ("x" * 199 + "👩\u200d💻" + "tail", "x" * 199),
+    ("x" * 198 + "👩\u200d💻" + "tail", "x" * 198),  # not "👩" and a dangling joiner
+    ("x" * 199 + "👍🏽" + "tail", "x" * 199),  # not the hand without its skin tone
+    ("x" * 199 + "नमस्ते", "x" * 199 + "न"),  # a Devanagari letter, whole, before its vowel sign's letter
+    ("北" * 300, "北" * 200),
+    ("short é", "short é"),
+])
+def test_a_citations_snippet_never_cuts_a_character_from_its_accent_or_its_emoji(content, expected):
+    from memex.recall import snippet
+
+    assert snippet(content) == expected

@@ -27,6 +27,8 @@ without it.
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from typing import Any, Iterable, Sequence
 
 from memex import filler, time_phrases
@@ -48,6 +50,10 @@ CURRENT_FACTS = 10
 ANSWER = 3
 RELEVANT = 30
 RECENT_SESSION = 10
+SNIPPET = 200
+# What continues the character before it, besides a combining mark (NFD "e" + U+0301, a Devanagari
+# vowel sign, a variation selector): a joiner, as in "👩" ZWJ "💻", a skin tone, a flag's tag letters.
+_CONTINUES = re.compile("[\u200c\u200d\U0001f3fb-\U0001f3ff\U000e0020-\U000e007f]")
 
 
 def recall(ctx: Context, tenant_id: str, request: RecallIn) -> dict[str, Any]:
@@ -119,7 +125,7 @@ def recall(ctx: Context, tenant_id: str, request: RecallIn) -> dict[str, Any]:
             "message_id": source.get("message_id"),
             # the search's score; 0 for a fact or message the query itself did not find
             "score": scores.get(item, 0.0),
-            "snippet": memory["content"][:200],
+            "snippet": snippet(memory["content"]),
             "bucket": admitted[item],
         })
     context = "\n".join(lines) if citations else ""
@@ -132,6 +138,16 @@ def recall(ctx: Context, tenant_id: str, request: RecallIn) -> dict[str, Any]:
         token_count = count_tokens(context)
     ctx.metrics.record(RECALL_TOKENS, token_count)
     return {"context": context, "citations": citations, "token_count": token_count, "degraded": deps.degraded}
+
+
+def snippet(content: str) -> str:
+    """The first SNIPPET characters of `content`, ended before a character they would cut from what
+    continues it: "cafe" of an NFD "café", "👩" and a joiner of "👩‍💻", read as other text."""
+    end = min(len(content), SNIPPET)
+    while 0 < end < len(content) and (unicodedata.category(content[end])[0] == "M" or _CONTINUES.match(content, end)
+                                      or content[end - 1] == "\u200d"):
+        end -= 1
+    return content[:end]
 
 
 def _no_longer_current(conn, tenant_id: str, user_id: str, memories: Iterable[dict[str, Any]]) -> dict[str, list[str]]:
