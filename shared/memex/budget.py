@@ -7,7 +7,7 @@ tiktoken's byte-pair merge takes time quadratic in the length of one piece of it
 letters, of punctuation or of spaces): 32,000 CJK characters without punctuation took 21 s, and a
 recall over one memory of 1 MB of them would have run for most of an hour (openai/tiktoken#195). A
 text with such a run is counted here instead, piece by piece, the long pieces by the same merge
-kept in a heap (O(n log n)): the same count, in a second for 1 MB.
+kept in a heap (O(n log n)): the same count, 32,000 CJK characters in 0.2 s, 1 MB of them in 7 s.
 """
 
 from __future__ import annotations
