@@ -1720,3 +1720,27 @@ def test_a_correction_said_as_what_was_meant(history, text, expected):
 ])
 def test_what_earlier_rounds_left(text, expected):
     assert _facts(text) == expected
+
+
+@pytest.mark.parametrize("message,expected", [
+    ("I‘m a nurse.", {("role", "nurse")}),
+    ("Iʼm a nurse.", {("role", "nurse")}),
+    ("I´m a nurse.", {("role", "nurse")}),
+    ("I work\u00a0at\u00a0Stripe.", {("employer", "Stripe")}),
+    ("I\u3000work at\u2009Stripe.", {("employer", "Stripe")}),
+    # invisible characters inside a word made a value of its first half ("Rad", "Str", "Re")
+    ("My favourite band is Rad\u200biohead.", {("favorite_band", "Radiohead")}),
+    ("I work at Str\u00adipe.", {("employer", "Stripe")}),
+    ("My dog is called Re\u200dx.", {("pet_dog_name", "Rex")}),
+    # "e" and a combining accent (NFD) made "Zu" of Zürich
+    ("I live in Zu\u0308rich.", {("city", "Zürich")}),
+    ("My name is Jose\u0301.", {("name", "José")}),
+    # quoted speech, in any quotes, is mentioned, not said
+    ("Translate ‘I live in London’ into French.", set()),
+    ("He texted „I got the job at Google!“", set()),
+    ("He texted «I live in Paris».", set()),
+    ("I love coding 👩\u200d💻.", {("likes", "coding")}),
+])
+def test_typography_that_looks_the_same_reads_the_same(message, expected):
+    assert _facts(message) == expected
+    assert all(c.raw_quote == message for c in _extract(message))  # the message's own words

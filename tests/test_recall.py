@@ -347,3 +347,28 @@ def test_turns_said_at_one_time_come_back_whole_in_the_order_they_were_sent(tena
     assert [c["snippet"] for c in recent] == [
         "A first.", "A second.", "B first.", "B second.", "C first.", "C second."], recent
     assert [c["memory_id"] is None for c in recent] == [False] * 4 + [True] * 2, recent
+
+
+def test_a_memory_of_a_megabyte_without_a_space_leaves_recall_prompt(tenant):
+    """A memory of 300,000 CJK characters without punctuation (900 KB): tiktoken took most of an hour
+    to count it, every recall of the user's; it cannot fit 1024 tokens and is left out uncounted."""
+    tenant.post("/v1/memories", {"user_id": tenant.user, "content": "北" * 300_000})
+    tenant.post("/v1/memories", {"user_id": tenant.user, "content": "The user's city is Beijing."})
+    body = tenant.post("/v1/recall", {"user_id": tenant.user, "query": "北京", "max_tokens": 1024}).json()
+    assert body["token_count"] == count_tokens(body["context"]) <= 1024
+    assert "The user's city is Beijing." in body["context"] and "北北" not in body["context"]
+
+
+@pytest.mark.parametrize("content,expected", [
+    ("x" * 199 + "e\u0301" + "tail", "x" * 199),  # NFD "é": not "e" alone
+    ("x" * 199 + "👩\u200d💻" + "tail", "x" * 199),
+    ("x" * 198 + "👩\u200d💻" + "tail", "x" * 198),  # not "👩" and a dangling joiner
+    ("x" * 199 + "👍🏽" + "tail", "x" * 199),  # not the hand without its skin tone
+    ("x" * 199 + "नमस्ते", "x" * 199 + "न"),  # a Devanagari letter, whole, before its vowel sign's letter
+    ("北" * 300, "北" * 200),
+    ("short é", "short é"),
+])
+def test_a_citations_snippet_never_cuts_a_character_from_its_accent_or_its_emoji(content, expected):
+    from memex.recall import snippet
+
+    assert snippet(content) == expected

@@ -177,7 +177,24 @@ RAW_CASES = [
 @pytest.mark.parametrize("fragment,named", RAW_CASES)
 def test_json_postgres_cannot_store_is_refused(tenant, fragment, named):
     response = raw_post(tenant, "/v1/turns", f'{{"user_id": "{tenant.user}", "session_id": "s1", {fragment}}}')
-    refused(response, named)
+    message = refused(response, named)
+    if "surrogate" in fragment:
+        assert message == f"{named}: must not contain unpaired surrogates (\\ud800-\\udfff)"
+
+
+@pytest.mark.parametrize("route", ["/v1/memories", "/v1/turns", "/turns"])
+def test_a_body_not_in_utf8_is_told_the_byte_and_the_encoding_to_send(tenant, route):
+    # "café" from a Latin-1 or Windows-1252 client: FastAPI answered 400 "There was an error
+    # parsing the body", which said nothing of what to fix.
+    body = {"user_id": tenant.user, "session_id": "s1", "messages": [{"role": "user", "content": "café"}]}
+    if route == "/v1/memories":
+        body = {"user_id": tenant.user, "content": "café"}
+    raw = json.dumps(body, ensure_ascii=False).encode("latin-1")
+    response = tenant._http.post(route, content=raw, headers={**tenant.headers, "content-type": "application/json"})
+    assert response.status_code == 422, response.text
+    at = raw.index(b"\xe9")
+    assert response.json()["error"]["message"] == (
+        f"body: not valid UTF-8 (byte 0xe9 at byte {at}): send the JSON encoded as UTF-8")
 
 
 def test_non_finite_numbers_are_refused(tenant):

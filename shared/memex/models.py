@@ -45,6 +45,9 @@ class FieldError(ValueError):
         self.path = path
 
 
+UNPAIRED_SURROGATES = "must not contain unpaired surrogates (\\ud800-\\udfff)"
+
+
 def _storable(value: str) -> str:
     # Postgres text cannot hold U+0000, and its UTF-8 encoding has no form for a lone surrogate
     # (which Python's JSON parser lets through from "\ud800").
@@ -53,7 +56,7 @@ def _storable(value: str) -> str:
     try:
         value.encode("utf-8")
     except UnicodeEncodeError:
-        raise ValueError("must not contain unpaired surrogates (\\ud800-\\udfff)") from None
+        raise ValueError(UNPAIRED_SURROGATES) from None
     return value
 
 

@@ -29,10 +29,12 @@ without it.
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from typing import Any, Iterable, Sequence
 
 from memex import filler, time_phrases
-from memex.budget import count_tokens
+from memex.budget import at_least, count_tokens
 from memex.context import Context
 from memex.db import history as history_rows
 from memex.db import memories as memory_rows
@@ -51,6 +53,10 @@ CURRENT_FACTS = 10
 ANSWER = 3
 RELEVANT = 30
 RECENT_SESSION = 10
+SNIPPET = 200
+# What continues the character before it, besides a combining mark (NFD "e" + U+0301, a Devanagari
+# vowel sign, a variation selector): a joiner, as in "👩" ZWJ "💻", a skin tone, a flag's tag letters.
+_CONTINUES = re.compile("[\u200c\u200d\U0001f3fb-\U0001f3ff\U000e0020-\U000e007f]")
 
 
 def recall(ctx: Context, tenant_id: str, request: RecallIn) -> dict[str, Any]:
@@ -96,8 +102,12 @@ def recall(ctx: Context, tenant_id: str, request: RecallIn) -> dict[str, Any]:
         for item in ids:
             if item in admitted:
                 continue
-            # Joined with a newline; counted as its own piece, then checked on the whole text.
-            cost = count_tokens("\n- " + _line(found[item], stale.get(item, ())))
+            # Joined with a newline; counted as its own piece, then checked on the whole text. A bullet
+            # whose bytes alone rule it out is not counted: a memory of a megabyte costs a count seconds.
+            line = "\n- " + _line(found[item], stale.get(item, ()))
+            if used + at_least(line) > request.max_tokens:
+                continue
+            cost = count_tokens(line)
             if used + cost <= request.max_tokens:
                 # one of the user's standing facts is cited as one, whichever pass took it in
                 admitted[item] = "facts" if item in standing_facts else bucket
@@ -123,7 +133,7 @@ def recall(ctx: Context, tenant_id: str, request: RecallIn) -> dict[str, Any]:
             "message_id": source.get("message_id"),
             # the search's score; 0 for a fact or message the query itself did not find
             "score": scores.get(item, 0.0),
-            "snippet": memory["content"][:200],
+            "snippet": snippet(memory["content"]),
             "bucket": admitted[item],
         })
     context = "\n".join(lines) if citations else ""
@@ -136,6 +146,16 @@ def recall(ctx: Context, tenant_id: str, request: RecallIn) -> dict[str, Any]:
         token_count = count_tokens(context)
     ctx.metrics.record(RECALL_TOKENS, token_count)
     return {"context": context, "citations": citations, "token_count": token_count, "degraded": deps.degraded}
+
+
+def snippet(content: str) -> str:
+    """The first SNIPPET characters of `content`, ended before a character they would cut from what
+    continues it: "cafe" of an NFD "café", "👩" and a joiner of "👩‍💻", read as other text."""
+    end = min(len(content), SNIPPET)
+    while 0 < end < len(content) and (unicodedata.category(content[end])[0] == "M" or _CONTINUES.match(content, end)
+                                      or content[end - 1] == "\u200d"):
+        end -= 1
+    return content[:end]
 
 
 def _no_longer_current(conn, tenant_id: str, user_id: str, memories: Iterable[dict[str, Any]]) -> dict[str, list[str]]:

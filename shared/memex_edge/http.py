@@ -39,7 +39,7 @@ from memex.context import Context
 from memex.errors import MemexError, Unauthorized
 from memex.metrics import HTTP_LATENCY, HTTP_REQUESTS, REQUESTS_RATE_LIMITED
 from memex.rate_limit import Decision
-from memex.models import FieldError
+from memex.models import UNPAIRED_SURROGATES, FieldError
 from memex_edge.answers import ErrorBody, SeedErrorBody
 from memex_edge.context import get_context
 from memex_edge.observability import log_metrics, logger, tracer
@@ -348,10 +348,19 @@ def field_problem(detail: dict[str, Any]) -> str:
     if isinstance(cause, FieldError):
         loc += cause.path
     message = detail["msg"].removeprefix("Value error, ")
+    if detail.get("type") == "string_unicode":
+        # Python's JSON parser lets "\ud800" through, which pydantic refuses in its own words.
+        message = UNPAIRED_SURROGATES
     if loc[:1] == ("query",) and detail.get("type") == "value_error" and " " in str(detail.get("input", "")):
         # The caller most likely sent an id with a +, which a query string reads as a space.
         message += " (a + in a query string is read as a space: send it as %2B)"
     return f"{'.'.join(loc) or 'body'}: {message}"
+
+
+def not_utf8(exc: UnicodeDecodeError) -> str:
+    """What to fix when a body's bytes are not UTF-8 (JSON's encoding, RFC 8259)."""
+    return (f"body: not valid UTF-8 (byte 0x{exc.object[exc.start]:02x} at byte {exc.start}): "
+            "send the JSON encoded as UTF-8")
 
 
 def _sent_as_other_than_json(content_type: str | None, problems: list[dict[str, Any]]) -> str | None:
@@ -450,7 +459,13 @@ def create_app(*routers: APIRouter, provide: Callable[[], Context] = get_context
         return error(422, "validation_error", message, detail=detail)
 
     @app.exception_handler(StarletteHTTPException)
-    async def _http(_: Request, exc: StarletteHTTPException) -> JSONResponse:
+    async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        if isinstance(exc.__cause__, UnicodeDecodeError):
+            # FastAPI's 400 "There was an error parsing the body" for a body in Latin-1 or
+            # Windows-1252 ("café" as the single byte 0xe9) said nothing of what to fix.
+            message = not_utf8(exc.__cause__)
+            detail = [{"loc": ["body"], "msg": message, "type": "json_invalid"}] if _seed_route(request) else None
+            return error(422, "validation_error", message, detail=detail)
         code = {400: "bad_request", 404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
         return error(exc.status_code, code, str(exc.detail))
 

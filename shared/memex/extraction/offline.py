@@ -32,7 +32,7 @@ from itertools import count
 from typing import Any, Callable
 
 from memex import standalone, supersession
-from memex.extraction import casual, vocabulary
+from memex.extraction import casual, plain, vocabulary
 from memex.jobs import Candidate, subject_key
 
 # --- vocabulary -----------------------------------------------------------------------------
@@ -2774,7 +2774,7 @@ def _asks_about_someone_else(before: dict[str, Any] | None, message: dict[str, A
 
 
 def _typed(sentence: str, dropped_is_user: bool = True) -> str:
-    sentence = _LOWER_I.sub("I", casual.tidy(sentence.replace("’", "'")))
+    sentence = _LOWER_I.sub("I", casual.tidy(plain.plain(sentence)))
     sentence = _INTRODUCED.sub(lambda m: m["who"][0].upper() + m["who"][1:] + (" is" if m["is"] else ""), sentence,
                                count=1)
     sentence = _NAMED_AS_KIN.sub(lambda m: f"M{m['kin'][1:]} is {m['name']}", sentence, count=1)
