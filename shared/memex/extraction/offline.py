@@ -659,7 +659,7 @@ _RACE = r"(?:half[- ])?(?:marathons?|ultramarathons?|ultras|10ks?|5ks?)(?![\w'�
 _PASTIME_NOUNS = {"runner": "running", "jogger": "jogging", "swimmer": "swimming", "cyclist": "cycling",
                   "climber": "climbing", "hiker": "hiking", "surfer": "surfing", "skier": "skiing",
                   "snowboarder": "snowboarding", "golfer": "golfing", "skater": "skating", "kayaker": "kayaking",
-                  "rower": "rowing", "knitter": "knitting"}
+                  "rower": "rowing", "knitter": "knitting", "triathlete": "triathlon"}
 
 
 def _given_up(m: re.Match[str]) -> list[Fields]:
@@ -2471,13 +2471,16 @@ _RULES = [
     _rule("preference", "hobby", "run ran do did training m am as", [
         rf"\bI(?:'ve| have)? {_ADVERBS}(?:run|ran|do|did) (?:an? |my (?:first |second |third |\w+th )?)?{_RACE}",
         rf"\bI(?:'m| am) {_ADVERBS}training for (?:an? |my (?:first |second |third |\w+th )?)?{_RACE}",
+        rf"\bI(?:'m| am) {_ADVERBS}training for (?:an? |my (?:first |second |third |\w+th )?)?(?:triathlons?|(?i:ironman))"
+        rf"(?P<triathlon>)(?![\w'’-])",
         rf"\bI(?:'m| am) an? (?:(?:keen|avid|passionate|big|huge|regular|serious|amateur|casual|weekend|lifelong|"
         rf"competitive) )?(?P<noun>{_alternation(_PASTIME_NOUNS)})"
         r"(?=\s*(?:[.,;:!?)]|$)|\s+(?:and|but|so|too|myself|now|these|since)\b)",
         # who the user is, said in passing: "As a keen cyclist, I ...", before a question (_APPOSITIVE)
         rf"^(?i:as) an? (?:(?:keen|avid|passionate|big|huge|regular|serious|amateur|casual|weekend|lifelong|"
         rf"competitive) )?(?P<noun>{_alternation(_PASTIME_NOUNS)})(?:,\s*I\b(?! (?:{_RECALLED})\b)|$)",
-    ], "The user's hobby is {value}.", lambda m: [{"value": _PASTIME_NOUNS.get(m.groupdict().get("noun") or "", "running")}],
+    ], "The user's hobby is {value}.", lambda m: [{"value": "triathlon" if m.groupdict().get("triathlon") is not None
+                                                   else _PASTIME_NOUNS.get(m.groupdict().get("noun") or "", "running")}],
           confidence=0.7, importance=0.5),
     _rule("fact", "learning", "learning learn teaching", [
         rf"\bI(?:'m| am|'ve been| have been|(?:'ve| have)? (?:just |recently )?(?:started|begun|began)) "
@@ -2671,6 +2674,9 @@ _ASKED = re.compile(r"(?:what|how|why|where|when|who|which|whose|can|could|would
 _APPOSITIVE = re.compile(r"(?i:as) (?:an?|someone|somebody)\b[^,;:—–]*")
 _OF_THE_USER = re.compile(r"\b(?:I|me)\b")
 _OF_SOMEONE = re.compile(r"\b(?:you|your|yours|my|our|he|she|they|him|her|his|them|their|we|us)\b", re.IGNORECASE)
+# A sentence of its own that takes back the one before it, and a tag that says its sentence is sarcasm.
+_TAKES_BACK = re.compile(r"(?i:not|jk|j/k|just kidding|just joking|kidding)[.!]*")
+_SARCASM_TAG = re.compile(r"(?:^|\s)/s\s*[.!]*$")
 # A greeting that is a sentence of its own ("Hi!", "Hello there."), and the sentence it may open.
 _GREETING = re.compile(r"(?i:hi|hello|hey)(?: there)?[.!]+")
 _I_FIRST = re.compile(r"I(?:['’](?:m|ve|d|ll)|\b)")
@@ -2736,6 +2742,7 @@ def _statements(text: str, questions: list[tuple[str, str]] | None = None) -> li
     introduction. As said is the message's own words, verbatim (the greeting and the tag question in
     them), which a fact quotes (`raw_quote`)."""
     kept: list[tuple[str, str]] = []
+    previous_from = previous_to = 0
     greeting, greeting_at = "", 0
     start = 0
     for gap in [*_SENTENCES.finditer(text), None]:
@@ -2759,6 +2766,13 @@ def _statements(text: str, questions: list[tuple[str, str]] | None = None) -> li
                 if _APPOSITIVE.fullmatch(sentence) and not _OF_THE_USER.search(question) \
                         and _OF_SOMEONE.search(question):
                     continue
+        if _TAKES_BACK.fullmatch(sentence) or _SARCASM_TAG.search(sentence):
+            # "I just love sitting in traffic. Not.", "I love Mondays /s": the sentence before, or this
+            # one, was said not to be meant
+            if kept and not _SARCASM_TAG.search(sentence) and kept[-1][1] == text[previous_from:previous_to]:
+                kept.pop()
+            continue
+        previous_from, previous_to = said_from, said_to
         if sentence and not sentence.endswith("?"):
             kept.append((sentence, text[said_from:said_to]))
         elif sentence and questions is not None:
