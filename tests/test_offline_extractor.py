@@ -1268,7 +1268,7 @@ def test_homes_years_at_work_children_trips_pastimes_and_proposals_as_people_say
 @pytest.mark.parametrize("text", [
     "We moved into a new office in Leeds.", "My coworker moved into a flat in Leeds.", "My sister's new place is in Leeds.",
     "Our new place is a mess.", "I met Tom and live in hope.", "I left Paris.",
-    "I've been at the gym for two hours.", "I've been at my desk since 8.", "I've been with Marta since 2019.",
+    "I've been at the gym for two hours.", "I've been at my desk since 8.",
     "I'm a keen gardener.", "I'm an amateur photographer.", "I work weekends.",
     "I had a boy, Tom, in my class.", "My sister had a baby girl, Mia.", "My friend's son is 14 now.",
     "Flying to Rome sounds amazing.", "I'm doing the dishes tonight.",
@@ -1744,3 +1744,59 @@ def test_what_earlier_rounds_left(text, expected):
 def test_typography_that_looks_the_same_reads_the_same(message, expected):
     assert _facts(message) == expected
     assert all(c.raw_quote == message for c in _extract(message))  # the message's own words
+
+
+@pytest.mark.parametrize("text, expected", [
+    # a fact said with its time: the value alone
+    ("My birthday is 12 May.", {("birthday", "12 May")}),  # a month's full name takes no dot
+    ("My birthday's the 3rd of June.", {("birthday", "3rd of June")}),
+    ("Our anniversary is on Jan 5th.", {("anniversary", "Jan 5th")}),
+    ("I was born in 1990.", {("birth_year", "1990")}),
+    ("I was born in '85.", {("birth_year", "1985")}),
+    ("I've worked at Deloitte since 2016.", {("employer", "Deloitte")}),
+    ("I've worked at Google for five years.", set()),  # since when it holds, or a job done?
+    # a person one has been with since a year, as "for three years" (no employer: not an organisation)
+    ("I've been with Marta since 2019.", {("partner_name", "Marta")}),
+    ("I've been with Siemens for three years.", {("employer", "Siemens")}),  # a firm is no partner
+    ("I've been sober since 2017.", {("drinks_alcohol", "no")}),
+    ("I'm sober tonight.", set()),
+    # a plan: where the user will be, the time said first
+    ("I'll be in Tokyo next week.", {("plan", "in Tokyo next week")}),
+    ("I'll be in touch next week.", set()),
+    ("Next month I'm moving to Leeds.", {("plan", "moving to Leeds next month")}),
+    # things owned and given up
+    ("Finally sold my car!", {("car", "none")}),
+    ("We have a sailboat.", {("boat", "sailboat")}),
+    ("I sold my sailboat last summer.", {("boat", "sailboat", True)}),
+    ("We sold the boat.", {("boat", "none")}),
+    ("I got a boat ride.", set()),
+    ("I quit the gym.", {("gym_membership", "none")}),
+    ("I cancelled my gym membership.", {("gym_membership", "none")}),
+    ("I quit the gym for a month.", set()),
+    # studies
+    ("I did my undergrad in history at Yale.", {("field_of_study", "history"), ("school", "Yale")}),
+    ("I majored in psychology at Duke.", {("field_of_study", "psychology"), ("school", "Duke")}),
+    ("I'm in the final year of my PhD in chemistry.", {("degree", "PhD in chemistry")}),
+    # goals and habits
+    ("I'm trying to learn Spanish.", {("learning", "Spanish")}),
+    ("I've been teaching myself guitar.", {("learning", "guitar")}),
+    ("I practice yoga most mornings.", {("hobby", "yoga")}),
+    ("I'm training for my first triathlon.", {("hobby", "triathlon")}),
+    # a likes or dislikes list of single words, each item; longer items or two without a comma, whole
+    ("I love hiking, climbing and surfing.", {("likes", "hiking"), ("likes", "climbing"), ("likes", "surfing")}),
+    ("I can't stand olives, anchovies or capers.", {("dislikes", "olives"), ("dislikes", "anchovies"),
+                                                   ("dislikes", "capers")}),
+    ("I enjoy reading, watching movies, and exploring nature.", {("likes", "reading")}),
+    ("I like rock and roll.", {("likes", "rock and roll")}),
+])
+def test_times_plans_things_owned_studies_and_goals(text, expected):
+    assert _facts(text) == expected
+
+
+@pytest.mark.parametrize("text", [
+    "Oh great, I just love sitting in traffic. Not.", "I love Mondays /s", "I work at Acme. Just kidding!",
+    "I wasn't born yesterday, lol.", "If I sold the boat, would I regret it?", "Someone I know quit the gym.",
+    "I've been waiting since 9am.",
+])
+def test_what_is_taken_back_or_not_meant_files_nothing(text):
+    assert _facts(text) == set()

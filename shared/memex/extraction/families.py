@@ -48,6 +48,7 @@ FAMILIES = (
     Family("city", "where the user lives now", 0.75),
     Family("hometown", "where the user is from or grew up", 0.6),
     Family("birthplace", "where the user was born", 0.6),
+    Family("birth_year", "the year the user was born, four digits", 0.6),
     Family("nationality", "the user's nationality, one memory each (dual citizenship: two)", 0.6, several=True),
     Family("language", "a language the user speaks, one memory each", 0.6, several=True),
     Family("school", "a school or university the user studied at, one memory each", 0.6, several=True),
@@ -102,6 +103,9 @@ FAMILIES = (
            "kind), \"I used to have a dog\" historical with type fact (it ends no named pet)", 0.6, several=True),
     Family("pet_<kind>_breed", "the breed of the user's pet of that kind", 0.6, several=True),
     Family("car", "the user's car, make and model whole (\"Tesla Model 3\"); \"none\" once they have none", 0.6),
+    Family("boat", "the user's boat, its kind (\"sailboat\"); historical once sold, \"none\" when sold without its kind",
+           0.6),
+    Family("gym_membership", "\"none\" once the user has quit their gym", 0.5),
     Family("lives_with", "who the user lives with (mom, sister), one memory each; a partner not named is the word "
            "said (boyfriend), a named one is partner_name",
            0.6, several=True),

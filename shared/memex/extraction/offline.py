@@ -25,6 +25,7 @@ hostile shapes 0.5 s, of one-line statements ("I love cats1. I love cats2. ...")
 
 from __future__ import annotations
 
+import datetime
 import re
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, replace
@@ -159,10 +160,13 @@ def _phrase(max_words: int) -> str:
 
 # A list of short items, with a comma and an "and" or "or" before the last: "penicillin, latex and
 # bees", "sushi, tacos, and ramen". A phrase alone ends at the first comma; a list is read whole and
-# each of its items filed as one said alone would be (_list_items). Likes and dislikes still read a phrase:
-# their lists, filed item by item, cost LoCoMo's held-out recall (docs/measurements/quality.md, extract12).
+# each of its items filed as one said alone would be (_list_items). Likes and dislikes split only a list of
+# single words ("hiking, climbing and surfing"): their lists of longer items, filed item by item ("reading,
+# watching movies, and exploring nature"), cost LoCoMo's held-out recall (docs/measurements/quality.md,
+# extract12), and two items without a comma stay whole ("action and sci-fi movies", "rock and roll").
 _LIST_ITEM = rf"{_NOT_OBJECT}{_WORD}(?:\s+{_WORD}){{0,2}}?"
 _LIST = rf"{_LIST_ITEM}(?:,\s+{_LIST_ITEM}){{1,5}},?\s+(?:and|or)\s+{_LIST_ITEM}{_PHRASE_END}"
+_WORDS_LISTED = rf"{_NOT_OBJECT}{_WORD}(?:,\s+{_NOT_OBJECT}{_WORD}){{1,5}},?\s+(?:and|or)\s+{_NOT_OBJECT}{_WORD}{_PHRASE_END}"
 
 
 def _listed(max_words: int) -> str:
@@ -250,7 +254,11 @@ _BREED = rf"(?i:{_alternation(vocabulary.DOG_BREEDS + vocabulary.CAT_BREEDS)})"
 _NAME_BESIDE = (r"(?:(?<=[a-z] )|^(?=[A-ZÀ-ÖØ-Þ][\w'’-]*, (?i:my|our) [^,]*,))(?!I\b)"
                 rf"(?!(?i:{_alternation(_RELATIONS)}|mum|mama|papa|thanks|yes|yeah|no|ok|okay|sorry|well|oh|hey|hi|hello)\b)")
 _APPOSITION_END = r"(?![\w'’-])(?=\s*(?:[,.;:!)]|$))"
-_MONTH = rf"(?i:{_alternation(vocabulary.MONTHS)})\.?"
+# A month's name, or its abbreviation with or without its dot ("Sept."); a full name takes no dot, so
+# that "My birthday is 12 May." ends its date before the sentence's full stop.
+_MONTH = rf"(?i:{_alternation(vocabulary.MONTHS[:12])}|(?:{_alternation(vocabulary.MONTHS[12:])})\.?)(?!\w)"
+# Since when a fact has held ("since 2015", "since March", "since last spring"): not since an hour.
+_SINCE_WHEN = rf"since (?:\d{{4}}|{_MONTH}|last (?:year|spring|summer|fall|autumn|winter))(?![\w'’-])"
 _DATE = (rf"{_MONTH} \d{{1,2}}(?:st|nd|rd|th)?|\d{{1,2}}(?:st|nd|rd|th)? (?:of )?{_MONTH}")
 _WEEKDAY = r"(?i:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
 # When a plan happens: "next week", "tomorrow", "in May", "on Saturday", "this summer".
@@ -419,6 +427,8 @@ def _relation(m: re.Match[str]) -> list[Fields]:
             return []  # "I'm seeing Rome for a week" is a visit
         if kind in ("seeing", "dating") and m.group("value").casefold() in _KIN_CALLED:
             return []  # "I'm seeing Mum." is a visit
+        if kind == "with" and (_an_organisation(m.group("value")) or _WORK_SAID.search(m.string)):
+            return []  # "I've been with Siemens for three years" is a job (_been_at)
         return [{**f, "kind": "partner", "part": "partner"} for f in _name(m)]
     if _PERSON_PARTS[kind] == "partner" and _PARTNER_DIED.match(m.string, m.end()):
         return []  # "My husband Tom passed away": a late partner (below), not the current one
@@ -587,6 +597,23 @@ def _pet_gone_by_breed(m: re.Match[str]) -> list[Fields]:
             *found]
 
 
+def _plan(m: re.Match[str]) -> list[Fields]:
+    """What the user plans, with when it is when that was said first ("Next month I'm moving to
+    Leeds": moving to Leeds next month)."""
+    value, when = m.group("value").rstrip("."), m.groupdict().get("when")
+    return [{"value": f"{value} {when[0].lower()}{when[1:]}" if when else value}]
+
+
+def _birth_year(m: re.Match[str]) -> list[Fields]:
+    """A year of birth, four digits: "'85" is the latest year ending in 85 that is not in the future."""
+    said = m.group("value")
+    if said[0].isdigit():
+        return [{"value": said}]
+    year = datetime.date.today().year
+    year -= (year - int(said[1:])) % 100
+    return [{"value": str(year)}]
+
+
 def _condition(m: re.Match[str]) -> list[Fields]:
     value = m.group("value")
     return [{"value": vocabulary.CONDITION_ADJECTIVES.get(value.casefold(), value)}]
@@ -632,7 +659,7 @@ _RACE = r"(?:half[- ])?(?:marathons?|ultramarathons?|ultras|10ks?|5ks?)(?![\w'�
 _PASTIME_NOUNS = {"runner": "running", "jogger": "jogging", "swimmer": "swimming", "cyclist": "cycling",
                   "climber": "climbing", "hiker": "hiking", "surfer": "surfing", "skier": "skiing",
                   "snowboarder": "snowboarding", "golfer": "golfing", "skater": "skating", "kayaker": "kayaking",
-                  "rower": "rowing", "knitter": "knitting"}
+                  "rower": "rowing", "knitter": "knitting", "triathlete": "triathlon"}
 
 
 def _given_up(m: re.Match[str]) -> list[Fields]:
@@ -709,7 +736,7 @@ def _allergies(m: re.Match[str]) -> list[Fields]:
 
 
 _HABITS = {"smoking": "smoke", "vaping": "vape", "drinking": "drink", "eating": "eat", "smoked": "smoke",
-           "vaped": "vape"}
+           "vaped": "vape", "sober": "drink"}
 
 
 def _habit(m: re.Match[str]) -> list[Fields]:
@@ -1502,6 +1529,7 @@ def _car(m: re.Match[str]) -> list[Fields]:
     return [{"value": value, "a": "an" if value[0] in "AEIOU" else "a"}]
 
 
+_BOAT = r"(?:sail|speed|motor|narrow|house|fishing )?boat|yacht|dinghy|canoe|kayak"
 _NO_CAR_END = (r"(?=\s*(?:[.,;!)]|$)|\s+(?:anymore|any more|now|right now|at the moment|these days|yet|either|at all|"
                r"and|but|so|because|since)\b)")
 
@@ -1613,9 +1641,11 @@ _RULES = [
         rf"\bI {_ADVERBS}retired\b[^.;]*? after {_SPAN} (?:at|with|for) (?:the )?(?P<value>{_ORG})",
     ], "The user used to work at {value}.", _stayed_at, confidence=0.7, importance=0.6, historical=True),
     # "I've been at Unilever for three years", "I've been with Siemens since 2015": where the user still is
-    _rule("fact", "employer", "been", [
-        rf"\bI(?:'ve| have) (?:now |still )?been (?P<with>at|with) (?:the )?(?P<value>{_ORG}) (?:for {_SPAN}|since "
-        rf"(?:\d{{4}}|{_MONTH}|last (?:year|spring|summer|fall|autumn|winter)))(?![\w'’-])",
+    _rule("fact", "employer", "been worked", [
+        rf"\bI(?:'ve| have) (?:now |still )?been (?P<with>at|with) (?:the )?(?P<value>{_ORG}) (?:for {_SPAN}|{_SINCE_WHEN})",
+        # "I've worked at Deloitte since 2016"; not "for five years" ("I've worked at Google for five
+        # years, then left" is a job done)
+        rf"\bI(?:'ve| have) (?:now |still )?worked (?P<with>at|for) (?:the )?(?P<value>{_ORG}) {_SINCE_WHEN}",
     ], "The user's employer is {value}.", _been_at, importance=0.8),
     _rule("fact", "employer", "left quit", [_LEFT_NAME], "The user used to work at {value}.", _left_name,
           confidence=0.7, importance=0.6, historical=True, ends_only=True),
@@ -1750,6 +1780,9 @@ _RULES = [
     _rule("fact", "birthplace", "born", [
         rf"\bI was born in (?P<value>{_PROPER})",
     ], "The user was born in {value}.", importance=0.6),
+    _rule("fact", "birth_year", "born", [
+        r"\bI was born in (?P<value>(?:19|20)\d\d|['’]\d\d)(?![\w'’-])",
+    ], "The user was born in {value}.", _birth_year, importance=0.6),
     _rule("fact", "hometown", "originally grew come raised hometown home", [
         rf"\b(?i:my) home ?town(?:,| of| is) (?P<value>{_PROPER})",
         rf"\bI(?:'m| am) back in (?P<value>{_PROPER}),? where I grew up\b",
@@ -1786,8 +1819,11 @@ _RULES = [
         rf"(?P<value>{_NATIONALITIES_SAID}) (?:citizenship|nationality|passports?)(?![\w'’-])",
         rf"{_MY} nationality is (?P<value>{_NATIONALITIES_SAID}){_NATIONALITY_END}",
     ], "The user's nationality is {value}.", _nationalities, importance=0.6),
-    _rule("fact", "field_of_study", "studied majored minored", [
+    _rule("fact", "field_of_study", "studied majored minored undergrad undergraduate", [
         rf"\bI {_ADVERBS}(?:studied|majored in|minored in) (?P<value>{_FIELDS_SAID}){_FIELD_END}",
+        # a first degree said without its name: "I did my undergrad in history at Yale"
+        rf"\bI did my (?:undergrad|undergraduate|undergraduate degree|bachelor's|bachelors|BA|BSc|BS) in "
+        rf"(?P<value>{_FIELDS_SAID}){_FIELD_END}",
     ], "The user studied {value}.", _fields, confidence=0.75, importance=0.6),
     _rule("fact", "field_of_study", "studying study majoring major", [
         rf"\bI(?:'m| am|'ve been| have been) {_ADVERBS}(?:studying|majoring in) (?P<value>{_FIELDS_SAID}){_FIELD_END}",
@@ -1797,12 +1833,15 @@ _RULES = [
     _rule("fact", "degree", "have got hold earned received completed finished did graduated", [
         rf"{_HAS_DEGREE} (?:an?|my) (?P<value>{_DEGREE_SAID}){_DEGREE_END}",
     ], "The user has {a} {value}.", _degree, confidence=0.75, importance=0.6),
-    _rule("fact", "degree", "doing working studying pursuing finishing completing", [
+    _rule("fact", "degree", "doing working studying pursuing finishing completing year", [
         rf"{_DOING_DEGREE} (?:an?|my) (?P<value>{_DEGREE_SAID}){_DEGREE_END}",
+        rf"\bI(?:'m| am) (?:now )?in (?:the |my )?(?:first|second|third|fourth|fifth|final|last) year of (?:an?|my) "
+        rf"(?P<value>{_DEGREE_SAID}){_DEGREE_END}",
     ], "The user is doing {a} {value}.", _degree, confidence=0.75, importance=0.6),
     _rule("fact", "school", "studied went did have got hold earned received completed finished grad graduate "
-          "alum alumnus alumna", [
-        rf"\bI {_ADVERBS}studied (?:{_FIELDS_SAID} )?at (?:the )?(?P<value>{_ORG}){_NOT_TEMPORARY}{_SCHOOL_END}",
+          "alum alumnus alumna majored minored", [
+        rf"\bI {_ADVERBS}(?:studied (?:{_FIELDS_SAID} )?|(?:majored|minored) in {_FIELDS_SAID} )at (?:the )?(?P<value>{_ORG})"
+        rf"{_NOT_TEMPORARY}{_SCHOOL_END}",
         r"\bI went to (?:college|university|uni|school|grad school|graduate school|law school|med school|"
         rf"medical school|business school|high school) at (?:the )?(?P<value>{_ORG}){_SCHOOL_END}",
         rf"\bI went to (?:the )?(?P<value>{_ORG}){_FOR_SCHOOLING}",
@@ -1910,7 +1949,7 @@ _RULES = [
         rf"allergic to (?P<value>{_listed(5)})",
         rf"\bI have an? (?:severe |mild |bad )?(?P<value>(?i:{_alternation(_ALLERGENS)})) allergy\b",
     ], "The user is allergic to {value}.", _allergies, importance=0.9),
-    _rule("fact", "{part}", "stopped quit given gave longer don not never smoked vaped", [
+    _rule("fact", "{part}", "stopped quit given gave longer don not never smoked vaped sober", [
         rf"\bI(?: have|'ve)? (?:stopped|quit|given up|gave up) (?P<verb>smoking|vaping|drinking|eating)"
         rf"{_HABIT_OBJECT}{_QUIT_END}",
         rf"\bI (?:no longer|don't|do not|never) (?P<verb>smoke|vape|drink|eat){_HABIT_OBJECT}{_NO_LONGER_END}",
@@ -1920,6 +1959,9 @@ _RULES = [
         rf"\bI (?:no longer|don't|do not|never) (?:smoke|vape|drink) (?:or|and|nor) (?P<verb>smoke|vape|drink)(?P<value>)"
         rf"{_NO_LONGER_END}",
         r"\bI (?:never) (?P<verb>smoked|vaped)(?P<value>)" + _NO_LONGER_END,
+        # sober for good, not for tonight: "I've been sober since 2017", "I'm sober now"
+        rf"\bI(?:'m| am|'ve been| have been) (?:now |still |completely )?(?P<verb>sober)(?P<value>)"
+        rf"(?= {_SINCE_WHEN}| for {_SPAN}|\s+now\s*(?:[.!;]|$)|{_NO_LONGER_END})",
     ], "The user does not {what}.", _habit, confidence=0.75, importance=0.6),
     _rule("fact", "{part}", "gave given quit cut", [
         rf"\bI(?: have|'ve)? (?:gave up|given up|quit|cut out) (?P<value>(?i:{_alternation(vocabulary.GIVEN_UP)}))"
@@ -1937,7 +1979,7 @@ _RULES = [
         rf"name(?:'s| is) (?P<value>{_PROPER})",
         rf"{_HAVE} an? {_KIN_ADJECTIVE}{_WHO},? (?:named|called) (?P<value>{_PROPER})",
         rf"\bI(?:'m| am| got| just got|'ve been| have been) (?P<kind>married|engaged) to (?P<value>{_PROPER})",
-        rf"\bI(?:'ve| have) been (?P<kind>dating|seeing|with) {_SOMEONE_NAMED}(?P<value>{_PROPER}) (?=for\b)",
+        rf"\bI(?:'ve| have) been (?P<kind>dating|seeing|with) {_SOMEONE_NAMED}(?P<value>{_PROPER}) (?=for\b|{_SINCE_WHEN})",
         # seeing or dating someone, the clause ending there or saying since when: not "I'm seeing Lena
         # tomorrow", "I'm seeing Dr. Patel on Monday"
         rf"\bI(?:'m| am|'ve been| have been) (?:now |currently |still )?(?P<kind>dating|seeing) {_SOMEONE_NAMED}"
@@ -2213,6 +2255,22 @@ _RULES = [
         rf"\b(?:I|[Ww]e) (?:(?:don't|do not|no longer)(?: even)? (?:have|own)|(?:haven't|have not) got) (?:an? )?"
         rf"car(?![\w'’-]){_NO_CAR_END}",
     ], "The user has no car now.", _no_car, confidence=0.7, importance=0.6),
+    # the user's boat, as the car: what kind, the past once sold, "none" when sold without its kind
+    _rule("fact", "boat", "have own bought got", [
+        rf"\b(?:I|[Ww]e)(?:'ve| have)? {_ADVERBS}(?:have|own|bought|got) (?:an?|our|my) (?:(?:new|used|old|little) )?"
+        rf"(?P<value>{_BOAT}){_CAR_END}",
+    ], "The user has a {value}.", _text, confidence=0.7, importance=0.6),
+    _rule("fact", "boat", "sold rid", [
+        rf"\b(?:I|[Ww]e)(?:'ve| have)? {_ADVERBS}(?:sold|got rid of) (?:my|our|the) (?:old )?(?!boat\b)(?P<value>{_BOAT})"
+        rf"(?:{_CAR_END}|(?= to\b))",
+    ], "The user used to have a {value}.", _text, confidence=0.7, importance=0.5, historical=True),
+    _rule("fact", "boat", "sold rid", [
+        rf"\b(?:I|[Ww]e)(?:'ve| have)? {_ADVERBS}(?:sold|got rid of) (?:my|our|the) (?:old )?boat(?:{_CAR_END}|(?= to\b))",
+    ], "The user has no boat now.", lambda m: [{"value": "none"}], confidence=0.7, importance=0.6),
+    # a gym left: "I quit the gym", "I cancelled my gym membership" (not "I quit the gym for a month")
+    _rule("fact", "gym_membership", "quit cancelled canceled gym", [
+        rf"\bI(?:'ve| have)? {_ADVERBS}(?:quit|cancelled|canceled) (?:the|my) gym(?: membership)?{_QUIT_END}",
+    ], "The user no longer goes to a gym.", lambda m: [{"value": "none"}], confidence=0.7, importance=0.5),
     # who the user lives with (_household)
     _rule("fact", "lives_with", "lives living live moved", [
         rf"{_HOUSEHOLD_NAMED} {_ADVERBS}(?:lives|live|is living|'s living|are living|has been living|'s been living|"
@@ -2372,7 +2430,7 @@ _RULES = [
     ], "The user has {value}.", _condition, confidence=0.75, importance=0.85),
     # pastimes
     _rule("preference", "hobby", "hobby hobbies play playing taken took picked got gotten getting started go do pastime "
-          "time", [
+          "time practice practise", [
         rf"\b(?i:my) (?:favou?rite )?(?:hobby|hobbies|pastime|pastimes) (?:is|are|include) "
         rf"(?P<value>{_NOT_OBJECT}{_WORD}(?:\s+{_WORD}){{0,2}}?(?:(?:,| and) {_WORD}(?:\s+{_WORD}){{0,2}}?){{0,3}})"
         rf"{_PHRASE_END}",
@@ -2383,7 +2441,7 @@ _RULES = [
         # "I've been getting into climbing" (and "Been getting into ...", read with its "I've")
         rf"\bI(?:'m| am|'ve been| have been) getting (?:really |more |properly )?into "
         rf"(?P<value>(?i:{_alternation(vocabulary.HOBBIES)})){_PASTIME_END}",
-        rf"\b(?:I|[Ww]e) {_ADVERBS}(?:go|do) (?P<value>(?i:{_alternation(vocabulary.HOBBIES)}))"
+        rf"\b(?:I|[Ww]e) {_ADVERBS}(?:go|do|practice|practise) (?P<value>(?i:{_alternation(vocabulary.HOBBIES)}))"
         rf"{_PASTIME_END}",
     ], "The user's hobby is {value}.", _items, confidence=0.7, importance=0.5),
     # A pastime given up: "I stopped playing tennis", "I gave up climbing", "I don't play chess anymore"; the
@@ -2413,17 +2471,20 @@ _RULES = [
     _rule("preference", "hobby", "run ran do did training m am as", [
         rf"\bI(?:'ve| have)? {_ADVERBS}(?:run|ran|do|did) (?:an? |my (?:first |second |third |\w+th )?)?{_RACE}",
         rf"\bI(?:'m| am) {_ADVERBS}training for (?:an? |my (?:first |second |third |\w+th )?)?{_RACE}",
+        rf"\bI(?:'m| am) {_ADVERBS}training for (?:an? |my (?:first |second |third |\w+th )?)?(?:triathlons?|(?i:ironman))"
+        rf"(?P<triathlon>)(?![\w'’-])",
         rf"\bI(?:'m| am) an? (?:(?:keen|avid|passionate|big|huge|regular|serious|amateur|casual|weekend|lifelong|"
         rf"competitive) )?(?P<noun>{_alternation(_PASTIME_NOUNS)})"
         r"(?=\s*(?:[.,;:!?)]|$)|\s+(?:and|but|so|too|myself|now|these|since)\b)",
         # who the user is, said in passing: "As a keen cyclist, I ...", before a question (_APPOSITIVE)
         rf"^(?i:as) an? (?:(?:keen|avid|passionate|big|huge|regular|serious|amateur|casual|weekend|lifelong|"
         rf"competitive) )?(?P<noun>{_alternation(_PASTIME_NOUNS)})(?:,\s*I\b(?! (?:{_RECALLED})\b)|$)",
-    ], "The user's hobby is {value}.", lambda m: [{"value": _PASTIME_NOUNS.get(m.groupdict().get("noun") or "", "running")}],
+    ], "The user's hobby is {value}.", lambda m: [{"value": "triathlon" if m.groupdict().get("triathlon") is not None
+                                                   else _PASTIME_NOUNS.get(m.groupdict().get("noun") or "", "running")}],
           confidence=0.7, importance=0.5),
-    _rule("fact", "learning", "learning", [
+    _rule("fact", "learning", "learning learn teaching", [
         rf"\bI(?:'m| am|'ve been| have been|(?:'ve| have)? (?:just |recently )?(?:started|begun|began)) "
-        rf"(?:currently |now )?learning (?:how )?(?:to )?"
+        rf"(?:currently |now )?(?:learning|trying to learn|teaching myself) (?:how )?(?:to )?"
         # ending before when, where or how ("learning to surf this summer", "learning Welsh online"), or as a phrase
         rf"(?!(?:a lot|so much|more|from|about|what|lots)\b)(?P<value>{_NOT_OBJECT}{_WORD}(?:\s+{_WORD}){{0,4}}?"
         rf"(?=\s+(?:this|last|since|every|online|on|at the|with|for (?:a|two|three|a few|a couple of|several|"
@@ -2463,8 +2524,13 @@ _RULES = [
         # they think ("I'm feeling better next week").
         rf"\b(?:I|[Ww]e)(?:'m|'re| am| are) (?P<value>(?!{_NOT_PLANS}\b)[a-z]+ing(?: {_WORD}){{0,5}}? {_LATER})"
         r"(?=\s*(?:[.,;!?]|$))",
-    ], "The user's plan: {value}.", lambda m: [{"value": m.group("value").rstrip(".")}], confidence=0.7,
-          importance=0.6),
+        # where the user will be: "I'll be in Tokyo next week"
+        rf"\b(?:I|[Ww]e)(?:'ll| will) be (?P<value>in {_PROPER} {_TRIP_WHEN})(?=\s*(?:[.,;!?]|$)|\s+(?:for|with)\b)",
+        # the time said first: "Next month I'm moving to Leeds"
+        rf"(?:^|[,;:]\s*)(?P<when>(?i:{_TRIP_WHEN})),? (?:I|[Ww]e)(?:'m|'re| am| are) (?P<value>(?:going|flying|driving|"
+        rf"heading|moving|relocating|travelling|traveling|visiting)(?: to| back to)? {_PROPER})"
+        r"(?=\s*(?:[.,;!?]|$)|\s+(?:for|with|because)\b)",
+    ], "The user's plan: {value}.", _plan, confidence=0.7, importance=0.6),
     # A job said before it starts: "Starting at Notion in April", "I start at Notion next month", "my
     # first day at Notion is Monday". A plan, not the employer: until it starts, the employer is still
     # the old one, and memex has no time at which a fact will become current (valid_from is when it
@@ -2497,7 +2563,7 @@ _RULES = [
         rf"(?:the )?(?!{_PLATFORMS})(?P<org>{_ORG})",
     ], "The user's plan: {value}.", _job_ahead, confidence=0.7, importance=0.6),
     _rule("fact", "{part}", "birthday anniversary", [
-        rf"\b(?i:my|our) (?P<thing>birthday|(?:wedding )?anniversary) is (?:on )?(?:the )?(?P<value>{_DATE})(?![\w])",
+        rf"\b(?i:my|our) (?P<thing>birthday|(?:wedding )?anniversary)(?: is|['’]s) (?:on )?(?:the )?(?P<value>{_DATE})(?![\w])",
     ], "The user's {thing} is {value}.", lambda m: [{"value": m.group("value"), "thing": m.group("thing"),
                                                      "part": _snake(m.group("thing")).removeprefix("wedding_")}],
           importance=0.7),
@@ -2526,21 +2592,21 @@ _RULES = [
     # likes and opinions
     _rule("preference", "likes", "love like enjoy adore fan into", [
         r"\bI (?:(?:really|absolutely|just|also|totally|truly|do|genuinely|kinda) )*(?:love|like|enjoy|adore) "
-        rf"(?P<value>{_phrase(8)})",
-        rf"\bI(?:'m| am) a (?:big |huge )?fan of (?P<value>{_phrase(8)})",
-        rf"\bI(?:'m| am) (?:really |so |very |big |totally )?into (?P<value>{_phrase(6)})",
-    ], "The user likes {value}.", _text, confidence=0.7, importance=0.5),
+        rf"(?P<value>{_WORDS_LISTED}|{_phrase(8)})",
+        rf"\bI(?:'m| am) a (?:big |huge )?fan of (?P<value>{_WORDS_LISTED}|{_phrase(8)})",
+        rf"\bI(?:'m| am) (?:really |so |very |big |totally )?into (?P<value>{_WORDS_LISTED}|{_phrase(6)})",
+    ], "The user likes {value}.", _list_items, confidence=0.7, importance=0.5),
     _rule("preference", "dislikes", "hate dislike detest loathe stand like enjoy fan handle stomach tried tasted", [
         r"\bI (?:(?:really|absolutely|just|also|totally|truly|kinda) )*(?:hate|dislike|detest|loathe|can't stand|"
-        rf"cannot stand|don't like|do not like|don't enjoy) (?!to\b)(?P<value>{_phrase(8)})",
-        rf"\bI(?:'m| am) not (?:a |a big )?fan of (?P<value>{_phrase(8)})",
+        rf"cannot stand|don't like|do not like|don't enjoy) (?!to\b)(?P<value>{_WORDS_LISTED}|{_phrase(8)})",
+        rf"\bI(?:'m| am) not (?:a |a big )?fan of (?P<value>{_WORDS_LISTED}|{_phrase(8)})",
         # the thing said first: "I think cilantro tastes like soap, I hate it.", "Olives, I can't stand them."
         rf"\bI (?:really |honestly )?think (?P<value>{_DISLIKED}) (?:tastes?|smells?|looks?|sounds?|feels?) like "
         rf"[^,.;!?]+[,;] (?:and |so )?{_HATE_IT}",
         rf"^(?P<value>{_DISLIKED})(?:,|:|\s+[—–-]) {_HATE_IT}",
         rf"\bI (?:once |finally )?(?:tried|tasted) (?P<value>{_TRIED})(?: (?:once|before|recently|"
         rf"for the first time|last (?:night|week|month|year)))?(?:[,.;!] | ){_HATED_IT}",
-    ], "The user dislikes {value}.", _text, confidence=0.7, importance=0.5),
+    ], "The user dislikes {value}.", _list_items, confidence=0.7, importance=0.5),
     _rule("preference", "prefers", "prefer", [
         r"\bI (?:(?:generally|usually|really|much|strongly|always) )*prefer "
         rf"(?!{_ANSWER_PREFERRED})(?P<value>{_NOT_OBJECT}{_WORD}(?:\s+{_WORD}){{0,7}}?)"
@@ -2608,6 +2674,9 @@ _ASKED = re.compile(r"(?:what|how|why|where|when|who|which|whose|can|could|would
 _APPOSITIVE = re.compile(r"(?i:as) (?:an?|someone|somebody)\b[^,;:—–]*")
 _OF_THE_USER = re.compile(r"\b(?:I|me)\b")
 _OF_SOMEONE = re.compile(r"\b(?:you|your|yours|my|our|he|she|they|him|her|his|them|their|we|us)\b", re.IGNORECASE)
+# A sentence of its own that takes back the one before it, and a tag that says its sentence is sarcasm.
+_TAKES_BACK = re.compile(r"(?i:not|jk|j/k|just kidding|just joking|kidding)[.!]*")
+_SARCASM_TAG = re.compile(r"(?:^|\s)/s\s*[.!]*$")
 # A greeting that is a sentence of its own ("Hi!", "Hello there."), and the sentence it may open.
 _GREETING = re.compile(r"(?i:hi|hello|hey)(?: there)?[.!]+")
 _I_FIRST = re.compile(r"I(?:['’](?:m|ve|d|ll)|\b)")
@@ -2673,6 +2742,7 @@ def _statements(text: str, questions: list[tuple[str, str]] | None = None) -> li
     introduction. As said is the message's own words, verbatim (the greeting and the tag question in
     them), which a fact quotes (`raw_quote`)."""
     kept: list[tuple[str, str]] = []
+    previous_from = previous_to = 0
     greeting, greeting_at = "", 0
     start = 0
     for gap in [*_SENTENCES.finditer(text), None]:
@@ -2696,6 +2766,13 @@ def _statements(text: str, questions: list[tuple[str, str]] | None = None) -> li
                 if _APPOSITIVE.fullmatch(sentence) and not _OF_THE_USER.search(question) \
                         and _OF_SOMEONE.search(question):
                     continue
+        if _TAKES_BACK.fullmatch(sentence) or _SARCASM_TAG.search(sentence):
+            # "I just love sitting in traffic. Not.", "I love Mondays /s": the sentence before, or this
+            # one, was said not to be meant
+            if kept and not _SARCASM_TAG.search(sentence) and kept[-1][1] == text[previous_from:previous_to]:
+                kept.pop()
+            continue
+        previous_from, previous_to = said_from, said_to
         if sentence and not sentence.endswith("?"):
             kept.append((sentence, text[said_from:said_to]))
         elif sentence and questions is not None:
@@ -2709,7 +2786,7 @@ _LOWER_I = re.compile(r"(?<![\w'])i(?=(?:'(?:m|ve|d|ll))?(?![\w']))")
 _SOON = r"(?:(?:just|recently|finally|officially|actually)\s+)?"
 _DROPPED_SUBJECT = re.compile(
     r"^(?:(?:so|and|also|oh|well|ok|okay|yeah|yes|btw|update)\b[,:!]?\s+)?"
-    rf"(?={_SOON}(?:started|began|joined|moved|relocated|got|quit|left|switched|adopted|went|turned|became|landed|"
+    rf"(?={_SOON}(?:started|began|joined|moved|relocated|got|quit|left|switched|adopted|went|turned|became|landed|sold|bought|"
     r"signed|stopped|gave|picked|took|been|grew|starting|joining|moving|relocating|going|getting|flying|heading|driving|"
     r"travelling|traveling|allergic|not (?:a )?(?:big )?fan|(?:not|no longer) at)\b|no (?:kids|children)(?= yet\b|\s*(?:[.!;]|$)))",
     re.IGNORECASE)
