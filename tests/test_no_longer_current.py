@@ -65,3 +65,10 @@ def test_a_user_with_nothing_replaced_has_every_result_unmarked(tenant):
     tenant.turn("I live in Lisbon.", "I work at Stripe.", session="s1", timestamp="2026-01-10T09:00:00Z")
     results = tenant.search("Lisbon", top_k=10)
     assert results and all(r["no_longer_current"] == [] for r in results), results
+
+
+def test_a_question_about_a_period_marks_the_messages_said_in_it(tenant):
+    _moved(tenant)
+    marks = _by_content(tenant.search("what did I tell you in January 2026?", top_k=10,
+                                      reference_time="2026-06-01T00:00:00Z"))
+    assert marks == {"I live in Lisbon.": ["Lisbon"]}, marks
