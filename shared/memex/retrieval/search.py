@@ -16,7 +16,9 @@ The facts of the kinds the question names then go in their kinds' order (topics.
 fact that introduces someone the question asks about by name below what is known of them (named.py;
 a question about a stranger keeps only what its words found). Last,
 the current facts are ranked above the messages they made stale (current_first.py), or, for a
-question about the past, the facts that were replaced above what led to them (past.py).
+question about the past, the facts that were replaced above what led to them (past.py). Every
+result, in every mode, says which values of its message have since been replaced or ended
+(`no_longer_current`, stale.py), read in current-first's round trip; no rank or score depends on it.
 The best hits' distinctive words can run as one more keyword query (feedback.py, off by default).
 With settings.search_keyword_first, the question's keyword
 channel runs first and its vector channel only when the keyword one is not decisive
@@ -661,8 +663,9 @@ def _cues(settings: Settings, query: str, now: datetime, relevance: dict[str, fl
     return relevance, kept
 
 
-def _marked(conn, tenant_id: str, user_id: str, results: list[dict[str, Any]], known: dict[str, list[str]] | None = None,
-            read: Collection[str] = (), replaced: bool = True) -> list[dict[str, Any]]:
+def _marked(conn, tenant_id: str, user_id: str, results: list[dict[str, Any]],
+            known: dict[str, list[str]] | None = None, read: Collection[str] = (),
+            replaced: bool = True) -> list[dict[str, Any]]:
     """`results` with `no_longer_current` on each (stale.py): the values of a message's facts that a
     later message replaced or ended; [] for one with none, and for a memory that is no message's.
     `known`: those of the messages `read` (current-first's window, in its round trip); the others
