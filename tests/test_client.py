@@ -11,7 +11,7 @@ import re
 import threading
 import time
 import uuid
-from datetime import datetime
+from datetime import datetime, timezone
 from collections import deque
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -475,3 +475,14 @@ def test_another_speakers_facts_are_theirs_and_filtered_by_subject(client, tenan
     assert subjects == {"employer": "user", "melanie_employer": "Melanie"}
     hers = client.search(tenant.user, "where does Melanie work?", filters={"subject": "Melanie"})
     assert hers.results and {m.subject for m in hers.results} == {"Melanie"}
+
+
+def test_a_search_hit_says_what_of_its_message_is_no_longer_current(client, tenant):
+    client.add_turn(tenant.user, "s1", [{"role": "user", "content": "I live in Lisbon."}],
+                    timestamp=datetime(2026, 1, 10, tzinfo=timezone.utc), wait=True)
+    client.add_turn(tenant.user, "s2", [{"role": "user", "content": "We moved to Berlin."}],
+                    timestamp=datetime(2026, 5, 2, tzinfo=timezone.utc), wait=True)
+    hits = {hit.content: hit for hit in client.search(tenant.user, "Lisbon", top_k=10).results}
+    assert hits["I live in Lisbon."].no_longer_current == ["Lisbon"]
+    assert hits["I live in Lisbon."].model_extra == {}  # declared, not left over
+    assert hits["We moved to Berlin."].no_longer_current == []

@@ -631,3 +631,20 @@ def test_make_dev_serves_mcp_at_slash_mcp_and_on_the_mcp_port(tmp_path):
         foreign = httpx.post(f"http://127.0.0.1:{mcp_port}/mcp", headers={"Host": "evil.example"},
                              json=_tool_call("count_memories", user_id="alice"))
         assert foreign.status_code == 421
+
+
+def test_search_memories_says_what_of_a_message_is_no_longer_current(mcp_url, tenant):
+    tenant.turn("I live in Lisbon.", session="s1", timestamp="2026-01-10T09:00:00Z")
+    tenant.turn("We moved to Berlin.", session="s2", timestamp="2026-05-02T09:00:00Z")
+
+    async def body(client):
+        schemas = {tool.name: tool.output_schema for tool in (await client.list_tools()).tools}
+        return schemas["search_memories"], await call(client, "search_memories", user_id=tenant.user,
+                                                      query="Lisbon", top_k=10)
+
+    schema, found = session(mcp_url, tenant.key, body)
+    scored = schema["$defs"]["ScoredMemory"]
+    assert "no_longer_current" in scored["required"], scored
+    assert scored["properties"]["no_longer_current"]["items"] == {"type": "string"}
+    marks = {r["content"]: r["no_longer_current"] for r in found["results"]}
+    assert marks["I live in Lisbon."] == ["Lisbon"] and marks["We moved to Berlin."] == [], marks

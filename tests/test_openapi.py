@@ -69,6 +69,13 @@ def test_every_operation_declares_its_answer_its_errors_and_the_key(spec):
     assert "404" in spec["paths"]["/v1/memories/{memory_id}"]["get"]["responses"]
 
 
+def test_a_search_result_declares_what_of_its_message_is_no_longer_current(spec):
+    scored = spec["components"]["schemas"]["ScoredMemory"]
+    field = scored["properties"]["no_longer_current"]
+    assert field["type"] == "array" and field["items"] == {"type": "string"}
+    assert "no_longer_current" in scored["required"] and "replaced or ended" in field["description"]
+
+
 def test_the_turn_as_sent_is_described_field_by_field(spec):
     """A client typed from the document learns what each of the turn's own fields holds, and
     that a queued POST's answer has none of them."""

@@ -46,6 +46,10 @@ def test_recency_reorders_when_asked(tenant):
     assert fresh[0]["session_id"] == "b"
 
 
+# what a search adds to a memory as GET /v1/memories/{id} shows it
+SEARCH_ONLY = ("score", "score_parts", "no_longer_current")
+
+
 def test_results_read_with_the_rankings_equal_the_memories_fetched_on_their_own(ctx, tenant):
     """A search reads its results' memories within the ranking statements (to_jsonb of the same
     SELECT as get_many) or, for those beyond each channel's best, fetches them: either way the
@@ -64,7 +68,7 @@ def test_results_read_with_the_rankings_equal_the_memories_fetched_on_their_own(
         assert len(results) == min(top_k, answer["total"]) and answer["total"] > 3
         fetched = memory_rows.get_many(ctx.db.connection(), tenant.id, [r["id"] for r in results])
         for result in results:
-            shown = {key: value for key, value in result.items() if key not in ("score", "score_parts")}
+            shown = {key: value for key, value in result.items() if key not in SEARCH_ONLY}
             assert shown == fetched[result["id"]]
             assert shown == tenant.get(f"/v1/memories/{result['id']}").json()
     # ranked by recency alone: the results lie beyond each channel's best two, so they are fetched
@@ -74,7 +78,7 @@ def test_results_read_with_the_rankings_equal_the_memories_fetched_on_their_own(
     assert all(min(r["score_parts"].get(f"{c}_rank") or 99 for c in ("bm25", "vector")) > 2 for r in recent), \
         [(r["content"], r["score_parts"]) for r in recent]
     fetched = memory_rows.get_many(ctx.db.connection(), tenant.id, [r["id"] for r in recent])
-    assert [{k: v for k, v in r.items() if k not in ("score", "score_parts")} for r in recent] \
+    assert [{k: v for k, v in r.items() if k not in SEARCH_ONLY} for r in recent] \
         == [fetched[r["id"]] for r in recent]
     lisbon = next(r for r in tenant.search("Lisbon", include_inactive=True) if r.get("value") == "Lisbon")
     assert lisbon["supersedes"] is not None and lisbon["sources"]

@@ -31,17 +31,17 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from typing import Any, Iterable, Sequence
+from typing import Any, Sequence
 
 from memex import filler, time_phrases
 from memex.budget import at_least, count_tokens
 from memex.context import Context
-from memex.db import history as history_rows
 from memex.db import memories as memory_rows
 from memex.db import recall_buckets
 from memex.episodic import episodic_text
 from memex.metrics import RECALL_TOKENS
 from memex.models import RecallIn, SearchIn, wire_time
+from memex.retrieval import stale as no_longer_current
 from memex.retrieval.search import Dependencies, search
 
 HEADER = "Relevant memories about the user:"
@@ -85,7 +85,7 @@ def recall(ctx: Context, tenant_id: str, request: RecallIn) -> dict[str, Any]:
     rank = {memory["id"]: place for place, memory in enumerate(relevant)}
     fact_ids = sorted((item for item in fact_ids if item in found), key=lambda item: rank.get(item, len(rank)))
     recent_ids = [item for item in recent_ids if item in found]  # erased meanwhile: absent
-    stale = _no_longer_current(conn, tenant_id, request.user_id, found.values())
+    stale = no_longer_current.of(conn, tenant_id, request.user_id, found.values())
 
     # What goes in: the budget is spent in the buckets' order of priority.
     admitted: dict[str, str] = {}  # memory id -> the bucket that took it in
@@ -156,19 +156,6 @@ def snippet(content: str) -> str:
                                       or content[end - 1] == "\u200d"):
         end -= 1
     return content[:end]
-
-
-def _no_longer_current(conn, tenant_id: str, user_id: str, memories: Iterable[dict[str, Any]]) -> dict[str, list[str]]:
-    """For each message among `memories`, the values of the facts drawn from it that have since been
-    replaced or ended by a later message (not by itself: "I left Feedzai." is no stale news)."""
-    messages = [memory["id"] for memory in memories if memory["memory_type"] == "episodic" and memory["id"]]
-    stale: dict[str, list[str]] = {}
-    for row in history_rows.send_replacements(conn, tenant_id, user_id, messages)() if messages else []:
-        later = [c for c in row["current"] or row["ended_by"] if c["id"] != row["message_memory"]]
-        values = stale.setdefault(row["message_memory"], [])
-        if not row["active"] and later and row["value"] and row["value"] not in values:
-            values.append(row["value"])
-    return {message: values for message, values in stale.items() if values}
 
 
 def _unprocessed(row: dict[str, Any]) -> dict[str, Any]:

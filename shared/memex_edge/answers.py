@@ -103,6 +103,10 @@ class ScoreParts(_Answer):
 class ScoredMemory(Memory):
     score: float
     score_parts: ScoreParts
+    no_longer_current: list[str] = Field(description="For a message: the values of the facts drawn from it that "
+                                         "a later message replaced or ended (\"Lisbon\" for \"I live in Lisbon.\" "
+                                         "once the user said they moved to Berlin), so that it is not read as true "
+                                         "now; empty when none, and for a memory that is no message")
 
 
 class SearchAnswer(_Answer):

@@ -16,7 +16,9 @@ The facts of the kinds the question names then go in their kinds' order (topics.
 fact that introduces someone the question asks about by name below what is known of them (named.py;
 a question about a stranger keeps only what its words found). Last,
 the current facts are ranked above the messages they made stale (current_first.py), or, for a
-question about the past, the facts that were replaced above what led to them (past.py).
+question about the past, the facts that were replaced above what led to them (past.py). Every
+result, in every mode, says which values of its message have since been replaced or ended
+(`no_longer_current`, stale.py), read in current-first's round trip; no rank or score depends on it.
 The best hits' distinctive words can run as one more keyword query (feedback.py, off by default).
 With settings.search_keyword_first, the question's keyword
 channel runs first and its vector channel only when the keyword one is not decisive
@@ -34,7 +36,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Any, Sequence
+from typing import Any, Collection, Sequence
 
 import numpy as np
 
@@ -47,7 +49,7 @@ from memex.metrics import FLOOR_REJECTIONS, LLM_FALLBACKS
 from memex.models import SearchIn, wire_time
 from memex.retrieval import (answer_type, confirmed, current_first, feedback, floor, in_common, keyword_first,
                              keywords, kinds, learned, multihop, named, past, period, replies, rerank, rrf, scoring,
-                             speakers, temporal, topics)
+                             speakers, stale, temporal, topics)
 
 CANDIDATES_PER_CHANNEL = 100
 EXPANSION_CANDIDATES = 30  # per extra query: its lower ranks would add next to nothing
@@ -193,7 +195,8 @@ def _said_within(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependen
     (the period is all it asks), recency and importance scored as for any memory; `said_within` in
     its score parts names the period that holds it."""
     now = request.reference_time or datetime.now(timezone.utc)
-    found = memory_rows.said_within(ctx.db.connection(), tenant_id, request.user_id, request.agent_id,
+    conn = ctx.db.connection()
+    found = memory_rows.said_within(conn, tenant_id, request.user_id, request.agent_id,
                                     request.filters, request.include_inactive, periods, request.top_k)
     results = []
     for memory in found:
@@ -204,7 +207,7 @@ def _said_within(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependen
             **parts.as_dict(), "bm25": None, "similarity": None, "rerank": None, "learned": None,
             "said_within": f"{wire_time(start)}/{wire_time(end)}"}})
     results.sort(key=lambda result: result["score"], reverse=True)
-    return _answer(request, results, len(results), deps)
+    return _answer(request, _marked(conn, tenant_id, request.user_id, results), len(results), deps)
 
 
 def _search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies | None,
@@ -486,26 +489,30 @@ def _search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies 
     # Only a message has facts drawn from it (history.send_replacements), and only a user with a fact
     # no longer current has a stale one (memories.Ahead.replaced, read ahead in this search): a
     # window the rankings read whole that has neither needs no round trip here.
-    said = [item for item in window if _said_in_message(found.get(item))] if ahead is None or ahead.replaced else []
+    replaced = ahead is None or ahead.replaced
+    said = [item for item in window if _said_in_message(found.get(item))] if replaced else []
+    replacements, drawn = list, []
     if about_past or ended_words or said or unread:
         with conn.pipeline():
+            # read for every question: a question about the past returns messages too (`no_longer_current`)
+            if said:
+                replacements = history.send_replacements(conn, tenant_id, request.user_id, said)
             if about_past:  # the question searched, and as asked: "did I use to date" is part of what it asks
                 key_words = past.key_words(request.query, kinds_named)
                 earlier = history.send_earlier(conn, tenant_id, request.user_id, window, request.top_k, key_words)
                 by_itself = history.send_asked(conn, tenant_id, request.user_id, deps.query_vectors(past_texts),
                                                key_words, floor.DEFAULT.gate_similarity, request.top_k)
-            else:
-                replacements = history.send_replacements(conn, tenant_id, request.user_id, said) if said else list
-                if ended_words:
-                    ended = history.send_ended(conn, tenant_id, request.user_id, asked_vector(), ended_words,
-                                               request.top_k)
+            elif ended_words:
+                ended = history.send_ended(conn, tenant_id, request.user_id, asked_vector(), ended_words,
+                                           request.top_k)
             fetched = memory_rows.send_get_many(conn, tenant_id, unread) if unread else dict
+        drawn = replacements()
         if about_past:
             led, alone = past.of_keys_named(earlier(), by_itself())
             scored = past.asked(request, past.lift(request, scored, led, relevance, now), alone, now,
                                 floor.DEFAULT.gate_similarity)
         else:
-            scored = current_first.lift(request, scored, replacements(), relevance, now)
+            scored = current_first.lift(request, scored, drawn, relevance, now)
             if ended_words:
                 scored = current_first.ended(request, scored, ended(), relevance, now)
         read.update(fetched())
@@ -536,7 +543,8 @@ def _search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies 
                 total -= 1  # erased between the ranking and the fetch
                 continue
             results.append({**read[item], "score": score, "score_parts": parts})
-    return _answer(request, results, total, deps)
+    return _answer(request, _marked(conn, tenant_id, request.user_id, results, stale.values(drawn),
+                                    set(said), replaced), total, deps)
 
 
 def _ended_alone(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies, words: list[str],
@@ -549,7 +557,7 @@ def _ended_alone(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependen
     scored = current_first.ended(request, [], rows, {}, request.reference_time or datetime.now(timezone.utc))
     read = memory_rows.get_many(conn, tenant_id, [item for item, _, _ in scored]) if scored else {}
     results = [{**read[item], "score": score, "score_parts": parts} for item, score, parts in scored if item in read]
-    return _answer(request, results, len(results), deps)
+    return _answer(request, _marked(conn, tenant_id, request.user_id, results), len(results), deps)
 
 
 def _topical(query: str, topic: memory_rows.Ranking | None,
@@ -653,6 +661,22 @@ def _cues(settings: Settings, query: str, now: datetime, relevance: dict[str, fl
         if shared > relevance.get(item, 0.0):
             relevance[item] = shared
     return relevance, kept
+
+
+def _marked(conn, tenant_id: str, user_id: str, results: list[dict[str, Any]],
+            known: dict[str, list[str]] | None = None, read: Collection[str] = (),
+            replaced: bool = True) -> list[dict[str, Any]]:
+    """`results` with `no_longer_current` on each (stale.py): the values of a message's facts that a
+    later message replaced or ended; [] for one with none, and for a memory that is no message's.
+    `known`: those of the messages `read` (current-first's window, in its round trip); the others
+    returned cost one more, not made for a user none of whose facts has stopped being current
+    (`replaced`: memories.Ahead.replaced)."""
+    rest = [result for result in results if result["id"] not in read and result["memory_type"] == "episodic"
+            and any(source["message_id"] for source in result["sources"])] if replaced else []
+    known = {**(known or {}), **stale.of(conn, tenant_id, user_id, rest)} if rest else known or {}
+    for result in results:
+        result["no_longer_current"] = known.get(result["id"], [])
+    return results
 
 
 def _said_in_message(row: memory_rows.Found | None) -> bool:

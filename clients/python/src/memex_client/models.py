@@ -167,6 +167,9 @@ class ScoreParts(_Response):
 class SearchHit(Memory):
     score: float
     score_parts: ScoreParts
+    # For a message, the values of its facts a later message replaced or ended ("Lisbon" for "I live
+    # in Lisbon." after the move to Berlin): not true now. Empty otherwise, and from a server before it.
+    no_longer_current: list[str] = Field(default_factory=list)
 
 
 class SearchResponse(_Response):
