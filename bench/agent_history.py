@@ -2,7 +2,7 @@
 user's unscoped ones, for this checkout and others in one run.
 
     PYTHONPATH=.:shared python -m bench.agent_history [--source DIR ...] [--sizes 0,1000,10000,50000]
-        [--chains 1,10,100] [--repeats 20] [--rounds 1] [--explain] [--out /tmp/agent-history.json]
+        [--chains 1,10,100] [--others 50000] [--repeats 20] [--budget 5] [--rounds 1] [--explain] [--out /tmp/agent-history.json]
 
 In an agent's scope (`agent_id`) the current facts that replaced one the agent heard count as its
 own (retrieval/current_first.py): recall's standing facts (recall_buckets.current_facts) and the
@@ -13,12 +13,15 @@ that later ended: N / L keys (the first "employer", the others "k1", "k2", ...),
 facts the coach heard, each replaced by the next (one memory_links row each, as supersession writes
 it: the older fact inactive with its valid_to, the newer one's metadata `decision` "update"), the
 last replaced by the current one, which the agent "planner" heard. Beside them the coach's own 200
-current facts. N = 0 is one user whatever the chains.
+current facts. N = 0 is one user whatever the chains. Per size N of `--others` and each chain
+length, a user of the same rows but for who heard them: the planner heard every fact, the ended
+ones too, and the coach only its own 200 (what the coach's scope asks of the planner's history).
 
 `--source` measures other checkouts too (say a clone of main), each in a fresh interpreter with its
 code first on the path, against the same database: the checkouts must share its schema (this
 checkout's migrations). Checkouts alternate, `--rounds` times. Per user, each timed `--repeats`
-times after one untimed pass, milliseconds p50 / p95:
+times after one untimed pass, or fewer (at least once) when they took `--budget` seconds (a walk of
+seconds at 50k), milliseconds p50 / p95 and how many were timed:
 
 - recall's standing facts (`current_facts`, 20), for the coach and unscoped;
 - the topic channel's statement for "where does she work?" (keys of topics.asked), coach and unscoped;
@@ -52,13 +55,14 @@ OWN = 200
 STANDING = 20
 
 
-def _users(sizes: list[int], chains: list[int]) -> list[tuple[str, int, int]]:
-    """(user, ended facts the coach heard, chain length)."""
-    users = [("none", 0, 1)] if 0 in sizes else []
-    return users + [(f"n{n}-l{length}", n, length) for length in chains for n in sizes if n]
+def _users(sizes: list[int], chains: list[int], others: list[int]) -> list[tuple[str, int, int, str]]:
+    """(user, ended facts, chain length, the agent that heard them)."""
+    users = [("none", 0, 1, "coach")] if 0 in sizes else []
+    return users + [(f"n{n}-l{length}", n, length, "coach") for length in chains for n in sizes if n] \
+        + [(f"other{n}-l{length}", n, length, "planner") for length in chains for n in others if n]
 
 
-def _fill(conn, users: list[tuple[str, int, int]], dim: int) -> None:
+def _fill(conn, users: list[tuple[str, int, int, str]], dim: int) -> None:
     """Rows as the pipeline writes them, in bulk: memories (with an embedding of noise, the same
     for every checkout: setseed) and the memory_links of each chain."""
     conn.execute("INSERT INTO tenants (id) VALUES (%s) ON CONFLICT DO NOTHING", (TENANT,))
@@ -66,7 +70,7 @@ def _fill(conn, users: list[tuple[str, int, int]], dim: int) -> None:
     conn.execute("SELECT setseed(0.25)")
     vector = f"ARRAY(SELECT random() - 0.5 FROM generate_series(1, {dim}) WHERE g >= 0)::vector"
     day = "timestamptz '2025-01-01T00:00:00Z' + make_interval(hours => {i})"
-    for user, ended, length in users:
+    for user, ended, length, heard in users:
         conn.execute(f"""INSERT INTO memories (tenant_id, id, user_id, agent_id, session_id, memory_type, type, key,
                                                value, content, importance, embedding, active, valid_from, metadata)
                          SELECT %(t)s, %(u)s || '-own-' || g, %(u)s, 'coach', 'c' || (g / 20), 'semantic', 'fact',
@@ -75,13 +79,13 @@ def _fill(conn, users: list[tuple[str, int, int]], dim: int) -> None:
                          FROM generate_series(0, %(n)s - 1) g""", {"t": TENANT, "u": user, "n": OWN})
         if not ended:
             continue
-        # fact i of key k: i < length the coach's, ended by i + 1; i = length the planner's, current
+        # fact i of key k: i < length `heard`'s, ended by i + 1; i = length the planner's, current
         key = "CASE WHEN g / (%(l)s + 1) = 0 THEN 'employer' ELSE 'k' || (g / (%(l)s + 1)) END"
         step = "g %% (%(l)s + 1)"
         conn.execute(f"""INSERT INTO memories (tenant_id, id, user_id, agent_id, session_id, memory_type, type, key,
                                                value, content, importance, embedding, active, valid_from, valid_to,
                                                metadata)
-                         SELECT %(t)s, %(u)s || '-' || g, %(u)s, CASE WHEN {step} < %(l)s THEN 'coach' ELSE 'planner' END,
+                         SELECT %(t)s, %(u)s || '-' || g, %(u)s, CASE WHEN {step} < %(l)s THEN %(h)s ELSE 'planner' END,
                                 CASE WHEN {step} < %(l)s THEN 'c' ELSE 'p' END || (g / 50), 'semantic', 'fact',
                                 {key}, 'Company ' || g, 'The user''s ' || {key} || ' is Company ' || g || '.', 0.5,
                                 {vector}, {step} = %(l)s, {day.format(i='1000 + ' + step)},
@@ -89,7 +93,7 @@ def _fill(conn, users: list[tuple[str, int, int]], dim: int) -> None:
                                 CASE WHEN {step} = 0 THEN '{{"decision": "add"}}'
                                      ELSE '{{"decision": "update"}}' END::jsonb
                          FROM generate_series(0, %(n)s / %(l)s * (%(l)s + 1) - 1) g""",
-                     {"t": TENANT, "u": user, "n": ended, "l": length})
+                     {"t": TENANT, "u": user, "n": ended, "l": length, "h": heard})
         conn.execute("""INSERT INTO memory_links (tenant_id, memory_id, replaced_id)
                         SELECT %(t)s, %(u)s || '-' || (g + 1), %(u)s || '-' || g
                         FROM generate_series(0, %(n)s / %(l)s * (%(l)s + 1) - 1) g WHERE g %% (%(l)s + 1) < %(l)s""",
@@ -118,7 +122,7 @@ class _Explaining:
         return self.conn.execute("SELECT 1 WHERE false")
 
 
-def child(users: list[tuple[str, int, int]], repeats: int, explain: bool) -> dict:
+def child(users: list[tuple[str, int, int, str]], repeats: int, budget: float, explain: bool) -> dict:
     """Run in a fresh interpreter with the measured checkout first on the path, DATABASE_URL set."""
     from memex.config import load_settings
     from memex.db import memories as memory_rows
@@ -142,22 +146,24 @@ def child(users: list[tuple[str, int, int]], repeats: int, explain: bool) -> dic
     }
     result: dict = {"memex": str(Path(search_module.__file__).resolve().parents[3]), "users": {}, "plans": {}}
     conn = ctx.db.connection()
-    for user, _, _ in users:
+    for user, *_ in users:
         figures: dict = {}
         for name, call in calls.items():
             for agent in ("coach", None):
                 answer = call(conn, user, agent)  # warms the cache and the embedder
-                times = []
-                for _ in range(repeats):
+                times: list[float] = []
+                while len(times) < repeats and (not times or sum(times) < budget):
                     started = time.perf_counter()
                     call(conn, user, agent)
                     times.append(time.perf_counter() - started)
                 digest = hashlib.sha256(json.dumps(answer, default=str).encode()).hexdigest()[:16]
                 figures[f"{name} {agent or 'unscoped'}"] = {"times": times, "digest": digest, "answers": len(answer)}
         result["users"][user] = figures
+        print(f"{user}: " + ", ".join(f"{what} {1000 * statistics.median(f['times']):.1f} ms"
+                                      for what, f in figures.items()), file=sys.stderr, flush=True)
     if explain:
-        for length in sorted({length for _, n, length in users if n}):
-            user = max((u for u in users if u[2] == length), key=lambda u: u[1])[0]
+        for length, heard in sorted({(length, heard) for _, n, length, heard in users if n}):
+            user = max((u for u in users if u[2:] == (length, heard)), key=lambda u: u[1])[0]
             explaining = _Explaining(conn)
             recall_buckets.current_facts(explaining, TENANT, user, "coach", STANDING)
             statement = memory_rows.topic_statement(TENANT, user, "coach", SearchFilters(), False, keys,
@@ -175,11 +181,12 @@ def _run_child(source: Path, url: str, args: argparse.Namespace) -> dict:
         env.pop(name, None)
     # this file as a script: the measured checkout need not have it
     done = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--child", "--sizes", args.sizes,
-                           "--chains", args.chains, "--repeats", str(args.repeats),
+                           "--chains", args.chains, "--others", args.others, "--repeats", str(args.repeats),
+                           "--budget", str(args.budget),
                            *(["--explain"] if args.explain else [])],
-                          cwd=source, env=env, capture_output=True, text=True)
+                          cwd=source, env=env, stdout=subprocess.PIPE, text=True)
     if done.returncode != 0:
-        raise SystemExit(f"{source}: the child failed:\n{done.stderr[-3000:]}")
+        raise SystemExit(f"{source}: the child failed")
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
@@ -192,7 +199,9 @@ def main() -> None:
     parser.add_argument("--source", type=Path, action="append", default=[])
     parser.add_argument("--sizes", default="0,1000,10000,50000")
     parser.add_argument("--chains", default="1,10,100")
+    parser.add_argument("--others", default="50000")
     parser.add_argument("--repeats", type=int, default=20)
+    parser.add_argument("--budget", type=float, default=5.0)
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--explain", action="store_true")
     parser.add_argument("--out", type=Path)
@@ -200,9 +209,9 @@ def main() -> None:
     args = parser.parse_args()
     # a plain `kill` must still stop the embedded Postgres and remove its data dir
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
-    users = _users(_ints(args.sizes), _ints(args.chains))
+    users = _users(_ints(args.sizes), _ints(args.chains), _ints(args.others))
     if args.child:
-        print(json.dumps(child(users, args.repeats, args.explain)))
+        print(json.dumps(child(users, args.repeats, args.budget, args.explain)))
         return
     import psycopg
 
@@ -226,25 +235,26 @@ def main() -> None:
                     runs[str(source)].append(_run_child(source, url, args))
         finally:
             runtime.stop()
-    report: dict = {"sizes": args.sizes, "chains": args.chains, "repeats": args.repeats, "rounds": args.rounds,
+    report: dict = {"sizes": args.sizes, "chains": args.chains, "others": args.others, "repeats": args.repeats,
+                    "budget": args.budget, "rounds": args.rounds,
                     "load": os.getloadavg(), "checkouts": {}, "plans": {}}
     for source, results in runs.items():
         summary: dict = {}
-        for user, _, _ in users:
+        for user, *_ in users:
             summary[user] = {}
             for what, first in results[0]["users"][user].items():
                 times = [t for r in results for t in r["users"][user][what]["times"]]
-                summary[user][what] = {"p50_ms": 1000 * statistics.median(times),
+                summary[user][what] = {"p50_ms": 1000 * statistics.median(times), "timed": len(times),
                                        "p95_ms": 1000 * _percentile(times, 95),
                                        "digest": first["digest"], "answers": first["answers"]}
         report["checkouts"][source] = summary
         report["plans"][source] = results[0]["plans"]
     for source, summary in report["checkouts"].items():
         print(f"\n{source}: p50 / p95 ms (answers)")
-        for user, n, length in users:
-            cells = "  ".join(f"{what} {s['p50_ms']:.2f}/{s['p95_ms']:.2f} ({s['answers']})"
+        for user, n, length, heard in users:
+            cells = "  ".join(f"{what} {s['p50_ms']:.2f}/{s['p95_ms']:.2f} ({s['answers']}, x{s['timed']})"
                               for what, s in summary[user].items())
-            print(f"  {user:12} ended {n:6} chain {length:3}: {cells}")
+            print(f"  {user:15} {heard:7} heard {n:6} ended, chain {length:3}: {cells}")
         for user, plans in report["plans"][source].items():
             for what, plan in plans.items():
                 print(f"\n  EXPLAIN ANALYZE, {user}, the coach's {what}:\n" + plan)

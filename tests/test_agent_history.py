@@ -94,18 +94,20 @@ def test_an_agents_facts_are_its_own_and_the_current_ones_that_replaced_one_it_h
 def test_the_bench_measures_each_user_scoped_and_unscoped(tmp_path):
     out = tmp_path / "agent-history.json"
     completed = subprocess.run(
-        [sys.executable, "-m", "bench.agent_history", "--sizes", "0,40", "--chains", "1,4", "--repeats", "1",
+        [sys.executable, "-m", "bench.agent_history", "--sizes", "0,40", "--chains", "1,4", "--others", "40", "--repeats", "1",
          "--explain", "--out", str(out)],
         cwd=ROOT, env={k: v for k, v in os.environ.items() if k != "DATABASE_URL"}, capture_output=True,
         text=True, timeout=600)
     assert completed.returncode == 0, completed.stdout + completed.stderr
     report = json.loads(out.read_text())
     [checkout] = report["checkouts"].values()
-    assert sorted(checkout) == ["n40-l1", "n40-l4", "none"]
+    assert sorted(checkout) == ["n40-l1", "n40-l4", "none", "other40-l1", "other40-l4"]
     assert {what for user in checkout.values() for what in user} == {
         f"{name} {scope}" for name in ("standing", "topic", "search", "recall") for scope in ("coach", "unscoped")}
     # the coach asked where she works has the employer the planner heard last, in place of its own
     assert checkout["n40-l4"]["topic coach"]["answers"] == 1
-    assert checkout["none"]["topic coach"]["answers"] == 0
+    # the planner's history is none of the coach's: the coach heard no employer
+    assert checkout["other40-l4"]["topic coach"]["answers"] == checkout["none"]["topic coach"]["answers"] == 0
+    assert checkout["other40-l4"]["topic unscoped"]["answers"] == 1
     assert all("Execution Time" in plan for plans in report["plans"].values()
                for user in plans.values() for plan in user.values())
