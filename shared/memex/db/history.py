@@ -136,19 +136,23 @@ def links_around(conn: psycopg.Connection, tenant_id: str, ids: list[str]) -> li
     ).fetchall()
 
 
-def replacing(tenant: str, user: str, agent: str) -> str:
-    """SQL, a subquery over the named parameters `tenant`, `user` and `agent`: the ids of the
-    memories that replaced, directly or through others, a semantic fact of the user's that the agent
-    heard and that no longer holds; the current ones among them stand for it in the agent's scope
-    (retrieval/current_first.py). Index memories_user_replaced_facts, then memory_links_replaced."""
-    return f"""(WITH RECURSIVE later(id) AS (
-                    SELECT id FROM memories
-                    WHERE tenant_id = %({tenant})s AND user_id = %({user})s AND agent_id = %({agent})s
-                      AND NOT active AND memory_type = 'semantic'
+def replaces_heard(memory: str, tenant: str, user: str, agent: str) -> str:
+    """SQL, a condition on the memory `memory` (a table alias) over the named parameters `tenant`,
+    `user` and `agent`: it replaced, directly or through others, a semantic fact of the user's that
+    the agent heard and that no longer holds; a current one stands for that fact in the agent's scope
+    (retrieval/current_first.py). Walked back from the memory (memory_links_pkey, memories_pkey) and
+    only as far as the nearest such fact (EXISTS reads the recursion no further than its first row):
+    what it costs is the memory's own chain, not the agent's history, which grows by every fact it
+    heard that ended (bench.agent_history)."""
+    return f"""EXISTS (WITH RECURSIVE earlier(id) AS (
+                    SELECT l.replaced_id FROM memory_links l
+                    WHERE l.tenant_id = %({tenant})s AND l.memory_id = {memory}.id
                     UNION
-                    SELECT l.memory_id FROM later
-                    JOIN memory_links l ON l.tenant_id = %({tenant})s AND l.replaced_id = later.id)
-                SELECT id FROM later)"""
+                    SELECT l.replaced_id FROM earlier
+                    JOIN memory_links l ON l.tenant_id = %({tenant})s AND l.memory_id = earlier.id)
+                SELECT 1 FROM earlier JOIN memories o ON o.tenant_id = %({tenant})s AND o.id = earlier.id
+                WHERE o.user_id = %({user})s AND o.agent_id = %({agent})s AND NOT o.active
+                  AND o.memory_type = 'semantic')"""
 
 
 def _scoped(alias: str) -> str:

@@ -777,11 +777,11 @@ def topic_statement(tenant_id: str, user_id: str, agent_id: str | None, filters:
     read whole, with its key; a fact's score is minus its place (-1 the first), as nothing else orders them.
     Index memories_user_key: the user's keyed memories' entries are matched, only the matches read.
     An agent's scope holds here the facts that replaced one of its own too, whichever agent heard
-    them (history.replacing): what the question asks of a kind, the user's current fact answers."""
+    them (history.replaces_heard): what the question asks of a kind, the user's current fact answers."""
     where, params = _scope(tenant_id, user_id, None, filters, include_inactive, alias="m")
     if agent_id is not None:
-        successors = history.replacing("scope_tenant", "scope_user", "scope_agent")
-        where += f" AND (m.agent_id = %(scope_agent)s OR m.id IN {successors})"
+        successor = history.replaces_heard("m", "scope_tenant", "scope_user", "scope_agent")
+        where += f" AND (m.agent_id = %(scope_agent)s OR {successor})"
         params["scope_agent"] = agent_id
     sql = f"""SELECT m.id, m.valid_from, m.importance, m.content, {SAID.format(m='m')}, m.key,
                      -(row_number() OVER (ORDER BY m.importance DESC, m.valid_from DESC, m.id))::float8 AS place

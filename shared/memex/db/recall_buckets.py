@@ -15,15 +15,23 @@ def current_facts(conn: psycopg.Connection, tenant_id: str, user_id: str, agent_
     """The user's own current semantic and procedural memories (what they are, how they want to be
     answered), the most important first, then the newest. With `agent_id`, that agent's, and the
     current facts that replaced one of its own, whichever agent heard them (the employer the planner
-    heard of stands for the coach's that it replaced: retrieval/current_first.py)."""
-    successors = f"OR id IN {history.replacing('t', 'u', 'a')}" if agent_id is not None else ""
-    rows = conn.execute(
-        f"""SELECT id FROM memories
-            WHERE tenant_id = %(t)s AND user_id = %(u)s AND active AND memory_type IN ('semantic', 'procedural')
-              AND subject = 'user' AND (%(a)s::text IS NULL OR agent_id = %(a)s {successors})
-            ORDER BY importance DESC, valid_from DESC, created_at DESC, id LIMIT %(n)s""",
-        {"t": tenant_id, "u": user_id, "a": agent_id, "n": limit},
-    ).fetchall()
+    heard of stands for the coach's that it replaced: retrieval/current_first.py): the user's facts
+    in that order, each checked in turn until `limit` pass, so that only the chains of another
+    agent's facts read before then are walked (history.replaces_heard), not one of every fact the
+    agent heard that ended (bench.agent_history)."""
+    facts = """SELECT id, agent_id, importance, valid_from, created_at FROM memories
+               WHERE tenant_id = %(t)s AND user_id = %(u)s AND active AND memory_type IN ('semantic', 'procedural')
+                 AND subject = 'user'"""
+    order = "ORDER BY importance DESC, valid_from DESC, created_at DESC, id"
+    if agent_id is None:
+        sql = f"{facts} {order} LIMIT %(n)s"
+    else:
+        # OFFSET 0: the agent's condition stays above the ordered facts, not pushed down to be
+        # checked on every one of them before they are ordered
+        sql = f"""SELECT id FROM ({facts} {order} OFFSET 0) m
+                  WHERE m.agent_id = %(a)s OR {history.replaces_heard('m', 't', 'u', 'a')}
+                  {order} LIMIT %(n)s"""
+    rows = conn.execute(sql, {"t": tenant_id, "u": user_id, "a": agent_id, "n": limit}).fetchall()
     return [row["id"] for row in rows]
 
 
