@@ -143,8 +143,13 @@ def replaces_heard(memory: str, tenant: str, user: str, agent: str) -> str:
     (retrieval/current_first.py). Walked back from the memory (memory_links_pkey, memories_pkey) and
     only as far as the nearest such fact (EXISTS reads the recursion no further than its first row):
     what it costs is the memory's own chain, not the agent's history, which grows by every fact it
-    heard that ended (bench.agent_history)."""
-    return f"""EXISTS (WITH RECURSIVE earlier(id) AS (
+    heard that ended (bench.agent_history). Only for an agent that heard any fact that ended (asked
+    once a statement, memories_user_replaced_facts): beside another agent's long history, an agent
+    that heard none would walk back every chain of the other's for nothing."""
+    return f"""(EXISTS (SELECT 1 FROM memories h
+                    WHERE h.tenant_id = %({tenant})s AND h.user_id = %({user})s AND h.agent_id = %({agent})s
+                      AND NOT h.active AND h.memory_type = 'semantic')
+               AND EXISTS (WITH RECURSIVE earlier(id) AS (
                     SELECT l.replaced_id FROM memory_links l
                     WHERE l.tenant_id = %({tenant})s AND l.memory_id = {memory}.id
                     UNION
@@ -152,7 +157,7 @@ def replaces_heard(memory: str, tenant: str, user: str, agent: str) -> str:
                     JOIN memory_links l ON l.tenant_id = %({tenant})s AND l.memory_id = earlier.id)
                 SELECT 1 FROM earlier JOIN memories o ON o.tenant_id = %({tenant})s AND o.id = earlier.id
                 WHERE o.user_id = %({user})s AND o.agent_id = %({agent})s AND NOT o.active
-                  AND o.memory_type = 'semantic')"""
+                  AND o.memory_type = 'semantic'))"""
 
 
 def _scoped(alias: str) -> str:
