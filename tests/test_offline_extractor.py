@@ -1746,6 +1746,23 @@ def test_typography_that_looks_the_same_reads_the_same(message, expected):
     assert all(c.raw_quote == message for c in _extract(message))  # the message's own words
 
 
+@pytest.mark.parametrize("message,expected", [
+    # a name's capital beyond Latin-1 made it no name: each of these filed nothing
+    ("I live in İzmir.", {("city", "İzmir")}),
+    ("My name is Łukasz.", {("name", "Łukasz")}),
+    ("I work at Škoda.", {("employer", "Škoda")}),
+    ("I work at Łódź Bank.", {("employer", "Łódź Bank")}),
+    ("I've been with Şebnem since 2019.", {("partner_name", "Şebnem")}),
+    ("I live in Θεσσαλονίκη.", {("city", "Θεσσαλονίκη")}),
+    ("My sister is Łucja.", {("sister_name", "Łucja")}),
+    # a capital, never a lowercase letter beyond ASCII: "łódź" typed lowercase is no name
+    ("I live in łódź.", set()),
+    ("My name is łukasz.", set()),
+])
+def test_capitals_beyond_latin_1_make_names(message, expected):
+    assert _facts(message) == expected
+
+
 @pytest.mark.parametrize("text, expected", [
     # a fact said with its time: the value alone
     ("My birthday is 12 May.", {("birthday", "12 May")}),  # a month's full name takes no dot
