@@ -1739,6 +1739,10 @@ def test_what_earlier_rounds_left(text, expected):
     ("Translate ‘I live in London’ into French.", set()),
     ("He texted „I got the job at Google!“", set()),
     ("He texted «I live in Paris».", set()),
+    ("He texted “I live in Paris”.", set()),
+    # a title in curly quotes, which the rules read straight
+    ("I'm reading “The Name of the Wind” right now.", {("book", "The Name of the Wind")}),
+    ("I'm reading “dune”.", {("book", "dune")}),
     ("I love coding 👩\u200d💻.", {("likes", "coding")}),
 ])
 def test_typography_that_looks_the_same_reads_the_same(message, expected):

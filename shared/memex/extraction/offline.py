@@ -1254,11 +1254,11 @@ _TAKEN = rf"(?:the (?:kids|children|family|boys|girls|grandkids)|them|everyone|(
 # A title as written: in quotes, or capitalised words with the small words between them ("The Name
 # of the Wind"); never a possessive ("Sam's email"), a weekday or a platform one reads ("Reddit").
 _TITLE_WORD = rf"(?!I\b)(?:{_UPPER}|[0-9])[\w:-]*(?!['’\w])"
-_TITLE = (rf"[\"“](?P<quoted>[^\"“”]{{1,60}})[\"”]"
+_TITLE = (rf"\"(?P<quoted>[^\"]{{1,60}})\""
           rf"|(?!{_WEEKDAY}\b|{_PLATFORMS})(?P<value>{_TITLE_WORD}(?:\s+(?:(?:of|the|a|an|and|in|on|to|for|at|with)\s+)*"
           rf"{_TITLE_WORD}){{0,6}})(?![\w'’-])(?!\s+{_UPPER})")
 # What a capitalised title ends on: punctuation or a word that is not the title's.
-_TITLE_END = (r"(?:(?<=[\"”])|(?=\s*(?:[^\w\s'’-]|$)|\s+(?:by|and|last|this|yesterday|today|tonight|now|right|again|"
+_TITLE_END = (r"(?:(?<=\")|(?=\s*(?:[^\w\s'’-]|$)|\s+(?:by|and|last|this|yesterday|today|tonight|now|right|again|"
               r"for|on|in|at|with|to|every|lately|recently|over|twice|once|all|a lot|so far|but|because)\b))")
 # Where a video game is played: "on my Switch", "on the PS5".
 _CONSOLE = r"(?:PS[2-5]|PlayStation(?: [2-5])?|Xbox(?: One| Series [XS])?|(?:Nintendo )?Switch|PC|computer|laptop|phone|console|Steam|iPad)"
@@ -2713,8 +2713,9 @@ _NEGATED = re.compile(r"n't\b", re.IGNORECASE)
 # clause of it is make-believe, not only the first.
 _MAKE_BELIEVE = re.compile(r"(?:let's |lets )?(?:pretend|imagine|suppose|supposing)\b", re.IGNORECASE)
 # Words quoted within a sentence are mentioned, not said: "Translate 'I live in London' into French",
-# "He texted 'I got the job!'". A quote that opens the sentence is the message itself.
-_QUOTED = re.compile(r"(?<=\s)(?:\"[^\"]+\"|“[^”]+”|'(?=\w)(?:[^']|'(?=\w))+'(?!\w))")
+# "He texted 'I got the job!'". A quote that opens the sentence is the message itself. Quotes of any
+# typography are straight here (plain.plain).
+_QUOTED = re.compile(r"(?<=\s)(?:\"[^\"]+\"|'(?=\w)(?:[^']|'(?=\w))+'(?!\w))")
 # Words right after a match that take it back.
 _TAKEN_BACK = re.compile(r"[\s,]*(?:I think|I guess|I suppose|I believe|maybe|probably|perhaps|or not|jk|just kidding)\b",
                          re.IGNORECASE)
