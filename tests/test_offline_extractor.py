@@ -1767,6 +1767,42 @@ def test_capitals_beyond_latin_1_make_names(message, expected):
     assert _facts(message) == expected
 
 
+@pytest.mark.parametrize("message,expected", [
+    # job titles the role vocabulary lacked: each filed nothing
+    ("I'm a copywriter.", {("role", "copywriter")}),
+    ("I'm a senior copywriter at Ogilvy.", {("role", "senior copywriter"), ("employer", "Ogilvy")}),
+    ("I became a realtor last year.", {("role", "realtor")}),
+    ("I'm a pediatric oncologist.", {("role", "pediatric oncologist")}),
+    ("My sister is a sommelier.", {("sister_role", "sommelier")}),
+    ("I work as a bookkeeper.", {("role", "bookkeeper")}),
+    # a title said of something else is still no job
+    ("I'm a big fan of copywriters.", {("likes", "copywriters")}),
+])
+def test_job_titles(message, expected):
+    assert _facts(message) == expected
+
+
+@pytest.mark.parametrize("message,expected", [
+    # a known carmaker typed lowercase: each filed nothing
+    ("sold my honda civic", {("car", "Honda Civic", True)}),
+    ("i drive a tesla", {("car", "Tesla")}),
+    ("i drive a tesla model 3.", {("car", "Tesla Model 3")}),
+    ("i drive a bmw", {("car", "BMW")}),  # as the maker spells itself
+    ("we got a new vw golf last week", {("car", "VW Golf")}),
+    ("i drive a honda to work", {("car", "Honda")}),
+    ("i drive a honda every day", {("car", "Honda")}),  # when, not the model
+    # a word that is a maker's name only capitalised ("Mini", "Lucid"), and a maker's shares
+    ("i have a mini fridge", set()),
+    ("i have a lucid dream every night", set()),
+    ("i bought tesla stock", set()),
+    ("I drive a honda.", {("car", "Honda")}),  # "I" is no capital the typist chose
+    # a sentence with capitals keeps its case: the typist who uses them uses them for names
+    ("I drive a honda around Lisbon.", set()),
+])
+def test_car_makes_typed_lowercase(message, expected):
+    assert _facts(message) == expected
+
+
 @pytest.mark.parametrize("text, expected", [
     # a fact said with its time: the value alone
     ("My birthday is 12 May.", {("birthday", "12 May")}),  # a month's full name takes no dot

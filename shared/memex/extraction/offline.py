@@ -62,7 +62,11 @@ _ROLE_HEADS = (
     "guard lifeguard cleaner janitor housekeeper hairdresser barber stylist butcher florist welder builder "
     "gardener landscaper courier porter sailor soldier detective surveyor optometrist physiotherapist hygienist "
     "chiropractor radiographer dispatcher teller actuary underwriter ranger steward stewardess attendant machinist "
-    "supervisor foreman"
+    "supervisor foreman copywriter ghostwriter screenwriter speechwriter proofreader transcriptionist solicitor "
+    "barrister bookkeeper realtor roofer plasterer bricklayer locksmith tailor seamstress jeweler jeweller optician "
+    "sommelier statistician pediatrician paediatrician dermatologist anesthesiologist anaesthetist anesthetist "
+    "radiologist cardiologist neurologist oncologist obstetrician orthodontist podiatrist audiologist sonographer "
+    "phlebotomist geologist archaeologist anthropologist sociologist videographer cinematographer"
 ).split()
 # Words before a role that make it a judgement or a former job rather than the current job.
 _NOT_ROLE_MODIFIERS = frozenset(
