@@ -1803,6 +1803,18 @@ def test_car_makes_typed_lowercase(message, expected):
     assert _facts(message) == expected
 
 
+@pytest.mark.parametrize("message,expected", [
+    # a verb joined to a clause that opens with "we" shares its "we", as one joined to "I" shares the "I"
+    ("We sold our house in Leeds and moved to York.", {("city", "York")}),
+    ("We have two kids and live in Porto.", {("number_of_children", "2"), ("city", "Porto")}),
+    # not when the clause is someone else's, or the "we" says something of another
+    ("We think my brother left Google and joined Meta.", set()),
+    ("My sister and her husband sold their house and moved to York.", set()),
+])
+def test_a_clause_joined_to_we(message, expected):
+    assert _facts(message) == expected
+
+
 @pytest.mark.parametrize("text, expected", [
     # a fact said with its time: the value alone
     ("My birthday is 12 May.", {("birthday", "12 May")}),  # a month's full name takes no dot

@@ -2847,13 +2847,15 @@ _GOT_COUNT = re.compile(rf"{_SOON}got (?:\d+|{_alternation(_UNITS[1:])})\b", re.
 
 # A verb phrase joined to the user's own clause shares its "I": "I work at Stripe and live in
 # Dublin", "I left Stripe and just started at Notion", and after a comma as people list what they
-# are ("I'm 32, live in Toronto, work at Shopify"; a comma's "like I said" is no liking). Only when
-# that clause opens with "I" and a verb of the user's own life (not "I think my brother left Google
+# are ("I'm 32, live in Toronto, work at Shopify"; a comma's "like I said" is no liking); or its "we",
+# which the rules read as they read "We moved to York" ("We sold our house in Leeds and moved to
+# York"). Only when that clause opens with "I" or "we" and a verb of the user's own life (not "I think my brother left Google
 # and joined Meta", not "My sister moved to Boston and started at MIT").
 _OWN_VERBS = (r"(?:grew|work|worked|working|live|lived|living|started|began|joined|moved|relocated|quit|left|switched|"
               r"adopted|became|landed|got|have|had|own|love|like|prefer|play|teach|study|studied|retired|"
               r"sold|bought|am|was|been)")
-_OWN_CLAUSE = re.compile(rf"(?:^|[,;:]\s*)(?:(?:so|and|also|well|btw)\s+)?I(?:'m|'ve| {_SOON}{_OWN_VERBS})\b[^,;:]*$")
+_OWN_CLAUSE = re.compile(rf"(?:^|[,;:]\s*)(?:(?:so|and|also|well|btw)\s+)?(?P<who>I|[Ww]e)(?:'m|'ve|'re| {_SOON}{_OWN_VERBS})\b"
+                         r"[^,;:]*$")
 _JOINED_VERB = re.compile(
     rf"(?:\s(?:and|but|then)|,(?!\s+like\b))\s+(?={_SOON}(?:work|live|started|began|joined|moved|relocated|quit|left|"
     r"switched|adopted|became|landed|got|have|own|love|like|prefer|play|teach|study|retired|bought)\b)", re.IGNORECASE)
@@ -2889,8 +2891,10 @@ def _typed(sentence: str, dropped_is_user: bool = True) -> str:
     # ("I'm 32, live in Toronto, work at Shopify").
     joined = _JOINED_VERB.search(sentence)
     while joined:
-        if _OWN_CLAUSE.search(sentence, 0, joined.start()):
-            sentence = sentence[:joined.end()] + "I " + sentence[joined.end():]
+        own = _OWN_CLAUSE.search(sentence, 0, joined.start())
+        if own:
+            who = "I " if own["who"] == "I" else "we "
+            sentence = sentence[:joined.end()] + who + sentence[joined.end():]
         joined = _JOINED_VERB.search(sentence, joined.end() + 1)
     return sentence
 
