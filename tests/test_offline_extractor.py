@@ -1739,11 +1739,80 @@ def test_what_earlier_rounds_left(text, expected):
     ("Translate ‘I live in London’ into French.", set()),
     ("He texted „I got the job at Google!“", set()),
     ("He texted «I live in Paris».", set()),
+    ("He texted “I live in Paris”.", set()),
+    # a title in curly quotes, which the rules read straight
+    ("I'm reading “The Name of the Wind” right now.", {("book", "The Name of the Wind")}),
+    ("I'm reading “dune”.", {("book", "dune")}),
     ("I love coding 👩\u200d💻.", {("likes", "coding")}),
 ])
 def test_typography_that_looks_the_same_reads_the_same(message, expected):
     assert _facts(message) == expected
     assert all(c.raw_quote == message for c in _extract(message))  # the message's own words
+
+
+@pytest.mark.parametrize("message,expected", [
+    # a name's capital beyond Latin-1 made it no name: each of these filed nothing
+    ("I live in İzmir.", {("city", "İzmir")}),
+    ("My name is Łukasz.", {("name", "Łukasz")}),
+    ("I work at Škoda.", {("employer", "Škoda")}),
+    ("I work at Łódź Bank.", {("employer", "Łódź Bank")}),
+    ("I've been with Şebnem since 2019.", {("partner_name", "Şebnem")}),
+    ("I live in Θεσσαλονίκη.", {("city", "Θεσσαλονίκη")}),
+    ("My sister is Łucja.", {("sister_name", "Łucja")}),
+    # a capital, never a lowercase letter beyond ASCII: "łódź" typed lowercase is no name
+    ("I live in łódź.", set()),
+    ("My name is łukasz.", set()),
+])
+def test_capitals_beyond_latin_1_make_names(message, expected):
+    assert _facts(message) == expected
+
+
+@pytest.mark.parametrize("message,expected", [
+    # job titles the role vocabulary lacked: each filed nothing
+    ("I'm a copywriter.", {("role", "copywriter")}),
+    ("I'm a senior copywriter at Ogilvy.", {("role", "senior copywriter"), ("employer", "Ogilvy")}),
+    ("I became a realtor last year.", {("role", "realtor")}),
+    ("I'm a pediatric oncologist.", {("role", "pediatric oncologist")}),
+    ("My sister is a sommelier.", {("sister_role", "sommelier")}),
+    ("I work as a bookkeeper.", {("role", "bookkeeper")}),
+    # a title said of something else is still no job
+    ("I'm a big fan of copywriters.", {("likes", "copywriters")}),
+])
+def test_job_titles(message, expected):
+    assert _facts(message) == expected
+
+
+@pytest.mark.parametrize("message,expected", [
+    # a known carmaker typed lowercase: each filed nothing
+    ("sold my honda civic", {("car", "Honda Civic", True)}),
+    ("i drive a tesla", {("car", "Tesla")}),
+    ("i drive a tesla model 3.", {("car", "Tesla Model 3")}),
+    ("i drive a bmw", {("car", "BMW")}),  # as the maker spells itself
+    ("we got a new vw golf last week", {("car", "VW Golf")}),
+    ("i drive a honda to work", {("car", "Honda")}),
+    ("i drive a honda every day", {("car", "Honda")}),  # when, not the model
+    # a word that is a maker's name only capitalised ("Mini", "Lucid"), and a maker's shares
+    ("i have a mini fridge", set()),
+    ("i have a lucid dream every night", set()),
+    ("i bought tesla stock", set()),
+    ("I drive a honda.", {("car", "Honda")}),  # "I" is no capital the typist chose
+    # a sentence with capitals keeps its case: the typist who uses them uses them for names
+    ("I drive a honda around Lisbon.", set()),
+])
+def test_car_makes_typed_lowercase(message, expected):
+    assert _facts(message) == expected
+
+
+@pytest.mark.parametrize("message,expected", [
+    # a verb joined to a clause that opens with "we" shares its "we", as one joined to "I" shares the "I"
+    ("We sold our house in Leeds and moved to York.", {("city", "York")}),
+    ("We have two kids and live in Porto.", {("number_of_children", "2"), ("city", "Porto")}),
+    # not when the clause is someone else's, or the "we" says something of another
+    ("We think my brother left Google and joined Meta.", set()),
+    ("My sister and her husband sold their house and moved to York.", set()),
+])
+def test_a_clause_joined_to_we(message, expected):
+    assert _facts(message) == expected
 
 
 @pytest.mark.parametrize("text, expected", [

@@ -2,7 +2,8 @@
 know: apostrophes left out ("im", "dont"), chat abbreviations ("bf", "w/", "yrs"), filler that is
 no part of a fact ("lol", "tbh", "btw"), emoji for a stop, and, in a sentence typed without a single
 capital, the names the rules need capitalised: a known place or a well-known employer ("moved to
-denver", "i work at amazon"), and a word in a name's slot ("a dog named max", "my son jake is 7").
+denver", "i work at amazon"), a known carmaker and its model ("sold my honda civic"), and a word in a
+name's slot ("a dog named max", "my son jake is 7").
 
 Only words that cannot be read otherwise are rewritten: "its", "ill", "wont", "id" and "were" are
 words too, and are left alone; a word in a sentence with capitals keeps its case, for the typist
@@ -69,6 +70,17 @@ _KNOWN_NAMES = frozenset(name for name in vocabulary.PLACES | vocabulary.WELL_KN
 _LONGEST = max(len(name.split()) for name in _KNOWN_NAMES)
 _FIRST_WORDS = frozenset(name.split()[0] for name in _KNOWN_NAMES)
 _LOWER_WORD = re.compile(r"[a-z][\w&-]*")
+# A known carmaker typed lowercase after "a", "my" or "our" ("sold my honda civic", "i drive a tesla"),
+# as the maker spells itself ("bmw": "BMW"), and its model's one or two words when they end the clause
+# ("civic", "model 3"); not the makers that are everyday words ("a mini fridge", "a lucid dream").
+_MAKES = {make.lower(): make for make in vocabulary.CAR_MAKES if make.lower() not in {"mini", "lucid", "jaguar"}}
+_CAR_TYPED = re.compile(
+    rf"\b(?:an?|my|our) (?:[a-z0-9-]+ )?(?P<make>{'|'.join(sorted(map(re.escape, _MAKES), key=len, reverse=True))})"
+    r"(?![\w-])(?: (?P<model>[a-z][\w-]*(?: [a-z0-9][\w-]*)?)"
+    r"(?=\s*(?:[.,;!?)]|$)|\s+(?:and|but|so|because|since|last|this|for|every)\b))?")
+# Words after a make that are no model: when, or how often ("i drive a honda lately").
+_NOT_A_MODEL = _NOT_A_NAME | frozenset("lately today yesterday tonight tomorrow anymore again either nowadays every each "
+                                       "everyday daily".split())
 
 
 def tidy(sentence: str) -> str:
@@ -124,4 +136,12 @@ def _capitalise_names(sentence: str) -> str:
             spans.extend((m.start(1) + n.start(), m.start(1) + n.end()) for n in names if n.group() != "and")
     for start, end in spans:
         sentence = sentence[:start] + sentence[start].upper() + sentence[start + 1:end] + sentence[end:]
-    return sentence
+    return _CAR_TYPED.sub(_car_capitalised, sentence)
+
+
+def _car_capitalised(m: re.Match[str]) -> str:
+    said = m.group()[:m.start("make") - m.start()] + _MAKES[m["make"]]
+    model = m["model"]
+    if model is None or any(word in _NOT_A_MODEL for word in model.split()):
+        return said + m.group()[m.end("make") - m.start():]
+    return f"{said} {' '.join(word[0].upper() + word[1:] for word in model.split())}"
