@@ -157,11 +157,12 @@ def test_a_nul_character_anywhere_is_refused_and_named(tenant, route, field, val
     assert "NUL" in message
 
 
+@pytest.mark.parametrize("blank", [" \t\n ", "\u200b\u200d\ufeff\u00ad \u00a0"])  # spaces; invisible ones
 @pytest.mark.parametrize("route,field", [("/v1/memories", ("content",)), ("/v1/search", ("query",)),
                                          ("/v1/recall", ("query",)), ("/v1/memories/search", ("query",))])
-def test_a_memory_or_a_question_of_only_spaces_is_refused_and_named(tenant, route, field):
+def test_a_memory_or_a_question_of_only_spaces_is_refused_and_named(tenant, route, field, blank):
     body = {**bodies(tenant), "/v1/memories/search": {"user_id": tenant.user, "query": "hello"}}[route]
-    message = refused(tenant.post(route, with_field(body, field, " \t\n ")), f"body.{field[0]}")
+    message = refused(tenant.post(route, with_field(body, field, blank)), f"body.{field[0]}")
     assert "blank" in message
 
 

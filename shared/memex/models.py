@@ -75,8 +75,9 @@ def _id(value: str) -> str:
 
 def _not_blank(value: str) -> str:
     # A memory of nothing but spaces is found by no question, and a question of nothing but spaces
-    # asks nothing: refused where `min_length` alone would let them through.
-    if not value.strip():
+    # asks nothing: refused where `min_length` alone would let them through. Invisible format
+    # characters (zero-width space and joiner, BOM, soft hyphen) show nothing either.
+    if all(char.isspace() or unicodedata.category(char) == "Cf" for char in value):
         raise ValueError("must not be blank")
     return value
 
