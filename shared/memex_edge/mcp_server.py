@@ -91,6 +91,7 @@ USER_ID = f"The user the memories belong to ({ID})."
 AGENT_ID = "Only memories of this agent; omit for all of the user's memories."
 AGENT_SESSIONS = "Only the conversations this agent sent a turn in; omit for all of the user's."
 TIME = "ISO 8601; without an offset, UTC."
+INCLUDE_INACTIVE = "Also superseded memories (old values), not only current ones."
 
 
 class _MemexTool(Tool):
@@ -212,7 +213,7 @@ def _store_memory(caller: Caller, **fields: Any) -> dict[str, Any]:
     "reference_time": f"The 'now' recency is measured from; {TIME}",
     "filters": "Only memories of this memory_type, session_id, subject ('user' or a participant's name), "
                "or with this metadata (theirs, or that of the turn or message they came from).",
-    "include_inactive": "Also superseded memories (old values), not only current ones.",
+    "include_inactive": INCLUDE_INACTIVE,
     "mode": "hybrid (keyword + meaning, best), bm25 (keywords only) or vector (meaning only).",
 })
 def _search_memories(caller: Caller, **fields: Any) -> dict[str, Any]:
@@ -275,7 +276,7 @@ CURSOR = Field(max_length=1024, description="The next_cursor of the previous pag
 def _list_memories(
     caller: Caller, *,
     user_id: Annotated[Id, Field(description=USER_ID)],
-    include_inactive: Annotated[bool, Field(description="Also superseded memories (old values).")] = False,
+    include_inactive: Annotated[bool, Field(description=INCLUDE_INACTIVE)] = False,
     agent_id: Annotated[Optional[Id], Field(description=AGENT_ID)] = None,
     limit: Annotated[int, LIMIT] = 50,
     cursor: Annotated[Optional[str], CURSOR] = None,
@@ -346,7 +347,7 @@ def _count_memories(
     caller: Caller, *,
     user_id: Annotated[Id, Field(description=USER_ID)],
     agent_id: Annotated[Optional[Id], Field(description=AGENT_ID)] = None,
-    include_inactive: Annotated[bool, Field(description="Also superseded memories (old values).")] = False,
+    include_inactive: Annotated[bool, Field(description=INCLUDE_INACTIVE)] = False,
 ) -> dict[str, Any]:
     """How many current memories the user has (with include_inactive, old values too)."""
     return {"count": memories.count(caller.ctx, caller.tenant_id, user_id, agent_id, include_inactive)}
