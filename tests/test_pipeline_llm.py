@@ -6,6 +6,8 @@ from __future__ import annotations
 import dataclasses
 import json
 
+import httpx
+import openai
 import pytest
 from aws_lambda_powertools.utilities.batch.exceptions import BatchProcessingError
 
@@ -536,3 +538,51 @@ def test_a_facts_quote_is_the_users_words_never_the_models(ctx, llm, llm_http):
     assert quotes == {"city": "I moved to  PORTO last spring", "pet_dog_name": "My dog is called Rex.",
                       "employer": "I work at Notion", "hobby": ""}
     llm.reset()
+
+
+class _ShortLambdaContext(LocalLambdaContext):
+    """A Lambda invocation with this many seconds left (the template's worker timeouts are 60-600 s)."""
+
+    def __init__(self, function_name: str, seconds_left: float):
+        super().__init__(function_name)
+        self.seconds_left = seconds_left
+
+    def get_remaining_time_in_millis(self) -> int:
+        return int(self.seconds_left * 1000)
+
+
+def test_a_batchs_chat_calls_end_before_its_lambda_would_be_stopped(ctx, llm_ctx, llm_http, monkeypatch):
+    # Each job had its own 20 s LLM budget, so a batch of ten turns could wait 200 s on a hung LLM
+    # in an extract worker stopped by Lambda at 120 s (a supersede worker at 60 s): the batch stopped
+    # half-way, nothing reported, and on the last delivery its turns went to the DLQ without the
+    # offline rules' facts. Every chat call of an invocation now ends within what it has left.
+    tenant = Tenant(ctx, llm_http)
+    lost = dataclasses.replace(llm_ctx, publisher=SqsPublisher(dataclasses.replace(
+        llm_ctx.settings, extraction_queue_url=llm_ctx.settings.extraction_queue_url + "-missing")))
+    said = ["I work at Stripe.", "I live in Porto."]
+    turn_ids = [ingest_turn(lost, tenant.id, TurnIn(user_id=tenant.user, session_id="s1",
+                                                    messages=[{"role": "user", "content": text}]), wait=False)["turn_id"]
+                for text in said]
+    worker = function_module("extract_worker")
+    monkeypatch.setattr(worker, "get_context", lambda: lost)
+    asked: list[float] = []
+
+    def hung(**request):  # the endpoint never answers: the call lasts its whole timeout
+        asked.append(request["timeout"])
+        raise openai.APITimeoutError(request=httpx.Request("POST", "http://llm.invalid/v1/chat/completions"))
+
+    monkeypatch.setattr(llm_ctx.extractor.chat._client.chat.completions, "create", hung)
+    seconds_left = 6.0
+    records = [{"messageId": f"b{i}", "receiptHandle": f"rh-b{i}", "body": ExtractionJob(tenant.id, t).to_json(),
+                "messageAttributes": {}, "md5OfBody": "", "eventSource": "aws:sqs",
+                "attributes": {"ApproximateReceiveCount": str(llm_ctx.settings.max_receive_count),
+                               "SentTimestamp": "1767225600000"},
+                "eventSourceARN": "arn:aws:sqs:us-east-1:000000000000:memex-extraction", "awsRegion": "us-east-1"}
+               for i, t in enumerate(turn_ids)]
+    result = worker.handler({"Records": records}, _ShortLambdaContext("extract_worker", seconds_left))
+    assert asked and max(asked) < seconds_left, asked
+    # the last delivery: the offline rules read what the LLM did not
+    assert result == {"batchItemFailures": []}
+    for turn_id in turn_ids:
+        status = tenant.get(f"/v1/turns/{turn_id}").json()
+        assert status["status"] == "processing" and not status.get("error"), status
