@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import dataclasses
 import json
 import re
 import subprocess
@@ -11,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from infra import template
+from memex.config import load_settings
 from tests.conftest import installed_tool
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -501,3 +503,50 @@ def test_an_llm_endpoint_without_its_model_is_refused_at_deploy():
     assert rule["RuleCondition"] == {"Fn::Not": [{"Fn::Equals": [{"Ref": "LlmBaseUrl"}, ""]}]}
     assert [a["Assert"] for a in rule["Assertions"]] == [{"Fn::Not": [{"Fn::Equals": [{"Ref": "LlmModel"}, ""]}]}]
     assert _env()["MEMEX_LLM_BASE_URL"] == {"Ref": "LlmBaseUrl"} and _env()["MEMEX_LLM_MODEL"] == {"Ref": "LlmModel"}
+
+
+# ---------------------------------------------------------------- (f) parameters and settings
+
+def _parameter_variables() -> dict[str, str]:
+    """Each environment variable a function reads from a template parameter: variable -> parameter."""
+    found = {}
+    environments = [_env()] + [f["Properties"].get("Environment", {}).get("Variables", {}) for f in FUNCTIONS.values()]
+    for variables in environments:
+        for variable, value in variables.items():
+            if isinstance(value, dict) and set(value) == {"Ref"} and value["Ref"] in TPL["Parameters"]:
+                found[variable] = value["Ref"]
+    return found
+
+
+@pytest.mark.parametrize("provider", TPL["Parameters"]["EmbeddingsProvider"]["AllowedValues"])
+def test_a_parameter_left_at_its_default_means_what_the_unset_variable_means(provider, monkeypatch):
+    # An operator who picks EmbeddingsProvider=openai and leaves EmbeddingDim alone got 384-d columns
+    # for text-embedding-3-small's 1536-d vectors: every embedding refused, every turn to the DLQ.
+    parameters = TPL["Parameters"]
+    defaults = {variable: str(parameters[name]["Default"]) for variable, name in _parameter_variables().items()
+                if "Default" in parameters[name] and name != "EmbeddingsProvider"}
+    for variable in defaults:
+        monkeypatch.delenv(variable, raising=False)
+    monkeypatch.setenv("MEMEX_EMBEDDINGS_PROVIDER", provider)
+    unset = dataclasses.asdict(load_settings())
+    for variable, value in defaults.items():
+        monkeypatch.setenv(variable, value)
+    from_defaults = dataclasses.asdict(load_settings())
+    assert {k: v for k, v in from_defaults.items() if v != unset[k]} == {}, (
+        {k: unset[k] for k, v in from_defaults.items() if v != unset[k]})
+
+
+def test_only_the_backfill_worker_may_read_the_import_bucket_and_only_when_one_is_given():
+    # README, Backfills: an import message names an s3_uri, read by the backfill worker; its role had
+    # no S3 permission at all, so every import from S3 failed AccessDenied into the DLQ.
+    assert TPL["Parameters"]["BackfillImportBucket"]["Default"] == ""
+    policy = RESOURCES["BackfillImportPolicy"]
+    assert policy["Type"] == "AWS::IAM::ManagedPolicy" and policy["Condition"] == "HasBackfillImportBucket"
+    [statement] = policy["Properties"]["PolicyDocument"]["Statement"]
+    assert statement["Action"] == "s3:GetObject"
+    assert statement["Resource"] == {"Fn::Sub": "arn:${AWS::Partition}:s3:::${BackfillImportBucket}/*"}
+    attached = {"Fn::If": ["HasBackfillImportBucket", {"Ref": "BackfillImportPolicy"}, {"Ref": "AWS::NoValue"}]}
+    readers = {name for name, function in FUNCTIONS.items() if attached in function["Properties"]["Policies"]}
+    assert readers == {function_named("backfill_worker")}
+    # the code that reads S3 is the backfill worker's alone
+    assert [p.parent.name for p in (ROOT / "functions").glob("*/app.py") if '"s3"' in p.read_text()] == ["backfill_worker"]
