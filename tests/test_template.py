@@ -550,3 +550,13 @@ def test_only_the_backfill_worker_may_read_the_import_bucket_and_only_when_one_i
     assert readers == {function_named("backfill_worker")}
     # the code that reads S3 is the backfill worker's alone
     assert [p.parent.name for p in (ROOT / "functions").glob("*/app.py") if '"s3"' in p.read_text()] == ["backfill_worker"]
+
+
+def test_every_readme_section_the_template_names_exists():
+    # The DLQ alarms sent an operator to "(README, Operating)", a section the README never had.
+    headings = [line.lstrip("#").strip() for line in (ROOT / "README.md").read_text().splitlines()
+                if line.startswith("##")]
+    named = re.findall(r'\(README, "?([^")]+)"?\)', TEMPLATE.read_text())
+    assert named
+    for section in named:
+        assert any(heading.startswith(section) for heading in headings), section
