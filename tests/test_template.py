@@ -560,3 +560,14 @@ def test_every_readme_section_the_template_names_exists():
     assert named
     for section in named:
         assert any(heading.startswith(section) for heading in headings), section
+
+
+def test_every_functions_logs_expire():
+    # Lambda's own log groups (/aws/lambda/<name>) keep every line forever; the template made none.
+    log_group = logical_id(GLOBAL_FUNCTION["LoggingConfig"]["LogGroup"])
+    properties = RESOURCES[log_group]["Properties"]
+    assert RESOURCES[log_group]["Type"] == "AWS::Logs::LogGroup"
+    retention = TPL["Parameters"][logical_id(properties["RetentionInDays"])]
+    assert retention["Default"] in retention["AllowedValues"] and retention["Default"] <= 90
+    for name, function in FUNCTIONS.items():
+        assert fn_prop(function, "LoggingConfig") == GLOBAL_FUNCTION["LoggingConfig"], name
