@@ -189,3 +189,16 @@ def test_a_spare_that_died_or_was_discarded_is_not_handed_out_again(ctx, pool):
 
     pool.discard_all()  # the server went away, as far as the pool knows
     assert _backend_of_a_thread(pool) != fresh
+
+
+@pytest.mark.parametrize("value, says", [
+    (json.dumps({"username": "memex", "password": "pw", "dbname": "memex"}), "has no host"),
+    (json.dumps({"host": "db.internal", "user": "memex", "password": ""}), "has no username, password"),
+    ("postgresql://memex:pw@db.internal/memex", "is not a JSON object"),
+])
+def test_a_database_secret_without_what_it_needs_says_what_it_lacks(secrets, value, says):
+    # A secret without its host answered every request 500 and failed the deploy's Migrations with
+    # "KeyError: 'host'"; one holding a URL, with Powertools' transform error.
+    with pytest.raises(ValueError, match=f"the database secret \\(DATABASE_SECRET_ARN\\) {says}") as raised:
+        database_dsn(Settings(database_secret_arn=secrets(value)))
+    assert "pw" not in str(raised.value)

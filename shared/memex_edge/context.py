@@ -37,7 +37,7 @@ def database_dsn(settings: Settings) -> str:
     if settings.database_url:
         return settings.database_url
     if settings.database_secret_arn:
-        secret = _secret(settings.database_secret_arn, transform="json")
+        secret = _database_secret(settings.database_secret_arn)
         # TLS comes from the settings, never from the secret: whoever can edit a secret must not
         # be able to turn certificate checks off.
         tls = {"sslmode": settings.db_sslmode}
@@ -48,6 +48,29 @@ def database_dsn(settings: Settings) -> str:
             password=secret["password"], dbname=secret.get("dbname", "postgres"), **tls,
         )
     raise RuntimeError("set DATABASE_URL or DATABASE_SECRET_ARN")
+
+
+# What the secret must hold: RDS's own JSON for a database's credentials (port and dbname may be left out).
+DATABASE_SECRET_FIELDS = ("host", "username", "password")
+
+
+def _database_secret(arn: str) -> dict:
+    """The database secret's fields, or an error that says what it lacks: the first place an operator
+    reads it is the deploy's Migrations event, then every request's log."""
+    from aws_lambda_powertools.utilities.parameters.exceptions import TransformParameterError
+
+    try:
+        secret = _secret(arn, transform="json")
+    except TransformParameterError:
+        secret = None
+    if not isinstance(secret, dict):
+        raise ValueError(f"the database secret (DATABASE_SECRET_ARN) is not a JSON object: it holds "
+                         f"{', '.join(DATABASE_SECRET_FIELDS)}, port and dbname, as RDS writes them")
+    missing = [name for name in DATABASE_SECRET_FIELDS if not secret.get(name)]
+    if missing:
+        raise ValueError(f"the database secret (DATABASE_SECRET_ARN) has no {', '.join(missing)}: it holds "
+                         f"{', '.join(DATABASE_SECRET_FIELDS)}, port and dbname, as RDS writes them")
+    return secret
 
 
 def _api_key(arn: str) -> str:
