@@ -19,8 +19,9 @@ from memex.jobs import ExtractionJob
 from memex.models import TurnIn
 from memex.supersession_llm import LLMJudge
 from memex_edge.context import build_context
+from memex_edge.http import asgi_lambda_handler, create_app
 from memex_edge.sqs import SqsPublisher
-from tests.conftest import Tenant, api_client
+from tests.conftest import ROOT, Tenant, api_client
 from bench.openai_double import CHAT, OpenAIDouble
 
 
@@ -586,3 +587,28 @@ def test_a_batchs_chat_calls_end_before_its_lambda_would_be_stopped(ctx, llm_ctx
     for turn_id in turn_ids:
         status = tenant.get(f"/v1/turns/{turn_id}").json()
         assert status["status"] == "processing" and not status.get("error"), status
+
+
+def test_an_inline_turns_chat_calls_end_before_its_lambda_would_be_stopped(ctx, llm_ctx, llm_http, monkeypatch):
+    # POST /v1/turns?wait=true asks the LLM to extract (a 20 s budget), then to judge (20 s more), in
+    # a function API Gateway gives 30 s and Lambda stops at 29: a slow LLM answered API Gateway's 503,
+    # not memex's 202 with the turn queued. Every chat call of the request ends within what it has left.
+    tenant = Tenant(ctx, llm_http)
+    asked: list[float] = []
+
+    def hung(**request):
+        asked.append(request["timeout"])
+        raise openai.APITimeoutError(request=httpx.Request("POST", "http://llm.invalid/v1/chat/completions"))
+
+    monkeypatch.setattr(llm_ctx.extractor.chat._client.chat.completions, "create", hung)
+    handler = asgi_lambda_handler(create_app(function_module("ingest").router, provide=lambda: llm_ctx))
+    event = json.loads((ROOT / "events" / "ingest_post_turn.json").read_text())
+    event["rawQueryString"], event["queryStringParameters"] = "wait=true", {"wait": "true"}
+    event["headers"]["authorization"] = f"Bearer {tenant.key}"
+    event["body"] = json.dumps({"user_id": tenant.user, "session_id": "s1", "messages": [{"role": "user", "content": "I work at Stripe."}]})
+    event["headers"]["content-length"] = str(len(event["body"]))
+    seconds_left = 6.0
+    response = handler(event, _ShortLambdaContext("ingest", seconds_left))
+    assert asked and max(asked) < seconds_left, (asked, response)
+    body = json.loads(response["body"])
+    assert response["statusCode"] == 202 and body["status"] == "queued" and "LLMError" in body["error"], body

@@ -20,9 +20,9 @@ from __future__ import annotations
 import json
 import logging
 import re
-import threading
 import time
 from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, Iterator
 
 from memex.config import Settings
@@ -41,23 +41,26 @@ class LLMError(RuntimeError):
     """The chat endpoint gave no usable answer."""
 
 
-_budget = threading.local()
+# A context variable, not a thread's: an HTTP request's route runs in a worker thread of its own,
+# which is handed the request's context (and so the invocation's budget).
+_deadline: ContextVar[float | None] = ContextVar("memex_llm_deadline", default=None)
 
 
 @contextmanager
 def time_budget(seconds: float) -> Iterator[None]:
-    """Every chat call made in this block, on this thread, ends by `seconds` from now."""
-    outer = getattr(_budget, "deadline", None)
+    """Every chat call made in this block, in this context (the tasks it starts, the threads they
+    hand work to), ends by `seconds` from now."""
+    outer = _deadline.get()
     deadline = time.monotonic() + seconds
-    _budget.deadline = deadline if outer is None else min(outer, deadline)
+    token = _deadline.set(deadline if outer is None else min(outer, deadline))
     try:
         yield
     finally:
-        _budget.deadline = outer
+        _deadline.reset(token)
 
 
 def _time_left() -> float | None:
-    deadline = getattr(_budget, "deadline", None)
+    deadline = _deadline.get()
     return None if deadline is None else deadline - time.monotonic()
 
 

@@ -42,6 +42,7 @@ from memex.rate_limit import Decision
 from memex.models import UNPAIRED_SURROGATES, FieldError
 from memex_edge.answers import ErrorBody, SeedErrorBody
 from memex_edge.context import get_context
+from memex_edge.deadline import llm_within
 from memex_edge.observability import log_metrics, logger, tracer
 
 
@@ -509,7 +510,8 @@ def asgi_lambda_handler(app: ASGIApp) -> Callable[[dict, Any], dict]:
         if loop is None or loop.is_closed():
             loop = asyncio.new_event_loop()
         asyncio.set_event_loop(loop)
-        return mangum(event, context)
+        with llm_within(context):  # the route's thread is handed this context
+            return mangum(event, context)
 
     traced = tracer.capture_lambda_handler(log_metrics(invoke))
     return logger.inject_lambda_context(traced, correlation_id_path=correlation_paths.API_GATEWAY_HTTP)

@@ -11,20 +11,14 @@ from aws_lambda_powertools.utilities.batch import BasePartialBatchProcessor, pro
 from aws_lambda_powertools.utilities.batch.exceptions import BatchProcessingError
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 
-from memex import llm
 from memex.context import Context
 from memex.errors import public_description
 from memex.metrics import QUEUE_AGE, RECORDS_FAILED, RECORDS_RECEIVED
 from memex_edge.context import get_context
+from memex_edge.deadline import llm_within
 from memex_edge.observability import log_metrics, logger, tracer
 
 T = TypeVar("T")
-
-# The share of an invocation's time its chat calls may take, all together. Past the function's
-# timeout Lambda stops the batch where it is: no record is reported, and a last delivery goes to
-# the DLQ without the offline rules' facts and without its turn marked failed. The rest of the time
-# is for what follows the LLM: the rules standing in for it, the writes, the next queue's publish.
-LLM_SHARE_OF_INVOCATION = 0.75
 
 
 def batch_handler(queue: str, processor: BasePartialBatchProcessor, record_handler: Callable[[SQSRecord], None],
@@ -38,8 +32,8 @@ def batch_handler(queue: str, processor: BasePartialBatchProcessor, record_handl
     idempotent, so each record then finds its part done; if `prepare` fails, each record does all of
     its own, and its failure is reported for it alone.
 
-    All the batch's chat calls end within LLM_SHARE_OF_INVOCATION of the time the invocation has
-    left, so that a slow or hung LLM costs the LLM's reading (the rules stand in), not the batch."""
+    All the batch's chat calls end well before the invocation's timeout (deadline.py), so that a
+    slow or hung LLM costs the LLM's reading (the rules stand in), not the batch."""
 
     traced = tracer.capture_method(record_handler, capture_response=False)
 
@@ -55,8 +49,7 @@ def batch_handler(queue: str, processor: BasePartialBatchProcessor, record_handl
             sent = (record.get("attributes") or {}).get("SentTimestamp")
             if sent:
                 recorded.record(QUEUE_AGE, max(0.0, now - int(sent) / 1000), queue=queue)
-        # Each job's own budget (MEMEX_LLM_BUDGET_SECONDS) bounds one record; this, the batch.
-        with llm.time_budget(context.get_remaining_time_in_millis() / 1000 * LLM_SHARE_OF_INVOCATION):
+        with llm_within(context):
             if prepare is not None and len(records) > 1:
                 try:
                     prepare([SQSRecord(r) for r in records])
