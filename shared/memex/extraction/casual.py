@@ -29,10 +29,10 @@ _ABBREVIATIONS = {
     "mos": "months", "fav": "favorite", "fave": "favorite", "bc": "because", "cuz": "because",
     "bday": "birthday", "rn": "right now", "sm": "so much",
 }
-_TYPED_WORD = re.compile(r"(?<![\w'’/])(?:w/o|w/|[a-z]+)(?=['’]s\b|[^\w'’/]|$)", re.IGNORECASE)
+_TYPED_WORD = re.compile(r"(?<![\w'/])(?:w/o|w/|[a-z]+)(?='s\b|[^\w'/]|$)", re.IGNORECASE)
 # Filler that says how, not what: a clause break where it stands, and nothing at a sentence's ends.
 _FILLER = re.compile(
-    r"(?<![\w'’])(?:lol+|lmf?ao+|rofl|ha(?:ha)+h?|he(?:he)+|tbh|btw|ngl|imo|imho|tho|so yeah|anyway)(?![\w'’])"
+    r"(?<![\w'])(?:lol+|lmf?ao+|rofl|ha(?:ha)+h?|he(?:he)+|tbh|btw|ngl|imo|imho|tho|so yeah|anyway)(?![\w'])"
     r"[,.!]*", re.IGNORECASE)
 # Emoji and other pictographs, read as a stop.
 _EMOJI = re.compile("\\s*[\U0001F000-\U0001FAFF\u2600-\u27BF\u2B00-\u2BFF\uFE0F\u200D]+")
@@ -52,16 +52,16 @@ _NOT_A_NAME = frozenset(
 _SAID_AFTER_NAME = r"(?:is|was|'s|turned|just|died|passed|works|worked|lives|lived|has|got|started|moved)\b"
 _RELATIVES = "|".join(sorted((*vocabulary.RELATIONS, *vocabulary.PETS), key=len, reverse=True))
 _NAME_CUES = r"named|called|name is|name's|married to|engaged to"
-_NAME_SLOTS = re.compile(rf"(?:\b(?:{_NAME_CUES})\s+|\b(?:my|our) (?:{_RELATIVES}),? )([a-z][a-z'’-]*)",
+_NAME_SLOTS = re.compile(rf"(?:\b(?:{_NAME_CUES})\s+|\b(?:my|our) (?:{_RELATIVES}),? )([a-z][a-z'-]*)",
                          re.IGNORECASE)
 _NAME_LOOKAHEAD = re.compile(rf",? {_SAID_AFTER_NAME}")
 _CUE_FIRST = re.compile(rf"\b(?:{_NAME_CUES})\s+$")
 # Children or pets counted, then named: "2 cats, milo and luna".
 _COUNTED = "|".join(sorted((*vocabulary.CHILDREN, *(f"{pet}s" for pet in vocabulary.PETS)), key=len, reverse=True))
-_LISTED_NAME = r"[a-z][a-z'’-]*"
+_LISTED_NAME = r"[a-z][a-z'-]*"
 _NAMES_LISTED = re.compile(
     rf"\b(?:\d+|two|three|four|five) (?:{_COUNTED}),? ({_LISTED_NAME}(?:, {_LISTED_NAME})*,? and {_LISTED_NAME})"
-    r"(?![\w'’-])", re.IGNORECASE)
+    r"(?![\w'-])", re.IGNORECASE)
 # Known names that are everyday words too ("nice", "turkey", "apple", "us"): never capitalised.
 _EVERYDAY = frozenset("nice turkey china chile cork apple intel oracle citadel uber stripe adobe us la "
                       "georgia jordan phoenix bain".split())
