@@ -10,6 +10,7 @@ import re
 
 import pytest
 
+from memex.extraction import families
 from memex.extraction.offline import OfflineExtractor
 
 
@@ -1765,6 +1766,26 @@ def test_typography_that_looks_the_same_reads_the_same(message, expected):
 ])
 def test_capitals_beyond_latin_1_make_names(message, expected):
     assert _facts(message) == expected
+
+
+@pytest.mark.parametrize("message,subject,expected", [
+    # a name's letters beyond ASCII were dropped from the keys made of it ("sister_zo_city", "ukasz_city",
+    # "sister__city")
+    ("My sister Zoë lives in Porto.", "user", {("sister_name", "Zoë"), ("sister_zoë_city", "Porto")}),
+    ("My brother Łukasz works at Google.", "user", {("brother_name", "Łukasz"), ("brother_łukasz_employer", "Google")}),
+    ("My friend Θεοδώρα lives in Athens.", "user", {("friend_name", "Θεοδώρα"), ("friend_θεοδώρα_city", "Athens")}),
+    ("My sister Zoe\u0308 lives in Porto.", "user", {("sister_name", "Zoë"), ("sister_zoë_city", "Porto")}),  # typed decomposed
+    ("I live in Porto.", "Łukasz", {("łukasz_city", "Porto")}),
+    ("I live in Porto.", "José María", {("josé_maría_city", "Porto")}),
+    # an ASCII name keeps the key it had: stored histories go on under it
+    ("My sister Ana lives in Porto.", "user", {("sister_name", "Ana"), ("sister_ana_city", "Porto")}),
+    ("I live in Porto.", "Mary-Jane O'Brien", {("mary_jane_o_brien_city", "Porto")}),
+])
+def test_keys_keep_a_names_letters_of_any_script(message, subject, expected):
+    candidates = OfflineExtractor().extract([{**_message(message), "subject": subject}], [])
+    assert {(c.key, c.value) for c in candidates} == expected
+    # of its family ("<relation>_<name>_city", "city"), as an ASCII name's is
+    assert all(families.family_of(c.base_key).key.split("_")[-1] == c.key.split("_")[-1] for c in candidates)
 
 
 @pytest.mark.parametrize("message,expected", [

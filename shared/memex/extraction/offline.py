@@ -34,7 +34,7 @@ from typing import Any, Callable
 
 from memex import standalone, supersession
 from memex.extraction import casual, plain, vocabulary
-from memex.jobs import Candidate, subject_key
+from memex.jobs import Candidate, key_words, subject_key
 
 # --- vocabulary -----------------------------------------------------------------------------
 
@@ -695,7 +695,7 @@ def _given_up(m: re.Match[str]) -> list[Fields]:
 
 
 def _snake(text: str) -> str:
-    words = [w for w in re.findall(r"[a-z0-9]+", text.casefold()) if w not in ("the", "a", "an")]
+    words = [w for w in key_words(text) if w not in ("the", "a", "an")]
     return "_".join(words)
 
 
