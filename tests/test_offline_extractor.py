@@ -1817,8 +1817,14 @@ def test_job_titles(message, expected):
     ("i have a lucid dream every night", set()),
     ("i bought tesla stock", set()),
     ("I drive a honda.", {("car", "Honda")}),  # "I" is no capital the typist chose
-    # a sentence with capitals keeps its case: the typist who uses them uses them for names
-    ("I drive a honda around Lisbon.", set()),
+    # in a sentence with capitals of its own too (each filed nothing)
+    ("I drive a volvo to work in Oslo.", {("car", "Volvo")}),
+    ("My partner and I drive a subaru.", {("car", "Subaru")}),
+    ("I have a jeep wrangler, Mark has a honda.", {("car", "Jeep Wrangler")}),
+    ("I have a mini fridge in my Lisbon flat.", set()),
+    ("I bought tesla stock on Monday.", set()),
+    ("We crossed a ford near Bath.", set()),
+    ("I drive a honda around Lisbon.", set()),  # "around" ends no car, as with "Honda"
 ])
 def test_car_makes_typed_lowercase(message, expected):
     assert _facts(message) == expected

@@ -1,13 +1,14 @@
 """A sentence typed the way people type to a chat agent, read as the tidy sentence the offline rules
 know: apostrophes left out ("im", "dont"), chat abbreviations ("bf", "w/", "yrs"), filler that is
-no part of a fact ("lol", "tbh", "btw"), emoji for a stop, and, in a sentence typed without a single
-capital, the names the rules need capitalised: a known place or a well-known employer ("moved to
-denver", "i work at amazon"), a known carmaker and its model ("sold my honda civic"), and a word in a
-name's slot ("a dog named max", "my son jake is 7").
+no part of a fact ("lol", "tbh", "btw"), emoji for a stop, a known carmaker and its model after "a",
+"my" or "our" ("sold my honda civic"), and, in a sentence typed without a single capital, the names the
+rules need capitalised: a known place or a well-known employer ("moved to denver", "i work at amazon"),
+and a word in a name's slot ("a dog named max", "my son jake is 7").
 
 Only words that cannot be read otherwise are rewritten: "its", "ill", "wont", "id" and "were" are
 words too, and are left alone; a word in a sentence with capitals keeps its case, for the typist
-who uses capitals uses them for names."""
+who uses capitals uses them for names, but for a carmaker from the closed list after "a", "my" or "our"
+("I drive a volvo to work in Oslo.")."""
 
 from __future__ import annotations
 
@@ -92,7 +93,9 @@ def tidy(sentence: str) -> str:
     sentence = _TIMES_SHORT.sub(r"\1 times", sentence)
     if not any(c.isupper() for c in re.sub(r"\bI\b|\bI'", "", sentence)):
         sentence = _capitalise_names(sentence)
-    return sentence
+    # A maker from the closed list after "a", "my" or "our" is a car whatever else the typist capitalised
+    # ("I drive a honda around Lisbon.").
+    return _CAR_TYPED.sub(_car_capitalised, sentence)
 
 
 def _spelled_out(m: re.Match[str]) -> str:
@@ -136,7 +139,7 @@ def _capitalise_names(sentence: str) -> str:
             spans.extend((m.start(1) + n.start(), m.start(1) + n.end()) for n in names if n.group() != "and")
     for start, end in spans:
         sentence = sentence[:start] + sentence[start].upper() + sentence[start + 1:end] + sentence[end:]
-    return _CAR_TYPED.sub(_car_capitalised, sentence)
+    return sentence
 
 
 def _car_capitalised(m: re.Match[str]) -> str:
