@@ -11,7 +11,7 @@ import pytest
 
 from memex.config import ConfigurationError, Settings, load_settings
 from memex.extraction import OfflineOnFirstUse, make_extractor
-from memex.extraction.llm import LLMExtractor, quoted
+from memex.extraction.llm import LLMExtractor, quoted, to_candidate
 from memex.extraction.offline import OfflineExtractor
 from memex.jobs import Candidate
 from memex.llm import ChatJSON, LLMError, parse_json, time_budget
@@ -210,6 +210,21 @@ def test_the_extractor_keeps_valid_items_and_drops_malformed_ones(server):
     assert by_key["anna_city"].subject == "user" and by_key["anna_city"].source_message_id == "a3"
     # no message number: found by its quote
     assert by_key["sibling_name"].source_message_id == "a3" and by_key["sibling_name"].type == "relation"
+
+
+@pytest.mark.parametrize("key, kept", [
+    ("sister_zoë_city", True),  # a name's letters of any script, as the offline rules spell it (jobs.key_words)
+    ("friend_θεοδώρα_city", True),
+    ("sister_ana_city", True),
+    ("Sister_Zoë_City", True),  # lowercased first
+    ("sister_zoë_city!", False),
+    ("2nd_sister_city", False),
+])
+def test_a_key_may_name_someone_in_any_script(key, kept):
+    messages = [_msg("a1", "My sister Zoë lives in Porto.")]
+    item = _item(key=key, value="Porto", content="The user's sister Zoë lives in Porto.", quote="My sister Zoë lives in Porto")
+    candidate = to_candidate(item, messages)
+    assert (candidate.key if candidate else None) == (key.lower() if kept else None)
 
 
 @pytest.mark.parametrize("quote, value, expected", [

@@ -10,6 +10,7 @@ import re
 
 import pytest
 
+from memex.extraction import families
 from memex.extraction.offline import OfflineExtractor
 
 
@@ -1767,6 +1768,26 @@ def test_capitals_beyond_latin_1_make_names(message, expected):
     assert _facts(message) == expected
 
 
+@pytest.mark.parametrize("message,subject,expected", [
+    # a name's letters beyond ASCII were dropped from the keys made of it ("sister_zo_city", "ukasz_city",
+    # "sister__city")
+    ("My sister Zoë lives in Porto.", "user", {("sister_name", "Zoë"), ("sister_zoë_city", "Porto")}),
+    ("My brother Łukasz works at Google.", "user", {("brother_name", "Łukasz"), ("brother_łukasz_employer", "Google")}),
+    ("My friend Θεοδώρα lives in Athens.", "user", {("friend_name", "Θεοδώρα"), ("friend_θεοδώρα_city", "Athens")}),
+    ("My sister Zoe\u0308 lives in Porto.", "user", {("sister_name", "Zoë"), ("sister_zoë_city", "Porto")}),  # typed decomposed
+    ("I live in Porto.", "Łukasz", {("łukasz_city", "Porto")}),
+    ("I live in Porto.", "José María", {("josé_maría_city", "Porto")}),
+    # an ASCII name keeps the key it had: stored histories go on under it
+    ("My sister Ana lives in Porto.", "user", {("sister_name", "Ana"), ("sister_ana_city", "Porto")}),
+    ("I live in Porto.", "Mary-Jane O'Brien", {("mary_jane_o_brien_city", "Porto")}),
+])
+def test_keys_keep_a_names_letters_of_any_script(message, subject, expected):
+    candidates = OfflineExtractor().extract([{**_message(message), "subject": subject}], [])
+    assert {(c.key, c.value) for c in candidates} == expected
+    # of its family ("<relation>_<name>_city", "city"), as an ASCII name's is
+    assert all(families.family_of(c.base_key).key.split("_")[-1] == c.key.split("_")[-1] for c in candidates)
+
+
 @pytest.mark.parametrize("message,expected", [
     # job titles the role vocabulary lacked: each filed nothing
     ("I'm a copywriter.", {("role", "copywriter")}),
@@ -1796,8 +1817,14 @@ def test_job_titles(message, expected):
     ("i have a lucid dream every night", set()),
     ("i bought tesla stock", set()),
     ("I drive a honda.", {("car", "Honda")}),  # "I" is no capital the typist chose
-    # a sentence with capitals keeps its case: the typist who uses them uses them for names
-    ("I drive a honda around Lisbon.", set()),
+    # in a sentence with capitals of its own too (each filed nothing)
+    ("I drive a volvo to work in Oslo.", {("car", "Volvo")}),
+    ("My partner and I drive a subaru.", {("car", "Subaru")}),
+    ("I have a jeep wrangler, Mark has a honda.", {("car", "Jeep Wrangler")}),
+    ("I have a mini fridge in my Lisbon flat.", set()),
+    ("I bought tesla stock on Monday.", set()),
+    ("We crossed a ford near Bath.", set()),
+    ("I drive a honda around Lisbon.", set()),  # "around" ends no car, as with "Honda"
 ])
 def test_car_makes_typed_lowercase(message, expected):
     assert _facts(message) == expected

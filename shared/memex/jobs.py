@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
+import unicodedata
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -75,7 +75,15 @@ def subject_prefix(subject: str) -> str:
     history, its dedupe key, its erasure tombstone) stays apart from the user's."""
     if subject == "user":
         return ""
-    return re.sub(r"[^a-z0-9]+", "_", subject.casefold()).strip("_")
+    return "_".join(key_words(subject))
+
+
+def key_words(text: str) -> list[str]:
+    """The words of `text` as a key spells them: casefolded runs of letters, marks and digits of any
+    script, every other character a break. ASCII alone ("[a-z0-9]+") dropped the other letters of a
+    name: Zoë's keys began "zo", Łukasz's "ukasz", and Θεοδώρα's nothing."""
+    folded = unicodedata.normalize("NFC", text).casefold()
+    return "".join(c if unicodedata.category(c)[0] in "LMN" else " " for c in folded).split()
 
 
 def subject_key(subject: str, key: str) -> str:

@@ -1,13 +1,14 @@
 """A sentence typed the way people type to a chat agent, read as the tidy sentence the offline rules
 know: apostrophes left out ("im", "dont"), chat abbreviations ("bf", "w/", "yrs"), filler that is
-no part of a fact ("lol", "tbh", "btw"), emoji for a stop, and, in a sentence typed without a single
-capital, the names the rules need capitalised: a known place or a well-known employer ("moved to
-denver", "i work at amazon"), a known carmaker and its model ("sold my honda civic"), and a word in a
-name's slot ("a dog named max", "my son jake is 7").
+no part of a fact ("lol", "tbh", "btw"), emoji for a stop, a known carmaker and its model after "a",
+"my" or "our" ("sold my honda civic"), and, in a sentence typed without a single capital, the names the
+rules need capitalised: a known place or a well-known employer ("moved to denver", "i work at amazon"),
+and a word in a name's slot ("a dog named max", "my son jake is 7").
 
 Only words that cannot be read otherwise are rewritten: "its", "ill", "wont", "id" and "were" are
 words too, and are left alone; a word in a sentence with capitals keeps its case, for the typist
-who uses capitals uses them for names."""
+who uses capitals uses them for names, but for a carmaker from the closed list after "a", "my" or "our"
+("I drive a volvo to work in Oslo.")."""
 
 from __future__ import annotations
 
@@ -29,10 +30,10 @@ _ABBREVIATIONS = {
     "mos": "months", "fav": "favorite", "fave": "favorite", "bc": "because", "cuz": "because",
     "bday": "birthday", "rn": "right now", "sm": "so much",
 }
-_TYPED_WORD = re.compile(r"(?<![\w'’/])(?:w/o|w/|[a-z]+)(?=['’]s\b|[^\w'’/]|$)", re.IGNORECASE)
+_TYPED_WORD = re.compile(r"(?<![\w'/])(?:w/o|w/|[a-z]+)(?='s\b|[^\w'/]|$)", re.IGNORECASE)
 # Filler that says how, not what: a clause break where it stands, and nothing at a sentence's ends.
 _FILLER = re.compile(
-    r"(?<![\w'’])(?:lol+|lmf?ao+|rofl|ha(?:ha)+h?|he(?:he)+|tbh|btw|ngl|imo|imho|tho|so yeah|anyway)(?![\w'’])"
+    r"(?<![\w'])(?:lol+|lmf?ao+|rofl|ha(?:ha)+h?|he(?:he)+|tbh|btw|ngl|imo|imho|tho|so yeah|anyway)(?![\w'])"
     r"[,.!]*", re.IGNORECASE)
 # Emoji and other pictographs, read as a stop.
 _EMOJI = re.compile("\\s*[\U0001F000-\U0001FAFF\u2600-\u27BF\u2B00-\u2BFF\uFE0F\u200D]+")
@@ -52,16 +53,16 @@ _NOT_A_NAME = frozenset(
 _SAID_AFTER_NAME = r"(?:is|was|'s|turned|just|died|passed|works|worked|lives|lived|has|got|started|moved)\b"
 _RELATIVES = "|".join(sorted((*vocabulary.RELATIONS, *vocabulary.PETS), key=len, reverse=True))
 _NAME_CUES = r"named|called|name is|name's|married to|engaged to"
-_NAME_SLOTS = re.compile(rf"(?:\b(?:{_NAME_CUES})\s+|\b(?:my|our) (?:{_RELATIVES}),? )([a-z][a-z'’-]*)",
+_NAME_SLOTS = re.compile(rf"(?:\b(?:{_NAME_CUES})\s+|\b(?:my|our) (?:{_RELATIVES}),? )([a-z][a-z'-]*)",
                          re.IGNORECASE)
 _NAME_LOOKAHEAD = re.compile(rf",? {_SAID_AFTER_NAME}")
 _CUE_FIRST = re.compile(rf"\b(?:{_NAME_CUES})\s+$")
 # Children or pets counted, then named: "2 cats, milo and luna".
 _COUNTED = "|".join(sorted((*vocabulary.CHILDREN, *(f"{pet}s" for pet in vocabulary.PETS)), key=len, reverse=True))
-_LISTED_NAME = r"[a-z][a-z'’-]*"
+_LISTED_NAME = r"[a-z][a-z'-]*"
 _NAMES_LISTED = re.compile(
     rf"\b(?:\d+|two|three|four|five) (?:{_COUNTED}),? ({_LISTED_NAME}(?:, {_LISTED_NAME})*,? and {_LISTED_NAME})"
-    r"(?![\w'’-])", re.IGNORECASE)
+    r"(?![\w'-])", re.IGNORECASE)
 # Known names that are everyday words too ("nice", "turkey", "apple", "us"): never capitalised.
 _EVERYDAY = frozenset("nice turkey china chile cork apple intel oracle citadel uber stripe adobe us la "
                       "georgia jordan phoenix bain".split())
@@ -92,7 +93,9 @@ def tidy(sentence: str) -> str:
     sentence = _TIMES_SHORT.sub(r"\1 times", sentence)
     if not any(c.isupper() for c in re.sub(r"\bI\b|\bI'", "", sentence)):
         sentence = _capitalise_names(sentence)
-    return sentence
+    # A maker from the closed list after "a", "my" or "our" is a car whatever else the typist capitalised
+    # ("I drive a honda around Lisbon.").
+    return _CAR_TYPED.sub(_car_capitalised, sentence)
 
 
 def _spelled_out(m: re.Match[str]) -> str:
@@ -136,7 +139,7 @@ def _capitalise_names(sentence: str) -> str:
             spans.extend((m.start(1) + n.start(), m.start(1) + n.end()) for n in names if n.group() != "and")
     for start, end in spans:
         sentence = sentence[:start] + sentence[start].upper() + sentence[start + 1:end] + sentence[end:]
-    return _CAR_TYPED.sub(_car_capitalised, sentence)
+    return sentence
 
 
 def _car_capitalised(m: re.Match[str]) -> str:

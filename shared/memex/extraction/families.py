@@ -141,7 +141,8 @@ FAMILIES = (
 )
 
 _PLACEHOLDER = re.compile(r"<(\w+)>")
-_ANY = r"[a-z0-9]+(?:_[a-z0-9]+)*?"
+# A word of a key is what stands between its underscores: letters of any script (jobs.key_words).
+_ANY = r"[^_]+(?:_[^_]+)*?"
 # A person's name is left out, with its underscore, when none is said ("sister_city").
 _PATTERNS = {"relation": "|".join(RELATION_PARTS), "name": f"(?:_{_ANY})?", "kind": _ANY, "thing": _ANY}
 

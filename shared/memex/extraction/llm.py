@@ -17,7 +17,7 @@ from typing import Any
 
 from memex.extraction import families
 from memex.extraction.placement import ABOUT_ANOTHER_IMPORTANCE, RELATION_NAMES, placed
-from memex.jobs import Candidate, subject_key, subject_prefix
+from memex.jobs import Candidate, key_words, subject_key, subject_prefix
 from memex.llm import ChatJSON, LLMError
 from memex.models import USER_SUBJECTS
 
@@ -32,7 +32,6 @@ DEFAULT_CONFIDENCE = 0.8
 # What a memory of each type is worth in ranking, when its key is of no declared family (families.py).
 TYPE_IMPORTANCE = {"fact": 0.7, "relation": 0.75, "preference": 0.6, "opinion": 0.5, "event": 0.5}
 
-_KEY = re.compile(r"^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$")
 # A sentence of a message: up to its closing mark (with any closing quote or bracket) or a line's end.
 _SENTENCE = re.compile(r"[^\s.!?…][^\n]*?(?:[.!?…]+[\"'”’)\]]*(?=\s|$)|(?=\n)|$)")
 
@@ -177,7 +176,7 @@ def to_candidate(item: Any, messages: list[dict[str, Any]], history: list[dict[s
     key = _key(item)
     value = _text(item.get("value"))
     content = _text(item.get("content"))
-    if type_ not in TYPES or not _KEY.match(key) or len(key) > 64 or not value or not content:
+    if type_ not in TYPES or not _snake_case(key) or len(key) > 64 or not value or not content:
         return None
     confidence = _confidence(item.get("confidence"))
     if confidence is None:
@@ -235,6 +234,12 @@ def _naming(key: str, person: str, relation: str | None = None) -> str:
     if not name or f"_{name}_" in f"_{key}_":
         return key
     return subject_key(f"{relation} {person}" if relation else person, key)
+
+
+def _snake_case(key: str) -> bool:
+    """Whether `key` is words of lowercase letters and digits (of any script, as jobs.key_words spells a
+    name: "sister_zoë_city") joined by underscores, not opening with a digit."""
+    return bool(key) and key == "_".join(key_words(key)) and not key[0].isdigit()
 
 
 def _key(item: dict[str, Any]) -> str:

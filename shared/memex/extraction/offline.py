@@ -34,7 +34,7 @@ from typing import Any, Callable
 
 from memex import standalone, supersession
 from memex.extraction import casual, plain, vocabulary
-from memex.jobs import Candidate, subject_key
+from memex.jobs import Candidate, key_words, subject_key
 
 # --- vocabulary -----------------------------------------------------------------------------
 
@@ -131,19 +131,21 @@ def _capitals() -> str:
 
 
 _UPPER = _capitals()
+# The rules read sentences through plain.plain (ASCII apostrophes); a correction reads the message as
+# typed (_MEANT, _SAID_NAME), where a capitalised word may hold a ’ ("O’Brien").
 _CAPWORD = rf"{_UPPER}[\w'’&-]*"
 # One to four capitalised words ("Lisbon", "Bank of America", "Procter & Gamble", "St. Louis"),
 # never "I", and never cut before a further capitalised word.
 _PROPER = (rf"(?!I\b)(?:(?:St|Mt|Ft)\.\s+)?{_CAPWORD}(?:\s+(?:(?:of|de|da|do|dos|das|del|la|le|van|von|der|den|du|&)\s+)?"
-           rf"(?!I\b){_CAPWORD}){{0,3}}(?![\w'’&-])(?!\s+(?!I\b){_UPPER})")
+           rf"(?!I\b){_CAPWORD}){{0,3}}(?![\w'&-])(?!\s+(?!I\b){_UPPER})")
 # An organisation: a proper name that may also start with a digit ("3M", "7-Eleven"), end in a
 # number ("Company 7") when nothing follows, or join two names with "and" when nothing follows
 # ("Procter and Gamble"; "Acme and Bob is my boss" keeps "Acme").
-_ORG_WORD = rf"(?:{_CAPWORD}|\d+[A-Za-z][\w'’&-]*|\d+-{_CAPWORD})"
+_ORG_WORD = rf"(?:{_CAPWORD}|\d+[A-Za-z][\w'&-]*|\d+-{_CAPWORD})"
 _ORG_END = r"(?=\s*(?:[.,;:!?)]|$))"
 _ORG = (rf"(?!I\b)(?:(?:St|Mt|Ft)\.\s+)?{_ORG_WORD}(?:\s+(?:(?:of|de|da|del|la|le|van|von|der|den|du|&)\s+)?"
         rf"(?!I\b){_ORG_WORD}){{0,3}}(?:\s+and\s+{_CAPWORD}{_ORG_END}|\s+\d{{1,4}}{_ORG_END})?"
-        rf"(?![\w'’&-])(?!\s+(?!I\b){_UPPER})")
+        rf"(?![\w'&-])(?!\s+(?!I\b){_UPPER})")
 # A time of day, which is not where a job was ("I left my job at 5pm today").
 _CLOCK = r"\d{1,2}(?:[:.]\d{2})?\s*(?i:[ap]\.?m\b\.?)"
 # When one joined: "I joined Acme last month" is a job as surely as "I joined Acme."
@@ -156,7 +158,7 @@ _PLATFORMS = (r"(?:Facebook|Twitter|X|Instagram|TikTok|Reddit|Strava|LinkedIn|Di
 # "I'm working at Starbucks today" says where the user is, not who employs them.
 _NOT_TEMPORARY = (r"(?!\s+(?:today|tonight|tomorrow|this (?:morning|afternoon|evening|week|weekend)|right now|"
                   r"for the (?:day|week|afternoon|morning)))")
-_WORD = r"[\w'’&+-]+"
+_WORD = r"[\w'&+-]+"
 _NUMBER = (rf"\d{{1,3}}|(?:{_alternation(_TENS)})(?:[- ](?:{_alternation(_UNITS)}))?"
            rf"|{_alternation(_SMALL_NUMBERS)}")
 # Up to three words before a known job title: "product manager", "senior PM", "ICU nurse".
@@ -168,7 +170,7 @@ _NOT_OBJECT = (r"(?!(?:it|that|this|these|those|them|you|your|yours|him|her|his|
                r"when|where|why|who|which|if|so|too|not|being|to be|to(?!\s+\w)|all of|every day|about|most|"
                r"least|more|the (?:idea|way|fact|thought|sound)|is|are|was|were|makes|made|has|have|had)\b)")
 # Where a free phrase ends: punctuation (or an emoji), or a word that starts another clause.
-_PHRASE_END = (r"(?=\s*(?:[^\w\s'’&+-]|$)|\s+-\s|\s+(?:but|because|since|so|when|while|though|although|"
+_PHRASE_END = (r"(?=\s*(?:[^\w\s'&+-]|$)|\s+-\s|\s+(?:but|because|since|so|when|while|though|although|"
                r"especially|if|unless|which|as well|too|a lot|very much|so much|lol|haha|these days|nowadays|now|"
                r"anymore|any more|lately|recently|at the moment|right now|"
                r"and (?:I|I'm|I've|we|my|it|that|he|she|they|you))\b)")
@@ -199,7 +201,7 @@ def _listed(max_words: int) -> str:
 _CLAUSE_STARTS = ("but", "so", "now", "since", "because", "lol", "and (?:I|I'm|I've|my|we|it)")
 
 
-def _strict_end(*words: str, punctuation: str = r"[^\w\s'’-]") -> str:
+def _strict_end(*words: str, punctuation: str = r"[^\w\s'-]") -> str:
     return _STRICT_END.format(punctuation, "|".join(_CLAUSE_STARTS + words))
 
 
@@ -255,7 +257,7 @@ _KIN_ADJECTIVE = (rf"(?:(?:little|baby|newborn|teenage|grown|older|younger|elder
                   rf"(?:{_NUMBER})[- ](?:years?|months?|weeks?)[- ]old) )?")
 # A pastime said as such ends there, or goes on with when or how often: "I started reading the
 # report" is one errand, not a hobby.
-_PASTIME_END = (r"(?=\s*(?:[^\w\s'’-]|$)|\s+(?:again|recently|lately|last|this|every|on|at|in|with|and|but|"
+_PASTIME_END = (r"(?=\s*(?:[^\w\s'-]|$)|\s+(?:again|recently|lately|last|this|every|on|at|in|with|and|but|"
                 r"a lot|most|more|now|too|twice|once|daily|weekly|regularly)\b)")
 _GOT_PET = r"\b(?:I|[Ww]e)(?:'ve| have)? (?:just |recently |finally )?(?:got|adopted|rescued|bought)"
 # "a rescue beagle", "a 2-year-old tabby", "two lovely dogs": words between the article and the
@@ -273,14 +275,14 @@ _BREED = rf"(?i:{_alternation(vocabulary.DOG_BREEDS + vocabulary.CAT_BREEDS)})"
 # A name set beside what it names ("Biscuit, my beagle"): one word, the object of a verb ("walked
 # Biscuit, my beagle") or the subject, closed by a comma ("Luna, our lab, ate my charger"), never a
 # word said to someone ("Thanks, my dog ...", "I called Mom, my dog was barking").
-_NAME_BESIDE = (rf"(?:(?<=[a-z] )|^(?={_UPPER}[\w'’-]*, (?i:my|our) [^,]*,))(?!I\b)"
+_NAME_BESIDE = (rf"(?:(?<=[a-z] )|^(?={_UPPER}[\w'-]*, (?i:my|our) [^,]*,))(?!I\b)"
                 rf"(?!(?i:{_alternation(_RELATIONS)}|mum|mama|papa|thanks|yes|yeah|no|ok|okay|sorry|well|oh|hey|hi|hello)\b)")
-_APPOSITION_END = r"(?![\w'’-])(?=\s*(?:[,.;:!)]|$))"
+_APPOSITION_END = r"(?![\w'-])(?=\s*(?:[,.;:!)]|$))"
 # A month's name, or its abbreviation with or without its dot ("Sept."); a full name takes no dot, so
 # that "My birthday is 12 May." ends its date before the sentence's full stop.
 _MONTH = rf"(?i:{_alternation(vocabulary.MONTHS[:12])}|(?:{_alternation(vocabulary.MONTHS[12:])})\.?)(?!\w)"
 # Since when a fact has held ("since 2015", "since March", "since last spring"): not since an hour.
-_SINCE_WHEN = rf"since (?:\d{{4}}|{_MONTH}|last (?:year|spring|summer|fall|autumn|winter))(?![\w'’-])"
+_SINCE_WHEN = rf"since (?:\d{{4}}|{_MONTH}|last (?:year|spring|summer|fall|autumn|winter))(?![\w'-])"
 _DATE = (rf"{_MONTH} \d{{1,2}}(?:st|nd|rd|th)?|\d{{1,2}}(?:st|nd|rd|th)? (?:of )?{_MONTH}")
 _WEEKDAY = r"(?i:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
 # When a plan happens: "next week", "tomorrow", "in May", "on Saturday", "this summer".
@@ -294,7 +296,7 @@ _TRIP_WHEN = (rf"(?:{_WHEN}|on (?:the )?\d{{1,2}}(?:st|nd|rd|th)(?: of {_MONTH})
 # When a job starts, said ahead of it: any time of _WHEN, a date, or a weekday alone ("my first day
 # at Notion is Monday").
 _START_WHEN = (rf"(?:{_WHEN}|(?:on )?(?:the )?\d{{1,2}}(?:st|nd|rd|th)(?: of {_MONTH})?|(?:on )?{_DATE}|{_WEEKDAY}"
-               r"|in (?:a|an|one|two|three|four|five|six|a few|a couple of) (?:days?|weeks?|months?)|soon)(?![\w'’-])")
+               r"|in (?:a|an|one|two|three|four|five|six|a few|a couple of) (?:days?|weeks?|months?)|soon)(?![\w'-])")
 # A job taken and said to start later, after its employer ("I signed with Netflix, starting Monday",
 # "got a job at Spotify, I start next week") or before ("Tomorrow is my first day at Notion").
 _STARTS_LATER = (r",?\s*(?:and |-+ |— |– )?(?:I(?:'ll| will)? |I'm |I am )?(?P<verb>start|starting|starts|begin|beginning|begins)"
@@ -335,7 +337,7 @@ _PETS_SAID = rf"(?P<kind>(?i:{_alternation(_PET_PLURALS)}))"
 # What one has, counted or not ("two cats", "a dog", "three kids"), as one item of a list: "We have
 # two kids and two cats."
 _OWNED_WORDS = (*_PET_PLURALS, *_PETS, *vocabulary.CHILDREN, "kid", "child", "son", "daughter", "boy", "girl")
-_OWNED = rf"(?:an?|{_NUMBER}) {_PET_ADJECTIVE}(?i:{_alternation(_OWNED_WORDS)})(?![\w'’-])"
+_OWNED = rf"(?:an?|{_NUMBER}) {_PET_ADJECTIVE}(?i:{_alternation(_OWNED_WORDS)})(?![\w'-])"
 _PETS_COUNTED = re.compile(rf"(?P<value>an?|{_NUMBER}) {_PET_ADJECTIVE}(?P<kind>(?i:{_alternation([*_PET_PLURALS, *_PETS])}))")
 # What follows a pet said with "a" that leaves it to another rule or to nothing: its name ("a dog
 # named Rex", "a dog, his name is Rex"), or a comma ("I have a cat, Tom said it was fine").
@@ -357,7 +359,7 @@ _PUT_DOWN = rf"\b(?:I|[Ww]e) {_HAD_TO}(?:give|gave|given|put) (?:my|our) {_PET_A
 _GAVE_AWAY = rf"\b(?:I|[Ww]e) {_HAD_TO}(?:(?:give|gave|given) away|rehome|rehomed|lost) (?:my|our) {_PET_ADJECTIVE}{_PET}"
 # Where a pet lost ends its clause ("We lost our dog last year"; not "lost our dog in the park").
 _LOST_END = (rf"(?=\s*(?:[.!;]|$)|\s+(?:last|this|yesterday|recently|earlier|to|a few|a couple|in (?:\d{{4}}|{_MONTH}))"
-             r"(?![\w'’-]))")
+             r"(?![\w'-]))")
 # A pet said ended just after its name: "Our dog Rex died", "our dog Max down", "Luna, our cat, died".
 _ENDED_AFTER = rf"(?!,? (?:{_PET_GONE}|down|away)\b)"
 # The same before "my" or "our": "We had to put our old beagle down", "We lost our beagle".
@@ -376,7 +378,7 @@ Fields = dict[str, str]
 
 
 def _name(m: re.Match[str]) -> list[Fields]:
-    value = re.sub(r"['’]s?$", "", m.group("value"))
+    value = re.sub(r"'s?$", "", m.group("value"))
     return [] if value.casefold() in _NOT_NAMES else [{"value": value}]
 
 
@@ -433,7 +435,7 @@ _KIN_CALLED = frozenset(vocabulary.HOUSEHOLD) | frozenset("mama papa nan nana na
 # nor "My boss has a dog." nor "My sister is pregnant."
 _ONLY_DESCRIBED = (r"(?:is|'s|was|has been|can be) (?:(?:an?|the) )?(?:(?!(?:a|an|the|my|our|his|her|their|your|"
                    r"someone|somebody|married|engaged|dating|seeing|pregnant|expecting|having|getting|with|to|and|"
-                   r"but|or|got|met|of|friends?)\b)[a-z0-9][\w'’-]*(?: |(?=[.!]))){1,4}")
+                   r"but|or|got|met|of|friends?)\b)[a-z0-9][\w'-]*(?: |(?=[.!]))){1,4}")
 # Whom "his" or "her" can be of: a sister is no "his".
 _HIS = frozenset("husband boyfriend fiancé fiance brother dad father son uncle grandpa grandfather grandad granddad".split())
 _HERS = frozenset("wife girlfriend fiancée fiancee sister mom mum mother daughter aunt grandma grandmother granny".split())
@@ -459,14 +461,14 @@ def _relation(m: re.Match[str]) -> list[Fields]:
 
 _SONS_DAUGHTERS = r"(?:sons?|daughters?|boys?|girls?)"
 # Two names or more: "Ava and Mia", "Tom, Ann and Joe"; never "I" ("two dogs, Max and I walk them").
-_NAMES = rf"(?!I\b){_CAPWORD}(?:(?:,| and|, and) (?!I\b){_CAPWORD})+(?![\w'’&-])(?!\s+{_UPPER})"
+_NAMES = rf"(?!I\b){_CAPWORD}(?:(?:,| and|, and) (?!I\b){_CAPWORD})+(?![\w'&-])(?!\s+{_UPPER})"
 _CHILD_KINDS = vocabulary.CHILDREN
 
 
 def _listed_names(names: str) -> list[str]:
     """The names of a list (_NAMES), or none when one is no name (a weekday, a breed: "my cats are
     Siamese and Persian")."""
-    listed = [re.sub(r"['’]s?$", "", n) for n in re.split(r",? and |, ", names)]
+    listed = [re.sub(r"'s?$", "", n) for n in re.split(r",? and |, ", names)]
     if any(not n or n.casefold() in _NOT_NAMES or n.casefold() in _BREED_KIND for n in listed):
         return []
     return listed
@@ -485,7 +487,7 @@ _AGED_NAME = rf"(?!I\b){_CAPWORD} \((?:{_NUMBER})\)"
 _AGED_NAMES = rf"{_AGED_NAME}(?:(?:,| and|, and) {_AGED_NAME})+"
 _AGES = rf"(?:{_NUMBER})(?:(?:,| and|, and) (?:{_NUMBER}))+"
 _CHILDREN_AGED = [
-    rf"{_MY} (?P<kind>sons|daughters|kids|children|boys|girls)(?: are|:) (?P<value>{_AGED_NAMES})(?![\w'’])",
+    rf"{_MY} (?P<kind>sons|daughters|kids|children|boys|girls)(?: are|:) (?P<value>{_AGED_NAMES})(?![\w'])",
     rf"{_MY} (?P<kind>sons|daughters|kids|children|boys|girls),? (?P<value>{_NAMES}),? are (?P<ages>{_AGES})"
     rf"(?: (?:years old|respectively))?(?=\s*(?:[.!;]|$))",
 ]
@@ -588,14 +590,14 @@ def _pet_breed(m: re.Match[str]) -> list[Fields]:
         return []  # "my cat is a beagle" is no breed of a cat
     found = [{**fields, "value": fields["breed"], "fact": "breed", "said": "breed is"}]
     if m.groupdict().get("name"):
-        name = re.sub(r"['’]s?$", "", m.group("name"))
+        name = re.sub(r"'s?$", "", m.group("name"))
         if name.casefold() not in _NOT_NAMES:
             found.insert(0, {**fields, "value": name, "fact": "name", "said": "is named"})
     return found
 
 
 # One pet of a list, said by its kind or its breed ("a cat", "a beagle", "a Siamese cat").
-_ONE_PET = rf"(?:{_BREED}(?: (?i:{_alternation(_PETS)}))?|(?i:{_alternation(_PETS)}))(?![\w'’-])"
+_ONE_PET = rf"(?:{_BREED}(?: (?i:{_alternation(_PETS)}))?|(?i:{_alternation(_PETS)}))(?![\w'-])"
 # A breed, and the pet word that may follow it ("our beagle", "our beagle puppy").
 _BREED_SAID = rf"(?P<breed>{_BREED})(?: (?P<kind>(?i:{_alternation(_PETS)})))?"
 
@@ -610,7 +612,7 @@ def _pet_gone_by_breed(m: re.Match[str]) -> list[Fields]:
         return []
     said = kind.replace("_", " ")
     found = [{"value": breed, "part": f"pet_{kind}_breed", "said": f"{'an' if breed[0] in 'aeiouAEIOU' else 'a'} {breed}"}]
-    name = re.sub(r"['’]s?$", "", m.group("name") or "")
+    name = re.sub(r"'s?$", "", m.group("name") or "")
     if name and name.casefold() not in _NOT_NAMES:
         return [{"value": name, "part": f"pet_{kind}_name", "said": f"a {said} named {name}"}, *found]
     if name:
@@ -676,7 +678,7 @@ _HOW_OFTEN = (rf"(?:(?:every|each) (?:(?:single )?day|morning|evening|night|week
               r"(?:day|week|month)|on (?:the )?weekends|at (?:the )?weekends|most (?:days|mornings|evenings|nights|"
               r"weekends)|daily|regularly|a lot(?! for (?:work|my job)))")
 # A race run, which makes running a pastime: "I run marathons", "training for a half marathon".
-_RACE = r"(?:half[- ])?(?:marathons?|ultramarathons?|ultras|10ks?|5ks?)(?![\w'’-])"
+_RACE = r"(?:half[- ])?(?:marathons?|ultramarathons?|ultras|10ks?|5ks?)(?![\w'-])"
 # Who does a pastime, and the pastime: "a keen cyclist". Not "a baker" or "a painter", which are jobs.
 _PASTIME_NOUNS = {"runner": "running", "jogger": "jogging", "swimmer": "swimming", "cyclist": "cycling",
                   "climber": "climbing", "hiker": "hiking", "surfer": "surfing", "skier": "skiing",
@@ -693,7 +695,7 @@ def _given_up(m: re.Match[str]) -> list[Fields]:
 
 
 def _snake(text: str) -> str:
-    words = [w for w in re.findall(r"[a-z0-9]+", text.casefold()) if w not in ("the", "a", "an")]
+    words = [w for w in key_words(text) if w not in ("the", "a", "an")]
     return "_".join(words)
 
 
@@ -984,7 +986,7 @@ def _person_pet(m: re.Match[str]) -> list[Fields]:
 
 _STARTS_LATER_AFTER = re.compile(_STARTS_LATER)
 # Where "I quit Stripe" ends: what follows is when, or another clause.
-_LEFT_END = (r"(?=\s*(?:[^\w\s'’&-]|$)|\s+(?:last|this|yesterday|today|recently|after|in|at the end|a (?:week|month|"
+_LEFT_END = (r"(?=\s*(?:[^\w\s'&-]|$)|\s+(?:last|this|yesterday|today|recently|after|in|at the end|a (?:week|month|"
              r"year|while|few)|and|but|so|because|to (?:go|start|open|launch|focus|freelance|travel))\b)")
 # What tells that a name left is a job, in the sentence: "I quit Pimenton, best job I ever had", "I left
 # Acme to start my own company". Without it, "I left Tom" or "I quit Duolingo" is no job (nor is "I
@@ -1070,7 +1072,7 @@ def _job_ahead(m: re.Match[str]) -> list[Fields]:
     """A job to start, as the job to come: "starting at Notion in April", "first day at Notion on Monday".
     Someone's house ("I'm starting at Sam's on Monday") and a known place are no job."""
     org = m.group("org")
-    if re.search(r"['’]s?$", org) or _a_place(org):
+    if re.search(r"'s?$", org) or _a_place(org):
         return []
     when = (m.group("when") or "").rstrip(".")  # _MONTH takes the dot of "Apr.", and so a full stop
     if not re.match(rf"{_WEEKDAY}|{_MONTH}", when):
@@ -1090,7 +1092,7 @@ _SHORT = ("short", "shorter", "brief", "briefer", "concise", "to the point", "su
 _DETAILED = ("detailed", "long", "longer", "in-depth", "thorough", "more detailed")
 _LENGTHS = rf"(?i:{_alternation(_SHORT + _DETAILED)})"
 _LENGTH = rf"(?P<value>{_LENGTHS})"
-_LANGUAGES = rf"(?:{_alternation(vocabulary.LANGUAGES)})(?![\w'’-])"
+_LANGUAGES = rf"(?:{_alternation(vocabulary.LANGUAGES)})(?![\w'-])"
 _LANGUAGE = rf"(?P<value>{_LANGUAGES})"
 # What the preference rules for answers take, which "I prefer ..." (the `prefers` key) leaves to them.
 _ANSWER_PREFERRED = rf"(?:{_LENGTHS} {_ANSWERS}\b|{_ANSWERS}(?: to be)? in {_LANGUAGES})"
@@ -1138,12 +1140,12 @@ def _started(m: re.Match[str]) -> list[Fields]:
 # An appointment of the user's and its day: "my dentist appointment is on Monday". Not another
 # person's ("my sister's appointment").
 _APPOINTMENT_OF = (rf"(?!(?:{_alternation(_RELATIONS)}|{_alternation(vocabulary.OTHER_PEOPLE)}|kids?|children)"
-                   r"(?:['’]s)?\b)")
-_DAY = rf"(?P<value>(?:(?i:next|this) )?{_WEEKDAY}|{_DATE})(?![\w'’-])"
+                   r"(?:'s)?\b)")
+_DAY = rf"(?P<value>(?:(?i:next|this) )?{_WEEKDAY}|{_DATE})(?![\w'-])"
 
 
 def _appointment(m: re.Match[str]) -> list[Fields]:
-    thing = re.sub(r"['’]s$", "", (m.group("thing") or "").strip())
+    thing = re.sub(r"'s$", "", (m.group("thing") or "").strip())
     day = m.group("value").rstrip(".")  # _MONTH takes the dot of "Sept.", and so a full stop
     return [{"value": day, "part": "_".join(filter(None, ("event", _snake(thing), "appointment"))),
              "thing": f"{thing} " if thing else ""}]
@@ -1156,41 +1158,41 @@ _LANGUAGE_NAMES = {name.casefold(): name for name in vocabulary.LANGUAGES}
 # sentence, not in the value.
 _HOW_SPOKEN = r"(?:fluent|basic|conversational|decent|good|broken|some|a little|a bit of)"
 # A language spoken, in any case: after "I speak" or "fluent in" nothing else is meant by "french".
-_SPOKEN = rf"(?:{_HOW_SPOKEN} )?(?i:{_alternation(vocabulary.LANGUAGES)})(?![\w'’-])"
+_SPOKEN = rf"(?:{_HOW_SPOKEN} )?(?i:{_alternation(vocabulary.LANGUAGES)})(?![\w'-])"
 # Where or to whom a language is spoken, or how well, said after it: "English at work and Polish at
 # home", "Spanish with my mom and English with my dad". Never a language itself ("with my French
 # in-laws" is no qualifier: the list ends before it).
-_NOT_A_LANGUAGE = rf"(?!(?i:{_alternation(vocabulary.LANGUAGES)})(?![\w'’-]))"
+_NOT_A_LANGUAGE = rf"(?!(?i:{_alternation(vocabulary.LANGUAGES)})(?![\w'-]))"
 _WHERE_SPOKEN = (rf"(?:at (?:work|home|school|the office)|(?:with|to) (?:my|our) {_NOT_A_LANGUAGE}[a-z]+(?:-in-law)?|"
                  r"with (?:friends|family|colleagues|clients|customers|patients)|fluently|natively|(?:fairly |pretty )?well|"
                  r"a (?:bit|little))")
 _SPOKEN_ITEM = rf"{_SPOKEN}(?: {_WHERE_SPOKEN})?"
 _SPOKEN_LIST = rf"{_SPOKEN_ITEM}(?:(?:,|,? and|,? or) {_SPOKEN_ITEM}){{0,5}}"
-_ONE_SPOKEN = re.compile(rf"(?:(?P<how>{_HOW_SPOKEN}) )?(?P<language>(?i:{_alternation(vocabulary.LANGUAGES)}))(?![\w'’-])")
-_SPOKEN_END = (r"(?=\s*(?:[^\w\s'’-]|$)|\s+(?:fluently|natively|well|fairly|pretty|quite|very|really|a bit|a little|"
+_ONE_SPOKEN = re.compile(rf"(?:(?P<how>{_HOW_SPOKEN}) )?(?P<language>(?i:{_alternation(vocabulary.LANGUAGES)}))(?![\w'-])")
+_SPOKEN_END = (r"(?=\s*(?:[^\w\s'-]|$)|\s+(?:fluently|natively|well|fairly|pretty|quite|very|really|a bit|a little|"
                r"at|with|to|and|but|so|too|as|since|because|every|daily|now|though|in|growing up)\b)")
-_NATIONALITY = rf"(?:{_alternation(vocabulary.NATIONALITIES)})(?![\w'’-])"
+_NATIONALITY = rf"(?:{_alternation(vocabulary.NATIONALITIES)})(?![\w'-])"
 _NATIONALITIES_SAID = rf"{_NATIONALITY}(?:(?:,|,? and) {_NATIONALITY})?"
 # "I'm Irish on my mother's side", "I'm Italian-American", "I'm French-speaking": no citizenship said.
 _NATIONALITY_END = _strict_end("and", "by birth", "by nationality", "too", "myself", "originally", "though", "btw",
-                               punctuation=r"[^\w\s'’-]")
-_FIELD = rf"(?i:{_alternation(vocabulary.FIELDS_OF_STUDY)})(?![\w'’-])"
+                               punctuation=r"[^\w\s'-]")
+_FIELD = rf"(?i:{_alternation(vocabulary.FIELDS_OF_STUDY)})(?![\w'-])"
 _FIELDS_SAID = rf"{_FIELD}(?: and {_FIELD})?"
-_FIELD_END = (r"(?=\s*(?:[^\w\s'’-]|$)|\s+(?:at|in|from|and|but|so|because|for|since|as|with|when|while|before|"
+_FIELD_END = (r"(?=\s*(?:[^\w\s'-]|$)|\s+(?:at|in|from|and|but|so|because|for|since|as|with|when|while|before|"
               r"after|now|too|then|last|this|until)\b)")
 # A degree by its name; the two-letter ones only with what or where ("an MS" may be a disease, "a BA"
 # an airline).
 _DEGREE = (r"(?:(?i:ph\.?d(?:\.(?= in\b))?|doctorate|master's degree|masters degree|master's|masters|bachelor's degree|"
            r"bachelors degree|bachelor's|bachelors|mba|mphil|dphil|msc|bsc|beng|meng|llb|llm|law degree|medical degree|"
-           r"degree|diploma)|(?:MA|MS|BA|BS|JD)(?= (?:in|from) ))(?![\w'’-])")
+           r"degree|diploma)|(?:MA|MS|BA|BS|JD)(?= (?:in|from) ))(?![\w'-])")
 _DEGREE_SAID = rf"{_DEGREE}(?: in {_FIELDS_SAID})?"
-_DEGREE_END = (r"(?=\s*(?:[^\w\s'’-]|$)|\s+(?:from|at|and|but|so|because|in \d{4}|last|this|since|too|now|when|"
+_DEGREE_END = (r"(?=\s*(?:[^\w\s'-]|$)|\s+(?:from|at|and|but|so|because|in \d{4}|last|this|since|too|now|when|"
                r"while|before|after|with)\b)")
 _HAS_DEGREE = r"\bI(?: have|'ve got| have got| hold| earned| got| received| completed| finished| did| graduated with)"
 _DOING_DEGREE = r"\bI(?:'m| am) (?:currently |now |still )?(?:doing|working on|studying for|pursuing|finishing|completing)"
 # Where a school's name ends: not "studied at Blue Bottle all afternoon" nor "for hours".
 _SCHOOL_END = (r"(?!\s+for (?:hours|the (?:day|afternoon|morning|evening|weekend)|a (?:bit|while|few hours)))"
-               r"(?=\s*(?:[^\w\s'’&-]|$)|\s+(?:in|and|but|so|where|for|from|with|as|since|because|last|until|before|"
+               r"(?=\s*(?:[^\w\s'&-]|$)|\s+(?:in|and|but|so|where|for|from|with|as|since|because|last|until|before|"
                r"after|when|then)\b)")
 # What one goes to a school for, which makes "I went to Harvard" schooling and not a visit.
 _FOR_SCHOOLING = (r"(?=\s+for (?:undergrad|college|uni|university|grad school|graduate school|law school|med school|"
@@ -1228,7 +1230,7 @@ def _degree(m: re.Match[str]) -> list[Fields]:
 
 def _school(m: re.Match[str]) -> list[Fields]:
     """A school by its name, not someone's house ("I studied at Sam's")."""
-    if re.search(r"['’]s?$", m.group("value")):
+    if re.search(r"'s?$", m.group("value")):
         return []
     when = m.groupdict().get("when")
     return [{**f, "when": f" {when}" if when else ""} for f in _name(m)]
@@ -1248,7 +1250,7 @@ def _school_named(m: re.Match[str]) -> list[Fields]:
 # kind when it is said, and topics.py maps the noun to the kind.
 
 # Where an outing said by its activity ends: punctuation, or when, where or with whom it was.
-_OUTING_END = (r"(?=\s*(?:[^\w\s'’-]|$)|\s+(?:again|last|this|yesterday|today|on|at|in|with|and|but|for|"
+_OUTING_END = (r"(?=\s*(?:[^\w\s'-]|$)|\s+(?:again|last|this|yesterday|today|on|at|in|with|and|but|for|"
                r"together|over|near|by|around|twice|once|every|all)\b)")
 # Whom one takes on an outing: "took the kids", "took my daughter", "took our two boys"; people, as a
 # dog taken to the beach is walked rather than given a day out.
@@ -1257,12 +1259,12 @@ _PEOPLE_TAKEN = _alternation({*_RELATIONS, *vocabulary.CHILDREN, *vocabulary.CHI
 _TAKEN = rf"(?:the (?:kids|children|family|boys|girls|grandkids)|them|everyone|(?:my|our) (?:[\w-]+ ){{0,2}}?(?:{_PEOPLE_TAKEN}))"
 # A title as written: in quotes, or capitalised words with the small words between them ("The Name
 # of the Wind"); never a possessive ("Sam's email"), a weekday or a platform one reads ("Reddit").
-_TITLE_WORD = rf"(?!I\b)(?:{_UPPER}|[0-9])[\w:-]*(?!['’\w])"
+_TITLE_WORD = rf"(?!I\b)(?:{_UPPER}|[0-9])[\w:-]*(?!['\w])"
 _TITLE = (rf"\"(?P<quoted>[^\"]{{1,60}})\""
           rf"|(?!{_WEEKDAY}\b|{_PLATFORMS})(?P<value>{_TITLE_WORD}(?:\s+(?:(?:of|the|a|an|and|in|on|to|for|at|with)\s+)*"
-          rf"{_TITLE_WORD}){{0,6}})(?![\w'’-])(?!\s+{_UPPER})")
+          rf"{_TITLE_WORD}){{0,6}})(?![\w'-])(?!\s+{_UPPER})")
 # What a capitalised title ends on: punctuation or a word that is not the title's.
-_TITLE_END = (r"(?:(?<=\")|(?=\s*(?:[^\w\s'’-]|$)|\s+(?:by|and|last|this|yesterday|today|tonight|now|right|again|"
+_TITLE_END = (r"(?:(?<=\")|(?=\s*(?:[^\w\s'-]|$)|\s+(?:by|and|last|this|yesterday|today|tonight|now|right|again|"
               r"for|on|in|at|with|to|every|lately|recently|over|twice|once|all|a lot|so far|but|because)\b))")
 # Where a video game is played: "on my Switch", "on the PS5".
 _CONSOLE = r"(?:PS[2-5]|PlayStation(?: [2-5])?|Xbox(?: One| Series [XS])?|(?:Nintendo )?Switch|PC|computer|laptop|phone|console|Steam|iPad)"
@@ -1340,13 +1342,13 @@ _NOT_AFTER_PARTING = "".join(f"(?<!{verb} {prep} )" for verb in ("broke up", "sp
                              for prep in ("with", "from"))
 # When a parting happened, and the clause ending there: not "we broke up the meeting", "we split the bill".
 _PARTING_WHEN = (rf"(?:(?:last|this) (?:week|month|year|spring|summer|fall|autumn|winter|weekend|{_WEEKDAY})|"
-                 rf"last night|yesterday|today|recently|(?:(?:way )?back )?in (?:\d{{4}}|(?i:{_alternation(vocabulary.MONTHS)}))(?![\w'’-])|"
+                 rf"last night|yesterday|today|recently|(?:(?:way )?back )?in (?:\d{{4}}|(?i:{_alternation(vocabulary.MONTHS)}))(?![\w'-])|"
                  r"(?:a|two|three|four|five|six|a few|a couple of) (?:days?|weeks?|months?|years?) ago)")
 _PROPOSED = (rf"(?:just |finally |officially )?(?:proposed(?: to me)?|popped the question)"
              rf"(?: (?:on {_WEEKDAY}|{_PARTING_WHEN}))?(?=\s*(?:[.!,;]|$))")
 # Where one got engaged or married, before or after when: "We got engaged in Paris last night",
 # "got married at the beach"; a month is when, not where ("in June").
-_WED_PLACE = rf"(?: (?:in|at|on) (?!{_MONTH}(?![\w'’-]))(?:the |a )?(?:{_PROPER}|[a-z]+))?"
+_WED_PLACE = rf"(?: (?:in|at|on) (?!{_MONTH}(?![\w'-]))(?:the |a )?(?:{_PROPER}|[a-z]+))?"
 # The same, kept as when the parting happened (`Candidate.happened`): read against the turn's time, it
 # places the event in the user's history (timeline.happened).
 _PARTED_WHEN = rf"(?: (?P<when>{_PARTING_WHEN}))?"
@@ -1370,8 +1372,8 @@ _LIKED = ("great amazing wonderful lovely awesome sweet kind funny nice perfect 
 _GOING_OUT_END = (rf"(?=\s*(?:[.!;)]|$)|\s+(?:now|these days|at the moment|right now|since\b|and\b(?!\s+(?!I\b){_UPPER})|"
                   r"but\b|so\b|for (?:(?:about|over|almost|nearly|more than) )?(?:a|an|\d+|two|three|four|five|six|several|"
                   r"a few|a couple of) (?:days?|weeks?|months?|years?)\b|for (?:a while|ages|years|months)\b)"
-                  rf"|,\s*(?:she|he|they)(?:'s|’s| is|'re|’re| are) (?:(?:{_alternation(_INTENSIFIERS)}) )?"
-                  rf"(?:{_alternation(_LIKED)})(?=\s*(?:[^\w\s'’-]|$)|\s+(?:and|but|so|too|lol)\b))")
+                  rf"|,\s*(?:she|he|they)(?:'s| is|'re| are) (?:(?:{_alternation(_INTENSIFIERS)}) )?"
+                  rf"(?:{_alternation(_LIKED)})(?=\s*(?:[^\w\s'-]|$)|\s+(?:and|but|so|too|lol)\b))")
 # A partner named after what they are: "I'm dating a guy called Ben", "seeing this girl named Mia".
 # Or someone named after: "I started dating someone, her name is Julia."
 _SOMEONE_NAMED = (r"(?:(?:a|this) (?:guy|girl|man|woman|boy|lady|gal|dude|bloke|chap|fella|fellow) "
@@ -1381,14 +1383,15 @@ _PARTING_END = _strict_end("and", "but", "so", "after", "because")
 # and the dislike that follows it ("I hate it", "I can't stand them").
 _DISLIKED = (r"(?!(?i:honestly|yeah|yes|no|well|ok|okay|lol|tbh|and|but|so|oh|ugh|man|dude|seriously|it|that|this|"
              r"which|what|sometimes|now|also|i|you|he|she|they|we|sorry|sure|anyway|actually|like)\b)"
-             r"[\w'’-]+(?: [\w'’-]+){0,2}")
+             r"[\w'-]+(?: [\w'-]+){0,2}")
 _HATE_IT = (r"I (?:(?:really|absolutely|just|totally|honestly) )*(?:hate|detest|loathe|can't stand|cannot stand|"
-            r"can't handle|can't stomach) (?:it|them)(?=\s*(?:[^\w\s'’-]|$))")
+            r"can't handle|can't stomach) (?:it|them)(?=\s*(?:[^\w\s'-]|$))")
 # A thing tried: a few words, the fewest that leave the rest to when ("cilantro once"); not "I tried to
 # call him", "I tried it".
-_TRIED = r"(?!(?i:to|it|that|this|them|him|her|out|on|again|hard|my best)\b)[\w'’-]+(?: [\w'’-]+){0,2}?"
+_TRIED = r"(?!(?i:to|it|that|this|them|him|her|out|on|again|hard|my best)\b)[\w'-]+(?: [\w'-]+){0,2}?"
 # The same after a thing tried, maybe in the next sentence (_SENTENCES keeps the two together): "I tried
 # cilantro once. I hate it.", "I tried sushi once and hated it."
+# Read by _SENTENCES too, in the message as typed: hence its ’.
 _HATED_IT = (r"(?:and |but )?(?:I )?(?:(?:really|absolutely|just|totally|honestly) )*(?:hate|hated|detest|detested|loathe|"
              r"loathed|can't stand|couldn't stand) (?:it|them)(?=\s*(?:[^\w\s'’-]|$))")
 
@@ -1514,7 +1517,7 @@ _BIRTH_ORDER = r"(?P<kind>(?i:eldest|oldest|youngest))"
 
 
 # A one-word name and its "'s" for "is" ("My daughter Ava's 9."), which a _PROPER name does not end on.
-_NAME_IS = rf"(?P<name>(?!I\b){_UPPER}[\w-]*)['’]s"
+_NAME_IS = rf"(?P<name>(?!I\b){_UPPER}[\w-]*)'s"
 
 
 def _child_age(m: re.Match[str]) -> list[Fields]:
@@ -1539,9 +1542,9 @@ _AGED_KIN = rf"(?P<kind>(?i:{_alternation(w for w, part in _PERSON_PARTS.items()
 # "Volvo XC90"); a year before it is not part of it. What follows ends the clause or says when: "a
 # Tesla charger", "Tesla stock" and "a Honda Civic for my daughter" are no car of the user's.
 _CAR_MODEL = rf"(?!(?:I|{_WEEKDAY}|{_MONTH})(?![\w-]))[A-Z0-9][\w-]*"
-_CAR = rf"(?P<value>(?:{_alternation(vocabulary.CAR_MAKES)})(?:\s+{_CAR_MODEL}){{0,3}})(?![\w'’&-])"
+_CAR = rf"(?P<value>(?:{_alternation(vocabulary.CAR_MAKES)})(?:\s+{_CAR_MODEL}){{0,3}})(?![\w'&-])"
 _A_CAR = r"(?:an?|my|our) (?:(?:new|brand new|used|second-hand|secondhand|old|electric|little|\d{4}) )*"
-_CAR_END = (rf"(?=\s*(?:[^\w\s'’&-]|$)|\s+(?:and|but|so|because|since|last|this|yesterday|today|recently|now|these days|"
+_CAR_END = (rf"(?=\s*(?:[^\w\s'&-]|$)|\s+(?:and|but|so|because|since|last|this|yesterday|today|recently|now|these days|"
             rf"every|to work|for (?:years|months|ages|a (?:while|year|few|couple)|(?:{_NUMBER}) (?:years?|months?)))\b)")
 _A_MAKE = re.compile(rf"(?<![\w-])(?:{_alternation(vocabulary.CAR_MAKES)})(?![\w-])")
 
@@ -1565,10 +1568,10 @@ def _no_car(m: re.Match[str]) -> list[Fields]:
 # Who the user lives with: "My mom lives with us now", "My sister moved in with me", "I live with my
 # parents", "I live with my mom and dad" (each one a value); and who no longer does ("My brother moved
 # out").
-_HOUSEHOLD_ONE = rf"(?i:{_alternation(vocabulary.HOUSEHOLD)})(?![\w'’-])"
+_HOUSEHOLD_ONE = rf"(?i:{_alternation(vocabulary.HOUSEHOLD)})(?![\w'-])"
 _HOUSEHOLD = (rf"(?P<who>{_HOUSEHOLD_ONE}(?:(?:,|,? and) (?:(?i:my|our) )?{_KIN_ADJECTIVE}{_HOUSEHOLD_ONE}){{0,3}})")
 _HOUSEHOLD_WORD = re.compile(rf"{_HOUSEHOLD_ONE}$")
-_HOME_END = (rf"(?=\s*(?:[^\w\s'’-]|$)|\s+(?:now|again|full[- ]time|last|this|since|for|and|but|so|because|after|when|"
+_HOME_END = (rf"(?=\s*(?:[^\w\s'-]|$)|\s+(?:now|again|full[- ]time|last|this|since|for|and|but|so|because|after|when|"
              rf"recently|yesterday|in (?:\d{{4}}|{_UPPER}\w*)|a (?:few|couple)|(?:{_NUMBER}) (?:days?|weeks?|months?|years?) ago)\b)")
 _HOUSEHOLD_NAMED = rf"{_MY} {_KIN_ADJECTIVE}{_HOUSEHOLD}(?:,? (?P<name>{_PROPER}),?)?"
 
@@ -1614,8 +1617,8 @@ _RULES = [
         rf"(?:the )?(?P<value>{_ORG})",
         # The first stretch of a job behind the user, its "my" dropped: "First week at Notion done",
         # "survived the first month at Deloitte"; not "First day at Yosemite!".
-        rf"(?<![\w'’])(?i:first) {_FIRST_SPAN} at (?:the )?(?P<value>{_ORG}),? (?:(?:is|was|are|were|now|officially) )?"
-        rf"(?:done|over|complete|completed|finished|in the books|behind me)(?![\w'’-])",
+        rf"(?<![\w'])(?i:first) {_FIRST_SPAN} at (?:the )?(?P<value>{_ORG}),? (?:(?:is|was|are|were|now|officially) )?"
+        rf"(?:done|over|complete|completed|finished|in the books|behind me)(?![\w'-])",
         rf"\b(?i:finished|survived|completed|wrapped up|got through) (?:the )?first {_FIRST_SPAN} at (?:the )?"
         rf"(?P<value>{_ORG})",
         # "I quit Nokia, and now I'm with Ericsson": where the user is, said after a job they left.
@@ -1658,7 +1661,7 @@ _RULES = [
         rf"(?:{_CURRENT_JOB}|\bI(?:'ve| have)? {_ADVERBS}joined)\b)",
     ], "The user used to work at {value}.", _left_employer, confidence=0.7, importance=0.6, historical=True),
     _rule("fact", "employer", "was retired", [
-        rf"\bI was at (?:the )?(?P<value>{_ORG}) for {_SPAN}(?![\w'’-])",
+        rf"\bI was at (?:the )?(?P<value>{_ORG}) for {_SPAN}(?![\w'-])",
         # "I retired in 2020 after 40 years with IBM": the retirement the work-status rule files
         rf"\bI {_ADVERBS}retired\b[^.;]*? after {_SPAN} (?:at|with|for) (?:the )?(?P<value>{_ORG})",
     ], "The user used to work at {value}.", _stayed_at, confidence=0.7, importance=0.6, historical=True),
@@ -1733,10 +1736,10 @@ _RULES = [
         rf"{_NOT_BACKGROUND}\bI(?:'ve| have) (?:just |recently |finally |officially )?retired{_WORK_STATUS_END}",
         # what from: a working life ("from teaching", "from the army"), or an employer by its name
         rf"{_NOT_BACKGROUND}\bI(?:'m| am|'ve| have)? (?:now |just |recently |finally |happily |officially )?retired "
-        rf"from (?P<from>(?:{_alternation(_RETIRED_FROM)})(?![\w'’-])|(?:the )?(?!{_PLATFORMS}){_ORG}){_WORK_STATUS_END}",
+        rf"from (?P<from>(?:{_alternation(_RETIRED_FROM)})(?![\w'-])|(?:the )?(?!{_PLATFORMS}){_ORG}){_WORK_STATUS_END}",
     ], "The user is retired{from}.", _retired, confidence=0.75, importance=0.8),
     _rule("fact", "employment_status", "leave", [
-        rf"\bI(?:'m| am) (?:now |currently |still )?(?P<value>on {_LEAVES})(?=\s*(?:[^\w\s'’-]|$)|\s+(?:until|till|for|"
+        rf"\bI(?:'m| am) (?:now |currently |still )?(?P<value>on {_LEAVES})(?=\s*(?:[^\w\s'-]|$)|\s+(?:until|till|for|"
         rf"since|now|right now|at the moment|and|but|so)\b)",
     ], "The user is {value}.", _text, confidence=0.75, importance=0.8),
     _rule("fact", "employment_status", "student undergrad undergraduate postgrad postgraduate", [
@@ -1785,7 +1788,7 @@ _RULES = [
     ], "The user's employer is {value}.", _employer_moved_to, importance=0.8),
     # "Home is Glasgow these days": a known place only ("Home is Acme", "Home is Netflix" are none).
     _rule("fact", "city", "home", [
-        rf"(?:^|[.!?] )[Hh]ome(?:'s|’s| is) (?:now )?(?P<value>{_PROPER})(?=\s*(?:[.!,;]|$)| (?:now|these days)\b)",
+        rf"(?:^|[.!?] )[Hh]ome(?:'s| is) (?:now )?(?P<value>{_PROPER})(?=\s*(?:[.!,;]|$)| (?:now|these days)\b)",
     ], "The user lives in {value}.", _known_place, importance=0.75),
     _rule("fact", "city", "live lived moved relocated longer left", [
         rf"\b(?:I|[Ww]e) (?:used to live|previously lived|once lived|lived) in (?P<value>{_PROPER})",
@@ -1803,7 +1806,7 @@ _RULES = [
         rf"\bI was born in (?P<value>{_PROPER})",
     ], "The user was born in {value}.", importance=0.6),
     _rule("fact", "birth_year", "born", [
-        r"\bI was born in (?P<value>(?:19|20)\d\d|['’]\d\d)(?![\w'’-])",
+        r"\bI was born in (?P<value>(?:19|20)\d\d|'\d\d)(?![\w'-])",
     ], "The user was born in {value}.", _birth_year, importance=0.6),
     _rule("fact", "hometown", "originally grew come raised hometown home", [
         rf"\b(?i:my) home ?town(?:,| of| is) (?P<value>{_PROPER})",
@@ -1826,19 +1829,19 @@ _RULES = [
         rf"\bI grew up speaking (?P<value>{_SPOKEN_LIST}){_SPOKEN_END}",
         rf"\bI(?:'m| am) (?:(?:completely|totally|fully|pretty|quite|almost|also) )?(?:fluent|bilingual|trilingual|"
         rf"conversational|proficient) in (?P<value>{_SPOKEN_LIST}){_SPOKEN_END}",
-        rf"\bI(?:'m| am) an? (?:fluent )?(?P<value>{_SPOKEN}) speaker(?![\w'’-])",
+        rf"\bI(?:'m| am) an? (?:fluent )?(?P<value>{_SPOKEN}) speaker(?![\w'-])",
     ], "The user speaks {how}{value}.", _spoken, importance=0.6),
     _rule("fact", "language", "native first mother", [
         rf"{_MY} (?:native|first|mother) (?:language|tongue)(?: is|'s) (?P<value>{_SPOKEN}){_SPOKEN_END}",
         rf"(?:^|[,;:]\s*|\b(?i:and|but|so) )(?P<value>{_SPOKEN}) is my (?:native|first|mother) (?:language|tongue)\b",
-        rf"\bI(?:'m| am) an? native (?P<value>{_SPOKEN}) speaker(?![\w'’-])",
+        rf"\bI(?:'m| am) an? native (?P<value>{_SPOKEN}) speaker(?![\w'-])",
     ], "The user's native language is {value}.", _spoken, importance=0.6),
     _rule("fact", "nationality", "m am citizen national citizenship nationality passport passports", [
         rf"\bI(?:'m| am) (?:also |both )?(?P<value>{_NATIONALITIES_SAID}){_NATIONALITY_END}",
         rf"\bI(?:'m| am|'ve become| have become| became| just became) (?:also |now )?an? (?P<value>{_NATIONALITY}) "
-        r"(?:citizen|national)(?![\w'’-])",
+        r"(?:citizen|national)(?![\w'-])",
         rf"\bI(?: have|'ve got| have got| hold| got| just got| recently got) (?:an? |my |dual |both )?"
-        rf"(?P<value>{_NATIONALITIES_SAID}) (?:citizenship|nationality|passports?)(?![\w'’-])",
+        rf"(?P<value>{_NATIONALITIES_SAID}) (?:citizenship|nationality|passports?)(?![\w'-])",
         rf"{_MY} nationality is (?P<value>{_NATIONALITIES_SAID}){_NATIONALITY_END}",
     ], "The user's nationality is {value}.", _nationalities, importance=0.6),
     _rule("fact", "field_of_study", "studied majored minored undergrad undergraduate", [
@@ -1870,10 +1873,10 @@ _RULES = [
         rf"\bI did my (?:{_DEGREE}|undergrad|undergraduate|undergraduate degree)(?: in {_FIELDS_SAID})? at (?:the )?"
         rf"(?P<value>{_ORG}){_SCHOOL_END}",
         rf"{_HAS_DEGREE} (?:an?|my) {_DEGREE_SAID} from (?:the )?(?P<value>{_ORG}){_SCHOOL_END}",
-        rf"\bI(?:'m| am) an? (?P<value>{_PROPER}) (?:grad|graduate|alum|alumnus|alumna)(?![\w'’-])",
+        rf"\bI(?:'m| am) an? (?P<value>{_PROPER}) (?:grad|graduate|alum|alumnus|alumna)(?![\w'-])",
     ], "The user studied at {value}.", _school, confidence=0.75, importance=0.6),
     _rule("fact", "school", "went", [
-        rf"\bI went to (?:the )?(?P<value>{_ORG})(?=\s*(?:[^\w\s'’&-]|$)|\s+(?:and|but|where|in \d{{4}})\b)",
+        rf"\bI went to (?:the )?(?P<value>{_ORG})(?=\s*(?:[^\w\s'&-]|$)|\s+(?:and|but|where|in \d{{4}})\b)",
     ], "The user studied at {value}.", _school_named, confidence=0.75, importance=0.6),
     _rule("fact", "school", "graduated", [
         rf"\bI(?:'ve| have)? {_ADVERBS}graduated (?:with (?:an?|my|the) [^,.;]{{1,40}}? )?from (?:the )?(?P<value>{_ORG})"
@@ -1924,17 +1927,17 @@ _RULES = [
         rf"\bI(?:'m| am) an? (?P<value>{_NUMBER})[- ]years?[- ]old (?=[a-z])",
     ], "The user is {value} years old.", _age, importance=0.6),
     _rule("fact", "number_of_children", "have got m am as", [
-        rf"{_HAVE} (?P<value>{_NUMBER}) (?:kids|children|kid|child)(?![\w'’])",
+        rf"{_HAVE} (?P<value>{_NUMBER}) (?:kids|children|kid|child)(?![\w'])",
         # "two daughters" counts them; "no sons" says nothing of daughters, "two girls coming over" nothing of children
         rf"{_HAVE} (?!no\b)(?P<value>{_NUMBER}) {_SONS_DAUGHTERS}(?: and (?P<more>an?|{_NUMBER}) {_SONS_DAUGHTERS})?"
-        r"(?=\s*(?:[^\w\s'’-]|$)|\s+(?:and|but|who|aged|named|called)\b)",
+        r"(?=\s*(?:[^\w\s'-]|$)|\s+(?:and|but|who|aged|named|called)\b)",
         # "a son and a daughter" counts them too; "a son" alone does not say he is the only child
         rf"{_HAVE} (?P<value>an?) {_SONS_DAUGHTERS} and (?P<more>an?|{_NUMBER}) {_SONS_DAUGHTERS}"
-        r"(?=\s*(?:[^\w\s'’-]|$)|\s+(?:and|but|who|aged|named|called)\b)",
-        rf"\bI(?:'m| am) a (?:mother|mom|mum|father|dad|parent) of (?P<value>{_NUMBER})(?![\w'’])",
+        r"(?=\s*(?:[^\w\s'-]|$)|\s+(?:and|but|who|aged|named|called)\b)",
+        rf"\bI(?:'m| am) a (?:mother|mom|mum|father|dad|parent) of (?P<value>{_NUMBER})(?![\w'])",
         # "as a mom of three, I ...": who the user is, said in passing
         rf"\b(?i:as) a (?:mother|mom|mum|father|dad|parent) of (?P<value>{_NUMBER}),? I\b",
-        r"\b(?:I|[Ww]e) (?:don't|do not) have (?:any )?(?:kids|children)(?P<value>)(?![\w'’])",
+        r"\b(?:I|[Ww]e) (?:don't|do not) have (?:any )?(?:kids|children)(?P<value>)(?![\w'])",
         # said after what the user is, as a fragment: "I'm divorced, no kids."
         rf"\bI(?:'m| am) (?:(?:now |happily )?(?:single|married|divorced|widowed|separated|engaged|retired)|"
         rf"(?:{_NUMBER})|an? [^,.;!?]{{1,30}}), (?:and )?no (?:kids|children)(?P<value>)(?: yet)?(?=\s*(?:[.!;,]|$))",
@@ -1992,7 +1995,7 @@ _RULES = [
     # people and pets
     _rule("relation", "{part}_name", "my our named called married engaged dating seeing with", [
         # not the partner just left: "broke up with my boyfriend Marco", "My partner Sam and I split up"
-        rf"{_NOT_AFTER_PARTING}{_MY} {_KIN_ADJECTIVE}{_WHO}(?:['’]s name is| is called| is named| is|,? (?i:her|his|their) "
+        rf"{_NOT_AFTER_PARTING}{_MY} {_KIN_ADJECTIVE}{_WHO}(?:'s name is| is called| is named| is|,? (?i:her|his|their) "
         rf"name(?:'s| is)|,)? "
         rf"(?P<value>{_PROPER})(?!,? and I {_ADVERBS}{_PARTED})",
         rf"(?P<value>{_PROPER}) \((?i:my|our) {_WHO}\)",
@@ -2056,7 +2059,7 @@ _RULES = [
     # What a named child, relative or friend started: an event of their life, the user's to keep.
     _rule("event", "{person}_started", "started began", [
         rf"{_PERSON} (?:just |finally |recently )?(?:started|began) {_STARTED}{_PAST_WHEN}"
-        r"(?=\s*(?:[^\w\s'’-]|$)|\s+(?:in|at|and|but|so|with|on)\b)",
+        r"(?=\s*(?:[^\w\s'-]|$)|\s+(?:in|at|and|but|so|with|on)\b)",
     ], "The user's {kind}{named} started {value}{when}.", _kin_fact(_started), confidence=0.7, importance=0.6),
     # what someone in the user's life did before, or no longer does
     _rule("fact", "{person}_role", "used", [
@@ -2123,18 +2126,18 @@ _RULES = [
     ], "The user's {kind}{named} studies at {value}.", _kin_fact(_school), confidence=0.7, importance=0.6),
     _rule("event", "{person}_started", "started began", [
         rf"{_PERSON} (?:just |finally |recently )?(?:started|began) (?:an?|her|his|their) (?P<value>{_DEGREE})"
-        rf"(?: in {_FIELDS_SAID})?{_PAST_WHEN}(?=\s*(?:[^\w\s'’-]|$)|\s+(?:in|at|and|but|so|with|on)\b)",
+        rf"(?: in {_FIELDS_SAID})?{_PAST_WHEN}(?=\s*(?:[^\w\s'-]|$)|\s+(?:in|at|and|but|so|with|on)\b)",
     ], "The user's {kind}{named} started {value}{when}.", _kin_fact(_started), confidence=0.7, importance=0.6),
     # their health, an allergy, a plan, a pet
     _rule("fact", "{person}_health_condition", "has got suffers lives diagnosed", [
         rf"{_PERSON} (?:has|'s got|has got|suffers from|lives with|(?:was|got|has been|'s been) diagnosed with) "
         rf"(?:(?:a|mild|severe|chronic|bad) )?(?P<value>(?i:{_alternation(vocabulary.HEALTH_CONDITIONS)}))"
-        rf"(?![\w'’-])(?!\s+(?:about|over|attacks?|before|when)\b)",
+        rf"(?![\w'-])(?!\s+(?:about|over|attacks?|before|when)\b)",
     ], "The user's {kind}{named} has {value}.", _kin_fact(_text), confidence=0.7, importance=0.7),
     _rule("fact", "{person}_allergy", "allergic", [
-        rf"{_PERSON}(?: is|['’]s)(?: (?:very|severely|deathly|highly|really|quite|mildly|slightly|super|so))? allergic to "
+        rf"{_PERSON}(?: is|'s)(?: (?:very|severely|deathly|highly|really|quite|mildly|slightly|super|so))? allergic to "
         rf"(?P<value>{_listed(5)})",
-        rf"{_PERSON}(?: is|['’]s) (?:{_NUMBER})(?: (?:years?|yrs?) old)? and (?:is )?allergic to (?P<value>{_phrase(5)})",
+        rf"{_PERSON}(?: is|'s) (?:{_NUMBER})(?: (?:years?|yrs?) old)? and (?:is )?allergic to (?P<value>{_phrase(5)})",
     ], "The user's {kind}{named} is allergic to {value}.", _kin_fact(_allergies), confidence=0.7, importance=0.8),
     # a move ahead, which will change where they live (a trip or a visit is theirs, not a fact of the user's)
     _rule("event", "{person}_plan", "moving relocating", [
@@ -2142,7 +2145,7 @@ _RULES = [
         r"(?=\s*(?:[.,;!?]|$)|\s+(?:for|with|because|to)\b)",
     ], "The user's {kind}{named} plans: {value}.", _kin_fact(_text), confidence=0.7, importance=0.5),
     _rule("fact", "{person}_pet_{animal}_{fact}", "named called name", [
-        rf"{_PERSON}['’]s {_PET_ADJECTIVE}(?P<pet>(?i:{_alternation(_PETS)}))(?:['’]s name is| is called| is named) "
+        rf"{_PERSON}'s {_PET_ADJECTIVE}(?P<pet>(?i:{_alternation(_PETS)}))(?:'s name is| is called| is named) "
         rf"(?P<value>{_PROPER})",
         rf"{_PERSON} (?:has|'s got|has got|(?:just )?(?:got|adopted)) (?:an?|another) {_PET_ADJECTIVE}"
         rf"(?P<pet>(?i:{_alternation(_PETS)})){_NAMED} (?P<value>{_PROPER})",
@@ -2166,7 +2169,7 @@ _RULES = [
           _children_ages, confidence=0.75, importance=0.6),
     # a child born: "My husband and I just had a baby boy, Leo.", "We welcomed a baby girl named Ella"
     _rule("relation", "child_name", "had welcomed", [
-        rf"(?:\b(?:I|[Ww]e)|\b(?i:my) (?:{_PARTNER_WORD}) and I|(?<![\w'’])(?i:me) and my (?:{_PARTNER_WORD})) "
+        rf"(?:\b(?:I|[Ww]e)|\b(?i:my) (?:{_PARTNER_WORD}) and I|(?<![\w'])(?i:me) and my (?:{_PARTNER_WORD})) "
         rf"(?:just |recently |finally )?(?:had|welcomed) (?:(?:a|our (?:first|second|third|fourth)) )?(?:(?:little|new) )?"
         rf"(?P<kind>baby (?:boy|girl|son|daughter)|son|daughter|baby),?(?: (?:named|called))? (?P<value>{_PROPER})",
     ], "The user's {kind} is named {value}.", _child_born, confidence=0.75, importance=0.8),
@@ -2203,10 +2206,10 @@ _RULES = [
         rf"\b[Ww]e {_ADVERBS}(?P<verb>broke up|split up|split|separated){_PARTED_WHEN}{_PARTING_END}",
         rf"\b(?i:my) (?:{_PARTNER_WORD}) and I {_ADVERBS}(?P<verb>{_PARTED}){_PARTED_WHEN}{_PARTING_END}",
         # "Me and my husband got divorced", as people say it
-        rf"(?<![\w'’])(?i:me) and my (?:{_PARTNER_WORD}) {_ADVERBS}(?P<verb>{_PARTED}){_PARTED_WHEN}{_PARTING_END}",
+        rf"(?<![\w'])(?i:me) and my (?:{_PARTNER_WORD}) {_ADVERBS}(?P<verb>{_PARTED}){_PARTED_WHEN}{_PARTING_END}",
         # a parting from an ex: "My ex-wife and I split up last year", "Me and my ex split up"
         rf"\b(?i:my) (?P<ex>ex(?:-?(?:{_PARTNER_WORD}))?) and I {_ADVERBS}(?P<verb>{_PARTED}){_PARTED_WHEN}{_PARTING_END}",
-        rf"(?<![\w'’])(?i:me) and my (?P<ex>ex(?:-?(?:{_PARTNER_WORD}))?) {_ADVERBS}(?P<verb>{_PARTED}){_PARTED_WHEN}"
+        rf"(?<![\w'])(?i:me) and my (?P<ex>ex(?:-?(?:{_PARTNER_WORD}))?) {_ADVERBS}(?P<verb>{_PARTED}){_PARTED_WHEN}"
         rf"{_PARTING_END}",
     ], "The user is {value}.", _status_after_parting, confidence=0.7, importance=0.7),
     # A spouse's death, an event that leaves the user widowed and ends the partner; "I'm a widow" and
@@ -2216,7 +2219,7 @@ _RULES = [
         rf"\bI(?:'ve| have)? {_ADVERBS}lost (?i:my) {_SPOUSE}{_LOST_TO}{_PARTED_WHEN}{_PARTING_END}",
     ], "The user is widowed: their {kind} died.", _widowed, confidence=0.7, importance=0.7),
     _rule("fact", "relationship_status", "widow widower late", [
-        r"\bI(?:'m| am) (?:now )?an? (?:young )?(?:widow|widower)(?![\w'’-])",
+        r"\bI(?:'m| am) (?:now )?an? (?:young )?(?:widow|widower)(?![\w'-])",
         rf"\b(?i:my) late (?:{_PARTNER_WORD})\b",
     ], "The user is widowed.", lambda m: [{"value": "widowed"}], confidence=0.7, importance=0.7),
     _rule("relation", "partner_name", "passed died late", [
@@ -2228,7 +2231,7 @@ _RULES = [
     _rule("relation", "partner_name", "broke split separated divorced longer ex used was", [
         rf"\bI {_ADVERBS}(?:broke up|split up|split|separated) (?:with|from) (?:{_MY} (?:{_PARTNER_WORD}),? )?"
         rf"(?P<value>{_PROPER})",
-        rf"(?:{_MY} (?:{_PARTNER_WORD}),? )?(?<![\w'’])(?P<value>{_PROPER}),? and I {_ADVERBS}{_PARTED}"
+        rf"(?:{_MY} (?:{_PARTNER_WORD}),? )?(?<![\w'])(?P<value>{_PROPER}),? and I {_ADVERBS}{_PARTED}"
         rf"(?: {_PARTING_WHEN})?{_PARTING_END}",
         rf"\bI(?:'m| am) no longer (?:dating|seeing|married to|engaged to) (?P<value>{_PROPER})",
         rf"\bI {_ADVERBS}divorced (?P<value>{_PROPER})",
@@ -2245,7 +2248,7 @@ _RULES = [
           ends_only=True),
     # a child's age (_child_age)
     _rule("fact", "child_{who}_age", "son daughter eldest oldest youngest", [
-        rf"{_MY} {_KIN_ADJECTIVE}{_CHILD}(?:,? (?P<name>{_PROPER}),?)?(?: is|['’]s) (?P<value>{_NUMBER})"
+        rf"{_MY} {_KIN_ADJECTIVE}{_CHILD}(?:,? (?P<name>{_PROPER}),?)?(?: is|'s) (?P<value>{_NUMBER})"
         rf"(?: (?:years?|yrs?) old| ?y/?o)?{_AGE_END}",
         rf"{_MY} {_KIN_ADJECTIVE}{_CHILD},? {_NAME_IS} (?P<value>{_NUMBER})(?: (?:years?|yrs?) old| ?y/?o)?{_AGE_END}",
         rf"{_MY} {_KIN_ADJECTIVE}{_CHILD}(?:,? (?P<name>{_PROPER}),?)? (?:just |recently )?turned (?P<value>{_NUMBER})"
@@ -2253,7 +2256,7 @@ _RULES = [
     ], "The user's {kind}{named} is {value} years old.", _child_age, confidence=0.75, importance=0.6),
     # a relative's, a friend's or a colleague's age (_AGED_KIN)
     _rule("fact", "{person}_age", "is s turned", [
-        rf"{_MY} {_KIN_ADJECTIVE}{_AGED_KIN}(?:,? (?P<name>{_PROPER}),?)?(?: is|['’]s) (?P<value>{_NUMBER})"
+        rf"{_MY} {_KIN_ADJECTIVE}{_AGED_KIN}(?:,? (?P<name>{_PROPER}),?)?(?: is|'s) (?P<value>{_NUMBER})"
         rf"(?: (?:years?|yrs?) old| ?y/?o)?{_AGE_END}",
         rf"{_MY} {_KIN_ADJECTIVE}{_AGED_KIN},? {_NAME_IS} (?P<value>{_NUMBER})(?: (?:years?|yrs?) old| ?y/?o)?{_AGE_END}",
         rf"{_MY} {_KIN_ADJECTIVE}{_AGED_KIN}(?:,? (?P<name>{_PROPER}),?)? (?:just |recently )?turned (?P<value>{_NUMBER})"
@@ -2271,11 +2274,11 @@ _RULES = [
         rf"(?:{_CAR_END}|(?= to\b))",
     ], "The user used to drive {a} {value}.", _car, confidence=0.7, importance=0.5, historical=True),
     _rule("fact", "car", "sold rid scrapped car", [
-        rf"\b(?:I|[Ww]e)(?:'ve| have)? {_ADVERBS}(?:sold|got rid of|scrapped) (?:my|our) (?:old )?car(?![\w'’-])"
+        rf"\b(?:I|[Ww]e)(?:'ve| have)? {_ADVERBS}(?:sold|got rid of|scrapped) (?:my|our) (?:old )?car(?![\w'-])"
         rf"(?:{_CAR_END}|(?= to\b))",
         # "I don't have a car", "We don't own a car anymore"; not "a car seat", nor "a car today"
         rf"\b(?:I|[Ww]e) (?:(?:don't|do not|no longer)(?: even)? (?:have|own)|(?:haven't|have not) got) (?:an? )?"
-        rf"car(?![\w'’-]){_NO_CAR_END}",
+        rf"car(?![\w'-]){_NO_CAR_END}",
     ], "The user has no car now.", _no_car, confidence=0.7, importance=0.6),
     # the user's boat, as the car: what kind, the past once sold, "none" when sold without its kind
     _rule("fact", "boat", "have own bought got", [
@@ -2319,7 +2322,7 @@ _RULES = [
           historical=True),
     _rule("fact", "pet_{part}_name", "my our named called name have has got adopted rescued bought", [
         # not a pet whose end is said ("Our dog Rex died", "We lost our dog Rex"): the rule below
-        rf"(?<!lost )(?<!rehomed )(?<!rehome )(?<!away ){_MY} {_PET}(?:['’]s name is| is called| is named| is|,)? "
+        rf"(?<!lost )(?<!rehomed )(?<!rehome )(?<!away ){_MY} {_PET}(?:'s name is| is called| is named| is|,)? "
         rf"(?P<value>{_PROPER}){_ENDED_AFTER}",
         rf"(?P<value>{_PROPER}) \((?i:my|our) {_PET}\)",
         rf"(?:{_HAVE}|{_GOT_PET}) (?:an?|another) {_PET_ADJECTIVE}{_PET}{_NAMED} (?P<value>{_PROPER})",
@@ -2351,16 +2354,16 @@ _RULES = [
     # in this fight"
     _rule("fact", "{part}", "have got", [
         rf"{_HAVE} (?P<value>{_OWNED}(?:(?:,|,? and) {_OWNED}){{0,4}})"
-        r"(?=\s*(?:[^\w\s'’-]|$)|\s+(?:and|but|so|named|called|too|now|at home)\b)",
+        r"(?=\s*(?:[^\w\s'-]|$)|\s+(?:and|but|so|named|called|too|now|at home)\b)",
     ], "The user has {said}.", _pets_owned, confidence=0.75, importance=0.6),
     # how many of a kind, said with "my" or "our" ("I live with my girlfriend and our two cats"), or after
     # a pet named ("I have a beagle called Louie and two cats"); not pets whose end is said ("our two
     # cats died")
     _rule("fact", "{part}", "my our named called", [
-        rf"{_ENDED_BEFORE}{_MY} (?P<value>(?!one\b)(?:{_NUMBER}) {_PET_ADJECTIVE}{_PETS_SAID})(?![\w'’-])"
+        rf"{_ENDED_BEFORE}{_MY} (?P<value>(?!one\b)(?:{_NUMBER}) {_PET_ADJECTIVE}{_PETS_SAID})(?![\w'-])"
         rf"(?!,? (?:are |were )?(?:{_PET_GONE}|down|away)\b)",
         rf"{_HAVE} an? {_PET_ADJECTIVE}{_ONE_PET}{_NAMED} {_PROPER},? and (?P<value>(?:{_NUMBER}) {_PET_ADJECTIVE}"
-        rf"{_PETS_SAID})(?=\s*(?:[^\w\s'’-]|$))",
+        rf"{_PETS_SAID})(?=\s*(?:[^\w\s'-]|$))",
     ], "The user has {said}.", _pets_owned, confidence=0.75, importance=0.6),
     # a pet got, without its name: "We adopted a puppy last week." ("We adopted two kittens" is what
     # was added, not how many there are: no count)
@@ -2374,7 +2377,7 @@ _RULES = [
         rf"{_NAMED} (?P<name>{_PROPER})",
         # after someone else's pet or a question about pets: "Mine is a Maine Coon called Oscar" (the
         # breed says the kind; a breed alone, "Mine is a Persian", may be a rug)
-        rf"^(?i:mine)(?: is|['’]s) an? {_PET_ADJECTIVE}(?!lab\b)(?P<breed>{_BREED})"
+        rf"^(?i:mine)(?: is|'s) an? {_PET_ADJECTIVE}(?!lab\b)(?P<breed>{_BREED})"
         rf"(?: (?P<kind>(?i:{_alternation(_PETS)})))?{_NAMED} (?P<name>{_PROPER})",
         # the breed and name set after the pet got: "We adopted a kitten last month, a ragdoll named Pixel"
         rf"{_GOT_PET} (?:an?|another) {_PET_ADJECTIVE}{_ONE_PET}(?: [a-z]+){{0,3}}?, an? {_PET_ADJECTIVE}"
@@ -2384,19 +2387,19 @@ _RULES = [
         rf"{_PET_ADJECTIVE}(?P<breed>{_BREED})(?: (?P<kind>(?i:{_alternation(_PETS)})))?{_NAMED} (?P<name>{_PROPER})",
         # A breed alone ends its clause ("I have a lab meeting" is no dog), and "a lab" may be a laboratory.
         rf"(?:{_HAVE}|{_GOT_PET}) an? {_PET_ADJECTIVE}(?!lab\b)(?P<breed>{_BREED})"
-        rf"(?: (?P<kind>(?i:{_alternation(_PETS)})))?(?=\s*(?:[^\w\s'’&-]|$)|\s+(?:and|but|who|that|so)\b)",
+        rf"(?: (?P<kind>(?i:{_alternation(_PETS)})))?(?=\s*(?:[^\w\s'&-]|$)|\s+(?:and|but|who|that|so)\b)",
         rf"{_MY} (?P<kind>(?i:{_alternation(_PETS)}))(?: (?P<name>{_PROPER}))? is an? (?P<breed>{_BREED})(?![\w-])",
         # A pet named beside its breed: "walked Biscuit, my beagle, this morning", "my beagle Biscuit";
         # not one whose end is said ("Bella, our beagle, passed away": the rule of a pet over, below)
         rf"{_NAME_BESIDE}(?P<name>{_CAPWORD}), (?i:my|our) {_PET_ADJECTIVE}(?P<breed>{_BREED})"
         rf"(?: (?P<kind>(?i:{_alternation(_PETS)})))?{_APPOSITION_END}{_ENDED_AFTER}",
-        rf"{_ENDED_BEFORE}{_MY} {_PET_ADJECTIVE}(?!lab\b)(?P<breed>{_BREED}),? (?P<name>(?!I\b){_CAPWORD})(?![\w'’&-])"
+        rf"{_ENDED_BEFORE}{_MY} {_PET_ADJECTIVE}(?!lab\b)(?P<breed>{_BREED}),? (?P<name>(?!I\b){_CAPWORD})(?![\w'&-])"
         rf"(?!\s+{_UPPER}){_ENDED_AFTER}",
         # A breed said with "my" and a word of a pet ("my rescue greyhound", "my beagle puppy"); alone, "my
         # Persian rug" or "my boxer shorts" may be no pet.
         rf"{_ENDED_BEFORE}{_MY} (?:{_PET_ADJECTIVES} ){{1,2}}(?!lab\b)(?P<breed>{_BREED})(?: (?P<kind>(?i:{_alternation(_PETS)})))?"
-        rf"(?![\w'’-])(?!,? {_CAPWORD}){_ENDED_AFTER}",
-        rf"{_ENDED_BEFORE}{_MY} (?!lab\b)(?P<breed>{_BREED}) (?P<kind>(?i:{_alternation(_PETS)}))(?![\w'’-]){_ENDED_AFTER}",
+        rf"(?![\w'-])(?!,? {_CAPWORD}){_ENDED_AFTER}",
+        rf"{_ENDED_BEFORE}{_MY} (?!lab\b)(?P<breed>{_BREED}) (?P<kind>(?i:{_alternation(_PETS)}))(?![\w'-]){_ENDED_AFTER}",
     ], "The user's {kind} {said} {value}.", _pet_breed, confidence=0.75, importance=0.6),
     _rule("fact", "pet_{part}_name", "used had", [
         rf"\b(?:I|[Ww]e) (?:used to have|had) an? {_PET_ADJECTIVE}{_PET}{_NAMED} (?P<value>{_PROPER})",
@@ -2404,8 +2407,8 @@ _RULES = [
     # A pet that died or was given away: history, which ends that pet's name (supersession.ending)
     # and nothing else (another pet of its kind, a count, stay as they were).
     _rule("fact", "pet_{part}_name", "died passed put give gave given rehome rehomed lost", [
-        rf"{_MY} {_PET_ADJECTIVE}{_PET},? (?P<value>{_PROPER}),? {_PET_GONE}(?![\w'’-])",
-        rf"{_NAME_BESIDE}(?P<value>{_CAPWORD}), (?i:my|our) {_PET_ADJECTIVE}{_PET},? {_PET_GONE}(?![\w'’-])",
+        rf"{_MY} {_PET_ADJECTIVE}{_PET},? (?P<value>{_PROPER}),? {_PET_GONE}(?![\w'-])",
+        rf"{_NAME_BESIDE}(?P<value>{_CAPWORD}), (?i:my|our) {_PET_ADJECTIVE}{_PET},? {_PET_GONE}(?![\w'-])",
         rf"{_PUT_DOWN},? (?P<value>{_PROPER}),? (?:down|away)\b",
         rf"{_GAVE_AWAY},? (?P<value>{_PROPER})",
     ], "The user used to have a {kind} named {value}.", _pet, confidence=0.7, importance=0.5, historical=True),
@@ -2413,7 +2416,7 @@ _RULES = [
     # event, which ends the only pet of that kind; or said as the user's once ("I used to have a dog."),
     # a fact of the past, which ends no named pet (supersession.pet_ending)
     _rule("event", "pet_kind", "died passed put give gave given rehome rehomed lost", [
-        rf"{_MY} {_PET_ADJECTIVE}{_PET} {_PET_GONE}(?![\w'’-])",
+        rf"{_MY} {_PET_ADJECTIVE}{_PET} {_PET_GONE}(?![\w'-])",
         rf"{_PUT_DOWN} (?:down|away)\b",
         rf"{_GAVE_AWAY}{_LOST_END}",
     ], "The user used to have {said}.", _pet_kind, confidence=0.7, importance=0.5, historical=True),
@@ -2424,8 +2427,8 @@ _RULES = [
     # "Bella, our beagle, passed away", "Our labrador died". Its name (or its kind) and its breed, as
     # history (_pet_gone_by_breed); an event, as the end of a pet of no breed is.
     _rule("event", "{part}", "died passed put give gave given rehome rehomed lost", [
-        rf"{_MY} {_PET_ADJECTIVE}(?!lab\b){_BREED_SAID}(?:,? (?P<name>{_PROPER}),?)? {_PET_GONE}(?![\w'’-])",
-        rf"{_NAME_BESIDE}(?P<name>{_CAPWORD}), (?i:my|our) {_PET_ADJECTIVE}{_BREED_SAID},? {_PET_GONE}(?![\w'’-])",
+        rf"{_MY} {_PET_ADJECTIVE}(?!lab\b){_BREED_SAID}(?:,? (?P<name>{_PROPER}),?)? {_PET_GONE}(?![\w'-])",
+        rf"{_NAME_BESIDE}(?P<name>{_CAPWORD}), (?i:my|our) {_PET_ADJECTIVE}{_BREED_SAID},? {_PET_GONE}(?![\w'-])",
         rf"\b(?:I|[Ww]e) {_HAD_TO}(?:give|gave|given|put) (?:my|our) {_PET_ADJECTIVE}(?!lab\b){_BREED_SAID}"
         rf"(?:,? (?P<name>{_PROPER}),?)? (?:down|away)\b",
         rf"\b(?:I|[Ww]e) {_HAD_TO}(?:(?:give|gave|given) away|rehome|rehomed|lost) (?:my|our) {_PET_ADJECTIVE}(?!lab\b)"
@@ -2438,17 +2441,17 @@ _RULES = [
         rf"|(?:'ve| have) been (?:suffering from|living with|struggling with|dealing with)"
         rf"| (?:was|got|have been|'ve been) diagnosed with)"
         rf" (?:(?:a|mild|severe|chronic|bad) )?(?P<value>(?i:{_alternation(vocabulary.HEALTH_CONDITIONS)}))"
-        rf"(?![\w'’-])(?!\s+(?:about|over|attacks?|before|when)\b)",
+        rf"(?![\w'-])(?!\s+(?:about|over|attacks?|before|when)\b)",
         rf"^(?i:as) (?:someone|somebody|a person) (?:with|who has|living with) (?:(?:a|mild|severe|chronic|bad) )?"
         rf"(?P<value>(?i:{_alternation(vocabulary.HEALTH_CONDITIONS)}))(?:,\s*I\b(?! (?:{_RECALLED})\b)|$)",
         # a diagnosis says when it was made ("diagnosed with asthma when I was a kid"), where "I had
         # anxiety when I flew" says when it came
         rf"\bI (?:was|got|have been|'ve been) diagnosed with (?:(?:a|mild|severe|chronic|bad) )?"
-        rf"(?P<value>(?i:{_alternation(vocabulary.HEALTH_CONDITIONS)}))(?![\w'’-])(?= (?:when|as|at|in)\b)",
+        rf"(?P<value>(?i:{_alternation(vocabulary.HEALTH_CONDITIONS)}))(?![\w'-])(?= (?:when|as|at|in)\b)",
         # what comes back again and again: "I get really bad migraines"
         rf"\bI {_ADVERBS}get (?:(?:really|very|quite|pretty|such) )?(?:(?:bad|terrible|awful|severe|horrible|chronic) )?"
-        rf"(?P<value>(?i:migraines|eczema|vertigo|sciatica|gout))(?![\w'’-])(?!\s+(?:about|over|attacks?|before|when)\b)",
-        rf"\bI(?:'m| am) (?P<value>(?i:{_alternation(vocabulary.CONDITION_ADJECTIVES)}))(?![\w'’-])",
+        rf"(?P<value>(?i:migraines|eczema|vertigo|sciatica|gout))(?![\w'-])(?!\s+(?:about|over|attacks?|before|when)\b)",
+        rf"\bI(?:'m| am) (?P<value>(?i:{_alternation(vocabulary.CONDITION_ADJECTIVES)}))(?![\w'-])",
     ], "The user has {value}.", _condition, confidence=0.75, importance=0.85),
     # pastimes
     _rule("preference", "hobby", "hobby hobbies play playing taken took picked got gotten getting started go do pastime "
@@ -2457,7 +2460,7 @@ _RULES = [
         rf"(?P<value>{_NOT_OBJECT}{_WORD}(?:\s+{_WORD}){{0,2}}?(?:(?:,| and) {_WORD}(?:\s+{_WORD}){{0,2}}?){{0,3}})"
         rf"{_PHRASE_END}",
         rf"\b(?:I|[Ww]e) {_ADVERBS}play (?:the )?"
-        rf"(?P<value>(?i:{_alternation(vocabulary.PLAYED)}))(?![\w'’-])",
+        rf"(?P<value>(?i:{_alternation(vocabulary.PLAYED)}))(?![\w'-])",
         rf"\bI(?:'ve| have)? {_ADVERBS}(?:taken up|took up|picked up|got (?:really )?into|gotten (?:really )?into|started) "
         rf"(?P<value>(?i:{_alternation(vocabulary.HOBBIES)})){_PASTIME_END}",
         # "I've been getting into climbing" (and "Been getting into ...", read with its "I've")
@@ -2479,7 +2482,7 @@ _RULES = [
     _rule("preference", "hobby", "my our", [
         rf"{_MY} (?:(?:usual|regular|daily|weekly|nightly|early|long) )?(?:{_WEEKDAY}|weekend|morning|evening|lunchtime|"
         rf"sunrise|daily|weekly|nightly|usual|regular|long) (?P<verb>{_alternation(_ROUTINES)})(?: (?:class|session))?"
-        r"(?![\w'’-])(?!\s+to\b)",
+        r"(?![\w'-])(?!\s+to\b)",
     ], "The user's hobby is {value}.", lambda m: [{"value": _ROUTINES[m.group("verb")]}], confidence=0.7,
           importance=0.5),
     _rule("preference", "hobby", "free spare time", [
@@ -2488,13 +2491,13 @@ _RULES = [
     # A pastime said with how often ("I swim three times a week"; not "I cycle to work every day"), or
     # as what the user is ("a keen cyclist") or does ("I run marathons").
     _rule("preference", "hobby", "every each once twice times weekends most daily regularly lot", [
-        rf"\bI {_ADVERBS}(?P<verb>[a-z]+) {_HOW_OFTEN}(?![\w'’-])",
+        rf"\bI {_ADVERBS}(?P<verb>[a-z]+) {_HOW_OFTEN}(?![\w'-])",
     ], "The user's hobby is {value}.", _pastime_verb, confidence=0.7, importance=0.5),
     _rule("preference", "hobby", "run ran do did training m am as", [
         rf"\bI(?:'ve| have)? {_ADVERBS}(?:run|ran|do|did) (?:an? |my (?:first |second |third |\w+th )?)?{_RACE}",
         rf"\bI(?:'m| am) {_ADVERBS}training for (?:an? |my (?:first |second |third |\w+th )?)?{_RACE}",
         rf"\bI(?:'m| am) {_ADVERBS}training for (?:an? |my (?:first |second |third |\w+th )?)?(?:triathlons?|(?i:ironman))"
-        rf"(?P<triathlon>)(?![\w'’-])",
+        rf"(?P<triathlon>)(?![\w'-])",
         rf"\bI(?:'m| am) an? (?:(?:keen|avid|passionate|big|huge|regular|serious|amateur|casual|weekend|lifelong|"
         rf"competitive) )?(?P<noun>{_alternation(_PASTIME_NOUNS)})"
         r"(?=\s*(?:[.,;:!?)]|$)|\s+(?:and|but|so|too|myself|now|these|since)\b)",
@@ -2516,7 +2519,7 @@ _RULES = [
     _rule("event", "activity", "went took visited been", [
         rf"\b(?:I|[Ww]e)(?: all| both)? went (?P<value>(?i:{_alternation(vocabulary.HOBBIES)})){_OUTING_END}",
         rf"\b(?:I|[Ww]e)(?: all| both)? (?:went to|visited|(?:'ve|have) been to|took {_TAKEN} to) (?:the |a |an )?"
-        rf"(?P<place>(?P<value>(?i:{_alternation(vocabulary.OUTINGS)})))(?![\w'’-])",
+        rf"(?P<place>(?P<value>(?i:{_alternation(vocabulary.OUTINGS)})))(?![\w'-])",
     ], "The user went {said}.", _outing, confidence=0.7, importance=0.5),
     _rule("fact", "book", "reading read finished reread", [
         rf"\bI(?:'m| am|'ve been| have been|(?:'ve| have)? (?:just |recently )?(?:started|finished)) {_ADVERBS}"
@@ -2525,7 +2528,7 @@ _RULES = [
     ], "The user read {value}.", _title, confidence=0.7, importance=0.5),
     _rule("fact", "game", "play playing played game", [
         rf"\b(?:I|[Ww]e)(?:'ve been|'m| am| have been|'re| are)? {_ADVERBS}(?:play|playing|played) "
-        rf"(?:{_TITLE}) on (?:my|the|our) {_CONSOLE}(?![\w'’-])",
+        rf"(?:{_TITLE}) on (?:my|the|our) {_CONSOLE}(?![\w'-])",
         rf"\b(?:I|[Ww]e|me)\b[^,.;:!?]{{0,40}}?\b(?:a|the) (?:(?:video|computer|mobile|online|new) )?game "
         rf"(?:called|named) (?:{_TITLE}){_TITLE_END}",
     ], "The user plays {value}.", _title, confidence=0.7, importance=0.5),
@@ -2585,31 +2588,31 @@ _RULES = [
         rf"(?:the )?(?!{_PLATFORMS})(?P<org>{_ORG})",
     ], "The user's plan: {value}.", _job_ahead, confidence=0.7, importance=0.6),
     _rule("fact", "{part}", "birthday anniversary", [
-        rf"\b(?i:my|our) (?P<thing>birthday|(?:wedding )?anniversary)(?: is|['’]s) (?:on )?(?:the )?(?P<value>{_DATE})(?![\w])",
+        rf"\b(?i:my|our) (?P<thing>birthday|(?:wedding )?anniversary)(?: is|'s) (?:on )?(?:the )?(?P<value>{_DATE})(?![\w])",
     ], "The user's {thing} is {value}.", lambda m: [{"value": m.group("value"), "thing": m.group("thing"),
                                                      "part": _snake(m.group("thing")).removeprefix("wedding_")}],
           importance=0.7),
     _rule("event", "{part}", "appointment appt", [
-        rf"\b(?i:my|our|the) {_APPOINTMENT_OF}(?P<thing>[a-z]+(?:['’]s)? )?(?:appointment|appt) (?:is|'s|is now|"
+        rf"\b(?i:my|our|the) {_APPOINTMENT_OF}(?P<thing>[a-z]+(?:'s)? )?(?:appointment|appt) (?:is|'s|is now|"
         rf"has been moved to|was moved to|got moved to|moved to) (?:on |to )?(?:the )?{_DAY}",
     ], "The user's {thing}appointment is on {value}.", _appointment, importance=0.6),
     # how the user wants to be answered
     _rule("preference", "preference_answer_length", "keep answers replies responses", [
         rf"{_PLEASE}(?i:keep) (?:your |the |all )?{_ANSWERS}(?: to me)? (?:(?:really|very|nice and|super|quite) )?"
-        rf"{_LENGTH}(?![\w'’-])",
+        rf"{_LENGTH}(?![\w'-])",
         rf"\bI (?:(?:really|much|generally|usually|would) )*prefer {_LENGTH} {_ANSWERS}\b",
         rf"{_PLEASE}{_LENGTH} {_ANSWERS} (?:are|would be) (?:(?:totally|perfectly|absolutely|also|actually) )?"
         r"(?:fine|ok|okay|good|great|better|welcome|preferred|best)\b",
     ], "The user wants {value} answers.", _answer_length, confidence=0.75, importance=0.7),
     _rule("preference", "preference_answer_language", "answer reply respond write talk speak prefer", [
         rf"{_PLEASE}(?i:answer|reply|respond|write|talk|speak)(?: to me| back)? in {_LANGUAGE}"
-        r"(?=\s*(?:[^\w\s'’-]|$)|\s+(?:from now on|please|only|always)\b)",
+        r"(?=\s*(?:[^\w\s'-]|$)|\s+(?:from now on|please|only|always)\b)",
         rf"\bI (?:(?:really|much|generally|usually|would) )*prefer {_ANSWERS}(?: to be)? in {_LANGUAGE}",
     ], "The user wants answers in {value}.", _text, confidence=0.75, importance=0.7),
     _rule("preference", "preference_emojis", "emojis emoji", [
         rf"{_PLEASE}(?:(?i:don't|do not|never|stop|quit) (?:use|using|send|sending|put|putting) (?:any )?emojis?"
-        rf"|(?i:no) (?:more )?emojis?(?=\s*(?:[^\w\s'’-]|$)|,? (?:please|pls|thanks)\b))(?![\w'’-])",
-        rf"{_PLEASE}(?P<yes>(?i:feel free to|go ahead and|you can|you may)) use emojis?(?![\w'’-])",
+        rf"|(?i:no) (?:more )?emojis?(?=\s*(?:[^\w\s'-]|$)|,? (?:please|pls|thanks)\b))(?![\w'-])",
+        rf"{_PLEASE}(?P<yes>(?i:feel free to|go ahead and|you can|you may)) use emojis?(?![\w'-])",
     ], "The user {said}.", _emojis, confidence=0.75, importance=0.7),
     # likes and opinions
     _rule("preference", "likes", "love like enjoy adore fan into", [
@@ -2636,7 +2639,7 @@ _RULES = [
     ], "The user prefers {value}.", _text, confidence=0.7, importance=0.5),
     _rule("preference", "favorite_{part}", "favorite favourite", [
         rf"\b(?i:my) (?:all[- ]time |absolute )?favou?rite (?P<thing>{_WORD}(?:\s+{_WORD}){{0,2}}?)"
-        rf"(?: is|['’]s| (?P<verb>are)) (?P<value>{_listed(6)})",
+        rf"(?: is|'s| (?P<verb>are)) (?P<value>{_listed(6)})",
     ], "The user's favorite {thing} is {value}.", _favorite, confidence=0.75, importance=0.5),
     _rule("opinion", "opinion_about_{part}", "think believe feel reckon mind", [
         r"(?:\bI (?:(?:really|honestly|personally|kinda|now|actually) )*(?:think|believe|feel like|feel that|reckon)"
