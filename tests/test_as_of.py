@@ -46,6 +46,9 @@ def test_a_search_as_of_a_date_answers_with_what_held_then(tenant, mode):
     lisbon = next(r for r in may if r["content"] == "I live in Lisbon.")
     assert lisbon["no_longer_current"] == [], lisbon
     assert all(r["valid_from"] <= MAY for r in may), may
+    # the history on request adds nothing to what held then
+    with_history = tenant.search(where, mode=mode, top_k=20, as_of=MAY, include_inactive=True)
+    assert [r["id"] for r in with_history] == [r["id"] for r in may], with_history
 
 
 def test_a_message_is_stale_as_of_a_date_for_what_replaced_it_by_then(tenant):
