@@ -486,3 +486,27 @@ def test_a_search_hit_says_what_of_its_message_is_no_longer_current(client, tena
     assert hits["I live in Lisbon."].no_longer_current == ["Lisbon"]
     assert hits["I live in Lisbon."].model_extra == {}  # declared, not left over
     assert hits["We moved to Berlin."].no_longer_current == []
+
+
+@pytest.mark.parametrize("asynchronous", [False, True])
+def test_search_and_recall_as_of_a_date(base_url, tenant, asynchronous):
+    tenant.turn("I live in Lisbon.", session="s1", timestamp="2026-01-10T09:00:00Z")
+    tenant.turn("We moved to Berlin.", session="s2", timestamp="2026-09-02T09:00:00Z")
+    may = datetime(2026, 5, 1, tzinfo=timezone.utc)
+
+    async def both(memex):
+        return (await memex.search(tenant.user, "where does the user live?", as_of=may),
+                await memex.recall(tenant.user, "where does she live?", as_of=may))
+
+    if asynchronous:
+        async def main():
+            async with AsyncMemexClient(tenant.key, base_url) as memex:
+                return await both(memex)
+        found, recalled = run(main())
+    else:
+        with MemexClient(tenant.key, base_url) as memex:
+            found = memex.search(tenant.user, "where does the user live?", as_of=may)
+            recalled = memex.recall(tenant.user, "where does she live?", as_of=may)
+    said = [r.content for r in found.results]
+    assert "The user lives in Lisbon." in said and not any("Berlin" in text for text in said), said
+    assert "Lisbon" in recalled.context and "Berlin" not in recalled.context, recalled.context

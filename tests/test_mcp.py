@@ -648,3 +648,23 @@ def test_search_memories_says_what_of_a_message_is_no_longer_current(mcp_url, te
     assert scored["properties"]["no_longer_current"]["items"] == {"type": "string"}
     marks = {r["content"]: r["no_longer_current"] for r in found["results"]}
     assert marks["I live in Lisbon."] == ["Lisbon"] and marks["We moved to Berlin."] == [], marks
+
+
+def test_search_and_recall_read_memory_as_of_a_date(mcp_url, tenant):
+    """`as_of` on both tools: in May the user lived in Lisbon; the move said in September is not yet."""
+    tenant.turn("I live in Lisbon.", session="s1", timestamp="2026-01-10T09:00:00Z")
+    tenant.turn("We moved to Berlin.", session="s2", timestamp="2026-09-02T09:00:00Z")
+
+    async def body(client):
+        found = await call(client, "search_memories", user_id=tenant.user, query="where does the user live?",
+                           as_of="2026-05-01T00:00:00Z")
+        recalled = await call(client, "recall_context", user_id=tenant.user, query="where does she live?",
+                              as_of="2026-05-01T00:00:00Z")
+        return found, recalled, await refused(client, "search_memories", user_id=tenant.user, query="where?",
+                                              as_of="2999-01-01T00:00:00Z")
+
+    found, recalled, bad = session(mcp_url, tenant.key, body)
+    said = [r["content"] for r in found["results"]]
+    assert "The user lives in Lisbon." in said and not any("Berlin" in text for text in said), said
+    assert "Lisbon" in recalled["context"] and "Berlin" not in recalled["context"], recalled
+    assert "as_of" in bad, bad

@@ -12,7 +12,8 @@ import unicodedata
 from datetime import datetime, timedelta, timezone
 from typing import Annotated, Any, Literal, Optional
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, PrivateAttr, StringConstraints, field_validator, \
+    model_validator
 
 from memex.config import load_settings
 
@@ -218,6 +219,26 @@ class SearchFilters(_Strict):
     # "user" for the user's own memories, or a participant's name (case-insensitive).
     subject: Optional[Text] = Field(default=None, min_length=1, max_length=256)
     metadata: Optional[Metadata] = None
+    # The search's `as_of`, carried with the filters it narrows: every statement of a search gets its
+    # scope from them (db/memories._scope). Not on the wire: set by `held_at`.
+    _as_of: Optional[datetime] = PrivateAttr(default=None)
+
+    @property
+    def as_of(self) -> Optional[datetime]:
+        return self._as_of
+
+    def held_at(self, as_of: Optional[datetime]) -> "SearchFilters":
+        """These filters over the memories that held at `as_of` (None: those that hold now)."""
+        narrowed = self.model_copy()
+        narrowed._as_of = as_of
+        return narrowed
+
+
+def _reference_time_as_of(request: Any) -> Any:
+    # Read as it stood at `as_of`, a question's "now" is then: recency and "last week" from there.
+    if request.as_of is not None and request.reference_time is None:
+        request.reference_time = request.as_of
+    return request
 
 
 class SearchIn(_Strict):
@@ -232,8 +253,11 @@ class SearchIn(_Strict):
     filters: SearchFilters = Field(default_factory=SearchFilters)
     include_inactive: bool = False
     mode: SearchMode = "hybrid"
+    # Memory as it stood then: README "Times".
+    as_of: Optional[datetime] = None
 
-    _time = field_validator("reference_time")(_plausible_time)
+    _time = field_validator("reference_time", "as_of")(_plausible_time)
+    _now = model_validator(mode="after")(_reference_time_as_of)
 
 
 class MemexSeedSearchIn(_Strict):
@@ -260,8 +284,10 @@ class RecallIn(_Strict):
     require_relevant: bool = Field(default=False, description=(
         "true: a query that finds no memory gets an empty context, without the user's facts and the "
         "session's latest messages (the memory-service seed's recall, where noise questions return nothing)"))
+    as_of: Optional[datetime] = None
 
-    _time = field_validator("reference_time")(_plausible_time)
+    _time = field_validator("reference_time", "as_of")(_plausible_time)
+    _now = model_validator(mode="after")(_reference_time_as_of)
 
 
 class SeedRecallIn(RecallIn):

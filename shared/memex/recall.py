@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from datetime import datetime
 from typing import Any, Sequence
 
 from memex import filler, time_phrases
@@ -63,16 +64,17 @@ def recall(ctx: Context, tenant_id: str, request: RecallIn) -> dict[str, Any]:
     deps = Dependencies(ctx)
     relevant = search(ctx, tenant_id, SearchIn(
         user_id=request.user_id, query=request.query, agent_id=request.agent_id, top_k=RELEVANT,
-        reference_time=request.reference_time,
+        reference_time=request.reference_time, as_of=request.as_of,
     ), deps)["results"]
     scores = {memory["id"]: memory["score"] for memory in relevant}
 
     conn = ctx.db.connection()
     standing = bool(relevant) or not request.require_relevant  # the facts and the latest messages
     fact_ids = recall_buckets.current_facts(conn, tenant_id, request.user_id, request.agent_id,
-                                            CURRENT_FACTS) if standing else []
+                                            CURRENT_FACTS, request.as_of) if standing else []
     recent = recall_buckets.latest_messages(conn, tenant_id, request.user_id, request.session_id,
-                                            request.agent_id, RECENT_SESSION) if standing and request.session_id else []
+                                            request.agent_id, RECENT_SESSION, request.as_of) \
+        if standing and request.session_id else []
     # A message not yet stored as a memory (its turn queued or failed) stands for itself, under a key
     # of its own (no memory has its id).
     pending = {f"message:{row['message_id']}": _unprocessed(row) for row in recent if row["memory_id"] is None}
@@ -85,7 +87,7 @@ def recall(ctx: Context, tenant_id: str, request: RecallIn) -> dict[str, Any]:
     rank = {memory["id"]: place for place, memory in enumerate(relevant)}
     fact_ids = sorted((item for item in fact_ids if item in found), key=lambda item: rank.get(item, len(rank)))
     recent_ids = [item for item in recent_ids if item in found]  # erased meanwhile: absent
-    stale = no_longer_current.of(conn, tenant_id, request.user_id, found.values())
+    stale = no_longer_current.of(conn, tenant_id, request.user_id, found.values(), request.as_of)
 
     # What goes in: the budget is spent in the buckets' order of priority.
     admitted: dict[str, str] = {}  # memory id -> the bucket that took it in
@@ -104,7 +106,7 @@ def recall(ctx: Context, tenant_id: str, request: RecallIn) -> dict[str, Any]:
                 continue
             # Joined with a newline; counted as its own piece, then checked on the whole text. A bullet
             # whose bytes alone rule it out is not counted: a memory of a megabyte costs a count seconds.
-            line = "\n- " + _line(found[item], stale.get(item, ()))
+            line = "\n- " + _line(found[item], stale.get(item, ()), request.as_of)
             if used + at_least(line) > request.max_tokens:
                 continue
             cost = count_tokens(line)
@@ -125,7 +127,7 @@ def recall(ctx: Context, tenant_id: str, request: RecallIn) -> dict[str, Any]:
         if item not in admitted:
             continue
         memory = found[item]
-        lines.append(f"- {_line(memory, stale.get(item, ()))}")
+        lines.append(f"- {_line(memory, stale.get(item, ()), request.as_of)}")
         source = memory["sources"][0] if memory["sources"] else {}
         citations.append({
             "memory_id": memory["id"],  # null for a message its turn's processing has not stored yet
@@ -166,10 +168,10 @@ def _unprocessed(row: dict[str, Any]) -> dict[str, Any]:
             "sources": [{"turn_id": row["turn_id"], "message_id": row["message_id"]}]}
 
 
-def _line(memory: dict[str, Any], stale: Sequence[str] = ()) -> str:
+def _line(memory: dict[str, Any], stale: Sequence[str] = (), as_of: datetime | None = None) -> str:
     """A memory as its bullet reads: its content, the day it was said when it counts time from that
     day or when some of it is no longer current (and which values), and for a fact no longer
-    current, until when it held."""
+    current, until when it held; all as of `as_of` when given (a fact that ended after it held then)."""
     notes = []
     # A statement about the past holds from before it was said: its valid_from is not that day.
     said = memory.get("valid_from") if not memory.get("metadata", {}).get("historical") else None
@@ -177,6 +179,7 @@ def _line(memory: dict[str, Any], stale: Sequence[str] = ()) -> str:
         notes.append(f"said {said[:10]}")
     if stale:
         notes.append(f"no longer current: {', '.join(stale)}")
-    if not memory["active"] and memory.get("valid_to"):
+    ended = memory.get("valid_to")
+    if not memory["active"] and ended and (as_of is None or datetime.fromisoformat(ended) <= as_of):
         notes.append(f"until {memory['valid_to'][:10]}")
     return f"{memory['content']} ({'; '.join(notes)})" if notes else memory["content"]

@@ -211,6 +211,8 @@ def _store_memory(caller: Caller, **fields: Any) -> dict[str, Any]:
     "alpha": "Weight of relevance against recency, 0 to 1 (default 0.95).",
     "half_life_days": "Recency half-life in days (default 365).",
     "reference_time": f"The 'now' recency is measured from; {TIME}",
+    "as_of": f"Read memory as it stood then: what was valid at that time, said by then; {TIME} "
+             "reference_time defaults to it.",
     "filters": "Only memories of this memory_type, session_id, subject ('user' or a participant's name), "
                "or with this metadata (theirs, or that of the turn or message they came from).",
     "include_inactive": INCLUDE_INACTIVE,
@@ -232,6 +234,8 @@ def _search_memories(caller: Caller, **fields: Any) -> dict[str, Any]:
     "agent_id": AGENT_ID,
     "max_tokens": "Budget of the context, 64 to 32000 tokens (cl100k_base); it never exceeds it.",
     "reference_time": f"The 'now' recency is measured from; {TIME}",
+    "as_of": f"Read memory as it stood then: what was valid at that time, said by then; {TIME} "
+             "reference_time defaults to it.",
     "require_relevant": "true: nothing at all (not even the user's facts) when no memory matches the query.",
 })
 def _recall_context(caller: Caller, **fields: Any) -> dict[str, Any]:

@@ -8,6 +8,8 @@ from typing import Any, Callable
 import numpy as np
 import psycopg
 
+from memex.db import validity
+
 
 def link(conn: psycopg.Connection, tenant_id: str, newer_id: str, older_id: str) -> None:
     conn.execute(
@@ -136,7 +138,7 @@ def links_around(conn: psycopg.Connection, tenant_id: str, ids: list[str]) -> li
     ).fetchall()
 
 
-def replaces_heard(memory: str, tenant: str, user: str, agent: str) -> str:
+def replaces_heard(memory: str, tenant: str, user: str, agent: str, at: str | None = None) -> str:
     """SQL, a condition on the memory `memory` (a table alias) over the named parameters `tenant`,
     `user` and `agent`: it replaced, directly or through others, a semantic fact of the user's that
     the agent heard and that no longer holds; a current one stands for that fact in the agent's scope
@@ -145,10 +147,11 @@ def replaces_heard(memory: str, tenant: str, user: str, agent: str) -> str:
     what it costs is the memory's own chain, not the agent's history, which grows by every fact it
     heard that ended (bench.agent_history). Only for an agent that heard any fact that ended (asked
     once a statement, memories_user_replaced_facts): beside another agent's long history, an agent
-    that heard none would walk back every chain of the other's for nothing."""
+    that heard none would walk back every chain of the other's for nothing. With `at` (a named
+    parameter: as_of), a fact that no longer held then (validity.py)."""
     return f"""(EXISTS (SELECT 1 FROM memories h
                     WHERE h.tenant_id = %({tenant})s AND h.user_id = %({user})s AND h.agent_id = %({agent})s
-                      AND NOT h.active AND h.memory_type = 'semantic')
+                      AND {validity.ended('h', at)} AND h.memory_type = 'semantic')
                AND EXISTS (WITH RECURSIVE earlier(id) AS (
                     SELECT l.replaced_id FROM memory_links l
                     WHERE l.tenant_id = %({tenant})s AND l.memory_id = {memory}.id
@@ -156,7 +159,7 @@ def replaces_heard(memory: str, tenant: str, user: str, agent: str) -> str:
                     SELECT l.replaced_id FROM earlier
                     JOIN memory_links l ON l.tenant_id = %({tenant})s AND l.memory_id = earlier.id)
                 SELECT 1 FROM earlier JOIN memories o ON o.tenant_id = %({tenant})s AND o.id = earlier.id
-                WHERE o.user_id = %({user})s AND o.agent_id = %({agent})s AND NOT o.active
+                WHERE o.user_id = %({user})s AND o.agent_id = %({agent})s AND {validity.ended('o', at)}
                   AND o.memory_type = 'semantic'))"""
 
 
@@ -168,23 +171,25 @@ def _scoped(alias: str) -> str:
             f"'memory_type', {alias}.memory_type, 'metadata', {alias}.metadata)")
 
 
-def send_replacements(conn: psycopg.Connection, tenant_id: str, user_id: str,
-                      ids: list[str]) -> Callable[[], list[dict[str, Any]]]:
+def send_replacements(conn: psycopg.Connection, tenant_id: str, user_id: str, ids: list[str],
+                      as_of: datetime | None = None) -> Callable[[], list[dict[str, Any]]]:
     """For each episodic memory among `ids`, the semantic facts drawn from its message (index
     memories_drawn_facts) with their value and whether each is current, and for each superseded one the current
     memories that replaced it, however many links later (with what scoring and scoping need of them),
     and the messages that said it had ended ("I left Feedzai.": `ended_by`, whose end memory is in
-    its chain), for a chain that ends with no current value.
+    its chain), for a chain that ends with no current value. With `as_of`, current means held then,
+    and what replaced or ended a fact is what had by then (validity.py).
     Sent now, read by calling what it returns: in a pipeline, after its sync, so that it shares a
     round trip with the statements sent beside it."""
+    at = "at" if as_of is not None else None
     cursor = conn.execute(
         f"""WITH RECURSIVE drawn AS (
-               SELECT e.id AS message_memory, f.id AS fact, f.active, f.value
+               SELECT e.id AS message_memory, f.id AS fact, {validity.held('f', at)} AS active, f.value
                FROM memories e
                JOIN memories f ON f.tenant_id = e.tenant_id AND f.source_message_id = e.source_message_id
                               AND f.memory_type = 'semantic' AND f.user_id = e.user_id
                WHERE e.tenant_id = %(t)s AND e.user_id = %(u)s AND e.id = ANY(%(ids)s)
-                 AND e.memory_type = 'episodic'
+                 AND e.memory_type = 'episodic' AND {validity.said_by('f', at)}
            ),
            later(origin, id) AS (
                SELECT fact, fact FROM drawn WHERE NOT active
@@ -195,16 +200,18 @@ def send_replacements(conn: psycopg.Connection, tenant_id: str, user_id: str,
            SELECT d.message_memory, d.fact, d.active, d.value,
                   coalesce((SELECT jsonb_agg({_scoped('c')} ORDER BY c.valid_from DESC, c.content, c.id)
                             FROM later JOIN memories c ON c.tenant_id = %(t)s AND c.id = later.id
-                            WHERE later.origin = d.fact AND c.active AND c.user_id = %(u)s), '[]') AS current,
+                            WHERE later.origin = d.fact AND {validity.held('c', at)} AND c.user_id = %(u)s), '[]')
+                    AS current,
                   coalesce((SELECT jsonb_agg({_scoped('e')} ORDER BY e.valid_from DESC, e.content, e.id)
                             FROM later JOIN memories c ON c.tenant_id = %(t)s AND c.id = later.id
                             -- a message's episodic memory, by its key (index memories_dedupe)
                             JOIN memories e ON e.tenant_id = %(t)s AND e.dedupe_key = 'message:' || c.source_message_id
-                                           AND e.user_id = %(u)s AND e.active
-                            WHERE later.origin = d.fact AND c.metadata->>'decision' = 'end'), '[]') AS ended_by
+                                           AND e.user_id = %(u)s AND {validity.held('e', at)}
+                            WHERE later.origin = d.fact AND c.metadata->>'decision' = 'end'
+                              AND {validity.said_by('c', at)}), '[]') AS ended_by
            -- in one order for every user told the same history (current_first.lift inserts in it)
            FROM drawn d ORDER BY d.message_memory, d.value, d.fact""",
-        {"t": tenant_id, "u": user_id, "ids": ids},
+        {"t": tenant_id, "u": user_id, "ids": ids, "at": as_of},
     )
     return cursor.fetchall
 
@@ -222,15 +229,17 @@ def _key_query(words: list[str]) -> str:
 
 
 def send_earlier(conn: psycopg.Connection, tenant_id: str, user_id: str, ids: list[str], most: int,
-                 words: list[str]) -> Callable[[], list[dict[str, Any]]]:
+                 words: list[str], as_of: datetime | None = None) -> Callable[[], list[dict[str, Any]]]:
     """For each of `ids`, the user's semantic facts that are no longer current and that it leads to
     (with what scoring and scoping need of them): for a fact, those it replaced, directly or through
     others (at most `most` links back, index memory_links' key); for a message, the facts drawn from it
     that have since been replaced or that spoke of the past (index memories_drawn_facts). `step` is
     how far back each is: 0 drawn from the message, 1 replaced directly, and so on; `by_key` whether its
     key is one the question names by `words` (as send_asked reads them). An erased memory has no row
-    left, and erasure closes its chain over the gap, so none comes back here.
+    left, and erasure closes its chain over the gap, so none comes back here. With `as_of`, the facts
+    that had stopped holding by then (validity.py).
     Sent now, read by calling what it returns (in a pipeline, after its sync)."""
+    at = "at" if as_of is not None else None
     cursor = conn.execute(
         f"""WITH RECURSIVE back(anchor, id, step) AS (
                SELECT memory_id, replaced_id, 1 FROM memory_links
@@ -243,7 +252,8 @@ def send_earlier(conn: psycopg.Connection, tenant_id: str, user_id: str, ids: li
            drawn(anchor, id, step) AS (
                SELECT e.id, f.id, 0 FROM memories e
                JOIN memories f ON f.tenant_id = e.tenant_id AND f.source_message_id = e.source_message_id
-                              AND f.memory_type = 'semantic' AND f.user_id = e.user_id AND NOT f.active
+                              AND f.memory_type = 'semantic' AND f.user_id = e.user_id
+                              AND {validity.ended('f', at)}
                WHERE e.tenant_id = %(t)s AND e.user_id = %(u)s AND e.id = ANY(%(ids)s)
                  AND e.memory_type = 'episodic'
            )
@@ -251,25 +261,27 @@ def send_earlier(conn: psycopg.Connection, tenant_id: str, user_id: str, ids: li
                   o.session_id, o.subject, o.memory_type, o.metadata, {_by_key(words)} AS by_key
            FROM (SELECT * FROM back UNION ALL SELECT * FROM drawn) x
            JOIN memories o ON o.tenant_id = %(t)s AND o.id = x.id
-           WHERE o.user_id = %(u)s AND o.memory_type = 'semantic' AND NOT o.active
+           WHERE o.user_id = %(u)s AND o.memory_type = 'semantic' AND {validity.ended('o', at)}
            GROUP BY x.anchor, o.tenant_id, o.id
            -- facts that ended together (a car replaced, and one that was said to have come before it),
            -- the later begun first, then by their text: not by a random id, which another user told
            -- the same history has the other way round
            ORDER BY x.anchor, step, o.valid_to DESC NULLS LAST, o.valid_from DESC, o.content, o.id""",
-        {"t": tenant_id, "u": user_id, "ids": ids, "most": most, "words": _key_query(words)},
+        {"t": tenant_id, "u": user_id, "ids": ids, "most": most, "words": _key_query(words), "at": as_of},
     )
     return cursor.fetchall
 
 
 def send_asked(conn: psycopg.Connection, tenant_id: str, user_id: str, vectors: list[Any], words: list[str],
-               min_similarity: float, most: int) -> Callable[[], list[dict[str, Any]]]:
+               min_similarity: float, most: int, as_of: datetime | None = None) -> Callable[[], list[dict[str, Any]]]:
     """The user's semantic facts that are no longer current and that a question about the past asks
     about by itself: near one of its `vectors` (cosine at least `min_similarity`), or under a key
     one of whose words begins with the stem of one of `words` ("diet" for dietary_restriction,
     English stemming, stop words dropped). At most `most`, the nearest in meaning first, then the
     nearest in time. Read from the user's inactive memories (index memories_user); an erased memory
-    has no row left. Sent now, read by calling what it returns (in a pipeline, after its sync)."""
+    has no row left; with `as_of`, those that had stopped holding by then (validity.py). Sent now, read by
+    calling what it returns (in a pipeline, after its sync)."""
+    at = "at" if as_of is not None else None
     vectors = [np.asarray(vector, dtype=np.float32) for vector in vectors if vector is not None]
     similarity = "greatest(" + ", ".join(f"1 - (o.embedding <=> %(v{i})s)" for i in range(len(vectors))) + ")" \
         if vectors else "NULL::float8"
@@ -278,19 +290,20 @@ def send_asked(conn: psycopg.Connection, tenant_id: str, user_id: str, vectors: 
                 SELECT o.id, o.valid_from, o.valid_to, o.importance, o.agent_id, o.session_id, o.subject,
                        o.memory_type, o.metadata, o.content, {similarity} AS similarity, {_by_key(words)} AS by_key
                 FROM memories o
-                WHERE o.tenant_id = %(t)s AND o.user_id = %(u)s AND NOT o.active AND o.memory_type = 'semantic'
+                WHERE o.tenant_id = %(t)s AND o.user_id = %(u)s AND {validity.ended('o', at)}
+                  AND o.memory_type = 'semantic'
             ) asked
             WHERE by_key OR similarity >= %(min)s
             ORDER BY similarity DESC NULLS LAST, valid_to DESC NULLS LAST, valid_from DESC, content, id
             LIMIT %(most)s""",
-        {"t": tenant_id, "u": user_id, "words": _key_query(words), "min": min_similarity,
+        {"t": tenant_id, "u": user_id, "words": _key_query(words), "min": min_similarity, "at": as_of,
          "most": most, **{f"v{i}": vector for i, vector in enumerate(vectors)}},
     )
     return cursor.fetchall
 
 
 def send_ended(conn: psycopg.Connection, tenant_id: str, user_id: str, vector: Any, words: list[str],
-               most: int) -> Callable[[], list[dict[str, Any]]]:
+               most: int, as_of: datetime | None = None) -> Callable[[], list[dict[str, Any]]]:
     """The news about a key a present question names by `words` (as send_asked reads them) that has
     no current value: the message that ended its value with nothing after it (the statement that
     ended it, "I left Feedzai.", decision `end`, index memories_user_ended_facts, replaced by
@@ -305,15 +318,26 @@ def send_ended(conn: psycopg.Connection, tenant_id: str, user_id: str, vector: A
     named and its subject, and the memory to answer with (`message`: the episodic memory of the
     statement's message, or the current fact, with what scoring and scoping need of it), the nearest
     `vector` in meaning first, then the latest (the keys one fact took back in their order). At most
-    `most`; none for a message erased.
+    `most`; none for a message erased. With `as_of`, the news as it stood then: said by then, with no
+    value current then, and nothing said by then replacing it (validity.py).
     Sent now, read by calling what it returns (in a pipeline, after its sync)."""
+    at = "at" if as_of is not None else None
     def near(alias: str) -> str:
         return f"1 - ({alias}.embedding <=> %(v)s)" if vector is not None else "NULL::float8"
 
     def no_current(alias: str) -> str:
         return (f"""NOT EXISTS (SELECT 1 FROM memories c WHERE c.tenant_id = {alias}.tenant_id
                               AND c.user_id = {alias}.user_id AND c.subject = {alias}.subject
-                              AND c.key = {alias}.key AND c.active AND c.memory_type = 'semantic')""")
+                              AND c.key = {alias}.key AND {validity.held('c', at)} AND c.memory_type = 'semantic')""")
+
+    def replaced(memory: str) -> str:
+        """SQL: a link replaced `memory` (an id expression), by a memory said by `at`."""
+        if at is None:
+            return f"EXISTS (SELECT 1 FROM memory_links r WHERE r.tenant_id = e.tenant_id AND r.replaced_id = {memory})"
+        return (f"""EXISTS (SELECT 1 FROM memory_links r JOIN memories rn ON rn.tenant_id = r.tenant_id
+                                                                      AND rn.id = r.memory_id
+                           WHERE r.tenant_id = e.tenant_id AND r.replaced_id = {memory}
+                             AND {validity.said_by('rn', at)})""")
 
     cursor = conn.execute(
         f"""SELECT key, subject, message FROM (
@@ -321,14 +345,13 @@ def send_ended(conn: psycopg.Connection, tenant_id: str, user_id: str, vector: A
             FROM memories e
             -- a message's episodic memory, by its key (index memories_dedupe)
             JOIN memories s ON s.tenant_id = e.tenant_id AND s.dedupe_key = 'message:' || e.source_message_id
-                           AND s.user_id = e.user_id AND s.active
+                           AND s.user_id = e.user_id AND {validity.held('s', at)}
             WHERE e.tenant_id = %(t)s AND e.user_id = %(u)s AND e.memory_type = 'semantic'
               AND e.metadata->>'decision' = 'end' AND {_by_key(words, 'e')}
-              AND NOT EXISTS (SELECT 1 FROM memory_links r WHERE r.tenant_id = e.tenant_id AND r.replaced_id = e.id)
+              AND {validity.said_by('e', at)} AND NOT {replaced('e.id')}
               -- a fact that ended with another (`ended_by`: Leo's job with the partnership) is no news
               -- once that one's end was followed by a new value (a new partner)
-              AND NOT EXISTS (SELECT 1 FROM memory_links r WHERE r.tenant_id = e.tenant_id
-                              AND r.replaced_id = e.metadata->>'ended_by')
+              AND NOT {replaced("e.metadata->>'ended_by'")}
               AND {no_current('e')}
             UNION ALL
             -- a current fact under another key that took the named key's value back: the user's
@@ -336,11 +359,11 @@ def send_ended(conn: psycopg.Connection, tenant_id: str, user_id: str, vector: A
             SELECT x.key, x.subject, {_scoped('t')}, {near('t')}, t.valid_from, t.id
             FROM keys_taken_back x
             JOIN memories t ON t.tenant_id = x.tenant_id AND t.id = x.memory_id
-            WHERE x.tenant_id = %(t)s AND x.user_id = %(u)s AND {_by_key(words, 'x')} AND t.active
+            WHERE x.tenant_id = %(t)s AND x.user_id = %(u)s AND {_by_key(words, 'x')} AND {validity.held('t', at)}
               AND {no_current('x')}
         ) news
         ORDER BY near DESC NULLS LAST, said DESC, id, key LIMIT %(most)s""",
-        {"t": tenant_id, "u": user_id, "words": _key_query(words), "most": most,
+        {"t": tenant_id, "u": user_id, "words": _key_query(words), "most": most, "at": as_of,
          **({"v": np.asarray(vector, dtype=np.float32)} if vector is not None else {})},
     )
     return cursor.fetchall

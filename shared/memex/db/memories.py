@@ -16,7 +16,7 @@ import psycopg
 from psycopg.rows import tuple_row
 from psycopg.types.json import Jsonb
 
-from memex.db import history, vector_indexes
+from memex.db import history, validity, vector_indexes
 from memex.models import SearchFilters, wire_time
 
 _SELECT = """
@@ -266,7 +266,11 @@ def _scope(tenant_id: str, user_id: str, agent_id: str | None, filters: SearchFi
     col = f"{alias}." if alias else ""
     clauses = [f"{col}tenant_id = %(scope_tenant)s", f"{col}user_id = %(scope_user)s"]
     params: dict[str, Any] = {"scope_tenant": tenant_id, "scope_user": user_id}
-    if not include_inactive:
+    if filters.as_of is not None:
+        # what held then, whether it holds now or not (validity.py)
+        clauses.append(validity.held(alias or "memories", "scope_as_of"))
+        params["scope_as_of"] = filters.as_of
+    elif not include_inactive:
         clauses.append(f"{col}active")
     if agent_id is not None:
         clauses.append(f"{col}agent_id = %(scope_agent)s")
@@ -780,7 +784,8 @@ def topic_statement(tenant_id: str, user_id: str, agent_id: str | None, filters:
     them (history.replaces_heard): what the question asks of a kind, the user's current fact answers."""
     where, params = _scope(tenant_id, user_id, None, filters, include_inactive, alias="m")
     if agent_id is not None:
-        successor = history.replaces_heard("m", "scope_tenant", "scope_user", "scope_agent")
+        successor = history.replaces_heard("m", "scope_tenant", "scope_user", "scope_agent",
+                                           "scope_as_of" if filters.as_of is not None else None)
         where += f" AND (m.agent_id = %(scope_agent)s OR {successor})"
         params["scope_agent"] = agent_id
     sql = f"""SELECT m.id, m.valid_from, m.importance, m.content, {SAID.format(m='m')}, m.key,

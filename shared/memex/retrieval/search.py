@@ -174,6 +174,11 @@ def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies |
     back (past.py). A question about what two people have in common is searched without the words
     that say so (in_common.py). The words of its texts are read once (speakers.remembered)."""
     asked = request.query
+    if request.as_of is not None:
+        # Memory as it stood then: every statement's scope holds what was valid at `as_of`, current
+        # now or not (db/validity.py), and the keyword channel's statistics are over all memories.
+        request = request.model_copy(update={"filters": request.filters.held_at(request.as_of),
+                                             "include_inactive": True})
     if request.mode == "hybrid" and ctx.settings.search_in_common and in_common.asks(asked):
         request = request.model_copy(update={"query": in_common.without_cue(asked)})
     if request.mode == "hybrid" and ctx.settings.search_periods:
@@ -207,7 +212,7 @@ def _said_within(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependen
             **parts.as_dict(), "bm25": None, "similarity": None, "rerank": None, "learned": None,
             "said_within": f"{wire_time(start)}/{wire_time(end)}"}})
     results.sort(key=lambda result: result["score"], reverse=True)
-    return _answer(request, _marked(conn, tenant_id, request.user_id, results), len(results), deps)
+    return _answer(request, _marked(conn, tenant_id, request, results), len(results), deps)
 
 
 def _search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies | None,
@@ -496,15 +501,17 @@ def _search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies 
         with conn.pipeline():
             # read for every question: a question about the past returns messages too (`no_longer_current`)
             if said:
-                replacements = history.send_replacements(conn, tenant_id, request.user_id, said)
+                replacements = history.send_replacements(conn, tenant_id, request.user_id, said, request.as_of)
             if about_past:  # the question searched, and as asked: "did I use to date" is part of what it asks
                 key_words = past.key_words(request.query, kinds_named)
-                earlier = history.send_earlier(conn, tenant_id, request.user_id, window, request.top_k, key_words)
+                earlier = history.send_earlier(conn, tenant_id, request.user_id, window, request.top_k, key_words,
+                                               request.as_of)
                 by_itself = history.send_asked(conn, tenant_id, request.user_id, deps.query_vectors(past_texts),
-                                               key_words, floor.DEFAULT.gate_similarity, request.top_k)
+                                               key_words, floor.DEFAULT.gate_similarity, request.top_k,
+                                               request.as_of)
             elif ended_words:
                 ended = history.send_ended(conn, tenant_id, request.user_id, asked_vector(), ended_words,
-                                           request.top_k)
+                                           request.top_k, request.as_of)
             fetched = memory_rows.send_get_many(conn, tenant_id, unread) if unread else dict
         drawn = replacements()
         if about_past:
@@ -543,7 +550,7 @@ def _search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies 
                 total -= 1  # erased between the ranking and the fetch
                 continue
             results.append({**read[item], "score": score, "score_parts": parts})
-    return _answer(request, _marked(conn, tenant_id, request.user_id, results, stale.values(drawn),
+    return _answer(request, _marked(conn, tenant_id, request, results, stale.values(drawn),
                                     set(said), replaced), total, deps)
 
 
@@ -553,11 +560,11 @@ def _ended_alone(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependen
     key it names (current_first.ended), or nothing; one round trip to learn which, one more to read
     them."""
     conn = ctx.db.connection()
-    rows = history.send_ended(conn, tenant_id, request.user_id, vector, words, request.top_k)()
+    rows = history.send_ended(conn, tenant_id, request.user_id, vector, words, request.top_k, request.as_of)()
     scored = current_first.ended(request, [], rows, {}, request.reference_time or datetime.now(timezone.utc))
     read = memory_rows.get_many(conn, tenant_id, [item for item, _, _ in scored]) if scored else {}
     results = [{**read[item], "score": score, "score_parts": parts} for item, score, parts in scored if item in read]
-    return _answer(request, _marked(conn, tenant_id, request.user_id, results), len(results), deps)
+    return _answer(request, _marked(conn, tenant_id, request, results), len(results), deps)
 
 
 def _topical(query: str, topic: memory_rows.Ranking | None,
@@ -663,17 +670,18 @@ def _cues(settings: Settings, query: str, now: datetime, relevance: dict[str, fl
     return relevance, kept
 
 
-def _marked(conn, tenant_id: str, user_id: str, results: list[dict[str, Any]],
+def _marked(conn, tenant_id: str, request: SearchIn, results: list[dict[str, Any]],
             known: dict[str, list[str]] | None = None, read: Collection[str] = (),
             replaced: bool = True) -> list[dict[str, Any]]:
     """`results` with `no_longer_current` on each (stale.py): the values of a message's facts that a
     later message replaced or ended; [] for one with none, and for a memory that is no message's.
     `known`: those of the messages `read` (current-first's window, in its round trip); the others
     returned cost one more, not made for a user none of whose facts has stopped being current
-    (`replaced`: memories.Ahead.replaced)."""
+    (`replaced`: memories.Ahead.replaced). With the request's `as_of`, as they stood then."""
     rest = [result for result in results if result["id"] not in read and result["memory_type"] == "episodic"
             and any(source["message_id"] for source in result["sources"])] if replaced else []
-    known = {**(known or {}), **stale.of(conn, tenant_id, user_id, rest)} if rest else known or {}
+    known = {**(known or {}), **stale.of(conn, tenant_id, request.user_id, rest, request.as_of)} if rest \
+        else known or {}
     for result in results:
         result["no_longer_current"] = known.get(result["id"], [])
     return results

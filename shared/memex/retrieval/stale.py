@@ -10,6 +10,7 @@ Feedzai." is no stale news). Whichever agent heard the change: the user's facts 
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any, Iterable
 
 from memex.db import history
@@ -27,7 +28,9 @@ def values(rows: Iterable[dict[str, Any]]) -> dict[str, list[str]]:
     return {message: found for message, found in stale.items() if found}
 
 
-def of(conn, tenant_id: str, user_id: str, memories: Iterable[dict[str, Any]]) -> dict[str, list[str]]:
-    """`values` of the messages among `memories` (one round trip; none without a message among them)."""
+def of(conn, tenant_id: str, user_id: str, memories: Iterable[dict[str, Any]],
+       as_of: datetime | None = None) -> dict[str, list[str]]:
+    """`values` of the messages among `memories` (one round trip; none without a message among them);
+    with `as_of`, as they stood then: replaced or ended by then."""
     messages = [memory["id"] for memory in memories if memory["memory_type"] == "episodic" and memory["id"]]
-    return values(history.send_replacements(conn, tenant_id, user_id, messages)()) if messages else {}
+    return values(history.send_replacements(conn, tenant_id, user_id, messages, as_of)()) if messages else {}

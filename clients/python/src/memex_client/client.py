@@ -155,21 +155,22 @@ class MemexClient:
 
     def search(self, user_id: str, query: str, *, agent_id: Optional[str] = None, top_k: Optional[int] = None,
                alpha: Optional[float] = None, half_life_days: Optional[float] = None,
-               reference_time: Optional[datetime] = None, filters: Optional[FiltersLike] = None,
+               reference_time: Optional[datetime] = None, as_of: Optional[datetime] = None,
+               filters: Optional[FiltersLike] = None,
                include_inactive: Optional[bool] = None,
                mode: Optional[models.SearchMode] = None) -> models.SearchResponse:
         return self._send(ops.search(user_id, query, agent_id=agent_id, top_k=top_k, alpha=alpha,
-                                     half_life_days=half_life_days, reference_time=reference_time,
+                                     half_life_days=half_life_days, reference_time=reference_time, as_of=as_of,
                                      filters=filters, include_inactive=include_inactive, mode=mode))
 
     def recall(self, user_id: str, query: str, *, session_id: Optional[str] = None,
                agent_id: Optional[str] = None, max_tokens: Optional[int] = None,
-               reference_time: Optional[datetime] = None,
+               reference_time: Optional[datetime] = None, as_of: Optional[datetime] = None,
                require_relevant: Optional[bool] = None) -> models.RecallResponse:
         """Context for a prompt within `max_tokens`, every bullet cited; with `require_relevant`,
         nothing when no memory matches the query."""
         return self._send(ops.recall(user_id, query, session_id=session_id, agent_id=agent_id,
-                                     max_tokens=max_tokens, reference_time=reference_time,
+                                     max_tokens=max_tokens, reference_time=reference_time, as_of=as_of,
                                      require_relevant=require_relevant))
 
     def list_memories_page(self, user_id: str, *, include_inactive: bool = False, agent_id: Optional[str] = None,
@@ -323,18 +324,19 @@ class AsyncMemexClient:
     async def search(self, user_id: str, query: str, *, agent_id: Optional[str] = None,
                      top_k: Optional[int] = None, alpha: Optional[float] = None,
                      half_life_days: Optional[float] = None, reference_time: Optional[datetime] = None,
-                     filters: Optional[FiltersLike] = None, include_inactive: Optional[bool] = None,
+                     as_of: Optional[datetime] = None, filters: Optional[FiltersLike] = None,
+                     include_inactive: Optional[bool] = None,
                      mode: Optional[models.SearchMode] = None) -> models.SearchResponse:
         return await self._send(ops.search(user_id, query, agent_id=agent_id, top_k=top_k, alpha=alpha,
-                                           half_life_days=half_life_days, reference_time=reference_time,
+                                           half_life_days=half_life_days, reference_time=reference_time, as_of=as_of,
                                            filters=filters, include_inactive=include_inactive, mode=mode))
 
     async def recall(self, user_id: str, query: str, *, session_id: Optional[str] = None,
                      agent_id: Optional[str] = None, max_tokens: Optional[int] = None,
-                     reference_time: Optional[datetime] = None,
+                     reference_time: Optional[datetime] = None, as_of: Optional[datetime] = None,
                      require_relevant: Optional[bool] = None) -> models.RecallResponse:
         return await self._send(ops.recall(user_id, query, session_id=session_id, agent_id=agent_id,
-                                           max_tokens=max_tokens, reference_time=reference_time,
+                                           max_tokens=max_tokens, reference_time=reference_time, as_of=as_of,
                                            require_relevant=require_relevant))
 
     async def list_memories_page(self, user_id: str, *, include_inactive: bool = False,

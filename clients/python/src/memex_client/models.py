@@ -82,6 +82,7 @@ class SearchRequest(_Request):
     alpha: Optional[float] = None
     half_life_days: Optional[float] = None
     reference_time: Optional[datetime] = None
+    as_of: Optional[datetime] = None
     filters: Optional[SearchFilters] = None
     include_inactive: Optional[bool] = None
     mode: Optional[SearchMode] = None
@@ -94,6 +95,7 @@ class RecallRequest(_Request):
     agent_id: Optional[str] = None
     max_tokens: Optional[int] = None
     reference_time: Optional[datetime] = None
+    as_of: Optional[datetime] = None
     require_relevant: Optional[bool] = None
 
 
