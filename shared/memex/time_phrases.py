@@ -3,7 +3,8 @@
 "What did I cook last week?", "where was she in May 2023?", "we got divorced back in 2010" name a
 time. `windows` reads such expressions against a moment (a search's reference time, the day a fact
 was said) and returns the periods, each [start, end): search favours the memories whose `valid_from`
-falls in one, and supersession places a past event in its history by them (timeline.py).
+falls in one of a question's (`asked`), and supersession places a past event in its history by them
+(timeline.py).
 Relative periods are read loosely ("last week" is the seven days before the current week and the
 current week so far, since people say it of the recent past at large): a favour, not a filter.
 
@@ -14,9 +15,9 @@ is: "in the summer" is the latest summer begun by `now`, "last summer" the lates
 July, the summer of the year before), "this summer" the one under way, else the nearer of the last
 one over and the next one (asked in October, the summer just gone; in March, the one to come). A winter spans the year boundary
 and is named by the year of its January and February ("winter 2024" is December 2023 to February
-2024; "last winter" asked in February is the one before the one under way). Seasons are read only for
-a question (`seasons`): what a memory says happened "last summer" is placed in its history as it was
-(timeline.py), so that a kept ingest reads the same. No setting turns the hemisphere: one service
+2024; "last winter" asked in February is the one before the one under way). Seasons are read only in
+a question (`asked`, `read`): what a memory says happened "last summer" is placed in its history by
+`windows` as it was (timeline.py), so that a kept ingest reads the same. No setting turns the hemisphere: one service
 answers users on both, and memex knows no user's place (a southern "summer" is read as June to
 August, as a month is read in UTC whatever the user's zone).
 """
@@ -68,10 +69,15 @@ _SAID_WHEN_PARTS = ("day", "night", "tomorrow", "morning", "afternoon", "evening
 Window = tuple[datetime, datetime]
 
 
-def windows(question: str, now: datetime, seasons: bool = True) -> list[Window]:
-    """The periods [start, end) the question's time expressions name, read against `now`
-    (timezone-aware); [] when it names none. `seasons`: whether a season is one (a question's)."""
-    return _read(question, now, seasons)[0]
+def windows(text: str, now: datetime) -> list[Window]:
+    """The periods [start, end) the text's time expressions name, read against `now`
+    (timezone-aware); [] when it names none. No season: see `asked`."""
+    return _read(text, now, seasons=False)[0]
+
+
+def asked(question: str, now: datetime) -> list[Window]:
+    """`windows` of a question, its seasons read too."""
+    return read(question, now)[0]
 
 
 def read(question: str, now: datetime) -> tuple[list[Window], str]:

@@ -45,8 +45,7 @@ def happened(candidate: Candidate, said_at: datetime) -> datetime:
     when it was said. A time read loosely ("last year" runs up to now) changes nothing."""
     if not candidate.happened:
         return said_at
-    # no season: what a stored memory's "last summer" places is left as it was (time_phrases.py)
-    ends = [end for _, end in time_phrases.windows(candidate.happened, said_at, seasons=False)]
+    ends = [end for _, end in time_phrases.windows(candidate.happened, said_at)]
     return max(ends) if ends and max(ends) < said_at else said_at
 
 
