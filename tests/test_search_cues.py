@@ -59,8 +59,8 @@ def test_periods_a_question_names(question, expected):
 ])
 def test_a_season_is_a_questions_period(question, asked_on, expected):
     now = datetime.fromisoformat(asked_on + "T15:00:00+00:00")
-    assert [_days(w) for w in time_phrases.asked(question, now)] == expected
-    # what a memory says happened then is placed as before (timeline.py): the year alone, or nothing
+    assert [_days(w) for w in time_phrases.read(question, now)[0]] == expected
+    # neither the search's favour nor what a memory says happened then reads one: the year alone, or nothing
     assert time_phrases.windows(question, now) == (
         [(datetime(2024, 1, 1, tzinfo=timezone.utc), datetime(2025, 1, 1, tzinfo=timezone.utc))]
         if "of 2024" in question else [])

@@ -3,8 +3,7 @@
 "What did I cook last week?", "where was she in May 2023?", "we got divorced back in 2010" name a
 time. `windows` reads such expressions against a moment (a search's reference time, the day a fact
 was said) and returns the periods, each [start, end): search favours the memories whose `valid_from`
-falls in one of a question's (`asked`), and supersession places a past event in its history by them
-(timeline.py).
+falls in one, and supersession places a past event in its history by them (timeline.py).
 Relative periods are read loosely ("last week" is the seven days before the current week and the
 current week so far, since people say it of the recent past at large): a favour, not a filter.
 
@@ -15,9 +14,12 @@ is: "in the summer" is the latest summer begun by `now`, "last summer" the lates
 July, the summer of the year before), "this summer" the one under way, else the nearer of the last
 one over and the next one (asked in October, the summer just gone; in March, the one to come). A winter spans the year boundary
 and is named by the year of its January and February ("winter 2024" is December 2023 to February
-2024; "last winter" asked in February is the one before the one under way). Seasons are read only in
-a question (`asked`, `read`): what a memory says happened "last summer" is placed in its history by
-`windows` as it was (timeline.py), so that a kept ingest reads the same. No setting turns the hemisphere: one service
+2024; "last winter" asked in February is the one before the one under way). Seasons are read only for
+the period a question asks about (`read`, retrieval/period.py: "what did I do last spring?" is
+answered with spring's messages). `windows` reads none: what a memory says happened "last summer" is
+placed in its history as it was (timeline.py), so that a kept ingest reads the same; and as a favour
+in search ("where did I hike last summer?") a season lost on LoCoMo, where a summer is talked of after
+it (said in November, below the lines said in the summer; docs/measurements/quality.md). No setting turns the hemisphere: one service
 answers users on both, and memex knows no user's place (a southern "summer" is read as June to
 August, as a month is read in UTC whatever the user's zone).
 """
@@ -71,18 +73,14 @@ Window = tuple[datetime, datetime]
 
 def windows(text: str, now: datetime) -> list[Window]:
     """The periods [start, end) the text's time expressions name, read against `now`
-    (timezone-aware); [] when it names none. No season: see `asked`."""
+    (timezone-aware); [] when it names none. No season: see `read`."""
     return _read(text, now, seasons=False)[0]
 
 
-def asked(question: str, now: datetime) -> list[Window]:
-    """`windows` of a question, its seasons read too."""
-    return read(question, now)[0]
-
-
 def read(question: str, now: datetime) -> tuple[list[Window], str]:
-    """`windows`, and the question with the expressions they were read from taken out ("what did we
-    talk about last week?" -> "what did we talk about ?")."""
+    """`windows`, a season too, and the question with the expressions they were read from taken out
+    ("what did we talk about last week?" -> "what did we talk about ?"): the period a question asks
+    about (retrieval/period.py)."""
     found, spans = _read(question, now, seasons=True)
     kept, end = [], 0
     for start, stop in sorted(spans):

@@ -136,7 +136,7 @@ def features(question: str, now: datetime, candidates: Sequence[tuple[dict[str, 
     candidate counts as saying besides its own, the question's word for the kind of a fact filed
     under it (topics.py: "pets" for "The user's dog is named Bolt.")."""
     asked = speakers.words(question)
-    periods = time_phrases.asked(question, now)
+    periods = time_phrases.windows(question, now)
     names = frozenset().union(*(speakers.words(name) for _, found in candidates
                                 for name in (found.speaker, found.subject) if name))
     wanted = _content_words(speakers.words(keywords.of(question)) - names)  # "for a living" asks no word

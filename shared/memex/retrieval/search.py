@@ -617,7 +617,7 @@ def _cues(settings: Settings, query: str, now: datetime, relevance: dict[str, fl
     the question asks what holds now; then the messages said next to the best memories share their relevance,
     the reply to one that asks more (replies.py). `found` gains the neighbours' rows."""
     asked = speakers.words(query) if settings.search_speaker_boost else frozenset()
-    periods = time_phrases.asked(query, now) if settings.search_temporal_boost else []
+    periods = time_phrases.windows(query, now) if settings.search_temporal_boost else []
     named = {item for item in kept if speakers.names(asked, found[item])}
     speaker_factor = 1 + settings.search_speaker_boost if named else 1.0
     time_factor = 1 + settings.search_temporal_boost if periods else 1.0
