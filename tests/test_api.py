@@ -314,7 +314,7 @@ def test_a_query_parameter_a_route_does_not_take_is_422_naming_it_not_ignored(te
         assert response.json()["error"]["message"].startswith(f"query.{unknown}: not a parameter of this route; it takes ")
     message = tenant.get(listing, params={"session_id": "s1"}).json()["error"]["message"]
     assert message == ("query.session_id: not a parameter of this route; it takes include_inactive, agent_id, limit, "
-                       "cursor")
+                       "cursor, order")
     assert tenant.delete(f"/v1/users/{tenant.user}", params={"session_id": "s1"}).status_code == 422
     assert tenant.get("/v1/memories/count", params={"user_id": tenant.user}).json()["count"] > 0  # nothing erased
     # what a route takes is taken as before
