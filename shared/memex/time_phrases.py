@@ -12,16 +12,17 @@ meteorological season of the northern hemisphere, three whole months (spring Mar
 June to August, autumn or fall September to November, winter December to February). Read as a month
 is: "in the summer" is the latest summer begun by `now`, "last summer" the latest one over (asked in
 July, the summer of the year before), "this summer" the one under way, else the nearer of the last
-one over and the next one (asked in October, the summer just gone; in March, the one to come). A winter spans the year boundary
-and is named by the year of its January and February ("winter 2024" is December 2023 to February
-2024; "last winter" asked in February is the one before the one under way). Seasons are read only for
-the period a question asks about (`read`, retrieval/period.py: "what did I do last spring?" is
-answered with spring's messages). `windows` reads none: what a memory says happened "last summer" is
-placed in its history as it was (timeline.py), so that a kept ingest reads the same; and as a favour
-in search ("where did I hike last summer?") a season lost on LoCoMo, where a summer is talked of after
-it (said in November, below the lines said in the summer; docs/measurements/quality.md). No setting turns the hemisphere: one service
-answers users on both, and memex knows no user's place (a southern "summer" is read as June to
-August, as a month is read in UTC whatever the user's zone).
+one over and the next one (asked in October, the summer just gone; in March, the one to come). A
+winter spans the year boundary and is named by the year of its January and February ("winter 2024"
+is December 2023 to February 2024; "last winter" asked in February is the one before the one under
+way). Seasons are read only for the period a question asks about (`read`, retrieval/period.py: "what
+did I do last spring?" is answered with spring's messages). `windows` reads none: what a memory says
+happened "last summer" is placed in its history as it was (timeline.py), so that a kept ingest reads
+the same; and as a favour in search ("where did I hike last summer?") a season lost on LoCoMo, where
+a summer is talked of after it (said in November, below the lines said in the summer;
+docs/measurements/quality.md). No setting turns the hemisphere: one service answers users on both,
+and memex knows no user's place (a southern "summer" is read as June to August, as a month is read
+in UTC whatever the user's zone).
 """
 
 from __future__ import annotations
