@@ -148,6 +148,40 @@ def test_a_turn_s_memories_are_listed_newest_first_in_the_order_they_were_writte
     assert [m["created_at"] for m in listed] == sorted((m["created_at"] for m in listed), reverse=True)
 
 
+def test_the_listing_in_the_order_things_happened_pages_stably_and_keeps_its_cursor(tenant):
+    """`order=valid_from`: a year told late (February's turn sent last) lists in the order it
+    happened, earliest first, page after page while more is written; a cursor of one order is
+    refused by the other; an unknown order is a 422."""
+    for month in ("01", "03", "02"):  # February's turn written last
+        tenant.turn(f"Note of month {month}.", session=f"s{month}", timestamp=f"2026-{month}-10T10:00:00Z")
+    route = f"/v1/users/{tenant.user}/memories"
+    said = [m["content"] for m in tenant.get(route).json()["memories"] if m["memory_type"] == "episodic"]
+    assert said == ["Note of month 02.", "Note of month 03.", "Note of month 01."]  # as written, the latest first
+
+    seen, cursor, pages = [], None, 0
+    while True:
+        page = tenant.get(route, params={"order": "valid_from", "limit": 1, **({"cursor": cursor} if cursor else {})})
+        assert page.status_code == 200, page.text
+        seen.extend(page.json()["memories"])
+        cursor, pages = page.json()["next_cursor"], pages + 1
+        if pages == 1:  # written between pages, said before the first page's row: not listed again later
+            tenant.turn("Note of month 00.", session="s00", timestamp="2025-12-10T10:00:00Z")
+        if cursor is None:
+            break
+    assert [m["valid_from"] for m in seen] == sorted(m["valid_from"] for m in seen)
+    assert len({m["id"] for m in seen}) == len(seen)
+    assert [m["content"] for m in seen if m["memory_type"] == "episodic"] == [
+        "Note of month 01.", "Note of month 02.", "Note of month 03."]
+
+    first = tenant.get(route, params={"order": "valid_from", "limit": 1}).json()["next_cursor"]
+    other = tenant.get(route, params={"cursor": first, "limit": 1})
+    assert other.status_code == 422 and "another listing" in other.json()["error"]["message"]
+    written = tenant.get(route, params={"limit": 1}).json()["next_cursor"]
+    assert tenant.get(route, params={"cursor": written, "order": "valid_from"}).status_code == 422
+    unknown = tenant.get(route, params={"order": "said"})
+    assert unknown.status_code == 422 and "order" in unknown.text
+
+
 def test_a_request_builds_none_of_its_routes_dependencies_again(tenant, monkeypatch):
     """FastAPI builds a route's dependencies once, when the route is declared, unless the app
     overrides any: then it builds each again on every request (inspect.signature, its parameters'
@@ -280,7 +314,7 @@ def test_a_query_parameter_a_route_does_not_take_is_422_naming_it_not_ignored(te
         assert response.json()["error"]["message"].startswith(f"query.{unknown}: not a parameter of this route; it takes ")
     message = tenant.get(listing, params={"session_id": "s1"}).json()["error"]["message"]
     assert message == ("query.session_id: not a parameter of this route; it takes include_inactive, agent_id, limit, "
-                       "cursor")
+                       "cursor, order")
     assert tenant.delete(f"/v1/users/{tenant.user}", params={"session_id": "s1"}).status_code == 422
     assert tenant.get("/v1/memories/count", params={"user_id": tenant.user}).json()["count"] > 0  # nothing erased
     # what a route takes is taken as before

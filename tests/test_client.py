@@ -134,6 +134,18 @@ def test_list_memories_follows_the_cursor_over_several_pages(client, tenant):
     assert [m.id for m in client.list_memories(tenant.user, agent_id="coach", page_size=2)] == list(reversed(coached))
 
 
+def test_list_memories_in_the_order_things_happened(client, tenant):
+    for day in ("2026-03-01", "2026-01-01", "2026-02-01"):  # sent out of order
+        client.add_turn(tenant.user, f"s{day}", [{"role": "user", "content": f"Note of {day}."}], wait=True,
+                        timestamp=datetime.fromisoformat(day + "T10:00:00+00:00"))
+    listed = list(client.list_memories(tenant.user, order="valid_from", page_size=1))
+    assert [m.content for m in listed if m.memory_type == "episodic"] == [
+        "Note of 2026-01-01.", "Note of 2026-02-01.", "Note of 2026-03-01."]
+    assert [m.valid_from for m in listed] == sorted(m.valid_from for m in listed)
+    assert [m.content for m in client.list_memories(tenant.user) if m.memory_type == "episodic"][0] == \
+        "Note of 2026-02-01."  # the default: the latest written first
+
+
 def test_session_messages_lists_one_users_session_in_the_order_it_was_said_page_by_page(client, tenant):
     """Zep's `memory.get(session_id)`: the conversation itself, not what was drawn from it."""
     said = [("2026-03-01T10:00:00Z", ["I live in Porto.", "Nice!"]), ("2026-03-01T09:00:00Z", ["Hi there."]),

@@ -558,6 +558,7 @@ def test_a_job_remembered_in_passing_leaves_retired_and_the_job_of_now(tenant):
     ("two years ago", "2024-09-03T09:00:00+00:00"),  # give or take a quarter (time_phrases.windows)
     ("in March", "2026-03-05T09:00:00+00:00"),  # this March, not over when said: when it was said
     ("last year", "2026-03-05T09:00:00+00:00"),  # read loosely, up to now
+    ("last summer", "2026-03-05T09:00:00+00:00"),  # a season is a question's period only (time_phrases.py)
     (None, "2026-03-05T09:00:00+00:00"),
 ])
 def test_an_event_stands_in_history_at_the_end_of_its_own_time_when_that_is_past(happened, stands_at):

@@ -96,6 +96,7 @@ def test_initialize_and_list_tools_with_their_input_schemas(mcp_url, tenant):
     assert set(turn["required"]) == {"user_id", "session_id", "messages"} and "wait" in turn["properties"]
     assert tools["list_memories"].input_schema["properties"]["limit"]["maximum"] == 500
     assert "agent_id" in tools["list_memories"].input_schema["properties"]
+    assert tools["list_memories"].input_schema["properties"]["order"]["enum"] == ["written", "valid_from"]
     assert "agent_id" in tools["list_sessions"].input_schema["properties"]
     assert tools["delete_memory"].annotations.destructive_hint and tools["forget_user"].annotations.destructive_hint
     assert tools["delete_session"].annotations.destructive_hint
@@ -224,10 +225,12 @@ def test_store_then_search_count_and_list(mcp_url, tenant):
         listed = await call(client, "list_memories", user_id=tenant.user)
         nothing = await call(client, "search_memories", user_id=tenant.user, query="quantum chromodynamics")
         another = await call(client, "list_memories", user_id=tenant.user, agent_id="planner")
-        return stored, found, counted, listed, nothing, another
+        by_time = await call(client, "list_memories", user_id=tenant.user, order="valid_from")
+        return stored, found, counted, listed, nothing, another, by_time
 
-    stored, found, counted, listed, nothing, another = session(mcp_url, tenant.key, body)
+    stored, found, counted, listed, nothing, another, by_time = session(mcp_url, tenant.key, body)
     assert another == {"memories": [], "next_cursor": None}
+    assert by_time == listed
     assert stored["content"] == "Prefers answers in bullet points" and stored["memory_type"] == "procedural"
     assert found["results"][0]["id"] == stored["id"] and found["degraded"] == []
     assert counted == {"count": 1}

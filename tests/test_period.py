@@ -17,6 +17,11 @@ NOW = datetime(2026, 11, 3, 9, 0, tzinfo=timezone.utc)  # a Tuesday
     "what did I tell you yesterday?", "What did we talk about last week?", "anything new this month?",
     "what happened in September?", "what did I say on 2 November?", "Recap yesterday, please.",
     "What did we discuss three weeks ago?",
+    # "she", "he" or "they" naming nobody else ask it of the user
+    "what did she do in April?", "What did he do last week?", "What did she tell you yesterday?",
+    "what was he doing last weekend?", "What have they been up to this month?",
+    # a season
+    "what did I do last spring?", "what happened this summer?", "What did we talk about in the winter?",
 ])
 def test_a_question_about_nothing_but_a_period_is_one(question):
     assert period.asked(question, NOW)
@@ -25,7 +30,9 @@ def test_a_question_about_nothing_but_a_period_is_one(question):
 @pytest.mark.parametrize("question", [
     "What did I eat yesterday?", "Where was she in May 2023?", "When did I move to Lisbon?", "What's new?",
     "Did I mention anything about work yesterday?", "What did Caroline do last week?",
-    "What did she tell you yesterday?",  # whose words: the search's to weigh
+    "What did Anna and she do in April?",  # someone named: their lines first by the speaker cue
+    "What did they eat yesterday?",  # a topic, as "What did I eat yesterday?"
+    "What did her sister say last summer?",
 ])
 def test_a_question_with_a_topic_or_without_a_period_is_not(question):
     assert period.asked(question, NOW) == []
@@ -81,3 +88,28 @@ def test_recall_carries_the_periods_messages(tenant):
     lines = body["context"].splitlines()
     assert "- Big news: I'm joining Revolut next month. (said 2026-11-02)" in lines, lines
     assert "- We adopted a second cat, Tofu." in lines, lines
+
+
+def test_she_or_a_season_asks_the_period_as_i_do(tenant):
+    """"what did she do in April?" (a pronoun naming nobody else) and "what did I do last spring?"
+    (a season) are answered with the period's messages, as "what happened in April?" is."""
+    tenant.turn("We adopted a dog, Bisquit.", session="s1", timestamp="2026-04-12T10:00:00Z")
+    tenant.turn("I ran the Lisbon half marathon.", session="s2", timestamp="2026-05-20T10:00:00Z")
+    tenant.turn("Leo and I broke up.", session="s3", timestamp="2026-08-02T10:00:00Z")
+    tenant.turn("I'm learning German.", session="s4", timestamp="2026-11-20T10:00:00Z")
+    when = "2026-12-01T09:00:00Z"
+
+    def said(question):
+        results = tenant.search(question, reference_time=when)
+        return [(r["content"], r["score_parts"]["said_within"]) for r in results if r["memory_type"] == "episodic"]
+
+    april = [("We adopted a dog, Bisquit.", "2026-04-01T00:00:00Z/2026-05-01T00:00:00Z")]
+    assert said("what happened in April?") == april
+    assert said("what did she do in April?") == april
+    assert said("What did he do in April?") == april
+    spring = [("I ran the Lisbon half marathon.", "2026-03-01T00:00:00Z/2026-06-01T00:00:00Z"),
+              ("We adopted a dog, Bisquit.", "2026-03-01T00:00:00Z/2026-06-01T00:00:00Z")]
+    assert said("what did I do last spring?") == spring
+    assert said("what did she do last spring?") == spring
+    assert said("what happened this summer?") == [("Leo and I broke up.",
+                                                   "2026-06-01T00:00:00Z/2026-09-01T00:00:00Z")]

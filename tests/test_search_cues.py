@@ -43,6 +43,29 @@ def test_periods_a_question_names(question, expected):
     assert [_days(w) for w in time_phrases.windows(question, NOW)] == expected
 
 
+@pytest.mark.parametrize("question, asked_on, expected", [
+    ("What did I do last spring?", "2025-10-20", [("2025-03-01", "2025-06-01")]),
+    ("What did we do last summer?", "2025-07-10", [("2024-06-01", "2024-09-01")]),  # not the one under way
+    ("What happened this summer?", "2025-07-10", [("2025-06-01", "2025-09-01")]),
+    ("What happened this summer?", "2025-10-20", [("2025-06-01", "2025-09-01")]),  # the nearer: just gone
+    ("What happened this summer?", "2025-03-10", [("2025-06-01", "2025-09-01")]),  # the nearer: to come
+    ("Where did we ski in the winter?", "2025-10-20", [("2024-12-01", "2025-03-01")]),  # over the new year
+    ("Where did we ski in the winter?", "2025-01-10", [("2024-12-01", "2025-03-01")]),  # under way
+    ("What did we do last winter?", "2025-02-10", [("2023-12-01", "2024-03-01")]),
+    ("What did I plant this past fall?", "2025-10-20", [("2024-09-01", "2024-12-01")]),
+    ("Which state did she visit in summer 2021?", "2025-10-20", [("2021-06-01", "2021-09-01")]),
+    ("Where was she in the winter of 2024?", "2025-10-20", [("2023-12-01", "2024-03-01")]),  # its January's year
+    ("Did she fall in love?", "2025-10-20", []),  # "fall" the verb
+])
+def test_a_season_is_a_questions_period(question, asked_on, expected):
+    now = datetime.fromisoformat(asked_on + "T15:00:00+00:00")
+    assert [_days(w) for w in time_phrases.read(question, now)[0]] == expected
+    # neither the search's favour nor what a memory says happened then reads one: the year alone, or nothing
+    assert time_phrases.windows(question, now) == (
+        [(datetime(2024, 1, 1, tzinfo=timezone.utc), datetime(2025, 1, 1, tzinfo=timezone.utc))]
+        if "of 2024" in question else [])
+
+
 def test_within_a_period_is_half_open():
     [(start, end)] = time_phrases.windows("in May 2023", NOW)
     assert time_phrases.within(start, [(start, end)]) and not time_phrases.within(end, [(start, end)])

@@ -8,7 +8,7 @@ from fastapi import APIRouter, Depends, Query
 
 from memex import memories, sessions
 from memex.context import Context
-from memex.models import Id, MemexSeedSearchIn, SearchIn
+from memex.models import Id, ListOrder, MemexSeedSearchIn, SearchIn
 from memex.retrieval.served import search_request
 from memex_edge.answers import Count, Memory, MemoryHistory, MemoryList, SearchAnswer, SessionList, SessionMessageList
 from memex_edge.context import load_embedder_at_init
@@ -64,11 +64,13 @@ def get_history(memory_id: Id, tenant_id: str = Depends(tenant), ctx: Context = 
 
 @v1.get("/v1/users/{user_id}/memories", response_model=MemoryList, responses=errors())
 def list_user_memories(user_id: Id, include_inactive: bool = False, agent_id: Optional[Id] = None,
-                       limit: int = LIMIT, cursor: Optional[str] = CURSOR, tenant_id: str = Depends(tenant),
-                       ctx: Context = Depends(context)) -> dict:
-    """The user's memories, newest first; with `agent_id`, only that agent's (as a search's and a
-    count's `agent_id` keep them)."""
-    return memories.list_for_user(ctx, tenant_id, user_id, include_inactive, limit, cursor, agent_id)
+                       limit: int = LIMIT, cursor: Optional[str] = CURSOR, order: ListOrder = "written",
+                       tenant_id: str = Depends(tenant), ctx: Context = Depends(context)) -> dict:
+    """The user's memories, the latest written first; with `order=valid_from`, the earliest
+    `valid_from` first (when each was said, or held from: the order things happened in, whenever
+    they were sent); with `agent_id`, only that agent's (as a search's and a count's `agent_id`
+    keep them). A cursor continues only the order that issued it."""
+    return memories.list_for_user(ctx, tenant_id, user_id, include_inactive, limit, cursor, agent_id, order)
 
 
 @v1.get("/v1/users/{user_id}/sessions", response_model=SessionList, responses=errors())

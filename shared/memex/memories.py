@@ -13,7 +13,7 @@ from memex.db import memories as memory_rows
 from memex.db import tenants as tenant_rows
 from memex.db import vector_indexes
 from memex.errors import NotFound
-from memex.models import MemoryIn
+from memex.models import ListOrder, MemoryIn
 
 
 def add(ctx: Context, tenant_id: str, memory: MemoryIn) -> dict[str, Any]:
@@ -53,12 +53,14 @@ def history(ctx: Context, tenant_id: str, memory_id: str) -> list[dict[str, Any]
 
 
 def list_for_user(ctx: Context, tenant_id: str, user_id: str, include_inactive: bool, limit: int,
-                  cursor: str | None, agent_id: str | None = None) -> dict[str, Any]:
-    # The agent joins the listing's digest only when given: the unfiltered listing's cursors (and
-    # those issued before the filter existed) stay its own.
-    of = cursors.listing("memories", tenant_id, user_id, include_inactive, *([agent_id] if agent_id else []))
+                  cursor: str | None, agent_id: str | None = None, order: ListOrder = "written") -> dict[str, Any]:
+    # The agent and an order but the default join the listing's digest only when given: the
+    # default listing's cursors (and those issued before either existed) stay its own, and a
+    # cursor of one order, a key of the other's column, is refused by the other.
+    of = cursors.listing("memories", tenant_id, user_id, include_inactive, *([agent_id] if agent_id else []),
+                         *([f"order={order}"] if order != "written" else []))
     items, next_cursor = cursors.page(of, cursor, lambda after: memory_rows.list_for_user(
-        ctx.db.connection(), tenant_id, user_id, include_inactive, limit, after, agent_id))
+        ctx.db.connection(), tenant_id, user_id, include_inactive, limit, after, agent_id, order))
     return {"memories": items, "next_cursor": next_cursor}
 
 

@@ -19,6 +19,9 @@ from memex.config import load_settings
 
 MemoryType = Literal["episodic", "semantic", "procedural"]
 SearchMode = Literal["hybrid", "bm25", "vector"]
+# A memory listing's order: the latest written first (the default), or by `valid_from`, the earliest
+# first (a year told late, "a turn dated February sent in December", in the order it happened).
+ListOrder = Literal["written", "valid_from"]
 
 ID_MAX_LENGTH = 256
 # Besides letters, digits and their combining marks: what emails, URNs and slugs use. No "/"

@@ -6,6 +6,23 @@ was said) and returns the periods, each [start, end): search favours the memorie
 falls in one, and supersession places a past event in its history by them (timeline.py).
 Relative periods are read loosely ("last week" is the seven days before the current week and the
 current week so far, since people say it of the recent past at large): a favour, not a filter.
+
+A question also names a season ("what did I do last spring?", "in the winter", "summer 2021"): the
+meteorological season of the northern hemisphere, three whole months (spring March to May, summer
+June to August, autumn or fall September to November, winter December to February). Read as a month
+is: "in the summer" is the latest summer begun by `now`, "last summer" the latest one over (asked in
+July, the summer of the year before), "this summer" the one under way, else the nearer of the last
+one over and the next one (asked in October, the summer just gone; in March, the one to come). A
+winter spans the year boundary and is named by the year of its January and February ("winter 2024"
+is December 2023 to February 2024; "last winter" asked in February is the one before the one under
+way). Seasons are read only for the period a question asks about (`read`, retrieval/period.py: "what
+did I do last spring?" is answered with spring's messages). `windows` reads none: what a memory says
+happened "last summer" is placed in its history as it was (timeline.py), so that a kept ingest reads
+the same; and as a favour in search ("where did I hike last summer?") a season lost on LoCoMo, where
+a summer is talked of after it (said in November, below the lines said in the summer;
+docs/measurements/quality.md). No setting turns the hemisphere: one service answers users on both,
+and memex knows no user's place (a southern "summer" is read as June to August, as a month is read
+in UTC whatever the user's zone).
 """
 
 from __future__ import annotations
@@ -34,6 +51,13 @@ _AGO = re.compile(r"\b(\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|
                   r"(day|week|month|year)s?\s+ago\b", re.IGNORECASE)
 _RELATIVE = re.compile(r"\b(yesterday|today|tonight|this morning|last night|(?:last|this|past|previous)\s+"
                        r"(?:week|weekend|month|year))\b", re.IGNORECASE)
+# The month each season begins in (meteorological, northern hemisphere); each lasts three.
+_SEASON_START = {"spring": 3, "summer": 6, "autumn": 9, "fall": 9, "winter": 12}
+_SEASON = r"(spring|summer|autumn|fall|winter)"
+_SEASON_YEAR = re.compile(rf"\b(?:(?:in|during|over)\s+(?:the\s+)?)?{_SEASON}\s+(?:of\s+)?{_YEAR}\b", re.IGNORECASE)
+# "fall" is also a verb: a season without a year needs "in", "during", "over", "last" or "this".
+_IN_SEASON = re.compile(rf"\b(?:in|during|over)\s+(?:the\s+)?{_SEASON}\b", re.IGNORECASE)
+_SEASON_RELATIVE = re.compile(rf"\b(this\s+past|last|this|past|previous)\s+{_SEASON}\b", re.IGNORECASE)
 
 # Said of the past or the future relative to the day a memory was said (recall dates them).
 _COUNT = r"(?:\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|a couple of|a few)"
@@ -48,16 +72,17 @@ _SAID_WHEN_PARTS = ("day", "night", "tomorrow", "morning", "afternoon", "evening
 Window = tuple[datetime, datetime]
 
 
-def windows(question: str, now: datetime) -> list[Window]:
-    """The periods [start, end) the question's time expressions name, read against `now`
-    (timezone-aware); [] when it names none."""
-    return read(question, now)[0]
+def windows(text: str, now: datetime) -> list[Window]:
+    """The periods [start, end) the text's time expressions name, read against `now`
+    (timezone-aware); [] when it names none. No season: see `read`."""
+    return _read(text, now, seasons=False)[0]
 
 
 def read(question: str, now: datetime) -> tuple[list[Window], str]:
-    """`windows`, and the question with the expressions they were read from taken out ("what did we
-    talk about last week?" -> "what did we talk about ?")."""
-    found, spans = _read(question, now)
+    """`windows`, a season too, and the question with the expressions they were read from taken out
+    ("what did we talk about last week?" -> "what did we talk about ?"): the period a question asks
+    about (retrieval/period.py)."""
+    found, spans = _read(question, now, seasons=True)
     kept, end = [], 0
     for start, stop in sorted(spans):
         kept.append(question[end:start])
@@ -77,7 +102,7 @@ def counts_from_saying(text: str) -> bool:
     return bool(_SAID_WHEN.search(text))
 
 
-def _read(question: str, now: datetime) -> tuple[list[Window], list[tuple[int, int]]]:
+def _read(question: str, now: datetime, seasons: bool) -> tuple[list[Window], list[tuple[int, int]]]:
     """`windows`, and the spans of the question they were read from."""
     found: list[Window] = []
     taken: list[tuple[int, int]] = []  # spans already read: "8 May 2023" is not also "May 2023"
@@ -101,6 +126,15 @@ def _read(question: str, now: datetime) -> tuple[list[Window], list[tuple[int, i
     for match in filter(free, _IN_MONTH.finditer(question)):
         month = _MONTH_NUMBER[match.group(1).lower()]
         add(match, _month(_latest_year(month, 1, now), month, now))
+    if seasons:  # before a year alone: "the summer of 2021" is not all 2021
+        for match in filter(free, _SEASON_YEAR.finditer(question)):
+            first = _SEASON_START[match.group(1).lower()]
+            year = int(match.group(2))
+            add(match, _season(first, year - 1 if first == 12 else year, now))
+        for match in filter(free, _SEASON_RELATIVE.finditer(question)):
+            add(match, _season_relative(match.group(1).lower(), _SEASON_START[match.group(2).lower()], now))
+        for match in filter(free, _IN_SEASON.finditer(question)):
+            add(match, _latest_season(_SEASON_START[match.group(1).lower()], now))
     for match in filter(free, _YEAR_ALONE.finditer(question)):
         year = int(match.group(1))
         add(match, (now.replace(year=year, month=1, day=1, hour=0, minute=0, second=0, microsecond=0),
@@ -136,6 +170,28 @@ def _month(year: int, month: int, now: datetime) -> Window:
     start = _midnight(now).replace(year=year, month=month, day=1)
     end = start.replace(year=year + 1, month=1) if month == 12 else start.replace(month=month + 1)
     return start, end
+
+
+def _season(first: int, year: int, now: datetime) -> Window:
+    """The season that begins in month `first` of `year`."""
+    start = _midnight(now).replace(year=year, month=first, day=1)
+    after = first + 3
+    return start, start.replace(year=year + 1, month=after - 12) if after > 12 else start.replace(month=after)
+
+
+def _latest_season(first: int, now: datetime) -> Window:
+    """The latest season beginning in month `first` that has begun by `now`."""
+    return _season(first, now.year if first <= now.month else now.year - 1, now)
+
+
+def _season_relative(which: str, first: int, now: datetime) -> Window:
+    latest = _latest_season(first, now)
+    under_way = now < latest[1]
+    if which == "this":  # the one under way, else the nearer of the last one over and the next one
+        following = _season(first, latest[0].year + 1, now)
+        return latest if under_way or now - latest[1] < following[0] - now else following
+    # "last", "past", "this past": the latest one over
+    return _season(first, latest[0].year - 1, now) if under_way else latest
 
 
 def _latest_year(month: int, day: int, now: datetime) -> int:

@@ -40,7 +40,7 @@ from starlette.responses import JSONResponse
 from memex import ingest, memories, sessions
 from memex.context import Context
 from memex.errors import InvalidInput, MemexError, Unauthorized
-from memex.models import Id, MemoryIn, RecallIn, SearchIn, TurnIn
+from memex.models import Id, ListOrder, MemoryIn, RecallIn, SearchIn, TurnIn
 from memex.recall import recall
 from memex.retrieval.served import search_request
 from memex_edge.answers import (Count, Memory, MemoryDeleted, MemoryHistory, MemoryList, RecallAnswer, SearchAnswer,
@@ -275,6 +275,8 @@ def _add_turn(caller: Caller, wait: bool = False, **fields: Any) -> dict[str, An
 
 LIMIT = Field(ge=1, le=500, description="Page size, 1 to 500.")
 CURSOR = Field(max_length=1024, description="The next_cursor of the previous page; omit for the first page.")
+LIST_ORDER = ("'written' (the default): the latest written first; 'valid_from': the earliest valid_from first, "
+              "the order things were said or held from, whenever they were sent. A cursor continues its own order.")
 
 
 def _list_memories(
@@ -284,11 +286,13 @@ def _list_memories(
     agent_id: Annotated[Optional[Id], Field(description=AGENT_ID)] = None,
     limit: Annotated[int, LIMIT] = 50,
     cursor: Annotated[Optional[str], CURSOR] = None,
+    order: Annotated[ListOrder, Field(description=LIST_ORDER)] = "written",
 ) -> dict[str, Any]:
-    """List the user's memories, newest first, a page at a time: to show what is stored about
-    them (to answer a question, use recall_context or search_memories). Returns `memories` and
-    `next_cursor` (null on the last page)."""
-    return memories.list_for_user(caller.ctx, caller.tenant_id, user_id, include_inactive, limit, cursor, agent_id)
+    """List the user's memories, the latest written first, a page at a time: to show what is stored
+    about them (to answer a question, use recall_context or search_memories). Returns `memories`
+    and `next_cursor` (null on the last page)."""
+    return memories.list_for_user(caller.ctx, caller.tenant_id, user_id, include_inactive, limit, cursor, agent_id,
+                                  order)
 
 
 def _list_sessions(

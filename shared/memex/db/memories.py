@@ -203,10 +203,12 @@ def of_turn(conn: psycopg.Connection, tenant_id: str, turn_id: str) -> list[dict
 
 def list_for_user(
     conn: psycopg.Connection, tenant_id: str, user_id: str, include_inactive: bool, limit: int,
-    after: tuple[datetime, str] | None, agent_id: str | None = None,
+    after: tuple[datetime, str] | None, agent_id: str | None = None, order: str = "written",
 ) -> tuple[list[dict[str, Any]], tuple[datetime, str] | None]:
-    """Newest first (only `agent_id`'s memories when given), keyset-paginated so pages stay stable
-    while memories are added; with the key of the page's last row when more follow."""
+    """The latest written first, or with `order` "valid_from" the earliest valid first (only
+    `agent_id`'s memories when given), keyset-paginated so pages stay stable while memories are
+    added; with the key of the page's last row when more follow."""
+    column, before = ("valid_from", ">") if order == "valid_from" else ("created_at", "<")
     clauses = ["m.tenant_id = %s", "m.user_id = %s"]
     params: list[Any] = [tenant_id, user_id]
     if not include_inactive:
@@ -215,13 +217,14 @@ def list_for_user(
         clauses.append("m.agent_id = %s")
         params.append(agent_id)
     if after is not None:
-        clauses.append("(m.created_at, m.id) < (%s, %s)")
+        clauses.append(f"(m.{column}, m.id) {before} (%s, %s)")
         params.extend(after)
+    direction = "" if order == "valid_from" else " DESC"
     rows = conn.execute(
-        _SELECT + "WHERE " + " AND ".join(clauses) + " ORDER BY m.created_at DESC, m.id DESC LIMIT %s",
+        _SELECT + "WHERE " + " AND ".join(clauses) + f" ORDER BY m.{column}{direction}, m.id{direction} LIMIT %s",
         (*params, limit + 1),
     ).fetchall()
-    next_key = (rows[limit - 1]["created_at"], rows[limit - 1]["id"]) if len(rows) > limit else None
+    next_key = (rows[limit - 1][column], rows[limit - 1]["id"]) if len(rows) > limit else None
     return [to_wire(r) for r in rows[:limit]], next_key
 
 

@@ -174,16 +174,19 @@ class MemexClient:
                                      require_relevant=require_relevant))
 
     def list_memories_page(self, user_id: str, *, include_inactive: bool = False, agent_id: Optional[str] = None,
-                           limit: Optional[int] = None, cursor: Optional[str] = None) -> models.MemoryPage:
+                           limit: Optional[int] = None, cursor: Optional[str] = None,
+                           order: Optional[str] = None) -> models.MemoryPage:
         return self._send(ops.list_page(user_id, include_inactive=include_inactive, agent_id=agent_id, limit=limit,
-                                        cursor=cursor))
+                                        cursor=cursor, order=order))
 
     def list_memories(self, user_id: str, *, include_inactive: bool = False, agent_id: Optional[str] = None,
-                      page_size: int = DEFAULT_PAGE_SIZE) -> Iterator[models.Memory]:
-        """Every memory of the user (with `agent_id`, only that agent's), newest first, fetching a
-        page of `page_size` at a time."""
+                      page_size: int = DEFAULT_PAGE_SIZE, order: Optional[str] = None) -> Iterator[models.Memory]:
+        """Every memory of the user (with `agent_id`, only that agent's), the latest written first
+        (with `order="valid_from"`, the earliest valid_from first), fetching a page of `page_size` at
+        a time."""
         return _every(lambda cursor: self.list_memories_page(user_id, include_inactive=include_inactive,
-                                                             agent_id=agent_id, limit=page_size, cursor=cursor),
+                                                             agent_id=agent_id, limit=page_size, cursor=cursor,
+                                                             order=order),
                       lambda page: page.memories)
 
     def list_sessions_page(self, user_id: str, *, agent_id: Optional[str] = None, limit: Optional[int] = None,
@@ -341,15 +344,15 @@ class AsyncMemexClient:
 
     async def list_memories_page(self, user_id: str, *, include_inactive: bool = False,
                                  agent_id: Optional[str] = None, limit: Optional[int] = None,
-                                 cursor: Optional[str] = None) -> models.MemoryPage:
+                                 cursor: Optional[str] = None, order: Optional[str] = None) -> models.MemoryPage:
         return await self._send(ops.list_page(user_id, include_inactive=include_inactive, agent_id=agent_id,
-                                              limit=limit, cursor=cursor))
+                                              limit=limit, cursor=cursor, order=order))
 
     def list_memories(self, user_id: str, *, include_inactive: bool = False, agent_id: Optional[str] = None,
-                      page_size: int = DEFAULT_PAGE_SIZE) -> AsyncIterator[models.Memory]:
+                      page_size: int = DEFAULT_PAGE_SIZE, order: Optional[str] = None) -> AsyncIterator[models.Memory]:
         return _every_async(lambda cursor: self.list_memories_page(user_id, include_inactive=include_inactive,
                                                                    agent_id=agent_id, limit=page_size,
-                                                                   cursor=cursor),
+                                                                   cursor=cursor, order=order),
                             lambda page: page.memories)
 
     async def list_sessions_page(self, user_id: str, *, agent_id: Optional[str] = None,

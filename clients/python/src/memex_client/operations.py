@@ -95,10 +95,10 @@ def recall(user_id: str, query: str, **options: Any) -> Operation[models.RecallR
 
 
 def list_page(user_id: str, *, include_inactive: bool, agent_id: Optional[str], limit: Optional[int],
-              cursor: Optional[str]) -> Operation[models.MemoryPage]:
+              cursor: Optional[str], order: Optional[str]) -> Operation[models.MemoryPage]:
     return Operation("GET", f"/v1/users/{_segment(user_id)}/memories", models.MemoryPage,
                      params=_query(include_inactive=include_inactive or None, agent_id=agent_id, limit=limit,
-                                   cursor=cursor))
+                                   cursor=cursor, order=order))
 
 
 def sessions_page(user_id: str, *, agent_id: Optional[str], limit: Optional[int],
