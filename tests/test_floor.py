@@ -41,6 +41,17 @@ def test_a_keyword_search_finds_every_memory_that_says_the_word(acme_user, word)
     assert expected <= hybrid, hybrid
 
 
+def test_a_word_most_of_the_memories_say_is_still_found_by_itself(tenant):
+    """Its IDF near zero where most memories hold it, BM25 alone dropped every memory that says it:
+    a new user's message and the fact drawn from it both say "divorced", and "divorced" in bm25 mode
+    (as with the embedder down) found neither."""
+    tenant.turn("We got divorced last year.")
+    said = contents(tenant.search("divorced", mode="bm25", top_k=50))
+    assert "We got divorced last year." in said, said
+    # every word of the query, as written: "divorce" holds "divorced" only through its stem
+    assert tenant.search("quantum divorced", mode="bm25") == []
+
+
 def test_a_word_the_user_never_said_finds_nothing(acme_user):
     for query in ["Initech", "tea", "Chicago"]:
         assert acme_user.search(query, mode="bm25") == [], query

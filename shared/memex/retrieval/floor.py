@@ -151,5 +151,10 @@ def query_passes(candidates: Iterable[Signals], thresholds: Thresholds = DEFAULT
 
 
 def item_passes(s: Signals, thresholds: Thresholds = DEFAULT) -> bool:
-    return (s.rare_exact or (s.similarity is not None and s.similarity >= thresholds.item_similarity)
+    # A memory that says every word of the query as written is what was asked for, however common
+    # those words are in the scope: a new user's two memories that both say "divorced" are found
+    # by "divorced" in bm25 mode (or with the embedder down), where BM25 alone, its IDF near zero
+    # for a word most memories hold, would drop them both.
+    return (s.rare_exact or s.coverage >= 1.0
+            or (s.similarity is not None and s.similarity >= thresholds.item_similarity)
             or (s.bm25 is not None and s.bm25 >= thresholds.item_bm25))
