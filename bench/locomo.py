@@ -313,6 +313,8 @@ def render(report: dict[str, Any]) -> str:
 # What decides the memories an ingest writes: a change here makes a kept dir stale. Search code
 # is left out on purpose: rerunning the search over the same memories is what --keep is for.
 INGEST_CODE = ("shared/memex/pipeline.py", "shared/memex/ingest.py", "shared/memex/timeline.py",
+               "shared/memex/time_phrases.py", "shared/memex/jobs.py", "shared/memex/embedded_text.py",
+               "shared/memex/episodic.py", "shared/memex/filler.py", "shared/memex/standalone.py",
                "shared/memex/supersession.py", "shared/memex/supersession_llm.py", "shared/memex/extraction",
                "shared/memex/embeddings", "shared/memex/consolidation", "shared/memex/db/migrations",
                "shared/memex/db/turns.py")
