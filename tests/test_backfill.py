@@ -140,6 +140,15 @@ def test_a_bad_line_is_named_in_the_log_by_its_byte_offset_and_what_is_wrong_nev
     assert backfill.status(ctx, tenant.id, job.backfill_id)["failed"] == 3
 
 
+def test_a_line_cut_short_is_said_to_be_cut_short():
+    """The line's own newline went to the parser: a string cut short read "Invalid control character",
+    which sent the reader looking for a character that is not there."""
+    for ending in (b"\n", b"\r\n", b""):
+        with pytest.raises(ValueError) as refused:
+            backfill._turn_of(b'{"user_id": "u1", "messages": [{"role": "user", "content": "I live in' + ending, 0, 1000)
+        assert backfill._why(refused.value).startswith("JSONDecodeError: Unterminated string starting at: line 1")
+
+
 def test_a_line_over_the_apis_body_limit_fails_alone_named_by_its_byte_offset(tenant, ctx, runtime, tmp_path, caplog):
     """A 1.4 MB message, which POST /v1/turns refuses with 413, was imported whole: an episodic
     memory of 1.4 MB that every search finding it carried."""

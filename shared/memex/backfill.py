@@ -236,8 +236,9 @@ def _turn_of(raw: bytes, offset: int, max_bytes: int) -> TurnIn:
         # request can, and every search and recall that finds it would carry it whole.
         raise ValueError(f"it is {len(body)} bytes, over MEMEX_MAX_BODY_BYTES ({max_bytes}), "
                          "which POST /v1/turns refuses with 413")
-    # A file saved with a byte order mark starts with one; it is not part of the first line.
-    text = raw.decode("utf-8-sig" if offset == 0 else "utf-8")
+    # A file saved with a byte order mark starts with one; it is not part of the first line. Nor is
+    # the newline: a line cut short would be "Invalid control character", not "Unterminated string".
+    text = body.decode("utf-8-sig" if offset == 0 else "utf-8")
     data = json.loads(text, parse_constant=_refuse_constant, parse_float=_finite_float)
     if not isinstance(data, dict):
         raise ValueError("a line must be a JSON object")
