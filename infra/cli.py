@@ -174,8 +174,10 @@ def backfill(args: argparse.Namespace) -> None:
                 raise  # the next chunk's message waits in the configured queue for a worker
             # The next chunk's message was on this process's own queue, gone with it: left
             # "running", the job would say so for ever, and a traceback would be all Ctrl-C said.
-            again = "; the lines already stored count as already_stored, none is stored twice" if kind == "import" else ""
-            bulk.mark_failed(ctx, job, f"interrupted (Ctrl-C) before the end: run the same command again{again}")
+            if bulk.status(ctx, args.tenant, job.backfill_id)["status"] == "running":  # not if it ended meanwhile
+                again = ("; the lines already stored count as already_stored, none is stored twice"
+                         if kind == "import" else "")
+                bulk.mark_failed(ctx, job, f"interrupted (Ctrl-C) before the end: run the same command again{again}")
             print(json.dumps(bulk.status(ctx, args.tenant, job.backfill_id), indent=2))
             raise SystemExit(130) from None
         print(json.dumps(bulk.status(ctx, args.tenant, job.backfill_id), indent=2))
