@@ -167,7 +167,19 @@ def backfill(args: argparse.Namespace) -> None:
                            user_id=args.user)
         ctx = get_context()
         ctx.publisher.publish_backfill(job)
-        runtime.drain(timeout=24 * 3600)
+        try:
+            runtime.drain(timeout=24 * 3600)
+        except KeyboardInterrupt:
+            if not runtime.queues_die_with_it:
+                raise  # the next chunk's message waits in the configured queue for a worker
+            # The next chunk's message was on this process's own queue, gone with it: left
+            # "running", the job would say so for ever, and a traceback would be all Ctrl-C said.
+            if bulk.status(ctx, args.tenant, job.backfill_id)["status"] == "running":  # not if it ended meanwhile
+                again = ("; the lines already stored count as already_stored, none is stored twice"
+                         if kind == "import" else "")
+                bulk.mark_failed(ctx, job, f"interrupted (Ctrl-C) before the end: run the same command again{again}")
+            print(json.dumps(bulk.status(ctx, args.tenant, job.backfill_id), indent=2))
+            raise SystemExit(130) from None
         print(json.dumps(bulk.status(ctx, args.tenant, job.backfill_id), indent=2))
     finally:
         runtime.stop()

@@ -140,6 +140,37 @@ def test_a_bad_line_is_named_in_the_log_by_its_byte_offset_and_what_is_wrong_nev
     assert backfill.status(ctx, tenant.id, job.backfill_id)["failed"] == 3
 
 
+def test_a_line_cut_short_is_said_to_be_cut_short():
+    """The line's own newline went to the parser: a string cut short read "Invalid control character",
+    which sent the reader looking for a character that is not there."""
+    for ending in (b"\n", b"\r\n", b""):
+        with pytest.raises(ValueError) as refused:
+            backfill._turn_of(b'{"user_id": "u1", "messages": [{"role": "user", "content": "I live in' + ending, 0, 1000)
+        assert backfill._why(refused.value).startswith("JSONDecodeError: Unterminated string starting at: line 1")
+
+
+def test_a_line_over_the_apis_body_limit_fails_alone_named_by_its_byte_offset(tenant, ctx, runtime, tmp_path, caplog):
+    """A 1.4 MB message, which POST /v1/turns refuses with 413, was imported whole: an episodic
+    memory of 1.4 MB that every search finding it carried."""
+    limit = ctx.settings.max_body_bytes
+    huge = _line(tenant.user, "x " * (limit // 2))
+    lines = [_line(tenant.user, "I live in Lisbon."), huge, _line(tenant.user, "I work at Acme.")]
+    path = tmp_path / "huge.jsonl"
+    path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    job = backfill.new_job("import", tenant.id, path=str(path))
+    with caplog.at_level("WARNING", logger="memex.backfill"):
+        backfill.run_chunk(ctx, job, BACKFILL_WORKER.source_of(job))
+    said = [r.getMessage() for r in caplog.records if r.name == "memex.backfill"]
+    assert said == [f"backfill {job.backfill_id}: the line at byte {len(lines[0]) + 1} is not a turn (ValueError: "
+                    f"it is {len(huge)} bytes, over MEMEX_MAX_BODY_BYTES ({limit}), which POST /v1/turns refuses "
+                    "with 413)"]
+    state = backfill.status(ctx, tenant.id, job.backfill_id)
+    assert (state["status"], state["done"], state["failed"]) == ("done", 2, 1)
+    runtime.drain()
+    listed = tenant.get(f"/v1/users/{tenant.user}/memories", params={"limit": 500}).json()["memories"]
+    assert listed and max(len(m["content"]) for m in listed) < limit
+
+
 def test_a_line_postgres_refuses_or_whose_key_names_another_turn_is_named_in_the_log_by_its_byte_offset(
         tenant, ctx, runtime, tmp_path, caplog, monkeypatch):
     """Refused at the insert, after validation, a line was only a count: its chunk's insert did not
@@ -151,8 +182,8 @@ def test_a_line_postgres_refuses_or_whose_key_names_another_turn_is_named_in_the
 
     parse = backfill._turn_of
 
-    def a_validation_gap(raw, offset):  # what the validation would let through and Postgres refuses
-        turn = parse(raw, offset)
+    def a_validation_gap(raw, offset, max_bytes):  # what the validation would let through and Postgres refuses
+        turn = parse(raw, offset, max_bytes)
         if b"smuggled" not in raw:
             return turn
         message = turn.messages[0].model_copy(update={"content": "my secret \u0000"})

@@ -6,8 +6,10 @@ import argparse
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
+import time
 import uuid
 
 import pytest
@@ -144,6 +146,43 @@ def test_backfill_prints_only_its_answer_on_stdout(ctx, tmp_path):
     assert (answer["status"], answer["done"], answer["failed"]) == ("done", 1, 0)
     assert "backfill chunk done" in done.stderr
     assert '"POST / HTTP/1.1"' not in done.stderr
+
+
+def test_an_import_stopped_with_ctrl_c_says_so_and_the_same_command_finishes_it(ctx, tmp_path):
+    """Ctrl-C printed a traceback and left the job "running" for ever: its next chunk's message was
+    on the command's own loopback queue, gone with it."""
+    history = tmp_path / "history.jsonl"
+    history.write_text("".join(json.dumps({"user_id": f"cli-u{i % 7}", "session_id": "s1",
+                                           "timestamp": f"2025-01-10T10:{i % 60:02d}:00Z",
+                                           "messages": [{"role": "user", "content": f"Line {i}: I live in Lisbon."}]})
+                               + "\n" for i in range(1500)))
+    tenant = f"cli-stop-{uuid.uuid4().hex[:8]}"
+    env = {k: v for k, v in os.environ.items() if k not in _RUNTIME_VARS} | {"DATABASE_URL": ctx.db.dsn}
+    command = [sys.executable, "-m", "infra.cli", "backfill", str(history), "--tenant", tenant]
+    running = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 170
+        while not ctx.db.connection().execute("SELECT 1 FROM backfills WHERE tenant_id = %s AND done > 0",
+                                               (tenant,)).fetchone():
+            assert running.poll() is None and time.monotonic() < deadline, "the import never got past a chunk"
+            time.sleep(0.2)
+        running.send_signal(signal.SIGINT)
+        stdout, stderr = running.communicate(timeout=120)
+    finally:
+        running.kill()
+    assert running.returncode == 130, stderr
+    assert "Traceback" not in stderr
+    stopped = json.loads(stdout)
+    assert stopped["status"] == "failed" and 0 < stopped["done"] < 1500
+    assert stopped["error"].startswith("interrupted (Ctrl-C) before the end: run the same command again")
+
+    again = _memex("backfill", str(history), "--tenant", tenant, env=env)
+    assert again.returncode == 0, again.stderr
+    finished = json.loads(again.stdout)
+    assert (finished["status"], finished["done"], finished["failed"]) == ("done", 1500, 0)
+    assert finished["already_stored"] >= stopped["done"]
+    turns = ctx.db.connection().execute("SELECT count(*) AS n FROM turns WHERE tenant_id = %s", (tenant,)).fetchone()
+    assert turns["n"] == 1500
 
 
 def test_backfill_of_a_file_that_is_not_there_says_so_at_once(tmp_path):

@@ -274,6 +274,11 @@ class LocalRuntime:
     def drain(self, timeout: float = 60.0) -> None:
         drain(self.pollers, timeout)
 
+    @property
+    def queues_die_with_it(self) -> bool:
+        """The queues are this process's loopback SQS: a message still in them is lost when it stops."""
+        return self._moto is not None
+
     def stop(self) -> None:
         self.stop_event.set()
         for poller in self.pollers:

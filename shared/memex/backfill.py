@@ -193,7 +193,7 @@ def _import_chunk(ctx: Context, job: BackfillJob, source: Source) -> _Chunk:
         if not raw.strip():
             continue
         try:
-            turns.append(_turn_of(raw, at))
+            turns.append(_turn_of(raw, at, ctx.settings.max_body_bytes))
             offsets.append(at)
         except ValueError as exc:  # not UTF-8, not JSON, NaN or Infinity, not a valid turn
             failed += 1
@@ -228,15 +228,22 @@ def _decide(ctx: Context, job: BackfillJob, follow_ups: list[SupersessionJob]) -
             ctx.publisher.publish_supersession(follow_up)
 
 
-def _turn_of(raw: bytes, offset: int) -> TurnIn:
+def _turn_of(raw: bytes, offset: int, max_bytes: int) -> TurnIn:
     """The turn a line holds; ValueError when it holds none."""
-    # A file saved with a byte order mark starts with one; it is not part of the first line.
-    text = raw.decode("utf-8-sig" if offset == 0 else "utf-8")
+    body = raw.rstrip(b"\r\n")
+    if len(body) > max_bytes:
+        # POST /v1/turns refuses such a body (413): a line would otherwise store a message no
+        # request can, and every search and recall that finds it would carry it whole.
+        raise ValueError(f"it is {len(body)} bytes, over MEMEX_MAX_BODY_BYTES ({max_bytes}), "
+                         "which POST /v1/turns refuses with 413")
+    # A file saved with a byte order mark starts with one; it is not part of the first line. Nor is
+    # the newline: a line cut short would be "Invalid control character", not "Unterminated string".
+    text = body.decode("utf-8-sig" if offset == 0 else "utf-8")
     data = json.loads(text, parse_constant=_refuse_constant, parse_float=_finite_float)
     if not isinstance(data, dict):
         raise ValueError("a line must be a JSON object")
     if not data.get("idempotency_key"):
-        content = hashlib.sha256(raw.rstrip(b"\r\n")).hexdigest()
+        content = hashlib.sha256(body).hexdigest()
         data["idempotency_key"] = f"backfill:{content}:{offset}"
     return TurnIn.model_validate(data)
 
