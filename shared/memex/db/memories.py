@@ -17,6 +17,7 @@ from psycopg.rows import tuple_row
 from psycopg.types.json import Jsonb
 
 from memex.db import history, vector_indexes
+from memex.folding import fold
 from memex.models import SearchFilters, wire_time
 
 _SELECT = """
@@ -569,7 +570,7 @@ def _matched(hits: list[tuple], at: dict[str, int],
              words: Sequence[Sequence[str]]) -> dict[str, tuple[frozenset[str], frozenset[str]]]:
     """id -> (terms the memory matched, those its content says as the query writes them), for
     the keyword channel's rows (columns at their places `at`); `words` pairs each query word
-    with its term. Read here from the content the ranking returns anyway (a few microseconds a
+    with its term, both folded as the keyword channel reads text. Read here from the content the ranking returns anyway (a few microseconds a
     memory); Postgres parsing each candidate again cost milliseconds per search."""
     if not hits or "matched" not in at:
         return {}
@@ -577,7 +578,7 @@ def _matched(hits: list[tuple], at: dict[str, int],
     patterns = [(word, _said(word), term) for word, term in words]
     found = {}
     for r in hits:
-        matched, lowered = frozenset(r[terms]), r[content].lower()
+        matched, lowered = frozenset(r[terms]), fold(r[content]).lower()
         # a word the content does not hold at all (its term matched in another form) needs no pattern
         found[r[item]] = matched, frozenset(term for word, pattern, term in patterns
                                             if term in matched and word in lowered and pattern.search(lowered))
@@ -615,11 +616,12 @@ def _keyword_sql(where: str, include_inactive: bool, query: str, max_postings: s
     tf = f"(p.occurrences + {CONTEXT_TF}::float8 * p.context_occurrences)"
     common = f"SELECT lexeme FROM df WHERE NOT (rarity = 1 OR cost <= {max_postings})"  # over the cap
     return f"""WITH terms AS (
-                SELECT DISTINCT lexeme FROM unnest(to_tsvector('english', {query}))
+                -- read as content_tsv reads the memories (migration 0027)
+                SELECT DISTINCT lexeme FROM unnest(to_tsvector('english', memex_text({query})))
             ), words AS (
-                -- the query's words as written (lower case), each with the term it stems to
+                -- the query's words as written (lower case, folded), each with the term it stems to
                 SELECT DISTINCT w.lexeme AS word, e.lexeme
-                FROM unnest(to_tsvector('simple', {query})) w, unnest(to_tsvector('english', w.lexeme)) e
+                FROM unnest(to_tsvector('simple', memex_text({query}))) w, unnest(to_tsvector('english', w.lexeme)) e
             ), stats AS (
                 SELECT {prefix}docs AS docs, {prefix}docs::float8 AS n,
                        greatest({prefix}length::float8 / greatest({prefix}docs, 1), 1) AS avgdl
