@@ -9,11 +9,13 @@
 --   query's characters then match wherever they stand, and BM25 ranks the memories holding all of
 --   them first. Hangul words are kept whole, with their particles (서울에 is not 서울).
 -- The Python mirror, for what a memory says as written, is memex.folding.fold.
+-- ASCII (a UTF-8 text as long in bytes as in characters) is its own folding: a question or a memory
+-- in English costs a length check, not the ~13 µs of the normalizations and patterns.
 CREATE FUNCTION memex_text(t text) RETURNS text LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $f$
-    SELECT regexp_replace(
+    SELECT CASE WHEN octet_length(t) = char_length(t) THEN t ELSE regexp_replace(
         replace(replace(translate(normalize(regexp_replace(normalize(t, NFKD), '[\u0300-\u036f]+', '', 'g'), NFC),
                                   'ŁłØøĐđĦħıĿŀ', 'LlOoDdHhiLl'), 'ß', 'ss'), 'ẞ', 'SS'),
-        '([\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff])', ' \1 ', 'g')
+        '([\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff])', ' \1 ', 'g') END
 $f$;
 
 -- Rewrites the table under an exclusive lock (docs/measurements/performance.md: the time per
