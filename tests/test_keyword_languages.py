@@ -6,7 +6,7 @@ from __future__ import annotations
 import psycopg
 import pytest
 
-from memex.folding import fold
+from memex.folding import APART, fold
 
 CJK = ["我在北京工作，我的猫叫小白。", "去年我们去了東京。", "昨日、公園で写真を撮りました。"]
 DISTRACTORS = ["我喜欢吃饺子。", "서울에 살고 있어요.", "Mon café préféré est à Paris.", "I went running in the park.",
@@ -24,8 +24,11 @@ def _remember(tenant, *contents: str, user: str | None = None) -> None:
     "東京で写真を撮った", "서울에 살고 있어요", "Việt Nam", "plain English, nothing to do", "naïve coöperation",
 ])
 def test_the_python_fold_reads_text_as_the_database_does(ctx, text):
+    """The same letters; the database also spaces each Han and Kana character apart (folding.APART)."""
     with psycopg.connect(ctx.db.dsn) as conn:
-        assert fold(text) == conn.execute("SELECT memex_text(%s)", (text,)).fetchone()[0]
+        folded = conn.execute("SELECT memex_text(%s)", (text,)).fetchone()[0]
+    assert fold(text).replace(" ", "") == folded.replace(" ", "")
+    assert [c for c in folded.split() if APART.search(c)] == [c for c in fold(text) if APART.match(c)]
 
 
 @pytest.mark.parametrize("query,expected", [("北京", CJK[0]), ("東京", CJK[1]), ("写真", CJK[2]), ("小白", CJK[0])])
@@ -53,6 +56,16 @@ def test_bm25_finds_zurich_written_with_or_without_its_accent(tenant, query):
 @pytest.mark.parametrize("query", ["cafe", "café", "cafe\u0301"])
 def test_bm25_finds_cafe_in_nfc_or_nfd_whatever_the_query_writes(tenant, stored, query):
     _remember(tenant, stored, "The corner shop closed.", *DISTRACTORS[:4])
+    found = [r["content"] for r in tenant.search(query, mode="bm25")]
+    assert found and found[0] == stored, found
+
+
+@pytest.mark.parametrize("query,stored", [
+    ("Lodz", "We met in Łódź in May."), ("Strasse", "Die Straße ist lang."),
+    ("1234", "My locker is １２３４."), ("Αθηνα", "Ζω στην Αθήνα."), ("ano", "Feliz año nuevo a todos."),
+])
+def test_bm25_folds_strokes_compatibility_forms_and_other_alphabets_accents(tenant, query, stored):
+    _remember(tenant, stored, *DISTRACTORS)
     found = [r["content"] for r in tenant.search(query, mode="bm25")]
     assert found and found[0] == stored, found
 
