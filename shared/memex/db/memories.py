@@ -601,7 +601,7 @@ def _said(word: str) -> re.Pattern:
 
 _WORD_CHAR = re.compile(r"\w")
 # The characters of a memory's content its keyword column reads (migration 0004); only these are
-# folded to find a word said: folding a memory of 300,000 CJK characters took 70 ms.
+# folded to find a word said: a memory of 300,000 CJK characters folded whole took 45 ms, this 5.
 INDEXED_CHARACTERS = 65536
 
 
