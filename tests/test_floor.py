@@ -139,16 +139,17 @@ def test_how_many_asks_for_a_number_not_the_word_many(tenant):
 
 def test_a_query_word_counts_as_said_where_the_content_holds_it_whole():
     """memories._matched: a term the memory matched is one it says as the query writes it only where
-    the word stands whole (`\\bword\\b`), however its pattern is written for speed."""
+    the word stands whole (`\\bword\\b`), however its pattern is written for speed; the content read
+    folded, as the database folds the query's words (migration 0027: "café" is "cafe")."""
     from memex.db import memories
-    words = [["hiking", "hike"], ["-5", "-5"], ["café", "café"], ["3.5", "3.5"], ["art", "art"]]
-    terms = ["hike", "-5", "café", "3.5", "art"]
+    words = [["hiking", "hike"], ["-5", "-5"], ["cafe", "cafe"], ["3.5", "3.5"], ["art", "art"]]
+    terms = ["hike", "-5", "cafe", "3.5", "art"]
     contents = {"a": "Hiking at -5 today", "b": "rehiking x-5", "c": "Café. Version 3.5", "d": "cafés 3.55 art's",
                 "e": "state-of-the-art", "f": "hiking"}
     at = {"id": 0, "content": 1, "matched": 2}  # the rows' columns, as a cursor's tuples hold them
     hits = [(key, content, terms) for key, content in contents.items()]
     exact = {key: said for key, (_, said) in memories._matched(hits, at, words).items()}
-    assert exact == {"a": {"hike"}, "b": {"-5"}, "c": {"café", "3.5"}, "d": {"art"}, "e": {"art"}, "f": {"hike"}}
+    assert exact == {"a": {"hike"}, "b": {"-5"}, "c": {"cafe", "3.5"}, "d": {"art"}, "e": {"art"}, "f": {"hike"}}
     # and nothing said of a term the memory did not match
     assert memories._matched([("a", contents["a"], ["art"])], at, words)["a"] == (frozenset({"art"}), frozenset())
 

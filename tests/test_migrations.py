@@ -450,3 +450,40 @@ def test_the_turns_by_agent_index_is_built_on_a_database_at_0025(ctx):
         listed = {agent: [s["session_id"] for s in sessions.of_user(conn, "t", "u", 50, None, agent)[0]]
                   for agent in ("coach", "planner", "nobody")}
         assert listed == {"coach": ["s1"], "planner": ["s2"], "nobody": []}
+
+
+def test_the_keyword_column_is_folded_on_a_database_at_0026(ctx):
+    """Migration 0027 on a database written before it: the memories written before are read again
+    (accents folded, each Han character a word), and the keyword statistics counted from them anew."""
+    version = "0027_folded_text"
+    with _scratch_database(ctx, "memex_before_0027") as conn:
+        # the schema as 0026 left it
+        conn.execute("ALTER TABLE memories DROP COLUMN content_tsv")
+        conn.execute("""ALTER TABLE memories ADD COLUMN content_tsv tsvector GENERATED ALWAYS AS (
+                            setweight(to_tsvector('english', left(content, 65536)), 'A')
+                            || setweight(to_tsvector('english', left(coalesce(context, ''), 16384)), 'D')) STORED""")
+        conn.execute("DROP FUNCTION memex_text")
+        conn.execute("DELETE FROM schema_migrations WHERE version = %s", (version,))
+        conn.execute("INSERT INTO tenants (id) VALUES ('t')")
+        for id_, user, content in (("z", "u", "We moved to Zürich."), ("b", "u", "我在北京工作。"),
+                                   ("e", "v", "Zürich again, in Zürich.")):
+            conn.execute("""INSERT INTO memories (tenant_id, id, user_id, memory_type, type, content, embedding, valid_from)
+                            VALUES ('t', %s, %s, 'episodic', 'message', %s, array_fill(0.1, ARRAY[384])::vector, now())""",
+                         (id_, user, content))
+        postings = "SELECT user_id, lexeme, memory_id, occurrences FROM memory_postings WHERE lexeme = ANY(%s) ORDER BY 1, 2, 3"
+        assert sorted(conn.execute(postings, (["zürich", "我在北京工作"],)).fetchall()) == [
+            ("u", "zürich", "z", 1), ("u", "我在北京工作", "b", 1), ("v", "zürich", "e", 2)]
+        assert apply_migrations(conn, 384) == [version]
+        assert conn.execute(postings, (["zürich", "我在北京工作"],)).fetchall() == []
+        assert sorted(conn.execute(postings, (["zurich", "北", "京"],)).fetchall()) == [
+            ("u", "zurich", "z", 1), ("u", "京", "b", 1), ("u", "北", "b", 1), ("v", "zurich", "e", 2)]
+        terms = "SELECT user_id, df FROM memory_terms WHERE lexeme = 'zurich' ORDER BY 1"
+        assert conn.execute(terms).fetchall() == [("u", 1), ("v", 1)]
+        lengths = conn.execute("""SELECT s.length = (SELECT sum(length(m.content_tsv)) FROM memories m
+                                                      WHERE m.tenant_id = s.tenant_id AND m.user_id = s.user_id)
+                                  FROM memory_stats s ORDER BY s.user_id""").fetchall()
+        assert lengths == [(True,), (True,)]
+        # written after it, a memory is read the same way
+        conn.execute("""INSERT INTO memories (tenant_id, id, user_id, memory_type, type, content, embedding, valid_from)
+                        VALUES ('t', 'c', 'u', 'episodic', 'message', 'A café.', array_fill(0.1, ARRAY[384])::vector, now())""")
+        assert conn.execute("SELECT memory_id FROM memory_postings WHERE lexeme = 'cafe'").fetchall() == [("c",)]

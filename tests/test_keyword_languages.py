@@ -1,0 +1,98 @@
+"""The keyword channel reads text that is not plain English ASCII: accents folded on both sides of a
+match, each Han or Kana character a word (migration 0027, memex.folding)."""
+
+from __future__ import annotations
+
+import psycopg
+import pytest
+
+from memex.folding import APART, fold
+
+CJK = ["我在北京工作，我的猫叫小白。", "去年我们去了東京。", "昨日、公園で写真を撮りました。"]
+DISTRACTORS = ["我喜欢吃饺子。", "서울에 살고 있어요.", "Mon café préféré est à Paris.", "I went running in the park.",
+               "The weather was cold all week."]
+
+
+def _remember(tenant, *contents: str, user: str | None = None) -> None:
+    for content in contents:
+        response = tenant.post("/v1/memories", {"user_id": user or tenant.user, "content": content})
+        assert response.status_code == 201, response.text
+
+
+@pytest.mark.parametrize("text", [
+    "Zürich", "cafe\u0301", "café", "Łódź São İstanbul Straße ıșık", "１２３４ ｶﾀｶﾅ", "我在北京工作，我的猫叫小白。",
+    "東京で写真を撮った", "서울에 살고 있어요", "Việt Nam", "plain English, nothing to do", "naïve coöperation",
+])
+def test_the_python_fold_reads_text_as_the_database_does(ctx, text):
+    """The same letters; the database also spaces each Han and Kana character apart (folding.APART)."""
+    with psycopg.connect(ctx.db.dsn) as conn:
+        folded = conn.execute("SELECT memex_text(%s)", (text,)).fetchone()[0]
+    assert fold(text).replace(" ", "") == folded.replace(" ", "")
+    assert [c for c in folded.split() if APART.search(c)] == [c for c in fold(text) if APART.match(c)]
+
+
+@pytest.mark.parametrize("query,expected", [("北京", CJK[0]), ("東京", CJK[1]), ("写真", CJK[2]), ("小白", CJK[0])])
+def test_bm25_finds_a_chinese_or_japanese_word_of_a_sentence(tenant, query, expected):
+    _remember(tenant, *CJK, *DISTRACTORS)
+    found = [r["content"] for r in tenant.search(query, mode="bm25")]
+    assert found and found[0] == expected, found
+
+
+@pytest.mark.parametrize("query,expected", [("北京", CJK[0]), ("東京", CJK[1]), ("写真", CJK[2])])
+def test_hybrid_puts_the_cjk_sentence_first(tenant, query, expected):
+    _remember(tenant, *CJK, *DISTRACTORS)
+    found = [r["content"] for r in tenant.search(query)]
+    assert found and found[0] == expected, found
+
+
+@pytest.mark.parametrize("query", ["Zurich", "zurich", "Zürich", "ZURICH"])
+def test_bm25_finds_zurich_written_with_or_without_its_accent(tenant, query):
+    _remember(tenant, "We moved to Zürich last spring.", "We moved to Geneva once.", *DISTRACTORS)
+    found = [r["content"] for r in tenant.search(query, mode="bm25")]
+    assert found and found[0] == "We moved to Zürich last spring.", found
+
+
+@pytest.mark.parametrize("stored", ["My favourite café is on the corner.", "My favourite cafe\u0301 is on the corner."])
+@pytest.mark.parametrize("query", ["cafe", "café", "cafe\u0301"])
+def test_bm25_finds_cafe_in_nfc_or_nfd_whatever_the_query_writes(tenant, stored, query):
+    _remember(tenant, stored, "The corner shop closed.", *DISTRACTORS[:4])
+    found = [r["content"] for r in tenant.search(query, mode="bm25")]
+    assert found and found[0] == stored, found
+
+
+@pytest.mark.parametrize("query,stored", [
+    ("Lodz", "We met in Łódź in May."), ("Strasse", "Die Straße ist lang."),
+    ("1234", "My locker is １２３４."), ("Αθηνα", "Ζω στην Αθήνα."), ("ano", "Feliz año nuevo a todos."),
+])
+def test_bm25_folds_strokes_compatibility_forms_and_other_alphabets_accents(tenant, query, stored):
+    _remember(tenant, stored, *DISTRACTORS)
+    found = [r["content"] for r in tenant.search(query, mode="bm25")]
+    assert found and found[0] == stored, found
+
+
+def test_english_stems_still_match(tenant):
+    _remember(tenant, "I run every morning before work.", "The bakery sells bread.")
+    found = [r["content"] for r in tenant.search("running", mode="bm25")]
+    assert found and found[0] == "I run every morning before work.", found
+
+
+def test_a_folded_word_counts_as_said_as_written(ctx, tenant):
+    """The relevance floor's "said as written" reads the content folded as the query is: "Zurich"
+    is said by "Zürich", and 北 by "我在北京工作" (not matched only through a stem)."""
+    from memex.db import memories
+    from memex.models import SearchFilters
+
+    _remember(tenant, "We moved to Zürich last spring.", "我在北京工作。")
+    with psycopg.connect(ctx.db.dsn) as conn:
+        ranking = memories.keyword_statement(tenant.id, tenant.user, None, SearchFilters(), False,
+                                             "Zurich 北京", 10, 2000).run(conn)
+    said = {ranking.found[item].content: ranking.matched[item][1] for item, _ in ranking.ranked}
+    assert said == {"We moved to Zürich last spring.": {"zurich"}, "我在北京工作。": {"北", "京"}}, said
+
+
+def test_another_tenants_or_users_cjk_memories_stay_theirs(tenant, other_tenant):
+    _remember(other_tenant, "我在北京工作。", user=tenant.user)
+    _remember(tenant, "我在北京工作。", user="someone-else")
+    _remember(tenant, "Zürich is lovely.")
+    assert tenant.search("北京", mode="bm25") == []
+    assert [r["content"] for r in tenant.search("Zurich", mode="bm25")] == ["Zürich is lovely."]
