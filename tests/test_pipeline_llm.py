@@ -23,7 +23,7 @@ from memex_edge.context import build_context
 from memex_edge.http import asgi_lambda_handler, create_app
 from memex_edge.sqs import SqsPublisher
 from tests.conftest import ROOT, Tenant, api_client
-from bench.openai_double import CHAT, OpenAIDouble
+from bench.openai_double import CHAT, EMBEDDINGS, OpenAIDouble
 
 
 @pytest.fixture(scope="module")
@@ -659,3 +659,35 @@ def test_the_sweep_leaves_a_turn_waiting_for_its_retry(ctx, llm, llm_ctx, llm_ht
     sweep(queued, older_than_seconds=120)
     assert tenant.get(f"/v1/turns/{waiting}").json()["status"] == "failed"
     client.delete_queue(QueueUrl=url)
+
+
+def test_a_hung_embedding_endpoint_fails_the_job_before_its_lambda_would_be_stopped(ctx, llm_ctx, llm_http, monkeypatch):
+    # The OpenAI-compatible embedder's document calls waited 30 s and were retried three times
+    # (about 120 s on an endpoint that never answers, the extract worker's whole timeout): Lambda
+    # stopped the batch, which reported nothing. They now end within the invocation's budget, as
+    # chat calls do, and the job fails as an embedder failure does: retried, the reason on the turn.
+    with OpenAIDouble(dim=ctx.settings.embedding_dim) as endpoint:
+        endpoint.hang_seconds = 8.0
+        endpoint.fail(EMBEDDINGS, "hang")
+        embedding = build_context(dataclasses.replace(
+            llm_ctx.settings, embeddings_provider="openai", embeddings_base_url=endpoint.base_url,
+            embeddings_model="embed-test", embeddings_query_cache=0))
+        tenant = Tenant(ctx, llm_http)
+        lost = dataclasses.replace(embedding, publisher=SqsPublisher(dataclasses.replace(
+            embedding.settings, extraction_queue_url=embedding.settings.extraction_queue_url + "-missing")))
+        turn_id = ingest_turn(lost, tenant.id, TurnIn(user_id=tenant.user, session_id="s1", messages=[
+            {"role": "user", "content": "I work at Stripe."}]), wait=False)["turn_id"]
+        worker = function_module("extract_worker")
+        monkeypatch.setattr(worker, "get_context", lambda: lost)
+        record = {"messageId": "e1", "receiptHandle": "rh-e1", "body": ExtractionJob(tenant.id, turn_id).to_json(),
+                  "messageAttributes": {}, "md5OfBody": "", "eventSource": "aws:sqs",
+                  "attributes": {"ApproximateReceiveCount": "1", "SentTimestamp": "1767225600000"},
+                  "eventSourceARN": "arn:aws:sqs:us-east-1:000000000000:memex-extraction", "awsRegion": "us-east-1"}
+        with pytest.raises(BatchProcessingError):
+            worker.handler({"Records": [record]}, _ShortLambdaContext("extract_worker", 4.0))
+        asked = [body for path, body in endpoint.requests if path == EMBEDDINGS]
+    # One attempt, given what was left, ended by the client's own timeout (not the endpoint's
+    # 500 after each of four full waits).
+    assert len(asked) == 1
+    status = tenant.get(f"/v1/turns/{turn_id}").json()
+    assert status["status"] == "queued" and status["error"].startswith("APITimeoutError"), status
