@@ -592,3 +592,16 @@ def test_every_functions_statements_end_before_the_function_does(monkeypatch):
             monkeypatch.delenv("MEMEX_DB_STATEMENT_TIMEOUT_MS", raising=False)
         timeout_ms = fn_prop(function, "Timeout", LAMBDA_DEFAULT_TIMEOUT) * 1000
         assert load_settings().db_statement_timeout_ms < timeout_ms, name
+
+
+def test_the_sweep_may_read_the_queues_attributes_it_reads():
+    # The sweep reads each queue's backlog (its evidence that nothing waits there) and the extraction
+    # queue's visibility timeout (how long a failed message stays hidden): its role allowed neither,
+    # so in AWS both reads were AccessDenied and the sweep worked without its evidence.
+    sweep = FUNCTIONS[function_named("sweep")]
+    readable = set()
+    for policy in fn_prop(sweep, "Policies", []):
+        for statement in policy.get("Statement", []) if isinstance(policy, dict) else []:
+            if statement["Action"] == "sqs:GetQueueAttributes":
+                readable |= {logical_id(r) for r in statement["Resource"]}
+    assert readable == {"ExtractionQueue", "SupersessionQueue"}
