@@ -152,3 +152,39 @@ def test_both_dashboards_cover_the_vocabulary():
         assert metric.name in cloudwatch, f"{metric.name} is on no CloudWatch widget"
         if metric.local:
             assert grafana & _prometheus_series(metric), f"{metric.prometheus_name} is on no Grafana panel"
+
+
+def _alarmed_functions(metric_name: str) -> set[str]:
+    """The functions whose AWS/Lambda `metric_name` some alarm reads (by FunctionName)."""
+    found = set()
+    for alarm in ALARMS.values():
+        for query in alarm["Properties"].get("Metrics", []):
+            metric = query.get("MetricStat", {}).get("Metric", {})
+            if (metric.get("Namespace"), metric.get("MetricName")) == ("AWS/Lambda", metric_name):
+                found |= {d["Value"]["Ref"] for d in metric["Dimensions"] if d["Name"] == "FunctionName"}
+    return found
+
+
+def test_lambdas_own_failures_and_the_extraction_backlog_are_alarmed():
+    # A function Lambda stopped at its timeout, one that failed to start, a batch whose every record
+    # failed, an invocation throttled: none reaches memex's metrics, and a worker's shows only in
+    # the DLQ alarm about 50 minutes later; an LLM outage's retries wait 12.5 minutes each unseen.
+    functions = {name for name, r in RESOURCES.items() if r["Type"] == "AWS::Serverless::Function"}
+    assert _alarmed_functions("Errors") == functions
+    assert _alarmed_functions("Throttles") == functions
+    (age,) = [a["Properties"] for a in ALARMS.values()
+              if a["Properties"].get("MetricName") == "ApproximateAgeOfOldestMessage"]
+    assert age["Dimensions"][0]["Value"] == {"Fn::GetAtt": ["ExtractionQueue", "QueueName"]}
+    # More than one retry's wait (a turn that failed once and waits for its next delivery is not
+    # news), less than two: SQS stops counting a message as the oldest at its third receive.
+    visibility = RESOURCES["ExtractionQueue"]["Properties"]["VisibilityTimeout"]
+    assert visibility < age["Threshold"] < 2 * visibility and age["Statistic"] == "Maximum"
+    for alarm in ALARMS.values():
+        metrics = alarm["Properties"].get("Metrics", [])
+        if age is alarm["Properties"] or any("AWS/Lambda" in str(q) for q in metrics):
+            # a math alarm's expression reads every metric it declares, each filled where it has no value
+            assert re.search(r"\(README, [^)]+\)", alarm["Properties"]["AlarmDescription"])
+            expressions = " ".join(q.get("Expression", "") for q in metrics)
+            for query in metrics:
+                if "MetricStat" in query:
+                    assert f"FILL({query['Id']}, 0)" in expressions, query["Id"]

@@ -14,7 +14,8 @@ from aws_lambda_powertools.utilities.batch.exceptions import BatchProcessingErro
 from infra.local.lambda_context import LocalLambdaContext
 from infra.local.runtime import function_module
 from memex.extraction.llm import LLMExtractor
-from memex.ingest import ingest_turn
+from memex.db import turns as turn_rows
+from memex.ingest import ingest_turn, sweep
 from memex.jobs import ExtractionJob
 from memex.models import TurnIn
 from memex.supersession_llm import LLMJudge
@@ -22,7 +23,7 @@ from memex_edge.context import build_context
 from memex_edge.http import asgi_lambda_handler, create_app
 from memex_edge.sqs import SqsPublisher
 from tests.conftest import ROOT, Tenant, api_client
-from bench.openai_double import CHAT, OpenAIDouble
+from bench.openai_double import CHAT, EMBEDDINGS, OpenAIDouble
 
 
 @pytest.fixture(scope="module")
@@ -612,3 +613,81 @@ def test_an_inline_turns_chat_calls_end_before_its_lambda_would_be_stopped(ctx, 
     assert asked and max(asked) < seconds_left, (asked, response)
     body = json.loads(response["body"])
     assert response["statusCode"] == 202 and body["status"] == "queued" and "LLMError" in body["error"], body
+
+
+def test_the_sweep_leaves_a_turn_waiting_for_its_retry(ctx, llm, llm_ctx, llm_http, runtime, monkeypatch):
+    # A failed delivery comes back only after the queue's visibility timeout (750 s in the
+    # template), while the sweep took a queued turn for lost 120 s after it was last touched once a
+    # later turn was extracted: it re-published a message SQS still held and, in an outage, marked
+    # failed a turn whose deliveries were still to come.
+    client = runtime.sqs_client()
+    url = client.create_queue(QueueName="memex-extraction-ops2", Attributes={"VisibilityTimeout": "750"})["QueueUrl"]
+    queued = dataclasses.replace(llm_ctx, publisher=SqsPublisher(dataclasses.replace(
+        llm_ctx.settings, extraction_queue_url=url)))
+    lost = dataclasses.replace(llm_ctx, publisher=SqsPublisher(dataclasses.replace(
+        llm_ctx.settings, extraction_queue_url=url + "-missing")))
+    tenant = Tenant(ctx, llm_http)
+    waiting = ingest_turn(lost, tenant.id, TurnIn(user_id=tenant.user, session_id="s1", messages=[
+        {"role": "user", "content": "I work at Stripe."}]), wait=False)["turn_id"]
+    worker = function_module("extract_worker")
+    monkeypatch.setattr(worker, "get_context", lambda: queued)
+    llm.reset()  # nothing scripted: the LLM answers 500
+    record = {"messageId": "r1", "receiptHandle": "rh-r1", "body": ExtractionJob(tenant.id, waiting).to_json(),
+              "messageAttributes": {}, "md5OfBody": "", "eventSource": "aws:sqs",
+              "attributes": {"ApproximateReceiveCount": "1", "SentTimestamp": "1767225600000"},
+              "eventSourceARN": "arn:aws:sqs:us-east-1:000000000000:memex-extraction-ops2", "awsRegion": "us-east-1"}
+    with pytest.raises(BatchProcessingError):
+        worker.handler({"Records": [record]}, LocalLambdaContext("extract_worker"))
+    assert "retried when its queue message comes back" in tenant.get(f"/v1/turns/{waiting}").json()["error"]
+
+    def touched_ago(seconds: int) -> None:
+        with ctx.db.transaction() as conn:
+            conn.execute("UPDATE turns SET updated_at = now() - make_interval(secs => %s), republished = %s "
+                         "WHERE tenant_id = %s AND id = %s",
+                         (seconds, llm_ctx.settings.sweep_max_republish, tenant.id, waiting))
+
+    # Five minutes later the queue has moved past it (a later turn is extracted), its message is
+    # still hidden, and it was re-published as often as the sweep allows.
+    llm.script_chat(_extraction("city", "Porto", "The user lives in Porto.", "I live in Porto"))
+    assert tenant.turn("I live in Porto.").json()["status"] == "processed"
+    touched_ago(300)
+    sweep(queued, older_than_seconds=120)
+    row = turn_rows.get_turn(ctx.db.connection(), tenant.id, waiting)
+    assert row["status"] == "queued" and row["republished"] == llm_ctx.settings.sweep_max_republish
+    # Past twice the visibility timeout no delivery can still come: it is lost after all.
+    touched_ago(1600)
+    sweep(queued, older_than_seconds=120)
+    assert tenant.get(f"/v1/turns/{waiting}").json()["status"] == "failed"
+    client.delete_queue(QueueUrl=url)
+
+
+def test_a_hung_embedding_endpoint_fails_the_job_before_its_lambda_would_be_stopped(ctx, llm_ctx, llm_http, monkeypatch):
+    # The OpenAI-compatible embedder's document calls waited 30 s and were retried three times
+    # (about 120 s on an endpoint that never answers, the extract worker's whole timeout): Lambda
+    # stopped the batch, which reported nothing. They now end within the invocation's budget, as
+    # chat calls do, and the job fails as an embedder failure does: retried, the reason on the turn.
+    with OpenAIDouble(dim=ctx.settings.embedding_dim) as endpoint:
+        endpoint.hang_seconds = 8.0
+        endpoint.fail(EMBEDDINGS, "hang")
+        embedding = build_context(dataclasses.replace(
+            llm_ctx.settings, embeddings_provider="openai", embeddings_base_url=endpoint.base_url,
+            embeddings_model="embed-test", embeddings_query_cache=0))
+        tenant = Tenant(ctx, llm_http)
+        lost = dataclasses.replace(embedding, publisher=SqsPublisher(dataclasses.replace(
+            embedding.settings, extraction_queue_url=embedding.settings.extraction_queue_url + "-missing")))
+        turn_id = ingest_turn(lost, tenant.id, TurnIn(user_id=tenant.user, session_id="s1", messages=[
+            {"role": "user", "content": "I work at Stripe."}]), wait=False)["turn_id"]
+        worker = function_module("extract_worker")
+        monkeypatch.setattr(worker, "get_context", lambda: lost)
+        record = {"messageId": "e1", "receiptHandle": "rh-e1", "body": ExtractionJob(tenant.id, turn_id).to_json(),
+                  "messageAttributes": {}, "md5OfBody": "", "eventSource": "aws:sqs",
+                  "attributes": {"ApproximateReceiveCount": "1", "SentTimestamp": "1767225600000"},
+                  "eventSourceARN": "arn:aws:sqs:us-east-1:000000000000:memex-extraction", "awsRegion": "us-east-1"}
+        with pytest.raises(BatchProcessingError):
+            worker.handler({"Records": [record]}, _ShortLambdaContext("extract_worker", 4.0))
+        asked = [body for path, body in endpoint.requests if path == EMBEDDINGS]
+    # One attempt, given what was left, ended by the client's own timeout (not the endpoint's
+    # 500 after each of four full waits).
+    assert len(asked) == 1
+    status = tenant.get(f"/v1/turns/{turn_id}").json()
+    assert status["status"] == "queued" and status["error"].startswith("APITimeoutError"), status

@@ -571,3 +571,37 @@ def test_every_functions_logs_expire():
     assert retention["Default"] in retention["AllowedValues"] and retention["Default"] <= 90
     for name, function in FUNCTIONS.items():
         assert fn_prop(function, "LoggingConfig") == GLOBAL_FUNCTION["LoggingConfig"], name
+
+
+def _literal(value):
+    """An environment value as a function reads it: a literal, or a mapping's (!FindInMap)."""
+    if isinstance(value, dict) and "Fn::FindInMap" in value:
+        table, key, field = value["Fn::FindInMap"]
+        return TPL["Mappings"][table][key][field]
+    return value
+
+
+def test_every_functions_statements_end_before_the_function_does(monkeypatch):
+    # Every connection's statement_timeout was 30 s and the HTTP functions stop at 29 s: a statement
+    # that long had Lambda stop the request (API Gateway's 503) while Postgres worked on.
+    for name, function in FUNCTIONS.items():
+        variables = {**_env(), **function["Properties"].get("Environment", {}).get("Variables", {})}
+        if "MEMEX_DB_STATEMENT_TIMEOUT_MS" in variables:
+            monkeypatch.setenv("MEMEX_DB_STATEMENT_TIMEOUT_MS", str(_literal(variables["MEMEX_DB_STATEMENT_TIMEOUT_MS"])))
+        else:
+            monkeypatch.delenv("MEMEX_DB_STATEMENT_TIMEOUT_MS", raising=False)
+        timeout_ms = fn_prop(function, "Timeout", LAMBDA_DEFAULT_TIMEOUT) * 1000
+        assert load_settings().db_statement_timeout_ms < timeout_ms, name
+
+
+def test_the_sweep_may_read_the_queues_attributes_it_reads():
+    # The sweep reads each queue's backlog (its evidence that nothing waits there) and the extraction
+    # queue's visibility timeout (how long a failed message stays hidden): its role allowed neither,
+    # so in AWS both reads were AccessDenied and the sweep worked without its evidence.
+    sweep = FUNCTIONS[function_named("sweep")]
+    readable = set()
+    for policy in fn_prop(sweep, "Policies", []):
+        for statement in policy.get("Statement", []) if isinstance(policy, dict) else []:
+            if statement["Action"] == "sqs:GetQueueAttributes":
+                readable |= {logical_id(r) for r in statement["Resource"]}
+    assert readable == {"ExtractionQueue", "SupersessionQueue"}

@@ -155,7 +155,7 @@ def test_a_turn_waiting_in_a_backlog_is_not_taken_for_lost(ctx, tenant, runtime)
     waiting = _store_turn(ctx, tenant, "I work at Stripe.")
     pipeline.extract(ctx, ExtractionJob(tenant.id, waiting))
     _backdate(ctx, tenant, waiting, 600)
-    busy = {"extraction_idle": False, "supersession_idle": False}
+    busy = {"extraction_idle": False, "supersession_idle": False, "retry_seconds": 1500}
     with ctx.db.transaction() as conn:  # the group resolved a turn extracted before this one
         conn.execute("UPDATE turns SET extracted_at = now() - interval '1 hour', resolved_at = now() "
                      "WHERE tenant_id = %s AND id = %s", (tenant.id, done))
@@ -169,7 +169,7 @@ def test_a_turn_waiting_in_a_backlog_is_not_taken_for_lost(ctx, tenant, runtime)
         conn.execute("UPDATE turns SET extracted_at = now() - interval '1 hour' WHERE tenant_id = %s AND id = %s",
                      (tenant.id, done))
         _backdate(ctx, tenant, waiting, 600)
-        claimed = turn_rows.claim_lost(conn, 300, 5, extraction_idle=False, supersession_idle=True)
+        claimed = turn_rows.claim_lost(conn, 300, 5, extraction_idle=False, supersession_idle=True, retry_seconds=1500)
     assert waiting in {r["id"] for r in claimed}
     runtime.drain()
 

@@ -26,7 +26,10 @@ def record_handler(record: SQSRecord) -> None:
     def record_failure(error: str) -> None:
         pipeline.mark_failed(ctx, job.tenant_id, job.turn_id, error)
 
-    with last_delivery_records_failure(ctx, record, record_failure):
+    def record_retry(error: str) -> None:
+        pipeline.note_retry(ctx, job.tenant_id, job.turn_id, error)
+
+    with last_delivery_records_failure(ctx, record, record_failure, record_retry):
         follow_up = pipeline.extract(ctx, job, last_delivery=last_delivery(ctx, record))
         if follow_up is not None:
             ctx.publisher.publish_supersession(follow_up)

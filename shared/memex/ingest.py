@@ -83,7 +83,8 @@ def sweep(ctx: Context, older_than_seconds: int | None = None) -> int:
     idle = {queue: _idle(ctx, queue) for queue in ("extraction", "supersession")}
     with ctx.db.transaction() as conn:
         lost = turn_rows.claim_lost(conn, age, ctx.settings.sweep_max_republish,
-                                    extraction_idle=idle["extraction"], supersession_idle=idle["supersession"])
+                                    extraction_idle=idle["extraction"], supersession_idle=idle["supersession"],
+                                    retry_seconds=2 * _redelivery_seconds(ctx))
     for row in lost:
         if row["extracted"]:
             ctx.publisher.publish_supersession(SupersessionJob(row["tenant_id"], row["user_id"], row["id"], row["republished"]))
@@ -100,3 +101,13 @@ def _idle(ctx: Context, queue: str) -> bool:
     except Exception:  # noqa: BLE001 - the sweep then relies on the ordering evidence alone
         log.warning("the %s queue's backlog could not be read", queue)
         return False
+
+
+def _redelivery_seconds(ctx: Context) -> int:
+    """How long the extraction queue hides a failed message; unknown (unreachable) counts as the
+    longest SQS allows, 12 hours, so that no turn waiting for its retry is taken for lost."""
+    try:
+        return ctx.publisher.redelivery_seconds("extraction")
+    except Exception:  # noqa: BLE001 - the sweep then leaves turns with a failed try alone
+        log.warning("the extraction queue's visibility timeout could not be read")
+        return 12 * 3600

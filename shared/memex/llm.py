@@ -12,7 +12,8 @@ failure logs and raises names its kind (an exception type, a status code and the
 error message), never the endpoint's URL or the model's answer, which quotes the user.
 
 A job can bound the time all its calls take together (`time_budget`): a worker's function has
-a timeout, and a fallback (the rules judge) is only reachable if the LLM gives up before it.
+a timeout, and a fallback (the rules judge) is only reachable if the LLM gives up before it. An
+invocation's budget (memex_edge/deadline.py) bounds the OpenAI-compatible embedder's calls as well.
 """
 
 from __future__ import annotations
@@ -59,7 +60,9 @@ def time_budget(seconds: float) -> Iterator[None]:
         _deadline.reset(token)
 
 
-def _time_left() -> float | None:
+def time_left() -> float | None:
+    """Seconds left of the budget this context's calls share (None: unbounded); the
+    OpenAI-compatible embedder's calls read it too."""
     deadline = _deadline.get()
     return None if deadline is None else deadline - time.monotonic()
 
@@ -107,7 +110,7 @@ class ChatJSON:
         # as its probe and the embedder's calls do (None when the endpoint answered unusably).
         failure: BaseException | None = None
         for attempt in range(1, self.attempts + 1):
-            left = _time_left()
+            left = time_left()
             if left is not None and left <= 0:
                 error = LLMError(f"{self.model}: the job's time budget for LLM calls is spent"
                                  + (f"; last: {problem}" if problem else ""))
@@ -133,7 +136,7 @@ class ChatJSON:
                 problem, failure = "unparseable answer", None
             if attempt < self.attempts:
                 delay = self.backoff * 2 ** (attempt - 1)
-                left = _time_left()
+                left = time_left()
                 if left is not None and left <= delay:
                     break
                 log.warning("LLM attempt %d/%d failed (%s); retrying in %.2fs", attempt, self.attempts, problem, delay)

@@ -38,7 +38,8 @@ class Metric:
     # Where CloudWatch has it when AWS publishes it itself ("AWS/SQS ApproximateNumberOfMessagesVisible"):
     # the code then records it in the local runtime only.
     aws: str = ""
-    # False: only Powertools emits it, in Lambda (the cold start).
+    # False: only Lambda has it (the cold start, which Powertools emits; what AWS publishes of
+    # Lambda and of a queue's oldest message).
     local: bool = True
 
     @property
@@ -84,6 +85,8 @@ RECORDS_RECEIVED = _counter("RecordsReceived", "Queue messages delivered to a wo
 RECORDS_FAILED = _counter("RecordsFailed", "Queue messages a worker reported failed (retried, then the DLQ)", "queue")
 QUEUE_AGE = _histogram("QueueAge", "Seconds", "Time a message waited in its queue before a worker got it",
                        AGE_BUCKETS, "queue")
+QUEUE_OLDEST = Metric("QueueOldest", GAUGE, "Seconds", "Age of the oldest message of the extraction queue", ("queue",),
+                      aws="AWS/SQS ApproximateAgeOfOldestMessage", local=False)
 DLQ_DEPTH = Metric("DlqDepth", GAUGE, "Count", "Messages in a dead-letter queue", ("queue",),
                    aws="AWS/SQS ApproximateNumberOfMessagesVisible")
 # Consolidation (the scheduled job that merges old episodic memories)
@@ -96,6 +99,8 @@ HTTP_LATENCY = Metric("HttpLatency", HISTOGRAM, "Seconds", "Time an HTTP request
                       aws="AWS/ApiGateway Latency")
 # Lambda
 COLD_STARTS = _counter("ColdStart", "Lambda cold starts (emitted by Powertools)", "function_name", local=False)
+FUNCTION_FAILURES = _counter("FunctionFailures", "Invocations Lambda failed or refused (published by Lambda)",
+                             "function_name", aws="AWS/Lambda Errors, Throttles", local=False)
 
 ALL: tuple[Metric, ...] = tuple(value for value in list(globals().values()) if isinstance(value, Metric))
 BY_NAME = {metric.name: metric for metric in ALL}

@@ -484,6 +484,13 @@ def process_inline(ctx: Context, tenant_id: str, turn_id: str) -> None:
         resolve(ctx, follow_up)
 
 
+def note_retry(ctx: Context, tenant_id: str, turn_id: str, error: str) -> None:
+    """A try at the turn failed and its queue message will come again: its GET says why, and the
+    sweep sees a try under way (db/turns.py, claim_lost), not a lost message."""
+    with ctx.db.transaction() as conn:
+        turn_rows.note_error(conn, tenant_id, turn_id, f"{error}; retried when its queue message comes back")
+
+
 def mark_failed(ctx: Context, tenant_id: str, turn_id: str, error: str) -> None:
     with ctx.db.transaction() as conn:
         turn_rows.set_status(conn, tenant_id, turn_id, "failed", error[:2000])

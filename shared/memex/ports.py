@@ -26,6 +26,11 @@ class Publisher(Protocol):
         or delayed (approximate, as SQS counts them)."""
         ...
 
+    def redelivery_seconds(self, queue: str) -> int:
+        """How long after a failed delivery the queue ("extraction") delivers the message again:
+        its visibility timeout."""
+        ...
+
 
 class Metrics(Protocol):
     """Records what happens (CloudWatch in Lambda, Prometheus locally; see memex.metrics)."""

@@ -87,6 +87,11 @@ class SqsPublisher:
             "ApproximateNumberOfMessagesDelayed"])["Attributes"]
         return sum(int(value) for value in counts.values())
 
+    def redelivery_seconds(self, queue: str) -> int:
+        url = {"extraction": self._settings.extraction_queue_url}[queue]
+        return int(self._client.get_queue_attributes(QueueUrl=url, AttributeNames=["VisibilityTimeout"])
+                   ["Attributes"]["VisibilityTimeout"])
+
     def ping(self) -> None:
         self._client.get_queue_attributes(
             QueueUrl=self._settings.extraction_queue_url, AttributeNames=["ApproximateNumberOfMessages"]

@@ -85,14 +85,18 @@ def last_delivery(ctx: Context, record: SQSRecord) -> bool:
 
 
 @contextmanager
-def last_delivery_records_failure(ctx: Context, record: SQSRecord, record_failure: Callable[[str], None]) -> Iterator[None]:
+def last_delivery_records_failure(ctx: Context, record: SQSRecord, record_failure: Callable[[str], None],
+                                  record_retry: Callable[[str], None] | None = None) -> Iterator[None]:
     """Re-raise every failure so the record is retried; when this delivery is the last one before
-    the DLQ, record the failure first (a turn or backfill marked failed) so its status tells the truth."""
+    the DLQ, record the failure first (a turn or backfill marked failed) so its status tells the
+    truth, and before another, `record_retry` records that a delivery is still to come."""
     try:
         yield
     except Exception as exc:
+        # The type only: an exception's message can quote what the user said.
         if last_delivery(ctx, record):
-            # The type only: an exception's message can quote what the user said.
             logger.error("message %s failed on its last delivery: %s", record.message_id, public_description(exc))
             record_failure(public_description(exc))
+        elif record_retry is not None:
+            record_retry(public_description(exc))
         raise

@@ -222,10 +222,11 @@ _LOST = """
     s.status IN ('queued', 'processing')
     AND s.updated_at < now() - make_interval(secs => %(age)s)
     AND CASE WHEN s.status = 'queued' THEN
-             %(extraction_idle)s
+             (s.error IS NULL OR s.updated_at < now() - make_interval(secs => %(retry)s))
+             AND (%(extraction_idle)s
              OR EXISTS (SELECT 1 FROM turns later
                         WHERE later.created_at > s.updated_at + make_interval(secs => %(age)s)
-                          AND later.extracted_at IS NOT NULL)
+                          AND later.extracted_at IS NOT NULL))
          ELSE
              %(supersession_idle)s OR s.candidates IS NULL
              OR EXISTS (SELECT 1 FROM turns later
@@ -236,7 +237,8 @@ _LOST = """
 
 
 def claim_lost(conn: psycopg.Connection, older_than_seconds: int, max_republish: int, *,
-               extraction_idle: bool, supersession_idle: bool, limit: int = 500) -> list[dict[str, Any]]:
+               extraction_idle: bool, supersession_idle: bool, retry_seconds: int,
+               limit: int = 500) -> list[dict[str, Any]]:
     """Unfinished turns whose queue message is lost, claimed for one re-publish each; those
     already re-published `max_republish` times are marked failed instead (a turn whose handler
     times out every time would otherwise be sent forever).
@@ -247,8 +249,13 @@ def claim_lost(conn: psycopg.Connection, older_than_seconds: int, max_republish:
     well after this one was last published is already extracted). Waiting for supersession
     (processing): the supersession queue is empty, or the user's FIFO group has moved past it (a
     turn of the same user extracted later is already resolved: FIFO order means this one's message
-    was consumed). A backlog therefore never fails a turn; each claim resets the turn's clock."""
-    params = {"age": older_than_seconds, "max": max_republish, "limit": limit,
+    was consumed). A backlog therefore never fails a turn; each claim resets the turn's clock.
+
+    A queued turn whose last try failed (its `error`, noted when the try failed) has a delivery still
+    to come: SQS hides a failed message until its visibility timeout, while later turns move the
+    queue past it. It is lost only when `retry_seconds` have passed since without a try (twice the
+    visibility timeout: a message comes back within one, and its try ends within a sixth of one)."""
+    params = {"age": older_than_seconds, "max": max_republish, "limit": limit, "retry": retry_seconds,
               "extraction_idle": extraction_idle, "supersession_idle": supersession_idle}
     conn.execute(
         f"""UPDATE turns s SET status = 'failed', updated_at = now(),
