@@ -1619,7 +1619,7 @@ def test_what_is_said_of_someone_without_stating_their_fact_files_nothing(text):
     ("My cousin is so funny. Her name's Priya.", {("cousin_name", "Priya")}),
     ("My coworker was rude today. Their name is Sam.", {("colleague_name", "Sam")}),
     ("My grandpa is 90. His name is Joe.", {("grandfather_age", "90"), ("grandfather_name", "Joe")}),
-    ("My manager is the worst. His name is Dan.", set()),  # a manager is no one the rules file
+    ("My manager is the worst. His name is Dan.", {("boss_name", "Dan")}),  # one's manager is one's boss
     ("My boss has a dog. His name is Rex.", {("boss_pet_dog_name", "Rex")}),  # the dog's, not the boss's
     # a switch between two well-known employers, of someone whose employer no rule sees
     ("My husband Raj switched from Google to Stripe.", {("partner_name", "Raj"), ("partner_raj_employer", "Google", True),

@@ -29,7 +29,6 @@ import datetime
 import re
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, replace
-from itertools import count
 from typing import Any, Callable
 
 from memex import standalone, supersession
@@ -2752,6 +2751,9 @@ _CORRECTION = re.compile(
     r"(?=\s*(?:[^\w\s'&+-]|$))")
 # A correction that says only the right name, of the one name the message before filed: "Sorry, I
 # meant Initrode." (_correct_meant).
+# A correction said as the statement again, with no "not": "Correction: my dog's name is Biscuit.",
+# "Sorry, my wife's name is Anna." (_correct_restated).
+_RESTATED = re.compile(r"(?i:actually|sorry|oops|correction|my bad|no wait|wait|typo|scratch that)\b[,:!]?\s+(?i:(?:I|my|it)\b)")
 _MEANT = re.compile(rf"(?i:sorry|oops|actually|no|correction|my bad)[,:!]?\s+(?i:I meant|I mean)\s+"
                     rf"(?P<new>(?!I\b){_CAPWORD}(?:\s+{_CAPWORD}){{0,3}})[.!]?")
 # Words of a corrected statement that need not be words of the fact it corrects.
@@ -3001,11 +3003,13 @@ class OfflineExtractor:
             about_them = _asks_about_someone_else(before, message)
             questions: list[tuple[str, str]] = []
             for n, (sentence, said) in enumerate(_statements(message["content"] or "", questions)):
+                stated = found.size()
                 for _, rule, fields in _matches(_typed(sentence, dropped_is_user=not (about_them and n == 0))):
                     found.add(_candidate(rule, fields, message["id"], said, subject))
                 # Read as the rules read it: "Actually it’s Lisbon" is "Actually it's Lisbon".
                 read = plain.plain(sentence)
-                for match in _CORRECTION.finditer(read):
+                corrections = list(_CORRECTION.finditer(read))
+                for match in corrections:
                     if earlier is None:
                         earlier = _Facts(self.extract(history, []))
                     _correct(found, earlier, match, message["id"], said, subject)
@@ -3015,6 +3019,10 @@ class OfflineExtractor:
                         earlier = _Facts(self.extract(history, []))
                     _correct_meant(found if i else earlier, found, before["id"], meant.group("new"), message["id"],
                                    said, subject)
+                elif not corrections and _RESTATED.match(read) and before is not None and before["role"] == "user":
+                    if earlier is None and not i:
+                        earlier = _Facts(self.extract(history, []))
+                    _correct_restated(found if i else earlier, found, stated, before["id"])
             for question, said in questions:
                 for rule, fields in _asked_matches(_typed(question, dropped_is_user=False)):
                     found.add(_candidate(rule, fields, message["id"], said, subject))
@@ -3064,12 +3072,13 @@ class _Facts:
         self._order: dict[int, Candidate] = {}  # a dict keeps insertion order and deletes in O(1)
         # Built at the first correction: most messages have none.
         self._by_value: dict[tuple[str, str | int], list[int]] | None = None
-        self._numbers = count()
+        self._next = 0
         for candidate in candidates:
             self.add(candidate)
 
     def add(self, candidate: Candidate) -> None:
-        number = next(self._numbers)
+        number = self._next
+        self._next += 1
         self._order[number] = candidate
         if self._by_value is not None:
             self._index(number, candidate)
@@ -3095,6 +3104,17 @@ class _Facts:
 
     def drop(self, number: int) -> None:
         del self._order[number]
+
+    def size(self) -> int:
+        """The number the next fact added gets: `since` it, the facts added after."""
+        return self._next
+
+    def since(self, number: int) -> list[tuple[int, Candidate]]:
+        return [(n, c) for n, c in self._order.items() if n >= number]
+
+    def swap(self, number: int, candidate: Candidate) -> None:
+        """The fact numbered `number`, re-stated; its value unchanged (the index is by value)."""
+        self._order[number] = candidate
 
     def in_order(self) -> list[Candidate]:
         return list(self._order.values())
@@ -3138,6 +3158,23 @@ def _correct_meant(pool: _Facts, found: _Facts, before_id: str, right: str, mess
         found.drop(number)
     found.add(replace(wrong, value=right, content=wrong.content.replace(wrong.value, right, 1),
                       source_message_id=message_id, raw_quote=quote, corrects=wrong.value))
+
+
+def _correct_restated(pool: _Facts, found: _Facts, stated: int, before_id: str) -> None:
+    """"Correction: my dog's name is Biscuit.", said right after "My dog's name is Buddy.": each fact
+    the correction states re-states the one fact of its key the message before filed with another
+    value, and replaces it (`corrects`) rather than adding a second dog. Nothing when the message before
+    filed no fact of that key, or more than one (which was meant?)."""
+    for number, fact in found.since(stated):
+        if fact.historical:
+            continue
+        wrong = [(n, c) for n, c in pool.of_message(before_id) if c.key == fact.key and c.subject == fact.subject
+                 and not c.historical]
+        if len(wrong) != 1 or _value_mark(wrong[0][1].value) == _value_mark(fact.value):
+            continue
+        if pool is found:  # said in this turn: only the right one is filed
+            found.drop(wrong[0][0])
+        found.swap(number, replace(fact, corrects=wrong[0][1].value))
 
 
 def _same_fact(key: str, corrected: str) -> bool:
