@@ -32,6 +32,32 @@ def test_a_correction_said_in_one_message_files_only_the_right_value(tenant):
     assert [(m["value"], m["active"]) for m in _memories(tenant, "employer")] == [("Globex", True)]
 
 
+def test_a_correction_typed_with_a_curly_apostrophe_or_a_dash_replaces_the_wrong_value(tenant):
+    """"Actually it’s Lisbon, not Porto." (as a phone types it) and "Not Rex — Max." correct as their
+    plain spellings do: the right value replaces the wrong one, under a key that holds several names
+    too (a second dog is not added)."""
+    tenant.turn("I live in Porto.", timestamp="2026-01-01T00:00:00Z")
+    tenant.turn("Actually it’s Lisbon, not Porto.", timestamp="2026-01-02T00:00:00Z")
+    tenant.turn("My dog is called Rex.", timestamp="2026-01-03T00:00:00Z")
+    tenant.turn("Not Rex — Max.", timestamp="2026-01-04T00:00:00Z")
+    for key, wrong, right in (("city", "Porto", "Lisbon"), ("pet_dog_name", "Rex", "Max")):
+        memories = _memories(tenant, key)
+        assert [m["value"] for m in memories if m["active"]] == [right], key
+        assert [m["value"] for m in memories].count(wrong) == 1, key
+        current = next(m for m in memories if m["active"])
+        assert _history(tenant, current["id"]) == [wrong, right]
+
+
+def test_a_pets_name_said_again_as_a_correction_replaces_the_name_before(tenant):
+    """"Correction: my dog's name is Biscuit." after "My dog's name is Buddy.": one dog, now Biscuit,
+    not a second dog beside Buddy."""
+    tenant.turn("My dog's name is Buddy.", timestamp="2026-01-01T00:00:00Z")
+    tenant.turn("Correction: my dog’s name is Biscuit.", timestamp="2026-01-02T00:00:00Z")
+    memories = _memories(tenant, "pet_dog_name")
+    assert [m["value"] for m in memories if m["active"]] == ["Biscuit"]
+    assert _history(tenant, next(m for m in memories if m["active"])["id"]) == ["Buddy", "Biscuit"]
+
+
 def test_a_retraction_ends_the_current_value_and_keeps_it_as_history(tenant):
     tenant.turn("I'm vegan. I'm a teacher. I play tennis every Sunday.", timestamp="2026-01-01T00:00:00Z")
     tenant.turn("I'm no longer vegan.", timestamp="2026-02-01T00:00:00Z")

@@ -187,6 +187,13 @@ ATOMIC_FACTS = [
     ("my son Leo and my daughter Mia", {("child_name", "Leo"), ("child_name", "Mia")}),
     ("I work at Notion as a PM and I live in Lisbon.", {("employer", "Notion"), ("role", "product manager"),
                                                         ("city", "Lisbon")}),
+    # a best friend typed short; a race named; a pastime's class or retreat done (round 12)
+    ("my bff Jess lives in Bristol", {("friend_name", "Jess"), ("friend_jess_city", "Bristol")}),
+    ("My bestie Omar is a chef.", {("friend_name", "Omar"), ("friend_omar_role", "chef")}),
+    ("I ran the Lisbon half marathon last weekend.", {("hobby", "running")}),
+    ("I did the marathon in April.", {("hobby", "running")}),
+    ("I did a pottery class yesterday.", {("activity", "pottery class")}),
+    ("We went to a yoga retreat in March.", {("activity", "yoga retreat")}),
 ]
 
 PETS = [
@@ -428,6 +435,9 @@ NOTHING = [
     # a pastime once, or an errand, is no routine
     "My weekly run to the shops took ages.", "My first run in months and I'm wrecked.", "Back from my morning coffee.",
     "Ich liebe Käsespätzle 🧀🍝 — 東京で寿司を食べた",
+    # a class ahead, wished or asked about; a race watched; the manager of someone else
+    "I'm taking a pottery class next week.", "I wish I took a pottery class.", "Should I do a yoga retreat?",
+    "I watched the London marathon.", "My manager's wife is a doctor.", "My bff's brother lives in Leeds.",
 ]
 
 
@@ -548,6 +558,13 @@ def test_a_name_alone_is_not_a_pet():
     (("I'm 34.",), "Not 34, 43.", {("age", "43")}),
     (("My dentist appointment is on Monday.",), "Not Monday, obviously.", set()),
     (("My dentist appointment is on Monday.",), "No, not Tuesday.", set()),
+    # typed with a curly apostrophe, or with a dash for the comma: read as the plain spelling
+    (("I live in Porto.",), "Actually it’s Lisbon, not Porto.", {("city", "Lisbon")}),
+    (("I live in Porto.",), "Actually it's Lisbon, not Porto.", {("city", "Lisbon")}),
+    (("I live in Dublin.",), "Sorry, it’s O’Brien Town, not Dublin.", {("city", "O'Brien Town")}),
+    (("I live in Austin.",), "Not Austin — Dallas.", {("city", "Dallas")}),
+    (("My dog is called Rex.",), "Not Rex - Max.", {("pet_dog_name", "Max")}),
+    (("The meeting is at 2.",), "Not 2 — 3.", set()),
 ])
 def test_corrections_restate_a_known_fact(history, text, expected):
     assert _facts(text, history) == expected
@@ -564,6 +581,26 @@ def test_a_correction_said_as_a_statement_corrects_the_value_and_never_files_the
     # The latest fact with the wrong value is not the one its words are: the one they are is found.
     [mine] = _extract("Actually I live in Porto, not Braga.", history=("I live in Braga.", "My sister Ana lives in Braga."))
     assert (mine.key, mine.corrects) == ("city", "Braga")
+
+
+@pytest.mark.parametrize("history, text, corrects", [
+    (("My dog's name is Buddy.",), "Correction: my dog’s name is Biscuit.", "Buddy"),
+    (("I work at Stripe.",), "No wait, I work at Notion now.", "Stripe"),
+    (("I have a dog named Rex.",), "Actually my dog is called Bo.", "Rex"),
+    # the same value said again corrects nothing
+    (("I live in Braga.",), "Actually I live in Braga.", None),
+    # which of two dogs was meant?
+    (("My dogs are Rex and Max.",), "Sorry, my dog is called Bo.", None),
+    # not right after it: another message between
+    (("I live in Porto.", "I like jazz."), "Actually I live in Lisbon.", None),
+    # no correction said: a second dog
+    (("My dog's name is Buddy.",), "We got a second dog, Biscuit.", None),
+])
+def test_a_correction_said_as_the_statement_again_replaces_the_fact_said_just_before(history, text, corrects):
+    """"Correction: my dog's name is Biscuit." right after "My dog's name is Buddy." names what it
+    corrects, so that Biscuit replaces Buddy rather than being filed as a second dog."""
+    restated = [c for c in _extract(text, history) if c.source_message_id == "m1" and not c.historical]
+    assert [c.corrects for c in restated] == [corrects]
 
 
 def test_a_correction_ignores_what_the_assistant_said():
@@ -1619,7 +1656,7 @@ def test_what_is_said_of_someone_without_stating_their_fact_files_nothing(text):
     ("My cousin is so funny. Her name's Priya.", {("cousin_name", "Priya")}),
     ("My coworker was rude today. Their name is Sam.", {("colleague_name", "Sam")}),
     ("My grandpa is 90. His name is Joe.", {("grandfather_age", "90"), ("grandfather_name", "Joe")}),
-    ("My manager is the worst. His name is Dan.", set()),  # a manager is no one the rules file
+    ("My manager is the worst. His name is Dan.", {("boss_name", "Dan")}),  # one's manager is one's boss
     ("My boss has a dog. His name is Rex.", {("boss_pet_dog_name", "Rex")}),  # the dog's, not the boss's
     # a switch between two well-known employers, of someone whose employer no rule sees
     ("My husband Raj switched from Google to Stripe.", {("partner_name", "Raj"), ("partner_raj_employer", "Google", True),

@@ -29,7 +29,6 @@ import datetime
 import re
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, replace
-from itertools import count
 from typing import Any, Callable
 
 from memex import standalone, supersession
@@ -131,9 +130,7 @@ def _capitals() -> str:
 
 
 _UPPER = _capitals()
-# The rules read sentences through plain.plain (ASCII apostrophes); a correction reads the message as
-# typed (_MEANT, _SAID_NAME), where a capitalised word may hold a ’ ("O’Brien").
-_CAPWORD = rf"{_UPPER}[\w'’&-]*"
+_CAPWORD = rf"{_UPPER}[\w'&-]*"
 # One to four capitalised words ("Lisbon", "Bank of America", "Procter & Gamble", "St. Louis"),
 # never "I", and never cut before a further capitalised word.
 _PROPER = (rf"(?!I\b)(?:(?:St|Mt|Ft)\.\s+)?{_CAPWORD}(?:\s+(?:(?:of|de|da|do|dos|das|del|la|le|van|von|der|den|du|&)\s+)?"
@@ -1271,9 +1268,11 @@ _CONSOLE = r"(?:PS[2-5]|PlayStation(?: [2-5])?|Xbox(?: One| Series [XS])?|(?:Nin
 
 
 def _outing(m: re.Match[str]) -> list[Fields]:
-    """An outing: its activity ("camping") or where one went for it ("zoo")."""
+    """An outing: its activity ("camping"), where one went for it ("zoo"), or the class or retreat of a
+    pastime ("pottery class")."""
     value = m.group("value").casefold()
-    return [{"value": value, "said": f"to the {value}" if m.groupdict().get("place") else value}]
+    said = f"to the {value}" if m.groupdict().get("place") else f"to a {value}" if m.groupdict().get("course") else value
+    return [{"value": value, "said": said}]
 
 
 def _title(m: re.Match[str]) -> list[Fields]:
@@ -2494,7 +2493,9 @@ _RULES = [
         rf"\bI {_ADVERBS}(?P<verb>[a-z]+) {_HOW_OFTEN}(?![\w'-])",
     ], "The user's hobby is {value}.", _pastime_verb, confidence=0.7, importance=0.5),
     _rule("preference", "hobby", "run ran do did training m am as", [
-        rf"\bI(?:'ve| have)? {_ADVERBS}(?:run|ran|do|did) (?:an? |my (?:first |second |third |\w+th )?)?{_RACE}",
+        # "I ran the Lisbon half marathon last weekend"
+        rf"\bI(?:'ve| have)? {_ADVERBS}(?:run|ran|do|did) (?:an? |my (?:first |second |third |\w+th )?|the (?:{_PROPER} )?)?"
+        rf"{_RACE}",
         rf"\bI(?:'m| am) {_ADVERBS}training for (?:an? |my (?:first |second |third |\w+th )?)?{_RACE}",
         rf"\bI(?:'m| am) {_ADVERBS}training for (?:an? |my (?:first |second |third |\w+th )?)?(?:triathlons?|(?i:ironman))"
         rf"(?P<triathlon>)(?![\w'-])",
@@ -2516,10 +2517,13 @@ _RULES = [
         rf"the (?:past|last)) (?:days?|weeks?|months?|years?))\b)|{_phrase(5)})",
     ], "The user is learning {value}.", _text, confidence=0.7, importance=0.5),
     # things done, read and played, each under its kind (the items of a list, above)
-    _rule("event", "activity", "went took visited been", [
+    _rule("event", "activity", "went took visited been did tried", [
         rf"\b(?:I|[Ww]e)(?: all| both)? went (?P<value>(?i:{_alternation(vocabulary.HOBBIES)})){_OUTING_END}",
         rf"\b(?:I|[Ww]e)(?: all| both)? (?:went to|visited|(?:'ve|have) been to|took {_TAKEN} to) (?:the |a |an )?"
         rf"(?P<place>(?P<value>(?i:{_alternation(vocabulary.OUTINGS)})))(?![\w'-])",
+        # a pastime tried once, as a class or a retreat: "I did a pottery class yesterday"
+        rf"\b(?:I|[Ww]e)(?: all| both)? (?:went to|did|took|tried) (?:a|an|my first|our first) "
+        rf"(?P<course>(?P<value>(?i:{_alternation(vocabulary.HOBBIES)}) (?:class|lesson|workshop|course|retreat))){_OUTING_END}",
     ], "The user went {said}.", _outing, confidence=0.7, importance=0.5),
     _rule("fact", "book", "reading read finished reread", [
         rf"\bI(?:'m| am|'ve been| have been|(?:'ve| have)? (?:just |recently )?(?:started|finished)) {_ADVERBS}"
@@ -2731,7 +2735,7 @@ _TAKEN_BACK = re.compile(r"[\s,]*(?:I think|I guess|I suppose|I believe|maybe|pr
 _ENDED = re.compile(r"\band (?:then |later )?(?:I )?(?:left|quit|moved away)\b", re.IGNORECASE)
 _ENDED_STOP = re.compile(r"[,;.]")
 _WORDS = re.compile(r"\w+")
-_TERM_WORD = r"(?!(?i:not|but|and|or)\b)[\w'’&+-]+"
+_TERM_WORD = r"(?!(?i:not|but|and|or)\b)[\w'&+-]+"
 # The value on either side of "not": one to three words, never a pronoun or the correction's own words.
 _TERM = (r"(?!(?i:I|it|that|this|you|we|he|she|they|a|an|the|actually|sorry|oops|correction|no|my)\b)"
          rf"{_TERM_WORD}(?:\s+{_TERM_WORD}){{0,2}}?")
@@ -2743,10 +2747,13 @@ _CORRECTION = re.compile(
     r"(?:^|\b(?i:actually|sorry|oops|correction|my bad|no|I meant|I mean)\b[,:!]?)\s*"
     r"(?:(?i:I meant|I mean|it's|it is)\s+)?"
     rf"(?:(?P<said>{_TERM_WORD}(?:\s+{_TERM_WORD}){{0,7}}?),?\s+not\s+(?P<old>{_TERM})"
-    rf"|(?i:not)\s+(?P<old2>{_TERM}),?\s+(?:but\s+)?(?P<new2>{_TERM}))"
-    r"(?=\s*(?:[^\w\s'’&+-]|$))")
+    rf"|(?i:not)\s+(?P<old2>{_TERM})(?:,|\s+[—–-]{{1,2}})?\s+(?:but\s+)?(?P<new2>{_TERM}))"
+    r"(?=\s*(?:[^\w\s'&+-]|$))")
 # A correction that says only the right name, of the one name the message before filed: "Sorry, I
 # meant Initrode." (_correct_meant).
+# A correction said as the statement again, with no "not": "Correction: my dog's name is Biscuit.",
+# "Sorry, my wife's name is Anna." (_correct_restated).
+_RESTATED = re.compile(r"(?i:actually|sorry|oops|correction|my bad|no wait|wait|typo|scratch that)\b[,:!]?\s+(?i:(?:I|my|it)\b)")
 _MEANT = re.compile(rf"(?i:sorry|oops|actually|no|correction|my bad)[,:!]?\s+(?i:I meant|I mean)\s+"
                     rf"(?P<new>(?!I\b){_CAPWORD}(?:\s+{_CAPWORD}){{0,3}})[.!]?")
 # Words of a corrected statement that need not be words of the fact it corrects.
@@ -2754,7 +2761,7 @@ _CORRECTION_WORDS = frozenset(
     "actually sorry oops correction my bad no i meant mean said it it's is i'm im a an the our we i'd".split())
 # The right value at the end of what is said before "not", by the wrong value's shape: a number
 # (maybe with its noun: "3 kids"), a date, a name (capitalised words), or as many words as the wrong one.
-_SAID_NUMBER = re.compile(rf"(?:^|\s)(?!(?i:no)\b)(?P<new>(?i:{_NUMBER}))(?:\s+[\w'’-]+)?$")
+_SAID_NUMBER = re.compile(rf"(?:^|\s)(?!(?i:no)\b)(?P<new>(?i:{_NUMBER}))(?:\s+[\w'-]+)?$")
 _SAID_DATE = re.compile(rf"(?:^|\s)(?P<new>{_DATE})$")
 _A_DATE = re.compile(_DATE)
 _SAID_NAME = re.compile(rf"(?:^|\s)(?P<new>{_CAPWORD}(?:\s+{_CAPWORD}){{0,3}})$")
@@ -2996,18 +3003,26 @@ class OfflineExtractor:
             about_them = _asks_about_someone_else(before, message)
             questions: list[tuple[str, str]] = []
             for n, (sentence, said) in enumerate(_statements(message["content"] or "", questions)):
+                stated = found.size()
                 for _, rule, fields in _matches(_typed(sentence, dropped_is_user=not (about_them and n == 0))):
                     found.add(_candidate(rule, fields, message["id"], said, subject))
-                for match in _CORRECTION.finditer(sentence):
+                # Read as the rules read it: "Actually it’s Lisbon" is "Actually it's Lisbon".
+                read = plain.plain(sentence)
+                corrections = list(_CORRECTION.finditer(read))
+                for match in corrections:
                     if earlier is None:
                         earlier = _Facts(self.extract(history, []))
                     _correct(found, earlier, match, message["id"], said, subject)
-                meant = _MEANT.fullmatch(sentence)
+                meant = _MEANT.fullmatch(read)
                 if meant and before is not None and before["role"] == "user":
                     if earlier is None and not i:
                         earlier = _Facts(self.extract(history, []))
                     _correct_meant(found if i else earlier, found, before["id"], meant.group("new"), message["id"],
                                    said, subject)
+                elif not corrections and _RESTATED.match(read) and before is not None and before["role"] == "user":
+                    if earlier is None and not i:
+                        earlier = _Facts(self.extract(history, []))
+                    _correct_restated(found if i else earlier, found, stated, before["id"])
             for question, said in questions:
                 for rule, fields in _asked_matches(_typed(question, dropped_is_user=False)):
                     found.add(_candidate(rule, fields, message["id"], said, subject))
@@ -3057,12 +3072,13 @@ class _Facts:
         self._order: dict[int, Candidate] = {}  # a dict keeps insertion order and deletes in O(1)
         # Built at the first correction: most messages have none.
         self._by_value: dict[tuple[str, str | int], list[int]] | None = None
-        self._numbers = count()
+        self._next = 0
         for candidate in candidates:
             self.add(candidate)
 
     def add(self, candidate: Candidate) -> None:
-        number = next(self._numbers)
+        number = self._next
+        self._next += 1
         self._order[number] = candidate
         if self._by_value is not None:
             self._index(number, candidate)
@@ -3088,6 +3104,17 @@ class _Facts:
 
     def drop(self, number: int) -> None:
         del self._order[number]
+
+    def size(self) -> int:
+        """The number the next fact added gets: `since` it, the facts added after."""
+        return self._next
+
+    def since(self, number: int) -> list[tuple[int, Candidate]]:
+        return [(n, c) for n, c in self._order.items() if n >= number]
+
+    def swap(self, number: int, candidate: Candidate) -> None:
+        """The fact numbered `number`, re-stated; its value unchanged (the index is by value)."""
+        self._order[number] = candidate
 
     def in_order(self) -> list[Candidate]:
         return list(self._order.values())
@@ -3133,6 +3160,23 @@ def _correct_meant(pool: _Facts, found: _Facts, before_id: str, right: str, mess
                       source_message_id=message_id, raw_quote=quote, corrects=wrong.value))
 
 
+def _correct_restated(pool: _Facts, found: _Facts, stated: int, before_id: str) -> None:
+    """"Correction: my dog's name is Biscuit.", said right after "My dog's name is Buddy.": each fact
+    the correction states re-states the one fact of its key the message before filed with another
+    value, and replaces it (`corrects`) rather than adding a second dog. Nothing when the message before
+    filed no fact of that key, or more than one (which was meant?)."""
+    for number, fact in found.since(stated):
+        if fact.historical:
+            continue
+        wrong = [(n, c) for n, c in pool.of_message(before_id) if c.key == fact.key and c.subject == fact.subject
+                 and not c.historical]
+        if len(wrong) != 1 or _value_mark(wrong[0][1].value) == _value_mark(fact.value):
+            continue
+        if pool is found:  # said in this turn: only the right one is filed
+            found.drop(wrong[0][0])
+        found.swap(number, replace(fact, corrects=wrong[0][1].value))
+
+
 def _same_fact(key: str, corrected: str) -> bool:
     """Whether a fact read in a correction is the corrected one: its key, or its key without the name
     ("Actually my sister lives in Porto, not Braga" reads `sister_city`, of the sister Ana whose
@@ -3161,8 +3205,8 @@ def _right_value(match: re.Match[str], wrong: Candidate) -> str | None:
         return None
     new = right.group("new")
     around = (said[:right.start("new")] + " " + said[right.end("new"):]).casefold()
-    known = set(re.findall(r"[\w'’]+", f"{wrong.raw_quote} {wrong.content}".casefold()))
-    if any(word not in known and word not in _CORRECTION_WORDS for word in re.findall(r"[\w'’]+", around)):
+    known = set(re.findall(r"[\w']+", plain.plain(f"{wrong.raw_quote} {wrong.content}").casefold()))
+    if any(word not in known and word not in _CORRECTION_WORDS for word in re.findall(r"[\w']+", around)):
         return None
     return str(_number(new)) if wrong.value.isdigit() else new
 

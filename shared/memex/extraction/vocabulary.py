@@ -12,7 +12,8 @@ RELATIONS = {
     "boyfriend": "partner", "fiancé": "partner", "fiancée": "partner", "fiance": "partner",
     "fiancee": "partner", "spouse": "partner", "sister": "sister", "brother": "brother",
     "mom": "mother", "mum": "mother", "mother": "mother", "dad": "father", "father": "father",
-    "son": "child", "daughter": "child", "best friend": "friend", "friend": "friend",
+    "son": "child", "daughter": "child", "best friend": "friend", "friend": "friend", "bff": "friend",
+    "bestie": "friend",
 }
 # Children counted or named together ("two daughters, Ava and Mia"), and what each one is.
 CHILDREN = {"sons": "son", "daughters": "daughter", "kids": "child", "children": "child", "boys": "son",
@@ -29,7 +30,7 @@ KIN = {"cousin": "cousin", "aunt": "aunt", "uncle": "uncle", "grandma": "grandmo
 GRANDPARENTS = ("grandmother", "grandfather")
 # People beside the relatives whose names and facts the offline rules file, the kin among them, and the
 # fact each one's name is filed under (`{part}_name`, `colleague_tom_role`).
-PEOPLE = {"boss": "boss", "colleague": "colleague", "coworker": "colleague", "co-worker": "colleague",
+PEOPLE = {"boss": "boss", "manager": "boss", "colleague": "colleague", "coworker": "colleague", "co-worker": "colleague",
           "roommate": "roommate", "flatmate": "roommate", "housemate": "roommate", "neighbour": "neighbor",
           "neighbor": "neighbor", **KIN}
 # Pets by the word a user says, and the kind their facts are filed under (`pet_{part}_name`).
