@@ -183,7 +183,8 @@ def backfill(args: argparse.Namespace) -> None:
             if bulk.status(ctx, args.tenant, job.backfill_id)["status"] in ("running", "stalled"):  # not if it ended
                 again = ("; the lines already stored count as already_stored, none is stored twice"
                          if kind == "import" else "")
-                bulk.mark_failed(ctx, job, f"interrupted (Ctrl-C) before the end: run the same command again{again}")
+                bulk.mark_failed(ctx, job, f"interrupted (Ctrl-C) before the end: run the same command again{again}; "
+                                           f"or add --resume {job.backfill_id} to go on with this job")
             print(json.dumps(bulk.status(ctx, args.tenant, job.backfill_id), indent=2))
             raise SystemExit(130) from None
         print(json.dumps(bulk.status(ctx, args.tenant, job.backfill_id), indent=2))

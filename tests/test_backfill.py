@@ -240,10 +240,10 @@ def test_the_job_names_its_first_failed_lines_once_however_often_a_chunk_is_deli
     state = tenant.get(f"/v1/backfills/{job.backfill_id}").json()
     assert (state["status"], state["done"], state["failed"]) == ("done", 2, 4)
     assert state["failures"] == [  # in the file's order, the line refused at the insert among them
-        {"offset": offsets[1], "line": 2,
+        {"line": 2, "offset": offsets[1],
          "reason": "not a turn (messages.0.role: Input should be 'user', 'assistant', 'system' or 'tool')"},
-        {"offset": offsets[2], "line": 3, "reason": "not stored (its idempotency_key names another turn)"},
-        {"offset": offsets[4], "line": 5, "reason": "not a turn (JSONDecodeError: Expecting property name enclosed "
+        {"line": 3, "offset": offsets[2], "reason": "not stored (its idempotency_key names another turn)"},
+        {"line": 5, "offset": offsets[4], "reason": "not a turn (JSONDecodeError: Expecting property name enclosed "
                                                     "in double quotes: line 1 column 2 (char 1))"},
     ]
     assert state["failures_not_kept"] == 1

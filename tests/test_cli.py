@@ -146,7 +146,7 @@ def test_backfill_prints_only_its_answer_on_stdout(ctx, tmp_path):
     answer = json.loads(done.stdout)
     assert (answer["status"], answer["done"], answer["failed"]) == ("done", 1, 1)
     # The failed line is named in the answer, not only in the log.
-    assert answer["failures"] == [{"offset": len(good) + 1, "line": 2, "reason": "not a turn (JSONDecodeError: "
+    assert answer["failures"] == [{"line": 2, "offset": len(good) + 1, "reason": "not a turn (JSONDecodeError: "
                                    "Expecting property name enclosed in double quotes: line 1 column 2 (char 1))"}]
     assert answer["failures_not_kept"] == 0
     assert "backfill chunk done" in done.stderr
@@ -180,6 +180,7 @@ def test_an_import_stopped_with_ctrl_c_says_so_and_the_same_command_finishes_it(
     stopped = json.loads(stdout)
     assert stopped["status"] == "failed" and 0 < stopped["done"] < 1500
     assert stopped["error"].startswith("interrupted (Ctrl-C) before the end: run the same command again")
+    assert stopped["error"].endswith(f"or add --resume {stopped['backfill_id']} to go on with this job")
 
     again = _memex("backfill", str(history), "--tenant", tenant, env=env)
     assert again.returncode == 0, again.stderr

@@ -154,7 +154,8 @@ def resume(ctx: Context, job: BackfillJob, backfill_id: str) -> BackfillJob:
 
 def _progress(row: dict[str, Any], stalled_after: int) -> dict[str, Any]:
     total = row["total"] or 0
-    failures = row["failures"]
+    # jsonb keeps an object's keys in its own order; the answer's are the route's.
+    failures = [{"line": f["line"], "offset": f["offset"], "reason": f["reason"]} for f in row["failures"]]
     status = row["status"]
     if status == "running" and datetime.now(timezone.utc) - row["updated_at"] > timedelta(seconds=stalled_after):
         status = "stalled"  # derived, never stored: a chunk that finishes after all makes it "running" again

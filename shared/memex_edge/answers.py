@@ -212,8 +212,9 @@ class TurnsDeleted(_Answer):
 
 
 class BackfillFailure(_Answer):
-    offset: int = Field(description="The line's byte offset in the file (`tail -c +OFFSET+1 FILE | head -1` shows it)")
-    line: Optional[int] = Field(description="Its line number, from 1; null for a job started before memex knew it")
+    line: Optional[int] = Field(description="The line's number, from 1 (`sed -n LINEp FILE` shows it); null for a "
+                                            "job started before memex counted lines")
+    offset: int = Field(description="Its byte offset in the file (`tail -c +OFFSET+1 FILE | head -1` shows it)")
     reason: str = Field(description="Why, as the log says it; never what the line says")
 
 

@@ -253,8 +253,8 @@ class Erasure(_Response):
 
 
 class BackfillFailure(_Response):
-    offset: int  # the line's byte offset in the file
-    line: Optional[int] = None  # its line number, from 1 (None: not known)
+    line: Optional[int] = None  # the line's number, from 1 (None: not known)
+    offset: int  # its byte offset in the file
     reason: str  # why, never what the line says
 
 
