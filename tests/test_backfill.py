@@ -319,6 +319,24 @@ def test_a_crash_between_advancing_and_sending_neither_stalls_nor_forks(tenant, 
     assert (state["status"], state["done"], state["failed"]) == ("done", 5, 0)
 
 
+def test_a_job_started_before_lines_were_counted_names_its_failures_by_offset_alone(tenant, ctx, runtime, tmp_path,
+                                                                                   monkeypatch):
+    monkeypatch.setattr(backfill, "LINES_PER_CHUNK", 2)
+    lines = [_line(tenant.user, "entry 1"), _line(tenant.user, "entry 2"), "{oops"]
+    path = tmp_path / "old.jsonl"
+    path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    job = backfill.new_job("import", tenant.id, path=str(path))
+    backfill.run_chunk(ctx, job, BACKFILL_WORKER.source_of(job))
+    with ctx.db.transaction() as conn:  # as migration 0028 leaves a job that was running
+        conn.execute("UPDATE backfills SET lines_read = NULL WHERE tenant_id = %s AND id = %s",
+                     (tenant.id, job.backfill_id))
+    _run_to_the_end(ctx, runtime, *_sent(runtime))
+    state = backfill.status(ctx, tenant.id, job.backfill_id)
+    assert state["failures"] == [{"line": None, "offset": sum(len(line) + 1 for line in lines[:2]),
+                                  "reason": "not a turn (JSONDecodeError: Expecting property name enclosed in "
+                                            "double quotes: line 1 column 2 (char 1))"}]
+
+
 def test_a_job_whose_chain_died_reads_stalled_and_resumes_from_where_it_stopped(tenant, ctx, runtime, tmp_path,
                                                                                  monkeypatch):
     """After `kill -9` of `memex backfill`, its loopback queue dead with it, the job said "running"
