@@ -153,6 +153,7 @@ def backfill(args: argparse.Namespace) -> None:
     """Enqueue a bulk job on the backfill queue, run the workers until it is done, print its status.
     In AWS, send the same message (`BackfillJob.to_json()`) to the backfill queue."""
     from memex import backfill as bulk
+    from memex.errors import NotFound
     from memex_edge.context import get_context
 
     kind = "reembed" if args.reembed else "reextract" if args.reextract else "import"
@@ -166,6 +167,11 @@ def backfill(args: argparse.Namespace) -> None:
         job = bulk.new_job(kind, args.tenant, path=str(Path(args.file).resolve()) if args.file else None,
                            user_id=args.user)
         ctx = get_context()
+        if args.resume:
+            try:
+                job = bulk.resume(ctx, job, args.resume)
+            except (NotFound, ValueError) as exc:
+                raise SystemExit(f"memex backfill: {exc}") from None
         ctx.publisher.publish_backfill(job)
         try:
             runtime.drain(timeout=24 * 3600)
@@ -174,10 +180,11 @@ def backfill(args: argparse.Namespace) -> None:
                 raise  # the next chunk's message waits in the configured queue for a worker
             # The next chunk's message was on this process's own queue, gone with it: left
             # "running", the job would say so for ever, and a traceback would be all Ctrl-C said.
-            if bulk.status(ctx, args.tenant, job.backfill_id)["status"] == "running":  # not if it ended meanwhile
+            if bulk.status(ctx, args.tenant, job.backfill_id)["status"] in ("running", "stalled"):  # not if it ended
                 again = ("; the lines already stored count as already_stored, none is stored twice"
                          if kind == "import" else "")
-                bulk.mark_failed(ctx, job, f"interrupted (Ctrl-C) before the end: run the same command again{again}")
+                bulk.mark_failed(ctx, job, f"interrupted (Ctrl-C) before the end: run the same command again{again}; "
+                                           f"or add --resume {job.backfill_id} to go on with this job")
             print(json.dumps(bulk.status(ctx, args.tenant, job.backfill_id), indent=2))
             raise SystemExit(130) from None
         print(json.dumps(bulk.status(ctx, args.tenant, job.backfill_id), indent=2))
@@ -260,6 +267,9 @@ def build_parser() -> argparse.ArgumentParser:
                       help="the tenant to import into or work on (default: %(default)s, the tenant of "
                            "requests without a key)")
     fill.add_argument("--user", help="only this user's data (re-embed / re-extract)")
+    fill.add_argument("--resume", metavar="BACKFILL_ID",
+                      help="go on with this job from the chunk it stopped at (a killed or interrupted command; "
+                           "the job's status says stalled or failed), instead of starting a new one")
     which = fill.add_mutually_exclusive_group()
     which.add_argument("--reembed", action="store_true", help="recompute every memory's embedding")
     which.add_argument("--reextract", action="store_true", help="run extraction again over stored turns")

@@ -219,6 +219,38 @@ def test_a_line_postgres_refuses_or_whose_key_names_another_turn_is_named_in_the
     assert (state["done"], state["failed"]) == (1, 2)
 
 
+def test_the_job_names_its_first_failed_lines_once_however_often_a_chunk_is_delivered(
+        tenant, ctx, runtime, tmp_path, monkeypatch):
+    """`failed: 3` was all the job said: which lines, and why, were only in the log, and a builder
+    who no longer had the log could not re-send exactly those."""
+    monkeypatch.setattr(backfill, "LINES_PER_CHUNK", 3)
+    monkeypatch.setattr(backfill, "FAILURES_KEPT", 3)
+    keyed = json.dumps({"user_id": tenant.user, "session_id": "s", "idempotency_key": "k1",
+                        "messages": [{"role": "user", "content": "my secret is 1234"}]})
+    lines = [keyed.replace("my secret is 1234", "I live in Lisbon."),
+             json.dumps({"user_id": tenant.user, "session_id": "s",
+                         "messages": [{"role": "human", "content": "my secret is 99"}]}),
+             keyed, "", "{not json", _line(tenant.user, "I work at Acme."), _line(tenant.user, "nul \u0000")]
+    path = tmp_path / "failures.jsonl"
+    path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    offsets = [sum(len(line.encode()) + 1 for line in lines[:i]) for i in range(len(lines))]
+    job = backfill.new_job("import", tenant.id, path=str(path))
+    _run_to_the_end(ctx, runtime, job)  # every chunk delivered twice
+
+    state = tenant.get(f"/v1/backfills/{job.backfill_id}").json()
+    assert (state["status"], state["done"], state["failed"]) == ("done", 2, 4)
+    assert state["failures"] == [  # in the file's order, the line refused at the insert among them
+        {"line": 2, "offset": offsets[1],
+         "reason": "not a turn (messages.0.role: Input should be 'user', 'assistant', 'system' or 'tool')"},
+        {"line": 3, "offset": offsets[2], "reason": "not stored (its idempotency_key names another turn)"},
+        {"line": 5, "offset": offsets[4], "reason": "not a turn (JSONDecodeError: Expecting property name enclosed "
+                                                    "in double quotes: line 1 column 2 (char 1))"},
+    ]
+    assert state["failures_not_kept"] == 1
+    assert "secret" not in json.dumps(state)
+    assert _listed(tenant)[0]["failures"] == state["failures"]
+
+
 def test_lines_postgres_would_refuse_fail_alone_through_the_worker_and_a_bom_is_no_bad_line(tenant, ctx, runtime, tmp_path):
     path = tmp_path / "refused.jsonl"
     good = _line(tenant.user, "good")
@@ -285,6 +317,60 @@ def test_a_crash_between_advancing_and_sending_neither_stalls_nor_forks(tenant, 
     _run_to_the_end(ctx, runtime, second)
     state = backfill.status(ctx, tenant.id, job.backfill_id)
     assert (state["status"], state["done"], state["failed"]) == ("done", 5, 0)
+
+
+def test_a_job_started_before_lines_were_counted_names_its_failures_by_offset_alone(tenant, ctx, runtime, tmp_path,
+                                                                                   monkeypatch):
+    monkeypatch.setattr(backfill, "LINES_PER_CHUNK", 2)
+    lines = [_line(tenant.user, "entry 1"), _line(tenant.user, "entry 2"), "{oops"]
+    path = tmp_path / "old.jsonl"
+    path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    job = backfill.new_job("import", tenant.id, path=str(path))
+    backfill.run_chunk(ctx, job, BACKFILL_WORKER.source_of(job))
+    with ctx.db.transaction() as conn:  # as migration 0028 leaves a job that was running
+        conn.execute("UPDATE backfills SET lines_read = NULL WHERE tenant_id = %s AND id = %s",
+                     (tenant.id, job.backfill_id))
+    _run_to_the_end(ctx, runtime, *_sent(runtime))
+    state = backfill.status(ctx, tenant.id, job.backfill_id)
+    assert state["failures"] == [{"line": None, "offset": sum(len(line) + 1 for line in lines[:2]),
+                                  "reason": "not a turn (JSONDecodeError: Expecting property name enclosed in "
+                                            "double quotes: line 1 column 2 (char 1))"}]
+
+
+def test_a_job_whose_chain_died_reads_stalled_and_resumes_from_where_it_stopped(tenant, ctx, runtime, tmp_path,
+                                                                                 monkeypatch):
+    """After `kill -9` of `memex backfill`, its loopback queue dead with it, the job said "running"
+    for ever and nothing could go on with it: the same command started another job."""
+    monkeypatch.setattr(backfill, "LINES_PER_CHUNK", 2)
+    path = tmp_path / "killed.jsonl"
+    path.write_text("".join(_line(tenant.user, f"entry {i}") + "\n" for i in range(5)) + "{oops\n", encoding="utf-8")
+    job = backfill.new_job("import", tenant.id, path=str(path))
+    backfill.run_chunk(ctx, job, BACKFILL_WORKER.source_of(job))
+    assert len(_sent(runtime)) == 1  # the next chunk's message, lost with the process that held it
+    assert backfill.status(ctx, tenant.id, job.backfill_id)["status"] == "running"
+
+    bound = ctx.settings.backfill_stalled_after_seconds
+    with ctx.db.transaction() as conn:
+        conn.execute("UPDATE backfills SET updated_at = updated_at - make_interval(secs => %s) "
+                     "WHERE tenant_id = %s AND id = %s", (bound + 1, tenant.id, job.backfill_id))
+    assert tenant.get(f"/v1/backfills/{job.backfill_id}").json()["status"] == "stalled"
+
+    other = backfill.new_job("import", tenant.id, path=str(tmp_path / "another.jsonl"))
+    with pytest.raises(ValueError, match="not this one"):
+        backfill.resume(ctx, other, job.backfill_id)
+    resumed = backfill.resume(ctx, backfill.new_job("import", tenant.id, path=str(path)), job.backfill_id)
+    first_chunk = b"".join(path.read_bytes().splitlines(keepends=True)[:2])
+    assert (resumed.backfill_id, resumed.offset) == (job.backfill_id, str(len(first_chunk)))
+    ctx.publisher.publish_backfill(resumed)
+    runtime.drain()
+    state = tenant.get(f"/v1/backfills/{job.backfill_id}").json()
+    assert (state["status"], state["done"], state["failed"], state["already_stored"]) == ("done", 5, 1, 0)
+    assert state["failures"][0]["line"] == 6  # counted on from where it stopped
+    stored = ctx.db.connection().execute("SELECT count(*) AS n FROM turns WHERE tenant_id = %s AND user_id = %s",
+                                         (tenant.id, tenant.user)).fetchone()
+    assert stored["n"] == 5
+    with pytest.raises(ValueError, match="is done"):
+        backfill.resume(ctx, backfill.new_job("import", tenant.id, path=str(path)), job.backfill_id)
 
 
 def test_a_new_file_at_the_same_path_is_imported_and_the_same_file_is_not_imported_twice(tenant, ctx, runtime, tmp_path):

@@ -137,13 +137,18 @@ def test_tenants_set_limit_show_and_clear(ctx):
 def test_backfill_prints_only_its_answer_on_stdout(ctx, tmp_path):
     """`memex backfill … | jq` works: the worker's log lines and moto's request log go to stderr."""
     history = tmp_path / "history.jsonl"
-    history.write_text(json.dumps({"user_id": "cli-user", "session_id": "s1", "timestamp": "2025-01-10T10:00:00Z",
-                                   "messages": [{"role": "user", "content": "I live in Lisbon."}]}) + "\n")
+    good = json.dumps({"user_id": "cli-user", "session_id": "s1", "timestamp": "2025-01-10T10:00:00Z",
+                       "messages": [{"role": "user", "content": "I live in Lisbon."}]})
+    history.write_text(good + "\n{oops\n")
     env = {k: v for k, v in os.environ.items() if k not in _RUNTIME_VARS} | {"DATABASE_URL": ctx.db.dsn}
     done = _memex("backfill", str(history), "--tenant", "cli-backfill", env=env)
     assert done.returncode == 0, done.stderr
     answer = json.loads(done.stdout)
-    assert (answer["status"], answer["done"], answer["failed"]) == ("done", 1, 0)
+    assert (answer["status"], answer["done"], answer["failed"]) == ("done", 1, 1)
+    # The failed line is named in the answer, not only in the log.
+    assert answer["failures"] == [{"line": 2, "offset": len(good) + 1, "reason": "not a turn (JSONDecodeError: "
+                                   "Expecting property name enclosed in double quotes: line 1 column 2 (char 1))"}]
+    assert answer["failures_not_kept"] == 0
     assert "backfill chunk done" in done.stderr
     assert '"POST / HTTP/1.1"' not in done.stderr
 
@@ -175,6 +180,7 @@ def test_an_import_stopped_with_ctrl_c_says_so_and_the_same_command_finishes_it(
     stopped = json.loads(stdout)
     assert stopped["status"] == "failed" and 0 < stopped["done"] < 1500
     assert stopped["error"].startswith("interrupted (Ctrl-C) before the end: run the same command again")
+    assert stopped["error"].endswith(f"or add --resume {stopped['backfill_id']} to go on with this job")
 
     again = _memex("backfill", str(history), "--tenant", tenant, env=env)
     assert again.returncode == 0, again.stderr
@@ -183,6 +189,42 @@ def test_an_import_stopped_with_ctrl_c_says_so_and_the_same_command_finishes_it(
     assert finished["already_stored"] >= stopped["done"]
     turns = ctx.db.connection().execute("SELECT count(*) AS n FROM turns WHERE tenant_id = %s", (tenant,)).fetchone()
     assert turns["n"] == 1500
+
+
+def test_an_import_killed_with_kill_9_goes_on_under_its_own_id_with_resume(ctx, tmp_path):
+    """Killed, the command could mark nothing: the job said "running" for ever, and the same command
+    started a second job beside it."""
+    history = tmp_path / "history.jsonl"
+    history.write_text("".join(json.dumps({"user_id": f"cli-k{i % 7}", "session_id": "s1",
+                                           "messages": [{"role": "user", "content": f"Line {i}: I live in Porto."}]})
+                               + "\n" for i in range(1500)))
+    tenant = f"cli-kill-{uuid.uuid4().hex[:8]}"
+    env = {k: v for k, v in os.environ.items() if k not in _RUNTIME_VARS} | {"DATABASE_URL": ctx.db.dsn}
+    command = [sys.executable, "-m", "infra.cli", "backfill", str(history), "--tenant", tenant]
+    running = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 170
+        while not (row := ctx.db.connection().execute("SELECT id, done FROM backfills WHERE tenant_id = %s AND done > 0",
+                                                      (tenant,)).fetchone()):
+            assert running.poll() is None and time.monotonic() < deadline, "the import never got past a chunk"
+            time.sleep(0.2)
+        running.send_signal(signal.SIGKILL)
+        running.wait(timeout=60)
+    finally:
+        running.kill()
+
+    elsewhere = tmp_path / "other.jsonl"
+    elsewhere.write_text(history.read_text())
+    refused = _memex("backfill", str(elsewhere), "--tenant", tenant, "--resume", row["id"], env=env)
+    assert refused.returncode == 1 and "not this one" in refused.stderr
+    again = _memex("backfill", str(history), "--tenant", tenant, "--resume", row["id"], env=env)
+    assert again.returncode == 0, again.stderr
+    finished = json.loads(again.stdout)
+    assert (finished["backfill_id"], finished["status"], finished["done"], finished["failed"]) == (
+        row["id"], "done", 1500, 0)
+    jobs = ctx.db.connection().execute("SELECT count(*) AS n FROM backfills WHERE tenant_id = %s", (tenant,)).fetchone()
+    turns = ctx.db.connection().execute("SELECT count(*) AS n FROM turns WHERE tenant_id = %s", (tenant,)).fetchone()
+    assert (jobs["n"], turns["n"]) == (1, 1500)
 
 
 def test_backfill_of_a_file_that_is_not_there_says_so_at_once(tmp_path):

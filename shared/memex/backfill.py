@@ -5,8 +5,10 @@ Each chunk is one queue message; it does its work idempotently, records its prog
 sends the message for the next chunk. An import reads its source from the byte offset where the
 chunk begins, never from the start. A line's idempotency key is the hash of its bytes and its
 offset, so re-importing a file stores nothing twice while a new file at the same path is a new
-import. A line that is not a valid turn, or that Postgres refuses, is counted failed alone and
-logged by its byte offset.
+import. A line that is not a valid turn, or that Postgres refuses, is counted failed alone,
+logged by its byte offset, and kept on the job with its line number (the first FAILURES_KEPT).
+A job whose chain of messages died (a killed `memex backfill`) reads back as stalled, and
+`resume` goes on with it from its position.
 
 A duplicated or redelivered chunk message neither repeats the chunk nor forks a second chain.
 The delivery takes the chunk's lock in Postgres (a session lock: it dies with a crashed
@@ -29,12 +31,14 @@ a redelivery finds the job done and does nothing.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import itertools
 import json
 import logging
 import math
 import uuid
+from datetime import datetime, timedelta, timezone
 from typing import Any, Callable, Iterable, Iterator, NamedTuple
 
 from pydantic import ValidationError
@@ -56,6 +60,13 @@ log = logging.getLogger(__name__)
 LINES_PER_CHUNK = 500
 MEMORIES_PER_CHUNK = 512
 TURNS_PER_CHUNK = 100
+# A job keeps its first failed lines, so that a builder can mend and re-send exactly those without
+# the log; bounded because every status poll and listing page reads the row, and a file of a
+# million lines in the wrong format would otherwise store a million reasons. `failed` counts all.
+FAILURES_KEPT = 100
+# A failure's reason is the log's; a line with many wrong fields names each, which a listing of
+# fifty jobs would carry a hundred times each.
+REASON_CHARS = 500
 
 # Opens an import's source at a byte offset and yields its bytes from there, in pieces of any
 # size (the caller knows files and S3; the domain does not).
@@ -68,6 +79,8 @@ class _Chunk(NamedTuple):
     failed: int
     more: bool
     already_stored: int = 0  # of `done`, lines an earlier import had stored: nothing new for them
+    lines: int = 0  # lines read, blank ones included (an import's)
+    failures: tuple[dict[str, Any], ...] = ()  # the failed lines, in the file's order (an import's)
 
 
 def new_job(kind: str, tenant_id: str, path: str | None = None, s3_uri: str | None = None,
@@ -90,7 +103,7 @@ def run_chunk(ctx: Context, job: BackfillJob, source: Source | None = None) -> N
             # This message arrived, so no redelivery of the previous chunk needs to send it again.
             with ctx.db.transaction() as tx:
                 backfill_rows.mark_sent(tx, job.tenant_id, job.backfill_id, job.offset)
-            follow_up = _do_chunk(ctx, job, source)
+            follow_up = _do_chunk(ctx, job, source, row["lines_read"])
         elif row["advanced_from"] == job.offset and not row["next_sent"]:
             follow_up = job.next(row["position"])
         else:
@@ -107,7 +120,7 @@ def status(ctx: Context, tenant_id: str, backfill_id: str) -> dict[str, Any]:
     row = backfill_rows.get(ctx.db.connection(), tenant_id, backfill_id)
     if row is None:
         raise NotFound(f"backfill {backfill_id} not found")
-    return _progress(row)
+    return _progress(row, ctx.settings.backfill_stalled_after_seconds)
 
 
 def listing(ctx: Context, tenant_id: str, user_id: str | None, limit: int, cursor: str | None) -> dict[str, Any]:
@@ -117,16 +130,40 @@ def listing(ctx: Context, tenant_id: str, user_id: str | None, limit: int, curso
     of = cursors.listing("backfills", tenant_id, user_id is None, user_id or "")
     rows, next_cursor = cursors.page(
         of, cursor, lambda after: backfill_rows.of_tenant(ctx.db.connection(), tenant_id, user_id, limit, after))
-    return {"backfills": [_progress(row) for row in rows], "next_cursor": next_cursor}
+    stalled_after = ctx.settings.backfill_stalled_after_seconds
+    return {"backfills": [_progress(row, stalled_after) for row in rows], "next_cursor": next_cursor}
 
 
-def _progress(row: dict[str, Any]) -> dict[str, Any]:
+def resume(ctx: Context, job: BackfillJob, backfill_id: str) -> BackfillJob:
+    """The message that goes on with job `backfill_id` from the chunk it stopped at, when its chain
+    of messages died (a killed `memex backfill`) or it was interrupted; `job` says what the caller
+    means to run, which must be what the job ran. It does no harm if the chain is alive: the chunk's
+    lock and position drop a message that is not due."""
+    row = backfill_rows.get(ctx.db.connection(), job.tenant_id, backfill_id)
+    if row is None:
+        raise NotFound(f"backfill {backfill_id} not found")
+    if (row["kind"], row["source"], row["user_id"]) != (job.kind, job.source, job.user_id):
+        raise ValueError(f"backfill {backfill_id} is a {row['kind']} of {row['source'] or 'the tenant'}"
+                         f"{' for ' + row['user_id'] if row['user_id'] else ''}, not this one")
+    if row["status"] == "done":
+        raise ValueError(f"backfill {backfill_id} is done: nothing to resume")
+    with ctx.db.transaction() as conn:
+        backfill_rows.reopen(conn, job.tenant_id, backfill_id)
+    return dataclasses.replace(job, backfill_id=backfill_id).next(row["position"])
+
+
+def _progress(row: dict[str, Any], stalled_after: int) -> dict[str, Any]:
     total = row["total"] or 0
+    # jsonb keeps an object's keys in its own order; the answer's are the route's.
+    failures = [{"line": f["line"], "offset": f["offset"], "reason": f["reason"]} for f in row["failures"]]
+    status = row["status"]
+    if status == "running" and datetime.now(timezone.utc) - row["updated_at"] > timedelta(seconds=stalled_after):
+        status = "stalled"  # derived, never stored: a chunk that finishes after all makes it "running" again
     return {
-        "backfill_id": row["id"], "kind": row["kind"], "status": row["status"], "source": row["source"],
+        "backfill_id": row["id"], "kind": row["kind"], "status": status, "source": row["source"],
         "user_id": row["user_id"], "total": total, "done": row["done"], "failed": row["failed"],
         "remaining": max(0, total - row["done"] - row["failed"]), "already_stored": row["already_stored"],
-        "error": row["error"],
+        "error": row["error"], "failures": failures, "failures_not_kept": row["failed"] - len(failures),
         "created_at": wire_time(row["created_at"]), "updated_at": wire_time(row["updated_at"]),
     }
 
@@ -150,11 +187,12 @@ def _ensure_row(ctx: Context, job: BackfillJob, source: Source | None) -> None:
         backfill_rows.create(conn, job.tenant_id, job.backfill_id, job.kind, job.source, job.user_id, total)
 
 
-def _do_chunk(ctx: Context, job: BackfillJob, source: Source | None) -> BackfillJob | None:
+def _do_chunk(ctx: Context, job: BackfillJob, source: Source | None, lines_read: int | None) -> BackfillJob | None:
     """The chunk's work, then its progress recorded once; the next chunk's job if this delivery
-    advanced the position and there is more to do."""
+    advanced the position and there is more to do. `lines_read` is how many lines come before the
+    chunk (None when not known)."""
     if job.kind == "import":
-        chunk = _import_chunk(ctx, job, source)
+        chunk = _import_chunk(ctx, job, source, lines_read)
     elif job.kind == "reembed":
         chunk = _reembed_chunk(ctx, job)
     else:
@@ -162,7 +200,8 @@ def _do_chunk(ctx: Context, job: BackfillJob, source: Source | None) -> Backfill
     with ctx.db.transaction() as conn:
         advanced = backfill_rows.advance(conn, job.tenant_id, job.backfill_id, job.offset, chunk.position,
                                          chunk.done, chunk.failed, finished=not chunk.more,
-                                         already_stored=chunk.already_stored)
+                                         already_stored=chunk.already_stored, lines=chunk.lines,
+                                         failures=chunk.failures, failures_kept=FAILURES_KEPT)
     if advanced and job.kind == "import":  # once per chunk, however often it is delivered
         ctx.metrics.record(TURNS_INGESTED, chunk.done - chunk.already_stored, source="import")
     if advanced and not chunk.more:
@@ -182,28 +221,30 @@ def _analyze(ctx: Context, job: BackfillJob) -> None:
         log.exception("analysing the searched tables after backfill %s failed", job.backfill_id)
 
 
-def _import_chunk(ctx: Context, job: BackfillJob, source: Source) -> _Chunk:
+def _import_chunk(ctx: Context, job: BackfillJob, source: Source, lines_read: int | None) -> _Chunk:
     position = int(job.offset or 0)
     lines = _split_lines(source(position))
     chunk = list(itertools.islice(lines, LINES_PER_CHUNK))
     more = next(lines, None) is not None
-    turns, offsets, failed = [], [], 0
-    for raw in chunk:
+    turns, places, failures = [], [], []
+    for index, raw in enumerate(chunk):
         at, position = position, position + len(raw)
         if not raw.strip():
             continue
+        # Which line and why, so that it can be mended and imported again; never what it says.
+        place = (at, None if lines_read is None else lines_read + index + 1)
         try:
             turns.append(_turn_of(raw, at, ctx.settings.max_body_bytes))
-            offsets.append(at)
+            places.append(place)
         except ValueError as exc:  # not UTF-8, not JSON, NaN or Infinity, not a valid turn
-            failed += 1
-            # Which line and why, so that it can be mended and imported again; never what it says.
+            failures.append(_failure(place, f"not a turn ({_why(exc)})"))
             log.warning("backfill %s: the line at byte %d is not a turn (%s)", job.backfill_id, at, _why(exc))
     with ctx.db.transaction() as conn:
         tenant_rows.ensure_tenant(conn, job.tenant_id)
         turn_ids, refused, already_stored = backfill_rows.insert_turns(conn, job.tenant_id, turns)
     for index, why in refused:
-        log.warning("backfill %s: the line at byte %d was not stored (%s)", job.backfill_id, offsets[index], why)
+        failures.append(_failure(places[index], f"not stored ({why})"))
+        log.warning("backfill %s: the line at byte %d was not stored (%s)", job.backfill_id, places[index][0], why)
     try:
         follow_ups = pipeline.extract_many(ctx, job.tenant_id, turn_ids)
     except Exception:  # noqa: BLE001 - the turns are stored: the extraction workers take them one by one
@@ -212,7 +253,15 @@ def _import_chunk(ctx: Context, job: BackfillJob, source: Source) -> _Chunk:
             ctx.publisher.publish_extraction(ExtractionJob(job.tenant_id, turn_id))
         follow_ups = []
     _decide(ctx, job, follow_ups)
-    return _Chunk(str(position), len(turn_ids), failed + len(refused), more, already_stored)
+    return _Chunk(str(position), len(turn_ids), len(failures), more, already_stored, len(chunk),
+                  tuple(sorted(failures, key=lambda failure: failure["offset"])))
+
+
+def _failure(place: tuple[int, int | None], reason: str) -> dict[str, Any]:
+    offset, line = place
+    if len(reason) > REASON_CHARS:
+        reason = reason[:REASON_CHARS - 1] + "…"
+    return {"offset": offset, "line": line, "reason": reason}
 
 
 def _decide(ctx: Context, job: BackfillJob, follow_ups: list[SupersessionJob]) -> None:

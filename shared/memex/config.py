@@ -296,6 +296,11 @@ class Settings:
 
     # Turns whose publish failed stay queued; the sweep re-publishes them after this long.
     sweep_after_seconds: int = 60
+
+    # A running backfill none of whose chunks has finished for this long reads back as "stalled":
+    # its chain of chunk messages may have died with the process that held it (`memex backfill`'s
+    # own loopback queue, killed), and nothing else would ever say so. Longer than a chunk takes.
+    backfill_stalled_after_seconds: int = 3600
     # A turn re-published this many times without progress is marked failed, not sent forever.
     sweep_max_republish: int = 5
 
@@ -414,6 +419,7 @@ def load_settings() -> Settings:
         metrics=_str("MEMEX_METRICS", "emf"),
         rate_limit=_rate("MEMEX_RATE_LIMIT"),
         sweep_after_seconds=_int("MEMEX_SWEEP_AFTER_SECONDS", 60),
+        backfill_stalled_after_seconds=_int("MEMEX_BACKFILL_STALLED_AFTER_SECONDS", 3600),
         sweep_max_republish=_int("MEMEX_SWEEP_MAX_REPUBLISH", 5),
         consolidation_threshold=_int("MEMEX_CONSOLIDATION_THRESHOLD", 200),
         consolidation_batch_size=_int("MEMEX_CONSOLIDATION_BATCH_SIZE", 500),

@@ -211,10 +211,19 @@ class TurnsDeleted(_Answer):
     deleted: TurnsErased
 
 
+class BackfillFailure(_Answer):
+    line: Optional[int] = Field(description="The line's number, from 1 (`sed -n LINEp FILE` shows it); null for a "
+                                            "job started before memex counted lines")
+    offset: int = Field(description="Its byte offset in the file (`tail -c +OFFSET+1 FILE | head -1` shows it)")
+    reason: str = Field(description="Why, as the log says it; never what the line says")
+
+
 class Backfill(_Answer):
     backfill_id: str
     kind: str
-    status: Literal["running", "done", "failed"]
+    status: Literal["running", "stalled", "done", "failed"] = Field(
+        description="stalled: running, but no chunk has finished for MEMEX_BACKFILL_STALLED_AFTER_SECONDS "
+                    "(`memex backfill FILE --resume ID` goes on from where it stopped)")
     source: Optional[str]
     user_id: Optional[str]
     total: int
@@ -223,6 +232,8 @@ class Backfill(_Answer):
     remaining: int
     already_stored: int
     error: Optional[str]
+    failures: list[BackfillFailure] = Field(description="The first failed lines, in the file's order")
+    failures_not_kept: int = Field(description="How many more lines failed than `failures` lists")
     created_at: Time
     updated_at: Time
 

@@ -65,16 +65,23 @@ def _chunk_key(tenant_id: str, backfill_id: str, offset: str) -> str:
 
 
 def advance(conn: psycopg.Connection, tenant_id: str, backfill_id: str, expected: str, position: str,
-            done: int, failed: int, finished: bool, already_stored: int = 0) -> bool:
+            done: int, failed: int, finished: bool, already_stored: int = 0, lines: int = 0,
+            failures: list[dict[str, Any]] = (), failures_kept: int = 0) -> bool:
     """Count a chunk once: only the delivery that finds the position where the chunk began moves
-    it on, so a redelivered chunk adds nothing to the counters. Until its message is marked sent,
-    the next chunk is owed by the chunk that advanced."""
+    it on, so a redelivered chunk adds nothing to the counters, nor its `failures` to the job's
+    (of which the job keeps the first `failures_kept`). Until its message is marked sent, the next
+    chunk is owed by the chunk that advanced."""
     row = conn.execute(
         """UPDATE backfills SET position = %s, advanced_from = %s, next_sent = %s, done = done + %s,
                   failed = failed + %s, already_stored = already_stored + %s, updated_at = now(),
+                  lines_read = lines_read + %s,
+                  failures = failures || coalesce(
+                      (SELECT jsonb_agg(f ORDER BY n) FROM jsonb_array_elements(%s::jsonb) WITH ORDINALITY AS t(f, n)
+                       WHERE n <= %s - jsonb_array_length(failures)), '[]'),
                   status = CASE WHEN %s THEN 'done' ELSE status END
            WHERE tenant_id = %s AND id = %s AND position = %s AND status = 'running' RETURNING id""",
-        (position, expected, finished, done, failed, already_stored, finished, tenant_id, backfill_id, expected),
+        (position, expected, finished, done, failed, already_stored, lines, json.dumps(list(failures)),
+         failures_kept, finished, tenant_id, backfill_id, expected),
     ).fetchone()
     return row is not None
 
@@ -127,6 +134,16 @@ def fail(conn: psycopg.Connection, tenant_id: str, backfill_id: str, error: str)
     conn.execute(
         "UPDATE backfills SET status = 'failed', error = %s, updated_at = now() WHERE tenant_id = %s AND id = %s",
         (error, tenant_id, backfill_id),
+    )
+
+
+def reopen(conn: psycopg.Connection, tenant_id: str, backfill_id: str) -> None:
+    """A job resumed: running again from its position, its progress counted as it stood. Its
+    `updated_at` starts the wait for a chunk to finish again."""
+    conn.execute(
+        """UPDATE backfills SET status = 'running', error = NULL, next_sent = true, updated_at = now()
+           WHERE tenant_id = %s AND id = %s AND status <> 'done'""",
+        (tenant_id, backfill_id),
     )
 
 

@@ -19,6 +19,7 @@ from memex_client.errors import (
 )
 from memex_client.models import (
     Backfill,
+    BackfillFailure,
     BackfillPage,
     Citation,
     Erasure,
@@ -46,7 +47,7 @@ __all__ = [
     "APIConnectionError", "APIError", "APITimeoutError", "AuthenticationError", "BadRequestError", "ConflictError",
     "InvalidInputError", "MemexError", "NotFoundError", "PayloadTooLargeError", "PermissionDeniedError",
     "RateLimitError", "ServerError", "ServiceUnavailableError",
-    "Backfill", "BackfillPage", "Citation", "Erasure", "Health", "Memory", "MemoryHistory", "MemoryPage", "Message",
+    "Backfill", "BackfillFailure", "BackfillPage", "Citation", "Erasure", "Health", "Memory", "MemoryHistory", "MemoryPage", "Message",
     "RecallResponse", "ScoreParts", "SearchFilters", "SearchHit", "SearchResponse", "Session", "SessionMessage",
     "SessionMessagePage", "SessionPage",
     "Source", "TurnResult",

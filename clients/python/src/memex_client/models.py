@@ -252,6 +252,12 @@ class Erasure(_Response):
     deleted: dict[str, int]
 
 
+class BackfillFailure(_Response):
+    line: Optional[int] = None  # the line's number, from 1 (None: not known)
+    offset: int  # its byte offset in the file
+    reason: str  # why, never what the line says
+
+
 class Backfill(_Response):
     backfill_id: str
     kind: str
@@ -264,6 +270,8 @@ class Backfill(_Response):
     remaining: int
     already_stored: int = 0  # of `done`: lines an earlier import had stored (nothing stored twice)
     error: Optional[str] = None
+    failures: list[BackfillFailure] = []  # the first failed lines (an import's), in the file's order
+    failures_not_kept: int = 0  # how many more lines failed than `failures` lists
     created_at: datetime
     updated_at: datetime
 
