@@ -150,6 +150,14 @@ def test_visibility_timeout_covers_six_consumer_timeouts():
             )
 
 
+def test_a_backfill_reads_stalled_only_when_no_delivery_can_still_come():
+    """A chunk that failed comes back after the backfill queue's visibility timeout; a job whose next
+    chunk merely waits for it must not read "stalled" (and be resumed beside its own retry)."""
+    visibility = QUEUES["BackfillQueue"]["Properties"]["VisibilityTimeout"]
+    stalled_after = int(GLOBAL_FUNCTION["Environment"]["Variables"]["MEMEX_BACKFILL_STALLED_AFTER_SECONDS"])
+    assert stalled_after >= 2 * visibility, (stalled_after, visibility)
+
+
 def test_every_main_queue_redrives_to_a_dlq():
     consumed = consumers()
     dead_letter_queues = set()
