@@ -172,19 +172,46 @@ def test_lambdas_own_failures_and_the_extraction_backlog_are_alarmed():
     functions = {name for name, r in RESOURCES.items() if r["Type"] == "AWS::Serverless::Function"}
     assert _alarmed_functions("Errors") == functions
     assert _alarmed_functions("Throttles") == functions
-    (age,) = [a["Properties"] for a in ALARMS.values()
-              if a["Properties"].get("MetricName") == "ApproximateAgeOfOldestMessage"]
-    assert age["Dimensions"][0]["Value"] == {"Fn::GetAtt": ["ExtractionQueue", "QueueName"]}
-    # More than one retry's wait (a turn that failed once and waits for its next delivery is not
-    # news), less than two: SQS stops counting a message as the oldest at its third receive.
-    visibility = RESOURCES["ExtractionQueue"]["Properties"]["VisibilityTimeout"]
-    assert visibility < age["Threshold"] < 2 * visibility and age["Statistic"] == "Maximum"
+    ages = {a["Properties"]["Dimensions"][0]["Value"]["Fn::GetAtt"][0]: a["Properties"] for a in ALARMS.values()
+            if a["Properties"].get("MetricName") == "ApproximateAgeOfOldestMessage"}
+    # The backfill queue's too: a chunk that fails stops its job for an hour at each try, unseen
+    # until its last delivery puts it in the DLQ hours later.
+    assert set(ages) == {"ExtractionQueue", "BackfillQueue"}
+    for queue, age in ages.items():
+        # More than one retry's wait (a message that failed once and waits for its next delivery is
+        # not news), less than two: SQS stops counting a message as the oldest at its third receive.
+        visibility = RESOURCES[queue]["Properties"]["VisibilityTimeout"]
+        assert visibility < age["Threshold"] < 2 * visibility and age["Statistic"] == "Maximum", queue
     for alarm in ALARMS.values():
         metrics = alarm["Properties"].get("Metrics", [])
-        if age is alarm["Properties"] or any("AWS/Lambda" in str(q) for q in metrics):
+        if alarm["Properties"] in ages.values() or any("AWS/Lambda" in str(q) for q in metrics):
             # a math alarm's expression reads every metric it declares, each filled where it has no value
             assert re.search(r"\(README, [^)]+\)", alarm["Properties"]["AlarmDescription"])
             expressions = " ".join(q.get("Expression", "") for q in metrics)
             for query in metrics:
                 if "MetricStat" in query:
                     assert f"FILL({query['Id']}, 0)" in expressions, query["Id"]
+
+
+def test_every_worker_running_near_its_timeout_is_alarmed():
+    """Lambda stopping a worker at its Timeout is an Error after the fact; a run at 80% of it is the
+    warning. Each function's longest run is divided by its own Timeout, so a Timeout changed in the
+    template and not in the alarm's expression fails here."""
+    (alarm,) = [a["Properties"] for a in ALARMS.values()
+                if "Duration" in {q.get("MetricStat", {}).get("Metric", {}).get("MetricName")
+                                  for q in a["Properties"].get("Metrics", [])}]
+    assert len(alarm["Metrics"]) <= 10  # what one CloudWatch alarm may read
+    functions = {name for name, r in RESOURCES.items() if r["Type"] == "AWS::Serverless::Function"}
+    workers = {name for name in functions
+               if not any(e["Type"] == "HttpApi" for e in RESOURCES[name]["Properties"].get("Events", {}).values())}
+    assert _alarmed_functions("Duration") == workers and len(workers) == 7
+    (expression,) = [q["Expression"] for q in alarm["Metrics"] if "Expression" in q]
+    for query in alarm["Metrics"]:
+        if "MetricStat" in query:
+            assert query["MetricStat"]["Stat"] == "Maximum"
+            function = query["MetricStat"]["Metric"]["Dimensions"][0]["Value"]["Ref"]
+            timeout = RESOURCES[function]["Properties"]["Timeout"]
+            assert f"FILL({query['Id']}, 0) / {timeout * 1000}" in expression, (function, timeout)
+    assert expression.startswith("MAX([")
+    assert 0.5 <= alarm["Threshold"] < 1 and alarm["ComparisonOperator"] == "GreaterThanOrEqualToThreshold"
+    assert re.search(r"\(README, [^)]+\)", alarm["AlarmDescription"])

@@ -85,7 +85,7 @@ RECORDS_RECEIVED = _counter("RecordsReceived", "Queue messages delivered to a wo
 RECORDS_FAILED = _counter("RecordsFailed", "Queue messages a worker reported failed (retried, then the DLQ)", "queue")
 QUEUE_AGE = _histogram("QueueAge", "Seconds", "Time a message waited in its queue before a worker got it",
                        AGE_BUCKETS, "queue")
-QUEUE_OLDEST = Metric("QueueOldest", GAUGE, "Seconds", "Age of the oldest message of the extraction queue", ("queue",),
+QUEUE_OLDEST = Metric("QueueOldest", GAUGE, "Seconds", "Age of the oldest message of the extraction and backfill queues", ("queue",),
                       aws="AWS/SQS ApproximateAgeOfOldestMessage", local=False)
 DLQ_DEPTH = Metric("DlqDepth", GAUGE, "Count", "Messages in a dead-letter queue", ("queue",),
                    aws="AWS/SQS ApproximateNumberOfMessagesVisible")
@@ -101,6 +101,8 @@ HTTP_LATENCY = Metric("HttpLatency", HISTOGRAM, "Seconds", "Time an HTTP request
 COLD_STARTS = _counter("ColdStart", "Lambda cold starts (emitted by Powertools)", "function_name", local=False)
 FUNCTION_FAILURES = _counter("FunctionFailures", "Invocations Lambda failed or refused (published by Lambda)",
                              "function_name", aws="AWS/Lambda Errors, Throttles", local=False)
+FUNCTION_DURATION = Metric("FunctionDuration", GAUGE, "Milliseconds", "Longest run of a function (published by Lambda)",
+                           ("function_name",), aws="AWS/Lambda Duration", local=False)
 
 ALL: tuple[Metric, ...] = tuple(value for value in list(globals().values()) if isinstance(value, Metric))
 BY_NAME = {metric.name: metric for metric in ALL}
