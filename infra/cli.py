@@ -7,6 +7,7 @@ import argparse
 import json
 import os
 import sys
+import threading
 from pathlib import Path
 
 
@@ -149,6 +150,49 @@ def invoke(args: argparse.Namespace) -> None:
         runtime.stop()
 
 
+class _Progress(threading.Thread):
+    """While `memex backfill` waits, its job's counts on stderr (stdout is its answer alone): a line
+    when they changed, every `seconds` at most, and the last counts when it ends. Lines, not a
+    redrawn one, so a scripted run's log says how far it got as a terminal does."""
+
+    def __init__(self, ctx, tenant_id: str, backfill_id: str, seconds: float):
+        super().__init__(name="backfill-progress", daemon=True)
+        self._ctx, self._tenant_id, self._backfill_id, self._seconds = ctx, tenant_id, backfill_id, seconds
+        self._stopping = threading.Event()
+        self._shown: str | None = None
+
+    def __enter__(self) -> "_Progress":
+        if self._seconds > 0:
+            self.start()
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        if self._seconds > 0:
+            self._stopping.set()
+            self.join()
+            self._show()
+
+    def run(self) -> None:
+        while not self._stopping.wait(self._seconds):
+            self._show()
+
+    def _show(self) -> None:
+        from memex import backfill as bulk
+        from memex.errors import NotFound
+
+        try:
+            job = bulk.status(self._ctx, self._tenant_id, self._backfill_id)
+        except NotFound:
+            return  # its first chunk has not begun
+        unit = {"import": "lines", "reembed": "memories", "reextract": "turns"}[job["kind"]]
+        line = (f"memex backfill {self._backfill_id}: {job['done'] + job['failed']}"
+                f"{'/' + str(job['total']) if job['total'] else ''} {unit}, {job['done']} done "
+                f"({job['already_stored']} already stored), {job['failed']} failed, {job['status']}")
+        if line != self._shown:
+            print(line, file=sys.stderr, flush=True)
+            self._shown = line
+
+
 def backfill(args: argparse.Namespace) -> None:
     """Enqueue a bulk job on the backfill queue, run the workers until it is done, print its status.
     In AWS, send the same message (`BackfillJob.to_json()`) to the backfill queue."""
@@ -173,8 +217,10 @@ def backfill(args: argparse.Namespace) -> None:
             except (NotFound, ValueError) as exc:
                 raise SystemExit(f"memex backfill: {exc}") from None
         ctx.publisher.publish_backfill(job)
+        progress = _Progress(ctx, args.tenant, job.backfill_id, args.progress)
         try:
-            runtime.drain(timeout=24 * 3600)
+            with progress:
+                runtime.drain(timeout=24 * 3600)
         except KeyboardInterrupt:
             if not runtime.queues_die_with_it:
                 raise  # the next chunk's message waits in the configured queue for a worker
@@ -270,6 +316,9 @@ def build_parser() -> argparse.ArgumentParser:
     fill.add_argument("--resume", metavar="BACKFILL_ID",
                       help="go on with this job from the chunk it stopped at (a killed or interrupted command; "
                            "the job's status says stalled or failed), instead of starting a new one")
+    fill.add_argument("--progress", type=float, default=5.0, metavar="SECONDS",
+                      help="print the job's counts to stderr while it runs, when they changed, every SECONDS "
+                           "at most (default: %(default)s; 0: only the answer at the end)")
     which = fill.add_mutually_exclusive_group()
     which.add_argument("--reembed", action="store_true", help="recompute every memory's embedding")
     which.add_argument("--reextract", action="store_true", help="run extraction again over stored turns")

@@ -153,6 +153,34 @@ def test_backfill_prints_only_its_answer_on_stdout(ctx, tmp_path):
     assert '"POST / HTTP/1.1"' not in done.stderr
 
 
+
+_PROGRESS = re.compile(r"memex backfill (bf_\w+): (\d+)/(\d+) lines, (\d+) done \((\d+) already stored\), (\d+) failed, (\w+)")
+
+
+def test_backfill_says_how_far_it_is_on_stderr_while_it_runs(ctx, tmp_path):
+    """It printed nothing until the end: a builder polled GET /v1/backfills from another terminal."""
+    history = tmp_path / "history.jsonl"
+    history.write_text("".join(json.dumps({"user_id": f"cli-p{i % 5}", "session_id": "s1",
+                                           "messages": [{"role": "user", "content": f"Line {i}: I live in Braga."}]})
+                               + "\n" for i in range(1200)) + "{oops\n")
+    tenant = f"cli-progress-{uuid.uuid4().hex[:8]}"
+    env = {k: v for k, v in os.environ.items() if k not in _RUNTIME_VARS} | {"DATABASE_URL": ctx.db.dsn}
+    done = _memex("backfill", str(history), "--tenant", tenant, "--progress", "0.2", env=env)
+    assert done.returncode == 0, done.stderr
+    answer = json.loads(done.stdout)  # stdout is the answer alone
+    lines = [m.groups() for m in map(_PROGRESS.match, done.stderr.splitlines()) if m]
+    assert {line[0] for line in lines} == {answer["backfill_id"]}
+    counts = [tuple(map(int, line[1:6])) for line in lines]
+    assert counts == sorted(counts) and len(set(counts)) == len(counts)  # a line when they changed
+    assert all(total == 1201 for _, total, *_ in counts)
+    assert any(0 < seen < 1201 for seen, *_ in counts), counts  # while it ran, not only at the end
+    assert counts[-1] == (1201, 1201, 1200, 0, 1) and lines[-1][-1] == answer["status"] == "done"
+
+    quiet = _memex("backfill", str(history), "--tenant", tenant, "--progress", "0", env=env)
+    assert json.loads(quiet.stdout)["already_stored"] == 1200
+    assert "memex backfill bf_" not in quiet.stderr
+
+
 def test_an_import_stopped_with_ctrl_c_says_so_and_the_same_command_finishes_it(ctx, tmp_path):
     """Ctrl-C printed a traceback and left the job "running" for ever: its next chunk's message was
     on the command's own loopback queue, gone with it."""
