@@ -373,6 +373,31 @@ def test_a_job_whose_chain_died_reads_stalled_and_resumes_from_where_it_stopped(
         backfill.resume(ctx, backfill.new_job("import", tenant.id, path=str(path)), job.backfill_id)
 
 
+def test_a_user_erased_while_an_import_runs_comes_back_with_the_lines_after_the_erasure(tenant, ctx, runtime, tmp_path,
+                                                                                        monkeypatch):
+    """What the README's Backfills says (decided, not refused: refusing them would keep the erased
+    user's id on record past the erasure): the erasure takes what was stored, the job's later lines
+    store the user again, and importing the file again after the erasure brings back every line."""
+    monkeypatch.setattr(backfill, "LINES_PER_CHUNK", 2)
+    path = tmp_path / "migration.jsonl"
+    path.write_text("".join(_line(tenant.user, f"entry {i}") + "\n" for i in range(4)), encoding="utf-8")
+    job = backfill.new_job("import", tenant.id, path=str(path))
+    backfill.run_chunk(ctx, job, BACKFILL_WORKER.source_of(job))
+    assert tenant.delete(f"/v1/users/{tenant.user}").json()["deleted"]["turns"] == 2
+    _run_to_the_end(ctx, runtime, *_sent(runtime))
+
+    def stored() -> list[str]:
+        return [m["content"] for m in tenant.get(f"/v1/users/{tenant.user}/memories").json()["memories"]
+                if m["memory_type"] == "episodic"]
+
+    assert backfill.status(ctx, tenant.id, job.backfill_id)["done"] == 4
+    assert sorted(stored()) == ["entry 2", "entry 3"]
+    again = backfill.new_job("import", tenant.id, path=str(path))
+    _run_to_the_end(ctx, runtime, again)
+    assert backfill.status(ctx, tenant.id, again.backfill_id)["already_stored"] == 2
+    assert sorted(stored()) == [f"entry {i}" for i in range(4)]
+
+
 def test_a_new_file_at_the_same_path_is_imported_and_the_same_file_is_not_imported_twice(tenant, ctx, runtime, tmp_path):
     path = tmp_path / "export.jsonl"
 
