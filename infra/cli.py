@@ -7,7 +7,7 @@ import argparse
 import json
 import os
 import sys
-import threading
+import time
 from pathlib import Path
 
 
@@ -150,36 +150,28 @@ def invoke(args: argparse.Namespace) -> None:
         runtime.stop()
 
 
-class _Progress(threading.Thread):
+class _Progress:
     """While `memex backfill` waits, its job's counts on stderr (stdout is its answer alone): a line
-    when they changed, every `seconds` at most, and the last counts when it ends. Lines, not a
-    redrawn one, so a scripted run's log says how far it got as a terminal does."""
+    when they changed, every `seconds` at most, between the workers' batches, and the last counts
+    when it ends. Lines, not a redrawn one, so a scripted run's log says how far it got as a
+    terminal does."""
 
     def __init__(self, ctx, tenant_id: str, backfill_id: str, seconds: float):
-        super().__init__(name="backfill-progress", daemon=True)
         self._ctx, self._tenant_id, self._backfill_id, self._seconds = ctx, tenant_id, backfill_id, seconds
-        self._stopping = threading.Event()
+        self._due = time.monotonic() + seconds
         self._shown: str | None = None
 
-    def __enter__(self) -> "_Progress":
-        if self._seconds > 0:
-            self.start()
-        return self
+    def __call__(self) -> None:
+        if self._seconds > 0 and time.monotonic() >= self._due:
+            self._due = time.monotonic() + self._seconds
+            self.show()
 
-    def __exit__(self, *exc_info) -> None:
-        if self._seconds > 0:
-            self._stopping.set()
-            self.join()
-            self._show()
-
-    def run(self) -> None:
-        while not self._stopping.wait(self._seconds):
-            self._show()
-
-    def _show(self) -> None:
+    def show(self) -> None:
         from memex import backfill as bulk
         from memex.errors import NotFound
 
+        if self._seconds <= 0:
+            return
         try:
             job = bulk.status(self._ctx, self._tenant_id, self._backfill_id)
         except NotFound:
@@ -219,8 +211,7 @@ def backfill(args: argparse.Namespace) -> None:
         ctx.publisher.publish_backfill(job)
         progress = _Progress(ctx, args.tenant, job.backfill_id, args.progress)
         try:
-            with progress:
-                runtime.drain(timeout=24 * 3600)
+            runtime.drain(timeout=24 * 3600, between=progress)
         except KeyboardInterrupt:
             if not runtime.queues_die_with_it:
                 raise  # the next chunk's message waits in the configured queue for a worker
@@ -233,6 +224,7 @@ def backfill(args: argparse.Namespace) -> None:
                                            f"or add --resume {job.backfill_id} to go on with this job")
             print(json.dumps(bulk.status(ctx, args.tenant, job.backfill_id), indent=2))
             raise SystemExit(130) from None
+        progress.show()
         print(json.dumps(bulk.status(ctx, args.tenant, job.backfill_id), indent=2))
     finally:
         runtime.stop()

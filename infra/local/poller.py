@@ -84,12 +84,15 @@ class QueuePoller(threading.Thread):
         return len(messages)
 
 
-def drain(pollers: list[QueuePoller], timeout: float = 60.0) -> None:
+def drain(pollers: list[QueuePoller], timeout: float = 60.0, between: Callable[[], None] | None = None) -> None:
     """Poll every queue until none holds a message, visible or in flight (used by `memex invoke
-    --drain`, `memex backfill` and the tests)."""
+    --drain`, `memex backfill` and the tests); `between` is called after each round of batches."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        if sum(p.poll_once() for p in pollers) == 0:
+        handled = sum(p.poll_once() for p in pollers)
+        if between is not None:
+            between()
+        if handled == 0:
             if all(p.pending() == 0 for p in pollers):
                 return
             time.sleep(0.2)

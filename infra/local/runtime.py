@@ -14,7 +14,7 @@ import logging
 import os
 import threading
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from infra.local import embedded_postgres
 from infra.local.lambda_context import LocalLambdaContext, label
@@ -271,8 +271,8 @@ class LocalRuntime:
             runner.start()
             self._threads.append(runner)
 
-    def drain(self, timeout: float = 60.0) -> None:
-        drain(self.pollers, timeout)
+    def drain(self, timeout: float = 60.0, between: Callable[[], None] | None = None) -> None:
+        drain(self.pollers, timeout, between)
 
     @property
     def queues_die_with_it(self) -> bool:
