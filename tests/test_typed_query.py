@@ -9,7 +9,8 @@ NOW = "2026-11-10T12:00:00Z"
 QUESTIONS = ["Where's she working now?", "what's my dog's name?", "Where's the user working now?",
              "What did I say last week?", "Who's Biscuit?", "What's the user's job?",
              "What do Maya and Biscuit have in common?", "Where's Maya's dog?", "Is Maya's dog still called Biscuit?",
-             "Where does she work, and what's her dog's name?"]
+             "Where does she work, and what's her dog's name?", "Doesn't she work at Stripe anymore?",
+             "She's got a dog, what's it called?", "I'm asking where I'm working now"]
 TYPED = {
     "curly": lambda q: q.replace("'", "\u2019"),
     "zero-width space": lambda q: q[:-3] + "\u200b" + q[-3:],  # inside the last word, as copied from a page
