@@ -59,15 +59,15 @@ _BEFORE_NO_VERB = re.compile(r"\b([a-z]+)\s+(?:the|this)\s+user\b(?!['’])(?=\s
 _SUBJECT = re.compile(r"\b(?:the|this)\s+user\b(?!['’])", re.IGNORECASE)
 # The asker's own first person, as the user would say it to the asker: longest forms first.
 _ASKER_WORDS = {"i am": "you are", "am i": "are you", "i was": "you were", "was i": "were you",
-                "i'm": "you're", "i’m": "you’re", "i": "you", "me": "you", "my": "your", "mine": "yours",
+                "i'm": "you're", "i": "you", "me": "you", "my": "your", "mine": "yours",
                 "myself": "yourself"}
 _ASKER = re.compile(r"\b(" + "|".join(sorted((re.escape(w) for w in _ASKER_WORDS), key=len, reverse=True))
                     + r")\b", re.IGNORECASE)
 
 # "She" or "he" for the user, as an agent speaks of the person it serves ("where does she work?").
 _PRONOUN = re.compile(r"\b(?:she|he|her|him|his|hers|herself|himself)\b", re.IGNORECASE)
-_WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*")
-_ASKER_I = re.compile(r"I(?:['’](?:m|ve|d|ll))?$")
+_WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)*")
+_ASKER_I = re.compile(r"I(?:'(?:m|ve|d|ll))?$")
 # One person or animal a "she" or "he" may stand for: one of these after a determiner ("my sister",
 # "the dog"; not "what type of dog does she own?", where the pronoun is the owner), or someone.
 _PERSONS = frozenset(
@@ -77,16 +77,16 @@ _PERSONS = frozenset(
     "teacher woman man girl boy lady guy person dog puppy cat kitten horse pet".split())
 _DETERMINERS = frozenset("a an the this that my your her his our their one".split())
 _SOMEONE = frozenset("someone somebody anyone anybody everyone everybody nobody".split())
-_PRONOUN_CONTRACTED = re.compile(r"\b(?:she|he)['’](s|d|ll)\b", re.IGNORECASE)
+_PRONOUN_CONTRACTED = re.compile(r"\b(?:she|he)'(s|d|ll)\b", re.IGNORECASE)
 _CONTRACTED = {"s": "I'm", "d": "I'd", "ll": "I'll"}
 _HAS_CONTRACTED = re.compile(r"\s+(?:been|got)\b", re.IGNORECASE)  # "she's been" is "she has been"
 _NEGATIVES = {"doesn't": "don't", "isn't": "aren't", "hasn't": "haven't", "wasn't": "wasn't", "didn't": "didn't",
               "can't": "can't", "won't": "won't", "wouldn't": "wouldn't", "shouldn't": "shouldn't",
               "couldn't": "couldn't"}
-_PRONOUN_ASKED = re.compile(r"\b(" + "|".join([*(n.replace("'", "['’]") for n in _NEGATIVES), *_AUXILIARY])
+_PRONOUN_ASKED = re.compile(r"\b(" + "|".join([*_NEGATIVES, *_AUXILIARY])
                             + r")\s+(?:she|he)\b", re.IGNORECASE)
 _AUXILIARY_OR_NEGATIVE = {**_AUXILIARY, **_NEGATIVES}
-_PRONOUN_NEGATED = re.compile(r"\b(?:she|he)\s+(doesn|isn|hasn)['’]t\b", re.IGNORECASE)
+_PRONOUN_NEGATED = re.compile(r"\b(?:she|he)\s+(doesn|isn|hasn)'t\b", re.IGNORECASE)
 _NEGATED = {"doesn": "don't", "isn": "am not", "hasn": "haven't"}
 _PRONOUN_SAYS = re.compile(r"\b(?:she|he)\s+((?:(?:still|also|always|usually|often|never|really|ever|just|now|"
                            r"already|actually)\s+)?)([a-z]+)\b(?!['’])", re.IGNORECASE)
@@ -150,7 +150,7 @@ def _pronouns_as_i(question: str) -> str:
     text = _PRONOUN_CONTRACTED.sub(
         lambda m: "I've" if _HAS_CONTRACTED.match(m.string, m.end()) else _CONTRACTED[m.group(1).lower()], question)
     text = _PRONOUN_ASKED.sub(
-        lambda m: _same_case(m.group(1), _AUXILIARY_OR_NEGATIVE[m.group(1).lower().replace("’", "'")]) + " I", text)
+        lambda m: _same_case(m.group(1), _AUXILIARY_OR_NEGATIVE[m.group(1).lower()]) + " I", text)
     text = _PRONOUN_NEGATED.sub(lambda m: "I " + _NEGATED[m.group(1).lower()], text)
     text = _PRONOUN_SAYS.sub(lambda m: "I " + m.group(1) + _as_i_say_it(m.group(2)), text)
     return _PRONOUN.sub(_object_or_possessive, text)

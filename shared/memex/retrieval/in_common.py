@@ -21,7 +21,7 @@ import re
 
 # Two people joined by "and", capitalised as names are ("Joanna and Nate"); the question's first
 # word is capitalised whatever it is, so the pair is looked for after it.
-_PAIR = r"[A-Z][\w'’-]*\s+and\s+[A-Z][\w'’-]*"
+_PAIR = r"[A-Z][\w'-]*\s+and\s+[A-Z][\w'-]*"
 _NAMED_PAIR = re.compile(r"(?<=\s)" + _PAIR)
 _BOTH_BEFORE = re.compile(r"\bboth\s+(" + _PAIR + r")")  # "both Joanna and Nate"
 _BOTH_AFTER = re.compile(r"(" + _PAIR + r")\s+both\b(?!\s+of\b)")  # "Jon and Gina both like"

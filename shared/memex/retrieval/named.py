@@ -45,12 +45,12 @@ _NAME = r"(?-i:[A-Z])[\w’'-]*"
 # The subject after the verb, "the" allowed ("did the Beatles"); the owner, not "What's", "It's".
 _ASKED_OF = re.compile(
     rf"\b(?:is|are|was|were|does|do|did|has|have|had|can|could|will|would|should)\s+(?:the\s+)?({_NAME}(?:\s+{_NAME})*)"
-    rf"|\b(?!(?:what|who|where|when|why|how|which|that|it|there|here|let|she|he)['’]s)({_NAME})['’]s\b",
+    rf"|\b(?!(?:what|who|where|when|why|how|which|that|it|there|here|let|she|he)'s)({_NAME})'s\b",
     re.IGNORECASE)
 # The user asked about too: the question is theirs whatever else it names.
-_USER = re.compile(r"\b(?:i|me|my|mine|myself|the user|user['’]s)\b", re.IGNORECASE)
+_USER = re.compile(r"\b(?:i|me|my|mine|myself|the user|user's)\b", re.IGNORECASE)
 # Asking who someone is: the introduction is the answer.
-_WHO = re.compile(r"^\W*who(?:['’]s|\s+is|\s+was|\s+are)\b", re.IGNORECASE)
+_WHO = re.compile(r"^\W*who(?:'s|\s+is|\s+was|\s+are)\b", re.IGNORECASE)
 # Someone's place in the user's life, by the words both extractors say it with ("best friend", "sister").
 _PLACES = sorted({*vocabulary.RELATIONS, *vocabulary.CHILDREN.values(), *vocabulary.OTHER_PEOPLE}, key=len, reverse=True)
 _PLACE = "|".join(re.escape(word) for word in _PLACES)
@@ -81,7 +81,7 @@ _NO_PLACE = frozenset({"the", "user", "user's", "is", "a", "an", "of", "and", "h
 def names(question: str) -> list[str]:
     """The names `question` asks about: its verb's subject or the owner of what it asks for."""
     said = (match.group(1) or match.group(2) for match in _ASKED_OF.finditer(question))
-    bare = (re.sub(r"['’]s$", "", name) for name in said if name)
+    bare = (re.sub(r"'s$", "", name) for name in said if name)
     return list(dict.fromkeys(name for name in bare if name.lower() not in ("i", "the")))
 
 

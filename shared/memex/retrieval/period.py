@@ -40,4 +40,4 @@ def asked(question: str, now: datetime) -> list[time_phrases.Window]:
     periods, rest = time_phrases.read(question, now)
     if not periods:
         return []
-    return periods if all(word in _ASKING for word in _WORD.findall(rest.lower().replace("’", "'"))) else []
+    return periods if all(word in _ASKING for word in _WORD.findall(rest.lower())) else []

@@ -45,6 +45,7 @@ from memex.config import Settings
 from memex.context import Context
 from memex.db import history
 from memex.db import memories as memory_rows
+from memex.extraction.plain import plain
 from memex.metrics import FLOOR_REJECTIONS, LLM_FALLBACKS
 from memex.models import SearchIn, wire_time
 from memex.retrieval import (answer_type, confirmed, current_first, feedback, floor, in_common, keyword_first,
@@ -172,15 +173,19 @@ def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies |
     question that asks only what was said in a period is answered with that period's messages
     (period.py); a question about the past is searched without its cue, which decides what comes
     back (past.py). A question about what two people have in common is searched without the words
-    that say so (in_common.py). The words of its texts are read once (speakers.remembered)."""
+    that say so (in_common.py). The words of its texts are read once (speakers.remembered). Every
+    reader sees the question as the offline rules see a statement (extraction/plain.py): "Where’s
+    she working now?" typed on a phone is "Where's she working now?"; the answer's `query` is the
+    question as sent."""
     asked = request.query
+    request = request.model_copy(update={"query": plain(asked)})
     if request.as_of is not None:
         # Memory as it stood then: every statement's scope holds what was valid at `as_of`, current
         # now or not (db/validity.py), and the keyword channel's statistics are over all memories.
         request = request.model_copy(update={"filters": request.filters.held_at(request.as_of),
                                              "include_inactive": True})
-    if request.mode == "hybrid" and ctx.settings.search_in_common and in_common.asks(asked):
-        request = request.model_copy(update={"query": in_common.without_cue(asked)})
+    if request.mode == "hybrid" and ctx.settings.search_in_common and in_common.asks(request.query):
+        request = request.model_copy(update={"query": in_common.without_cue(request.query)})
     if request.mode == "hybrid" and ctx.settings.search_periods:
         periods = period.asked(request.query, request.reference_time or datetime.now(timezone.utc))
         if periods:

@@ -120,10 +120,10 @@ _WHICH_SCHOOL = r"\b(?:where|which|what school|universit(?:y|ies)|college|uni)\b
 # background?"): the school keeps its place
 _NO_SUBJECT = r"|^(?!.*\b(?:majors?|majored|stud(?:y|ied|ying)|degrees?|subjects?|fields?)\b)"
 # Being at school, as the question's verb says it: "Is she", "What's he", "Am I".
-_IS = r"(?:\bis|\bare|\bam|\bwas|['’]s|['’]re|['’]m)"
+_IS = r"(?:\bis|\bare|\bam|\bwas|'s|'re|'m)"
 _UNI = r"(?:uni|university|college)"
 # Whose someone in her life is: hers ("my boss", "her cousin"), the user's or a participant's ("John's colleague").
-_WHOSE_PERSON = r"(?:(?<=\bmy )|(?<=\bour )|(?<=\byour )|(?<=\bher )|(?<=\bhis )|(?<=\btheir )|(?<=['’]s ))"
+_WHOSE_PERSON = r"(?:(?<=\bmy )|(?<=\bour )|(?<=\byour )|(?<=\bher )|(?<=\bhis )|(?<=\btheir )|(?<='s ))"
 
 
 def _own(keys: str) -> str:
@@ -164,7 +164,7 @@ _KINDS = (
     # Asked for the job itself, the title answers before the employer ("What's her job?" after "I'm a
     # nurse now at St Mary's."), unless the question asks where or for whom
     # "work" as the noun: hers ("What's her work?") or what work ("What work does he do?"), not the verb
-    _Kind(r"jobs?|occupation|profession|career|line of work|(?:her|his|their|my|your|user['’]s) work|"
+    _Kind(r"jobs?|occupation|profession|career|line of work|(?:her|his|their|my|your|user's) work|"
           r"what (?:kind of |sort of |type of )?work", _own("role|employer|next_job|employment_status"),
           ("role", "employer"), of_someone=True, own=True, first=_own("role"), first_unless=_WHERE_SHE_WORKS,
           after=_own("next_job")),
@@ -190,8 +190,8 @@ _KINDS = (
           of_someone=True),
     # "Where's home for her?", not "in his home" nor "at home"; not where she comes from ("Which city is
     # she a native of?", "What city was he born in?")
-    _Kind(rf"city|(?<!home )town|(?:where['’]s|where is|calls?) home|home for|"
-          rf"where(?:['’]s|['’]re| is| are| am| was) {_WHO} (?:currently |now |still )?based",
+    _Kind(rf"city|(?<!home )town|(?:where's|where is|calls?) home|home for|"
+          rf"where(?:'s|'re| is| are| am| was) {_WHO} (?:currently |now |still )?based",
           _own("city"), ("city",),
           of_someone=True, own=True,
           unless=r"\b(?:born|native|grew up|grow up|raised|originally|comes? from)\b|\bfrom\W*$"),
@@ -241,7 +241,7 @@ _KINDS = (
           rf"(?:does|do|did) {_WHO} (?:still )?(?:study|go to (?:school|{_UNI}))",
           r"(?:school|degree|field_of_study)$|" + _own("employment_status"), ("school", "degree", "study"),
           of_someone=True),
-    _Kind(rf"what(?: [\w-]+)?(?: is| are| am| was|['’]s|['’]re|['’]m) {_WHO} (?:still )?studying|"
+    _Kind(rf"what(?: [\w-]+)?(?: is| are| am| was|'s|'re|'m) {_WHO} (?:still )?studying|"
           rf"what(?: [\w-]+)? (?:does|do|did) {_WHO} study", r"(?:school|degree|field_of_study)$",
           ("school", "degree", "study"), of_someone=True, first=r"(?:field_of_study|degree)$",
           first_unless=_WHICH_SCHOOL),
@@ -281,7 +281,7 @@ _ASKED = [(re.compile(rf"\b(?:{kind.words}){_ENDS}", re.IGNORECASE), kind,
 # Someone a question asks about: a pronoun, "the user", someone's name ("Nadia's", "does Nadia ...";
 # not "What's").
 _SOMEONE = re.compile(r"\b(?:i|me|my|mine|you|your|she|her|hers|he|him|his|they|them|their|we|us|our|user)\b"
-                      r"|\b(?!(?:what|who|where|when|why|how|which|that|it|there|here|let)['’]s)(?-i:[A-Z])[a-z]+['’]s\b"
+                      r"|\b(?!(?:what|who|where|when|why|how|which|that|it|there|here|let)'s)(?-i:[A-Z])[a-z]+'s\b"
                       r"|\b(?:is|are|does|did|has|was|do|can|will|would)\s+(?-i:[A-Z])[a-z]+\b", re.IGNORECASE)
 # Someone in the person's life, by their place in it (the offline rules' words: "my sister", "her boss").
 _OTHERS = re.compile(r"\b(?:" + "|".join(re.escape(word) for word in sorted(
