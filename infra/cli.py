@@ -4,8 +4,10 @@ handler invocation, and the MCP server over stdio."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
+import signal
 import sys
 import time
 from pathlib import Path
@@ -185,6 +187,32 @@ class _Progress:
             self._shown = line
 
 
+class _CtrlC:
+    """Ctrl-C on an import whose queues are this process's own, taken between the workers' batches.
+    Raised where it landed, it could land in a database call, which psycopg answers by cancelling
+    the query: the chunk's delivery failed, was retried, and the import went on as if never asked
+    to stop. A second Ctrl-C stops at once, wherever it lands."""
+
+    def __init__(self) -> None:
+        self.asked = False
+
+    def __enter__(self) -> "_CtrlC":
+        self._previous = signal.signal(signal.SIGINT, self._ask)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        signal.signal(signal.SIGINT, self._previous)
+
+    def _ask(self, signum, frame) -> None:
+        if self.asked:
+            raise KeyboardInterrupt
+        self.asked = True
+
+    def check(self) -> None:
+        if self.asked:
+            raise KeyboardInterrupt
+
+
 def backfill(args: argparse.Namespace) -> None:
     """Enqueue a bulk job on the backfill queue, run the workers until it is done, print its status.
     In AWS, send the same message (`BackfillJob.to_json()`) to the backfill queue."""
@@ -210,8 +238,16 @@ def backfill(args: argparse.Namespace) -> None:
                 raise SystemExit(f"memex backfill: {exc}") from None
         ctx.publisher.publish_backfill(job)
         progress = _Progress(ctx, args.tenant, job.backfill_id, args.progress)
+        ctrl_c = _CtrlC() if runtime.queues_die_with_it else None
+
+        def between() -> None:
+            progress()
+            if ctrl_c is not None:
+                ctrl_c.check()
+
         try:
-            runtime.drain(timeout=24 * 3600, between=progress)
+            with ctrl_c or contextlib.nullcontext():
+                runtime.drain(timeout=24 * 3600, between=between)
         except KeyboardInterrupt:
             if not runtime.queues_die_with_it:
                 raise  # the next chunk's message waits in the configured queue for a worker
