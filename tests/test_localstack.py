@@ -72,12 +72,14 @@ def test_the_template_deploys_all_but_what_needs_lambda(stack):
     deployment, _ = stack
     assert deployment.status == "CREATE_COMPLETE", (deployment.reason, deployment.failures)
     # Lambda and the HTTP API, and what cannot be without them (the dashboard and the 5xx alarm
-    # name the API): nothing else is left out.
+    # name the API, the functions' errors, throttles and durations alarms name the functions):
+    # nothing else is left out.
     assert all(t.startswith(("AWS::Lambda::", "AWS::ApiGatewayV2::", "AWS::Events::Rule", "Custom::"))
-               or name in ("Dashboard", "Http5xxRateAlarm")
+               or name in ("Dashboard", "Http5xxRateAlarm", "HttpFunctionErrorsAlarm", "HttpFunctionThrottlesAlarm",
+                           "WorkerFunctionErrorsAlarm", "WorkerFunctionThrottlesAlarm", "WorkerFunctionDurationAlarm")
                for name, t in deployment.set_aside.items()), deployment.set_aside
     for alarm in ("DlqExtractionAlarm", "DlqSupersessionAlarm", "DlqBackfillAlarm", "SearchLatencyP95Alarm",
-                  "LlmFallbackRateAlarm"):
+                  "LlmFallbackRateAlarm", "ExtractionQueueAgeAlarm", "BackfillQueueAgeAlarm"):
         assert alarm in deployment.resources, alarm
     assert set(deployment.roles.values()) <= set(deployment.resources)
     for logical_id in ("ExtractionQueue", "SupersessionQueue", "BackfillQueue", "ExtractionDeadLetterQueue",
