@@ -14,17 +14,23 @@ def _history(tenant, memory_id: str) -> list[str]:
     return [m["value"] for m in tenant.get(f"/v1/memories/{memory_id}/history").json()["history"]]
 
 
+def _corrected(tenant, key: str, wrong: str, right: str) -> None:
+    """`right` is the key's one current value, `wrong` filed once (only by the statement that said
+    it), and the history goes from one to the other."""
+    memories = _memories(tenant, key)
+    assert [m["value"] for m in memories if m["active"]] == [right], key
+    assert [m["value"] for m in memories].count(wrong) == 1, key
+    current = next(m for m in memories if m["active"])
+    assert _history(tenant, current["id"]) == [wrong, right]
+
+
 def test_a_correction_replaces_the_value_it_names_and_never_files_the_wrong_one(tenant):
     tenant.turn("I'm vegan.", timestamp="2026-01-01T00:00:00Z")
     tenant.turn("No, I said I'm vegetarian, not vegan.", timestamp="2026-01-02T00:00:00Z")
     tenant.turn("I work at Initech.", timestamp="2026-01-03T00:00:00Z")
     tenant.turn("Sorry, I meant Initrode.", timestamp="2026-01-04T00:00:00Z")
     for key, wrong, right in (("dietary_restriction", "vegan", "vegetarian"), ("employer", "Initech", "Initrode")):
-        memories = _memories(tenant, key)
-        assert [m["value"] for m in memories if m["active"]] == [right], key
-        assert [m["value"] for m in memories].count(wrong) == 1, key  # only the statement that said it
-        current = next(m for m in memories if m["active"])
-        assert _history(tenant, current["id"]) == [wrong, right]
+        _corrected(tenant, key, wrong, right)
 
 
 def test_a_correction_said_in_one_message_files_only_the_right_value(tenant):
@@ -41,11 +47,7 @@ def test_a_correction_typed_with_a_curly_apostrophe_or_a_dash_replaces_the_wrong
     tenant.turn("My dog is called Rex.", timestamp="2026-01-03T00:00:00Z")
     tenant.turn("Not Rex — Max.", timestamp="2026-01-04T00:00:00Z")
     for key, wrong, right in (("city", "Porto", "Lisbon"), ("pet_dog_name", "Rex", "Max")):
-        memories = _memories(tenant, key)
-        assert [m["value"] for m in memories if m["active"]] == [right], key
-        assert [m["value"] for m in memories].count(wrong) == 1, key
-        current = next(m for m in memories if m["active"])
-        assert _history(tenant, current["id"]) == [wrong, right]
+        _corrected(tenant, key, wrong, right)
 
 
 def test_a_pets_name_said_again_as_a_correction_replaces_the_name_before(tenant):
