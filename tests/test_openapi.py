@@ -17,6 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from openapi_spec_validator import validate
 
 from memex import backfill as backfills
+from memex import tenants
 from tests.conftest import WIRE_TIMES
 from schemathesis.checks import not_a_server_error
 from schemathesis.specs.openapi.checks import response_schema_conformance, status_code_conformance
@@ -53,12 +54,12 @@ def test_every_operation_declares_its_answer_its_errors_and_the_key(spec):
                 assert "security" not in operation and set(responses) == {"200", "503"}
                 continue
             assert operation["security"] == [{"apiKey": []}], where
-            assert {"401", "422", "503"} <= set(responses), where
+            assert {"401", "422", "429", "503"} <= set(responses), where
             if "requestBody" in operation:
                 assert "413" in responses, where
             seed = "seed" in " ".join(operation["tags"])
             error = "SeedErrorBody" if seed else "ErrorBody"
-            for status in ("401", "422", "503"):
+            for status in ("401", "422", "429", "503"):
                 assert responses[status]["content"]["application/json"]["schema"] == {
                     "$ref": f"#/components/schemas/{error}"}, (where, status)
     # FastAPI's own 422 shape, which memex never sends, is described nowhere
@@ -207,6 +208,16 @@ def test_real_answers_of_every_route_match_the_document(http, tenant, spec, chec
 
     operations = {(m.upper(), p) for p, ops in spec["paths"].items() for m in ops}
     assert operations == {(m, p) for m, p, _ in call.seen}, "every operation was called"
+
+
+def test_a_rate_limited_answer_matches_the_document(http, tenant, spec, checked, ctx):
+    tenants.set_limit(ctx, tenant.id, "1/h")
+    call = Recorder(http, tenant, spec, checked)
+    call("GET", "/v1/memories/count", f"/v1/memories/count?user_id={tenant.user}", status=200)
+    limited = call("GET", "/v1/memories/count", f"/v1/memories/count?user_id={tenant.user}", status=429)
+    assert limited["error"]["code"] == "rate_limited"
+    seed = call("POST", "/recall", body={"user_id": tenant.user, "query": "work"}, status=429)
+    assert seed["detail"] == seed["error"]["message"]
 
 
 def test_a_key_the_domain_adds_but_the_document_omits_fails_the_check(spec):
