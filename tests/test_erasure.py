@@ -4,12 +4,15 @@ is audited too."""
 
 from __future__ import annotations
 
+import dataclasses
 import uuid
 
 import psycopg
 
 from memex import pipeline
 from memex.jobs import ExtractionJob, SupersessionJob
+from memex_edge.context import build_context
+from tests.conftest import Tenant, api_client
 
 
 def _all(tenant, **params) -> list[dict]:
@@ -207,3 +210,23 @@ def test_a_job_a_work_status_ended_comes_back_when_the_status_is_erased(tenant):
                      ("role", "designer", False)]
     tenant.delete(f"/v1/sessions/s2?user_id={tenant.user}")
     assert job() == [("employer", "Acme", True), ("role", "designer", True)]
+
+
+def test_what_an_erasure_takes_is_not_kept_in_the_process(ctx):
+    """The write path's recent vectors and the query cache are keyed by the texts themselves: an
+    erased session's or user's words go from them with the erasure, not when pushed out."""
+    built = build_context(dataclasses.replace(ctx.settings, embeddings_query_cache=16))
+
+    def kept(marker: str) -> list[str]:
+        return [text for recent in (pipeline._recent(built), built.embedder._recent)
+                for _, text in list(recent._vectors) if marker in text]
+
+    with api_client(built) as client:
+        tenant = Tenant(ctx, client)
+        for erase in (f"/v1/sessions/s9?user_id={tenant.user}", f"/v1/users/{tenant.user}"):
+            marker = f"zq{uuid.uuid4().hex[:10]}"
+            tenant.turn(f"My locker code is {marker}.", session="s9")
+            tenant.search(f"what is the locker code {marker}?")
+            assert len(kept(marker)) >= 2  # what was written, and what was asked
+            assert tenant.delete(erase).status_code == 200
+            assert kept(marker) == []
