@@ -26,18 +26,25 @@ def _by_value(tenant, key: str) -> dict[str, dict]:
 
 def _rows_mentioning(ctx, *needles: str) -> dict[str, int]:
     """For every table of the schema: how many rows contain one of `needles` anywhere (the whole
-    row as text: every column, jsonb and tsvector included)."""
+    row as text: every column, jsonb and tsvector included); and the definition of every index, a
+    partial one's predicate naming its user (vector_indexes.py), as a row of "pg_indexes"."""
     found = {}
     with psycopg.connect(ctx.db.dsn, autocommit=True) as conn:
         tables = [r[0] for r in conn.execute(
             "SELECT tablename FROM pg_tables WHERE schemaname = current_schema() ORDER BY tablename")]
-        assert {"memories", "turns", "messages", "memory_links", "tombstones", "backfills"} <= set(tables)
+        assert {"memories", "turns", "messages", "memory_links", "tombstones", "backfills", "sessions",
+                "memory_stats", "memory_terms", "memory_postings", "rate_limit_buckets"} <= set(tables)
         for table in tables:
             count = conn.execute(
                 f'SELECT count(*) FROM "{table}" t WHERE ' + " OR ".join(["t::text LIKE %s"] * len(needles)),
                 [f"%{n}%" for n in needles]).fetchone()[0]
             if count:
                 found[table] = count
+        indexes = conn.execute(
+            "SELECT count(*) FROM pg_indexes WHERE schemaname = current_schema() AND ("
+            + " OR ".join(["indexdef LIKE %s"] * len(needles)) + ")", [f"%{n}%" for n in needles]).fetchone()[0]
+        if indexes:
+            found["pg_indexes"] = indexes
     return found
 
 
@@ -161,13 +168,21 @@ def test_the_audit_finds_nothing_of_an_erased_user_session_or_memory(ctx, tenant
     tenant.turn(f"I live in Lisbon. I said {session_marker} today.", session="b", wait=False)
     runtime.drain()
     tenant.post("/v1/memories", {"user_id": tenant.user, "content": f"Prefers {marker} tea"})
-    kept = tenant.turn(f"Other user {other}.", user=f"{tenant.user}-kept").json()["turn_id"]
+    kept = tenant.turn(f"Other user {other}.", user=f"k-{uuid.uuid4().hex[:8]}").json()["turn_id"]
+    erased_ids = [m["id"] for m in _all(tenant)] + [s["session_id"] for s in tenant.get(
+        f"/v1/users/{tenant.user}/sessions").json()["sessions"]]
+    with psycopg.connect(ctx.db.dsn, autocommit=True) as conn:
+        erased_ids += [r[0] for r in conn.execute("SELECT id FROM turns WHERE tenant_id = %s AND user_id = %s",
+                                                  (tenant.id, tenant.user))]
+    assert len(erased_ids) > 5 and _rows_mentioning(ctx, tenant.user)  # the rows the audit must find gone
 
     tenant.delete(f"/v1/sessions/b?user_id={tenant.user}")
     assert _rows_mentioning(ctx, session_marker) == {}
     assert tenant.delete(f"/v1/users/{tenant.user}").status_code == 200
     assert _rows_mentioning(ctx, marker, marker.capitalize()) == {}
-    assert _rows_mentioning(ctx, f'"{tenant.user}"', f"{{{tenant.user}}}") == {}  # ids, inside json too
+    # the user's id as any column holds it (the statistics', the sessions' rows), and the ids of its
+    # turns and memories (a tombstone, a link, a summary's sources); the kept user's id holds none
+    assert _rows_mentioning(ctx, tenant.user, *[i for i in erased_ids if len(i) > 8]) == {}
     with psycopg.connect(ctx.db.dsn, autocommit=True) as conn:
         for table in ("turns", "memories"):
             left = conn.execute(f"SELECT count(*) FROM {table} WHERE tenant_id = %s AND user_id = %s",
