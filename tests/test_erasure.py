@@ -4,12 +4,15 @@ is audited too."""
 
 from __future__ import annotations
 
+import dataclasses
 import uuid
 
 import psycopg
 
 from memex import pipeline
 from memex.jobs import ExtractionJob, SupersessionJob
+from memex_edge.context import build_context
+from tests.conftest import Tenant, api_client
 
 
 def _all(tenant, **params) -> list[dict]:
@@ -23,18 +26,25 @@ def _by_value(tenant, key: str) -> dict[str, dict]:
 
 def _rows_mentioning(ctx, *needles: str) -> dict[str, int]:
     """For every table of the schema: how many rows contain one of `needles` anywhere (the whole
-    row as text: every column, jsonb and tsvector included)."""
+    row as text: every column, jsonb and tsvector included); and the definition of every index, a
+    partial one's predicate naming its user (vector_indexes.py), as a row of "pg_indexes"."""
     found = {}
     with psycopg.connect(ctx.db.dsn, autocommit=True) as conn:
         tables = [r[0] for r in conn.execute(
             "SELECT tablename FROM pg_tables WHERE schemaname = current_schema() ORDER BY tablename")]
-        assert {"memories", "turns", "messages", "memory_links", "tombstones", "backfills"} <= set(tables)
+        assert {"memories", "turns", "messages", "memory_links", "tombstones", "backfills", "sessions",
+                "memory_stats", "memory_terms", "memory_postings", "rate_limit_buckets"} <= set(tables)
         for table in tables:
             count = conn.execute(
                 f'SELECT count(*) FROM "{table}" t WHERE ' + " OR ".join(["t::text LIKE %s"] * len(needles)),
                 [f"%{n}%" for n in needles]).fetchone()[0]
             if count:
                 found[table] = count
+        indexes = conn.execute(
+            "SELECT count(*) FROM pg_indexes WHERE schemaname = current_schema() AND ("
+            + " OR ".join(["indexdef LIKE %s"] * len(needles)) + ")", [f"%{n}%" for n in needles]).fetchone()[0]
+        if indexes:
+            found["pg_indexes"] = indexes
     return found
 
 
@@ -158,13 +168,21 @@ def test_the_audit_finds_nothing_of_an_erased_user_session_or_memory(ctx, tenant
     tenant.turn(f"I live in Lisbon. I said {session_marker} today.", session="b", wait=False)
     runtime.drain()
     tenant.post("/v1/memories", {"user_id": tenant.user, "content": f"Prefers {marker} tea"})
-    kept = tenant.turn(f"Other user {other}.", user=f"{tenant.user}-kept").json()["turn_id"]
+    kept = tenant.turn(f"Other user {other}.", user=f"k-{uuid.uuid4().hex[:8]}").json()["turn_id"]
+    erased_ids = [m["id"] for m in _all(tenant)] + [s["session_id"] for s in tenant.get(
+        f"/v1/users/{tenant.user}/sessions").json()["sessions"]]
+    with psycopg.connect(ctx.db.dsn, autocommit=True) as conn:
+        erased_ids += [r[0] for r in conn.execute("SELECT id FROM turns WHERE tenant_id = %s AND user_id = %s",
+                                                  (tenant.id, tenant.user))]
+    assert len(erased_ids) > 5 and _rows_mentioning(ctx, tenant.user)  # the rows the audit must find gone
 
     tenant.delete(f"/v1/sessions/b?user_id={tenant.user}")
     assert _rows_mentioning(ctx, session_marker) == {}
     assert tenant.delete(f"/v1/users/{tenant.user}").status_code == 200
     assert _rows_mentioning(ctx, marker, marker.capitalize()) == {}
-    assert _rows_mentioning(ctx, f'"{tenant.user}"', f"{{{tenant.user}}}") == {}  # ids, inside json too
+    # the user's id as any column holds it (the statistics', the sessions' rows), and the ids of its
+    # turns and memories (a tombstone, a link, a summary's sources); the kept user's id holds none
+    assert _rows_mentioning(ctx, tenant.user, *[i for i in erased_ids if len(i) > 8]) == {}
     with psycopg.connect(ctx.db.dsn, autocommit=True) as conn:
         for table in ("turns", "memories"):
             left = conn.execute(f"SELECT count(*) FROM {table} WHERE tenant_id = %s AND user_id = %s",
@@ -207,3 +225,23 @@ def test_a_job_a_work_status_ended_comes_back_when_the_status_is_erased(tenant):
                      ("role", "designer", False)]
     tenant.delete(f"/v1/sessions/s2?user_id={tenant.user}")
     assert job() == [("employer", "Acme", True), ("role", "designer", True)]
+
+
+def test_what_an_erasure_takes_is_not_kept_in_the_process(ctx):
+    """The write path's recent vectors and the query cache are keyed by the texts themselves: an
+    erased session's or user's words go from them with the erasure, not when pushed out."""
+    built = build_context(dataclasses.replace(ctx.settings, embeddings_query_cache=16))
+
+    def kept(marker: str) -> list[str]:
+        return [text for recent in (pipeline._recent(built), built.embedder._recent)
+                for _, text in list(recent._vectors) if marker in text]
+
+    with api_client(built) as client:
+        tenant = Tenant(ctx, client)
+        for erase in (f"/v1/sessions/s9?user_id={tenant.user}", f"/v1/users/{tenant.user}"):
+            marker = f"zq{uuid.uuid4().hex[:10]}"
+            tenant.turn(f"My locker code is {marker}.", session="s9")
+            tenant.search(f"what is the locker code {marker}?")
+            assert len(kept(marker)) >= 2  # what was written, and what was asked
+            assert tenant.delete(erase).status_code == 200
+            assert kept(marker) == []

@@ -5,6 +5,7 @@ McpFn's Lambda handler on its sample events."""
 from __future__ import annotations
 
 import json
+import logging
 import re
 import threading
 import time
@@ -671,3 +672,18 @@ def test_search_and_recall_read_memory_as_of_a_date(mcp_url, tenant):
     assert "The user lives in Lisbon." in said and not any("Berlin" in text for text in said), said
     assert "Lisbon" in recalled["context"] and "Berlin" not in recalled["context"], recalled
     assert "as_of" in bad, bad
+
+
+def test_a_refused_tool_logs_no_id_of_the_user(mcp_url, tenant, caplog):
+    """The MCP SDK logs every failed tool's message at INFO, and memex's say which user and session
+    were not found: the client is told, the log is not (as no refused REST request is logged)."""
+    user, said = f"Qz{uuid.uuid4().hex[:10]}", f"qz{uuid.uuid4().hex[:10]}"
+
+    async def body(client):
+        return [await refused(client, "session_messages", user_id=user, session_id=said),
+                await refused(client, "list_memories", user_id=user, cursor=said)]
+
+    caplog.set_level(logging.INFO)
+    answers = session(mcp_url, tenant.key, body)
+    assert user in answers[0] and said in answers[0] and "cursor" in answers[1]
+    assert [r.getMessage() for r in caplog.records if user in r.getMessage() or said in r.getMessage()] == []

@@ -11,6 +11,7 @@ import uuid
 
 import pytest
 
+from memex import pipeline
 from memex_edge.context import build_context
 from tests.conftest import Tenant, api_client
 from bench.openai_double import OpenAIDouble
@@ -108,3 +109,25 @@ def test_a_failure_told_to_the_client_names_no_internal_address(ctx):
     assert response.status_code == 202 and "InternalServerError" in response.json()["error"]
     for answer in (response, status):
         assert internal not in answer.text and "10.9.8.7" not in answer.text and "127.0.0.1" not in answer.text
+
+
+class CountingEmbedder:
+    """The test context's embedder, the documents it is asked to embed listed."""
+
+    def __init__(self, inner):
+        self.inner, self.name, self.dim = inner, inner.name, inner.dim
+        self.documents: list[str] = []
+
+    def embed(self, texts):
+        self.documents.extend(texts)
+        return self.inner.embed(texts)
+
+
+def test_no_tenant_is_spared_an_embedding_by_what_another_wrote(ctx):
+    """The write path keeps the vectors of texts it embedded lately: shared between tenants, a
+    write's speed would tell one tenant whether another had just said the same words."""
+    said = f"My locker code is {uuid.uuid4().hex[:8]}."
+    counted = dataclasses.replace(ctx, embedder=CountingEmbedder(ctx.embedder))
+    for tenant in ("t-acme", "t-globex", "t-acme", "t-globex"):
+        pipeline.embed_distinct(counted, tenant, [said])
+    assert counted.embedder.documents == [said, said]

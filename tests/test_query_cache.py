@@ -10,7 +10,7 @@ import pytest
 from memex.config import load_settings
 from memex.embeddings import measured_embedder
 from memex.embeddings.minilm import MiniLMEmbedder
-from memex.embeddings.query_cache import QueryCache
+from memex.embeddings.query_cache import QueryCache, asked_by
 from memex.metrics import NoMetrics
 
 
@@ -73,6 +73,17 @@ def test_a_batch_of_queries_asks_the_embedder_for_those_not_kept_only():
     np.testing.assert_array_equal(both[1], both[2])
     np.testing.assert_array_equal(both[1], cache.embed_query("What did Melanie paint?"))
     assert len(inner.queries) == 2
+
+
+def test_a_query_one_tenant_asked_is_embedded_again_for_another():
+    """A kept query answers in a fraction of an embedding's time: shared between tenants, that time
+    would tell one tenant what another had asked."""
+    inner = Counting()
+    cache = QueryCache(inner, size=8)
+    for tenant in ("acme", "globex", "acme", "globex"):
+        with asked_by(tenant):
+            cache.embed_queries(["What is Alice's locker code?"])
+    assert inner.queries == ["What is Alice's locker code?"] * 2
 
 
 def test_documents_are_never_cached():

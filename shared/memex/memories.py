@@ -6,12 +6,13 @@ import uuid
 from datetime import datetime, timezone
 from typing import Any
 
-from memex import embedded_text
+from memex import embedded_text, pipeline
 from memex.context import Context
 from memex.db import cursors, erasure, locks
 from memex.db import memories as memory_rows
 from memex.db import tenants as tenant_rows
 from memex.db import vector_indexes
+from memex.embeddings import query_cache
 from memex.errors import NotFound
 from memex.models import ListOrder, MemoryIn
 
@@ -95,7 +96,9 @@ def _embed_again(ctx: Context, conn, tenant_id: str, rows: list[dict[str, Any]])
 def erase_session(ctx: Context, tenant_id: str, session_id: str, user_id: str) -> dict[str, int]:
     with ctx.db.transaction() as conn:
         locks.lock_user(conn, tenant_id, user_id)
-        return erasure.session(conn, tenant_id, session_id, user_id)
+        erased = erasure.session(conn, tenant_id, session_id, user_id)
+    _forget_recent_texts(ctx, tenant_id)
+    return erased
 
 
 def erase_session_of_every_user(ctx: Context, tenant_id: str, session_id: str) -> dict[str, int]:
@@ -117,4 +120,13 @@ def erase_user(ctx: Context, tenant_id: str, user_id: str) -> dict[str, int]:
         # Its predicate names the user: dropped now, not at the index job's next run. Only after
         # the commit, as a concurrent drop runs outside any transaction.
         vector_indexes.drop_after_erasure(ctx.db.connection(), own_index)
+    _forget_recent_texts(ctx, tenant_id)
     return erased
+
+
+def _forget_recent_texts(ctx: Context, tenant_id: str) -> None:
+    """What this process keeps of the tenant's recent texts (the write path's vectors, the query
+    cache), keyed by the texts themselves, goes with an erasure: the erased words are not kept in
+    memory. Other processes' copies (other Lambda functions) go as they are pushed out."""
+    pipeline.forget_recent(ctx, tenant_id)
+    query_cache.forget(ctx.embedder, tenant_id)

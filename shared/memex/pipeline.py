@@ -15,6 +15,7 @@ import threading
 import time
 import uuid
 import weakref
+from collections import defaultdict
 from dataclasses import asdict, replace
 from datetime import datetime
 from typing import Any
@@ -176,7 +177,7 @@ def _store_episodic(ctx: Context, tenant_id: str, work: list[tuple[dict, list[di
         return
     texts = [embedded_text.of(episodic_text(m), contexts[m["id"]], memory_type="episodic", subject=m["subject"])
              for _, m in pending]
-    distinct = embed_distinct(ctx, texts)
+    distinct = embed_distinct(ctx, tenant_id, texts)
     vectors = [distinct[text] for text in texts]
     with ctx.db.transaction() as conn:
         for user_id in sorted({turn["user_id"] for turn, _ in pending}):  # in one order: no deadlock
@@ -261,7 +262,11 @@ def _resolve_turns(ctx: Context, turns: list[dict[str, Any]]) -> None:
 def candidate_vectors(ctx: Context, turns: list[dict[str, Any]]) -> dict[str, np.ndarray]:
     """The vector of every candidate stored on these turns, by the text embedded for it
     (_embedded), each distinct text embedded once."""
-    return embed_distinct(ctx, [_embedded(Candidate(**c)) for t in turns for c in (t["candidates"] or [])])
+    texts: dict[str, list[str]] = defaultdict(list)
+    for t in turns:
+        texts[t["tenant_id"]] += [_embedded(Candidate(**c)) for c in (t["candidates"] or [])]
+    return {text: vector for tenant_id, of_tenant in texts.items()
+            for text, vector in embed_distinct(ctx, tenant_id, of_tenant).items()}
 
 
 def _embedded(candidate: Candidate) -> str:
@@ -269,26 +274,34 @@ def _embedded(candidate: Candidate) -> str:
     return embedded_text.of(candidate.content, memory_type="semantic", subject=candidate.subject)
 
 
-# Texts the write path embedded lately, with their vectors, per embedder. What people say
-# repeats ("The user lives in Lisbon." again and again in a year of history, "Thanks!" after a
-# question), and an import is cut into chunks that would each embed it again. Bounded: about
-# 12 MB of 384-dimension vectors.
+# Texts the write path embedded lately, with their vectors, per embedder and tenant (recent.py).
+# What people say repeats ("The user lives in Lisbon." again and again in a year of history,
+# "Thanks!" after a question), and an import is cut into chunks that would each embed it again.
+# Bounded: about 12 MB of 384-dimension vectors.
 RECENT_VECTORS_KEPT = 8192
 _recent_vectors: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _recent_lock = threading.Lock()
 
 
-def embed_distinct(ctx: Context, texts: list[str]) -> dict[str, np.ndarray]:
-    """The vector of each of these texts, by text: each distinct text embedded once, and those
-    embedded lately by the same embedder not embedded again."""
-    with _recent_lock:
-        recent = _recent_vectors.setdefault(ctx.embedder, RecentVectors(RECENT_VECTORS_KEPT))
+def embed_distinct(ctx: Context, tenant_id: str, texts: list[str]) -> dict[str, np.ndarray]:
+    """The vector of each of these texts of the tenant's, by text: each distinct text embedded
+    once, and those embedded lately for the tenant by the same embedder not embedded again."""
     distinct = list(dict.fromkeys(texts))
-    found = recent.get_many(distinct)
+    found = _recent(ctx).get_many(tenant_id, distinct)
     missing = [text for text in distinct if text not in found]
     if missing:
-        found.update(recent.put_many(dict(zip(missing, ctx.embedder.embed(missing)))))
+        found.update(_recent(ctx).put_many(tenant_id, dict(zip(missing, ctx.embedder.embed(missing)))))
     return found
+
+
+def forget_recent(ctx: Context, tenant_id: str) -> None:
+    """Drop the texts the write path keeps for the tenant (an erasure's: recent.py)."""
+    _recent(ctx).forget(tenant_id)
+
+
+def _recent(ctx: Context) -> RecentVectors:
+    with _recent_lock:
+        return _recent_vectors.setdefault(ctx.embedder, RecentVectors(RECENT_VECTORS_KEPT))
 
 
 def _resolve_locked(ctx: Context, turns: list[dict[str, Any]], vectors: dict[str, np.ndarray]) -> None:
@@ -459,7 +472,7 @@ def _write_ended(conn, ctx: Context, turn: dict[str, Any], said_at: datetime, ca
     tenant_id = turn["tenant_id"]
     texts = {fact["id"]: embedded_text.of(content, memory_type="semantic", subject=candidate.subject)
              for fact, content, _ in ended}
-    vectors = embed_distinct(ctx, list(texts.values()))
+    vectors = embed_distinct(ctx, tenant_id, list(texts.values()))
     for fact, content, reason in ended:
         ended_id = str(uuid.uuid4())
         inserted = memory_rows.insert(conn, tenant_id, {

@@ -61,7 +61,7 @@ _CONTINUES = re.compile("[\u200c\u200d\U0001f3fb-\U0001f3ff\U000e0020-\U000e007f
 
 
 def recall(ctx: Context, tenant_id: str, request: RecallIn) -> dict[str, Any]:
-    deps = Dependencies(ctx)
+    deps = Dependencies(ctx, tenant_id)
     relevant = search(ctx, tenant_id, SearchIn(
         user_id=request.user_id, query=request.query, agent_id=request.agent_id, top_k=RELEVANT,
         reference_time=request.reference_time, as_of=request.as_of,

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import logging
 from contextlib import asynccontextmanager
 from copy import copy
 from dataclasses import dataclass
@@ -53,6 +54,11 @@ from memex_edge.observability import logger
 PATH = "/mcp"
 # JSON-RPC's code for a server's own error (-32000 to -32099); memex's code is in its `data`.
 REFUSED = -32000
+# The SDK logs every failed tool's message at INFO, and a tool's refusal names what it did not find
+# ("session s2 of user alice not found"): the client is told, the log is not, as no refused REST
+# request is logged (an erased user's id would stay in the log).
+logging.getLogger("mcp.server.mcpserver.server").setLevel(logging.WARNING)
+
 # Where the tenant the key resolved to travels from the HTTP edge to the tools: the request's scope.
 CALLER = "memex.caller"
 

@@ -3,16 +3,40 @@
 On the local CPU embedder a query's vector is most of what a search costs (bench/load, profiled
 under its 50-user scenario); agents ask the same questions again (a retried turn, the same recall
 for every message of a session). The write path keeps its own recent vectors (pipeline.embed_distinct).
+A query is kept for the tenant whose search asked it (`asked_by`; recent.py says why).
 """
 
 from __future__ import annotations
 
-from typing import Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Iterator, Sequence
 
 import numpy as np
 
 from memex.embeddings.base import Embedder
 from memex.embeddings.recent import RecentVectors
+
+
+# The tenant whose search is embedding queries, set around the embedder's call by the search
+# (retrieval/search.Dependencies): the Embedder interface, which every embedder and wrapper
+# implements, takes texts only. A query embedded outside any search is kept under no tenant.
+_asker: ContextVar[str] = ContextVar("query_cache_asker", default="")
+
+
+@contextmanager
+def asked_by(tenant_id: str) -> Iterator[None]:
+    token = _asker.set(tenant_id)
+    try:
+        yield
+    finally:
+        _asker.reset(token)
+
+
+def forget(embedder: Embedder, tenant_id: str) -> None:
+    """Drop the queries the tenant asked, when `embedder` is a cache (erasure)."""
+    if isinstance(embedder, QueryCache):
+        embedder._recent.forget(tenant_id)
 
 
 class QueryCache:
@@ -30,16 +54,18 @@ class QueryCache:
         return self.inner.embed(texts)
 
     def embed_query(self, text: str) -> np.ndarray:
-        kept = self._recent.get_many([text])
+        asker = _asker.get()
+        kept = self._recent.get_many(asker, [text])
         if text in kept:
             return kept[text]
-        return self._recent.put_many({text: self.inner.embed_query(text)})[text]
+        return self._recent.put_many(asker, {text: self.inner.embed_query(text)})[text]
 
     def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
-        kept = self._recent.get_many(texts)
+        asker = _asker.get()
+        kept = self._recent.get_many(asker, texts)
         missing = list(dict.fromkeys(text for text in texts if text not in kept))
         if missing:
-            kept.update(self._recent.put_many(dict(zip(missing, self.inner.embed_queries(missing)))))
+            kept.update(self._recent.put_many(asker, dict(zip(missing, self.inner.embed_queries(missing)))))
         return np.stack([kept[text] for text in texts]) if texts else np.empty((0, self.dim), dtype=np.float32)
 
     def probe(self) -> None:

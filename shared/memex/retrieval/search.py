@@ -45,6 +45,7 @@ from memex.config import Settings
 from memex.context import Context
 from memex.db import history
 from memex.db import memories as memory_rows
+from memex.embeddings import query_cache
 from memex.extraction.plain import plain
 from memex.metrics import FLOOR_REJECTIONS, LLM_FALLBACKS
 from memex.models import SearchIn, wire_time
@@ -120,8 +121,9 @@ class Dependencies:
     split at most once, and a dependency that failed is not asked again within the request (recall
     runs several searches), so one that is down costs the request a single wait; `degraded` names it."""
 
-    def __init__(self, ctx: Context):
+    def __init__(self, ctx: Context, tenant_id: str):
         self._ctx = ctx
+        self._tenant_id = tenant_id
         self._vectors: dict[str, np.ndarray] = {}
         self._splits: dict[str, list[str]] = {}
         self._failed: set[str] = set()
@@ -138,7 +140,8 @@ class Dependencies:
         missing = list(dict.fromkeys(query for query in queries if query not in self._vectors))
         if missing:
             try:
-                self._vectors.update(zip(missing, self._ctx.embedder.embed_queries(missing)))
+                with query_cache.asked_by(self._tenant_id):
+                    self._vectors.update(zip(missing, self._ctx.embedder.embed_queries(missing)))
             except Exception as exc:  # noqa: BLE001 - whatever broke, the keyword channel still answers
                 log.warning("embedder unusable (%s); keyword channel only", type(exc).__name__)
                 self._failed.add("embed")
@@ -189,7 +192,8 @@ def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies |
     if request.mode == "hybrid" and ctx.settings.search_periods:
         periods = period.asked(request.query, request.reference_time or datetime.now(timezone.utc))
         if periods:
-            return {**_said_within(ctx, tenant_id, request, deps or Dependencies(ctx), periods), "query": asked}
+            deps = deps or Dependencies(ctx, tenant_id)
+            return {**_said_within(ctx, tenant_id, request, deps, periods), "query": asked}
     with speakers.remembered():
         if not (request.mode == "hybrid" and ctx.settings.search_past and past.asks(request.query)):
             answer = _search(ctx, tenant_id, request, deps, past_question=None)
@@ -225,7 +229,7 @@ def _search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies 
     """`past_question`: the question as asked when `request` is its topic (a question about the past)."""
     about_past = past_question is not None
     conn = ctx.db.connection()
-    deps = deps or Dependencies(ctx)
+    deps = deps or Dependencies(ctx, tenant_id)
     scope = (tenant_id, request.user_id, request.agent_id, request.filters, request.include_inactive)
     walk_above = ctx.settings.vector_exact_max if _iterative_scan(ctx) else None
 
