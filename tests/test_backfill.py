@@ -14,7 +14,7 @@ import pytest
 from botocore.exceptions import ClientError
 
 from infra.local.runtime import function_module
-from memex import backfill
+from memex import backfill, pipeline
 from memex.jobs import BackfillJob
 from memex import embedded_text
 from memex_edge.sqs import SqsPublisher
@@ -294,6 +294,88 @@ def test_a_turn_whose_extraction_fails_does_not_hold_back_its_chunk(tenant, ctx,
     assert [r["status"] for r in statuses] == ["processed", "processed"]
     values = {m["value"] for m in tenant.get(f"/v1/users/{tenant.user}/memories").json()["memories"]}
     assert {"Lisbon", "Poisonco"} <= values
+
+
+class _Killed(BaseException):
+    """`kill -9` where the process stood: nothing after it runs, no handler sees it."""
+
+
+class _SweptMeanwhile:
+    """An extractor that, when it reads the message naming `word`, first lets another delivery
+    (the sweep's re-sent message, `?wait=true`) take the same turn through the whole pipeline and
+    read it otherwise, as an LLM asked twice may; then gives its own reading."""
+
+    name = "swept-meanwhile"
+
+    def __init__(self, inner, other, tenant_id: str, word: str):
+        self._inner, self._other, self._tenant_id, self._word, self.swept = inner, other, tenant_id, word, []
+
+    def extract(self, messages, history):
+        turn_id = messages[0]["turn_id"]
+        if any(self._word in m["content"] for m in messages) and turn_id not in self.swept:
+            self.swept.append(turn_id)
+            pipeline.process_inline(self._other, self._tenant_id, turn_id)
+        return self._inner.extract(messages, history)
+
+
+class _ReadsOtherwise:
+    """An extractor that reads `word` as `other` (a second LLM answer for the same line)."""
+
+    name = "reads-otherwise"
+
+    def __init__(self, inner, word: str, other: str):
+        self._inner, self._word, self._other = inner, word, other
+
+    def extract(self, messages, history):
+        return self._inner.extract([{**m, "content": m["content"].replace(self._word, self._other)}
+                                    for m in messages], history)
+
+
+def test_a_rerun_after_a_kill_extracts_the_stored_lines_in_its_chunk_and_a_turn_swept_meanwhile_once(
+        tenant, ctx, runtime, tmp_path, monkeypatch):
+    """`memex backfill` killed after its chunk stored the turns and before it extracted them: the same
+    command again finds them stored and extracts them in its own chunk (their memories there when the
+    chunk returns, no message left for the extraction workers), and a turn that another delivery
+    extracts meanwhile (the sweep re-sent it) keeps that delivery's reading alone: the chunk's own,
+    an LLM's second answer, wrote a second employer from the same line."""
+    lines = ["I live in Lisbon.", "I work at Acme.", "entry 3"]
+    path = tmp_path / "killed-mid-chunk.jsonl"
+    path.write_text("".join(_line(tenant.user, line) + "\n" for line in lines), encoding="utf-8")
+    job = backfill.new_job("import", tenant.id, path=str(path))
+
+    def killed(*args, **kwargs):
+        raise _Killed
+
+    with monkeypatch.context() as patch:
+        patch.setattr(pipeline, "extract_many", killed)
+        with pytest.raises(_Killed):
+            backfill.run_chunk(ctx, job, BACKFILL_WORKER.source_of(job))
+    conn = ctx.db.connection()
+
+    def turns() -> list[tuple[str, bool]]:
+        return [(r["status"], r["candidates"] is None) for r in conn.execute(
+            "SELECT status, candidates FROM turns WHERE tenant_id = %s AND user_id = %s ORDER BY created_at",
+            (tenant.id, tenant.user)).fetchall()]
+
+    assert turns() == [("queued", True)] * 3  # stored, not extracted, nothing on any queue
+
+    sweep = dataclasses.replace(ctx, extractor=_ReadsOtherwise(ctx.extractor, "Acme", "Initech"))
+    swept = _SweptMeanwhile(ctx.extractor, sweep, tenant.id, "Acme")
+    again = backfill.new_job("import", tenant.id, path=str(path))
+    backfill.run_chunk(dataclasses.replace(ctx, extractor=swept), again, BACKFILL_WORKER.source_of(again))
+
+    assert len(swept.swept) == 1
+    state = backfill.status(ctx, tenant.id, again.backfill_id)
+    assert (state["status"], state["done"], state["already_stored"]) == ("done", 3, 3)
+    assert turns() == [("processed", True)] * 3
+    rows = conn.execute(
+        """SELECT memory_type, key, value, content, count(*) AS n FROM memories WHERE tenant_id = %s AND user_id = %s
+           GROUP BY memory_type, key, value, content ORDER BY memory_type, content""",
+        (tenant.id, tenant.user)).fetchall()
+    assert [(r["memory_type"], r["content"], r["n"]) for r in rows if r["memory_type"] == "episodic"] \
+        == [("episodic", line, 1) for line in sorted(lines)]
+    assert {(r["key"], r["value"], r["n"]) for r in rows if r["memory_type"] == "semantic"} \
+        == {("city", "Lisbon", 1), ("employer", "Initech", 1)}
 
 
 def test_a_crash_between_advancing_and_sending_neither_stalls_nor_forks(tenant, ctx, runtime, tmp_path, monkeypatch):

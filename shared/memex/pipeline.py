@@ -72,12 +72,12 @@ def extract_many(ctx: Context, tenant_id: str, turn_ids: list[str], again: bool 
             follow_ups.append(turn)  # extracted already
             continue
         todo.append(turn)
+    if not todo:  # a repeated message (the sweep's, a redelivery) for turns extracted since: no more reads
+        return _jobs(follow_ups)
     ids = [t["id"] for t in todo]
     messages = turn_rows.messages_of_turns(conn, tenant_id, ids)
     histories = turn_rows.session_histories(conn, tenant_id, ids, HISTORY_MESSAGES)
     work = [(turn, messages.get(turn["id"], []), histories[turn["id"]]) for turn in todo]
-    if not work:
-        return _jobs(follow_ups)
     _store_episodic(ctx, tenant_id, work)
     extracted, failure = [], None
     with llm.time_budget(ctx.settings.llm_budget_seconds):
@@ -97,10 +97,18 @@ def extract_many(ctx: Context, tenant_id: str, turn_ids: list[str], again: bool 
             extracted.append((turn, candidates))
     with ctx.db.transaction() as conn:
         present = turn_rows.lock_turns(conn, tenant_id, [turn["id"] for turn, _ in extracted])
-        extracted = [(turn, candidates) for turn, candidates in extracted if turn["id"] in present]  # else erased
+        # The claim: a turn is this extraction's if no other stored one since it was read (the sweep's
+        # message, a redelivery, an import chunk that found it stored, each reading it unextracted
+        # at once). The first stored stands; an LLM may read a turn differently twice, and both
+        # readings would become memories. Another's candidates are decided here too, in order.
+        overtaken = [present[t["id"]] for t, _ in extracted
+                     if t["id"] in present and present[t["id"]]["extracted_at"] != t["extracted_at"]]
+        extracted = [(turn, candidates) for turn, candidates in extracted  # else erased, or overtaken
+                     if turn["id"] in present and present[turn["id"]]["extracted_at"] == turn["extracted_at"]]
         turn_rows.store_many_candidates(conn, tenant_id, [(t["id"], [asdict(c) for c in candidates])
                                                           for t, candidates in extracted])
         follow_ups += [turn for turn, candidates in extracted if candidates]
+        follow_ups += [turn for turn in overtaken if turn["candidates"] is not None]
     if failure is not None:
         raise failure
     return _jobs(follow_ups)
