@@ -119,6 +119,19 @@ def test_forgetting_a_job_that_was_left_takes_the_statement_that_it_ended(ctx, t
     assert _facts_mentioning(ctx, tenant, company) == []
 
 
+def test_forgetting_a_pets_name_keeps_that_the_pet_is_gone(ctx, tenant):
+    """"My dog died." ends the dog's name with a statement of another key (`pet_kind`): erasing the
+    name keeps that statement, history still, its reason no longer naming the name."""
+    name = _marker("Rq")
+    tenant.turn(f"I have a dog named {name}.", timestamp="2026-01-01T00:00:00Z")
+    tenant.turn("My dog died.", timestamp="2026-03-01T00:00:00Z", session="s2")
+    [named] = [m for m in _all(tenant) if m["key"] == "pet_dog_name"]
+    assert tenant.delete(f"/v1/memories/{named['id']}").json()["deleted"] == {"memories": 1}
+    assert [(m["key"], m["value"], m["active"], m["metadata"]["reason"]) for m in _all(tenant) if m["key"]] == [
+        ("pet_kind", "dog", False, REPLACED_ERASED)]
+    assert _facts_mentioning(ctx, tenant, name) == []
+
+
 def test_forgetting_a_former_employer_keeps_the_end_of_the_role_said_with_it_without_naming_it(ctx, tenant):
     """The job title said with the erased employer ended when the employer was replaced, which
     still holds: its statement stays, and its reason no longer names the erased employer."""

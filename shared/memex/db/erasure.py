@@ -3,8 +3,9 @@
 The rules, in the order they apply:
 - A memory erased by id goes with its past: every memory it replaced, directly or through others
   (a summary's, the lines it summarises), and the statements of their end ("I left Stripe.",
-  decision `end`), which say the value they ended. Never with what replaced it: forgetting that
-  the user worked at Stripe must not forget that they work at Notion, which stays current.
+  decision `end`, of the same key), which say the value they ended. Never with what replaced it:
+  forgetting that the user worked at Stripe must not forget that they work at Notion, which stays
+  current.
 - An erased link of a supersession chain closes over the gap: what the erased memory replaced
   is linked to what replaced it, so history stays whole and a memory superseded by one that
   still exists never becomes current again. The reason kept with what replaced the erased memory,
@@ -44,8 +45,10 @@ ENDED_WITH_ERASED = "it ended with a value that was erased"
 
 def past_of(conn: psycopg.Connection, tenant_id: str, memory_id: str) -> list[str]:
     """The memory, every memory it replaced (directly or through others: memory_links' key) and the
-    statements that one of them ended (decision `end`, index memory_links_replaced): what erasing it
-    by id erases, before what is drawn with it (memories())."""
+    statements that one of them ended, of its key and subject (decision `end`, index
+    memory_links_replaced): what erasing it by id erases, before what is drawn with it (memories()).
+    A statement that ended another key too ("My dog Rex died.": the dog and its name) stays for
+    that one when only one is erased, its reason saying only what replaced it was erased."""
     rows = conn.execute(
         """WITH RECURSIVE back(id) AS (
                SELECT id FROM memories WHERE tenant_id = %(t)s AND id = %(id)s
@@ -55,9 +58,10 @@ def past_of(conn: psycopg.Connection, tenant_id: str, memory_id: str) -> list[st
            SELECT id FROM back
            UNION
            SELECT e.id FROM back b
+           JOIN memories o ON o.tenant_id = %(t)s AND o.id = b.id
            JOIN memory_links l ON l.tenant_id = %(t)s AND l.replaced_id = b.id
            JOIN memories e ON e.tenant_id = l.tenant_id AND e.id = l.memory_id
-           WHERE e.metadata->>'decision' = 'end'""",
+           WHERE e.metadata->>'decision' = 'end' AND e.key = o.key AND e.subject = o.subject""",
         {"t": tenant_id, "id": memory_id},
     ).fetchall()
     return sorted(r["id"] for r in rows)
