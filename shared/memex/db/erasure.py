@@ -47,8 +47,8 @@ def past_of(conn: psycopg.Connection, tenant_id: str, memory_id: str) -> list[st
     """The memory, every memory it replaced (directly or through others: memory_links' key) and the
     statements that one of them ended, of its key and subject (decision `end`, index
     memory_links_replaced): what erasing it by id erases, before what is drawn with it (memories()).
-    A statement that ended another key too ("My dog Rex died.": the dog and its name) stays for
-    that one when only one is erased, its reason saying only what replaced it was erased."""
+    A statement of another key stays ("My dog died.", `pet_kind`, which also ended the dog's name:
+    erasing the name keeps it), its reason saying only that what it replaced was erased."""
     rows = conn.execute(
         """WITH RECURSIVE back(id) AS (
                SELECT id FROM memories WHERE tenant_id = %(t)s AND id = %(id)s
