@@ -9,7 +9,8 @@ import uuid
 
 import psycopg
 
-from memex import pipeline
+from memex import backfill, pipeline
+from memex.db.erasure import ENDED_WITH_ERASED, REPLACED_ERASED
 from memex.jobs import ExtractionJob, SupersessionJob
 from memex_edge.context import build_context
 from tests.conftest import Tenant, api_client
@@ -46,6 +47,115 @@ def _rows_mentioning(ctx, *needles: str) -> dict[str, int]:
         if indexes:
             found["pg_indexes"] = indexes
     return found
+
+
+def _facts_mentioning(ctx, tenant, needle: str) -> list[str]:
+    """The contents of the user's semantic memories that say `needle` anywhere but in `raw_quote`,
+    the copy of the message they were drawn from, which stays with the message (README)."""
+    with psycopg.connect(ctx.db.dsn, autocommit=True) as conn:
+        return [r[0] for r in conn.execute(
+            """SELECT content FROM memories m WHERE tenant_id = %s AND user_id = %s AND memory_type = 'semantic'
+                 AND m.content || coalesce(m.value, '') || coalesce(m.key, '') || (m.metadata - 'raw_quote')::text
+                     LIKE %s""", (tenant.id, tenant.user, f"%{needle}%"))]
+
+
+def _marker(prefix: str = "Zq") -> str:
+    return prefix + uuid.uuid4().hex[:10].translate(str.maketrans("0123456789", "ghijklmnop"))
+
+
+def test_forgetting_a_former_employer_keeps_the_current_one(ctx, tenant, runtime):
+    """"Forget that I worked at Stripe": the old value and its past go, the current value stays
+    current, its chain closed over the gap, and nothing the erased value said is left in a fact,
+    a search, a recall, a listing, a read as of when it held, nor after a re-extraction."""
+    company = _marker()
+    first = tenant.turn(f"I work at {company}.", session="s1", timestamp="2026-01-01T00:00:00Z").json()["turn_id"]
+    tenant.turn("I work at Notion.", session="s2", timestamp="2026-03-01T00:00:00Z")
+    employers = _by_value(tenant, "employer")
+    assert company in employers["Notion"]["metadata"]["reason"]
+    assert tenant.delete(f"/v1/memories/{employers[company]['id']}").json()["deleted"] == {"memories": 1}
+
+    def unchanged() -> None:
+        [notion] = [m for m in _all(tenant) if m["key"] == "employer"]
+        assert (notion["value"], notion["active"], notion["valid_to"], notion["supersedes"]) == ("Notion", True, None, None)
+        assert notion["metadata"]["reason"] == REPLACED_ERASED
+        assert [m["value"] for m in tenant.get(f"/v1/memories/{notion['id']}/history").json()["history"]] == ["Notion"]
+        assert _facts_mentioning(ctx, tenant, company) == []
+        for asked in ("Where does the user work?", "Where did I work before?", f"Did I work at {company}?"):
+            found = tenant.search(asked, top_k=20)
+            assert "Notion" in [r["value"] for r in found if r["active"]], asked
+            assert not [r for r in found if r["memory_type"] == "semantic" and company in r["content"]], asked
+        assert not [r for r in tenant.search("Where did I work?", top_k=20, as_of="2026-02-01T00:00:00Z")
+                    if r["memory_type"] == "semantic"]
+        recalled = tenant.post("/v1/recall", {"user_id": tenant.user, "query": "Where do I work?"})
+        assert "Notion" in recalled.text and f"employer is {company}" not in recalled.text
+
+    unchanged()
+    job = backfill.new_job("reextract", tenant.id)
+    ctx.publisher.publish_backfill(job)
+    runtime.drain()
+    assert tenant.get(f"/v1/backfills/{job.backfill_id}").json()["status"] == "done"
+    unchanged()
+    # The message the fact was drawn from stays (README); erased too, no row holds the value.
+    [message] = [m for m in _all(tenant) if m["memory_type"] == "episodic" and company in m["content"]]
+    tenant.delete(f"/v1/memories/{message['id']}")
+    assert _rows_mentioning(ctx, company) == {}
+    assert tenant.get(f"/v1/turns/{first}").json()["status"] == "processed"
+
+
+def test_forgetting_a_middle_value_takes_its_past_and_keeps_what_replaced_it(ctx, tenant):
+    """Lisbon → Porto → Berlin, Porto erased by id: Porto and Lisbon go, Berlin stays current."""
+    older, middle = _marker(), _marker()
+    for session, city, when in (("s1", older, "2026-01-01"), ("s2", middle, "2026-02-01"), ("s3", "Berlin", "2026-03-01")):
+        tenant.turn(f"I live in {city}.", session=session, timestamp=f"{when}T00:00:00Z")
+    cities = _by_value(tenant, "city")
+    assert tenant.delete(f"/v1/memories/{cities[middle]['id']}").json()["deleted"] == {"memories": 2}
+    [berlin] = _by_value(tenant, "city").values()
+    assert (berlin["value"], berlin["active"], berlin["supersedes"]) == ("Berlin", True, None)
+    assert berlin["metadata"]["reason"] == REPLACED_ERASED
+    assert _facts_mentioning(ctx, tenant, older) == [] and _facts_mentioning(ctx, tenant, middle) == []
+
+
+def test_forgetting_a_job_that_was_left_takes_the_statement_that_it_ended(ctx, tenant):
+    """"I quit Stripe." states Stripe's end, naming it: it goes with Stripe; what came after stays."""
+    company = _marker()
+    tenant.turn(f"I work at {company}.", timestamp="2026-01-01T00:00:00Z")
+    tenant.turn(f"I quit {company}.", timestamp="2026-02-01T00:00:00Z", session="s2")
+    tenant.turn("I work at Notion now.", timestamp="2026-03-01T00:00:00Z", session="s3")
+    assert sorted(m["value"] for m in _all(tenant) if m["key"] == "employer") == sorted([company, company, "Notion"])
+    erased = next(m for m in _all(tenant) if m["key"] == "employer" and m["metadata"].get("decision") != "end"
+                  and m["value"] == company)
+    assert tenant.delete(f"/v1/memories/{erased['id']}").json()["deleted"] == {"memories": 2}
+    assert [(m["value"], m["active"]) for m in _all(tenant) if m["key"] == "employer"] == [("Notion", True)]
+    assert _facts_mentioning(ctx, tenant, company) == []
+
+
+def test_forgetting_a_pets_name_keeps_that_the_pet_is_gone(ctx, tenant):
+    """"My dog died." ends the dog's name with a statement of another key (`pet_kind`): erasing the
+    name keeps that statement, history still, its reason no longer naming the name."""
+    name = _marker("Rq")
+    tenant.turn(f"I have a dog named {name}.", timestamp="2026-01-01T00:00:00Z")
+    tenant.turn("My dog died.", timestamp="2026-03-01T00:00:00Z", session="s2")
+    [named] = [m for m in _all(tenant) if m["key"] == "pet_dog_name"]
+    assert tenant.delete(f"/v1/memories/{named['id']}").json()["deleted"] == {"memories": 1}
+    assert [(m["key"], m["value"], m["active"], m["metadata"]["reason"]) for m in _all(tenant) if m["key"]] == [
+        ("pet_kind", "dog", False, REPLACED_ERASED)]
+    assert _facts_mentioning(ctx, tenant, name) == []
+
+
+def test_forgetting_a_former_employer_keeps_the_end_of_the_role_said_with_it_without_naming_it(ctx, tenant):
+    """The job title said with the erased employer ended when the employer was replaced, which
+    still holds: its statement stays, and its reason no longer names the erased employer."""
+    company = _marker()
+    tenant.turn(f"I'm a support lead at {company}.", timestamp="2026-01-01T00:00:00Z")
+    tenant.turn("I work at Notion now.", timestamp="2026-03-01T00:00:00Z", session="s2")
+    ended = [m for m in _all(tenant) if m["key"] == "role" and m["metadata"].get("ended_by")]
+    assert len(ended) == 1 and company in ended[0]["metadata"]["reason"]
+    tenant.delete(f"/v1/memories/{_by_value(tenant, 'employer')[company]['id']}")
+    assert [(m["value"], m["active"]) for m in _all(tenant) if m["key"] == "employer"] == [("Notion", True)]
+    roles = sorted((m["value"], m["active"], m["metadata"]["reason"] == ENDED_WITH_ERASED) for m in _all(tenant)
+                   if m["key"] == "role")
+    assert roles == [("support lead", False, False), ("support lead", False, True)]
+    assert _facts_mentioning(ctx, tenant, company) == []
 
 
 def test_erasing_a_middle_link_closes_the_chain(tenant):
@@ -111,9 +221,9 @@ def test_a_memory_erased_by_id_goes_with_its_history_and_does_not_come_back(ctx,
 
 def test_a_role_ended_with_its_job_comes_back_only_with_that_job(ctx, tenant):
     """A role said with its employer ends when the employer is replaced (pipeline): erasing the
-    change (its session) makes the old job and its role current again, and erasing the old job by
-    id (with its history) takes the statement of the role's end with it, which says nothing of its
-    own: the role is current again, as it was said, and no copy of the change is left."""
+    change (its session) makes the old job and its role current again, and erasing the new job by
+    id (with its past, the old job) takes the statement of the role's end with it, which says
+    nothing of its own: the role is current again, as it was said, and no copy of the change is left."""
     role, company = f"zq{uuid.uuid4().hex[:8]} engineer", f"Zq{uuid.uuid4().hex[:10]}"
 
     def jobs() -> list[tuple]:
@@ -127,8 +237,8 @@ def test_a_role_ended_with_its_job_comes_back_only_with_that_job(ctx, tenant):
     tenant.turn(f"I changed jobs from Zendesk to {company}.", timestamp="2026-02-01T00:00:00Z", session="s3")
     assert jobs() == [("employer", "Zendesk", False), ("employer", company, True), ("role", role, False),
                       ("role", role, False)]
-    zendesk = _by_value(tenant, "employer")["Zendesk"]
-    assert tenant.delete(f"/v1/memories/{zendesk['id']}").json()["deleted"] == {"memories": 3}
+    changed = _by_value(tenant, "employer")[company]
+    assert tenant.delete(f"/v1/memories/{changed['id']}").json()["deleted"] == {"memories": 3}
     assert [(m["value"], m["active"], m["supersedes"]) for m in _all(tenant) if m["key"] == "role"] == [
         (role, True, None)]
     assert _rows_mentioning(ctx, f"used to be {role}", f"employer is {company}") == {}

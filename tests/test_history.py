@@ -11,10 +11,12 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from memex import memories, pipeline
+from memex.db import history
 from memex.errors import NotFound
 from memex.ingest import ingest_turn
 from memex.jobs import SupersessionJob
 from memex.models import TurnIn
+from memex.retrieval import past, topics
 from memex.supersession import RulesJudge
 
 COMPANIES = ["Stripe", "Notion", "Globex", "Initech", "Umbrella", "Hooli", "Vandelay", "Cyberdyne",
@@ -237,6 +239,24 @@ def test_a_named_relatives_job_is_found_by_their_name_and_never_replaces_the_use
     assert [m["value"] for m in current] == ["doctor"]
     assert [m["value"] for m in _history(tenant, current[0]["id"])] == ["nurse", "doctor"]
     assert [(m["value"], m["active"]) for m in _everything(tenant, "role")] == [("software engineer", True)]
+
+
+@pytest.mark.parametrize("name, asked", [("Zoë", "Zoe"), ("Zoë", "ZOË"), ("Zoe\u0308", "Zoë"), ("İbrahim", "Ibrahim"),
+                                         ("İbrahim", "İbrahim"), ("Łukasz", "Lukasz")])
+def test_a_replaced_fact_keyed_by_a_name_in_any_script_is_named_by_it_with_or_without_accents(ctx, tenant, name, asked):
+    """A key keeps a name's letters ("sister_zoë_city"); a question names it folded or not, as the
+    keyword channel reads both (memex_text): "Where was Zoe before?" asks for that key's history by
+    the name alone (history.send_asked with no vector: only what the key names)."""
+    tenant.turn(f"My sister {name} lives in Porto.", timestamp="2026-01-01T00:00:00Z")
+    tenant.turn(f"My sister {name} moved to Berlin.", timestamp="2026-03-01T00:00:00Z")
+    listed = tenant.get(f"/v1/users/{tenant.user}/memories", params={"limit": 500}).json()["memories"]
+    [current] = [m for m in listed if (m["key"] or "").endswith("_city")]
+    assert current["value"] == "Berlin" and not current["key"].isascii()
+    question = f"Where was {asked} before?"
+    asked_by_key = history.send_asked(ctx.db.connection(), tenant.id, tenant.user, [],
+                                      past.key_words(question, topics.asked(question)), 1.0, 10)()
+    assert [(r["content"], r["by_key"]) for r in asked_by_key] == [(_history(tenant, current["id"])[0]["content"], True)]
+    assert "Porto" in _history(tenant, current["id"])[0]["content"]
 
 
 def test_an_unnamed_relatives_move_replaces_only_their_city_never_the_users(tenant):

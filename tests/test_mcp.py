@@ -101,6 +101,8 @@ def test_initialize_and_list_tools_with_their_input_schemas(mcp_url, tenant):
     assert "agent_id" in tools["list_sessions"].input_schema["properties"]
     assert tools["delete_memory"].annotations.destructive_hint and tools["forget_user"].annotations.destructive_hint
     assert tools["delete_session"].annotations.destructive_hint
+    # An agent told "forget Stripe" must learn that the current employer stays (db/erasure.py).
+    assert "never what replaced it" in tools["delete_memory"].description
     assert set(tools["delete_session"].input_schema["required"]) == {"user_id", "session_id"}
     assert tools["search_memories"].annotations.read_only_hint
 

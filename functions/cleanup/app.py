@@ -19,7 +19,7 @@ seed = seed_router(MEMORY_SERVICE_SEED)
 
 @v1.delete("/v1/memories/{memory_id}", response_model=MemoryDeleted, responses=errors(404))
 def delete_memory(memory_id: Id, tenant_id: str = Depends(tenant), ctx: Context = Depends(context)) -> dict:
-    """Erase the memory and its whole supersession chain."""
+    """Erase the memory and its past (every memory it replaced), never what replaced it."""
     return {"deleted": memories.erase_memory(ctx, tenant_id, memory_id)}
 
 

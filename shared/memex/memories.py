@@ -70,16 +70,16 @@ def count(ctx: Context, tenant_id: str, user_id: str, agent_id: str | None, incl
 
 
 def erase_memory(ctx: Context, tenant_id: str, memory_id: str) -> dict[str, int]:
-    """Erase a memory with its whole history (every memory of its supersession chain). A summary's
-    history is what it summarises; a memory a summary cites takes the summary with it, and the
-    summary's other sources become current again (db/erasure.py)."""
+    """Erase a memory with its past (every memory it replaced, directly or through others), never
+    what replaced it, which stays current with its chain closed over the gap. A summary's past is
+    what it summarises; a memory a summary cites takes the summary with it, and the summary's other
+    sources become current again (db/erasure.py)."""
     with ctx.db.transaction() as conn:
         found = memory_rows.get(conn, tenant_id, memory_id)
         if found is None:
             raise NotFound(f"memory {memory_id} not found")
         locks.lock_user(conn, tenant_id, found["user_id"])
-        ids = [m["id"] for m in memory_rows.chain(conn, tenant_id, memory_id, up_to_summaries=False)]
-        result = erasure.memories(conn, tenant_id, ids)
+        result = erasure.memories(conn, tenant_id, erasure.past_of(conn, tenant_id, memory_id))
         _embed_again(ctx, conn, tenant_id, result["recontextualised"])
         return {"memories": result["memories"]}
 

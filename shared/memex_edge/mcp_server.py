@@ -339,8 +339,9 @@ def _memory_history(
 def _delete_memory(
     caller: Caller, *, memory_id: Annotated[Id, Field(description="The memory to erase.")],
 ) -> dict[str, Any]:
-    """Erase a memory and its whole history (every value it replaced or that replaced it), for
-    good: when the user asks you to forget one thing (search_memories finds its id). Returns how
+    """Erase a memory and its past (every value it replaced), for good, never what replaced it:
+    when the user asks you to forget one thing (search_memories finds its id). Forgetting a former
+    employer keeps the current one; erasing the current value erases the old ones too. Returns how
     many memories were erased."""
     return {"deleted": memories.erase_memory(caller.ctx, caller.tenant_id, memory_id)}
 

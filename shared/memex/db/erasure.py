@@ -1,6 +1,11 @@
 """Erasure of memories, a session or a user: everything derived, and no copy left behind.
 
 The rules, in the order they apply:
+- A memory erased by id goes with its past: every memory it replaced, directly or through others
+  (a summary's, the lines it summarises), and the statements of their end ("I left Stripe.",
+  decision `end`, of the same key), which say the value they ended. Never with what replaced it:
+  forgetting that the user worked at Stripe must not forget that they work at Notion, which stays
+  current.
 - An erased link of a supersession chain closes over the gap: what the erased memory replaced
   is linked to what replaced it, so history stays whole and a memory superseded by one that
   still exists never becomes current again. The reason kept with what replaced the erased memory,
@@ -35,6 +40,31 @@ from memex.db import history as history_rows
 
 
 REPLACED_ERASED = "what it replaced was erased"
+ENDED_WITH_ERASED = "it ended with a value that was erased"
+
+
+def past_of(conn: psycopg.Connection, tenant_id: str, memory_id: str) -> list[str]:
+    """The memory, every memory it replaced (directly or through others: memory_links' key) and the
+    statements that one of them ended, of its key and subject (decision `end`, index
+    memory_links_replaced): what erasing it by id erases, before what is drawn with it (memories()).
+    A statement of another key stays ("My dog died.", `pet_kind`, which also ended the dog's name:
+    erasing the name keeps it), its reason saying only that what it replaced was erased."""
+    rows = conn.execute(
+        """WITH RECURSIVE back(id) AS (
+               SELECT id FROM memories WHERE tenant_id = %(t)s AND id = %(id)s
+               UNION
+               SELECT l.replaced_id FROM memory_links l JOIN back b ON l.memory_id = b.id WHERE l.tenant_id = %(t)s
+           )
+           SELECT id FROM back
+           UNION
+           SELECT e.id FROM back b
+           JOIN memories o ON o.tenant_id = %(t)s AND o.id = b.id
+           JOIN memory_links l ON l.tenant_id = %(t)s AND l.replaced_id = b.id
+           JOIN memories e ON e.tenant_id = l.tenant_id AND e.id = l.memory_id
+           WHERE e.metadata->>'decision' = 'end' AND e.key = o.key AND e.subject = o.subject""",
+        {"t": tenant_id, "id": memory_id},
+    ).fetchall()
+    return sorted(r["id"] for r in rows)
 
 
 def memories(conn: psycopg.Connection, tenant_id: str, ids: list[str]) -> dict[str, Any]:
@@ -50,6 +80,7 @@ def memories(conn: psycopg.Connection, tenant_id: str, ids: list[str]) -> dict[s
     if not rows:
         return {"memories": 0, "recontextualised": []}
     erased = [r["id"] for r in rows]
+    _forget_why_ended(conn, tenant_id, erased)
     _close_chains(conn, tenant_id, erased)
     conn.execute(
         """INSERT INTO tombstones (tenant_id, turn_id, key)
@@ -116,6 +147,22 @@ def user(conn: psycopg.Connection, tenant_id: str, user_id: str) -> dict[str, in
     # Bulk jobs scoped to the user keep their progress rows, which name the user.
     conn.execute("DELETE FROM backfills WHERE tenant_id = %s AND user_id = %s", (tenant_id, user_id))
     return {"turns": len(turns), "memories": len(memories_deleted)}
+
+
+def _forget_why_ended(conn: psycopg.Connection, tenant_id: str, erased_ids: list[str]) -> None:
+    """A statement that a fact ended with another ("The user's job title used to be support lead.")
+    that a surviving memory made when it replaced an erased one keeps its place in the fact's
+    history, but its reason names the erased value ("said with the employer 'Stripe', and 'Notion'
+    replaced it"): it then says only that. Found by the message that made it (index
+    memories_drawn_facts), as history.ended_with finds them."""
+    conn.execute(
+        """UPDATE memories f SET metadata = f.metadata || jsonb_build_object('reason', %(why)s::text)
+           FROM memory_links l JOIN memories x ON x.tenant_id = l.tenant_id AND x.id = l.memory_id
+           WHERE l.tenant_id = %(t)s AND l.replaced_id = ANY(%(ids)s) AND NOT l.memory_id = ANY(%(ids)s)
+             AND f.tenant_id = x.tenant_id AND f.source_message_id = x.source_message_id
+             AND f.memory_type = 'semantic' AND f.metadata->>'ended_by' = x.id AND NOT f.id = ANY(%(ids)s)""",
+        {"why": ENDED_WITH_ERASED, "t": tenant_id, "ids": erased_ids},
+    )
 
 
 def _close_chains(conn: psycopg.Connection, tenant_id: str, erased_ids: list[str]) -> None:

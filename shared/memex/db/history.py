@@ -218,9 +218,10 @@ def send_replacements(conn: psycopg.Connection, tenant_id: str, user_id: str, id
 
 def _by_key(words: list[str], alias: str = "o") -> str:
     """SQL: whether a fact's (`alias`) key is one a question names by `words`: a word of its key
-    (underscores read as spaces) begins with the stem of one of them; a stop word matches nothing
-    (to_tsquery drops it). Its parameter `words` is `_key_query(words)`."""
-    return (f"{alias}.key IS NOT NULL AND to_tsvector('english', replace({alias}.key, '_', ' ')) "
+    (underscores read as spaces, accents folded as the question's words are: memex_text, migration
+    0027, so "zoe" names sister_zoë_city) begins with the stem of one of them; a stop word matches
+    nothing (to_tsquery drops it). Its parameter `words` is `_key_query(words)`."""
+    return (f"{alias}.key IS NOT NULL AND to_tsvector('english', memex_text(replace({alias}.key, '_', ' '))) "
             "@@ to_tsquery('english', %(words)s)" if words else "false")
 
 

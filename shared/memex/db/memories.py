@@ -240,11 +240,8 @@ def count(conn: psycopg.Connection, tenant_id: str, user_id: str, agent_id: str 
     return row["n"]
 
 
-def chain(conn: psycopg.Connection, tenant_id: str, memory_id: str,
-          up_to_summaries: bool = True) -> list[dict[str, Any]]:
-    """Every memory linked to this one by supersession, either way and transitively, oldest first.
-    Without `up_to_summaries`, a summary is reached only from itself, never from one of the
-    memories it summarises (nor, through it, their siblings)."""
+def chain(conn: psycopg.Connection, tenant_id: str, memory_id: str) -> list[dict[str, Any]]:
+    """Every memory linked to this one by supersession, either way and transitively, oldest first."""
     rows = conn.execute(
         """WITH RECURSIVE linked(id) AS (
                SELECT id FROM memories WHERE tenant_id = %(t)s AND id = %(id)s
@@ -252,12 +249,9 @@ def chain(conn: psycopg.Connection, tenant_id: str, memory_id: str,
                SELECT CASE WHEN l.memory_id = k.id THEN l.replaced_id ELSE l.memory_id END
                FROM memory_links l JOIN linked k ON k.id IN (l.memory_id, l.replaced_id)
                WHERE l.tenant_id = %(t)s
-                 AND (%(up)s OR l.memory_id = k.id OR NOT EXISTS (
-                     SELECT 1 FROM memories s WHERE s.tenant_id = l.tenant_id AND s.id = l.memory_id
-                     AND s.type = 'summary'))
            )
            SELECT id FROM linked""",
-        {"t": tenant_id, "id": memory_id, "up": up_to_summaries},
+        {"t": tenant_id, "id": memory_id},
     ).fetchall()
     found = get_many(conn, tenant_id, [r["id"] for r in rows])
     # A statement about the past ends where it starts; it sorts before what was current then.

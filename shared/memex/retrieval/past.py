@@ -38,6 +38,7 @@ import re
 from datetime import datetime
 from typing import Any
 
+from memex import folding
 from memex.models import SearchIn
 from memex.retrieval import current_first, keywords, topics
 
@@ -145,7 +146,8 @@ def key_words(topic: str, kinds: topics.Topic | None) -> list[str]:
     a verb, and those of the kinds of fact it names (`kinds`: topics.asked(topic), which the search
     reads once; "company" the employer). A present question names keys the same way
     (current_first.ended)."""
-    words = _WORD.findall(keywords.of(topic).lower())
+    # Folded as a key is (history._by_key): "Zoë" and "İbrahim" are the words zoe and ibrahim.
+    words = _WORD.findall(folding.fold(keywords.of(topic)).lower())
     asked = [word for pattern, key in _ASKED_BY_VERB if pattern.search(topic) for word in key]
     asked += kinds.key_words if kinds else ()
     return list(dict.fromkeys([*(word for word in words if not word.startswith(_KIND_OF_VALUE)), *asked]))

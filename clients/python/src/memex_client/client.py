@@ -225,7 +225,7 @@ class MemexClient:
         return self._send(ops.count_memories(user_id, agent_id, include_inactive)).count
 
     def delete_memory(self, memory_id: str) -> models.Erasure:
-        """Erase the memory and its whole history."""
+        """Erase the memory and its past (every value it replaced), never what replaced it."""
         return self._send(ops.delete_memory(memory_id))
 
     def delete_session(self, session_id: str, *, user_id: str) -> models.Erasure:
