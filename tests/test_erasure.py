@@ -348,10 +348,14 @@ def test_what_an_erasure_takes_is_not_kept_in_the_process(ctx):
 
     with api_client(built) as client:
         tenant = Tenant(ctx, client)
-        for erase in (f"/v1/sessions/s9?user_id={tenant.user}", f"/v1/users/{tenant.user}"):
+        for erase in ("memory", f"/v1/sessions/s9?user_id={tenant.user}", f"/v1/users/{tenant.user}"):
             marker = f"zq{uuid.uuid4().hex[:10]}"
             tenant.turn(f"My locker code is {marker}.", session="s9")
             tenant.search(f"what is the locker code {marker}?")
             assert len(kept(marker)) >= 2  # what was written, and what was asked
+            if erase == "memory":
+                said = [m["id"] for m in _all(tenant) if marker in m["content"]]
+                assert said
+                erase = f"/v1/memories/{said[0]}"
             assert tenant.delete(erase).status_code == 200
             assert kept(marker) == []

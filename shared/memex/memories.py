@@ -81,7 +81,8 @@ def erase_memory(ctx: Context, tenant_id: str, memory_id: str) -> dict[str, int]
         locks.lock_user(conn, tenant_id, found["user_id"])
         result = erasure.memories(conn, tenant_id, erasure.past_of(conn, tenant_id, memory_id))
         _embed_again(ctx, conn, tenant_id, result["recontextualised"])
-        return {"memories": result["memories"]}
+    _forget_recent_texts(ctx, tenant_id)
+    return {"memories": result["memories"]}
 
 
 def _embed_again(ctx: Context, conn, tenant_id: str, rows: list[dict[str, Any]]) -> None:
