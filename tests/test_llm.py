@@ -194,6 +194,9 @@ def test_the_extractor_keeps_valid_items_and_drops_malformed_ones(server):
         _item(confidence="very"),
         _item(message=7),
         _item(message=1, quote="Great, noted!"),
+        # invented: neither its quote nor its value is in the message it names
+        _item(key="pet_dog_name", value="Rex", content="The user's dog is Rex.", quote="my dog Rex"),
+        _item(message=2, key="employer", value="Stripe", quote="I work at Stripe"),
         "just a string",
     ))
     candidates = LLMExtractor(chat_for(server)).extract(messages, history=[])
@@ -210,6 +213,23 @@ def test_the_extractor_keeps_valid_items_and_drops_malformed_ones(server):
     assert by_key["anna_city"].subject == "user" and by_key["anna_city"].source_message_id == "a3"
     # no message number: found by its quote
     assert by_key["sibling_name"].source_message_id == "a3" and by_key["sibling_name"].type == "relation"
+
+
+def test_a_confidence_said_in_words_or_as_a_percentage_keeps_the_fact(server):
+    """Small models answer the 0-to-1 field as "high" or "90%": the fact is kept, the confidence read
+    as said; one that is no confidence at all ("very", "sure") still drops the item."""
+    messages = [_msg("a1", "I work at Notion, I live in Porto, I'm vegetarian and I have a cat.")]
+    server.script_chat(_memories(
+        _item(confidence="High"),
+        _item(key="city", value="Porto", content="The user lives in Porto.", quote="I live in Porto", confidence="90%"),
+        _item(type="preference", key="diet", value="vegetarian", content="The user is vegetarian.",
+              quote="I'm vegetarian", confidence=" low "),
+        _item(key="pet_kind", value="cat", content="The user has a cat.", quote="I have a cat", confidence="sure"),
+    ))
+    found = {c.key: c.confidence for c in LLMExtractor(chat_for(server)).extract(messages, history=[])}
+    assert set(found) == {"employer", "city", "diet"}
+    assert found["city"] == pytest.approx(0.9)
+    assert found["diet"] < 0.5 < found["employer"] <= 1
 
 
 @pytest.mark.parametrize("key, kept", [
@@ -464,7 +484,8 @@ def test_endings_and_relations_are_carried_as_the_offline_rules_carry_them(serve
     """`ends_only` rides only with `historical` ("I'm no longer with Sam."), and a fact the model files
     under a person the same answer names as the user's partner is keyed as the partner's
     (partner_sam_role), which ends with the partnership; a former partner names no relation."""
-    messages = [_msg("a1", "I'm no longer with Sam. My boyfriend Leo is a chef, and my ex Max is a pilot.")]
+    messages = [_msg("a1", "I'm no longer with Sam. I work at Acme. My boyfriend Leo is a chef at Noma, "
+                           "and my ex Max is a pilot.")]
     server.script_chat(_memories(
         _item(type="relation", key="partner_name", value="Sam", historical=True, ends_only=True,
               content="The user's former partner is Sam.", quote="I'm no longer with Sam."),
