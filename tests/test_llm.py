@@ -3,6 +3,7 @@ openai client against the loopback double."""
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import time
@@ -101,6 +102,20 @@ def test_backoff_grows_exponentially(server):
     started = time.monotonic()
     chat_for(server, backoff=0.1).ask("s", "u")
     assert time.monotonic() - started >= 0.1 + 0.2
+
+
+@pytest.mark.parametrize("budget", [None, 10.0])
+def test_a_rate_limit_whose_retry_after_is_past_the_time_left_is_not_retried(server, budget):
+    """A local server's 429 saying "Retry-After: 30" is not met by two more calls 0.01 s later, each
+    refused again: past an attempt's timeout (5 s here), or the job's budget, memex gives up at once,
+    and the caller's fallback (the rules judge, the queue's next delivery) comes sooner."""
+    for _ in range(3):
+        server.script(CHAT, status=429, body={"error": {"message": "queue full"}}, headers={"Retry-After": "30"})
+    chat = chat_for(server)
+    with time_budget(budget) if budget else contextlib.nullcontext(), pytest.raises(LLMError, match="HTTP 429 queue full"):
+        chat.ask("s", "u")
+    assert len(server.chat_requests) == 1
+    assert chat.outcome.state == "error: RateLimitError"
 
 
 def test_a_timeout_is_retried(server):
