@@ -407,10 +407,15 @@ def test_the_judge_drops_unknown_ids(server):
     assert [m["id"] for m in decision.replaces] == ["uuid-acme", "uuid-stripe"]
 
 
-def test_a_supersede_naming_nothing_known_becomes_coexist(server):
-    server.script_chat('{"action": "supersede", "replaces": ["m7"], "reason": "r"}')
-    decision = LLMJudge(chat_for(server)).decide(_candidate(), [_memory("x", "employer", "Stripe")])
-    assert decision.action == "coexist" and decision.replaces == []
+@pytest.mark.parametrize("replaces", ['["m7"]', '["3f1c2a9e-0000-4000-8000-000000000000"]', "[]", "null"])
+def test_a_supersede_naming_nothing_it_was_shown_is_left_to_the_rules(server, replaces):
+    """A small model's supersede naming an id it was not shown (or none) is no answer: the rules judge
+    decides (a new employer replaces the old), where "coexist" left the user two current employers."""
+    server.script_chat('{"action": "supersede", "replaces": %s, "reason": "r"}' % replaces)
+    stripe = _memory("x", "employer", "Stripe")
+    decision = LLMJudge(chat_for(server)).decide(_candidate(), [stripe])
+    assert decision.action == "supersede" and decision.replaces == [stripe]
+    assert decision.reason.startswith("rules fallback, LLM judge answer unusable")
 
 
 def test_only_supersede_replaces_and_the_past_replaces_nothing(server):
