@@ -130,7 +130,7 @@ class ChatJSON:
                 problem, failure = type(exc).__name__, exc
             except openai.APIStatusError as exc:
                 if exc.status_code < 500 and exc.status_code != 429:
-                    self.outcome.record(exc)
+                    self.outcome.record(exc, lasting=True)  # /health's probe, listing models, cannot see it
                     raise LLMError(f"{self.model} refused the request: "
                                    f"HTTP {exc.status_code} {_error_message(exc)}") from exc
                 problem, failure = f"HTTP {exc.status_code} {_error_message(exc)}", exc
