@@ -163,9 +163,19 @@ def test_three_failures_raise_a_clear_error(server):
 
 def test_a_client_error_is_not_retried(server):
     server.script(CHAT, status=401, body={"error": {"message": "bad key"}})
-    with pytest.raises(LLMError, match="HTTP 401 bad key"):
+    with pytest.raises(LLMError, match="HTTP 401 bad key") as caught:
         chat_for(server).ask("s", "u")
     assert len(server.chat_requests) == 1
+    assert not caught.value.as_asked  # a key an operator may mend before the next try
+
+
+def test_a_request_refused_as_asked_says_so(server):
+    """A prompt past the model's context (400) is refused on every try: the extraction does not wait
+    for the queue's last delivery to let the offline rules read the turn (pipeline._extracted)."""
+    server.script(CHAT, status=400, body={"error": {"message": "maximum context length is 4096 tokens"}})
+    with pytest.raises(LLMError, match="HTTP 400 maximum context length") as caught:
+        chat_for(server).ask("s", "u")
+    assert caught.value.as_asked and len(server.chat_requests) == 1
 
 
 # ---- the extractor -----------------------------------------------------------------------------

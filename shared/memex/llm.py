@@ -40,7 +40,17 @@ log = logging.getLogger(__name__)
 
 
 class LLMError(RuntimeError):
-    """The chat endpoint gave no usable answer."""
+    """The chat endpoint gave no usable answer. `as_asked`: it refused the request as it is (HTTP
+    400, 413, 422: a prompt past the model's context), and asking it again is refused alike."""
+
+    def __init__(self, message: str, as_asked: bool = False):
+        super().__init__(message)
+        self.as_asked = as_asked
+
+
+# A refusal of the request itself, not of the caller (401, 403) or of the model's name (404), which
+# an operator may mend before the next try.
+_REFUSED_AS_ASKED = frozenset({400, 413, 422})
 
 
 # A context variable, not a thread's: an HTTP request's route runs in a worker thread of its own,
@@ -131,8 +141,8 @@ class ChatJSON:
             except openai.APIStatusError as exc:
                 if exc.status_code < 500 and exc.status_code != 429:
                     self.outcome.record(exc, lasting=True)  # /health's probe, listing models, cannot see it
-                    raise LLMError(f"{self.model} refused the request: "
-                                   f"HTTP {exc.status_code} {_error_message(exc)}") from exc
+                    raise LLMError(f"{self.model} refused the request: HTTP {exc.status_code} {_error_message(exc)}",
+                                   as_asked=exc.status_code in _REFUSED_AS_ASKED) from exc
                 problem, failure = f"HTTP {exc.status_code} {_error_message(exc)}", exc
                 asked_to_wait = _retry_after(exc)
             except ValueError:
