@@ -65,10 +65,12 @@ class OpenAIDouble:
             def do_POST(self):
                 body = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))) or b"{}")
                 double.requests.append((self.path, body))
-                status, answer = double._answer(self.path, body)
+                status, answer, headers = double._answer(self.path, body)
                 payload = json.dumps(answer).encode()
                 try:
                     self.send_response(status)
+                    for name, value in headers.items():
+                        self.send_header(name, value)
                     self.send_header("content-type", "application/json")
                     self.send_header("content-length", str(len(payload)))
                     self.end_headers()
@@ -89,8 +91,10 @@ class OpenAIDouble:
         self._server.shutdown()
         self._server.server_close()
 
-    def script(self, path: str, status: int = 200, body: Any = None, delay: float = 0.0) -> None:
-        self.scripts[path].append((status, body, delay))
+    def script(self, path: str, status: int = 200, body: Any = None, delay: float = 0.0,
+               headers: dict[str, str] | None = None) -> None:
+        """Queue one reply of `path`: its status, body and headers (a 429's `Retry-After`), after `delay`."""
+        self.scripts[path].append((status, body, delay, headers or {}))
 
     def script_chat(self, *contents: str, delay: float = 0.0) -> None:
         """Queue chat replies whose assistant content is each of `contents`, in order."""
@@ -138,19 +142,23 @@ class OpenAIDouble:
         scores.sort(key=lambda r: r["relevance_score"], reverse=True)
         return {"model": body.get("model"), "results": scores[: body.get("top_n") or len(scores)]}
 
-    def _answer(self, path: str, body: dict[str, Any]) -> tuple[int, Any]:
+    def _answer(self, path: str, body: dict[str, Any]) -> tuple[int, Any, dict[str, str]]:
+        """The status, body and headers of the reply to a request of `path`."""
         fault = self.faults.get(path)
         if fault is not None:
             if fault == "hang":
                 time.sleep(self.hang_seconds)
-            return 500, {"error": {"message": f"injected fault: {fault}", "type": "server_error"}}
+            return 500, {"error": {"message": f"injected fault: {fault}", "type": "server_error"}}, {}
         if self.scripts[path]:
-            status, scripted, delay = self.scripts[path].popleft()
+            status, scripted, delay, headers = self.scripts[path].popleft()
             time.sleep(delay)
             if path == CHAT and isinstance(scripted, str) and status == 200:
-                return 200, _completion(body.get("model", ""), scripted)
+                return 200, _completion(body.get("model", ""), scripted), headers
             if scripted is not None or status != 200:
-                return status, scripted if scripted is not None else {"error": {"message": "scripted failure"}}
+                return status, scripted if scripted is not None else {"error": {"message": "scripted failure"}}, headers
+        return (*self._default(path, body), {})
+
+    def _default(self, path: str, body: dict[str, Any]) -> tuple[int, Any]:
         if path == CHAT and self.chat_default is not None:
             return 200, _completion(body.get("model", ""), self.chat_default)
         if path == CHAT:

@@ -239,3 +239,18 @@ def test_health_reports_what_memex_own_calls_met_since_its_last_probe(ctx, remot
     # named by the endpoint's failure, as the probe names it, not by memex's wrapper (LLMError)
     assert body["embed"] == "ok" and body["llm"] == "error: InternalServerError"
     assert body["degraded"] == ["llm"]
+
+
+def test_health_names_a_model_the_endpoint_does_not_serve_though_it_lists_its_models(ctx, remote):
+    """MEMEX_LLM_MODEL misspelt, or a model not pulled (ollama): every chat call is refused 404 while
+    the endpoint's models list, which /health probes, answers fine. Probed after the refusal, health
+    said "ok"; the refusal stands until a call of memex's succeeds."""
+    with _everything_at(ctx, remote, "unserved") as client:
+        remote.script(CHAT, status=404, body={"error": {"message": "model 'llm-unserved' not found, try pulling it"}})
+        tenant = Tenant(ctx, client)
+        assert tenant.turn("My name is Ada.").status_code == 202  # queued, the LLM gave no answer
+        body = client.get("/health").json()  # its probe runs now, after the refusal
+        assert body["llm"] == "error: NotFoundError" and body["degraded"] == ["llm"]
+        remote.script_chat('{"memories": []}')
+        assert tenant.turn("My name is Bo.").status_code == 201
+        assert client.get("/health").json()["llm"] == "ok"

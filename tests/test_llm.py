@@ -3,6 +3,7 @@ openai client against the loopback double."""
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import time
@@ -103,6 +104,20 @@ def test_backoff_grows_exponentially(server):
     assert time.monotonic() - started >= 0.1 + 0.2
 
 
+@pytest.mark.parametrize("budget", [None, 10.0])
+def test_a_rate_limit_whose_retry_after_is_past_the_time_left_is_not_retried(server, budget):
+    """A local server's 429 saying "Retry-After: 30" is not met by two more calls 0.01 s later, each
+    refused again: past an attempt's timeout (5 s here), or the job's budget, memex gives up at once,
+    and the caller's fallback (the rules judge, the queue's next delivery) comes sooner."""
+    for _ in range(3):
+        server.script(CHAT, status=429, body={"error": {"message": "queue full"}}, headers={"Retry-After": "30"})
+    chat = chat_for(server)
+    with time_budget(budget) if budget else contextlib.nullcontext(), pytest.raises(LLMError, match="HTTP 429 queue full"):
+        chat.ask("s", "u")
+    assert len(server.chat_requests) == 1
+    assert chat.outcome.state == "error: RateLimitError"
+
+
 def test_a_timeout_is_retried(server):
     server.script_chat('{"late": true}', delay=1.5)
     server.script_chat('{"late": false}')
@@ -148,9 +163,19 @@ def test_three_failures_raise_a_clear_error(server):
 
 def test_a_client_error_is_not_retried(server):
     server.script(CHAT, status=401, body={"error": {"message": "bad key"}})
-    with pytest.raises(LLMError, match="HTTP 401 bad key"):
+    with pytest.raises(LLMError, match="HTTP 401 bad key") as caught:
         chat_for(server).ask("s", "u")
     assert len(server.chat_requests) == 1
+    assert not caught.value.as_asked  # a key an operator may mend before the next try
+
+
+def test_a_request_refused_as_asked_says_so(server):
+    """A prompt past the model's context (400) is refused on every try: the extraction does not wait
+    for the queue's last delivery to let the offline rules read the turn (pipeline._extracted)."""
+    server.script(CHAT, status=400, body={"error": {"message": "maximum context length is 4096 tokens"}})
+    with pytest.raises(LLMError, match="HTTP 400 maximum context length") as caught:
+        chat_for(server).ask("s", "u")
+    assert caught.value.as_asked and len(server.chat_requests) == 1
 
 
 # ---- the extractor -----------------------------------------------------------------------------
@@ -194,6 +219,9 @@ def test_the_extractor_keeps_valid_items_and_drops_malformed_ones(server):
         _item(confidence="very"),
         _item(message=7),
         _item(message=1, quote="Great, noted!"),
+        # invented: neither its quote nor its value is in the message it names
+        _item(key="pet_dog_name", value="Rex", content="The user's dog is Rex.", quote="my dog Rex"),
+        _item(message=2, key="employer", value="Stripe", quote="I work at Stripe"),
         "just a string",
     ))
     candidates = LLMExtractor(chat_for(server)).extract(messages, history=[])
@@ -210,6 +238,23 @@ def test_the_extractor_keeps_valid_items_and_drops_malformed_ones(server):
     assert by_key["anna_city"].subject == "user" and by_key["anna_city"].source_message_id == "a3"
     # no message number: found by its quote
     assert by_key["sibling_name"].source_message_id == "a3" and by_key["sibling_name"].type == "relation"
+
+
+def test_a_confidence_said_in_words_or_as_a_percentage_keeps_the_fact(server):
+    """Small models answer the 0-to-1 field as "high" or "90%": the fact is kept, the confidence read
+    as said; one that is no confidence at all ("very", "sure") still drops the item."""
+    messages = [_msg("a1", "I work at Notion, I live in Porto, I'm vegetarian and I have a cat.")]
+    server.script_chat(_memories(
+        _item(confidence="High"),
+        _item(key="city", value="Porto", content="The user lives in Porto.", quote="I live in Porto", confidence="90%"),
+        _item(type="preference", key="diet", value="vegetarian", content="The user is vegetarian.",
+              quote="I'm vegetarian", confidence=" low "),
+        _item(key="pet_kind", value="cat", content="The user has a cat.", quote="I have a cat", confidence="sure"),
+    ))
+    found = {c.key: c.confidence for c in LLMExtractor(chat_for(server)).extract(messages, history=[])}
+    assert set(found) == {"employer", "city", "diet"}
+    assert found["city"] == pytest.approx(0.9)
+    assert found["diet"] < 0.5 < found["employer"] <= 1
 
 
 @pytest.mark.parametrize("key, kept", [
@@ -372,10 +417,15 @@ def test_the_judge_drops_unknown_ids(server):
     assert [m["id"] for m in decision.replaces] == ["uuid-acme", "uuid-stripe"]
 
 
-def test_a_supersede_naming_nothing_known_becomes_coexist(server):
-    server.script_chat('{"action": "supersede", "replaces": ["m7"], "reason": "r"}')
-    decision = LLMJudge(chat_for(server)).decide(_candidate(), [_memory("x", "employer", "Stripe")])
-    assert decision.action == "coexist" and decision.replaces == []
+@pytest.mark.parametrize("replaces", ['["m7"]', '["3f1c2a9e-0000-4000-8000-000000000000"]', "[]", "null"])
+def test_a_supersede_naming_nothing_it_was_shown_is_left_to_the_rules(server, replaces):
+    """A small model's supersede naming an id it was not shown (or none) is no answer: the rules judge
+    decides (a new employer replaces the old), where "coexist" left the user two current employers."""
+    server.script_chat('{"action": "supersede", "replaces": %s, "reason": "r"}' % replaces)
+    stripe = _memory("x", "employer", "Stripe")
+    decision = LLMJudge(chat_for(server)).decide(_candidate(), [stripe])
+    assert decision.action == "supersede" and decision.replaces == [stripe]
+    assert decision.reason.startswith("rules fallback, LLM judge answer unusable")
 
 
 def test_only_supersede_replaces_and_the_past_replaces_nothing(server):
@@ -464,7 +514,8 @@ def test_endings_and_relations_are_carried_as_the_offline_rules_carry_them(serve
     """`ends_only` rides only with `historical` ("I'm no longer with Sam."), and a fact the model files
     under a person the same answer names as the user's partner is keyed as the partner's
     (partner_sam_role), which ends with the partnership; a former partner names no relation."""
-    messages = [_msg("a1", "I'm no longer with Sam. My boyfriend Leo is a chef, and my ex Max is a pilot.")]
+    messages = [_msg("a1", "I'm no longer with Sam. I work at Acme. My boyfriend Leo is a chef at Noma, "
+                           "and my ex Max is a pilot.")]
     server.script_chat(_memories(
         _item(type="relation", key="partner_name", value="Sam", historical=True, ends_only=True,
               content="The user's former partner is Sam.", quote="I'm no longer with Sam."),

@@ -169,3 +169,19 @@ def test_the_split_counts_its_calls_and_the_offline_fallback(user, llm, ctx):
     llm.scripts.clear()  # nothing scripted: the double answers 500
     search(split_ctx, user.id, SearchIn(user_id=user.user, query="where does the user work?"))
     assert {("LlmCalls", "split"), ("LlmFailures", "split"), ("LlmFallbacks", "split")} <= set(recorded)
+
+
+def test_a_hung_split_costs_a_search_one_wait_not_one_per_attempt(llm, ctx, monkeypatch):
+    """A model that hangs at search time: the split's two attempts share one budget, so the search
+    waits it once and expands offline; each attempt waited its own timeout (20 s a search)."""
+    from memex.retrieval import multihop
+
+    monkeypatch.setattr(multihop, "SPLIT_BUDGET_SECONDS", 0.5, raising=False)
+    settings = dataclasses.replace(ctx.settings, llm_base_url=llm.base_url, llm_model="hung-model", llm_api_key="k",
+                                   llm_multihop=True)
+    llm.requests.clear()
+    llm.scripts.clear()
+    llm.script_chat(json.dumps({"queries": ["late"]}), json.dumps({"queries": ["late again"]}), delay=2.0)
+    assert multihop.split(settings, "Where do I walk my dog?") is None
+    assert len(llm.chat_requests) == 1
+    llm.scripts.clear()

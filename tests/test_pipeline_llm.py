@@ -521,10 +521,27 @@ def test_an_llm_down_on_the_last_delivery_leaves_the_offline_rules_facts_not_a_f
     assert [r["id"] for r in found] == [stripe["id"]]
 
 
+def test_a_turn_the_llm_refuses_as_asked_is_extracted_by_the_offline_rules_at_once(ctx, llm, llm_http):
+    """A turn past a small model's context is refused 400 on every delivery: it was queued and asked
+    again until the last one (about 50 minutes in AWS) before the offline rules read it; now they read
+    it at once, and its facts say so."""
+    llm.reset()
+    tenant = Tenant(ctx, llm_http)
+    llm.script(CHAT, status=400, body={"error": {"message": "This model's maximum context length is 4096 tokens",
+                                                 "code": "context_length_exceeded"}})
+    response = tenant.turn("I work at Stripe.", timestamp="2026-01-01T00:00:00Z")
+    assert response.status_code == 201 and response.json()["status"] == "processed", response.text
+    assert len(llm.chat_requests) == 1
+    [stripe] = _memories_by_key(tenant)["employer"]
+    assert stripe["value"] == "Stripe" and stripe["metadata"]["extractor"] == "offline-rules"
+    llm.reset()
+
+
 def test_a_facts_quote_is_the_users_words_never_the_models(ctx, llm, llm_http):
     """`raw_quote` is the message's own words: the model's quote where the message holds it (up to
     case and spacing, stored as the message says it), else the message's sentence that holds the
-    value, else none; a paraphrase or an invented quote is never stored as the user's."""
+    value; a paraphrase or an invented quote is never stored as the user's, and a fact with neither its
+    quote nor its value in the message (the model invented it) is not stored at all."""
     llm.reset()
     tenant = Tenant(ctx, llm_http)
     said = "Hi!  I moved to  PORTO last spring, and I love it. My dog is called Rex.\nI work at Notion"
@@ -538,7 +555,7 @@ def test_a_facts_quote_is_the_users_words_never_the_models(ctx, llm, llm_http):
     assert tenant.turn(said, timestamp="2026-01-01T00:00:00Z").status_code == 201
     quotes = {key: memories[0]["metadata"].get("raw_quote") for key, memories in _memories_by_key(tenant).items()}
     assert quotes == {"city": "I moved to  PORTO last spring", "pet_dog_name": "My dog is called Rex.",
-                      "employer": "I work at Notion", "hobby": ""}
+                      "employer": "I work at Notion"}
     llm.reset()
 
 

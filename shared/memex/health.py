@@ -3,7 +3,9 @@
 A state is "ok", "unconfigured" or "error: <exception type>": never a message or a URL, which
 could name internal hosts. Postgres is asked on the request's own connection (`SELECT 1`) every
 time. The others are probed in parallel, and their states are cached (but the outcome of memex's
-own calls to the LLM or the embedding endpoint, when newer than the probe, is what is reported): each is at most
+own calls to the LLM or the embedding endpoint, when newer than the probe, is what is reported, and
+so is the LLM's refusal of memex's requests (a 4xx: a model it does not serve) until a call succeeds,
+whatever its models list says): each is at most
 CACHE_SECONDS old, a probe gets PROBE_DEADLINE_SECONDS before it counts as a timeout, and a probe
 still running is waited on, never started twice. So /health answers within WAIT_SECONDS
 (plus Postgres's connect timeout when it is unreachable) and a load balancer polling it costs a
@@ -113,8 +115,8 @@ def health(ctx: Context) -> dict[str, Any]:
         except FutureTimeout:
             states[name] = "error: Timeout"
         seen = _last_call(ctx, name)
-        if seen is not None and seen.at is not None and seen.at > started:
-            states[name] = seen.state  # what memex's own calls met since the probe ran
+        if seen is not None and seen.at is not None and (seen.at > started or seen.lasting):
+            states[name] = seen.state  # what memex's own calls met since the probe ran, or cannot see
     return {
         "status": "ok" if db == "ok" else "error",
         "db": db,

@@ -6,10 +6,12 @@ answer is parsed leniently: code fences, prose around the JSON, `<think>` blocks
 array or object (its complete items are kept) are all accepted.
 
 Server errors (5xx, 429), timeouts, dropped connections and answers with no JSON in them are
-retried with exponential backoff; the client's own retries are off so that there is one retry
-policy, this one. After the last attempt, or at once on a client error (4xx), `LLMError`. What a
-failure logs and raises names its kind (an exception type, a status code and the server's own
-error message), never the endpoint's URL or the model's answer, which quotes the user.
+retried with exponential backoff, or after the server's `Retry-After` when it asks for longer (not
+at all when that is past the time left or an attempt's timeout); the client's own retries are off so
+that there is one retry policy, this one. After the last attempt, or at once on a client error
+(4xx), `LLMError`. What a failure logs and raises names its kind (an exception type, a status code
+and the server's own error message), never the endpoint's URL or the model's answer, which quotes
+the user.
 
 A job can bound the time all its calls take together (`time_budget`): a worker's function has
 a timeout, and a fallback (the rules judge) is only reachable if the LLM gives up before it. An
@@ -39,7 +41,17 @@ log = logging.getLogger(__name__)
 
 
 class LLMError(RuntimeError):
-    """The chat endpoint gave no usable answer."""
+    """The chat endpoint gave no usable answer. `as_asked`: it refused the request as it is (HTTP
+    400, 413, 422: a prompt past the model's context), and asking it again is refused alike."""
+
+    def __init__(self, message: str, as_asked: bool = False):
+        super().__init__(message)
+        self.as_asked = as_asked
+
+
+# A refusal of the request itself, not of the caller (401, 403) or of the model's name (404), which
+# an operator may mend before the next try.
+_REFUSED_AS_ASKED = frozenset({400, 413, 422})
 
 
 # A context variable, not a thread's: an HTTP request's route runs in a worker thread of its own,
@@ -110,6 +122,7 @@ class ChatJSON:
         # as its probe and the embedder's calls do (None when the endpoint answered unusably).
         failure: BaseException | None = None
         for attempt in range(1, self.attempts + 1):
+            asked_to_wait = 0.0  # the server's Retry-After, in seconds
             left = time_left()
             if left is not None and left <= 0:
                 error = LLMError(f"{self.model}: the job's time budget for LLM calls is spent"
@@ -128,22 +141,38 @@ class ChatJSON:
                 problem, failure = type(exc).__name__, exc
             except openai.APIStatusError as exc:
                 if exc.status_code < 500 and exc.status_code != 429:
-                    self.outcome.record(exc)
-                    raise LLMError(f"{self.model} refused the request: "
-                                   f"HTTP {exc.status_code} {_error_message(exc)}") from exc
+                    self.outcome.record(exc, lasting=True)  # /health's probe, listing models, cannot see it
+                    raise LLMError(f"{self.model} refused the request: HTTP {exc.status_code} {_error_message(exc)}",
+                                   as_asked=exc.status_code in _REFUSED_AS_ASKED) from exc
                 problem, failure = f"HTTP {exc.status_code} {_error_message(exc)}", exc
+                asked_to_wait = _retry_after(exc)
             except ValueError:
                 problem, failure = "unparseable answer", None
             if attempt < self.attempts:
-                delay = self.backoff * 2 ** (attempt - 1)
+                delay = max(self.backoff * 2 ** (attempt - 1), asked_to_wait)
                 left = time_left()
-                if left is not None and left <= delay:
+                if (left is not None and left <= delay) or asked_to_wait > self.timeout:
+                    # The server would not answer in time (its Retry-After is past the budget or past
+                    # an attempt's timeout): a call now is one more refusal; the caller's fallback or
+                    # the queue's next delivery comes sooner.
+                    if asked_to_wait:
+                        log.warning("LLM attempt %d/%d failed (%s); the server asks to wait %.0fs, past the time "
+                                    "left: no retry", attempt, self.attempts, problem, asked_to_wait)
                     break
                 log.warning("LLM attempt %d/%d failed (%s); retrying in %.2fs", attempt, self.attempts, problem, delay)
                 time.sleep(delay)
         error = LLMError(f"{self.model}: no usable answer after {attempt} attempts; last: {problem}")
         self.outcome.record(failure or error)
         raise error
+
+
+def _retry_after(exc: openai.APIStatusError) -> float:
+    """The seconds a 429's or 503's `Retry-After` header asks the client to wait (0: none, or a date,
+    which local model servers do not send)."""
+    try:
+        return max(0.0, float(exc.response.headers.get("retry-after", "")))
+    except ValueError:
+        return 0.0
 
 
 def _error_message(exc: openai.APIStatusError) -> str:

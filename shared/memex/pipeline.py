@@ -118,10 +118,12 @@ def _extracted(ctx: Context, messages: list[dict], history: list[dict], rules_if
     try:
         return _read_by(ctx.extractor, messages, history)
     except llm.LLMError as exc:
-        if not rules_if_the_llm_fails:
+        if not (rules_if_the_llm_fails or exc.as_asked):
             raise
-        log.warning("the LLM extractor gave no answer on the job's last delivery (%s); the offline rules extract",
-                    public_description(exc))
+        # A turn the endpoint refuses as asked (too long for the model's context) is refused on every
+        # delivery: the rules extract it now, not after the last one.
+        log.warning("the LLM extractor gave no answer %s (%s); the offline rules extract",
+                    "to this turn as asked" if exc.as_asked else "on the job's last delivery", public_description(exc))
         ctx.metrics.record(LLM_FALLBACKS, purpose="extract")
         return _read_by(ctx.rules, messages, history)
 

@@ -2,7 +2,8 @@
 
 The model sees the candidate and the related memories under short ids (m1, m2, ...) and answers
 an action, the ids it replaces and a reason. Its answer is checked: unknown ids are dropped, a
-supersede that names nothing it can replace becomes coexist, only supersede replaces anything,
+supersede that names nothing it was shown is no usable answer (the rules judge decides), only
+supersede replaces anything,
 and a statement about the past never replaces a current value; one that names a current value
 ends it, decided by rule without asking (supersession.ending), as are a partner or a job and a status
 without one taking each other back, a correction naming the wrong value, and values of a key that
@@ -116,7 +117,9 @@ def to_decision(answer: Any, by_short_id: dict[str, dict[str, Any]], candidate: 
         if memory is not None and memory not in replaces:
             replaces.append(memory)
     if not replaces:
-        return Decision("coexist", f"supersede named no current memory, kept both ({reason})")
+        # The model meant a replacement but named none it was shown ("m7", another memory's uuid): no
+        # answer, rather than "coexist", which left two current cities; the rules judge decides.
+        return None
     return Decision("supersede", reason, replaces)
 
 

@@ -2,7 +2,8 @@
 
 The model sees the new messages numbered, and up to HISTORY_LIMIT earlier messages of the
 session as context only (so that "she loved it" can become "the user's wife loved it"). Each
-item it returns is checked on its own; a malformed item is dropped, never the batch. When the
+item it returns is checked on its own; a malformed item is dropped, never the batch, and so is one
+the message does not say (neither its quote nor its value is in it: the model invented it). When the
 model gives no usable answer at all (no JSON, or JSON without a memories list), `LLMError`
 propagates: the extraction job fails and the queue delivers it again (its last delivery extracted
 by the offline rules), rather than the turn being marked done with nothing extracted.
@@ -28,6 +29,8 @@ HISTORY_LIMIT = 10
 MESSAGE_CHARS = 4000
 HISTORY_CHARS = 1000
 DEFAULT_CONFIDENCE = 0.8
+# A confidence said in words, as small models answer the 0-to-1 field: the middle of each third.
+CONFIDENCE_WORDS = {"low": 1 / 6, "medium": 0.5, "moderate": 0.5, "high": 5 / 6}
 
 # What a memory of each type is worth in ranking, when its key is of no declared family (families.py).
 TYPE_IMPORTANCE = {"fact": 0.7, "relation": 0.75, "preference": 0.6, "opinion": 0.5, "event": 0.5}
@@ -121,7 +124,8 @@ class LLMExtractor:
                 continue
             found[(candidate.key, candidate.value.casefold(), candidate.subject.casefold())] = candidate
         if dropped:
-            log.info("dropped %d malformed extraction items of %d", dropped, len(items))
+            log.info("dropped %d extraction items of %d: malformed, or not in the words of the message they name",
+                     dropped, len(items))
         return list(found.values())
 
 
@@ -164,7 +168,8 @@ def relations(items: Any) -> dict[str, str]:
 
 def to_candidate(item: Any, messages: list[dict[str, Any]], history: list[dict[str, Any]] = (),
                  known: dict[str, str] | None = None) -> Candidate | None:
-    """One item of the model's answer as a Candidate, or None when it is malformed. Its subject is
+    """One item of the model's answer as a Candidate, or None when it is malformed or invented (neither
+    its quote nor its value is in the message it names: `quoted` finds no words of the user). Its subject is
     the user or a participant of the conversation (one who speaks in `messages` or `history`); a
     fact the model filed under anyone else is the user's fact naming them, as the offline rules file
     it ("The user's partner Sam is a nurse.", partner_sam_role, when `known` (`relations`) says who
@@ -185,6 +190,11 @@ def to_candidate(item: Any, messages: list[dict[str, Any]], history: list[dict[s
     source = _source(item.get("message"), quote, messages)
     if source is None:
         return None
+    raw_quote = quoted(quote, value, source.get("content") or "")
+    if not raw_quote:
+        # Neither the model's quote nor the value is in the message: nothing the user said stands
+        # behind it, and a small model that invents ("My dog Rex" of a turn about moving) is not heard.
+        return None
     subject, named = _about(_text(item.get("subject")), source, [*history, *messages])
     # Another person's city is not the user's city: the key must not collide with the user's own.
     key = subject_key(subject, _naming(key, named, (known or {}).get(named.casefold())) if named else key)
@@ -197,7 +207,7 @@ def to_candidate(item: Any, messages: list[dict[str, Any]], history: list[dict[s
         confidence=confidence,
         importance=_importance(type_, key, historical, about_another=subject != "user" or named is not None),
         source_message_id=source["id"],
-        raw_quote=quoted(quote, value, source.get("content") or "")[:1000],
+        raw_quote=raw_quote[:1000],
         subject=subject,
         historical=historical,
         ends_only=historical and _flag(item.get("ends_only")),
@@ -256,12 +266,21 @@ def _text(value: Any) -> str:
 
 
 def _confidence(value: Any) -> float | None:
+    """The model's confidence as a number from 0 to 1, as small models also say it ("high", "90%");
+    None when it is something else (the item is dropped: its other fields may be as garbled)."""
     if value is None or value == "":
         return DEFAULT_CONFIDENCE
     if isinstance(value, bool):
         return None
+    scale = 1.0
+    if isinstance(value, str):
+        said = " ".join(value.lower().split())
+        if said in CONFIDENCE_WORDS:
+            return CONFIDENCE_WORDS[said]
+        if said.endswith("%"):
+            value, scale = said.removesuffix("%"), 100.0
     try:
-        number = float(value)
+        number = float(value) / scale
     except (TypeError, ValueError):
         return None
     if math.isnan(number):

@@ -20,7 +20,7 @@ from typing import Callable, Iterator, Sequence
 
 from memex import filler
 from memex.config import Settings
-from memex.llm import ChatJSON, LLMError
+from memex.llm import ChatJSON, LLMError, time_budget
 from memex.ports import Metrics
 
 log = logging.getLogger(__name__)
@@ -30,6 +30,9 @@ ENTITY_WEIGHT = 0.2  # a name's keyword ranking, against 1.0 for the question's 
 FIRST_HITS = 3
 MAX_NAMES = 3
 MAX_SUBQUERIES = 3
+# What a search waits for the split, its retry included: one attempt's timeout. A hung model cost
+# each search both attempts' (20 s); a 500 still gets its quick retry.
+SPLIT_BUDGET_SECONDS = 10.0
 
 # The LLM's split of a question: (settings, question) -> sub-queries, or None when it failed.
 Split = Callable[[Settings, str], "list[str] | None"]
@@ -74,7 +77,8 @@ def split(settings: Settings, question: str, metrics: Metrics | None = None) -> 
         _CHATS[key] = ChatJSON.from_settings(settings, timeout=10.0, attempts=2, backoff=0.2,
                                              metrics=metrics, purpose="split")
     try:
-        answer = _CHATS[key].ask(SPLIT_PROMPT, question)
+        with time_budget(SPLIT_BUDGET_SECONDS):
+            answer = _CHATS[key].ask(SPLIT_PROMPT, question)
     except LLMError as exc:
         log.warning("query split failed (%s); expanding offline", type(exc).__name__)
         return None
