@@ -662,6 +662,25 @@ def test_a_name_corrected_with_a_pronoun_that_fits_no_name_just_said_files_nothi
     assert _facts(text, history) == set()
 
 
+@pytest.mark.parametrize("history, text, expected, corrects", [
+    (("I'm flying to Berlin next Tuesday.",), "Sorry, I meant Wednesday, not Tuesday.",
+     {("plan", "flying to Berlin next Wednesday")}, "flying to Berlin next Tuesday"),
+    (("I'm moving to Berlin in May.",), "Sorry, June not May.", {("plan", "moving to Berlin in June")},
+     "moving to Berlin in May"),
+    (("I'm flying to Berlin next Tuesday.",), "I meant Munich, not Berlin.", {("plan", "flying to Munich next Tuesday")},
+     "flying to Berlin next Tuesday"),
+    ((), "I'm flying to Berlin next Tuesday. Sorry, I meant Wednesday, not Tuesday.",
+     {("plan", "flying to Berlin next Wednesday")}, "flying to Berlin next Tuesday"),
+    # the right word not of the wrong one's shape, other words said, or not right after it: nothing
+    (("I'm flying to Berlin next Tuesday.",), "Sorry, I meant tomorrow, not Tuesday.", set(), None),
+    (("I'm flying to Berlin next Tuesday.",), "The meeting is on Wednesday, not Tuesday.", set(), None),
+    (("I'm flying to Berlin next Tuesday.", "I like jazz."), "Sorry, I meant Wednesday, not Tuesday.", set(), None),
+])
+def test_a_correction_of_one_word_of_a_longer_value_restates_it(history, text, expected, corrects):
+    assert _facts(text, history) == expected
+    assert [c.corrects for c in _extract(text, history) if c.key == "plan"] == ([corrects] if expected else [])
+
+
 def test_a_correction_ignores_what_the_assistant_said():
     history = [_message("So you live in Porto?", role="assistant", id="h0")]
     assert OfflineExtractor().extract([_message("sorry, Lisbon not Porto")], history) == []

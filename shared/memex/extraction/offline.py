@@ -3068,7 +3068,11 @@ class OfflineExtractor:
                 for match in corrections:
                     if earlier is None:
                         earlier = _Facts(self.extract(history, []))
-                    _correct(found, earlier, match, message["id"], said, subject)
+                    if not _correct(found, earlier, match, message["id"], said, subject) \
+                            and not _correct_within(found, found, message["id"], match, message["id"], said, subject) \
+                            and before is not None and before["role"] == "user":
+                        _correct_within(found if i else earlier, found, before["id"], match, message["id"], said,
+                                        subject)
                 meant = _MEANT.fullmatch(read)
                 if meant and before is not None and before["role"] == "user":
                     if earlier is None and not i:
@@ -3181,7 +3185,7 @@ class _Facts:
 
 
 def _correct(found: _Facts, earlier: _Facts, match: re.Match[str], message_id: str, quote: str,
-             subject: str) -> None:
+             subject: str) -> bool:
     """Re-state the fact whose value was the wrong one with the right value; the wrong one, if
     stated in this turn, is dropped. Nothing happens when no fact of the speaker's had the wrong
     value, when the right value has not the wrong one's shape, or when the words said around it are
@@ -3201,7 +3205,42 @@ def _correct(found: _Facts, earlier: _Facts, match: re.Match[str], message_id: s
                 found.drop(number)
             found.add(replace(wrong, value=right, content=wrong.content.replace(wrong.value, right, 1),
                               source_message_id=message_id, raw_quote=quote, corrects=wrong.value))
-            return
+            return True
+    return False
+
+
+# The shapes a word of a longer value is corrected in: a day for a day, a month for a month, a number
+# for a number, a name for a name.
+_WORD_SHAPES = tuple(re.compile(rf"{shape}$") for shape in (_WEEKDAY, _MONTH, r"\d+(?:st|nd|rd|th)?", _CAPWORD))
+
+
+def _correct_within(pool: _Facts, found: _Facts, said_in: str, match: re.Match[str], message_id: str,
+                    quote: str, subject: str) -> bool:
+    """"Sorry, I meant Wednesday, not Tuesday.", said right after "I'm flying to Berlin next Tuesday." (or
+    in the same message, `said_in`): the wrong value one word of a longer one (the plan "flying to Berlin
+    next Tuesday"), that fact re-stated with the right word. Nothing unless one fact of that message says
+    that word, once, and the right word is of its shape, said with no words but a correction's."""
+    old = match.group("old") or match.group("old2")
+    said = (match.group("new2") or match.group("said")).split()
+    if len(old.split()) != 1 or not said or any(word.casefold().strip(",") not in _CORRECTION_WORDS
+                                                  for word in said[:-1]):
+        return False
+    right = said[-1]
+    shape = next((s for s in _WORD_SHAPES if s.match(old)), None)
+    if shape is None or not shape.match(right) or right.casefold() == old.casefold():
+        return False
+    word = re.compile(rf"(?<![\w'-]){re.escape(old)}(?![\w'-])")
+    said_it = [(n, c) for n, c in pool.of_message(said_in) if c.subject == subject and not c.historical
+               and len(word.findall(c.value)) == 1 and c.value in c.content]
+    if len(said_it) != 1:
+        return False
+    number, wrong = said_it[0]
+    value = word.sub(right, wrong.value)
+    if pool is found:  # said in this turn: only the right one is filed
+        found.drop(number)
+    found.add(replace(wrong, value=value, content=wrong.content.replace(wrong.value, value, 1),
+                      source_message_id=message_id, raw_quote=quote, corrects=wrong.value))
+    return True
 
 
 def _correct_meant(pool: _Facts, found: _Facts, before_id: str, right: str, message_id: str, quote: str,
