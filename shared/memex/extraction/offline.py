@@ -3136,6 +3136,9 @@ class _Facts:
         self._order: dict[int, Candidate] = {}  # a dict keeps insertion order and deletes in O(1)
         # Built at the first correction: most messages have none.
         self._by_value: dict[tuple[str, str | int], list[int]] | None = None
+        # The facts of each message by the words of their values, a dict as an ordered set (a fact
+        # dropped is deleted when met): built at the first correction of one word of a longer value.
+        self._by_word: dict[tuple[str, str], dict[int, None]] | None = None
         self._next = 0
         for candidate in candidates:
             self.add(candidate)
@@ -3146,11 +3149,38 @@ class _Facts:
         self._order[number] = candidate
         if self._by_value is not None:
             self._index(number, candidate)
+        if self._by_word is not None:
+            self._index_words(number, candidate)
 
     def _index(self, number: int, candidate: Candidate) -> None:
         # Only a value its content states can be corrected: the content is rewritten around it.
         if candidate.value in candidate.content:
             self._by_value.setdefault(_value_mark(candidate.value), []).append(number)
+
+    def _index_words(self, number: int, candidate: Candidate) -> None:
+        for word in set(_VALUE_WORD.findall(candidate.value.casefold())):
+            self._by_word.setdefault((candidate.source_message_id, word), {})[number] = None
+
+    def saying(self, message_id: str, word: str, fits: Callable[[Candidate], bool],
+               most: int = 2) -> list[tuple[int, Candidate]]:
+        """The last `most` facts of a message that fit and whose value says `word` (case ignored), the
+        latest first: the wrong word of a correction, found without rescanning every fact."""
+        if self._by_word is None:
+            self._by_word = {}
+            for number, candidate in self._order.items():
+                self._index_words(number, candidate)
+        numbers = self._by_word.get((message_id, word.casefold()), {})
+        found, dropped = [], []
+        for number in reversed(numbers):
+            if number not in self._order:
+                dropped.append(number)
+            elif fits(self._order[number]):
+                found.append((number, self._order[number]))
+                if len(found) == most:
+                    break
+        for number in dropped:
+            del numbers[number]
+        return found
 
     def latest(self, value: str, most: int = 3) -> list[tuple[int, Candidate]]:
         """The last `most` facts with this value, the latest first."""
@@ -3211,6 +3241,7 @@ def _correct(found: _Facts, earlier: _Facts, match: re.Match[str], message_id: s
 
 # The shapes a word of a longer value is corrected in: a day for a day, a month for a month, a number
 # for a number, a name for a name.
+_VALUE_WORD = re.compile(r"[\w'-]+")
 _WORD_SHAPES = tuple(re.compile(rf"{shape}$") for shape in (_WEEKDAY, _MONTH, r"\d+(?:st|nd|rd|th)?", _CAPWORD))
 
 
@@ -3229,9 +3260,9 @@ def _correct_within(pool: _Facts, found: _Facts, said_in: str, match: re.Match[s
     shape = next((s for s in _WORD_SHAPES if s.match(old)), None)
     if shape is None or not shape.match(right) or right.casefold() == old.casefold():
         return False
-    word = re.compile(rf"(?<![\w'-]){re.escape(old)}(?![\w'-])")
-    said_it = [(n, c) for n, c in pool.of_message(said_in) if c.subject == subject and not c.historical
-               and len(word.findall(c.value)) == 1 and c.value in c.content]
+    word = re.compile(rf"(?<![\w'-]){re.escape(old)}(?![\w'-])", re.IGNORECASE)
+    said_it = pool.saying(said_in, old, lambda c: c.subject == subject and not c.historical
+                          and len(word.findall(c.value)) == 1 and c.value in c.content)
     if len(said_it) != 1:
         return False
     number, wrong = said_it[0]
