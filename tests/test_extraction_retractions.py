@@ -84,3 +84,36 @@ def test_a_list_files_every_item(tenant):
     assert sorted(m["value"] for m in _memories(tenant, "allergy") if m["active"]) == ["bees", "latex", "penicillin"]
     assert sorted(m["value"] for m in _memories(tenant, "child_name") if m["active"]) == ["Emma", "Liam"]
     assert [m["value"] for m in _memories(tenant, "child_emma_age") if m["active"]] == ["8"]
+
+
+def test_a_name_corrected_with_its_pronoun_replaces_the_last_name_said_that_it_fits(tenant):
+    """"Sorry, her name is Anna." right after "My sister is called Ana.": the sister is Anna, not a
+    second sister; after two people named, the last the pronoun fits (the mother, not the sister); a
+    pet's name too, under a key that holds several names."""
+    tenant.turn("My sister is called Ana.", timestamp="2026-01-01T00:00:00Z")
+    tenant.turn("Sorry, her name is Anna.", timestamp="2026-01-02T00:00:00Z")
+    tenant.turn("My brother is called Tom. My mom is called Rosa.", timestamp="2026-01-03T00:00:00Z")
+    tenant.turn("Sorry, her name is Rose.", timestamp="2026-01-04T00:00:00Z")
+    tenant.turn("My cat is called Milo.", timestamp="2026-01-05T00:00:00Z")
+    tenant.turn("Oops, his name is Max.", timestamp="2026-01-06T00:00:00Z")
+    for key, wrong, right in (("sister_name", "Ana", "Anna"), ("mother_name", "Rosa", "Rose"),
+                              ("pet_cat_name", "Milo", "Max")):
+        _corrected(tenant, key, wrong, right)
+    assert [m["value"] for m in _memories(tenant, "brother_name") if m["active"]] == ["Tom"]
+
+
+def test_actually_and_the_statement_again_replaces_the_city_said_just_before(tenant):
+    """"Actually I live in Lisbon" right after "I live in Porto": a correction or a move, Lisbon is
+    the one current city either way (said with "Actually" right after, it is read as the correction:
+    Porto is not kept as a past city)."""
+    tenant.turn("I live in Porto.", timestamp="2026-01-01T00:00:00Z")
+    tenant.turn("Actually I live in Lisbon", timestamp="2026-01-02T00:00:00Z")
+    _corrected(tenant, "city", "Porto", "Lisbon")
+
+
+def test_a_plans_day_corrected_replaces_the_plan(tenant):
+    """"Sorry, I meant Wednesday, not Tuesday." right after "I'm flying to Berlin next Tuesday.": one
+    plan, on Wednesday, not a second trip beside the first."""
+    tenant.turn("I'm flying to Berlin next Tuesday.", timestamp="2026-01-01T00:00:00Z")
+    tenant.turn("Sorry, I meant Wednesday, not Tuesday.", timestamp="2026-01-02T00:00:00Z")
+    _corrected(tenant, "plan", "flying to Berlin next Tuesday", "flying to Berlin next Wednesday")

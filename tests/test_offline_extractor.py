@@ -194,6 +194,30 @@ ATOMIC_FACTS = [
     ("I did the marathon in April.", {("hobby", "running")}),
     ("I did a pottery class yesterday.", {("activity", "pottery class")}),
     ("We went to a yoga retreat in March.", {("activity", "yoga retreat")}),
+    # a trip to a known place, said with when or how long (round 13)
+    ("We went to Japan in May.", {("activity", "trip to Japan")}),
+    ("i went to portugal last month", {("activity", "trip to Portugal")}),
+    ("Last summer we went to Greece.", {("activity", "trip to Greece")}),
+    ("We went to Mexico for our honeymoon in 2021.", {("activity", "trip to Mexico")}),
+    ("I flew to Toronto last Tuesday for work.", {("activity", "trip to Toronto")}),
+    ("We visited Kyoto in April.", {("activity", "trip to Kyoto")}),
+    ("I was in Berlin last week for a conference.", {("activity", "trip to Berlin")}),
+    ("We spent a week in Iceland last summer.", {("activity", "trip to Iceland")}),
+    ("Just got back from two weeks in Peru", {("activity", "trip to Peru")}),
+    ("Back from a long weekend in Rome!", {("activity", "trip to Rome")}),
+    # plans and decisions ahead, and how often a pastime is done (round 13)
+    ("I've decided to quit my job in March.", {("plan", "quit my job in March")}),
+    ("My plan is to retire at 60.", {("plan", "retire at 60")}),
+    ("We booked a trip to Iceland for October.", {("plan", "a trip to Iceland for October")}),
+    ("I'm going to sell my car in June.", {("plan", "sell my car in June")}),
+    ("I'm going to Paris for my birthday in June.", {("plan", "going to Paris for my birthday in June")}),
+    ("We're visiting my parents in Ohio next weekend.", {("plan", "visiting my parents in Ohio next weekend")}),
+    ("we’re driving to Scotland over Easter", {("plan", "driving to Scotland over Easter")}),
+    ("I cycle 50 miles every weekend.", {("hobby", "cycling")}),
+    ("I swim a few laps every lunchtime.", {("hobby", "swimming")}),
+    ("We hike every other weekend.", {("hobby", "hiking")}),
+    ("We hike on Saturdays.", {("hobby", "hiking")}),
+    ("I practise guitar every evening.", {("hobby", "guitar")}),
 ]
 
 PETS = [
@@ -344,6 +368,15 @@ HISTORICAL = [
 # Things the extractor must not turn into a fact: noise, questions, other speakers, negations,
 # hedges, hypotheticals, and words that only look like the patterns.
 NOTHING = [
+    # trips not taken, not the user's, or no trip: an errand, a day somewhere, a year lived there; plans
+    # only thought of, or an errand tonight; what is done often that is no pastime (round 13)
+    "We're thinking about getting a cat.", "If I ever move to Paris, I'll learn French.", "I never went to Japan.",
+    "My brother went to Japan in May.", "Did you go to Japan in May?", "I went to Oxford for the weekend.",
+    "I'm back from Paris.", "I was in London in 2015 when I met my wife.", "We spent two years in Berlin.",
+    "I'm back from work.", "Maybe we'll go climbing on Thursday.", "I'm going to study the contract tonight.",
+    "My brother has decided to quit his job in March.", "My plan is simple.", "I run errands every morning.",
+    "I drive 20 miles every day.", "I go to church on Sundays.", "My friend goes climbing every Thursday.",
+    "I might quit my job in March, who knows.", "Should I go to Peru in May?",
     # pets that are not the user's, or not kept: to walk, staying a week, someone else's, wished for;
     # a list of what is no name
     "I have two dogs to walk before work.", "We have two cats staying with us this week.",
@@ -601,6 +634,51 @@ def test_a_correction_said_as_the_statement_again_replaces_the_fact_said_just_be
     corrects, so that Biscuit replaces Buddy rather than being filed as a second dog."""
     restated = [c for c in _extract(text, history) if c.source_message_id == "m1" and not c.historical]
     assert [c.corrects for c in restated] == [corrects]
+
+
+@pytest.mark.parametrize("history, text, expected, corrects", [
+    (("My sister is called Ana.",), "Sorry, her name is Anna.", ("sister_name", "Anna"), "Ana"),
+    (("My husband is called Jon.",), "actually his name’s John", ("partner_name", "John"), "Jon"),
+    (("My cat is called Milo.",), "Oops, his name is Max.", ("pet_cat_name", "Max"), "Milo"),
+    (("My boss is called Karen.",), "Sorry, her name is Sharon.", ("boss_name", "Sharon"), "Karen"),
+    # the last person named that the pronoun fits
+    (("My sister is called Ana. My mom is called Rosa.",), "Sorry, her name is Rose.", ("mother_name", "Rose"), "Rosa"),
+    (("My brother is called Tom. My sister is called Ana.",), "Sorry, his name is Thomas.", ("brother_name", "Thomas"),
+     "Tom"),
+])
+def test_a_name_corrected_with_its_pronoun_replaces_the_name_said_just_before(history, text, expected, corrects):
+    [fact] = [c for c in _extract(text, history) if c.source_message_id == "m1"]
+    assert ((fact.key, fact.value), fact.corrects) == (expected, corrects)
+
+
+@pytest.mark.parametrize("history, text", [
+    ((), "Sorry, her name is Anna."),  # no one named before
+    (("I work at Stripe.",), "Sorry, her name is Anna."),  # no name said before
+    (("My brother is called Tom.",), "Sorry, her name is Anna."),  # the pronoun fits no one named
+    (("My sister is called Ana.", "I like jazz."), "Sorry, her name is Anna."),  # not right after it
+    (("My sister is called Ana.",), "Sorry, her name is Ana."),  # the same name again
+])
+def test_a_name_corrected_with_a_pronoun_that_fits_no_name_just_said_files_nothing(history, text):
+    assert _facts(text, history) == set()
+
+
+@pytest.mark.parametrize("history, text, expected, corrects", [
+    (("I'm flying to Berlin next Tuesday.",), "Sorry, I meant Wednesday, not Tuesday.",
+     {("plan", "flying to Berlin next Wednesday")}, "flying to Berlin next Tuesday"),
+    (("I'm moving to Berlin in May.",), "Sorry, June not May.", {("plan", "moving to Berlin in June")},
+     "moving to Berlin in May"),
+    (("I'm flying to Berlin next Tuesday.",), "I meant Munich, not Berlin.", {("plan", "flying to Munich next Tuesday")},
+     "flying to Berlin next Tuesday"),
+    ((), "I'm flying to Berlin next Tuesday. Sorry, I meant Wednesday, not Tuesday.",
+     {("plan", "flying to Berlin next Wednesday")}, "flying to Berlin next Tuesday"),
+    # the right word not of the wrong one's shape, other words said, or not right after it: nothing
+    (("I'm flying to Berlin next Tuesday.",), "Sorry, I meant tomorrow, not Tuesday.", set(), None),
+    (("I'm flying to Berlin next Tuesday.",), "The meeting is on Wednesday, not Tuesday.", set(), None),
+    (("I'm flying to Berlin next Tuesday.", "I like jazz."), "Sorry, I meant Wednesday, not Tuesday.", set(), None),
+])
+def test_a_correction_of_one_word_of_a_longer_value_restates_it(history, text, expected, corrects):
+    assert _facts(text, history) == expected
+    assert [c.corrects for c in _extract(text, history) if c.key == "plan"] == ([corrects] if expected else [])
 
 
 def test_a_correction_ignores_what_the_assistant_said():

@@ -289,7 +289,8 @@ _WHEN = (rf"(?:next (?:week|month|year|weekend|summer|spring|fall|autumn|winter|
 _LATER = (rf"(?:next (?:month|year|summer|spring|fall|autumn|winter|{_MONTH})|this (?:summer|spring|fall|autumn|winter|year)|"
           rf"in (?:{_MONTH}|the (?:spring|summer|fall|autumn|winter)|\d{{4}}))")
 # When a trip is: a time of _WHEN or a day of the month ("on the 15th", "on March 3rd").
-_TRIP_WHEN = (rf"(?:{_WHEN}|on (?:the )?\d{{1,2}}(?:st|nd|rd|th)(?: of {_MONTH})?|on {_DATE})")
+_TRIP_WHEN = (rf"(?:{_WHEN}|on (?:the )?\d{{1,2}}(?:st|nd|rd|th)(?: of {_MONTH})?|on {_DATE}"
+              r"|(?:over|at) (?:Easter|Christmas|New Year|Thanksgiving|the holidays|half[- ]term))")
 # When a job starts, said ahead of it: any time of _WHEN, a date, or a weekday alone ("my first day
 # at Notion is Monday").
 _START_WHEN = (rf"(?:{_WHEN}|(?:on )?(?:the )?\d{{1,2}}(?:st|nd|rd|th)(?: of {_MONTH})?|(?:on )?{_DATE}|{_WEEKDAY}"
@@ -668,12 +669,16 @@ _ROUTINES = {"run": "running", "jog": "jogging", "swim": "swimming", "hike": "hi
 
 
 # How often a pastime is done: "every morning", "three times a week", "most weekends", "daily".
-_HOW_OFTEN = (rf"(?:(?:every|each) (?:(?:single )?day|morning|evening|night|week|weekend|{_WEEKDAY}"
-              r"(?: (?:morning|afternoon|evening|night))?)"
+_HOW_OFTEN = (rf"(?:(?:every|each) (?:(?:single|other|second) )?(?:day|morning|evening|night|lunchtime|week|weekend|{_WEEKDAY}"
+              rf"(?: (?:morning|afternoon|evening|night))?)|on {_WEEKDAY}s"
               # a count said roughly: "about 3 times a week", "like 3 times a week"
               r"|(?:(?:about|around|roughly|maybe|like) )?(?:once|twice|(?:two|three|four|five|six|\d) times) a "
               r"(?:day|week|month)|on (?:the )?weekends|at (?:the )?weekends|most (?:days|mornings|evenings|nights|"
-              r"weekends)|daily|regularly|a lot(?! for (?:work|my job)))")
+              r"weekends|nights)|daily|regularly|a lot(?! for (?:work|my job)))")
+# How much of a pastime one outing is, between it and how often: "I cycle 50 miles every weekend", "I swim
+# a few laps every lunchtime"; a distance or a time, never an object ("I run errands every morning").
+_HOW_MUCH = (r"(?:(?:a few|a couple of|about|around|\d+(?:\.\d+)?|one|two|three|four|five|six|ten|twenty) ?"
+             r"(?:k|km|kilometres|kilometers|miles?|laps|lengths|hours?|minutes|mins)(?![\w'-]) )?")
 # A race run, which makes running a pastime: "I run marathons", "training for a half marathon".
 _RACE = r"(?:half[- ])?(?:marathons?|ultramarathons?|ultras|10ks?|5ks?)(?![\w'-])"
 # Who does a pastime, and the pastime: "a keen cyclist". Not "a baker" or "a painter", which are jobs.
@@ -1273,6 +1278,27 @@ def _outing(m: re.Match[str]) -> list[Fields]:
     value = m.group("value").casefold()
     said = f"to the {value}" if m.groupdict().get("place") else f"to a {value}" if m.groupdict().get("course") else value
     return [{"value": value, "said": said}]
+
+
+# A trip is told from an errand by where it went: a country, state or city of vocabulary.PLACES ("I went to
+# Tesco yesterday" is no trip), and, for "went to" and "was in", by when it was ("I went to Oxford for the
+# weekend" says neither when nor, on its own, more than a day out).
+_PLACE_VISITED = rf"(?P<place>(?i:{_alternation(vocabulary.PLACES)}))(?![\w'&-])"
+_TRIP_PAST = (rf"(?:last (?:week|weekend|month|year|summer|spring|fall|autumn|winter|{_WEEKDAY}|{_MONTH})|yesterday|"
+              rf"in (?:{_MONTH}|\d{{4}}|the (?:spring|summer|fall|autumn|winter))|(?:at|over) (?:the )?(?:Easter|"
+              r"Christmas|New Year|Thanksgiving|holidays|half[- ]term)|this (?:past )?(?:summer|spring|winter|"
+              r"fall|autumn)|(?:a|one|two|three|four|five|six|a few|a couple of) (?:days|weeks|months|years) ago)(?![\w'-])")
+_TRIP_SPAN = (r"(?:a|one|two|three|four|five|six|seven|ten|a few|a couple of|\d{1,2}) (?:long )?"
+              r"(?:days?|nights?|weeks?|weekends?|months?)")
+# What a trip was for, said between the place and when: "for our honeymoon", "for work".
+_TRIP_FOR = r"(?: for (?:a |an |the |my |our |his |her )?[\w-]+(?: [\w-]+)?)?"
+_TRIPPED = (r"(?:flew|travell?ed|drove (?:down|up|over|out)|took a (?:trip|holiday|vacation)|went on "
+            r"(?:a |an |our |my )?(?:trip|holiday|vacation|honeymoon))")
+
+
+def _trip(m: re.Match[str]) -> list[Fields]:
+    when = m.groupdict().get("when")
+    return [{"value": f"trip to {m.group('place')}", "said": f" {when[0].lower()}{when[1:]}" if when else ""}]
 
 
 def _title(m: re.Match[str]) -> list[Fields]:
@@ -2458,7 +2484,7 @@ _RULES = [
         rf"\b(?i:my) (?:favou?rite )?(?:hobby|hobbies|pastime|pastimes) (?:is|are|include) "
         rf"(?P<value>{_NOT_OBJECT}{_WORD}(?:\s+{_WORD}){{0,2}}?(?:(?:,| and) {_WORD}(?:\s+{_WORD}){{0,2}}?){{0,3}})"
         rf"{_PHRASE_END}",
-        rf"\b(?:I|[Ww]e) {_ADVERBS}play (?:the )?"
+        rf"\b(?:I|[Ww]e) {_ADVERBS}(?:play|practice|practise) (?:the )?"
         rf"(?P<value>(?i:{_alternation(vocabulary.PLAYED)}))(?![\w'-])",
         rf"\bI(?:'ve| have)? {_ADVERBS}(?:taken up|took up|picked up|got (?:really )?into|gotten (?:really )?into|started) "
         rf"(?P<value>(?i:{_alternation(vocabulary.HOBBIES)})){_PASTIME_END}",
@@ -2489,8 +2515,9 @@ _RULES = [
     ], "The user's hobby is {value}.", _pastime_verb, confidence=0.7, importance=0.5),
     # A pastime said with how often ("I swim three times a week"; not "I cycle to work every day"), or
     # as what the user is ("a keen cyclist") or does ("I run marathons").
-    _rule("preference", "hobby", "every each once twice times weekends most daily regularly lot", [
-        rf"\bI {_ADVERBS}(?P<verb>[a-z]+) {_HOW_OFTEN}(?![\w'-])",
+    _rule("preference", "hobby", "every each once twice times weekends most daily regularly lot mondays tuesdays "
+          "wednesdays thursdays fridays saturdays sundays", [
+        rf"\b(?:I|[Ww]e) {_ADVERBS}(?P<verb>[a-z]+) {_HOW_MUCH}{_HOW_OFTEN}(?![\w'-])",
     ], "The user's hobby is {value}.", _pastime_verb, confidence=0.7, importance=0.5),
     _rule("preference", "hobby", "run ran do did training m am as", [
         # "I ran the Lisbon half marathon last weekend"
@@ -2525,6 +2552,22 @@ _RULES = [
         rf"\b(?:I|[Ww]e)(?: all| both)? (?:went to|did|took|tried) (?:a|an|my first|our first) "
         rf"(?P<course>(?P<value>(?i:{_alternation(vocabulary.HOBBIES)}) (?:class|lesson|workshop|course|retreat))){_OUTING_END}",
     ], "The user went {said}.", _outing, confidence=0.7, importance=0.5),
+    # a trip done: "We went to Japan in May", "Just got back from two weeks in Peru", "I flew to Toronto"
+    _rule("event", "activity", "went flew traveled travelled drove took visited spent back was were", [
+        rf"\b(?:I|[Ww]e)(?: all| both)? went (?:back )?to {_PLACE_VISITED}{_TRIP_FOR} (?P<when>{_TRIP_PAST})",
+        rf"(?:^|[,;:]\s*)(?P<when>(?i:{_TRIP_PAST})),? (?:I|[Ww]e)(?: all| both)? went (?:back )?to {_PLACE_VISITED}",
+        # being somewhere is a trip when it was lately ("I was in Berlin last week"); "I was in London in
+        # 2015" may be a year lived there
+        rf"\b(?:I|[Ww]e)(?: all| both)? (?:was|were) in {_PLACE_VISITED}{_TRIP_FOR} "
+        rf"(?P<when>(?!in \d|last year|\w+ years ago){_TRIP_PAST})",
+        rf"\b(?:I|[Ww]e)(?: all| both)? (?:{_TRIPPED} to|visited) {_PLACE_VISITED}(?:{_TRIP_FOR} (?P<when>{_TRIP_PAST}))?",
+        rf"\b(?:I|[Ww]e)(?:'ve| have)? {_ADVERBS}spent {_TRIP_SPAN} (?:in|on|touring|exploring|travell?ing) {_PLACE_VISITED}",
+        # back from it, said now, with how long or what it was: "Just got back from two weeks in Peru", "Back
+        # from a long weekend in Rome!" ("I'm back from Paris" may be from a day's work there)
+        rf"\b(?:I|[Ww]e)(?:'m|'re| am| are| have| 've)? {_ADVERBS}(?:got |came |flew |arrived )?back from "
+        rf"(?:(?:{_TRIP_SPAN}|(?:a|an|our|my) (?:[\w-]+ ){{0,2}}?(?:trip|holiday|vacation|weekend|week|honeymoon)) "
+        rf"(?:in|to|around|through) ){_PLACE_VISITED}",
+    ], "The user went on a {value}{said}.", _trip, confidence=0.7, importance=0.5),
     _rule("fact", "book", "reading read finished reread", [
         rf"\bI(?:'m| am|'ve been| have been|(?:'ve| have)? (?:just |recently )?(?:started|finished)) {_ADVERBS}"
         rf"(?:re-?)?reading (?:the (?:book|novel) )?(?:{_TITLE}){_TITLE_END}",
@@ -2537,12 +2580,22 @@ _RULES = [
         rf"(?:called|named) (?:{_TITLE}){_TITLE_END}",
     ], "The user plays {value}.", _title, confidence=0.7, importance=0.5),
     # plans and dates
-    _rule("event", "plan", "planning plan intend next tomorrow tonight this in on", [
+    _rule("event", "plan", "planning plan intend next tomorrow tonight this in on decided booked over at", [
         rf"\b(?:I|[Ww]e)(?:'m|'re| am| are) planning (?:to|on) (?P<value>{_phrase(8)})",
+        # a decision taken, not yet done: "I've decided to quit my job in March"
+        rf"\b(?:I|[Ww]e)(?:'ve| have) (?:just |finally |now )?decided to (?P<value>{_phrase(8)})",
+        rf"\b(?i:my|our) (?:plan|intention) is to (?P<value>{_phrase(8)})",
+        rf"\b(?:I|[Ww]e)(?:'ve| have)? (?:just |finally )?booked (?P<value>an? (?:trip|holiday|vacation|cruise|"
+        rf"weekend away) to {_phrase(6)})",
+        # what the user is going to do, with when, a week or more ahead: "I'm going to sell my car in June"
+        # (not "I'm going to cry", which says no time, nor the errand of "I'm going to study the contract tonight")
+        rf"\b(?:I|[Ww]e)(?:'m|'re| am| are) going to (?P<value>(?!be\b|go\b|have to\b)[a-z]+(?: {_WORD}){{0,5}}? "
+        rf"(?!tonight|tomorrow|this (?:weekend|month)|on {_WEEKDAY}){_TRIP_WHEN})(?=\s*(?:[.,;!?]|$))",
         rf"\b(?:I|[Ww]e)(?:'m|'re| am| are) planning (?P<value>an? (?:trip|holiday|vacation|visit) to {_phrase(6)})",
         rf"\b(?:I|[Ww]e) (?:plan|intend) (?:to|on) (?P<value>{_phrase(8)})",
         rf"\b(?:I|[Ww]e)(?:'m|'re| am| are) (?P<value>(?:going|flying|driving|heading|moving|relocating|travelling|"
-        rf"traveling|getting married|visiting)(?: to| back to)?(?: {_PROPER})? {_TRIP_WHEN})"
+        rf"traveling|getting married|visiting)(?: to| back to)?(?: {_PROPER}{_TRIP_FOR}| (?<=visiting )(?:my|our) "
+        rf"[a-z]+(?:-in-law)?s?(?: in {_PROPER})?)? {_TRIP_WHEN})"
         # what the trip is for may follow: "relocating to Copenhagen next year for my husband's job"
         r"(?=\s*(?:[.,;!?]|$)|\s+(?:for|with|because|to)\b)",
         # a race ahead: "I'm doing the London half marathon in April" ("doing" is no plan by itself)
@@ -2557,7 +2610,7 @@ _RULES = [
         rf"\b(?:I|[Ww]e)(?:'ll| will) be (?P<value>in {_PROPER} {_TRIP_WHEN})(?=\s*(?:[.,;!?]|$)|\s+(?:for|with)\b)",
         # the time said first: "Next month I'm moving to Leeds"
         rf"(?:^|[,;:]\s*)(?P<when>(?i:{_TRIP_WHEN})),? (?:I|[Ww]e)(?:'m|'re| am| are) (?P<value>(?:going|flying|driving|"
-        rf"heading|moving|relocating|travelling|traveling|visiting)(?: to| back to)? {_PROPER})"
+        rf"heading|moving|relocating|travelling|traveling|visiting)(?: to| back to)? {_PROPER}{_TRIP_FOR})"
         r"(?=\s*(?:[.,;!?]|$)|\s+(?:for|with|because)\b)",
     ], "The user's plan: {value}.", _plan, confidence=0.7, importance=0.6),
     # A job said before it starts: "Starting at Notion in April", "I start at Notion next month", "my
@@ -2756,6 +2809,9 @@ _CORRECTION = re.compile(
 _RESTATED = re.compile(r"(?i:actually|sorry|oops|correction|my bad|no wait|wait|typo|scratch that)\b[,:!]?\s+(?i:(?:I|my|it)\b)")
 _MEANT = re.compile(rf"(?i:sorry|oops|actually|no|correction|my bad)[,:!]?\s+(?i:I meant|I mean)\s+"
                     rf"(?P<new>(?!I\b){_CAPWORD}(?:\s+{_CAPWORD}){{0,3}})[.!]?")
+# A correction of a name said with the person's pronoun: "Sorry, her name is Anna." (_correct_named).
+_NAMED_AGAIN = re.compile(rf"(?i:actually|sorry|oops|correction|my bad|no wait|wait)[,:!]?\s+(?P<pronoun>(?i:her|his|its))"
+                          rf"\s+name(?:'s|\s+is)\s+(?P<new>(?!I\b){_CAPWORD}(?:\s+{_CAPWORD}){{0,3}})[.!]?")
 # Words of a corrected statement that need not be words of the fact it corrects.
 _CORRECTION_WORDS = frozenset(
     "actually sorry oops correction my bad no i meant mean said it it's is i'm im a an the our we i'd".split())
@@ -2821,7 +2877,7 @@ _DROPPED_SUBJECT = re.compile(
     r"^(?:(?:so|and|also|oh|well|ok|okay|yeah|yes|btw|update)\b[,:!]?\s+)?"
     rf"(?={_SOON}(?:started|began|joined|moved|relocated|got|quit|left|switched|adopted|went|turned|became|landed|sold|bought|"
     r"signed|stopped|gave|picked|took|been|grew|starting|joining|moving|relocating|going|getting|flying|heading|driving|"
-    r"travelling|traveling|allergic|not (?:a )?(?:big )?fan|(?:not|no longer) at)\b|no (?:kids|children)(?= yet\b|\s*(?:[.!;]|$)))",
+    r"travelling|traveling|allergic|back from|not (?:a )?(?:big )?fan|(?:not|no longer) at)\b|no (?:kids|children)(?= yet\b|\s*(?:[.!;]|$)))",
     re.IGNORECASE)
 _BEEN = re.compile(rf"{_SOON}been\b", re.IGNORECASE)
 # A time of the user's life said first without its comma ("When I was little we had a rabbit called
@@ -2850,7 +2906,7 @@ _TIME_OF_LIFE = re.compile(
 # a dropped "I have" ("no kids yet", "No kids."; not "No kids, not three", a correction's) and a
 # dropped "I've" ("got 2 cats": had, not just got).
 _AM = re.compile(rf"{_SOON}(?:starting|joining|moving|relocating|going|getting|flying|heading|driving|travelling|"
-                 r"traveling|allergic|not|no longer)\b", re.IGNORECASE)
+                 r"traveling|allergic|back from|not|no longer)\b", re.IGNORECASE)
 _HAVE_NONE = re.compile(r"no\b", re.IGNORECASE)
 _GOT_COUNT = re.compile(rf"{_SOON}got (?:\d+|{_alternation(_UNITS[1:])})\b", re.IGNORECASE)
 
@@ -3012,13 +3068,21 @@ class OfflineExtractor:
                 for match in corrections:
                     if earlier is None:
                         earlier = _Facts(self.extract(history, []))
-                    _correct(found, earlier, match, message["id"], said, subject)
+                    if not _correct(found, earlier, match, message["id"], said, subject) \
+                            and not _correct_within(found, found, message["id"], match, message["id"], said, subject) \
+                            and before is not None and before["role"] == "user":
+                        _correct_within(found if i else earlier, found, before["id"], match, message["id"], said,
+                                        subject)
                 meant = _MEANT.fullmatch(read)
                 if meant and before is not None and before["role"] == "user":
                     if earlier is None and not i:
                         earlier = _Facts(self.extract(history, []))
                     _correct_meant(found if i else earlier, found, before["id"], meant.group("new"), message["id"],
                                    said, subject)
+                elif (named := _NAMED_AGAIN.fullmatch(read)) and before is not None and before["role"] == "user":
+                    if earlier is None and not i:
+                        earlier = _Facts(self.extract(history, []))
+                    _correct_named(found if i else earlier, found, before["id"], named, message["id"], said, subject)
                 elif not corrections and _RESTATED.match(read) and before is not None and before["role"] == "user":
                     if earlier is None and not i:
                         earlier = _Facts(self.extract(history, []))
@@ -3072,6 +3136,9 @@ class _Facts:
         self._order: dict[int, Candidate] = {}  # a dict keeps insertion order and deletes in O(1)
         # Built at the first correction: most messages have none.
         self._by_value: dict[tuple[str, str | int], list[int]] | None = None
+        # The facts of each message by the words of their values, a dict as an ordered set (a fact
+        # dropped is deleted when met): built at the first correction of one word of a longer value.
+        self._by_word: dict[tuple[str, str], dict[int, None]] | None = None
         self._next = 0
         for candidate in candidates:
             self.add(candidate)
@@ -3082,11 +3149,38 @@ class _Facts:
         self._order[number] = candidate
         if self._by_value is not None:
             self._index(number, candidate)
+        if self._by_word is not None:
+            self._index_words(number, candidate)
 
     def _index(self, number: int, candidate: Candidate) -> None:
         # Only a value its content states can be corrected: the content is rewritten around it.
         if candidate.value in candidate.content:
             self._by_value.setdefault(_value_mark(candidate.value), []).append(number)
+
+    def _index_words(self, number: int, candidate: Candidate) -> None:
+        for word in set(_VALUE_WORD.findall(candidate.value.casefold())):
+            self._by_word.setdefault((candidate.source_message_id, word), {})[number] = None
+
+    def saying(self, message_id: str, word: str, fits: Callable[[Candidate], bool],
+               most: int = 2) -> list[tuple[int, Candidate]]:
+        """The last `most` facts of a message that fit and whose value says `word` (case ignored), the
+        latest first: the wrong word of a correction, found without rescanning every fact."""
+        if self._by_word is None:
+            self._by_word = {}
+            for number, candidate in self._order.items():
+                self._index_words(number, candidate)
+        numbers = self._by_word.get((message_id, word.casefold()), {})
+        found, dropped = [], []
+        for number in reversed(numbers):
+            if number not in self._order:
+                dropped.append(number)
+            elif fits(self._order[number]):
+                found.append((number, self._order[number]))
+                if len(found) == most:
+                    break
+        for number in dropped:
+            del numbers[number]
+        return found
 
     def latest(self, value: str, most: int = 3) -> list[tuple[int, Candidate]]:
         """The last `most` facts with this value, the latest first."""
@@ -3121,7 +3215,7 @@ class _Facts:
 
 
 def _correct(found: _Facts, earlier: _Facts, match: re.Match[str], message_id: str, quote: str,
-             subject: str) -> None:
+             subject: str) -> bool:
     """Re-state the fact whose value was the wrong one with the right value; the wrong one, if
     stated in this turn, is dropped. Nothing happens when no fact of the speaker's had the wrong
     value, when the right value has not the wrong one's shape, or when the words said around it are
@@ -3141,7 +3235,43 @@ def _correct(found: _Facts, earlier: _Facts, match: re.Match[str], message_id: s
                 found.drop(number)
             found.add(replace(wrong, value=right, content=wrong.content.replace(wrong.value, right, 1),
                               source_message_id=message_id, raw_quote=quote, corrects=wrong.value))
-            return
+            return True
+    return False
+
+
+# The shapes a word of a longer value is corrected in: a day for a day, a month for a month, a number
+# for a number, a name for a name.
+_VALUE_WORD = re.compile(r"[\w'-]+")
+_WORD_SHAPES = tuple(re.compile(rf"{shape}$") for shape in (_WEEKDAY, _MONTH, r"\d+(?:st|nd|rd|th)?", _CAPWORD))
+
+
+def _correct_within(pool: _Facts, found: _Facts, said_in: str, match: re.Match[str], message_id: str,
+                    quote: str, subject: str) -> bool:
+    """"Sorry, I meant Wednesday, not Tuesday.", said right after "I'm flying to Berlin next Tuesday." (or
+    in the same message, `said_in`): the wrong value one word of a longer one (the plan "flying to Berlin
+    next Tuesday"), that fact re-stated with the right word. Nothing unless one fact of that message says
+    that word, once, and the right word is of its shape, said with no words but a correction's."""
+    old = match.group("old") or match.group("old2")
+    said = (match.group("new2") or match.group("said")).split()
+    if len(old.split()) != 1 or not said or any(word.casefold().strip(",") not in _CORRECTION_WORDS
+                                                  for word in said[:-1]):
+        return False
+    right = said[-1]
+    shape = next((s for s in _WORD_SHAPES if s.match(old)), None)
+    if shape is None or not shape.match(right) or right.casefold() == old.casefold():
+        return False
+    word = re.compile(rf"(?<![\w'-]){re.escape(old)}(?![\w'-])", re.IGNORECASE)
+    said_it = pool.saying(said_in, old, lambda c: c.subject == subject and not c.historical
+                          and len(word.findall(c.value)) == 1 and c.value in c.content)
+    if len(said_it) != 1:
+        return False
+    number, wrong = said_it[0]
+    value = word.sub(right, wrong.value)
+    if pool is found:  # said in this turn: only the right one is filed
+        found.drop(number)
+    found.add(replace(wrong, value=value, content=wrong.content.replace(wrong.value, value, 1),
+                      source_message_id=message_id, raw_quote=quote, corrects=wrong.value))
+    return True
 
 
 def _correct_meant(pool: _Facts, found: _Facts, before_id: str, right: str, message_id: str, quote: str,
@@ -3154,6 +3284,38 @@ def _correct_meant(pool: _Facts, found: _Facts, before_id: str, right: str, mess
     if len(named) != 1:
         return
     number, wrong = named[0]
+    if pool is found:  # said in this turn: only the right one is filed
+        found.drop(number)
+    found.add(replace(wrong, value=right, content=wrong.content.replace(wrong.value, right, 1),
+                      source_message_id=message_id, raw_quote=quote, corrects=wrong.value))
+
+
+def _gender(fact: Candidate) -> str | None:
+    """"her" or "his", when the fact's person says which: by its key ("sister_name"), else by its words
+    ("My husband is called Jon." files `partner_name`)."""
+    words = set(fact.key.split("_"))
+    if words.isdisjoint(_HIS | _HERS):
+        words = set(re.findall(r"[\w'-]+", fact.raw_quote.casefold()))
+    his, hers = not words.isdisjoint(_HIS), not words.isdisjoint(_HERS)
+    return "his" if his and not hers else "her" if hers and not his else None
+
+
+def _correct_named(pool: _Facts, found: _Facts, before_id: str, named: re.Match[str], message_id: str, quote: str,
+                   subject: str) -> None:
+    """"Sorry, her name is Anna.", said right after a message that filed a name: the last name that
+    message filed, of a person (or pet) the pronoun may stand for, re-stated with the right one ("My
+    sister is Ana and my brother is Tom." then "Sorry, his name is Thomas": Tom). Nothing when the message
+    before filed no name the pronoun fits."""
+    pronoun = named.group("pronoun").casefold()
+    fits = [(n, c) for n, c in pool.of_message(before_id) if c.subject == subject and c.key.endswith("name")
+            and c.value[:1].isupper() and c.value in c.content and not c.historical
+            and _gender(c) in (None, pronoun)]
+    if not fits:
+        return
+    number, wrong = fits[-1]
+    right = named.group("new")
+    if _value_mark(right) == _value_mark(wrong.value):
+        return
     if pool is found:  # said in this turn: only the right one is filed
         found.drop(number)
     found.add(replace(wrong, value=right, content=wrong.content.replace(wrong.value, right, 1),
