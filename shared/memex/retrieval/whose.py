@@ -1,0 +1,67 @@
+"""Whose fact: a question about someone in the user's life is not answered by the user's own facts.
+
+"Where does my wife work?" is as near in meaning to "The user's employer is Spotify." as to "The
+user's wife works at Google.", and shares its words: the user's own employer came first, or was the
+only answer of a user who never said where the wife works (docs/measurements/quality.md, "Whose
+fact"). A question whose subject is someone the user speaks of by their place in their life (a
+possessive and a word of the offline extractor's vocabulary: "does my wife", "is her brother",
+"What's my dad's job?") or by the name a memory found gives such a person ("Where does Ana work?",
+named.py), and that does not ask about the user too ("I", "we", "our"), is about that person. The
+user's own facts (a fact about the user that names nobody in the user's life: "The user lives in
+Leeds.") are then no answer, nor the user's messages they were drawn from unless those name someone
+("I work at Spotify." goes; "I work at Spotify and my wife at Google." stays). A fact about someone
+else, a message that names them, and whatever a participant said are left to the rest of the ranking.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Iterable, Mapping
+
+from memex.db.memories import Found
+from memex.extraction import vocabulary
+from memex.retrieval import named
+
+# The people a user names by their place in their life, by the words both extractors say them with.
+_PEOPLE = sorted({*vocabulary.RELATIONS, *vocabulary.CHILDREN, *vocabulary.OTHER_PEOPLE, *vocabulary.PEOPLE,
+                  "grandparents"}, key=len, reverse=True)
+_PERSON = "|".join(re.escape(word) for word in _PEOPLE)
+_NAMES_A_PERSON = re.compile(rf"\b(?:{_PERSON})(?:e?s)?\b", re.IGNORECASE)
+# The person is the question's subject: right after its verb ("does my wife work", "is her brother
+# at", "What's my dad's job?"), not an aside to someone else's question ("What did Melanie do with
+# her kids?").
+_ASKS_OF_THEM = re.compile(
+    rf"(?:\b(?:is|are|was|were|does|do|did|has|have|had|can|could|will|would|should)|['’]s)\s+"
+    rf"(?:my|your|her|his|the\s+user['’]?s)\s+(?:{_PERSON})(?:e?s)?\b", re.IGNORECASE)
+# The user asked about too: "Where do my wife and I live?", "Does my sister know our address?".
+_USER_TOO = re.compile(r"\b(?:i|me|myself|we|us|our|ours)\b", re.IGNORECASE)
+
+
+def about_someone_else(question: str, found: Iterable[Found]) -> bool:
+    """Whether `question` asks about someone in the user's life and not about the user too."""
+    question = question.replace("’", "'")
+    if _ASKS_OF_THEM.search(question):
+        return not _USER_TOO.search(question)
+    if named._USER.search(question):
+        return False
+    asked = named.names(question)
+    if not asked:
+        return False
+    found = list(found)
+    # placed in the user's life by a memory found: "The user's wife is named Ana.", "my friend Sarah"
+    return any(named._placed(name, found) for name in asked)
+
+
+def _own(memory: Found) -> bool:
+    """A fact about the user that names no one else in the user's life."""
+    return memory.memory_type == "semantic" and memory.speaker is None and memory.subject == "user" \
+        and not _NAMES_A_PERSON.search(memory.content)
+
+
+def not_theirs(kept: list[str], found: Mapping[str, Found]) -> list[str]:
+    """`kept` without the user's own facts and the user's messages they were drawn from that name nobody."""
+    own = {item for item in kept if _own(found[item])}
+    sources = {found[item].message_id for item in found if _own(found[item]) and found[item].message_id}
+    return [item for item in kept if item not in own and not (
+        found[item].memory_type == "episodic" and found[item].speaker is None
+        and found[item].message_id in sources and not _NAMES_A_PERSON.search(found[item].content))]
