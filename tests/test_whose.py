@@ -32,8 +32,15 @@ def test_the_user_or_a_stranger_is_not(question):
     assert not whose.about_someone_else(question, [])
 
 
-def test_a_name_a_memory_found_places_in_the_users_life_is_someone_else():
-    assert whose.about_someone_else("Where does Ana work?", [_fact("The user's wife is named Ana.")])
+@pytest.mark.parametrize("content", ["The user's wife is named Ana.", "My wife's name is Ana.",
+                                     "I went with my sister Ana.", "Ana is the user's wife."])
+def test_a_name_a_memory_found_places_in_the_users_life_is_someone_else(content):
+    assert whose.about_someone_else("Where does Ana work?", [_fact(content)])
+
+
+@pytest.mark.parametrize("content", ["The user's name is Ana.", "Hi! I'm Ana.", "Ana and I went to Lisbon."])
+def test_the_users_own_name_or_a_name_in_passing_is_not(content):
+    assert not whose.about_someone_else("Where does Ana work?", [_fact(content)])
 
 
 def test_the_users_own_facts_and_their_messages_go_the_others_stay():

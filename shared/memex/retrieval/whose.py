@@ -48,8 +48,16 @@ def about_someone_else(question: str, found: Iterable[Found]) -> bool:
     if not asked:
         return False
     found = list(found)
-    # placed in the user's life by a memory found: "The user's wife is named Ana.", "my friend Sarah"
-    return any(named._placed(name, found) for name in asked)
+    return any(_placed(name, found) for name in asked)
+
+
+def _placed(name: str, found: list[Found]) -> bool:
+    """Whether a memory found says `name` is someone in the user's life ("The user's wife is named Ana.",
+    "my friend Sarah", "Ana is my wife"); not the user's own name ("The user's name is Dana.")."""
+    said = re.escape(name)
+    placed = re.compile(rf"\b(?:{_PERSON})(?:e?s)?(?:['’]s\s+name\s+is|\s+is\s+(?:named|called)|\s+named|\s+called|,)?"
+                        rf"\s+{said}\b|\b{said}\s+is\s+(?:the\s+user['’]s|my|her|his)\s+(?:{_PERSON})\b", re.IGNORECASE)
+    return any(name.casefold() in memory.content.casefold() and placed.search(memory.content) for memory in found)
 
 
 def _own(memory: Found) -> bool:
