@@ -55,6 +55,17 @@ def test_the_users_own_facts_and_their_messages_go_the_others_stay():
     assert whose.not_theirs(list(found), found) == ["wife", "both", "other"]
 
 
+def test_a_message_that_names_someone_by_a_name_an_introduction_gives_stays():
+    found = {
+        "husband": _fact("The user's husband is named Omar.", "m1"),
+        "move": _fact("The user plans to move to Edinburgh.", "m2"),
+        "said": _fact("We're moving to Edinburgh in May, Omar got a transfer.", "m2", "episodic"),
+        "city": _fact("The user lives in Glasgow.", "m3"),
+        "glasgow": _fact("I live in Glasgow.", "m3", "episodic"),
+    }
+    assert whose.not_theirs(list(found), found) == ["husband", "said"]
+
+
 def test_the_service_answers_a_relatives_question_with_theirs_only(tenant):
     tenant.turn("I work at Spotify.", "My wife works at Google.")
     results = tenant.search("Where does my wife work?")

@@ -60,16 +60,20 @@ def _placed(name: str, found: list[Found]) -> bool:
     return any(name.casefold() in memory.content.casefold() and placed.search(memory.content) for memory in found)
 
 
-def _own(memory: Found) -> bool:
-    """A fact about the user that names no one else in the user's life."""
-    return memory.memory_type == "semantic" and memory.speaker is None and memory.subject == "user" \
-        and not _NAMES_A_PERSON.search(memory.content)
-
-
 def not_theirs(kept: list[str], found: Mapping[str, Found]) -> list[str]:
-    """`kept` without the user's own facts and the user's messages they were drawn from that name nobody."""
-    own = {item for item in kept if _own(found[item])}
-    sources = {found[item].message_id for item in found if _own(found[item]) and found[item].message_id}
-    return [item for item in kept if item not in own and not (
+    """`kept` without the user's own facts and the user's messages they were drawn from that name
+    nobody in the user's life, by a relation word or by a name a memory found gives such a person
+    ("We're moving to Edinburgh, Omar got a transfer." stays when "My husband Omar" was found)."""
+    names = {match.group("name") for memory in found.values() if memory.memory_type == "semantic"
+             and (match := named._introduction(memory.content)) and _NAMES_A_PERSON.search(match.group("place"))}
+    someone = re.compile("|".join([rf"\b(?:{_PERSON})(?:e?s)?\b", *(rf"\b{re.escape(name)}\b" for name in names)]),
+                         re.IGNORECASE)
+
+    def own(memory: Found) -> bool:
+        return memory.memory_type == "semantic" and memory.speaker is None and memory.subject == "user" \
+            and not someone.search(memory.content)
+
+    sources = {memory.message_id for memory in found.values() if memory.message_id and own(memory)}
+    return [item for item in kept if not own(found[item]) and not (
         found[item].memory_type == "episodic" and found[item].speaker is None
-        and found[item].message_id in sources and not _NAMES_A_PERSON.search(found[item].content))]
+        and found[item].message_id in sources and not someone.search(found[item].content))]
