@@ -18,7 +18,7 @@ def _fact(content: str, message_id: str = "m1", memory_type: str = "semantic", s
     "Where is the user's wife employed?", "What does my mom do?", "Does my cousin have a pet?",
 ])
 def test_a_relative_as_the_subject_is_someone_else(question):
-    assert whose.about_someone_else(question, [])
+    assert whose.about_someone_else(question, [], [])
 
 
 @pytest.mark.parametrize("question", [
@@ -29,18 +29,25 @@ def test_a_relative_as_the_subject_is_someone_else(question):
     "What is my job?",
 ])
 def test_the_user_or_a_stranger_is_not(question):
-    assert not whose.about_someone_else(question, [])
+    assert not whose.about_someone_else(question, [], [])
 
 
 @pytest.mark.parametrize("content", ["The user's wife is named Ana.", "My wife's name is Ana.",
                                      "I went with my sister Ana.", "Ana is the user's wife."])
 def test_a_name_a_memory_found_places_in_the_users_life_is_someone_else(content):
-    assert whose.about_someone_else("Where does Ana work?", [_fact(content)])
+    assert whose.about_someone_else("Where does Ana work?", [_fact(content)], [])
 
 
 @pytest.mark.parametrize("content", ["The user's name is Ana.", "Hi! I'm Ana.", "Ana and I went to Lisbon."])
 def test_the_users_own_name_or_a_name_in_passing_is_not(content):
-    assert not whose.about_someone_else("Where does Ana work?", [_fact(content)])
+    assert not whose.about_someone_else("Where does Ana work?", [_fact(content)], [])
+
+
+def test_a_participant_or_unread_names_are_not_someone_the_user_speaks_of():
+    found = [_fact("My friend John came over.")]
+    assert whose.about_someone_else("Where does John work?", found, [])
+    assert not whose.about_someone_else("Where does John work?", found, ["John", "Maria"])
+    assert not whose.about_someone_else("Where does John work?", found, None)
 
 
 def test_the_users_own_facts_and_their_messages_go_the_others_stay():

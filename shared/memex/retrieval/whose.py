@@ -37,14 +37,18 @@ _ASKS_OF_THEM = re.compile(
 _USER_TOO = re.compile(r"\b(?:i|me|myself|we|us|our|ours)\b", re.IGNORECASE)
 
 
-def about_someone_else(question: str, found: Iterable[Found]) -> bool:
-    """Whether `question` asks about someone in the user's life and not about the user too."""
+def about_someone_else(question: str, found: Iterable[Found], known: Iterable[str] | None) -> bool:
+    """Whether `question` asks about someone in the user's life and not about the user too; by name,
+    only when `known` (the user's and the participants' names, None when not read) does not hold it:
+    a participant, who may be the user ("John: ..." in a conversation the user is John in), is not
+    someone the user speaks of."""
     question = question.replace("’", "'")
     if _ASKS_OF_THEM.search(question):
         return not _USER_TOO.search(question)
-    if named._USER.search(question):
+    if known is None or named._USER.search(question):
         return False
-    asked = named.names(question)
+    said = {name.casefold() for name in known}
+    asked = [name for name in named.names(question) if name.casefold() not in said]
     if not asked:
         return False
     found = list(found)
