@@ -5,8 +5,8 @@ user's wife works at Google.", and shares its words: the user's own employer cam
 only answer of a user who never said where the wife works (docs/measurements/quality.md, "Whose
 fact"). A question whose subject is someone the user speaks of by their place in their life (a
 possessive and a word of the offline extractor's vocabulary: "does my wife", "is her brother",
-"What's my dad's job?") or by the name a memory found gives such a person ("Where does Ana work?",
-named.py), and that does not ask about the user too ("I", "we", "our"), is about that person. The
+"What's my dad's job?") or by the name a memory found gives such a person ("Where does Ana work?" beside
+"The user's wife is named Ana."; not the user's own name nor a participant's), and that does not ask about the user too ("I", "we", "our"), is about that person. The
 user's own facts (a fact about the user that names nobody in the user's life: "The user lives in
 Leeds.") are then no answer, nor the user's messages they were drawn from unless those name someone
 ("I work at Spotify." goes; "I work at Spotify and my wife at Google." stays). A fact about someone
