@@ -30,7 +30,9 @@ extractor and questions about it, a `dev` set and a `heldout` set. Two parts:
   `phrasings` ones, each fact of a key family asked about in other words ("Which company is she
   with?"), whose `unrelated` questions (the same words about something else) must return nothing,
   and its `order` ones, which several facts answer: the one expected first, and for some (`then`)
-  the one expected right after it (the current employer, then the job to come).
+  the one expected right after it (the current employer, then the job to come). Its `whose` histories
+  ask about a relative of a user who told their own fact of the kind (`both`: and the relative's, which
+  must come first with the user's own never above it; `own`: the user's own only, which may not come back).
   Last, each of the fixture's `several` statements (several facts in one message) is told to a fresh
   user: asked about what only the message's other words say (`other`), the message must come back
   above every fact drawn from it; asked about one of its facts (`same`), that fact must come first.
@@ -154,6 +156,15 @@ def service(fixture: dict[str, Any]) -> dict[str, Any]:
                     for question in history.get("unrelated", []):
                         phrasings_noise.append({"set": split, "question": question, "returned": [
                             r["content"] for r in _search(client, user, question)]})
+        whose = []
+        for told, splits in fixture.get("whose", {}).items():
+            for split, histories in splits.items():
+                for h, history in enumerate(histories):
+                    user = f"w{told}{split}{h}-{tag}"
+                    for n, text in enumerate(history["said"]):
+                        _user(client, user, text, f"s{n}", f"2026-01-{n + 5:02d}T09:00:00Z")
+                    for case in history["asked"]:
+                        whose.append({"told": told, **_crowded(split, case, _search(client, user, case["question"]))})
         several = []
         for n, said in enumerate(fixture.get("several", [])):
             user = f"m{n}-{tag}"
@@ -168,7 +179,7 @@ def service(fixture: dict[str, Any]) -> dict[str, Any]:
                                     "top": [r["content"] for r in found[:2]]})
     return {"alone": rows, "noise": noise, "together": together, "replaced": replaced, "past_noise": past_noise,
             "kinds": kinds, "crowded": crowded, "topics": topics, "ended": ended,
-            "without_work": without_work, "several": several,
+            "without_work": without_work, "several": several, "whose": whose,
             "phrasings": phrasings, "phrasings_noise": phrasings_noise, "order": order}
 
 
@@ -336,6 +347,18 @@ def render(measured: dict[str, Any]) -> str:
                               for r in mine if r["wrong_above"] or not r["first"]]
                     lines += [f"  NOT NEXT: {r['question']!r} -> {r['top']}" for r in then
                               if r["first"] and not r["wrong_above"] and not r["then"]]
+            mine = [r for r in measured.get("whose", []) if r["set"] == split and r["told"] == "both"]
+            if mine:
+                lines.append(f"a relative asked about, their fact and the user's own told, {split}: theirs found "
+                             f"{sum(r['found'] for r in mine)}/{len(mine)}, first {sum(r['first'] for r in mine)}"
+                             f"/{len(mine)}, the user's own above it {sum(r['wrong_above'] for r in mine)}/{len(mine)}")
+                lines += [f"  {'WRONG ABOVE' if r['wrong_above'] else 'NOT FIRST'}: {r['question']!r} -> {r['top']}"
+                          for r in mine if r["wrong_above"] or not r["first"]]
+            mine = [r for r in measured.get("whose", []) if r["set"] == split and r["told"] == "own"]
+            if mine:
+                lines.append(f"a relative asked about, only the user's own told, {split}: the user's own returned "
+                             f"{sum(r['wrong_above'] for r in mine)}/{len(mine)}")
+                lines += [f"  RETURNED: {r['question']!r} -> {r['top']}" for r in mine if r["wrong_above"]]
             loud = [r for r in measured.get("phrasings_noise", []) if r["set"] == split and r["returned"]]
             if measured.get("phrasings_noise"):
                 lines.append(f"a fact's words about something else, {split}: {len(loud)}/"

@@ -196,6 +196,10 @@ class Settings:
     # drops the memories that name only things of other kinds (retrieval/kinds.py). Measured on
     # bench.asked's `kinds` and LoCoMo (docs/measurements/quality.md).
     search_kinds: bool = True
+    # A question about someone in the user's life ("where does my wife work?", "how old is Ana?")
+    # drops the user's own facts and the messages they came from (retrieval/whose.py). Measured on
+    # bench.asked's `whose` and LoCoMo (docs/measurements/quality.md).
+    search_whose: bool = True
     # A question naming a kind of fact ("any pets?", "her hobbies", "his family") also ranks the
     # user's current facts filed under that kind's keys, which pass the floor (retrieval/topics.py).
     # Measured on bench.asked's `topics` and LoCoMo (docs/measurements/quality.md).
@@ -390,6 +394,7 @@ def load_settings() -> Settings:
         search_periods=_bool("MEMEX_SEARCH_PERIODS", True),
         search_in_common=_bool("MEMEX_SEARCH_IN_COMMON", True),
         search_kinds=_bool("MEMEX_SEARCH_KINDS", True),
+        search_whose=_bool("MEMEX_SEARCH_WHOSE", True),
         search_topics=_bool("MEMEX_SEARCH_TOPICS", True),
         search_neighbour_share=_float("MEMEX_SEARCH_NEIGHBOUR_SHARE", 0.5),
         search_neighbour_hits=_int("MEMEX_SEARCH_NEIGHBOUR_HITS", 5),

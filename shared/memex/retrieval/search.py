@@ -51,7 +51,7 @@ from memex.metrics import FLOOR_REJECTIONS, LLM_FALLBACKS
 from memex.models import SearchIn, wire_time
 from memex.retrieval import (answer_type, confirmed, current_first, feedback, floor, in_common, keyword_first,
                              keywords, kinds, learned, multihop, named, past, period, replies, rerank, rrf, scoring,
-                             speakers, stale, temporal, topics)
+                             speakers, stale, temporal, topics, whose)
 
 CANDIDATES_PER_CHANNEL = 100
 EXPANSION_CANDIDATES = 30  # per extra query: its lower ranks would add next to nothing
@@ -452,6 +452,11 @@ def _search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies 
 
     if stranger:
         kept = [item for item in kept if item in question.scores("keyword")]
+    # "Where does my wife work?" is as near the user's own employer as the wife's: the user's own
+    # facts answer no question about someone else in their life (whose.py)
+    if request.mode == "hybrid" and ctx.settings.search_whose and whose.about_someone_else(
+            request.query, found.values(), None if ahead is None or ahead.names is None else [*ahead.names, *ahead.user_names]):
+        kept = whose.not_theirs(kept, found)
 
     # 3. scoring: relevance blended with recency and importance, from what the rankings read
     now = request.reference_time or datetime.now(timezone.utc)

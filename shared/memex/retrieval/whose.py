@@ -1,0 +1,83 @@
+"""Whose fact: a question about someone in the user's life is not answered by the user's own facts.
+
+"Where does my wife work?" is as near in meaning to "The user's employer is Spotify." as to "The
+user's wife works at Google.", and shares its words: the user's own employer came first, or was the
+only answer of a user who never said where the wife works (docs/measurements/quality.md, "Whose
+fact"). A question whose subject is someone the user speaks of by their place in their life (a
+possessive and a word of the offline extractor's vocabulary: "does my wife", "is her brother",
+"What's my dad's job?") or by the name a memory found gives such a person ("Where does Ana work?" beside
+"The user's wife is named Ana."; not the user's own name nor a participant's), and that does not ask about the user too ("I", "we", "our"), is about that person. The
+user's own facts (a fact about the user that names nobody in the user's life: "The user lives in
+Leeds.") are then no answer, nor the user's messages they were drawn from unless those name someone
+("I work at Spotify." goes; "I work at Spotify and my wife at Google." stays). A fact about someone
+else, a message that names them, and whatever a participant said are left to the rest of the ranking.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Iterable, Mapping
+
+from memex.db.memories import Found
+from memex.extraction import vocabulary
+from memex.retrieval import named
+
+# The people a user names by their place in their life, by the words both extractors say them with.
+_PEOPLE = sorted({*vocabulary.RELATIONS, *vocabulary.CHILDREN, *vocabulary.OTHER_PEOPLE, *vocabulary.PEOPLE,
+                  "grandparents"}, key=len, reverse=True)
+_PERSON = "|".join(re.escape(word) for word in _PEOPLE)
+_NAMES_A_PERSON = re.compile(rf"\b(?:{_PERSON})(?:e?s)?\b", re.IGNORECASE)
+# The person is the question's subject: right after its verb ("does my wife work", "is her brother
+# at", "What's my dad's job?"), not an aside to someone else's question ("What did Melanie do with
+# her kids?").
+_ASKS_OF_THEM = re.compile(
+    rf"(?:\b(?:is|are|was|were|does|do|did|has|have|had|can|could|will|would|should)|['’]s)\s+"
+    rf"(?:my|your|her|his|the\s+user['’]?s)\s+(?:{_PERSON})(?:e?s)?\b", re.IGNORECASE)
+# The user asked about too: "Where do my wife and I live?", "Does my sister know our address?".
+_USER_TOO = re.compile(r"\b(?:i|me|myself|we|us|our|ours)\b", re.IGNORECASE)
+
+
+def about_someone_else(question: str, found: Iterable[Found], known: Iterable[str] | None) -> bool:
+    """Whether `question` asks about someone in the user's life and not about the user too; by name,
+    only when `known` (the user's and the participants' names, None when not read) does not hold it:
+    a participant, who may be the user ("John: ..." in a conversation the user is John in), is not
+    someone the user speaks of."""
+    question = question.replace("’", "'")
+    if _ASKS_OF_THEM.search(question):
+        return not _USER_TOO.search(question)
+    if known is None or named._USER.search(question):
+        return False
+    said = {name.casefold() for name in known}
+    asked = [name for name in named.names(question) if name.casefold() not in said]
+    if not asked:
+        return False
+    found = list(found)
+    return any(_placed(name, found) for name in asked)
+
+
+def _placed(name: str, found: list[Found]) -> bool:
+    """Whether a memory found says `name` is someone in the user's life ("The user's wife is named Ana.",
+    "my friend Sarah", "Ana is my wife"); not the user's own name ("The user's name is Dana.")."""
+    said = re.escape(name)
+    placed = re.compile(rf"\b(?:{_PERSON})(?:e?s)?(?:['’]s\s+name\s+is|\s+is\s+(?:named|called)|\s+named|\s+called|,)?"
+                        rf"\s+{said}\b|\b{said}\s+is\s+(?:the\s+user['’]s|my|her|his)\s+(?:{_PERSON})\b", re.IGNORECASE)
+    return any(name.casefold() in memory.content.casefold() and placed.search(memory.content) for memory in found)
+
+
+def not_theirs(kept: list[str], found: Mapping[str, Found]) -> list[str]:
+    """`kept` without the user's own facts and the user's messages they were drawn from that name
+    nobody in the user's life, by a relation word or by a name a memory found gives such a person
+    ("We're moving to Edinburgh, Omar got a transfer." stays when "My husband Omar" was found)."""
+    names = {match.group("name") for memory in found.values() if memory.memory_type == "semantic"
+             and (match := named._introduction(memory.content)) and _NAMES_A_PERSON.search(match.group("place"))}
+    someone = re.compile("|".join([rf"\b(?:{_PERSON})(?:e?s)?\b", *(rf"\b{re.escape(name)}\b" for name in names)]),
+                         re.IGNORECASE)
+
+    def own(memory: Found) -> bool:
+        return memory.memory_type == "semantic" and memory.speaker is None and memory.subject == "user" \
+            and not someone.search(memory.content)
+
+    sources = {memory.message_id for memory in found.values() if memory.message_id and own(memory)}
+    return [item for item in kept if not own(found[item]) and not (
+        found[item].memory_type == "episodic" and found[item].speaker is None
+        and found[item].message_id in sources and not someone.search(found[item].content))]

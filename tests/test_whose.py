@@ -1,0 +1,88 @@
+"""A question about someone in the user's life is not answered by the user's own facts
+(retrieval/whose.py); a question about the user keeps them."""
+
+from __future__ import annotations
+
+import pytest
+
+from memex.db.memories import Found
+from memex.retrieval import whose
+
+
+def _fact(content: str, message_id: str = "m1", memory_type: str = "semantic", speaker: str | None = None) -> Found:
+    return Found(None, 0.8, content, speaker, "user", "t1", message_id, memory_type)
+
+
+@pytest.mark.parametrize("question", [
+    "Where does my wife work?", "How old is my sister?", "What's my dad's job?", "Which company is her brother at?",
+    "Where is the user's wife employed?", "What does my mom do?", "Does my cousin have a pet?",
+])
+def test_a_relative_as_the_subject_is_someone_else(question):
+    assert whose.about_someone_else(question, [], [])
+
+
+@pytest.mark.parametrize("question", [
+    "Where do I work?", "Where do my wife and I live?", "Does my sister know our address?",
+    "What did Melanie do with her kids?",  # the kids are not the subject
+    "Where does my dog sleep?",  # a pet is no one in the user's life
+    "Where does Ana work?",  # a name nothing found places in the user's life
+    "What is my job?",
+])
+def test_the_user_or_a_stranger_is_not(question):
+    assert not whose.about_someone_else(question, [], [])
+
+
+@pytest.mark.parametrize("content", ["The user's wife is named Ana.", "My wife's name is Ana.",
+                                     "I went with my sister Ana.", "Ana is the user's wife."])
+def test_a_name_a_memory_found_places_in_the_users_life_is_someone_else(content):
+    assert whose.about_someone_else("Where does Ana work?", [_fact(content)], [])
+
+
+@pytest.mark.parametrize("content", ["The user's name is Ana.", "Hi! I'm Ana.", "Ana and I went to Lisbon."])
+def test_the_users_own_name_or_a_name_in_passing_is_not(content):
+    assert not whose.about_someone_else("Where does Ana work?", [_fact(content)], [])
+
+
+def test_a_participant_or_unread_names_are_not_someone_the_user_speaks_of():
+    found = [_fact("My friend John came over.")]
+    assert whose.about_someone_else("Where does John work?", found, [])
+    assert not whose.about_someone_else("Where does John work?", found, ["John", "Maria"])
+    assert not whose.about_someone_else("Where does John work?", found, None)
+
+
+def test_the_users_own_facts_and_their_messages_go_the_others_stay():
+    found = {
+        "own": _fact("The user's employer is Spotify.", "m1"),
+        "said": _fact("I work at Spotify.", "m1", "episodic"),
+        "wife": _fact("The user's wife works at Google.", "m2"),
+        "both": _fact("I work at Spotify and my wife works at Google.", "m3", "episodic"),
+        "both_own": _fact("The user's employer is Spotify.", "m3"),
+        "other": _fact("I work at Google too.", "m4", "episodic", speaker="Ana"),
+    }
+    assert whose.not_theirs(list(found), found) == ["wife", "both", "other"]
+
+
+def test_a_message_that_names_someone_by_a_name_an_introduction_gives_stays():
+    found = {
+        "husband": _fact("The user's husband is named Omar.", "m1"),
+        "move": _fact("The user plans to move to Edinburgh.", "m2"),
+        "said": _fact("We're moving to Edinburgh in May, Omar got a transfer.", "m2", "episodic"),
+        "city": _fact("The user lives in Glasgow.", "m3"),
+        "glasgow": _fact("I live in Glasgow.", "m3", "episodic"),
+    }
+    assert whose.not_theirs(list(found), found) == ["husband", "said"]
+
+
+def test_the_service_answers_a_relatives_question_with_theirs_only(tenant):
+    tenant.turn("I work at Spotify.", "My wife works at Google.")
+    results = tenant.search("Where does my wife work?")
+    assert results and results[0].get("key") == "partner_employer", [r["content"] for r in results]
+    assert all("Spotify" not in r["content"] for r in results), [r["content"] for r in results]
+    assert any("Spotify" in r["content"] for r in tenant.search("Where do I work?"))
+
+
+def test_a_user_who_told_only_their_own_gets_none_of_it(tenant):
+    tenant.turn("I live in Leeds.", "My wife's name is Ana.")
+    for question in ("Where does my brother live?", "Where does Ana live?"):
+        assert all("Leeds" not in r["content"] for r in tenant.search(question)), question
+    assert any(r.get("value") == "Leeds" for r in tenant.search("Where do I live?"))
