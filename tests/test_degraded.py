@@ -136,7 +136,11 @@ def split_http(ctx, double):
         yield client
 
 
-def test_an_llm_that_cannot_split_the_question_leaves_the_offline_expansion(user, remote, split_http):
+def test_an_llm_that_cannot_split_the_question_leaves_the_offline_expansion(user, remote, split_http, monkeypatch):
+    from memex.retrieval import multihop
+
+    # each request asks here: the back-off across requests is test_multihop's
+    monkeypatch.setattr(multihop, "SPLIT_BACKOFF_SECONDS", 0.0)
     # nothing scripted: the double answers every chat request 500
     body = _search(user.through(split_http))
     assert body["degraded"] == ["llm"]

@@ -185,3 +185,54 @@ def test_a_hung_split_costs_a_search_one_wait_not_one_per_attempt(llm, ctx, monk
     assert multihop.split(settings, "Where do I walk my dog?") is None
     assert len(llm.chat_requests) == 1
     llm.scripts.clear()
+
+
+def test_a_split_the_endpoint_failed_is_not_asked_again_until_its_back_off_is_over(user, llm, ctx, plain, monkeypatch):
+    """A model that hangs: the first search waits the split's budget, the next ones (within the back-off)
+    ask nothing and answer at once; once the back-off is over one search asks again, and a failure then
+    doubles the back-off, a success ends it."""
+    from types import SimpleNamespace
+
+    from bench.openai_double import CHAT
+    from memex.retrieval import multihop
+
+    clock = [1000.0]
+    monkeypatch.setattr(multihop, "SPLIT_BUDGET_SECONDS", 0.5)
+    monkeypatch.setattr(multihop, "time", SimpleNamespace(monotonic=lambda: clock[0]))
+    backoff = multihop.SPLIT_BACKOFF_SECONDS
+    query = "where does the user work?"
+    expected = [r["id"] for r in _search(plain, user, query)]
+    llm.requests.clear()
+    llm.scripts.clear()
+    llm.hang_seconds = 2.0
+    llm.fail(CHAT, "hang")
+
+    def searched(client) -> tuple[int, list[str]]:
+        """The chat requests one search made, and what it found and named degraded."""
+        before = len(llm.chat_requests)
+        body = {"user_id": user.user, "query": query, "reference_time": WHEN}
+        response = client.post("/v1/search", json=body, headers=user.headers)
+        assert response.status_code == 200, response.text
+        assert [r["id"] for r in response.json()["results"]] == expected
+        return len(llm.chat_requests) - before, response.json().get("degraded", [])
+
+    try:
+        with _app(ctx, llm_base_url=llm.base_url, llm_model="down-model", llm_api_key="k", llm_multihop=True,
+                  offline_expansion=False, search_neighbour_share=0.0) as client:
+            assert searched(client) == (1, ["llm"])
+            assert searched(client) == (0, ["llm"])  # within the back-off: no request, an answer
+            clock[0] += backoff + 1
+            assert searched(client) == (1, ["llm"])  # tried again, and still hung: twice as long
+            clock[0] += backoff + 1
+            assert searched(client) == (0, ["llm"])
+            clock[0] += backoff
+            llm.heal(CHAT)
+            llm.script_chat(json.dumps({"queries": [query]}))
+            assert searched(client) == (1, [])  # back: the split answers, the back-off is over
+            llm.fail(CHAT, "500")
+            assert searched(client)[0] == 2  # failing again: its retry included
+            clock[0] += backoff + 1  # the first back-off again, not the doubled one
+            assert searched(client)[0] == 2
+    finally:
+        llm.heal(CHAT)
+        llm.scripts.clear()

@@ -42,11 +42,14 @@ log = logging.getLogger(__name__)
 
 class LLMError(RuntimeError):
     """The chat endpoint gave no usable answer. `as_asked`: it refused the request as it is (HTTP
-    400, 413, 422: a prompt past the model's context), and asking it again is refused alike."""
+    400, 413, 422: a prompt past the model's context), and asking it again is refused alike.
+    `unavailable`: the endpoint itself failed on the last attempt (a timeout, a dropped connection,
+    5xx, 429), not the model's answer, so the next call soon is likely to wait and fail alike."""
 
-    def __init__(self, message: str, as_asked: bool = False):
+    def __init__(self, message: str, as_asked: bool = False, unavailable: bool = False):
         super().__init__(message)
         self.as_asked = as_asked
+        self.unavailable = unavailable
 
 
 # A refusal of the request itself, not of the caller (401, 403) or of the model's name (404), which
@@ -126,7 +129,7 @@ class ChatJSON:
             left = time_left()
             if left is not None and left <= 0:
                 error = LLMError(f"{self.model}: the job's time budget for LLM calls is spent"
-                                 + (f"; last: {problem}" if problem else ""))
+                                 + (f"; last: {problem}" if problem else ""), unavailable=failure is not None)
                 if problem:  # spent waiting on the endpoint, not on other work
                     self.outcome.record(failure or error)
                 raise error
@@ -161,7 +164,8 @@ class ChatJSON:
                     break
                 log.warning("LLM attempt %d/%d failed (%s); retrying in %.2fs", attempt, self.attempts, problem, delay)
                 time.sleep(delay)
-        error = LLMError(f"{self.model}: no usable answer after {attempt} attempts; last: {problem}")
+        error = LLMError(f"{self.model}: no usable answer after {attempt} attempts; last: {problem}",
+                         unavailable=failure is not None)
         self.outcome.record(failure or error)
         raise error
 

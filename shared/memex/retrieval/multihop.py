@@ -16,6 +16,9 @@ from __future__ import annotations
 
 import logging
 import re
+import threading
+import time
+from dataclasses import dataclass, field
 from typing import Callable, Iterator, Sequence
 
 from memex import filler
@@ -33,6 +36,11 @@ MAX_SUBQUERIES = 3
 # What a search waits for the split, its retry included: one attempt's timeout. A hung model cost
 # each search both attempts' (20 s); a 500 still gets its quick retry.
 SPLIT_BUDGET_SECONDS = 10.0
+# After the endpoint failed a split (a timeout, a dropped connection, 5xx, 429), this process's searches
+# skip the split for this long, doubling while it keeps failing up to the most, reset by a success: a
+# down model would otherwise cost every search its wait, with nothing to show for it.
+SPLIT_BACKOFF_SECONDS = 10.0
+SPLIT_BACKOFF_MOST_SECONDS = 160.0
 
 # The LLM's split of a question: (settings, question) -> sub-queries, or None when it failed.
 Split = Callable[[Settings, str], "list[str] | None"]
@@ -65,23 +73,63 @@ search queries, one per fact (resolve pronouns; a later query may name what an e
 only if the question names it). If one fact answers it, return the question unchanged as the only
 query. Answer with JSON only: {"queries": ["..."]}"""
 
-_CHATS: dict[tuple[str, str, str, int], ChatJSON] = {}
+@dataclass
+class _Splitter:
+    chat: ChatJSON
+    skip_until: float = 0.0  # time.monotonic() before which the split is not asked
+    backoff: float = 0.0  # the last back-off, 0 after a success
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def may_ask(self) -> bool:
+        """Whether this search may ask: not within a back-off, and, once it is over, only the first
+        search to come (the others skip while it finds out whether the endpoint is back)."""
+        with self.lock:
+            now = time.monotonic()
+            if now < self.skip_until:
+                return False
+            if self.backoff:
+                self.skip_until = now + SPLIT_BUDGET_SECONDS
+            return True
+
+    def succeeded(self) -> None:
+        with self.lock:
+            self.skip_until, self.backoff = 0.0, 0.0
+
+    def failed(self) -> float:
+        """Starts (or doubles) the back-off; its seconds."""
+        with self.lock:
+            self.backoff = min(SPLIT_BACKOFF_MOST_SECONDS, self.backoff * 2 or SPLIT_BACKOFF_SECONDS)
+            self.skip_until = time.monotonic() + self.backoff
+            return self.backoff
+
+
+_SPLITTERS: dict[tuple[str, str, str, int], _Splitter] = {}
 
 
 def split(settings: Settings, question: str, metrics: Metrics | None = None) -> list[str] | None:
     """The sub-queries of `question` other than the question itself ([] when it needs no split);
-    None when the LLM gave no usable answer (logged). Its calls count in `metrics` as `split`."""
+    None when the LLM gave no usable answer (logged), or failed lately (SPLIT_BACKOFF_SECONDS). Its
+    calls count in `metrics` as `split`."""
     key = (settings.llm_model, settings.llm_base_url, settings.llm_api_key, id(metrics))
-    if key not in _CHATS:
+    if key not in _SPLITTERS:
         # search is interactive: a short timeout and one retry, not the pipeline's patience
-        _CHATS[key] = ChatJSON.from_settings(settings, timeout=10.0, attempts=2, backoff=0.2,
-                                             metrics=metrics, purpose="split")
+        _SPLITTERS[key] = _Splitter(ChatJSON.from_settings(settings, timeout=10.0, attempts=2, backoff=0.2,
+                                                           metrics=metrics, purpose="split"))
+    splitter = _SPLITTERS[key]
+    if not splitter.may_ask():
+        return None
     try:
         with time_budget(SPLIT_BUDGET_SECONDS):
-            answer = _CHATS[key].ask(SPLIT_PROMPT, question)
+            answer = splitter.chat.ask(SPLIT_PROMPT, question)
     except LLMError as exc:
-        log.warning("query split failed (%s); expanding offline", type(exc).__name__)
+        if exc.unavailable:
+            log.warning("query split failed (%s); expanding offline, and not asking again for %.0fs",
+                        type(exc).__name__, splitter.failed())
+        else:
+            splitter.succeeded()  # the endpoint answered: nothing to wait for
+            log.warning("query split failed (%s); expanding offline", type(exc).__name__)
         return None
+    splitter.succeeded()
     queries = answer.get("queries") if isinstance(answer, dict) else answer
     if not isinstance(queries, list):
         log.warning("query split answered no list of queries (a %s)", type(answer).__name__)
