@@ -101,6 +101,12 @@ class OpenAIDouble:
         for content in contents:
             self.script(CHAT, body=content, delay=delay)
 
+    def script_refusal(self, refusal: str | None = None) -> None:
+        """Queue a chat reply that refuses: `message.refusal` set, or with none a null content cut by
+        the server's filter (`finish_reason: "content_filter"`)."""
+        self.script(CHAT, body=_completion("", None, refusal=refusal,
+                                           finish_reason="stop" if refusal else "content_filter"))
+
     def reset(self) -> None:
         """Forget what was asked and scripted: a test sharing the server starts clean."""
         self.requests.clear()
@@ -183,12 +189,14 @@ def _words(text: str) -> list[str]:
     return re.findall(r"[a-z0-9]+", text.lower())
 
 
-def _completion(model: str, content: str) -> dict[str, Any]:
+def _completion(model: str, content: str | None, refusal: str | None = None,
+                finish_reason: str = "stop") -> dict[str, Any]:
     return {
-        "id": f"chatcmpl-{hashlib.sha256(content.encode()).hexdigest()[:12]}",
+        "id": f"chatcmpl-{hashlib.sha256((content or '').encode()).hexdigest()[:12]}",
         "object": "chat.completion",
         "created": int(time.time()),
         "model": model,
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": content, "refusal": refusal},
+                     "finish_reason": finish_reason}],
         "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
     }

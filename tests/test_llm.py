@@ -178,6 +178,26 @@ def test_a_request_refused_as_asked_says_so(server):
     assert caught.value.as_asked and len(server.chat_requests) == 1
 
 
+@pytest.mark.parametrize("refusal", ["I'm sorry, I can't help with that.", None])
+def test_a_refusal_is_not_asked_again(server, caplog, refusal):
+    """A model that declines (`message.refusal`, or a null content its server's filter cut) declines
+    alike when asked again: one request, an error that says so (not an unparseable answer), and the
+    refusal's words (which may quote the user) in no log."""
+    server.script_refusal(refusal)
+    with pytest.raises(LLMError, match="refused to answer") as caught:
+        chat_for(server).ask("s", "u")
+    assert caught.value.as_asked and not caught.value.unavailable and len(server.chat_requests) == 1
+    assert "refus" in caplog.text or "content_filter" in caplog.text
+    assert "unparseable" not in caplog.text and "can't help" not in caplog.text
+
+
+def test_an_empty_answer_is_retried_and_named(server):
+    server.script_chat("", "", "")
+    with pytest.raises(LLMError, match="last: empty answer") as caught:
+        chat_for(server).ask("s", "u")
+    assert not caught.value.as_asked and len(server.chat_requests) == 3
+
+
 # ---- the extractor -----------------------------------------------------------------------------
 
 def _msg(id_: str, content: str, role: str = "user", name: str | None = None) -> dict:

@@ -521,14 +521,19 @@ def test_an_llm_down_on_the_last_delivery_leaves_the_offline_rules_facts_not_a_f
     assert [r["id"] for r in found] == [stripe["id"]]
 
 
-def test_a_turn_the_llm_refuses_as_asked_is_extracted_by_the_offline_rules_at_once(ctx, llm, llm_http):
-    """A turn past a small model's context is refused 400 on every delivery: it was queued and asked
+@pytest.mark.parametrize("refused", ["too long", "a refusal", "content filter"])
+def test_a_turn_the_llm_refuses_as_asked_is_extracted_by_the_offline_rules_at_once(ctx, llm, llm_http, refused):
+    """A turn past a small model's context is refused 400 on every delivery, and a model that declines
+    a turn (`message.refusal`, or its content cut by a filter) declines it again: it was queued and asked
     again until the last one (about 50 minutes in AWS) before the offline rules read it; now they read
     it at once, and its facts say so."""
     llm.reset()
     tenant = Tenant(ctx, llm_http)
-    llm.script(CHAT, status=400, body={"error": {"message": "This model's maximum context length is 4096 tokens",
-                                                 "code": "context_length_exceeded"}})
+    if refused == "too long":
+        llm.script(CHAT, status=400, body={"error": {"message": "This model's maximum context length is 4096 tokens",
+                                                     "code": "context_length_exceeded"}})
+    else:
+        llm.script_refusal("I can't help with that." if refused == "a refusal" else None)
     response = tenant.turn("I work at Stripe.", timestamp="2026-01-01T00:00:00Z")
     assert response.status_code == 201 and response.json()["status"] == "processed", response.text
     assert len(llm.chat_requests) == 1

@@ -6,7 +6,7 @@ answer is parsed leniently: code fences, prose around the JSON, `<think>` blocks
 array or object (its complete items are kept) are all accepted.
 
 Server errors (5xx, 429), timeouts, dropped connections and answers with no JSON in them are
-retried with exponential backoff, or after the server's `Retry-After` when it asks for longer (not
+retried with exponential backoff (a model's refusal is not: asked again, it declines alike), or after the server's `Retry-After` when it asks for longer (not
 at all when that is past the time left or an attempt's timeout); the client's own retries are off so
 that there is one retry policy, this one. After the last attempt, or at once on a client error
 (4xx), `LLMError`. What a failure logs and raises names its kind (an exception type, a status code
@@ -42,7 +42,8 @@ log = logging.getLogger(__name__)
 
 class LLMError(RuntimeError):
     """The chat endpoint gave no usable answer. `as_asked`: it refused the request as it is (HTTP
-    400, 413, 422: a prompt past the model's context), and asking it again is refused alike.
+    400, 413, 422: a prompt past the model's context; or the model declined it, `message.refusal` or
+    a content filter), and asking it again is refused alike.
     `unavailable`: the endpoint itself failed on the last attempt (a timeout, a dropped connection,
     5xx, 429), not the model's answer, so the next call soon is likely to wait and fail alike."""
 
@@ -125,6 +126,7 @@ class ChatJSON:
         # as its probe and the embedder's calls do (None when the endpoint answered unusably).
         failure: BaseException | None = None
         for attempt in range(1, self.attempts + 1):
+            content = None
             asked_to_wait = 0.0  # the server's Retry-After, in seconds
             left = time_left()
             if left is not None and left <= 0:
@@ -136,7 +138,14 @@ class ChatJSON:
             try:
                 response = self._client.chat.completions.create(
                     model=self.model, messages=messages, timeout=self.timeout if left is None else min(self.timeout, left))
-                content = response.choices[0].message.content if response.choices else None
+                choice = response.choices[0] if response.choices else None
+                content = choice.message.content if choice else None
+                if choice and (choice.message.refusal or (content is None and choice.finish_reason == "content_filter")):
+                    # The model declines this prompt: asked again, it declines alike. Its words are not
+                    # logged, as they may quote the user.
+                    self.outcome.record()
+                    log.warning("LLM refused to answer (%s)", "a refusal" if choice.message.refusal else "content_filter")
+                    raise LLMError(f"{self.model} refused to answer", as_asked=True)
                 answer = parse_json(content or "")
                 self.outcome.record()
                 return answer
@@ -150,7 +159,7 @@ class ChatJSON:
                 problem, failure = f"HTTP {exc.status_code} {_error_message(exc)}", exc
                 asked_to_wait = _retry_after(exc)
             except ValueError:
-                problem, failure = "unparseable answer", None
+                problem, failure = "unparseable answer" if content else "empty answer", None
             if attempt < self.attempts:
                 delay = max(self.backoff * 2 ** (attempt - 1), asked_to_wait)
                 left = time_left()
