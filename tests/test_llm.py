@@ -216,6 +216,41 @@ def _item(**fields) -> dict:
     return {k: v for k, v in item.items() if v is not ...}
 
 
+def test_every_memories_list_of_an_answer_is_read(server):
+    """A small model that answers `{"memories": []}` and then the real one: the fact was lost (only the
+    first JSON object was read). Each object of the shape asked for is read; one of another shape adds
+    nothing, and one cut short ends the answer with its complete items kept."""
+    messages = [_msg("a1", "I work at Notion and I live in Berlin.")]
+    berlin = _item(key="city", value="Berlin", content="The user lives in Berlin.", quote="I live in Berlin")
+    server.script_chat('{"memories": []}\n' + _memories(_item()) + '\n{"note": "done"}\n'
+                       + '{"memories": [' + json.dumps(berlin) + ', {"key": "cut')
+    candidates = LLMExtractor(chat_for(server)).extract(messages, history=[])
+    assert {(c.key, c.value) for c in candidates} == {("employer", "Notion"), ("city", "Berlin")}
+
+    server.script_chat('{"note": "nothing"} {"answer": 1}', '{"note": "nothing"} {"answer": 1}',
+                       '{"note": "nothing"} {"answer": 1}')
+    with pytest.raises(LLMError, match="without a memories list"):
+        LLMExtractor(chat_for(server)).extract(messages, history=[])
+
+
+def test_a_list_value_is_one_fact_per_value_where_the_key_holds_several(server):
+    """`"value": ["tennis", "golf"]` was dropped whole: one fact each where the key holds several values
+    (a hobby, a language), still dropped where it holds one (a city) or the list holds no plain values."""
+    messages = [_msg("a1", "I play tennis and golf, I speak Spanish and Basque, and I live in Berlin or Potsdam.")]
+    server.script_chat(_memories(
+        _item(type="preference", key="hobby", value=["tennis", "golf"], content="The user plays tennis and golf.",
+              quote="I play tennis and golf"),
+        _item(key="language", value=["Spanish", "Basque"], content="The user speaks Spanish and Basque.",
+              quote="I speak Spanish and Basque"),
+        _item(key="city", value=["Berlin", "Potsdam"], content="The user lives in Berlin.", quote="I live in Berlin"),
+        _item(key="language", value=[{"name": "English"}], content="The user speaks English.", quote="I speak"),
+        _item(key="language", value=[], content="The user speaks.", quote="I speak"),
+    ))
+    candidates = LLMExtractor(chat_for(server)).extract(messages, history=[])
+    assert sorted((c.key, c.value) for c in candidates) == [
+        ("hobby", "golf"), ("hobby", "tennis"), ("language", "Basque"), ("language", "Spanish")]
+
+
 def test_the_extractor_keeps_valid_items_and_drops_malformed_ones(server):
     messages = [_msg("a1", "I work at Notion and I'm vegetarian."),
                 _msg("a2", "Great, noted!", role="assistant"),

@@ -108,16 +108,17 @@ class ChatJSON:
     def from_settings(cls, settings: Settings, **options: Any) -> "ChatJSON":
         return cls(settings.llm_model, settings.llm_base_url, settings.llm_api_key, **options)
 
-    def ask(self, system: str, user: str) -> Any:
-        """The JSON value the model answers to `system` + `user` (an object or an array)."""
+    def ask(self, system: str, user: str, every: bool = False) -> Any:
+        """The JSON value the model answers to `system` + `user` (an object or an array); with
+        `every`, the list of each JSON value its answer holds (`parse_json_all`)."""
         self._metrics.record(LLM_CALLS, purpose=self.purpose)
         try:
-            return self._ask(system, user)
+            return self._ask(system, user, every)
         except LLMError:
             self._metrics.record(LLM_FAILURES, purpose=self.purpose)
             raise
 
-    def _ask(self, system: str, user: str) -> Any:
+    def _ask(self, system: str, user: str, every: bool) -> Any:
         import openai
 
         messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
@@ -146,7 +147,7 @@ class ChatJSON:
                     self.outcome.record()
                     log.warning("LLM refused to answer (%s)", "a refusal" if choice.message.refusal else "content_filter")
                     raise LLMError(f"{self.model} refused to answer", as_asked=True)
-                answer = parse_json(content or "")
+                answer = (parse_json_all if every else parse_json)(content or "")
                 self.outcome.record()
                 return answer
             except (openai.APITimeoutError, openai.APIConnectionError) as exc:
@@ -209,26 +210,52 @@ def parse_json(text: str) -> Any:
     """The first JSON object or array in `text`. Accepts code fences, prose before and after,
     reasoning in <think> tags, and a truncated document, of which the complete items are kept.
     Raises ValueError when there is nothing to recover."""
+    return next(_documents(text))
+
+
+def parse_json_all(text: str) -> list[Any]:
+    """Every JSON object or array in `text`, in order: the first as `parse_json` reads it, then each
+    after it (a small model may answer `{"memories": []}` and then the real one). A document cut
+    short or broken ends the list: what follows it is not told apart from its inside. Raises
+    ValueError when there is nothing to recover."""
+    return list(_documents(text))
+
+
+def _documents(text: str) -> Iterator[Any]:
     text = _THINK.sub("", text or "").strip()
     fenced = _FENCE.search(text)
     if fenced and any(c in fenced.group(1) for c in _OPENERS):
         text = fenced.group(1)
     decoder = json.JSONDecoder()
-    starts = [i for i, c in enumerate(text) if c in _OPENERS][:_MAX_STARTS]
-    for start in starts:
+    found = False
+    start, failed = _next_opener(text, 0), 0
+    while start >= 0 and failed < _MAX_STARTS:
         try:
-            value, _ = decoder.raw_decode(text, start)
-            return value
+            value, end = decoder.raw_decode(text, start)
+            found = True
+            yield value
+            start = _next_opener(text, end)
+            continue
         except json.JSONDecodeError:
-            pass
+            failed += 1
         cuts, truncated = _scan(text[start:])
         recovered = _close_at_last_complete_item(text[start:], cuts)
         if recovered is not None:
-            return recovered
+            yield recovered
+            return
         if truncated:
+            if found:
+                return
             # JSON that runs to the end of the text: the brackets inside it are not fresh starts.
             raise ValueError(f"truncated JSON with no complete item: {text[start:start + 200]!r}")
-    raise ValueError(f"no JSON object or array in: {text[:200]!r}")
+        start = _next_opener(text, start + 1)
+    if not found:
+        raise ValueError(f"no JSON object or array in: {text[:200]!r}")
+
+
+def _next_opener(text: str, at: int) -> int:
+    """Where the next `{` or `[` from `at` is (-1: none)."""
+    return min((i for i in (text.find("{", at), text.find("[", at)) if i >= 0), default=-1)
 
 
 def _close_at_last_complete_item(text: str, cuts: list[tuple[int, list[str]]]) -> Any | None:

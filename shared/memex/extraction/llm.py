@@ -16,6 +16,7 @@ import math
 import re
 from typing import Any
 
+from memex import supersession
 from memex.extraction import families
 from memex.extraction.placement import ABOUT_ANOTHER_IMPORTANCE, RELATION_NAMES, placed
 from memex.jobs import Candidate, key_words, subject_key, subject_prefix
@@ -107,13 +108,18 @@ class LLMExtractor:
     def extract(self, messages: list[dict[str, Any]], history: list[dict[str, Any]]) -> list[Candidate]:
         if not any(m["role"] == "user" and (m.get("content") or "").strip() for m in messages):
             return []  # nothing the user said: no call
-        answer = self.chat.ask(SYSTEM, render_prompt(messages, history))
-        items = answer.get("memories") if isinstance(answer, dict) else answer
+        answers = self.chat.ask(SYSTEM, render_prompt(messages, history), every=True)
+        # Each JSON document of the answer that has the shape asked for: a small model may answer
+        # `{"memories": []}` and then the real one.
+        lists = [a.get("memories") if isinstance(a, dict) else a for a in answers]
+        lists = [items for items in lists if isinstance(items, list)]
         # Logs say how many and of what kind, never what: the answer quotes the user.
-        if not isinstance(items, list):
+        if not lists:
             # Not "nothing to remember" (`{"memories": []}`): an answer of another shape is no answer,
             # retried as one (and extracted by the offline rules on the job's last delivery).
-            raise LLMError(f"{self.chat.model}: an extraction answer without a memories list (a {type(answer).__name__})")
+            raise LLMError(f"{self.chat.model}: an extraction answer without a memories list "
+                           f"(a {type(answers[0]).__name__})")
+        items = [one for items in lists for one in items for one in _each_value(one)]
         found: dict[tuple[str, str, str], Candidate] = {}
         dropped = 0
         known = relations(items)
@@ -127,6 +133,18 @@ class LLMExtractor:
             log.info("dropped %d extraction items of %d: malformed, or not in the words of the message they name",
                      dropped, len(items))
         return list(found.values())
+
+
+def _each_value(item: Any) -> list[Any]:
+    """An item whose `value` is a list (`"value": ["tennis", "golf"]`) as one item per value, where its
+    key holds several values at once (supersession.holds_several: one memory each, as the prompt
+    asks); elsewhere, or for values that are not all text or numbers, the item as it is (dropped)."""
+    values = item.get("value") if isinstance(item, dict) else None
+    if not isinstance(values, list) or not values or not supersession.holds_several(_key(item)):
+        return [item]
+    if not all(isinstance(v, (str, int, float)) and not isinstance(v, bool) for v in values):
+        return [item]
+    return [{**item, "value": value} for value in values]
 
 
 def render_prompt(messages: list[dict[str, Any]], history: list[dict[str, Any]]) -> str:
