@@ -6,10 +6,10 @@ answer is parsed leniently: code fences, prose around the JSON, `<think>` blocks
 array or object (its complete items are kept) are all accepted.
 
 Server errors (5xx, 429), timeouts, dropped connections and answers with no JSON in them are
-retried with exponential backoff (a model's refusal is not: asked again, it declines alike), or after the server's `Retry-After` when it asks for longer (not
-at all when that is past the time left or an attempt's timeout); the client's own retries are off so
-that there is one retry policy, this one. After the last attempt, or at once on a client error
-(4xx), `LLMError`. What a failure logs and raises names its kind (an exception type, a status code
+retried with exponential backoff, or after the server's `Retry-After` when it asks for longer (not
+at all when that is past the time left or an attempt's timeout); a model's refusal is not (asked
+again, it declines alike). The client's own retries are off so that there is one retry policy,
+this one. After the last attempt, or at once on a client error (4xx) or a refusal, `LLMError`. What a failure logs and raises names its kind (an exception type, a status code
 and the server's own error message), never the endpoint's URL or the model's answer, which quotes
 the user.
 
@@ -141,11 +141,12 @@ class ChatJSON:
                     model=self.model, messages=messages, timeout=self.timeout if left is None else min(self.timeout, left))
                 choice = response.choices[0] if response.choices else None
                 content = choice.message.content if choice else None
-                if choice and (choice.message.refusal or (content is None and choice.finish_reason == "content_filter")):
+                filtered = content is None and choice is not None and choice.finish_reason == "content_filter"
+                if choice and (choice.message.refusal or filtered):
                     # The model declines this prompt: asked again, it declines alike. Its words are not
                     # logged, as they may quote the user.
                     self.outcome.record()
-                    log.warning("LLM refused to answer (%s)", "a refusal" if choice.message.refusal else "content_filter")
+                    log.warning("LLM refused to answer (%s)", "content_filter" if filtered else "a refusal")
                     raise LLMError(f"{self.model} refused to answer", as_asked=True)
                 answer = (parse_json_all if every else parse_json)(content or "")
                 self.outcome.record()
