@@ -9,9 +9,9 @@ Server errors (5xx, 429), timeouts, dropped connections and answers with no JSON
 retried with exponential backoff, or after the server's `Retry-After` when it asks for longer (not
 at all when that is past the time left or an attempt's timeout); a model's refusal is not (asked
 again, it declines alike). The client's own retries are off so that there is one retry policy,
-this one. After the last attempt, or at once on a client error (4xx) or a refusal, `LLMError`. What a failure logs and raises names its kind (an exception type, a status code
-and the server's own error message), never the endpoint's URL or the model's answer, which quotes
-the user.
+this one. After the last attempt, or at once on a client error (4xx) or a refusal, `LLMError`.
+What a failure logs and raises names its kind (an exception type, a status code and the server's
+own error message), never the endpoint's URL or the model's answer, which quotes the user.
 
 A job can bound the time all its calls take together (`time_budget`): a worker's function has
 a timeout, and a fallback (the rules judge) is only reachable if the LLM gives up before it. An
