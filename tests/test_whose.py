@@ -125,3 +125,11 @@ def test_the_service_answers_a_relatives_question_with_no_other_relatives_fact(t
     assert all("Bristol" not in r["content"] and "Oslo" not in r["content"]
                for r in tenant.search("Where does my brother live?"))
     assert any("Bristol" in r["content"] for r in tenant.search("Where do my parents live?"))
+
+
+@pytest.mark.parametrize("question, people", [
+    ("Where does my coworker work?", {"colleague"}), ("Where does my manager live?", {"boss"}),
+    ("Where does my flatmate work?", {"roommate"}), ("Where do my parents live?", {"parents"}),
+])
+def test_the_words_for_the_people_around_the_user_are_one_person_each(question, people):
+    assert whose.asked_of(question, [], []) == people

@@ -30,10 +30,10 @@ _NAMES_A_PERSON = re.compile(rf"\b(?:{_PERSON})(?:e?s)?\b", re.IGNORECASE)
 # Which person each word names: the words for one person ("mom", "mum", "mother"; "wife", "partner")
 # are one; a son and a daughter are two. A word for several ("parents", "kids") names nobody alone, so
 # a line that says one may be about whoever is asked.
-_ONE = {**{word: part for word, part in vocabulary.RELATIONS.items() if part != "child"},
+_ONE = {**{word: word for word in vocabulary.OTHER_PEOPLE if word != "parents"}, **vocabulary.PEOPLE,
+        **{word: part for word, part in vocabulary.RELATIONS.items() if part != "child"},
         **{word: word for word, part in vocabulary.RELATIONS.items() if part == "child"},
-        **{word: one for word, one in vocabulary.CHILDREN.items() if one != "child"},
-        **vocabulary.PEOPLE, **{word: word for word in vocabulary.OTHER_PEOPLE if word != "parents"}}
+        **{word: one for word, one in vocabulary.CHILDREN.items() if one != "child"}}
 _SEVERAL = frozenset(word for word in _PEOPLE if word not in _ONE)
 # The person is the question's subject: right after its verb ("does my wife work", "is her brother
 # at", "What's my dad's job?"), not an aside to someone else's question ("What did Melanie do with
