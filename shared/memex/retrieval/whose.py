@@ -9,8 +9,10 @@ possessive and a word of the offline extractor's vocabulary: "does my wife", "is
 "The user's wife is named Ana."; not the user's own name nor a participant's), and that does not ask about the user too ("I", "we", "our"), is about that person. The
 user's own facts (a fact about the user that names nobody in the user's life: "The user lives in
 Leeds.") are then no answer, nor the user's messages they were drawn from unless those name someone
-("I work at Spotify." goes; "I work at Spotify and my wife at Google." stays). A fact about someone
-else, a message that names them, and whatever a participant said are left to the rest of the ranking.
+("I work at Spotify." goes; "I work at Spotify and my wife at Google." stays). Nor is a line the user
+said or was told that names only other people in their life ("The user's dad lives in Bristol." to
+"Where does my brother live?"). A line that names the one asked about, or a word for several ("my
+parents"), and whatever a participant said are left to the rest of the ranking.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ _PEOPLE = sorted({*vocabulary.RELATIONS, *vocabulary.CHILDREN, *vocabulary.OTHER
                   "grandparents"}, key=len, reverse=True)
 _PERSON = "|".join(re.escape(word) for word in _PEOPLE)
 _NAMES_A_PERSON = re.compile(rf"\b(?:{_PERSON})(?:e?s)?\b", re.IGNORECASE)
+_PERSON_WORD = re.compile(rf"\b({_PERSON})(?:e?s)?\b", re.IGNORECASE)
 # Which person each word names: the words for one person ("mom", "mum", "mother"; "wife", "partner")
 # are one; a son and a daughter are two. A word for several ("parents", "kids") names nobody alone, so
 # a line that says one may be about whoever is asked.
@@ -66,8 +69,6 @@ def _people(text: str) -> frozenset[str]:
     """The people the words of `text` name ("The user's mum and dad" → mother, father)."""
     return frozenset(_ONE.get(word.lower(), word.lower()) for word in _PERSON_WORD.findall(text))
 
-
-_PERSON_WORD = re.compile(rf"\b({_PERSON})(?:e?s)?\b", re.IGNORECASE)
 
 
 def _placed(name: str, found: list[Found]) -> str:
