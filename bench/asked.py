@@ -32,7 +32,9 @@ extractor and questions about it, a `dev` set and a `heldout` set. Two parts:
   and its `order` ones, which several facts answer: the one expected first, and for some (`then`)
   the one expected right after it (the current employer, then the job to come). Its `whose` histories
   ask about a relative of a user who told their own fact of the kind (`both`: and the relative's, which
-  must come first with the user's own never above it; `own`: the user's own only, which may not come back).
+  must come first with the user's own never above it; `own`: the user's own only, which may not come back;
+  `others`: other relatives' facts of the kind, none the user's own, which may not come above the asked
+  relative's, nor come back for a relative the user told nothing of).
   Last, each of the fixture's `several` statements (several facts in one message) is told to a fresh
   user: asked about what only the message's other words say (`other`), the message must come back
   above every fact drawn from it; asked about one of its facts (`same`), that fact must come first.
@@ -164,7 +166,8 @@ def service(fixture: dict[str, Any]) -> dict[str, Any]:
                     for n, text in enumerate(history["said"]):
                         _user(client, user, text, f"s{n}", f"2026-01-{n + 5:02d}T09:00:00Z")
                     for case in history["asked"]:
-                        whose.append({"told": told, **_crowded(split, case, _search(client, user, case["question"]))})
+                        whose.append({"told": told, "asks_told": bool(case["answers"]),
+                                      **_crowded(split, case, _search(client, user, case["question"]))})
         several = []
         for n, said in enumerate(fixture.get("several", [])):
             user = f"m{n}-{tag}"
@@ -359,6 +362,16 @@ def render(measured: dict[str, Any]) -> str:
                 lines.append(f"a relative asked about, only the user's own told, {split}: the user's own returned "
                              f"{sum(r['wrong_above'] for r in mine)}/{len(mine)}")
                 lines += [f"  RETURNED: {r['question']!r} -> {r['top']}" for r in mine if r["wrong_above"]]
+            mine = [r for r in measured.get("whose", []) if r["set"] == split and r["told"] == "others"]
+            theirs, untold = [r for r in mine if r["asks_told"]], [r for r in mine if not r["asks_told"]]
+            if mine:
+                lines.append(f"a relative asked about, other relatives' facts told, {split}: theirs first "
+                             f"{sum(r['first'] for r in theirs)}/{len(theirs)}, another's above it "
+                             f"{sum(r['wrong_above'] for r in theirs)}/{len(theirs)}; asked about one told nothing "
+                             f"of, another's returned {sum(r['wrong_above'] for r in untold)}/{len(untold)}")
+                lines += [f"  {'WRONG ABOVE' if r['wrong_above'] else 'NOT FIRST'}: {r['question']!r} -> {r['top']}"
+                          for r in theirs if r["wrong_above"] or not r["first"]]
+                lines += [f"  RETURNED: {r['question']!r} -> {r['top']}" for r in untold if r["wrong_above"]]
             loud = [r for r in measured.get("phrasings_noise", []) if r["set"] == split and r["returned"]]
             if measured.get("phrasings_noise"):
                 lines.append(f"a fact's words about something else, {split}: {len(loud)}/"

@@ -18,7 +18,7 @@ def _fact(content: str, message_id: str = "m1", memory_type: str = "semantic", s
     "Where is the user's wife employed?", "What does my mom do?", "Does my cousin have a pet?",
 ])
 def test_a_relative_as_the_subject_is_someone_else(question):
-    assert whose.about_someone_else(question, [], [])
+    assert whose.asked_of(question, [], [])
 
 
 @pytest.mark.parametrize("question", [
@@ -29,25 +29,25 @@ def test_a_relative_as_the_subject_is_someone_else(question):
     "What is my job?",
 ])
 def test_the_user_or_a_stranger_is_not(question):
-    assert not whose.about_someone_else(question, [], [])
+    assert not whose.asked_of(question, [], [])
 
 
 @pytest.mark.parametrize("content", ["The user's wife is named Ana.", "My wife's name is Ana.",
                                      "I went with my sister Ana.", "Ana is the user's wife."])
 def test_a_name_a_memory_found_places_in_the_users_life_is_someone_else(content):
-    assert whose.about_someone_else("Where does Ana work?", [_fact(content)], [])
+    assert whose.asked_of("Where does Ana work?", [_fact(content)], [])
 
 
 @pytest.mark.parametrize("content", ["The user's name is Ana.", "Hi! I'm Ana.", "Ana and I went to Lisbon."])
 def test_the_users_own_name_or_a_name_in_passing_is_not(content):
-    assert not whose.about_someone_else("Where does Ana work?", [_fact(content)], [])
+    assert not whose.asked_of("Where does Ana work?", [_fact(content)], [])
 
 
 def test_a_participant_or_unread_names_are_not_someone_the_user_speaks_of():
     found = [_fact("My friend John came over.")]
-    assert whose.about_someone_else("Where does John work?", found, [])
-    assert not whose.about_someone_else("Where does John work?", found, ["John", "Maria"])
-    assert not whose.about_someone_else("Where does John work?", found, None)
+    assert whose.asked_of("Where does John work?", found, [])
+    assert not whose.asked_of("Where does John work?", found, ["John", "Maria"])
+    assert not whose.asked_of("Where does John work?", found, None)
 
 
 def test_the_users_own_facts_and_their_messages_go_the_others_stay():
@@ -59,7 +59,7 @@ def test_the_users_own_facts_and_their_messages_go_the_others_stay():
         "both_own": _fact("The user's employer is Spotify.", "m3"),
         "other": _fact("I work at Google too.", "m4", "episodic", speaker="Ana"),
     }
-    assert whose.not_theirs(list(found), found) == ["wife", "both", "other"]
+    assert whose.not_theirs(list(found), found, frozenset({"partner"})) == ["wife", "both", "other"]
 
 
 def test_a_message_that_names_someone_by_a_name_an_introduction_gives_stays():
@@ -70,7 +70,7 @@ def test_a_message_that_names_someone_by_a_name_an_introduction_gives_stays():
         "city": _fact("The user lives in Glasgow.", "m3"),
         "glasgow": _fact("I live in Glasgow.", "m3", "episodic"),
     }
-    assert whose.not_theirs(list(found), found) == ["husband", "said"]
+    assert whose.not_theirs(list(found), found, frozenset({"partner"})) == ["husband", "said"]
 
 
 def test_the_service_answers_a_relatives_question_with_theirs_only(tenant):
@@ -86,3 +86,50 @@ def test_a_user_who_told_only_their_own_gets_none_of_it(tenant):
     for question in ("Where does my brother live?", "Where does Ana live?"):
         assert all("Leeds" not in r["content"] for r in tenant.search(question)), question
     assert any(r.get("value") == "Leeds" for r in tenant.search("Where do I live?"))
+
+
+@pytest.mark.parametrize("question, people", [
+    ("Where does my mum live?", {"mother"}), ("Where is the user's wife employed?", {"partner"}),
+    ("How old is my son?", {"son"}), ("What does my best friend do?", {"friend"}),
+])
+def test_the_person_asked_of_is_named_by_any_word_for_them(question, people):
+    assert whose.asked_of(question, [], []) == people
+
+
+def test_a_name_asked_by_is_the_person_its_introduction_places():
+    assert whose.asked_of("Where does Ana work?", [_fact("The user's wife is named Ana.")], []) == {"partner", "ana"}
+
+
+def test_another_relatives_facts_and_messages_go_the_asked_ones_stay():
+    found = {
+        "dad": _fact("The user's dad lives in Bristol.", "m1"),
+        "dad_said": _fact("My dad lives in Bristol.", "m1", "episodic"),
+        "wife": _fact("The user's wife is named Ana.", "m2"),
+        "ana": _fact("Ana works at Deloitte.", "m3"),
+        "brother": _fact("The user's brother lives in Madrid.", "m4"),
+        "both": _fact("My brother and my dad went to Madrid.", "m5", "episodic"),
+        "parents": _fact("My parents live in Bristol.", "m6", "episodic"),
+        "daughter": _fact("The user's daughter goes to Hillside Primary.", "m7"),
+        "other": _fact("My dad is a plumber.", "m8", "episodic", speaker="Ana"),
+    }
+    assert whose.not_theirs(list(found), found, frozenset({"brother"})) == ["brother", "both", "parents", "other"]
+    assert whose.not_theirs(list(found), found, frozenset({"partner", "ana"})) == ["wife", "ana", "parents", "other"]
+    assert whose.not_theirs(list(found), found, frozenset({"son"})) == ["parents", "other"]
+
+
+def test_the_service_answers_a_relatives_question_with_no_other_relatives_fact(tenant):
+    tenant.turn("My dad lives in Bristol.", "My sister lives in Oslo.")
+    results = tenant.search("Where does my sister live?")
+    assert results and "Oslo" in results[0]["content"], [r["content"] for r in results]
+    assert all("Bristol" not in r["content"] for r in results), [r["content"] for r in results]
+    assert all("Bristol" not in r["content"] and "Oslo" not in r["content"]
+               for r in tenant.search("Where does my brother live?"))
+    assert any("Bristol" in r["content"] for r in tenant.search("Where do my parents live?"))
+
+
+@pytest.mark.parametrize("question, people", [
+    ("Where does my coworker work?", {"colleague"}), ("Where does my manager live?", {"boss"}),
+    ("Where does my flatmate work?", {"roommate"}), ("Where do my parents live?", {"parents"}),
+])
+def test_the_words_for_the_people_around_the_user_are_one_person_each(question, people):
+    assert whose.asked_of(question, [], []) == people

@@ -197,7 +197,9 @@ class Settings:
     # bench.asked's `kinds` and LoCoMo (docs/measurements/quality.md).
     search_kinds: bool = True
     # A question about someone in the user's life ("where does my wife work?", "how old is Ana?")
-    # drops the user's own facts and the messages they came from (retrieval/whose.py). Measured on
+    # drops the user's own facts and the messages they came from, and what names only another person
+    # in the user's life ("The user's dad lives in Bristol." to "where does my brother live?";
+    # retrieval/whose.py). Measured on
     # bench.asked's `whose` and LoCoMo (docs/measurements/quality.md).
     search_whose: bool = True
     # A question naming a kind of fact ("any pets?", "her hobbies", "his family") also ranks the

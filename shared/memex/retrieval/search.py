@@ -452,11 +452,11 @@ def _search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies 
 
     if stranger:
         kept = [item for item in kept if item in question.scores("keyword")]
-    # "Where does my wife work?" is as near the user's own employer as the wife's: the user's own
-    # facts answer no question about someone else in their life (whose.py)
-    if request.mode == "hybrid" and ctx.settings.search_whose and whose.about_someone_else(
-            request.query, found.values(), None if ahead is None or ahead.names is None else [*ahead.names, *ahead.user_names]):
-        kept = whose.not_theirs(kept, found)
+    # "Where does my wife work?" is as near the user's own employer as the wife's, and as the dad's: the
+    # user's own facts, and another relative's, answer no question about someone else in their life (whose.py)
+    if request.mode == "hybrid" and ctx.settings.search_whose and (asked := whose.asked_of(
+            request.query, found.values(), None if ahead is None or ahead.names is None else [*ahead.names, *ahead.user_names])):
+        kept = whose.not_theirs(kept, found, asked)
 
     # 3. scoring: relevance blended with recency and importance, from what the rankings read
     now = request.reference_time or datetime.now(timezone.utc)

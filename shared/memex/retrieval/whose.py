@@ -9,8 +9,10 @@ possessive and a word of the offline extractor's vocabulary: "does my wife", "is
 "The user's wife is named Ana."; not the user's own name nor a participant's), and that does not ask about the user too ("I", "we", "our"), is about that person. The
 user's own facts (a fact about the user that names nobody in the user's life: "The user lives in
 Leeds.") are then no answer, nor the user's messages they were drawn from unless those name someone
-("I work at Spotify." goes; "I work at Spotify and my wife at Google." stays). A fact about someone
-else, a message that names them, and whatever a participant said are left to the rest of the ranking.
+("I work at Spotify." goes; "I work at Spotify and my wife at Google." stays). Nor is a line the user
+said or was told that names only other people in their life ("The user's dad lives in Bristol." to
+"Where does my brother live?"). A line that names the one asked about, or a word for several ("my
+parents"), and whatever a participant said are left to the rest of the ranking.
 """
 
 from __future__ import annotations
@@ -27,6 +29,15 @@ _PEOPLE = sorted({*vocabulary.RELATIONS, *vocabulary.CHILDREN, *vocabulary.OTHER
                   "grandparents"}, key=len, reverse=True)
 _PERSON = "|".join(re.escape(word) for word in _PEOPLE)
 _NAMES_A_PERSON = re.compile(rf"\b(?:{_PERSON})(?:e?s)?\b", re.IGNORECASE)
+_PERSON_WORD = re.compile(rf"\b({_PERSON})(?:e?s)?\b", re.IGNORECASE)
+# Which person each word names: the words for one person ("mom", "mum", "mother"; "wife", "partner")
+# are one; a son and a daughter are two. A word for several ("parents", "kids") names nobody alone, so
+# a line that says one may be about whoever is asked.
+_ONE = {**{word: word for word in vocabulary.OTHER_PEOPLE if word != "parents"}, **vocabulary.PEOPLE,
+        **{word: part for word, part in vocabulary.RELATIONS.items() if part != "child"},
+        **{word: word for word, part in vocabulary.RELATIONS.items() if part == "child"},
+        **{word: one for word, one in vocabulary.CHILDREN.items() if one != "child"}}
+_SEVERAL = frozenset(word for word in _PEOPLE if word not in _ONE)
 # The person is the question's subject: right after its verb ("does my wife work", "is her brother
 # at", "What's my dad's job?"), not an aside to someone else's question ("What did Melanie do with
 # her kids?").
@@ -37,47 +48,72 @@ _ASKS_OF_THEM = re.compile(
 _USER_TOO = re.compile(r"\b(?:i|me|myself|we|us|our|ours)\b", re.IGNORECASE)
 
 
-def about_someone_else(question: str, found: Iterable[Found], known: Iterable[str] | None) -> bool:
-    """Whether `question` asks about someone in the user's life and not about the user too; by name,
-    only when `known` (the user's and the participants' names, None when not read) does not hold it:
-    a participant, who may be the user ("John: ..." in a conversation the user is John in), is not
+def asked_of(question: str, found: Iterable[Found], known: Iterable[str] | None) -> frozenset[str]:
+    """Who `question` asks about when it is someone in the user's life and not the user too, by the
+    people `_ONE` says they are and the name asked by (empty: not someone else); by name, only when
+    `known` (the user's and the participants' names, None when not read) does not hold it: a
+    participant, who may be the user ("John: ..." in a conversation the user is John in), is not
     someone the user speaks of."""
     question = question.replace("’", "'")
-    if _ASKS_OF_THEM.search(question):
-        return not _USER_TOO.search(question)
+    if match := _ASKS_OF_THEM.search(question):
+        return frozenset() if _USER_TOO.search(question) else _people(match.group(0))
     if known is None or named._USER.search(question):
-        return False
+        return frozenset()
     said = {name.casefold() for name in known}
     asked = [name for name in named.names(question) if name.casefold() not in said]
-    if not asked:
-        return False
     found = list(found)
-    return any(_placed(name, found) for name in asked)
+    return frozenset().union(*(_people(place) | {name.casefold()} for name in asked if (place := _placed(name, found))))
 
 
-def _placed(name: str, found: list[Found]) -> bool:
-    """Whether a memory found says `name` is someone in the user's life ("The user's wife is named Ana.",
-    "my friend Sarah", "Ana is my wife"); not the user's own name ("The user's name is Dana.")."""
+def _people(text: str) -> frozenset[str]:
+    """The people the words of `text` name ("The user's mum and dad" → mother, father)."""
+    return frozenset(_ONE.get(word.lower(), word.lower()) for word in _PERSON_WORD.findall(text))
+
+
+
+def _placed(name: str, found: list[Found]) -> str:
+    """The words of a memory found that say `name` is someone in the user's life ("The user's wife is
+    named Ana.", "my friend Sarah", "Ana is my wife"), empty when none does; not the user's own name
+    ("The user's name is Dana.")."""
     said = re.escape(name)
     placed = re.compile(rf"\b(?:{_PERSON})(?:e?s)?(?:['’]s\s+name\s+is|\s+is\s+(?:named|called)|\s+named|\s+called|,)?"
                         rf"\s+{said}\b|\b{said}\s+is\s+(?:the\s+user['’]s|my|her|his)\s+(?:{_PERSON})\b", re.IGNORECASE)
-    return any(name.casefold() in memory.content.casefold() and placed.search(memory.content) for memory in found)
+    return next((match.group(0) for memory in found if name.casefold() in memory.content.casefold()
+                 and (match := placed.search(memory.content))), "")
 
 
-def not_theirs(kept: list[str], found: Mapping[str, Found]) -> list[str]:
+def not_theirs(kept: list[str], found: Mapping[str, Found], asked: frozenset[str]) -> list[str]:
     """`kept` without the user's own facts and the user's messages they were drawn from that name
     nobody in the user's life, by a relation word or by a name a memory found gives such a person
-    ("We're moving to Edinburgh, Omar got a transfer." stays when "My husband Omar" was found)."""
-    names = {match.group("name") for memory in found.values() if memory.memory_type == "semantic"
-             and (match := named._introduction(memory.content)) and _NAMES_A_PERSON.search(match.group("place"))}
+    ("We're moving to Edinburgh, Omar got a transfer." stays when "My husband Omar" was found), and
+    without what the user told of someone else than the one `asked` of ("The user's dad lives in
+    Bristol." to "Where does my brother live?"): a line that names only other people, by a word of
+    `_ONE` or the name an introduction gives them. A line that names the one asked of, or a word for
+    several, stays ("My brother and dad live in Bristol.", "My parents live in Bristol."), and so does
+    every line that names someone when several are asked of ("Where do my parents live?")."""
+    names = {match.group("name"): _people(match.group("place")) for memory in found.values()
+             if memory.memory_type == "semantic" and (match := named._introduction(memory.content))
+             and _NAMES_A_PERSON.search(match.group("place"))}
     someone = re.compile("|".join([rf"\b(?:{_PERSON})(?:e?s)?\b", *(rf"\b{re.escape(name)}\b" for name in names)]),
                          re.IGNORECASE)
+    by_name = {name.casefold(): people for name, people in names.items()}
+
+    def anothers(memory: Found) -> bool:
+        if memory.speaker is not None or asked & _SEVERAL:
+            return False
+        people = set()
+        for said in someone.findall(memory.content):
+            word = said.casefold()
+            if word in asked or _ONE.get(word.rstrip("s"), _ONE.get(word)) is None and word not in by_name:
+                return False  # the one asked of, or a word for several
+            people |= by_name.get(word, {_ONE.get(word, _ONE.get(word.rstrip("s")))})
+        return bool(people) and not people & asked
 
     def own(memory: Found) -> bool:
         return memory.memory_type == "semantic" and memory.speaker is None and memory.subject == "user" \
             and not someone.search(memory.content)
 
     sources = {memory.message_id for memory in found.values() if memory.message_id and own(memory)}
-    return [item for item in kept if not own(found[item]) and not (
+    return [item for item in kept if not own(found[item]) and not anothers(found[item]) and not (
         found[item].memory_type == "episodic" and found[item].speaker is None
         and found[item].message_id in sources and not someone.search(found[item].content))]
