@@ -158,6 +158,40 @@ def test_forgetting_a_former_employer_keeps_the_end_of_the_role_said_with_it_wit
     assert _facts_mentioning(ctx, tenant, company) == []
 
 
+def test_erasing_the_session_that_said_a_job_takes_its_end_said_in_another(ctx, tenant, runtime):
+    """"I quit Stripe." (another session) names the value the erased session said: it goes with it,
+    what came after stays current without naming it, and a re-extraction does not bring it back."""
+    company = _marker()
+    tenant.turn(f"I work at {company}.", timestamp="2026-01-01T00:00:00Z")
+    tenant.turn(f"I quit {company}.", timestamp="2026-02-01T00:00:00Z", session="s2")
+    tenant.turn("I work at Notion now.", timestamp="2026-03-01T00:00:00Z", session="s3")
+    assert sorted(m["session_id"] for m in _all(tenant) if m["key"] == "employer") == ["s1", "s2", "s3"]
+    assert tenant.delete(f"/v1/sessions/s1?user_id={tenant.user}").json()["deleted"] == {"turns": 1, "memories": 3}
+    assert [(m["value"], m["active"]) for m in _all(tenant) if m["key"] == "employer"] == [("Notion", True)]
+    assert _facts_mentioning(ctx, tenant, company) == []
+    job = backfill.new_job("reextract", tenant.id)
+    ctx.publisher.publish_backfill(job)
+    runtime.drain()
+    assert _facts_mentioning(ctx, tenant, company) == []
+    # The message of the end stays (README); erased too, no row holds the value.
+    [message] = [m for m in _all(tenant) if m["memory_type"] == "episodic" and company in m["content"]]
+    tenant.delete(f"/v1/memories/{message['id']}")
+    assert _rows_mentioning(ctx, company) == {}
+
+
+def test_erasing_the_session_that_said_a_role_with_its_employer_leaves_no_reason_naming_it(ctx, tenant):
+    """The role said with the erased employer is in the same session: its end, made by the employer
+    that replaced it in another, goes with it (history.ended_with), and no row names the employer."""
+    company = _marker()
+    tenant.turn(f"I'm a support lead at {company}.", timestamp="2026-01-01T00:00:00Z")
+    tenant.turn("I work at Notion now.", timestamp="2026-03-01T00:00:00Z", session="s2")
+    assert [company in m["metadata"]["reason"] for m in _all(tenant) if m["metadata"].get("ended_by")] == [True]
+    tenant.delete(f"/v1/sessions/s1?user_id={tenant.user}")
+    assert [(m["key"], m["value"], m["active"], m["metadata"]["reason"]) for m in _all(tenant) if m["key"]] == [
+        ("employer", "Notion", True, REPLACED_ERASED)]
+    assert _rows_mentioning(ctx, company) == {}
+
+
 def test_erasing_a_middle_link_closes_the_chain(tenant):
     for session, city, when in (("s1", "Lisbon", "2026-01-01"), ("s2", "Porto", "2026-02-01"),
                                 ("s3", "Berlin", "2026-03-01")):

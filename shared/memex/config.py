@@ -105,6 +105,10 @@ class Settings:
     embedder_at_init: bool = False
     # Search queries whose vectors each process keeps (embeddings/query_cache.py); 0: none.
     embeddings_query_cache: int = 0
+    # Every text the write path's recent vectors and the query cache keep is dropped this long after
+    # it was kept (embeddings/recent.py): how long another process than the erasing one keeps
+    # an erased text at most.
+    recent_texts_max_age_seconds: float = 600.0
     # Embedding a search query is interactive: this deadline and one retry, then keyword-only results.
     embeddings_query_timeout_seconds: float = 3.0
     # In AWS the key can live in Secrets Manager instead (resolved when the Context is built).
@@ -366,6 +370,7 @@ def load_settings() -> Settings:
         embeddings_coalesce=_bool("MEMEX_EMBEDDINGS_COALESCE", True),
         embedder_at_init=_bool("MEMEX_EMBEDDER_AT_INIT", False),
         embeddings_query_cache=_int("MEMEX_EMBEDDINGS_QUERY_CACHE", 0),
+        recent_texts_max_age_seconds=_float("MEMEX_RECENT_TEXTS_MAX_AGE_SECONDS", 600.0),
         embeddings_query_timeout_seconds=_float("MEMEX_EMBEDDINGS_QUERY_TIMEOUT_SECONDS", 3.0),
         embeddings_api_key_secret_arn=_str("MEMEX_EMBEDDINGS_API_KEY_SECRET_ARN"),
         llm_base_url=_llm_base_url(),

@@ -98,6 +98,7 @@ def erase_session(ctx: Context, tenant_id: str, session_id: str, user_id: str) -
     with ctx.db.transaction() as conn:
         locks.lock_user(conn, tenant_id, user_id)
         erased = erasure.session(conn, tenant_id, session_id, user_id)
+        _embed_again(ctx, conn, tenant_id, erased.pop("recontextualised"))
     _forget_recent_texts(ctx, tenant_id)
     return erased
 

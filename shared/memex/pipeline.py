@@ -287,7 +287,7 @@ def _embedded(candidate: Candidate) -> str:
 # Texts the write path embedded lately, with their vectors, per embedder and tenant (recent.py).
 # What people say repeats ("The user lives in Lisbon." again and again in a year of history,
 # "Thanks!" after a question), and an import is cut into chunks that would each embed it again.
-# Bounded: about 12 MB of 384-dimension vectors.
+# Bounded: about 12 MB of 384-dimension vectors, each text for MEMEX_RECENT_TEXTS_MAX_AGE_SECONDS at most.
 RECENT_VECTORS_KEPT = 8192
 _recent_vectors: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _recent_lock = threading.Lock()
@@ -311,7 +311,8 @@ def forget_recent(ctx: Context, tenant_id: str) -> None:
 
 def _recent(ctx: Context) -> RecentVectors:
     with _recent_lock:
-        return _recent_vectors.setdefault(ctx.embedder, RecentVectors(RECENT_VECTORS_KEPT))
+        return _recent_vectors.setdefault(ctx.embedder, RecentVectors(
+            RECENT_VECTORS_KEPT, ctx.settings.recent_texts_max_age_seconds))
 
 
 def _resolve_locked(ctx: Context, turns: list[dict[str, Any]], vectors: dict[str, np.ndarray]) -> None:

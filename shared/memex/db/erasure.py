@@ -3,7 +3,8 @@
 The rules, in the order they apply:
 - A memory erased by id goes with its past: every memory it replaced, directly or through others
   (a summary's, the lines it summarises), and the statements of their end ("I left Stripe.",
-  decision `end`, of the same key), which say the value they ended. Never with what replaced it:
+  decision `end`, of the same key), which say the value they ended. A session erased goes with
+  the statements of its memories' end said in other sessions, for the same reason. Never with what replaced it:
   forgetting that the user worked at Stripe must not forget that they work at Notion, which stays
   current.
 - An erased link of a supersession chain closes over the gap: what the erased memory replaced
@@ -45,26 +46,36 @@ ENDED_WITH_ERASED = "it ended with a value that was erased"
 
 def past_of(conn: psycopg.Connection, tenant_id: str, memory_id: str) -> list[str]:
     """The memory, every memory it replaced (directly or through others: memory_links' key) and the
-    statements that one of them ended, of its key and subject (decision `end`, index
-    memory_links_replaced): what erasing it by id erases, before what is drawn with it (memories()).
-    A statement of another key stays ("My dog died.", `pet_kind`, which also ended the dog's name:
-    erasing the name keeps it), its reason saying only that what it replaced was erased."""
+    statements of their end (ends_of): what erasing it by id erases, before what is drawn with it
+    (memories())."""
     rows = conn.execute(
         """WITH RECURSIVE back(id) AS (
                SELECT id FROM memories WHERE tenant_id = %(t)s AND id = %(id)s
                UNION
                SELECT l.replaced_id FROM memory_links l JOIN back b ON l.memory_id = b.id WHERE l.tenant_id = %(t)s
            )
-           SELECT id FROM back
-           UNION
-           SELECT e.id FROM back b
-           JOIN memories o ON o.tenant_id = %(t)s AND o.id = b.id
-           JOIN memory_links l ON l.tenant_id = %(t)s AND l.replaced_id = b.id
-           JOIN memories e ON e.tenant_id = l.tenant_id AND e.id = l.memory_id
-           WHERE e.metadata->>'decision' = 'end' AND e.key = o.key AND e.subject = o.subject""",
+           SELECT id FROM back""",
         {"t": tenant_id, "id": memory_id},
     ).fetchall()
-    return sorted(r["id"] for r in rows)
+    back = [r["id"] for r in rows]
+    return sorted(set(back) | set(ends_of(conn, tenant_id, back)))
+
+
+def ends_of(conn: psycopg.Connection, tenant_id: str, ids: list[str]) -> list[str]:
+    """The statements that one of these memories ended, of its key and subject (decision `end`,
+    index memory_links_replaced: "I quit Stripe." files "The user used to work at Stripe."), which
+    name the value they ended, in whichever session they were said. A statement of another key stays
+    ("My dog died.", `pet_kind`, which also ended the dog's name: erasing the name keeps it), its
+    reason saying only that what it replaced was erased."""
+    rows = conn.execute(
+        """SELECT e.id FROM memories o
+           JOIN memory_links l ON l.tenant_id = o.tenant_id AND l.replaced_id = o.id
+           JOIN memories e ON e.tenant_id = l.tenant_id AND e.id = l.memory_id
+           WHERE o.tenant_id = %s AND o.id = ANY(%s)
+             AND e.metadata->>'decision' = 'end' AND e.key = o.key AND e.subject = o.subject""",
+        (tenant_id, ids),
+    ).fetchall()
+    return [r["id"] for r in rows]
 
 
 def memories(conn: psycopg.Connection, tenant_id: str, ids: list[str]) -> dict[str, Any]:
@@ -110,22 +121,22 @@ def memories(conn: psycopg.Connection, tenant_id: str, ids: list[str]) -> dict[s
     return {"memories": len(deleted), "recontextualised": recontextualised}
 
 
-def session(conn: psycopg.Connection, tenant_id: str, session_id: str, user_id: str) -> dict[str, int]:
+def session(conn: psycopg.Connection, tenant_id: str, session_id: str, user_id: str) -> dict[str, Any]:
+    """Erase the session's turns and memories, by the rules of memories() and with the statements
+    of their end said in other sessions (ends_of). Returns the counts and the memories whose
+    context was erased, as memories() does."""
     ids = [r["id"] for r in conn.execute(
         "SELECT id FROM memories WHERE tenant_id = %s AND user_id = %s AND session_id = %s",
         (tenant_id, user_id, session_id),
     ).fetchall()]
-    ids = sorted(set(ids) | set(consolidation_rows.summaries_citing(conn, tenant_id, ids)))
-    ids = sorted(set(ids) | set(history_rows.ended_with(conn, tenant_id, ids)))
-    _close_chains(conn, tenant_id, ids)
-    memories_deleted = conn.execute(
-        "DELETE FROM memories WHERE tenant_id = %s AND id = ANY(%s) RETURNING id", (tenant_id, ids)
-    ).fetchall()
+    # The tombstones memories() writes for the session's own turns go with them (ON DELETE CASCADE);
+    # those of an end statement said in another session keep a re-extraction from bringing it back.
+    erased = memories(conn, tenant_id, ids + ends_of(conn, tenant_id, ids))
     turns = conn.execute(
         "DELETE FROM turns WHERE tenant_id = %s AND user_id = %s AND session_id = %s RETURNING id",
         (tenant_id, user_id, session_id),
     ).fetchall()
-    return {"turns": len(turns), "memories": len(memories_deleted)}
+    return {"turns": len(turns), **erased}
 
 
 def users_of_session(conn: psycopg.Connection, tenant_id: str, session_id: str) -> list[str]:
@@ -138,6 +149,8 @@ def users_of_session(conn: psycopg.Connection, tenant_id: str, session_id: str) 
 
 
 def user(conn: psycopg.Connection, tenant_id: str, user_id: str) -> dict[str, int]:
+    """Erase everything of the user's. No rule of memories() is needed: links, summaries and the
+    statements of an end never cross users, so nothing the user said survives to name it."""
     memories_deleted = conn.execute(
         "DELETE FROM memories WHERE tenant_id = %s AND user_id = %s RETURNING id", (tenant_id, user_id)
     ).fetchall()
@@ -154,7 +167,8 @@ def _forget_why_ended(conn: psycopg.Connection, tenant_id: str, erased_ids: list
     that a surviving memory made when it replaced an erased one keeps its place in the fact's
     history, but its reason names the erased value ("said with the employer 'Stripe', and 'Notion'
     replaced it"): it then says only that. Found by the message that made it (index
-    memories_drawn_facts), as history.ended_with finds them."""
+    memories_drawn_facts), as history.ended_with finds them. (A session's erasure takes the fact
+    too, said in the same message as the erased value: history.ended_with finds it by its link.)"""
     conn.execute(
         """UPDATE memories f SET metadata = f.metadata || jsonb_build_object('reason', %(why)s::text)
            FROM memory_links l JOIN memories x ON x.tenant_id = l.tenant_id AND x.id = l.memory_id

@@ -17,7 +17,7 @@ def measured_embedder(settings: Settings, metrics: Metrics) -> Embedder:
         return embedder
     from memex.embeddings.query_cache import QueryCache
 
-    return QueryCache(embedder, settings.embeddings_query_cache)
+    return QueryCache(embedder, settings.embeddings_query_cache, settings.recent_texts_max_age_seconds)
 
 
 def make_embedder(settings: Settings) -> Embedder:

@@ -8,9 +8,10 @@ A query is kept for the tenant whose search asked it (`asked_by`; recent.py says
 
 from __future__ import annotations
 
+import time
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Iterator, Sequence
+from typing import Callable, Iterator, Sequence
 
 import numpy as np
 
@@ -40,15 +41,17 @@ def forget(embedder: Embedder, tenant_id: str) -> None:
 
 
 class QueryCache:
-    """Wraps an embedder; `size` queries at most, the least recently asked dropped first. A
-    failed embedding is not remembered: the query is embedded again when next asked."""
+    """Wraps an embedder; `size` queries at most, the least recently asked dropped first, and none
+    kept longer than `max_age` seconds (recent.py says why). A failed embedding is not remembered:
+    the query is embedded again when next asked."""
 
-    def __init__(self, inner: Embedder, size: int) -> None:
+    def __init__(self, inner: Embedder, size: int, max_age: float,
+                 now: Callable[[], float] = time.monotonic) -> None:
         self.inner = inner
         self.name = inner.name
         self.dim = inner.dim
         self.outcome = getattr(inner, "outcome", None)
-        self._recent = RecentVectors(size)
+        self._recent = RecentVectors(size, max_age, now)
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         return self.inner.embed(texts)
