@@ -487,3 +487,22 @@ def test_the_keyword_column_is_folded_on_a_database_at_0026(ctx):
         conn.execute("""INSERT INTO memories (tenant_id, id, user_id, memory_type, type, content, embedding, valid_from)
                         VALUES ('t', 'c', 'u', 'episodic', 'message', 'A café.', array_fill(0.1, ARRAY[384])::vector, now())""")
         assert conn.execute("SELECT memory_id FROM memory_postings WHERE lexeme = 'cafe'").fetchall() == [("c",)]
+
+
+def test_the_turns_tries_are_noted_from_0029_on_without_rewriting_the_table(ctx):
+    """Migration 0029 on a database written before it: the column is added to the catalogue alone
+    (the table's file is the same one: no rewrite, constant time however many turns), and the turns
+    written before have no try noted (the sweep takes them as before)."""
+    version = "0029_turn_tries"
+    with _scratch_database(ctx, "memex_before_0029") as conn:
+        # the schema as 0028 left it
+        conn.execute("ALTER TABLE turns DROP COLUMN tried_at")
+        conn.execute("DELETE FROM schema_migrations WHERE version = %s", (version,))
+        conn.execute("INSERT INTO tenants (id) VALUES ('t')")
+        conn.execute("""INSERT INTO turns (tenant_id, id, user_id, session_id, occurred_at)
+                        SELECT 't', 'turn' || i, 'u', 's', now() FROM generate_series(1, 2000) i""")
+        table_file = "SELECT pg_relation_filenode('turns')"
+        before = conn.execute(table_file).fetchone()[0]
+        assert apply_migrations(conn, 384) == [version]
+        assert conn.execute(table_file).fetchone()[0] == before
+        assert conn.execute("SELECT count(*), count(tried_at) FROM turns").fetchone() == (2000, 0)

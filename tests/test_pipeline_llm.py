@@ -13,6 +13,7 @@ from aws_lambda_powertools.utilities.batch.exceptions import BatchProcessingErro
 
 from infra.local.lambda_context import LocalLambdaContext
 from infra.local.runtime import function_module
+from memex import pipeline
 from memex.extraction.llm import LLMExtractor
 from memex.db import turns as turn_rows
 from memex.ingest import ingest_turn, sweep
@@ -664,9 +665,9 @@ def test_the_sweep_leaves_a_turn_waiting_for_its_retry(ctx, llm, llm_ctx, llm_ht
 
     def touched_ago(seconds: int) -> None:
         with ctx.db.transaction() as conn:
-            conn.execute("UPDATE turns SET updated_at = now() - make_interval(secs => %s), republished = %s "
-                         "WHERE tenant_id = %s AND id = %s",
-                         (seconds, llm_ctx.settings.sweep_max_republish, tenant.id, waiting))
+            conn.execute("UPDATE turns SET updated_at = now() - make_interval(secs => %s), "
+                         "tried_at = now() - make_interval(secs => %s), republished = %s WHERE tenant_id = %s AND id = %s",
+                         (seconds, seconds, llm_ctx.settings.sweep_max_republish, tenant.id, waiting))
 
     # Five minutes later the queue has moved past it (a later turn is extracted), its message is
     # still hidden, and it was re-published as often as the sweep allows.
@@ -680,6 +681,70 @@ def test_the_sweep_leaves_a_turn_waiting_for_its_retry(ctx, llm, llm_ctx, llm_ht
     touched_ago(1600)
     sweep(queued, older_than_seconds=120)
     assert tenant.get(f"/v1/turns/{waiting}").json()["status"] == "failed"
+    client.delete_queue(QueueUrl=url)
+
+
+class _Stopped(BaseException):
+    """Lambda stopping an invocation at its timeout: nothing after it runs, no handler notes a thing."""
+
+
+def test_the_sweep_leaves_a_turn_whose_worker_was_stopped_to_sqs(ctx, llm, llm_ctx, llm_http, runtime, monkeypatch):
+    # A worker stopped mid-batch (Lambda's timeout) noted nothing on its turns: 120 s later the sweep
+    # took such a turn for a lost publish and re-sent it while SQS still held its delivery (750 s),
+    # and the LLM was asked for it again. A lost publish is re-sent at 120 s all the same, and so is
+    # one after a failed `?wait=true` (which waited 1,500 s: its noted error read as a worker's try).
+    client = runtime.sqs_client()
+    url = client.create_queue(QueueName="memex-extraction-sweep2", Attributes={"VisibilityTimeout": "750"})["QueueUrl"]
+    queued = dataclasses.replace(llm_ctx, publisher=SqsPublisher(dataclasses.replace(
+        llm_ctx.settings, extraction_queue_url=url)))
+    lost = dataclasses.replace(llm_ctx, publisher=SqsPublisher(dataclasses.replace(
+        llm_ctx.settings, extraction_queue_url=url + "-missing")))
+    tenant = Tenant(ctx, llm_http)
+
+    def stored(text: str, wait: bool = False) -> str:
+        return ingest_turn(lost, tenant.id, TurnIn(user_id=tenant.user, session_id="s1", messages=[
+            {"role": "user", "content": text}]), wait=wait)["turn_id"]
+
+    stopped, never_sent = stored("I work at Stripe."), stored("I live in Porto.")
+    llm.reset()  # nothing scripted: the LLM answers 500
+    inline = stored("I have a dog named Rex.", wait=True)
+    assert "processing inline failed" in tenant.get(f"/v1/turns/{inline}").json()["error"]
+    worker = function_module("extract_worker")
+    monkeypatch.setattr(worker, "get_context", lambda: queued)
+
+    def stops(*args, **kwargs):
+        raise _Stopped
+
+    record = {"messageId": "s1", "receiptHandle": "rh-s1", "body": ExtractionJob(tenant.id, stopped).to_json(),
+              "messageAttributes": {}, "md5OfBody": "", "eventSource": "aws:sqs",
+              "attributes": {"ApproximateReceiveCount": "1", "SentTimestamp": "1767225600000"},
+              "eventSourceARN": "arn:aws:sqs:us-east-1:000000000000:memex-extraction-sweep2", "awsRegion": "us-east-1"}
+    with monkeypatch.context() as patch:
+        patch.setattr(pipeline, "_extracted", stops)  # where the LLM is asked
+        with pytest.raises(_Stopped):
+            worker.handler({"Records": [record]}, LocalLambdaContext("extract_worker"))
+    answer = tenant.get(f"/v1/turns/{stopped}").json()
+    assert answer["status"] == "queued" and "error" not in answer, answer  # a try under way is no error
+
+    def last_touched(seconds: int, *turn_ids: str) -> None:
+        with ctx.db.transaction() as conn:
+            conn.execute("""UPDATE turns SET updated_at = now() - make_interval(secs => %s),
+                                   tried_at = CASE WHEN tried_at IS NOT NULL THEN now() - make_interval(secs => %s) END
+                            WHERE tenant_id = %s AND id = ANY(%s)""", (seconds, seconds, tenant.id, list(turn_ids)))
+
+    def republished() -> dict[str, int]:
+        rows = turn_rows.get_turns(ctx.db.connection(), tenant.id, [stopped, never_sent, inline])
+        return {r["id"]: r["republished"] for r in rows}
+
+    # Five minutes on (past MEMEX_SWEEP_AFTER_SECONDS, within the visibility timeout), the queue idle.
+    last_touched(300, stopped, never_sent, inline)
+    sweep(queued, older_than_seconds=120)
+    assert republished() == {stopped: 0, never_sent: 1, inline: 1}
+    # Past twice the visibility timeout no delivery of it can still come: lost after all, re-sent.
+    client.purge_queue(QueueUrl=url)
+    last_touched(1600, stopped)
+    sweep(queued, older_than_seconds=120)
+    assert republished() == {stopped: 1, never_sent: 1, inline: 1}
     client.delete_queue(QueueUrl=url)
 
 

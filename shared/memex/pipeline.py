@@ -48,21 +48,25 @@ HISTORY_MESSAGES = 10
 MAX_CANDIDATES_PER_TURN = 100
 
 
-def extract(ctx: Context, job: ExtractionJob, last_delivery: bool = False) -> SupersessionJob | None:
+def extract(ctx: Context, job: ExtractionJob, last_delivery: bool = False,
+            delivered: bool = True) -> SupersessionJob | None:
     """Store the turn's messages as episodic memories and its candidates on the turn; return the
     supersession job (None when the turn is gone, done, or said nothing to remember). On the job's
     `last_delivery` the offline rules extract when the LLM gives no answer: a turn failed for an
-    outage would keep none of its facts, and the rules keep most (degraded, not down)."""
-    jobs = extract_many(ctx, job.tenant_id, [job.turn_id], rules_if_the_llm_fails=last_delivery)
+    outage would keep none of its facts, and the rules keep most (degraded, not down). `delivered`:
+    the job came from a queue (see extract_many)."""
+    jobs = extract_many(ctx, job.tenant_id, [job.turn_id], rules_if_the_llm_fails=last_delivery, delivered=delivered)
     return jobs[0] if jobs else None
 
 
 def extract_many(ctx: Context, tenant_id: str, turn_ids: list[str], again: bool = False,
-                 rules_if_the_llm_fails: bool = False) -> list[SupersessionJob]:
+                 rules_if_the_llm_fails: bool = False, delivered: bool = True) -> list[SupersessionJob]:
     """`extract` for many turns at once, embedding all their messages in shared batches. `again`
     re-extracts turns already processed (after a model change). If the extractor fails for a
     turn, the others are still stored, then the failure is raised so the job is retried, unless
-    the failure is the LLM's and `rules_if_the_llm_fails`: then the offline rules extract it."""
+    the failure is the LLM's and `rules_if_the_llm_fails`: then the offline rules extract it.
+    A queue's delivery (`delivered`) first notes on its turns that a try began, so that the sweep
+    waits for SQS to deliver them again if this try is stopped (db/turns.py, claim_lost)."""
     conn = ctx.db.connection()
     follow_ups, todo = [], []
     for turn in sorted(turn_rows.get_turns(conn, tenant_id, list(set(turn_ids))), key=_said):
@@ -75,6 +79,9 @@ def extract_many(ctx: Context, tenant_id: str, turn_ids: list[str], again: bool 
     if not todo:  # a repeated message (the sweep's, a redelivery) for turns extracted since: no more reads
         return _jobs(follow_ups)
     ids = [t["id"] for t in todo]
+    if delivered:
+        with ctx.db.transaction() as tx:  # committed now: a stopped try leaves its note
+            turn_rows.note_tries(tx, tenant_id, ids)
     messages = turn_rows.messages_of_turns(conn, tenant_id, ids)
     histories = turn_rows.session_histories(conn, tenant_id, ids, HISTORY_MESSAGES)
     work = [(turn, messages.get(turn["id"], []), histories[turn["id"]]) for turn in todo]
@@ -503,14 +510,15 @@ def _write_ended(conn, ctx: Context, turn: dict[str, Any], said_at: datetime, ca
 
 def process_inline(ctx: Context, tenant_id: str, turn_id: str) -> None:
     """The whole pipeline in this process, without the queues (`POST /v1/turns?wait=true`)."""
-    follow_up = extract(ctx, ExtractionJob(tenant_id, turn_id))
+    # no queue holds the turn while it runs: failed, it is published, and a lost publish is re-sent
+    follow_up = extract(ctx, ExtractionJob(tenant_id, turn_id), delivered=False)
     if follow_up is not None:
         resolve(ctx, follow_up)
 
 
 def note_retry(ctx: Context, tenant_id: str, turn_id: str, error: str) -> None:
-    """A try at the turn failed and its queue message will come again: its GET says why, and the
-    sweep sees a try under way (db/turns.py, claim_lost), not a lost message."""
+    """A try at the turn failed and its queue message will come again: its GET says why (the sweep
+    knows the try from its `tried_at`, db/turns.py, claim_lost)."""
     with ctx.db.transaction() as conn:
         turn_rows.note_error(conn, tenant_id, turn_id, f"{error}; retried when its queue message comes back")
 

@@ -186,6 +186,13 @@ def note_error(conn: psycopg.Connection, tenant_id: str, turn_id: str, error: st
                  (error, tenant_id, turn_id))
 
 
+def note_tries(conn: psycopg.Connection, tenant_id: str, turn_ids: list[str]) -> None:
+    """A worker began extracting these turns: if it is stopped before it ends (Lambda's timeout), its
+    queue delivers them again, and the sweep waits for that (claim_lost). Not an error; `updated_at`,
+    the sweep's clock of progress, is left as it was."""
+    conn.execute("UPDATE turns SET tried_at = now() WHERE tenant_id = %s AND id = ANY(%s)", (tenant_id, turn_ids))
+
+
 def store_many_candidates(conn: psycopg.Connection, tenant_id: str,
                           extracted: list[tuple[str, list[dict[str, Any]]]]) -> None:
     """Extraction is done: each turn's candidates wait on it for supersession (none: the turn is
@@ -222,7 +229,7 @@ _LOST = """
     s.status IN ('queued', 'processing')
     AND s.updated_at < now() - make_interval(secs => %(age)s)
     AND CASE WHEN s.status = 'queued' THEN
-             (s.error IS NULL OR s.updated_at < now() - make_interval(secs => %(retry)s))
+             (s.tried_at IS NULL OR s.tried_at < now() - make_interval(secs => %(retry)s))
              AND (%(extraction_idle)s
              OR EXISTS (SELECT 1 FROM turns later
                         WHERE later.created_at > s.updated_at + make_interval(secs => %(age)s)
@@ -251,10 +258,13 @@ def claim_lost(conn: psycopg.Connection, older_than_seconds: int, max_republish:
     turn of the same user extracted later is already resolved: FIFO order means this one's message
     was consumed). A backlog therefore never fails a turn; each claim resets the turn's clock.
 
-    A queued turn whose last try failed (its `error`, noted when the try failed) has a delivery still
-    to come: SQS hides a failed message until its visibility timeout, while later turns move the
-    queue past it. It is lost only when `retry_seconds` have passed since without a try (twice the
-    visibility timeout: a message comes back within one, and its try ends within a sixth of one)."""
+    A queued turn a worker began to extract (its `tried_at`) has a delivery still to come, whether
+    the try failed or the worker was stopped mid-batch: SQS hides a received message until its
+    visibility timeout, while later turns move the queue past it. It is lost only when
+    `retry_seconds` have passed since the try began without another (twice the visibility timeout:
+    a message comes back within one of its receive, and its try ends within a sixth of one). An
+    `error` alone says no delivery is pending (`?wait=true`'s inline try failed): such a turn whose
+    publish was lost is re-sent after the age, as one never tried is."""
     params = {"age": older_than_seconds, "max": max_republish, "limit": limit, "retry": retry_seconds,
               "extraction_idle": extraction_idle, "supersession_idle": supersession_idle}
     conn.execute(
