@@ -7,7 +7,7 @@ import dataclasses
 import numpy as np
 import pytest
 
-from memex.config import load_settings
+from memex.config import ConfigurationError, load_settings
 from memex.embeddings import measured_embedder
 from memex.embeddings.minilm import MiniLMEmbedder
 from memex.embeddings.query_cache import QueryCache, asked_by
@@ -157,3 +157,12 @@ def test_an_expired_text_leaves_the_process_at_its_next_use_whatever_is_asked():
     assert list(recent._vectors) == []
     with pytest.raises(ValueError):
         RecentVectors(8, max_age=0)
+
+
+@pytest.mark.parametrize("age", ["0", "-5"])
+def test_a_maximum_age_that_is_not_positive_stops_the_start_naming_the_setting(monkeypatch, age):
+    monkeypatch.setenv("MEMEX_RECENT_TEXTS_MAX_AGE_SECONDS", age)
+    with pytest.raises(ConfigurationError, match=r"^MEMEX_RECENT_TEXTS_MAX_AGE_SECONDS: must be a positive"):
+        load_settings()
+    monkeypatch.setenv("MEMEX_RECENT_TEXTS_MAX_AGE_SECONDS", "90")
+    assert load_settings().recent_texts_max_age_seconds == 90

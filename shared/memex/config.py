@@ -53,6 +53,13 @@ def _float(name: str, default: float) -> float:
     return float(raw) if raw else default
 
 
+def _positive_float(name: str, default: float) -> float:
+    value = _float(name, default)
+    if not value > 0:
+        raise ConfigurationError(f"{name}: must be a positive number of seconds, got {value:g}")
+    return value
+
+
 @dataclass(frozen=True)
 class Settings:
     # Storage
@@ -370,7 +377,7 @@ def load_settings() -> Settings:
         embeddings_coalesce=_bool("MEMEX_EMBEDDINGS_COALESCE", True),
         embedder_at_init=_bool("MEMEX_EMBEDDER_AT_INIT", False),
         embeddings_query_cache=_int("MEMEX_EMBEDDINGS_QUERY_CACHE", 0),
-        recent_texts_max_age_seconds=_float("MEMEX_RECENT_TEXTS_MAX_AGE_SECONDS", 600.0),
+        recent_texts_max_age_seconds=_positive_float("MEMEX_RECENT_TEXTS_MAX_AGE_SECONDS", 600.0),
         embeddings_query_timeout_seconds=_float("MEMEX_EMBEDDINGS_QUERY_TIMEOUT_SECONDS", 3.0),
         embeddings_api_key_secret_arn=_str("MEMEX_EMBEDDINGS_API_KEY_SECRET_ARN"),
         llm_base_url=_llm_base_url(),
