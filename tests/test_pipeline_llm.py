@@ -638,17 +638,24 @@ def test_an_inline_turns_chat_calls_end_before_its_lambda_would_be_stopped(ctx, 
     assert response["statusCode"] == 202 and body["status"] == "queued" and "LLMError" in body["error"], body
 
 
+def _template_queue(runtime, llm_ctx, name: str):
+    """An SQS queue (moto) with the template's 750 s visibility, a context publishing to it, and one
+    whose publishes are lost (a queue that does not exist)."""
+    client = runtime.sqs_client()
+    url = client.create_queue(QueueName=name, Attributes={"VisibilityTimeout": "750"})["QueueUrl"]
+    queued = dataclasses.replace(llm_ctx, publisher=SqsPublisher(dataclasses.replace(
+        llm_ctx.settings, extraction_queue_url=url)))
+    lost = dataclasses.replace(llm_ctx, publisher=SqsPublisher(dataclasses.replace(
+        llm_ctx.settings, extraction_queue_url=url + "-missing")))
+    return client, url, queued, lost
+
+
 def test_the_sweep_leaves_a_turn_waiting_for_its_retry(ctx, llm, llm_ctx, llm_http, runtime, monkeypatch):
     # A failed delivery comes back only after the queue's visibility timeout (750 s in the
     # template), while the sweep took a queued turn for lost 120 s after it was last touched once a
     # later turn was extracted: it re-published a message SQS still held and, in an outage, marked
     # failed a turn whose deliveries were still to come.
-    client = runtime.sqs_client()
-    url = client.create_queue(QueueName="memex-extraction-ops2", Attributes={"VisibilityTimeout": "750"})["QueueUrl"]
-    queued = dataclasses.replace(llm_ctx, publisher=SqsPublisher(dataclasses.replace(
-        llm_ctx.settings, extraction_queue_url=url)))
-    lost = dataclasses.replace(llm_ctx, publisher=SqsPublisher(dataclasses.replace(
-        llm_ctx.settings, extraction_queue_url=url + "-missing")))
+    client, url, queued, lost = _template_queue(runtime, llm_ctx, "memex-extraction-ops2")
     tenant = Tenant(ctx, llm_http)
     waiting = ingest_turn(lost, tenant.id, TurnIn(user_id=tenant.user, session_id="s1", messages=[
         {"role": "user", "content": "I work at Stripe."}]), wait=False)["turn_id"]
@@ -693,12 +700,7 @@ def test_the_sweep_leaves_a_turn_whose_worker_was_stopped_to_sqs(ctx, llm, llm_c
     # took such a turn for a lost publish and re-sent it while SQS still held its delivery (750 s),
     # and the LLM was asked for it again. A lost publish is re-sent at 120 s all the same, and so is
     # one after a failed `?wait=true` (which waited 1,500 s: its noted error read as a worker's try).
-    client = runtime.sqs_client()
-    url = client.create_queue(QueueName="memex-extraction-sweep2", Attributes={"VisibilityTimeout": "750"})["QueueUrl"]
-    queued = dataclasses.replace(llm_ctx, publisher=SqsPublisher(dataclasses.replace(
-        llm_ctx.settings, extraction_queue_url=url)))
-    lost = dataclasses.replace(llm_ctx, publisher=SqsPublisher(dataclasses.replace(
-        llm_ctx.settings, extraction_queue_url=url + "-missing")))
+    client, url, queued, lost = _template_queue(runtime, llm_ctx, "memex-extraction-sweep2")
     tenant = Tenant(ctx, llm_http)
 
     def stored(text: str, wait: bool = False) -> str:
