@@ -27,6 +27,7 @@ def test_a_relative_as_the_subject_is_someone_else(question):
     "Where does my dog sleep?",  # a pet is no one in the user's life
     "Where does Ana work?",  # a name nothing found places in the user's life
     "What is my job?",
+    "Does my wife like my new job?", "What does my brother think of my cooking?",  # the user's own too
 ])
 def test_the_user_or_a_stranger_is_not(question):
     assert not whose.asked_of(question, [], [])

@@ -56,7 +56,11 @@ def asked_of(question: str, found: Iterable[Found], known: Iterable[str] | None)
     someone the user speaks of."""
     question = question.replace("’", "'")
     if match := _ASKS_OF_THEM.search(question):
-        return frozenset() if _USER_TOO.search(question) else _people(match.group(0))
+        # A "my" besides the one that names the person asks of the user's own too ("Does my wife
+        # like my job?"), as the first person does.
+        rest = question[:match.start()] + " " + question[match.end():]
+        user_too = _USER_TOO.search(question) or re.search(r"\bmy\b", rest, re.IGNORECASE)
+        return frozenset() if user_too else _people(match.group(0))
     if known is None or named._USER.search(question):
         return frozenset()
     said = {name.casefold() for name in known}
