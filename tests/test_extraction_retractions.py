@@ -14,6 +14,12 @@ def _history(tenant, memory_id: str) -> list[str]:
     return [m["value"] for m in tenant.get(f"/v1/memories/{memory_id}/history").json()["history"]]
 
 
+def _told(tenant, *texts: str) -> None:
+    """Each text a turn of its own, a day after the one before (from 2026-01-01)."""
+    for day, text in enumerate(texts, start=1):
+        tenant.turn(text, timestamp=f"2026-01-{day:02d}T00:00:00Z")
+
+
 def _corrected(tenant, key: str, wrong: str, right: str) -> None:
     """`right` is the key's one current value, `wrong` filed once (only by the statement that said
     it), and the history goes from one to the other."""
@@ -25,10 +31,11 @@ def _corrected(tenant, key: str, wrong: str, right: str) -> None:
 
 
 def test_a_correction_replaces_the_value_it_names_and_never_files_the_wrong_one(tenant):
-    tenant.turn("I'm vegan.", timestamp="2026-01-01T00:00:00Z")
-    tenant.turn("No, I said I'm vegetarian, not vegan.", timestamp="2026-01-02T00:00:00Z")
-    tenant.turn("I work at Initech.", timestamp="2026-01-03T00:00:00Z")
-    tenant.turn("Sorry, I meant Initrode.", timestamp="2026-01-04T00:00:00Z")
+    _told(tenant,
+          "I'm vegan.",
+          "No, I said I'm vegetarian, not vegan.",
+          "I work at Initech.",
+          "Sorry, I meant Initrode.")
     for key, wrong, right in (("dietary_restriction", "vegan", "vegetarian"), ("employer", "Initech", "Initrode")):
         _corrected(tenant, key, wrong, right)
 
@@ -42,10 +49,7 @@ def test_a_correction_typed_with_a_curly_apostrophe_or_a_dash_replaces_the_wrong
     """"Actually it’s Lisbon, not Porto." (as a phone types it) and "Not Rex — Max." correct as their
     plain spellings do: the right value replaces the wrong one, under a key that holds several names
     too (a second dog is not added)."""
-    tenant.turn("I live in Porto.", timestamp="2026-01-01T00:00:00Z")
-    tenant.turn("Actually it’s Lisbon, not Porto.", timestamp="2026-01-02T00:00:00Z")
-    tenant.turn("My dog is called Rex.", timestamp="2026-01-03T00:00:00Z")
-    tenant.turn("Not Rex — Max.", timestamp="2026-01-04T00:00:00Z")
+    _told(tenant, "I live in Porto.", "Actually it’s Lisbon, not Porto.", "My dog is called Rex.", "Not Rex — Max.")
     for key, wrong, right in (("city", "Porto", "Lisbon"), ("pet_dog_name", "Rex", "Max")):
         _corrected(tenant, key, wrong, right)
 
@@ -53,8 +57,7 @@ def test_a_correction_typed_with_a_curly_apostrophe_or_a_dash_replaces_the_wrong
 def test_a_pets_name_said_again_as_a_correction_replaces_the_name_before(tenant):
     """"Correction: my dog's name is Biscuit." after "My dog's name is Buddy.": one dog, now Biscuit,
     not a second dog beside Buddy."""
-    tenant.turn("My dog's name is Buddy.", timestamp="2026-01-01T00:00:00Z")
-    tenant.turn("Correction: my dog’s name is Biscuit.", timestamp="2026-01-02T00:00:00Z")
+    _told(tenant, "My dog's name is Buddy.", "Correction: my dog’s name is Biscuit.")
     _corrected(tenant, "pet_dog_name", "Buddy", "Biscuit")
 
 
@@ -79,8 +82,7 @@ def test_a_retraction_of_something_never_said_invents_no_current_value(tenant):
 
 
 def test_a_list_files_every_item(tenant):
-    tenant.turn("I'm allergic to penicillin, latex and bees.", timestamp="2026-01-01T00:00:00Z")
-    tenant.turn("My kids are Emma (8) and Liam (5).", timestamp="2026-01-02T00:00:00Z")
+    _told(tenant, "I'm allergic to penicillin, latex and bees.", "My kids are Emma (8) and Liam (5).")
     assert sorted(m["value"] for m in _memories(tenant, "allergy") if m["active"]) == ["bees", "latex", "penicillin"]
     assert sorted(m["value"] for m in _memories(tenant, "child_name") if m["active"]) == ["Emma", "Liam"]
     assert [m["value"] for m in _memories(tenant, "child_emma_age") if m["active"]] == ["8"]
@@ -90,12 +92,13 @@ def test_a_name_corrected_with_its_pronoun_replaces_the_last_name_said_that_it_f
     """"Sorry, her name is Anna." right after "My sister is called Ana.": the sister is Anna, not a
     second sister; after two people named, the last the pronoun fits (the mother, not the sister); a
     pet's name too, under a key that holds several names."""
-    tenant.turn("My sister is called Ana.", timestamp="2026-01-01T00:00:00Z")
-    tenant.turn("Sorry, her name is Anna.", timestamp="2026-01-02T00:00:00Z")
-    tenant.turn("My brother is called Tom. My mom is called Rosa.", timestamp="2026-01-03T00:00:00Z")
-    tenant.turn("Sorry, her name is Rose.", timestamp="2026-01-04T00:00:00Z")
-    tenant.turn("My cat is called Milo.", timestamp="2026-01-05T00:00:00Z")
-    tenant.turn("Oops, his name is Max.", timestamp="2026-01-06T00:00:00Z")
+    _told(tenant,
+          "My sister is called Ana.",
+          "Sorry, her name is Anna.",
+          "My brother is called Tom. My mom is called Rosa.",
+          "Sorry, her name is Rose.",
+          "My cat is called Milo.",
+          "Oops, his name is Max.")
     for key, wrong, right in (("sister_name", "Ana", "Anna"), ("mother_name", "Rosa", "Rose"),
                               ("pet_cat_name", "Milo", "Max")):
         _corrected(tenant, key, wrong, right)
@@ -106,14 +109,12 @@ def test_actually_and_the_statement_again_replaces_the_city_said_just_before(ten
     """"Actually I live in Lisbon" right after "I live in Porto": a correction or a move, Lisbon is
     the one current city either way (said with "Actually" right after, it is read as the correction:
     Porto is not kept as a past city)."""
-    tenant.turn("I live in Porto.", timestamp="2026-01-01T00:00:00Z")
-    tenant.turn("Actually I live in Lisbon", timestamp="2026-01-02T00:00:00Z")
+    _told(tenant, "I live in Porto.", "Actually I live in Lisbon")
     _corrected(tenant, "city", "Porto", "Lisbon")
 
 
 def test_a_plans_day_corrected_replaces_the_plan(tenant):
     """"Sorry, I meant Wednesday, not Tuesday." right after "I'm flying to Berlin next Tuesday.": one
     plan, on Wednesday, not a second trip beside the first."""
-    tenant.turn("I'm flying to Berlin next Tuesday.", timestamp="2026-01-01T00:00:00Z")
-    tenant.turn("Sorry, I meant Wednesday, not Tuesday.", timestamp="2026-01-02T00:00:00Z")
+    _told(tenant, "I'm flying to Berlin next Tuesday.", "Sorry, I meant Wednesday, not Tuesday.")
     _corrected(tenant, "plan", "flying to Berlin next Tuesday", "flying to Berlin next Wednesday")
