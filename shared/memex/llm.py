@@ -83,6 +83,21 @@ def time_left() -> float | None:
     return None if deadline is None else deadline - time.monotonic()
 
 
+def attempt_timeout(timeout: float) -> float | None:
+    """An attempt's timeout within the budget (`timeout` when unbounded); None when it is spent, and
+    no attempt should start. The chat client's and the OpenAI-compatible embedder's retries share it."""
+    left = time_left()
+    if left is None:
+        return timeout
+    return min(timeout, left) if left > 0 else None
+
+
+def may_wait(pause: float) -> bool:
+    """Whether a retry's `pause` still leaves some of the budget for the attempt after it."""
+    left = time_left()
+    return left is None or left > pause
+
+
 class ChatJSON:
     def __init__(self, model: str, base_url: str | None = None, api_key: str | None = None, *,
                  timeout: float = 30.0, attempts: int = 3, backoff: float = 0.5,
@@ -129,8 +144,8 @@ class ChatJSON:
         for attempt in range(1, self.attempts + 1):
             content = None
             asked_to_wait = 0.0  # the server's Retry-After, in seconds
-            left = time_left()
-            if left is not None and left <= 0:
+            timeout = attempt_timeout(self.timeout)
+            if timeout is None:
                 error = LLMError(f"{self.model}: the job's time budget for LLM calls is spent"
                                  + (f"; last: {problem}" if problem else ""), unavailable=failure is not None)
                 if problem:  # spent waiting on the endpoint, not on other work
@@ -138,7 +153,7 @@ class ChatJSON:
                 raise error
             try:
                 response = self._client.chat.completions.create(
-                    model=self.model, messages=messages, timeout=self.timeout if left is None else min(self.timeout, left))
+                    model=self.model, messages=messages, timeout=timeout)
                 choice = response.choices[0] if response.choices else None
                 content = choice.message.content if choice else None
                 filtered = content is None and choice is not None and choice.finish_reason == "content_filter"
@@ -164,8 +179,7 @@ class ChatJSON:
                 problem, failure = "unparseable answer" if content else "empty answer", None
             if attempt < self.attempts:
                 delay = max(self.backoff * 2 ** (attempt - 1), asked_to_wait)
-                left = time_left()
-                if (left is not None and left <= delay) or asked_to_wait > self.timeout:
+                if not may_wait(delay) or asked_to_wait > self.timeout:
                     # The server would not answer in time (its Retry-After is past the budget or past
                     # an attempt's timeout): a call now is one more refusal; the caller's fallback or
                     # the queue's next delivery comes sooner.

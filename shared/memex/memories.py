@@ -95,10 +95,7 @@ def _embed_again(ctx: Context, conn, tenant_id: str, rows: list[dict[str, Any]])
 
 
 def erase_session(ctx: Context, tenant_id: str, session_id: str, user_id: str) -> dict[str, int]:
-    with ctx.db.transaction() as conn:
-        locks.lock_user(conn, tenant_id, user_id)
-        erased = erasure.session(conn, tenant_id, session_id, user_id)
-        _embed_again(ctx, conn, tenant_id, erased.pop("recontextualised"))
+    erased = _erase_session(ctx, tenant_id, session_id, user_id)
     _forget_recent_texts(ctx, tenant_id)
     return erased
 
@@ -108,9 +105,18 @@ def erase_session_of_every_user(ctx: Context, tenant_id: str, session_id: str) -
     names no user, as the memory-service seed's did), one user's transaction at a time."""
     totals = {"turns": 0, "memories": 0}
     for user_id in erasure.users_of_session(ctx.db.connection(), tenant_id, session_id):
-        for kind, erased in erase_session(ctx, tenant_id, session_id, user_id).items():
+        for kind, erased in _erase_session(ctx, tenant_id, session_id, user_id).items():
             totals[kind] += erased
+    _forget_recent_texts(ctx, tenant_id)
     return totals
+
+
+def _erase_session(ctx: Context, tenant_id: str, session_id: str, user_id: str) -> dict[str, int]:
+    with ctx.db.transaction() as conn:
+        locks.lock_user(conn, tenant_id, user_id)
+        erased = erasure.session(conn, tenant_id, session_id, user_id)
+        _embed_again(ctx, conn, tenant_id, erased.pop("recontextualised"))
+    return erased
 
 
 def erase_user(ctx: Context, tenant_id: str, user_id: str) -> dict[str, int]:

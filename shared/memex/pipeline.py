@@ -108,10 +108,14 @@ def extract_many(ctx: Context, tenant_id: str, turn_ids: list[str], again: bool 
         # message, a redelivery, an import chunk that found it stored, each reading it unextracted
         # at once). The first stored stands; an LLM may read a turn differently twice, and both
         # readings would become memories. Another's candidates are decided here too, in order.
-        overtaken = [present[t["id"]] for t, _ in extracted
-                     if t["id"] in present and present[t["id"]]["extracted_at"] != t["extracted_at"]]
-        extracted = [(turn, candidates) for turn, candidates in extracted  # else erased, or overtaken
-                     if turn["id"] in present and present[turn["id"]]["extracted_at"] == turn["extracted_at"]]
+        mine, overtaken = [], []
+        for turn, candidates in extracted:
+            now = present.get(turn["id"])  # None: erased meanwhile
+            if now is not None and now["extracted_at"] == turn["extracted_at"]:
+                mine.append((turn, candidates))
+            elif now is not None:
+                overtaken.append(now)
+        extracted = mine
         turn_rows.store_many_candidates(conn, tenant_id, [(t["id"], [asdict(c) for c in candidates])
                                                           for t, candidates in extracted])
         follow_ups += [turn for turn, candidates in extracted if candidates]
@@ -304,10 +308,11 @@ def embed_distinct(ctx: Context, tenant_id: str, texts: list[str]) -> dict[str, 
     """The vector of each of these texts of the tenant's, by text: each distinct text embedded
     once, and those embedded lately for the tenant by the same embedder not embedded again."""
     distinct = list(dict.fromkeys(texts))
-    found = _recent(ctx).get_many(tenant_id, distinct)
+    recent = _recent(ctx)
+    found = recent.get_many(tenant_id, distinct)
     missing = [text for text in distinct if text not in found]
     if missing:
-        found.update(_recent(ctx).put_many(tenant_id, dict(zip(missing, ctx.embedder.embed(missing)))))
+        found.update(recent.put_many(tenant_id, dict(zip(missing, ctx.embedder.embed(missing)))))
     return found
 
 
@@ -318,8 +323,11 @@ def forget_recent(ctx: Context, tenant_id: str) -> None:
 
 def _recent(ctx: Context) -> RecentVectors:
     with _recent_lock:
-        return _recent_vectors.setdefault(ctx.embedder, RecentVectors(
-            RECENT_VECTORS_KEPT, ctx.settings.recent_texts_max_age_seconds))
+        recent = _recent_vectors.get(ctx.embedder)
+        if recent is None:
+            recent = _recent_vectors[ctx.embedder] = RecentVectors(RECENT_VECTORS_KEPT,
+                                                                   ctx.settings.recent_texts_max_age_seconds)
+        return recent
 
 
 def _resolve_locked(ctx: Context, turns: list[dict[str, Any]], vectors: dict[str, np.ndarray]) -> None:

@@ -63,16 +63,15 @@ def _database_secret(arn: str) -> dict:
         secret = _secret(arn, transform="json")
     except TransformParameterError:
         secret = None
+    shape = f"it holds {', '.join(DATABASE_SECRET_FIELDS)}, port and dbname, as RDS writes them"
     if not isinstance(secret, dict):
-        raise ValueError(f"the database secret (DATABASE_SECRET_ARN) is not a JSON object: it holds "
-                         f"{', '.join(DATABASE_SECRET_FIELDS)}, port and dbname, as RDS writes them")
+        raise ValueError(f"the database secret (DATABASE_SECRET_ARN) is not a JSON object: {shape}")
     # An empty password is one: a server that trusts its clients has none (the LocalStack
     # bootstrap's embedded Postgres); an absent one is a secret of another shape.
     missing = [name for name in DATABASE_SECRET_FIELDS
                if not (isinstance(secret.get(name), str) if name == "password" else secret.get(name))]
     if missing:
-        raise ValueError(f"the database secret (DATABASE_SECRET_ARN) has no {', '.join(missing)}: it holds "
-                         f"{', '.join(DATABASE_SECRET_FIELDS)}, port and dbname, as RDS writes them")
+        raise ValueError(f"the database secret (DATABASE_SECRET_ARN) has no {', '.join(missing)}: {shape}")
     return secret
 
 

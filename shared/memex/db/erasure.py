@@ -45,9 +45,8 @@ ENDED_WITH_ERASED = "it ended with a value that was erased"
 
 
 def past_of(conn: psycopg.Connection, tenant_id: str, memory_id: str) -> list[str]:
-    """The memory, every memory it replaced (directly or through others: memory_links' key) and the
-    statements of their end (ends_of): what erasing it by id erases, before what is drawn with it
-    (memories())."""
+    """The memory and every memory it replaced (directly or through others: memory_links' key): what
+    erasing it by id erases, before what memories() draws with it."""
     rows = conn.execute(
         """WITH RECURSIVE back(id) AS (
                SELECT id FROM memories WHERE tenant_id = %(t)s AND id = %(id)s
@@ -57,8 +56,7 @@ def past_of(conn: psycopg.Connection, tenant_id: str, memory_id: str) -> list[st
            SELECT id FROM back""",
         {"t": tenant_id, "id": memory_id},
     ).fetchall()
-    back = [r["id"] for r in rows]
-    return sorted(set(back) | set(ends_of(conn, tenant_id, back)))
+    return [r["id"] for r in rows]
 
 
 def ends_of(conn: psycopg.Connection, tenant_id: str, ids: list[str]) -> list[str]:
@@ -80,7 +78,9 @@ def ends_of(conn: psycopg.Connection, tenant_id: str, ids: list[str]) -> list[st
 
 def memories(conn: psycopg.Connection, tenant_id: str, ids: list[str]) -> dict[str, Any]:
     """Erase these memories. Returns the count and the memories whose context was erased
-    ({id, content, memory_type, subject}: to be embedded again without it)."""
+    ({id, content, memory_type, subject}: to be embedded again without it). The statements of
+    their end go with them (ends_of), in whichever session they were said."""
+    ids = sorted(set(ids) | set(ends_of(conn, tenant_id, ids)))
     ids = sorted(set(ids) | set(consolidation_rows.summaries_citing(conn, tenant_id, ids)))
     ids = sorted(set(ids) | set(history_rows.ended_with(conn, tenant_id, ids)))
     rows = conn.execute(
@@ -122,8 +122,8 @@ def memories(conn: psycopg.Connection, tenant_id: str, ids: list[str]) -> dict[s
 
 
 def session(conn: psycopg.Connection, tenant_id: str, session_id: str, user_id: str) -> dict[str, Any]:
-    """Erase the session's turns and memories, by the rules of memories() and with the statements
-    of their end said in other sessions (ends_of). Returns the counts and the memories whose
+    """Erase the session's turns and memories, by the rules of memories() (which take the statements
+    of their end said in other sessions too). Returns the counts and the memories whose
     context was erased, as memories() does."""
     ids = [r["id"] for r in conn.execute(
         "SELECT id FROM memories WHERE tenant_id = %s AND user_id = %s AND session_id = %s",
@@ -131,7 +131,7 @@ def session(conn: psycopg.Connection, tenant_id: str, session_id: str, user_id: 
     ).fetchall()]
     # The tombstones memories() writes for the session's own turns go with them (ON DELETE CASCADE);
     # those of an end statement said in another session keep a re-extraction from bringing it back.
-    erased = memories(conn, tenant_id, ids + ends_of(conn, tenant_id, ids))
+    erased = memories(conn, tenant_id, ids)
     turns = conn.execute(
         "DELETE FROM turns WHERE tenant_id = %s AND user_id = %s AND session_id = %s RETURNING id",
         (tenant_id, user_id, session_id),

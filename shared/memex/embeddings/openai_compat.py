@@ -23,7 +23,7 @@ QUERY_ATTEMPTS = 2
 PROBE_TIMEOUT_SECONDS = 2.0
 RETRY_PAUSE_SECONDS = 0.5
 # Worth another attempt: the endpoint was slow, unreachable, overloaded or failed on its side.
-_TRANSIENT = (openai.APITimeoutError, openai.APIConnectionError, openai.RateLimitError, openai.InternalServerError)
+_TRANSIENT = (openai.APIConnectionError, openai.RateLimitError, openai.InternalServerError)  # timeouts included
 
 
 class OpenAICompatibleEmbedder:
@@ -72,18 +72,18 @@ class OpenAICompatibleEmbedder:
         return out
 
     def _create(self, texts: list[str], timeout: float, attempts: int):
+        # Some endpoints reject empty strings; a single space embeds "nothing" just as well.
+        inputs = [t or " " for t in texts]
         attempt = 1
         while True:
-            left = llm.time_left()
-            if left is not None and left <= 0:
+            within = llm.attempt_timeout(timeout)
+            if within is None:
                 raise TimeoutError("the invocation's time budget for its endpoints' calls is spent")
             try:
-                # Some endpoints reject empty strings; a single space embeds "nothing" just as well.
-                return self._client.embeddings.create(model=self.name, input=[t or " " for t in texts],
-                                                      timeout=timeout if left is None else min(timeout, left))
+                return self._client.embeddings.create(model=self.name, input=inputs, timeout=within)
             except _TRANSIENT:
-                left, pause = llm.time_left(), RETRY_PAUSE_SECONDS * attempt
-                if attempt == attempts or (left is not None and left <= pause):
+                pause = RETRY_PAUSE_SECONDS * attempt
+                if attempt == attempts or not llm.may_wait(pause):
                     raise
             time.sleep(pause)
             attempt += 1

@@ -111,15 +111,15 @@ class LLMExtractor:
         answers = self.chat.ask(SYSTEM, render_prompt(messages, history), every=True)
         # Each JSON document of the answer that has the shape asked for: a small model may answer
         # `{"memories": []}` and then the real one.
-        lists = [a.get("memories") if isinstance(a, dict) else a for a in answers]
-        lists = [items for items in lists if isinstance(items, list)]
+        lists = [items for answer in answers
+                 if isinstance(items := answer.get("memories") if isinstance(answer, dict) else answer, list)]
         # Logs say how many and of what kind, never what: the answer quotes the user.
         if not lists:
             # Not "nothing to remember" (`{"memories": []}`): an answer of another shape is no answer,
             # retried as one (and extracted by the offline rules on the job's last delivery).
             raise LLMError(f"{self.chat.model}: an extraction answer without a memories list "
                            f"(a {type(answers[0]).__name__})")
-        items = [one for items in lists for one in items for one in _each_value(one)]
+        items = [each for items in lists for item in items for each in _each_value(item)]
         found: dict[tuple[str, str, str], Candidate] = {}
         dropped = 0
         known = relations(items)

@@ -113,7 +113,7 @@ def split(settings: Settings, question: str, metrics: Metrics | None = None) -> 
     key = (settings.llm_model, settings.llm_base_url, settings.llm_api_key, id(metrics))
     if key not in _SPLITTERS:
         # search is interactive: a short timeout and one retry, not the pipeline's patience
-        _SPLITTERS[key] = _Splitter(ChatJSON.from_settings(settings, timeout=10.0, attempts=2, backoff=0.2,
+        _SPLITTERS[key] = _Splitter(ChatJSON.from_settings(settings, timeout=SPLIT_BUDGET_SECONDS, attempts=2, backoff=0.2,
                                                            metrics=metrics, purpose="split"))
     splitter = _SPLITTERS[key]
     if not splitter.may_ask():

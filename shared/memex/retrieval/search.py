@@ -353,8 +353,10 @@ def _search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies 
         question = QueryRun(question.keyword, question.vector, _topical(request.query, question.topic, question.vector))
     # A question about someone the user never named is answered by what its words found, not by the
     # user's facts its frame is near (named.py): no kind, no ended news, no memory found by meaning alone.
+    # The user's and the participants' names (None: not read)
+    known = None if ahead is None or ahead.names is None else [*ahead.names, *ahead.user_names]
     stranger = request.mode == "hybrid" and ahead is not None and named.stranger(
-        request.query, None if ahead.names is None else [*ahead.names, *ahead.user_names], question.found().values())
+        request.query, known, question.found().values())
     if stranger:
         question = QueryRun(question.keyword, question.vector)
     own = question.signals()
@@ -455,7 +457,7 @@ def _search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies 
     # "Where does my wife work?" is as near the user's own employer as the wife's, and as the dad's: the
     # user's own facts, and another relative's, answer no question about someone else in their life (whose.py)
     if request.mode == "hybrid" and ctx.settings.search_whose and (asked := whose.asked_of(
-            request.query, found.values(), None if ahead is None or ahead.names is None else [*ahead.names, *ahead.user_names])):
+            request.query, found.values(), known)):
         kept = whose.not_theirs(kept, found, asked)
 
     # 3. scoring: relevance blended with recency and importance, from what the rankings read

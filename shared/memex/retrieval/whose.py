@@ -98,8 +98,8 @@ def not_theirs(kept: list[str], found: Mapping[str, Found], asked: frozenset[str
     names = {match.group("name"): _people(match.group("place")) for memory in found.values()
              if memory.memory_type == "semantic" and (match := named._introduction(memory.content))
              and _NAMES_A_PERSON.search(match.group("place"))}
-    someone = re.compile("|".join([rf"\b(?:{_PERSON})(?:e?s)?\b", *(rf"\b{re.escape(name)}\b" for name in names)]),
-                         re.IGNORECASE)
+    someone = re.compile("|".join([_NAMES_A_PERSON.pattern, *(rf"\b{re.escape(name)}\b" for name in names)]),
+                         re.IGNORECASE) if names else _NAMES_A_PERSON
     by_name = {name.casefold(): people for name, people in names.items()}
 
     def anothers(memory: Found) -> bool:
@@ -113,11 +113,10 @@ def not_theirs(kept: list[str], found: Mapping[str, Found], asked: frozenset[str
             people |= by_name.get(word, {_ONE.get(word, _ONE.get(word.rstrip("s")))})
         return bool(people) and not people & asked
 
-    def own(memory: Found) -> bool:
-        return memory.memory_type == "semantic" and memory.speaker is None and memory.subject == "user" \
-            and not someone.search(memory.content)
-
-    sources = {memory.message_id for memory in found.values() if memory.message_id and own(memory)}
-    return [item for item in kept if not own(found[item]) and not anothers(found[item]) and not (
+    own = {item for item, memory in found.items()
+           if memory.memory_type == "semantic" and memory.speaker is None and memory.subject == "user"
+           and not someone.search(memory.content)}
+    sources = {found[item].message_id for item in own if found[item].message_id}
+    return [item for item in kept if item not in own and not anothers(found[item]) and not (
         found[item].memory_type == "episodic" and found[item].speaker is None
         and found[item].message_id in sources and not someone.search(found[item].content))]
