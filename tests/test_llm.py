@@ -15,7 +15,7 @@ from memex.extraction import OfflineOnFirstUse, make_extractor
 from memex.extraction.llm import LLMExtractor, quoted, to_candidate
 from memex.extraction.offline import OfflineExtractor
 from memex.jobs import Candidate
-from memex.llm import ChatJSON, LLMError, parse_json, time_budget
+from memex.llm import ChatJSON, LLMError, parse_json, parse_json_all, time_budget
 from memex.supersession import Decision, RulesJudge, make_judge
 from memex.supersession_llm import LLMJudge
 from bench.openai_double import CHAT, OpenAIDouble
@@ -68,6 +68,37 @@ def test_the_parser_recovers_complete_items_of_truncated_json(text, expected):
 def test_the_parser_refuses_what_has_no_complete_json(text):
     with pytest.raises(ValueError):
         parse_json(text)
+
+
+@pytest.mark.parametrize("text, expected", [
+    # two fenced blocks: each is read, the second not lost behind the first
+    ('```json\n{"memories": [1]}\n```\nand also\n```json\n{"memories": [2]}\n```',
+     [{"memories": [1]}, {"memories": [2]}]),
+    # a malformed block is skipped, the next one still read
+    ('```json\n{"memories": [}\n```\n```json\n{"memories": [2]}\n```', [{"memories": [2]}]),
+    ('```json\n{"memories": [{"k": 1}, {"k": ]}\n```\n```json\n{"memories": [2]}\n```',
+     [{"memories": [{"k": 1}]}, {"memories": [2]}]),
+    # a block of code that is no JSON, then the JSON
+    ('```python\nprint(x[0])\n```\n```json\n{"a": 1}\n```', [{"a": 1}]),
+    # prose then JSON, unfenced
+    ('Found 2 facts:\n{"memories": [3]}', [{"memories": [3]}]),
+])
+def test_every_fenced_block_is_read_and_a_malformed_one_does_not_hide_the_rest(text, expected):
+    """A small model's answer in two fenced blocks: only the first was read, and a malformed first one
+    hid a good second one ("no JSON" and a retry)."""
+    assert parse_json_all(text) == expected
+    assert parse_json(text) == expected[0]
+
+
+@pytest.mark.parametrize("text, expected", [
+    ('There are [2] changes:\n{"action": "noop"}', {"action": "noop"}),
+    ('```json\n[1]\n```\n```json\n{"action": "noop"}\n```', {"action": "noop"}),
+    ('[{"k": "v"}] and [2]', [{"k": "v"}]),
+])
+def test_the_first_object_is_the_answer_before_a_bracket_of_prose(text, expected):
+    """Every caller asks for an object (an array is a bare list some models answer instead): a
+    bracketed number in the prose before it was taken for the answer."""
+    assert parse_json(text) == expected
 
 
 # ---- ChatJSON against the double ---------------------------------------------------------------
@@ -231,6 +262,31 @@ def test_every_memories_list_of_an_answer_is_read(server):
                        '{"note": "nothing"} {"answer": 1}')
     with pytest.raises(LLMError, match="without a memories list"):
         LLMExtractor(chat_for(server)).extract(messages, history=[])
+
+
+def test_a_flood_of_facts_for_a_short_turn_is_capped_keeping_the_quoted_ones(server, caplog):
+    """A model that answers 100 facts for one short turn stored 100 memories. A turn keeps at most
+    max(llm_facts_per_turn, its user characters / llm_chars_per_fact); the ones whose quote is the
+    message's own words first (then the most confident), in the order answered; the log says how many,
+    never what."""
+    messages = [_msg("a1", "I work at Notion and I live in Berlin.")]
+    # value-only support first (the quote is not the message's), then quoted ones of falling confidence
+    loose = [_item(key=f"place_{i}", value="Berlin", content="The user lives in Berlin.", quote="I reside in Berlin")
+             for i in range(40)]
+    quoted_ = [_item(key=f"thing_{i}", confidence=0.9 - i / 100) for i in range(60)]
+    server.script_chat(_memories(*loose, *quoted_))
+    with caplog.at_level("WARNING", logger="memex.extraction.llm"):
+        candidates = LLMExtractor(chat_for(server), facts_per_turn=8, chars_per_fact=20).extract(messages, history=[])
+    assert [c.key for c in candidates] == [f"thing_{i}" for i in range(8)]
+    warning = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert warning == ["kept 8 of 100 extracted facts: a turn of 38 characters keeps at most 8"]
+    assert "Berlin" not in caplog.text and "Notion" not in caplog.text
+
+    # a longer turn keeps more: one fact per llm_chars_per_fact of what the user said
+    long_message = [_msg("a1", "I work at Notion and I live in Berlin. " * 10)]
+    server.script_chat(_memories(*loose, *quoted_))
+    candidates = LLMExtractor(chat_for(server), facts_per_turn=8, chars_per_fact=20).extract(long_message, history=[])
+    assert len(candidates) == 20 and all(c.key.startswith("thing_") for c in candidates)
 
 
 def test_a_list_value_is_one_fact_per_value_where_the_key_holds_several(server):

@@ -25,6 +25,13 @@ def _int(name: str, default: int) -> int:
     return int(raw) if raw else default
 
 
+def _positive_int(name: str, default: int) -> int:
+    value = _int(name, default)
+    if value < 1:
+        raise ConfigurationError(f"{name}: must be a whole number of at least 1, got {value}")
+    return value
+
+
 def _str(name: str, default: str = "") -> str:
     return os.environ.get(name, default) or default
 
@@ -132,6 +139,12 @@ class Settings:
     # 60 s): past it the judge falls back to the rules and extraction is retried later.
     llm_budget_seconds: float = 20.0
     llm_api_key_secret_arn: str = ""
+    # The facts one turn keeps from the LLM's answer: at least llm_facts_per_turn, one more per
+    # llm_chars_per_fact characters the user said past that (a model may answer a hundred for "hi").
+    # The quality fixture's scripted turns (bench/quality/conversations.yaml) keep 4 facts at most, and
+    # take 13.5 characters a fact at the densest (2 facts of 27): none is capped.
+    llm_facts_per_turn: int = 8
+    llm_chars_per_fact: int = 20
 
     # Reranker: any Cohere/Jina-compatible `/rerank` endpoint (empty base URL: no reranking). Its
     # scores below `rerank_min_score` are dropped, replacing the built-in relevance floor.
@@ -386,6 +399,8 @@ def load_settings() -> Settings:
         llm_multihop=_bool("MEMEX_LLM_MULTIHOP", True),
         llm_budget_seconds=_float("MEMEX_LLM_BUDGET_SECONDS", 20.0),
         llm_api_key_secret_arn=_str("MEMEX_LLM_API_KEY_SECRET_ARN"),
+        llm_facts_per_turn=_positive_int("MEMEX_LLM_FACTS_PER_TURN", 8),
+        llm_chars_per_fact=_positive_int("MEMEX_LLM_CHARS_PER_FACT", 20),
         rerank_base_url=_str("MEMEX_RERANK_BASE_URL"),
         rerank_api_key=_str("MEMEX_RERANK_API_KEY"),
         rerank_model=_str("MEMEX_RERANK_MODEL"),

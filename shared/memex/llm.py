@@ -214,7 +214,9 @@ def _error_message(exc: openai.APIStatusError) -> str:
 # ---- lenient parsing (pure) -------------------------------------------------------------------
 
 _THINK = re.compile(r"<think>.*?(?:</think>|$)", re.DOTALL | re.IGNORECASE)
-_FENCE = re.compile(r"```[ \t]*(?:json|JSON|javascript)?[ \t]*\n?(.*?)(?:```|$)", re.DOTALL)
+_FENCE = re.compile(r"```[ \t]*([\w+-]*)[ \t]*\n?(.*?)(?:```|$)", re.DOTALL)
+# What a fence may be labelled and hold JSON: a block of another language (```python) is an example.
+_JSON_LABELS = frozenset({"", "json", "jsonc", "json5", "javascript", "js"})
 _OPENERS = "{["
 _CLOSERS = {"{": "}", "[": "]"}
 _MAX_STARTS = 20
@@ -222,25 +224,31 @@ _MAX_CUTS = 200
 
 
 def parse_json(text: str) -> Any:
-    """The first JSON object or array in `text`. Accepts code fences, prose before and after,
-    reasoning in <think> tags, and a truncated document, of which the complete items are kept.
-    Raises ValueError when there is nothing to recover."""
-    return next(_documents(text))
+    """The answer in `text`: its first JSON object, or its first array when it holds no object (a
+    bracket of the prose before it, "[2] changes", is no answer). Accepts code fences, prose before
+    and after, reasoning in <think> tags, and a truncated document, of which the complete items are
+    kept. Raises ValueError when there is nothing to recover."""
+    documents = parse_json_all(text)
+    return next((d for d in documents if isinstance(d, dict)), documents[0])
 
 
 def parse_json_all(text: str) -> list[Any]:
-    """Every JSON object or array in `text`, in order: the first as `parse_json` reads it, then each
-    after it (a small model may answer `{"memories": []}` and then the real one). A document cut
-    short or broken ends the list: what follows it is not told apart from its inside. Raises
-    ValueError when there is nothing to recover."""
-    return list(_documents(text))
+    """Every JSON object or array in `text`, in order (a small model may answer `{"memories": []}` and
+    then the real one). With code fences, each JSON block is read on its own, so that a malformed one
+    hides none after it; without, a document cut short or broken ends the list: what follows it is not
+    told apart from its inside. Raises ValueError when there is nothing to recover."""
+    text = _THINK.sub("", text or "").strip()
+    found: list[Any] = []
+    for label, block in _FENCE.findall(text):
+        if label.lower() in _JSON_LABELS and any(c in block for c in _OPENERS):
+            try:
+                found += _documents(block)
+            except ValueError:
+                continue  # this block holds nothing to recover: the others may
+    return found or list(_documents(text))
 
 
 def _documents(text: str) -> Iterator[Any]:
-    text = _THINK.sub("", text or "").strip()
-    fenced = _FENCE.search(text)
-    if fenced and any(c in fenced.group(1) for c in _OPENERS):
-        text = fenced.group(1)
     decoder = json.JSONDecoder()
     found = False
     start, failed = _next_opener(text, 0), 0

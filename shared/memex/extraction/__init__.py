@@ -26,7 +26,8 @@ def make_extractor(settings: Settings, metrics: Metrics | None = None) -> Extrac
         from memex.extraction.llm import LLMExtractor
         from memex.llm import ChatJSON
 
-        return LLMExtractor(ChatJSON.from_settings(settings, metrics=metrics or NoMetrics(), purpose="extract"))
+        return LLMExtractor(ChatJSON.from_settings(settings, metrics=metrics or NoMetrics(), purpose="extract"),
+                            facts_per_turn=settings.llm_facts_per_turn, chars_per_fact=settings.llm_chars_per_fact)
     return OfflineOnFirstUse()
 
 

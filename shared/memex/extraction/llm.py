@@ -17,6 +17,7 @@ import re
 from typing import Any
 
 from memex import supersession
+from memex.config import Settings
 from memex.extraction import families
 from memex.extraction.placement import ABOUT_ANOTHER_IMPORTANCE, RELATION_NAMES, placed
 from memex.jobs import Candidate, key_words, subject_key, subject_prefix
@@ -101,9 +102,14 @@ SYSTEM = _system()
 
 
 class LLMExtractor:
-    def __init__(self, chat: ChatJSON):
+    def __init__(self, chat: ChatJSON, facts_per_turn: int = Settings.llm_facts_per_turn,
+                 chars_per_fact: int = Settings.llm_chars_per_fact):
+        """A turn keeps at most max(`facts_per_turn`, its user characters / `chars_per_fact`) facts
+        (`capped`)."""
         self.chat = chat
         self.name = f"llm:{chat.model}"
+        self.facts_per_turn = facts_per_turn
+        self.chars_per_fact = chars_per_fact
 
     def extract(self, messages: list[dict[str, Any]], history: list[dict[str, Any]]) -> list[Candidate]:
         if not any(m["role"] == "user" and (m.get("content") or "").strip() for m in messages):
@@ -120,7 +126,7 @@ class LLMExtractor:
             raise LLMError(f"{self.chat.model}: an extraction answer without a memories list "
                            f"(a {type(answers[0]).__name__})")
         items = [each for items in lists for item in items for each in _each_value(item)]
-        found: dict[tuple[str, str, str], Candidate] = {}
+        found: dict[tuple[str, str, str], tuple[bool, Candidate]] = {}
         dropped = 0
         known = relations(items)
         for item in items:
@@ -128,11 +134,34 @@ class LLMExtractor:
             if candidate is None:
                 dropped += 1
                 continue
-            found[(candidate.key, candidate.value.casefold(), candidate.subject.casefold())] = candidate
+            found[(candidate.key, candidate.value.casefold(), candidate.subject.casefold())] = (
+                _said(item.get("quote")) == _said(candidate.raw_quote), candidate)
         if dropped:
             log.info("dropped %d extraction items of %d: malformed, or not in the words of the message they name",
                      dropped, len(items))
-        return list(found.values())
+        return self.capped(list(found.values()), messages)
+
+    def capped(self, found: list[tuple[bool, Candidate]], messages: list[dict[str, Any]]) -> list[Candidate]:
+        """The candidates a turn keeps, of (quote found in the message?, candidate): a model may answer a
+        hundred facts for "I live in Berlin", each stored and searched. A user's sentence states a fact
+        or two; a turn keeps one per `chars_per_fact` of what the user said, at least `facts_per_turn`.
+        Past that, the best supported: the model's quote is the message's own words (not just a sentence
+        holding its value), then the most confident, kept in the order answered."""
+        said = sum(len((m.get("content") or "").strip()) for m in messages if m["role"] == "user")
+        most = max(self.facts_per_turn, math.ceil(said / self.chars_per_fact))
+        if len(found) <= most:
+            return [candidate for _, candidate in found]
+        ranked = sorted(range(len(found)), key=lambda i: (not found[i][0], -found[i][1].confidence, i))
+        kept = sorted(ranked[:most])
+        # Counts only: the facts quote the user.
+        log.warning("kept %d of %d extracted facts: a turn of %d characters keeps at most %d",
+                    most, len(found), said, most)
+        return [found[i][1] for i in kept]
+
+
+def _said(quote: Any) -> str:
+    """A quote as compared with the message's words: case and spacing aside."""
+    return " ".join(_text(quote).casefold().split())
 
 
 def _each_value(item: Any) -> list[Any]:
