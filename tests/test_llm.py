@@ -358,14 +358,14 @@ def test_a_confidence_said_in_words_or_as_a_percentage_keeps_the_fact(server):
     server.script_chat(_memories(
         _item(confidence="High"),
         _item(key="city", value="Porto", content="The user lives in Porto.", quote="I live in Porto", confidence="90%"),
-        _item(type="preference", key="diet", value="vegetarian", content="The user is vegetarian.",
+        _item(type="preference", key="dietary_restriction", value="vegetarian", content="The user is vegetarian.",
               quote="I'm vegetarian", confidence=" low "),
         _item(key="pet_kind", value="cat", content="The user has a cat.", quote="I have a cat", confidence="sure"),
     ))
     found = {c.key: c.confidence for c in LLMExtractor(chat_for(server)).extract(messages, history=[])}
-    assert set(found) == {"employer", "city", "diet"}
+    assert set(found) == {"employer", "city", "dietary_restriction"}
     assert found["city"] == pytest.approx(0.9)
-    assert found["diet"] < 0.5 < found["employer"] <= 1
+    assert found["dietary_restriction"] < 0.5 < found["employer"] <= 1
 
 
 @pytest.mark.parametrize("key, kept", [
@@ -436,6 +436,44 @@ def test_a_participant_who_spoke_earlier_in_the_session_keeps_their_facts(server
     # the user by their name; Melanie's partner in a fact of Melanie's naming him
     assert found == {("Melanie", "melanie_employer", True), ("user", "brother_tom_city", True),
                      ("user", "city", False), ("Melanie", "melanie_sam_role", True)}
+
+
+def test_the_models_own_words_for_a_key_are_the_familys_key(server):
+    """A small model files "I moved to Rome" as current_city (or location, lives_in), the city "I live in
+    Paris" was filed under: both stayed current. An alias is its family's key, after a person's prefix
+    too, and a participant's name folded into the key makes the fact theirs; a key of no alias is kept."""
+    history = [{**_msg("h0", "I just moved to Boston."), "name": "Melanie", "subject": "Melanie"}]
+    messages = [_msg("n0", "I moved to Rome, I'm a nurse at Gemelli, my sister Anna lives in Oslo, "
+                           "Melanie teaches now, my dog Rex is a beagle and my favourite band is Muse.")]
+    server.script_chat(_memories(
+        _item(key="current_city", value="Rome", content="The user lives in Rome.", quote="I moved to Rome"),
+        _item(key="Job Title", value="nurse", content="The user is a nurse.", quote="I'm a nurse"),
+        _item(key="workplace", value="Gemelli", content="The user works at Gemelli.", quote="a nurse at Gemelli"),
+        _item(key="sister_anna_location", value="Oslo", content="The user's sister Anna lives in Oslo.",
+              quote="my sister Anna lives in Oslo"),
+        _item(key="melanie_occupation", value="teacher", content="Melanie is a teacher.", quote="Melanie teaches now"),
+        _item(key="dog_name", value="Rex", content="The user's dog is Rex.", quote="my dog Rex"),
+        _item(key="favourite_band", value="Muse", content="The user's favourite band is Muse.",
+              quote="my favourite band is Muse"),
+        _item(key="favorite_location", value="Rome", content="The user loves Rome.", quote="I moved to Rome")))
+    found = {(c.subject, c.key, c.value) for c in LLMExtractor(chat_for(server)).extract(messages, history)}
+    assert found == {("user", "city", "Rome"), ("user", "role", "nurse"), ("user", "employer", "Gemelli"),
+                     ("user", "sister_anna_city", "Oslo"), ("Melanie", "melanie_role", "teacher"),
+                     ("user", "pet_dog_name", "Rex"), ("user", "favorite_band", "Muse"),
+                     ("user", "favorite_location", "Rome")}
+
+
+@pytest.mark.parametrize("said", ["location", "home_city", "lives_in", "current_city", "Current City"])
+def test_a_move_filed_under_another_word_for_the_city_replaces_the_city(server, said):
+    """city=Paris, then current_city=Rome: the judge saw two keys and the rules kept both current."""
+    paris = to_candidate(_item(key="city", value="Paris", content="The user lives in Paris.",
+                               quote="I live in Paris"), [_msg("a1", "I live in Paris.")])
+    rome = to_candidate(_item(key=said, value="Rome", content="The user lives in Rome.", quote="I moved to Rome"),
+                        [_msg("a2", "I moved to Rome.")])
+    assert rome.key == paris.key == "city"
+    current = [{"id": "m1", "key": "city", "value": "Paris", "content": paris.content, "active": True,
+                "type": "fact", "memory_type": "semantic", "subject": "user", "valid_from": None}]
+    assert RulesJudge().decide(rome, current).action == "supersede"
 
 
 def test_noise_yields_nothing(server):

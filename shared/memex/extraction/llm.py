@@ -18,7 +18,7 @@ from typing import Any
 
 from memex import supersession
 from memex.config import Settings
-from memex.extraction import families
+from memex.extraction import aliases, families
 from memex.extraction.placement import ABOUT_ANOTHER_IMPORTANCE, RELATION_NAMES, placed
 from memex.jobs import Candidate, key_words, subject_key, subject_prefix
 from memex.llm import ChatJSON, LLMError
@@ -243,6 +243,9 @@ def to_candidate(item: Any, messages: list[dict[str, Any]], history: list[dict[s
         # behind it, and a small model that invents ("My dog Rex" of a turn about moving) is not heard.
         return None
     subject, named = _about(_text(item.get("subject")), source, [*history, *messages])
+    # An alias after a person's name: "melanie_location" is Melanie's city, filed as her "I live in Rome" is.
+    people = {m["subject"] for m in [*history, *messages] if m.get("subject")} | set(known or {}) | {named or ""}
+    key = aliases.canonical(key, [subject_prefix(person) for person in people])
     # Another person's city is not the user's city: the key must not collide with the user's own.
     key = subject_key(subject, _naming(key, named, (known or {}).get(named.casefold())) if named else key)
     historical = _flag(item.get("historical"))
@@ -300,8 +303,9 @@ def _snake_case(key: str) -> bool:
 
 
 def _key(item: dict[str, Any]) -> str:
-    """An item's key in snake_case, as a model may space or hyphenate it ("pet-dog name")."""
-    return re.sub(r"[\s\-]+", "_", _text(item.get("key")).lower())
+    """An item's key in snake_case, as a model may space or hyphenate it ("pet-dog name"), and as the
+    families file it where it is an alias of theirs ("current_city": city, aliases.py)."""
+    return aliases.canonical(re.sub(r"[\s\-]+", "_", _text(item.get("key")).lower()))
 
 
 def _text(value: Any) -> str:

@@ -1,0 +1,90 @@
+"""The keys a model files a fact under in words of its own, as the family keys (families.py) they mean.
+
+A small model told to use `city` still files "I moved to Rome" as `current_city`, `location` or
+`lives_in`: supersession, history and current-first follow one key, so "I live in Paris" (city) and
+"I moved to Rome" (current_city) both stayed current. An alias below is a key with one meaning, that of
+the family it names; a key of no alias (and of no family) is kept as the model gave it.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Iterable
+
+from memex.extraction import families, vocabulary
+
+# Each family key, with the keys small models file its facts under instead.
+ALIASES: dict[str, tuple[str, ...]] = {
+    "city": ("location", "home_city", "lives_in", "living_in", "residence", "place_of_residence", "city_of_residence",
+             "home_location", "based_in"),
+    "employer": ("company", "company_name", "employer_name", "workplace", "work_place", "works_at", "works_for",
+                 "organization", "organisation"),
+    "role": ("job_title", "job", "occupation", "profession", "job_role", "work_role"),
+    "name": ("first_name", "full_name", "given_name"),
+    "age": ("age_years", "years_old"),
+    "partner_name": ("partner", "spouse", "spouse_name", "wife", "wife_name", "husband", "husband_name", "girlfriend",
+                     "girlfriend_name", "boyfriend", "boyfriend_name", "fiance_name", "fiancee_name"),
+    "mother_name": ("mom_name", "mum_name"),
+    "father_name": ("dad_name",),
+    "relationship_status": ("marital_status",),
+    "employment_status": ("work_status", "job_status"),
+    "dietary_restriction": ("diet", "dietary_preference", "dietary_restrictions"),
+    "number_of_children": ("children_count", "child_count", "kids_count", "num_children", "number_of_kids"),
+    "hobby": ("hobbies", "pastime", "pastimes"),
+    "language": ("languages", "languages_spoken", "spoken_language"),
+    "allergy": ("allergies", "allergic_to"),
+    "health_condition": ("medical_condition", "health_conditions"),
+    "nationality": ("citizenship",),
+    "birthday": ("date_of_birth", "birth_date", "dob"),
+    "birthplace": ("place_of_birth", "born_in", "birth_city"),
+    "hometown": ("home_town", "grew_up_in", "city_of_origin"),
+    "school": ("university", "college", "alma_mater"),
+    "field_of_study": ("major", "study_field"),
+    "pet_kind": ("pet", "pets", "pet_type"),
+    "phone_number": ("phone", "mobile_number", "telephone"),
+}
+_FAMILY_OF = {alias: key for key, aliases in ALIASES.items() for alias in aliases}
+# Words a model opens a key with that add nothing to it: "current_city" is the city, "user_age" the age.
+_IDLE = frozenset({"current", "present", "user", "my"})
+_FAVOURITE = frozenset({"favourite", "fav"})
+_PET_FACT = re.compile(r"(.+)_(name|breed|count)")
+_PET_KINDS = frozenset(vocabulary.PETS.values())
+
+
+def canonical(key: str, people: Iterable[str] = ()) -> str:
+    """`key` as the families file it: an alias ("current_city", "location") as its family's key ("city"),
+    also after a person's prefix ("sister_anna_location": "sister_anna_city"), a relation's or one of
+    `people` (the key prefixes of the participants and the people the answer names: "melanie_job" is
+    "melanie_role"); any other key as it is."""
+    own = _family_key(key)
+    if own != key:
+        return own
+    words = key.split("_")
+    heads = frozenset(people)
+    for i in range(1, len(words)):
+        head = "_".join(words[:i])
+        if words[0] in families.RELATION_PARTS or head in heads:
+            tail = "_".join(words[i:])
+            own = _family_key(tail)
+            if own != tail:
+                return f"{head}_{own}"
+    return key
+
+
+def _family_key(key: str) -> str:
+    """The family key `key` names as a whole, or `key`."""
+    if key in _FAMILY_OF:
+        return _FAMILY_OF[key]
+    if families.family_of(key) is not None:
+        return key
+    first, _, rest = key.partition("_")
+    if first in _IDLE and rest:
+        own = _family_key(rest)
+        if own != rest or families.family_of(rest) is not None:
+            return own
+    if first in _FAVOURITE and rest:
+        return f"favorite_{rest}"
+    pet = _PET_FACT.fullmatch(key)
+    if pet and pet.group(1) in _PET_KINDS:
+        return f"pet_{pet.group(1)}_{pet.group(2)}"
+    return key
