@@ -288,6 +288,11 @@ def test_a_flood_of_facts_for_a_short_turn_is_capped_keeping_the_quoted_ones(ser
     candidates = LLMExtractor(chat_for(server), facts_per_turn=8, chars_per_fact=20).extract(long_message, history=[])
     assert len(candidates) == 20 and all(c.key.startswith("thing_") for c in candidates)
 
+    # rounded up in each message: ten short messages of a fact each keep ten
+    server.script_chat(_memories(*quoted_))
+    short = [_msg(f"a{i}", "I work at Notion") for i in range(10)]
+    assert len(LLMExtractor(chat_for(server), facts_per_turn=8, chars_per_fact=20).extract(short, history=[])) == 10
+
 
 def test_a_list_value_is_one_fact_per_value_where_the_key_holds_several(server):
     """`"value": ["tennis", "golf"]` was dropped whole: one fact each where the key holds several values

@@ -140,7 +140,8 @@ class Settings:
     llm_budget_seconds: float = 20.0
     llm_api_key_secret_arn: str = ""
     # The facts one turn keeps from the LLM's answer: at least llm_facts_per_turn, one more per
-    # llm_chars_per_fact characters the user said past that (a model may answer a hundred for "hi").
+    # llm_chars_per_fact characters the user said past that, rounded up in each message (a model may
+    # answer a hundred facts for "hi").
     # The quality fixture's scripted turns (bench/quality/conversations.yaml) keep 4 facts at most, and
     # take 13.5 characters a fact at the densest (2 facts of 27): none is capped.
     llm_facts_per_turn: int = 8

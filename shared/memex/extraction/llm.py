@@ -144,11 +144,13 @@ class LLMExtractor:
     def capped(self, found: list[tuple[bool, Candidate]], messages: list[dict[str, Any]]) -> list[Candidate]:
         """The candidates a turn keeps, of (quote found in the message?, candidate): a model may answer a
         hundred facts for "I live in Berlin", each stored and searched. A user's sentence states a fact
-        or two; a turn keeps one per `chars_per_fact` of what the user said, at least `facts_per_turn`.
-        Past that, the best supported: the model's quote is the message's own words (not just a sentence
-        holding its value), then the most confident, kept in the order answered."""
-        said = sum(len((m.get("content") or "").strip()) for m in messages if m["role"] == "user")
-        most = max(self.facts_per_turn, math.ceil(said / self.chars_per_fact))
+        or two; a turn keeps one per `chars_per_fact` of what the user said (rounded up in each message:
+        sixty participants' "I'm a teacher." are sixty facts), at least `facts_per_turn`. Past that, the
+        best supported: the model's quote is the message's own words (not just a sentence holding its
+        value), then the most confident, kept in the order answered."""
+        lengths = [len((m.get("content") or "").strip()) for m in messages if m["role"] == "user"]
+        said = sum(lengths)
+        most = max(self.facts_per_turn, sum(math.ceil(length / self.chars_per_fact) for length in lengths))
         if len(found) <= most:
             return [candidate for _, candidate in found]
         ranked = sorted(range(len(found)), key=lambda i: (not found[i][0], -found[i][1].confidence, i))
