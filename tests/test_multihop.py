@@ -216,19 +216,30 @@ def test_a_split_the_endpoint_failed_is_not_asked_again_until_its_back_off_is_ov
         assert [r["id"] for r in response.json()["results"]] == expected
         return len(llm.chat_requests) - before, response.json().get("degraded", [])
 
+    def health(client) -> tuple[str, str, list[str], str]:
+        body = client.get("/health").json()
+        return body["status"], body["llm"], body["degraded"], body["split"]
+
     try:
         with _app(ctx, llm_base_url=llm.base_url, llm_model="down-model", llm_api_key="k", llm_multihop=True,
                   offline_expansion=False, search_neighbour_share=0.0) as client:
+            assert health(client) == ("ok", "ok", ["rerank"], "ok")  # no reranker configured
             assert searched(client) == (1, ["llm"])
+            # /health said the LLM was fine while every search skipped its split: the extraction's calls
+            # and the models list are, the split is not, and /health says so without turning red
+            assert health(client) == ("ok", "ok", ["rerank", "split"], f"error: APITimeoutError, back-off {backoff:.0f}s left")
             assert searched(client) == (0, ["llm"])  # within the back-off: no request, an answer
             clock[0] += backoff + 1
             assert searched(client) == (1, ["llm"])  # tried again, and still hung: twice as long
+            assert health(client)[3] == f"error: APITimeoutError, back-off {2 * backoff:.0f}s left"
             clock[0] += backoff + 1
             assert searched(client) == (0, ["llm"])
+            assert health(client)[3] == f"error: APITimeoutError, back-off {backoff - 1:.0f}s left"
             clock[0] += backoff
             llm.heal(CHAT)
             llm.script_chat(json.dumps({"queries": [query]}))
             assert searched(client) == (1, [])  # back: the split answers, the back-off is over
+            assert health(client) == ("ok", "ok", ["rerank"], "ok")
             llm.fail(CHAT, "500")
             assert searched(client)[0] == 2  # failing again: its retry included
             clock[0] += backoff + 1  # the first back-off again, not the doubled one

@@ -447,6 +447,24 @@ def test_a_fact_of_the_partner_said_in_a_later_turn_is_keyed_as_the_partners(ctx
     llm.reset()
 
 
+def test_a_move_the_model_files_under_another_word_for_the_city_replaces_the_city(ctx, llm, llm_http):
+    """A small model files "I live in Paris" as city and "I moved to Rome" as current_city: both stayed
+    current under two keys. The model's word is the family's key, and the move replaces the city."""
+    llm.reset()
+    tenant = Tenant(ctx, llm_http)
+    llm.script_chat(_items("I live in Paris", ("city", "Paris", "The user lives in Paris.")))
+    assert tenant.turn("I live in Paris.", timestamp="2026-01-01T00:00:00Z").status_code == 201
+    llm.script_chat(_items("I moved to Rome", ("current_city", "Rome", "The user lives in Rome.")),
+                    '{"action": "supersede", "replaces": ["m1"], "reason": "a move"}')
+    assert tenant.turn("I moved to Rome.", timestamp="2026-02-01T00:00:00Z").status_code == 201
+    found = _memories_by_key(tenant)
+    assert "current_city" not in found
+    paris, rome = found["city"]
+    assert (paris["value"], paris["active"], rome["value"], rome["active"]) == ("Paris", False, "Rome", True)
+    assert rome["supersedes"] == paris["id"]
+    llm.reset()
+
+
 def test_a_fact_of_a_participant_past_the_fiftieth_is_placed_too(ctx, llm, llm_http):
     """A user whose conversations had sixty participants (an import of a group's talk): what the model
     files under the last one's name alone in a later session is still theirs, whatever their place in

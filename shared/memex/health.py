@@ -1,4 +1,5 @@
-"""The state of each dependency (db, queue, embed, llm, rerank), and which ones run degraded.
+"""The state of each dependency (db, queue, embed, llm, rerank) and of the query split, and which ones
+run degraded.
 
 A state is "ok", "unconfigured" or "error: <exception type>": never a message or a URL, which
 could name internal hosts. Postgres is asked on the request's own connection (`SELECT 1`) every
@@ -15,7 +16,8 @@ tokens), SQS reads one queue attribute.
 
 The status is "error" (503) only when Postgres is down: without the queue, the LLM, the embedder
 or the reranker the service still answers, and `degraded` names what it does without (the LLM and
-the reranker also when none is configured: the offline rules and the built-in floor do less).
+the reranker also when none is configured: the offline rules and the built-in floor do less; the
+query split while it backs off after a failure, whatever the LLM's state).
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from typing import Any, Callable, Hashable
 
 from memex.context import Context
 from memex.outcome import LastOutcome
-from memex.retrieval import rerank
+from memex.retrieval import multihop, rerank
 
 CACHE_SECONDS = 30.0
 PROBE_DEADLINE_SECONDS = 2.0
@@ -117,6 +119,9 @@ def health(ctx: Context) -> dict[str, Any]:
         seen = _last_call(ctx, name)
         if seen is not None and seen.at is not None and (seen.at > started or seen.lasting):
             states[name] = seen.state  # what memex's own calls met since the probe ran, or cannot see
+    # The split asks the LLM at search time, with a back-off of its own after a failure (multihop.py):
+    # while it lasts searches run without it, though extraction may be fine.
+    split = multihop.split_state(settings) if settings.llm_configured and settings.llm_multihop else "unconfigured"
     return {
         "status": "ok" if db == "ok" else "error",
         "db": db,
@@ -124,7 +129,9 @@ def health(ctx: Context) -> dict[str, Any]:
         "embed": states["embed"],
         "llm": states["llm"],
         "rerank": states["rerank"],
-        "degraded": [name for name in ("queue", "embed", "llm", "rerank") if states[name] != "ok"],
+        "split": split,
+        "degraded": [name for name in ("queue", "embed", "llm", "rerank") if states[name] != "ok"]
+        + (["split"] if split.startswith("error") else []),
         "embedder": f"{settings.embeddings_provider}:{ctx.embedder.name}",
         "extractor": ctx.extractor.name,
         "reranker": (settings.rerank_model or "default") if settings.rerank_configured else "none",

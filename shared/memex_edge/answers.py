@@ -250,6 +250,9 @@ class Health(_Answer):
     embed: str
     llm: str
     rerank: str
+    # The LLM's query split at search time: "ok", "unconfigured", or "error: <type>, back-off <n>s left"
+    # while searches skip it after a failure (retrieval/multihop.py).
+    split: str
     degraded: list[str]
     embedder: str
     extractor: str

@@ -106,6 +106,23 @@ class _Splitter:
 _SPLITTERS: dict[tuple[str, str, str, int], _Splitter] = {}
 
 
+def split_state(settings: Settings) -> str:
+    """The query split's state in this process, for /health: "ok", or while its searches skip the split
+    after the endpoint failed it, the failure and the back-off left ("error: APITimeoutError, back-off
+    40s left"), whatever the extraction's calls and the models list meet meanwhile."""
+    now = time.monotonic()
+    backing_off = []
+    for key, splitter in list(_SPLITTERS.items()):
+        if key[:3] == (settings.llm_model, settings.llm_base_url, settings.llm_api_key):
+            with splitter.lock:
+                if splitter.backoff:
+                    backing_off.append((splitter.skip_until, splitter.chat.outcome.state))
+    if not backing_off:
+        return "ok"
+    skip_until, state = max(backing_off)
+    return f"{state}, back-off {max(0.0, skip_until - now):.0f}s left"
+
+
 def split(settings: Settings, question: str, metrics: Metrics | None = None) -> list[str] | None:
     """The sub-queries of `question` other than the question itself ([] when it needs no split);
     None when the LLM gave no usable answer (logged), or failed lately (SPLIT_BACKOFF_SECONDS). Its

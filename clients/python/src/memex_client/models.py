@@ -291,6 +291,8 @@ class Health(_Response):
     embed: Optional[str] = None
     llm: Optional[str] = None
     rerank: Optional[str] = None
+    # The LLM's query split at search time: also "error: <kind>, back-off <n>s left" while searches skip it.
+    split: Optional[str] = None
     degraded: list[str] = Field(default_factory=list)
     # Which implementation of each part is configured ("local:all-MiniLM-L6-v2", "offline-rules").
     embedder: Optional[str] = None
