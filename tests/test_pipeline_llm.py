@@ -424,6 +424,32 @@ def test_a_participants_fact_said_by_the_user_in_a_later_session_is_theirs(ctx, 
     llm.reset()
 
 
+def test_a_participants_fact_under_another_word_in_a_later_session_replaces_theirs(ctx, llm, llm_http):
+    """As above, the model's own word for the key after her name ("melanie_job", "melanie_occupation"):
+    her role, replacing it, not a fact beside it (the extractor, which sees one session, does not know
+    her; the pipeline places it by the user's memories)."""
+    llm.reset()
+    tenant = Tenant(ctx, llm_http)
+    said = "I'm a teacher."
+    llm.script_chat(json.dumps({"memories": [
+        {"message": 0, "type": "fact", "key": "role", "value": "teacher", "subject": "Melanie", "historical": False,
+         "content": "Melanie is a teacher.", "confidence": 0.9, "quote": said}]}))
+    assert tenant.post("/v1/turns?wait=true", {
+        "user_id": tenant.user, "session_id": "s1", "user_name": "Caroline", "timestamp": "2026-01-01T00:00:00Z",
+        "messages": [{"role": "user", "name": "Melanie", "content": said}]}).status_code == 201
+    for when, (key, value, subject) in enumerate([("melanie_job", "nurse", "Melanie"),
+                                                  ("melanie_occupation", "doctor", "user")], start=2):
+        said = f"Melanie is a {value} now."
+        llm.script_chat(_items(said, (key, value, f"Melanie is a {value}.", {"subject": subject})),
+                        '{"action": "supersede", "replaces": ["m1"], "reason": "a new job"}')
+        assert tenant.turn(said, session=f"s{when}", timestamp=f"2026-0{when}-01T00:00:00Z").status_code == 201
+    found = _memories_by_key(tenant)
+    assert set(found) == {"melanie_role"}
+    assert [(m["subject"], m["value"], m["active"]) for m in found["melanie_role"]] == [
+        ("Melanie", "teacher", False), ("Melanie", "nurse", False), ("Melanie", "doctor", True)]
+    llm.reset()
+
+
 def test_a_fact_of_the_partner_said_in_a_later_turn_is_keyed_as_the_partners(ctx, llm, llm_http):
     """"Sam got a job as a nurse." in a later turn, filed under Sam's name alone (sam_role): the user's
     memories say Sam is the partner, so it is partner_sam_role, as "My partner Sam is a nurse." is, and

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from memex.extraction import families
+from memex.extraction import aliases, families
 from memex.jobs import Candidate, subject_key, subject_prefix
 
 # The keys naming one of the user's relations (partner_name, sister_name, ...).
@@ -36,13 +36,16 @@ def placed(candidate: Candidate, participants: list[str], relations: dict[str, s
     the user's memories (pipeline._placed), which hold the people of earlier sessions."""
     if not may_name_someone(candidate):
         return candidate
+    # The model's own word for the fact after the name is the family's key (aliases.py): "melanie_job"
+    # is her role, "sam_location" the partner's city.
     for person in participants:
         prefix = subject_prefix(person)
         if prefix and candidate.key.startswith(f"{prefix}_"):
-            return replace(candidate, subject=person, importance=min(candidate.importance, ABOUT_ANOTHER_IMPORTANCE))
+            return replace(candidate, subject=person, key=aliases.canonical(candidate.key, [prefix]),
+                           importance=min(candidate.importance, ABOUT_ANOTHER_IMPORTANCE))
     for person, relation in relations.items():
         prefix = subject_prefix(person)
         if prefix and candidate.key.startswith(f"{prefix}_"):
-            return replace(candidate, key=subject_key(relation, candidate.key),
+            return replace(candidate, key=aliases.canonical(subject_key(relation, candidate.key)),
                            importance=min(candidate.importance, ABOUT_ANOTHER_IMPORTANCE))
     return candidate
