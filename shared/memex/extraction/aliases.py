@@ -57,8 +57,8 @@ def canonical(key: str, people: Iterable[str] = ()) -> str:
     `people` (the key prefixes of the participants and the people the answer names: "melanie_job" is
     "melanie_role"); any other key as it is."""
     own = _family_key(key)
-    if own != key:
-        return own
+    if own != key or families.family_of(key) is not None:
+        return own  # a family's key names no one, whoever bears a name like its first word ("pet")
     words = key.split("_")
     heads = frozenset(people)
     for i in range(1, len(words)):
