@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import re
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
@@ -100,7 +101,8 @@ ROWS = {"memories": "SELECT id, user_id, key, value, content, active, valid_from
 
 
 @contextmanager
-def _database_at_0013(ctx) -> Iterator[tuple[psycopg.Connection, str]]:
+def _database_at(ctx, last: str) -> Iterator[tuple[psycopg.Connection, str]]:
+    """A database of its own migrated up to `last`, dropped afterwards."""
     from pgvector.psycopg import register_vector
 
     with psycopg.connect(ctx.db.dsn, autocommit=True) as admin:
@@ -109,12 +111,22 @@ def _database_at_0013(ctx) -> Iterator[tuple[psycopg.Connection, str]]:
     url = make_conninfo(ctx.db.dsn, dbname=DATABASE)
     try:
         with psycopg.connect(url, autocommit=True) as conn:
-            _migrate_through(conn, OLD)
+            _migrate_through(conn, last)
             register_vector(conn)
             yield conn, url
     finally:
         with psycopg.connect(ctx.db.dsn, autocommit=True) as admin:
             admin.execute(f"DROP DATABASE IF EXISTS {DATABASE} WITH (FORCE)")
+
+
+def _start(monkeypatch, home: Path, url: str) -> list[str]:
+    """What `make dev` says as it starts on the database at `url` (its own Postgres, migrated)."""
+    from infra.local.runtime import LocalRuntime
+
+    monkeypatch.setenv("DATABASE_URL", url)
+    runtime = LocalRuntime(home)
+    runtime.start_database()
+    return runtime.notes
 
 
 def _history(client, headers, memory_id: str) -> list[tuple[str, bool]]:
@@ -123,14 +135,16 @@ def _history(client, headers, memory_id: str) -> list[tuple[str, bool]]:
     return [(m["content"], m["active"]) for m in response.json()["history"]]
 
 
-def test_a_database_at_0013_with_a_history_migrates_to_head_and_answers_the_same(ctx):
-    with _database_at_0013(ctx) as (conn, url):
+def test_a_database_at_0013_with_a_history_migrates_to_head_and_answers_the_same(ctx, monkeypatch, tmp_path):
+    with _database_at(ctx, OLD) as (conn, url):
         _write_at_0013(conn, ctx.embedder.embed)
         before = {table: conn.execute(sql).fetchall() for table, sql in ROWS.items()}
 
-        applied = apply_migrations(conn, 384)
+        notes = _start(monkeypatch, tmp_path, url)
 
-        assert applied == sorted(p.stem for p in MIGRATIONS.glob("*.sql") if p.stem > OLD)
+        later = sorted(p.stem for p in MIGRATIONS.glob("*.sql") if p.stem > OLD)
+        assert [n for n in notes if re.fullmatch(rf"migrations applied: {', '.join(later)} \(in \d+\.\d s\)", n)], notes
+        assert not [n for n in notes if "does not know" in n]
         assert {table: conn.execute(sql).fetchall() for table, sql in ROWS.items()} == before
         upgraded = build_context(dataclasses.replace(ctx.settings, database_url=url))
         headers = {"Authorization": f"Bearer {KEY}"}
@@ -185,3 +199,18 @@ def test_a_database_at_0013_with_a_history_migrates_to_head_and_answers_the_same
             assert _history(client, headers, current["id"]) == [("The user's employer is Figma.", True)]
         assert conn.execute("SELECT count(*) FROM tombstones WHERE turn_id = 't5'").fetchone()[0] == 1
         upgraded.db.reset()
+
+
+def test_a_start_on_a_database_a_newer_memex_migrated_names_what_it_does_not_know(ctx, monkeypatch, tmp_path):
+    """Rolled back over data a newer version migrated: the start names the migrations it does not know
+    (the versions before this one said nothing) and applies none again."""
+    with _database_at(ctx, OLD) as (conn, url):
+        apply_migrations(conn, 384)
+        conn.execute("INSERT INTO schema_migrations (version) VALUES ('9000_from_a_newer_memex')")
+
+        notes = _start(monkeypatch, tmp_path, url)
+
+        assert [n for n in notes if "migrations" in n] == [
+            "the database has migrations this version of memex does not know (9000_from_a_newer_memex): a newer "
+            "version applied them; this one serves it as it is, without what they added"]
+        assert apply_migrations(conn, 384) == []
