@@ -13,6 +13,7 @@ import json
 import logging
 import os
 import threading
+import time
 from pathlib import Path
 from typing import Any, Callable
 
@@ -210,13 +211,19 @@ class LocalRuntime:
         import psycopg
 
         from memex.config import load_settings
-        from memex.db.migrations import apply_migrations
+        from memex.db.migrations import apply_migrations, unknown_versions
 
         # A connection of its own: the shared Context is built only once the queues are known.
         with psycopg.connect(os.environ["DATABASE_URL"], autocommit=True, prepare_threshold=None) as conn:
+            began = time.monotonic()
             applied = apply_migrations(conn, load_settings().embedding_dim)
+            took = time.monotonic() - began
+            newer = unknown_versions(conn)
         if applied:
-            self.notes.append(f"migrations applied: {', '.join(applied)}")
+            self.notes.append(f"migrations applied: {', '.join(applied)} (in {took:.1f} s)")
+        if newer:
+            self.notes.append(f"the database has migrations this version of memex does not know ({', '.join(newer)}): "
+                              f"a newer version applied them; this one serves it as it is, without what they added")
         self._database_ready = True
 
     def _start_queues(self) -> bool:

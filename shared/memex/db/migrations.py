@@ -60,6 +60,17 @@ def apply_migrations(conn: psycopg.Connection, embedding_dim: int) -> list[str]:
     return applied
 
 
+def unknown_versions(conn: psycopg.Connection) -> list[str]:
+    """The migrations the database has that this code has no file for: a newer memex applied them
+    (then was rolled back). This code serves it all the same, since migrations only add and what
+    they add is kept by their own triggers (0021, 0025) and generated columns (0027) whatever code
+    writes; but whoever started it should know it runs without them."""
+    with conn.cursor(row_factory=tuple_row) as cur:
+        recorded = [r[0] for r in cur.execute("SELECT version FROM schema_migrations ORDER BY version")]
+    known = {version for version, _ in _migration_files()}
+    return [version for version in recorded if version not in known]
+
+
 def _lock(cur: psycopg.Cursor) -> None:
     """Wait for the migrators' lock by trying it now and then: a migrator blocked in a statement would
     hold a snapshot, and the concurrent index build of the one holding the lock waits for every
