@@ -2011,3 +2011,46 @@ def test_times_plans_things_owned_studies_and_goals(text, expected):
 ])
 def test_what_is_taken_back_or_not_meant_files_nothing(text):
     assert _facts(text) == set()
+
+
+@pytest.mark.parametrize("text, expected", [
+    # a partnership begun or ended in a month of a year, or last month by name
+    ("We got married in June 2019.", {("relationship_status", "married")}),
+    ("My wife and I got married in May, 2021.", {("relationship_status", "married")}),
+    ("We got married last September.", {("relationship_status", "married")}),
+    ("I got engaged in December 2022!", {("relationship_status", "engaged")}),
+    # a trip to a place no list holds, by the time spent there or come back from
+    ("We spent August in Hossegor.", {("activity", "trip to Hossegor")}),
+    ("We spent July in Biarritz with the kids.", {("activity", "trip to Biarritz")}),
+    ("Just back from ten days in Kotor!", {("activity", "trip to Kotor")}),
+    ("I spent the whole summer in Cornwall.", {("activity", "trip to Cornwall")}),
+    ("I spent two weeks in Hospital.", set()),
+    ("I spent the weekend in bed.", set()),
+    ("I spent three hours in Excel today.", set()),
+    # a team supported by name; a party, a politician or an idea is none
+    ("I support Celtic.", {("favorite_team", "Celtic")}),
+    ("I've supported Leeds United since I was six.", {("favorite_team", "Leeds United")}),
+    ("I'm a season ticket holder at Hibs.", {("favorite_team", "Hibs")}),
+    ("I support Labour.", set()),
+    ("I support the idea of a four-day week.", set()),
+    ("I support you.", set()),
+    # a hometown no one knows, introduced by its kind
+    ("I grew up in a tiny village called Ballydehob.", {("hometown", "Ballydehob")}),
+    ("I come from a little fishing village named Mousehole.", {("hometown", "Mousehole")}),
+    ("I'm from a small town called Ely, in Cambridgeshire.", {("hometown", "Ely")}),
+    ("I grew up in a house called Rosedene.", set()),
+    ("My friend grew up in a village called Grasmere.", set()),
+])
+def test_what_round_14_left(text, expected):
+    assert _facts(text) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("I'm in law school.", {("field_of_study", "law")}),
+    ("I'm in my second year of med school.", {("field_of_study", "medicine")}),
+    ("I go to art school in Glasgow.", {("field_of_study", "art")}),
+    ("My son is in law school.", set()),
+    ("I'm in the school car park.", set()),
+])
+def test_a_school_named_by_what_it_teaches_is_a_field_of_study(text, expected):
+    assert _facts(text) == expected

@@ -1224,6 +1224,12 @@ def _fields(m: re.Match[str]) -> list[Fields]:
     return [{"value": f} for f in ([value] if value.casefold() in _FIELD_NAMES else value.split(" and "))]
 
 
+# What a school named by its subject teaches ("med school": medicine).
+_SCHOOL_OF = {"nursing": "nursing", "law": "law", "med": "medicine", "medical": "medicine", "dental": "dentistry",
+              "vet": "veterinary medicine", "veterinary": "veterinary medicine", "art": "art", "drama": "drama",
+              "film": "film", "business": "business", "architecture": "architecture"}
+
+
 def _degree(m: re.Match[str]) -> list[Fields]:
     value = m.group("value")
     acronym = value[:2].isupper() and value[0] in "AEFHILMNORSX"
@@ -1292,6 +1298,17 @@ _TRIP_SPAN = (r"(?:a|one|two|three|four|five|six|seven|ten|a few|a couple of|\d{
               r"(?:days?|nights?|weeks?|weekends?|months?)")
 # What a trip was for, said between the place and when: "for our honeymoon", "for work".
 _TRIP_FOR = r"(?: for (?:a |an |the |my |our |his |her )?[\w-]+(?: [\w-]+)?)?"
+# Time spent somewhere, or back from it, is a trip to a town or region no list holds ("We spent August in
+# Hossegor", "back from a week in Tarifa"): a capitalised name there, ending its clause, is the place.
+_PLACE_CALLED = r"an? (?:[a-z]+ ){0,2}(?:village|town|city|hamlet|island|suburb|place) (?:called|named) "
+_NOT_A_TEAM = (r"(?:Labour|Tories|Tory|Conservatives|Democrats|Republicans|Greens|Lib Dems|Liberals|Reform|SNP|"
+               r"Trump|Biden|Harris|Obama|Ukraine|Palestine|Israel|Gaza)(?![\w'&-])")
+_SPENT = (rf"(?:{_TRIP_SPAN}|{_MONTH}|the (?:(?:whole|entire) )?(?:summer|spring|winter|fall|autumn|weekend|"
+          r"holidays|long weekend))")
+_PLACE_SPENT_IN = (rf"(?P<place>(?i:{_alternation(vocabulary.PLACES)})(?![\w'&-])|(?!{_MONTH}|{_WEEKDAY}|(?i:hospital|jail|prison|rehab|quarantine|isolation|lockdown|court|"
+                   rf"hell|heaven|bed|A&E|ICU|ER)(?![\w'&-])){_PROPER}"
+                   r"(?=\s*(?:[^\w\s'&-]|$)|\s+(?:last|this|with|and|for|over|in|on|at|so|but|because|before|after|"
+                   r"during|when|while|lol|haha)\b))")
 _TRIPPED = (r"(?:flew|travell?ed|drove (?:down|up|over|out)|took a (?:trip|holiday|vacation)|went on "
             r"(?:a |an |our |my )?(?:trip|holiday|vacation|honeymoon))")
 
@@ -1366,8 +1383,10 @@ _PARTNER_WORD = "|".join(word for word, part in _RELATIONS.items() if part == "p
 _NOT_AFTER_PARTING = "".join(f"(?<!{verb} {prep} )" for verb in ("broke up", "split up", "split", "separated")
                              for prep in ("with", "from"))
 # When a parting happened, and the clause ending there: not "we broke up the meeting", "we split the bill".
+# A month may carry its year ("in June 2019") and be the last one ("last June").
 _PARTING_WHEN = (rf"(?:(?:last|this) (?:week|month|year|spring|summer|fall|autumn|winter|weekend|{_WEEKDAY})|"
-                 rf"last night|yesterday|today|recently|(?:(?:way )?back )?in (?:\d{{4}}|(?i:{_alternation(vocabulary.MONTHS)}))(?![\w'-])|"
+                 rf"last {_MONTH}|last night|yesterday|today|recently|(?:(?:way )?back )?in (?:\d{{4}}|"
+                 rf"(?i:{_alternation(vocabulary.MONTHS)})(?:,? \d{{4}})?)(?![\w'-])|"
                  r"(?:a|two|three|four|five|six|a few|a couple of) (?:days?|weeks?|months?|years?) ago)")
 _PROPOSED = (rf"(?:just |finally |officially )?(?:proposed(?: to me)?|popped the question)"
              rf"(?: (?:on {_WEEKDAY}|{_PARTING_WHEN}))?(?=\s*(?:[.!,;]|$))")
@@ -1833,13 +1852,16 @@ _RULES = [
     _rule("fact", "birth_year", "born", [
         r"\bI was born in (?P<value>(?:19|20)\d\d|'\d\d)(?![\w'-])",
     ], "The user was born in {value}.", _birth_year, importance=0.6),
-    _rule("fact", "hometown", "originally grew come raised hometown home", [
+    _rule("fact", "hometown", "originally grew come raised hometown home from", [
         rf"\b(?i:my) home ?town(?:,| of| is) (?P<value>{_PROPER})",
         rf"\bI(?:'m| am) back in (?P<value>{_PROPER}),? where I grew up\b",
         rf"\bI(?:'m| am) originally from (?P<value>{_PROPER})",
         rf"\bI(?:'m| am) from (?P<value>{_PROPER}),? originally\b",
         rf"\b(?:I come|[Oo]riginally,? I(?:'m| am)) from (?P<value>{_PROPER})",
         rf"\bI (?:grew up|was (?:born and )?raised) in (?P<value>{_PROPER})",
+        # a place no one knows, introduced by its kind: "I grew up in a tiny village called Ballydehob"
+        rf"\b(?:I (?:grew up|was (?:born and )?raised) in|I come from|I(?:'m| am) (?:originally )?from) {_PLACE_CALLED}"
+        rf"(?P<value>{_PROPER})",
     ], "The user is originally from {value}.", importance=0.6),
     # "I'm from Cairo", "I'm Omar, a chef from Cairo": where the user is from, which may not be where
     # they live now; a known place only ("I'm from Acme, calling about your order").
@@ -1880,6 +1902,12 @@ _RULES = [
         rf"\bI {_ADVERBS}study (?P<value>{_FIELDS_SAID}){_FIELD_END}",
         rf"{_MY} major is (?P<value>{_FIELDS_SAID}){_FIELD_END}",
     ], "The user is studying {value}.", _fields, confidence=0.75, importance=0.6),
+    # a school named by what it teaches: "I'm in my final year of nursing school", "I go to art school"
+    _rule("fact", "field_of_study", "school", [
+        rf"\bI(?:(?:'m| am) {_ADVERBS}(?:in|at) (?:my (?:first|second|third|fourth|fifth|final|last) year (?:of|at) )?|"
+        rf" {_ADVERBS}go to )(?P<value>(?i:{_alternation(_SCHOOL_OF)})) school(?![\w'-])",
+    ], "The user is studying {value}.", lambda m: [{"value": _SCHOOL_OF[m.group("value").casefold()]}],
+          confidence=0.75, importance=0.6),
     _rule("fact", "degree", "have got hold earned received completed finished did graduated", [
         rf"{_HAS_DEGREE} (?:an?|my) (?P<value>{_DEGREE_SAID}){_DEGREE_END}",
     ], "The user has {a} {value}.", _degree, confidence=0.75, importance=0.6),
@@ -2561,12 +2589,12 @@ _RULES = [
         rf"\b(?:I|[Ww]e)(?: all| both)? (?:was|were) in {_PLACE_VISITED}{_TRIP_FOR} "
         rf"(?P<when>(?!in \d|last year|\w+ years ago){_TRIP_PAST})",
         rf"\b(?:I|[Ww]e)(?: all| both)? (?:{_TRIPPED} to|visited) {_PLACE_VISITED}(?:{_TRIP_FOR} (?P<when>{_TRIP_PAST}))?",
-        rf"\b(?:I|[Ww]e)(?:'ve| have)? {_ADVERBS}spent {_TRIP_SPAN} (?:in|on|touring|exploring|travell?ing) {_PLACE_VISITED}",
+        rf"\b(?:I|[Ww]e)(?:'ve| have)? {_ADVERBS}spent {_SPENT} (?:in|on|touring|exploring|travell?ing) {_PLACE_SPENT_IN}",
         # back from it, said now, with how long or what it was: "Just got back from two weeks in Peru", "Back
         # from a long weekend in Rome!" ("I'm back from Paris" may be from a day's work there)
         rf"\b(?:I|[Ww]e)(?:'m|'re| am| are| have| 've)? {_ADVERBS}(?:got |came |flew |arrived )?back from "
         rf"(?:(?:{_TRIP_SPAN}|(?:a|an|our|my) (?:[\w-]+ ){{0,2}}?(?:trip|holiday|vacation|weekend|week|honeymoon)) "
-        rf"(?:in|to|around|through) ){_PLACE_VISITED}",
+        rf"(?:in|to|around|through) ){_PLACE_SPENT_IN}",
     ], "The user went on a {value}{said}.", _trip, confidence=0.7, importance=0.5),
     _rule("fact", "book", "reading read finished reread", [
         rf"\bI(?:'m| am|'ve been| have been|(?:'ve| have)? (?:just |recently )?(?:started|finished)) {_ADVERBS}"
@@ -2694,6 +2722,13 @@ _RULES = [
         rf"(?!{_ANSWER_PREFERRED})(?P<value>{_NOT_OBJECT}{_WORD}(?:\s+{_WORD}){{0,7}}?)"
         rf"(?:(?=\s+(?:over|rather than|instead of|than|to)\s)|{_PHRASE_END})",
     ], "The user prefers {value}.", _text, confidence=0.7, importance=0.5),
+    # A team supported, by name: "I support Celtic", "I've supported Leeds United since I was six", "I'm a
+    # season ticket holder at Leeds United". A party, a politician or a country supported is no team.
+    _rule("preference", "favorite_team", "support supported season", [
+        rf"\bI(?:'ve| have)? {_ADVERBS}(?:support|supported) (?P<value>(?!{_MONTH}|{_WEEKDAY}|{_NOT_A_TEAM}){_PROPER})"
+        + _strict_end("since", "and", "but", "though", "all", "through", "my whole", "ever", "like"),
+        rf"\bI(?:'m| am)? {_ADVERBS}(?:have )?(?:an? )?season ticket(?: holder)? (?:at|for|with) (?P<value>{_PROPER})",
+    ], "The user supports {value}.", confidence=0.7, importance=0.5),
     _rule("preference", "favorite_{part}", "favorite favourite", [
         rf"\b(?i:my) (?:all[- ]time |absolute )?favou?rite (?P<thing>{_WORD}(?:\s+{_WORD}){{0,2}}?)"
         rf"(?: is|'s| (?P<verb>are)) (?P<value>{_listed(6)})",
