@@ -115,14 +115,14 @@ def test_a_write_let_in_before_the_deletion_is_waited_for_and_erased(ctx, tenant
     said = _marker()
     writer = psycopg.connect(ctx.db.dsn, row_factory=dict_row)
     try:
-        tenant_rows.ensure_tenant(writer, tenant.id)
-        turn = TurnIn(user_id=tenant.user, session_id="s1", messages=[{"role": "user", "content": f"I said {said}."}])
-        turn_rows.insert_turn(writer, tenant.id, turn, datetime.now(timezone.utc))
+        tenant_rows.ensure_tenant(writer, tenant.id)  # the request found the tenant live ...
         answer: dict = {}
         deleting = threading.Thread(target=lambda: answer.update(tenants.delete(ctx, tenant.id)))
         deleting.start()
         deleting.join(timeout=1.0)
         assert deleting.is_alive()  # waiting for the writer's commit
+        turn = TurnIn(user_id=tenant.user, session_id="s1", messages=[{"role": "user", "content": f"I said {said}."}])
+        turn_rows.insert_turn(writer, tenant.id, turn, datetime.now(timezone.utc))  # ... and stores its turn
         writer.commit()
         deleting.join(timeout=60)
         assert answer["turns"] == 1 and answer["users"] == 1
