@@ -15,6 +15,7 @@ from datetime import datetime, timezone
 
 import psycopg
 import pytest
+from psycopg.conninfo import make_conninfo
 from psycopg.rows import dict_row
 
 from memex import backfill as bulk
@@ -26,6 +27,7 @@ from memex.models import MemoryIn, TurnIn
 from memex_edge.context import build_context
 from tests.conftest import ROOT, Tenant, api_client
 from tests.test_cli import _memex
+from tests.test_local_runtime import _RUNTIME_VARS
 from tests.test_erasure import _marker, _rows_mentioning
 
 
@@ -224,3 +226,26 @@ def test_tenants_delete_asks_first_and_refuses_to_guess_without_a_terminal(ctx, 
     assert right.returncode == 0, right.stderr
     assert json.loads(right.stdout[right.stdout.index("{"):])["users"] == 1
     assert tenant.get(f"/v1/users/{tenant.user}/memories").status_code == 401
+
+
+def test_the_default_tenant_is_not_deleted_while_requests_without_a_key_act_for_it(ctx, tmp_path):
+    """With no key yet (the embedded default), deleting `default` would refuse every request from then
+    on: refused, with what to do instead; once a key exists it is a tenant like any other."""
+    name = f"open_{uuid.uuid4().hex[:10]}"
+    ctx.db.connection().execute(f"CREATE DATABASE {name}")
+    try:
+        env = {k: v for k, v in os.environ.items() if k not in _RUNTIME_VARS}
+        env |= {"DATABASE_URL": make_conninfo(ctx.db.dsn, dbname=name), "MEMEX_HOME": str(tmp_path)}
+        done = _memex("invoke", "ingest", "events/ingest_post_turn.json", env=env)  # stored without a key
+        assert json.loads(done.stdout)["statusCode"] == 202, done.stderr
+        refused = _memex("tenants", "delete", "default", "--yes", env=env)
+        assert refused.returncode == 1 and "Traceback" not in refused.stderr
+        assert "default is the tenant of requests without a key" in refused.stderr
+        with psycopg.connect(env["DATABASE_URL"], autocommit=True) as conn:
+            assert conn.execute("SELECT count(*) FROM turns WHERE tenant_id = 'default'").fetchone()[0] == 1
+        assert _memex("keys", "create", "--tenant", "acme", env=env).returncode == 0
+        deleted = _memex("tenants", "delete", "default", "--yes", env=env)
+        assert deleted.returncode == 0, deleted.stderr
+        assert json.loads(deleted.stdout)["turns"] == 1
+    finally:
+        ctx.db.connection().execute(f"DROP DATABASE {name} WITH (FORCE)")
