@@ -48,13 +48,19 @@ def _operator_context():
 
 
 def keys_create(args: argparse.Namespace) -> None:
-    from memex.keys import issue_key
+    from memex.keys import duration, issue_key
 
+    # Checked before the database is started: a typo costs nothing.
+    expires_in = duration(args.expires_in) if args.expires_in is not None else None
     ctx = _operator_context()
-    issued = issue_key(ctx, args.tenant)
+    issued = issue_key(ctx, args.tenant, expires_in)
     print(issued.secret)
-    print(f"(key {issued.id} for tenant {args.tenant}; the secret is shown once and stored only as a hash)",
+    expiry = f"; it expires at {_when(issued.expires_at)}" if issued.expires_at else ""
+    print(f"(key {issued.id} for tenant {args.tenant}{expiry}; the secret is shown once and stored only as a hash)",
           file=sys.stderr)
+    if issued.reopened_deleted_at:
+        print(f"memex: tenant {args.tenant} was deleted at {_when(issued.reopened_deleted_at)}; this key makes it "
+              "live again, with nothing of what it had", file=sys.stderr)
     if issued.ended_open_mode:
         default = ctx.settings.default_tenant
         if args.tenant == default:
@@ -78,9 +84,9 @@ def keys_list(args: argparse.Namespace) -> None:
     if args.json:
         print(json.dumps(rows, indent=2, default=str))
         return
-    table = [("ID", "PREFIX", "TENANT", "CREATED", "LAST USED", "REVOKED", "LIMIT")]
+    table = [("ID", "PREFIX", "TENANT", "CREATED", "LAST USED", "REVOKED", "EXPIRES", "LIMIT")]
     table += [(row["id"], row["prefix"] + "…", row["tenant_id"], _when(row["created_at"]), _when(row["last_used_at"]),
-               _when(row["revoked_at"]), row["rate_limit"] or "tenant's") for row in rows]
+               _when(row["revoked_at"]), _when(row["expires_at"]), row["rate_limit"] or "tenant's") for row in rows]
     widths = [max(len(line[i]) for line in table) for i in range(len(table[0]))]
     for line in table:
         print("  ".join(cell.ljust(width) for cell, width in zip(line, widths)).rstrip())
@@ -114,6 +120,27 @@ def tenants_show(args: argparse.Namespace) -> None:
     from memex.tenants import describe
 
     print(json.dumps(describe(_operator_context(), args.tenant), indent=2))
+
+
+def tenants_delete(args: argparse.Namespace) -> None:
+    from memex import tenants
+
+    if not args.yes:
+        if not sys.stdin.isatty():
+            raise SystemExit(f"memex tenants delete: nothing asked, nothing erased: pass --yes to erase tenant "
+                             f"{args.tenant} without a question (stdin is not a terminal to ask on)")
+        print(f"This erases every turn, message, memory and job of tenant {args.tenant} and revokes its keys, "
+              "for good.", file=sys.stderr)
+        try:
+            answer = input(f"Type the tenant's id ({args.tenant}) to go on: ")
+        except EOFError:
+            answer = ""
+        if answer.strip() != args.tenant:
+            raise SystemExit("memex tenants delete: not confirmed, nothing erased")
+    erased = tenants.delete(_operator_context(), args.tenant)
+    print(json.dumps(erased, indent=2))
+    print("memex: this process keeps none of its texts; a running server's processes drop what they keep "
+          "of them (recent vectors, query cache) within MEMEX_RECENT_TEXTS_MAX_AGE_SECONDS", file=sys.stderr)
 
 
 def migrate(_: argparse.Namespace) -> None:
@@ -295,6 +322,9 @@ def build_parser() -> argparse.ArgumentParser:
     keys = commands.add_parser("keys", help="manage API keys").add_subparsers(dest="keys_command", required=True)
     create = keys.add_parser("create", help="create an API key for a tenant (the first key ends keyless access)")
     create.add_argument("--tenant", required=True, help="the tenant the key's requests act for")
+    create.add_argument("--expires-in", metavar="DURATION",
+                        help="the key gets 401 after this long: N followed by d, h, m or s (e.g. 90d, 12h); "
+                             "without it the key never expires")
     create.set_defaults(run=keys_create)
     listing = keys.add_parser("list", help="list API keys (never their secrets)")
     listing.add_argument("--tenant", help="only this tenant's keys")
@@ -311,7 +341,7 @@ def build_parser() -> argparse.ArgumentParser:
     key_clear.add_argument("id", help=KEY_ID_HELP)
     key_clear.set_defaults(run=keys_set_limit, rate=None)
 
-    tenants = commands.add_parser("tenants", help="tenants' rate limits").add_subparsers(
+    tenants = commands.add_parser("tenants", help="tenants' rate limits, and deleting a tenant").add_subparsers(
         dest="tenants_command", required=True)
     show = tenants.add_parser("show", help="a tenant's rate limit in effect and its keys")
     show.add_argument("tenant", help="the tenant's id (a key's TENANT in `memex keys list`)")
@@ -323,6 +353,11 @@ def build_parser() -> argparse.ArgumentParser:
     tenant_clear = tenants.add_parser("clear-limit", help="the tenant follows MEMEX_RATE_LIMIT again")
     tenant_clear.add_argument("tenant", help="the tenant's id")
     tenant_clear.set_defaults(run=tenants_set_limit, rate=None)
+    remove = tenants.add_parser("delete", help="erase everything of a tenant's and revoke its keys (a customer "
+                                "who leaves); asks first")
+    remove.add_argument("tenant", help="the tenant's id")
+    remove.add_argument("--yes", action="store_true", help="do not ask (needed when stdin is not a terminal)")
+    remove.set_defaults(run=tenants_delete)
 
     commands.add_parser("migrate", help="apply pending database migrations").set_defaults(run=migrate)
 
@@ -373,12 +408,12 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> None:
     args = build_parser().parse_args(argv)
     from memex.config import ConfigurationError
-    from memex.errors import NotFound
+    from memex.errors import InvalidInput, NotFound
     from memex.rate_limit import InvalidRate
 
     try:
         args.run(args)
-    except (ConfigurationError, InvalidRate, NotFound) as exc:
+    except (ConfigurationError, InvalidRate, InvalidInput, NotFound) as exc:
         raise SystemExit(f"memex: {getattr(exc, 'message', exc)}") from None
 
 

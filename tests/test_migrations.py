@@ -506,3 +506,22 @@ def test_the_turns_tries_are_noted_from_0029_on_without_rewriting_the_table(ctx)
         assert apply_migrations(conn, 384) == [version]
         assert conn.execute(table_file).fetchone()[0] == before
         assert conn.execute("SELECT count(*), count(tried_at) FROM turns").fetchone() == (2000, 0)
+
+
+def test_key_expiry_and_tenant_deletion_come_with_0030_without_rewriting_either_table(ctx):
+    """Migration 0030 on a database written before it: both columns are added to the catalogue alone
+    (the tables' files are the same ones), and the keys made before never expire, the tenants are live."""
+    version = "0030_key_expiry_tenant_deletion"
+    with _scratch_database(ctx, "memex_before_0030") as conn:
+        conn.execute("ALTER TABLE api_keys DROP COLUMN expires_at")
+        conn.execute("ALTER TABLE tenants DROP COLUMN deleted_at")
+        conn.execute("DELETE FROM schema_migrations WHERE version = %s", (version,))
+        conn.execute("INSERT INTO tenants (id) SELECT 't' || i FROM generate_series(1, 500) i")
+        conn.execute("INSERT INTO api_keys (key_hash, tenant_id, prefix) SELECT md5('k' || i), 't' || i, 'mx_' || i"
+                     " FROM generate_series(1, 500) i")
+        table_files = "SELECT pg_relation_filenode('api_keys'), pg_relation_filenode('tenants')"
+        before = conn.execute(table_files).fetchone()
+        assert apply_migrations(conn, 384) == [version]
+        assert conn.execute(table_files).fetchone() == before
+        assert conn.execute("SELECT count(*), count(expires_at) FROM api_keys").fetchone() == (500, 0)
+        assert conn.execute("SELECT count(*), count(deleted_at) FROM tenants").fetchone() == (500, 0)

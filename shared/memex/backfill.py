@@ -50,7 +50,7 @@ from memex.db import cursors
 from memex.db import memories as memory_rows
 from memex.db import planner_statistics
 from memex.db import tenants as tenant_rows
-from memex.errors import NotFound
+from memex.errors import NotFound, TenantDeleted
 from memex.jobs import BackfillJob, ExtractionJob, SupersessionJob
 from memex.metrics import TURNS_INGESTED
 from memex.models import FieldError, TurnIn, wire_time
@@ -90,7 +90,15 @@ def new_job(kind: str, tenant_id: str, path: str | None = None, s3_uri: str | No
 
 def run_chunk(ctx: Context, job: BackfillJob, source: Source | None = None) -> None:
     """Do this chunk if it is due and send the message for the next one (see the module's
-    docstring for what a repeated message does)."""
+    docstring for what a repeated message does). A chunk of a deleted tenant's job is dropped: it
+    would store the tenant's data again (db/tenants.ensure_tenant refuses it)."""
+    try:
+        _run_chunk(ctx, job, source)
+    except TenantDeleted:
+        log.warning("backfill %s: its tenant was deleted; the chunk is dropped", job.backfill_id)
+
+
+def _run_chunk(ctx: Context, job: BackfillJob, source: Source | None) -> None:
     _ensure_row(ctx, job, source)
     conn = ctx.db.connection()
     if not backfill_rows.hold_chunk(conn, job.tenant_id, job.backfill_id, job.offset):

@@ -26,6 +26,11 @@ class Unauthorized(MemexError):
     code = "unauthorized"
 
 
+class TenantDeleted(Unauthorized):
+    """A write for a tenant deleted (`memex tenants delete`) after its request was let in, or queued
+    before: refused, so that nothing of the tenant is stored again."""
+
+
 class InvalidInput(MemexError):
     status = 422
     code = "validation_error"

@@ -2,16 +2,40 @@
 
 from __future__ import annotations
 
+import re
 import secrets
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from typing import Any
 
 from memex.context import Context
 from memex.db import tenants as tenant_rows
-from memex.errors import NotFound, Unauthorized
+from memex.errors import InvalidInput, NotFound, Unauthorized
+from memex.models import wire_time
 from memex.rate_limit import Caller, canonical
 
 PREFIX = "mx_"
+_UNITS = {"d": timedelta(days=1), "h": timedelta(hours=1), "m": timedelta(minutes=1), "s": timedelta(seconds=1)}
+# A hundred years: longer is "never", which is a key without an expiry; and timedelta overflows near 2.7M years.
+LONGEST = timedelta(days=36500)
+
+
+class InvalidDuration(InvalidInput):
+    """An expiry that is not a whole number of days, hours, minutes or seconds, or is out of range."""
+
+
+def duration(text: str) -> timedelta:
+    """`90d`, `12h`, `30m`, `45s` as a timedelta; InvalidDuration naming the value otherwise."""
+    match = re.fullmatch(r"([0-9]+)([dhms])", text.strip())
+    if match is None:
+        raise InvalidDuration(f"--expires-in: {text!r} is not a duration: a whole number and a unit, d, h, m or s "
+                              "(e.g. 90d, 12h)")
+    unit = _UNITS[match.group(2)]
+    # Compared in whole units first: a timedelta of too many days overflows before it can be compared.
+    if not 0 < int(match.group(1)) <= LONGEST // unit:
+        raise InvalidDuration(f"--expires-in: {text!r} is out of range: more than 0s and at most "
+                              f"{LONGEST.days}d (a key without --expires-in never expires)")
+    return int(match.group(1)) * unit
 
 
 @dataclass(frozen=True)
@@ -22,16 +46,21 @@ class IssuedKey:
     # tenant until now, are refused from here on, and the default tenant's data is reachable
     # only with a key made for it.
     ended_open_mode: bool
+    expires_at: datetime | None = None
+    # When the tenant had been deleted (`memex tenants delete`): this key makes it live again, empty.
+    reopened_deleted_at: datetime | None = None
 
 
-def issue_key(ctx: Context, tenant_id: str) -> IssuedKey:
-    """A new key for the tenant (created if new). The secret is shown once; only its hash is kept."""
+def issue_key(ctx: Context, tenant_id: str, expires_in: timedelta | None = None) -> IssuedKey:
+    """A new key for the tenant (created if new, live again if deleted), expiring after `expires_in`
+    if given. The secret is shown once; only its hash is kept."""
     secret = PREFIX + secrets.token_urlsafe(32)
     with ctx.db.transaction() as conn:
         was_open = not tenant_rows.any_key_exists(conn)
-        tenant_rows.ensure_tenant(conn, tenant_id)
-        key_id = tenant_rows.insert_key(conn, tenant_id, secret)
-    return IssuedKey(key_id, secret, ended_open_mode=was_open and not ctx.settings.require_api_key)
+        was_deleted = tenant_rows.reopen_tenant(conn, tenant_id)
+        key = tenant_rows.insert_key(conn, tenant_id, secret, expires_in)
+    return IssuedKey(key["id"], secret, ended_open_mode=was_open and not ctx.settings.require_api_key,
+                     expires_at=key["expires_at"], reopened_deleted_at=was_deleted)
 
 
 def create_key(ctx: Context, tenant_id: str) -> str:
@@ -49,6 +78,8 @@ def caller_for(ctx: Context, presented_key: str | None) -> Caller:
             raise Unauthorized("invalid API key")
         if holder["revoked"]:
             raise Unauthorized("this API key has been revoked")
+        if holder["expired"]:
+            raise Unauthorized(f"this API key expired at {wire_time(holder['expires_at'])}")
         return Caller(holder["tenant_id"], holder["id"], holder["key_limit"], holder["tenant_limit"])
     if not ctx.settings.require_api_key:
         keys_exist, tenant_limit = tenant_rows.open_tenant_limit(conn, ctx.settings.default_tenant)

@@ -81,7 +81,7 @@ def erase_memory(ctx: Context, tenant_id: str, memory_id: str) -> dict[str, int]
         locks.lock_user(conn, tenant_id, found["user_id"])
         result = erasure.memories(conn, tenant_id, erasure.past_of(conn, tenant_id, memory_id))
         _embed_again(ctx, conn, tenant_id, result["recontextualised"])
-    _forget_recent_texts(ctx, tenant_id)
+    forget_recent_texts(ctx, tenant_id)
     return {"memories": result["memories"]}
 
 
@@ -96,7 +96,7 @@ def _embed_again(ctx: Context, conn, tenant_id: str, rows: list[dict[str, Any]])
 
 def erase_session(ctx: Context, tenant_id: str, session_id: str, user_id: str) -> dict[str, int]:
     erased = _erase_session(ctx, tenant_id, session_id, user_id)
-    _forget_recent_texts(ctx, tenant_id)
+    forget_recent_texts(ctx, tenant_id)
     return erased
 
 
@@ -107,7 +107,7 @@ def erase_session_of_every_user(ctx: Context, tenant_id: str, session_id: str) -
     for user_id in erasure.users_of_session(ctx.db.connection(), tenant_id, session_id):
         for kind, erased in _erase_session(ctx, tenant_id, session_id, user_id).items():
             totals[kind] += erased
-    _forget_recent_texts(ctx, tenant_id)
+    forget_recent_texts(ctx, tenant_id)
     return totals
 
 
@@ -128,11 +128,11 @@ def erase_user(ctx: Context, tenant_id: str, user_id: str) -> dict[str, int]:
         # Its predicate names the user: dropped now, not at the index job's next run. Only after
         # the commit, as a concurrent drop runs outside any transaction.
         vector_indexes.drop_after_erasure(ctx.db.connection(), own_index)
-    _forget_recent_texts(ctx, tenant_id)
+    forget_recent_texts(ctx, tenant_id)
     return erased
 
 
-def _forget_recent_texts(ctx: Context, tenant_id: str) -> None:
+def forget_recent_texts(ctx: Context, tenant_id: str) -> None:
     """What this process keeps of the tenant's recent texts (the write path's vectors, the query
     cache), keyed by the texts themselves, goes with an erasure: the erased words are not kept in
     memory. Other processes' copies (other Lambda functions) go as they are pushed out."""

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from memex import memories
 from memex.context import Context
 from memex.db import tenants as tenant_rows
-from memex.errors import NotFound
+from memex.errors import InvalidInput, NotFound
+from memex.keys import open_mode
 from memex.models import wire_time
 from memex.rate_limit import UNLIMITED, canonical
 
@@ -32,4 +34,42 @@ def describe(ctx: Context, tenant_id: str) -> dict[str, Any]:
         else ("MEMEX_RATE_LIMIT" if default else "none configured"),
         "active_keys": row["active_keys"],
         "revoked_keys": row["revoked_keys"],
+        "expired_keys": row["expired_keys"],
+        "deleted_at": wire_time(row["deleted_at"]) if row["deleted_at"] else None,
     }
+
+
+# Users erased per listing of the tenant's users: each in a transaction of its own, as
+# DELETE /v1/users/{id} erases them, so that no transaction holds a large tenant's rows for long.
+USERS_PER_LISTING = 100
+
+
+def delete(ctx: Context, tenant_id: str) -> dict[str, Any]:
+    """Erase everything of the tenant's. First, in one transaction, its keys are revoked (requests
+    with them get 401 from then on), its rate limits dropped, and the tenant marked deleted, once
+    the writes that were let in before have committed; a write or a queued job that comes after is
+    refused (db/tenants.ensure_tenant). Then each user is erased as DELETE /v1/users/{id} erases
+    them, a transaction each, and last whatever else of the tenant is left in any table. Stopped
+    half-way, the tenant stays refused and running it again finishes it; run on a deleted tenant,
+    it erases what is left (nothing) and says so. The tenant's row and its revoked keys stay: see
+    the README ("Deleting a tenant"). Returns the counts of what it erased."""
+    if open_mode(ctx) and tenant_id == ctx.settings.default_tenant:
+        # Requests without a key act for it while no key exists: they would be refused from now on.
+        raise InvalidInput(f"{tenant_id} is the tenant of requests without a key, which no key has ended yet: "
+                           "erase its users with DELETE /v1/users/{id}, or make a key first")
+    with ctx.db.transaction() as conn:
+        marked = tenant_rows.mark_deleted(conn, tenant_id)
+    if marked is None:
+        raise NotFound(f"no tenant {tenant_id}")
+    erased = {"users": 0, "turns": 0, "memories": 0}
+    while users := tenant_rows.users_of(ctx.db.connection(), tenant_id, USERS_PER_LISTING):
+        for user_id in users:
+            for kind, count in memories.erase_user(ctx, tenant_id, user_id).items():
+                erased[kind] += count
+            erased["users"] += 1
+    with ctx.db.transaction() as conn:
+        rest = tenant_rows.erase_remaining(conn, tenant_id)
+    # Also when no user was left to erase (a re-run): what this process read or asked since goes too.
+    memories.forget_recent_texts(ctx, tenant_id)
+    return {"tenant": tenant_id, "deleted_at": wire_time(marked["deleted_at"]), "keys_revoked": marked["keys_revoked"],
+            **erased, "other_rows": rest}
