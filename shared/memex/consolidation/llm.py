@@ -12,9 +12,9 @@ from __future__ import annotations
 import json
 import logging
 
+from memex import llm
 from memex.consolidation import LLM_FALLBACK, Summary
 from memex.consolidation.extractive import ExtractiveSummariser
-from memex import llm
 from memex.llm import ChatJSON, LLMError
 
 log = logging.getLogger(__name__)
