@@ -671,3 +671,98 @@ def test_a_finished_backfill_leaves_the_searched_tables_analysed_once(kind, tena
     state = backfill.status(ctx, tenant.id, job.backfill_id)
     assert (state["status"], state["done"], state["failed"]) == ("done", state["total"], 0)
     assert state["total"] >= 7
+
+
+class _Counted:
+    """An extractor that notes each turn it reads (with an LLM configured, each is a call)."""
+
+    name = "counted"
+
+    def __init__(self, inner):
+        self._inner, self.read = inner, []
+
+    def extract(self, messages, history):
+        self.read.append(messages[0]["turn_id"])
+        return self._inner.extract(messages, history)
+
+
+def _record(message_id: str, body: str, queue: str, receive_count: int = 1) -> dict:
+    return {"messageId": message_id, "receiptHandle": f"rh-{message_id}", "body": body, "messageAttributes": {},
+            "md5OfBody": "", "eventSource": "aws:sqs", "awsRegion": "us-east-1",
+            "attributes": {"ApproximateReceiveCount": str(receive_count), "SentTimestamp": "1767225600000"},
+            "eventSourceARN": f"arn:aws:sqs:us-east-1:000000000000:{queue}"}
+
+
+def test_a_chunk_stopped_by_its_lambda_is_never_sent_again_by_the_sweep_and_its_return_reads_nothing_twice(
+        tenant, ctx, runtime, tmp_path, monkeypatch):
+    """The backfill worker stopped by Lambda's timeout mid-chunk: its turns stored and noted as tried,
+    none extracted. Its message comes back after the backfill queue's visibility timeout (3,700 s in
+    template.yaml); the sweep, which reads the extraction queue's (750 s), re-sends the turns 1,500 s
+    after their try. That is safe, and sooner: the sweep sends no chunk (only the turns, to the
+    extraction queue); the extraction workers read each turn once; the returning chunk stores no
+    line again, reads none of them again, and finishes the job; every memory is written once."""
+    from infra.local.lambda_context import LocalLambdaContext
+    from memex.ingest import sweep
+
+    client = runtime.sqs_client()
+    extraction = client.create_queue(QueueName="memex-extraction-stopped-chunk",
+                                     Attributes={"VisibilityTimeout": "750"})["QueueUrl"]
+    backfills = client.create_queue(QueueName="memex-backfill-stopped-chunk",
+                                    Attributes={"VisibilityTimeout": "3700"})["QueueUrl"]
+    counted = _Counted(ctx.extractor)
+    queued = dataclasses.replace(ctx, extractor=counted, publisher=SqsPublisher(dataclasses.replace(
+        ctx.settings, extraction_queue_url=extraction, backfill_queue_url=backfills)))
+    lines = ["I live in Lisbon.", "I work at Acme.", "I have a dog named Rex."]
+    path = tmp_path / "stopped-mid-chunk.jsonl"
+    path.write_text("".join(_line(tenant.user, line) + "\n" for line in lines), encoding="utf-8")
+    job = backfill.new_job("import", tenant.id, path=str(path))
+    monkeypatch.setattr(BACKFILL_WORKER, "get_context", lambda: queued)
+
+    def stopped(*args, **kwargs):  # where the LLM is asked
+        raise _Killed
+
+    chunk = _record("chunk", job.to_json(), "memex-backfill-stopped-chunk")
+    with monkeypatch.context() as patch:
+        patch.setattr(pipeline, "_extracted", stopped)
+        with pytest.raises(_Killed):
+            BACKFILL_WORKER.handler({"Records": [chunk]}, LocalLambdaContext("backfill_worker"))
+    conn = ctx.db.connection()
+    turns = "SELECT id, status, tried_at IS NOT NULL AS tried FROM turns WHERE tenant_id = %s ORDER BY created_at"
+    ids = [r["id"] for r in conn.execute(turns, (tenant.id,)).fetchall()]
+    assert [(r["status"], r["tried"]) for r in conn.execute(turns, (tenant.id,)).fetchall()] == [("queued", True)] * 3
+
+    # 1,600 s on: past twice the extraction queue's visibility timeout, within the backfill queue's.
+    with ctx.db.transaction() as tx:
+        tx.execute("UPDATE turns SET updated_at = now() - interval '1600 s', tried_at = now() - interval '1600 s' "
+                   "WHERE tenant_id = %s", (tenant.id,))
+    sweep(queued, older_than_seconds=120)
+    assert client.get_queue_attributes(QueueUrl=backfills, AttributeNames=["ApproximateNumberOfMessages"])[
+        "Attributes"]["ApproximateNumberOfMessages"] == "0"  # no chunk sent again
+    sent = []
+    while batch := client.receive_message(QueueUrl=extraction, MaxNumberOfMessages=10).get("Messages", []):
+        sent += batch
+    mine = [m for m in sent if json.loads(m["Body"])["tenant_id"] == tenant.id]
+    assert sorted(json.loads(m["Body"])["turn_id"] for m in mine) == sorted(ids)
+
+    extract_worker = function_module("extract_worker")
+    monkeypatch.setattr(extract_worker, "get_context", lambda: queued)
+    records = [_record(m["MessageId"], m["Body"], "memex-extraction-stopped-chunk") for m in mine]
+    assert extract_worker.handler({"Records": records}, LocalLambdaContext("extract_worker")) == {"batchItemFailures": []}
+    assert sorted(counted.read) == sorted(ids)
+
+    # 3,700 s after it was received, the chunk's message comes back.
+    counted.read.clear()
+    chunk["attributes"]["ApproximateReceiveCount"] = "2"
+    assert BACKFILL_WORKER.handler({"Records": [chunk]}, LocalLambdaContext("backfill_worker")) == {"batchItemFailures": []}
+    assert counted.read == []
+    state = backfill.status(ctx, tenant.id, job.backfill_id)
+    assert (state["status"], state["done"], state["already_stored"]) == ("done", 3, 3)
+    runtime.drain()
+    assert [(r["id"], r["status"]) for r in conn.execute(turns, (tenant.id,)).fetchall()] == [(i, "processed") for i in ids]
+    rows = conn.execute("""SELECT memory_type, coalesce(key, content) AS what, count(*) AS n FROM memories
+                           WHERE tenant_id = %s GROUP BY 1, 2""", (tenant.id,)).fetchall()
+    assert sorted(r["what"] for r in rows if r["memory_type"] == "episodic") == sorted(lines)
+    assert len([r for r in rows if r["memory_type"] == "semantic"]) >= 2
+    assert all(r["n"] == 1 for r in rows), rows
+    for url in (extraction, backfills):
+        client.delete_queue(QueueUrl=url)

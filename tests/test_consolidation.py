@@ -22,7 +22,7 @@ from memex.consolidation.extractive import ExtractiveSummariser
 from memex.consolidation.grouping import Rules, group, jaccard, words
 from memex.consolidation.job import Options, consolidate
 from memex.db import locks
-from tests.conftest import ROOT
+from tests.conftest import ROOT, Tenant, api_client
 
 OLD = "2025-01-10T10:00:00Z"
 # Three lines that repeat each other (word-set Jaccard >= 0.7 with the first) and two that do not.
@@ -100,7 +100,7 @@ def test_a_group_becomes_one_summary_citing_every_original(ctx, tenant):
             recorded.append((metric.name, value))
 
     result = consolidate(dataclasses.replace(ctx, metrics=Recorder()), tenant.id, options=options(ctx))
-    assert result.to_dict() == {"users": 1, "summaries": 1, "merged": 3, "llm_fallbacks": 0}
+    assert result.to_dict() == {"users": 1, "summaries": 1, "merged": 3, "llm_fallbacks": 0, "out_of_time": 0}
     assert ("ConsolidationRuns", 1) in recorded and ("MemoriesMerged", 3) in recorded
 
     after = episodic(tenant)
@@ -271,4 +271,114 @@ def test_the_cli_consolidates_with_its_flags_overriding_the_settings(ctx, tenant
 def test_the_scheduled_function_runs_on_its_sample_event(runtime):
     event = json.loads((ROOT / "events" / "consolidate.json").read_text())
     answer = function_module("consolidate").handler(event, LocalLambdaContext("consolidate"))
-    assert set(answer) == {"users", "summaries", "merged", "llm_fallbacks"}
+    assert set(answer) == {"users", "summaries", "merged", "llm_fallbacks", "out_of_time"}
+
+
+# ---- within the invocation's time -------------------------------------------------------------------
+
+COOKING = ["I bake sourdough bread at home every Sunday morning",
+           "I bake sourdough bread at home every single Sunday morning",
+           "I really bake sourdough bread at home every Sunday morning"]
+
+
+class _ShortLambdaContext(LocalLambdaContext):
+    """An invocation with this many seconds left (the template gives ConsolidateFunction 900)."""
+
+    def __init__(self, seconds_left: float):
+        super().__init__("consolidate")
+        self.seconds_left = seconds_left
+
+    def get_remaining_time_in_millis(self) -> int:
+        return int(self.seconds_left * 1000)
+
+
+@pytest.fixture
+def own_database(ctx):
+    """The context on a database of its own: the scheduled function runs over every tenant, and
+    this one has only the test's."""
+    import uuid
+
+    from psycopg.conninfo import make_conninfo
+
+    from memex.db.connection import Database
+    from memex.db.migrations import apply_migrations
+
+    name = f"consolidation_{uuid.uuid4().hex[:10]}"
+    admin = ctx.db.connection()
+    admin.execute(f"CREATE DATABASE {name}")
+    own = Database(lambda: make_conninfo(ctx.db.dsn, dbname=name))
+    apply_migrations(own.connection(), ctx.embedder.dim)
+    own.reset()  # the next connection registers the vector type the migrations created
+    yield dataclasses.replace(ctx, db=own)
+    own.reset()
+    admin.execute(f"DROP DATABASE {name} WITH (FORCE)")
+
+
+def test_a_run_out_of_its_lambdas_time_leaves_no_group_half_done_and_the_next_run_goes_on(own_database, monkeypatch):
+    # ConsolidateFunction's chat calls had no budget: a slow model kept the run waiting until Lambda
+    # stopped it wherever it was. Now they end within the invocation's time, and a batch the budget
+    # cut short is not written at all (not summarised extractively for good: summaries are never
+    # grouped again); the next run summarises it.
+    with api_client(own_database) as http, OpenAIDouble() as double:
+        tenant = Tenant(own_database, http)
+        say(tenant, HIKING)
+        say(tenant, COOKING, timestamp="2025-01-11T10:00:00Z")
+        # every user, every memory old enough, one group a batch (HIKING's three lines, then COOKING's)
+        settings = dataclasses.replace(own_database.settings, llm_base_url=double.base_url, llm_model="test-model",
+                                       consolidation_threshold=0, consolidation_min_age_days=0,
+                                       consolidation_batch_size=3, consolidation_similarity=0.0)
+        llm = dataclasses.replace(own_database, settings=settings)
+        function = function_module("consolidate")
+        monkeypatch.setattr(function, "get_context", lambda: llm)
+        event = json.loads((ROOT / "events" / "consolidate.json").read_text())
+        hiking = "The user loves hiking in the Alps with their sister every summer."
+        cooking = "The user bakes sourdough bread at home every Sunday morning."
+        double.script_chat(json.dumps({"summary": hiking}))
+        double.script_chat(json.dumps({"summary": cooking}), delay=10.0)  # past the invocation's end
+        seconds_left = 4.0
+        started = time.monotonic()
+        answer = function.handler(event, _ShortLambdaContext(seconds_left))
+        took = time.monotonic() - started
+        assert took < seconds_left, took
+        assert answer == {"users": 1, "summaries": 1, "merged": 3, "llm_fallbacks": 0, "out_of_time": 1}
+        [first] = summaries(tenant)
+        assert first["content"] == hiking
+        assert {m["content"] for m in episodic(tenant)} == {hiking, *COOKING}
+
+        double.script_chat(json.dumps({"summary": cooking}))
+        again = function.handler(event, LocalLambdaContext("consolidate"))
+        assert again == {"users": 1, "summaries": 1, "merged": 3, "llm_fallbacks": 0, "out_of_time": 0}
+        written = summaries(tenant)
+        assert sorted(m["content"] for m in written) == sorted([hiking, cooking])
+        assert all(m["metadata"]["summarised_by"] == "llm" and len(m["sources"]) == 3 for m in written)
+        assert {m["content"] for m in episodic(tenant)} == {hiking, cooking}
+
+
+def test_a_run_whose_embeddings_outlast_its_lambdas_time_writes_nothing_and_the_next_run_writes_it(
+        own_database, monkeypatch):
+    # The summaries' embeddings through an OpenAI-compatible endpoint that hangs: cut by the
+    # invocation's time, the batch is left as it was (no summary without its vector), not failed.
+    from memex.embeddings.openai_compat import OpenAICompatibleEmbedder
+
+    with api_client(own_database) as http, OpenAIDouble(dim=own_database.embedder.dim) as endpoint:
+        tenant = Tenant(own_database, http)
+        say(tenant, HIKING)
+        settings = dataclasses.replace(own_database.settings, consolidation_threshold=0, consolidation_min_age_days=0,
+                                       consolidation_similarity=0.0)
+        remote = dataclasses.replace(own_database, settings=settings, embedder=OpenAICompatibleEmbedder(
+            "embed-test", own_database.embedder.dim, endpoint.base_url, None))
+        function = function_module("consolidate")
+        monkeypatch.setattr(function, "get_context", lambda: remote)
+        event = json.loads((ROOT / "events" / "consolidate.json").read_text())
+        endpoint.hang_seconds = 10.0
+        endpoint.fail("/v1/embeddings", "hang")
+        started = time.monotonic()
+        answer = function.handler(event, _ShortLambdaContext(4.0))
+        assert time.monotonic() - started < 4.0
+        assert answer == {"users": 1, "summaries": 0, "merged": 0, "llm_fallbacks": 0, "out_of_time": 1}
+        assert sorted(m["content"] for m in episodic(tenant)) == sorted(HIKING)
+
+        endpoint.heal("/v1/embeddings")
+        again = function.handler(event, LocalLambdaContext("consolidate"))
+        assert (again["summaries"], again["merged"], again["out_of_time"]) == (1, 3, 0)
+        assert [len(m["sources"]) for m in summaries(tenant)] == [3]

@@ -11,7 +11,7 @@ import pytest
 from psycopg.rows import dict_row
 
 from memex.db import sessions
-from memex.db.migrations import EmbeddingDimensionMismatch, apply_migrations
+from memex.db.migrations import EmbeddingDimensionMismatch, MigrationBlocked, apply_migrations
 
 MIGRATIONS = Path(__file__).resolve().parents[1] / "shared" / "memex" / "db" / "migrations"
 
@@ -176,9 +176,9 @@ def test_a_failed_concurrent_build_is_built_again_and_two_migrators_apply_it_onc
         assert _index_valid(conn, "memories_user_ended_facts") is True
 
 
-def _apply(url: str) -> list[str]:
+def _apply(url: str, **options) -> list[str]:
     with psycopg.connect(url, autocommit=True) as conn:
-        return apply_migrations(conn, 384)
+        return apply_migrations(conn, 384, **options)
 
 
 def _wait_for(condition, seconds: float = 30.0) -> None:
@@ -525,3 +525,77 @@ def test_key_expiry_and_tenant_deletion_come_with_0030_without_rewriting_either_
         assert conn.execute(table_files).fetchone() == before
         assert conn.execute("SELECT count(*), count(expires_at) FROM api_keys").fetchone() == (500, 0)
         assert conn.execute("SELECT count(*), count(deleted_at) FROM tenants").fetchone() == (500, 0)
+
+def _before_0029(conn: psycopg.Connection) -> str:
+    """The schema as 0028 left it, a tenant in it; the version 0029 is."""
+    version = "0029_turn_tries"
+    conn.execute("ALTER TABLE turns DROP COLUMN tried_at")
+    conn.execute("DELETE FROM schema_migrations WHERE version = %s", (version,))
+    conn.execute("INSERT INTO tenants (id) VALUES ('t')")
+    return version
+
+
+def _has_tried_at(conn: psycopg.Connection) -> bool:
+    return conn.execute("SELECT count(*) FROM information_schema.columns "
+                        "WHERE table_name = 'turns' AND column_name = 'tried_at'").fetchone()[0] == 1
+
+
+_ALTER_WAITING = ("SELECT count(*) FROM pg_stat_activity WHERE query LIKE '%%ALTER TABLE turns%%' "
+                  "AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()")
+
+
+def test_a_migration_waiting_for_a_lock_stalls_no_writer_and_applies_once_the_holder_lets_go(ctx):
+    """An open transaction that read `turns` (an analyst's session) holds its lock while 0029's ALTER
+    TABLE waits for it. A writer of `turns` meanwhile is queued behind the ALTER for the migrator's
+    lock timeout at most, not for as long as the reader's transaction lives (4 s here); once the
+    reader ends, a later try applies the migration."""
+    import threading
+    import time
+
+    from psycopg.conninfo import make_conninfo
+
+    with _scratch_database(ctx, "memex_locked_0029") as conn:
+        version = _before_0029(conn)
+        url = make_conninfo(ctx.db.dsn, dbname="memex_locked_0029")
+        with psycopg.connect(url) as reader, psycopg.connect(url, autocommit=True) as writer:
+            reader.execute("SELECT count(*) FROM turns")  # its transaction stays open
+            applied: list[list[str]] = []
+            migrator = threading.Thread(target=lambda: applied.append(
+                _apply(url, lock_timeout=0.5, tries=40, pause=0.2)))
+            migrator.start()
+            _wait_for(lambda: conn.execute(_ALTER_WAITING).fetchone()[0] == 1)
+            ends = threading.Timer(4.0, reader.commit)
+            ends.start()
+            writer.execute("SET lock_timeout = '10s'")  # on main the writer waits for the reader's end
+            started = time.monotonic()
+            writer.execute("INSERT INTO turns (tenant_id, id, user_id, session_id, occurred_at) "
+                           "VALUES ('t', 'written', 'u', 's', now())")
+            stalled = time.monotonic() - started
+            ends.join()
+            migrator.join(60)
+        assert stalled < 2.0
+        assert applied == [[version]]
+        assert _has_tried_at(conn)
+        assert conn.execute("SELECT id FROM turns").fetchall() == [("written",)]
+
+
+def test_a_migration_blocked_on_every_try_is_rolled_back_and_names_the_lock_holder(ctx):
+    """A lock never let go: after its tries the migrator fails naming the migration and the session
+    holding the lock (its pid, the table and the lock's mode), and nothing of the migration stays."""
+    from psycopg.conninfo import make_conninfo
+
+    with _scratch_database(ctx, "memex_blocked_0029") as conn:
+        version = _before_0029(conn)
+        url = make_conninfo(ctx.db.dsn, dbname="memex_blocked_0029")
+        with psycopg.connect(url) as reader:
+            reader.execute("SELECT count(*) FROM turns")
+            pid = reader.info.backend_pid
+            with pytest.raises(MigrationBlocked) as blocked:
+                _apply(url, lock_timeout=0.3, tries=2, pause=0.1)
+            reader.rollback()
+        message = str(blocked.value)
+        assert f"migration {version} waited 0.3 s for a lock on each of 2 tries" in message
+        assert f"pid {pid} (AccessShareLock on turns" in message
+        assert not _has_tried_at(conn)
+        assert conn.execute("SELECT count(*) FROM schema_migrations WHERE version = %s",
+                            (version,)).fetchone()[0] == 0

@@ -824,3 +824,29 @@ def test_a_hung_embedding_endpoint_fails_the_job_before_its_lambda_would_be_stop
     assert len(asked) == 1
     status = tenant.get(f"/v1/turns/{turn_id}").json()
     assert status["status"] == "queued" and status["error"].startswith("APITimeoutError"), status
+
+
+def test_a_reextraction_chunk_gives_each_turn_its_own_llm_budget(ctx, llm, llm_ctx, llm_http):
+    # extract_many shared one MEMEX_LLM_BUDGET_SECONDS among all its turns: a re-extraction chunk of
+    # 100 turns had 20 s of LLM time for all of them, failed past it, and its redelivery began again
+    # from its first turn (re-extraction reads every turn again): with an LLM slower than 0.2 s a
+    # turn, the chunk never finished. Each turn now has its own, within the invocation's.
+    from memex import backfill
+
+    tenant = Tenant(ctx, llm_http)
+    said = [("employer", "Stripe", "I work at Stripe."), ("city", "Porto", "I live in Porto."),
+            ("pet_dog_name", "Rex", "My dog is called Rex.")]
+    for _, _, text in said:  # stored and extracted offline
+        ingest_turn(ctx, tenant.id, TurnIn(user_id=tenant.user, session_id="s1",
+                                           messages=[{"role": "user", "content": text}]), wait=True)
+    slow = dataclasses.replace(llm_ctx, settings=dataclasses.replace(llm_ctx.settings, llm_budget_seconds=1.0))
+    llm.reset()
+    # each answer within a turn's budget, the three together past it
+    llm.script_chat(*[_extraction(key, value, f"The user: {text}", text.rstrip(".")) for key, value, text in said],
+                    delay=0.6)
+    job = backfill.new_job("reextract", tenant.id, user_id=tenant.user)
+    backfill.run_chunk(slow, job)
+    state = backfill.status(ctx, tenant.id, job.backfill_id)
+    assert (state["status"], state["done"]) == ("done", 3), state
+    assert len(llm.chat_requests) >= 3
+    llm.reset()

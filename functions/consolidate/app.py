@@ -2,10 +2,9 @@
 
 from memex.consolidation.job import consolidate_all
 from memex_edge.context import get_context
-from memex_edge.observability import log_metrics, logger
+from memex_edge.scheduled import scheduled_handler
 
 
-@logger.inject_lambda_context
-@log_metrics
+@scheduled_handler
 def handler(event, context):
     return consolidate_all(get_context()).to_dict()

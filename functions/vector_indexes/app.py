@@ -3,10 +3,9 @@ concurrently; those no longer wanted dropped (memex/vector_indexes.py)."""
 
 from memex.vector_indexes import maintain
 from memex_edge.context import get_context
-from memex_edge.observability import log_metrics, logger
+from memex_edge.scheduled import scheduled_handler
 
 
-@logger.inject_lambda_context
-@log_metrics
+@scheduled_handler
 def handler(event, context):
     return maintain(get_context()).to_dict()

@@ -135,8 +135,9 @@ class Settings:
     # With an LLM configured: split a question that needs two facts into sub-queries at search
     # time. It costs one chat call per search; set MEMEX_LLM_MULTIHOP=false to save it.
     llm_multihop: bool = True
-    # All the chat calls of one worker job together end within this (the functions time out at
-    # 60 s): past it the judge falls back to the rules and extraction is retried later.
+    # All the chat calls of one job (a turn's extraction, a turn's supersession) together end within
+    # this (the functions time out at 60 s): past it the judge falls back to the rules and extraction
+    # is retried later. Each turn of a batch or a backfill chunk has its own.
     llm_budget_seconds: float = 20.0
     llm_api_key_secret_arn: str = ""
     # The facts one turn keeps from the LLM's answer: at least llm_facts_per_turn, one more per

@@ -83,6 +83,13 @@ def time_left() -> float | None:
     return None if deadline is None else deadline - time.monotonic()
 
 
+def spent() -> bool:
+    """Whether this context's budget is used up: no call may start, and a job that can go on later
+    (consolidation) stops rather than doing without the LLM."""
+    left = time_left()
+    return left is not None and left <= 0
+
+
 def attempt_timeout(timeout: float) -> float | None:
     """An attempt's timeout within the budget (`timeout` when unbounded); None when it is spent, and
     no attempt should start. The chat client's and the OpenAI-compatible embedder's retries share it."""

@@ -87,21 +87,24 @@ def extract_many(ctx: Context, tenant_id: str, turn_ids: list[str], again: bool 
     work = [(turn, messages.get(turn["id"], []), histories[turn["id"]]) for turn in todo]
     _store_episodic(ctx, tenant_id, work)
     extracted, failure = [], None
-    with llm.time_budget(ctx.settings.llm_budget_seconds):
-        for turn, messages, history in work:
-            started = time.perf_counter()
-            try:
+    for turn, messages, history in work:
+        started = time.perf_counter()
+        try:
+            # Each turn its own job's budget (as its supersession has), not one for all of them: a
+            # re-extraction chunk of 100 turns would otherwise fail past it every time. The
+            # invocation's (memex_edge/deadline.py) still bounds them all.
+            with llm.time_budget(ctx.settings.llm_budget_seconds):
                 # What the turn says is current is decided before what it says is over: "I left
                 # Stripe and now work at Notion" makes Notion replace Stripe, rather than ending
                 # Stripe and leaving Notion without a history.
                 found = _extracted(ctx, messages, history, rules_if_the_llm_fails)
-                candidates = sorted(_placed(conn, turn, found), key=lambda c: c.historical)[:MAX_CANDIDATES_PER_TURN]
-            except Exception as exc:  # noqa: BLE001 - the other turns are stored; this one is retried
-                failure = failure or exc
-                continue
-            ctx.metrics.record(EXTRACTION_LATENCY, time.perf_counter() - started)
-            ctx.metrics.record(CANDIDATES_PER_TURN, len(candidates))
-            extracted.append((turn, candidates))
+            candidates = sorted(_placed(conn, turn, found), key=lambda c: c.historical)[:MAX_CANDIDATES_PER_TURN]
+        except Exception as exc:  # noqa: BLE001 - the other turns are stored; this one is retried
+            failure = failure or exc
+            continue
+        ctx.metrics.record(EXTRACTION_LATENCY, time.perf_counter() - started)
+        ctx.metrics.record(CANDIDATES_PER_TURN, len(candidates))
+        extracted.append((turn, candidates))
     with ctx.db.transaction() as conn:
         present = turn_rows.lock_turns(conn, tenant_id, [turn["id"] for turn, _ in extracted])
         # The claim: a turn is this extraction's if no other stored one since it was read (the sweep's

@@ -9,6 +9,10 @@ Idempotent and safe beside the other writers: groups and summaries are decided w
 summariser may call an LLM), then, under the user's lock, a group is written only if every one of
 its memories is still active, with a dedupe key derived from its members, so a re-run, a
 redelivered schedule or a concurrent run writes nothing twice. Summaries are never grouped again.
+
+Within an invocation's time (memex_edge/deadline.py): once its budget is spent (llm.spent), the run
+starts no more batches, and a batch whose summary or embedding the budget cut short writes nothing;
+the run ends with `out_of_time`, and the next one goes on with what is still active and ungrouped.
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ from datetime import datetime, timedelta, timezone
 
 import numpy as np
 
-from memex import embedded_text
+from memex import embedded_text, llm
 from memex.consolidation import LLM_FALLBACK, Summariser, make_summariser
 from memex.consolidation.grouping import Rules, group
 from memex.context import Context
@@ -40,6 +44,7 @@ class ConsolidationResult:
     summaries: int = 0          # summary memories written
     merged: int = 0             # episodic memories they replaced (now inactive)
     llm_fallbacks: int = 0      # summaries written extractively because the LLM gave no usable answer
+    out_of_time: int = 0        # 1: the invocation's time was spent and the run stopped; the next goes on
 
     def add(self, other: "ConsolidationResult") -> None:
         for name, value in asdict(other).items():
@@ -75,6 +80,8 @@ def consolidate_all(ctx: Context, options: Options | None = None) -> Consolidati
     total = ConsolidationResult()
     for tenant_id in rows.tenants(ctx.db.connection()):
         total.add(consolidate(ctx, tenant_id, options=options))
+        if total.out_of_time:
+            break
     return total
 
 
@@ -88,6 +95,9 @@ def consolidate(ctx: Context, tenant_id: str, user_id: str | None = None,
     for user in rows.users_over(ctx.db.connection(), tenant_id, options.threshold, user_id):
         result.users += 1
         result.add(_consolidate_user(ctx, summariser, tenant_id, user, options, now))
+        if result.out_of_time:
+            log.warning("consolidation stopped: the invocation's time is spent; the next run goes on")
+            break
     ctx.metrics.record(CONSOLIDATION_RUNS)
     if result.merged:
         ctx.metrics.record(MEMORIES_MERGED, result.merged)
@@ -100,6 +110,9 @@ def _consolidate_user(ctx: Context, summariser: Summariser, tenant_id: str, user
     said_before = now - timedelta(days=options.min_age_days)
     after = None
     while True:
+        if llm.spent():
+            result.out_of_time = 1
+            break
         batch = rows.eligible(ctx.db.connection(), tenant_id, user_id, said_before, after, options.batch_size)
         if not batch:
             break
@@ -109,7 +122,7 @@ def _consolidate_user(ctx: Context, summariser: Summariser, tenant_id: str, user
         groups = [[batch[i] for i in members] for members in group([m["content"] for m in batch], vectors, options.rules)]
         if groups:
             result.add(_write(ctx, summariser, tenant_id, user_id, groups, now))
-        if len(batch) < options.batch_size:
+        if result.out_of_time or len(batch) < options.batch_size:
             break
     return result
 
@@ -118,9 +131,16 @@ def _write(ctx: Context, summariser: Summariser, tenant_id: str, user_id: str,
            groups: list[list[dict]], now: datetime) -> ConsolidationResult:
     result = ConsolidationResult()
     # Decided outside the lock: the summariser may call an LLM.
-    summaries = [summariser.summarise([m["content"] for m in members]) for members in groups]
-    vectors = ctx.embedder.embed([embedded_text.of(s.content, memory_type="episodic", subject="user")
-                                  for s in summaries])
+    try:
+        summaries = [summariser.summarise([m["content"] for m in members]) for members in groups]
+        vectors = ctx.embedder.embed([embedded_text.of(s.content, memory_type="episodic", subject="user")
+                                      for s in summaries])
+    except Exception:  # noqa: BLE001 - re-raised unless the invocation's time cut it short
+        if not llm.spent():
+            raise
+        # Cut short by the invocation's time, not failed: none of the batch is written, all of it is
+        # still active, and the next run groups it again.
+        return ConsolidationResult(out_of_time=1)
     with ctx.db.transaction() as conn:
         locks.lock_user(conn, tenant_id, user_id)
         active = rows.still_active(conn, tenant_id, [m["id"] for members in groups for m in members])

@@ -2,7 +2,9 @@
 
 The model is asked to keep every fact, name, date and number. An answer that is not a non-empty
 string, or no answer at all, gives the extractive summary instead (its method says so): a
-consolidation run never fails for want of a model.
+consolidation run never fails for want of a model. But no answer because the invocation's time is
+spent (llm.spent) is raised: a summary is never grouped again, so the group is left whole for the next
+run and its model rather than summarised extractively for good.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 import json
 import logging
 
+from memex import llm
 from memex.consolidation import LLM_FALLBACK, Summary
 from memex.consolidation.extractive import ExtractiveSummariser
 from memex.llm import ChatJSON, LLMError
@@ -35,6 +38,8 @@ class LLMSummariser:
         try:
             answer = self.chat.ask(SYSTEM, json.dumps({"lines": lines}, ensure_ascii=False))
         except LLMError as exc:
+            if llm.spent():
+                raise
             log.warning("summary by LLM failed (%s); extractive summary instead", type(exc).__name__)
             return Summary(self.fallback.summarise(lines).content, LLM_FALLBACK)
         text = answer.get("summary") if isinstance(answer, dict) else None

@@ -1,13 +1,24 @@
-"""Apply the versioned SQL files in migrations/ once each, in order, under an advisory lock."""
+"""Apply the versioned SQL files in migrations/ once each, in order, under an advisory lock.
+
+A migration's statements wait at most LOCK_TIMEOUT_SECONDS for a table's lock: an ALTER TABLE that
+waits behind a long transaction (a big import, an analyst's open session) would otherwise queue
+every later read and write of that table behind itself for as long as that transaction lives. On
+the timeout its transaction is rolled back (nothing of it stays), the service goes on, and the
+migration is tried again after a pause, up to LOCKED_TRIES times; then `MigrationBlocked` names
+the migration and the sessions holding locks on the tables it names."""
 
 from __future__ import annotations
 
+import logging
 import re
 import time
 from importlib import resources
 
 import psycopg
+from psycopg import errors
 from psycopg.rows import tuple_row
+
+log = logging.getLogger(__name__)
 
 _LOCK_ID = 7_316_001  # arbitrary, constant: serialises concurrent migrators (deploy + local start)
 LOCK_WAIT_SECONDS = 1800.0
@@ -16,6 +27,18 @@ LOCK_WAIT_SECONDS = 1800.0
 # be safe to run again after a failure half-way (a failed concurrent build leaves an invalid index:
 # drop it first).
 CONCURRENT = "-- memex: concurrently"
+# A writer queued behind a migration waiting for a lock waits this long at most (then the
+# migration steps back). Not applied to concurrent migrations: CREATE INDEX CONCURRENTLY waits for
+# every older transaction by design, as a lock wait, and blocks no write while it does.
+LOCK_TIMEOUT_SECONDS = 5.0
+# Tries of a migration that meets a held lock, a pause between each: with the timeout, about two
+# minutes in all, within MigrateFunction's 300 s (template.yaml), so that CloudFormation hears why.
+LOCKED_TRIES = 12
+LOCKED_PAUSE_SECONDS = 5.0
+
+
+class MigrationBlocked(RuntimeError):
+    """A migration met a lock held by another session on every try."""
 
 
 class EmbeddingDimensionMismatch(RuntimeError):
@@ -28,11 +51,13 @@ def _migration_files() -> list[tuple[str, str]]:
     return [(p.name.removesuffix(".sql"), p.read_text(encoding="utf-8")) for p in files]
 
 
-def apply_migrations(conn: psycopg.Connection, embedding_dim: int) -> list[str]:
+def apply_migrations(conn: psycopg.Connection, embedding_dim: int, *, lock_timeout: float = LOCK_TIMEOUT_SECONDS,
+                     tries: int = LOCKED_TRIES, pause: float = LOCKED_PAUSE_SECONDS) -> list[str]:
     """Apply pending migrations, each in a transaction of its own (a concurrent one outside any);
     return the versions applied. Safe to run any number of times, by several migrators at once.
     `conn` is in autocommit; rows are read by position through cursors of their own, whatever the
-    connection's row factory."""
+    connection's row factory. A migration whose lock waits pass `lock_timeout` is rolled back and
+    tried again after `pause`, `tries` times in all (the module's docstring)."""
     applied: list[str] = []
     with conn.cursor(row_factory=tuple_row) as cur:
         _lock(cur)
@@ -49,9 +74,8 @@ def apply_migrations(conn: psycopg.Connection, embedding_dim: int) -> list[str]:
                         cur.execute(statement)
                     cur.execute("INSERT INTO schema_migrations (version) VALUES (%s)", (version,))
                 else:
-                    with conn.transaction():
-                        cur.execute(sql.replace("{embedding_dim}", str(int(embedding_dim))))
-                        cur.execute("INSERT INTO schema_migrations (version) VALUES (%s)", (version,))
+                    _apply_waiting_briefly(conn, cur, version, sql.replace("{embedding_dim}", str(int(embedding_dim))),
+                                           lock_timeout, tries, pause)
                 applied.append(version)
         finally:
             if not conn.closed and not conn.broken:
@@ -80,6 +104,44 @@ def _lock(cur: psycopg.Cursor) -> None:
         if time.monotonic() > deadline:
             raise TimeoutError(f"another migrator held the migrations' lock for {LOCK_WAIT_SECONDS:.0f} s")
         time.sleep(0.2)
+
+
+def _apply_waiting_briefly(conn: psycopg.Connection, cur: psycopg.Cursor, version: str, sql: str,
+                           lock_timeout: float, tries: int, pause: float) -> None:
+    for attempt in range(1, tries + 1):
+        try:
+            with conn.transaction():
+                # SET LOCAL: the setting ends with the transaction, whatever becomes of it.
+                cur.execute(f"SET LOCAL lock_timeout = '{int(lock_timeout * 1000)}ms'")
+                cur.execute(sql)
+                cur.execute("INSERT INTO schema_migrations (version) VALUES (%s)", (version,))
+            return
+        except errors.LockNotAvailable:
+            holders = _holders(cur, sql)
+            if attempt == tries:
+                raise MigrationBlocked(
+                    f"migration {version} waited {lock_timeout:g} s for a lock on each of {tries} tries and was rolled "
+                    f"back each time; held by {holders or 'a session that has ended since'}") from None
+            log.warning("migration %s waited %g s for a lock held by %s; rolled back, tried again in %g s (try %d of %d)",
+                        version, lock_timeout, holders or "a session that has ended since", pause, attempt, tries)
+            time.sleep(pause)
+
+
+def _holders(cur: psycopg.Cursor, sql: str) -> str:
+    """The other sessions holding locks on the tables `sql` names, oldest transaction first: their pid
+    (for pg_terminate_backend), the table and lock, how long their transaction has been open, their
+    state and application. Never their query, which may quote what a user said."""
+    named = set(re.findall(r"\w+", sql.lower()))
+    rows = cur.execute(
+        """SELECT a.pid, c.relname, l.mode, extract(epoch FROM now() - a.xact_start)::int, a.state,
+                  a.application_name
+           FROM pg_locks l JOIN pg_class c ON c.oid = l.relation JOIN pg_stat_activity a ON a.pid = l.pid
+           WHERE l.granted AND l.locktype = 'relation' AND l.pid <> pg_backend_pid()
+             AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+           ORDER BY a.xact_start NULLS LAST, a.pid""").fetchall()
+    return "; ".join(f"pid {pid} ({mode} on {table}, its transaction open {age} s, {state}"
+                     + (f", application {application!r}" if application else "") + ")"
+                     for pid, table, mode, age, state, application in rows if table in named)
 
 
 def _prepare(cur: psycopg.Cursor, embedding_dim: int) -> set[str]:
