@@ -4,6 +4,7 @@ from scratch here in Python."""
 
 from __future__ import annotations
 
+import json
 import math
 import random
 import threading
@@ -431,3 +432,34 @@ def test_statistics_follow_a_bulk_import(ctx, tenant, runtime, tmp_path, monkeyp
     assert stored["stats"]["docs"] > stored["stats"]["active_docs"] > 90  # superseded values are not active
     _assert_scores(ctx, tenant, "I live in Lisbon, my sister and my dog")
     _assert_scores(ctx, tenant, "I live in Lisbon, my sister and my dog", include_inactive=True)
+
+
+def _joined_in_vain(plan: dict) -> int:
+    """The rows a plan's joins compared and dropped (EXPLAIN shows a node's per loop)."""
+    own = round(plan.get("Rows Removed by Join Filter", 0) * plan.get("Actual Loops", 1))
+    return own + sum(_joined_in_vain(child) for child in plan.get("Plans", ()))
+
+
+def test_the_keyword_statement_reads_by_key_when_the_planner_expects_no_rows(ctx, tenant):
+    """A planner whose statistics predate a user's rows counts one row for them and joins in
+    nested loops: the statement then still reads each term's postings, each candidate and each
+    ranked memory by key, and joins no two CTEs (they have no index), so its work grows with the
+    candidates, not with their square (1.6 s for 700 candidates of a LoCoMo user on main at
+    77fe942: docs/measurements/performance.md). Nested loops forced here stand in for that count."""
+    memories = 60
+    for i in range(memories):
+        _add(ctx, tenant.id, tenant.user, f"Tim: coffee number {i} this week.")
+    query, terms = "Tim coffee week", 3
+    expected, _ = _keyword(ctx, tenant.id, tenant.user, query)
+    assert len(expected) == memories
+    statement = memory_rows.keyword_statement(tenant.id, tenant.user, None, SearchFilters(), False, query, 500,
+                                              NO_CAP)
+    conn = ctx.db.connection()
+    with conn.transaction():
+        conn.execute("SET LOCAL enable_hashjoin = off")
+        conn.execute("SET LOCAL enable_mergejoin = off")
+        [explained] = json.loads(statement.explain(conn, "ANALYZE, FORMAT JSON"))
+        assert dict(statement.run(conn).ranked) == expected  # the same ranking by either plan
+    # each hit compared with each of the query's terms at most: main compared every candidate
+    # with every posting (60 x 180)
+    assert _joined_in_vain(explained["Plan"]) <= memories * terms * terms

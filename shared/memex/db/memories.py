@@ -480,13 +480,17 @@ class Statement:
         """The rankings of the queries the statement was made for, in their order (here one)."""
         return [self.result()]
 
-    def explain(self, conn: psycopg.Connection) -> str:
+    def explain(self, conn: psycopg.Connection, options: str = "") -> str:
         """The plan Postgres makes of the statement, with its values and its settings (which
-        index a walk reads: bench/scale checks the per-user indexes' with it)."""
+        index a walk reads: bench/scale checks the per-user indexes' with it); `options` as
+        EXPLAIN takes them ("ANALYZE, FORMAT JSON": what it did, tests/test_term_stats.py)."""
         with conn.transaction(), conn.cursor(row_factory=tuple_row) as cur:
             if self._before is not None:
                 cur.execute(*self._before)
-            return "\n".join(row[0] for row in cur.execute("EXPLAIN " + self._sql, self._params).fetchall())
+            explain = f"EXPLAIN ({options}) " if options else "EXPLAIN "
+            # FORMAT JSON's one row comes back parsed
+            return "\n".join(row[0] if isinstance(row[0], str) else json.dumps(row[0])
+                             for row in cur.execute(explain + self._sql, self._params).fetchall())
 
     def run(self, conn: psycopg.Connection) -> Ranking:
         """Send and read in one go, in one pipeline: what it sends before its sync runs in one
@@ -636,19 +640,23 @@ def _keyword_sql(where: str, include_inactive: bool, query: str, max_postings: s
             ), df AS MATERIALIZED (
                 SELECT s.lexeme, s.{prefix}df::float8 AS df,
                        row_number() OVER w AS rarity, sum(s.df) OVER w AS cost
-                FROM memory_terms s
-                WHERE s.tenant_id = %(tenant)s AND s.user_id = %(user)s AND s.lexeme IN (SELECT lexeme FROM terms)
-                  AND s.{prefix}df > 0
+                -- each term's statistics read by its key (OFFSET 0 keeps that order: see candidates)
+                FROM terms t CROSS JOIN LATERAL (
+                    SELECT s.* FROM memory_terms s
+                    WHERE s.tenant_id = %(tenant)s AND s.user_id = %(user)s AND s.lexeme = t.lexeme OFFSET 0) s
+                WHERE s.{prefix}df > 0
                 WINDOW w AS (ORDER BY s.df, s.lexeme)
             ), generating AS MATERIALIZED (
-                SELECT p.memory_id, p.lexeme, {tf} AS tf
-                FROM df JOIN memory_postings p
-                  ON p.tenant_id = %(tenant)s AND p.user_id = %(user)s AND p.lexeme = df.lexeme
+                -- each term's postings read by its key (OFFSET 0 keeps that order: see candidates)
+                SELECT p.memory_id, p.lexeme, {tf} AS tf, df.rarity
+                FROM df CROSS JOIN LATERAL (
+                    SELECT p.* FROM memory_postings p
+                    WHERE p.tenant_id = %(tenant)s AND p.user_id = %(user)s AND p.lexeme = df.lexeme OFFSET 0) p
                 WHERE df.cost <= {max_postings}
                 UNION ALL
                 -- the rarest term alone over the cap: the memories that use it most, read in that
                 -- order from index memory_postings_by_tf (migration 0023) and no further than the cap
-                SELECT p.memory_id, p.lexeme, {tf} AS tf
+                SELECT p.memory_id, p.lexeme, {tf} AS tf, df.rarity
                 FROM df CROSS JOIN LATERAL (
                     SELECT p.* FROM memory_postings p
                     WHERE p.tenant_id = %(tenant)s AND p.user_id = %(user)s AND p.lexeme = df.lexeme
@@ -656,12 +664,21 @@ def _keyword_sql(where: str, include_inactive: bool, query: str, max_postings: s
                     LIMIT {max_postings}) p
                 WHERE df.rarity = 1 AND df.cost > {max_postings}
             ), candidates AS MATERIALIZED (
-                SELECT m.id, length(m.content_tsv)::float8 AS dl, m.content_tsv, m.valid_from, m.importance, m.content,
-                       {SAID.format(m="m")}
-                FROM memories m
-                WHERE m.tenant_id = %(tenant)s AND m.id IN (SELECT memory_id FROM generating) AND {where}
+                -- Each memory generated read by its primary key, with the terms that generated it,
+                -- rarest first. Every read here goes by key, in an order OFFSET 0 fixes, and no
+                -- two CTEs (which have no index) are joined: a planner whose statistics predate
+                -- the user's rows counts one row for them, and walked all the user's postings per
+                -- term, the user's memories per candidate and the candidates per posting, 1.6 s
+                -- for 700 candidates (docs/measurements/performance.md, sixteenth stop).
+                SELECT m.id, length(m.content_tsv)::float8 AS dl, m.content_tsv, g.lexemes, g.tfs
+                FROM (SELECT memory_id, array_agg(lexeme ORDER BY rarity) AS lexemes,
+                             array_agg(tf ORDER BY rarity) AS tfs
+                      FROM generating GROUP BY memory_id) g
+                CROSS JOIN LATERAL (SELECT * FROM memories m
+                                    WHERE m.tenant_id = %(tenant)s AND m.id = g.memory_id OFFSET 0) m
+                WHERE {where}
             ), hits AS (
-                SELECT c.id, c.dl, g.lexeme, g.tf FROM candidates c JOIN generating g ON g.memory_id = c.id
+                SELECT c.id, c.dl, u.lexeme, u.tf FROM candidates c, unnest(c.lexemes, c.tfs) u(lexeme, tf)
                 UNION ALL
                 -- the common terms, read from the candidates themselves rather than from their postings
                 SELECT c.id, c.dl, u.lexeme,
@@ -693,7 +710,9 @@ def _keyword_sql(where: str, include_inactive: bool, query: str, max_postings: s
                 FROM hits h JOIN df USING (lexeme)
                 GROUP BY h.id ORDER BY score DESC, h.id LIMIT {limit}
             ) ranked ON true
-            LEFT JOIN candidates c ON c.id = ranked.id
+            -- the ranked memories' own columns, by key too
+            LEFT JOIN LATERAL (SELECT m.valid_from, m.importance, m.content, {SAID.format(m="m")}
+                               FROM memories m WHERE m.tenant_id = %(tenant)s AND m.id = ranked.id OFFSET 0) c ON true
             ORDER BY ranked.score DESC, ranked.id"""
 
 
