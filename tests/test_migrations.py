@@ -526,6 +526,53 @@ def test_key_expiry_and_tenant_deletion_come_with_0030_without_rewriting_either_
         assert conn.execute("SELECT count(*), count(expires_at) FROM api_keys").fetchone() == (500, 0)
         assert conn.execute("SELECT count(*), count(deleted_at) FROM tenants").fetchone() == (500, 0)
 
+# What a search, the sessions listing and the write path read (db/planner_statistics.py, and sessions).
+ANALYZED_SOONER = ("memories", "memory_stats", "memory_terms", "memory_postings", "memory_links", "messages",
+                   "turns", "sessions")
+
+
+def test_a_user_written_after_the_last_analyze_is_due_for_autovacuum_from_0032_on(ctx):
+    """Migration 0032 on a database written before it: a new user whose rows are 4% of a table the
+    statistics have seen makes it due for autovacuum's ANALYZE (more changed rows than the threshold
+    plus the scale factor times the rows analysed, as autovacuum reckons it), where the server's
+    defaults wait for a tenth; the table itself is not rewritten."""
+    version = "0032_analyze_sooner"
+    with _scratch_database(ctx, "memex_before_0032") as conn:
+        for table in ANALYZED_SOONER:
+            conn.execute(f"ALTER TABLE {table} RESET (autovacuum_analyze_scale_factor)")
+        conn.execute("DELETE FROM schema_migrations WHERE version = %s", (version,))
+        conn.execute("INSERT INTO tenants (id) VALUES ('t')")
+        conn.execute("""INSERT INTO turns (tenant_id, id, user_id, session_id, occurred_at)
+                        SELECT 't', 'a' || i, 'a', 's', now() FROM generate_series(1, 5000) i""")
+        # counted before the ANALYZE, as another session's writes would be (this one's wait up to a second)
+        conn.execute("SELECT pg_stat_force_next_flush()")
+        conn.execute("ANALYZE turns")
+        conn.execute("""INSERT INTO turns (tenant_id, id, user_id, session_id, occurred_at)
+                        SELECT 't', 'b' || i, 'b', 's', now() FROM generate_series(1, 200) i""")
+
+        def due() -> bool:
+            # the server's own figures: changes since the last ANALYZE against its rows then
+            conn.execute("SELECT pg_stat_force_next_flush()")
+            return conn.execute(
+                """SELECT s.n_mod_since_analyze > current_setting('autovacuum_analyze_threshold')::float8
+                          + coalesce((SELECT split_part(o, '=', 2)::float8 FROM unnest(c.reloptions) o
+                                      WHERE o LIKE 'autovacuum_analyze_scale_factor=%%'),
+                                     current_setting('autovacuum_analyze_scale_factor')::float8) * c.reltuples
+                   FROM pg_class c JOIN pg_stat_user_tables s ON s.relid = c.oid
+                   WHERE c.relname = 'turns'""").fetchone()[0]
+
+        assert not due()
+        table_file = "SELECT pg_relation_filenode('turns')"
+        before = conn.execute(table_file).fetchone()[0]
+        assert apply_migrations(conn, 384) == [version]
+        assert conn.execute(table_file).fetchone()[0] == before
+        assert due()
+        settings = dict(conn.execute("SELECT relname, reloptions FROM pg_class WHERE relname = ANY(%s)",
+                                     (list(ANALYZED_SOONER),)).fetchall())
+        assert {t: "autovacuum_analyze_scale_factor=0.01" in (o or []) for t, o in settings.items()} == {
+            t: True for t in ANALYZED_SOONER}
+
+
 def _before_0029(conn: psycopg.Connection) -> str:
     """The schema as 0028 left it, a tenant in it; the version 0029 is."""
     version = "0029_turn_tries"
