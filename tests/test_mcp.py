@@ -282,6 +282,21 @@ def test_recall_returns_cited_context_within_its_budget(mcp_url, tenant):
         assert citation["snippet"] in tight["context"]
 
 
+def test_recall_says_the_day_in_the_offset_of_its_reference_time(mcp_url, tenant):
+    """An agent in Tokyo passes the user's offset: the cat adopted "yesterday", said at 08:30 on 2 March
+    there (1 March in UTC), is said on 2 March (tests/test_time_zones.py for the REST routes)."""
+    tenant.turn("Yesterday I adopted a cat.", timestamp="2026-03-02T08:30:00+09:00")
+
+    async def body(client):
+        return [(await call(client, "recall_context", user_id=tenant.user, query="did I adopt a pet?",
+                            reference_time=when))["context"].splitlines()
+                for when in ("2026-03-05T09:00:00+09:00", "2026-03-05T00:00:00Z")]
+
+    tokyo, utc = session(mcp_url, tenant.key, body)
+    assert "- Yesterday I adopted a cat. (said 2026-03-02)" in tokyo, tokyo
+    assert "- Yesterday I adopted a cat. (said 2026-03-01)" in utc, utc
+
+
 def test_add_turn_is_extracted_by_the_workers_and_history_shows_the_chain(mcp_url, tenant, runtime):
     async def send(client, text: str, timestamp: str) -> dict:
         return await call(client, "add_turn", user_id=tenant.user, session_id="s1", timestamp=timestamp,

@@ -147,6 +147,17 @@ def _plausible_time(value: Optional[datetime]) -> Optional[datetime]:
     return value
 
 
+def _asked_time(value: Optional[datetime]) -> Optional[datetime]:
+    """A search's or recall's `reference_time` or `as_of`, checked as any time, in the offset it was
+    sent with: the user's zone, in which a question's "yesterday" and recall's "(said …)" days are
+    read (a timestamp without one stays UTC, as before)."""
+    checked = _plausible_time(value)
+    if checked is None or value.tzinfo is None:
+        return checked
+    # datetime's own fixed-offset zone, not pydantic's TzInfo: the arithmetic of a search stays fast
+    return checked.astimezone(timezone(value.utcoffset()))
+
+
 class _Strict(BaseModel):
     # Unknown fields are refused so that a typo ("usr_id") is reported, not silently ignored;
     # NaN and Infinity, which Python's JSON parser accepts, are no number a client means.
@@ -259,7 +270,7 @@ class SearchIn(_Strict):
     # Memory as it stood then: README "Times".
     as_of: Optional[datetime] = None
 
-    _time = field_validator("reference_time", "as_of")(_plausible_time)
+    _time = field_validator("reference_time", "as_of")(_asked_time)
     _now = model_validator(mode="after")(_reference_time_as_of)
 
 
@@ -289,7 +300,7 @@ class RecallIn(_Strict):
         "session's latest messages (the memory-service seed's recall, where noise questions return nothing)"))
     as_of: Optional[datetime] = None
 
-    _time = field_validator("reference_time", "as_of")(_plausible_time)
+    _time = field_validator("reference_time", "as_of")(_asked_time)
     _now = model_validator(mode="after")(_reference_time_as_of)
 
 

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from datetime import datetime
+from datetime import datetime, timezone, tzinfo
 from typing import Any, Sequence
 
 from memex import filler, time_phrases
@@ -88,6 +88,8 @@ def recall(ctx: Context, tenant_id: str, request: RecallIn) -> dict[str, Any]:
     fact_ids = sorted((item for item in fact_ids if item in found), key=lambda item: rank.get(item, len(rank)))
     recent_ids = [item for item in recent_ids if item in found]  # erased meanwhile: absent
     stale = no_longer_current.of(conn, tenant_id, request.user_id, found.values(), request.as_of)
+    # The days a bullet names are the asker's: those of the offset `reference_time` (or `as_of`) came with.
+    zone = request.reference_time.tzinfo if request.reference_time else timezone.utc
 
     # What goes in: the budget is spent in the buckets' order of priority.
     admitted: dict[str, str] = {}  # memory id -> the bucket that took it in
@@ -106,7 +108,7 @@ def recall(ctx: Context, tenant_id: str, request: RecallIn) -> dict[str, Any]:
                 continue
             # Joined with a newline; counted as its own piece, then checked on the whole text. A bullet
             # whose bytes alone rule it out is not counted: a memory of a megabyte costs a count seconds.
-            line = "\n- " + _line(found[item], stale.get(item, ()), request.as_of)
+            line = "\n- " + _line(found[item], stale.get(item, ()), request.as_of, zone)
             if used + at_least(line) > request.max_tokens:
                 continue
             cost = count_tokens(line)
@@ -127,7 +129,7 @@ def recall(ctx: Context, tenant_id: str, request: RecallIn) -> dict[str, Any]:
         if item not in admitted:
             continue
         memory = found[item]
-        lines.append(f"- {_line(memory, stale.get(item, ()), request.as_of)}")
+        lines.append(f"- {_line(memory, stale.get(item, ()), request.as_of, zone)}")
         source = memory["sources"][0] if memory["sources"] else {}
         citations.append({
             "memory_id": memory["id"],  # null for a message its turn's processing has not stored yet
@@ -168,18 +170,25 @@ def _unprocessed(row: dict[str, Any]) -> dict[str, Any]:
             "sources": [{"turn_id": row["turn_id"], "message_id": row["message_id"]}]}
 
 
-def _line(memory: dict[str, Any], stale: Sequence[str] = (), as_of: datetime | None = None) -> str:
+def _line(memory: dict[str, Any], stale: Sequence[str] = (), as_of: datetime | None = None,
+          zone: tzinfo = timezone.utc) -> str:
     """A memory as its bullet reads: its content, the day it was said when it counts time from that
     day or when some of it is no longer current (and which values), and for a fact no longer
-    current, until when it held; all as of `as_of` when given (a fact that ended after it held then)."""
+    current, until when it held; all as of `as_of` when given (a fact that ended after it held then),
+    the days those of `zone`."""
     notes = []
     # A statement about the past holds from before it was said: its valid_from is not that day.
     said = memory.get("valid_from") if not memory.get("metadata", {}).get("historical") else None
     if said and (stale or time_phrases.counts_from_saying(memory["content"])):
-        notes.append(f"said {said[:10]}")
+        notes.append(f"said {_day(said, zone)}")
     if stale:
         notes.append(f"no longer current: {', '.join(stale)}")
     ended = memory.get("valid_to")
     if not memory["active"] and ended and (as_of is None or datetime.fromisoformat(ended) <= as_of):
-        notes.append(f"until {memory['valid_to'][:10]}")
+        notes.append(f"until {_day(ended, zone)}")
     return f"{memory['content']} ({'; '.join(notes)})" if notes else memory["content"]
+
+
+def _day(moment: str, zone: tzinfo) -> str:
+    """The day (YYYY-MM-DD) of a time as answers send it, in `zone`."""
+    return datetime.fromisoformat(moment).astimezone(zone).date().isoformat()

@@ -21,8 +21,9 @@ happened "last summer" is placed in its history as it was (timeline.py), so that
 the same; and as a favour in search ("where did I hike last summer?") a season lost on LoCoMo, where
 a summer is talked of after it (said in November, below the lines said in the summer;
 docs/measurements/quality.md). No setting turns the hemisphere: one service answers users on both,
-and memex knows no user's place (a southern "summer" is read as June to August, as a month is read
-in UTC whatever the user's zone).
+and memex knows no user's place (a southern "summer" is read as June to August). Days, weeks and
+months are those of `now`'s zone: a request's `reference_time` keeps the offset it was sent with
+(models.py), so a user in Tokyo who sends one asks of Tokyo's days; without one, UTC's.
 """
 
 from __future__ import annotations

@@ -216,7 +216,8 @@ def _store_memory(caller: Caller, **fields: Any) -> dict[str, Any]:
     "top_k": "How many results, 1 to 100.",
     "alpha": "Weight of relevance against recency, 0 to 1 (default 0.95).",
     "half_life_days": "Recency half-life in days (default 365).",
-    "reference_time": f"The 'now' recency is measured from; {TIME}",
+    "reference_time": f"The 'now' recency and the query's 'yesterday' or 'last week' are measured from; {TIME} "
+                      "With the user's offset (2026-03-02T09:00:00+09:00), days are the user's.",
     "as_of": f"Read memory as it stood then: what was valid at that time, said by then; {TIME} "
              "reference_time defaults to it.",
     "filters": "Only memories of this memory_type, session_id, subject ('user' or a participant's name), "
@@ -239,7 +240,8 @@ def _search_memories(caller: Caller, **fields: Any) -> dict[str, Any]:
     "session_id": "The current conversation: its recent messages are included after the memories.",
     "agent_id": AGENT_ID,
     "max_tokens": "Budget of the context, 64 to 32000 tokens (cl100k_base); it never exceeds it.",
-    "reference_time": f"The 'now' recency is measured from; {TIME}",
+    "reference_time": f"The 'now' recency and the query's 'yesterday' or 'last week' are measured from; {TIME} "
+                      "With the user's offset (2026-03-02T09:00:00+09:00), days are the user's.",
     "as_of": f"Read memory as it stood then: what was valid at that time, said by then; {TIME} "
              "reference_time defaults to it.",
     "require_relevant": "true: nothing at all (not even the user's facts) when no memory matches the query.",

@@ -1,0 +1,88 @@
+"""A user in another time zone: a question's "yesterday", "last week" or "in May" and recall's
+"(said …)" days are read in the zone of the request's `reference_time` (or `as_of`) when it carries
+an offset, and in UTC when it does not, as before. Through the HTTP API and the embedded Postgres."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+from memex import time_phrases
+
+TOKYO = timezone(timedelta(hours=9))
+KOLKATA = timezone(timedelta(hours=5, minutes=30))
+
+
+def _tokyo(tenant, timestamps_in_utc: bool):
+    """Kenji in Tokyo: "tonight" said on the morning of 1 March, "yesterday" on the morning of 2 March
+    (still 1 March in UTC); sent with the Tokyo offset or as the same instants in UTC."""
+    for local, text in (("2026-03-01T07:30:00", "Tonight I'm seeing Anna."),
+                        ("2026-03-02T08:30:00", "Yesterday I adopted a cat.")):
+        moment = datetime.fromisoformat(local).replace(tzinfo=TOKYO)
+        sent = moment.astimezone(timezone.utc).isoformat() if timestamps_in_utc else moment.isoformat()
+        assert tenant.turn(text, timestamp=sent).status_code == 201
+
+
+def _said(tenant, question, **times):
+    return [(r["content"], r["score_parts"]["said_within"]) for r in tenant.search(question, **times)]
+
+
+def test_a_question_asked_with_an_offset_reads_yesterday_as_the_users_day(tenant):
+    """Asked at 09:00 on 2 March in Tokyo, "yesterday" is 1 March in Tokyo: the evening plan said
+    that morning, not the cat said this morning (which the UTC day, 1 March, holds)."""
+    _tokyo(tenant, timestamps_in_utc=True)  # the zone is the question's, however the turns were sent
+    assert _said(tenant, "what did I do yesterday?", reference_time="2026-03-02T09:00:00+09:00") == [
+        ("Tonight I'm seeing Anna.", "2026-02-28T15:00:00Z/2026-03-01T21:00:00Z")]
+    # as_of is the question's now when no reference_time is sent: its offset too
+    assert _said(tenant, "what did I do yesterday?", as_of="2026-03-02T09:00:00+09:00") == [
+        ("Tonight I'm seeing Anna.", "2026-02-28T15:00:00Z/2026-03-01T21:00:00Z")]
+    # the same instant in UTC reads the UTC day, as every request without an offset always has
+    assert _said(tenant, "what did I do yesterday?", reference_time="2026-03-02T00:00:00Z") == [
+        ("Yesterday I adopted a cat.", "2026-03-01T00:00:00Z/2026-03-02T06:00:00Z")]
+
+
+def test_recall_says_the_day_in_the_zone_it_was_asked_in(tenant):
+    """"Yesterday I adopted a cat", said at 08:30 on 2 March in Tokyo, was said on 2 March there: the
+    cat came on 1 March. Recall asked with the Tokyo offset says so; asked in UTC, the UTC day."""
+    _tokyo(tenant, timestamps_in_utc=False)
+
+    def lines(**times):
+        body = tenant.post("/v1/recall", {"user_id": tenant.user, "query": "did I adopt a pet?", **times}).json()
+        return body["context"].splitlines()
+
+    local = lines(reference_time="2026-03-05T09:00:00+09:00")
+    assert "- Yesterday I adopted a cat. (said 2026-03-02)" in local, local
+    assert "- Tonight I'm seeing Anna. (said 2026-03-01)" in local, local
+    assert "- Yesterday I adopted a cat. (said 2026-03-02)" in lines(as_of="2026-03-05T09:00:00+09:00")
+    utc = lines(reference_time="2026-03-05T00:00:00Z")
+    assert "- Yesterday I adopted a cat. (said 2026-03-01)" in utc, utc
+    assert "- Tonight I'm seeing Anna. (said 2026-02-28)" in utc, utc
+
+
+def test_los_angeles_after_the_clocks_go_forward(tenant):
+    """Los Angeles, the evening of Sunday 8 March 2026 (PDT from 02:00 that day, -07:00), is Monday in
+    UTC: asked on Monday morning there, it was yesterday, and recall dates it Sunday."""
+    assert tenant.turn("Tonight I'm seeing Anna.", timestamp="2026-03-08T20:00:00-07:00").status_code == 201
+    asked = "2026-03-09T10:00:00-07:00"
+    assert _said(tenant, "what did I do yesterday?", reference_time=asked) == [
+        ("Tonight I'm seeing Anna.", "2026-03-08T07:00:00Z/2026-03-09T13:00:00Z")]
+    body = tenant.post("/v1/recall", {"user_id": tenant.user, "query": "who am I seeing?",
+                                      "reference_time": asked}).json()
+    assert "- Tonight I'm seeing Anna. (said 2026-03-08)" in body["context"].splitlines(), body["context"]
+
+
+def test_a_turns_offset_is_the_same_instant_on_the_wire(tenant):
+    """A timestamp's offset dates the turn at that instant; answers send it in UTC, as every time."""
+    turn = tenant.turn("Last Monday I started at Acme.", timestamp="2026-03-04T00:30:00+05:30").json()
+    assert turn["occurred_at"] == "2026-03-03T19:00:00Z"
+    assert all(m["valid_from"] == "2026-03-03T19:00:00Z" for m in turn["memories"])
+
+
+def test_the_phrases_count_days_from_the_zone_of_now():
+    """The domain reads a phrase in the zone of the `now` it is given (a half-hour zone too)."""
+    now = datetime(2026, 3, 4, 0, 30, tzinfo=KOLKATA)  # Wednesday there, Tuesday in UTC
+    assert time_phrases.windows("yesterday", now) == [
+        (datetime(2026, 3, 3, tzinfo=KOLKATA), datetime(2026, 3, 4, 6, tzinfo=KOLKATA))]
+    (start, _), = time_phrases.windows("last week", now)
+    assert start == datetime(2026, 2, 23, tzinfo=KOLKATA)  # the Monday before this one, there
+    assert time_phrases.windows("in May", now) == [
+        (datetime(2025, 5, 1, tzinfo=KOLKATA), datetime(2025, 6, 1, tzinfo=KOLKATA))]
