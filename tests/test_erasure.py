@@ -129,6 +129,47 @@ def test_forgetting_a_job_that_was_left_takes_the_statement_that_it_ended(ctx, t
     assert _facts_mentioning(ctx, tenant, company) == []
 
 
+def test_a_job_erased_by_id_does_not_come_back_from_the_turn_that_left_it(ctx, tenant, runtime):
+    """"I just started at Notion, left Stripe." says both the new employer and that the old one
+    ended, under one key: Stripe erased, a re-extraction (a backfill, a redelivered job, a replay
+    of either turn) brings back neither Stripe nor "used to work at Stripe", only Notion, of the
+    same key and turn."""
+    company = "Stripe"
+    first = tenant.turn(f"I work at {company}.", timestamp="2026-01-01T00:00:00Z").json()["turn_id"]
+    second = tenant.turn(f"I just started at Notion, left {company}.", timestamp="2026-02-01T00:00:00Z",
+                         session="s2").json()["turn_id"]
+    employers = _by_value(tenant, "employer")
+    assert sorted(employers) == sorted([company, "Notion"])
+    tenant.delete(f"/v1/memories/{employers[company]['id']}")
+
+    def unchanged() -> None:
+        assert [(m["value"], m["active"]) for m in _all(tenant) if m["key"] == "employer"] == [("Notion", True)]
+        assert _facts_mentioning(ctx, tenant, company) == []
+
+    unchanged()
+    job = backfill.new_job("reextract", tenant.id)
+    ctx.publisher.publish_backfill(job)
+    runtime.drain()
+    assert tenant.get(f"/v1/backfills/{job.backfill_id}").json()["status"] == "done"
+    unchanged()
+    for turn in (first, second):
+        ctx.publisher.publish_extraction(ExtractionJob(tenant.id, turn))
+        ctx.publisher.publish_supersession(SupersessionJob(tenant.id, tenant.user, turn, resend=99))
+    runtime.drain()
+    for follow_up in pipeline.extract_many(ctx, tenant.id, [first, second], again=True):
+        pipeline.resolve(ctx, follow_up)
+    unchanged()
+    # The tombstones name the value by a digest, not its words.
+    with psycopg.connect(ctx.db.dsn, autocommit=True) as conn:
+        tombstones = [r[0] for r in conn.execute(
+            "SELECT t::text FROM tombstones t JOIN turns u ON u.tenant_id = t.tenant_id AND u.id = t.turn_id"
+            " WHERE u.tenant_id = %s AND u.user_id = %s", (tenant.id, tenant.user))]
+    assert tombstones and not [t for t in tombstones if company.casefold() in t.casefold()]
+    # What the user says after the erasure is new: it is stored.
+    tenant.turn(f"I work at {company} again.", timestamp="2026-03-01T00:00:00Z", session="s3")
+    assert _by_value(tenant, "employer")[company]["active"]
+
+
 def test_forgetting_a_pets_name_keeps_that_the_pet_is_gone(ctx, tenant):
     """"My dog died." ends the dog's name with a statement of another key (`pet_kind`): erasing the
     name keeps that statement, history still, its reason no longer naming the name."""

@@ -88,9 +88,12 @@ def test_a_pronoun_that_may_be_someone_elses_is_left(question):
 def test_pronouns_are_voiced_only_when_the_search_says_nobody_is_named():
     # (the search: when the question names none of the user's participants, search.py)
     assert first_person.asked("where does she work?") is None
-    # and "the user" is voiced as it was, a pronoun beside it left
+    # and "the user" voiced, a pronoun after it with nobody else before it is the user's too
     assert first_person.asked("What did the user tell me about her job?", pronouns=True) \
-        == "What did I tell you about her job?"
+        == "What did I tell you about my job?"
+    assert first_person.asked("What did the user tell me about her job?") == "What did I tell you about her job?"
+    assert first_person.asked("What did the user give Tom for his birthday?", pronouns=True) \
+        == "What did I give Tom for his birthday?"
 
 
 def test_a_fact_quoting_the_user_keeps_their_words():

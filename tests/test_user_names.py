@@ -135,3 +135,35 @@ def test_who_the_user_is_is_answered_by_their_name_first(tenant):
     for question in ("who is the user's sister?", "who am I talking to?", "Who is the user a fan of?",
                      "Who is Anthony?"):
         assert topics.asked(question) is None, question
+
+
+def test_a_user_whose_id_is_their_name_is_asked_about_by_it(ctx, tenant):
+    """User id `dave`, who never said "I'm Dave" (an upgrade trial's history, summarised): a question
+    that names him by his id asks of him, as "the user" does, and finds his garden and his work."""
+    from memex.consolidation.grouping import Rules
+    from memex.consolidation.job import Options, consolidate
+    lines = ["I work at Acme Corp as an engineer.", "Read a chapter of Dune, part 1.", "I cooked pizza for dinner."]
+    lines += [f"Today I watered the tomatoes in my garden ({n})." for n in (11, 23, 34)]
+    for n, line in enumerate(lines):
+        body = {"user_id": "dave", "session_id": "d1", "timestamp": f"2026-08-0{n + 1}T19:00:00Z",
+                "messages": [{"role": "user", "content": line}]}
+        assert tenant.post("/v1/turns?wait=true", body).status_code == 201
+    consolidate(ctx, tenant.id, options=dataclasses.replace(
+        Options.from_settings(ctx, threshold=0, min_age_days=0), rules=Rules(0.7, 0.0, 8)))
+
+    def ask(query: str) -> list[dict]:
+        body = {"user_id": "dave", "query": query, "reference_time": "2026-12-01T00:00:00Z"}
+        return tenant.post("/v1/search", body).json()["results"]
+
+    garden = ask("What did dave say about his garden?")
+    assert garden and "my garden" in garden[0]["content"]
+    assert garden[0]["type"] == "summary"  # the three lines, summarised
+    work = ask("Where does dave work?")
+    assert [r["id"] for r in work] == [r["id"] for r in ask("Where does the user work?")]
+    assert work[0]["content"] == "The user's employer is Acme Corp."
+
+
+@pytest.mark.parametrize("user_id, read", [("dave", True), ("Dave", True), ("user", False), ("guest", False),
+                                           ("u-123", False), ("d", False), ("dave_smith", False)])
+def test_a_user_id_reads_as_a_name_when_it_is_one_word_of_letters(user_id, read):
+    assert memory_rows._a_name(user_id) is read

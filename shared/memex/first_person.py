@@ -118,9 +118,11 @@ def asked(question: str, pronouns: bool = False) -> str | None:
     when nobody else in it could be meant; else None."""
     as_you = _ASKER.sub(_asker_as_you, question)
     voiced = of(as_you)
-    if voiced is not None or not pronouns or not says_she_or_he(question) or _someone_before(question):
+    # "the user" voiced, a "his" after it is the user's too ("What did the user say about his
+    # garden?": "my garden"; left "his", the question was near nothing the user said).
+    if not pronouns or not says_she_or_he(question) or _someone_before(voiced or question):
         return voiced
-    return _pronouns_as_i(as_you)
+    return _pronouns_as_i(voiced or as_you)
 
 
 def says_she_or_he(question: str) -> bool:

@@ -28,6 +28,7 @@ from memex.db import history as history_rows
 from memex.db import locks
 from memex.db import memories as memory_rows
 from memex.db import turns as turn_rows
+from memex.db.erasure import value_digest
 from memex.embeddings.recent import RecentVectors
 from memex.episodic import episodic_text
 from memex.errors import public_description
@@ -345,14 +346,14 @@ def _resolve_locked(ctx: Context, turns: list[dict[str, Any]], vectors: dict[str
         # Read once for the whole transaction: under the user's lock only this transaction adds to them.
         written = memory_rows.written(conn, tenant_id, [_dedupe_key(t, c) for t, candidates in decided
                                                         for c in candidates])
-        erased = turn_rows.erased_keys(conn, tenant_id, [t["id"] for t in todo])
+        erased = turn_rows.tombstones(conn, tenant_id, [t["id"] for t in todo])
         for current, candidates in decided:
             for candidate in candidates:
                 dedupe_key = _dedupe_key(current, candidate)
                 if dedupe_key in written:
                     continue  # written by an earlier delivery that decided one candidate at a time
-                if (current["id"], candidate.key) in erased:
-                    continue  # the user erased what this turn said about it
+                if _erased(erased, current, candidate):
+                    continue  # the user erased it
                 vector = vectors.get(_embedded(candidate))
                 if vector is None:  # re-extracted since the vectors were computed
                     vector = ctx.embedder.embed([_embedded(candidate)])[0]
@@ -362,6 +363,14 @@ def _resolve_locked(ctx: Context, turns: list[dict[str, Any]], vectors: dict[str
                           related):
                     written.add(dedupe_key)
         turn_rows.finish(conn, tenant_id, [t["id"] for t in todo])
+
+
+def _erased(tombstones: set[tuple[str, str, str, str]], turn: dict[str, Any], candidate: Candidate) -> bool:
+    """Whether the user erased this value (turn_rows.tombstones), or the key of this turn (a
+    tombstone from before migration 0031)."""
+    digest = value_digest(turn["tenant_id"], turn["user_id"], candidate.key, candidate.subject, candidate.value)
+    return bool({(turn["id"], candidate.key, "", ""), (turn["id"], candidate.key, candidate.subject, digest)}
+                & tombstones)
 
 
 def _dedupe_key(turn: dict[str, Any], candidate: Candidate) -> str:
@@ -383,8 +392,8 @@ def _decide_and_write(ctx: Context, turn: dict[str, Any], candidate: Candidate, 
             locks.lock_user(conn, tenant_id, user_id)
             if turn_rows.lock_turn(conn, tenant_id, turn["id"]) is None:
                 return  # erased meanwhile
-            if (turn["id"], candidate.key) in turn_rows.erased_keys(conn, tenant_id, [turn["id"]]):
-                return  # the user erased what this turn said about it
+            if _erased(turn_rows.tombstones(conn, tenant_id, [turn["id"]]), turn, candidate):
+                return  # the user erased it
             related = memory_rows.related_active(conn, tenant_id, user_id, keys, vector, RELATED_MIN_SIMILARITY,
                                                  RELATED_LIMIT, candidate.subject)
             if _state(related) != _state(seen):

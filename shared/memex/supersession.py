@@ -471,6 +471,13 @@ def _normal(text: str) -> str:
 _NUMBER = re.compile(r"[-+]?\d+(?:\.\d+)?")
 
 
+def folded_value(value: str) -> str:
+    """The value as same_value compares it: two values are the same exactly when these are equal
+    (an erasure's tombstone keeps a digest of it: db/erasure.py)."""
+    normal = _normal(value)
+    return repr(float(normal) + 0.0) if _NUMBER.fullmatch(normal) else normal
+
+
 def same_value(a: str, b: str) -> bool:
     """Equal up to case and spacing, or the same number ("3" and "3.0")."""
     a, b = _normal(a), _normal(b)

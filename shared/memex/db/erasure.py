@@ -13,8 +13,13 @@ The rules, in the order they apply:
   which names the value it replaced, says only that this was erased.
 - When nothing that replaced a memory is left, that memory becomes current again (what replaced
   it is no longer known), unless it is a statement about the past, which never becomes current.
-- What an erased semantic memory said is tombstoned by its turn and key: extracting that turn
-  again (a redelivered job, a re-extraction backfill) does not bring it back.
+- What an erased semantic memory said is tombstoned by its turn, subject, key and value (a digest
+  of the value folded as supersession compares values, not its words): extracting again a turn
+  of the user's received before the erasure (a redelivered job, a re-extraction backfill, a
+  replay), this one or another ("I just started at Notion, left Stripe." says Stripe's end), does
+  not bring that value back, and brings back the key's other values (Notion). A value worded
+  otherwise ("Stripe, Inc.", by an LLM extractor) is another value. What the user says after the
+  erasure is new: it is stored.
 - An erased episodic memory takes its message with it, and the memory that was indexed with it
   as context ("the line it answers") loses that context: the caller re-embeds it. The facts
   drawn from the message stay (they are memories of their own) but lose their `raw_quote`, a
@@ -31,6 +36,7 @@ The rules, in the order they apply:
 
 from __future__ import annotations
 
+import hashlib
 from collections import defaultdict
 from typing import Any
 
@@ -38,10 +44,19 @@ import psycopg
 
 from memex.db import consolidation as consolidation_rows
 from memex.db import history as history_rows
+from memex.supersession import folded_value
 
 
 REPLACED_ERASED = "what it replaced was erased"
 ENDED_WITH_ERASED = "it ended with a value that was erased"
+
+
+def value_digest(tenant_id: str, user_id: str, key: str, subject: str, value: str) -> str:
+    """What a tombstone keeps of an erased value: a digest of it folded (folded_value), salted with
+    whose it was, so that the tombstone is no copy of the value and two users' tombstones of one
+    value differ."""
+    said = "\x1f".join((tenant_id, user_id, subject, key, folded_value(value)))
+    return hashlib.sha256(said.encode()).hexdigest()
 
 
 def past_of(conn: psycopg.Connection, tenant_id: str, memory_id: str) -> list[str]:
@@ -84,7 +99,7 @@ def memories(conn: psycopg.Connection, tenant_id: str, ids: list[str]) -> dict[s
     ids = sorted(set(ids) | set(consolidation_rows.summaries_citing(conn, tenant_id, ids)))
     ids = sorted(set(ids) | set(history_rows.ended_with(conn, tenant_id, ids)))
     rows = conn.execute(
-        """SELECT id, user_id, memory_type, key, content, source_turn_id, source_message_id
+        """SELECT id, user_id, memory_type, key, value, subject, content, source_turn_id, source_message_id
            FROM memories WHERE tenant_id = %s AND id = ANY(%s)""",
         (tenant_id, ids),
     ).fetchall()
@@ -93,13 +108,15 @@ def memories(conn: psycopg.Connection, tenant_id: str, ids: list[str]) -> dict[s
     erased = [r["id"] for r in rows]
     _forget_why_ended(conn, tenant_id, erased)
     _close_chains(conn, tenant_id, erased)
+    facts = [r for r in rows if r["memory_type"] == "semantic" and r["key"] and r["value"] is not None]
     conn.execute(
-        """INSERT INTO tombstones (tenant_id, turn_id, key)
-           SELECT %s, r.turn_id, r.key FROM unnest(%s::text[], %s::text[]) AS r(turn_id, key)
+        """INSERT INTO tombstones (tenant_id, turn_id, key, subject, value_digest)
+           SELECT %s, r.turn_id, r.key, r.subject, r.digest
+           FROM unnest(%s::text[], %s::text[], %s::text[], %s::text[]) AS r(turn_id, key, subject, digest)
            JOIN turns t ON t.tenant_id = %s AND t.id = r.turn_id
            ON CONFLICT DO NOTHING""",
-        (tenant_id, [r["source_turn_id"] for r in rows if r["memory_type"] == "semantic" and r["key"]],
-         [r["key"] for r in rows if r["memory_type"] == "semantic" and r["key"]], tenant_id),
+        (tenant_id, [r["source_turn_id"] for r in facts], [r["key"] for r in facts], [r["subject"] for r in facts],
+         [value_digest(tenant_id, r["user_id"], r["key"], r["subject"], r["value"]) for r in facts], tenant_id),
     )
     episodic = [r for r in rows if r["memory_type"] == "episodic"]
     erased_messages = [r["source_message_id"] for r in episodic if r["source_message_id"]]

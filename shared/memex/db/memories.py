@@ -334,7 +334,8 @@ class Size:
 class Ahead:
     """What a search learns of its user before its first round, in one query: the participants'
     names (None: more than asked), the names the user is called by that no one else is (`user_names`:
-    the value of the user's current `name` fact and the names the user's own messages are said under;
+    the value of the user's current `name` fact, the names the user's own messages are said under
+    and the user's id when it reads as a name (`_a_name`);
     none when the participants are more than asked, as another might bear one of them), the
     user's `Size`; and two things a later round trip would find nothing without, which a search
     then does not make: whether any of the user's facts has stopped being current (`replaced`:
@@ -347,6 +348,19 @@ class Ahead:
     user_names: list[str] = field(default_factory=list)
     replaced: bool = True
     news: bool = True
+
+
+# Ids that are words for someone, not a name: "the user" read as the user's name would become "the
+# the user".
+_NOT_NAMES = frozenset({"user", "users", "default", "guest", "admin", "test", "demo", "anonymous", "anon", "me",
+                        "you", "someone", "nobody", "customer", "client", "agent", "assistant", "system", "bot"})
+
+
+def _a_name(user_id: str) -> bool:
+    """Whether the user's id reads as their name ("dave": "What did dave say about his garden?" asks
+    the user's own memories, whether or not they ever said "I'm Dave"): one word of letters, not a
+    word for someone."""
+    return len(user_id) > 1 and user_id.isalpha() and user_id.casefold() not in _NOT_NAMES
 
 
 def ahead(conn: psycopg.Connection, tenant_id: str, user_id: str, most: int) -> Ahead:
@@ -393,7 +407,8 @@ def ahead(conn: psycopg.Connection, tenant_id: str, user_id: str, most: int) -> 
     if len(names) > most:
         return Ahead(None, size, replaced=row["replaced"], news=row["news"])
     others = {n.casefold() for n, user_said in zip(row["names"], row["own"]) if not user_said}
-    called = [n for n, user_said in zip(row["names"], row["own"]) if user_said] + list(row["named"])
+    called = [n for n, user_said in zip(row["names"], row["own"]) if user_said] + list(row["named"]) \
+        + ([user_id] if _a_name(user_id) else [])
     user_names = {n.strip().casefold(): n.strip() for n in called if n.strip()}
     return Ahead(names, size, sorted(n for key, n in user_names.items() if key not in others), row["replaced"],
                  row["news"])

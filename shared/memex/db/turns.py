@@ -217,11 +217,20 @@ def finish(conn: psycopg.Connection, tenant_id: str, turn_ids: list[str]) -> Non
     )
 
 
-def erased_keys(conn: psycopg.Connection, tenant_id: str, turn_ids: list[str]) -> set[tuple[str, str]]:
-    """(turn id, key) for what the user erased of these turns, by key (it must not come back)."""
-    rows = conn.execute("SELECT turn_id, key FROM tombstones WHERE tenant_id = %s AND turn_id = ANY(%s)",
-                        (tenant_id, turn_ids)).fetchall()
-    return {(r["turn_id"], r["key"]) for r in rows}
+def tombstones(conn: psycopg.Connection, tenant_id: str, turn_ids: list[str]) -> set[tuple[str, str, str, str]]:
+    """(turn id, key, subject, value digest) for what the user erased that these turns must not
+    bring back (db/erasure.py): a value erased from any turn of their user's after they were
+    received; a tombstone from before migration 0031 (subject and digest empty), the whole key of
+    its own turn."""
+    rows = conn.execute(
+        """SELECT u.id AS turn_id, t.key, t.subject, t.value_digest
+           FROM turns u
+           JOIN turns o ON o.tenant_id = u.tenant_id AND o.user_id = u.user_id
+           JOIN tombstones t ON t.tenant_id = o.tenant_id AND t.turn_id = o.id
+           WHERE u.tenant_id = %s AND u.id = ANY(%s)
+             AND CASE WHEN t.value_digest = '' THEN t.turn_id = u.id ELSE u.created_at <= t.erased_at END""",
+        (tenant_id, turn_ids)).fetchall()
+    return {(r["turn_id"], r["key"], r["subject"], r["value_digest"]) for r in rows}
 
 
 # Which unfinished turns are lost (see claim_lost); %(age)s is the age in seconds.
