@@ -169,3 +169,15 @@ def test_a_spouses_question_is_answered_by_what_was_said_of_the_wife(tenant):
     contents = [r["content"] for r in tenant.search("Where does my spouse work?")]
     assert contents and "Google" in contents[0], contents
     assert all("Leeds" not in content and "Bristol" not in content for content in contents), contents
+
+
+@pytest.mark.parametrize("question", ["Where is the user's wife employed?", "Where does my wife work?",
+                                      "What does my wife do for a living?"])
+def test_what_she_does_comes_before_the_line_that_only_names_her(tenant, question):
+    # On main the introduction (a key fact's importance) came above her role for the first two
+    tenant.turn("My wife Anna works at Deloitte as an accountant.", session="s1")
+    tenant.turn("I'm married to Anna.", "My wife loves hiking.", session="s2")
+    contents = [r["content"] for r in tenant.search(question)]
+    named = contents.index("The user's wife is named Anna.")
+    assert {"The user's wife Anna works at Deloitte.", "The user's wife Anna is an accountant."} <= set(contents[:named]), \
+        contents
