@@ -17,7 +17,11 @@ learned order: first for "When is Sarah's birthday?", above "Sarah's birthday is
 It says nothing of her but her place in the user's life: unless the question asks who she is, or
 says that place ("Is Sarah my best friend?"), it comes right below the best memory that says
 something else of her (`introduced_after`), with that memory's score (the list stays in score order)
-and `score_parts.introduces` naming her. With no other memory of her, it keeps its place.
+and `score_parts.introduces` naming her. With no other memory of her, it keeps its place. The same
+when the question asks of her by her place in the user's life, in any word for it ("Where does my
+spouse work?" beside "The user's wife is named Anna.", whose.asked_of), unless it asks her name; and
+when memories of the kind asked for say her (topics.py: "What does my wife do for a living?" reads the
+partner's facts), it comes below the last of them: her employer and her role both answer before it.
 
 Another's facts: "Where does Sarah live?" is as near "The user lives in Chicago." as "Sarah lives in
 Denver." in its words ("live") and frame, and the user's city, filed with a key fact's importance,
