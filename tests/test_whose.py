@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from memex.db.memories import Found
-from memex.retrieval import whose
+from memex.retrieval import named, whose
 
 
 def _fact(content: str, message_id: str = "m1", memory_type: str = "semantic", speaker: str | None = None) -> Found:
@@ -181,3 +181,15 @@ def test_what_she_does_comes_before_the_line_that_only_names_her(tenant, questio
     named = contents.index("The user's wife is named Anna.")
     assert {"The user's wife Anna works at Deloitte.", "The user's wife Anna is an accountant."} <= set(contents[:named]), \
         contents
+
+
+def test_a_relatives_pet_named_is_no_introduction_of_the_relative_nor_is_the_message_that_says_the_name_news():
+    found = {"dog": _fact("The user's brother has a dog named Max."), "said": _fact("My brother has a dog named Max.",
+                                                                                  "m1", "episodic"),
+             "wife": _fact("The user's wife is named Ana.", "m2"), "told": _fact("My wife's name is Ana.", "m2", "episodic"),
+             "works": _fact("My wife works at Deloitte.", "m3", "episodic")}
+    scored = [(item, 1.0 - n / 10, {"score": 1.0 - n / 10}) for n, item in enumerate(found)]
+    assert named.introduced_after("Does my brother have a pet?", scored, found, frozenset({"brother"})) == scored
+    order = named.introduced_after("Where does my wife work?", scored[2:], found, frozenset({"partner"}))
+    assert [item for item, _, _ in order] == ["told", "works", "wife"]
+    assert order[-1][2]["introduces"] == "Ana" and order[-1][1] == 0.6

@@ -68,6 +68,8 @@ ONE = {**{word: word for word in vocabulary.OTHER_PEOPLE if word != "parents"}, 
        **{word: word for word, part in vocabulary.RELATIONS.items() if part == "child"},
        **{word: one for word, one in vocabulary.CHILDREN.items() if one != "child"}}
 SEVERAL = frozenset(word for word in PEOPLE if word not in ONE)
+# A place that ends with the person it places ("The user's wife", "My sister's"), not with what is theirs.
+_ENDS_IN_A_PERSON = re.compile(rf"\b(?:{PERSON})(?:e?s)?(?:['’]s)?$", re.IGNORECASE)
 # A question that asks someone's name or who they are: their introduction is the answer.
 _ASKS_A_NAME = re.compile(r"\b(?:names?|called|named|who)\b", re.IGNORECASE)
 # Asking who someone is: the introduction is the answer.
@@ -220,7 +222,9 @@ def introduced_after(question: str, scored: list[Scored], found: Mapping[str, Fo
         if match.group("name").casefold() in asked:
             place = speakers.words(match.group("place")) - _NO_PLACE
             return None if place & question_words else (match.group("name"), frozenset())
-        placed = people(match.group("place")) & relatives
+        # the one named is the relative the place ends with: "The user's brother has a dog named Max."
+        # names the brother's dog, and answers "Does my brother have a pet?"
+        placed = people(match.group("place")) & relatives if _ENDS_IN_A_PERSON.search(match.group("place")) else None
         return (match.group("name"), placed) if placed else None
 
     introductions = {item: said for item, _, _ in scored if (said := introduces(item))}
@@ -231,8 +235,10 @@ def introduced_after(question: str, scored: list[Scored], found: Mapping[str, Fo
         words = speakers.words(name)
 
         def says(other: str) -> bool:
+            # something else of them: not the message that said the introduction ("My wife's name is Ana.")
             return other not in introductions and other in found and (
-                words <= _words_of(found[other]) or bool(placed and placed & people(found[other].content)))
+                words <= _words_of(found[other]) or bool(placed and placed & people(found[other].content))) \
+                and not (placed and introduction(found[other].content))
 
         at = next(i for i, entry in enumerate(order) if entry[0] == item)
         saying = [i for i, (other, _, _) in enumerate(order) if i > at and says(other)]
