@@ -468,6 +468,25 @@ def test_the_models_own_words_for_a_key_are_the_familys_key(server):
                      ("user", "favorite_location", "Rome")}
 
 
+def test_every_word_for_the_partner_or_a_parent_files_one_persons_key(server):
+    """"My wife" in one session and "my partner" in another are one person: a model that files a fact
+    under the word the user said (wife_employer, mom_location) files it under that person's key
+    (partner_employer, mother_city), which the next fact of them replaces; a son and a daughter stay two."""
+    messages = [_msg("n0", "My wife works at Google, my husband Sam lives in Oslo, my mum lives in Leeds, "
+                           "my dad is a plumber and my son Leo is 7.")]
+    server.script_chat(_memories(
+        _item(key="wife_employer", value="Google", content="The user's wife works at Google.",
+              quote="My wife works at Google"),
+        _item(key="husband_sam_location", value="Oslo", content="The user's husband Sam lives in Oslo.",
+              quote="my husband Sam lives in Oslo"),
+        _item(key="mum_location", value="Leeds", content="The user's mum lives in Leeds.", quote="my mum lives in Leeds"),
+        _item(key="dad_job", value="plumber", content="The user's dad is a plumber.", quote="my dad is a plumber"),
+        _item(key="son_leo_age", value="7", content="The user's son Leo is 7.", quote="my son Leo is 7")))
+    found = {(c.key, c.value) for c in LLMExtractor(chat_for(server)).extract(messages, [])}
+    assert found == {("partner_employer", "Google"), ("partner_sam_city", "Oslo"), ("mother_city", "Leeds"),
+                     ("father_role", "plumber"), ("son_leo_age", "7")}
+
+
 @pytest.mark.parametrize("said", ["location", "home_city", "lives_in", "current_city", "Current City"])
 def test_a_move_filed_under_another_word_for_the_city_replaces_the_city(server, said):
     """city=Paris, then current_city=Rome: the judge saw two keys and the rules kept both current."""

@@ -45,7 +45,7 @@ def test_a_question_naming_someone_known_reads_no_memory_to_know_it_names_no_str
 
 
 def test_an_introduction_is_read_as_its_patterns_read_it():
-    # each of the first two patterns is tried only where a part of it is found (_introduction): the
+    # each of the first two patterns is tried only where a part of it is found (introduction): the
     # same match, in wordings each pattern takes and in lines close to them that it does not
     lines = ("The user's best friend is named Sarah.", "The user's sister's name is Ana Lee.", "Dana is called Dee.",
              "The user's best friend is Sarah.", "Sarah is the user's best friend.", "The user's sister is ana.",
@@ -54,7 +54,7 @@ def test_an_introduction_is_read_as_its_patterns_read_it():
              "The user's mom is Ana\n", "The user's mom is Ana.\n", "the user's boss is İlker.", "")
     for line in lines:
         expected = next(filter(None, (pattern.match(line) for pattern in named._INTRODUCES)), None)
-        found = named._introduction(line)
+        found = named.introduction(line)
         assert (found and found.groupdict()) == (expected and expected.groupdict()), line
 
 

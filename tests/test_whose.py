@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from memex.db.memories import Found
-from memex.retrieval import whose
+from memex.retrieval import named, whose
 
 
 def _fact(content: str, message_id: str = "m1", memory_type: str = "semantic", speaker: str | None = None) -> Found:
@@ -134,3 +134,62 @@ def test_the_service_answers_a_relatives_question_with_no_other_relatives_fact(t
 ])
 def test_the_words_for_the_people_around_the_user_are_one_person_each(question, people):
     assert whose.asked_of(question, [], []) == people
+
+
+@pytest.mark.parametrize("question", ["Where does my wife work?", "Where is the user's wife employed?",
+                                      "What does my spouse do?", "What does my partner do for work?"])
+def test_the_service_answers_a_relatives_attribute_before_the_line_that_only_names_them(tenant, question):
+    # "The user's wife is named Anna." names her and, a key fact, weighs more than what she does: it
+    # says nothing of her work, so her role comes before it, whichever word for her the question says
+    tenant.turn("My wife Anna is a nurse.")
+    contents = [r["content"] for r in tenant.search(question)]
+    role = next(i for i, content in enumerate(contents) if "nurse" in content)
+    named = contents.index("The user's wife is named Anna.")
+    assert role < named, contents
+
+
+def test_the_introduction_still_answers_a_question_for_the_relatives_name(tenant):
+    tenant.turn("My wife Anna is a nurse.")
+    results = tenant.search("What is my wife's name?")
+    assert results and results[0]["content"] == "The user's wife is named Anna.", [r["content"] for r in results]
+
+
+@pytest.mark.parametrize("question, people", [
+    ("What does my spouse like?", {"partner"}), ("Where does my husband live?", {"partner"}),
+    ("Where does my girlfriend work?", {"partner"}), ("What does my mom do?", {"mother"}),
+    ("Where does my mother live?", {"mother"}), ("What does my father like?", {"father"}),
+])
+def test_every_word_for_the_partner_or_a_parent_is_one_person(question, people):
+    assert whose.asked_of(question, [], []) == people
+
+
+def test_a_spouses_question_is_answered_by_what_was_said_of_the_wife(tenant):
+    tenant.turn("I live in Leeds.", "My dad lives in Bristol.", "My wife works at Google.", session="s1")
+    tenant.turn("My partner loves hiking.", session="s2")
+    contents = [r["content"] for r in tenant.search("Where does my spouse work?")]
+    assert contents and "Google" in contents[0], contents
+    assert all("Leeds" not in content and "Bristol" not in content for content in contents), contents
+
+
+@pytest.mark.parametrize("question", ["Where is the user's wife employed?", "Where does my wife work?",
+                                      "What does my wife do for a living?"])
+def test_what_she_does_comes_before_the_line_that_only_names_her(tenant, question):
+    # On main the introduction (a key fact's importance) came above her role for the first two
+    tenant.turn("My wife Anna works at Deloitte as an accountant.", session="s1")
+    tenant.turn("I'm married to Anna.", "My wife loves hiking.", session="s2")
+    contents = [r["content"] for r in tenant.search(question)]
+    named = contents.index("The user's wife is named Anna.")
+    assert {"The user's wife Anna works at Deloitte.", "The user's wife Anna is an accountant."} <= set(contents[:named]), \
+        contents
+
+
+def test_a_relatives_pet_named_is_no_introduction_of_the_relative_nor_is_the_message_that_says_the_name_news():
+    found = {"dog": _fact("The user's brother has a dog named Max."), "said": _fact("My brother has a dog named Max.",
+                                                                                  "m1", "episodic"),
+             "wife": _fact("The user's wife is named Ana.", "m2"), "told": _fact("My wife's name is Ana.", "m2", "episodic"),
+             "works": _fact("My wife works at Deloitte.", "m3", "episodic")}
+    scored = [(item, 1.0 - n / 10, {"score": 1.0 - n / 10}) for n, item in enumerate(found)]
+    assert named.introduced_after("Does my brother have a pet?", scored, found, frozenset({"brother"})) == scored
+    order = named.introduced_after("Where does my wife work?", scored[2:], found, frozenset({"partner"}))
+    assert [item for item, _, _ in order] == ["told", "works", "wife"]
+    assert order[-1][2]["introduces"] == "Ana" and order[-1][1] == 0.6

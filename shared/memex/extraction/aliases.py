@@ -49,6 +49,12 @@ _IDLE = frozenset({"current", "present", "user", "my"})
 _FAVOURITE = frozenset({"favourite", "fav"})
 _PET_FACT = re.compile(r"(.+)_(name|breed|count)")
 _PET_KINDS = frozenset(vocabulary.PETS.values())
+# A key opened with the word the user said one person in their life by ("wife_employer", "mum_location",
+# "best_friend_city") as one opened with the relation that person's facts are filed under, whichever word
+# a session said ("partner", "mother", "friend"), so that "my partner" later replaces what "my wife" said;
+# the longest word first ("best_friend" before "friend"). Not a son or a daughter: two of the children.
+_ONE_PERSON = sorted(((word.replace(" ", "_"), part) for word, part in vocabulary.RELATIONS.items()
+                      if part not in ("child", word)), key=lambda pair: len(pair[0]), reverse=True)
 
 
 def canonical(key: str, people: Iterable[str] = ()) -> str:
@@ -59,6 +65,9 @@ def canonical(key: str, people: Iterable[str] = ()) -> str:
     own = _family_key(key)
     if own != key or families.family_of(key) is not None:
         return own  # a family's key names no one, whoever bears a name like its first word ("pet")
+    said = next(((word, part) for word, part in _ONE_PERSON if key.startswith(f"{word}_")), None)
+    if said is not None:
+        return canonical(said[1] + key[len(said[0]):], people)
     words = key.split("_")
     heads = frozenset(people)
     for i in range(1, len(words)):

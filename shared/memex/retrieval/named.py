@@ -17,7 +17,11 @@ learned order: first for "When is Sarah's birthday?", above "Sarah's birthday is
 It says nothing of her but her place in the user's life: unless the question asks who she is, or
 says that place ("Is Sarah my best friend?"), it comes right below the best memory that says
 something else of her (`introduced_after`), with that memory's score (the list stays in score order)
-and `score_parts.introduces` naming her. With no other memory of her, it keeps its place.
+and `score_parts.introduces` naming her. With no other memory of her, it keeps its place. The same
+when the question asks of her by her place in the user's life, in any word for it ("Where does my
+spouse work?" beside "The user's wife is named Anna.", whose.asked_of), unless it asks her name; and
+when memories of the kind asked for say her (topics.py: "What does my wife do for a living?" reads the
+partner's facts), it comes below the last of them: her employer and her role both answer before it.
 
 Another's facts: "Where does Sarah live?" is as near "The user lives in Chicago." as "Sarah lives in
 Denver." in its words ("live") and frame, and the user's city, filed with a key fact's importance,
@@ -33,7 +37,7 @@ it is kept first.
 from __future__ import annotations
 
 import re
-from typing import Any, Iterable, Mapping
+from typing import Any, Collection, Iterable, Mapping
 
 from memex.db.memories import Found
 from memex.extraction import vocabulary
@@ -48,7 +52,26 @@ _ASKED_OF = re.compile(
     rf"|\b(?!(?:what|who|where|when|why|how|which|that|it|there|here|let|she|he)'s)({_NAME})'s\b",
     re.IGNORECASE)
 # The user asked about too: the question is theirs whatever else it names.
-_USER = re.compile(r"\b(?:i|me|my|mine|myself|the user|user's)\b", re.IGNORECASE)
+USER = re.compile(r"\b(?:i|me|my|mine|myself|the user|user's)\b", re.IGNORECASE)
+# The people a user names by their place in their life, by the words both extractors say them with,
+# one and many ("sister", "sisters"): the one list whose.py and topics.py read them by.
+PEOPLE = sorted({*vocabulary.RELATIONS, *vocabulary.CHILDREN, *vocabulary.OTHER_PEOPLE, *vocabulary.PEOPLE,
+                 "grandparent"}, key=len, reverse=True)
+PERSON = "|".join(re.escape(word) for word in PEOPLE)
+NAMES_A_PERSON = re.compile(rf"\b(?:{PERSON})(?:e?s)?\b", re.IGNORECASE)
+_PERSON_WORD = re.compile(rf"\b({PERSON})(?:e?s)?\b", re.IGNORECASE)
+# Which person each word names: the words for one person ("mom", "mum", "mother"; "wife", "husband",
+# "partner", "spouse") are one; a son and a daughter are two. A word for several ("parents", "kids")
+# names nobody alone, so a line that says one may be about whoever is asked.
+ONE = {**{word: word for word in vocabulary.OTHER_PEOPLE if word != "parents"}, **vocabulary.PEOPLE,
+       **{word: part for word, part in vocabulary.RELATIONS.items() if part != "child"},
+       **{word: word for word, part in vocabulary.RELATIONS.items() if part == "child"},
+       **{word: one for word, one in vocabulary.CHILDREN.items() if one != "child"}}
+SEVERAL = frozenset(word for word in PEOPLE if word not in ONE)
+# A place that ends with the person it places ("The user's wife", "My sister's"), not with what is theirs.
+_ENDS_IN_A_PERSON = re.compile(rf"\b(?:{PERSON})(?:e?s)?(?:['’]s)?$", re.IGNORECASE)
+# A question that asks someone's name or who they are: their introduction is the answer.
+_ASKS_A_NAME = re.compile(r"\b(?:names?|called|named|who)\b", re.IGNORECASE)
 # Asking who someone is: the introduction is the answer.
 _WHO = re.compile(r"^\W*who(?:'s|\s+is|\s+was|\s+are)\b", re.IGNORECASE)
 # Someone's place in the user's life, by the words both extractors say it with ("best friend", "sister").
@@ -89,7 +112,7 @@ def stranger(question: str, known: Iterable[str] | None, found: Iterable[Found])
     """Whether `question` asks about someone by a name that none of `known` (the user's and the
     participants' names; None when not all were read) bears and none of `found` says, and not
     about the user."""
-    if known is None or _USER.search(question):
+    if known is None or USER.search(question):
         return False
     asked = names(question)
     if not asked:
@@ -122,7 +145,7 @@ def theirs_first(question: str, scored: list[Scored], found: Mapping[str, Found]
     """`scored` (best first) with the user's own memories that do not say whom `question` asks about
     by name (one of `participants`, or someone a memory found places in the user's life), and rank
     above the best memory that says them, right below that memory, unless it asks about the user too."""
-    if _USER.search(question):
+    if USER.search(question):
         return scored
     known: set[str] = set()
     for name in participants:
@@ -161,7 +184,7 @@ def _placed(name: str, found: Iterable[Found]) -> bool:
         # it lowered is passed before any pattern
         if ascii_name and content.isascii() and folded not in content.lower():
             continue
-        introduced = _introduction(content)
+        introduced = introduction(content)
         if introduced is not None and introduced.group("name").casefold() == folded:
             return True
         # `\b(?:{_PLACE})\s+Name\b`, read from the name back: that pattern tries its alternatives at
@@ -174,43 +197,69 @@ def _placed(name: str, found: Iterable[Found]) -> bool:
     return False
 
 
-def introduced_after(question: str, scored: list[Scored], found: Mapping[str, Found]) -> list[Scored]:
-    """`scored` (best first) with each introduction of someone `question` asks about by name right
-    below the best memory that says something else of them, unless it asks who they are or says
-    their place in the user's life."""
+def introduced_after(question: str, scored: list[Scored], found: Mapping[str, Found],
+                     relatives: frozenset[str] = frozenset(), of_the_kind: Collection[str] = ()) -> list[Scored]:
+    """`scored` (best first) with each introduction of someone `question` asks about right below the
+    best memory that says something else of them, unless it asks who they are: asked by name, unless
+    it says their place in the user's life; asked by that place (`relatives`, whose.asked_of: "partner"
+    for "Where does my spouse work?", by any word for them), unless it asks their name. When memories
+    of the kind the question asks for (`of_the_kind`, topics.py) say them, it comes below the last of
+    those: "The user's wife Anna works at Deloitte." and "... is an accountant." both answer "What
+    does my wife do?", which the line naming her does not."""
     if _WHO.search(question):
         return scored
     asked = {name.casefold() for name in names(question)}
-    if not asked:
+    relatives = frozenset() if _ASKS_A_NAME.search(question) else relatives
+    if not asked and not relatives:
         return scored
     question_words = speakers.words(question)
 
-    def introduces(item: str) -> str | None:
+    def introduces(item: str) -> tuple[str, frozenset[str]] | None:
         memory = found.get(item)
-        match = _introduction(memory.content) if memory is not None and memory.memory_type == "semantic" else None
-        if match is None or match.group("name").casefold() not in asked:
+        match = introduction(memory.content) if memory is not None and memory.memory_type == "semantic" else None
+        if match is None:
             return None
-        place = speakers.words(match.group("place")) - _NO_PLACE
-        return None if place & question_words else match.group("name")
+        if match.group("name").casefold() in asked:
+            place = speakers.words(match.group("place")) - _NO_PLACE
+            return None if place & question_words else (match.group("name"), frozenset())
+        # the one named is the relative the place ends with: "The user's brother has a dog named Max."
+        # names the brother's dog, and answers "Does my brother have a pet?"
+        placed = people(match.group("place")) & relatives if _ENDS_IN_A_PERSON.search(match.group("place")) else None
+        return (match.group("name"), placed) if placed else None
 
-    introductions = {item: name for item, _, _ in scored if (name := introduces(item))}
+    introductions = {item: said for item, _, _ in scored if (said := introduces(item))}
     if not introductions:
         return scored
     order = list(scored)
-    for item, name in introductions.items():
+    for item, (name, placed) in introductions.items():
         words = speakers.words(name)
+
+        def says(other: str) -> bool:
+            # something else of them: not the message that said the introduction ("My wife's name is Ana.")
+            return other not in introductions and other in found and (
+                words <= _words_of(found[other]) or bool(placed and placed & people(found[other].content))) \
+                and not (placed and introduction(found[other].content))
+
         at = next(i for i, entry in enumerate(order) if entry[0] == item)
-        better = next((i for i, (other, _, _) in enumerate(order) if i > at and other not in introductions
-                       and other in found and words <= _words_of(found[other])), None)
-        if better is None:
+        saying = [i for i, (other, _, _) in enumerate(order) if i > at and says(other)]
+        if not saying:
             continue
+        better = next((i for i in reversed(saying) if order[i][0] in of_the_kind), saying[0])
         _, _, parts = order.pop(at)
         score = order[better - 1][1]
         order.insert(better, (item, score, {**parts, "score": score, "introduces": name}))
     return order
 
 
-def _introduction(content: str) -> re.Match[str] | None:
+def people(text: str) -> frozenset[str]:
+    """The people the words of `text` name, a word for one person as `ONE` says ("The user's mum and
+    dad" → mother, father)."""
+    return frozenset(ONE.get(word.lower(), word.lower()) for word in _PERSON_WORD.findall(text))
+
+
+def introduction(content: str) -> re.Match[str] | None:
+    """The place in the user's life and the name a fact introducing someone says ("The user's best
+    friend is named Sarah.": place, name), None when it introduces no one."""
     lowered = content.lower()
     named, placed, user_s = _INTRODUCES
     return (named.match(content) if any(word in lowered for word in _NAMES_ONE) else None) or (

@@ -13,7 +13,8 @@ replaces the built-in one (floor.py). Without a reranker, the question's cues th
 fused relevance (`_cues`, each behind a setting: the speaker it names, the period it names, "now", the
 lines said next to the best hits), and a learned linear model re-orders the best 50 (learned.py).
 The facts of the kinds the question names then go in their kinds' order (topics.ordered), and the
-fact that introduces someone the question asks about by name below what is known of them (named.py;
+fact that introduces someone the question asks about, by name or by their place in the user's life
+("my spouse"), below what is known of them (named.py;
 a question about a stranger keeps only what its words found). Last,
 the current facts are ranked above the messages they made stale (current_first.py), or, for a
 question about the past, the facts that were replaced above what led to them (past.py). Every
@@ -456,9 +457,10 @@ def _search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies 
         kept = [item for item in kept if item in question.scores("keyword")]
     # "Where does my wife work?" is as near the user's own employer as the wife's, and as the dad's: the
     # user's own facts, and another relative's, answer no question about someone else in their life (whose.py)
-    if request.mode == "hybrid" and ctx.settings.search_whose and (asked := whose.asked_of(
-            request.query, found.values(), known)):
-        kept = whose.not_theirs(kept, found, asked)
+    relatives = whose.asked_of(request.query, found.values(), known) \
+        if request.mode == "hybrid" and ctx.settings.search_whose else frozenset()
+    if relatives:
+        kept = whose.not_theirs(kept, found, relatives)
 
     # 3. scoring: relevance blended with recency and importance, from what the rankings read
     now = request.reference_time or datetime.now(timezone.utc)
@@ -546,7 +548,8 @@ def _search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies 
     if topical and asked_topic is not None and question.topic is not None:
         scored = topics.ordered(asked_topic, scored, {item: question.topic.found[item].key or "" for item in topical})
     if request.mode == "hybrid":
-        scored = named.theirs_first(request.query, named.introduced_after(request.query, scored, found), found,
+        scored = named.theirs_first(request.query, named.introduced_after(request.query, scored, found, relatives,
+                                                                          topical), found,
                                     [] if ahead is None or ahead.names is None else
                                     [name for name in ahead.names if name not in ahead.user_names])
     results: list[dict[str, Any]] = []

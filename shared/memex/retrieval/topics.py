@@ -58,6 +58,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from memex.extraction import vocabulary
+from memex.retrieval import named
 
 Scored = tuple[str, float, dict[str, Any]]
 
@@ -284,10 +285,7 @@ _SOMEONE = re.compile(r"\b(?:i|me|my|mine|you|your|she|her|hers|he|him|his|they|
                       r"|\b(?!(?:what|who|where|when|why|how|which|that|it|there|here|let)'s)(?-i:[A-Z])[a-z]+'s\b"
                       r"|\b(?:is|are|does|did|has|was|do|can|will|would)\s+(?-i:[A-Z])[a-z]+\b", re.IGNORECASE)
 # Someone in the person's life, by their place in it (the offline rules' words: "my sister", "her boss").
-_OTHERS = re.compile(r"\b(?:" + "|".join(re.escape(word) for word in sorted(
-    {*vocabulary.RELATIONS, *vocabulary.CHILDREN, *vocabulary.OTHER_PEOPLE, *vocabulary.PEOPLE, "grandparent"}, key=len,
-    reverse=True)) + r")(?:e?s)?\b",
-    re.IGNORECASE)
+_OTHERS = named.NAMES_A_PERSON
 
 
 def names_others(question: str) -> bool:

@@ -21,36 +21,21 @@ import re
 from typing import Iterable, Mapping
 
 from memex.db.memories import Found
-from memex.extraction import vocabulary
 from memex.retrieval import named
 
-# The people a user names by their place in their life, by the words both extractors say them with.
-_PEOPLE = sorted({*vocabulary.RELATIONS, *vocabulary.CHILDREN, *vocabulary.OTHER_PEOPLE, *vocabulary.PEOPLE,
-                  "grandparents"}, key=len, reverse=True)
-_PERSON = "|".join(re.escape(word) for word in _PEOPLE)
-_NAMES_A_PERSON = re.compile(rf"\b(?:{_PERSON})(?:e?s)?\b", re.IGNORECASE)
-_PERSON_WORD = re.compile(rf"\b({_PERSON})(?:e?s)?\b", re.IGNORECASE)
-# Which person each word names: the words for one person ("mom", "mum", "mother"; "wife", "partner")
-# are one; a son and a daughter are two. A word for several ("parents", "kids") names nobody alone, so
-# a line that says one may be about whoever is asked.
-_ONE = {**{word: word for word in vocabulary.OTHER_PEOPLE if word != "parents"}, **vocabulary.PEOPLE,
-        **{word: part for word, part in vocabulary.RELATIONS.items() if part != "child"},
-        **{word: word for word, part in vocabulary.RELATIONS.items() if part == "child"},
-        **{word: one for word, one in vocabulary.CHILDREN.items() if one != "child"}}
-_SEVERAL = frozenset(word for word in _PEOPLE if word not in _ONE)
 # The person is the question's subject: right after its verb ("does my wife work", "is her brother
 # at", "What's my dad's job?"), not an aside to someone else's question ("What did Melanie do with
 # her kids?").
 _ASKS_OF_THEM = re.compile(
     rf"(?:\b(?:is|are|was|were|does|do|did|has|have|had|can|could|will|would|should)|['’]s)\s+"
-    rf"(?:my|your|her|his|the\s+user['’]?s)\s+(?:{_PERSON})(?:e?s)?\b", re.IGNORECASE)
+    rf"(?:my|your|her|his|the\s+user['’]?s)\s+(?:{named.PERSON})(?:e?s)?\b", re.IGNORECASE)
 # The user asked about too: "Where do my wife and I live?", "Does my sister know our address?".
 _USER_TOO = re.compile(r"\b(?:i|me|myself|we|us|our|ours)\b", re.IGNORECASE)
 
 
 def asked_of(question: str, found: Iterable[Found], known: Iterable[str] | None) -> frozenset[str]:
     """Who `question` asks about when it is someone in the user's life and not the user too, by the
-    people `_ONE` says they are and the name asked by (empty: not someone else); by name, only when
+    people `named.ONE` says they are and the name asked by (empty: not someone else); by name, only when
     `known` (the user's and the participants' names, None when not read) does not hold it: a
     participant, who may be the user ("John: ..." in a conversation the user is John in), is not
     someone the user speaks of."""
@@ -60,19 +45,13 @@ def asked_of(question: str, found: Iterable[Found], known: Iterable[str] | None)
         # like my job?"), as the first person does.
         rest = question[:match.start()] + " " + question[match.end():]
         user_too = _USER_TOO.search(question) or re.search(r"\bmy\b", rest, re.IGNORECASE)
-        return frozenset() if user_too else _people(match.group(0))
-    if known is None or named._USER.search(question):
+        return frozenset() if user_too else named.people(match.group(0))
+    if known is None or named.USER.search(question):
         return frozenset()
     said = {name.casefold() for name in known}
     asked = [name for name in named.names(question) if name.casefold() not in said]
     found = list(found)
-    return frozenset().union(*(_people(place) | {name.casefold()} for name in asked if (place := _placed(name, found))))
-
-
-def _people(text: str) -> frozenset[str]:
-    """The people the words of `text` name ("The user's mum and dad" → mother, father)."""
-    return frozenset(_ONE.get(word.lower(), word.lower()) for word in _PERSON_WORD.findall(text))
-
+    return frozenset().union(*(named.people(place) | {name.casefold()} for name in asked if (place := _placed(name, found))))
 
 
 def _placed(name: str, found: list[Found]) -> str:
@@ -80,8 +59,8 @@ def _placed(name: str, found: list[Found]) -> str:
     named Ana.", "my friend Sarah", "Ana is my wife"), empty when none does; not the user's own name
     ("The user's name is Dana.")."""
     said = re.escape(name)
-    placed = re.compile(rf"\b(?:{_PERSON})(?:e?s)?(?:['’]s\s+name\s+is|\s+is\s+(?:named|called)|\s+named|\s+called|,)?"
-                        rf"\s+{said}\b|\b{said}\s+is\s+(?:the\s+user['’]s|my|her|his)\s+(?:{_PERSON})\b", re.IGNORECASE)
+    placed = re.compile(rf"\b(?:{named.PERSON})(?:e?s)?(?:['’]s\s+name\s+is|\s+is\s+(?:named|called)|\s+named|\s+called|,)?"
+                        rf"\s+{said}\b|\b{said}\s+is\s+(?:the\s+user['’]s|my|her|his)\s+(?:{named.PERSON})\b", re.IGNORECASE)
     return next((match.group(0) for memory in found if name.casefold() in memory.content.casefold()
                  and (match := placed.search(memory.content))), "")
 
@@ -92,25 +71,25 @@ def not_theirs(kept: list[str], found: Mapping[str, Found], asked: frozenset[str
     ("We're moving to Edinburgh, Omar got a transfer." stays when "My husband Omar" was found), and
     without what the user told of someone else than the one `asked` of ("The user's dad lives in
     Bristol." to "Where does my brother live?"): a line that names only other people, by a word of
-    `_ONE` or the name an introduction gives them. A line that names the one asked of, or a word for
+    `named.ONE` or the name an introduction gives them. A line that names the one asked of, or a word for
     several, stays ("My brother and dad live in Bristol.", "My parents live in Bristol."), and so does
     every line that names someone when several are asked of ("Where do my parents live?")."""
-    names = {match.group("name"): _people(match.group("place")) for memory in found.values()
-             if memory.memory_type == "semantic" and (match := named._introduction(memory.content))
-             and _NAMES_A_PERSON.search(match.group("place"))}
-    someone = re.compile("|".join([_NAMES_A_PERSON.pattern, *(rf"\b{re.escape(name)}\b" for name in names)]),
-                         re.IGNORECASE) if names else _NAMES_A_PERSON
+    names = {match.group("name"): named.people(match.group("place")) for memory in found.values()
+             if memory.memory_type == "semantic" and (match := named.introduction(memory.content))
+             and named.NAMES_A_PERSON.search(match.group("place"))}
+    someone = re.compile("|".join([named.NAMES_A_PERSON.pattern, *(rf"\b{re.escape(name)}\b" for name in names)]),
+                         re.IGNORECASE) if names else named.NAMES_A_PERSON
     by_name = {name.casefold(): people for name, people in names.items()}
 
     def anothers(memory: Found) -> bool:
-        if memory.speaker is not None or asked & _SEVERAL:
+        if memory.speaker is not None or asked & named.SEVERAL:
             return False
         people = set()
         for said in someone.findall(memory.content):
             word = said.casefold()
-            if word in asked or _ONE.get(word.rstrip("s"), _ONE.get(word)) is None and word not in by_name:
+            if word in asked or named.ONE.get(word.rstrip("s"), named.ONE.get(word)) is None and word not in by_name:
                 return False  # the one asked of, or a word for several
-            people |= by_name.get(word, {_ONE.get(word, _ONE.get(word.rstrip("s")))})
+            people |= by_name.get(word, {named.ONE.get(word, named.ONE.get(word.rstrip("s")))})
         return bool(people) and not people & asked
 
     own = {item for item, memory in found.items()
