@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from memex.models import SearchFilters
 from memex.retrieval import keywords
 
 NOISE = ["What is the boiling point of mercury?", "How do I configure an nginx reverse proxy?",
@@ -200,3 +201,55 @@ def test_ahead_knows_whether_a_fact_was_replaced_whatever_the_number_of_inactive
             "EXPLAIN SELECT EXISTS (SELECT 1 FROM memories m WHERE m.tenant_id = %s AND m.user_id = %s "
             "AND NOT m.active AND m.memory_type = 'semantic')", (tenant.id, tenant.user)).fetchall())
     assert "memories_user_replaced_facts" in plan
+
+
+def _filtered_in_vain(plan: dict) -> int:
+    """The rows a plan's scans and joins read and dropped (EXPLAIN shows a node's per loop)."""
+    own = round((plan.get("Rows Removed by Filter", 0) + plan.get("Rows Removed by Join Filter", 0))
+                * plan.get("Actual Loops", 1))
+    return own + sum(_filtered_in_vain(child) for child in plan.get("Plans", ()))
+
+
+def test_the_neighbours_lookup_reads_by_key_when_the_planner_expects_no_rows(ctx, tenant):
+    """A planner whose statistics know a tenant but predate a user's rows counts one row for the
+    user: the neighbours lookup then walked the user's memories (memories_user_bits) once per anchor
+    instead of looking each neighbour up by its dedupe key, 40-170x slower for a LoCoMo user unknown
+    to the statistics (docs/measurements/performance.md, sixteenth stop). Every read goes by key
+    now: with the statistics analysed before the user wrote, and nested loops and index scans forced
+    (the plan a count of one makes at any size: these tables are small enough to be read whole), the
+    rows read and dropped grow with the anchors' windows, not with anchors x memories."""
+    import json
+
+    from memex.db import memories as memory_rows
+
+    def said(user: str, lines: int) -> None:
+        messages = [{"role": "user", "name": ("Tim", "Ann")[i % 2], "content": f"Line {i}: the ferry to Cacilhas, trip {i}."}
+                    for i in range(lines)]
+        response = tenant.post("/v1/turns?wait=true", {"user_id": user, "session_id": "s1", "messages": messages,
+                                                       "timestamp": "2026-01-01T00:00:00Z"})
+        assert response.status_code in (200, 201, 202), response.text
+
+    said(f"{tenant.user}-known", 120)
+    conn = ctx.db.connection()
+    conn.execute("ANALYZE memories")
+    conn.execute("ANALYZE messages")
+    lines, reach = 40, 2
+    said(tenant.user, lines)
+    anchors = [r["id"] for r in conn.execute(
+        "SELECT id FROM memories WHERE tenant_id = %s AND user_id = %s AND memory_type = 'episodic'",
+        (tenant.id, tenant.user)).fetchall()]
+    assert len(anchors) == lines
+    expected = memory_rows.neighbours(conn, tenant.id, tenant.user, None, SearchFilters(), False, anchors, reach)
+    assert len(expected) > lines  # lines within reach of each other
+    sql, params = memory_rows.neighbours_query(tenant.id, tenant.user, None, SearchFilters(), False, anchors, reach)
+    with conn.transaction():
+        for setting in ("enable_hashjoin", "enable_mergejoin", "enable_bitmapscan", "enable_seqscan"):
+            conn.execute(f"SET LOCAL {setting} = off")
+        [explained] = conn.execute("EXPLAIN (ANALYZE, FORMAT JSON) " + sql, params).fetchone().values()
+        explained = explained if isinstance(explained, list) else json.loads(explained)
+        assert memory_rows.neighbours(conn, tenant.id, tenant.user, None, SearchFilters(), False, anchors,
+                                      reach) == expected  # the same rows by either plan
+    # each pair of lines within reach dropped at most twice (a message is not its own neighbour; the
+    # lines between them checked against the line before each): main walked the turn and the
+    # user's memories per anchor, 15,596 rows for these 40 lines
+    assert _filtered_in_vain(explained[0]["Plan"]) <= 2 * lines * (2 * reach + 1)

@@ -1092,31 +1092,51 @@ def neighbours(conn: psycopg.Connection, tenant_id: str, user_id: str, agent_id:
     when no line between them starts a thread of its own: a line its speaker said after their own
     previous one, indexed without it because it stands alone (pipeline.py, memex/standalone.py). An
     episodic memory's dedupe key names its message, so each lookup is one index probe."""
+    sql, params = neighbours_query(tenant_id, user_id, agent_id, filters, include_inactive, anchors, reach)
+    return [(r["anchor"], r["id"], _found(r), r["step"]) for r in conn.execute(sql, params).fetchall()]
+
+
+def neighbours_query(tenant_id: str, user_id: str, agent_id: str | None, filters: SearchFilters,
+                     include_inactive: bool, anchors: Sequence[str], reach: int) -> tuple[str, dict[str, Any]]:
+    """neighbours' statement and its parameters (tests/test_search.py explains it)."""
     where, params = _scope(tenant_id, user_id, agent_id, filters, include_inactive, alias="n")
-    rows = conn.execute(
+    # Every read goes by key, in an order OFFSET 0 fixes (it keeps a subquery from being pulled
+    # up or its conditions from being pushed in): a planner whose statistics predate the user's
+    # rows counts one row for them and walked the user's memories through memories_user_bits
+    # once per anchor, 2.5-3.0 s for a LoCoMo user's 30 searches against 15-75 ms analysed
+    # (docs/measurements/performance.md, sixteenth stop, branches stats and nbr).
+    return (
         f"""SELECT a.id AS anchor, n.id, nm.position - am.position AS step, n.valid_from, n.importance, n.content,
                    {SAID.format(m="n")}
-            FROM memories a
-            JOIN messages am ON am.tenant_id = a.tenant_id AND am.id = a.source_message_id
+            FROM (SELECT DISTINCT id FROM unnest(%(anchors)s::text[]) id) anchor
+            CROSS JOIN LATERAL (SELECT * FROM memories a
+                                WHERE a.tenant_id = %(scope_tenant)s AND a.id = anchor.id OFFSET 0) a
+            CROSS JOIN LATERAL (SELECT * FROM messages am
+                                WHERE am.tenant_id = a.tenant_id AND am.id = a.source_message_id OFFSET 0) am
             -- a fact's own message is its neighbour too; a message is not its own
-            JOIN messages nm ON nm.tenant_id = am.tenant_id AND nm.turn_id = am.turn_id
-                            AND (nm.id <> am.id OR a.memory_type <> 'episodic')
-                            AND nm.position BETWEEN am.position - %(reach)s AND am.position + %(reach)s
-            JOIN memories n ON n.tenant_id = nm.tenant_id AND n.dedupe_key = 'message:' || nm.id
-            WHERE a.tenant_id = %(scope_tenant)s AND a.id = ANY(%(anchors)s) AND {where}
+            CROSS JOIN LATERAL (SELECT * FROM messages nm
+                                WHERE nm.tenant_id = am.tenant_id AND nm.turn_id = am.turn_id
+                                  AND nm.position BETWEEN am.position - %(reach)s AND am.position + %(reach)s
+                                OFFSET 0) nm
+            CROSS JOIN LATERAL (SELECT * FROM memories n
+                                WHERE n.tenant_id = nm.tenant_id AND n.dedupe_key = 'message:' || nm.id OFFSET 0) n
+            WHERE (nm.id <> am.id OR a.memory_type <> 'episodic') AND {where}
               AND NOT EXISTS (
                   SELECT 1 FROM messages bm
-                  JOIN messages pm ON pm.tenant_id = bm.tenant_id AND pm.turn_id = bm.turn_id
-                                  AND pm.position = bm.position - 1
-                  JOIN memories b ON b.tenant_id = bm.tenant_id AND b.dedupe_key = 'message:' || bm.id
+                  CROSS JOIN LATERAL (SELECT * FROM messages pm
+                                      WHERE pm.tenant_id = bm.tenant_id AND pm.turn_id = bm.turn_id
+                                        AND pm.position = bm.position - 1 OFFSET 0) pm
+                  CROSS JOIN LATERAL (SELECT * FROM memories b
+                                      WHERE b.tenant_id = bm.tenant_id AND b.dedupe_key = 'message:' || bm.id
+                                      OFFSET 0) b
                   WHERE bm.tenant_id = am.tenant_id AND bm.turn_id = am.turn_id
                     AND bm.position > least(am.position, nm.position)
                     AND bm.position <= greatest(am.position, nm.position)
-                    AND b.context IS NULL AND bm.role = pm.role AND bm.name IS NOT DISTINCT FROM pm.name)
+                    AND b.context IS NULL AND bm.role = pm.role AND bm.name IS NOT DISTINCT FROM pm.name
+                  -- a subplan per pair, its positions in messages_turn's key, not an anti join
+                  OFFSET 0)
             ORDER BY a.id, abs(nm.position - am.position), nm.position""",
-        {**params, "anchors": list(anchors), "reach": reach},
-    ).fetchall()
-    return [(r["anchor"], r["id"], _found(r), r["step"]) for r in rows]
+        {**params, "anchors": list(anchors), "reach": reach})
 
 
 def pgvector_supports_iterative_scan(conn: psycopg.Connection) -> bool:
