@@ -824,3 +824,28 @@ def test_a_hung_embedding_endpoint_fails_the_job_before_its_lambda_would_be_stop
     assert len(asked) == 1
     status = tenant.get(f"/v1/turns/{turn_id}").json()
     assert status["status"] == "queued" and status["error"].startswith("APITimeoutError"), status
+
+
+def test_a_full_batch_of_turns_is_read_by_a_slow_llm_within_one_budget(ctx, llm, llm_ctx, llm_http):
+    # bench/soak with a model answering in 2 s: a backlog delivers full batches of ten turns, read one
+    # after another under one 20 s budget, so the last turns' calls found it spent, the job failed
+    # and came back after the visibility timeout, and on its last delivery the rules read them: the
+    # queue backed up and the facts came from the degraded extractor. A batch's reads now run at once.
+    tenant = Tenant(ctx, llm_http)
+    slow = dataclasses.replace(llm_ctx, settings=dataclasses.replace(llm_ctx.settings, llm_budget_seconds=2.0),
+                               publisher=SqsPublisher(dataclasses.replace(
+                                   llm_ctx.settings, extraction_queue_url=llm_ctx.settings.extraction_queue_url + "-missing")))
+    cities = ["Porto", "Oslo", "Lyon", "Riga"]
+    turn_ids = [ingest_turn(slow, tenant.id, TurnIn(user_id=tenant.user, session_id=f"s-{city}", messages=[
+        {"role": "user", "content": f"I live in {city}."}]), wait=False)["turn_id"] for city in cities]
+    # One answer for every prompt: each turn keeps the fact its message says (the others' quotes are
+    # not in it), whichever order the calls arrive in.
+    answer = json.dumps({"memories": [json.loads(_extraction("city", city, f"The user lives in {city}.",
+                                                             f"I live in {city}"))["memories"][0]
+                                      for city in cities]})
+    llm.reset()
+    llm.script_chat(*[answer] * len(cities), delay=0.9)
+    pipeline.extract_many(slow, tenant.id, turn_ids)
+    turns = {t["id"]: t for t in turn_rows.get_turns(ctx.db.connection(), tenant.id, turn_ids)}
+    read = [[(c["value"], c["extractor"]) for c in turns[turn_id]["candidates"]] for turn_id in turn_ids]
+    assert read == [[(city, "llm:test-model")] for city in cities], read

@@ -9,6 +9,7 @@ the turn, so a lost supersession message is sent again without asking the LLM ag
 
 from __future__ import annotations
 
+import contextvars
 import itertools
 import logging
 import threading
@@ -16,6 +17,7 @@ import time
 import uuid
 import weakref
 from collections import defaultdict
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, replace
 from datetime import datetime
 from typing import Any
@@ -88,18 +90,18 @@ def extract_many(ctx: Context, tenant_id: str, turn_ids: list[str], again: bool 
     _store_episodic(ctx, tenant_id, work)
     extracted, failure = [], None
     with llm.time_budget(ctx.settings.llm_budget_seconds):
-        for turn, messages, history in work:
-            started = time.perf_counter()
+        for (turn, _, _), (found, seconds) in zip(work, _read_all(ctx, work, rules_if_the_llm_fails)):
             try:
+                if isinstance(found, Exception):
+                    raise found
                 # What the turn says is current is decided before what it says is over: "I left
                 # Stripe and now work at Notion" makes Notion replace Stripe, rather than ending
                 # Stripe and leaving Notion without a history.
-                found = _extracted(ctx, messages, history, rules_if_the_llm_fails)
                 candidates = sorted(_placed(conn, turn, found), key=lambda c: c.historical)[:MAX_CANDIDATES_PER_TURN]
             except Exception as exc:  # noqa: BLE001 - the other turns are stored; this one is retried
                 failure = failure or exc
                 continue
-            ctx.metrics.record(EXTRACTION_LATENCY, time.perf_counter() - started)
+            ctx.metrics.record(EXTRACTION_LATENCY, seconds)
             ctx.metrics.record(CANDIDATES_PER_TURN, len(candidates))
             extracted.append((turn, candidates))
     with ctx.db.transaction() as conn:
@@ -123,6 +125,29 @@ def extract_many(ctx: Context, tenant_id: str, turn_ids: list[str], again: bool 
     if failure is not None:
         raise failure
     return _jobs(follow_ups)
+
+
+def _read_all(ctx: Context, work: list[tuple[dict, list[dict], list[dict]]],
+              rules_if_the_llm_fails: bool) -> list[tuple[list[Candidate] | Exception, float]]:
+    """Each turn's candidates (or what its read raised) and the seconds the read took. With an LLM the
+    reads run at once (up to `llm_extract_concurrency`): a batch's calls share one time budget, and one
+    after another a slow model spent it before the last turns. Each thread runs in a copy of this
+    context, so its calls keep the budget; the offline rules need no threads."""
+    def read(messages: list[dict], history: list[dict]) -> tuple[list[Candidate] | Exception, float]:
+        started = time.perf_counter()
+        try:
+            found = _extracted(ctx, messages, history, rules_if_the_llm_fails)
+        except Exception as exc:  # noqa: BLE001 - handed back: the caller stores the other turns
+            return exc, time.perf_counter() - started
+        return found, time.perf_counter() - started
+
+    workers = min(len(work), ctx.settings.llm_extract_concurrency) if ctx.settings.llm_configured else 1
+    if workers <= 1:
+        return [read(messages, history) for _, messages, history in work]
+    with ThreadPoolExecutor(workers, thread_name_prefix="memex-extract") as pool:
+        futures = [pool.submit(contextvars.copy_context().run, read, messages, history)
+                   for _, messages, history in work]
+        return [future.result() for future in futures]
 
 
 def _extracted(ctx: Context, messages: list[dict], history: list[dict], rules_if_the_llm_fails: bool) -> list[Candidate]:
