@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import threading
+import time
 
 import httpx
 import openai
@@ -17,7 +19,7 @@ from memex import pipeline
 from memex.extraction.llm import LLMExtractor
 from memex.db import turns as turn_rows
 from memex.ingest import ingest_turn, sweep
-from memex.jobs import ExtractionJob
+from memex.jobs import ExtractionJob, SupersessionJob
 from memex.models import TurnIn
 from memex.supersession_llm import LLMJudge
 from memex_edge.context import build_context
@@ -850,3 +852,59 @@ def test_a_reextraction_chunk_gives_each_turn_its_own_llm_budget(ctx, llm, llm_c
     assert (state["status"], state["done"]) == ("done", 3), state
     assert len(llm.chat_requests) >= 3
     llm.reset()
+
+
+def test_a_full_batch_of_turns_read_at_once_keeps_each_turns_own_fact(ctx, llm, llm_ctx, llm_http):
+    # bench/soak with a model answering in 2 s: a backlog delivers full batches of ten turns, read one
+    # after another, and the queue backed up. A batch's reads now run at once: each turn must still
+    # be read by the model within its budget and keep the fact its own message says.
+    tenant = Tenant(ctx, llm_http)
+    slow = dataclasses.replace(llm_ctx, settings=dataclasses.replace(llm_ctx.settings, llm_budget_seconds=2.0),
+                               publisher=SqsPublisher(dataclasses.replace(
+                                   llm_ctx.settings, extraction_queue_url=llm_ctx.settings.extraction_queue_url + "-missing")))
+    cities = ["Porto", "Oslo", "Lyon", "Riga"]
+    turn_ids = [ingest_turn(slow, tenant.id, TurnIn(user_id=tenant.user, session_id=f"s-{city}", messages=[
+        {"role": "user", "content": f"I live in {city}."}]), wait=False)["turn_id"] for city in cities]
+    # One answer for every prompt: each turn keeps the fact its message says (the others' quotes are
+    # not in it), whichever order the calls arrive in.
+    answer = json.dumps({"memories": [json.loads(_extraction("city", city, f"The user lives in {city}.",
+                                                             f"I live in {city}"))["memories"][0]
+                                      for city in cities]})
+    llm.reset()
+    llm.script_chat(*[answer] * len(cities), delay=0.9)
+    pipeline.extract_many(slow, tenant.id, turn_ids)
+    turns = {t["id"]: t for t in turn_rows.get_turns(ctx.db.connection(), tenant.id, turn_ids)}
+    read = [[(c["value"], c["extractor"]) for c in turns[turn_id]["candidates"]] for turn_id in turn_ids]
+    assert read == [[(city, "llm:test-model")] for city in cities], read
+
+
+def test_a_supersession_batch_asks_the_judge_about_different_users_at_once(ctx, llm, llm_ctx, llm_http):
+    # bench/soak with a model answering in 2 s: the supersession worker asked the judge about every
+    # changed fact of its batch one after another, whoever said it, and its queue backed up. Each
+    # user's turns stay in order; different users' are judged at once (the FIFO groups of AWS).
+    lost = dataclasses.replace(llm_ctx, publisher=SqsPublisher(dataclasses.replace(
+        llm_ctx.settings, extraction_queue_url=llm_ctx.settings.extraction_queue_url + "-missing")))
+    users = [Tenant(ctx, llm_http), Tenant(ctx, llm_http)]
+    jobs = []
+    for user in users:  # the first fact read and decided by the rules
+        pipeline.process_inline(ctx, user.id, ingest_turn(ctx, user.id, TurnIn(
+            user_id=user.user, session_id="s1", messages=[{"role": "user", "content": "I work at Stripe."}]),
+            wait=False)["turn_id"])
+        turn_id = ingest_turn(lost, user.id, TurnIn(user_id=user.user, session_id="s1", messages=[
+            {"role": "user", "content": "I work at Notion now."}]), wait=False)["turn_id"]
+        pipeline.extract_many(ctx, user.id, [turn_id])  # the rules read it: only the judge asks the model
+        jobs.append(SupersessionJob(user.id, user.user, turn_id))
+    llm.reset()
+    verdict = '{"action": "supersede", "replaces": ["m1"], "reason": "the user changed jobs"}'
+    llm.script_chat(verdict, verdict, delay=3.0)
+    worker = threading.Thread(target=pipeline.resolve_many, args=(lost, jobs))
+    worker.start()
+    deadline = time.monotonic() + 2.5
+    while len(llm.chat_requests) < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    asked_at_once = len(llm.chat_requests)
+    worker.join()
+    assert asked_at_once == 2, asked_at_once
+    for user in users:
+        listing = user.get(f"/v1/users/{user.user}/memories").json()["memories"]
+        assert [m["value"] for m in listing if m["key"] == "employer"] == ["Notion"], listing

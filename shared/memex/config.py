@@ -147,6 +147,11 @@ class Settings:
     # take 13.5 characters a fact at the densest (2 facts of 27): none is capped.
     llm_facts_per_turn: int = 8
     llm_chars_per_fact: int = 20
+    # The chat calls one worker job makes at once: an extraction batch's turns, a supersession
+    # batch's users (each user's turns stay in order). One after another, a full batch (10 turns)
+    # with a model answering in 2 s spent the whole budget above, failed its last turns and backed
+    # the queues up (bench/soak --llm-delay 2).
+    llm_concurrency: int = 10
 
     # Reranker: any Cohere/Jina-compatible `/rerank` endpoint (empty base URL: no reranking). Its
     # scores below `rerank_min_score` are dropped, replacing the built-in relevance floor.
@@ -403,6 +408,7 @@ def load_settings() -> Settings:
         llm_api_key_secret_arn=_str("MEMEX_LLM_API_KEY_SECRET_ARN"),
         llm_facts_per_turn=_positive_int("MEMEX_LLM_FACTS_PER_TURN", 8),
         llm_chars_per_fact=_positive_int("MEMEX_LLM_CHARS_PER_FACT", 20),
+        llm_concurrency=_positive_int("MEMEX_LLM_CONCURRENCY", 10),
         rerank_base_url=_str("MEMEX_RERANK_BASE_URL"),
         rerank_api_key=_str("MEMEX_RERANK_API_KEY"),
         rerank_model=_str("MEMEX_RERANK_MODEL"),
