@@ -66,9 +66,9 @@ class Server:
         self.log.seek(0)
         return self.log.read()
 
-    def stop(self) -> int:
-        """Ctrl-C: the runtime stops, and the embedded Postgres with it."""
-        self.process.send_signal(signal.SIGINT)
+    def stop(self, signum: int = signal.SIGINT) -> int:
+        """Ctrl-C (or `signum`): the runtime stops, and the embedded Postgres with it."""
+        self.process.send_signal(signum)
         code = self.process.wait(timeout=30)
         self.log.flush()
         assert not _alive(self.postgres_pid), f"Postgres {self.postgres_pid} still runs:\n{self.output()}"
@@ -170,6 +170,15 @@ def test_ctrl_c_stops_postgres_after_a_run_that_was_killed(tmp_path):
     killed.kill()
     again = Server(tmp_path)
     assert again.stop() == 0, again.output()
+
+
+def test_sigterm_stops_the_runtime_and_postgres_as_ctrl_c_does(tmp_path):
+    """systemd, `docker stop` and `kill` send SIGTERM: uvicorn hands it back once it has shut down,
+    and Python's default for it ended the process there, the embedded Postgres left running."""
+    server = Server(tmp_path)
+    code = server.stop(signal.SIGTERM)
+    assert "memex: stopped" in server.output()
+    assert code == 128 + signal.SIGTERM, server.output()
 
 
 def _run_to_exit(home: Path, extra_env: dict[str, str] | None = None) -> subprocess.CompletedProcess:

@@ -6,6 +6,8 @@ import argparse
 import logging
 import os
 import shutil
+import signal
+import sys
 import threading
 from pathlib import Path
 
@@ -48,6 +50,10 @@ def parse_args(description: str = "Run memex locally: API, workers, queues, Post
 
 
 def main() -> None:
+    # SIGTERM (systemd, `docker stop`, kill) ends the run as Ctrl-C does: uvicorn hands the signal back
+    # once it has shut down, and Python's default for it ended the process before `serve` stopped the
+    # workers and the embedded Postgres.
+    signal.signal(signal.SIGTERM, lambda signum, _: sys.exit(128 + signum))
     args = parse_args()
     share_metrics_between_processes(args.home.resolve())
     try:
