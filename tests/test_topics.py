@@ -172,6 +172,14 @@ def test_a_phrase_that_means_something_else_names_no_kind(question):
     assert topics.asked(question) is None
 
 
+@pytest.mark.parametrize("question", ["What's my partner's job?", "What is my spouse's job?",
+                                      "What's my husband's job?", "Where is her boyfriend's office?"])
+def test_something_of_the_partners_asked_as_theirs_names_the_partners_facts(question):
+    asked = topics.asked(question)
+    assert asked is not None and re.search(asked.keys, "partner_anna_role") and not re.search(asked.keys, "role"), asked
+    assert topics.asked("What's my brother's job?") is None
+
+
 def test_a_place_in_a_home_names_no_home():
     asked = topics.asked("Any animals in his home?")
     assert asked is not None and asked.words == {"animals"}

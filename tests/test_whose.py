@@ -193,3 +193,21 @@ def test_a_relatives_pet_named_is_no_introduction_of_the_relative_nor_is_the_mes
     order = named.introduced_after("Where does my wife work?", scored[2:], found, frozenset({"partner"}))
     assert [item for item, _, _ in order] == ["told", "works", "wife"]
     assert order[-1][2]["introduces"] == "Ana" and order[-1][1] == 0.6
+
+
+@pytest.mark.parametrize("question", ["What's my partner's job?", "What is my spouse's job?",
+                                      "What's my husband's job?", "What's my wife's job?"])
+def test_any_word_for_the_partner_finds_what_was_said_of_the_wife(tenant, question):
+    # On main the first three found nothing: no word of theirs is in "The user's wife is named Anna."
+    # nor in her role's line, and their meaning alone is below the relevance gate
+    tenant.turn("My wife Anna is a nurse.", "My sister Maria is a teacher.")
+    contents = [r["content"] for r in tenant.search(question)]
+    assert contents and "nurse" in contents[0], contents
+    assert all("teacher" not in content and "Maria" not in content for content in contents), contents
+
+
+@pytest.mark.parametrize("question", ["What's my brother's job?", "What is my mom's job?"])
+def test_another_relatives_question_picks_none_of_the_partners_facts(tenant, question):
+    tenant.turn("My wife Anna is a nurse.")
+    contents = [r["content"] for r in tenant.search(question)]
+    assert all("nurse" not in content and "Anna" not in content for content in contents), contents

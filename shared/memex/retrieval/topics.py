@@ -26,7 +26,10 @@ Some kinds' words are said of the world as often as of a person ("Which company 
 of someone (a pronoun, "the user", someone's name) or that is the word alone ("Any kids?"). And a kind
 of the person's own (where she works, lives, is from; her age, her number) is not asked by a question
 about someone in her life ("Which city does my sister live in?"), nor answered by their facts
-("partner_luis_role" is no answer to "What's her line of work?").
+("partner_luis_role" is no answer to "What's her line of work?"). Something of the partner's asked as
+theirs, in any word for them ("What's my partner's job?", "my husband's", "my spouse's"), names the
+partner's facts: "The user's wife Anna is a nurse." says none of the question's words, and its meaning
+alone was below the relevance gate, so the question found nothing.
 
 Of the facts of a kind, some answer before the others (`ordered`, after the ranking): whether she has
 children is answered by how many ("The user has 2 children.") before a child's name, which the
@@ -91,6 +94,7 @@ class _Kind:
     else_after: bool = False  # ... but right after the best of the others (they say nothing of what is asked)
     after: str | None = None  # the keys of the facts that come right after its best other fact
     leads: str | None = None  # words that ask whether its facts say something: then they come first of all
+    ends: bool = True  # its words end what the question names (_ENDS), not a noun of theirs ("my wife's job")
 
 
 # Relations whose facts are the family's: the offline rules' (partner_name, child_name, their facts
@@ -149,6 +153,10 @@ _KINDS = (
           leads=r"\b(?:dating|seeing|married to|engaged to|going out with) (?:a|an)\b|"
                 r"\b(?:partners?|boyfriends?|girlfriends?|husbands?|wife|wives|spouses?|fianc[ée]e?s?) "
                 r"(?:(?:is|was|are|were) )?(?:a|an)\b"),
+    # something of the partner's, asked as theirs: "What's my partner's job?" is answered by "The user's wife
+    # Anna is a nurse.", which says none of its words (nor does the job's kind read a relative's facts)
+    _Kind(_WHOSE_PERSON + r"(?:partner|boyfriend|girlfriend|husband|wife|spouse|fianc[ée]e?)(?=['’]s\b)",
+          _anyones(r"partner_"), ("partner",), ends=False),
     # children, or being a parent: "Any kids?", "Is he a dad?"; how many answers whether there are
     # any, and so before a child's name ("The user has 2 children." first for "Does she have kids?"),
     # unless a name or an age is asked for, or a son or a daughter: the count says neither, and comes
@@ -275,7 +283,7 @@ _ENDS = (r"(?=\s*(?:[?.!,;:)]|$)|\s+(?:does|do|did|is|are|was|were|has|have|had|
          r"from|to|that|which|who|and|or|but|like|members?|lately|now|these|those|this|recently|"
          r"lives?|live|eats?|needs?|makes?|gets?|keeps?|stays?|belongs?|next|soon|called|named|"
          r"anyone|anybody|someone|somebody|no one|nobody)\b)")
-_ASKED = [(re.compile(rf"\b(?:{kind.words}){_ENDS}", re.IGNORECASE), kind,
+_ASKED = [(re.compile(rf"\b(?:{kind.words}){_ENDS if kind.ends else ''}", re.IGNORECASE), kind,
            re.compile(rf"^\W*(?:(?:any|and|what about|how about)\s+)?(?:{kind.words})\W*$", re.IGNORECASE),
            re.compile(kind.unless, re.IGNORECASE) if kind.unless else None)
           for kind in _KINDS]
