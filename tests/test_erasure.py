@@ -63,6 +63,21 @@ def _marker(prefix: str = "Zq") -> str:
     return prefix + uuid.uuid4().hex[:10].translate(str.maketrans("0123456789", "ghijklmnop"))
 
 
+
+def _reextract(ctx, tenant, runtime) -> None:
+    """A re-extraction of the tenant's turns, run to its end by the workers."""
+    job = backfill.new_job("reextract", tenant.id)
+    ctx.publisher.publish_backfill(job)
+    runtime.drain()
+    assert tenant.get(f"/v1/backfills/{job.backfill_id}").json()["status"] == "done"
+
+
+def texts_kept(built, marker: str) -> list[str]:
+    """The texts holding `marker` that the process of `built` keeps embedded (the write path's recent
+    vectors and the query cache)."""
+    return [text for recent in (pipeline._recent(built), built.embedder._recent)
+            for _, text in list(recent._vectors) if marker in text]
+
 def test_forgetting_a_former_employer_keeps_the_current_one(ctx, tenant, runtime):
     """"Forget that I worked at Stripe": the old value and its past go, the current value stays
     current, its chain closed over the gap, and nothing the erased value said is left in a fact,
@@ -90,10 +105,7 @@ def test_forgetting_a_former_employer_keeps_the_current_one(ctx, tenant, runtime
         assert "Notion" in recalled.text and f"employer is {company}" not in recalled.text
 
     unchanged()
-    job = backfill.new_job("reextract", tenant.id)
-    ctx.publisher.publish_backfill(job)
-    runtime.drain()
-    assert tenant.get(f"/v1/backfills/{job.backfill_id}").json()["status"] == "done"
+    _reextract(ctx, tenant, runtime)
     unchanged()
     # The message the fact was drawn from stays (README); erased too, no row holds the value.
     [message] = [m for m in _all(tenant) if m["memory_type"] == "episodic" and company in m["content"]]
@@ -147,10 +159,7 @@ def test_a_job_erased_by_id_does_not_come_back_from_the_turn_that_left_it(ctx, t
         assert _facts_mentioning(ctx, tenant, company) == []
 
     unchanged()
-    job = backfill.new_job("reextract", tenant.id)
-    ctx.publisher.publish_backfill(job)
-    runtime.drain()
-    assert tenant.get(f"/v1/backfills/{job.backfill_id}").json()["status"] == "done"
+    _reextract(ctx, tenant, runtime)
     unchanged()
     for turn in (first, second):
         ctx.publisher.publish_extraction(ExtractionJob(tenant.id, turn))
@@ -210,9 +219,7 @@ def test_erasing_the_session_that_said_a_job_takes_its_end_said_in_another(ctx, 
     assert tenant.delete(f"/v1/sessions/s1?user_id={tenant.user}").json()["deleted"] == {"turns": 1, "memories": 3}
     assert [(m["value"], m["active"]) for m in _all(tenant) if m["key"] == "employer"] == [("Notion", True)]
     assert _facts_mentioning(ctx, tenant, company) == []
-    job = backfill.new_job("reextract", tenant.id)
-    ctx.publisher.publish_backfill(job)
-    runtime.drain()
+    _reextract(ctx, tenant, runtime)
     assert _facts_mentioning(ctx, tenant, company) == []
     # The message of the end stays (README); erased too, no row holds the value.
     [message] = [m for m in _all(tenant) if m["memory_type"] == "episodic" and company in m["content"]]
@@ -418,8 +425,7 @@ def test_what_an_erasure_takes_is_not_kept_in_the_process(ctx):
     built = build_context(dataclasses.replace(ctx.settings, embeddings_query_cache=16))
 
     def kept(marker: str) -> list[str]:
-        return [text for recent in (pipeline._recent(built), built.embedder._recent)
-                for _, text in list(recent._vectors) if marker in text]
+        return texts_kept(built, marker)
 
     with api_client(built) as client:
         tenant = Tenant(ctx, client)

@@ -19,7 +19,7 @@ from psycopg.conninfo import make_conninfo
 from psycopg.rows import dict_row
 
 from memex import backfill as bulk
-from memex import memories, pipeline, tenants
+from memex import memories, tenants
 from memex.db import tenants as tenant_rows
 from memex.db import turns as turn_rows
 from memex.errors import TenantDeleted
@@ -28,7 +28,7 @@ from memex_edge.context import build_context
 from tests.conftest import ROOT, Tenant, api_client
 from tests.test_cli import _memex
 from tests.test_local_runtime import _RUNTIME_VARS
-from tests.test_erasure import _marker, _rows_mentioning
+from tests.test_erasure import _marker, _rows_mentioning, texts_kept
 
 
 def _ids_of(ctx, tenant_id: str) -> list[str]:
@@ -189,8 +189,7 @@ def test_the_process_that_deletes_keeps_none_of_the_tenants_texts(ctx):
     built = build_context(dataclasses.replace(ctx.settings, embeddings_query_cache=16))
 
     def kept(marker: str) -> list[str]:
-        return [text for recent in (pipeline._recent(built), built.embedder._recent)
-                for _, text in list(recent._vectors) if marker in text]
+        return texts_kept(built, marker)
 
     with api_client(built) as client:
         tenant = Tenant(ctx, client)
