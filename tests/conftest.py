@@ -229,6 +229,30 @@ def other_tenant(ctx, http) -> Tenant:
 
 
 @contextmanager
+def database_of_its_own(ctx, prefix: str):
+    """`ctx` on a database of its own, migrated, dropped after: for what reads every tenant's rows (a
+    scheduled function) or an index the rest of the suite would crowd."""
+    import dataclasses
+
+    from psycopg.conninfo import make_conninfo
+
+    from memex.db.connection import Database
+    from memex.db.migrations import apply_migrations
+
+    name = f"{prefix}_{uuid.uuid4().hex[:10]}"
+    admin = ctx.db.connection()
+    admin.execute(f"CREATE DATABASE {name}")
+    own = Database(lambda: make_conninfo(ctx.db.dsn, dbname=name))
+    apply_migrations(own.connection(), ctx.embedder.dim)
+    own.reset()  # the next connection registers the vector type the migrations created
+    try:
+        yield dataclasses.replace(ctx, db=own)
+    finally:
+        own.reset()
+        admin.execute(f"DROP DATABASE {name} WITH (FORCE)")
+
+
+@contextmanager
 def served(app) -> Iterator[str]:
     """`app` served by uvicorn on a loopback port, as `make dev` serves it; yields its base URL."""
     import uvicorn

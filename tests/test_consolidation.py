@@ -22,7 +22,8 @@ from memex.consolidation.extractive import ExtractiveSummariser
 from memex.consolidation.grouping import Rules, group, jaccard, words
 from memex.consolidation.job import Options, consolidate
 from memex.db import locks
-from tests.conftest import ROOT, Tenant, api_client
+from tests.conftest import ROOT, Tenant, api_client, database_of_its_own
+
 
 OLD = "2025-01-10T10:00:00Z"
 # Three lines that repeat each other (word-set Jaccard >= 0.7 with the first) and two that do not.
@@ -296,22 +297,8 @@ class _ShortLambdaContext(LocalLambdaContext):
 def own_database(ctx):
     """The context on a database of its own: the scheduled function runs over every tenant, and
     this one has only the test's."""
-    import uuid
-
-    from psycopg.conninfo import make_conninfo
-
-    from memex.db.connection import Database
-    from memex.db.migrations import apply_migrations
-
-    name = f"consolidation_{uuid.uuid4().hex[:10]}"
-    admin = ctx.db.connection()
-    admin.execute(f"CREATE DATABASE {name}")
-    own = Database(lambda: make_conninfo(ctx.db.dsn, dbname=name))
-    apply_migrations(own.connection(), ctx.embedder.dim)
-    own.reset()  # the next connection registers the vector type the migrations created
-    yield dataclasses.replace(ctx, db=own)
-    own.reset()
-    admin.execute(f"DROP DATABASE {name} WITH (FORCE)")
+    with database_of_its_own(ctx, "consolidation") as own:
+        yield own
 
 
 def test_a_run_out_of_its_lambdas_time_leaves_no_group_half_done_and_the_next_run_goes_on(own_database, monkeypatch):

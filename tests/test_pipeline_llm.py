@@ -401,10 +401,9 @@ def test_a_key_the_model_invents_holds_several_values_as_its_family_does(ctx, ll
     llm.reset()
 
 
-def test_a_participants_fact_said_by_the_user_in_a_later_session_is_theirs(ctx, llm, llm_http):
-    """What the user says of Melanie, a participant of an earlier session, in a session she is not in
-    (the model files it under "melanie_role"): Melanie's fact, as her own "I'm a teacher" was, so
-    that it replaces it, rather than the user's fact beside hers."""
+def _melanie_says_she_is_a_teacher(ctx, llm, llm_http) -> Tenant:
+    """A tenant whose user, Caroline, has a participant, Melanie, who said in session s1 that she is a
+    teacher (the model files it as hers)."""
     llm.reset()
     tenant = Tenant(ctx, llm_http)
     said = "I'm a teacher."
@@ -414,6 +413,14 @@ def test_a_participants_fact_said_by_the_user_in_a_later_session_is_theirs(ctx, 
     assert tenant.post("/v1/turns?wait=true", {
         "user_id": tenant.user, "session_id": "s1", "user_name": "Caroline", "timestamp": "2026-01-01T00:00:00Z",
         "messages": [{"role": "user", "name": "Melanie", "content": said}]}).status_code == 201
+    return tenant
+
+
+def test_a_participants_fact_said_by_the_user_in_a_later_session_is_theirs(ctx, llm, llm_http):
+    """What the user says of Melanie, a participant of an earlier session, in a session she is not in
+    (the model files it under "melanie_role"): Melanie's fact, as her own "I'm a teacher" was, so
+    that it replaces it, rather than the user's fact beside hers."""
+    tenant = _melanie_says_she_is_a_teacher(ctx, llm, llm_http)
     # what a model may answer of her in a session she is not in: her name, or the user, as the subject
     for when, (value, subject) in enumerate([("nurse", "Melanie"), ("doctor", "user")], start=2):
         said = f"Melanie is a {value} now."
@@ -430,15 +437,7 @@ def test_a_participants_fact_under_another_word_in_a_later_session_replaces_thei
     """As above, the model's own word for the key after her name ("melanie_job", "melanie_occupation"):
     her role, replacing it, not a fact beside it (the extractor, which sees one session, does not know
     her; the pipeline places it by the user's memories)."""
-    llm.reset()
-    tenant = Tenant(ctx, llm_http)
-    said = "I'm a teacher."
-    llm.script_chat(json.dumps({"memories": [
-        {"message": 0, "type": "fact", "key": "role", "value": "teacher", "subject": "Melanie", "historical": False,
-         "content": "Melanie is a teacher.", "confidence": 0.9, "quote": said}]}))
-    assert tenant.post("/v1/turns?wait=true", {
-        "user_id": tenant.user, "session_id": "s1", "user_name": "Caroline", "timestamp": "2026-01-01T00:00:00Z",
-        "messages": [{"role": "user", "name": "Melanie", "content": said}]}).status_code == 201
+    tenant = _melanie_says_she_is_a_teacher(ctx, llm, llm_http)
     for when, (key, value, subject) in enumerate([("melanie_job", "nurse", "Melanie"),
                                                   ("melanie_occupation", "doctor", "user")], start=2):
         said = f"Melanie is a {value} now."

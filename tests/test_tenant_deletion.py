@@ -164,7 +164,7 @@ def test_a_deletion_stopped_half_way_leaves_the_tenant_refused_and_a_second_run_
     said = _marker()
     for user in users:
         assert tenant.turn(f"My locker code is {said}.", user=user).status_code == 201
-    erase_user = memories.erase_user
+    erase_user = memories.erase_user_rows
     calls = []
 
     def dies_on_the_second_user(ctx_, tenant_id, user_id):
@@ -173,7 +173,7 @@ def test_a_deletion_stopped_half_way_leaves_the_tenant_refused_and_a_second_run_
             raise RuntimeError("the machine went down")
         return erase_user(ctx_, tenant_id, user_id)
 
-    monkeypatch.setattr(memories, "erase_user", dies_on_the_second_user)
+    monkeypatch.setattr(memories, "erase_user_rows", dies_on_the_second_user)
     with pytest.raises(RuntimeError, match="went down"):
         tenants.delete(ctx, tenant.id)
     monkeypatch.undo()

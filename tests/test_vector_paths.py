@@ -3,14 +3,13 @@ scan (pgvector >= 0.8, the embedded default) and the exact ranking kept for olde
 
 from __future__ import annotations
 
-import uuid
 
 import numpy as np
 import pytest
 
 from memex.db import memories as memory_rows
 from memex.models import SearchFilters
-from tests.conftest import api_client
+from tests.conftest import api_client, database_of_its_own
 
 OWN = [
     "I hike the ridge trail above the lake most Saturdays.",
@@ -38,22 +37,8 @@ def ctx(ctx):
     pgvector's scan budget raised. Here the index holds only this file's vectors, so the paths are
     compared, not how the rest of the suite left the graph. A user who walks in service has more
     than vector_exact_max (100,000) memories, a large share of what the walk reads."""
-    from dataclasses import replace
-
-    from psycopg.conninfo import make_conninfo
-
-    from memex.db.connection import Database
-    from memex.db.migrations import apply_migrations
-
-    name = f"vector_paths_{uuid.uuid4().hex[:10]}"
-    admin = ctx.db.connection()
-    admin.execute(f"CREATE DATABASE {name}")
-    own = Database(lambda: make_conninfo(ctx.db.dsn, dbname=name))
-    apply_migrations(own.connection(), ctx.embedder.dim)
-    own.reset()  # the next connection registers the vector type the migrations created
-    yield replace(ctx, db=own)
-    own.reset()
-    admin.execute(f"DROP DATABASE {name} WITH (FORCE)")
+    with database_of_its_own(ctx, "vector_paths") as own:
+        yield own
 
 
 @pytest.fixture(scope="module")

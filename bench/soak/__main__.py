@@ -63,6 +63,7 @@ class Soak:
         self.overtaken = self.unfound = 0
         self.statuses: dict[str, dict[int, int]] = {}
         self.server_errors: list[str] = []
+        self.turns_refused: list[str] = []  # a 4xx to a turn (request() retries a 5xx)
         self.unavailable = 0  # requests that found no server (the restart's downtime)
         self.depths: list[dict[str, Any]] = []
         self.started = time.monotonic()
@@ -104,7 +105,7 @@ class Soak:
             at = time.monotonic()
             if response.status_code != 202:
                 with self.lock:
-                    self.server_errors.append(f"POST /v1/turns: {response.status_code} {response.text[:200]}")
+                    self.turns_refused.append(f"POST /v1/turns: {response.status_code} {response.text[:200]}")
                 continue
             with self.lock:
                 self.turns.append({"turn_id": response.json()["turn_id"], "user": user.user_id, "at": at})
@@ -247,7 +248,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "freshness_by_minute": {m: _spread(v) for m, v in sorted(minutes.items())},
         "queue_depth": soak.depths, "drain_s": drain_s, "statuses": soak.statuses,
         "unavailable_requests": soak.unavailable, "server_errors": soak.server_errors[:20],
-        "server_error_count": len(soak.server_errors), "violations": wrong,
+        "server_error_count": len(soak.server_errors), "turns_refused": soak.turns_refused[:20],
+        "turns_refused_count": len(soak.turns_refused), "violations": wrong,
         "unprocessed": [f"turn {t['turn_id']} of {t['user']}: {t['status']}" for t in unprocessed],
         "load_average": os.getloadavg(),
     }
@@ -283,6 +285,7 @@ def render(result: dict[str, Any]) -> str:
     lines += ["", f"requests by status: {json.dumps(result['statuses'])}",
               f"requests that found no server: {result['unavailable_requests']}"]
     lines += [f"5xx: {e}" for e in result["server_errors"]]
+    lines += [f"refused: {e}" for e in result["turns_refused"]]
     lines += [f"not processed by the end: {v}" for v in result["unprocessed"][:20]]
     lines += [f"WRONG: {v}" for v in result["violations"][:50]]
     return "\n".join(lines)
@@ -303,7 +306,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.out:
         args.out.write_text(json.dumps(result, indent=2) + "\n")
     print(render(result))
-    return 1 if result["violations"] or result["unprocessed"] or result["server_error_count"] else 0
+    return 1 if (result["violations"] or result["unprocessed"] or result["server_error_count"]
+                 or result["turns_refused_count"]) else 0
 
 
 if __name__ == "__main__":

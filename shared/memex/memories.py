@@ -6,7 +6,7 @@ import uuid
 from datetime import datetime, timezone
 from typing import Any
 
-from memex import embedded_text, pipeline
+from memex import embedded_text
 from memex.context import Context
 from memex.db import cursors, erasure, locks
 from memex.db import memories as memory_rows
@@ -120,6 +120,14 @@ def _erase_session(ctx: Context, tenant_id: str, session_id: str, user_id: str) 
 
 
 def erase_user(ctx: Context, tenant_id: str, user_id: str) -> dict[str, int]:
+    erased = erase_user_rows(ctx, tenant_id, user_id)
+    forget_recent_texts(ctx, tenant_id)
+    return erased
+
+
+def erase_user_rows(ctx: Context, tenant_id: str, user_id: str) -> dict[str, int]:
+    """The user's rows and their own vector index, not this process's copies of the tenant's texts
+    (forget_recent_texts: once for a tenant's users, not once a user)."""
     with ctx.db.transaction() as conn:
         locks.lock_user(conn, tenant_id, user_id)
         erased = erasure.user(conn, tenant_id, user_id)
@@ -128,13 +136,16 @@ def erase_user(ctx: Context, tenant_id: str, user_id: str) -> dict[str, int]:
         # Its predicate names the user: dropped now, not at the index job's next run. Only after
         # the commit, as a concurrent drop runs outside any transaction.
         vector_indexes.drop_after_erasure(ctx.db.connection(), own_index)
-    forget_recent_texts(ctx, tenant_id)
     return erased
 
 
 def forget_recent_texts(ctx: Context, tenant_id: str) -> None:
     """What this process keeps of the tenant's recent texts (the write path's vectors, the query
     cache), keyed by the texts themselves, goes with an erasure: the erased words are not kept in
-    memory. Other processes' copies (other Lambda functions) go as they are pushed out."""
+    memory. Other processes drop theirs within MEMEX_RECENT_TEXTS_MAX_AGE_SECONDS (recent.py)."""
+    # Imported here: the search, ingest and cleanup functions import this module at their start,
+    # and the write path (with extraction and consolidation behind it) is needed only to erase.
+    from memex import pipeline
+
     pipeline.forget_recent(ctx, tenant_id)
     query_cache.forget(ctx.embedder, tenant_id)

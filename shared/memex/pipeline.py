@@ -91,9 +91,10 @@ def extract_many(ctx: Context, tenant_id: str, turn_ids: list[str], again: bool 
     _store_episodic(ctx, tenant_id, work)
     extracted, failure = [], None
     for (turn, _, _), (found, seconds) in zip(work, _read_all(ctx, work, rules_if_the_llm_fails)):
+        if isinstance(found, Exception):  # the other turns are stored; this one is retried
+            failure = failure or found
+            continue
         try:
-            if isinstance(found, Exception):
-                raise found
             # What the turn says is current is decided before what it says is over: "I left
             # Stripe and now work at Notion" makes Notion replace Stripe, rather than ending
             # Stripe and leaving Notion without a history.
@@ -300,9 +301,9 @@ def _resolve_turns(ctx: Context, turns: list[dict[str, Any]]) -> None:
     decide and write under the lock, consecutive turns of one user in one transaction."""
     turns = [t for t in turns if t["candidates"] is not None]  # the others are done
     vectors = candidate_vectors(ctx, turns)
+    runs = [list(run) for _, run in itertools.groupby(turns, key=lambda t: (t["tenant_id"], t["user_id"]))]
     if isinstance(ctx.judge, RulesJudge):
-        for _, run in itertools.groupby(turns, key=lambda t: (t["tenant_id"], t["user_id"])):
-            run = list(run)
+        for run in runs:
             for start in range(0, len(run), TURNS_PER_TRANSACTION):
                 _resolve_locked(ctx, run[start:start + TURNS_PER_TRANSACTION], vectors)
         return
@@ -317,7 +318,6 @@ def _resolve_turns(ctx: Context, turns: list[dict[str, Any]]) -> None:
     # One user's turns in the order said; different users' at once, as the FIFO queue's message
     # groups run in AWS: one after another, a judge answering in 2 s backed the local runtime's
     # supersession queue up (bench/soak --llm-delay 2). Each user's writes take their own lock.
-    runs = [list(run) for _, run in itertools.groupby(turns, key=lambda t: (t["tenant_id"], t["user_id"]))]
     _at_once(ctx, resolve_user, runs)
 
 
@@ -358,8 +358,12 @@ def embed_distinct(ctx: Context, tenant_id: str, texts: list[str]) -> dict[str, 
 
 
 def forget_recent(ctx: Context, tenant_id: str) -> None:
-    """Drop the texts the write path keeps for the tenant (an erasure's: recent.py)."""
-    _recent(ctx).forget(tenant_id)
+    """Drop the texts the write path keeps for the tenant (an erasure's: recent.py); a process that
+    never wrote keeps none."""
+    with _recent_lock:
+        recent = _recent_vectors.get(ctx.embedder)
+    if recent is not None:
+        recent.forget(tenant_id)
 
 
 def _recent(ctx: Context) -> RecentVectors:
@@ -406,8 +410,8 @@ def _erased(tombstones: set[tuple[str, str, str, str]], turn: dict[str, Any], ca
     """Whether the user erased this value (turn_rows.tombstones), or the key of this turn (a
     tombstone from before migration 0031)."""
     digest = value_digest(turn["tenant_id"], turn["user_id"], candidate.key, candidate.subject, candidate.value)
-    return bool({(turn["id"], candidate.key, "", ""), (turn["id"], candidate.key, candidate.subject, digest)}
-                & tombstones)
+    return ((turn["id"], candidate.key, "", "") in tombstones
+            or (turn["id"], candidate.key, candidate.subject, digest) in tombstones)
 
 
 def _dedupe_key(turn: dict[str, Any], candidate: Candidate) -> str:

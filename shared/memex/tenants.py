@@ -64,12 +64,13 @@ def delete(ctx: Context, tenant_id: str) -> dict[str, Any]:
     erased = {"users": 0, "turns": 0, "memories": 0}
     while users := tenant_rows.users_of(ctx.db.connection(), tenant_id, USERS_PER_LISTING):
         for user_id in users:
-            for kind, count in memories.erase_user(ctx, tenant_id, user_id).items():
+            for kind, count in memories.erase_user_rows(ctx, tenant_id, user_id).items():
                 erased[kind] += count
             erased["users"] += 1
     with ctx.db.transaction() as conn:
         rest = tenant_rows.erase_remaining(conn, tenant_id)
-    # Also when no user was left to erase (a re-run): what this process read or asked since goes too.
+    # Once for all its users, also when none was left to erase (a re-run): what this process read or
+    # asked since goes too.
     memories.forget_recent_texts(ctx, tenant_id)
     return {"tenant": tenant_id, "deleted_at": wire_time(marked["deleted_at"]), "keys_revoked": marked["keys_revoked"],
             **erased, "other_rows": rest}

@@ -110,8 +110,8 @@ def memories(conn: psycopg.Connection, tenant_id: str, ids: list[str]) -> dict[s
     _close_chains(conn, tenant_id, erased)
     facts = [r for r in rows if r["memory_type"] == "semantic" and r["key"] and r["value"] is not None]
     conn.execute(
-        """INSERT INTO tombstones (tenant_id, turn_id, key, subject, value_digest)
-           SELECT %s, r.turn_id, r.key, r.subject, r.digest
+        """INSERT INTO tombstones (tenant_id, turn_id, user_id, key, subject, value_digest)
+           SELECT %s, r.turn_id, t.user_id, r.key, r.subject, r.digest
            FROM unnest(%s::text[], %s::text[], %s::text[], %s::text[]) AS r(turn_id, key, subject, digest)
            JOIN turns t ON t.tenant_id = %s AND t.id = r.turn_id
            ON CONFLICT DO NOTHING""",

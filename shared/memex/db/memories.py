@@ -680,7 +680,8 @@ def _keyword_sql(where: str, include_inactive: bool, query: str, max_postings: s
                 WHERE df.rarity = 1 AND df.cost > {max_postings}
             ), candidates AS MATERIALIZED (
                 -- Each memory generated read by its primary key, with the terms that generated it,
-                -- rarest first. Every read here goes by key, in an order OFFSET 0 fixes, and no
+                -- rarest first (the order its term scores were summed in before this statement read by
+                -- key: a float sum in another order can differ in its last bits and turn a tie). Every read here goes by key, in an order OFFSET 0 fixes, and no
                 -- two CTEs (which have no index) are joined: a planner whose statistics predate
                 -- the user's rows counts one row for them, and walked all the user's postings per
                 -- term, the user's memories per candidate and the candidates per posting, 1.6 s

@@ -1,6 +1,7 @@
 """Apply the versioned SQL files in migrations/ once each, in order, under an advisory lock.
 
-A migration's statements wait at most LOCK_TIMEOUT_SECONDS for a table's lock: an ALTER TABLE that
+A migration's statements (in a transaction; a CONCURRENT one's index builds wait for older
+transactions by design) wait at most LOCK_TIMEOUT_SECONDS for a table's lock: an ALTER TABLE that
 waits behind a long transaction (a big import, an analyst's open session) would otherwise queue
 every later read and write of that table behind itself for as long as that transaction lives. On
 the timeout its transaction is rolled back (nothing of it stays), the service goes on, and the

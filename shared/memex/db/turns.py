@@ -225,8 +225,7 @@ def tombstones(conn: psycopg.Connection, tenant_id: str, turn_ids: list[str]) ->
     rows = conn.execute(
         """SELECT u.id AS turn_id, t.key, t.subject, t.value_digest
            FROM turns u
-           JOIN turns o ON o.tenant_id = u.tenant_id AND o.user_id = u.user_id
-           JOIN tombstones t ON t.tenant_id = o.tenant_id AND t.turn_id = o.id
+           JOIN tombstones t ON t.tenant_id = u.tenant_id AND t.user_id = u.user_id
            WHERE u.tenant_id = %s AND u.id = ANY(%s)
              AND CASE WHEN t.value_digest = '' THEN t.turn_id = u.id ELSE u.created_at <= t.erased_at END""",
         (tenant_id, turn_ids)).fetchall()

@@ -135,7 +135,7 @@ class LLMExtractor:
                 dropped += 1
                 continue
             found[(candidate.key, candidate.value.casefold(), candidate.subject.casefold())] = (
-                _said(item.get("quote")) == _said(candidate.raw_quote), candidate)
+                _said(item.get("quote") or item.get("raw_quote")) == _said(candidate.raw_quote), candidate)
         if dropped:
             log.info("dropped %d extraction items of %d: malformed, or not in the words of the message they name",
                      dropped, len(items))
