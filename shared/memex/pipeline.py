@@ -31,6 +31,7 @@ from memex.db import locks
 from memex.db import memories as memory_rows
 from memex.db import turns as turn_rows
 from memex.db.erasure import value_digest
+from memex.db.family_keys import family_key
 from memex.embeddings.recent import RecentVectors
 from memex.episodic import episodic_text
 from memex.errors import public_description
@@ -387,7 +388,7 @@ def _resolve_locked(ctx: Context, turns: list[dict[str, Any]], vectors: dict[str
         # Read once for the whole transaction: under the user's lock only this transaction adds to them.
         written = memory_rows.written(conn, tenant_id, [_dedupe_key(t, c) for t, candidates in decided
                                                         for c in candidates])
-        erased = turn_rows.tombstones(conn, tenant_id, [t["id"] for t in todo])
+        erased = _by_family(turn_rows.tombstones(conn, tenant_id, [t["id"] for t in todo]))
         for current, candidates in decided:
             for candidate in candidates:
                 dedupe_key = _dedupe_key(current, candidate)
@@ -406,12 +407,23 @@ def _resolve_locked(ctx: Context, turns: list[dict[str, Any]], vectors: dict[str
         turn_rows.finish(conn, tenant_id, [t["id"] for t in todo])
 
 
-def _erased(tombstones: set[tuple[str, str, str, str]], turn: dict[str, Any], candidate: Candidate) -> bool:
-    """Whether the user erased this value (turn_rows.tombstones), or the key of this turn (a
-    tombstone from before migration 0031)."""
-    digest = value_digest(turn["tenant_id"], turn["user_id"], candidate.key, candidate.subject, candidate.value)
-    return ((turn["id"], candidate.key, "", "") in tombstones
-            or (turn["id"], candidate.key, candidate.subject, digest) in tombstones)
+def _by_family(tombstones: set[tuple[str, str, str, str]]) -> dict[tuple[str, str], list[tuple[str, str, str]]]:
+    """The tombstones (turn_rows.tombstones) by turn and their key's family key, each with the key it
+    was written with: one written before migration 0033 may name an alias ("current_city"), and its
+    digest is salted with that key."""
+    erased: dict[tuple[str, str], list[tuple[str, str, str]]] = defaultdict(list)
+    for turn_id, key, subject, digest in tombstones:
+        erased[(turn_id, family_key(subject, key))].append((key, subject, digest))
+    return erased
+
+
+def _erased(tombstones: dict[tuple[str, str], list[tuple[str, str, str]]], turn: dict[str, Any],
+            candidate: Candidate) -> bool:
+    """Whether the user erased this value (_by_family), under its key or an alias of it, or the key of
+    this turn (a tombstone from before migration 0031: subject and digest empty)."""
+    return any(not digest or (subject == candidate.subject and digest == value_digest(
+                   turn["tenant_id"], turn["user_id"], key, subject, candidate.value))
+               for key, subject, digest in tombstones.get((turn["id"], candidate.key), ()))
 
 
 def _dedupe_key(turn: dict[str, Any], candidate: Candidate) -> str:
@@ -433,7 +445,7 @@ def _decide_and_write(ctx: Context, turn: dict[str, Any], candidate: Candidate, 
             locks.lock_user(conn, tenant_id, user_id)
             if turn_rows.lock_turn(conn, tenant_id, turn["id"]) is None:
                 return  # erased meanwhile
-            if _erased(turn_rows.tombstones(conn, tenant_id, [turn["id"]]), turn, candidate):
+            if _erased(_by_family(turn_rows.tombstones(conn, tenant_id, [turn["id"]])), turn, candidate):
                 return  # the user erased it
             related = memory_rows.related_active(conn, tenant_id, user_id, keys, vector, RELATED_MIN_SIMILARITY,
                                                  RELATED_LIMIT, candidate.subject)

@@ -10,6 +10,7 @@ the migration and the sessions holding locks on the tables it names."""
 
 from __future__ import annotations
 
+import importlib
 import logging
 import re
 import time
@@ -28,6 +29,12 @@ LOCK_WAIT_SECONDS = 1800.0
 # be safe to run again after a failure half-way (a failed concurrent build leaves an invalid index:
 # drop it first).
 CONCURRENT = "-- memex: concurrently"
+# The first line of a data migration that needs the domain's own rules (a key filed as
+# extraction/aliases.py files it): the module named after it does the work, outside any transaction as a
+# concurrent migration's statements are, its `migrate(cur)` taking each user's rows in a transaction of
+# their own under that user's lock (db/locks.py) rather than every user's at once. It must be safe to
+# run again after a failure half-way. The file's other lines say what it does.
+PYTHON = "-- memex: python "
 # A writer queued behind a migration waiting for a lock waits this long at most (then the
 # migration steps back). Not applied to concurrent migrations: CREATE INDEX CONCURRENTLY waits for
 # every older transaction by design, as a lock wait, and blocks no write while it does.
@@ -73,6 +80,9 @@ def apply_migrations(conn: psycopg.Connection, embedding_dim: int, *, lock_timeo
                 if sql.startswith(CONCURRENT):
                     for statement in _split(sql):
                         cur.execute(statement)
+                    cur.execute("INSERT INTO schema_migrations (version) VALUES (%s)", (version,))
+                elif sql.startswith(PYTHON):
+                    importlib.import_module(sql[len(PYTHON):].splitlines()[0].strip()).migrate(cur)
                     cur.execute("INSERT INTO schema_migrations (version) VALUES (%s)", (version,))
                 else:
                     _apply_waiting_briefly(conn, cur, version, sql.replace("{embedding_dim}", str(int(embedding_dim))),

@@ -1,0 +1,143 @@
+"""Migration 0033: the facts an earlier version stored under a key of a model's own words filed under
+their family's key, as extraction/aliases.py files them since, their history kept.
+
+A fact stored as `current_city` (or `location`, `job_title`, "melanie_job") before the aliases were
+read is one the families' keys never meet: "I moved to Porto", filed as `city`, did not replace the
+stored `current_city` Lisbon, both stayed current, and the topics' and current-first reads, which
+follow the family's key, found the old city beside or before the new one. Re-keying the rows once
+serves every path that reads a key (supersession, history, search, erasure's statements of an end,
+consolidation); a look-up of the aliases at read time would have to be taught to each of them.
+
+Each user's facts change in a transaction of their own, under the user's lock (db/locks.py), so no
+decision of the workers interleaves with theirs; a failure half-way leaves users done and others not,
+and running it again does the rest (a family's key is its own canonical key: nothing is re-keyed
+twice). For each user, the values of one key then current together are resolved as supersession
+decides them: of a key that holds one value, the latest said replaces the others; of a key that holds
+several, a value said twice replaces its earlier copy. Each replaced value is linked to what replaced
+it and ends when that was said: history, not a loss.
+
+What a tombstone keeps (db/erasure.py) is a digest salted with the key it was erased under, and the
+value is gone, so a tombstone cannot be re-keyed: the supersession path reads its key as the family's
+(pipeline._erased). The candidates of turns extracted but not yet decided are re-keyed here too.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+import psycopg
+from psycopg.rows import dict_row
+from psycopg.types.json import Jsonb
+
+from memex.db import history as history_rows
+from memex.db import locks
+from memex.extraction import aliases
+from memex.jobs import subject_prefix
+from memex.supersession import folded_value, holds_several
+
+
+def family_key(subject: str, key: str) -> str:
+    """`key` of a fact about `subject` as the families file it (a participant's name before it read
+    as theirs: "melanie_job" of Melanie is "melanie_role")."""
+    prefix = subject_prefix(subject)
+    return aliases.canonical(key, [prefix] if prefix else [])
+
+
+def migrate(cur: psycopg.Cursor) -> None:
+    """Re-key every user's facts and pending candidates; `cur`'s connection is in autocommit."""
+    conn = cur.connection
+    pairs = conn.cursor(row_factory=dict_row).execute(
+        "SELECT DISTINCT subject, key FROM memories WHERE memory_type = 'semantic' AND key IS NOT NULL").fetchall()
+    renamed = [(p["subject"], p["key"], new) for p in pairs if (new := family_key(p["subject"], p["key"])) != p["key"]]
+    if renamed:
+        subjects, keys, families = (list(column) for column in zip(*renamed))
+        users = conn.cursor(row_factory=dict_row).execute(
+            """SELECT DISTINCT m.tenant_id, m.user_id FROM memories m
+               JOIN unnest(%s::text[], %s::text[]) AS r(subject, key) ON r.subject = m.subject AND r.key = m.key
+               WHERE m.memory_type = 'semantic' ORDER BY 1, 2""", (subjects, keys)).fetchall()
+        for user in users:
+            with conn.transaction():
+                rekey_user(conn.cursor(row_factory=dict_row), user["tenant_id"], user["user_id"], subjects, keys,
+                           families)
+    for turn in conn.cursor(row_factory=dict_row).execute(
+            "SELECT tenant_id, id, user_id FROM turns WHERE candidates IS NOT NULL ORDER BY 1, 2").fetchall():
+        with conn.transaction():
+            _rekey_candidates(conn.cursor(row_factory=dict_row), turn)
+
+
+def rekey_user(cur: psycopg.Cursor, tenant_id: str, user_id: str, subjects: list[str], keys: list[str],
+               families: list[str]) -> None:
+    """One user's facts under (subjects[i], keys[i]) filed under families[i], in the caller's
+    transaction, then the values of those family keys current together resolved (the module's rules)."""
+    locks.lock_user(cur.connection, tenant_id, user_id)
+    args = {"t": tenant_id, "u": user_id, "s": subjects, "k": keys, "f": families}
+    renamed = """unnest(%(s)s::text[], %(k)s::text[], %(f)s::text[]) AS r(subject, key, family)"""
+    # A fact's dedupe key names its key (pipeline._dedupe_key): re-keyed with it, a turn extracted again
+    # finds what it wrote. One row per new dedupe key, none taken already (two aliases of one turn and value).
+    cur.execute(
+        f"""WITH moved AS (
+                SELECT m.id, 'candidate:' || m.source_turn_id || ':' || r.family
+                             || substr(m.dedupe_key, length('candidate:' || m.source_turn_id || ':' || r.key) + 1) AS dedupe
+                FROM memories m JOIN {renamed} ON r.subject = m.subject AND r.key = m.key
+                WHERE m.tenant_id = %(t)s AND m.user_id = %(u)s AND m.memory_type = 'semantic'
+                  AND starts_with(m.dedupe_key, 'candidate:' || m.source_turn_id || ':' || r.key || ':')
+            ), first AS (
+                SELECT DISTINCT ON (dedupe) id, dedupe FROM moved ORDER BY dedupe, id
+            )
+            UPDATE memories m SET dedupe_key = first.dedupe FROM first
+            WHERE m.tenant_id = %(t)s AND m.id = first.id
+              AND NOT EXISTS (SELECT 1 FROM memories o WHERE o.tenant_id = %(t)s AND o.dedupe_key = first.dedupe)""",
+        args)
+    groups = cur.execute(
+        f"""UPDATE memories m SET key = r.family FROM {renamed}
+            WHERE m.tenant_id = %(t)s AND m.user_id = %(u)s AND m.memory_type = 'semantic'
+              AND m.subject = r.subject AND m.key = r.key
+            RETURNING m.subject, m.key""", args).fetchall()
+    # The links that cross keys (migration 0021) name the key of the value taken back; one whose two
+    # facts now share their key is a link within the key's history.
+    cur.execute(
+        f"""UPDATE keys_taken_back x SET key = r.family FROM {renamed}
+            WHERE x.tenant_id = %(t)s AND x.user_id = %(u)s AND x.subject = r.subject AND x.key = r.key""", args)
+    cur.execute(
+        """DELETE FROM keys_taken_back x USING memories t
+           WHERE x.tenant_id = %(t)s AND x.user_id = %(u)s AND t.tenant_id = x.tenant_id AND t.id = x.memory_id
+             AND t.subject = x.subject AND t.key = x.key""", args)
+    _resolve(cur, tenant_id, user_id, sorted({(g["subject"], g["key"]) for g in groups}))
+
+
+def _resolve(cur: psycopg.Cursor, tenant_id: str, user_id: str, groups: list[tuple[str, str]]) -> None:
+    """The values current together under each (subject, key) of `groups`, resolved as supersession
+    would have: each replaced by the latest said of its key (of a key that holds several, of its value)."""
+    if not groups:
+        return
+    current = cur.execute(
+        """SELECT m.id, m.subject, m.key, m.value, m.valid_from FROM memories m
+           JOIN unnest(%s::text[], %s::text[]) AS g(subject, key) ON g.subject = m.subject AND g.key = m.key
+           WHERE m.tenant_id = %s AND m.user_id = %s AND m.memory_type = 'semantic' AND m.active
+           ORDER BY m.valid_from, m.created_at, m.id""",
+        ([s for s, _ in groups], [k for _, k in groups], tenant_id, user_id)).fetchall()
+    together: dict[tuple, list[dict[str, Any]]] = defaultdict(list)
+    for memory in current:
+        prefix = subject_prefix(memory["subject"])
+        base = memory["key"][len(prefix) + 1:] if prefix and memory["key"].startswith(prefix + "_") else memory["key"]
+        value = folded_value(memory["value"] or "") if holds_several(base) else None
+        together[(memory["subject"], memory["key"], value)].append(memory)
+    for said in together.values():
+        latest = said[-1]
+        for older in said[:-1]:
+            history_rows.link(cur.connection, tenant_id, latest["id"], older["id"])
+            history_rows.end(cur.connection, tenant_id, older["id"], latest["valid_from"])
+
+
+def _rekey_candidates(cur: psycopg.Cursor, turn: dict[str, Any]) -> None:
+    """A turn's candidates, extracted by an earlier version and not yet decided, under their family keys."""
+    locks.lock_user(cur.connection, turn["tenant_id"], turn["user_id"])
+    row = cur.execute("SELECT candidates FROM turns WHERE tenant_id = %s AND id = %s FOR UPDATE",
+                      (turn["tenant_id"], turn["id"])).fetchone()
+    if row is None or row["candidates"] is None:
+        return  # decided (or erased) meanwhile
+    candidates = [{**c, "key": family_key(c.get("subject") or "user", c["key"])} for c in row["candidates"]]
+    if candidates != row["candidates"]:
+        cur.execute("UPDATE turns SET candidates = %s WHERE tenant_id = %s AND id = %s",
+                    (Jsonb(candidates), turn["tenant_id"], turn["id"]))

@@ -1,0 +1,9 @@
+-- memex: python memex.db.family_keys
+-- The facts an earlier version stored under a model's own word for a key ("current_city", "location",
+-- "job_title", "melanie_job") filed under their family's key ("city", "role", "melanie_role"), as
+-- extraction/aliases.py files new facts: in memories (the key and the dedupe key naming it),
+-- keys_taken_back, and the candidates of turns not yet decided; then the values of one key current
+-- together resolved as supersession would have, each replaced one linked in memory_links to the
+-- latest and ended when that was said. Each user in a transaction of their own, under their lock
+-- (db/family_keys.py). Tombstones keep the key they were written with: their digest is salted with it
+-- (pipeline._erased reads it as its family's).

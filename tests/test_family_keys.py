@@ -1,0 +1,121 @@
+"""Facts an earlier version filed under a model's own word for a key ("current_city") take part in their
+family ("city") after the upgrade (migration 0033, db/family_keys.py): a later value replaces them, the
+topics' read finds the current one first, their history is kept, and an erased one stays erased when
+its turn is extracted again under the family's key."""
+
+from __future__ import annotations
+
+from memex import backfill
+from memex.db import family_keys
+from tests.conftest import Tenant, api_client, database_of_its_own
+
+
+def _facts(tenant, key: str | None = None) -> list[dict]:
+    memories = tenant.get(f"/v1/users/{tenant.user}/memories",
+                          params={"include_inactive": "true", "limit": 500}).json()["memories"]
+    return [m for m in memories if m["memory_type"] == "semantic" and (key is None or m["key"] == key)]
+
+
+def _filed_as(ctx, tenant, old: str, new: str) -> None:
+    """The user's facts under `old` filed under `new` (and their dedupe keys), as a version of memex
+    before the aliases (extraction/aliases.py) stored what a model filed under its own word."""
+    with ctx.db.transaction() as conn:
+        conn.execute(
+            """UPDATE memories SET key = %(new)s,
+                      dedupe_key = replace(dedupe_key, ':' || %(old)s || ':', ':' || %(new)s || ':')
+               WHERE tenant_id = %(t)s AND user_id = %(u)s AND key = %(old)s""",
+            {"old": old, "new": new, "t": tenant.id, "u": tenant.user})
+
+
+def _migrate(ctx) -> None:
+    with ctx.db.connection().cursor() as cur:
+        family_keys.migrate(cur)
+
+
+def _history(tenant, memory_id: str) -> list[tuple[str, str, bool]]:
+    response = tenant.get(f"/v1/memories/{memory_id}/history")
+    assert response.status_code == 200, response.text
+    return [(m["key"], m["value"], m["active"]) for m in response.json()["history"]]
+
+
+def _state(ctx) -> dict[str, list]:
+    with ctx.db.connection().cursor() as cur:
+        return {"memories": cur.execute("""SELECT id, key, value, active, valid_from, valid_to, dedupe_key
+                                           FROM memories ORDER BY id""").fetchall(),
+                "memory_links": cur.execute("SELECT memory_id, replaced_id FROM memory_links ORDER BY 1, 2").fetchall(),
+                "turns": cur.execute("SELECT id, candidates FROM turns ORDER BY id").fetchall()}
+
+
+def test_two_current_cities_of_one_family_are_resolved_with_their_history_and_the_migration_is_idempotent(ctx):
+    with database_of_its_own(ctx, "memex_family_keys") as own, api_client(own) as client:
+        tenant = Tenant(own, client)
+        tenant.turn("I live in Berlin.", timestamp="2026-01-01T10:00:00Z")
+        tenant.turn("I live in Lisbon.", timestamp="2026-03-01T10:00:00Z")
+        _filed_as(own, tenant, "city", "current_city")
+        tenant.turn("I moved to Porto.", timestamp="2026-05-01T10:00:00Z")
+        # what the aliases left: Porto under the family's key beside the current_city Lisbon, both current
+        assert {(m["key"], m["value"]) for m in _facts(tenant) if m["active"]} == {("current_city", "Lisbon"),
+                                                                                    ("city", "Porto")}
+        pending = tenant.turn("Hello!", timestamp="2026-05-02T10:00:00Z").json()["turn_id"]
+        with own.db.transaction() as conn:  # as a turn an earlier version extracted and did not decide yet
+            conn.execute("""UPDATE turns SET status = 'processing', resolved_at = NULL, candidates = '[{"type": "fact",
+                              "key": "job_title", "value": "nurse", "content": "The user is a nurse.",
+                              "confidence": 0.9, "importance": 0.7, "source_message_id": null}]'
+                            WHERE tenant_id = %s AND id = %s""", (tenant.id, pending))
+
+        _migrate(own)
+
+        cities = {m["value"]: m for m in _facts(tenant)}
+        assert {(m["key"], m["value"], m["active"]) for m in cities.values()} == {
+            ("city", "Berlin", False), ("city", "Lisbon", False), ("city", "Porto", True)}
+        assert _history(tenant, cities["Porto"]["id"]) == [("city", "Berlin", False), ("city", "Lisbon", False),
+                                                           ("city", "Porto", True)]
+        assert cities["Lisbon"]["valid_to"] == cities["Porto"]["valid_from"]
+        found = tenant.search("Where does she live?")
+        assert found[0]["value"] == "Porto" and "Lisbon" not in {r["value"] for r in found}
+        with own.db.connection().cursor() as cur:
+            assert cur.execute("SELECT candidates->0->>'key' AS key FROM turns WHERE id = %s",
+                               (pending,)).fetchone()["key"] == "role"
+            # a turn extracted again finds what it wrote: the dedupe key names the family's key
+            assert not cur.execute("SELECT dedupe_key FROM memories WHERE tenant_id = %s AND dedupe_key LIKE '%%current%%'",
+                                   (tenant.id,)).fetchall()
+
+        before = _state(own)
+        _migrate(own)
+        assert _state(own) == before
+
+
+def test_a_city_said_after_the_upgrade_replaces_the_one_stored_under_an_alias(ctx):
+    with database_of_its_own(ctx, "memex_family_keys") as own, api_client(own) as client:
+        tenant = Tenant(own, client)
+        tenant.turn("I live in Lisbon.", timestamp="2026-03-01T10:00:00Z")
+        tenant.turn("I'm a nurse.", timestamp="2026-03-02T10:00:00Z")
+        _filed_as(own, tenant, "city", "location")
+        _filed_as(own, tenant, "role", "job_title")
+
+        _migrate(own)
+        tenant.turn("I moved to Porto.", timestamp="2026-05-01T10:00:00Z")
+        tenant.turn("I'm a teacher now.", timestamp="2026-05-02T10:00:00Z")
+
+        facts = {m["value"]: m for m in _facts(tenant)}
+        assert {(m["key"], m["value"], m["active"]) for m in facts.values()} == {
+            ("city", "Lisbon", False), ("city", "Porto", True), ("role", "nurse", False), ("role", "teacher", True)}
+        assert _history(tenant, facts["Porto"]["id"]) == [("city", "Lisbon", False), ("city", "Porto", True)]
+        found = tenant.search("Where does she live?")
+        assert found[0]["value"] == "Porto" and "Lisbon" not in {r["value"] for r in found}
+
+
+def test_a_value_erased_under_an_alias_is_not_brought_back_under_the_family_key(ctx, tenant, runtime):
+    tenant.turn("I live in Lisbon.", timestamp="2026-03-01T10:00:00Z")
+    tenant.turn("I work at Notion.", timestamp="2026-03-02T10:00:00Z")
+    _filed_as(ctx, tenant, "city", "current_city")
+    # erased while the fact was filed under the alias: its tombstone names current_city
+    lisbon = _facts(tenant, "current_city")[0]
+    assert tenant.delete(f"/v1/memories/{lisbon['id']}").json()["deleted"] == {"memories": 1}
+
+    job = backfill.new_job("reextract", tenant.id)
+    ctx.publisher.publish_backfill(job)
+    runtime.drain()
+    assert tenant.get(f"/v1/backfills/{job.backfill_id}").json()["status"] == "done"
+
+    assert {(m["key"], m["value"]) for m in _facts(tenant)} == {("employer", "Notion")}
