@@ -2,7 +2,8 @@
 2026-12-01), with a user's history of supersessions, an erased fact and an API key, migrates to head
 and answers through the API as it did: every row kept, the old key accepted, the history and what is
 current unchanged, and the features added since (the sessions listing of 0025, a memory deleted out
-of a chain) working on the old rows."""
+of a chain, a fact filed under a model's own word for its key replaced by the family's next value:
+0033) working on the old rows."""
 
 from __future__ import annotations
 
@@ -40,7 +41,7 @@ def _migrate_through(conn: psycopg.Connection, last: str) -> None:
             conn.execute("INSERT INTO schema_migrations (version) VALUES (%s)", (path.stem,))
 
 
-# What alice said (turn id, session, day of 2026, text) and what the offline rules of 0013 kept of it:
+# What alice and bob said (turn id, session, day of 2026, text) and what memex at 0013 kept of it:
 # (memory id, turn, key, value, content, valid_to); the chains employer Stripe -> Notion and city
 # Lisbon -> Porto; her allergy was erased (its memory gone, its turn and key tombstoned).
 TURNS = [("t1", "alice", "s1", "09-01", "I work at Stripe. My dog is called Biscuit."),
@@ -48,13 +49,16 @@ TURNS = [("t1", "alice", "s1", "09-01", "I work at Stripe. My dog is called Bisc
          ("t3", "alice", "s2", "10-01", "I just started at Notion, left Stripe."),
          ("t4", "alice", "s2", "10-05", "We moved to Porto last week."),
          ("t5", "alice", "s3", "10-10", "I am allergic to peanuts."),
-         ("t6", "bob", "s1", "09-03", "I work at Google.")]
+         ("t6", "bob", "s1", "09-03", "I work at Google."),
+         ("t7", "bob", "s1", "09-04", "I live in Berlin.")]
 FACTS = [("stripe", "t1", "employer", "Stripe", "The user's employer is Stripe.", "10-01"),
          ("biscuit", "t1", "pet_dog_name", "Biscuit", "The user's dog is named Biscuit.", None),
          ("lisbon", "t2", "city", "Lisbon", "The user lives in Lisbon.", "10-05"),
          ("notion", "t3", "employer", "Notion", "The user's employer is Notion.", None),
          ("porto", "t4", "city", "Porto", "The user lives in Porto.", None),
-         ("google", "t6", "employer", "Google", "The user's employer is Google.", None)]
+         ("google", "t6", "employer", "Google", "The user's employer is Google.", None),
+         # filed by an LLM of the time under its own word for the key (migration 0033 files it as `city`)
+         ("berlin", "t7", "current_city", "Berlin", "The user lives in Berlin.", None)]
 LINKS = [("notion", "stripe"), ("porto", "lisbon")]
 
 
@@ -145,7 +149,10 @@ def test_a_database_at_0013_with_a_history_migrates_to_head_and_answers_the_same
         later = sorted(p.stem for p in MIGRATIONS.glob("*.sql") if p.stem > OLD)
         assert [n for n in notes if re.fullmatch(rf"migrations applied: {', '.join(later)} \(in \d+\.\d s\)", n)], notes
         assert not [n for n in notes if "does not know" in n]
-        assert {table: conn.execute(sql).fetchall() for table, sql in ROWS.items()} == before
+        # every row as it was, but the fact filed under a model's word for its key, filed under the family's (0033)
+        assert {table: conn.execute(sql).fetchall() for table, sql in ROWS.items()} == {
+            **before, "memories": [(*row[:2], "city", *row[3:]) if row[0] == "berlin" else row
+                                   for row in before["memories"]]}
         upgraded = build_context(dataclasses.replace(ctx.settings, database_url=url))
         headers = {"Authorization": f"Bearer {KEY}"}
         with api_client(upgraded) as client:
@@ -182,7 +189,15 @@ def test_a_database_at_0013_with_a_history_migrates_to_head_and_answers_the_same
             assert [(s["session_id"], s["turns"], s["messages"]) for s in sessions] == [("s3", 1, 1), ("s2", 2, 2),
                                                                                         ("s1", 2, 2)]
             bobs = client.get("/v1/users/bob/sessions", headers=headers).json()["sessions"]
-            assert [(s["session_id"], s["turns"]) for s in bobs] == [("s1", 1)]
+            assert [(s["session_id"], s["turns"]) for s in bobs] == [("s1", 2)]
+
+            # bob's move replaces the city stored under current_city, which stays in its history
+            post("/v1/turns?wait=true", {"user_id": "bob", "session_id": "s2", "timestamp": "2026-11-02T10:00:00Z",
+                                         "messages": [{"role": "user", "content": "We moved to Munich last week."}]})
+            lives = post("/v1/search", {"user_id": "bob", "query": "Where does he live?"})["results"]
+            assert lives[0]["content"] == "The user lives in Munich." and "berlin" not in {r["id"] for r in lives}
+            assert _history(client, headers, lives[0]["id"]) == [("The user lives in Berlin.", False),
+                                                                 ("The user lives in Munich.", True)]
 
             # a new fact supersedes an old-written one; deleting the middle of the chain erases it and its past
             # (Stripe), never what replaced it (Figma, current, its chain closed over the gap)
