@@ -90,19 +90,37 @@ def test_a_city_said_after_the_upgrade_replaces_the_one_stored_under_an_alias(ct
         tenant = Tenant(own, client)
         tenant.turn("I live in Lisbon.", timestamp="2026-03-01T10:00:00Z")
         tenant.turn("I'm a nurse.", timestamp="2026-03-02T10:00:00Z")
+        tenant.turn("I speak Spanish.", timestamp="2026-03-03T10:00:00Z")
+        tenant.turn("I speak French.", timestamp="2026-03-04T10:00:00Z")
         _filed_as(own, tenant, "city", "location")
         _filed_as(own, tenant, "role", "job_title")
+        _filed_as(own, tenant, "language", "languages")
+        # said again since under the family's key, which holds several: two Spanish current
+        tenant.turn("I speak Spanish.", timestamp="2026-04-01T10:00:00Z")
 
         _migrate(own)
         tenant.turn("I moved to Porto.", timestamp="2026-05-01T10:00:00Z")
         tenant.turn("I'm a teacher now.", timestamp="2026-05-02T10:00:00Z")
 
-        facts = {m["value"]: m for m in _facts(tenant)}
+        facts = {m["value"]: m for m in _facts(tenant) if m["key"] != "language"}
         assert {(m["key"], m["value"], m["active"]) for m in facts.values()} == {
             ("city", "Lisbon", False), ("city", "Porto", True), ("role", "nurse", False), ("role", "teacher", True)}
+        # a key that holds several keeps each value current once, the copy said before in its history
+        languages = sorted((m["valid_from"], m["value"], m["active"]) for m in _facts(tenant, "language"))
+        assert [(value, active) for _, value, active in languages] == [("Spanish", False), ("French", True),
+                                                                       ("Spanish", True)]
         assert _history(tenant, facts["Porto"]["id"]) == [("city", "Lisbon", False), ("city", "Porto", True)]
         found = tenant.search("Where does she live?")
         assert found[0]["value"] == "Porto" and "Lisbon" not in {r["value"] for r in found}
+
+
+def test_a_key_is_filed_as_the_llm_extractor_files_it_and_a_family_key_as_itself():
+    assert family_keys.family_key("user", "current_city") == "city"
+    assert family_keys.family_key("user", "wife_location") == "partner_city"
+    assert family_keys.family_key("Melanie", "melanie_job") == "melanie_role"
+    assert family_keys.family_key("user", "melanie_job") == "melanie_job"  # no participant's fact: kept
+    for key in ("city", "partner_city", "melanie_role", "pet_dog_name", "favorite_food", "likes"):
+        assert family_keys.family_key("Melanie" if key.startswith("melanie") else "user", key) == key
 
 
 def test_a_value_erased_under_an_alias_is_not_brought_back_under_the_family_key(ctx, tenant, runtime):
