@@ -411,9 +411,10 @@ def _by_family(tombstones: set[tuple[str, str, str, str]]) -> dict[tuple[str, st
     """The tombstones (turn_rows.tombstones) by turn and their key's family key, each with the key it
     was written with: one written before migration 0033 may name an alias ("current_city"), and its
     digest is salted with that key."""
+    families = {(subject, key): family_key(subject, key) for _, key, subject, _ in tombstones}
     erased: dict[tuple[str, str], list[tuple[str, str, str]]] = defaultdict(list)
     for turn_id, key, subject, digest in tombstones:
-        erased[(turn_id, family_key(subject, key))].append((key, subject, digest))
+        erased[(turn_id, families[(subject, key)])].append((key, subject, digest))
     return erased
 
 
