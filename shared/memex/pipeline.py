@@ -144,7 +144,7 @@ def _read_all(ctx: Context, work: list[tuple[dict, list[dict], list[dict]]],
             return exc, time.perf_counter() - started
         return found, time.perf_counter() - started
 
-    return at_once(ctx, lambda each: read(each[1], each[2]), work)
+    return at_once(ctx, "extract", lambda each: read(each[1], each[2]), work)
 
 
 def _extracted(ctx: Context, messages: list[dict], history: list[dict], rules_if_the_llm_fails: bool) -> list[Candidate]:
@@ -305,7 +305,7 @@ def _resolve_turns(ctx: Context, turns: list[dict[str, Any]]) -> None:
     # One user's turns in the order said; different users' at once, as the FIFO queue's message
     # groups run in AWS: one after another, a judge answering in 2 s backed the local runtime's
     # supersession queue up (bench/soak --llm-delay 2). Each user's writes take their own lock.
-    at_once(ctx, resolve_user, runs)
+    at_once(ctx, "judge", resolve_user, runs)
 
 
 def candidate_vectors(ctx: Context, turns: list[dict[str, Any]]) -> dict[str, np.ndarray]:
