@@ -211,3 +211,50 @@ def test_a_database_secret_without_what_it_needs_says_what_it_lacks(secrets, val
     with pytest.raises(ValueError, match=f"the database secret \\(DATABASE_SECRET_ARN\\) {says}") as raised:
         database_dsn(Settings(database_secret_arn=secrets(value)))
     assert "pw" not in str(raised.value)
+
+
+def test_a_thread_that_waits_on_the_llm_gives_its_borrowed_connection_back_whatever_raised(ctx):
+    # The threads of a worker's LLM reads (memex/at_once.py) each kept a connection of their own: a
+    # supersession environment opened one a user judged at once. They now borrow one of a bounded
+    # few for each stretch of database work, and a stretch that fails must give it back, or the
+    # next would wait for it for ever.
+    from concurrent.futures import ThreadPoolExecutor
+
+    from memex.db.connection import borrow_only
+
+    db = Database(lambda: ctx.db.dsn, loaned_connections=1)
+    lent: list[int] = []
+
+    def failing_statement() -> None:
+        with db.borrowed(), db.transaction() as conn:
+            lent.append(conn.info.backend_pid)
+            conn.execute("SELECT 1 / 0")
+
+    def left_in_a_transaction() -> None:
+        with db.borrowed() as conn:
+            lent.append(conn.info.backend_pid)
+            conn.execute("BEGIN")
+            raise RuntimeError("stopped mid-transaction")
+
+    def next_loan() -> tuple[int, int]:
+        with db.borrowed() as conn:
+            return conn.info.backend_pid, conn.execute("SELECT 1 AS one").fetchone()["one"]
+
+    with ThreadPoolExecutor(2, initializer=borrow_only) as threads:
+        with pytest.raises(psycopg.errors.DivisionByZero):
+            threads.submit(failing_statement).result(timeout=10)
+        # rolled back and given back: the one loan is free, and it is the same session
+        assert threads.submit(next_loan).result(timeout=10) == (lent[0], 1)
+        with pytest.raises(RuntimeError, match="mid-transaction"):
+            threads.submit(left_in_a_transaction).result(timeout=10)
+        # given back closed, not lent again with its transaction open
+        pid, one = threads.submit(next_loan).result(timeout=10)
+        assert (pid != lent[1], one) == (True, 1)
+        # and no thread of the pool opens one of its own, which no bound would count
+        with pytest.raises(RuntimeError, match="borrowed"):
+            threads.submit(db.connection).result(timeout=10)
+    # any other thread (a job run inline: MEMEX_LLM_CONCURRENCY=1) borrows its own connection
+    with db.borrowed() as conn:
+        assert conn is db.connection()
+    db.discard_all()
+    db.reset()

@@ -10,6 +10,7 @@ import time
 
 import httpx
 import openai
+import psycopg
 import pytest
 from aws_lambda_powertools.utilities.batch.exceptions import BatchProcessingError
 
@@ -907,3 +908,79 @@ def test_a_supersession_batch_asks_the_judge_about_different_users_at_once(ctx, 
     for user in users:
         listing = user.get(f"/v1/users/{user.user}/memories").json()["memories"]
         assert [m["value"] for m in listing if m["key"] == "employer"] == ["Notion"], listing
+
+
+def test_many_users_judged_at_once_hold_a_bounded_few_connections_on_one_pool_of_threads(ctx, llm, llm_ctx):
+    # Each user judged at once held a database connection of its own through the model's answer: a
+    # supersession environment opened up to MEMEX_LLM_CONCURRENCY of them, times the function's
+    # concurrency, against RDS's max_connections. And each batch started and joined its own threads.
+    # Now the threads are the process's, kept from batch to batch, and they borrow at most
+    # MEMEX_LLM_DB_CONNECTIONS connections at once, none while the model answers.
+    from psycopg.conninfo import conninfo_to_dict
+
+    from memex.db.connection import Database
+    from tests.conftest import database_of_its_own
+
+    settings = dataclasses.replace(llm_ctx.settings, llm_concurrency=8, llm_db_connections=2,
+                                   extraction_queue_url=llm_ctx.settings.extraction_queue_url + "-missing")
+    with database_of_its_own(ctx, "llm_pool") as own:
+        db = Database(lambda: own.db.dsn, loaned_connections=settings.llm_db_connections)
+        offline = dataclasses.replace(own, db=db, publisher=SqsPublisher(settings))  # the rules read and judge
+        judged = dataclasses.replace(llm_ctx, settings=settings, db=db, publisher=offline.publisher)
+        tenant = Tenant(offline, None)
+        users = [f"u{i}" for i in range(8)]
+
+        def said(user: str, text: str) -> str:
+            return ingest_turn(offline, tenant.id, TurnIn(user_id=user, session_id="s1", messages=[
+                {"role": "user", "content": text}]), wait=False)["turn_id"]
+
+        def batch(employer: str) -> tuple[int, float]:
+            """Every user's change of employer judged in one batch by a model answering in 1 s: the
+            most connections to the database at once, and the seconds it took."""
+            jobs = []
+            for user in users:
+                turn_id = said(user, f"I work at {employer} now.")
+                pipeline.extract_many(offline, tenant.id, [turn_id])  # the rules read it: only the judge asks
+                jobs.append(SupersessionJob(tenant.id, user, turn_id))
+            llm.reset()
+            verdict = '{"action": "supersede", "replaces": ["m1"], "reason": "the user changed jobs"}'
+            llm.script_chat(*[verdict] * len(users), delay=1.0)
+            most, done = [0], threading.Event()
+
+            def count() -> None:
+                with psycopg.connect(ctx.db.dsn, autocommit=True) as watcher:
+                    while not done.is_set():
+                        now = watcher.execute("SELECT count(*) FROM pg_stat_activity WHERE datname = %s",
+                                              (dbname,)).fetchone()[0]
+                        most[0] = max(most[0], now)
+                        time.sleep(0.02)
+
+            watching = threading.Thread(target=count)
+            watching.start()
+            started = time.monotonic()
+            try:
+                pipeline.resolve_many(judged, jobs)
+            finally:
+                done.set()
+                watching.join()
+            assert len(llm.chat_requests) == len(users)
+            return most[0], time.monotonic() - started
+
+        dbname = conninfo_to_dict(own.db.dsn)["dbname"]
+        for user in users:
+            pipeline.process_inline(offline, tenant.id, said(user, "I work at Stripe."))
+        first = batch("Notion")
+        threads = {t for t in threading.enumerate() if t.name.startswith("memex-llm")}
+        second = batch("Figma")
+        # this thread's own connection and the two lent; one after another the eight answers take 8 s
+        assert [(most <= 1 + settings.llm_db_connections, seconds < 4) for most, seconds in (first, second)] == [
+            (True, True)] * 2, (first, second)
+        assert threads and {t for t in threading.enumerate() if t.name.startswith("memex-llm")} == threads
+        rows = db.connection().execute("SELECT user_id, value FROM memories WHERE tenant_id = %s AND key = 'employer' "
+                                       "AND active", (tenant.id,)).fetchall()
+        assert sorted((r["user_id"], r["value"]) for r in rows) == [(user, "Figma") for user in users]
+        # and an operator tells memex's sessions apart in pg_stat_activity
+        assert db.connection().execute("SHOW application_name").fetchone()["application_name"] == "memex"
+        db.discard_all()
+        db.reset()
+    llm.reset()

@@ -152,6 +152,9 @@ class Settings:
     # with a model answering in 2 s spent the whole budget above, failed its last turns and backed
     # the queues up (bench/soak --llm-delay 2).
     llm_concurrency: int = 10
+    # The database connections those calls' threads hold at once, per process (db/connection.py,
+    # borrowed): each borrows one for a stretch of database work, none while the model answers.
+    llm_db_connections: int = 2
 
     # Reranker: any Cohere/Jina-compatible `/rerank` endpoint (empty base URL: no reranking). Its
     # scores below `rerank_min_score` are dropped, replacing the built-in relevance floor.
@@ -409,6 +412,7 @@ def load_settings() -> Settings:
         llm_facts_per_turn=_positive_int("MEMEX_LLM_FACTS_PER_TURN", 8),
         llm_chars_per_fact=_positive_int("MEMEX_LLM_CHARS_PER_FACT", 20),
         llm_concurrency=_positive_int("MEMEX_LLM_CONCURRENCY", 10),
+        llm_db_connections=_positive_int("MEMEX_LLM_DB_CONNECTIONS", 2),
         rerank_base_url=_str("MEMEX_RERANK_BASE_URL"),
         rerank_api_key=_str("MEMEX_RERANK_API_KEY"),
         rerank_model=_str("MEMEX_RERANK_MODEL"),

@@ -9,7 +9,6 @@ the turn, so a lost supersession message is sent again without asking the LLM ag
 
 from __future__ import annotations
 
-import contextvars
 import itertools
 import logging
 import threading
@@ -17,14 +16,14 @@ import time
 import uuid
 import weakref
 from collections import defaultdict
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, replace
 from datetime import datetime
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
 from memex import embedded_text, filler, llm, standalone, timeline
+from memex.at_once import at_once
 from memex.context import Context
 from memex.db import history as history_rows
 from memex.db import locks
@@ -132,7 +131,7 @@ def extract_many(ctx: Context, tenant_id: str, turn_ids: list[str], again: bool 
 def _read_all(ctx: Context, work: list[tuple[dict, list[dict], list[dict]]],
               rules_if_the_llm_fails: bool) -> list[tuple[list[Candidate] | Exception, float]]:
     """Each turn's candidates (or what its read raised) and the seconds the read took, read at once
-    (_at_once): one after another, a full batch waited ten of a slow model's answers, and the
+    (at_once.py): one after another, a full batch waited ten of a slow model's answers, and the
     queue behind it backed up (bench/soak --llm-delay 2)."""
     def read(messages: list[dict], history: list[dict]) -> tuple[list[Candidate] | Exception, float]:
         started = time.perf_counter()
@@ -146,19 +145,7 @@ def _read_all(ctx: Context, work: list[tuple[dict, list[dict], list[dict]]],
             return exc, time.perf_counter() - started
         return found, time.perf_counter() - started
 
-    return _at_once(ctx, lambda each: read(each[1], each[2]), work)
-
-
-def _at_once(ctx: Context, call: Callable[[Any], Any], items: list[Any]) -> list[Any]:
-    """`call` of each item, up to `llm_concurrency` at once when an LLM is configured (its calls
-    wait on the network; the rules would only contend for the GIL), each in a copy of this context
-    so that its chat calls keep the job's time budget. The first exception is raised once all are done."""
-    workers = min(len(items), ctx.settings.llm_concurrency) if ctx.settings.llm_configured else 1
-    if workers <= 1:
-        return [call(item) for item in items]
-    with ThreadPoolExecutor(workers, thread_name_prefix="memex-llm") as pool:
-        futures = [pool.submit(contextvars.copy_context().run, call, item) for item in items]
-    return [future.result() for future in futures]
+    return at_once(ctx, "extract", lambda each: read(each[1], each[2]), work)
 
 
 def _extracted(ctx: Context, messages: list[dict], history: list[dict], rules_if_the_llm_fails: bool) -> list[Candidate]:
@@ -313,13 +300,13 @@ def _resolve_turns(ctx: Context, turns: list[dict[str, Any]]) -> None:
             with llm.time_budget(ctx.settings.llm_budget_seconds):
                 for candidate in (Candidate(**c) for c in turn["candidates"]):
                     _decide_and_write(ctx, turn, candidate, vectors[_embedded(candidate)])
-            with ctx.db.transaction() as conn:
+            with ctx.db.borrowed(), ctx.db.transaction() as conn:
                 turn_rows.finish(conn, turn["tenant_id"], [turn["id"]])
 
     # One user's turns in the order said; different users' at once, as the FIFO queue's message
     # groups run in AWS: one after another, a judge answering in 2 s backed the local runtime's
     # supersession queue up (bench/soak --llm-delay 2). Each user's writes take their own lock.
-    _at_once(ctx, resolve_user, runs)
+    at_once(ctx, "judge", resolve_user, runs)
 
 
 def candidate_vectors(ctx: Context, turns: list[dict[str, Any]]) -> dict[str, np.ndarray]:
@@ -436,13 +423,15 @@ def _decide_and_write(ctx: Context, turn: dict[str, Any], candidate: Candidate, 
     dedupe_key = _dedupe_key(turn, candidate)
     keys = related_keys(candidate)
     for attempt in range(1, DECIDE_ATTEMPTS + 1):
-        conn = ctx.db.connection()
-        if memory_rows.already_written(conn, tenant_id, dedupe_key):
-            return  # decided by an earlier delivery
-        seen = memory_rows.related_active(conn, tenant_id, user_id, keys, vector, RELATED_MIN_SIMILARITY, RELATED_LIMIT,
-                                          candidate.subject)
+        # run at once with other users' (at_once.py), a connection is borrowed for each stretch of
+        # database work and given back before the judge is asked
+        with ctx.db.borrowed() as conn:
+            if memory_rows.already_written(conn, tenant_id, dedupe_key):
+                return  # decided by an earlier delivery
+            seen = memory_rows.related_active(conn, tenant_id, user_id, keys, vector, RELATED_MIN_SIMILARITY,
+                                              RELATED_LIMIT, candidate.subject)
         decision = ctx.judge.decide(candidate, seen)
-        with ctx.db.transaction() as conn:
+        with ctx.db.borrowed(), ctx.db.transaction() as conn:
             locks.lock_user(conn, tenant_id, user_id)
             if turn_rows.lock_turn(conn, tenant_id, turn["id"]) is None:
                 return  # erased meanwhile

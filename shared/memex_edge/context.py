@@ -115,7 +115,7 @@ def build_context(settings: Settings) -> Context:
         settings=settings,
         db=Database(lambda: database_dsn(settings), statement_timeout_ms=settings.db_statement_timeout_ms,
                     prepared_statements=settings.db_prepared_statements,
-                    spare_connections=settings.db_spare_connections,
+                    spare_connections=settings.db_spare_connections, loaned_connections=settings.llm_db_connections,
                     idle_in_transaction_timeout_ms=settings.db_idle_in_transaction_timeout_ms),
         embedder=measured_embedder(settings, metrics),
         publisher=SqsPublisher(settings),

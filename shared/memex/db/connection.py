@@ -9,6 +9,11 @@ docs/measurements/performance.md).
 No prepared statements unless asked for (`prepared_statements`): RDS Proxy pins sessions that
 use them. Every session starts with a statement timeout and an idle-in-transaction timeout (libpq
 `options`), so that neither a runaway query nor a function frozen mid-transaction holds locks and a connection.
+
+The threads that wait on an LLM for a worker job (memex/at_once.py) hold none of their own: ten of them
+each keeping a connection idle through a model's answer made a supersession environment open eleven,
+times the function's concurrency, against RDS's max_connections. They borrow one of at most
+`loaned_connections` (MEMEX_LLM_DB_CONNECTIONS) for each stretch of database work (`borrowed`).
 """
 
 from __future__ import annotations
@@ -27,7 +32,7 @@ from psycopg.rows import dict_row
 class Database:
     def __init__(self, dsn_provider: Callable[[], str], *, statement_timeout_ms: int = 30_000,
                  idle_in_transaction_timeout_ms: int = 60_000, prepared_statements: bool = False,
-                 spare_connections: int = 8):
+                 spare_connections: int = 8, loaned_connections: int = 2):
         self._dsn_provider = dsn_provider
         # psycopg prepares a statement at its fifth execution on a connection (its default)
         self._prepare_threshold = 5 if prepared_statements else None
@@ -44,6 +49,9 @@ class Database:
         self._spare_limit = spare_connections
         self._spares: list[tuple[psycopg.Connection, int]] = []  # with their generation
         self._spares_lock = threading.Lock()
+        self._loans = threading.BoundedSemaphore(loaned_connections)
+        self._lendable: list[tuple[psycopg.Connection, int]] = []  # returned loans, with their generation
+        self._lendable_lock = threading.Lock()
 
     @property
     def dsn(self) -> str:
@@ -55,6 +63,8 @@ class Database:
         conn = psycopg.connect(
             self.dsn, autocommit=True, prepare_threshold=self._prepare_threshold, row_factory=dict_row,
             connect_timeout=10, options=self._options,
+            # named in pg_stat_activity (unless the DSN names it): an operator counts memex's connections
+            fallback_application_name="memex",
         )
         try:
             register_vector(conn)
@@ -64,6 +74,11 @@ class Database:
         return conn
 
     def connection(self) -> psycopg.Connection:
+        loan = getattr(self._local, "loan", None)
+        if loan is not None:
+            return loan
+        if getattr(_borrowers, "only", False):
+            raise RuntimeError("a thread that waits on the LLM uses the database only through Database.borrowed()")
         conn = getattr(self._local, "conn", None)
         if (conn is not None and self._local.generation != self._generation
                 and conn.info.transaction_status == TransactionStatus.IDLE):
@@ -76,6 +91,43 @@ class Database:
             # When this thread is gone, its connection goes to the spares (or is closed).
             self._local.handover = weakref.finalize(threading.current_thread(), self._keep, conn, self._generation)
         return conn
+
+    @contextmanager
+    def borrowed(self) -> Iterator[psycopg.Connection]:
+        """In a borrowing thread (`borrow_only`), one of at most `loaned_connections` connections as
+        this thread's for the scope, waiting for one when all are lent; given back at its end, whatever
+        raised (closed if it broke or was left mid-transaction). In any other thread, its own
+        connection: a job run inline (MEMEX_LLM_CONCURRENCY=1) keeps to one."""
+        if not getattr(_borrowers, "only", False) or getattr(self._local, "loan", None) is not None:
+            yield self.connection()
+            return
+        with self._loans:
+            generation = self._generation
+            conn = self._lent_before() or self._open()
+            self._local.loan = conn
+            try:
+                yield conn
+            finally:
+                self._local.loan = None
+                self._give_back(conn, generation)
+
+    def _lent_before(self) -> psycopg.Connection | None:
+        with self._lendable_lock:
+            lendable = self._lendable.pop() if self._lendable else None
+        if lendable is None:
+            return None
+        conn, generation = lendable
+        if generation == self._generation and _usable(conn):
+            return conn
+        conn.close()
+        return None
+
+    def _give_back(self, conn: psycopg.Connection, generation: int) -> None:
+        if generation == self._generation and _usable(conn):
+            with self._lendable_lock:  # never more than the loans: each was taken under the semaphore
+                self._lendable.append((conn, generation))
+            return
+        conn.close()
 
     def _spare(self) -> psycopg.Connection | None:
         """The most recently kept spare still usable (of this generation, open, idle), if any."""
@@ -109,6 +161,8 @@ class Database:
         self._generation += 1
         with self._spares_lock:
             spares, self._spares = self._spares, []
+        with self._lendable_lock:
+            spares, self._lendable = spares + self._lendable, []
         for conn, _ in spares:
             conn.close()
 
@@ -138,3 +192,16 @@ class Database:
                 conn.close()
             finally:
                 self._local.conn = None
+
+
+_borrowers = threading.local()
+
+
+def borrow_only() -> None:
+    """Mark this thread as one that holds no connection of its own: it uses the database only through
+    `Database.borrowed()` (a thread of memex/at_once.py's pool; its initializer)."""
+    _borrowers.only = True
+
+
+def _usable(conn: psycopg.Connection) -> bool:
+    return not conn.closed and not conn.broken and conn.info.transaction_status == TransactionStatus.IDLE
