@@ -12,7 +12,8 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from memex.keys import InvalidDuration, duration, issue_key, revoke_key
+from infra.cli import InvalidDuration, duration
+from memex.keys import issue_key, revoke_key
 from tests.test_cli import _memex
 
 
