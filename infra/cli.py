@@ -102,10 +102,12 @@ def _when(value) -> str:
 
 def keys_list(args: argparse.Namespace) -> None:
     from memex.keys import list_keys
+    from memex.models import wire_time
 
     rows = list_keys(_operator_context(), args.tenant)
     if args.json:
-        print(json.dumps(rows, indent=2, default=str))
+        # The rows' only values JSON has no type for are their times: sent as every answer sends them.
+        print(json.dumps(rows, indent=2, default=wire_time))
         return
     table = [("ID", "PREFIX", "TENANT", "CREATED", "LAST USED", "REVOKED", "EXPIRES", "LIMIT")]
     table += [(row["id"], row["prefix"] + "…", row["tenant_id"], _when(row["created_at"]), _when(row["last_used_at"]),
