@@ -1,4 +1,4 @@
-"""MigrateFn: the CloudFormation custom resource that applies SQL migrations on every deploy."""
+"""MigrateFunction: the CloudFormation custom resource that applies SQL migrations on every deploy."""
 
 import json
 import urllib.request

@@ -147,7 +147,7 @@ class _LabelledApp:
 
 
 def mcp_app(host: str = "127.0.0.1") -> Any:
-    """McpFn's MCP server alone (at /mcp), served on `host`."""
+    """McpFunction's MCP server alone (at /mcp), served on `host`."""
     from memex_edge.http import create_app
     from memex_edge.mcp_server import PATH
 
