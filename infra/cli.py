@@ -7,9 +7,11 @@ import argparse
 import contextlib
 import json
 import os
+import re
 import signal
 import sys
 import time
+from datetime import timedelta
 from pathlib import Path
 
 
@@ -17,6 +19,27 @@ RATE_HELP = "N/s, N/min, N/h or N/day (e.g. 50/s, 600/min), or unlimited"
 KEY_ID_HELP = "the key's id, as `memex keys list` shows it (key_...)"
 _SAMPLE_KEY = "mx_example_key"  # the placeholder in events/*.json
 MCP_URL = "http://127.0.0.1:8080/mcp"  # where `make dev` serves MCP
+_UNITS = {"d": timedelta(days=1), "h": timedelta(hours=1), "m": timedelta(minutes=1), "s": timedelta(seconds=1)}
+# A hundred years: longer is "never", which is a key without an expiry; and timedelta overflows near 2.7M years.
+LONGEST = timedelta(days=36500)
+
+
+class InvalidDuration(ValueError):
+    """An --expires-in that is not a whole number of days, hours, minutes or seconds, or is out of range."""
+
+
+def duration(text: str) -> timedelta:
+    """`90d`, `12h`, `30m`, `45s` as a timedelta; InvalidDuration naming the value otherwise."""
+    match = re.fullmatch(r"([0-9]+)([dhms])", text.strip())
+    if match is None:
+        raise InvalidDuration(f"--expires-in: {text!r} is not a duration: a whole number and a unit, d, h, m or s "
+                              "(e.g. 90d, 12h)")
+    unit = _UNITS[match.group(2)]
+    # Compared in whole units first: a timedelta of too many days overflows before it can be compared.
+    if not 0 < int(match.group(1)) <= LONGEST // unit:
+        raise InvalidDuration(f"--expires-in: {text!r} is out of range: more than 0s and at most "
+                              f"{LONGEST.days}d (a key without --expires-in never expires)")
+    return int(match.group(1)) * unit
 
 
 def _runtime():
@@ -48,7 +71,7 @@ def _operator_context():
 
 
 def keys_create(args: argparse.Namespace) -> None:
-    from memex.keys import duration, issue_key
+    from memex.keys import issue_key
 
     # Checked before the database is started: a typo costs nothing.
     expires_in = duration(args.expires_in) if args.expires_in is not None else None
@@ -79,10 +102,12 @@ def _when(value) -> str:
 
 def keys_list(args: argparse.Namespace) -> None:
     from memex.keys import list_keys
+    from memex.models import wire_time
 
     rows = list_keys(_operator_context(), args.tenant)
     if args.json:
-        print(json.dumps(rows, indent=2, default=str))
+        # The rows' only values JSON has no type for are their times: sent as every answer sends them.
+        print(json.dumps(rows, indent=2, default=wire_time))
         return
     table = [("ID", "PREFIX", "TENANT", "CREATED", "LAST USED", "REVOKED", "EXPIRES", "LIMIT")]
     table += [(row["id"], row["prefix"] + "…", row["tenant_id"], _when(row["created_at"]), _when(row["last_used_at"]),
@@ -413,7 +438,7 @@ def main(argv: list[str] | None = None) -> None:
 
     try:
         args.run(args)
-    except (ConfigurationError, InvalidRate, InvalidInput, NotFound) as exc:
+    except (ConfigurationError, InvalidRate, InvalidInput, InvalidDuration, NotFound) as exc:
         raise SystemExit(f"memex: {getattr(exc, 'message', exc)}") from None
 
 

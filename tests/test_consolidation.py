@@ -369,3 +369,23 @@ def test_a_run_whose_embeddings_outlast_its_lambdas_time_writes_nothing_and_the_
         again = function.handler(event, LocalLambdaContext("consolidate"))
         assert (again["summaries"], again["merged"], again["out_of_time"]) == (1, 3, 0)
         assert [len(m["sources"]) for m in summaries(tenant)] == [3]
+
+
+def test_a_failure_that_is_not_the_time_running_out_is_raised_even_once_the_time_is_spent(ctx, tenant):
+    # Only a call the budget cut short is "out of time" (the next run goes on): an embedder that fails
+    # for another reason as the time runs out (here its endpoint's vectors of the wrong size) was also
+    # reported as out of time, run after run, and its failure never seen.
+    from memex import llm
+
+    class WrongSizeAtTheEnd:
+        dim = ctx.embedder.dim
+
+        def embed(self, texts):
+            while not llm.spent():
+                time.sleep(0.05)
+            raise ValueError(f"endpoint returned 3-d vectors, configured {self.dim}")
+
+    say(tenant, HIKING)
+    with llm.time_budget(0.3), pytest.raises(ValueError, match="3-d vectors"):
+        consolidate(dataclasses.replace(ctx, embedder=WrongSizeAtTheEnd()), tenant.id, options=options(ctx))
+    assert summaries(tenant) == [] and len(episodic(tenant)) == 3

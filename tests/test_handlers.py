@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
+import logging
 
 import pytest
 from aws_lambda_powertools.utilities.batch.exceptions import BatchProcessingError
 
 from infra.local.lambda_context import LocalLambdaContext
 from infra.local.runtime import function_module
-from tests.conftest import ROOT, cloudformation_response_url
+from tests.conftest import ROOT, cloudformation_response_url, database_of_its_own
 
 EVENTS = ROOT / "events"
 
@@ -117,3 +118,33 @@ def test_migrate_handler_answers_cloudformation():
     assert len(answers) == 1
     assert answers[0]["Status"] == "SUCCESS", answers[0]
     assert answers[0]["RequestId"] == event["RequestId"] and answers[0]["Data"] == {"Applied": "none"}
+
+
+class _Records(logging.Handler):
+    def __init__(self):
+        super().__init__(logging.WARNING)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.messages.append(record.getMessage())
+
+
+def test_migrate_handler_logs_the_migrations_the_database_has_that_it_does_not_know(ctx, monkeypatch):
+    """A deploy of an older version over a database a newer one migrated (a rollback) says so in its
+    log, as `make dev` says it when it starts, and still succeeds: migrations only add."""
+    records = _Records()
+    memex_log = logging.getLogger("memex")
+    memex_log.addHandler(records)
+    try:
+        with database_of_its_own(ctx, "newer") as own, cloudformation_response_url() as (url, answers):
+            own.db.connection().execute("INSERT INTO schema_migrations (version) VALUES ('9000_from_a_newer_memex')")
+            monkeypatch.setattr(function_module("migrate"), "get_context", lambda: own)
+            event = _event("migrate_create")
+            event["ResponseURL"] = url
+            _invoke("migrate", event)
+    finally:
+        memex_log.removeHandler(records)
+    assert [answer["Status"] for answer in answers] == ["SUCCESS"], answers
+    assert [m for m in records.messages if "does not know" in m] == [
+        "the database has migrations this version of memex does not know (9000_from_a_newer_memex): a newer "
+        "version applied them; this one serves it as it is, without what they added"]

@@ -12,8 +12,12 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from memex.keys import InvalidDuration, duration, issue_key, revoke_key
+from infra.cli import InvalidDuration, duration
+from memex.keys import issue_key, revoke_key
 from tests.test_cli import _memex
+
+
+_WIRE_TIME = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z"
 
 
 def _env(ctx) -> dict[str, str]:
@@ -27,6 +31,9 @@ def test_a_key_made_to_expire_in_90_days_says_so_and_keys_list_shows_when(ctx, h
     assert made.returncode == 0, made.stderr
     assert re.search(r"it expires at \d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ", made.stderr)
     listed = json.loads(_memex("keys", "list", "--tenant", tenant, "--json", env=_env(ctx)).stdout)
+    # As the wire sends times (memex.models.wire_time): RFC 3339 in UTC with Z, whatever the session's zone.
+    for field in ("created_at", "expires_at"):
+        assert re.fullmatch(_WIRE_TIME, listed[0][field]), (field, listed[0])
     expires_at = datetime.fromisoformat(listed[0]["expires_at"])
     assert timedelta(days=90) <= expires_at - before < timedelta(days=90, minutes=5)
     table = _memex("keys", "list", "--tenant", tenant, env=_env(ctx)).stdout.splitlines()
@@ -35,6 +42,8 @@ def test_a_key_made_to_expire_in_90_days_says_so_and_keys_list_shows_when(ctx, h
     answered = http.get("/v1/memories/count", params={"user_id": "u"},
                         headers={"Authorization": f"Bearer {made.stdout.strip()}"})
     assert answered.status_code == 200, answered.text
+    used = json.loads(_memex("keys", "list", "--tenant", tenant, "--json", env=_env(ctx)).stdout)[0]["last_used_at"]
+    assert re.fullmatch(_WIRE_TIME, used), used
 
     lasting = _memex("keys", "create", "--tenant", tenant, env=_env(ctx))
     assert "expires" not in lasting.stderr

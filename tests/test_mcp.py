@@ -1,6 +1,6 @@
 """The MCP server, through the SDK's own client over real HTTP: against the local runtime's app
 served by uvicorn on loopback, against `python -m infra.local` with MEMEX_MCP_PORT, and through
-McpFn's Lambda handler on its sample events."""
+McpFunction's Lambda handler on its sample events."""
 
 from __future__ import annotations
 
@@ -560,7 +560,7 @@ def test_another_tenants_key_sees_and_changes_nothing(mcp_url, tenant, other_ten
     assert [(s["session_id"], s["turns"]) for s in sessions["sessions"]] == [("bikes", 1)]
 
 
-# ---------------------------------------------------------------- McpFn, through Mangum
+# ---------------------------------------------------------------- McpFunction, through Mangum
 
 def _invoke(name: str, key: str, body: dict | None = None) -> tuple[int, dict, dict]:
     event = json.loads((ROOT / "events" / f"{name}.json").read_text())

@@ -1,4 +1,4 @@
-"""BackfillWorkerFn: one chunk of a bulk job (import JSON Lines from a path or S3, re-embed,
+"""BackfillWorkerFunction: one chunk of a bulk job (import JSON Lines from a path or S3, re-embed,
 re-extract), then the next chunk re-enqueued, until the job is done."""
 
 from typing import Iterator

@@ -1,4 +1,4 @@
-"""CleanupFn: the three erasures and GET /health; the memory-service seed's DELETE /sessions/{id}
+"""CleanupFunction: the three erasures and GET /health; the memory-service seed's DELETE /sessions/{id}
 and DELETE /users/{id}."""
 
 from typing import Optional

@@ -1,4 +1,4 @@
-"""ConsolidateFn (every hour): summarise old episodic memories of users over the threshold."""
+"""ConsolidateFunction (every hour): summarise old episodic memories of users over the threshold."""
 
 from memex.consolidation.job import consolidate_all
 from memex_edge.context import get_context

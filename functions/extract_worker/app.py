@@ -1,4 +1,4 @@
-"""ExtractWorkerFn: embed a turn's messages, store episodic memories, pass candidates on."""
+"""ExtractWorkerFunction: embed a turn's messages, store episodic memories, pass candidates on."""
 
 from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord

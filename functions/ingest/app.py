@@ -1,4 +1,4 @@
-"""IngestFn: POST /v1/turns, GET /v1/turns/{turn_id}, POST /v1/memories, GET /v1/backfills and
+"""IngestFunction: POST /v1/turns, GET /v1/turns/{turn_id}, POST /v1/memories, GET /v1/backfills and
 GET /v1/backfills/{id}; the memory-service seed's POST /turns."""
 
 from typing import Optional

@@ -1,9 +1,9 @@
-"""MigrateFn: the CloudFormation custom resource that applies SQL migrations on every deploy."""
+"""MigrateFunction: the CloudFormation custom resource that applies SQL migrations on every deploy."""
 
 import json
 import urllib.request
 
-from memex.db.migrations import apply_migrations
+from memex.db.migrations import apply_migrations, unknown_versions, unknown_versions_warning
 from memex_edge.context import get_context
 from memex_edge.observability import logger
 
@@ -33,6 +33,11 @@ def handler(event, context):
     try:
         ctx = get_context()
         applied = apply_migrations(ctx.db.connection(), ctx.settings.embedding_dim)
+        # A rollback's deploy over a database a newer version migrated succeeds (migrations only add),
+        # but its log says what the database has that this code runs without.
+        newer = unknown_versions(ctx.db.connection())
+        if newer:
+            logger.warning(unknown_versions_warning(newer))
     except Exception as exc:  # noqa: BLE001 - CloudFormation must hear of every failure
         logger.exception("migration failed")
         _respond(event, context, "FAILED", f"{type(exc).__name__}: {exc}")

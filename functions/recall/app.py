@@ -1,4 +1,4 @@
-"""RecallFn: POST /v1/recall, memories packed into a token budget with citations; the
+"""RecallFunction: POST /v1/recall, memories packed into a token budget with citations; the
 memory-service seed's POST /recall."""
 
 from fastapi import APIRouter, Depends

@@ -1,4 +1,4 @@
-"""SearchFn: POST /v1/search, the reads of stored memories, of a user's sessions and of a session's
+"""SearchFunction: POST /v1/search, the reads of stored memories, of a user's sessions and of a session's
 messages; the seeds' searches (POST /search, POST /v1/memories/search) and the memory-service seed's
 GET /users/{user_id}/memories."""
 

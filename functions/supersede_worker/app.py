@@ -1,4 +1,4 @@
-"""SupersedeWorkerFn: decide each candidate against the user's active memories (FIFO per user)."""
+"""SupersedeWorkerFunction: decide each candidate against the user's active memories (FIFO per user)."""
 
 from aws_lambda_powertools.utilities.batch import SqsFifoPartialProcessor
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord

@@ -1,4 +1,4 @@
-"""SweepFn (every 5 minutes): re-publish turns whose publish to the extraction queue was lost."""
+"""SweepFunction (every 5 minutes): re-publish turns whose publish to the extraction queue was lost."""
 
 from memex.ingest import sweep
 from memex_edge.context import get_context

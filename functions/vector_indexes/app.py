@@ -1,4 +1,4 @@
-"""VectorIndexesFn (every hour): an HNSW index of their own for the largest users, built
+"""VectorIndexesFunction (every hour): an HNSW index of their own for the largest users, built
 concurrently; those no longer wanted dropped (memex/vector_indexes.py)."""
 
 from memex.vector_indexes import maintain

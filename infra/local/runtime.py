@@ -147,7 +147,7 @@ class _LabelledApp:
 
 
 def mcp_app(host: str = "127.0.0.1") -> Any:
-    """McpFn's MCP server alone (at /mcp), served on `host`."""
+    """McpFunction's MCP server alone (at /mcp), served on `host`."""
     from memex_edge.http import create_app
     from memex_edge.mcp_server import PATH
 
@@ -211,7 +211,7 @@ class LocalRuntime:
         import psycopg
 
         from memex.config import load_settings
-        from memex.db.migrations import apply_migrations, unknown_versions
+        from memex.db.migrations import apply_migrations, unknown_versions, unknown_versions_warning
 
         # A connection of its own: the shared Context is built only once the queues are known.
         with psycopg.connect(os.environ["DATABASE_URL"], autocommit=True, prepare_threshold=None) as conn:
@@ -222,8 +222,7 @@ class LocalRuntime:
         if applied:
             self.notes.append(f"migrations applied: {', '.join(applied)} (in {took:.1f} s)")
         if newer:
-            self.notes.append(f"the database has migrations this version of memex does not know ({', '.join(newer)}): "
-                              f"a newer version applied them; this one serves it as it is, without what they added")
+            self.notes.append(unknown_versions_warning(newer))
         self._database_ready = True
 
     def _start_queues(self) -> bool:

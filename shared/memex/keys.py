@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -10,32 +9,11 @@ from typing import Any
 
 from memex.context import Context
 from memex.db import tenants as tenant_rows
-from memex.errors import InvalidInput, NotFound, Unauthorized
+from memex.errors import NotFound, Unauthorized
 from memex.models import wire_time
 from memex.rate_limit import Caller, canonical
 
 PREFIX = "mx_"
-_UNITS = {"d": timedelta(days=1), "h": timedelta(hours=1), "m": timedelta(minutes=1), "s": timedelta(seconds=1)}
-# A hundred years: longer is "never", which is a key without an expiry; and timedelta overflows near 2.7M years.
-LONGEST = timedelta(days=36500)
-
-
-class InvalidDuration(InvalidInput):
-    """An expiry that is not a whole number of days, hours, minutes or seconds, or is out of range."""
-
-
-def duration(text: str) -> timedelta:
-    """`90d`, `12h`, `30m`, `45s` as a timedelta; InvalidDuration naming the value otherwise."""
-    match = re.fullmatch(r"([0-9]+)([dhms])", text.strip())
-    if match is None:
-        raise InvalidDuration(f"--expires-in: {text!r} is not a duration: a whole number and a unit, d, h, m or s "
-                              "(e.g. 90d, 12h)")
-    unit = _UNITS[match.group(2)]
-    # Compared in whole units first: a timedelta of too many days overflows before it can be compared.
-    if not 0 < int(match.group(1)) <= LONGEST // unit:
-        raise InvalidDuration(f"--expires-in: {text!r} is out of range: more than 0s and at most "
-                              f"{LONGEST.days}d (a key without --expires-in never expires)")
-    return int(match.group(1)) * unit
 
 
 @dataclass(frozen=True)

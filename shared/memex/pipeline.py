@@ -83,8 +83,10 @@ def extract_many(ctx: Context, tenant_id: str, turn_ids: list[str], again: bool 
         return _jobs(follow_ups)
     ids = [t["id"] for t in todo]
     if delivered:
-        with ctx.db.transaction() as tx:  # committed now: a stopped try leaves its note
-            turn_rows.note_tries(tx, tenant_id, ids)
+        # One statement on the autocommit connection, committed as it returns: a stopped try leaves its
+        # note. No earlier transaction to fold it into (the reads above are statements of their own) and
+        # not the episodic memories' below: it commits after the embedding, which a stopped try may not reach.
+        turn_rows.note_tries(conn, tenant_id, ids)
     messages = turn_rows.messages_of_turns(conn, tenant_id, ids)
     histories = turn_rows.session_histories(conn, tenant_id, ids, HISTORY_MESSAGES)
     work = [(turn, messages.get(turn["id"], []), histories[turn["id"]]) for turn in todo]

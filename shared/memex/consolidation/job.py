@@ -135,7 +135,7 @@ def _write(ctx: Context, summariser: Summariser, tenant_id: str, user_id: str,
         summaries = [summariser.summarise([m["content"] for m in members]) for members in groups]
         vectors = ctx.embedder.embed([embedded_text.of(s.content, memory_type="episodic", subject="user")
                                       for s in summaries])
-    except Exception:  # noqa: BLE001 - re-raised unless the invocation's time cut it short
+    except _cut_short():
         if not llm.spent():
             raise
         # Cut short by the invocation's time, not failed: none of the batch is written, all of it is
@@ -169,6 +169,17 @@ def _write(ctx: Context, summariser: Summariser, tenant_id: str, user_id: str,
     if result.summaries:
         log.info("consolidated %d memories into %d summaries for one user", result.merged, result.summaries)
     return result
+
+
+def _cut_short() -> tuple[type[Exception], ...]:
+    """What the summariser and the embedder raise when a call of theirs ends with the invocation's time:
+    the chat client's LLMError; the OpenAI-compatible embedder's TimeoutError (no attempt started) or
+    its endpoint's error on the last attempt the time allowed. Another failure is raised, whenever it
+    comes. Evaluated only once something was raised (an except clause's expression is): the embedder's
+    module imports the openai client, which a run without endpoints never loads."""
+    from memex.embeddings.openai_compat import TRANSIENT
+
+    return (llm.LLMError, TimeoutError, *TRANSIENT)
 
 
 def _common(values) -> str | None:

@@ -106,6 +106,12 @@ def unknown_versions(conn: psycopg.Connection) -> list[str]:
     return [version for version in recorded if version not in known]
 
 
+def unknown_versions_warning(versions: list[str]) -> str:
+    """What a start (`make dev`, `memex migrate`) and a deploy's MigrateFunction say of unknown_versions."""
+    return (f"the database has migrations this version of memex does not know ({', '.join(versions)}): "
+            "a newer version applied them; this one serves it as it is, without what they added")
+
+
 def _lock(cur: psycopg.Cursor) -> None:
     """Wait for the migrators' lock by trying it now and then: a migrator blocked in a statement would
     hold a snapshot, and the concurrent index build of the one holding the lock waits for every

@@ -54,17 +54,21 @@ def insert_key(conn: psycopg.Connection, tenant_id: str, key: str,
     ).fetchone()
 
 
+# When a key (aliased k) is expired, the one definition the caller's check and a tenant's counts share:
+# true or false, never null (a key without expires_at never expires), so that NOT of it is its opposite.
+_EXPIRED = "coalesce(k.expires_at <= now(), false)"
+
 # last_used_at is written at most once a minute per key, so that a busy key does not turn every
 # request into a write of the same row.
-_KEY_HOLDER = """
+_KEY_HOLDER = f"""
 WITH holder AS (
     SELECT k.key_hash, k.id, k.tenant_id, k.rate_limit AS key_limit, k.revoked_at IS NOT NULL AS revoked,
-           k.expires_at, k.expires_at <= now() AS expired, t.rate_limit AS tenant_limit
+           k.expires_at, {_EXPIRED} AS expired, t.rate_limit AS tenant_limit
     FROM api_keys k JOIN tenants t ON t.id = k.tenant_id
     WHERE k.key_hash = %(hash)s
 ), used AS (
     UPDATE api_keys SET last_used_at = now()
-    WHERE key_hash = (SELECT key_hash FROM holder WHERE NOT revoked AND expired IS NOT TRUE)
+    WHERE key_hash = (SELECT key_hash FROM holder WHERE NOT revoked AND NOT expired)
       AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')
 )
 SELECT id, tenant_id, key_limit, tenant_limit, revoked, expired, expires_at FROM holder
@@ -115,10 +119,9 @@ def set_tenant_limit(conn: psycopg.Connection, tenant_id: str, limit: str | None
 def tenant(conn: psycopg.Connection, tenant_id: str) -> dict[str, Any] | None:
     return conn.execute(
         "SELECT t.id, t.created_at, t.rate_limit, t.deleted_at,"
-        " count(k.key_hash) FILTER (WHERE k.revoked_at IS NULL AND NOT coalesce(k.expires_at <= now(), false))"
-        " AS active_keys,"
+        f" count(k.key_hash) FILTER (WHERE k.revoked_at IS NULL AND NOT {_EXPIRED}) AS active_keys,"
         " count(k.key_hash) FILTER (WHERE k.revoked_at IS NOT NULL) AS revoked_keys,"
-        " count(k.key_hash) FILTER (WHERE k.revoked_at IS NULL AND k.expires_at <= now()) AS expired_keys"
+        f" count(k.key_hash) FILTER (WHERE k.revoked_at IS NULL AND {_EXPIRED}) AS expired_keys"
         " FROM tenants t LEFT JOIN api_keys k ON k.tenant_id = t.id WHERE t.id = %s GROUP BY t.id",
         (tenant_id,)).fetchone()
 

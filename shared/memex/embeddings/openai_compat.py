@@ -23,7 +23,7 @@ QUERY_ATTEMPTS = 2
 PROBE_TIMEOUT_SECONDS = 2.0
 RETRY_PAUSE_SECONDS = 0.5
 # Worth another attempt: the endpoint was slow, unreachable, overloaded or failed on its side.
-_TRANSIENT = (openai.APIConnectionError, openai.RateLimitError, openai.InternalServerError)  # timeouts included
+TRANSIENT = (openai.APIConnectionError, openai.RateLimitError, openai.InternalServerError)  # timeouts included
 
 
 class OpenAICompatibleEmbedder:
@@ -81,7 +81,7 @@ class OpenAICompatibleEmbedder:
                 raise TimeoutError("the invocation's time budget for its endpoints' calls is spent")
             try:
                 return self._client.embeddings.create(model=self.name, input=inputs, timeout=within)
-            except _TRANSIENT:
+            except TRANSIENT:
                 pause = RETRY_PAUSE_SECONDS * attempt
                 if attempt == attempts or not llm.may_wait(pause):
                     raise

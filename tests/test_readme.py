@@ -1,0 +1,32 @@
+"""The README says what the code and the template say: every setting config.py reads is in its
+Configuration table by its whole name, and every function it names is one of template.yaml's."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from infra import template
+
+ROOT = Path(__file__).resolve().parents[1]
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def _whole(name: str, text: str) -> bool:
+    return re.search(rf"(?<![A-Z0-9_]){name}(?![A-Z0-9_])", text) is not None
+
+
+def test_every_setting_config_reads_is_in_the_configuration_table_by_its_whole_name():
+    # A name shortened to `_HITS` after another is found by neither a search for it nor grep.
+    read = set(re.findall(r'"([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)"', (ROOT / "shared/memex/config.py").read_text()))
+    assert {"MEMEX_SEARCH_FEEDBACK_HITS", "MEMEX_VECTOR_PRESELECT_ABOVE", "DATABASE_URL"} <= read  # the reading works
+    table = README.split("\n## Configuration\n", 1)[1].split("\n## ", 1)[0]
+    assert sorted(name for name in read if not _whole(name, table)) == []
+
+
+def test_every_function_the_readme_names_is_a_function_of_the_template():
+    resources = template.load(ROOT / "template.yaml")["Resources"]
+    functions = {name for name, resource in resources.items() if resource["Type"] == "AWS::Serverless::Function"}
+    named = set(re.findall(r"\b[A-Z][A-Za-z]*(?:Fn|Function)\b", README))
+    assert {"IngestFunction", "ConsolidateFunction", "MigrateFunction"} <= named
+    assert sorted(named - functions) == []
