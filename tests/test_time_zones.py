@@ -1,9 +1,11 @@
 """A user in another time zone: a question's "yesterday", "last week" or "in May" and recall's
 "(said …)" days are read in the zone of the request's `reference_time` (or `as_of`) when it carries
-an offset, and in UTC when it does not, as before. Through the HTTP API and the embedded Postgres."""
+an offset, and in UTC when it does not, as before; a request with neither reads the offset of the
+user's latest turn sent with one (UTC if none was). Through the HTTP API and the embedded Postgres."""
 
 from __future__ import annotations
 
+import json
 from datetime import datetime, timedelta, timezone
 
 from memex import time_phrases
@@ -86,3 +88,110 @@ def test_the_phrases_count_days_from_the_zone_of_now():
     assert start == datetime(2026, 2, 23, tzinfo=KOLKATA)  # the Monday before this one, there
     assert time_phrases.windows("in May", now) == [
         (datetime(2025, 5, 1, tzinfo=KOLKATA), datetime(2025, 6, 1, tzinfo=KOLKATA))]
+
+
+def _yesterday(now: datetime) -> tuple[datetime, datetime]:
+    (window,) = time_phrases.windows("yesterday", now)
+    return window
+
+
+def _only_in(window: tuple[datetime, datetime], other: tuple[datetime, datetime]) -> datetime:
+    """An instant in `window` and not in `other` (the same length, shifted), already past: an hour
+    into the part of `window` that `other` leaves out."""
+    start, end = window
+    return start + timedelta(hours=1) if start < other[0] else other[1] + timedelta(hours=1)
+
+
+def _wire(window: tuple[datetime, datetime]) -> str:
+    return "/".join(moment.astimezone(timezone.utc).isoformat().replace("+00:00", "Z") for moment in window)
+
+
+def test_without_a_reference_time_yesterday_is_the_day_of_the_users_latest_offset(tenant):
+    """A Tokyo user's agent that sends its turns' timestamps with +09:00 and asks without a
+    reference_time: "yesterday" is the user's yesterday in Tokyo, not UTC's (whatever the hour
+    now, an hour of the one that is not the other's answers each)."""
+    tokyo, utc = _yesterday(datetime.now(TOKYO)), _yesterday(datetime.now(timezone.utc))
+    for text, said in (("I went to the onsen.", _only_in(tokyo, utc)), ("I went to the cinema.", _only_in(utc, tokyo))):
+        assert tenant.turn(text, timestamp=said.astimezone(TOKYO).isoformat()).status_code == 201
+    assert _said(tenant, "what did I do yesterday?") == [("I went to the onsen.", _wire(tokyo))]
+    # a reference_time wins, with its own offset (UTC here), as before
+    asked = datetime.now(timezone.utc).isoformat()
+    assert _said(tenant, "what did I do yesterday?", reference_time=asked) == [
+        ("I went to the cinema.", _wire(_yesterday(datetime.fromisoformat(asked))))]
+
+
+def test_without_a_reference_time_recall_dates_in_the_users_latest_offset(tenant):
+    """Recall without reference_time or as_of names the days of the user's latest offset (Tokyo);
+    an `as_of` in UTC still reads UTC days."""
+    _tokyo(tenant, timestamps_in_utc=False)
+    # later turns sent with a timestamp without an offset, or none, say nothing of the zone
+    assert tenant.turn("Thanks!", timestamp="2026-03-03T00:00:00").status_code == 201
+    assert tenant.turn("Thanks again!").status_code == 201
+    context = tenant.post("/v1/recall", {"user_id": tenant.user, "query": "did I adopt a pet?"}).json()["context"]
+    assert "- Yesterday I adopted a cat. (said 2026-03-02)" in context.splitlines(), context
+    assert "- Tonight I'm seeing Anna. (said 2026-03-01)" in context.splitlines(), context
+    utc = tenant.post("/v1/recall", {"user_id": tenant.user, "query": "did I adopt a pet?",
+                                     "as_of": "2026-03-05T00:00:00Z"}).json()["context"]
+    assert "- Yesterday I adopted a cat. (said 2026-03-01)" in utc.splitlines(), utc
+
+
+def test_a_user_who_never_sent_an_offset_reads_utc_days(tenant):
+    """Timestamps without an offset, or none: UTC days, as before."""
+    assert tenant.turn("Yesterday I adopted a cat.", timestamp="2026-03-01T23:30:00").status_code == 201
+    assert tenant.turn("Thanks!", timestamp="2026-03-02T00:00:00").status_code == 201
+    context = tenant.post("/v1/recall", {"user_id": tenant.user, "query": "did I adopt a pet?"}).json()["context"]
+    assert "- Yesterday I adopted a cat. (said 2026-03-01)" in context.splitlines(), context
+    utc = _yesterday(datetime.now(timezone.utc))
+    assert tenant.turn("I went to the cinema.", timestamp=(utc[0] + timedelta(hours=1)).replace(tzinfo=None).isoformat(),
+                       session="s2").status_code == 201
+    assert _said(tenant, "what did I do yesterday?") == [("I went to the cinema.", _wire(utc))]
+
+
+def test_two_users_of_one_tenant_each_read_in_their_own_offset(tenant):
+    """Kenji in Tokyo and Maria in Los Angeles, one tenant: each one's recall dates in their own
+    offset, though Maria wrote last (a later turn, said later)."""
+    maria = f"{tenant.user}-maria"
+    assert tenant.turn("Yesterday I adopted a cat.", timestamp="2026-03-02T08:30:00+09:00").status_code == 201
+    assert tenant.turn("Yesterday I adopted a dog.", timestamp="2026-03-02T18:30:00-08:00", user=maria).status_code == 201
+
+    def context(user):
+        return tenant.post("/v1/recall", {"user_id": user, "query": "did I adopt a pet?"}).json()["context"].splitlines()
+
+    assert "- Yesterday I adopted a cat. (said 2026-03-02)" in context(tenant.user)  # 1 March in UTC
+    assert "- Yesterday I adopted a dog. (said 2026-03-02)" in context(maria)  # 3 March in UTC
+
+
+def test_erasing_the_user_erases_their_offset(tenant, ctx):
+    """The offset goes with the user's turns: none is left in the database, and the same user id
+    written again without one reads UTC days. Erasing a session takes the offsets its turns had."""
+    assert tenant.turn("Yesterday I adopted a cat.", timestamp="2026-03-02T08:30:00+09:00").status_code == 201
+    assert tenant.delete(f"/v1/users/{tenant.user}").status_code == 200
+    left = ctx.db.connection().execute("SELECT count(*) AS n FROM turns WHERE tenant_id = %s AND utc_offset IS NOT NULL",
+                                       (tenant.id,)).fetchone()
+    assert left["n"] == 0
+    assert tenant.turn("Yesterday I adopted a cat.", timestamp="2026-03-01T23:30:00").status_code == 201
+    context = tenant.post("/v1/recall", {"user_id": tenant.user, "query": "did I adopt a pet?"}).json()["context"]
+    assert "- Yesterday I adopted a cat. (said 2026-03-01)" in context.splitlines(), context
+
+    assert tenant.turn("I adopted a dog.", timestamp="2026-03-03T08:30:00+09:00", session="tokyo").status_code == 201
+    assert "- Yesterday I adopted a cat. (said 2026-03-02)" in tenant.post(
+        "/v1/recall", {"user_id": tenant.user, "query": "did I adopt a pet?"}).json()["context"].splitlines()
+    assert tenant.delete("/v1/sessions/tokyo", params={"user_id": tenant.user}).status_code == 200
+    context = tenant.post("/v1/recall", {"user_id": tenant.user, "query": "did I adopt a pet?"}).json()["context"]
+    assert "- Yesterday I adopted a cat. (said 2026-03-01)" in context.splitlines(), context
+
+
+def test_an_imported_turns_offset_is_kept_as_a_sent_ones_is(tenant, ctx, runtime, tmp_path):
+    """An import's line with an offset sets the user's zone as a turn sent to the API does."""
+    from memex import backfill
+
+    path = tmp_path / "tokyo.jsonl"
+    path.write_text(json.dumps({"user_id": tenant.user, "session_id": "s1", "timestamp": "2026-03-02T08:30:00+09:00",
+                                "messages": [{"role": "user", "content": "Yesterday I adopted a cat."}]}) + "\n",
+                    encoding="utf-8")
+    job = backfill.new_job("import", tenant.id, path=str(path))
+    ctx.publisher.publish_backfill(job)
+    runtime.drain()
+    assert backfill.status(ctx, tenant.id, job.backfill_id)["done"] == 1
+    context = tenant.post("/v1/recall", {"user_id": tenant.user, "query": "did I adopt a pet?"}).json()["context"]
+    assert "- Yesterday I adopted a cat. (said 2026-03-02)" in context.splitlines(), context

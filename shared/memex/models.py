@@ -12,8 +12,8 @@ import unicodedata
 from datetime import datetime, timedelta, timezone
 from typing import Annotated, Any, Literal, Optional
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, PrivateAttr, StringConstraints, field_validator, \
-    model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, PrivateAttr, StringConstraints, TypeAdapter, \
+    field_validator, model_validator
 
 from memex.config import load_settings
 
@@ -171,6 +171,9 @@ class MessageIn(_Strict):
     metadata: Metadata = Field(default_factory=dict)
 
 
+_SENT_TIME = TypeAdapter(datetime)
+
+
 class TurnIn(_Strict):
     user_id: Id
     session_id: Id
@@ -184,7 +187,28 @@ class TurnIn(_Strict):
     # is remembered as theirs. Without it every role-user message is the user's.
     user_name: Optional[Text] = Field(default=None, min_length=1, max_length=256)
 
+    # The offset from UTC the `timestamp` was sent with, in minutes; None for a timestamp without one,
+    # or none: the user's zone, in which a search or recall without a reference time reads days
+    # (user_zone.py). Not a field: `timestamp` is kept in UTC, so a turn sent again with its
+    # idempotency key hashes as it did before (db/turns._payload_hash).
+    _utc_offset: Optional[int] = PrivateAttr(default=None)
+
     _time = field_validator("timestamp")(_plausible_time)
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _offset_sent(cls, data: Any, handler: Any) -> "TurnIn":
+        turn = handler(data)
+        sent = data.get("timestamp") if isinstance(data, dict) else None
+        if isinstance(sent, str):
+            sent = _SENT_TIME.validate_python(sent)  # the same parse `timestamp` passed
+        if isinstance(sent, datetime) and sent.utcoffset() is not None:
+            turn._utc_offset = round(sent.utcoffset().total_seconds() / 60)
+        return turn
+
+    @property
+    def utc_offset(self) -> Optional[int]:
+        return self._utc_offset
 
     def subject_of(self, message: MessageIn) -> str | None:
         """Who said `message` when it is not the user: the participant's name, else None."""

@@ -34,7 +34,7 @@ import unicodedata
 from datetime import datetime, timezone, tzinfo
 from typing import Any, Sequence
 
-from memex import filler, time_phrases
+from memex import filler, time_phrases, user_zone
 from memex.budget import at_least, count_tokens
 from memex.context import Context
 from memex.db import memories as memory_rows
@@ -62,9 +62,11 @@ _CONTINUES = re.compile("[\u200c\u200d\U0001f3fb-\U0001f3ff\U000e0020-\U000e007f
 
 def recall(ctx: Context, tenant_id: str, request: RecallIn) -> dict[str, Any]:
     deps = Dependencies(ctx, tenant_id)
+    # Without a reference time, now in the user's zone (user_zone.py), for the search and the bullets' days.
+    now = request.reference_time or user_zone.now(ctx.db.connection(), tenant_id, request.user_id)
     relevant = search(ctx, tenant_id, SearchIn(
         user_id=request.user_id, query=request.query, agent_id=request.agent_id, top_k=RELEVANT,
-        reference_time=request.reference_time, as_of=request.as_of,
+        reference_time=now, as_of=request.as_of,
     ), deps)["results"]
     scores = {memory["id"]: memory["score"] for memory in relevant}
 
@@ -88,8 +90,9 @@ def recall(ctx: Context, tenant_id: str, request: RecallIn) -> dict[str, Any]:
     fact_ids = sorted((item for item in fact_ids if item in found), key=lambda item: rank.get(item, len(rank)))
     recent_ids = [item for item in recent_ids if item in found]  # erased meanwhile: absent
     stale = no_longer_current.of(conn, tenant_id, request.user_id, found.values(), request.as_of)
-    # The days a bullet names are the asker's: those of the offset `reference_time` (or `as_of`) came with.
-    zone = request.reference_time.tzinfo if request.reference_time else timezone.utc
+    # The days a bullet names are the asker's: those of the offset `reference_time` (or `as_of`) came
+    # with, else the user's zone.
+    zone = now.tzinfo
 
     # What goes in: the budget is spent in the buckets' order of priority.
     admitted: dict[str, str] = {}  # memory id -> the bucket that took it in

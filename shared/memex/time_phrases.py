@@ -23,7 +23,8 @@ a summer is talked of after it (said in November, below the lines said in the su
 docs/measurements/quality.md). No setting turns the hemisphere: one service answers users on both,
 and memex knows no user's place (a southern "summer" is read as June to August). Days, weeks and
 months are those of `now`'s zone: a request's `reference_time` keeps the offset it was sent with
-(models.py), so a user in Tokyo who sends one asks of Tokyo's days; without one, UTC's.
+(models.py), so a user in Tokyo who sends one asks of Tokyo's days; without one, those of the
+offset of the user's latest turn (user_zone.py), UTC's if none had one.
 """
 
 from __future__ import annotations

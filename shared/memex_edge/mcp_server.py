@@ -217,7 +217,8 @@ def _store_memory(caller: Caller, **fields: Any) -> dict[str, Any]:
     "alpha": "Weight of relevance against recency, 0 to 1 (default 0.95).",
     "half_life_days": "Recency half-life in days (default 365).",
     "reference_time": f"The 'now' recency and the query's 'yesterday' or 'last week' are measured from; {TIME} "
-                      "With the user's offset (2026-03-02T09:00:00+09:00), days are the user's.",
+                      "With the user's offset (2026-03-02T09:00:00+09:00), days are the user's; without it, "
+                      "now in the offset of the user's latest turn's timestamp (UTC if none had one).",
     "as_of": f"Read memory as it stood then: what was valid at that time, said by then; {TIME} "
              "reference_time defaults to it.",
     "filters": "Only memories of this memory_type, session_id, subject ('user' or a participant's name), "
@@ -241,7 +242,8 @@ def _search_memories(caller: Caller, **fields: Any) -> dict[str, Any]:
     "agent_id": AGENT_ID,
     "max_tokens": "Budget of the context, 64 to 32000 tokens (cl100k_base); it never exceeds it.",
     "reference_time": f"The 'now' recency and the query's 'yesterday' or 'last week' are measured from; {TIME} "
-                      "With the user's offset (2026-03-02T09:00:00+09:00), days are the user's.",
+                      "With the user's offset (2026-03-02T09:00:00+09:00), days are the user's; without it, "
+                      "now in the offset of the user's latest turn's timestamp (UTC if none had one).",
     "as_of": f"Read memory as it stood then: what was valid at that time, said by then; {TIME} "
              "reference_time defaults to it.",
     "require_relevant": "true: nothing at all (not even the user's facts) when no memory matches the query.",
@@ -267,7 +269,8 @@ WAIT = inspect.Parameter("wait", inspect.Parameter.KEYWORD_ONLY, annotation=bool
     "agent_id": "The agent taking part, if memories are kept per agent.",
     "messages": "The turn's messages in order, each {role: user|assistant|system|tool, content, "
                 "name?, metadata?}.",
-    "timestamp": f"When the turn happened (default now); {TIME}",
+    "timestamp": f"When the turn happened (default now); {TIME} "
+                 "Its offset is kept as the user's zone, for searches and recalls without a reference_time.",
     "metadata": "Any JSON object kept with the turn (16 KB at most).",
     "idempotency_key": "A key of yours: sending the same turn again with it stores nothing twice.",
     "user_name": "The name the user's own messages carry, when other named people take part: what "

@@ -18,8 +18,8 @@ from memex.models import TurnIn
 # created_at by the row's own clock, not its transaction's: the turns of one batch (an import's chunk)
 # are then in the order they were given, which orders turns said at the same time (pipeline._said)
 _INSERT_TURN = """INSERT INTO turns (tenant_id, id, user_id, session_id, agent_id, occurred_at, metadata,
-                                    idempotency_key, payload_hash, created_at)
-                 VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, clock_timestamp())
+                                    idempotency_key, payload_hash, utc_offset, created_at)
+                 VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, clock_timestamp())
                  ON CONFLICT (tenant_id, user_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
                  RETURNING id"""
 _MESSAGE_COLUMNS = "tenant_id, id, turn_id, position, role, name, content, metadata, subject"
@@ -40,7 +40,7 @@ def insert_turn(
     row = conn.execute(
         _INSERT_TURN,
         (tenant_id, turn_id, turn.user_id, turn.session_id, turn.agent_id, occurred_at,
-         Jsonb(turn.metadata), turn.idempotency_key, digest),
+         Jsonb(turn.metadata), turn.idempotency_key, digest, turn.utc_offset),
     ).fetchone()
     if row is None:
         existing = conn.execute(
@@ -64,7 +64,7 @@ def insert_turns(conn: psycopg.Connection, tenant_id: str,
     Each statement holds its turns' sessions' rows (migration 0025) to commit: a caller writing
     several users' sessions locks those users first, in order (backfills.insert_turns)."""
     rows = [(tenant_id, str(uuid.uuid4()), t.user_id, t.session_id, t.agent_id, at, Jsonb(t.metadata),
-             t.idempotency_key, _payload_hash(t)) for t, at in turns]
+             t.idempotency_key, _payload_hash(t), t.utc_offset) for t, at in turns]
     created = []
     with conn.cursor() as cur:
         cur.executemany(_INSERT_TURN, rows, returning=True)
@@ -115,6 +115,15 @@ def _payload_hash(turn: TurnIn) -> str:
     canonical = json.dumps(turn.model_dump(mode="json", exclude={"idempotency_key", *unset}), sort_keys=True,
                            separators=(",", ":"))
     return hashlib.sha256(canonical.encode("utf-8", errors="surrogatepass")).hexdigest()
+
+
+def latest_offset(conn: psycopg.Connection, tenant_id: str, user_id: str) -> int | None:
+    """The offset from UTC, in minutes, of the user's latest turn (by its time) sent with one; None
+    when none was (migrations 0035, 0036)."""
+    row = conn.execute(
+        """SELECT utc_offset FROM turns WHERE tenant_id = %s AND user_id = %s AND utc_offset IS NOT NULL
+           ORDER BY occurred_at DESC LIMIT 1""", (tenant_id, user_id)).fetchone()
+    return row["utc_offset"] if row else None
 
 
 def get_turn(conn: psycopg.Connection, tenant_id: str, turn_id: str) -> dict[str, Any] | None:

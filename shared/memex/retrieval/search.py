@@ -36,12 +36,12 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import datetime
 from typing import Any, Collection, Sequence
 
 import numpy as np
 
-from memex import filler, first_person, time_phrases
+from memex import filler, first_person, time_phrases, user_zone
 from memex.config import Settings
 from memex.context import Context
 from memex.db import history
@@ -182,7 +182,9 @@ def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies |
     she working now?" typed on a phone is "Where's she working now?"; the answer's `query` is the
     question as sent."""
     asked = request.query
-    request = request.model_copy(update={"query": plain(asked)})
+    # Without a reference time, now in the user's zone: the days of "yesterday" are theirs (user_zone.py).
+    now = request.reference_time or user_zone.now(ctx.db.connection(), tenant_id, request.user_id)
+    request = request.model_copy(update={"query": plain(asked), "reference_time": now})
     if request.as_of is not None:
         # Memory as it stood then: every statement's scope holds what was valid at `as_of`, current
         # now or not (db/validity.py), and the keyword channel's statistics are over all memories.
@@ -191,7 +193,7 @@ def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies |
     if request.mode == "hybrid" and ctx.settings.search_in_common and in_common.asks(request.query):
         request = request.model_copy(update={"query": in_common.without_cue(request.query)})
     if request.mode == "hybrid" and ctx.settings.search_periods:
-        periods = period.asked(request.query, request.reference_time or datetime.now(timezone.utc))
+        periods = period.asked(request.query, request.reference_time)
         if periods:
             deps = deps or Dependencies(ctx, tenant_id)
             return {**_said_within(ctx, tenant_id, request, deps, periods), "query": asked}
@@ -209,7 +211,7 @@ def _said_within(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependen
     """The messages said in the periods the question asks about, each as relevant as the others
     (the period is all it asks), recency and importance scored as for any memory; `said_within` in
     its score parts names the period that holds it."""
-    now = request.reference_time or datetime.now(timezone.utc)
+    now = request.reference_time
     conn = ctx.db.connection()
     found = memory_rows.said_within(conn, tenant_id, request.user_id, request.agent_id,
                                     request.filters, request.include_inactive, periods, request.top_k)
@@ -463,7 +465,7 @@ def _search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies 
         kept = whose.not_theirs(kept, found, relatives)
 
     # 3. scoring: relevance blended with recency and importance, from what the rankings read
-    now = request.reference_time or datetime.now(timezone.utc)
+    now = request.reference_time
     if reranked is None and request.mode == "hybrid":
         relevance, kept = _cues(ctx.settings, request.query, now, relevance, kept, found,
                                 lambda anchors, reach: _neighbours(conn, scope, anchors, reach, found))
@@ -580,7 +582,7 @@ def _ended_alone(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependen
     them."""
     conn = ctx.db.connection()
     rows = history.send_ended(conn, tenant_id, request.user_id, vector, words, request.top_k, request.as_of)()
-    scored = current_first.ended(request, [], rows, {}, request.reference_time or datetime.now(timezone.utc))
+    scored = current_first.ended(request, [], rows, {}, request.reference_time)
     read = memory_rows.get_many(conn, tenant_id, [item for item, _, _ in scored]) if scored else {}
     results = [{**read[item], "score": score, "score_parts": parts} for item, score, parts in scored if item in read]
     return _answer(request, _marked(conn, tenant_id, request, results), len(results), deps)
