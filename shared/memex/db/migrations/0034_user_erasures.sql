@@ -9,9 +9,10 @@ CREATE INDEX CONCURRENTLY memories_source_turn ON memories (tenant_id, source_tu
 -- one transaction within an HTTP request is erased in bounded transactions, and from the first of
 -- them on, their row here refuses reads and writes naming them (409 user_being_erased), so that no
 -- one sees a half-erased user. Deleted by the transaction that erases the user's last rows. A DELETE
--- sent again, or the sweep job, goes on from where the erasure stopped.
+-- sent again, or the sweep job, goes on from where the erasure stopped. No foreign key to tenants: a
+-- DELETE may name a tenant that has no row yet (requests without a key, before any write).
 CREATE TABLE IF NOT EXISTS user_erasures (
-    tenant_id   text NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
+    tenant_id   text NOT NULL,
     user_id     text NOT NULL,
     started_at  timestamptz NOT NULL DEFAULT now(),
     PRIMARY KEY (tenant_id, user_id)
