@@ -440,3 +440,102 @@ def test_what_an_erasure_takes_is_not_kept_in_the_process(ctx):
                 erase = f"/v1/memories/{said[0]}"
             assert tenant.delete(erase).status_code == 200
             assert kept(marker) == []
+
+
+def _user_rows(ctx, tenant) -> dict[str, int]:
+    with psycopg.connect(ctx.db.dsn, autocommit=True) as conn:
+        return {table: conn.execute(f"SELECT count(*) FROM {table} WHERE tenant_id = %s AND user_id = %s",
+                                    (tenant.id, tenant.user)).fetchone()[0]
+                for table in ("turns", "memories", "memory_postings", "sessions", "user_erasures")}
+
+
+def test_a_user_larger_than_a_chunk_is_erased_across_transactions(ctx):
+    """MEMEX_ERASURE_CHUNK_ROWS=2: the user's five memories and three turns go two rows a transaction,
+    all within the request, which answers 200 with the counts as a one-transaction erasure does."""
+    built = build_context(dataclasses.replace(ctx.settings, erasure_chunk_rows=2))
+    with api_client(built) as client:
+        tenant = Tenant(ctx, client)
+        other = f"k-{uuid.uuid4().hex[:8]}"
+        tenant.turn("I work at Stripe. I live in Lisbon.", session="a")
+        tenant.turn("My dog is called Rex.", session="b")
+        tenant.turn("I play the cello.", session="b")
+        tenant.turn("I work at Notion.", user=other)
+        before = _user_rows(ctx, tenant)
+        assert before["turns"] == 3 and before["memories"] > 2 * 2  # more than two chunks of memories
+        kept = tenant.get(f"/v1/users/{other}/memories").json()["memories"]
+
+        answer = tenant.delete(f"/v1/users/{tenant.user}")
+        assert answer.status_code == 200, answer.text
+        assert answer.json() == {"deleted": {"turns": 3, "memories": before["memories"]}}
+        assert _user_rows(ctx, tenant) == dict.fromkeys(before, 0)
+        assert _rows_mentioning(ctx, tenant.user) == {}
+        assert tenant.get(f"/v1/users/{other}/memories").json()["memories"] == kept  # the other user untouched
+
+
+def test_an_erasure_stopped_between_chunks_shows_nothing_of_the_user_and_goes_on_when_run_again(ctx):
+    """One row a transaction and no time for a second: the request answers 202, and until a DELETE sent
+    again (or the sweep) has finished, the half-erased user is neither read nor written (409), in
+    search, recall, listings, by id; another user of the tenant is served as ever."""
+    built = build_context(dataclasses.replace(ctx.settings, erasure_chunk_rows=1, erasure_request_seconds=1e-9))
+    with api_client(built) as client:
+        tenant = Tenant(ctx, client)
+        other = f"k-{uuid.uuid4().hex[:8]}"
+        turn_id = tenant.turn("I work at Stripe. My dog is called Rex.", session="a").json()["turn_id"]
+        tenant.turn("I play the cello.", session="b")
+        tenant.turn("I work at Notion.", user=other)
+        memory_ids = [m["id"] for m in _all(tenant)]
+        before = _user_rows(ctx, tenant)
+        assert len(memory_ids) >= 3
+
+        stopped = tenant.delete(f"/v1/users/{tenant.user}")
+        assert stopped.status_code == 202, stopped.text
+        assert stopped.json() == {"deleted": {"turns": 0, "memories": 1}, "status": "erasing"}
+        left = _user_rows(ctx, tenant)
+        assert left["memories"] == before["memories"] - 1 and left["turns"] == 2 and left["user_erasures"] == 1
+        with psycopg.connect(ctx.db.dsn, autocommit=True) as conn:
+            (still_there,) = conn.execute("SELECT id FROM memories WHERE tenant_id = %s AND user_id = %s LIMIT 1",
+                                          (tenant.id, tenant.user)).fetchone()
+        user = {"user_id": tenant.user}
+        refused = [
+            tenant.post("/v1/search", {**user, "query": "cello"}),
+            tenant.post("/v1/recall", {**user, "query": "cello"}),
+            tenant.post("/search", {**user, "query": "cello"}),
+            tenant.get(f"/v1/users/{tenant.user}/memories"),
+            tenant.get(f"/users/{tenant.user}/memories"),
+            tenant.get("/v1/memories/count", params=user),
+            tenant.get(f"/v1/memories/{still_there}"),
+            tenant.get(f"/v1/memories/{still_there}/history"),
+            tenant.get(f"/v1/users/{tenant.user}/sessions"),
+            tenant.get("/v1/sessions/b/messages", params=user),
+            tenant.get(f"/v1/turns/{turn_id}"),
+            tenant.turn("I moved to Porto.", session="c"),
+            tenant.post("/v1/memories", {**user, "content": "likes tea"}),
+        ]
+        assert [(r.status_code, r.json()["error"]["code"]) for r in refused] == \
+            [(409, "user_being_erased")] * len(refused), [r.text for r in refused]
+        assert [r["content"] for r in tenant.search("Notion", user_id=other)]  # another user is served
+
+        # The sweep goes on with it; a DELETE sent afterwards finds nothing left and says so (200).
+        from memex import memories
+        assert memories.finish_erasures(built, 60) == 1
+        assert _user_rows(ctx, tenant) == dict.fromkeys(before, 0)
+        assert tenant.delete(f"/v1/users/{tenant.user}").json() == {"deleted": {"turns": 0, "memories": 0}}
+        assert _rows_mentioning(ctx, tenant.user) == {}
+        assert _all(tenant) == [] and tenant.search("cello") == []
+        assert tenant.turn("I moved to Porto.", session="c").status_code == 201  # writes are let in again
+
+
+def test_a_delete_sent_again_goes_on_with_a_stopped_erasure(ctx):
+    built = build_context(dataclasses.replace(ctx.settings, erasure_chunk_rows=1, erasure_request_seconds=1e-9))
+    with api_client(built) as client:
+        tenant = Tenant(ctx, client)
+        tenant.turn("I work at Stripe. My dog is called Rex.")
+        before = _user_rows(ctx, tenant)
+        answers = []
+        while not answers or answers[-1].status_code == 202:
+            answers.append(tenant.delete(f"/v1/users/{tenant.user}"))
+            assert len(answers) <= before["memories"] + before["turns"] + 1
+        assert [a.status_code for a in answers] == [202] * (before["memories"] + before["turns"]) + [200]
+        assert sum(a.json()["deleted"]["memories"] for a in answers) == before["memories"]
+        assert sum(a.json()["deleted"]["turns"] for a in answers) == before["turns"]
+        assert _rows_mentioning(ctx, tenant.user) == {}

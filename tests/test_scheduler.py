@@ -30,4 +30,4 @@ def test_the_sweep_is_called_with_a_scheduled_event_until_stopped(runtime):
     runner.join(timeout=30)
     assert not runner.is_alive() and len(answers) >= 2
     assert all(e["detail-type"] == "Scheduled Event" and e["source"] == "aws.events" for e in events)
-    assert all(set(answer) == {"republished"} for answer in answers)
+    assert all(set(answer) == {"republished", "erasures_finished"} for answer in answers)

@@ -1,7 +1,7 @@
 """CleanupFunction: the three erasures and GET /health; the memory-service seed's DELETE /sessions/{id}
 and DELETE /users/{id}."""
 
-from typing import Optional
+from typing import Any, Optional
 
 from fastapi import APIRouter, Depends
 from fastapi.responses import JSONResponse
@@ -10,7 +10,7 @@ from memex import memories
 from memex.context import Context
 from memex.health import health
 from memex.models import Id
-from memex_edge.answers import Health, MemoryDeleted, TurnsDeleted
+from memex_edge.answers import Health, MemoryDeleted, TurnsDeleted, UserErasing
 from memex_edge.http import MEMORY_SERVICE_SEED, context, errors, lambda_handler, seed_router, tenant
 
 v1 = APIRouter(tags=["v1"])
@@ -39,15 +39,27 @@ def delete_session_seed(session_id: Id, user_id: Optional[Id] = None, tenant_id:
     return {"deleted": memories.erase_session_of_every_user(ctx, tenant_id, session_id)}
 
 
-@v1.delete("/v1/users/{user_id}", response_model=TurnsDeleted, responses=errors())
-def delete_user(user_id: Id, tenant_id: str = Depends(tenant), ctx: Context = Depends(context)) -> dict:
-    return {"deleted": memories.erase_user(ctx, tenant_id, user_id)}
+ERASING = {202: {"model": UserErasing, "description": "Erasure begun, not finished: DELETE the user again (or "
+                                                       "leave it to the sweep) until it answers 200"}}
 
 
-@seed.delete("/users/{user_id}", response_model=TurnsDeleted, responses=errors(seed=True))
-def delete_user_seed(user_id: Id, tenant_id: str = Depends(tenant), ctx: Context = Depends(context)) -> dict:
+@v1.delete("/v1/users/{user_id}", response_model=TurnsDeleted, responses={**ERASING, **errors()})
+def delete_user(user_id: Id, tenant_id: str = Depends(tenant), ctx: Context = Depends(context)) -> Any:
+    """Erase everything of the user's. 200 once nothing is left; 202 while a user with a long history is
+    still being erased (each DELETE goes on with it)."""
+    return _user_erased(memories.erase_user(ctx, tenant_id, user_id))
+
+
+@seed.delete("/users/{user_id}", response_model=TurnsDeleted, responses={**ERASING, **errors(seed=True)})
+def delete_user_seed(user_id: Id, tenant_id: str = Depends(tenant), ctx: Context = Depends(context)) -> Any:
     """The memory-service seed's user erasure: `DELETE /v1/users/{user_id}`."""
-    return {"deleted": memories.erase_user(ctx, tenant_id, user_id)}
+    return _user_erased(memories.erase_user(ctx, tenant_id, user_id))
+
+
+def _user_erased(erased: dict) -> Any:
+    if erased.pop("finished"):
+        return {"deleted": erased}
+    return JSONResponse(UserErasing(deleted=erased, status="erasing").model_dump(), status_code=202)
 
 
 @v1.get("/health", response_model=Health,

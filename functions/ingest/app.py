@@ -39,12 +39,12 @@ def post_turn_inline(turn: TurnIn, tenant_id: str = Depends(tenant), ctx: Contex
 
 
 @v1.get("/v1/turns/{turn_id}", response_model=TurnAnswer, response_model_exclude_unset=True,
-            responses=errors(404))
+            responses=errors(404, 409))
 def get_turn(turn_id: Id, tenant_id: str = Depends(tenant), ctx: Context = Depends(context)) -> dict:
     return ingest.turn_status(ctx, tenant_id, turn_id)
 
 
-@v1.post("/v1/memories", status_code=201, response_model=Memory, responses=errors(413))
+@v1.post("/v1/memories", status_code=201, response_model=Memory, responses=errors(409, 413))
 def post_memory(memory: MemoryPostIn, tenant_id: str = Depends(tenant), ctx: Context = Depends(context)) -> dict:
     """Store one memory as given, no extraction (also the memex seed's create)."""
     return memories.add(ctx, tenant_id, memory)

@@ -14,12 +14,12 @@ v1 = APIRouter(tags=["v1"])
 seed = seed_router(MEMORY_SERVICE_SEED)
 
 
-@v1.post("/v1/recall", response_model=RecallAnswer, responses=errors(413))
+@v1.post("/v1/recall", response_model=RecallAnswer, responses=errors(409, 413))
 def post_recall(request: RecallIn, tenant_id: str = Depends(tenant), ctx: Context = Depends(context)) -> dict:
     return recall(ctx, tenant_id, request)
 
 
-@seed.post("/recall", response_model=RecallAnswer, responses=errors(413, seed=True))
+@seed.post("/recall", response_model=RecallAnswer, responses=errors(409, 413, seed=True))
 def post_recall_seed(request: SeedRecallIn, tenant_id: str = Depends(tenant), ctx: Context = Depends(context)
                      ) -> dict:
     """The memory-service seed's recall: `POST /v1/recall` with `require_relevant` on by default."""

@@ -22,20 +22,20 @@ LIMIT = Query(50, ge=1, le=500)
 CURSOR = Query(None, max_length=1024, description="The `next_cursor` of the previous page")
 
 
-@v1.post("/v1/search", response_model=SearchAnswer, response_model_exclude_unset=True, responses=errors(413))
+@v1.post("/v1/search", response_model=SearchAnswer, response_model_exclude_unset=True, responses=errors(409, 413))
 def post_search(request: SearchIn, tenant_id: str = Depends(tenant), ctx: Context = Depends(context)) -> dict:
     return search_request(ctx, tenant_id, request)
 
 
 @memory_service.post("/search", response_model=SearchAnswer, response_model_exclude_unset=True,
-                     responses=errors(413, seed=True))
+                     responses=errors(409, 413, seed=True))
 def post_search_seed(request: SearchIn, tenant_id: str = Depends(tenant), ctx: Context = Depends(context)) -> dict:
     """The memory-service seed's search: `POST /v1/search`."""
     return search_request(ctx, tenant_id, request)
 
 
 @memex_seed.post("/v1/memories/search", response_model=SearchAnswer, response_model_exclude_unset=True,
-                 responses=errors(413, seed=True))
+                 responses=errors(409, 413, seed=True))
 def post_memories_search(request: MemexSeedSearchIn, tenant_id: str = Depends(tenant),
                          ctx: Context = Depends(context)) -> dict:
     """The memex seed's search, `{agent_id, user_id, query, top_k, alpha}`: `POST /v1/search` with
@@ -44,7 +44,7 @@ def post_memories_search(request: MemexSeedSearchIn, tenant_id: str = Depends(te
 
 
 # Declared before /v1/memories/{memory_id} so that "count" is not taken for an id.
-@v1.get("/v1/memories/count", response_model=Count, responses=errors())
+@v1.get("/v1/memories/count", response_model=Count, responses=errors(409))
 def get_count(user_id: Id, agent_id: Optional[Id] = None, include_inactive: bool = False,
               tenant_id: str = Depends(tenant), ctx: Context = Depends(context)) -> dict:
     """How many current memories the user has; with `include_inactive`, with their history (what the
@@ -52,17 +52,17 @@ def get_count(user_id: Id, agent_id: Optional[Id] = None, include_inactive: bool
     return {"count": memories.count(ctx, tenant_id, user_id, agent_id, include_inactive)}
 
 
-@v1.get("/v1/memories/{memory_id}", response_model=Memory, responses=errors(404))
+@v1.get("/v1/memories/{memory_id}", response_model=Memory, responses=errors(404, 409))
 def get_memory(memory_id: Id, tenant_id: str = Depends(tenant), ctx: Context = Depends(context)) -> dict:
     return memories.get(ctx, tenant_id, memory_id)
 
 
-@v1.get("/v1/memories/{memory_id}/history", response_model=MemoryHistory, responses=errors(404))
+@v1.get("/v1/memories/{memory_id}/history", response_model=MemoryHistory, responses=errors(404, 409))
 def get_history(memory_id: Id, tenant_id: str = Depends(tenant), ctx: Context = Depends(context)) -> dict:
     return {"memory_id": memory_id, "history": memories.history(ctx, tenant_id, memory_id)}
 
 
-@v1.get("/v1/users/{user_id}/memories", response_model=MemoryList, responses=errors())
+@v1.get("/v1/users/{user_id}/memories", response_model=MemoryList, responses=errors(409))
 def list_user_memories(user_id: Id, include_inactive: bool = False, agent_id: Optional[Id] = None,
                        limit: int = LIMIT, cursor: Optional[str] = CURSOR, order: ListOrder = "written",
                        tenant_id: str = Depends(tenant), ctx: Context = Depends(context)) -> dict:
@@ -73,7 +73,7 @@ def list_user_memories(user_id: Id, include_inactive: bool = False, agent_id: Op
     return memories.list_for_user(ctx, tenant_id, user_id, include_inactive, limit, cursor, agent_id, order)
 
 
-@v1.get("/v1/users/{user_id}/sessions", response_model=SessionList, responses=errors())
+@v1.get("/v1/users/{user_id}/sessions", response_model=SessionList, responses=errors(409))
 def list_user_sessions(user_id: Id, agent_id: Optional[Id] = None, limit: int = LIMIT,
                        cursor: Optional[str] = CURSOR, tenant_id: str = Depends(tenant),
                        ctx: Context = Depends(context)) -> dict:
@@ -83,7 +83,7 @@ def list_user_sessions(user_id: Id, agent_id: Optional[Id] = None, limit: int = 
     return sessions.of_user(ctx, tenant_id, user_id, limit, cursor, agent_id)
 
 
-@v1.get("/v1/sessions/{session_id}/messages", response_model=SessionMessageList, responses=errors(404))
+@v1.get("/v1/sessions/{session_id}/messages", response_model=SessionMessageList, responses=errors(404, 409))
 def list_session_messages(session_id: Id, user_id: Id, limit: int = LIMIT, cursor: Optional[str] = CURSOR,
                           tenant_id: str = Depends(tenant), ctx: Context = Depends(context)) -> dict:
     """The user's session as it was sent: every message in the order it was said (Zep's
@@ -91,7 +91,7 @@ def list_session_messages(session_id: Id, user_id: Id, limit: int = LIMIT, curso
     return sessions.messages(ctx, tenant_id, user_id, session_id, limit, cursor)
 
 
-@memory_service.get("/users/{user_id}/memories", response_model=MemoryList, responses=errors(seed=True))
+@memory_service.get("/users/{user_id}/memories", response_model=MemoryList, responses=errors(409, seed=True))
 def list_user_memories_seed(user_id: Id, limit: int = Query(500, ge=1, le=500), cursor: Optional[str] = CURSOR,
                             tenant_id: str = Depends(tenant), ctx: Context = Depends(context)) -> dict:
     """The memory-service seed's listing: every memory of the user, current ones and the history

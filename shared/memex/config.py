@@ -344,6 +344,13 @@ class Settings:
     # A turn re-published this many times without progress is marked failed, not sent forever.
     sweep_max_republish: int = 5
 
+    # A user's erasure (memories.erase_user_rows) goes in transactions of at most this many of their
+    # memories or turns, each well within the HTTP functions' 20 s statement timeout; a request (or a
+    # sweep run) begins no new one after `erasure_request_seconds`, within the HTTP functions' 29 s,
+    # and answers 202 with the rest left to a DELETE sent again or to the sweep.
+    erasure_chunk_rows: int = 2_000
+    erasure_request_seconds: float = 15.0
+
     # Consolidation (consolidation/): users with more than `threshold` active episodic memories get
     # their episodic memories older than `min_age_days` grouped, `batch_size` at a time (oldest
     # first), and each group of near-duplicates or same-topic lines replaced by one summary.
@@ -467,6 +474,8 @@ def load_settings() -> Settings:
         sweep_after_seconds=_int("MEMEX_SWEEP_AFTER_SECONDS", 60),
         backfill_stalled_after_seconds=_int("MEMEX_BACKFILL_STALLED_AFTER_SECONDS", 3600),
         sweep_max_republish=_int("MEMEX_SWEEP_MAX_REPUBLISH", 5),
+        erasure_chunk_rows=_positive_int("MEMEX_ERASURE_CHUNK_ROWS", 2_000),
+        erasure_request_seconds=_positive_float("MEMEX_ERASURE_REQUEST_SECONDS", 15.0),
         consolidation_threshold=_int("MEMEX_CONSOLIDATION_THRESHOLD", 200),
         consolidation_batch_size=_int("MEMEX_CONSOLIDATION_BATCH_SIZE", 500),
         consolidation_interval_seconds=_int("MEMEX_CONSOLIDATION_INTERVAL_SECONDS", 3600),

@@ -36,6 +36,12 @@ class InvalidInput(MemexError):
     code = "validation_error"
 
 
+class UserBeingErased(MemexError):
+    """A read or a write naming a user whose erasure began and has not finished (db/erasure.py)."""
+    status = 409
+    code = "user_being_erased"
+
+
 class IdempotencyConflict(MemexError):
     status = 409
     code = "idempotency_conflict"

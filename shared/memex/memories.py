@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 import uuid
 from datetime import datetime, timezone
 from typing import Any
@@ -17,12 +18,17 @@ from memex.errors import NotFound
 from memex.models import ListOrder, MemoryIn
 
 
+# Unfinished erasures a sweep reads at once: more than a run's time lets it finish.
+ERASURES_PER_SWEEP = 100
+
+
 def add(ctx: Context, tenant_id: str, memory: MemoryIn) -> dict[str, Any]:
     vector = ctx.embedder.embed([embedded_text.of(memory.content, memory_type=memory.memory_type, subject="user")])[0]
     memory_id = str(uuid.uuid4())
     with ctx.db.transaction() as conn:
         tenant_rows.ensure_tenant(conn, tenant_id)
         locks.lock_user(conn, tenant_id, memory.user_id)
+        erasure.refuse_if_erasing(conn, tenant_id, memory.user_id)
         memory_rows.insert(conn, tenant_id, {
             "id": memory_id,
             "user_id": memory.user_id,
@@ -40,16 +46,20 @@ def add(ctx: Context, tenant_id: str, memory: MemoryIn) -> dict[str, Any]:
 
 
 def get(ctx: Context, tenant_id: str, memory_id: str) -> dict[str, Any]:
-    found = memory_rows.get(ctx.db.connection(), tenant_id, memory_id)
+    conn = ctx.db.connection()
+    found = memory_rows.get(conn, tenant_id, memory_id)
     if found is None:
         raise NotFound(f"memory {memory_id} not found")
+    erasure.refuse_if_erasing(conn, tenant_id, found["user_id"])
     return found
 
 
 def history(ctx: Context, tenant_id: str, memory_id: str) -> list[dict[str, Any]]:
-    found = memory_rows.chain(ctx.db.connection(), tenant_id, memory_id)
+    conn = ctx.db.connection()
+    found = memory_rows.chain(conn, tenant_id, memory_id)
     if not found:
         raise NotFound(f"memory {memory_id} not found")
+    erasure.refuse_if_erasing(conn, tenant_id, found[0]["user_id"])  # a chain never crosses users
     return found
 
 
@@ -58,6 +68,7 @@ def list_for_user(ctx: Context, tenant_id: str, user_id: str, include_inactive: 
     # The agent and an order but the default join the listing's digest only when given: the
     # default listing's cursors (and those issued before either existed) stay its own, and a
     # cursor of one order, a key of the other's column, is refused by the other.
+    erasure.refuse_if_erasing(ctx.db.connection(), tenant_id, user_id)
     of = cursors.listing("memories", tenant_id, user_id, include_inactive, *([agent_id] if agent_id else []),
                          *([f"order={order}"] if order != "written" else []))
     items, next_cursor = cursors.page(of, cursor, lambda after: memory_rows.list_for_user(
@@ -66,6 +77,7 @@ def list_for_user(ctx: Context, tenant_id: str, user_id: str, include_inactive: 
 
 
 def count(ctx: Context, tenant_id: str, user_id: str, agent_id: str | None, include_inactive: bool = False) -> int:
+    erasure.refuse_if_erasing(ctx.db.connection(), tenant_id, user_id)
     return memory_rows.count(ctx.db.connection(), tenant_id, user_id, agent_id, include_inactive)
 
 
@@ -119,24 +131,55 @@ def _erase_session(ctx: Context, tenant_id: str, session_id: str, user_id: str) 
     return erased
 
 
-def erase_user(ctx: Context, tenant_id: str, user_id: str) -> dict[str, int]:
-    erased = erase_user_rows(ctx, tenant_id, user_id)
+def erase_user(ctx: Context, tenant_id: str, user_id: str) -> dict[str, Any]:
+    """Erase the user within MEMEX_ERASURE_REQUEST_SECONDS (erase_user_rows): `finished` says whether
+    it did, or left the rest to a DELETE sent again or to the sweep."""
+    erased = erase_user_rows(ctx, tenant_id, user_id, ctx.settings.erasure_request_seconds)
     forget_recent_texts(ctx, tenant_id)
     return erased
 
 
-def erase_user_rows(ctx: Context, tenant_id: str, user_id: str) -> dict[str, int]:
+def erase_user_rows(ctx: Context, tenant_id: str, user_id: str, seconds: float | None = None) -> dict[str, Any]:
     """The user's rows and their own vector index, not this process's copies of the tenant's texts
-    (forget_recent_texts: once for a tenant's users, not once a user)."""
+    (forget_recent_texts: once for a tenant's users, not once a user). In transactions of at most
+    MEMEX_ERASURE_CHUNK_ROWS rows each (db/erasure.user_chunk), so that no statement of a user with
+    years of history passes the statement timeout; the first marks the user as being erased (reads
+    and writes naming them get 409 until the last), so a user that fits one transaction is erased
+    in one, as before, and no one sees a half-erased user. A new transaction begins only within
+    `seconds` of the start (None: until finished). Returns the counts of what this call erased and
+    whether the erasure finished; one that did not is finished by calling this again (a DELETE sent
+    again, the sweep: finish_erasures)."""
+    rows = ctx.settings.erasure_chunk_rows
+    started = time.monotonic()
     with ctx.db.transaction() as conn:
         locks.lock_user(conn, tenant_id, user_id)
-        erased = erasure.user(conn, tenant_id, user_id)
+        erasure.begin_user(conn, tenant_id, user_id)
         own_index = vector_indexes.unlist(conn, tenant_id, user_id)
+        erased, finished = erasure.user_chunk(conn, tenant_id, user_id, rows)
     if own_index is not None:
         # Its predicate names the user: dropped now, not at the index job's next run. Only after
         # the commit, as a concurrent drop runs outside any transaction.
         vector_indexes.drop_after_erasure(ctx.db.connection(), own_index)
-    return erased
+    while not finished and (seconds is None or time.monotonic() - started < seconds):
+        with ctx.db.transaction() as conn:
+            locks.lock_user(conn, tenant_id, user_id)
+            more, finished = erasure.user_chunk(conn, tenant_id, user_id, rows)
+        erased = {kind: erased[kind] + more[kind] for kind in erased}
+    return {**erased, "finished": finished}
+
+
+def finish_erasures(ctx: Context, seconds: float) -> int:
+    """Go on with the user erasures a request began and left unfinished (the sweep), oldest first,
+    beginning no transaction past `seconds`; returns how many it finished."""
+    started, done = time.monotonic(), 0
+    for row in erasure.erasures_begun(ctx.db.connection(), ERASURES_PER_SWEEP):
+        left = seconds - (time.monotonic() - started)
+        if left <= 0:
+            break
+        if erase_user_rows(ctx, row["tenant_id"], row["user_id"], left)["finished"]:
+            forget_recent_texts(ctx, row["tenant_id"])
+            done += 1
+    return done
 
 
 def forget_recent_texts(ctx: Context, tenant_id: str) -> None:

@@ -39,7 +39,7 @@ def describe(ctx: Context, tenant_id: str) -> dict[str, Any]:
     }
 
 
-# Users erased per listing of the tenant's users: each in a transaction of its own, as
+# Users erased per listing of the tenant's users: each in transactions of their own, as
 # DELETE /v1/users/{id} erases them, so that no transaction holds a large tenant's rows for long.
 USERS_PER_LISTING = 100
 
@@ -49,7 +49,7 @@ def delete(ctx: Context, tenant_id: str) -> dict[str, Any]:
     with them get 401 from then on), its rate limits dropped, and the tenant marked deleted, once
     the writes that were let in before have committed; a write or a queued job that comes after is
     refused (db/tenants.ensure_tenant). Then each user is erased as DELETE /v1/users/{id} erases
-    them, a transaction each, and last whatever else of the tenant is left in any table. Stopped
+    them, in bounded transactions (memories.erase_user_rows), each to the end, and last whatever else of the tenant is left in any table. Stopped
     half-way, the tenant stays refused and running it again finishes it; run on a deleted tenant,
     it erases what is left (nothing) and says so. The tenant's row and its revoked keys stay: see
     the README ("Deleting a tenant"). Returns the counts of what it erased."""
@@ -64,8 +64,9 @@ def delete(ctx: Context, tenant_id: str) -> dict[str, Any]:
     erased = {"users": 0, "turns": 0, "memories": 0}
     while users := tenant_rows.users_of(ctx.db.connection(), tenant_id, USERS_PER_LISTING):
         for user_id in users:
-            for kind, count in memories.erase_user_rows(ctx, tenant_id, user_id).items():
-                erased[kind] += count
+            erased_user = memories.erase_user_rows(ctx, tenant_id, user_id)
+            for kind in ("turns", "memories"):
+                erased[kind] += erased_user[kind]
             erased["users"] += 1
     with ctx.db.transaction() as conn:
         rest = tenant_rows.erase_remaining(conn, tenant_id)

@@ -203,6 +203,14 @@ class TurnsErased(_Answer):
     memories: int
 
 
+class UserErasing(_Answer):
+    deleted: TurnsErased = Field(description="What this request erased")
+    status: Literal["erasing"] = Field(description="The user has more than a request erases in its time: what is "
+                                                   "left goes on at the next DELETE of the user, or at the sweep "
+                                                   "within minutes; until it has finished, a request naming the user "
+                                                   "gets 409 `user_being_erased`")
+
+
 class MemoryDeleted(_Answer):
     deleted: MemoryErased
 

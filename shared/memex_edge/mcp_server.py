@@ -378,8 +378,10 @@ def _forget_user(
 ) -> dict[str, Any]:
     """Erase everything memex holds about the user: every turn, message and memory. It cannot be
     undone: only when the user asks you to forget everything about them. Returns how many turns
-    and memories were erased (a turn's messages go with it)."""
-    return {"deleted": memories.erase_user(caller.ctx, caller.tenant_id, user_id)}
+    and memories were erased (a turn's messages go with it); with `status` "erasing", a user with a long
+    history is still being erased: call it again to go on."""
+    erased = memories.erase_user(caller.ctx, caller.tenant_id, user_id)
+    return {"deleted": erased} if erased.pop("finished") else {"deleted": erased, "status": "erasing"}
 
 
 def build_server() -> MCPServer:

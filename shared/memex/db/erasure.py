@@ -44,6 +44,7 @@ import psycopg
 
 from memex.db import consolidation as consolidation_rows
 from memex.db import history as history_rows
+from memex.errors import UserBeingErased
 from memex.supersession import folded_value
 
 
@@ -165,18 +166,52 @@ def users_of_session(conn: psycopg.Connection, tenant_id: str, session_id: str) 
     return [r["user_id"] for r in rows]
 
 
-def user(conn: psycopg.Connection, tenant_id: str, user_id: str) -> dict[str, int]:
-    """Erase everything of the user's. No rule of memories() is needed: links, summaries and the
-    statements of an end never cross users, so nothing the user said survives to name it."""
+def begin_user(conn: psycopg.Connection, tenant_id: str, user_id: str) -> None:
+    """Mark the user as being erased: from this transaction's commit until the one that erases their
+    last rows, reads and writes naming them are refused (refuse_if_erasing). Idempotent."""
+    conn.execute("INSERT INTO user_erasures (tenant_id, user_id) VALUES (%s, %s) ON CONFLICT DO NOTHING",
+                 (tenant_id, user_id))
+
+
+def user_chunk(conn: psycopg.Connection, tenant_id: str, user_id: str, rows: int) -> tuple[dict[str, int], bool]:
+    """Erase up to `rows` of the user's memories; when none is left, up to `rows` of their turns (their
+    messages and tombstones go with them by cascade); when neither is left, their bulk jobs' rows
+    (whose progress names the user) and their mark (begin_user): the erasure is finished. Returns
+    the counts and whether it finished. No rule of memories() is needed: links, summaries and the
+    statements of an end never cross users, so nothing the user said survives to name it.
+    Memories go before turns because a turn takes its memories by cascade, as many as it has:
+    each transaction stays bounded by `rows` (the statement timeout, the HTTP function's time)."""
     memories_deleted = conn.execute(
-        "DELETE FROM memories WHERE tenant_id = %s AND user_id = %s RETURNING id", (tenant_id, user_id)
-    ).fetchall()
-    turns = conn.execute(
-        "DELETE FROM turns WHERE tenant_id = %s AND user_id = %s RETURNING id", (tenant_id, user_id)
-    ).fetchall()
-    # Bulk jobs scoped to the user keep their progress rows, which name the user.
+        """DELETE FROM memories WHERE tenant_id = %(t)s AND id IN (
+               SELECT id FROM memories WHERE tenant_id = %(t)s AND user_id = %(u)s LIMIT %(n)s)
+           RETURNING id""", {"t": tenant_id, "u": user_id, "n": rows}).fetchall()
+    turns = []
+    if len(memories_deleted) < rows:
+        turns = conn.execute(
+            """DELETE FROM turns WHERE tenant_id = %(t)s AND id IN (
+                   SELECT id FROM turns WHERE tenant_id = %(t)s AND user_id = %(u)s LIMIT %(n)s)
+               RETURNING id""", {"t": tenant_id, "u": user_id, "n": rows - len(memories_deleted)}).fetchall()
+    erased = {"turns": len(turns), "memories": len(memories_deleted)}
+    if len(memories_deleted) + len(turns) == rows:
+        return erased, False
     conn.execute("DELETE FROM backfills WHERE tenant_id = %s AND user_id = %s", (tenant_id, user_id))
-    return {"turns": len(turns), "memories": len(memories_deleted)}
+    conn.execute("DELETE FROM user_erasures WHERE tenant_id = %s AND user_id = %s", (tenant_id, user_id))
+    return erased, True
+
+
+def erasures_begun(conn: psycopg.Connection, limit: int) -> list[dict[str, Any]]:
+    """The erasures begun and not finished (every tenant's), oldest first: what the sweep finishes."""
+    return conn.execute("SELECT tenant_id, user_id FROM user_erasures ORDER BY started_at LIMIT %s",
+                        (limit,)).fetchall()
+
+
+def refuse_if_erasing(conn: psycopg.Connection, tenant_id: str, user_id: str) -> None:
+    """UserBeingErased when the user's erasure has begun and not finished: part of what they had may
+    be gone already, so nothing of theirs is read, and nothing is written for them."""
+    if conn.execute("SELECT 1 FROM user_erasures WHERE tenant_id = %s AND user_id = %s",
+                    (tenant_id, user_id)).fetchone():
+        raise UserBeingErased(f"user {user_id} is being erased: DELETE /v1/users/{user_id} again goes on with it "
+                              "and answers 200 once it has finished")
 
 
 def _forget_why_ended(conn: psycopg.Connection, tenant_id: str, erased_ids: list[str]) -> None:

@@ -57,7 +57,8 @@ class NotFoundError(APIError):
 
 
 class ConflictError(APIError):
-    """409, e.g. `idempotency_conflict`: the key was sent before with a different turn."""
+    """409, e.g. `idempotency_conflict`: the key was sent before with a different turn; `user_being_erased`:
+    the user's erasure began and has not finished (delete_user again goes on with it)."""
 
 
 class PayloadTooLargeError(APIError):

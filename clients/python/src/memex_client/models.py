@@ -250,6 +250,9 @@ class Erasure(_Response):
     """How many of each kind of record were erased (`turns`, `memories`, ...)."""
 
     deleted: dict[str, int]
+    # "erasing" (HTTP 202): a user with a long history is not erased yet (until then the API answers
+    # 409 `user_being_erased` for them); delete_user again goes on with it, None once it has finished.
+    status: Optional[str] = None
 
 
 class BackfillFailure(_Response):
