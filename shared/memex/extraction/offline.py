@@ -1350,6 +1350,10 @@ def _trip(m: re.Match[str]) -> list[Fields]:
     return [{"value": f"trip to {m.group('place')}", "said": f" {when[0].lower()}{when[1:]}" if when else ""}]
 
 
+def _stay(m: re.Match[str]) -> list[Fields]:
+    return [{**f, "value": f"stay in {m.group('place')}", "place": m.group("place")} for f in _trip(m)]
+
+
 def _title(m: re.Match[str]) -> list[Fields]:
     value = (m.group("quoted") or m.group("value") or "").strip(" ,.!?")
     return [{"value": value}] if value and value.casefold() not in _NOT_NAMES else []
@@ -1541,10 +1545,10 @@ def _student(m: re.Match[str]) -> list[Fields]:
 def _status_after_parting(m: re.Match[str]) -> list[Fields]:
     """"We broke up" leaves the user single; "we separated" separated; "My wife and I divorced"
     divorced, and so does any parting from an ex-wife or ex-husband ("My ex-wife and I split up"),
-    whom only a divorce makes one; "got married" married."""
+    whom only a divorce makes one; "got married" (or "tied the knot") married."""
     verb, happened = m.groupdict().get("verb"), _happened(m)
     if verb is None:
-        return [{"value": m.group("value"), **happened}]
+        return [{"value": m.group("value") or "married", **happened}]
     if re.search(r"wife|husband|spouse", m.groupdict().get("ex") or ""):
         return [{"value": "divorced", **happened}]
     return [{"value": "separated" if verb == "separated" else "divorced" if "divorced" in verb else "single",
@@ -1873,8 +1877,8 @@ _RULES = [
     _rule("fact", "city", "home", [
         rf"(?:^|[.!?] )[Hh]ome(?:'s| is) (?:now )?(?P<value>{_PROPER})(?=\s*(?:[.!,;]|$)| (?:now|these days)\b)",
     ], "The user lives in {value}.", _known_place, importance=0.75),
-    _rule("fact", "city", "live lived moved relocated longer left", [
-        rf"\b(?:I|[Ww]e) (?:used to live|previously lived|once lived|lived) in (?P<value>{_PROPER})",
+    _rule("fact", "city", "live lived living moved relocated longer left", [
+        rf"\b(?:I|[Ww]e) (?:used to live|previously lived|once lived|lived|was living|were living) in (?P<value>{_PROPER})",
         rf"\b(?:I|[Ww]e)(?:'ve| have)? (?:just |recently |finally )?(?:moved|relocated) "
         rf"(?:to (?P<new>{_PROPER}) |away |here )?from (?P<value>{_PROPER})(?= to (?P<then>{_PROPER}))?",
         rf"\b(?:I|[Ww]e) no longer live in (?P<value>{_PROPER})",
@@ -2303,12 +2307,13 @@ _RULES = [
     # A partnership begun or ended, said of the user and no name: "I got married in June!", "We broke up",
     # "My wife and I divorced last year". An event: a divorce said so ends the current partner
     # (supersession.ENDED_BY_EVENT), where "I'm divorced" says only what the user is.
-    _rule("event", "relationship_status", "got broke split separated divorced", [
-        rf"\b(?:I|[Ww]e) {_ADVERBS}got (?P<value>married|divorced|engaged){_WED_PLACE}{_PARTED_WHEN}{_WED_PLACE}"
-        rf"{_PARTING_END}",
+    _rule("event", "relationship_status", "got tied broke split separated divorced", [
+        rf"\b(?:I|[Ww]e) {_ADVERBS}(?:got (?P<value>married|divorced|engaged)|tied the knot){_WED_PLACE}{_PARTED_WHEN}"
+        rf"{_WED_PLACE}{_PARTING_END}",
         # "Daniel and I got engaged!", "My boyfriend and I got married", "Me and my girlfriend got engaged"
         rf"(?:^|(?<=[,;:] ))(?:(?!I\b){_CAPWORD} and I|(?i:my) (?:{_PARTNER_WORD}) and I|(?i:me) and my "
-        rf"(?:{_PARTNER_WORD})) {_ADVERBS}got (?P<value>married|engaged){_WED_PLACE}{_PARTED_WHEN}{_WED_PLACE}{_PARTING_END}",
+        rf"(?:{_PARTNER_WORD})) {_ADVERBS}(?:got (?P<value>married|engaged)|tied the knot){_WED_PLACE}{_PARTED_WHEN}"
+        rf"{_WED_PLACE}{_PARTING_END}",
         rf"\b[Ww]e {_ADVERBS}(?P<verb>broke up|split up|split|separated){_PARTED_WHEN}{_PARTING_END}",
         rf"\b(?i:my) (?:{_PARTNER_WORD}) and I {_ADVERBS}(?P<verb>{_PARTED}){_PARTED_WHEN}{_PARTING_END}",
         # "Me and my husband got divorced", as people say it
@@ -2319,8 +2324,8 @@ _RULES = [
         rf"{_PARTING_END}",
     ], "The user is {value}.", _status_after_parting, confidence=0.7, importance=0.7),
     # The day of a wedding, said with it, is the anniversary: "We got married on June 3rd 2019."
-    _rule("fact", "anniversary", "married", [
-        rf"\b(?:I|[Ww]e|(?i:my) (?:{_PARTNER_WORD}) and I) {_ADVERBS}got married{_WED_PLACE} on (?:the )?"
+    _rule("fact", "anniversary", "married tied", [
+        rf"\b(?:I|[Ww]e|(?i:my) (?:{_PARTNER_WORD}) and I) {_ADVERBS}(?:got married|tied the knot){_WED_PLACE} on (?:the )?"
         rf"(?P<value>(?:{_DATE})(?:,? (?:19|20)\d\d)?)(?![\w'-]){_WED_PLACE}{_PARTING_END}",
     ], "The user's wedding anniversary is {value}.", lambda m: [{"value": m.group("value")}], importance=0.7),
     # A spouse's death, an event that leaves the user widowed and ends the partner; "I'm a widow" and
@@ -2672,6 +2677,12 @@ _RULES = [
         rf"(?:(?:{_TRIP_SPAN}|(?:a|an|our|my) (?:[\w-]+ ){{0,2}}?(?:trip|holiday|vacation|weekend|week|honeymoon)) "
         rf"(?:in|to|around|through) ){_PLACE_SPENT_IN}",
     ], "The user went on a {value}{said}.", _trip, confidence=0.7, importance=0.5),
+    # Being somewhere a year or more ago ("I was in London in 2015", "We were in Tokyo two years ago") is a
+    # stay there, a visit or a year lived: filed as what it is sure to be, a stay then, never the current city.
+    _rule("event", "activity", "was were", [
+        rf"\b(?:I|[Ww]e)(?: all| both)? (?:was|were) in {_PLACE_VISITED}{_TRIP_FOR} "
+        rf"(?P<when>in (?:19|20)\d\d|last year|(?:a|one|two|three|four|five|six|a few|a couple of) years ago)(?![\w'-])",
+    ], "The user was in {place}{said}.", _stay, confidence=0.7, importance=0.5),
     _rule("fact", "book", "reading read finished reread", [
         rf"\bI(?:'m| am|'ve been| have been|(?:'ve| have)? (?:just |recently )?(?:started|finished)) {_ADVERBS}"
         rf"(?:re-?)?reading (?:the (?:book|novel) )?(?:{_TITLE}){_TITLE_END}",
@@ -2800,10 +2811,14 @@ _RULES = [
     ], "The user prefers {value}.", _text, confidence=0.7, importance=0.5),
     # A team supported, by name: "I support Celtic", "I've supported Leeds United since I was six", "I'm a
     # season ticket holder at Leeds United". A party, a politician or a country supported is no team.
-    _rule("preference", "favorite_team", "support supported season", [
+    _rule("preference", "favorite_team", "support supported season supporter", [
         rf"\bI(?:'ve| have)? {_ADVERBS}(?:support|supported) (?P<value>(?!{_MONTH}|{_WEEKDAY}|{_NOT_A_TEAM}){_PROPER})"
         + _strict_end("since", "and", "but", "though", "all", "through", "my whole", "ever", "like"),
         rf"\bI(?:'m| am)? {_ADVERBS}(?:have )?(?:an? )?season ticket(?: holder)? (?:at|for|with) (?P<value>{_PROPER})",
+        # "I'm a lifelong Liverpool supporter", "Lifelong Celtic supporter here": a supporter is a team's ("a big
+        # Arsenal fan" may be a band's: not read)
+        rf"(?:^|\bI(?:'m| am) )(?:(?i:an?) )?(?:(?i:big|huge|massive|lifelong|life-long|die-hard|diehard|proud|loyal) )*"
+        rf"(?P<value>(?!{_NOT_A_TEAM}){_PROPER}) supporter(?![\w'-])",
     ], "The user supports {value}.", confidence=0.7, importance=0.5),
     _rule("preference", "favorite_{part}", "favorite favourite", [
         rf"\b(?i:my) (?:all[- ]time |absolute )?favou?rite (?P<thing>{_WORD}(?:\s+{_WORD}){{0,2}}?)"
@@ -2921,6 +2936,15 @@ _RESTATED = re.compile(r"(?i:actually|sorry|oops|correction|my bad|no wait|wait|
 _MEANT = re.compile(rf"(?i:sorry|oops|actually|no|correction|my bad)[,:!]?\s+(?i:I meant|I mean)\s+"
                     rf"(?P<new>(?!I\b){_CAPWORD}(?:\s+{_CAPWORD}){{0,3}})[.!]?")
 # A correction of a name said with the person's pronoun: "Sorry, her name is Anna." (_correct_named).
+# Someone's new age said by their name alone, opening the sentence: "Mia turned 8 today!", "Leo is 5
+# now.", "Leo's now 5" (_age_again); "Leo is 5" alone may be said of anyone's Leo, and is not read.
+_AGED_AGAIN = re.compile(rf"(?:(?i:so|and|oh|well|yay|omg|wow),? )?(?P<name>(?!I\b){_UPPER}[\w-]*)(?: (?:(?:just|finally|"
+                         rf"officially) )?turned (?P<value>{_NUMBER})(?= (?:today|yesterday|on|last|this)\b|\s*(?:[.!,;]|$))|"
+                         rf"(?: is|'s) (?:now (?P<now>{_NUMBER})|(?P<then>{_NUMBER})(?: (?:years?|yrs?) old)? now)(?: (?:years?|yrs?) old)?"
+                         r"(?=\s*(?:[.!,;]|$)))")
+_PERSON_NAME_KEYS = frozenset(f"{part}_name" for part in _PERSON_PARTS.values())
+_AGED_AGAIN_RULE = _rule("fact", "{person}_age", "turned", [], "The user's {part} {name} is {value} years old.",
+                         confidence=0.75, importance=0.6)
 _NAMED_AGAIN = re.compile(rf"(?i:actually|sorry|oops|correction|my bad|no wait|wait)[,:!]?\s+(?P<pronoun>(?i:her|his|its))"
                           rf"\s+name(?:'s|\s+is)\s+(?P<new>(?!I\b){_CAPWORD}(?:\s+{_CAPWORD}){{0,3}})[.!]?")
 # Words of a corrected statement that need not be words of the fact it corrects.
@@ -3195,6 +3219,10 @@ class OfflineExtractor:
                     if earlier is None and not i:
                         earlier = _Facts(self.extract(history, []))
                     _correct_named(found if i else earlier, found, before["id"], named, message["id"], said, subject)
+                elif (aged := _AGED_AGAIN.match(read)):
+                    if earlier is None:
+                        earlier = _Facts(self.extract(history, []))
+                    _age_again(earlier, found, aged, message["id"], said, subject)
                 elif not corrections and _RESTATED.match(read) and before is not None and before["role"] == "user":
                     if earlier is None and not i:
                         earlier = _Facts(self.extract(history, []))
@@ -3410,6 +3438,28 @@ def _gender(fact: Candidate) -> str | None:
         words = set(re.findall(r"[\w'-]+", fact.raw_quote.casefold()))
     his, hers = not words.isdisjoint(_HIS), not words.isdisjoint(_HERS)
     return "his" if his and not hers else "her" if hers and not his else None
+
+
+def _age_again(earlier: _Facts, found: _Facts, aged: re.Match[str], message_id: str, quote: str,
+               subject: str) -> None:
+    """"Mia turned 8 today!", said of someone by their name alone: their age, filed as the session said who
+    they are ("My daughter Mia is 7." earlier: child_mia_age, which the new age replaces), under the key
+    _kin_fact gives their other facts. Nothing when the session does not say who they are (a name alone
+    may be a pet's, a firm's or a town's), nor for a partner, whose age the rules never file (it would
+    outlive the partnership)."""
+    name = aged.group("name")
+    age = _number(aged.group("value") or aged.group("now") or aged.group("then"))
+    if age is None or not 1 <= age <= 120 or name.casefold() in _NOT_NAMES:
+        return
+    mark = _value_mark(name)
+    part = next((c.base_key.removesuffix("_name") for c in reversed([*earlier.in_order(), *found.in_order()])
+                 if c.subject == subject and not c.historical and c.base_key in _PERSON_NAME_KEYS
+                 and _value_mark(c.value) == mark), None)
+    if part is None or part == "partner":
+        return
+    person = part if part in ("mother", "father") else f"{part}_{_snake(name)}"
+    found.add(_candidate(_AGED_AGAIN_RULE, {"value": str(age), "person": person, "part": part, "name": name}, message_id,
+                         quote, subject))
 
 
 def _correct_named(pool: _Facts, found: _Facts, before_id: str, named: re.Match[str], message_id: str, quote: str,
