@@ -748,3 +748,17 @@ def test_a_taker_no_longer_current_keeps_its_row_for_when_it_is_again(ctx, tenan
     assert news() == [] and rows() == [("out", "acme")]
     erasure.memories(conn, tenant.id, ["retired"])
     assert news() == ["out"] and rows() == [("out", "acme")]
+
+
+def test_a_childs_birthday_said_by_name_alone_replaces_the_age_said_before(ctx, tenant, runtime):
+    """"Mia turned 8 today!" a day after "My daughter Mia is 7." (the same session says who Mia is): 8 is
+    her current age and 7 its history, not two ages at once (on main the second turn filed nothing and 7
+    stayed current)."""
+    ingest_turn(ctx, tenant.id, _turn(tenant.user, "My daughter Mia is 7.", "2026-03-01T12:00:00Z"), wait=True)
+    ingest_turn(ctx, tenant.id, _turn(tenant.user, "Mia turned 8 today!", "2026-03-02T12:00:00Z"), wait=True)
+    runtime.drain()
+    listed = _active(tenant, "child_mia_age")
+    assert [m["value"] for m in listed if m["active"]] == ["8"]
+    chain = _history(tenant, next(m["id"] for m in listed if m["active"]))
+    assert [m["value"] for m in chain] == ["7", "8"]
+    _assert_linear(chain)

@@ -372,7 +372,7 @@ NOTHING = [
     # only thought of, or an errand tonight; what is done often that is no pastime (round 13)
     "We're thinking about getting a cat.", "If I ever move to Paris, I'll learn French.", "I never went to Japan.",
     "My brother went to Japan in May.", "Did you go to Japan in May?", "I went to Oxford for the weekend.",
-    "I'm back from Paris.", "I was in London in 2015 when I met my wife.", "We spent two years in Berlin.",
+    "I'm back from Paris.", "We spent two years in Berlin.",
     "I'm back from work.", "Maybe we'll go climbing on Thursday.", "I'm going to study the contract tonight.",
     "My brother has decided to quit his job in March.", "My plan is simple.", "I run errands every morning.",
     "I drive 20 miles every day.", "I go to church on Sundays.", "My friend goes climbing every Thursday.",
@@ -1063,7 +1063,7 @@ def test_a_work_status_is_filed_only_when_said_of_the_users_job(text, expected):
     ("I'm doing a master's in nursing.", {("degree", "master's in nursing")}),
     ("I have an MBA from INSEAD.", {("degree", "MBA"), ("school", "INSEAD")}),
     ("I did my master's at Edinburgh University.", {("degree", "master's"), ("school", "Edinburgh University")}),
-    ("I graduated from MIT in 2015.", {("school", "MIT")}),
+    ("I graduated from MIT in 2015.", {("school", "MIT"), ("graduation_year", "2015")}),
     ("I went to Harvard for undergrad.", {("school", "Harvard")}),
     ("I went to Lincoln High School.", {("school", "Lincoln High School")}),
     ("I'm a Stanford grad.", {("school", "Stanford")}),
@@ -1094,7 +1094,8 @@ def test_what_is_said_of_a_language_a_nationality_and_a_school():
     said = {c.key: c.content for c in _extract("I'm Turkish, and I speak a little German.")}
     assert said == {"nationality": "The user's nationality is Turkish.", "language": "The user speaks a little German."}
     said = {c.key: c.content for c in _extract("I graduated from MIT in 2015 and I have an MBA.")}
-    assert said == {"school": "The user graduated from MIT in 2015.", "degree": "The user has an MBA."}
+    assert said == {"school": "The user graduated from MIT in 2015.", "graduation_year": "The user graduated in 2015.",
+                    "degree": "The user has an MBA."}
     assert [c.content for c in _extract("Arabic is my mother tongue.")] == ["The user's native language is Arabic."]
     assert [c.content for c in _extract("I'm a student at UCL.") if c.key == "school"] == ["The user is a student at UCL."]
 
@@ -2054,3 +2055,63 @@ def test_what_round_14_left(text, expected):
 ])
 def test_a_school_named_by_what_it_teaches_is_a_field_of_study(text, expected):
     assert _facts(text) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    # an age before its birthday, said with when it comes; "today" is the new age, no time says nothing
+    ("I turn 40 next week", {("age", "39")}),
+    ("I'm turning 50 next month, yikes.", {("age", "49")}),
+    ("I turn 30 on Saturday!", {("age", "29")}),
+    ("My mum turns 70 in June", {("mother_age", "69")}),
+    ("My daughter Ava turns 9 on the 3rd.", {("child_ava_age", "8"), ("child_name", "Ava")}),
+    ("I turn 30 today!", set()),
+    ("I'm turning 40, help.", set()),
+    ("I turn the oven off at 6 next week.", set()),
+    # an operation and an injury, the user's own
+    ("I had knee surgery in March.", {("surgery", "knee surgery")}),
+    ("I'm recovering from hip replacement surgery.", {("surgery", "hip replacement")}),
+    ("I had a hip replacement last year.", {("surgery", "hip replacement")}),
+    ("I broke my wrist skiing last winter", {("injury", "broken wrist")}),
+    ("Tore my ACL playing football two years ago", {("injury", "torn ACL")}),
+    ("I had a big surgery.", set()),
+    ("My brother broke his arm skiing.", set()),
+    ("I didn't break my wrist, luckily.", set()),
+    ("How long does recovery from knee surgery usually take?", set()),
+    # the year of a graduation; a "Class of" opening the sentence
+    ("I graduated in 2012.", {("graduation_year", "2012")}),
+    ("I graduated from Ohio State in 2019.", {("graduation_year", "2019"), ("school", "Ohio State")}),
+    ("I finished uni in 2008 and went straight into banking", {("graduation_year", "2008")}),
+    ("Class of 2019 at Trinity College Dublin!", {("graduation_year", "2019"), ("school", "Trinity College Dublin")}),
+    ("My son graduated in 2020.", set()),
+    ("Imagine graduating in 2012 with no jobs around.", set()),
+    # a wedding's day, and its other words
+    ("We got married on June 3rd 2019.", {("relationship_status", "married"), ("anniversary", "June 3rd 2019")}),
+    ("My husband and I tied the knot in Lisbon in 2016", {("relationship_status", "married")}),
+    ("My sister got married on June 3rd.", set()),
+    # a supporter is a team's; a party's is none, a fan may be a band's
+    ("I'm a lifelong Liverpool supporter.", {("favorite_team", "Liverpool")}),
+    ("I'm a Labour supporter.", set()),
+    ("Big Arsenal fan.", set()),
+    # being somewhere years ago is a stay, never the current city; "was living" a past city
+    ("I was in London in 2015.", {("activity", "stay in London")}),
+    ("I was in London in 2015 when I met my wife.", {("activity", "stay in London")}),
+    ("Back in 2019 I was living in Denver", {("city", "Denver", True)}),
+    ("I was in a meeting in 2015.", set()),
+])
+def test_what_round_15_left(text, expected):
+    assert _facts(text) == expected
+
+
+@pytest.mark.parametrize("history, text, expected", [
+    (("My daughter Mia is 7.",), "Mia turned 8 today!", {("child_mia_age", "8")}),
+    (("My son Leo is 4.",), "Leo is 5 now!", {("child_leo_age", "5")}),
+    (("My mom Linda is 61.",), "Linda turned 62 yesterday.", {("mother_age", "62")}),
+    (("My sister Ana lives in Porto.",), "Ana's now 30.", {("sister_ana_age", "30")}),
+    # the session does not say who they are, or says a pet or a partner (whose age is never filed)
+    ((), "Mia turned 8 today!", set()),
+    (("We have a dog named Rolo.",), "Rolo turned 3 today!", set()),
+    (("My boyfriend Sam is great.",), "Sam turned 30 today.", set()),
+    (("My son Leo is 4.",), "Leo is 5.", set()),
+])
+def test_a_new_age_said_by_name_is_filed_as_whose_the_session_says(history, text, expected):
+    assert _facts(text, history) == expected

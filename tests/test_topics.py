@@ -95,6 +95,9 @@ from memex.retrieval import past, topics
     ("What activity did John's colleague, Rob, invite him to?", "colleague"),
     ("Is her flatmate a student?", "flatmate"),
     ("Tell me about our neighbours.", "neighbours"),
+    # an operation or an injury had (round 15), asked of someone
+    ("Has she had any surgery?", "surgery"),
+    ("What injuries has the user had?", "injuries"),
 ])
 def test_a_question_naming_a_kind_of_fact_is_recognised(question, kind_word):
     asked = topics.asked(question)
@@ -167,6 +170,8 @@ def test_a_question_naming_a_kind_of_fact_is_recognised(question, kind_word):
     "What do you know about Python?",
     "Tell me about yourself.",
     "What do you know about my sister's job?",
+    "What's the most common football injury?",
+    "Is keyhole surgery safer?",
 ])
 def test_a_phrase_that_means_something_else_names_no_kind(question):
     assert topics.asked(question) is None
@@ -588,3 +593,14 @@ def test_her_own_kind_is_not_asked_by_a_question_about_someone_in_her_life(quest
 ])
 def test_the_facts_of_someone_in_her_life_do_not_answer_her_own_kind(own_kind_question, theirs):
     assert not re.search(topics.asked(own_kind_question).keys, theirs)
+
+
+def test_an_operation_or_an_injury_answers_a_question_about_health_or_surgery(tenant):
+    """Round 15's surgery and injury facts are health facts: "any health problems?" and "any surgery?"
+    rank them first (filed under no key on main, they were never filed at all)."""
+    for n, text in enumerate(("I had knee surgery in March.", "I work at Stripe.", "I broke my wrist skiing.")):
+        assert tenant.turn(text, session=f"s{n}").status_code == 201
+    surgery = tenant.search("Has the user had any surgery?")
+    assert surgery and surgery[0]["key"] == "surgery", [r["content"] for r in surgery]
+    health = tenant.search("Does the user have any health problems?")
+    assert {r["key"] for r in health[:2]} == {"surgery", "injury"}, [r["content"] for r in health]

@@ -52,6 +52,7 @@ FAMILIES = (
     Family("nationality", "the user's nationality, one memory each (dual citizenship: two)", 0.6, several=True),
     Family("language", "a language the user speaks, one memory each", 0.6, several=True),
     Family("school", "a school or university the user studied at, one memory each", 0.6, several=True),
+    Family("graduation_year", "the year the user graduated, four digits", 0.6),
     Family("degree", "a degree the user holds or is doing (\"PhD in physics\", \"MBA\"), one memory each", 0.6,
            several=True),
     Family("field_of_study", "a subject the user studied or studies, one memory each", 0.6, several=True),
@@ -112,6 +113,9 @@ FAMILIES = (
     Family("dietary_restriction", "vegetarian, vegan, halal, gluten-free...", 0.85),
     Family("allergy", "what the user is allergic to, one memory each", 0.9, several=True),
     Family("health_condition", "a lasting condition the user has, one memory each", 0.85, several=True),
+    Family("surgery", "an operation the user had (\"knee surgery\", \"hip replacement\"), one memory each", 0.6,
+           several=True),
+    Family("injury", "an injury the user had (\"broken wrist\", \"torn ACL\"), one memory each", 0.6, several=True),
     Family("smokes", "\"no\" when the user does not smoke or quit", 0.6),
     Family("vapes", "\"no\" when the user does not vape or quit", 0.6),
     Family("drinks_<thing>", "\"no\" when the user no longer drinks it (drinks_coffee, drinks_alcohol); it takes "

@@ -305,7 +305,9 @@ _AHEAD_BEFORE = re.compile(rf"{_AHEAD_WHEN}$")
 _MY = r"\b(?i:my|our)"
 _NOT_PLANS = ("(?:planning|going|flying|driving|heading|moving|travelling|traveling|visiting|feeling|being|"
               "thinking|looking|trying|hoping|wondering|considering|doing|working|staying|sitting|waiting|watching|"
-              "reading|eating|sleeping|relaxing|chilling|getting (?:tired|better|worse|sick|old|bored|used))")
+              "reading|eating|sleeping|relaxing|chilling|getting (?:tired|better|worse|sick|old|bored|used)|"
+              # "I'm turning 50 next month" is an age (_TURNING), not a plan
+              rf"turning (?:{_NUMBER})(?![\w'-]))")
 _RELATION = rf"(?P<kind>(?i:{_alternation(_RELATIONS)}))"
 # Everyone whose name and facts are filed: the relatives and friends, and a boss, a colleague, a
 # neighbour, a roommate, a cousin, an aunt, an uncle, a grandparent.
@@ -626,8 +628,9 @@ def _plan(m: re.Match[str]) -> list[Fields]:
     return [{"value": f"{value} {when[0].lower()}{when[1:]}" if when else value}]
 
 
-def _birth_year(m: re.Match[str]) -> list[Fields]:
-    """A year of birth, four digits: "'85" is the latest year ending in 85 that is not in the future."""
+def _year(m: re.Match[str]) -> list[Fields]:
+    """A year gone by (of birth, of graduation), four digits: "'85" is the latest year ending in 85 that is
+    not in the future."""
     said = m.group("value")
     if said[0].isdigit():
         return [{"value": said}]
@@ -739,6 +742,8 @@ def _number(text: str) -> int | None:
 
 def _age(m: re.Match[str]) -> list[Fields]:
     age = _number(m.group("value"))
+    if age is not None and m.groupdict().get("ahead"):
+        age -= 1  # "I turn 40 next week": 39 until then, and the birthday's age replaces it once said
     return [{"value": str(age)}] if age is not None and 1 <= age <= 120 else []
 
 
@@ -1236,6 +1241,33 @@ def _degree(m: re.Match[str]) -> list[Fields]:
     return [{"value": value, "a": "an" if value[0] in "aeiouAEIOU" or acronym else "a"}]
 
 
+# What an operation was on, or what it was: "knee surgery", "a hip replacement", "gallbladder removal".
+_BODY_PARTS = ("knee hip shoulder back spine spinal wrist ankle foot hand elbow eye heart brain gallbladder appendix "
+               "hernia ACL cataract jaw nose neck stomach gastric bariatric cardiac thumb finger toe bunion "
+               "tonsils sinus lung liver kidney bowel breast").split()
+_OPERATED = rf"(?:(?i:left|right|double|keyhole|laser|minor|major) )?(?:{_alternation(_BODY_PARTS)})"
+_PROCEDURE = "(?:replacement|transplant|reconstruction|removal|bypass)"
+# What an injury is to: "broke my wrist", "tore my ACL", "sprained my ankle".
+_INJURED = _alternation("wrist arm leg ankle knee hip shoulder back neck collarbone rib ribs finger toe foot hand "
+                        "elbow nose jaw hamstring ACL MCL meniscus achilles Achilles calf groin thumb pelvis "
+                        "kneecap shin".split())
+# The injury named by what was done: "broke" is a broken wrist, "tore" a torn ACL.
+_INJURY_WORDS = {"broke": "broken", "broken": "broken", "fractured": "fractured", "tore": "torn", "torn": "torn",
+                 "sprained": "sprained", "dislocated": "dislocated", "ruptured": "ruptured"}
+
+
+def _surgery(m: re.Match[str]) -> list[Fields]:
+    # "hip replacement" names the operation; "knee" alone needs its "surgery"
+    value = m.group("value")
+    if not re.search(f"{_PROCEDURE}$", value):
+        value += " surgery"
+    return [{"value": value}]
+
+
+def _injury(m: re.Match[str]) -> list[Fields]:
+    return [{"value": f"{_INJURY_WORDS[m.group('verb').casefold()]} {m.group('value')}"}]
+
+
 def _school(m: re.Match[str]) -> list[Fields]:
     """A school by its name, not someone's house ("I studied at Sam's")."""
     if re.search(r"'s?$", m.group("value")):
@@ -1318,6 +1350,10 @@ def _trip(m: re.Match[str]) -> list[Fields]:
     return [{"value": f"trip to {m.group('place')}", "said": f" {when[0].lower()}{when[1:]}" if when else ""}]
 
 
+def _stay(m: re.Match[str]) -> list[Fields]:
+    return [{**f, "value": f"stay in {m.group('place')}", "place": m.group("place")} for f in _trip(m)]
+
+
 def _title(m: re.Match[str]) -> list[Fields]:
     value = (m.group("quoted") or m.group("value") or "").strip(" ,.!?")
     return [{"value": value}] if value and value.casefold() not in _NOT_NAMES else []
@@ -1364,6 +1400,11 @@ _NO_LONGER_END = _strict_end("anymore", "any more", "at all", "these days", "eit
 # "I'm 100% sure" is not an age.
 _AGE_END = _strict_end("and", "btw", "tbh", "haha", "lmao", "fyi", "already", "today", "this", punctuation=r"[.,;!)]")
 _TURNED_END = _strict_end("and", "today", "yesterday", "last", "on", "in", punctuation=r"[.,;!)]")
+# A birthday ahead, said with when it comes ("I turn 40 next week", "my mum turns 70 in June"): the age
+# until then is one less (_age's `ahead`). Without a time ("I'm turning 40, help") it is not read: "I
+# turn 40 today" is the new age, and a bare "turning" may be a wish or a joke.
+_TURNING = (rf"(?P<ahead>turns?|turning) (?P<value>{_NUMBER})(?= (?:(?:{_WHEN}|soon|in (?:a|one|two|three|a few|a couple of) "
+            rf"(?:days?|weeks?|months?)|on (?:the )?\d{{1,2}}(?:st|nd|rd|th)|on {_DATE})(?![\w'-])))")
 
 # A move between two names, either way round ("from Google to Meta", "to Meta from Google").
 _MOVES_BETWEEN = [
@@ -1383,9 +1424,11 @@ _PARTNER_WORD = "|".join(word for word, part in _RELATIONS.items() if part == "p
 _NOT_AFTER_PARTING = "".join(f"(?<!{verb} {prep} )" for verb in ("broke up", "split up", "split", "separated")
                              for prep in ("with", "from"))
 # When a parting happened, and the clause ending there: not "we broke up the meeting", "we split the bill".
-# A month may carry its year ("in June 2019") and be the last one ("last June").
+# A month may carry its year ("in June 2019") and be the last one ("last June"); a day its year ("on June
+# 3rd 2019").
 _PARTING_WHEN = (rf"(?:(?:last|this) (?:week|month|year|spring|summer|fall|autumn|winter|weekend|{_WEEKDAY})|"
-                 rf"last {_MONTH}|last night|yesterday|today|recently|(?:(?:way )?back )?in (?:\d{{4}}|"
+                 rf"last {_MONTH}|last night|yesterday|today|recently|on (?:the )?(?:{_DATE})(?:,? \d{{4}})?(?![\w'-])|"
+                 rf"(?:(?:way )?back )?in (?:\d{{4}}|"
                  rf"(?i:{_alternation(vocabulary.MONTHS)})(?:,? \d{{4}})?)(?![\w'-])|"
                  r"(?:a|two|three|four|five|six|a few|a couple of) (?:days?|weeks?|months?|years?) ago)")
 _PROPOSED = (rf"(?:just |finally |officially )?(?:proposed(?: to me)?|popped the question)"
@@ -1502,10 +1545,10 @@ def _student(m: re.Match[str]) -> list[Fields]:
 def _status_after_parting(m: re.Match[str]) -> list[Fields]:
     """"We broke up" leaves the user single; "we separated" separated; "My wife and I divorced"
     divorced, and so does any parting from an ex-wife or ex-husband ("My ex-wife and I split up"),
-    whom only a divorce makes one; "got married" married."""
+    whom only a divorce makes one; "got married" (or "tied the knot") married."""
     verb, happened = m.groupdict().get("verb"), _happened(m)
     if verb is None:
-        return [{"value": m.group("value"), **happened}]
+        return [{"value": m.group("value") or "married", **happened}]
     if re.search(r"wife|husband|spouse", m.groupdict().get("ex") or ""):
         return [{"value": "divorced", **happened}]
     return [{"value": "separated" if verb == "separated" else "divorced" if "divorced" in verb else "single",
@@ -1834,8 +1877,8 @@ _RULES = [
     _rule("fact", "city", "home", [
         rf"(?:^|[.!?] )[Hh]ome(?:'s| is) (?:now )?(?P<value>{_PROPER})(?=\s*(?:[.!,;]|$)| (?:now|these days)\b)",
     ], "The user lives in {value}.", _known_place, importance=0.75),
-    _rule("fact", "city", "live lived moved relocated longer left", [
-        rf"\b(?:I|[Ww]e) (?:used to live|previously lived|once lived|lived) in (?P<value>{_PROPER})",
+    _rule("fact", "city", "live lived living moved relocated longer left", [
+        rf"\b(?:I|[Ww]e) (?:used to live|previously lived|once lived|lived|was living|were living) in (?P<value>{_PROPER})",
         rf"\b(?:I|[Ww]e)(?:'ve| have)? (?:just |recently |finally )?(?:moved|relocated) "
         rf"(?:to (?P<new>{_PROPER}) |away |here )?from (?P<value>{_PROPER})(?= to (?P<then>{_PROPER}))?",
         rf"\b(?:I|[Ww]e) no longer live in (?P<value>{_PROPER})",
@@ -1851,7 +1894,7 @@ _RULES = [
     ], "The user was born in {value}.", importance=0.6),
     _rule("fact", "birth_year", "born", [
         r"\bI was born in (?P<value>(?:19|20)\d\d|'\d\d)(?![\w'-])",
-    ], "The user was born in {value}.", _birth_year, importance=0.6),
+    ], "The user was born in {value}.", _year, importance=0.6),
     _rule("fact", "hometown", "originally grew come raised hometown home from", [
         rf"\b(?i:my) home ?town(?:,| of| is) (?P<value>{_PROPER})",
         rf"\bI(?:'m| am) back in (?P<value>{_PROPER}),? where I grew up\b",
@@ -1935,6 +1978,19 @@ _RULES = [
         rf"\bI(?:'ve| have)? {_ADVERBS}graduated (?:with (?:an?|my|the) [^,.;]{{1,40}}? )?from (?:the )?(?P<value>{_ORG})"
         rf"{_GRADUATED_WHEN}",
     ], "The user graduated from {value}{when}.", _school, confidence=0.75, importance=0.6),
+    _rule("fact", "school", "class", [
+        rf"^(?i:class) of (?:19|20)\d\d (?:at|from) (?:the )?(?P<value>{_ORG})",
+    ], "The user studied at {value}.", _school, confidence=0.7, importance=0.6),
+    # The year the user graduated: "I graduated in 2012", "I graduated from Leeds in 2012", "I finished uni
+    # in 2008", "Class of 2019!" (opening the sentence: "the class of 2019 was huge" is not the user's).
+    _rule("fact", "graduation_year", "graduated finished class", [
+        rf"\bI(?:'ve| have)? {_ADVERBS}graduated (?:(?:with (?:an?|my|the) [^,.;]{{1,40}}? )?from (?:the )?{_ORG} |"
+        rf"(?:from )?(?:high school|college|uni|university|school|law school|med school|grad school) )?"
+        r"in (?P<value>(?:19|20)\d\d)(?![\w'-])",
+        r"\bI (?:only |just )?finished (?:uni|university|college|school|high school|grad school|law school|med school|"
+        r"my (?:degree|studies|PhD|masters?|master's)) in (?P<value>(?:19|20)\d\d)(?![\w'-])",
+        r"(?:^|\bI(?:'m| am|'m in the| am in the) )(?i:class) of (?P<value>(?:19|20)\d\d|'\d\d)(?![\w'-])",
+    ], "The user graduated in {value}.", _year, confidence=0.75, importance=0.6),
     _rule("fact", "school", "student undergrad undergraduate postgrad postgraduate studying study doing working "
           "pursuing", [
         rf"\bI(?:'m| am) {_INTRODUCED}(?:now |currently |also )?(?:an?|the) (?:[A-Za-z][\w-]* ){{0,3}}?"
@@ -1974,10 +2030,11 @@ _RULES = [
         rf"{_MY} (?:old|previous|former) (?:{_PHONE_NAME})(?: (?:was|is)|:) "
         rf"{_PHONE}",
     ], "The user's phone number used to be {value}.", _phone, confidence=0.7, importance=0.5, historical=True),
-    _rule("fact", "age", "m am turned", [
+    _rule("fact", "age", "m am turned turn turning", [
         rf"\bI(?:'m| am) (?P<value>{_NUMBER})(?: (?:years?|yrs?) old| years of age| ?y/?o)?{_AGE_END}",
         rf"\bI (?:just |recently )?turned (?P<value>{_NUMBER}){_TURNED_END}",
         rf"\bI(?:'m| am) an? (?P<value>{_NUMBER})[- ]years?[- ]old (?=[a-z])",
+        rf"\bI(?:'m| am)? {_TURNING}",
     ], "The user is {value} years old.", _age, importance=0.6),
     _rule("fact", "number_of_children", "have got m am as", [
         rf"{_HAVE} (?P<value>{_NUMBER}) (?:kids|children|kid|child)(?![\w'])",
@@ -2250,12 +2307,13 @@ _RULES = [
     # A partnership begun or ended, said of the user and no name: "I got married in June!", "We broke up",
     # "My wife and I divorced last year". An event: a divorce said so ends the current partner
     # (supersession.ENDED_BY_EVENT), where "I'm divorced" says only what the user is.
-    _rule("event", "relationship_status", "got broke split separated divorced", [
-        rf"\b(?:I|[Ww]e) {_ADVERBS}got (?P<value>married|divorced|engaged){_WED_PLACE}{_PARTED_WHEN}{_WED_PLACE}"
-        rf"{_PARTING_END}",
+    _rule("event", "relationship_status", "got tied broke split separated divorced", [
+        rf"\b(?:I|[Ww]e) {_ADVERBS}(?:got (?P<value>married|divorced|engaged)|tied the knot){_WED_PLACE}{_PARTED_WHEN}"
+        rf"{_WED_PLACE}{_PARTING_END}",
         # "Daniel and I got engaged!", "My boyfriend and I got married", "Me and my girlfriend got engaged"
         rf"(?:^|(?<=[,;:] ))(?:(?!I\b){_CAPWORD} and I|(?i:my) (?:{_PARTNER_WORD}) and I|(?i:me) and my "
-        rf"(?:{_PARTNER_WORD})) {_ADVERBS}got (?P<value>married|engaged){_WED_PLACE}{_PARTED_WHEN}{_WED_PLACE}{_PARTING_END}",
+        rf"(?:{_PARTNER_WORD})) {_ADVERBS}(?:got (?P<value>married|engaged)|tied the knot){_WED_PLACE}{_PARTED_WHEN}"
+        rf"{_WED_PLACE}{_PARTING_END}",
         rf"\b[Ww]e {_ADVERBS}(?P<verb>broke up|split up|split|separated){_PARTED_WHEN}{_PARTING_END}",
         rf"\b(?i:my) (?:{_PARTNER_WORD}) and I {_ADVERBS}(?P<verb>{_PARTED}){_PARTED_WHEN}{_PARTING_END}",
         # "Me and my husband got divorced", as people say it
@@ -2265,6 +2323,11 @@ _RULES = [
         rf"(?<![\w'])(?i:me) and my (?P<ex>ex(?:-?(?:{_PARTNER_WORD}))?) {_ADVERBS}(?P<verb>{_PARTED}){_PARTED_WHEN}"
         rf"{_PARTING_END}",
     ], "The user is {value}.", _status_after_parting, confidence=0.7, importance=0.7),
+    # The day of a wedding, said with it, is the anniversary: "We got married on June 3rd 2019."
+    _rule("fact", "anniversary", "married tied", [
+        rf"\b(?:I|[Ww]e|(?i:my) (?:{_PARTNER_WORD}) and I) {_ADVERBS}(?:got married|tied the knot){_WED_PLACE} on (?:the )?"
+        rf"(?P<value>(?:{_DATE})(?:,? (?:19|20)\d\d)?)(?![\w'-]){_WED_PLACE}{_PARTING_END}",
+    ], "The user's wedding anniversary is {value}.", lambda m: [{"value": m.group("value")}], importance=0.7),
     # A spouse's death, an event that leaves the user widowed and ends the partner; "I'm a widow" and
     # "my late husband" say what the user is.
     _rule("event", "relationship_status", "passed died lost", [
@@ -2306,14 +2369,16 @@ _RULES = [
         rf"{_MY} {_KIN_ADJECTIVE}{_CHILD},? {_NAME_IS} (?P<value>{_NUMBER})(?: (?:years?|yrs?) old| ?y/?o)?{_AGE_END}",
         rf"{_MY} {_KIN_ADJECTIVE}{_CHILD}(?:,? (?P<name>{_PROPER}),?)? (?:just |recently )?turned (?P<value>{_NUMBER})"
         rf"{_TURNED_END}",
+        rf"{_MY} {_KIN_ADJECTIVE}{_CHILD}(?:,? (?P<name>{_PROPER}),?)? (?:(?:is|'s) )?{_TURNING}",
     ], "The user's {kind}{named} is {value} years old.", _child_age, confidence=0.75, importance=0.6),
     # a relative's, a friend's or a colleague's age (_AGED_KIN)
-    _rule("fact", "{person}_age", "is s turned", [
+    _rule("fact", "{person}_age", "is s turned turns turning", [
         rf"{_MY} {_KIN_ADJECTIVE}{_AGED_KIN}(?:,? (?P<name>{_PROPER}),?)?(?: is|'s) (?P<value>{_NUMBER})"
         rf"(?: (?:years?|yrs?) old| ?y/?o)?{_AGE_END}",
         rf"{_MY} {_KIN_ADJECTIVE}{_AGED_KIN},? {_NAME_IS} (?P<value>{_NUMBER})(?: (?:years?|yrs?) old| ?y/?o)?{_AGE_END}",
         rf"{_MY} {_KIN_ADJECTIVE}{_AGED_KIN}(?:,? (?P<name>{_PROPER}),?)? (?:just |recently )?turned (?P<value>{_NUMBER})"
         rf"{_TURNED_END}",
+        rf"{_MY} {_KIN_ADJECTIVE}{_AGED_KIN}(?:,? (?P<name>{_PROPER}),?)? (?:(?:is|'s) )?{_TURNING}",
     ], "The user's {kind}{named} is {value} years old.", _kin_fact(_age), confidence=0.75, importance=0.6),
     # the user's car, one at a time
     _rule("fact", "car", "drive driving bought got own have leased car", [
@@ -2488,6 +2553,22 @@ _RULES = [
         rf"{_BREED_SAID}(?:,? (?P<name>{_PROPER})|{_LOST_END})",
     ], "The user used to have {said}.", _pet_gone_by_breed, confidence=0.7, importance=0.5, historical=True),
     # health
+    # An operation the user had ("I had knee surgery in March", "I'm recovering from hip replacement
+    # surgery") and an injury ("I broke my wrist skiing", "tore my ACL"): events of the user's health, one
+    # memory each, apart from the lasting conditions of health_condition. Only a body part or a named
+    # procedure is read ("I had a big surgery" says nothing of what), and only the user's own ("my
+    # brother broke his arm" is not).
+    _rule("event", "surgery", "had underwent recovering surgery operation replacement transplant", [
+        rf"{had} (?:an? |my |some )?(?P<value>{_OPERATED}(?: {_PROCEDURE})?) (?:surgery|operation|op)(?![\w'-])"
+        for had in (rf"\bI(?:'ve| have)? {_ADVERBS}(?:had|underwent|got)", rf"\bI(?:'m| am) {_ADVERBS}recovering from")
+    ] + [
+        rf"{had} (?:an? |my |some )?(?P<value>{_OPERATED} {_PROCEDURE})(?![\w'-])"
+        for had in (rf"\bI(?:'ve| have)? {_ADVERBS}(?:had|underwent|got)", rf"\bI(?:'m| am) {_ADVERBS}recovering from")
+    ], "The user had {value}.", _surgery, confidence=0.7, importance=0.6),
+    _rule("event", "injury", "broke fractured tore sprained dislocated ruptured torn broken", [
+        rf"\bI(?:'ve| have)? {_ADVERBS}(?P<verb>broke|broken|fractured|tore|torn|sprained|dislocated|ruptured) my "
+        rf"(?:(?:left|right) )?(?P<value>{_INJURED})(?![\w'-])",
+    ], "The user had a {value}.", _injury, confidence=0.7, importance=0.6),
     _rule("fact", "health_condition", "have got had suffer live diagnosed m am struggle deal suffering living "
           "struggling dealing get as", [
         rf"\bI(?: have|'ve got| have got|'ve had| have had| suffer from| live with| struggle with| deal with"
@@ -2596,6 +2677,12 @@ _RULES = [
         rf"(?:(?:{_TRIP_SPAN}|(?:a|an|our|my) (?:[\w-]+ ){{0,2}}?(?:trip|holiday|vacation|weekend|week|honeymoon)) "
         rf"(?:in|to|around|through) ){_PLACE_SPENT_IN}",
     ], "The user went on a {value}{said}.", _trip, confidence=0.7, importance=0.5),
+    # Being somewhere a year or more ago ("I was in London in 2015", "We were in Tokyo two years ago") is a
+    # stay there, a visit or a year lived: filed as what it is sure to be, a stay then, never the current city.
+    _rule("event", "activity", "was were", [
+        rf"\b(?:I|[Ww]e)(?: all| both)? (?:was|were) in {_PLACE_VISITED}{_TRIP_FOR} "
+        rf"(?P<when>in (?:19|20)\d\d|last year|(?:a|one|two|three|four|five|six|a few|a couple of) years ago)(?![\w'-])",
+    ], "The user was in {place}{said}.", _stay, confidence=0.7, importance=0.5),
     _rule("fact", "book", "reading read finished reread", [
         rf"\bI(?:'m| am|'ve been| have been|(?:'ve| have)? (?:just |recently )?(?:started|finished)) {_ADVERBS}"
         rf"(?:re-?)?reading (?:the (?:book|novel) )?(?:{_TITLE}){_TITLE_END}",
@@ -2724,10 +2811,14 @@ _RULES = [
     ], "The user prefers {value}.", _text, confidence=0.7, importance=0.5),
     # A team supported, by name: "I support Celtic", "I've supported Leeds United since I was six", "I'm a
     # season ticket holder at Leeds United". A party, a politician or a country supported is no team.
-    _rule("preference", "favorite_team", "support supported season", [
+    _rule("preference", "favorite_team", "support supported season supporter", [
         rf"\bI(?:'ve| have)? {_ADVERBS}(?:support|supported) (?P<value>(?!{_MONTH}|{_WEEKDAY}|{_NOT_A_TEAM}){_PROPER})"
         + _strict_end("since", "and", "but", "though", "all", "through", "my whole", "ever", "like"),
         rf"\bI(?:'m| am)? {_ADVERBS}(?:have )?(?:an? )?season ticket(?: holder)? (?:at|for|with) (?P<value>{_PROPER})",
+        # "I'm a lifelong Liverpool supporter", "Lifelong Celtic supporter here": a supporter is a team's ("a big
+        # Arsenal fan" may be a band's: not read)
+        rf"(?:^|\bI(?:'m| am) )(?:(?i:an?) )?(?:(?i:big|huge|massive|lifelong|life-long|die-hard|diehard|proud|loyal) )*"
+        rf"(?P<value>(?!{_NOT_A_TEAM}){_PROPER}) supporter(?![\w'-])",
     ], "The user supports {value}.", confidence=0.7, importance=0.5),
     _rule("preference", "favorite_{part}", "favorite favourite", [
         rf"\b(?i:my) (?:all[- ]time |absolute )?favou?rite (?P<thing>{_WORD}(?:\s+{_WORD}){{0,2}}?)"
@@ -2845,6 +2936,15 @@ _RESTATED = re.compile(r"(?i:actually|sorry|oops|correction|my bad|no wait|wait|
 _MEANT = re.compile(rf"(?i:sorry|oops|actually|no|correction|my bad)[,:!]?\s+(?i:I meant|I mean)\s+"
                     rf"(?P<new>(?!I\b){_CAPWORD}(?:\s+{_CAPWORD}){{0,3}})[.!]?")
 # A correction of a name said with the person's pronoun: "Sorry, her name is Anna." (_correct_named).
+# Someone's new age said by their name alone, opening the sentence: "Mia turned 8 today!", "Leo is 5
+# now.", "Leo's now 5" (_age_again); "Leo is 5" alone may be said of anyone's Leo, and is not read.
+_AGED_AGAIN = re.compile(rf"(?:(?i:so|and|oh|well|yay|omg|wow),? )?(?P<name>(?!I\b){_UPPER}[\w-]*)(?: (?:(?:just|finally|"
+                         rf"officially) )?turned (?P<value>{_NUMBER})(?= (?:today|yesterday|on|last|this)\b|\s*(?:[.!,;]|$))|"
+                         rf"(?: is|'s) (?:now (?P<now>{_NUMBER})|(?P<then>{_NUMBER})(?: (?:years?|yrs?) old)? now)(?: (?:years?|yrs?) old)?"
+                         r"(?=\s*(?:[.!,;]|$)))")
+_PERSON_NAME_KEYS = frozenset(f"{part}_name" for part in _PERSON_PARTS.values())
+_AGED_AGAIN_RULE = _rule("fact", "{person}_age", "turned", [], "The user's {part} {name} is {value} years old.",
+                         confidence=0.75, importance=0.6)
 _NAMED_AGAIN = re.compile(rf"(?i:actually|sorry|oops|correction|my bad|no wait|wait)[,:!]?\s+(?P<pronoun>(?i:her|his|its))"
                           rf"\s+name(?:'s|\s+is)\s+(?P<new>(?!I\b){_CAPWORD}(?:\s+{_CAPWORD}){{0,3}})[.!]?")
 # Words of a corrected statement that need not be words of the fact it corrects.
@@ -2912,6 +3012,7 @@ _DROPPED_SUBJECT = re.compile(
     r"^(?:(?:so|and|also|oh|well|ok|okay|yeah|yes|btw|update)\b[,:!]?\s+)?"
     rf"(?={_SOON}(?:started|began|joined|moved|relocated|got|quit|left|switched|adopted|went|turned|became|landed|sold|bought|"
     r"signed|stopped|gave|picked|took|been|grew|starting|joining|moving|relocating|going|getting|flying|heading|driving|"
+    r"broke|tore|sprained|fractured|dislocated|"
     r"travelling|traveling|allergic|back from|not (?:a )?(?:big )?fan|(?:not|no longer) at)\b|no (?:kids|children)(?= yet\b|\s*(?:[.!;]|$)))",
     re.IGNORECASE)
 _BEEN = re.compile(rf"{_SOON}been\b", re.IGNORECASE)
@@ -3118,6 +3219,10 @@ class OfflineExtractor:
                     if earlier is None and not i:
                         earlier = _Facts(self.extract(history, []))
                     _correct_named(found if i else earlier, found, before["id"], named, message["id"], said, subject)
+                elif (aged := _AGED_AGAIN.match(read)):
+                    if earlier is None:
+                        earlier = _Facts(self.extract(history, []))
+                    _age_again(earlier, found, aged, message["id"], said, subject)
                 elif not corrections and _RESTATED.match(read) and before is not None and before["role"] == "user":
                     if earlier is None and not i:
                         earlier = _Facts(self.extract(history, []))
@@ -3333,6 +3438,28 @@ def _gender(fact: Candidate) -> str | None:
         words = set(re.findall(r"[\w'-]+", fact.raw_quote.casefold()))
     his, hers = not words.isdisjoint(_HIS), not words.isdisjoint(_HERS)
     return "his" if his and not hers else "her" if hers and not his else None
+
+
+def _age_again(earlier: _Facts, found: _Facts, aged: re.Match[str], message_id: str, quote: str,
+               subject: str) -> None:
+    """"Mia turned 8 today!", said of someone by their name alone: their age, filed as the session said who
+    they are ("My daughter Mia is 7." earlier: child_mia_age, which the new age replaces), under the key
+    _kin_fact gives their other facts. Nothing when the session does not say who they are (a name alone
+    may be a pet's, a firm's or a town's), nor for a partner, whose age the rules never file (it would
+    outlive the partnership)."""
+    name = aged.group("name")
+    age = _number(aged.group("value") or aged.group("now") or aged.group("then"))
+    if age is None or not 1 <= age <= 120 or name.casefold() in _NOT_NAMES:
+        return
+    mark = _value_mark(name)
+    part = next((c.base_key.removesuffix("_name") for c in reversed([*earlier.in_order(), *found.in_order()])
+                 if c.subject == subject and not c.historical and c.base_key in _PERSON_NAME_KEYS
+                 and _value_mark(c.value) == mark), None)
+    if part is None or part == "partner":
+        return
+    person = part if part in ("mother", "father") else f"{part}_{_snake(name)}"
+    found.add(_candidate(_AGED_AGAIN_RULE, {"value": str(age), "person": person, "part": part, "name": name}, message_id,
+                         quote, subject))
 
 
 def _correct_named(pool: _Facts, found: _Facts, before_id: str, named: re.Match[str], message_id: str, quote: str,

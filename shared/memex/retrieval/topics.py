@@ -141,7 +141,9 @@ _KINDS = (
     _Kind(r"hobby|hobbies|pastimes?|free time|spare time|leisure|for fun|interests",
           _anyones(r"(?:hobby|learning)$"), ("hobby", "learning")),
     _Kind(r"(?:health|medical) (?:conditions?|history|issues?|problems?)|health|illness(?:es)?",
-          _anyones(r"(?:health_condition|allergy)$"), ("health", "allergy")),
+          _anyones(r"(?:health_condition|allergy|surgery|injury)$"), ("health", "allergy", "surgery", "injury")),
+    # an operation or an injury had: said of sport and medicine as often ("the most common football injury")
+    _Kind(r"injur(?:y|ies)|surger(?:y|ies)", _anyones(r"(?:surgery|injury)$"), ("surgery", "injury"), of_someone=True),
     _Kind(r"diet|dietary restrictions?|foods?", _anyones(r"(?:dietary_restriction|allergy)$"), ("dietary", "allergy")),
     _Kind(r"family|families|relatives",
           _anyones("|".join(_FAMILY).join(("(?:", ")_")) + r"|(?:number_of_children|relationship_status)$"),
