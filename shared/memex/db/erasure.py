@@ -44,6 +44,7 @@ import psycopg
 
 from memex.db import consolidation as consolidation_rows
 from memex.db import history as history_rows
+from memex.db import turns as turn_rows
 from memex.errors import UserBeingErased
 from memex.supersession import folded_value
 
@@ -205,13 +206,20 @@ def erasures_begun(conn: psycopg.Connection, limit: int) -> list[dict[str, Any]]
                         (limit,)).fetchall()
 
 
-def refuse_if_erasing(conn: psycopg.Connection, tenant_id: str, user_id: str) -> None:
+def refuse_if_erasing(conn: psycopg.Connection, tenant_id: str, user_id: str, *,
+                      offset: bool = False) -> int | None:
     """UserBeingErased when the user's erasure has begun and not finished: part of what they had may
-    be gone already, so nothing of theirs is read, and nothing is written for them."""
-    if conn.execute("SELECT 1 FROM user_erasures WHERE tenant_id = %s AND user_id = %s",
-                    (tenant_id, user_id)).fetchone():
+    be gone already, so nothing of theirs is read, and nothing is written for them. With `offset`,
+    the user's latest turn's offset (turns.LATEST_OFFSET) read in the same round trip and returned:
+    a search without a reference time needs both before anything else."""
+    row = conn.execute(
+        "SELECT EXISTS (SELECT 1 FROM user_erasures WHERE tenant_id = %(t)s AND user_id = %(u)s) AS erasing"
+        + (f", {turn_rows.LATEST_OFFSET} AS utc_offset" if offset else ""),
+        {"t": tenant_id, "u": user_id}).fetchone()
+    if row["erasing"]:
         raise UserBeingErased(f"user {user_id} is being erased: DELETE /v1/users/{user_id} again goes on with it "
                               "and answers 200 once it has finished")
+    return row.get("utc_offset")
 
 
 def _forget_why_ended(conn: psycopg.Connection, tenant_id: str, erased_ids: list[str]) -> None:

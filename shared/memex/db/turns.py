@@ -117,13 +117,15 @@ def _payload_hash(turn: TurnIn) -> str:
     return hashlib.sha256(canonical.encode("utf-8", errors="surrogatepass")).hexdigest()
 
 
+# The offset from UTC, in minutes, of the user's latest turn (by its time) sent with one (migrations
+# 0035, 0036); a scalar subquery, so that a read at a request's start can carry it (db/erasure.py).
+LATEST_OFFSET = """(SELECT utc_offset FROM turns WHERE tenant_id = %(t)s AND user_id = %(u)s
+                    AND utc_offset IS NOT NULL ORDER BY occurred_at DESC LIMIT 1)"""
+
+
 def latest_offset(conn: psycopg.Connection, tenant_id: str, user_id: str) -> int | None:
-    """The offset from UTC, in minutes, of the user's latest turn (by its time) sent with one; None
-    when none was (migrations 0035, 0036)."""
-    row = conn.execute(
-        """SELECT utc_offset FROM turns WHERE tenant_id = %s AND user_id = %s AND utc_offset IS NOT NULL
-           ORDER BY occurred_at DESC LIMIT 1""", (tenant_id, user_id)).fetchone()
-    return row["utc_offset"] if row else None
+    """LATEST_OFFSET's; None when no turn of the user's was sent with an offset."""
+    return conn.execute(f"SELECT {LATEST_OFFSET} AS utc_offset", {"t": tenant_id, "u": user_id}).fetchone()["utc_offset"]
 
 
 def get_turn(conn: psycopg.Connection, tenant_id: str, turn_id: str) -> dict[str, Any] | None:

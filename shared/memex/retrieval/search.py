@@ -44,7 +44,6 @@ import numpy as np
 from memex import filler, first_person, time_phrases, user_zone
 from memex.config import Settings
 from memex.context import Context
-from memex.db import erasure as erasure_rows
 from memex.db import history
 from memex.db import memories as memory_rows
 from memex.embeddings import query_cache
@@ -182,10 +181,9 @@ def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies |
     reader sees the question as the offline rules see a statement (extraction/plain.py): "Where’s
     she working now?" typed on a phone is "Where's she working now?"; the answer's `query` is the
     question as sent."""
-    erasure_rows.refuse_if_erasing(ctx.db.connection(), tenant_id, request.user_id)
     asked = request.query
     # Without a reference time, now in the user's zone: the days of "yesterday" are theirs (user_zone.py).
-    now = request.reference_time or user_zone.now(ctx.db.connection(), tenant_id, request.user_id)
+    now = user_zone.now(ctx.db.connection(), tenant_id, request.user_id, request.reference_time)
     request = request.model_copy(update={"query": plain(asked), "reference_time": now})
     if request.as_of is not None:
         # Memory as it stood then: every statement's scope holds what was valid at `as_of`, current
