@@ -37,6 +37,7 @@ it is kept first.
 from __future__ import annotations
 
 import re
+from functools import cache
 from typing import Any, Collection, Iterable, Mapping
 
 from memex.db.memories import Found
@@ -68,6 +69,10 @@ ONE = {**{word: word for word in vocabulary.OTHER_PEOPLE if word != "parents"}, 
        **{word: word for word, part in vocabulary.RELATIONS.items() if part == "child"},
        **{word: one for word, one in vocabulary.CHILDREN.items() if one != "child"}}
 SEVERAL = frozenset(word for word in PEOPLE if word not in ONE)
+# Ids that are words for someone, not a name: "the user" read as the user's name would become "the
+# the user".
+_NOT_NAMES = frozenset({"user", "users", "default", "guest", "admin", "test", "demo", "anonymous", "anon", "me",
+                        "you", "someone", "nobody", "customer", "client", "agent", "assistant", "system", "bot"})
 # A place that ends with the person it places ("The user's wife", "My sister's"), not with what is theirs.
 _ENDS_IN_A_PERSON = re.compile(rf"\b(?:{PERSON})(?:e?s)?(?:['’]s)?$", re.IGNORECASE)
 # A question that asks someone's name or who they are: their introduction is the answer.
@@ -231,14 +236,19 @@ def introduced_after(question: str, scored: list[Scored], found: Mapping[str, Fo
     if not introductions:
         return scored
     order = list(scored)
+    # What another memory says is read once a search, when first asked, not once an introduction
+    # weighed against it.
+    others = {item for item, _, _ in scored if item not in introductions and item in found}
+    words_said = cache(lambda other: _words_of(found[other]))
+    people_said = cache(lambda other: people(found[other].content))
+    introducing = cache(lambda other: introduction(found[other].content) is not None)
     for item, (name, placed) in introductions.items():
         words = speakers.words(name)
 
         def says(other: str) -> bool:
             # something else of them: not the message that said the introduction ("My wife's name is Ana.")
-            return other not in introductions and other in found and (
-                words <= _words_of(found[other]) or bool(placed and placed & people(found[other].content))) \
-                and not (placed and introduction(found[other].content))
+            return other in others and (words <= words_said(other) or bool(placed and placed & people_said(other))) \
+                and not (placed and introducing(other))
 
         at = next(i for i, entry in enumerate(order) if entry[0] == item)
         saying = [i for i, (other, _, _) in enumerate(order) if i > at and says(other)]
@@ -249,6 +259,21 @@ def introduced_after(question: str, scored: list[Scored], found: Mapping[str, Fo
         score = order[better - 1][1]
         order.insert(better, (item, score, {**parts, "score": score, "introduces": name}))
     return order
+
+
+def one(word: str) -> str | None:
+    """The person a word `NAMES_A_PERSON` finds names, as `ONE` says, one and many alike ("sisters":
+    sister; a word the vocabulary lists is read as listed first, "boss" is no "bo"); None for a word for
+    several ("parents", "kids")."""
+    word = word.casefold()
+    return ONE.get(word, ONE.get(word.rstrip("s")))
+
+
+def a_name(user_id: str) -> bool:
+    """Whether the user's id reads as their name ("dave": "What did dave say about his garden?" asks
+    the user's own memories, whether or not they ever said "I'm Dave"): one word of letters, not a
+    word for someone."""
+    return len(user_id) > 1 and user_id.isalpha() and user_id.casefold() not in _NOT_NAMES
 
 
 def people(text: str) -> frozenset[str]:
