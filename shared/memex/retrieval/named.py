@@ -55,9 +55,10 @@ _ASKED_OF = re.compile(
 # The user asked about too: the question is theirs whatever else it names.
 USER = re.compile(r"\b(?:i|me|my|mine|myself|the user|user's)\b", re.IGNORECASE)
 # The people a user names by their place in their life, by the words both extractors say them with,
-# one and many ("sister", "sisters"): the one list whose.py and topics.py read them by.
-PEOPLE = sorted({*vocabulary.RELATIONS, *vocabulary.CHILDREN, *vocabulary.OTHER_PEOPLE, *vocabulary.PEOPLE,
-                 "grandparent"}, key=len, reverse=True)
+# one and many ("sister", "sisters", "child", "kids"): the one list whose.py, topics.py and this
+# module's introductions and places read them by.
+PEOPLE = sorted({*vocabulary.RELATIONS, *vocabulary.CHILDREN, *vocabulary.CHILDREN.values(), *vocabulary.OTHER_PEOPLE,
+                 *vocabulary.PEOPLE, "grandparent"}, key=len, reverse=True)
 PERSON = "|".join(re.escape(word) for word in PEOPLE)
 NAMES_A_PERSON = re.compile(rf"\b(?:{PERSON})(?:e?s)?\b", re.IGNORECASE)
 _PERSON_WORD = re.compile(rf"\b({PERSON})(?:e?s)?\b", re.IGNORECASE)
@@ -79,20 +80,17 @@ _ENDS_IN_A_PERSON = re.compile(rf"\b(?:{PERSON})(?:e?s)?(?:['’]s)?$", re.IGNOR
 _ASKS_A_NAME = re.compile(r"\b(?:names?|called|named|who)\b", re.IGNORECASE)
 # Asking who someone is: the introduction is the answer.
 _WHO = re.compile(r"^\W*who(?:'s|\s+is|\s+was|\s+are)\b", re.IGNORECASE)
-# Someone's place in the user's life, by the words both extractors say it with ("best friend", "sister").
-_PLACES = sorted({*vocabulary.RELATIONS, *vocabulary.CHILDREN.values(), *vocabulary.OTHER_PEOPLE}, key=len, reverse=True)
-_PLACE = "|".join(re.escape(word) for word in _PLACES)
-# A place ending where a text read backwards starts (`_placed`): \b and IGNORECASE read a character
-# alike in either direction.
-_PLACE_BACKWARDS = re.compile(rf"(?:{'|'.join(re.escape(word[::-1]) for word in _PLACES)})\b", re.IGNORECASE)
+# A place (a word of PEOPLE) ending where a text read backwards starts (`_placed`): \b and IGNORECASE
+# read a character alike in either direction.
+_PLACE_BACKWARDS = re.compile(rf"(?:{'|'.join(re.escape(word[::-1]) for word in PEOPLE)})\b", re.IGNORECASE)
 # The offline rules' "The user's best friend is named Sarah.", "The user's sister's name is Ana." and the
 # LLM extractor's other wordings of one relation's name (its prompt asks for "sister_name = Anna" in a
 # sentence of its own): "The user has a sister named Ana.", "The user's sister is Ana.", "Ana is the
 # user's sister.": the place, and the name.
 _INTRODUCES = (
     re.compile(r"^(?P<place>.*?)\s+(?:(?:is\s+)?named|is\s+called|name\s+is)\s+(?P<name>.+?)\.?$", re.IGNORECASE),
-    re.compile(rf"^(?P<place>.*\b(?:{_PLACE}))\s+is\s+(?P<name>{_NAME}(?:\s+{_NAME})*)\.?$", re.IGNORECASE),
-    re.compile(rf"^(?P<name>{_NAME}(?:\s+{_NAME})*)\s+is\s+(?P<place>the\s+user['’]s\s+(?:{_PLACE}))\.?$",
+    re.compile(rf"^(?P<place>.*\b(?:{PERSON}))\s+is\s+(?P<name>{_NAME}(?:\s+{_NAME})*)\.?$", re.IGNORECASE),
+    re.compile(rf"^(?P<name>{_NAME}(?:\s+{_NAME})*)\s+is\s+(?P<place>the\s+user['’]s\s+(?:{PERSON}))\.?$",
                re.IGNORECASE),
 )
 # What the first two of _INTRODUCES must find, looked for first: a part of each, it finds something
@@ -192,7 +190,7 @@ def _placed(name: str, found: Iterable[Found]) -> bool:
         introduced = introduction(content)
         if introduced is not None and introduced.group("name").casefold() == folded:
             return True
-        # `\b(?:{_PLACE})\s+Name\b`, read from the name back: that pattern tries its alternatives at
+        # `\b(?:{PERSON})\s+Name\b`, read from the name back: that pattern tries its alternatives at
         # every word (~12 µs a LoCoMo line that says the name), this only where the name is said
         starts = [at.start() for at in spaces_before.finditer(content)]
         if starts:
