@@ -158,3 +158,14 @@ def test_a_name_is_placed_by_any_memory_found_that_introduces_it_or_says_it_afte
     assert not named._placed("Sarah", [_found("Sarah, my bestfriend Sarah.")])
     assert named._placed("Ann Ann", [_found("x Ann friend Ann Ann")])  # the name said twice, overlapping
     assert not named._placed("Tom", [introduces, after])
+
+
+def test_one_vocabulary_places_someone_for_whose_and_named_alike():
+    # named.py read a place in the user's life by a list of its own, without the kin, a housemate or a
+    # co-worker whose.py read by: "my cousin Priya" placed Priya for whose.asked_of, not here, and the LLM
+    # extractor's "The user's cousin is Priya." introduced no one
+    for said in ("The user's cousin is Priya.", "Priya is the user's cousin.", "The user's co-worker is Priya."):
+        assert named.introduction(said) is not None and named.introduction(said).group("name") == "Priya", said
+    assert named._placed("Priya", [_found("I visited my cousin Priya in Denver.")])
+    assert named._placed("Priya", [_found("My housemate Priya cooks.")])
+    assert named._placed("Ava", [_found("My child Ava starts school.")])  # as before

@@ -10,7 +10,7 @@ import dataclasses
 import pytest
 
 from memex.db import memories as memory_rows
-from memex.retrieval import speakers, topics
+from memex.retrieval import named, speakers, topics
 from memex_edge.context import build_context
 from tests.conftest import api_client
 
@@ -166,4 +166,4 @@ def test_a_user_whose_id_is_their_name_is_asked_about_by_it(ctx, tenant):
 @pytest.mark.parametrize("user_id, read", [("dave", True), ("Dave", True), ("user", False), ("guest", False),
                                            ("u-123", False), ("d", False), ("dave_smith", False)])
 def test_a_user_id_reads_as_a_name_when_it_is_one_word_of_letters(user_id, read):
-    assert memory_rows._a_name(user_id) is read
+    assert named.a_name(user_id) is read

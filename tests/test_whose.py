@@ -211,3 +211,27 @@ def test_another_relatives_question_picks_none_of_the_partners_facts(tenant, que
     tenant.turn("My wife Anna is a nurse.")
     contents = [r["content"] for r in tenant.search(question)]
     assert all("nurse" not in content and "Anna" not in content for content in contents), contents
+
+
+@pytest.mark.parametrize("word, person", [
+    ("sister", "sister"), ("Sisters", "sister"), ("boss", "boss"), ("bosses", None), ("sons", "son"),
+    ("mum", "mother"), ("co-worker", "colleague"), ("parents", None), ("kids", None), ("grandparents", None),
+])
+def test_a_word_for_someone_names_one_person_or_several(word, person):
+    # one lookup for every use (whose.not_theirs read a plural first in one place, as said in another,
+    # alike for every word of the vocabulary): a listed word as listed ("boss" is no "bo"), then its one
+    assert named.one(word) == person
+
+
+def test_every_word_for_several_names_nobody_alone():
+    assert named.SEVERAL and all(named.one(word) is None for word in named.SEVERAL)
+
+
+def test_a_child_is_someone_in_the_users_life_as_for_named():
+    # "child" placed someone for named.py ("my child Ava") and not here: "Where does Ava live?" kept
+    # the user's own facts, and "my child" asked of no one
+    assert whose.asked_of("Where does Ava live?", [_fact("My child Ava lives in Leeds.")], []) == {"child", "ava"}
+    assert whose.asked_of("Where does my child go to school?", [], []) == {"child"}
+    # which child is not said: a line about "the user's child" may be about the son asked of, and stays
+    found = {"own": _fact("The user lives in Leeds.", "m1"), "child": _fact("The user's child goes to Oak School.", "m2")}
+    assert whose.not_theirs(["own", "child"], found, frozenset({"son"})) == ["child"]

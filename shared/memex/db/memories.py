@@ -335,7 +335,8 @@ class Ahead:
     """What a search learns of its user before its first round, in one query: the participants'
     names (None: more than asked), the names the user is called by that no one else is (`user_names`:
     the value of the user's current `name` fact, the names the user's own messages are said under
-    and the user's id when it reads as a name (`_a_name`);
+    and the names the caller knows the user by (`also_called`: the user's id when it reads as a name,
+    retrieval/named.a_name);
     none when the participants are more than asked, as another might bear one of them), the
     user's `Size`; and two things a later round trip would find nothing without, which a search
     then does not make: whether any of the user's facts has stopped being current (`replaced`:
@@ -350,20 +351,7 @@ class Ahead:
     news: bool = True
 
 
-# Ids that are words for someone, not a name: "the user" read as the user's name would become "the
-# the user".
-_NOT_NAMES = frozenset({"user", "users", "default", "guest", "admin", "test", "demo", "anonymous", "anon", "me",
-                        "you", "someone", "nobody", "customer", "client", "agent", "assistant", "system", "bot"})
-
-
-def _a_name(user_id: str) -> bool:
-    """Whether the user's id reads as their name ("dave": "What did dave say about his garden?" asks
-    the user's own memories, whether or not they ever said "I'm Dave"): one word of letters, not a
-    word for someone."""
-    return len(user_id) > 1 and user_id.isalpha() and user_id.casefold() not in _NOT_NAMES
-
-
-def ahead(conn: psycopg.Connection, tenant_id: str, user_id: str, most: int) -> Ahead:
+def ahead(conn: psycopg.Connection, tenant_id: str, user_id: str, most: int, also_called: Sequence[str] = ()) -> Ahead:
     """The distinct names the user's memories are said by or about (SPEAKER), whichever memories
     they are (inactive, another agent's), each with whether the user's own messages are said under
     it (USER_SAID); the user's current name; the user's Size. The names: a skip scan of index
@@ -408,7 +396,7 @@ def ahead(conn: psycopg.Connection, tenant_id: str, user_id: str, most: int) -> 
         return Ahead(None, size, replaced=row["replaced"], news=row["news"])
     others = {n.casefold() for n, user_said in zip(row["names"], row["own"]) if not user_said}
     called = [n for n, user_said in zip(row["names"], row["own"]) if user_said] + list(row["named"]) \
-        + ([user_id] if _a_name(user_id) else [])
+        + list(also_called)
     user_names = {n.strip().casefold(): n.strip() for n in called if n.strip()}
     return Ahead(names, size, sorted(n for key, n in user_names.items() if key not in others), row["replaced"],
                  row["news"])

@@ -311,8 +311,10 @@ def _search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies 
     # the user by their own name is the question about "the user".
     unnamed_ahead = unnamed_embedded and not ctx.settings.search_keyword_first
     user_names = request.mode == "hybrid" and ctx.settings.search_user_names and not ctx.settings.search_keyword_first
-    ahead = memory_rows.ahead(conn, tenant_id, request.user_id, NAMES_AHEAD) if "embed" not in deps.degraded and (
-        unnamed_ahead or user_names or voicing and first_person.says_she_or_he(request.query)) else None
+    id_as_name = [request.user_id] if named.a_name(request.user_id) else []
+    ahead = memory_rows.ahead(conn, tenant_id, request.user_id, NAMES_AHEAD, id_as_name) \
+        if "embed" not in deps.degraded and (
+            unnamed_ahead or user_names or voicing and first_person.says_she_or_he(request.query)) else None
     about_the_user = speakers.as_the_user(request.query, ahead.user_names, ahead.names) \
         if user_names and ahead and ahead.names is not None else None
     if about_the_user:
