@@ -96,6 +96,10 @@ ATOMIC_FACTS = [
     ("Just started my new role at Canva.", {("employer", "Canva")}),
     ("Big news: I accepted a job as practice nurse at Harbour Lane Clinic.",
      {("employer", "Harbour Lane Clinic"), ("role", "practice nurse")}),
+    # a job got, landed or hired into, its role said before the employer (bench/year's user)
+    ("I got a job as a product manager at Canva.", {("employer", "Canva"), ("role", "product manager")}),
+    ("I landed a new job as a nurse with Mercy Hospital.", {("employer", "Mercy Hospital"), ("role", "nurse")}),
+    ("I got hired as a backend engineer at Stripe.", {("employer", "Stripe"), ("role", "backend engineer")}),
     ("I teach chemistry at a secondary school in Bristol.", {("role", "chemistry teacher")}),
     # who the user is, said in passing
     ("As a nurse, I see this a lot.", {("role", "nurse")}),

@@ -222,10 +222,14 @@ _WORKS_AT = (rf"\bI {_ADVERBS}(?:work|'m working|am working) (?:at|for)"
              rf"|\bI(?:'ve| have) {_ADVERBS}been working (?:at|for)")
 # The first stretch of a job: "my first day", "my first two weeks".
 _FIRST_SPAN = r"(?:day|week|month|shift|(?:two|three|four|five|six|few|couple of|\d) (?:days|weeks|months|shifts))"
+# A job taken, got or landed, its role said before the employer or not: "I got a job as a product
+# manager at Canva" (the role rule files the role of the same words).
+_JOB_TAKEN = (rf"(?:got (?:an?|the) (?:new )?{_JOB_NOUN}|landed (?:an?|the|my) (?:new |dream |first )?{_JOB_NOUN}"
+              rf"|accepted (?:an?|the) (?:new )?{_JOB_NOUN}|got hired)")
 _STARTED_AT = (rf"\bI(?:'ve| have)? {_ADVERBS}(?:(?:started|began) (?:at|working (?:at|for)|(?:an?|my) (?:new )?{_JOB_NOUN} "
                rf"(?:at|with))|got (?:an?|the) (?:new )?{_JOB_NOUN} (?:at|with)|got hired (?:at|by)"
                rf"|landed (?:an?|the|my) (?:new |dream |first )?{_JOB_NOUN} (?:at|with)|accepted (?:an|the|a job) offer from"
-               rf"|accepted (?:an?|the) (?:new )?{_JOB_NOUN} (?:as (?:an? |the )?{_ROLE} )?(?:at|with)"
+               rf"|{_JOB_TAKEN} as (?:an? |the )?{_ROLE} (?:at|with)"
                r"|signed with)"
                rf"|\bI(?:'ve| have| was)? {_ADVERBS}been hired (?:at|by)|\bI was {_ADVERBS}hired (?:at|by)"
                rf"|\b(?i:my) first {_FIRST_SPAN} at"
@@ -1763,8 +1767,7 @@ _RULES = [
           confidence=0.7, importance=0.6, historical=True, ends_only=True),
     _rule("fact", "role", "a an the promoted became title job role position head as", [
         rf"\bI(?:'m| am) {_INTRODUCED}(?:now |currently |also )?(?:an?|the) (?P<value>{_ROLE}){_ROLE_END}",
-        rf"\bI(?:'ve| have)? {_ADVERBS}accepted (?:an?|the) (?:new )?{_JOB_NOUN} as (?:an? |the )?(?P<value>{_ROLE})"
-        rf"(?= (?:at|with)\b)",
+        rf"\bI(?:'ve| have)? {_ADVERBS}{_JOB_TAKEN} as (?:an? |the )?(?P<value>{_ROLE})(?= (?:at|with)\b)",
         # "As a nurse, I see this a lot": who the user is, said in passing
         # not a reminiscence ("As a nurse, I saw a lot"): it says nothing of the job now
         rf"^(?i:as) an? (?!(?:former|ex-?|retired|future|wannabe|aspiring|would-be)\b)(?P<value>{_ROLE})"

@@ -1,0 +1,1 @@
+"""bench.year: one user, a year of daily conversations, through the local runtime."""
