@@ -5,6 +5,7 @@ is audited too."""
 from __future__ import annotations
 
 import dataclasses
+import time
 import uuid
 
 import psycopg
@@ -539,3 +540,47 @@ def test_a_delete_sent_again_goes_on_with_a_stopped_erasure(ctx):
         assert sum(a.json()["deleted"]["memories"] for a in answers) == before["memories"]
         assert sum(a.json()["deleted"]["turns"] for a in answers) == before["turns"]
         assert _rows_mentioning(ctx, tenant.user) == {}
+
+
+def _stopped_erasure(ctx, client):
+    """A user of a few rows whose DELETE, one row a transaction and no time for a second, answered 202."""
+    tenant = Tenant(ctx, client)
+    tenant.turn("I work at Stripe. My dog is called Rex.", session="a")
+    tenant.turn("I play the cello.", session="b")
+    before = _user_rows(ctx, tenant)
+    assert before["memories"] + before["turns"] >= 4
+    assert tenant.delete(f"/v1/users/{tenant.user}").status_code == 202
+    return tenant, before
+
+
+def test_one_sweep_run_erases_for_the_time_its_invocation_has_not_the_requests(ctx):
+    """The sweep's erasures take the invocation's time, not MEMEX_ERASURE_REQUEST_SECONDS: with no
+    request time at all, one run of a 60 s sweep finishes a user of one row a transaction."""
+    from infra.local.lambda_context import LocalLambdaContext
+    from infra.local.runtime import function_module
+
+    built = build_context(dataclasses.replace(ctx.settings, erasure_chunk_rows=1, erasure_request_seconds=1e-9))
+    with api_client(built) as client:
+        tenant, before = _stopped_erasure(ctx, client)
+        answer = function_module("sweep").run(built, LocalLambdaContext("sweep", timeout_seconds=60))
+        assert answer["erasures_finished"] >= 1
+        assert _user_rows(ctx, tenant) == dict.fromkeys(before, 0)
+        assert _rows_mentioning(ctx, tenant.user) == {}
+
+
+def test_a_sweep_run_out_of_time_leaves_the_user_marked_and_a_later_run_finishes(ctx):
+    from infra.local.lambda_context import LocalLambdaContext
+    from infra.local.runtime import function_module
+
+    built = build_context(dataclasses.replace(ctx.settings, erasure_chunk_rows=1, erasure_request_seconds=1e-9))
+    with api_client(built) as client:
+        tenant, before = _stopped_erasure(ctx, client)
+        sweep = function_module("sweep")
+        spent = LocalLambdaContext("sweep", timeout_seconds=60, started=time.monotonic() - 60)
+        assert sweep.run(built, spent)["erasures_finished"] == 0
+        left = _user_rows(ctx, tenant)
+        assert left["user_erasures"] == 1 and left["memories"] + left["turns"] > 0
+        assert tenant.get(f"/v1/users/{tenant.user}/memories").status_code == 409  # still refused
+        sweep.run(built, LocalLambdaContext("sweep", timeout_seconds=60))
+        assert _user_rows(ctx, tenant) == dict.fromkeys(before, 0)
+        assert tenant.get(f"/v1/users/{tenant.user}/memories").json()["memories"] == []

@@ -14,14 +14,16 @@ def test_the_sweep_is_called_with_a_scheduled_event_until_stopped(runtime):
     assert "sweep" in SCHEDULES
     answers: list = []
     events: list[dict] = []
+    left: list[int] = []
     sweep = function_module("sweep").handler
 
     def handler(event, context):
         events.append(event)
+        left.append(context.get_remaining_time_in_millis())
         answers.append(sweep(event, context))
 
     stop = threading.Event()
-    runner = ScheduledRunner("sweep", handler, 0.05, stop)
+    runner = ScheduledRunner("sweep", handler, 0.05, stop, timeout_seconds=SCHEDULES["sweep"].timeout_seconds)
     runner.start()
     deadline = time.monotonic() + 30
     while len(answers) < 2 and time.monotonic() < deadline:
@@ -31,3 +33,5 @@ def test_the_sweep_is_called_with_a_scheduled_event_until_stopped(runtime):
     assert not runner.is_alive() and len(answers) >= 2
     assert all(e["detail-type"] == "Scheduled Event" and e["source"] == "aws.events" for e in events)
     assert all(set(answer) == {"republished", "erasures_finished"} for answer in answers)
+    # Each run has the deployed sweep's time (60 s), counting down, which its erasures are sized by.
+    assert all(0 < ms <= 60_000 for ms in left), left

@@ -226,6 +226,8 @@ def test_scheduled_functions_are_the_local_runtimes_with_the_same_rates():
     assert set(deployed) == {function_named(folder) for folder in SCHEDULES}
     for folder, schedule in SCHEDULES.items():
         assert [_rate_seconds(r) for r in deployed[function_named(folder)]] == [schedule.rate_seconds], folder
+        # Each local run has the time the deployed function has (the sweep sizes its erasures by it).
+        assert fn_prop(FUNCTIONS[function_named(folder)], "Timeout", LAMBDA_DEFAULT_TIMEOUT) == schedule.timeout_seconds, folder
 
 
 def test_each_http_function_is_routed_exactly_the_routes_its_router_serves():

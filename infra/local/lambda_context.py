@@ -3,6 +3,7 @@ each local invocation's log lines with the function that really handled it."""
 
 from __future__ import annotations
 
+import time
 import uuid
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -16,13 +17,17 @@ class LocalLambdaContext:
     aws_request_id: str = field(default_factory=lambda: str(uuid.uuid4()))
     log_group_name: str = "local"
     log_stream_name: str = "local"
+    # The function's Timeout: what it has left counts down from its start, as in Lambda, so that a
+    # job sizing its work by the time left (the sweep's erasures, consolidation) stops as it would there.
+    timeout_seconds: float = 300.0
+    started: float = field(default_factory=time.monotonic)
 
     @property
     def invoked_function_arn(self) -> str:
         return f"arn:aws:lambda:us-east-1:000000000000:function:{self.function_name}"
 
     def get_remaining_time_in_millis(self) -> int:
-        return 300_000
+        return max(0, int((self.started + self.timeout_seconds - time.monotonic()) * 1000))
 
 
 def label(context: LocalLambdaContext) -> None:

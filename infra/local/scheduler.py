@@ -19,6 +19,7 @@ log = logging.getLogger("memex.scheduler")
 class Schedule:
     rate_seconds: int  # in AWS: the template's `rate(...)`
     local_seconds: Callable[[Any], float]  # locally: from the settings
+    timeout_seconds: int  # the template's Timeout: each local run's time left counts down from it
 
 
 def scheduled_event(function_name: str, region: str) -> dict[str, Any]:
@@ -32,19 +33,20 @@ def scheduled_event(function_name: str, region: str) -> dict[str, Any]:
 
 class ScheduledRunner(threading.Thread):
     def __init__(self, function_name: str, handler: Callable[[dict, Any], Any], every_seconds: float,
-                 stop: threading.Event, region: str = "us-east-1"):
+                 stop: threading.Event, region: str = "us-east-1", timeout_seconds: float = 300.0):
         super().__init__(name=f"schedule-{function_name}", daemon=True)
         self.function_name = function_name
         self.handler = handler
         self.every_seconds = every_seconds
         self.stop = stop
         self.region = region
+        self.timeout_seconds = timeout_seconds
 
     def run(self) -> None:
         while not self.stop.wait(self.every_seconds):
             try:
                 # Its log lines name the scheduled function, not whichever ran last in this process.
-                with labelled(LocalLambdaContext(self.function_name)) as context:
+                with labelled(LocalLambdaContext(self.function_name, timeout_seconds=self.timeout_seconds)) as context:
                     self.handler(scheduled_event(self.function_name, self.region), context)
             except Exception:  # noqa: BLE001 - as EventBridge would, the next tick runs it again
                 log.exception("scheduled function %s failed", self.function_name)

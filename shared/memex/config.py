@@ -345,9 +345,10 @@ class Settings:
     sweep_max_republish: int = 5
 
     # A user's erasure (memories.erase_user_rows) goes in transactions of at most this many of their
-    # memories or turns, each well within the HTTP functions' 20 s statement timeout; a request (or a
-    # sweep run) begins no new one after `erasure_request_seconds`, within the HTTP functions' 29 s,
-    # and answers 202 with the rest left to a DELETE sent again or to the sweep.
+    # memories or turns, each well within the HTTP functions' 20 s statement timeout; a request begins
+    # no new one after `erasure_request_seconds`, within the HTTP functions' 29 s, and answers 202 with
+    # the rest left to a DELETE sent again or to the sweep (which goes by its invocation's time left:
+    # functions/sweep/app.py).
     erasure_chunk_rows: int = 2_000
     erasure_request_seconds: float = 15.0
 
