@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import psycopg
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
@@ -372,3 +373,21 @@ def test_a_citations_snippet_never_cuts_a_character_from_its_accent_or_its_emoji
     from memex.recall import snippet
 
     assert snippet(content) == expected
+
+
+@pytest.mark.parametrize("reference_time", [None, "2026-03-04T21:30:00+09:00"])
+def test_a_recall_reads_whether_its_user_is_being_erased_in_one_round_trip(tenant, monkeypatch, reference_time):
+    """user_zone.now reads it with the user's offset; the recall's search does not read it again."""
+    tenant.turn("I live in Lisbon.")
+    statements: list[str] = []
+    execute = psycopg.Connection.execute
+
+    def logged(conn, query, *args, **kwargs):
+        statements.append(str(query))
+        return execute(conn, query, *args, **kwargs)
+
+    monkeypatch.setattr(psycopg.Connection, "execute", logged)
+    body = _recalled(tenant, query="Where do I live?", **({"reference_time": reference_time} if reference_time else {}))
+    monkeypatch.undo()
+    assert "Lisbon" in body["context"]
+    assert sum("user_erasures" in s for s in statements) == 1
