@@ -13,7 +13,7 @@ from memex import backfill, pipeline
 from memex.db.erasure import ENDED_WITH_ERASED, REPLACED_ERASED
 from memex.jobs import ExtractionJob, SupersessionJob
 from memex_edge.context import build_context
-from tests.conftest import Tenant, api_client
+from tests.conftest import Tenant, api_client, statements_run
 
 
 def _all(tenant, **params) -> list[dict]:
@@ -539,3 +539,12 @@ def test_a_delete_sent_again_goes_on_with_a_stopped_erasure(ctx):
         assert sum(a.json()["deleted"]["memories"] for a in answers) == before["memories"]
         assert sum(a.json()["deleted"]["turns"] for a in answers) == before["turns"]
         assert _rows_mentioning(ctx, tenant.user) == {}
+
+
+def test_a_turn_is_stored_after_one_round_trip_that_checks_its_tenant_and_its_users_erasure(tenant, monkeypatch):
+    tenant.turn("Hello!")  # the tenant's row exists: the path of every turn after its first
+    with statements_run(monkeypatch) as statements:
+        assert tenant.turn("I live in Lisbon.", wait=False).status_code == 202
+    stored = next(i for i, s in enumerate(statements) if s.lstrip().startswith("INSERT INTO turns"))
+    checks = [s for s in statements[:stored] if "user_erasures" in s or "FROM tenants" in s]
+    assert len(checks) == 1 and "user_erasures" in checks[0] and "FOR KEY SHARE" in checks[0], checks

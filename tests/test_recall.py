@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import psycopg
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from memex.budget import count_tokens
+from tests.conftest import statements_run
 
 FACTS = [
     "I work at Notion as a product manager.",
@@ -379,15 +379,8 @@ def test_a_citations_snippet_never_cuts_a_character_from_its_accent_or_its_emoji
 def test_a_recall_reads_whether_its_user_is_being_erased_in_one_round_trip(tenant, monkeypatch, reference_time):
     """user_zone.now reads it with the user's offset; the recall's search does not read it again."""
     tenant.turn("I live in Lisbon.")
-    statements: list[str] = []
-    execute = psycopg.Connection.execute
-
-    def logged(conn, query, *args, **kwargs):
-        statements.append(str(query))
-        return execute(conn, query, *args, **kwargs)
-
-    monkeypatch.setattr(psycopg.Connection, "execute", logged)
-    body = _recalled(tenant, query="Where do I live?", **({"reference_time": reference_time} if reference_time else {}))
-    monkeypatch.undo()
+    with statements_run(monkeypatch) as statements:
+        body = _recalled(tenant, query="Where do I live?",
+                         **({"reference_time": reference_time} if reference_time else {}))
     assert "Lisbon" in body["context"]
     assert sum("user_erasures" in s for s in statements) == 1
