@@ -25,6 +25,7 @@ from typing import Iterator
 
 import jsonschema
 import numpy as np
+import psycopg
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -226,6 +227,22 @@ def tenant(ctx, http) -> Tenant:
 @pytest.fixture
 def other_tenant(ctx, http) -> Tenant:
     return Tenant(ctx, http)
+
+
+@contextmanager
+def statements_run(monkeypatch) -> Iterator[list[str]]:
+    """The text of every statement sent through psycopg's Connection.execute (any thread) while open:
+    the round trips a request makes, counted on the real connection."""
+    statements: list[str] = []
+    execute = psycopg.Connection.execute
+
+    def logged(conn, query, *args, **kwargs):
+        statements.append(str(query))
+        return execute(conn, query, *args, **kwargs)
+
+    with monkeypatch.context() as patched:
+        patched.setattr(psycopg.Connection, "execute", logged)
+        yield statements
 
 
 @contextmanager

@@ -5,8 +5,9 @@ its turn is extracted again under the family's key."""
 
 from __future__ import annotations
 
-from memex import backfill
+from memex import backfill, pipeline
 from memex.db import family_keys
+from memex.jobs import SupersessionJob
 from tests.conftest import Tenant, api_client, database_of_its_own
 
 
@@ -137,3 +138,20 @@ def test_a_value_erased_under_an_alias_is_not_brought_back_under_the_family_key(
     assert tenant.get(f"/v1/backfills/{job.backfill_id}").json()["status"] == "done"
 
     assert {(m["key"], m["value"]) for m in _facts(tenant)} == {("employer", "Notion")}
+
+
+def test_a_candidate_an_old_worker_stored_under_an_alias_after_the_upgrade_is_decided_under_its_family_key(ctx, tenant):
+    tenant.turn("I live in Lisbon.", timestamp="2026-03-01T10:00:00Z")
+    pending = tenant.turn("Hello!", timestamp="2026-05-01T10:00:00Z").json()["turn_id"]
+    with ctx.db.transaction() as conn:  # as a worker still on the code before the aliases stores it mid-deploy
+        conn.execute("""UPDATE turns SET status = 'processing', resolved_at = NULL, candidates = '[{"type": "fact",
+                          "key": "current_city", "value": "Porto", "content": "The user lives in Porto.",
+                          "confidence": 0.9, "importance": 0.7, "source_message_id": null}]'
+                        WHERE tenant_id = %s AND id = %s""", (tenant.id, pending))
+
+    pipeline.resolve(ctx, SupersessionJob(tenant.id, tenant.user, pending))
+
+    assert {(m["key"], m["value"], m["active"]) for m in _facts(tenant)} == {("city", "Lisbon", False),
+                                                                              ("city", "Porto", True)}
+    porto = next(m for m in _facts(tenant) if m["value"] == "Porto")
+    assert _history(tenant, porto["id"]) == [("city", "Lisbon", False), ("city", "Porto", True)]

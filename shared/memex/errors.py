@@ -41,6 +41,11 @@ class UserBeingErased(MemexError):
     status = 409
     code = "user_being_erased"
 
+    @classmethod
+    def of(cls, user_id: str) -> "UserBeingErased":
+        return cls(f"user {user_id} is being erased: DELETE /v1/users/{user_id} again goes on with it "
+                   "and answers 200 once it has finished")
+
 
 class IdempotencyConflict(MemexError):
     status = 409

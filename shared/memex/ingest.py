@@ -25,8 +25,7 @@ def ingest_turn(ctx: Context, tenant_id: str, turn: TurnIn, wait: bool) -> dict[
     inline processing fails (an LLM down), the turn is queued instead: it is never lost."""
     occurred_at = turn.timestamp or datetime.now(timezone.utc)
     with ctx.db.transaction() as conn:
-        tenant_rows.ensure_tenant(conn, tenant_id)
-        erasure_rows.refuse_if_erasing(conn, tenant_id, turn.user_id)
+        tenant_rows.ensure_tenant(conn, tenant_id, turn.user_id)  # and refuses a user being erased
         turn_id, created = turn_rows.insert_turn(conn, tenant_id, turn, occurred_at)
     if created:
         ctx.metrics.record(TURNS_INGESTED, source="api")

@@ -300,7 +300,7 @@ def _resolve_turns(ctx: Context, turns: list[dict[str, Any]]) -> None:
     def resolve_user(run: list[dict[str, Any]]) -> None:
         for turn in run:
             with llm.time_budget(ctx.settings.llm_budget_seconds):
-                for candidate in (Candidate(**c) for c in turn["candidates"]):
+                for candidate in (_stored(c) for c in turn["candidates"]):
                     _decide_and_write(ctx, turn, candidate, vectors[_embedded(candidate)])
             with ctx.db.borrowed(), ctx.db.transaction() as conn:
                 turn_rows.finish(conn, turn["tenant_id"], [turn["id"]])
@@ -316,9 +316,16 @@ def candidate_vectors(ctx: Context, turns: list[dict[str, Any]]) -> dict[str, np
     (_embedded), each distinct text embedded once."""
     texts: dict[str, list[str]] = defaultdict(list)
     for t in turns:
-        texts[t["tenant_id"]] += [_embedded(Candidate(**c)) for c in (t["candidates"] or [])]
+        texts[t["tenant_id"]] += [_embedded(_stored(c)) for c in (t["candidates"] or [])]
     return {text: vector for tenant_id, of_tenant in texts.items()
             for text, vector in embed_distinct(ctx, tenant_id, of_tenant).items()}
+
+
+def _stored(candidate: dict[str, Any]) -> Candidate:
+    """A candidate stored on a turn, under its family's key: a worker still on a version before the
+    aliases (mid-deploy, after migration 0033 re-keyed what was stored) may have stored it as
+    "current_city", which would otherwise be decided beside the stored `city` rather than against it."""
+    return Candidate(**{**candidate, "key": family_key(candidate.get("subject") or "user", candidate["key"])})
 
 
 def _embedded(candidate: Candidate) -> str:
@@ -373,7 +380,7 @@ def _resolve_locked(ctx: Context, turns: list[dict[str, Any]], vectors: dict[str
         locked = turn_rows.lock_turns(conn, tenant_id, [t["id"] for t in turns])
         # erased, or decided by a delivery that got the lock first
         todo = [locked[t["id"]] for t in turns if t["id"] in locked and locked[t["id"]]["candidates"] is not None]
-        decided = [(turn, [Candidate(**c) for c in turn["candidates"]]) for turn in todo]
+        decided = [(turn, [_stored(c) for c in turn["candidates"]]) for turn in todo]
         # Read once for the whole transaction: under the user's lock only this transaction adds to them.
         written = memory_rows.written(conn, tenant_id, [_dedupe_key(t, c) for t, candidates in decided
                                                         for c in candidates])
@@ -531,7 +538,7 @@ def _end_what_ended_with(conn, ctx: Context, turn: dict[str, Any], said_at: date
     tenant_id = turn["tenant_id"]
     whose = "The user's" if candidate.subject == "user" else f"{candidate.subject}'s"
     ended: list[tuple[dict[str, Any], str, str]] = []  # (fact, its end as a statement, why)
-    key = ends_with_employer(candidate, decision.action, (Candidate(**c) for c in turn["candidates"] or []))
+    key = ends_with_employer(candidate, decision.action, (_stored(c) for c in turn["candidates"] or []))
     if key is not None:
         ended += [(r, f"{whose} job title used to be {r['value']}.",
                    held_at_reason(r, r["with_value"], candidate, decision.action))

@@ -61,9 +61,10 @@ _CONTINUES = re.compile("[\u200c\u200d\U0001f3fb-\U0001f3ff\U000e0020-\U000e007f
 
 
 def recall(ctx: Context, tenant_id: str, request: RecallIn) -> dict[str, Any]:
-    deps = Dependencies(ctx, tenant_id)
-    # Without a reference time, now in the user's zone (user_zone.py), for the search and the bullets' days.
+    # Without a reference time, now in the user's zone (user_zone.py), for the search and the bullets' days;
+    # read with the check that the user is not being erased, which the search then does not repeat.
     now = user_zone.now(ctx.db.connection(), tenant_id, request.user_id, request.reference_time)
+    deps = Dependencies(ctx, tenant_id, checked_user=request.user_id)
     relevant = search(ctx, tenant_id, SearchIn(
         user_id=request.user_id, query=request.query, agent_id=request.agent_id, top_k=RELEVANT,
         reference_time=now, as_of=request.as_of,

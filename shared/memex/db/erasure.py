@@ -217,8 +217,7 @@ def refuse_if_erasing(conn: psycopg.Connection, tenant_id: str, user_id: str, *,
         + (f", {turn_rows.LATEST_OFFSET} AS utc_offset" if offset else ""),
         {"t": tenant_id, "u": user_id}).fetchone()
     if row["erasing"]:
-        raise UserBeingErased(f"user {user_id} is being erased: DELETE /v1/users/{user_id} again goes on with it "
-                              "and answers 200 once it has finished")
+        raise UserBeingErased.of(user_id)
     return row.get("utc_offset")
 
 

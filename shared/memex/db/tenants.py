@@ -9,7 +9,7 @@ from typing import Any
 import psycopg
 import psycopg.sql
 
-from memex.errors import TenantDeleted
+from memex.errors import TenantDeleted, UserBeingErased
 
 
 def hash_key(key: str) -> str:
@@ -21,18 +21,24 @@ def hash_key(key: str) -> str:
 # waits for the writers that found the tenant live, and a writer that comes after it reads the row
 # as the deletion left it. (The foreign keys' own lock on it is taken by the insert, after the test.)
 # Read first, inserted only if absent (a new tenant): one statement on the ingest path, as before
-# the test (docs/measurements/performance.md, 2026-12-06).
-_HELD = "SELECT deleted_at FROM tenants WHERE id = %s FOR KEY SHARE"
+# the test (docs/measurements/performance.md, 2026-12-06). Whether the user written for is being
+# erased (db/erasure.refuse_if_erasing) is read in the same statement: a write's checks in one round trip.
+_HELD = """SELECT deleted_at, EXISTS (SELECT 1 FROM user_erasures WHERE tenant_id = %(t)s AND user_id = %(u)s) AS erasing
+           FROM tenants WHERE id = %(t)s FOR KEY SHARE"""
 
 
-def ensure_tenant(conn: psycopg.Connection, tenant_id: str) -> None:
-    """Creates the tenant if new; TenantDeleted when it was deleted (its data is not written again)."""
-    row = conn.execute(_HELD, (tenant_id,)).fetchone()
+def ensure_tenant(conn: psycopg.Connection, tenant_id: str, user_id: str | None = None) -> None:
+    """Creates the tenant if new; TenantDeleted when it was deleted (its data is not written again).
+    With `user_id`, UserBeingErased when that user's erasure has begun (nothing is written for them)."""
+    args = {"t": tenant_id, "u": user_id}
+    row = conn.execute(_HELD, args).fetchone()
     if row is None:
         conn.execute("INSERT INTO tenants (id) VALUES (%s) ON CONFLICT DO NOTHING", (tenant_id,))
-        row = conn.execute(_HELD, (tenant_id,)).fetchone()
+        row = conn.execute(_HELD, args).fetchone()
     if row["deleted_at"] is not None:
         raise TenantDeleted(f"tenant {tenant_id} was deleted")
+    if row["erasing"]:
+        raise UserBeingErased.of(user_id)
 
 
 def reopen_tenant(conn: psycopg.Connection, tenant_id: str) -> Any:
