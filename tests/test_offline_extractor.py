@@ -2119,3 +2119,18 @@ def test_what_round_15_left(text, expected):
 ])
 def test_a_new_age_said_by_name_is_filed_as_whose_the_session_says(history, text, expected):
     assert _facts(text, history) == expected
+
+
+@pytest.mark.parametrize("history, text, expected", [
+    (("We adopted a dog last year, her name is Pickle.",), "Pickle passed away last week.",
+     {("pet_dog_name", "Pickle", True)}),
+    (("My cat Miso hates the vet.",), "Miso died yesterday.", {("pet_cat_name", "Miso", True)}),
+    (("My dog Pickle loves the beach.",), "Sadly Pickle was put to sleep on Monday.", {("pet_dog_name", "Pickle", True)}),
+    # the session does not say who it is, says a person (whose death has no key), or it is no death
+    ((), "Pickle passed away last week.", set()),
+    (("My daughter Mia is 7.",), "Mia passed away.", set()),
+    (("My dog Pickle loves the beach.",), "Pickle passed the vet check.", set()),
+    (("We used to have a dog named Rolo.",), "Rolo died in 2019.", set()),
+])
+def test_a_pets_death_said_by_its_name_alone_ends_the_pet_the_session_named(history, text, expected):
+    assert _facts(text, history) == expected
