@@ -2134,3 +2134,16 @@ def test_a_new_age_said_by_name_is_filed_as_whose_the_session_says(history, text
 ])
 def test_a_pets_death_said_by_its_name_alone_ends_the_pet_the_session_named(history, text, expected):
     assert _facts(text, history) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("First day at Twilio tomorrow, said goodbye to everyone at Canva.",
+     {("next_job", "first day at Twilio tomorrow"), ("employer", "Canva", True)}),
+    ("First day at Twilio on Monday, new job jitters!", {("next_job", "first day at Twilio on Monday")}),
+    ("Said goodbye to my team at Canva today.", {("employer", "Canva", True)}),
+    # no start said, a visit, a place
+    ("First day at Yosemite tomorrow!", set()), ("First day at Twilio on Monday!", set()),
+    ("Said goodbye to everyone at Canva after the party.", set()),
+])
+def test_a_first_day_and_a_goodbye_said_without_i_or_my_file_the_job_ahead_and_end_the_one_left(text, expected):
+    assert _facts(text) == expected

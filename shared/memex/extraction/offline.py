@@ -1730,7 +1730,7 @@ _RULES = [
     ], "The user used to work at {value}.", _maybe_job_move("old"), confidence=0.7, importance=0.6, historical=True,
           ends_only=True),
     _rule("fact", "employer", "work worked job resigned retired laid let fired left quit longer years months "
-          "anymore more", [
+          "anymore more goodbye bye farewell", [
         rf"(?:{_PAST_JOB}) (?:the )?(?P<value>{_ORG})",
         rf"\bI (?:left|quit) my job at (?:the )?(?!{_CLOCK})(?P<value>{_ORG})",
         rf"\bI {_ADVERBS}(?:left|quit) (?:the )?(?!{_PLATFORMS})(?P<value>{_ORG}) (?=for (?:an?|my) (?:new )?{_JOB_NOUN} "
@@ -1746,6 +1746,12 @@ _RULES = [
         # A job left, said alone: "I quit Stripe", "I'm no longer at Stripe" (_left_employer)
         _LEFT_NAME,
         rf"\bI(?:'m| am) no longer (?:at|working (?:at|for)|employed (?:at|by)) (?:the )?(?P<value>{_ORG})",
+        # a goodbye to the people of a job: "Said goodbye to my team at Canva", or to everyone there when the
+        # sentence starts the next job ("First day at Twilio tomorrow, said goodbye to everyone at Canva")
+        rf"\b(?i:said|say|saying) (?i:goodbye|bye|farewell) to (?:my|all my|the) (?:team|colleagues|coworkers|co-workers|"
+        rf"workmates) at (?:the )?(?P<value>{_ORG})",
+        rf"^[^.;]*?\b(?i:first day|start|starting)\b[^.;]*?\b(?i:said|saying) (?i:goodbye|bye|farewell) to everyone at "
+        rf"(?:the )?(?P<value>{_ORG})",
         rf"\bI(?:'m| am) not (?:at|working (?:at|for)|employed (?:at|by)) (?:the )?(?P<value>{_ORG}) (?=any ?more\b)",
         # "with" may be a partner's: a job only when the next job is said
         rf"\bI(?:'m| am) (?:not|no longer) with (?:the )?(?P<value>{_ORG}) (?=(?:any ?more)?,? (?:(?:and|now|so) )?"
@@ -2757,6 +2763,10 @@ _RULES = [
         # ("Tomorrow is my first day at Notion", "Next month I start at Canva").
         rf"(?:{_CURRENT_JOB}) {_ORG_INTRO}(?P<org>{_ORG}){_STARTS_LATER}",
         rf"{_AHEAD_WHEN}(?i:my) (?P<verb>first day) at (?:the )?(?P<org>{_ORG})",
+        # said without "my", opening the sentence, with when and a word of work or of the job left: "First day
+        # at Twilio tomorrow, said goodbye to everyone at Canva" ("First day at Yosemite tomorrow!" is a visit)
+        rf"^(?=[^.;]*?\b(?i:jobs?|role|team|colleagues|co-?workers|goodbye|farewell)\b)"
+        rf"(?:(?i:so|and|oh|ok|okay),? )?(?P<verb>(?i:first day)) at (?:the )?(?P<org>{_ORG}),? (?P<when>{_START_WHEN})",
         rf"(?:^|[,;:]\s*)(?P<when>(?i:{_START_WHEN})),? I(?:'m| am|'ll| will)?(?: be)? {_ADVERBS}(?P<verb>start|starting) "
         rf"{_NEW_JOB}at (?:the )?(?P<org>{_ORG})",
         rf"(?:^|[,;:]\s*)(?P<when>(?i:{_LATER})),? I(?:'m| am|'ll| will)?(?: be)? {_ADVERBS}(?P<verb>join|joining) "
