@@ -149,6 +149,28 @@ def test_a_name_left_alone_ends_the_employer_it_names_and_nothing_else(tenant):
     assert employer[0]["valid_to"][:10] == "2026-02-01" and employer[1]["supersedes"] == employer[0]["id"]
 
 
+def test_a_goodbye_said_with_the_next_first_day_ends_the_employer_and_files_the_job_ahead(tenant):
+    """"First day at Twilio tomorrow, said goodbye to everyone at Canva.": Canva ends (it stayed the
+    employer for weeks) and Twilio is the job to come."""
+    tenant.turn("I work at Canva.", timestamp="2026-01-01T00:00:00Z")
+    tenant.turn("First day at Twilio tomorrow, said goodbye to everyone at Canva.", timestamp="2026-02-01T00:00:00Z")
+    employer = sorted(_everything(tenant, "employer"), key=lambda m: m["created_at"])
+    assert [(m["value"], m["active"]) for m in employer] == [("Canva", False), ("Canva", False)]
+    assert employer[0]["valid_to"][:10] == "2026-02-01" and employer[1]["supersedes"] == employer[0]["id"]
+    assert [m["value"] for m in _active(tenant, "next_job")] == ["first day at Twilio tomorrow"]
+
+
+def test_a_pets_death_said_by_its_name_alone_ends_that_pet(tenant):
+    """"Pickle passed away last week", Pickle being the dog the session named: the dog's name ends
+    (it stayed current, and was listed in recall, before) and nothing else is filed."""
+    tenant.turn("My dog Pickle loves the beach.", timestamp="2026-01-01T00:00:00Z")
+    tenant.turn("Pickle passed away last week.", timestamp="2026-02-01T00:00:00Z")
+    pet = sorted(_everything(tenant, "pet_dog_name"), key=lambda m: m["created_at"])
+    assert [(m["value"], m["active"]) for m in pet] == [("Pickle", False), ("Pickle", False)]
+    assert pet[0]["valid_to"][:10] == "2026-02-01" and pet[1]["supersedes"] == pet[0]["id"]
+    assert pet[1]["content"] == "The user used to have a dog named Pickle."
+
+
 def test_a_job_taken_after_one_ended_continues_its_chain(tenant):
     """The current value's history lists every value the key had, an ended one too: Notion, taken
     after Stripe was quit, replaces the statement that ended Stripe, whose time stays the quitting's."""

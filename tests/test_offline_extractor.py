@@ -2119,3 +2119,31 @@ def test_what_round_15_left(text, expected):
 ])
 def test_a_new_age_said_by_name_is_filed_as_whose_the_session_says(history, text, expected):
     assert _facts(text, history) == expected
+
+
+@pytest.mark.parametrize("history, text, expected", [
+    (("We adopted a dog last year, her name is Pickle.",), "Pickle passed away last week.",
+     {("pet_dog_name", "Pickle", True)}),
+    (("My cat Miso hates the vet.",), "Miso died yesterday.", {("pet_cat_name", "Miso", True)}),
+    (("My dog Pickle loves the beach.",), "Sadly Pickle was put to sleep on Monday.", {("pet_dog_name", "Pickle", True)}),
+    # the session does not say who it is, says a person (whose death has no key), or it is no death
+    ((), "Pickle passed away last week.", set()),
+    (("My daughter Mia is 7.",), "Mia passed away.", set()),
+    (("My dog Pickle loves the beach.",), "Pickle passed the vet check.", set()),
+    (("We used to have a dog named Rolo.",), "Rolo died in 2019.", set()),
+])
+def test_a_pets_death_said_by_its_name_alone_ends_the_pet_the_session_named(history, text, expected):
+    assert _facts(text, history) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("First day at Twilio tomorrow, said goodbye to everyone at Canva.",
+     {("next_job", "first day at Twilio tomorrow"), ("employer", "Canva", True)}),
+    ("First day at Twilio on Monday, new job jitters!", {("next_job", "first day at Twilio on Monday")}),
+    ("Said goodbye to my team at Canva today.", {("employer", "Canva", True)}),
+    # no start said, a visit, a place
+    ("First day at Yosemite tomorrow!", set()), ("First day at Twilio on Monday!", set()),
+    ("Said goodbye to everyone at Canva after the party.", set()),
+])
+def test_a_first_day_and_a_goodbye_said_without_i_or_my_file_the_job_ahead_and_end_the_one_left(text, expected):
+    assert _facts(text) == expected

@@ -1730,7 +1730,7 @@ _RULES = [
     ], "The user used to work at {value}.", _maybe_job_move("old"), confidence=0.7, importance=0.6, historical=True,
           ends_only=True),
     _rule("fact", "employer", "work worked job resigned retired laid let fired left quit longer years months "
-          "anymore more", [
+          "anymore more goodbye bye farewell", [
         rf"(?:{_PAST_JOB}) (?:the )?(?P<value>{_ORG})",
         rf"\bI (?:left|quit) my job at (?:the )?(?!{_CLOCK})(?P<value>{_ORG})",
         rf"\bI {_ADVERBS}(?:left|quit) (?:the )?(?!{_PLATFORMS})(?P<value>{_ORG}) (?=for (?:an?|my) (?:new )?{_JOB_NOUN} "
@@ -1746,6 +1746,12 @@ _RULES = [
         # A job left, said alone: "I quit Stripe", "I'm no longer at Stripe" (_left_employer)
         _LEFT_NAME,
         rf"\bI(?:'m| am) no longer (?:at|working (?:at|for)|employed (?:at|by)) (?:the )?(?P<value>{_ORG})",
+        # a goodbye to the people of a job: "Said goodbye to my team at Canva", or to everyone there when the
+        # sentence starts the next job ("First day at Twilio tomorrow, said goodbye to everyone at Canva")
+        rf"\b(?i:said|say|saying) (?i:goodbye|bye|farewell) to (?:my|all my|the) (?:team|colleagues|coworkers|co-workers|"
+        rf"workmates) at (?:the )?(?P<value>{_ORG})",
+        rf"^[^.;]*?\b(?i:first day|start|starting)\b[^.;]*?\b(?i:said|saying) (?i:goodbye|bye|farewell) to everyone at "
+        rf"(?:the )?(?P<value>{_ORG})",
         rf"\bI(?:'m| am) not (?:at|working (?:at|for)|employed (?:at|by)) (?:the )?(?P<value>{_ORG}) (?=any ?more\b)",
         # "with" may be a partner's: a job only when the next job is said
         rf"\bI(?:'m| am) (?:not|no longer) with (?:the )?(?P<value>{_ORG}) (?=(?:any ?more)?,? (?:(?:and|now|so) )?"
@@ -2757,6 +2763,10 @@ _RULES = [
         # ("Tomorrow is my first day at Notion", "Next month I start at Canva").
         rf"(?:{_CURRENT_JOB}) {_ORG_INTRO}(?P<org>{_ORG}){_STARTS_LATER}",
         rf"{_AHEAD_WHEN}(?i:my) (?P<verb>first day) at (?:the )?(?P<org>{_ORG})",
+        # said without "my", opening the sentence, with when and a word of work or of the job left: "First day
+        # at Twilio tomorrow, said goodbye to everyone at Canva" ("First day at Yosemite tomorrow!" is a visit)
+        rf"^(?=[^.;]*?\b(?i:jobs?|role|team|colleagues|co-?workers|goodbye|farewell)\b)"
+        rf"(?:(?i:so|and|oh|ok|okay),? )?(?P<verb>(?i:first day)) at (?:the )?(?P<org>{_ORG}),? (?P<when>{_START_WHEN})",
         rf"(?:^|[,;:]\s*)(?P<when>(?i:{_START_WHEN})),? I(?:'m| am|'ll| will)?(?: be)? {_ADVERBS}(?P<verb>start|starting) "
         rf"{_NEW_JOB}at (?:the )?(?P<org>{_ORG})",
         rf"(?:^|[,;:]\s*)(?P<when>(?i:{_LATER})),? I(?:'m| am|'ll| will)?(?: be)? {_ADVERBS}(?P<verb>join|joining) "
@@ -2948,6 +2958,14 @@ _AGED_AGAIN = re.compile(rf"(?:(?i:so|and|oh|well|yay|omg|wow),? )?(?P<name>(?!I
 _PERSON_NAME_KEYS = frozenset(f"{part}_name" for part in _PERSON_PARTS.values())
 _AGED_AGAIN_RULE = _rule("fact", "{person}_age", "turned", [], "The user's {part} {name} is {value} years old.",
                          confidence=0.75, importance=0.6)
+# A pet's death said by its name alone, opening the sentence: "Pickle passed away last week", "Sadly Miso
+# was put to sleep" (_pet_gone_again); "passed" alone is not read ("Pickle passed the vet check").
+_GONE_AGAIN = re.compile(rf"(?:(?i:so|and|oh|well|sadly|unfortunately),? )?(?P<name>(?!I\b){_UPPER}[\w-]*) "
+                         r"(?:(?:just|sadly|finally|recently) )?(?:died|passed away|passed on|was put down|"
+                         r"was put to sleep|had to be put down|was rehomed|had to be rehomed)(?![\w'-])")
+_PET_NAME_KEYS = frozenset(f"pet_{part}_name" for part in _PETS.values())
+_GONE_AGAIN_RULE = _rule("fact", "pet_{part}_name", "died passed put rehomed", [],
+                         "The user used to have a {kind} named {value}.", confidence=0.7, importance=0.5, historical=True)
 _NAMED_AGAIN = re.compile(rf"(?i:actually|sorry|oops|correction|my bad|no wait|wait)[,:!]?\s+(?P<pronoun>(?i:her|his|its))"
                           rf"\s+name(?:'s|\s+is)\s+(?P<new>(?!I\b){_CAPWORD}(?:\s+{_CAPWORD}){{0,3}})[.!]?")
 # Words of a corrected statement that need not be words of the fact it corrects.
@@ -3226,6 +3244,10 @@ class OfflineExtractor:
                     if earlier is None:
                         earlier = _Facts(self.extract(history, []))
                     _age_again(earlier, found, aged, message["id"], said, subject)
+                elif (gone := _GONE_AGAIN.match(read)):
+                    if earlier is None:
+                        earlier = _Facts(self.extract(history, []))
+                    _pet_gone_again(earlier, found, gone.group("name"), message["id"], said, subject)
                 elif not corrections and _RESTATED.match(read) and before is not None and before["role"] == "user":
                     if earlier is None and not i:
                         earlier = _Facts(self.extract(history, []))
@@ -3463,6 +3485,23 @@ def _age_again(earlier: _Facts, found: _Facts, aged: re.Match[str], message_id: 
     person = part if part in ("mother", "father") else f"{part}_{_snake(name)}"
     found.add(_candidate(_AGED_AGAIN_RULE, {"value": str(age), "person": person, "part": part, "name": name}, message_id,
                          quote, subject))
+
+
+def _pet_gone_again(earlier: _Facts, found: _Facts, name: str, message_id: str, quote: str, subject: str) -> None:
+    """"Pickle passed away last week", said of a pet by its name alone: that pet's name as history, under
+    the key the session filed it ("My dog Pickle..." earlier: pet_dog_name, which this ends), as "My dog
+    Pickle died" files it. Nothing when the name the session says last is no current pet's (a person's
+    death has no key; a name alone may be anyone's)."""
+    if name.casefold() in _NOT_NAMES:
+        return
+    mark = _value_mark(name)
+    named = next((c for c in reversed([*earlier.in_order(), *found.in_order()]) if c.subject == subject
+                  and not c.historical and c.base_key.endswith("_name") and _value_mark(c.value) == mark), None)
+    if named is None or named.base_key not in _PET_NAME_KEYS:
+        return
+    part = named.base_key.removeprefix("pet_").removesuffix("_name")
+    found.add(_candidate(_GONE_AGAIN_RULE, {"value": named.value, "part": part, "kind": part.replace("_", " ")},
+                         message_id, quote, subject))
 
 
 def _correct_named(pool: _Facts, found: _Facts, before_id: str, named: re.Match[str], message_id: str, quote: str,
