@@ -110,7 +110,7 @@ def test_sweep_handler_on_its_sample_event(runtime):
     assert set(_invoke("sweep", _event("sweep"))) == {"republished", "erasures_finished"}
 
 
-def test_migrate_handler_answers_cloudformation():
+def test_migrate_handler_answers_cloudformation(runtime):
     with cloudformation_response_url() as (url, answers):
         event = _event("migrate_create")
         event["ResponseURL"] = url

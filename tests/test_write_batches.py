@@ -371,3 +371,20 @@ def test_turns_said_at_the_same_time_are_decided_in_the_order_they_came(ctx, ten
         pipeline.resolve_many(ctx, pipeline.extract_many(ctx, tenant.id, ids[::-1])[::-1])
         current = [m[2] for m in _knowledge(ctx, tenant.id, user) if m[0] == "semantic" and m[1] == "employer" and m[5]]
         assert current == ["Notion"], (n, current)
+
+
+@pytest.mark.parametrize("plan", ["", "SET LOCAL enable_nestloop = off; SET LOCAL enable_mergejoin = off"])
+def test_a_batchs_session_histories_are_oldest_first_whatever_the_plan(ctx, tenant, plan):
+    # The extraction of a batch read each turn's history oldest first only when Postgres joined it
+    # one way: after other tests had filled the tables it hashed the join, handed the histories back
+    # newest first, and the batch indexed "I love sushi." with the session's first line
+    # (test_a_batch_of_records_writes_what_one_record_at_a_time_writes, after test_pipeline_llm
+    # and test_template). The join methods turned off here make that plan on an empty-ish table.
+    ids = _queue(ctx, tenant, "histories")
+    with ctx.db.transaction() as conn:
+        for statement in filter(None, plan.split("; ")):
+            conn.execute(statement)
+        histories = turn_rows.session_histories(conn, tenant.id, ids, 10)
+    for i, turn_id in enumerate(ids):
+        assert [m["content"] for m in histories[turn_id]] == LINES[max(0, i - 10):i], i
+        assert "said_at" not in (histories[turn_id] or [{}])[0]
