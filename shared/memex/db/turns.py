@@ -168,18 +168,23 @@ def session_histories(conn: psycopg.Connection, tenant_id: str, turn_ids: list[s
     """For each turn, the last `limit` messages of its session before it, oldest first (context
     for extraction); all the turns' in one round trip."""
     found: dict[str, list[dict[str, Any]]] = {turn_id: [] for turn_id in turn_ids}
+    # The rows in the order of the outer ORDER BY: the lateral's own order does not reach the result
+    # (a year's import came back oldest first in some chunks and indexed lines with the wrong neighbour).
     for row in conn.execute(
         """SELECT b.turn_id AS for_turn, h.* FROM unnest(%s::text[]) AS b(turn_id)
            JOIN turns t ON t.tenant_id = %s AND t.id = b.turn_id
            CROSS JOIN LATERAL (
-               SELECT m.* FROM messages m JOIN turns p ON p.tenant_id = m.tenant_id AND p.id = m.turn_id
+               SELECT m.*, p.occurred_at AS said_at FROM messages m
+               JOIN turns p ON p.tenant_id = m.tenant_id AND p.id = m.turn_id
                WHERE p.tenant_id = t.tenant_id AND p.user_id = t.user_id AND p.session_id = t.session_id
                  AND (p.occurred_at, p.id) < (t.occurred_at, t.id)
-               ORDER BY p.occurred_at DESC, p.id DESC, m.position DESC LIMIT %s) h""",
+               ORDER BY p.occurred_at DESC, p.id DESC, m.position DESC LIMIT %s) h
+           ORDER BY b.turn_id, h.said_at, h.turn_id, h.position""",
         (turn_ids, tenant_id, limit),
     ).fetchall():
+        del row["said_at"]
         found[row.pop("for_turn")].append(row)
-    return {turn_id: rows[::-1] for turn_id, rows in found.items()}
+    return found
 
 
 def set_status(
