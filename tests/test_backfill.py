@@ -766,3 +766,40 @@ def test_a_chunk_stopped_by_its_lambda_is_never_sent_again_by_the_sweep_and_its_
     assert all(r["n"] == 1 for r in rows), rows
     for url in (extraction, backfills):
         client.delete_queue(QueueUrl=url)
+
+
+
+def _contexts(ctx, tenant_id: str, user_id: str, sessions: list[str]) -> list[tuple]:
+    return [(r["session_id"], r["content"], r["context"]) for r in ctx.db.connection().execute(
+        """SELECT m.session_id, m.content, m.context FROM memories m JOIN messages g
+             ON g.tenant_id = m.tenant_id AND g.id = m.source_message_id
+           WHERE m.tenant_id = %s AND m.user_id = %s AND m.memory_type = 'episodic' AND m.session_id = ANY(%s)
+           ORDER BY m.valid_from, g.position""", (tenant_id, user_id, sessions)).fetchall()]
+
+
+def test_a_year_imported_in_chunks_indexes_each_line_with_the_context_the_api_gives_it(tenant, ctx, runtime, tmp_path):
+    """A year of days (a session each) imported in chunks of 500 turns, then its last days sent
+    through POST /v1/turns for another user: every line has the same context on both paths, the
+    line said just before it in its session (docs/measurements/year.md: the import once indexed
+    lines with the session's oldest line of the ten it read, not its newest)."""
+    said = ["I started a new job at Shopify today.", "The weather was lovely this afternoon.",
+            "Thanks, that helps a lot!", "What should I cook tonight?", "It rained all day, stayed in."]
+    replies = ["Noted!", "Happy to help with that.", "Here's an idea: keep it simple tonight."]
+    turns = [{"user_id": "imported", "session_id": f"day-{day:03d}",
+              "timestamp": f"{2024 + day // 336}-{1 + day // 28 % 12:02d}-{1 + day % 28:02d}T08:{10 * i:02d}:00Z",
+              "messages": [{"role": "user", "content": said[(day + i) % len(said)]},
+                           {"role": "assistant", "content": replies[(day + 2 * i) % len(replies)]}]}
+             for day in range(400) for i in range(5)]
+    path = tmp_path / "year.jsonl"
+    _write(path, turns)
+    job = backfill.new_job("import", tenant.id, path=str(path))
+    ctx.publisher.publish_backfill(job)
+    runtime.drain(timeout=600)
+    last_days = turns[-15:]
+    for turn in last_days:
+        assert tenant.post("/v1/turns?wait=true", {**turn, "user_id": "sent"}).status_code in (200, 201)
+
+    sessions = sorted({turn["session_id"] for turn in last_days})
+    imported, sent = _contexts(ctx, tenant.id, "imported", sessions), _contexts(ctx, tenant.id, "sent", sessions)
+    assert len(imported) == 30 and sum(context is not None for _, _, context in sent) >= 10
+    assert imported == sent
