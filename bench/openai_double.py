@@ -53,6 +53,10 @@ class OpenAIDouble:
         self.chat_default: str | None = None
         self.faults: dict[str, str] = {}
         self.hang_seconds = 60.0
+        # the most requests answered at once since the last reset: whether a client's calls overlapped
+        self.most_at_once = 0
+        self._at_once = 0
+        self._lock = threading.Lock()
         double = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -65,7 +69,14 @@ class OpenAIDouble:
             def do_POST(self):
                 body = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))) or b"{}")
                 double.requests.append((self.path, body))
-                status, answer, headers = double._answer(self.path, body)
+                with double._lock:
+                    double._at_once += 1
+                    double.most_at_once = max(double.most_at_once, double._at_once)
+                try:
+                    status, answer, headers = double._answer(self.path, body)
+                finally:
+                    with double._lock:
+                        double._at_once -= 1
                 payload = json.dumps(answer).encode()
                 try:
                     self.send_response(status)
@@ -114,6 +125,7 @@ class OpenAIDouble:
         self.rerank_scores = None
         self.chat_default = None
         self.faults.clear()
+        self.most_at_once = 0
 
     def fail(self, path: str, mode: str) -> None:
         if mode not in {"500", "hang"}:
