@@ -1405,8 +1405,9 @@ _NO_LONGER_END = _strict_end("anymore", "any more", "at all", "these days", "eit
 _AGE_END = _strict_end("and", "btw", "tbh", "haha", "lmao", "fyi", "already", "today", "this", punctuation=r"[.,;!)]")
 _TURNED_END = _strict_end("and", "today", "yesterday", "last", "on", "in", punctuation=r"[.,;!)]")
 # A birthday ahead, said with when it comes ("I turn 40 next week", "my mum turns 70 in June"): the age
-# until then is one less (_age's `ahead`). Without a time ("I'm turning 40, help") it is not read: "I
-# turn 40 today" is the new age, and a bare "turning" may be a wish or a joke.
+# until then is one less (_age's `ahead`). Without a time ("I'm turning 40, help") it is not read, a bare
+# "turning" may be a wish or a joke; nor is "I turn 40 today": not one less, and "I turned 40 today" is
+# the phrasing the age rule reads as the new age.
 _TURNING = (rf"(?P<ahead>turns?|turning) (?P<value>{_NUMBER})(?= (?:(?:{_WHEN}|soon|in (?:a|one|two|three|a few|a couple of) "
             rf"(?:days?|weeks?|months?)|on (?:the )?\d{{1,2}}(?:st|nd|rd|th)|on {_DATE})(?![\w'-])))")
 
