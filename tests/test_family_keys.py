@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from memex import backfill, pipeline
 from memex.db import family_keys
+from memex.extraction import aliases
 from memex.jobs import SupersessionJob
 from tests.conftest import Tenant, api_client, database_of_its_own
 
@@ -116,12 +117,12 @@ def test_a_city_said_after_the_upgrade_replaces_the_one_stored_under_an_alias(ct
 
 
 def test_a_key_is_filed_as_the_llm_extractor_files_it_and_a_family_key_as_itself():
-    assert family_keys.family_key("user", "current_city") == "city"
-    assert family_keys.family_key("user", "wife_location") == "partner_city"
-    assert family_keys.family_key("Melanie", "melanie_job") == "melanie_role"
-    assert family_keys.family_key("user", "melanie_job") == "melanie_job"  # no participant's fact: kept
+    assert aliases.family_key("user", "current_city") == "city"
+    assert aliases.family_key("user", "wife_location") == "partner_city"
+    assert aliases.family_key("Melanie", "melanie_job") == "melanie_role"
+    assert aliases.family_key("user", "melanie_job") == "melanie_job"  # no participant's fact: kept
     for key in ("city", "partner_city", "melanie_role", "pet_dog_name", "favorite_food", "likes"):
-        assert family_keys.family_key("Melanie" if key.startswith("melanie") else "user", key) == key
+        assert aliases.family_key("Melanie" if key.startswith("melanie") else "user", key) == key
 
 
 def test_a_value_erased_under_an_alias_is_not_brought_back_under_the_family_key(ctx, tenant, runtime):

@@ -94,6 +94,9 @@ def test_pronouns_are_voiced_only_when_the_search_says_nobody_is_named():
     assert first_person.asked("What did the user tell me about her job?") == "What did I tell you about her job?"
     assert first_person.asked("What did the user give Tom for his birthday?", pronouns=True) \
         == "What did I give Tom for his birthday?"
+    # only a possessive: "her" or "him" as an object is someone else
+    assert first_person.asked("What does the user think of her?", pronouns=True) == "What do I think of her?"
+    assert first_person.asked("Did the user tell her about him?", pronouns=True) == "Did I tell her about him?"
 
 
 def test_a_fact_quoting_the_user_keeps_their_words():

@@ -21,7 +21,7 @@ from typing import Any, Callable
 from memex.context import Context
 from memex.db.connection import borrow_only
 
-_pools: dict[tuple[str, int], ThreadPoolExecutor] = {}  # by kind and size (settings do not change in a process)
+_pools: dict[tuple[str, int], ThreadPoolExecutor] = {}  # by kind and size (a test's settings may change it)
 _pools_lock = threading.Lock()
 
 

@@ -118,11 +118,12 @@ def asked(question: str, pronouns: bool = False) -> str | None:
     when nobody else in it could be meant; else None."""
     as_you = _ASKER.sub(_asker_as_you, question)
     voiced = of(as_you)
-    # "the user" voiced, a "his" after it is the user's too ("What did the user say about his
-    # garden?": "my garden"; left "his", the question was near nothing the user said).
     if not pronouns or not says_she_or_he(question) or _someone_before(voiced or question):
         return voiced
-    return _pronouns_as_i(voiced or as_you)
+    # "the user" voiced, a "his" after it is the user's too ("What did the user say about his
+    # garden?": "my garden"; left "his", the question was near nothing the user said); an object
+    # stays another's ("Did the user tell her?" is not "Did I tell me?").
+    return _pronouns_as_i(as_you) if voiced is None else _PRONOUN.sub(_possessive_as_my, voiced)
 
 
 def says_she_or_he(question: str) -> bool:
@@ -156,6 +157,12 @@ def _pronouns_as_i(question: str) -> str:
     text = _PRONOUN_NEGATED.sub(lambda m: "I " + _NEGATED[m.group(1).lower()], text)
     text = _PRONOUN_SAYS.sub(lambda m: "I " + m.group(1) + _as_i_say_it(m.group(2)), text)
     return _PRONOUN.sub(_object_or_possessive, text)
+
+
+def _possessive_as_my(match: re.Match) -> str:
+    """"her" or "his" before a noun as "my"; any other pronoun as it is."""
+    mine = _object_or_possessive(match)
+    return mine if mine.lower() == "my" else match.group(0)
 
 
 def _object_or_possessive(match: re.Match) -> str:

@@ -186,7 +186,7 @@ def forget_recent_texts(ctx: Context, tenant_id: str) -> None:
     """What this process keeps of the tenant's recent texts (the write path's vectors, the query
     cache), keyed by the texts themselves, goes with an erasure: the erased words are not kept in
     memory. Other processes drop theirs within MEMEX_RECENT_TEXTS_MAX_AGE_SECONDS (recent.py)."""
-    # Imported here: the search, ingest and cleanup functions import this module at their start,
+    # Imported here: the search and cleanup functions import this module at their start,
     # and the write path (with extraction and consolidation behind it) is needed only to erase.
     from memex import pipeline
 

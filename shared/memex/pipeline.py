@@ -30,11 +30,11 @@ from memex.db import locks
 from memex.db import memories as memory_rows
 from memex.db import turns as turn_rows
 from memex.db.erasure import value_digest
-from memex.db.family_keys import family_key
 from memex.embeddings.recent import RecentVectors
 from memex.episodic import episodic_text
 from memex.errors import public_description
 from memex.extraction import Extractor
+from memex.extraction.aliases import family_key
 from memex.extraction.placement import RELATION_NAMES, may_name_someone, placed
 from memex.jobs import Candidate, ExtractionJob, SupersessionJob, subject_key
 from memex.metrics import CANDIDATES_PER_TURN, EXTRACTION_LATENCY, LLM_FALLBACKS, SUPERSESSION_VERDICTS
@@ -302,7 +302,7 @@ def _resolve_turns(ctx: Context, turns: list[dict[str, Any]]) -> None:
             with llm.time_budget(ctx.settings.llm_budget_seconds):
                 for candidate in (_stored(c) for c in turn["candidates"]):
                     _decide_and_write(ctx, turn, candidate, vectors[_embedded(candidate)])
-            with ctx.db.borrowed(), ctx.db.transaction() as conn:
+            with ctx.db.transaction() as conn:
                 turn_rows.finish(conn, turn["tenant_id"], [turn["id"]])
 
     # One user's turns in the order said; different users' at once, as the FIFO queue's message
@@ -316,7 +316,7 @@ def candidate_vectors(ctx: Context, turns: list[dict[str, Any]]) -> dict[str, np
     (_embedded), each distinct text embedded once."""
     texts: dict[str, list[str]] = defaultdict(list)
     for t in turns:
-        texts[t["tenant_id"]] += [_embedded(_stored(c)) for c in (t["candidates"] or [])]
+        texts[t["tenant_id"]] += [_embedded(Candidate(**c)) for c in (t["candidates"] or [])]  # the key unread
     return {text: vector for tenant_id, of_tenant in texts.items()
             for text, vector in embed_distinct(ctx, tenant_id, of_tenant).items()}
 
@@ -440,7 +440,7 @@ def _decide_and_write(ctx: Context, turn: dict[str, Any], candidate: Candidate, 
             seen = memory_rows.related_active(conn, tenant_id, user_id, keys, vector, RELATED_MIN_SIMILARITY,
                                               RELATED_LIMIT, candidate.subject)
         decision = ctx.judge.decide(candidate, seen)
-        with ctx.db.borrowed(), ctx.db.transaction() as conn:
+        with ctx.db.transaction() as conn:
             locks.lock_user(conn, tenant_id, user_id)
             if turn_rows.lock_turn(conn, tenant_id, turn["id"]) is None:
                 return  # erased meanwhile

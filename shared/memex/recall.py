@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from datetime import datetime, timezone, tzinfo
+from datetime import datetime, tzinfo
 from typing import Any, Sequence
 
 from memex import filler, time_phrases, user_zone
@@ -64,7 +64,7 @@ def recall(ctx: Context, tenant_id: str, request: RecallIn) -> dict[str, Any]:
     # Without a reference time, now in the user's zone (user_zone.py), for the search and the bullets' days;
     # read with the check that the user is not being erased, which the search then does not repeat.
     now = user_zone.now(ctx.db.connection(), tenant_id, request.user_id, request.reference_time)
-    deps = Dependencies(ctx, tenant_id, checked_user=request.user_id)
+    deps = Dependencies(ctx, tenant_id, now=now)
     relevant = search(ctx, tenant_id, SearchIn(
         user_id=request.user_id, query=request.query, agent_id=request.agent_id, top_k=RELEVANT,
         reference_time=now, as_of=request.as_of,
@@ -174,8 +174,7 @@ def _unprocessed(row: dict[str, Any]) -> dict[str, Any]:
             "sources": [{"turn_id": row["turn_id"], "message_id": row["message_id"]}]}
 
 
-def _line(memory: dict[str, Any], stale: Sequence[str] = (), as_of: datetime | None = None,
-          zone: tzinfo = timezone.utc) -> str:
+def _line(memory: dict[str, Any], stale: Sequence[str], as_of: datetime | None, zone: tzinfo) -> str:
     """A memory as its bullet reads: its content, the day it was said when it counts time from that
     day or when some of it is no longer current (and which values), and for a fact no longer
     current, until when it held; all as of `as_of` when given (a fact that ended after it held then),

@@ -49,9 +49,9 @@ def delete(ctx: Context, tenant_id: str) -> dict[str, Any]:
     with them get 401 from then on), its rate limits dropped, and the tenant marked deleted, once
     the writes that were let in before have committed; a write or a queued job that comes after is
     refused (db/tenants.ensure_tenant). Then each user is erased as DELETE /v1/users/{id} erases
-    them, in bounded transactions (memories.erase_user_rows), each to the end, and last whatever else of the tenant is left in any table. Stopped
-    half-way, the tenant stays refused and running it again finishes it; run on a deleted tenant,
-    it erases what is left (nothing) and says so. The tenant's row and its revoked keys stay: see
+    them, in bounded transactions (memories.erase_user_rows), each to the end, and last whatever
+    else of the tenant is left in any table. Stopped half-way, the tenant stays refused and running
+    it again finishes it; run on a deleted tenant, it erases what is left (nothing) and says so. The tenant's row and its revoked keys stay: see
     the README ("Deleting a tenant"). Returns the counts of what it erased."""
     if open_mode(ctx) and tenant_id == ctx.settings.default_tenant:
         # Requests without a key act for it while no key exists: they would be refused from now on.

@@ -49,9 +49,7 @@ class Database:
         self._spare_limit = spare_connections
         self._spares: list[tuple[psycopg.Connection, int]] = []  # with their generation
         self._spares_lock = threading.Lock()
-        self._loans = threading.BoundedSemaphore(loaned_connections)
-        self._lendable: list[tuple[psycopg.Connection, int]] = []  # returned loans, with their generation
-        self._lendable_lock = threading.Lock()
+        self._loans = threading.BoundedSemaphore(loaned_connections)  # a loan given back joins the spares
 
     @property
     def dsn(self) -> str:
@@ -103,31 +101,13 @@ class Database:
             return
         with self._loans:
             generation = self._generation
-            conn = self._lent_before() or self._open()
+            conn = self._spare() or self._open()
             self._local.loan = conn
             try:
                 yield conn
             finally:
                 self._local.loan = None
-                self._give_back(conn, generation)
-
-    def _lent_before(self) -> psycopg.Connection | None:
-        with self._lendable_lock:
-            lendable = self._lendable.pop() if self._lendable else None
-        if lendable is None:
-            return None
-        conn, generation = lendable
-        if generation == self._generation and _usable(conn):
-            return conn
-        conn.close()
-        return None
-
-    def _give_back(self, conn: psycopg.Connection, generation: int) -> None:
-        if generation == self._generation and _usable(conn):
-            with self._lendable_lock:  # never more than the loans: each was taken under the semaphore
-                self._lendable.append((conn, generation))
-            return
-        conn.close()
+                self._keep(conn, generation)
 
     def _spare(self) -> psycopg.Connection | None:
         """The most recently kept spare still usable (of this generation, open, idle), if any."""
@@ -136,15 +116,14 @@ class Database:
                 if not self._spares:
                     return None
                 conn, generation = self._spares.pop()
-            if (generation == self._generation and not conn.closed and not conn.broken
-                    and conn.info.transaction_status == TransactionStatus.IDLE):
+            if generation == self._generation and _usable(conn):
                 return conn
             conn.close()
 
     def _keep(self, conn: psycopg.Connection, generation: int) -> None:
         with self._spares_lock:
-            if (len(self._spares) < self._spare_limit and generation == self._generation
-                    and not conn.closed and not conn.broken):
+            # not one left mid-transaction (a loan whose scope raised inside one)
+            if len(self._spares) < self._spare_limit and generation == self._generation and _usable(conn):
                 self._spares.append((conn, generation))
                 return
         conn.close()
@@ -161,17 +140,15 @@ class Database:
         self._generation += 1
         with self._spares_lock:
             spares, self._spares = self._spares, []
-        with self._lendable_lock:
-            spares, self._lendable = spares + self._lendable, []
         for conn, _ in spares:
             conn.close()
 
     @contextmanager
     def transaction(self) -> Iterator[psycopg.Connection]:
-        """A transaction on this thread's connection. A connection that broke is replaced on
-        the next call, so a failed request or batch is retried on a fresh one."""
-        conn = self.connection()
-        with conn.transaction():
+        """A transaction on this thread's connection (a borrowing thread's loan for its length:
+        `borrowed`). A connection that broke is replaced on the next call, so a failed request or
+        batch is retried on a fresh one."""
+        with self.borrowed() as conn, conn.transaction():
             yield conn
 
     @contextmanager

@@ -32,16 +32,9 @@ from psycopg.types.json import Jsonb
 
 from memex.db import history as history_rows
 from memex.db import locks
-from memex.extraction import aliases
+from memex.extraction.aliases import family_key
 from memex.jobs import subject_prefix
 from memex.supersession import folded_value, holds_several
-
-
-def family_key(subject: str, key: str) -> str:
-    """`key` of a fact about `subject` as the families file it (a participant's name before it read
-    as theirs: "melanie_job" of Melanie is "melanie_role")."""
-    prefix = subject_prefix(subject)
-    return aliases.canonical(key, [prefix] if prefix else [])
 
 
 def migrate(cur: psycopg.Cursor) -> None:

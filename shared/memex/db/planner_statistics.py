@@ -1,6 +1,6 @@
 """The planner's statistics of the tables a search reads, refreshed when a bulk job has written
-them: autovacuum analyses these tables once a hundredth of each has changed (migration 0032; the
-server's default is a tenth), and checks once a minute, so right after an import it has either not
+them: autovacuum analyses these tables once 50 rows and a hundredth of each have changed (migration
+0032; the server's default is a tenth), and checks once a minute, so right after an import it has either not
 come yet or last saw a fraction of the rows. Without statistics the planner misjudges how many rows
 a user has and picks plans that cost a search several times its CPU (docs/measurements/performance.md,
 2026-12-04 third and fourth stops)."""

@@ -12,6 +12,7 @@ import re
 from typing import Iterable
 
 from memex.extraction import families, vocabulary
+from memex.jobs import subject_prefix
 
 # Each family key, with the keys small models file its facts under instead.
 ALIASES: dict[str, tuple[str, ...]] = {
@@ -97,3 +98,11 @@ def _family_key(key: str) -> str:
     if pet and pet.group(1) in _PET_KINDS:
         return f"pet_{pet.group(1)}_{pet.group(2)}"
     return key
+
+
+def family_key(subject: str, key: str) -> str:
+    """`key` of a fact about `subject` as the families file it (a participant's name before it read
+    as theirs: "melanie_job" of Melanie is "melanie_role"): what a fact stored under a model's own
+    word is filed under (db/family_keys.py, the stored candidates and tombstones pipeline.py reads)."""
+    prefix = subject_prefix(subject)
+    return canonical(key, [prefix] if prefix else [])

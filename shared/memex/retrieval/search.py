@@ -122,12 +122,12 @@ class Dependencies:
     split at most once, and a dependency that failed is not asked again within the request (recall
     runs several searches), so one that is down costs the request a single wait; `degraded` names it."""
 
-    def __init__(self, ctx: Context, tenant_id: str, checked_user: str | None = None):
+    def __init__(self, ctx: Context, tenant_id: str, now: datetime | None = None):
         self._ctx = ctx
         self._tenant_id = tenant_id
-        # The user the request already found not being erased, reading its now (user_zone.now, as
-        # recall does): its searches with that now as their reference time skip a round trip.
-        self.checked_user = checked_user
+        # The request's now, read with the check that its user is not being erased (user_zone.now, as
+        # recall does): its searches take it as their reference time without a round trip of their own.
+        self.now = now
         self._vectors: dict[str, np.ndarray] = {}
         self._splits: dict[str, list[str]] = {}
         self._failed: set[str] = set()
@@ -186,10 +186,8 @@ def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies |
     question as sent."""
     asked = request.query
     # Without a reference time, now in the user's zone: the days of "yesterday" are theirs (user_zone.py).
-    if deps is not None and deps.checked_user == request.user_id and request.reference_time is not None:
-        now = request.reference_time
-    else:
-        now = user_zone.now(ctx.db.connection(), tenant_id, request.user_id, request.reference_time)
+    now = deps.now if deps is not None and deps.now is not None else \
+        user_zone.now(ctx.db.connection(), tenant_id, request.user_id, request.reference_time)
     request = request.model_copy(update={"query": plain(asked), "reference_time": now})
     if request.as_of is not None:
         # Memory as it stood then: every statement's scope holds what was valid at `as_of`, current
