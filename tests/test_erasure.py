@@ -592,3 +592,94 @@ def test_a_turn_is_stored_after_one_round_trip_that_checks_its_tenant_and_its_us
     stored = next(i for i, s in enumerate(statements) if s.lstrip().startswith("INSERT INTO turns"))
     checks = [s for s in statements[:stored] if "user_erasures" in s or "FROM tenants" in s]
     assert len(checks) == 1 and "user_erasures" in checks[0] and "FOR KEY SHARE" in checks[0], checks
+
+
+def _state_of(ctx, tenant) -> list[tuple]:
+    """Every row of the user's that a write path could add or change: memories (their vectors too),
+    turns (their status and candidates), summaries."""
+    with psycopg.connect(ctx.db.dsn, autocommit=True) as conn:
+        return conn.execute(
+            """SELECT 'memory', id, content, embedding::text, active FROM memories WHERE tenant_id = %(t)s AND user_id = %(u)s
+               UNION ALL
+               SELECT 'turn', id, status, coalesce(candidates::text, ''), extracted_at IS NULL FROM turns
+               WHERE tenant_id = %(t)s AND user_id = %(u)s ORDER BY 1, 2""",
+            {"t": tenant.id, "u": tenant.user}).fetchall()
+
+
+def test_nothing_is_written_for_a_user_being_erased_from_what_was_read_before(ctx, runtime, tmp_path):
+    """Turns stored before a user's erasure began (one unextracted, one extracted and undecided) and
+    the user's memories: once the erasure has begun, the extraction and supersession workers, a
+    re-extraction, a re-embedding, an import and a consolidation write nothing of theirs, and each
+    message is done (no batch item failure, nothing retried); the routes naming the user answer 409.
+    The sweep then finishes the erasure and nothing of the user is left."""
+    from infra.local.lambda_context import LocalLambdaContext
+    from infra.local.runtime import function_module
+    from memex.consolidation.job import Options, consolidate
+    from memex.ingest import ingest_turn
+    from memex.models import TurnIn
+    from memex_edge.sqs import SqsPublisher
+
+    built = build_context(dataclasses.replace(ctx.settings, erasure_chunk_rows=1, erasure_request_seconds=1e-9))
+    # A publisher whose queue does not exist: the turns are stored and wait for the messages sent below.
+    lost = dataclasses.replace(built, publisher=SqsPublisher(dataclasses.replace(
+        ctx.settings, extraction_queue_url=ctx.settings.extraction_queue_url + "-missing")))
+    with api_client(built) as client:
+        tenant = Tenant(ctx, client)
+        for line in ("I love hiking in the Alps every summer", "I love hiking in the Alps every single summer"):
+            tenant.turn(line, session="a", timestamp="2025-01-10T10:00:00Z")
+
+        def stored(content: str) -> str:
+            turn = TurnIn(user_id=tenant.user, session_id="b", messages=[{"role": "user", "content": content}])
+            return ingest_turn(lost, tenant.id, turn, wait=False)["turn_id"]
+
+        unextracted = stored("I work at Stripe. My dog is called Rex.")
+        undecided = stored("I live in Porto.")
+        assert pipeline.extract_many(built, tenant.id, [undecided])  # its candidates wait on the turn
+
+        assert tenant.delete(f"/v1/users/{tenant.user}").status_code == 202
+        before = _state_of(ctx, tenant)
+        assert [r for r in before if r[1] == undecided][0][3]  # still undecided
+
+        def invoke(function: str, job, group=None) -> dict:
+            attributes = {"ApproximateReceiveCount": "1", "SentTimestamp": "1767225600000",
+                          **({"MessageGroupId": group, "MessageDeduplicationId": "d1"} if group else {})}
+            record = {"messageId": "m1", "receiptHandle": "rh-m1", "body": job.to_json(), "attributes": attributes,
+                      "messageAttributes": {}, "md5OfBody": "", "eventSource": "aws:sqs",
+                      "eventSourceARN": "arn:aws:sqs:us-east-1:000000000000:memex", "awsRegion": "us-east-1"}
+            return function_module(function).handler({"Records": [record]}, LocalLambdaContext(function))
+
+        assert invoke("extract_worker", ExtractionJob(tenant.id, unextracted)) == {"batchItemFailures": []}
+        assert invoke("supersede_worker", SupersessionJob(tenant.id, tenant.user, undecided),
+                      group=f"{tenant.id}:{tenant.user}") == {"batchItemFailures": []}
+        pipeline.resolve_many(built, [SupersessionJob(tenant.id, tenant.user, undecided)])
+        assert consolidate(built, tenant.id, tenant.user,
+                           options=Options.from_settings(built, threshold=0, min_age_days=0)).summaries == 0
+        lines = tmp_path / "turns.jsonl"
+        lines.write_text(f'{{"user_id": "{tenant.user}", "session_id": "c", '
+                         '"messages": [{"role": "user", "content": "I moved to Berlin."}]}\n')
+        jobs = [backfill.new_job("reembed", tenant.id, user_id=tenant.user),
+                backfill.new_job("reextract", tenant.id, user_id=tenant.user),
+                backfill.new_job("import", tenant.id, path=str(lines))]
+        with psycopg.connect(ctx.db.dsn, autocommit=True) as conn:  # a re-embedding's vectors would differ
+            conn.execute("UPDATE memories SET embedding = %s::vector WHERE tenant_id = %s AND user_id = %s",
+                         ("[" + ",".join(["0.05"] * 384) + "]", tenant.id, tenant.user))
+        before = _state_of(ctx, tenant)
+        for job in jobs:
+            ctx.publisher.publish_backfill(job)
+        runtime.drain()
+        assert _state_of(ctx, tenant) == before
+        imported = tenant.get(f"/v1/backfills/{jobs[2].backfill_id}").json()
+        assert imported["done"] == 0 and [f["reason"] for f in imported["failures"]] == \
+            ["not stored (its user is being erased)"]
+
+        user = {"user_id": tenant.user}
+        refused = [tenant.delete("/v1/sessions/b", params=user), tenant.delete("/sessions/b", params=user),
+                   tenant.delete(f"/v1/memories/{before[0][1]}"), tenant.get("/v1/backfills", params=user)]
+        assert [(r.status_code, r.json()["error"]["code"]) for r in refused] == \
+            [(409, "user_being_erased")] * len(refused), [r.text for r in refused]
+        assert _state_of(ctx, tenant) == before
+
+        from memex import memories
+        assert memories.finish_erasures(built, 60) == 1
+        assert _state_of(ctx, tenant) == []
+        assert _rows_mentioning(ctx, tenant.user) == {}

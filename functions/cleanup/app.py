@@ -17,19 +17,19 @@ v1 = APIRouter(tags=["v1"])
 seed = seed_router(MEMORY_SERVICE_SEED)
 
 
-@v1.delete("/v1/memories/{memory_id}", response_model=MemoryDeleted, responses=errors(404))
+@v1.delete("/v1/memories/{memory_id}", response_model=MemoryDeleted, responses=errors(404, 409))
 def delete_memory(memory_id: Id, tenant_id: str = Depends(tenant), ctx: Context = Depends(context)) -> dict:
     """Erase the memory and its past (every memory it replaced), never what replaced it."""
     return {"deleted": memories.erase_memory(ctx, tenant_id, memory_id)}
 
 
-@v1.delete("/v1/sessions/{session_id}", response_model=TurnsDeleted, responses=errors())
+@v1.delete("/v1/sessions/{session_id}", response_model=TurnsDeleted, responses=errors(409))
 def delete_session(session_id: Id, user_id: Id, tenant_id: str = Depends(tenant),
                    ctx: Context = Depends(context)) -> dict:
     return {"deleted": memories.erase_session(ctx, tenant_id, session_id, user_id)}
 
 
-@seed.delete("/sessions/{session_id}", response_model=TurnsDeleted, responses=errors(seed=True))
+@seed.delete("/sessions/{session_id}", response_model=TurnsDeleted, responses=errors(409, seed=True))
 def delete_session_seed(session_id: Id, user_id: Optional[Id] = None, tenant_id: str = Depends(tenant),
                         ctx: Context = Depends(context)) -> dict:
     """The memory-service seed's session erasure: its session ids named no user, so without

@@ -50,7 +50,7 @@ def post_memory(memory: MemoryPostIn, tenant_id: str = Depends(tenant), ctx: Con
     return memories.add(ctx, tenant_id, memory)
 
 
-@v1.get("/v1/backfills", response_model=BackfillList, responses=errors())
+@v1.get("/v1/backfills", response_model=BackfillList, responses=errors(409))
 def list_backfills(user_id: Optional[Id] = None, limit: int = Query(50, ge=1, le=500),
                    cursor: Optional[str] = Query(None, max_length=1024,
                                                  description="The `next_cursor` of the previous page"),

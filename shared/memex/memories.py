@@ -14,7 +14,7 @@ from memex.db import memories as memory_rows
 from memex.db import tenants as tenant_rows
 from memex.db import vector_indexes
 from memex.embeddings import query_cache
-from memex.errors import NotFound
+from memex.errors import NotFound, UserBeingErased
 from memex.models import ListOrder, MemoryIn
 
 
@@ -91,6 +91,7 @@ def erase_memory(ctx: Context, tenant_id: str, memory_id: str) -> dict[str, int]
         if found is None:
             raise NotFound(f"memory {memory_id} not found")
         locks.lock_user(conn, tenant_id, found["user_id"])
+        erasure.refuse_if_erasing(conn, tenant_id, found["user_id"])  # the user's erasure takes it
         result = erasure.memories(conn, tenant_id, erasure.past_of(conn, tenant_id, memory_id))
         _embed_again(ctx, conn, tenant_id, result["recontextualised"])
     forget_recent_texts(ctx, tenant_id)
@@ -117,8 +118,12 @@ def erase_session_of_every_user(ctx: Context, tenant_id: str, session_id: str) -
     names no user, as the memory-service seed's did), one user's transaction at a time."""
     totals = {"turns": 0, "memories": 0}
     for user_id in erasure.users_of_session(ctx.db.connection(), tenant_id, session_id):
-        for kind, erased in _erase_session(ctx, tenant_id, session_id, user_id).items():
-            totals[kind] += erased
+        try:
+            erased = _erase_session(ctx, tenant_id, session_id, user_id)
+        except UserBeingErased:
+            continue  # the session goes with its user, whose erasure has begun
+        for kind, count in erased.items():
+            totals[kind] += count
     forget_recent_texts(ctx, tenant_id)
     return totals
 
@@ -126,6 +131,7 @@ def erase_session_of_every_user(ctx: Context, tenant_id: str, session_id: str) -
 def _erase_session(ctx: Context, tenant_id: str, session_id: str, user_id: str) -> dict[str, int]:
     with ctx.db.transaction() as conn:
         locks.lock_user(conn, tenant_id, user_id)
+        erasure.refuse_if_erasing(conn, tenant_id, user_id)  # part of it may be gone: no count to answer
         erased = erasure.session(conn, tenant_id, session_id, user_id)
         _embed_again(ctx, conn, tenant_id, erased.pop("recontextualised"))
     return erased

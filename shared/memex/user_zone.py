@@ -10,12 +10,14 @@ from datetime import datetime, timedelta, timezone
 import psycopg
 
 from memex.db import erasure as erasure_rows
+from memex.db import turns as turn_rows
 
 
 def now(conn: psycopg.Connection, tenant_id: str, user_id: str, reference_time: datetime | None) -> datetime:
     """`reference_time`, else now in the user's zone; UserBeingErased, read in the same round trip,
-    when the user's erasure has begun (a read at a request's start: db/erasure.refuse_if_erasing)."""
-    offset = erasure_rows.refuse_if_erasing(conn, tenant_id, user_id, offset=reference_time is None)
+    when the user's erasure has begun (a read at a request's start: db/erasing.py)."""
     if reference_time is not None:
+        erasure_rows.refuse_if_erasing(conn, tenant_id, user_id)
         return reference_time
+    offset = turn_rows.latest_offset(conn, tenant_id, user_id)
     return datetime.now(timezone.utc if offset is None else timezone(timedelta(minutes=offset)))

@@ -8,7 +8,7 @@ from typing import Any
 
 import psycopg
 
-from memex.db import locks
+from memex.db import erasing, locks
 from memex.db import turns as turn_rows
 from memex.errors import IdempotencyConflict
 from memex.models import TurnIn
@@ -103,17 +103,24 @@ def insert_turns(conn: psycopg.Connection, tenant_id: str,
     why (never what it says), and how many of the ids were stored before (an earlier import of
     the same lines). The turns' users are locked first, in order, for the whole transaction: each
     turn holds its session's row (migration 0025), and two imports writing one user's sessions in
-    other orders would otherwise deadlock."""
-    for user_id in sorted({turn.user_id for turn in turns}):
+    other orders would otherwise deadlock. A turn of a user being erased is refused (db/erasing.py),
+    read under their lock: POST /v1/turns answers 409 for it."""
+    users = sorted({turn.user_id for turn in turns})
+    for user_id in users:
         locks.lock_user(conn, tenant_id, user_id)
-    dated = [(turn, turn.timestamp or datetime.now(timezone.utc)) for turn in turns]
+    erased = {r["user_id"] for r in conn.execute(
+        f"""SELECT u.user_id FROM (SELECT %s::text AS tenant_id, unnest(%s::text[]) AS user_id) u
+            WHERE NOT {erasing.unmarked("u")}""", (tenant_id, users)).fetchall()}
+    refused = [(i, _BEING_ERASED) for i, turn in enumerate(turns) if turn.user_id in erased]
+    places = [i for i, turn in enumerate(turns) if turn.user_id not in erased]
+    dated = [(turns[i], turns[i].timestamp or datetime.now(timezone.utc)) for i in places]
     try:
         with conn.transaction():
             stored = turn_rows.insert_turns(conn, tenant_id, dated)
-        refused = [(i, _ANOTHER_TURN) for i, s in enumerate(stored) if s is None]
+        refused += [(places[i], _ANOTHER_TURN) for i, s in enumerate(stored) if s is None]
     except _REFUSED:
-        stored, refused = [], []
-        for i, (turn, occurred_at) in enumerate(dated):
+        stored = []
+        for i, (turn, occurred_at) in zip(places, dated):
             try:
                 with conn.transaction():
                     stored.append(turn_rows.insert_turn(conn, tenant_id, turn, occurred_at))
@@ -127,6 +134,7 @@ def insert_turns(conn: psycopg.Connection, tenant_id: str,
 
 
 _ANOTHER_TURN = "its idempotency_key names another turn"
+_BEING_ERASED = "its user is being erased"
 _REFUSED = (psycopg.DataError, psycopg.IntegrityError, psycopg.errors.ProgramLimitExceeded)
 
 

@@ -7,6 +7,7 @@ from typing import Any
 
 import psycopg
 
+from memex.db import erasing
 from memex.db import history as history_rows
 from memex.db import memories as memory_rows
 
@@ -43,8 +44,10 @@ def eligible(conn: psycopg.Connection, tenant_id: str, user_id: str, said_before
 
 
 def still_active(conn: psycopg.Connection, tenant_id: str, ids: list[str]) -> set[str]:
-    rows = conn.execute("SELECT id FROM memories WHERE tenant_id = %s AND id = ANY(%s) AND active",
-                        (tenant_id, ids)).fetchall()
+    """Those of these memories still active, and not of a user being erased (db/erasing.py): a group
+    read before the erasure began is not summarised."""
+    rows = conn.execute(f"""SELECT id FROM memories WHERE tenant_id = %s AND id = ANY(%s) AND active
+                            AND {erasing.unmarked("memories")}""", (tenant_id, ids)).fetchall()
     return {r["id"] for r in rows}
 
 

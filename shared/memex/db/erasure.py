@@ -43,9 +43,8 @@ from typing import Any
 import psycopg
 
 from memex.db import consolidation as consolidation_rows
+from memex.db import erasing
 from memex.db import history as history_rows
-from memex.db import turns as turn_rows
-from memex.errors import UserBeingErased
 from memex.supersession import folded_value
 
 
@@ -206,19 +205,11 @@ def erasures_begun(conn: psycopg.Connection, limit: int) -> list[dict[str, Any]]
                         (limit,)).fetchall()
 
 
-def refuse_if_erasing(conn: psycopg.Connection, tenant_id: str, user_id: str, *,
-                      offset: bool = False) -> int | None:
+def refuse_if_erasing(conn: psycopg.Connection, tenant_id: str, user_id: str) -> None:
     """UserBeingErased when the user's erasure has begun and not finished: part of what they had may
-    be gone already, so nothing of theirs is read, and nothing is written for them. With `offset`,
-    the user's latest turn's offset (turns.LATEST_OFFSET) read in the same round trip and returned:
-    a search without a reference time needs both before anything else."""
-    row = conn.execute(
-        "SELECT EXISTS (SELECT 1 FROM user_erasures WHERE tenant_id = %(t)s AND user_id = %(u)s) AS erasing"
-        + (f", {turn_rows.LATEST_OFFSET} AS utc_offset" if offset else ""),
-        {"t": tenant_id, "u": user_id}).fetchone()
-    if row["erasing"]:
-        raise UserBeingErased.of(user_id)
-    return row.get("utc_offset")
+    be gone already, so nothing of theirs is read, and nothing is written for them."""
+    erasing.refuse(conn.execute(f"SELECT {erasing.MARKED} AS erasing", {"t": tenant_id, "u": user_id}).fetchone(),
+                   user_id)
 
 
 def _forget_why_ended(conn: psycopg.Connection, tenant_id: str, erased_ids: list[str]) -> None:

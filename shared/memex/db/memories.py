@@ -17,7 +17,7 @@ from psycopg.rows import tuple_row
 from psycopg.types.json import Jsonb
 
 from memex import folding
-from memex.db import history, validity, vector_indexes
+from memex.db import erasing, history, validity, vector_indexes
 from memex.models import SearchFilters, wire_time
 
 _SELECT = """
@@ -1188,6 +1188,9 @@ def related_active(conn: psycopg.Connection, tenant_id: str, user_id: str, keys:
 
 
 def set_embeddings(conn: psycopg.Connection, tenant_id: str, pairs: list[tuple[str, Any]]) -> None:
+    """The memories' new vectors; those of a user being erased are left as they are (a re-embedding
+    that read them before the erasure began writes nothing of theirs)."""
     with conn.cursor() as cur:
-        cur.executemany("UPDATE memories SET embedding = %s WHERE tenant_id = %s AND id = %s",
+        cur.executemany(f"""UPDATE memories SET embedding = %s WHERE tenant_id = %s AND id = %s
+                            AND {erasing.unmarked("memories")}""",
                         [(np.asarray(vector, dtype=np.float32), tenant_id, memory_id) for memory_id, vector in pairs])

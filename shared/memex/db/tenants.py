@@ -9,7 +9,8 @@ from typing import Any
 import psycopg
 import psycopg.sql
 
-from memex.errors import TenantDeleted, UserBeingErased
+from memex.db import erasing
+from memex.errors import TenantDeleted
 
 
 def hash_key(key: str) -> str:
@@ -22,9 +23,8 @@ def hash_key(key: str) -> str:
 # as the deletion left it. (The foreign keys' own lock on it is taken by the insert, after the test.)
 # Read first, inserted only if absent (a new tenant): one statement on the ingest path, as before
 # the test (docs/measurements/performance.md, 2026-12-06). Whether the user written for is being
-# erased (db/erasure.refuse_if_erasing) is read in the same statement: a write's checks in one round trip.
-_HELD = """SELECT deleted_at, EXISTS (SELECT 1 FROM user_erasures WHERE tenant_id = %(t)s AND user_id = %(u)s) AS erasing
-           FROM tenants WHERE id = %(t)s FOR KEY SHARE"""
+# erased (db/erasing.py) is read in the same statement: a write's checks in one round trip.
+_HELD = f"""SELECT deleted_at, {erasing.MARKED} AS erasing FROM tenants WHERE id = %(t)s FOR KEY SHARE"""
 
 
 def ensure_tenant(conn: psycopg.Connection, tenant_id: str, user_id: str | None = None) -> None:
@@ -37,8 +37,7 @@ def ensure_tenant(conn: psycopg.Connection, tenant_id: str, user_id: str | None 
         row = conn.execute(_HELD, args).fetchone()
     if row["deleted_at"] is not None:
         raise TenantDeleted(f"tenant {tenant_id} was deleted")
-    if row["erasing"]:
-        raise UserBeingErased.of(user_id)
+    erasing.refuse(row, user_id)
 
 
 def reopen_tenant(conn: psycopg.Connection, tenant_id: str) -> Any:

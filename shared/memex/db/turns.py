@@ -11,6 +11,7 @@ from typing import Any
 import psycopg
 from psycopg.types.json import Jsonb
 
+from memex.db import erasing
 from memex.errors import IdempotencyConflict
 from memex.models import TurnIn
 
@@ -118,14 +119,19 @@ def _payload_hash(turn: TurnIn) -> str:
 
 
 # The offset from UTC, in minutes, of the user's latest turn (by its time) sent with one (migrations
-# 0035, 0036); a scalar subquery, so that a read at a request's start can carry it (db/erasure.py).
-LATEST_OFFSET = """(SELECT utc_offset FROM turns WHERE tenant_id = %(t)s AND user_id = %(u)s
-                    AND utc_offset IS NOT NULL ORDER BY occurred_at DESC LIMIT 1)"""
+# 0035, 0036).
+_LATEST_OFFSET = """(SELECT utc_offset FROM turns WHERE tenant_id = %(t)s AND user_id = %(u)s
+                     AND utc_offset IS NOT NULL ORDER BY occurred_at DESC LIMIT 1)"""
 
 
 def latest_offset(conn: psycopg.Connection, tenant_id: str, user_id: str) -> int | None:
-    """LATEST_OFFSET's; None when no turn of the user's was sent with an offset."""
-    return conn.execute(f"SELECT {LATEST_OFFSET} AS utc_offset", {"t": tenant_id, "u": user_id}).fetchone()["utc_offset"]
+    """The offset of the user's latest turn sent with one; None when none was. UserBeingErased, read in
+    the same round trip, when the user's erasure has begun: a search without a reference time needs
+    both before anything else, in one statement at its start."""
+    row = conn.execute(f"SELECT {erasing.MARKED} AS erasing, {_LATEST_OFFSET} AS utc_offset",
+                       {"t": tenant_id, "u": user_id}).fetchone()
+    erasing.refuse(row, user_id)
+    return row["utc_offset"]
 
 
 def get_turn(conn: psycopg.Connection, tenant_id: str, turn_id: str) -> dict[str, Any] | None:
@@ -142,15 +148,19 @@ def lock_turns(conn: psycopg.Connection, tenant_id: str, turn_ids: list[str]) ->
     """`lock_turn` for many: those that still exist, by id, locked for this transaction (in id
     order, so that two transactions locking overlapping sets cannot deadlock)."""
     rows = conn.execute(
-        "SELECT * FROM turns WHERE tenant_id = %s AND id = ANY(%s) ORDER BY id FOR UPDATE", (tenant_id, turn_ids)
+        f"""SELECT * FROM turns WHERE tenant_id = %s AND id = ANY(%s) AND {erasing.unmarked("turns")}
+            ORDER BY id FOR UPDATE""", (tenant_id, turn_ids)
     ).fetchall()
     return {r["id"]: r for r in rows}
 
 
 def lock_turn(conn: psycopg.Connection, tenant_id: str, turn_id: str) -> dict[str, Any] | None:
-    """The turn row, locked for this transaction so two deliveries of one job cannot interleave."""
+    """The turn row, locked for this transaction so two deliveries of one job cannot interleave; None
+    when it was erased, or its user is being erased (db/erasing.py): a worker that read it before then
+    writes nothing of it, as for a turn erased meanwhile (the erasure takes the turn)."""
     return conn.execute(
-        "SELECT * FROM turns WHERE tenant_id = %s AND id = %s FOR UPDATE", (tenant_id, turn_id)
+        f"SELECT * FROM turns WHERE tenant_id = %s AND id = %s AND {erasing.unmarked('turns')} FOR UPDATE",
+        (tenant_id, turn_id)
     ).fetchone()
 
 
