@@ -260,9 +260,10 @@ def tombstones(conn: psycopg.Connection, tenant_id: str, turn_ids: list[str]) ->
     return {(r["turn_id"], r["key"], r["subject"], r["value_digest"]) for r in rows}
 
 
-# Which unfinished turns are lost (see claim_lost); %(age)s is the age in seconds.
-_LOST = """
-    s.status IN ('queued', 'processing')
+# Which unfinished turns are lost (see claim_lost); %(age)s is the age in seconds. Not those of a user
+# being erased: a worker would skip them (lock_turns), and the erasure takes them.
+_LOST = f"""
+    s.status IN ('queued', 'processing') AND {erasing.unmarked("s")}
     AND s.updated_at < now() - make_interval(secs => %(age)s)
     AND CASE WHEN s.status = 'queued' THEN
              (s.tried_at IS NULL OR s.tried_at < now() - make_interval(secs => %(retry)s))
