@@ -683,3 +683,36 @@ def test_nothing_is_written_for_a_user_being_erased_from_what_was_read_before(ct
         assert memories.finish_erasures(built, 60) == 1
         assert _state_of(ctx, tenant) == []
         assert _rows_mentioning(ctx, tenant.user) == {}
+
+
+def test_the_sweep_begins_no_transaction_that_would_end_past_its_time(ctx, monkeypatch):
+    """Each transaction takes one second of a clock the test keeps (one row each): with 2.5 s, the sweep
+    erases two rows and stops, rather than beginning a third at 2 s (ending at 3 s) or going on with a
+    second user at all; a later run, with time, finishes both."""
+    from types import SimpleNamespace
+
+    from memex import memories
+    from memex.db import erasure as erasure_rows
+
+    built = build_context(dataclasses.replace(ctx.settings, erasure_chunk_rows=1, erasure_request_seconds=1e-9))
+    with api_client(built) as client:
+        stopped = [_stopped_erasure(ctx, client) for _ in range(2)]
+    left = sum(before["memories"] + before["turns"] for _, before in stopped) - 2  # one row each: the 202s'
+    clock = [0.0]
+    chunk = erasure_rows.user_chunk
+
+    def a_second_each(*args, **kwargs):
+        clock[0] += 1
+        return chunk(*args, **kwargs)
+
+    monkeypatch.setattr(memories, "time", SimpleNamespace(monotonic=lambda: clock[0]))
+    monkeypatch.setattr(erasure_rows, "user_chunk", a_second_each)
+    with psycopg.connect(ctx.db.dsn, autocommit=True) as conn:  # the oldest begun: before any other test's
+        for day, (t, _) in enumerate(stopped, start=1):
+            conn.execute("UPDATE user_erasures SET started_at = %s WHERE tenant_id = %s AND user_id = %s",
+                         (f"2000-01-0{day}T00:00:00Z", t.id, t.user))
+    assert memories.finish_erasures(built, 2.5) == 0
+    assert clock[0] == 2
+    assert sum(sum(_user_rows(ctx, t)[k] for k in ("memories", "turns")) for t, _ in stopped) == left - 2
+    assert memories.finish_erasures(built, 1000) >= 2
+    assert all(_user_rows(ctx, t) == dict.fromkeys(before, 0) for t, before in stopped)

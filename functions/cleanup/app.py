@@ -56,10 +56,10 @@ def delete_user_seed(user_id: Id, tenant_id: str = Depends(tenant), ctx: Context
     return _user_erased(memories.erase_user(ctx, tenant_id, user_id))
 
 
-def _user_erased(erased: dict) -> Any:
-    if erased.pop("finished"):
-        return {"deleted": erased}
-    return JSONResponse(UserErasing(deleted=erased, status="erasing").model_dump(), status_code=202)
+def _user_erased(erased: memories.UserErased) -> Any:
+    if erased.finished:
+        return {"deleted": erased.counts}
+    return JSONResponse(UserErasing(deleted=erased.counts, status="erasing").model_dump(), status_code=202)
 
 
 @v1.get("/health", response_model=Health,

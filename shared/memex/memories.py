@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import math
 import time
 import uuid
 from datetime import datetime, timezone
-from typing import Any
+from typing import Any, NamedTuple
 
 from memex import embedded_text
 from memex.context import Context
@@ -137,52 +138,73 @@ def _erase_session(ctx: Context, tenant_id: str, session_id: str, user_id: str) 
     return erased
 
 
-def erase_user(ctx: Context, tenant_id: str, user_id: str) -> dict[str, Any]:
+class UserErased(NamedTuple):
+    """What a call erased of a user (turns, memories) and whether their erasure finished."""
+    counts: dict[str, int]
+    finished: bool
+
+
+def erase_user(ctx: Context, tenant_id: str, user_id: str) -> UserErased:
     """Erase the user within MEMEX_ERASURE_REQUEST_SECONDS (erase_user_rows): `finished` says whether
     it did, or left the rest to a DELETE sent again or to the sweep."""
-    erased = erase_user_rows(ctx, tenant_id, user_id, ctx.settings.erasure_request_seconds)
+    erased = erase_user_rows(ctx, tenant_id, user_id, ErasureTime(ctx.settings.erasure_request_seconds))
     forget_recent_texts(ctx, tenant_id)
     return erased
 
 
-def erase_user_rows(ctx: Context, tenant_id: str, user_id: str, seconds: float | None = None) -> dict[str, Any]:
+class ErasureTime:
+    """The time an erasure's transactions may begin in: one begins only while what is left is more
+    than the longest one so far took, so that the last ends within the time rather than a
+    transaction past it (up to ~5 s at MEMEX_ERASURE_CHUNK_ROWS, docs/measurements/erasure.md).
+    The first always begins: a request makes progress, whatever its time. One for a sweep's run,
+    whichever users it goes on with."""
+
+    def __init__(self, seconds: float | None = None):
+        self._deadline = math.inf if seconds is None else time.monotonic() + seconds
+        self._longest: float | None = None  # none begun yet
+
+    def allows(self) -> bool:
+        return self._longest is None or self._deadline - time.monotonic() > self._longest
+
+    def took(self, seconds: float) -> None:
+        self._longest = max(self._longest or 0.0, seconds)
+
+
+def erase_user_rows(ctx: Context, tenant_id: str, user_id: str, within: ErasureTime | None = None) -> UserErased:
     """The user's rows and their own vector index, not this process's copies of the tenant's texts
     (forget_recent_texts: once for a tenant's users, not once a user). In transactions of at most
     MEMEX_ERASURE_CHUNK_ROWS rows each (db/erasure.user_chunk), so that no statement of a user with
     years of history passes the statement timeout; the first marks the user as being erased (reads
     and writes naming them get 409 until the last), so a user that fits one transaction is erased
-    in one, as before, and no one sees a half-erased user. A new transaction begins only within
-    `seconds` of the start (None: until finished). Returns the counts of what this call erased and
-    whether the erasure finished; one that did not is finished by calling this again (a DELETE sent
-    again, the sweep: finish_erasures)."""
-    rows = ctx.settings.erasure_chunk_rows
-    started = time.monotonic()
-    with ctx.db.transaction() as conn:
-        locks.lock_user(conn, tenant_id, user_id)
-        erasure.begin_user(conn, tenant_id, user_id)
-        own_index = vector_indexes.unlist(conn, tenant_id, user_id)
-        erased, finished = erasure.user_chunk(conn, tenant_id, user_id, rows)
-    if own_index is not None:
-        # Its predicate names the user: dropped now, not at the index job's next run. Only after
-        # the commit, as a concurrent drop runs outside any transaction.
-        vector_indexes.drop_after_erasure(ctx.db.connection(), own_index)
-    while not finished and (seconds is None or time.monotonic() - started < seconds):
+    in one, as before, and no one sees a half-erased user. Transactions begin while `within` allows
+    (None: until finished); one that did not finish is finished by calling this again (a DELETE
+    sent again, the sweep: finish_erasures)."""
+    within = within or ErasureTime()
+    erased, finished = {"turns": 0, "memories": 0}, False
+    while not finished and within.allows():
+        started = time.monotonic()
         with ctx.db.transaction() as conn:
             locks.lock_user(conn, tenant_id, user_id)
-            more, finished = erasure.user_chunk(conn, tenant_id, user_id, rows)
+            erasure.begin_user(conn, tenant_id, user_id)  # a no-op after the first
+            own_index = vector_indexes.unlist(conn, tenant_id, user_id)  # None after the first
+            more, finished = erasure.user_chunk(conn, tenant_id, user_id, ctx.settings.erasure_chunk_rows)
+        within.took(time.monotonic() - started)
+        if own_index is not None:
+            # Its predicate names the user: dropped now, not at the index job's next run. Only after
+            # the commit, as a concurrent drop runs outside any transaction.
+            vector_indexes.drop_after_erasure(ctx.db.connection(), own_index)
         erased = {kind: erased[kind] + more[kind] for kind in erased}
-    return {**erased, "finished": finished}
+    return UserErased(erased, finished)
 
 
 def finish_erasures(ctx: Context, seconds: float) -> int:
     """Go on with the user erasures a request began and left unfinished (the sweep), oldest first,
-    beginning no transaction past `seconds`; returns how many it finished."""
-    started, done = time.monotonic(), 0
+    beginning no transaction that would end past `seconds` (ErasureTime); returns how many it finished."""
+    within, done = ErasureTime(seconds), 0
     for row in erasure.erasures_begun(ctx.db.connection(), ERASURES_PER_SWEEP):
-        left = seconds - (time.monotonic() - started)
-        if left <= 0:
+        if not within.allows():
             break
-        if erase_user_rows(ctx, row["tenant_id"], row["user_id"], left)["finished"]:
+        if erase_user_rows(ctx, row["tenant_id"], row["user_id"], within).finished:
             forget_recent_texts(ctx, row["tenant_id"])
             done += 1
     return done

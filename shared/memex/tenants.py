@@ -66,7 +66,7 @@ def delete(ctx: Context, tenant_id: str) -> dict[str, Any]:
         for user_id in users:
             erased_user = memories.erase_user_rows(ctx, tenant_id, user_id)
             for kind in ("turns", "memories"):
-                erased[kind] += erased_user[kind]
+                erased[kind] += erased_user.counts[kind]
             erased["users"] += 1
     with ctx.db.transaction() as conn:
         rest = tenant_rows.erase_remaining(conn, tenant_id)

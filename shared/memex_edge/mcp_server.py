@@ -381,7 +381,7 @@ def _forget_user(
     and memories were erased (a turn's messages go with it); with `status` "erasing", a user with a long
     history is still being erased: call it again to go on."""
     erased = memories.erase_user(caller.ctx, caller.tenant_id, user_id)
-    return {"deleted": erased} if erased.pop("finished") else {"deleted": erased, "status": "erasing"}
+    return {"deleted": erased.counts, **({} if erased.finished else {"status": "erasing"})}
 
 
 def build_server() -> MCPServer:
