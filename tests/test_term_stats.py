@@ -175,6 +175,38 @@ def test_statistics_follow_a_turn_deleted_by_cascade_and_a_user_erased(ctx, tena
     assert _assert_consistent(ctx, tenant.id, tenant.user) == {"stats": None, "terms": {}, "postings": {}}
 
 
+def test_statistics_of_a_user_erased_across_transactions_go_whole_with_their_last_rows(ctx, tenant):
+    """One row a transaction: the memories deleted while the user is marked leave the statistics as they
+    were (no work a memory: migration 0038; nothing reads them, the user's searches get 409), the last
+    transaction deletes the user's statistics and postings whole, and another user's sharing every
+    word stay equal to a computation from scratch throughout."""
+    import dataclasses
+
+    from memex_edge.context import build_context
+    from tests.conftest import Tenant, api_client
+
+    built = build_context(dataclasses.replace(ctx.settings, erasure_chunk_rows=1, erasure_request_seconds=1e-9))
+    with api_client(built) as client:
+        erased = Tenant(ctx, client)
+        other = f"k-{uuid.uuid4().hex[:8]}"
+        for user in (erased.user, other):
+            erased.turn("My cat Miso sleeps on the piano.", session="a", user=user)
+            erased.turn("I practise the cello every evening.", session="b", user=user)
+        kept = _assert_consistent(ctx, erased.id, other)
+        with psycopg.connect(ctx.db.dsn, autocommit=True, row_factory=dict_row) as conn:
+            before = _stored(conn, erased.id, erased.user)
+        assert erased.delete(f"/v1/users/{erased.user}").status_code == 202  # one memory gone
+        with psycopg.connect(ctx.db.dsn, autocommit=True, row_factory=dict_row) as conn:
+            marked = _stored(conn, erased.id, erased.user)
+        assert (marked["stats"], marked["terms"]) == (before["stats"], before["terms"])
+        assert len(marked["postings"]) < len(before["postings"])  # a memory's postings go with it
+        assert _assert_consistent(ctx, erased.id, other) == kept
+        memory_service.finish_erasures(built, 60)
+        with psycopg.connect(ctx.db.dsn, autocommit=True, row_factory=dict_row) as conn:
+            assert _stored(conn, erased.id, erased.user) == {"stats": None, "terms": {}, "postings": {}}
+        assert _assert_consistent(ctx, erased.id, other) == kept
+
+
 def test_statistics_go_with_their_tenant(ctx, tenant, other_tenant):
     _add(ctx, tenant.id, tenant.user, "I keep bees on the roof.")
     _add(ctx, other_tenant.id, other_tenant.user, "I keep bees too.")

@@ -175,8 +175,8 @@ def begin_user(conn: psycopg.Connection, tenant_id: str, user_id: str) -> None:
 
 def user_chunk(conn: psycopg.Connection, tenant_id: str, user_id: str, rows: int) -> tuple[dict[str, int], bool]:
     """Erase up to `rows` of the user's memories; when none is left, up to `rows` of their turns (their
-    messages and tombstones go with them by cascade); when neither is left, their bulk jobs' rows
-    (whose progress names the user) and their mark (begin_user): the erasure is finished. Returns
+    messages and tombstones go with them by cascade); when neither is left, their BM25 statistics, their
+    bulk jobs' rows (whose progress names the user) and their mark (begin_user): the erasure is finished. Returns
     the counts and whether it finished. No rule of memories() is needed: links, summaries and the
     statements of an end never cross users, so nothing the user said survives to name it.
     Memories go before turns because a turn takes its memories by cascade, as many as it has:
@@ -194,8 +194,10 @@ def user_chunk(conn: psycopg.Connection, tenant_id: str, user_id: str, rows: int
     erased = {"turns": len(turns), "memories": len(memories_deleted)}
     if len(memories_deleted) + len(turns) == rows:
         return erased, False
-    conn.execute("DELETE FROM backfills WHERE tenant_id = %s AND user_id = %s", (tenant_id, user_id))
-    conn.execute("DELETE FROM user_erasures WHERE tenant_id = %s AND user_id = %s", (tenant_id, user_id))
+    # Their BM25 statistics, which the memories' trigger leaves alone while the user is marked (migration
+    # 0038): as many rows as the words they used, not a memory's work each.
+    for table in ("memory_terms", "memory_stats", "backfills", "user_erasures"):
+        conn.execute(f"DELETE FROM {table} WHERE tenant_id = %s AND user_id = %s", (tenant_id, user_id))
     return erased, True
 
 
