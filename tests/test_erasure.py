@@ -577,9 +577,10 @@ def test_a_sweep_run_out_of_time_leaves_the_user_marked_and_a_later_run_finishes
         tenant, before = _stopped_erasure(ctx, client)
         sweep = function_module("sweep")
         spent = LocalLambdaContext("sweep", timeout_seconds=60, started=time.monotonic() - 60)
+        stopped = _user_rows(ctx, tenant)
         assert sweep.run(built, spent)["erasures_finished"] == 0
         left = _user_rows(ctx, tenant)
-        assert left["user_erasures"] == 1 and left["memories"] + left["turns"] > 0
+        assert left == stopped and left["user_erasures"] == 1 and left["memories"] + left["turns"] > 0  # none begun
         assert tenant.get(f"/v1/users/{tenant.user}/memories").status_code == 409  # still refused
         sweep.run(built, LocalLambdaContext("sweep", timeout_seconds=60))
         assert _user_rows(ctx, tenant) == dict.fromkeys(before, 0)

@@ -147,7 +147,7 @@ class UserErased(NamedTuple):
 def erase_user(ctx: Context, tenant_id: str, user_id: str) -> UserErased:
     """Erase the user within MEMEX_ERASURE_REQUEST_SECONDS (erase_user_rows): `finished` says whether
     it did, or left the rest to a DELETE sent again or to the sweep."""
-    erased = erase_user_rows(ctx, tenant_id, user_id, ErasureTime(ctx.settings.erasure_request_seconds))
+    erased = erase_user_rows(ctx, tenant_id, user_id, ErasureTime(ctx.settings.erasure_request_seconds, first=True))
     forget_recent_texts(ctx, tenant_id)
     return erased
 
@@ -156,18 +156,20 @@ class ErasureTime:
     """The time an erasure's transactions may begin in: one begins only while what is left is more
     than the longest one so far took, so that the last ends within the time rather than a
     transaction past it (up to ~5 s at MEMEX_ERASURE_CHUNK_ROWS, docs/measurements/erasure.md).
-    The first always begins: a request makes progress, whatever its time. One for a sweep's run,
-    whichever users it goes on with."""
+    With `first`, the first begins whatever the time: a DELETE always makes progress. One for a
+    sweep's run, whichever users it goes on with."""
 
-    def __init__(self, seconds: float | None = None):
+    def __init__(self, seconds: float | None = None, *, first: bool = False):
         self._deadline = math.inf if seconds is None else time.monotonic() + seconds
-        self._longest: float | None = None  # none begun yet
+        self._first = first
+        self._longest = 0.0
 
     def allows(self) -> bool:
-        return self._longest is None or self._deadline - time.monotonic() > self._longest
+        return self._first or self._deadline - time.monotonic() > self._longest
 
     def took(self, seconds: float) -> None:
-        self._longest = max(self._longest or 0.0, seconds)
+        self._first = False
+        self._longest = max(self._longest, seconds)
 
 
 def erase_user_rows(ctx: Context, tenant_id: str, user_id: str, within: ErasureTime | None = None) -> UserErased:
