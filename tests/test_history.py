@@ -171,6 +171,16 @@ def test_a_pets_death_said_by_its_name_alone_ends_that_pet(tenant):
     assert pet[1]["content"] == "The user used to have a dog named Pickle."
 
 
+def test_a_car_said_with_its_year_is_ended_by_the_car_sold_without_it(tenant):
+    """"I drive a 2015 Honda Civic." then "I sold my Honda Civic.": the car said with its year is over (the
+    rules keep the year since round 16; the past naming it without the year ends it all the same)."""
+    tenant.turn("I drive a 2015 Honda Civic.", timestamp="2026-01-01T00:00:00Z")
+    tenant.turn("I sold my Honda Civic.", timestamp="2026-02-01T00:00:00Z")
+    car = sorted(_everything(tenant, "car"), key=lambda m: m["created_at"])
+    assert [(m["value"], m["active"]) for m in car] == [("2015 Honda Civic", False), ("Honda Civic", False)]
+    assert car[0]["valid_to"][:10] == "2026-02-01" and car[1]["supersedes"] == car[0]["id"]
+
+
 def test_a_job_taken_after_one_ended_continues_its_chain(tenant):
     """The current value's history lists every value the key had, an ended one too: Notion, taken
     after Stripe was quit, replaces the statement that ended Stripe, whose time stays the quitting's."""

@@ -974,7 +974,7 @@ def test_a_childs_age_is_filed_under_the_child(text, expected, content):
 @pytest.mark.parametrize("text, expected", [
     ("I drive a Tesla Model 3.", {("car", "Tesla Model 3")}),
     ("I just bought a Honda Civic.", {("car", "Honda Civic")}),
-    ("I bought a 2019 Honda Civic.", {("car", "Honda Civic")}),
+    ("I bought a 2019 Honda Civic.", {("car", "2019 Honda Civic")}),
     ("I drive a Ford F-150.", {("car", "Ford F-150")}),
     ("My new car is a Kia EV6!", {("car", "Kia EV6")}),
     ("I've been driving a Subaru Outback for years.", {("car", "Subaru Outback")}),
@@ -2062,13 +2062,14 @@ def test_a_school_named_by_what_it_teaches_is_a_field_of_study(text, expected):
 
 
 @pytest.mark.parametrize("text, expected", [
-    # an age before its birthday, said with when it comes; "today" is the new age, no time says nothing
+    # an age before its birthday, said with when it comes; "today" is the new age (since round 16: "I turn 30
+    # today!" filed nothing), no time says nothing
     ("I turn 40 next week", {("age", "39")}),
     ("I'm turning 50 next month, yikes.", {("age", "49")}),
     ("I turn 30 on Saturday!", {("age", "29")}),
     ("My mum turns 70 in June", {("mother_age", "69")}),
     ("My daughter Ava turns 9 on the 3rd.", {("child_ava_age", "8"), ("child_name", "Ava")}),
-    ("I turn 30 today!", set()),
+    ("I turn 30 today!", {("age", "30")}),
     ("I'm turning 40, help.", set()),
     ("I turn the oven off at 6 next week.", set()),
     # an operation and an injury, the user's own
@@ -2092,10 +2093,10 @@ def test_a_school_named_by_what_it_teaches_is_a_field_of_study(text, expected):
     ("We got married on June 3rd 2019.", {("relationship_status", "married"), ("anniversary", "June 3rd 2019")}),
     ("My husband and I tied the knot in Lisbon in 2016", {("relationship_status", "married")}),
     ("My sister got married on June 3rd.", set()),
-    # a supporter is a team's; a party's is none, a fan may be a band's
+    # a supporter is a team's; a party's is none; a fan is a known team's (round 16), a name alone may be a band's
     ("I'm a lifelong Liverpool supporter.", {("favorite_team", "Liverpool")}),
     ("I'm a Labour supporter.", set()),
-    ("Big Arsenal fan.", set()),
+    ("Big Arsenal fan.", {("favorite_team", "Arsenal")}),
     # being somewhere years ago is a stay, never the current city; "was living" a past city
     ("I was in London in 2015.", {("activity", "stay in London")}),
     ("I was in London in 2015 when I met my wife.", {("activity", "stay in London")}),
@@ -2119,6 +2120,73 @@ def test_what_round_15_left(text, expected):
 ])
 def test_a_new_age_said_by_name_is_filed_as_whose_the_session_says(history, text, expected):
     assert _facts(text, history) == expected
+
+
+@pytest.mark.parametrize("history, text, expected", [
+    # a baby's age in months, and an age said by pronoun after the birthday (round 16)
+    (("Our daughter Maya was born in the spring.",), "Maya is 6 months old now.", {("child_maya_age", "6 months")}),
+    (("My son Oscar is 2.",), "It was Oscar's birthday on Sunday, he's 3 now.", {("child_oscar_age", "3")}),
+    (("My sister Ana lives in Porto.",), "Ana's birthday was yesterday, she's 31 now!", {("sister_ana_age", "31")}),
+    ((), "It was Oscar's birthday on Sunday, he's 3 now.", set()),
+    (("My son Oscar is 2.",), "It was Oscar's birthday on Sunday, he's got a new bike.", set()),
+    # the partner's pregnancy by name alone; a sister's is not the user's baby
+    (("My partner Sam and I live in Leeds.",), "Sam is pregnant!", {("expecting_baby", "yes")}),
+    (("My sister Sam lives in Leeds.",), "Sam is pregnant!", set()),
+    ((), "Sam is pregnant!", set()),
+])
+def test_what_round_16_left_said_of_someone_the_session_named(history, text, expected):
+    assert _facts(text, history) == expected
+
+
+def test_a_babys_age_in_months_is_said_in_months():
+    said = _extract("Maya is 6 months old now.", ("Our daughter Maya was born in the spring.",))
+    assert [c.content for c in said if c.key.endswith("_age")] == ["The user's child Maya is 6 months old."]
+
+
+@pytest.mark.parametrize("text, expected", [
+    # a team's fan, a known team or one shaped as a club's; a fan of a name alone may be a band's
+    ("Big Chelsea fan here.", {("favorite_team", "Chelsea")}),
+    ("I'm a lifelong Leeds United fan.", {("favorite_team", "Leeds United")}),
+    ("I've followed the Red Sox since I was a kid.", {("favorite_team", "Red Sox")}),
+    ("I support the Chicago Bears.", {("favorite_team", "Chicago Bears")}),
+    ("Big Radiohead fan.", set()),
+    ("I support the NHS.", set()),
+    ("Arsenal fans are the worst.", set()),
+    # a birthday today is the new age
+    ("I turn 40 today!", {("age", "40")}),
+    # an organ taken out
+    ("I had my gallbladder removed in 2019.", {("surgery", "gallbladder removal")}),
+    ("Had my wisdom teeth out on Monday.", {("surgery", "wisdom teeth removal")}),
+    ("My son had his tonsils out.", set()),
+    # a car's year is the car's; a car written off is gone
+    ("Still driving my 2009 Toyota Corolla.", {("car", "2009 Toyota Corolla")}),
+    ("Our car got written off last month.", {("car", "none")}),
+    # driving, and what else is ridden
+    ("I don't drive, so I take the bus.", {("drives", "no")}),
+    ("I can't drive in the snow.", set()),
+    ("Passed my driving test on the second try!", {("drives", "yes")}),
+    ("I ride a Harley on weekends.", {("vehicle", "Harley")}),
+    ("I ride a bike to work.", set()),
+    # who moved in, by name or as the partner with the user
+    ("Tom moved in with us in 2019.", {("lives_with", "Tom")}),
+    ("He moved in with us.", set()),
+    ("My husband and I live together.", {("lives_with", "husband")}),
+    ("My boyfriend Jake and I moved in together.", {("partner_name", "Jake")}),
+    # a baby on the way
+    ("We're expecting twins in March.", {("expecting_baby", "yes")}),
+    ("My wife is 20 weeks pregnant!", {("expecting_baby", "yes")}),
+    ("I'm expecting a call from the bank.", set()),
+    ("My sister is pregnant.", set()),
+    # home and money
+    ("We rent a tiny studio in Leith.", {("housing", "renting")}),
+    ("We're renting a car in Spain.", set()),
+    ("I finally bought my first flat!", {("housing", "homeowner")}),
+    ("I bank with Barclays.", {("bank", "Barclays")}),
+    ("I'm saving up for a new laptop.", {("saving_for", "new laptop")}),
+    ("I'm saving for a rainy day.", set()),
+])
+def test_what_round_16_left(text, expected):
+    assert _facts(text) == expected
 
 
 @pytest.mark.parametrize("history, text, expected", [

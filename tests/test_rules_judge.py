@@ -69,6 +69,13 @@ def test_the_past_naming_the_current_value_ends_it():
     assert decide(_candidate("city", "Paris"), [paris]).action == "noop"  # said again, not over
 
 
+def test_the_past_naming_the_current_value_without_its_year_ends_it():
+    """"I sold my Honda Civic" while the car is the "2015 Honda Civic" said with its year: that car is over."""
+    civic = _memory("m-old", "car", "2015 Honda Civic")
+    assert decide(_candidate("car", "Honda Civic", historical=True), [civic]).replaces == [civic]
+    assert decide(_candidate("car", "Ford Focus", historical=True), [civic]).replaces == []
+
+
 def test_a_first_value_coexists():
     decision = decide(_candidate("city", "Lisbon"), [])
     assert (decision.action, decision.replaces) == ("coexist", [])

@@ -355,13 +355,18 @@ def make_judge(settings: Settings, metrics: Metrics | None = None) -> Judge:
     return RulesJudge()
 
 
+# A year said before a thing ("2015 Honda Civic"): "I sold my Honda Civic" ends it all the same.
+_YEAR_FIRST = re.compile(r"^(?:19|20)\d\d\s+(?=\S)")
+
+
 def ending(candidate: Candidate, active_same_key: list[dict[str, Any]]) -> Decision | None:
     """A statement about the past that names a current value ends it ("I quit Stripe", "I used to
     live in Paris", "I used to have a dog named Rex"), whatever the key; None otherwise. Both judges
     decide this by rule: a statement that something is over is never a duplicate of it."""
     if not candidate.historical:
         return None
-    current = [m for m in active_same_key if same_value(m["value"] or "", candidate.value)]
+    current = [m for m in active_same_key if same_value(m["value"] or "", candidate.value)
+               or same_value(_YEAR_FIRST.sub("", m["value"] or ""), candidate.value)]
     if not current:
         return None
     return Decision("end", f"{candidate.key} {candidate.value!r} is over: the current value ends", current)

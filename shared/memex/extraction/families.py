@@ -81,7 +81,7 @@ FAMILIES = (
     Family("<relation>_<name>_employment_status", "retired, when a person in the user's life is", 0.6),
     Family("<relation>_<name>_city", "where a person in the user's life lives", 0.6),
     Family("<relation>_<name>_age", "the age in digits of a person in the user's life (child_max_age, brother_age, "
-           "mother_age; a son not named: child_son_age)", 0.6),
+           "mother_age; a son not named: child_son_age); a baby's in months (\"6 months\")", 0.6),
     Family("<relation>_<name>_school", "a school or university a person in the user's life studies at, one memory "
            "each", 0.6, several=True),
     Family("<relation>_<name>_started", "what a person in the user's life started (school, swimming lessons), one "
@@ -104,12 +104,21 @@ FAMILIES = (
            "kind), \"I used to have a dog\" historical with type fact (it ends no named pet)", 0.6, several=True),
     Family("pet_<kind>_breed", "the breed of the user's pet of that kind", 0.6, several=True),
     Family("car", "the user's car, make and model whole (\"Tesla Model 3\"); \"none\" once they have none", 0.6),
+    Family("vehicle", "a vehicle the user rides that is no car (a motorbike, scooter or bicycle), by its name (\"Vespa\"), "
+           "one memory each", 0.5, several=True),
+    Family("drives", "\"no\" when the user cannot or does not drive, \"yes\" once they passed their driving test", 0.6),
+    Family("housing", "\"renting\" or \"homeowner\": whether the user rents or owns their home", 0.6),
+    Family("bank", "the bank the user banks with", 0.5),
+    Family("saving_for", "what the user is saving money for (\"deposit on a flat\"), one memory each", 0.5,
+           several=True),
     Family("boat", "the user's boat, its kind (\"sailboat\"); historical once sold, \"none\" when sold without its kind",
            0.6),
     Family("gym_membership", "\"none\" once the user has quit their gym", 0.5),
     Family("lives_with", "who the user lives with (mom, sister), one memory each; a partner not named is the word "
            "said (boyfriend), a named one is partner_name",
            0.6, several=True),
+    Family("expecting_baby", "\"yes\" while the user or their partner is expecting a baby (\"We're expecting\", \"my "
+           "wife is pregnant\"); someone else's pregnancy is not it", 0.7),
     Family("dietary_restriction", "vegetarian, vegan, halal, gluten-free...", 0.85),
     Family("allergy", "what the user is allergic to, one memory each", 0.9, several=True),
     Family("health_condition", "a lasting condition the user has, one memory each", 0.85, several=True),

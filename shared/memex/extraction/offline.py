@@ -310,8 +310,9 @@ _MY = r"\b(?i:my|our)"
 _NOT_PLANS = ("(?:planning|going|flying|driving|heading|moving|travelling|traveling|visiting|feeling|being|"
               "thinking|looking|trying|hoping|wondering|considering|doing|working|staying|sitting|waiting|watching|"
               "reading|eating|sleeping|relaxing|chilling|getting (?:tired|better|worse|sick|old|bored|used)|"
-              # "I'm turning 50 next month" is an age (_TURNING), not a plan
-              rf"turning (?:{_NUMBER})(?![\w'-]))")
+              # "I'm turning 50 next month" is an age (_TURNING), not a plan; "we're expecting a baby in May"
+              # a baby on the way (expecting_baby)
+              rf"turning (?:{_NUMBER})(?![\w'-])|expecting)")
 _RELATION = rf"(?P<kind>(?i:{_alternation(_RELATIONS)}))"
 # Everyone whose name and facts are filed: the relatives and friends, and a boss, a colleague, a
 # neighbour, a roommate, a cousin, an aunt, an uncle, a grandparent.
@@ -1260,9 +1261,15 @@ _INJURY_WORDS = {"broke": "broken", "broken": "broken", "fractured": "fractured"
                  "sprained": "sprained", "dislocated": "dislocated", "ruptured": "ruptured"}
 
 
+# What is taken out ("I had my appendix out"), named by the removal: "appendix removal", "tonsil removal".
+_REMOVED = "appendix|tonsils|gallbladder|wisdom teeth|adenoids|spleen|thyroid|ovaries|womb|uterus"
+
+
 def _surgery(m: re.Match[str]) -> list[Fields]:
-    # "hip replacement" names the operation; "knee" alone needs its "surgery"
+    # "hip replacement" names the operation; "knee" alone needs its "surgery"; what was taken out its removal
     value = m.group("value")
+    if re.fullmatch(_REMOVED, value):
+        return [{"value": f"{value.removesuffix('s') if value == 'tonsils' else value} removal"}]
     if not re.search(f"{_PROCEDURE}$", value):
         value += " surgery"
     return [{"value": value}]
@@ -1339,6 +1346,10 @@ _TRIP_FOR = r"(?: for (?:a |an |the |my |our |his |her )?[\w-]+(?: [\w-]+)?)?"
 _PLACE_CALLED = r"an? (?:[a-z]+ ){0,2}(?:village|town|city|hamlet|island|suburb|place) (?:called|named) "
 _NOT_A_TEAM = (r"(?:Labour|Tories|Tory|Conservatives|Democrats|Republicans|Greens|Lib Dems|Liberals|Reform|SNP|"
                r"Trump|Biden|Harris|Obama|Ukraine|Palestine|Israel|Gaza)(?![\w'&-])")
+# A team by its usual name (vocabulary.SPORTS_TEAMS) or shaped as a club's ("Leeds United", "Cork City").
+_TEAM_SHAPED = (rf"{_CAPWORD}(?: {_CAPWORD})? (?:United|City|FC|Rovers|Wanderers|Athletic|Albion|Hotspur|County|Town|"
+                r"Rangers|Orient|Argyle|Wednesday|Forest)")
+_TEAM = rf"(?:the )?(?P<value>(?:{_alternation(vocabulary.SPORTS_TEAMS)})|{_TEAM_SHAPED})(?![\w'&-])"
 _SPENT = (rf"(?:{_TRIP_SPAN}|{_MONTH}|the (?:(?:whole|entire) )?(?:summer|spring|winter|fall|autumn|weekend|"
           r"holidays|long weekend))")
 _PLACE_SPENT_IN = (rf"(?P<place>(?i:{_alternation(vocabulary.PLACES)})(?![\w'&-])|(?!{_MONTH}|{_WEEKDAY}|(?i:hospital|jail|prison|rehab|quarantine|isolation|lockdown|court|"
@@ -1406,8 +1417,8 @@ _AGE_END = _strict_end("and", "btw", "tbh", "haha", "lmao", "fyi", "already", "t
 _TURNED_END = _strict_end("and", "today", "yesterday", "last", "on", "in", punctuation=r"[.,;!)]")
 # A birthday ahead, said with when it comes ("I turn 40 next week", "my mum turns 70 in June"): the age
 # until then is one less (_age's `ahead`). Without a time ("I'm turning 40, help") it is not read, a bare
-# "turning" may be a wish or a joke; nor is "I turn 40 today": not one less, and "I turned 40 today" is
-# the phrasing the age rule reads as the new age.
+# "turning" may be a wish or a joke; nor is "I turn 40 today" one less: the age rule reads it, as "I turned
+# 40 today", as the new age.
 _TURNING = (rf"(?P<ahead>turns?|turning) (?P<value>{_NUMBER})(?= (?:(?:{_WHEN}|soon|in (?:a|one|two|three|a few|a couple of) "
             rf"(?:days?|weeks?|months?)|on (?:the )?\d{{1,2}}(?:st|nd|rd|th)|on {_DATE})(?![\w'-])))")
 
@@ -1631,11 +1642,12 @@ _AGED_KIN = rf"(?P<kind>(?i:{_alternation(w for w, part in _PERSON_PARTS.items()
 
 
 # A car: its maker, and the capitalised words or numbers of its model ("Tesla Model 3", "Ford F-150",
-# "Volvo XC90"); a year before it is not part of it. What follows ends the clause or says when: "a
+# "Volvo XC90"), with its year when one comes first ("2015 Honda Civic"). What follows ends the clause or says when: "a
 # Tesla charger", "Tesla stock" and "a Honda Civic for my daughter" are no car of the user's.
 _CAR_MODEL = rf"(?!(?:I|{_WEEKDAY}|{_MONTH})(?![\w-]))[A-Z0-9][\w-]*"
-_CAR = rf"(?P<value>(?:{_alternation(vocabulary.CAR_MAKES)})(?:\s+{_CAR_MODEL}){{0,3}})(?![\w'&-])"
-_A_CAR = r"(?:an?|my|our) (?:(?:new|brand new|used|second-hand|secondhand|old|electric|little|\d{4}) )*"
+_CAR = (rf"(?P<value>(?:(?:19[5-9]\d|20[0-4]\d) )?(?:{_alternation(vocabulary.CAR_MAKES)})(?:\s+{_CAR_MODEL}){{0,3}})"
+        r"(?![\w'&-])")
+_A_CAR = r"(?:an?|my|our) (?:(?:new|brand new|used|second-hand|secondhand|old|electric|little) )*"
 _CAR_END = (rf"(?=\s*(?:[^\w\s'&-]|$)|\s+(?:and|but|so|because|since|last|this|yesterday|today|recently|now|these days|"
             rf"every|to work|for (?:years|months|ages|a (?:while|year|few|couple)|(?:{_NUMBER}) (?:years?|months?)))\b)")
 _A_MAKE = re.compile(rf"(?<![\w-])(?:{_alternation(vocabulary.CAR_MAKES)})(?![\w-])")
@@ -1657,6 +1669,9 @@ def _no_car(m: re.Match[str]) -> list[Fields]:
     return [] if _A_MAKE.search(m.string) else [{"value": "none"}]
 
 
+# Words that open a sentence as a name would and name nobody.
+_NO_ONE = ("(?:He|She|It|They|We|You|This|That|Who|There|Here|What|Which|Mine|Everyone|Everybody|Someone|Somebody|"
+           "Nobody|Noone|Anyone|Anybody)")
 # Who the user lives with: "My mom lives with us now", "My sister moved in with me", "I live with my
 # parents", "I live with my mom and dad" (each one a value); and who no longer does ("My brother moved
 # out").
@@ -2045,6 +2060,8 @@ _RULES = [
         rf"\bI (?:just |recently )?turned (?P<value>{_NUMBER}){_TURNED_END}",
         rf"\bI(?:'m| am) an? (?P<value>{_NUMBER})[- ]years?[- ]old (?=[a-z])",
         rf"\bI(?:'m| am)? {_TURNING}",
+        # "I turn 30 today!": the birthday is today, so the age is the new one (not one less)
+        rf"\bI(?:'m| am)? (?:turn|turning) (?P<value>{_NUMBER}) today(?=\s*(?:[.!,;]|$))",
     ], "The user is {value} years old.", _age, importance=0.6),
     _rule("fact", "number_of_children", "have got m am as", [
         rf"{_HAVE} (?P<value>{_NUMBER}) (?:kids|children|kid|child)(?![\w'])",
@@ -2401,13 +2418,29 @@ _RULES = [
         rf"\b(?:I|[Ww]e)(?:'ve| have)? {_ADVERBS}(?:sold|traded in|got rid of|scrapped) {_A_CAR}{_CAR}"
         rf"(?:{_CAR_END}|(?= to\b))",
     ], "The user used to drive {a} {value}.", _car, confidence=0.7, importance=0.5, historical=True),
-    _rule("fact", "car", "sold rid scrapped car", [
+    _rule("fact", "car", "sold rid scrapped car written totalled totaled stolen", [
         rf"\b(?:I|[Ww]e)(?:'ve| have)? {_ADVERBS}(?:sold|got rid of|scrapped) (?:my|our) (?:old )?car(?![\w'-])"
         rf"(?:{_CAR_END}|(?= to\b))",
         # "I don't have a car", "We don't own a car anymore"; not "a car seat", nor "a car today"
         rf"\b(?:I|[Ww]e) (?:(?:don't|do not|no longer)(?: even)? (?:have|own)|(?:haven't|have not) got) (?:an? )?"
         rf"car(?![\w'-]){_NO_CAR_END}",
+        # "My car was written off in a crash", "our car got stolen": gone, as a car sold is
+        rf"{_MY} (?:old )?car (?:was|got|has been|'s been) {_ADVERBS}(?:written off|totall?ed|stolen|scrapped)(?![\w'-])",
     ], "The user has no car now.", _no_car, confidence=0.7, importance=0.6),
+    # Whether the user drives: "I can't drive", "I never learned to drive"; "I passed my driving test"
+    _rule("fact", "drives", "drive", [
+        r"\bI (?:can't|cannot|can not|don't|do not|never learned to|never learnt to) drive"
+        r"(?=\s*(?:[.,;!)]|$)|\s+(?:and|but|so|because|yet|at all|either)\b)",
+    ], "The user does not drive.", lambda m: [{"value": "no"}], confidence=0.7, importance=0.6),
+    _rule("fact", "drives", "passed", [
+        rf"\bI(?:'ve| have)? {_ADVERBS}passed my driving test(?![\w'-])",
+    ], "The user drives.", lambda m: [{"value": "yes"}], confidence=0.7, importance=0.6),
+    # A vehicle ridden that is no car, by its name: "I ride a Vespa to work", "I cycle to work on a Brompton"
+    _rule("fact", "vehicle", "ride riding cycle commute", [
+        rf"\bI(?:'m| am)? {_ADVERBS}(?:ride|riding|cycle(?: to work)? on|commute on) an? (?:(?:new|old|used|vintage) )*"
+        rf"(?P<value>(?!{_NO_ONE}\b|Peloton\b){_PROPER})"
+        r"(?=\s*(?:[^\w\s'&-]|$)|\s+(?:to|on|at|in|every|and|but|around|most|for|these days|now)\b)",
+    ], "The user rides a {value}.", _text, confidence=0.65, importance=0.5),
     # the user's boat, as the car: what kind, the past once sold, "none" when sold without its kind
     _rule("fact", "boat", "have own bought got", [
         rf"\b(?:I|[Ww]e)(?:'ve| have)? {_ADVERBS}(?:have|own|bought|got) (?:an?|our|my) (?:(?:new|used|old|little) )?"
@@ -2440,10 +2473,19 @@ _RULES = [
     ], "The user lives with their {value}{named}.", _household, confidence=0.7, importance=0.6),
     # a partner not named ("I live with my boyfriend"); one named is the partner's name rule's, and "I
     # moved in with my boyfriend" stays unfiled (test_who_the_user_lives_with)
-    _rule("fact", "lives_with", "live living", [
+    _rule("fact", "lives_with", "live living together", [
         rf"\b(?:I|[Ww]e) {_ADVERBS}(?:live|'m living|am living|'ve been living|have been living) "
         rf"with (?i:my) (?P<value>(?i:{_PARTNER_WORD})){_HOME_END}(?!,? {_PROPER})",
+        # "My girlfriend and I moved in together", "My husband and I live together"
+        rf"{_MY} (?P<value>(?i:{_PARTNER_WORD})) and I {_ADVERBS}(?:moved in together|(?:live|are living|'re living) "
+        rf"together){_HOME_END}",
     ], "The user lives with their {value}.", _household_partner, confidence=0.7, importance=0.6),
+    # Someone by name alone, opening the sentence: "Sam moved in with me." (a partner's name among them:
+    # who it is the session may not say)
+    _rule("fact", "lives_with", "moved", [
+        rf"^(?P<value>(?!I\b|{_MONTH}|{_WEEKDAY}|{_NO_ONE}\b){_UPPER}[a-z'-]+) (?:has |'s )?{_ADVERBS}moved (?:back )?in with (?:me|us)"
+        rf"{_HOME_END}",
+    ], "The user lives with {value}.", _name, confidence=0.65, importance=0.6),
     _rule("fact", "lives_with", "moved", [
         rf"{_HOUSEHOLD_NAMED} (?:has |'s )?{_ADVERBS}moved out{_HOME_END}",
     ], "The user no longer lives with their {value}{named}.", _household, confidence=0.7, importance=0.5,
@@ -2562,18 +2604,54 @@ _RULES = [
         rf"\b(?:I|[Ww]e) {_HAD_TO}(?:(?:give|gave|given) away|rehome|rehomed|lost) (?:my|our) {_PET_ADJECTIVE}(?!lab\b)"
         rf"{_BREED_SAID}(?:,? (?P<name>{_PROPER})|{_LOST_END})",
     ], "The user used to have {said}.", _pet_gone_by_breed, confidence=0.7, importance=0.5, historical=True),
+    # Money and home: renting or owning where the user lives ("We rent a two-bed flat", "We just bought our
+    # first house!"; a house bought in a named place is the city's rule), the bank, what is saved for.
+    _rule("fact", "housing", "rent renting", [
+        rf"\b(?:I|[Ww]e) {_ADVERBS}rent (?:an?|our|my|the) (?:[\w-]+ ){{0,3}}?(?:flat|apartment|house|place|home|room|"
+        rf"studio|condo|bungalow|cottage)(?![\w'-])",
+        rf"\b(?:I|[Ww]e)(?:'m|'re| am| are) {_ADVERBS}renting(?=\s*(?:[.,;!]|$)|\s+(?:for now|at the moment)\b|"
+        r" (?:an?|our|my|the) (?:[\w-]+ ){0,3}?(?:flat|apartment|house|place|home|room|studio|condo)(?![\w'-]))",
+    ], "The user rents their home.", lambda m: [{"value": "renting"}], confidence=0.65, importance=0.6),
+    _rule("fact", "housing", "bought own", [
+        rf"\b(?:I|[Ww]e)(?:'ve| have)? {_ADVERBS}bought (?:our|my) first (?:house|home|flat|apartment|place)"
+        r"(?=\s*(?:[.,;!]|$)|\s+(?:and|but|so|last|this|together)\b)",
+        rf"\b(?:I|[Ww]e) {_ADVERBS}own (?:our|my) (?:own )?(?:house|home|flat|apartment|place)(?=\s*(?:[.,;!]|$)|\s+(?:and|but|now)\b)",
+    ], "The user owns their home.", lambda m: [{"value": "homeowner"}], confidence=0.65, importance=0.6),
+    _rule("fact", "bank", "bank banking", [
+        rf"\b(?:I|[Ww]e) {_ADVERBS}bank with (?P<value>{_ORG}){_ORG_END}",
+        rf"{_MY} bank is (?P<value>{_ORG}){_ORG_END}",
+    ], "The user banks with {value}.", _text, confidence=0.65, importance=0.5),
+    _rule("fact", "saving_for", "saving", [
+        rf"\b(?:I|[Ww]e)(?:'m|'re| am| are|'ve been| have been) {_ADVERBS}saving (?:up )?for (?P<a>an?|the|my|our) "
+        rf"(?!rainy day\b)(?P<value>{_phrase(5)})",
+    ], "The user is saving for {a} {value}.", lambda m: [{"value": m["value"], "a": m["a"]}], confidence=0.65,
+          importance=0.5),
+    # A baby on the way, the user's or their partner's: "We're expecting our second baby in May!", "I'm 20
+    # weeks pregnant", "My wife is pregnant" (a partner named alone, "Sam is pregnant!", is _pregnant_again's).
+    # Not "I'm expecting a call", nor someone else's pregnancy ("My sister is pregnant").
+    _rule("fact", "expecting_baby", "expecting pregnant", [
+        rf"\b(?:I|[Ww]e)(?:'re| are|'m| am) {_ADVERBS}expecting (?:(?:a|our|my) (?:(?:first|second|third|fourth|"
+        rf"fifth|new|little|baby) )*(?:baby|child|kid)|twins|a (?:baby )?(?:boy|girl))(?![\w'-])",
+        rf"\bI(?:'m| am) {_ADVERBS}(?:(?:{_NUMBER}|a few) (?:weeks?|months?) )?pregnant(?![\w'-])",
+        rf"{_MY} (?P<who>(?i:{_PARTNER_WORD})) (?:is|'s) {_ADVERBS}(?:(?:{_NUMBER}|a few) (?:weeks?|months?) )?pregnant"
+        rf"(?![\w'-])",
+    ], "The user is expecting a baby.", lambda m: [{"value": "yes"}], confidence=0.7, importance=0.7),
     # health
     # An operation the user had ("I had knee surgery in March", "I'm recovering from hip replacement
     # surgery") and an injury ("I broke my wrist skiing", "tore my ACL"): events of the user's health, one
     # memory each, apart from the lasting conditions of health_condition. Only a body part or a named
     # procedure is read ("I had a big surgery" says nothing of what), and only the user's own ("my
     # brother broke his arm" is not).
-    _rule("event", "surgery", "had underwent recovering surgery operation replacement transplant", [
+    _rule("event", "surgery", "had underwent recovering surgery operation replacement transplant out removed", [
         rf"{had} (?:an? |my |some )?(?P<value>{_OPERATED}(?: {_PROCEDURE})?) (?:surgery|operation|op)(?![\w'-])"
         for had in (rf"\bI(?:'ve| have)? {_ADVERBS}(?:had|underwent|got)", rf"\bI(?:'m| am) {_ADVERBS}recovering from")
     ] + [
         rf"{had} (?:an? |my |some )?(?P<value>{_OPERATED} {_PROCEDURE})(?![\w'-])"
         for had in (rf"\bI(?:'ve| have)? {_ADVERBS}(?:had|underwent|got)", rf"\bI(?:'m| am) {_ADVERBS}recovering from")
+    ] + [
+        # "I had my appendix out", "had my tonsils removed": the removal
+        rf"{had} (?:my |an? )?(?P<value>{_REMOVED}) (?:out|removed|taken out)(?![\w'-])"
+        for had in (rf"\bI(?:'ve| have)? {_ADVERBS}(?:had|got)", )
     ], "The user had {value}.", _surgery, confidence=0.7, importance=0.6),
     _rule("event", "injury", "broke fractured tore sprained dislocated ruptured torn broken", [
         rf"\bI(?:'ve| have)? {_ADVERBS}(?P<verb>broke|broken|fractured|tore|torn|sprained|dislocated|ruptured) my "
@@ -2825,9 +2903,16 @@ _RULES = [
     ], "The user prefers {value}.", _text, confidence=0.7, importance=0.5),
     # A team supported, by name: "I support Celtic", "I've supported Leeds United since I was six", "I'm a
     # season ticket holder at Leeds United". A party, a politician or a country supported is no team.
-    _rule("preference", "favorite_team", "support supported season supporter", [
+    _rule("preference", "favorite_team", "support supported season supporter fan follow followed", [
         rf"\bI(?:'ve| have)? {_ADVERBS}(?:support|supported) (?P<value>(?!{_MONTH}|{_WEEKDAY}|{_NOT_A_TEAM}){_PROPER})"
         + _strict_end("since", "and", "but", "though", "all", "through", "my whole", "ever", "like"),
+        # "I support the Green Bay Packers": after "the", a team's plural name or a known team ("the NHS" is none)
+        rf"\bI(?:'ve| have)? {_ADVERBS}(?:support|supported|follow|followed) {_TEAM}",
+        rf"\bI(?:'ve| have)? {_ADVERBS}(?:support|supported) the (?P<value>(?:{_CAPWORD} ){{0,2}}"
+        rf"(?!{_NOT_A_TEAM}){_UPPER}[\w-]*[a-z]s)(?![\w'&-])(?!\s+{_UPPER})",
+        # "Big Arsenal fan since I was a kid", "I'm a die-hard Celtics fan": a fan of a known team or a club
+        rf"(?:^|\bI(?:'m| am) )(?:(?i:an?) )?(?:(?i:big|huge|massive|lifelong|life-long|die-hard|diehard|proud|loyal|"
+        rf"long-suffering|long-time|longtime) )*{_TEAM} fan(?![\w'-])",
         rf"\bI(?:'m| am)? {_ADVERBS}(?:have )?(?:an? )?season ticket(?: holder)? (?:at|for|with) (?P<value>{_PROPER})",
         # "I'm a lifelong Liverpool supporter", "Lifelong Celtic supporter here": a supporter is a team's ("a big
         # Arsenal fan" may be a band's: not read)
@@ -2954,10 +3039,19 @@ _MEANT = re.compile(rf"(?i:sorry|oops|actually|no|correction|my bad)[,:!]?\s+(?i
 # now.", "Leo's now 5" (_age_again); "Leo is 5" alone may be said of anyone's Leo, and is not read.
 _AGED_AGAIN = re.compile(rf"(?:(?i:so|and|oh|well|yay|omg|wow),? )?(?P<name>(?!I\b){_UPPER}[\w-]*)(?: (?:(?:just|finally|"
                          rf"officially) )?turned (?P<value>{_NUMBER})(?= (?:today|yesterday|on|last|this)\b|\s*(?:[.!,;]|$))|"
-                         rf"(?: is|'s) (?:now (?P<now>{_NUMBER})|(?P<then>{_NUMBER})(?: (?:years?|yrs?) old)? now)(?: (?:years?|yrs?) old)?"
-                         r"(?=\s*(?:[.!,;]|$)))")
+                         rf"(?: is|'s) (?:now (?P<now>{_NUMBER})|(?P<then>{_NUMBER})(?: (?:years?|yrs?) old| (?P<months>months?) old)? now)"
+                         rf"(?: (?:years?|yrs?) old| (?P<months_now>months?) old)?(?=\s*(?:[.!,;]|$)))")
+# The same age said after the person's birthday, by pronoun: "It was Oscar's birthday on Sunday, he's 3 now."
+_BIRTHDAY_AGE = re.compile(rf"(?:(?i:it was|yesterday was|today is|today was|so|and|oh|well|yay) )?(?P<name>(?!I\b){_UPPER}[\w-]*)'s "
+                           rf"birthday\b[^.!?]*?[,;] (?:and |so )?(?:he|she)(?:'s| is) (?:now (?P<now>{_NUMBER})|"
+                           rf"(?P<then>{_NUMBER})(?: (?:years?|yrs?) old)?(?: now| today)?)(?=\s*(?:[.!,;]|$))")
 _PERSON_NAME_KEYS = frozenset(f"{part}_name" for part in _PERSON_PARTS.values())
-_AGED_AGAIN_RULE = _rule("fact", "{person}_age", "turned", [], "The user's {part} {name} is {value} years old.",
+# The partner's pregnancy said by their name alone: "Sam is pregnant!" (_pregnant_again).
+_PREGNANT_AGAIN = re.compile(rf"(?:(?i:so|and|oh|well|yay|omg|wow|guess what),? )?(?P<name>(?!I\b){_UPPER}[\w-]*)"
+                             rf"(?: is|'s) (?:(?:{_NUMBER}|a few) (?:weeks?|months?) )?pregnant(?=\s*(?:[.!,;]|$))")
+_PREGNANT_AGAIN_RULE = _rule("fact", "expecting_baby", "pregnant", [], "The user is expecting a baby.",
+                             confidence=0.7, importance=0.7)
+_AGED_AGAIN_RULE = _rule("fact", "{person}_age", "turned", [], "The user's {part} {name} is {value} {old}.",
                          confidence=0.75, importance=0.6)
 # A pet's death said by its name alone, opening the sentence: "Pickle passed away last week", "Sadly Miso
 # was put to sleep" (_pet_gone_again); "passed" alone is not read ("Pickle passed the vet check").
@@ -3029,12 +3123,12 @@ def _statements(text: str, questions: list[tuple[str, str]] | None = None) -> li
 # How people type: a lower-case "i", curly apostrophes, and a dropped subject at the start ("started
 # a new job at Acme", "been vegan since 2019"), read as the sentence with its "I".
 _LOWER_I = re.compile(r"(?<![\w'])i(?=(?:'(?:m|ve|d|ll))?(?![\w']))")
-_SOON = r"(?:(?:just|recently|finally|officially|actually)\s+)?"
+_SOON = r"(?:(?:just|recently|finally|officially|actually|still)\s+)?"
 _DROPPED_SUBJECT = re.compile(
     r"^(?:(?:so|and|also|oh|well|ok|okay|yeah|yes|btw|update)\b[,:!]?\s+)?"
     rf"(?={_SOON}(?:started|began|joined|moved|relocated|got|quit|left|switched|adopted|went|turned|became|landed|sold|bought|"
     r"signed|stopped|gave|picked|took|been|grew|starting|joining|moving|relocating|going|getting|flying|heading|driving|"
-    r"broke|tore|sprained|fractured|dislocated|"
+    r"broke|tore|sprained|fractured|dislocated|had my|passed my|"
     r"travelling|traveling|allergic|back from|not (?:a )?(?:big )?fan|(?:not|no longer) at)\b|no (?:kids|children)(?= yet\b|\s*(?:[.!;]|$)))",
     re.IGNORECASE)
 _BEEN = re.compile(rf"{_SOON}been\b", re.IGNORECASE)
@@ -3241,10 +3335,14 @@ class OfflineExtractor:
                     if earlier is None and not i:
                         earlier = _Facts(self.extract(history, []))
                     _correct_named(found if i else earlier, found, before["id"], named, message["id"], said, subject)
-                elif (aged := _AGED_AGAIN.match(read)):
+                elif (aged := _AGED_AGAIN.match(read) or _BIRTHDAY_AGE.match(read)):
                     if earlier is None:
                         earlier = _Facts(self.extract(history, []))
                     _age_again(earlier, found, aged, message["id"], said, subject)
+                elif (pregnant := _PREGNANT_AGAIN.match(read)):
+                    if earlier is None:
+                        earlier = _Facts(self.extract(history, []))
+                    _pregnant_again(earlier, found, pregnant.group("name"), message["id"], said, subject)
                 elif (gone := _GONE_AGAIN.match(read)):
                     if earlier is None:
                         earlier = _Facts(self.extract(history, []))
@@ -3468,15 +3566,19 @@ def _gender(fact: Candidate) -> str | None:
 
 def _age_again(earlier: _Facts, found: _Facts, aged: re.Match[str], message_id: str, quote: str,
                subject: str) -> None:
-    """"Mia turned 8 today!", said of someone by their name alone: their age, filed as the session said who
+    """"Mia turned 8 today!" (or "Maya is 6 months old now", "It was Oscar's birthday on Sunday, he's 3 now"),
+    said of someone by their name alone: their age, filed as the session said who
     they are ("My daughter Mia is 7." earlier: child_mia_age, which the new age replaces), under the key
     _kin_fact gives their other facts. Nothing when the session does not say who they are (a name alone
     may be a pet's, a firm's or a town's), nor for a partner, whose age the rules never file (it would
     outlive the partnership)."""
-    name = aged.group("name")
-    age = _number(aged.group("value") or aged.group("now") or aged.group("then"))
+    said = aged.groupdict()
+    name = said["name"]
+    age = _number(said.get("value") or said["now"] or said["then"])
     if age is None or not 1 <= age <= 120 or name.casefold() in _NOT_NAMES:
         return
+    # a baby's age in months ("Maya is 6 months old now") keeps its unit
+    value = f"{age} months" if said.get("months") or said.get("months_now") else str(age)
     mark = _value_mark(name)
     part = next((c.base_key.removesuffix("_name") for c in reversed([*earlier.in_order(), *found.in_order()])
                  if c.subject == subject and not c.historical and c.base_key in _PERSON_NAME_KEYS
@@ -3484,8 +3586,20 @@ def _age_again(earlier: _Facts, found: _Facts, aged: re.Match[str], message_id: 
     if part is None or part == "partner":
         return
     person = part if part in ("mother", "father") else f"{part}_{_snake(name)}"
-    found.add(_candidate(_AGED_AGAIN_RULE, {"value": str(age), "person": person, "part": part, "name": name}, message_id,
+    found.add(_candidate(_AGED_AGAIN_RULE, {"value": value, "old": "old" if value.endswith("months") else "years old",
+                                            "person": person, "part": part, "name": name}, message_id,
                          quote, subject))
+
+
+def _pregnant_again(earlier: _Facts, found: _Facts, name: str, message_id: str, quote: str, subject: str) -> None:
+    """"Sam is pregnant!", said of the partner by name alone: the user is expecting a baby. Nothing when the
+    name the session gives last is not the current partner's (a sister or a friend is pregnant: not the
+    user's baby)."""
+    mark = _value_mark(name)
+    named = next((c for c in reversed([*earlier.in_order(), *found.in_order()]) if c.subject == subject
+                  and c.base_key.endswith("_name") and _value_mark(c.value) == mark), None)
+    if named is not None and named.base_key == "partner_name" and not named.historical:
+        found.add(_candidate(_PREGNANT_AGAIN_RULE, {"value": "yes"}, message_id, quote, subject))
 
 
 def _pet_gone_again(earlier: _Facts, found: _Facts, name: str, message_id: str, quote: str, subject: str) -> None:

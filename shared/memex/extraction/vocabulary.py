@@ -279,3 +279,18 @@ OUTINGS = (
     "county fair|festival|music festival|concert|theatre|theater|circus|playground|bowling alley|ice rink|"
     "skating rink|escape room|trampoline park|safari park|wildlife park|nature reserve"
 ).split("|")
+
+# Sports teams a fan names by the team's usual short name ("a big Arsenal fan", "Lifelong Yankees fan
+# here"): a fan of a name alone may be a band's or a writer's, so only these, and a name shaped as a
+# club's (offline._TEAM_SHAPED: "Leeds United", "Cork City"), are read as a team followed.
+SPORTS_TEAMS = (
+    "Arsenal|Chelsea|Liverpool|Everton|Tottenham|Spurs|Man United|Man Utd|Man City|Newcastle|Aston Villa|"
+    "West Ham|Fulham|Brentford|Brighton|Wolves|Southampton|Sunderland|Celtic|Rangers|Hibs|Hearts|Aberdeen|"
+    "Barcelona|Barça|Real Madrid|Atletico Madrid|Bayern|Bayern Munich|Dortmund|Juventus|Juve|Inter Milan|AC Milan|"
+    "Napoli|Roma|Lazio|PSG|Ajax|Benfica|Boca Juniors|"
+    "Yankees|Red Sox|Mets|Cubs|White Sox|Dodgers|Giants|Mariners|Braves|Astros|Cardinals|Phillies|Orioles|"
+    "Blue Jays|Lakers|Celtics|Knicks|Warriors|Bulls|Nets|Raptors|Sixers|76ers|Mavericks|Packers|"
+    "Cowboys|Patriots|Steelers|Chiefs|Bears|49ers|Niners|Seahawks|Broncos|Raiders|Dolphins|"
+    "Maple Leafs|Canadiens|Habs|Bruins|Red Wings|Blackhawks|Oilers|Canucks|"
+    "All Blacks|Springboks|Wallabies|Leinster|Munster|Saracens|McLaren"
+).split("|")
