@@ -25,6 +25,7 @@ from typing import Any, Sequence
 
 import httpx
 
+from bench import api
 from bench.embedder import make_sentences
 from bench.locomo import build_turns, percentile
 from bench.service import local_server
@@ -105,18 +106,9 @@ def _small_turn(client: httpx.Client, i: int) -> str:
 
 
 def _wait_processed(client: httpx.Client, turn_ids: Sequence[str], timeout: float = 600) -> None:
-    pending = set(turn_ids)
-    deadline = time.monotonic() + timeout
-    while pending:
-        if time.monotonic() > deadline:
-            raise RuntimeError(f"{len(pending)} small turns not processed after {timeout:.0f} s")
-        for turn_id in list(pending):
-            status = _check(client.get(f"/v1/turns/{turn_id}"))["status"]
-            if status == "failed":
-                raise RuntimeError(f"turn {turn_id} failed")
-            if status == "processed":
-                pending.discard(turn_id)
-        time.sleep(0.1)
+    statuses = api.wait_processed(client.get, list(turn_ids), timeout, interval=0.1)
+    if not_processed := {t: s for t, s in statuses.items() if s != "processed"}:
+        raise RuntimeError(f"small turns not processed (their status after at most {timeout:.0f} s): {not_processed}")
 
 
 def run_variant(name: str, bodies: Sequence[dict[str, Any]], queries: Sequence[str]) -> dict[str, Any]:

@@ -17,9 +17,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import subprocess
-import sys
 import tempfile
 import time
 import uuid
@@ -29,7 +26,7 @@ from typing import Any, Sequence
 import httpx
 
 from bench import locomo
-from bench.service import ROOT, RUNTIME_VARS, serve
+from bench.service import memex_cli, serve
 
 TENANT = "default"
 MODE = "hybrid"
@@ -52,20 +49,16 @@ def recall_at_10(client: httpx.Client, samples: Sequence[dict[str, Any]], tag: s
 def consolidate(home: Path, similarity: float, samples: Sequence[dict[str, Any]], tag: str,
                 threshold: int | None, min_age_days: float | None, max_group: int | None) -> dict[str, int]:
     """`memex consolidate` for each of the variant's users, in a process of its own."""
-    env = {k: v for k, v in os.environ.items() if k not in RUNTIME_VARS}
-    env.update({"MEMEX_HOME": str(home), "MEMEX_CONSOLIDATION_SIMILARITY": str(similarity)})
+    env = {"MEMEX_HOME": str(home), "MEMEX_CONSOLIDATION_SIMILARITY": str(similarity)}
     if max_group is not None:
         env["MEMEX_CONSOLIDATION_MAX_GROUP"] = str(max_group)
     flags = [*(["--threshold", str(threshold)] if threshold is not None else []),
              *(["--min-age-days", str(min_age_days)] if min_age_days is not None else [])]
     total: dict[str, int] = {}
     for sample in samples:
-        done = subprocess.run([sys.executable, "-m", "infra.cli", "consolidate", "--tenant", TENANT,
-                               "--user", f"{tag}-{sample['sample_id']}", *flags],
-                              cwd=ROOT, env=env, capture_output=True, text=True, timeout=3600)
-        if done.returncode != 0:
-            raise RuntimeError(f"memex consolidate failed: {done.stderr[-2000:]}")
-        for name, value in json.loads(done.stdout).items():
+        printed = memex_cli(["consolidate", "--tenant", TENANT, "--user", f"{tag}-{sample['sample_id']}", *flags],
+                            env, timeout=3600)
+        for name, value in json.loads(printed).items():
             total[name] = total.get(name, 0) + value
     return total
 

@@ -145,11 +145,13 @@ def observe(samples, home: Path) -> list[Observation]:
     from memex.ingest import ingest_turn
     from memex.models import SearchFilters, TurnIn
     from memex.retrieval import floor, keywords
-    from memex.retrieval.search import CANDIDATES_PER_CHANNEL, _iterative_scan
+    from memex.retrieval.search import CANDIDATES_PER_CHANNEL
     from memex_edge.context import get_context
 
     ctx = get_context()
     conn = ctx.db.connection()
+    # as search bounds its vector walk (retrieval/search.py): only where pgvector can scan iteratively
+    walk_above = ctx.settings.vector_exact_max if memory_rows.pgvector_supports_iterative_scan(conn) else None
 
     def signals(user_id: str, query: str):
         scope = ("default", user_id, None, SearchFilters(), False)
@@ -157,7 +159,7 @@ def observe(samples, home: Path) -> list[Observation]:
         keyword = memory_rows.keyword_statement(*scope, keywords.searched(query), CANDIDATES_PER_CHANNEL,
                                                 ctx.settings.keyword_max_postings).run(conn)
         vector = memory_rows.vector_statement(*scope, ctx.embedder.embed_query(query), CANDIDATES_PER_CHANNEL,
-                                              ctx.settings.vector_exact_max if _iterative_scan(ctx) else None,
+                                              walk_above,
                                               ctx.settings.vector_ef_search, ctx.settings.vector_preselect,
                                               ctx.settings.vector_preselect_above).run(conn)
         return floor.signals(keyword, vector)

@@ -115,7 +115,7 @@ class OpenAIDouble:
     def script_refusal(self, refusal: str | None = None) -> None:
         """Queue a chat reply that refuses: `message.refusal` set, or with none a null content cut by
         the server's filter (`finish_reason: "content_filter"`)."""
-        self.script(CHAT, body=_completion("", None, refusal=refusal,
+        self.script(CHAT, body=completion("", None, refusal=refusal,
                                            finish_reason="stop" if refusal else "content_filter"))
 
     def reset(self) -> None:
@@ -171,14 +171,14 @@ class OpenAIDouble:
             status, scripted, delay, headers = self.scripts[path].popleft()
             time.sleep(delay)
             if path == CHAT and isinstance(scripted, str) and status == 200:
-                return 200, _completion(body.get("model", ""), scripted), headers
+                return 200, completion(body.get("model", ""), scripted), headers
             if scripted is not None or status != 200:
                 return status, scripted if scripted is not None else {"error": {"message": "scripted failure"}}, headers
         return (*self._default(path, body), {})
 
     def _default(self, path: str, body: dict[str, Any]) -> tuple[int, Any]:
         if path == CHAT and self.chat_default is not None:
-            return 200, _completion(body.get("model", ""), self.chat_default)
+            return 200, completion(body.get("model", ""), self.chat_default)
         if path == CHAT:
             return 500, {"error": {"message": "nothing scripted", "type": "server_error"}}
         if path == EMBEDDINGS:
@@ -201,8 +201,10 @@ def _words(text: str) -> list[str]:
     return re.findall(r"[a-z0-9]+", text.lower())
 
 
-def _completion(model: str, content: str | None, refusal: str | None = None,
+def completion(model: str, content: str | None, refusal: str | None = None,
                 finish_reason: str = "stop") -> dict[str, Any]:
+    """The body of a chat completion answering `content`, for this double and those built on it
+    (bench/soak/model.py)."""
     return {
         "id": f"chatcmpl-{hashlib.sha256((content or '').encode()).hexdigest()[:12]}",
         "object": "chat.completion",

@@ -45,11 +45,7 @@ def serve(python_args: list[str], port: int, log_dir: Path, extra_env: dict[str,
           defaults_only: bool = False, timeout: float = 180) -> Iterator[str]:
     """Runs `python <python_args>` from the repository root, serving on `port`, until the block
     ends; its output goes to `log_dir`/server.log, whose tail a failure quotes."""
-    env = {k: v for k, v in os.environ.items()
-           if k not in RUNTIME_VARS and not (defaults_only and k.startswith("MEMEX_"))}
-    env.update(extra_env or {})
-    # This checkout's code, not the copy of memex the virtualenv has installed (editable, elsewhere).
-    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), str(ROOT / "shared"), *filter(None, [env.get("PYTHONPATH")])])
+    env = child_env(extra_env, defaults_only)
     log_path = log_dir / "server.log"
     with open(log_path, "w+") as log:
         # A session of its own: a Ctrl-C at the terminal reaches only us, and we stop the
@@ -70,6 +66,26 @@ def serve(python_args: list[str], port: int, log_dir: Path, extra_env: dict[str,
                 except subprocess.TimeoutExpired:
                     process.kill()
                     process.wait()
+
+
+def child_env(extra_env: dict[str, str] | None = None, defaults_only: bool = False) -> dict[str, str]:
+    """The environment of a process of this checkout's (the server, the CLI): this one's without
+    RUNTIME_VARS (and without any MEMEX_* setting if `defaults_only`), with `extra_env`."""
+    env = {k: v for k, v in os.environ.items()
+           if k not in RUNTIME_VARS and not (defaults_only and k.startswith("MEMEX_"))}
+    env.update(extra_env or {})
+    # This checkout's code, not the copy of memex the virtualenv has installed (editable, elsewhere).
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), str(ROOT / "shared"), *filter(None, [env.get("PYTHONPATH")])])
+    return env
+
+
+def memex_cli(args: list[str], extra_env: dict[str, str], defaults_only: bool = False, timeout: float = 1800) -> str:
+    """`memex <args>` (this checkout's CLI) in the environment child_env makes; its stdout."""
+    done = subprocess.run([sys.executable, "-m", "infra.cli", *args], cwd=ROOT, env=child_env(extra_env, defaults_only),
+                          capture_output=True, text=True, timeout=timeout)
+    if done.returncode:
+        raise ServiceError(f"memex {' '.join(args[:2])} failed ({done.returncode}): {done.stderr[-2000:]}")
+    return done.stdout
 
 
 def wait_healthy(url: str, process: subprocess.Popen, timeout: float) -> None:

@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import os
 import re
 import shutil
+import subprocess
 import sys
 import threading
 import time
@@ -245,28 +247,67 @@ def statements_run(monkeypatch) -> Iterator[list[str]]:
         yield statements
 
 
+# What the test session's own runtime put in the environment must not leak into a child process.
+RUNTIME_VARS = {"DATABASE_URL", "SQS_ENDPOINT_URL", "AWS_ENDPOINT_URL", "MEMEX_LOCALSTACK", "EXTRACTION_QUEUE_URL", "SUPERSESSION_QUEUE_URL",
+                "BACKFILL_QUEUE_URL", "MEMEX_HOME", "MEMEX_REQUIRE_API_KEY", "MEMEX_MAX_RECEIVE_COUNT"}
+
+
+def memex_cli(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess:
+    """`memex <args>` (this checkout's CLI) in `env`, its output captured."""
+    return subprocess.run([sys.executable, "-m", "infra.cli", *args], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=180)
+
+
+@contextmanager
+def scratch_database(ctx, name: str) -> Iterator[str]:
+    """An empty database `name` on the suite's Postgres, its conninfo; dropped afterwards with any
+    connection left on it (and first, should an interrupted run have left one of that name)."""
+    from psycopg.conninfo import make_conninfo
+
+    with psycopg.connect(ctx.db.dsn, autocommit=True) as admin:
+        admin.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+        admin.execute(f"CREATE DATABASE {name}")
+    try:
+        yield make_conninfo(ctx.db.dsn, dbname=name)
+    finally:
+        with psycopg.connect(ctx.db.dsn, autocommit=True) as admin:
+            admin.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+
 @contextmanager
 def database_of_its_own(ctx, prefix: str):
     """`ctx` on a database of its own, migrated, dropped after: for what reads every tenant's rows (a
     scheduled function) or an index the rest of the suite would crowd."""
     import dataclasses
 
-    from psycopg.conninfo import make_conninfo
-
     from memex.db.connection import Database
     from memex.db.migrations import apply_migrations
 
-    name = f"{prefix}_{uuid.uuid4().hex[:10]}"
-    admin = ctx.db.connection()
-    admin.execute(f"CREATE DATABASE {name}")
-    own = Database(lambda: make_conninfo(ctx.db.dsn, dbname=name))
-    apply_migrations(own.connection(), ctx.embedder.dim)
-    own.reset()  # the next connection registers the vector type the migrations created
+    with scratch_database(ctx, f"{prefix}_{uuid.uuid4().hex[:10]}") as url:
+        own = Database(lambda: url)
+        try:
+            apply_migrations(own.connection(), ctx.embedder.dim)
+            own.reset()  # the next connection registers the vector type the migrations created
+            yield dataclasses.replace(ctx, db=own)
+        finally:
+            own.reset()
+
+
+@contextmanager
+def logging_into(handler: logging.Handler) -> Iterator[logging.Handler]:
+    """`handler` given every record at INFO or above, from the root logger and from memex's own
+    (which does not propagate to the root under Powertools), until the block ends."""
+    loggers = [logging.getLogger(), logging.getLogger("memex")]
+    levels = [logger.level for logger in loggers]
+    for logger in loggers:
+        logger.addHandler(handler)
+        logger.setLevel(logging.INFO)
     try:
-        yield dataclasses.replace(ctx, db=own)
+        yield handler
     finally:
-        own.reset()
-        admin.execute(f"DROP DATABASE {name} WITH (FORCE)")
+        for logger, level in zip(loggers, levels):
+            logger.removeHandler(handler)
+            logger.setLevel(level)
 
 
 @contextmanager

@@ -13,19 +13,12 @@ import time
 import uuid
 
 import pytest
-from psycopg.conninfo import make_conninfo
 
-from tests.conftest import ROOT
-from tests.test_local_runtime import _RUNTIME_VARS
-
-
-def _memex(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "infra.cli", *args], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=180)
+from tests.conftest import ROOT, RUNTIME_VARS, memex_cli, scratch_database
 
 
 def test_keys_create_makes_a_key_that_maps_to_its_tenant(ctx, http):
-    done = _memex("keys", "create", "--tenant", "cli-tenant", env={**os.environ, "DATABASE_URL": ctx.db.dsn})
+    done = memex_cli("keys", "create", "--tenant", "cli-tenant", env={**os.environ, "DATABASE_URL": ctx.db.dsn})
     assert done.returncode == 0, done.stderr
     key = done.stdout.strip()
     assert key.startswith("mx_") and len(key) > 40
@@ -40,9 +33,9 @@ def test_keys_create_makes_a_key_that_maps_to_its_tenant(ctx, http):
 def test_invoke_runs_a_handler_on_a_sample_event(tmp_path):
     # Without XDG_RUNTIME_DIR, as in a container or an ssh session: the embedded Postgres starts
     # without a warning about it.
-    env = {k: v for k, v in os.environ.items() if k not in (*_RUNTIME_VARS, "XDG_RUNTIME_DIR")}
+    env = {k: v for k, v in os.environ.items() if k not in (*RUNTIME_VARS, "XDG_RUNTIME_DIR")}
     env["MEMEX_HOME"] = str(tmp_path)
-    done = _memex("invoke", "ingest", "events/ingest_post_turn.json", "--drain", env=env)
+    done = memex_cli("invoke", "ingest", "events/ingest_post_turn.json", "--drain", env=env)
     assert done.returncode == 0, done.stderr
     assert "XDG_RUNTIME_DIR" not in done.stderr
     response = json.loads(done.stdout)
@@ -53,19 +46,19 @@ def test_invoke_runs_a_handler_on_a_sample_event(tmp_path):
     event = json.loads((ROOT / "events/ingest_get_turn.json").read_text())
     event["rawPath"] = event["requestContext"]["http"]["path"] = f"/v1/turns/{turn_id}"
     (tmp_path / "get.json").write_text(json.dumps(event))
-    done = _memex("invoke", "ingest", str(tmp_path / "get.json"), env=env)
+    done = memex_cli("invoke", "ingest", str(tmp_path / "get.json"), env=env)
     assert done.returncode == 0, done.stderr
     assert json.loads(json.loads(done.stdout)["body"])["status"] == "processed"
 
 
 def test_invoke_says_which_key_to_pass_when_keys_exist(empty_database, tmp_path):
-    env = {k: v for k, v in os.environ.items() if k not in (*_RUNTIME_VARS, "MEMEX_API_KEY")}
+    env = {k: v for k, v in os.environ.items() if k not in (*RUNTIME_VARS, "MEMEX_API_KEY")}
     env |= {"DATABASE_URL": empty_database, "MEMEX_HOME": str(tmp_path)}
-    key = _memex("keys", "create", "--tenant", "acme", env=env).stdout.strip()
-    refused = _memex("invoke", "search", "events/search_count.json", env=env)
+    key = memex_cli("keys", "create", "--tenant", "acme", env=env).stdout.strip()
+    refused = memex_cli("invoke", "search", "events/search_count.json", env=env)
     assert json.loads(refused.stdout)["statusCode"] == 401
     assert "the event carries the sample key mx_example_key: pass --api-key KEY" in refused.stderr
-    answered = _memex("invoke", "search", "events/search_count.json", "--api-key", key, env=env)
+    answered = memex_cli("invoke", "search", "events/search_count.json", "--api-key", key, env=env)
     assert json.loads(answered.stdout)["statusCode"] == 200, answered.stdout
     assert "sample key" not in answered.stderr
 
@@ -73,32 +66,29 @@ def test_invoke_says_which_key_to_pass_when_keys_exist(empty_database, tmp_path)
 @pytest.fixture
 def empty_database(ctx):
     """A database of its own on the test server, with no key in it yet."""
-    name = f"keys_{uuid.uuid4().hex[:10]}"
-    admin = ctx.db.connection()
-    admin.execute(f"CREATE DATABASE {name}")
-    yield make_conninfo(ctx.db.dsn, dbname=name)
-    admin.execute(f"DROP DATABASE {name} WITH (FORCE)")
+    with scratch_database(ctx, f"keys_{uuid.uuid4().hex[:10]}") as url:
+        yield url
 
 
 def test_the_first_key_warns_about_the_default_tenant_and_keys_list_and_revoke(empty_database):
-    env = {k: v for k, v in os.environ.items() if k not in _RUNTIME_VARS} | {"DATABASE_URL": empty_database}
-    first = _memex("keys", "create", "--tenant", "acme", env=env)
+    env = {k: v for k, v in os.environ.items() if k not in RUNTIME_VARS} | {"DATABASE_URL": empty_database}
+    first = memex_cli("keys", "create", "--tenant", "acme", env=env)
     assert first.returncode == 0, first.stderr
     assert "the default tenant's data" in first.stderr and "memex keys create --tenant default" in first.stderr
-    second = _memex("keys", "create", "--tenant", "default", env=env)
+    second = memex_cli("keys", "create", "--tenant", "default", env=env)
     assert second.returncode == 0 and "first API key" not in second.stderr
     secrets = [first.stdout.strip(), second.stdout.strip()]
 
-    listed = _memex("keys", "list", "--json", env=env)
+    listed = memex_cli("keys", "list", "--json", env=env)
     assert listed.returncode == 0, listed.stderr
     rows = json.loads(listed.stdout)
     assert [row["tenant_id"] for row in rows] == ["acme", "default"]
     assert [row["prefix"] for row in rows] == [secret[:8] for secret in secrets]
     assert all(row["revoked_at"] is None and row["id"].startswith("key_") for row in rows)
 
-    revoked = _memex("keys", "revoke", rows[0]["id"], env=env)
+    revoked = memex_cli("keys", "revoke", rows[0]["id"], env=env)
     assert revoked.returncode == 0 and "now get 401" in revoked.stdout
-    table = _memex("keys", "list", env=env)
+    table = memex_cli("keys", "list", env=env)
     assert table.returncode == 0
     lines = table.stdout.splitlines()
     assert lines[0].split()[:3] == ["ID", "PREFIX", "TENANT"] and len(lines) == 3
@@ -107,29 +97,29 @@ def test_the_first_key_warns_about_the_default_tenant_and_keys_list_and_revoke(e
     assert columns["REVOKED"].endswith("Z") and columns["REVOKED"] >= columns["CREATED"]
     for secret in secrets:
         assert secret not in listed.stdout + table.stdout + first.stderr + second.stderr
-    unknown = _memex("keys", "revoke", "key_000000000000", env=env)
+    unknown = memex_cli("keys", "revoke", "key_000000000000", env=env)
     assert unknown.returncode == 1 and "no API key 'key_000000000000'" in unknown.stderr
-    empty = _memex("keys", "set-limit", "", "1/min", env=env)
+    empty = memex_cli("keys", "set-limit", "", "1/min", env=env)
     assert empty.returncode == 1 and "no API key ''" in empty.stderr
 
 
 def test_tenants_set_limit_show_and_clear(ctx):
     env = {**os.environ, "DATABASE_URL": ctx.db.dsn, "MEMEX_RATE_LIMIT": "600/min"}
-    done = _memex("tenants", "set-limit", "cli-limits", "50/s", env=env)
+    done = memex_cli("tenants", "set-limit", "cli-limits", "50/s", env=env)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["rate_limit"] == "50/s"
     from memex.tenants import describe
 
     assert describe(ctx, "cli-limits")["rate_limit_source"] == "tenant override"
-    cleared = _memex("tenants", "clear-limit", "cli-limits", env=env)
+    cleared = memex_cli("tenants", "clear-limit", "cli-limits", env=env)
     assert json.loads(cleared.stdout)["rate_limit"] == "600/min"
-    shown = json.loads(_memex("tenants", "show", "cli-limits", env=env).stdout)
+    shown = json.loads(memex_cli("tenants", "show", "cli-limits", env=env).stdout)
     assert shown["rate_limit_source"] == "MEMEX_RATE_LIMIT" and shown["active_keys"] == 0
     assert shown["created_at"].endswith("Z")  # the one time form the API answers in
 
-    bad = _memex("tenants", "set-limit", "cli-limits", "50/fortnight", env=env)
+    bad = memex_cli("tenants", "set-limit", "cli-limits", "50/fortnight", env=env)
     assert bad.returncode == 1 and "'50/fortnight' is not a rate" in bad.stderr and "Traceback" not in bad.stderr
-    misconfigured = _memex("tenants", "show", "cli-limits", env={**env, "MEMEX_RATE_LIMIT": "fast"})
+    misconfigured = memex_cli("tenants", "show", "cli-limits", env={**env, "MEMEX_RATE_LIMIT": "fast"})
     assert misconfigured.returncode == 1 and "Traceback" not in misconfigured.stderr
     assert "MEMEX_RATE_LIMIT: 'fast' is not a rate" in misconfigured.stderr
 
@@ -140,8 +130,8 @@ def test_backfill_prints_only_its_answer_on_stdout(ctx, tmp_path):
     good = json.dumps({"user_id": "cli-user", "session_id": "s1", "timestamp": "2025-01-10T10:00:00Z",
                        "messages": [{"role": "user", "content": "I live in Lisbon."}]})
     history.write_text(good + "\n{oops\n")
-    env = {k: v for k, v in os.environ.items() if k not in _RUNTIME_VARS} | {"DATABASE_URL": ctx.db.dsn}
-    done = _memex("backfill", str(history), "--tenant", "cli-backfill", env=env)
+    env = {k: v for k, v in os.environ.items() if k not in RUNTIME_VARS} | {"DATABASE_URL": ctx.db.dsn}
+    done = memex_cli("backfill", str(history), "--tenant", "cli-backfill", env=env)
     assert done.returncode == 0, done.stderr
     answer = json.loads(done.stdout)
     assert (answer["status"], answer["done"], answer["failed"]) == ("done", 1, 1)
@@ -164,8 +154,8 @@ def test_backfill_says_how_far_it_is_on_stderr_while_it_runs(ctx, tmp_path):
                                            "messages": [{"role": "user", "content": f"Line {i}: I live in Braga."}]})
                                + "\n" for i in range(1200)) + "{oops\n")
     tenant = f"cli-progress-{uuid.uuid4().hex[:8]}"
-    env = {k: v for k, v in os.environ.items() if k not in _RUNTIME_VARS} | {"DATABASE_URL": ctx.db.dsn}
-    done = _memex("backfill", str(history), "--tenant", tenant, "--progress", "0.2", env=env)
+    env = {k: v for k, v in os.environ.items() if k not in RUNTIME_VARS} | {"DATABASE_URL": ctx.db.dsn}
+    done = memex_cli("backfill", str(history), "--tenant", tenant, "--progress", "0.2", env=env)
     assert done.returncode == 0, done.stderr
     answer = json.loads(done.stdout)  # stdout is the answer alone
     lines = [m.groups() for m in map(_PROGRESS.match, done.stderr.splitlines()) if m]
@@ -176,7 +166,7 @@ def test_backfill_says_how_far_it_is_on_stderr_while_it_runs(ctx, tmp_path):
     assert any(0 < seen < 1201 for seen, *_ in counts), counts  # while it ran, not only at the end
     assert counts[-1] == (1201, 1201, 1200, 0, 1) and lines[-1][-1] == answer["status"] == "done"
 
-    quiet = _memex("backfill", str(history), "--tenant", tenant, "--progress", "0", env=env)
+    quiet = memex_cli("backfill", str(history), "--tenant", tenant, "--progress", "0", env=env)
     assert json.loads(quiet.stdout)["already_stored"] == 1200
     assert "memex backfill bf_" not in quiet.stderr
 
@@ -190,7 +180,7 @@ def test_an_import_stopped_with_ctrl_c_says_so_and_the_same_command_finishes_it(
                                            "messages": [{"role": "user", "content": f"Line {i}: I live in Lisbon."}]})
                                + "\n" for i in range(1500)))
     tenant = f"cli-stop-{uuid.uuid4().hex[:8]}"
-    env = {k: v for k, v in os.environ.items() if k not in _RUNTIME_VARS} | {"DATABASE_URL": ctx.db.dsn}
+    env = {k: v for k, v in os.environ.items() if k not in RUNTIME_VARS} | {"DATABASE_URL": ctx.db.dsn}
     command = [sys.executable, "-m", "infra.cli", "backfill", str(history), "--tenant", tenant]
     running = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
@@ -210,7 +200,7 @@ def test_an_import_stopped_with_ctrl_c_says_so_and_the_same_command_finishes_it(
     assert stopped["error"].startswith("interrupted (Ctrl-C) before the end: run the same command again")
     assert stopped["error"].endswith(f"or add --resume {stopped['backfill_id']} to go on with this job")
 
-    again = _memex("backfill", str(history), "--tenant", tenant, env=env)
+    again = memex_cli("backfill", str(history), "--tenant", tenant, env=env)
     assert again.returncode == 0, again.stderr
     finished = json.loads(again.stdout)
     assert (finished["status"], finished["done"], finished["failed"]) == ("done", 1500, 0)
@@ -227,7 +217,7 @@ def test_an_import_killed_with_kill_9_goes_on_under_its_own_id_with_resume(ctx, 
                                            "messages": [{"role": "user", "content": f"Line {i}: I live in Porto."}]})
                                + "\n" for i in range(1500)))
     tenant = f"cli-kill-{uuid.uuid4().hex[:8]}"
-    env = {k: v for k, v in os.environ.items() if k not in _RUNTIME_VARS} | {"DATABASE_URL": ctx.db.dsn}
+    env = {k: v for k, v in os.environ.items() if k not in RUNTIME_VARS} | {"DATABASE_URL": ctx.db.dsn}
     command = [sys.executable, "-m", "infra.cli", "backfill", str(history), "--tenant", tenant]
     running = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
@@ -243,9 +233,9 @@ def test_an_import_killed_with_kill_9_goes_on_under_its_own_id_with_resume(ctx, 
 
     elsewhere = tmp_path / "other.jsonl"
     elsewhere.write_text(history.read_text())
-    refused = _memex("backfill", str(elsewhere), "--tenant", tenant, "--resume", row["id"], env=env)
+    refused = memex_cli("backfill", str(elsewhere), "--tenant", tenant, "--resume", row["id"], env=env)
     assert refused.returncode == 1 and "not this one" in refused.stderr
-    again = _memex("backfill", str(history), "--tenant", tenant, "--resume", row["id"], env=env)
+    again = memex_cli("backfill", str(history), "--tenant", tenant, "--resume", row["id"], env=env)
     assert again.returncode == 0, again.stderr
     finished = json.loads(again.stdout)
     assert (finished["backfill_id"], finished["status"], finished["done"], finished["failed"]) == (
@@ -259,8 +249,8 @@ def test_backfill_of_a_file_that_is_not_there_says_so_at_once(tmp_path):
     # It used to queue the job anyway: five deliveries of a FileNotFoundError traceback over two
     # minutes, then "backfill bf_… not found".
     missing = tmp_path / "histroy.jsonl"
-    env = {k: v for k, v in os.environ.items() if k not in _RUNTIME_VARS} | {"MEMEX_HOME": str(tmp_path)}
-    done = _memex("backfill", str(missing), "--tenant", "cli-backfill", env=env)
+    env = {k: v for k, v in os.environ.items() if k not in RUNTIME_VARS} | {"MEMEX_HOME": str(tmp_path)}
+    done = memex_cli("backfill", str(missing), "--tenant", "cli-backfill", env=env)
     assert done.returncode == 1
     assert done.stderr.strip() == f"memex backfill: {missing}: no such file"
 
@@ -285,6 +275,6 @@ def test_every_argument_of_every_command_says_what_it_is():
                     for command in action._choices_actions if not command.help]
     assert unexplained == []
     # What --help shows a new user, the default tenant of a backfill included.
-    done = _memex("backfill", "--help", env=dict(os.environ))
+    done = memex_cli("backfill", "--help", env=dict(os.environ))
     assert done.returncode == 0, done.stderr
     assert "(default: default, the tenant of requests without a key)" in " ".join(done.stdout.split())

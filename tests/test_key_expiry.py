@@ -14,7 +14,7 @@ import pytest
 
 from infra.cli import InvalidDuration, duration
 from memex.keys import issue_key, revoke_key
-from tests.test_cli import _memex
+from tests.conftest import memex_cli
 
 
 _WIRE_TIME = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z"
@@ -27,29 +27,29 @@ def _env(ctx) -> dict[str, str]:
 def test_a_key_made_to_expire_in_90_days_says_so_and_keys_list_shows_when(ctx, http):
     tenant = f"t-{uuid.uuid4().hex[:10]}"
     before = datetime.now(timezone.utc)
-    made = _memex("keys", "create", "--tenant", tenant, "--expires-in", "90d", env=_env(ctx))
+    made = memex_cli("keys", "create", "--tenant", tenant, "--expires-in", "90d", env=_env(ctx))
     assert made.returncode == 0, made.stderr
     assert re.search(r"it expires at \d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ", made.stderr)
-    listed = json.loads(_memex("keys", "list", "--tenant", tenant, "--json", env=_env(ctx)).stdout)
+    listed = json.loads(memex_cli("keys", "list", "--tenant", tenant, "--json", env=_env(ctx)).stdout)
     # As the wire sends times (memex.models.wire_time): RFC 3339 in UTC with Z, whatever the session's zone.
     for field in ("created_at", "expires_at"):
         assert re.fullmatch(_WIRE_TIME, listed[0][field]), (field, listed[0])
     expires_at = datetime.fromisoformat(listed[0]["expires_at"])
     assert timedelta(days=90) <= expires_at - before < timedelta(days=90, minutes=5)
-    table = _memex("keys", "list", "--tenant", tenant, env=_env(ctx)).stdout.splitlines()
+    table = memex_cli("keys", "list", "--tenant", tenant, env=_env(ctx)).stdout.splitlines()
     columns = dict(zip(re.split(r"\s{2,}", table[0]), re.split(r"\s{2,}", table[1])))
     assert columns["EXPIRES"] == expires_at.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M:%SZ")
     answered = http.get("/v1/memories/count", params={"user_id": "u"},
                         headers={"Authorization": f"Bearer {made.stdout.strip()}"})
     assert answered.status_code == 200, answered.text
-    used = json.loads(_memex("keys", "list", "--tenant", tenant, "--json", env=_env(ctx)).stdout)[0]["last_used_at"]
+    used = json.loads(memex_cli("keys", "list", "--tenant", tenant, "--json", env=_env(ctx)).stdout)[0]["last_used_at"]
     assert re.fullmatch(_WIRE_TIME, used), used
 
-    lasting = _memex("keys", "create", "--tenant", tenant, env=_env(ctx))
+    lasting = memex_cli("keys", "create", "--tenant", tenant, env=_env(ctx))
     assert "expires" not in lasting.stderr
-    listed = json.loads(_memex("keys", "list", "--tenant", tenant, "--json", env=_env(ctx)).stdout)
+    listed = json.loads(memex_cli("keys", "list", "--tenant", tenant, "--json", env=_env(ctx)).stdout)
     assert [row["expires_at"] is None for row in listed] == [False, True]
-    assert _memex("keys", "list", "--tenant", tenant, env=_env(ctx)).stdout.splitlines()[2].split()[-2] == "-"
+    assert memex_cli("keys", "list", "--tenant", tenant, env=_env(ctx)).stdout.splitlines()[2].split()[-2] == "-"
 
 
 @pytest.mark.parametrize("value, says", [
@@ -69,10 +69,10 @@ def test_every_unit_is_read():
 
 def test_the_command_refuses_a_bad_expiry_before_making_anything(ctx):
     tenant = f"t-{uuid.uuid4().hex[:10]}"
-    bad = _memex("keys", "create", "--tenant", tenant, "--expires-in", "90x", env=_env(ctx))
+    bad = memex_cli("keys", "create", "--tenant", tenant, "--expires-in", "90x", env=_env(ctx))
     assert bad.returncode == 1 and "Traceback" not in bad.stderr and bad.stdout == ""
     assert "memex: --expires-in: '90x' is not a duration" in bad.stderr
-    assert json.loads(_memex("keys", "list", "--tenant", tenant, "--json", env=_env(ctx)).stdout) == []
+    assert json.loads(memex_cli("keys", "list", "--tenant", tenant, "--json", env=_env(ctx)).stdout) == []
 
 
 def test_an_expired_key_gets_401_saying_it_expired(ctx, http):
@@ -86,7 +86,7 @@ def test_an_expired_key_gets_401_saying_it_expired(ctx, http):
     message = refused.json()["error"]["message"]
     assert message.startswith("this API key expired at ") and message.endswith("Z")
     assert "revoked" not in message and "invalid" not in message
-    described = json.loads(_memex("tenants", "show", tenant, env=_env(ctx)).stdout)
+    described = json.loads(memex_cli("tenants", "show", tenant, env=_env(ctx)).stdout)
     assert (described["active_keys"], described["expired_keys"]) == (0, 1)
     revoke_key(ctx, short.id)  # revoked and expired: revocation is what the operator did last
     refused = http.get("/v1/memories/count", params={"user_id": "u"}, headers=headers)

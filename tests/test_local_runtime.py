@@ -14,20 +14,17 @@ import httpx
 import pytest
 
 from infra.local.sqs_server import free_port
-from tests.conftest import ROOT
+from tests.conftest import ROOT, RUNTIME_VARS
 
 # A fresh server's first search loads the embedding model: slow on a busy machine. Each call its
 # own connection, so that requests spread over a server's processes.
 get = partial(httpx.get, timeout=60)
 post = partial(httpx.post, timeout=60)
 
-# What the test session's own runtime put in the environment must not leak into the child.
-_RUNTIME_VARS = {"DATABASE_URL", "SQS_ENDPOINT_URL", "AWS_ENDPOINT_URL", "MEMEX_LOCALSTACK", "EXTRACTION_QUEUE_URL", "SUPERSESSION_QUEUE_URL",
-                 "BACKFILL_QUEUE_URL", "MEMEX_HOME", "MEMEX_REQUIRE_API_KEY", "MEMEX_MAX_RECEIVE_COUNT"}
 
 
 def _child_env() -> dict[str, str]:
-    return {k: v for k, v in os.environ.items() if k not in _RUNTIME_VARS}
+    return {k: v for k, v in os.environ.items() if k not in RUNTIME_VARS}
 
 
 def _alive(pid: int) -> bool:

@@ -12,7 +12,7 @@ import pytest
 
 from infra.local.lambda_context import LocalLambdaContext
 from memex_edge.observability import logger as memex_logger
-from tests.conftest import ROOT
+from tests.conftest import ROOT, logging_into
 
 
 class Lines(logging.Handler):
@@ -37,16 +37,8 @@ class Lines(logging.Handler):
 
 @pytest.fixture
 def logged():
-    handler = Lines()
-    loggers = [logging.getLogger(), logging.getLogger("memex")]
-    levels = [each.level for each in loggers]
-    for each in loggers:
-        each.addHandler(handler)
-        each.setLevel(logging.INFO)
-    yield handler
-    for each, level in zip(loggers, levels):
-        each.removeHandler(handler)
-        each.setLevel(level)
+    with logging_into(Lines()) as handler:
+        yield handler
 
 
 def _break_limit(ctx, tenant_id: str) -> None:

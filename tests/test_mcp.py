@@ -7,8 +7,6 @@ from __future__ import annotations
 import json
 import logging
 import re
-import threading
-import time
 import uuid
 
 import anyio
@@ -16,7 +14,6 @@ import httpx
 import httpx2
 import jsonschema
 import pytest
-import uvicorn
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
@@ -24,7 +21,7 @@ from mcp.shared.exceptions import MCPError
 from infra.local.lambda_context import LocalLambdaContext
 from infra.local.runtime import function_module
 from infra.local.sqs_server import free_port
-from tests.conftest import ROOT, WIRE_TIMES
+from tests.conftest import ROOT, WIRE_TIMES, served
 
 TOOLS = {"store_memory", "search_memories", "recall_context", "add_turn", "list_memories", "list_sessions",
          "session_messages", "memory_history", "delete_memory", "delete_session", "count_memories", "forget_user"}
@@ -33,17 +30,8 @@ TOOLS = {"store_memory", "search_memories", "recall_context", "add_turn", "list_
 @pytest.fixture(scope="module")
 def mcp_url(runtime):
     """The local runtime's whole app (REST and MCP) on a loopback port, as `make dev` serves it."""
-    port = free_port()
-    server = uvicorn.Server(uvicorn.Config(runtime.asgi_app(), host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        assert time.monotonic() < deadline and thread.is_alive(), "uvicorn did not start"
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}/mcp"
-    server.should_exit = True
-    thread.join(timeout=10)
+    with served(runtime.asgi_app()) as url:
+        yield f"{url}/mcp"
 
 
 def session(url: str, key: str | None, body, mode: str = "legacy"):

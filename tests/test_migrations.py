@@ -12,6 +12,7 @@ from psycopg.rows import dict_row
 
 from memex.db import sessions
 from memex.db.migrations import EmbeddingDimensionMismatch, MigrationBlocked, apply_migrations
+from tests.conftest import scratch_database
 
 MIGRATIONS = Path(__file__).resolve().parents[1] / "shared" / "memex" / "db" / "migrations"
 
@@ -32,23 +33,15 @@ def test_migrations_are_idempotent_and_the_schema_is_there(ctx):
 
 
 @contextmanager
-def _scratch_database(ctx, name: str) -> Iterator[psycopg.Connection]:
+def _migrated_database(ctx, name: str) -> Iterator[psycopg.Connection]:
     """A database of its own, every migration applied, dropped afterwards: a test takes it back to
     the schema before the migration it checks."""
     from pgvector.psycopg import register_vector
-    from psycopg.conninfo import make_conninfo
 
-    with psycopg.connect(ctx.db.dsn, autocommit=True) as admin:
-        admin.execute(f"DROP DATABASE IF EXISTS {name}")
-        admin.execute(f"CREATE DATABASE {name}")
-    try:
-        with psycopg.connect(make_conninfo(ctx.db.dsn, dbname=name), autocommit=True) as conn:
-            apply_migrations(conn, 384)
-            register_vector(conn)
-            yield conn
-    finally:
-        with psycopg.connect(ctx.db.dsn, autocommit=True) as admin:
-            admin.execute(f"DROP DATABASE IF EXISTS {name}")
+    with scratch_database(ctx, name) as url, psycopg.connect(url, autocommit=True) as conn:
+        apply_migrations(conn, 384)
+        register_vector(conn)
+        yield conn
 
 
 def test_a_different_embedding_dimension_is_refused_with_a_clear_error(ctx):
@@ -62,7 +55,7 @@ def test_the_quantised_vectors_are_added_to_a_database_that_has_memories(ctx):
     import numpy as np
 
     version = "0010_binary_quantized_vectors"
-    with _scratch_database(ctx, "memex_before_0010") as conn:
+    with _migrated_database(ctx, "memex_before_0010") as conn:
         # the schema as 0009 left it
         conn.execute("DROP INDEX memories_user_bits")
         conn.execute("ALTER TABLE memories DROP COLUMN embedding_bits")
@@ -87,7 +80,7 @@ def test_the_current_facts_read_is_added_to_a_database_that_has_memories(ctx):
     import numpy as np
 
     version = "0011_current_semantic_lookup"
-    with _scratch_database(ctx, "memex_before_0011") as conn:
+    with _migrated_database(ctx, "memex_before_0011") as conn:
         # the schema as 0010 left it
         conn.execute("DROP FUNCTION current_semantic_memories")
         conn.execute("DROP INDEX memories_user_current_semantic")
@@ -136,7 +129,7 @@ def test_a_concurrent_migration_builds_its_index_while_the_table_takes_writes(ct
     import threading
     from psycopg.conninfo import make_conninfo
 
-    with _scratch_database(ctx, "memex_before_0015") as conn:
+    with _migrated_database(ctx, "memex_before_0015") as conn:
         conn.execute("DROP INDEX memories_user_ended_facts")
         conn.execute("DELETE FROM schema_migrations WHERE version = %s", (_ENDED,))
         conn.execute("INSERT INTO tenants (id) VALUES ('t')")
@@ -165,7 +158,7 @@ def test_a_failed_concurrent_build_is_built_again_and_two_migrators_apply_it_onc
     from concurrent.futures import ThreadPoolExecutor
     from psycopg.conninfo import make_conninfo
 
-    with _scratch_database(ctx, "memex_failed_0015") as conn:
+    with _migrated_database(ctx, "memex_failed_0015") as conn:
         conn.execute("UPDATE pg_index SET indisvalid = false WHERE indexrelid = 'memories_user_ended_facts'::regclass")
         conn.execute("DELETE FROM schema_migrations WHERE version = %s", (_ENDED,))
         assert _index_valid(conn, "memories_user_ended_facts") is False
@@ -198,7 +191,7 @@ def test_embeddings_stay_in_their_rows_from_0014_on_and_vacuum_full_moves_the_ol
 
     version = "0014_inline_embeddings"
     vector_bytes = 4 + 4 * 384  # what the TOAST table holds of a 384-d vector: its dimensions and floats
-    with _scratch_database(ctx, "memex_before_0014") as conn:
+    with _migrated_database(ctx, "memex_before_0014") as conn:
         conn.execute("ALTER TABLE memories ALTER COLUMN embedding SET STORAGE EXTERNAL")  # pgvector's own
         conn.execute("ALTER TABLE memories RESET (toast_tuple_target)")  # as before 0020
         conn.execute("DELETE FROM schema_migrations WHERE version = %s", (version,))
@@ -236,7 +229,7 @@ def test_a_memory_keeps_its_text_in_its_row_from_0020_on(ctx):
     import numpy as np
 
     version = "0020_inline_rows"
-    with _scratch_database(ctx, "memex_before_0020") as conn:
+    with _migrated_database(ctx, "memex_before_0020") as conn:
         conn.execute("ALTER TABLE memories RESET (toast_tuple_target)")
         conn.execute("DELETE FROM schema_migrations WHERE version = %s", (version,))
         toast = conn.execute("SELECT reltoastrelid::regclass::text FROM pg_class WHERE relname = 'memories'").fetchone()[0]
@@ -274,7 +267,7 @@ def test_the_keys_taken_back_are_read_from_the_links_a_database_has(ctx):
     fact (a procedural one with a key); and a link written afterwards is kept by the trigger, under
     the same conditions."""
     version = "0021_keys_taken_back"
-    with _scratch_database(ctx, "memex_before_0021") as conn:
+    with _migrated_database(ctx, "memex_before_0021") as conn:
         # the schema as 0020 left it
         conn.execute("DROP TRIGGER keys_taken_back_insert ON memory_links")
         conn.execute("DROP FUNCTION keys_taken_back_add")
@@ -320,7 +313,7 @@ def test_the_replaced_facts_index_is_built_on_a_database_at_0021(ctx):
     """Migration 0022 on a database written before it: the index holds the user's facts no longer
     current, not their inactive messages nor their current facts, and is valid (built concurrently)."""
     version = "0022_replaced_facts"
-    with _scratch_database(ctx, "memex_before_0022") as conn:
+    with _migrated_database(ctx, "memex_before_0022") as conn:
         # the schema as 0021 left it
         conn.execute("DROP INDEX memories_user_replaced_facts")
         conn.execute("DELETE FROM schema_migrations WHERE version = %s", (version,))
@@ -346,7 +339,7 @@ def test_the_postings_by_use_index_is_built_on_a_database_at_0022(ctx):
     """Migration 0023 on a database written before it: the postings written before are in the index,
     the most used first, and the index is valid (built concurrently)."""
     version = "0023_postings_by_tf"
-    with _scratch_database(ctx, "memex_before_0023") as conn:
+    with _migrated_database(ctx, "memex_before_0023") as conn:
         # the schema as 0022 left it
         conn.execute("DROP INDEX memory_postings_by_tf")
         conn.execute("DELETE FROM schema_migrations WHERE version = %s", (version,))
@@ -370,7 +363,7 @@ def test_the_sessions_indexes_are_built_on_a_database_at_0023(ctx):
     """Migration 0024 on a database written before it: the turns written before are in both indexes,
     which are valid (built concurrently), and turns_user, their prefix, is gone."""
     version = "0024_sessions_in_order"
-    with _scratch_database(ctx, "memex_before_0024") as conn:
+    with _migrated_database(ctx, "memex_before_0024") as conn:
         # the schema as 0023 left it (turns_user_time is gone since 0025)
         conn.execute("DROP INDEX turns_user_session_time")
         conn.execute("CREATE INDEX turns_user ON turns (tenant_id, user_id, session_id)")
@@ -397,7 +390,7 @@ def test_the_sessions_rows_count_the_turns_of_a_database_at_0024(ctx):
     """Migration 0025 on a database written before it: a row per session of each user, counted from
     the turns and messages already there, kept by the writes after it; turns_user_time is gone."""
     version = "0025_session_rows"
-    with _scratch_database(ctx, "memex_before_0025") as conn:
+    with _migrated_database(ctx, "memex_before_0025") as conn:
         # the schema as 0024 left it
         conn.execute("DROP TABLE sessions")
         for name in ("sessions_add_turns", "sessions_add_messages", "sessions_remove_messages", "sessions_remove_turns"):
@@ -430,7 +423,7 @@ def test_the_turns_by_agent_index_is_built_on_a_database_at_0025(ctx):
     in the index, which is valid (built concurrently), and a session is checked for an agent's turn
     through it."""
     version = "0026_turns_by_agent"
-    with _scratch_database(ctx, "memex_before_0026") as conn:
+    with _migrated_database(ctx, "memex_before_0026") as conn:
         # the schema as 0025 left it
         conn.execute("DROP INDEX turns_user_agent")
         conn.execute("DELETE FROM schema_migrations WHERE version = %s", (version,))
@@ -456,7 +449,7 @@ def test_the_keyword_column_is_folded_on_a_database_at_0026(ctx):
     """Migration 0027 on a database written before it: the memories written before are read again
     (accents folded, each Han character a word), and the keyword statistics counted from them anew."""
     version = "0027_folded_text"
-    with _scratch_database(ctx, "memex_before_0027") as conn:
+    with _migrated_database(ctx, "memex_before_0027") as conn:
         # the schema as 0026 left it
         conn.execute("ALTER TABLE memories DROP COLUMN content_tsv")
         conn.execute("""ALTER TABLE memories ADD COLUMN content_tsv tsvector GENERATED ALWAYS AS (
@@ -494,7 +487,7 @@ def test_the_turns_tries_are_noted_from_0029_on_without_rewriting_the_table(ctx)
     (the table's file is the same one: no rewrite, constant time however many turns), and the turns
     written before have no try noted (the sweep takes them as before)."""
     version = "0029_turn_tries"
-    with _scratch_database(ctx, "memex_before_0029") as conn:
+    with _migrated_database(ctx, "memex_before_0029") as conn:
         # the schema as 0028 left it
         conn.execute("ALTER TABLE turns DROP COLUMN tried_at")
         conn.execute("DELETE FROM schema_migrations WHERE version = %s", (version,))
@@ -512,7 +505,7 @@ def test_key_expiry_and_tenant_deletion_come_with_0030_without_rewriting_either_
     """Migration 0030 on a database written before it: both columns are added to the catalogue alone
     (the tables' files are the same ones), and the keys made before never expire, the tenants are live."""
     version = "0030_key_expiry_tenant_deletion"
-    with _scratch_database(ctx, "memex_before_0030") as conn:
+    with _migrated_database(ctx, "memex_before_0030") as conn:
         conn.execute("ALTER TABLE api_keys DROP COLUMN expires_at")
         conn.execute("ALTER TABLE tenants DROP COLUMN deleted_at")
         conn.execute("DELETE FROM schema_migrations WHERE version = %s", (version,))
@@ -537,7 +530,7 @@ def test_a_user_written_after_the_last_analyze_is_due_for_autovacuum_from_0032_o
     plus the scale factor times the rows analysed, as autovacuum reckons it), where the server's
     defaults wait for a tenth; the table itself is not rewritten."""
     version = "0032_analyze_sooner"
-    with _scratch_database(ctx, "memex_before_0032") as conn:
+    with _migrated_database(ctx, "memex_before_0032") as conn:
         for table in ANALYZED_SOONER:
             conn.execute(f"ALTER TABLE {table} RESET (autovacuum_analyze_scale_factor)")
         conn.execute("DELETE FROM schema_migrations WHERE version = %s", (version,))
@@ -599,7 +592,7 @@ def test_the_turns_offsets_come_with_0035_and_0036_without_rewriting_the_table(c
     from memex.db import turns as turn_rows
 
     versions = ["0035_turn_offsets", "0036_turn_offsets_by_time"]
-    with _scratch_database(ctx, "memex_before_0035") as conn:
+    with _migrated_database(ctx, "memex_before_0035") as conn:
         # the schema before 0035
         conn.execute("DROP INDEX turns_user_offsets")
         conn.execute("ALTER TABLE turns DROP COLUMN utc_offset")
@@ -636,7 +629,7 @@ def test_a_migration_waiting_for_a_lock_stalls_no_writer_and_applies_once_the_ho
 
     from psycopg.conninfo import make_conninfo
 
-    with _scratch_database(ctx, "memex_locked_0029") as conn:
+    with _migrated_database(ctx, "memex_locked_0029") as conn:
         version = _before_0029(conn)
         url = make_conninfo(ctx.db.dsn, dbname="memex_locked_0029")
         with psycopg.connect(url) as reader, psycopg.connect(url, autocommit=True) as writer:
@@ -666,7 +659,7 @@ def test_a_migration_blocked_on_every_try_is_rolled_back_and_names_the_lock_hold
     holding the lock (its pid, the table and the lock's mode), and nothing of the migration stays."""
     from psycopg.conninfo import make_conninfo
 
-    with _scratch_database(ctx, "memex_blocked_0029") as conn:
+    with _migrated_database(ctx, "memex_blocked_0029") as conn:
         version = _before_0029(conn)
         url = make_conninfo(ctx.db.dsn, dbname="memex_blocked_0029")
         with psycopg.connect(url) as reader:

@@ -13,7 +13,7 @@ import pytest
 
 from memex import pipeline
 from memex_edge.context import build_context
-from tests.conftest import Tenant, api_client
+from tests.conftest import Tenant, api_client, logging_into
 from bench.openai_double import OpenAIDouble
 
 
@@ -33,18 +33,8 @@ class Records(logging.Handler):
 
 @pytest.fixture
 def logged():
-    """Every record at INFO or above, from the root logger and from memex's own (which does not
-    propagate to the root under Powertools)."""
-    handler = Records()
-    loggers = [logging.getLogger(), logging.getLogger("memex")]
-    levels = [logger.level for logger in loggers]
-    for logger in loggers:
-        logger.addHandler(handler)
-        logger.setLevel(logging.INFO)
-    yield handler
-    for logger, level in zip(loggers, levels):
-        logger.removeHandler(handler)
-        logger.setLevel(level)
+    with logging_into(Records()) as handler:
+        yield handler
 
 
 @pytest.fixture(scope="module")

@@ -15,7 +15,6 @@ from datetime import datetime, timezone
 
 import psycopg
 import pytest
-from psycopg.conninfo import make_conninfo
 from psycopg.rows import dict_row
 
 from memex import backfill as bulk
@@ -25,9 +24,7 @@ from memex.db import turns as turn_rows
 from memex.errors import TenantDeleted
 from memex.models import MemoryIn, TurnIn
 from memex_edge.context import build_context
-from tests.conftest import ROOT, Tenant, api_client
-from tests.test_cli import _memex
-from tests.test_local_runtime import _RUNTIME_VARS
+from tests.conftest import ROOT, RUNTIME_VARS, Tenant, api_client, memex_cli, scratch_database
 from tests.test_erasure import _marker, _rows_mentioning, texts_kept
 
 
@@ -58,7 +55,7 @@ def test_a_deleted_tenant_leaves_no_row_and_the_other_tenant_is_untouched(ctx, r
     words, kept_words = _marker(), _marker()
     tenants.set_limit(ctx, tenant.id, "1000/s")
     second_key = Tenant.__new__(Tenant)
-    second_key.__dict__.update(tenant.__dict__, key=_memex("keys", "create", "--tenant", tenant.id,
+    second_key.__dict__.update(tenant.__dict__, key=memex_cli("keys", "create", "--tenant", tenant.id,
                                                            env=_env(ctx)).stdout.strip())
     second_user = f"u-{uuid.uuid4().hex[:8]}"
     assert tenant.turn(f"I work at Stripe. My locker code is {words}.").status_code == 201
@@ -80,7 +77,7 @@ def test_a_deleted_tenant_leaves_no_row_and_the_other_tenant_is_untouched(ctx, r
         _rows_mentioning(ctx, tenant.id))
     other_before = _snapshot(ctx, other_tenant.id)
 
-    done = _memex("tenants", "delete", tenant.id, "--yes", env=_env(ctx))
+    done = memex_cli("tenants", "delete", tenant.id, "--yes", env=_env(ctx))
     assert done.returncode == 0, done.stderr
     erased = json.loads(done.stdout)
     assert erased["tenant"] == tenant.id and erased["keys_revoked"] == 2 and erased["users"] == 3
@@ -102,12 +99,12 @@ def test_a_deleted_tenant_leaves_no_row_and_the_other_tenant_is_untouched(ctx, r
     assert _snapshot(ctx, other_tenant.id) == other_before
     assert other_tenant.search(f"where do I live {kept_words}")  # and it still answers
 
-    again = _memex("tenants", "delete", tenant.id, "--yes", env=_env(ctx))
+    again = memex_cli("tenants", "delete", tenant.id, "--yes", env=_env(ctx))
     assert again.returncode == 0, again.stderr
     assert {k: v for k, v in json.loads(again.stdout).items() if k not in ("tenant", "deleted_at")} == {
         "keys_revoked": 0, "users": 0, "turns": 0, "memories": 0, "other_rows": {}}
     assert json.loads(again.stdout)["deleted_at"] == erased["deleted_at"]  # the first time kept
-    unknown = _memex("tenants", "delete", f"t-{uuid.uuid4().hex[:10]}", "--yes", env=_env(ctx))
+    unknown = memex_cli("tenants", "delete", f"t-{uuid.uuid4().hex[:10]}", "--yes", env=_env(ctx))
     assert unknown.returncode == 1 and "no tenant t-" in unknown.stderr and "Traceback" not in unknown.stderr
 
 
@@ -150,7 +147,7 @@ def test_an_import_queued_before_the_deletion_stores_nothing_and_a_new_key_opens
     runtime.drain()
     assert _rows_mentioning(ctx, said, job.backfill_id) == {}
 
-    reopened = _memex("keys", "create", "--tenant", tenant.id, env=_env(ctx))
+    reopened = memex_cli("keys", "create", "--tenant", tenant.id, env=_env(ctx))
     assert reopened.returncode == 0, reopened.stderr
     assert f"tenant {tenant.id} was deleted at" in reopened.stderr and "live again" in reopened.stderr
     tenant.key = reopened.stdout.strip()
@@ -230,21 +227,17 @@ def test_tenants_delete_asks_first_and_refuses_to_guess_without_a_terminal(ctx, 
 def test_the_default_tenant_is_not_deleted_while_requests_without_a_key_act_for_it(ctx, tmp_path):
     """With no key yet (the embedded default), deleting `default` would refuse every request from then
     on: refused, with what to do instead; once a key exists it is a tenant like any other."""
-    name = f"open_{uuid.uuid4().hex[:10]}"
-    ctx.db.connection().execute(f"CREATE DATABASE {name}")
-    try:
-        env = {k: v for k, v in os.environ.items() if k not in _RUNTIME_VARS}
-        env |= {"DATABASE_URL": make_conninfo(ctx.db.dsn, dbname=name), "MEMEX_HOME": str(tmp_path)}
-        done = _memex("invoke", "ingest", "events/ingest_post_turn.json", env=env)  # stored without a key
+    with scratch_database(ctx, f"open_{uuid.uuid4().hex[:10]}") as url:
+        env = {k: v for k, v in os.environ.items() if k not in RUNTIME_VARS}
+        env |= {"DATABASE_URL": url, "MEMEX_HOME": str(tmp_path)}
+        done = memex_cli("invoke", "ingest", "events/ingest_post_turn.json", env=env)  # stored without a key
         assert json.loads(done.stdout)["statusCode"] == 202, done.stderr
-        refused = _memex("tenants", "delete", "default", "--yes", env=env)
+        refused = memex_cli("tenants", "delete", "default", "--yes", env=env)
         assert refused.returncode == 1 and "Traceback" not in refused.stderr
         assert "default is the tenant of requests without a key" in refused.stderr
         with psycopg.connect(env["DATABASE_URL"], autocommit=True) as conn:
             assert conn.execute("SELECT count(*) FROM turns WHERE tenant_id = 'default'").fetchone()[0] == 1
-        assert _memex("keys", "create", "--tenant", "acme", env=env).returncode == 0
-        deleted = _memex("tenants", "delete", "default", "--yes", env=env)
+        assert memex_cli("keys", "create", "--tenant", "acme", env=env).returncode == 0
+        deleted = memex_cli("tenants", "delete", "default", "--yes", env=env)
         assert deleted.returncode == 0, deleted.stderr
         assert json.loads(deleted.stdout)["turns"] == 1
-    finally:
-        ctx.db.connection().execute(f"DROP DATABASE {name} WITH (FORCE)")

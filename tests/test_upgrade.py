@@ -15,11 +15,10 @@ from pathlib import Path
 from typing import Iterator
 
 import psycopg
-from psycopg.conninfo import make_conninfo
 
 from memex.db.migrations import apply_migrations
 from memex_edge.context import build_context
-from tests.conftest import api_client
+from tests.conftest import api_client, scratch_database
 
 MIGRATIONS = Path(__file__).resolve().parents[1] / "shared" / "memex" / "db" / "migrations"
 OLD = "0013_speaker_names"
@@ -109,18 +108,10 @@ def _database_at(ctx, last: str) -> Iterator[tuple[psycopg.Connection, str]]:
     """A database of its own migrated up to `last`, dropped afterwards."""
     from pgvector.psycopg import register_vector
 
-    with psycopg.connect(ctx.db.dsn, autocommit=True) as admin:
-        admin.execute(f"DROP DATABASE IF EXISTS {DATABASE}")
-        admin.execute(f"CREATE DATABASE {DATABASE}")
-    url = make_conninfo(ctx.db.dsn, dbname=DATABASE)
-    try:
-        with psycopg.connect(url, autocommit=True) as conn:
-            _migrate_through(conn, last)
-            register_vector(conn)
-            yield conn, url
-    finally:
-        with psycopg.connect(ctx.db.dsn, autocommit=True) as admin:
-            admin.execute(f"DROP DATABASE IF EXISTS {DATABASE} WITH (FORCE)")
+    with scratch_database(ctx, DATABASE) as url, psycopg.connect(url, autocommit=True) as conn:
+        _migrate_through(conn, last)
+        register_vector(conn)
+        yield conn, url
 
 
 def _start(monkeypatch, home: Path, url: str) -> list[str]:

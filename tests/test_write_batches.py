@@ -8,12 +8,12 @@ from __future__ import annotations
 import json
 import threading
 import time
+from contextlib import nullcontext
 
 import numpy as np
 import psycopg
 import pytest
 from pgvector.psycopg import register_vector
-from psycopg.conninfo import make_conninfo
 from psycopg.rows import dict_row
 
 from infra.local.lambda_context import LocalLambdaContext
@@ -26,6 +26,7 @@ from memex.db import tenants as tenant_rows
 from memex.db import turns as turn_rows
 from memex.ingest import ingest_turn
 from memex.models import TurnIn
+from tests.conftest import scratch_database
 
 LINES = ["I live in Lisbon.", "I work at Stripe.", "Had a long day.", "I moved to Porto last month.",
          "My dog's name is Biscuit.", "I just started at Notion.", "I love sushi.", "I'm 34 years old.",
@@ -262,15 +263,9 @@ def test_the_wait_for_superseded_rows_covers_a_transaction_between_its_statement
     running in every snapshot taken since, whatever its database, and no scan marks an entry dead
     past it: the look-up's test below then read every superseded row twice (189 buffers against 30,
     once in a suite). _dead_to_all must wait for such a transaction as for a snapshot."""
-    name = "memex_wait_xid"
-    dsn = ctx.db.dsn
-    if database == "another":
-        with psycopg.connect(ctx.db.dsn, autocommit=True) as admin:
-            admin.execute(f"DROP DATABASE IF EXISTS {name}")
-            admin.execute(f"CREATE DATABASE {name}")
-        dsn = make_conninfo(ctx.db.dsn, dbname=name)
     ended = threading.Event()
-    try:
+    own = scratch_database(ctx, "memex_wait_xid") if database == "another" else nullcontext(ctx.db.dsn)
+    with own as dsn:
         with psycopg.connect(dsn) as holder:
             holder.execute("SELECT txid_current()")  # an xid, and idle in transaction: no snapshot
             conn = ctx.db.connection()
@@ -292,10 +287,6 @@ def test_the_wait_for_superseded_rows_covers_a_transaction_between_its_statement
                 assert ended.is_set()
             finally:
                 timer.join()
-    finally:
-        if database == "another":
-            with psycopg.connect(ctx.db.dsn, autocommit=True) as admin:
-                admin.execute(f"DROP DATABASE IF EXISTS {name}")
 
 
 def test_the_related_lookup_stops_visiting_the_rows_of_superseded_facts(ctx):
@@ -308,18 +299,11 @@ def test_the_related_lookup_stops_visiting_the_rows_of_superseded_facts(ctx):
     it read it, and the runtime's workers, still writing an earlier test's turns into the suite's
     database, changed those pages between reads (189 and 179 buffers against 30, in loaded suites)."""
     name, changes, user = "memex_lookup_dead", 300, "u1"
-    with psycopg.connect(ctx.db.dsn, autocommit=True) as admin:
-        admin.execute(f"DROP DATABASE IF EXISTS {name}")
-        admin.execute(f"CREATE DATABASE {name}")
-    try:
-        with psycopg.connect(make_conninfo(ctx.db.dsn, dbname=name), autocommit=True, row_factory=dict_row) as conn:
-            migrations.apply_migrations(conn, ctx.embedder.dim)
-            register_vector(conn)
-            tenant_rows.ensure_tenant(conn, "t1")
-            _read_twice_after_superseding(conn, ctx.embedder.dim, "t1", user, changes)
-    finally:
-        with psycopg.connect(ctx.db.dsn, autocommit=True) as admin:
-            admin.execute(f"DROP DATABASE IF EXISTS {name}")
+    with scratch_database(ctx, name) as url, psycopg.connect(url, autocommit=True, row_factory=dict_row) as conn:
+        migrations.apply_migrations(conn, ctx.embedder.dim)
+        register_vector(conn)
+        tenant_rows.ensure_tenant(conn, "t1")
+        _read_twice_after_superseding(conn, ctx.embedder.dim, "t1", user, changes)
 
 
 def _read_twice_after_superseding(conn, dim: int, tenant_id: str, user: str, changes: int) -> None:

@@ -22,7 +22,7 @@ from urllib.parse import parse_qs, urlparse
 
 import psycopg
 
-from bench.service import ROOT, RUNTIME_VARS, ServiceError, wait_healthy
+from bench.service import ROOT, ServiceError, child_env, memex_cli, wait_healthy
 from infra.local import embedded_postgres
 from infra.local.runtime import QUEUES
 from infra.local.sqs_server import QueueSpec, ensure_queues, free_port, start_moto
@@ -55,11 +55,8 @@ class Stack:
         if extra_env is not None:
             self._runtime_env = dict(extra_env)
         port = free_port()
-        env = {k: v for k, v in os.environ.items() if k not in RUNTIME_VARS and not k.startswith("MEMEX_")}
-        env.update(AWS_ENV)
-        env.update({"DATABASE_URL": self.dsn, "SQS_ENDPOINT_URL": self.sqs_endpoint,
-                    "MEMEX_REQUIRE_API_KEY": "true", "PYTHONPATH": f"{ROOT}{os.pathsep}{ROOT / 'shared'}"})
-        env.update(self._runtime_env)
+        env = child_env({**AWS_ENV, "DATABASE_URL": self.dsn, "SQS_ENDPOINT_URL": self.sqs_endpoint,
+                         "MEMEX_REQUIRE_API_KEY": "true", **self._runtime_env}, defaults_only=True)
         log = open(self.runtime_log, "a")
         # A session of its own, so that a SIGKILL reaches the runtime and nothing else.
         self._process = subprocess.Popen(
@@ -147,20 +144,13 @@ class Stack:
 
     def create_key(self, tenant: str) -> str:
         """A key made the way an operator makes one: `memex keys create` against our database."""
-        env = {k: v for k, v in os.environ.items() if k not in RUNTIME_VARS}
-        env.update({"DATABASE_URL": self.dsn, "PYTHONPATH": f"{ROOT}{os.pathsep}{ROOT / 'shared'}"})
-        out = subprocess.run([sys.executable, "-m", "infra.cli", "keys", "create", "--tenant", tenant],
-                             cwd=ROOT, env=env, capture_output=True, text=True, timeout=120, check=True)
-        return out.stdout.strip().splitlines()[-1]
+        return memex_cli(["keys", "create", "--tenant", tenant], {"DATABASE_URL": self.dsn},
+                         timeout=120).strip().splitlines()[-1]
 
     def consolidate(self, tenant: str, user: str) -> dict[str, int]:
         """`memex consolidate` for one user, now, whatever their size or the memories' age."""
-        env = {k: v for k, v in os.environ.items() if k not in RUNTIME_VARS}
-        env.update({"DATABASE_URL": self.dsn, "PYTHONPATH": f"{ROOT}{os.pathsep}{ROOT / 'shared'}"})
-        out = subprocess.run([sys.executable, "-m", "infra.cli", "consolidate", "--tenant", tenant, "--user", user,
-                              "--threshold", "0", "--min-age-days", "0"],
-                             cwd=ROOT, env=env, capture_output=True, text=True, timeout=300, check=True)
-        return json.loads(out.stdout)
+        return json.loads(memex_cli(["consolidate", "--tenant", tenant, "--user", user, "--threshold", "0",
+                                     "--min-age-days", "0"], {"DATABASE_URL": self.dsn}, timeout=300))
 
     def close(self) -> None:
         """Stop everything, Postgres included: its data directory is about to be removed."""

@@ -39,6 +39,7 @@ from typing import Any, Sequence
 
 import httpx
 
+from bench import api
 from bench.locomo import percentile
 from bench.service import serve
 from bench.soak.chat import QUESTIONS, User, violations
@@ -162,24 +163,13 @@ class Soak:
         """Waits until every turn is processed (at most `timeout`): the seconds it took and the turns
         that are not."""
         started = time.monotonic()
-        waiting = list(self.turns)
-        while True:
-            for turn in waiting:
-                turn["status"] = self.request("GET", f"/v1/turns/{turn['turn_id']}").json().get("status")
-            waiting = [t for t in waiting if t["status"] != "processed"]
-            if not waiting or time.monotonic() - started > timeout:
-                return round(time.monotonic() - started, 1), waiting
-            time.sleep(2)
+        statuses = api.wait_processed(self.get, [t["turn_id"] for t in self.turns], timeout, interval=2)
+        for turn in self.turns:
+            turn["status"] = statuses[turn["turn_id"]]
+        return round(time.monotonic() - started, 1), [t for t in self.turns if t["status"] != "processed"]
 
-    def memories(self, user: User) -> list[dict[str, Any]]:
-        found, cursor = [], None
-        while True:
-            params = {"include_inactive": "true", "limit": 500, **({"cursor": cursor} if cursor else {})}
-            page = self.request("GET", f"/v1/users/{user.user_id}/memories", params=params).json()
-            found += page["memories"]
-            cursor = page.get("next_cursor")
-            if not cursor:
-                return found
+    def get(self, path: str, **kwargs: Any) -> httpx.Response:
+        return self.request("GET", path, **kwargs)
 
 
 def _route(path: str) -> str:
@@ -234,7 +224,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         soak.pollers.shutdown(wait=True)
         wrong = []
         for user in soak.users:
-            wrong += violations(user, soak.memories(user))
+            wrong += violations(user, api.memories(soak.get, user.user_id))
         server.close()
     fresh = [seconds for _, seconds in soak.fresh]
     minutes: dict[int, list[float]] = {}

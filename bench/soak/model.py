@@ -11,7 +11,7 @@ import re
 import time
 from typing import Any
 
-from bench.openai_double import CHAT, OpenAIDouble, _completion
+from bench.openai_double import CHAT, OpenAIDouble, completion
 from bench.soak.chat import CITIES, DOGS, EMPLOYERS
 
 NEW_MESSAGE = re.compile(r"^\[(\d+)\] user: (.*)$", re.M)
@@ -32,8 +32,8 @@ class SlowModel(OpenAIDouble):
         time.sleep(self.delay)
         prompt = "\n".join(m.get("content") or "" for m in body.get("messages", []))
         if "NEW messages:" not in prompt:
-            return 200, _completion(body.get("model", ""), '{"action": "unsure"}')
-        return 200, _completion(body.get("model", ""), json.dumps({"memories": extracted(prompt)}))
+            return 200, completion(body.get("model", ""), '{"action": "unsure"}')
+        return 200, completion(body.get("model", ""), json.dumps({"memories": extracted(prompt)}))
 
 
 def extracted(prompt: str) -> list[dict[str, Any]]:

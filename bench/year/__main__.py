@@ -25,8 +25,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
-import sys
 import tempfile
 import time
 from contextlib import ExitStack
@@ -36,8 +34,9 @@ from typing import Any, Sequence
 
 import httpx
 
+from bench import api
 from bench.locomo import percentile
-from bench.service import ROOT, RUNTIME_VARS, serve
+from bench.service import memex_cli, serve
 from bench.year.life import Life, Turn, generate, timestamp
 from bench.year.questions import questions, rank
 
@@ -73,18 +72,9 @@ class Trial:
             raise SystemExit(f"turns not processed: {failed[:5]}")
 
     def drain(self, timeout: float = 900) -> list[str]:
-        deadline = time.monotonic() + timeout
-        while self.pending and time.monotonic() < deadline:
-            still = []
-            for turn_id in self.pending:
-                status = self.client.get(f"/v1/turns/{turn_id}").json()["status"]
-                if status == "failed":
-                    return [turn_id]
-                if status != "processed":
-                    still.append(turn_id)
-            self.pending = still
-            if still:
-                time.sleep(1)
+        """The turns not processed (failed, or still waiting after `timeout` s)."""
+        statuses = api.wait_processed(self.client.get, self.pending, timeout, interval=1)
+        self.pending = [t for t, status in statuses.items() if status != "processed"]
         return self.pending
 
     def count(self, include_inactive: bool) -> int:
@@ -117,14 +107,7 @@ class Trial:
                 "recall": {"tokens": recall["token_count"], "in_context": in_context, "context": recall["context"]}}
 
     def memories(self) -> list[dict[str, Any]]:
-        found, cursor = [], None
-        while True:
-            params = {"include_inactive": "true", "limit": 500, **({"cursor": cursor} if cursor else {})}
-            page = self.client.get(f"/v1/users/{USER}/memories", params=params).json()
-            found += page["memories"]
-            cursor = page.get("next_cursor")
-            if not cursor:
-                return found
+        return api.memories(self.client.get, USER)
 
 
 def chains(life: Life, memories: list[dict[str, Any]]) -> dict[str, Any]:
@@ -167,14 +150,9 @@ def joined(life: Life, memories: list[dict[str, Any]]) -> list[str]:
 
 def memex_command(home: Path, *args: str) -> tuple[str, float]:
     """`memex <args>` on the server's home (its embedded Postgres): stdout and the seconds it took."""
-    env = {k: v for k, v in os.environ.items() if k not in RUNTIME_VARS and not k.startswith("MEMEX_")}
-    env.update(MEMEX_HOME=str(home), PYTHONPATH=os.pathsep.join([str(ROOT), str(ROOT / "shared")]))
     began = time.monotonic()
-    done = subprocess.run([sys.executable, "-m", "infra.cli", *args], cwd=ROOT, env=env, capture_output=True,
-                          text=True, timeout=1800)
-    if done.returncode:
-        raise SystemExit(f"memex {args[0]} failed: {done.stderr[-2000:]}")
-    return done.stdout, time.monotonic() - began
+    printed = memex_cli(list(args), {"MEMEX_HOME": str(home)}, defaults_only=True)
+    return printed, time.monotonic() - began
 
 
 def backfill(life: Life, start: datetime, home: Path) -> tuple[int, float]:
