@@ -60,8 +60,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from memex import people
 from memex.extraction import vocabulary
-from memex.retrieval import named
 
 Scored = tuple[str, float, dict[str, Any]]
 
@@ -295,7 +295,7 @@ _SOMEONE = re.compile(r"\b(?:i|me|my|mine|you|your|she|her|hers|he|him|his|they|
                       r"|\b(?!(?:what|who|where|when|why|how|which|that|it|there|here|let)'s)(?-i:[A-Z])[a-z]+'s\b"
                       r"|\b(?:is|are|does|did|has|was|do|can|will|would)\s+(?-i:[A-Z])[a-z]+\b", re.IGNORECASE)
 # Someone in the person's life, by their place in it (the offline rules' words: "my sister", "her boss").
-_OTHERS = named.NAMES_A_PERSON
+_OTHERS = people.NAMES_A_PERSON
 
 
 def names_others(question: str) -> bool:
