@@ -18,6 +18,7 @@ parents"), and whatever a participant said are left to the rest of the ranking.
 from __future__ import annotations
 
 import re
+from functools import cache
 from typing import Iterable, Mapping
 
 from memex.db.memories import Found
@@ -89,12 +90,9 @@ def not_theirs(kept: list[str], found: Mapping[str, Found], asked: frozenset[str
     by_name = {name.casefold(): whom for name, whom in names.items()}
     # Whom each memory read says (the people words and names `someone` finds), read once a memory:
     # the user's own facts, another's lines and the messages facts came from all turn on it.
-    says: dict[str, list[str]] = {}
-
+    @cache
     def said_in(item: str) -> list[str]:
-        if item not in says:
-            says[item] = [said.casefold() for said in someone.findall(found[item].content)]
-        return says[item]
+        return [said.casefold() for said in someone.findall(found[item].content)]
 
     def anothers(item: str) -> bool:
         if found[item].speaker is not None or asked & people.SEVERAL:
