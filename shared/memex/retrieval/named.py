@@ -200,10 +200,13 @@ def introduced_after(question: str, scored: list[Scored], found: Mapping[str, Fo
     if not asked and not relatives:
         return scored
     question_words = speakers.words(question)
+    # Whom a memory introduces, read once a memory: as an introduction of someone asked of, then as
+    # the message another introduction came from.
+    introduced = cache(lambda item: introduction(found[item].content))
 
     def introduces(item: str) -> tuple[str, frozenset[str]] | None:
         memory = found.get(item)
-        match = introduction(memory.content) if memory is not None and memory.memory_type == "semantic" else None
+        match = introduced(item) if memory is not None and memory.memory_type == "semantic" else None
         if match is None:
             return None
         if match.group("name").casefold() in asked:
@@ -211,7 +214,8 @@ def introduced_after(question: str, scored: list[Scored], found: Mapping[str, Fo
             return None if place & question_words else (match.group("name"), frozenset())
         # the one named is the relative the place ends with: "The user's brother has a dog named Max."
         # names the brother's dog, and answers "Does my brother have a pet?"
-        placed = people.said_in(match.group("place")) & relatives if _ENDS_IN_A_PERSON.search(match.group("place")) else None
+        place = match.group("place")
+        placed = people.said_in(place) & relatives if _ENDS_IN_A_PERSON.search(place) else None
         return (match.group("name"), placed) if placed else None
 
     introductions = {item: said for item, _, _ in scored if (said := introduces(item))}
@@ -223,14 +227,13 @@ def introduced_after(question: str, scored: list[Scored], found: Mapping[str, Fo
     others = {item for item, _, _ in scored if item not in introductions and item in found}
     words_said = cache(lambda other: _words_of(found[other]))
     people_said = cache(lambda other: people.said_in(found[other].content))
-    introducing = cache(lambda other: introduction(found[other].content) is not None)
     for item, (name, placed) in introductions.items():
         words = speakers.words(name)
 
         def says(other: str) -> bool:
             # something else of them: not the message that said the introduction ("My wife's name is Ana.")
             return other in others and (words <= words_said(other) or bool(placed and placed & people_said(other))) \
-                and not (placed and introducing(other))
+                and not (placed and introduced(other) is not None)
 
         at = next(i for i, entry in enumerate(order) if entry[0] == item)
         saying = [i for i, (other, _, _) in enumerate(order) if i > at and says(other)]
