@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from memex import people
@@ -44,3 +46,15 @@ def test_the_plural_of_a_word_names_whom_the_word_names():
 def test_the_partner_is_one_person_by_any_word():
     assert "wife" in people.PARTNER and "spouse" in people.PARTNER
     assert {people.one(word) for word in people.PARTNER} == {"partner"}
+
+
+def test_what_writes_memories_reads_the_words_only_if_a_kept_ingest_is_keyed_by_them():
+    # people.py is outside bench/locomo.py's INGEST_CODE: were the code that writes memories to read
+    # it, a change of a word would leave a kept LoCoMo ingest standing that no longer matches its code
+    from bench.locomo import INGEST_CODE, ROOT
+
+    files = [file for name in INGEST_CODE for file in ((ROOT / name).rglob("*.py") if (ROOT / name).is_dir()
+                                                       else [ROOT / name])]
+    readers = [file.name for file in files if re.search(r"from memex import (?:.*\b)?people\b|memex\.people\b",
+                                                         file.read_text())]
+    assert not readers or "shared/memex/people.py" in INGEST_CODE, readers
