@@ -2117,6 +2117,8 @@ def test_what_round_15_left(text, expected):
     (("We have a dog named Rolo.",), "Rolo turned 3 today!", set()),
     (("My boyfriend Sam is great.",), "Sam turned 30 today.", set()),
     (("My son Leo is 4.",), "Leo is 5.", set()),
+    # the person the session named, though a pet was named so after them
+    (("My daughter Max is 7.", "We got a dog named Max."), "Max turned 8 today!", {("child_max_age", "8")}),
 ])
 def test_a_new_age_said_by_name_is_filed_as_whose_the_session_says(history, text, expected):
     assert _facts(text, history) == expected
@@ -2199,6 +2201,8 @@ def test_what_round_16_left(text, expected):
     (("My daughter Mia is 7.",), "Mia passed away.", set()),
     (("My dog Pickle loves the beach.",), "Pickle passed the vet check.", set()),
     (("We used to have a dog named Rolo.",), "Rolo died in 2019.", set()),
+    # the name the session says last is a person's, though a pet had it before
+    (("My dog Max loves the beach.", "My son Max is 4."), "Max passed away last week.", set()),
 ])
 def test_a_pets_death_said_by_its_name_alone_ends_the_pet_the_session_named(history, text, expected):
     assert _facts(text, history) == expected

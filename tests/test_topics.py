@@ -7,6 +7,7 @@ import re
 
 import pytest
 
+from memex import people
 from memex.retrieval import past, topics
 
 
@@ -604,3 +605,11 @@ def test_an_operation_or_an_injury_answers_a_question_about_health_or_surgery(te
     assert surgery and surgery[0]["key"] == "surgery", [r["content"] for r in surgery]
     health = tenant.search("Does the user have any health problems?")
     assert {r["key"] for r in health[:2]} == {"surgery", "injury"}, [r["content"] for r in health]
+
+
+@pytest.mark.parametrize("word", people.PARTNER)
+def test_every_word_for_the_partner_asks_of_the_partner(word):
+    # the words are the vocabulary's (people.PARTNER), not a list of this module's: one added there is read here
+    for question in (f"What's my {word}'s job?", f"Is she married to her {word}?", f"Any {people.plural(word)}?"):
+        topic = topics.asked(question)
+        assert topic is not None and "partner" in topic.key_words, question

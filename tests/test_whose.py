@@ -213,20 +213,6 @@ def test_another_relatives_question_picks_none_of_the_partners_facts(tenant, que
     assert all("nurse" not in content and "Anna" not in content for content in contents), contents
 
 
-@pytest.mark.parametrize("word, person", [
-    ("sister", "sister"), ("Sisters", "sister"), ("boss", "boss"), ("bosses", None), ("sons", "son"),
-    ("mum", "mother"), ("co-worker", "colleague"), ("parents", None), ("kids", None), ("grandparents", None),
-])
-def test_a_word_for_someone_names_one_person_or_several(word, person):
-    # one lookup for every use (whose.not_theirs read a plural first in one place, as said in another,
-    # alike for every word of the vocabulary): a listed word as listed ("boss" is no "bo"), then its one
-    assert named.one(word) == person
-
-
-def test_every_word_for_several_names_nobody_alone():
-    assert named.SEVERAL and all(named.one(word) is None for word in named.SEVERAL)
-
-
 def test_a_child_is_someone_in_the_users_life_as_for_named():
     # "child" placed someone for named.py ("my child Ava") and not here: "Where does Ava live?" kept
     # the user's own facts, and "my child" asked of no one

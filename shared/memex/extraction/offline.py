@@ -29,7 +29,8 @@ import datetime
 import re
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, replace
-from typing import Any, Callable
+from itertools import chain
+from typing import Any, Callable, Iterator
 
 from memex import standalone, supersession
 from memex.extraction import casual, plain, vocabulary
@@ -932,10 +933,16 @@ def _whose(kind: str, name: str | None) -> str | None:
     if name:
         if name.casefold() in _NOT_NAMES:
             return None
-        return part if part in ("mother", "father") else f"{part}_{_snake(name)}"
+        return _named_person(part, name)
     if part == "child":
         return f"child_{kind}"
     return part if part in _KNOWN_UNNAMED else None
+
+
+def _named_person(part: str, name: str) -> str:
+    """Whose fact it is when the person is named (_whose): a parent's under the relation alone, anyone
+    else's under the relation and their name (`sister_ana`)."""
+    return part if part in ("mother", "father") else f"{part}_{_snake(name)}"
 
 
 def _kin_fact(clean: Callable[[re.Match[str]], list[Fields]]) -> Callable[[re.Match[str]], list[Fields]]:
@@ -3477,6 +3484,9 @@ class _Facts:
     def in_order(self) -> list[Candidate]:
         return list(self._order.values())
 
+    def latest_first(self) -> Iterator[Candidate]:
+        return reversed(self._order.values())
+
 
 def _correct(found: _Facts, earlier: _Facts, match: re.Match[str], message_id: str, quote: str,
              subject: str) -> bool:
@@ -3579,13 +3589,11 @@ def _age_again(earlier: _Facts, found: _Facts, aged: re.Match[str], message_id: 
         return
     # a baby's age in months ("Maya is 6 months old now") keeps its unit
     value = f"{age} months" if said.get("months") or said.get("months_now") else str(age)
-    mark = _value_mark(name)
-    part = next((c.base_key.removesuffix("_name") for c in reversed([*earlier.in_order(), *found.in_order()])
-                 if c.subject == subject and not c.historical and c.base_key in _PERSON_NAME_KEYS
-                 and _value_mark(c.value) == mark), None)
+    named = _filed_last(earlier, found, name, subject, lambda key: key in _PERSON_NAME_KEYS)
+    part = named.base_key.removesuffix("_name") if named is not None else None
     if part is None or part == "partner":
         return
-    person = part if part in ("mother", "father") else f"{part}_{_snake(name)}"
+    person = _named_person(part, name)
     found.add(_candidate(_AGED_AGAIN_RULE, {"value": value, "old": "old" if value.endswith("months") else "years old",
                                             "person": person, "part": part, "name": name}, message_id,
                          quote, subject))
@@ -3609,14 +3617,21 @@ def _pet_gone_again(earlier: _Facts, found: _Facts, name: str, message_id: str, 
     death has no key; a name alone may be anyone's)."""
     if name.casefold() in _NOT_NAMES:
         return
-    mark = _value_mark(name)
-    named = next((c for c in reversed([*earlier.in_order(), *found.in_order()]) if c.subject == subject
-                  and not c.historical and c.base_key.endswith("_name") and _value_mark(c.value) == mark), None)
+    named = _filed_last(earlier, found, name, subject, lambda key: key.endswith("_name"))
     if named is None or named.base_key not in _PET_NAME_KEYS:
         return
     part = named.base_key.removeprefix("pet_").removesuffix("_name")
     found.add(_candidate(_GONE_AGAIN_RULE, {"value": named.value, "part": part, "kind": part.replace("_", " ")},
                          message_id, quote, subject))
+
+
+def _filed_last(earlier: _Facts, found: _Facts, name: str, subject: str,
+                filed: Callable[[str], bool]) -> Candidate | None:
+    """The last current fact of the speaker's that files `name` under a key `filed` takes (its base
+    key), this turn's before the history's: who the session last said they are."""
+    mark = _value_mark(name)
+    return next((c for c in chain(found.latest_first(), earlier.latest_first()) if c.subject == subject
+                 and not c.historical and filed(c.base_key) and _value_mark(c.value) == mark), None)
 
 
 def _correct_named(pool: _Facts, found: _Facts, before_id: str, named: re.Match[str], message_id: str, quote: str,

@@ -41,7 +41,7 @@ from functools import cache
 from typing import Any, Collection, Iterable, Mapping
 
 from memex.db.memories import Found
-from memex.extraction import vocabulary
+from memex import people
 from memex.retrieval import speakers
 
 Scored = tuple[str, float, dict[str, Any]]
@@ -54,43 +54,27 @@ _ASKED_OF = re.compile(
     re.IGNORECASE)
 # The user asked about too: the question is theirs whatever else it names.
 USER = re.compile(r"\b(?:i|me|my|mine|myself|the user|user's)\b", re.IGNORECASE)
-# The people a user names by their place in their life, by the words both extractors say them with,
-# one and many ("sister", "sisters", "child", "kids"): the one list whose.py, topics.py and this
-# module's introductions and places read them by.
-PEOPLE = sorted({*vocabulary.RELATIONS, *vocabulary.CHILDREN, *vocabulary.CHILDREN.values(), *vocabulary.OTHER_PEOPLE,
-                 *vocabulary.PEOPLE, "grandparent"}, key=len, reverse=True)
-PERSON = "|".join(re.escape(word) for word in PEOPLE)
-NAMES_A_PERSON = re.compile(rf"\b(?:{PERSON})(?:e?s)?\b", re.IGNORECASE)
-_PERSON_WORD = re.compile(rf"\b({PERSON})(?:e?s)?\b", re.IGNORECASE)
-# Which person each word names: the words for one person ("mom", "mum", "mother"; "wife", "husband",
-# "partner", "spouse") are one; a son and a daughter are two. A word for several ("parents", "kids")
-# names nobody alone, so a line that says one may be about whoever is asked.
-ONE = {**{word: word for word in vocabulary.OTHER_PEOPLE if word != "parents"}, **vocabulary.PEOPLE,
-       **{word: part for word, part in vocabulary.RELATIONS.items() if part != "child"},
-       **{word: word for word, part in vocabulary.RELATIONS.items() if part == "child"},
-       **{word: one for word, one in vocabulary.CHILDREN.items() if one != "child"}}
-SEVERAL = frozenset(word for word in PEOPLE if word not in ONE)
 # Ids that are words for someone, not a name: "the user" read as the user's name would become "the
 # the user".
 _NOT_NAMES = frozenset({"user", "users", "default", "guest", "admin", "test", "demo", "anonymous", "anon", "me",
                         "you", "someone", "nobody", "customer", "client", "agent", "assistant", "system", "bot"})
 # A place that ends with the person it places ("The user's wife", "My sister's"), not with what is theirs.
-_ENDS_IN_A_PERSON = re.compile(rf"\b(?:{PERSON})(?:e?s)?(?:['’]s)?$", re.IGNORECASE)
+_ENDS_IN_A_PERSON = re.compile(rf"\b(?:{people.PERSON})(?:e?s)?(?:['’]s)?$", re.IGNORECASE)
 # A question that asks someone's name or who they are: their introduction is the answer.
 _ASKS_A_NAME = re.compile(r"\b(?:names?|called|named|who)\b", re.IGNORECASE)
 # Asking who someone is: the introduction is the answer.
 _WHO = re.compile(r"^\W*who(?:'s|\s+is|\s+was|\s+are)\b", re.IGNORECASE)
-# A place (a word of PEOPLE) ending where a text read backwards starts (`_placed`): \b and IGNORECASE
+# A place (a word of people.WORDS) ending where a text read backwards starts (`_placed`): \b and IGNORECASE
 # read a character alike in either direction.
-_PLACE_BACKWARDS = re.compile(rf"(?:{'|'.join(re.escape(word[::-1]) for word in PEOPLE)})\b", re.IGNORECASE)
+_PLACE_BACKWARDS = re.compile(rf"(?:{'|'.join(re.escape(word[::-1]) for word in people.WORDS)})\b", re.IGNORECASE)
 # The offline rules' "The user's best friend is named Sarah.", "The user's sister's name is Ana." and the
 # LLM extractor's other wordings of one relation's name (its prompt asks for "sister_name = Anna" in a
 # sentence of its own): "The user has a sister named Ana.", "The user's sister is Ana.", "Ana is the
 # user's sister.": the place, and the name.
 _INTRODUCES = (
     re.compile(r"^(?P<place>.*?)\s+(?:(?:is\s+)?named|is\s+called|name\s+is)\s+(?P<name>.+?)\.?$", re.IGNORECASE),
-    re.compile(rf"^(?P<place>.*\b(?:{PERSON}))\s+is\s+(?P<name>{_NAME}(?:\s+{_NAME})*)\.?$", re.IGNORECASE),
-    re.compile(rf"^(?P<name>{_NAME}(?:\s+{_NAME})*)\s+is\s+(?P<place>the\s+user['’]s\s+(?:{PERSON}))\.?$",
+    re.compile(rf"^(?P<place>.*\b(?:{people.PERSON}))\s+is\s+(?P<name>{_NAME}(?:\s+{_NAME})*)\.?$", re.IGNORECASE),
+    re.compile(rf"^(?P<name>{_NAME}(?:\s+{_NAME})*)\s+is\s+(?P<place>the\s+user['’]s\s+(?:{people.PERSON}))\.?$",
                re.IGNORECASE),
 )
 # What the first two of _INTRODUCES must find, looked for first: a part of each, it finds something
@@ -190,7 +174,7 @@ def _placed(name: str, found: Iterable[Found]) -> bool:
         introduced = introduction(content)
         if introduced is not None and introduced.group("name").casefold() == folded:
             return True
-        # `\b(?:{PERSON})\s+Name\b`, read from the name back: that pattern tries its alternatives at
+        # `\b(?:{people.PERSON})\s+Name\b`, read from the name back: that pattern tries its alternatives at
         # every word (~12 µs a LoCoMo line that says the name), this only where the name is said
         starts = [at.start() for at in spaces_before.finditer(content)]
         if starts:
@@ -216,10 +200,13 @@ def introduced_after(question: str, scored: list[Scored], found: Mapping[str, Fo
     if not asked and not relatives:
         return scored
     question_words = speakers.words(question)
+    # Whom a memory introduces, read once a memory: as an introduction of someone asked of, then as
+    # the message another introduction came from.
+    introduced = cache(lambda item: introduction(found[item].content))
 
     def introduces(item: str) -> tuple[str, frozenset[str]] | None:
         memory = found.get(item)
-        match = introduction(memory.content) if memory is not None and memory.memory_type == "semantic" else None
+        match = introduced(item) if memory is not None and memory.memory_type == "semantic" else None
         if match is None:
             return None
         if match.group("name").casefold() in asked:
@@ -227,7 +214,8 @@ def introduced_after(question: str, scored: list[Scored], found: Mapping[str, Fo
             return None if place & question_words else (match.group("name"), frozenset())
         # the one named is the relative the place ends with: "The user's brother has a dog named Max."
         # names the brother's dog, and answers "Does my brother have a pet?"
-        placed = people(match.group("place")) & relatives if _ENDS_IN_A_PERSON.search(match.group("place")) else None
+        place = match.group("place")
+        placed = people.said_in(place) & relatives if _ENDS_IN_A_PERSON.search(place) else None
         return (match.group("name"), placed) if placed else None
 
     introductions = {item: said for item, _, _ in scored if (said := introduces(item))}
@@ -238,15 +226,14 @@ def introduced_after(question: str, scored: list[Scored], found: Mapping[str, Fo
     # weighed against it.
     others = {item for item, _, _ in scored if item not in introductions and item in found}
     words_said = cache(lambda other: _words_of(found[other]))
-    people_said = cache(lambda other: people(found[other].content))
-    introducing = cache(lambda other: introduction(found[other].content) is not None)
+    people_said = cache(lambda other: people.said_in(found[other].content))
     for item, (name, placed) in introductions.items():
         words = speakers.words(name)
 
         def says(other: str) -> bool:
             # something else of them: not the message that said the introduction ("My wife's name is Ana.")
             return other in others and (words <= words_said(other) or bool(placed and placed & people_said(other))) \
-                and not (placed and introducing(other))
+                and not (placed and introduced(other) is not None)
 
         at = next(i for i, entry in enumerate(order) if entry[0] == item)
         saying = [i for i, (other, _, _) in enumerate(order) if i > at and says(other)]
@@ -259,25 +246,11 @@ def introduced_after(question: str, scored: list[Scored], found: Mapping[str, Fo
     return order
 
 
-def one(word: str) -> str | None:
-    """The person a word `NAMES_A_PERSON` finds names, as `ONE` says, one and many alike ("sisters":
-    sister; a word the vocabulary lists is read as listed first, "boss" is no "bo"); None for a word for
-    several ("parents", "kids")."""
-    word = word.casefold()
-    return ONE.get(word, ONE.get(word.rstrip("s")))
-
-
 def a_name(user_id: str) -> bool:
     """Whether the user's id reads as their name ("dave": "What did dave say about his garden?" asks
     the user's own memories, whether or not they ever said "I'm Dave"): one word of letters, not a
     word for someone."""
     return len(user_id) > 1 and user_id.isalpha() and user_id.casefold() not in _NOT_NAMES
-
-
-def people(text: str) -> frozenset[str]:
-    """The people the words of `text` name, a word for one person as `ONE` says ("The user's mum and
-    dad" → mother, father)."""
-    return frozenset(ONE.get(word.lower(), word.lower()) for word in _PERSON_WORD.findall(text))
 
 
 def introduction(content: str) -> re.Match[str] | None:

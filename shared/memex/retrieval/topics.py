@@ -60,8 +60,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from memex import people
 from memex.extraction import vocabulary
-from memex.retrieval import named
 
 Scored = tuple[str, float, dict[str, Any]]
 
@@ -129,6 +129,11 @@ _IS = r"(?:\bis|\bare|\bam|\bwas|'s|'re|'m)"
 _UNI = r"(?:uni|university|college)"
 # Whose someone in her life is: hers ("my boss", "her cousin"), the user's or a participant's ("John's colleague").
 _WHOSE_PERSON = r"(?:(?<=\bmy )|(?<=\bour )|(?<=\byour )|(?<=\bher )|(?<=\bhis )|(?<=\btheir )|(?<='s ))"
+# The words for the partner (people.PARTNER: "wife", "spouse", "fiancée"), and with their many ("wives"), longest
+# first: "partners" is taken whole, not "partner" and a word's end.
+_PARTNER = "|".join(sorted(map(re.escape, people.PARTNER), key=len, reverse=True))
+_PARTNERS = "|".join(sorted((re.escape(form) for word in people.PARTNER for form in (word, people.plural(word))),
+                            key=len, reverse=True))
 
 
 def _own(keys: str) -> str:
@@ -149,15 +154,14 @@ _KINDS = (
           _anyones("|".join(_FAMILY).join(("(?:", ")_")) + r"|(?:number_of_children|relationship_status)$"),
           (*_FAMILY, "children", "relationship")),
     # a partner, or being without one: "Is she married?", "Is the user single?", "Who is he dating?"
-    _Kind(r"partners?|boyfriends?|girlfriends?|husbands?|wife|wives|spouses?|fianc[ée]e?s?|significant others?|"
+    _Kind(rf"{_PARTNERS}|significant others?|"
           r"other half|in a relationship|single|married|dating|seeing (?:anyone|anybody|someone|somebody)",
           _anyones(r"partner_|relationship_status$"), ("partner", "relationship"),
           leads=r"\b(?:dating|seeing|married to|engaged to|going out with) (?:a|an)\b|"
-                r"\b(?:partners?|boyfriends?|girlfriends?|husbands?|wife|wives|spouses?|fianc[ée]e?s?) "
-                r"(?:(?:is|was|are|were) )?(?:a|an)\b"),
+                rf"\b(?:{_PARTNERS}) (?:(?:is|was|are|were) )?(?:a|an)\b"),
     # something of the partner's, asked as theirs: "What's my partner's job?" is answered by "The user's wife
     # Anna is a nurse.", which says none of its words (nor does the job's kind read a relative's facts)
-    _Kind(_WHOSE_PERSON + r"(?:partner|boyfriend|girlfriend|husband|wife|spouse|fianc[ée]e?)(?=['’]s\b)",
+    _Kind(_WHOSE_PERSON + rf"(?:{_PARTNER})(?=['’]s\b)",
           _anyones(r"partner_"), ("partner",), ends=False),
     # children, or being a parent: "Any kids?", "Is he a dad?"; how many answers whether there are
     # any, and so before a child's name ("The user has 2 children." first for "Does she have kids?"),
@@ -295,7 +299,7 @@ _SOMEONE = re.compile(r"\b(?:i|me|my|mine|you|your|she|her|hers|he|him|his|they|
                       r"|\b(?!(?:what|who|where|when|why|how|which|that|it|there|here|let)'s)(?-i:[A-Z])[a-z]+'s\b"
                       r"|\b(?:is|are|does|did|has|was|do|can|will|would)\s+(?-i:[A-Z])[a-z]+\b", re.IGNORECASE)
 # Someone in the person's life, by their place in it (the offline rules' words: "my sister", "her boss").
-_OTHERS = named.NAMES_A_PERSON
+_OTHERS = people.NAMES_A_PERSON
 
 
 def names_others(question: str) -> bool:

@@ -18,9 +18,11 @@ parents"), and whatever a participant said are left to the rest of the ranking.
 from __future__ import annotations
 
 import re
+from functools import cache
 from typing import Iterable, Mapping
 
 from memex.db.memories import Found
+from memex import people
 from memex.retrieval import named
 
 # The person is the question's subject: right after its verb ("does my wife work", "is her brother
@@ -28,14 +30,14 @@ from memex.retrieval import named
 # her kids?").
 _ASKS_OF_THEM = re.compile(
     rf"(?:\b(?:is|are|was|were|does|do|did|has|have|had|can|could|will|would|should)|['’]s)\s+"
-    rf"(?:my|your|her|his|the\s+user['’]?s)\s+(?:{named.PERSON})(?:e?s)?\b", re.IGNORECASE)
+    rf"(?:my|your|her|his|the\s+user['’]?s)\s+(?:{people.PERSON})(?:e?s)?\b", re.IGNORECASE)
 # The user asked about too: "Where do my wife and I live?", "Does my sister know our address?".
 _USER_TOO = re.compile(r"\b(?:i|me|myself|we|us|our|ours)\b", re.IGNORECASE)
 
 
 def asked_of(question: str, found: Iterable[Found], known: Iterable[str] | None) -> frozenset[str]:
     """Who `question` asks about when it is someone in the user's life and not the user too, by the
-    people `named.ONE` says they are and the name asked by (empty: not someone else); by name, only when
+    people `people.ONE` says they are and the name asked by (empty: not someone else); by name, only when
     `known` (the user's and the participants' names, None when not read) does not hold it: a
     participant, who may be the user ("John: ..." in a conversation the user is John in), is not
     someone the user speaks of."""
@@ -45,18 +47,18 @@ def asked_of(question: str, found: Iterable[Found], known: Iterable[str] | None)
         # like my job?"), as the first person does.
         rest = question[:match.start()] + " " + question[match.end():]
         user_too = _USER_TOO.search(question) or re.search(r"\bmy\b", rest, re.IGNORECASE)
-        return frozenset() if user_too else named.people(match.group(0))
+        return frozenset() if user_too else people.said_in(match.group(0))
     if known is None or named.USER.search(question):
         return frozenset()
     said = {name.casefold() for name in known}
     asked = [name for name in named.names(question) if name.casefold() not in said]
     found = list(found)
-    return frozenset().union(*(named.people(place) | {name.casefold()} for name in asked if (place := _placed(name, found))))
+    return frozenset().union(*(people.said_in(place) | {name.casefold()} for name in asked if (place := _placed(name, found))))
 
 
 # `_placed`'s pattern but the name, built once: "wife Ana", "sister's name is Ana", "Ana is my wife".
-_PLACED_BEFORE = rf"\b(?:{named.PERSON})(?:e?s)?(?:['’]s\s+name\s+is|\s+is\s+(?:named|called)|\s+named|\s+called|,)?\s+"
-_PLACED_AFTER = rf"\s+is\s+(?:the\s+user['’]s|my|her|his)\s+(?:{named.PERSON})\b"
+_PLACED_BEFORE = rf"\b(?:{people.PERSON})(?:e?s)?(?:['’]s\s+name\s+is|\s+is\s+(?:named|called)|\s+named|\s+called|,)?\s+"
+_PLACED_AFTER = rf"\s+is\s+(?:the\s+user['’]s|my|her|his)\s+(?:{people.PERSON})\b"
 
 
 def _placed(name: str, found: list[Found]) -> str:
@@ -77,38 +79,35 @@ def not_theirs(kept: list[str], found: Mapping[str, Found], asked: frozenset[str
     ("We're moving to Edinburgh, Omar got a transfer." stays when "My husband Omar" was found), and
     without what the user told of someone else than the one `asked` of ("The user's dad lives in
     Bristol." to "Where does my brother live?"): a line that names only other people, by a word of
-    `named.ONE` or the name an introduction gives them. A line that names the one asked of, or a word for
+    `people.ONE` or the name an introduction gives them. A line that names the one asked of, or a word for
     several, stays ("My brother and dad live in Bristol.", "My parents live in Bristol."), and so does
     every line that names someone when several are asked of ("Where do my parents live?")."""
-    names = {match.group("name"): named.people(match.group("place")) for memory in found.values()
+    names = {match.group("name"): people.said_in(match.group("place")) for memory in found.values()
              if memory.memory_type == "semantic" and (match := named.introduction(memory.content))
-             and named.NAMES_A_PERSON.search(match.group("place"))}
-    someone = re.compile("|".join([named.NAMES_A_PERSON.pattern, *(rf"\b{re.escape(name)}\b" for name in names)]),
-                         re.IGNORECASE) if names else named.NAMES_A_PERSON
-    by_name = {name.casefold(): people for name, people in names.items()}
+             and people.NAMES_A_PERSON.search(match.group("place"))}
+    someone = re.compile("|".join([people.NAMES_A_PERSON.pattern, *(rf"\b{re.escape(name)}\b" for name in names)]),
+                         re.IGNORECASE) if names else people.NAMES_A_PERSON
+    by_name = {name.casefold(): whom for name, whom in names.items()}
     # Whom each memory read says (the people words and names `someone` finds), read once a memory:
     # the user's own facts, another's lines and the messages facts came from all turn on it.
-    says: dict[str, list[str]] = {}
-
+    @cache
     def said_in(item: str) -> list[str]:
-        if item not in says:
-            says[item] = [said.casefold() for said in someone.findall(found[item].content)]
-        return says[item]
+        return [said.casefold() for said in someone.findall(found[item].content)]
 
     def anothers(item: str) -> bool:
-        if found[item].speaker is not None or asked & named.SEVERAL:
+        if found[item].speaker is not None or asked & people.SEVERAL:
             return False
-        people = set()
+        whom = set()
         for word in said_in(item):
             if word in asked:
                 return False  # the one asked of
             if word in by_name:
-                people |= by_name[word]
-            elif (person := named.one(word)) is None:
+                whom |= by_name[word]
+            elif (person := people.one(word)) is None:
                 return False  # a word for several
             else:
-                people.add(person)
-        return bool(people) and not people & asked
+                whom.add(person)
+        return bool(whom) and not whom & asked
 
     own = {item for item, memory in found.items()
            if memory.memory_type == "semantic" and memory.speaker is None and memory.subject == "user"
