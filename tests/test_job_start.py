@@ -9,6 +9,8 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from memex import job_start, pipeline
+from memex.ingest import ingest_turn
+from memex.models import TurnIn
 
 WEDNESDAY = "2026-03-04T10:00:00Z"  # "next Monday" is 2026-03-09
 
@@ -161,4 +163,33 @@ def test_erasing_the_started_job_does_not_bring_it_back(ctx, tenant):
     assert tenant.delete(f"/v1/memories/{twilio['id']}").status_code in (200, 204)
     tenant.turn("Another long day.", timestamp="2026-03-11T09:00:00Z")
     pipeline.start_jobs_due(ctx)
+    assert "Twilio" not in [m["value"] for m in _facts(tenant, "employer")]
+
+
+def _queued(ctx, tenant, text: str, timestamp: str) -> None:
+    ingest_turn(ctx, tenant.id, TurnIn(user_id=tenant.user, session_id="s1", timestamp=timestamp,
+                                       messages=[{"role": "user", "content": text}]), wait=False)
+
+
+def test_a_job_said_in_a_batch_starts_as_of_a_later_turn_of_the_batch_with_nothing_to_decide(ctx, tenant, runtime):
+    """The workers take the user's turns together (a client that sends them quickly, an import): the
+    day after "I start at Twilio tomorrow." is stored before the job is decided, and says nothing to
+    decide; the job starts as of it all the same, once the job is decided."""
+    _queued(ctx, tenant, "I work at Canva.", "2026-03-02T09:00:00Z")
+    _queued(ctx, tenant, "I start at Twilio tomorrow.", "2026-03-04T09:00:00Z")
+    _queued(ctx, tenant, "Busy first day.", "2026-03-05T18:00:00Z")
+    runtime.drain()
+    assert _current(tenant, "employer") == ["Twilio"]
+    assert _facts(tenant, "employer")[-1]["valid_from"].startswith("2026-03-05T00:00:00")
+
+
+def test_an_employer_named_before_the_day_in_the_same_batch_takes_the_job_back_first(ctx, tenant, runtime):
+    """"I just started at Google." said before Twilio's Monday, decided in the batch that holds a turn
+    after that Monday: the job to come is taken back before its day is reached, never started."""
+    _queued(ctx, tenant, "I work at Canva.", "2026-03-02T09:00:00Z")
+    _queued(ctx, tenant, "I start at Twilio next Monday.", WEDNESDAY)
+    _queued(ctx, tenant, "I just started at Google.", "2026-03-05T09:00:00Z")
+    _queued(ctx, tenant, "Long day.", "2026-03-10T18:00:00Z")
+    runtime.drain()
+    assert _current(tenant, "employer") == ["Google"]
     assert "Twilio" not in [m["value"] for m in _facts(tenant, "employer")]

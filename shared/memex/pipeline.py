@@ -235,8 +235,7 @@ def _store_episodic(ctx: Context, tenant_id: str, work: list[tuple[dict, list[di
         # The user's first turn on or after the day a job to come starts makes it the job, whether or
         # not the turn says anything to decide ("Busy first week."): before its candidates are.
         for user_id in sorted({turn["user_id"] for turn, _ in pending}):
-            start_jobs(conn, ctx, tenant_id, user_id,
-                       max(turn["occurred_at"] for turn, _ in pending if turn["user_id"] == user_id))
+            start_jobs(conn, ctx, tenant_id, user_id)
         memory_rows.insert_many(conn, tenant_id, [{
             "id": str(uuid.uuid4()),
             "user_id": turn["user_id"],
@@ -309,12 +308,14 @@ def _resolve_turns(ctx: Context, turns: list[dict[str, Any]]) -> None:
         for turn in run:
             with ctx.db.transaction() as conn:
                 locks.lock_user(conn, turn["tenant_id"], turn["user_id"])
-                start_jobs(conn, ctx, turn["tenant_id"], turn["user_id"], turn["occurred_at"])
+                start_jobs(conn, ctx, turn["tenant_id"], turn["user_id"])
             with llm.time_budget(ctx.settings.llm_budget_seconds):
                 for candidate in (_stored(c) for c in turn["candidates"]):
                     _decide_and_write(ctx, turn, candidate, vectors[_embedded(candidate)])
             with ctx.db.transaction() as conn:
+                locks.lock_user(conn, turn["tenant_id"], turn["user_id"])
                 turn_rows.finish(conn, turn["tenant_id"], [turn["id"]])
+                start_jobs(conn, ctx, turn["tenant_id"], turn["user_id"])
 
     # One user's turns in the order said; different users' at once, as the FIFO queue's message
     # groups run in AWS: one after another, a judge answering in 2 s backed the local runtime's
@@ -398,7 +399,7 @@ def _resolve_locked(ctx: Context, turns: list[dict[str, Any]], vectors: dict[str
         erased = _by_family(turn_rows.tombstones(conn, tenant_id, [t["id"] for t in todo]))
         for current, candidates in decided:
             # a batch of a user's turns (an import's chunk) may hold the job's day and, after it, the next job
-            start_jobs(conn, ctx, tenant_id, user_id, current["occurred_at"])
+            start_jobs(conn, ctx, tenant_id, user_id)
             for candidate in candidates:
                 dedupe_key = _dedupe_key(current, candidate)
                 if dedupe_key in written:
@@ -414,6 +415,8 @@ def _resolve_locked(ctx: Context, turns: list[dict[str, Any]], vectors: dict[str
                           related):
                     written.add(dedupe_key)
         turn_rows.finish(conn, tenant_id, [t["id"] for t in todo])
+        # its turns decided, a job said in them may start as of a later turn stored before they were
+        start_jobs(conn, ctx, tenant_id, user_id)
 
 
 def _by_family(tombstones: set[tuple[str, str, str, str]]) -> dict[tuple[str, str], list[tuple[str, str, str]]]:
@@ -593,16 +596,21 @@ def _write_ended(conn, ctx: Context, turn: dict[str, Any], said_at: datetime, ca
             history_rows.end(conn, tenant_id, fact["id"], said_at)
 
 
-def start_jobs(conn, ctx: Context, tenant_id: str, user_id: str, now: datetime) -> int:
-    """Each of the user's jobs to come whose day has come by `now` (job_start.py) becomes the employer:
+def start_jobs(conn, ctx: Context, tenant_id: str, user_id: str, now: datetime | None = None) -> int:
+    """Each of the user's jobs to come whose day has come (job_start.py) becomes the employer, as of
+    `now` (the sweep's clock), else of the user's latest turn; never past a turn of theirs not yet
+    decided (jobs_rows.said_until: it may name the employer that takes the job back first):
     written as the job's turn would have written "I work at Twilio." said at the start's midnight, by
     the rules (the employer replaces the old one, which keeps its chain, and takes back the job to
     come), so `as_of` a moment before the start still answers the old job. Keyed on the job to come, and
     it is no longer current once written: a second run writes nothing. A job to come no longer
     current (taken back by an employer named since) is not read; one whose value names no day stays.
     The caller holds the user's lock. How many became the job."""
-    started = 0
-    for job in jobs_rows.of_user(conn, tenant_id, user_id):
+    started, jobs = 0, jobs_rows.of_user(conn, tenant_id, user_id)
+    if jobs:  # most users have none: the turns are read only for those who do
+        undecided, latest = jobs_rows.said_until(conn, tenant_id, user_id)
+        now = min(filter(None, (now or latest, undecided)))
+    for job in jobs:
         said = job["valid_from"]
         if job["utc_offset"] is not None:
             said = said.astimezone(timezone(timedelta(minutes=job["utc_offset"])))

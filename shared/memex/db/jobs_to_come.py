@@ -30,3 +30,16 @@ def users(conn: psycopg.Connection) -> list[tuple[str, str]]:
     """(tenant, user) of every user with a current job to come."""
     rows = conn.execute(f"SELECT DISTINCT tenant_id, user_id FROM memories WHERE {_CURRENT}", {}).fetchall()
     return [(row["tenant_id"], row["user_id"]) for row in rows]
+
+
+def said_until(conn: psycopg.Connection, tenant_id: str, user_id: str) -> tuple[Any, Any]:
+    """(the time of the user's earliest turn not yet decided, None when every one is; the time of their
+    latest turn): a job is started only as of a time before which everything the user said is decided,
+    so that an employer named before its day (decided later, an import's turn) still takes it back."""
+    row = conn.execute(
+        """SELECT min(occurred_at) FILTER (WHERE status IN ('queued', 'processing')) AS undecided,
+                  max(occurred_at) AS latest
+           FROM turns WHERE tenant_id = %s AND user_id = %s""",
+        (tenant_id, user_id),
+    ).fetchone()
+    return row["undecided"], row["latest"]
