@@ -193,3 +193,17 @@ def test_an_employer_named_before_the_day_in_the_same_batch_takes_the_job_back_f
     runtime.drain()
     assert _current(tenant, "employer") == ["Google"]
     assert "Twilio" not in [m["value"] for m in _facts(tenant, "employer")]
+
+
+def test_a_job_started_and_left_within_one_batch_keeps_its_place_in_the_chain(ctx, tenant, runtime):
+    """An import's chunk: the job to come, a day after its Monday, and a new job that Thursday, decided
+    together: Twilio holds from Monday to Thursday, between Canva and Asana."""
+    _queued(ctx, tenant, "I work at Canva.", "2026-03-02T09:00:00Z")
+    _queued(ctx, tenant, "I start at Twilio next Monday.", WEDNESDAY)
+    _queued(ctx, tenant, "Long first day.", "2026-03-10T18:00:00Z")
+    _queued(ctx, tenant, "I just started at Asana, left Twilio.", "2026-03-12T09:00:00Z")
+    runtime.drain()
+    employer = [(m["value"], m["valid_from"][:10], (m["valid_to"] or "")[:10]) for m in _facts(tenant, "employer")]
+    assert employer[0] == ("Canva", "2026-03-02", "2026-03-09")
+    assert ("Twilio", "2026-03-09", "2026-03-12") in employer and employer[-1][0] == "Asana"
+    assert _current(tenant, "employer") == ["Asana"]

@@ -398,8 +398,9 @@ def _resolve_locked(ctx: Context, turns: list[dict[str, Any]], vectors: dict[str
                                                         for c in candidates])
         erased = _by_family(turn_rows.tombstones(conn, tenant_id, [t["id"] for t in todo]))
         for current, candidates in decided:
-            # a batch of a user's turns (an import's chunk) may hold the job's day and, after it, the next job
-            start_jobs(conn, ctx, tenant_id, user_id)
+            # a batch of a user's turns (an import's chunk) may hold the job's day and, after it, the next
+            # job: as of this turn, those before it decided here
+            start_jobs(conn, ctx, tenant_id, user_id, current["occurred_at"], deciding=[t["id"] for t in todo])
             for candidate in candidates:
                 dedupe_key = _dedupe_key(current, candidate)
                 if dedupe_key in written:
@@ -596,10 +597,12 @@ def _write_ended(conn, ctx: Context, turn: dict[str, Any], said_at: datetime, ca
             history_rows.end(conn, tenant_id, fact["id"], said_at)
 
 
-def start_jobs(conn, ctx: Context, tenant_id: str, user_id: str, now: datetime | None = None) -> int:
+def start_jobs(conn, ctx: Context, tenant_id: str, user_id: str, now: datetime | None = None,
+               deciding: list[str] | tuple = ()) -> int:
     """Each of the user's jobs to come whose day has come (job_start.py) becomes the employer, as of
-    `now` (the sweep's clock), else of the user's latest turn; never past a turn of theirs not yet
-    decided (jobs_rows.said_until: it may name the employer that takes the job back first):
+    `now` (the sweep's clock, a turn being decided), else of the user's latest turn; never past a turn of
+    theirs not yet decided but those the caller is `deciding` (jobs_rows.said_until: it may name the
+    employer that takes the job back first):
     written as the job's turn would have written "I work at Twilio." said at the start's midnight, by
     the rules (the employer replaces the old one, which keeps its chain, and takes back the job to
     come), so `as_of` a moment before the start still answers the old job. Keyed on the job to come, and
@@ -608,7 +611,7 @@ def start_jobs(conn, ctx: Context, tenant_id: str, user_id: str, now: datetime |
     The caller holds the user's lock. How many became the job."""
     started, jobs = 0, jobs_rows.of_user(conn, tenant_id, user_id)
     if jobs:  # most users have none: the turns are read only for those who do
-        undecided, latest = jobs_rows.said_until(conn, tenant_id, user_id)
+        undecided, latest = jobs_rows.said_until(conn, tenant_id, user_id, deciding)
         now = min(filter(None, (now or latest, undecided)))
     for job in jobs:
         said = job["valid_from"]

@@ -32,14 +32,18 @@ def users(conn: psycopg.Connection) -> list[tuple[str, str]]:
     return [(row["tenant_id"], row["user_id"]) for row in rows]
 
 
-def said_until(conn: psycopg.Connection, tenant_id: str, user_id: str) -> tuple[Any, Any]:
+def said_until(conn: psycopg.Connection, tenant_id: str, user_id: str,
+               deciding: list[str] | tuple = ()) -> tuple[Any, Any]:
     """(the time of the user's earliest turn not yet decided, None when every one is; the time of their
     latest turn): a job is started only as of a time before which everything the user said is decided,
-    so that an employer named before its day (decided later, an import's turn) still takes it back."""
+    so that an employer named before its day (decided later, an import's turn) still takes it back.
+    `deciding`: the turns the caller is deciding in time order, as undecided as their status says
+    until it commits, which it accounts for itself."""
     row = conn.execute(
-        """SELECT min(occurred_at) FILTER (WHERE status IN ('queued', 'processing')) AS undecided,
+        """SELECT min(occurred_at) FILTER (WHERE status IN ('queued', 'processing') AND NOT id = ANY(%s))
+                      AS undecided,
                   max(occurred_at) AS latest
            FROM turns WHERE tenant_id = %s AND user_id = %s""",
-        (tenant_id, user_id),
+        (list(deciding), tenant_id, user_id),
     ).fetchone()
     return row["undecided"], row["latest"]
