@@ -107,7 +107,7 @@ def test_a_backfill_message_without_a_source_fails(tenant):
 
 
 def test_sweep_handler_on_its_sample_event(runtime):
-    assert set(_invoke("sweep", _event("sweep"))) == {"republished", "erasures_finished"}
+    assert set(_invoke("sweep", _event("sweep"))) == {"republished", "jobs_started", "erasures_finished"}
 
 
 def test_migrate_handler_answers_cloudformation(runtime):

@@ -978,3 +978,25 @@ def test_many_users_judged_at_once_hold_a_bounded_few_connections_on_one_pool_of
         db.discard_all()
         db.reset()
     llm.reset()
+
+
+def test_a_job_to_come_the_llm_files_becomes_the_job_on_its_day_decided_by_rule(ctx, llm, llm_http):
+    """The LLM files the job to come in its own words ("Twilio, starting next Monday"); the user's first
+    turn after that Monday makes Twilio the employer, replacing Canva, and asks the model nothing
+    about it (pipeline.start_jobs decides by rule, under the user's lock, with no call out)."""
+    tenant = Tenant(ctx, llm_http)
+    llm.script_chat(_items("I work at Canva.", ("employer", "Canva", "The user's employer is Canva.")))
+    tenant.turn("I work at Canva.", timestamp="2026-03-02T09:00:00Z")
+    said = "I start at Twilio next Monday."
+    llm.script_chat(_items(said, ("next_job", "Twilio, starting next Monday",
+                                  "The user will start a new job at Twilio next Monday.")))
+    tenant.turn(said, timestamp="2026-03-04T10:00:00Z")
+    assert _current(_memories_by_key(tenant)["employer"]) == ["Canva"]
+    asked = len(llm.chat_requests)
+    llm.script_chat(json.dumps({"memories": []}))
+    tenant.turn("Busy first week.", timestamp="2026-03-12T18:00:00Z")
+    assert len(llm.chat_requests) == asked + 1  # the extraction only
+    memories = _memories_by_key(tenant)
+    assert [(m["value"], m["active"]) for m in memories["employer"]] == [("Canva", False), ("Twilio", True)]
+    assert memories["employer"][1]["valid_from"] == memories["employer"][0]["valid_to"] == "2026-03-09T00:00:00Z"
+    assert _current(memories["next_job"]) == []

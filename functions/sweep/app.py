@@ -1,9 +1,10 @@
-"""SweepFunction (every 5 minutes): re-publish turns whose publish to the extraction queue was lost, and
-go on with the user erasures a DELETE began and left unfinished (a user with a long history)."""
+"""SweepFunction (every 5 minutes): re-publish turns whose publish to the extraction queue was lost, make
+the jobs to come whose day has come the users' jobs (a user who says nothing that day too), and go on
+with the user erasures a DELETE began and left unfinished (a user with a long history)."""
 
 from typing import Any
 
-from memex import memories
+from memex import memories, pipeline
 from memex.context import Context
 from memex.ingest import sweep
 from memex_edge.context import get_context
@@ -21,8 +22,10 @@ def run(ctx: Context, context: Any) -> dict[str, int]:
     # The lost turns first: re-publishing them is a few queries and is what keeps ingestion moving for
     # every user, so it is never left without time by an erasure that takes whatever it is given.
     republished = sweep(ctx)
+    started = pipeline.start_jobs_due(ctx)
     seconds = context.get_remaining_time_in_millis() / 1000 * ERASURE_SHARE_OF_INVOCATION
-    return {"republished": republished, "erasures_finished": memories.finish_erasures(ctx, seconds)}
+    return {"republished": republished, "jobs_started": started,
+            "erasures_finished": memories.finish_erasures(ctx, seconds)}
 
 
 @scheduled_handler

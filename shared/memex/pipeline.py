@@ -17,29 +17,32 @@ import uuid
 import weakref
 from collections import defaultdict
 from dataclasses import asdict, replace
-from datetime import datetime
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
 import numpy as np
 
-from memex import embedded_text, filler, llm, standalone, timeline
+from memex import embedded_text, filler, job_start, llm, standalone, timeline
 from memex.at_once import at_once
 from memex.context import Context
+from memex.db import erasure as erasure_rows
 from memex.db import history as history_rows
+from memex.db import jobs_to_come as jobs_rows
 from memex.db import locks
 from memex.db import memories as memory_rows
 from memex.db import turns as turn_rows
 from memex.db.erasure import value_digest
 from memex.embeddings.recent import RecentVectors
 from memex.episodic import episodic_text
-from memex.errors import public_description
-from memex.extraction import Extractor
+from memex.errors import UserBeingErased, public_description
+from memex.extraction import Extractor, families
 from memex.extraction.aliases import family_key
 from memex.extraction.placement import RELATION_NAMES, may_name_someone, placed
 from memex.jobs import Candidate, ExtractionJob, SupersessionJob, subject_key
 from memex.metrics import CANDIDATES_PER_TURN, EXTRACTION_LATENCY, LLM_FALLBACKS, SUPERSESSION_VERDICTS
-from memex.supersession import (PARTNER_KEY, Decision, RulesJudge, about_former_partner, about_partner_keys,
-                                ends_with_employer, held_at_reason, partner_ended_reason, related_keys)
+from memex.supersession import (EMPLOYER_KEY, PARTNER_KEY, Decision, RulesJudge, about_former_partner,
+                                about_partner_keys, ends_with_employer, held_at_reason, partner_ended_reason,
+                                related_keys)
 
 log = logging.getLogger(__name__)
 
@@ -229,6 +232,10 @@ def _store_episodic(ctx: Context, tenant_id: str, work: list[tuple[dict, list[di
         for user_id in sorted({turn["user_id"] for turn, _ in pending}):  # in one order: no deadlock
             locks.lock_user(conn, tenant_id, user_id)
         present = turn_rows.lock_turns(conn, tenant_id, list({turn["id"] for turn, _ in pending}))
+        # The user's first turn on or after the day a job to come starts makes it the job, whether or
+        # not the turn says anything to decide ("Busy first week."): before its candidates are.
+        for user_id in sorted({turn["user_id"] for turn, _ in pending}):
+            start_jobs(conn, ctx, tenant_id, user_id)
         memory_rows.insert_many(conn, tenant_id, [{
             "id": str(uuid.uuid4()),
             "user_id": turn["user_id"],
@@ -299,11 +306,16 @@ def _resolve_turns(ctx: Context, turns: list[dict[str, Any]]) -> None:
         return
     def resolve_user(run: list[dict[str, Any]]) -> None:
         for turn in run:
+            with ctx.db.transaction() as conn:
+                locks.lock_user(conn, turn["tenant_id"], turn["user_id"])
+                start_jobs(conn, ctx, turn["tenant_id"], turn["user_id"])
             with llm.time_budget(ctx.settings.llm_budget_seconds):
                 for candidate in (_stored(c) for c in turn["candidates"]):
                     _decide_and_write(ctx, turn, candidate, vectors[_embedded(candidate)])
             with ctx.db.transaction() as conn:
+                locks.lock_user(conn, turn["tenant_id"], turn["user_id"])
                 turn_rows.finish(conn, turn["tenant_id"], [turn["id"]])
+                start_jobs(conn, ctx, turn["tenant_id"], turn["user_id"])
 
     # One user's turns in the order said; different users' at once, as the FIFO queue's message
     # groups run in AWS: one after another, a judge answering in 2 s backed the local runtime's
@@ -386,6 +398,9 @@ def _resolve_locked(ctx: Context, turns: list[dict[str, Any]], vectors: dict[str
                                                         for c in candidates])
         erased = _by_family(turn_rows.tombstones(conn, tenant_id, [t["id"] for t in todo]))
         for current, candidates in decided:
+            # a batch of a user's turns (an import's chunk) may hold the job's day and, after it, the next
+            # job: as of this turn, those before it decided here
+            start_jobs(conn, ctx, tenant_id, user_id, current["occurred_at"], deciding=[t["id"] for t in todo])
             for candidate in candidates:
                 dedupe_key = _dedupe_key(current, candidate)
                 if dedupe_key in written:
@@ -401,6 +416,8 @@ def _resolve_locked(ctx: Context, turns: list[dict[str, Any]], vectors: dict[str
                           related):
                     written.add(dedupe_key)
         turn_rows.finish(conn, tenant_id, [t["id"] for t in todo])
+        # its turns decided, a job said in them may start as of a later turn stored before they were
+        start_jobs(conn, ctx, tenant_id, user_id)
 
 
 def _by_family(tombstones: set[tuple[str, str, str, str]]) -> dict[tuple[str, str], list[tuple[str, str, str]]]:
@@ -578,6 +595,68 @@ def _write_ended(conn, ctx: Context, turn: dict[str, Any], said_at: datetime, ca
         if inserted is not None:
             history_rows.link(conn, tenant_id, ended_id, fact["id"])
             history_rows.end(conn, tenant_id, fact["id"], said_at)
+
+
+def start_jobs(conn, ctx: Context, tenant_id: str, user_id: str, now: datetime | None = None,
+               deciding: list[str] | tuple = ()) -> int:
+    """Each of the user's jobs to come whose day has come (job_start.py) becomes the employer, as of
+    `now` (the sweep's clock, a turn being decided), else of the user's latest turn; never past a turn of
+    theirs not yet decided but those the caller is `deciding` (jobs_rows.said_until: it may name the
+    employer that takes the job back first):
+    written as the job's turn would have written "I work at Twilio." said at the start's midnight, by
+    the rules (the employer replaces the old one, which keeps its chain, and takes back the job to
+    come), so `as_of` a moment before the start still answers the old job. Keyed on the job to come, and
+    it is no longer current once written: a second run writes nothing. A job to come no longer
+    current (taken back by an employer named since) is not read; one whose value names no day stays.
+    The caller holds the user's lock. How many became the job."""
+    started, jobs = 0, jobs_rows.of_user(conn, tenant_id, user_id)
+    if jobs:  # most users have none: the turns are read only for those who do
+        undecided, latest = jobs_rows.said_until(conn, tenant_id, user_id, deciding)
+        now = min(filter(None, (now or latest, undecided)))
+    for job in jobs:
+        said = job["valid_from"]
+        if job["utc_offset"] is not None:
+            said = said.astimezone(timezone(timedelta(minutes=job["utc_offset"])))
+        start = job_start.starts(job["value"] or "", said)
+        name = job_start.employer(job["value"] or "")
+        if start is None or start > now or not name:
+            continue
+        subject = job["subject"]
+        whose = "The user's" if subject == "user" else f"{subject}'s"
+        candidate = Candidate(type="fact", key=subject_key(subject, EMPLOYER_KEY), value=name,
+                              content=f"{whose} employer is {name}.", confidence=float(job["confidence"]),
+                              importance=families.family_of(EMPLOYER_KEY).importance,
+                              source_message_id=job["source_message_id"],
+                              raw_quote=(job["metadata"] or {}).get("raw_quote") or "", subject=subject,
+                              extractor=(job["metadata"] or {}).get("extractor"))
+        turn = {"id": job["turn_id"], "tenant_id": tenant_id, "user_id": user_id, "agent_id": job["agent_id"],
+                "session_id": job["session_id"], "occurred_at": start, "candidates": job["candidates"]}
+        if _erased(_by_family(turn_rows.tombstones(conn, tenant_id, [turn["id"]])), turn, candidate):
+            continue  # the user erased the job it became
+        vector = embed_distinct(ctx, tenant_id, [_embedded(candidate)])[_embedded(candidate)]
+        related = memory_rows.related_active(conn, tenant_id, user_id, related_keys(candidate), vector,
+                                             RELATED_MIN_SIMILARITY, RELATED_LIMIT, subject)
+        decided = RulesJudge().decide(candidate, related)
+        decision = Decision(decided.action, f"the job to come {job['value']!r} began on {start.date()}: "
+                                            f"{decided.reason}", decided.replaces)
+        if _write(conn, ctx, turn, candidate, vector, f"started:{job['id']}", decision, related):
+            started += 1
+    return started
+
+
+def start_jobs_due(ctx: Context) -> int:
+    """The sweep's: `start_jobs` for every user with a job to come, now. A user who says nothing on or
+    after the day gets their new job all the same, within the sweep's period. How many started."""
+    started = 0
+    for tenant_id, user_id in jobs_rows.users(ctx.db.connection()):
+        with ctx.db.transaction() as conn:
+            locks.lock_user(conn, tenant_id, user_id)
+            try:
+                erasure_rows.refuse_if_erasing(conn, tenant_id, user_id)
+            except UserBeingErased:
+                continue  # nothing is written for a user being erased
+            started += start_jobs(conn, ctx, tenant_id, user_id, datetime.now(timezone.utc))
+    return started
 
 
 def process_inline(ctx: Context, tenant_id: str, turn_id: str) -> None:

@@ -1038,7 +1038,7 @@ def _left_name(m: re.Match[str]) -> list[Fields]:
 
 def _employer_now(m: re.Match[str]) -> list[Fields]:
     """An employer (_organisation), unless the job is said to start later, wherever in the sentence:
-    then it is a plan (the job-ahead rule), as memex has no time at which a fact will become current."""
+    then it is the job to come (the job-ahead rule), which becomes the employer on its day (pipeline.start_jobs)."""
     if _STARTS_LATER_AFTER.match(m.string, m.end()) or _AHEAD_BEFORE.search(m.string, 0, m.start()):
         return []
     return _organisation(m)
@@ -2825,10 +2825,10 @@ _RULES = [
     ], "The user's plan: {value}.", _plan, confidence=0.7, importance=0.6),
     # A job said before it starts: "Starting at Notion in April", "I start at Notion next month", "my
     # first day at Notion is Monday". A plan, not the employer: until it starts, the employer is still
-    # the old one, and memex has no time at which a fact will become current (valid_from is when it
-    # was said). Filed as the job to come (`next_job`), not among the other plans, so that a question
-    # about work finds it after the current job (retrieval/topics.py) and the employer named when it
-    # starts ends it (supersession.py). Joining takes a time months ahead or a role ("I'm joining Sam
+    # the old one; on the day it names it becomes the employer (job_start.py, pipeline.start_jobs), unless
+    # the employer named before then ends it (supersession.py). Filed as the job to come (`next_job`),
+    # not among the other plans, so that a question about work finds it after the current job
+    # (retrieval/topics.py). Joining takes a time months ahead or a role ("I'm joining Sam
     # tomorrow" is an errand); one starts "at" a job ("I'm starting with React next week" is a tool).
     _rule("event", "next_job", "start starting starts begin beginning begins join joining first date", [
         rf"\bI(?:'m| am) {_ADVERBS}(?P<verb>starting) {_NEW_JOB}at (?:the )?(?P<org>{_ORG}),? "

@@ -1,0 +1,49 @@
+"""The jobs to come (`next_job`) still current: one user's, read under their lock by the write path
+(pipeline.start_jobs), and the users who have any, read by the sweep."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import psycopg
+
+# Every subject's job to come: the user's `next_job`, a participant's `melanie_next_job`. As the
+# partial index of migration 0039 says it, so that the sweep's read is an index scan.
+_CURRENT = "memories.active AND memories.memory_type = 'semantic' AND memories.key LIKE '%%next_job'"
+
+
+def of_user(conn: psycopg.Connection, tenant_id: str, user_id: str) -> list[dict[str, Any]]:
+    """The user's current jobs to come, oldest first, each with the offset its turn was sent with
+    (`utc_offset`, minutes; None when sent without one) and the turn's candidates."""
+    return conn.execute(
+        f"""SELECT memories.id, memories.subject, memories.key, memories.value, memories.content,
+                   memories.confidence, memories.valid_from, memories.source_message_id, memories.metadata,
+                   turns.id AS turn_id, turns.agent_id, turns.session_id, turns.utc_offset, turns.candidates
+            FROM memories JOIN turns ON turns.tenant_id = memories.tenant_id AND turns.id = memories.source_turn_id
+            WHERE memories.tenant_id = %s AND memories.user_id = %s AND {_CURRENT}
+            ORDER BY memories.valid_from, memories.id""",
+        (tenant_id, user_id),
+    ).fetchall()
+
+
+def users(conn: psycopg.Connection) -> list[tuple[str, str]]:
+    """(tenant, user) of every user with a current job to come."""
+    rows = conn.execute(f"SELECT DISTINCT tenant_id, user_id FROM memories WHERE {_CURRENT}", {}).fetchall()
+    return [(row["tenant_id"], row["user_id"]) for row in rows]
+
+
+def said_until(conn: psycopg.Connection, tenant_id: str, user_id: str,
+               deciding: list[str] | tuple = ()) -> tuple[Any, Any]:
+    """(the time of the user's earliest turn not yet decided, None when every one is; the time of their
+    latest turn): a job is started only as of a time before which everything the user said is decided,
+    so that an employer named before its day (decided later, an import's turn) still takes it back.
+    `deciding`: the turns the caller is deciding in time order, as undecided as their status says
+    until it commits, which it accounts for itself."""
+    row = conn.execute(
+        """SELECT min(occurred_at) FILTER (WHERE status IN ('queued', 'processing') AND NOT id = ANY(%s))
+                      AS undecided,
+                  max(occurred_at) AS latest
+           FROM turns WHERE tenant_id = %s AND user_id = %s""",
+        (list(deciding), tenant_id, user_id),
+    ).fetchone()
+    return row["undecided"], row["latest"]

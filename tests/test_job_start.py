@@ -1,0 +1,209 @@
+"""A job to come becomes the job when its day comes (pipeline.start_jobs, job_start.py): "I start at
+Twilio next Monday." said on a Wednesday makes Twilio the employer from that Monday, replacing the old
+one in its chain, at the user's first turn after it or at the sweep, whichever comes first."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from memex import job_start, pipeline
+from memex.ingest import ingest_turn
+from memex.models import TurnIn
+
+WEDNESDAY = "2026-03-04T10:00:00Z"  # "next Monday" is 2026-03-09
+
+
+def _facts(tenant, key: str, user: str | None = None) -> list[dict]:
+    listed = tenant.get(f"/v1/users/{user or tenant.user}/memories",
+                        params={"include_inactive": "true", "limit": 500}).json()["memories"]
+    return sorted((m for m in listed if m["key"] == key), key=lambda m: m["valid_from"])
+
+
+def _current(tenant, key: str, user: str | None = None) -> list[str]:
+    return [m["value"] for m in _facts(tenant, key, user) if m["active"]]
+
+
+def _first(tenant, query: str, **extra) -> str:
+    return tenant.search(query, **extra)[0]["content"]
+
+
+@pytest.mark.parametrize("value, said, start", [
+    ("starting at Twilio next Monday", "2026-03-04T10:00:00+00:00", "2026-03-09T00:00:00+00:00"),
+    ("starting at Twilio on Monday", "2026-03-09T10:00:00+00:00", "2026-03-16T00:00:00+00:00"),
+    ("first day at Twilio tomorrow", "2026-03-04T23:30:00-05:00", "2026-03-05T00:00:00-05:00"),
+    ("starting at Notion next month", "2026-12-20T09:00:00+09:00", "2027-01-01T00:00:00+09:00"),
+    ("starting at Notion in April", "2026-05-02T09:00:00+00:00", "2027-04-01T00:00:00+00:00"),
+    ("joining Notion next week", "2026-03-04T10:00:00+00:00", "2026-03-09T00:00:00+00:00"),
+    ("starting at Canva on March 16th", "2026-03-04T10:00:00+00:00", "2026-03-16T00:00:00+00:00"),
+    ("starting at Canva on the 2nd", "2026-03-04T10:00:00+00:00", "2026-04-02T00:00:00+00:00"),
+    ("starting at Canva in two weeks", "2026-03-04T10:00:00+00:00", "2026-03-18T00:00:00+00:00"),
+    ("joining Canva this summer", "2026-03-04T10:00:00+00:00", None),
+    ("joining Canva as a designer", "2026-03-04T10:00:00+00:00", None),
+    ("starting at Canva soon", "2026-03-04T10:00:00+00:00", None),
+])
+def test_the_day_a_job_to_come_starts_is_read_in_the_offset_it_was_said_in(value, said, start):
+    found = job_start.starts(value, datetime.fromisoformat(said))
+    assert found == (datetime.fromisoformat(start) if start else None)
+    if start:
+        assert found.utcoffset() == datetime.fromisoformat(said).utcoffset()
+
+
+@pytest.mark.parametrize("value, employer", [
+    ("starting at Twilio next Monday", "Twilio"), ("first day at Twilio tomorrow", "Twilio"),
+    ("joining the Red Cross next month", "the Red Cross"), ("start date at Procter and Gamble on March 3rd",
+                                                          "Procter and Gamble"),
+    ("Notion, starting in April", "Notion"),
+])
+def test_the_employer_of_a_job_to_come_is_its_name_without_the_when(value, employer):
+    assert job_start.employer(value) == employer
+
+
+def test_the_job_to_come_is_the_employer_from_its_day_at_the_next_turn_and_the_old_one_is_its_history(ctx, tenant):
+    tenant.turn("I work at Canva.", timestamp="2026-03-02T09:00:00Z")
+    tenant.turn("I start at Twilio next Monday.", timestamp=WEDNESDAY)
+    assert _current(tenant, "employer") == ["Canva"]
+    assert _first(tenant, "where does she work?") == "The user's employer is Canva."
+
+    tenant.turn("The weather was lovely this afternoon.", timestamp="2026-03-10T18:00:00Z")
+    canva, twilio = _facts(tenant, "employer")
+    assert (canva["value"], canva["active"], twilio["value"], twilio["active"]) == ("Canva", False, "Twilio", True)
+    assert canva["valid_to"] == twilio["valid_from"]
+    assert twilio["valid_from"].startswith("2026-03-09T00:00:00")
+    assert twilio["content"] == "The user's employer is Twilio."
+    assert _current(tenant, "next_job") == []
+    history = tenant.get(f"/v1/memories/{twilio['id']}/history").json()["history"]
+    # one chain: Canva, the job to come (`supersedes`: the latest it replaced), Twilio
+    assert [(m["key"], m["value"]) for m in history] == [
+        ("employer", "Canva"), ("next_job", "starting at Twilio next Monday"), ("employer", "Twilio")]
+
+    assert _first(tenant, "where does she work?") == "The user's employer is Twilio."
+    # as it stood before the start, the old job
+    assert _first(tenant, "where does she work?", as_of="2026-03-06T12:00:00Z") == "The user's employer is Canva."
+    recall = tenant.post("/v1/recall", {"user_id": tenant.user, "query": "where does she work?",
+                                        "max_tokens": 500}).json()["context"]
+    assert "The user's employer is Twilio." in recall, recall
+
+    # a redelivered turn, a second sweep: nothing more
+    tenant.turn("The weather was lovely this afternoon.", timestamp="2026-03-11T18:00:00Z")
+    pipeline.start_jobs_due(ctx)
+    assert [m["value"] for m in _facts(tenant, "employer")] == ["Canva", "Twilio"]
+
+
+def test_a_turn_before_the_start_leaves_the_job_to_come_and_as_of_before_it_answers_the_old_job(tenant):
+    tenant.turn("I work at Canva.", timestamp="2026-03-02T09:00:00Z")
+    tenant.turn("I start at Twilio next Monday.", timestamp=WEDNESDAY)
+    tenant.turn("It rained all day, stayed in.", timestamp="2026-03-08T23:00:00Z")  # the Sunday before
+    assert _current(tenant, "employer") == ["Canva"]
+    assert _current(tenant, "next_job") == ["starting at Twilio next Monday"]
+
+
+def test_the_start_is_the_users_midnight_in_the_offset_the_job_was_said_in(tenant):
+    """Said in New York on a Wednesday evening: Monday begins at 05:00 UTC, so a turn at 04:00 UTC on
+    Monday (still Sunday there) leaves the job to come, one at 06:00 UTC makes it the job."""
+    tenant.turn("I work at Canva.", timestamp="2026-03-02T09:00:00-05:00")
+    tenant.turn("I start at Twilio next Monday.", timestamp="2026-03-04T20:00:00-05:00")
+    tenant.turn("Quiet evening.", timestamp="2026-03-09T04:00:00Z")
+    assert _current(tenant, "employer") == ["Canva"]
+    tenant.turn("Long day.", timestamp="2026-03-09T06:00:00Z")
+    assert _current(tenant, "employer") == ["Twilio"]
+    assert _facts(tenant, "employer")[-1]["valid_from"].startswith("2026-03-09T05:00:00")
+
+
+def test_the_sweep_starts_the_job_of_a_user_who_says_nothing_more_and_no_one_elses(ctx, tenant):
+    """No turn after the start: the sweep (every 5 minutes) makes the job current; another user's job
+    to come, whose day has not come, stays; a user's turn starts only their own."""
+    said = datetime.now(timezone.utc) - timedelta(days=10)
+    tenant.turn("I work at Canva.", timestamp=(said - timedelta(days=1)).isoformat())
+    tenant.turn("I start at Twilio next week.", timestamp=said.isoformat())
+    other = tenant.user + "-b"
+    tenant.turn("I work at Miro.", user=other, timestamp=(said - timedelta(days=1)).isoformat())
+    tenant.turn("I start at Asana next year.", user=other, timestamp=said.isoformat())  # no day
+    tenant.turn("I start at Notion next month.", user=other + "-c",
+                timestamp=datetime.now(timezone.utc).isoformat())  # not yet
+    assert _current(tenant, "employer") == ["Canva"]
+    assert pipeline.start_jobs_due(ctx) >= 1
+    assert _current(tenant, "employer") == ["Twilio"]
+    assert _current(tenant, "employer", other) == ["Miro"]
+    assert _current(tenant, "next_job", other) == ["starting at Asana next year"]
+    assert _current(tenant, "next_job", other + "-c") == ["starting at Notion next month"]
+
+
+def test_a_job_to_come_no_longer_current_is_never_started(ctx, tenant):
+    """"I start at Twilio next Monday." then, before it, "I just started at Google.": the job to come
+    was taken back by the employer named, and its day makes nothing of it."""
+    tenant.turn("I work at Canva.", timestamp="2026-03-02T09:00:00Z")
+    tenant.turn("I start at Twilio next Monday.", timestamp=WEDNESDAY)
+    tenant.turn("I just started at Google.", timestamp="2026-03-05T09:00:00Z")
+    tenant.turn("Long day.", timestamp="2026-03-12T09:00:00Z")
+    pipeline.start_jobs_due(ctx)
+    assert _current(tenant, "employer") == ["Google"]
+    assert "Twilio" not in [m["value"] for m in _facts(tenant, "employer")]
+
+
+def test_the_goodbye_and_first_day_tomorrow_makes_the_new_job_continue_the_ended_chain(tenant):
+    """The year's "First day at Twilio tomorrow, said goodbye to everyone at Canva.": Canva ends at
+    once, and from the next day Twilio is the employer, continuing Canva's chain."""
+    tenant.turn("I work at Canva.", timestamp="2026-01-01T09:00:00Z")
+    tenant.turn("First day at Twilio tomorrow, said goodbye to everyone at Canva.", timestamp="2026-02-01T18:00:00Z")
+    assert _current(tenant, "employer") == []
+    tenant.turn("Busy first week.", timestamp="2026-02-06T18:00:00Z")
+    employer = _facts(tenant, "employer")
+    assert [(m["value"], m["active"]) for m in employer] == [("Canva", False), ("Canva", False), ("Twilio", True)]
+    assert employer[-1]["valid_from"].startswith("2026-02-02T00:00:00")
+    assert _first(tenant, "where does she work?") == "The user's employer is Twilio."
+
+
+def test_erasing_the_started_job_does_not_bring_it_back(ctx, tenant):
+    tenant.turn("I work at Canva.", timestamp="2026-03-02T09:00:00Z")
+    tenant.turn("I start at Twilio next Monday.", timestamp=WEDNESDAY)
+    tenant.turn("Long day.", timestamp="2026-03-10T09:00:00Z")
+    twilio = _facts(tenant, "employer")[-1]
+    assert tenant.delete(f"/v1/memories/{twilio['id']}").status_code in (200, 204)
+    tenant.turn("Another long day.", timestamp="2026-03-11T09:00:00Z")
+    pipeline.start_jobs_due(ctx)
+    assert "Twilio" not in [m["value"] for m in _facts(tenant, "employer")]
+
+
+def _queued(ctx, tenant, text: str, timestamp: str) -> None:
+    ingest_turn(ctx, tenant.id, TurnIn(user_id=tenant.user, session_id="s1", timestamp=timestamp,
+                                       messages=[{"role": "user", "content": text}]), wait=False)
+
+
+def test_a_job_said_in_a_batch_starts_as_of_a_later_turn_of_the_batch_with_nothing_to_decide(ctx, tenant, runtime):
+    """The workers take the user's turns together (a client that sends them quickly, an import): the
+    day after "I start at Twilio tomorrow." is stored before the job is decided, and says nothing to
+    decide; the job starts as of it all the same, once the job is decided."""
+    _queued(ctx, tenant, "I work at Canva.", "2026-03-02T09:00:00Z")
+    _queued(ctx, tenant, "I start at Twilio tomorrow.", "2026-03-04T09:00:00Z")
+    _queued(ctx, tenant, "Busy first day.", "2026-03-05T18:00:00Z")
+    runtime.drain()
+    assert _current(tenant, "employer") == ["Twilio"]
+    assert _facts(tenant, "employer")[-1]["valid_from"].startswith("2026-03-05T00:00:00")
+
+
+def test_an_employer_named_before_the_day_in_the_same_batch_takes_the_job_back_first(ctx, tenant, runtime):
+    """"I just started at Google." said before Twilio's Monday, decided in the batch that holds a turn
+    after that Monday: the job to come is taken back before its day is reached, never started."""
+    _queued(ctx, tenant, "I work at Canva.", "2026-03-02T09:00:00Z")
+    _queued(ctx, tenant, "I start at Twilio next Monday.", WEDNESDAY)
+    _queued(ctx, tenant, "I just started at Google.", "2026-03-05T09:00:00Z")
+    _queued(ctx, tenant, "Long day.", "2026-03-10T18:00:00Z")
+    runtime.drain()
+    assert _current(tenant, "employer") == ["Google"]
+    assert "Twilio" not in [m["value"] for m in _facts(tenant, "employer")]
+
+
+def test_a_job_started_and_left_within_one_batch_keeps_its_place_in_the_chain(ctx, tenant, runtime):
+    """An import's chunk: the job to come, a day after its Monday, and a new job that Thursday, decided
+    together: Twilio holds from Monday to Thursday, between Canva and Asana."""
+    _queued(ctx, tenant, "I work at Canva.", "2026-03-02T09:00:00Z")
+    _queued(ctx, tenant, "I start at Twilio next Monday.", WEDNESDAY)
+    _queued(ctx, tenant, "Long first day.", "2026-03-10T18:00:00Z")
+    _queued(ctx, tenant, "I just started at Asana, left Twilio.", "2026-03-12T09:00:00Z")
+    runtime.drain()
+    employer = [(m["value"], m["valid_from"][:10], (m["valid_to"] or "")[:10]) for m in _facts(tenant, "employer")]
+    assert employer[0] == ("Canva", "2026-03-02", "2026-03-09")
+    assert ("Twilio", "2026-03-09", "2026-03-12") in employer and employer[-1][0] == "Asana"
+    assert _current(tenant, "employer") == ["Asana"]
