@@ -117,10 +117,11 @@ def _payload_hash(turn: TurnIn) -> str:
     return hashlib.sha256(canonical.encode("utf-8", errors="surrogatepass")).hexdigest()
 
 
-# The offset from UTC, in minutes, of the user's latest turn (by its time) sent with one (migrations
-# 0035, 0036); a scalar subquery, so that a read at a request's start can carry it (db/erasure.py).
+# The offset from UTC, in minutes, of the user's latest turn (by its time, then of those said at one
+# time the one received last, as pipeline._said orders them) sent with one (migrations 0035, 0037); a
+# scalar subquery, so that a read at a request's start can carry it (db/erasure.py).
 LATEST_OFFSET = """(SELECT utc_offset FROM turns WHERE tenant_id = %(t)s AND user_id = %(u)s
-                    AND utc_offset IS NOT NULL ORDER BY occurred_at DESC LIMIT 1)"""
+                    AND utc_offset IS NOT NULL ORDER BY occurred_at DESC, created_at DESC, id DESC LIMIT 1)"""
 
 
 def latest_offset(conn: psycopg.Connection, tenant_id: str, user_id: str) -> int | None:
