@@ -208,8 +208,8 @@ class TurnIn(_Strict):
     # is remembered as theirs. Without it every role-user message is the user's.
     user_name: Optional[Text] = Field(default=None, min_length=1, max_length=256)
 
-    # The offset from UTC the `timestamp` was sent with, in minutes; None for a timestamp without one,
-    # or none: the user's zone, in which a search or recall without a reference time reads days
+    # The offset from UTC the `timestamp` was sent with, in minutes; None for a timestamp that carries
+    # none (_sent_time), or none: the user's zone, in which a search or recall without a reference time reads days
     # (user_zone.py). Not a field: `timestamp` is kept in UTC, so a turn sent again with its
     # idempotency key hashes as it did before (db/turns._payload_hash).
     _utc_offset: Optional[int] = PrivateAttr(default=None)
