@@ -584,17 +584,18 @@ _ALTER_WAITING = ("SELECT count(*) FROM pg_stat_activity WHERE query LIKE '%%ALT
                   "AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()")
 
 
-def test_the_turns_offsets_come_with_0035_and_0036_without_rewriting_the_table(ctx):
-    """Migrations 0035 and 0036 on a database written before them: the column is added to the
+def test_the_turns_offsets_come_with_0035_to_0037_without_rewriting_the_table(ctx):
+    """Migrations 0035 to 0037 on a database written before them: the column is added to the
     catalogue alone (the same file: constant time), the turns written before have no offset (their
-    users read UTC days, as before), and a user's latest offset is read through the partial index,
-    built concurrently (valid), which holds only the turns sent with one."""
+    users read UTC days, as before), and a user's latest offset is read from the partial index alone,
+    built concurrently (valid), which holds only the turns sent with one; of two said at one time, the
+    one received last (0037's order; 0036's index is gone)."""
     from memex.db import turns as turn_rows
 
-    versions = ["0035_turn_offsets", "0036_turn_offsets_by_time"]
+    versions = ["0035_turn_offsets", "0036_turn_offsets_by_time", "0037_turn_offsets_in_order"]
     with _migrated_database(ctx, "memex_before_0035") as conn:
         # the schema before 0035
-        conn.execute("DROP INDEX turns_user_offsets")
+        conn.execute("DROP INDEX turns_user_offsets_in_order")
         conn.execute("ALTER TABLE turns DROP COLUMN utc_offset")
         conn.execute("DELETE FROM schema_migrations WHERE version = ANY(%s)", (versions,))
         conn.execute("INSERT INTO tenants (id) VALUES ('t')")
@@ -604,7 +605,8 @@ def test_the_turns_offsets_come_with_0035_and_0036_without_rewriting_the_table(c
         before = conn.execute(table_file).fetchone()[0]
         assert apply_migrations(conn, 384) == versions
         assert conn.execute(table_file).fetchone()[0] == before
-        assert _index_valid(conn, "turns_user_offsets") is True
+        assert _index_valid(conn, "turns_user_offsets_in_order") is True
+        assert _index_valid(conn, "turns_user_offsets") is None
         conn.row_factory = dict_row
         assert turn_rows.latest_offset(conn, "t", "u1") is None
         for id_, offset, day in (("tokyo", 540, 2), ("la", -480, 1), ("plain", None, 3)):
@@ -612,11 +614,16 @@ def test_the_turns_offsets_come_with_0035_and_0036_without_rewriting_the_table(c
                             VALUES ('t', %s, 'u1', 's', %s, %s)""", (id_, f"2026-03-0{day}T10:00:00Z", offset))
         assert turn_rows.latest_offset(conn, "t", "u1") == 540  # the latest said with one, whenever sent
         assert conn.execute("SELECT count(*) AS n FROM turns WHERE utc_offset IS NOT NULL").fetchone()["n"] == 2
+        # said at the same time as Tokyo's, received after it (and its id before it: the time received rules)
+        conn.execute("""INSERT INTO turns (tenant_id, id, user_id, session_id, occurred_at, utc_offset, created_at)
+                        VALUES ('t', 'a-later', 'u1', 's', '2026-03-02T10:00:00Z', 0, now() + interval '1 second')""")
+        assert turn_rows.latest_offset(conn, "t", "u1") == 0
         conn.execute("SET enable_seqscan = off")
         conn.execute("SET enable_bitmapscan = off")
-        plan = conn.execute("""EXPLAIN SELECT utc_offset FROM turns WHERE tenant_id = 't' AND user_id = 'u1'
-                               AND utc_offset IS NOT NULL ORDER BY occurred_at DESC LIMIT 1""").fetchall()
-        assert "turns_user_offsets" in "\n".join(r["QUERY PLAN"] for r in plan)
+        plan = "\n".join(r["QUERY PLAN"] for r in conn.execute(
+            f"EXPLAIN SELECT {turn_rows.LATEST_OFFSET}", {"t": "t", "u": "u1"}).fetchall())
+        assert "Index Only Scan using turns_user_offsets_in_order" in plan, plan
+        assert "Sort" not in plan, plan
 
 
 def test_a_migration_waiting_for_a_lock_stalls_no_writer_and_applies_once_the_holder_lets_go(ctx):

@@ -195,3 +195,63 @@ def test_an_imported_turns_offset_is_kept_as_a_sent_ones_is(tenant, ctx, runtime
     assert backfill.status(ctx, tenant.id, job.backfill_id)["done"] == 1
     context = tenant.post("/v1/recall", {"user_id": tenant.user, "query": "did I adopt a pet?"}).json()["context"]
     assert "- Yesterday I adopted a cat. (said 2026-03-02)" in context.splitlines(), context
+
+
+def _recall_lines(tenant, user=None) -> list[str]:
+    body = tenant.post("/v1/recall", {"user_id": user or tenant.user, "query": "did I adopt a pet?"}).json()
+    return body["context"].splitlines()
+
+
+def test_a_timestamp_that_carries_no_offset_leaves_the_users_zone_as_it_was(tenant):
+    """A number of seconds (a JSON number or a string of digits, both of which the wire reads as unix
+    time) or RFC 3339's "-00:00" (the offset unknown) says nothing of the user's zone: the Tokyo user's
+    latest turn sent with an offset still rules, though these were said after it. Each is the instant
+    it names."""
+    from memex.models import TurnIn
+
+    said = datetime(2026, 3, 3, tzinfo=timezone.utc)
+    for sent in (said.timestamp(), str(int(said.timestamp())), "2026-03-03T00:00:00-00:00", "2026-03-03T00:00:00"):
+        turn = TurnIn(user_id="u", session_id="s", messages=[{"role": "user", "content": "x"}], timestamp=sent)
+        assert (turn.timestamp, turn.utc_offset) == (said, None), sent
+    assert TurnIn(user_id="u", session_id="s", messages=[{"role": "user", "content": "x"}],
+                  timestamp="2026-03-03T09:00:00+09:00").utc_offset == 540
+    assert TurnIn(user_id="u", session_id="s", messages=[{"role": "user", "content": "x"}],
+                  timestamp="2026-03-03T00:00:00Z").utc_offset == 0  # UTC, said so
+
+    assert tenant.turn("Yesterday I adopted a cat.", timestamp="2026-03-02T08:30:00+09:00").status_code == 201
+    for number, sent in enumerate((said.timestamp(), str(int(said.timestamp())), "2026-03-03T00:00:00-00:00")):
+        response = tenant.turn("Thanks!", timestamp=sent, session=f"later{number}")
+        assert response.status_code == 201, response.text
+        assert response.json()["occurred_at"] == "2026-03-03T00:00:00Z"
+        assert "- Yesterday I adopted a cat. (said 2026-03-02)" in _recall_lines(tenant), sent  # 1 March in UTC
+
+
+def test_two_turns_of_one_instant_with_two_offsets_the_later_received_rules(tenant):
+    """The same instant sent twice with two offsets (Tokyo, then UTC; for another user UTC, then
+    Tokyo): the zone is the offset of the one received last, whatever order the rows lie in."""
+    kenji, maria = tenant.user, f"{tenant.user}-maria"
+    cat = "Yesterday I adopted a cat."  # said at 08:30 on 2 March in Tokyo, 23:30 on 1 March in UTC
+    for user, offsets in ((kenji, ("2026-03-02T08:30:00+09:00", "2026-03-01T23:30:00+00:00")),
+                          (maria, ("2026-03-01T23:30:00+00:00", "2026-03-02T08:30:00+09:00"))):
+        for number, sent in enumerate(offsets):
+            assert tenant.turn(cat if number == 0 else "Thanks!", timestamp=sent, user=user,
+                               session=f"s{number}").status_code == 201
+    assert "- Yesterday I adopted a cat. (said 2026-03-01)" in _recall_lines(tenant, kenji)
+    assert "- Yesterday I adopted a cat. (said 2026-03-02)" in _recall_lines(tenant, maria)
+
+
+def test_a_statements_own_time_is_read_in_the_users_zone(tenant):
+    """"We got divorced in May.", said at 08:30 on 1 June in Tokyo (23:30 on 31 May in UTC): May is
+    over there, so the divorce stands in history at the end of Tokyo's May (15:00 UTC on 31 May), not
+    at the time said, which UTC's May still held. Said with the offset, or (the user's zone being
+    Tokyo) with the same instant in a timestamp without one; a user who never sent an offset reads
+    UTC's May, as before."""
+    said = "2026-05-31T23:30:00"
+    assert tenant.turn("I live in Kyoto.", timestamp="2026-05-30T09:00:00+09:00").status_code == 201
+    for session, sent in (("tokyo", "2026-06-01T08:30:00+09:00"), ("plain", said)):
+        memories = tenant.turn("We got divorced in May.", timestamp=sent, session=session).json()["memories"]
+        assert [m["valid_from"] for m in memories if m["value"] == "divorced"] == ["2026-05-31T15:00:00Z"], memories
+        assert tenant.delete(f"/v1/sessions/{session}", params={"user_id": tenant.user}).status_code == 200
+    utc = f"{tenant.user}-utc"
+    memories = tenant.turn("We got divorced in May.", timestamp=said, user=utc).json()["memories"]
+    assert [m["valid_from"] for m in memories if m["value"] == "divorced"] == ["2026-05-31T23:30:00Z"], memories

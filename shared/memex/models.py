@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import unicodedata
 from datetime import datetime, timedelta, timezone
 from typing import Annotated, Any, Literal, Optional
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, PrivateAttr, StringConstraints, TypeAdapter, \
-    field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, PrivateAttr, StringConstraints, \
+    ValidatorFunctionWrapHandler, field_validator, model_validator
 
 from memex.config import load_settings
 
@@ -158,6 +159,29 @@ def _asked_time(value: Optional[datetime]) -> Optional[datetime]:
     return checked.astimezone(timezone(value.utcoffset()))
 
 
+# A number of seconds since 1970, which the wire reads as a time too (a JSON number or a string of
+# digits): an instant, with no offset of the user's.
+_SECONDS = re.compile(r"[+-]?\d+(?:\.\d*)?")
+
+
+def _sent_time(value: Any, handler: ValidatorFunctionWrapHandler) -> Optional[datetime]:
+    """A turn's `timestamp`, parsed once and checked as any time, in the offset it was sent with; naive
+    (read as UTC by TurnIn) when it carries none: a time without an offset, a number of seconds, or
+    RFC 3339's "-00:00" (UTC known, the local offset not), none of which says the user's zone."""
+    parsed = handler(value)
+    checked = _plausible_time(parsed)
+    if checked is None:
+        return None
+    offset = parsed.utcoffset()
+    if isinstance(value, str):
+        said = not _SECONDS.fullmatch(value) and not value.endswith("-00:00")
+    else:
+        said = isinstance(value, datetime)  # not a number
+    if offset is None or not said:
+        return checked.replace(tzinfo=None)
+    return checked.astimezone(timezone(offset))
+
+
 class _Strict(BaseModel):
     # Unknown fields are refused so that a typo ("usr_id") is reported, not silently ignored;
     # NaN and Infinity, which Python's JSON parser accepts, are no number a client means.
@@ -169,9 +193,6 @@ class MessageIn(_Strict):
     content: Text = Field(min_length=1)
     name: Optional[Text] = Field(default=None, max_length=256)
     metadata: Metadata = Field(default_factory=dict)
-
-
-_SENT_TIME = TypeAdapter(datetime)
 
 
 class TurnIn(_Strict):
@@ -187,24 +208,22 @@ class TurnIn(_Strict):
     # is remembered as theirs. Without it every role-user message is the user's.
     user_name: Optional[Text] = Field(default=None, min_length=1, max_length=256)
 
-    # The offset from UTC the `timestamp` was sent with, in minutes; None for a timestamp without one,
-    # or none: the user's zone, in which a search or recall without a reference time reads days
+    # The offset from UTC the `timestamp` was sent with, in minutes; None for a timestamp that carries
+    # none (_sent_time), or none: the user's zone, in which a search or recall without a reference time reads days
     # (user_zone.py). Not a field: `timestamp` is kept in UTC, so a turn sent again with its
     # idempotency key hashes as it did before (db/turns._payload_hash).
     _utc_offset: Optional[int] = PrivateAttr(default=None)
 
-    _time = field_validator("timestamp")(_plausible_time)
+    _time = field_validator("timestamp", mode="wrap")(_sent_time)
 
-    @model_validator(mode="wrap")
-    @classmethod
-    def _offset_sent(cls, data: Any, handler: Any) -> "TurnIn":
-        turn = handler(data)
-        sent = data.get("timestamp") if isinstance(data, dict) else None
-        if isinstance(sent, str):
-            sent = _SENT_TIME.validate_python(sent)  # the same parse `timestamp` passed
-        if isinstance(sent, datetime) and sent.utcoffset() is not None:
-            turn._utc_offset = round(sent.utcoffset().total_seconds() / 60)
-        return turn
+    @model_validator(mode="after")
+    def _offset_sent(self) -> "TurnIn":
+        if self.timestamp is not None:
+            sent = self.timestamp.utcoffset()
+            self._utc_offset = None if sent is None else round(sent.total_seconds() / 60)
+            self.timestamp = self.timestamp.astimezone(timezone.utc) if sent is not None else \
+                self.timestamp.replace(tzinfo=timezone.utc)
+        return self
 
     @property
     def utc_offset(self) -> Optional[int]:

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from memex import embedded_text, filler, job_start, llm, standalone, timeline
+from memex import embedded_text, filler, job_start, llm, standalone, timeline, user_zone
 from memex.at_once import at_once
 from memex.context import Context
 from memex.db import erasure as erasure_rows
@@ -485,7 +485,9 @@ def _write(conn, ctx: Context, turn: dict[str, Any], candidate: Candidate, vecto
     if decision.action == "noop":
         ctx.metrics.record(SUPERSESSION_VERDICTS, action="noop")
         return False
-    said_at = timeline.happened(candidate, turn["occurred_at"])
+    # A time the statement gives ("we broke up in May") is read in the user's days; one said without
+    # any needs no read of the user's zone.
+    said_at = timeline.happened(candidate, user_zone.said_at(conn, turn)) if candidate.happened else turn["occurred_at"]
     same_key = [m for m in related if m["key"] == candidate.key]
     later = [m for m in same_key if timeline.said_after(m, said_at)]
     if decision.action == "keep_old" and not candidate.historical and later:

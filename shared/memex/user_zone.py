@@ -1,11 +1,14 @@
-"""The "now" of a search or recall that gives no reference time, in the user's zone: the offset of the
-user's latest turn sent with one (a client that sends `2026-03-04T21:30:00+09:00` sends its user's
-zone), UTC when they never sent one. A question's "yesterday" and recall's "(said …)" days are read
-in it (time_phrases.py); a request's `reference_time` or `as_of` keeps its own offset and wins."""
+"""The user's zone: the offset of the user's latest turn sent with one (a client that sends
+`2026-03-04T21:30:00+09:00` sends its user's zone), UTC when they never sent one. The "now" of a search
+or recall that gives no reference time is in it, so a question's "yesterday" and recall's "(said …)"
+days are read in it (time_phrases.py); a request's `reference_time` or `as_of` keeps its own offset
+and wins. A statement's own time ("we broke up in May") is read in the offset its turn was sent with,
+else in the user's zone (`said_at`)."""
 
 from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
+from typing import Any
 
 import psycopg
 
@@ -19,5 +22,17 @@ def now(conn: psycopg.Connection, tenant_id: str, user_id: str, reference_time: 
     if reference_time is not None:
         erasure_rows.refuse_if_erasing(conn, tenant_id, user_id)
         return reference_time
-    offset = turn_rows.latest_offset(conn, tenant_id, user_id)
-    return datetime.now(timezone.utc if offset is None else timezone(timedelta(minutes=offset)))
+    return datetime.now(_zone(turn_rows.offset_unless_erasing(conn, tenant_id, user_id)))
+
+
+def said_at(conn: psycopg.Connection, turn: dict[str, Any]) -> datetime:
+    """When the turn (a row of turns) was said, in the offset its timestamp was sent with, else in the
+    user's zone: a Tokyo user's turn sent without one is still said on Tokyo's day."""
+    offset = turn["utc_offset"]
+    if offset is None:
+        offset = turn_rows.latest_offset(conn, turn["tenant_id"], turn["user_id"])
+    return turn["occurred_at"].astimezone(_zone(offset))
+
+
+def _zone(offset: int | None) -> timezone:
+    return timezone.utc if offset is None else timezone(timedelta(minutes=offset))
