@@ -6,6 +6,7 @@ in it (time_phrases.py); a request's `reference_time` or `as_of` keeps its own o
 from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
+from typing import Callable
 
 import psycopg
 
@@ -15,7 +16,18 @@ from memex.db import erasure as erasure_rows
 def now(conn: psycopg.Connection, tenant_id: str, user_id: str, reference_time: datetime | None) -> datetime:
     """`reference_time`, else now in the user's zone; UserBeingErased, read in the same round trip,
     when the user's erasure has begun (a read at a request's start: db/erasure.refuse_if_erasing)."""
-    offset = erasure_rows.refuse_if_erasing(conn, tenant_id, user_id, offset=reference_time is None)
-    if reference_time is not None:
-        return reference_time
-    return datetime.now(timezone.utc if offset is None else timezone(timedelta(minutes=offset)))
+    return send_now(conn, tenant_id, user_id, reference_time)()
+
+
+def send_now(conn: psycopg.Connection, tenant_id: str, user_id: str,
+             reference_time: datetime | None) -> Callable[[], datetime]:
+    """`now` sent now and read by calling what it returns (UserBeingErased then): in a pipeline, after
+    its sync, so that it shares a round trip with what a search reads of its user next (search.py)."""
+    offset = erasure_rows.send_refuse_if_erasing(conn, tenant_id, user_id, offset=reference_time is None)
+
+    def read() -> datetime:
+        minutes = offset()
+        if reference_time is not None:
+            return reference_time
+        return datetime.now(timezone.utc if minutes is None else timezone(timedelta(minutes=minutes)))
+    return read

@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import defaultdict
-from typing import Any
+from typing import Any, Callable
 
 import psycopg
 
@@ -212,13 +212,25 @@ def refuse_if_erasing(conn: psycopg.Connection, tenant_id: str, user_id: str, *,
     be gone already, so nothing of theirs is read, and nothing is written for them. With `offset`,
     the user's latest turn's offset (turns.LATEST_OFFSET) read in the same round trip and returned:
     a search without a reference time needs both before anything else."""
-    row = conn.execute(
+    return send_refuse_if_erasing(conn, tenant_id, user_id, offset=offset)()
+
+
+def send_refuse_if_erasing(conn: psycopg.Connection, tenant_id: str, user_id: str, *,
+                           offset: bool = False) -> Callable[[], int | None]:
+    """`refuse_if_erasing` sent now and checked by calling what it returns: in a pipeline, after its
+    sync, so that the check shares a round trip with the statements sent beside it (whose answers
+    the caller reads only once the check has passed)."""
+    cursor = conn.execute(
         "SELECT EXISTS (SELECT 1 FROM user_erasures WHERE tenant_id = %(t)s AND user_id = %(u)s) AS erasing"
         + (f", {turn_rows.LATEST_OFFSET} AS utc_offset" if offset else ""),
-        {"t": tenant_id, "u": user_id}).fetchone()
-    if row["erasing"]:
-        raise UserBeingErased.of(user_id)
-    return row.get("utc_offset")
+        {"t": tenant_id, "u": user_id})
+
+    def checked() -> int | None:
+        row = cursor.fetchone()
+        if row["erasing"]:
+            raise UserBeingErased.of(user_id)
+        return row.get("utc_offset")
+    return checked
 
 
 def _forget_why_ended(conn: psycopg.Connection, tenant_id: str, erased_ids: list[str]) -> None:
