@@ -359,9 +359,10 @@ def ahead(conn: psycopg.Connection, tenant_id: str, user_id: str, most: int, als
 def send_ahead(conn: psycopg.Connection, tenant_id: str, user_id: str, most: int,
                also_called: Sequence[str] = ()) -> Callable[[], Ahead]:
     """Sent now and read by calling what it returns: in a pipeline, after its sync, so that it shares
-    a round trip with the statements sent beside it. The distinct names the user's memories are said by or about (SPEAKER), whichever memories
-    they are (inactive, another agent's), each with whether the user's own messages are said under
-    it (USER_SAID); the user's current name; the user's Size. The names: a skip scan of index
+    a round trip with the statements sent beside it (search.read_now). The distinct names the user's
+    memories are said by or about (SPEAKER), whichever memories they are (inactive, another
+    agent's), each with whether the user's own messages are said under it (USER_SAID); the user's
+    current name; the user's Size. The names: a skip scan of index
     memories_user_speaker_kinds, one probe per name and kind, whatever the number of memories; the
     name: one probe of memories_user_current_semantic."""
     name, own = SPEAKER_NAME.format(m="m"), USER_SAID.format(m="m")
