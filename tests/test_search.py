@@ -168,6 +168,54 @@ def test_a_search_makes_no_round_trip_it_can_know_finds_nothing(tenant, monkeypa
     assert asked == ["neighbours", "neighbours", "replacements"]
 
 
+def _round_trips(monkeypatch) -> list[list[str]]:
+    """The statements of each round trip the process's connections make from here on, in order: a
+    pipeline's (entered at the top) as one, a statement sent outside one as its own."""
+    import contextlib
+
+    import psycopg
+
+    trips: list[list[str]] = []
+    execute, pipeline = psycopg.Connection.execute, psycopg.Connection.pipeline
+
+    def counted_execute(self, query, *args, **kwargs):
+        if self._pipeline is None:
+            trips.append([])
+        trips[-1].append(str(query))
+        return execute(self, query, *args, **kwargs)
+
+    @contextlib.contextmanager
+    def counted_pipeline(self):
+        if self._pipeline is None:
+            trips.append([])
+        with pipeline(self) as sent:
+            yield sent
+
+    monkeypatch.setattr(psycopg.Connection, "execute", counted_execute)
+    monkeypatch.setattr(psycopg.Connection, "pipeline", counted_pipeline)
+    return trips
+
+
+def test_a_search_reads_its_user_ahead_in_the_round_trip_of_the_erasure_check(tenant, monkeypatch):
+    """A search learns its now (user_zone.now: the user is not being erased, and their zone) and
+    what it needs of the user before its first round (memories.ahead) in one round trip, not two,
+    and so does a recall for its search; the answer is the one the two gave (test_erasure.py: a
+    user being erased is still refused)."""
+    tenant.turn("We took the ferry to Cacilhas again yesterday.", timestamp="2026-01-01T00:00:00Z")
+    expected = tenant.search("the ferry to Cacilhas")
+    trips = _round_trips(monkeypatch)
+    assert tenant.search("the ferry to Cacilhas") == expected
+    checked = [i for i, trip in enumerate(trips) if any("user_erasures" in sql for sql in trip)]
+    read_ahead = [i for i, trip in enumerate(trips) if any("WITH RECURSIVE kinds" in sql for sql in trip)]
+    assert len(checked) == 1 and checked == read_ahead, trips
+    del trips[:]  # and a recall's search, its now read by the recall
+    recalled = tenant.post("/v1/recall", {"user_id": tenant.user, "query": "the ferry to Cacilhas"})
+    assert recalled.status_code == 200 and recalled.json()["citations"], recalled.text
+    checked = [i for i, trip in enumerate(trips) if any("user_erasures" in sql for sql in trip)]
+    read_ahead = [i for i, trip in enumerate(trips) if any("WITH RECURSIVE kinds" in sql for sql in trip)]
+    assert len(checked) == 1 and checked == read_ahead, trips
+
+
 def test_ahead_knows_whether_a_fact_was_replaced_whatever_the_number_of_inactive_messages(ctx, tenant):
     """memories.Ahead.replaced: no inactive memory, or only messages (a consolidation ends them by
     the hundred), is no; a fact no longer current is yes; read from index

@@ -34,7 +34,7 @@ import unicodedata
 from datetime import datetime, tzinfo
 from typing import Any, Sequence
 
-from memex import filler, time_phrases, user_zone
+from memex import filler, time_phrases
 from memex.budget import at_least, count_tokens
 from memex.context import Context
 from memex.db import memories as memory_rows
@@ -43,7 +43,7 @@ from memex.episodic import episodic_text
 from memex.metrics import RECALL_TOKENS
 from memex.models import RecallIn, SearchIn, wire_time
 from memex.retrieval import stale as no_longer_current
-from memex.retrieval.search import Dependencies, search
+from memex.retrieval.search import Dependencies, read_now, search
 
 HEADER = "Relevant memories about the user:"
 CURRENT_FACTS = 10
@@ -62,13 +62,16 @@ _CONTINUES = re.compile("[\u200c\u200d\U0001f3fb-\U0001f3ff\U000e0020-\U000e007f
 
 def recall(ctx: Context, tenant_id: str, request: RecallIn) -> dict[str, Any]:
     # Without a reference time, now in the user's zone (user_zone.py), for the search and the bullets' days;
-    # read with the check that the user is not being erased, which the search then does not repeat.
-    now = user_zone.now(ctx.db.connection(), tenant_id, request.user_id, request.reference_time)
-    deps = Dependencies(ctx, tenant_id, now=now)
-    relevant = search(ctx, tenant_id, SearchIn(
-        user_id=request.user_id, query=request.query, agent_id=request.agent_id, top_k=RELEVANT,
-        reference_time=now, as_of=request.as_of,
-    ), deps)["results"]
+    # read with the check that the user is not being erased, which the search then does not repeat, and
+    # with what the search reads of the user before its first round (search.read_now): one round trip.
+    def asked(reference_time: datetime | None) -> SearchIn:
+        return SearchIn(user_id=request.user_id, query=request.query, agent_id=request.agent_id, top_k=RELEVANT,
+                        reference_time=reference_time, as_of=request.as_of)
+
+    deps = Dependencies(ctx, tenant_id)
+    read_now(ctx, tenant_id, asked(request.reference_time), deps)
+    now = deps.now
+    relevant = search(ctx, tenant_id, asked(now), deps)["results"]
     scores = {memory["id"]: memory["score"] for memory in relevant}
 
     conn = ctx.db.connection()

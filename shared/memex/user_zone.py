@@ -8,21 +8,32 @@ else in the user's zone (`said_at`)."""
 from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
-from typing import Any
+from typing import Any, Callable
 
 import psycopg
 
-from memex.db import erasure as erasure_rows
+from memex.db import erasing
 from memex.db import turns as turn_rows
 
 
 def now(conn: psycopg.Connection, tenant_id: str, user_id: str, reference_time: datetime | None) -> datetime:
     """`reference_time`, else now in the user's zone; UserBeingErased, read in the same round trip,
     when the user's erasure has begun (a read at a request's start: db/erasing.py)."""
-    if reference_time is not None:
-        erasure_rows.refuse_if_erasing(conn, tenant_id, user_id)
-        return reference_time
-    return datetime.now(_zone(turn_rows.offset_unless_erasing(conn, tenant_id, user_id)))
+    return send_now(conn, tenant_id, user_id, reference_time)()
+
+
+def send_now(conn: psycopg.Connection, tenant_id: str, user_id: str,
+             reference_time: datetime | None) -> Callable[[], datetime]:
+    """`now` sent now and read by calling what it returns (UserBeingErased then): in a pipeline, after
+    its sync, so that it shares a round trip with what a search reads of its user next (search.py)."""
+    offset = "" if reference_time is not None else f", {turn_rows.LATEST_OFFSET} AS utc_offset"
+    cursor = conn.execute(f"SELECT {erasing.MARKED} AS erasing{offset}", {"t": tenant_id, "u": user_id})
+
+    def read() -> datetime:
+        row = cursor.fetchone()
+        erasing.refuse(row, user_id)
+        return reference_time if reference_time is not None else datetime.now(_zone(row["utc_offset"]))
+    return read
 
 
 def said_at(conn: psycopg.Connection, turn: dict[str, Any]) -> datetime:

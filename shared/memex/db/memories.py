@@ -352,14 +352,22 @@ class Ahead:
 
 
 def ahead(conn: psycopg.Connection, tenant_id: str, user_id: str, most: int, also_called: Sequence[str] = ()) -> Ahead:
-    """The distinct names the user's memories are said by or about (SPEAKER), whichever memories
-    they are (inactive, another agent's), each with whether the user's own messages are said under
-    it (USER_SAID); the user's current name; the user's Size. The names: a skip scan of index
+    """`send_ahead`'s Ahead, in a round trip of its own."""
+    return send_ahead(conn, tenant_id, user_id, most, also_called)()
+
+
+def send_ahead(conn: psycopg.Connection, tenant_id: str, user_id: str, most: int,
+               also_called: Sequence[str] = ()) -> Callable[[], Ahead]:
+    """Sent now and read by calling what it returns: in a pipeline, after its sync, so that it shares
+    a round trip with the statements sent beside it (search.read_now). The distinct names the user's
+    memories are said by or about (SPEAKER), whichever memories they are (inactive, another
+    agent's), each with whether the user's own messages are said under it (USER_SAID); the user's
+    current name; the user's Size. The names: a skip scan of index
     memories_user_speaker_kinds, one probe per name and kind, whatever the number of memories; the
     name: one probe of memories_user_current_semantic."""
     name, own = SPEAKER_NAME.format(m="m"), USER_SAID.format(m="m")
     scope = "m.tenant_id = %(scope_tenant)s AND m.user_id = %(scope_user)s"
-    row = conn.execute(
+    cursor = conn.execute(
         f"""WITH RECURSIVE kinds AS (
                 (SELECT {name} AS name, {own} AS own FROM memories m
                  WHERE {scope} AND {name} IS NOT NULL
@@ -389,17 +397,21 @@ def ahead(conn: psycopg.Connection, tenant_id: str, user_id: str, most: int, als
             FROM (SELECT 1) one
             LEFT JOIN memory_stats s ON s.tenant_id = %(scope_tenant)s AND s.user_id = %(scope_user)s""",
         # a name has two kinds at most: 2 (most + 1) rows tell whether there are more than `most` names
-        {"scope_tenant": tenant_id, "scope_user": user_id, "limit": 2 * (most + 1)}).fetchone()
-    size = Size(row["active_docs"], row["docs"], row["listed"])
-    names = list(dict.fromkeys(row["names"]))
-    if len(names) > most:
-        return Ahead(None, size, replaced=row["replaced"], news=row["news"])
-    others = {n.casefold() for n, user_said in zip(row["names"], row["own"]) if not user_said}
-    called = [n for n, user_said in zip(row["names"], row["own"]) if user_said] + list(row["named"]) \
-        + list(also_called)
-    user_names = {n.strip().casefold(): n.strip() for n in called if n.strip()}
-    return Ahead(names, size, sorted(n for key, n in user_names.items() if key not in others), row["replaced"],
-                 row["news"])
+        {"scope_tenant": tenant_id, "scope_user": user_id, "limit": 2 * (most + 1)})
+
+    def read() -> Ahead:
+        row = cursor.fetchone()
+        size = Size(row["active_docs"], row["docs"], row["listed"])
+        names = list(dict.fromkeys(row["names"]))
+        if len(names) > most:
+            return Ahead(None, size, replaced=row["replaced"], news=row["news"])
+        others = {n.casefold() for n, user_said in zip(row["names"], row["own"]) if not user_said}
+        called = [n for n, user_said in zip(row["names"], row["own"]) if user_said] + list(row["named"]) \
+            + list(also_called)
+        user_names = {n.strip().casefold(): n.strip() for n in called if n.strip()}
+        return Ahead(names, size, sorted(n for key, n in user_names.items() if key not in others),
+                     row["replaced"], row["news"])
+    return read
 
 
 class Found(NamedTuple):

@@ -120,7 +120,7 @@ def _payload_hash(turn: TurnIn) -> str:
 
 # The offset from UTC, in minutes, of the user's latest turn (by its time, then of those said at one
 # time the one received last, as pipeline._said orders them) sent with one (migrations 0035, 0037); a
-# scalar subquery, so that a read at a request's start can carry it (offset_unless_erasing).
+# scalar subquery, so that a read at a request's start can carry it (user_zone.send_now).
 LATEST_OFFSET = """(SELECT utc_offset FROM turns WHERE tenant_id = %(t)s AND user_id = %(u)s
                     AND utc_offset IS NOT NULL ORDER BY occurred_at DESC, created_at DESC, id DESC LIMIT 1)"""
 
@@ -128,16 +128,6 @@ LATEST_OFFSET = """(SELECT utc_offset FROM turns WHERE tenant_id = %(t)s AND use
 def latest_offset(conn: psycopg.Connection, tenant_id: str, user_id: str) -> int | None:
     """LATEST_OFFSET's; None when no turn of the user's was sent with an offset."""
     return conn.execute(f"SELECT {LATEST_OFFSET} AS utc_offset", {"t": tenant_id, "u": user_id}).fetchone()["utc_offset"]
-
-
-def offset_unless_erasing(conn: psycopg.Connection, tenant_id: str, user_id: str) -> int | None:
-    """`latest_offset`, and UserBeingErased, read in the same round trip, when the user's erasure has
-    begun: a search without a reference time needs both before anything else, in one statement at its
-    start."""
-    row = conn.execute(f"SELECT {erasing.MARKED} AS erasing, {LATEST_OFFSET} AS utc_offset",
-                       {"t": tenant_id, "u": user_id}).fetchone()
-    erasing.refuse(row, user_id)
-    return row["utc_offset"]
 
 
 def get_turn(conn: psycopg.Connection, tenant_id: str, turn_id: str) -> dict[str, Any] | None:

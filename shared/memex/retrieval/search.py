@@ -128,6 +128,9 @@ class Dependencies:
         # The request's now, read with the check that its user is not being erased (user_zone.now, as
         # recall does): its searches take it as their reference time without a round trip of their own.
         self.now = now
+        # What the request's searches learn of its user before their first round (memories.Ahead), when
+        # read with its now (read_now): one round trip for both.
+        self.ahead: memory_rows.Ahead | None = None
         self._vectors: dict[str, np.ndarray] = {}
         self._splits: dict[str, list[str]] = {}
         self._failed: set[str] = set()
@@ -185,10 +188,11 @@ def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies |
     she working now?" typed on a phone is "Where's she working now?"; the answer's `query` is the
     question as sent."""
     asked = request.query
-    # Without a reference time, now in the user's zone: the days of "yesterday" are theirs (user_zone.py).
-    now = deps.now if deps is not None and deps.now is not None else \
-        user_zone.now(ctx.db.connection(), tenant_id, request.user_id, request.reference_time)
-    request = request.model_copy(update={"query": plain(asked), "reference_time": now})
+    request = request.model_copy(update={"query": plain(asked)})
+    deps = deps or Dependencies(ctx, tenant_id)
+    if deps.now is None:
+        read_now(ctx, tenant_id, request, deps)
+    request = request.model_copy(update={"reference_time": deps.now})
     if request.as_of is not None:
         # Memory as it stood then: every statement's scope holds what was valid at `as_of`, current
         # now or not (db/validity.py), and the keyword channel's statistics are over all memories.
@@ -199,7 +203,6 @@ def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies |
     if request.mode == "hybrid" and ctx.settings.search_periods:
         periods = period.asked(request.query, request.reference_time)
         if periods:
-            deps = deps or Dependencies(ctx, tenant_id)
             return {**_said_within(ctx, tenant_id, request, deps, periods), "query": asked}
     with speakers.remembered():
         if not (request.mode == "hybrid" and ctx.settings.search_past and past.asks(request.query)):
@@ -208,6 +211,46 @@ def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies |
             answer = _search(ctx, tenant_id, request.model_copy(update={"query": past.topic(request.query)}), deps,
                              past_question=request.query)
     return {**answer, "query": asked}  # as asked, whatever it was searched as
+
+
+def read_now(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies) -> None:
+    """The request's now into `deps` (user_zone.now: the check that its user is not being erased, and
+    without a reference time their zone, whose days "yesterday" names) and, when its search reads it
+    (_reads_ahead), the user's Ahead with it: one round trip for both, where there were two. The check
+    is read first: nothing read of a user being erased is looked at. A question about a period
+    (_said_within) reads no Ahead, and the one read with its now is not used: a probe per name of
+    the user's, not a round trip."""
+    conn = ctx.db.connection()
+    with conn.pipeline():
+        now = user_zone.send_now(conn, tenant_id, request.user_id, request.reference_time)
+        ahead = memory_rows.send_ahead(conn, tenant_id, request.user_id, NAMES_AHEAD, _id_as_name(request)) \
+            if _reads_ahead(ctx.settings, request, deps) else None
+    deps.now = now()
+    deps.ahead = ahead() if ahead else None
+
+
+def _unnamed_ahead_on(settings: Settings, request: SearchIn) -> bool:
+    """Whether the question without the participants it names is embedded in the first round (_unnamed_ahead)."""
+    return request.mode == "hybrid" and bool(settings.search_keywords_without_speakers and settings.search_speaker_boost
+                                             and settings.search_unnamed_vector_weight > 0) \
+        and not settings.search_keyword_first
+
+
+def _user_names_on(settings: Settings, request: SearchIn) -> bool:
+    """Whether a question naming the user by their own name is made the question about "the user"."""
+    return request.mode == "hybrid" and settings.search_user_names and not settings.search_keyword_first
+
+
+def _reads_ahead(settings: Settings, request: SearchIn, deps: Dependencies) -> bool:
+    """Whether a search reads its user's Ahead before its first round (memories.ahead)."""
+    return "embed" not in deps.degraded and (
+        _unnamed_ahead_on(settings, request) or _user_names_on(settings, request)
+        or request.mode == "hybrid" and settings.search_first_person and first_person.says_she_or_he(request.query))
+
+
+def _id_as_name(request: SearchIn) -> list[str]:
+    """The user's id, as a name the caller knows them by, when it reads as one (named.a_name)."""
+    return [request.user_id] if named.a_name(request.user_id) else []
 
 
 def _said_within(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies,
@@ -313,12 +356,11 @@ def _search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies 
     # it names is embedded in it (keyword first: in the second), a "she" or "he" is the user only
     # when the question names none of them, and, when they are all the user, a question that names
     # the user by their own name is the question about "the user".
-    unnamed_ahead = unnamed_embedded and not ctx.settings.search_keyword_first
-    user_names = request.mode == "hybrid" and ctx.settings.search_user_names and not ctx.settings.search_keyword_first
-    id_as_name = [request.user_id] if named.a_name(request.user_id) else []
-    ahead = memory_rows.ahead(conn, tenant_id, request.user_id, NAMES_AHEAD, id_as_name) \
-        if "embed" not in deps.degraded and (
-            unnamed_ahead or user_names or voicing and first_person.says_she_or_he(request.query)) else None
+    unnamed_ahead = _unnamed_ahead_on(ctx.settings, request)
+    user_names = _user_names_on(ctx.settings, request)
+    # read with the request's now when search() read that (read_now), else here
+    ahead = (deps.ahead or memory_rows.ahead(conn, tenant_id, request.user_id, NAMES_AHEAD, _id_as_name(request))) \
+        if _reads_ahead(ctx.settings, request, deps) else None
     about_the_user = speakers.as_the_user(request.query, ahead.user_names, ahead.names) \
         if user_names and ahead and ahead.names is not None else None
     if about_the_user:
