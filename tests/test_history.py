@@ -794,3 +794,15 @@ def test_a_childs_birthday_said_by_name_alone_replaces_the_age_said_before(ctx, 
     chain = _history(tenant, next(m["id"] for m in listed if m["active"]))
     assert [m["value"] for m in chain] == ["7", "8"]
     _assert_linear(chain)
+
+
+def test_an_intolerance_said_after_a_diet_leaves_the_diet_current(tenant):
+    """Trial 12's week: vegetarian on Tuesday, lactose intolerant on Friday; both hold, and only a
+    new diet (vegan) replaces the old one."""
+    tenant.turn("I don't eat meat, I'm vegetarian.", timestamp="2026-11-03T08:00:00Z")
+    tenant.turn("I'm lactose intolerant.", timestamp="2026-11-06T08:00:00Z")
+    current = sorted(m["value"] for m in _active(tenant, "dietary_restriction") if m["active"])
+    assert current == ["lactose intolerant", "vegetarian"]
+    tenant.turn("I'm vegan now.", timestamp="2026-11-07T08:00:00Z")
+    current = sorted(m["value"] for m in _active(tenant, "dietary_restriction") if m["active"])
+    assert current == ["lactose intolerant", "vegan"]

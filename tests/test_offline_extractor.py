@@ -1770,6 +1770,9 @@ def test_what_is_said_near_someone_in_the_users_life_files_nothing_of_theirs(tex
     ("I'm allergic to penicillin, latex and bees.", {("allergy", "penicillin"), ("allergy", "latex"), ("allergy", "bees")}),
     ("My favourite foods are sushi, tacos and ramen.", {("favorite_food", "sushi"), ("favorite_food", "tacos"),
                                                         ("favorite_food", "ramen")}),
+    # a correction's "actually" was read into the value (trial 12: "actually Portishead")
+    ("My favourite band is actually Portishead, not Radiohead.", {("favorite_band", "Portishead")}),
+    ("My favorite food is now ramen.", {("favorite_food", "ramen")}),
     ("I'm lactose intolerant and allergic to shellfish.", {("dietary_restriction", "lactose intolerant"),
                                                            ("allergy", "shellfish")}),
     # children named with their ages, in brackets or in the same order after

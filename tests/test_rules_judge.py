@@ -328,3 +328,18 @@ def test_a_participants_work_status_takes_back_only_their_own_job():
     active = [_memory("u1", "employer", "Acme"), _memory("g1", "gina_employer", "Door Dash")]
     decision = RulesJudge().decide(gina, active)
     assert [m["id"] for m in decision.replaces] == ["g1"]
+
+
+@pytest.mark.parametrize("old, new", [("vegetarian", "lactose intolerant"), ("lactose intolerant", "vegetarian"),
+                                      ("vegan", "gluten-free"), ("coeliac", "dairy-free"), ("halal", "vegetarian")])
+def test_a_condition_or_rule_of_faith_and_a_diet_hold_together(old, new):
+    """Trial 12: "I'm lactose intolerant" after "I'm vegetarian" filed her as no longer vegetarian."""
+    decision = decide(_candidate("dietary_restriction", new), [_memory("m-old", "dietary_restriction", old)])
+    assert (decision.action, decision.replaces) == ("coexist", [])
+
+
+def test_a_new_diet_replaces_the_old_diet_and_leaves_a_condition_current():
+    active = [_memory("d1", "dietary_restriction", "vegetarian"),
+              _memory("d2", "dietary_restriction", "lactose intolerant")]
+    decision = decide(_candidate("dietary_restriction", "vegan"), active)
+    assert (decision.action, decision.replaces) == ("supersede", active[:1])

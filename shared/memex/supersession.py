@@ -51,6 +51,11 @@ STORED_MULTI_VALUED_KEYS = frozenset({"pet_name", "sibling_name"})
 # school, then swimming lessons) is an event each time, none the end of another; a named person's
 # schools, as the user's.
 MULTI_VALUED_SUFFIXES = ("_started", "_school")
+# dietary_restriction holds one diet beside any number of conditions and rules of faith: "vegan"
+# replaces "vegetarian", but "lactose intolerant", "gluten-free" or "halal" replace nothing and are
+# replaced by nothing but their own end (trial 12: "I'm lactose intolerant" had filed a vegetarian
+# as no longer one). These are the diets, as the offline rules name them.
+DIETS = frozenset({"vegetarian", "vegan", "pescatarian", "pescetarian"})
 
 
 def holds_several(base_key: str) -> bool:
@@ -414,6 +419,10 @@ def decide(candidate: Candidate, active_same_key: list[dict[str, Any]]) -> Decis
     # A participant's keys carry their name first ("melanie_likes"): the kind of fact is the rest.
     if holds_several(candidate.base_key):
         return Decision("coexist", f"{key} holds several values: {value!r} is added")
+    if candidate.base_key == "dietary_restriction":
+        active_same_key = [m for m in active_same_key if {folded_value(value), folded_value(m["value"] or "")} <= DIETS]
+        if not active_same_key:
+            return Decision("coexist", f"{key} {value!r} is no diet that replaces another: it is added")
     old = ", ".join(repr(m["value"]) for m in active_same_key)
     if candidate.base_key.startswith("opinion_about_"):
         return Decision("supersede", f"the {_whose(candidate)} opinion changed: {value!r} replaces {old}", active_same_key)

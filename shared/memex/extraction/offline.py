@@ -2928,7 +2928,9 @@ _RULES = [
     ], "The user supports {value}.", confidence=0.7, importance=0.5),
     _rule("preference", "favorite_{part}", "favorite favourite", [
         rf"\b(?i:my) (?:all[- ]time |absolute )?favou?rite (?P<thing>{_WORD}(?:\s+{_WORD}){{0,2}}?)"
-        rf"(?: is|'s| (?P<verb>are)) (?P<value>{_listed(6)})",
+        # "is actually X", "is now X": a correction's or a change's word, not the favourite's
+        rf"(?: is|'s| (?P<verb>are))(?: (?i:actually|now|still|definitely|really|honestly|currently))? "
+        rf"(?P<value>{_listed(6)})",
     ], "The user's favorite {thing} is {value}.", _favorite, confidence=0.75, importance=0.5),
     _rule("opinion", "opinion_about_{part}", "think believe feel reckon mind", [
         r"(?:\bI (?:(?:really|honestly|personally|kinda|now|actually) )*(?:think|believe|feel like|feel that|reckon)"
