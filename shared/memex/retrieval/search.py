@@ -50,7 +50,7 @@ from memex.embeddings import query_cache
 from memex.extraction.plain import plain
 from memex.metrics import FLOOR_REJECTIONS, LLM_FALLBACKS
 from memex.models import SearchIn, wire_time
-from memex.retrieval import (answer_type, confirmed, current_first, feedback, floor, in_common, keyword_first,
+from memex.retrieval import (answer_type, chains, confirmed, current_first, feedback, floor, in_common, keyword_first,
                              keywords, kinds, learned, multihop, named, past, period, replies, rerank, rrf, scoring,
                              speakers, stale, temporal, topics, whose)
 
@@ -560,6 +560,16 @@ def _search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies 
                                                                           topical), found,
                                     [] if ahead is None or ahead.names is None else
                                     [name for name in ahead.names if name not in ahead.user_names])
+    # Last: the member of a chain that answers a question about the chain ("before Shopify", "her
+    # first job", "when did she move to Dublin?") goes first whatever put the others where they are.
+    chain = chains.asked(past_question or request.query) if request.mode == "hybrid" and ctx.settings.search_chains \
+        else None
+    if chain is not None:
+        rows = history.send_chain_facts(conn, tenant_id, request.user_id, chains.texts(past_question or request.query,
+                                                                                        chain),
+                                        list(chain.key_words), request.as_of)()
+        scored = chains.first(request, scored, *chains.answer(past_question or request.query, chain, rows),
+                              relevance, now)
     results: list[dict[str, Any]] = []
     total = len(scored)
     start = 0
