@@ -402,7 +402,7 @@ def send_chain_facts(conn: psycopg.Connection, tenant_id: str, user_id: str, tex
             WHERE f.id IN (SELECT id FROM named) OR {_by_key(words, 'f')}
                OR f.id IN (SELECT l.replaced_id FROM memory_links l JOIN named n ON l.memory_id = n.id
                            WHERE l.tenant_id = %(t)s)
-            ORDER BY f.valid_from, f.id""",
+            ORDER BY f.valid_from, f.content, f.id""",
         {"t": tenant_id, "u": user_id, "texts": [text.lower() for text in texts], "words": _key_query(words),
          "at": as_of},
     )

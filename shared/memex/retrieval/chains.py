@@ -100,7 +100,8 @@ def texts(question: str, asking: Asked) -> list[str]:
 
 
 def answer(question: str, asking: Asked, rows: list[dict[str, Any]]) -> tuple[dict[str, Any] | None, str]:
-    """The fact that answers (`rows`: history.send_chain_facts, oldest first), or None, and the kind."""
+    """The fact that answers (`rows`: history.send_chain_facts, oldest first, then by their text), or
+    None, and the kind."""
     asked_words = speakers.words(question)
     named = {row["subject"] for row in rows if speakers.named(asked_words, row["subject"])}
     rows = [row for row in rows if row["subject"] in (named or {"user"})]
@@ -108,7 +109,9 @@ def answer(question: str, asking: Asked, rows: list[dict[str, Any]]) -> tuple[di
         return next((row for row in rows if row["decision"] != "end"), None), "first"
     if asking.kind == "previous":
         ended = [row for row in rows if row["by_key"] and not row["held"]]
-        return max(ended, key=lambda row: (row["valid_to"], row["decision"] != "end", row["valid_from"]),
+        # of those that ended together (a job title and its employer), the first in the rows' order
+        # (by their text): the same for every user told the same history
+        return max(ended, key=lambda row: (row["valid_to"], row["valid_from"], row["decision"] != "end"),
                    default=None), "previous"
     if asking.kind == "began":
         began = [row for row in rows if _names(question.lower(), row["value"].lower())
