@@ -48,7 +48,7 @@ _WHO = r"(?:i|you|she|he|they|we|the user|(?-i:[A-Z])[a-z]+)"
 # date name no value: a date is the period's to read (time_phrases.py).
 _BEFORE = re.compile(
     rf"\b(?:before|prior\s+to)\s+(?:{_WHO}\s+)?"
-    r"(?:(?:mov(?:e|ed|ing)|relocat(?:e|ed|ing)|start(?:ed|ing)?|join(?:ed|ing)?|work(?:ed|ing)?|"
+    r"(?:(?:mov(?:e|ed|ing)|relocat(?:e|ed|ing)|travel(?:l?ed|l?ing)?|start(?:ed|ing)?|join(?:ed|ing)?|work(?:ed|ing)?|"
     r"liv(?:e|ed|ing)|switch(?:ed|ing)?|go(?:ing)?|went|bec(?:ame|ome|oming)|gett?(?:ing)?|got|took|tak(?:e|ing))\s+)?"
     r"(?:(?:to|at|in|for|with|as|on|up|a|an|the|over|working|job)\s+)*(?P<value>[^?.!,;]+)",
     re.IGNORECASE)
@@ -76,13 +76,13 @@ def asked(question: str) -> Asked | None:
     before = _BEFORE.search(question)
     if before and not _NO_VALUE.match(before.group("value").strip()):
         value = before.group("value").strip().lower()
-        return Asked("before", value, tuple(past.key_words(question[:before.start()], None)))
+        return Asked("before", value, _key_words(question, question[:before.start()]))
     if past.asks(question):
-        words = past.key_words(past.topic(question), None)
-        return Asked("previous", None, tuple(words)) if words else None
+        words = _key_words(question, past.topic(question))
+        return Asked("previous", None, words) if words else None
     first = _FIRST.search(question)
     if first:
-        words = past.key_words(first.group("kind"), None)
+        words = _key_words(question, first.group("kind"))
         if words:
             return Asked("first", None, tuple(words))
     if answer_type.asks_time(question):
@@ -156,3 +156,13 @@ def _names(text: str, value: str) -> bool:
     """Whether `text` holds `value` as whole words."""
     return bool(value) and re.search(rf"(?<!\w){re.escape(value)}(?!\w)", text) is not None
 
+
+_NAME = re.compile(r"(?<=\S\s)(?-i:[A-Z])[a-z]+")
+
+
+def _key_words(question: str, part: str) -> tuple[str, ...]:
+    """The words of the keys `part` of the question names (past.key_words), without the names it says:
+    "John" in "Which city was John in?" asks about John, and would name every key of his
+    (john_likes), not the city."""
+    names = {name.lower() for name in _NAME.findall(question)}
+    return tuple(word for word in past.key_words(part, None) if word not in names)
