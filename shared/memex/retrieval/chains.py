@@ -57,8 +57,9 @@ _NO_VALUE = re.compile(r"^(?:now|that|then|this|it|today|yesterday|tomorrow|last
 # "her first job", "my very first car", "the earliest city she lived in", after a possessive or "the"
 # ("When did she first meet Sam?" asks when, not for a first of a kind); not "the first time", "her
 # first day at Notion" (an event of a value, which the search's words find).
-_FIRST = re.compile(r"\b(?:my|her|his|their|your|the user's|(?-i:[A-Z])[a-z]+'s|the)\s+(?:very\s+)?(?:first|earliest)\s+"
-                    r"(?!(?:time|day|week|month|year|thing|one)s?\b)(?P<kind>[a-z]+(?:'s)?(?:\s+[a-z]+)?)", re.IGNORECASE)
+_FIRST = re.compile(r"\b(?:my|her|his|their|your|the user's|(?-i:[A-Z])[a-z]+'s|the)\s+(?:very\s+)?"
+                    r"(?:first|earliest)\s+(?!(?:time|day|week|month|year|thing|one)s?\b)"
+                    r"(?P<kind>[a-z]+(?:'s)?(?:\s+[a-z]+)?)", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -84,7 +85,7 @@ def asked(question: str) -> Asked | None:
     if first:
         words = _key_words(question, first.group("kind"))
         if words:
-            return Asked("first", None, tuple(words))
+            return Asked("first", None, words)
     if answer_type.asks_time(question):
         return Asked("began", None, ())
     return None
