@@ -29,8 +29,6 @@ def _life(tenant) -> None:
     ("where did the user work prior to joining Figma?", "employer", "Notion"),
     ("where did I live before moving to Lisbon?", "city", "Berlin"),
     ("Which city did she live in before Berlin?", "city", "Paris"),
-    ("what was her previous employer?", "employer", "Notion"),
-    ("where did I use to live?", "city", "Berlin"),
     ("What was my first job?", "employer", "Stripe"),
     ("what was the first city she lived in?", "city", "Paris"),
 ])
@@ -39,7 +37,7 @@ def test_a_question_about_a_history_ranks_the_member_that_answers_it_first(tenan
     results = tenant.search(question)
     first = results[0]
     assert (first["key"], first["value"]) == (key, value), (question, [r["content"] for r in results])
-    assert first["score_parts"]["chain"] in {"before", "previous", "first"}
+    assert first["score_parts"]["chain"] in {"before", "first"}
     assert [r["score"] for r in results] == sorted((r["score"] for r in results), reverse=True)
 
 
@@ -87,10 +85,11 @@ def test_another_user_s_chain_is_never_read(tenant):
 
 
 def test_as_of_reads_the_chain_as_it_stood(tenant):
-    """Before Figma was said, the employer before now was Stripe."""
+    """Before Figma was said, the job before the current one (Notion) was Stripe, and Figma is no answer."""
     _life(tenant)
-    results = tenant.search("what was her previous employer?", as_of="2026-05-01T00:00:00Z")
+    results = tenant.search("where did she work before Notion?", as_of="2026-05-01T00:00:00Z")
     assert results[0]["value"] == "Stripe", [r["content"] for r in results]
+    assert not any("Figma" in r["content"] for r in results)
 
 
 @pytest.mark.parametrize("question, kind, value", [
@@ -98,7 +97,6 @@ def test_as_of_reads_the_chain_as_it_stood(tenant):
     ("where did I live before moving to Dublin?", "before", "dublin"),
     ("what was my job before I became a nurse?", "before", "nurse"),
     ("Where was she prior to joining Notion?", "before", "notion"),
-    ("what was her previous job?", "previous", None),
     ("What was her first job?", "first", None),
     ("what was my very first dog's name?", "first", None),
     ("when did she move to Lyon?", "began", None),
@@ -108,7 +106,7 @@ def test_what_a_question_asks_of_a_chain(question, kind, value):
     assert asking is not None and (asking.kind, asking.value) == (kind, value)
 
 
-@pytest.mark.parametrize("question", ["where does she work?",
+@pytest.mark.parametrize("question", ["where does she work?", "what was her previous job?",
                                       "What did she do before August 3?", "When did she first meet Sam?",
                                       "Was it the first time she went there?", "What did I say yesterday?"])
 def test_a_question_that_asks_nothing_of_a_chain(question):

@@ -377,14 +377,13 @@ def send_chain_facts(conn: psycopg.Connection, tenant_id: str, user_id: str, tex
     caller checks the word boundaries), those under a key one of whose words begins with the stem of
     one of `words` (as send_asked reads them; `by_key`), and the facts the former replaced directly.
     Each with the ids of the facts it replaced directly (`replaced`), whether a later fact replaced it
-    (`followed`), whether it holds (`held`), its decision (`end` for "The user used to work at Canva.")
-    and what scoring and scoping need of it. Read from the user's semantic memories (index
-    memories_user); with `as_of`, those said by then, and held and followed as they stood then
-    (validity.py). Sent now, read by calling what it returns (in a pipeline, after its sync)."""
+    (`followed`), its decision (`end` for "The user used to work at Canva.") and what scoring and
+    scoping need of it. Read from the user's semantic memories (index memories_user); with `as_of`,
+    those said by then, and followed as they stood then (validity.py). Sent now, read by calling what it returns (in a pipeline, after its sync)."""
     at = "at" if as_of is not None else None
     cursor = conn.execute(
         f"""WITH facts AS (
-                SELECT o.tenant_id, o.id, o.key, o.value, o.content, o.valid_from, o.valid_to, o.active, o.importance,
+                SELECT o.tenant_id, o.id, o.key, o.value, o.content, o.valid_from, o.valid_to, o.importance,
                        o.agent_id, o.session_id, o.subject, o.memory_type, o.metadata FROM memories o
                 WHERE o.tenant_id = %(t)s AND o.user_id = %(u)s AND o.memory_type = 'semantic'
                   AND o.value IS NOT NULL AND {validity.said_by('o', at)}
@@ -400,7 +399,7 @@ def send_chain_facts(conn: psycopg.Connection, tenant_id: str, user_id: str, tex
                    EXISTS (SELECT 1 FROM memory_links l JOIN memories n ON n.tenant_id = l.tenant_id
                                                                   AND n.id = l.memory_id
                            WHERE l.tenant_id = f.tenant_id AND l.replaced_id = f.id AND {validity.said_by('n', at)})
-                     AS followed, {_by_key(words, 'f')} AS by_key, {validity.held('f', at)} AS held
+                     AS followed, {_by_key(words, 'f')} AS by_key
             FROM facts f
             WHERE f.id IN (SELECT id FROM named) OR {_by_key(words, 'f')}
                OR f.id IN (SELECT l.replaced_id FROM memory_links l JOIN named n ON l.memory_id = n.id

@@ -12,10 +12,6 @@ the fact that began Shopify replaced the one before it (memory_links). So:
   for Twilio), and ranked first the fact it replaced; when it replaced none (a job said as starting
   tomorrow was filed under another key), the latest fact under its key, or under the keys the
   question names ("work": the employer or the job, past.key_words), begun by then.
-- a question about the past that names no value but names a key ("where did she work previously?",
-  "her previous employer", "where did I use to live?", "my old job": past.asks, past.key_words): the
-  fact under those keys that stopped holding last, the one before the current one (or before the end
-  of the chain).
 - "first X" ("what was her first job?", "her first dog's name", "the earliest city she lived in"):
   the earliest fact under the keys X names (a replaced one as well as a current one).
 - a question that asks when (answer_type.asks_time) and names the value of a fact in a chain ("when
@@ -26,8 +22,13 @@ the fact that began Shopify replaced the one before it (memory_links). So:
 
 Only the facts of the subject asked about are read (a participant the question names, else the
 user). The fact ranked first takes the first result's score (the list stays in score order) and says
-why in `score_parts.chain` (before, previous, first or began); nothing else moves. A question none of whose
+why in `score_parts.chain` (before, first or began); nothing else moves. A question none of whose
 facts are there is answered as before.
+
+A question about the past that names no value ("where did she work previously?", "my old job") is
+past.py's: ranking first the fact the current one replaced made bench.asked's user told every
+statement worse (the employer's history and the work status's both answer "where did I use to
+work?", the city's and whom she lives with both "where did I use to live?"), and the year asks none.
 """
 
 from __future__ import annotations
@@ -64,7 +65,7 @@ _FIRST = re.compile(r"\b(?:my|her|his|their|your|the user's|(?-i:[A-Z])[a-z]+'s|
 
 @dataclass(frozen=True)
 class Asked:
-    """What a question asks of a chain: `kind` before, previous, first or began; `value` the value it names
+    """What a question asks of a chain: `kind` before, first or began; `value` the value it names
     (before), lower-cased; `key_words` the words of the keys it names (past.key_words)."""
 
     kind: str
@@ -78,9 +79,6 @@ def asked(question: str) -> Asked | None:
     if before and not _NO_VALUE.match(before.group("value").strip()):
         value = before.group("value").strip().lower()
         return Asked("before", value, _key_words(question, question[:before.start()]))
-    if past.asks(question):
-        words = _key_words(question, past.topic(question))
-        return Asked("previous", None, words) if words else None
     first = _FIRST.search(question)
     if first:
         words = _key_words(question, first.group("kind"))
@@ -108,12 +106,6 @@ def answer(question: str, asking: Asked, rows: list[dict[str, Any]]) -> tuple[di
     rows = [row for row in rows if row["subject"] in (named or {"user"})]
     if asking.kind == "first":
         return next((row for row in rows if row["decision"] != "end"), None), "first"
-    if asking.kind == "previous":
-        ended = [row for row in rows if row["by_key"] and not row["held"]]
-        # of those that ended together (a job title and its employer), the first in the rows' order
-        # (by their text): the same for every user told the same history
-        return max(ended, key=lambda row: (row["valid_to"], row["valid_from"], row["decision"] != "end"),
-                   default=None), "previous"
     if asking.kind == "began":
         began = [row for row in rows if _names(question.lower(), row["value"].lower())
                  and row["decision"] != "end" and (row["replaced"] or row["followed"])]
