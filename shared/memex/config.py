@@ -213,6 +213,10 @@ class Settings:
     # A question about the past ("where did I work before?") also finds the facts that were replaced
     # (retrieval/past.py). Measured on bench.asked's replaced facts and LoCoMo (README).
     search_past: bool = True
+    # A question about a chain of values ("where did she work before Shopify?", "her first job", "when
+    # did she move to Dublin?") gets the chain's member that answers it first (retrieval/chains.py).
+    # Measured on bench.year's history questions (docs/measurements/year.md).
+    search_chains: bool = True
     # A present question that names a key whose value ended with nothing after it ("where does she
     # work?" after "I left Feedzai.") gets the message that ended it first; the ended fact itself is
     # left to a question about the past (retrieval/current_first.py). Measured on bench.asked's
@@ -439,6 +443,7 @@ def load_settings() -> Settings:
         search_temporal_boost=_float("MEMEX_SEARCH_TEMPORAL_BOOST", 0.5),
         search_present_boost=_float("MEMEX_SEARCH_PRESENT_BOOST", 0.5),
         search_past=_bool("MEMEX_SEARCH_PAST", True),
+        search_chains=_bool("MEMEX_SEARCH_CHAINS", True),
         search_ended=_bool("MEMEX_SEARCH_ENDED", True),
         search_periods=_bool("MEMEX_SEARCH_PERIODS", True),
         search_in_common=_bool("MEMEX_SEARCH_IN_COMMON", True),

@@ -368,3 +368,44 @@ def send_ended(conn: psycopg.Connection, tenant_id: str, user_id: str, vector: A
          **({"v": np.asarray(vector, dtype=np.float32)} if vector is not None else {})},
     )
     return cursor.fetchall
+
+
+def send_chain_facts(conn: psycopg.Connection, tenant_id: str, user_id: str, texts: list[str], words: list[str],
+                     as_of: datetime | None = None) -> Callable[[], list[dict[str, Any]]]:
+    """The user's semantic facts, current or not, that a question about a chain of values reads
+    (retrieval/chains.py): those whose value holds one of `texts` or is held in one (lower-cased; the
+    caller checks the word boundaries), those under a key one of whose words begins with the stem of
+    one of `words` (as send_asked reads them; `by_key`), and the facts the former replaced directly.
+    Each with the ids of the facts it replaced directly (`replaced`), whether a later fact replaced it
+    (`followed`), its decision (`end` for "The user used to work at Canva.") and what scoring and
+    scoping need of it. Read from the user's semantic memories (index memories_user); with `as_of`,
+    those said by then, and followed as they stood then (validity.py). Sent now, read by calling what it returns (in a pipeline, after its sync)."""
+    at = "at" if as_of is not None else None
+    cursor = conn.execute(
+        f"""WITH facts AS (
+                SELECT o.tenant_id, o.id, o.key, o.value, o.content, o.valid_from, o.valid_to, o.importance,
+                       o.agent_id, o.session_id, o.subject, o.memory_type, o.metadata FROM memories o
+                WHERE o.tenant_id = %(t)s AND o.user_id = %(u)s AND o.memory_type = 'semantic'
+                  AND o.value IS NOT NULL AND {validity.said_by('o', at)}
+            ),
+            named AS (
+                SELECT f.id FROM facts f, unnest(%(texts)s::text[]) x(text)
+                WHERE strpos(lower(f.value), x.text) > 0 OR strpos(x.text, lower(f.value)) > 0
+            )
+            SELECT f.id, f.key, f.value, f.content, f.valid_from, f.valid_to, f.importance, f.agent_id,
+                   f.session_id, f.subject, f.memory_type, f.metadata, f.metadata->>'decision' AS decision,
+                   coalesce((SELECT array_agg(l.replaced_id ORDER BY l.replaced_id) FROM memory_links l
+                             WHERE l.tenant_id = f.tenant_id AND l.memory_id = f.id), '{{}}') AS replaced,
+                   EXISTS (SELECT 1 FROM memory_links l JOIN memories n ON n.tenant_id = l.tenant_id
+                                                                  AND n.id = l.memory_id
+                           WHERE l.tenant_id = f.tenant_id AND l.replaced_id = f.id AND {validity.said_by('n', at)})
+                     AS followed, {_by_key(words, 'f')} AS by_key
+            FROM facts f
+            WHERE f.id IN (SELECT id FROM named) OR {_by_key(words, 'f')}
+               OR f.id IN (SELECT l.replaced_id FROM memory_links l JOIN named n ON l.memory_id = n.id
+                           WHERE l.tenant_id = %(t)s)
+            ORDER BY f.valid_from, f.content, f.id""",
+        {"t": tenant_id, "u": user_id, "texts": [text.lower() for text in texts], "words": _key_query(words),
+         "at": as_of},
+    )
+    return cursor.fetchall

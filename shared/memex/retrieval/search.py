@@ -17,7 +17,9 @@ fact that introduces someone the question asks about, by name or by their place 
 ("my spouse"), below what is known of them (named.py;
 a question about a stranger keeps only what its words found). Last,
 the current facts are ranked above the messages they made stale (current_first.py), or, for a
-question about the past, the facts that were replaced above what led to them (past.py). Every
+question about the past, the facts that were replaced above what led to them (past.py); and the
+member of a supersession chain that answers a question about the chain ("before Shopify", "her first
+job", "when did she move to Dublin?") goes first (chains.py). Every
 result, in every mode, says which values of its message have since been replaced or ended
 (`no_longer_current`, stale.py), read in current-first's round trip; no rank or score depends on it.
 The best hits' distinctive words can run as one more keyword query (feedback.py, off by default).
@@ -50,7 +52,7 @@ from memex.embeddings import query_cache
 from memex.extraction.plain import plain
 from memex.metrics import FLOOR_REJECTIONS, LLM_FALLBACKS
 from memex.models import SearchIn, wire_time
-from memex.retrieval import (answer_type, confirmed, current_first, feedback, floor, in_common, keyword_first,
+from memex.retrieval import (answer_type, chains, confirmed, current_first, feedback, floor, in_common, keyword_first,
                              keywords, kinds, learned, multihop, named, past, period, replies, rerank, rrf, scoring,
                              speakers, stale, temporal, topics, whose)
 
@@ -602,6 +604,14 @@ def _search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies 
                                                                           topical), found,
                                     [] if ahead is None or ahead.names is None else
                                     [name for name in ahead.names if name not in ahead.user_names])
+    # Last: the member of a chain that answers a question about the chain ("before Shopify", "her
+    # first job", "when did she move to Dublin?") goes first whatever put the others where they are.
+    whole_question = past_question or request.query  # "before Shopify" is a past cue: the topic lacks it
+    chain = chains.asked(whole_question) if request.mode == "hybrid" and ctx.settings.search_chains else None
+    if chain is not None:
+        rows = history.send_chain_facts(conn, tenant_id, request.user_id, chains.texts(whole_question, chain),
+                                        list(chain.key_words), request.as_of)()
+        scored = chains.first(request, scored, *chains.answer(whole_question, chain, rows), relevance, now)
     results: list[dict[str, Any]] = []
     total = len(scored)
     start = 0
