@@ -5,6 +5,11 @@ its turn is extracted again under the family's key."""
 
 from __future__ import annotations
 
+import threading
+import time
+
+import psycopg
+
 from memex import backfill, pipeline
 from memex.db import family_keys
 from memex.extraction import aliases
@@ -114,6 +119,58 @@ def test_a_city_said_after_the_upgrade_replaces_the_one_stored_under_an_alias(ct
         assert _history(tenant, facts["Porto"]["id"]) == [("city", "Lisbon", False), ("city", "Porto", True)]
         found = tenant.search("Where does she live?")
         assert found[0]["value"] == "Porto" and "Lisbon" not in {r["value"] for r in found}
+
+
+def test_a_turn_of_another_user_is_written_while_the_migration_holds_one_users_lock(ctx):
+    """On a deploy the migration runs while the service writes: it holds a user's lock (and that user's
+    rows) one user at a time, never anything a write of another user waits for."""
+    with database_of_its_own(ctx, "memex_family_keys") as own, api_client(own) as client:
+        tenant = Tenant(own, client)
+        tenant.turn("I live in Lisbon.", timestamp="2026-03-01T10:00:00Z")
+        _filed_as(own, tenant, "city", "current_city")
+        other = f"{tenant.user}-other"
+        migrator = "memex-family-keys-test"
+        failures: list[BaseException] = []
+
+        def migrate() -> None:
+            try:
+                with psycopg.connect(own.db.dsn, autocommit=True, application_name=migrator) as conn:
+                    family_keys.migrate(conn.cursor())
+            except BaseException as exc:  # noqa: BLE001 - reported by the test's thread
+                failures.append(exc)
+
+        # A session holding the user's current_city row keeps the migration inside that user's
+        # transaction, their lock taken, for as long as this test needs.
+        with psycopg.connect(own.db.dsn) as holder:
+            holder.execute("SELECT id FROM memories WHERE tenant_id = %s AND user_id = %s AND key = 'current_city' FOR UPDATE",
+                           (tenant.id, tenant.user))
+            migration = threading.Thread(target=migrate)
+            migration.start()
+            try:
+                with psycopg.connect(own.db.dsn, autocommit=True) as watcher:
+                    deadline = time.monotonic() + 30
+                    while not watcher.execute(
+                            """SELECT 1 FROM pg_stat_activity a WHERE a.application_name = %s AND a.wait_event_type = 'Lock'
+                                 AND EXISTS (SELECT 1 FROM pg_locks l WHERE l.pid = a.pid AND l.locktype = 'advisory'
+                                               AND l.granted)""", (migrator,)).fetchone():
+                        assert time.monotonic() < deadline, "the migration never took the user's lock"
+                        time.sleep(0.05)
+
+                    written: list = []
+                    writer = threading.Thread(target=lambda: written.append(
+                        tenant.turn("I work at Notion.", user=other, timestamp="2026-03-02T10:00:00Z")))
+                    writer.start()
+                    writer.join(timeout=60)
+                    assert not writer.is_alive(), "another user's turn waited for the migration"
+                    assert written[0].status_code == 201, written[0].text
+                    assert [m["value"] for m in written[0].json()["memories"] if m["memory_type"] == "semantic"] == ["Notion"]
+                    # ... while the migration still held the first user's lock
+                    assert migration.is_alive()
+            finally:
+                holder.rollback()
+                migration.join(timeout=60)
+        assert not migration.is_alive() and not failures, failures
+        assert {(m["key"], m["value"]) for m in _facts(tenant)} == {("city", "Lisbon")}
 
 
 def test_a_key_is_filed_as_the_llm_extractor_files_it_and_a_family_key_as_itself():

@@ -60,9 +60,11 @@ def _migration_files() -> list[tuple[str, str]]:
 
 
 def apply_migrations(conn: psycopg.Connection, embedding_dim: int, *, lock_timeout: float = LOCK_TIMEOUT_SECONDS,
-                     tries: int = LOCKED_TRIES, pause: float = LOCKED_PAUSE_SECONDS) -> list[str]:
+                     tries: int = LOCKED_TRIES, pause: float = LOCKED_PAUSE_SECONDS,
+                     through: str | None = None) -> list[str]:
     """Apply pending migrations, each in a transaction of its own (a concurrent one outside any);
-    return the versions applied. Safe to run any number of times, by several migrators at once.
+    return the versions applied. With `through` (a version), none after it: an install of that
+    version, as a benchmark of a later migration starts from. Safe to run any number of times, by several migrators at once.
     `conn` is in autocommit; rows are read by position through cursors of their own, whatever the
     connection's row factory. A migration whose lock waits pass `lock_timeout` is rolled back and
     tried again after `pause`, `tries` times in all (the module's docstring)."""
@@ -75,6 +77,8 @@ def apply_migrations(conn: psycopg.Connection, embedding_dim: int, *, lock_timeo
             with conn.transaction():
                 done = _prepare(cur, embedding_dim)
             for version, sql in _migration_files():
+                if through is not None and version > through:
+                    break
                 if version in done:
                     continue
                 if sql.startswith(CONCURRENT):
