@@ -45,9 +45,12 @@ def migrate(cur: psycopg.Cursor, until: float | None = None) -> bool:
     continues from what is left, since what is re-keyed has no alias left for it to find; True when
     nothing is left."""
     conn = cur.connection
+    begun = 0
 
-    def out_of_time() -> bool:
-        return until is not None and time.monotonic() >= until
+    def may_begin() -> bool:
+        nonlocal begun
+        begun += 1
+        return begun == 1 or until is None or time.monotonic() < until
 
     pairs = conn.cursor(row_factory=dict_row).execute(
         "SELECT DISTINCT subject, key FROM memories WHERE memory_type = 'semantic' AND key IS NOT NULL").fetchall()
@@ -58,15 +61,15 @@ def migrate(cur: psycopg.Cursor, until: float | None = None) -> bool:
             """SELECT DISTINCT m.tenant_id, m.user_id FROM memories m
                JOIN unnest(%s::text[], %s::text[]) AS r(subject, key) ON r.subject = m.subject AND r.key = m.key
                WHERE m.memory_type = 'semantic' ORDER BY 1, 2""", (subjects, keys)).fetchall()
-        for number, user in enumerate(users):
-            if number and out_of_time():
+        for user in users:
+            if not may_begin():
                 return False
             with conn.transaction():
                 rekey_user(conn.cursor(row_factory=dict_row), user["tenant_id"], user["user_id"], subjects, keys,
                            families)
     for turn in conn.cursor(row_factory=dict_row).execute(
             "SELECT tenant_id, id, user_id FROM turns WHERE candidates IS NOT NULL ORDER BY 1, 2").fetchall():
-        if out_of_time():
+        if not may_begin():
             return False
         with conn.transaction():
             _rekey_candidates(conn.cursor(row_factory=dict_row), turn)
