@@ -9,8 +9,8 @@ from memex_edge.context import get_context
 from memex_edge.observability import logger
 
 # Of the function's time, what a data migration leaves unused (migrations.PYTHON): a user's transaction
-# begun just before the deadline runs to its end (migration 0033: 10.4 s for a user of 30,000 memories
-# at 100,000, bench.family_keys), the migrations after it run, and CloudFormation must hear the answer
+# begun just before the deadline runs to its end (migration 0033: 13.0 s for a user of 30,000 memories
+# in 200,000, bench.family_keys), the migrations after it run, and CloudFormation must hear the answer
 # before Lambda ends the function. Past it, the migration stops with its work kept and the deploy
 # fails saying so; the next deploy continues it.
 UNUSED_SECONDS = 90.0
