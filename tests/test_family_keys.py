@@ -5,8 +5,14 @@ its turn is extracted again under the family's key."""
 
 from __future__ import annotations
 
+import threading
+import time
+
+import psycopg
+
 from memex import backfill, pipeline
 from memex.db import family_keys
+from memex.db.migrations import MigrationUnfinished, apply_migrations
 from memex.extraction import aliases
 from memex.jobs import SupersessionJob
 from tests.conftest import Tenant, api_client, database_of_its_own
@@ -114,6 +120,108 @@ def test_a_city_said_after_the_upgrade_replaces_the_one_stored_under_an_alias(ct
         assert _history(tenant, facts["Porto"]["id"]) == [("city", "Lisbon", False), ("city", "Porto", True)]
         found = tenant.search("Where does she live?")
         assert found[0]["value"] == "Porto" and "Lisbon" not in {r["value"] for r in found}
+
+
+def test_a_turn_of_another_user_is_written_while_the_migration_holds_one_users_lock(ctx):
+    """On a deploy the migration runs while the service writes: it holds a user's lock (and that user's
+    rows) one user at a time, never anything a write of another user waits for."""
+    with database_of_its_own(ctx, "memex_family_keys") as own, api_client(own) as client:
+        tenant = Tenant(own, client)
+        tenant.turn("I live in Lisbon.", timestamp="2026-03-01T10:00:00Z")
+        _filed_as(own, tenant, "city", "current_city")
+        other = f"{tenant.user}-other"
+        migrator = "memex-family-keys-test"
+        failures: list[BaseException] = []
+
+        def migrate() -> None:
+            try:
+                with psycopg.connect(own.db.dsn, autocommit=True, application_name=migrator) as conn:
+                    family_keys.migrate(conn.cursor())
+            except BaseException as exc:  # noqa: BLE001 - reported by the test's thread
+                failures.append(exc)
+
+        # A session holding the user's current_city row keeps the migration inside that user's
+        # transaction, their lock taken, for as long as this test needs.
+        with psycopg.connect(own.db.dsn) as holder:
+            holder.execute("SELECT id FROM memories WHERE tenant_id = %s AND user_id = %s AND key = 'current_city' FOR UPDATE",
+                           (tenant.id, tenant.user))
+            migration = threading.Thread(target=migrate)
+            migration.start()
+            try:
+                with psycopg.connect(own.db.dsn, autocommit=True) as watcher:
+                    deadline = time.monotonic() + 30
+                    while not watcher.execute(
+                            """SELECT 1 FROM pg_stat_activity a WHERE a.application_name = %s AND a.wait_event_type = 'Lock'
+                                 AND EXISTS (SELECT 1 FROM pg_locks l WHERE l.pid = a.pid AND l.locktype = 'advisory'
+                                               AND l.granted)""", (migrator,)).fetchone():
+                        assert time.monotonic() < deadline, "the migration never took the user's lock"
+                        time.sleep(0.05)
+
+                    written: list = []
+                    writer = threading.Thread(target=lambda: written.append(
+                        tenant.turn("I work at Notion.", user=other, timestamp="2026-03-02T10:00:00Z")))
+                    writer.start()
+                    writer.join(timeout=60)
+                    assert not writer.is_alive(), "another user's turn waited for the migration"
+                    assert written[0].status_code == 201, written[0].text
+                    assert [m["value"] for m in written[0].json()["memories"] if m["memory_type"] == "semantic"] == ["Notion"]
+                    # ... while the migration still held the first user's lock
+                    assert migration.is_alive()
+            finally:
+                holder.rollback()
+                migration.join(timeout=60)
+        assert not migration.is_alive() and not failures, failures
+        assert {(m["key"], m["value"]) for m in _facts(tenant)} == {("city", "Lisbon")}
+
+
+def test_a_migration_out_of_time_stops_unrecorded_and_the_next_run_continues_with_nothing_lost_or_doubled(ctx):
+    """MigrateFunction gives the migrations its time less a margin (`until`): at 1M memories 0033 takes
+    longer (bench.family_keys), so it stops between users and the next deploy does the rest."""
+    with database_of_its_own(ctx, "memex_family_keys") as own, api_client(own) as client:
+        tenant = Tenant(own, client)
+        users = [f"{tenant.user}-{n}" for n in range(3)]
+        for user in users:
+            tenant.turn("I live in Berlin.", user=user, timestamp="2026-01-01T10:00:00Z")
+            tenant.turn("I live in Lisbon.", user=user, timestamp="2026-03-01T10:00:00Z")
+        _filed_as_for_every_user(own, tenant.id, "city", "current_city")
+        for user in users:
+            tenant.turn("I moved to Porto.", user=user, timestamp="2026-05-01T10:00:00Z")
+        with psycopg.connect(own.db.dsn, autocommit=True) as conn:
+            conn.execute("DELETE FROM schema_migrations WHERE version = '0033_family_keys'")  # an install before it
+            count = "SELECT count(*) FROM memories WHERE tenant_id = %s"
+            memories = conn.execute(count, (tenant.id,)).fetchone()[0]
+
+            try:
+                apply_migrations(conn, own.embedder.dim, until=time.monotonic())  # out of time at once
+                raise AssertionError("the migration ran to its end out of time")
+            except MigrationUnfinished as unfinished:
+                assert "0033_family_keys" in str(unfinished)
+            assert not conn.execute("SELECT 1 FROM schema_migrations WHERE version = '0033_family_keys'").fetchall()
+            aliased = "SELECT DISTINCT user_id FROM memories WHERE tenant_id = %s AND key = 'current_city'"
+            assert len(conn.execute(aliased, (tenant.id,)).fetchall()) == 2  # one user done, committed
+
+            assert apply_migrations(conn, own.embedder.dim) == ["0033_family_keys"]
+            assert not conn.execute(aliased, (tenant.id,)).fetchall()
+            assert conn.execute(count, (tenant.id,)).fetchone()[0] == memories
+            links = conn.execute(
+                """SELECT n.user_id, n.value, o.value FROM memory_links l
+                   JOIN memories n ON n.tenant_id = l.tenant_id AND n.id = l.memory_id
+                   JOIN memories o ON o.tenant_id = l.tenant_id AND o.id = l.replaced_id
+                   WHERE l.tenant_id = %s ORDER BY 1, 2""", (tenant.id,)).fetchall()
+        assert links == [(user, new, old) for user in users for new, old in (("Lisbon", "Berlin"), ("Porto", "Lisbon"))]
+        for user in users:
+            facts = client.get(f"/v1/users/{user}/memories", headers=tenant.headers,
+                               params={"include_inactive": "true"}).json()["memories"]
+            assert sorted((m["key"], m["value"], m["active"]) for m in facts if m["memory_type"] == "semantic") == [
+                ("city", "Berlin", False), ("city", "Lisbon", False), ("city", "Porto", True)]
+
+
+def _filed_as_for_every_user(ctx, tenant_id: str, old: str, new: str) -> None:
+    with ctx.db.transaction() as conn:
+        conn.execute(
+            """UPDATE memories SET key = %(new)s,
+                      dedupe_key = replace(dedupe_key, ':' || %(old)s || ':', ':' || %(new)s || ':')
+               WHERE tenant_id = %(t)s AND key = %(old)s""", {"old": old, "new": new, "t": tenant_id})
 
 
 def test_a_key_is_filed_as_the_llm_extractor_files_it_and_a_family_key_as_itself():

@@ -118,12 +118,13 @@ class Server:
         self._postgres.release()
 
 
-def prepare(url: str, embedding_dim: int) -> list[tuple[str, str]]:
-    """Migrate, add the tenant, and drop the indexes built after the load; their definitions."""
+def prepare(url: str, embedding_dim: int, through: str | None = None) -> list[tuple[str, str]]:
+    """Migrate (up to `through`, a version, if given), add the tenant, and drop the indexes built
+    after the load; their definitions."""
     from memex.db.migrations import apply_migrations
 
     with psycopg.connect(url, autocommit=True) as conn:
-        apply_migrations(conn, embedding_dim)
+        apply_migrations(conn, embedding_dim, through=through)
         conn.execute("INSERT INTO tenants (id) VALUES (%s) ON CONFLICT DO NOTHING", (TENANT,))
         deferred = conn.execute(
             """SELECT i.relname, pg_get_indexdef(i.oid) FROM pg_index x

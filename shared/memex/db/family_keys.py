@@ -23,6 +23,7 @@ value is gone, so a tombstone cannot be re-keyed: the supersession path reads it
 
 from __future__ import annotations
 
+import time
 from collections import defaultdict
 from typing import Any
 
@@ -37,9 +38,20 @@ from memex.jobs import subject_prefix
 from memex.supersession import folded_value, holds_several
 
 
-def migrate(cur: psycopg.Cursor) -> None:
-    """Re-key every user's facts and pending candidates; `cur`'s connection is in autocommit."""
+def migrate(cur: psycopg.Cursor, until: float | None = None) -> bool:
+    """Re-key every user's facts and pending candidates; `cur`'s connection is in autocommit. With
+    `until` (a time.monotonic() deadline), no user's or turn's transaction begins after it (the first
+    always does, so each run makes progress): False then, with what is done committed. The next run
+    continues from what is left, since what is re-keyed has no alias left for it to find; True when
+    nothing is left."""
     conn = cur.connection
+    begun = 0
+
+    def may_begin() -> bool:
+        nonlocal begun
+        begun += 1
+        return begun == 1 or until is None or time.monotonic() < until
+
     pairs = conn.cursor(row_factory=dict_row).execute(
         "SELECT DISTINCT subject, key FROM memories WHERE memory_type = 'semantic' AND key IS NOT NULL").fetchall()
     renamed = [(p["subject"], p["key"], new) for p in pairs if (new := family_key(p["subject"], p["key"])) != p["key"]]
@@ -50,13 +62,18 @@ def migrate(cur: psycopg.Cursor) -> None:
                JOIN unnest(%s::text[], %s::text[]) AS r(subject, key) ON r.subject = m.subject AND r.key = m.key
                WHERE m.memory_type = 'semantic' ORDER BY 1, 2""", (subjects, keys)).fetchall()
         for user in users:
+            if not may_begin():
+                return False
             with conn.transaction():
                 rekey_user(conn.cursor(row_factory=dict_row), user["tenant_id"], user["user_id"], subjects, keys,
                            families)
     for turn in conn.cursor(row_factory=dict_row).execute(
             "SELECT tenant_id, id, user_id FROM turns WHERE candidates IS NOT NULL ORDER BY 1, 2").fetchall():
+        if not may_begin():
+            return False
         with conn.transaction():
             _rekey_candidates(conn.cursor(row_factory=dict_row), turn)
+    return True
 
 
 def rekey_user(cur: psycopg.Cursor, tenant_id: str, user_id: str, subjects: list[str], keys: list[str],

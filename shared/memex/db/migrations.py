@@ -31,9 +31,11 @@ LOCK_WAIT_SECONDS = 1800.0
 CONCURRENT = "-- memex: concurrently"
 # The first line of a data migration that needs the domain's own rules (a key filed as
 # extraction/aliases.py files it): the module named after it does the work, outside any transaction as a
-# concurrent migration's statements are, its `migrate(cur)` taking each user's rows in a transaction of
+# concurrent migration's statements are, its `migrate(cur, until)` taking each user's rows in a transaction of
 # their own under that user's lock (db/locks.py) rather than every user's at once. It must be safe to
-# run again after a failure half-way. The file's other lines say what it does.
+# run again after a failure half-way. It begins no transaction after `until` (a time.monotonic()
+# deadline, or None) and returns False if it stopped with work left: the migration is not recorded, the
+# later ones wait, and the next run continues it (MigrationUnfinished). The file's other lines say what it does.
 PYTHON = "-- memex: python "
 # A writer queued behind a migration waiting for a lock waits this long at most (then the
 # migration steps back). Not applied to concurrent migrations: CREATE INDEX CONCURRENTLY waits for
@@ -49,6 +51,11 @@ class MigrationBlocked(RuntimeError):
     """A migration met a lock held by another session on every try."""
 
 
+class MigrationUnfinished(RuntimeError):
+    """A data migration ran out of its time with work left; what it did is kept and the next run of
+    the migrations continues it."""
+
+
 class EmbeddingDimensionMismatch(RuntimeError):
     pass
 
@@ -60,9 +67,14 @@ def _migration_files() -> list[tuple[str, str]]:
 
 
 def apply_migrations(conn: psycopg.Connection, embedding_dim: int, *, lock_timeout: float = LOCK_TIMEOUT_SECONDS,
-                     tries: int = LOCKED_TRIES, pause: float = LOCKED_PAUSE_SECONDS) -> list[str]:
+                     tries: int = LOCKED_TRIES, pause: float = LOCKED_PAUSE_SECONDS,
+                     through: str | None = None, until: float | None = None) -> list[str]:
     """Apply pending migrations, each in a transaction of its own (a concurrent one outside any);
-    return the versions applied. Safe to run any number of times, by several migrators at once.
+    return the versions applied. With `through` (a version), none after it: an install of that
+    version, as a benchmark of a later migration starts from. With `until` (a time.monotonic()
+    deadline), a data migration that would run past it stops with its work kept and
+    `MigrationUnfinished` is raised: the next call continues it (PYTHON's comment). Safe to run any
+    number of times, by several migrators at once.
     `conn` is in autocommit; rows are read by position through cursors of their own, whatever the
     connection's row factory. A migration whose lock waits pass `lock_timeout` is rolled back and
     tried again after `pause`, `tries` times in all (the module's docstring)."""
@@ -75,6 +87,8 @@ def apply_migrations(conn: psycopg.Connection, embedding_dim: int, *, lock_timeo
             with conn.transaction():
                 done = _prepare(cur, embedding_dim)
             for version, sql in _migration_files():
+                if through is not None and version > through:
+                    break
                 if version in done:
                     continue
                 if sql.startswith(CONCURRENT):
@@ -82,7 +96,10 @@ def apply_migrations(conn: psycopg.Connection, embedding_dim: int, *, lock_timeo
                         cur.execute(statement)
                     cur.execute("INSERT INTO schema_migrations (version) VALUES (%s)", (version,))
                 elif sql.startswith(PYTHON):
-                    importlib.import_module(sql[len(PYTHON):].splitlines()[0].strip()).migrate(cur)
+                    if not importlib.import_module(sql[len(PYTHON):].splitlines()[0].strip()).migrate(cur, until):
+                        raise MigrationUnfinished(
+                            f"migration {version} ran out of time with work left; what it did is kept: "
+                            "run the migrations again (deploy again) to continue it")
                     cur.execute("INSERT INTO schema_migrations (version) VALUES (%s)", (version,))
                 else:
                     _apply_waiting_briefly(conn, cur, version, sql.replace("{embedding_dim}", str(int(embedding_dim))),
