@@ -1001,6 +1001,7 @@ def test_a_job_to_come_the_llm_files_becomes_the_job_on_its_day_decided_by_rule(
     assert memories["employer"][1]["valid_from"] == memories["employer"][0]["valid_to"] == "2026-03-09T00:00:00Z"
     assert _current(memories["next_job"]) == []
 
+
 def test_a_write_ending_a_role_embeds_its_end_with_no_connection_lent(ctx, llm, llm_ctx):
     # The statement of a role's end ("The user's job title used to be support lead.") was embedded
     # inside the transaction that holds the user's lock, on one of only MEMEX_LLM_DB_CONNECTIONS lent
