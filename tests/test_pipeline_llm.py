@@ -1000,3 +1000,77 @@ def test_a_job_to_come_the_llm_files_becomes_the_job_on_its_day_decided_by_rule(
     assert [(m["value"], m["active"]) for m in memories["employer"]] == [("Canva", False), ("Twilio", True)]
     assert memories["employer"][1]["valid_from"] == memories["employer"][0]["valid_to"] == "2026-03-09T00:00:00Z"
     assert _current(memories["next_job"]) == []
+
+
+def test_a_write_ending_a_role_embeds_its_end_with_no_connection_lent(ctx, llm, llm_ctx):
+    # The statement of a role's end ("The user's job title used to be support lead.") was embedded
+    # inside the transaction that holds the user's lock, on one of only MEMEX_LLM_DB_CONNECTIONS lent
+    # connections: every other judged user's database work waited for the embedder (a remote one's
+    # round trip). Now it is embedded before the connection is borrowed: another thread's borrow gets
+    # in while the embedder works.
+    from concurrent.futures import ThreadPoolExecutor
+    from concurrent.futures import wait as wait_for
+
+    from memex.db.connection import Database, borrow_only
+
+    settings = dataclasses.replace(llm_ctx.settings, llm_concurrency=4, llm_db_connections=1,
+                                   extraction_queue_url=llm_ctx.settings.extraction_queue_url + "-missing")
+    db = Database(lambda: ctx.db.dsn, loaned_connections=settings.llm_db_connections)
+    events: list[str] = []
+    another = ThreadPoolExecutor(1, initializer=borrow_only)
+
+    def borrow() -> None:
+        with db.borrowed() as conn:
+            conn.execute("SELECT 1")
+        events.append("another thread borrowed")
+
+    class EmbedderWaitingForABorrow:
+        """The write path's embedder, which, asked for a role's end, lets another borrowing thread try
+        for the one connection and waits for it (at most 10 s: on the connection, it never gets it)."""
+
+        def __init__(self, embedder):
+            self._embedder = embedder
+
+        def embed(self, texts):
+            if any("used to be" in text for text in texts):
+                events.append("embedding the end")
+                wait_for([another.submit(borrow)], timeout=10)
+                events.append("embedded the end")
+            return self._embedder.embed(texts)
+
+        def __getattr__(self, name):
+            return getattr(self._embedder, name)
+
+    tenant = Tenant(ctx, None)
+    judged = dataclasses.replace(llm_ctx, settings=settings, db=db, publisher=SqsPublisher(settings),
+                                 embedder=EmbedderWaitingForABorrow(llm_ctx.embedder))
+    jobs = []
+    for user, before, after in [("lead", "I'm a support lead at Zendesk.", "I started at Intercom last week."),
+                                ("dev", "I work at Stripe.", "I work at Notion now.")]:
+        pipeline.process_inline(ctx, tenant.id, ingest_turn(ctx, tenant.id, TurnIn(
+            user_id=user, session_id="s1", timestamp="2026-01-01T00:00:00Z",
+            messages=[{"role": "user", "content": before}]), wait=False)["turn_id"])
+        turn_id = ingest_turn(judged, tenant.id, TurnIn(
+            user_id=user, session_id="s1", timestamp="2026-02-01T00:00:00Z",
+            messages=[{"role": "user", "content": after}]), wait=False)["turn_id"]
+        pipeline.extract_many(ctx, tenant.id, [turn_id])  # the rules read it: only the judge asks the model
+        jobs.append(SupersessionJob(tenant.id, user, turn_id))
+    llm.reset()
+    verdict = '{"action": "supersede", "replaces": ["m1"], "reason": "the user changed jobs"}'
+    llm.script_chat(verdict, verdict)
+    try:
+        pipeline.resolve_many(judged, jobs)
+    finally:
+        another.shutdown(wait=True)
+        db.discard_all()
+        db.reset()
+        llm.reset()
+    assert events == ["embedding the end", "another thread borrowed", "embedded the end"]
+    rows = ctx.db.connection().execute(
+        "SELECT user_id, key, value, active, content FROM memories WHERE tenant_id = %s AND memory_type = 'semantic' "
+        "ORDER BY user_id, key, created_at", (tenant.id,)).fetchall()
+    assert [(r["user_id"], r["key"], r["value"], r["active"]) for r in rows] == [
+        ("dev", "employer", "Stripe", False), ("dev", "employer", "Notion", True),
+        ("lead", "employer", "Zendesk", False), ("lead", "employer", "Intercom", True),
+        ("lead", "role", "support lead", False), ("lead", "role", "support lead", False)]
+    assert rows[-1]["content"] == "The user's job title used to be support lead."

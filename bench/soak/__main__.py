@@ -3,7 +3,7 @@
 they said was lost.
 
     .venv/bin/python -m bench.soak [--users 40] [--duration 300] [--restart] [--llm-delay 2]
-        [--sample 0.5] [--out soak.json]
+        [--llm-db-connections 2] [--sample 0.5] [--out soak.json]
 
 Each user posts a turn (202, no wait), thinks 2-5 s, now and then searches or recalls what they
 said, and goes on; half the users date their turns (`timestamp`, an hour apart), half take the
@@ -17,7 +17,7 @@ value of each key current and alone, every earlier value in the history, no key 
 current twice, no 5xx. `--restart` stops the server with SIGINT half-way and starts it again on
 the same home and port (the users retry what failed meanwhile, under the same idempotency keys);
 `--llm-delay` puts a chat model answering after that many seconds (bench/soak/model.py) behind
-the extraction. Turns not processed by the end are listed apart from wrong facts (a fact of such a
+the extraction, and `--llm-db-connections` sets the server's MEMEX_LLM_DB_CONNECTIONS. Turns not processed by the end are listed apart from wrong facts (a fact of such a
 turn is late, not lost). Exit status 1 when a turn is not processed, a fact is wrong or a request
 answered 5xx.
 """
@@ -193,6 +193,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             model = stack.enter_context(SlowModel(args.llm_delay))
             env = {"MEMEX_LLM_BASE_URL": model.base_url, "MEMEX_LLM_MODEL": "slow-double",
                    "MEMEX_LLM_API_KEY": "soak"}
+        if args.llm_db_connections is not None:
+            env["MEMEX_LLM_DB_CONNECTIONS"] = str(args.llm_db_connections)
         home = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="memex-soak-")))
         port = free_port()
         command = ["-m", "infra.local", "--home", str(home / "memex"), "--port", str(port)]
@@ -231,7 +233,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     for at, seconds in soak.fresh:
         minutes.setdefault(int(at // 60), []).append(seconds)
     return {
-        "users": args.users, "duration_s": args.duration, "llm_delay_s": args.llm_delay, "restart": restarted,
+        "users": args.users, "duration_s": args.duration, "llm_delay_s": args.llm_delay,
+        "llm_db_connections": args.llm_db_connections, "restart": restarted,
         "turns": len(soak.turns), "facts_timed": len(fresh), "facts_overtaken": soak.overtaken,
         "facts_never_found": soak.unfound,
         "freshness_s": _spread(fresh),
@@ -255,6 +258,8 @@ def _spread(values: Sequence[float]) -> dict[str, float]:
 def render(result: dict[str, Any]) -> str:
     lines = [f"soak: {result['users']} users, {result['duration_s']:.0f} s"
              + (f", an LLM answering in {result['llm_delay_s']} s" if result["llm_delay_s"] is not None else "")
+             + (f", MEMEX_LLM_DB_CONNECTIONS={result['llm_db_connections']}"
+                if result["llm_db_connections"] is not None else "")
              + (f", restarted at {result['restart']['at_s']} s (down {result['restart']['down_s']} s)"
                 if result["restart"] else ""),
              "", "| turns | facts timed | overtaken | never found | fresh p50 s | p95 s | max s | drain s | 5xx | "
@@ -288,6 +293,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--sample", type=float, default=0.5, help="share of fact-bearing turns timed")
     parser.add_argument("--restart", action="store_true", help="SIGINT the server half-way and start it again")
     parser.add_argument("--llm-delay", type=float, help="seconds a chat model behind the extraction takes per call")
+    parser.add_argument("--llm-db-connections", type=int,
+                        help="the server's MEMEX_LLM_DB_CONNECTIONS (its default if not given)")
     parser.add_argument("--drain-timeout", type=float, default=600.0)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--out", type=Path, help="also write the figures as JSON here")

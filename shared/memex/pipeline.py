@@ -412,8 +412,9 @@ def _resolve_locked(ctx: Context, turns: list[dict[str, Any]], vectors: dict[str
                     vector = ctx.embedder.embed([_embedded(candidate)])[0]
                 related = memory_rows.related_active(conn, tenant_id, user_id, related_keys(candidate), vector,
                                                      RELATED_MIN_SIMILARITY, RELATED_LIMIT, candidate.subject)
+                # the rules decide at once: on the worker's own connection, what it ends is embedded here
                 if _write(conn, ctx, current, candidate, vector, dedupe_key, ctx.judge.decide(candidate, related),
-                          related):
+                          related, embed_here=True):
                     written.add(dedupe_key)
         turn_rows.finish(conn, tenant_id, [t["id"] for t in todo])
         # its turns decided, a job said in them may start as of a later turn stored before they were
@@ -457,22 +458,48 @@ def _decide_and_write(ctx: Context, turn: dict[str, Any], candidate: Candidate, 
             seen = memory_rows.related_active(conn, tenant_id, user_id, keys, vector, RELATED_MIN_SIMILARITY,
                                               RELATED_LIMIT, candidate.subject)
         decision = ctx.judge.decide(candidate, seen)
-        with ctx.db.transaction() as conn:
-            locks.lock_user(conn, tenant_id, user_id)
-            if turn_rows.lock_turn(conn, tenant_id, turn["id"]) is None:
-                return  # erased meanwhile
-            if _erased(_by_family(turn_rows.tombstones(conn, tenant_id, [turn["id"]])), turn, candidate):
-                return  # the user erased it
-            related = memory_rows.related_active(conn, tenant_id, user_id, keys, vector, RELATED_MIN_SIMILARITY,
-                                                 RELATED_LIMIT, candidate.subject)
-            if _state(related) != _state(seen):
-                if attempt < DECIDE_ATTEMPTS:
-                    continue  # another write for this user got in first: decide again, unlocked
-                decision = RulesJudge().decide(candidate, related)
-                decision = Decision(decision.action, f"rules under the lock after {attempt} changed tries: "
-                                    f"{decision.reason}", decision.replaces)
-            _write(conn, ctx, turn, candidate, vector, dedupe_key, decision, related)
+        try:
+            done = _write_decided(ctx, turn, candidate, vector, seen, decision, attempt, embed_here=False)
+        except _Unembedded as unembedded:
+            # Rolled back, the connection given back: embedded with none held (an embedder's round
+            # trip on one of MEMEX_LLM_DB_CONNECTIONS kept every other user's write waiting for it),
+            # then the same decision written again, the vectors among the recent texts; what changed
+            # meanwhile is embedded under the lock.
+            embed_distinct(ctx, tenant_id, unembedded.texts)
+            done = _write_decided(ctx, turn, candidate, vector, seen, decision, attempt, embed_here=True)
+        if done:
             return
+
+
+def _write_decided(ctx: Context, turn: dict[str, Any], candidate: Candidate, vector, seen: list[dict[str, Any]],
+                   decision: Decision, attempt: int, embed_here: bool) -> bool:
+    """Under the user's lock, write what was decided on `seen`; False when that changed meanwhile (decide
+    again), until the last attempt, when the rules decide under the lock. `embed_here`: as for `_write`."""
+    tenant_id, user_id = turn["tenant_id"], turn["user_id"]
+    with ctx.db.transaction() as conn:
+        locks.lock_user(conn, tenant_id, user_id)
+        if turn_rows.lock_turn(conn, tenant_id, turn["id"]) is None:
+            return True  # erased meanwhile
+        if _erased(_by_family(turn_rows.tombstones(conn, tenant_id, [turn["id"]])), turn, candidate):
+            return True  # the user erased it
+        related = memory_rows.related_active(conn, tenant_id, user_id, related_keys(candidate), vector,
+                                             RELATED_MIN_SIMILARITY, RELATED_LIMIT, candidate.subject)
+        if _state(related) != _state(seen):
+            if attempt < DECIDE_ATTEMPTS:
+                return False  # another write for this user got in first: decide again, unlocked
+            decision = RulesJudge().decide(candidate, related)
+            decision = Decision(decision.action, f"rules under the lock after {attempt} changed tries: "
+                                f"{decision.reason}", decision.replaces)
+        _write(conn, ctx, turn, candidate, vector, _dedupe_key(turn, candidate), decision, related, embed_here)
+        return True
+
+
+class _Unembedded(Exception):
+    """A write under the user's lock needs the vectors of texts not embedded lately (`_write`'s `embed_here`)."""
+
+    def __init__(self, texts: list[str]):
+        super().__init__(f"{len(texts)} texts to embed")
+        self.texts = texts
 
 
 def _state(related: list[dict[str, Any]]) -> list[tuple]:
@@ -480,8 +507,10 @@ def _state(related: list[dict[str, Any]]) -> list[tuple]:
 
 
 def _write(conn, ctx: Context, turn: dict[str, Any], candidate: Candidate, vector, dedupe_key: str,
-           decision: Decision, related: list[dict[str, Any]]) -> bool:
-    """Write what was decided; whether a memory was written."""
+           decision: Decision, related: list[dict[str, Any]], embed_here: bool) -> bool:
+    """Write what was decided; whether a memory was written. What else it writes (the statement of
+    what ended with it, _write_ended) is embedded here, under the lock, if `embed_here`; if not, it
+    takes the vectors of the texts embedded lately (embed_distinct's) and raises _Unembedded for the others."""
     if decision.action == "noop":
         ctx.metrics.record(SUPERSESSION_VERDICTS, action="noop")
         return False
@@ -494,9 +523,9 @@ def _write(conn, ctx: Context, turn: dict[str, Any], candidate: Candidate, vecto
         # Not about the past, only stated before the current value: it goes in the history at
         # its own time, with a real interval, rather than as a statement about the past.
         decision = Decision("supersede", decision.reason, later)
-    ctx.metrics.record(SUPERSESSION_VERDICTS, action=decision.action)
     placement = timeline.plan(conn, turn["tenant_id"], turn["user_id"], decision, candidate, said_at, same_key)
     if placement.already_known:
+        ctx.metrics.record(SUPERSESSION_VERDICTS, action=decision.action)
         return False
     if decision.action == "supersede" and placement.replaced_by:
         # The judge compared it with the current value, which was said later (or said after the event
@@ -537,7 +566,9 @@ def _write(conn, ctx: Context, turn: dict[str, Any], candidate: Candidate, vecto
     })
     timeline.apply(conn, turn["tenant_id"], memory_id, placement)
     if inserted is not None:
-        _end_what_ended_with(conn, ctx, turn, said_at, candidate, memory_id, decision, placement)
+        _end_what_ended_with(conn, ctx, turn, said_at, candidate, memory_id, decision, placement, embed_here)
+    # counted once written: a write that raised _Unembedded is rolled back and tried again
+    ctx.metrics.record(SUPERSESSION_VERDICTS, action=decision.action)
     return inserted is not None
 
 
@@ -546,7 +577,8 @@ def _read_with(candidate: Candidate) -> dict[str, str]:
 
 
 def _end_what_ended_with(conn, ctx: Context, turn: dict[str, Any], said_at: datetime, candidate: Candidate,
-                         memory_id: str, decision: Decision, placement: timeline.Placement) -> None:
+                         memory_id: str, decision: Decision, placement: timeline.Placement,
+                         embed_here: bool) -> None:
     """What ends with a value the memory just written replaced or ended, whichever judge decided: the
     roles said with an employer (supersession.ends_with_employer) and what was said of a partner by
     name (supersession.about_partner_keys). Each gets a statement of its end as its history, the
@@ -573,15 +605,21 @@ def _end_what_ended_with(conn, ctx: Context, turn: dict[str, Any], said_at: date
                 ended.append((fact, about_former_partner(whose, partner, said, fact["value"]),
                               partner_ended_reason(fact, partner, candidate, decision.action)))
     if ended:
-        _write_ended(conn, ctx, turn, said_at, candidate, memory_id, ended)
+        _write_ended(conn, ctx, turn, said_at, candidate, memory_id, ended, embed_here)
 
 
 def _write_ended(conn, ctx: Context, turn: dict[str, Any], said_at: datetime, candidate: Candidate, memory_id: str,
-                 ended: list[tuple[dict[str, Any], str, str]]) -> None:
+                 ended: list[tuple[dict[str, Any], str, str]], embed_here: bool) -> None:
     tenant_id = turn["tenant_id"]
     texts = {fact["id"]: embedded_text.of(content, memory_type="semantic", subject=candidate.subject)
              for fact, content, _ in ended}
-    vectors = embed_distinct(ctx, tenant_id, list(texts.values()))
+    if embed_here:
+        vectors = embed_distinct(ctx, tenant_id, list(texts.values()))
+    else:
+        vectors = _recent(ctx).get_many(tenant_id, list(dict.fromkeys(texts.values())))
+        missing = [text for text in dict.fromkeys(texts.values()) if text not in vectors]
+        if missing:
+            raise _Unembedded(missing)
     for fact, content, reason in ended:
         ended_id = str(uuid.uuid4())
         inserted = memory_rows.insert(conn, tenant_id, {
