@@ -253,3 +253,16 @@ def test_a_job_to_come_is_called_off_by_its_employers_name_or_as_the_only_new_jo
     assert job_start.called_off("the new job", jobs) == []  # which one: neither
     assert job_start.called_off("the new job", jobs[:1]) == [0]
     assert job_start.called_off("Asana", jobs[:1]) == []
+
+
+def test_a_job_to_come_at_the_employer_already_current_ends_at_its_day_and_is_read_no_more(ctx, tenant):
+    """"I work at Twilio." then "I start at Twilio next Monday." (a transfer, a contract made permanent): on
+    the day the job to come ends, the employer not written twice, and the sweep has nothing more to read."""
+    tenant.turn("I work at Twilio.", timestamp="2026-03-02T09:00:00Z")
+    tenant.turn("I start at Twilio next Monday.", timestamp=WEDNESDAY)
+    assert _current(tenant, "next_job") == ["starting at Twilio next Monday"]
+    tenant.turn("Long day.", timestamp="2026-03-10T18:00:00Z")
+    assert _current(tenant, "next_job") == []
+    assert _facts(tenant, "next_job")[0]["valid_to"].startswith("2026-03-09T00:00:00")
+    assert [(m["value"], m["active"]) for m in _facts(tenant, "employer")] == [("Twilio", True)]
+    assert (tenant.id, tenant.user) not in pipeline.jobs_rows.users(ctx.db.connection())
