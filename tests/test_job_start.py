@@ -9,6 +9,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from memex import job_start, pipeline
+from memex.extraction.offline import OfflineExtractor
 from memex.ingest import ingest_turn
 from memex.models import TurnIn
 
@@ -266,3 +267,17 @@ def test_a_job_to_come_at_the_employer_already_current_ends_at_its_day_and_is_re
     assert _facts(tenant, "next_job")[0]["valid_to"].startswith("2026-03-09T00:00:00")
     assert [(m["value"], m["active"]) for m in _facts(tenant, "employer")] == [("Twilio", True)]
     assert (tenant.id, tenant.user) not in pipeline.jobs_rows.users(ctx.db.connection())
+
+
+@pytest.mark.parametrize("said, value", [
+    ("The Twilio offer fell through.", "Twilio"), ("I turned down the Twilio job.", "Twilio"),
+    ("I'm not taking the job at Twilio after all.", "Twilio"), ("Twilio rescinded my offer.", "Twilio"),
+    ("Decided to stay at Canva.", "the new job"), ("The new job got cancelled.", "the new job"),
+    ("I'm nervous about the Twilio job.", None), ("Twilio sent me the contract.", None),
+    ("my sister turned down a job at Twilio", None), ("We decided to stay at the Hilton.", None),
+    ("Decided to stay at Grandma's.", None), ("Decided to stay at Lisbon.", None),
+])
+def test_the_offline_rules_read_a_job_to_come_called_off_as_its_end(said, value):
+    found = [c for c in OfflineExtractor().extract([{"id": "m1", "role": "user", "content": said}], [])
+             if c.base_key == "next_job"]
+    assert [(c.value, c.historical, c.ends_only) for c in found] == ([(value, True, True)] if value else [])

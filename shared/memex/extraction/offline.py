@@ -1040,7 +1040,10 @@ def _called_off(m: re.Match[str]) -> list[Fields]:
     """The job to come called off: the employer named ("Twilio"), else "the new job", which ends the
     only current one (supersession.ending)."""
     named = next((m.group(g) for g in ("value", "value2", "value3") if g in m.re.groupindex and m.group(g)), "")
-    return [{"value": named or job_start.UNNAMED}]
+    stay = {"stay": m.group("stay")} if "stay" in m.re.groupindex else {}
+    if stay and (_a_place(stay["stay"]) or stay["stay"].casefold() in _PERSON_PARTS):
+        return []  # "Decided to stay at Paris", "at Grandma": a stay, no job kept
+    return [{"value": named or job_start.UNNAMED, **stay}]
 
 
 def _employer_now(m: re.Match[str]) -> list[Fields]:
@@ -2883,14 +2886,19 @@ _RULES = [
           historical=True, ends_only=True),
     # The job to come called off without its name ("The new job got cancelled.": the one current), or by
     # staying at the job the user has ("Decided to stay at Canva."): it ends the only job to come.
-    _rule("fact", "next_job", "cancelled canceled fell called stay staying", [
+    _rule("fact", "next_job", "cancelled canceled fell called", [
         r"\b(?:[Tt]he|[Mm]y) new (?:job|role|position)(?: offer)? (?:got|was|has been) (?:cancell?ed|called off|withdrawn|"
         r"rescinded|pulled)(?P<value>)",
         r"\b(?:[Tt]he|[Mm]y) new (?:job|role|position)(?: offer)? fell through(?P<value>)",
-        rf"(?:^|\bI(?:'ve| have)? )(?:[Dd]ecided|chose) to stay at (?:the )?(?P<stay>{_ORG})(?P<value>)",
-        rf"\bI(?:'m| am) staying at (?:the )?(?P<stay>{_ORG}) after all(?P<value>)",
     ], "The user's new job was called off.", _called_off, confidence=0.7, importance=0.6,
           historical=True, ends_only=True),
+    _rule("fact", "next_job", "stay staying", [
+        # a place stayed at is no job kept: "at the Hilton", "at Grandma's", "at Mia's for the night"
+        rf"(?:^|\bI(?:'ve| have)? )(?:[Dd]ecided|chose) to stay at (?P<stay>(?!the\b){_ORG})(?<!'s)(?<!’s)(?P<value>)"
+        r"(?=\s*(?:[.;!]|$|,? (?:instead|after all|rather)\b))",
+        rf"\bI(?:'m| am) staying at (?P<stay>(?!the\b){_ORG}) after all(?P<value>)",
+    ], "The user decided to stay at {stay}: the new job was called off.", _called_off, confidence=0.7,
+          importance=0.6, historical=True, ends_only=True),
     _rule("fact", "{part}", "birthday anniversary", [
         rf"\b(?i:my|our) (?P<thing>birthday|(?:wedding )?anniversary)(?: is|'s) (?:on )?(?:the )?(?P<value>{_DATE})(?![\w])",
     ], "The user's {thing} is {value}.", lambda m: [{"value": m.group("value"), "thing": m.group("thing"),
