@@ -9,6 +9,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from memex import job_start, pipeline
+from memex.extraction.offline import OfflineExtractor
 from memex.ingest import ingest_turn
 from memex.models import TurnIn
 
@@ -207,3 +208,76 @@ def test_a_job_started_and_left_within_one_batch_keeps_its_place_in_the_chain(ct
     assert employer[0] == ("Canva", "2026-03-02", "2026-03-09")
     assert ("Twilio", "2026-03-09", "2026-03-12") in employer and employer[-1][0] == "Asana"
     assert _current(tenant, "employer") == ["Asana"]
+
+
+@pytest.mark.parametrize("called_off", [
+    "The Twilio offer fell through.", "I turned down the Twilio job.", "I'm not taking the job at Twilio after all.",
+    "Twilio rescinded my offer.", "Decided to stay at Canva.", "The new job got cancelled.",
+])
+def test_a_job_to_come_called_off_never_starts_and_is_kept_as_history(ctx, tenant, called_off):
+    tenant.turn("I work at Canva.", timestamp="2026-03-02T09:00:00Z")
+    tenant.turn("I start at Twilio next Monday.", timestamp=WEDNESDAY)
+    tenant.turn(called_off, timestamp="2026-03-05T09:00:00Z")
+    tenant.turn("Long day.", timestamp="2026-03-10T18:00:00Z")
+    pipeline.start_jobs_due(ctx)
+    assert _current(tenant, "employer") == ["Canva"]
+    assert "Twilio" not in [m["value"] for m in _facts(tenant, "employer")]
+    assert _current(tenant, "next_job") == []
+    job, over = _facts(tenant, "next_job")
+    assert (job["value"], job["active"], over["active"]) == ("starting at Twilio next Monday", False, False)
+    assert over["supersedes"] == job["id"] and job["valid_to"].startswith("2026-03-05T09:00:00")
+    assert "called off" in over["content"]
+
+
+@pytest.mark.parametrize("said", [
+    "I'm nervous about the Twilio job.", "Twilio sent me the contract.", "my sister turned down a job at Twilio",
+])
+def test_a_job_to_come_spoken_of_but_not_called_off_still_starts(ctx, tenant, said):
+    tenant.turn("I work at Canva.", timestamp="2026-03-02T09:00:00Z")
+    tenant.turn("I start at Twilio next Monday.", timestamp=WEDNESDAY)
+    tenant.turn(said, timestamp="2026-03-05T09:00:00Z")
+    tenant.turn("Long day.", timestamp="2026-03-10T18:00:00Z")
+    assert _current(tenant, "employer") == ["Twilio"]
+
+
+def test_a_call_off_with_no_job_to_come_writes_nothing(tenant):
+    tenant.turn("I work at Canva.", timestamp="2026-03-02T09:00:00Z")
+    tenant.turn("The Twilio offer fell through.", timestamp="2026-03-05T09:00:00Z")
+    assert _facts(tenant, "next_job") == []
+
+
+def test_a_job_to_come_is_called_off_by_its_employers_name_or_as_the_only_new_job():
+    jobs = ["starting at Twilio next Monday", "joining the Red Cross in April"]
+    assert job_start.called_off("Twilio", jobs) == [0]
+    assert job_start.called_off("the Red Cross offer", jobs) == [1]
+    assert job_start.called_off("Twilio Inc.", jobs) == [0]
+    assert job_start.called_off("the new job", jobs) == []  # which one: neither
+    assert job_start.called_off("the new job", jobs[:1]) == [0]
+    assert job_start.called_off("Asana", jobs[:1]) == []
+
+
+def test_a_job_to_come_at_the_employer_already_current_ends_at_its_day_and_is_read_no_more(ctx, tenant):
+    """"I work at Twilio." then "I start at Twilio next Monday." (a transfer, a contract made permanent): on
+    the day the job to come ends, the employer not written twice, and the sweep has nothing more to read."""
+    tenant.turn("I work at Twilio.", timestamp="2026-03-02T09:00:00Z")
+    tenant.turn("I start at Twilio next Monday.", timestamp=WEDNESDAY)
+    assert _current(tenant, "next_job") == ["starting at Twilio next Monday"]
+    tenant.turn("Long day.", timestamp="2026-03-10T18:00:00Z")
+    assert _current(tenant, "next_job") == []
+    assert _facts(tenant, "next_job")[0]["valid_to"].startswith("2026-03-09T00:00:00")
+    assert [(m["value"], m["active"]) for m in _facts(tenant, "employer")] == [("Twilio", True)]
+    assert (tenant.id, tenant.user) not in pipeline.jobs_rows.users(ctx.db.connection())
+
+
+@pytest.mark.parametrize("said, value", [
+    ("The Twilio offer fell through.", "Twilio"), ("I turned down the Twilio job.", "Twilio"),
+    ("I'm not taking the job at Twilio after all.", "Twilio"), ("Twilio rescinded my offer.", "Twilio"),
+    ("Decided to stay at Canva.", "the new job"), ("The new job got cancelled.", "the new job"),
+    ("I'm nervous about the Twilio job.", None), ("Twilio sent me the contract.", None),
+    ("my sister turned down a job at Twilio", None), ("We decided to stay at the Hilton.", None),
+    ("Decided to stay at Grandma's.", None), ("Decided to stay at Lisbon.", None),
+])
+def test_the_offline_rules_read_a_job_to_come_called_off_as_its_end(said, value):
+    found = [c for c in OfflineExtractor().extract([{"id": "m1", "role": "user", "content": said}], [])
+             if c.base_key == "next_job"]
+    assert [(c.value, c.historical, c.ends_only) for c in found] == ([(value, True, True)] if value else [])

@@ -1074,3 +1074,27 @@ def test_a_write_ending_a_role_embeds_its_end_with_no_connection_lent(ctx, llm, 
         ("lead", "employer", "Zendesk", False), ("lead", "employer", "Intercom", True),
         ("lead", "role", "support lead", False), ("lead", "role", "support lead", False)]
     assert rows[-1]["content"] == "The user's job title used to be support lead."
+
+def test_a_job_to_come_the_llm_says_ended_never_starts(ctx, llm, llm_http):
+    """The model files the job called off as `next_job` ended (historical) with its employer as the value:
+    it ends the job to come by that name (supersession.ending, no judge asked), which never starts."""
+    tenant = Tenant(ctx, llm_http)
+    llm.script_chat(_extraction("employer", "Canva", "The user's employer is Canva.", "I work at Canva."))
+    tenant.turn("I work at Canva.", timestamp="2026-03-02T09:00:00Z")
+    llm.script_chat(_extraction("next_job", "starting at Twilio next Monday",
+                                "The user starts at Twilio next Monday.", "I start at Twilio next Monday.",
+                                type="event"))
+    tenant.turn("I start at Twilio next Monday.", timestamp="2026-03-04T10:00:00Z")
+    asked = len(llm.chat_requests)
+    llm.script_chat(_extraction("next_job", "Twilio", "The user's Twilio job offer fell through.",
+                                "The Twilio offer fell through.", historical=True))
+    tenant.turn("The Twilio offer fell through.", timestamp="2026-03-05T09:00:00Z")
+    assert len(llm.chat_requests) == asked + 1  # the extraction only: the end is decided by rule
+    llm.script_chat('{"memories": []}')
+    tenant.turn("Long day.", timestamp="2026-03-10T18:00:00Z")
+    pipeline.start_jobs_due(ctx)
+    listing = tenant.get(f"/v1/users/{tenant.user}/memories", params={"include_inactive": "true"}).json()["memories"]
+    assert [(m["value"], m["active"]) for m in listing if m["key"] == "employer"] == [("Canva", True)]
+    jobs = sorted((m for m in listing if m["key"] == "next_job"), key=lambda m: m["created_at"])
+    assert [(m["value"], m["active"]) for m in jobs] == [("starting at Twilio next Monday", False), ("Twilio", False)]
+    assert jobs[1]["supersedes"] == jobs[0]["id"] and "called off" in jobs[1]["metadata"]["reason"]

@@ -45,6 +45,23 @@ _WHEN = re.compile(
 _OPENING = re.compile(r"^(?:starting at|starting with|joining|first day at|start date at|start at)\s+", re.IGNORECASE)
 
 
+# A job to come called off without its employer's name ("The new job got cancelled.", "Decided to stay at
+# Canva."): the value it is filed under, which ends the only job to come (`called_off`).
+UNNAMED = "the new job"
+_UNNAMED = re.compile(r"^(?:the |my |a )?(?:new |next )?(?:job|role|position|offer|job offer)$", re.IGNORECASE)
+
+
+def called_off(said: str, jobs: list[str]) -> list[int]:
+    """Which of the current jobs to come (their values) a job said to be over ends, by their indexes:
+    those whose employer it names ("Twilio", "the Twilio offer" of "starting at Twilio next Monday"), or,
+    said without one ("the new job"), the only one. Two jobs to come and no name: neither."""
+    named = [i for i, job in enumerate(jobs)
+             if (name := employer(job)) and re.search(rf"(?<!\w){re.escape(name)}(?!\w)", said, re.IGNORECASE)]
+    if named:
+        return named
+    return [0] if len(jobs) == 1 and _UNNAMED.match(" ".join(said.split())) else []
+
+
 def employer(value: str) -> str:
     """The employer a job to come names: its value without how it starts and when ("starting at
     Twilio next Monday": Twilio; "Notion, starting in April": Notion)."""

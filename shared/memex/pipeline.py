@@ -647,7 +647,8 @@ def start_jobs(conn, ctx: Context, tenant_id: str, user_id: str, now: datetime |
     the rules (the employer replaces the old one, which keeps its chain, and takes back the job to
     come), so `as_of` a moment before the start still answers the old job. Keyed on the job to come, and
     it is no longer current once written: a second run writes nothing. A job to come no longer
-    current (taken back by an employer named since) is not read; one whose value names no day stays.
+    current (taken back by an employer named since, or called off) is not read; one whose value names no
+    day stays; one at the employer already current ends at its day, with nothing written.
     The caller holds the user's lock. How many became the job."""
     started, jobs = 0, jobs_rows.of_user(conn, tenant_id, user_id)
     if jobs:  # most users have none: the turns are read only for those who do
@@ -677,6 +678,11 @@ def start_jobs(conn, ctx: Context, tenant_id: str, user_id: str, now: datetime |
         related = memory_rows.related_active(conn, tenant_id, user_id, related_keys(candidate), vector,
                                              RELATED_MIN_SIMILARITY, RELATED_LIMIT, subject)
         decided = RulesJudge().decide(candidate, related)
+        if decided.action == "noop":
+            # The employer already is the job's company (said again since, or the job was at it): nothing
+            # to write, but the job to come is over at its start, else every sweep would read it again.
+            history_rows.end(conn, tenant_id, job["id"], start)
+            continue
         decision = Decision(decided.action, f"the job to come {job['value']!r} began on {start.date()}: "
                                             f"{decided.reason}", decided.replaces)
         if _write(conn, ctx, turn, candidate, vector, f"started:{job['id']}", decision, related):

@@ -34,6 +34,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Protocol
 
+from memex import job_start
 from memex.config import Settings
 from memex.extraction import families
 from memex.jobs import Candidate, subject_key, subject_prefix
@@ -370,6 +371,14 @@ def ending(candidate: Candidate, active_same_key: list[dict[str, Any]]) -> Decis
     decide this by rule: a statement that something is over is never a duplicate of it."""
     if not candidate.historical:
         return None
+    if candidate.base_key == NEXT_JOB_KEY:
+        # A job to come is called off by its employer's name ("The Twilio offer fell through." of
+        # "starting at Twilio next Monday"), or as the new job when it is the only one (job_start.py).
+        current = [active_same_key[i] for i in job_start.called_off(
+            candidate.value, [m["value"] or "" for m in active_same_key])]
+        if not current:
+            return None
+        return Decision("end", f"{candidate.key} {candidate.value!r} is called off: the job to come ends", current)
     current = [m for m in active_same_key if same_value(m["value"] or "", candidate.value)
                or same_value(_YEAR_FIRST.sub("", m["value"] or ""), candidate.value)]
     if not current:

@@ -139,7 +139,9 @@ FAMILIES = (
     Family("game", "a video game the user plays, its title, one memory each", 0.5, several=True),
     Family("plan", "what the user plans or is about to do (a job to start is next_job)", 0.6, several=True),
     Family("next_job", "a job the user is to start, said before it starts, with when (\"starting at Notion in "
-           "April\"); the employer named once it starts ends it", 0.6),
+           "April\"); the employer named once it starts ends it. Called off (\"The Twilio offer fell through\", "
+           "\"I turned down the Twilio job\", \"Decided to stay at Canva\"): historical, its employer as the "
+           "value (Twilio), or \"the new job\" when none is named", 0.6),
     Family("birthday", "the user's birthday", 0.7),
     Family("anniversary", "the user's wedding anniversary", 0.7),
     Family("event_<thing>_appointment", "the day of the user's appointment (event_dentist_appointment)", 0.6),

@@ -32,7 +32,7 @@ from dataclasses import dataclass, replace
 from itertools import chain
 from typing import Any, Callable, Iterator
 
-from memex import standalone, supersession
+from memex import job_start, standalone, supersession
 from memex.extraction import casual, plain, vocabulary
 from memex.jobs import Candidate, key_words, subject_key
 
@@ -1034,6 +1034,16 @@ def _left_name(m: re.Match[str]) -> list[Fields]:
     """A name left alone that is no known place ("I left Feedzai."): a former employer only if it
     is the current one, which the judge tells (`Candidate.ends_only`)."""
     return _name(m) if _left_alone(m) and not _a_place(m.group("value")) else []
+
+
+def _called_off(m: re.Match[str]) -> list[Fields]:
+    """The job to come called off: the employer named ("Twilio"), else "the new job", which ends the
+    only current one (supersession.ending)."""
+    named = next((m.group(g) for g in ("value", "value2", "value3") if g in m.re.groupindex and m.group(g)), "")
+    stay = {"stay": m.group("stay")} if "stay" in m.re.groupindex else {}
+    if stay and (_a_place(stay["stay"]) or stay["stay"].casefold() in _PERSON_PARTS):
+        return []  # "Decided to stay at Paris", "at Grandma": a stay, no job kept
+    return [{"value": named or job_start.UNNAMED, **stay}]
 
 
 def _employer_now(m: re.Match[str]) -> list[Fields]:
@@ -2858,6 +2868,37 @@ _RULES = [
         rf"(?:^|[,;:]\s*)(?P<when>(?i:{_LATER})),? I(?:'m| am|'ll| will)?(?: be)? {_ADVERBS}(?P<verb>join|joining) "
         rf"(?:the )?(?!{_PLATFORMS})(?P<org>{_ORG})",
     ], "The user's plan: {value}.", _job_ahead, confidence=0.7, importance=0.6),
+    # A job to come called off, by the user or the employer: "The Twilio offer fell through.", "I turned
+    # down the Twilio job.", "I'm not taking the job at Twilio after all.", "Twilio rescinded my offer."
+    # Said as the job to come over (historical), kept only when it names a current one, which it ends
+    # (supersession.ending), so that its day makes nothing of it (pipeline.start_jobs). Only the user's
+    # ("my sister turned down a job at Twilio" is hers); nervous about the job or a contract sent is no end.
+    _rule("fact", "next_job", "fell through turned down declined not rescinded withdrew withdrawn pulled", [
+        rf"\b(?:[Tt]he|[Mm]y) (?P<value>{_ORG}) (?:job )?offer (?:fell through|was (?:withdrawn|rescinded|pulled))",
+        rf"\b(?:[Tt]he|[Mm]y) (?:job )?offer (?:from|at) (?P<value>{_ORG}) (?:fell through|was (?:withdrawn|rescinded|pulled))",
+        rf"\bI {_ADVERBS}(?:turned down|declined) (?:the |my )?(?P<value>{_ORG}) (?:job|offer|role|position)\b",
+        rf"\bI {_ADVERBS}(?:turned down|declined) (?:the |my |their )?(?:job |role |position )?(?:offer )?"
+        rf"(?:at|from|with) (?P<value>{_ORG})",
+        rf"\bI(?:'m| am) not (?:taking|accepting|joining) (?:the (?:job|offer|role|position) (?:at|from|with) "
+        rf"(?P<value>{_ORG})|the (?P<value2>{_ORG}) (?:job|offer|role|position)|(?P<value3>{_ORG}))(?:,)? after all",
+        rf"(?:^|[,;:]\s*)(?P<value>{_ORG}) (?:rescinded|withdrew|pulled) (?:my|the) (?:job )?offer",
+    ], "The user's job to come at {value} was called off.", _called_off, confidence=0.7, importance=0.6,
+          historical=True, ends_only=True),
+    # The job to come called off without its name ("The new job got cancelled.": the one current), or by
+    # staying at the job the user has ("Decided to stay at Canva."): it ends the only job to come.
+    _rule("fact", "next_job", "cancelled canceled fell called", [
+        r"\b(?:[Tt]he|[Mm]y) new (?:job|role|position)(?: offer)? (?:got|was|has been) (?:cancell?ed|called off|withdrawn|"
+        r"rescinded|pulled)(?P<value>)",
+        r"\b(?:[Tt]he|[Mm]y) new (?:job|role|position)(?: offer)? fell through(?P<value>)",
+    ], "The user's new job was called off.", _called_off, confidence=0.7, importance=0.6,
+          historical=True, ends_only=True),
+    _rule("fact", "next_job", "stay staying", [
+        # a place stayed at is no job kept: "at the Hilton", "at Grandma's", "at Mia's for the night"
+        rf"(?:^|\bI(?:'ve| have)? )(?:[Dd]ecided|chose) to stay at (?P<stay>(?!the\b){_ORG})(?<!'s)(?<!’s)(?P<value>)"
+        r"(?=\s*(?:[.;!]|$|,? (?:instead|after all|rather)\b))",
+        rf"\bI(?:'m| am) staying at (?P<stay>(?!the\b){_ORG}) after all(?P<value>)",
+    ], "The user decided to stay at {stay}: the new job was called off.", _called_off, confidence=0.7,
+          importance=0.6, historical=True, ends_only=True),
     _rule("fact", "{part}", "birthday anniversary", [
         rf"\b(?i:my|our) (?P<thing>birthday|(?:wedding )?anniversary)(?: is|'s) (?:on )?(?:the )?(?P<value>{_DATE})(?![\w])",
     ], "The user's {thing} is {value}.", lambda m: [{"value": m.group("value"), "thing": m.group("thing"),
