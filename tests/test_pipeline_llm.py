@@ -1075,6 +1075,7 @@ def test_a_write_ending_a_role_embeds_its_end_with_no_connection_lent(ctx, llm, 
         ("lead", "role", "support lead", False), ("lead", "role", "support lead", False)]
     assert rows[-1]["content"] == "The user's job title used to be support lead."
 
+
 def test_a_job_to_come_the_llm_says_ended_never_starts(ctx, llm, llm_http):
     """The model files the job called off as `next_job` ended (historical) with its employer as the value:
     it ends the job to come by that name (supersession.ending, no judge asked), which never starts."""
