@@ -65,7 +65,7 @@ def extract_in(checkout: Path, work: Sequence[Any]) -> list[dict[str, Any]]:
     env["PYTHONPATH"] = os.pathsep.join([str(checkout), str(checkout / "shared")])
     code = f"import runpy; runpy.run_path({str(Path(__file__).resolve())!r}, run_name='__main__')"
     done = subprocess.run([sys.executable, "-c", code, "--child"], cwd=checkout, env=env, check=True,
-                          input=json.dumps(work), capture_output=True, text=True)
+                          input=json.dumps(work), stdout=subprocess.PIPE, text=True)  # its errors on ours
     return json.loads(done.stdout)
 
 
