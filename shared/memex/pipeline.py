@@ -685,7 +685,7 @@ def start_jobs(conn, ctx: Context, tenant_id: str, user_id: str, now: datetime |
             continue
         decision = Decision(decided.action, f"the job to come {job['value']!r} began on {start.date()}: "
                                             f"{decided.reason}", decided.replaces)
-        if _write(conn, ctx, turn, candidate, vector, f"started:{job['id']}", decision, related):
+        if _write(conn, ctx, turn, candidate, vector, f"started:{job['id']}", decision, related, embed_here=True):
             started += 1
     return started
 
