@@ -1000,3 +1000,27 @@ def test_a_job_to_come_the_llm_files_becomes_the_job_on_its_day_decided_by_rule(
     assert [(m["value"], m["active"]) for m in memories["employer"]] == [("Canva", False), ("Twilio", True)]
     assert memories["employer"][1]["valid_from"] == memories["employer"][0]["valid_to"] == "2026-03-09T00:00:00Z"
     assert _current(memories["next_job"]) == []
+
+
+def test_a_fact_the_user_asks_to_forget_in_the_prompts_shape_ends_it_by_rule(ctx, llm, llm_http):
+    """The prompt tells the model that "Please forget that I'm allergic to peanuts" is that fact
+    taken back (historical, ends_only); filed so, it ends the current allergy, kept in its history,
+    by rule, the judge not asked, and ends nothing when no such fact is current."""
+    llm.reset()
+    tenant = Tenant(ctx, llm_http)
+    said = "I'm allergic to peanuts."
+    llm.script_chat(_items(said, ("allergy", "peanuts", "The user is allergic to peanuts.")))
+    tenant.turn(said, timestamp="2026-01-01T00:00:00Z")
+    taken_back = ("allergy", "peanuts", "The user took this back: The user is allergic to peanuts.",
+                  {"historical": True, "ends_only": True})
+    for day, said in enumerate(["Please forget that I'm allergic to peanuts.", "Please forget that I'm allergic to peanuts."],
+                               start=1):
+        llm.script_chat(_items(said, taken_back))
+        assert tenant.turn(said, timestamp=f"2026-02-0{day}T00:00:00Z").status_code == 201
+    assert 'takes back ("Please forget that I\'m allergic to peanuts"' in llm.chat_prompts()[1]
+    assert len(llm.chat_requests) == 3  # three extractions, no judge
+    found = _memories_by_key(tenant)
+    assert [(m["value"], m["active"], m["content"]) for m in found["allergy"]] == [
+        ("peanuts", False, "The user is allergic to peanuts."),
+        ("peanuts", False, "The user took this back: The user is allergic to peanuts.")]
+    llm.reset()
