@@ -15,7 +15,9 @@ not a weekday or a nationality), a role must end in a known job title, an opinio
 known evaluative word. A correction ("actually I meant Lisbon, not Porto", "Actually my sister
 lives in Porto, not Braga") only re-emits a fact already stated in the turn or in the session
 history, with the corrected value, when its other words are that fact's; the value after "not" is
-never filed.
+never filed. A statement the user takes back ("Please forget that I'm allergic to peanuts", "Forget
+what I said about moving to Berlin", "Scratch that, I don't have a cat") ends the current fact it names
+and files nothing of its own (_FORGET, _DENIED; supersession.left_alone).
 
 Time grows linearly with the message: a sentence longer than MAX_SENTENCE_CHARS is not read, the
 words that qualify a match are located once per sentence, and a correction finds the fact it
