@@ -118,3 +118,55 @@ def test_a_plans_day_corrected_replaces_the_plan(tenant):
     plan, on Wednesday, not a second trip beside the first."""
     _told(tenant, "I'm flying to Berlin next Tuesday.", "Sorry, I meant Wednesday, not Tuesday.")
     _corrected(tenant, "plan", "flying to Berlin next Tuesday", "flying to Berlin next Wednesday")
+
+
+def test_a_fact_the_user_asks_to_forget_ends_cited_and_a_redelivery_ends_nothing_more(ctx, tenant, runtime):
+    """"Please forget that I'm allergic to peanuts, that was my brother." (trial 12): the allergy is no
+    longer current, kept in its history as taken back by that message; the message that said it is
+    found by search with the allergy no longer current. So for "Don't remember that ...", and for a
+    denial said as a retraction ("Scratch that, I don't have a cat", "That's not true, I never worked
+    at Acme"). A redelivered job ends and files nothing more."""
+    from memex import pipeline
+    from memex.jobs import ExtractionJob, SupersessionJob
+
+    _told(tenant, "I'm allergic to peanuts.", "I'm vegan.", "I have a cat.", "I work at Acme.")
+    said = {key: next(m for m in _memories(tenant, key) if m["active"])
+            for key in ("allergy", "dietary_restriction", "pet_kind", "employer")}
+    retractions = ["Please forget that I'm allergic to peanuts, that was my brother.", "Don't remember that I'm vegan.",
+                   "Scratch that, I don't have a cat.", "That's not true, I never worked at Acme."]
+    turns = [tenant.turn(text, timestamp=f"2026-02-{day:02d}T00:00:00Z").json()["turn_id"]
+             for day, text in enumerate(retractions, start=1)]
+
+    def after() -> dict[str, list[tuple]]:
+        return {key: [(m["value"], m["active"], m["supersedes"]) for m in _memories(tenant, key)] for key in said}
+
+    ended = after()
+    for key, memory in said.items():
+        assert [m for m in _memories(tenant, key) if m["active"]] == [], key
+        assert ended[key] == [(memory["value"], False, None), (memory["value"], False, memory["id"])], key
+        taken_back = _memories(tenant, key)[1]
+        assert taken_back["content"].startswith("The user took this back:"), key
+        assert [s["turn_id"] for s in taken_back["sources"]] == [turns[list(said).index(key)]], key
+        assert taken_back["metadata"]["raw_quote"] == retractions[list(said).index(key)], key
+    peanuts = [r for r in tenant.search("peanuts allergy") if r["memory_type"] == "episodic"
+               and r["content"] == "I'm allergic to peanuts."]
+    assert peanuts and peanuts[0]["no_longer_current"] == ["peanuts"]
+    for turn in turns:
+        ctx.publisher.publish_extraction(ExtractionJob(tenant.id, turn))
+        ctx.publisher.publish_supersession(SupersessionJob(tenant.id, tenant.user, turn, resend=99))
+    runtime.drain()
+    for follow_up in pipeline.extract_many(ctx, tenant.id, turns, again=True):
+        pipeline.resolve(ctx, follow_up)
+    assert after() == ended
+
+
+def test_forget_said_of_no_fact_of_the_user_ends_nothing(tenant):
+    """"I always forget my keys.", "Don't forget to buy milk.", "Forget it, let's talk about something
+    else." and someone else's forgetting name no fact of the user's: the allergy stays current and
+    nothing is filed; and a retraction of something never said files nothing."""
+    _told(tenant, "I'm allergic to peanuts.", "I always forget my keys.", "Don't forget to buy milk.",
+          "Forget it, let's talk about something else.", "My brother wants me to forget about the peanuts.",
+          "Please forget that I work at Initech.")
+    assert [(m["value"], m["active"]) for m in _memories(tenant, "allergy")] == [("peanuts", True)]
+    listed = tenant.get(f"/v1/users/{tenant.user}/memories", params={"include_inactive": "true", "limit": 500})
+    assert [m["key"] for m in listed.json()["memories"] if m["memory_type"] == "semantic"] == ["allergy"]

@@ -2222,3 +2222,32 @@ def test_a_pets_death_said_by_its_name_alone_ends_the_pet_the_session_named(hist
 ])
 def test_a_first_day_and_a_goodbye_said_without_i_or_my_file_the_job_ahead_and_end_the_one_left(text, expected):
     assert _facts(text) == expected
+
+
+TAKEN_BACK = [
+    # (what the user said before, the retraction, what it takes back): each ends the current fact it
+    # names and files nothing of its own (ends_only, historical)
+    ((), "Please forget that I'm allergic to peanuts, that was my brother.", {("allergy", "peanuts")}),
+    ((), "Don't remember that I'm vegan.", {("dietary_restriction", "vegan")}),
+    ((), "Forget that I said I live in Porto.", {("city", "Porto")}),
+    ((), "Scratch that, I don't have a cat.", {("pet_kind", "cat")}),
+    ((), "That's not true, I never worked at Acme.", {("employer", "Acme")}),
+    # a topic names a fact said before: its value says all the topic's words, else the topic all of its
+    (("I'm moving to Berlin next month. I live in Berlin.",), "Forget what I said about moving to Berlin.",
+     {("plan", "moving to Berlin next month")}),
+    (("I work at Acme.",), "Please forget what I told you about my job at Acme.", {("employer", "Acme")}),
+    # forgetting that names no fact of the user's
+    ((), "I always forget my keys.", set()),
+    ((), "Don't forget to buy milk.", set()),
+    ((), "Forget it, let's talk about something else.", set()),
+    ((), "My brother wants me to forget about the peanuts.", set()),
+    (("I live in Berlin.",), "Forget what I said about it.", set()),
+]
+
+
+@pytest.mark.parametrize("history,content,taken_back", TAKEN_BACK)
+def test_a_statement_the_user_takes_back_only_ends_the_fact_it_names(history, content, taken_back):
+    found = _extract(content, history)
+    assert {(c.key, c.value) for c in found} == taken_back
+    assert all(c.historical and c.ends_only and c.source_message_id == "m1" for c in found)
+    assert all(c.content.startswith("The user took this back: ") for c in found)

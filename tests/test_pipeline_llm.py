@@ -351,6 +351,7 @@ def test_a_corrected_name_replaces_the_wrong_one_by_rule(ctx, llm, llm_http):
 
 # ---- what the LLM path lacked against the offline rules (issue 11, llmpath) ----------------------------
 
+
 def test_a_change_between_two_names_replaces_only_the_current_one(ctx, llm, llm_http):
     """"I switched from Adobe to Figma." may be a job or a tool: filed as the offline rules file it
     (employer Figma, only_replacing Adobe), it replaces Adobe when Adobe is the current employer, and
@@ -569,6 +570,8 @@ def test_an_llm_down_on_the_last_delivery_leaves_the_offline_rules_facts_not_a_f
 
 
 @pytest.mark.parametrize("refused", ["too long", "a refusal", "content filter"])
+
+
 def test_a_turn_the_llm_refuses_as_asked_is_extracted_by_the_offline_rules_at_once(ctx, llm, llm_http, refused):
     """A turn past a small model's context is refused 400 on every delivery, and a model that declines
     a turn (`message.refusal`, or its content cut by a filter) declines it again: it was queued and asked
@@ -1099,3 +1102,27 @@ def test_a_job_to_come_the_llm_says_ended_never_starts(ctx, llm, llm_http):
     jobs = sorted((m for m in listing if m["key"] == "next_job"), key=lambda m: m["created_at"])
     assert [(m["value"], m["active"]) for m in jobs] == [("starting at Twilio next Monday", False), ("Twilio", False)]
     assert jobs[1]["supersedes"] == jobs[0]["id"] and "called off" in jobs[1]["metadata"]["reason"]
+
+
+def test_a_fact_the_user_asks_to_forget_in_the_prompts_shape_ends_it_by_rule(ctx, llm, llm_http):
+    """The prompt tells the model that "Please forget that I'm allergic to peanuts" is that fact
+    taken back (historical, ends_only); filed so, it ends the current allergy, kept in its history,
+    by rule, the judge not asked, and ends nothing when no such fact is current."""
+    llm.reset()
+    tenant = Tenant(ctx, llm_http)
+    said = "I'm allergic to peanuts."
+    llm.script_chat(_items(said, ("allergy", "peanuts", "The user is allergic to peanuts.")))
+    tenant.turn(said, timestamp="2026-01-01T00:00:00Z")
+    taken_back = ("allergy", "peanuts", "The user took this back: The user is allergic to peanuts.",
+                  {"historical": True, "ends_only": True})
+    for day, said in enumerate(["Please forget that I'm allergic to peanuts.", "Please forget that I'm allergic to peanuts."],
+                               start=1):
+        llm.script_chat(_items(said, taken_back))
+        assert tenant.turn(said, timestamp=f"2026-02-0{day}T00:00:00Z").status_code == 201
+    assert 'takes back ("Please forget that I\'m allergic to peanuts"' in llm.chat_prompts()[1]
+    assert len(llm.chat_requests) == 3  # three extractions, no judge
+    found = _memories_by_key(tenant)
+    assert [(m["value"], m["active"], m["content"]) for m in found["allergy"]] == [
+        ("peanuts", False, "The user is allergic to peanuts."),
+        ("peanuts", False, "The user took this back: The user is allergic to peanuts.")]
+    llm.reset()

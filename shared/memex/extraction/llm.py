@@ -76,7 +76,11 @@ as history, and it ends the current value it names: Sam is no longer the partner
 of Sam as the partner ends with that.
 - "ends_only": true, with historical, when the words say only that something named is over and not \
 what it was ("I left Feedzai": a job, or a person?; "I'm no longer with Sam"): it is kept only if it \
-names the current value under its key, which it ends. Else false.
+names the current value under its key, which it ends. Else false. A statement of their own the user \
+takes back ("Please forget that I'm allergic to peanuts", "Forget what I said about moving to Berlin", \
+"Scratch that, I don't have a cat") is that statement's memory with historical and ends_only true, \
+content "The user took this back: The user is allergic to peanuts.": it ends the fact it names. \
+Not "I always forget my keys", "Don't forget to buy milk", "Forget it".
 - "only_replacing": when the words say only that one name took another's place, not what the names \
 are ("I switched from Adobe to Figma": a job, or a tool?), the earlier name ("Adobe"): it is kept only \
 if that name is the current value under its key, which it replaces. Else omit it.

@@ -15,7 +15,9 @@ not a weekday or a nationality), a role must end in a known job title, an opinio
 known evaluative word. A correction ("actually I meant Lisbon, not Porto", "Actually my sister
 lives in Porto, not Braga") only re-emits a fact already stated in the turn or in the session
 history, with the corrected value, when its other words are that fact's; the value after "not" is
-never filed.
+never filed. A statement the user takes back ("Please forget that I'm allergic to peanuts", "Forget
+what I said about moving to Berlin", "Scratch that, I don't have a cat") ends the current fact it names
+and files nothing of its own (_FORGET, _DENIED; supersession.left_alone).
 
 Time grows linearly with the message: a sentence longer than MAX_SENTENCE_CHARS is not read, the
 words that qualify a match are located once per sentence, and a correction finds the fact it
@@ -3362,8 +3364,17 @@ class OfflineExtractor:
             questions: list[tuple[str, str]] = []
             for n, (sentence, said) in enumerate(_statements(message["content"] or "", questions)):
                 stated = found.size()
-                for _, rule, fields in _matches(_typed(sentence, dropped_is_user=not (about_them and n == 0))):
-                    found.add(_candidate(rule, fields, message["id"], said, subject))
+                forget = _FORGET.match(plain.plain(sentence)) if subject == "user" else None
+                retracted = _retracted(forget, plain.plain(sentence)) if subject == "user" else None
+                matched = _matches(_typed(retracted or sentence, dropped_is_user=not (about_them and n == 0)))
+                for _, rule, fields in matched:
+                    candidate = _candidate(rule, fields, message["id"], said, subject)
+                    found.add(_taken_back(candidate) if retracted else candidate)
+                if forget and forget["topic"] and not matched:
+                    if earlier is None:
+                        earlier = _Facts(self.extract(history, []))
+                    for fact in _about_topic([*earlier.in_order(), *found.in_order()], forget["topic"]):
+                        found.add(_taken_back(replace(fact, source_message_id=message["id"], raw_quote=said)))
                 # Read as the rules read it: "Actually it’s Lisbon" is "Actually it's Lisbon".
                 read = plain.plain(sentence)
                 corrections = list(_CORRECTION.finditer(read))
@@ -3405,6 +3416,56 @@ class OfflineExtractor:
                 for rule, fields in _asked_matches(_typed(question, dropped_is_user=False)):
                     found.add(_candidate(rule, fields, message["id"], said, subject))
         return _distinct(_said_beside_a_partner(_not_also_a_plan(found.in_order())))
+
+
+# The user taking back a statement of their own: "Please forget that I'm allergic to peanuts", "Forget
+# what I said about moving to Berlin", "Don't remember that I'm vegan"; and a denial said as one
+# ("Scratch that, I don't have a cat", "That's not true, I never worked at Acme"). Only at the start
+# of the sentence and naming a statement: not "I always forget my keys", "Don't forget to buy milk",
+# "Forget it, let's talk about something else", "My brother wants me to forget about the peanuts".
+_FORGET = re.compile(
+    r"^(?:(?:please|oh|and|also|actually|sorry),? )*(?:please )?(?:(?:forget|disregard|ignore) (?:that (?:I (?:said|told "
+    r"you) (?:that )?)?(?P<said>\S.*)|what I (?:said|told you) about (?P<topic>\S.*))|(?:don't|do not) (?:remember|keep) "
+    r"that (?P<kept>\S.*))", re.IGNORECASE)
+_DENIED = re.compile(
+    r"^(?:(?:scratch|strike) that|(?:that's|that is) (?:not true|wrong|false)),?\s+"
+    r"(?P<said>I(?: (?:don't|do not|didn't|did not|never)|'m not| am not)) (?P<rest>\S.*)", re.IGNORECASE)
+# Words of a topic that name no fact ("what I said about my job at Acme": "job at Acme").
+_TOPIC_FILLER = frozenset("my the a an that this it about me I at in of to".casefold().split())
+
+
+def _retracted(forget: re.Match[str] | None, sentence: str) -> str | None:
+    """The statement a retraction takes back ("I'm allergic to peanuts"; a topic as a statement with
+    its dropped "I'm": "moving to Berlin next month"; a denial's without its "not": "I have a cat"),
+    or None for no retraction."""
+    if forget:
+        return forget["said"] or forget["topic"] or forget["kept"]
+    denied = _DENIED.match(sentence)
+    if denied:
+        return ("I'm " if "m" in denied["said"][1:3] else "I ") + denied["rest"]
+    return None
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(_WORDS.findall(text.casefold())) - _TOPIC_FILLER
+
+
+def _about_topic(facts: list[Candidate], topic: str) -> list[Candidate]:
+    """The user's current facts, said before, that a topic names ("moving to Berlin": the plan "moving
+    to Berlin next month"; "my job at Acme": the employer "Acme"): those whose value says all the
+    topic's words, else those whose value's words the topic says all of."""
+    words = _words(topic)
+    if not words:
+        return []
+    own = [fact for fact in facts if fact.subject == "user" and not fact.historical and _words(fact.value)]
+    return [f for f in own if words <= _words(f.value)] or [f for f in own if _words(f.value) <= words]
+
+
+def _taken_back(candidate: Candidate) -> Candidate:
+    """A fact the user took back: it ends the current fact it names, kept in its history as taken
+    back (supersession.left_alone), and files nothing when it names none."""
+    return replace(candidate, historical=True, ends_only=True, only_replacing=None, happened=None,
+                   content=f"The user took this back: {candidate.content}")
 
 
 def _candidate(rule: _Rule, fields: Fields, message_id: str, quote: str, subject: str = "user") -> Candidate:
