@@ -570,8 +570,6 @@ def test_an_llm_down_on_the_last_delivery_leaves_the_offline_rules_facts_not_a_f
 
 
 @pytest.mark.parametrize("refused", ["too long", "a refusal", "content filter"])
-
-
 def test_a_turn_the_llm_refuses_as_asked_is_extracted_by_the_offline_rules_at_once(ctx, llm, llm_http, refused):
     """A turn past a small model's context is refused 400 on every delivery, and a model that declines
     a turn (`message.refusal`, or its content cut by a filter) declines it again: it was queued and asked
