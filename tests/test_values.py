@@ -287,3 +287,11 @@ def test_a_named_mothers_age_is_replaced_by_one_said_without_her_name(tenant):
     assert ("mother_age", "60", False) in set(_facts(tenant)) and _current(tenant, "mother_name") == {"Linda"}
     tenant.turn("My sister Ana is a student at Yale.", session="s4", timestamp="2026-07-05T09:00:00Z")
     assert _current(tenant, "sister_ana_school") == {"Yale"} and _current(tenant, "sister_ana_employer") == set()
+
+
+def test_a_child_born_ends_expecting_and_keeps_it_in_the_history(tenant):
+    # On main "expecting_baby" stayed "yes" after the child was born: nothing ended it.
+    tenant.turn("We're expecting a baby!", timestamp="2026-03-05T09:00:00Z")
+    tenant.turn("Our daughter Ivy was born on Tuesday!", timestamp="2026-09-10T09:00:00Z")
+    facts = set(_facts(tenant))
+    assert facts == {("expecting_baby", "yes", False), ("child_name", "Ivy", True)}, facts

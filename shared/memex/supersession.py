@@ -139,6 +139,11 @@ BESIDE_A_JOB = frozenset({"student"})
 # it (a trip), is no plan this move carried out: it stays.
 CITY_KEY, PLAN_KEY = "city", "plan"
 
+# A child named for the first time ends the baby on the way ("We're expecting!", then "Our daughter
+# Ivy was born on Tuesday!"): left current, "is she expecting?" was still answered yes. The child
+# named again (a noop) ends nothing.
+CHILD_NAME_KEY, EXPECTING_KEY = "child_name", "expecting_baby"
+
 
 def _move_to(plan: str, city: str) -> bool:
     """Whether a plan is to move to that city ("moving to New York next month" of "New York")."""
@@ -165,6 +170,8 @@ def _takes_back(candidate: Candidate) -> dict[str, frozenset[str] | None]:
         taken = {WORK_STATUS_KEY: WITHOUT_WORK}
     elif key == CITY_KEY:
         taken = {PLAN_KEY: None}  # those that move there (taken_back)
+    elif key == CHILD_NAME_KEY:
+        taken = {EXPECTING_KEY: None}
     else:
         return {}
     return {subject_key(candidate.subject, base): values for base, values in taken.items()}
@@ -251,7 +258,7 @@ def taken_back(candidate: Candidate, related: list[dict[str, Any]]) -> list[dict
     divorce, a death) ends, the status without one a partner ends, the employer and job title a
     status without work ends, the work status (a student's excepted) and the job to come an employer
     ends, being without work a job title said in another message ends, the plan to move there a city
-    ends. Both judges decide such a candidate by rule (the LLM judge would take a status and a name
+    ends, the baby on the way a child named ends. Both judges decide such a candidate by rule (the LLM judge would take a status and a name
     for two unrelated facts)."""
     taken = _takes_back(candidate)
     return [m for m in related if m["key"] in taken
