@@ -210,6 +210,10 @@ def test_the_kinds_a_question_names_name_their_keys_to_the_history():
     # "company" names no key by its own word: the ended employer is found by the kind's (past.key_words)
     for question, word in (("Which company is she with?", "employer"), ("How can I contact her?", "phone")):
         assert word in past.key_words(question, topics.asked(question))
+    # the team supported is named by "team": "favorite" would begin favorite_food's key too
+    question = "Which football team did the user support previously?"
+    words = past.key_words(question, topics.asked(question))
+    assert "team" in words and "favorite" not in words, words
 
 
 def _said(tenant, *lines: tuple[str | None, str]):

@@ -211,7 +211,8 @@ _KINDS = (
     # she drives, a baby on the way ("Is she expecting?", "Is she pregnant?"), renting or owning her home,
     # her bank, what she saves for, the team she supports. "Expecting" alone only as the question's
     # last word ("What is she expecting from the meeting?" asks for none); a team only as supported or
-    # a favourite ("What team is she on?" is her work's); said of the world too: asked of someone only.
+    # a favourite ("What team is she on?" is her work's), named to the history by "team" alone ("favorite"
+    # begins favorite_food too); said of the world too: asked of someone only.
     _Kind(r"cars?|vehicles?", _own("car|vehicle|drives"), ("car", "vehicle", "drives"), of_someone=True, own=True),
     _Kind(rf"what (?:car |vehicle )?(?:does|do|did) {_WHO_OR_NAME} drive|(?:does|do|can) {_WHO_OR_NAME} drive|"
           r"driving licen[cs]e|driver'?s licen[cs]e",
@@ -224,7 +225,7 @@ _KINDS = (
     _Kind(r"saving (?:up )?for|savings goals?", _own("saving_for"), ("saving",), of_someone=True, own=True),
     _Kind(rf"(?:which|what) (?:\w+ )?teams? (?:does|do|did) {_WHO_OR_NAME} (?:support|follow|root for|cheer for)|"
           rf"favou?rite (?:\w+ )?teams?|who (?:does|do|did) {_WHO_OR_NAME} (?:support|root for)(?=\W*$)",
-          _own("favorite_team"), ("favorite", "team"), of_someone=True, own=True),
+          _own("favorite_team"), ("team",), of_someone=True, own=True),
     # "Where's home for her?", not "in his home" nor "at home"; not where she comes from ("Which city is
     # she a native of?", "What city was he born in?")
     _Kind(rf"city|(?<!home )town|(?:where's|where is|calls?) home|home for|"
