@@ -99,6 +99,18 @@ from memex.retrieval import past, topics
     # an operation or an injury had (round 15), asked of someone
     ("Has she had any surgery?", "surgery"),
     ("What injuries has the user had?", "injuries"),
+    # what she owns and how she lives (offline19's families)
+    ("Does she have a car?", "car"),
+    ("What does she drive?", "what does she drive"),
+    ("Does he drive?", "does he drive"),
+    ("Is she expecting?", "expecting"),
+    ("Is she pregnant?", "pregnant"),
+    ("Does she rent or own?", "rent or own"),
+    ("Which team does he support?", "which team does he support"),
+    ("Who does he support?", "who does he support"),
+    ("What is Leila's favorite team?", "favorite team"),
+    ("What is she saving for?", "saving for"),
+    ("Which bank does she use?", "which bank"),
 ])
 def test_a_question_naming_a_kind_of_fact_is_recognised(question, kind_word):
     asked = topics.asked(question)
@@ -173,6 +185,10 @@ def test_a_question_naming_a_kind_of_fact_is_recognised(question, kind_word):
     "What do you know about my sister's job?",
     "What's the most common football injury?",
     "Is keyhole surgery safer?",
+    "What is she expecting from the meeting?",
+    "What team is she on?",
+    "Which car is the fastest?",
+    "Who does he support in the election?",
 ])
 def test_a_phrase_that_means_something_else_names_no_kind(question):
     assert topics.asked(question) is None
@@ -195,6 +211,10 @@ def test_the_kinds_a_question_names_name_their_keys_to_the_history():
     # "company" names no key by its own word: the ended employer is found by the kind's (past.key_words)
     for question, word in (("Which company is she with?", "employer"), ("How can I contact her?", "phone")):
         assert word in past.key_words(question, topics.asked(question))
+    # the team supported is named by "team": "favorite" would begin favorite_food's key too
+    question = "Which football team did the user support previously?"
+    words = past.key_words(question, topics.asked(question))
+    assert "team" in words and "favorite" not in words, words
 
 
 def _said(tenant, *lines: tuple[str | None, str]):
@@ -613,3 +633,25 @@ def test_every_word_for_the_partner_asks_of_the_partner(word):
     for question in (f"What's my {word}'s job?", f"Is she married to her {word}?", f"Any {people.plural(word)}?"):
         topic = topics.asked(question)
         assert topic is not None and "partner" in topic.key_words, question
+
+
+def test_what_she_owns_and_how_she_lives_are_answered_by_their_facts(tenant):
+    # On main none of these questions named a kind: "Does she have a car?" put the city above her
+    # driving, and "What is Leila's favorite team?" put Leila's car above her team.
+    said = ("I live in Boston.", "I work at Acme as a nurse.", "I drive a Tesla Model 3.", "I passed my driving test!",
+            "My wife is pregnant!", "We rent our flat.", "I bank with Monzo.", "I'm saving for a deposit on a flat.",
+            "I support Arsenal.", "I live with my mom.")
+    for n, text in enumerate(said):
+        assert tenant.turn(text, session=f"s{n}", timestamp=f"2026-01-{n + 1:02d}T09:00:00Z").status_code == 201
+    for question, keys in (("Does she have a car?", {"car", "drives"}), ("What does she drive?", {"car", "drives"}),
+                           ("Is she expecting?", {"expecting_baby"}), ("Is she pregnant?", {"expecting_baby"}),
+                           ("Does she rent or own?", {"housing"}), ("Which team does he support?", {"favorite_team"}),
+                           ("Who does she live with?", {"lives_with"}), ("What is she saving for?", {"saving_for"}),
+                           ("Which bank does she use?", {"bank"})):
+        facts = [r["key"] for r in tenant.search(question) if r["memory_type"] != "episodic"]
+        assert set(facts[:len(keys)]) == keys, (question, facts)
+    _said(tenant, ("Leila", "I support Liverpool."), ("Leila", "I drive a Honda Civic."), ("Leila", "I live with my sister."))
+    for question, key in (("What is Leila's favorite team?", "leila_favorite_team"),
+                          ("Does Leila have a car?", "leila_car"), ("Who does Leila live with?", "leila_lives_with")):
+        facts = [r["key"] for r in tenant.search(question) if r["memory_type"] != "episodic"]
+        assert facts[:1] == [key], (question, facts)

@@ -287,3 +287,23 @@ def test_a_named_mothers_age_is_replaced_by_one_said_without_her_name(tenant):
     assert ("mother_age", "60", False) in set(_facts(tenant)) and _current(tenant, "mother_name") == {"Linda"}
     tenant.turn("My sister Ana is a student at Yale.", session="s4", timestamp="2026-07-05T09:00:00Z")
     assert _current(tenant, "sister_ana_school") == {"Yale"} and _current(tenant, "sister_ana_employer") == set()
+
+
+def test_a_child_born_ends_expecting_and_keeps_it_in_the_history(tenant):
+    # On main "expecting_baby" stayed "yes" after the child was born: nothing ended it.
+    tenant.turn("We're expecting a baby!", timestamp="2026-03-05T09:00:00Z")
+    tenant.turn("Our daughter Ivy was born on Tuesday!", timestamp="2026-09-10T09:00:00Z")
+    facts = set(_facts(tenant))
+    assert facts == {("expecting_baby", "yes", False), ("child_name", "Ivy", True)}, facts
+
+
+def test_living_alone_ends_everyone_lived_with_and_someone_moving_in_ends_it(tenant):
+    # On main "I live alone now." filed nothing: mom and sister stayed current.
+    tenant.turn("I live with my mom and my sister.", session="s1", timestamp="2026-01-05T09:00:00Z")
+    tenant.turn("I live with my mom and my sister.", session="s2", timestamp="2026-01-20T09:00:00Z")  # said again: nothing new
+    assert _current(tenant, "lives_with") == {"mom", "sister"}
+    tenant.turn("I live alone now.", session="s3", timestamp="2026-03-05T09:00:00Z")
+    assert _current(tenant, "lives_with") == {"alone"}
+    assert {("lives_with", "mom", False), ("lives_with", "sister", False)} <= set(_facts(tenant))
+    tenant.turn("My brother moved in with me.", session="s4", timestamp="2026-05-05T09:00:00Z")
+    assert _current(tenant, "lives_with") == {"brother"}

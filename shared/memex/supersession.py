@@ -145,6 +145,15 @@ BESIDE_A_JOB = frozenset({"student"})
 # it (a trip), is no plan this move carried out: it stays.
 CITY_KEY, PLAN_KEY = "city", "plan"
 
+# A child named for the first time ends the baby on the way ("We're expecting!", then "Our daughter
+# Ivy was born on Tuesday!"): left current, "is she expecting?" was still answered yes. The child
+# named again (a noop) ends nothing.
+CHILD_NAME_KEY, EXPECTING_KEY = "child_name", "expecting_baby"
+
+# Living alone and living with someone take each other back, as being single and a partner do: "I
+# live alone now." ends everyone lived with (history kept), and someone lived with later ends "alone".
+LIVES_WITH_KEY, ALONE = "lives_with", "alone"
+
 
 def _move_to(plan: str, city: str) -> bool:
     """Whether a plan is to move to that city ("moving to New York next month" of "New York")."""
@@ -171,6 +180,10 @@ def _takes_back(candidate: Candidate) -> dict[str, frozenset[str] | None]:
         taken = {WORK_STATUS_KEY: WITHOUT_WORK}
     elif key == CITY_KEY:
         taken = {PLAN_KEY: None}  # those that move there (taken_back)
+    elif key == CHILD_NAME_KEY:
+        taken = {EXPECTING_KEY: None}
+    elif key == LIVES_WITH_KEY:
+        taken = {LIVES_WITH_KEY: None if value == ALONE else frozenset({ALONE})}
     else:
         return {}
     return {subject_key(candidate.subject, base): values for base, values in taken.items()}
@@ -243,7 +256,8 @@ def related_keys(candidate: Candidate) -> list[str]:
         return [candidate.key, subject_key(candidate.subject, opposite)]
     if given_up(candidate):
         return [candidate.key] + [subject_key(candidate.subject, key) for key in TAKEN_BACK_BY_GIVING_UP]
-    taken = list(_takes_back(candidate))
+    # a key that takes back values of its own (lives_with "alone") is the candidate's key already
+    taken = [key for key in _takes_back(candidate) if key != candidate.key]
     if taken:
         return [candidate.key, *taken]
     names_key = _pet_names_key(candidate) or _pet_kind_said_more(candidate)
@@ -257,7 +271,7 @@ def taken_back(candidate: Candidate, related: list[dict[str, Any]]) -> list[dict
     divorce, a death) ends, the status without one a partner ends, the employer and job title a
     status without work ends, the work status (a student's excepted) and the job to come an employer
     ends, being without work a job title said in another message ends, the plan to move there a city
-    ends. Both judges decide such a candidate by rule (the LLM judge would take a status and a name
+    ends, the baby on the way a child named ends, those lived with living alone ends (and the reverse). Both judges decide such a candidate by rule (the LLM judge would take a status and a name
     for two unrelated facts)."""
     taken = _takes_back(candidate)
     return [m for m in related if m["key"] in taken

@@ -115,7 +115,7 @@ FAMILIES = (
            0.6),
     Family("gym_membership", "\"none\" once the user has quit their gym", 0.5),
     Family("lives_with", "who the user lives with (mom, sister), one memory each; a partner not named is the word "
-           "said (boyfriend), a named one is partner_name",
+           "said (boyfriend), a named one is partner_name; \"alone\" when the user lives alone",
            0.6, several=True),
     Family("expecting_baby", "\"yes\" while the user or their partner is expecting a baby (\"We're expecting\", \"my "
            "wife is pregnant\"); someone else's pregnancy is not it", 0.7),

@@ -2499,6 +2499,13 @@ _RULES = [
         rf"{_MY} (?P<value>(?i:{_PARTNER_WORD})) and I {_ADVERBS}(?:moved in together|(?:live|are living|'re living) "
         rf"together){_HOME_END}",
     ], "The user lives with their {value}.", _household_partner, confidence=0.7, importance=0.6),
+    # living alone: "I live alone now.", "I've been living on my own since May" (supersession ends those
+    # lived with; one moving in ends it)
+    _rule("fact", "lives_with", "live living alone own myself", [
+        rf"\bI(?: {_ADVERBS}(?:live|am living|have been living)|'m {_ADVERBS}living|'ve {_ADVERBS}been living) "
+        rf"(?:alone|on my own|by myself)"
+        rf"{_HOME_END}",
+    ], "The user lives alone.", lambda m: [{"value": "alone"}], confidence=0.7, importance=0.6),
     # Someone by name alone, opening the sentence: "Sam moved in with me." (a partner's name among them:
     # who it is the session may not say)
     _rule("fact", "lives_with", "moved", [

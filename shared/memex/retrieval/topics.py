@@ -52,6 +52,11 @@ do?"), is her job. Being "a student" is asked of the person when it is said of h
 student?"), not when it describes someone else ("Is he dating a student?", "Is her husband a
 doctor?"): the partner is asked about, and the partner's facts lead (`Topic.lead`: first of all, above
 the person's own being a student, which the question's word and meaning put first).
+
+What she owns and how she lives are kinds too: her car or her driving ("Does she have a car?", "What
+does Evan drive?"), a baby on the way ("Is she pregnant?"), renting or owning ("Does she rent or
+own?"), her bank, what she saves for, the team she supports ("Which team does Leila support?"), whom
+she lives with; a frame's verb asked of a participant by name reads that participant's facts.
 """
 
 from __future__ import annotations
@@ -115,6 +120,9 @@ def _anyones(keys: str) -> str:
 # pronoun or the user (a question that names the user by her own name asks about "the user" by then,
 # speakers.as_the_user); not "the Beatles", "the new phone", nor a name she never said ("Mozart").
 _WHO = r"(?:i|you|she|he|they|we|the user)"
+# ... or a participant by name ("Who does Leila live with?", "What does Evan drive?"): her facts are
+# filed under her name (speakers.py), and the search reads the named one's (search._topical)
+_WHO_OR_NAME = rf"(?:{_WHO}|(?-i:[A-Z])[a-z]+)"
 # Words that ask where she works or studies rather than as what she works or what she studies, or for
 # the job to come: the employer, the school, the job to come keep their places then ("Where's her job?", "What's her next
 # job?", "Which university is she studying at?").
@@ -200,9 +208,28 @@ _KINDS = (
           _own("next_job"), ("next",), of_someone=True, own=True, first=_own("next_job")),
     # whom she lives with ("Who does he live with?"): her household, not where she lives
     # ("Does she live with her sister?" asks about her, the sister is the answer)
-    _Kind(rf"(?:does|do|did) {_WHO} (?:still )?live (?:with|alone)|(?:is|are|am) {_WHO} living (?:with|alone)|"
+    _Kind(rf"(?:does|do|did) {_WHO_OR_NAME} (?:still )?live (?:with|alone)|(?:is|are|am) {_WHO_OR_NAME} living (?:with|alone)|"
           r"lives? with (?:her|him|them|me|you|the user)|(?:house|flat|room)mates?", _own("lives_with"), ("lives",),
           of_someone=True),
+    # what she owns, and how she lives: her car ("Does she have a car?", "What does she drive?"), whether
+    # she drives, a baby on the way ("Is she expecting?", "Is she pregnant?"), renting or owning her home,
+    # her bank, what she saves for, the team she supports. "Expecting" alone only as the question's
+    # last word ("What is she expecting from the meeting?" asks for none); a team only as supported or
+    # a favourite ("What team is she on?" is her work's), named to the history by "team" alone ("favorite"
+    # begins favorite_food too); said of the world too: asked of someone only.
+    _Kind(r"cars?|vehicles?", _own("car|vehicle|drives"), ("car", "vehicle", "drives"), of_someone=True, own=True),
+    _Kind(rf"what (?:car |vehicle )?(?:does|do|did) {_WHO_OR_NAME} drive|(?:does|do|can) {_WHO_OR_NAME} drive|"
+          r"driving licen[cs]e|driver'?s licen[cs]e",
+          _own("car|drives"), ("car", "drives"), of_someone=True, own=True),
+    _Kind(r"expecting(?=\s*[?.!]|\s*$)|expecting (?:a baby|a child|twins)|pregnant|pregnancy|(?:a )?baby on the way",
+          _own("expecting_baby"), ("expecting",), of_someone=True, own=True),
+    _Kind(r"rent or own|own or rent|renting|rents|homeowner|own (?:her|his|their|my|your) (?:home|house|flat|apartment|place)",
+          _own("housing"), ("housing",), of_someone=True, own=True),
+    _Kind(r"(?:which|what) bank|banks? with", _own("bank"), ("bank",), of_someone=True, own=True),
+    _Kind(r"saving (?:up )?for|savings goals?", _own("saving_for"), ("saving",), of_someone=True, own=True),
+    _Kind(rf"(?:which|what) (?:\w+ )?teams? (?:does|do|did) {_WHO_OR_NAME} (?:support|follow|root for|cheer for)|"
+          rf"favou?rite (?:\w+ )?teams?|who (?:does|do|did) {_WHO_OR_NAME} (?:support|root for)(?=\W*$)",
+          _own("favorite_team"), ("team",), of_someone=True, own=True),
     # "Where's home for her?", not "in his home" nor "at home"; not where she comes from ("Which city is
     # she a native of?", "What city was he born in?")
     _Kind(rf"city|(?<!home )town|(?:where's|where is|calls?) home|home for|"
