@@ -370,3 +370,33 @@ def cloudformation_response_url() -> Iterator[tuple[str, list[dict]]]:
     finally:
         thread.join(timeout=10)
         server.server_close()
+
+
+@contextmanager
+def lambda_invoke_endpoint() -> Iterator[tuple[str, list[dict]]]:
+    """A loopback Lambda API for a handler that invokes a function itself: yields its URL (for
+    AWS_ENDPOINT_URL_LAMBDA) and the list each Invoke request lands in (the function named, the
+    invocation type, the payload), answered as Lambda answers an async invocation (202)."""
+    invocations: list[dict] = []
+
+    class LambdaApi(BaseHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+        def do_POST(self):
+            payload = json.loads(self.rfile.read(int(self.headers["content-length"])))
+            invocations.append({"path": self.path, "type": self.headers.get("X-Amz-Invocation-Type"),
+                                "payload": payload})
+            self.send_response(202)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+    server = HTTPServer(("127.0.0.1", 0), LambdaApi)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}", invocations
+    finally:
+        server.shutdown()
+        thread.join(timeout=10)
+        server.server_close()

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import json
 import logging
+import urllib.parse
 
+import psycopg
 import pytest
 from aws_lambda_powertools.utilities.batch.exceptions import BatchProcessingError
 
 from infra.local.lambda_context import LocalLambdaContext
 from infra.local.runtime import function_module
-from tests.conftest import ROOT, cloudformation_response_url, database_of_its_own
+from tests.conftest import (ROOT, Tenant, api_client, cloudformation_response_url, database_of_its_own,
+                            lambda_invoke_endpoint)
 
 EVENTS = ROOT / "events"
 
@@ -148,3 +151,93 @@ def test_migrate_handler_logs_the_migrations_the_database_has_that_it_does_not_k
     assert [m for m in records.messages if "does not know" in m] == [
         "the database has migrations this version of memex does not know (9000_from_a_newer_memex): a newer "
         "version applied them; this one serves it as it is, without what they added"]
+
+
+def _unfinished_0033(own, users: int) -> None:
+    """`own` as before migration 0033, its `users` users' facts each under the key 0033 re-keys
+    (tests/test_family_keys.py): 0033 re-keys one user per transaction."""
+    with api_client(own) as client:
+        tenant = Tenant(own, client)
+        for n in range(users):
+            tenant.turn("I live in Berlin.", user=f"{tenant.user}-{n}", timestamp="2026-01-01T10:00:00Z")
+    with psycopg.connect(own.db.dsn, autocommit=True) as conn:
+        conn.execute("""UPDATE memories SET key = 'current_city',
+                               dedupe_key = replace(dedupe_key, ':city:', ':current_city:')
+                        WHERE key = 'city'""")
+        conn.execute("DELETE FROM schema_migrations WHERE version = '0033_family_keys'")
+
+
+def _out_of_time_context():
+    # What the function has left is its margin at once: each invocation re-keys one user and stops.
+    return LocalLambdaContext("migrate", timeout_seconds=function_module("migrate").UNUSED_SECONDS)
+
+
+def test_a_migration_longer_than_an_invocation_continues_in_the_next_and_only_the_last_answers(ctx, monkeypatch):
+    """At 1M memories migration 0033 outlasts MigrateFunction's 300 s: the function invokes itself
+    (async, the same event counting its invocations) and answers CloudFormation once, when done."""
+    migrate = function_module("migrate")
+    with database_of_its_own(ctx, "chain") as own, lambda_invoke_endpoint() as (endpoint, invocations), \
+            cloudformation_response_url() as (url, answers):
+        _unfinished_0033(own, users=3)
+        monkeypatch.setattr(migrate, "get_context", lambda: own)
+        monkeypatch.setenv("AWS_ENDPOINT_URL_LAMBDA", endpoint)
+        event = _event("migrate_create")
+        event["ResponseURL"] = url
+        migrate.handler(event, _out_of_time_context())
+        assert answers == [] and len(invocations) == 1
+        context = _out_of_time_context()
+        assert invocations[0]["path"] == (
+            f"/2015-03-31/functions/{urllib.parse.quote(context.invoked_function_arn, safe='')}/invocations")
+        assert invocations[0]["type"] == "Event"
+        assert invocations[0]["payload"] == {**event, "MemexContinuation": 1}
+        while not answers:
+            assert len(invocations) <= 5, invocations
+            migrate.handler(invocations[-1]["payload"], _out_of_time_context())
+        with psycopg.connect(own.db.dsn) as conn:
+            assert conn.execute("SELECT count(*) FROM memories WHERE key = 'current_city'").fetchone()[0] == 0
+            assert conn.execute("SELECT 1 FROM schema_migrations WHERE version = '0033_family_keys'").fetchall()
+    assert [p["payload"]["MemexContinuation"] for p in invocations] == list(range(1, len(invocations) + 1))
+    assert len(invocations) >= 2  # three users, one an invocation
+    assert len(answers) == 1 and answers[0]["Status"] == "SUCCESS", answers
+    assert answers[0]["RequestId"] == event["RequestId"]
+
+
+def test_a_migration_unfinished_after_the_most_invocations_fails_the_deploy_saying_so(ctx, monkeypatch):
+    migrate = function_module("migrate")
+    with database_of_its_own(ctx, "chain_bound") as own, lambda_invoke_endpoint() as (endpoint, invocations), \
+            cloudformation_response_url() as (url, answers):
+        _unfinished_0033(own, users=3)
+        monkeypatch.setattr(migrate, "get_context", lambda: own)
+        monkeypatch.setattr(migrate, "MAX_CONTINUATIONS", 1)
+        monkeypatch.setenv("AWS_ENDPOINT_URL_LAMBDA", endpoint)
+        event = _event("migrate_create")
+        event["ResponseURL"] = url
+        migrate.handler(event, _out_of_time_context())
+        migrate.handler(invocations[0]["payload"], _out_of_time_context())
+    assert len(invocations) == 1
+    assert [a["Status"] for a in answers] == ["FAILED"], answers
+    assert answers[0]["Reason"].startswith(
+        "MigrationUnfinished: migration 0033_family_keys ran out of time with work left; what it did is kept")
+    assert "after 2 invocations of MigrateFunction" in answers[0]["Reason"]
+
+
+def test_an_invocation_finding_another_migrator_at_work_hands_the_wait_on_and_never_answers_twice(ctx, monkeypatch):
+    """Lambda retries an async event (twice): a second MigrateFunction of one deploy meets the first's
+    advisory lock. It waits no longer than its own time (not the lock's 1800 s, past which Lambda
+    would end it unanswered) and continues in a new invocation, which applies nothing twice."""
+    from memex.db.migrations import _LOCK_ID
+
+    migrate = function_module("migrate")
+    with database_of_its_own(ctx, "chain_lock") as own, lambda_invoke_endpoint() as (endpoint, invocations), \
+            cloudformation_response_url() as (url, answers):
+        monkeypatch.setattr(migrate, "get_context", lambda: own)
+        monkeypatch.setenv("AWS_ENDPOINT_URL_LAMBDA", endpoint)
+        event = _event("migrate_create")
+        event["ResponseURL"] = url
+        with psycopg.connect(own.db.dsn, autocommit=True) as other:
+            other.execute("SELECT pg_advisory_lock(%s)", (_LOCK_ID,))  # the first migrator, at work
+            migrate.handler(event, LocalLambdaContext("migrate", timeout_seconds=migrate.UNUSED_SECONDS + 1))
+            assert answers == [] and [i["payload"] for i in invocations] == [{**event, "MemexContinuation": 1}]
+        migrate.handler(invocations[0]["payload"], LocalLambdaContext("migrate"))
+    assert len(invocations) == 1
+    assert [(a["Status"], a["Data"]) for a in answers] == [("SUCCESS", {"Applied": "none"})], answers

@@ -4,16 +4,28 @@ import json
 import time
 import urllib.request
 
-from memex.db.migrations import apply_migrations, unknown_versions, unknown_versions_warning
+import boto3
+from botocore.config import Config
+
+from memex.db.migrations import MigrationUnfinished, apply_migrations, unknown_versions, unknown_versions_warning
 from memex_edge.context import get_context
 from memex_edge.observability import logger
 
 # Of the function's time, what a data migration leaves unused (migrations.PYTHON): a user's transaction
 # begun just before the deadline runs to its end (migration 0033: 13.0 s for a user of 30,000 memories
 # in 200,000, bench.family_keys), the migrations after it run, and CloudFormation must hear the answer
-# before Lambda ends the function. Past it, the migration stops with its work kept and the deploy
-# fails saying so; the next deploy continues it.
+# before Lambda ends the function. Past it, the migration stops with its work kept and the function
+# hands the rest to its next invocation (CONTINUATION).
 UNUSED_SECONDS = 90.0
+
+# An unfinished migration continues in a new invocation of this function, invoked by itself with
+# the same event and this key counting the invocations before it; only the invocation that finishes
+# answers CloudFormation. At most MAX_CONTINUATIONS of them: 11 invocations of the template's
+# Timeout (300 s) fit the custom resource's ServiceTimeout (3600 s, CloudFormation's maximum) with
+# the async invocations' queueing, and their 11 x 210 s of work is four times what migration 0033
+# is projected to need at 1M memories (docs/measurements/upgrade.md).
+CONTINUATION = "MemexContinuation"
+MAX_CONTINUATIONS = 10
 
 
 def _respond(event, context, status: str, reason: str = "", data: dict | None = None) -> None:
@@ -32,16 +44,38 @@ def _respond(event, context, status: str, reason: str = "", data: dict | None = 
         response.read()
 
 
+def _continue(event, context, continuation: int) -> None:
+    """Invokes this very function (its ARN as invoked) with `event` asynchronously: the invocation
+    that finishes the migrations answers, so this one must not."""
+    region = context.invoked_function_arn.split(":")[3]
+    # boto3's defaults wait a minute per attempt for an unreachable endpoint (a VPC without a route
+    # to the Lambda API): the failure must reach CloudFormation within UNUSED_SECONDS.
+    config = Config(connect_timeout=5, read_timeout=15, retries={"mode": "standard", "max_attempts": 3})
+    boto3.client("lambda", region_name=region, config=config).invoke(
+        FunctionName=context.invoked_function_arn, InvocationType="Event",
+        Payload=json.dumps({**event, CONTINUATION: continuation}).encode())
+
+
 @logger.inject_lambda_context
 def handler(event, context):
     # Migrations only add; deleting the stack must not drop the data.
     if event["RequestType"] == "Delete":
         _respond(event, context, "SUCCESS", "nothing to do on delete")
         return
+    continuation = int(event.get(CONTINUATION, 0))
     try:
         ctx = get_context()
         until = time.monotonic() + context.get_remaining_time_in_millis() / 1000 - UNUSED_SECONDS
-        applied = apply_migrations(ctx.db.connection(), ctx.settings.embedding_dim, until=until)
+        try:
+            applied = apply_migrations(ctx.db.connection(), ctx.settings.embedding_dim, until=until)
+        except MigrationUnfinished as unfinished:
+            if continuation >= MAX_CONTINUATIONS:
+                raise MigrationUnfinished(f"{unfinished} (after {continuation + 1} invocations of MigrateFunction, "
+                                          "the most one deploy waits for)") from unfinished
+            logger.info("migrations unfinished: continuing in a new invocation",
+                        extra={"continuation": continuation + 1, "reason": str(unfinished)})
+            _continue(event, context, continuation + 1)
+            return
         # A rollback's deploy over a database a newer version migrated succeeds (migrations only add),
         # but its log says what the database has that this code runs without.
         newer = unknown_versions(ctx.db.connection())

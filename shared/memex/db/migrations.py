@@ -80,7 +80,7 @@ def apply_migrations(conn: psycopg.Connection, embedding_dim: int, *, lock_timeo
     tried again after `pause`, `tries` times in all (the module's docstring)."""
     applied: list[str] = []
     with conn.cursor(row_factory=tuple_row) as cur:
-        _lock(cur)
+        _lock(cur, until)
         try:
             # Building an index over a large table outlasts the sessions' usual statement timeout.
             cur.execute("SET statement_timeout = 0")
@@ -129,12 +129,18 @@ def unknown_versions_warning(versions: list[str]) -> str:
             "a newer version applied them; this one serves it as it is, without what they added")
 
 
-def _lock(cur: psycopg.Cursor) -> None:
+def _lock(cur: psycopg.Cursor, until: float | None) -> None:
     """Wait for the migrators' lock by trying it now and then: a migrator blocked in a statement would
     hold a snapshot, and the concurrent index build of the one holding the lock waits for every
-    snapshot older than its own, while that migrator waits for the lock: a deadlock."""
+    snapshot older than its own, while that migrator waits for the lock: a deadlock. Past `until`
+    the wait ends in MigrationUnfinished, as a data migration's would: a deploy's MigrateFunction
+    invoked twice (Lambda retries an event) hands the wait on to its next invocation instead of
+    being ended by Lambda without an answer."""
     deadline = time.monotonic() + LOCK_WAIT_SECONDS
     while not cur.execute("SELECT pg_try_advisory_lock(%s)", (_LOCK_ID,)).fetchone()[0]:
+        if until is not None and time.monotonic() > until:
+            raise MigrationUnfinished("another migrator holds the migrations' lock: run the migrations again "
+                                      "(deploy again) to continue after it")
         if time.monotonic() > deadline:
             raise TimeoutError(f"another migrator held the migrations' lock for {LOCK_WAIT_SECONDS:.0f} s")
         time.sleep(0.2)
