@@ -145,10 +145,18 @@ BESIDE_A_JOB = frozenset({"student"})
 # it (a trip), is no plan this move carried out: it stays.
 CITY_KEY, PLAN_KEY = "city", "plan"
 
-# A child named for the first time ends the baby on the way ("We're expecting!", then "Our daughter
-# Ivy was born on Tuesday!"): left current, "is she expecting?" was still answered yes. The child
-# named again (a noop) ends nothing.
+# A child said born ends the baby on the way ("We're expecting!", then "Our daughter Ivy was born on
+# Tuesday!"): left current, "is she expecting?" was still answered yes. Only a birth: an older child
+# named while expecting ("My daughter Sara is 5.") leaves the baby to come. What says the birth is the
+# candidate's quote or its content (an LLM's "The user's son Leo was born."), whichever judge decides.
 CHILD_NAME_KEY, EXPECTING_KEY = "child_name", "expecting_baby"
+_BIRTH = re.compile(r"\b(?:(?:was|were|been|is|just|newly) born|arrived|welcomed|delivered|gave birth"
+                    r"|had (?:a|our|the) (?:(?:first|second|third|fourth|little|new) )*(?:baby|son|daughter|boy|girl))\b",
+                    re.IGNORECASE)
+
+
+def _born(candidate: Candidate) -> bool:
+    return any(_BIRTH.search(said) for said in (candidate.raw_quote, candidate.content))
 
 # Living alone and living with someone take each other back, as being single and a partner do: "I
 # live alone now." ends everyone lived with (history kept), and someone lived with later ends "alone".
@@ -180,7 +188,7 @@ def _takes_back(candidate: Candidate) -> dict[str, frozenset[str] | None]:
         taken = {WORK_STATUS_KEY: WITHOUT_WORK}
     elif key == CITY_KEY:
         taken = {PLAN_KEY: None}  # those that move there (taken_back)
-    elif key == CHILD_NAME_KEY:
+    elif key == CHILD_NAME_KEY and _born(candidate):
         taken = {EXPECTING_KEY: None}
     elif key == LIVES_WITH_KEY:
         taken = {LIVES_WITH_KEY: None if value == ALONE else frozenset({ALONE})}
@@ -271,7 +279,7 @@ def taken_back(candidate: Candidate, related: list[dict[str, Any]]) -> list[dict
     divorce, a death) ends, the status without one a partner ends, the employer and job title a
     status without work ends, the work status (a student's excepted) and the job to come an employer
     ends, being without work a job title said in another message ends, the plan to move there a city
-    ends, the baby on the way a child named ends, those lived with living alone ends (and the reverse). Both judges decide such a candidate by rule (the LLM judge would take a status and a name
+    ends, the baby on the way a child born ends, those lived with living alone ends (and the reverse). Both judges decide such a candidate by rule (the LLM judge would take a status and a name
     for two unrelated facts)."""
     taken = _takes_back(candidate)
     return [m for m in related if m["key"] in taken
