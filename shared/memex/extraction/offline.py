@@ -1655,6 +1655,10 @@ def _child_age(m: re.Match[str]) -> list[Fields]:
             for f in _age(m)]
 
 
+def _child_age_in_months(m: re.Match[str]) -> list[Fields]:
+    return [{**f, "value": f"{f['value']} months"} for f in _child_age(m)]
+
+
 # The age of someone in the user's life but a partner or a child: "My brother is 34.", "My mom just
 # turned 60.", "My sister Ana is 19.", "My aunt Rosa is 70." Keyed as their other facts are (_whose:
 # `sister_ana_age`, `brother_age`, `mother_age` for "My mom Linda is 61" too, so that "my mom just
@@ -2421,6 +2425,12 @@ _RULES = [
         rf"{_TURNED_END}",
         rf"{_MY} {_KIN_ADJECTIVE}{_CHILD}(?:,? (?P<name>{_PROPER}),?)? (?:(?:is|'s) )?{_TURNING}",
     ], "The user's {kind}{named} is {value} years old.", _child_age, confidence=0.75, importance=0.6),
+    # a baby's age in months, said with the relation ("My daughter Maya is 5 months old."): the unit kept,
+    # as when said by the name alone (_aged_again), which then replaces it ("Maya is 6 months old now.")
+    _rule("fact", "child_{who}_age", "months", [
+        rf"{_MY} {_KIN_ADJECTIVE}{_CHILD}(?:,? (?P<name>{_PROPER}),?)?(?: is|'s) (?P<value>{_NUMBER}) months? old"
+        rf"(?: now)?{_AGE_END}",
+    ], "The user's {kind}{named} is {value} old.", _child_age_in_months, confidence=0.75, importance=0.6),
     # a relative's, a friend's or a colleague's age (_AGED_KIN)
     _rule("fact", "{person}_age", "is s turned turns turning", [
         rf"{_MY} {_KIN_ADJECTIVE}{_AGED_KIN}(?:,? (?P<name>{_PROPER}),?)?(?: is|'s) (?P<value>{_NUMBER})"
