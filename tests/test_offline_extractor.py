@@ -2176,7 +2176,15 @@ def test_a_babys_age_in_months_is_said_in_months():
     ("Tom moved in with us in 2019.", {("lives_with", "Tom")}),
     ("He moved in with us.", set()),
     ("My husband and I live together.", {("lives_with", "husband")}),
+    # a contraction before "living" (on main only "I 'm living", with a space, filed it)
+    ("I'm living with my sister.", {("lives_with", "sister")}),
+    ("We're now living with our parents.", {("lives_with", "parents")}),
+    ("I've been living with two roommates in a tiny flat.", {("lives_with", "roommates")}),
+    ("I'm living with my girlfriend.", {("lives_with", "girlfriend")}),
     ("My boyfriend Jake and I moved in together.", {("partner_name", "Jake")}),
+    # a baby's age in months said with the relation (on main only the name was filed)
+    ("My daughter Maya is 5 months old.", {("child_name", "Maya"), ("child_maya_age", "5 months")}),
+    ("My son is 8 months old!", {("child_son_age", "8 months")}),
     # a baby on the way
     ("We're expecting twins in March.", {("expecting_baby", "yes")}),
     ("My wife is 20 weeks pregnant!", {("expecting_baby", "yes")}),

@@ -297,6 +297,26 @@ def test_a_child_born_ends_expecting_and_keeps_it_in_the_history(tenant):
     assert facts == {("expecting_baby", "yes", False), ("child_name", "Ivy", True)}, facts
 
 
+def test_an_older_child_named_while_expecting_leaves_the_baby_to_come(tenant):
+    # On main any child named ended "expecting_baby": "My daughter Sara is 5." ended the pregnancy.
+    tenant.turn("We're expecting a baby!", timestamp="2026-03-05T09:00:00Z")
+    tenant.turn("My daughter Sara is 5.", timestamp="2026-03-10T09:00:00Z")
+    assert _current(tenant, "expecting_baby") == {"yes"} and _current(tenant, "child_name") == {"Sara"}
+    tenant.turn("We welcomed our son Max!", timestamp="2026-09-10T09:00:00Z")
+    assert _current(tenant, "expecting_baby") == set() and _current(tenant, "child_name") == {"Sara", "Max"}
+
+
+def test_a_car_the_user_drives_ends_not_driving_and_one_bought_does_not(tenant):
+    # On main "drives no" stayed current beside the Tesla the user said they drive.
+    tenant.turn("I don't drive.", session="s1", timestamp="2026-01-05T09:00:00Z")
+    tenant.turn("We bought a Volvo.", session="s2", timestamp="2026-02-05T09:00:00Z")
+    assert _current(tenant, "drives") == {"no"} and _current(tenant, "car") == {"Volvo"}
+    tenant.turn("I drive a Tesla now.", session="s3", timestamp="2026-05-05T09:00:00Z")
+    assert _current(tenant, "drives") == set() and ("drives", "no", False) in set(_facts(tenant))
+    tenant.turn("I can't drive.", session="s4", timestamp="2026-06-05T09:00:00Z")
+    assert _current(tenant, "drives") == {"no"} and _current(tenant, "car") == {"Tesla"}
+
+
 def test_living_alone_ends_everyone_lived_with_and_someone_moving_in_ends_it(tenant):
     # On main "I live alone now." filed nothing: mom and sister stayed current.
     tenant.turn("I live with my mom and my sister.", session="s1", timestamp="2026-01-05T09:00:00Z")

@@ -145,14 +145,28 @@ BESIDE_A_JOB = frozenset({"student"})
 # it (a trip), is no plan this move carried out: it stays.
 CITY_KEY, PLAN_KEY = "city", "plan"
 
-# A child named for the first time ends the baby on the way ("We're expecting!", then "Our daughter
-# Ivy was born on Tuesday!"): left current, "is she expecting?" was still answered yes. The child
-# named again (a noop) ends nothing.
+# A child said born ends the baby on the way ("We're expecting!", then "Our daughter Ivy was born on
+# Tuesday!"): left current, "is she expecting?" was still answered yes. Only a birth: an older child
+# named while expecting ("My daughter Sara is 5.") leaves the baby to come. What says the birth is the
+# candidate's quote or its content (an LLM's "The user's son Leo was born."), whichever judge decides.
 CHILD_NAME_KEY, EXPECTING_KEY = "child_name", "expecting_baby"
+_BIRTH = re.compile(r"\b(?:(?:was|were|been|is|just|newly) born|arrived|welcomed|delivered|gave birth"
+                    r"|had (?:a|our|the) (?:(?:first|second|third|fourth|little|new) )*(?:baby|son|daughter|boy|girl))\b",
+                    re.IGNORECASE)
+
+
+def _born(candidate: Candidate) -> bool:
+    return any(_BIRTH.search(said) for said in (candidate.raw_quote, candidate.content))
 
 # Living alone and living with someone take each other back, as being single and a partner do: "I
 # live alone now." ends everyone lived with (history kept), and someone lived with later ends "alone".
 LIVES_WITH_KEY, ALONE = "lives_with", "alone"
+
+# A car the user says they drive ("I drive a Tesla.") ends "I don't drive." (drives no); a car bought or
+# owned does not (one may own a car one does not drive), nor does "I can't drive" end the car. The
+# quote says it, not the content ("The user drives a Tesla." for a car bought too).
+CAR_KEY, DRIVES_KEY = "car", "drives"
+_DRIVES = re.compile(r"\bdriv(?:e|es|ing)\b", re.IGNORECASE)
 
 
 def _move_to(plan: str, city: str) -> bool:
@@ -180,8 +194,10 @@ def _takes_back(candidate: Candidate) -> dict[str, frozenset[str] | None]:
         taken = {WORK_STATUS_KEY: WITHOUT_WORK}
     elif key == CITY_KEY:
         taken = {PLAN_KEY: None}  # those that move there (taken_back)
-    elif key == CHILD_NAME_KEY:
+    elif key == CHILD_NAME_KEY and _born(candidate):
         taken = {EXPECTING_KEY: None}
+    elif key == CAR_KEY and _DRIVES.search(candidate.raw_quote):
+        taken = {DRIVES_KEY: frozenset({"no"})}
     elif key == LIVES_WITH_KEY:
         taken = {LIVES_WITH_KEY: None if value == ALONE else frozenset({ALONE})}
     else:
@@ -271,7 +287,7 @@ def taken_back(candidate: Candidate, related: list[dict[str, Any]]) -> list[dict
     divorce, a death) ends, the status without one a partner ends, the employer and job title a
     status without work ends, the work status (a student's excepted) and the job to come an employer
     ends, being without work a job title said in another message ends, the plan to move there a city
-    ends, the baby on the way a child named ends, those lived with living alone ends (and the reverse). Both judges decide such a candidate by rule (the LLM judge would take a status and a name
+    ends, the baby on the way a child born ends, those lived with living alone ends (and the reverse), not driving a car driven ends. Both judges decide such a candidate by rule (the LLM judge would take a status and a name
     for two unrelated facts)."""
     taken = _takes_back(candidate)
     return [m for m in related if m["key"] in taken

@@ -211,6 +211,10 @@ _ROLE_END = _strict_end("and", "at", "for", "in", "on", "with", "from", "by", "w
 # Adverbs people put before a verb: "I now work at", "I officially work for", "I usually go climbing".
 _ADVERBS = r"(?:(?:now|still|also|just|only|finally|recently|currently|often|sometimes|[a-z]+ly) )*"
 _JOB_NOUN = r"(?:job|position|role|gig|post)"
+# Living somewhere, after "I" or "We": a contraction takes no space before it ("I'm living"), and the
+# adverbs come after it ("I'm now living").
+_LIVING = (rf"(?: {_ADVERBS}(?:live|am living|are living|have been living)|(?:'m|'re) {_ADVERBS}living"
+           rf"|'ve {_ADVERBS}been living)")
 # What says the user's clause is about the past: "used to", a past tense ("saw", "worked").
 _RECALLED = (r"used to|would|was|were|had|did|(?![a-z]*eed\b)[a-z]+ed|saw|met|went|got|knew|took|made|found|felt|spent|thought|"
              r"came|gave|told|heard|left|lost|kept|became|ran|taught|caught|brought|sat|stood|wrote|drove|ate|"
@@ -1651,6 +1655,10 @@ def _child_age(m: re.Match[str]) -> list[Fields]:
             for f in _age(m)]
 
 
+def _child_age_in_months(m: re.Match[str]) -> list[Fields]:
+    return [{**f, "value": f"{f['value']} months"} for f in _child_age(m)]
+
+
 # The age of someone in the user's life but a partner or a child: "My brother is 34.", "My mom just
 # turned 60.", "My sister Ana is 19.", "My aunt Rosa is 70." Keyed as their other facts are (_whose:
 # `sister_ana_age`, `brother_age`, `mother_age` for "My mom Linda is 61" too, so that "my mom just
@@ -2417,6 +2425,12 @@ _RULES = [
         rf"{_TURNED_END}",
         rf"{_MY} {_KIN_ADJECTIVE}{_CHILD}(?:,? (?P<name>{_PROPER}),?)? (?:(?:is|'s) )?{_TURNING}",
     ], "The user's {kind}{named} is {value} years old.", _child_age, confidence=0.75, importance=0.6),
+    # a baby's age in months, said with the relation ("My daughter Maya is 5 months old."): the unit kept,
+    # as when said by the name alone (_aged_again), which then replaces it ("Maya is 6 months old now.")
+    _rule("fact", "child_{who}_age", "months", [
+        rf"{_MY} {_KIN_ADJECTIVE}{_CHILD}(?:,? (?P<name>{_PROPER}),?)?(?: is|'s) (?P<value>{_NUMBER}) months? old"
+        rf"(?: now)?{_AGE_END}",
+    ], "The user's {kind}{named} is {value} old.", _child_age_in_months, confidence=0.75, importance=0.6),
     # a relative's, a friend's or a colleague's age (_AGED_KIN)
     _rule("fact", "{person}_age", "is s turned turns turning", [
         rf"{_MY} {_KIN_ADJECTIVE}{_AGED_KIN}(?:,? (?P<name>{_PROPER}),?)?(?: is|'s) (?P<value>{_NUMBER})"
@@ -2482,19 +2496,16 @@ _RULES = [
         rf"have been living) with (?:me|us){_HOME_END}",
         # "moved in", not "is moving in", which is ahead
         rf"{_HOUSEHOLD_NAMED} (?:has |have |'s )?{_ADVERBS}moved (?:back )?in with (?:me|us){_HOME_END}",
-        rf"\b(?:I|[Ww]e) {_ADVERBS}(?:live|'m living|am living|'re living|are living|'ve been living|have been living|"
-        rf"moved (?:back )?in) with (?:my|our) (?:(?:{_NUMBER}) )?{_KIN_ADJECTIVE}{_HOUSEHOLD}(?:,? (?P<name>{_PROPER}))?"
+        rf"\b(?:I|[Ww]e)(?:{_LIVING}| {_ADVERBS}moved (?:back )?in) with (?:my|our) (?:(?:{_NUMBER}) )?{_KIN_ADJECTIVE}{_HOUSEHOLD}(?:,? (?P<name>{_PROPER}))?"
         rf"{_HOME_END}",
         # those one shares a home with, said without "my": "I live with two roommates in a tiny apartment"
-        rf"\b(?:I|[Ww]e) {_ADVERBS}(?:live|'m living|am living|'re living|are living|'ve been living|have been living) "
-        rf"with (?:(?:{_NUMBER}|a few|a couple of) |an? )(?P<who>(?i:roommates?|flatmates?|housemates?))(?P<name>)"
+        rf"\b(?:I|[Ww]e){_LIVING} with (?:(?:{_NUMBER}|a few|a couple of) |an? )(?P<who>(?i:roommates?|flatmates?|housemates?))(?P<name>)"
         rf"(?:{_HOME_END}|(?= in (?:an?|the) ))",
     ], "The user lives with their {value}{named}.", _household, confidence=0.7, importance=0.6),
     # a partner not named ("I live with my boyfriend"); one named is the partner's name rule's, and "I
     # moved in with my boyfriend" stays unfiled (test_who_the_user_lives_with)
     _rule("fact", "lives_with", "live living together", [
-        rf"\b(?:I|[Ww]e) {_ADVERBS}(?:live|'m living|am living|'ve been living|have been living) "
-        rf"with (?i:my) (?P<value>(?i:{_PARTNER_WORD})){_HOME_END}(?!,? {_PROPER})",
+        rf"\b(?:I|[Ww]e){_LIVING} with (?i:my) (?P<value>(?i:{_PARTNER_WORD})){_HOME_END}(?!,? {_PROPER})",
         # "My girlfriend and I moved in together", "My husband and I live together"
         rf"{_MY} (?P<value>(?i:{_PARTNER_WORD})) and I {_ADVERBS}(?:moved in together|(?:live|are living|'re living) "
         rf"together){_HOME_END}",
