@@ -1112,6 +1112,9 @@ def test_what_is_said_of_a_language_a_nationality_and_a_school():
     ("I'm currently reading \"The Night Circus\" and loving it.", {("book", "The Night Circus")}),
     ("I finished The Name of the Wind yesterday.", {("book", "The Name of the Wind")}),
     ("I've been reading Becoming by Michelle Obama.", {("book", "Becoming")}),
+    # the next book after the one finished shares its "I" (trial 12)
+    ("I finished Dune, now reading Project Hail Mary.", {("book", "Dune"), ("book", "Project Hail Mary")}),
+    ("I finished Dune, and I'm now reading Project Hail Mary.", {("book", "Dune"), ("book", "Project Hail Mary")}),
     ("I've been playing Zelda on my Switch.", {("game", "Zelda")}),
     ("I play a game called Stardew Valley.", {("game", "Stardew Valley")}),
 ])
@@ -1133,6 +1136,9 @@ def test_the_items_of_a_list_are_filed_under_their_kind(text, expected):
     "I read Reddit every night.",
     "I'm playing Sam in the final tomorrow.",
     "My son plays a game called Roblox.",
+    "My sister finished Dune, now reading Project Hail Mary.",
+    "Did I finish Dune, now reading Project Hail Mary?",
+    "I finished the report, now reading my email.",
 ])
 def test_no_item_of_a_list_is_invented(text):
     assert not {fact for fact in _facts(text) if fact[0] in ("activity", "book", "game")}
@@ -1740,6 +1746,9 @@ def test_what_is_said_of_someone_without_stating_their_fact_files_nothing(text):
     ("My coworker was rude today. Their name is Sam.", {("colleague_name", "Sam")}),
     ("My grandpa is 90. His name is Joe.", {("grandfather_age", "90"), ("grandfather_name", "Joe")}),
     ("My manager is the worst. His name is Dan.", {("boss_name", "Dan")}),  # one's manager is one's boss
+    # the workplace between (trial 12)
+    ("My manager at Talkdesk is Carla.", {("boss_name", "Carla")}),
+    ("My boss at the Guardian is Sarah.", {("boss_name", "Sarah")}),
     ("My boss has a dog. His name is Rex.", {("boss_pet_dog_name", "Rex")}),  # the dog's, not the boss's
     # a switch between two well-known employers, of someone whose employer no rule sees
     ("My husband Raj switched from Google to Stripe.", {("partner_name", "Raj"), ("partner_raj_employer", "Google", True),
@@ -1760,6 +1769,8 @@ def test_the_people_in_the_users_life_continued(text, expected):
     "My wife switched from Apple to Samsung.", "My husband switched from Uber to Lyft.",
     "My mom switched from Netflix to Spotify.", "My brother switched from Google to Bing.",
     "My friend switched from Google to Stripe.",
+    "My sister's manager at Talkdesk is Carla.", "Is my manager at Talkdesk Carla?",
+    "If my manager at Talkdesk is Carla, I quit.", "My manager at Talkdesk is awful.",
 ])
 def test_what_is_said_near_someone_in_the_users_life_files_nothing_of_theirs(text):
     assert _facts(text) == set()

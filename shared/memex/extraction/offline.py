@@ -2154,6 +2154,8 @@ _RULES = [
         rf"{_NOT_AFTER_PARTING}{_MY} {_KIN_ADJECTIVE}{_WHO}(?:'s name is| is called| is named| is|,? (?i:her|his|their) "
         rf"name(?:'s| is)|,)? "
         rf"(?P<value>{_PROPER})(?!,? and I {_ADVERBS}{_PARTED})",
+        # a boss said with the workplace between: "My manager at Talkdesk is Carla."
+        rf"{_MY} {_KIN_ADJECTIVE}(?P<kind>(?i:boss|manager)) at (?:the )?{_ORG} is (?P<value>{_PROPER})",
         rf"(?P<value>{_PROPER}) \((?i:my|our) {_WHO}\)",
         # named in the next sentence, when nobody else was said in between: "My boss is awful. His name is Greg."
         rf"{_NOT_AFTER_PARTING}{_MY} {_KIN_ADJECTIVE}{_WHO} {_ONLY_DESCRIBED}[.!] (?P<pronoun>(?i:his|her|their)) "
@@ -2801,6 +2803,9 @@ _RULES = [
         rf"\bI(?:'m| am|'ve been| have been|(?:'ve| have)? (?:just |recently )?(?:started|finished)) {_ADVERBS}"
         rf"(?:re-?)?reading (?:the (?:book|novel) )?(?:{_TITLE}){_TITLE_END}",
         rf"\bI(?:'ve| have)? {_ADVERBS}(?:read|re-?read|finished) (?:the (?:book|novel) )?(?:{_TITLE}){_TITLE_END}",
+        # the next book after the one finished, its "I" shared: "I finished Dune, now reading Project Hail Mary."
+        rf"\bI(?:'ve| have)? {_ADVERBS}(?:read|finished) [^,;.!?]{{1,60}}[,;] (?:and )?(?:I'm )?(?:now|currently) "
+        rf"(?:re-?)?reading (?:the (?:book|novel) )?(?:{_TITLE}){_TITLE_END}",
     ], "The user read {value}.", _title, confidence=0.7, importance=0.5),
     _rule("fact", "game", "play playing played game", [
         rf"\b(?:I|[Ww]e)(?:'ve been|'m| am| have been|'re| are)? {_ADVERBS}(?:play|playing|played) "
