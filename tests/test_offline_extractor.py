@@ -1438,6 +1438,14 @@ def test_a_pets_end_said_as_what_happened_is_an_event_and_a_pet_once_had_a_fact(
     ("I teach history at Lincoln High School.", {("employer", "Lincoln High School"), ("role", "history teacher")}),
     ("I live with my boyfriend.", {("lives_with", "boyfriend")}),
     ("I live with my boyfriend Dan.", {("partner_name", "Dan")}),
+    # trial 12's: a bicycle bought, a run before work, learning wanted this year
+    ("I bought a bicycle.", {("vehicle", "bicycle")}),
+    ("I just bought a new e-bike!", {("vehicle", "e-bike")}),
+    ("I have a motorcycle.", {("vehicle", "motorbike")}),
+    ("I usually run 5 km before work.", {("hobby", "running")}),
+    ("I swim after work.", {("hobby", "swimming")}),
+    ("I want to learn Japanese this year.", {("plan", "learn Japanese this year")}),
+    ("I really want to learn to surf next summer!", {("plan", "learn to surf next summer")}),
 ])
 def test_the_first_hours_changes_as_a_new_user_typed_them(text, expected):
     assert _facts(text) == expected
@@ -1447,6 +1455,12 @@ def test_the_first_hours_changes_as_a_new_user_typed_them(text, expected):
     "My neighbour got engaged last week.", "Honestly, I hate it.", "That movie, I hate it.",
     "I'm teaching at a workshop tomorrow.", "I'm teaching at Stanford next week.", "I'm single-handedly running it.",
     "I changed my mind about the trip.", "My friend is dating someone, her name is Kim.",
+    # trial 12's, someone else's, asked, supposed, wished or not owned
+    "I bought a bike for my son.", "My brother bought a bicycle.", "Should I buy a bicycle?",
+    "I want to buy a bike.", "I have a bike ride tomorrow.", "I bought a bike helmet.", "I don't have a bike.",
+    "My wife usually runs before work.", "Should I run before work?", "I ran 5 km before work today.",
+    "I eat before work.", "I want to learn Japanese.", "My son wants to learn Japanese this year.",
+    "Do I want to learn Japanese this year?", "I wanted to learn Japanese this year.",
 ])
 def test_the_first_hours_near_misses_state_nothing(text):
     assert _facts(text) == set()
