@@ -1112,6 +1112,9 @@ def test_what_is_said_of_a_language_a_nationality_and_a_school():
     ("I'm currently reading \"The Night Circus\" and loving it.", {("book", "The Night Circus")}),
     ("I finished The Name of the Wind yesterday.", {("book", "The Name of the Wind")}),
     ("I've been reading Becoming by Michelle Obama.", {("book", "Becoming")}),
+    # the next book after the one finished shares its "I" (trial 12)
+    ("I finished Dune, now reading Project Hail Mary.", {("book", "Dune"), ("book", "Project Hail Mary")}),
+    ("I finished Dune, and I'm now reading Project Hail Mary.", {("book", "Dune"), ("book", "Project Hail Mary")}),
     ("I've been playing Zelda on my Switch.", {("game", "Zelda")}),
     ("I play a game called Stardew Valley.", {("game", "Stardew Valley")}),
 ])
@@ -1133,6 +1136,9 @@ def test_the_items_of_a_list_are_filed_under_their_kind(text, expected):
     "I read Reddit every night.",
     "I'm playing Sam in the final tomorrow.",
     "My son plays a game called Roblox.",
+    "My sister finished Dune, now reading Project Hail Mary.",
+    "Did I finish Dune, now reading Project Hail Mary?",
+    "I finished the report, now reading my email.",
 ])
 def test_no_item_of_a_list_is_invented(text):
     assert not {fact for fact in _facts(text) if fact[0] in ("activity", "book", "game")}
@@ -1432,6 +1438,14 @@ def test_a_pets_end_said_as_what_happened_is_an_event_and_a_pet_once_had_a_fact(
     ("I teach history at Lincoln High School.", {("employer", "Lincoln High School"), ("role", "history teacher")}),
     ("I live with my boyfriend.", {("lives_with", "boyfriend")}),
     ("I live with my boyfriend Dan.", {("partner_name", "Dan")}),
+    # trial 12's: a bicycle bought, a run before work, learning wanted this year
+    ("I bought a bicycle.", {("vehicle", "bicycle")}),
+    ("I just bought a new e-bike!", {("vehicle", "e-bike")}),
+    ("I have a motorcycle.", {("vehicle", "motorbike")}),
+    ("I usually run 5 km before work.", {("hobby", "running")}),
+    ("I swim after work.", {("hobby", "swimming")}),
+    ("I want to learn Japanese this year.", {("plan", "learn Japanese this year")}),
+    ("I really want to learn to surf next summer!", {("plan", "learn to surf next summer")}),
 ])
 def test_the_first_hours_changes_as_a_new_user_typed_them(text, expected):
     assert _facts(text) == expected
@@ -1441,6 +1455,12 @@ def test_the_first_hours_changes_as_a_new_user_typed_them(text, expected):
     "My neighbour got engaged last week.", "Honestly, I hate it.", "That movie, I hate it.",
     "I'm teaching at a workshop tomorrow.", "I'm teaching at Stanford next week.", "I'm single-handedly running it.",
     "I changed my mind about the trip.", "My friend is dating someone, her name is Kim.",
+    # trial 12's, someone else's, asked, supposed, wished or not owned
+    "I bought a bike for my son.", "My brother bought a bicycle.", "Should I buy a bicycle?",
+    "I want to buy a bike.", "I have a bike ride tomorrow.", "I bought a bike helmet.", "I don't have a bike.",
+    "My wife usually runs before work.", "Should I run before work?", "I ran 5 km before work today.",
+    "I eat before work.", "I want to learn Japanese.", "My son wants to learn Japanese this year.",
+    "Do I want to learn Japanese this year?", "I wanted to learn Japanese this year.",
 ])
 def test_the_first_hours_near_misses_state_nothing(text):
     assert _facts(text) == set()
@@ -1740,6 +1760,9 @@ def test_what_is_said_of_someone_without_stating_their_fact_files_nothing(text):
     ("My coworker was rude today. Their name is Sam.", {("colleague_name", "Sam")}),
     ("My grandpa is 90. His name is Joe.", {("grandfather_age", "90"), ("grandfather_name", "Joe")}),
     ("My manager is the worst. His name is Dan.", {("boss_name", "Dan")}),  # one's manager is one's boss
+    # the workplace between (trial 12)
+    ("My manager at Talkdesk is Carla.", {("boss_name", "Carla")}),
+    ("My boss at the Guardian is Sarah.", {("boss_name", "Sarah")}),
     ("My boss has a dog. His name is Rex.", {("boss_pet_dog_name", "Rex")}),  # the dog's, not the boss's
     # a switch between two well-known employers, of someone whose employer no rule sees
     ("My husband Raj switched from Google to Stripe.", {("partner_name", "Raj"), ("partner_raj_employer", "Google", True),
@@ -1760,6 +1783,8 @@ def test_the_people_in_the_users_life_continued(text, expected):
     "My wife switched from Apple to Samsung.", "My husband switched from Uber to Lyft.",
     "My mom switched from Netflix to Spotify.", "My brother switched from Google to Bing.",
     "My friend switched from Google to Stripe.",
+    "My sister's manager at Talkdesk is Carla.", "Is my manager at Talkdesk Carla?",
+    "If my manager at Talkdesk is Carla, I quit.", "My manager at Talkdesk is awful.",
 ])
 def test_what_is_said_near_someone_in_the_users_life_files_nothing_of_theirs(text):
     assert _facts(text) == set()

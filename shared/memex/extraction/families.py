@@ -104,7 +104,8 @@ FAMILIES = (
            "kind), \"I used to have a dog\" historical with type fact (it ends no named pet)", 0.6, several=True),
     Family("pet_<kind>_breed", "the breed of the user's pet of that kind", 0.6, several=True),
     Family("car", "the user's car, make and model whole (\"Tesla Model 3\"); \"none\" once they have none", 0.6),
-    Family("vehicle", "a vehicle the user rides that is no car (a motorbike, scooter or bicycle), by its name (\"Vespa\"), "
+    Family("vehicle", "a vehicle the user rides that is no car (a motorbike, scooter or bicycle), by its name (\"Vespa\") or, "
+           "bought or owned with none said, its kind (\"bicycle\"), "
            "one memory each", 0.5, several=True),
     Family("drives", "\"no\" when the user cannot or does not drive, \"yes\" once they passed their driving test", 0.6),
     Family("housing", "\"renting\" or \"homeowner\": whether the user rents or owns their home", 0.6),

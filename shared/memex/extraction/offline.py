@@ -689,7 +689,9 @@ _HOW_OFTEN = (rf"(?:(?:every|each) (?:(?:single|other|second) )?(?:day|morning|e
               # a count said roughly: "about 3 times a week", "like 3 times a week"
               r"|(?:(?:about|around|roughly|maybe|like) )?(?:once|twice|(?:two|three|four|five|six|\d) times) a "
               r"(?:day|week|month)|on (?:the )?weekends|at (?:the )?weekends|most (?:days|mornings|evenings|nights|"
-              r"weekends|nights)|daily|regularly|a lot(?! for (?:work|my job)))")
+              r"weekends|nights)|daily|regularly|a lot(?! for (?:work|my job))"
+              # a routine around the working day: "I usually run 5 km before work"
+              r"|(?:before|after) work(?! (?:today|tonight|tomorrow)))")
 # How much of a pastime one outing is, between it and how often: "I cycle 50 miles every weekend", "I swim
 # a few laps every lunchtime"; a distance or a time, never an object ("I run errands every morning").
 _HOW_MUCH = (r"(?:(?:a few|a couple of|about|around|\d+(?:\.\d+)?|one|two|three|four|five|six|ten|twenty) ?"
@@ -1677,6 +1679,9 @@ _CAR = (rf"(?P<value>(?:(?:19[5-9]\d|20[0-4]\d) )?(?:{_alternation(vocabulary.CA
 _A_CAR = r"(?:an?|my|our) (?:(?:new|brand new|used|second-hand|secondhand|old|electric|little) )*"
 _CAR_END = (rf"(?=\s*(?:[^\w\s'&-]|$)|\s+(?:and|but|so|because|since|last|this|yesterday|today|recently|now|these days|"
             rf"every|to work|for (?:years|months|ages|a (?:while|year|few|couple)|(?:{_NUMBER}) (?:years?|months?)))\b)")
+# A vehicle ridden that is no car, by its kind, one word for each (vehicle).
+_RIDDEN = {"bicycle": "bicycle", "bike": "bicycle", "push bike": "bicycle", "e-bike": "e-bike", "ebike": "e-bike",
+           "motorbike": "motorbike", "motorcycle": "motorbike", "scooter": "scooter", "moped": "moped"}
 _A_MAKE = re.compile(rf"(?<![\w-])(?:{_alternation(vocabulary.CAR_MAKES)})(?![\w-])")
 
 
@@ -2162,6 +2167,8 @@ _RULES = [
         rf"{_NOT_AFTER_PARTING}{_MY} {_KIN_ADJECTIVE}{_WHO}(?:'s name is| is called| is named| is|,? (?i:her|his|their) "
         rf"name(?:'s| is)|,)? "
         rf"(?P<value>{_PROPER})(?!,? and I {_ADVERBS}{_PARTED})",
+        # a boss said with the workplace between: "My manager at Talkdesk is Carla."
+        rf"{_MY} {_KIN_ADJECTIVE}(?P<kind>(?i:boss|manager)) at (?:the )?{_ORG} is (?P<value>{_PROPER})",
         rf"(?P<value>{_PROPER}) \((?i:my|our) {_WHO}\)",
         # named in the next sentence, when nobody else was said in between: "My boss is awful. His name is Greg."
         rf"{_NOT_AFTER_PARTING}{_MY} {_KIN_ADJECTIVE}{_WHO} {_ONLY_DESCRIBED}[.!] (?P<pronoun>(?i:his|her|their)) "
@@ -2474,6 +2481,12 @@ _RULES = [
         rf"(?P<value>(?!{_NO_ONE}\b|Peloton\b){_PROPER})"
         r"(?=\s*(?:[^\w\s'&-]|$)|\s+(?:to|on|at|in|every|and|but|around|most|for|these days|now)\b)",
     ], "The user rides a {value}.", _text, confidence=0.65, importance=0.5),
+    # one bought or owned, by its kind when no name is said: "I bought a bicycle." (not "a bike for my son")
+    _rule("fact", "vehicle", "bought got own have", [
+        rf"\bI(?:'ve| have)? {_ADVERBS}(?:bought|got|own|have) an? (?:(?:new|used|second-hand|old|electric) )*"
+        rf"(?P<kind>{_alternation(_RIDDEN)}){_CAR_END}",
+    ], "The user has a {value}.", lambda m: [{"value": _RIDDEN[m.group("kind").casefold()]}], confidence=0.65,
+          importance=0.5),
     # the user's boat, as the car: what kind, the past once sold, "none" when sold without its kind
     _rule("fact", "boat", "have own bought got", [
         rf"\b(?:I|[Ww]e)(?:'ve| have)? {_ADVERBS}(?:have|own|bought|got) (?:an?|our|my) (?:(?:new|used|old|little) )?"
@@ -2750,7 +2763,7 @@ _RULES = [
     # A pastime said with how often ("I swim three times a week"; not "I cycle to work every day"), or
     # as what the user is ("a keen cyclist") or does ("I run marathons").
     _rule("preference", "hobby", "every each once twice times weekends most daily regularly lot mondays tuesdays "
-          "wednesdays thursdays fridays saturdays sundays", [
+          "wednesdays thursdays fridays saturdays sundays work", [
         rf"\b(?:I|[Ww]e) {_ADVERBS}(?P<verb>[a-z]+) {_HOW_MUCH}{_HOW_OFTEN}(?![\w'-])",
     ], "The user's hobby is {value}.", _pastime_verb, confidence=0.7, importance=0.5),
     _rule("preference", "hobby", "run ran do did training m am as", [
@@ -2812,6 +2825,9 @@ _RULES = [
         rf"\bI(?:'m| am|'ve been| have been|(?:'ve| have)? (?:just |recently )?(?:started|finished)) {_ADVERBS}"
         rf"(?:re-?)?reading (?:the (?:book|novel) )?(?:{_TITLE}){_TITLE_END}",
         rf"\bI(?:'ve| have)? {_ADVERBS}(?:read|re-?read|finished) (?:the (?:book|novel) )?(?:{_TITLE}){_TITLE_END}",
+        # the next book after the one finished, its "I" shared: "I finished Dune, now reading Project Hail Mary."
+        rf"\bI(?:'ve| have)? {_ADVERBS}(?:read|finished) [^,;.!?]{{1,60}}[,;] (?:and )?(?:I'm )?(?:now|currently) "
+        rf"(?:re-?)?reading (?:the (?:book|novel) )?(?:{_TITLE}){_TITLE_END}",
     ], "The user read {value}.", _title, confidence=0.7, importance=0.5),
     _rule("fact", "game", "play playing played game", [
         rf"\b(?:I|[Ww]e)(?:'ve been|'m| am| have been|'re| are)? {_ADVERBS}(?:play|playing|played) "
@@ -2833,6 +2849,10 @@ _RULES = [
         rf"(?!tonight|tomorrow|this (?:weekend|month)|on {_WEEKDAY}){_TRIP_WHEN})(?=\s*(?:[.,;!?]|$))",
         rf"\b(?:I|[Ww]e)(?:'m|'re| am| are) planning (?P<value>an? (?:trip|holiday|vacation|visit) to {_phrase(6)})",
         rf"\b(?:I|[Ww]e) (?:plan|intend) (?:to|on) (?P<value>{_phrase(8)})",
+        # something to learn wanted with a time ahead is a plan ("I want to learn Japanese this year"), where
+        # "I want to learn Japanese" alone may be a wish
+        rf"\bI {_ADVERBS}(?:want|hope|aim) to (?P<value>learn (?:how to )?(?:{_WORD} ){{0,3}}?{_WORD} (?:this|next) "
+        rf"(?:year|summer|autumn|fall|winter|spring))(?=\s*(?:[.,;!?]|$))",
         rf"\b(?:I|[Ww]e)(?:'m|'re| am| are) (?P<value>(?:going|flying|driving|heading|moving|relocating|travelling|"
         rf"traveling|getting married|visiting)(?: to| back to)?(?: {_PROPER}{_TRIP_FOR}| (?<=visiting )(?:my|our) "
         rf"[a-z]+(?:-in-law)?s?(?: in {_PROPER})?)? {_TRIP_WHEN})"
