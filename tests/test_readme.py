@@ -1,5 +1,6 @@
 """The README says what the code and the template say: every setting config.py reads is in its
-Configuration table by its whole name, and every function it names is one of template.yaml's."""
+Configuration table by its whole name, and every function it names is one of template.yaml's; and no
+document keeps a merge's conflict markers."""
 
 from __future__ import annotations
 
@@ -30,3 +31,12 @@ def test_every_function_the_readme_names_is_a_function_of_the_template():
     named = set(re.findall(r"\b[A-Z][A-Za-z]*(?:Fn|Function)\b", README))
     assert {"IngestFunction", "ConsolidateFunction", "MigrateFunction"} <= named
     assert sorted(named - functions) == []
+
+
+def test_no_document_keeps_a_merge_conflict_marker():
+    # Four merges once left `<<<<<<< HEAD` blocks in docs/measurements: a record read as two halves.
+    documents = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+    marked = [f"{path.relative_to(ROOT)}:{number}" for path in documents
+              for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+              if re.match(r"(?:<{7}|>{7}) |={7}$", line)]
+    assert marked == []
