@@ -72,11 +72,12 @@ def test_the_template_deploys_all_but_what_needs_lambda(stack):
     deployment, _ = stack
     assert deployment.status == "CREATE_COMPLETE", (deployment.reason, deployment.failures)
     # Lambda and the HTTP API, and what cannot be without them (the dashboard and the 5xx alarm
-    # name the API, the functions' errors, throttles and durations alarms name the functions):
-    # nothing else is left out.
+    # name the API, the functions' errors, throttles and durations alarms name the functions, and the
+    # migrate function's permission to invoke itself names its ARN): nothing else is left out.
     assert all(t.startswith(("AWS::Lambda::", "AWS::ApiGatewayV2::", "AWS::Events::Rule", "Custom::"))
                or name in ("Dashboard", "Http5xxRateAlarm", "HttpFunctionErrorsAlarm", "HttpFunctionThrottlesAlarm",
-                           "WorkerFunctionErrorsAlarm", "WorkerFunctionThrottlesAlarm", "WorkerFunctionDurationAlarm")
+                           "WorkerFunctionErrorsAlarm", "WorkerFunctionThrottlesAlarm", "WorkerFunctionDurationAlarm",
+                           "MigrateSelfInvokePolicy")
                for name, t in deployment.set_aside.items()), deployment.set_aside
     for alarm in ("DlqExtractionAlarm", "DlqSupersessionAlarm", "DlqBackfillAlarm", "SearchLatencyP95Alarm",
                   "LlmFallbackRateAlarm", "ExtractionQueueAgeAlarm", "BackfillQueueAgeAlarm"):
