@@ -129,8 +129,10 @@ def _erasures(conn) -> dict[str, list[float]]:
         for user_id, session_id in targets:
             started = time.perf_counter()
             with conn.transaction():
-                if session_id is None:
-                    erasure.user(conn, TENANT, user_id)
+                if session_id is None:  # whole, in this one transaction: the chunks as large as the user
+                    erasure.begin_user(conn, TENANT, user_id)
+                    while not erasure.user_chunk(conn, TENANT, user_id, sys.maxsize)[1]:
+                        pass
                 else:
                     erasure.session(conn, TENANT, session_id, user_id)
             timed[kind].append(time.perf_counter() - started)

@@ -100,6 +100,10 @@ ATOMIC_FACTS = [
     ("I got a job as a product manager at Canva.", {("employer", "Canva"), ("role", "product manager")}),
     ("I landed a new job as a nurse with Mercy Hospital.", {("employer", "Mercy Hospital"), ("role", "nurse")}),
     ("I got hired as a backend engineer at Stripe.", {("employer", "Stripe"), ("role", "backend engineer")}),
+    # a job accepted with no role said still names the employer (a rewrite of the rule once required one)
+    ("I accepted a job at Canva.", {("employer", "Canva")}),
+    ("I accepted a new job at Canva.", {("employer", "Canva")}),
+    ("I accepted the position with Mercy Hospital.", {("employer", "Mercy Hospital")}),
     ("I teach chemistry at a secondary school in Bristol.", {("role", "chemistry teacher")}),
     # who the user is, said in passing
     ("As a nurse, I see this a lot.", {("role", "nurse")}),

@@ -377,7 +377,7 @@ def test_a_citations_snippet_never_cuts_a_character_from_its_accent_or_its_emoji
 
 @pytest.mark.parametrize("reference_time", [None, "2026-03-04T21:30:00+09:00"])
 def test_a_recall_reads_whether_its_user_is_being_erased_in_one_round_trip(tenant, monkeypatch, reference_time):
-    """user_zone.now reads it with the user's offset; the recall's search does not read it again."""
+    """user_zone.send_now reads it with the user's offset; the recall's search does not read it again."""
     tenant.turn("I live in Lisbon.")
     with statements_run(monkeypatch) as statements:
         body = _recalled(tenant, query="Where do I live?",

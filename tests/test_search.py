@@ -197,7 +197,7 @@ def _round_trips(monkeypatch) -> list[list[str]]:
 
 
 def test_a_search_reads_its_user_ahead_in_the_round_trip_of_the_erasure_check(tenant, monkeypatch):
-    """A search learns its now (user_zone.now: the user is not being erased, and their zone) and
+    """A search learns its now (user_zone.send_now: the user is not being erased, and their zone) and
     what it needs of the user before its first round (memories.ahead) in one round trip, not two,
     and so does a recall for its search; the answer is the one the two gave (test_erasure.py: a
     user being erased is still refused)."""

@@ -17,7 +17,7 @@ import uuid
 import weakref
 from collections import defaultdict
 from dataclasses import asdict, replace
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timezone
 from typing import Any
 
 import numpy as np
@@ -25,7 +25,6 @@ import numpy as np
 from memex import embedded_text, filler, job_start, llm, standalone, timeline, user_zone
 from memex.at_once import at_once
 from memex.context import Context
-from memex.db import erasure as erasure_rows
 from memex.db import history as history_rows
 from memex.db import jobs_to_come as jobs_rows
 from memex.db import locks
@@ -34,7 +33,7 @@ from memex.db import turns as turn_rows
 from memex.db.erasure import value_digest
 from memex.embeddings.recent import RecentVectors
 from memex.episodic import episodic_text
-from memex.errors import UserBeingErased, public_description
+from memex.errors import public_description
 from memex.extraction import Extractor, families
 from memex.extraction.aliases import family_key
 from memex.extraction.placement import RELATION_NAMES, may_name_someone, placed
@@ -305,10 +304,12 @@ def _resolve_turns(ctx: Context, turns: list[dict[str, Any]]) -> None:
                 _resolve_locked(ctx, run[start:start + TURNS_PER_TRANSACTION], vectors)
         return
     def resolve_user(run: list[dict[str, Any]]) -> None:
+        # a job whose day has come starts before the run's first turn is decided; each turn's finish
+        # starts those its decision lets start, as of the next one
+        with ctx.db.transaction() as conn:
+            locks.lock_user(conn, run[0]["tenant_id"], run[0]["user_id"])
+            start_jobs(conn, ctx, run[0]["tenant_id"], run[0]["user_id"])
         for turn in run:
-            with ctx.db.transaction() as conn:
-                locks.lock_user(conn, turn["tenant_id"], turn["user_id"])
-                start_jobs(conn, ctx, turn["tenant_id"], turn["user_id"])
             with llm.time_budget(ctx.settings.llm_budget_seconds):
                 for candidate in (_stored(c) for c in turn["candidates"]):
                     _decide_and_write(ctx, turn, candidate, vectors[_embedded(candidate)])
@@ -655,10 +656,7 @@ def start_jobs(conn, ctx: Context, tenant_id: str, user_id: str, now: datetime |
         undecided, latest = jobs_rows.said_until(conn, tenant_id, user_id, deciding)
         now = min(filter(None, (now or latest, undecided)))
     for job in jobs:
-        said = job["valid_from"]
-        if job["utc_offset"] is not None:
-            said = said.astimezone(timezone(timedelta(minutes=job["utc_offset"])))
-        start = job_start.starts(job["value"] or "", said)
+        start = job_start.starts(job["value"] or "", job["valid_from"].astimezone(user_zone.zone(job["utc_offset"])))
         name = job_start.employer(job["value"] or "")
         if start is None or start > now or not name:
             continue
@@ -671,10 +669,12 @@ def start_jobs(conn, ctx: Context, tenant_id: str, user_id: str, now: datetime |
                               raw_quote=(job["metadata"] or {}).get("raw_quote") or "", subject=subject,
                               extractor=(job["metadata"] or {}).get("extractor"))
         turn = {"id": job["turn_id"], "tenant_id": tenant_id, "user_id": user_id, "agent_id": job["agent_id"],
-                "session_id": job["session_id"], "occurred_at": start, "candidates": job["candidates"]}
+                "session_id": job["session_id"], "occurred_at": start, "utc_offset": job["utc_offset"],
+                "candidates": job["candidates"]}
         if _erased(_by_family(turn_rows.tombstones(conn, tenant_id, [turn["id"]])), turn, candidate):
             continue  # the user erased the job it became
-        vector = embed_distinct(ctx, tenant_id, [_embedded(candidate)])[_embedded(candidate)]
+        text = _embedded(candidate)
+        vector = embed_distinct(ctx, tenant_id, [text])[text]
         related = memory_rows.related_active(conn, tenant_id, user_id, related_keys(candidate), vector,
                                              RELATED_MIN_SIMILARITY, RELATED_LIMIT, subject)
         decided = RulesJudge().decide(candidate, related)
@@ -697,10 +697,6 @@ def start_jobs_due(ctx: Context) -> int:
     for tenant_id, user_id in jobs_rows.users(ctx.db.connection()):
         with ctx.db.transaction() as conn:
             locks.lock_user(conn, tenant_id, user_id)
-            try:
-                erasure_rows.refuse_if_erasing(conn, tenant_id, user_id)
-            except UserBeingErased:
-                continue  # nothing is written for a user being erased
             started += start_jobs(conn, ctx, tenant_id, user_id, datetime.now(timezone.utc))
     return started
 

@@ -34,7 +34,6 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Protocol
 
-from memex import job_start
 from memex.config import Settings
 from memex.extraction import families
 from memex.jobs import Candidate, subject_key, subject_prefix
@@ -404,6 +403,8 @@ def ending(candidate: Candidate, active_same_key: list[dict[str, Any]]) -> Decis
     if candidate.base_key == NEXT_JOB_KEY:
         # A job to come is called off by its employer's name ("The Twilio offer fell through." of
         # "starting at Twilio next Monday"), or as the new job when it is the only one (job_start.py).
+        from memex import job_start  # only a job to come called off reads it: not every importer's start
+
         current = [active_same_key[i] for i in job_start.called_off(
             candidate.value, [m["value"] or "" for m in active_same_key])]
         if not current:

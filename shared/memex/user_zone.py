@@ -16,23 +16,19 @@ from memex.db import erasing
 from memex.db import turns as turn_rows
 
 
-def now(conn: psycopg.Connection, tenant_id: str, user_id: str, reference_time: datetime | None) -> datetime:
-    """`reference_time`, else now in the user's zone; UserBeingErased, read in the same round trip,
-    when the user's erasure has begun (a read at a request's start: db/erasing.py)."""
-    return send_now(conn, tenant_id, user_id, reference_time)()
-
-
 def send_now(conn: psycopg.Connection, tenant_id: str, user_id: str,
              reference_time: datetime | None) -> Callable[[], datetime]:
-    """`now` sent now and read by calling what it returns (UserBeingErased then): in a pipeline, after
-    its sync, so that it shares a round trip with what a search reads of its user next (search.py)."""
+    """`reference_time`, else now in the user's zone, sent now and read by calling what it returns;
+    UserBeingErased then, read in the same round trip, when the user's erasure has begun (a read at a
+    request's start: db/erasing.py). In a pipeline, after its sync, so that it shares a round trip
+    with what a search reads of its user next (search.py)."""
     offset = "" if reference_time is not None else f", {turn_rows.LATEST_OFFSET} AS utc_offset"
     cursor = conn.execute(f"SELECT {erasing.MARKED} AS erasing{offset}", {"t": tenant_id, "u": user_id})
 
     def read() -> datetime:
         row = cursor.fetchone()
         erasing.refuse(row, user_id)
-        return reference_time if reference_time is not None else datetime.now(_zone(row["utc_offset"]))
+        return reference_time if reference_time is not None else datetime.now(zone(row["utc_offset"]))
     return read
 
 
@@ -42,8 +38,9 @@ def said_at(conn: psycopg.Connection, turn: dict[str, Any]) -> datetime:
     offset = turn["utc_offset"]
     if offset is None:
         offset = turn_rows.latest_offset(conn, turn["tenant_id"], turn["user_id"])
-    return turn["occurred_at"].astimezone(_zone(offset))
+    return turn["occurred_at"].astimezone(zone(offset))
 
 
-def _zone(offset: int | None) -> timezone:
+def zone(offset: int | None) -> timezone:
+    """The zone of an offset in minutes (turns.utc_offset); UTC for none."""
     return timezone.utc if offset is None else timezone(timedelta(minutes=offset))

@@ -8,7 +8,7 @@ from typing import Any
 
 import psycopg
 
-from memex.db import erasing, locks
+from memex.db import locks
 from memex.db import turns as turn_rows
 from memex.errors import IdempotencyConflict
 from memex.models import TurnIn
@@ -109,8 +109,7 @@ def insert_turns(conn: psycopg.Connection, tenant_id: str,
     for user_id in users:
         locks.lock_user(conn, tenant_id, user_id)
     erased = {r["user_id"] for r in conn.execute(
-        f"""SELECT u.user_id FROM (SELECT %s::text AS tenant_id, unnest(%s::text[]) AS user_id) u
-            WHERE NOT {erasing.unmarked("u")}""", (tenant_id, users)).fetchall()}
+        "SELECT user_id FROM user_erasures WHERE tenant_id = %s AND user_id = ANY(%s)", (tenant_id, users)).fetchall()}
     refused = [(i, _BEING_ERASED) for i, turn in enumerate(turns) if turn.user_id in erased]
     places = [i for i, turn in enumerate(turns) if turn.user_id not in erased]
     dated = [(turns[i], turns[i].timestamp or datetime.now(timezone.utc)) for i in places]

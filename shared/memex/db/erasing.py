@@ -1,6 +1,8 @@
 """Whether a user is being erased: the mark (user_erasures, migration 0034) a user's erasure sets in its
-first transaction and clears in its last (db/erasure.py), as SQL that a read or a write folds into the
-statement it runs anyway. A request refuses such a user (409); a worker, an import, a consolidation or a
+first transaction and clears in its last (db/erasure.py), as SQL: a search's first round trip and a
+turn's tenant check fold it into a statement they run anyway, a worker's turns and a re-embedding's
+rows are read or written only where their user is unmarked, and the other routes ask it on its own
+(erasure.refuse_if_erasing). A request refuses such a user (409); a worker, an import, a consolidation or a
 re-embedding skips their rows as it skips rows erased meanwhile: what it read before the mark is not
 written, and the message that brought it is done, not retried."""
 

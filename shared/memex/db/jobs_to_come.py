@@ -1,11 +1,14 @@
 """The jobs to come (`next_job`) still current: one user's, read under their lock by the write path
-(pipeline.start_jobs), and the users who have any, read by the sweep."""
+(pipeline.start_jobs), and the users who have any, read by the sweep. A user being erased has none:
+nothing is written for them (db/erasing.py)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import psycopg
+
+from memex.db import erasing
 
 # Every subject's job to come: the user's `next_job`, a participant's `melanie_next_job`. As the
 # partial index of migration 0039 says it, so that the sweep's read is an index scan.
@@ -21,6 +24,7 @@ def of_user(conn: psycopg.Connection, tenant_id: str, user_id: str) -> list[dict
                    turns.id AS turn_id, turns.agent_id, turns.session_id, turns.utc_offset, turns.candidates
             FROM memories JOIN turns ON turns.tenant_id = memories.tenant_id AND turns.id = memories.source_turn_id
             WHERE memories.tenant_id = %s AND memories.user_id = %s AND {_CURRENT}
+              AND {erasing.unmarked("memories")}
             ORDER BY memories.valid_from, memories.id""",
         (tenant_id, user_id),
     ).fetchall()
@@ -28,7 +32,8 @@ def of_user(conn: psycopg.Connection, tenant_id: str, user_id: str) -> list[dict
 
 def users(conn: psycopg.Connection) -> list[tuple[str, str]]:
     """(tenant, user) of every user with a current job to come."""
-    rows = conn.execute(f"SELECT DISTINCT tenant_id, user_id FROM memories WHERE {_CURRENT}", {}).fetchall()
+    rows = conn.execute(f"SELECT DISTINCT tenant_id, user_id FROM memories WHERE {_CURRENT}"
+                        f" AND {erasing.unmarked('memories')}", {}).fetchall()
     return [(row["tenant_id"], row["user_id"]) for row in rows]
 
 

@@ -236,7 +236,7 @@ _JOB_TAKEN = (rf"(?:got (?:an?|the) (?:new )?{_JOB_NOUN}|landed (?:an?|the|my) (
 _STARTED_AT = (rf"\bI(?:'ve| have)? {_ADVERBS}(?:(?:started|began) (?:at|working (?:at|for)|(?:an?|my) (?:new )?{_JOB_NOUN} "
                rf"(?:at|with))|got (?:an?|the) (?:new )?{_JOB_NOUN} (?:at|with)|got hired (?:at|by)"
                rf"|landed (?:an?|the|my) (?:new |dream |first )?{_JOB_NOUN} (?:at|with)|accepted (?:an|the|a job) offer from"
-               rf"|{_JOB_TAKEN} as (?:an? |the )?{_ROLE} (?:at|with)"
+               rf"|accepted (?:an?|the) (?:new )?{_JOB_NOUN} (?:at|with)|{_JOB_TAKEN} as (?:an? |the )?{_ROLE} (?:at|with)"
                r"|signed with)"
                rf"|\bI(?:'ve| have| was)? {_ADVERBS}been hired (?:at|by)|\bI was {_ADVERBS}hired (?:at|by)"
                rf"|\b(?i:my) first {_FIRST_SPAN} at"

@@ -124,12 +124,12 @@ class Dependencies:
     split at most once, and a dependency that failed is not asked again within the request (recall
     runs several searches), so one that is down costs the request a single wait; `degraded` names it."""
 
-    def __init__(self, ctx: Context, tenant_id: str, now: datetime | None = None):
+    def __init__(self, ctx: Context, tenant_id: str):
         self._ctx = ctx
         self._tenant_id = tenant_id
-        # The request's now, read with the check that its user is not being erased (user_zone.now, as
-        # recall does): its searches take it as their reference time without a round trip of their own.
-        self.now = now
+        # The request's now, read with the check that its user is not being erased (user_zone.send_now,
+        # read_now): its searches take it as their reference time without a round trip of their own.
+        self.now: datetime | None = None
         # What the request's searches learn of its user before their first round (memories.Ahead), when
         # read with its now (read_now): one round trip for both.
         self.ahead: memory_rows.Ahead | None = None
@@ -216,7 +216,7 @@ def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies |
 
 
 def read_now(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies) -> None:
-    """The request's now into `deps` (user_zone.now: the check that its user is not being erased, and
+    """The request's now into `deps` (user_zone.send_now: the check that its user is not being erased, and
     without a reference time their zone, whose days "yesterday" names) and, when its search reads it
     (_reads_ahead), the user's Ahead with it: one round trip for both, where there were two. The check
     is read first: nothing read of a user being erased is looked at. A question about a period
@@ -567,8 +567,16 @@ def _search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies 
     replaced = ahead is None or ahead.replaced
     said = [item for item in window if _said_in_message(found.get(item))] if replaced else []
     replacements, drawn = list, []
-    if about_past or ended_words or said or unread:
+    # A question about a chain ("before Shopify", "her first job", "when did she move to Dublin?") reads
+    # the chain's facts in this round trip; its member that answers goes first, last of all (below).
+    whole_question = past_question or request.query  # "before Shopify" is a past cue: the topic lacks it
+    chain = chains.asked(whole_question) if request.mode == "hybrid" and ctx.settings.search_chains else None
+    if about_past or ended_words or said or unread or chain is not None:
         with conn.pipeline():
+            if chain is not None:
+                chain_facts = history.send_chain_facts(conn, tenant_id, request.user_id,
+                                                       chains.texts(whole_question, chain), list(chain.key_words),
+                                                       request.as_of)
             # read for every question: a question about the past returns messages too (`no_longer_current`)
             if said:
                 replacements = history.send_replacements(conn, tenant_id, request.user_id, said, request.as_of)
@@ -604,14 +612,10 @@ def _search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies 
                                                                           topical), found,
                                     [] if ahead is None or ahead.names is None else
                                     [name for name in ahead.names if name not in ahead.user_names])
-    # Last: the member of a chain that answers a question about the chain ("before Shopify", "her
-    # first job", "when did she move to Dublin?") goes first whatever put the others where they are.
-    whole_question = past_question or request.query  # "before Shopify" is a past cue: the topic lacks it
-    chain = chains.asked(whole_question) if request.mode == "hybrid" and ctx.settings.search_chains else None
+    # Last: the member of a chain that answers a question about the chain goes first whatever put the
+    # others where they are.
     if chain is not None:
-        rows = history.send_chain_facts(conn, tenant_id, request.user_id, chains.texts(whole_question, chain),
-                                        list(chain.key_words), request.as_of)()
-        scored = chains.first(request, scored, *chains.answer(whole_question, chain, rows), relevance, now)
+        scored = chains.first(request, scored, *chains.answer(whole_question, chain, chain_facts()), relevance, now)
     results: list[dict[str, Any]] = []
     total = len(scored)
     start = 0

@@ -65,8 +65,8 @@ def _placed(name: str, found: list[Found]) -> str:
     """The words of a memory found that say `name` is someone in the user's life ("The user's wife is
     named Ana.", "my friend Sarah", "Ana is my wife"), empty when none does; not the user's own name
     ("The user's name is Dana.")."""
-    # Compiled through re's own cache (a name asked again: a lookup, ~11 µs), not one of ours: a
-    # process-wide cache of the names asked would keep what an erasure must leave no trace of.
+    # Compiled through re's own cache (a name asked again: a lookup, ~11 µs). That cache is process-wide
+    # too: a pattern holding an erased user's name may stay in it until 512 others push it out.
     said = re.escape(name)
     placed = re.compile(rf"{_PLACED_BEFORE}{said}\b|\b{said}{_PLACED_AFTER}", re.IGNORECASE)
     return next((match.group(0) for memory in found if name.casefold() in memory.content.casefold()
