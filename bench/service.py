@@ -17,9 +17,11 @@ import httpx
 
 ROOT = Path(__file__).resolve().parents[1]
 
-# Where the benchmark's own environment points at a database or queues, the child must not follow.
-RUNTIME_VARS = ("DATABASE_URL", "DATABASE_SECRET_ARN", "SQS_ENDPOINT_URL", "EXTRACTION_QUEUE_URL",
-                "SUPERSESSION_QUEUE_URL", "BACKFILL_QUEUE_URL", "MEMEX_HOME", "MEMEX_REQUIRE_API_KEY")
+# Where a benchmark's (or the test session's) own environment points at a database, queues or AWS,
+# or what its runtime set for itself, a child process of this checkout's must not follow.
+RUNTIME_VARS = ("DATABASE_URL", "DATABASE_SECRET_ARN", "SQS_ENDPOINT_URL", "AWS_ENDPOINT_URL", "MEMEX_LOCALSTACK",
+                "EXTRACTION_QUEUE_URL", "SUPERSESSION_QUEUE_URL", "BACKFILL_QUEUE_URL", "MEMEX_HOME",
+                "MEMEX_REQUIRE_API_KEY", "MEMEX_MAX_RECEIVE_COUNT")
 
 
 class ServiceError(Exception):

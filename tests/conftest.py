@@ -232,24 +232,30 @@ def other_tenant(ctx, http) -> Tenant:
 
 
 @contextmanager
-def statements_run(monkeypatch) -> Iterator[list[str]]:
-    """The text of every statement sent through psycopg's Connection.execute (any thread) while open:
-    the round trips a request makes, counted on the real connection."""
-    statements: list[str] = []
-    execute = psycopg.Connection.execute
+def round_trips(monkeypatch) -> Iterator[list[list[str]]]:
+    """The statements of each round trip the process's connections make while open, in order: a
+    pipeline's (entered at the top) as one, a statement sent outside one (psycopg's
+    Connection.execute, any thread) as its own; counted on the real connection."""
+    trips: list[list[str]] = []
+    execute, pipeline = psycopg.Connection.execute, psycopg.Connection.pipeline
 
-    def logged(conn, query, *args, **kwargs):
-        statements.append(str(query))
+    def counted_execute(conn, query, *args, **kwargs):
+        if conn._pipeline is None:
+            trips.append([])
+        trips[-1].append(str(query))
         return execute(conn, query, *args, **kwargs)
 
+    @contextmanager
+    def counted_pipeline(conn):
+        if conn._pipeline is None:
+            trips.append([])
+        with pipeline(conn) as sent:
+            yield sent
+
     with monkeypatch.context() as patched:
-        patched.setattr(psycopg.Connection, "execute", logged)
-        yield statements
-
-
-# What the test session's own runtime put in the environment must not leak into a child process.
-RUNTIME_VARS = {"DATABASE_URL", "SQS_ENDPOINT_URL", "AWS_ENDPOINT_URL", "MEMEX_LOCALSTACK", "EXTRACTION_QUEUE_URL", "SUPERSESSION_QUEUE_URL",
-                "BACKFILL_QUEUE_URL", "MEMEX_HOME", "MEMEX_REQUIRE_API_KEY", "MEMEX_MAX_RECEIVE_COUNT"}
+        patched.setattr(psycopg.Connection, "execute", counted_execute)
+        patched.setattr(psycopg.Connection, "pipeline", counted_pipeline)
+        yield trips
 
 
 def memex_cli(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess:
@@ -348,54 +354,30 @@ def event_loop_for_mangum():
 
 
 @contextmanager
-def cloudformation_response_url() -> Iterator[tuple[str, list[dict]]]:
-    """A loopback ResponseURL for a custom resource's handler: yields the URL and the list its one
-    PUT answer lands in."""
-    answers: list[dict] = []
+def loopback_endpoint(method: str, status: int) -> Iterator[tuple[str, list[dict]]]:
+    """A loopback HTTP endpoint answering each `method` request `status` with no body: yields its URL
+    and the list each request lands in (its path, headers and JSON body). A custom resource's
+    ResponseURL is ("PUT", 200); the Lambda API of a handler that invokes a function itself (its URL
+    for AWS_ENDPOINT_URL_LAMBDA) is ("POST", 202), as Lambda answers an async invocation."""
+    received: list[dict] = []
 
-    class ResponseUrl(BaseHTTPRequestHandler):
+    class Endpoint(BaseHTTPRequestHandler):
         def log_message(self, *args):
             pass
 
-        def do_PUT(self):
-            answers.append(json.loads(self.rfile.read(int(self.headers["content-length"]))))
-            self.send_response(200)
-            self.end_headers()
-
-    server = HTTPServer(("127.0.0.1", 0), ResponseUrl)
-    thread = threading.Thread(target=server.handle_request, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/response", answers
-    finally:
-        thread.join(timeout=10)
-        server.server_close()
-
-
-@contextmanager
-def lambda_invoke_endpoint() -> Iterator[tuple[str, list[dict]]]:
-    """A loopback Lambda API for a handler that invokes a function itself: yields its URL (for
-    AWS_ENDPOINT_URL_LAMBDA) and the list each Invoke request lands in (the function named, the
-    invocation type, the payload), answered as Lambda answers an async invocation (202)."""
-    invocations: list[dict] = []
-
-    class LambdaApi(BaseHTTPRequestHandler):
-        def log_message(self, *args):
-            pass
-
-        def do_POST(self):
-            payload = json.loads(self.rfile.read(int(self.headers["content-length"])))
-            invocations.append({"path": self.path, "type": self.headers.get("X-Amz-Invocation-Type"),
-                                "payload": payload})
-            self.send_response(202)
+        def answer(self):
+            received.append({"path": self.path, "headers": {k.lower(): v for k, v in self.headers.items()},
+                             "body": json.loads(self.rfile.read(int(self.headers["content-length"])))})
+            self.send_response(status)
             self.send_header("Content-Length", "0")
             self.end_headers()
 
-    server = HTTPServer(("127.0.0.1", 0), LambdaApi)
+    setattr(Endpoint, f"do_{method}", Endpoint.answer)
+    server = HTTPServer(("127.0.0.1", 0), Endpoint)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
-        yield f"http://127.0.0.1:{server.server_address[1]}", invocations
+        yield f"http://127.0.0.1:{server.server_address[1]}", received
     finally:
         server.shutdown()
         thread.join(timeout=10)

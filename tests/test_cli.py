@@ -14,7 +14,8 @@ import uuid
 
 import pytest
 
-from tests.conftest import ROOT, RUNTIME_VARS, memex_cli, scratch_database
+from bench.service import RUNTIME_VARS
+from tests.conftest import ROOT, memex_cli, scratch_database
 
 
 def test_keys_create_makes_a_key_that_maps_to_its_tenant(ctx, http):

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT, cloudformation_response_url
+from tests.conftest import ROOT, loopback_endpoint
 from tests.test_template import load_template
 
 HANDLERS = sorted(p.parent.name for p in (ROOT / "functions").glob("*/app.py"))
@@ -124,11 +124,11 @@ def test_requests_that_do_not_embed_load_no_model(tenant, runtime, settings):
 
 
 def test_the_migrate_handler_loads_no_model(runtime):
-    with cloudformation_response_url() as (url, answers):
+    with loopback_endpoint("PUT", 200) as (url, answers):
         event = sample("migrate_create")
         event["ResponseURL"] = url
         loaded = invoke_fresh("migrate", event, "answer is None")
-    assert [a["Status"] for a in answers] == ["SUCCESS"]
+    assert [a["body"]["Status"] for a in answers] == ["SUCCESS"]
     assert_no_model(loaded, "migrate")
 
 

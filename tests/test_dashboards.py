@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
 import pytest
 
 from memex.metrics import ALL, BY_NAME, COUNTER, HISTOGRAM
+from tests.conftest import ROOT
 from tests.test_template import RESOURCES
 
-ROOT = Path(__file__).resolve().parents[1]
 GRAFANA = ROOT / "infra" / "grafana" / "memex.json"
 
 def _published_by_aws(metric) -> set[tuple[str, str]]:

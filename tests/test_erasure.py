@@ -14,7 +14,7 @@ from memex import backfill, pipeline
 from memex.db.erasure import ENDED_WITH_ERASED, REPLACED_ERASED
 from memex.jobs import ExtractionJob, SupersessionJob
 from memex_edge.context import build_context
-from tests.conftest import Tenant, api_client, statements_run
+from tests.conftest import Tenant, api_client, round_trips
 
 
 def _all(tenant, **params) -> list[dict]:
@@ -588,8 +588,9 @@ def test_a_sweep_run_out_of_time_leaves_the_user_marked_and_a_later_run_finishes
 
 def test_a_turn_is_stored_after_one_round_trip_that_checks_its_tenant_and_its_users_erasure(tenant, monkeypatch):
     tenant.turn("Hello!")  # the tenant's row exists: the path of every turn after its first
-    with statements_run(monkeypatch) as statements:
+    with round_trips(monkeypatch) as trips:
         assert tenant.turn("I live in Lisbon.", wait=False).status_code == 202
+    statements = [s for trip in trips for s in trip]
     stored = next(i for i, s in enumerate(statements) if s.lstrip().startswith("INSERT INTO turns"))
     checks = [s for s in statements[:stored] if "user_erasures" in s or "FROM tenants" in s]
     assert len(checks) == 1 and "user_erasures" in checks[0] and "FOR KEY SHARE" in checks[0], checks

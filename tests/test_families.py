@@ -5,7 +5,6 @@ family says and holding one value or several as supersession treats it (issue 11
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import yaml
 
@@ -13,8 +12,7 @@ from memex.extraction import families
 from memex.extraction.llm import SYSTEM, _importance
 from memex.extraction.offline import OfflineExtractor
 from memex.supersession import holds_several
-
-ROOT = Path(__file__).resolve().parents[1]
+from tests.conftest import ROOT
 
 
 def _offline_candidates():

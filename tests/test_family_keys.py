@@ -24,15 +24,16 @@ def _facts(tenant, key: str | None = None) -> list[dict]:
     return [m for m in memories if m["memory_type"] == "semantic" and (key is None or m["key"] == key)]
 
 
-def _filed_as(ctx, tenant, old: str, new: str) -> None:
-    """The user's facts under `old` filed under `new` (and their dedupe keys), as a version of memex
-    before the aliases (extraction/aliases.py) stored what a model filed under its own word."""
+def filed_as(ctx, tenant, old: str, new: str, every_user: bool = False) -> None:
+    """The user's facts under `old` (or every user's of the tenant) filed under `new` (and their
+    dedupe keys), as a version of memex before the aliases (extraction/aliases.py) stored what a
+    model filed under its own word."""
     with ctx.db.transaction() as conn:
         conn.execute(
             """UPDATE memories SET key = %(new)s,
                       dedupe_key = replace(dedupe_key, ':' || %(old)s || ':', ':' || %(new)s || ':')
-               WHERE tenant_id = %(t)s AND user_id = %(u)s AND key = %(old)s""",
-            {"old": old, "new": new, "t": tenant.id, "u": tenant.user})
+               WHERE tenant_id = %(t)s AND key = %(old)s AND (%(u)s::text IS NULL OR user_id = %(u)s)""",
+            {"old": old, "new": new, "t": tenant.id, "u": None if every_user else tenant.user})
 
 
 def _migrate(ctx) -> None:
@@ -59,7 +60,7 @@ def test_two_current_cities_of_one_family_are_resolved_with_their_history_and_th
         tenant = Tenant(own, client)
         tenant.turn("I live in Berlin.", timestamp="2026-01-01T10:00:00Z")
         tenant.turn("I live in Lisbon.", timestamp="2026-03-01T10:00:00Z")
-        _filed_as(own, tenant, "city", "current_city")
+        filed_as(own, tenant, "city", "current_city")
         tenant.turn("I moved to Porto.", timestamp="2026-05-01T10:00:00Z")
         # what the aliases left: Porto under the family's key beside the current_city Lisbon, both current
         assert {(m["key"], m["value"]) for m in _facts(tenant) if m["active"]} == {("current_city", "Lisbon"),
@@ -100,9 +101,9 @@ def test_a_city_said_after_the_upgrade_replaces_the_one_stored_under_an_alias(ct
         tenant.turn("I'm a nurse.", timestamp="2026-03-02T10:00:00Z")
         tenant.turn("I speak Spanish.", timestamp="2026-03-03T10:00:00Z")
         tenant.turn("I speak French.", timestamp="2026-03-04T10:00:00Z")
-        _filed_as(own, tenant, "city", "location")
-        _filed_as(own, tenant, "role", "job_title")
-        _filed_as(own, tenant, "language", "languages")
+        filed_as(own, tenant, "city", "location")
+        filed_as(own, tenant, "role", "job_title")
+        filed_as(own, tenant, "language", "languages")
         # said again since under the family's key, which holds several: two Spanish current
         tenant.turn("I speak Spanish.", timestamp="2026-04-01T10:00:00Z")
 
@@ -128,7 +129,7 @@ def test_a_turn_of_another_user_is_written_while_the_migration_holds_one_users_l
     with database_of_its_own(ctx, "memex_family_keys") as own, api_client(own) as client:
         tenant = Tenant(own, client)
         tenant.turn("I live in Lisbon.", timestamp="2026-03-01T10:00:00Z")
-        _filed_as(own, tenant, "city", "current_city")
+        filed_as(own, tenant, "city", "current_city")
         other = f"{tenant.user}-other"
         migrator = "memex-family-keys-test"
         failures: list[BaseException] = []
@@ -183,7 +184,7 @@ def test_a_migration_out_of_time_stops_unrecorded_and_the_next_run_continues_wit
         for user in users:
             tenant.turn("I live in Berlin.", user=user, timestamp="2026-01-01T10:00:00Z")
             tenant.turn("I live in Lisbon.", user=user, timestamp="2026-03-01T10:00:00Z")
-        _filed_as_for_every_user(own, tenant.id, "city", "current_city")
+        filed_as(own, tenant, "city", "current_city", every_user=True)
         for user in users:
             tenant.turn("I moved to Porto.", user=user, timestamp="2026-05-01T10:00:00Z")
         with psycopg.connect(own.db.dsn, autocommit=True) as conn:
@@ -216,14 +217,6 @@ def test_a_migration_out_of_time_stops_unrecorded_and_the_next_run_continues_wit
                 ("city", "Berlin", False), ("city", "Lisbon", False), ("city", "Porto", True)]
 
 
-def _filed_as_for_every_user(ctx, tenant_id: str, old: str, new: str) -> None:
-    with ctx.db.transaction() as conn:
-        conn.execute(
-            """UPDATE memories SET key = %(new)s,
-                      dedupe_key = replace(dedupe_key, ':' || %(old)s || ':', ':' || %(new)s || ':')
-               WHERE tenant_id = %(t)s AND key = %(old)s""", {"old": old, "new": new, "t": tenant_id})
-
-
 def test_a_key_is_filed_as_the_llm_extractor_files_it_and_a_family_key_as_itself():
     assert aliases.family_key("user", "current_city") == "city"
     assert aliases.family_key("user", "wife_location") == "partner_city"
@@ -236,7 +229,7 @@ def test_a_key_is_filed_as_the_llm_extractor_files_it_and_a_family_key_as_itself
 def test_a_value_erased_under_an_alias_is_not_brought_back_under_the_family_key(ctx, tenant, runtime):
     tenant.turn("I live in Lisbon.", timestamp="2026-03-01T10:00:00Z")
     tenant.turn("I work at Notion.", timestamp="2026-03-02T10:00:00Z")
-    _filed_as(ctx, tenant, "city", "current_city")
+    filed_as(ctx, tenant, "city", "current_city")
     # erased while the fact was filed under the alias: its tombstone names current_city
     lisbon = _facts(tenant, "current_city")[0]
     assert tenant.delete(f"/v1/memories/{lisbon['id']}").json()["deleted"] == {"memories": 1}

@@ -12,8 +12,8 @@ from aws_lambda_powertools.utilities.batch.exceptions import BatchProcessingErro
 
 from infra.local.lambda_context import LocalLambdaContext
 from infra.local.runtime import function_module
-from tests.conftest import (ROOT, Tenant, api_client, cloudformation_response_url, database_of_its_own,
-                            lambda_invoke_endpoint)
+from tests.conftest import ROOT, Tenant, api_client, database_of_its_own, loopback_endpoint
+from tests.test_family_keys import filed_as
 
 EVENTS = ROOT / "events"
 
@@ -114,13 +114,13 @@ def test_sweep_handler_on_its_sample_event(runtime):
 
 
 def test_migrate_handler_answers_cloudformation(runtime):
-    with cloudformation_response_url() as (url, answers):
+    with loopback_endpoint("PUT", 200) as (url, answers):
         event = _event("migrate_create")
         event["ResponseURL"] = url
         _invoke("migrate", event)
     assert len(answers) == 1
-    assert answers[0]["Status"] == "SUCCESS", answers[0]
-    assert answers[0]["RequestId"] == event["RequestId"] and answers[0]["Data"] == {"Applied": "none"}
+    assert answers[0]["body"]["Status"] == "SUCCESS", answers[0]
+    assert answers[0]["body"]["RequestId"] == event["RequestId"] and answers[0]["body"]["Data"] == {"Applied": "none"}
 
 
 class _Records(logging.Handler):
@@ -139,7 +139,7 @@ def test_migrate_handler_logs_the_migrations_the_database_has_that_it_does_not_k
     memex_log = logging.getLogger("memex")
     memex_log.addHandler(records)
     try:
-        with database_of_its_own(ctx, "newer") as own, cloudformation_response_url() as (url, answers):
+        with database_of_its_own(ctx, "newer") as own, loopback_endpoint("PUT", 200) as (url, answers):
             own.db.connection().execute("INSERT INTO schema_migrations (version) VALUES ('9000_from_a_newer_memex')")
             monkeypatch.setattr(function_module("migrate"), "get_context", lambda: own)
             event = _event("migrate_create")
@@ -147,7 +147,7 @@ def test_migrate_handler_logs_the_migrations_the_database_has_that_it_does_not_k
             _invoke("migrate", event)
     finally:
         memex_log.removeHandler(records)
-    assert [answer["Status"] for answer in answers] == ["SUCCESS"], answers
+    assert [answer["body"]["Status"] for answer in answers] == ["SUCCESS"], answers
     assert [m for m in records.messages if "does not know" in m] == [
         "the database has migrations this version of memex does not know (9000_from_a_newer_memex): a newer "
         "version applied them; this one serves it as it is, without what they added"]
@@ -160,10 +160,8 @@ def _unfinished_0033(own, users: int) -> None:
         tenant = Tenant(own, client)
         for n in range(users):
             tenant.turn("I live in Berlin.", user=f"{tenant.user}-{n}", timestamp="2026-01-01T10:00:00Z")
+        filed_as(own, tenant, "city", "current_city", every_user=True)
     with psycopg.connect(own.db.dsn, autocommit=True) as conn:
-        conn.execute("""UPDATE memories SET key = 'current_city',
-                               dedupe_key = replace(dedupe_key, ':city:', ':current_city:')
-                        WHERE key = 'city'""")
         conn.execute("DELETE FROM schema_migrations WHERE version = '0033_family_keys'")
 
 
@@ -176,8 +174,8 @@ def test_a_migration_longer_than_an_invocation_continues_in_the_next_and_only_th
     """At 1M memories migration 0033 outlasts MigrateFunction's 300 s: the function invokes itself
     (async, the same event counting its invocations) and answers CloudFormation once, when done."""
     migrate = function_module("migrate")
-    with database_of_its_own(ctx, "chain") as own, lambda_invoke_endpoint() as (endpoint, invocations), \
-            cloudformation_response_url() as (url, answers):
+    with database_of_its_own(ctx, "chain") as own, loopback_endpoint("POST", 202) as (endpoint, invocations), \
+            loopback_endpoint("PUT", 200) as (url, answers):
         _unfinished_0033(own, users=3)
         monkeypatch.setattr(migrate, "get_context", lambda: own)
         monkeypatch.setenv("AWS_ENDPOINT_URL_LAMBDA", endpoint)
@@ -188,24 +186,24 @@ def test_a_migration_longer_than_an_invocation_continues_in_the_next_and_only_th
         context = _out_of_time_context()
         assert invocations[0]["path"] == (
             f"/2015-03-31/functions/{urllib.parse.quote(context.invoked_function_arn, safe='')}/invocations")
-        assert invocations[0]["type"] == "Event"
-        assert invocations[0]["payload"] == {**event, "MemexContinuation": 1}
+        assert invocations[0]["headers"]["x-amz-invocation-type"] == "Event"
+        assert invocations[0]["body"] == {**event, "MemexContinuation": 1}
         while not answers:
             assert len(invocations) <= 5, invocations
-            migrate.handler(invocations[-1]["payload"], _out_of_time_context())
+            migrate.handler(invocations[-1]["body"], _out_of_time_context())
         with psycopg.connect(own.db.dsn) as conn:
             assert conn.execute("SELECT count(*) FROM memories WHERE key = 'current_city'").fetchone()[0] == 0
             assert conn.execute("SELECT 1 FROM schema_migrations WHERE version = '0033_family_keys'").fetchall()
-    assert [p["payload"]["MemexContinuation"] for p in invocations] == list(range(1, len(invocations) + 1))
+    assert [p["body"]["MemexContinuation"] for p in invocations] == list(range(1, len(invocations) + 1))
     assert len(invocations) >= 2  # three users, one an invocation
-    assert len(answers) == 1 and answers[0]["Status"] == "SUCCESS", answers
-    assert answers[0]["RequestId"] == event["RequestId"]
+    assert len(answers) == 1 and answers[0]["body"]["Status"] == "SUCCESS", answers
+    assert answers[0]["body"]["RequestId"] == event["RequestId"]
 
 
 def test_a_migration_unfinished_after_the_most_invocations_fails_the_deploy_saying_so(ctx, monkeypatch):
     migrate = function_module("migrate")
-    with database_of_its_own(ctx, "chain_bound") as own, lambda_invoke_endpoint() as (endpoint, invocations), \
-            cloudformation_response_url() as (url, answers):
+    with database_of_its_own(ctx, "chain_bound") as own, loopback_endpoint("POST", 202) as (endpoint, invocations), \
+            loopback_endpoint("PUT", 200) as (url, answers):
         _unfinished_0033(own, users=3)
         monkeypatch.setattr(migrate, "get_context", lambda: own)
         monkeypatch.setattr(migrate, "MAX_CONTINUATIONS", 1)
@@ -213,12 +211,12 @@ def test_a_migration_unfinished_after_the_most_invocations_fails_the_deploy_sayi
         event = _event("migrate_create")
         event["ResponseURL"] = url
         migrate.handler(event, _out_of_time_context())
-        migrate.handler(invocations[0]["payload"], _out_of_time_context())
+        migrate.handler(invocations[0]["body"], _out_of_time_context())
     assert len(invocations) == 1
-    assert [a["Status"] for a in answers] == ["FAILED"], answers
-    assert answers[0]["Reason"].startswith(
+    assert [a["body"]["Status"] for a in answers] == ["FAILED"], answers
+    assert answers[0]["body"]["Reason"].startswith(
         "MigrationUnfinished: migration 0033_family_keys ran out of time with work left; what it did is kept")
-    assert "after 2 invocations of MigrateFunction" in answers[0]["Reason"]
+    assert "after 2 invocations of MigrateFunction" in answers[0]["body"]["Reason"]
 
 
 def test_an_invocation_finding_another_migrator_at_work_hands_the_wait_on_and_never_answers_twice(ctx, monkeypatch):
@@ -228,8 +226,8 @@ def test_an_invocation_finding_another_migrator_at_work_hands_the_wait_on_and_ne
     from memex.db.migrations import _LOCK_ID
 
     migrate = function_module("migrate")
-    with database_of_its_own(ctx, "chain_lock") as own, lambda_invoke_endpoint() as (endpoint, invocations), \
-            cloudformation_response_url() as (url, answers):
+    with database_of_its_own(ctx, "chain_lock") as own, loopback_endpoint("POST", 202) as (endpoint, invocations), \
+            loopback_endpoint("PUT", 200) as (url, answers):
         monkeypatch.setattr(migrate, "get_context", lambda: own)
         monkeypatch.setenv("AWS_ENDPOINT_URL_LAMBDA", endpoint)
         event = _event("migrate_create")
@@ -237,7 +235,7 @@ def test_an_invocation_finding_another_migrator_at_work_hands_the_wait_on_and_ne
         with psycopg.connect(own.db.dsn, autocommit=True) as other:
             other.execute("SELECT pg_advisory_lock(%s)", (_LOCK_ID,))  # the first migrator, at work
             migrate.handler(event, LocalLambdaContext("migrate", timeout_seconds=migrate.UNUSED_SECONDS + 1))
-            assert answers == [] and [i["payload"] for i in invocations] == [{**event, "MemexContinuation": 1}]
-        migrate.handler(invocations[0]["payload"], LocalLambdaContext("migrate"))
+            assert answers == [] and [i["body"] for i in invocations] == [{**event, "MemexContinuation": 1}]
+        migrate.handler(invocations[0]["body"], LocalLambdaContext("migrate"))
     assert len(invocations) == 1
-    assert [(a["Status"], a["Data"]) for a in answers] == [("SUCCESS", {"Applied": "none"})], answers
+    assert [(a["body"]["Status"], a["body"]["Data"]) for a in answers] == [("SUCCESS", {"Applied": "none"})], answers

@@ -13,8 +13,9 @@ from pathlib import Path
 import httpx
 import pytest
 
+from bench.service import RUNTIME_VARS
 from infra.local.sqs_server import free_port
-from tests.conftest import ROOT, RUNTIME_VARS
+from tests.conftest import ROOT
 
 # A fresh server's first search loads the embedding model: slow on a busy machine. Each call its
 # own connection, so that requests spread over a server's processes.

@@ -6,8 +6,8 @@ import shutil
 from pathlib import Path
 
 from bench import locomo_candidates
+from tests.conftest import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 
 # LoCoMo's shape, written here (the dataset is not the repository's to copy).
 SAMPLE = {"sample_id": "conv-x", "qa": [], "conversation": {

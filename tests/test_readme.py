@@ -5,11 +5,10 @@ document keeps a merge's conflict markers."""
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 from infra import template
+from tests.conftest import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 
 

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from memex.budget import count_tokens
-from tests.conftest import statements_run
+from tests.conftest import round_trips
 
 FACTS = [
     "I work at Notion as a product manager.",
@@ -379,8 +379,8 @@ def test_a_citations_snippet_never_cuts_a_character_from_its_accent_or_its_emoji
 def test_a_recall_reads_whether_its_user_is_being_erased_in_one_round_trip(tenant, monkeypatch, reference_time):
     """user_zone.send_now reads it with the user's offset; the recall's search does not read it again."""
     tenant.turn("I live in Lisbon.")
-    with statements_run(monkeypatch) as statements:
+    with round_trips(monkeypatch) as trips:
         body = _recalled(tenant, query="Where do I live?",
                          **({"reference_time": reference_time} if reference_time else {}))
     assert "Lisbon" in body["context"]
-    assert sum("user_erasures" in s for s in statements) == 1
+    assert sum("user_erasures" in s for trip in trips for s in trip) == 1

@@ -16,9 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import installed_tool
+from tests.conftest import ROOT, installed_tool
 
-ROOT = Path(__file__).resolve().parents[1]
 TEMPLATE = ROOT / "template.yaml"
 
 # Lambda's limit on a function plus all its layers, unzipped: 250 MB = 262,144,000 bytes.

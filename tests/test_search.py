@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from memex.models import SearchFilters
 from memex.retrieval import keywords
+from tests.conftest import round_trips
 
 NOISE = ["What is the boiling point of mercury?", "How do I configure an nginx reverse proxy?",
          "Who won the 1998 world cup?", "Explain the rules of cricket"]
@@ -168,34 +169,6 @@ def test_a_search_makes_no_round_trip_it_can_know_finds_nothing(tenant, monkeypa
     assert asked == ["neighbours", "neighbours", "replacements"]
 
 
-def _round_trips(monkeypatch) -> list[list[str]]:
-    """The statements of each round trip the process's connections make from here on, in order: a
-    pipeline's (entered at the top) as one, a statement sent outside one as its own."""
-    import contextlib
-
-    import psycopg
-
-    trips: list[list[str]] = []
-    execute, pipeline = psycopg.Connection.execute, psycopg.Connection.pipeline
-
-    def counted_execute(self, query, *args, **kwargs):
-        if self._pipeline is None:
-            trips.append([])
-        trips[-1].append(str(query))
-        return execute(self, query, *args, **kwargs)
-
-    @contextlib.contextmanager
-    def counted_pipeline(self):
-        if self._pipeline is None:
-            trips.append([])
-        with pipeline(self) as sent:
-            yield sent
-
-    monkeypatch.setattr(psycopg.Connection, "execute", counted_execute)
-    monkeypatch.setattr(psycopg.Connection, "pipeline", counted_pipeline)
-    return trips
-
-
 def test_a_search_reads_its_user_ahead_in_the_round_trip_of_the_erasure_check(tenant, monkeypatch):
     """A search learns its now (user_zone.send_now: the user is not being erased, and their zone) and
     what it needs of the user before its first round (memories.ahead) in one round trip, not two,
@@ -203,13 +176,13 @@ def test_a_search_reads_its_user_ahead_in_the_round_trip_of_the_erasure_check(te
     user being erased is still refused)."""
     tenant.turn("We took the ferry to Cacilhas again yesterday.", timestamp="2026-01-01T00:00:00Z")
     expected = tenant.search("the ferry to Cacilhas")
-    trips = _round_trips(monkeypatch)
-    assert tenant.search("the ferry to Cacilhas") == expected
+    with round_trips(monkeypatch) as trips:
+        assert tenant.search("the ferry to Cacilhas") == expected
     checked = [i for i, trip in enumerate(trips) if any("user_erasures" in sql for sql in trip)]
     read_ahead = [i for i, trip in enumerate(trips) if any("WITH RECURSIVE kinds" in sql for sql in trip)]
     assert len(checked) == 1 and checked == read_ahead, trips
-    del trips[:]  # and a recall's search, its now read by the recall
-    recalled = tenant.post("/v1/recall", {"user_id": tenant.user, "query": "the ferry to Cacilhas"})
+    with round_trips(monkeypatch) as trips:  # and a recall's search, its now read by the recall
+        recalled = tenant.post("/v1/recall", {"user_id": tenant.user, "query": "the ferry to Cacilhas"})
     assert recalled.status_code == 200 and recalled.json()["citations"], recalled.text
     checked = [i for i, trip in enumerate(trips) if any("user_erasures" in sql for sql in trip)]
     read_ahead = [i for i, trip in enumerate(trips) if any("WITH RECURSIVE kinds" in sql for sql in trip)]

@@ -13,9 +13,8 @@ import pytest
 
 from infra import template
 from memex.config import load_settings
-from tests.conftest import installed_tool
+from tests.conftest import ROOT, installed_tool
 
-ROOT = Path(__file__).resolve().parents[1]
 TEMPLATE = ROOT / "template.yaml"
 EVENTS = ROOT / "events"
 

@@ -24,7 +24,8 @@ from memex.db import turns as turn_rows
 from memex.errors import TenantDeleted
 from memex.models import MemoryIn, TurnIn
 from memex_edge.context import build_context
-from tests.conftest import ROOT, RUNTIME_VARS, Tenant, api_client, memex_cli, scratch_database
+from bench.service import RUNTIME_VARS
+from tests.conftest import ROOT, Tenant, api_client, memex_cli, scratch_database
 from tests.test_erasure import _marker, _rows_mentioning, texts_kept
 
 
