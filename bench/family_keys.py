@@ -19,10 +19,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import shutil
 import signal
 import sys
-import tempfile
 import threading
 import time
 from pathlib import Path
@@ -70,28 +68,17 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--pending", type=int, default=1_000, help="turns extracted and not yet decided")
     parser.add_argument("--pool", type=int, default=20_000, help="distinct texts (bench.scale's pool)")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--cache-dir", type=Path, default=Path(tempfile.gettempdir()) / "memex-scale-cache",
+    parser.add_argument("--cache-dir", type=Path, default=corpus.CACHE_DIR,
                         help="where bench.scale keeps the pool's vectors between runs")
     parser.add_argument("--out", type=Path, help="also write the figures as JSON")
     args = parser.parse_args(argv)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
-    started = time.perf_counter()
-
-    def progress(message: str) -> None:
-        print(f"[{time.perf_counter() - started:7.1f} s] {message}", file=sys.stderr, flush=True)
-
+    progress = database.progress_on_stderr()
     sizes = sorted({int(s) for s in args.sizes.split(",") if s.strip()})
     users = database.layout(args.total, sizes, 1, [], args.filler_size)
     progress(f"{len(users)} users, {sum(u.size for u in users):,} memories")
-    home = tempfile.mkdtemp(prefix="memex-family-keys-", dir="/tmp")
-    server = None
-    try:
-        server = database.Server(home)
+    with database.running(None, "memex-family-keys-") as (server, home):
         figures = run(args, users, server, home, progress)
-    finally:
-        if server is not None:
-            server.stop()
-        shutil.rmtree(home, ignore_errors=True)
     print(table(figures))
     if args.out:
         args.out.write_text(json.dumps(figures, indent=1))
@@ -108,10 +95,9 @@ def run(args, users: list[database.User], server: database.Server, home: str, pr
     from memex_edge.context import build_context
 
     ctx = build_context(load_settings())
-    texts = corpus.pool(args.pool, args.seed)
-    vectors, _ = corpus.pool_vectors(ctx.embedder, texts, args.cache_dir / f"pool-{args.seed}-{args.pool}-{ctx.embedder.name}.npy")
-    definitions = database.prepare(url, ctx.settings.embedding_dim, through=BEFORE)
-    database.load(url, [database.UserRows(u, texts, vectors, args.seed) for u in users], progress)
+    texts, vectors = corpus.embedded_pool(args.pool, args.seed, ctx.embedder, args.cache_dir, progress)
+    definitions, _ = database.fill(url, users, texts, vectors, args.seed, ctx.settings.embedding_dim, progress,
+                                   through=BEFORE)
     shaped = time.perf_counter()
     with psycopg.connect(url, autocommit=True) as conn:
         keys = [r[0] for r in conn.execute("SELECT DISTINCT key FROM memories WHERE key IS NOT NULL")]

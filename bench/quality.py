@@ -43,12 +43,14 @@ import uuid
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from functools import partial
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
 import httpx
 import yaml
 
+from bench import api
 from bench.service import ServiceError, local_server
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -191,14 +193,18 @@ def describe(probe: dict[str, Any]) -> str:
 
 # --- the service -----------------------------------------------------------------------------------
 
-def _call(client: httpx.Client, method: str, path: str, **kwargs: Any) -> dict[str, Any]:
+def _request(client: httpx.Client, method: str, path: str, **kwargs: Any) -> httpx.Response:
     try:
         response = client.request(method, path, **kwargs)
     except httpx.HTTPError as exc:
         raise ServiceError(f"{method} {path}: {type(exc).__name__}: {exc}") from exc
     if response.status_code >= 400:
         raise ServiceError(f"{method} {path}: HTTP {response.status_code} {response.text[:1000]}")
-    return response.json()
+    return response
+
+
+def _call(client: httpx.Client, method: str, path: str, **kwargs: Any) -> dict[str, Any]:
+    return _request(client, method, path, **kwargs).json()
 
 
 @contextmanager
@@ -305,19 +311,6 @@ def _norm(text: Any) -> str:
     return " ".join(str(text).casefold().split()).strip(" .!")
 
 
-def _memories(client: httpx.Client, user_id: str, include_inactive: bool) -> list[dict[str, Any]]:
-    found, cursor = [], None
-    while True:
-        params: dict[str, Any] = {"include_inactive": str(include_inactive).lower(), "limit": 500}
-        if cursor:
-            params["cursor"] = cursor
-        page = _call(client, "GET", f"/v1/users/{user_id}/memories", params=params)
-        found += page["memories"]
-        cursor = page.get("next_cursor")
-        if not cursor:
-            return found
-
-
 def probe_search(client: httpx.Client, probe: dict[str, Any], user_id: str, when: str) -> tuple[bool, Any]:
     top_k = int(probe.get("top_k", DEFAULT_TOP_K))
     body: dict[str, Any] = {"user_id": user_id, "query": probe["query"], "top_k": top_k, "reference_time": when}
@@ -339,7 +332,7 @@ def probe_search(client: httpx.Client, probe: dict[str, Any], user_id: str, when
 
 def probe_active(client: httpx.Client, probe: dict[str, Any], user_id: str) -> tuple[bool, Any]:
     key = probe["key"]
-    active = [m for m in _memories(client, user_id, include_inactive=False)
+    active = [m for m in api.memories(partial(_request, client, "GET"), user_id, include_inactive=False)
               if m["memory_type"] == "semantic" and (key == "*" or m["key"] == key)]
     seen = sorted({f"{m['key']}={m['value']}" if key == "*" else str(m["value"]) for m in active})
     passed = {_norm(m["value"]) for m in active} == {_norm(v) for v in probe["values"]}
@@ -348,7 +341,7 @@ def probe_active(client: httpx.Client, probe: dict[str, Any], user_id: str) -> t
 
 def probe_history(client: httpx.Client, probe: dict[str, Any], user_id: str) -> tuple[bool, Any]:
     key, wanted = probe["key"], [_norm(v) for v in probe["values"]]
-    listed = [m for m in _memories(client, user_id, include_inactive=True)
+    listed = [m for m in api.memories(partial(_request, client, "GET"), user_id, include_inactive=True)
               if m["memory_type"] == "semantic" and m["key"] == key]
     listing = sorted(f"{m['value']} ({'active' if m['active'] else 'inactive'})" for m in listed)
     heads = [m for m in listed if m["active"] and _norm(m["value"]) == wanted[-1]]

@@ -23,11 +23,9 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
-import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -73,7 +71,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--plot", type=Path, default=ROOT / "docs" / "perf" / "scale.png")
     parser.add_argument("--out", type=Path, help="also write the raw figures as JSON")
-    parser.add_argument("--cache-dir", type=Path, default=Path(tempfile.gettempdir()) / "memex-scale-cache",
+    parser.add_argument("--cache-dir", type=Path, default=corpus.CACHE_DIR,
                         help="where the pool's vectors are kept between runs")
     parser.add_argument("--data-dir", type=Path,
                         help="keep the database here instead of a temporary dir; a later run with the same "
@@ -82,11 +80,7 @@ def main(argv: list[str] | None = None) -> None:
     # A plain `kill` must still stop the embedded Postgres and remove a temporary data dir.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
 
-    started = time.perf_counter()
-
-    def progress(message: str) -> None:
-        print(f"[{time.perf_counter() - started:7.1f} s] {message}", file=sys.stderr, flush=True)
-
+    progress = database.progress_on_stderr()
     users = database.layout(args.total, args.sizes, args.users_per_size, args.threshold_sizes, args.filler_size)
     progress(f"{len(users)} users, {sum(u.size for u in users):,} memories")
     if args.data_dir and (args.data_dir / "pgdata").exists():
@@ -94,16 +88,8 @@ def main(argv: list[str] | None = None) -> None:
         if not state.exists() or json.loads(state.read_text())["options"] != data_options(args):
             raise SystemExit(f"{args.data_dir} holds data loaded with other options (or not finished): "
                              "give --data-dir a new directory")
-    home = str(args.data_dir.resolve()) if args.data_dir else tempfile.mkdtemp(prefix="memex-scale-", dir="/tmp")
-    server = None
-    try:
-        server = database.Server(home)
+    with database.running(str(args.data_dir.resolve()) if args.data_dir else None, "memex-scale-") as (server, home):
         run = measure_all(args, users, server, home, progress)
-    finally:
-        if server is not None:
-            server.stop()
-        if not args.data_dir:
-            shutil.rmtree(home, ignore_errors=True)
     print(report.tables(run))
     report.plot(run, args.plot)
     print(f"\nPlot: {args.plot}")
@@ -193,21 +179,14 @@ def load_all(args, users: list[database.User], small: database.User, server: dat
              progress) -> dict:
     """Embed the pool, COPY every user into the main database and the small user alone into a
     second one, build the deferred indexes; the load's and the builds' seconds."""
-    texts = corpus.pool(args.pool, args.seed)
-    cache = args.cache_dir / f"pool-{args.seed}-{args.pool}-{ctx.embedder.name}.npy"
-    embed_started = time.perf_counter()
-    vectors, cached = corpus.pool_vectors(ctx.embedder, texts, cache)
-    progress(f"pool of {len(texts):,} texts " + ("read from " + str(cache) if cached else
-                                                 f"embedded in {time.perf_counter() - embed_started:.0f} s"))
+    texts, vectors = corpus.embedded_pool(args.pool, args.seed, ctx.embedder, args.cache_dir, progress)
     url = server.url("postgres")
-    definitions = database.prepare(url, ctx.settings.embedding_dim)
-    rows = [database.UserRows(u, texts, vectors, args.seed) for u in users]
-    load_seconds = database.load(url, rows, progress)
+    definitions, load_seconds = database.fill(url, users, texts, vectors, args.seed, ctx.settings.embedding_dim, progress)
     build_seconds = database.build_indexes(url, definitions, progress)
 
     alone_url = server.create_database("scale_alone")
-    alone_definitions = database.prepare(alone_url, ctx.settings.embedding_dim)
-    database.load(alone_url, [database.UserRows(small, texts, vectors, args.seed)], lambda _: None)
+    alone_definitions, _ = database.fill(alone_url, [small], texts, vectors, args.seed, ctx.settings.embedding_dim,
+                                         lambda _: None)
     database.build_indexes(alone_url, alone_definitions, lambda _: None)
     return {"load_seconds": load_seconds, "build_seconds": build_seconds}
 

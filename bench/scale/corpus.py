@@ -9,6 +9,8 @@ English words are ordered roughly by frequency) and are drawn with Zipf's law ov
 from __future__ import annotations
 
 import json
+import tempfile
+import time
 import zipfile
 from dataclasses import dataclass
 from functools import lru_cache
@@ -17,6 +19,8 @@ from pathlib import Path
 import numpy as np
 
 ZIPF_EXPONENT = 1.07  # English running text
+# Where the pool's vectors are kept between runs, by default.
+CACHE_DIR = Path(tempfile.gettempdir()) / "memex-scale-cache"
 NOISE_NORM = 0.25  # the norm of the noise added to a pool vector before normalising (cos ~0.97)
 
 NAMES = ("Maria", "James", "Aisha", "Chen", "Lucas", "Priya", "Tom", "Sofia", "Omar", "Hannah", "Kenji",
@@ -130,18 +134,22 @@ def questions(n: int, seed: int) -> list[str]:
     return found
 
 
-def pool_vectors(embedder, texts: list[Text], cache: Path | None) -> tuple[np.ndarray, bool]:
-    """The real embedder's vectors of the pool (read from `cache` when an earlier run wrote it for
-    the same texts); and whether they came from the cache."""
-    if cache is not None and cache.exists():
+def embedded_pool(size: int, seed: int, embedder, cache_dir: Path, progress) -> tuple[list[Text], np.ndarray]:
+    """`pool(size, seed)` and the real embedder's vectors of it, read from `cache_dir` when an earlier
+    run (of bench.scale or bench.family_keys) wrote them for the same texts."""
+    texts = pool(size, seed)
+    cache = cache_dir / f"pool-{seed}-{size}-{embedder.name}.npy"
+    if cache.exists():
         stored = np.load(cache)
         if stored.shape[0] == len(texts):
-            return stored, True
+            progress(f"pool of {len(texts):,} texts read from {cache}")
+            return texts, stored
+    started = time.perf_counter()
     vectors = np.asarray(embedder.embed([t.content for t in texts]), dtype=np.float32)
-    if cache is not None:
-        cache.parent.mkdir(parents=True, exist_ok=True)
-        np.save(cache, vectors)
-    return vectors, False
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    np.save(cache, vectors)
+    progress(f"pool of {len(texts):,} texts embedded in {time.perf_counter() - started:.0f} s")
+    return texts, vectors
 
 
 def noisy(vectors: np.ndarray, rng: np.random.Generator) -> np.ndarray:

@@ -4,8 +4,12 @@ migrations, synthetic users loaded with COPY, the text and vector indexes built 
 from __future__ import annotations
 
 import os
+import shutil
+import sys
+import tempfile
 import threading
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -146,6 +150,41 @@ def migrate(url: str, embedding_dim: int) -> list[str]:
         conn.execute("SET maintenance_work_mem = '%s'" % INDEX_BUILD_SETTINGS["maintenance_work_mem"])
         conn.execute("VACUUM ANALYZE")
     return applied
+
+
+def progress_on_stderr() -> Progress:
+    """A benchmark's progress: each line on stderr after the seconds since this was called."""
+    started = time.perf_counter()
+
+    def progress(message: str) -> None:
+        print(f"[{time.perf_counter() - started:7.1f} s] {message}", file=sys.stderr, flush=True)
+
+    return progress
+
+
+@contextmanager
+def running(home: str | None, prefix: str) -> Iterator[tuple[Server, str]]:
+    """The embedded Postgres, stopped when the block ends, on `home`, or else on a fresh data dir
+    under /tmp (its name starting with `prefix`) removed afterwards; yields the server and its home."""
+    kept = home is not None
+    home = home if kept else tempfile.mkdtemp(prefix=prefix, dir="/tmp")
+    server = None
+    try:
+        server = Server(home)
+        yield server, home
+    finally:
+        if server is not None:
+            server.stop()
+        if not kept:
+            shutil.rmtree(home, ignore_errors=True)
+
+
+def fill(url: str, users: list[User], texts: list[corpus.Text], vectors: np.ndarray, seed: int, embedding_dim: int,
+         progress: Progress, through: str | None = None) -> tuple[list[tuple[str, str]], float]:
+    """Migrate `url` (up to `through`, a version, if given) and COPY `users`' memories drawn from the
+    pool: the definitions of the indexes to build after (build_indexes) and the load's seconds."""
+    definitions = prepare(url, embedding_dim, through)
+    return definitions, load(url, [UserRows(u, texts, vectors, seed) for u in users], progress)
 
 
 def load(url: str, users: list[UserRows], progress: Progress) -> float:
