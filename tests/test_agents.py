@@ -155,3 +155,19 @@ def test_each_agent_lists_the_sessions_it_sent_a_turn_in(tenant):
     for params in [{"agent_id": "planner", "cursor": coach}, {"cursor": coach}, {"agent_id": "coach", "cursor": unfiltered}]:
         refused = tenant.get(listing, params=params)
         assert refused.status_code == 422 and "another listing" in refused.json()["error"]["message"], params
+
+
+def test_a_session_id_two_agents_send_to_is_one_session_erased_whole(tenant):
+    """The README's warning (trial 15): a session id names the user's session, not an agent's; the
+    erasure of a session two agents sent turns to takes both agents' turns and what was drawn from
+    them, and takes no `agent_id` to narrow it. Sessions of their own keep one agent's erasure its own."""
+    for agent, said in [("coach", "My favourite colour is green."), ("planner", "My sister Marta visits in May.")]:
+        assert tenant.turn(said, session="today", agent_id=agent).status_code == 201
+    assert tenant.turn("I live in Lisbon.", session="planner-1", agent_id="planner").status_code == 201
+    narrowed = tenant.delete("/v1/sessions/today", params={"user_id": tenant.user, "agent_id": "coach"})
+    assert narrowed.status_code == 422 and "query.agent_id" in narrowed.json()["error"]["message"]
+    erased = tenant.delete("/v1/sessions/today", params={"user_id": tenant.user})
+    assert erased.status_code == 200 and erased.json()["deleted"]["turns"] == 2, erased.text
+    left = _listed(tenant)
+    assert left and {m["session_id"] for m in left} == {"planner-1"}
+    assert not [m for m in left if "Marta" in m["content"] or "green" in m["content"]]

@@ -160,6 +160,29 @@ def test_recall_splits_its_question_once(user, remote, split_http):
     assert len(remote.chat_requests) == 1
 
 
+def test_a_memory_written_while_the_embedder_fails_is_a_503_that_says_so_and_stores_nothing(user, remote, embed_http):
+    """The trial of a builder's first hour (trial 15): `POST /v1/memories` embeds before it stores, and
+    an embedder that failed answered 500 `internal_error`, which says neither what broke nor whether to
+    send it again. It is 503 `embedder_unavailable` with `Retry-After`: nothing was stored, and the
+    same request sent again once the embedder answers stores it once."""
+    from memex.embeddings.openai_compat import DOCUMENT_ATTEMPTS
+
+    for _ in range(DOCUMENT_ATTEMPTS):
+        remote.script(EMBEDDINGS, status=500)
+    client = user.through(embed_http)
+    body = {"user_id": user.user, "content": "Prefers short answers", "memory_type": "procedural"}
+    count = user.get(f"/v1/memories/count?user_id={user.user}").json()["count"]
+    refused = client.post("/v1/memories", body)
+    assert refused.status_code == 503, refused.text
+    assert refused.json()["error"]["code"] == "embedder_unavailable"
+    assert "InternalServerError" in refused.json()["error"]["message"] and "nothing was stored" in refused.json()["error"]["message"]
+    assert int(refused.headers["Retry-After"]) > 0
+    assert user.get(f"/v1/memories/count?user_id={user.user}").json()["count"] == count
+    stored = client.post("/v1/memories", body)  # the double answers again
+    assert stored.status_code == 201, stored.text
+    assert user.get(f"/v1/memories/count?user_id={user.user}").json()["count"] == count + 1
+
+
 # ---------------------------------------------------------------- /health
 
 def _everything_at(ctx, double: OpenAIDouble, name: str):

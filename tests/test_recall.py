@@ -384,3 +384,22 @@ def test_a_recall_reads_whether_its_user_is_being_erased_in_one_round_trip(tenan
                          **({"reference_time": reference_time} if reference_time else {}))
     assert "Lisbon" in body["context"]
     assert sum("user_erasures" in s for trip in trips for s in trip) == 1
+
+
+def test_a_line_said_many_times_is_one_bullet_and_leaves_the_budget_to_the_others(tenant):
+    """The trial of a builder's first hour (trial 15): a user who said "I had a long day at work."
+    on fifteen evenings recalled, for "what happened at work lately?", fifteen identical bullets, and
+    the budget they spent left out what else was said of work. A bullet that reads as one already in
+    the context tells the prompt nothing more: it goes in once, cited by the first one the search ranked."""
+    for day in range(1, 16):
+        assert tenant.turn("I had a long day at work.", session=f"s{day}",
+                           timestamp=f"2026-03-{day:02d}T20:00:00Z").status_code == 201
+    tenant.turn("My manager Priya praised my work on the launch.", session="s20", timestamp="2026-03-20T20:00:00Z")
+    tenant.turn("I work at Notion.", session="s21", timestamp="2026-03-21T20:00:00Z")
+    body = tenant.post("/v1/recall", {"user_id": tenant.user, "query": "what happened at work lately?",
+                                      "max_tokens": 120, "reference_time": "2026-03-25T09:00:00Z"}).json()
+    bullets = body["context"].splitlines()[1:]
+    assert len(bullets) == len(set(bullets)) == len(body["citations"]), body["context"]
+    assert "- I had a long day at work." in bullets
+    assert "- My manager Priya praised my work on the launch." in bullets, body["context"]
+    assert body["token_count"] == count_tokens(body["context"]) <= 120

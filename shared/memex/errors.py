@@ -10,6 +10,7 @@ def public_description(exc: BaseException) -> str:
 class MemexError(Exception):
     status = 500
     code = "internal_error"
+    retry_after: int | None = None  # seconds, sent as `Retry-After`: a request worth sending again then
 
     def __init__(self, message: str):
         super().__init__(message)
@@ -50,3 +51,16 @@ class UserBeingErased(MemexError):
 class IdempotencyConflict(MemexError):
     status = 409
     code = "idempotency_conflict"
+
+
+class EmbedderUnavailable(MemexError):
+    """What must be embedded before it is stored (a memory written directly) met an embedder that
+    failed: nothing was stored, and the same request may be sent again."""
+    status = 503
+    code = "embedder_unavailable"
+    retry_after = 5
+
+    @classmethod
+    def of(cls, exc: BaseException) -> "EmbedderUnavailable":
+        return cls(f"the embedder is unavailable ({public_description(exc)}): nothing was stored; send it again "
+                   "later, or as a turn, which is stored at once and embedded when the embedder answers")

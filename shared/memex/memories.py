@@ -15,7 +15,7 @@ from memex.db import memories as memory_rows
 from memex.db import tenants as tenant_rows
 from memex.db import vector_indexes
 from memex.embeddings import query_cache
-from memex.errors import NotFound, UserBeingErased
+from memex.errors import EmbedderUnavailable, NotFound, UserBeingErased
 from memex.models import ListOrder, MemoryIn
 
 
@@ -24,7 +24,10 @@ ERASURES_PER_SWEEP = 100
 
 
 def add(ctx: Context, tenant_id: str, memory: MemoryIn) -> dict[str, Any]:
-    vector = ctx.embedder.embed([embedded_text.of(memory.content, memory_type=memory.memory_type, subject="user")])[0]
+    try:
+        vector = ctx.embedder.embed([embedded_text.of(memory.content, memory_type=memory.memory_type, subject="user")])[0]
+    except Exception as exc:  # noqa: BLE001 - whatever broke, nothing is written and the caller may retry
+        raise EmbedderUnavailable.of(exc) from exc
     memory_id = str(uuid.uuid4())
     with ctx.db.transaction() as conn:
         tenant_rows.ensure_tenant(conn, tenant_id)

@@ -100,6 +100,10 @@ def recall(ctx: Context, tenant_id: str, request: RecallIn) -> dict[str, Any]:
 
     # What goes in: the budget is spent in the buckets' order of priority.
     admitted: dict[str, str] = {}  # memory id -> the bucket that took it in
+    # A bullet that reads as one already taken in tells the prompt nothing more ("I had a long day at
+    # work." said on fifteen evenings filled a budget fifteen times, trial 15): the first goes in, as
+    # the buckets' order took it, the others spend nothing.
+    taken: set[str] = set()
     used = count_tokens(HEADER)
     # A greeting or an acknowledgement the search found beside the line it answers ("Nice to meet
     # you, Maya!" under "Hi! I'm Maya. I work at Spotify.") takes neither a first place nor a place
@@ -116,12 +120,13 @@ def recall(ctx: Context, tenant_id: str, request: RecallIn) -> dict[str, Any]:
             # Joined with a newline; counted as its own piece, then checked on the whole text. A bullet
             # whose bytes alone rule it out is not counted: a memory of a megabyte costs a count seconds.
             line = "\n- " + _line(found[item], stale.get(item, ()), request.as_of, zone)
-            if used + at_least(line) > request.max_tokens:
+            if line in taken or used + at_least(line) > request.max_tokens:
                 continue
             cost = count_tokens(line)
             if used + cost <= request.max_tokens:
                 # one of the user's standing facts is cited as one, whichever pass took it in
                 admitted[item] = "facts" if item in standing_facts else bucket
+                taken.add(line)
                 used += cost
     # In what order: what the query found first, as the search ranked it (the facts among it in their
     # place: a fact the search ranks below the line that answers stays below it), then the facts it

@@ -89,7 +89,8 @@ _ERRORS = {
     422: "Malformed input; the message names each field (`body.messages.0.role: ...`).",
     429: "`rate_limited`: over the tenant's (or key's) rate limit; retry after `Retry-After` seconds. "
          "Every answer carries `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset` when a limit applies.",
-    503: "`database_unavailable`: Postgres is unreachable; retry after `Retry-After` seconds.",
+    503: "`database_unavailable`: Postgres is unreachable; `embedder_unavailable` (`POST /v1/memories`): the embedder "
+         "failed and nothing was stored. Retry after `Retry-After` seconds.",
 }
 
 
@@ -439,10 +440,14 @@ def create_app(*routers: APIRouter, provide: Callable[[], Context] = get_context
     async def _domain(request: Request, exc: MemexError) -> JSONResponse:
         message = exc.message
         if exc.status >= 500:
-            logger.error("domain error", extra={"code": exc.code, "detail": exc.message})
+            # the cause (an endpoint's address, its answer) goes to the log only
+            logger.error("domain error", extra={"code": exc.code, "detail": exc.message}, exc_info=exc)
+        if exc.status == 500:
             message = "internal error"
         # A 401 names the scheme that would be accepted (RFC 9110), as MCP's does.
         headers = {"WWW-Authenticate": "Bearer"} if isinstance(exc, Unauthorized) else None
+        if exc.retry_after is not None:
+            headers = {"Retry-After": str(exc.retry_after)}
         return error(exc.status, exc.code, message, headers=headers, detail=message if _seed_route(request) else None)
 
     @app.exception_handler(RateLimited)

@@ -173,7 +173,7 @@ def _answering(fn: Callable[..., dict[str, Any]], answer: type[BaseModel]) -> Ca
             # A wrong argument, named as the schema's are: `field: what is wrong`, without the code.
             raise ToolError(exc.message) from exc
         except MemexError as exc:
-            if exc.status >= 500:
+            if exc.status == 500:
                 logger.error("domain error in a tool", extra={"code": exc.code, "detail": exc.message})
                 raise ToolError("internal error") from exc
             raise ToolError(f"{exc.code}: {exc.message}") from exc
