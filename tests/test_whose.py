@@ -221,3 +221,19 @@ def test_a_child_is_someone_in_the_users_life_as_for_named():
     # which child is not said: a line about "the user's child" may be about the son asked of, and stays
     found = {"own": _fact("The user lives in Leeds.", "m1"), "child": _fact("The user's child goes to Oak School.", "m2")}
     assert whose.not_theirs(["own", "child"], found, frozenset({"son"})) == ["child"]
+
+
+def test_one_tenants_names_never_decide_anothers_answer(tenant, other_tenant):
+    # The pattern that finds where a name is placed (whose._placed) holds the name and is compiled through
+    # re's process-wide cache, keyed by the whole pattern: a pattern compiled for one tenant's "Ana" is
+    # never the one another tenant's "Bea" is read by. One user id, one question's shape, asked in turn.
+    other_tenant.user = tenant.user
+    tenant.turn("I live in Leeds.", "My wife's name is Ana.")
+    other_tenant.turn("I live in York.", "My wife's name is Bea.")
+    for asker, wife, city in [(tenant, "Ana", "Leeds"), (other_tenant, "Bea", "York")] * 2:
+        results = asker.search(f"Where does {wife} live?")
+        assert all(city not in r["content"] for r in results), (wife, [r["content"] for r in results])
+        assert any(r.get("value") == city for r in asker.search("Where do I live?"))
+    assert whose.asked_of("Where does Ana live?", [_fact("My wife's name is Ana.")], []) == {"partner", "ana"}
+    assert not whose.asked_of("Where does Ana live?", [_fact("My wife's name is Bea.")], [])
+    assert whose.asked_of("Where does Bea live?", [_fact("My wife's name is Bea.")], []) == {"partner", "bea"}

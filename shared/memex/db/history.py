@@ -381,6 +381,7 @@ def send_chain_facts(conn: psycopg.Connection, tenant_id: str, user_id: str, tex
     scoping need of it. Read from the user's semantic memories (index memories_user); with `as_of`,
     those said by then, and followed as they stood then (validity.py). Sent now, read by calling what it returns (in a pipeline, after its sync)."""
     at = "at" if as_of is not None else None
+    by_key = _by_key(words, "f")
     cursor = conn.execute(
         f"""WITH facts AS (
                 SELECT o.tenant_id, o.id, o.key, o.value, o.content, o.valid_from, o.valid_to, o.importance,
@@ -399,9 +400,9 @@ def send_chain_facts(conn: psycopg.Connection, tenant_id: str, user_id: str, tex
                    EXISTS (SELECT 1 FROM memory_links l JOIN memories n ON n.tenant_id = l.tenant_id
                                                                   AND n.id = l.memory_id
                            WHERE l.tenant_id = f.tenant_id AND l.replaced_id = f.id AND {validity.said_by('n', at)})
-                     AS followed, {_by_key(words, 'f')} AS by_key
+                     AS followed, {by_key} AS by_key
             FROM facts f
-            WHERE f.id IN (SELECT id FROM named) OR {_by_key(words, 'f')}
+            WHERE f.id IN (SELECT id FROM named) OR {by_key}
                OR f.id IN (SELECT l.replaced_id FROM memory_links l JOIN named n ON l.memory_id = n.id
                            WHERE l.tenant_id = %(t)s)
             ORDER BY f.valid_from, f.content, f.id""",

@@ -40,15 +40,15 @@ from typing import Any
 
 from memex.models import SearchIn
 from memex.retrieval import answer_type, current_first, past, speakers
+from memex.retrieval.topics import WHO_OR_NAME
 
 Scored = tuple[str, float, dict[str, Any]]
 
-_WHO = r"(?:i|you|she|he|they|we|the user|(?-i:[A-Z])[a-z]+)"
 # What follows "before" up to the value it names: "before moving to", "before she started at", "prior
 # to joining", "before I became a"; the value is the rest of the clause. "before that/then/now" and a
 # date name no value: a date is the period's to read (time_phrases.py).
 _BEFORE = re.compile(
-    rf"\b(?:before|prior\s+to)\s+(?:{_WHO}\s+)?"
+    rf"\b(?:before|prior\s+to)\s+(?:{WHO_OR_NAME}\s+)?"
     r"(?:(?:mov(?:e|ed|ing)|relocat(?:e|ed|ing)|travel(?:l?ed|l?ing)?|start(?:ed|ing)?|join(?:ed|ing)?|work(?:ed|ing)?|"
     r"liv(?:e|ed|ing)|switch(?:ed|ing)?|go(?:ing)?|went|bec(?:ame|ome|oming)|gett?(?:ing)?|got|took|tak(?:e|ing))\s+)?"
     r"(?:(?:to|at|in|for|with|as|on|up|a|an|the|over|working|job)\s+)*(?P<value>[^?.!,;]+)",

@@ -17,16 +17,16 @@ from __future__ import annotations
 
 import re
 
+from memex import people
 from memex.extraction import vocabulary
 
-# word -> the kinds it names; a relation by the fact it is filed under (a wife and a husband are
-# the partner, a son and the kids are the children)
+# word -> the kinds it names; a word for someone in the user's life by the one it names (people.ONE: a
+# coworker is the colleague, mum the mother), filed under their relation (a wife and a husband are the
+# partner, a son and the boys are the children)
 _KIND: dict[str, frozenset[str]] = {
-    **{word: frozenset({kind}) for word, kind in vocabulary.RELATIONS.items()},
-    **{word: frozenset({"child"}) for word in vocabulary.CHILDREN},
-    **{word: frozenset({word}) for word in vocabulary.OTHER_PEOPLE},
-    # the people whose facts the rules file under what they are to the user: a coworker is the colleague
-    **{word: frozenset({kind}) for word, kind in vocabulary.PEOPLE.items()},
+    **{word: frozenset({vocabulary.RELATIONS.get(one, one)}) for word, one in people.ONE.items()},
+    # the words for several the children are ("kids"): the children too
+    **{word: frozenset({"child"}) for word, one in vocabulary.CHILDREN.items() if one == "child"},
     "parents": frozenset({"mother", "father", "parents"}),  # a mother or a father answers for "my parents"
     "grandparents": frozenset(vocabulary.GRANDPARENTS),
     **{word: frozenset({kind}) for word, kind in vocabulary.PETS.items()},

@@ -231,11 +231,19 @@ def read_now(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies
     deps.ahead = ahead() if ahead else None
 
 
+def _unnamed_searched_on(settings: Settings, request: SearchIn) -> bool:
+    """Whether the question without the participants it names is searched on the keyword channel."""
+    return request.mode == "hybrid" and bool(settings.search_keywords_without_speakers and settings.search_speaker_boost)
+
+
+def _unnamed_embedded_on(settings: Settings, request: SearchIn) -> bool:
+    """Whether the question without the participants it names is embedded too."""
+    return _unnamed_searched_on(settings, request) and settings.search_unnamed_vector_weight > 0
+
+
 def _unnamed_ahead_on(settings: Settings, request: SearchIn) -> bool:
     """Whether the question without the participants it names is embedded in the first round (_unnamed_ahead)."""
-    return request.mode == "hybrid" and bool(settings.search_keywords_without_speakers and settings.search_speaker_boost
-                                             and settings.search_unnamed_vector_weight > 0) \
-        and not settings.search_keyword_first
+    return _unnamed_embedded_on(settings, request) and not settings.search_keyword_first
 
 
 def _user_names_on(settings: Settings, request: SearchIn) -> bool:
@@ -351,9 +359,8 @@ def _search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies 
     depth = max(CANDIDATES_PER_CHANNEL, request.top_k * 2)
     voicing = request.mode == "hybrid" and ctx.settings.search_first_person
     as_asked = None
-    unnamed_searched = request.mode == "hybrid" and bool(
-        ctx.settings.search_keywords_without_speakers and ctx.settings.search_speaker_boost)
-    unnamed_embedded = unnamed_searched and ctx.settings.search_unnamed_vector_weight > 0
+    unnamed_searched = _unnamed_searched_on(ctx.settings, request)
+    unnamed_embedded = _unnamed_embedded_on(ctx.settings, request)
     # The names of the user's participants, read before the first round: the question without those
     # it names is embedded in it (keyword first: in the second), a "she" or "he" is the user only
     # when the question names none of them, and, when they are all the user, a question that names

@@ -121,8 +121,9 @@ def _anyones(keys: str) -> str:
 # speakers.as_the_user); not "the Beatles", "the new phone", nor a name she never said ("Mozart").
 _WHO = r"(?:i|you|she|he|they|we|the user)"
 # ... or a participant by name ("Who does Leila live with?", "What does Evan drive?"): her facts are
-# filed under her name (speakers.py), and the search reads the named one's (search._topical)
-_WHO_OR_NAME = rf"(?:{_WHO}|(?-i:[A-Z])[a-z]+)"
+# filed under her name (speakers.py), and the search reads the named one's (search._topical); chains.py
+# reads who moved or started by it too ("before she started", "before Evan moved")
+WHO_OR_NAME = rf"(?:{_WHO}|(?-i:[A-Z])[a-z]+)"
 # Words that ask where she works or studies rather than as what she works or what she studies, or for
 # the job to come: the employer, the school, the job to come keep their places then ("Where's her job?", "What's her next
 # job?", "Which university is she studying at?").
@@ -208,7 +209,7 @@ _KINDS = (
           _own("next_job"), ("next",), of_someone=True, own=True, first=_own("next_job")),
     # whom she lives with ("Who does he live with?"): her household, not where she lives
     # ("Does she live with her sister?" asks about her, the sister is the answer)
-    _Kind(rf"(?:does|do|did) {_WHO_OR_NAME} (?:still )?live (?:with|alone)|(?:is|are|am) {_WHO_OR_NAME} living (?:with|alone)|"
+    _Kind(rf"(?:does|do|did) {WHO_OR_NAME} (?:still )?live (?:with|alone)|(?:is|are|am) {WHO_OR_NAME} living (?:with|alone)|"
           r"lives? with (?:her|him|them|me|you|the user)|(?:house|flat|room)mates?", _own("lives_with"), ("lives",),
           of_someone=True),
     # what she owns, and how she lives: her car ("Does she have a car?", "What does she drive?"), whether
@@ -218,7 +219,7 @@ _KINDS = (
     # a favourite ("What team is she on?" is her work's), named to the history by "team" alone ("favorite"
     # begins favorite_food too); said of the world too: asked of someone only.
     _Kind(r"cars?|vehicles?", _own("car|vehicle|drives"), ("car", "vehicle", "drives"), of_someone=True, own=True),
-    _Kind(rf"what (?:car |vehicle )?(?:does|do|did) {_WHO_OR_NAME} drive|(?:does|do|can) {_WHO_OR_NAME} drive|"
+    _Kind(rf"what (?:car |vehicle )?(?:does|do|did) {WHO_OR_NAME} drive|(?:does|do|can) {WHO_OR_NAME} drive|"
           r"driving licen[cs]e|driver'?s licen[cs]e",
           _own("car|drives"), ("car", "drives"), of_someone=True, own=True),
     _Kind(r"expecting(?=\s*[?.!]|\s*$)|expecting (?:a baby|a child|twins)|pregnant|pregnancy|(?:a )?baby on the way",
@@ -227,8 +228,8 @@ _KINDS = (
           _own("housing"), ("housing",), of_someone=True, own=True),
     _Kind(r"(?:which|what) bank|banks? with", _own("bank"), ("bank",), of_someone=True, own=True),
     _Kind(r"saving (?:up )?for|savings goals?", _own("saving_for"), ("saving",), of_someone=True, own=True),
-    _Kind(rf"(?:which|what) (?:\w+ )?teams? (?:does|do|did) {_WHO_OR_NAME} (?:support|follow|root for|cheer for)|"
-          rf"favou?rite (?:\w+ )?teams?|who (?:does|do|did) {_WHO_OR_NAME} (?:support|root for)(?=\W*$)",
+    _Kind(rf"(?:which|what) (?:\w+ )?teams? (?:does|do|did) {WHO_OR_NAME} (?:support|follow|root for|cheer for)|"
+          rf"favou?rite (?:\w+ )?teams?|who (?:does|do|did) {WHO_OR_NAME} (?:support|root for)(?=\W*$)",
           _own("favorite_team"), ("team",), of_someone=True, own=True),
     # "Where's home for her?", not "in his home" nor "at home"; not where she comes from ("Which city is
     # she a native of?", "What city was he born in?")
@@ -278,7 +279,7 @@ _KINDS = (
     # ("What's he studying?", "What's her major?" above), by the field or the degree first. Not a
     # school open or closed, nor what children study ("What are kids studying in school these days?"):
     # asked of someone only.
-    _Kind(rf"(?:{_IS} (?:{_WHO}|(?-i:[A-Z])[a-z]+)|{_WHO} ?{_IS}) (?:still )?(?:a|an) (?:[\w-]+ )?student|"
+    _Kind(rf"(?:{_IS} {WHO_OR_NAME}|{_WHO} ?{_IS}) (?:still )?(?:a|an) (?:[\w-]+ )?student|"
           rf"{_IS} {_WHO} (?:still )?(?:studying|(?:in|at) school|at {_UNI})|"
           rf"(?:does|do|did) {_WHO} (?:still )?(?:study|go to (?:school|{_UNI}))",
           r"(?:school|degree|field_of_study)$|" + _own("employment_status"), ("school", "degree", "study"),
