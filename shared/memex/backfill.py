@@ -47,7 +47,7 @@ from memex import embedded_text, pipeline
 from memex.context import Context
 from memex.db import backfills as backfill_rows
 from memex.db import cursors
-from memex.db import erasure as erasure_rows
+from memex.db import erasing
 from memex.db import memories as memory_rows
 from memex.db import planner_statistics
 from memex.db import tenants as tenant_rows
@@ -129,14 +129,14 @@ def status(ctx: Context, tenant_id: str, backfill_id: str) -> dict[str, Any]:
     row = backfill_rows.get(ctx.db.connection(), tenant_id, backfill_id)
     if row is None:
         raise NotFound(f"backfill {backfill_id} not found")
+    # A job of a user being erased is refused as the listing of their jobs is: its row goes with them.
+    erasing.refuse(row, row["user_id"])
     return _progress(row, ctx.settings.backfill_stalled_after_seconds)
 
 
 def listing(ctx: Context, tenant_id: str, user_id: str | None, limit: int, cursor: str | None) -> dict[str, Any]:
     """The tenant's backfills, the newest first; with `user_id`, only the jobs scoped to that user
     (a job over the whole tenant has none, and is listed only without the filter)."""
-    if user_id is not None:
-        erasure_rows.refuse_if_erasing(ctx.db.connection(), tenant_id, user_id)
     # Whether the filter is given is part of the listing: no user id may pass for its absence.
     of = cursors.listing("backfills", tenant_id, user_id is None, user_id or "")
     rows, next_cursor = cursors.page(
