@@ -611,6 +611,34 @@ def test_a_backfill_of_a_user_being_erased_is_refused_by_id_as_in_the_listing(ct
     assert tenant.get(f"/v1/backfills/{whole.backfill_id}").status_code == 200
 
 
+def test_a_job_run_for_a_user_leaves_no_row_naming_them_from_a_chunk_delivered_during_or_after_their_erasure(
+        ctx, tenant, runtime):
+    """A re-embedding of one user: a later chunk of it delivered after the user's erasure took the job's row
+    makes none again (it would name the erased user, "running" for ever), and the first chunk of one
+    delivered while the user is being erased makes none (nothing is written for them); both are dropped."""
+    from memex import memories
+    from memex.db import erasure
+
+    tenant.turn("I play the cello.")
+    job = backfill.new_job("reembed", tenant.id, user_id=tenant.user)
+    ctx.publisher.publish_backfill(job)
+    runtime.drain()
+    assert tenant.get(f"/v1/backfills/{job.backfill_id}").json()["status"] == "done"
+    assert memories.erase_user_rows(ctx, tenant.id, tenant.user).finished
+    backfill.run_chunk(ctx, job.next("a-later-chunk"))  # a redelivery, or a chain still going
+    assert _rows_mentioning(ctx, tenant.user) == {}
+
+    other = f"k-{uuid.uuid4().hex[:8]}"
+    tenant.turn("I play the oboe.", user=other)
+    with ctx.db.transaction() as conn:
+        erasure.begin_user(conn, tenant.id, other)
+    during = backfill.new_job("reembed", tenant.id, user_id=other)
+    backfill.run_chunk(ctx, during)
+    assert tenant.get(f"/v1/backfills/{during.backfill_id}").status_code == 404
+    assert memories.erase_user_rows(ctx, tenant.id, other).finished
+    assert _rows_mentioning(ctx, other) == {}
+
+
 def test_a_delete_sent_again_goes_on_with_a_stopped_erasure(ctx):
     built = build_context(dataclasses.replace(ctx.settings, erasure_chunk_rows=1, erasure_request_seconds=1e-9))
     with api_client(built) as client:

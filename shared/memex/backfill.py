@@ -106,7 +106,7 @@ def _run_chunk(ctx: Context, job: BackfillJob, source: Source | None) -> None:
         return
     try:
         row = backfill_rows.get(conn, job.tenant_id, job.backfill_id)
-        if row["status"] != "running":
+        if row is None or row["status"] != "running":  # None: its user erased (_ensure_row)
             return
         if row["position"] == job.offset:
             # This message arrived, so no redelivery of the previous chunk needs to send it again.
@@ -185,8 +185,11 @@ def mark_failed(ctx: Context, job: BackfillJob, error: str) -> None:
 
 
 def _ensure_row(ctx: Context, job: BackfillJob, source: Source | None) -> None:
+    """The job's row, made by its first chunk. Not by a later chunk of a job run for a user, which finds
+    none only when that user's erasure has taken it since, nor for a user being erased (create): a row
+    naming them would be left behind (db/erasing.py). The chunk then finds no row and is dropped."""
     conn = ctx.db.connection()
-    if backfill_rows.get(conn, job.tenant_id, job.backfill_id) is not None:
+    if backfill_rows.get(conn, job.tenant_id, job.backfill_id) is not None or (job.user_id and job.offset):
         return
     if job.kind == "import":
         total = sum(1 for line in _split_lines(source(0)) if line.strip())

@@ -16,10 +16,12 @@ from memex.models import TurnIn
 
 def create(conn: psycopg.Connection, tenant_id: str, backfill_id: str, kind: str, source: str | None,
            user_id: str | None, total: int) -> None:
+    """The job's row; none for a job run for a user being erased (db/erasing.py)."""
     conn.execute(
-        """INSERT INTO backfills (tenant_id, id, kind, source, user_id, total, position)
-           VALUES (%s, %s, %s, %s, %s, %s, '') ON CONFLICT DO NOTHING""",
-        (tenant_id, backfill_id, kind, source, user_id, total),
+        f"""INSERT INTO backfills (tenant_id, id, kind, source, user_id, total, position)
+            SELECT %(t)s, %(id)s, %(kind)s, %(source)s, %(u)s, %(total)s, '' WHERE NOT {erasing.MARKED}
+            ON CONFLICT DO NOTHING""",
+        {"t": tenant_id, "id": backfill_id, "kind": kind, "source": source, "u": user_id, "total": total},
     )
 
 
