@@ -526,6 +526,118 @@ def test_an_erasure_stopped_between_chunks_shows_nothing_of_the_user_and_goes_on
         assert tenant.turn("I moved to Porto.", session="c").status_code == 201  # writes are let in again
 
 
+def _mark_read_alone(statement: str) -> bool:
+    """Whether a statement asks only whether a user is being erased (erasure.refuse_if_erasing's)."""
+    return " ".join(statement.split()).startswith("SELECT EXISTS (SELECT 1 FROM user_erasures")
+
+
+def test_a_read_naming_a_user_reads_the_mark_in_the_statement_that_reads_its_rows(ctx, tenant, monkeypatch):
+    """A memory, its history, the user's memories and their count, their sessions, a session's messages, a
+    turn and the user's backfills: whether the user is being erased is read in the statement that reads
+    what the route answers, not in a round trip of its own before or after it (one fewer each); a user
+    being erased is still refused, and a memory that is not there is a 404 first (below and
+    test_an_erasure_stopped_between_chunks_shows_nothing_of_the_user_and_goes_on_when_run_again)."""
+    turn_id = tenant.turn("I work at Stripe.", session="a", timestamp="2026-01-01T10:00:00Z").json()["turn_id"]
+    tenant.turn("I work at Notion.", session="a", timestamp="2026-02-01T10:00:00Z")
+    memory_id = next(m["id"] for m in _all(tenant) if m["supersedes"])  # Notion, its history Stripe's too
+    user = {"user_id": tenant.user}
+    reads = {
+        "memory": (f"/v1/memories/{memory_id}", {}, "FROM memories m"),
+        "history": (f"/v1/memories/{memory_id}/history", {}, "WITH RECURSIVE linked"),
+        "listing": (f"/v1/users/{tenant.user}/memories", {}, "FROM memories m"),
+        "count": ("/v1/memories/count", user, "count(*)"),
+        "sessions": (f"/v1/users/{tenant.user}/sessions", {}, "FROM sessions s"),
+        "messages": ("/v1/sessions/a/messages", user, "JOIN messages m"),
+        "turn": (f"/v1/turns/{turn_id}", {}, "FROM turns t"),
+        "backfills": ("/v1/backfills", user, "FROM backfills"),
+    }
+    for name, (path, params, reads_rows) in reads.items():
+        with round_trips(monkeypatch) as batches:
+            answer = tenant.get(path, params=params)
+        statements = [statement for batch in batches for statement in batch]
+        assert answer.status_code == 200, (name, answer.text)
+        assert not [s for s in statements if _mark_read_alone(s)], (name, statements)
+        marked = [s for s in statements if "user_erasures" in s]
+        assert len(marked) == 1 and reads_rows in marked[0], (name, statements)
+    assert tenant.get(f"/v1/memories/{uuid.uuid4()}").status_code == 404
+
+    from memex.db import erasure
+    nobody = {"user_id": f"gone-{uuid.uuid4().hex[:8]}"}
+    with ctx.db.transaction() as conn:
+        erasure.begin_user(conn, tenant.id, tenant.user)
+    try:
+        refused = {name: tenant.get(path, params=params) for name, (path, params, _) in reads.items()}
+        assert {name: (r.status_code, r.json()["error"]["code"]) for name, r in refused.items()} == \
+            dict.fromkeys(reads, (409, "user_being_erased")), {n: r.text for n, r in refused.items()}
+        assert tenant.get(f"/v1/memories/{uuid.uuid4()}").status_code == 404
+        # A user being erased with none of these rows left (nor ever had): still refused, not an empty page.
+        with ctx.db.transaction() as conn:
+            erasure.begin_user(conn, tenant.id, nobody["user_id"])
+        empty = [tenant.get(f"/v1/users/{nobody['user_id']}/memories"), tenant.get("/v1/memories/count", params=nobody),
+                 tenant.get(f"/v1/users/{nobody['user_id']}/sessions"), tenant.get("/v1/sessions/a/messages", params=nobody),
+                 tenant.get("/v1/backfills", params=nobody)]
+        assert [r.status_code for r in empty] == [409] * len(empty), [r.text for r in empty]
+    finally:
+        from memex import memories
+        for who in (tenant.user, nobody["user_id"]):
+            assert memories.erase_user_rows(ctx, tenant.id, who).finished
+    assert tenant.get("/v1/memories/count", params=user).json() == {"count": 0}
+
+
+def test_a_backfill_of_a_user_being_erased_is_refused_by_id_as_in_the_listing(ctx, tenant):
+    """The progress of a re-embedding of one user, read by its id while that user is being erased: 409, as
+    the listing of their jobs answers (the job's row goes with the user's last rows, then a 404); a job of
+    the whole tenant is read as ever."""
+    from memex.db import backfills as backfill_rows
+    from memex.db import erasure
+
+    tenant.turn("I play the cello.")
+    own, whole = backfill.new_job("reembed", tenant.id, user_id=tenant.user), backfill.new_job("reembed", tenant.id)
+    with ctx.db.transaction() as conn:
+        for job in (own, whole):
+            backfill_rows.create(conn, tenant.id, job.backfill_id, job.kind, None, job.user_id, 1)
+    assert tenant.get(f"/v1/backfills/{own.backfill_id}").json()["user_id"] == tenant.user
+    with ctx.db.transaction() as conn:
+        erasure.begin_user(conn, tenant.id, tenant.user)
+    refused = [tenant.get(f"/v1/backfills/{own.backfill_id}"), tenant.get("/v1/backfills", params={"user_id": tenant.user})]
+    assert [(r.status_code, r.json()["error"]["code"]) for r in refused] == [(409, "user_being_erased")] * 2, \
+        [r.text for r in refused]
+    assert tenant.get(f"/v1/backfills/{whole.backfill_id}").status_code == 200
+
+    from memex import memories
+    assert memories.erase_user_rows(ctx, tenant.id, tenant.user).finished
+    assert tenant.get(f"/v1/backfills/{own.backfill_id}").status_code == 404
+    assert tenant.get(f"/v1/backfills/{whole.backfill_id}").status_code == 200
+
+
+def test_a_job_run_for_a_user_leaves_no_row_naming_them_from_a_chunk_delivered_during_or_after_their_erasure(
+        ctx, tenant, runtime):
+    """A re-embedding of one user: a later chunk of it delivered after the user's erasure took the job's row
+    makes none again (it would name the erased user, "running" for ever), and the first chunk of one
+    delivered while the user is being erased makes none (nothing is written for them); both are dropped."""
+    from memex import memories
+    from memex.db import erasure
+
+    tenant.turn("I play the cello.")
+    job = backfill.new_job("reembed", tenant.id, user_id=tenant.user)
+    ctx.publisher.publish_backfill(job)
+    runtime.drain()
+    assert tenant.get(f"/v1/backfills/{job.backfill_id}").json()["status"] == "done"
+    assert memories.erase_user_rows(ctx, tenant.id, tenant.user).finished
+    backfill.run_chunk(ctx, job.next("a-later-chunk"))  # a redelivery, or a chain still going
+    assert _rows_mentioning(ctx, tenant.user) == {}
+
+    other = f"k-{uuid.uuid4().hex[:8]}"
+    tenant.turn("I play the oboe.", user=other)
+    with ctx.db.transaction() as conn:
+        erasure.begin_user(conn, tenant.id, other)
+    during = backfill.new_job("reembed", tenant.id, user_id=other)
+    backfill.run_chunk(ctx, during)
+    assert tenant.get(f"/v1/backfills/{during.backfill_id}").status_code == 404
+    assert memories.erase_user_rows(ctx, tenant.id, other).finished
+    assert _rows_mentioning(ctx, other) == {}
+
+
 def test_a_delete_sent_again_goes_on_with_a_stopped_erasure(ctx):
     built = build_context(dataclasses.replace(ctx.settings, erasure_chunk_rows=1, erasure_request_seconds=1e-9))
     with api_client(built) as client:

@@ -217,6 +217,33 @@ def test_a_migration_out_of_time_stops_unrecorded_and_the_next_run_continues_wit
                 ("city", "Berlin", False), ("city", "Lisbon", False), ("city", "Porto", True)]
 
 
+def test_the_rekey_never_meets_a_user_being_erased_as_the_mark_comes_after_it(ctx):
+    """0033 rewrites users' facts, and nothing may be written for a user being erased (db/erasing.py). It
+    cannot meet one: the mark's table (0034) is created only once 0033 has finished, however many runs it
+    takes (a run out of time records it not, and the later migrations wait), and a request's erasure
+    cannot begin without that table. An install before 0033, two users' cities under the alias."""
+    from tests.conftest import scratch_database
+
+    with scratch_database(ctx, "memex_rekey_mark") as url, psycopg.connect(url, autocommit=True) as conn:
+        apply_migrations(conn, ctx.embedder.dim, through="0032_analyze_sooner")
+        conn.execute("INSERT INTO tenants (id) VALUES ('t')")
+        conn.execute("""INSERT INTO memories (tenant_id, id, user_id, memory_type, type, key, value, content, embedding,
+                                              valid_from)
+                        SELECT 't', 'm' || i, 'u' || i, 'semantic', 'fact', 'current_city', 'Lisbon',
+                               'The user lives in Lisbon.', array_fill(0.1::real, ARRAY[%s])::vector, now()
+                        FROM generate_series(1, 2) i""", (ctx.embedder.dim,))
+        try:
+            apply_migrations(conn, ctx.embedder.dim, until=time.monotonic())  # one user re-keyed, then out of time
+            raise AssertionError("the migration ran to its end out of time")
+        except MigrationUnfinished as unfinished:
+            assert "0033_family_keys" in str(unfinished)
+        mark = "SELECT to_regclass('user_erasures') IS NOT NULL"
+        assert conn.execute("SELECT count(*) FROM memories WHERE key = 'current_city'").fetchone()[0] == 1
+        assert conn.execute(mark).fetchone()[0] is False
+        assert apply_migrations(conn, ctx.embedder.dim)[:2] == ["0033_family_keys", "0034_user_erasures"]
+        assert conn.execute(mark).fetchone()[0] is True
+
+
 def test_a_key_is_filed_as_the_llm_extractor_files_it_and_a_family_key_as_itself():
     assert aliases.family_key("user", "current_city") == "city"
     assert aliases.family_key("user", "wife_location") == "partner_city"

@@ -61,7 +61,7 @@ def list_backfills(user_id: Optional[Id] = None, limit: int = Query(50, ge=1, le
     return backfill.listing(ctx, tenant_id, user_id, limit, cursor)
 
 
-@v1.get("/v1/backfills/{backfill_id}", response_model=Backfill, responses=errors(404))
+@v1.get("/v1/backfills/{backfill_id}", response_model=Backfill, responses=errors(404, 409))
 def get_backfill(backfill_id: Id, tenant_id: str = Depends(tenant), ctx: Context = Depends(context)) -> dict:
     return backfill.status(ctx, tenant_id, backfill_id)
 

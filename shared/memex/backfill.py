@@ -47,7 +47,7 @@ from memex import embedded_text, pipeline
 from memex.context import Context
 from memex.db import backfills as backfill_rows
 from memex.db import cursors
-from memex.db import erasure as erasure_rows
+from memex.db import erasing
 from memex.db import memories as memory_rows
 from memex.db import planner_statistics
 from memex.db import tenants as tenant_rows
@@ -106,7 +106,7 @@ def _run_chunk(ctx: Context, job: BackfillJob, source: Source | None) -> None:
         return
     try:
         row = backfill_rows.get(conn, job.tenant_id, job.backfill_id)
-        if row["status"] != "running":
+        if row is None or row["status"] != "running":  # None: its user erased (_ensure_row)
             return
         if row["position"] == job.offset:
             # This message arrived, so no redelivery of the previous chunk needs to send it again.
@@ -129,14 +129,14 @@ def status(ctx: Context, tenant_id: str, backfill_id: str) -> dict[str, Any]:
     row = backfill_rows.get(ctx.db.connection(), tenant_id, backfill_id)
     if row is None:
         raise NotFound(f"backfill {backfill_id} not found")
+    # A job of a user being erased is refused as the listing of their jobs is: its row goes with them.
+    erasing.refuse(row, row["user_id"])
     return _progress(row, ctx.settings.backfill_stalled_after_seconds)
 
 
 def listing(ctx: Context, tenant_id: str, user_id: str | None, limit: int, cursor: str | None) -> dict[str, Any]:
     """The tenant's backfills, the newest first; with `user_id`, only the jobs scoped to that user
     (a job over the whole tenant has none, and is listed only without the filter)."""
-    if user_id is not None:
-        erasure_rows.refuse_if_erasing(ctx.db.connection(), tenant_id, user_id)
     # Whether the filter is given is part of the listing: no user id may pass for its absence.
     of = cursors.listing("backfills", tenant_id, user_id is None, user_id or "")
     rows, next_cursor = cursors.page(
@@ -185,8 +185,11 @@ def mark_failed(ctx: Context, job: BackfillJob, error: str) -> None:
 
 
 def _ensure_row(ctx: Context, job: BackfillJob, source: Source | None) -> None:
+    """The job's row, made by its first chunk. Not by a later chunk of a job run for a user, which finds
+    none only when that user's erasure has taken it since, nor for a user being erased (create): a row
+    naming them would be left behind (db/erasing.py). The chunk then finds no row and is dropped."""
     conn = ctx.db.connection()
-    if backfill_rows.get(conn, job.tenant_id, job.backfill_id) is not None:
+    if backfill_rows.get(conn, job.tenant_id, job.backfill_id) is not None or (job.user_id and job.offset):
         return
     if job.kind == "import":
         total = sum(1 for line in _split_lines(source(0)) if line.strip())

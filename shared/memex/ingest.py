@@ -8,7 +8,7 @@ from typing import Any
 
 from memex import pipeline
 from memex.context import Context
-from memex.db import erasure as erasure_rows
+from memex.db import erasing
 from memex.db import memories as memory_rows
 from memex.db import tenants as tenant_rows
 from memex.db import turns as turn_rows
@@ -59,7 +59,7 @@ def turn_status(ctx: Context, tenant_id: str, turn_id: str) -> dict[str, Any]:
     turn = turn_rows.get_turn(conn, tenant_id, turn_id)
     if turn is None:
         raise NotFound(f"turn {turn_id} not found")
-    erasure_rows.refuse_if_erasing(conn, tenant_id, turn["user_id"])
+    erasing.refuse(turn, turn["user_id"])
     # The turn as it was sent, too: its `metadata` is returned nowhere else (each message's is, in
     # the session's messages and the memories' sources).
     answer = {

@@ -50,20 +50,16 @@ def add(ctx: Context, tenant_id: str, memory: MemoryIn) -> dict[str, Any]:
 
 
 def get(ctx: Context, tenant_id: str, memory_id: str) -> dict[str, Any]:
-    conn = ctx.db.connection()
-    found = memory_rows.get(conn, tenant_id, memory_id)
+    found = memory_rows.get(ctx.db.connection(), tenant_id, memory_id)  # its user being erased: 409
     if found is None:
         raise NotFound(f"memory {memory_id} not found")
-    erasure.refuse_if_erasing(conn, tenant_id, found["user_id"])
     return found
 
 
 def history(ctx: Context, tenant_id: str, memory_id: str) -> list[dict[str, Any]]:
-    conn = ctx.db.connection()
-    found = memory_rows.chain(conn, tenant_id, memory_id)
+    found = memory_rows.chain(ctx.db.connection(), tenant_id, memory_id)  # its user being erased: 409
     if not found:
         raise NotFound(f"memory {memory_id} not found")
-    erasure.refuse_if_erasing(conn, tenant_id, found[0]["user_id"])  # a chain never crosses users
     return found
 
 
@@ -71,8 +67,8 @@ def list_for_user(ctx: Context, tenant_id: str, user_id: str, include_inactive: 
                   cursor: str | None, agent_id: str | None = None, order: ListOrder = "written") -> dict[str, Any]:
     # The agent and an order but the default join the listing's digest only when given: the
     # default listing's cursors (and those issued before either existed) stay its own, and a
-    # cursor of one order, a key of the other's column, is refused by the other.
-    erasure.refuse_if_erasing(ctx.db.connection(), tenant_id, user_id)
+    # cursor of one order, a key of the other's column, is refused by the other. A user being erased:
+    # 409, read with the page.
     of = cursors.listing("memories", tenant_id, user_id, include_inactive, *([agent_id] if agent_id else []),
                          *([f"order={order}"] if order != "written" else []))
     items, next_cursor = cursors.page(of, cursor, lambda after: memory_rows.list_for_user(
@@ -81,7 +77,6 @@ def list_for_user(ctx: Context, tenant_id: str, user_id: str, include_inactive: 
 
 
 def count(ctx: Context, tenant_id: str, user_id: str, agent_id: str | None, include_inactive: bool = False) -> int:
-    erasure.refuse_if_erasing(ctx.db.connection(), tenant_id, user_id)
     return memory_rows.count(ctx.db.connection(), tenant_id, user_id, agent_id, include_inactive)
 
 

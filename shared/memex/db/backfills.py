@@ -8,7 +8,7 @@ from typing import Any
 
 import psycopg
 
-from memex.db import locks
+from memex.db import erasing, locks
 from memex.db import turns as turn_rows
 from memex.errors import IdempotencyConflict
 from memex.models import TurnIn
@@ -16,32 +16,38 @@ from memex.models import TurnIn
 
 def create(conn: psycopg.Connection, tenant_id: str, backfill_id: str, kind: str, source: str | None,
            user_id: str | None, total: int) -> None:
+    """The job's row; none for a job run for a user being erased (db/erasing.py)."""
     conn.execute(
-        """INSERT INTO backfills (tenant_id, id, kind, source, user_id, total, position)
-           VALUES (%s, %s, %s, %s, %s, %s, '') ON CONFLICT DO NOTHING""",
-        (tenant_id, backfill_id, kind, source, user_id, total),
+        f"""INSERT INTO backfills (tenant_id, id, kind, source, user_id, total, position)
+            SELECT %(t)s, %(id)s, %(kind)s, %(source)s, %(u)s, %(total)s, '' WHERE NOT {erasing.MARKED}
+            ON CONFLICT DO NOTHING""",
+        {"t": tenant_id, "id": backfill_id, "kind": kind, "source": source, "u": user_id, "total": total},
     )
 
 
 def get(conn: psycopg.Connection, tenant_id: str, backfill_id: str) -> dict[str, Any] | None:
-    return conn.execute("SELECT * FROM backfills WHERE tenant_id = %s AND id = %s", (tenant_id, backfill_id)).fetchone()
+    """The job's row, and whether the user it is scoped to is being erased (`erasing`, db/erasing.py)."""
+    return conn.execute(f"SELECT b.*, {erasing.marked('b')} AS erasing FROM backfills b WHERE b.tenant_id = %s AND b.id = %s",
+                        (tenant_id, backfill_id)).fetchone()
 
 
 def of_tenant(conn: psycopg.Connection, tenant_id: str, user_id: str | None, limit: int,
               after: tuple[datetime, str] | None) -> tuple[list[dict[str, Any]], tuple[datetime, str] | None]:
     """The tenant's backfills (only `user_id`'s when given), the newest first, keyset-paginated after
-    (created_at, id), with the key of the page's last row when more follow. No index of its own: a
-    tenant's bulk jobs are few (each one an operator's import or re-run), and the primary key's
-    tenant prefix reads them all."""
-    clauses, params = ["tenant_id = %s"], [tenant_id]
+    (created_at, id), with the key of the page's last row when more follow; UserBeingErased, read in the
+    same statement, when `user_id` is being erased (db/erasing.py). No index of its own: a tenant's
+    bulk jobs are few (each one an operator's import or re-run), and the primary key's tenant prefix
+    reads them all."""
+    clauses, params = ["tenant_id = %(t)s"], {"t": tenant_id, "u": user_id, "limit": limit + 1}
     if user_id is not None:
-        clauses.append("user_id = %s")
-        params.append(user_id)
+        clauses.append("user_id = %(u)s")
     if after is not None:
-        clauses.append("(created_at, id) < (%s, %s)")
-        params.extend(after)
-    rows = conn.execute("SELECT * FROM backfills WHERE " + " AND ".join(clauses)
-                        + " ORDER BY created_at DESC, id DESC LIMIT %s", (*params, limit + 1)).fetchall()
+        clauses.append("(created_at, id) < (%(at)s, %(id)s)")
+        params["at"], params["id"] = after
+    page = ("SELECT * FROM backfills WHERE " + " AND ".join(clauses)
+            + " ORDER BY created_at DESC, id DESC LIMIT %(limit)s")
+    rows = erasing.rows(conn.execute(erasing.with_mark(page, "created_at DESC, id DESC"), params).fetchall(),
+                        user_id or "")
     last = rows[limit - 1] if len(rows) > limit else None
     return rows[:limit], (last["created_at"], last["id"]) if last else None
 

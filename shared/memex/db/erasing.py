@@ -1,7 +1,10 @@
 """Whether a user is being erased: the mark (user_erasures, migration 0034) a user's erasure sets in its
-first transaction and clears in its last (db/erasure.py), as SQL: a search's first round trip and a
-turn's tenant check fold it into a statement they run anyway, a worker's turns and a re-embedding's
-rows are read or written only where their user is unmarked, and the other routes ask it on its own
+first transaction and clears in its last (db/erasure.py), as SQL. A read of a request folds it into a
+statement it runs anyway: a search's first round trip and a turn's tenant check read MARKED beside what
+they read; a memory's or a turn's read by id reads `marked(alias)` of its row (a missing row is a 404
+first); a listing of one user's rows reads them through `with_mark`, which answers the mark whether or
+not the user has rows. A worker's turns and a re-embedding's rows are read or written only where their
+user is unmarked; a write of a request asks it on its own, under the user's lock
 (erasure.refuse_if_erasing). A request refuses such a user (409); a worker, an import, a consolidation or a
 re-embedding skips their rows as it skips rows erased meanwhile: what it read before the mark is not
 written, and the message that brought it is done, not retried."""
@@ -16,10 +19,31 @@ from memex.errors import UserBeingErased
 MARKED = "EXISTS (SELECT 1 FROM user_erasures WHERE tenant_id = %(t)s AND user_id = %(u)s)"
 
 
+def marked(alias: str) -> str:
+    """A condition on the rows `alias` (with tenant_id and user_id): their user is being erased."""
+    return (f"EXISTS (SELECT 1 FROM user_erasures e WHERE e.tenant_id = {alias}.tenant_id"
+            f" AND e.user_id = {alias}.user_id)")
+
+
 def unmarked(alias: str) -> str:
     """A condition on the rows `alias` (with tenant_id and user_id): their user is not being erased."""
-    return (f"NOT EXISTS (SELECT 1 FROM user_erasures e WHERE e.tenant_id = {alias}.tenant_id"
-            f" AND e.user_id = {alias}.user_id)")
+    return f"NOT {marked(alias)}"
+
+
+def with_mark(sql: str, order: str) -> str:
+    """`sql` (a statement of the rows of the user the parameters %(t)s and %(u)s name) with the mark read
+    in the same statement, in `order` (of its columns' names): its rows, each with the mark, or when there
+    are none (or the user is being erased, whose rows are not read) one row of NULLs but the mark, so that
+    a user with no rows answers it too. `rows` reads them."""
+    return (f"SELECT r.*, mark.erasing FROM (SELECT {MARKED} AS erasing) mark"
+            f" LEFT JOIN LATERAL (SELECT true AS is_row, s.* FROM ({sql}) s) r ON NOT mark.erasing"
+            f" ORDER BY {order}")
+
+
+def rows(read: list[dict[str, Any]], user_id: str) -> list[dict[str, Any]]:
+    """The rows of a statement of `with_mark`, as `sql` read them; UserBeingErased when its mark says so."""
+    refuse(read[0], user_id)
+    return [{k: v for k, v in r.items() if k not in ("is_row", "erasing")} for r in read if r["is_row"]]
 
 
 def refuse(row: dict[str, Any], user_id: str) -> None:

@@ -168,7 +168,7 @@ def users_of_session(conn: psycopg.Connection, tenant_id: str, session_id: str) 
 
 def begin_user(conn: psycopg.Connection, tenant_id: str, user_id: str) -> None:
     """Mark the user as being erased: from this transaction's commit until the one that erases their
-    last rows, reads and writes naming them are refused (refuse_if_erasing). Idempotent."""
+    last rows, reads and writes naming them are refused (db/erasing.py). Idempotent."""
     conn.execute("INSERT INTO user_erasures (tenant_id, user_id) VALUES (%s, %s) ON CONFLICT DO NOTHING",
                  (tenant_id, user_id))
 
@@ -195,7 +195,9 @@ def user_chunk(conn: psycopg.Connection, tenant_id: str, user_id: str, rows: int
     if len(memories_deleted) + len(turns) == rows:
         return erased, False
     # Their BM25 statistics, which the memories' trigger leaves alone while the user is marked (migration
-    # 0038): as many rows as the words they used, not a memory's work each.
+    # 0038): as many rows as the words they used, not a memory's work each; one statement, not chunked, as
+    # 101,154 rows (a user of 100,000 memories, each a new word) took ~0.2 s, a third of a 2,000-memory
+    # chunk (docs/measurements/erasure.md).
     for table in ("memory_terms", "memory_stats", "backfills", "user_erasures"):
         conn.execute(f"DELETE FROM {table} WHERE tenant_id = %s AND user_id = %s", (tenant_id, user_id))
     return erased, True
@@ -209,7 +211,8 @@ def erasures_begun(conn: psycopg.Connection, limit: int) -> list[dict[str, Any]]
 
 def refuse_if_erasing(conn: psycopg.Connection, tenant_id: str, user_id: str) -> None:
     """UserBeingErased when the user's erasure has begun and not finished: part of what they had may
-    be gone already, so nothing of theirs is read, and nothing is written for them."""
+    be gone already, so nothing is written for them. A write asks it on its own, under the user's lock;
+    a read folds the mark into its own statement (db/erasing.py)."""
     erasing.refuse(conn.execute(f"SELECT {erasing.MARKED} AS erasing", {"t": tenant_id, "u": user_id}).fetchone(),
                    user_id)
 

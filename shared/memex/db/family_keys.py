@@ -11,7 +11,8 @@ consolidation); a look-up of the aliases at read time would have to be taught to
 Each user's facts change in a transaction of their own, under the user's lock (db/locks.py), so no
 decision of the workers interleaves with theirs; a failure half-way leaves users done and others not,
 and running it again does the rest (a family's key is its own canonical key: nothing is re-keyed
-twice). For each user, the values of one key then current together are resolved as supersession
+twice). It never meets a user being erased, for whom nothing may be written (db/erasing.py): the mark's
+table comes with migration 0034, which waits until this one has finished, and no erasure begins without it. For each user, the values of one key then current together are resolved as supersession
 decides them: of a key that holds one value, the latest said replaces the others; of a key that holds
 several, a value said twice replaces its earlier copy. Each replaced value is linked to what replaced
 it and ends when that was said: history, not a loss.

@@ -20,12 +20,13 @@ from memex import folding
 from memex.db import erasing, history, validity, vector_indexes
 from memex.models import SearchFilters, wire_time
 
-_SELECT = """
+_READ = """
 SELECT m.id, m.user_id, m.agent_id, m.session_id, m.content, m.memory_type, m.type, m.key, m.value,
        m.subject, m.importance, m.confidence, m.active, m.valid_from, m.valid_to, link.replaced_id AS supersedes,
        m.created_at, m.metadata, m.source_turn_id, m.source_message_id, msg.metadata AS source_metadata,
        cited.sources AS cited_sources
-FROM memories m
+"""
+_FROM = """FROM memories m
 LEFT JOIN messages msg ON msg.tenant_id = m.tenant_id AND msg.id = m.source_message_id
 -- `supersedes` on the wire: the latest of the memories this one replaced (history lists them all).
 LEFT JOIN LATERAL (
@@ -45,6 +46,7 @@ LEFT JOIN LATERAL (
     WHERE m.type = 'summary' AND l.tenant_id = m.tenant_id AND l.memory_id = m.id
 ) cited ON true
 """
+_SELECT = _READ + _FROM
 
 
 def to_wire(row: dict[str, Any]) -> dict[str, Any]:
@@ -144,8 +146,14 @@ def insert_many(conn: psycopg.Connection, tenant_id: str, memories: list[dict[st
 
 
 def get(conn: psycopg.Connection, tenant_id: str, memory_id: str) -> dict[str, Any] | None:
-    row = conn.execute(_SELECT + "WHERE m.tenant_id = %s AND m.id = %s", (tenant_id, memory_id)).fetchone()
-    return to_wire(row) if row else None
+    """The memory, None when there is none; UserBeingErased, read in the same statement, when its user is
+    being erased (db/erasing.py)."""
+    row = conn.execute(_READ + f", {erasing.marked('m')} AS erasing " + _FROM + "WHERE m.tenant_id = %s AND m.id = %s",
+                       (tenant_id, memory_id)).fetchone()
+    if row is None:
+        return None
+    erasing.refuse(row, row["user_id"])
+    return to_wire(row)
 
 
 def get_many(conn: psycopg.Connection, tenant_id: str, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
@@ -208,51 +216,61 @@ def list_for_user(
 ) -> tuple[list[dict[str, Any]], tuple[datetime, str] | None]:
     """The latest written first, or with `order` "valid_from" the earliest valid first (only
     `agent_id`'s memories when given), keyset-paginated so pages stay stable while memories are
-    added; with the key of the page's last row when more follow."""
+    added; with the key of the page's last row when more follow. UserBeingErased, read in the same
+    statement, when the user is being erased (db/erasing.py)."""
     column, before = ("valid_from", ">") if order == "valid_from" else ("created_at", "<")
-    clauses = ["m.tenant_id = %s", "m.user_id = %s"]
-    params: list[Any] = [tenant_id, user_id]
+    clauses = ["m.tenant_id = %(t)s", "m.user_id = %(u)s"]
+    params: dict[str, Any] = {"t": tenant_id, "u": user_id, "limit": limit + 1}
     if not include_inactive:
         clauses.append("m.active")
     if agent_id is not None:
-        clauses.append("m.agent_id = %s")
-        params.append(agent_id)
+        clauses.append("m.agent_id = %(agent)s")
+        params["agent"] = agent_id
     if after is not None:
-        clauses.append(f"(m.{column}, m.id) {before} (%s, %s)")
-        params.extend(after)
+        clauses.append(f"(m.{column}, m.id) {before} (%(at)s, %(id)s)")
+        params["at"], params["id"] = after
     direction = "" if order == "valid_from" else " DESC"
-    rows = conn.execute(
-        _SELECT + "WHERE " + " AND ".join(clauses) + f" ORDER BY m.{column}{direction}, m.id{direction} LIMIT %s",
-        (*params, limit + 1),
-    ).fetchall()
+    page = (_SELECT + "WHERE " + " AND ".join(clauses)
+            + f" ORDER BY m.{column}{direction}, m.id{direction} LIMIT %(limit)s")
+    rows = erasing.rows(conn.execute(erasing.with_mark(page, f"{column}{direction}, id{direction}"), params).fetchall(),
+                        user_id)
     next_key = (rows[limit - 1][column], rows[limit - 1]["id"]) if len(rows) > limit else None
     return [to_wire(r) for r in rows[:limit]], next_key
 
 
 def count(conn: psycopg.Connection, tenant_id: str, user_id: str, agent_id: str | None,
           include_inactive: bool = False) -> int:
-    """The user's current memories, or with `include_inactive` all of them (as the listing counts them)."""
+    """The user's current memories, or with `include_inactive` all of them (as the listing counts them).
+    UserBeingErased, read in the same statement, when the user is being erased (db/erasing.py): part of
+    them may be gone."""
     row = conn.execute(
-        """SELECT count(*) AS n FROM memories
-           WHERE tenant_id = %s AND user_id = %s AND (active OR %s) AND (%s::text IS NULL OR agent_id = %s)""",
-        (tenant_id, user_id, include_inactive, agent_id, agent_id),
+        f"""SELECT count(*) AS n, {erasing.MARKED} AS erasing FROM memories
+            WHERE tenant_id = %(t)s AND user_id = %(u)s AND (active OR %(all)s)
+              AND (%(agent)s::text IS NULL OR agent_id = %(agent)s)""",
+        {"t": tenant_id, "u": user_id, "all": include_inactive, "agent": agent_id},
     ).fetchone()
+    erasing.refuse(row, user_id)
     return row["n"]
 
 
 def chain(conn: psycopg.Connection, tenant_id: str, memory_id: str) -> list[dict[str, Any]]:
-    """Every memory linked to this one by supersession, either way and transitively, oldest first."""
+    """Every memory linked to this one by supersession, either way and transitively, oldest first;
+    UserBeingErased, read in the same statement as the links, when its user is being erased (a chain
+    never crosses users)."""
     rows = conn.execute(
-        """WITH RECURSIVE linked(id) AS (
+        f"""WITH RECURSIVE linked(id) AS (
                SELECT id FROM memories WHERE tenant_id = %(t)s AND id = %(id)s
                UNION
                SELECT CASE WHEN l.memory_id = k.id THEN l.replaced_id ELSE l.memory_id END
                FROM memory_links l JOIN linked k ON k.id IN (l.memory_id, l.replaced_id)
                WHERE l.tenant_id = %(t)s
            )
-           SELECT id FROM linked""",
+           SELECT k.id, m.user_id, {erasing.marked("m")} AS erasing
+           FROM linked k JOIN memories m ON m.tenant_id = %(t)s AND m.id = %(id)s""",
         {"t": tenant_id, "id": memory_id},
     ).fetchall()
+    if rows:
+        erasing.refuse(rows[0], rows[0]["user_id"])
     found = get_many(conn, tenant_id, [r["id"] for r in rows])
     # A statement about the past ends where it starts; it sorts before what was current then.
     return sorted(found.values(), key=lambda m: (m["valid_from"], m["valid_to"] or "~", m["created_at"], m["id"]))

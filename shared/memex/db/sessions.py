@@ -7,6 +7,7 @@ from typing import Any
 
 import psycopg
 
+from memex.db import erasing
 from memex.models import wire_time
 
 
@@ -20,16 +21,19 @@ def of_user(conn: psycopg.Connection, tenant_id: str, user_id: str, limit: int,
     costs its own rows, however long its sessions. With `agent_id`, only the sessions that agent
     sent a turn in, each counted whole; each session read is checked by one probe of index
     turns_user_agent (migration 0026), so a page costs the user's sessions walked to fill it, not
-    their turns."""
-    after_sql = "AND (s.started_at, s.session_id) < (%s, %s)" if after is not None else ""
+    their turns. UserBeingErased, read in the same statement, when the user is being erased
+    (db/erasing.py)."""
+    after_sql = "AND (s.started_at, s.session_id) < (%(at)s, %(session)s)" if after is not None else ""
     agent_sql = """AND EXISTS (SELECT 1 FROM turns t WHERE t.tenant_id = s.tenant_id AND t.user_id = s.user_id
-                                  AND t.session_id = s.session_id AND t.agent_id = %s)""" if agent_id else ""
-    rows = conn.execute(
-        f"""SELECT s.session_id, s.turns, s.messages, s.started_at, s.last_at FROM sessions s
-            WHERE s.tenant_id = %s AND s.user_id = %s {after_sql} {agent_sql}
-            ORDER BY s.started_at DESC, s.session_id DESC LIMIT %s""",
-        (tenant_id, user_id, *(after or ()), *([agent_id] if agent_id else []), limit + 1),
-    ).fetchall()
+                                  AND t.session_id = s.session_id AND t.agent_id = %(agent)s)""" if agent_id else ""
+    page = f"""SELECT s.session_id, s.turns, s.messages, s.started_at, s.last_at FROM sessions s
+               WHERE s.tenant_id = %(t)s AND s.user_id = %(u)s {after_sql} {agent_sql}
+               ORDER BY s.started_at DESC, s.session_id DESC LIMIT %(limit)s"""
+    params = {"t": tenant_id, "u": user_id, "agent": agent_id, "limit": limit + 1}
+    if after is not None:
+        params["at"], params["session"] = after
+    rows = erasing.rows(conn.execute(erasing.with_mark(page, "started_at DESC, session_id DESC"), params).fetchall(),
+                        user_id)
     last = rows[limit - 1] if len(rows) > limit else None
     return ([{**r, "started_at": wire_time(r["started_at"]), "last_at": wire_time(r["last_at"])}
              for r in rows[:limit]],
@@ -41,18 +45,17 @@ def messages(conn: psycopg.Connection, tenant_id: str, user_id: str, session_id:
                      ) -> tuple[list[dict[str, Any]], tuple[datetime, str, int] | None]:
     """The session's messages in the order they were said (the turn's time, then its position),
     keyset-paginated after (occurred_at, turn_id, position), with the key of the page's last row
-    when more follow."""
-    clauses = ["t.tenant_id = %s", "t.user_id = %s", "t.session_id = %s"]
-    params: list[Any] = [tenant_id, user_id, session_id]
+    when more follow. UserBeingErased, read in the same statement, when the user is being erased."""
+    clauses = ["t.tenant_id = %(t)s", "t.user_id = %(u)s", "t.session_id = %(session)s"]
+    params: dict[str, Any] = {"t": tenant_id, "u": user_id, "session": session_id, "limit": limit + 1}
     if after is not None:
-        clauses.append("(t.occurred_at, t.id, m.position) > (%s, %s, %s)")
-        params.extend(after)
-    rows = conn.execute(
-        """SELECT m.id, m.turn_id, m.position, m.role, m.name, m.content, m.metadata, t.occurred_at
-           FROM turns t JOIN messages m ON m.tenant_id = t.tenant_id AND m.turn_id = t.id
-           WHERE """ + " AND ".join(clauses) + " ORDER BY t.occurred_at, t.id, m.position LIMIT %s",
-        (*params, limit + 1),
-    ).fetchall()
+        clauses.append("(t.occurred_at, t.id, m.position) > (%(at)s, %(turn)s, %(position)s)")
+        params["at"], params["turn"], params["position"] = after
+    page = ("""SELECT m.id, m.turn_id, m.position, m.role, m.name, m.content, m.metadata, t.occurred_at
+               FROM turns t JOIN messages m ON m.tenant_id = t.tenant_id AND m.turn_id = t.id
+               WHERE """ + " AND ".join(clauses) + " ORDER BY t.occurred_at, t.id, m.position LIMIT %(limit)s")
+    rows = erasing.rows(conn.execute(erasing.with_mark(page, "occurred_at, turn_id, position"), params).fetchall(),
+                        user_id)
     last = rows[limit - 1] if len(rows) > limit else None
     next_key = (last["occurred_at"], last["turn_id"], last["position"]) if last else None
     return [{**r, "occurred_at": wire_time(r["occurred_at"])} for r in rows[:limit]], next_key

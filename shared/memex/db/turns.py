@@ -131,9 +131,10 @@ def latest_offset(conn: psycopg.Connection, tenant_id: str, user_id: str) -> int
 
 
 def get_turn(conn: psycopg.Connection, tenant_id: str, turn_id: str) -> dict[str, Any] | None:
+    """The turn's row, and whether its user is being erased (`erasing`, db/erasing.py)."""
     return conn.execute(
-        "SELECT * FROM turns WHERE tenant_id = %s AND id = %s", (tenant_id, turn_id)
-    ).fetchone()
+        f"SELECT t.*, {erasing.marked('t')} AS erasing FROM turns t WHERE t.tenant_id = %s AND t.id = %s",
+        (tenant_id, turn_id)).fetchone()
 
 
 def get_turns(conn: psycopg.Connection, tenant_id: str, turn_ids: list[str]) -> list[dict[str, Any]]:
