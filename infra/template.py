@@ -1,5 +1,6 @@
 """template.yaml read as CloudFormation reads it, and the queue attributes it declares, so that
-every local copy of the queues (moto, LocalStack) is made as the stack makes them."""
+every local copy of the queues (moto, LocalStack) is made as the stack makes them; and each
+function's Timeout, which a local run of it counts its time left down from."""
 
 from __future__ import annotations
 
@@ -37,6 +38,10 @@ def _short_form(loader: CfnLoader, suffix: str, node: yaml.Node):
 CfnLoader.add_multi_constructor("!", _short_form)
 
 
+# Lambda's Timeout for a function that names none, in its own properties or the template's Globals.
+LAMBDA_DEFAULT_TIMEOUT = 3
+
+
 def load(path: Path = TEMPLATE) -> dict:
     return yaml.load(path.read_text(), Loader=CfnLoader)
 
@@ -59,3 +64,16 @@ def queue_attributes(logical_id: str, template: dict | None = None) -> tuple[dic
         map_name, key, name = count["Fn::FindInMap"]
         count = template["Mappings"][map_name][key][name]
     return attributes, redrive["deadLetterTargetArn"]["Fn::GetAtt"][0], int(count)
+
+
+def function_timeout(folder: str, template: dict | None = None) -> int:
+    """The Timeout, in seconds, of the template's function whose code is functions/<folder>/ (its own,
+    else the Globals')."""
+    template = template or load()
+    defaults = template.get("Globals", {}).get("Function", {})
+    found = [{**defaults, **resource.get("Properties", {})} for resource in template["Resources"].values()
+             if resource["Type"] == "AWS::Serverless::Function"
+             and resource.get("Properties", {}).get("CodeUri", "").rstrip("/") == f"functions/{folder}"]
+    if len(found) != 1:
+        raise LookupError(f"template.yaml has {len(found)} functions whose code is functions/{folder}/")
+    return int(found[0].get("Timeout", LAMBDA_DEFAULT_TIMEOUT))

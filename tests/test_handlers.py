@@ -153,16 +153,17 @@ def test_migrate_handler_logs_the_migrations_the_database_has_that_it_does_not_k
         "version applied them; this one serves it as it is, without what they added"]
 
 
-def _unfinished_0033(own, users: int) -> None:
+def _unfinished_0033(own, users: int, before: tuple[str, ...] = (), after: tuple[str, ...] = ()) -> None:
     """`own` as before migration 0033, its `users` users' facts each under the key 0033 re-keys
-    (tests/test_family_keys.py): 0033 re-keys one user per transaction."""
+    (tests/test_family_keys.py): 0033 re-keys one user per transaction. The versions `before` and
+    `after` it (migrations that may run again) are left unapplied too."""
     with api_client(own) as client:
         tenant = Tenant(own, client)
         for n in range(users):
             tenant.turn("I live in Berlin.", user=f"{tenant.user}-{n}", timestamp="2026-01-01T10:00:00Z")
         filed_as(own, tenant, "city", "current_city", every_user=True)
     with psycopg.connect(own.db.dsn, autocommit=True) as conn:
-        conn.execute("DELETE FROM schema_migrations WHERE version = '0033_family_keys'")
+        conn.execute("DELETE FROM schema_migrations WHERE version = ANY(%s)", (["0033_family_keys", *before, *after],))
 
 
 def _out_of_time_context():
@@ -172,11 +173,12 @@ def _out_of_time_context():
 
 def test_a_migration_longer_than_an_invocation_continues_in_the_next_and_only_the_last_answers(ctx, monkeypatch):
     """At 1M memories migration 0033 outlasts MigrateFunction's 300 s: the function invokes itself
-    (async, the same event counting its invocations) and answers CloudFormation once, when done."""
+    (async, the same event counting its invocations) and answers CloudFormation once, when done, with
+    every migration the invocations applied: the first applies those before 0033, the last those after."""
     migrate = function_module("migrate")
     with database_of_its_own(ctx, "chain") as own, loopback_endpoint("POST", 202) as (endpoint, invocations), \
             loopback_endpoint("PUT", 200) as (url, answers):
-        _unfinished_0033(own, users=3)
+        _unfinished_0033(own, users=3, before=("0032_analyze_sooner",), after=("0038_whole_user_statistics",))
         monkeypatch.setattr(migrate, "get_context", lambda: own)
         monkeypatch.setenv("AWS_ENDPOINT_URL_LAMBDA", endpoint)
         event = _event("migrate_create")
@@ -187,7 +189,7 @@ def test_a_migration_longer_than_an_invocation_continues_in_the_next_and_only_th
         assert invocations[0]["path"] == (
             f"/2015-03-31/functions/{urllib.parse.quote(context.invoked_function_arn, safe='')}/invocations")
         assert invocations[0]["headers"]["x-amz-invocation-type"] == "Event"
-        assert invocations[0]["body"] == {**event, "MemexContinuation": 1}
+        assert invocations[0]["body"] == {**event, "MemexContinuation": 1, "MemexApplied": ["0032_analyze_sooner"]}
         while not answers:
             assert len(invocations) <= 5, invocations
             migrate.handler(invocations[-1]["body"], _out_of_time_context())
@@ -198,6 +200,20 @@ def test_a_migration_longer_than_an_invocation_continues_in_the_next_and_only_th
     assert len(invocations) >= 2  # three users, one an invocation
     assert len(answers) == 1 and answers[0]["body"]["Status"] == "SUCCESS", answers
     assert answers[0]["body"]["RequestId"] == event["RequestId"]
+    assert answers[0]["body"]["Data"] == {"Applied": "0032_analyze_sooner,0033_family_keys,0038_whole_user_statistics"}
+    assert all(p["body"]["MemexApplied"] == ["0032_analyze_sooner"] for p in invocations), invocations
+
+
+def test_a_chain_that_applied_more_migrations_than_an_answer_holds_names_the_first_and_last(runtime):
+    """CloudFormation refuses an answer of more than 4,096 bytes (and the deploy with it)."""
+    earlier = [f"{n:04d}_a_migration_of_a_far_future_memex" for n in range(1, 301)]
+    with loopback_endpoint("PUT", 200) as (url, answers):
+        event = _event("migrate_create")
+        event["ResponseURL"] = url
+        _invoke("migrate", {**event, "MemexContinuation": 2, "MemexApplied": earlier})
+    assert [a["body"]["Status"] for a in answers] == ["SUCCESS"], answers
+    assert answers[0]["body"]["Data"] == {"Applied": f"{earlier[0]} ... {earlier[-1]} (300 migrations)"}
+    assert len(json.dumps(answers[0]["body"]).encode()) <= 4096
 
 
 def test_a_migration_unfinished_after_the_most_invocations_fails_the_deploy_saying_so(ctx, monkeypatch):
@@ -235,7 +251,8 @@ def test_an_invocation_finding_another_migrator_at_work_hands_the_wait_on_and_ne
         with psycopg.connect(own.db.dsn, autocommit=True) as other:
             other.execute("SELECT pg_advisory_lock(%s)", (_LOCK_ID,))  # the first migrator, at work
             migrate.handler(event, LocalLambdaContext("migrate", timeout_seconds=migrate.UNUSED_SECONDS + 1))
-            assert answers == [] and [i["body"] for i in invocations] == [{**event, "MemexContinuation": 1}]
+            assert answers == [] and [i["body"] for i in invocations] == [
+                {**event, "MemexContinuation": 1, "MemexApplied": []}]
         migrate.handler(invocations[0]["body"], LocalLambdaContext("migrate"))
     assert len(invocations) == 1
     assert [(a["body"]["Status"], a["body"]["Data"]) for a in answers] == [("SUCCESS", {"Applied": "none"})], answers

@@ -2,18 +2,27 @@
 it, and template.yaml deployed by CloudFormation onto it (without its Lambda functions, which
 LocalStack cannot create without Docker: infra/localstack/stack.py) — the queues are made as the
 local runtime makes them, and each function's role may send to exactly the queues its code
-publishes to, as IAM itself holds them. Moto has no SAM transform nor IAM policies to check."""
+publishes to, as IAM itself holds them; MigrateFunction may invoke itself, and its invocation of
+itself reaches LocalStack's Lambda API (which cannot run it). Moto has no SAM transform nor IAM
+policies to check."""
 
 from __future__ import annotations
 
+import io
 import json
+import time
+import zipfile
 
 import httpx
 import psutil
 import pytest
 
-from infra.local.runtime import QUEUES
+from infra import template
+from infra.local.lambda_context import LocalLambdaContext
+from infra.local.runtime import QUEUES, function_module
 from infra.local.sqs_server import LOGICAL_IDS, QueueSpec, ensure_queues, free_port
+from tests.conftest import ROOT, cloudformation_response_url, database_of_its_own
+from tests.test_handlers import _event, _unfinished_0033
 from tests.test_local_runtime import Server, _alive, wait_processed
 from tests.test_template import FUNCTIONS, PUBLISHERS, _CallGraph, _handler_module
 
@@ -138,3 +147,77 @@ def test_each_role_may_send_to_exactly_the_queues_its_code_publishes_to(stack, a
 def test_each_role_may_read_the_database_secret(stack, aws, name):
     deployment, secret = stack
     assert secret in _allowed(aws, deployment.resources[deployment.roles[name]], "secretsmanager:GetSecretValue")
+
+
+# MigrateFunction continues a long migration by invoking itself (functions/migrate/app.py). LocalStack
+# without Docker creates the function but cannot run it (its state is Failed: the runtime is pulled
+# through Docker), so the chain itself runs in-process (tests/test_handlers.py); here, what does not
+# need it to run: the role's permission, as IAM evaluates it, and the invocation reaching the function
+# through LocalStack's Lambda API.
+@pytest.fixture(scope="module")
+def migrate_function(stack, aws) -> str:
+    """The ARN of a MigrateFunction created on LocalStack with the deployed stack's role for it."""
+    deployment, _ = stack
+    role = aws.client("iam").get_role(RoleName=deployment.resources[deployment.roles["MigrateFunction"]])["Role"]
+    code = io.BytesIO()
+    with zipfile.ZipFile(code, "w") as archive:
+        archive.write(ROOT / "functions" / "migrate" / "app.py", "app.py")
+    lambda_api = aws.client("lambda")
+    arn = lambda_api.create_function(
+        FunctionName=f"{deployment.stack_name}-MigrateFunction", Runtime="python3.13", Role=role["Arn"],
+        Handler="app.handler", Code={"ZipFile": code.getvalue()})["FunctionArn"]
+    deadline = time.monotonic() + 60
+    while (state := lambda_api.get_function_configuration(FunctionName=arn)["State"]) == "Pending":
+        assert time.monotonic() < deadline, "the function stayed Pending"
+        time.sleep(0.5)
+    # Were it Active, LocalStack could run the chain itself: test_handlers' chain test belongs here then.
+    assert state == "Failed", state
+    return arn
+
+
+def test_the_migrate_functions_role_may_invoke_that_function_and_no_other(stack, aws, migrate_function):
+    """The template's MigrateSelfInvokePolicy (set aside by the deployment: it names the function's
+    ARN) put on the deployed role as CloudFormation would, with that ARN, and evaluated by IAM."""
+    deployment, _ = stack
+    role_id = deployment.roles["MigrateFunction"]
+    policy = template.load()["Resources"]["MigrateSelfInvokePolicy"]["Properties"]
+    assert policy["Roles"] == [{"Ref": role_id}]
+    [statement] = policy["PolicyDocument"]["Statement"]
+    assert statement["Resource"] == {"Fn::GetAtt": ["MigrateFunction", "Arn"]}
+    iam, role = aws.client("iam"), deployment.resources[role_id]
+    iam.put_role_policy(RoleName=role, PolicyName=policy["PolicyName"],
+                        PolicyDocument=json.dumps({**policy["PolicyDocument"],
+                                                   "Statement": [{**statement, "Resource": migrate_function}]}))
+    assert _allowed(aws, role, "lambda:InvokeFunction") == {migrate_function}
+    # IAM's own evaluation of the role's inline policies, on a role holding them alone: LocalStack's
+    # simulation fails on the AWS managed policies the role has too, and simulates no custom policy.
+    alone = iam.create_role(RoleName="migrate-inline-policies-alone",
+                            AssumeRolePolicyDocument=json.dumps({"Version": "2012-10-17", "Statement": []}))["Role"]
+    for name in iam.list_role_policies(RoleName=role)["PolicyNames"]:
+        document = iam.get_role_policy(RoleName=role, PolicyName=name)["PolicyDocument"]
+        iam.put_role_policy(RoleName=alone["RoleName"], PolicyName=name,
+                            PolicyDocument=document if isinstance(document, str) else json.dumps(document))
+    other = migrate_function.replace("-MigrateFunction", "-IngestFunction")
+    results = iam.simulate_principal_policy(PolicySourceArn=alone["Arn"], ActionNames=["lambda:InvokeFunction"],
+                                            ResourceArns=[migrate_function, other])["EvaluationResults"]
+    assert {r["EvalResourceName"]: r["EvalDecision"] for r in results} == {migrate_function: "allowed",
+                                                                           other: "explicitDeny"}
+
+
+def test_an_unfinished_migration_invokes_the_function_itself_through_lambdas_api(migrate_function, ctx, monkeypatch):
+    """The handler out of time with 0033 unfinished invokes its own ARN (as Lambda gives it in the
+    context) through LocalStack's Lambda API: found, and refused only because LocalStack cannot run
+    it without Docker; a refused invocation fails the deploy naming why, rather than leaving
+    CloudFormation waiting an hour for an answer."""
+    migrate = function_module("migrate")
+    context = LocalLambdaContext(migrate_function.rsplit(":", 1)[1], timeout_seconds=migrate.UNUSED_SECONDS)
+    assert context.invoked_function_arn == migrate_function
+    with database_of_its_own(ctx, "chain_localstack") as own, cloudformation_response_url() as (url, answers):
+        _unfinished_0033(own, users=2)
+        monkeypatch.setattr(migrate, "get_context", lambda: own)
+        event = {**_event("migrate_create"), "ResponseURL": url}
+        migrate.handler(event, context)
+    assert [a["Status"] for a in answers] == ["FAILED"], answers
+    reason = answers[0]["Reason"]
+    assert "(ResourceConflictException) when calling the Invoke operation" in reason, reason
+    assert "The function is currently in the following state: Failed" in reason, reason

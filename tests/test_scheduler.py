@@ -23,7 +23,7 @@ def test_the_sweep_is_called_with_a_scheduled_event_until_stopped(runtime):
         answers.append(sweep(event, context))
 
     stop = threading.Event()
-    runner = ScheduledRunner("sweep", handler, 0.05, stop, timeout_seconds=SCHEDULES["sweep"].timeout_seconds)
+    runner = ScheduledRunner("sweep", handler, 0.05, stop)
     runner.start()
     deadline = time.monotonic() + 30
     while len(answers) < 2 and time.monotonic() < deadline:
@@ -33,5 +33,6 @@ def test_the_sweep_is_called_with_a_scheduled_event_until_stopped(runtime):
     assert not runner.is_alive() and len(answers) >= 2
     assert all(e["detail-type"] == "Scheduled Event" and e["source"] == "aws.events" for e in events)
     assert all(set(answer) == {"republished", "jobs_started", "erasures_finished"} for answer in answers)
-    # Each run has the deployed sweep's time (60 s), counting down, which its erasures are sized by.
+    # Each run has the deployed sweep's time (60 s, read from template.yaml), counting down, which its
+    # erasures are sized by.
     assert all(0 < ms <= 60_000 for ms in left), left

@@ -26,6 +26,19 @@ UNUSED_SECONDS = 90.0
 # is projected to need at 1M memories (docs/measurements/upgrade.md).
 CONTINUATION = "MemexContinuation"
 MAX_CONTINUATIONS = 10
+# The versions the invocations before this one applied (a migration stopped unfinished leaves those
+# before it recorded, and the next invocation does not apply them again): the answer lists them all.
+APPLIED = "MemexApplied"
+# CloudFormation refuses an answer whose body passes 4,096 bytes; the rest of it (ids, reason, log
+# stream) takes well under half of that. A longer list is named by its first and last and counted.
+APPLIED_CHARACTERS = 2048
+
+
+def _applied(versions: list[str]) -> str:
+    listed = ",".join(versions) or "none"
+    if len(listed) <= APPLIED_CHARACTERS:
+        return listed
+    return f"{versions[0]} ... {versions[-1]} ({len(versions)} migrations)"
 
 
 def _respond(event, context, status: str, reason: str = "", data: dict | None = None) -> None:
@@ -44,16 +57,16 @@ def _respond(event, context, status: str, reason: str = "", data: dict | None = 
         response.read()
 
 
-def _continue(event, context, continuation: int) -> None:
-    """Invokes this very function (its ARN as invoked) with `event` asynchronously: the invocation
-    that finishes the migrations answers, so this one must not."""
+def _continue(event, context, continuation: int, applied: list[str]) -> None:
+    """Invokes this very function (its ARN as invoked) with `event` and the versions applied so far
+    asynchronously: the invocation that finishes the migrations answers, so this one must not."""
     region = context.invoked_function_arn.split(":")[3]
     # boto3's defaults wait a minute per attempt for an unreachable endpoint (a VPC without a route
     # to the Lambda API): the failure must reach CloudFormation within UNUSED_SECONDS.
     config = Config(connect_timeout=5, read_timeout=15, retries={"mode": "standard", "max_attempts": 3})
     boto3.client("lambda", region_name=region, config=config).invoke(
         FunctionName=context.invoked_function_arn, InvocationType="Event",
-        Payload=json.dumps({**event, CONTINUATION: continuation}).encode())
+        Payload=json.dumps({**event, CONTINUATION: continuation, APPLIED: applied}).encode())
 
 
 @logger.inject_lambda_context
@@ -63,6 +76,7 @@ def handler(event, context):
         _respond(event, context, "SUCCESS", "nothing to do on delete")
         return
     continuation = int(event.get(CONTINUATION, 0))
+    earlier = list(event.get(APPLIED, []))
     try:
         ctx = get_context()
         until = time.monotonic() + context.get_remaining_time_in_millis() / 1000 - UNUSED_SECONDS
@@ -74,7 +88,7 @@ def handler(event, context):
                                           "the most one deploy waits for)") from unfinished
             logger.info("migrations unfinished: continuing in a new invocation",
                         extra={"continuation": continuation + 1, "reason": str(unfinished)})
-            _continue(event, context, continuation + 1)
+            _continue(event, context, continuation + 1, earlier + unfinished.applied)
             return
         # A rollback's deploy over a database a newer version migrated succeeds (migrations only add),
         # but its log says what the database has that this code runs without.
@@ -85,4 +99,4 @@ def handler(event, context):
         logger.exception("migration failed")
         _respond(event, context, "FAILED", f"{type(exc).__name__}: {exc}")
         return
-    _respond(event, context, "SUCCESS", "migrations applied", {"Applied": ",".join(applied) or "none"})
+    _respond(event, context, "SUCCESS", "migrations applied", {"Applied": _applied(earlier + applied)})

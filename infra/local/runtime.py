@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
+from infra import template
 from infra.local import embedded_postgres
 from infra.local.lambda_context import LocalLambdaContext, label
 from infra.local.poller import QueuePoller, drain
@@ -38,17 +39,14 @@ HTTP_FUNCTIONS = ("ingest", "search", "recall", "cleanup")
 # Functions serving an ASGI surface at a path: path -> function; the function's module builds it
 # with `surface(loopback_only)`.
 SURFACES = {"/mcp": "mcp"}
-# Scheduled functions: function -> its schedule (the template's `rate(...)`, the local period, the
-# template's Timeout).
+# Scheduled functions: function -> its schedule (the template's `rate(...)`, the local period; each
+# run has the template's Timeout, read from it).
 SCHEDULES = {
     # Locally the sweep looks twice per MEMEX_SWEEP_AFTER_SECONDS (at least every 5 s), so a turn whose
     # message was lost is re-sent within a minute and a half on a laptop, not five.
-    "sweep": Schedule(rate_seconds=300, local_seconds=lambda s: max(5, s.sweep_after_seconds // 2),
-                      timeout_seconds=60),
-    "consolidate": Schedule(rate_seconds=3600, local_seconds=lambda s: s.consolidation_interval_seconds,
-                            timeout_seconds=900),
-    "vector_indexes": Schedule(rate_seconds=3600, local_seconds=lambda s: s.user_vector_index_interval_seconds,
-                               timeout_seconds=900),
+    "sweep": Schedule(rate_seconds=300, local_seconds=lambda s: max(5, s.sweep_after_seconds // 2)),
+    "consolidate": Schedule(rate_seconds=3600, local_seconds=lambda s: s.consolidation_interval_seconds),
+    "vector_indexes": Schedule(rate_seconds=3600, local_seconds=lambda s: s.user_vector_index_interval_seconds),
 }
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 # queue name -> (env var of its URL, worker function, FIFO)
@@ -272,13 +270,14 @@ class LocalRuntime:
         from memex.config import load_settings
 
         settings = load_settings()
+        deployed = template.load()
         for poller in self.pollers:
             poller.start()
         for name, schedule in SCHEDULES.items():
             # The handler is imported at its first run, not here: `make dev` starts no slower for it.
             runner = ScheduledRunner(name, lambda event, context, name=name: function_module(name).handler(event, context),
                                      schedule.local_seconds(settings), self.stop_event, region=settings.aws_region,
-                                     timeout_seconds=schedule.timeout_seconds)
+                                     timeout_seconds=template.function_timeout(name, deployed))
             runner.start()
             self._threads.append(runner)
 

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Callable
 
+from infra import template
 from infra.local.lambda_context import LocalLambdaContext, labelled
 
 log = logging.getLogger("memex.scheduler")
@@ -19,7 +20,6 @@ log = logging.getLogger("memex.scheduler")
 class Schedule:
     rate_seconds: int  # in AWS: the template's `rate(...)`
     local_seconds: Callable[[Any], float]  # locally: from the settings
-    timeout_seconds: int  # the template's Timeout: each local run's time left counts down from it
 
 
 def scheduled_event(function_name: str, region: str) -> dict[str, Any]:
@@ -33,14 +33,15 @@ def scheduled_event(function_name: str, region: str) -> dict[str, Any]:
 
 class ScheduledRunner(threading.Thread):
     def __init__(self, function_name: str, handler: Callable[[dict, Any], Any], every_seconds: float,
-                 stop: threading.Event, region: str = "us-east-1", timeout_seconds: float = 300.0):
+                 stop: threading.Event, region: str = "us-east-1", timeout_seconds: float | None = None):
         super().__init__(name=f"schedule-{function_name}", daemon=True)
         self.function_name = function_name
         self.handler = handler
         self.every_seconds = every_seconds
         self.stop = stop
         self.region = region
-        self.timeout_seconds = timeout_seconds
+        # Each local run's time left counts down from the deployed function's Timeout, as in Lambda.
+        self.timeout_seconds = template.function_timeout(function_name) if timeout_seconds is None else timeout_seconds
 
     def run(self) -> None:
         while not self.stop.wait(self.every_seconds):

@@ -53,23 +53,31 @@ def migrate(cur: psycopg.Cursor, until: float | None = None) -> bool:
         begun += 1
         return begun == 1 or until is None or time.monotonic() < until
 
-    pairs = conn.cursor(row_factory=dict_row).execute(
-        "SELECT DISTINCT subject, key FROM memories WHERE memory_type = 'semantic' AND key IS NOT NULL").fetchall()
-    renamed = [(p["subject"], p["key"], new) for p in pairs if (new := family_key(p["subject"], p["key"])) != p["key"]]
+    # One read of the facts' keys, each user's (subject, key) pairs once: the users to re-key are those
+    # holding a pair the aliases re-file, and the pairs re-filed are every user's.
+    families: dict[tuple[str, str], str] = {}
+    users: dict[tuple[str, str], None] = {}  # in the order read, tenant and user
+    for fact in conn.cursor(row_factory=dict_row).execute(
+            """SELECT DISTINCT tenant_id, user_id, subject, key FROM memories
+               WHERE memory_type = 'semantic' AND key IS NOT NULL ORDER BY 1, 2""").fetchall():
+        pair = (fact["subject"], fact["key"])
+        if pair not in families:
+            families[pair] = family_key(*pair)
+        if families[pair] != fact["key"]:
+            users[(fact["tenant_id"], fact["user_id"])] = None
+    renamed = sorted((subject, key, family) for (subject, key), family in families.items() if family != key)
     if renamed:
-        subjects, keys, families = (list(column) for column in zip(*renamed))
-        users = conn.cursor(row_factory=dict_row).execute(
-            """SELECT DISTINCT m.tenant_id, m.user_id FROM memories m
-               JOIN unnest(%s::text[], %s::text[]) AS r(subject, key) ON r.subject = m.subject AND r.key = m.key
-               WHERE m.memory_type = 'semantic' ORDER BY 1, 2""", (subjects, keys)).fetchall()
-        for user in users:
+        subjects, keys, filed_as = (list(column) for column in zip(*renamed))
+        for tenant_id, user_id in users:
             if not may_begin():
                 return False
             with conn.transaction():
-                rekey_user(conn.cursor(row_factory=dict_row), user["tenant_id"], user["user_id"], subjects, keys,
-                           families)
+                rekey_user(conn.cursor(row_factory=dict_row), tenant_id, user_id, subjects, keys, filed_as)
+    # The undecided turns read with their candidates: a transaction only for a turn with one under an alias.
     for turn in conn.cursor(row_factory=dict_row).execute(
-            "SELECT tenant_id, id, user_id FROM turns WHERE candidates IS NOT NULL ORDER BY 1, 2").fetchall():
+            "SELECT tenant_id, id, user_id, candidates FROM turns WHERE candidates IS NOT NULL ORDER BY 1, 2").fetchall():
+        if _family_keyed(turn["candidates"]) == turn["candidates"]:
+            continue
         if not may_begin():
             return False
         with conn.transaction():
@@ -148,7 +156,11 @@ def _rekey_candidates(cur: psycopg.Cursor, turn: dict[str, Any]) -> None:
                       (turn["tenant_id"], turn["id"])).fetchone()
     if row is None or row["candidates"] is None:
         return  # decided (or erased) meanwhile
-    candidates = [{**c, "key": family_key(c.get("subject") or "user", c["key"])} for c in row["candidates"]]
+    candidates = _family_keyed(row["candidates"])
     if candidates != row["candidates"]:
         cur.execute("UPDATE turns SET candidates = %s WHERE tenant_id = %s AND id = %s",
                     (Jsonb(candidates), turn["tenant_id"], turn["id"]))
+
+
+def _family_keyed(candidates: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [{**c, "key": family_key(c.get("subject") or "user", c["key"])} for c in candidates]

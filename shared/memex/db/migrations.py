@@ -53,7 +53,12 @@ class MigrationBlocked(RuntimeError):
 
 class MigrationUnfinished(RuntimeError):
     """A data migration ran out of its time with work left; what it did is kept and the next run of
-    the migrations continues it."""
+    the migrations continues it. `applied`: the versions this run applied before it stopped (recorded:
+    the next run does not apply them again, so only this run can say it did)."""
+
+    def __init__(self, message: str, applied: list[str] | None = None):
+        super().__init__(message)
+        self.applied = list(applied or [])
 
 
 class EmbeddingDimensionMismatch(RuntimeError):
@@ -99,7 +104,7 @@ def apply_migrations(conn: psycopg.Connection, embedding_dim: int, *, lock_timeo
                     if not importlib.import_module(sql[len(PYTHON):].splitlines()[0].strip()).migrate(cur, until):
                         raise MigrationUnfinished(
                             f"migration {version} ran out of time with work left; what it did is kept: "
-                            "run the migrations again (deploy again) to continue it")
+                            "run the migrations again (deploy again) to continue it", applied)
                     cur.execute("INSERT INTO schema_migrations (version) VALUES (%s)", (version,))
                 else:
                     _apply_waiting_briefly(conn, cur, version, sql.replace("{embedding_dim}", str(int(embedding_dim))),
