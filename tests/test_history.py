@@ -8,11 +8,10 @@ import random
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
-import psycopg
 import pytest
 
-from memex import embedded_text, memories, pipeline
-from memex.db import history, locks
+from memex import memories, pipeline
+from memex.db import history
 from memex.errors import NotFound
 from memex.ingest import ingest_turn
 from memex.jobs import SupersessionJob
@@ -412,54 +411,6 @@ def test_no_lock_is_held_while_the_judge_thinks(ctx, tenant):
     assert len(outcome) == 1 and isinstance(outcome[0], NotFound), outcome
     # The decision found its turn erased when it came to write: nothing came back.
     assert tenant.get(f"/v1/users/{tenant.user}/memories", params={"include_inactive": "true"}).json()["memories"] == []
-
-
-class _EmbedderTryingTheLock:
-    """The write path's embedder, which, asked for `text`, tries for the user's lock from another
-    connection (for at most 2 s) before it embeds, and notes whether it got it."""
-
-    def __init__(self, ctx, tenant, text: str):
-        self._ctx, self._tenant, self._embedder = ctx, tenant, ctx.embedder
-        self._text = embedded_text.of(text, memory_type="semantic", subject="user")
-        self.tries: list[str] = []
-
-    def embed(self, texts):
-        if self._text in texts:
-            with psycopg.connect(self._ctx.db.dsn, autocommit=True) as conn:
-                conn.execute("SET lock_timeout = '2s'")
-                try:
-                    with conn.transaction():
-                        locks.lock_user(conn, self._tenant.id, self._tenant.user)
-                    self.tries.append("took the lock")
-                except psycopg.errors.LockNotAvailable:
-                    self.tries.append("the lock was held")
-        return self._embedder.embed(texts)
-
-    def __getattr__(self, name):
-        return getattr(self._embedder, name)
-
-
-@pytest.mark.parametrize("said, then, text, key, values", [
-    (["I'm a support lead at Zendesk."], "I started at Intercom last week.",
-     "The user's job title used to be support lead.", "role", [("support lead", False), ("support lead", False)]),
-    (["I work at Canva.", "I start at Twilio next Monday."], "Busy first week.",
-     "The user's employer is Twilio.", "employer", [("Canva", False), ("Twilio", True)]),
-])
-def test_the_rules_embed_what_a_turn_ends_or_starts_with_no_lock_held(ctx, tenant, said, then, text, key, values):
-    """What the rules write beside a turn's facts (a role's end with its employer, a job to come
-    become the job on its day) was embedded in the transaction holding the user's lock: the user's
-    other writes waited for the embedder, and for any batch it was embedding for another caller
-    (embeddings/coalescing.py). Now the transaction is rolled back, the text embedded with no lock
-    held and the same rows written again."""
-    for day, line in enumerate(said, start=1):
-        tenant.turn(line, timestamp=f"2026-03-0{day}T09:00:00Z")
-    embedder = _EmbedderTryingTheLock(ctx, tenant, text)
-    ingest_turn(dataclasses.replace(ctx, embedder=embedder), tenant.id,
-                _turn(tenant.user, then, timestamp="2026-03-12T09:00:00Z"), True)
-    assert embedder.tries == ["took the lock"]
-    written = sorted(_everything(tenant, key), key=lambda m: m["created_at"])
-    assert [(m["value"], m["active"]) for m in written] == values
-    assert text in [m["content"] for m in written]
 
 
 def test_one_turn_adds_a_bounded_number_of_facts_and_keeps_the_message_whole(ctx, tenant):

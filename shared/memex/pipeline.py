@@ -18,7 +18,7 @@ import weakref
 from collections import defaultdict
 from dataclasses import asdict, replace
 from datetime import datetime, timezone
-from typing import Any, Callable, TypeVar
+from typing import Any
 
 import numpy as np
 
@@ -44,7 +44,6 @@ from memex.supersession import (EMPLOYER_KEY, PARTNER_KEY, Decision, RulesJudge,
                                 related_keys)
 
 log = logging.getLogger(__name__)
-T = TypeVar("T")
 
 EPISODIC_IMPORTANCE = 0.3
 HISTORY_MESSAGES = 10
@@ -228,12 +227,6 @@ def _store_episodic(ctx: Context, tenant_id: str, work: list[tuple[dict, list[di
              for _, m in pending]
     distinct = embed_distinct(ctx, tenant_id, texts)
     vectors = [distinct[text] for text in texts]
-    _embedding_unlocked(ctx, tenant_id, lambda ctx, embed_here: _insert_episodic(
-        ctx, tenant_id, pending, contexts, vectors, embed_here))
-
-
-def _insert_episodic(ctx: Context, tenant_id: str, pending: list[tuple[dict, dict]], contexts: dict[str, str | None],
-                     vectors: list, embed_here: bool) -> None:
     with ctx.db.transaction() as conn:
         for user_id in sorted({turn["user_id"] for turn, _ in pending}):  # in one order: no deadlock
             locks.lock_user(conn, tenant_id, user_id)
@@ -241,7 +234,7 @@ def _insert_episodic(ctx: Context, tenant_id: str, pending: list[tuple[dict, dic
         # The user's first turn on or after the day a job to come starts makes it the job, whether or
         # not the turn says anything to decide ("Busy first week."): before its candidates are.
         for user_id in sorted({turn["user_id"] for turn, _ in pending}):
-            start_jobs(conn, ctx, tenant_id, user_id, embed_here=embed_here)
+            start_jobs(conn, ctx, tenant_id, user_id)
         memory_rows.insert_many(conn, tenant_id, [{
             "id": str(uuid.uuid4()),
             "user_id": turn["user_id"],
@@ -308,22 +301,22 @@ def _resolve_turns(ctx: Context, turns: list[dict[str, Any]]) -> None:
     if isinstance(ctx.judge, RulesJudge):
         for run in runs:
             for start in range(0, len(run), TURNS_PER_TRANSACTION):
-                chunk = run[start:start + TURNS_PER_TRANSACTION]
-                _embedding_unlocked(ctx, chunk[0]["tenant_id"],
-                                    lambda ctx, embed_here: _resolve_locked(ctx, chunk, vectors, embed_here))
+                _resolve_locked(ctx, run[start:start + TURNS_PER_TRANSACTION], vectors)
         return
     def resolve_user(run: list[dict[str, Any]]) -> None:
         # a job whose day has come starts before the run's first turn is decided; each turn's finish
         # starts those its decision lets start, as of the next one
-        tenant_id, user_id = run[0]["tenant_id"], run[0]["user_id"]
-        _embedding_unlocked(ctx, tenant_id, lambda ctx, embed_here: _start_jobs_locked(ctx, tenant_id, user_id,
-                                                                                       embed_here))
+        with ctx.db.transaction() as conn:
+            locks.lock_user(conn, run[0]["tenant_id"], run[0]["user_id"])
+            start_jobs(conn, ctx, run[0]["tenant_id"], run[0]["user_id"])
         for turn in run:
             with llm.time_budget(ctx.settings.llm_budget_seconds):
                 for candidate in (_stored(c) for c in turn["candidates"]):
                     _decide_and_write(ctx, turn, candidate, vectors[_embedded(candidate)])
-            _embedding_unlocked(ctx, tenant_id, lambda ctx, embed_here: _start_jobs_locked(
-                ctx, tenant_id, user_id, embed_here, finishing=turn["id"]))
+            with ctx.db.transaction() as conn:
+                locks.lock_user(conn, turn["tenant_id"], turn["user_id"])
+                turn_rows.finish(conn, turn["tenant_id"], [turn["id"]])
+                start_jobs(conn, ctx, turn["tenant_id"], turn["user_id"])
 
     # One user's turns in the order said; different users' at once, as the FIFO queue's message
     # groups run in AWS: one after another, a judge answering in 2 s backed the local runtime's
@@ -392,9 +385,8 @@ def _recent(ctx: Context) -> RecentVectors:
         return recent
 
 
-def _resolve_locked(ctx: Context, turns: list[dict[str, Any]], vectors: dict[str, np.ndarray], embed_here: bool) -> None:
-    """Decide and write the candidates of these turns of one user, in order, in one transaction.
-    `embed_here`: as for `_write`."""
+def _resolve_locked(ctx: Context, turns: list[dict[str, Any]], vectors: dict[str, np.ndarray]) -> None:
+    """Decide and write the candidates of these turns of one user, in order, in one transaction."""
     tenant_id, user_id = turns[0]["tenant_id"], turns[0]["user_id"]
     with ctx.db.transaction() as conn:
         locks.lock_user(conn, tenant_id, user_id)
@@ -409,24 +401,25 @@ def _resolve_locked(ctx: Context, turns: list[dict[str, Any]], vectors: dict[str
         for current, candidates in decided:
             # a batch of a user's turns (an import's chunk) may hold the job's day and, after it, the next
             # job: as of this turn, those before it decided here
-            start_jobs(conn, ctx, tenant_id, user_id, current["occurred_at"], deciding=[t["id"] for t in todo],
-                       embed_here=embed_here)
+            start_jobs(conn, ctx, tenant_id, user_id, current["occurred_at"], deciding=[t["id"] for t in todo])
             for candidate in candidates:
                 dedupe_key = _dedupe_key(current, candidate)
                 if dedupe_key in written:
                     continue  # written by an earlier delivery that decided one candidate at a time
                 if _erased(erased, current, candidate):
                     continue  # the user erased it
-                text = _embedded(candidate)
-                vector = vectors[text] if text in vectors else _vectors_of(ctx, tenant_id, [text], embed_here)[text]
+                vector = vectors.get(_embedded(candidate))
+                if vector is None:  # re-extracted since the vectors were computed
+                    vector = ctx.embedder.embed([_embedded(candidate)])[0]
                 related = memory_rows.related_active(conn, tenant_id, user_id, related_keys(candidate), vector,
                                                      RELATED_MIN_SIMILARITY, RELATED_LIMIT, candidate.subject)
+                # the rules decide at once: on the worker's own connection, what it ends is embedded here
                 if _write(conn, ctx, current, candidate, vector, dedupe_key, ctx.judge.decide(candidate, related),
-                          related, embed_here):
+                          related, embed_here=True):
                     written.add(dedupe_key)
         turn_rows.finish(conn, tenant_id, [t["id"] for t in todo])
         # its turns decided, a job said in them may start as of a later turn stored before they were
-        start_jobs(conn, ctx, tenant_id, user_id, embed_here=embed_here)
+        start_jobs(conn, ctx, tenant_id, user_id)
 
 
 def _by_family(tombstones: set[tuple[str, str, str, str]]) -> dict[tuple[str, str], list[tuple[str, str, str]]]:
@@ -466,8 +459,16 @@ def _decide_and_write(ctx: Context, turn: dict[str, Any], candidate: Candidate, 
             seen = memory_rows.related_active(conn, tenant_id, user_id, keys, vector, RELATED_MIN_SIMILARITY,
                                               RELATED_LIMIT, candidate.subject)
         decision = ctx.judge.decide(candidate, seen)
-        if _embedding_unlocked(ctx, tenant_id, lambda ctx, embed_here: _write_decided(
-                ctx, turn, candidate, vector, seen, decision, attempt, embed_here)):
+        try:
+            done = _write_decided(ctx, turn, candidate, vector, seen, decision, attempt, embed_here=False)
+        except _Unembedded as unembedded:
+            # Rolled back, the connection given back: embedded with none held (an embedder's round
+            # trip on one of MEMEX_LLM_DB_CONNECTIONS kept every other user's write waiting for it),
+            # then the same decision written again, the vectors among the recent texts; what changed
+            # meanwhile is embedded under the lock.
+            embed_distinct(ctx, tenant_id, unembedded.texts)
+            done = _write_decided(ctx, turn, candidate, vector, seen, decision, attempt, embed_here=True)
+        if done:
             return
 
 
@@ -492,47 +493,6 @@ def _write_decided(ctx: Context, turn: dict[str, Any], candidate: Candidate, vec
                                 f"{decision.reason}", decision.replaces)
         _write(conn, ctx, turn, candidate, vector, _dedupe_key(turn, candidate), decision, related, embed_here)
         return True
-
-
-def _embedding_unlocked(ctx: Context, tenant_id: str, write: Callable[[Context, bool], T]) -> T:
-    """`write(ctx, embed_here)` (a transaction that takes users' locks), with `embed_here` False: if it
-    needs texts not embedded lately, it is rolled back, they are embedded with no lock or connection held
-    (an embedder's round trip, or a wait behind another caller's batch, kept the user's other writes, and
-    on the LLM path every user's on MEMEX_LLM_DB_CONNECTIONS, waiting for it), and it is run again, the
-    vectors among the recent texts; what changed meanwhile is embedded under the lock. What a run rolled
-    back recorded in its metrics is not counted."""
-    deferred = _DeferredMetrics()
-    try:
-        result = write(replace(ctx, metrics=deferred), False)
-    except _Unembedded as unembedded:
-        embed_distinct(ctx, tenant_id, unembedded.texts)
-        return write(ctx, True)
-    for metric, value, labels in deferred.records:
-        ctx.metrics.record(metric, value, **labels)
-    return result
-
-
-class _DeferredMetrics:
-    """What a write that may be rolled back records, kept until it commits (_embedding_unlocked)."""
-
-    def __init__(self) -> None:
-        self.records: list[tuple[Any, float, dict[str, str]]] = []
-
-    def record(self, metric, value: float = 1, **labels: str) -> None:
-        self.records.append((metric, value, labels))
-
-
-def _vectors_of(ctx: Context, tenant_id: str, texts: list[str], embed_here: bool) -> dict[str, np.ndarray]:
-    """The vectors of texts a write under the user's lock needs: embedded here if `embed_here`, else those
-    embedded lately (embed_distinct's), raising _Unembedded for the others."""
-    if embed_here:
-        return embed_distinct(ctx, tenant_id, texts)
-    distinct = list(dict.fromkeys(texts))
-    vectors = _recent(ctx).get_many(tenant_id, distinct)
-    missing = [text for text in distinct if text not in vectors]
-    if missing:
-        raise _Unembedded(missing)
-    return vectors
 
 
 class _Unembedded(Exception):
@@ -654,7 +614,13 @@ def _write_ended(conn, ctx: Context, turn: dict[str, Any], said_at: datetime, ca
     tenant_id = turn["tenant_id"]
     texts = {fact["id"]: embedded_text.of(content, memory_type="semantic", subject=candidate.subject)
              for fact, content, _ in ended}
-    vectors = _vectors_of(ctx, tenant_id, list(texts.values()), embed_here)
+    if embed_here:
+        vectors = embed_distinct(ctx, tenant_id, list(texts.values()))
+    else:
+        vectors = _recent(ctx).get_many(tenant_id, list(dict.fromkeys(texts.values())))
+        missing = [text for text in dict.fromkeys(texts.values()) if text not in vectors]
+        if missing:
+            raise _Unembedded(missing)
     for fact, content, reason in ended:
         ended_id = str(uuid.uuid4())
         inserted = memory_rows.insert(conn, tenant_id, {
@@ -673,7 +639,7 @@ def _write_ended(conn, ctx: Context, turn: dict[str, Any], said_at: datetime, ca
 
 
 def start_jobs(conn, ctx: Context, tenant_id: str, user_id: str, now: datetime | None = None,
-               deciding: list[str] | tuple = (), *, embed_here: bool) -> int:
+               deciding: list[str] | tuple = ()) -> int:
     """Each of the user's jobs to come whose day has come (job_start.py) becomes the employer, as of
     `now` (the sweep's clock, a turn being decided), else of the user's latest turn; never past a turn of
     theirs not yet decided but those the caller is `deciding` (jobs_rows.said_until: it may name the
@@ -684,7 +650,7 @@ def start_jobs(conn, ctx: Context, tenant_id: str, user_id: str, now: datetime |
     it is no longer current once written: a second run writes nothing. A job to come no longer
     current (taken back by an employer named since, or called off) is not read; one whose value names no
     day stays; one at the employer already current ends at its day, with nothing written.
-    The caller holds the user's lock; `embed_here` as for `_write`. How many became the job."""
+    The caller holds the user's lock. How many became the job."""
     started, jobs = 0, jobs_rows.of_user(conn, tenant_id, user_id)
     if jobs:  # most users have none: the turns are read only for those who do
         undecided, latest = jobs_rows.said_until(conn, tenant_id, user_id, deciding)
@@ -708,7 +674,7 @@ def start_jobs(conn, ctx: Context, tenant_id: str, user_id: str, now: datetime |
         if _erased(_by_family(turn_rows.tombstones(conn, tenant_id, [turn["id"]])), turn, candidate):
             continue  # the user erased the job it became
         text = _embedded(candidate)
-        vector = _vectors_of(ctx, tenant_id, [text], embed_here)[text]
+        vector = embed_distinct(ctx, tenant_id, [text])[text]
         related = memory_rows.related_active(conn, tenant_id, user_id, related_keys(candidate), vector,
                                              RELATED_MIN_SIMILARITY, RELATED_LIMIT, subject)
         decided = RulesJudge().decide(candidate, related)
@@ -719,7 +685,7 @@ def start_jobs(conn, ctx: Context, tenant_id: str, user_id: str, now: datetime |
             continue
         decision = Decision(decided.action, f"the job to come {job['value']!r} began on {start.date()}: "
                                             f"{decided.reason}", decided.replaces)
-        if _write(conn, ctx, turn, candidate, vector, f"started:{job['id']}", decision, related, embed_here):
+        if _write(conn, ctx, turn, candidate, vector, f"started:{job['id']}", decision, related, embed_here=True):
             started += 1
     return started
 
@@ -729,19 +695,10 @@ def start_jobs_due(ctx: Context) -> int:
     after the day gets their new job all the same, within the sweep's period. How many started."""
     started = 0
     for tenant_id, user_id in jobs_rows.users(ctx.db.connection()):
-        started += _embedding_unlocked(ctx, tenant_id, lambda ctx, embed_here: _start_jobs_locked(
-            ctx, tenant_id, user_id, embed_here, datetime.now(timezone.utc)))
+        with ctx.db.transaction() as conn:
+            locks.lock_user(conn, tenant_id, user_id)
+            started += start_jobs(conn, ctx, tenant_id, user_id, datetime.now(timezone.utc))
     return started
-
-
-def _start_jobs_locked(ctx: Context, tenant_id: str, user_id: str, embed_here: bool, now: datetime | None = None,
-                       finishing: str | None = None) -> int:
-    """`start_jobs` in a transaction of its own, which marks the turn `finishing` processed first."""
-    with ctx.db.transaction() as conn:
-        locks.lock_user(conn, tenant_id, user_id)
-        if finishing is not None:
-            turn_rows.finish(conn, tenant_id, [finishing])
-        return start_jobs(conn, ctx, tenant_id, user_id, now, embed_here=embed_here)
 
 
 def process_inline(ctx: Context, tenant_id: str, turn_id: str) -> None:
