@@ -5,6 +5,7 @@ one in its chain, at the user's first turn after it or at the sweep, whichever c
 from __future__ import annotations
 
 import dataclasses
+import logging
 import threading
 import time
 from datetime import datetime, timedelta, timezone
@@ -15,10 +16,12 @@ import pytest
 from memex import job_start, pipeline
 from memex.db import locks
 from memex.extraction.offline import OfflineExtractor
+from memex.jobs import user_hash
 from memex.ingest import ingest_turn
 from memex.models import TurnIn
 from memex_edge.context import build_context
 from tests.conftest import Tenant, api_client
+from tests.test_metrics import moved, scrape
 
 WEDNESDAY = "2026-03-04T10:00:00Z"  # "next Monday" is 2026-03-09
 
@@ -336,9 +339,10 @@ def test_the_sweep_locks_no_user_whose_job_to_come_names_no_day_or_one_not_yet_c
     assert _current(tenant, "next_job") == ["starting at Asana next year"]
 
 
-def test_a_user_whose_job_fails_to_start_stops_neither_anothers_nor_the_erasures(ctx):
-    """One user's start fails (the embedder down for their employer's text): logged and counted, the
-    next sweep tries again; the other user's job starts and the erasure after them goes on."""
+def test_a_user_whose_job_fails_to_start_stops_neither_anothers_nor_the_erasures(ctx, http, caplog):
+    """One user's start fails (the embedder down for their employer's text): logged (the user as a hash,
+    the error as its type) and counted, the next sweep tries again; the other user's job starts and the
+    erasure after them goes on."""
     from infra.local.lambda_context import LocalLambdaContext
     from infra.local.runtime import function_module
 
@@ -352,15 +356,20 @@ def test_a_user_whose_job_fails_to_start_stops_neither_anothers_nor_the_erasures
         erased.turn("I work at Stripe. My dog is called Rex.", session="a")
         erased.turn("I play the cello.", session="b")
         assert erased.delete(f"/v1/users/{erased.user}").status_code == 202  # one row erased, the rest left
-        down = dataclasses.replace(built, embedder=_Embedder(built.embedder, failing="Twilio"))
-        answer = function_module("sweep").run(down, LocalLambdaContext("sweep", timeout_seconds=60))
+        down = dataclasses.replace(ctx, embedder=_Embedder(ctx.embedder, failing="Twilio"))
+        before = scrape(http)
+        with caplog.at_level(logging.WARNING, logger="memex.pipeline"):
+            answer = function_module("sweep").run(down, LocalLambdaContext("sweep", timeout_seconds=60))
         assert answer["jobs_failed"] >= 1 and answer["jobs_started"] >= 1 and answer["erasures_finished"] >= 1
+        assert moved(before, scrape(http), "memex_job_starts_failed_total") == answer["jobs_failed"]
+        assert any(user_hash(failing.id, failing.user) in line and "TimeoutError" in line for line in caplog.messages)
+        assert not any(failing.user in line or "Twilio" in line for line in caplog.messages)
         assert _current(other, "employer") == ["Asana"]
         assert _current(failing, "employer") == ["Canva"]
         assert _current(failing, "next_job") == ["starting at Twilio next week"]
         assert erased.get(f"/v1/users/{erased.user}/memories").json()["memories"] == []
         # the embedder back: the next sweep starts it
-        function_module("sweep").run(built, LocalLambdaContext("sweep", timeout_seconds=60))
+        function_module("sweep").run(ctx, LocalLambdaContext("sweep", timeout_seconds=60))
         assert _current(failing, "employer") == ["Twilio"]
 
 

@@ -38,7 +38,8 @@ from memex.extraction import Extractor, families
 from memex.extraction.aliases import family_key
 from memex.extraction.placement import RELATION_NAMES, may_name_someone, placed
 from memex.jobs import Candidate, ExtractionJob, SupersessionJob, subject_key, user_hash
-from memex.metrics import CANDIDATES_PER_TURN, EXTRACTION_LATENCY, LLM_FALLBACKS, SUPERSESSION_VERDICTS
+from memex.metrics import (CANDIDATES_PER_TURN, EXTRACTION_LATENCY, JOB_STARTS_FAILED, LLM_FALLBACKS,
+                           SUPERSESSION_VERDICTS)
 from memex.supersession import (EMPLOYER_KEY, PARTNER_KEY, Decision, RulesJudge, about_former_partner,
                                 about_partner_keys, ends_with_employer, held_at_reason, partner_ended_reason,
                                 related_keys)
@@ -730,6 +731,7 @@ def start_jobs_due(ctx: Context, seconds: float) -> JobsDue:
                 result.started += start_jobs(conn, ctx, tenant_id, user_id, now)
         except Exception as exc:  # noqa: BLE001 - one user's failure is not the others'
             result.failed += 1
+            ctx.metrics.record(JOB_STARTS_FAILED)
             # The exception's type only: its message may quote what the user said.
             log.warning("starting the jobs to come of user %s failed (%s); the next sweep tries again",
                         user_hash(tenant_id, user_id), type(exc).__name__)
