@@ -19,8 +19,9 @@ from memex_edge.scheduled import scheduled_handler
 # at ~35 s.
 SHARE_OF_INVOCATION = 0.6
 # Of that share, what the job starts may take first: the erasures always keep the rest (~23 s of the
-# template's 60 s). A start took ~40 ms (docs/measurements/performance.md, nineteenth stop), so the
-# starts' ~12 s is some hundreds of users a run; those the time does not reach are the next run's.
+# template's 60 s). A start took ~0.17 s on a loaded 2-core machine, its model loaded
+# (docs/measurements/performance.md, nineteenth stop), so the starts' ~12 s is some 70 users a run at
+# worst; those the time does not reach are the next run's, and a user's own next turn starts theirs.
 JOBS_SHARE = 1 / 3
 
 
