@@ -380,7 +380,7 @@ def test_the_sweep_begins_no_job_start_past_its_time_and_leaves_the_rest_to_the_
     tenant.turn("I work at Canva.", timestamp="2001-02-26T09:00:00Z")
     tenant.turn("I start at Twilio next week.", timestamp="2001-03-01T09:00:00Z")
     tenant.turn("I work at Miro.", user=second, timestamp="2001-02-26T09:00:00Z")
-    tenant.turn("I start at Asana next week.", user=second, timestamp="2001-03-02T09:00:00Z")
+    tenant.turn("I start at Asana next week.", user=second, timestamp="2001-03-08T09:00:00Z")
     slow = dataclasses.replace(ctx, embedder=_Embedder(ctx.embedder, seconds=1.0))
     began = time.monotonic()
     due = pipeline.start_jobs_due(slow, 1.5)
