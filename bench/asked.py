@@ -52,6 +52,7 @@ import argparse
 import json
 import sys
 import uuid
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
@@ -85,6 +86,15 @@ def _user(client, user_id: str, text: str, session: str = "s1", timestamp: str |
             **({"timestamp": timestamp} if timestamp else {})}
     response = client.post("/v1/turns", params={"wait": "true"}, json=body)
     response.raise_for_status()
+
+
+def _said(n: int, of: int, weeks_before: int = 0) -> str:
+    """When the n-th of a history's `of` statements is said: a minute apart, the last a minute before
+    now (`weeks_before` earlier for a replaced pair's old statement). Relative to the run: a job to
+    come said with a day ("next month", "in June", "on the 1st") is still to come while it is asked
+    about, where one said on a fixed date started at a sweep (every 30 s locally) or not, as the run's
+    timing fell, and the figures moved with it."""
+    return (datetime.now(timezone.utc) - timedelta(weeks=weeks_before, minutes=of - n)).isoformat()
 
 
 def _search(client, user_id: str, query: str) -> list[dict[str, Any]]:
@@ -122,9 +132,9 @@ def service(fixture: dict[str, Any]) -> dict[str, Any]:
         unrelated_past = fixture.get("unrelated_past", {})
         for n, pair in enumerate(fixture.get("replaced", [])):
             user = f"r{n}-{tag}"
-            _user(client, user, pair["before"], "s1", "2026-01-05T09:00:00Z")
+            _user(client, user, pair["before"], "s1", _said(0, 1, weeks_before=8))
             if "after" in pair:
-                _user(client, user, pair["after"], "s2", "2026-03-02T09:00:00Z")
+                _user(client, user, pair["after"], "s2", _said(0, 1))
             for split in (*SETS, "present"):
                 for question in pair[split]:
                     replaced.append(_replaced(pair, split, question, _search(client, user, question)))
@@ -152,7 +162,7 @@ def service(fixture: dict[str, Any]) -> dict[str, Any]:
                 for h, history in enumerate(histories if isinstance(histories, list) else [histories]):
                     user = f"{part[0]}{split}{h}-{tag}"
                     for n, text in enumerate(history["said"]):
-                        _user(client, user, text, f"s{n}", f"2026-01-{n + 5:02d}T09:00:00Z")
+                        _user(client, user, text, f"s{n}", _said(n, len(history["said"])))
                     for case in history["asked"]:
                         measured.append(_crowded(split, case, _search(client, user, case["question"])))
                     for question in history.get("unrelated", []):
@@ -164,7 +174,7 @@ def service(fixture: dict[str, Any]) -> dict[str, Any]:
                 for h, history in enumerate(histories):
                     user = f"w{told}{split}{h}-{tag}"
                     for n, text in enumerate(history["said"]):
-                        _user(client, user, text, f"s{n}", f"2026-01-{n + 5:02d}T09:00:00Z")
+                        _user(client, user, text, f"s{n}", _said(n, len(history["said"])))
                     for case in history["asked"]:
                         whose.append({"told": told, "asks_told": bool(case["answers"]),
                                       **_crowded(split, case, _search(client, user, case["question"]))})

@@ -805,7 +805,7 @@ def test_the_sweep_begins_no_transaction_that_would_end_past_its_time(ctx, monke
     second user at all; a later run, with time, finishes both."""
     from types import SimpleNamespace
 
-    from memex import memories
+    from memex import memories, transaction_time
     from memex.db import erasure as erasure_rows
 
     built = build_context(dataclasses.replace(ctx.settings, erasure_chunk_rows=1, erasure_request_seconds=1e-9))
@@ -819,7 +819,8 @@ def test_the_sweep_begins_no_transaction_that_would_end_past_its_time(ctx, monke
         clock[0] += 1
         return chunk(*args, **kwargs)
 
-    monkeypatch.setattr(memories, "time", SimpleNamespace(monotonic=lambda: clock[0]))
+    for timed in (memories, transaction_time):
+        monkeypatch.setattr(timed, "time", SimpleNamespace(monotonic=lambda: clock[0]))
     monkeypatch.setattr(erasure_rows, "user_chunk", a_second_each)
     with psycopg.connect(ctx.db.dsn, autocommit=True) as conn:  # the oldest begun: before any other test's
         for day, (t, _) in enumerate(stopped, start=1):

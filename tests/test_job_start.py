@@ -4,14 +4,24 @@ one in its chain, at the user's first turn after it or at the sweep, whichever c
 
 from __future__ import annotations
 
+import dataclasses
+import logging
+import threading
+import time
 from datetime import datetime, timedelta, timezone
 
+import psycopg
 import pytest
 
 from memex import job_start, pipeline
+from memex.db import locks
 from memex.extraction.offline import OfflineExtractor
+from memex.jobs import user_hash
 from memex.ingest import ingest_turn
 from memex.models import TurnIn
+from memex_edge.context import build_context
+from tests.conftest import Tenant, api_client
+from tests.test_metrics import moved, scrape
 
 WEDNESDAY = "2026-03-04T10:00:00Z"  # "next Monday" is 2026-03-09
 
@@ -88,7 +98,7 @@ def test_the_job_to_come_is_the_employer_from_its_day_at_the_next_turn_and_the_o
 
     # a redelivered turn, a second sweep: nothing more
     tenant.turn("The weather was lovely this afternoon.", timestamp="2026-03-11T18:00:00Z")
-    pipeline.start_jobs_due(ctx)
+    pipeline.start_jobs_due(ctx, 60.0)
     assert [m["value"] for m in _facts(tenant, "employer")] == ["Canva", "Twilio"]
 
 
@@ -124,7 +134,7 @@ def test_the_sweep_starts_the_job_of_a_user_who_says_nothing_more_and_no_one_els
     tenant.turn("I start at Notion next month.", user=other + "-c",
                 timestamp=datetime.now(timezone.utc).isoformat())  # not yet
     assert _current(tenant, "employer") == ["Canva"]
-    assert pipeline.start_jobs_due(ctx) >= 1
+    assert pipeline.start_jobs_due(ctx, 60.0).started >= 1
     assert _current(tenant, "employer") == ["Twilio"]
     assert _current(tenant, "employer", other) == ["Miro"]
     assert _current(tenant, "next_job", other) == ["starting at Asana next year"]
@@ -138,7 +148,7 @@ def test_a_job_to_come_no_longer_current_is_never_started(ctx, tenant):
     tenant.turn("I start at Twilio next Monday.", timestamp=WEDNESDAY)
     tenant.turn("I just started at Google.", timestamp="2026-03-05T09:00:00Z")
     tenant.turn("Long day.", timestamp="2026-03-12T09:00:00Z")
-    pipeline.start_jobs_due(ctx)
+    pipeline.start_jobs_due(ctx, 60.0)
     assert _current(tenant, "employer") == ["Google"]
     assert "Twilio" not in [m["value"] for m in _facts(tenant, "employer")]
 
@@ -163,7 +173,7 @@ def test_erasing_the_started_job_does_not_bring_it_back(ctx, tenant):
     twilio = _facts(tenant, "employer")[-1]
     assert tenant.delete(f"/v1/memories/{twilio['id']}").status_code in (200, 204)
     tenant.turn("Another long day.", timestamp="2026-03-11T09:00:00Z")
-    pipeline.start_jobs_due(ctx)
+    pipeline.start_jobs_due(ctx, 60.0)
     assert "Twilio" not in [m["value"] for m in _facts(tenant, "employer")]
 
 
@@ -219,7 +229,7 @@ def test_a_job_to_come_called_off_never_starts_and_is_kept_as_history(ctx, tenan
     tenant.turn("I start at Twilio next Monday.", timestamp=WEDNESDAY)
     tenant.turn(called_off, timestamp="2026-03-05T09:00:00Z")
     tenant.turn("Long day.", timestamp="2026-03-10T18:00:00Z")
-    pipeline.start_jobs_due(ctx)
+    pipeline.start_jobs_due(ctx, 60.0)
     assert _current(tenant, "employer") == ["Canva"]
     assert "Twilio" not in [m["value"] for m in _facts(tenant, "employer")]
     assert _current(tenant, "next_job") == []
@@ -266,7 +276,8 @@ def test_a_job_to_come_at_the_employer_already_current_ends_at_its_day_and_is_re
     assert _current(tenant, "next_job") == []
     assert _facts(tenant, "next_job")[0]["valid_to"].startswith("2026-03-09T00:00:00")
     assert [(m["value"], m["active"]) for m in _facts(tenant, "employer")] == [("Twilio", True)]
-    assert (tenant.id, tenant.user) not in pipeline.jobs_rows.users(ctx.db.connection())
+    everyones = pipeline.jobs_rows.everyones(ctx.db.connection())
+    assert (tenant.id, tenant.user) not in {(job["tenant_id"], job["user_id"]) for job in everyones}
 
 
 @pytest.mark.parametrize("said, value", [
@@ -281,3 +292,100 @@ def test_the_offline_rules_read_a_job_to_come_called_off_as_its_end(said, value)
     found = [c for c in OfflineExtractor().extract([{"id": "m1", "role": "user", "content": said}], [])
              if c.base_key == "next_job"]
     assert [(c.value, c.historical, c.ends_only) for c in found] == ([(value, True, True)] if value else [])
+
+
+def _days_ago(days: float) -> str:
+    return (datetime.now(timezone.utc) - timedelta(days=days)).isoformat()
+
+
+class _Embedder:
+    """The context's embedder, failing for texts that name `failing` (an endpoint down for one call),
+    taking `seconds` for each call."""
+
+    def __init__(self, embedder, failing: str = "", seconds: float = 0.0):
+        self._embedder, self._failing, self._seconds = embedder, failing, seconds
+
+    def embed(self, texts):
+        time.sleep(self._seconds)
+        if self._failing and any(self._failing in text for text in texts):
+            raise TimeoutError("embedder down")
+        return self._embedder.embed(texts)
+
+    def __getattr__(self, name):
+        return getattr(self._embedder, name)
+
+
+def test_the_sweep_locks_no_user_whose_job_to_come_names_no_day_or_one_not_yet_come(ctx, tenant):
+    """The sweep took the lock of every user with a job to come, in a transaction each, every 5 minutes:
+    now only those whose day has come, read in one statement. A transaction holding the others' locks (a
+    long import's) holds the sweep up no more."""
+    tenant.turn("I work at Miro.", timestamp=_days_ago(11))
+    tenant.turn("I start at Asana next year.", timestamp=_days_ago(10))  # no day
+    soon, later = tenant.user + "-soon", tenant.user + "-later"
+    tenant.turn("I start at Figma soon.", user=soon, timestamp=_days_ago(10))  # no day
+    tenant.turn("I start at Notion in two weeks.", user=later, timestamp=_days_ago(0.01))  # not yet
+    assert [_current(tenant, "next_job", user) for user in (tenant.user, soon, later)] == [
+        ["starting at Asana next year"], ["starting at Figma soon"], ["starting at Notion in two weeks"]]
+    with psycopg.connect(ctx.db.dsn) as holder:
+        for user in (tenant.user, soon, later):
+            locks.lock_user(holder, tenant.id, user)
+        swept = threading.Thread(target=pipeline.start_jobs_due, args=(ctx, 60.0), daemon=True)
+        swept.start()
+        swept.join(timeout=20)
+        waited = swept.is_alive()
+        holder.rollback()
+    swept.join(timeout=60)
+    assert not waited, "the sweep waited for the lock of a user with no job due"
+    assert _current(tenant, "next_job") == ["starting at Asana next year"]
+
+
+def test_a_user_whose_job_fails_to_start_stops_neither_anothers_nor_the_erasures(ctx, http, caplog):
+    """One user's start fails (the embedder down for their employer's text): logged (the user as a hash,
+    the error as its type) and counted, the next sweep tries again; the other user's job starts and the
+    erasure after them goes on."""
+    from infra.local.lambda_context import LocalLambdaContext
+    from infra.local.runtime import function_module
+
+    built = build_context(dataclasses.replace(ctx.settings, erasure_chunk_rows=1, erasure_request_seconds=1e-9))
+    with api_client(built) as client:
+        failing, other, erased = Tenant(ctx, client), Tenant(ctx, client), Tenant(ctx, client)
+        failing.turn("I work at Canva.", timestamp=_days_ago(31))
+        failing.turn("I start at Twilio next week.", timestamp=_days_ago(30))  # the earlier: tried first
+        other.turn("I work at Miro.", timestamp=_days_ago(21))
+        other.turn("I start at Asana next week.", timestamp=_days_ago(20))
+        erased.turn("I work at Stripe. My dog is called Rex.", session="a")
+        erased.turn("I play the cello.", session="b")
+        assert erased.delete(f"/v1/users/{erased.user}").status_code == 202  # one row erased, the rest left
+        down = dataclasses.replace(ctx, embedder=_Embedder(ctx.embedder, failing="Twilio"))
+        before = scrape(http)
+        with caplog.at_level(logging.WARNING, logger="memex.pipeline"):
+            answer = function_module("sweep").run(down, LocalLambdaContext("sweep", timeout_seconds=60))
+        assert answer["jobs_failed"] >= 1 and answer["jobs_started"] >= 1 and answer["erasures_finished"] >= 1
+        assert moved(before, scrape(http), "memex_job_starts_failed_total") == answer["jobs_failed"]
+        assert any(user_hash(failing.id, failing.user) in line and "TimeoutError" in line for line in caplog.messages)
+        assert not any(failing.user in line or "Twilio" in line for line in caplog.messages)
+        assert _current(other, "employer") == ["Asana"]
+        assert _current(failing, "employer") == ["Canva"]
+        assert _current(failing, "next_job") == ["starting at Twilio next week"]
+        assert erased.get(f"/v1/users/{erased.user}/memories").json()["memories"] == []
+        # the embedder back: the next sweep starts it
+        function_module("sweep").run(ctx, LocalLambdaContext("sweep", timeout_seconds=60))
+        assert _current(failing, "employer") == ["Twilio"]
+
+
+def test_the_sweep_begins_no_job_start_past_its_time_and_leaves_the_rest_to_the_next(ctx, tenant):
+    """Each start here takes 1 s (its embedding): with 1.5 s, the first due (the earliest day) is started,
+    the second is not begun, since what is left is less than the first took; the next run starts it."""
+    first, second = tenant.user, tenant.user + "-b"
+    tenant.turn("I work at Canva.", timestamp="2001-02-26T09:00:00Z")
+    tenant.turn("I start at Twilio next week.", timestamp="2001-03-01T09:00:00Z")
+    tenant.turn("I work at Miro.", user=second, timestamp="2001-02-26T09:00:00Z")
+    tenant.turn("I start at Asana next week.", user=second, timestamp="2001-03-08T09:00:00Z")
+    slow = dataclasses.replace(ctx, embedder=_Embedder(ctx.embedder, seconds=1.0))
+    began = time.monotonic()
+    due = pipeline.start_jobs_due(slow, 1.5)
+    assert time.monotonic() - began < 3.0
+    assert (due.started, due.failed) == (1, 0) and due.left >= 1
+    assert (_current(tenant, "employer", first), _current(tenant, "employer", second)) == (["Twilio"], ["Miro"])
+    assert pipeline.start_jobs_due(ctx, 60.0).started >= 1
+    assert _current(tenant, "employer", second) == ["Asana"]

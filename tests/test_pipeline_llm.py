@@ -1094,7 +1094,7 @@ def test_a_job_to_come_the_llm_says_ended_never_starts(ctx, llm, llm_http):
     assert len(llm.chat_requests) == asked + 1  # the extraction only: the end is decided by rule
     llm.script_chat('{"memories": []}')
     tenant.turn("Long day.", timestamp="2026-03-10T18:00:00Z")
-    pipeline.start_jobs_due(ctx)
+    pipeline.start_jobs_due(ctx, 60.0)
     listing = tenant.get(f"/v1/users/{tenant.user}/memories", params={"include_inactive": "true"}).json()["memories"]
     assert [(m["value"], m["active"]) for m in listing if m["key"] == "employer"] == [("Canva", True)]
     jobs = sorted((m for m in listing if m["key"] == "next_job"), key=lambda m: m["created_at"])

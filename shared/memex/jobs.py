@@ -94,6 +94,11 @@ def subject_key(subject: str, key: str) -> str:
     return f"{prefix}_{key}"[:64].rstrip("_")
 
 
+def user_hash(tenant_id: str, user_id: str) -> str:
+    """A user named without their ids: the supersession queue's group id, and how a log line names them."""
+    return hashlib.sha256(json.dumps([tenant_id, user_id]).encode()).hexdigest()
+
+
 @dataclass(frozen=True)
 class SupersessionJob:
     """Decide the candidates extraction stored on the turn. Ids only: what the user said never
@@ -110,7 +115,7 @@ class SupersessionJob:
     def group_id(self) -> str:
         """One user's decisions are serialised; different users proceed in parallel. A hash, since
         SQS takes at most 128 printable ASCII characters here and ids may hold any others."""
-        return hashlib.sha256(json.dumps([self.tenant_id, self.user_id]).encode()).hexdigest()
+        return user_hash(self.tenant_id, self.user_id)
 
     def to_json(self) -> str:
         return json.dumps(asdict(self))

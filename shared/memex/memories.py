@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 import time
 import uuid
 from datetime import datetime, timezone
@@ -17,6 +16,7 @@ from memex.db import vector_indexes
 from memex.embeddings import query_cache
 from memex.errors import EmbedderUnavailable, NotFound, UserBeingErased
 from memex.models import ListOrder, MemoryIn
+from memex.transaction_time import TransactionTime
 
 
 # Unfinished erasures a sweep reads at once: more than a run's time lets it finish.
@@ -145,32 +145,12 @@ class UserErased(NamedTuple):
 def erase_user(ctx: Context, tenant_id: str, user_id: str) -> UserErased:
     """Erase the user within MEMEX_ERASURE_REQUEST_SECONDS (erase_user_rows): `finished` says whether
     it did, or left the rest to a DELETE sent again or to the sweep."""
-    erased = erase_user_rows(ctx, tenant_id, user_id, ErasureTime(ctx.settings.erasure_request_seconds, first=True))
+    erased = erase_user_rows(ctx, tenant_id, user_id, TransactionTime(ctx.settings.erasure_request_seconds, first=True))
     forget_recent_texts(ctx, tenant_id)
     return erased
 
 
-class ErasureTime:
-    """The time an erasure's transactions may begin in: one begins only while what is left is more
-    than the longest one so far took, so that the last ends within the time rather than a
-    transaction past it (up to ~5 s at MEMEX_ERASURE_CHUNK_ROWS, docs/measurements/erasure.md).
-    With `first`, the first begins whatever the time: a DELETE always makes progress. One for a
-    sweep's run, whichever users it goes on with."""
-
-    def __init__(self, seconds: float | None = None, *, first: bool = False):
-        self._deadline = math.inf if seconds is None else time.monotonic() + seconds
-        self._first = first
-        self._longest = 0.0
-
-    def allows(self) -> bool:
-        return self._first or self._deadline - time.monotonic() > self._longest
-
-    def took(self, seconds: float) -> None:
-        self._first = False
-        self._longest = max(self._longest, seconds)
-
-
-def erase_user_rows(ctx: Context, tenant_id: str, user_id: str, within: ErasureTime | None = None) -> UserErased:
+def erase_user_rows(ctx: Context, tenant_id: str, user_id: str, within: TransactionTime | None = None) -> UserErased:
     """The user's rows and their own vector index, not this process's copies of the tenant's texts
     (forget_recent_texts: once for a tenant's users, not once a user). In transactions of at most
     MEMEX_ERASURE_CHUNK_ROWS rows each (db/erasure.user_chunk), so that no statement of a user with
@@ -179,7 +159,7 @@ def erase_user_rows(ctx: Context, tenant_id: str, user_id: str, within: ErasureT
     in one, as before, and no one sees a half-erased user. Transactions begin while `within` allows
     (None: until finished); one that did not finish is finished by calling this again (a DELETE
     sent again, the sweep: finish_erasures)."""
-    within = within or ErasureTime()
+    within = within or TransactionTime()
     erased, finished = {"turns": 0, "memories": 0}, False
     while not finished and within.allows():
         started = time.monotonic()
@@ -199,8 +179,8 @@ def erase_user_rows(ctx: Context, tenant_id: str, user_id: str, within: ErasureT
 
 def finish_erasures(ctx: Context, seconds: float) -> int:
     """Go on with the user erasures a request began and left unfinished (the sweep), oldest first,
-    beginning no transaction that would end past `seconds` (ErasureTime); returns how many it finished."""
-    within, done = ErasureTime(seconds), 0
+    beginning no transaction that would end past `seconds` (TransactionTime); returns how many it finished."""
+    within, done = TransactionTime(seconds), 0
     for row in erasure.erasures_begun(ctx.db.connection(), ERASURES_PER_SWEEP):
         if not within.allows():
             break

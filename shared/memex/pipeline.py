@@ -16,7 +16,7 @@ import time
 import uuid
 import weakref
 from collections import defaultdict
-from dataclasses import asdict, replace
+from dataclasses import asdict, dataclass, replace
 from datetime import datetime, timezone
 from typing import Any
 
@@ -37,11 +37,13 @@ from memex.errors import public_description
 from memex.extraction import Extractor, families
 from memex.extraction.aliases import family_key
 from memex.extraction.placement import RELATION_NAMES, may_name_someone, placed
-from memex.jobs import Candidate, ExtractionJob, SupersessionJob, subject_key
-from memex.metrics import CANDIDATES_PER_TURN, EXTRACTION_LATENCY, LLM_FALLBACKS, SUPERSESSION_VERDICTS
+from memex.jobs import Candidate, ExtractionJob, SupersessionJob, subject_key, user_hash
+from memex.metrics import (CANDIDATES_PER_TURN, EXTRACTION_LATENCY, JOB_STARTS_FAILED, LLM_FALLBACKS,
+                           SUPERSESSION_VERDICTS)
 from memex.supersession import (EMPLOYER_KEY, PARTNER_KEY, Decision, RulesJudge, about_former_partner,
                                 about_partner_keys, ends_with_employer, held_at_reason, partner_ended_reason,
                                 related_keys)
+from memex.transaction_time import TransactionTime
 
 log = logging.getLogger(__name__)
 
@@ -656,8 +658,7 @@ def start_jobs(conn, ctx: Context, tenant_id: str, user_id: str, now: datetime |
         undecided, latest = jobs_rows.said_until(conn, tenant_id, user_id, deciding)
         now = min(filter(None, (now or latest, undecided)))
     for job in jobs:
-        start = job_start.starts(job["value"] or "", job["valid_from"].astimezone(user_zone.zone(job["utc_offset"])))
-        name = job_start.employer(job["value"] or "")
+        start, name = _start(job)
         if start is None or start > now or not name:
             continue
         subject = job["subject"]
@@ -690,15 +691,52 @@ def start_jobs(conn, ctx: Context, tenant_id: str, user_id: str, now: datetime |
     return started
 
 
-def start_jobs_due(ctx: Context) -> int:
-    """The sweep's: `start_jobs` for every user with a job to come, now. A user who says nothing on or
-    after the day gets their new job all the same, within the sweep's period. How many started."""
-    started = 0
-    for tenant_id, user_id in jobs_rows.users(ctx.db.connection()):
-        with ctx.db.transaction() as conn:
-            locks.lock_user(conn, tenant_id, user_id)
-            started += start_jobs(conn, ctx, tenant_id, user_id, datetime.now(timezone.utc))
-    return started
+def _start(job: dict[str, Any]) -> tuple[datetime | None, str]:
+    """When a job to come starts (None: its value names no day) and the employer it names."""
+    value = job["value"] or ""
+    return job_start.starts(value, job["valid_from"].astimezone(user_zone.zone(job["utc_offset"]))), \
+        job_start.employer(value)
+
+
+@dataclass
+class JobsDue:
+    started: int = 0  # jobs to come that became the job
+    failed: int = 0  # users whose start failed (logged): the next sweep tries them again
+    left: int = 0  # users due whom the time did not reach: the next sweep's, the earliest day first
+
+
+def start_jobs_due(ctx: Context, seconds: float) -> JobsDue:
+    """The sweep's: `start_jobs` now for each user with a job to come whose day has come (a user who
+    says nothing on or after the day gets the new job all the same, within the sweep's period), the
+    earliest day first. Who is due is read in one statement and told here, on the jobs' words, so that
+    a user whose job names no day or a day to come is neither locked nor given a transaction every 5
+    minutes; under the lock start_jobs reads and decides again. One user's failure (an embedder
+    down, a deadlock) is logged and the others go on; transactions begin within `seconds`
+    (TransactionTime), so that what comes after in the run keeps its time."""
+    now, due = datetime.now(timezone.utc), {}
+    for job in jobs_rows.everyones(ctx.db.connection()):
+        start, name = _start(job)
+        if start is not None and start <= now and name:
+            user = (job["tenant_id"], job["user_id"])
+            due[user] = min(start, due.get(user, start))
+    within, result = TransactionTime(seconds), JobsDue()
+    for n, (tenant_id, user_id) in enumerate(sorted(due, key=due.__getitem__)):
+        if not within.allows():
+            result.left = len(due) - n
+            break
+        began = time.monotonic()
+        try:
+            with ctx.db.transaction() as conn:
+                locks.lock_user(conn, tenant_id, user_id)
+                result.started += start_jobs(conn, ctx, tenant_id, user_id, now)
+        except Exception as exc:  # noqa: BLE001 - one user's failure is not the others'
+            result.failed += 1
+            ctx.metrics.record(JOB_STARTS_FAILED)
+            # The exception's type only: its message may quote what the user said.
+            log.warning("starting the jobs to come of user %s failed (%s); the next sweep tries again",
+                        user_hash(tenant_id, user_id), type(exc).__name__)
+        within.took(time.monotonic() - began)
+    return result
 
 
 def process_inline(ctx: Context, tenant_id: str, turn_id: str) -> None:

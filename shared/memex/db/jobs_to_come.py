@@ -1,5 +1,5 @@
 """The jobs to come (`next_job`) still current: one user's, read under their lock by the write path
-(pipeline.start_jobs), and the users who have any, read by the sweep. A user being erased has none:
+(pipeline.start_jobs), and everyone's, read by the sweep to tell whose day has come. A user being erased has none:
 nothing is written for them (db/erasing.py)."""
 
 from __future__ import annotations
@@ -30,11 +30,13 @@ def of_user(conn: psycopg.Connection, tenant_id: str, user_id: str) -> list[dict
     ).fetchall()
 
 
-def users(conn: psycopg.Connection) -> list[tuple[str, str]]:
-    """(tenant, user) of every user with a current job to come."""
-    rows = conn.execute(f"SELECT DISTINCT tenant_id, user_id FROM memories WHERE {_CURRENT}"
-                        f" AND {erasing.unmarked('memories')}", {}).fetchall()
-    return [(row["tenant_id"], row["user_id"]) for row in rows]
+def everyones(conn: psycopg.Connection) -> list[dict[str, Any]]:
+    """Every current job to come, with what tells when it starts (`value`, `valid_from` and the offset
+    its turn was sent with, `utc_offset`) and whose it is (`tenant_id`, `user_id`): one statement."""
+    return conn.execute(
+        f"""SELECT memories.tenant_id, memories.user_id, memories.value, memories.valid_from, turns.utc_offset
+            FROM memories JOIN turns ON turns.tenant_id = memories.tenant_id AND turns.id = memories.source_turn_id
+            WHERE {_CURRENT} AND {erasing.unmarked("memories")}""", {}).fetchall()
 
 
 def said_until(conn: psycopg.Connection, tenant_id: str, user_id: str,
