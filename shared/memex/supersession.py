@@ -110,7 +110,7 @@ HELD_AT_EMPLOYER = "role"
 # "My husband passed away", type "event"), they end the current partner, unless that partner was named
 # as one the user never married (a girlfriend, a boyfriend, a fiancé: the divorce or the death was of
 # an earlier spouse). The extractor files the event as a fact when its message names a current partner
-# (offline._said_beside_a_partner): that partner came after.
+# (offline/extractor.py's _said_beside_a_partner): that partner came after.
 PARTNER_KEY, STATUS_KEY = "partner_name", "relationship_status"
 WITHOUT_PARTNER = frozenset({"single", "separated"})
 ENDED_BY_EVENT = frozenset({"divorced", "widowed"})
