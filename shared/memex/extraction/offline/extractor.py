@@ -42,7 +42,15 @@ class OfflineExtractor:
 
     def extract(self, messages: list[dict[str, Any]], history: list[dict[str, Any]]) -> list[Candidate]:
         found = Facts()
-        earlier: Facts | None = None  # the history's facts, extracted once a correction needs them
+        earlier: Facts | None = None
+
+        def history_facts() -> Facts:
+            """The history's facts, extracted once, when a correction first needs them."""
+            nonlocal earlier
+            if earlier is None:
+                earlier = Facts(self.extract(history, []))
+            return earlier
+
         for i, message in enumerate(messages):
             if message["role"] != "user":
                 continue
@@ -53,54 +61,40 @@ class OfflineExtractor:
             questions: list[tuple[str, str]] = []
             for n, (sentence, said) in enumerate(statements(message["content"] or "", questions)):
                 stated = found.size()
-                forget = FORGET.match(plain.plain(sentence)) if subject == "user" else None
-                retracted = statement_retracted(forget, plain.plain(sentence)) if subject == "user" else None
+                # Read as the rules read it: "Actually it’s Lisbon" is "Actually it's Lisbon".
+                read = plain.plain(sentence)
+                forget = FORGET.match(read) if subject == "user" else None
+                retracted = statement_retracted(forget, read) if subject == "user" else None
                 matched = matches(typed(retracted or sentence, dropped_is_user=not (about_them and n == 0)))
                 for _, rule, fields in matched:
                     candidate = candidate_of(rule, fields, message["id"], said, subject)
                     found.add(taken_back(candidate) if retracted else candidate)
                 if forget and forget["topic"] and not matched:
-                    if earlier is None:
-                        earlier = Facts(self.extract(history, []))
-                    for fact in about_topic([*earlier.in_order(), *found.in_order()], forget["topic"]):
+                    for fact in about_topic([*history_facts().in_order(), *found.in_order()], forget["topic"]):
                         found.add(taken_back(replace(fact, source_message_id=message["id"], raw_quote=said)))
-                # Read as the rules read it: "Actually it’s Lisbon" is "Actually it's Lisbon".
-                read = plain.plain(sentence)
                 corrections = list(CORRECTION.finditer(read))
                 for match in corrections:
-                    if earlier is None:
-                        earlier = Facts(self.extract(history, []))
-                    if not correct(found, earlier, match, message["id"], said, subject) \
+                    if not correct(found, history_facts(), match, message["id"], said, subject) \
                             and not correct_within(found, found, message["id"], match, message["id"], said, subject) \
                             and before is not None and before["role"] == "user":
-                        correct_within(found if i else earlier, found, before["id"], match, message["id"], said,
-                                        subject)
+                        correct_within(found if i else history_facts(), found, before["id"], match, message["id"], said,
+                                       subject)
+                # The message before, when it is this turn's, is in `found`; else it is the history's last.
                 meant = MEANT.fullmatch(read)
                 if meant and before is not None and before["role"] == "user":
-                    if earlier is None and not i:
-                        earlier = Facts(self.extract(history, []))
-                    correct_meant(found if i else earlier, found, before["id"], meant.group("new"), message["id"],
-                                   said, subject)
+                    correct_meant(found if i else history_facts(), found, before["id"], meant.group("new"),
+                                  message["id"], said, subject)
                 elif (named := NAMED_AGAIN.fullmatch(read)) and before is not None and before["role"] == "user":
-                    if earlier is None and not i:
-                        earlier = Facts(self.extract(history, []))
-                    correct_named(found if i else earlier, found, before["id"], named, message["id"], said, subject)
+                    correct_named(found if i else history_facts(), found, before["id"], named, message["id"], said,
+                                  subject)
                 elif (aged := AGED_AGAIN.match(read) or BIRTHDAY_AGE.match(read)):
-                    if earlier is None:
-                        earlier = Facts(self.extract(history, []))
-                    age_again(earlier, found, aged, message["id"], said, subject)
+                    age_again(history_facts(), found, aged, message["id"], said, subject)
                 elif (pregnant := PREGNANT_AGAIN.match(read)):
-                    if earlier is None:
-                        earlier = Facts(self.extract(history, []))
-                    pregnant_again(earlier, found, pregnant.group("name"), message["id"], said, subject)
+                    pregnant_again(history_facts(), found, pregnant.group("name"), message["id"], said, subject)
                 elif (gone := GONE_AGAIN.match(read)):
-                    if earlier is None:
-                        earlier = Facts(self.extract(history, []))
-                    pet_gone_again(earlier, found, gone.group("name"), message["id"], said, subject)
+                    pet_gone_again(history_facts(), found, gone.group("name"), message["id"], said, subject)
                 elif not corrections and RESTATED.match(read) and before is not None and before["role"] == "user":
-                    if earlier is None and not i:
-                        earlier = Facts(self.extract(history, []))
-                    correct_restated(found if i else earlier, found, stated, before["id"])
+                    correct_restated(found if i else history_facts(), found, stated, before["id"])
             for question, said in questions:
                 for rule, fields in asked_matches(typed(question, dropped_is_user=False)):
                     found.add(candidate_of(rule, fields, message["id"], said, subject))
