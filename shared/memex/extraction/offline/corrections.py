@@ -342,9 +342,8 @@ def pregnant_again(earlier: Facts, found: Facts, name: str, message_id: str, quo
     """"Sam is pregnant!", said of the partner by name alone: the user is expecting a baby. Nothing when the
     name the session gives last is not the current partner's (a sister or a friend is pregnant: not the
     user's baby)."""
-    mark = _value_mark(name)
-    named = next((c for c in reversed([*earlier.in_order(), *found.in_order()]) if c.subject == subject
-                  and c.base_key.endswith("_name") and _value_mark(c.value) == mark), None)
+    # the past too: a partner named last as left ("I broke up with Sam") is no longer the user's
+    named = _filed_last(earlier, found, name, subject, lambda key: key.endswith("_name"), past_too=True)
     if named is not None and named.base_key == "partner_name" and not named.historical:
         found.add(candidate_of(_PREGNANT_AGAIN_RULE, {"value": "yes"}, message_id, quote, subject))
 
@@ -364,13 +363,14 @@ def pet_gone_again(earlier: Facts, found: Facts, name: str, message_id: str, quo
                          message_id, quote, subject))
 
 
-def _filed_last(earlier: Facts, found: Facts, name: str, subject: str,
-                filed: Callable[[str], bool]) -> Candidate | None:
-    """The last current fact of the speaker's that files `name` under a key `filed` takes (its base
-    key), this turn's before the history's: who the session last said they are."""
+def _filed_last(earlier: Facts, found: Facts, name: str, subject: str, filed: Callable[[str], bool],
+                past_too: bool = False) -> Candidate | None:
+    """The last current fact of the speaker's (or, `past_too`, the last fact, current or of the past)
+    that files `name` under a key `filed` takes (its base key), this turn's before the history's: who
+    the session last said they are."""
     mark = _value_mark(name)
     return next((c for c in chain(found.latest_first(), earlier.latest_first()) if c.subject == subject
-                 and not c.historical and filed(c.base_key) and _value_mark(c.value) == mark), None)
+                 and (past_too or not c.historical) and filed(c.base_key) and _value_mark(c.value) == mark), None)
 
 
 def correct_named(pool: Facts, found: Facts, before_id: str, named: re.Match[str], message_id: str, quote: str,
