@@ -92,6 +92,10 @@ HOBBIES = (
     "running marathons|sculpting|gymnastics|paddleboarding|windsurfing|kitesurfing|golfing|bowling"
 ).split("|")
 
+# The diets a person keeps one of at a time, as the offline rules read them: "vegan" replaces "vegetarian"
+# (supersession.DIETS), where a condition ("lactose intolerant") or a rule of faith ("halal") replaces none.
+DIETS = ("vegetarian", "vegan", "pescatarian", "pescetarian")
+
 # What is no longer eaten or drunk, given up without a verb ("I gave up sugar"), and which verb it takes.
 GIVEN_UP = {
     "alcohol": "drink", "booze": "drink", "coffee": "drink", "caffeine": "drink", "soda": "drink",

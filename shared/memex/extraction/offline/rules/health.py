@@ -84,30 +84,32 @@ _HABIT_OBJECT = (r"(?: (?P<value>(?!(?:and|or|but|with|at|in|on|for|to|much|any|
                  r"[a-z][\w'-]*(?: [a-z][\w'-]*)??))?")
 _NO_LONGER_END = strict_end("anymore", "any more", "at all", "these days", "either")
 
+# The diets (vocabulary.DIETS, one list with supersession's), in the order the rules have always named them.
+_DIETS = "|".join(vocabulary.DIETS)
+
 
 DIET_RULES = [
     rule("fact", "dietary_restriction", "m am been keep eat went gone turned became become as", [
         # "as the only vegetarian at the barbecue, I ...": who the user is, said in passing
-        r"\b(?i:as) (?:an?|the only|a strict|a lifelong) (?P<value>vegetarian|vegan|pescatarian|pescetarian|coeliac|"
+        rf"\b(?i:as) (?:an?|the only|a strict|a lifelong) (?P<value>{_DIETS}|coeliac|"
         r"celiac)(?: (?:at|in|on|among|of|for) [^,.;!?]{1,50})?,\s*I\b",
-        r"\bI(?:'m| am|'ve been| have been)(?: now| strictly| fully)? (?:an? )?(?P<value>vegetarian|vegan|pescatarian|"
-        r"pescetarian|gluten[- ]free|dairy[- ]free|lactose[- ]intolerant|coeliac|celiac|kosher|halal)"
+        rf"\bI(?:'m| am|'ve been| have been)(?: now| strictly| fully)? (?:an? )?(?P<value>{_DIETS}|"
+        r"gluten[- ]free|dairy[- ]free|lactose[- ]intolerant|coeliac|celiac|kosher|halal)"
         + strict_end("and", "for", "these", "too", "as", "though", "myself", "since", "ever", "again", "already",
                       "(?:most of|all) my (?:life|adult life)", "my (?:whole|entire) life"),
         r"\bI (?:keep|eat) (?:only )?(?P<value>kosher|halal)\b",
-        r"\bI(?:'ve| have)? (?:went|gone|turned|became|become) (?:fully )?(?P<value>vegetarian|vegan|pescatarian|"
-        r"pescetarian|gluten[- ]free|dairy[- ]free)"
+        rf"\bI(?:'ve| have)? (?:went|gone|turned|became|become) (?:fully )?(?P<value>{_DIETS}|"
+        r"gluten[- ]free|dairy[- ]free)"
         + strict_end("and", "in", "last", "this", "after", "when", "about", "over", "recently", r"\d+",
                       "a (?:year|few|couple)", "years", "months"),
     ], "The user is {value}.", as_said, importance=0.85),
     # A diet retracted: "I'm no longer vegan", "I'm not vegetarian anymore", "I stopped being vegan"; the
     # past, which ends the diet if it is the current one (supersession.ending).
     rule("fact", "dietary_restriction", "longer not stopped quit gave given", [
-        r"\bI(?:'m| am) no longer (?:an? )?(?P<value>vegetarian|vegan|pescatarian|pescetarian)"
+        rf"\bI(?:'m| am) no longer (?:an? )?(?P<value>{_DIETS})"
         + strict_end("and", "since", "after", "because", "these days"),
-        r"\bI(?:'m| am) not (?:an? )?(?P<value>vegetarian|vegan|pescatarian|pescetarian) (?=any ?more\b)",
-        r"\bI(?:'ve| have)? (?:stopped|quit|gave up|given up) being (?:an? )?(?P<value>vegetarian|vegan|pescatarian|"
-        r"pescetarian)" + QUIT_END,
+        rf"\bI(?:'m| am) not (?:an? )?(?P<value>{_DIETS}) (?=any ?more\b)",
+        rf"\bI(?:'ve| have)? (?:stopped|quit|gave up|given up) being (?:an? )?(?P<value>{_DIETS})" + QUIT_END,
     ], "The user used to be {value}.", as_said, confidence=0.7, importance=0.6, historical=True),
     rule("fact", "allergy", "allergic allergy", [
         r"\bI(?:'m| am)(?: (?:very|severely|deathly|highly|really|quite|mildly|slightly|super|so))? allergic to "
