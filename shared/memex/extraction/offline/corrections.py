@@ -38,36 +38,36 @@ CORRECTION = re.compile(
 # "Sorry, my wife's name is Anna." (correct_restated).
 RESTATED = re.compile(r"(?i:actually|sorry|oops|correction|my bad|no wait|wait|typo|scratch that)\b[,:!]?\s+(?i:(?:I|my|it)\b)")
 MEANT = re.compile(rf"(?i:sorry|oops|actually|no|correction|my bad)[,:!]?\s+(?i:I meant|I mean)\s+"
-                    rf"(?P<new>(?!I\b){CAPWORD}(?:\s+{CAPWORD}){{0,3}})[.!]?")
+                   rf"(?P<new>(?!I\b){CAPWORD}(?:\s+{CAPWORD}){{0,3}})[.!]?")
 # A correction of a name said with the person's pronoun: "Sorry, her name is Anna." (correct_named).
 # Someone's new age said by their name alone, opening the sentence: "Mia turned 8 today!", "Leo is 5
 # now.", "Leo's now 5" (age_again); "Leo is 5" alone may be said of anyone's Leo, and is not read.
 AGED_AGAIN = re.compile(rf"(?:(?i:so|and|oh|well|yay|omg|wow),? )?(?P<name>(?!I\b){UPPER}[\w-]*)(?: (?:(?:just|finally|"
-                         rf"officially) )?turned (?P<value>{NUMBER})(?= (?:today|yesterday|on|last|this)\b|\s*(?:[.!,;]|$))|"
-                         rf"(?: is|'s) (?:now (?P<now>{NUMBER})|(?P<then>{NUMBER})(?: (?:years?|yrs?) old| (?P<months>months?) old)? now)"
-                         rf"(?: (?:years?|yrs?) old| (?P<months_now>months?) old)?(?=\s*(?:[.!,;]|$)))")
+                        rf"officially) )?turned (?P<value>{NUMBER})(?= (?:today|yesterday|on|last|this)\b|\s*(?:[.!,;]|$))|"
+                        rf"(?: is|'s) (?:now (?P<now>{NUMBER})|(?P<then>{NUMBER})(?: (?:years?|yrs?) old| (?P<months>months?) old)? now)"
+                        rf"(?: (?:years?|yrs?) old| (?P<months_now>months?) old)?(?=\s*(?:[.!,;]|$)))")
 # The same age said after the person's birthday, by pronoun: "It was Oscar's birthday on Sunday, he's 3 now."
 BIRTHDAY_AGE = re.compile(rf"(?:(?i:it was|yesterday was|today is|today was|so|and|oh|well|yay) )?(?P<name>(?!I\b){UPPER}[\w-]*)'s "
-                           rf"birthday\b[^.!?]*?[,;] (?:and |so )?(?:he|she)(?:'s| is) (?:now (?P<now>{NUMBER})|"
-                           rf"(?P<then>{NUMBER})(?: (?:years?|yrs?) old)?(?: now| today)?)(?=\s*(?:[.!,;]|$))")
+                          rf"birthday\b[^.!?]*?[,;] (?:and |so )?(?:he|she)(?:'s| is) (?:now (?P<now>{NUMBER})|"
+                          rf"(?P<then>{NUMBER})(?: (?:years?|yrs?) old)?(?: now| today)?)(?=\s*(?:[.!,;]|$))")
 _PERSON_NAME_KEYS = frozenset(f"{part}_name" for part in PERSON_PARTS.values())
 # The partner's pregnancy said by their name alone: "Sam is pregnant!" (pregnant_again).
 PREGNANT_AGAIN = re.compile(rf"(?:(?i:so|and|oh|well|yay|omg|wow|guess what),? )?(?P<name>(?!I\b){UPPER}[\w-]*)"
-                             rf"(?: is|'s) (?:(?:{NUMBER}|a few) (?:weeks?|months?) )?pregnant(?=\s*(?:[.!,;]|$))")
+                            rf"(?: is|'s) (?:(?:{NUMBER}|a few) (?:weeks?|months?) )?pregnant(?=\s*(?:[.!,;]|$))")
 _PREGNANT_AGAIN_RULE = rule("fact", "expecting_baby", "pregnant", [], "The user is expecting a baby.",
-                             confidence=0.7, importance=0.7)
+                            confidence=0.7, importance=0.7)
 _AGED_AGAIN_RULE = rule("fact", "{person}_age", "turned", [], "The user's {part} {name} is {value} {old}.",
-                         confidence=0.75, importance=0.6)
+                        confidence=0.75, importance=0.6)
 # A pet's death said by its name alone, opening the sentence: "Pickle passed away last week", "Sadly Miso
 # was put to sleep" (pet_gone_again); "passed" alone is not read ("Pickle passed the vet check").
 GONE_AGAIN = re.compile(rf"(?:(?i:so|and|oh|well|sadly|unfortunately),? )?(?P<name>(?!I\b){UPPER}[\w-]*) "
-                         r"(?:(?:just|sadly|finally|recently) )?(?:died|passed away|passed on|was put down|"
-                         r"was put to sleep|had to be put down|was rehomed|had to be rehomed)(?![\w'-])")
+                        r"(?:(?:just|sadly|finally|recently) )?(?:died|passed away|passed on|was put down|"
+                        r"was put to sleep|had to be put down|was rehomed|had to be rehomed)(?![\w'-])")
 _PET_NAME_KEYS = frozenset(f"pet_{part}_name" for part in PETS.values())
 _GONE_AGAIN_RULE = rule("fact", "pet_{part}_name", "died passed put rehomed", [],
-                         "The user used to have a {kind} named {value}.", confidence=0.7, importance=0.5, historical=True)
+                        "The user used to have a {kind} named {value}.", confidence=0.7, importance=0.5, historical=True)
 NAMED_AGAIN = re.compile(rf"(?i:actually|sorry|oops|correction|my bad|no wait|wait)[,:!]?\s+(?P<pronoun>(?i:her|his|its))"
-                          rf"\s+name(?:'s|\s+is)\s+(?P<new>(?!I\b){CAPWORD}(?:\s+{CAPWORD}){{0,3}})[.!]?")
+                         rf"\s+name(?:'s|\s+is)\s+(?P<new>(?!I\b){CAPWORD}(?:\s+{CAPWORD}){{0,3}})[.!]?")
 # Words of a corrected statement that need not be words of the fact it corrects.
 _CORRECTION_WORDS = frozenset(
     "actually sorry oops correction my bad no i meant mean said it it's is i'm im a an the our we i'd".split())
@@ -228,7 +228,7 @@ class Facts:
 
 
 def correct(found: Facts, earlier: Facts, match: re.Match[str], message_id: str, quote: str,
-             subject: str) -> bool:
+            subject: str) -> bool:
     """Re-state the fact whose value was the wrong one with the right value; the wrong one, if
     stated in this turn, is dropped. Nothing happens when no fact of the speaker's had the wrong
     value, when the right value has not the wrong one's shape, or when the words said around it are
@@ -259,7 +259,7 @@ _WORD_SHAPES = tuple(re.compile(rf"{shape}$") for shape in (WEEKDAY, MONTH, r"\d
 
 
 def correct_within(pool: Facts, found: Facts, said_in: str, match: re.Match[str], message_id: str,
-                    quote: str, subject: str) -> bool:
+                   quote: str, subject: str) -> bool:
     """"Sorry, I meant Wednesday, not Tuesday.", said right after "I'm flying to Berlin next Tuesday." (or
     in the same message, `said_in`): the wrong value one word of a longer one (the plan "flying to Berlin
     next Tuesday"), that fact re-stated with the right word. Nothing unless one fact of that message says
@@ -267,7 +267,7 @@ def correct_within(pool: Facts, found: Facts, said_in: str, match: re.Match[str]
     old = match.group("old") or match.group("old2")
     said = (match.group("new2") or match.group("said")).split()
     if len(old.split()) != 1 or not said or any(word.casefold().strip(",") not in _CORRECTION_WORDS
-                                                  for word in said[:-1]):
+                                                for word in said[:-1]):
         return False
     right = said[-1]
     shape = next((s for s in _WORD_SHAPES if s.match(old)), None)
@@ -288,7 +288,7 @@ def correct_within(pool: Facts, found: Facts, said_in: str, match: re.Match[str]
 
 
 def correct_meant(pool: Facts, found: Facts, before_id: str, right: str, message_id: str, quote: str,
-                   subject: str) -> None:
+                  subject: str) -> None:
     """"Sorry, I meant Initrode.", said right after a message that filed one name: that name's fact
     re-stated with the right one. Nothing when the message before filed no name or more than one
     (which was meant?)."""
@@ -314,7 +314,7 @@ def _gender(fact: Candidate) -> str | None:
 
 
 def age_again(earlier: Facts, found: Facts, aged: re.Match[str], message_id: str, quote: str,
-               subject: str) -> None:
+              subject: str) -> None:
     """"Mia turned 8 today!" (or "Maya is 6 months old now", "It was Oscar's birthday on Sunday, he's 3 now"),
     said of someone by their name alone: their age, filed as the session said who
     they are ("My daughter Mia is 7." earlier: child_mia_age, which the new age replaces), under the key
@@ -334,8 +334,8 @@ def age_again(earlier: Facts, found: Facts, aged: re.Match[str], message_id: str
         return
     person = named_person(part, name)
     found.add(candidate_of(_AGED_AGAIN_RULE, {"value": value, "old": "old" if value.endswith("months") else "years old",
-                                            "person": person, "part": part, "name": name}, message_id,
-                         quote, subject))
+                                              "person": person, "part": part, "name": name}, message_id,
+                           quote, subject))
 
 
 def pregnant_again(earlier: Facts, found: Facts, name: str, message_id: str, quote: str, subject: str) -> None:
@@ -360,7 +360,7 @@ def pet_gone_again(earlier: Facts, found: Facts, name: str, message_id: str, quo
         return
     part = named.base_key.removeprefix("pet_").removesuffix("_name")
     found.add(candidate_of(_GONE_AGAIN_RULE, {"value": named.value, "part": part, "kind": part.replace("_", " ")},
-                         message_id, quote, subject))
+                           message_id, quote, subject))
 
 
 def _filed_last(earlier: Facts, found: Facts, name: str, subject: str, filed: Callable[[str], bool],
@@ -374,7 +374,7 @@ def _filed_last(earlier: Facts, found: Facts, name: str, subject: str, filed: Ca
 
 
 def correct_named(pool: Facts, found: Facts, before_id: str, named: re.Match[str], message_id: str, quote: str,
-                   subject: str) -> None:
+                  subject: str) -> None:
     """"Sorry, her name is Anna.", said right after a message that filed a name: the last name that
     message filed, of a person (or pet) the pronoun may stand for, re-stated with the right one ("My
     sister is Ana and my brother is Tom." then "Sorry, his name is Thomas": Tom). Nothing when the message

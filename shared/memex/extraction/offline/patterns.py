@@ -57,7 +57,7 @@ NOT_NAMES = frozenset(
     "vietnamese thai filipino african asian european latino latina jewish catholic christian muslim "
     "hindu buddhist atheist".split()) | {n.casefold() for n in vocabulary.NATIONALITIES}
 INTENSIFIERS = ("so really very pretty totally completely quite super way kinda somewhat incredibly "
-                 "extremely highly hugely seriously absolutely massively genuinely fairly too actually").split()
+                "extremely highly hugely seriously absolutely massively genuinely fairly too actually").split()
 UNITS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
 SMALL_NUMBERS = {
     "no": 0, "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
@@ -65,7 +65,7 @@ SMALL_NUMBERS = {
     "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19,
 }
 TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70,
-         "eighty": 80, "ninety": 90}
+        "eighty": 80, "ninety": 90}
 
 
 def alternation(words) -> str:
@@ -94,37 +94,37 @@ CAPWORD = rf"{UPPER}[\w'&-]*"
 # One to four capitalised words ("Lisbon", "Bank of America", "Procter & Gamble", "St. Louis"),
 # never "I", and never cut before a further capitalised word.
 PROPER = (rf"(?!I\b)(?:(?:St|Mt|Ft)\.\s+)?{CAPWORD}(?:\s+(?:(?:of|de|da|do|dos|das|del|la|le|van|von|der|den|du|&)\s+)?"
-           rf"(?!I\b){CAPWORD}){{0,3}}(?![\w'&-])(?!\s+(?!I\b){UPPER})")
+          rf"(?!I\b){CAPWORD}){{0,3}}(?![\w'&-])(?!\s+(?!I\b){UPPER})")
 # An organisation: a proper name that may also start with a digit ("3M", "7-Eleven"), end in a
 # number ("Company 7") when nothing follows, or join two names with "and" when nothing follows
 # ("Procter and Gamble"; "Acme and Bob is my boss" keeps "Acme").
 _ORG_WORD = rf"(?:{CAPWORD}|\d+[A-Za-z][\w'&-]*|\d+-{CAPWORD})"
 ORG_END = r"(?=\s*(?:[.,;:!?)]|$))"
 ORG = (rf"(?!I\b)(?:(?:St|Mt|Ft)\.\s+)?{_ORG_WORD}(?:\s+(?:(?:of|de|da|del|la|le|van|von|der|den|du|&)\s+)?"
-        rf"(?!I\b){_ORG_WORD}){{0,3}}(?:\s+and\s+{CAPWORD}{ORG_END}|\s+\d{{1,4}}{ORG_END})?"
-        rf"(?![\w'&-])(?!\s+(?!I\b){UPPER})")
+       rf"(?!I\b){_ORG_WORD}){{0,3}}(?:\s+and\s+{CAPWORD}{ORG_END}|\s+\d{{1,4}}{ORG_END})?"
+       rf"(?![\w'&-])(?!\s+(?!I\b){UPPER})")
 # One joins these as a user, not as an employee.
 PLATFORMS = (r"(?:Facebook|Twitter|X|Instagram|TikTok|Reddit|Strava|LinkedIn|Discord|Slack|Snapchat|Tinder|Bumble|"
-              r"Hinge|Pinterest|Mastodon|Threads|YouTube|Duolingo|Bluesky|WhatsApp|Telegram|Patreon)\b")
+             r"Hinge|Pinterest|Mastodon|Threads|YouTube|Duolingo|Bluesky|WhatsApp|Telegram|Patreon)\b")
 # "I'm working at Starbucks today" says where the user is, not who employs them.
 NOT_TEMPORARY = (r"(?!\s+(?:today|tonight|tomorrow|this (?:morning|afternoon|evening|week|weekend)|right now|"
-                  r"for the (?:day|week|afternoon|morning)))")
+                 r"for the (?:day|week|afternoon|morning)))")
 WORD = r"[\w'&+-]+"
 NUMBER = (rf"\d{{1,3}}|(?:{alternation(TENS)})(?:[- ](?:{alternation(UNITS)}))?"
-           rf"|{alternation(SMALL_NUMBERS)}")
+          rf"|{alternation(SMALL_NUMBERS)}")
 # Up to three words before a known job title: "product manager", "senior PM", "ICU nurse".
 ROLE = (rf"(?:[A-Za-z][\w-]*\s+){{0,3}}?"
-         rf"(?:(?i:{alternation(_ROLE_HEADS)})|{alternation(ROLE_ABBREVIATIONS)})(?![\w-])")
+        rf"(?:(?i:{alternation(_ROLE_HEADS)})|{alternation(ROLE_ABBREVIATIONS)})(?![\w-])")
 # Objects that say nothing about the user ("I love it", "I like your idea", "I hate when..."), and
 # verbs that show "I love" was a relative clause ("something I love is awesome").
 NOT_OBJECT = (r"(?!(?:it|that|this|these|those|them|you|your|yours|him|her|his|my|our|their|how|what|"
-               r"when|where|why|who|which|if|so|too|not|being|to be|to(?!\s+\w)|all of|every day|about|most|"
-               r"least|more|the (?:idea|way|fact|thought|sound)|is|are|was|were|makes|made|has|have|had)\b)")
+              r"when|where|why|who|which|if|so|too|not|being|to be|to(?!\s+\w)|all of|every day|about|most|"
+              r"least|more|the (?:idea|way|fact|thought|sound)|is|are|was|were|makes|made|has|have|had)\b)")
 # Where a free phrase ends: punctuation (or an emoji), or a word that starts another clause.
 PHRASE_END = (r"(?=\s*(?:[^\w\s'&+-]|$)|\s+-\s|\s+(?:but|because|since|so|when|while|though|although|"
-               r"especially|if|unless|which|as well|too|a lot|very much|so much|lol|haha|these days|nowadays|now|"
-               r"anymore|any more|lately|recently|at the moment|right now|"
-               r"and (?:I|I'm|I've|we|my|it|that|he|she|they|you))\b)")
+              r"especially|if|unless|which|as well|too|a lot|very much|so much|lol|haha|these days|nowadays|now|"
+              r"anymore|any more|lately|recently|at the moment|right now|"
+              r"and (?:I|I'm|I've|we|my|it|that|he|she|they|you))\b)")
 # Where a fact with a strict shape (an age, a diet, a role) ends: punctuation, or one of a few words.
 _STRICT_END = r"(?=\s*(?:{}|$)|\s+(?:{})\b)"
 
@@ -156,34 +156,34 @@ def strict_end(*words: str, punctuation: str = r"[^\w\s'-]") -> str:
 
 
 ROLE_END = strict_end("and", "at", "for", "in", "on", "with", "from", "by", "who", "working", "based",
-                        "myself", "too", "here", "there", "last", "this", "recently", "since", "after", "earlier",
-                        "while", "before", "until", "when", "during")
+                      "myself", "too", "here", "there", "last", "this", "recently", "since", "after", "earlier",
+                      "while", "before", "until", "when", "during")
 # Adverbs people put before a verb: "I now work at", "I officially work for", "I usually go climbing".
 ADVERBS = r"(?:(?:now|still|also|just|only|finally|recently|currently|often|sometimes|[a-z]+ly) )*"
 JOB_NOUN = r"(?:job|position|role|gig|post)"
 # What says the user's clause is about the past: "used to", a past tense ("saw", "worked").
 RECALLED = (r"used to|would|was|were|had|did|(?![a-z]*eed\b)[a-z]+ed|saw|met|went|got|knew|took|made|found|felt|spent|thought|"
-             r"came|gave|told|heard|left|lost|kept|became|ran|taught|caught|brought|sat|stood|wrote|drove|ate|"
-             r"could|never")
+            r"came|gave|told|heard|left|lost|kept|became|ran|taught|caught|brought|sat|stood|wrote|drove|ate|"
+            r"could|never")
 # Working somewhere, which may be for a day ("I'm working at Starbucks today"); starting somewhere,
 # which is a job ("I started at Salesforce this week").
 WORKS_AT = (rf"\bI {ADVERBS}(?:work|'m working|am working) (?:at|for)"
-             rf"|\bI(?:'m| am) {ADVERBS}(?:working|employed) (?:at|for|by)"
-             rf"|\bI(?:'ve| have) {ADVERBS}been working (?:at|for)")
+            rf"|\bI(?:'m| am) {ADVERBS}(?:working|employed) (?:at|for|by)"
+            rf"|\bI(?:'ve| have) {ADVERBS}been working (?:at|for)")
 # The first stretch of a job: "my first day", "my first two weeks".
 FIRST_SPAN = r"(?:day|week|month|shift|(?:two|three|four|five|six|few|couple of|\d) (?:days|weeks|months|shifts))"
 # A job taken, got or landed, its role said before the employer or not: "I got a job as a product
 # manager at Canva" (the role rule files the role of the same words).
 JOB_TAKEN = (rf"(?:got (?:an?|the) (?:new )?{JOB_NOUN}|landed (?:an?|the|my) (?:new |dream |first )?{JOB_NOUN}"
-              rf"|accepted (?:an?|the) (?:new )?{JOB_NOUN}|got hired)")
+             rf"|accepted (?:an?|the) (?:new )?{JOB_NOUN}|got hired)")
 STARTED_AT = (rf"\bI(?:'ve| have)? {ADVERBS}(?:(?:started|began) (?:at|working (?:at|for)|(?:an?|my) (?:new )?{JOB_NOUN} "
-               rf"(?:at|with))|got (?:an?|the) (?:new )?{JOB_NOUN} (?:at|with)|got hired (?:at|by)"
-               rf"|landed (?:an?|the|my) (?:new |dream |first )?{JOB_NOUN} (?:at|with)|accepted (?:an|the|a job) offer from"
-               rf"|accepted (?:an?|the) (?:new )?{JOB_NOUN} (?:at|with)|{JOB_TAKEN} as (?:an? |the )?{ROLE} (?:at|with)"
-               r"|signed with)"
-               rf"|\bI(?:'ve| have| was)? {ADVERBS}been hired (?:at|by)|\bI was {ADVERBS}hired (?:at|by)"
-               rf"|\b(?i:my) first {FIRST_SPAN} at"
-               r"|\b(?i:my) (?:new |current )?employer is")
+              rf"(?:at|with))|got (?:an?|the) (?:new )?{JOB_NOUN} (?:at|with)|got hired (?:at|by)"
+              rf"|landed (?:an?|the|my) (?:new |dream |first )?{JOB_NOUN} (?:at|with)|accepted (?:an|the|a job) offer from"
+              rf"|accepted (?:an?|the) (?:new )?{JOB_NOUN} (?:at|with)|{JOB_TAKEN} as (?:an? |the )?{ROLE} (?:at|with)"
+              r"|signed with)"
+              rf"|\bI(?:'ve| have| was)? {ADVERBS}been hired (?:at|by)|\bI was {ADVERBS}hired (?:at|by)"
+              rf"|\b(?i:my) first {FIRST_SPAN} at"
+              r"|\b(?i:my) (?:new |current )?employer is")
 CURRENT_JOB = rf"{WORKS_AT}|{STARTED_AT}"
 # "a small agency called Pixel Farm": the name after what kind of place it is.
 ORG_INTRO = r"(?:the |an? (?:[a-z][\w-]* ){1,2}(?:called|named) )?"
@@ -192,13 +192,13 @@ HEAD_OF = r"(?:head|director|vp|VP|vice president|chief|manager) of [a-z][\w-]*(
 HAVE = r"\b(?:I|[Ww]e)(?: have|'ve got| have got)"
 # "a 3-year-old son", "my older sister": words between the article and the relative.
 KIN_ADJECTIVE = (rf"(?:(?:little|baby|newborn|teenage|grown|older|younger|elder|big|twin|"
-                  rf"(?:{NUMBER})[- ](?:years?|months?|weeks?)[- ]old) )?")
+                 rf"(?:{NUMBER})[- ](?:years?|months?|weeks?)[- ]old) )?")
 # "a rescue beagle", "a 2-year-old tabby", "two lovely dogs": words between the article and the
 # animal, from a short list (an open one would read "a hot dog" or "a fat cat"); none starts a breed
 # ("golden retriever", "great dane").
 PET_ADJECTIVES = (rf"(?:rescue|rescued|little|new|young|old|senior|sweet|tiny|baby|fluffy|second|third|"
-                   rf"lovely|beautiful|gorgeous|adorable|cute|big|small|black|white|ginger|grey|gray|brown|tabby|"
-                   rf"lazy|crazy|beloved|(?:{NUMBER})[- ](?:years?|months?|weeks?)[- ]old)")
+                  rf"lovely|beautiful|gorgeous|adorable|cute|big|small|black|white|ginger|grey|gray|brown|tabby|"
+                  rf"lazy|crazy|beloved|(?:{NUMBER})[- ](?:years?|months?|weeks?)[- ]old)")
 PET_ADJECTIVE = rf"(?:{PET_ADJECTIVES} ){{0,2}}"
 # How the name follows: "named Max", "called Max", ", his name is Rocky".
 # A name said in the next sentence counts too ("We got a puppy. His name is Pretzel.": _SENTENCES keeps
@@ -218,17 +218,17 @@ _WHEN = (rf"(?:next (?:week|month|year|weekend|summer|spring|fall|autumn|winter|
          rf"in (?:{MONTH}|the (?:spring|summer|fall|autumn|winter))|on {WEEKDAY})")
 # When a trip is: a time of _WHEN or a day of the month ("on the 15th", "on March 3rd").
 TRIP_WHEN = (rf"(?:{_WHEN}|on (?:the )?\d{{1,2}}(?:st|nd|rd|th)(?: of {MONTH})?|on {DATE}"
-              r"|(?:over|at) (?:Easter|Christmas|New Year|Thanksgiving|the holidays|half[- ]term))")
+             r"|(?:over|at) (?:Easter|Christmas|New Year|Thanksgiving|the holidays|half[- ]term))")
 # When a job starts, said ahead of it: any time of _WHEN, a date, or a weekday alone ("my first day
 # at Notion is Monday").
 START_WHEN = (rf"(?:{_WHEN}|(?:on )?(?:the )?\d{{1,2}}(?:st|nd|rd|th)(?: of {MONTH})?|(?:on )?{DATE}|{WEEKDAY}"
-               r"|in (?:a|an|one|two|three|four|five|six|a few|a couple of) (?:days?|weeks?|months?)|soon)(?![\w'-])")
+              r"|in (?:a|an|one|two|three|four|five|six|a few|a couple of) (?:days?|weeks?|months?)|soon)(?![\w'-])")
 # A job taken and said to start later, after its employer ("I signed with Netflix, starting Monday",
 # "got a job at Spotify, I start next week") or before ("Tomorrow is my first day at Notion").
 STARTS_LATER = (r",?\s*(?:and |-+ |— |– )?(?:I(?:'ll| will)? |I'm |I am )?(?P<verb>start|starting|starts|begin|beginning|begins)"
-                 rf"(?: there| work| working)? (?P<when>{START_WHEN})")
+                rf"(?: there| work| working)? (?P<when>{START_WHEN})")
 AHEAD_WHEN = (rf"(?:^|[,;:]\s*|\b(?i:and|so) )(?P<when>(?i:tomorrow|next (?:week|{WEEKDAY})|{WEEKDAY}))"
-               r",? (?:is|will be) ")
+              r",? (?:is|will be) ")
 MY = r"\b(?i:my|our)"
 # Everyone whose name and facts are filed: the relatives and friends, and a boss, a colleague, a
 # neighbour, a roommate, a cousin, an aunt, an uncle, a grandparent.
@@ -290,22 +290,22 @@ INNER_CAPITAL = re.compile(r"(?<!^Mc)(?<!^Mac)(?<!^O')(?<!^De)(?<!^La)(?<!^Le)(?
 # employer (_maybe_job_move). A move for something of the user's ("... to Apple for my laptop") is a
 # customer's, unless work is named; a move between teams ("... to the Growth team") is no employer's.
 JOB_WORDS = re.compile(r"\b(?:jobs?|roles?|positions?|compan(?:y|ies)|employers?|teams?|careers?|hired|gigs?)\b",
-                        re.IGNORECASE)
+                       re.IGNORECASE)
 FOR_THEIR_OWN = re.compile(r",?\s+for (?:my|our)\b", re.IGNORECASE)
 A_TEAM = re.compile(r"\s+(?:team|squad|department|division|unit|org|group)s?\b", re.IGNORECASE)
 
 
 # Where one is for years without working there: "I was at Oxford University for three years".
 SCHOOL_WORDS = frozenset("university college school academy institute uni polytechnic conservatory "
-                          "seminary kindergarten".split())
+                         "seminary kindergarten".split())
 
 
 # How long the user was or has been somewhere: "three years", "about a decade", "a couple of months".
 SPAN = (r"(?:about |almost |nearly |over |more than |just over |just under )?"
-         r"(?:{}|a few|several|many|a couple of|a couple|a) (?:years?|yrs?|months?|decades?)").format(NUMBER)
+        r"(?:{}|a few|several|many|a couple of|a couple|a) (?:years?|yrs?|months?|decades?)").format(NUMBER)
 # Where "I quit Stripe" ends: what follows is when, or another clause.
 LEFT_END = (r"(?=\s*(?:[^\w\s'&-]|$)|\s+(?:last|this|yesterday|today|recently|after|in|at the end|a (?:week|month|"
-             r"year|while|few)|and|but|so|because|to (?:go|start|open|launch|focus|freelance|travel))\b)")
+            r"year|while|few)|and|but|so|because|to (?:go|start|open|launch|focus|freelance|travel))\b)")
 # What tells that a name left is a job, in the sentence: "I quit Pimenton, best job I ever had", "I left
 # Acme to start my own company". Without it, "I left Tom" or "I quit Duolingo" is no job (nor is "I
 # left Tom after five years").
@@ -329,21 +329,21 @@ FIELDS_SAID = rf"{_FIELD}(?: and {_FIELD})?"
 # A degree by its name; the two-letter ones only with what or where ("an MS" may be a disease, "a BA"
 # an airline).
 DEGREE = (r"(?:(?i:ph\.?d(?:\.(?= in\b))?|doctorate|master's degree|masters degree|master's|masters|bachelor's degree|"
-           r"bachelors degree|bachelor's|bachelors|mba|mphil|dphil|msc|bsc|beng|meng|llb|llm|law degree|medical degree|"
-           r"degree|diploma)|(?:MA|MS|BA|BS|JD)(?= (?:in|from) ))(?![\w'-])")
+          r"bachelors degree|bachelor's|bachelors|mba|mphil|dphil|msc|bsc|beng|meng|llb|llm|law degree|medical degree|"
+          r"degree|diploma)|(?:MA|MS|BA|BS|JD)(?= (?:in|from) ))(?![\w'-])")
 DEGREE_SAID = rf"{DEGREE}(?: in {FIELDS_SAID})?"
 # Where a school's name ends: not "studied at Blue Bottle all afternoon" nor "for hours".
 SCHOOL_END = (r"(?!\s+for (?:hours|the (?:day|afternoon|morning|evening|weekend)|a (?:bit|while|few hours)))"
-               r"(?=\s*(?:[^\w\s'&-]|$)|\s+(?:in|and|but|so|where|for|from|with|as|since|because|last|until|before|"
-               r"after|when|then)\b)")
+              r"(?=\s*(?:[^\w\s'&-]|$)|\s+(?:in|and|but|so|where|for|from|with|as|since|because|last|until|before|"
+              r"after|when|then)\b)")
 # What a trip was for, said between the place and when: "for our honeymoon", "for work".
 TRIP_FOR = r"(?: for (?:a |an |the |my |our |his |her )?[\w-]+(?: [\w-]+)?)?"
 
 
 QUIT_END = strict_end("anymore", "any more", "at all", "altogether", "completely", "entirely", "for good",
-                        "these days", "last", "ago", r"\d+", rf"(?:{NUMBER}) (?:years?|months?|weeks?|days?)",
-                        r"a (?:year|month|week|while|few|couple)", "either",
-                        "in", "since", "when", "after", "on", "back", "cold turkey", "years", "months")
+                      "these days", "last", "ago", r"\d+", rf"(?:{NUMBER}) (?:years?|months?|weeks?|days?)",
+                      r"a (?:year|month|week|while|few|couple)", "either",
+                      "in", "since", "when", "after", "on", "back", "cold turkey", "years", "months")
 # "I'm 100% sure" is not an age.
 AGE_END = strict_end("and", "btw", "tbh", "haha", "lmao", "fyi", "already", "today", "this", punctuation=r"[.,;!)]")
 TURNED_END = strict_end("and", "today", "yesterday", "last", "on", "in", punctuation=r"[.,;!)]")
@@ -352,21 +352,21 @@ TURNED_END = strict_end("and", "today", "yesterday", "last", "on", "in", punctua
 # "turning" may be a wish or a joke; nor is "I turn 40 today" one less: the age rule reads it, as "I turned
 # 40 today", as the new age.
 TURNING = (rf"(?P<ahead>turns?|turning) (?P<value>{NUMBER})(?= (?:(?:{_WHEN}|soon|in (?:a|one|two|three|a few|a couple of) "
-            rf"(?:days?|weeks?|months?)|on (?:the )?\d{{1,2}}(?:st|nd|rd|th)|on {DATE})(?![\w'-])))")
+           rf"(?:days?|weeks?|months?)|on (?:the )?\d{{1,2}}(?:st|nd|rd|th)|on {DATE})(?![\w'-])))")
 PARTNER_WORD = "|".join(word for word, part in RELATIONS.items() if part == "partner")
 # "broke up with my boyfriend Marco" names the partner left, not a partner now.
 NOT_AFTER_PARTING = "".join(f"(?<!{verb} {prep} )" for verb in ("broke up", "split up", "split", "separated")
-                             for prep in ("with", "from"))
+                            for prep in ("with", "from"))
 # The same after a thing tried, maybe in the next sentence (_SENTENCES keeps the two together): "I tried
 # cilantro once. I hate it.", "I tried sushi once and hated it."
 # Read by _SENTENCES too, in the message as typed: hence its ’.
 HATED_IT = (r"(?:and |but )?(?:I )?(?:(?:really|absolutely|just|totally|honestly) )*(?:hate|hated|detest|detested|loathe|"
-             r"loathed|can't stand|couldn't stand) (?:it|them)(?=\s*(?:[^\w\s'’-]|$))")
+            r"loathed|can't stand|couldn't stand) (?:it|them)(?=\s*(?:[^\w\s'’-]|$))")
 DIED = r"(?:passed away|passed on|died|passed(?=\s*(?:[.!,;]|$)))"
 PARTNER_DIED = re.compile(rf",? {DIED}")
 
 
 # Words that open a sentence as a name would and name nobody.
 NO_ONE = ("(?:He|She|It|They|We|You|This|That|Who|There|Here|What|Which|Mine|Everyone|Everybody|Someone|Somebody|"
-           "Nobody|Noone|Anyone|Anybody)")
+          "Nobody|Noone|Anyone|Anybody)")
 WORDS = re.compile(r"\w+")

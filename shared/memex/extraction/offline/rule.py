@@ -29,11 +29,11 @@ class Rule:
 
 
 def rule(type_: str, key: str, cues: str, patterns: list[str], sentence: str, clean=a_name,
-          confidence: float = 0.8, importance: float = 0.7, historical: bool = False, ends_only: bool = False,
-          only_replacing: bool = False) -> Rule:
+         confidence: float = 0.8, importance: float = 0.7, historical: bool = False, ends_only: bool = False,
+         only_replacing: bool = False) -> Rule:
     compiled = tuple(re.compile(p) for p in patterns)
     return Rule(type_, key, compiled, frozenset(cues.split()), sentence, clean, confidence, importance, historical,
-                 ends_only, only_replacing)
+                ends_only, only_replacing)
 
 
 def candidate_of(rule: Rule, fields: Fields, message_id: str, quote: str, subject: str = "user") -> Candidate:

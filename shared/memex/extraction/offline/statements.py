@@ -169,7 +169,7 @@ def asks_about_someone_else(before: dict[str, Any] | None, message: dict[str, An
 def typed(sentence: str, dropped_is_user: bool = True) -> str:
     sentence = _LOWER_I.sub("I", casual.tidy(plain.plain(sentence)))
     sentence = _INTRODUCTION.sub(lambda m: m["who"][0].upper() + m["who"][1:] + (" is" if m["is"] else ""), sentence,
-                               count=1)
+                                 count=1)
     sentence = _NAMED_AS_KIN.sub(lambda m: f"M{m['kin'][1:]} is {m['name']}", sentence, count=1)
     sentence = _TIME_OF_LIFE.sub(r"\g<0>,", sentence, count=1)
     dropped = _DROPPED_SUBJECT.match(sentence) if dropped_is_user else None

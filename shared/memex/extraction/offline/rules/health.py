@@ -53,8 +53,8 @@ _OPERATED = rf"(?:(?i:left|right|double|keyhole|laser|minor|major) )?(?:{alterna
 _PROCEDURE = "(?:replacement|transplant|reconstruction|removal|bypass)"
 # What an injury is to: "broke my wrist", "tore my ACL", "sprained my ankle".
 _INJURED = alternation("wrist arm leg ankle knee hip shoulder back neck collarbone rib ribs finger toe foot hand "
-                        "elbow nose jaw hamstring ACL MCL meniscus achilles Achilles calf groin thumb pelvis "
-                        "kneecap shin".split())
+                       "elbow nose jaw hamstring ACL MCL meniscus achilles Achilles calf groin thumb pelvis "
+                       "kneecap shin".split())
 # The injury named by what was done: "broke" is a broken wrist, "tore" a torn ACL.
 _INJURY_WORDS = {"broke": "broken", "broken": "broken", "fractured": "fractured", "tore": "torn", "torn": "torn",
                  "sprained": "sprained", "dislocated": "dislocated", "ruptured": "ruptured"}
@@ -96,12 +96,12 @@ DIET_RULES = [
         rf"\bI(?:'m| am|'ve been| have been)(?: now| strictly| fully)? (?:an? )?(?P<value>{_DIETS}|"
         r"gluten[- ]free|dairy[- ]free|lactose[- ]intolerant|coeliac|celiac|kosher|halal)"
         + strict_end("and", "for", "these", "too", "as", "though", "myself", "since", "ever", "again", "already",
-                      "(?:most of|all) my (?:life|adult life)", "my (?:whole|entire) life"),
+                     "(?:most of|all) my (?:life|adult life)", "my (?:whole|entire) life"),
         r"\bI (?:keep|eat) (?:only )?(?P<value>kosher|halal)\b",
         rf"\bI(?:'ve| have)? (?:went|gone|turned|became|become) (?:fully )?(?P<value>{_DIETS}|"
         r"gluten[- ]free|dairy[- ]free)"
         + strict_end("and", "in", "last", "this", "after", "when", "about", "over", "recently", r"\d+",
-                      "a (?:year|few|couple)", "years", "months"),
+                     "a (?:year|few|couple)", "years", "months"),
     ], "The user is {value}.", as_said, importance=0.85),
     # A diet retracted: "I'm no longer vegan", "I'm not vegetarian anymore", "I stopped being vegan"; the
     # past, which ends the diet if it is the current one (supersession.ending).
@@ -162,7 +162,7 @@ RULES = [
         rf"(?:(?:left|right) )?(?P<value>{_INJURED})(?![\w'-])",
     ], "The user had a {value}.", _injury, confidence=0.7, importance=0.6),
     rule("fact", "health_condition", "have got had suffer live diagnosed m am struggle deal suffering living "
-          "struggling dealing get as", [
+         "struggling dealing get as", [
         rf"\bI(?: have|'ve got| have got|'ve had| have had| suffer from| live with| struggle with| deal with"
         rf"|(?:'ve| have) been (?:suffering from|living with|struggling with|dealing with)"
         rf"| (?:was|got|have been|'ve been) diagnosed with)"

@@ -29,5 +29,5 @@ RULES = [
         rf"\b(?:I|[Ww]e)(?:'m|'re| am| are|'ve been| have been) {ADVERBS}saving (?:up )?for (?P<a>an?|the|my|our) "
         rf"(?!rainy day\b)(?P<value>{phrase(5)})",
     ], "The user is saving for {a} {value}.", lambda m: [{"value": m["value"], "a": m["a"]}], confidence=0.65,
-          importance=0.5),
+         importance=0.5),
 ]

@@ -78,5 +78,5 @@ RULES = [
     rule("fact", "lives_with", "moved", [
         rf"{_HOUSEHOLD_NAMED} (?:has |'s )?{ADVERBS}moved out{_HOME_END}",
     ], "The user no longer lives with their {value}{named}.", _household, confidence=0.7, importance=0.5,
-          historical=True),
+         historical=True),
 ]

@@ -67,7 +67,7 @@ RULES = [
         rf"^(?i:call) me (?P<value>{PROPER})[.!]*$",
     ], "The user's name is {value}.", _own_name, importance=0.9),
     rule("fact", "phone_number", "number phone mobile cell cellphone telephone reach call text ring contact "
-          "message whatsapp", [
+         "message whatsapp", [
         rf"{MY} (?:new |current |own )?(?:{_PHONE_NAME})(?:(?:'s| is)(?: now)?|:) "
         rf"{_PHONE}",
         # "I got a new phone number: 555-0177", "I've got a new mobile number, it's 555-0190"

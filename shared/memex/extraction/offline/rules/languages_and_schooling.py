@@ -34,7 +34,7 @@ _NATIONALITY = rf"(?:{alternation(vocabulary.NATIONALITIES)})(?![\w'-])"
 _NATIONALITIES_SAID = rf"{_NATIONALITY}(?:(?:,|,? and) {_NATIONALITY})?"
 # "I'm Irish on my mother's side", "I'm Italian-American", "I'm French-speaking": no citizenship said.
 _NATIONALITY_END = strict_end("and", "by birth", "by nationality", "too", "myself", "originally", "though", "btw",
-                               punctuation=r"[^\w\s'-]")
+                              punctuation=r"[^\w\s'-]")
 _FIELD_END = (r"(?=\s*(?:[^\w\s'-]|$)|\s+(?:at|in|from|and|but|so|because|for|since|as|with|when|while|before|"
               r"after|now|too|then|last|this|until)\b)")
 _DEGREE_END = (r"(?=\s*(?:[^\w\s'-]|$)|\s+(?:from|at|and|but|so|because|in \d{4}|last|this|since|too|now|when|"
@@ -128,7 +128,7 @@ RULES = [
         rf"\bI(?:(?:'m| am) {ADVERBS}(?:in|at) (?:my (?:first|second|third|fourth|fifth|final|last) year (?:of|at) )?|"
         rf" {ADVERBS}go to )(?P<value>(?i:{alternation(_SCHOOL_OF)})) school(?![\w'-])",
     ], "The user is studying {value}.", lambda m: [{"value": _SCHOOL_OF[m.group("value").casefold()]}],
-          confidence=0.75, importance=0.6),
+         confidence=0.75, importance=0.6),
     rule("fact", "degree", "have got hold earned received completed finished did graduated", [
         rf"{_HAS_DEGREE} (?:an?|my) (?P<value>{DEGREE_SAID}){_DEGREE_END}",
     ], "The user has {a} {value}.", _degree, confidence=0.75, importance=0.6),
@@ -138,7 +138,7 @@ RULES = [
         rf"(?P<value>{DEGREE_SAID}){_DEGREE_END}",
     ], "The user is doing {a} {value}.", _degree, confidence=0.75, importance=0.6),
     rule("fact", "school", "studied went did have got hold earned received completed finished grad graduate "
-          "alum alumnus alumna majored minored", [
+         "alum alumnus alumna majored minored", [
         rf"\bI {ADVERBS}(?:studied (?:{FIELDS_SAID} )?|(?:majored|minored) in {FIELDS_SAID} )at (?:the )?(?P<value>{ORG})"
         rf"{NOT_TEMPORARY}{SCHOOL_END}",
         r"\bI went to (?:college|university|uni|school|grad school|graduate school|law school|med school|"
@@ -170,7 +170,7 @@ RULES = [
         r"(?:^|\bI(?:'m| am|'m in the| am in the) )(?i:class) of (?P<value>(?:19|20)\d\d|'\d\d)(?![\w'-])",
     ], "The user graduated in {value}.", a_year, confidence=0.75, importance=0.6),
     rule("fact", "school", "student undergrad undergraduate postgrad postgraduate studying study doing working "
-          "pursuing", [
+         "pursuing", [
         rf"\bI(?:'m| am) {INTRODUCED}(?:now |currently |also )?(?:an?|the) (?:[A-Za-z][\w-]* ){{0,3}}?"
         rf"(?:student|undergrad|undergraduate|postgrad|postgraduate) (?:at|of) (?:the )?(?P<value>{ORG}){SCHOOL_END}",
         rf"\bI(?:'m| am|'ve been| have been) {ADVERBS}studying (?:{FIELDS_SAID} )?at (?:the )?(?P<value>{ORG})"

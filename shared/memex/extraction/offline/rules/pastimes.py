@@ -75,7 +75,7 @@ _OUTING_END = (r"(?=\s*(?:[^\w\s'-]|$)|\s+(?:again|last|this|yesterday|today|on|
 # Whom one takes on an outing: "took the kids", "took my daughter", "took our two boys"; people, as a
 # dog taken to the beach is walked rather than given a day out.
 _PEOPLE_TAKEN = alternation({*RELATIONS, *vocabulary.CHILDREN, *vocabulary.CHILDREN.values(), *vocabulary.HOUSEHOLD,
-                              "kid", "family", "grandkids", "grandchildren", "nephews", "nieces", "class", "students"})
+                             "kid", "family", "grandkids", "grandchildren", "nephews", "nieces", "class", "students"})
 _TAKEN = rf"(?:the (?:kids|children|family|boys|girls|grandkids)|them|everyone|(?:my|our) (?:[\w-]+ ){{0,2}}?(?:{_PEOPLE_TAKEN}))"
 # A title as written: in quotes, or capitalised words with the small words between them ("The Name
 # of the Wind"); never a possessive ("Sam's email"), a weekday or a platform one reads ("Reddit").
@@ -142,7 +142,7 @@ GYM_RULES = [
 
 RULES = [
     rule("preference", "hobby", "hobby hobbies play playing taken took picked got gotten getting started go do pastime "
-          "time practice practise", [
+         "time practice practise", [
         rf"\b(?i:my) (?:favou?rite )?(?:hobby|hobbies|pastime|pastimes) (?:is|are|include) "
         rf"(?P<value>{NOT_OBJECT}{WORD}(?:\s+{WORD}){{0,2}}?(?:(?:,| and) {WORD}(?:\s+{WORD}){{0,2}}?){{0,3}})"
         rf"{PHRASE_END}",
@@ -171,14 +171,14 @@ RULES = [
         rf"sunrise|daily|weekly|nightly|usual|regular|long) (?P<verb>{alternation(_ROUTINES)})(?: (?:class|session))?"
         r"(?![\w'-])(?!\s+to\b)",
     ], "The user's hobby is {value}.", lambda m: [{"value": _ROUTINES[m.group("verb")]}], confidence=0.7,
-          importance=0.5),
+         importance=0.5),
     rule("preference", "hobby", "free spare time", [
         r"\bI (?P<verb>[a-z]+)(?: [a-z]+)?? in my (?:free|spare) time\b",
     ], "The user's hobby is {value}.", _pastime_verb, confidence=0.7, importance=0.5),
     # A pastime said with how often ("I swim three times a week"; not "I cycle to work every day"), or
     # as what the user is ("a keen cyclist") or does ("I run marathons").
     rule("preference", "hobby", "every each once twice times weekends most daily regularly lot mondays tuesdays "
-          "wednesdays thursdays fridays saturdays sundays work", [
+         "wednesdays thursdays fridays saturdays sundays work", [
         rf"\b(?:I|[Ww]e) {ADVERBS}(?P<verb>[a-z]+) {_HOW_MUCH}{_HOW_OFTEN}(?![\w'-])",
     ], "The user's hobby is {value}.", _pastime_verb, confidence=0.7, importance=0.5),
     rule("preference", "hobby", "run ran do did training m am as", [
@@ -196,7 +196,7 @@ RULES = [
         rf"competitive) )?(?P<noun>{alternation(_PASTIME_NOUNS)})(?:,\s*I\b(?! (?:{RECALLED})\b)|$)",
     ], "The user's hobby is {value}.", lambda m: [{"value": "triathlon" if m.groupdict().get("triathlon") is not None
                                                    else _PASTIME_NOUNS.get(m.groupdict().get("noun") or "", "running")}],
-          confidence=0.7, importance=0.5),
+         confidence=0.7, importance=0.5),
     rule("fact", "learning", "learning learn teaching", [
         rf"\bI(?:'m| am|'ve been| have been|(?:'ve| have)? (?:just |recently )?(?:started|begun|began)) "
         rf"(?:currently |now )?(?:learning|trying to learn|teaching myself) (?:how )?(?:to )?"

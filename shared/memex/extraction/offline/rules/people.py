@@ -378,7 +378,7 @@ RULES = [
     rule("fact", "{person}_role", "used", [
         rf"{_PERSON} used to (?:be (?:an?|the)|work as (?:an?|the)) (?P<value>{ROLE}){ROLE_END}",
     ], "The user's {kind}{named} used to be {a} {value}.", _kin_fact(role), confidence=0.7, importance=0.5,
-          historical=True),
+         historical=True),
     rule("fact", "{person}_role", "promoted became", [
         rf"{_PERSON} (?:just |recently |finally )?(?:got |was |has been |'s been )?(?:promoted to|became) (?:an? |the )?"
         rf"(?P<value>{ROLE}|{HEAD_OF}){ROLE_END}",
@@ -393,7 +393,7 @@ RULES = [
         rf"(?:at|with) )?(?:the )?(?!{PLATFORMS})(?P<value>{ORG}){LEFT_END}",
         rf"{_PERSON} (?:is|'s) no longer (?P<job>at|with|working (?:at|for)) (?:the )?(?P<value>{ORG})",
     ], "The user's {kind}{named} used to work at {value}.", _kin_fact(_person_left), confidence=0.7,
-          importance=0.5, historical=True),
+         importance=0.5, historical=True),
     rule("fact", "{person}_employer", "joined", [
         rf"{_PERSON} (?:has |'s )?(?:just |recently |finally )?(?:left|quit) (?:(?:her|his|their) job at )?(?:the )?{ORG},? "
         rf"(?:and|to) (?:join|joined|has joined) (?:the )?(?P<value>{ORG}){NOT_TEMPORARY}",
@@ -404,12 +404,12 @@ RULES = [
         rf"{_PERSON} (?:has |'s )?{ADVERBS}(?P<verb>moved|switched|went|jumped|transferred) (?:over )?from (?:the )?"
         rf"(?P<old>{ORG}) to (?:the )?(?P<new>{ORG})",
     ], "The user's {kind}{named} works at {value}.", _kin_fact(_someones_job_move("new")), confidence=0.7,
-          importance=0.6),
+         importance=0.6),
     rule("fact", "{person}_employer", "moved switched went jumped transferred", [
         rf"{_PERSON} (?:has |'s )?{ADVERBS}(?P<verb>moved|switched|went|jumped|transferred) (?:over )?from (?:the )?"
         rf"(?P<old>{ORG}) to (?:the )?(?P<new>{ORG})",
     ], "The user's {kind}{named} used to work at {value}.", _kin_fact(_someones_job_move("old")), confidence=0.7,
-          importance=0.5, historical=True),
+         importance=0.5, historical=True),
     rule("fact", "{person}_city", "moved relocated", [
         rf"{_PERSON} (?:has |'s )?{ADVERBS}(?P<verb>moved|relocated) (?:back )?from (?P<old>{PROPER}) to "
         rf"(?P<new>{PROPER}){NOT_TEMPORARY}",
@@ -418,7 +418,7 @@ RULES = [
         rf"{_PERSON} (?:has |'s )?{ADVERBS}(?P<verb>moved|relocated) (?:back )?from (?P<old>{PROPER}) to "
         rf"(?P<new>{PROPER}){NOT_TEMPORARY}",
     ], "The user's {kind}{named} used to live in {value}.", _kin_fact(_place_move("old")), confidence=0.7,
-          importance=0.5, historical=True),
+         importance=0.5, historical=True),
     # "My mom used to live in Cork but now she lives in Dublin": where they live now, said of them
     rule("fact", "{person}_city", "used", [
         rf"{_PERSON} used to live in {PROPER},? but (?:now )?(?:she|he|they) (?:now )?lives? in (?P<value>{PROPER})",
@@ -426,7 +426,7 @@ RULES = [
     rule("fact", "{person}_city", "used", [
         rf"{_PERSON} used to live in (?P<value>{PROPER})",
     ], "The user's {kind}{named} used to live in {value}.", _kin_fact(not_an_organisation), confidence=0.7,
-          importance=0.5, historical=True),
+         importance=0.5, historical=True),
     # where a child or a relative goes to school, or is in a year of it
     rule("fact", "{person}_school", "goes attends year", [
         rf"{_PERSON} (?:now |currently |still )?(?:goes to|attends) (?:the )?(?P<value>{ORG}){NOT_TEMPORARY}",
@@ -477,9 +477,9 @@ RULES = [
         rf"{MY} (?P<kind>sons|daughters|kids|children|boys|girls) are (?:(?:named|called) )?(?P<value>{NAMES})",
     ], "The user's {kind} is named {value}.", _children_named, confidence=0.75, importance=0.8),
     rule("relation", "child_name", "my our", _CHILDREN_AGED, "The user's {kind} is named {value}.",
-          _children_aged_names, confidence=0.75, importance=0.8),
+         _children_aged_names, confidence=0.75, importance=0.8),
     rule("fact", "child_{who}_age", "my our", _CHILDREN_AGED, "The user's {kind}{named} is {value} years old.",
-          _children_ages, confidence=0.75, importance=0.6),
+         _children_ages, confidence=0.75, importance=0.6),
     # a child born: "My husband and I just had a baby boy, Leo.", "We welcomed a baby girl named Ella"
     rule("relation", "child_name", "had welcomed", [
         rf"(?:\b(?:I|[Ww]e)|\b(?i:my) (?:{PARTNER_WORD}) and I|(?<![\w'])(?i:me) and my (?:{PARTNER_WORD})) "
@@ -564,7 +564,7 @@ RULES = [
     rule("relation", "partner_name", "longer", [
         rf"\bI(?:'m| am) no longer (?:with|together with) (?P<value>{PROPER})",
     ], "The user's former partner is {value}.", a_name, confidence=0.7, importance=0.6, historical=True,
-          ends_only=True),
+         ends_only=True),
     # a child's age (_child_age)
     rule("fact", "child_{who}_age", "son daughter eldest oldest youngest", [
         rf"{MY} {KIN_ADJECTIVE}{_CHILD}(?:,? (?P<name>{PROPER}),?)?(?: is|'s) (?P<value>{NUMBER})"

@@ -163,7 +163,7 @@ RULES = [
         rf"(?P<value>{ORG})|the (?P<value2>{ORG}) (?:job|offer|role|position)|(?P<value3>{ORG}))(?:,)? after all",
         rf"(?:^|[,;:]\s*)(?P<value>{ORG}) (?:rescinded|withdrew|pulled) (?:my|the) (?:job )?offer",
     ], "The user's job to come at {value} was called off.", _called_off, confidence=0.7, importance=0.6,
-          historical=True, ends_only=True),
+         historical=True, ends_only=True),
     # The job to come called off without its name ("The new job got cancelled.": the one current), or by
     # staying at the job the user has ("Decided to stay at Canva."): it ends the only job to come.
     rule("fact", "next_job", "cancelled canceled fell called", [
@@ -171,19 +171,19 @@ RULES = [
         r"rescinded|pulled)(?P<value>)",
         r"\b(?:[Tt]he|[Mm]y) new (?:job|role|position)(?: offer)? fell through(?P<value>)",
     ], "The user's new job was called off.", _called_off, confidence=0.7, importance=0.6,
-          historical=True, ends_only=True),
+         historical=True, ends_only=True),
     rule("fact", "next_job", "stay staying", [
         # a place stayed at is no job kept: "at the Hilton", "at Grandma's", "at Mia's for the night"
         rf"(?:^|\bI(?:'ve| have)? )(?:[Dd]ecided|chose) to stay at (?P<stay>(?!the\b){ORG})(?<!'s)(?<!’s)(?P<value>)"
         r"(?=\s*(?:[.;!]|$|,? (?:instead|after all|rather)\b))",
         rf"\bI(?:'m| am) staying at (?P<stay>(?!the\b){ORG}) after all(?P<value>)",
     ], "The user decided to stay at {stay}: the new job was called off.", _called_off, confidence=0.7,
-          importance=0.6, historical=True, ends_only=True),
+         importance=0.6, historical=True, ends_only=True),
     rule("fact", "{part}", "birthday anniversary", [
         rf"\b(?i:my|our) (?P<thing>birthday|(?:wedding )?anniversary)(?: is|'s) (?:on )?(?:the )?(?P<value>{DATE})(?![\w])",
     ], "The user's {thing} is {value}.", lambda m: [{"value": m.group("value"), "thing": m.group("thing"),
                                                      "part": snake(m.group("thing")).removeprefix("wedding_")}],
-          importance=0.7),
+         importance=0.7),
     rule("event", "{part}", "appointment appt", [
         rf"\b(?i:my|our|the) {_APPOINTMENT_OF}(?P<thing>[a-z]+(?:'s)? )?(?:appointment|appt) (?:is|'s|is now|"
         rf"has been moved to|was moved to|got moved to|moved to) (?:on |to )?(?:the )?{_DAY}",

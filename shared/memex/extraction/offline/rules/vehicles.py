@@ -82,7 +82,7 @@ RULES = [
         rf"\bI(?:'ve| have)? {ADVERBS}(?:bought|got|own|have) an? (?:(?:new|used|second-hand|old|electric) )*"
         rf"(?P<kind>{alternation(_RIDDEN)}){_CAR_END}",
     ], "The user has a {value}.", lambda m: [{"value": _RIDDEN[m.group("kind").casefold()]}], confidence=0.65,
-          importance=0.5),
+         importance=0.5),
     # the user's boat, as the car: what kind, the past once sold, "none" when sold without its kind
     rule("fact", "boat", "have own bought got", [
         rf"\b(?:I|[Ww]e)(?:'ve| have)? {ADVERBS}(?:have|own|bought|got) (?:an?|our|my) (?:(?:new|used|old|little) )?"

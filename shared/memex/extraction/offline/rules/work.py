@@ -121,10 +121,10 @@ _MOVES_BETWEEN = [
 _NOT_BACKGROUND = "".join(f"(?<![{word[0].upper()}{word[0]}]{word[1:]} )"
                           for word in ("because", "cause", "since", "after", "before", "when", "until", "till", "once"))
 _WORK_STATUS_END = strict_end("last", "this", "yesterday", "today", "recently", "early", "in", "since", "ago",
-                               "again", "after", "earlier", "on", "right now", "at the moment", "for now", "a (?:year|month|"
-                               "week|while|few|couple)", r"\d+", "two", "three", "four", "five", "six", "several",
-                               rf"for (?:(?:almost|nearly|over|about|the (?:past|last)) )?(?:{NUMBER}|an?|a few|"
-                               r"a couple of|several|many) (?:days?|weeks?|months?|years?)", "and", "when", "because")
+                              "again", "after", "earlier", "on", "right now", "at the moment", "for now", "a (?:year|month|"
+                              "week|while|few|couple)", r"\d+", "two", "three", "four", "five", "six", "several",
+                              rf"for (?:(?:almost|nearly|over|about|the (?:past|last)) )?(?:{NUMBER}|an?|a few|"
+                              r"a couple of|several|many) (?:days?|weeks?|months?|years?)", "and", "when", "because")
 _OUT_OF_WORK = ("out of work", "between jobs", "out of a job", "unemployed", "jobless")
 # The user among those who lost their jobs: "We both got laid off", "My husband and I both got let
 # go", "We lost our jobs". Not "They both got laid off", "My team got laid off", "We laid off ten
@@ -171,7 +171,7 @@ def _student(m: re.Match[str]) -> list[Fields]:
 
 RULES = [
     rule("fact", "employer", "work working employed started began got hired at for joined landed accepted signed "
-          "employer left quit switched moved went jumped changed first promoted teach teaching", [
+         "employer left quit switched moved went jumped changed first promoted teach teaching", [
         rf"(?:{WORKS_AT}) {ORG_INTRO}(?P<value>{ORG}){NOT_TEMPORARY}",
         rf"{_TEACHES_AT}(?P<value>{ORG}){NOT_TEMPORARY}",
         # "my first day at Notion is Monday" is a plan (below), not a job yet
@@ -215,9 +215,9 @@ RULES = [
     rule("fact", "employer", "moved switched went jumped transferred", [
         *_MOVES_BETWEEN,
     ], "The user used to work at {value}.", _maybe_job_move("old"), confidence=0.7, importance=0.6, historical=True,
-          ends_only=True),
+         ends_only=True),
     rule("fact", "employer", "work worked job resigned retired laid let fired left quit longer years months "
-          "anymore more goodbye bye farewell", [
+         "anymore more goodbye bye farewell", [
         rf"(?:{_PAST_JOB}) (?:the )?(?P<value>{ORG})",
         rf"\bI (?:left|quit) my job at (?:the )?(?!{_CLOCK})(?P<value>{ORG})",
         rf"\bI {ADVERBS}(?:left|quit) (?:the )?(?!{PLATFORMS})(?P<value>{ORG}) (?=for (?:an?|my) (?:new )?{JOB_NOUN} "
@@ -257,7 +257,7 @@ RULES = [
         rf"\bI(?:'ve| have) (?:now |still )?worked (?P<with>at|for) (?:the )?(?P<value>{ORG}) {SINCE_WHEN}",
     ], "The user's employer is {value}.", _been_at, importance=0.8),
     rule("fact", "employer", "left quit", [_LEFT_NAME], "The user used to work at {value}.", _left_name,
-          confidence=0.7, importance=0.6, historical=True, ends_only=True),
+         confidence=0.7, importance=0.6, historical=True, ends_only=True),
     rule("fact", "role", "a an the promoted became title job role position head as", [
         rf"\bI(?:'m| am) {INTRODUCED}(?:now |currently |also )?(?:an?|the) (?P<value>{ROLE}){ROLE_END}",
         rf"\bI(?:'ve| have)? {ADVERBS}{JOB_TAKEN} as (?:an? |the )?(?P<value>{ROLE})(?= (?:at|with)\b)",
@@ -290,7 +290,7 @@ RULES = [
     rule("fact", "role", "teach teaching", [
         rf"{_TEACHES_AT}{ORG}{NOT_TEMPORARY}",
     ], "The user's job title is {value}.", lambda m: [] if m.group("subject") else [{"value": "teacher"}],
-          confidence=0.75, importance=0.75),
+         confidence=0.75, importance=0.75),
     rule("fact", "role", "a an the", [
         rf"\bI (?:used to be|was) (?:an?|the) (?P<value>{ROLE}){ROLE_END}",
         rf"\bI (?:used to work|worked) as (?:an?|the) (?P<value>{ROLE}){ROLE_END}",
