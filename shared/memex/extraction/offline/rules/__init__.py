@@ -1,7 +1,7 @@
-"""The table of rules, in the order they are tried: each domain's module holds its rules, its clean
-functions and its own patterns, and the table lists them in the order of the single list they were
-once (a sentence's matches are sorted by where they start, the earlier rule's first when two start
-together); and the rules read in a question, which take a name for granted."""
+"""The table of rules. RULES: every domain's rules (each module of this package holds its rules, their
+clean functions and the patterns only they use), in the order they are tried, which is the order of
+the one list they were in before the split: a sentence's matches are sorted by where they start, the
+earlier rule's first when two start together. ASKED_RULES: the names a question takes for granted."""
 
 from __future__ import annotations
 
@@ -13,25 +13,8 @@ from memex.extraction.offline.rules import (answers, health, home, household, id
 from memex.extraction.offline.values import pet, relation
 
 
-_RELATION = rf"(?P<kind>(?i:{alternation(RELATIONS)}))"
-
-
-# A question may take for granted who someone is: "What should I get my wife Anna for her birthday?",
-# "Is chocolate bad for my dog Rex?". Only such a name is read from a question; not when the question
-# is what to call them ("Should I name my son Leo?"), nor in a hypothetical ("What if my ...").
-_NAMING = r"(?<!\bname )(?<!\bnamed )(?<!\bnaming )(?<!\bcall )(?<!\bcalled )(?<!\bcalling )(?<!\brename )"
-ASKED_RULES = [
-    rule("relation", "{part}_name", "my our", [
-        rf"{_NAMING}{NOT_AFTER_PARTING}{MY} {KIN_ADJECTIVE}{_RELATION},? (?P<value>{PROPER})",
-    ], "The user's {kind} is named {value}.", relation, confidence=0.75, importance=0.8),
-    rule("fact", "pet_{part}_name", "my our", [
-        rf"{_NAMING}{ENDED_BEFORE}{MY} {PET},? (?P<value>{PROPER}){ENDED_AFTER}",
-    ], "The user's {kind} is named {value}.", pet, confidence=0.75, importance=0.6),
-]
-
-
-# The rules in the order they are tried: a sentence's matches are sorted by where they start, the
-# earlier rule's first among those that start together.
+# A domain whose rules stood apart in that list keeps two lists (DIET_RULES, GYM_RULES, EXPECTING_RULES),
+# each in its place.
 RULES = [
     *work.RULES,
     *places.RULES,
@@ -50,4 +33,21 @@ RULES = [
     *plans.RULES,
     *answers.RULES,
     *likes.RULES,
+]
+
+
+_RELATION = rf"(?P<kind>(?i:{alternation(RELATIONS)}))"
+
+
+# A question may take for granted who someone is: "What should I get my wife Anna for her birthday?",
+# "Is chocolate bad for my dog Rex?". Only such a name is read from a question; not when the question
+# is what to call them ("Should I name my son Leo?"), nor in a hypothetical ("What if my ...").
+_NAMING = r"(?<!\bname )(?<!\bnamed )(?<!\bnaming )(?<!\bcall )(?<!\bcalled )(?<!\bcalling )(?<!\brename )"
+ASKED_RULES = [
+    rule("relation", "{part}_name", "my our", [
+        rf"{_NAMING}{NOT_AFTER_PARTING}{MY} {KIN_ADJECTIVE}{_RELATION},? (?P<value>{PROPER})",
+    ], "The user's {kind} is named {value}.", relation, confidence=0.75, importance=0.8),
+    rule("fact", "pet_{part}_name", "my our", [
+        rf"{_NAMING}{ENDED_BEFORE}{MY} {PET},? (?P<value>{PROPER}){ENDED_AFTER}",
+    ], "The user's {kind} is named {value}.", pet, confidence=0.75, importance=0.6),
 ]
