@@ -16,7 +16,8 @@ import time
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from memex.extraction.offline import MAX_SENTENCE_CHARS, OfflineExtractor
+from memex.extraction.offline import OfflineExtractor
+from memex.extraction.offline.statements import MAX_SENTENCE_CHARS
 from memex.jobs import Candidate
 
 # Pieces that trip regular expressions: separators before a tag question, runs of "?", the

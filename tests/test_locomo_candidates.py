@@ -37,7 +37,7 @@ def test_against_another_checkout_prints_what_only_each_finds(tmp_path, capsys):
     # Another checkout: this one's code, whose extractor no longer reads where anyone lives.
     other = tmp_path / "other"
     shutil.copytree(ROOT / "shared", other / "shared", ignore=shutil.ignore_patterns("__pycache__"))
-    offline = other / "shared" / "memex" / "extraction" / "offline.py"
+    offline = other / "shared" / "memex" / "extraction" / "offline" / "extractor.py"
     offline.write_text(offline.read_text() + "\n\n_read = OfflineExtractor.extract\n"
                        "OfflineExtractor.extract = lambda self, m, h: [c for c in _read(self, m, h) if c.key != 'city']\n")
     report = locomo_candidates.main(["--data", str(_data(tmp_path)), "--against", str(other)])

@@ -2167,6 +2167,10 @@ def test_a_new_age_said_by_name_is_filed_as_whose_the_session_says(history, text
     (("My partner Sam and I live in Leeds.",), "Sam is pregnant!", {("expecting_baby", "yes")}),
     (("My sister Sam lives in Leeds.",), "Sam is pregnant!", set()),
     ((), "Sam is pregnant!", set()),
+    # the name said last is a partner left, or a pet gone: not the current partner's baby, though the
+    # session named Sam the partner before
+    (("My girlfriend Sam is great.", "I broke up with Sam last month."), "Sam is pregnant!", set()),
+    (("My girlfriend Sam is great.", "My dog Sam died."), "Sam is pregnant!", set()),
 ])
 def test_what_round_16_left_said_of_someone_the_session_named(history, text, expected):
     assert _facts(text, history) == expected

@@ -1,7 +1,7 @@
 """When a job to come starts, and the employer it names: a `next_job` becomes the `employer` on its day.
 
 "I start at Twilio next Monday." said on a Wednesday files `next_job` "starting at Twilio next Monday"
-(extraction/offline.py's job-ahead rule; the LLM extractor writes the same family, "with when"). From
+(extraction/offline/rules/plans.py's job-ahead rule; the LLM extractor writes the same family, "with when"). From
 that Monday the user works at Twilio: pipeline.start_jobs writes the employer with `valid_from` the
 Monday, replacing the old one in its chain, at the user's first turn on or after it, or at the sweep.
 

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Protocol
 
 from memex.config import Settings
-from memex.extraction import families
+from memex.extraction import families, vocabulary
 from memex.jobs import Candidate, subject_key, subject_prefix
 from memex.metrics import NoMetrics
 from memex.ports import Metrics
@@ -54,8 +54,8 @@ MULTI_VALUED_SUFFIXES = ("_started", "_school")
 # dietary_restriction holds one diet beside any number of conditions and rules of faith: "vegan"
 # replaces "vegetarian", but "lactose intolerant", "gluten-free" or "halal" replace nothing and are
 # replaced by nothing but their own end (trial 12: "I'm lactose intolerant" had filed a vegetarian
-# as no longer one). These are the diets, as the offline rules name them.
-DIETS = frozenset({"vegetarian", "vegan", "pescatarian", "pescetarian"})
+# as no longer one).
+DIETS = frozenset(vocabulary.DIETS)
 
 
 def holds_several(base_key: str) -> bool:
@@ -110,7 +110,7 @@ HELD_AT_EMPLOYER = "role"
 # "My husband passed away", type "event"), they end the current partner, unless that partner was named
 # as one the user never married (a girlfriend, a boyfriend, a fiancé: the divorce or the death was of
 # an earlier spouse). The extractor files the event as a fact when its message names a current partner
-# (offline._said_beside_a_partner): that partner came after.
+# (offline/extractor.py's _said_beside_a_partner): that partner came after.
 PARTNER_KEY, STATUS_KEY = "partner_name", "relationship_status"
 WITHOUT_PARTNER = frozenset({"single", "separated"})
 ENDED_BY_EVENT = frozenset({"divorced", "widowed"})

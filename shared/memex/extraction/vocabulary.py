@@ -92,6 +92,10 @@ HOBBIES = (
     "running marathons|sculpting|gymnastics|paddleboarding|windsurfing|kitesurfing|golfing|bowling"
 ).split("|")
 
+# The diets a person keeps one of at a time, as the offline rules read them: "vegan" replaces "vegetarian"
+# (supersession.DIETS), where a condition ("lactose intolerant") or a rule of faith ("halal") replaces none.
+DIETS = ("vegetarian", "vegan", "pescatarian", "pescetarian")
+
 # What is no longer eaten or drunk, given up without a verb ("I gave up sugar"), and which verb it takes.
 GIVEN_UP = {
     "alcohol": "drink", "booze": "drink", "coffee": "drink", "caffeine": "drink", "soda": "drink",
@@ -282,7 +286,7 @@ OUTINGS = (
 
 # Sports teams a fan names by the team's usual short name ("a big Arsenal fan", "Lifelong Yankees fan
 # here"): a fan of a name alone may be a band's or a writer's, so only these, and a name shaped as a
-# club's (offline._TEAM_SHAPED: "Leeds United", "Cork City"), are read as a team followed.
+# club's (offline/rules/likes.py's _TEAM_SHAPED: "Leeds United", "Cork City"), are read as a team followed.
 SPORTS_TEAMS = (
     "Arsenal|Chelsea|Liverpool|Everton|Tottenham|Spurs|Man United|Man Utd|Man City|Newcastle|Aston Villa|"
     "West Ham|Fulham|Brentford|Brighton|Wolves|Southampton|Sunderland|Celtic|Rangers|Hibs|Hearts|Aberdeen|"

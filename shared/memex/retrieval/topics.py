@@ -6,7 +6,7 @@ MiniLM puts the question as near a fact of another kind in the same frame: "Does
 is 0.50 from "The user is vegetarian." and 0.35 from the dog (docs/measurements/quality.md), and
 "What does the user do in her free time?" passes the floor's gate with nothing at all. What ties the
 question to its answers is the key the extractor filed each fact under (pet_dog_name, hobby): each
-kind below names the keys of its facts, as both extractors write them (extraction/offline.py's rules,
+kind below names the keys of its facts, as both extractors write them (extraction/offline/rules/,
 extraction/llm.py's prompt; a participant's fact has its subject before the key). The search reads
 the user's current facts under those keys as one more ranking of the question
 (memories.topic_statement); a fact it finds passes the floor, and counts as saying the question's
@@ -288,7 +288,7 @@ _KINDS = (
           rf"what(?: [\w-]+)? (?:does|do|did) {_WHO} study", r"(?:school|degree|field_of_study)$",
           ("school", "degree", "study"), of_someone=True, first=r"(?:field_of_study|degree)$",
           first_unless=_WHICH_SCHOOL),
-    # The items of a list, each filed under its kind when it was said (offline.py's "things done, read
+    # The items of a list, each filed under its kind when it was said (offline/rules/pastimes.py's "things done, read
     # and played"): "What activities has she done with her family?" (outings and pastimes), "What
     # sports does he like?" and "What instruments does she play?" (pastimes: "I play tennis", "I go
     # surfing"), "What video games does he play?", "What books has she read?". Said of the world too

@@ -1,0 +1,112 @@
+"""OfflineExtractor: each user message of a turn read sentence by sentence (statements.py), its
+matches filed (matching.py), corrections and retractions applied (corrections.py), and the
+candidates of the whole turn made distinct."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from memex import supersession
+from memex.extraction import plain
+from memex.extraction.offline.corrections import (AGED_AGAIN, BIRTHDAY_AGE, CORRECTION, FORGET, Facts, GONE_AGAIN,
+    MEANT, NAMED_AGAIN, PREGNANT_AGAIN, RESTATED, about_topic, age_again, correct, correct_meant, correct_named,
+    correct_restated, correct_within, pet_gone_again, pregnant_again, statement_retracted, taken_back)
+from memex.extraction.offline.matching import asked_matches, matches
+from memex.extraction.offline.rule import candidate_of
+from memex.extraction.offline.statements import asks_about_someone_else, statements, typed
+from memex.jobs import Candidate
+
+
+def _said_beside_a_partner(candidates: list[Candidate]) -> list[Candidate]:
+    """A divorce or a spouse's death said as an event ends the current partner (supersession.
+    ENDED_BY_EVENT), but not in a message that names a current partner ("My wife and I divorced in
+    2019, and my girlfriend Lena moved in last month"): that partner came after, and the event is
+    filed as what happened (a fact), as "I'm divorced" is."""
+    beside = {(c.source_message_id, c.subject) for c in candidates
+              if c.base_key == supersession.PARTNER_KEY and not c.historical}
+    return [replace(c, type="fact") if supersession.ends_partnership(c) and (c.source_message_id, c.subject) in beside
+            else c for c in candidates]
+
+
+def _not_also_a_plan(candidates: list[Candidate]) -> list[Candidate]:
+    """A job to come is filed as that (`next_job`), not also among the other plans: the plans' rule
+    reads "I'm starting at Notion in April" too, as anything else the user is doing months ahead."""
+    jobs = {(c.source_message_id, c.subject, c.value.casefold()) for c in candidates if c.base_key == "next_job"}
+    return [c for c in candidates
+            if not (c.base_key == "plan" and (c.source_message_id, c.subject, c.value.casefold()) in jobs)]
+
+
+class OfflineExtractor:
+    name = "offline-rules"
+
+    def extract(self, messages: list[dict[str, Any]], history: list[dict[str, Any]]) -> list[Candidate]:
+        found = Facts()
+        earlier: Facts | None = None
+
+        def history_facts() -> Facts:
+            """The history's facts, extracted once, when a correction first needs them."""
+            nonlocal earlier
+            if earlier is None:
+                earlier = Facts(self.extract(history, []))
+            return earlier
+
+        for i, message in enumerate(messages):
+            if message["role"] != "user":
+                continue
+            # Another named participant's "I work at Acme" is about them (models.speaker_subject).
+            subject = message.get("subject") or "user"
+            before = messages[i - 1] if i else (history[-1] if history else None)
+            about_them = asks_about_someone_else(before, message)
+            questions: list[tuple[str, str]] = []
+            for n, (sentence, said) in enumerate(statements(message["content"] or "", questions)):
+                stated = found.size()
+                # Read as the rules read it: "Actually it’s Lisbon" is "Actually it's Lisbon".
+                read = plain.plain(sentence)
+                forget = FORGET.match(read) if subject == "user" else None
+                retracted = statement_retracted(forget, read) if subject == "user" else None
+                matched = matches(typed(retracted or sentence, dropped_is_user=not (about_them and n == 0)))
+                for _, rule, fields in matched:
+                    candidate = candidate_of(rule, fields, message["id"], said, subject)
+                    found.add(taken_back(candidate) if retracted else candidate)
+                if forget and forget["topic"] and not matched:
+                    for fact in about_topic([*history_facts().in_order(), *found.in_order()], forget["topic"]):
+                        found.add(taken_back(replace(fact, source_message_id=message["id"], raw_quote=said)))
+                corrections = list(CORRECTION.finditer(read))
+                for match in corrections:
+                    if not correct(found, history_facts(), match, message["id"], said, subject) \
+                            and not correct_within(found, found, message["id"], match, message["id"], said, subject) \
+                            and before is not None and before["role"] == "user":
+                        correct_within(found if i else history_facts(), found, before["id"], match, message["id"], said,
+                                       subject)
+                # The message before, when it is this turn's, is in `found`; else it is the history's last.
+                meant = MEANT.fullmatch(read)
+                if meant and before is not None and before["role"] == "user":
+                    correct_meant(found if i else history_facts(), found, before["id"], meant.group("new"),
+                                  message["id"], said, subject)
+                elif (named := NAMED_AGAIN.fullmatch(read)) and before is not None and before["role"] == "user":
+                    correct_named(found if i else history_facts(), found, before["id"], named, message["id"], said,
+                                  subject)
+                elif (aged := AGED_AGAIN.match(read) or BIRTHDAY_AGE.match(read)):
+                    age_again(history_facts(), found, aged, message["id"], said, subject)
+                elif (pregnant := PREGNANT_AGAIN.match(read)):
+                    pregnant_again(history_facts(), found, pregnant.group("name"), message["id"], said, subject)
+                elif (gone := GONE_AGAIN.match(read)):
+                    pet_gone_again(history_facts(), found, gone.group("name"), message["id"], said, subject)
+                elif not corrections and RESTATED.match(read) and before is not None and before["role"] == "user":
+                    correct_restated(found if i else history_facts(), found, stated, before["id"])
+            for question, said in questions:
+                for rule, fields in asked_matches(typed(question, dropped_is_user=False)):
+                    found.add(candidate_of(rule, fields, message["id"], said, subject))
+        return _distinct(_said_beside_a_partner(_not_also_a_plan(found.in_order())))
+
+
+def _distinct(candidates: list[Candidate]) -> list[Candidate]:
+    seen: set[tuple[str, str, bool]] = set()
+    kept = []
+    for c in candidates:
+        mark = (c.key, c.value.casefold(), c.historical)
+        if mark not in seen:
+            seen.add(mark)
+            kept.append(c)
+    return kept

@@ -1,0 +1,122 @@
+"""Which rules match a sentence, and whether the words around a match leave it a plain statement
+(not negated, hedged, hypothetical, reported, quoted or said to have ended)."""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left, bisect_right
+
+from memex.extraction.offline.patterns import WORDS
+from memex.extraction.offline.rule import Rule
+from memex.extraction.offline.rules import ASKED_RULES, RULES
+from memex.extraction.offline.values import Fields
+
+
+_ASKED_UNSURE = frozenset("if unless whether wish suppose supposing imagine pretend assume dream".split())
+# A question about someone lost ("Why did my dog Rex die so young?") names no one the user has now.
+_ASKED_GONE = re.compile(r"\b(?:die|died|dying|dead|death|passed|pass away|put \w+ down|lost|losing|miss|missing|"
+                         r"gone|late|ex|former|divorce|divorced|divorcing|rehome|rehomed|rehoming)\b", re.IGNORECASE)
+# What ends a clause: a mark, or one of these words.
+_CLAUSE_MARKS = re.compile(r"[,;:—–()]")
+_CLAUSE_WORDS = frozenset("and but so because although though while whereas".split())
+# Words before a match, in its clause, that make it something other than a plain statement. Each is a
+# whole word (a run of \w), so one pass over the words of a sentence finds them all.
+_UNSURE_WORDS = frozenset(
+    "not no never nobody if unless whether when whenever what whatever wish suppose supposing imagine pretend "
+    "assume assumes assumed dream dreamed dreamt hope hoping maybe perhaps probably might may could would "
+    "should think thinks thought believe believes guess wonder wondering doubt say says said tell tells "
+    "told".split())
+_NEGATED = re.compile(r"n't\b", re.IGNORECASE)
+# A sentence that opens by asking to play along ("Pretend you're a pirate and I'm a sailor"): every
+# clause of it is make-believe, not only the first.
+_MAKE_BELIEVE = re.compile(r"(?:let's |lets )?(?:pretend|imagine|suppose|supposing)\b", re.IGNORECASE)
+# Words quoted within a sentence are mentioned, not said: "Translate 'I live in London' into French",
+# "He texted 'I got the job!'". A quote that opens the sentence is the message itself. Quotes of any
+# typography are straight here (plain.plain).
+_QUOTED = re.compile(r"(?<=\s)(?:\"[^\"]+\"|'(?=\w)(?:[^']|'(?=\w))+'(?!\w))")
+# Words right after a match that take it back.
+_TAKEN_BACK = re.compile(r"[\s,]*(?:I think|I guess|I suppose|I believe|maybe|probably|perhaps|or not|jk|just kidding)\b",
+                         re.IGNORECASE)
+# Words later in the same clause (before any , ; or .) that say it has ended ("I started at Google
+# in 2019 and left in 2022").
+_ENDED = re.compile(r"\band (?:then |later )?(?:I )?(?:left|quit|moved away)\b", re.IGNORECASE)
+_ENDED_STOP = re.compile(r"[,;.]")
+
+
+class _Surroundings:
+    """Where the words that qualify a statement stand in one sentence, found in one pass each, so
+    that judging a match costs a few bisections rather than a rescan of the sentence (a sentence
+    may hold many matches: "I love cats and I love dogs and I ...")."""
+
+    def __init__(self, sentence: str):
+        self._sentence = sentence
+        self._make_believe = bool(_MAKE_BELIEVE.match(sentence))
+        breaks = [mark.end() for mark in _CLAUSE_MARKS.finditer(sentence)]
+        unsure = [negation.span() for negation in _NEGATED.finditer(sentence)]
+        self._ended: list[int] = []
+        for word in WORDS.finditer(sentence):
+            lowered = word.group().lower()
+            if lowered in _CLAUSE_WORDS:
+                breaks.append(word.end())
+                if lowered == "and" and _ENDED.match(sentence, word.start()):
+                    self._ended.append(word.start())
+            if lowered in _UNSURE_WORDS:
+                unsure.append(word.span())
+        self._breaks = sorted(breaks)
+        # Spans that never nest, so sorted by start they are sorted by end too.
+        unsure.sort()
+        self._unsure_starts = [start for start, _ in unsure]
+        self._unsure_ends = [end for _, end in unsure]
+        self._stops = [stop.start() for stop in _ENDED_STOP.finditer(sentence)]
+        self._quoted = [quote.span() for quote in _QUOTED.finditer(sentence)]
+
+    def plain(self, match: re.Match[str]) -> bool:
+        """Whether the words around a match leave its statement plain (not negated, hedged,
+        hypothetical, reported or over)."""
+        if self._make_believe:
+            return False
+        start, end = match.span()
+        quoted = bisect_right(self._quoted, (start, len(self._sentence))) - 1
+        if quoted >= 0 and self._quoted[quoted][1] > start:
+            return False
+        # The clause of the match starts after the last break before it.
+        last_break = bisect_right(self._breaks, start) - 1
+        clause = self._breaks[last_break] if last_break >= 0 else 0
+        # The first unsure word of the clause, if it ends before the match, qualifies it.
+        first = bisect_left(self._unsure_starts, clause)
+        if first < len(self._unsure_starts) and self._unsure_ends[first] <= start:
+            return False
+        if _TAKEN_BACK.match(self._sentence, end):
+            return False
+        ended = bisect_left(self._ended, end)
+        stop = bisect_left(self._stops, end)
+        return not (ended < len(self._ended) and (stop == len(self._stops) or self._ended[ended] < self._stops[stop]))
+
+
+def matches(sentence: str) -> list[tuple[int, Rule, Fields]]:
+    words = set(WORDS.findall(sentence.lower()))
+    rules = [rule for rule in RULES if not rule.cues.isdisjoint(words)]
+    if not rules:
+        return []
+    surroundings = _Surroundings(sentence)
+    found = []
+    for rule in rules:
+        for pattern in rule.patterns:
+            for match in pattern.finditer(sentence):
+                if surroundings.plain(match):
+                    found.extend((match.start(), rule, fields) for fields in rule.clean(match))
+    return sorted(found, key=lambda item: item[0])
+
+
+def asked_matches(question: str) -> list[tuple[Rule, Fields]]:
+    """The names a question takes for granted (ASKED_RULES)."""
+    words = set(WORDS.findall(question.lower()))
+    if _ASKED_GONE.search(question):
+        return []
+    found = []
+    for rule in (rule for rule in ASKED_RULES if not rule.cues.isdisjoint(words)):
+        for pattern in rule.patterns:
+            for match in pattern.finditer(question):
+                if _ASKED_UNSURE.isdisjoint(WORDS.findall(question[:match.start()].lower())):
+                    found.extend((rule, fields) for fields in rule.clean(match))
+    return found

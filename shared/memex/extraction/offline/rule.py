@@ -1,0 +1,62 @@
+"""One rule of the table (a regex with a `value` group and the clean function that validates it) and
+the candidate memory a match of it files."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Callable
+
+from memex.extraction.offline.values import Fields, a_name
+from memex.jobs import Candidate, subject_key
+
+
+@dataclass(frozen=True)
+class Rule:
+    type: str
+    key: str  # may use {part}, from the clean function
+    patterns: tuple[re.Pattern[str], ...]  # alternatives, each with a `value` group
+    # Lowercase words one of which every pattern contains: a sentence without any of them is not
+    # scanned by the patterns (most sentences hold cues for two or three rules, not twenty).
+    cues: frozenset[str]
+    sentence: str  # formatted with the fields of the clean function
+    clean: Callable[[re.Match[str]], list[Fields]] = a_name
+    confidence: float = 0.8
+    importance: float = 0.7
+    historical: bool = False
+    ends_only: bool = False  # Candidate.ends_only
+    only_replacing: bool = False  # Candidate.only_replacing, the `old` field of the clean function
+
+
+def rule(type_: str, key: str, cues: str, patterns: list[str], sentence: str, clean=a_name,
+         confidence: float = 0.8, importance: float = 0.7, historical: bool = False, ends_only: bool = False,
+         only_replacing: bool = False) -> Rule:
+    compiled = tuple(re.compile(p) for p in patterns)
+    return Rule(type_, key, compiled, frozenset(cues.split()), sentence, clean, confidence, importance, historical,
+                ends_only, only_replacing)
+
+
+def candidate_of(rule: Rule, fields: Fields, message_id: str, quote: str, subject: str = "user") -> Candidate:
+    return Candidate(
+        type=rule.type,
+        key=subject_key(subject, rule.key.format(**fields)),
+        value=fields["value"],
+        content=_about(subject, rule.sentence.format(**fields)),
+        confidence=rule.confidence,
+        importance=rule.importance,
+        source_message_id=message_id,
+        raw_quote=quote,
+        subject=subject,
+        historical=rule.historical,
+        ends_only=rule.ends_only,
+        only_replacing=fields["old"] if rule.only_replacing else None,
+        happened=fields.get("happened"),
+    )
+
+
+def _about(subject: str, sentence: str) -> str:
+    """A rule's sentence ("The user's employer is Acme.") about the participant who said it
+    ("Melanie's employer is Acme."), so that a search naming them finds it."""
+    if subject == "user":
+        return sentence
+    return sentence.replace("The user's", f"{subject}'s", 1).replace("The user", subject, 1)

@@ -1,0 +1,128 @@
+"""Rules of places: the city the user lives in (and the employer of a move to one), where they were
+born and in what year, their hometown."""
+
+from __future__ import annotations
+
+import re
+
+from memex.extraction.offline.patterns import ADVERBS, INTRODUCED, MONTH, ORG, ORG_END, PROPER, ROLE
+from memex.extraction.offline.rule import rule
+from memex.extraction.offline.values import (Fields, a_department, a_name, a_place, a_year, an_organisation,
+    not_an_organisation, organisation)
+
+
+def _known_place(m: re.Match[str]) -> list[Fields]:
+    return a_name(m) if a_place(m.group("value")) else []
+
+
+_HOME = r"(?:house|home|flat|apartment|place|condo|townhouse)"
+
+
+def _place(m: re.Match[str]) -> list[Fields]:
+    """A place of a move, unless a name of the move is an organisation or a department ("I moved to
+    Google last year", "I moved to Sales" are no city), or the move is between two names neither of
+    which is a known place."""
+    names = [name for name in m.groupdict().values() if name]
+    if any(an_organisation(n) or a_department(n) for n in names) or (len(names) > 1 and not any(a_place(n) for n in names)):
+        return []
+    return a_name(m)
+
+
+def _department_move(m: re.Match[str]) -> list[Fields]:
+    """The place of a move to a department or an employer there ("I moved to Sales in Denver", "I moved
+    to IBM in Austin"): the department or the employer is no city, the place is."""
+    where = m.group("dept")
+    return not_an_organisation(m) if a_department(where) or an_organisation(where) else []
+
+
+def _employer_moved_to(m: re.Match[str]) -> list[Fields]:
+    """The employer of a move to one ("I moved to IBM in Austin"): a name shaped like an organisation
+    or a well-known employer, never a place or a department ("I moved to Sales")."""
+    return organisation(m) if an_organisation(m.group("value")) and not a_department(m.group("value")) else []
+
+
+def _from_place(m: re.Match[str]) -> list[Fields]:
+    """Where the user is from, when it is a known place: "I'm from Acme" is no hometown."""
+    return a_name(m) if a_place(m.group("value")) else []
+# Time spent somewhere, or back from it, is a trip to a town or region no list holds ("We spent August in
+# Hossegor", "back from a week in Tarifa"): a capitalised name there, ending its clause, is the place.
+_PLACE_CALLED = r"an? (?:[a-z]+ ){0,2}(?:village|town|city|hamlet|island|suburb|place) (?:called|named) "
+
+
+RULES = [
+    rule("fact", "city", "live lived based living moved relocated bought new settled back", [
+        rf"\b(?:I|[Ww]e) (?:now |currently |still )?live (?:and (?:I |[Ww]e )?work )?in (?P<value>{PROPER})",
+        rf"\b(?:I|[Ww]e)(?:'ve| have) (?:always )?lived in (?P<value>{PROPER})",
+        rf"\b(?:I|[Ww]e)(?:'ve| have) been living in (?P<value>{PROPER})",
+        rf"\bI(?:'m| am) (?:now |currently )?(?:based|living) in (?P<value>{PROPER})",
+        rf"\b(?:I|[Ww]e)(?:'ve| have)? (?:just |recently |finally )?(?:moved|relocated) (?:back |here |over )?to "
+        rf"(?P<value>{PROPER})(?=(?: from (?P<old>{PROPER}))?)",
+        rf"\b(?:I|[Ww]e)(?:'ve| have)? (?:just |recently |finally )?(?:moved|relocated) from (?P<old>{PROPER}) to "
+        rf"(?P<value>{PROPER})",
+        rf"\b(?:I|[Ww]e)(?:'ve| have)? (?:just |recently |finally )?bought (?:a|our|my) (?:first )?"
+        rf"(?:house|home|flat|apartment|condo) in (?P<value>{PROPER})",
+        # a new home said by itself: "We just moved into a flat in Manchester", "Our new place is in
+        # Brooklyn", "the new flat we're renting is in Camden" (not someone else's: "My sister's new place")
+        rf"\b(?:I|[Ww]e)(?:'ve| have)? (?:just |recently |finally )?moved into (?:a|an|our|my|the) (?:new |own )?"
+        rf"{_HOME} in (?P<value>{PROPER})",
+        rf"(?:\b(?i:our|my) new {_HOME}|(?:^|[.!?] )(?i:the) new {_HOME} (?:we|I)(?:'re| are|'m| am|'ve| have) "
+        rf"(?:renting|bought|moved into)) is (?:in|over in|down in|up in) (?P<value>{PROPER})",
+        rf"\b(?:I|[Ww]e)(?:'ve| have)? (?:finally |now )?settled (?:down )?in (?P<value>{PROPER})",
+        # "I moved back to my hometown, Cork": the hometown rule files it as where the user is from too
+        rf"\b(?:I|[Ww]e)(?:'ve| have)? (?:just |recently |finally )?moved back to (?i:my|our) home ?town(?:,| of) "
+        rf"(?P<value>{PROPER})",
+        rf"\bI(?:'m| am) back in (?P<value>{PROPER}),? where I grew up\b",
+        # the user's clause going on without its "I": "I left London in 2020 and now live in Lisbon"
+        rf"^(?:I|[Ww]e)\b[^.;]*? and (?:now |currently )?live in (?P<value>{PROPER})",
+    ], "The user lives in {value}.", _place, importance=0.75),
+    # a move to a department in a place: "I moved to Sales in Denver", "I relocated to the Finance team
+    # in Leeds" (the place, not the department: _department_move)
+    rule("fact", "city", "moved relocated", [
+        rf"\b(?:I|[Ww]e)(?:'ve| have)? (?:just |recently |finally )?(?:moved|relocated) (?:over )?to "
+        rf"(?:the )?(?P<dept>{PROPER})(?: (?:team|department|division|office))? in (?P<value>{PROPER})",
+    ], "The user lives in {value}.", _department_move, importance=0.75),
+    # the employer of that move: "I moved to IBM in Austin", "I transferred to Deloitte in March"
+    rule("fact", "employer", "moved relocated transferred", [
+        rf"\bI(?:'ve| have)? {ADVERBS}(?:moved|relocated|transferred) (?:over )?to (?:the )?(?P<value>{ORG})"
+        rf"(?= in (?:{PROPER}|{MONTH}|\d{{4}})|{ORG_END})",
+    ], "The user's employer is {value}.", _employer_moved_to, importance=0.8),
+    # "Home is Glasgow these days": a known place only ("Home is Acme", "Home is Netflix" are none).
+    rule("fact", "city", "home", [
+        rf"(?:^|[.!?] )[Hh]ome(?:'s| is) (?:now )?(?P<value>{PROPER})(?=\s*(?:[.!,;]|$)| (?:now|these days)\b)",
+    ], "The user lives in {value}.", _known_place, importance=0.75),
+    rule("fact", "city", "live lived living moved relocated longer left", [
+        rf"\b(?:I|[Ww]e) (?:used to live|previously lived|once lived|lived|was living|were living) in (?P<value>{PROPER})",
+        rf"\b(?:I|[Ww]e)(?:'ve| have)? (?:just |recently |finally )?(?:moved|relocated) "
+        rf"(?:to (?P<new>{PROPER}) |away |here )?from (?P<value>{PROPER})(?= to (?P<then>{PROPER}))?",
+        rf"\b(?:I|[Ww]e) no longer live in (?P<value>{PROPER})",
+        # "I moved out of Boston in 2018", "I left London in 2020 and now live in Lisbon" (a place left
+        # for another home; "I left Google" is a job, "I left Paris" alone a known place, _place_left)
+        rf"\b(?:I|[Ww]e)(?:'ve| have)? (?:just |finally )?(?:moved out of|left) (?P<value>{PROPER})"
+        rf"(?=[^.;]*?\b(?:I|[Ww]e)?(?: now| currently)? (?:live|moved|relocated) (?:in|to)\b)",
+        rf"\b(?:I|[Ww]e)(?:'ve| have)? (?:just |finally )?moved out of (?P<value>{PROPER})",
+        rf"\b(?:I|[Ww]e) (?:don't|do not) live in (?P<value>{PROPER}) (?=any ?more\b)",
+    ], "The user used to live in {value}.", _place, confidence=0.7, importance=0.6, historical=True),
+    rule("fact", "birthplace", "born", [
+        rf"\bI was born in (?P<value>{PROPER})",
+    ], "The user was born in {value}.", importance=0.6),
+    rule("fact", "birth_year", "born", [
+        r"\bI was born in (?P<value>(?:19|20)\d\d|'\d\d)(?![\w'-])",
+    ], "The user was born in {value}.", a_year, importance=0.6),
+    rule("fact", "hometown", "originally grew come raised hometown home from", [
+        rf"\b(?i:my) home ?town(?:,| of| is) (?P<value>{PROPER})",
+        rf"\bI(?:'m| am) back in (?P<value>{PROPER}),? where I grew up\b",
+        rf"\bI(?:'m| am) originally from (?P<value>{PROPER})",
+        rf"\bI(?:'m| am) from (?P<value>{PROPER}),? originally\b",
+        rf"\b(?:I come|[Oo]riginally,? I(?:'m| am)) from (?P<value>{PROPER})",
+        rf"\bI (?:grew up|was (?:born and )?raised) in (?P<value>{PROPER})",
+        # a place no one knows, introduced by its kind: "I grew up in a tiny village called Ballydehob"
+        rf"\b(?:I (?:grew up|was (?:born and )?raised) in|I come from|I(?:'m| am) (?:originally )?from) {_PLACE_CALLED}"
+        rf"(?P<value>{PROPER})",
+    ], "The user is originally from {value}.", importance=0.6),
+    # "I'm from Cairo", "I'm Omar, a chef from Cairo": where the user is from, which may not be where
+    # they live now; a known place only ("I'm from Acme, calling about your order").
+    rule("fact", "hometown", "from", [
+        rf"\bI(?:'m| am) {INTRODUCED}(?:(?:an?|the) {ROLE} )?from (?:the )?(?P<value>{PROPER})",
+        rf"^(?i:hi|hello|hey)(?: there)?[,!]? I(?:'m| am) {PROPER} from (?:the )?(?P<value>{PROPER})",
+    ], "The user is from {value}.", _from_place, importance=0.6),
+]

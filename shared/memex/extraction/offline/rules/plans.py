@@ -1,0 +1,191 @@
+"""Rules of plans and dates: what the user plans, a job to start (`next_job`) and one called off, a
+birthday or an anniversary, an appointment."""
+
+from __future__ import annotations
+
+import re
+
+from memex import job_start
+from memex.extraction import vocabulary
+from memex.extraction.offline.patterns import (ADVERBS, AHEAD_WHEN, CURRENT_JOB, DATE, JOB_NOUN, MONTH, NUMBER, ORG,
+    ORG_INTRO, PERSON_PARTS, PLATFORMS, PROPER, RACE, RELATIONS, ROLE, STARTS_LATER, START_WHEN, TRIP_FOR, TRIP_WHEN,
+    WEEKDAY, WORD, alternation, phrase)
+from memex.extraction.offline.rule import rule
+from memex.extraction.offline.values import Fields, a_place, snake
+
+
+_LATER = (rf"(?:next (?:month|year|summer|spring|fall|autumn|winter|{MONTH})|this (?:summer|spring|fall|autumn|winter|year)|"
+          rf"in (?:{MONTH}|the (?:spring|summer|fall|autumn|winter)|\d{{4}}))")
+_NOT_PLANS = ("(?:planning|going|flying|driving|heading|moving|travelling|traveling|visiting|feeling|being|"
+              "thinking|looking|trying|hoping|wondering|considering|doing|working|staying|sitting|waiting|watching|"
+              "reading|eating|sleeping|relaxing|chilling|getting (?:tired|better|worse|sick|old|bored|used)|"
+              # "I'm turning 50 next month" is an age (TURNING), not a plan; "we're expecting a baby in May"
+              # a baby on the way (expecting_baby)
+              rf"turning (?:{NUMBER})(?![\w'-])|expecting)")
+
+
+def _plan(m: re.Match[str]) -> list[Fields]:
+    """What the user plans, with when it is when that was said first ("Next month I'm moving to
+    Leeds": moving to Leeds next month)."""
+    value, when = m.group("value").rstrip("."), m.groupdict().get("when")
+    return [{"value": f"{value} {when[0].lower()}{when[1:]}" if when else value}]
+
+
+def _called_off(m: re.Match[str]) -> list[Fields]:
+    """The job to come called off: the employer named ("Twilio"), else "the new job", which ends the
+    only current one (supersession.ending)."""
+    named = next((m.group(g) for g in ("value", "value2", "value3") if g in m.re.groupindex and m.group(g)), "")
+    stay = {"stay": m.group("stay")} if "stay" in m.re.groupindex else {}
+    if stay and (a_place(stay["stay"]) or stay["stay"].casefold() in PERSON_PARTS):
+        return []  # "Decided to stay at Paris", "at Grandma": a stay, no job kept
+    return [{"value": named or job_start.UNNAMED, **stay}]
+
+
+_NEW_JOB = rf"(?:(?:a|an|my|the) (?:new )?{JOB_NOUN} )?"
+_AHEAD = {"start": "starting at", "starting": "starting at", "starts": "starting at", "begin": "starting at",
+          "beginning": "starting at", "begins": "starting at", "join": "joining", "joining": "joining",
+          "first day": "first day at", "start date": "start date at"}
+
+
+def _job_ahead(m: re.Match[str]) -> list[Fields]:
+    """A job to start, as the job to come: "starting at Notion in April", "first day at Notion on Monday".
+    Someone's house ("I'm starting at Sam's on Monday") and a known place are no job."""
+    org = m.group("org")
+    if re.search(r"'s?$", org) or a_place(org):
+        return []
+    when = (m.group("when") or "").rstrip(".")  # MONTH takes the dot of "Apr.", and so a full stop
+    if not re.match(rf"{WEEKDAY}|{MONTH}", when):
+        when = when[:1].lower() + when[1:]  # "Next month I start at Canva"
+    if re.match(rf"{WEEKDAY}|\d|{MONTH}", when) and not re.match(r"(?i:next|this|in|on)\b", when):
+        when = f"on {when}"
+    return [{"value": " ".join(filter(None, (_AHEAD[m.group("verb").casefold()], org, when)))}]
+
+
+# An appointment of the user's and its day: "my dentist appointment is on Monday". Not another
+# person's ("my sister's appointment").
+_APPOINTMENT_OF = (rf"(?!(?:{alternation(RELATIONS)}|{alternation(vocabulary.OTHER_PEOPLE)}|kids?|children)"
+                   r"(?:'s)?\b)")
+_DAY = rf"(?P<value>(?:(?i:next|this) )?{WEEKDAY}|{DATE})(?![\w'-])"
+
+
+def _appointment(m: re.Match[str]) -> list[Fields]:
+    thing = re.sub(r"'s$", "", (m.group("thing") or "").strip())
+    day = m.group("value").rstrip(".")  # MONTH takes the dot of "Sept.", and so a full stop
+    return [{"value": day, "part": "_".join(filter(None, ("event", snake(thing), "appointment"))),
+             "thing": f"{thing} " if thing else ""}]
+
+
+RULES = [
+    rule("event", "plan", "planning plan intend next tomorrow tonight this in on decided booked over at", [
+        rf"\b(?:I|[Ww]e)(?:'m|'re| am| are) planning (?:to|on) (?P<value>{phrase(8)})",
+        # a decision taken, not yet done: "I've decided to quit my job in March"
+        rf"\b(?:I|[Ww]e)(?:'ve| have) (?:just |finally |now )?decided to (?P<value>{phrase(8)})",
+        rf"\b(?i:my|our) (?:plan|intention) is to (?P<value>{phrase(8)})",
+        rf"\b(?:I|[Ww]e)(?:'ve| have)? (?:just |finally )?booked (?P<value>an? (?:trip|holiday|vacation|cruise|"
+        rf"weekend away) to {phrase(6)})",
+        # what the user is going to do, with when, a week or more ahead: "I'm going to sell my car in June"
+        # (not "I'm going to cry", which says no time, nor the errand of "I'm going to study the contract tonight")
+        rf"\b(?:I|[Ww]e)(?:'m|'re| am| are) going to (?P<value>(?!be\b|go\b|have to\b)[a-z]+(?: {WORD}){{0,5}}? "
+        rf"(?!tonight|tomorrow|this (?:weekend|month)|on {WEEKDAY}){TRIP_WHEN})(?=\s*(?:[.,;!?]|$))",
+        rf"\b(?:I|[Ww]e)(?:'m|'re| am| are) planning (?P<value>an? (?:trip|holiday|vacation|visit) to {phrase(6)})",
+        rf"\b(?:I|[Ww]e) (?:plan|intend) (?:to|on) (?P<value>{phrase(8)})",
+        # something to learn wanted with a time ahead is a plan ("I want to learn Japanese this year"), where
+        # "I want to learn Japanese" alone may be a wish
+        rf"\bI {ADVERBS}(?:want|hope|aim) to (?P<value>learn (?:how to )?(?:{WORD} ){{0,3}}?{WORD} (?:this|next) "
+        rf"(?:year|summer|autumn|fall|winter|spring))(?=\s*(?:[.,;!?]|$))",
+        rf"\b(?:I|[Ww]e)(?:'m|'re| am| are) (?P<value>(?:going|flying|driving|heading|moving|relocating|travelling|"
+        rf"traveling|getting married|visiting)(?: to| back to)?(?: {PROPER}{TRIP_FOR}| (?<=visiting )(?:my|our) "
+        rf"[a-z]+(?:-in-law)?s?(?: in {PROPER})?)? {TRIP_WHEN})"
+        # what the trip is for may follow: "relocating to Copenhagen next year for my husband's job"
+        r"(?=\s*(?:[.,;!?]|$)|\s+(?:for|with|because|to)\b)",
+        # a race ahead: "I'm doing the London half marathon in April" ("doing" is no plan by itself)
+        rf"\b(?:I|[Ww]e)(?:'m|'re| am| are) (?P<value>(?:doing|running|racing) (?:the|a|my first) (?:{WORD} ){{0,3}}?"
+        rf"(?:{RACE}|triathlons?|ironman) {TRIP_WHEN})(?=\s*(?:[.,;!?]|$))",
+        # Anything else the user is doing weeks or months ahead: "we're hosting Thanksgiving this
+        # year"; not an errand of tonight ("I'm cooking dinner tonight") nor how they feel or what
+        # they think ("I'm feeling better next week").
+        rf"\b(?:I|[Ww]e)(?:'m|'re| am| are) (?P<value>(?!{_NOT_PLANS}\b)[a-z]+ing(?: {WORD}){{0,5}}? {_LATER})"
+        r"(?=\s*(?:[.,;!?]|$))",
+        # where the user will be: "I'll be in Tokyo next week"
+        rf"\b(?:I|[Ww]e)(?:'ll| will) be (?P<value>in {PROPER} {TRIP_WHEN})(?=\s*(?:[.,;!?]|$)|\s+(?:for|with)\b)",
+        # the time said first: "Next month I'm moving to Leeds"
+        rf"(?:^|[,;:]\s*)(?P<when>(?i:{TRIP_WHEN})),? (?:I|[Ww]e)(?:'m|'re| am| are) (?P<value>(?:going|flying|driving|"
+        rf"heading|moving|relocating|travelling|traveling|visiting)(?: to| back to)? {PROPER}{TRIP_FOR})"
+        r"(?=\s*(?:[.,;!?]|$)|\s+(?:for|with|because)\b)",
+    ], "The user's plan: {value}.", _plan, confidence=0.7, importance=0.6),
+    # A job said before it starts: "Starting at Notion in April", "I start at Notion next month", "my
+    # first day at Notion is Monday". A plan, not the employer: until it starts, the employer is still
+    # the old one; on the day it names it becomes the employer (job_start.py, pipeline.start_jobs), unless
+    # the employer named before then ends it (supersession.py). Filed as the job to come (`next_job`),
+    # not among the other plans, so that a question about work finds it after the current job
+    # (retrieval/topics.py). Joining takes a time months ahead or a role ("I'm joining Sam
+    # tomorrow" is an errand); one starts "at" a job ("I'm starting with React next week" is a tool).
+    rule("event", "next_job", "start starting starts begin beginning begins join joining first date", [
+        rf"\bI(?:'m| am) {ADVERBS}(?P<verb>starting) {_NEW_JOB}at (?:the )?(?P<org>{ORG}),? "
+        rf"(?P<when>{START_WHEN})",
+        rf"\bI(?:'m| am) {ADVERBS}(?P<verb>starting) (?P<when>{START_WHEN}) at (?:the )?(?P<org>{ORG})",
+        rf"\bI {ADVERBS}(?P<verb>start) {_NEW_JOB}at (?:the )?(?P<org>{ORG}),? (?P<when>{START_WHEN})",
+        rf"\bI(?:'ll| will)(?: be)? {ADVERBS}(?P<verb>start|starting) {_NEW_JOB}at (?:the )?(?P<org>{ORG})"
+        rf"(?:,? (?P<when>{START_WHEN}))?",
+        rf"\bI(?:'m| am) (?:going|due|set|about) to (?P<verb>start) {_NEW_JOB}at (?:the )?(?P<org>{ORG})"
+        rf"(?:,? (?P<when>{START_WHEN}))?",
+        rf"\bI(?:'m| am| will be|'ll be) {ADVERBS}(?P<verb>joining) (?:the )?(?!{PLATFORMS})(?P<org>{ORG}),? "
+        rf"(?:(?P<when>{_LATER})|(?=as (?:an?|the) {ROLE}))",
+        rf"\bI(?:'ll| will) {ADVERBS}(?P<verb>join) (?:the )?(?!{PLATFORMS})(?P<org>{ORG}),? "
+        rf"(?:(?P<when>{_LATER})|(?=as (?:an?|the) {ROLE}))",
+        rf"\b(?i:my) (?P<verb>first day|start date) at (?:the )?(?P<org>{ORG}),? (?:is|will be|starts|begins) "
+        rf"(?P<when>{START_WHEN})",
+        # The start said after a job taken ("I signed with Netflix, starting Monday"), or first
+        # ("Tomorrow is my first day at Notion", "Next month I start at Canva").
+        rf"(?:{CURRENT_JOB}) {ORG_INTRO}(?P<org>{ORG}){STARTS_LATER}",
+        rf"{AHEAD_WHEN}(?i:my) (?P<verb>first day) at (?:the )?(?P<org>{ORG})",
+        # said without "my", opening the sentence, with when and a word of work or of the job left: "First day
+        # at Twilio tomorrow, said goodbye to everyone at Canva" ("First day at Yosemite tomorrow!" is a visit)
+        rf"^(?=[^.;]*?\b(?i:jobs?|role|team|colleagues|co-?workers|goodbye|farewell)\b)"
+        rf"(?:(?i:so|and|oh|ok|okay),? )?(?P<verb>(?i:first day)) at (?:the )?(?P<org>{ORG}),? (?P<when>{START_WHEN})",
+        rf"(?:^|[,;:]\s*)(?P<when>(?i:{START_WHEN})),? I(?:'m| am|'ll| will)?(?: be)? {ADVERBS}(?P<verb>start|starting) "
+        rf"{_NEW_JOB}at (?:the )?(?P<org>{ORG})",
+        rf"(?:^|[,;:]\s*)(?P<when>(?i:{_LATER})),? I(?:'m| am|'ll| will)?(?: be)? {ADVERBS}(?P<verb>join|joining) "
+        rf"(?:the )?(?!{PLATFORMS})(?P<org>{ORG})",
+    ], "The user's plan: {value}.", _job_ahead, confidence=0.7, importance=0.6),
+    # A job to come called off, by the user or the employer: "The Twilio offer fell through.", "I turned
+    # down the Twilio job.", "I'm not taking the job at Twilio after all.", "Twilio rescinded my offer."
+    # Said as the job to come over (historical), kept only when it names a current one, which it ends
+    # (supersession.ending), so that its day makes nothing of it (pipeline.start_jobs). Only the user's
+    # ("my sister turned down a job at Twilio" is hers); nervous about the job or a contract sent is no end.
+    rule("fact", "next_job", "fell through turned down declined not rescinded withdrew withdrawn pulled", [
+        rf"\b(?:[Tt]he|[Mm]y) (?P<value>{ORG}) (?:job )?offer (?:fell through|was (?:withdrawn|rescinded|pulled))",
+        rf"\b(?:[Tt]he|[Mm]y) (?:job )?offer (?:from|at) (?P<value>{ORG}) (?:fell through|was (?:withdrawn|rescinded|pulled))",
+        rf"\bI {ADVERBS}(?:turned down|declined) (?:the |my )?(?P<value>{ORG}) (?:job|offer|role|position)\b",
+        rf"\bI {ADVERBS}(?:turned down|declined) (?:the |my |their )?(?:job |role |position )?(?:offer )?"
+        rf"(?:at|from|with) (?P<value>{ORG})",
+        rf"\bI(?:'m| am) not (?:taking|accepting|joining) (?:the (?:job|offer|role|position) (?:at|from|with) "
+        rf"(?P<value>{ORG})|the (?P<value2>{ORG}) (?:job|offer|role|position)|(?P<value3>{ORG}))(?:,)? after all",
+        rf"(?:^|[,;:]\s*)(?P<value>{ORG}) (?:rescinded|withdrew|pulled) (?:my|the) (?:job )?offer",
+    ], "The user's job to come at {value} was called off.", _called_off, confidence=0.7, importance=0.6,
+         historical=True, ends_only=True),
+    # The job to come called off without its name ("The new job got cancelled.": the one current), or by
+    # staying at the job the user has ("Decided to stay at Canva."): it ends the only job to come.
+    rule("fact", "next_job", "cancelled canceled fell called", [
+        r"\b(?:[Tt]he|[Mm]y) new (?:job|role|position)(?: offer)? (?:got|was|has been) (?:cancell?ed|called off|withdrawn|"
+        r"rescinded|pulled)(?P<value>)",
+        r"\b(?:[Tt]he|[Mm]y) new (?:job|role|position)(?: offer)? fell through(?P<value>)",
+    ], "The user's new job was called off.", _called_off, confidence=0.7, importance=0.6,
+         historical=True, ends_only=True),
+    rule("fact", "next_job", "stay staying", [
+        # a place stayed at is no job kept: "at the Hilton", "at Grandma's", "at Mia's for the night"
+        rf"(?:^|\bI(?:'ve| have)? )(?:[Dd]ecided|chose) to stay at (?P<stay>(?!the\b){ORG})(?<!'s)(?<!’s)(?P<value>)"
+        r"(?=\s*(?:[.;!]|$|,? (?:instead|after all|rather)\b))",
+        rf"\bI(?:'m| am) staying at (?P<stay>(?!the\b){ORG}) after all(?P<value>)",
+    ], "The user decided to stay at {stay}: the new job was called off.", _called_off, confidence=0.7,
+         importance=0.6, historical=True, ends_only=True),
+    rule("fact", "{part}", "birthday anniversary", [
+        rf"\b(?i:my|our) (?P<thing>birthday|(?:wedding )?anniversary)(?: is|'s) (?:on )?(?:the )?(?P<value>{DATE})(?![\w])",
+    ], "The user's {thing} is {value}.", lambda m: [{"value": m.group("value"), "thing": m.group("thing"),
+                                                     "part": snake(m.group("thing")).removeprefix("wedding_")}],
+         importance=0.7),
+    rule("event", "{part}", "appointment appt", [
+        rf"\b(?i:my|our|the) {_APPOINTMENT_OF}(?P<thing>[a-z]+(?:'s)? )?(?:appointment|appt) (?:is|'s|is now|"
+        rf"has been moved to|was moved to|got moved to|moved to) (?:on |to )?(?:the )?{_DAY}",
+    ], "The user's {thing}appointment is on {value}.", _appointment, importance=0.6),
+]

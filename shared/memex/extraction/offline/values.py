@@ -1,0 +1,188 @@
+"""The clean functions several domains share: each takes a rule's match and returns the fields it files
+(`Fields`: the value, and what the rule's key and sentence are formatted with), or none when what was
+captured is not what it looks like (a name that is a weekday, an employer that is a known place)."""
+
+from __future__ import annotations
+
+import datetime
+import re
+
+from memex.extraction import vocabulary
+from memex.extraction.offline.patterns import (A_TEAM, BREED_KIND, FOR_THEIR_OWN, HERS, HIS, INNER_CAPITAL, JOB_WORDS,
+    KIN_CALLED, NOT_NAMES, NOT_ROLE_MODIFIERS, ORG_SUFFIXES, PARTNER_DIED, PARTNER_VERBS, PERSON_PARTS, PETS,
+    PLACE_ACRONYMS, ROLE_ABBREVIATIONS, SMALL_NUMBERS, TENS, WORK_SAID)
+from memex.jobs import key_words
+
+
+Fields = dict[str, str]
+
+
+def a_name(m: re.Match[str]) -> list[Fields]:
+    value = re.sub(r"'s?$", "", m.group("value"))
+    return [] if value.casefold() in NOT_NAMES else [{"value": value}]
+
+
+def as_said(m: re.Match[str]) -> list[Fields]:
+    return [{"value": m.group("value")}]
+
+
+def role(m: re.Match[str]) -> list[Fields]:
+    words = m.group("value").split()
+    # A student is what the user is, not a job title: the work-status rule files it.
+    if any(w.casefold() in NOT_ROLE_MODIFIERS for w in words[:-1]) or words[-1].casefold() == "student":
+        return []
+    return [{"value": " ".join(ROLE_ABBREVIATIONS.get(w, w) for w in words)}]
+
+
+def teacher(m: re.Match[str]) -> list[Fields]:
+    return [{"value": f"{m.group('value')} teacher"}]
+
+
+def relation(m: re.Match[str]) -> list[Fields]:
+    kind = m.group("kind").casefold()
+    pronoun = (m.groupdict().get("pronoun") or "").casefold()
+    if kind in (HERS if pronoun == "his" else HIS if pronoun == "her" else ()):
+        return []  # "My sister is so happy. His name is Tom.": whose name, then?
+    if kind in PARTNER_VERBS:
+        if kind == "seeing" and a_place(m.group("value")):
+            return []  # "I'm seeing Rome for a week" is a visit
+        if kind in ("seeing", "dating") and m.group("value").casefold() in KIN_CALLED:
+            return []  # "I'm seeing Mum." is a visit
+        if kind == "with" and (an_organisation(m.group("value")) or WORK_SAID.search(m.string)):
+            return []  # "I've been with Siemens for three years" is a job (_been_at)
+        return [{**f, "kind": "partner", "part": "partner"} for f in a_name(m)]
+    if PERSON_PARTS[kind] == "partner" and PARTNER_DIED.match(m.string, m.end()):
+        return []  # "My husband Tom passed away": a late partner (below), not the current one
+    return [{**f, "kind": kind, "part": PERSON_PARTS[kind]} for f in a_name(m)]
+
+
+def listed_names(names: str) -> list[str]:
+    """The names of a list (NAMES), or none when one is no name (a weekday, a breed: "my cats are
+    Siamese and Persian")."""
+    listed = [re.sub(r"'s?$", "", n) for n in re.split(r",? and |, ", names)]
+    if any(not n or n.casefold() in NOT_NAMES or n.casefold() in BREED_KIND for n in listed):
+        return []
+    return listed
+
+
+def pet(m: re.Match[str]) -> list[Fields]:
+    kind = m.group("kind").casefold()
+    return [{**f, "kind": kind, "part": PETS[kind]} for f in a_name(m)]
+
+
+def a_year(m: re.Match[str]) -> list[Fields]:
+    """A year gone by (of birth, of graduation), four digits: "'85" is the latest year ending in 85 that is
+    not in the future."""
+    said = m.group("value")
+    if said[0].isdigit():
+        return [{"value": said}]
+    year = datetime.date.today().year
+    year -= (year - int(said[1:])) % 100
+    return [{"value": str(year)}]
+
+
+def snake(text: str) -> str:
+    words = [w for w in key_words(text) if w not in ("the", "a", "an")]
+    return "_".join(words)
+
+
+def to_number(text: str) -> int | None:
+    text = text.casefold()
+    if text.isdigit():
+        return int(text)
+    tens, _, unit = re.sub(r"[- ]+", " ", text).partition(" ")
+    if tens in TENS:
+        return TENS[tens] + SMALL_NUMBERS.get(unit, 0)
+    return SMALL_NUMBERS.get(text)
+
+
+def an_age(m: re.Match[str]) -> list[Fields]:
+    age = to_number(m.group("value"))
+    if age is not None and m.groupdict().get("ahead"):
+        age -= 1  # "I turn 40 next week": 39 until then, and the birthday's age replaces it once said
+    return [{"value": str(age)}] if age is not None and 1 <= age <= 120 else []
+
+
+def allergies(m: re.Match[str]) -> list[Fields]:
+    # "penicillin and to cats": each item without the preposition repeated
+    items = [re.sub(r"^to ", "", item) for item in re.split(r"\s*(?:,|\band\b|\bor\b)\s*", m.group("value"))]
+    return [{"value": item} for item in items if item and item.casefold() not in ("something", "everything")]
+
+
+def _org_shaped(name: str) -> bool:
+    words = name.split()
+    return (any(c.isdigit() or c == "&" for c in name)
+            or words[-1].rstrip(".").casefold() in ORG_SUFFIXES
+            or any(INNER_CAPITAL.search(w) for w in words)
+            or any(len(w) >= 3 and w.isupper() and w not in PLACE_ACRONYMS for w in words))
+
+
+def a_place(name: str) -> bool:
+    return name.casefold() in vocabulary.PLACES
+
+
+def _well_known_employer(name: str) -> bool:
+    return name.casefold() in vocabulary.WELL_KNOWN_EMPLOYERS
+
+
+def an_organisation(name: str) -> bool:
+    return _org_shaped(name) or _well_known_employer(name)
+
+
+def a_department(name: str) -> bool:
+    return name.casefold() in vocabulary.DEPARTMENTS
+
+
+def not_a_job_move(m: re.Match[str]) -> bool:
+    """Whether a move between two names is surely no job change: a customer's, a move between
+    teams or departments, or a move between places."""
+    if FOR_THEIR_OWN.match(m.string, m.end()) and not JOB_WORDS.search(m.string):
+        return True
+    if A_TEAM.match(m.string, m.end("old")) or A_TEAM.match(m.string, m.end("new")):
+        return True
+    if any(a_department(n) for n in (m.group("old"), m.group("new"))):
+        return True
+    return not any(_org_shaped(n) for n in (m.group("old"), m.group("new"))) \
+        and any(a_place(n) for n in (m.group("old"), m.group("new")))
+
+
+def a_job_move(m: re.Match[str]) -> bool:
+    names = (m.group("old"), m.group("new"))
+    if not_a_job_move(m):
+        return False
+    if m.groupdict().get("jobs"):
+        return True
+    if any(_org_shaped(n) for n in names):
+        return True
+    if any(a_place(n) for n in names):
+        return False
+    if m.group("verb") in ("moved", "went", "jumped") and all(_well_known_employer(n) for n in names):
+        return True
+    return m.group("verb") in ("switched", "jumped") and bool(JOB_WORDS.search(m.string))
+
+
+def organisation(m: re.Match[str]) -> list[Fields]:
+    """An employer, unless it is a known place ("I left London for a job at Google"), whole with its
+    possessive ("McDonald's", "St Mary's")."""
+    return [] if a_place(m.group("value")) or not a_name(m) else [{"value": m.group("value")}]
+
+
+def named_person(part: str, name: str) -> str:
+    """Whose fact it is when the person is named (_whose): a parent's under the relation alone, anyone
+    else's under the relation and their name (`sister_ana`)."""
+    return part if part in ("mother", "father") else f"{part}_{snake(name)}"
+
+
+def not_an_organisation(m: re.Match[str]) -> list[Fields]:
+    """A place someone else moved to, unless it is an organisation or a department ("My brother moved
+    to Google", "My sister Jo moved to Marketing")."""
+    value = m.group("value")
+    return [] if an_organisation(value) or a_department(value) else a_name(m)
+
+
+def school(m: re.Match[str]) -> list[Fields]:
+    """A school by its name, not someone's house ("I studied at Sam's")."""
+    if re.search(r"'s?$", m.group("value")):
+        return []
+    when = m.groupdict().get("when")
+    return [{**f, "when": f" {when}" if when else ""} for f in a_name(m)]
