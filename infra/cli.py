@@ -48,9 +48,12 @@ def _runtime():
     os.environ.setdefault("MEMEX_METRICS", "off")
     # For the same reason the workers a command runs (backfill, invoke) log to stderr, where
     # Powertools would write to stdout, and the libraries' chatter is left out, as in `make dev`.
+    # stderr is the command's progress and errors: the workers' INFO lines (a JSON "backfill chunk
+    # done" a chunk) are left out too, unless POWERTOOLS_LOG_LEVEL asks for them.
     from memex_edge.observability import logger
 
     logger.registered_handler.setStream(sys.stderr)
+    logger.setLevel(os.environ.get("POWERTOOLS_LOG_LEVEL") or "WARNING")
     from infra.local.runtime import LocalRuntime, quiet_libraries
 
     quiet_libraries()

@@ -190,6 +190,30 @@ def test_a_setting_that_is_not_valid_stops_make_dev_with_its_message(tmp_path):
     assert result.stderr.strip().splitlines()[-1].startswith("memex: MEMEX_RATE_LIMIT: 'fast' is not a rate")
 
 
+def test_queues_it_cannot_reach_stop_make_dev_with_a_sentence_naming_the_setting(ctx, tmp_path):
+    """A queue URL without AWS credentials, or an SQS endpoint nothing listens on, stopped it with
+    boto's traceback (NoCredentialsError, a refused connection)."""
+    database = {"DATABASE_URL": ctx.db.dsn}  # not the embedded Postgres: the queues are what is tried
+    no_credentials = {"AWS_SHARED_CREDENTIALS_FILE": str(tmp_path / "none"), "AWS_CONFIG_FILE": str(tmp_path / "none"),
+                      "AWS_EC2_METADATA_DISABLED": "true", "AWS_DEFAULT_REGION": "eu-west-1"}
+    queues = {env: f"https://sqs.eu-west-1.amazonaws.com/000000000000/{name}"
+              for env, name in (("EXTRACTION_QUEUE_URL", "x"), ("SUPERSESSION_QUEUE_URL", "s.fifo"),
+                                ("BACKFILL_QUEUE_URL", "b"))}
+    closed = {"SQS_ENDPOINT_URL": f"http://127.0.0.1:{free_port()}", "AWS_ACCESS_KEY_ID": "memex-local",
+              "AWS_SECRET_ACCESS_KEY": "memex-local", "AWS_DEFAULT_REGION": "us-east-1"}
+    for extra, says in ((no_credentials | queues, "memex: EXTRACTION_QUEUE_URL=https://sqs.eu-west-1.amazonaws.com/"
+                         "000000000000/x: no AWS credentials to reach it (NoCredentialsError): set AWS_PROFILE"),
+                        (closed, f"memex: SQS_ENDPOINT_URL={closed['SQS_ENDPOINT_URL']}: nothing answers there "
+                         "(EndpointConnectionError): start what serves it, or unset SQS_ENDPOINT_URL")):
+        env = {k: v for k, v in _child_env().items() if k not in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY",
+                                                                  "AWS_SESSION_TOKEN", "AWS_PROFILE")}
+        result = subprocess.run([sys.executable, "-m", "infra.local", "--home", str(tmp_path), "--port",
+                                 str(free_port())], cwd=ROOT, env=env | database | extra, capture_output=True,
+                                text=True, timeout=120)
+        assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
+        assert result.stderr.strip().splitlines()[-1].startswith(says), result.stderr
+
+
 def test_a_data_dir_of_another_major_version_stops_with_a_message_and_is_kept(tmp_path):
     pgdata = tmp_path / "pgdata"
     pgdata.mkdir()

@@ -131,6 +131,26 @@ def test_a_lost_publish_is_recovered_by_the_sweep(ctx, tenant, runtime):
     assert any(m["key"] == "name" and m["value"] == "Ada" for m in status["memories"])
 
 
+@pytest.mark.parametrize("down", ["missing queue", "closed port"])
+def test_the_sweep_fails_no_turn_while_the_queue_is_down_and_sends_it_once_it_is_back(ctx, tenant, runtime, down):
+    """A publish the queue refused was counted as a re-send, so an outage of MEMEX_SWEEP_MAX_REPUBLISH
+    sweeps marked the turn failed (and the first refusal raised out of the sweep)."""
+    turn_id = _store_turn(ctx, tenant, "My name is Ada.")
+    _store_turn(ctx, tenant, "I live in Porto.", wait=True)  # a later turn extracted: the queue moved past it
+    unreachable = (dataclasses.replace(ctx.settings, extraction_queue_url=ctx.settings.extraction_queue_url + "-missing")
+                   if down == "missing queue" else dataclasses.replace(ctx.settings, sqs_endpoint_url="http://127.0.0.1:9"))
+    outage = dataclasses.replace(ctx, publisher=SqsPublisher(unreachable))
+    for _ in range(ctx.settings.sweep_max_republish + 2):
+        sweep(outage, older_than_seconds=0)
+        row = _turn_row(ctx, tenant, turn_id)
+        assert row["status"] == "queued" and row["republished"] == 0
+    assert sweep(ctx, older_than_seconds=0) >= 1  # the queue is back
+    runtime.drain()
+    status = tenant.get(f"/v1/turns/{turn_id}").json()
+    assert status["status"] == "processed"
+    assert _turn_row(ctx, tenant, turn_id)["republished"] == 1
+
+
 def _backdate(ctx, tenant, turn_id: str, seconds: int) -> None:
     with ctx.db.transaction() as conn:
         conn.execute("UPDATE turns SET updated_at = now() - make_interval(secs => %s) WHERE tenant_id = %s AND id = %s",

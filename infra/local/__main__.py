@@ -15,6 +15,7 @@ import uvicorn
 
 from infra.local.runtime import LocalRuntime, mcp_app, quiet_libraries
 from memex.config import ConfigurationError, Settings, load_settings
+from memex.context import Context
 
 
 def share_metrics_between_processes(home: Path) -> None:
@@ -70,6 +71,19 @@ def _extraction(settings: Settings) -> str:
     return "the offline rules (MEMEX_LLM_BASE_URL and MEMEX_LLM_MODEL set an LLM)"
 
 
+def embedder_note(ctx: Context) -> str | None:
+    """Said at start when the embedder does not answer: /health's `embed` was the only place it was
+    seen, while searches ran keyword-only. Its probe is /health's (bounded, ~2 s at most)."""
+    try:
+        ctx.embedder.probe()
+    except Exception as exc:  # noqa: BLE001 - any failure is what to say
+        where = "MEMEX_EMBEDDINGS_BASE_URL" if ctx.settings.embeddings_provider != "local" else "the model's package"
+        return (f"the embedder {ctx.settings.embeddings_provider}:{ctx.embedder.name} does not answer "
+                f"({type(exc).__name__}; check {where}): until it does, searches are keyword-only, POST "
+                "/v1/memories answers 503 and turns wait for it (GET /health names its state)")
+    return None
+
+
 def serve(runtime: LocalRuntime, args: argparse.Namespace) -> None:
     """Serve the API (and MCP) with the runtime's workers running until Ctrl-C, then stop it."""
     from memex.keys import open_mode
@@ -78,6 +92,8 @@ def serve(runtime: LocalRuntime, args: argparse.Namespace) -> None:
     for note in runtime.notes:
         print(f"memex: {note}", flush=True)
     print(f"memex: extraction and supersession: {_extraction(get_context().settings)}", flush=True)
+    if note := embedder_note(get_context()):
+        print(f"memex: {note}", flush=True)
     if open_mode(get_context()):
         print("memex: no API key exists: requests without a key go to the default tenant "
               "(create one with `memex keys create --tenant NAME` to require keys)", flush=True)

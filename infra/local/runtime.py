@@ -8,6 +8,7 @@ Configuration reaches the handlers through the environment, as in Lambda.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import json
 import logging
@@ -15,7 +16,7 @@ import os
 import threading
 import time
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from infra import template
 from infra.local import embedded_postgres
@@ -23,6 +24,7 @@ from infra.local.lambda_context import LocalLambdaContext, label
 from infra.local.poller import QueuePoller, drain
 from infra.local.scheduler import Schedule, ScheduledRunner
 from infra.local.sqs_server import QueueSpec, ensure_queues, start_moto
+from memex.config import ConfigurationError
 
 log = logging.getLogger("memex.local")
 
@@ -89,6 +91,33 @@ def metrics_app() -> Any | None:
     from memex_edge.prometheus import metrics_app as prometheus_app
 
     return prometheus_app(ctx.metrics, DlqDepths(DLQ_DEPTH, dlq_depths))
+
+
+@contextlib.contextmanager
+def _sqs_at_start(setting: str) -> Iterator[None]:
+    """An SQS the runtime cannot use at start stops it with one line naming the setting and what to
+    do, not boto's traceback (a queue URL set without AWS credentials, an endpoint nothing serves)."""
+    from botocore.exceptions import (BotoCoreError, ClientError, NoCredentialsError, PartialCredentialsError,
+                                     ProfileNotFound)
+
+    value = os.environ.get(setting, "")
+    try:
+        yield
+    except (NoCredentialsError, PartialCredentialsError, ProfileNotFound) as exc:
+        raise ConfigurationError(
+            f"{setting}={value}: no AWS credentials to reach it ({type(exc).__name__}): set AWS_PROFILE, or "
+            "AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or unset the queue URLs for loopback queues") from None
+    except ClientError as exc:
+        code = exc.response.get("Error", {}).get("Code", type(exc).__name__)
+        raise ConfigurationError(f"{setting}={value}: SQS refused it ({code}): check the URL, the region "
+                                 "(AWS_REGION) and the credentials' access") from None
+    except BotoCoreError as exc:
+        if endpoint := os.environ.get("SQS_ENDPOINT_URL"):
+            raise ConfigurationError(
+                f"SQS_ENDPOINT_URL={endpoint}: nothing answers there ({type(exc).__name__}): start what serves "
+                "it, or unset SQS_ENDPOINT_URL (and the queue URLs) for loopback queues") from None
+        raise ConfigurationError(f"{setting}={value}: AWS's SQS endpoint cannot be reached ({type(exc).__name__}): "
+                                 "check the network and AWS_REGION") from None
 
 
 _DLQ_URLS: dict[str, str] = {}  # queue URL -> its DLQ's URL
@@ -176,7 +205,11 @@ class LocalRuntime:
         os.environ.setdefault("MEMEX_METRICS", "prometheus")
         if not self._database_ready:
             self.start_database()
-        fresh_queues = self._start_queues() or queues_are_new
+        try:
+            fresh_queues = self._start_queues() or queues_are_new
+        except ConfigurationError:
+            self.stop()  # the embedded Postgres is not left running
+            raise
         from memex.ingest import sweep
         from memex_edge.context import get_context
 
@@ -232,10 +265,12 @@ class LocalRuntime:
         Returns True when the queues are new and empty."""
         if os.environ.get("EXTRACTION_QUEUE_URL"):
             self.notes.append("SQS: configured queues")
-            client = self.sqs_client()
+            with _sqs_at_start("EXTRACTION_QUEUE_URL"):
+                client = self.sqs_client()
             for name, (env, _, _) in QUEUES.items():
-                url = os.environ[env]
-                arn = client.get_queue_attributes(QueueUrl=url, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+                url = os.environ.get(env, "")
+                with _sqs_at_start(env):
+                    arn = client.get_queue_attributes(QueueUrl=url, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
                 self.queues[name] = {"url": url, "arn": arn}
             return False
         fresh = False
@@ -251,7 +286,8 @@ class LocalRuntime:
 
         settings = load_settings()
         specs = [QueueSpec(name, fifo, self.visibility_timeout) for name, (_, _, fifo) in QUEUES.items()]
-        self.queues = ensure_queues(self.sqs_client(), specs, settings.max_receive_count)
+        with _sqs_at_start("SQS_ENDPOINT_URL"):
+            self.queues = ensure_queues(self.sqs_client(), specs, settings.max_receive_count)
         for name, (env, _, _) in QUEUES.items():
             os.environ[env] = self.queues[name]["url"]
         return fresh

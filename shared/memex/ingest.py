@@ -14,7 +14,7 @@ from memex.db import tenants as tenant_rows
 from memex.db import turns as turn_rows
 from memex.errors import NotFound, public_description
 from memex.jobs import ExtractionJob, SupersessionJob
-from memex.metrics import TURNS_INGESTED, TURNS_REPUBLISHED
+from memex.metrics import TURN_REPUBLISHES_FAILED, TURNS_INGESTED, TURNS_REPUBLISHED
 from memex.models import TurnIn, wire_time
 
 log = logging.getLogger(__name__)
@@ -80,20 +80,46 @@ def turn_status(ctx: Context, tenant_id: str, turn_id: str) -> dict[str, Any]:
 def sweep(ctx: Context, older_than_seconds: int | None = None) -> int:
     """Re-publish unfinished turns whose queue message was lost; returns how many were sent again.
     A turn already extracted goes back to supersession (no second LLM extraction); one that keeps
-    getting lost is marked failed (db/turns.py says how "lost" is told from "waiting")."""
+    getting lost is marked failed (db/turns.py says how "lost" is told from "waiting"). A publish that
+    fails (the queue down) is not counted: the turn stays as it was, and no outage fails a turn."""
     age = ctx.settings.sweep_after_seconds if older_than_seconds is None else older_than_seconds
     idle = {queue: _idle(ctx, queue) for queue in ("extraction", "supersession")}
     with ctx.db.transaction() as conn:
         lost = turn_rows.claim_lost(conn, age, ctx.settings.sweep_max_republish,
                                     extraction_idle=idle["extraction"], supersession_idle=idle["supersession"],
                                     retry_seconds=2 * _redelivery_seconds(ctx))
+        sent = _republish(ctx, lost)
+        turn_rows.count_republished(conn, sent)
+    ctx.metrics.record(TURNS_REPUBLISHED, len(sent))
+    if len(sent) < len(lost):
+        ctx.metrics.record(TURN_REPUBLISHES_FAILED, len(lost) - len(sent))
+        log.warning("%d lost turns could not be sent again (their queue is unreachable); they stay for the "
+                    "next sweep", len(lost) - len(sent))
+    return len(sent)
+
+
+def _republish(ctx: Context, lost: list[dict[str, Any]]) -> list[tuple[str, str]]:
+    """Publish each claimed turn again; returns (tenant id, turn id) of those the queue took. After a
+    queue's first failure the rest of its turns are not tried: the queue is down, and each try would
+    wait out the client's retries while the claimed rows stay locked."""
+    sent: list[tuple[str, str]] = []
+    down: set[str] = set()
     for row in lost:
-        if row["extracted"]:
-            ctx.publisher.publish_supersession(SupersessionJob(row["tenant_id"], row["user_id"], row["id"], row["republished"]))
-        else:
-            ctx.publisher.publish_extraction(ExtractionJob(row["tenant_id"], row["id"]))
-    ctx.metrics.record(TURNS_REPUBLISHED, len(lost))
-    return len(lost)
+        queue = "supersession" if row["extracted"] else "extraction"
+        if queue in down:
+            continue
+        try:
+            if row["extracted"]:
+                ctx.publisher.publish_supersession(
+                    SupersessionJob(row["tenant_id"], row["user_id"], row["id"], row["republished"]))
+            else:
+                ctx.publisher.publish_extraction(ExtractionJob(row["tenant_id"], row["id"]))
+        except Exception:  # noqa: BLE001 - the turn stays as it was, for the next sweep
+            log.exception("the sweep could not publish to the %s queue", queue)
+            down.add(queue)
+            continue
+        sent.append((row["tenant_id"], row["id"]))
+    return sent
 
 
 def _idle(ctx: Context, queue: str) -> bool:

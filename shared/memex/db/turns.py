@@ -298,7 +298,12 @@ def claim_lost(conn: psycopg.Connection, older_than_seconds: int, max_republish:
     `retry_seconds` have passed since the try began without another (twice the visibility timeout:
     a message comes back within one of its receive, and its try ends within a sixth of one). An
     `error` alone says no delivery is pending (`?wait=true`'s inline try failed): such a turn whose
-    publish was lost is re-sent after the age, as one never tried is."""
+    publish was lost is re-sent after the age, as one never tried is.
+
+    The claimed rows are locked, not yet counted: the caller counts those its publish reached the
+    queue with (count_republished) in the same transaction, so that a publish that fails (the queue
+    down) neither brings the turn nearer `max_republish` nor resets its clock. `republished` in a
+    row is the count this re-send makes."""
     params = {"age": older_than_seconds, "max": max_republish, "limit": limit, "retry": retry_seconds,
               "extraction_idle": extraction_idle, "supersession_idle": supersession_idle}
     conn.execute(
@@ -308,11 +313,20 @@ def claim_lost(conn: psycopg.Connection, older_than_seconds: int, max_republish:
         params,
     )
     return conn.execute(
-        f"""UPDATE turns t SET updated_at = now(), republished = t.republished + 1
-            WHERE (t.tenant_id, t.id) IN (
-                SELECT s.tenant_id, s.id FROM turns s WHERE {_LOST}
-                ORDER BY s.updated_at LIMIT %(limit)s FOR UPDATE SKIP LOCKED)
-            RETURNING t.tenant_id, t.id, t.user_id, t.republished,
-                      t.candidates IS NOT NULL AND t.status = 'processing' AS extracted""",
+        f"""SELECT s.tenant_id, s.id, s.user_id, s.republished + 1 AS republished,
+                   s.candidates IS NOT NULL AND s.status = 'processing' AS extracted
+            FROM turns s WHERE {_LOST}
+            ORDER BY s.updated_at LIMIT %(limit)s FOR UPDATE SKIP LOCKED""",
         params,
     ).fetchall()
+
+
+def count_republished(conn: psycopg.Connection, turns: list[tuple[str, str]]) -> None:
+    """These (tenant id, turn id) claimed by claim_lost were sent to their queue again: one more
+    re-send each, and their clock of progress starts over."""
+    conn.execute(
+        """UPDATE turns t SET updated_at = now(), republished = t.republished + 1
+           FROM unnest(%s::text[], %s::text[]) AS sent(tenant_id, id)
+           WHERE t.tenant_id = sent.tenant_id AND t.id = sent.id""",
+        ([tenant_id for tenant_id, _ in turns], [turn_id for _, turn_id in turns]),
+    )
