@@ -2323,3 +2323,22 @@ def test_a_hotel_stayed_at_calls_off_no_job_to_come(text, ends):
     found = [c for c in _extract(text, ("I work at Canva.", "I'm starting at Notion in April."))
              if c.base_key == "next_job"]
     assert [(c.value, c.ends_only) for c in found] == ([("the new job", True)] if ends else [])
+
+
+@pytest.mark.parametrize("history, text, expected", [
+    # someone's role said by their name alone files it as the session said who they are, as the
+    # relative's own statement does ("My brother Tiago works as a teacher.": brother_tiago_role)
+    (("My brother Tiago lives in Porto.",), "Tiago works as a teacher.", {("brother_tiago_role", "teacher")}),
+    (("My mom Rosa is 60.",), "Rosa works as an accountant.", {("mother_role", "accountant")}),
+    # a name the session never placed has no key; a partner's role by the name alone is not filed;
+    # hedged, negated or asked, nothing
+    ((), "Tiago works as a teacher.", set()),
+    (("My husband Tiago is great.",), "Tiago works as a nurse.", set()),
+    (("My brother Tiago lives in Porto.",), "Tiago works as a teacher, I think.", set()),
+    (("My brother Tiago lives in Porto.",), "Tiago doesn't work as a teacher.", set()),
+    (("My brother Tiago lives in Porto.",), "Tiago works as a teacher?", set()),
+    (("My daughter Mia is 7.",), "Mia works as a student.", set()),
+])
+def test_a_named_relatives_role_said_by_the_name_alone(history, text, expected):
+    found = {(c.key, c.value) for c in _extract(text, history) if c.source_message_id == "m1"}
+    assert found == expected
