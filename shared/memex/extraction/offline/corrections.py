@@ -1,6 +1,6 @@
 """What a later sentence takes back or restates: a correction ("actually I meant Lisbon, not Porto",
 "Sorry, her name is Anna."), a retraction ("Please forget that I'm allergic to peanuts"), and someone's
-new age, a pregnancy or a pet's death said by a name alone, each read against the facts the turn and
+new age, role, a pregnancy or a pet's death said by a name alone, each read against the facts the turn and
 the session filed before (`Facts`, an index of them)."""
 
 from __future__ import annotations
