@@ -2292,3 +2292,53 @@ def test_a_statement_the_user_takes_back_only_ends_the_fact_it_names(history, co
     assert {(c.key, c.value) for c in found} == taken_back
     assert all(c.historical and c.ends_only and c.source_message_id == "m1" for c in found)
     assert all(c.content.startswith("The user took this back: ") for c in found)
+
+
+@pytest.mark.parametrize("text, expected", [
+    # a race aimed at, with its time, is a plan (trial 15)
+    ("My goal is a half marathon in March.", {("plan", "a half marathon in March")}),
+    ("My goal this year is to run a 10k in May.", {("plan", "run a 10k in May")}),
+    ("My goal is to finish my first marathon next year.", {("plan", "finish my first marathon next year")}),
+    # without a time it is a wish; another's goal is theirs; a goal that is no race is not read
+    ("My goal is a half marathon.", set()),
+    ("Her goal is a marathon in May.", set()),
+    ("My goal is to lose weight.", set()),
+    # "no longer vegan" ends the diet; eating fish again names no diet of the families (not pescatarian)
+    ("I'm no longer vegan, I eat fish again.", {("dietary_restriction", "vegan", True)}),
+    # a race time has no family: nothing
+    ("I ran it in 1:52.", set()),
+    # "arrived" is no birth word: a parcel is no child
+    ("The package arrived.", set()),
+    ("My parcel arrived.", set()),
+])
+def test_a_goal_a_diet_given_up_and_what_files_nothing(text, expected):
+    assert _facts(text) == expected
+
+
+@pytest.mark.parametrize("text, ends", [
+    ("Decided to stay at Marriott.", False), ("Decided to stay at Hotel Lisboa.", False),
+    ("I decided to stay at the Hilton.", False), ("Decided to stay at Canva.", True),
+])
+def test_a_hotel_stayed_at_calls_off_no_job_to_come(text, ends):
+    found = [c for c in _extract(text, ("I work at Canva.", "I'm starting at Notion in April."))
+             if c.base_key == "next_job"]
+    assert [(c.value, c.ends_only) for c in found] == ([("the new job", True)] if ends else [])
+
+
+@pytest.mark.parametrize("history, text, expected", [
+    # someone's role said by their name alone files it as the session said who they are, as the
+    # relative's own statement does ("My brother Tiago works as a teacher.": brother_tiago_role)
+    (("My brother Tiago lives in Porto.",), "Tiago works as a teacher.", {("brother_tiago_role", "teacher")}),
+    (("My mom Rosa is 60.",), "Rosa works as an accountant.", {("mother_role", "accountant")}),
+    # a name the session never placed has no key; a partner's role by the name alone is not filed;
+    # hedged, negated or asked, nothing
+    ((), "Tiago works as a teacher.", set()),
+    (("My husband Tiago is great.",), "Tiago works as a nurse.", set()),
+    (("My brother Tiago lives in Porto.",), "Tiago works as a teacher, I think.", set()),
+    (("My brother Tiago lives in Porto.",), "Tiago doesn't work as a teacher.", set()),
+    (("My brother Tiago lives in Porto.",), "Tiago works as a teacher?", set()),
+    (("My daughter Mia is 7.",), "Mia works as a student.", set()),
+])
+def test_a_named_relatives_role_said_by_the_name_alone(history, text, expected):
+    found = {(c.key, c.value) for c in _extract(text, history) if c.source_message_id == "m1"}
+    assert found == expected

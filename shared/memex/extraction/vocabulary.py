@@ -198,6 +198,21 @@ WELL_KNOWN_EMPLOYERS = frozenset(name.casefold() for name in (
     "Mayo Clinic|Cleveland Clinic|Kaiser Permanente|Johns Hopkins|Mass General|Mount Sinai"
 ).split("|"))
 
+# Hotels and places to sleep: "Decided to stay at Marriott" is a stay, not the job kept (plans._called_off).
+HOTELS = frozenset(name.casefold() for name in (
+    "Marriott|Hilton|Hyatt|Sheraton|Westin|Radisson|Ibis|Novotel|Mercure|Sofitel|Accor|Holiday Inn|Premier Inn|"
+    "Travelodge|Best Western|Four Seasons|Ritz|Ritz-Carlton|InterContinental|Crowne Plaza|Motel One|Kimpton|"
+    "Fairmont|Wyndham|Ramada|Days Inn|Hampton Inn|Courtyard|Mandarin Oriental|Shangri-La|Meliá|Melia|Pestana"
+).split("|"))
+_HOTEL_WORDS = frozenset(("hotel", "hostel", "inn", "motel", "resort", "lodge", "b&b", "guesthouse"))
+
+
+def a_hotel(name: str) -> bool:
+    """A hotel by its chain's name ("Marriott") or by its own word ("Hotel Lisboa", "Casa Azul B&B")."""
+    words = name.casefold().split()
+    return name.casefold() in HOTELS or not _HOTEL_WORDS.isdisjoint(words)
+
+
 # Well-known employers whose products a customer switches between ("My wife switched from Apple to
 # Samsung" is a phone): a switch between two of one kind says no job change.
 SWITCHED_AS_A_CUSTOMER = tuple(frozenset(name.casefold() for name in kind.split("|")) for kind in (

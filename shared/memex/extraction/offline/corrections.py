@@ -1,6 +1,6 @@
 """What a later sentence takes back or restates: a correction ("actually I meant Lisbon, not Porto",
 "Sorry, her name is Anna."), a retraction ("Please forget that I'm allergic to peanuts"), and someone's
-new age, a pregnancy or a pet's death said by a name alone, each read against the facts the turn and
+new age, role, a pregnancy or a pet's death said by a name alone, each read against the facts the turn and
 the session filed before (`Facts`, an index of them)."""
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from typing import Callable, Iterator
 
 from memex.extraction import plain
 from memex.extraction.offline.patterns import (CAPWORD, DATE, HERS, HIS, MONTH, NOT_NAMES, NUMBER, PERSON_PARTS, PETS,
-    UPPER, WEEKDAY, WORDS)
+    ROLE, ROLE_END, UPPER, WEEKDAY, WORDS)
 from memex.extraction.offline.rule import candidate_of, rule
-from memex.extraction.offline.values import named_person, to_number
+from memex.extraction.offline.values import named_person, role, to_number
 from memex.jobs import Candidate
 
 
@@ -58,6 +58,11 @@ _PREGNANT_AGAIN_RULE = rule("fact", "expecting_baby", "pregnant", [], "The user 
                             confidence=0.7, importance=0.7)
 _AGED_AGAIN_RULE = rule("fact", "{person}_age", "turned", [], "The user's {part} {name} is {value} {old}.",
                         confidence=0.75, importance=0.6)
+# What someone does said by their name alone, opening the sentence: "Tiago works as a teacher." (role_again).
+ROLE_AGAIN = re.compile(rf"(?:(?i:so|and|oh|well|btw),? )?(?P<name>(?!I\b){UPPER}[\w-]*) (?:now |currently |also |still )?"
+                        rf"works as (?:an?|the) (?P<value>{ROLE}){ROLE_END}")
+_ROLE_AGAIN_RULE = rule("fact", "{person}_role", "works", [], "The user's {kind} {name} is {a} {value}.",
+                        confidence=0.7, importance=0.6)
 # A pet's death said by its name alone, opening the sentence: "Pickle passed away last week", "Sadly Miso
 # was put to sleep" (pet_gone_again); "passed" alone is not read ("Pickle passed the vet check").
 GONE_AGAIN = re.compile(rf"(?:(?i:so|and|oh|well|sadly|unfortunately),? )?(?P<name>(?!I\b){UPPER}[\w-]*) "
@@ -336,6 +341,26 @@ def age_again(earlier: Facts, found: Facts, aged: re.Match[str], message_id: str
     found.add(candidate_of(_AGED_AGAIN_RULE, {"value": value, "old": "old" if value.endswith("months") else "years old",
                                               "person": person, "part": part, "name": name}, message_id,
                            quote, subject))
+
+
+def role_again(earlier: Facts, found: Facts, said: re.Match[str], message_id: str, quote: str, subject: str) -> None:
+    """"Tiago works as a teacher.", said of someone by their name alone: their role, under the key the
+    rules give a named relative's ("My brother Tiago ..." earlier: brother_tiago_role), as age_again files
+    an age. Nothing when the session does not say who they are (a named friend or a stranger has no key
+    of their own), nor for a partner, whose role the name alone would keep past the partnership."""
+    name = said.group("name")
+    if name.casefold() in NOT_NAMES:
+        return
+    named = _filed_last(earlier, found, name, subject, lambda key: key in _PERSON_NAME_KEYS)
+    part = named.base_key.removesuffix("_name") if named is not None else None
+    if part is None or part == "partner":
+        return
+    for fields in role(said):
+        value = fields["value"]
+        found.add(candidate_of(_ROLE_AGAIN_RULE, {"value": value, "person": named_person(part, name), "name": name,
+                                                  "kind": part.replace("_", " "),
+                                                  "a": "an" if value[:1].casefold() in "aeiou" else "a"},
+                               message_id, quote, subject))
 
 
 def pregnant_again(earlier: Facts, found: Facts, name: str, message_id: str, quote: str, subject: str) -> None:

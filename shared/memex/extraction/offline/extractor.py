@@ -10,9 +10,9 @@ from typing import Any
 from memex import supersession
 from memex.extraction import plain
 from memex.extraction.offline.corrections import (AGED_AGAIN, BIRTHDAY_AGE, CORRECTION, FORGET, Facts, GONE_AGAIN,
-    MEANT, NAMED_AGAIN, PREGNANT_AGAIN, RESTATED, about_topic, age_again, correct, correct_meant, correct_named,
-    correct_restated, correct_within, pet_gone_again, pregnant_again, statement_retracted, taken_back)
-from memex.extraction.offline.matching import asked_matches, matches
+    MEANT, NAMED_AGAIN, PREGNANT_AGAIN, RESTATED, ROLE_AGAIN, about_topic, age_again, correct, correct_meant, correct_named,
+    correct_restated, correct_within, pet_gone_again, pregnant_again, role_again, statement_retracted, taken_back)
+from memex.extraction.offline.matching import asked_matches, matches, plainly
 from memex.extraction.offline.rule import candidate_of
 from memex.extraction.offline.statements import asks_about_someone_else, statements, typed
 from memex.jobs import Candidate
@@ -93,6 +93,8 @@ class OfflineExtractor:
                     pregnant_again(history_facts(), found, pregnant.group("name"), message["id"], said, subject)
                 elif (gone := GONE_AGAIN.match(read)):
                     pet_gone_again(history_facts(), found, gone.group("name"), message["id"], said, subject)
+                elif (works := ROLE_AGAIN.match(read)) and plainly(read, works):
+                    role_again(history_facts(), found, works, message["id"], said, subject)
                 elif not corrections and RESTATED.match(read) and before is not None and before["role"] == "user":
                     correct_restated(found if i else history_facts(), found, stated, before["id"])
             for question, said in questions:

@@ -93,6 +93,11 @@ class _Surroundings:
         return not (ended < len(self._ended) and (stop == len(self._stops) or self._ended[ended] < self._stops[stop]))
 
 
+def plainly(sentence: str, match: re.Match[str]) -> bool:
+    """Whether a match of a pattern outside the table (corrections.ROLE_AGAIN) is a plain statement."""
+    return _Surroundings(sentence).plain(match)
+
+
 def matches(sentence: str) -> list[tuple[int, Rule, Fields]]:
     words = set(WORDS.findall(sentence.lower()))
     rules = [rule for rule in RULES if not rule.cues.isdisjoint(words)]

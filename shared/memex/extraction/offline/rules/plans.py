@@ -36,8 +36,8 @@ def _called_off(m: re.Match[str]) -> list[Fields]:
     only current one (supersession.ending)."""
     named = next((m.group(g) for g in ("value", "value2", "value3") if g in m.re.groupindex and m.group(g)), "")
     stay = {"stay": m.group("stay")} if "stay" in m.re.groupindex else {}
-    if stay and (a_place(stay["stay"]) or stay["stay"].casefold() in PERSON_PARTS):
-        return []  # "Decided to stay at Paris", "at Grandma": a stay, no job kept
+    if stay and (a_place(stay["stay"]) or stay["stay"].casefold() in PERSON_PARTS or vocabulary.a_hotel(stay["stay"])):
+        return []  # "Decided to stay at Paris", "at Grandma", "at Marriott": a stay, no job kept
     return [{"value": named or job_start.UNNAMED, **stay}]
 
 
@@ -76,11 +76,15 @@ def _appointment(m: re.Match[str]) -> list[Fields]:
 
 
 RULES = [
-    rule("event", "plan", "planning plan intend next tomorrow tonight this in on decided booked over at", [
+    rule("event", "plan", "planning plan intend next tomorrow tonight this in on decided booked over at goal aim target", [
         rf"\b(?:I|[Ww]e)(?:'m|'re| am| are) planning (?:to|on) (?P<value>{phrase(8)})",
         # a decision taken, not yet done: "I've decided to quit my job in March"
         rf"\b(?:I|[Ww]e)(?:'ve| have) (?:just |finally |now )?decided to (?P<value>{phrase(8)})",
         rf"\b(?i:my|our) (?:plan|intention) is to (?P<value>{phrase(8)})",
+        # a race aimed at with its time: "My goal is a half marathon in March", "my target this year is to run a 10k in May"
+        rf"\b(?i:my|our) (?:(?:main|big|next|new) )?(?:goal|aim|target)(?: (?:for|this|next) (?:this |next )?(?:year|season))? is "
+        rf"(?:to )?(?P<value>(?:(?:run|do|finish|complete|race) )?(?:an?|the|my first) (?:{WORD} ){{0,3}}?"
+        rf"(?:{RACE}|triathlons?|ironman) {TRIP_WHEN})(?=\s*(?:[.,;!?]|$))",
         rf"\b(?:I|[Ww]e)(?:'ve| have)? (?:just |finally )?booked (?P<value>an? (?:trip|holiday|vacation|cruise|"
         rf"weekend away) to {phrase(6)})",
         # what the user is going to do, with when, a week or more ahead: "I'm going to sell my car in June"
