@@ -13,7 +13,7 @@ may not share.
 
 from __future__ import annotations
 
-from datetime import tzinfo
+from datetime import date, tzinfo
 from typing import Sequence, TypeVar
 
 from memex import time_phrases
@@ -25,11 +25,14 @@ Entry = TypeVar("Entry", bound=tuple)
 def after_distinct(scored: Sequence[Entry], found: dict[str, memory_rows.Found], zone: tzinfo | None) -> list[Entry]:
     """`scored` (best first, each entry's first field the memory id) with every message that reads as
     one before it moved below the others, repeats in their order; `zone`: the asker's, for the days."""
+    rows = [found.get(entry[0]) for entry in scored]
+    words = [row.content for row in rows if row is not None and row.memory_type == "episodic"]
+    if len(set(words)) == len(words):  # nearly every search: no words said twice, nothing to move
+        return list(scored)
     firsts: list[Entry] = []
     repeats: list[Entry] = []
     said: dict[str, list[memory_rows.Found]] = {}  # words -> the messages first to say them (one a day)
-    for entry in scored:
-        row = found.get(entry[0])
+    for entry, row in zip(scored, rows):
         if row is None or row.memory_type != "episodic":
             firsts.append(entry)
             continue
@@ -44,5 +47,5 @@ def after_distinct(scored: Sequence[Entry], found: dict[str, memory_rows.Found],
     return firsts + repeats
 
 
-def _day(row: memory_rows.Found, zone: tzinfo | None):
+def _day(row: memory_rows.Found, zone: tzinfo | None) -> date:
     return row.valid_from.astimezone(zone).date()
