@@ -225,6 +225,10 @@ class Settings:
     # A question that asks only what was said in a period ("what did I tell you yesterday?") gets that
     # period's messages (retrieval/period.py).
     search_periods: bool = True
+    # A message whose words read as one ranked above it goes below every distinct line, so that a line
+    # said on fifty evenings takes one place of the top k, not ten (retrieval/repeats.py; trial 15).
+    # Measured on LoCoMo (docs/measurements/locomo.md, nineteenth stop).
+    search_repeats_below: bool = True
     # A question about what two people it names have in common ("What movies have both Joanna and
     # Nate seen?") is searched without "both", "in common", a closing "share" (retrieval/in_common.py).
     # LoCoMo-dev: 10 questions of this shape; multi-hop R@10 0.516 -> 0.518, held out 0.502 -> 0.504,
@@ -446,6 +450,7 @@ def load_settings() -> Settings:
         search_chains=_bool("MEMEX_SEARCH_CHAINS", True),
         search_ended=_bool("MEMEX_SEARCH_ENDED", True),
         search_periods=_bool("MEMEX_SEARCH_PERIODS", True),
+        search_repeats_below=_bool("MEMEX_SEARCH_REPEATS_BELOW", True),
         search_in_common=_bool("MEMEX_SEARCH_IN_COMMON", True),
         search_kinds=_bool("MEMEX_SEARCH_KINDS", True),
         search_whose=_bool("MEMEX_SEARCH_WHOSE", True),

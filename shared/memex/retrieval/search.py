@@ -53,8 +53,8 @@ from memex.extraction.plain import plain
 from memex.metrics import FLOOR_REJECTIONS, LLM_FALLBACKS
 from memex.models import SearchIn, wire_time
 from memex.retrieval import (answer_type, chains, confirmed, current_first, feedback, floor, in_common, keyword_first,
-                             keywords, kinds, learned, multihop, named, past, period, replies, rerank, rrf, scoring,
-                             speakers, stale, temporal, topics, whose)
+                             keywords, kinds, learned, multihop, named, past, period, repeats, replies, rerank, rrf,
+                             scoring, speakers, stale, temporal, topics, whose)
 
 CANDIDATES_PER_CHANNEL = 100
 EXPANSION_CANDIDATES = 30  # per extra query: its lower ranks would add next to nothing
@@ -563,6 +563,10 @@ def _search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies 
     # Those read with the rankings stay JSON text until returned (memory_rows.wire).
     unparsed = {item: memory for _, query_run in runs for item, memory in query_run.memories().items()}
     read: dict[str, dict[str, Any]] = {}
+    # A line said again goes below the distinct ones (repeats.py), here already so that the window reads
+    # those the results will hold; again last, after the lifts below have moved lines.
+    if ctx.settings.search_repeats_below:
+        scored = repeats.after_distinct(scored, found, now.tzinfo)
     # A question about the past reads, in the same round trip, the replaced facts its window leads to
     # instead, and those it asks about by itself, taken when none is led to (past.py).
     window = current_first.window(request, scored)
@@ -623,6 +627,8 @@ def _search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies 
     # others where they are.
     if chain is not None:
         scored = chains.first(request, scored, *chains.answer(whole_question, chain, chain_facts()), relevance, now)
+    if ctx.settings.search_repeats_below:
+        scored = repeats.after_distinct(scored, found, now.tzinfo)
     results: list[dict[str, Any]] = []
     total = len(scored)
     start = 0
