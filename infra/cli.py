@@ -181,6 +181,7 @@ def invoke(args: argparse.Namespace) -> None:
     """Run one function's handler in this process on an event file, like `sam local invoke`."""
     event = json.loads(Path(args.event).read_text(encoding="utf-8"))
     runtime = _local_runtime()
+    from infra import template
     from infra.local.lambda_context import LocalLambdaContext
     from infra.local.runtime import function_module
     from memex.keys import open_mode
@@ -199,7 +200,9 @@ def invoke(args: argparse.Namespace) -> None:
             print(f"memex: API keys exist and the event carries the sample key {_SAMPLE_KEY}: pass --api-key KEY "
                   "(or MEMEX_API_KEY; `make invoke KEY=...`)", file=sys.stderr)
     try:
-        result = function_module(args.function).handler(event, LocalLambdaContext(args.function))
+        # the deployed function's Timeout, as `sam local invoke` gives it
+        context = LocalLambdaContext(args.function, timeout_seconds=template.function_timeout(args.function))
+        result = function_module(args.function).handler(event, context)
         print(json.dumps(result, indent=2, default=str))
         if args.drain:
             runtime.drain()

@@ -8,10 +8,11 @@ import random
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
+import psycopg
 import pytest
 
-from memex import memories, pipeline
-from memex.db import history
+from memex import embedded_text, memories, pipeline
+from memex.db import history, locks
 from memex.errors import NotFound
 from memex.ingest import ingest_turn
 from memex.jobs import SupersessionJob
@@ -411,6 +412,59 @@ def test_no_lock_is_held_while_the_judge_thinks(ctx, tenant):
     assert len(outcome) == 1 and isinstance(outcome[0], NotFound), outcome
     # The decision found its turn erased when it came to write: nothing came back.
     assert tenant.get(f"/v1/users/{tenant.user}/memories", params={"include_inactive": "true"}).json()["memories"] == []
+
+
+class _EmbedderTryingTheLock:
+    """The write path's embedder, which, asked for `text`, tries for the user's lock from another
+    connection (for at most 2 s) before it embeds, and notes whether it got it."""
+
+    def __init__(self, ctx, tenant, text: str):
+        self._ctx, self._tenant, self._embedder = ctx, tenant, ctx.embedder
+        self._text = embedded_text.of(text, memory_type="semantic", subject="user")
+        self.tries: list[str] = []
+
+    def embed(self, texts):
+        if self._text in texts:
+            with psycopg.connect(self._ctx.db.dsn, autocommit=True) as conn:
+                conn.execute("SET lock_timeout = '2s'")
+                try:
+                    with conn.transaction():
+                        locks.lock_user(conn, self._tenant.id, self._tenant.user)
+                    self.tries.append("took the lock")
+                except psycopg.errors.LockNotAvailable:
+                    self.tries.append("the lock was held")
+        return self._embedder.embed(texts)
+
+    def __getattr__(self, name):
+        return getattr(self._embedder, name)
+
+
+class _CallingOutJudge:
+    """A judge that is not the rules (an LLM's place on the write path), answering as they do."""
+
+    name = "calling-out"
+
+    def decide(self, candidate, related):
+        return RulesJudge().decide(candidate, related)
+
+
+def test_the_llm_path_embeds_the_job_it_starts_with_no_lock_held(ctx, tenant):
+    """The LLM path starts a job to come as a turn's decision lets it (here, the day after it in the
+    same batch): the employer's text was embedded in the transaction holding the user's lock, on one of
+    MEMEX_LLM_DB_CONNECTIONS, so every other user's write waited for the embedder. Now that transaction
+    is rolled back, the text embedded with no lock held and the same rows written again."""
+    tenant.turn("I work at Canva.", timestamp="2026-03-01T09:00:00Z")
+    said = [ingest_turn(ctx, tenant.id, _turn(tenant.user, text, timestamp=at), False)["turn_id"]
+            for text, at in [("I start at Twilio next Monday.", "2026-03-02T09:00:00Z"),
+                             ("Busy first week.", "2026-03-12T09:00:00Z")]]
+    embedder = _EmbedderTryingTheLock(ctx, tenant, "The user's employer is Twilio.")
+    llm = dataclasses.replace(ctx, embedder=embedder, judge=_CallingOutJudge())
+    pipeline.resolve_many(llm, pipeline.extract_many(llm, tenant.id, said))
+    assert embedder.tries == ["took the lock"]
+    employers = sorted(_everything(tenant, "employer"), key=lambda m: m["valid_from"])
+    assert [(m["value"], m["active"]) for m in employers] == [("Canva", False), ("Twilio", True)]
+    assert employers[1]["valid_from"].startswith("2026-03-09T00:00:00")
+    assert employers[1]["metadata"]["reason"].startswith("the job to come 'starting at Twilio next Monday'")
 
 
 def test_one_turn_adds_a_bounded_number_of_facts_and_keeps_the_message_whole(ctx, tenant):

@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import threading
 import time
+import uuid
 
 import pytest
 from aws_lambda_powertools.utilities.batch.exceptions import BatchProcessingError
 
+from infra import template
 from infra.local.lambda_context import LocalLambdaContext
-from infra.local.runtime import function_module
+from infra.local.poller import QueuePoller
+from infra.local.runtime import QUEUES, function_module
 from memex.context import Context
 from memex.db import turns as turn_rows
 from memex import pipeline
@@ -67,6 +71,25 @@ def test_a_poison_message_ends_in_the_dlq(runtime):
         dead = client.receive_message(QueueUrl=queue["dlq_url"], MaxNumberOfMessages=10).get("Messages", [])
     assert [m["Body"] for m in dead] == ['{"tenant_id": 42}']
     assert client.receive_message(QueueUrl=queue["url"], WaitTimeSeconds=0).get("Messages", []) == []
+
+
+def test_a_local_workers_batch_has_its_functions_deployed_timeout(runtime):
+    """Each batch a local worker takes has the time its deployed function has (template.yaml's
+    Timeout: 120, 60, 600 s), counting down, not a fixed 300 s: the LLM time budget is sized by it."""
+    client, left = runtime.sqs_client(), {}
+    for name, (_, worker, fifo) in QUEUES.items():
+        queue = runtime.queues[name]
+        client.send_message(QueueUrl=queue["url"], MessageBody="{}", **(
+            {"MessageGroupId": "g", "MessageDeduplicationId": str(uuid.uuid4())} if fifo else {}))
+        poller = QueuePoller(client, queue["url"], queue["arn"], lambda event, context, worker=worker: left.update(
+            {worker: context.get_remaining_time_in_millis()}), worker, threading.Event())
+        deadline = time.monotonic() + 30
+        while worker not in left and time.monotonic() < deadline:
+            poller.poll_once(wait_seconds=1)
+    timeouts = {worker: template.function_timeout(worker) for _, worker, _ in QUEUES.values()}
+    assert timeouts == {"extract_worker": 120, "supersede_worker": 60, "backfill_worker": 600}
+    assert left.keys() == timeouts.keys()
+    assert all(timeouts[w] * 1000 - 5_000 < ms <= timeouts[w] * 1000 for w, ms in left.items()), left
 
 
 def test_redelivered_messages_write_nothing_twice(ctx, tenant, runtime):

@@ -18,7 +18,9 @@ class LocalLambdaContext:
     log_group_name: str = "local"
     log_stream_name: str = "local"
     # The function's Timeout: what it has left counts down from its start, as in Lambda, so that a
-    # job sizing its work by the time left (the sweep's erasures, consolidation) stops as it would there.
+    # job sizing its work by the time left (the sweep's erasures, consolidation, the LLM time budget)
+    # stops as it would there. Whatever runs a function passes template.yaml's (infra.template.function_timeout);
+    # the default serves contexts that only label an HTTP request's log lines.
     timeout_seconds: float = 300.0
     started: float = field(default_factory=time.monotonic)
 

@@ -13,6 +13,7 @@ import threading
 import time
 from typing import Any, Callable
 
+from infra import template
 from infra.local.lambda_context import LocalLambdaContext, labelled
 
 log = logging.getLogger("memex.poller")
@@ -36,7 +37,8 @@ def sqs_event(messages: list[dict[str, Any]], queue_arn: str, region: str) -> di
 
 class QueuePoller(threading.Thread):
     def __init__(self, client, queue_url: str, queue_arn: str, handler: Handler, function_name: str,
-                 stop: threading.Event, batch_size: int = 10, region: str = "us-east-1"):
+                 stop: threading.Event, batch_size: int = 10, region: str = "us-east-1",
+                 timeout_seconds: float | None = None):
         super().__init__(name=f"poller-{function_name}", daemon=True)
         self._client = client
         self._url = queue_url
@@ -46,6 +48,9 @@ class QueuePoller(threading.Thread):
         self._stopping = stop
         self._batch_size = batch_size
         self._region = region
+        # Each batch's time left counts down from the deployed worker's Timeout, as in Lambda: the LLM
+        # time budget (memex_edge/deadline.py) is sized by it.
+        self._timeout_seconds = template.function_timeout(function_name) if timeout_seconds is None else timeout_seconds
 
     def run(self) -> None:
         while not self._stopping.is_set():
@@ -70,7 +75,7 @@ class QueuePoller(threading.Thread):
             return 0
         event = sqs_event(messages, self._arn, self._region)
         try:
-            with labelled(LocalLambdaContext(self._function_name)) as context:
+            with labelled(LocalLambdaContext(self._function_name, timeout_seconds=self._timeout_seconds)) as context:
                 result = self._handler(event, context) or {}
             failed = {f["itemIdentifier"] for f in result.get("batchItemFailures", [])}
         except Exception:  # noqa: BLE001 - a crashed invocation fails the whole batch, as in Lambda

@@ -214,11 +214,12 @@ class LocalRuntime:
         from memex_edge.context import get_context
 
         ctx = get_context()
-        client = self.sqs_client()
+        client, deployed = self.sqs_client(), template.load()
         for name, (_, worker, _fifo) in QUEUES.items():
             self.pollers.append(QueuePoller(
                 client, self.queues[name]["url"], self.queues[name]["arn"], function_module(worker).handler,
                 worker, self.stop_event, region=ctx.settings.aws_region,
+                timeout_seconds=template.function_timeout(worker, deployed),
             ))
         if fresh_queues:
             # A new loopback SQS starts empty: whatever was in flight before a restart is sent again.

@@ -18,7 +18,7 @@ import weakref
 from collections import defaultdict
 from dataclasses import asdict, dataclass, replace
 from datetime import datetime, timezone
-from typing import Any
+from typing import Any, Callable, TypeVar
 
 import numpy as np
 
@@ -46,6 +46,7 @@ from memex.supersession import (EMPLOYER_KEY, PARTNER_KEY, Decision, RulesJudge,
 from memex.transaction_time import TransactionTime
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 EPISODIC_IMPORTANCE = 0.3
 HISTORY_MESSAGES = 10
@@ -236,7 +237,7 @@ def _store_episodic(ctx: Context, tenant_id: str, work: list[tuple[dict, list[di
         # The user's first turn on or after the day a job to come starts makes it the job, whether or
         # not the turn says anything to decide ("Busy first week."): before its candidates are.
         for user_id in sorted({turn["user_id"] for turn, _ in pending}):
-            start_jobs(conn, ctx, tenant_id, user_id)
+            start_jobs(conn, ctx, tenant_id, user_id, embed_here=True)
         memory_rows.insert_many(conn, tenant_id, [{
             "id": str(uuid.uuid4()),
             "user_id": turn["user_id"],
@@ -308,17 +309,15 @@ def _resolve_turns(ctx: Context, turns: list[dict[str, Any]]) -> None:
     def resolve_user(run: list[dict[str, Any]]) -> None:
         # a job whose day has come starts before the run's first turn is decided; each turn's finish
         # starts those its decision lets start, as of the next one
-        with ctx.db.transaction() as conn:
-            locks.lock_user(conn, run[0]["tenant_id"], run[0]["user_id"])
-            start_jobs(conn, ctx, run[0]["tenant_id"], run[0]["user_id"])
+        tenant_id, user_id = run[0]["tenant_id"], run[0]["user_id"]
+        _embedding_unlocked(ctx, tenant_id, lambda ctx, embed_here: _start_jobs_locked(
+            ctx, tenant_id, user_id, embed_here))
         for turn in run:
             with llm.time_budget(ctx.settings.llm_budget_seconds):
                 for candidate in (_stored(c) for c in turn["candidates"]):
                     _decide_and_write(ctx, turn, candidate, vectors[_embedded(candidate)])
-            with ctx.db.transaction() as conn:
-                locks.lock_user(conn, turn["tenant_id"], turn["user_id"])
-                turn_rows.finish(conn, turn["tenant_id"], [turn["id"]])
-                start_jobs(conn, ctx, turn["tenant_id"], turn["user_id"])
+            _embedding_unlocked(ctx, tenant_id, lambda ctx, embed_here: _start_jobs_locked(
+                ctx, tenant_id, user_id, embed_here, finishing=turn["id"]))
 
     # One user's turns in the order said; different users' at once, as the FIFO queue's message
     # groups run in AWS: one after another, a judge answering in 2 s backed the local runtime's
@@ -403,7 +402,8 @@ def _resolve_locked(ctx: Context, turns: list[dict[str, Any]], vectors: dict[str
         for current, candidates in decided:
             # a batch of a user's turns (an import's chunk) may hold the job's day and, after it, the next
             # job: as of this turn, those before it decided here
-            start_jobs(conn, ctx, tenant_id, user_id, current["occurred_at"], deciding=[t["id"] for t in todo])
+            start_jobs(conn, ctx, tenant_id, user_id, current["occurred_at"], deciding=[t["id"] for t in todo],
+                       embed_here=True)
             for candidate in candidates:
                 dedupe_key = _dedupe_key(current, candidate)
                 if dedupe_key in written:
@@ -421,7 +421,7 @@ def _resolve_locked(ctx: Context, turns: list[dict[str, Any]], vectors: dict[str
                     written.add(dedupe_key)
         turn_rows.finish(conn, tenant_id, [t["id"] for t in todo])
         # its turns decided, a job said in them may start as of a later turn stored before they were
-        start_jobs(conn, ctx, tenant_id, user_id)
+        start_jobs(conn, ctx, tenant_id, user_id, embed_here=True)
 
 
 def _by_family(tombstones: set[tuple[str, str, str, str]]) -> dict[tuple[str, str], list[tuple[str, str, str]]]:
@@ -461,16 +461,8 @@ def _decide_and_write(ctx: Context, turn: dict[str, Any], candidate: Candidate, 
             seen = memory_rows.related_active(conn, tenant_id, user_id, keys, vector, RELATED_MIN_SIMILARITY,
                                               RELATED_LIMIT, candidate.subject)
         decision = ctx.judge.decide(candidate, seen)
-        try:
-            done = _write_decided(ctx, turn, candidate, vector, seen, decision, attempt, embed_here=False)
-        except _Unembedded as unembedded:
-            # Rolled back, the connection given back: embedded with none held (an embedder's round
-            # trip on one of MEMEX_LLM_DB_CONNECTIONS kept every other user's write waiting for it),
-            # then the same decision written again, the vectors among the recent texts; what changed
-            # meanwhile is embedded under the lock.
-            embed_distinct(ctx, tenant_id, unembedded.texts)
-            done = _write_decided(ctx, turn, candidate, vector, seen, decision, attempt, embed_here=True)
-        if done:
+        if _embedding_unlocked(ctx, tenant_id, lambda ctx, embed_here: _write_decided(
+                ctx, turn, candidate, vector, seen, decision, attempt, embed_here)):
             return
 
 
@@ -495,6 +487,47 @@ def _write_decided(ctx: Context, turn: dict[str, Any], candidate: Candidate, vec
                                 f"{decision.reason}", decision.replaces)
         _write(conn, ctx, turn, candidate, vector, _dedupe_key(turn, candidate), decision, related, embed_here)
         return True
+
+
+def _embedding_unlocked(ctx: Context, tenant_id: str, write: Callable[[Context, bool], T]) -> T:
+    """The LLM path's `write(ctx, embed_here)` (a transaction that takes the user's lock), with
+    `embed_here` False: if it needs texts not embedded lately, it is rolled back, the connection given
+    back, they are embedded with none held (an embedder's round trip on one of MEMEX_LLM_DB_CONNECTIONS
+    kept every other user's write waiting for it), and it is run again, the vectors among the recent
+    texts; what changed meanwhile is embedded under the lock. What the rolled-back run recorded in its
+    metrics is not counted."""
+    deferred = _DeferredMetrics()
+    try:
+        result = write(replace(ctx, metrics=deferred), False)
+    except _Unembedded as unembedded:
+        embed_distinct(ctx, tenant_id, unembedded.texts)
+        return write(ctx, True)
+    for metric, value, labels in deferred.records:
+        ctx.metrics.record(metric, value, **labels)
+    return result
+
+
+class _DeferredMetrics:
+    """What a write that may be rolled back records, kept until it commits (_embedding_unlocked)."""
+
+    def __init__(self) -> None:
+        self.records: list[tuple[Any, float, dict[str, str]]] = []
+
+    def record(self, metric, value: float = 1, **labels: str) -> None:
+        self.records.append((metric, value, labels))
+
+
+def _vectors_of(ctx: Context, tenant_id: str, texts: list[str], embed_here: bool) -> dict[str, np.ndarray]:
+    """The vectors of texts a write under the user's lock needs: embedded here if `embed_here`, else those
+    embedded lately (embed_distinct's), raising _Unembedded for the others."""
+    if embed_here:
+        return embed_distinct(ctx, tenant_id, texts)
+    distinct = list(dict.fromkeys(texts))
+    vectors = _recent(ctx).get_many(tenant_id, distinct)
+    missing = [text for text in distinct if text not in vectors]
+    if missing:
+        raise _Unembedded(missing)
+    return vectors
 
 
 class _Unembedded(Exception):
@@ -616,13 +649,7 @@ def _write_ended(conn, ctx: Context, turn: dict[str, Any], said_at: datetime, ca
     tenant_id = turn["tenant_id"]
     texts = {fact["id"]: embedded_text.of(content, memory_type="semantic", subject=candidate.subject)
              for fact, content, _ in ended}
-    if embed_here:
-        vectors = embed_distinct(ctx, tenant_id, list(texts.values()))
-    else:
-        vectors = _recent(ctx).get_many(tenant_id, list(dict.fromkeys(texts.values())))
-        missing = [text for text in dict.fromkeys(texts.values()) if text not in vectors]
-        if missing:
-            raise _Unembedded(missing)
+    vectors = _vectors_of(ctx, tenant_id, list(texts.values()), embed_here)
     for fact, content, reason in ended:
         ended_id = str(uuid.uuid4())
         inserted = memory_rows.insert(conn, tenant_id, {
@@ -641,7 +668,7 @@ def _write_ended(conn, ctx: Context, turn: dict[str, Any], said_at: datetime, ca
 
 
 def start_jobs(conn, ctx: Context, tenant_id: str, user_id: str, now: datetime | None = None,
-               deciding: list[str] | tuple = ()) -> int:
+               deciding: list[str] | tuple = (), *, embed_here: bool) -> int:
     """Each of the user's jobs to come whose day has come (job_start.py) becomes the employer, as of
     `now` (the sweep's clock, a turn being decided), else of the user's latest turn; never past a turn of
     theirs not yet decided but those the caller is `deciding` (jobs_rows.said_until: it may name the
@@ -652,7 +679,9 @@ def start_jobs(conn, ctx: Context, tenant_id: str, user_id: str, now: datetime |
     it is no longer current once written: a second run writes nothing. A job to come no longer
     current (taken back by an employer named since, or called off) is not read; one whose value names no
     day stays; one at the employer already current ends at its day, with nothing written.
-    The caller holds the user's lock. How many became the job."""
+    The caller holds the user's lock; `embed_here` as for `_write` (the rules path's callers embed under
+    it: their transaction holds up to TURNS_PER_TRANSACTION turns' writes, which a redo would repeat).
+    How many became the job."""
     started, jobs = 0, jobs_rows.of_user(conn, tenant_id, user_id)
     if jobs:  # most users have none: the turns are read only for those who do
         undecided, latest = jobs_rows.said_until(conn, tenant_id, user_id, deciding)
@@ -675,7 +704,7 @@ def start_jobs(conn, ctx: Context, tenant_id: str, user_id: str, now: datetime |
         if _erased(_by_family(turn_rows.tombstones(conn, tenant_id, [turn["id"]])), turn, candidate):
             continue  # the user erased the job it became
         text = _embedded(candidate)
-        vector = embed_distinct(ctx, tenant_id, [text])[text]
+        vector = _vectors_of(ctx, tenant_id, [text], embed_here)[text]
         related = memory_rows.related_active(conn, tenant_id, user_id, related_keys(candidate), vector,
                                              RELATED_MIN_SIMILARITY, RELATED_LIMIT, subject)
         decided = RulesJudge().decide(candidate, related)
@@ -686,9 +715,19 @@ def start_jobs(conn, ctx: Context, tenant_id: str, user_id: str, now: datetime |
             continue
         decision = Decision(decided.action, f"the job to come {job['value']!r} began on {start.date()}: "
                                             f"{decided.reason}", decided.replaces)
-        if _write(conn, ctx, turn, candidate, vector, f"started:{job['id']}", decision, related, embed_here=True):
+        if _write(conn, ctx, turn, candidate, vector, f"started:{job['id']}", decision, related, embed_here):
             started += 1
     return started
+
+
+def _start_jobs_locked(ctx: Context, tenant_id: str, user_id: str, embed_here: bool,
+                       finishing: str | None = None) -> int:
+    """The LLM path's `start_jobs` in a transaction of its own, which first marks the turn `finishing` processed."""
+    with ctx.db.transaction() as conn:
+        locks.lock_user(conn, tenant_id, user_id)
+        if finishing is not None:
+            turn_rows.finish(conn, tenant_id, [finishing])
+        return start_jobs(conn, ctx, tenant_id, user_id, embed_here=embed_here)
 
 
 def _start(job: dict[str, Any]) -> tuple[datetime | None, str]:
@@ -728,7 +767,7 @@ def start_jobs_due(ctx: Context, seconds: float) -> JobsDue:
         try:
             with ctx.db.transaction() as conn:
                 locks.lock_user(conn, tenant_id, user_id)
-                result.started += start_jobs(conn, ctx, tenant_id, user_id, now)
+                result.started += start_jobs(conn, ctx, tenant_id, user_id, now, embed_here=True)
         except Exception as exc:  # noqa: BLE001 - one user's failure is not the others'
             result.failed += 1
             ctx.metrics.record(JOB_STARTS_FAILED)
