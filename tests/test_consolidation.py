@@ -189,6 +189,22 @@ def test_a_line_said_many_times_is_summarised_once_citing_every_time(ctx, tenant
     assert again["metadata"]["summary_of"] == 7
 
 
+DISTINCT = ["The plumber comes on Tuesday", "Ana scored twice at football", "We booked flights to Oslo",
+            "My passport expires in May", "The oven timer broke again"]
+
+
+def test_a_line_said_again_in_later_batches_joins_the_same_summary(ctx, tenant):
+    for day in range(5):
+        say(tenant, [NOTED[day % 3], DISTINCT[day]], session=f"day{day}",
+            timestamp=f"2025-01-1{day}T10:00:00Z")
+    small = dataclasses.replace(options(ctx), batch_size=3)  # the five "noted" in three batches
+    result = consolidate(ctx, tenant.id, options=small)
+    [once] = summaries(tenant)
+    assert once["metadata"]["summary_of"] == 5 and (result.summaries, result.merged) == (1, 5)
+    assert {s["session_id"] for s in once["sources"]} == {f"day{day}" for day in range(5)}
+    assert consolidate(ctx, tenant.id, options=small).summaries == 0
+
+
 def test_only_users_over_the_threshold_and_memories_old_enough(ctx, tenant):
     say(tenant, HIKING)
     say(tenant, HIKING, session="recent", timestamp=None)  # said now

@@ -21,6 +21,11 @@ def words(text: str) -> frozenset[str]:
     return frozenset(w.lower() for w in _WORD.findall(text))
 
 
+def said(text: str) -> tuple[str, ...]:
+    """A line's words in order, case and punctuation aside: two lines saying the same."""
+    return tuple(w.lower() for w in _WORD.findall(text))
+
+
 def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
     if not a and not b:
         return 1.0
@@ -42,15 +47,15 @@ def group(contents: Sequence[str], vectors: np.ndarray | None, rules: Rules) -> 
     if rules.similarity > 0 and vectors is not None and len(contents):
         unit = vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
         cosine = unit @ unit.T
-    said = [tuple(w.lower() for w in _WORD.findall(c)) for c in contents]
+    same_as = [said(c) for c in contents]
     groups: list[list[int]] = []
     # A leader's words, in order, to its group. A line saying exactly its words (case and punctuation
     # aside) joins it past `max_group`: the cap keeps a summary from blurring lines that differ, and
     # these do not, so "Noted." said 133 times is one summary citing every time, not 44 alike.
     same: dict[tuple[str, ...], list[int]] = {}
     for i in range(len(contents)):
-        if said[i] in same:
-            same[said[i]].append(i)
+        if same_as[i] in same:
+            same[same_as[i]].append(i)
             continue
         for members in groups:
             leader = members[0]
@@ -61,6 +66,6 @@ def group(contents: Sequence[str], vectors: np.ndarray | None, rules: Rules) -> 
                 break
         else:
             groups.append([i])
-            if said[i]:  # lines without a word ("👍", "🙏") are not the same line
-                same[said[i]] = groups[-1]
+            if same_as[i]:  # lines without a word ("👍", "🙏") are not the same line
+                same[same_as[i]] = groups[-1]
     return [members for members in groups if len(members) > 1]
