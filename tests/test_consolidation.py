@@ -312,6 +312,17 @@ def test_the_llm_writes_the_summary_when_configured(llm_ctx, tenant):
     assert all(line in request["messages"][1]["content"] for line in HIKING)
 
 
+def test_the_llm_is_asked_each_line_once_however_often_it_was_said(llm_ctx, tenant):
+    llm, double = llm_ctx
+    say(tenant, ["Noted.", "noted", "Noted!", "Noted.", HIKING[0], HIKING[0], HIKING[1]])
+    double.script_chat(json.dumps({"summary": "The user noted it."}),
+                       json.dumps({"summary": "The user loves hiking in the Alps with their sister."}))
+    result = consolidate(llm, tenant.id, options=options(llm))
+    assert (result.summaries, result.merged, result.llm_fallbacks) == (2, 7, 0)
+    asked = sorted((json.loads(r["messages"][1]["content"])["lines"] for r in double.chat_requests), key=len)
+    assert [len(lines) for lines in asked] == [1, 2] and sorted(asked[1]) == sorted([HIKING[0], HIKING[1]])
+
+
 def test_without_a_usable_llm_answer_the_summary_is_extractive(llm_ctx, tenant):
     llm, double = llm_ctx
     say(tenant, HIKING)

@@ -158,7 +158,7 @@ def _write(ctx: Context, summariser: Summariser, tenant_id: str, user_id: str,
     result = ConsolidationResult()
     # Decided outside the lock: the summariser may call an LLM.
     try:
-        summaries = [summariser.summarise([m["content"] for m in members]) for members in groups]
+        summaries = [summariser.summarise(_distinct([m["content"] for m in members])) for members in groups]
         vectors = ctx.embedder.embed([embedded_text.of(s.content, memory_type="episodic", subject="user")
                                       for s in summaries])
     except _cut_short():
@@ -206,6 +206,20 @@ def _cut_short() -> tuple[type[Exception], ...]:
     from memex.embeddings.openai_compat import TRANSIENT
 
     return (llm.LLMError, TimeoutError, *TRANSIENT)
+
+
+def _distinct(lines: list[str]) -> list[str]:
+    """Each line once, the first saying of it: a summary of the same line said a thousand times
+    asks the model about one line, and the extractive summary would drop the repetitions anyway."""
+    seen: set[tuple[str, ...]] = set()
+    kept = []
+    for line in lines:
+        key = said(line)
+        if key and key in seen:
+            continue
+        seen.add(key)
+        kept.append(line)
+    return kept
 
 
 def _unembedded(memory: dict) -> dict:
