@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
-from bench.year.__main__ import chains
+from bench.year.__main__ import alike, chains
 from bench.year.life import Life, generate
 from bench.year.questions import Question, questions, rank
 
@@ -54,3 +54,13 @@ def test_the_chain_check_finds_a_missing_link_and_an_old_value_left_current():
     found = chains(life, facts)["employer"]
     assert found["links"] == 1 and found["of"] == 2 and found["active"] == ["B", "C"]
     assert found["problems"] == ["B -> C: old still active; C supersedes [None]"]
+
+
+def test_alike_counts_the_active_summaries_reading_another_ones_text():
+    def summary(content, active=True):
+        return {"content": content, "active": active, "type": "summary"}
+
+    memories = [summary("Noted."), summary("Noted."), summary("Noted.", active=False), summary("Sure, done."),
+                summary("I had a long day at work."), summary("I had a long day at work."),
+                {"content": "Noted.", "active": True, "type": "message"}]
+    assert alike(memories) == {"summaries": 5, "alike": 4, "texts_repeated": 2}

@@ -72,6 +72,19 @@ def test_near_duplicates_group_by_their_words_and_others_stay_alone():
     assert group(HIKING, None, dataclasses.replace(rules, max_group=2)) == [[0, 1]]
 
 
+def test_lines_saying_the_same_words_are_one_group_however_many():
+    # Trial 15: "Noted." said 133 times became 44 identical summaries of three lines each.
+    rules = Rules(jaccard=0.7, similarity=0.0, max_group=3)
+    lines = ["Noted.", "noted", HIKING[0], "Noted!", HIKING[1], "NOTED.", HIKING[2], "Noted.", HIKING[0] + ", code zq81"]
+    # identical words (case and punctuation aside) join their first line's group past the cap; lines
+    # that differ, however near, keep to it
+    assert group(lines, None, rules) == [[0, 1, 3, 5, 7], [2, 4, 6]]
+    # the words in another order are another line (a cap of one: only the same line groups)
+    assert group(["dog bites man", "man bites dog", "dog bites man"], None, Rules(0.7, 0.0, 1)) == [[0, 2]]
+    # and lines without a word are not the same line
+    assert group(["👍", "🙏", "👍"], None, Rules(0.7, 0.0, 1)) == []
+
+
 def test_same_topic_groups_by_meaning_when_a_similarity_is_set():
     vectors = np.array([[1, 0], [0.99, 0.1], [0, 1]], dtype=np.float32)
     contents = ["apples and pears", "fruit salad today", "tax forms"]
@@ -128,6 +141,68 @@ def test_a_second_run_changes_nothing(ctx, tenant):
     again = consolidate(ctx, tenant.id, options=options(ctx))
     assert (again.summaries, again.merged) == (0, 0)
     assert snapshot(ctx, tenant.id) == state
+
+
+NOTED = ["Noted.", "noted", "Noted!"]
+LONG_DAY = "I had a long day at work."
+
+
+def test_a_line_said_many_times_is_summarised_once_citing_every_time(ctx, tenant):
+    for day in range(4):
+        say(tenant, [NOTED[day % 3], LONG_DAY, "Noted.", HIKING[day % 3]], session=f"day{day}",
+            timestamp=f"2025-01-1{day}T10:00:00Z")
+    say(tenant, OTHERS + [HIKING[0] + ", code zq81"], session="day4", timestamp="2025-01-14T10:00:00Z")
+    noted = [m for m in episodic(tenant) if m["content"].lower().startswith("noted")]
+    assert len(noted) == 8
+    capped = options(ctx)
+    capped = dataclasses.replace(capped, rules=dataclasses.replace(capped.rules, max_group=3))
+
+    result = consolidate(ctx, tenant.id, options=capped)
+    written = summaries(tenant)
+    contents = [s["content"] for s in written]
+    assert len(contents) == len(set(contents)), contents
+    [once] = [s for s in written if s["content"].lower().startswith("noted")]
+    assert "\n" not in once["content"] and once["metadata"]["summary_of"] == 8
+    assert sorted(s["message_id"] for s in once["sources"]) == sorted(m["sources"][0]["message_id"] for m in noted)
+    assert once["session_id"] is None
+    history = tenant.get(f"/v1/memories/{once['id']}/history").json()["history"]
+    assert {m["id"] for m in history} == {m["id"] for m in noted} | {once["id"]}
+    [long_day] = [s for s in written if s["content"] == LONG_DAY]
+    assert long_day["metadata"]["summary_of"] == 4
+    # lines that differ keep the cap: of four near hiking lines, three are one group (with the first
+    # one's repetition) and the fourth is left alone
+    [hiking] = [s for s in written if "hiking" in s["content"]]
+    assert hiking["metadata"]["summary_of"] == 4 and "zq81" not in hiking["content"]
+    assert [m for m in episodic(tenant) if "zq81" in m["content"]][0]["type"] != "summary"
+    assert (result.summaries, result.merged) == (len(written), sum(s["metadata"]["summary_of"] for s in written))
+
+    state = snapshot(ctx, tenant.id)
+    assert consolidate(ctx, tenant.id, options=capped).summaries == 0
+    assert snapshot(ctx, tenant.id) == state
+
+    # erasing one of the times it was said erases the summary; the others come back, and are summarised again
+    assert tenant.delete(f"/v1/memories/{noted[0]['id']}").status_code in (200, 204)
+    assert tenant.get(f"/v1/memories/{once['id']}").status_code == 404
+    assert {m["id"] for m in noted[1:]} <= {m["id"] for m in episodic(tenant)}
+    consolidate(ctx, tenant.id, options=capped)
+    [again] = [s for s in summaries(tenant) if s["content"].lower().startswith("noted")]
+    assert again["metadata"]["summary_of"] == 7
+
+
+DISTINCT = ["The plumber comes on Tuesday", "Ana scored twice at football", "We booked flights to Oslo",
+            "My passport expires in May", "The oven timer broke again"]
+
+
+def test_a_line_said_again_in_later_batches_joins_the_same_summary(ctx, tenant):
+    for day in range(5):
+        say(tenant, [NOTED[day % 3], DISTINCT[day]], session=f"day{day}",
+            timestamp=f"2025-01-1{day}T10:00:00Z")
+    small = dataclasses.replace(options(ctx), batch_size=3)  # the five "noted" in three batches
+    result = consolidate(ctx, tenant.id, options=small)
+    [once] = summaries(tenant)
+    assert once["metadata"]["summary_of"] == 5 and (result.summaries, result.merged) == (1, 5)
+    assert {s["session_id"] for s in once["sources"]} == {f"day{day}" for day in range(5)}
+    assert consolidate(ctx, tenant.id, options=small).summaries == 0
 
 
 def test_only_users_over_the_threshold_and_memories_old_enough(ctx, tenant):
@@ -235,6 +310,17 @@ def test_the_llm_writes_the_summary_when_configured(llm_ctx, tenant):
     assert summary["metadata"]["summarised_by"] == "llm" and len(summary["sources"]) == 3
     [request] = double.chat_requests
     assert all(line in request["messages"][1]["content"] for line in HIKING)
+
+
+def test_the_llm_is_asked_each_line_once_however_often_it_was_said(llm_ctx, tenant):
+    llm, double = llm_ctx
+    say(tenant, ["Noted.", "noted", "Noted!", "Noted.", HIKING[0], HIKING[0], HIKING[1]])
+    double.script_chat(json.dumps({"summary": "The user noted it."}),
+                       json.dumps({"summary": "The user loves hiking in the Alps with their sister."}))
+    result = consolidate(llm, tenant.id, options=options(llm))
+    assert (result.summaries, result.merged, result.llm_fallbacks) == (2, 7, 0)
+    asked = sorted((json.loads(r["messages"][1]["content"])["lines"] for r in double.chat_requests), key=len)
+    assert [len(lines) for lines in asked] == [1, 2] and sorted(asked[1]) == sorted([HIKING[0], HIKING[1]])
 
 
 def test_without_a_usable_llm_answer_the_summary_is_extractive(llm_ctx, tenant):

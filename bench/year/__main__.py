@@ -15,7 +15,8 @@ times for the latency) and recalled (her life now, 500 tokens). At the end: the 
 of her employers and cities (every earlier value inactive, the next one's `supersedes` naming it),
 then `memex consolidate` for her (the command, on the server's home) and the questions again, and
 the summaries it wrote that join lines naming two different employers or cities (a move's or a job's
-line whose date a summary then replaces by its latest line's). `--via backfill` imports the year
+line whose date a summary then replaces by its latest line's), and those that read the same text
+as another (a line said many times, summarised again and again). `--via backfill` imports the year
 with `memex backfill` (one POST /v1/turns body a line) before the server starts, and asks once, at
 the end.
 """
@@ -148,6 +149,17 @@ def joined(life: Life, memories: list[dict[str, Any]]) -> list[str]:
     return found
 
 
+def alike(memories: list[dict[str, Any]]) -> dict[str, int]:
+    """The active summaries, and those of them whose text another active summary reads too (one
+    line said many times summarised again and again)."""
+    texts: dict[str, int] = {}
+    for m in memories:
+        if m["active"] and m.get("type") == "summary":
+            texts[m["content"]] = texts.get(m["content"], 0) + 1
+    return {"summaries": sum(texts.values()), "alike": sum(n for n in texts.values() if n > 1),
+            "texts_repeated": sum(n > 1 for n in texts.values())}
+
+
 def memex_command(home: Path, *args: str) -> tuple[str, float]:
     """`memex <args>` on the server's home (its embedded Postgres): stdout and the seconds it took."""
     began = time.monotonic()
@@ -205,7 +217,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         result["consolidation"] = {**json.loads(printed), "seconds": round(seconds, 1)}
         result["after_consolidation"] = {"active": trial.count(False), "with_history": trial.count(True),
                                          **trial.ask(args.days - 1)}
-        result["joined"] = joined(life, trial.memories())
+        after = trial.memories()
+        result["joined"] = joined(life, after)
+        result["alike"] = alike(after)
         result["load_average"] = os.getloadavg()
     return result
 
@@ -247,7 +261,9 @@ def render(result: dict[str, Any]) -> str:
                      f"(missing: {', '.join(k for k, v in held.items() if not v) or 'none'}) |")
     lines += ["", f"memories at the end: {json.dumps(result['kinds'])}",
               f"consolidation: {json.dumps(result['consolidation'])}",
-              f"summaries naming two of her employers or cities: {len(result['joined'])}"]
+              f"summaries naming two of her employers or cities: {len(result['joined'])}",
+              f"active summaries: {result['alike']['summaries']}, of which {result['alike']['alike']} read the same "
+              f"text as another ({result['alike']['texts_repeated']} texts)"]
     lines += [f"  - {line}" for line in result["joined"][:10]]
     lines.append("")
     for key, chain in result["chains"].items():

@@ -364,7 +364,8 @@ class Settings:
     # their episodic memories older than `min_age_days` grouped, `batch_size` at a time (oldest
     # first), and each group of near-duplicates or same-topic lines replaced by one summary.
     # Two lines group when their word sets overlap by `jaccard` (the seed's rule) or their
-    # vectors by `similarity` (cosine, 0 turns it off), at most `max_group` a summary. Measured on
+    # vectors by `similarity` (cosine, 0 turns it off), at most `max_group` a summary (a line said
+    # again, same words in order, joins its first saying past it). Measured on
     # LoCoMo-dev (bench/consolidation.py, 5 conversations): Jaccard alone merged nothing in
     # conv-26; cosine 0.92, groups of 3: active memories -4.3%, hybrid recall@10 0.760 -> 0.757;
     # 0.95: -1.0%, 0.759; 0.85, groups of 8 (conv-26 alone): -30%, recall@10 -0.033.

@@ -27,7 +27,7 @@ import numpy as np
 
 from memex import embedded_text, llm
 from memex.consolidation import LLM_FALLBACK, Summariser, make_summariser
-from memex.consolidation.grouping import Rules, group
+from memex.consolidation.grouping import Rules, group, said
 from memex.context import Context
 from memex.db import consolidation as rows
 from memex.db import locks
@@ -109,6 +109,10 @@ def _consolidate_user(ctx: Context, summariser: Summariser, tenant_id: str, user
     result = ConsolidationResult()
     said_before = now - timedelta(days=options.min_age_days)
     after = None
+    # A line said again and again across batches is one summary: the lines that say one thing alone
+    # (a group of the same line, or a line left alone) are held by what they say, later batches' lines
+    # saying it join them, and they are written once every batch is read.
+    held: dict[tuple[str, ...], list[dict]] = {}
     while True:
         if llm.spent():
             result.out_of_time = 1
@@ -117,13 +121,35 @@ def _consolidate_user(ctx: Context, summariser: Summariser, tenant_id: str, user
         if not batch:
             break
         after = (batch[-1]["valid_from"], batch[-1]["id"])
-        vectors = (np.stack([m["embedding"].to_numpy() for m in batch]).astype(np.float32)
-                   if options.rules.similarity > 0 else None)
-        groups = [[batch[i] for i in members] for members in group([m["content"] for m in batch], vectors, options.rules)]
-        if groups:
-            result.add(_write(ctx, summariser, tenant_id, user_id, groups, now))
+        fresh = []
+        for m in batch:
+            if said(m["content"]) in held:
+                held[said(m["content"])].append(_unembedded(m))
+            else:
+                fresh.append(m)
+        vectors = (np.stack([m["embedding"].to_numpy() for m in fresh]).astype(np.float32)
+                   if options.rules.similarity > 0 and fresh else None)
+        groups = []
+        alone = set(range(len(fresh)))
+        for members in group([m["content"] for m in fresh], vectors, options.rules):
+            alone -= set(members)
+            groups.append([fresh[i] for i in members])
+        for i in sorted(alone):
+            groups.append([fresh[i]])
+        mixed = []
+        for members in groups:
+            one = {said(m["content"]) for m in members}
+            if len(one) == 1 and () not in one:
+                held[one.pop()] = [_unembedded(m) for m in members]
+            elif len(members) > 1:
+                mixed.append(members)
+        if mixed:
+            result.add(_write(ctx, summariser, tenant_id, user_id, mixed, now))
         if result.out_of_time or len(batch) < options.batch_size:
             break
+    repeated = [members for members in held.values() if len(members) > 1]
+    if repeated and not result.out_of_time:
+        result.add(_write(ctx, summariser, tenant_id, user_id, repeated, now))
     return result
 
 
@@ -132,7 +158,7 @@ def _write(ctx: Context, summariser: Summariser, tenant_id: str, user_id: str,
     result = ConsolidationResult()
     # Decided outside the lock: the summariser may call an LLM.
     try:
-        summaries = [summariser.summarise([m["content"] for m in members]) for members in groups]
+        summaries = [summariser.summarise(_distinct([m["content"] for m in members])) for members in groups]
         vectors = ctx.embedder.embed([embedded_text.of(s.content, memory_type="episodic", subject="user")
                                       for s in summaries])
     except _cut_short():
@@ -180,6 +206,26 @@ def _cut_short() -> tuple[type[Exception], ...]:
     from memex.embeddings.openai_compat import TRANSIENT
 
     return (llm.LLMError, TimeoutError, *TRANSIENT)
+
+
+def _distinct(lines: list[str]) -> list[str]:
+    """Each line once, the first saying of it: a summary of the same line said a thousand times
+    asks the model about one line, and the extractive summary would drop the repetitions anyway."""
+    seen: set[tuple[str, ...]] = set()
+    kept = []
+    for line in lines:
+        key = said(line)
+        if key and key in seen:
+            continue
+        seen.add(key)
+        kept.append(line)
+    return kept
+
+
+def _unembedded(memory: dict) -> dict:
+    """A line held until every batch is read, without its vector (not needed to write a summary):
+    a user's whole history may be held."""
+    return {k: v for k, v in memory.items() if k != "embedding"}
 
 
 def _common(values) -> str | None:
