@@ -21,7 +21,7 @@ from infra import template
 from infra.local.lambda_context import LocalLambdaContext
 from infra.local.runtime import QUEUES, function_module
 from infra.local.sqs_server import LOGICAL_IDS, QueueSpec, ensure_queues, free_port
-from tests.conftest import ROOT, cloudformation_response_url, database_of_its_own
+from tests.conftest import ROOT, database_of_its_own, loopback_endpoint
 from tests.test_handlers import _event, _unfinished_0033
 from tests.test_local_runtime import Server, _alive, wait_processed
 from tests.test_template import FUNCTIONS, PUBLISHERS, _CallGraph, _handler_module
@@ -212,12 +212,12 @@ def test_an_unfinished_migration_invokes_the_function_itself_through_lambdas_api
     migrate = function_module("migrate")
     context = LocalLambdaContext(migrate_function.rsplit(":", 1)[1], timeout_seconds=migrate.UNUSED_SECONDS)
     assert context.invoked_function_arn == migrate_function
-    with database_of_its_own(ctx, "chain_localstack") as own, cloudformation_response_url() as (url, answers):
+    with database_of_its_own(ctx, "chain_localstack") as own, loopback_endpoint("PUT", 200) as (url, answers):
         _unfinished_0033(own, users=2)
         monkeypatch.setattr(migrate, "get_context", lambda: own)
         event = {**_event("migrate_create"), "ResponseURL": url}
         migrate.handler(event, context)
-    assert [a["Status"] for a in answers] == ["FAILED"], answers
-    reason = answers[0]["Reason"]
+    assert [a["body"]["Status"] for a in answers] == ["FAILED"], answers
+    reason = answers[0]["body"]["Reason"]
     assert "(ResourceConflictException) when calling the Invoke operation" in reason, reason
     assert "The function is currently in the following state: Failed" in reason, reason
