@@ -305,3 +305,23 @@ def test_the_news_of_a_key_taken_back_is_found_whichever_of_the_users_keys_it_is
     rows = history.send_ended(conn, tenant.id, tenant.user, None, ["allergy", "workplace"], 10)()
     assert {(row["key"], row["message"]["id"]) for row in rows} == taken[tenant.user]
     assert all(row["subject"] == "user" for row in rows)
+
+
+def test_an_opinion_on_a_kind_of_work_is_no_question_about_her_job(tenant):
+    """"work" with a word naming what kind of work it is ("hybrid work", "shift work"), asked as the
+    topic of an opinion, names no key of hers (past._ASKED_BY_VERB): with no employer now, the news
+    that her job ended does not come before her view on it; "her work" and "where does she work?"
+    still ask about her job."""
+    tenant.turn("I work at Feedzai.", session="s1", timestamp="2026-01-05T09:00:00Z")
+    tenant.turn("Honestly I think hybrid work is the best of both worlds.", session="s2",
+                timestamp="2026-02-05T09:00:00Z")
+    tenant.turn("I left Feedzai.", session="s3", timestamp="2026-03-02T09:00:00Z")
+    for question in ("what does she think about hybrid work?", "how does the user feel about hybrid work?"):
+        results = tenant.search(question)
+        contents = [r["content"] for r in results]
+        assert "hybrid work" in contents[0], (question, contents)
+        assert not [r for r in results if "ended" in r["score_parts"]], (question, contents)
+    for question in ("where does she work?", "what does she think about her work?"):
+        results = tenant.search(question)
+        assert results[0]["content"] == "I left Feedzai." and results[0]["score_parts"]["ended"], \
+            (question, [r["content"] for r in results])

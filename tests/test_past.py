@@ -198,6 +198,12 @@ def test_a_question_about_the_past_of_something_else_returns_nothing(tenant):
     ("Which company was she with?", ["which", "company", "was", "she", "with", "employer"]),
     ("Where was the user living?", ["where", "was", "living", "city"]),
     ("What did I work out?", ["what", "did", "work", "out"]),  # exercise, not a job
+    # a kind of work, the topic of a view: no job of hers
+    ("What did she think about remote work?", ["what", "did", "she", "think", "about", "remote", "work"]),
+    ("Did he use to like shift work?", ["did", "use", "like", "shift", "work"]),
+    ("What was her view on unpaid overtime work?", ["what", "was", "her", "view", "unpaid", "overtime", "work"]),
+    ("What did she think about her work?", ["what", "did", "she", "think", "about", "her", "work", "employer", "role"]),
+    ("What did I think of the work at Feedzai?", ["what", "did", "think", "the", "work", "feedzai", "employer", "role"]),
 ])
 def test_the_words_a_replaced_fact_s_key_is_looked_up_by(topic, words):
     assert past.key_words(topic, topics.asked(topic)) == words

@@ -138,6 +138,14 @@ _ASKED_BY_VERB = (
      ("employer", "role")),
     (re.compile(r"\b(?:live[sd]?|living)\b(?<!a\sliving)", re.IGNORECASE), ("city",)),
 )
+# "work" as a noun with a word saying what kind of work ("remote work", "unpaid overtime work"), the
+# topic of a view or a liking ("what does she think about remote work?", "does he like shift work?"),
+# names a subject of talk, not her job: with no employer now, the news of the last one's end is no
+# answer to it. Hers or a determined one ("about her work", "of the work at Feedzai") is still her job.
+_KIND_OF_WORK = re.compile(
+    r"\b(?:about|on|of|regarding|towards?|lik(?:e[sd]?|ing)|lov(?:e[sd]?|ing)|hat(?:e[sd]?|ing)|enjoy(?:s|ed|ing)?|"
+    r"prefer(?:s|red|ring)?)\s+(?!(?:her|his|their|my|your|our|its|the|a|an|this|that|these|those|any|some|no|to|"
+    r"at|for|from|in|with|and|or|not|[a-z]+'s)\b)(?:[a-z-]+\s+){1,2}work\b(?!\s+(?:at|for)\b)", re.IGNORECASE)
 
 
 def key_words(topic: str, kinds: topics.Topic | None) -> list[str]:
@@ -148,7 +156,8 @@ def key_words(topic: str, kinds: topics.Topic | None) -> list[str]:
     (current_first.ended)."""
     # Folded as a key is (history._by_key): "Zoë" and "İbrahim" are the words zoe and ibrahim.
     words = _WORD.findall(folding.fold(keywords.of(topic)).lower())
-    asked = [word for pattern, key in _ASKED_BY_VERB if pattern.search(topic) for word in key]
+    verbs = _KIND_OF_WORK.sub(" ", topic)
+    asked = [word for pattern, key in _ASKED_BY_VERB if pattern.search(verbs) for word in key]
     asked += kinds.key_words if kinds else ()
     return list(dict.fromkeys([*(word for word in words if not word.startswith(_KIND_OF_VALUE)), *asked]))
 
