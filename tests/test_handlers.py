@@ -216,6 +216,33 @@ def test_a_chain_that_applied_more_migrations_than_an_answer_holds_names_the_fir
     assert len(json.dumps(answers[0]["body"]).encode()) <= 4096
 
 
+def test_a_failure_whose_text_passes_what_an_answer_holds_fails_the_deploy_with_its_start(monkeypatch):
+    """A MigrationBlocked naming many lock holders (or any long exception text) must not push the
+    answer past CloudFormation's 4,096 bytes: refused, the deploy would hang to its timeout."""
+    from memex.db.migrations import MigrationBlocked
+
+    migrate = function_module("migrate")
+    holders = "; ".join(f"pid {n} holds RowExclusiveLock on memories: UPDATE memories SET clé = 'é'" for n in range(140))
+    text = f"migration 0040_a_far_future_index met locks held by other sessions on every try: {holders}"
+    assert len(text) > 10_000
+
+    def blocked():
+        raise MigrationBlocked(text)
+
+    monkeypatch.setattr(migrate, "get_context", blocked)
+    with loopback_endpoint("PUT", 200) as (url, answers):
+        event = _event("migrate_create")
+        event["ResponseURL"] = url
+        context = LocalLambdaContext("migrate")
+        migrate.handler(event, context)
+    assert [a["body"]["Status"] for a in answers] == ["FAILED"], answers
+    assert int(answers[0]["headers"]["content-length"]) <= 4096
+    reason = answers[0]["body"]["Reason"]
+    assert reason.startswith(f"MigrationBlocked: {text[:1000]}")
+    assert f"of {len('MigrationBlocked: ' + text)} characters" in reason
+    assert reason.endswith(f"(log stream {context.log_stream_name})")
+
+
 def test_a_migration_unfinished_after_the_most_invocations_fails_the_deploy_saying_so(ctx, monkeypatch):
     migrate = function_module("migrate")
     with database_of_its_own(ctx, "chain_bound") as own, loopback_endpoint("POST", 202) as (endpoint, invocations), \

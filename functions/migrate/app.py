@@ -29,8 +29,11 @@ MAX_CONTINUATIONS = 10
 # The versions the invocations before this one applied (a migration stopped unfinished leaves those
 # before it recorded, and the next invocation does not apply them again): the answer lists them all.
 APPLIED = "MemexApplied"
-# CloudFormation refuses an answer whose body passes 4,096 bytes; the rest of it (ids, reason, log
-# stream) takes well under half of that. A longer list is named by its first and last and counted.
+# CloudFormation refuses an answer whose body passes 4,096 bytes, and the deploy then waits for its
+# timeout instead of failing with the reason: a longer reason is cut to fit (_answer).
+ANSWER_BYTES = 4096
+# The rest of a SUCCESS answer (ids, reason, log stream) takes well under half of ANSWER_BYTES. A longer
+# list is named by its first and last and counted.
 APPLIED_CHARACTERS = 2048
 
 
@@ -41,16 +44,37 @@ def _applied(versions: list[str]) -> str:
     return f"{versions[0]} ... {versions[-1]} ({len(versions)} migrations)"
 
 
+def _answer(event, context, status: str, reason: str, data: dict) -> bytes:
+    """The answer's body within ANSWER_BYTES: a reason too long for it (a MigrationBlocked naming many
+    lock holders) keeps its start, which names the error, and says it was cut; the log has it whole."""
+    def body(shown: str) -> bytes:
+        return json.dumps({
+            "Status": status,
+            "Reason": f"{shown} (log stream {getattr(context, 'log_stream_name', '?')})",
+            "PhysicalResourceId": event.get("PhysicalResourceId") or "memex-migrations",
+            "StackId": event["StackId"],
+            "RequestId": event["RequestId"],
+            "LogicalResourceId": event["LogicalResourceId"],
+            "Data": data,
+        }).encode()
+
+    def cut(kept: int) -> bytes:
+        return body(f"{reason[:kept]} ... (cut: the first {kept} of {len(reason)} characters)")
+
+    whole = body(reason)
+    if len(whole) <= ANSWER_BYTES:
+        return whole
+    # The most characters that fit, by bisection: an escaped character (non-ASCII) takes up to 12
+    # bytes of the body, so the bytes over do not say how many characters to cut.
+    fits, over = 0, len(reason)
+    while over - fits > 1:
+        middle = (fits + over) // 2
+        fits, over = (middle, over) if len(cut(middle)) <= ANSWER_BYTES else (fits, middle)
+    return cut(fits)
+
+
 def _respond(event, context, status: str, reason: str = "", data: dict | None = None) -> None:
-    body = json.dumps({
-        "Status": status,
-        "Reason": f"{reason} (log stream {getattr(context, 'log_stream_name', '?')})",
-        "PhysicalResourceId": event.get("PhysicalResourceId") or "memex-migrations",
-        "StackId": event["StackId"],
-        "RequestId": event["RequestId"],
-        "LogicalResourceId": event["LogicalResourceId"],
-        "Data": data or {},
-    }).encode()
+    body = _answer(event, context, status, reason, data or {})
     request = urllib.request.Request(event["ResponseURL"], data=body, method="PUT",
                                      headers={"Content-Type": "", "Content-Length": str(len(body))})
     with urllib.request.urlopen(request, timeout=30) as response:
