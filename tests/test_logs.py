@@ -124,3 +124,36 @@ def test_a_scheduled_functions_lines_name_it(logged):
     runner.join(timeout=30)
     [line, *_] = [logged.lines[id(r)] for r in logged.about("scheduled run")]
     assert line["function_name"] == "consolidate" and line["function_arn"].endswith(":function:consolidate")
+
+
+def test_a_poller_whose_queue_is_gone_names_its_function_and_backs_off(runtime, logged, monkeypatch):
+    """make dev with its extraction queue deleted: the poller wrote a traceback every second, each
+    labelled with whichever function Powertools had labelled the process with last (the sweep's).
+    Its lines name its own function; one traceback, then a line per try, 1, 2, 4 ... s apart."""
+    import threading
+    import time
+
+    from infra.local import poller
+    from infra.local.poller import QueuePoller
+
+    monkeypatch.setattr(poller, "MAX_RETRY_SECONDS", 2.0)
+    gone = runtime.queues["memex-extraction"]["url"].rsplit("/", 1)[0] + "/memex-gone-queue"
+    memex_logger.append_keys(function_name="sweep")  # what the sweep's inject_lambda_context leaves
+    stop = threading.Event()
+    try:
+        worker = QueuePoller(runtime.sqs_client(), gone, "arn:aws:sqs:us-east-1:000000000000:memex-gone-queue",
+                             lambda event, context: None, "extract_worker", stop)
+        worker.start()
+        time.sleep(6.5)
+        stop.set()
+        worker.join(timeout=30)
+    finally:
+        memex_logger.remove_keys(["function_name"])
+    failed = logged.about("memex-gone-queue")
+    lines = [logged.lines[id(r)] for r in failed]
+    assert {line["function_name"] for line in lines} == {"extract_worker"}, lines
+    assert [r.exc_info is not None for r in failed][:1] == [True]
+    assert not any(r.exc_info for r in failed[1:]), [r.getMessage() for r in failed]
+    # tries at 0, 1, 3, 5 s (waits 1, 2, 2 at most): four or five in 6.5 s, not the six or seven of a
+    # try every second
+    assert 3 <= len(failed) <= 5, [r.getMessage() for r in failed]

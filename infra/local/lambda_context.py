@@ -43,13 +43,20 @@ def label(context: LocalLambdaContext) -> None:
                                    function_request_id=context.aws_request_id)
 
 
+_LABELS = ("function_name", "function_arn", "function_request_id")
+
+
 @contextmanager
 def labelled(context: LocalLambdaContext) -> Iterator[LocalLambdaContext]:
-    """`label` for the duration of one invocation on a thread that does other work after it."""
+    """`label` for the duration of one invocation on a thread that does other work after it; the
+    thread's own labels (a poller's) come back after it."""
     from memex_edge.observability import logger
 
+    before = {k: v for k, v in logger.thread_safe_get_current_keys().items() if k in _LABELS}
     label(context)
     try:
         yield context
     finally:
-        logger.thread_safe_remove_keys(["function_name", "function_arn", "function_request_id"])
+        logger.thread_safe_remove_keys(list(_LABELS))
+        if before:
+            logger.thread_safe_append_keys(**before)

@@ -14,9 +14,13 @@ import time
 from typing import Any, Callable
 
 from infra import template
-from infra.local.lambda_context import LocalLambdaContext, labelled
+from infra.local.lambda_context import LocalLambdaContext, label, labelled
 
 log = logging.getLogger("memex.poller")
+
+# A queue that keeps failing (gone, its endpoint down) is tried again after 1, 2, 4, ... s, at most
+# this long apart: polled every second, a gone queue wrote a traceback a second into make dev's log.
+MAX_RETRY_SECONDS = 30.0
 
 Handler = Callable[[dict[str, Any], Any], Any]
 
@@ -53,12 +57,27 @@ class QueuePoller(threading.Thread):
         self._timeout_seconds = template.function_timeout(function_name) if timeout_seconds is None else timeout_seconds
 
     def run(self) -> None:
+        # The thread's own lines (a poll that failed) name its function, not whichever function
+        # Powertools labelled the whole process with last (a scheduled run's, say).
+        label(LocalLambdaContext(self._function_name, timeout_seconds=self._timeout_seconds))
+        failures = 0
         while not self._stopping.is_set():
             try:
                 self.poll_once(wait_seconds=1)
-            except Exception:  # noqa: BLE001 - the mapping keeps polling whatever a batch did
-                log.exception("polling %s failed", self._url)
-                self._stopping.wait(1)
+            except Exception as exc:  # noqa: BLE001 - the mapping keeps polling whatever a batch did
+                failures += 1
+                wait = min(MAX_RETRY_SECONDS, 2.0 ** (failures - 1))
+                if failures == 1:
+                    log.exception("polling %s failed; tried again in %.0f s, at most %.0f s apart while it fails",
+                                  self._url, wait, MAX_RETRY_SECONDS)
+                else:
+                    log.warning("polling %s failed again (%s, %d in a row); next try in %.0f s",
+                                self._url, type(exc).__name__, failures, wait)
+                self._stopping.wait(wait)
+            else:
+                if failures:
+                    log.info("polling %s works again after %d failures", self._url, failures)
+                failures = 0
 
     def pending(self) -> int:
         attributes = self._client.get_queue_attributes(QueueUrl=self._url, AttributeNames=[
