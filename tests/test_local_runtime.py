@@ -204,7 +204,12 @@ def test_queues_it_cannot_reach_stop_make_dev_with_a_sentence_naming_the_setting
     for extra, says in ((no_credentials | queues, "memex: EXTRACTION_QUEUE_URL=https://sqs.eu-west-1.amazonaws.com/"
                          "000000000000/x: no AWS credentials to reach it (NoCredentialsError): set AWS_PROFILE"),
                         (closed, f"memex: SQS_ENDPOINT_URL={closed['SQS_ENDPOINT_URL']}: nothing answers there "
-                         "(EndpointConnectionError): start what serves it, or unset SQS_ENDPOINT_URL")):
+                         "(EndpointConnectionError): start what serves it, or unset SQS_ENDPOINT_URL"),
+                        # an endpoint alone, no queue URL set: what to unset is the endpoint
+                        (no_credentials | {"SQS_ENDPOINT_URL": closed["SQS_ENDPOINT_URL"]},
+                         f"memex: SQS_ENDPOINT_URL={closed['SQS_ENDPOINT_URL']}: no AWS credentials to reach it "
+                         "(NoCredentialsError): set AWS_PROFILE, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (any "
+                         "pair does for LocalStack or moto), or unset SQS_ENDPOINT_URL for loopback queues")):
         env = {k: v for k, v in _child_env().items() if k not in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY",
                                                                   "AWS_SESSION_TOKEN", "AWS_PROFILE")}
         result = subprocess.run([sys.executable, "-m", "infra.local", "--home", str(tmp_path), "--port",

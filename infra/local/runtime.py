@@ -104,9 +104,11 @@ def _sqs_at_start(setting: str) -> Iterator[None]:
     try:
         yield
     except (NoCredentialsError, PartialCredentialsError, ProfileNotFound) as exc:
+        unset = "SQS_ENDPOINT_URL" if setting == "SQS_ENDPOINT_URL" else "the queue URLs"
         raise ConfigurationError(
             f"{setting}={value}: no AWS credentials to reach it ({type(exc).__name__}): set AWS_PROFILE, or "
-            "AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or unset the queue URLs for loopback queues") from None
+            f"AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (any pair does for LocalStack or moto), or unset {unset} "
+            "for loopback queues") from None
     except ClientError as exc:
         code = exc.response.get("Error", {}).get("Code", type(exc).__name__)
         raise ConfigurationError(f"{setting}={value}: SQS refused it ({code}): check the URL, the region "
