@@ -271,7 +271,7 @@ class _FailsOn:
     def __init__(self, inner, poison: str):
         self._inner, self._poison = inner, poison
 
-    def extract(self, messages, history):
+    def extract(self, messages, history, known=()):
         if any(self._poison in m["content"] for m in messages):
             raise RuntimeError("the extractor failed on this message")
         return self._inner.extract(messages, history)
@@ -310,7 +310,7 @@ class _SweptMeanwhile:
     def __init__(self, inner, other, tenant_id: str, word: str):
         self._inner, self._other, self._tenant_id, self._word, self.swept = inner, other, tenant_id, word, []
 
-    def extract(self, messages, history):
+    def extract(self, messages, history, known=()):
         turn_id = messages[0]["turn_id"]
         if any(self._word in m["content"] for m in messages) and turn_id not in self.swept:
             self.swept.append(turn_id)
@@ -326,7 +326,7 @@ class _ReadsOtherwise:
     def __init__(self, inner, word: str, other: str):
         self._inner, self._word, self._other = inner, word, other
 
-    def extract(self, messages, history):
+    def extract(self, messages, history, known=()):
         return self._inner.extract([{**m, "content": m["content"].replace(self._word, self._other)}
                                     for m in messages], history)
 
@@ -681,7 +681,7 @@ class _Counted:
     def __init__(self, inner):
         self._inner, self.read = inner, []
 
-    def extract(self, messages, history):
+    def extract(self, messages, history, known=()):
         self.read.append(messages[0]["turn_id"])
         return self._inner.extract(messages, history)
 

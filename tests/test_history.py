@@ -172,6 +172,28 @@ def test_a_pets_death_said_by_its_name_alone_ends_that_pet(tenant):
     assert pet[1]["content"] == "The user used to have a dog named Pickle."
 
 
+def test_a_pets_death_said_by_its_name_in_a_later_session_ends_that_pet(tenant):
+    """"Pickle passed away last week" in a session that never names Pickle, the dog named in another
+    session weeks before: the dog's name ends all the same (the session's history alone left it current)."""
+    tenant.turn("My dog Pickle loves the beach.", timestamp="2026-01-01T00:00:00Z", session="spring")
+    tenant.turn("Pickle passed away last week, we're heartbroken.", timestamp="2026-02-15T00:00:00Z", session="later")
+    pet = sorted(_everything(tenant, "pet_dog_name"), key=lambda m: m["created_at"])
+    assert [(m["value"], m["active"]) for m in pet] == [("Pickle", False), ("Pickle", False)]
+    assert pet[0]["valid_to"][:10] == "2026-02-15" and pet[1]["supersedes"] == pet[0]["id"]
+
+
+def test_a_name_alone_that_is_no_current_pet_ends_nothing(tenant):
+    """"Pickle passed the exam" reads no death, and "Pickle died" of a person (the sister) files no
+    pet: the dog of an earlier session stays current, and nothing is filed under a pet's key."""
+    tenant.turn("My dog Pickle loves the beach.", timestamp="2026-01-01T00:00:00Z", session="spring")
+    tenant.turn("My sister is Maya.", timestamp="2026-01-02T00:00:00Z", session="spring")
+    tenant.turn("Pickle passed the exam.", timestamp="2026-02-15T00:00:00Z", session="later")
+    tenant.turn("Maya passed away last week.", timestamp="2026-02-16T00:00:00Z", session="other")
+    listed = tenant.get(f"/v1/users/{tenant.user}/memories", params={"include_inactive": "true", "limit": 500})
+    pets = [(m["key"], m["value"], m["active"]) for m in listed.json()["memories"] if (m["key"] or "").startswith("pet_")]
+    assert pets == [("pet_dog_name", "Pickle", True)]
+
+
 def test_a_car_said_with_its_year_is_ended_by_the_car_sold_without_it(tenant):
     """"I drive a 2015 Honda Civic." then "I sold my Honda Civic.": the car said with its year is over (the
     rules keep the year since round 16; the past naming it without the year ends it all the same)."""

@@ -88,6 +88,20 @@ def test_the_users_name_matches_whatever_its_case_and_unnamed_messages_are_the_u
     assert {(m["subject"], m["key"]) for m in _semantic(tenant)} == {("user", "city"), ("user", "pet_dog_name")}
 
 
+def test_a_participants_pet_named_in_an_earlier_session_is_ended_by_its_death_said_by_its_name(tenant):
+    """Melanie names her dog Oscar in one session and says "Oscar passed away" in another: her dog's
+    name ends (read among her current facts, by subject), and the user's facts are untouched."""
+    _said(tenant, ("Caroline", "I live in Porto."), ("Melanie", "My dog Oscar loves the park."),
+          user_name="Caroline", session="a", timestamp="2026-01-01T00:00:00Z")
+    _said(tenant, ("Melanie", "Oscar passed away last week."), user_name="Caroline", session="b",
+          timestamp="2026-02-01T00:00:00Z")
+    dog = sorted((m for m in _semantic(tenant, include_inactive=True) if m["key"] == "melanie_pet_dog_name"),
+                 key=lambda m: m["created_at"])
+    assert [(m["subject"], m["value"], m["active"]) for m in dog] == [("Melanie", "Oscar", False),
+                                                                     ("Melanie", "Oscar", False)]
+    assert {(m["subject"], m["key"]) for m in _semantic(tenant)} == {("user", "city")}
+
+
 def test_user_name_is_validated(tenant):
     body = {"user_id": tenant.user, "session_id": "s1", "user_name": "",
             "messages": [{"role": "user", "content": "hi"}]}

@@ -34,7 +34,7 @@ from memex.db.erasure import value_digest
 from memex.embeddings.recent import RecentVectors
 from memex.episodic import episodic_text
 from memex.errors import public_description
-from memex.extraction import Extractor, families
+from memex.extraction import Extractor, families, plain
 from memex.extraction.aliases import family_key
 from memex.extraction.placement import RELATION_NAMES, may_name_someone, placed
 from memex.jobs import Candidate, ExtractionJob, SupersessionJob, subject_key, user_hash
@@ -96,8 +96,9 @@ def extract_many(ctx: Context, tenant_id: str, turn_ids: list[str], again: bool 
     histories = turn_rows.session_histories(conn, tenant_id, ids, HISTORY_MESSAGES)
     work = [(turn, messages.get(turn["id"], []), histories[turn["id"]]) for turn in todo]
     _store_episodic(ctx, tenant_id, work)
+    known = _known(conn, work)
     extracted, failure = [], None
-    for (turn, _, _), (found, seconds) in zip(work, _read_all(ctx, work, rules_if_the_llm_fails)):
+    for (turn, _, _), (found, seconds) in zip(work, _read_all(ctx, work, known, rules_if_the_llm_fails)):
         if isinstance(found, Exception):  # the other turns are stored; this one is retried
             failure = failure or found
             continue
@@ -135,29 +136,30 @@ def extract_many(ctx: Context, tenant_id: str, turn_ids: list[str], again: bool 
     return _jobs(follow_ups)
 
 
-def _read_all(ctx: Context, work: list[tuple[dict, list[dict], list[dict]]],
+def _read_all(ctx: Context, work: list[tuple[dict, list[dict], list[dict]]], known: dict[str, list[Candidate]],
               rules_if_the_llm_fails: bool) -> list[tuple[list[Candidate] | Exception, float]]:
     """Each turn's candidates (or what its read raised) and the seconds the read took, read at once
     (at_once.py): one after another, a full batch waited ten of a slow model's answers, and the
     queue behind it backed up (bench/soak --llm-delay 2)."""
-    def read(messages: list[dict], history: list[dict]) -> tuple[list[Candidate] | Exception, float]:
+    def read(messages: list[dict], history: list[dict], facts: list[Candidate]) -> tuple[list[Candidate] | Exception, float]:
         started = time.perf_counter()
         try:
             # Each turn its own job's budget (as its supersession has), not one for all of them: a
             # re-extraction chunk of 100 turns would otherwise fail past it every time. The
             # invocation's (memex_edge/deadline.py) still bounds them all.
             with llm.time_budget(ctx.settings.llm_budget_seconds):
-                found = _extracted(ctx, messages, history, rules_if_the_llm_fails)
+                found = _extracted(ctx, messages, history, facts, rules_if_the_llm_fails)
         except Exception as exc:  # noqa: BLE001 - handed back: the caller stores the other turns
             return exc, time.perf_counter() - started
         return found, time.perf_counter() - started
 
-    return at_once(ctx, "extract", lambda each: read(each[1], each[2]), work)
+    return at_once(ctx, "extract", lambda each: read(each[1], each[2], known.get(each[0]["id"], [])), work)
 
 
-def _extracted(ctx: Context, messages: list[dict], history: list[dict], rules_if_the_llm_fails: bool) -> list[Candidate]:
+def _extracted(ctx: Context, messages: list[dict], history: list[dict], known: list[Candidate],
+               rules_if_the_llm_fails: bool) -> list[Candidate]:
     try:
-        return _read_by(ctx.extractor, messages, history)
+        return _read_by(ctx.extractor, messages, history, known)
     except llm.LLMError as exc:
         if not (rules_if_the_llm_fails or exc.as_asked):
             raise
@@ -166,11 +168,35 @@ def _extracted(ctx: Context, messages: list[dict], history: list[dict], rules_if
         log.warning("the LLM extractor gave no answer %s (%s); the offline rules extract",
                     "to this turn as asked" if exc.as_asked else "on the job's last delivery", public_description(exc))
         ctx.metrics.record(LLM_FALLBACKS, purpose="extract")
-        return _read_by(ctx.rules, messages, history)
+        return _read_by(ctx.rules, messages, history, known)
 
 
-def _read_by(extractor: Extractor, messages: list[dict], history: list[dict]) -> list[Candidate]:
-    return [replace(c, extractor=extractor.name) for c in extractor.extract(messages, history)]
+def _read_by(extractor: Extractor, messages: list[dict], history: list[dict], known: list[Candidate]) -> list[Candidate]:
+    return [replace(c, extractor=extractor.name) for c in extractor.extract(messages, history, known)]
+
+
+def _known(conn, work: list[tuple[dict, list[dict], list[dict]]]) -> dict[str, list[Candidate]]:
+    """Each turn's current pets of its speakers (the user's, a participant's), for the turns that say a
+    pet's death by its name alone ("Pickle passed away last week"): the session that says it may never
+    name Pickle, whom the user named months before (offline corrections.pet_gone_again). Read only for
+    those turns, once a speaker: the other turns cost no round trip."""
+    # Imported here, not with the module: the handlers that never extract would compile the rules' patterns.
+    from memex.extraction.offline.corrections import GONE_AGAIN, PET_NAME_KEYS
+
+    read: dict[tuple[str, str, str], list[Candidate]] = {}
+    known: dict[str, list[Candidate]] = {}
+    for turn, messages, _ in work:
+        speakers = sorted({m.get("subject") or "user" for m in messages
+                           if m["role"] == "user" and GONE_AGAIN.search(plain.plain(m["content"] or ""))})
+        for subject in speakers:
+            whose = (turn["tenant_id"], turn["user_id"], subject)
+            if whose not in read:
+                rows = history_rows.current_under(conn, *whose, [subject_key(subject, k) for k in sorted(PET_NAME_KEYS)])
+                read[whose] = [Candidate(type="fact", key=r["key"], value=r["value"] or "", content="",
+                                         confidence=r["confidence"], importance=0.5, source_message_id=None,
+                                         subject=subject) for r in rows]
+            known.setdefault(turn["id"], []).extend(read[whose])
+    return known
 
 
 def _placed(conn, turn: dict[str, Any], candidates: list[Candidate]) -> list[Candidate]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import Any, Protocol, Sequence
 
 from memex.config import Settings
 from memex.jobs import Candidate
@@ -13,9 +13,11 @@ from memex.ports import Metrics
 class Extractor(Protocol):
     name: str
 
-    def extract(self, messages: list[dict[str, Any]], history: list[dict[str, Any]]) -> list[Candidate]:
+    def extract(self, messages: list[dict[str, Any]], history: list[dict[str, Any]],
+                known: Sequence[Candidate] = ()) -> list[Candidate]:
         """Candidates from `messages` (rows with id, role, content); `history` holds earlier
-        messages of the session, for resolving references."""
+        messages of the session, for resolving references; `known`, current facts of the user's
+        memories that the session may name alone (a pet named in an earlier session: pipeline._known)."""
         ...
 
 
@@ -41,9 +43,10 @@ class OfflineOnFirstUse:
     def __init__(self) -> None:
         self._rules: Extractor | None = None
 
-    def extract(self, messages: list[dict[str, Any]], history: list[dict[str, Any]]) -> list[Candidate]:
+    def extract(self, messages: list[dict[str, Any]], history: list[dict[str, Any]],
+                known: Sequence[Candidate] = ()) -> list[Candidate]:
         if self._rules is None:
             from memex.extraction.offline import OfflineExtractor
 
             self._rules = OfflineExtractor()
-        return self._rules.extract(messages, history)
+        return self._rules.extract(messages, history, known)

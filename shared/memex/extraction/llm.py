@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 import math
 import re
-from typing import Any
+from typing import Any, Sequence
 
 from memex import supersession
 from memex.config import Settings
@@ -115,7 +115,10 @@ class LLMExtractor:
         self.facts_per_turn = facts_per_turn
         self.chars_per_fact = chars_per_fact
 
-    def extract(self, messages: list[dict[str, Any]], history: list[dict[str, Any]]) -> list[Candidate]:
+    def extract(self, messages: list[dict[str, Any]], history: list[dict[str, Any]],
+                known: Sequence[Candidate] = ()) -> list[Candidate]:
+        # `known` is not shown to the model (the prompt is the conversation, as the rules' history is);
+        # the offline rules read it when they extract this turn in its place (pipeline._extracted).
         if not any(m["role"] == "user" and (m.get("content") or "").strip() for m in messages):
             return []  # nothing the user said: no call
         answers = self.chat.ask(SYSTEM, render_prompt(messages, history), every=True)

@@ -68,7 +68,7 @@ _ROLE_AGAIN_RULE = rule("fact", "{person}_role", "works", [], "The user's {kind}
 GONE_AGAIN = re.compile(rf"(?:(?i:so|and|oh|well|sadly|unfortunately),? )?(?P<name>(?!I\b){UPPER}[\w-]*) "
                         r"(?:(?:just|sadly|finally|recently) )?(?:died|passed away|passed on|was put down|"
                         r"was put to sleep|had to be put down|was rehomed|had to be rehomed)(?![\w'-])")
-_PET_NAME_KEYS = frozenset(f"pet_{part}_name" for part in PETS.values())
+PET_NAME_KEYS = frozenset(f"pet_{part}_name" for part in PETS.values())
 _GONE_AGAIN_RULE = rule("fact", "pet_{part}_name", "died passed put rehomed", [],
                         "The user used to have a {kind} named {value}.", confidence=0.7, importance=0.5, historical=True)
 NAMED_AGAIN = re.compile(rf"(?i:actually|sorry|oops|correction|my bad|no wait|wait)[,:!]?\s+(?P<pronoun>(?i:her|his|its))"
@@ -381,7 +381,7 @@ def pet_gone_again(earlier: Facts, found: Facts, name: str, message_id: str, quo
     if name.casefold() in NOT_NAMES:
         return
     named = _filed_last(earlier, found, name, subject, lambda key: key.endswith("_name"))
-    if named is None or named.base_key not in _PET_NAME_KEYS:
+    if named is None or named.base_key not in PET_NAME_KEYS:
         return
     part = named.base_key.removeprefix("pet_").removesuffix("_name")
     found.add(candidate_of(_GONE_AGAIN_RULE, {"value": named.value, "part": part, "kind": part.replace("_", " ")},

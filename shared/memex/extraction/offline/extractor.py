@@ -5,7 +5,7 @@ candidates of the whole turn made distinct."""
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
+from typing import Any, Sequence
 
 from memex import supersession
 from memex.extraction import plain
@@ -40,7 +40,8 @@ def _not_also_a_plan(candidates: list[Candidate]) -> list[Candidate]:
 class OfflineExtractor:
     name = "offline-rules"
 
-    def extract(self, messages: list[dict[str, Any]], history: list[dict[str, Any]]) -> list[Candidate]:
+    def extract(self, messages: list[dict[str, Any]], history: list[dict[str, Any]],
+                known: Sequence[Candidate] = ()) -> list[Candidate]:
         found = Facts()
         earlier: Facts | None = None
 
@@ -92,7 +93,9 @@ class OfflineExtractor:
                 elif (pregnant := PREGNANT_AGAIN.match(read)):
                     pregnant_again(history_facts(), found, pregnant.group("name"), message["id"], said, subject)
                 elif (gone := GONE_AGAIN.match(read)):
-                    pet_gone_again(history_facts(), found, gone.group("name"), message["id"], said, subject)
+                    # The memories' pets before the session's: what the session says of the name is later.
+                    pet_gone_again(Facts([*known, *history_facts().in_order()]), found, gone.group("name"),
+                                   message["id"], said, subject)
                 elif (works := ROLE_AGAIN.match(read)) and plainly(read, works):
                     role_again(history_facts(), found, works, message["id"], said, subject)
                 elif not corrections and RESTATED.match(read) and before is not None and before["role"] == "user":
