@@ -160,8 +160,11 @@ def test_the_sweep_fails_no_turn_while_the_queue_is_down_and_sends_it_once_it_is
     sweeps marked the turn failed (and the first refusal raised out of the sweep)."""
     turn_id = _store_turn(ctx, tenant, "My name is Ada.")
     _store_turn(ctx, tenant, "I live in Porto.", wait=True)  # a later turn extracted: the queue moved past it
+    # A closed port as the endpoint, in every runtime: LocalStack's client (localstack-client) sends to
+    # its own endpoint whatever the settings' one, so the outage leaves it out.
     unreachable = (dataclasses.replace(ctx.settings, extraction_queue_url=ctx.settings.extraction_queue_url + "-missing")
-                   if down == "missing queue" else dataclasses.replace(ctx.settings, sqs_endpoint_url="http://127.0.0.1:9"))
+                   if down == "missing queue" else
+                   dataclasses.replace(ctx.settings, sqs_endpoint_url="http://127.0.0.1:9", use_localstack=False))
     outage = dataclasses.replace(ctx, publisher=SqsPublisher(unreachable))
     for _ in range(ctx.settings.sweep_max_republish + 2):
         sweep(outage, older_than_seconds=0)
