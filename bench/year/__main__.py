@@ -28,6 +28,7 @@ import json
 import os
 import tempfile
 import time
+from collections import Counter
 from contextlib import ExitStack
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -152,10 +153,7 @@ def joined(life: Life, memories: list[dict[str, Any]]) -> list[str]:
 def alike(memories: list[dict[str, Any]]) -> dict[str, int]:
     """The active summaries, and those of them whose text another active summary reads too (one
     line said many times summarised again and again)."""
-    texts: dict[str, int] = {}
-    for m in memories:
-        if m["active"] and m.get("type") == "summary":
-            texts[m["content"]] = texts.get(m["content"], 0) + 1
+    texts = Counter(m["content"] for m in memories if m["active"] and m.get("type") == "summary")
     return {"summaries": sum(texts.values()), "alike": sum(n for n in texts.values() if n > 1),
             "texts_repeated": sum(n > 1 for n in texts.values())}
 

@@ -4,9 +4,6 @@ import json
 import time
 import urllib.request
 
-import boto3
-from botocore.config import Config
-
 from memex.db.migrations import MigrationUnfinished, apply_migrations, unknown_versions, unknown_versions_warning
 from memex_edge.context import get_context
 from memex_edge.observability import logger
@@ -84,6 +81,10 @@ def _respond(event, context, status: str, reason: str = "", data: dict | None = 
 def _continue(event, context, continuation: int, applied: list[str]) -> None:
     """Invokes this very function (its ARN as invoked) with `event` and the versions applied so far
     asynchronously: the invocation that finishes the migrations answers, so this one must not."""
+    # Imported here: a deploy whose migrations finish in one run (nearly every one) never loads boto3.
+    import boto3
+    from botocore.config import Config
+
     region = context.invoked_function_arn.split(":")[3]
     # boto3's defaults wait a minute per attempt for an unreachable endpoint (a VPC without a route
     # to the Lambda API): the failure must reach CloudFormation within UNUSED_SECONDS.

@@ -447,7 +447,7 @@ def create_app(*routers: APIRouter, provide: Callable[[], Context] = get_context
         # A 401 names the scheme that would be accepted (RFC 9110), as MCP's does.
         headers = {"WWW-Authenticate": "Bearer"} if isinstance(exc, Unauthorized) else None
         if exc.retry_after is not None:
-            headers = {"Retry-After": str(exc.retry_after)}
+            headers = {**(headers or {}), "Retry-After": str(exc.retry_after)}
         return error(exc.status, exc.code, message, headers=headers, detail=message if _seed_route(request) else None)
 
     @app.exception_handler(RateLimited)

@@ -114,8 +114,7 @@ def insert_turns(conn: psycopg.Connection, tenant_id: str,
     users = sorted({turn.user_id for turn in turns})
     for user_id in users:
         locks.lock_user(conn, tenant_id, user_id)
-    erased = {r["user_id"] for r in conn.execute(
-        "SELECT user_id FROM user_erasures WHERE tenant_id = %s AND user_id = ANY(%s)", (tenant_id, users)).fetchall()}
+    erased = erasing.marked_users(conn, tenant_id, users)
     refused = [(i, _BEING_ERASED) for i, turn in enumerate(turns) if turn.user_id in erased]
     places = [i for i, turn in enumerate(turns) if turn.user_id not in erased]
     dated = [(turns[i], turns[i].timestamp or datetime.now(timezone.utc)) for i in places]

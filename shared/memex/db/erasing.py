@@ -50,3 +50,9 @@ def refuse(row: dict[str, Any], user_id: str) -> None:
     """UserBeingErased when a row read with `MARKED AS erasing` says the user is being erased."""
     if row["erasing"]:
         raise UserBeingErased.of(user_id)
+
+
+def marked_users(conn, tenant_id: str, users: list[str]) -> set[str]:
+    """Which of the tenant's `users` are being erased."""
+    return {row["user_id"] for row in conn.execute(
+        "SELECT user_id FROM user_erasures WHERE tenant_id = %s AND user_id = ANY(%s)", (tenant_id, users)).fetchall()}

@@ -5,10 +5,11 @@ the same; a question near them ranked them all above everything else, and the to
 ten times (trial 15, docs/measurements/quality.md). A message whose text reads as one ranked above
 it goes below every line that reads as none other, in its order: the distinct lines take the top k
 first, and a caller asking for more still gets each repeat (with its own day: "when did I last say
-so?" needs them). What reads the same is what recall takes in once (recall.py): the same words, and
-for words that count time from the day they were said ("yesterday"), the same day. Only messages
-(episodic memories) are compared: a fact is distinct by its key, which two facts of the same words
-may not share.
+so?" needs them). A repeat keeps its own score: below it the scores no longer fall. What reads the
+same is nearly what recall takes in once (recall._line): the same words, and for words that count
+time from the day they were said ("yesterday"), the same day (recall also merges two historical
+lines of different days, whose day it does not print). Only episodic memories are compared
+(messages, summaries): a fact is distinct by its key, which two facts of the same words may not share.
 """
 
 from __future__ import annotations

@@ -33,6 +33,13 @@ sentence, and whether a match is a plain statement), corrections.py (what a late
 or restates), extractor.py (OfflineExtractor, the public entry).
 """
 
-from memex.extraction.offline.extractor import OfflineExtractor
 
-__all__ = ["OfflineExtractor"]
+
+def __getattr__(name: str):
+    # OfflineExtractor loads the whole rule table (every pattern compiled, ~1 s): a reader of one
+    # submodule (the pipeline's corrections.GONE_AGAIN) does not pay for it.
+    if name == "OfflineExtractor":
+        from memex.extraction.offline.extractor import OfflineExtractor
+
+        return OfflineExtractor
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
