@@ -34,7 +34,7 @@ import unicodedata
 from datetime import datetime, tzinfo
 from typing import Any, Sequence
 
-from memex import filler, time_phrases
+from memex import filler
 from memex.budget import at_least, count_tokens
 from memex.context import Context
 from memex.db import memories as memory_rows
@@ -42,6 +42,7 @@ from memex.db import recall_buckets
 from memex.episodic import episodic_text
 from memex.metrics import RECALL_TOKENS
 from memex.models import RecallIn, SearchIn, wire_time
+from memex.retrieval import repeats
 from memex.retrieval import stale as no_longer_current
 from memex.retrieval.search import Dependencies, read_now, search
 
@@ -102,7 +103,8 @@ def recall(ctx: Context, tenant_id: str, request: RecallIn) -> dict[str, Any]:
     admitted: dict[str, str] = {}  # memory id -> the bucket that took it in
     # A bullet that reads as one already taken in tells the prompt nothing more ("I had a long day at
     # work." said on fifteen evenings filled a budget fifteen times, trial 15): the first goes in, as
-    # the buckets' order took it, the others spend nothing.
+    # the buckets' order took it, the others spend nothing. A bullet prints what repeats.reads_as reads
+    # of a line (the search's judge of a line said again), so the same bullet is the same line.
     taken: set[str] = set()
     used = count_tokens(HEADER)
     # A greeting or an acknowledgement the search found beside the line it answers ("Nice to meet
@@ -190,8 +192,9 @@ def _line(memory: dict[str, Any], stale: Sequence[str], as_of: datetime | None, 
     notes = []
     # A statement about the past holds from before it was said: its valid_from is not that day.
     said = memory.get("valid_from") if not memory.get("metadata", {}).get("historical") else None
-    if said and (stale or time_phrases.counts_from_saying(memory["content"])):
-        notes.append(f"said {_day(said, zone)}")
+    _, day, _ = repeats.reads_as(memory["content"], datetime.fromisoformat(said) if said else None, zone, stale)
+    if day is not None:
+        notes.append(f"said {day.isoformat()}")
     if stale:
         notes.append(f"no longer current: {', '.join(stale)}")
     ended = memory.get("valid_to")

@@ -95,6 +95,10 @@ class ScoreParts(_Answer):
     said_within: Optional[str] = Field(None, description="Set on a message returned for a question that asks "
                                        "only what was said in a period (\"what did I tell you yesterday?\"): that "
                                        "period, as an ISO 8601 interval start/end")
+    repeat_of: Optional[str] = Field(None, description="Set on a message that reads as one ranked above it (the "
+                                     "same words; for words that count from the day said, the same day), moved "
+                                     "below every distinct line: that line's id; its score is at most the last "
+                                     "distinct line's")
     learned: Optional[float] = Field(None, description="The learned order's value (hybrid, default blend, both "
                                      "channels run; else null): the best 50 are ranked by it, their scores handed "
                                      "out again in that order")

@@ -170,10 +170,10 @@ def send_get_many(conn: psycopg.Connection, tenant_id: str,
 
 def said_within(conn: psycopg.Connection, tenant_id: str, user_id: str, agent_id: str | None,
                 filters: SearchFilters, include_inactive: bool, periods: Sequence[tuple[datetime, datetime]],
-                limit: int) -> list[dict[str, Any]]:
+                limit: int, offset: int = 0) -> list[dict[str, Any]]:
     """The messages of the scope said within any of `periods` ([start, end)), newest turn first and
-    a turn's in the order said, at most `limit` (index memories_user_said); a scope filtered to
-    another memory type, its memories."""
+    a turn's in the order said, at most `limit` after the first `offset` (index memories_user_said); a
+    scope filtered to another memory type, its memories."""
     where, params = _scope(tenant_id, user_id, agent_id, filters, include_inactive, alias="m")
     if filters.memory_type is None:
         where += " AND m.memory_type = 'episodic'"
@@ -181,8 +181,8 @@ def said_within(conn: psycopg.Connection, tenant_id: str, user_id: str, agent_id
     for i, (start, end) in enumerate(periods):
         params[f"start{i}"], params[f"end{i}"] = start, end
     rows = conn.execute(_SELECT + f"WHERE {where} AND ({within}) ORDER BY m.valid_from DESC, m.created_at, m.id "
-                        "LIMIT %(limit)s",
-                        {**params, "limit": limit}).fetchall()
+                        "LIMIT %(limit)s OFFSET %(offset)s",
+                        {**params, "limit": limit, "offset": offset}).fetchall()
     return [to_wire(row) for row in rows]
 
 

@@ -5,48 +5,70 @@ the same; a question near them ranked them all above everything else, and the to
 ten times (trial 15, docs/measurements/quality.md). A message whose text reads as one ranked above
 it goes below every line that reads as none other, in its order: the distinct lines take the top k
 first, and a caller asking for more still gets each repeat (with its own day: "when did I last say
-so?" needs them). A repeat keeps its own score: below it the scores no longer fall. What reads the
-same is nearly what recall takes in once (recall._line): the same words, and for words that count
-time from the day they were said ("yesterday"), the same day (recall also merges two historical
-lines of different days, whose day it does not print). Only episodic memories are compared
-(messages, summaries): a fact is distinct by its key, which two facts of the same words may not share.
+so?" needs them). A repeat takes the last distinct line's score when its own is higher, and names
+the line it repeats in `score_parts.repeat_of`: the list stays in score order, so a caller who sorts
+it by score does not bring the repeats back on top.
+
+What reads as the same line is `reads_as`'s judgement, for the search and for recall's bullets
+alike: the same words, and for words that count time from the day they were said ("yesterday"), the
+same day. Only episodic memories are compared (messages, summaries): a fact is distinct by its key,
+which two facts of the same words may not share. Recall (recall.py) prints what `reads_as` reads of a
+line and takes a bullet in once; it passes a message's values no longer current too, which then make
+the day part of the line: recall drops a repeat where a search moves it, so "I live in York." said
+again in February (its fact already held) must not take the place of the January line that says York
+is no longer current. A search moves its repeats before it reads those values (no round trip is added),
+and each result still carries its own `no_longer_current`.
 """
 
 from __future__ import annotations
 
-from datetime import date, tzinfo
-from typing import Sequence, TypeVar
+from collections import Counter
+from datetime import date, datetime, tzinfo
+from typing import Any, Mapping, Sequence
 
 from memex import time_phrases
 from memex.db import memories as memory_rows
 
-Entry = TypeVar("Entry", bound=tuple)
+Scored = tuple[str, float, dict[str, Any]]
 
 
-def after_distinct(scored: Sequence[Entry], found: dict[str, memory_rows.Found], zone: tzinfo | None) -> list[Entry]:
-    """`scored` (best first, each entry's first field the memory id) with every message that reads as
-    one before it moved below the others, repeats in their order; `zone`: the asker's, for the days."""
-    rows = [found.get(entry[0]) for entry in scored]
-    words = [row.content for row in rows if row is not None and row.memory_type == "episodic"]
-    if len(set(words)) == len(words):  # nearly every search: no words said twice, nothing to move
+def reads_as(content: str, said: datetime | None, zone: tzinfo | None,
+             no_longer_current: Sequence[str] = ()) -> tuple[str, date | None, tuple[str, ...]]:
+    """What a line tells a reader: its words; the day it was said (in `zone`, the asker's) when they
+    count time from it ("I was sick yesterday.") or when some of its values are no longer current (None
+    when `said` is not known: a fact about the past holds from before it was said); and those values.
+    Two lines that read as one tell a reader nothing more than the first."""
+    day = said.astimezone(zone).date() if said is not None and (
+        no_longer_current or time_phrases.counts_from_saying(content)) else None
+    return content, day, tuple(no_longer_current)
+
+
+def after_distinct(scored: Sequence[Scored], found: Mapping[str, memory_rows.Found],
+                   zone: tzinfo | None) -> list[Scored]:
+    """`scored` (best first) with every message that reads as one before it moved below the others,
+    repeats in their order, each at most the last distinct line's score and with `repeat_of` naming the
+    line it repeats; `zone`: the asker's, for the days. A line a lift above moved before the one it
+    had been found to repeat is the first of its words now, and loses its `repeat_of`."""
+    rows = [found.get(item) for item, _, _ in scored]
+    said = Counter(row.content for row in rows if row is not None and row.memory_type == "episodic")
+    if len(said) == said.total():  # nearly every search: no words said twice, nothing to move
         return list(scored)
-    firsts: list[Entry] = []
-    repeats: list[Entry] = []
-    said: dict[str, list[memory_rows.Found]] = {}  # words -> the messages first to say them (one a day)
+    firsts: list[Scored] = []
+    repeats: list[tuple[Scored, str]] = []
+    first_of: dict[tuple[str, date | None, tuple[str, ...]], str] = {}  # a line -> the memory first to say it
     for entry, row in zip(scored, rows):
-        if row is None or row.memory_type != "episodic":
+        # the phrases are read only for words said twice: most lines are said once
+        if row is None or row.memory_type != "episodic" or said[row.content] == 1:
             firsts.append(entry)
             continue
-        earlier = said.setdefault(row.content, [])
-        # the phrases are read only for words said before: most lines are said once
-        if earlier and (not time_phrases.counts_from_saying(row.content)
-                        or any(_day(first, zone) == _day(row, zone) for first in earlier)):
-            repeats.append(entry)
-        else:
-            earlier.append(row)
-            firsts.append(entry)
-    return firsts + repeats
-
-
-def _day(row: memory_rows.Found, zone: tzinfo | None) -> date:
-    return row.valid_from.astimezone(zone).date()
+        line = reads_as(row.content, row.valid_from, zone)
+        if line in first_of:
+            repeats.append((entry, first_of[line]))
+            continue
+        first_of[line] = entry[0]
+        item, score, parts = entry
+        firsts.append((item, score, {key: value for key, value in parts.items() if key != "repeat_of"})
+                      if "repeat_of" in parts else entry)
+    last = firsts[-1][1]  # a repeat has a first before it
+    return firsts + [(item, min(score, last), {**parts, "score": min(score, last), "repeat_of": first})
+                     for (item, score, parts), first in repeats]

@@ -267,20 +267,37 @@ def _said_within(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependen
                  periods: list[time_phrases.Window]) -> dict[str, Any]:
     """The messages said in the periods the question asks about, each as relevant as the others
     (the period is all it asks), recency and importance scored as for any memory; `said_within` in
-    its score parts names the period that holds it."""
+    its score parts names the period that holds it. A line said again goes below the distinct ones
+    (repeats.py), as in any search: when the newest `top_k` hold one, the next as many again are read
+    (a round trip each) until `top_k` distinct lines are, or the period's messages end."""
     now = request.reference_time
     conn = ctx.db.connection()
-    found = memory_rows.said_within(conn, tenant_id, request.user_id, request.agent_id,
-                                    request.filters, request.include_inactive, periods, request.top_k)
-    results = []
-    for memory in found:
-        said = datetime.fromisoformat(memory["valid_from"])
-        parts = scoring.score(1.0, said, memory["importance"], now, request.alpha, request.half_life_days)
-        start, end = next((start, end) for start, end in periods if start <= said < end)
-        results.append({**memory, "score": round(parts.score, 6), "score_parts": {
-            **parts.as_dict(), "bm25": None, "similarity": None, "rerank": None, "learned": None,
-            "said_within": f"{wire_time(start)}/{wire_time(end)}"}})
-    results.sort(key=lambda result: result["score"], reverse=True)
+    memories: dict[str, dict[str, Any]] = {}
+    found: dict[str, memory_rows.Found] = {}
+    entries: list[repeats.Scored] = []  # with their own scores, in the order read
+    limit = request.top_k
+    while True:
+        page = memory_rows.said_within(conn, tenant_id, request.user_id, request.agent_id, request.filters,
+                                       request.include_inactive, periods, limit, offset=len(memories))
+        for memory in page:
+            said = datetime.fromisoformat(memory["valid_from"])
+            parts = scoring.score(1.0, said, memory["importance"], now, request.alpha, request.half_life_days)
+            start, end = next((start, end) for start, end in periods if start <= said < end)
+            memories[memory["id"]] = memory
+            found[memory["id"]] = memory_rows.Found(said, memory["importance"], memory["content"],
+                                                    memory_type=memory["memory_type"])
+            entries.append((memory["id"], round(parts.score, 6), {
+                **parts.as_dict(), "bm25": None, "similarity": None, "rerank": None, "learned": None,
+                "said_within": f"{wire_time(start)}/{wire_time(end)}"}))
+        scored = sorted(entries, key=lambda entry: entry[1], reverse=True)
+        if not ctx.settings.search_repeats_below:
+            break
+        scored = repeats.after_distinct(scored, found, now.tzinfo)
+        if len(page) < limit or sum("repeat_of" not in parts for _, _, parts in scored) >= request.top_k:
+            break
+        limit = len(memories)
+    results = [{**memories[item], "score": score, "score_parts": parts}
+               for item, score, parts in scored[:request.top_k]]
     return _answer(request, _marked(conn, tenant_id, request, results), len(results), deps)
 
 

@@ -163,6 +163,7 @@ class ScoreParts(_Response):
     current_for: Optional[str] = None  # a current fact ranked just above the message it made stale
     past_for: Optional[str] = None  # a replaced fact, for a question about the past, above what led to it
     said_within: Optional[str] = None  # a message said in the period a question asks about ("start/end")
+    repeat_of: Optional[str] = None  # a line said again, below every distinct line: the one it repeats
     learned: Optional[float] = None  # the learned order's value: the best 50 are ranked by it
 
 
