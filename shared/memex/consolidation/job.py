@@ -138,7 +138,7 @@ def _consolidate_user(ctx: Context, summariser: Summariser, tenant_id: str, user
     return result
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class _Line:
     """What a line read for grouping keeps until it is written: neither its vector nor its text (its
     group keeps the text of each line it says once), since a user's whole history may be held."""
