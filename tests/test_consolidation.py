@@ -19,7 +19,7 @@ from bench.openai_double import OpenAIDouble
 from infra.local.lambda_context import LocalLambdaContext
 from infra.local.runtime import function_module
 from memex.consolidation.extractive import ExtractiveSummariser
-from memex.consolidation.grouping import Rules, group, jaccard, words
+from memex.consolidation.grouping import Grouper, Rules, gist, group, jaccard, words
 from memex.consolidation.job import Options, consolidate
 from memex.db import locks
 from tests.conftest import ROOT, Tenant, api_client, database_of_its_own
@@ -92,6 +92,19 @@ def test_same_topic_groups_by_meaning_when_a_similarity_is_set():
     assert group(contents, vectors, Rules(0.7, 0.95, 8)) == [[0, 1]]
 
 
+def test_the_grouper_holds_a_line_said_alone_across_batches_and_returns_lines_that_differ_at_once():
+    grouper = Grouper(Rules(jaccard=0.7, similarity=0.0, max_group=3))
+    first = grouper.add("abcde", ["Noted.", HIKING[0], HIKING[1], "noted", OTHERS[0]], None)
+    assert [(g.lines, g.members, g.gist) for g in first] == [([HIKING[0], HIKING[1]], ["b", "c"], gist(HIKING[:2]))]
+    assert grouper.add("fgh", ["Noted!", OTHERS[0].upper(), HIKING[2]], None) == []
+    assert [(g.lines, g.members, g.gist) for g in grouper.held()] == [
+        (["Noted."], ["a", "d", "f"], gist(["noted"])), ([OTHERS[0]], ["e", "g"], gist(OTHERS[:1])),
+        ([HIKING[2]], ["h"], gist(HIKING[2:]))]
+    # a group's gist is its lines' words, each line once; a line without a word gives it none
+    assert gist(["Noted.", "noted", HIKING[0]]) == gist([HIKING[0], "NOTED!"]) != gist(["Noted."])
+    assert gist(["👍", "Noted."]) is None
+
+
 def test_the_extractive_summary_keeps_every_word_and_drops_repetitions():
     summary = ExtractiveSummariser().summarise([HIKING[0], HIKING[0], HIKING[1], HIKING[2]])
     assert summary.method == "extractive"
@@ -114,7 +127,8 @@ def test_a_group_becomes_one_summary_citing_every_original(ctx, tenant):
             recorded.append((metric.name, value))
 
     result = consolidate(dataclasses.replace(ctx, metrics=Recorder()), tenant.id, options=options(ctx))
-    assert result.to_dict() == {"users": 1, "summaries": 1, "merged": 3, "llm_fallbacks": 0, "out_of_time": 0}
+    assert result.to_dict() == {"users": 1, "summaries": 1, "merged": 3, "extended": 0, "llm_fallbacks": 0,
+                                "out_of_time": 0}
     assert ("ConsolidationRuns", 1) in recorded and ("MemoriesMerged", 3) in recorded
 
     after = episodic(tenant)
@@ -203,6 +217,57 @@ def test_a_line_said_again_in_later_batches_joins_the_same_summary(ctx, tenant):
     assert once["metadata"]["summary_of"] == 5 and (result.summaries, result.merged) == (1, 5)
     assert {s["session_id"] for s in once["sources"]} == {f"day{day}" for day in range(5)}
     assert consolidate(ctx, tenant.id, options=small).summaries == 0
+
+
+def test_a_line_said_again_after_a_run_extends_its_summary_and_no_summary_alike_is_written(ctx, tenant):
+    # A user who says "I had a long day at work." every week got one more identical summary every run.
+    for day in range(3):
+        say(tenant, [LONG_DAY, DISTINCT[day]], session=f"day{day}", timestamp=f"2025-01-1{day}T10:00:00Z")
+    first = consolidate(ctx, tenant.id, options=options(ctx))
+    [summary] = summaries(tenant)
+    assert (first.summaries, first.extended, summary["metadata"]["summary_of"]) == (1, 0, 3)
+
+    for day in (5, 6):  # said twice again since
+        say(tenant, [LONG_DAY, "Noted."], session=f"day{day}", timestamp=f"2025-01-1{day}T10:00:00Z")
+    second = consolidate(ctx, tenant.id, options=options(ctx))
+    assert (second.summaries, second.extended, second.merged) == (1, 1, 4)  # the new one: "Noted." twice
+    [again] = [s for s in summaries(tenant) if s["content"] == LONG_DAY]
+    assert again["id"] == summary["id"] and again["metadata"]["summary_of"] == 5
+    assert again["valid_from"].startswith("2025-01-16") and again["session_id"] is None
+    assert {s["session_id"] for s in again["sources"]} == {"day0", "day1", "day2", "day5", "day6"}
+    long_days = [m for m in episodic(tenant, include_inactive=True) if m["content"] == LONG_DAY and m["type"] != "summary"]
+    assert len(long_days) == 5 and not any(m["active"] for m in long_days)
+    history = tenant.get(f"/v1/memories/{summary['id']}/history").json()["history"]
+    assert {m["id"] for m in history} == {m["id"] for m in long_days} | {summary["id"]}
+
+    # said once more: one line alone is no group, but it says what a summary says, so it joins it
+    say(tenant, ["i had a long day at work"], session="day8", timestamp="2025-01-18T10:00:00Z")
+    third = consolidate(ctx, tenant.id, options=options(ctx))
+    assert (third.summaries, third.extended, third.merged) == (0, 1, 1)
+    assert [s["content"] for s in summaries(tenant)].count(LONG_DAY) == 1
+    state = snapshot(ctx, tenant.id)
+    assert consolidate(ctx, tenant.id, options=options(ctx)).merged == 0
+    assert snapshot(ctx, tenant.id) == state
+
+    # erasing the newest saying erases the summary, whichever run added it; the other five come back
+    newest = next(m for m in episodic(tenant, include_inactive=True) if m["content"] == "i had a long day at work")
+    assert tenant.delete(f"/v1/memories/{newest['id']}").status_code in (200, 204)
+    assert tenant.get(f"/v1/memories/{summary['id']}").status_code == 404
+    back = [m for m in episodic(tenant) if m["content"] == LONG_DAY]
+    assert len(back) == 5 and all(m["type"] != "summary" for m in back)
+
+
+def test_a_group_of_lines_that_differ_said_again_extends_its_summary(ctx, tenant):
+    say(tenant, HIKING, session="a")
+    consolidate(ctx, tenant.id, options=options(ctx))
+    [summary] = summaries(tenant)
+    say(tenant, [HIKING[2], HIKING[1], HIKING[0].upper() + "!"], session="b", timestamp="2025-02-10T10:00:00Z")
+    again = consolidate(ctx, tenant.id, options=options(ctx))
+    assert (again.summaries, again.extended, again.merged) == (0, 1, 3)
+    [extended] = summaries(tenant)
+    assert extended["id"] == summary["id"] and extended["content"] == summary["content"]
+    assert extended["metadata"]["summary_of"] == 6 and extended["session_id"] is None
+    assert extended["valid_from"].startswith("2025-02-10")
 
 
 def test_only_users_over_the_threshold_and_memories_old_enough(ctx, tenant):
@@ -319,8 +384,27 @@ def test_the_llm_is_asked_each_line_once_however_often_it_was_said(llm_ctx, tena
                        json.dumps({"summary": "The user loves hiking in the Alps with their sister."}))
     result = consolidate(llm, tenant.id, options=options(llm))
     assert (result.summaries, result.merged, result.llm_fallbacks) == (2, 7, 0)
-    asked = sorted((json.loads(r["messages"][1]["content"])["lines"] for r in double.chat_requests), key=len)
-    assert [len(lines) for lines in asked] == [1, 2] and sorted(asked[1]) == sorted([HIKING[0], HIKING[1]])
+    [asked] = [json.loads(r["messages"][1]["content"])["lines"] for r in double.chat_requests]
+    assert sorted(asked) == sorted([HIKING[0], HIKING[1]])
+
+
+def test_the_llm_is_not_asked_about_one_line_nor_about_what_a_summary_says_already(llm_ctx, tenant):
+    llm, double = llm_ctx
+    say(tenant, ["Noted.", "noted", "Noted!"] + HIKING)
+    double.script_chat(json.dumps({"summary": "The user loves hiking in the Alps with their sister every summer."}))
+    first = consolidate(llm, tenant.id, options=options(llm))
+    assert (first.summaries, first.llm_fallbacks) == (2, 0)
+    [request] = double.chat_requests  # the hiking lines; "Noted." three times is its own summary
+    assert sorted(json.loads(request["messages"][1]["content"])["lines"]) == sorted(HIKING)
+    [noted] = [s for s in summaries(tenant) if s["content"] in ("Noted.", "noted", "Noted!")]
+    assert noted["metadata"] == {"summary_of": 3, "summarised_by": "extractive"}
+
+    # both said again later: both summaries take them in, and the model is not asked again
+    say(tenant, ["noted", HIKING[2], HIKING[1], HIKING[0]], session="later", timestamp="2025-03-01T10:00:00Z")
+    again = consolidate(llm, tenant.id, options=options(llm))
+    assert (again.summaries, again.extended, again.merged) == (0, 2, 4)
+    assert len(double.chat_requests) == 1
+    assert sorted(s["metadata"]["summary_of"] for s in summaries(tenant)) == [4, 6]
 
 
 def test_without_a_usable_llm_answer_the_summary_is_extractive(llm_ctx, tenant):
@@ -358,7 +442,7 @@ def test_the_cli_consolidates_with_its_flags_overriding_the_settings(ctx, tenant
 def test_the_scheduled_function_runs_on_its_sample_event(runtime):
     event = json.loads((ROOT / "events" / "consolidate.json").read_text())
     answer = function_module("consolidate").handler(event, LocalLambdaContext("consolidate"))
-    assert set(answer) == {"users", "summaries", "merged", "llm_fallbacks", "out_of_time"}
+    assert set(answer) == {"users", "summaries", "merged", "extended", "llm_fallbacks", "out_of_time"}
 
 
 # ---- within the invocation's time -------------------------------------------------------------------
@@ -413,14 +497,14 @@ def test_a_run_out_of_its_lambdas_time_leaves_no_group_half_done_and_the_next_ru
         answer = function.handler(event, _ShortLambdaContext(seconds_left))
         took = time.monotonic() - started
         assert took < seconds_left, took
-        assert answer == {"users": 1, "summaries": 1, "merged": 3, "llm_fallbacks": 0, "out_of_time": 1}
+        assert answer == {"users": 1, "summaries": 1, "merged": 3, "extended": 0, "llm_fallbacks": 0, "out_of_time": 1}
         [first] = summaries(tenant)
         assert first["content"] == hiking
         assert {m["content"] for m in episodic(tenant)} == {hiking, *COOKING}
 
         double.script_chat(json.dumps({"summary": cooking}))
         again = function.handler(event, LocalLambdaContext("consolidate"))
-        assert again == {"users": 1, "summaries": 1, "merged": 3, "llm_fallbacks": 0, "out_of_time": 0}
+        assert again == {"users": 1, "summaries": 1, "merged": 3, "extended": 0, "llm_fallbacks": 0, "out_of_time": 0}
         written = summaries(tenant)
         assert sorted(m["content"] for m in written) == sorted([hiking, cooking])
         assert all(m["metadata"]["summarised_by"] == "llm" and len(m["sources"]) == 3 for m in written)
@@ -448,7 +532,7 @@ def test_a_run_whose_embeddings_outlast_its_lambdas_time_writes_nothing_and_the_
         started = time.monotonic()
         answer = function.handler(event, _ShortLambdaContext(4.0))
         assert time.monotonic() - started < 4.0
-        assert answer == {"users": 1, "summaries": 0, "merged": 0, "llm_fallbacks": 0, "out_of_time": 1}
+        assert answer == {"users": 1, "summaries": 0, "merged": 0, "extended": 0, "llm_fallbacks": 0, "out_of_time": 1}
         assert sorted(m["content"] for m in episodic(tenant)) == sorted(HIKING)
 
         endpoint.heal("/v1/embeddings")

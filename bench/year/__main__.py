@@ -3,7 +3,7 @@
 rules judge), and is then asked what a long-lived user's agent would ask.
 
     .venv/bin/python -m bench.year [--days 365] [--turns-per-day 3,10] [--checkpoints 30,180,240,365]
-        [--via api|backfill] [--seed 1] [--repeats 3] [--out year.md] [--json year.json]
+        [--via api|backfill] [--consolidated-at DAY] [--seed 1] [--repeats 3] [--out year.md] [--json year.json]
 
 Each day is a session of 3-10 turns (a user line and the agent's reply, POST /v1/turns with the
 day's `timestamp`, without wait), sent in order; the year ends yesterday, so that consolidation's
@@ -13,7 +13,8 @@ by then (bench/year/questions.py: her current facts, where she worked or lived b
 moved, what she said in the first days and never again) are searched (top 10, hybrid, `--repeats`
 times for the latency) and recalled (her life now, 500 tokens). At the end: the supersession chains
 of her employers and cities (every earlier value inactive, the next one's `supersedes` naming it),
-then `memex consolidate` for her (the command, on the server's home) and the questions again, and
+then `memex consolidate` for her (the command, on the server's home; with `--consolidated-at DAY`, first
+one as the hourly job would have run on that day, and then the one of today) and the questions again, and
 the summaries it wrote that join lines naming two different employers or cities (a move's or a job's
 line whose date a summary then replaces by its latest line's), and those that read the same text
 as another (a line said many times, summarised again and again). `--via backfill` imports the year
@@ -211,6 +212,13 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         everything = trial.memories()
         result["chains"] = chains(life, everything)
         result["kinds"] = _kinds(everything)
+        if args.consolidated_at:
+            # A run as the hourly job would have made on that day: it summarises what was old enough
+            # then; the run below finds the lines said since, some of them said before that run too.
+            printed, seconds = memex_command(home / "memex", "consolidate", "--tenant", "default", "--user", USER,
+                                             "--min-age-days", str(args.days - args.consolidated_at + 30))
+            result["earlier_consolidation"] = {**json.loads(printed), "day": args.consolidated_at,
+                                               "seconds": round(seconds, 1)}
         printed, seconds = memex_command(home / "memex", "consolidate", "--tenant", "default", "--user", USER)
         result["consolidation"] = {**json.loads(printed), "seconds": round(seconds, 1)}
         result["after_consolidation"] = {"active": trial.count(False), "with_history": trial.count(True),
@@ -258,6 +266,8 @@ def render(result: dict[str, Any]) -> str:
                      f"{s.get('history', '')} | {s.get('early', '')} | {sum(held.values())}/{len(held)} "
                      f"(missing: {', '.join(k for k, v in held.items() if not v) or 'none'}) |")
     lines += ["", f"memories at the end: {json.dumps(result['kinds'])}",
+              *([f"consolidation on day {result['earlier_consolidation']['day']}: "
+                 f"{json.dumps(result['earlier_consolidation'])}"] if result.get("earlier_consolidation") else []),
               f"consolidation: {json.dumps(result['consolidation'])}",
               f"summaries naming two of her employers or cities: {len(result['joined'])}",
               f"active summaries: {result['alike']['summaries']}, of which {result['alike']['alike']} read the same "
@@ -285,6 +295,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--via", choices=("api", "backfill"), default="api",
                         help="POST /v1/turns day by day, or one `memex backfill` of the year")
     parser.add_argument("--repeats", type=int, default=3, help="times each search is timed")
+    parser.add_argument("--consolidated-at", type=int, metavar="DAY",
+                        help="also consolidate as on this day (lines 30 days old then) before the run at the end")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--out", type=Path, help="also write the report here")
     parser.add_argument("--json", type=Path, help="also write the figures as JSON here")

@@ -8,7 +8,10 @@ its sources is erased, and the others become current again).
 Idempotent and safe beside the other writers: groups and summaries are decided without a lock (a
 summariser may call an LLM), then, under the user's lock, a group is written only if every one of
 its memories is still active, with a dedupe key derived from its members, so a re-run, a
-redelivered schedule or a concurrent run writes nothing twice. Summaries are never grouped again.
+redelivered schedule or a concurrent run writes nothing twice. Summaries are never grouped again, but
+a group saying what an active summary says (a line said again since the run that summarised it)
+extends that summary: it cites the new lines too and is as recent as the latest, and no summary alike
+is written. Erasing any line it cites, old or new, erases it as before.
 
 Within an invocation's time (memex_edge/deadline.py): once its budget is spent (llm.spent), the run
 starts no more batches, and a batch whose summary or embedding the budget cut short writes nothing;
@@ -26,8 +29,8 @@ from datetime import datetime, timedelta, timezone
 import numpy as np
 
 from memex import embedded_text, llm
-from memex.consolidation import LLM_FALLBACK, Summariser, make_summariser
-from memex.consolidation.grouping import Rules, group, said
+from memex.consolidation import LLM_FALLBACK, Summariser, Summary, make_summariser
+from memex.consolidation.grouping import Group, Grouper, Rules, gist
 from memex.context import Context
 from memex.db import consolidation as rows
 from memex.db import locks
@@ -43,6 +46,7 @@ class ConsolidationResult:
     users: int = 0              # users over the threshold that were examined
     summaries: int = 0          # summary memories written
     merged: int = 0             # episodic memories they replaced (now inactive)
+    extended: int = 0           # summaries that took in lines saying what they say, instead of one more alike
     llm_fallbacks: int = 0      # summaries written extractively because the LLM gave no usable answer
     out_of_time: int = 0        # 1: the invocation's time was spent and the run stopped; the next goes on
 
@@ -109,10 +113,8 @@ def _consolidate_user(ctx: Context, summariser: Summariser, tenant_id: str, user
     result = ConsolidationResult()
     said_before = now - timedelta(days=options.min_age_days)
     after = None
-    # A line said again and again across batches is one summary: the lines that say one thing alone
-    # (a group of the same line, or a line left alone) are held by what they say, later batches' lines
-    # saying it join them, and they are written once every batch is read.
-    held: dict[tuple[str, ...], list[dict]] = {}
+    grouper: Grouper[_Line] = Grouper(options.rules)
+    summarised = _Summarised(ctx, tenant_id, user_id)
     while True:
         if llm.spent():
             result.out_of_time = 1
@@ -121,79 +123,142 @@ def _consolidate_user(ctx: Context, summariser: Summariser, tenant_id: str, user
         if not batch:
             break
         after = (batch[-1]["valid_from"], batch[-1]["id"])
-        fresh = []
-        for m in batch:
-            if said(m["content"]) in held:
-                held[said(m["content"])].append(_unembedded(m))
-            else:
-                fresh.append(m)
-        vectors = (np.stack([m["embedding"].to_numpy() for m in fresh]).astype(np.float32)
-                   if options.rules.similarity > 0 and fresh else None)
-        groups = []
-        alone = set(range(len(fresh)))
-        for members in group([m["content"] for m in fresh], vectors, options.rules):
-            alone -= set(members)
-            groups.append([fresh[i] for i in members])
-        for i in sorted(alone):
-            groups.append([fresh[i]])
-        mixed = []
-        for members in groups:
-            one = {said(m["content"]) for m in members}
-            if len(one) == 1 and () not in one:
-                held[one.pop()] = [_unembedded(m) for m in members]
-            elif len(members) > 1:
-                mixed.append(members)
-        if mixed:
-            result.add(_write(ctx, summariser, tenant_id, user_id, mixed, now))
+        vectors = (np.stack([m["embedding"].to_numpy() for m in batch]).astype(np.float32)
+                   if options.rules.similarity > 0 else None)
+        differ = grouper.add([_Line.of(m) for m in batch], [m["content"] for m in batch], vectors)
+        if differ:
+            result.add(_write(ctx, summariser, tenant_id, user_id, differ, summarised, now))
         if result.out_of_time or len(batch) < options.batch_size:
             break
-    repeated = [members for members in held.values() if len(members) > 1]
-    if repeated and not result.out_of_time:
-        result.add(_write(ctx, summariser, tenant_id, user_id, repeated, now))
+    if not result.out_of_time:
+        # A line said once since the last run is written too when a summary says it already: it joins it.
+        held = [g for g in grouper.held() if len(g.members) > 1 or g.gist in summarised.by_gist()]
+        if held:
+            result.add(_write(ctx, summariser, tenant_id, user_id, held, summarised, now))
     return result
 
 
+@dataclass(frozen=True, slots=True)
+class _Line:
+    """What a line read for grouping keeps until it is written: neither its vector nor its text (its
+    group keeps the text of each line it says once), since a user's whole history may be held."""
+    id: str
+    valid_from: datetime
+    importance: float
+    session_id: str | None
+    agent_id: str | None
+
+    @classmethod
+    def of(cls, row: dict) -> "_Line":
+        return cls(row["id"], row["valid_from"], float(row["importance"]), row["session_id"], row["agent_id"])
+
+
+class _Summarised:
+    """The user's active summaries by gist and by text, read once a run when first needed: a group
+    that says what one of them says (its gist: the same lines, however often; or the same summary
+    text) extends it rather than writing one more alike (a line said every week, summarised again in
+    every run). The run's own summaries are added as they are written."""
+
+    def __init__(self, ctx: Context, tenant_id: str, user_id: str):
+        self.ctx, self.tenant_id, self.user_id = ctx, tenant_id, user_id
+        self._gists: dict[frozenset, str] | None = None
+        self._texts: dict[str, str] = {}
+
+    def by_gist(self) -> dict[frozenset, str]:
+        if self._gists is None:
+            self._gists = {}
+            for summary in rows.active_summaries(self.ctx.db.connection(), self.tenant_id, self.user_id):
+                self.add(summary["id"], gist(summary["lines"]), summary["content"])  # oldest first: the newest wins
+        return self._gists
+
+    def by_text(self, text: str) -> str | None:
+        self.by_gist()
+        return self._texts.get(text)
+
+    def add(self, summary_id: str, said: frozenset | None, text: str | None = None) -> None:
+        if said is not None:
+            self.by_gist()[said] = summary_id
+        if text is not None:
+            self._texts[text] = summary_id
+
+
+@dataclass
+class _Plan:
+    group: Group[_Line]
+    summary_id: str            # the summary to extend, or the new one's id
+    summary: Summary | None    # None: extend summary_id
+
+
 def _write(ctx: Context, summariser: Summariser, tenant_id: str, user_id: str,
-           groups: list[list[dict]], now: datetime) -> ConsolidationResult:
+           groups: list[Group[_Line]], summarised: _Summarised, now: datetime) -> ConsolidationResult:
     result = ConsolidationResult()
-    # Decided outside the lock: the summariser may call an LLM.
+    # Decided outside the lock: the summariser may call an LLM. A group with the gist of a summary is
+    # not summarised again (nor the model asked); one whose summary reads as a summary's does, or as
+    # one this call writes first, extends it.
+    plans: list[_Plan] = []
+    planned: dict[str, str] = {}
     try:
-        summaries = [summariser.summarise(_distinct([m["content"] for m in members])) for members in groups]
-        vectors = ctx.embedder.embed([embedded_text.of(s.content, memory_type="episodic", subject="user")
-                                      for s in summaries])
+        for g in groups:
+            existing = summarised.by_gist().get(g.gist) if g.gist is not None else None
+            if existing:
+                plans.append(_Plan(g, existing, None))
+                continue
+            summary = summariser.summarise(g.lines)
+            existing = summarised.by_text(summary.content) or planned.get(summary.content)
+            if existing:
+                plans.append(_Plan(g, existing, None))
+            else:
+                plans.append(_Plan(g, planned.setdefault(summary.content, str(uuid.uuid4())), summary))
+        fresh = [p for p in plans if p.summary is not None]
+        vectors = ctx.embedder.embed([embedded_text.of(p.summary.content, memory_type="episodic", subject="user")
+                                      for p in fresh])
     except _cut_short():
         if not llm.spent():
             raise
         # Cut short by the invocation's time, not failed: none of the batch is written, all of it is
         # still active, and the next run groups it again.
         return ConsolidationResult(out_of_time=1)
+    vector_of = {p.summary_id: v for p, v in zip(fresh, vectors)}
     with ctx.db.transaction() as conn:
         locks.lock_user(conn, tenant_id, user_id)
-        active = rows.still_active(conn, tenant_id, [m["id"] for members in groups for m in members])
-        for members, summary, vector in zip(groups, summaries, vectors):
-            ids = [m["id"] for m in members]
-            if not set(ids) <= active:
+        active = rows.still_active(conn, tenant_id, [m.id for p in plans for m in p.group.members]
+                                   + [p.summary_id for p in plans if p.summary is None])
+        for plan in plans:
+            members = plan.group.members
+            ids = [m.id for m in members]
+            if not set(ids) <= active or (plan.summary is None and plan.summary_id not in active):
                 continue  # erased or consolidated since it was read: the next run regroups what is left
+            if plan.summary is None:
+                rows.extend_summary(conn, tenant_id, plan.summary_id, ids, max(m.valid_from for m in members),
+                                    max(m.importance for m in members), _common(m.agent_id for m in members),
+                                    _common(m.session_id for m in members), now)
+                result.extended += 1
+                result.merged += len(ids)
+                summarised.add(plan.summary_id, plan.group.gist)
+                continue
             written = rows.write_summary(conn, tenant_id, {
-                "id": str(uuid.uuid4()),
+                "id": plan.summary_id,
                 "user_id": user_id,
-                "agent_id": _common(m["agent_id"] for m in members),
-                "session_id": _common(m["session_id"] for m in members),
+                "agent_id": _common(m.agent_id for m in members),
+                "session_id": _common(m.session_id for m in members),
                 "memory_type": "episodic",
-                "content": summary.content,
-                "importance": max(float(m["importance"]) for m in members),
-                "embedding": vector,
+                "content": plan.summary.content,
+                "importance": max(m.importance for m in members),
+                "embedding": vector_of[plan.summary_id],
                 # As recent as its latest line: recency ranks it as that line was ranked.
-                "valid_from": max(m["valid_from"] for m in members),
+                "valid_from": max(m.valid_from for m in members),
                 "dedupe_key": "summary:" + hashlib.sha256("\n".join(sorted(ids)).encode()).hexdigest(),
-                "metadata": {"summary_of": len(ids), "summarised_by": summary.method},
+                "metadata": {"summary_of": len(ids), "summarised_by": plan.summary.method},
             }, ids, now)
             if written:
+                active.add(plan.summary_id)  # a later group of this call reading as it does extends it
+                summarised.add(plan.summary_id, plan.group.gist, plan.summary.content)
                 result.summaries += 1
                 result.merged += len(ids)
-                result.llm_fallbacks += summary.method == LLM_FALLBACK
-    if result.summaries:
-        log.info("consolidated %d memories into %d summaries for one user", result.merged, result.summaries)
+                result.llm_fallbacks += plan.summary.method == LLM_FALLBACK
+    if result.merged:
+        log.info("consolidated %d memories into %d new summaries and %d extended for one user",
+                 result.merged, result.summaries, result.extended)
     return result
 
 
@@ -206,26 +271,6 @@ def _cut_short() -> tuple[type[Exception], ...]:
     from memex.embeddings.openai_compat import TRANSIENT
 
     return (llm.LLMError, TimeoutError, *TRANSIENT)
-
-
-def _distinct(lines: list[str]) -> list[str]:
-    """Each line once, the first saying of it: a summary of the same line said a thousand times
-    asks the model about one line, and the extractive summary would drop the repetitions anyway."""
-    seen: set[tuple[str, ...]] = set()
-    kept = []
-    for line in lines:
-        key = said(line)
-        if key and key in seen:
-            continue
-        seen.add(key)
-        kept.append(line)
-    return kept
-
-
-def _unembedded(memory: dict) -> dict:
-    """A line held until every batch is read, without its vector (not needed to write a summary):
-    a user's whole history may be held."""
-    return {k: v for k, v in memory.items() if k != "embedding"}
 
 
 def _common(values) -> str | None:

@@ -4,7 +4,8 @@ The model is asked to keep every fact, name, date and number. An answer that is 
 string, or no answer at all, gives the extractive summary instead (its method says so): a
 consolidation run never fails for want of a model. But no answer because the invocation's time is
 spent (llm.spent) is raised: a summary is never grouped again, so the group is left whole for the next
-run and its model rather than summarised extractively for good.
+run and its model rather than summarised extractively for good. A group of one line (said again and
+again) is its own summary, written without asking the model.
 """
 
 from __future__ import annotations
@@ -35,6 +36,10 @@ class LLMSummariser:
         self.fallback = fallback
 
     def summarise(self, lines: list[str]) -> Summary:
+        if len(lines) == 1:
+            # One line (said once or a hundred times: the group shows it once) is its own summary:
+            # nothing to rewrite, and a rewriting could only lose a word of it.
+            return self.fallback.summarise(lines)
         try:
             answer = self.chat.ask(SYSTEM, json.dumps({"lines": lines}, ensure_ascii=False))
         except LLMError as exc:

@@ -1,4 +1,5 @@
-"""Rows of consolidation: who is over the threshold, what may be grouped, and writing a summary."""
+"""Rows of consolidation: who is over the threshold, what may be grouped, the summaries there are, and
+writing or extending a summary."""
 
 from __future__ import annotations
 
@@ -43,6 +44,19 @@ def eligible(conn: psycopg.Connection, tenant_id: str, user_id: str, said_before
     ).fetchall()
 
 
+def active_summaries(conn: psycopg.Connection, tenant_id: str, user_id: str) -> list[dict[str, Any]]:
+    """The user's active summaries, oldest first, each with the text of every line it summarises
+    (`lines`): what a run needs to tell a group it would summarise from one summarised already."""
+    return conn.execute(
+        """SELECT s.id, s.content, array_agg(o.content) AS lines FROM memories s
+           JOIN memory_links l ON l.tenant_id = s.tenant_id AND l.memory_id = s.id
+           JOIN memories o ON o.tenant_id = l.tenant_id AND o.id = l.replaced_id
+           WHERE s.tenant_id = %s AND s.user_id = %s AND s.active AND s.memory_type = 'episodic' AND s.type = %s
+           GROUP BY s.id, s.content, s.valid_from ORDER BY s.valid_from, s.id""",
+        (tenant_id, user_id, SUMMARY_TYPE),
+    ).fetchall()
+
+
 def still_active(conn: psycopg.Connection, tenant_id: str, ids: list[str]) -> set[str]:
     """Those of these memories still active, and not of a user being erased (db/erasing.py): a group
     read before the erasure began is not summarised."""
@@ -62,6 +76,30 @@ def write_summary(conn: psycopg.Connection, tenant_id: str, summary: dict[str, A
     conn.execute("UPDATE memories SET active = false, valid_to = %s WHERE tenant_id = %s AND id = ANY(%s)",
                  (at, tenant_id, originals))
     return True
+
+
+def extend_summary(conn: psycopg.Connection, tenant_id: str, summary_id: str, originals: list[str],
+                   latest: datetime, importance: float, agent_id: str | None, session_id: str | None,
+                   at: datetime) -> None:
+    """The summary takes in more lines saying what it says: it cites them (its history and its sources),
+    they end at `at`, and it is as recent as the latest line (`latest`) and as important as the most
+    important; it keeps its agent and session only when the new lines share them (`agent_id`,
+    `session_id`: theirs, None when they differ). Its text and vector stay: the lines say what it says."""
+    for original in originals:
+        history_rows.link(conn, tenant_id, summary_id, original)
+    conn.execute("UPDATE memories SET active = false, valid_to = %s WHERE tenant_id = %s AND id = ANY(%s)",
+                 (at, tenant_id, originals))
+    conn.execute(
+        """UPDATE memories SET valid_from = greatest(valid_from, %(latest)s),
+                  importance = greatest(importance, %(importance)s),
+                  agent_id = CASE WHEN agent_id = %(agent)s THEN agent_id END,
+                  session_id = CASE WHEN session_id = %(session)s THEN session_id END,
+                  metadata = jsonb_set(metadata, '{summary_of}', to_jsonb(
+                      (SELECT count(*) FROM memory_links l WHERE l.tenant_id = %(t)s AND l.memory_id = %(id)s)))
+           WHERE tenant_id = %(t)s AND id = %(id)s""",
+        {"latest": latest, "importance": importance, "agent": agent_id, "session": session_id,
+         "t": tenant_id, "id": summary_id},
+    )
 
 
 def summaries_citing(conn: psycopg.Connection, tenant_id: str, ids: list[str]) -> list[str]:
