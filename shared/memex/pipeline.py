@@ -144,6 +144,10 @@ def _read_all(ctx: Context, conn, work: list[tuple[dict, list[dict], list[dict]]
     before it (`extracted` ones' stored candidates too: a rerun after a kill), which are not stored yet:
     an import chunk names the dog and says it died months later. Each user's n-th such turn is read
     in the n-th round, as a death may name the pet an earlier one brought."""
+    deaths = _deaths(work)
+    known = _known(conn, work, deaths)
+    readings: dict[str, tuple[list[Candidate] | Exception, float]] = {}
+
     def read(item: tuple[dict, list[dict], list[dict]]) -> tuple[list[Candidate] | Exception, float]:
         turn, messages, history = item
         facts = [*known.get(turn["id"], []), *_named_before(turn, deaths[turn["id"]], extracted, work, readings)] \
@@ -159,8 +163,6 @@ def _read_all(ctx: Context, conn, work: list[tuple[dict, list[dict], list[dict]]
             return exc, time.perf_counter() - started
         return found, time.perf_counter() - started
 
-    deaths = _deaths(work)
-    known = _known(conn, work, deaths)
     rounds: dict[int, list[tuple[dict, list[dict], list[dict]]]] = defaultdict(list)
     said: Counter[tuple[str, str]] = Counter()
     for item in work:  # in the order said
@@ -170,7 +172,6 @@ def _read_all(ctx: Context, conn, work: list[tuple[dict, list[dict], list[dict]]
             rounds[said[whose]].append(item)
         else:
             rounds[0].append(item)
-    readings: dict[str, tuple[list[Candidate] | Exception, float]] = {}
     for n in sorted(rounds):
         readings.update(zip([item[0]["id"] for item in rounds[n]], at_once(ctx, "extract", read, rounds[n])))
     return [readings[turn["id"]] for turn, _, _ in work]
@@ -194,6 +195,8 @@ def _named_before(turn: dict[str, Any], speakers: list[str], extracted: list[dic
             candidates = [_stored(c) for c in earlier["candidates"] or []]
         named += [c for c in candidates if c.subject in speakers and c.base_key in PET_NAME_KEYS and not c.historical]
     return named
+
+
 def _extracted(ctx: Context, messages: list[dict], history: list[dict], known: list[Candidate],
                rules_if_the_llm_fails: bool) -> list[Candidate]:
     try:
