@@ -559,6 +559,57 @@ def test_reextract_runs_extraction_again_without_duplicates(tenant, ctx, runtime
     assert tenant.get("/v1/memories/count", params={"user_id": tenant.user}).json()["count"] == before
 
 
+def _pets(tenant, user: str) -> list[tuple[str, str, bool]]:
+    listed = tenant.get(f"/v1/users/{user}/memories", params={"include_inactive": "true", "limit": 500}).json()
+    return sorted((m["value"], m["content"], m["active"]) for m in listed["memories"] if m["key"] == "pet_dog_name")
+
+
+def test_a_pet_named_and_said_dead_in_one_import_chunk_is_ended(tenant, ctx, runtime, tmp_path):
+    """"Pickle passed away last week." in a later line of the chunk that names the dog: the dog ends, as
+    when the lines come one by one (the name was not stored yet when the chunk read which pets the death
+    may name). Only a line said before, of the same user, counts; each chunk delivered twice."""
+    def line(user: str, day: int, content: str, session: str) -> dict:
+        return {"user_id": user, "session_id": session, "timestamp": f"2026-01-{day:02d}T09:00:00Z",
+                "messages": [{"role": "user", "content": content}]}
+
+    path = tmp_path / "pets.jsonl"
+    _write(path, [line(tenant.user, 20, "Pickle passed away last week.", "later"),  # said after, listed first
+                  line(tenant.user, 2, "My dog Pickle loves the beach.", "spring"),
+                  line("early", 1, "Pickle passed away last week.", "a"),  # before that user names the dog
+                  line("early", 2, "My dog Pickle loves the beach.", "b"),
+                  line("another", 21, "Pickle passed away last week.", "c")])  # another user's dog
+    _run_to_the_end(ctx, runtime, backfill.new_job("import", tenant.id, path=str(path)))
+
+    assert _pets(tenant, tenant.user) == [("Pickle", "The user used to have a dog named Pickle.", False),
+                                          ("Pickle", "The user's dog is named Pickle.", False)]
+    assert _pets(tenant, "early") == [("Pickle", "The user's dog is named Pickle.", True)]
+    assert _pets(tenant, "another") == []
+
+
+def test_a_rerun_after_a_kill_sees_the_pet_its_chunk_named_before_the_kill(tenant, ctx, runtime, tmp_path, monkeypatch):
+    """Killed once the dog's line was extracted (its candidates kept on the turn, not yet decided) and
+    before the death's: the same command again ends the dog, from the candidates its line kept."""
+    path = tmp_path / "killed-between.jsonl"
+    _write(path, [{"user_id": tenant.user, "session_id": session, "messages": [{"role": "user", "content": said}]}
+                  for session, said in [("spring", "My dog Pickle loves the beach."),
+                                        ("later", "Pickle passed away last week.")]])
+    extract_many = pipeline.extract_many
+
+    def killed(ctx, tenant_id, turn_ids, **kwargs):
+        extract_many(ctx, tenant_id, turn_ids[:1], **kwargs)
+        raise _Killed
+
+    with monkeypatch.context() as patch:
+        patch.setattr(pipeline, "extract_many", killed)
+        with pytest.raises(_Killed):
+            first = backfill.new_job("import", tenant.id, path=str(path))
+            backfill.run_chunk(ctx, first, BACKFILL_WORKER.source_of(first))
+    assert _pets(tenant, tenant.user) == []  # extracted, not decided
+    _run_to_the_end(ctx, runtime, backfill.new_job("import", tenant.id, path=str(path)))
+    assert _pets(tenant, tenant.user) == [("Pickle", "The user used to have a dog named Pickle.", False),
+                                          ("Pickle", "The user's dog is named Pickle.", False)]
+
+
 def test_backfill_messages_parse_strictly():
     job = BackfillJob.from_json('{"kind": "reembed", "tenant_id": "t", "backfill_id": "b", "offset": "x"}')
     assert job == BackfillJob("reembed", "t", "b", offset="x")

@@ -349,6 +349,29 @@ def test_a_corrected_name_replaces_the_wrong_one_by_rule(ctx, llm, llm_http):
     llm.reset()
 
 
+def test_a_pets_death_said_by_its_name_alone_shows_the_model_the_pets_it_may_name(ctx, llm, llm_http):
+    """"Pickle passed away last week." in a session that never names Pickle: the model is shown the user's
+    current pets, the prompt says what such a death is (the pet's name as history), and the dog ends.
+    Shown only to a turn that says a death by a name: the others' prompts are the conversation alone."""
+    llm.reset()
+    tenant = Tenant(ctx, llm_http)
+    said = "My dog Pickle loves the beach."
+    llm.script_chat(_items(said, ("pet_dog_name", "Pickle", "The user's dog is named Pickle.")))
+    assert tenant.turn(said, timestamp="2026-01-01T00:00:00Z", session="spring").status_code == 201
+    said = "Pickle passed away last week."
+    llm.script_chat(_items(said, ("pet_dog_name", "Pickle", "The user used to have a dog named Pickle.",
+                                  {"historical": True})))
+    assert tenant.turn(said, timestamp="2026-02-15T00:00:00Z", session="later").status_code == 201
+    named, death = [request["messages"] for request in llm.chat_requests[:2]]
+    assert "KNOWN" not in named[1]["content"]
+    assert "KNOWN facts" in death[1]["content"] and "- pet_dog_name: Pickle" in death[1]["content"]
+    assert "KNOWN" in death[0]["content"] and "historical" in death[0]["content"]
+    pet = _memories_by_key(tenant)["pet_dog_name"]
+    assert [(m["value"], m["active"]) for m in pet] == [("Pickle", False), ("Pickle", False)]
+    assert pet[1]["supersedes"] == pet[0]["id"] and pet[0]["valid_to"][:10] == "2026-02-15"
+    llm.reset()
+
+
 # ---- what the LLM path lacked against the offline rules (issue 11, llmpath) ----------------------------
 
 

@@ -15,7 +15,7 @@ import threading
 import time
 import uuid
 import weakref
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import asdict, dataclass, replace
 from datetime import datetime, timezone
 from typing import Any, Callable, TypeVar
@@ -96,9 +96,8 @@ def extract_many(ctx: Context, tenant_id: str, turn_ids: list[str], again: bool 
     histories = turn_rows.session_histories(conn, tenant_id, ids, HISTORY_MESSAGES)
     work = [(turn, messages.get(turn["id"], []), histories[turn["id"]]) for turn in todo]
     _store_episodic(ctx, tenant_id, work)
-    known = _known(conn, work)
     extracted, failure = [], None
-    for (turn, _, _), (found, seconds) in zip(work, _read_all(ctx, work, known, rules_if_the_llm_fails)):
+    for (turn, _, _), (found, seconds) in zip(work, _read_all(ctx, conn, work, follow_ups, rules_if_the_llm_fails)):
         if isinstance(found, Exception):  # the other turns are stored; this one is retried
             failure = failure or found
             continue
@@ -136,12 +135,23 @@ def extract_many(ctx: Context, tenant_id: str, turn_ids: list[str], again: bool 
     return _jobs(follow_ups)
 
 
-def _read_all(ctx: Context, work: list[tuple[dict, list[dict], list[dict]]], known: dict[str, list[Candidate]],
+def _read_all(ctx: Context, conn, work: list[tuple[dict, list[dict], list[dict]]], extracted: list[dict[str, Any]],
               rules_if_the_llm_fails: bool) -> list[tuple[list[Candidate] | Exception, float]]:
     """Each turn's candidates (or what its read raised) and the seconds the read took, read at once
     (at_once.py): one after another, a full batch waited ten of a slow model's answers, and the
-    queue behind it backed up (bench/soak --llm-delay 2)."""
-    def read(messages: list[dict], history: list[dict], facts: list[Candidate]) -> tuple[list[Candidate] | Exception, float]:
+    queue behind it backed up (bench/soak --llm-delay 2). A turn that says a pet's death by its name
+    (`_deaths`) is read after the others, with the pets its speakers named in the turns of the batch said
+    before it (`extracted` ones' stored candidates too: a rerun after a kill), which are not stored yet:
+    an import chunk names the dog and says it died months later. Each user's n-th such turn is read
+    in the n-th round, as a death may name the pet an earlier one brought."""
+    deaths = _deaths(work)
+    known = _known(conn, work, deaths)
+    readings: dict[str, tuple[list[Candidate] | Exception, float]] = {}
+
+    def read(item: tuple[dict, list[dict], list[dict]]) -> tuple[list[Candidate] | Exception, float]:
+        turn, messages, history = item
+        facts = [*known.get(turn["id"], []), *_named_before(turn, deaths[turn["id"]], extracted, work, readings)] \
+            if turn["id"] in deaths else []
         started = time.perf_counter()
         try:
             # Each turn its own job's budget (as its supersession has), not one for all of them: a
@@ -153,7 +163,38 @@ def _read_all(ctx: Context, work: list[tuple[dict, list[dict], list[dict]]], kno
             return exc, time.perf_counter() - started
         return found, time.perf_counter() - started
 
-    return at_once(ctx, "extract", lambda each: read(each[1], each[2], known.get(each[0]["id"], [])), work)
+    rounds: dict[int, list[tuple[dict, list[dict], list[dict]]]] = defaultdict(list)
+    said: Counter[tuple[str, str]] = Counter()
+    for item in work:  # in the order said
+        if item[0]["id"] in deaths:
+            whose = (item[0]["tenant_id"], item[0]["user_id"])
+            said[whose] += 1
+            rounds[said[whose]].append(item)
+        else:
+            rounds[0].append(item)
+    for n in sorted(rounds):
+        readings.update(zip([item[0]["id"] for item in rounds[n]], at_once(ctx, "extract", read, rounds[n])))
+    return [readings[turn["id"]] for turn, _, _ in work]
+
+
+def _named_before(turn: dict[str, Any], speakers: list[str], extracted: list[dict[str, Any]],
+                  work: list[tuple[dict, list[dict], list[dict]]],
+                  readings: dict[str, tuple[list[Candidate] | Exception, float]]) -> list[Candidate]:
+    """The current pets `speakers` named in the batch's turns of the same user said before `turn`, in
+    the order said: extracted before (their candidates kept on the turn) or read already."""
+    from memex.extraction.offline.corrections import PET_NAME_KEYS
+
+    before = sorted([t for t in [*extracted, *(w[0] for w in work)] if (t["tenant_id"], t["user_id"])
+                     == (turn["tenant_id"], turn["user_id"]) and _said(t) < _said(turn)], key=_said)
+    named = []
+    for earlier in before:
+        if earlier["id"] in readings:
+            found = readings[earlier["id"]][0]
+            candidates = [] if isinstance(found, Exception) else found
+        else:
+            candidates = [_stored(c) for c in earlier["candidates"] or []]
+        named += [c for c in candidates if c.subject in speakers and c.base_key in PET_NAME_KEYS and not c.historical]
+    return named
 
 
 def _extracted(ctx: Context, messages: list[dict], history: list[dict], known: list[Candidate],
@@ -175,20 +216,32 @@ def _read_by(extractor: Extractor, messages: list[dict], history: list[dict], kn
     return [replace(c, extractor=extractor.name) for c in extractor.extract(messages, history, known)]
 
 
-def _known(conn, work: list[tuple[dict, list[dict], list[dict]]]) -> dict[str, list[Candidate]]:
-    """Each turn's current pets of its speakers (the user's, a participant's), for the turns that say a
-    pet's death by its name alone ("Pickle passed away last week"): the session that says it may never
-    name Pickle, whom the user named months before (offline corrections.pet_gone_again). Read only for
-    those turns, once a speaker: the other turns cost no round trip."""
+def _deaths(work: list[tuple[dict, list[dict], list[dict]]]) -> dict[str, list[str]]:
+    """The turns that say a pet's death by its name alone ("Pickle passed away last week"), each with
+    its speakers who say it (the user, a participant)."""
     # Imported here, not with the module: the handlers that never extract would compile the rules' patterns.
-    from memex.extraction.offline.corrections import GONE_AGAIN, PET_NAME_KEYS
+    from memex.extraction.offline.corrections import GONE_AGAIN
 
-    read: dict[tuple[str, str, str], list[Candidate]] = {}
-    known: dict[str, list[Candidate]] = {}
+    deaths = {}
     for turn, messages, _ in work:
         speakers = sorted({m.get("subject") or "user" for m in messages
                            if m["role"] == "user" and GONE_AGAIN.search(plain.plain(m["content"] or ""))})
-        for subject in speakers:
+        if speakers:
+            deaths[turn["id"]] = speakers
+    return deaths
+
+
+def _known(conn, work: list[tuple[dict, list[dict], list[dict]]], deaths: dict[str, list[str]]) -> dict[str, list[Candidate]]:
+    """Each turn's current pets of its speakers, for the turns that say a pet's death by its name alone
+    (`deaths`): the session that says it may never name Pickle, whom the user named months before
+    (offline corrections.pet_gone_again). Read only for those turns, once a speaker: the other turns
+    cost no round trip."""
+    from memex.extraction.offline.corrections import PET_NAME_KEYS
+
+    read: dict[tuple[str, str, str], list[Candidate]] = {}
+    known: dict[str, list[Candidate]] = {}
+    for turn, _, _ in work:
+        for subject in deaths.get(turn["id"], []):
             whose = (turn["tenant_id"], turn["user_id"], subject)
             if whose not in read:
                 rows = history_rows.current_under(conn, *whose, [subject_key(subject, k) for k in sorted(PET_NAME_KEYS)])

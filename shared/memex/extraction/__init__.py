@@ -17,7 +17,8 @@ class Extractor(Protocol):
                 known: Sequence[Candidate] = ()) -> list[Candidate]:
         """Candidates from `messages` (rows with id, role, content); `history` holds earlier
         messages of the session, for resolving references; `known`, current facts of the user's
-        memories that the session may name alone (a pet named in an earlier session: pipeline._known)."""
+        memories that the session may name alone (a pet named in an earlier session, or in a turn of the
+        batch said before: pipeline._read_all)."""
         ...
 
 

@@ -1,7 +1,9 @@
 """The LLM extractor: atomic memories from a turn's user messages, asked of a chat model as JSON.
 
 The model sees the new messages numbered, and up to HISTORY_LIMIT earlier messages of the
-session as context only (so that "she loved it" can become "the user's wife loved it"). Each
+session as context only (so that "she loved it" can become "the user's wife loved it"), and for a
+turn that says a pet's death by its name alone the speaker's current pets (`known`: "Pickle" is the
+dog of a session months before). Each
 item it returns is checked on its own; a malformed item is dropped, never the batch, and so is one
 the message does not say (neither its quote nor its value is in it: the model invented it). When the
 model gives no usable answer at all (no JSON, or JSON without a memories list), `LLMError`
@@ -44,6 +46,9 @@ SYSTEM_TEMPLATE = """You extract long-term memories about a user from a conversa
 
 Read the NEW messages. EARLIER messages are context only, to resolve references such as "she", \
 "there" or "it"; never extract from them.
+KNOWN facts, when listed, are current memories of the user from earlier sessions that the NEW messages \
+may name alone; context only too. A pet's death or loss said by a known name alone is that name as \
+history: "Pickle passed away", with "pet_dog_name: Pickle" known, is pet_dog_name Pickle, historical.
 
 Extract what the USER states (messages with role user): facts about themselves, and facts about \
 people in their life whom they name or describe. Ignore what the assistant says unless the user \
@@ -117,11 +122,11 @@ class LLMExtractor:
 
     def extract(self, messages: list[dict[str, Any]], history: list[dict[str, Any]],
                 known: Sequence[Candidate] = ()) -> list[Candidate]:
-        # `known` is not shown to the model (the prompt is the conversation, as the rules' history is);
-        # the offline rules read it when they extract this turn in its place (pipeline._extracted).
+        # `known` (the pets a death said by a name alone may name: pipeline._known) is shown as KNOWN
+        # facts: the session may never name the dog, and the model could not tell what "Pickle" was.
         if not any(m["role"] == "user" and (m.get("content") or "").strip() for m in messages):
             return []  # nothing the user said: no call
-        answers = self.chat.ask(SYSTEM, render_prompt(messages, history), every=True)
+        answers = self.chat.ask(SYSTEM, render_prompt(messages, history, known), every=True)
         # Each JSON document of the answer that has the shape asked for: a small model may answer
         # `{"memories": []}` and then the real one.
         lists = [items for answer in answers
@@ -185,8 +190,15 @@ def _each_value(item: Any) -> list[Any]:
     return [{**item, "value": value} for value in values]
 
 
-def render_prompt(messages: list[dict[str, Any]], history: list[dict[str, Any]]) -> str:
+def render_prompt(messages: list[dict[str, Any]], history: list[dict[str, Any]],
+                  known: Sequence[Candidate] = ()) -> str:
     lines = []
+    if known:
+        lines.append("KNOWN facts (context only):")
+        # keyed as the model files them ("melanie_pet_dog_name" a participant's); the memories' pets and
+        # those the batch named before may repeat one another
+        lines += dict.fromkeys(f"- {c.key}: {_clip(c.value, HISTORY_CHARS)}" for c in known)
+        lines.append("")
     earlier = history[-HISTORY_LIMIT:]
     if earlier:
         lines.append("EARLIER messages (context only):")
