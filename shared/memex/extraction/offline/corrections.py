@@ -32,6 +32,11 @@ CORRECTION = re.compile(
     rf"(?:(?P<said>{_TERM_WORD}(?:\s+{_TERM_WORD}){{0,7}}?),?\s+not\s+(?P<old>{_TERM})"
     rf"|(?i:not)\s+(?P<old2>{_TERM})(?:,|\s+[—–-]{{1,2}})?\s+(?:but\s+)?(?P<new2>{_TERM}))"
     r"(?=\s*(?:[^\w\s'&+-]|$))")
+# A correction that names the wrong value as said: "I said Tuesday but I meant Thursday", "When I wrote
+# Porto I meant Lisbon" (said_instead).
+_SAID_BUT_MEANT = re.compile(
+    rf"(?:(?i:sorry|oops|actually|no|wait|my bad)[,:!]?\s+)?(?:(?i:when)\s+)?[Ii]\s+(?i:said|wrote|typed|put)\s+(?P<old>{_TERM})"
+    rf",?\s+(?:(?i:but|when|and)\s+)?(?:[Ii]\s+)?(?i:meant|mean)\s+(?P<new>{_TERM})[.!]?")
 # A correction that says only the right name, of the one name the message before filed: "Sorry, I
 # meant Initrode." (correct_meant).
 # A correction said as the statement again, with no "not": "Correction: my dog's name is Biscuit.",
@@ -230,6 +235,13 @@ class Facts:
 
     def latest_first(self) -> Iterator[Candidate]:
         return reversed(self._order.values())
+
+
+def said_instead(sentence: str) -> str:
+    """The sentence as CORRECTION reads a correction: "I said Tuesday but I meant Thursday" is "I meant
+    Thursday, not Tuesday" (correct then re-states the fact said with Tuesday); any other, unchanged."""
+    said = _SAID_BUT_MEANT.fullmatch(sentence)
+    return f"I meant {said['new']}, not {said['old']}" if said else sentence
 
 
 def correct(found: Facts, earlier: Facts, match: re.Match[str], message_id: str, quote: str,
