@@ -58,3 +58,28 @@ def test_a_statement_tagged_as_a_joke_is_not_filed(text, expected):
 ])
 def test_a_slip_named_as_said_is_corrected(history, text, expected):
     assert _facts(text, history) == expected
+
+
+@pytest.mark.parametrize("history, text, ended", [
+    (("I work at Google.",), "No, it's my brother who works at Google, not me.", ("employer", "Google")),
+    (("I have a cat.",), "It's my roommate who has a cat, not me.", ("pet_kind", "cat")),
+    (("I live in Bristol.",), "Actually it's my sister Jo who lives in Bristol, not me!", ("city", "Bristol")),
+])
+def test_a_fact_handed_to_someone_else_ends_the_users(history, text, ended):
+    earlier = [{"id": "h0", "role": "user", "content": history[0]}]
+    found = OfflineExtractor().extract([{"id": "m", "role": "user", "content": text}], earlier)
+    assert [(c.key, c.value) for c in found if c.ends_only] == [ended]
+    assert _facts(text, history) == set()
+
+
+@pytest.mark.parametrize("history, text, expected", [
+    # news of someone else, without "not me", and the user's own said against another's, still file
+    (("I'm vegan.",), "It's my sister who's vegan.", set()),
+    (("I'm vegan.",), "I'm vegan, not my sister.", {("dietary_restriction", "vegan")}),
+    ((), "I live in Leeds, it's my sister who lives in Bristol.", {("city", "Leeds")}),
+])
+def test_what_is_not_handed_over_is_left(history, text, expected):
+    earlier = [{"id": "h0", "role": "user", "content": history[0]}] if history else []
+    found = OfflineExtractor().extract([{"id": "m", "role": "user", "content": text}], earlier)
+    assert not any(c.ends_only for c in found)
+    assert _facts(text, history) == expected
