@@ -83,3 +83,19 @@ def test_what_is_not_handed_over_is_left(history, text, expected):
     found = OfflineExtractor().extract([{"id": "m", "role": "user", "content": text}], earlier)
     assert not any(c.ends_only for c in found)
     assert _facts(text, history) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    # make-believe said with "pretending" or "imagining", as with "pretend" and "imagine"
+    ("Pretending I'm a vegetarian for the week.", set()),
+    ("I'm pretending I live in Rome for the story.", set()),
+    ("My friend is pretending to be vegan. I'm vegan.", {("dietary_restriction", "vegan")}),
+    # a sentence that puts the one before in the past: not filed as current
+    ("I have a cat. Well, had.", set()),
+    ("I work at Initech. Or rather, worked.", set()),
+    ("I live in Madrid. Well, lived.", set()),
+    ("I have a cat. Well, two.", {("pet_kind", "cat")}),
+    ("I work at Initech. Well, for now.", {("employer", "Initech")}),
+])
+def test_make_believe_and_a_statement_put_in_the_past(text, expected):
+    assert _facts(text) == expected

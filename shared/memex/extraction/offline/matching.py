@@ -28,11 +28,11 @@ _UNSURE_WORDS = frozenset(
     "assume assumes assumed dream dreamed dreamt hope hoping maybe perhaps probably might may could would "
     "should think thinks thought believe believes guess wonder wondering doubt say says said tell tells "
     "told claim claims claimed reckon reckons reckoned insist insists insisted joke jokes joked convinced "
-    "swears".split())
+    "swears pretending pretends imagining".split())
 _NEGATED = re.compile(r"n't\b", re.IGNORECASE)
 # A sentence that opens by asking to play along ("Pretend you're a pirate and I'm a sailor"): every
 # clause of it is make-believe, not only the first.
-_MAKE_BELIEVE = re.compile(r"(?:let's |lets )?(?:pretend|imagine|suppose|supposing)\b", re.IGNORECASE)
+_MAKE_BELIEVE = re.compile(r"(?:let's |lets )?(?:pretend|pretending|imagine|imagining|suppose|supposing)\b", re.IGNORECASE)
 # Words quoted within a sentence are mentioned, not said: "Translate 'I live in London' into French",
 # "He texted 'I got the job!'". A quote that opens the sentence is the message itself. Quotes of any
 # typography are straight here (plain.plain).

@@ -41,6 +41,10 @@ _OF_THE_USER = re.compile(r"\b(?:I|me)\b")
 _OF_SOMEONE = re.compile(r"\b(?:you|your|yours|my|our|he|she|they|him|her|his|them|their|we|us)\b", re.IGNORECASE)
 # A sentence of its own that takes back the one before it, and a tag that says its sentence is sarcasm.
 _TAKES_BACK = re.compile(r"(?i:not|jk|j/k|just kidding|just joking|kidding)[.!]*")
+# A sentence of its own that puts the one before it in the past: "I have a dog. Well, had.", "I work at
+# Google. Or rather, worked." The sentence before is not filed as current (nor as the past: which of its
+# facts ended is not said).
+_ONLY_ONCE = re.compile(r"(?i:well|or rather|ok|okay|I mean|correction),?\s+(?i:had|worked|lived|used to|did|was)[.!]*")
 _SARCASM_TAG = re.compile(r"(?:^|\s)/s\s*[.!]*$")
 # "I'm vegan now 🌱 jk", "Got promoted to CEO, just kidding lol": a joke said so at the sentence's end,
 # after its emoji or a comma; only the tags that say nothing else ("I'm not kidding" is meant).
@@ -84,7 +88,8 @@ def statements(text: str, questions: list[tuple[str, str]] | None = None) -> lis
                         and _OF_SOMEONE.search(question):
                     continue
         kidding = _KIDDING_TAG.search(sentence)
-        alone = _TAKES_BACK.fullmatch(sentence) or (kidding and not sentence[:kidding.start()].strip())
+        alone = _TAKES_BACK.fullmatch(sentence) or _ONLY_ONCE.fullmatch(sentence) \
+            or (kidding and not sentence[:kidding.start()].strip())
         unmeant = _SARCASM_TAG.search(sentence) or (kidding and not alone)
         if alone or unmeant:
             # "I just love sitting in traffic. Not.", "I work at Acme. lol jk", "I love Mondays /s", "I'm
