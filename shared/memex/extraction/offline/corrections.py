@@ -32,6 +32,11 @@ CORRECTION = re.compile(
     rf"(?:(?P<said>{_TERM_WORD}(?:\s+{_TERM_WORD}){{0,7}}?),?\s+not\s+(?P<old>{_TERM})"
     rf"|(?i:not)\s+(?P<old2>{_TERM})(?:,|\s+[—–-]{{1,2}})?\s+(?:but\s+)?(?P<new2>{_TERM}))"
     r"(?=\s*(?:[^\w\s'&+-]|$))")
+# A correction that names the wrong value as said: "I said Tuesday but I meant Thursday", "When I wrote
+# Porto I meant Lisbon" (said_instead).
+_SAID_BUT_MEANT = re.compile(
+    rf"(?:(?i:sorry|oops|actually|no|wait|my bad)[,:!]?\s+)?(?:(?i:when)\s+)?[Ii]\s+(?i:said|wrote|typed|put)\s+(?P<old>{_TERM})"
+    rf",?\s+(?:(?i:but|when|and)\s+)?(?:[Ii]\s+)?(?i:meant|mean)\s+(?P<new>{_TERM})[.!]?")
 # A correction that says only the right name, of the one name the message before filed: "Sorry, I
 # meant Initrode." (correct_meant).
 # A correction said as the statement again, with no "not": "Correction: my dog's name is Biscuit.",
@@ -96,6 +101,12 @@ FORGET = re.compile(
 _DENIED = re.compile(
     r"^(?:(?:scratch|strike) that|(?:that's|that is) (?:not true|wrong|false)),?\s+"
     r"(?P<said>I(?: (?:don't|do not|didn't|did not|never)|'m not| am not)) (?P<rest>\S.*)", re.IGNORECASE)
+# A fact the user said of themselves handed to someone else: "Actually no, it's my sister who's vegan,
+# not me", "It's my brother who works at Google, not me." The "not me" is what makes it a denial: "It's
+# my sister who's vegan" alone may be news of the sister.
+_SOMEONE_ELSE = re.compile(
+    r"^(?:(?:actually|no|nope|sorry|oops|wait),? )*(?:it's|it is|that's|that is) (?:my|our) [\w' -]+? who"
+    r"(?:(?P<is>'s| is)|(?P<does> (?!was\b|were\b|had\b|used\b)\w+s)) (?P<rest>\S.*?),? not me[.!]*$", re.IGNORECASE)
 # Words of a topic that name no fact ("what I said about my job at Acme": "job at Acme").
 _TOPIC_FILLER = frozenset("my the a an that this it about me I at in of to".casefold().split())
 
@@ -109,7 +120,22 @@ def statement_retracted(forget: re.Match[str] | None, sentence: str) -> str | No
     denied = _DENIED.match(sentence)
     if denied:
         return ("I'm " if "m" in denied["said"][1:3] else "I ") + denied["rest"]
+    handed = _SOMEONE_ELSE.match(sentence)
+    if handed:
+        return f"I'm {handed['rest']}" if handed["is"] else f"I {_first_person(handed['does'].strip())} {handed['rest']}"
     return None
+
+
+def _first_person(verb: str) -> str:
+    """"works" as "I work", "has" as "I have", "teaches" as "I teach", "studies" as "I study"."""
+    lowered = verb.casefold()
+    if lowered == "has":
+        return "have"
+    if lowered.endswith("ies"):
+        return verb[:-3] + "y"
+    if re.search(r"(?:s|sh|ch|x|z|o)es$", lowered):
+        return verb[:-2]
+    return verb[:-1]
 
 
 def _words(text: str) -> frozenset[str]:
@@ -230,6 +256,13 @@ class Facts:
 
     def latest_first(self) -> Iterator[Candidate]:
         return reversed(self._order.values())
+
+
+def said_instead(sentence: str) -> str:
+    """The sentence as CORRECTION reads a correction: "I said Tuesday but I meant Thursday" is "I meant
+    Thursday, not Tuesday" (correct then re-states the fact said with Tuesday); any other, unchanged."""
+    said = _SAID_BUT_MEANT.fullmatch(sentence)
+    return f"I meant {said['new']}, not {said['old']}" if said else sentence
 
 
 def correct(found: Facts, earlier: Facts, match: re.Match[str], message_id: str, quote: str,

@@ -11,7 +11,8 @@ from memex import supersession
 from memex.extraction import plain
 from memex.extraction.offline.corrections import (AGED_AGAIN, BIRTHDAY_AGE, CORRECTION, FORGET, Facts, GONE_AGAIN,
     MEANT, NAMED_AGAIN, PREGNANT_AGAIN, RESTATED, ROLE_AGAIN, about_topic, age_again, correct, correct_meant, correct_named,
-    correct_restated, correct_within, pet_gone_again, pregnant_again, role_again, statement_retracted, taken_back)
+    correct_restated, correct_within, pet_gone_again, pregnant_again, role_again, said_instead, statement_retracted,
+    taken_back)
 from memex.extraction.offline.matching import asked_matches, matches, plainly
 from memex.extraction.offline.rule import candidate_of
 from memex.extraction.offline.statements import asks_about_someone_else, statements, typed
@@ -73,7 +74,7 @@ class OfflineExtractor:
                 if forget and forget["topic"] and not matched:
                     for fact in about_topic([*history_facts().in_order(), *found.in_order()], forget["topic"]):
                         found.add(taken_back(replace(fact, source_message_id=message["id"], raw_quote=said)))
-                corrections = list(CORRECTION.finditer(read))
+                corrections = list(CORRECTION.finditer(said_instead(read)))
                 for match in corrections:
                     if not correct(found, history_facts(), match, message["id"], said, subject) \
                             and not correct_within(found, found, message["id"], match, message["id"], said, subject) \

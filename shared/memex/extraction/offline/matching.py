@@ -20,16 +20,19 @@ _ASKED_GONE = re.compile(r"\b(?:die|died|dying|dead|death|passed|pass away|put \
 _CLAUSE_MARKS = re.compile(r"[,;:—–()]")
 _CLAUSE_WORDS = frozenset("and but so because although though while whereas".split())
 # Words before a match, in its clause, that make it something other than a plain statement. Each is a
-# whole word (a run of \w), so one pass over the words of a sentence finds them all.
+# whole word (a run of \w), so one pass over the words of a sentence finds them all. What someone else
+# claims, insists, reckons or swears of the user ("My sister claims I hate dogs") is theirs; "I swear
+# I'm fine" is the user's own word, so "swear" is not among them.
 _UNSURE_WORDS = frozenset(
     "not no never nobody if unless whether when whenever what whatever wish suppose supposing imagine pretend "
     "assume assumes assumed dream dreamed dreamt hope hoping maybe perhaps probably might may could would "
     "should think thinks thought believe believes guess wonder wondering doubt say says said tell tells "
-    "told".split())
+    "told claim claims claimed reckon reckons reckoned insist insists insisted joke jokes joked convinced "
+    "swears pretending pretends imagining".split())
 _NEGATED = re.compile(r"n't\b", re.IGNORECASE)
 # A sentence that opens by asking to play along ("Pretend you're a pirate and I'm a sailor"): every
 # clause of it is make-believe, not only the first.
-_MAKE_BELIEVE = re.compile(r"(?:let's |lets )?(?:pretend|imagine|suppose|supposing)\b", re.IGNORECASE)
+_MAKE_BELIEVE = re.compile(r"(?:let's |lets )?(?:pretend|pretending|imagine|imagining|suppose|supposing)\b", re.IGNORECASE)
 # Words quoted within a sentence are mentioned, not said: "Translate 'I live in London' into French",
 # "He texted 'I got the job!'". A quote that opens the sentence is the message itself. Quotes of any
 # typography are straight here (plain.plain).

@@ -41,7 +41,15 @@ _OF_THE_USER = re.compile(r"\b(?:I|me)\b")
 _OF_SOMEONE = re.compile(r"\b(?:you|your|yours|my|our|he|she|they|him|her|his|them|their|we|us)\b", re.IGNORECASE)
 # A sentence of its own that takes back the one before it, and a tag that says its sentence is sarcasm.
 _TAKES_BACK = re.compile(r"(?i:not|jk|j/k|just kidding|just joking|kidding)[.!]*")
+# A sentence of its own that puts the one before it in the past: "I have a dog. Well, had.", "I work at
+# Google. Or rather, worked." The sentence before is not filed as current (nor as the past: which of its
+# facts ended is not said).
+_ONLY_ONCE = re.compile(r"(?i:well|or rather|ok|okay|I mean|correction),?\s+(?i:had|worked|lived|used to|did|was)[.!]*")
 _SARCASM_TAG = re.compile(r"(?:^|\s)/s\s*[.!]*$")
+# "I'm vegan now 🌱 jk", "Got promoted to CEO, just kidding lol": a joke said so at the sentence's end,
+# after its emoji or a comma; only the tags that say nothing else ("I'm not kidding" is meant).
+_KIDDING_TAG = re.compile(r"(?:^|[\s,;.!—–-])(?:(?:lol|haha|lmao)\s+)?(?:jk|j/k|(?i:just|only) (?i:kidding|joking))"
+                          r"(?:\s+(?:lol|haha|lmao))?\W*$")
 # A greeting that is a sentence of its own ("Hi!", "Hello there."), and the sentence it may open.
 _GREETING = re.compile(r"(?i:hi|hello|hey)(?: there)?[.!]+")
 _I_FIRST = re.compile(r"I(?:['’](?:m|ve|d|ll)|\b)")
@@ -79,10 +87,14 @@ def statements(text: str, questions: list[tuple[str, str]] | None = None) -> lis
                 if _APPOSITIVE.fullmatch(sentence) and not _OF_THE_USER.search(question) \
                         and _OF_SOMEONE.search(question):
                     continue
-        if _TAKES_BACK.fullmatch(sentence) or _SARCASM_TAG.search(sentence):
-            # "I just love sitting in traffic. Not.", "I love Mondays /s": the sentence before, or this
-            # one, was said not to be meant
-            if kept and not _SARCASM_TAG.search(sentence) and kept[-1][1] == text[previous_from:previous_to]:
+        kidding = _KIDDING_TAG.search(sentence)
+        alone = _TAKES_BACK.fullmatch(sentence) or _ONLY_ONCE.fullmatch(sentence) \
+            or (kidding and not sentence[:kidding.start()].strip())
+        unmeant = _SARCASM_TAG.search(sentence) or (kidding and not alone)
+        if alone or unmeant:
+            # "I just love sitting in traffic. Not.", "I work at Acme. lol jk", "I love Mondays /s", "I'm
+            # vegan now jk": the sentence before, or this one, was said not to be meant
+            if kept and not unmeant and kept[-1][1] == text[previous_from:previous_to]:
                 kept.pop()
             continue
         previous_from, previous_to = said_from, said_to
