@@ -610,6 +610,35 @@ def test_a_backfill_of_a_user_being_erased_is_refused_by_id_as_in_the_listing(ct
     assert tenant.get(f"/v1/backfills/{whole.backfill_id}").status_code == 200
 
 
+def test_a_job_of_a_user_being_erased_is_not_resumed(ctx, tenant):
+    """`memex backfill --resume` of a re-embedding of one user while that user is being erased: refused
+    (409 user_being_erased, as its progress by id is), its record left as it was; once erased, not found.
+    It used to be reopened and its next chunk sent: a chunk of a job that had made no progress, delivered
+    once the erasure had taken the record, made the record again, naming the erased user."""
+    import pytest
+
+    from memex import memories
+    from memex.db import backfills as backfill_rows
+    from memex.db import erasure
+    from memex.errors import NotFound, UserBeingErased
+
+    tenant.turn("I play the cello.")
+    job = backfill.new_job("reembed", tenant.id, user_id=tenant.user)
+    with ctx.db.transaction() as conn:
+        backfill_rows.create(conn, tenant.id, job.backfill_id, job.kind, None, job.user_id, 1)
+        backfill_rows.fail(conn, tenant.id, job.backfill_id, "interrupted (Ctrl-C) before the end")
+        erasure.begin_user(conn, tenant.id, tenant.user)
+    with pytest.raises(UserBeingErased) as refused:
+        backfill.resume(ctx, job, job.backfill_id)
+    assert f"backfill {job.backfill_id} is of user {tenant.user}, whose erasure is under way" in str(refused.value)
+    assert backfill_rows.get(ctx.db.connection(), tenant.id, job.backfill_id)["status"] == "failed"
+
+    assert memories.erase_user_rows(ctx, tenant.id, tenant.user).finished
+    with pytest.raises(NotFound):
+        backfill.resume(ctx, job, job.backfill_id)
+    assert _rows_mentioning(ctx, tenant.user) == {}
+
+
 def test_a_job_run_for_a_user_leaves_no_row_naming_them_from_a_chunk_delivered_during_or_after_their_erasure(
         ctx, tenant, runtime):
     """A re-embedding of one user: a later chunk of it delivered after the user's erasure took the job's row
