@@ -275,7 +275,7 @@ def backfill(args: argparse.Namespace) -> None:
     """Enqueue a bulk job on the backfill queue, run the workers until it is done, print its status.
     In AWS, send the same message (`BackfillJob.to_json()`) to the backfill queue."""
     from memex import backfill as bulk
-    from memex.errors import NotFound
+    from memex.errors import NotFound, UserBeingErased
     from memex_edge.context import get_context
 
     kind = "reembed" if args.reembed else "reextract" if args.reextract else "import"
@@ -292,7 +292,7 @@ def backfill(args: argparse.Namespace) -> None:
         if args.resume:
             try:
                 job = bulk.resume(ctx, job, args.resume)
-            except (NotFound, ValueError) as exc:
+            except (NotFound, UserBeingErased, ValueError) as exc:
                 raise SystemExit(f"memex backfill: {exc}") from None
         ctx.publisher.publish_backfill(job)
         progress = _Progress(ctx, args.tenant, job.backfill_id, args.progress)

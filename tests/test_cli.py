@@ -249,6 +249,28 @@ def test_an_import_killed_with_kill_9_goes_on_under_its_own_id_with_resume(ctx, 
     assert (jobs["n"], turns["n"]) == (1, 1500)
 
 
+def test_resuming_a_job_of_a_user_being_erased_says_so_and_resumes_nothing(ctx, tmp_path):
+    """It used to reopen the job and send its next chunk for a user whose erasure was under way."""
+    from memex import backfill
+    from memex.db import backfills as backfill_rows
+    from memex.db import erasure
+    from memex.db import tenants as tenant_rows
+
+    tenant, user = f"cli-erasing-{uuid.uuid4().hex[:8]}", "u-erasing"
+    job = backfill.new_job("reembed", tenant, user_id=user)
+    with ctx.db.transaction() as conn:
+        tenant_rows.ensure_tenant(conn, tenant)
+        backfill_rows.create(conn, tenant, job.backfill_id, job.kind, None, user, 1)
+        backfill_rows.fail(conn, tenant, job.backfill_id, "interrupted (Ctrl-C) before the end")
+        erasure.begin_user(conn, tenant, user)
+    env = {k: v for k, v in os.environ.items() if k not in RUNTIME_VARS} | {"DATABASE_URL": ctx.db.dsn}
+    done = memex_cli("backfill", "--reembed", "--tenant", tenant, "--user", user, "--resume", job.backfill_id, env=env)
+    assert done.returncode == 1
+    assert done.stderr.strip() == (f"memex backfill: backfill {job.backfill_id} is of user {user}, whose erasure is "
+                                   "under way: it is not resumed (its record goes with the user's last rows)")
+    assert backfill_rows.get(ctx.db.connection(), tenant, job.backfill_id)["status"] == "failed"
+
+
 def test_backfill_of_a_file_that_is_not_there_says_so_at_once(tmp_path):
     # It used to queue the job anyway: five deliveries of a FileNotFoundError traceback over two
     # minutes, then "backfill bf_… not found".

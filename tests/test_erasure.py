@@ -526,6 +526,33 @@ def test_an_erasure_stopped_between_chunks_shows_nothing_of_the_user_and_goes_on
         assert tenant.turn("I moved to Porto.", session="c").status_code == 201  # writes are let in again
 
 
+def test_an_erasure_request_time_of_0_erases_one_transaction_a_request(ctx, monkeypatch):
+    """MEMEX_ERASURE_REQUEST_SECONDS=0: each DELETE erases its first transaction's rows and begins no
+    other (202), the rest left to a DELETE sent again or the sweep; it used to stop the start. Below 0
+    stops it, naming the setting."""
+    import pytest
+
+    from memex.config import ConfigurationError, load_settings
+
+    monkeypatch.setenv("MEMEX_ERASURE_REQUEST_SECONDS", "-1")
+    with pytest.raises(ConfigurationError, match=r"^MEMEX_ERASURE_REQUEST_SECONDS: must be 0 \(one transaction a "
+                                                 r"request\) or a positive number of seconds, got -1$"):
+        load_settings()
+    monkeypatch.setenv("MEMEX_ERASURE_REQUEST_SECONDS", "0")
+    seconds = load_settings().erasure_request_seconds
+    assert seconds == 0
+    built = build_context(dataclasses.replace(ctx.settings, erasure_chunk_rows=1, erasure_request_seconds=seconds))
+    with api_client(built) as client:
+        tenant = Tenant(ctx, client)
+        tenant.turn("I work at Stripe. My dog is called Rex.")
+        before = _user_rows(ctx, tenant)
+        assert before["memories"] >= 3
+        answers = [tenant.delete(f"/v1/users/{tenant.user}") for _ in range(2)]
+        assert [(a.status_code, a.json()) for a in answers] == \
+            [(202, {"deleted": {"turns": 0, "memories": 1}, "status": "erasing"})] * 2
+        assert _user_rows(ctx, tenant)["memories"] == before["memories"] - 2
+
+
 def _mark_read_alone(statement: str) -> bool:
     """Whether a statement asks only whether a user is being erased (erasure.refuse_if_erasing's)."""
     return " ".join(statement.split()).startswith("SELECT EXISTS (SELECT 1 FROM user_erasures")
@@ -610,6 +637,35 @@ def test_a_backfill_of_a_user_being_erased_is_refused_by_id_as_in_the_listing(ct
     assert tenant.get(f"/v1/backfills/{whole.backfill_id}").status_code == 200
 
 
+def test_a_job_of_a_user_being_erased_is_not_resumed(ctx, tenant):
+    """`memex backfill --resume` of a re-embedding of one user while that user is being erased: refused
+    (409 user_being_erased, as its progress by id is), its record left as it was; once erased, not found.
+    It used to be reopened and its next chunk sent: a chunk of a job that had made no progress, delivered
+    once the erasure had taken the record, made the record again, naming the erased user."""
+    import pytest
+
+    from memex import memories
+    from memex.db import backfills as backfill_rows
+    from memex.db import erasure
+    from memex.errors import NotFound, UserBeingErased
+
+    tenant.turn("I play the cello.")
+    job = backfill.new_job("reembed", tenant.id, user_id=tenant.user)
+    with ctx.db.transaction() as conn:
+        backfill_rows.create(conn, tenant.id, job.backfill_id, job.kind, None, job.user_id, 1)
+        backfill_rows.fail(conn, tenant.id, job.backfill_id, "interrupted (Ctrl-C) before the end")
+        erasure.begin_user(conn, tenant.id, tenant.user)
+    with pytest.raises(UserBeingErased) as refused:
+        backfill.resume(ctx, job, job.backfill_id)
+    assert f"backfill {job.backfill_id} is of user {tenant.user}, whose erasure is under way" in str(refused.value)
+    assert backfill_rows.get(ctx.db.connection(), tenant.id, job.backfill_id)["status"] == "failed"
+
+    assert memories.erase_user_rows(ctx, tenant.id, tenant.user).finished
+    with pytest.raises(NotFound):
+        backfill.resume(ctx, job, job.backfill_id)
+    assert _rows_mentioning(ctx, tenant.user) == {}
+
+
 def test_a_job_run_for_a_user_leaves_no_row_naming_them_from_a_chunk_delivered_during_or_after_their_erasure(
         ctx, tenant, runtime):
     """A re-embedding of one user: a later chunk of it delivered after the user's erasure took the job's row
@@ -644,6 +700,7 @@ def test_a_delete_sent_again_goes_on_with_a_stopped_erasure(ctx):
         tenant = Tenant(ctx, client)
         tenant.turn("I work at Stripe. My dog is called Rex.")
         before = _user_rows(ctx, tenant)
+        assert before["memories"] >= 3
         answers = []
         while not answers or answers[-1].status_code == 202:
             answers.append(tenant.delete(f"/v1/users/{tenant.user}"))

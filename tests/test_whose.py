@@ -224,9 +224,9 @@ def test_a_child_is_someone_in_the_users_life_as_for_named():
 
 
 def test_one_tenants_names_never_decide_anothers_answer(tenant, other_tenant):
-    # The pattern that finds where a name is placed (whose._placed) holds the name and is compiled through
-    # re's process-wide cache, keyed by the whole pattern: a pattern compiled for one tenant's "Ana" is
-    # never the one another tenant's "Bea" is read by. One user id, one question's shape, asked in turn.
+    # The name is matched as data by one pattern (whose._placed; it was compiled into a pattern, through re's
+    # process-wide cache): what was found for one tenant's "Ana" is never what another tenant's "Bea" is
+    # read by. One user id, one question's shape, asked in turn.
     other_tenant.user = tenant.user
     tenant.turn("I live in Leeds.", "My wife's name is Ana.")
     other_tenant.turn("I live in York.", "My wife's name is Bea.")
@@ -237,3 +237,20 @@ def test_one_tenants_names_never_decide_anothers_answer(tenant, other_tenant):
     assert whose.asked_of("Where does Ana live?", [_fact("My wife's name is Ana.")], []) == {"partner", "ana"}
     assert not whose.asked_of("Where does Ana live?", [_fact("My wife's name is Bea.")], [])
     assert whose.asked_of("Where does Bea live?", [_fact("My wife's name is Bea.")], []) == {"partner", "bea"}
+
+
+def test_no_pattern_holds_a_name_a_search_read_once_its_user_is_erased(tenant):
+    # re's cache is process-wide and keyed by a pattern's text: the patterns that found where a name is
+    # placed or said (whose._placed, whose.not_theirs, named._placed) held the name, and stayed there after
+    # the user's erasure until 512 others pushed them out. re._cache (and _cache2 from Python 3.12) are
+    # private: read here because nothing public says what re keeps.
+    import re
+
+    name = "Zephyrine"
+    tenant.turn("My wife's name is Zephyrine.", "I live in Leeds.", "Zephyrine works at the museum.")
+    for question in (f"Where does {name} work?", f"What does {name} do?", "Where does my wife work?"):
+        tenant.search(question)
+    assert tenant.delete(f"/v1/users/{tenant.user}").status_code == 200
+    cached = [*getattr(re, "_cache", {}), *getattr(re, "_cache2", {})]
+    assert cached, "re's cache is read where it no longer is"
+    assert [key for key in cached if name.casefold() in str(key).casefold()] == []

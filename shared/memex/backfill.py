@@ -51,7 +51,7 @@ from memex.db import erasing
 from memex.db import memories as memory_rows
 from memex.db import planner_statistics
 from memex.db import tenants as tenant_rows
-from memex.errors import NotFound, TenantDeleted
+from memex.errors import NotFound, TenantDeleted, UserBeingErased
 from memex.jobs import BackfillJob, ExtractionJob, SupersessionJob
 from memex.metrics import TURNS_INGESTED
 from memex.models import FieldError, TurnIn, wire_time
@@ -158,8 +158,15 @@ def resume(ctx: Context, job: BackfillJob, backfill_id: str) -> BackfillJob:
                          f"{' for ' + row['user_id'] if row['user_id'] else ''}, not this one")
     if row["status"] == "done":
         raise ValueError(f"backfill {backfill_id} is done: nothing to resume")
+    # Nothing is written for a user being erased (db/erasing.py): reopened, the job's record would go on
+    # naming them, and a chunk of it delivered after the erasure took it would make it again.
     with ctx.db.transaction() as conn:
-        backfill_rows.reopen(conn, job.tenant_id, backfill_id)
+        reopened = not row["erasing"] and backfill_rows.reopen(conn, job.tenant_id, backfill_id)
+    if not reopened and row["user_id"]:  # marked since it was read, or erased
+        raise UserBeingErased(f"backfill {backfill_id} is of user {row['user_id']}, whose erasure is under way:"
+                              " it is not resumed (its record goes with the user's last rows)")
+    if not reopened:
+        raise ValueError(f"backfill {backfill_id} finished or was deleted meanwhile: nothing to resume")
     return dataclasses.replace(job, backfill_id=backfill_id).next(row["position"])
 
 

@@ -67,6 +67,17 @@ def _positive_float(name: str, default: float) -> float:
     return value
 
 
+def _erasure_request_seconds() -> float:
+    """0 is a time too: a request's erasure begins its first transaction whatever the time (a DELETE
+    always makes progress; memories.erase_user), and none after it."""
+    name = "MEMEX_ERASURE_REQUEST_SECONDS"
+    value = _float(name, 15.0)
+    if not value >= 0:
+        raise ConfigurationError(f"{name}: must be 0 (one transaction a request) or a positive number of seconds, "
+                                 f"got {value:g}")
+    return value
+
+
 @dataclass(frozen=True)
 class Settings:
     # Storage
@@ -354,9 +365,9 @@ class Settings:
 
     # A user's erasure (memories.erase_user_rows) goes in transactions of at most this many of their
     # memories or turns, each well within the HTTP functions' 20 s statement timeout; a request begins
-    # no new one after `erasure_request_seconds`, within the HTTP functions' 29 s, and answers 202 with
-    # the rest left to a DELETE sent again or to the sweep (which goes by its invocation's time left:
-    # functions/sweep/app.py).
+    # no new one after `erasure_request_seconds` (0: none after its first), within the HTTP functions'
+    # 29 s, and answers 202 with the rest left to a DELETE sent again or to the sweep (which goes by its
+    # invocation's time left: functions/sweep/app.py).
     erasure_chunk_rows: int = 2_000
     erasure_request_seconds: float = 15.0
 
@@ -487,7 +498,7 @@ def load_settings() -> Settings:
         backfill_stalled_after_seconds=_int("MEMEX_BACKFILL_STALLED_AFTER_SECONDS", 3600),
         sweep_max_republish=_int("MEMEX_SWEEP_MAX_REPUBLISH", 5),
         erasure_chunk_rows=_positive_int("MEMEX_ERASURE_CHUNK_ROWS", 2_000),
-        erasure_request_seconds=_positive_float("MEMEX_ERASURE_REQUEST_SECONDS", 15.0),
+        erasure_request_seconds=_erasure_request_seconds(),
         consolidation_threshold=_int("MEMEX_CONSOLIDATION_THRESHOLD", 200),
         consolidation_batch_size=_int("MEMEX_CONSOLIDATION_BATCH_SIZE", 500),
         consolidation_interval_seconds=_int("MEMEX_CONSOLIDATION_INTERVAL_SECONDS", 3600),

@@ -149,14 +149,15 @@ def fail(conn: psycopg.Connection, tenant_id: str, backfill_id: str, error: str)
     )
 
 
-def reopen(conn: psycopg.Connection, tenant_id: str, backfill_id: str) -> None:
+def reopen(conn: psycopg.Connection, tenant_id: str, backfill_id: str) -> bool:
     """A job resumed: running again from its position, its progress counted as it stood. Its
-    `updated_at` starts the wait for a chunk to finish again."""
-    conn.execute(
-        """UPDATE backfills SET status = 'running', error = NULL, next_sent = true, updated_at = now()
-           WHERE tenant_id = %s AND id = %s AND status <> 'done'""",
+    `updated_at` starts the wait for a chunk to finish again. Not a job of a user being erased
+    (db/erasing.py): False then, as when the job is done or gone."""
+    return conn.execute(
+        f"""UPDATE backfills b SET status = 'running', error = NULL, next_sent = true, updated_at = now()
+            WHERE b.tenant_id = %s AND b.id = %s AND b.status <> 'done' AND {erasing.unmarked('b')}""",
         (tenant_id, backfill_id),
-    )
+    ).rowcount == 1
 
 
 def memory_ids_after(conn: psycopg.Connection, tenant_id: str, user_id: str | None, after: str,

@@ -613,31 +613,37 @@ def _matched(hits: list[tuple], at: dict[str, int],
     if not hits or "matched" not in at:
         return {}
     item, content, terms = at["id"], at["content"], at["matched"]
-    patterns = [(word, _said(word), term) for word, term in words]
     found = {}
     for r in hits:
         matched, lowered = frozenset(r[terms]), folding.fold(r[content][:INDEXED_CHARACTERS]).lower()
-        # a word the content does not hold at all (its term matched in another form) needs no pattern
-        found[r[item]] = matched, frozenset(term for word, pattern, term in patterns
-                                            if term in matched and word in lowered and pattern.search(lowered))
+        # a word the content does not hold at all (its term matched in another form) needs no more
+        found[r[item]] = matched, frozenset(term for word, term in words
+                                            if term in matched and word in lowered and _said(word, lowered))
     return found
 
 
-def _said(word: str) -> re.Pattern:
-    r"""`\bword\b`, for a word that opens with a word character written as the word first and the
-    boundary before it looked behind for: re runs a pattern that opens with a literal as a fast
-    substring search, and tries one that opens with `\b` at every position (4x slower on LoCoMo's
-    contents). "-5" keeps `\b` in front, where it asks for a word character before the "-". A Han or
-    Kana character is a word wherever it stands (folding.APART)."""
-    escaped = re.escape(word)
+def _said(word: str, text: str) -> bool:
+    r"""Whether `text` says `word` as `\bword\b` would find it (a Han or Kana character is a word wherever
+    it stands: folding.APART), found as a substring and its ends read, not compiled into a pattern: re's
+    cache is process-wide and keyed by a pattern's text, and would keep the words of an erased user's
+    questions until 512 others pushed them out."""
     if folding.APART.fullmatch(word):
-        return re.compile(escaped)
-    if _WORD_CHAR.match(word):
-        return re.compile(rf"{escaped}\b(?<!\w{escaped})")
-    return re.compile(rf"\b{escaped}\b")
+        return word in text
+    at = text.find(word)
+    while at >= 0:
+        if _boundary(text, at) and _boundary(text, at + len(word)):
+            return True
+        at = text.find(word, at + 1)
+    return False
 
 
-_WORD_CHAR = re.compile(r"\w")
+def _boundary(text: str, at: int) -> bool:
+    r"""Whether `\b` holds at `at`: a word character (re's `\w`: alphanumeric or "_") on one side only."""
+    return _word(text[at - 1:at]) != _word(text[at:at + 1])
+
+
+def _word(char: str) -> bool:
+    return char.isalnum() or char == "_"
 # The characters of a memory's content its keyword column reads (migration 0004); only these are
 # folded to find a word said: a memory of 300,000 CJK characters folded whole took 45 ms, this 5.
 INDEXED_CHARACTERS = 65536

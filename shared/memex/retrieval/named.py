@@ -67,6 +67,11 @@ _WHO = re.compile(r"^\W*who(?:'s|\s+is|\s+was|\s+are)\b", re.IGNORECASE)
 # A place (a word of people.WORDS) ending where a text read backwards starts (`_placed`): \b and IGNORECASE
 # read a character alike in either direction.
 _PLACE_BACKWARDS = re.compile(rf"(?:{'|'.join(re.escape(word[::-1]) for word in people.WORDS)})\b", re.IGNORECASE)
+# Where a run of spaces before a name starts, at each place the name is said (overlapping too), in a
+# text followed by a NUL and the name (fold_extra_cases; said_after says why the name is not compiled
+# into a pattern): the spaces first, so that only where they start is the name read from the end.
+_SPACES_BEFORE_NAME = re.compile(r"(?<!\s)(?=\s)(?=[^\x00]*\x00(?P<name>[^\x00]*)\Z)(?=\s+(?P=name)\b)",
+                                 re.IGNORECASE)
 # The offline rules' "The user's best friend is named Sarah.", "The user's sister's name is Ana." and the
 # LLM extractor's other wordings of one relation's name (its prompt asks for "sister_name = Anna" in a
 # sentence of its own): "The user has a sister named Ana.", "The user's sister is Ana.", "Ana is the
@@ -86,6 +91,26 @@ _NAMES_ONE = ("name", "called")
 _ENDS_IN_A_NAME = re.compile(rf"\sis\s+{_NAME}(?:\s+{_NAME})*\.?$", re.IGNORECASE)
 # The words of an introduction that say no place in the user's life.
 _NO_PLACE = frozenset({"the", "user", "user's", "is", "a", "an", "of", "and", "has"})
+
+
+def said_after(place: str) -> re.Pattern[str]:
+    """`place`, a pattern that says a name by the backreference `(?P=name)`, compiled to match the name,
+    a NUL, then a text (both through fold_extra_cases), and find `place` in the text as a search would: a
+    name matched so is never compiled into a pattern, which re's cache (keyed by a pattern's text, process-wide)
+    would keep after the name's user is erased."""
+    return re.compile(rf"(?P<name>[^\x00]*)\x00.*?{place}", re.IGNORECASE | re.DOTALL)
+
+
+# The letters IGNORECASE reads as a third case of another letter (re's extra cases: "ſ" is an s, "ı" an
+# i, "ς" a σ), each as that letter, which a backreference (reading a letter's two cases only) then
+# matches as a pattern of the name would; all but the combining iota subscript (U+0345, no letter to
+# \w, which ι is): tests/test_named.py compares them with re's own reading.
+_EXTRA_CASES = str.maketrans("ıſµϐϵϑϴϰϖϱςϕᲀᲁᲂᲃᲄᲅᲆᲇᲈẛ\u1fbe", "isμβεθθκπρσφвдосттъѣꙋṡι")
+
+
+def fold_extra_cases(text: str) -> str:
+    """`text`, each letter IGNORECASE reads as a third case of another as that letter, one for one."""
+    return text if text.isascii() else text.translate(_EXTRA_CASES)
 
 
 def names(question: str) -> list[str]:
@@ -160,9 +185,6 @@ def theirs_first(question: str, scored: list[Scored], found: Mapping[str, Found]
 def _placed(name: str, found: Iterable[Found]) -> bool:
     """Whether a memory of `found` gives `name` a place in the user's life: introduces them ("The
     user's best friend is named Sarah.") or says them after it ("My friend Sarah lives in Denver.")."""
-    # Where a run of spaces before the name starts, at each place the name is said (overlapping too):
-    # compiled once for all the memories found (~145 a LoCoMo question), not once a memory
-    spaces_before = re.compile(rf"(?<!\s)(?=\s+{re.escape(name)}\b)", re.IGNORECASE)
     folded = name.casefold()
     ascii_name = name.isascii()
     for memory in found:
@@ -176,7 +198,7 @@ def _placed(name: str, found: Iterable[Found]) -> bool:
             return True
         # `\b(?:{people.PERSON})\s+Name\b`, read from the name back: that pattern tries its alternatives at
         # every word (~12 µs a LoCoMo line that says the name), this only where the name is said
-        starts = [at.start() for at in spaces_before.finditer(content)]
+        starts = [at.start() for at in _SPACES_BEFORE_NAME.finditer(fold_extra_cases(f"{content}\x00{name}"))]
         if starts:
             backwards = content[::-1]
             if any(_PLACE_BACKWARDS.match(backwards, len(content) - start) for start in starts):

@@ -56,21 +56,47 @@ def asked_of(question: str, found: Iterable[Found], known: Iterable[str] | None)
     return frozenset().union(*(people.said_in(place) | {name.casefold()} for name in asked if (place := _placed(name, found))))
 
 
-# `_placed`'s pattern but the name, built once: "wife Ana", "sister's name is Ana", "Ana is my wife".
-_PLACED_BEFORE = rf"\b(?:{people.PERSON})(?:e?s)?(?:['’]s\s+name\s+is|\s+is\s+(?:named|called)|\s+named|\s+called|,)?\s+"
-_PLACED_AFTER = rf"\s+is\s+(?:the\s+user['’]s|my|her|his)\s+(?:{people.PERSON})\b"
+# "wife Ana", "sister's name is Ana", "Ana is my wife": `_placed`'s pattern, matched against the name,
+# a NUL, then the memory (named.said_after, named.fold_extra_cases). The name is not compiled into a
+# pattern: re's cache, keyed by a pattern's text and process-wide, would keep an erased user's names
+# until 512 others pushed them out.
+_PLACED = named.said_after(
+    rf"(?P<place>\b(?:{people.PERSON})(?:e?s)?(?:['’]s\s+name\s+is|\s+is\s+(?:named|called)|\s+named|\s+called|,)?"
+    rf"\s+(?P=name)\b|\b(?P=name)\s+is\s+(?:the\s+user['’]s|my|her|his)\s+(?:{people.PERSON})\b)")
 
 
 def _placed(name: str, found: list[Found]) -> str:
     """The words of a memory found that say `name` is someone in the user's life ("The user's wife is
     named Ana.", "my friend Sarah", "Ana is my wife"), empty when none does; not the user's own name
     ("The user's name is Dana.")."""
-    # Compiled through re's own cache (a name asked again: a lookup, ~11 µs). That cache is process-wide
-    # too: a pattern holding an erased user's name may stay in it until 512 others push it out.
-    said = re.escape(name)
-    placed = re.compile(rf"{_PLACED_BEFORE}{said}\b|\b{said}{_PLACED_AFTER}", re.IGNORECASE)
-    return next((match.group(0) for memory in found if name.casefold() in memory.content.casefold()
-                 and (match := placed.search(memory.content))), "")
+    return next((memory.content[match.start("place") - len(name) - 1:match.end("place") - len(name) - 1]
+                 for memory in found if name.casefold() in memory.content.casefold()
+                 and (match := _PLACED.match(named.fold_extra_cases(f"{name}\x00{memory.content}")))), "")
+
+
+# Where a word of people.NAMES_A_PERSON begins, and where it ends (group 1): every place, overlapping too.
+_PERSON_AT = re.compile(rf"(?=({people.NAMES_A_PERSON.pattern}))", re.IGNORECASE)
+# Where a name is said, in a text followed by a NUL and the name (named.fold_extra_cases; named.said_after
+# says why the name is not compiled into a pattern): every place, overlapping too.
+_NAME_AT = re.compile(r"\b(?=[^\x00]*\x00(?P<name>[^\x00]*)\Z)(?=(?P=name)\b)", re.IGNORECASE)
+
+
+def _people_and_names(content: str, names: list[str]) -> list[str]:
+    """What `NAMES_A_PERSON|\bName\b|…` (each of `names` in turn, case ignored) finds in `content`, as
+    findall would: the first that matches where the leftmost match begins, then on from its end."""
+    if not names:
+        return people.NAMES_A_PERSON.findall(content)
+    places = [(at.start(), 0, at.end(1)) for at in _PERSON_AT.finditer(content)]
+    for rank, name in enumerate(names, 1):
+        if not (content.isascii() and name.isascii()) or name.lower() in content.lower():
+            places += [(at.start(), rank, at.start() + len(name))
+                       for at in _NAME_AT.finditer(named.fold_extra_cases(f"{content}\x00{name}"))]
+    said, end = [], 0
+    for start, _, stop in sorted(places):
+        if start >= end:
+            said.append(content[start:stop])
+            end = stop
+    return said
 
 
 def not_theirs(kept: list[str], found: Mapping[str, Found], asked: frozenset[str]) -> list[str]:
@@ -85,14 +111,12 @@ def not_theirs(kept: list[str], found: Mapping[str, Found], asked: frozenset[str
     names = {match.group("name"): people.said_in(match.group("place")) for memory in found.values()
              if memory.memory_type == "semantic" and (match := named.introduction(memory.content))
              and people.NAMES_A_PERSON.search(match.group("place"))}
-    someone = re.compile("|".join([people.NAMES_A_PERSON.pattern, *(rf"\b{re.escape(name)}\b" for name in names)]),
-                         re.IGNORECASE) if names else people.NAMES_A_PERSON
     by_name = {name.casefold(): whom for name, whom in names.items()}
-    # Whom each memory read says (the people words and names `someone` finds), read once a memory:
-    # the user's own facts, another's lines and the messages facts came from all turn on it.
+    # Whom each memory read says (the people words and names), read once a memory: the user's own
+    # facts, another's lines and the messages facts came from all turn on it.
     @cache
     def said_in(item: str) -> list[str]:
-        return [said.casefold() for said in someone.findall(found[item].content)]
+        return [said.casefold() for said in _people_and_names(found[item].content, list(names))]
 
     def anothers(item: str) -> bool:
         if found[item].speaker is not None or asked & people.SEVERAL:
