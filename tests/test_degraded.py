@@ -275,7 +275,7 @@ def test_a_turn_said_while_the_embedder_fails_is_searchable_by_its_words_and_get
     assert tenant.get(f"/v1/turns/{turn_id}").json()["status"] == "processed"
     _deliver(worker, tenant, turn_id)  # delivered again: nothing twice
     assert _messages_stored(ctx, tenant) == (1, 1)
-    assert _found(tenant, "hybrid") == [NEWS]
+    assert _found(tenant, "hybrid").count(NEWS) == 1  # beside the fact the retry drew from it
 
 
 def test_a_user_erased_while_the_embedder_fails_leaves_nothing_for_the_retry(ctx, outage, remote):
