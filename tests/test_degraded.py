@@ -278,6 +278,26 @@ def test_a_turn_said_while_the_embedder_fails_is_searchable_by_its_words_and_get
     assert _found(tenant, "hybrid").count(NEWS) == 1  # beside the fact the retry drew from it
 
 
+def test_a_turn_failed_for_the_outage_is_read_again_by_a_reextraction(ctx, outage, remote):
+    """Every delivery failed (an outage past the job's last retry): the messages stay keyword-searchable
+    and `memex backfill --reextract` (its chunk: extract_many again) fills their vectors in."""
+    import openai
+
+    from memex import pipeline
+
+    worker, client = outage
+    tenant = Tenant(ctx, client)
+    turn_id = tenant.turn(NEWS, wait=False).json()["turn_id"]
+    with pytest.raises(openai.InternalServerError):
+        _deliver(worker, tenant, turn_id)
+    pipeline.mark_failed(worker, tenant.id, turn_id, "InternalServerError")
+    remote.heal(EMBEDDINGS)
+    assert _found(tenant, "bm25") == [NEWS]
+    pipeline.extract_many(worker, tenant.id, [turn_id], again=True)
+    assert _messages_stored(ctx, tenant) == (1, 1)
+    assert _vector_channel(ctx, tenant) == [1.0]
+
+
 def test_a_user_erased_while_the_embedder_fails_leaves_nothing_for_the_retry(ctx, outage, remote):
     import openai
 
