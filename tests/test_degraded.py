@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import json
 
+import numpy as np
 import pytest
 
 from bench.openai_double import CHAT, RERANK, OpenAIDouble
@@ -181,6 +182,138 @@ def test_a_memory_written_while_the_embedder_fails_is_a_503_that_says_so_and_sto
     stored = client.post("/v1/memories", body)  # the double answers again
     assert stored.status_code == 201, stored.text
     assert user.get(f"/v1/memories/count?user_id={user.user}").json()["count"] == count + 1
+
+
+# ---------------------------------------------------------------- a turn while the embedder is down
+
+NEWS = "I adopted a ferret called Noodle."
+
+
+@pytest.fixture(scope="module")
+def embed_ctx(ctx, double):
+    """A worker's context with its embedder at the double, and the service over it."""
+    built = build_context(dataclasses.replace(ctx.settings, embeddings_provider="openai", embedding_dim=384,
+                                              embeddings_base_url=double.base_url, embeddings_model="embed-worker"))
+    with _client(built.settings) as client:
+        yield built, client
+
+
+@pytest.fixture
+def outage(remote, embed_ctx, monkeypatch):
+    """The double's embeddings endpoint failing every call until `remote.heal(EMBEDDINGS)`."""
+    from memex.embeddings import openai_compat
+
+    monkeypatch.setattr(openai_compat, "RETRY_PAUSE_SECONDS", 0.0)  # the client's retries, at once
+    remote.fail(EMBEDDINGS, "500")
+    yield embed_ctx
+    remote.heal(EMBEDDINGS)
+
+
+def _deliver(worker, tenant: Tenant, turn_id: str):
+    """One delivery of the turn's extraction job, and of the supersession job it sends, as the workers run them."""
+    from memex import pipeline
+    from memex.jobs import ExtractionJob
+
+    follow_up = pipeline.extract(worker, ExtractionJob(tenant.id, turn_id))
+    if follow_up is not None:
+        pipeline.resolve(worker, follow_up)
+    return follow_up
+
+
+def _messages_stored(ctx, tenant: Tenant) -> tuple[int, int]:
+    """The tenant's episodic memories, and how many of them have their vector."""
+    row = ctx.db.connection().execute(
+        "SELECT count(*) AS stored, count(embedding) AS vectored FROM memories WHERE tenant_id = %s "
+        "AND memory_type = 'episodic'", (tenant.id,)).fetchone()
+    return row["stored"], row["vectored"]
+
+
+def _vector_channel(ctx, tenant: Tenant) -> list[float]:
+    """The similarities the vector channel ranks the user's memories by, for a query whose vector is the
+    message's own (the double's vector of its embedded text): 1.0 once the message has its vector."""
+    from bench.openai_double import fake_embedding
+    from memex import embedded_text
+    from memex.db import memories as memory_rows
+    from memex.models import SearchFilters
+
+    query = np.asarray(fake_embedding(embedded_text.of(NEWS, None, memory_type="episodic", subject="user"), 384))
+    ranked = memory_rows.vector_ranked(ctx.db.connection(), tenant.id, tenant.user, None,
+                                       SearchFilters(memory_type="episodic"), False,
+                                       query / np.linalg.norm(query), 10, None)
+    return [round(similarity, 4) for _, similarity in ranked]
+
+
+def _found(tenant: Tenant, mode: str) -> list[str]:
+    return [r["content"] for r in _search(tenant, "ferret Noodle", mode=mode)["results"]]
+
+
+def test_a_turn_said_while_the_embedder_fails_is_searchable_by_its_words_and_gets_its_vectors_on_the_retry(ctx, outage, remote):
+    """An embedder down at the worker kept the turn's messages out of search until a delivery found
+    it up again (an outage of an hour hid the hour). They are stored without their vectors, found by
+    their words in every mode but the vector channel's, and the retry fills the vectors in, once."""
+    import openai
+
+    worker, client = outage
+    tenant = Tenant(ctx, client)
+    turn = tenant.turn(NEWS, wait=False)
+    assert turn.status_code == 202, turn.text
+    turn_id = turn.json()["turn_id"]
+    for _ in range(2):  # the job's first delivery and its retry, the embedder still down: stored once
+        with pytest.raises(openai.InternalServerError):
+            _deliver(worker, tenant, turn_id)
+        assert _messages_stored(ctx, tenant) == (1, 0)
+    for mode in ("bm25", "hybrid", "vector"):  # the query unembedded too: keyword-only in every mode
+        assert _found(tenant, mode) == [NEWS], mode
+
+    assert _vector_channel(ctx, tenant) == []  # the message has no vector yet
+
+    remote.heal(EMBEDDINGS)
+    assert _found(tenant, "hybrid") == [NEWS]  # the query has its vector now; the message not yet
+    _deliver(worker, tenant, turn_id)
+    assert _messages_stored(ctx, tenant) == (1, 1)
+    assert _vector_channel(ctx, tenant) == [1.0]
+    assert tenant.get(f"/v1/turns/{turn_id}").json()["status"] == "processed"
+    _deliver(worker, tenant, turn_id)  # delivered again: nothing twice
+    assert _messages_stored(ctx, tenant) == (1, 1)
+    assert _found(tenant, "hybrid").count(NEWS) == 1  # beside the fact the retry drew from it
+
+
+def test_a_turn_failed_for_the_outage_is_read_again_by_a_reextraction(ctx, outage, remote):
+    """Every delivery failed (an outage past the job's last retry): the messages stay keyword-searchable
+    and `memex backfill --reextract` (its chunk: extract_many again) fills their vectors in."""
+    import openai
+
+    from memex import pipeline
+
+    worker, client = outage
+    tenant = Tenant(ctx, client)
+    turn_id = tenant.turn(NEWS, wait=False).json()["turn_id"]
+    with pytest.raises(openai.InternalServerError):
+        _deliver(worker, tenant, turn_id)
+    pipeline.mark_failed(worker, tenant.id, turn_id, "InternalServerError")
+    remote.heal(EMBEDDINGS)
+    assert _found(tenant, "bm25") == [NEWS]
+    pipeline.extract_many(worker, tenant.id, [turn_id], again=True)
+    assert _messages_stored(ctx, tenant) == (1, 1)
+    assert _vector_channel(ctx, tenant) == [1.0]
+
+
+def test_a_user_erased_while_the_embedder_fails_leaves_nothing_for_the_retry(ctx, outage, remote):
+    import openai
+
+    worker, client = outage
+    tenant = Tenant(ctx, client)
+    turn_id = tenant.turn(NEWS, wait=False).json()["turn_id"]
+    with pytest.raises(openai.InternalServerError):
+        _deliver(worker, tenant, turn_id)
+    assert _found(tenant, "bm25") == [NEWS]
+    assert tenant.delete(f"/v1/users/{tenant.user}").status_code in (200, 202, 204)
+    remote.heal(EMBEDDINGS)
+    assert _deliver(worker, tenant, turn_id) is None
+    assert _messages_stored(ctx, tenant) == (0, 0)
+    assert ctx.db.connection().execute("SELECT count(*) AS n FROM memories WHERE tenant_id = %s",
+                                       (tenant.id,)).fetchone()["n"] == 0
+    assert _found(tenant, "bm25") == []
 
 
 # ---------------------------------------------------------------- /health

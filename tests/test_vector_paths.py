@@ -3,6 +3,7 @@ scan (pgvector >= 0.8, the embedded default) and the exact ranking kept for olde
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
 
 import numpy as np
 import pytest
@@ -332,3 +333,35 @@ def test_one_scan_for_several_vectors_ranks_as_their_own_statements(ctx, scoped,
         for one, own in zip(together.results(), alone, strict=True):
             assert one.ranked == own.ranked and one.found == own.found and one.memories == own.memories
             assert len(one.ranked) == 5 and len(one.memories) == 2
+
+
+def test_a_memory_without_its_vector_is_in_no_path_of_the_vector_channel(ctx, scoped):
+    """A message stored while the embedder failed has no vector until its job's retry fills it in
+    (migration 0040, pipeline._store_episodic). Its similarity is NULL, which sorts first in the exact
+    ranking's `ORDER BY similarity DESC`: every path ranks only the memories with a vector, as before it came."""
+    conn = ctx.db.connection()
+    scope = (scoped.id, scoped.user, None, SearchFilters(), False)
+    embeddings = ctx.embedder.embed(QUERIES[:2])
+    depth = len(OWN) + 1
+
+    def rankings() -> dict[str, list]:
+        size = memory_rows.ahead(conn, scoped.id, scoped.user, 8).size
+        with conn.transaction():
+            conn.execute("SET LOCAL enable_seqscan = off")  # the walk, on a user this small (_ranked)
+            conn.execute("SET LOCAL enable_sort = off")
+            walked = memory_rows.vector_ranked(conn, *scope, embeddings[0], depth, 0)
+        bounded = memory_rows.vector_statements(*scope, embeddings, depth, 100, 40, depth, 1, None, size, 0)
+        with conn.pipeline():
+            bounded.send(conn)
+        return {"exact": memory_rows.vector_ranked(conn, *scope, embeddings[0], depth, None),
+                "preselected": memory_rows.vector_ranked(conn, *scope, embeddings[0], depth, None, preselect=depth),
+                "walk": walked, "bounded": [ranking.ranked for ranking in bounded.results()]}
+
+    before = rankings()
+    assert len(before["exact"]) == len(OWN)
+    with conn.transaction():
+        memory_rows.insert(conn, scoped.id, {
+            "id": "vectorless", "user_id": scoped.user, "memory_type": "episodic", "type": "message",
+            "content": "I hike the ridge trail above the lake.", "embedding": None,
+            "valid_from": datetime.now(timezone.utc), "dedupe_key": "message:vectorless"})
+    assert rankings() == before

@@ -295,28 +295,42 @@ def _leans_on(message: dict, previous: dict | None) -> bool:
 
 
 def _store_episodic(ctx: Context, tenant_id: str, work: list[tuple[dict, list[dict], list[dict]]]) -> None:
-    """One episodic memory per message, indexed with the line it answers; no LLM involved."""
+    """One episodic memory per message, indexed with the line it answers; no LLM involved. When the
+    embedder fails, the messages are stored without their vectors all the same (keyword-searchable at
+    once: degraded, not down) and the failure is raised, so the job is retried and its facts, which
+    supersession compares by vector, wait for it; the retry (or a re-extraction) fills the vectors in."""
     contexts: dict[str, str | None] = {}  # message id -> the message said just before it
     for _, messages, history in work:
         for previous, message in zip([history[-1] if history else None] + messages, messages):
             contexts[message["id"]] = episodic_text(previous) if _leans_on(message, previous) else None
     conn = ctx.db.connection()
-    done = memory_rows.written(conn, tenant_id, [f"message:{m['id']}" for _, messages, _ in work for m in messages])
-    pending = [(turn, m) for turn, messages, _ in work for m in messages if f"message:{m['id']}" not in done]
+    done = memory_rows.written_vectored(conn, tenant_id, [f"message:{m['id']}" for _, messages, _ in work
+                                                          for m in messages])
+    pending = [(turn, m) for turn, messages, _ in work for m in messages if not done.get(f"message:{m['id']}")]
     if not pending:
         return
     texts = [embedded_text.of(episodic_text(m), contexts[m["id"]], memory_type="episodic", subject=m["subject"])
              for _, m in pending]
-    distinct = embed_distinct(ctx, tenant_id, texts)
-    vectors = [distinct[text] for text in texts]
+    try:
+        distinct = embed_distinct(ctx, tenant_id, texts)
+        vectors, failure = [distinct[text] for text in texts], None
+    except Exception as exc:  # noqa: BLE001 - raised once the messages are stored without their vectors
+        log.warning("the embedder failed (%s): the turns' messages are stored without their vectors, "
+                    "which the job's retry fills in", public_description(exc))
+        vectors, failure = [None] * len(pending), exc
+        if all(f"message:{m['id']}" in done for _, m in pending):
+            raise  # stored without their vectors by an earlier delivery: nothing to write
     with ctx.db.transaction() as conn:
         for user_id in sorted({turn["user_id"] for turn, _ in pending}):  # in one order: no deadlock
             locks.lock_user(conn, tenant_id, user_id)
         present = turn_rows.lock_turns(conn, tenant_id, list({turn["id"] for turn, _ in pending}))
         # The user's first turn on or after the day a job to come starts makes it the job, whether or
-        # not the turn says anything to decide ("Busy first week."): before its candidates are.
-        for user_id in sorted({turn["user_id"] for turn, _ in pending}):
+        # not the turn says anything to decide ("Busy first week."): before its candidates are. It
+        # embeds the employer it writes: with the embedder down, the retry that fills the vectors starts it.
+        for user_id in sorted({turn["user_id"] for turn, _ in pending}) if failure is None else ():
             start_jobs(conn, ctx, tenant_id, user_id, embed_here=True)
+        stored = [(turn, message, vector) for (turn, message), vector in zip(pending, vectors)
+                  if turn["id"] in present]  # else erased meanwhile
         memory_rows.insert_many(conn, tenant_id, [{
             "id": str(uuid.uuid4()),
             "user_id": turn["user_id"],
@@ -334,7 +348,13 @@ def _store_episodic(ctx: Context, tenant_id: str, work: list[tuple[dict, list[di
             "source_message_id": message["id"],
             "dedupe_key": f"message:{message['id']}",
             "metadata": {"role": message["role"], **({"name": message["name"]} if message["name"] else {})},
-        } for (turn, message), vector in zip(pending, vectors) if turn["id"] in present])  # else erased meanwhile
+        } for turn, message, vector in stored if f"message:{message['id']}" not in done])
+        if failure is None:  # those stored without a vector by an earlier delivery
+            memory_rows.fill_vectors(conn, tenant_id, [(f"message:{message['id']}", vector)
+                                                       for turn, message, vector in stored
+                                                       if f"message:{message['id']}" in done])
+    if failure is not None:
+        raise failure
 
 
 # A value this close in meaning under another key may be the same fact under a new name

@@ -33,11 +33,12 @@ def users_over(conn: psycopg.Connection, tenant_id: str, threshold: int, user_id
 def eligible(conn: psycopg.Connection, tenant_id: str, user_id: str, said_before: datetime,
              after: tuple[datetime, str] | None, limit: int) -> list[dict[str, Any]]:
     """The user's active episodic memories said before `said_before`, summaries excepted, oldest
-    first from `after` (keyset), at most `limit`."""
+    first from `after` (keyset), at most `limit`. A message whose vector is still to come (stored
+    while the embedder failed, migration 0040) waits for it: grouping compares vectors."""
     return conn.execute(
         """SELECT id, content, embedding, valid_from, importance, session_id, agent_id FROM memories
            WHERE tenant_id = %s AND user_id = %s AND active AND memory_type = 'episodic' AND type <> %s
-             AND valid_from < %s AND (%s::timestamptz IS NULL OR (valid_from, id) > (%s, %s))
+             AND valid_from < %s AND embedding IS NOT NULL AND (%s::timestamptz IS NULL OR (valid_from, id) > (%s, %s))
            ORDER BY valid_from, id LIMIT %s""",
         (tenant_id, user_id, SUMMARY_TYPE, said_before, *((after[0], after[0], after[1]) if after else (None, None, None)),
          limit),

@@ -103,7 +103,8 @@ def _row(tenant_id: str, memory: dict[str, Any]) -> dict[str, Any]:
         "source_turn_id": None, "source_message_id": None, "dedupe_key": None,
         "confidence": 1.0, "importance": 0.5, "active": True, "valid_to": None, "subject": "user",
         **memory,
-        "embedding": np.asarray(memory["embedding"], dtype=np.float32),
+        # None: a message stored while the embedder failed (pipeline._store_episodic)
+        "embedding": None if memory["embedding"] is None else np.asarray(memory["embedding"], dtype=np.float32),
         "metadata": Jsonb(memory.get("metadata") or {}),
     }
     for column in ("confidence", "importance"):
@@ -200,6 +201,23 @@ def written(conn: psycopg.Connection, tenant_id: str, dedupe_keys: list[str]) ->
     rows = conn.execute("SELECT dedupe_key FROM memories WHERE tenant_id = %s AND dedupe_key = ANY(%s)",
                         (tenant_id, dedupe_keys)).fetchall()
     return {r["dedupe_key"] for r in rows}
+
+
+def written_vectored(conn: psycopg.Connection, tenant_id: str, dedupe_keys: list[str]) -> dict[str, bool]:
+    """`written` with, for each dedupe key written, whether its memory has its vector (a message
+    stored while the embedder failed has none until a later delivery fills it in: fill_vectors)."""
+    rows = conn.execute("""SELECT dedupe_key, embedding IS NOT NULL AS vectored FROM memories
+                           WHERE tenant_id = %s AND dedupe_key = ANY(%s)""", (tenant_id, dedupe_keys)).fetchall()
+    return {r["dedupe_key"]: r["vectored"] for r in rows}
+
+
+def fill_vectors(conn: psycopg.Connection, tenant_id: str, pairs: list[tuple[str, Any]]) -> None:
+    """The vectors of memories written without one, by dedupe key; a memory that has one (filled by
+    another delivery, from the same text) keeps it, and one erased meanwhile has no row to fill."""
+    with conn.cursor() as cur:
+        cur.executemany("""UPDATE memories SET embedding = %s
+                           WHERE tenant_id = %s AND dedupe_key = %s AND embedding IS NULL""",
+                        [(np.asarray(vector, dtype=np.float32), tenant_id, key) for key, vector in pairs])
 
 
 def of_turn(conn: psycopg.Connection, tenant_id: str, turn_id: str) -> list[dict[str, Any]]:
@@ -312,6 +330,15 @@ def _scope(tenant_id: str, user_id: str, agent_id: str | None, filters: SearchFi
                        AND ft.id = {row}.source_turn_id AND ft.metadata @> %(scope_metadata)s))""")
         params["scope_metadata"] = Jsonb(filters.metadata)
     return " AND ".join(clauses), params
+
+
+def _vectored_scope(tenant_id: str, user_id: str, agent_id: str | None, filters: SearchFilters,
+                    include_inactive: bool) -> tuple[str, dict[str, Any]]:
+    """`_scope` of the vector channel: its memories with a vector. A message stored while the embedder
+    failed has none yet (migration 0040), and its NULL similarity would sort first. By embedding_bits,
+    NULL exactly when the vector is: the pre-selection reads it from memories_user_bits alone."""
+    where, params = _scope(tenant_id, user_id, agent_id, filters, include_inactive)
+    return where + " AND embedding_bits IS NOT NULL", params
 
 
 # Okapi BM25 parameters (the usual defaults); Postgres's own ts_rank has no IDF, which lets
@@ -897,7 +924,7 @@ def vector_statement(tenant_id: str, user_id: str, agent_id: str | None, filters
     performance.md). The pre-selection of a scope narrowed by nothing but `active` then sorts
     only the rows within a bound (`_bounded_preselection`): the same candidates.
     """
-    where, params = _scope(tenant_id, user_id, agent_id, filters, include_inactive)
+    where, params = _vectored_scope(tenant_id, user_id, agent_id, filters, include_inactive)
     args = {"vector": np.asarray(embedding, dtype=np.float32), "limit": limit, **params}
     picked = "id, valid_from, importance, content, speaker, subject, turn_id, message_id, memory_type"
     exact = f"""SELECT {_VECTOR_COLUMNS}, 1 - (embedding <=> %(vector)s) AS similarity FROM memories
@@ -980,7 +1007,7 @@ def vector_statements(tenant_id: str, user_id: str, agent_id: str | None, filter
     unfiltered = agent_id is None and filters == SearchFilters()
     if len(embeddings) > 1 and size is not None and _path(
             size, include_inactive, unfiltered, walk_above, preselect, preselect_above, own_ef_search) == "bounded":
-        where, params = _scope(tenant_id, user_id, agent_id, filters, include_inactive)
+        where, params = _vectored_scope(tenant_id, user_id, agent_id, filters, include_inactive)
         args = {**{f"vector_{i}": np.asarray(embedding, dtype=np.float32) for i, embedding in enumerate(embeddings)},
                 "limit": limit, "preselect": max(preselect, limit), "memories_tenant": tenant_id,
                 "memories_best": best, **params}
