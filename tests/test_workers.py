@@ -190,10 +190,11 @@ class _DelayingOne(SqsPublisher):
                                                else entry for entry in entries])
 
 
-def test_the_sweep_sends_lost_turns_ten_to_a_request_and_leaves_one_the_queue_refused_queued(ctx, tenant, runtime):
+def test_the_sweep_sends_lost_turns_ten_to_a_request_and_leaves_one_the_queue_refused_queued(aws, ctx, tenant, runtime):
     """A request per lost turn, each within the transaction holding the claimed rows: 200 stuck turns
     were 200 round trips. SendMessageBatch sends ten at once; an entry the queue refuses is not counted
-    as re-sent and stays `queued` for the next sweep, while the rest of its batch goes."""
+    as re-sent and stays `queued` for the next sweep, while the rest of its batch goes. (LocalStack takes
+    a delay over 900 s and would hold that message back: there, none is refused, and all go.)"""
     queued = [_store_turn(ctx, tenant, f"My dog number {n} is called Rex.") for n in range(23)]
     extracted = [_store_turn(ctx, tenant, f"I live in {city}.") for city in (
         "Porto", "Lisbon", "Madrid", "Paris", "Berlin", "Vienna", "Prague", "Warsaw", "Oslo", "Dublin", "Rome", "Athens")]
@@ -201,14 +202,18 @@ def test_the_sweep_sends_lost_turns_ten_to_a_request_and_leaves_one_the_queue_re
         assert pipeline.extract(ctx, ExtractionJob(tenant.id, turn_id)) is not None
         _backdate(ctx, tenant, turn_id, 600)
     runtime.drain()
-    refused = queued[4]
-    publisher = _DelayingOne(ctx.settings, refused)
+    refused = queued[4] if aws.kind == "moto" else None
+    publisher = _DelayingOne(ctx.settings, refused) if refused else SqsPublisher(ctx.settings)
     requests: list[str] = []
     publisher._client.meta.events.register("before-call.sqs", lambda model, **_: requests.append(model.name))
     republished = sweep(dataclasses.replace(ctx, publisher=publisher), older_than_seconds=0)
-    assert republished >= len(queued) - 1 + len(extracted)
+    assert republished >= len(queued) - (1 if refused else 0) + len(extracted)
     sends = [name for name in requests if name.startswith("SendMessage")]
     assert set(sends) == {"SendMessageBatch"} and len(sends) <= republished // 10 + 3, sends
+    if refused is None:
+        runtime.drain()
+        assert {_turn_row(ctx, tenant, t)["status"] for t in queued + extracted} == {"processed"}
+        return
     assert (_turn_row(ctx, tenant, refused)["status"], _turn_row(ctx, tenant, refused)["republished"]) == ("queued", 0)
     runtime.drain()
     for turn_id in [t for t in queued if t != refused] + extracted:
