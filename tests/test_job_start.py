@@ -417,3 +417,27 @@ def test_with_the_embedder_down_the_sweep_waits_for_one_users_start_and_leaves_t
     assert [_current(tenant, "employer", user) for user in users] == [["Canva"]] * len(users)
     assert pipeline.start_jobs_due(ctx, 600.0).started >= len(users)
     assert [_current(tenant, "employer", user) for user in users] == [["Twilio"]] * len(users)
+
+
+def test_the_sweep_leaves_a_user_whose_lock_a_long_writer_holds_and_starts_the_others(ctx, tenant):
+    """A user's start waited for their lock, held by a long writer (an import's chunk), with the run's time
+    share and every user due after them behind it. It takes the lock only if free: that user is left for
+    the next run, the others start."""
+    held, free = tenant.user + "-held", tenant.user + "-free"
+    for n, user in enumerate((held, free)):  # long ago: the earliest due in the database, the held one first
+        tenant.turn("I work at Canva.", user=user, timestamp=f"1991-01-0{n + 1}T09:00:00Z")
+        tenant.turn("I start at Twilio next week.", user=user, timestamp=f"1991-01-0{n + 2}T09:00:00Z")
+    due: list[pipeline.JobsDue] = []
+    with psycopg.connect(ctx.db.dsn) as holder:
+        locks.lock_user(holder, tenant.id, held)
+        swept = threading.Thread(target=lambda: due.append(pipeline.start_jobs_due(ctx, 600.0)), daemon=True)
+        swept.start()
+        swept.join(timeout=60)
+        waited = swept.is_alive()
+        holder.rollback()
+    swept.join(timeout=60)
+    assert not waited, "the sweep waited for the lock a writer held"
+    assert due[0].left >= 1 and due[0].started >= 1
+    assert (_current(tenant, "employer", held), _current(tenant, "employer", free)) == (["Canva"], ["Twilio"])
+    assert pipeline.start_jobs_due(ctx, 600.0).started >= 1  # the next run, the lock free
+    assert _current(tenant, "employer", held) == ["Twilio"]

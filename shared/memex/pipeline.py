@@ -748,13 +748,22 @@ def start_jobs(conn, ctx: Context, tenant_id: str, user_id: str, now: datetime |
 
 
 def _start_jobs_locked(ctx: Context, tenant_id: str, user_id: str, embed_here: bool,
-                       finishing: str | None = None, now: datetime | None = None) -> int:
-    """The LLM path's and the sweep's `start_jobs` in a transaction of its own, which first marks the turn
-    `finishing` processed."""
+                       finishing: str | None = None) -> int:
+    """The LLM path's `start_jobs` in a transaction of its own, which first marks the turn `finishing` processed."""
     with ctx.db.transaction() as conn:
         locks.lock_user(conn, tenant_id, user_id)
         if finishing is not None:
             turn_rows.finish(conn, tenant_id, [finishing])
+        return start_jobs(conn, ctx, tenant_id, user_id, embed_here=embed_here)
+
+
+def _start_jobs_unless_locked(ctx: Context, tenant_id: str, user_id: str, now: datetime,
+                              embed_here: bool) -> int | None:
+    """The sweep's `start_jobs` in a transaction of its own; None, at once, when another transaction
+    holds the user's lock (a long import chunk): waiting for it would spend the run's time share."""
+    with ctx.db.transaction() as conn:
+        if not locks.try_lock_user(conn, tenant_id, user_id):
+            return None
         return start_jobs(conn, ctx, tenant_id, user_id, now, embed_here=embed_here)
 
 
@@ -769,7 +778,9 @@ def _start(job: dict[str, Any]) -> tuple[datetime | None, str]:
 class JobsDue:
     started: int = 0  # jobs to come that became the job
     failed: int = 0  # users whose start failed (logged): the next sweep tries them again
-    left: int = 0  # users due whom the time or the embedder did not reach: the next sweep's, the earliest day first
+    # users due whom the time or the embedder did not reach, or whose lock another transaction held: the
+    # next sweep's, the earliest day first
+    left: int = 0
 
 
 class _EmbedderDown(Exception):
@@ -789,8 +800,9 @@ def start_jobs_due(ctx: Context, seconds: float) -> JobsDue:
     says nothing on or after the day gets the new job all the same, within the sweep's period), the
     earliest day first. Who is due is read in one statement and told here, on the jobs' words, so that
     a user whose job names no day or a day to come is neither locked nor given a transaction every 5
-    minutes; under the lock start_jobs reads and decides again. What a start embeds is embedded with no lock
-    held (_embedding_unlocked). One user's failure (a deadlock) is logged and the others go on, but the
+    minutes; under the lock start_jobs reads and decides again. A user whose lock another transaction holds
+    is left for the next run, not waited for. What a start embeds is embedded with no lock held
+    (_embedding_unlocked). One user's failure (a deadlock) is logged and the others go on, but the
     embedder's stops the starts: each of the others would wait out its attempts in turn (an endpoint
     down on the 1st of a month, with every "next month" due), so they are left, counted in `left`, for the
     next run. Transactions begin within `seconds` (TransactionTime), so that what comes after in the run
@@ -804,18 +816,22 @@ def start_jobs_due(ctx: Context, seconds: float) -> JobsDue:
     within, result = TransactionTime(seconds), JobsDue()
     for n, (tenant_id, user_id) in enumerate(sorted(due, key=due.__getitem__)):
         if not within.allows():
-            result.left = len(due) - n
+            result.left += len(due) - n
             break
         began = time.monotonic()
         try:
-            result.started += _embedding_unlocked(ctx, tenant_id, lambda ctx, embed_here: _start_jobs_locked(
-                ctx, tenant_id, user_id, embed_here, now=now), embed=_embed_or_down)
+            started = _embedding_unlocked(ctx, tenant_id, lambda ctx, embed_here: _start_jobs_unless_locked(
+                ctx, tenant_id, user_id, now, embed_here), embed=_embed_or_down)
+            if started is None:
+                result.left += 1
+            else:
+                result.started += started
         except _EmbedderDown as down:
-            result.failed, result.left = result.failed + 1, len(due) - n - 1
+            result.failed, result.left = result.failed + 1, result.left + len(due) - n - 1
             ctx.metrics.record(JOB_STARTS_FAILED)
-            log.warning("the embedder failed (%s) starting the jobs to come of user %s; the %d other users due "
-                        "are left for the next sweep", type(down.__cause__).__name__, user_hash(tenant_id, user_id),
-                        result.left)
+            log.warning("the embedder failed (%s) starting the jobs to come of user %s; the %d users due after "
+                        "them are left for the next sweep", type(down.__cause__).__name__,
+                        user_hash(tenant_id, user_id), len(due) - n - 1)
             break
         except Exception as exc:  # noqa: BLE001 - one user's failure is not the others'
             result.failed += 1
