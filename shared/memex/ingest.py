@@ -100,8 +100,8 @@ def sweep(ctx: Context, older_than_seconds: int | None = None) -> int:
 
 
 def _republish(ctx: Context, lost: list[dict[str, Any]]) -> list[tuple[str, str]]:
-    """Publish the claimed turns again, BATCH_MAX to a request (one SendMessageBatch, where a request
-    each kept the claimed rows locked for 200 round trips); returns (tenant id, turn id) of those the
+    """Publish the claimed turns again, BATCH_MAX to a request (one SendMessageBatch: a request a turn
+    kept the claimed rows locked for as many round trips as turns); returns (tenant id, turn id) of those the
     queue took: one it refused stays as it was, for the next sweep. After a queue's first failed request
     the rest of its turns are not tried: the queue is down, and each try would wait out the client's
     retries while the claimed rows stay locked."""
