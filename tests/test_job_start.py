@@ -339,10 +339,11 @@ def test_the_sweep_locks_no_user_whose_job_to_come_names_no_day_or_one_not_yet_c
     assert _current(tenant, "next_job") == ["starting at Asana next year"]
 
 
-def test_a_user_whose_job_fails_to_start_stops_neither_anothers_nor_the_erasures(ctx, http, caplog):
+def test_a_user_whose_job_fails_to_start_for_the_embedder_leaves_the_others_and_not_the_erasures(ctx, http, caplog):
     """One user's start fails (the embedder down for their employer's text): logged (the user as a hash,
-    the error as its type) and counted, the next sweep tries again; the other user's job starts and the
-    erasure after them goes on."""
+    the error as its type) and counted, the next sweep tries again; the other user's start, after it, is
+    left for the next sweep too (the embedder failed: each start would wait for it), and the erasure after
+    them goes on."""
     from infra.local.lambda_context import LocalLambdaContext
     from infra.local.runtime import function_module
 
@@ -360,17 +361,17 @@ def test_a_user_whose_job_fails_to_start_stops_neither_anothers_nor_the_erasures
         before = scrape(http)
         with caplog.at_level(logging.WARNING, logger="memex.pipeline"):
             answer = function_module("sweep").run(down, LocalLambdaContext("sweep", timeout_seconds=60))
-        assert answer["jobs_failed"] >= 1 and answer["jobs_started"] >= 1 and answer["erasures_finished"] >= 1
+        assert answer["jobs_failed"] == 1 and answer["jobs_left"] >= 1 and answer["erasures_finished"] >= 1
         assert moved(before, scrape(http), "memex_job_starts_failed_total") == answer["jobs_failed"]
         assert any(user_hash(failing.id, failing.user) in line and "TimeoutError" in line for line in caplog.messages)
         assert not any(failing.user in line or "Twilio" in line for line in caplog.messages)
-        assert _current(other, "employer") == ["Asana"]
+        assert _current(other, "employer") == ["Miro"]
         assert _current(failing, "employer") == ["Canva"]
         assert _current(failing, "next_job") == ["starting at Twilio next week"]
         assert erased.get(f"/v1/users/{erased.user}/memories").json()["memories"] == []
-        # the embedder back: the next sweep starts it
+        # the embedder back: the next sweep starts both
         function_module("sweep").run(ctx, LocalLambdaContext("sweep", timeout_seconds=60))
-        assert _current(failing, "employer") == ["Twilio"]
+        assert (_current(failing, "employer"), _current(other, "employer")) == (["Twilio"], ["Asana"])
 
 
 def test_the_sweep_begins_no_job_start_past_its_time_and_leaves_the_rest_to_the_next(ctx, tenant):
@@ -389,3 +390,54 @@ def test_the_sweep_begins_no_job_start_past_its_time_and_leaves_the_rest_to_the_
     assert (_current(tenant, "employer", first), _current(tenant, "employer", second)) == (["Twilio"], ["Miro"])
     assert pipeline.start_jobs_due(ctx, 60.0).started >= 1
     assert _current(tenant, "employer", second) == ["Asana"]
+
+
+def test_with_the_embedder_down_the_sweep_waits_for_one_users_start_and_leaves_the_others(ctx, tenant):
+    """The embedder down on the 1st of a month, every "next month" due: each due user's start waited out the
+    embedder's attempts in turn, the run's time share gone to them. The first failure that is the embedder's
+    stops the starts (the real `openai` client against a loopback endpoint answering 500): one user's
+    attempts, the others left for the next run, which starts them all once it answers."""
+    from bench.openai_double import OpenAIDouble
+    from memex.embeddings import measured_embedder
+    from memex.embeddings.openai_compat import DOCUMENT_ATTEMPTS
+
+    users = [f"{tenant.user}-{n}" for n in range(3)]
+    for n, user in enumerate(users):  # long ago: the earliest due in the database, tried first
+        tenant.turn("I work at Canva.", user=user, timestamp=f"1990-01-0{n + 1}T09:00:00Z")
+        tenant.turn("I start at Twilio next week.", user=user, timestamp=f"1990-01-0{n + 2}T09:00:00Z")
+    with OpenAIDouble(dim=ctx.settings.embedding_dim) as double:
+        double.fail("/v1/embeddings", "500")
+        settings = dataclasses.replace(ctx.settings, embeddings_provider="openai", embeddings_base_url=double.base_url,
+                                       embeddings_model="embed-down", embeddings_query_cache=0)
+        down = dataclasses.replace(ctx, embedder=measured_embedder(settings, ctx.metrics))
+        due = pipeline.start_jobs_due(down, 600.0)
+        asked = sum(1 for path, _ in double.requests if path == "/v1/embeddings")
+    assert asked == DOCUMENT_ATTEMPTS, f"{asked // DOCUMENT_ATTEMPTS} users waited for the embedder"
+    assert (due.started, due.failed) == (0, 1) and due.left >= len(users) - 1
+    assert [_current(tenant, "employer", user) for user in users] == [["Canva"]] * len(users)
+    assert pipeline.start_jobs_due(ctx, 600.0).started >= len(users)
+    assert [_current(tenant, "employer", user) for user in users] == [["Twilio"]] * len(users)
+
+
+def test_the_sweep_leaves_a_user_whose_lock_a_long_writer_holds_and_starts_the_others(ctx, tenant):
+    """A user's start waited for their lock, held by a long writer (an import's chunk), with the run's time
+    share and every user due after them behind it. It takes the lock only if free: that user is left for
+    the next run, the others start."""
+    held, free = tenant.user + "-held", tenant.user + "-free"
+    for n, user in enumerate((held, free)):  # long ago: the earliest due in the database, the held one first
+        tenant.turn("I work at Canva.", user=user, timestamp=f"1991-01-0{n + 1}T09:00:00Z")
+        tenant.turn("I start at Twilio next week.", user=user, timestamp=f"1991-01-0{n + 2}T09:00:00Z")
+    due: list[pipeline.JobsDue] = []
+    with psycopg.connect(ctx.db.dsn) as holder:
+        locks.lock_user(holder, tenant.id, held)
+        swept = threading.Thread(target=lambda: due.append(pipeline.start_jobs_due(ctx, 600.0)), daemon=True)
+        swept.start()
+        swept.join(timeout=60)
+        waited = swept.is_alive()
+        holder.rollback()
+    swept.join(timeout=60)
+    assert not waited, "the sweep waited for the lock a writer held"
+    assert due[0].left >= 1 and due[0].started >= 1
+    assert (_current(tenant, "employer", held), _current(tenant, "employer", free)) == (["Canva"], ["Twilio"])
+    assert pipeline.start_jobs_due(ctx, 600.0).started >= 1  # the next run, the lock free
+    assert _current(tenant, "employer", held) == ["Twilio"]

@@ -51,6 +51,13 @@ def test_the_publisher_refuses_an_oversized_body_that_moto_would_take(ctx):
         ctx.publisher.publish_extraction(ExtractionJob("t", "x" * (MAX_BODY_BYTES + 1)))
 
 
+def test_a_batch_sends_what_aws_accepts_and_not_the_message_it_would_refuse(ctx, runtime):
+    """One message of a batch over SQS's limit is not sent (moto would take it); the rest of the batch is."""
+    taken = ctx.publisher.publish_extractions([ExtractionJob("t", "x" * (MAX_BODY_BYTES + 1)), ExtractionJob("t", "no-such-turn")])
+    assert taken == [False, True]
+    runtime.drain()  # the extract worker takes it (no such turn: nothing to do)
+
+
 @pytest.mark.parametrize("refused", ["José Ñ", "g" * 200])
 def test_the_queue_itself_refuses_what_aws_refuses_and_takes_the_ids_memex_makes(aws, ctx, runtime, refused):
     """Straight to the FIFO queue, past the publisher's own check, LocalStack refuses such a group

@@ -323,7 +323,8 @@ def test_event_file_parses(path: Path):
 
 # ---------------------------------------------------------------- (d) queue permissions from the code
 
-PUBLISHERS = {"publish_extraction": "ExtractionQueue", "publish_supersession": "SupersessionQueue",
+PUBLISHERS = {"publish_extraction": "ExtractionQueue", "publish_extractions": "ExtractionQueue",
+              "publish_supersession": "SupersessionQueue", "publish_supersessions": "SupersessionQueue",
               "publish_backfill": "BackfillQueue"}
 
 

@@ -177,6 +177,53 @@ def test_the_sweep_fails_no_turn_while_the_queue_is_down_and_sends_it_once_it_is
     assert _turn_row(ctx, tenant, turn_id)["republished"] == 1
 
 
+class _DelayingOne(SqsPublisher):
+    """The real publisher, asking SQS to delay one turn's message past the 900 s it allows: the queue
+    refuses that entry of its batch alone (moto and AWS alike answer it in `Failed`)."""
+
+    def __init__(self, settings, turn_id: str):
+        super().__init__(settings)
+        self._turn_id = turn_id
+
+    def _send_batch(self, queue_url, entries):
+        return super()._send_batch(queue_url, [dict(entry, DelaySeconds=901) if self._turn_id in entry["MessageBody"]
+                                               else entry for entry in entries])
+
+
+def test_the_sweep_sends_lost_turns_ten_to_a_request_and_leaves_one_the_queue_refused_queued(aws, ctx, tenant, runtime):
+    """A request per lost turn, each within the transaction holding the claimed rows: 200 stuck turns
+    were 200 round trips. SendMessageBatch sends ten at once; an entry the queue refuses is not counted
+    as re-sent and stays `queued` for the next sweep, while the rest of its batch goes. (LocalStack takes
+    a delay over 900 s and would hold that message back: there, none is refused, and all go.)"""
+    queued = [_store_turn(ctx, tenant, f"My dog number {n} is called Rex.") for n in range(23)]
+    extracted = [_store_turn(ctx, tenant, f"I live in {city}.") for city in (
+        "Porto", "Lisbon", "Madrid", "Paris", "Berlin", "Vienna", "Prague", "Warsaw", "Oslo", "Dublin", "Rome", "Athens")]
+    for turn_id in extracted:  # their supersession message then lost
+        assert pipeline.extract(ctx, ExtractionJob(tenant.id, turn_id)) is not None
+        _backdate(ctx, tenant, turn_id, 600)
+    runtime.drain()
+    refused = queued[4] if aws.kind == "moto" else None
+    publisher = _DelayingOne(ctx.settings, refused) if refused else SqsPublisher(ctx.settings)
+    requests: list[str] = []
+    publisher._client.meta.events.register("before-call.sqs", lambda model, **_: requests.append(model.name))
+    republished = sweep(dataclasses.replace(ctx, publisher=publisher), older_than_seconds=0)
+    assert republished >= len(queued) - (1 if refused else 0) + len(extracted)
+    sends = [name for name in requests if name.startswith("SendMessage")]
+    assert set(sends) == {"SendMessageBatch"} and len(sends) <= republished // 10 + 3, sends
+    if refused is None:
+        runtime.drain()
+        assert {_turn_row(ctx, tenant, t)["status"] for t in queued + extracted} == {"processed"}
+        return
+    assert (_turn_row(ctx, tenant, refused)["status"], _turn_row(ctx, tenant, refused)["republished"]) == ("queued", 0)
+    runtime.drain()
+    for turn_id in [t for t in queued if t != refused] + extracted:
+        row = _turn_row(ctx, tenant, turn_id)
+        assert (row["status"], row["republished"]) == ("processed", 1), turn_id
+    assert sweep(ctx, older_than_seconds=0) >= 1  # the next sweep sends it
+    runtime.drain()
+    assert _turn_row(ctx, tenant, refused)["status"] == "processed"
+
+
 def _backdate(ctx, tenant, turn_id: str, seconds: int) -> None:
     with ctx.db.transaction() as conn:
         conn.execute("UPDATE turns SET updated_at = now() - make_interval(secs => %s) WHERE tenant_id = %s AND id = %s",

@@ -16,6 +16,7 @@ from memex.errors import NotFound, public_description
 from memex.jobs import ExtractionJob, SupersessionJob
 from memex.metrics import TURN_REPUBLISHES_FAILED, TURNS_INGESTED, TURNS_REPUBLISHED
 from memex.models import TurnIn, wire_time
+from memex.ports import BATCH_MAX
 
 log = logging.getLogger(__name__)
 
@@ -93,32 +94,33 @@ def sweep(ctx: Context, older_than_seconds: int | None = None) -> int:
     ctx.metrics.record(TURNS_REPUBLISHED, len(sent))
     if len(sent) < len(lost):
         ctx.metrics.record(TURN_REPUBLISHES_FAILED, len(lost) - len(sent))
-        log.warning("%d lost turns could not be sent again (their queue is unreachable); they stay for the "
-                    "next sweep", len(lost) - len(sent))
+        log.warning("%d lost turns could not be sent again (their queue unreachable, or refusing them); they "
+                    "stay for the next sweep", len(lost) - len(sent))
     return len(sent)
 
 
 def _republish(ctx: Context, lost: list[dict[str, Any]]) -> list[tuple[str, str]]:
-    """Publish each claimed turn again; returns (tenant id, turn id) of those the queue took. After a
-    queue's first failure the rest of its turns are not tried: the queue is down, and each try would
-    wait out the client's retries while the claimed rows stay locked."""
+    """Publish the claimed turns again, BATCH_MAX to a request (one SendMessageBatch: a request a turn
+    kept the claimed rows locked for as many round trips as turns); returns (tenant id, turn id) of those the
+    queue took: one it refused stays as it was, for the next sweep. After a queue's first failed request
+    the rest of its turns are not tried: the queue is down, and each try would wait out the client's
+    retries while the claimed rows stay locked."""
     sent: list[tuple[str, str]] = []
-    down: set[str] = set()
-    for row in lost:
-        queue = "supersession" if row["extracted"] else "extraction"
-        if queue in down:
-            continue
-        try:
-            if row["extracted"]:
-                ctx.publisher.publish_supersession(
-                    SupersessionJob(row["tenant_id"], row["user_id"], row["id"], row["republished"]))
-            else:
-                ctx.publisher.publish_extraction(ExtractionJob(row["tenant_id"], row["id"]))
-        except Exception:  # noqa: BLE001 - the turn stays as it was, for the next sweep
-            log.exception("the sweep could not publish to the %s queue", queue)
-            down.add(queue)
-            continue
-        sent.append((row["tenant_id"], row["id"]))
+    for extracted, queue in ((False, "extraction"), (True, "supersession")):
+        rows = [row for row in lost if row["extracted"] == extracted]
+        for start in range(0, len(rows), BATCH_MAX):
+            batch = rows[start:start + BATCH_MAX]
+            try:
+                if extracted:
+                    taken = ctx.publisher.publish_supersessions([SupersessionJob(
+                        row["tenant_id"], row["user_id"], row["id"], row["republished"]) for row in batch])
+                else:
+                    taken = ctx.publisher.publish_extractions([ExtractionJob(row["tenant_id"], row["id"])
+                                                               for row in batch])
+            except Exception:  # noqa: BLE001 - the turns stay as they were, for the next sweep
+                log.exception("the sweep could not publish to the %s queue", queue)
+                break
+            sent += [(row["tenant_id"], row["id"]) for row, took in zip(batch, taken) if took]
     return sent
 
 

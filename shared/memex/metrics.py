@@ -63,7 +63,7 @@ TURNS_INGESTED = _counter("TurnsIngested", "Turns stored (a resent idempotent tu
 TURNS_REPUBLISHED = _counter("TurnsRepublished", "Turns the sweep sent to a queue again after their message was lost")
 JOB_STARTS_FAILED = _counter("JobStartsFailed", "Users whose jobs to come the sweep failed to start (tried again at the next)")
 TURN_REPUBLISHES_FAILED = _counter("TurnRepublishesFailed", "Lost turns the sweep could not send again (their queue "
-                                   "unreachable): left for its next run")
+                                   "unreachable, or refusing them in a batch): left for its next run")
 EXTRACTION_LATENCY = _histogram("ExtractionLatency", "Seconds", "Time the extractor took for one turn",
                                 LATENCY_BUCKETS)
 CANDIDATES_PER_TURN = _histogram("CandidatesPerTurn", "Count", "Candidate memories extracted from one turn",

@@ -588,10 +588,11 @@ def _write_decided(ctx: Context, turn: dict[str, Any], candidate: Candidate, vec
         return True
 
 
-def _embedding_unlocked(ctx: Context, tenant_id: str, write: Callable[[Context, bool], T]) -> T:
-    """The LLM path's `write(ctx, embed_here)` (a transaction that takes the user's lock), with
+def _embedding_unlocked(ctx: Context, tenant_id: str, write: Callable[[Context, bool], T],
+                        embed: Callable[[Context, str, list[str]], Any] = embed_distinct) -> T:
+    """The LLM path's and the sweep's `write(ctx, embed_here)` (a transaction that takes the user's lock), with
     `embed_here` False: if it needs texts not embedded lately, it is rolled back, the connection given
-    back, they are embedded with none held (an embedder's round trip on one of MEMEX_LLM_DB_CONNECTIONS
+    back, they are embedded (`embed`) with none held (an embedder's round trip on one of MEMEX_LLM_DB_CONNECTIONS
     kept every other user's write waiting for it), and it is run again, the vectors among the recent
     texts; what changed meanwhile is embedded under the lock. What the rolled-back run recorded in its
     metrics is not counted."""
@@ -599,7 +600,7 @@ def _embedding_unlocked(ctx: Context, tenant_id: str, write: Callable[[Context, 
     try:
         result = write(replace(ctx, metrics=deferred), False)
     except _Unembedded as unembedded:
-        embed_distinct(ctx, tenant_id, unembedded.texts)
+        embed(ctx, tenant_id, unembedded.texts)
         return write(ctx, True)
     for metric, value, labels in deferred.records:
         ctx.metrics.record(metric, value, **labels)
@@ -829,6 +830,16 @@ def _start_jobs_locked(ctx: Context, tenant_id: str, user_id: str, embed_here: b
         return start_jobs(conn, ctx, tenant_id, user_id, embed_here=embed_here)
 
 
+def _start_jobs_unless_locked(ctx: Context, tenant_id: str, user_id: str, now: datetime,
+                              embed_here: bool) -> int | None:
+    """The sweep's `start_jobs` in a transaction of its own; None, at once, when another transaction
+    holds the user's lock (a long import chunk): waiting for it would spend the run's time share."""
+    with ctx.db.transaction() as conn:
+        if not locks.try_lock_user(conn, tenant_id, user_id):
+            return None
+        return start_jobs(conn, ctx, tenant_id, user_id, now, embed_here=embed_here)
+
+
 def _start(job: dict[str, Any]) -> tuple[datetime | None, str]:
     """When a job to come starts (None: its value names no day) and the employer it names."""
     value = job["value"] or ""
@@ -840,7 +851,21 @@ def _start(job: dict[str, Any]) -> tuple[datetime | None, str]:
 class JobsDue:
     started: int = 0  # jobs to come that became the job
     failed: int = 0  # users whose start failed (logged): the next sweep tries them again
-    left: int = 0  # users due whom the time did not reach: the next sweep's, the earliest day first
+    # users due whom the time or the embedder did not reach, or whose lock another transaction held: the
+    # next sweep's, the earliest day first
+    left: int = 0
+
+
+class _EmbedderDown(Exception):
+    """The embedder failed on what a user's job start needed (start_jobs_due): every other user's start would
+    wait for it in turn."""
+
+
+def _embed_or_down(ctx: Context, tenant_id: str, texts: list[str]) -> None:
+    try:
+        embed_distinct(ctx, tenant_id, texts)
+    except Exception as exc:
+        raise _EmbedderDown() from exc
 
 
 def start_jobs_due(ctx: Context, seconds: float) -> JobsDue:
@@ -848,9 +873,13 @@ def start_jobs_due(ctx: Context, seconds: float) -> JobsDue:
     says nothing on or after the day gets the new job all the same, within the sweep's period), the
     earliest day first. Who is due is read in one statement and told here, on the jobs' words, so that
     a user whose job names no day or a day to come is neither locked nor given a transaction every 5
-    minutes; under the lock start_jobs reads and decides again. One user's failure (an embedder
-    down, a deadlock) is logged and the others go on; transactions begin within `seconds`
-    (TransactionTime), so that what comes after in the run keeps its time."""
+    minutes; under the lock start_jobs reads and decides again. A user whose lock another transaction holds
+    is left for the next run, not waited for. What a start embeds is embedded with no lock held
+    (_embedding_unlocked). One user's failure (a deadlock) is logged and the others go on, but the
+    embedder's stops the starts: each of the others would wait out its attempts in turn (an endpoint
+    down on the 1st of a month, with every "next month" due), so they are left, counted in `left`, for the
+    next run. Transactions begin within `seconds` (TransactionTime), so that what comes after in the run
+    keeps its time."""
     now, due = datetime.now(timezone.utc), {}
     for job in jobs_rows.everyones(ctx.db.connection()):
         start, name = _start(job)
@@ -860,13 +889,23 @@ def start_jobs_due(ctx: Context, seconds: float) -> JobsDue:
     within, result = TransactionTime(seconds), JobsDue()
     for n, (tenant_id, user_id) in enumerate(sorted(due, key=due.__getitem__)):
         if not within.allows():
-            result.left = len(due) - n
+            result.left += len(due) - n
             break
         began = time.monotonic()
         try:
-            with ctx.db.transaction() as conn:
-                locks.lock_user(conn, tenant_id, user_id)
-                result.started += start_jobs(conn, ctx, tenant_id, user_id, now, embed_here=True)
+            started = _embedding_unlocked(ctx, tenant_id, lambda ctx, embed_here: _start_jobs_unless_locked(
+                ctx, tenant_id, user_id, now, embed_here), embed=_embed_or_down)
+            if started is None:
+                result.left += 1
+            else:
+                result.started += started
+        except _EmbedderDown as down:
+            result.failed, result.left = result.failed + 1, result.left + len(due) - n - 1
+            ctx.metrics.record(JOB_STARTS_FAILED)
+            log.warning("the embedder failed (%s) starting the jobs to come of user %s; the %d users due after "
+                        "them are left for the next sweep", type(down.__cause__).__name__,
+                        user_hash(tenant_id, user_id), len(due) - n - 1)
+            break
         except Exception as exc:  # noqa: BLE001 - one user's failure is not the others'
             result.failed += 1
             ctx.metrics.record(JOB_STARTS_FAILED)

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Protocol, Sequence
 
 from memex.jobs import BackfillJob, ExtractionJob, SupersessionJob
 from memex.metrics import Metric
+
+
+# The most jobs one publish_extractions or publish_supersessions call sends: SQS's SendMessageBatch limit.
+BATCH_MAX = 10
 
 
 class Publisher(Protocol):
@@ -13,7 +17,16 @@ class Publisher(Protocol):
 
     def publish_extraction(self, job: ExtractionJob) -> None: ...
 
+    def publish_extractions(self, jobs: Sequence[ExtractionJob]) -> list[bool]:
+        """Up to BATCH_MAX jobs in one request; which of them the queue took, in order (it answers each
+        on its own). Raises when the request as a whole failed (the queue unreachable)."""
+        ...
+
     def publish_supersession(self, job: SupersessionJob) -> None: ...
+
+    def publish_supersessions(self, jobs: Sequence[SupersessionJob]) -> list[bool]:
+        """As publish_extractions."""
+        ...
 
     def publish_backfill(self, job: BackfillJob) -> None: ...
 

@@ -8,11 +8,16 @@ message that fails in production.
 from __future__ import annotations
 
 import hashlib
+import logging
 import re
 from functools import cached_property
+from typing import Any, Sequence
 
 from memex.config import Settings
 from memex.jobs import BackfillJob, ExtractionJob, SupersessionJob
+from memex.ports import BATCH_MAX
+
+log = logging.getLogger("memex.edge")
 
 # AWS's limits (SQS developer guide, "Quotas related to messages"; SendMessage API reference).
 MAX_BODY_BYTES = 256 * 1024
@@ -53,6 +58,14 @@ def sqs_client(settings: Settings):
                         config=config)
 
 
+def _fifo(job: SupersessionJob) -> dict[str, str]:
+    # A redelivered extraction republishes the same turn and FIFO drops the copy; a re-send by
+    # the sweep counts in the id, so it is not dropped as a copy of the message that was lost.
+    # Hashed, as the group id is, because ids may hold characters a deduplication id may not.
+    deduplication_id = hashlib.sha256(f"{job.tenant_id}\0{job.turn_id}\0{job.resend}".encode()).hexdigest()
+    return {"MessageGroupId": job.group_id, "MessageDeduplicationId": deduplication_id}
+
+
 class SqsPublisher:
     def __init__(self, settings: Settings):
         self._settings = settings
@@ -65,16 +78,49 @@ class SqsPublisher:
         check_message(body, fifo.get("MessageGroupId"), fifo.get("MessageDeduplicationId"))
         self._client.send_message(QueueUrl=queue_url, MessageBody=body, **fifo)
 
+    def _send_batch(self, queue_url: str, entries: list[dict[str, Any]]) -> list[bool]:
+        """One SendMessageBatch of these entries (SendMessageBatch's, without their `Id`); which of them
+        the queue took, in order. An entry AWS would refuse is not sent, and one the queue refused is
+        not taken: the others are (SQS answers each entry of a batch on its own)."""
+        if len(entries) > BATCH_MAX:
+            raise ValueError(f"SendMessageBatch takes at most {BATCH_MAX} messages, got {len(entries)}")
+        sendable = {}
+        for n, entry in enumerate(entries):
+            try:
+                check_message(entry["MessageBody"], entry.get("MessageGroupId"), entry.get("MessageDeduplicationId"))
+            except QueueContractError as refused:
+                log.warning("a message of a batch was not sent: %s", refused)
+                continue
+            sendable[str(n)] = entry
+        # AWS's limit on a message is also its limit on a batch's; the jobs here are ids, far below a tenth of it.
+        size = sum(len(entry["MessageBody"].encode("utf-8", errors="surrogatepass")) for entry in sendable.values())
+        if size > MAX_BODY_BYTES:
+            raise QueueContractError(f"the batch's bodies are {size} bytes; SQS accepts at most {MAX_BODY_BYTES}")
+        taken = [False] * len(entries)
+        if not sendable:
+            return taken
+        answer = self._client.send_message_batch(QueueUrl=queue_url,
+                                                 Entries=[{"Id": n, **entry} for n, entry in sendable.items()])
+        for sent in answer.get("Successful", []):
+            taken[int(sent["Id"])] = True
+        if answer.get("Failed"):
+            # The codes only: an entry's message may quote its body.
+            log.warning("the queue refused %d of a batch's %d messages (%s)", len(answer["Failed"]), len(sendable),
+                        ", ".join(sorted({failed["Code"] for failed in answer["Failed"]})))
+        return taken
+
     def publish_extraction(self, job: ExtractionJob) -> None:
         self._send(self._settings.extraction_queue_url, job.to_json())
 
+    def publish_extractions(self, jobs: Sequence[ExtractionJob]) -> list[bool]:
+        return self._send_batch(self._settings.extraction_queue_url, [{"MessageBody": job.to_json()} for job in jobs])
+
     def publish_supersession(self, job: SupersessionJob) -> None:
-        # A redelivered extraction republishes the same turn and FIFO drops the copy; a re-send by
-        # the sweep counts in the id, so it is not dropped as a copy of the message that was lost.
-        # Hashed, as the group id is, because ids may hold characters a deduplication id may not.
-        deduplication_id = hashlib.sha256(f"{job.tenant_id}\0{job.turn_id}\0{job.resend}".encode()).hexdigest()
-        self._send(self._settings.supersession_queue_url, job.to_json(),
-                   MessageGroupId=job.group_id, MessageDeduplicationId=deduplication_id)
+        self._send(self._settings.supersession_queue_url, job.to_json(), **_fifo(job))
+
+    def publish_supersessions(self, jobs: Sequence[SupersessionJob]) -> list[bool]:
+        return self._send_batch(self._settings.supersession_queue_url,
+                                [{"MessageBody": job.to_json(), **_fifo(job)} for job in jobs])
 
     def publish_backfill(self, job: BackfillJob) -> None:
         self._send(self._settings.backfill_queue_url, job.to_json())

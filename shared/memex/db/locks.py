@@ -18,3 +18,10 @@ import psycopg
 def lock_user(conn: psycopg.Connection, tenant_id: str, user_id: str) -> None:
     # Two 32-bit hashes: a collision only serialises two users that could have run in parallel.
     conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s), hashtext(%s))", (tenant_id, user_id))
+
+
+def try_lock_user(conn: psycopg.Connection, tenant_id: str, user_id: str) -> bool:
+    """lock_user if no other transaction holds it, else False at once: for work that can wait for a
+    later run rather than for the holder (the sweep's job starts behind a long import chunk)."""
+    return conn.execute("SELECT pg_try_advisory_xact_lock(hashtext(%s), hashtext(%s)) AS locked",
+                        (tenant_id, user_id)).fetchone()["locked"]
