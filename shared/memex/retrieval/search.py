@@ -679,7 +679,7 @@ def _topical(query: str, kinds: topics.Topic | None, topic: memory_rows.Ranking 
         return None
     found = dict(topic.found)
     ranked = list(topic.ranked)
-    if kinds.told is not None:
+    if kinds.told:
         for channel in (vector, keyword):
             for item, _ in channel.ranked if channel is not None else ():
                 if item not in found and topics.tells(kinds, channel.found[item].content):
