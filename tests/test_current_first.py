@@ -46,6 +46,25 @@ def test_a_message_that_also_said_something_still_true_is_lifted_over_only_for_w
     assert notion is None or notion > message  # the dog question is about what did not change
 
 
+def test_a_question_that_names_one_of_a_stale_messages_facts_lifts_only_what_replaced_it(tenant):
+    """A message that said two things, both since replaced: "where does she live?" asks about the
+    city, and on main the new employer was lifted above the old message too (second, over everything
+    else about where she lives). A question that names neither key ("Porto") still lifts both."""
+    tenant.turn("I live in Porto and work at Sonae.", session="s1", timestamp="2026-01-05T09:00:00Z")
+    tenant.turn("I moved to Lisbon and I work at Feedzai now.", session="s2", timestamp="2026-03-02T09:00:00Z")
+    for question, asked, other in (("where does she live?", "city", "employer"),
+                                   ("Where is the user based?", "city", "employer"),
+                                   ("where does she work?", "employer", "city"),
+                                   ("Who does the user work for?", "employer", "city")):
+        results = tenant.search(question)
+        assert results[0]["key"] == asked and results[0]["active"], (question, [r["content"] for r in results])
+        assert all(r["score_parts"].get("current_for") is None for r in results if r.get("key") == other), \
+            (question, [r["content"] for r in results])
+    results = tenant.search("Porto")
+    stale = _rank(results, lambda r: r["content"] == "I live in Porto and work at Sonae.")
+    assert {r.get("key") for r in results[:stale]} == {"city", "employer"}, [r["content"] for r in results]
+
+
 def test_the_end_of_the_chain_is_lifted_not_a_link_in_between(tenant):
     tenant.turn("I work at Acme Corp.", session="s1", timestamp="2026-01-05T09:00:00Z")
     tenant.turn("I now work at Globex.", session="s2", timestamp="2026-02-02T09:00:00Z")

@@ -627,6 +627,53 @@ def test_an_operation_or_an_injury_answers_a_question_about_health_or_surgery(te
     assert {r["key"] for r in health[:2]} == {"surgery", "injury"}, [r["content"] for r in health]
 
 
+@pytest.mark.parametrize("said", ["My knee hurts after long runs.", "My back has been killing me.",
+                                  "I pulled a hamstring at the gym.", "Running downhill hurts my knees."])
+def test_the_body_hurting_answers_a_question_about_injuries_or_health(tenant, said):
+    """No offline rule files "My knee hurts after long runs." (rules/health.py reads a broken bone or a
+    torn ligament), and on main "injuries", "any injuries?" and "health problems" found nothing after
+    it (the one-word question is near nothing at the floor's gate): the message tells of the kind."""
+    for n, text in enumerate((said, "I work at Stripe.", "We have a dog called Bolt.")):
+        assert tenant.turn(text, session=f"s{n}").status_code == 201
+    for question in ("injuries", "any injuries?", "health problems", "Does the user have any health problems?"):
+        results = tenant.search(question)
+        assert results and results[0]["content"] == said, (question, [r["content"] for r in results])
+    # not a question of another kind, nor about someone else's injuries
+    assert said not in [r["content"] for r in tenant.search("Does she have any pets?")[:1]]
+    assert said not in [r["content"] for r in tenant.search("Does my sister have any injuries?")]
+
+
+def test_no_pain_said_no_injury_found(tenant):
+    """Parts of the body said with no pain, or pain with no part of the body, tell of no injury: the
+    one-word question still finds nothing."""
+    for n, text in enumerate(("I have your back, always.", "My hands are full with the move.",
+                              "The new printer was a pain to set up.", "I work at Stripe.")):
+        assert tenant.turn(text, session=f"s{n}").status_code == 201
+    for question in ("injuries", "any injuries?", "health problems"):
+        assert tenant.search(question) == [], question
+
+
+@pytest.mark.parametrize("content, tells", [
+    ("My knee hurts after long runs.", True),
+    ("My back's been killing me lately.", True),
+    ("I sprained my ankle playing football.", True),
+    ("I threw my back out lifting boxes.", True),
+    ("I’ve got a knee injury.", True),
+    ("I have lower back pain.", True),
+    ("my shoulder is really sore", True),
+    ("My back yard is huge.", False),
+    ("This hurts my feelings.", False),
+    ("I broke my phone.", False),
+    ("My boss is killing me.", False),
+    ("Her knee hurts.", False),  # someone else's
+    ("My sister's knee hurts.", False),
+])
+def test_the_body_hurting_is_read_with_a_part_of_it_and_a_word_of_pain(content, tells):
+    assert topics.tells(topics.asked("any injuries?"), content) is tells
+    assert topics.tells(topics.asked("Does the user have any health problems?"), content) is tells
+    assert not topics.tells(topics.asked("What are her hobbies?"), content)
+
+
 @pytest.mark.parametrize("word", people.PARTNER)
 def test_every_word_for_the_partner_asks_of_the_partner(word):
     # the words are the vocabulary's (people.PARTNER), not a list of this module's: one added there is read here

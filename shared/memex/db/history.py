@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 import numpy as np
 import psycopg
@@ -172,9 +172,10 @@ def _scoped(alias: str) -> str:
 
 
 def send_replacements(conn: psycopg.Connection, tenant_id: str, user_id: str, ids: list[str],
-                      as_of: datetime | None = None) -> Callable[[], list[dict[str, Any]]]:
+                      as_of: datetime | None = None, words: Sequence[str] = ()) -> Callable[[], list[dict[str, Any]]]:
     """For each episodic memory among `ids`, the semantic facts drawn from its message (index
-    memories_drawn_facts) with their value and whether each is current, and for each superseded one the current
+    memories_drawn_facts) with their value, whether each is current and whether its key is one a
+    question names by `words` (`named`, as send_asked reads them), and for each superseded one the current
     memories that replaced it, however many links later (with what scoring and scoping need of them),
     and the messages that said it had ended ("I left Feedzai.": `ended_by`, whose end memory is in
     its chain), for a chain that ends with no current value. With `as_of`, current means held then,
@@ -184,7 +185,8 @@ def send_replacements(conn: psycopg.Connection, tenant_id: str, user_id: str, id
     at = "at" if as_of is not None else None
     cursor = conn.execute(
         f"""WITH RECURSIVE drawn AS (
-               SELECT e.id AS message_memory, f.id AS fact, {validity.held('f', at)} AS active, f.value
+               SELECT e.id AS message_memory, f.id AS fact, {validity.held('f', at)} AS active, f.value,
+                      {_by_key(list(words), 'f')} AS named
                FROM memories e
                JOIN memories f ON f.tenant_id = e.tenant_id AND f.source_message_id = e.source_message_id
                               AND f.memory_type = 'semantic' AND f.user_id = e.user_id
@@ -197,7 +199,7 @@ def send_replacements(conn: psycopg.Connection, tenant_id: str, user_id: str, id
                SELECT later.origin, l.memory_id FROM later
                JOIN memory_links l ON l.tenant_id = %(t)s AND l.replaced_id = later.id
            )
-           SELECT d.message_memory, d.fact, d.active, d.value,
+           SELECT d.message_memory, d.fact, d.active, d.value, d.named,
                   coalesce((SELECT jsonb_agg({_scoped('c')} ORDER BY c.valid_from DESC, c.content, c.id)
                             FROM later JOIN memories c ON c.tenant_id = %(t)s AND c.id = later.id
                             WHERE later.origin = d.fact AND {validity.held('c', at)} AND c.user_id = %(u)s), '[]')
@@ -211,7 +213,7 @@ def send_replacements(conn: psycopg.Connection, tenant_id: str, user_id: str, id
                               AND {validity.said_by('c', at)}), '[]') AS ended_by
            -- in one order for every user told the same history (current_first.lift inserts in it)
            FROM drawn d ORDER BY d.message_memory, d.value, d.fact""",
-        {"t": tenant_id, "u": user_id, "ids": ids, "at": as_of},
+        {"t": tenant_id, "u": user_id, "ids": ids, "at": as_of, "words": _key_query(list(words))},
     )
     return cursor.fetchall
 

@@ -11,7 +11,11 @@ Each returned message is checked against the semantic facts drawn from it (histo
 - when some of its facts are still current ("I work at Stripe. My dog is called Biscuit."), a fact
   that replaced one of the others is ranked above it only when the search ranked that fact too,
   at least as well as the message's current facts: the question is then about the part that
-  changed, not the part that did not.
+  changed, not the part that did not;
+- when the question names the key of some of its facts, by its words, its verb or its kind
+  (past.key_words: "where does she live?" the city), it is about those: only what replaced them is
+  lifted. "I live in Porto and work at Sonae." replaced whole by a move and a new job lifts the new
+  city for "where does she live?", not the new employer, which said nothing of where she lives.
 
 A fact that ended with nothing after it ("I left Feedzai." while Feedzai was the employer) has no
 current fact to stand for it: the message that ended it does, so "I work at Feedzai." does not answer
@@ -71,7 +75,8 @@ def window(request: SearchIn, scored: list[Scored]) -> list[str]:
 def lift(request: SearchIn, scored: list[Scored], replacements: list[dict[str, Any]],
          relevance: dict[str, float], now: datetime) -> list[Scored]:
     """`scored` (best first) with the current facts moved above the messages they made stale;
-    `replacements`: those of its window, as history.send_replacements reads them."""
+    `replacements`: those of its window, as history.send_replacements reads them (`named` by the
+    question's key words)."""
     drawn: dict[str, list[dict[str, Any]]] = {}
     for row in replacements:
         drawn.setdefault(row["message_memory"], []).append(row)
@@ -85,7 +90,11 @@ def lift(request: SearchIn, scored: list[Scored], replacements: list[dict[str, A
         facts = drawn.get(message, [])
         live = [fact["fact"] for fact in facts if fact["active"]]
         best_live = max((score_of.get(item, float("-inf")) for item in live), default=float("-inf"))
-        currents = {c["id"]: c for fact in facts if not fact["active"] for c in fact["current"] or fact["ended_by"]}
+        # A question that names the key of some of the message's facts asks about those: "where does
+        # she live?" lifts the city that replaced "I live in Porto and work at Sonae."'s, not the employer.
+        asked = any(fact["named"] for fact in facts)
+        currents = {c["id"]: c for fact in facts if not fact["active"] and (fact["named"] or not asked)
+                    for c in fact["current"] or fact["ended_by"]}
         currents.pop(message, None)  # the message that ended a fact is not stale for saying so
         for current_id, current in currents.items():
             at = {item: index for index, (item, _, _) in enumerate(order)}

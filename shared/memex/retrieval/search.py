@@ -427,7 +427,8 @@ def _search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies 
         if in_voice:
             as_asked = QueryRun(None, question.vector) if question.vector is not None else None
             question = QueryRun(question.keyword, in_voice[0].vector, question.topic)
-        question = QueryRun(question.keyword, question.vector, _topical(request.query, question.topic, question.vector))
+        question = QueryRun(question.keyword, question.vector,
+                            _topical(request.query, asked_topic, question.topic, question.vector, question.keyword))
     # A question about someone the user never named is answered by what its words found, not by the
     # user's facts its frame is near (named.py): no kind, no ended news, no memory found by meaning alone.
     # The user's and the participants' names (None: not read)
@@ -450,8 +451,10 @@ def _search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies 
     # A present question that names a key whose value ended with nothing after it is answered by that
     # news first (current_first.ended), read in step 4's round trip; not asked of a user who has no
     # such news at all (memories.Ahead.news, read ahead in this search).
-    ended_words = past.key_words(request.query, kinds_named) if ctx.settings.search_ended and not about_past \
-        and not stranger and (ahead is None or ahead.news) else []
+    # The keys a present question names (past.key_words) also say which part of a stale message it
+    # asks about (current_first.lift).
+    keys_named = [] if about_past else past.key_words(request.query, kinds_named)
+    ended_words = keys_named if ctx.settings.search_ended and not stranger and (ahead is None or ahead.news) else []
 
     def asked_vector() -> np.ndarray | None:
         """The question's vector as its vector channel ranked with it (embedded once: deps keeps it)."""
@@ -607,7 +610,8 @@ def _search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies 
                                                        request.as_of)
             # read for every question: a question about the past returns messages too (`no_longer_current`)
             if said:
-                replacements = history.send_replacements(conn, tenant_id, request.user_id, said, request.as_of)
+                replacements = history.send_replacements(conn, tenant_id, request.user_id, said, request.as_of,
+                                                         keys_named)
             if about_past:  # the question searched, and as asked: "did I use to date" is part of what it asks
                 key_words = past.key_words(request.query, kinds_named)
                 earlier = history.send_earlier(conn, tenant_id, request.user_id, window, request.top_k, key_words,
@@ -680,21 +684,31 @@ def _ended_alone(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependen
     return _answer(request, _marked(conn, tenant_id, request, results), len(results), deps)
 
 
-def _topical(query: str, topic: memory_rows.Ranking | None,
-             vector: memory_rows.Ranking | None) -> memory_rows.Ranking | None:
+def _topical(query: str, kinds: topics.Topic | None, topic: memory_rows.Ranking | None,
+             vector: memory_rows.Ranking | None, keyword: memory_rows.Ranking | None) -> memory_rows.Ranking | None:
     """The facts of the question's kinds about whom it asks: the participants it names, else the
-    user ("Does she have any pets?" is not answered by another participant's dog). Those the vector
-    channel ranked come first, nearest the question first ("dietary restrictions" asks about an
-    allergy too, but about the diet first), then the others in their importance's order."""
-    if topic is None:
+    user ("Does she have any pets?" is not answered by another participant's dog), and the memories
+    the other channels found that tell of the kinds in words no fact was filed under ("My knee hurts
+    after long runs." for "any injuries?": topics.tells). Those the vector channel ranked come first,
+    nearest the question first ("dietary restrictions" asks about an allergy too, but about the diet
+    first), then the others in their importance's order."""
+    if topic is None or kinds is None:
         return None
+    found = dict(topic.found)
+    ranked = list(topic.ranked)
+    if kinds.told:
+        for channel in (vector, keyword):
+            for item, _ in channel.ranked if channel is not None else ():
+                if item not in found and topics.tells(kinds, channel.found[item].content):
+                    found[item] = channel.found[item]
+                    ranked.append((item, 0.0))  # no place among the facts: the vector's order places it
     asked = speakers.words(query)
-    named = {item for item, _ in topic.ranked if speakers.names(asked, topic.found[item])}
-    mine = named or {item for item, _ in topic.ranked if topic.found[item].subject == "user"}
+    named = {item for item, _ in ranked if speakers.names(asked, found[item])}
+    mine = named or {item for item, _ in ranked if found[item].subject == "user"}
     near = dict(vector.ranked) if vector is not None else {}
-    ranked = sorted(((item, score) for item, score in topic.ranked if item in mine),
+    ranked = sorted(((item, score) for item, score in ranked if item in mine),
                     key=lambda entry: -near.get(entry[0], -2.0))  # stable: the importance's order after
-    return memory_rows.Ranking(ranked, {item: topic.found[item] for item in mine},
+    return memory_rows.Ranking(ranked, {item: found[item] for item in mine},
                                memories={item: text for item, text in topic.memories.items() if item in mine})
 
 

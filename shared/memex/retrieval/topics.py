@@ -76,7 +76,8 @@ class Topic:
     """The kinds a question names: the words that name them, the keys of their facts (a regular
     expression over a memory's key), and the words of those keys (as past.key_words gives them);
     the keys of the facts that answer before the kinds' others (`first`) and right after the best of
-    them (`after`), regular expressions too, None for none (`ordered`)."""
+    them (`after`), regular expressions too, None for none (`ordered`); and what a memory says that
+    tells of the kinds though no fact of theirs was filed (`told`, over its content: `tells`)."""
 
     words: frozenset[str]
     keys: str
@@ -84,6 +85,21 @@ class Topic:
     first: str | None = None
     after: str | None = None
     lead: bool = False
+    told: tuple[Told, ...] = ()
+
+
+@dataclass(frozen=True)
+class Told:
+    """What a memory says that tells of a kind though no fact of it was filed: `said`, over its
+    content; `cue`, words one of which `said` needs, looked for first in the content lowercased (a
+    few substring tests cost a tenth of `said`'s reading, and most memories hold none of them)."""
+
+    cue: tuple[str, ...]
+    said: re.Pattern[str]
+
+    def of(self, content: str) -> bool:
+        lowered = content.lower()
+        return any(word in lowered for word in self.cue) and self.said.search(content.replace("’", "'")) is not None
 
 
 @dataclass(frozen=True)
@@ -100,6 +116,7 @@ class _Kind:
     after: str | None = None  # the keys of the facts that come right after its best other fact
     leads: str | None = None  # words that ask whether its facts say something: then they come first of all
     ends: bool = True  # its words end what the question names (_ENDS), not a noun of theirs ("my wife's job")
+    told: Told | None = None  # what a memory says that tells of the kind with no fact filed
 
 
 # Relations whose facts are the family's: the offline rules' (partner_name, child_name, their facts
@@ -145,6 +162,30 @@ _PARTNERS = "|".join(sorted((re.escape(form) for word in people.PARTNER for form
                             key=len, reverse=True))
 
 
+# The body hurting, as a person says it of their own: "My knee hurts after long runs.", "my back has
+# been killing me", "I sprained my ankle", "I pulled a hamstring", "knee pain". Most of it files no fact
+# (the offline rules read an injury only when a bone is broken or a ligament torn, rules/health.py), yet
+# it is what "any injuries?" and "health problems?" ask about. A part of the body with a word of pain
+# or of harm done to it, not a part alone ("my back yard", "I have your back") nor pain alone ("a pain
+# to set up"); the speaker's own ("my knee"), not someone else's ("her knee hurts").
+_BODY = (r"(?:(?:left|right|lower|upper|bad) )?(?:knees?|kneecaps?|back|shoulders?|neck|ankles?|wrists?|hips?|foot|"
+         r"feet|hands?|elbows?|legs?|arms?|hamstrings?|calf|calves|achilles|groin|shins?|heels?|toes?|fingers?|"
+         r"thumbs?|ribs?|spine|joints|muscles?|jaw|teeth|tooth)")
+_HURTS = (rf"\bmy {_BODY}(?:'s| is| are| was| were| has| have| had| been| still| really| always| "
+          r"kind of| so| a bit| gets?| keeps?)* (?:hurt(?:s|ing)?|ach(?:e|es|ed|ing)|sore|killing me|swollen|stiff|"
+          r"acting up|playing up|bothering me|giving me (?:trouble|grief)|gave out|giving out|injured|"
+          r"in (?:pain|a brace|a cast))\b|"
+          rf"\b(?:hurt|injured|sprained|twisted|pulled|strained|broke|tore|bruised|dislocated|fractured|tweaked|"
+          rf"jammed|ruptured|busted|threw out|put out) (?:my|a) {_BODY}\b|\bthrew my back out\b|"
+          rf"\bhurts? my {_BODY}\b|\b(?:pain|injury) in my {_BODY}\b|\b{_BODY} (?:pain|injury|injuries)\b")
+# each of _HURTS' readings says one of these
+_HURT_WORDS = ("hurt", "ache", "aching", "sore", "killing me", "swollen", "stiff", "acting up", "playing up",
+               "bothering me", "giving me", "gave out", "giving out", "injur", "pain", "in a brace", "in a cast",
+               "sprained", "twisted", "pulled", "strained", "broke ", "tore ", "bruised", "dislocated", "fractured",
+               "tweaked", "jammed", "ruptured", "busted", "threw", "put out")
+_BODY_HURTING = Told(_HURT_WORDS, re.compile(_HURTS, re.IGNORECASE))
+
+
 def _own(keys: str) -> str:
     """The kind's keys alone or after a participant's name ("melanie_employer"), not a relative's."""
     return r"^(?!(?:.*_)?(?:" + "|".join(_THEIRS) + rf")_)(?:.*_)?(?:{keys})$"
@@ -155,9 +196,11 @@ _KINDS = (
     _Kind(r"hobby|hobbies|pastimes?|free time|spare time|leisure|for fun|interests",
           _anyones(r"(?:hobby|learning)$"), ("hobby", "learning")),
     _Kind(r"(?:health|medical) (?:conditions?|history|issues?|problems?)|health|illness(?:es)?",
-          _anyones(r"(?:health_condition|allergy|surgery|injury)$"), ("health", "allergy", "surgery", "injury")),
+          _anyones(r"(?:health_condition|allergy|surgery|injury)$"), ("health", "allergy", "surgery", "injury"),
+          told=_BODY_HURTING),
     # an operation or an injury had: said of sport and medicine as often ("the most common football injury")
-    _Kind(r"injur(?:y|ies)|surger(?:y|ies)", _anyones(r"(?:surgery|injury)$"), ("surgery", "injury"), of_someone=True),
+    _Kind(r"injur(?:y|ies)|surger(?:y|ies)", _anyones(r"(?:surgery|injury)$"), ("surgery", "injury"), of_someone=True,
+          told=_BODY_HURTING),
     _Kind(r"diet|dietary restrictions?|foods?", _anyones(r"(?:dietary_restriction|allergy)$"), ("dietary", "allergy")),
     _Kind(r"family|families|relatives",
           _anyones("|".join(_FAMILY).join(("(?:", ")_")) + r"|(?:number_of_children|relationship_status)$"),
@@ -344,6 +387,7 @@ def asked(question: str) -> Topic | None:
     first: list[str] = []
     after: list[str] = []
     lead = False
+    told: list[Told] = []
     someone, others = bool(_SOMEONE.search(question)), bool(_OTHERS.search(question))
     for pattern, kind, alone, unless in _ASKED:
         said = pattern.findall(question)
@@ -359,10 +403,20 @@ def asked(question: str) -> Topic | None:
             if kind.after:
                 after.append(kind.after)
             lead = lead or bool(kind.leads and re.search(kind.leads, question, re.IGNORECASE))
+            # what the person said of their own body, not of someone in their life the question asks about
+            if kind.told and not others:
+                told.append(kind.told)
     if not keys:
         return None
     return Topic(frozenset(words), "|".join(keys), tuple(dict.fromkeys(key_words)),
-                 "|".join(dict.fromkeys(first)) or None, "|".join(dict.fromkeys(after)) or None, lead)
+                 "|".join(dict.fromkeys(first)) or None, "|".join(dict.fromkeys(after)) or None, lead,
+                 tuple(dict.fromkeys(told)))
+
+
+def tells(topic: Topic, content: str) -> bool:
+    """Whether a memory's `content` tells of the question's kinds in words no fact was filed under
+    (the body hurting, for "any injuries?")."""
+    return any(told.of(content) for told in topic.told)
 
 
 def ordered(topic: Topic, scored: list[Scored], keys: dict[str, str]) -> list[Scored]:
