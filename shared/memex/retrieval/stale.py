@@ -17,8 +17,8 @@ live in York." quotes "I live in York."). The same words said by another partici
 assistant, or after the fact ended ("I live in York." again after moving back states the York
 current then, its own fact) state nothing of it. A fact whose message was erased has lost its
 quote (db/erasure.py): no line quotes it. Both kinds are read in one statement
-(history.send_replacements), and current-first reads them alike: a line that says a replaced fact
-again is lifted below its replacement like the line it was first drawn from.
+(history.send_replacements), and current-first reads them alike: the fact that replaced York is
+lifted above February's line as above January's.
 """
 
 from __future__ import annotations
