@@ -152,3 +152,18 @@ def test_a_line_said_again_is_read_in_the_same_statement(tenant, monkeypatch):
         assert said == [["York"]] * times, said
         counts.append((len(trips), sum(map(len, trips))))
     assert counts[0] == counts[1], counts
+
+
+def test_current_first_lifts_the_replacement_above_a_line_said_again(tenant):
+    """Current-first reads what a message states as the note does: the coach heard the job said again
+    (its fact already held, drawn from the planner's line), the planner the new one; a search scoped to
+    the coach that finds the line said again gets the current employer just above it."""
+    tenant.turn("I work at Acme Corp.", session="a", agent_id="planner", timestamp="2026-01-10T09:00:00Z")
+    tenant.turn("Busy week. I work at Acme Corp.", session="b", agent_id="coach", timestamp="2026-02-10T09:00:00Z")
+    tenant.turn("I now work at Globex.", session="c", agent_id="planner", timestamp="2026-03-01T09:00:00Z")
+    results = tenant.search("Acme Corp", agent_id="coach", **ASKED)
+    contents = [r["content"] for r in results]
+    said = contents.index("Busy week. I work at Acme Corp.")
+    assert said > 0 and results[said - 1]["value"] == "Globex", contents
+    assert results[said - 1]["score_parts"]["current_for"] == results[said]["id"]
+    assert results[said]["no_longer_current"] == ["Acme Corp"], results[said]
