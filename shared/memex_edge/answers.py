@@ -75,23 +75,52 @@ class Memory(_Answer):
 
 
 class ScoreParts(_Answer):
-    score: float
-    relevance: float
-    recency: float
-    importance: float
-    bm25: Optional[float]
-    similarity: Optional[float]
-    rerank: Optional[float]
-    bm25_rank: Optional[int] = Field(None, description="Absent when the keyword channel did not run")
-    vector_rank: Optional[int] = Field(None, description="Absent when the vector channel did not run")
+    """Why a result has its place: its score and what it was made of, and, when a rule of the search
+    moved it, the key naming that rule. Every key any part of retrieval puts in is declared here
+    (tests/test_score_parts.py walks them)."""
+    score: float = Field(description="The result's score, as the list is ordered: 0.9·(alpha·relevance + "
+                                     "(1−alpha)·recency) + 0.1·importance, or, for a result a rule named below "
+                                     "moved, the score of the place it moved it to")
+    relevance: float = Field(description="How well it answers the query, before recency and importance are "
+                                         "blended in: the channels' ranks fused, with the search's cues (README, "
+                                         "Retrieval), or the reranker's score when one ran; 1 for a message said "
+                                         "in a period the question asks about")
+    recency: float = Field(description="0.5 ** (age in days / half_life_days), the age counted from when it "
+                                       "was said to the request's reference_time")
+    importance: float = Field(description="The memory's importance")
+    bm25: Optional[float] = Field(description="The keyword channel's BM25 score; null when it did not find it")
+    similarity: Optional[float] = Field(description="The cosine similarity of the query's vector and the "
+                                                    "memory's; null when the vector channel did not find it")
+    rerank: Optional[float] = Field(description="The reranker's score; null when no reranker ran")
+    bm25_rank: Optional[int] = Field(None, description="Its rank in the keyword channel (1 the best), null when "
+                                     "it did not find it or did not run; absent when the mode uses no such channel")
+    vector_rank: Optional[int] = Field(None, description="Its rank in the vector channel (1 the best), null when "
+                                       "it did not find it or did not run; absent when the mode uses no such channel")
     current_for: Optional[str] = Field(None, description="Set on a current fact ranked just above a message "
                                        "whose fact it replaced: that message's id")
+    ended: Optional[str] = Field(None, description="Set on a message placed first because it ended the value of "
+                                 "a key the question names with nothing after it (\"I left Feedzai.\" for \"where "
+                                 "does she work?\"), or on the current fact under another key that took it back "
+                                 "(\"The user is out of work.\"): that key")
     past_for: Optional[str] = Field(None, description="Set on a replaced fact returned for a question about the "
-                                    "past, ranked just above the memory that led to it: that memory's id")
+                                    "past, ranked just above the memory that led to it: that memory's id; null "
+                                    "when the question asked about it by itself, nothing leading to it")
+    chain: Optional[str] = Field(None, description="Set on the fact placed first for a question about a chain of "
+                                 "values: \"before\" (what came before a named value: \"where did she work before "
+                                 "Shopify?\"), \"first\" (\"her first job\") or \"began\" (when a named value "
+                                 "began: \"when did she move to Dublin?\")")
     kind_order: Optional[str] = Field(None, description="Set on a fact placed by the order of the kind of fact "
                                       "the question names: \"first\" (the number of children for \"Does she have "
-                                      "kids?\", the job to come for \"What's her next job?\") or \"after\" (the "
-                                      "job to come, right after the current job)")
+                                      "kids?\", the job to come for \"What's her next job?\"), \"after\" (the "
+                                      "job to come, right after the current job) or \"lead\" (the kind's facts "
+                                      "first of all, for a question whether they say something: \"Is she dating "
+                                      "a doctor?\")")
+    introduces: Optional[str] = Field(None, description="Set on the fact that says who someone is to the user "
+                                      "(\"The user's best friend is named Sarah.\"), placed right below the best "
+                                      "memory that says something else of them: that person's name")
+    below_theirs: Optional[str] = Field(None, description="Set on the user's own memory placed right below the "
+                                        "best memory that names the person a question asks about by name (\"Where "
+                                        "does Sarah live?\"): that name")
     said_within: Optional[str] = Field(None, description="Set on a message returned for a question that asks "
                                        "only what was said in a period (\"what did I tell you yesterday?\"): that "
                                        "period, as an ISO 8601 interval start/end")
@@ -107,8 +136,9 @@ class ScoreParts(_Answer):
 class ScoredMemory(Memory):
     score: float
     score_parts: ScoreParts
-    no_longer_current: list[str] = Field(description="For a message: the values of the facts drawn from it that "
-                                         "a later message replaced or ended (\"Lisbon\" for \"I live in Lisbon.\" "
+    no_longer_current: list[str] = Field(description="For a message: the values of the facts it states (drawn "
+                                         "from it, or said again in the words they were drawn from while they held) "
+                                         "that a later message replaced or ended and that are not current again (\"Lisbon\" for \"I live in Lisbon.\" "
                                          "once the user said they moved to Berlin), so that it is not read as true "
                                          "now; empty when none, and for a memory that is no message")
 

@@ -165,17 +165,21 @@ def replaces_heard(memory: str, tenant: str, user: str, agent: str, at: str | No
 
 def _scoped(alias: str) -> str:
     """SQL: a memory (`alias`) as a JSON object with what scoring and scoping need of it
-    (current_first.taken_in, .in_scope)."""
+    (current_first.taken_in, .in_scope), and its key and value (stale.values: a value current again)."""
     return (f"jsonb_build_object('id', {alias}.id, 'valid_from', {alias}.valid_from, 'importance', {alias}.importance, "
             f"'agent_id', {alias}.agent_id, 'session_id', {alias}.session_id, 'subject', {alias}.subject, "
-            f"'memory_type', {alias}.memory_type, 'metadata', {alias}.metadata)")
+            f"'memory_type', {alias}.memory_type, 'metadata', {alias}.metadata, 'key', {alias}.key, "
+            f"'value', {alias}.value)")
 
 
 def send_replacements(conn: psycopg.Connection, tenant_id: str, user_id: str, ids: list[str],
                       as_of: datetime | None = None, words: Sequence[str] = ()) -> Callable[[], list[dict[str, Any]]]:
-    """For each episodic memory among `ids`, the semantic facts drawn from its message (index
-    memories_drawn_facts) with their value, whether each is current and whether its key is one a
-    question names by `words` (`named`, as send_asked reads them), and for each superseded one the current
+    """For each episodic memory among `ids`, the semantic facts its message states, with their value,
+    whether each is current and whether its key is one a question names by `words` (`named`, as
+    send_asked reads them): those drawn from it (index memories_drawn_facts), and those no longer
+    current it says again (stale.py: said while they held, by a user's line of their subject, in
+    words that hold the words they were drawn from, their `raw_quote`; index
+    memories_user_replaced_facts); and for each superseded one the current
     memories that replaced it, however many links later (with what scoring and scoping need of them),
     and the messages that said it had ended ("I left Feedzai.": `ended_by`, whose end memory is in
     its chain), for a chain that ends with no current value. With `as_of`, current means held then,
@@ -185,13 +189,27 @@ def send_replacements(conn: psycopg.Connection, tenant_id: str, user_id: str, id
     at = "at" if as_of is not None else None
     cursor = conn.execute(
         f"""WITH RECURSIVE drawn AS (
-               SELECT e.id AS message_memory, f.id AS fact, {validity.held('f', at)} AS active, f.value,
+               SELECT e.id AS message_memory, f.id AS fact, {validity.held('f', at)} AS active, f.value, f.key,
                       {_by_key(list(words), 'f')} AS named
                FROM memories e
                JOIN memories f ON f.tenant_id = e.tenant_id AND f.source_message_id = e.source_message_id
                               AND f.memory_type = 'semantic' AND f.user_id = e.user_id
                WHERE e.tenant_id = %(t)s AND e.user_id = %(u)s AND e.id = ANY(%(ids)s)
                  AND e.memory_type = 'episodic' AND {validity.said_by('f', at)}
+               UNION ALL
+               -- a line said again while its fact held draws none (nothing new): it states the facts its
+               -- words quote, of its subject, said while they held (stale.py); a fact ended by `at` no
+               -- longer holds now either (index memories_user_replaced_facts)
+               SELECT e.id, f.id, false, f.value, f.key, {_by_key(list(words), 'f')}
+               FROM memories e
+               JOIN memories f ON f.tenant_id = e.tenant_id AND f.user_id = e.user_id AND NOT f.active
+                              AND f.memory_type = 'semantic' AND f.subject = e.subject
+                              AND f.source_message_id <> e.source_message_id
+                              AND f.valid_from <= e.valid_from AND e.valid_from < f.valid_to
+                              AND f.metadata->>'raw_quote' <> ''
+                              AND strpos(lower(e.content), lower(f.metadata->>'raw_quote')) > 0
+               WHERE e.tenant_id = %(t)s AND e.user_id = %(u)s AND e.id = ANY(%(ids)s)
+                 AND e.memory_type = 'episodic' AND e.metadata->>'role' = 'user' AND {validity.ended('f', at)}
            ),
            later(origin, id) AS (
                SELECT fact, fact FROM drawn WHERE NOT active
@@ -199,7 +217,7 @@ def send_replacements(conn: psycopg.Connection, tenant_id: str, user_id: str, id
                SELECT later.origin, l.memory_id FROM later
                JOIN memory_links l ON l.tenant_id = %(t)s AND l.replaced_id = later.id
            )
-           SELECT d.message_memory, d.fact, d.active, d.value, d.named,
+           SELECT d.message_memory, d.fact, d.active, d.value, d.key, d.named,
                   coalesce((SELECT jsonb_agg({_scoped('c')} ORDER BY c.valid_from DESC, c.content, c.id)
                             FROM later JOIN memories c ON c.tenant_id = %(t)s AND c.id = later.id
                             WHERE later.origin = d.fact AND {validity.held('c', at)} AND c.user_id = %(u)s), '[]')

@@ -161,7 +161,12 @@ class ScoreParts(_Response):
     bm25_rank: Optional[int] = None
     vector_rank: Optional[int] = None
     current_for: Optional[str] = None  # a current fact ranked just above the message it made stale
+    ended: Optional[str] = None  # first: the news that ended the value of a key the question names (that key)
     past_for: Optional[str] = None  # a replaced fact, for a question about the past, above what led to it
+    chain: Optional[str] = None  # first for a question about a chain of values: "before", "first" or "began"
+    kind_order: Optional[str] = None  # placed by the order of the kind asked: "first", "after" or "lead"
+    introduces: Optional[str] = None  # who someone is to the user, below what else is said of them: the name
+    below_theirs: Optional[str] = None  # the user's own, below the best memory of the person asked by name
     said_within: Optional[str] = None  # a message said in the period a question asks about ("start/end")
     repeat_of: Optional[str] = None  # a line said again, below every distinct line: the one it repeats
     learned: Optional[float] = None  # the learned order's value: the best 50 are ranked by it
@@ -170,8 +175,9 @@ class ScoreParts(_Response):
 class SearchHit(Memory):
     score: float
     score_parts: ScoreParts
-    # For a message, the values of its facts a later message replaced or ended ("Lisbon" for "I live
-    # in Lisbon." after the move to Berlin): not true now. Empty otherwise, and from a server before it.
+    # For a message, the values of the facts it states (drawn from it, or said again) that a later message
+    # replaced or ended ("Lisbon" for "I live in Lisbon." after the move to Berlin): not true now. Empty
+    # otherwise, and from a server before it.
     no_longer_current: list[str] = Field(default_factory=list)
 
 
