@@ -534,7 +534,9 @@ def test_a_switch_between_two_names_alone_only_replaces_the_employer_it_names():
      "The user's husband Raj is an engineer."),
     ("My son Leo started school.", {("child_name", "Leo"), ("child_leo_started", "school")},
      "The user's son Leo started school."),
-    ("My mom Linda is a retired teacher.", {("mother_name", "Linda")}, None),
+    # her job is the past's, and she is retired (trial 16: "My dad is a retired pilot.")
+    ("My mom Linda is a retired teacher.",
+     {("mother_name", "Linda"), ("mother_role", "teacher", True), ("mother_employment_status", "retired")}, None),
     ("My partner Sam is a great cook.", {("partner_name", "Sam")}, None),
 ])
 def test_a_named_relatives_fact_is_the_users_with_their_name(text, expected, content):

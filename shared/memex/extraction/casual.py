@@ -29,6 +29,8 @@ _ABBREVIATIONS = {
     "yrs": "years", "yr": "year",
     "mos": "months", "fav": "favorite", "fave": "favorite", "bc": "because", "cuz": "because",
     "bday": "birthday", "rn": "right now", "sm": "so much",
+    # chat spelling: "i luv hiking n camping", "i hav a cat"
+    "luv": "love", "hav": "have", "n": "and",
 }
 _TYPED_WORD = re.compile(r"(?<![\w'/])(?:w/o|w/|[a-z]+)(?='s\b|[^\w'/]|$)", re.IGNORECASE)
 # Filler that says how, not what: a clause break where it stands, and nothing at a sentence's ends.
@@ -36,7 +38,8 @@ _FILLER = re.compile(
     r"(?<![\w'])(?:lol+|lmf?ao+|rofl|ha(?:ha)+h?|he(?:he)+|tbh|btw|ngl|imo|imho|tho|so yeah|anyway)(?![\w'])"
     r"[,.!]*", re.IGNORECASE)
 # Emoji and other pictographs, read as a stop.
-_EMOJI = re.compile("\\s*[\U0001F000-\U0001FAFF\u2600-\u27BF\u2B00-\u2BFF\uFE0F\u200D]+")
+PICTOGRAPH = "[\U0001F000-\U0001FAFF\u2600-\u27BF\u2B00-\u2BFF\uFE0F\u200D]"
+_EMOJI = re.compile(f"\\s*{PICTOGRAPH}+")
 # How often, typed short: "3x a week" for "3 times a week".
 _TIMES_SHORT = re.compile(r"\b(\d+)x(?= (?:a|per) (?:day|week|month|year)\b)", re.IGNORECASE)
 _CLAUSE_EDGES = re.compile(r"^[\s,;]+|[\s,;]+$|(?<=[,.!])[\s,]*,|\s+(?=,)")

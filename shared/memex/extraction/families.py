@@ -43,6 +43,7 @@ HISTORICAL_IMPORTANCE = 0.6
 FAMILIES = (
     Family("name", "the user's name", 0.9),
     Family("age", "the user's age in years, in digits", 0.6),
+    Family("handedness", "left-handed, right-handed or ambidextrous", 0.5),
     Family("employer", "where the user works", 0.8),
     Family("role", "the user's job title", 0.75),
     Family("city", "where the user lives now", 0.75),
@@ -103,6 +104,8 @@ FAMILIES = (
            "each; one that died or was given away is historical with type event (it ends the only pet of that "
            "kind), \"I used to have a dog\" historical with type fact (it ends no named pet)", 0.6, several=True),
     Family("pet_<kind>_breed", "the breed of the user's pet of that kind", 0.6, several=True),
+    Family("pet_<kind>_<name>_age", "the age in years, in digits, of the user's pet of that kind, under its name "
+           "when given (pet_cat_pixel_age, pet_dog_age)", 0.5),
     Family("car", "the user's car, make and model whole (\"Tesla Model 3\"); \"none\" once they have none", 0.6),
     Family("vehicle", "a vehicle the user rides that is no car (a motorbike, scooter or bicycle), by its name (\"Vespa\") or, "
            "bought or owned with none said, its kind (\"bicycle\"), "

@@ -203,7 +203,7 @@ PET_ADJECTIVE = rf"(?:{PET_ADJECTIVES} ){{0,2}}"
 # How the name follows: "named Max", "called Max", ", his name is Rocky".
 # A name said in the next sentence counts too ("We got a puppy. His name is Pretzel.": _SENTENCES keeps
 # the two together).
-NAMED = r"(?:,? (?:named|called)|(?:,? (?:and )?|(?: too)?[.!] )(?i:her|his|its|their) name(?:'s| is))"
+NAMED = r"(?:,? (?:named|called)|(?:,? (?:and )?|(?: too)?[.!]+ )(?i:her|his|its|their) name(?:'s| is))"
 BREED = rf"(?i:{alternation(vocabulary.DOG_BREEDS + vocabulary.CAT_BREEDS)})"
 # A month's name, or its abbreviation with or without its dot ("Sept."); a full name takes no dot, so
 # that "My birthday is 12 May." ends its date before the sentence's full stop.

@@ -14,9 +14,10 @@ from memex.extraction.offline.patterns import HATED_IT, PETS, RELATIONS, UNITS, 
 
 
 # A sentence ends after . ! or ?, but not after "St." or "Dr.", nor before "His name is ...", which names
-# what the sentence before it spoke of (NAMED).
+# what the sentence before it spoke of (NAMED), typed in lower case or after an emoji too ("just adopted a
+# kitten!!! 😻 her name is Mochi").
 _SENTENCES = re.compile(r"(?<=[.!?])(?<!\b[SM]t\.)(?<!\bFt\.)(?<!\bDr\.)(?<!\bM[rs]\.)(?<!\bMrs\.)\s+"
-                        rf"(?!\s|(?:His|Her|Its|Their) name(?:'s| is)\b|(?:I|We) (?:named|called) (?:him|her|it|them) |{HATED_IT})|\n+")
+                        rf"(?!\s|(?:{casual.PICTOGRAPH}+\s*)?(?i:his|her|its|their) name(?:'s| is)\b|(?:I|We) (?:named|called) (?:him|her|it|them) |{HATED_IT})|\n+")
 # A sentence longer than this is not read: a statement of a fact is short (the longest sentence the
 # rules extract from in LoCoMo-dev is 146 characters, the longest of all 177), and a run-on of
 # thousands of characters is a paste, not a statement; reading it would cost every rule a scan.
@@ -47,8 +48,9 @@ _TAKES_BACK = re.compile(r"(?i:not|jk|j/k|just kidding|just joking|kidding)[.!]*
 _ONLY_ONCE = re.compile(r"(?i:well|or rather|ok|okay|I mean|correction),?\s+(?i:had|worked|lived|used to|did|was)[.!]*")
 _SARCASM_TAG = re.compile(r"(?:^|\s)/s\s*[.!]*$")
 # "I'm vegan now 🌱 jk", "Got promoted to CEO, just kidding lol": a joke said so at the sentence's end,
-# after its emoji or a comma; only the tags that say nothing else ("I'm not kidding" is meant).
-_KIDDING_TAG = re.compile(r"(?:^|[\s,;.!—–-])(?:(?:lol|haha|lmao)\s+)?(?:jk|j/k|(?i:just|only) (?i:kidding|joking))"
+# after its emoji or a comma; only the tags that say nothing else ("I'm not kidding" is meant). "jk" in
+# lower case or all capitals ("I live in Oslo JK"), never "Jk", which may be a name ("a cat named Jk").
+_KIDDING_TAG = re.compile(r"(?:^|[\s,;.!—–-])(?:(?:lol|haha|lmao)\s+)?(?:jk|JK|j/k|J/K|(?i:just|only) (?i:kidding|joking))"
                           r"(?:\s+(?:lol|haha|lmao))?\W*$")
 # A greeting that is a sentence of its own ("Hi!", "Hello there."), and the sentence it may open.
 _GREETING = re.compile(r"(?i:hi|hello|hey)(?: there)?[.!]+")
@@ -128,6 +130,12 @@ _PEOPLE = alternation([*vocabulary.RELATIONS, *vocabulary.OTHER_PEOPLE, *PETS])
 _INTRODUCTION = re.compile(
     rf"^(?i:(?:this|that) is|here(?:'s| is)|meet|say (?:hi|hello) to) (?P<who>(?i:my|our) (?i:{_PEOPLE}),? {UPPER}[\w'-]*)"
     r"(?:,? (?:and )?(?:she|he|it)(?:(?P<is>'s| is)\b|(?= [a-z])))?")
+# A heading with its list, as a form is filled in ("Allergies: shellfish, penicillin.", "Languages: English,
+# Italian"), as the sentence it stands for, its last comma an "and" ("I'm allergic to shellfish and
+# penicillin."); not when the list says there are none ("Allergies: none", "Hobbies: not really").
+_HEADINGS = {"allergies": "I'm allergic to", "languages": "I speak", "hobbies": "My hobbies are"}
+_HEADING = re.compile(rf"^(?P<head>(?i:{alternation(_HEADINGS)})): +"
+                      r"(?!(?i:none|no|nothing|nil|n/?a|not|unknown|idk|dunno|tbd)\b)(?P<items>\w[^:]*)$")
 # "Marco is my brother." as "My brother is Marco.": kin and partners only, for "Coffee is my best
 # friend." is said of anything; and only where the sentence or clause ends, not "Sam is my brother's
 # friend".
@@ -178,10 +186,18 @@ def asks_about_someone_else(before: dict[str, Any] | None, message: dict[str, An
     return bool(_ASKED_ABOUT_OTHER.search(before["content"] or ""))
 
 
+def _heading_said(m: re.Match[str]) -> str:
+    items = m["items"]
+    if not re.search(r"\b(?:and|or)\b", items):
+        items = re.sub(r",\s*(?=[^,]*$)", " and ", items)
+    return f"{_HEADINGS[m['head'].casefold()]} {items}"
+
+
 def typed(sentence: str, dropped_is_user: bool = True) -> str:
     sentence = _LOWER_I.sub("I", casual.tidy(plain.plain(sentence)))
     sentence = _INTRODUCTION.sub(lambda m: m["who"][0].upper() + m["who"][1:] + (" is" if m["is"] else ""), sentence,
                                  count=1)
+    sentence = _HEADING.sub(_heading_said, sentence, count=1)
     sentence = _NAMED_AS_KIN.sub(lambda m: f"M{m['kin'][1:]} is {m['name']}", sentence, count=1)
     sentence = _TIME_OF_LIFE.sub(r"\g<0>,", sentence, count=1)
     dropped = _DROPPED_SUBJECT.match(sentence) if dropped_is_user else None

@@ -1,4 +1,4 @@
-"""Rules of who the user is: their name, phone number, age and how many children they have."""
+"""Rules of who the user is: their name, phone number, age, handedness and how many children they have."""
 
 from __future__ import annotations
 
@@ -51,7 +51,20 @@ def _phone(m: re.Match[str]) -> list[Fields]:
     return [{"value": m.group("value")}] if 7 <= sum(c.isdigit() for c in m.group("value")) <= 15 else []
 
 
+def _handedness(m: re.Match[str]) -> list[Fields]:
+    """"left handed", "Left-handed", "a lefty": one spelling, "left-handed"."""
+    said = m.group("value").casefold()
+    return [{"value": "ambidextrous" if said == "ambidextrous" else
+             "left-handed" if said.startswith(("left", "a left")) else "right-handed"}]
+
+
 RULES = [
+    # Which hand the user writes with: "I'm left-handed.", "I am a lefty", "Not sure if I mentioned it, I'm
+    # ambidextrous." Only said of the user, the clause closing there or going on ("I'm right-handed but I bat left" too).
+    rule("fact", "handedness", "handed ambidextrous lefty leftie righty", [
+        r"\bI(?:'m| am) (?:(?:also|actually|naturally|totally|fully) )?"
+        r"(?P<value>(?i:left|right)[- ]handed|ambidextrous|a (?:lefty|leftie|righty))(?=\s*(?:[.!,;]|$)|\s+(?:but|and|like|too|though)\b)",
+    ], "The user is {value}.", _handedness, importance=0.5),
     rule("fact", "name", "name by hi hello hey call m am", [
         rf"\b(?i:my) (?:first )?name(?:'s| is) (?P<value>{PROPER})",
         rf"\bI go by (?P<value>{PROPER})",

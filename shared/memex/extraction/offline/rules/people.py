@@ -375,8 +375,10 @@ RULES = [
         r"(?=\s*(?:[^\w\s'-]|$)|\s+(?:in|at|and|but|so|with|on)\b)",
     ], "The user's {kind}{named} started {value}{when}.", _kin_fact(_started), confidence=0.7, importance=0.6),
     # what someone in the user's life did before, or no longer does
-    rule("fact", "{person}_role", "used", [
+    rule("fact", "{person}_role", "used retired former ex", [
         rf"{_PERSON} used to (?:be (?:an?|the)|work as (?:an?|the)) (?P<value>{ROLE}){ROLE_END}",
+        # "My dad is a retired pilot", "My aunt Rosa is a former nurse"
+        rf"{_PERSON} (?:is|'s) (?:an?|the) (?:(?:retired|former) |ex-?)(?P<value>{ROLE}){ROLE_END}",
     ], "The user's {kind}{named} used to be {a} {value}.", _kin_fact(role), confidence=0.7, importance=0.5,
          historical=True),
     rule("fact", "{person}_role", "promoted became", [
@@ -386,6 +388,8 @@ RULES = [
     rule("fact", "{person}_employment_status", "retired", [
         rf"{_PERSON} (?:has |'s |just |recently |finally )*(?P<value>retired)(?=\s*(?:[.,;!]|$)|\s+(?:last|this|in|"
         rf"from|after|early|recently|a (?:year|few|couple)|(?:{NUMBER}) (?:years?|months?))\b)",
+        # "My dad is retired now", "My mom is a retired nurse" (the job is the past's: the rule above)
+        rf"{_PERSON} is (?:now |happily |also )?(?:an? )?(?P<value>retired)(?=\s*(?:[.,;!]|$)|\s+now\b|\s+{ROLE}{ROLE_END})",
     ], "The user's {kind}{named} is retired.", _kin_fact(as_said), confidence=0.7, importance=0.6),
     # a job left, the one taken after it, a move between employers (_job_move) or places (_place_move)
     rule("fact", "{person}_employer", "left quit longer", [

@@ -1,4 +1,4 @@
-"""Rules of the user's pets: their names and breeds, how many of a kind, a kind said with "a", and a
+"""Rules of the user's pets: their names, breeds and ages, how many of a kind, a kind said with "a", and a
 pet that died, was put down or rehomed (history, or an event that ends it)."""
 
 from __future__ import annotations
@@ -6,11 +6,11 @@ from __future__ import annotations
 import re
 
 from memex.extraction import vocabulary
-from memex.extraction.offline.patterns import (BREED, BREED_KIND, CAPWORD, ENDED_AFTER, ENDED_BEFORE, HAVE, MONTH, MY,
-    NAMED, NAMES, NOT_NAMES, NUMBER, PET, PETS, PET_ADJECTIVE, PET_ADJECTIVES, PET_GONE, PROPER, RELATIONS, UPPER,
-    WEEKDAY, alternation, plural)
+from memex.extraction.offline.patterns import (AGE_END, BREED, BREED_KIND, CAPWORD, ENDED_AFTER, ENDED_BEFORE, HAVE,
+    MONTH, MY, NAMED, NAMES, NOT_NAMES, NUMBER, PET, PETS, PET_ADJECTIVE, PET_ADJECTIVES, PET_GONE, PROPER, RELATIONS,
+    TURNED_END, UPPER, WEEKDAY, alternation, plural)
 from memex.extraction.offline.rule import rule
-from memex.extraction.offline.values import Fields, listed_names, pet, to_number
+from memex.extraction.offline.values import Fields, an_age, listed_names, pet, snake, to_number
 
 
 _GOT_PET = r"\b(?:I|[Ww]e)(?:'ve| have)? (?:just |recently |finally )?(?:got|adopted|rescued|bought)"
@@ -139,7 +139,27 @@ def _pet_gone_by_breed(m: re.Match[str]) -> list[Fields]:
             *found]
 
 
+def _pet_age(m: re.Match[str]) -> list[Fields]:
+    """A pet's age in years, under its kind and its name when said (`pet_cat_pixel_age`, so that it never
+    replaces another cat's), under its kind alone when not (`pet_dog_age`)."""
+    kind = m.group("kind").casefold()
+    name = m.group("name")
+    if name and name.casefold() in NOT_NAMES:
+        return []
+    whose = f"{PETS[kind]}_{snake(name)}" if name else PETS[kind]
+    named = f" {name}" if name else ""
+    return [{**f, "whose": whose, "kind": kind, "named": named} for f in an_age(m)]
+
+
 RULES = [
+    # A pet's age: "My cat Pixel is 4 years old.", "Our dog is 3.", "My dog, Rex, just turned 5". In
+    # years only, the clause closing on it ("My dog is 3 months old", "our cat is 9 kilos" file nothing).
+    rule("fact", "pet_{whose}_age", "is s turned", [
+        rf"{MY} {PET_ADJECTIVE}{PET}(?:,? (?P<name>{PROPER}),?)?(?: is|'s) (?P<value>{NUMBER})"
+        rf"(?: (?:years?|yrs?) old| ?y/?o)?{AGE_END}",
+        rf"{MY} {PET_ADJECTIVE}{PET}(?:,? (?P<name>{PROPER}),?)? (?:just |recently )?turned (?P<value>{NUMBER})"
+        rf"(?: today| yesterday)?{TURNED_END}",
+    ], "The user's {kind}{named} is {value} years old.", _pet_age, confidence=0.75, importance=0.5),
     rule("fact", "pet_{part}_name", "my our named called name have has got adopted rescued bought", [
         # not a pet whose end is said ("Our dog Rex died", "We lost our dog Rex"): the rule below
         rf"(?<!lost )(?<!rehomed )(?<!rehome )(?<!away ){MY} {PET}(?:'s name is| is called| is named| is|,)? "

@@ -9,7 +9,7 @@ from memex import job_start
 from memex.extraction import vocabulary
 from memex.extraction.offline.patterns import (ADVERBS, AHEAD_WHEN, CURRENT_JOB, DATE, JOB_NOUN, MONTH, NUMBER, ORG,
     ORG_INTRO, PERSON_PARTS, PLATFORMS, PROPER, RACE, RELATIONS, ROLE, STARTS_LATER, START_WHEN, TRIP_FOR, TRIP_WHEN,
-    WEEKDAY, WORD, alternation, phrase)
+    UPPER, WEEKDAY, WORD, alternation, phrase)
 from memex.extraction.offline.rule import rule
 from memex.extraction.offline.values import Fields, a_place, snake
 
@@ -88,8 +88,11 @@ RULES = [
         rf"\b(?:I|[Ww]e)(?:'ve| have)? (?:just |finally )?booked (?P<value>an? (?:trip|holiday|vacation|cruise|"
         rf"weekend away) to {phrase(6)})",
         # what the user is going to do, with when, a week or more ahead: "I'm going to sell my car in June"
-        # (not "I'm going to cry", which says no time, nor the errand of "I'm going to study the contract tonight")
-        rf"\b(?:I|[Ww]e)(?:'m|'re| am| are) going to (?P<value>(?!be\b|go\b|have to\b)[a-z]+(?: {WORD}){{0,5}}? "
+        # (not "I'm going to cry", which says no time, nor the errand of "I'm going to study the contract tonight"),
+        # or to someone's occasion: "I'm going to Jo's wedding in August"
+        rf"\b(?:I|[Ww]e)(?:'m|'re| am| are) going to (?P<value>(?!be\b|go\b|have to\b)(?:[a-z]+|{UPPER}[\w-]*'s"
+        r"(?= (?!(?:in|on|at|next|this|for|over|during|before|after)\b)[a-z]))"
+        rf"(?: {WORD}){{0,5}}? "
         rf"(?!tonight|tomorrow|this (?:weekend|month)|on {WEEKDAY}){TRIP_WHEN})(?=\s*(?:[.,;!?]|$))",
         rf"\b(?:I|[Ww]e)(?:'m|'re| am| are) planning (?P<value>an? (?:trip|holiday|vacation|visit) to {phrase(6)})",
         rf"\b(?:I|[Ww]e) (?:plan|intend) (?:to|on) (?P<value>{phrase(8)})",

@@ -291,10 +291,10 @@ RULES = [
         rf"{_TEACHES_AT}{ORG}{NOT_TEMPORARY}",
     ], "The user's job title is {value}.", lambda m: [] if m.group("subject") else [{"value": "teacher"}],
          confidence=0.75, importance=0.75),
-    rule("fact", "role", "a an the", [
+    rule("fact", "role", "a an the retired", [
         rf"\bI (?:used to be|was) (?:an?|the) (?P<value>{ROLE}){ROLE_END}",
         rf"\bI (?:used to work|worked) as (?:an?|the) (?P<value>{ROLE}){ROLE_END}",
-        rf"\bI(?:'m| am) (?:an?|the) (?:former |ex-?)(?P<value>{ROLE}){ROLE_END}",
+        rf"\bI(?:'m| am) (?:an?|the) (?:former |retired |ex-?)(?P<value>{ROLE}){ROLE_END}",
         # a job retracted: "I'm not a teacher anymore", "I'm no longer a nurse"
         rf"\bI(?:'m| am) no longer (?:an?|the) (?P<value>{ROLE}){ROLE_END}",
         rf"\bI(?:'m| am) not (?:an?|the) (?P<value>{ROLE}) (?=any ?more\b)",
@@ -317,6 +317,8 @@ RULES = [
         rf"{_NOT_BACKGROUND}\bI(?:'m| am)? (?:now |just |recently |finally |happily |officially )?retired(?: now)?"
         rf"{_WORK_STATUS_END}",
         rf"{_NOT_BACKGROUND}\bI(?:'ve| have) (?:just |recently |finally |officially )?retired{_WORK_STATUS_END}",
+        # "I'm a retired teacher": retired, and the job is the past's (the past role rule)
+        rf"{_NOT_BACKGROUND}\bI(?:'m| am) (?:now )?an? retired (?={ROLE}{ROLE_END})",
         # what from: a working life ("from teaching", "from the army"), or an employer by its name
         rf"{_NOT_BACKGROUND}\bI(?:'m| am|'ve| have)? (?:now |just |recently |finally |happily |officially )?retired "
         rf"from (?P<from>(?:{alternation(_RETIRED_FROM)})(?![\w'-])|(?:the )?(?!{PLATFORMS}){ORG}){_WORK_STATUS_END}",
