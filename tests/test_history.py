@@ -227,14 +227,17 @@ def test_a_later_correction_of_a_value_no_fact_holds_files_and_ends_nothing(tena
         == [("event_dentist_appointment", "Tuesday", True)]
 
 
-def test_a_country_said_after_the_city_grown_up_in_leaves_the_city(tenant):
-    """"I grew up in Naples." then "im from italy originally": the country holds the city, and says less
-    of where the user grew up; Naples stays current beside Italy, and a town said after a town replaces it."""
+def test_a_country_said_after_the_town_grown_up_in_leaves_the_town(tenant):
+    """"I grew up in Naples." then "im from italy originally": the country may hold the town and says
+    less of where the user grew up, so Naples stays current beside Italy; a region said after a region
+    still replaces it ("born in Ohio", then "born in Texas")."""
     tenant.turn("I grew up in Naples.", timestamp="2026-01-01T00:00:00Z", session="first")
     tenant.turn("im from italy originally", timestamp="2026-01-08T00:00:00Z", session="second")
-    current = [(m["key"], m["value"]) for m in tenant.get(f"/v1/users/{tenant.user}/memories").json()["memories"]
-               if m["memory_type"] == "semantic"]
-    assert ("hometown", "Naples") in current
+    tenant.turn("I was born in Ohio.", timestamp="2026-01-09T00:00:00Z", session="second")
+    tenant.turn("Sorry, I was born in Texas.", timestamp="2026-01-10T00:00:00Z", session="third")
+    current = sorted((m["key"], m["value"]) for m in tenant.get(f"/v1/users/{tenant.user}/memories").json()["memories"]
+                     if m["memory_type"] == "semantic")
+    assert current == [("birthplace", "Texas"), ("hometown", "Italy"), ("hometown", "Naples")]
 
 
 def test_a_car_said_with_its_year_is_ended_by_the_car_sold_without_it(tenant):
