@@ -15,7 +15,7 @@ from memex import embedded_text, memories, pipeline
 from memex.db import history, locks
 from memex.errors import NotFound
 from memex.ingest import ingest_turn
-from memex.jobs import SupersessionJob
+from memex.jobs import ExtractionJob, SupersessionJob
 from memex.models import TurnIn
 from memex.retrieval import past, topics
 from memex.supersession import RulesJudge
@@ -192,6 +192,52 @@ def test_a_name_alone_that_is_no_current_pet_ends_nothing(tenant):
     listed = tenant.get(f"/v1/users/{tenant.user}/memories", params={"include_inactive": "true", "limit": 500})
     pets = [(m["key"], m["value"], m["active"]) for m in listed.json()["memories"] if (m["key"] or "").startswith("pet_")]
     assert pets == [("pet_dog_name", "Pickle", True)]
+
+
+def test_a_correction_in_a_later_session_corrects_the_current_fact_it_names(ctx, tenant):
+    """"I said Tuesday but I meant Thursday." a week after "My dentist appointment is on Tuesday.", in
+    another session: the appointment is Thursday, Tuesday its history (the session's history alone holds no
+    Tuesday). Decided again on a redelivery, nothing changes."""
+    tenant.turn("My dentist appointment is on Tuesday.", timestamp="2026-01-01T00:00:00Z", session="monday")
+    said = tenant.turn("I said Tuesday but I meant Thursday.", timestamp="2026-01-08T00:00:00Z", session="later")
+    assert said.status_code == 201
+    tenant.turn("When I wrote York I meant Leeds.", timestamp="2026-01-09T00:00:00Z", session="other")
+
+    def chains() -> list[tuple[str, str, bool, str | None]]:
+        found = sorted(_everything(tenant, "event_dentist_appointment"), key=lambda m: m["created_at"])
+        return [(m["value"], m["content"], m["active"], m["valid_to"]) for m in found]
+
+    assert [(v, a) for v, _, a, _ in chains()] == [("Tuesday", False), ("Thursday", True)]
+    assert chains()[0][3][:10] == "2026-01-08" and chains()[1][1] == "The user's dentist appointment is on Thursday."
+    before = chains()
+    turn_id = said.json()["turn_id"]
+    pipeline.extract(ctx, ExtractionJob(tenant.id, turn_id))
+    pipeline.resolve(ctx, SupersessionJob(tenant.id, tenant.user, turn_id))
+    assert chains() == before
+
+
+def test_a_later_correction_of_a_value_no_fact_holds_files_and_ends_nothing(tenant):
+    """"I said Monday but I meant Friday." in a later session, while the appointment is on Tuesday and no
+    fact holds Monday: nothing is filed and the appointment stays Tuesday."""
+    tenant.turn("My dentist appointment is on Tuesday.", timestamp="2026-01-01T00:00:00Z", session="monday")
+    said = tenant.turn("I said Monday but I meant Friday.", timestamp="2026-01-08T00:00:00Z", session="later")
+    assert [m for m in said.json()["memories"] if m["memory_type"] == "semantic"] == []
+    listed = tenant.get(f"/v1/users/{tenant.user}/memories", params={"include_inactive": "true", "limit": 500})
+    assert [(m["key"], m["value"], m["active"]) for m in listed.json()["memories"] if m["memory_type"] == "semantic"] \
+        == [("event_dentist_appointment", "Tuesday", True)]
+
+
+def test_a_country_said_after_the_town_grown_up_in_leaves_the_town(tenant):
+    """"I grew up in Naples." then "im from italy originally": the country may hold the town and says
+    less of where the user grew up, so Naples stays current beside Italy; a region said after a region
+    still replaces it ("born in Ohio", then "born in Texas")."""
+    tenant.turn("I grew up in Naples.", timestamp="2026-01-01T00:00:00Z", session="first")
+    tenant.turn("im from italy originally", timestamp="2026-01-08T00:00:00Z", session="second")
+    tenant.turn("I was born in Ohio.", timestamp="2026-01-09T00:00:00Z", session="second")
+    tenant.turn("Sorry, I was born in Texas.", timestamp="2026-01-10T00:00:00Z", session="third")
+    current = sorted((m["key"], m["value"]) for m in tenant.get(f"/v1/users/{tenant.user}/memories").json()["memories"]
+                     if m["memory_type"] == "semantic")
+    assert current == [("birthplace", "Texas"), ("hometown", "Italy"), ("hometown", "Naples")]
 
 
 def test_a_car_said_with_its_year_is_ended_by_the_car_sold_without_it(tenant):

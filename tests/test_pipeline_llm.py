@@ -372,6 +372,28 @@ def test_a_pets_death_said_by_its_name_alone_shows_the_model_the_pets_it_may_nam
     llm.reset()
 
 
+def test_a_correction_in_a_later_session_shows_the_model_the_fact_it_corrects(ctx, llm, llm_http):
+    """"I said Tuesday but I meant Thursday." in a session that never said Tuesday: the model is shown the
+    user's current fact holding Tuesday, the prompt says what such a correction is, and the appointment
+    is Thursday, Tuesday its history."""
+    llm.reset()
+    tenant = Tenant(ctx, llm_http)
+    said = "My dentist appointment is on Tuesday."
+    llm.script_chat(_items(said, ("event_dentist_appointment", "Tuesday", "The user's dentist appointment is on Tuesday.")))
+    assert tenant.turn(said, timestamp="2026-01-01T00:00:00Z", session="monday").status_code == 201
+    said = "I said Tuesday but I meant Thursday."
+    llm.script_chat(_items(said, ("event_dentist_appointment", "Thursday", "The user's dentist appointment is on Thursday.",
+                                  {"corrects": "Tuesday"})))
+    assert tenant.turn(said, timestamp="2026-01-08T00:00:00Z", session="later").status_code == 201
+    stated, corrected = [request["messages"] for request in llm.chat_requests[:2]]
+    assert "KNOWN" not in stated[1]["content"]
+    assert "- event_dentist_appointment: Tuesday" in corrected[1]["content"]
+    assert "I meant Thursday" in corrected[0]["content"]
+    found = _memories_by_key(tenant)["event_dentist_appointment"]
+    assert [(m["value"], m["active"]) for m in found] == [("Tuesday", False), ("Thursday", True)]
+    llm.reset()
+
+
 # ---- what the LLM path lacked against the offline rules (issue 11, llmpath) ----------------------------
 
 

@@ -143,15 +143,17 @@ def _read_all(ctx: Context, conn, work: list[tuple[dict, list[dict], list[dict]]
     (`_deaths`) is read after the others, with the pets its speakers named in the turns of the batch said
     before it (`extracted` ones' stored candidates too: a rerun after a kill), which are not stored yet:
     an import chunk names the dog and says it died months later. Each user's n-th such turn is read
-    in the n-th round, as a death may name the pet an earlier one brought."""
+    in the n-th round, as a death may name the pet an earlier one brought. A turn that says a correction
+    is read with its speakers' current facts holding the wrong value it names (`_wrong_values`): "I said
+    Tuesday but I meant Thursday" a week after the appointment, in another session."""
     deaths = _deaths(work)
-    known = _known(conn, work, deaths)
+    known = _known(conn, work, deaths, _wrong_values(work))
     readings: dict[str, tuple[list[Candidate] | Exception, float]] = {}
 
     def read(item: tuple[dict, list[dict], list[dict]]) -> tuple[list[Candidate] | Exception, float]:
         turn, messages, history = item
-        facts = [*known.get(turn["id"], []), *_named_before(turn, deaths[turn["id"]], extracted, work, readings)] \
-            if turn["id"] in deaths else []
+        facts = [*known.get(turn["id"], []), *(_named_before(turn, deaths[turn["id"]], extracted, work, readings)
+                                                if turn["id"] in deaths else [])]
         started = time.perf_counter()
         try:
             # Each turn its own job's budget (as its supersession has), not one for all of them: a
@@ -231,11 +233,26 @@ def _deaths(work: list[tuple[dict, list[dict], list[dict]]]) -> dict[str, list[s
     return deaths
 
 
-def _known(conn, work: list[tuple[dict, list[dict], list[dict]]], deaths: dict[str, list[str]]) -> dict[str, list[Candidate]]:
-    """Each turn's current pets of its speakers, for the turns that say a pet's death by its name alone
-    (`deaths`): the session that says it may never name Pickle, whom the user named months before
-    (offline corrections.pet_gone_again). Read only for those turns, once a speaker: the other turns
-    cost no round trip."""
+def _wrong_values(work: list[tuple[dict, list[dict], list[dict]]]) -> dict[str, dict[str, list[str]]]:
+    """The turns that say a correction naming the wrong value ("I said Tuesday but I meant Thursday",
+    "I meant Leeds, not York"), each with its speakers and the wrong values they name."""
+    from memex.extraction.offline.corrections import wrong_values
+
+    said: dict[str, dict[str, list[str]]] = {}
+    for turn, messages, _ in work:
+        for m in messages:
+            if m["role"] == "user" and (values := wrong_values(m["content"] or "")):
+                said.setdefault(turn["id"], {}).setdefault(m.get("subject") or "user", []).extend(values)
+    return said
+
+
+def _known(conn, work: list[tuple[dict, list[dict], list[dict]]], deaths: dict[str, list[str]],
+           wrong: dict[str, dict[str, list[str]]]) -> dict[str, list[Candidate]]:
+    """Each turn's current facts of its speakers that the session may never have said: their pets, for the
+    turns that say a pet's death by its name alone (`deaths`: the user named Pickle months before, offline
+    corrections.pet_gone_again), and those holding a wrong value a correction names (`wrong`:
+    corrections.correct). Read only for those turns, the pets once a speaker, the values in one statement
+    a speaker and turn: the other turns cost no round trip."""
     from memex.extraction.offline.corrections import PET_NAME_KEYS
 
     read: dict[tuple[str, str, str], list[Candidate]] = {}
@@ -249,6 +266,13 @@ def _known(conn, work: list[tuple[dict, list[dict], list[dict]]], deaths: dict[s
                                          confidence=r["confidence"], importance=0.5, source_message_id=None,
                                          subject=subject) for r in rows]
             known.setdefault(turn["id"], []).extend(read[whose])
+        for subject, values in wrong.get(turn["id"], {}).items():
+            rows = history_rows.current_valued(conn, turn["tenant_id"], turn["user_id"], subject, values)
+            # as the memory says it: a correction re-states the fact's content with the right value
+            known.setdefault(turn["id"], []).extend(
+                Candidate(type=r["type"], key=r["key"], value=r["value"], content=r["content"],
+                          confidence=r["confidence"], importance=r["importance"], source_message_id=None,
+                          subject=subject) for r in rows)
     return known
 
 

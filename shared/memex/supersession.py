@@ -456,6 +456,14 @@ def decide(candidate: Candidate, active_same_key: list[dict[str, Any]]) -> Decis
         return Decision("keep_old", f"{key} {value!r} is a statement about the past: kept as history")
     if not active_same_key:
         return Decision("coexist", f"first value of {key}: {value!r}")
+    towns = _towns_within(candidate, active_same_key)
+    if towns:
+        regions = [m for m in active_same_key if m not in towns]
+        kept = ", ".join(repr(m["value"]) for m in towns)
+        if not regions:
+            return Decision("coexist", f"{key} {value!r} is a region, which {kept} may lie within: both kept")
+        old = ", ".join(repr(m["value"]) for m in regions)
+        return Decision("supersede", f"{key} {value!r} replaces the region {old}; {kept} may lie within it", regions)
     # A participant's keys carry their name first ("melanie_likes"): the kind of fact is the rest.
     if holds_several(candidate.base_key):
         return Decision("coexist", f"{key} holds several values: {value!r} is added")
@@ -530,6 +538,21 @@ def folded_value(value: str) -> str:
     (an erasure's tombstone keeps a digest of it: db/erasure.py)."""
     normal = _normal(value)
     return repr(float(normal) + 0.0) if _NUMBER.fullmatch(normal) else normal
+
+
+# Keys of where the user comes from, which no move changes: a country or state said after a town ("I grew
+# up in Naples." then "im from italy originally") says less of the same place, not another one.
+ORIGIN_KEYS = frozenset({"hometown", "birthplace"})
+
+
+def _towns_within(candidate: Candidate, active_same_key: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The current values of an origin key that a region (`vocabulary.REGIONS`) said as its new value may
+    hold: those that name no region (a town, listed or not). memex has no map of which town lies in which
+    country, so the town is kept beside the region whichever it is: a contradiction would be said as a
+    correction, which replaces it."""
+    if candidate.base_key not in ORIGIN_KEYS or _normal(candidate.value) not in vocabulary.REGIONS:
+        return []
+    return [m for m in active_same_key if _normal(m["value"] or "") not in vocabulary.REGIONS]
 
 
 def same_value(a: str, b: str) -> bool:

@@ -430,3 +430,16 @@ def send_chain_facts(conn: psycopg.Connection, tenant_id: str, user_id: str, tex
          "at": as_of},
     )
     return cursor.fetchall
+
+
+def current_valued(conn: psycopg.Connection, tenant_id: str, user_id: str, subject: str,
+                   values: list[str]) -> list[dict[str, Any]]:
+    """The user's current facts about `subject` that hold one of these values (case ignored), as the
+    extractor reads a fact: what a correction said in a later session names as wrong."""
+    return conn.execute(
+        """SELECT m.id, m.type, m.key, m.value, m.content, m.confidence, m.importance
+           FROM current_semantic_memories(%(t)s, %(u)s, %(s)s) c JOIN memories m ON m.tenant_id = %(t)s AND m.id = c.id
+           WHERE lower(m.value) = ANY(%(values)s)
+           ORDER BY m.valid_from, m.id""",
+        {"t": tenant_id, "u": user_id, "s": subject, "values": sorted({v.lower() for v in values})},
+    ).fetchall()

@@ -18,7 +18,7 @@ class Extractor(Protocol):
         """Candidates from `messages` (rows with id, role, content); `history` holds earlier
         messages of the session, for resolving references; `known`, current facts of the user's
         memories that the session may name alone (a pet named in an earlier session, or in a turn of the
-        batch said before: pipeline._read_all)."""
+        batch said before; the fact holding the value a correction names as wrong: pipeline._read_all)."""
         ...
 
 

@@ -2,8 +2,8 @@
 
 The model sees the new messages numbered, and up to HISTORY_LIMIT earlier messages of the
 session as context only (so that "she loved it" can become "the user's wife loved it"), and for a
-turn that says a pet's death by its name alone the speaker's current pets (`known`: "Pickle" is the
-dog of a session months before). Each
+turn that says a pet's death by its name alone the speaker's current pets, or a correction the current
+facts holding the wrong value it names (`known`: "Pickle" is the dog of a session months before). Each
 item it returns is checked on its own; a malformed item is dropped, never the batch, and so is one
 the message does not say (neither its quote nor its value is in it: the model invented it). When the
 model gives no usable answer at all (no JSON, or JSON without a memories list), `LLMError`
@@ -48,7 +48,9 @@ Read the NEW messages. EARLIER messages are context only, to resolve references 
 "there" or "it"; never extract from them.
 KNOWN facts, when listed, are current memories of the user from earlier sessions that the NEW messages \
 may name alone; context only too. A pet's death or loss said by a known name alone is that name as \
-history: "Pickle passed away", with "pet_dog_name: Pickle" known, is pet_dog_name Pickle, historical.
+history: "Pickle passed away", with "pet_dog_name: Pickle" known, is pet_dog_name Pickle, historical. \
+A correction of a known value is that key with the right value: "I said Tuesday but I meant Thursday", \
+with "event_appointment: Tuesday" known, is event_appointment Thursday, corrects Tuesday.
 
 Extract what the USER states (messages with role user): facts about themselves, and facts about \
 people in their life whom they name or describe. Ignore what the assistant says unless the user \
@@ -122,8 +124,9 @@ class LLMExtractor:
 
     def extract(self, messages: list[dict[str, Any]], history: list[dict[str, Any]],
                 known: Sequence[Candidate] = ()) -> list[Candidate]:
-        # `known` (the pets a death said by a name alone may name: pipeline._known) is shown as KNOWN
-        # facts: the session may never name the dog, and the model could not tell what "Pickle" was.
+        # `known` (the pets a death said by a name alone may name, the facts a correction's wrong value
+        # may name: pipeline._known) is shown as KNOWN facts: the session may never name the dog, and the
+        # model could not tell what "Pickle" was, or that Tuesday was an appointment's.
         if not any(m["role"] == "user" and (m.get("content") or "").strip() for m in messages):
             return []  # nothing the user said: no call
         answers = self.chat.ask(SYSTEM, render_prompt(messages, history, known), every=True)

@@ -112,7 +112,8 @@ MONTHS = ("january february march april may june july august september october n
 # from Google to Meta" a job change, and without a list nothing in the words tells them apart.
 # Countries, US states and Canadian provinces, and the cities people most often name; a move
 # between two unlisted names that do not look like organisations is left unread.
-PLACES = frozenset(name.casefold() for name in (
+# Countries, states and provinces: a region, which a town lies within (supersession._says_less_of_where).
+REGIONS = frozenset(name.casefold() for name in (
     # countries
     "Afghanistan|Albania|Algeria|Argentina|Armenia|Australia|Austria|Azerbaijan|Bahrain|Bangladesh|Belarus|"
     "Belgium|Bolivia|Bosnia|Botswana|Brazil|Bulgaria|Cambodia|Cameroon|Canada|Chile|China|Colombia|Costa Rica|"
@@ -132,7 +133,9 @@ PLACES = frozenset(name.casefold() for name in (
     "Missouri|Montana|Nebraska|Nevada|New Hampshire|New Jersey|New Mexico|New York|North Carolina|"
     "North Dakota|Ohio|Oklahoma|Oregon|Pennsylvania|Rhode Island|South Carolina|South Dakota|Tennessee|Texas|"
     "Utah|Vermont|Virginia|Washington|West Virginia|Wisconsin|Wyoming|Alberta|British Columbia|Manitoba|"
-    "Nova Scotia|Ontario|Quebec|Saskatchewan|"
+    "Nova Scotia|Ontario|Quebec|Saskatchewan"
+).split("|"))
+PLACES = REGIONS | frozenset(name.casefold() for name in (
     # cities
     "Amsterdam|Athens|Atlanta|Auckland|Austin|Baltimore|Bangalore|Bengaluru|Bangkok|Barcelona|Beijing|Beirut|"
     "Belfast|Belgrade|Berlin|Bern|Bilbao|Birmingham|Bogota|Bologna|Bordeaux|Boston|Boulder|Bratislava|Brighton|"

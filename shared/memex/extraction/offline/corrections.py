@@ -14,6 +14,7 @@ from memex.extraction import plain
 from memex.extraction.offline.patterns import (CAPWORD, DATE, HERS, HIS, MONTH, NOT_NAMES, NUMBER, PERSON_PARTS, PETS,
     ROLE, ROLE_END, UPPER, WEEKDAY, WORDS)
 from memex.extraction.offline.rule import candidate_of, rule
+from memex.extraction.offline.statements import statements
 from memex.extraction.offline.values import named_person, role, to_number
 from memex.jobs import Candidate
 
@@ -263,6 +264,14 @@ def said_instead(sentence: str) -> str:
     Thursday, not Tuesday" (correct then re-states the fact said with Tuesday); any other, unchanged."""
     said = _SAID_BUT_MEANT.fullmatch(sentence)
     return f"I meant {said['new']}, not {said['old']}" if said else sentence
+
+
+def wrong_values(text: str) -> list[str]:
+    """The wrong values a message's corrections name, read sentence by sentence as the extractor reads
+    them ("I said Tuesday but I meant Thursday.": Tuesday): the current facts holding one may have been
+    said in an earlier session, which the extractor never sees (pipeline._known reads them)."""
+    return [match.group("old") or match.group("old2") for sentence, _ in statements(text)
+            for match in CORRECTION.finditer(said_instead(plain.plain(sentence)))]
 
 
 def correct(found: Facts, earlier: Facts, match: re.Match[str], message_id: str, quote: str,

@@ -45,6 +45,7 @@ class OfflineExtractor:
                 known: Sequence[Candidate] = ()) -> list[Candidate]:
         found = Facts()
         earlier: Facts | None = None
+        correctable: Facts | None = None
 
         def history_facts() -> Facts:
             """The history's facts, extracted once, when a correction first needs them."""
@@ -52,6 +53,14 @@ class OfflineExtractor:
             if earlier is None:
                 earlier = Facts(self.extract(history, []))
             return earlier
+
+        def corrected_from() -> Facts:
+            """What a correction may correct: the history's facts, after the memories' (`known`, which the
+            pipeline reads for a correction: said in an earlier session); the session's are later."""
+            nonlocal correctable
+            if correctable is None:
+                correctable = Facts([*known, *history_facts().in_order()]) if known else history_facts()
+            return correctable
 
         for i, message in enumerate(messages):
             if message["role"] != "user":
@@ -76,7 +85,7 @@ class OfflineExtractor:
                         found.add(taken_back(replace(fact, source_message_id=message["id"], raw_quote=said)))
                 corrections = list(CORRECTION.finditer(said_instead(read)))
                 for match in corrections:
-                    if not correct(found, history_facts(), match, message["id"], said, subject) \
+                    if not correct(found, corrected_from(), match, message["id"], said, subject) \
                             and not correct_within(found, found, message["id"], match, message["id"], said, subject) \
                             and before is not None and before["role"] == "user":
                         correct_within(found if i else history_facts(), found, before["id"], match, message["id"], said,
