@@ -316,6 +316,72 @@ def test_a_user_erased_while_the_embedder_fails_leaves_nothing_for_the_retry(ctx
     assert _found(tenant, "bm25") == []
 
 
+NEWS_AGAIN = "I adopted a ferret: called Noodle!"
+
+
+def _vectorless(ctx, tenant: Tenant) -> list[str]:
+    return [r["id"] for r in ctx.db.connection().execute(
+        "SELECT id FROM memories WHERE tenant_id = %s AND embedding IS NULL", (tenant.id,)).fetchall()]
+
+
+def test_a_message_without_its_vector_on_every_path_that_reads_vectors(ctx, outage, remote):
+    """The audit of the readers of memories.embedding (docs/measurements/quality.md, branch nullvec), end to
+    end: a message stored without its vector, the embedder up again for the query (the vector channel
+    runs) but its job not yet retried. Recall, an `as_of` search and a period's question find it by its
+    words; consolidation passes it over (its grouping compares vectors) without failing; `memex backfill
+    --reembed` fills its vector in, after which the retry writes nothing twice and consolidation takes it."""
+    import openai
+
+    from bench.openai_double import fake_embedding
+    from memex import backfill, embedded_text
+    from memex.consolidation.grouping import Rules
+    from memex.consolidation.job import Options, consolidate
+
+    worker, client = outage
+    tenant = Tenant(ctx, client)
+    remote.heal(EMBEDDINGS)
+    said = tenant.turn(NEWS, wait=False, timestamp="2026-01-02T09:00:00Z").json()["turn_id"]
+    _deliver(worker, tenant, said)
+    remote.fail(EMBEDDINGS, "500")
+    # said again in other words' order (the same words: consolidation's rule groups the two lines), so
+    # that its vector is not the one the worker embedded a moment ago (embeddings/recent.py)
+    again = tenant.turn(NEWS_AGAIN, wait=False, timestamp="2026-01-05T09:00:00Z", session="s2").json()["turn_id"]
+    with pytest.raises(openai.InternalServerError):
+        _deliver(worker, tenant, again)
+    remote.heal(EMBEDDINGS)
+    [vectorless] = _vectorless(ctx, tenant)
+    assert _messages_stored(ctx, tenant) == (2, 1)
+
+    recalled = tenant.post("/v1/recall", {"user_id": tenant.user, "query": "ferret Noodle", "session_id": "s2",
+                                          "reference_time": WHEN}).json()
+    assert "degraded" not in recalled or recalled["degraded"] == []
+    assert vectorless in [c["memory_id"] for c in recalled["citations"]]
+    def as_of(when: str) -> list[str]:
+        return [r["id"] for r in _search(tenant, "ferret Noodle", top_k=20, as_of=when)["results"]]
+
+    assert vectorless in as_of("2026-01-06T00:00:00Z")
+    earlier = as_of("2026-01-03T00:00:00Z")
+    assert earlier and vectorless not in earlier
+    period = [r["id"] for r in _search(tenant, "what did I tell you this week?", top_k=20)["results"]]
+    assert vectorless in period
+
+    rules = Options(threshold=0, min_age_days=0, batch_size=ctx.settings.consolidation_batch_size,
+                    rules=Rules(jaccard=0.7, similarity=0.5, max_group=8))
+    assert consolidate(worker, tenant.id, options=rules).summaries == 0  # the line said once with a vector
+    assert _messages_stored(ctx, tenant) == (2, 1)
+
+    job = backfill.new_job("reembed", tenant.id, user_id=tenant.user)
+    backfill.run_chunk(worker, job)
+    assert _vectorless(ctx, tenant) == []
+    filled = ctx.db.connection().execute("SELECT embedding FROM memories WHERE id = %s", (vectorless,)).fetchone()
+    expected = np.asarray(fake_embedding(embedded_text.of(NEWS_AGAIN, None, memory_type="episodic", subject="user"), 384))
+    assert np.allclose(filled["embedding"].to_numpy(), expected / np.linalg.norm(expected), atol=1e-5)  # the retry's vector
+    _deliver(worker, tenant, again)  # the retry finds the vector there: nothing written twice
+    assert _messages_stored(ctx, tenant) == (2, 2)
+    assert tenant.get(f"/v1/turns/{again}").json()["status"] == "processed"
+    assert consolidate(worker, tenant.id, options=rules).merged == 2
+
+
 # ---------------------------------------------------------------- /health
 
 def _everything_at(ctx, double: OpenAIDouble, name: str):

@@ -109,6 +109,32 @@ def test_the_users_searches_walk_their_index_and_find_the_same_memories(ctx, lar
     assert [item for item, _ in own] == [item for item, _ in ranked] and len(ranked) == len(OWN)
 
 
+def test_a_message_without_its_vector_is_left_out_of_the_users_index_and_its_walk(ctx, large):
+    """A message stored while the embedder failed (migration 0040) is in no path of the vector channel
+    (tests/test_vector_paths.py); here the one those tests leave out: the user's own index, built
+    with the vectorless row among the user's (pgvector indexes no NULL vector), walked."""
+    from datetime import datetime, timezone
+
+    conn = ctx.db.connection()
+    vector = ctx.embedder.embed([QUERIES[0]])[0]
+    exact = memory_rows.vector_ranked(conn, large.id, large.user, None, SearchFilters(), False, vector, len(OWN) + 1, None)
+    with conn.transaction():
+        memory_rows.insert(conn, large.id, {
+            "id": f"{large.user}-vectorless", "user_id": large.user, "memory_type": "episodic", "type": "message",
+            "content": OWN[0], "embedding": None, "valid_from": datetime.now(timezone.utc),
+            "dedupe_key": f"message:{large.user}-vectorless"})
+    assert maintain(_with_threshold(ctx), large.id).built == 1
+    with conn.transaction():
+        conn.execute("SET LOCAL enable_seqscan = off")
+        conn.execute("SET LOCAL enable_sort = off")
+        own = memory_rows.vector_ranked(conn, large.id, large.user, None, SearchFilters(), False, vector,
+                                        len(OWN) + 1, 10**6, 400, own_ef_search=400)
+        scans = conn.execute("SELECT coalesce(pg_stat_get_xact_numscans(to_regclass(%s)), 0) AS n",
+                             (index_rows.index_name(large.id, large.user),)).fetchone()["n"]
+    assert scans > 0
+    assert [item for item, _ in own] == [item for item, _ in exact] and len(own) == len(OWN)
+
+
 def test_the_index_serves_no_other_scope(ctx, large, other_tenant):
     maintain(_with_threshold(ctx), large.id)
     mine = {r["id"] for r in ctx.db.connection().execute(
