@@ -400,6 +400,25 @@ def test_a_quote_is_the_messages_own_words(quote, value, expected):
     assert quoted(quote, value, message) == expected
 
 
+def test_no_pattern_holds_the_words_a_quote_was_checked_against(server):
+    # A quote (and, when the message does not hold it, the value) was compiled into a pattern to find it in
+    # the message, and stayed in re's process-wide cache (keyed by a pattern's text) after its user's
+    # erasure until 512 others pushed it out (tests/test_whose.py). re._cache is private: read here because
+    # nothing public says what re keeps.
+    import re
+
+    messages = [_msg("a1", "I work at Glimmerquay.  My cat is called Thistlewick.")]
+    server.script_chat(_memories(
+        _item(value="Glimmerquay", content="The user works at Glimmerquay.", quote="i WORK at glimmerquay"),
+        _item(key="pet_cat_name", value="Thistlewick", content="The user's cat is Thistlewick.",
+              quote="my cat Thistlewick")))
+    candidates = LLMExtractor(chat_for(server)).extract(messages, history=[])
+    assert [c.raw_quote for c in candidates] == ["I work at Glimmerquay", "My cat is called Thistlewick."]
+    cached = [*getattr(re, "_cache", {}), *getattr(re, "_cache2", {})]
+    assert cached, "re's cache is read where it no longer is"
+    assert [key for key in cached if "glimmerquay" in str(key).casefold() or "thistlewick" in str(key).casefold()] == []
+
+
 def test_the_extractor_shows_history_and_numbers_the_new_messages(server):
     history = [_msg(f"h{i}", f"filler message {i}") for i in range(12)]
     history += [_msg("h12", "I took my wife Maria to Lisbon last weekend."),

@@ -7,6 +7,7 @@ from __future__ import annotations
 import itertools
 
 from memex.db.memories import Found
+from memex import literal
 from memex.retrieval import named
 
 SAID = ("Hi! I'm Maya, I grew up in Leeds.", "I work at Deloitte as a data analyst.", "My best friend is Sarah.",
@@ -187,7 +188,7 @@ def test_a_name_read_as_data_ignores_case_as_a_pattern_of_the_name_would():
             near.setdefault(key, set()).add(letter)
     differ = {(a, b) for group in near.values() for a in group for b in group
               if bool(re.fullmatch(re.escape(a), b, re.IGNORECASE))
-              != bool(backreference.fullmatch(named.fold_extra_cases(f"{a}\x00{b}")))}
+              != bool(backreference.fullmatch(literal.fold_extra_cases(f"{a}\x00{b}")))}
     assert differ == {(a, b) for a in "\u0345\u0399\u03b9\u1fbe" for b in "\u0345\u0399\u03b9\u1fbe"
                       if (a == "\u0345") != (b == "\u0345")}  # the combining iota subscript, no \w as ι is
     assert named._placed("Νίκος", [_found("My friend ΝΊΚΟΣ lives in Athens.")])

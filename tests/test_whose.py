@@ -254,3 +254,34 @@ def test_no_pattern_holds_a_name_a_search_read_once_its_user_is_erased(tenant):
     cached = [*getattr(re, "_cache", {}), *getattr(re, "_cache2", {})]
     assert cached, "re's cache is read where it no longer is"
     assert [key for key in cached if name.casefold() in str(key).casefold()] == []
+
+
+def test_no_pattern_holds_a_users_words_the_write_path_or_a_chain_read_once_the_user_is_erased(tenant):
+    # The same cache, filled from the write path and a chain's search: the wrong word of a correction
+    # (offline/corrections.correct_within), an employer a job called off names (job_start.called_off), the city
+    # a plan to move names (supersession._move_to), a chain's value (chains._names): each was compiled into a
+    # pattern, as were the user's names a question asks by (speakers.as_the_user: the name the user gave, the
+    # name their messages carry). Each word is one no other test says, and each is read where it was compiled.
+    import re
+
+    words = ("Zorbania", "Quintrixa", "Plumbridgeton", "Yarrowind", "Zebulonia", "Quorvath")
+    tenant.turn("Hi! I'm Zebulonia.", timestamp="2026-03-01T09:00:00Z")
+    tenant.turn("I'm flying to Zorbania next Monday.", timestamp="2026-03-02T09:00:00Z")
+    tenant.turn("I said Zorbania, I meant Vexmoor.", timestamp="2026-03-02T09:05:00Z")
+    tenant.turn("I work at Canva.", timestamp="2026-03-02T09:10:00Z")
+    tenant.turn("I start at Quintrixa next Monday.", timestamp="2026-03-04T09:00:00Z")
+    tenant.turn("The Quintrixa offer fell through.", timestamp="2026-03-05T09:00:00Z")
+    tenant.turn("I'm moving to Plumbridgeton next month.", timestamp="2026-03-06T09:00:00Z")
+    tenant.turn("I live in Plumbridgeton now.", timestamp="2026-04-06T09:00:00Z")
+    tenant.turn("I work at Yarrowind now.", timestamp="2026-05-01T09:00:00Z")
+    values = {m["value"] for m in tenant.get(f"/v1/users/{tenant.user}/memories?include_inactive=true").json()["memories"]}
+    assert {"flying to Vexmoor next Monday", "starting at Quintrixa next Monday", "Plumbridgeton", "Yarrowind"} <= values
+    assert any(r["value"] == "Canva" for r in tenant.search("Where did I work before Yarrowind?"))
+    assert tenant.post("/v1/search", {"user_id": tenant.user, "query": "Where does Zebulonia work?"}).json()["total"]
+    tenant.post("/v1/turns?wait=true", {"user_id": tenant.user, "session_id": "s2", "messages": [
+        {"role": "user", "name": "Quorvath", "content": "I live in Leeds and paint on Sundays."}]})
+    assert any("Leeds" in r["content"] for r in tenant.search("Where does Quorvath live?"))
+    assert tenant.delete(f"/v1/users/{tenant.user}").status_code == 200
+    cached = [*getattr(re, "_cache", {}), *getattr(re, "_cache2", {})]
+    assert cached, "re's cache is read where it no longer is"
+    assert [key for key in cached if any(word.casefold() in str(key).casefold() for word in words)] == []

@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from datetime import datetime, timedelta
 
+from memex import literal
 from memex.extraction import vocabulary
 
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
@@ -56,7 +57,7 @@ def called_off(said: str, jobs: list[str]) -> list[int]:
     those whose employer it names ("Twilio", "the Twilio offer" of "starting at Twilio next Monday"), or,
     said without one ("the new job"), the only one. Two jobs to come and no name: neither."""
     named = [i for i, job in enumerate(jobs)
-             if (name := employer(job)) and re.search(rf"(?<!\w){re.escape(name)}(?!\w)", said, re.IGNORECASE)]
+             if (name := employer(job)) and literal.says(name, said, ignore_case=True)]
     if named:
         return named
     return [0] if len(jobs) == 1 and _UNNAMED.match(" ".join(said.split())) else []

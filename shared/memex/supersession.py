@@ -34,6 +34,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Protocol
 
+from memex import literal
 from memex.config import Settings
 from memex.extraction import families, vocabulary
 from memex.jobs import Candidate, subject_key, subject_prefix
@@ -168,11 +169,16 @@ CAR_KEY, DRIVES_KEY = "car", "drives"
 _DRIVES = re.compile(r"\bdriv(?:e|es|ing)\b", re.IGNORECASE)
 
 
+_MOVE_TO = re.compile(r"\b(?:mov(?:e|es|ing)|relocat(?:e|es|ing))\s+(?:back\s+|over\s+)?to\s+")
+
+
 def _move_to(plan: str, city: str) -> bool:
-    """Whether a plan is to move to that city ("moving to New York next month" of "New York")."""
+    r"""Whether a plan is to move to that city ("moving to New York next month" of "New York"): the city
+    read as data after the words (literal.py says why), where `to\s+{city}\b` would find it (a
+    normalised plan has one space between words, so each of those words ends in one place)."""
     plan, city = _normal(plan), _normal(city)
-    return bool(city) and re.search(
-        rf"\b(?:mov(?:e|es|ing)|relocat(?:e|es|ing))\s+(?:back\s+|over\s+)?to\s+{re.escape(city)}\b", plan) is not None
+    return bool(city) and any(plan.startswith(city, at.end()) and literal.boundary(plan, at.end() + len(city))
+                              for at in _MOVE_TO.finditer(plan))
 
 
 def _takes_back(candidate: Candidate) -> dict[str, frozenset[str] | None]:

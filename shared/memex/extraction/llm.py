@@ -18,7 +18,7 @@ import math
 import re
 from typing import Any, Sequence
 
-from memex import supersession
+from memex import literal, supersession
 from memex.config import Settings
 from memex.extraction import aliases, families
 from memex.extraction.placement import ABOUT_ANOTHER_IMPORTANCE, RELATION_NAMES, placed
@@ -393,19 +393,15 @@ def quoted(quote: str, value: str, message: str) -> str:
     it (up to whitespace and case), else the message's sentence that holds the value (the one sharing
     the most words with the quote), else nothing; a quote is the user's words, never the model's."""
     if quote:
-        found = re.search(rf"(?<!\w){_spaced(quote)}(?!\w)", message, re.IGNORECASE)
-        if found:
-            return found.group(0)
+        # found as data, not compiled into a pattern (literal.py says why)
+        found = next(literal.spans(quote, message, ignore_case=True, spaced=True), None)
+        if found is not None:
+            return message[found[0]:found[1]]
     # Whole words, in the quote as in the value: "Rex" is not in "Rexford", nor "2" in "2024".
     holders = [s for s in _SENTENCE.findall(message)
-               if value.strip() and re.search(rf"(?<!\w){_spaced(value)}(?!\w)", s, re.IGNORECASE)]
+               if value.strip() and literal.says(value, s, ignore_case=True, spaced=True)]
     words = set(quote.casefold().split())
     return max(holders, key=lambda s: len(words & set(s.casefold().split())), default="")
-
-
-def _spaced(words: str) -> str:
-    """A pattern of `words` with any whitespace between them."""
-    return r"\s+".join(map(re.escape, words.split()))
 
 
 def _importance(type_: str, key: str, historical: bool, about_another: bool) -> float:

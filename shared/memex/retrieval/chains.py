@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from memex import literal
 from memex.models import SearchIn
 from memex.retrieval import answer_type, current_first, past, speakers
 from memex.retrieval.topics import WHO_OR_NAME
@@ -146,8 +147,8 @@ def first(request: SearchIn, scored: list[Scored], row: dict[str, Any] | None, k
 
 
 def _names(text: str, value: str) -> bool:
-    """Whether `text` holds `value` as whole words."""
-    return bool(value) and re.search(rf"(?<!\w){re.escape(value)}(?!\w)", text) is not None
+    """Whether `text` holds `value` as whole words (found as data: literal.py says why)."""
+    return bool(value) and literal.says(value, text)
 
 
 _NAME = re.compile(r"(?<=\S\s)(?-i:[A-Z])[a-z]+")

@@ -42,6 +42,7 @@ from typing import Any, Collection, Iterable, Mapping
 
 from memex.db.memories import Found
 from memex import people
+from memex.literal import fold_extra_cases
 from memex.retrieval import speakers
 
 Scored = tuple[str, float, dict[str, Any]]
@@ -99,18 +100,6 @@ def said_after(place: str) -> re.Pattern[str]:
     name matched so is never compiled into a pattern, which re's cache (keyed by a pattern's text, process-wide)
     would keep after the name's user is erased."""
     return re.compile(rf"(?P<name>[^\x00]*)\x00.*?{place}", re.IGNORECASE | re.DOTALL)
-
-
-# The letters IGNORECASE reads as a third case of another letter (re's extra cases: "ſ" is an s, "ı" an
-# i, "ς" a σ), each as that letter, which a backreference (reading a letter's two cases only) then
-# matches as a pattern of the name would; all but the combining iota subscript (U+0345, no letter to
-# \w, which ι is): tests/test_named.py compares them with re's own reading.
-_EXTRA_CASES = str.maketrans("ıſµϐϵϑϴϰϖϱςϕᲀᲁᲂᲃᲄᲅᲆᲇᲈẛ\u1fbe", "isμβεθθκπρσφвдосттъѣꙋṡι")
-
-
-def fold_extra_cases(text: str) -> str:
-    """`text`, each letter IGNORECASE reads as a third case of another as that letter, one for one."""
-    return text if text.isascii() else text.translate(_EXTRA_CASES)
 
 
 def names(question: str) -> list[str]:

@@ -22,8 +22,9 @@ from __future__ import annotations
 import re
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Iterable, Iterator
+from typing import Callable, Iterable, Iterator
 
+from memex import literal
 from memex.db.memories import Found
 
 _WORD = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*")
@@ -94,8 +95,9 @@ def without_names(question: str, speakers: Iterable[str | None]) -> str | None:
     if not names:
         return None
     parts = sorted({w for name in names for w in words(name)}, key=len, reverse=True)
-    pattern = re.compile(r"\b(?:" + "|".join(re.escape(p) for p in parts) + r")(?:['’]s)?\b", re.IGNORECASE)
-    rest = pattern.sub(" ", question)
+    # `\b(?:{parts})(?:['’]s)?\b` (re.IGNORECASE), each part a word of its own, read as data (literal.py says why)
+    said = _said(question, [[p] for p in parts], literal.boundary, literal.boundary)
+    rest = _replaced(question, [(start, end, " ") for start, end, _ in said])
     return " ".join(rest.split()) if _WORD.search(rest) else None
 
 
@@ -114,15 +116,61 @@ def as_the_user(question: str, user_names: Iterable[str], participants: Iterable
     named_here = [name for name in mine.values() if named(asked, name)]
     if not named_here:
         return None
-    spoken = sorted((r"\s+".join(re.escape(w) for w in _WORD.findall(name)) for name in named_here), key=len,
-                    reverse=True)
-    pattern = re.compile(r"(?<![\w'’-])(?:" + "|".join(spoken) + r")(['’]s)?(?![\w'’-])", re.IGNORECASE)
-    rewritten = pattern.sub(_the_user, question)
+    # `(?<![\w'’-])(?:{names})(['’]s)?(?![\w'’-])` (re.IGNORECASE), each name its words with any whitespace
+    # between them, the longest such pattern tried first; read as data (literal.py says why)
+    spoken = sorted((_WORD.findall(name) for name in named_here), reverse=True,
+                    key=lambda ws: sum(len(w) + w.count("-") for w in ws) + 3 * (len(ws) - 1))
+    said = _said(question, spoken, lambda text, at: not _joins_name(text[at - 1:at]),
+                 lambda text, at: not _joins_name(text[at:at + 1]))
+    rewritten = _replaced(question, [(start, end, _the_user(question, start) + possessive)
+                                     for start, end, possessive in said])
     return rewritten if rewritten != question else None
 
 
-def _the_user(match: re.Match) -> str:
+def _joins_name(char: str) -> bool:
+    return literal.word_character(char) or char in ("'", "’", "-")
+
+
+def _the_user(question: str, at: int) -> str:
     """"The user" where the name opened a sentence (first_person.py keeps the capital: "My")."""
-    before = match.string[:match.start()].rstrip()
+    before = question[:at].rstrip()
     opens = not before or before[-1] in ".!?\"“("
-    return ("The user" if opens else "the user") + (match.group(1) or "")
+    return "The user" if opens else "the user"
+
+
+def _said(text: str, names: list[list[str]], opens: Callable[[str, int], bool],
+          closes: Callable[[str, int], bool]) -> list[tuple[int, int, str]]:
+    """Where `text` says one of `names` (each its words, said with whitespace between them), case ignored,
+    possessive or not, where `opens` holds before and `closes` after, left to right and not overlapping, as
+    a pattern trying them in order would: start, end and the possessive said ("" none)."""
+    seen = literal.caseless(text)
+    alternatives = [[literal.caseless(w) for w in words] for words in names]
+    found, at = [], 0
+    while at < len(text):
+        end = possessive = None
+        if opens(text, at):
+            for words in alternatives:
+                end = literal.said_at(seen, words, at)
+                if end is None:
+                    continue
+                if seen[end:end + 2] in _POSSESSIVE and closes(text, end + 2):
+                    end, possessive = end + 2, text[end:end + 2]
+                    break
+                if closes(text, end):
+                    possessive = ""
+                    break
+        if possessive is None:
+            at += 1
+        else:
+            found.append((at, end, possessive))
+            at = max(end, at + 1)
+    return found
+
+
+def _replaced(text: str, spans: list[tuple[int, int, str]]) -> str:
+    """`text` with each span (start, end, what replaces it; in order, not overlapping) replaced."""
+    parts, last = [], 0
+    for start, end, replacement in spans:
+        parts += [text[last:start], replacement]
+        last = end
+    return "".join(parts) + text[last:]

@@ -22,7 +22,7 @@ from functools import cache
 from typing import Iterable, Mapping
 
 from memex.db.memories import Found
-from memex import people
+from memex import literal, people
 from memex.retrieval import named
 
 # The person is the question's subject: right after its verb ("does my wife work", "is her brother
@@ -57,7 +57,7 @@ def asked_of(question: str, found: Iterable[Found], known: Iterable[str] | None)
 
 
 # "wife Ana", "sister's name is Ana", "Ana is my wife": `_placed`'s pattern, matched against the name,
-# a NUL, then the memory (named.said_after, named.fold_extra_cases). The name is not compiled into a
+# a NUL, then the memory (named.said_after, literal.fold_extra_cases). The name is not compiled into a
 # pattern: re's cache, keyed by a pattern's text and process-wide, would keep an erased user's names
 # until 512 others pushed them out.
 _PLACED = named.said_after(
@@ -71,12 +71,12 @@ def _placed(name: str, found: list[Found]) -> str:
     ("The user's name is Dana.")."""
     return next((memory.content[match.start("place") - len(name) - 1:match.end("place") - len(name) - 1]
                  for memory in found if name.casefold() in memory.content.casefold()
-                 and (match := _PLACED.match(named.fold_extra_cases(f"{name}\x00{memory.content}")))), "")
+                 and (match := _PLACED.match(literal.fold_extra_cases(f"{name}\x00{memory.content}")))), "")
 
 
 # Where a word of people.NAMES_A_PERSON begins, and where it ends (group 1): every place, overlapping too.
 _PERSON_AT = re.compile(rf"(?=({people.NAMES_A_PERSON.pattern}))", re.IGNORECASE)
-# Where a name is said, in a text followed by a NUL and the name (named.fold_extra_cases; named.said_after
+# Where a name is said, in a text followed by a NUL and the name (literal.fold_extra_cases; named.said_after
 # says why the name is not compiled into a pattern): every place, overlapping too.
 _NAME_AT = re.compile(r"\b(?=[^\x00]*\x00(?P<name>[^\x00]*)\Z)(?=(?P=name)\b)", re.IGNORECASE)
 
@@ -90,7 +90,7 @@ def _people_and_names(content: str, names: list[str]) -> list[str]:
     for rank, name in enumerate(names, 1):
         if not (content.isascii() and name.isascii()) or name.lower() in content.lower():
             places += [(at.start(), rank, at.start() + len(name))
-                       for at in _NAME_AT.finditer(named.fold_extra_cases(f"{content}\x00{name}"))]
+                       for at in _NAME_AT.finditer(literal.fold_extra_cases(f"{content}\x00{name}"))]
     said, end = [], 0
     for start, _, stop in sorted(places):
         if start >= end:

@@ -10,6 +10,7 @@ from dataclasses import replace
 from itertools import chain
 from typing import Callable, Iterator
 
+from memex import literal
 from memex.extraction import plain
 from memex.extraction.offline.patterns import (CAPWORD, DATE, HERS, HIS, MONTH, NOT_NAMES, NUMBER, PERSON_PARTS, PETS,
     ROLE, ROLE_END, UPPER, WEEKDAY, WORDS)
@@ -320,18 +321,28 @@ def correct_within(pool: Facts, found: Facts, said_in: str, match: re.Match[str]
     shape = next((s for s in _WORD_SHAPES if s.match(old)), None)
     if shape is None or not shape.match(right) or right.casefold() == old.casefold():
         return False
-    word = re.compile(rf"(?<![\w'-]){re.escape(old)}(?![\w'-])", re.IGNORECASE)
+    # the wrong word found as data, not compiled into a pattern (literal.py says why)
     said_it = pool.saying(said_in, old, lambda c: c.subject == subject and not c.historical
-                          and len(word.findall(c.value)) == 1 and c.value in c.content)
+                          and len(_said(old, c.value)) == 1 and c.value in c.content)
     if len(said_it) != 1:
         return False
     number, wrong = said_it[0]
-    value = word.sub(right, wrong.value)
+    (start, end), = _said(old, wrong.value)
+    value = wrong.value[:start] + right + wrong.value[end:]
     if pool is found:  # said in this turn: only the right one is filed
         found.drop(number)
     found.add(replace(wrong, value=value, content=wrong.content.replace(wrong.value, value, 1),
                       source_message_id=message_id, raw_quote=quote, corrects=wrong.value))
     return True
+
+
+def _said(word: str, text: str) -> list[tuple[int, int]]:
+    """Where `text` says `word`, whatever its case, as a word of a value ("-" and "'" join one)."""
+    return list(literal.spans(word, text, ignore_case=True, joins=_joins_value))
+
+
+def _joins_value(char: str) -> bool:
+    return literal.word_character(char) or char in ("'", "-")
 
 
 def correct_meant(pool: Facts, found: Facts, before_id: str, right: str, message_id: str, quote: str,
