@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import logging
-import os
 import tempfile
 import time
 from collections import Counter
 from datetime import datetime, timezone
 from pathlib import Path
+
+from bench.service import quiet_in_process_runtime
 
 TENANT = "bench-republish"
 
@@ -30,12 +30,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
-    for name in ("DATABASE_URL", "SQS_ENDPOINT_URL", "EXTRACTION_QUEUE_URL", "SUPERSESSION_QUEUE_URL",
-                 "BACKFILL_QUEUE_URL", "MEMEX_HOME", "MEMEX_LLM_MODEL", "MEMEX_LLM_BASE_URL"):
-        os.environ.pop(name, None)
-    os.environ.setdefault("POWERTOOLS_LOG_LEVEL", "WARNING")
-    os.environ.setdefault("POWERTOOLS_METRICS_DISABLED", "true")
-    logging.getLogger("werkzeug").setLevel(logging.WARNING)  # the loopback SQS server's request lines
+    quiet_in_process_runtime()
     import boto3
 
     # Registered on the default session before any client is made: every SQS client made from it counts.

@@ -3,6 +3,7 @@ started and stopped by a benchmark."""
 
 from __future__ import annotations
 
+import logging
 import os
 import signal
 import subprocess
@@ -22,6 +23,17 @@ ROOT = Path(__file__).resolve().parents[1]
 RUNTIME_VARS = ("DATABASE_URL", "DATABASE_SECRET_ARN", "SQS_ENDPOINT_URL", "AWS_ENDPOINT_URL", "MEMEX_LOCALSTACK",
                 "EXTRACTION_QUEUE_URL", "SUPERSESSION_QUEUE_URL", "BACKFILL_QUEUE_URL", "MEMEX_HOME",
                 "MEMEX_REQUIRE_API_KEY", "MEMEX_MAX_RECEIVE_COUNT")
+
+
+def quiet_in_process_runtime() -> None:
+    """Before a benchmark starts a local runtime in its own process: none of the caller's runtime
+    settings (RUNTIME_VARS) nor an LLM (the offline path is what is measured), and no Powertools INFO
+    lines, EMF output or request lines of the loopback SQS on the benchmark's output."""
+    for name in (*RUNTIME_VARS, "MEMEX_LLM_MODEL", "MEMEX_LLM_BASE_URL"):
+        os.environ.pop(name, None)
+    os.environ.setdefault("POWERTOOLS_LOG_LEVEL", "WARNING")
+    os.environ.setdefault("POWERTOOLS_METRICS_DISABLED", "true")
+    logging.getLogger("werkzeug").setLevel(logging.WARNING)
 
 
 class ServiceError(Exception):

@@ -382,3 +382,18 @@ def loopback_endpoint(method: str, status: int) -> Iterator[tuple[str, list[dict
         server.shutdown()
         thread.join(timeout=10)
         server.server_close()
+
+
+@pytest.fixture(scope="session")
+def letters_one_case_apart() -> list[set[str]]:
+    """Every group of characters that are cases of one another (each a single character, re's extra
+    cases among them: "ſ" with s, "ı" with i, "ς" with σ), for comparing a caseless reading with
+    re.IGNORECASE's."""
+    letters = {chr(i) for i in range(0x10000) if not 0xD800 <= i < 0xE000 and chr(i).lower() != chr(i).upper()}
+    letters |= {case for letter in list(letters) for case in (letter.lower(), letter.upper()) if len(case) == 1}
+    near: dict[str, set[str]] = {}
+    for letter in letters:
+        lower = letter.lower() if len(letter.lower()) == 1 else letter
+        for key in {lower, lower.upper() if len(lower.upper()) == 1 else lower}:
+            near.setdefault(key, set()).add(letter)
+    return list(near.values())

@@ -172,21 +172,14 @@ def test_one_vocabulary_places_someone_for_whose_and_named_alike():
     assert named._placed("Ava", [_found("My child Ava starts school.")])  # as before
 
 
-def test_a_name_read_as_data_ignores_case_as_a_pattern_of_the_name_would():
+def test_a_name_read_as_data_ignores_case_as_a_pattern_of_the_name_would(letters_one_case_apart):
     # A name is matched by a backreference (named.said_after), which reads a letter's two cases only, where
     # a pattern of the name reads re's extra cases too ("ſ" an s, "ı" an i, "ς" a σ): fold_extra_cases
     # folds those first. Compared here for every pair of letters one case apart, with re's own reading.
     import re
 
     backreference = re.compile(r"(?P<n>[^\x00])\x00(?P=n)", re.IGNORECASE)
-    letters = {chr(i) for i in range(0x10000) if not 0xD800 <= i < 0xE000 and chr(i).lower() != chr(i).upper()}
-    letters |= {case for letter in list(letters) for case in (letter.lower(), letter.upper()) if len(case) == 1}
-    near: dict[str, set[str]] = {}
-    for letter in letters:
-        lower = letter.lower() if len(letter.lower()) == 1 else letter
-        for key in {lower, lower.upper() if len(lower.upper()) == 1 else lower}:
-            near.setdefault(key, set()).add(letter)
-    differ = {(a, b) for group in near.values() for a in group for b in group
+    differ = {(a, b) for group in letters_one_case_apart for a in group for b in group
               if bool(re.fullmatch(re.escape(a), b, re.IGNORECASE))
               != bool(backreference.fullmatch(literal.fold_extra_cases(f"{a}\x00{b}")))}
     assert differ == {(a, b) for a in "\u0345\u0399\u03b9\u1fbe" for b in "\u0345\u0399\u03b9\u1fbe"

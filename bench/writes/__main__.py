@@ -25,13 +25,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import logging
 import os
 import tempfile
 from pathlib import Path
 
 from contextlib import nullcontext
 
+from bench.service import quiet_in_process_runtime
 from bench.writes import api, bulk, corpus, indexes, phases, workers
 
 
@@ -49,12 +49,7 @@ def main() -> None:
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
     parts = args.parts.split(",")
-    for name in ("DATABASE_URL", "SQS_ENDPOINT_URL", "EXTRACTION_QUEUE_URL", "SUPERSESSION_QUEUE_URL",
-                 "BACKFILL_QUEUE_URL", "MEMEX_HOME", "MEMEX_LLM_MODEL", "MEMEX_LLM_BASE_URL"):
-        os.environ.pop(name, None)
-    os.environ.setdefault("POWERTOOLS_LOG_LEVEL", "WARNING")
-    os.environ.setdefault("POWERTOOLS_METRICS_DISABLED", "true")
-    logging.getLogger("werkzeug").setLevel(logging.WARNING)  # the loopback SQS server's request lines
+    quiet_in_process_runtime()
     from infra.local.runtime import LocalRuntime
 
     report: dict = {"blas_threads": os.environ.get("MEMEX_EMBEDDINGS_BLAS_THREADS", "1 (default)"),

@@ -19,6 +19,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench.service import quiet_in_process_runtime
 from bench.writes import bulk, corpus, phases
 
 REPLAYED = 330  # about one chunk's look-ups
@@ -45,11 +46,7 @@ def main() -> None:
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
     at = {int(x) for x in args.at.split(",")}
-    for name in ("DATABASE_URL", "SQS_ENDPOINT_URL", "EXTRACTION_QUEUE_URL", "SUPERSESSION_QUEUE_URL",
-                 "BACKFILL_QUEUE_URL", "MEMEX_HOME", "MEMEX_LLM_MODEL", "MEMEX_LLM_BASE_URL"):
-        os.environ.pop(name, None)
-    os.environ.setdefault("POWERTOOLS_LOG_LEVEL", "WARNING")
-    os.environ.setdefault("POWERTOOLS_METRICS_DISABLED", "true")
+    quiet_in_process_runtime()
     from infra.local.runtime import LocalRuntime
 
     report = []
