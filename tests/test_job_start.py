@@ -329,13 +329,16 @@ def test_the_sweep_locks_no_user_whose_job_to_come_names_no_day_or_one_not_yet_c
     with psycopg.connect(ctx.db.dsn) as holder:
         for user in (tenant.user, soon, later):
             locks.lock_user(holder, tenant.id, user)
-        swept = threading.Thread(target=pipeline.start_jobs_due, args=(ctx, 60.0), daemon=True)
+        due = []
+        swept = threading.Thread(target=lambda: due.append(pipeline.start_jobs_due(ctx, 60.0)), daemon=True)
         swept.start()
         swept.join(timeout=20)
         waited = swept.is_alive()
         holder.rollback()
     swept.join(timeout=60)
     assert not waited, "the sweep waited for the lock of a user with no job due"
+    # A user it tried would be left for the next run (its lock held: try_lock_user), not waited for.
+    assert due[0].left == 0, "the sweep tried the lock of a user with no job due"
     assert _current(tenant, "next_job") == ["starting at Asana next year"]
 
 

@@ -53,3 +53,24 @@ def test_words_are_found_where_a_pattern_of_them_finds_them(words, text, ignore_
 def test_a_boundary_is_where_re_reads_one(text):
     assert [literal.boundary(text, at) for at in range(len(text) + 1)] == [
         bool(re.compile(r"\b").match(text, at)) for at in range(len(text) + 1)]
+
+
+@pytest.mark.parametrize("words, text", [
+    ("Ana", "Ana, ana and Anakin; my friend ANA lives near Ana's"),
+    ("aa", "aaaa aa"),  # overlapping: every place
+    ("Zoë", "zoë ZOË Zoëy zoe"),
+    ("ſam", "Sam SAM ſam"),
+    ("İrem", "irem İREM Irem"),
+    ("Νίκος", "ο ΝΊΚΟΣ και ο Νίκος"),
+    ("'Ana", "my 'ana friend x'Ana"),
+    ("Sarah", "no one here"),
+])
+@pytest.mark.parametrize("bounded_before", [True, False])
+def test_every_place_a_name_is_said_is_where_a_pattern_of_it_finds_one(words, text, bounded_before):
+    # The pattern it replaces (retrieval/whose.py, retrieval/named.py), which read the name from the text's end
+    # at each place and so took time quadratic in the text's length.
+    before = r"\b" if bounded_before else ""
+    pattern = re.compile(rf"{before}(?=[^\x00]*\x00(?P<name>[^\x00]*)\Z)(?=(?P=name)\b)", re.IGNORECASE)
+    expected = [m.start() for m in pattern.finditer(literal.fold_extra_cases(f"{text}\x00{words}"))
+                if m.start() < len(text)]
+    assert list(literal.starts(words, text, bounded_before=bounded_before)) == expected

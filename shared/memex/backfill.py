@@ -161,8 +161,10 @@ def resume(ctx: Context, job: BackfillJob, backfill_id: str) -> BackfillJob:
     # Nothing is written for a user being erased (db/erasing.py): reopened, the job's record would go on
     # naming them, and a chunk of it delivered after the erasure took it would make it again.
     with ctx.db.transaction() as conn:
-        reopened = not row["erasing"] and backfill_rows.reopen(conn, job.tenant_id, backfill_id)
-    if not reopened and row["user_id"]:  # marked since it was read, or erased
+        reopened = backfill_rows.reopen(conn, job.tenant_id, backfill_id)
+        erased = not reopened and bool(row["user_id"]) and bool(erasing.marked_users(conn, job.tenant_id,
+                                                                                     [row["user_id"]]))
+    if erased:
         raise UserBeingErased(f"backfill {backfill_id} is of user {row['user_id']}, whose erasure is under way:"
                               " it is not resumed (its record goes with the user's last rows)")
     if not reopened:

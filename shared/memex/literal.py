@@ -38,6 +38,20 @@ def boundary(text: str, at: int) -> bool:
     return word_character(text[at - 1:at]) != word_character(text[at:at + 1])
 
 
+def starts(words: str, text: str, *, bounded_before: bool = True) -> Iterator[int]:
+    r"""Every place `text` says `words`, case ignored as re.IGNORECASE does, overlapping too: the starts of
+    `\b(?=words\b)` (`(?=words\b)` when not `bounded_before`). One scan of the text (a pattern that read
+    the words from the text's end at each place was quadratic in its length)."""
+    seen, sought = caseless(text), caseless(words)
+    if not sought:
+        return
+    at = seen.find(sought)
+    while at >= 0:
+        if (not bounded_before or boundary(text, at)) and boundary(text, at + len(sought)):
+            yield at
+        at = seen.find(sought, at + 1)
+
+
 def spans(words: str, text: str, *, ignore_case: bool = False, spaced: bool = False,
           joins: Callable[[str], bool] = word_character) -> Iterator[tuple[int, int]]:
     r"""Where `text` says `words` with no character `joins` holds of right before or after, left to right

@@ -49,7 +49,7 @@ def active_summaries(conn: psycopg.Connection, tenant_id: str, user_id: str) -> 
     """The user's active summaries, oldest first, each with the text of every line it summarises
     (`lines`): what a run needs to tell a group it would summarise from one summarised already."""
     return conn.execute(
-        """SELECT s.id, s.content, array_agg(o.content) AS lines FROM memories s
+        """SELECT s.id, s.content, array_agg(DISTINCT o.content) AS lines FROM memories s
            JOIN memory_links l ON l.tenant_id = s.tenant_id AND l.memory_id = s.id
            JOIN memories o ON o.tenant_id = l.tenant_id AND o.id = l.replaced_id
            WHERE s.tenant_id = %s AND s.user_id = %s AND s.active AND s.memory_type = 'episodic' AND s.type = %s

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import psycopg
+
 from memex.errors import UserBeingErased
 
 # Whether the user named by the parameters %(t)s (tenant) and %(u)s (user) is being erased.
@@ -52,7 +54,7 @@ def refuse(row: dict[str, Any], user_id: str) -> None:
         raise UserBeingErased.of(user_id)
 
 
-def marked_users(conn, tenant_id: str, users: list[str]) -> set[str]:
+def marked_users(conn: psycopg.Connection, tenant_id: str, users: list[str]) -> set[str]:
     """Which of the tenant's `users` are being erased."""
     return {row["user_id"] for row in conn.execute(
         "SELECT user_id FROM user_erasures WHERE tenant_id = %s AND user_id = ANY(%s)", (tenant_id, users)).fetchall()}

@@ -16,7 +16,7 @@ import psycopg
 from psycopg.rows import tuple_row
 from psycopg.types.json import Jsonb
 
-from memex import folding
+from memex import folding, literal
 from memex.db import erasing, history, validity, vector_indexes
 from memex.models import SearchFilters, wire_time
 
@@ -198,14 +198,12 @@ def already_written(conn: psycopg.Connection, tenant_id: str, dedupe_key: str) -
 
 def written(conn: psycopg.Connection, tenant_id: str, dedupe_keys: list[str]) -> set[str]:
     """Which of these dedupe keys a worker already wrote (`already_written` for many)."""
-    rows = conn.execute("SELECT dedupe_key FROM memories WHERE tenant_id = %s AND dedupe_key = ANY(%s)",
-                        (tenant_id, dedupe_keys)).fetchall()
-    return {r["dedupe_key"] for r in rows}
+    return set(written_vectored(conn, tenant_id, dedupe_keys))
 
 
 def written_vectored(conn: psycopg.Connection, tenant_id: str, dedupe_keys: list[str]) -> dict[str, bool]:
-    """`written` with, for each dedupe key written, whether its memory has its vector (a message
-    stored while the embedder failed has none until a later delivery fills it in: fill_vectors)."""
+    """Which of these dedupe keys a worker already wrote, each with whether its memory has its vector (a
+    message stored while the embedder failed has none until a later delivery fills it in: fill_vectors)."""
     rows = conn.execute("""SELECT dedupe_key, embedding IS NOT NULL AS vectored FROM memories
                            WHERE tenant_id = %s AND dedupe_key = ANY(%s)""", (tenant_id, dedupe_keys)).fetchall()
     return {r["dedupe_key"]: r["vectored"] for r in rows}
@@ -658,19 +656,12 @@ def _said(word: str, text: str) -> bool:
         return word in text
     at = text.find(word)
     while at >= 0:
-        if _boundary(text, at) and _boundary(text, at + len(word)):
+        if literal.boundary(text, at) and literal.boundary(text, at + len(word)):
             return True
         at = text.find(word, at + 1)
     return False
 
 
-def _boundary(text: str, at: int) -> bool:
-    r"""Whether `\b` holds at `at`: a word character (re's `\w`: alphanumeric or "_") on one side only."""
-    return _word(text[at - 1:at]) != _word(text[at:at + 1])
-
-
-def _word(char: str) -> bool:
-    return char.isalnum() or char == "_"
 # The characters of a memory's content its keyword column reads (migration 0004); only these are
 # folded to find a word said: a memory of 300,000 CJK characters folded whole took 45 ms, this 5.
 INDEXED_CHARACTERS = 65536

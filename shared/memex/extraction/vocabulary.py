@@ -108,11 +108,7 @@ GIVEN_UP = {
 MONTHS = ("january february march april may june july august september october november december "
           "jan feb mar apr jun jul aug sep sept oct nov dec").split()
 
-# Places a move between two names is told by: "I moved from Paris to London" is a move, "I moved
-# from Google to Meta" a job change, and without a list nothing in the words tells them apart.
-# Countries, US states and Canadian provinces, and the cities people most often name; a move
-# between two unlisted names that do not look like organisations is left unread.
-# Countries, states and provinces: a region, which a town lies within (supersession._says_less_of_where).
+# Countries, states and provinces: a region, which a town lies within (supersession._towns_within).
 REGIONS = frozenset(name.casefold() for name in (
     # countries
     "Afghanistan|Albania|Algeria|Argentina|Armenia|Australia|Austria|Azerbaijan|Bahrain|Bangladesh|Belarus|"
@@ -135,6 +131,10 @@ REGIONS = frozenset(name.casefold() for name in (
     "Utah|Vermont|Virginia|Washington|West Virginia|Wisconsin|Wyoming|Alberta|British Columbia|Manitoba|"
     "Nova Scotia|Ontario|Quebec|Saskatchewan"
 ).split("|"))
+# Places a move between two names is told by: "I moved from Paris to London" is a move, "I moved
+# from Google to Meta" a job change, and without a list nothing in the words tells them apart.
+# Countries, US states and Canadian provinces, and the cities people most often name; a move
+# between two unlisted names that do not look like organisations is left unread.
 PLACES = REGIONS | frozenset(name.casefold() for name in (
     # cities
     "Amsterdam|Athens|Atlanta|Auckland|Austin|Baltimore|Bangalore|Bengaluru|Bangkok|Barcelona|Beijing|Beirut|"

@@ -42,7 +42,7 @@ from typing import Any, Collection, Iterable, Mapping
 
 from memex.db.memories import Found
 from memex import people
-from memex.literal import fold_extra_cases
+from memex import literal
 from memex.retrieval import speakers
 
 Scored = tuple[str, float, dict[str, Any]]
@@ -68,11 +68,6 @@ _WHO = re.compile(r"^\W*who(?:'s|\s+is|\s+was|\s+are)\b", re.IGNORECASE)
 # A place (a word of people.WORDS) ending where a text read backwards starts (`_placed`): \b and IGNORECASE
 # read a character alike in either direction.
 _PLACE_BACKWARDS = re.compile(rf"(?:{'|'.join(re.escape(word[::-1]) for word in people.WORDS)})\b", re.IGNORECASE)
-# Where a run of spaces before a name starts, at each place the name is said (overlapping too), in a
-# text followed by a NUL and the name (fold_extra_cases; said_after says why the name is not compiled
-# into a pattern): the spaces first, so that only where they start is the name read from the end.
-_SPACES_BEFORE_NAME = re.compile(r"(?<!\s)(?=\s)(?=[^\x00]*\x00(?P<name>[^\x00]*)\Z)(?=\s+(?P=name)\b)",
-                                 re.IGNORECASE)
 # The offline rules' "The user's best friend is named Sarah.", "The user's sister's name is Ana." and the
 # LLM extractor's other wordings of one relation's name (its prompt asks for "sister_name = Anna" in a
 # sentence of its own): "The user has a sister named Ana.", "The user's sister is Ana.", "Ana is the
@@ -100,6 +95,20 @@ def said_after(place: str) -> re.Pattern[str]:
     name matched so is never compiled into a pattern, which re's cache (keyed by a pattern's text, process-wide)
     would keep after the name's user is erased."""
     return re.compile(rf"(?P<name>[^\x00]*)\x00.*?{place}", re.IGNORECASE | re.DOTALL)
+
+
+def _spaces_before(name: str, content: str) -> list[int]:
+    r"""Where a run of spaces right before `name` starts, at each place `content` says it (overlapping too;
+    the starts of `(?<!\s)(?=\s+name\b)`, case ignored), found as data (literal.starts: the name is never
+    compiled into a pattern, which re's cache would keep after its user is erased)."""
+    found = []
+    for at in literal.starts(name, content, bounded_before=False):
+        start = at
+        while start and content[start - 1].isspace():
+            start -= 1
+        if start < at:
+            found.append(start)
+    return found
 
 
 def names(question: str) -> list[str]:
@@ -187,7 +196,7 @@ def _placed(name: str, found: Iterable[Found]) -> bool:
             return True
         # `\b(?:{people.PERSON})\s+Name\b`, read from the name back: that pattern tries its alternatives at
         # every word (~12 µs a LoCoMo line that says the name), this only where the name is said
-        starts = [at.start() for at in _SPACES_BEFORE_NAME.finditer(fold_extra_cases(f"{content}\x00{name}"))]
+        starts = _spaces_before(name, content)
         if starts:
             backwards = content[::-1]
             if any(_PLACE_BACKWARDS.match(backwards, len(content) - start) for start in starts):

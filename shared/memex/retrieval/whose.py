@@ -76,9 +76,6 @@ def _placed(name: str, found: list[Found]) -> str:
 
 # Where a word of people.NAMES_A_PERSON begins, and where it ends (group 1): every place, overlapping too.
 _PERSON_AT = re.compile(rf"(?=({people.NAMES_A_PERSON.pattern}))", re.IGNORECASE)
-# Where a name is said, in a text followed by a NUL and the name (literal.fold_extra_cases; named.said_after
-# says why the name is not compiled into a pattern): every place, overlapping too.
-_NAME_AT = re.compile(r"\b(?=[^\x00]*\x00(?P<name>[^\x00]*)\Z)(?=(?P=name)\b)", re.IGNORECASE)
 
 
 def _people_and_names(content: str, names: list[str]) -> list[str]:
@@ -89,8 +86,7 @@ def _people_and_names(content: str, names: list[str]) -> list[str]:
     places = [(at.start(), 0, at.end(1)) for at in _PERSON_AT.finditer(content)]
     for rank, name in enumerate(names, 1):
         if not (content.isascii() and name.isascii()) or name.lower() in content.lower():
-            places += [(at.start(), rank, at.start() + len(name))
-                       for at in _NAME_AT.finditer(literal.fold_extra_cases(f"{content}\x00{name}"))]
+            places += [(at, rank, at + len(name)) for at in literal.starts(name, content)]
     said, end = [], 0
     for start, _, stop in sorted(places):
         if start >= end:

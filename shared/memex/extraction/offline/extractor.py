@@ -55,8 +55,9 @@ class OfflineExtractor:
             return earlier
 
         def corrected_from() -> Facts:
-            """What a correction may correct: the history's facts, after the memories' (`known`, which the
-            pipeline reads for a correction: said in an earlier session); the session's are later."""
+            """What a correction or a pet's death by its name may end: the history's facts, after the
+            memories' (`known`, which the pipeline reads for such a turn: said in an earlier session); the
+            session's are later."""
             nonlocal correctable
             if correctable is None:
                 correctable = Facts([*known, *history_facts().in_order()]) if known else history_facts()
@@ -104,8 +105,7 @@ class OfflineExtractor:
                     pregnant_again(history_facts(), found, pregnant.group("name"), message["id"], said, subject)
                 elif (gone := GONE_AGAIN.match(read)):
                     # The memories' pets before the session's: what the session says of the name is later.
-                    pet_gone_again(Facts([*known, *history_facts().in_order()]), found, gone.group("name"),
-                                   message["id"], said, subject)
+                    pet_gone_again(corrected_from(), found, gone.group("name"), message["id"], said, subject)
                 elif (works := ROLE_AGAIN.match(read)) and plainly(read, works):
                     role_again(history_facts(), found, works, message["id"], said, subject)
                 elif not corrections and RESTATED.match(read) and before is not None and before["role"] == "user":

@@ -186,10 +186,14 @@ def asks_about_someone_else(before: dict[str, Any] | None, message: dict[str, An
     return bool(_ASKED_ABOUT_OTHER.search(before["content"] or ""))
 
 
+_JOINED = re.compile(r"\b(?:and|or)\b")
+_LAST_COMMA = re.compile(r",\s*(?=[^,]*$)")
+
+
 def _heading_said(m: re.Match[str]) -> str:
     items = m["items"]
-    if not re.search(r"\b(?:and|or)\b", items):
-        items = re.sub(r",\s*(?=[^,]*$)", " and ", items)
+    if not _JOINED.search(items):
+        items = _LAST_COMMA.sub(" and ", items)
     return f"{_HEADINGS[m['head'].casefold()]} {items}"
 
 
