@@ -72,10 +72,7 @@ def write_summary(conn: psycopg.Connection, tenant_id: str, summary: dict[str, A
     originals at `at`. False when a summary with its dedupe key exists already (nothing written)."""
     if memory_rows.insert(conn, tenant_id, {**summary, "type": SUMMARY_TYPE}) is None:
         return False
-    for original in originals:
-        history_rows.link(conn, tenant_id, summary["id"], original)
-    conn.execute("UPDATE memories SET active = false, valid_to = %s WHERE tenant_id = %s AND id = ANY(%s)",
-                 (at, tenant_id, originals))
+    _take_in(conn, tenant_id, summary["id"], originals, at)
     return True
 
 
@@ -86,10 +83,7 @@ def extend_summary(conn: psycopg.Connection, tenant_id: str, summary_id: str, or
     they end at `at`, and it is as recent as the latest line (`latest`) and as important as the most
     important; it keeps its agent and session only when the new lines share them (`agent_id`,
     `session_id`: theirs, None when they differ). Its text and vector stay: the lines say what it says."""
-    for original in originals:
-        history_rows.link(conn, tenant_id, summary_id, original)
-    conn.execute("UPDATE memories SET active = false, valid_to = %s WHERE tenant_id = %s AND id = ANY(%s)",
-                 (at, tenant_id, originals))
+    _take_in(conn, tenant_id, summary_id, originals, at)
     conn.execute(
         """UPDATE memories SET valid_from = greatest(valid_from, %(latest)s),
                   importance = greatest(importance, %(importance)s),
@@ -101,6 +95,14 @@ def extend_summary(conn: psycopg.Connection, tenant_id: str, summary_id: str, or
         {"latest": latest, "importance": importance, "agent": agent_id, "session": session_id,
          "t": tenant_id, "id": summary_id},
     )
+
+
+def _take_in(conn: psycopg.Connection, tenant_id: str, summary_id: str, originals: list[str], at: datetime) -> None:
+    """The summary cites each original (its history and its sources: what erasure follows) and they end at `at`."""
+    for original in originals:
+        history_rows.link(conn, tenant_id, summary_id, original)
+    conn.execute("UPDATE memories SET active = false, valid_to = %s WHERE tenant_id = %s AND id = ANY(%s)",
+                 (at, tenant_id, originals))
 
 
 def summaries_citing(conn: psycopg.Connection, tenant_id: str, ids: list[str]) -> list[str]:
