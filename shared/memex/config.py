@@ -60,21 +60,12 @@ def _float(name: str, default: float) -> float:
     return float(raw) if raw else default
 
 
-def _positive_float(name: str, default: float) -> float:
+def _seconds(name: str, default: float, zero: str = "") -> float:
+    """A number of seconds, positive; 0 too where `zero` says what 0 means."""
     value = _float(name, default)
-    if not value > 0:
-        raise ConfigurationError(f"{name}: must be a positive number of seconds, got {value:g}")
-    return value
-
-
-def _erasure_request_seconds() -> float:
-    """0 is a time too: a request's erasure begins its first transaction whatever the time (a DELETE
-    always makes progress; memories.erase_user), and none after it."""
-    name = "MEMEX_ERASURE_REQUEST_SECONDS"
-    value = _float(name, 15.0)
-    if not value >= 0:
-        raise ConfigurationError(f"{name}: must be 0 (one transaction a request) or a positive number of seconds, "
-                                 f"got {value:g}")
+    if not (value >= 0 if zero else value > 0):
+        allowed = f"0 ({zero}) or a positive number" if zero else "a positive number"
+        raise ConfigurationError(f"{name}: must be {allowed} of seconds, got {value:g}")
     return value
 
 
@@ -428,7 +419,7 @@ def load_settings() -> Settings:
         embeddings_coalesce=_bool("MEMEX_EMBEDDINGS_COALESCE", True),
         embedder_at_init=_bool("MEMEX_EMBEDDER_AT_INIT", False),
         embeddings_query_cache=_int("MEMEX_EMBEDDINGS_QUERY_CACHE", 0),
-        recent_texts_max_age_seconds=_positive_float("MEMEX_RECENT_TEXTS_MAX_AGE_SECONDS", 600.0),
+        recent_texts_max_age_seconds=_seconds("MEMEX_RECENT_TEXTS_MAX_AGE_SECONDS", 600.0),
         embeddings_query_timeout_seconds=_float("MEMEX_EMBEDDINGS_QUERY_TIMEOUT_SECONDS", 3.0),
         embeddings_api_key_secret_arn=_str("MEMEX_EMBEDDINGS_API_KEY_SECRET_ARN"),
         llm_base_url=_llm_base_url(),
@@ -498,7 +489,9 @@ def load_settings() -> Settings:
         backfill_stalled_after_seconds=_int("MEMEX_BACKFILL_STALLED_AFTER_SECONDS", 3600),
         sweep_max_republish=_int("MEMEX_SWEEP_MAX_REPUBLISH", 5),
         erasure_chunk_rows=_positive_int("MEMEX_ERASURE_CHUNK_ROWS", 2_000),
-        erasure_request_seconds=_erasure_request_seconds(),
+        # 0 is a time too: a request's erasure begins its first transaction whatever the time (a DELETE
+        # always makes progress; memories.erase_user), and none after it.
+        erasure_request_seconds=_seconds("MEMEX_ERASURE_REQUEST_SECONDS", 15.0, zero="one transaction a request"),
         consolidation_threshold=_int("MEMEX_CONSOLIDATION_THRESHOLD", 200),
         consolidation_batch_size=_int("MEMEX_CONSOLIDATION_BATCH_SIZE", 500),
         consolidation_interval_seconds=_int("MEMEX_CONSOLIDATION_INTERVAL_SECONDS", 3600),
