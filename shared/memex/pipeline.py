@@ -433,13 +433,13 @@ def _resolve_turns(ctx: Context, turns: list[dict[str, Any]]) -> None:
         # a job whose day has come starts before the run's first turn is decided; each turn's finish
         # starts those its decision lets start, as of the next one
         tenant_id, user_id = run[0]["tenant_id"], run[0]["user_id"]
-        _embedding_unlocked(ctx, tenant_id, lambda ctx, embed_here: _start_jobs_locked(
+        _embedding_unlocked(ctx, tenant_id, lambda ctx, embed_here: _start_jobs_alone(
             ctx, tenant_id, user_id, embed_here))
         for turn in run:
             with llm.time_budget(ctx.settings.llm_budget_seconds):
                 for candidate in (_stored(c) for c in turn["candidates"]):
                     _decide_and_write(ctx, turn, candidate, vectors[_embedded(candidate)])
-            _embedding_unlocked(ctx, tenant_id, lambda ctx, embed_here: _start_jobs_locked(
+            _embedding_unlocked(ctx, tenant_id, lambda ctx, embed_here: _start_jobs_alone(
                 ctx, tenant_id, user_id, embed_here, finishing=turn["id"]))
 
     # One user's turns in the order said; different users' at once, as the FIFO queue's message
@@ -844,23 +844,18 @@ def start_jobs(conn, ctx: Context, tenant_id: str, user_id: str, now: datetime |
     return started
 
 
-def _start_jobs_locked(ctx: Context, tenant_id: str, user_id: str, embed_here: bool,
-                       finishing: str | None = None) -> int:
-    """The LLM path's `start_jobs` in a transaction of its own, which first marks the turn `finishing` processed."""
+def _start_jobs_alone(ctx: Context, tenant_id: str, user_id: str, embed_here: bool, now: datetime | None = None,
+                      finishing: str | None = None, wait: bool = True) -> int | None:
+    """`start_jobs` in a transaction of its own. The LLM path's first marks the turn `finishing` processed.
+    The sweep's does not `wait`: None, at once, when another transaction holds the user's lock (a long
+    import chunk): waiting for it would spend the run's time share."""
     with ctx.db.transaction() as conn:
-        locks.lock_user(conn, tenant_id, user_id)
+        if wait:
+            locks.lock_user(conn, tenant_id, user_id)
+        elif not locks.try_lock_user(conn, tenant_id, user_id):
+            return None
         if finishing is not None:
             turn_rows.finish(conn, tenant_id, [finishing])
-        return start_jobs(conn, ctx, tenant_id, user_id, embed_here=embed_here)
-
-
-def _start_jobs_unless_locked(ctx: Context, tenant_id: str, user_id: str, now: datetime,
-                              embed_here: bool) -> int | None:
-    """The sweep's `start_jobs` in a transaction of its own; None, at once, when another transaction
-    holds the user's lock (a long import chunk): waiting for it would spend the run's time share."""
-    with ctx.db.transaction() as conn:
-        if not locks.try_lock_user(conn, tenant_id, user_id):
-            return None
         return start_jobs(conn, ctx, tenant_id, user_id, now, embed_here=embed_here)
 
 
@@ -917,8 +912,8 @@ def start_jobs_due(ctx: Context, seconds: float) -> JobsDue:
             break
         began = time.monotonic()
         try:
-            started = _embedding_unlocked(ctx, tenant_id, lambda ctx, embed_here: _start_jobs_unless_locked(
-                ctx, tenant_id, user_id, now, embed_here), embed=_embed_or_down)
+            started = _embedding_unlocked(ctx, tenant_id, lambda ctx, embed_here: _start_jobs_alone(
+                ctx, tenant_id, user_id, embed_here, now, wait=False), embed=_embed_or_down)
             if started is None:
                 result.left += 1
             else:
