@@ -140,14 +140,14 @@ def _read_all(ctx: Context, conn, work: list[tuple[dict, list[dict], list[dict]]
     """Each turn's candidates (or what its read raised) and the seconds the read took, read at once
     (at_once.py): one after another, a full batch waited ten of a slow model's answers, and the
     queue behind it backed up (bench/soak --llm-delay 2). A turn that says a pet's death by its name
-    (`_deaths`) is read after the others, with the pets its speakers named in the turns of the batch said
+    (`deaths`) is read after the others, with the pets its speakers named in the turns of the batch said
     before it (`extracted` ones' stored candidates too: a rerun after a kill), which are not stored yet:
     an import chunk names the dog and says it died months later. Each user's n-th such turn is read
     in the n-th round, as a death may name the pet an earlier one brought. A turn that says a correction
-    is read with its speakers' current facts holding the wrong value it names (`_wrong_values`): "I said
+    is read with its speakers' current facts holding the wrong value it names (`wrong`): "I said
     Tuesday but I meant Thursday" a week after the appointment, in another session."""
-    deaths = _deaths(work)
-    known = _known(conn, work, deaths, _wrong_values(work))
+    deaths, wrong = _deaths_and_wrong_values(work)
+    known = _known(conn, work, deaths, wrong)
     readings: dict[str, tuple[list[Candidate] | Exception, float]] = {}
 
     def read(item: tuple[dict, list[dict], list[dict]]) -> tuple[list[Candidate] | Exception, float]:
@@ -218,32 +218,27 @@ def _read_by(extractor: Extractor, messages: list[dict], history: list[dict], kn
     return [replace(c, extractor=extractor.name) for c in extractor.extract(messages, history, known)]
 
 
-def _deaths(work: list[tuple[dict, list[dict], list[dict]]]) -> dict[str, list[str]]:
+def _deaths_and_wrong_values(work: list[tuple[dict, list[dict], list[dict]]]) \
+        -> tuple[dict[str, list[str]], dict[str, dict[str, list[str]]]]:
     """The turns that say a pet's death by its name alone ("Pickle passed away last week"), each with
-    its speakers who say it (the user, a participant)."""
+    its speakers who say it (the user, a participant); and those that say a correction naming the wrong
+    value ("I said Tuesday but I meant Thursday", "I meant Leeds, not York"), each with its speakers and
+    the wrong values they name. Each user message read once for both."""
     # Imported here, not with the module: the handlers that never extract would compile the rules' patterns.
-    from memex.extraction.offline.corrections import GONE_AGAIN
+    from memex.extraction.offline.corrections import GONE_AGAIN, wrong_values
 
-    deaths = {}
-    for turn, messages, _ in work:
-        speakers = sorted({m.get("subject") or "user" for m in messages
-                           if m["role"] == "user" and GONE_AGAIN.search(plain.plain(m["content"] or ""))})
-        if speakers:
-            deaths[turn["id"]] = speakers
-    return deaths
-
-
-def _wrong_values(work: list[tuple[dict, list[dict], list[dict]]]) -> dict[str, dict[str, list[str]]]:
-    """The turns that say a correction naming the wrong value ("I said Tuesday but I meant Thursday",
-    "I meant Leeds, not York"), each with its speakers and the wrong values they name."""
-    from memex.extraction.offline.corrections import wrong_values
-
-    said: dict[str, dict[str, list[str]]] = {}
+    deaths: dict[str, set[str]] = defaultdict(set)
+    wrong: dict[str, dict[str, list[str]]] = {}
     for turn, messages, _ in work:
         for m in messages:
-            if m["role"] == "user" and (values := wrong_values(m["content"] or "")):
-                said.setdefault(turn["id"], {}).setdefault(m.get("subject") or "user", []).extend(values)
-    return said
+            if m["role"] != "user":
+                continue
+            speaker, text = m.get("subject") or "user", m["content"] or ""
+            if GONE_AGAIN.search(plain.plain(text)):
+                deaths[turn["id"]].add(speaker)
+            if values := wrong_values(text):
+                wrong.setdefault(turn["id"], {}).setdefault(speaker, []).extend(values)
+    return {turn_id: sorted(speakers) for turn_id, speakers in deaths.items()}, wrong
 
 
 def _known(conn, work: list[tuple[dict, list[dict], list[dict]]], deaths: dict[str, list[str]],
