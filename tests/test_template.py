@@ -328,13 +328,17 @@ PUBLISHERS = {"publish_extraction": "ExtractionQueue", "publish_extractions": "E
               "publish_backfill": "BackfillQueue"}
 
 
+def _names_a_publisher(node: ast.AST) -> bool:
+    return isinstance(node, ast.Attribute) and node.attr in PUBLISHERS
+
+
 class _CallGraph:
     """The functions of this repository's Python modules and the calls between them, resolved
     through each module's imports (`from memex import backfill` then `backfill.run_chunk(...)`,
     `from memex.ingest import sweep` then `sweep(...)`, and a module's own functions by name).
-    Calls through objects other than modules are not followed: `publish_*` calls are recognised
-    by name wherever they appear. A function named without being called (a tool or callback
-    handed to a framework) counts as reached."""
+    Calls through objects other than modules are not followed: `publish_*` methods are recognised
+    by name wherever they appear, called or handed on to be called (ingest._republish). A function
+    named without being called (a tool or callback handed to a framework) counts as reached."""
 
     def __init__(self):
         self._trees: dict[str, ast.Module] = {}
@@ -374,6 +378,8 @@ class _CallGraph:
         imports = self._imports(module)
         callees, published = set(), set()
         for node in ast.walk(body):
+            if _names_a_publisher(node):
+                published.add(node.attr)
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
                 if self._function(module, node.id) is not None:
                     callees.add((module, node.id))
@@ -382,9 +388,7 @@ class _CallGraph:
             if not isinstance(node, ast.Call):
                 continue
             func = node.func
-            if isinstance(func, ast.Attribute) and func.attr in PUBLISHERS:
-                published.add(func.attr)
-            elif isinstance(func, ast.Name):
+            if isinstance(func, ast.Name):
                 if self._function(module, func.id) is not None:
                     callees.add((module, func.id))
                 elif func.id in imports and imports[func.id][1] is not None:
@@ -444,8 +448,7 @@ def test_every_publish_call_is_reached_from_some_function():
         for node in ast.parse(path.read_text()).body:
             if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 continue
-            publishes = any(isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute) and c.func.attr in PUBLISHERS
-                            for c in ast.walk(node))
+            publishes = any(_names_a_publisher(n) for n in ast.walk(node))
             if publishes and module.startswith("functions."):
                 assert (module, None) in reached, f"{module}: no function of the template runs it"
             elif publishes:

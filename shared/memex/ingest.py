@@ -106,17 +106,16 @@ def _republish(ctx: Context, lost: list[dict[str, Any]]) -> list[tuple[str, str]
     the rest of its turns are not tried: the queue is down, and each try would wait out the client's
     retries while the claimed rows stay locked."""
     sent: list[tuple[str, str]] = []
-    for extracted, queue in ((False, "extraction"), (True, "supersession")):
+    for extracted, queue, publish, job in (
+            (False, "extraction", ctx.publisher.publish_extractions,
+             lambda row: ExtractionJob(row["tenant_id"], row["id"])),
+            (True, "supersession", ctx.publisher.publish_supersessions,
+             lambda row: SupersessionJob(row["tenant_id"], row["user_id"], row["id"], row["republished"]))):
         rows = [row for row in lost if row["extracted"] == extracted]
         for start in range(0, len(rows), BATCH_MAX):
             batch = rows[start:start + BATCH_MAX]
             try:
-                if extracted:
-                    taken = ctx.publisher.publish_supersessions([SupersessionJob(
-                        row["tenant_id"], row["user_id"], row["id"], row["republished"]) for row in batch])
-                else:
-                    taken = ctx.publisher.publish_extractions([ExtractionJob(row["tenant_id"], row["id"])
-                                                               for row in batch])
+                taken = publish([job(row) for row in batch])
             except Exception:  # noqa: BLE001 - the turns stay as they were, for the next sweep
                 log.exception("the sweep could not publish to the %s queue", queue)
                 break
