@@ -3,11 +3,13 @@ more), and FIFO group ids are safe whatever characters a tenant's or user's id h
 
 from __future__ import annotations
 
+import logging
 import re
 
 import pytest
 
 from memex.jobs import ExtractionJob, SupersessionJob
+from memex.ports import BATCH_MAX
 from memex_edge.sqs import MAX_BODY_BYTES, QueueContractError, check_message
 
 AWS_FIFO_ID = re.compile(r"[A-Za-z0-9!\"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~]{1,128}")
@@ -56,6 +58,20 @@ def test_a_batch_sends_what_aws_accepts_and_not_the_message_it_would_refuse(ctx,
     taken = ctx.publisher.publish_extractions([ExtractionJob("t", "x" * (MAX_BODY_BYTES + 1)), ExtractionJob("t", "no-such-turn")])
     assert taken == [False, True]
     runtime.drain()  # the extract worker takes it (no such turn: nothing to do)
+
+
+def test_a_batch_over_sqs_limit_as_a_whole_is_not_sent_and_the_log_says_so(ctx, caplog):
+    """Each body within SQS's limit, together over it (its limit on a batch is its limit on a message):
+    none is sent, each answered not taken, and the log says why; not raised as a queue that failed (the
+    sweep took that for the queue down, logged it so and tried none of the queue's other batches)."""
+    jobs = [ExtractionJob("t", f"{n}-" + "x" * (MAX_BODY_BYTES // 8)) for n in range(BATCH_MAX)]
+    with caplog.at_level(logging.WARNING, logger="memex.edge"):
+        taken = ctx.publisher.publish_extractions(jobs)
+    assert taken == [False] * BATCH_MAX
+    [line] = [r.getMessage() for r in caplog.records if r.name == "memex.edge"]
+    size = sum(len(job.to_json()) for job in jobs)
+    assert line == (f"a batch of {BATCH_MAX} messages was not sent: their bodies are {size} bytes together; "
+                    f"SQS accepts at most {MAX_BODY_BYTES} in a batch")
 
 
 @pytest.mark.parametrize("refused", ["José Ñ", "g" * 200])

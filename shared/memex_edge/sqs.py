@@ -29,8 +29,8 @@ class QueueContractError(ValueError):
     """A message that SQS in AWS would refuse."""
 
 
-def check_message(body: str, group_id: str | None = None, deduplication_id: str | None = None) -> None:
-    """Raise QueueContractError unless AWS would accept this message."""
+def check_message(body: str, group_id: str | None = None, deduplication_id: str | None = None) -> int:
+    """Raise QueueContractError unless AWS would accept this message; its body's size in bytes."""
     size = len(body.encode("utf-8", errors="surrogatepass"))
     if size > MAX_BODY_BYTES:
         raise QueueContractError(f"message body is {size} bytes; SQS accepts at most {MAX_BODY_BYTES}")
@@ -40,6 +40,7 @@ def check_message(body: str, group_id: str | None = None, deduplication_id: str 
         if value is not None and not _FIFO_ID.fullmatch(value):
             raise QueueContractError(f"{name} must be 1 to 128 characters of ASCII letters, digits and "
                                      f"punctuation, got {value[:40]!r}")
+    return size
 
 
 def sqs_client(settings: Settings):
@@ -81,22 +82,25 @@ class SqsPublisher:
     def _send_batch(self, queue_url: str, entries: list[dict[str, Any]]) -> list[bool]:
         """One SendMessageBatch of these entries (SendMessageBatch's, without their `Id`); which of them
         the queue took, in order. An entry AWS would refuse is not sent, and one the queue refused is
-        not taken: the others are (SQS answers each entry of a batch on its own)."""
+        not taken: the others are (SQS answers each entry of a batch on its own). A batch AWS would refuse
+        as a whole is not sent: none taken, and the log says why (raising would say the queue failed)."""
         if len(entries) > BATCH_MAX:
             raise ValueError(f"SendMessageBatch takes at most {BATCH_MAX} messages, got {len(entries)}")
-        sendable = {}
+        sendable, size = {}, 0
         for n, entry in enumerate(entries):
             try:
-                check_message(entry["MessageBody"], entry.get("MessageGroupId"), entry.get("MessageDeduplicationId"))
+                size += check_message(entry["MessageBody"], entry.get("MessageGroupId"),
+                                      entry.get("MessageDeduplicationId"))
             except QueueContractError as refused:
                 log.warning("a message of a batch was not sent: %s", refused)
                 continue
             sendable[str(n)] = entry
-        # AWS's limit on a message is also its limit on a batch's; the jobs here are ids, far below a tenth of it.
-        size = sum(len(entry["MessageBody"].encode("utf-8", errors="surrogatepass")) for entry in sendable.values())
-        if size > MAX_BODY_BYTES:
-            raise QueueContractError(f"the batch's bodies are {size} bytes; SQS accepts at most {MAX_BODY_BYTES}")
         taken = [False] * len(entries)
+        # AWS's limit on a message is also its limit on a batch's; the jobs here are ids, far below a tenth of it.
+        if size > MAX_BODY_BYTES:
+            log.warning("a batch of %d messages was not sent: their bodies are %d bytes together; SQS accepts at "
+                        "most %d in a batch", len(sendable), size, MAX_BODY_BYTES)
+            return taken
         if not sendable:
             return taken
         answer = self._client.send_message_batch(QueueUrl=queue_url,
