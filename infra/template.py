@@ -4,6 +4,8 @@ function's Timeout, which a local run of it counts its time left down from."""
 
 from __future__ import annotations
 
+import copy
+import functools
 from pathlib import Path
 
 import yaml
@@ -42,18 +44,25 @@ CfnLoader.add_multi_constructor("!", _short_form)
 LAMBDA_DEFAULT_TIMEOUT = 3
 
 
-def load(path: Path = TEMPLATE) -> dict:
-    return yaml.load(path.read_text(), Loader=CfnLoader)
+@functools.cache
+def _parsed() -> dict:
+    return yaml.load(TEMPLATE.read_text(), Loader=CfnLoader)
+
+
+def load() -> dict:
+    """The template, parsed once a process; a copy of its own for each caller, which may change it
+    (localstack.stack replaces the code locations)."""
+    return copy.deepcopy(_parsed())
 
 
 def _attribute(value) -> str:
     return str(value).lower() if isinstance(value, bool) else str(value)
 
 
-def queue_attributes(logical_id: str, template: dict | None = None) -> tuple[dict[str, str], str | None, int | None]:
+def queue_attributes(logical_id: str) -> tuple[dict[str, str], str | None, int | None]:
     """(SQS attributes, logical id of its dead-letter queue or None, maxReceiveCount or None) of
     one AWS::SQS::Queue of the template."""
-    template = template or load()
+    template = _parsed()
     properties = template["Resources"][logical_id].get("Properties", {})
     attributes = {name: _attribute(properties[name]) for name in _ATTRIBUTES if name in properties}
     redrive = properties.get("RedrivePolicy")
@@ -66,10 +75,10 @@ def queue_attributes(logical_id: str, template: dict | None = None) -> tuple[dic
     return attributes, redrive["deadLetterTargetArn"]["Fn::GetAtt"][0], int(count)
 
 
-def function_timeout(folder: str, template: dict | None = None) -> int:
+def function_timeout(folder: str) -> int:
     """The Timeout, in seconds, of the template's function whose code is functions/<folder>/ (its own,
     else the Globals')."""
-    template = template or load()
+    template = _parsed()
     defaults = template.get("Globals", {}).get("Function", {})
     found = [{**defaults, **resource.get("Properties", {})} for resource in template["Resources"].values()
              if resource["Type"] == "AWS::Serverless::Function"

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from infra import template
 from tests.conftest import ROOT, loopback_endpoint
-from tests.test_template import load_template
 
 HANDLERS = sorted(p.parent.name for p in (ROOT / "functions").glob("*/app.py"))
 # The tokenizer, the weights' reader, and the model code itself.
@@ -46,11 +46,11 @@ def fresh_interpreter(code: str, **settings: str) -> dict:
 
 
 def test_the_template_loads_the_embedder_at_init():
-    assert load_template()["Globals"]["Function"]["Environment"]["Variables"]["MEMEX_EMBEDDER_AT_INIT"] == "true"
+    assert template.load()["Globals"]["Function"]["Environment"]["Variables"]["MEMEX_EMBEDDER_AT_INIT"] == "true"
 
 
 def test_every_handler_is_found():
-    in_template = {Path(fn["Properties"]["CodeUri"]).name for fn in load_template()["Resources"].values()
+    in_template = {Path(fn["Properties"]["CodeUri"]).name for fn in template.load()["Resources"].values()
                    if fn["Type"] == "AWS::Serverless::Function"}
     assert set(HANDLERS) == in_template and {"ingest", "search", "sweep", "migrate", "mcp"} <= in_template
 

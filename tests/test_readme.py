@@ -25,7 +25,7 @@ def test_every_setting_config_reads_is_in_the_configuration_table_by_its_whole_n
 
 
 def test_every_function_the_readme_names_is_a_function_of_the_template():
-    resources = template.load(ROOT / "template.yaml")["Resources"]
+    resources = template.load()["Resources"]
     functions = {name for name, resource in resources.items() if resource["Type"] == "AWS::Serverless::Function"}
     named = set(re.findall(r"\b[A-Z][A-Za-z]*(?:Fn|Function)\b", README))
     assert {"IngestFunction", "ConsolidateFunction", "MigrateFunction"} <= named

@@ -25,11 +25,7 @@ VISIBILITY_FACTOR = 6
 LAMBDA_DEFAULT_TIMEOUT = 3
 
 
-def load_template() -> dict:
-    return template.load(TEMPLATE)
-
-
-TPL = load_template()
+TPL = template.load()
 RESOURCES: dict = TPL["Resources"]
 GLOBAL_FUNCTION: dict = TPL.get("Globals", {}).get("Function", {})
 FUNCTIONS = {name: r for name, r in RESOURCES.items() if r["Type"] == "AWS::Serverless::Function"}

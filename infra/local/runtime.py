@@ -216,12 +216,12 @@ class LocalRuntime:
         from memex_edge.context import get_context
 
         ctx = get_context()
-        client, deployed = self.sqs_client(), template.load()
+        client = self.sqs_client()
         for name, (_, worker, _fifo) in QUEUES.items():
             self.pollers.append(QueuePoller(
                 client, self.queues[name]["url"], self.queues[name]["arn"], function_module(worker).handler,
                 worker, self.stop_event, region=ctx.settings.aws_region,
-                timeout_seconds=template.function_timeout(worker, deployed),
+                timeout_seconds=template.function_timeout(worker),
             ))
         if fresh_queues:
             # A new loopback SQS starts empty: whatever was in flight before a restart is sent again.
@@ -309,14 +309,13 @@ class LocalRuntime:
         from memex.config import load_settings
 
         settings = load_settings()
-        deployed = template.load()
         for poller in self.pollers:
             poller.start()
         for name, schedule in SCHEDULES.items():
             # The handler is imported at its first run, not here: `make dev` starts no slower for it.
             runner = ScheduledRunner(name, lambda event, context, name=name: function_module(name).handler(event, context),
                                      schedule.local_seconds(settings), self.stop_event, region=settings.aws_region,
-                                     timeout_seconds=template.function_timeout(name, deployed))
+                                     timeout_seconds=template.function_timeout(name))
             runner.start()
             self._threads.append(runner)
 

@@ -43,11 +43,10 @@ def ensure_queues(client, specs: list[QueueSpec], max_receive_count: int,
     visibility timeout and `max_receive_count` in place of the template's, so that tests see
     retries in seconds); idempotent. `logical_ids` maps each spec's name to its queue in the
     template. Returns {name: {"url": ..., "dlq_url": ..., "arn": ...}}."""
-    declared = template.load()
     created = {}
     for spec in specs:
-        attributes, dlq_id, _ = template.queue_attributes(logical_ids[spec.name], declared)
-        dlq_attributes, _, _ = template.queue_attributes(dlq_id, declared)
+        attributes, dlq_id, _ = template.queue_attributes(logical_ids[spec.name])
+        dlq_attributes, _, _ = template.queue_attributes(dlq_id)
         if (attributes.get("FifoQueue") == "true") != spec.fifo:
             raise ValueError(f"{spec.name}: FIFO is {not spec.fifo} in template.yaml")
         suffix = ".fifo" if spec.fifo else ""

@@ -85,10 +85,9 @@ def template_queues() -> dict[str, tuple[bool, int]]:
     from infra.local.runtime import QUEUES
     from infra.local.sqs_server import LOGICAL_IDS
 
-    declared = template.load()
     found = {}
     for name, (_, _, fifo) in QUEUES.items():
-        attributes, _, _ = template.queue_attributes(LOGICAL_IDS[name], declared)
+        attributes, _, _ = template.queue_attributes(LOGICAL_IDS[name])
         found[name] = (fifo, int(attributes["VisibilityTimeout"]))
     return found
 
