@@ -185,12 +185,23 @@ class Tenant:
         return response.json()["results"]
 
 
-class LoggedEmbedder:
+class WrappedEmbedder:
+    """An embedder with some of its methods changed by a subclass (logged, failing, slow): everything
+    else is the wrapped embedder's."""
+
+    def __init__(self, embedder):
+        self._embedder = embedder
+
+    def __getattr__(self, name):
+        return getattr(self._embedder, name)
+
+
+class LoggedEmbedder(WrappedEmbedder):
     """An embedder wrapped to log each call's search queries; `one_at_a_time` embeds them one call
     each (as a search did before it batched a round's queries), `failing` raises instead."""
 
     def __init__(self, embedder, one_at_a_time: bool = False, failing: bool = False):
-        self._embedder = embedder
+        super().__init__(embedder)
         self._one_at_a_time = one_at_a_time
         self._failing = failing
         self.calls: list[list[str]] = []
@@ -205,9 +216,6 @@ class LoggedEmbedder:
         self.calls.append(list(texts))
         return self._embedder.embed_queries(texts)
 
-    def __getattr__(self, name):
-        return getattr(self._embedder, name)
-
 
 def api_client(app_ctx):
     """A TestClient of every HTTP function's routes served over `app_ctx` (a context built with other
@@ -219,6 +227,15 @@ def api_client(app_ctx):
 
     routers = [function_module(name).router for name in HTTP_FUNCTIONS]
     return TestClient(create_app(*routers, provide=lambda: app_ctx), raise_server_exceptions=False)
+
+
+@pytest.fixture(scope="module")
+def llm():
+    """An OpenAI-compatible endpoint on loopback (bench.openai_double) for a module's tests to script."""
+    from bench.openai_double import OpenAIDouble
+
+    with OpenAIDouble() as server:
+        yield server
 
 
 @pytest.fixture

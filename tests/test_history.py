@@ -19,6 +19,7 @@ from memex.jobs import ExtractionJob, SupersessionJob
 from memex.models import TurnIn
 from memex.retrieval import past, topics
 from memex.supersession import RulesJudge
+from tests.conftest import WrappedEmbedder
 
 COMPANIES = ["Stripe", "Notion", "Globex", "Initech", "Umbrella", "Hooli", "Vandelay", "Cyberdyne",
              "Soylent", "Tyrell", "Wonka", "Gringotts", "Oscorp", "Wayne", "Stark", "Acme"]
@@ -482,12 +483,13 @@ def test_no_lock_is_held_while_the_judge_thinks(ctx, tenant):
     assert tenant.get(f"/v1/users/{tenant.user}/memories", params={"include_inactive": "true"}).json()["memories"] == []
 
 
-class _EmbedderTryingTheLock:
+class _EmbedderTryingTheLock(WrappedEmbedder):
     """The write path's embedder, which, asked for `text`, tries for the user's lock from another
     connection (for at most 2 s) before it embeds, and notes whether it got it."""
 
     def __init__(self, ctx, tenant, text: str):
-        self._ctx, self._tenant, self._embedder = ctx, tenant, ctx.embedder
+        super().__init__(ctx.embedder)
+        self._ctx, self._tenant = ctx, tenant
         self._text = embedded_text.of(text, memory_type="semantic", subject="user")
         self.tries: list[str] = []
 
@@ -502,9 +504,6 @@ class _EmbedderTryingTheLock:
                 except psycopg.errors.LockNotAvailable:
                     self.tries.append("the lock was held")
         return self._embedder.embed(texts)
-
-    def __getattr__(self, name):
-        return getattr(self._embedder, name)
 
 
 class _CallingOutJudge:

@@ -20,7 +20,7 @@ from memex.jobs import user_hash
 from memex.ingest import ingest_turn
 from memex.models import TurnIn
 from memex_edge.context import build_context
-from tests.conftest import Tenant, api_client
+from tests.conftest import Tenant, WrappedEmbedder, api_client
 from tests.test_metrics import moved, scrape
 
 WEDNESDAY = "2026-03-04T10:00:00Z"  # "next Monday" is 2026-03-09
@@ -298,21 +298,19 @@ def _days_ago(days: float) -> str:
     return (datetime.now(timezone.utc) - timedelta(days=days)).isoformat()
 
 
-class _Embedder:
+class _Embedder(WrappedEmbedder):
     """The context's embedder, failing for texts that name `failing` (an endpoint down for one call),
     taking `seconds` for each call."""
 
     def __init__(self, embedder, failing: str = "", seconds: float = 0.0):
-        self._embedder, self._failing, self._seconds = embedder, failing, seconds
+        super().__init__(embedder)
+        self._failing, self._seconds = failing, seconds
 
     def embed(self, texts):
         time.sleep(self._seconds)
         if self._failing and any(self._failing in text for text in texts):
             raise TimeoutError("embedder down")
         return self._embedder.embed(texts)
-
-    def __getattr__(self, name):
-        return getattr(self._embedder, name)
 
 
 def test_the_sweep_locks_no_user_whose_job_to_come_names_no_day_or_one_not_yet_come(ctx, tenant):

@@ -12,7 +12,6 @@ import logging
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from bench.openai_double import OpenAIDouble
 from infra.local.lambda_context import LocalLambdaContext
 from infra.local.runtime import HTTP_FUNCTIONS, function_module
 from memex.metrics import ALL, BY_NAME
@@ -96,12 +95,6 @@ def test_every_series_is_named_from_the_vocabulary(http):
     families = {family.name for family in text_string_to_metric_families(http.get("/metrics").text)}
     assert families <= local
     assert families == local  # all are declared at start, a histogram or counter at zero until it moves
-
-
-@pytest.fixture(scope="module")
-def llm():
-    with OpenAIDouble() as server:
-        yield server
 
 
 def _emf_lines(output: str) -> list[dict]:

@@ -11,7 +11,6 @@ import pytest
 from memex.retrieval.multihop import entity_names
 from memex_edge.context import build_context
 from tests.conftest import Tenant, api_client
-from bench.openai_double import OpenAIDouble
 
 WHEN = "2026-01-10T00:00:00Z"
 DOG = "My dog is called Biscuit."
@@ -45,12 +44,6 @@ def expanding(ctx):
 def plain(ctx):
     with _app(ctx, offline_expansion=False, llm_model="", search_neighbour_share=0.0) as client:
         yield client
-
-
-@pytest.fixture(scope="module")
-def llm():
-    with OpenAIDouble() as server:
-        yield server
 
 
 @pytest.fixture(scope="module")

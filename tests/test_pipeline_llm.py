@@ -26,14 +26,8 @@ from memex.supersession_llm import LLMJudge
 from memex_edge.context import build_context
 from memex_edge.http import asgi_lambda_handler, create_app
 from memex_edge.sqs import SqsPublisher
-from tests.conftest import ROOT, Tenant, api_client
+from tests.conftest import ROOT, Tenant, WrappedEmbedder, api_client
 from bench.openai_double import CHAT, EMBEDDINGS, OpenAIDouble
-
-
-@pytest.fixture(scope="module")
-def llm():
-    with OpenAIDouble() as server:
-        yield server
 
 
 @pytest.fixture(scope="module")
@@ -1070,12 +1064,9 @@ def test_a_write_ending_a_role_embeds_its_end_with_no_connection_lent(ctx, llm, 
             conn.execute("SELECT 1")
         events.append("another thread borrowed")
 
-    class EmbedderWaitingForABorrow:
+    class EmbedderWaitingForABorrow(WrappedEmbedder):
         """The write path's embedder, which, asked for a role's end, lets another borrowing thread try
         for the one connection and waits for it (at most 10 s: on the connection, it never gets it)."""
-
-        def __init__(self, embedder):
-            self._embedder = embedder
 
         def embed(self, texts):
             if any("used to be" in text for text in texts):
@@ -1083,9 +1074,6 @@ def test_a_write_ending_a_role_embeds_its_end_with_no_connection_lent(ctx, llm, 
                 wait_for([another.submit(borrow)], timeout=10)
                 events.append("embedded the end")
             return self._embedder.embed(texts)
-
-        def __getattr__(self, name):
-            return getattr(self._embedder, name)
 
     tenant = Tenant(ctx, None)
     judged = dataclasses.replace(llm_ctx, settings=settings, db=db, publisher=SqsPublisher(settings),

@@ -38,12 +38,6 @@ def logged():
 
 
 @pytest.fixture(scope="module")
-def llm():
-    with OpenAIDouble() as server:
-        yield server
-
-
-@pytest.fixture(scope="module")
 def llm_http(ctx, llm):
     settings = dataclasses.replace(ctx.settings, llm_base_url=llm.base_url, llm_model="privacy-model",
                                    llm_api_key="k")
