@@ -8,8 +8,8 @@ import re
 from typing import Callable
 
 from memex.extraction import vocabulary
-from memex.extraction.offline.patterns import (ADVERBS, AGE_END, BREED, BREED_KIND, CAPWORD, DATE, DEGREE, DEGREE_SAID,
-    DIED, FIELDS_SAID, HAVE, HEAD_OF, INTENSIFIERS, KIN_ADJECTIVE, LEFT_END, MONTH, MY, NAMED, NAMES,
+from memex.extraction.offline.patterns import (ADVERBS, AGE_END, AGED, BREED, BREED_KIND, CAPWORD, DATE, DEGREE,
+    DEGREE_SAID, DIED, FIELDS_SAID, HAVE, HEAD_OF, INTENSIFIERS, KIN_ADJECTIVE, LEFT_END, MONTH, MY, NAMED, NAMES,
     NOT_AFTER_PARTING, NOT_NAMES, NOT_TEMPORARY, NUMBER, ORG, PARTNER_WORD, PERSON_PARTS, PETS, PET_ADJECTIVE,
     PLATFORMS, PROPER, ROLE, ROLE_END, SCHOOL_END, SCHOOL_WORDS, SINCE_WHEN, TRIP_WHEN, TURNED_END, TURNING, UPPER,
     WEEKDAY, alternation, list_or_phrase, phrase, strict_end)
@@ -576,9 +576,8 @@ RULES = [
          ends_only=True),
     # a child's age (_child_age)
     rule("fact", "child_{who}_age", "son daughter eldest oldest youngest", [
-        rf"{MY} {KIN_ADJECTIVE}{_CHILD}(?:,? (?P<name>{PROPER}),?)?(?: is|'s) (?P<value>{NUMBER})"
-        rf"(?: (?:years?|yrs?) old| ?y/?o)?{AGE_END}",
-        rf"{MY} {KIN_ADJECTIVE}{_CHILD},? {_NAME_IS} (?P<value>{NUMBER})(?: (?:years?|yrs?) old| ?y/?o)?{AGE_END}",
+        rf"{MY} {KIN_ADJECTIVE}{_CHILD}(?:,? (?P<name>{PROPER}),?)?(?: is|'s) {AGED}",
+        rf"{MY} {KIN_ADJECTIVE}{_CHILD},? {_NAME_IS} {AGED}",
         rf"{MY} {KIN_ADJECTIVE}{_CHILD}(?:,? (?P<name>{PROPER}),?)? (?:just |recently )?turned (?P<value>{NUMBER})"
         rf"{TURNED_END}",
         rf"{MY} {KIN_ADJECTIVE}{_CHILD}(?:,? (?P<name>{PROPER}),?)?(?: is|'s)? {TURNING}",
@@ -591,9 +590,8 @@ RULES = [
     ], "The user's {kind}{named} is {value} old.", _child_age_in_months, confidence=0.75, importance=0.6),
     # a relative's, a friend's or a colleague's age (_AGED_KIN)
     rule("fact", "{person}_age", "is s turned turns turning", [
-        rf"{MY} {KIN_ADJECTIVE}{_AGED_KIN}(?:,? (?P<name>{PROPER}),?)?(?: is|'s) (?P<value>{NUMBER})"
-        rf"(?: (?:years?|yrs?) old| ?y/?o)?{AGE_END}",
-        rf"{MY} {KIN_ADJECTIVE}{_AGED_KIN},? {_NAME_IS} (?P<value>{NUMBER})(?: (?:years?|yrs?) old| ?y/?o)?{AGE_END}",
+        rf"{MY} {KIN_ADJECTIVE}{_AGED_KIN}(?:,? (?P<name>{PROPER}),?)?(?: is|'s) {AGED}",
+        rf"{MY} {KIN_ADJECTIVE}{_AGED_KIN},? {_NAME_IS} {AGED}",
         rf"{MY} {KIN_ADJECTIVE}{_AGED_KIN}(?:,? (?P<name>{PROPER}),?)? (?:just |recently )?turned (?P<value>{NUMBER})"
         rf"{TURNED_END}",
         rf"{MY} {KIN_ADJECTIVE}{_AGED_KIN}(?:,? (?P<name>{PROPER}),?)?(?: is|'s)? {TURNING}",
