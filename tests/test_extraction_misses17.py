@@ -20,12 +20,14 @@ def _facts(content: str) -> set[tuple[str, str, bool]]:
      {("mother_employment_status", "retired", False), ("mother_role", "nurse", True)}),
     ("My brother's a paramedic.", {("brother_role", "paramedic", False)}),
     ("My wife's pregnant!", {("expecting_baby", "yes", False)}),
+    ("My girlfriend's pregnant with twins.", {("expecting_baby", "yes", False)}),
     # the name is Ana, not "Ana's"
     ("My sister Ana's retired.", {("sister_name", "Ana", False), ("sister_ana_employment_status", "retired", False)}),
     # "'s" before a noun is whose: the friend's or colleague's, not the father's or mother's
     ("My dad's retired friend came over.", set()),
     ("My mom's retired colleague is visiting.", set()),
     ("My brother's car is a Tesla.", set()),
+    ("My wife's pregnant sister is visiting.", set()),
     ("My friend Ana's husband works at Google.", {("friend_name", "Ana", False)}),
     ("My brother Tom's a nurse.", {("brother_name", "Tom", False), ("brother_tom_role", "nurse", False)}),
     ("My sister Ana's dog is called Bruno.", {("sister_name", "Ana", False), ("sister_ana_pet_dog_name", "Bruno", False)}),
@@ -57,6 +59,8 @@ def test_a_name_in_the_next_sentence_after_exclamations(text, expected):
     ("My sister's languages: French, German.", set()),
     ("My dad's hobbies: golf, chess.", set()),
     ("My son's allergies: none.", set()),
+    ("My sister's allergies: she has none.", set()),
+    ("Allergies: I have none.", set()),
     ("My little sister's allergies: nuts.", {("sister_allergy", "nuts", False)}),
 ])
 def test_a_heading_list_of_someone_else(text, expected):

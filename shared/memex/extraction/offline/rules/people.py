@@ -607,7 +607,10 @@ EXPECTING_RULES = [
         rf"\b(?:I|[Ww]e)(?:'re| are|'m| am) {ADVERBS}expecting (?:(?:a|our|my) (?:(?:first|second|third|fourth|"
         rf"fifth|new|little|baby) )*(?:baby|child|kid)|twins|a (?:baby )?(?:boy|girl))(?![\w'-])",
         rf"\bI(?:'m| am) {ADVERBS}(?:(?:{NUMBER}|a few) (?:weeks?|months?) )?pregnant(?![\w'-])",
-        rf"{MY} (?P<who>(?i:{PARTNER_WORD}))(?: is|'s) {ADVERBS}(?:(?:{NUMBER}|a few) (?:weeks?|months?) )?pregnant"
+        rf"{MY} (?P<who>(?i:{PARTNER_WORD})) is {ADVERBS}(?:(?:{NUMBER}|a few) (?:weeks?|months?) )?pregnant"
         rf"(?![\w'-])",
+        # "My wife's pregnant!", not "My wife's pregnant sister is visiting", whose "'s" is whose
+        rf"{MY} (?P<who>(?i:{PARTNER_WORD}))'s {ADVERBS}(?:(?:{NUMBER}|a few) (?:weeks?|months?) )?pregnant"
+        rf"(?![\w'-])(?!\s+(?!(?:again|now|and|but|so|with|at|by|already|finally)\b)[a-z])",
     ], "The user is expecting a baby.", lambda m: [{"value": "yes"}], confidence=0.7, importance=0.7),
 ]
