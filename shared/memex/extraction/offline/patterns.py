@@ -346,6 +346,9 @@ QUIT_END = strict_end("anymore", "any more", "at all", "altogether", "completely
                       "in", "since", "when", "after", "on", "back", "cold turkey", "years", "months")
 # "I'm 100% sure" is not an age.
 AGE_END = strict_end("and", "btw", "tbh", "haha", "lmao", "fyi", "already", "today", "this", punctuation=r"[.,;!)]")
+# Someone's age in years, the clause closing on it: "7", "7 years old", "7 yrs old", "7yo", "7 y/o" (a
+# child's, a relative's, a pet's; "I'm 7 years of age" is the user's alone).
+AGED = rf"(?P<value>{NUMBER})(?: (?:years?|yrs?) old| ?y/?o)?{AGE_END}"
 TURNED_END = strict_end("and", "today", "yesterday", "last", "on", "in", punctuation=r"[.,;!)]")
 # A birthday ahead, said with when it comes ("I turn 40 next week", "my mum turns 70 in June"): the age
 # until then is one less (an_age's `ahead`). Without a time ("I'm turning 40, help") it is not read, a bare

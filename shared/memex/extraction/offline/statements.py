@@ -10,7 +10,8 @@ from typing import Any
 
 from memex import standalone
 from memex.extraction import casual, plain, vocabulary
-from memex.extraction.offline.patterns import HATED_IT, PETS, RELATIONS, UNITS, UPPER, alternation
+from memex.extraction.offline.patterns import (HATED_IT, KIN_ADJECTIVE, PERSON_PARTS, PETS, RELATIONS, UNITS, UPPER,
+    alternation)
 
 
 # A sentence ends after . ! or ?, but not after "St." or "Dr.", nor before "His name is ...", which names
@@ -132,10 +133,15 @@ _INTRODUCTION = re.compile(
     r"(?:,? (?:and )?(?:she|he|it)(?:(?P<is>'s| is)\b|(?= [a-z])))?")
 # A heading with its list, as a form is filled in ("Allergies: shellfish, penicillin.", "Languages: English,
 # Italian"), as the sentence it stands for, its last comma an "and" ("I'm allergic to shellfish and
-# penicillin."); not when the list says there are none ("Allergies: none", "Hobbies: not really").
+# penicillin."); not when the list says there are none ("Allergies: none", "Hobbies: not really"), nor when
+# a sentence follows the heading ("Allergies: I have none.").
+# Someone else's heading is theirs ("My son's allergies: eggs, dairy." as "My son is allergic to eggs and
+# dairy."), and only an allergy has a rule of someone's to read it: their languages or hobbies stay as typed.
 _HEADINGS = {"allergies": "I'm allergic to", "languages": "I speak", "hobbies": "My hobbies are"}
-_HEADING = re.compile(rf"^(?P<head>(?i:{alternation(_HEADINGS)})): +"
-                      r"(?!(?i:none|no|nothing|nil|n/?a|not|unknown|idk|dunno|tbd)\b)(?P<items>\w[^:]*)$")
+_THEIR_HEADINGS = {"allergies": "is allergic to"}
+_HEADING = re.compile(rf"^(?:(?P<whose>(?i:my|our) {KIN_ADJECTIVE}(?i:{alternation(PERSON_PARTS)})(?: {UPPER}[\w-]*)?)'s )?"
+                      rf"(?P<head>(?i:{alternation(_HEADINGS)})): +"
+                      r"(?!(?i:none|no|nothing|nil|n/?a|not|unknown|idk|dunno|tbd|i|we|you|she|he|they|it)\b)(?P<items>\w[^:]*)$")
 # "Marco is my brother." as "My brother is Marco.": kin and partners only, for "Coffee is my best
 # friend." is said of anything; and only where the sentence or clause ends, not "Sam is my brother's
 # friend".
@@ -191,10 +197,14 @@ _LAST_COMMA = re.compile(r",\s*(?=[^,]*$)")
 
 
 def _heading_said(m: re.Match[str]) -> str:
-    items = m["items"]
+    items, head = m["items"], m["head"].casefold()
     if not _JOINED.search(items):
         items = _LAST_COMMA.sub(" and ", items)
-    return f"{_HEADINGS[m['head'].casefold()]} {items}"
+    if m["whose"] is None:
+        return f"{_HEADINGS[head]} {items}"
+    if head not in _THEIR_HEADINGS:
+        return m[0]
+    return f"{m['whose'][0].upper()}{m['whose'][1:]} {_THEIR_HEADINGS[head]} {items}"
 
 
 def typed(sentence: str, dropped_is_user: bool = True) -> str:

@@ -8,8 +8,8 @@ import re
 from typing import Callable
 
 from memex.extraction import vocabulary
-from memex.extraction.offline.patterns import (ADVERBS, AGE_END, BREED, BREED_KIND, CAPWORD, DATE, DEGREE, DEGREE_SAID,
-    DIED, FIELDS_SAID, HAVE, HEAD_OF, INTENSIFIERS, KIN_ADJECTIVE, LEFT_END, MONTH, MY, NAMED, NAMES,
+from memex.extraction.offline.patterns import (ADVERBS, AGE_END, AGED, BREED, BREED_KIND, CAPWORD, DATE, DEGREE,
+    DEGREE_SAID, DIED, FIELDS_SAID, HAVE, HEAD_OF, INTENSIFIERS, KIN_ADJECTIVE, LEFT_END, MONTH, MY, NAMED, NAMES,
     NOT_AFTER_PARTING, NOT_NAMES, NOT_TEMPORARY, NUMBER, ORG, PARTNER_WORD, PERSON_PARTS, PETS, PET_ADJECTIVE,
     PLATFORMS, PROPER, ROLE, ROLE_END, SCHOOL_END, SCHOOL_WORDS, SINCE_WHEN, TRIP_WHEN, TURNED_END, TURNING, UPPER,
     WEEKDAY, alternation, list_or_phrase, phrase, strict_end)
@@ -22,7 +22,9 @@ from memex.extraction.offline.values import (Fields, a_department, a_job_move, a
 _WHO = rf"(?P<kind>(?i:{alternation(PERSON_PARTS)}))"
 # Someone in the user's life after what they are to the user, named or not: "my sister Ana", "my
 # husband, Raj,", "my boss", "our son".
-_PERSON = rf"{MY} {KIN_ADJECTIVE}{_WHO}(?:,? (?P<name>{PROPER}),?)?"
+# A name never ends in "'s", which says "is" or whose: "My sister Ana's retired" is Ana's, "My sister Ana's
+# dog is called Bruno" is hers, "My friend Ana's husband works at Google" nobody's the rules know.
+_PERSON = rf"{MY} {KIN_ADJECTIVE}{_WHO}(?:,? (?P<name>{PROPER}(?<!'s)|(?!I\b){UPPER}[\w-]*(?='s(?![\w'-]))),?)?"
 # Who is known without a name: one has one mother, one boss, and says "my sister" of the one sister
 # one speaks of. A friend, a colleague, a cousin said with no name may be any of them: nothing is filed.
 _KNOWN_UNNAMED = frozenset("partner sister brother mother father child boss grandmother grandfather".split())
@@ -313,7 +315,7 @@ RULES = [
         rf"{MY} {KIN_ADJECTIVE}(?P<kind>(?i:boss|manager)) at (?:the )?{ORG} is (?P<value>{PROPER})",
         rf"(?P<value>{PROPER}) \((?i:my|our) {_WHO}\)",
         # named in the next sentence, when nobody else was said in between: "My boss is awful. His name is Greg."
-        rf"{NOT_AFTER_PARTING}{MY} {KIN_ADJECTIVE}{_WHO} {_ONLY_DESCRIBED}[.!] (?P<pronoun>(?i:his|her|their)) "
+        rf"{NOT_AFTER_PARTING}{MY} {KIN_ADJECTIVE}{_WHO} {_ONLY_DESCRIBED}[.!]+ (?P<pronoun>(?i:his|her|their)) "
         rf"name(?:'s| is) (?P<value>{PROPER})",
         rf"{HAVE} an? {KIN_ADJECTIVE}{_WHO},? (?:named|called) (?P<value>{PROPER})",
         rf"\bI(?:'m| am| got| just got|'ve been| have been) (?P<kind>married|engaged) to (?P<value>{PROPER})",
@@ -335,7 +337,7 @@ RULES = [
     ], "The user's {kind} is named {value}.", relation, confidence=0.75, importance=0.8),
     # What someone in the user's life does, where they work or live (_kin_fact).
     rule("fact", "{person}_role", "my our", [
-        rf"{_PERSON} (?:is|'s) (?:now |currently |also |still )?(?:an?|the) (?P<value>{ROLE}){ROLE_END}",
+        rf"{_PERSON}(?: is|'s) (?:now |currently |also |still )?(?:an?|the) (?P<value>{ROLE}){ROLE_END}",
         rf"{_PERSON} (?:now |currently |also |still )?works as (?:an?|the) (?P<value>{ROLE}){ROLE_END}",
         # "My husband Ken works at Ford as a mechanic": the employer first (the employer rule files it)
         rf"{_PERSON} (?:now |currently |also |still )?works (?:at|for) (?:the )?{ORG} as (?:an?|the) "
@@ -347,15 +349,15 @@ RULES = [
         r"(?= at\b|\s*[.,;!]|\s*$)",
     ], "The user's {kind}{named} is {a} {value}.", _kin_fact(teacher), confidence=0.7, importance=0.6),
     rule("fact", "{person}_employer", "my our", [
-        rf"{_PERSON} (?:(?:now |currently |also |still )?works (?:at|for)|(?:just |recently |finally )?got (?:hired|"
+        rf"{_PERSON}(?: (?:(?:now |currently |also |still )?works (?:at|for)|(?:just |recently |finally )?got (?:hired|"
         rf"a (?:new )?job) (?:at|by|with)|is (?:now |currently |still )?"
-        rf"(?:working (?:at|for)|employed (?:at|by))|(?:is|'s) (?:now |currently |also |still )?(?:an?|the) {ROLE}"
-        rf"(?<!student) (?:at|for)|(?:now |currently |also |still )?works as (?:an?|the) {ROLE} (?:at|for)) (?:the )?"
+        rf"(?:working (?:at|for)|employed (?:at|by))|(?:now |currently |also |still )?works as (?:an?|the) {ROLE} "
+        rf"(?:at|for))|(?: is|'s) (?:now |currently |also |still )?(?:an?|the) {ROLE}(?<!student) (?:at|for)) (?:the )?"
         rf"(?P<value>{ORG}){NOT_TEMPORARY}",
     ], "The user's {kind}{named} works at {value}.", _kin_fact(organisation), confidence=0.7, importance=0.6),
     # Where a named relative studies: their school, as "I'm a student at UCL" is the user's (not their employer)
     rule("fact", "{person}_school", "student undergrad undergraduate postgrad postgraduate studies studying", [
-        rf"{_PERSON} (?:is|'s) (?:now |currently |still )?(?:an?|the) (?:[A-Za-z][\w-]* ){{0,2}}?(?:student|undergrad|"
+        rf"{_PERSON}(?: is|'s) (?:now |currently |still )?(?:an?|the) (?:[A-Za-z][\w-]* ){{0,2}}?(?:student|undergrad|"
         rf"undergraduate|postgrad|postgraduate) (?:at|of) (?:the )?(?P<value>{ORG}){SCHOOL_END}",
         rf"{_PERSON} (?:now |currently |still )?(?:studies|is studying) (?:{FIELDS_SAID} )?at (?:the )?"
         rf"(?P<value>{ORG}){NOT_TEMPORARY}{SCHOOL_END}",
@@ -378,7 +380,7 @@ RULES = [
     rule("fact", "{person}_role", "used retired former ex", [
         rf"{_PERSON} used to (?:be (?:an?|the)|work as (?:an?|the)) (?P<value>{ROLE}){ROLE_END}",
         # "My dad is a retired pilot", "My aunt Rosa is a former nurse"
-        rf"{_PERSON} (?:is|'s) (?:an?|the) (?:(?:retired|former) |ex-?)(?P<value>{ROLE}){ROLE_END}",
+        rf"{_PERSON}(?: is|'s) (?:an?|the) (?:(?:retired|former) |ex-?)(?P<value>{ROLE}){ROLE_END}",
     ], "The user's {kind}{named} used to be {a} {value}.", _kin_fact(role), confidence=0.7, importance=0.5,
          historical=True),
     rule("fact", "{person}_role", "promoted became", [
@@ -386,22 +388,25 @@ RULES = [
         rf"(?P<value>{ROLE}|{HEAD_OF}){ROLE_END}",
     ], "The user's {kind}{named} is {a} {value}.", _kin_fact(role), confidence=0.7, importance=0.6),
     rule("fact", "{person}_employment_status", "retired", [
-        rf"{_PERSON} (?:has |'s |just |recently |finally )*(?P<value>retired)(?=\s*(?:[.,;!]|$)|\s+(?:last|this|in|"
+        rf"{_PERSON}(?:'s| has)?(?: (?:has|just|recently|finally))* (?P<value>retired)(?=\s*(?:[.,;!]|$)|\s+(?:last|this|in|"
         rf"from|after|early|recently|a (?:year|few|couple)|(?:{NUMBER}) (?:years?|months?))\b)",
         # "My dad is retired now", "My mom is a retired nurse" (the job is the past's: the rule above)
         rf"{_PERSON} is (?:now |happily |also )?(?:an? )?(?P<value>retired)(?=\s*(?:[.,;!]|$)|\s+now\b|\s+{ROLE}{ROLE_END})",
+        # "My dad's retired now", "My mom's a retired nurse"; not "My dad's retired friend", whose "'s" is whose
+        rf"{_PERSON}'s (?:now |happily |also )?(?:an? (?=retired\s+{ROLE}{ROLE_END})|(?=retired(?:\s*(?:[.,;!]|$)|\s+now\b)))"
+        rf"(?P<value>retired)",
     ], "The user's {kind}{named} is retired.", _kin_fact(as_said), confidence=0.7, importance=0.6),
     # a job left, the one taken after it, a move between employers (_job_move) or places (_place_move)
     rule("fact", "{person}_employer", "left quit longer", [
         rf"{_PERSON} (?:has |'s )?(?:just |recently |finally )?(?:left|quit) (?P<job>(?:her|his|their) (?:job|position|role) "
         rf"(?:at|with) )?(?:the )?(?!{PLATFORMS})(?P<value>{ORG}){LEFT_END}",
-        rf"{_PERSON} (?:is|'s) no longer (?P<job>at|with|working (?:at|for)) (?:the )?(?P<value>{ORG})",
+        rf"{_PERSON}(?: is|'s) no longer (?P<job>at|with|working (?:at|for)) (?:the )?(?P<value>{ORG})",
     ], "The user's {kind}{named} used to work at {value}.", _kin_fact(_person_left), confidence=0.7,
          importance=0.5, historical=True),
     rule("fact", "{person}_employer", "joined", [
         rf"{_PERSON} (?:has |'s )?(?:just |recently |finally )?(?:left|quit) (?:(?:her|his|their) job at )?(?:the )?{ORG},? "
         rf"(?:and|to) (?:join|joined|has joined) (?:the )?(?P<value>{ORG}){NOT_TEMPORARY}",
-        rf"{_PERSON} (?:is|'s) no longer (?:at|with) (?:the )?{ORG},? (?:and )?(?:she|he|they)(?:'s| has| have)? "
+        rf"{_PERSON}(?: is|'s) no longer (?:at|with) (?:the )?{ORG},? (?:and )?(?:she|he|they)(?:'s| has| have)? "
         rf"(?:just |recently )?joined (?:the )?(?P<value>{ORG}){NOT_TEMPORARY}",
     ], "The user's {kind}{named} works at {value}.", _kin_fact(organisation), confidence=0.7, importance=0.6),
     rule("fact", "{person}_employer", "moved switched went jumped transferred", [
@@ -434,7 +439,7 @@ RULES = [
     # where a child or a relative goes to school, or is in a year of it
     rule("fact", "{person}_school", "goes attends year", [
         rf"{_PERSON} (?:now |currently |still )?(?:goes to|attends) (?:the )?(?P<value>{ORG}){NOT_TEMPORARY}",
-        rf"{_PERSON} (?:is|'s) (?:now )?in (?:her|his|their) (?:first|second|third|fourth|final|last) year (?:at|of) "
+        rf"{_PERSON}(?: is|'s) (?:now )?in (?:her|his|their) (?:first|second|third|fourth|final|last) year (?:at|of) "
         rf"(?:the )?(?P<value>{ORG})",
     ], "The user's {kind}{named} studies at {value}.", _kin_fact(_school_gone_to), confidence=0.7, importance=0.6),
     rule("fact", "{person}_school", "started began", [
@@ -458,7 +463,7 @@ RULES = [
     ], "The user's {kind}{named} is allergic to {value}.", _kin_fact(allergies), confidence=0.7, importance=0.8),
     # a move ahead, which will change where they live (a trip or a visit is theirs, not a fact of the user's)
     rule("event", "{person}_plan", "moving relocating", [
-        rf"{_PERSON} (?:is|'s) (?P<value>(?:moving|relocating)(?: to| back to)?(?: {PROPER})? {TRIP_WHEN})"
+        rf"{_PERSON}(?: is|'s) (?P<value>(?:moving|relocating)(?: to| back to)?(?: {PROPER})? {TRIP_WHEN})"
         r"(?=\s*(?:[.,;!?]|$)|\s+(?:for|with|because|to)\b)",
     ], "The user's {kind}{named} plans: {value}.", _kin_fact(as_said), confidence=0.7, importance=0.5),
     rule("fact", "{person}_pet_{animal}_{fact}", "named called name", [
@@ -571,12 +576,11 @@ RULES = [
          ends_only=True),
     # a child's age (_child_age)
     rule("fact", "child_{who}_age", "son daughter eldest oldest youngest", [
-        rf"{MY} {KIN_ADJECTIVE}{_CHILD}(?:,? (?P<name>{PROPER}),?)?(?: is|'s) (?P<value>{NUMBER})"
-        rf"(?: (?:years?|yrs?) old| ?y/?o)?{AGE_END}",
-        rf"{MY} {KIN_ADJECTIVE}{_CHILD},? {_NAME_IS} (?P<value>{NUMBER})(?: (?:years?|yrs?) old| ?y/?o)?{AGE_END}",
+        rf"{MY} {KIN_ADJECTIVE}{_CHILD}(?:,? (?P<name>{PROPER}),?)?(?: is|'s) {AGED}",
+        rf"{MY} {KIN_ADJECTIVE}{_CHILD},? {_NAME_IS} {AGED}",
         rf"{MY} {KIN_ADJECTIVE}{_CHILD}(?:,? (?P<name>{PROPER}),?)? (?:just |recently )?turned (?P<value>{NUMBER})"
         rf"{TURNED_END}",
-        rf"{MY} {KIN_ADJECTIVE}{_CHILD}(?:,? (?P<name>{PROPER}),?)? (?:(?:is|'s) )?{TURNING}",
+        rf"{MY} {KIN_ADJECTIVE}{_CHILD}(?:,? (?P<name>{PROPER}),?)?(?: is|'s)? {TURNING}",
     ], "The user's {kind}{named} is {value} years old.", _child_age, confidence=0.75, importance=0.6),
     # a baby's age in months, said with the relation ("My daughter Maya is 5 months old."): the unit kept,
     # as when said by the name alone (_aged_again), which then replaces it ("Maya is 6 months old now.")
@@ -586,12 +590,11 @@ RULES = [
     ], "The user's {kind}{named} is {value} old.", _child_age_in_months, confidence=0.75, importance=0.6),
     # a relative's, a friend's or a colleague's age (_AGED_KIN)
     rule("fact", "{person}_age", "is s turned turns turning", [
-        rf"{MY} {KIN_ADJECTIVE}{_AGED_KIN}(?:,? (?P<name>{PROPER}),?)?(?: is|'s) (?P<value>{NUMBER})"
-        rf"(?: (?:years?|yrs?) old| ?y/?o)?{AGE_END}",
-        rf"{MY} {KIN_ADJECTIVE}{_AGED_KIN},? {_NAME_IS} (?P<value>{NUMBER})(?: (?:years?|yrs?) old| ?y/?o)?{AGE_END}",
+        rf"{MY} {KIN_ADJECTIVE}{_AGED_KIN}(?:,? (?P<name>{PROPER}),?)?(?: is|'s) {AGED}",
+        rf"{MY} {KIN_ADJECTIVE}{_AGED_KIN},? {_NAME_IS} {AGED}",
         rf"{MY} {KIN_ADJECTIVE}{_AGED_KIN}(?:,? (?P<name>{PROPER}),?)? (?:just |recently )?turned (?P<value>{NUMBER})"
         rf"{TURNED_END}",
-        rf"{MY} {KIN_ADJECTIVE}{_AGED_KIN}(?:,? (?P<name>{PROPER}),?)? (?:(?:is|'s) )?{TURNING}",
+        rf"{MY} {KIN_ADJECTIVE}{_AGED_KIN}(?:,? (?P<name>{PROPER}),?)?(?: is|'s)? {TURNING}",
     ], "The user's {kind}{named} is {value} years old.", _kin_fact(an_age), confidence=0.75, importance=0.6),
 ]
 
@@ -604,7 +607,10 @@ EXPECTING_RULES = [
         rf"\b(?:I|[Ww]e)(?:'re| are|'m| am) {ADVERBS}expecting (?:(?:a|our|my) (?:(?:first|second|third|fourth|"
         rf"fifth|new|little|baby) )*(?:baby|child|kid)|twins|a (?:baby )?(?:boy|girl))(?![\w'-])",
         rf"\bI(?:'m| am) {ADVERBS}(?:(?:{NUMBER}|a few) (?:weeks?|months?) )?pregnant(?![\w'-])",
-        rf"{MY} (?P<who>(?i:{PARTNER_WORD})) (?:is|'s) {ADVERBS}(?:(?:{NUMBER}|a few) (?:weeks?|months?) )?pregnant"
+        rf"{MY} (?P<who>(?i:{PARTNER_WORD})) is {ADVERBS}(?:(?:{NUMBER}|a few) (?:weeks?|months?) )?pregnant"
         rf"(?![\w'-])",
+        # "My wife's pregnant!", not "My wife's pregnant sister is visiting", whose "'s" is whose
+        rf"{MY} (?P<who>(?i:{PARTNER_WORD}))'s {ADVERBS}(?:(?:{NUMBER}|a few) (?:weeks?|months?) )?pregnant"
+        rf"(?![\w'-])(?!\s+(?!(?:again|now|and|but|so|with|at|by|already|finally)\b)[a-z])",
     ], "The user is expecting a baby.", lambda m: [{"value": "yes"}], confidence=0.7, importance=0.7),
 ]

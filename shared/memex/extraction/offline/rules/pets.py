@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from memex.extraction import vocabulary
-from memex.extraction.offline.patterns import (AGE_END, BREED, BREED_KIND, CAPWORD, ENDED_AFTER, ENDED_BEFORE, HAVE,
+from memex.extraction.offline.patterns import (AGED, BREED, BREED_KIND, CAPWORD, ENDED_AFTER, ENDED_BEFORE, HAVE,
     MONTH, MY, NAMED, NAMES, NOT_NAMES, NUMBER, PET, PETS, PET_ADJECTIVE, PET_ADJECTIVES, PET_GONE, PROPER, RELATIONS,
     TURNED_END, UPPER, WEEKDAY, alternation, plural)
 from memex.extraction.offline.rule import rule
@@ -155,8 +155,7 @@ RULES = [
     # A pet's age: "My cat Pixel is 4 years old.", "Our dog is 3.", "My dog, Rex, just turned 5". In
     # years only, the clause closing on it ("My dog is 3 months old", "our cat is 9 kilos" file nothing).
     rule("fact", "pet_{whose}_age", "is s turned", [
-        rf"{MY} {PET_ADJECTIVE}{PET}(?:,? (?P<name>{PROPER}),?)?(?: is|'s) (?P<value>{NUMBER})"
-        rf"(?: (?:years?|yrs?) old| ?y/?o)?{AGE_END}",
+        rf"{MY} {PET_ADJECTIVE}{PET}(?:,? (?P<name>{PROPER}),?)?(?: is|'s) {AGED}",
         rf"{MY} {PET_ADJECTIVE}{PET}(?:,? (?P<name>{PROPER}),?)? (?:just |recently )?turned (?P<value>{NUMBER})"
         rf"(?: today| yesterday)?{TURNED_END}",
     ], "The user's {kind}{named} is {value} years old.", _pet_age, confidence=0.75, importance=0.5),

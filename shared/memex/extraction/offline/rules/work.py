@@ -169,6 +169,10 @@ def _student(m: re.Match[str]) -> list[Fields]:
     return [{"value": "student", "said": words, "a": "an" if words[:1].casefold() in "aeiou" else "a"}]
 
 
+# A job said with how long it lasts: "for the summer", "for a year", "for six months".
+_NO_STINT = rf"(?!,?\s+(?:for|over) (?:the|a|an|one|this|(?:{NUMBER})) )"
+
+
 RULES = [
     rule("fact", "employer", "work working employed started began got hired at for joined landed accepted signed "
          "employer left quit switched moved went jumped changed first promoted teach teaching", [
@@ -183,6 +187,13 @@ RULES = [
         rf"(?:at|for) (?:the )?(?P<value>{ORG}){NOT_TEMPORARY}",
         rf"\bI (?:just |recently |finally )?(?:got|was|have been|'ve been) promoted to (?:an? |the )?"
         rf"(?:{ROLE}|{HEAD_OF}) (?:at|with) (?:the )?(?P<value>{ORG}){NOT_TEMPORARY}",
+        # "I moved to Lisbon for my job at Feedzai", "I relocated here to work at Stripe": the job a move was
+        # made for, not a stint ("to work at Equinor for the summer"); "we" only with "my job" ("We moved here
+        # for a job at Dell" may be anyone's)
+        rf"\bI(?:'ve| have)? {ADVERBS}(?:moved|relocated) (?:back |over )?(?:here|there|to {PROPER}) (?:for (?:an?|my) "
+        rf"(?:new )?{JOB_NOUN} (?:at|with)|to work (?:at|for)) (?:the )?(?P<value>{ORG}){NOT_TEMPORARY}{_NO_STINT}",
+        rf"\b[Ww]e(?:'ve| have)? {ADVERBS}(?:moved|relocated) (?:back |over )?(?:here|there|to {PROPER}) for my "
+        rf"(?:new )?{JOB_NOUN} (?:at|with) (?:the )?(?P<value>{ORG}){NOT_TEMPORARY}{_NO_STINT}",
         # "I left Monzo for a job at Wise": a job left for one named as such.
         rf"\bI {ADVERBS}(?:left|quit) (?:my job at )?(?:the )?{ORG} for (?:an?|my) (?:new )?{JOB_NOUN} (?:at|with) "
         rf"(?:the )?(?P<value>{ORG})",
