@@ -371,6 +371,7 @@ def test_summaries_alike_from_runs_before_extension_end_into_the_newest_and_eras
 def test_erasing_a_line_of_the_summary_kept_makes_the_one_it_ended_current_again(ctx, tenant):
     older, older_lines, newer, newer_lines = _alike(ctx, tenant, tenant.user)
     consolidate(ctx, tenant.id, options=options(ctx))
+    assert [s["id"] for s in summaries(tenant)] == [newer]
     assert tenant.delete(f"/v1/memories/{newer_lines[0]}").status_code in (200, 204)
     assert tenant.get(f"/v1/memories/{newer}").status_code == 404
     [again] = summaries(tenant)
