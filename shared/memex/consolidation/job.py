@@ -11,7 +11,8 @@ its memories is still active, with a dedupe key derived from its members, so a r
 redelivered schedule or a concurrent run writes nothing twice. Summaries are never grouped again, but
 a group saying what an active summary says (a line said again since the run that summarised it)
 extends that summary: it cites the new lines too and is as recent as the latest, and no summary alike
-is written. Erasing any line it cites, old or new, erases it as before.
+is written. Erasing any line it cites, old or new, erases it as before. Summaries alike one another,
+left by runs before summaries were extended, become one at the start of a run (_end_alike).
 
 Within an invocation's time (memex_edge/deadline.py): once its budget is spent (llm.spent), the run
 starts no more batches, and a batch whose summary or embedding the budget cut short writes nothing;
