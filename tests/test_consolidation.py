@@ -11,6 +11,7 @@ import subprocess
 import sys
 import threading
 import time
+from datetime import datetime, timezone
 
 import numpy as np
 import pytest
@@ -85,6 +86,17 @@ def test_lines_saying_the_same_words_are_one_group_however_many():
     assert group(["👍", "🙏", "👍"], None, Rules(0.7, 0.0, 1)) == []
 
 
+def test_a_line_of_a_full_group_said_again_joins_that_group_not_one_of_its_own():
+    # HIKING[1] joins HIKING[0]'s group, which is then full; said again, it joined no group but a
+    # new one of its own, whose summary said again a line of the first one's
+    rules = Rules(jaccard=0.7, similarity=0.0, max_group=2)
+    assert group([HIKING[0], HIKING[1], HIKING[1], "hiking in the alps with my sister every single summer"],
+                 None, rules) == [[0, 1, 2]]
+    vectors = np.array([[1, 0], [0.99, 0.1], [0.99, 0.1], [0.98, 0.2]], dtype=np.float32)
+    assert group(["apples and pears", "fruit salad today", "Fruit salad, today!", "plums"], vectors,
+                 Rules(0.7, 0.95, 2)) == [[0, 1, 2]]
+
+
 def test_same_topic_groups_by_meaning_when_a_similarity_is_set():
     vectors = np.array([[1, 0], [0.99, 0.1], [0, 1]], dtype=np.float32)
     contents = ["apples and pears", "fruit salad today", "tax forms"]
@@ -127,7 +139,7 @@ def test_a_group_becomes_one_summary_citing_every_original(ctx, tenant):
             recorded.append((metric.name, value))
 
     result = consolidate(dataclasses.replace(ctx, metrics=Recorder()), tenant.id, options=options(ctx))
-    assert result.to_dict() == {"users": 1, "summaries": 1, "merged": 3, "extended": 0, "llm_fallbacks": 0,
+    assert result.to_dict() == {"users": 1, "summaries": 1, "merged": 3, "extended": 0, "alike_ended": 0, "llm_fallbacks": 0,
                                 "out_of_time": 0}
     assert ("ConsolidationRuns", 1) in recorded and ("MemoriesMerged", 3) in recorded
 
@@ -268,6 +280,105 @@ def test_a_group_of_lines_that_differ_said_again_extends_its_summary(ctx, tenant
     assert extended["id"] == summary["id"] and extended["content"] == summary["content"]
     assert extended["metadata"]["summary_of"] == 6 and extended["session_id"] is None
     assert extended["valid_from"].startswith("2025-02-10")
+
+
+def test_a_line_of_a_mixed_summary_said_again_extends_it_and_is_no_summary_of_its_own(ctx, tenant):
+    say(tenant, HIKING[:2], session="a")
+    consolidate(ctx, tenant.id, options=options(ctx))
+    [mixed] = summaries(tenant)
+    say(tenant, [HIKING[1], HIKING[1].upper()], session="b", timestamp="2025-02-10T10:00:00Z")
+    again = consolidate(ctx, tenant.id, options=options(ctx))
+    assert (again.summaries, again.extended, again.merged) == (0, 1, 2)
+    [extended] = summaries(tenant)
+    assert extended["id"] == mixed["id"] and extended["content"] == mixed["content"]
+    assert extended["metadata"]["summary_of"] == 4 and extended["valid_from"].startswith("2025-02-10")
+    # said once more, alone, it joins it too
+    say(tenant, [HIKING[1]], session="c", timestamp="2025-02-11T10:00:00Z")
+    assert consolidate(ctx, tenant.id, options=options(ctx)).extended == 1
+    assert [s["metadata"]["summary_of"] for s in summaries(tenant)] == [5]
+
+
+def _summary_as_before(ctx, tenant_id: str, user: str, content: str, lines: list[str]) -> str:
+    """A summary of `lines` written as a run before summaries were extended wrote one alike: anew."""
+    import hashlib
+    import uuid
+
+    from memex.db import consolidation as rows
+
+    members = ctx.db.connection().execute(
+        "SELECT valid_from, importance FROM memories WHERE tenant_id = %s AND id = ANY(%s)", (tenant_id, lines)).fetchall()
+    summary_id = str(uuid.uuid4())
+    with ctx.db.transaction() as conn:
+        locks.lock_user(conn, tenant_id, user)
+        assert rows.write_summary(conn, tenant_id, {
+            "id": summary_id, "user_id": user, "agent_id": None, "session_id": None, "memory_type": "episodic",
+            "content": content, "importance": max(m["importance"] for m in members),
+            "embedding": ctx.embedder.embed([content])[0], "valid_from": max(m["valid_from"] for m in members),
+            "dedupe_key": "summary:" + hashlib.sha256("\n".join(sorted(lines)).encode()).hexdigest(),
+            "metadata": {"summary_of": len(lines), "summarised_by": "extractive"}}, lines,
+            datetime.now(timezone.utc))
+    return summary_id
+
+
+def _alike(ctx, tenant, user: str) -> tuple[str, list[str], str, list[str]]:
+    """Two active summaries of LONG_DAY, as runs before `extended` left them: the older one's id and
+    lines, and the newer one's."""
+    for day in range(3):
+        say(tenant, [LONG_DAY, DISTINCT[day]], session=f"day{day}", timestamp=f"2025-01-1{day}T10:00:00Z", user=user)
+    consolidate(ctx, tenant.id, user, options(ctx))
+    [older] = [m["id"] for m in episodic(tenant, user=user) if m["type"] == "summary"]
+    for day in (5, 6):
+        say(tenant, [LONG_DAY.lower()], session=f"day{day}", timestamp=f"2025-01-1{day}T10:00:00Z", user=user)
+    newer_lines = [m["id"] for m in episodic(tenant, user=user) if m["content"] == LONG_DAY.lower()]
+    newer = _summary_as_before(ctx, tenant.id, user, LONG_DAY.lower(), newer_lines)
+    older_lines = [m["id"] for m in episodic(tenant, include_inactive=True, user=user)
+                   if m["content"] == LONG_DAY and m["type"] != "summary"]
+    assert len(older_lines) == 3 and len(newer_lines) == 2
+    return older, older_lines, newer, newer_lines
+
+
+def test_summaries_alike_from_runs_before_extension_end_into_the_newest_and_erasure_follows_every_line(ctx, tenant):
+    older, older_lines, newer, newer_lines = _alike(ctx, tenant, tenant.user)
+    assert len([m for m in episodic(tenant) if m["type"] == "summary"]) == 2
+
+    result = consolidate(ctx, tenant.id, options=options(ctx))
+    assert (result.alike_ended, result.summaries, result.extended, result.merged) == (1, 0, 0, 0)
+    [kept] = summaries(tenant)
+    assert kept["id"] == newer and kept["metadata"]["summary_of"] == 5
+    assert kept["valid_from"].startswith("2025-01-16") and kept["session_id"] is None
+    assert {s["session_id"] for s in kept["sources"]} == {"day0", "day1", "day2", "day5", "day6"}
+    assert all(s["message_id"] for s in kept["sources"])
+    ended = tenant.get(f"/v1/memories/{older}").json()
+    assert not ended["active"] and ended["valid_to"]
+    history = tenant.get(f"/v1/memories/{newer}/history").json()["history"]
+    assert {m["id"] for m in history} == {newer, older, *older_lines, *newer_lines}
+    state = snapshot(ctx, tenant.id)
+    assert consolidate(ctx, tenant.id, options=options(ctx)).alike_ended == 0
+    assert snapshot(ctx, tenant.id) == state
+    # said again: the one left takes it in
+    say(tenant, [LONG_DAY], session="day8", timestamp="2025-01-18T10:00:00Z")
+    assert consolidate(ctx, tenant.id, options=options(ctx)).extended == 1
+    assert [s["metadata"]["summary_of"] for s in summaries(tenant)] == [6]
+
+    # erasing a line of the one ended erases both; every other line comes back
+    assert tenant.delete(f"/v1/memories/{older_lines[0]}").status_code in (200, 204)
+    assert tenant.get(f"/v1/memories/{newer}").status_code == 404
+    assert tenant.get(f"/v1/memories/{older}").status_code == 404
+    back = [m for m in episodic(tenant) if m["content"].lower() == LONG_DAY.lower()]
+    assert len(back) == 5 and all(m["type"] != "summary" for m in back)
+
+
+def test_erasing_a_line_of_the_summary_kept_makes_the_one_it_ended_current_again(ctx, tenant):
+    older, older_lines, newer, newer_lines = _alike(ctx, tenant, tenant.user)
+    consolidate(ctx, tenant.id, options=options(ctx))
+    assert [s["id"] for s in summaries(tenant)] == [newer]
+    assert tenant.delete(f"/v1/memories/{newer_lines[0]}").status_code in (200, 204)
+    assert tenant.get(f"/v1/memories/{newer}").status_code == 404
+    [again] = summaries(tenant)
+    assert again["id"] == older and again["metadata"]["summary_of"] == 3
+    assert {m["id"] for m in episodic(tenant) if m["type"] != "summary" and "long day" in m["content"]} == {newer_lines[1]}
+    history = tenant.get(f"/v1/memories/{older}/history").json()["history"]
+    assert {m["id"] for m in history} == {older, *older_lines}
 
 
 def test_only_users_over_the_threshold_and_memories_old_enough(ctx, tenant):
@@ -442,7 +553,7 @@ def test_the_cli_consolidates_with_its_flags_overriding_the_settings(ctx, tenant
 def test_the_scheduled_function_runs_on_its_sample_event(runtime):
     event = json.loads((ROOT / "events" / "consolidate.json").read_text())
     answer = function_module("consolidate").handler(event, LocalLambdaContext("consolidate"))
-    assert set(answer) == {"users", "summaries", "merged", "extended", "llm_fallbacks", "out_of_time"}
+    assert set(answer) == {"users", "summaries", "merged", "extended", "alike_ended", "llm_fallbacks", "out_of_time"}
 
 
 # ---- within the invocation's time -------------------------------------------------------------------
@@ -497,14 +608,14 @@ def test_a_run_out_of_its_lambdas_time_leaves_no_group_half_done_and_the_next_ru
         answer = function.handler(event, _ShortLambdaContext(seconds_left))
         took = time.monotonic() - started
         assert took < seconds_left, took
-        assert answer == {"users": 1, "summaries": 1, "merged": 3, "extended": 0, "llm_fallbacks": 0, "out_of_time": 1}
+        assert answer == {"users": 1, "summaries": 1, "merged": 3, "extended": 0, "alike_ended": 0, "llm_fallbacks": 0, "out_of_time": 1}
         [first] = summaries(tenant)
         assert first["content"] == hiking
         assert {m["content"] for m in episodic(tenant)} == {hiking, *COOKING}
 
         double.script_chat(json.dumps({"summary": cooking}))
         again = function.handler(event, LocalLambdaContext("consolidate"))
-        assert again == {"users": 1, "summaries": 1, "merged": 3, "extended": 0, "llm_fallbacks": 0, "out_of_time": 0}
+        assert again == {"users": 1, "summaries": 1, "merged": 3, "extended": 0, "alike_ended": 0, "llm_fallbacks": 0, "out_of_time": 0}
         written = summaries(tenant)
         assert sorted(m["content"] for m in written) == sorted([hiking, cooking])
         assert all(m["metadata"]["summarised_by"] == "llm" and len(m["sources"]) == 3 for m in written)
@@ -532,7 +643,7 @@ def test_a_run_whose_embeddings_outlast_its_lambdas_time_writes_nothing_and_the_
         started = time.monotonic()
         answer = function.handler(event, _ShortLambdaContext(4.0))
         assert time.monotonic() - started < 4.0
-        assert answer == {"users": 1, "summaries": 0, "merged": 0, "extended": 0, "llm_fallbacks": 0, "out_of_time": 1}
+        assert answer == {"users": 1, "summaries": 0, "merged": 0, "extended": 0, "alike_ended": 0, "llm_fallbacks": 0, "out_of_time": 1}
         assert sorted(m["content"] for m in episodic(tenant)) == sorted(HIKING)
 
         endpoint.heal("/v1/embeddings")

@@ -369,6 +369,8 @@ def test_a_message_without_its_vector_on_every_path_that_reads_vectors(ctx, outa
                     rules=Rules(jaccard=0.7, similarity=0.5, max_group=8))
     assert consolidate(worker, tenant.id, options=rules).summaries == 0  # the line said once with a vector
     assert _messages_stored(ctx, tenant) == (2, 1)
+    # nor does it count toward the threshold: one line to group is not over 1
+    assert consolidate(worker, tenant.id, options=dataclasses.replace(rules, threshold=1)).users == 0
 
     job = backfill.new_job("reembed", tenant.id, user_id=tenant.user)
     backfill.run_chunk(worker, job)
@@ -379,7 +381,7 @@ def test_a_message_without_its_vector_on_every_path_that_reads_vectors(ctx, outa
     _deliver(worker, tenant, again)  # the retry finds the vector there: nothing written twice
     assert _messages_stored(ctx, tenant) == (2, 2)
     assert tenant.get(f"/v1/turns/{again}").json()["status"] == "processed"
-    assert consolidate(worker, tenant.id, options=rules).merged == 2
+    assert consolidate(worker, tenant.id, options=dataclasses.replace(rules, threshold=1)).merged == 2
 
 
 # ---------------------------------------------------------------- /health

@@ -41,7 +41,12 @@ def gist(lines: Sequence[str]) -> frozenset[Said] | None:
     """What a group says: its lines' words, each line once. Two groups of one gist say the same thing
     (a summary of one serves the other). None when a line has no word ("👍"): such lines are never the
     same line."""
-    keys = frozenset(said(line) for line in lines)
+    return _gist_of(said(line) for line in lines)
+
+
+def _gist_of(keys) -> frozenset[Said] | None:
+    """gist() of lines whose said() the caller has."""
+    keys = frozenset(keys)
     return None if () in keys else keys
 
 
@@ -52,38 +57,48 @@ class Rules:
     max_group: int          # lines per summary, at most (repetitions of its first line aside)
 
 
-def group(contents: Sequence[str], vectors: np.ndarray | None, rules: Rules,
+def group(contents: Sequence[str], vectors: Sequence[np.ndarray] | None, rules: Rules,
           keys: Sequence[Said] | None = None) -> list[list[int]]:
     """Indexes of `contents` (oldest first) in groups of two or more, each group oldest first.
-    `vectors` (one row per content) is needed only when `rules.similarity` is set; `keys`, each
+    `vectors` (one per content) are needed only when `rules.similarity` is set; `keys`, each
     content's said(), when the caller has them already."""
     sets = [words(c) for c in contents]
-    cosine = None
-    if rules.similarity > 0 and vectors is not None and len(contents):
-        unit = vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
-        cosine = unit @ unit.T
+    compare = rules.similarity > 0 and vectors is not None
+    # The leaders' unit vectors, one row a group: a line is compared with the leaders only, so this
+    # holds as many rows as there are groups (a batch's every pair would be its size squared).
+    leaders = np.empty((len(contents), len(vectors[0]) if compare and len(contents) else 0), dtype=np.float32)
     same_as = list(keys) if keys is not None else [said(c) for c in contents]
     groups: list[list[int]] = []
-    # A leader's words, in order, to its group. A line saying exactly its words (case and punctuation
-    # aside) joins it past `max_group`: the cap keeps a summary from blurring lines that differ, and
-    # these do not, so "Noted." said 133 times is one summary citing every time, not 44 alike.
+    # A line's words, in order, to the group it is in. A line saying exactly a line of a group (case
+    # and punctuation aside) joins it past `max_group`: the cap keeps a summary from blurring lines that
+    # differ, and these do not, so "Noted." said 133 times is one summary citing every time, not 44
+    # alike, and a line of a mixed group said again is not a summary of its own beside it.
     same: dict[Said, list[int]] = {}
     for i in range(len(contents)):
         if same_as[i] in same:
             same[same_as[i]].append(i)
             continue
-        for members in groups:
+        cosines = leaders[:len(groups)] @ _unit(vectors[i]) if compare and groups else None
+        for g, members in enumerate(groups):
             leader = members[0]
             if len(members) < rules.max_group and (
                     jaccard(sets[i], sets[leader]) >= rules.jaccard
-                    or (cosine is not None and cosine[i, leader] >= rules.similarity)):
+                    or (cosines is not None and cosines[g] >= rules.similarity)):
                 members.append(i)
                 break
         else:
             groups.append([i])
-            if same_as[i]:  # lines without a word ("👍", "🙏") are not the same line
-                same[same_as[i]] = groups[-1]
+            if compare:
+                leaders[len(groups) - 1] = _unit(vectors[i])
+            members = groups[-1]
+        if same_as[i]:  # lines without a word ("👍", "🙏") are not the same line
+            same[same_as[i]] = members
     return [members for members in groups if len(members) > 1]
+
+
+def _unit(vector: np.ndarray) -> np.ndarray:
+    vector = np.asarray(vector, dtype=np.float32)
+    return vector / max(float(np.linalg.norm(vector)), 1e-12)
 
 
 @dataclass
@@ -104,7 +119,8 @@ class Grouper(Generic[T]):
         # its words -> its first saying's text (the one line a summary of it needs) and every saying
         self._held: dict[Said, tuple[str, list[T]]] = {}
 
-    def add(self, items: Sequence[T], contents: Sequence[str], vectors: np.ndarray | None) -> list[Group[T]]:
+    def add(self, items: Sequence[T], contents: Sequence[str],
+            vectors: Sequence[np.ndarray] | None) -> list[Group[T]]:
         """This batch's groups of two lines or more that differ; `items` are what the groups hold, one
         per content (of which, once grouped, only the first saying of a held line is kept)."""
         keys = [said(c) for c in contents]
@@ -114,7 +130,7 @@ class Grouper(Generic[T]):
                 self._held[key][1].append(items[i])
             else:
                 fresh.append(i)
-        grouped = group([contents[i] for i in fresh], vectors[fresh] if vectors is not None else None,
+        grouped = group([contents[i] for i in fresh], [vectors[i] for i in fresh] if vectors is not None else None,
                         self.rules, [keys[i] for i in fresh])
         alone = set(range(len(fresh))) - {j for members in grouped for j in members}
         differ = []
@@ -125,7 +141,7 @@ class Grouper(Generic[T]):
                 self._held[keys[indexes[0]]] = (contents[indexes[0]], [items[i] for i in indexes])
             elif len(indexes) > 1:
                 lines = _distinct([contents[i] for i in indexes], [keys[i] for i in indexes])
-                differ.append(Group(lines, [items[i] for i in indexes], gist(lines)))
+                differ.append(Group(lines, [items[i] for i in indexes], _gist_of(keys[i] for i in indexes)))
         return differ
 
     def held(self) -> list[Group[T]]:

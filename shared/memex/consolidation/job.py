@@ -11,7 +11,8 @@ its memories is still active, with a dedupe key derived from its members, so a r
 redelivered schedule or a concurrent run writes nothing twice. Summaries are never grouped again, but
 a group saying what an active summary says (a line said again since the run that summarised it)
 extends that summary: it cites the new lines too and is as recent as the latest, and no summary alike
-is written. Erasing any line it cites, old or new, erases it as before.
+is written. Erasing any line it cites, old or new, erases it as before. Summaries alike one another,
+left by runs before summaries were extended, become one at the start of a run (_end_alike).
 
 Within an invocation's time (memex_edge/deadline.py): once its budget is spent (llm.spent), the run
 starts no more batches, and a batch whose summary or embedding the budget cut short writes nothing;
@@ -26,11 +27,9 @@ import uuid
 from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta, timezone
 
-import numpy as np
-
 from memex import embedded_text, llm
 from memex.consolidation import LLM_FALLBACK, Summariser, Summary, make_summariser
-from memex.consolidation.grouping import Group, Grouper, Rules, gist
+from memex.consolidation.grouping import Group, Grouper, Rules, Said, gist
 from memex.context import Context
 from memex.db import consolidation as rows
 from memex.db import locks
@@ -47,6 +46,7 @@ class ConsolidationResult:
     summaries: int = 0          # summary memories written
     merged: int = 0             # episodic memories they replaced (now inactive)
     extended: int = 0           # summaries that took in lines saying what they say, instead of one more alike
+    alike_ended: int = 0        # active summaries alike a newer one (runs before `extended`), ended into it
     llm_fallbacks: int = 0      # summaries written extractively because the LLM gave no usable answer
     out_of_time: int = 0        # 1: the invocation's time was spent and the run stopped; the next goes on
 
@@ -114,17 +114,20 @@ def _consolidate_user(ctx: Context, summariser: Summariser, tenant_id: str, user
     said_before = now - timedelta(days=options.min_age_days)
     after = None
     grouper: Grouper[_Line] = Grouper(options.rules)
-    summarised = _Summarised(ctx, tenant_id, user_id)
+    summarised = _Summarised.read(ctx, tenant_id, user_id)
+    if summarised.alike:
+        result.add(_end_alike(ctx, tenant_id, user_id, summarised.alike, now))
+    compare = options.rules.similarity > 0
     while True:
         if llm.spent():
             result.out_of_time = 1
             break
-        batch = rows.eligible(ctx.db.connection(), tenant_id, user_id, said_before, after, options.batch_size)
+        batch = rows.eligible(ctx.db.connection(), tenant_id, user_id, said_before, after, options.batch_size,
+                              vectors=compare)
         if not batch:
             break
         after = (batch[-1]["valid_from"], batch[-1]["id"])
-        vectors = (np.stack([m["embedding"].to_numpy() for m in batch]).astype(np.float32)
-                   if options.rules.similarity > 0 else None)
+        vectors = [m["embedding"].to_numpy() for m in batch] if compare else None
         differ = grouper.add([_Line.of(m) for m in batch], [m["content"] for m in batch], vectors)
         if differ:
             result.add(_write(ctx, summariser, tenant_id, user_id, differ, summarised, now))
@@ -132,7 +135,7 @@ def _consolidate_user(ctx: Context, summariser: Summariser, tenant_id: str, user
             break
     if not result.out_of_time:
         # A line said once since the last run is written too when a summary says it already: it joins it.
-        held = [g for g in grouper.held() if len(g.members) > 1 or g.gist in summarised.by_gist()]
+        held = [g for g in grouper.held() if len(g.members) > 1 or summarised.saying(g)]
         if held:
             result.add(_write(ctx, summariser, tenant_id, user_id, held, summarised, now))
     return result
@@ -154,32 +157,77 @@ class _Line:
 
 
 class _Summarised:
-    """The user's active summaries by gist and by text, read once a run when first needed: a group
-    that says what one of them says (its gist: the same lines, however often; or the same summary
-    text) extends it rather than writing one more alike (a line said every week, summarised again in
-    every run). The run's own summaries are added as they are written."""
+    """The user's active summaries by what they say, read once a run: a group that says what one of them
+    says (its gist: the same lines, however often; or the same summary text; or, a line said alone, a
+    line it cites) extends it rather than writing one more alike (a line said every week, summarised again
+    in every run). Summaries alike one another (written before runs extended one) are `alike`: each
+    (kept, ended) pair, the newest kept. The run's own summaries are added as they are written."""
 
-    def __init__(self, ctx: Context, tenant_id: str, user_id: str):
-        self.ctx, self.tenant_id, self.user_id = ctx, tenant_id, user_id
-        self._gists: dict[frozenset, str] | None = None
+    def __init__(self) -> None:
+        self._gists: dict[frozenset[Said], str] = {}
         self._texts: dict[str, str] = {}
+        self._lines: dict[Said, str] = {}
+        self.alike: list[tuple[dict, dict]] = []
 
-    def by_gist(self) -> dict[frozenset, str]:
-        if self._gists is None:
-            self._gists = {}
-            for summary in rows.active_summaries(self.ctx.db.connection(), self.tenant_id, self.user_id):
-                self.add(summary["id"], gist(summary["lines"]), summary["content"])  # oldest first: the newest wins
-        return self._gists
+    @classmethod
+    def read(cls, ctx: Context, tenant_id: str, user_id: str) -> "_Summarised":
+        summarised = cls()
+        kept: dict[str, dict] = {}
+        for summary in rows.active_summaries(ctx.db.connection(), tenant_id, user_id):  # newest first
+            said = gist(summary["lines"])
+            alike = (summarised._gists.get(said) if said is not None else None) or summarised._texts.get(
+                summary["content"])
+            if alike:
+                summarised.alike.append((kept[alike], summary))
+            else:
+                kept[summary["id"]] = summary
+            # what an ended one says leads to the one it ends into; the newest keeps what it says
+            summarised._remember(alike or summary["id"], said, summary["content"], replace=False)
+        return summarised
+
+    def saying(self, group: Group[_Line]) -> str | None:
+        """The summary of the group's gist; for a line said alone, else a summary citing it (one line of
+        a mixed summary said again is not a summary of its own)."""
+        if group.gist is None:
+            return None
+        found = self._gists.get(group.gist)
+        if found is None and len(group.gist) == 1:
+            [line] = group.gist
+            found = self._lines.get(line)
+        return found
 
     def by_text(self, text: str) -> str | None:
-        self.by_gist()
         return self._texts.get(text)
 
-    def add(self, summary_id: str, said: frozenset | None, text: str | None = None) -> None:
+    def add(self, summary_id: str, said: frozenset[Said] | None, text: str | None = None) -> None:
+        self._remember(summary_id, said, text, replace=True)
+
+    def _remember(self, summary_id: str, said: frozenset[Said] | None, text: str | None, replace: bool) -> None:
+        entries = [(self._texts, text)] if text is not None else []
         if said is not None:
-            self.by_gist()[said] = summary_id
-        if text is not None:
-            self._texts[text] = summary_id
+            entries += [(self._gists, said), *((self._lines, line) for line in said)]
+        for found, key in entries:
+            if replace:
+                found[key] = summary_id
+            else:
+                found.setdefault(key, summary_id)
+
+
+def _end_alike(ctx: Context, tenant_id: str, user_id: str, alike: list[tuple[dict, dict]],
+               now: datetime) -> ConsolidationResult:
+    """Each summary alike a newer one ends into it (db/consolidation.fold_summary), under the user's lock,
+    when both are still active."""
+    result = ConsolidationResult()
+    with ctx.db.transaction() as conn:
+        locks.lock_user(conn, tenant_id, user_id)
+        active = rows.still_active(conn, tenant_id, [s["id"] for pair in alike for s in pair])
+        for kept, ended in alike:
+            if {kept["id"], ended["id"]} <= active:
+                rows.fold_summary(conn, tenant_id, kept, ended, now)
+                result.alike_ended += 1
+    if result.alike_ended:
+        log.info("ended %d summaries alike a newer one for one user", result.alike_ended)
+    return result
 
 
 @dataclass
@@ -199,7 +247,7 @@ def _write(ctx: Context, summariser: Summariser, tenant_id: str, user_id: str,
     planned: dict[str, str] = {}
     try:
         for g in groups:
-            existing = summarised.by_gist().get(g.gist) if g.gist is not None else None
+            existing = summarised.saying(g)
             if existing:
                 plans.append(_Plan(g, existing, None))
                 continue

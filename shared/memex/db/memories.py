@@ -35,13 +35,14 @@ LEFT JOIN LATERAL (
     WHERE l.tenant_id = m.tenant_id AND l.memory_id = m.id
     ORDER BY o.valid_from DESC, o.id DESC LIMIT 1
 ) link ON true
--- A summary's sources are those of the memories it summarises (consolidation/job.py).
+-- A summary's sources are those of the memories it summarises (consolidation/job.py), not of a
+-- summary alike it replaced (db/consolidation.fold_summary), whose lines it cites itself.
 LEFT JOIN LATERAL (
     SELECT jsonb_agg(jsonb_build_object('turn_id', o.source_turn_id, 'message_id', o.source_message_id,
                                         'session_id', o.session_id, 'metadata', coalesce(om.metadata, '{}'))
                      ORDER BY o.valid_from, o.id) AS sources
     FROM memory_links l
-    JOIN memories o ON o.tenant_id = l.tenant_id AND o.id = l.replaced_id
+    JOIN memories o ON o.tenant_id = l.tenant_id AND o.id = l.replaced_id AND o.type <> 'summary'
     LEFT JOIN messages om ON om.tenant_id = o.tenant_id AND om.id = o.source_message_id
     WHERE m.type = 'summary' AND l.tenant_id = m.tenant_id AND l.memory_id = m.id
 ) cited ON true
