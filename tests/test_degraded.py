@@ -384,6 +384,91 @@ def test_a_message_without_its_vector_on_every_path_that_reads_vectors(ctx, outa
     assert consolidate(worker, tenant.id, options=dataclasses.replace(rules, threshold=1)).merged == 2
 
 
+QUESTION = "Which city should I visit for the jacarandas?"
+ANSWER = "Lisbon, in late May."
+
+
+def _said_and_answered(ctx, worker, remote, tenant: Tenant) -> tuple[str, str]:
+    """A question and its answer delivered with the embedder up: the answer indexed with the question as its
+    context. Returns the question's memory id and the answer's."""
+    remote.heal(EMBEDDINGS)
+    turn = tenant.post("/v1/turns", {"user_id": tenant.user, "session_id": "s1", "messages": [
+        {"role": "user", "content": QUESTION}, {"role": "assistant", "content": ANSWER}]})
+    _deliver(worker, tenant, turn.json()["turn_id"])
+    rows = {r["content"]: r for r in ctx.db.connection().execute(
+        "SELECT id, content, context, embedding IS NOT NULL AS vectored FROM memories WHERE tenant_id = %s "
+        "AND memory_type = 'episodic'", (tenant.id,)).fetchall()}
+    assert rows[ANSWER]["context"] == QUESTION and rows[ANSWER]["vectored"] and rows[QUESTION]["vectored"]
+    return rows[QUESTION]["id"], rows[ANSWER]["id"]
+
+
+def _answer_row(ctx, memory_id: str) -> dict:
+    return ctx.db.connection().execute("SELECT context, embedding FROM memories WHERE id = %s",
+                                       (memory_id,)).fetchone()
+
+
+def _double_vector(text: str) -> np.ndarray:
+    from bench.openai_double import fake_embedding
+    from memex import embedded_text
+
+    vector = np.asarray(fake_embedding(embedded_text.of(text, None, memory_type="episodic", subject="user"), 384))
+    return vector / np.linalg.norm(vector)
+
+
+def test_erasing_the_line_another_was_indexed_with_embeds_that_one_again_without_it(ctx, outage, remote):
+    """The answer's vector was made from the question too: erased, the question goes, and the answer gets
+    a vector of its own words (embedded after the erasure's commit, the embedder up)."""
+    worker, client = outage
+    tenant = Tenant(ctx, client)
+    question, answer = _said_and_answered(ctx, worker, remote, tenant)
+    erased = tenant.delete(f"/v1/memories/{question}")
+    assert erased.status_code == 200, erased.text
+    row = _answer_row(ctx, answer)
+    assert row["context"] is None
+    assert np.allclose(row["embedding"].to_numpy(), _double_vector(ANSWER), atol=1e-5)
+
+
+def test_erasing_while_the_embedder_fails_erases_at_once_and_the_sweep_embeds_what_is_left(ctx, outage, remote, http):
+    """Erasing the question re-embeds its answer. With the embedder down that failed the erasure (500, nothing
+    erased): a user asking for their words to go got an error and their words kept. Now the words go at once,
+    and so does the answer's vector (made from them too); the answer stays found by its words, and the
+    sweep embeds it once the embedder is back, counted meanwhile in memex_memories_without_vector."""
+    from infra.local.lambda_context import LocalLambdaContext
+    from infra.local.runtime import function_module
+    from tests.test_metrics import scrape
+
+    def waiting() -> float:
+        return scrape(http)[("memex_memories_without_vector", ())]
+
+    worker, client = outage
+    tenant = Tenant(ctx, client)
+    question, answer = _said_and_answered(ctx, worker, remote, tenant)
+    before = waiting()
+    remote.fail(EMBEDDINGS, "500")
+    erased = tenant.delete(f"/v1/memories/{question}")
+    assert erased.status_code == 200, erased.text
+    assert erased.json()["deleted"]["memories"] == 1
+    assert tenant.get(f"/v1/memories/{question}").status_code == 404
+    left = ctx.db.connection().execute(
+        "SELECT (SELECT count(*) FROM memories WHERE tenant_id = %(t)s AND content = %(q)s) AS memories,"
+        " (SELECT count(*) FROM messages WHERE tenant_id = %(t)s AND content = %(q)s) AS messages",
+        {"t": tenant.id, "q": QUESTION}).fetchone()
+    assert (left["memories"], left["messages"]) == (0, 0)
+    row = _answer_row(ctx, answer)
+    assert row["context"] is None and row["embedding"] is None  # no vector made from the erased words
+    assert _search(tenant, "jacarandas", mode="bm25")["results"] == []  # the question's own word went
+    assert [r["id"] for r in _search(tenant, "Lisbon May", mode="bm25")["results"]] == [answer]
+    assert waiting() == before + 1
+
+    sweep = function_module("sweep")
+    assert sweep.run(worker, LocalLambdaContext("sweep", timeout_seconds=60))["vectors_filled"] == 0  # still down
+    assert _answer_row(ctx, answer)["embedding"] is None
+    remote.heal(EMBEDDINGS)
+    assert sweep.run(worker, LocalLambdaContext("sweep", timeout_seconds=60))["vectors_filled"] >= 1
+    assert np.allclose(_answer_row(ctx, answer)["embedding"].to_numpy(), _double_vector(ANSWER), atol=1e-5)
+    assert waiting() == before
+
+
 # ---------------------------------------------------------------- /health
 
 def _everything_at(ctx, double: OpenAIDouble, name: str):

@@ -110,7 +110,7 @@ def test_a_backfill_message_without_a_source_fails(tenant):
 
 
 def test_sweep_handler_on_its_sample_event(runtime):
-    assert set(_invoke("sweep", _event("sweep"))) == {"republished", "jobs_started", "jobs_failed", "jobs_left", "erasures_finished"}
+    assert set(_invoke("sweep", _event("sweep"))) == {"republished", "jobs_started", "jobs_failed", "jobs_left", "jobs_lock_held", "erasures_finished", "vectors_filled"}
 
 
 def test_migrate_handler_answers_cloudformation(runtime):

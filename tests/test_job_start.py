@@ -340,6 +340,28 @@ def test_the_sweep_locks_no_user_whose_job_to_come_names_no_day_or_one_not_yet_c
     assert _current(tenant, "next_job") == ["starting at Asana next year"]
 
 
+def test_a_user_whose_lock_is_held_is_left_for_the_next_sweep_and_said_so(ctx, tenant, http, caplog):
+    """A user due whose lock another transaction holds (a long import chunk) is left for the next run: that was
+    counted only in `left`, with the users the time did not reach, and logged nowhere, so an import that
+    never ends kept a user's new job from starting unseen. Now one warning a run names them (as hashes)
+    and JobStartsLockHeld counts them; the lock free, the next run starts the job."""
+    tenant.turn("I work at Canva.", timestamp=_days_ago(31))
+    tenant.turn("I start at Twilio next week.", timestamp=_days_ago(30))
+    before = scrape(http)
+    with psycopg.connect(ctx.db.dsn) as holder:
+        locks.lock_user(holder, tenant.id, tenant.user)
+        with caplog.at_level(logging.WARNING, logger="memex.pipeline"):
+            due = pipeline.start_jobs_due(ctx, 60.0)
+        holder.rollback()
+    assert (due.started, due.lock_held) == (0, 1) and due.left >= 1
+    assert moved(before, scrape(http), "memex_job_starts_lock_held_total") == 1
+    [said] = [line for line in caplog.messages if user_hash(tenant.id, tenant.user) in line]
+    assert "lock" in said and tenant.user not in said and "Twilio" not in said
+    assert _current(tenant, "employer") == ["Canva"]
+    again = pipeline.start_jobs_due(ctx, 60.0)
+    assert again.lock_held == 0 and _current(tenant, "employer") == ["Twilio"]
+
+
 def test_a_user_whose_job_fails_to_start_for_the_embedder_leaves_the_others_and_not_the_erasures(ctx, http, caplog):
     """One user's start fails (the embedder down for their employer's text): logged (the user as a hash,
     the error as its type) and counted, the next sweep tries again; the other user's start, after it, is

@@ -32,7 +32,8 @@ def test_the_sweep_is_called_with_a_scheduled_event_until_stopped(runtime):
     runner.join(timeout=30)
     assert not runner.is_alive() and len(answers) >= 2
     assert all(e["detail-type"] == "Scheduled Event" and e["source"] == "aws.events" for e in events)
-    assert all(set(answer) == {"republished", "jobs_started", "jobs_failed", "jobs_left", "erasures_finished"}
+    assert all(set(answer) == {"republished", "jobs_started", "jobs_failed", "jobs_left", "jobs_lock_held",
+                                "erasures_finished", "vectors_filled"}
                for answer in answers)
     # Each run has the deployed sweep's time (60 s, read from template.yaml), counting down, which its
     # erasures are sized by.

@@ -1,11 +1,12 @@
 """SweepFunction (every 5 minutes): re-publish turns whose publish to the extraction queue was lost, make
 the jobs to come whose day has come the users' jobs (a user who says nothing that day too), and go on
-with the user erasures a DELETE began and left unfinished (a user with a long history)."""
+with the user erasures a DELETE began and left unfinished (a user with a long history), then fill in the vectors
+of the memories stored or left without one while the embedder failed (memex/vectorless.py)."""
 
 import time
 from typing import Any
 
-from memex import memories, pipeline
+from memex import memories, pipeline, vectorless
 from memex.context import Context
 from memex.ingest import sweep
 from memex_edge.context import get_context
@@ -32,8 +33,11 @@ def run(ctx: Context, context: Any) -> dict[str, int]:
     seconds = context.get_remaining_time_in_millis() / 1000 * SHARE_OF_INVOCATION
     deadline = time.monotonic() + seconds
     jobs = pipeline.start_jobs_due(ctx, seconds * JOBS_SHARE)
+    erasures_finished = memories.finish_erasures(ctx, deadline - time.monotonic())
+    # The vectors last: a memory waiting for one is found by its words meanwhile, and erasing is owed at once.
     return {"republished": republished, "jobs_started": jobs.started, "jobs_failed": jobs.failed,
-            "jobs_left": jobs.left, "erasures_finished": memories.finish_erasures(ctx, deadline - time.monotonic())}
+            "jobs_left": jobs.left, "jobs_lock_held": jobs.lock_held, "erasures_finished": erasures_finished,
+            "vectors_filled": vectorless.fill(ctx, deadline - time.monotonic())}
 
 
 @scheduled_handler

@@ -80,17 +80,20 @@ def http_app(host: str | None = None) -> Any:
 
 def metrics_app() -> Any | None:
     """GET /metrics (Prometheus text) when metrics go to Prometheus: what this process's Context
-    recorded (every process's, with several), and the DLQ depths read at each scrape."""
-    from memex.metrics import DLQ_DEPTH
+    recorded (every process's, with several), and the DLQ depths and the memories without their vector
+    read at each scrape (the latter one count over a partial index: migration 0043)."""
+    from memex.metrics import DLQ_DEPTH, MEMORIES_WITHOUT_VECTOR
     from memex_edge.context import get_context
 
     ctx = get_context()
     if ctx.settings.metrics != "prometheus":
         return None
-    from memex_edge.prometheus import DlqDepths
+    from memex_edge.prometheus import ScrapedGauge
     from memex_edge.prometheus import metrics_app as prometheus_app
 
-    return prometheus_app(ctx.metrics, DlqDepths(DLQ_DEPTH, dlq_depths))
+    return prometheus_app(ctx.metrics,
+                          ScrapedGauge(DLQ_DEPTH, lambda: {(queue,): depth for queue, depth in dlq_depths().items()}),
+                          ScrapedGauge(MEMORIES_WITHOUT_VECTOR, memories_without_vector))
 
 
 @contextlib.contextmanager
@@ -123,6 +126,18 @@ def _sqs_at_start(setting: str) -> Iterator[None]:
 
 
 _DLQ_URLS: dict[str, str] = {}  # queue URL -> its DLQ's URL
+
+
+def memories_without_vector() -> dict[tuple[str, ...], int]:
+    """The memories waiting for their vector, every tenant's; nothing while Postgres cannot be read (the
+    scrape answers with the rest)."""
+    from memex.db import vectorless as vectorless_rows
+    from memex_edge.context import get_context
+
+    try:
+        return {(): vectorless_rows.count(get_context().db.connection())}
+    except Exception:  # noqa: BLE001 - /health says what is down
+        return {}
 
 
 def dlq_depths() -> dict[str, int]:

@@ -7,7 +7,7 @@ import uuid
 from datetime import datetime, timezone
 from typing import Any, NamedTuple
 
-from memex import embedded_text
+from memex import embedded_text, vectorless
 from memex.context import Context
 from memex.db import cursors, erasure, locks
 from memex.db import memories as memory_rows
@@ -92,18 +92,11 @@ def erase_memory(ctx: Context, tenant_id: str, memory_id: str) -> dict[str, int]
         locks.lock_user(conn, tenant_id, found["user_id"])
         erasure.refuse_if_erasing(conn, tenant_id, found["user_id"])  # the user's erasure takes it
         result = erasure.memories(conn, tenant_id, erasure.past_of(conn, tenant_id, memory_id))
-        _embed_again(ctx, conn, tenant_id, result["recontextualised"])
     forget_recent_texts(ctx, tenant_id)
+    # Memories whose context was erased lost their vector with it: a new one, after the commit, so that the
+    # erasure neither waits for the embedder nor fails with it (memex/vectorless.py).
+    vectorless.embed_after_erasure(ctx, result["recontextualised"])
     return {"memories": result["memories"]}
-
-
-def _embed_again(ctx: Context, conn, tenant_id: str, rows: list[dict[str, Any]]) -> None:
-    """Memories whose context was erased get a vector made from what is left of them: the old
-    vector was computed from the erased text too."""
-    if rows:
-        vectors = ctx.embedder.embed([embedded_text.of(r["content"], memory_type=r["memory_type"], subject=r["subject"])
-                                      for r in rows])
-        memory_rows.set_embeddings(conn, tenant_id, [(r["id"], v) for r, v in zip(rows, vectors)])
 
 
 def erase_session(ctx: Context, tenant_id: str, session_id: str, user_id: str) -> dict[str, int]:
@@ -132,7 +125,7 @@ def _erase_session(ctx: Context, tenant_id: str, session_id: str, user_id: str) 
         locks.lock_user(conn, tenant_id, user_id)
         erasure.refuse_if_erasing(conn, tenant_id, user_id)  # part of it may be gone: no count to answer
         erased = erasure.session(conn, tenant_id, session_id, user_id)
-        _embed_again(ctx, conn, tenant_id, erased.pop("recontextualised"))
+    vectorless.embed_after_erasure(ctx, erased.pop("recontextualised"))  # as erase_memory's
     return erased
 
 

@@ -62,6 +62,8 @@ def _histogram(name: str, unit: str, description: str, buckets: tuple[float, ...
 TURNS_INGESTED = _counter("TurnsIngested", "Turns stored (a resent idempotent turn is not counted)", "source")
 TURNS_REPUBLISHED = _counter("TurnsRepublished", "Turns the sweep sent to a queue again after their message was lost")
 JOB_STARTS_FAILED = _counter("JobStartsFailed", "Users whose jobs to come the sweep failed to start (tried again at the next)")
+JOB_STARTS_LOCK_HELD = _counter("JobStartsLockHeld", "Users whose jobs to come the sweep left for its next run "
+                                "because another transaction held their lock (a long import chunk)")
 TURN_REPUBLISHES_FAILED = _counter("TurnRepublishesFailed", "Lost turns the sweep could not send again (their queue "
                                    "unreachable, or refusing them in a batch): left for its next run")
 EXTRACTION_LATENCY = _histogram("ExtractionLatency", "Seconds", "Time the extractor took for one turn",
@@ -77,6 +79,11 @@ LLM_FALLBACKS = _counter("LlmFallbacks", "What the rules did because the LLM gav
 EMBEDDING_LATENCY = _histogram("EmbeddingLatency", "Seconds", "Time one embedding call took", LATENCY_BUCKETS,
                                "call")
 EMBEDDING_ERRORS = _counter("EmbeddingErrors", "Embedding calls that raised", "call")
+# Recorded by the sweep each run and by a worker or an erasure the embedder failed (memex/vectorless.py); in
+# the local runtime read from Postgres at each scrape instead.
+MEMORIES_WITHOUT_VECTOR = Metric("MemoriesWithoutVector", GAUGE, "Count",
+                                 "Memories waiting for their vector (stored or left without one while the embedder "
+                                 "failed): found by their words, not yet by their meaning")
 # Read path
 SEARCH_LATENCY = _histogram("SearchLatency", "Seconds", "Time one search request took", LATENCY_BUCKETS, "mode")
 SEARCH_RESULTS = _histogram("SearchResults", "Count", "Results one search request returned", SIZE_BUCKETS, "mode")

@@ -22,7 +22,7 @@ from typing import Any, Callable, TypeVar
 
 import numpy as np
 
-from memex import embedded_text, filler, job_start, llm, standalone, timeline, user_zone
+from memex import embedded_text, filler, job_start, llm, standalone, timeline, user_zone, vectorless
 from memex.at_once import at_once
 from memex.context import Context
 from memex.db import history as history_rows
@@ -38,8 +38,8 @@ from memex.extraction import Extractor, families, plain
 from memex.extraction.aliases import family_key
 from memex.extraction.placement import RELATION_NAMES, may_name_someone, placed
 from memex.jobs import Candidate, ExtractionJob, SupersessionJob, subject_key, user_hash
-from memex.metrics import (CANDIDATES_PER_TURN, EXTRACTION_LATENCY, JOB_STARTS_FAILED, LLM_FALLBACKS,
-                           SUPERSESSION_VERDICTS)
+from memex.metrics import (CANDIDATES_PER_TURN, EXTRACTION_LATENCY, JOB_STARTS_FAILED, JOB_STARTS_LOCK_HELD,
+                           LLM_FALLBACKS, SUPERSESSION_VERDICTS)
 from memex.supersession import (EMPLOYER_KEY, PARTNER_KEY, Decision, RulesJudge, about_former_partner,
                                 about_partner_keys, ends_with_employer, held_at_reason, partner_ended_reason,
                                 related_keys)
@@ -372,6 +372,8 @@ def _store_episodic(ctx: Context, tenant_id: str, work: list[tuple[dict, list[di
             memory_rows.fill_vectors(conn, tenant_id, [(f"message:{message['id']}", vector)
                                                        for turn, message, vector in stored
                                                        if f"message:{message['id']}" in done])
+    if failure is not None or any(f"message:{m['id']}" in done for _, m in pending):  # stored or filled vectorless
+        vectorless.record_waiting(ctx)
     if failure is not None:
         raise failure
 
@@ -868,6 +870,7 @@ class JobsDue:
     # users due whom the time or the embedder did not reach, or whose lock another transaction held: the
     # next sweep's, the earliest day first
     left: int = 0
+    lock_held: int = 0  # of `left`, those whose lock another transaction held (logged, JobStartsLockHeld)
 
 
 class _EmbedderDown(Exception):
@@ -900,7 +903,7 @@ def start_jobs_due(ctx: Context, seconds: float) -> JobsDue:
         if start is not None and start <= now and name:
             user = (job["tenant_id"], job["user_id"])
             due[user] = min(start, due.get(user, start))
-    within, result = TransactionTime(seconds), JobsDue()
+    within, result, held = TransactionTime(seconds), JobsDue(), []
     for n, (tenant_id, user_id) in enumerate(sorted(due, key=due.__getitem__)):
         if not within.allows():
             result.left += len(due) - n
@@ -911,6 +914,7 @@ def start_jobs_due(ctx: Context, seconds: float) -> JobsDue:
                 ctx, tenant_id, user_id, embed_here, now, wait=False), embed=_embed_or_down)
             if started is None:
                 result.left += 1
+                held.append(user_hash(tenant_id, user_id))
             else:
                 result.started += started
         except _EmbedderDown as down:
@@ -927,6 +931,13 @@ def start_jobs_due(ctx: Context, seconds: float) -> JobsDue:
             log.warning("starting the jobs to come of user %s failed (%s); the next sweep tries again",
                         user_hash(tenant_id, user_id), type(exc).__name__)
         within.took(time.monotonic() - began)
+    if held:
+        # A user left run after run is one a transaction keeps locked (an import that does not end): said
+        # once a run, the users as hashes.
+        result.lock_held = len(held)
+        ctx.metrics.record(JOB_STARTS_LOCK_HELD, len(held))
+        log.warning("the jobs to come of %d users were left for the next sweep: another transaction held their "
+                    "lock (%s)", len(held), ", ".join(held))
     return result
 
 

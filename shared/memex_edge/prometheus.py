@@ -26,8 +26,8 @@ disable_created_metrics()  # a `_created` series beside every counter and histog
 
 class PrometheusMetrics:
     """One Prometheus collector per metric of the vocabulary (those recorded locally), in `registry`.
-    Gauges the code sets (`record`) are not used across processes: the DLQ depths are read at
-    scrape time (`DlqDepths`)."""
+    Gauges the code sets (`record`) are not used across processes: the local runtime's are read at
+    scrape time (`ScrapedGauge`)."""
 
     def __init__(self, registry: CollectorRegistry | None = None):
         self.registry = registry if registry is not None else CollectorRegistry()
@@ -56,17 +56,18 @@ class PrometheusMetrics:
             collector.observe(value)
 
 
-class DlqDepths:
-    """DlqDepth, read when /metrics is scraped: `depths()` gives each dead-letter queue's messages."""
+class ScrapedGauge:
+    """A gauge read when /metrics is scraped (the DLQ depths, the memories without their vector): `values()`
+    gives each series' value by its labels' values, in the metric's order (`()` for a gauge without labels)."""
 
-    def __init__(self, metric: Metric, depths: Callable[[], dict[str, int]]):
+    def __init__(self, metric: Metric, values: Callable[[], dict[tuple[str, ...], float]]):
         self._metric = metric
-        self._depths = depths
+        self._values = values
 
     def collect(self):
         family = GaugeMetricFamily(self._metric.prometheus_name, self._metric.description, labels=self._metric.labels)
-        for queue, depth in self._depths().items():
-            family.add_metric([queue], depth)
+        for labels, value in self._values().items():
+            family.add_metric(list(labels), value)
         yield family
 
 

@@ -21,7 +21,8 @@ The rules, in the order they apply:
   otherwise ("Stripe, Inc.", by an LLM extractor) is another value. What the user says after the
   erasure is new: it is stored.
 - An erased episodic memory takes its message with it, and the memory that was indexed with it
-  as context ("the line it answers") loses that context: the caller re-embeds it. The facts
+  as context ("the line it answers") loses that context and its vector, made from it too: the caller
+  embeds it again after the commit, or the sweep does (memex/vectorless.py). The facts
   drawn from the message stay (they are memories of their own) but lose their `raw_quote`, a
   copy of its words.
 - A statement that a fact ended with another ("The user's job title used to be support lead.",
@@ -93,8 +94,8 @@ def ends_of(conn: psycopg.Connection, tenant_id: str, ids: list[str]) -> list[st
 
 
 def memories(conn: psycopg.Connection, tenant_id: str, ids: list[str]) -> dict[str, Any]:
-    """Erase these memories. Returns the count and the memories whose context was erased
-    ({id, content, memory_type, subject}: to be embedded again without it). The statements of
+    """Erase these memories. Returns the count and the memories whose context (and vector) was erased
+    ({tenant_id, id, content, context, memory_type, subject}: to be embedded again without it). The statements of
     their end go with them (ends_of), in whichever session they were said."""
     ids = sorted(set(ids) | set(ends_of(conn, tenant_id, ids)))
     ids = sorted(set(ids) | set(consolidation_rows.summaries_citing(conn, tenant_id, ids)))
@@ -130,10 +131,11 @@ def memories(conn: psycopg.Connection, tenant_id: str, ids: list[str]) -> dict[s
     )
     deleted = conn.execute("DELETE FROM memories WHERE tenant_id = %s AND id = ANY(%s) RETURNING id",
                            (tenant_id, erased)).fetchall()
+    # Their vectors were made from the erased line too: they go now, and memex/vectorless.py makes new ones.
     recontextualised = conn.execute(
-        """UPDATE memories SET context = NULL
+        """UPDATE memories SET context = NULL, embedding = NULL
            WHERE tenant_id = %s AND user_id = ANY(%s) AND context = ANY(%s)
-           RETURNING id, content, memory_type, subject""",
+           RETURNING tenant_id, id, content, context, memory_type, subject""",
         (tenant_id, sorted({r["user_id"] for r in episodic}), [r["content"] for r in episodic]),
     ).fetchall() if episodic else []
     return {"memories": len(deleted), "recontextualised": recontextualised}

@@ -1,0 +1,87 @@
+"""Memories waiting for their vector: who leaves them, who fills them in, and how many there are.
+
+Two paths store or leave a memory without its vector. A worker embedding a turn while the embedder
+fails stores its messages without theirs (migration 0040, pipeline._store_episodic; the job's retry
+fills them). An erasure that takes the line another memory was indexed with (its context, the line
+it answers) takes that memory's vector too, in the same transaction: it was made from the erased
+words as well. A user asking for their words to go expects them gone when the answer comes, not an
+error because a model of meanings is unreachable, and not a vector of them kept until it answers; the
+memory left is found by its words meanwhile, and a vector of its own words is made after the commit
+(embed_after_erasure), or, the embedder down, by the sweep. So an erasure never waits for the
+embedder, nor fails with it. The sweep (fill) takes any memory left without its vector, oldest first:
+a turn whose every delivery failed is filled too, where it waited for `memex backfill`.
+MemoriesWithoutVector says how many wait (record_waiting)."""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import Any
+
+from memex import embedded_text
+from memex.context import Context
+from memex.db import vectorless as vectorless_rows
+from memex.errors import public_description
+from memex.metrics import MEMORIES_WITHOUT_VECTOR
+from memex.transaction_time import TransactionTime
+
+log = logging.getLogger(__name__)
+
+# Texts embedded in one call (and filled in one transaction): what a worker embeds for a turn or two.
+BATCH = 64
+# Memories one sweep reads at most: enough for the messages of an outage's turns in a few runs, and a
+# bound on a run that the time (TransactionTime) would otherwise be alone to give.
+ROWS_PER_SWEEP = 2000
+
+
+def embed_after_erasure(ctx: Context, rows: list[dict[str, Any]]) -> None:
+    """After an erasure's commit: vectors for the memories whose context it took (their rows as
+    db/erasure returns them, their vectors already gone). The embedder failing, they wait for the sweep."""
+    if not rows:
+        return
+    try:
+        _fill(ctx, rows)
+    except Exception as exc:  # noqa: BLE001 - the erasure is done; the sweep embeds them
+        log.warning("the embedder failed (%s): %d memories whose context was erased wait for their vector, "
+                    "which the sweep fills in", public_description(exc), len(rows))
+        record_waiting(ctx)
+
+
+def fill(ctx: Context, seconds: float) -> int:
+    """The sweep's: vectors for the memories without one, oldest first, beginning no batch that would end
+    past `seconds` (TransactionTime); the embedder failing, the rest wait for the next run. Returns how
+    many were filled, and records how many still wait."""
+    within, filled, read, after = TransactionTime(seconds), 0, 0, None
+    while read < ROWS_PER_SWEEP and within.allows():
+        began = time.monotonic()
+        rows = vectorless_rows.waiting(ctx.db.connection(), BATCH, after)
+        if not rows:
+            break
+        read, after = read + len(rows), (rows[-1]["created_at"], rows[-1]["id"])
+        try:
+            filled += _fill(ctx, rows)
+        except Exception as exc:  # noqa: BLE001 - the next run tries again
+            log.warning("the embedder failed (%s): the memories without their vector wait for the next sweep",
+                        public_description(exc))
+            break
+        within.took(time.monotonic() - began)
+    record_waiting(ctx)
+    return filled
+
+
+def _fill(ctx: Context, rows: list[dict[str, Any]]) -> int:
+    """Embed these rows as every writer embeds them (embedded_text, with their context) and write the
+    vectors, with no lock held while the embedder works."""
+    filled = 0
+    for start in range(0, len(rows), BATCH):
+        batch = rows[start:start + BATCH]
+        vectors = ctx.embedder.embed([embedded_text.of(r["content"], r["context"], memory_type=r["memory_type"],
+                                                       subject=r["subject"]) for r in batch])
+        with ctx.db.transaction() as conn:
+            filled += vectorless_rows.fill(conn, list(zip(batch, vectors)))
+    return filled
+
+
+def record_waiting(ctx: Context) -> None:
+    """MemoriesWithoutVector now (every tenant's): one count over index memories_without_vector."""
+    ctx.metrics.record(MEMORIES_WITHOUT_VECTOR, vectorless_rows.count(ctx.db.connection()))
