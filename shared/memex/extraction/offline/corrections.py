@@ -11,6 +11,7 @@ from itertools import chain
 from typing import Callable, Iterator
 
 from memex import literal
+from memex.first_person import OFTEN, as_i_say_it
 from memex.extraction import plain
 from memex.extraction.offline.patterns import (CAPWORD, DATE, HERS, HIS, MONTH, NOT_NAMES, NUMBER, PERSON_PARTS, PETS,
     ROLE, ROLE_END, UPPER, WEEKDAY, WORDS)
@@ -105,10 +106,12 @@ _DENIED = re.compile(
     r"(?P<said>I(?: (?:don't|do not|didn't|did not|never)|'m not| am not)) (?P<rest>\S.*)", re.IGNORECASE)
 # A fact the user said of themselves handed to someone else: "Actually no, it's my sister who's vegan,
 # not me", "It's my brother who works at Google, not me." The "not me" is what makes it a denial: "It's
-# my sister who's vegan" alone may be news of the sister.
+# my sister who's vegan" alone may be news of the sister. A word before the verb is kept, the verb read
+# as the user says it ("who always runs marathons": "I always run marathons").
 _SOMEONE_ELSE = re.compile(
     r"^(?:(?:actually|no|nope|sorry|oops|wait),? )*(?:it's|it is|that's|that is) (?:my|our) [\w' -]+? who"
-    r"(?:(?P<is>'s| is)|(?P<does> (?!was\b|were\b|had\b|used\b)\w+s)) (?P<rest>\S.*?),? not me[.!]*$", re.IGNORECASE)
+    rf"(?:(?P<is>'s| is)| (?P<often>(?:{OFTEN} )?)(?P<does>(?!was\b|were\b|had\b|used\b)\w+s)) (?P<rest>\S.*?),? "
+    r"not me[.!]*$", re.IGNORECASE)
 # Words of a topic that name no fact ("what I said about my job at Acme": "job at Acme").
 _TOPIC_FILLER = frozenset("my the a an that this it about me I at in of to".casefold().split())
 
@@ -124,20 +127,10 @@ def statement_retracted(forget: re.Match[str] | None, sentence: str) -> str | No
         return ("I'm " if "m" in denied["said"][1:3] else "I ") + denied["rest"]
     handed = _SOMEONE_ELSE.match(sentence)
     if handed:
-        return f"I'm {handed['rest']}" if handed["is"] else f"I {_first_person(handed['does'].strip())} {handed['rest']}"
+        if handed["is"]:
+            return f"I'm {handed['rest']}"
+        return f"I {handed['often']}{as_i_say_it(handed['does'])} {handed['rest']}"
     return None
-
-
-def _first_person(verb: str) -> str:
-    """"works" as "I work", "has" as "I have", "teaches" as "I teach", "studies" as "I study"."""
-    lowered = verb.casefold()
-    if lowered == "has":
-        return "have"
-    if lowered.endswith("ies"):
-        return verb[:-3] + "y"
-    if re.search(r"(?:s|sh|ch|x|z|o)es$", lowered):
-        return verb[:-2]
-    return verb[:-1]
 
 
 def _words(text: str) -> frozenset[str]:
