@@ -25,15 +25,24 @@ _TERM_WORD = r"(?!(?i:not|but|and|or)\b)[\w'&+-]+"
 # The value on either side of "not": one to three words, never a pronoun or the correction's own words.
 _TERM = (r"(?!(?i:I|it|that|this|you|we|he|she|they|a|an|the|actually|sorry|oops|correction|no|my)\b)"
          rf"{_TERM_WORD}(?:\s+{_TERM_WORD}){{0,2}}?")
+# Words said between a verb and its "not" ("I'm really not vegan").
+_HEDGES = (rf"(?:{OFTEN}|honestly|definitely|certainly|probably|simply|totally|absolutely|literally|seriously|surely|"
+           r"truly|quite|even)")
+# A verb said with "not" ("I'm not vegan", "It's really not vegan", "My sister is not vegan", "We do not eat
+# meat", "I'm not giving up"): a negation, not a correction; the word before "not" is no value (read as one,
+# "I'm vegan." then "I'm not vegan." filed "The user is I'm.").
+_NEGATION = (rf"(?:{_TERM_WORD}\s+)*?(?i:am|is|are|was|were|be|been|do|does|did|have|has|had|can|could|will|would|"
+             rf"should|may|might|must|\w+'(?:m|re|s|ve|d|ll))(?:\s+(?i:{_HEDGES}))*,?\s+not\b")
 # A correction: "actually I meant Lisbon, not Porto", "Sorry, not Porto but Lisbon", or the statement
 # said again with the right value ("Actually my sister lives in Porto, not Braga"). What comes
 # before "not" (`said`) ends with the right value; the words before that must be words of the fact
-# corrected (correct).
+# corrected (correct). "Not" opening it says the right value after a comma, a dash or "but" ("It's not
+# just about the signing" corrects no "just").
 CORRECTION = re.compile(
     r"(?:^|\b(?i:actually|sorry|oops|correction|my bad|no|I meant|I mean)\b[,:!]?)\s*"
     r"(?:(?i:I meant|I mean|it's|it is)\s+)?"
-    rf"(?:(?P<said>{_TERM_WORD}(?:\s+{_TERM_WORD}){{0,7}}?),?\s+not\s+(?P<old>{_TERM})"
-    rf"|(?i:not)\s+(?P<old2>{_TERM})(?:,|\s+[—–-]{{1,2}})?\s+(?:but\s+)?(?P<new2>{_TERM}))"
+    rf"(?:(?!{_NEGATION})(?P<said>{_TERM_WORD}(?:\s+{_TERM_WORD}){{0,7}}?),?\s+not\s+(?P<old>{_TERM})"
+    rf"|(?i:not)\s+(?P<old2>{_TERM})(?:,|\s+[—–-]{{1,2}}|(?=\s+(?i:but)\b))\s+(?:(?i:but)\s+)?(?P<new2>{_TERM}))"
     r"(?=\s*(?:[^\w\s'&+-]|$))")
 # A correction that names the wrong value as said: "I said Tuesday but I meant Thursday", "When I wrote
 # Porto I meant Lisbon" (said_instead).
