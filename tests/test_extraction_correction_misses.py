@@ -46,7 +46,7 @@ def test_a_pets_new_age_replaces_the_one_said_before():
     (("My dog Biscuit died last year.",), "Biscuit turned 6 yesterday!"),  # no current pet of that name
     (("I have a cat named Miso.",), "Miso is 3."),  # without "now": may be said of anyone's Miso
     (("I have a cat named Miso.",), "Mochi is 3 now."),  # another name
-    (("I have a cat named Miso.", "My nephew is called Miso."), "Miso is 3 now."),  # the nephew, said last
+    (("I have a cat named Miso.", "My friend is called Miso."), "Miso is 3 now."),  # the friend, said last
 ])
 def test_a_pets_age_by_a_name_the_session_does_not_give_a_current_pet_files_none(history, text):
     assert not {k for k, _ in _facts(text, history) if k.startswith("pet_")}

@@ -17,7 +17,7 @@ from memex.extraction.offline.patterns import (CAPWORD, DATE, HERS, HIS, MONTH, 
     ROLE, ROLE_END, UPPER, WEEKDAY, WORDS)
 from memex.extraction.offline.rule import candidate_of, rule
 from memex.extraction.offline.statements import statements
-from memex.extraction.offline.values import named_person, role, to_number
+from memex.extraction.offline.values import named_person, role, snake, to_number
 from memex.jobs import Candidate
 
 
@@ -75,9 +75,13 @@ _PREGNANT_AGAIN_RULE = rule("fact", "expecting_baby", "pregnant", [], "The user 
                             confidence=0.7, importance=0.7)
 _AGED_AGAIN_RULE = rule("fact", "{person}_age", "turned", [], "The user's {part} {name} is {value} {old}.",
                         confidence=0.75, importance=0.6)
-# What someone does said by their name alone, opening the sentence: "Tiago works as a teacher." (role_again).
-ROLE_AGAIN = re.compile(rf"(?:(?i:so|and|oh|well|btw),? )?(?P<name>(?!I\b){UPPER}[\w-]*) (?:now |currently |also |still )?"
-                        rf"works as (?:an?|the) (?P<value>{ROLE}){ROLE_END}")
+# A pet's, as rules/pets.py files "My cat Pixel is 4 years old." (`pet_cat_pixel_age`).
+_PET_AGED_AGAIN_RULE = rule("fact", "pet_{whose}_age", "turned", [], "The user's {kind} {name} is {value} years old.",
+                            confidence=0.75, importance=0.5)
+# What someone does said by their name alone, opening the sentence: "Tiago works as a teacher.", "Ana is an
+# architect." (role_again), as rules/people.py reads "My friend Ana is an architect."
+ROLE_AGAIN = re.compile(rf"(?:(?i:so|and|oh|well|btw),? )?(?P<name>(?!I\b){UPPER}[\w-]*)(?: (?:now |currently |also |still )?"
+                        rf"works as |(?: is|'s) (?:now |currently |also |still )?)(?:an?|the) (?P<value>{ROLE}){ROLE_END}")
 _ROLE_AGAIN_RULE = rule("fact", "{person}_role", "works", [], "The user's {kind} {name} is {a} {value}.",
                         confidence=0.7, importance=0.6)
 # A pet's death said by its name alone, opening the sentence: "Pickle passed away last week", "Sadly Miso
@@ -378,8 +382,9 @@ def age_again(earlier: Facts, found: Facts, aged: re.Match[str], message_id: str
     """"Mia turned 8 today!" (or "Maya is 6 months old now", "It was Oscar's birthday on Sunday, he's 3 now"),
     said of someone by their name alone: their age, filed as the session said who
     they are ("My daughter Mia is 7." earlier: child_mia_age, which the new age replaces), under the key
-    _kin_fact gives their other facts. Nothing when the session does not say who they are (a name alone
-    may be a pet's, a firm's or a town's), nor for a partner, whose age the rules never file (it would
+    _kin_fact gives their other facts; else a current pet's as rules/pets.py files it ("My cat Pixel is 4
+    years old." earlier: pet_cat_pixel_age), in years only. Nothing when the session does not say who they are (a
+    name alone may be a firm's or a town's), nor for a partner, whose age the rules never file (it would
     outlive the partnership)."""
     said = aged.groupdict()
     name = said["name"]
@@ -388,9 +393,17 @@ def age_again(earlier: Facts, found: Facts, aged: re.Match[str], message_id: str
         return
     # a baby's age in months ("Maya is 6 months old now") keeps its unit
     value = f"{age} months" if said.get("months") or said.get("months_now") else str(age)
-    named = _filed_last(earlier, found, name, subject, lambda key: key in _PERSON_NAME_KEYS)
+    # a person before a pet: "Max turned 8" after "My daughter Max is 7." and "We got a dog named Max." is hers
+    named = _filed_last(earlier, found, name, subject, lambda key: key in _PERSON_NAME_KEYS) \
+        or _filed_last(earlier, found, name, subject, lambda key: key in PET_NAME_KEYS)
     part = named.base_key.removesuffix("_name") if named is not None else None
     if part is None or part == "partner":
+        return
+    if named.base_key in PET_NAME_KEYS:
+        if not value.endswith("months"):
+            kind = part.removeprefix("pet_")
+            found.add(candidate_of(_PET_AGED_AGAIN_RULE, {"value": value, "whose": f"{kind}_{snake(name)}", "name": name,
+                                                          "kind": kind.replace("_", " ")}, message_id, quote, subject))
         return
     person = named_person(part, name)
     found.add(candidate_of(_AGED_AGAIN_RULE, {"value": value, "old": "old" if value.endswith("months") else "years old",
