@@ -5,6 +5,7 @@ corrected rather than left standing. Each beside statements that must still file
 import pytest
 
 from memex.extraction.offline import OfflineExtractor
+from memex.extraction.offline.corrections import statement_retracted
 
 
 def _facts(content: str, history: tuple[str, ...] = ()) -> set[tuple[str, str]]:
@@ -64,12 +65,28 @@ def test_a_slip_named_as_said_is_corrected(history, text, expected):
     (("I work at Google.",), "No, it's my brother who works at Google, not me.", ("employer", "Google")),
     (("I have a cat.",), "It's my roommate who has a cat, not me.", ("pet_kind", "cat")),
     (("I live in Bristol.",), "Actually it's my sister Jo who lives in Bristol, not me!", ("city", "Bristol")),
+    # a word before the verb: the verb is still the one the user's statement said ("I sometimes play")
+    (("I sometimes play tennis.",), "It's my sister who sometimes plays tennis, not me.", ("hobby", "tennis")),
+    (("I often play chess.",), "No, it's my brother who often plays chess, not me.", ("hobby", "chess")),
+    (("I never eat meat.",), "It's my sister who never eats meat, not me.", ("eats_meat", "no")),
 ])
 def test_a_fact_handed_to_someone_else_ends_the_users(history, text, ended):
     earlier = [{"id": "h0", "role": "user", "content": history[0]}]
     found = OfflineExtractor().extract([{"id": "m", "role": "user", "content": text}], earlier)
     assert [(c.key, c.value) for c in found if c.ends_only] == [ended]
     assert _facts(text, history) == set()
+
+
+@pytest.mark.parametrize("text, statement", [
+    ("It's my sister who always runs marathons, not me.", "I always run marathons"),
+    ("It's my sister who sometimes watches anime, not me.", "I sometimes watch anime"),
+    ("It's my brother who uses Linux, not me.", "I use Linux"),
+    ("It's my brother who goes to the gym, not me.", "I go to the gym"),
+    ("It's my brother who's vegan, not me.", "I'm vegan"),
+])
+def test_the_statement_handed_over_is_read_as_the_user_said_it(text, statement):
+    # "always" is no verb: its "s" stays, and the verb after it is the user's ("I alway runs" read nothing)
+    assert statement_retracted(None, text) == statement
 
 
 @pytest.mark.parametrize("history, text, expected", [

@@ -917,6 +917,24 @@ def test_a_childs_birthday_said_by_name_alone_replaces_the_age_said_before(ctx, 
     _assert_linear(chain)
 
 
+@pytest.mark.parametrize("before, key, text, again", [
+    ("My cat Tofu is 2 years old.", "pet_cat_tofu_age", "Tofu turned 3 on Sunday.", "3"),
+    ("My friend Ravi is a pharmacist.", "friend_ravi_role", "Ravi is a lawyer.", "lawyer"),
+])
+def test_a_pets_age_or_a_friends_role_said_by_name_alone_replaces_the_one_said_before(ctx, tenant, runtime, before, key,
+                                                                                     text, again):
+    """As Mia's birthday above: the value said by the name alone is filed under the key the earlier statement
+    used, so it replaces it (on main the second turn filed nothing and 2, or pharmacist, stayed current)."""
+    ingest_turn(ctx, tenant.id, _turn(tenant.user, before, "2026-03-01T12:00:00Z"), wait=True)
+    ingest_turn(ctx, tenant.id, _turn(tenant.user, text, "2026-03-02T12:00:00Z"), wait=True)
+    runtime.drain()
+    listed = _active(tenant, key)
+    assert [m["value"] for m in listed if m["active"]] == [again]
+    chain = _history(tenant, next(m["id"] for m in listed if m["active"]))
+    assert len(chain) == 2 and chain[-1]["value"] == again
+    _assert_linear(chain)
+
+
 def test_an_intolerance_said_after_a_diet_leaves_the_diet_current(tenant):
     """Trial 12's week: vegetarian on Tuesday, lactose intolerant on Friday; both hold, and only a
     new diet (vegan) replaces the old one."""

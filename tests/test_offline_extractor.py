@@ -2146,9 +2146,10 @@ def test_what_round_15_left(text, expected):
     (("My son Leo is 4.",), "Leo is 5 now!", {("child_leo_age", "5")}),
     (("My mom Linda is 61.",), "Linda turned 62 yesterday.", {("mother_age", "62")}),
     (("My sister Ana lives in Porto.",), "Ana's now 30.", {("sister_ana_age", "30")}),
-    # the session does not say who they are, or says a pet or a partner (whose age is never filed)
+    # a pet's, in years, under the key its age is filed (rules/pets.py)
+    (("We have a dog named Rolo.",), "Rolo turned 3 today!", {("pet_dog_rolo_age", "3")}),
+    # the session does not say who they are, or says a partner (whose age is never filed)
     ((), "Mia turned 8 today!", set()),
-    (("We have a dog named Rolo.",), "Rolo turned 3 today!", set()),
     (("My boyfriend Sam is great.",), "Sam turned 30 today.", set()),
     (("My son Leo is 4.",), "Leo is 5.", set()),
     # the person the session named, though a pet was named so after them

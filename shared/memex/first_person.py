@@ -43,6 +43,8 @@ _ASKED = re.compile(r"\b(" + "|".join(_AUXILIARY) + r")\s+(?:the|this)\s+user\b(
 _SAYS = re.compile(r"\b(?:the|this)\s+user\s+([a-z]+)\b", re.IGNORECASE)
 _IRREGULAR = {"is": "am", "has": "have", "does": "do", "was": "was", "goes": "go"}
 _NOT_VERBS = frozenset({"always", "sometimes", "perhaps", "nowadays"})  # adverbs, not verbs
+# Words said between a subject and its verb ("she always runs"): the verb after them is the subject's.
+OFTEN = r"(?:still|also|always|usually|often|sometimes|never|really|ever|just|now|already|actually)"
 _POSSESSIVE = re.compile(r"\b(?:the|this)\s+user['’]s\b", re.IGNORECASE)
 # After a verb ("employs the user", "tell the user") or a preposition, the user is "me".
 _OBJECT = re.compile(r"\b(to|for|with|about|of|from|by|at|give|tell|remind|help|[a-z]+[^s\W]s)\s+(?:the|this)\s+user\b"
@@ -88,8 +90,7 @@ _PRONOUN_ASKED = re.compile(r"\b(" + "|".join([*_NEGATIVES, *_AUXILIARY])
 _AUXILIARY_OR_NEGATIVE = {**_AUXILIARY, **_NEGATIVES}
 _PRONOUN_NEGATED = re.compile(r"\b(?:she|he)\s+(doesn|isn|hasn)'t\b", re.IGNORECASE)
 _NEGATED = {"doesn": "don't", "isn": "am not", "hasn": "haven't"}
-_PRONOUN_SAYS = re.compile(r"\b(?:she|he)\s+((?:(?:still|also|always|usually|often|never|really|ever|just|now|"
-                           r"already|actually)\s+)?)([a-z]+)\b(?!['’])", re.IGNORECASE)
+_PRONOUN_SAYS = re.compile(rf"\b(?:she|he)\s+((?:{OFTEN}\s+)?)([a-z]+)\b(?!['’])", re.IGNORECASE)
 _NEXT_WORD = re.compile(r"\s+([^\W\d_]+)")
 # After "her" (or "his"), words that are not what it owns: "buy her a gift", "cook for her tonight".
 _NOT_POSSESSED = frozenset(
@@ -108,7 +109,7 @@ def of(question: str) -> str | None:
     text = _OBJECT.sub(lambda m: m.group(1) + " me", text)
     text = _BEFORE_NO_VERB.sub(lambda m: m.group(0) if m.group(1).lower() in _OPENS_CLAUSE else m.group(1) + " me",
                                text)
-    text = _SAYS.sub(lambda m: "I " + _as_i_say_it(m.group(1)), text)
+    text = _SAYS.sub(lambda m: "I " + as_i_say_it(m.group(1)), text)
     return _SUBJECT.sub("I", text)
 
 
@@ -155,7 +156,7 @@ def _pronouns_as_i(question: str) -> str:
     text = _PRONOUN_ASKED.sub(
         lambda m: _same_case(m.group(1), _AUXILIARY_OR_NEGATIVE[m.group(1).lower()]) + " I", text)
     text = _PRONOUN_NEGATED.sub(lambda m: "I " + _NEGATED[m.group(1).lower()], text)
-    text = _PRONOUN_SAYS.sub(lambda m: "I " + m.group(1) + _as_i_say_it(m.group(2)), text)
+    text = _PRONOUN_SAYS.sub(lambda m: "I " + m.group(1) + as_i_say_it(m.group(2)), text)
     return _PRONOUN.sub(_object_or_possessive, text)
 
 
@@ -186,8 +187,9 @@ def _asker_as_you(match: re.Match) -> str:
     return word.capitalize() if first else word
 
 
-def _as_i_say_it(verb: str) -> str:
-    """A verb after "the user" as it goes after "I": "lives" -> "live", "studies" -> "study"."""
+def as_i_say_it(verb: str) -> str:
+    """A verb after "the user" (or "she", "my sister who") as it goes after "I": "lives" -> "live",
+    "studies" -> "study", "has" -> "have"; a word that is no verb in the third person as it is ("always")."""
     lower = verb.lower()
     if lower in _IRREGULAR:
         return _IRREGULAR[lower]

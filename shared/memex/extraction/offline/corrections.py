@@ -11,12 +11,13 @@ from itertools import chain
 from typing import Callable, Iterator
 
 from memex import literal
+from memex.first_person import OFTEN, as_i_say_it
 from memex.extraction import plain
 from memex.extraction.offline.patterns import (CAPWORD, DATE, HERS, HIS, MONTH, NOT_NAMES, NUMBER, PERSON_PARTS, PETS,
     ROLE, ROLE_END, UPPER, WEEKDAY, WORDS)
 from memex.extraction.offline.rule import candidate_of, rule
 from memex.extraction.offline.statements import statements
-from memex.extraction.offline.values import named_person, role, to_number
+from memex.extraction.offline.values import named_person, role, snake, to_number
 from memex.jobs import Candidate
 
 
@@ -24,15 +25,24 @@ _TERM_WORD = r"(?!(?i:not|but|and|or)\b)[\w'&+-]+"
 # The value on either side of "not": one to three words, never a pronoun or the correction's own words.
 _TERM = (r"(?!(?i:I|it|that|this|you|we|he|she|they|a|an|the|actually|sorry|oops|correction|no|my)\b)"
          rf"{_TERM_WORD}(?:\s+{_TERM_WORD}){{0,2}}?")
+# Words said between a verb and its "not" ("I'm really not vegan").
+_HEDGES = (rf"(?:{OFTEN}|honestly|definitely|certainly|probably|simply|totally|absolutely|literally|seriously|surely|"
+           r"truly|quite|even)")
+# A verb said with "not" ("I'm not vegan", "It's really not vegan", "My sister is not vegan", "We do not eat
+# meat", "I'm not giving up"): a negation, not a correction; the word before "not" is no value (read as one,
+# "I'm vegan." then "I'm not vegan." filed "The user is I'm.").
+_NEGATION = (rf"(?:{_TERM_WORD}\s+)*?(?i:am|is|are|was|were|be|been|do|does|did|have|has|had|can|could|will|would|"
+             rf"should|may|might|must|\w+'(?:m|re|s|ve|d|ll))(?:\s+(?i:{_HEDGES}))*,?\s+not\b")
 # A correction: "actually I meant Lisbon, not Porto", "Sorry, not Porto but Lisbon", or the statement
 # said again with the right value ("Actually my sister lives in Porto, not Braga"). What comes
 # before "not" (`said`) ends with the right value; the words before that must be words of the fact
-# corrected (correct).
+# corrected (correct). "Not" opening it says the right value after a comma, a dash or "but" ("It's not
+# just about the signing" corrects no "just").
 CORRECTION = re.compile(
     r"(?:^|\b(?i:actually|sorry|oops|correction|my bad|no|I meant|I mean)\b[,:!]?)\s*"
     r"(?:(?i:I meant|I mean|it's|it is)\s+)?"
-    rf"(?:(?P<said>{_TERM_WORD}(?:\s+{_TERM_WORD}){{0,7}}?),?\s+not\s+(?P<old>{_TERM})"
-    rf"|(?i:not)\s+(?P<old2>{_TERM})(?:,|\s+[—–-]{{1,2}})?\s+(?:but\s+)?(?P<new2>{_TERM}))"
+    rf"(?:(?!{_NEGATION})(?P<said>{_TERM_WORD}(?:\s+{_TERM_WORD}){{0,7}}?),?\s+not\s+(?P<old>{_TERM})"
+    rf"|(?i:not)\s+(?P<old2>{_TERM})(?:,|\s+[—–-]{{1,2}}|(?=\s+(?i:but)\b))\s+(?:(?i:but)\s+)?(?P<new2>{_TERM}))"
     r"(?=\s*(?:[^\w\s'&+-]|$))")
 # A correction that names the wrong value as said: "I said Tuesday but I meant Thursday", "When I wrote
 # Porto I meant Lisbon" (said_instead).
@@ -65,9 +75,13 @@ _PREGNANT_AGAIN_RULE = rule("fact", "expecting_baby", "pregnant", [], "The user 
                             confidence=0.7, importance=0.7)
 _AGED_AGAIN_RULE = rule("fact", "{person}_age", "turned", [], "The user's {part} {name} is {value} {old}.",
                         confidence=0.75, importance=0.6)
-# What someone does said by their name alone, opening the sentence: "Tiago works as a teacher." (role_again).
-ROLE_AGAIN = re.compile(rf"(?:(?i:so|and|oh|well|btw),? )?(?P<name>(?!I\b){UPPER}[\w-]*) (?:now |currently |also |still )?"
-                        rf"works as (?:an?|the) (?P<value>{ROLE}){ROLE_END}")
+# A pet's, as rules/pets.py files "My cat Pixel is 4 years old." (`pet_cat_pixel_age`).
+_PET_AGED_AGAIN_RULE = rule("fact", "pet_{whose}_age", "turned", [], "The user's {kind} {name} is {value} years old.",
+                            confidence=0.75, importance=0.5)
+# What someone does said by their name alone, opening the sentence: "Tiago works as a teacher.", "Ana is an
+# architect." (role_again), as rules/people.py reads "My friend Ana is an architect."
+ROLE_AGAIN = re.compile(rf"(?:(?i:so|and|oh|well|btw),? )?(?P<name>(?!I\b){UPPER}[\w-]*)(?: (?:now |currently |also |still )?"
+                        rf"works as |(?: is|'s) (?:now |currently |also |still )?)(?:an?|the) (?P<value>{ROLE}){ROLE_END}")
 _ROLE_AGAIN_RULE = rule("fact", "{person}_role", "works", [], "The user's {kind} {name} is {a} {value}.",
                         confidence=0.7, importance=0.6)
 # A pet's death said by its name alone, opening the sentence: "Pickle passed away last week", "Sadly Miso
@@ -105,10 +119,12 @@ _DENIED = re.compile(
     r"(?P<said>I(?: (?:don't|do not|didn't|did not|never)|'m not| am not)) (?P<rest>\S.*)", re.IGNORECASE)
 # A fact the user said of themselves handed to someone else: "Actually no, it's my sister who's vegan,
 # not me", "It's my brother who works at Google, not me." The "not me" is what makes it a denial: "It's
-# my sister who's vegan" alone may be news of the sister.
+# my sister who's vegan" alone may be news of the sister. A word before the verb is kept, the verb read
+# as the user says it ("who always runs marathons": "I always run marathons").
 _SOMEONE_ELSE = re.compile(
     r"^(?:(?:actually|no|nope|sorry|oops|wait),? )*(?:it's|it is|that's|that is) (?:my|our) [\w' -]+? who"
-    r"(?:(?P<is>'s| is)|(?P<does> (?!was\b|were\b|had\b|used\b)\w+s)) (?P<rest>\S.*?),? not me[.!]*$", re.IGNORECASE)
+    rf"(?:(?P<is>'s| is)| (?P<often>(?:{OFTEN} )?)(?P<does>(?!was\b|were\b|had\b|used\b)\w+s)) (?P<rest>\S.*?),? "
+    r"not me[.!]*$", re.IGNORECASE)
 # Words of a topic that name no fact ("what I said about my job at Acme": "job at Acme").
 _TOPIC_FILLER = frozenset("my the a an that this it about me I at in of to".casefold().split())
 
@@ -124,20 +140,10 @@ def statement_retracted(forget: re.Match[str] | None, sentence: str) -> str | No
         return ("I'm " if "m" in denied["said"][1:3] else "I ") + denied["rest"]
     handed = _SOMEONE_ELSE.match(sentence)
     if handed:
-        return f"I'm {handed['rest']}" if handed["is"] else f"I {_first_person(handed['does'].strip())} {handed['rest']}"
+        if handed["is"]:
+            return f"I'm {handed['rest']}"
+        return f"I {handed['often']}{as_i_say_it(handed['does'])} {handed['rest']}"
     return None
-
-
-def _first_person(verb: str) -> str:
-    """"works" as "I work", "has" as "I have", "teaches" as "I teach", "studies" as "I study"."""
-    lowered = verb.casefold()
-    if lowered == "has":
-        return "have"
-    if lowered.endswith("ies"):
-        return verb[:-3] + "y"
-    if re.search(r"(?:s|sh|ch|x|z|o)es$", lowered):
-        return verb[:-2]
-    return verb[:-1]
 
 
 def _words(text: str) -> frozenset[str]:
@@ -376,8 +382,9 @@ def age_again(earlier: Facts, found: Facts, aged: re.Match[str], message_id: str
     """"Mia turned 8 today!" (or "Maya is 6 months old now", "It was Oscar's birthday on Sunday, he's 3 now"),
     said of someone by their name alone: their age, filed as the session said who
     they are ("My daughter Mia is 7." earlier: child_mia_age, which the new age replaces), under the key
-    _kin_fact gives their other facts. Nothing when the session does not say who they are (a name alone
-    may be a pet's, a firm's or a town's), nor for a partner, whose age the rules never file (it would
+    _kin_fact gives their other facts; else a current pet's as rules/pets.py files it ("My cat Pixel is 4
+    years old." earlier: pet_cat_pixel_age), in years only. Nothing when the session does not say who they are (a
+    name alone may be a firm's or a town's), nor for a partner, whose age the rules never file (it would
     outlive the partnership)."""
     said = aged.groupdict()
     name = said["name"]
@@ -386,9 +393,17 @@ def age_again(earlier: Facts, found: Facts, aged: re.Match[str], message_id: str
         return
     # a baby's age in months ("Maya is 6 months old now") keeps its unit
     value = f"{age} months" if said.get("months") or said.get("months_now") else str(age)
-    named = _filed_last(earlier, found, name, subject, lambda key: key in _PERSON_NAME_KEYS)
+    # a person before a pet: "Max turned 8" after "My daughter Max is 7." and "We got a dog named Max." is hers
+    named = _filed_last(earlier, found, name, subject, lambda key: key in _PERSON_NAME_KEYS) \
+        or _filed_last(earlier, found, name, subject, lambda key: key in PET_NAME_KEYS)
     part = named.base_key.removesuffix("_name") if named is not None else None
     if part is None or part == "partner":
+        return
+    if named.base_key in PET_NAME_KEYS:
+        if not value.endswith("months"):
+            kind = part.removeprefix("pet_")
+            found.add(candidate_of(_PET_AGED_AGAIN_RULE, {"value": value, "whose": f"{kind}_{snake(name)}", "name": name,
+                                                          "kind": kind.replace("_", " ")}, message_id, quote, subject))
         return
     person = named_person(part, name)
     found.add(candidate_of(_AGED_AGAIN_RULE, {"value": value, "old": "old" if value.endswith("months") else "years old",
