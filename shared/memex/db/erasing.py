@@ -4,10 +4,11 @@ statement it runs anyway: a search's first round trip and a turn's tenant check 
 they read; a memory's or a turn's read by id reads `marked(alias)` of its row (a missing row is a 404
 first); a listing of one user's rows reads them through `with_mark`, which answers the mark whether or
 not the user has rows. A worker's turns and a re-embedding's rows are read or written only where their
-user is unmarked; a write of a request asks it on its own, under the user's lock
-(erasure.refuse_if_erasing). A request refuses such a user (409); a worker, an import, a consolidation or a
-re-embedding skips their rows as it skips rows erased meanwhile: what it read before the mark is not
-written, and the message that brought it is done, not retried."""
+user is unmarked, by a statement run after the user's lock; a write of a request, and an import's
+chunk, read it with the lock, in its round trip (lock_unless_marked, locks_and_marks). A request refuses
+such a user (409); a worker, an import, a consolidation or a re-embedding skips their rows as it skips rows
+erased meanwhile: what it read before the mark is not written, and the message that brought it is done,
+not retried."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from typing import Any
 
 import psycopg
 
+from memex.db import locks
 from memex.errors import UserBeingErased
 
 # Whether the user named by the parameters %(t)s (tenant) and %(u)s (user) is being erased.
@@ -54,7 +56,32 @@ def refuse(row: dict[str, Any], user_id: str) -> None:
         raise UserBeingErased.of(user_id)
 
 
+# Which of the tenant (first parameter)'s users (the second, a list) are being erased.
+_MARKED_AMONG = "SELECT user_id FROM user_erasures WHERE tenant_id = %s AND user_id = ANY(%s)"
+
+
 def marked_users(conn: psycopg.Connection, tenant_id: str, users: list[str]) -> set[str]:
     """Which of the tenant's `users` are being erased."""
-    return {row["user_id"] for row in conn.execute(
-        "SELECT user_id FROM user_erasures WHERE tenant_id = %s AND user_id = ANY(%s)", (tenant_id, users)).fetchall()}
+    return {row["user_id"] for row in conn.execute(_MARKED_AMONG, (tenant_id, users)).fetchall()}
+
+
+def lock_unless_marked(conn: psycopg.Connection, tenant_id: str, user_id: str) -> None:
+    """The user's lock (locks.lock_user), then UserBeingErased when their erasure has begun and not
+    finished: part of what they had may be gone already, so nothing is written for them. In one round trip
+    (locks_and_marks)."""
+    if locks_and_marks(conn, tenant_id, [user_id]):
+        raise UserBeingErased.of(user_id)
+
+
+def locks_and_marks(conn: psycopg.Connection, tenant_id: str, users: list[str]) -> set[str]:
+    """The users' locks (locks.lock_user, in sorted order: no two callers wait on each other), then which
+    of them are being erased, all sent in one pipeline: one round trip. The mark is read by a statement of
+    its own, after the locks': a statement reads the snapshot taken when it began (READ COMMITTED), so one
+    that took a lock and read the mark would, having waited for an erasure's first transaction to commit
+    and release the lock, read the mark as it was before, and write for a user being erased
+    (tests/test_erasure.py races them). The pipeline's next statement begins once the locks are held."""
+    with conn.pipeline():
+        for user_id in sorted(set(users)):
+            locks.lock_user(conn, tenant_id, user_id)
+        cursor = conn.execute(_MARKED_AMONG, (tenant_id, sorted(set(users))))
+    return {row["user_id"] for row in cursor.fetchall()}
