@@ -914,18 +914,17 @@ def _writes(ctx, tenant) -> dict:
 
 def test_a_write_reads_its_users_mark_in_the_round_trip_that_takes_their_lock(ctx, tenant, monkeypatch):
     """A memory added or erased, a session erased, an import's chunk: the user's lock and whether they
-    are being erased go in one round trip (a pipeline), the mark read by the statement after the lock's,
-    not in a round trip of its own (one fewer each than main at f6e6a21: 5, 15, 16 and 3)."""
+    are being erased are read in one statement (migration 0042's function, which reads the mark once the
+    lock is held), not in a round trip of its own (one fewer each than main at f6e6a21: 5, 15, 16 and 3)."""
     tenant.turn("I work at Stripe.", session="a")
     tenant.turn("I live in Lisbon.", session="a")
     counted = {}
     for name, write in _writes(ctx, tenant).items():
         with round_trips(monkeypatch) as trips:
             write()
-        locking = [i for i, trip in enumerate(trips) if any("pg_advisory_xact_lock" in s for s in trip)]
+        locking = [i for i, trip in enumerate(trips) if any("pg_advisory" in s or "lock_users" in s for s in trip)]
         assert len(locking) == 1, (name, trips)
-        trip = trips[locking[0]]
-        assert "pg_advisory_xact_lock" in trip[0] and len(trip) == 2 and "FROM user_erasures" in trip[1], (name, trip)
+        assert trips[locking[0]] == ["SELECT lock_users_and_read_marks(%s, %s) AS marked"], (name, trips)
         assert not [s for t in trips for s in t if _mark_read_alone(s)], (name, trips)
         counted[name] = (locking[0], len(trips))
     # (the round trip that takes the lock, of how many): after the tenant's check or the memory's read, or first

@@ -5,7 +5,7 @@ they read; a memory's or a turn's read by id reads `marked(alias)` of its row (a
 first); a listing of one user's rows reads them through `with_mark`, which answers the mark whether or
 not the user has rows. A worker's turns and a re-embedding's rows are read or written only where their
 user is unmarked, by a statement run after the user's lock; a write of a request, and an import's
-chunk, read it with the lock, in its round trip (lock_unless_marked, locks_and_marks). A request refuses
+chunk, read it with the lock, in its round trip (lock_unless_marked, locks_and_marks: migration 0042). A request refuses
 such a user (409); a worker, an import, a consolidation or a re-embedding skips their rows as it skips rows
 erased meanwhile: what it read before the mark is not written, and the message that brought it is done,
 not retried."""
@@ -16,7 +16,6 @@ from typing import Any
 
 import psycopg
 
-from memex.db import locks
 from memex.errors import UserBeingErased
 
 # Whether the user named by the parameters %(t)s (tenant) and %(u)s (user) is being erased.
@@ -56,13 +55,10 @@ def refuse(row: dict[str, Any], user_id: str) -> None:
         raise UserBeingErased.of(user_id)
 
 
-# Which of the tenant (first parameter)'s users (the second, a list) are being erased.
-_MARKED_AMONG = "SELECT user_id FROM user_erasures WHERE tenant_id = %s AND user_id = ANY(%s)"
-
-
 def marked_users(conn: psycopg.Connection, tenant_id: str, users: list[str]) -> set[str]:
     """Which of the tenant's `users` are being erased."""
-    return {row["user_id"] for row in conn.execute(_MARKED_AMONG, (tenant_id, users)).fetchall()}
+    return {row["user_id"] for row in conn.execute(
+        "SELECT user_id FROM user_erasures WHERE tenant_id = %s AND user_id = ANY(%s)", (tenant_id, users)).fetchall()}
 
 
 def lock_unless_marked(conn: psycopg.Connection, tenant_id: str, user_id: str) -> None:
@@ -74,14 +70,12 @@ def lock_unless_marked(conn: psycopg.Connection, tenant_id: str, user_id: str) -
 
 
 def locks_and_marks(conn: psycopg.Connection, tenant_id: str, users: list[str]) -> set[str]:
-    """The users' locks (locks.lock_user, in sorted order: no two callers wait on each other), then which
-    of them are being erased, all sent in one pipeline: one round trip. The mark is read by a statement of
-    its own, after the locks': a statement reads the snapshot taken when it began (READ COMMITTED), so one
-    that took a lock and read the mark would, having waited for an erasure's first transaction to commit
-    and release the lock, read the mark as it was before, and write for a user being erased
-    (tests/test_erasure.py races them). The pipeline's next statement begins once the locks are held."""
-    with conn.pipeline():
-        for user_id in sorted(set(users)):
-            locks.lock_user(conn, tenant_id, user_id)
-        cursor = conn.execute(_MARKED_AMONG, (tenant_id, sorted(set(users))))
-    return {row["user_id"] for row in cursor.fetchall()}
+    """The users' locks (as locks.lock_user takes them, in sorted order: no two callers wait on each other),
+    then which of them are being erased, in one statement (migration 0042's function, which reads the mark
+    by a statement of its own once the locks are held: a statement that took a lock and read the mark
+    itself would, having waited for an erasure's first transaction to commit, read the mark as it was
+    before; tests/test_erasure.py races them). One round trip, where the lock and the mark took two; a
+    pipeline of the two statements took one too, but cost more than the round trip it saved on loopback
+    (docs/measurements/erasure.md)."""
+    return set(conn.execute("SELECT lock_users_and_read_marks(%s, %s) AS marked",
+                            (tenant_id, sorted(set(users)))).fetchone()["marked"])
