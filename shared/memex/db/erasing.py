@@ -4,9 +4,9 @@ statement it runs anyway: a search's first round trip and a turn's tenant check 
 they read; a memory's or a turn's read by id reads `marked(alias)` of its row (a missing row is a 404
 first); a listing of one user's rows reads them through `with_mark`, which answers the mark whether or
 not the user has rows. A worker's turns and a re-embedding's rows are read or written only where their
-user is unmarked, by a statement run after the user's lock; a write of a request, and an import's
-chunk, read it with the lock, in its round trip (lock_unless_marked, locks_and_marks: migration 0042). A request refuses
-such a user (409); a worker, an import, a consolidation or a re-embedding skips their rows as it skips rows
+user is unmarked, by a statement run after the user's lock; a write of a request and an import's chunk
+read it in the statement that takes the lock (locks_and_marks, migration 0042). A request refuses such a
+user (409); a worker, an import, a consolidation or a re-embedding skips their rows as it skips rows
 erased meanwhile: what it read before the mark is not written, and the message that brought it is done,
 not retried."""
 
@@ -63,7 +63,7 @@ def marked_users(conn: psycopg.Connection, tenant_id: str, users: list[str]) -> 
 
 def lock_unless_marked(conn: psycopg.Connection, tenant_id: str, user_id: str) -> None:
     """The user's lock (locks.lock_user), then UserBeingErased when their erasure has begun and not
-    finished: part of what they had may be gone already, so nothing is written for them. In one round trip
+    finished: part of what they had may be gone already, so nothing is written for them. In one statement
     (locks_and_marks)."""
     if locks_and_marks(conn, tenant_id, [user_id]):
         raise UserBeingErased.of(user_id)
