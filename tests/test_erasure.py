@@ -5,6 +5,7 @@ is audited too."""
 from __future__ import annotations
 
 import dataclasses
+import threading
 import time
 import uuid
 
@@ -554,7 +555,7 @@ def test_an_erasure_request_time_of_0_erases_one_transaction_a_request(ctx, monk
 
 
 def _mark_read_alone(statement: str) -> bool:
-    """Whether a statement asks only whether a user is being erased (erasure.refuse_if_erasing's)."""
+    """Whether a statement asks only whether a user is being erased."""
     return " ".join(statement.split()).startswith("SELECT EXISTS (SELECT 1 FROM user_erasures")
 
 
@@ -888,3 +889,101 @@ def test_the_sweep_begins_no_transaction_that_would_end_past_its_time(ctx, monke
     assert sum(sum(_user_rows(ctx, t)[k] for k in ("memories", "turns")) for t, _ in stopped) == left - 2
     assert memories.finish_erasures(built, 1000) >= 2
     assert all(_user_rows(ctx, t) == dict.fromkeys(before, 0) for t, before in stopped)
+
+
+def _writes(ctx, tenant) -> dict:
+    """The writes that refuse a user being erased under the user's lock, each as a call: a memory added
+    (POST /v1/memories), a memory erased, a session erased (DELETE), an import's chunk of turns (whose
+    turns of such a user are refused, not raised)."""
+    from memex import memories
+    from memex.db import backfills as backfill_rows
+    from memex.models import MemoryIn, TurnIn
+
+    memory_id = next(m["id"] for m in _all(tenant) if m["memory_type"] == "semantic")
+
+    def chunk():
+        with ctx.db.transaction() as conn:
+            return backfill_rows.insert_turns(conn, tenant.id, [TurnIn(
+                user_id=tenant.user, session_id="b", messages=[{"role": "user", "content": "I play the oboe."}])])
+
+    return {"add": lambda: memories.add(ctx, tenant.id, MemoryIn(user_id=tenant.user, content="likes tea")),
+            "erase memory": lambda: memories.erase_memory(ctx, tenant.id, memory_id),
+            "erase session": lambda: memories.erase_session(ctx, tenant.id, "a", tenant.user),
+            "import chunk": chunk}
+
+
+def test_a_write_reads_its_users_mark_in_the_round_trip_that_takes_their_lock(ctx, tenant, monkeypatch):
+    """A memory added or erased, a session erased, an import's chunk: the user's lock and whether they
+    are being erased are read in one statement (migration 0042's function, which reads the mark once the
+    lock is held), not in a round trip of its own (one fewer each than main at f6e6a21: 5, 15, 16 and 3)."""
+    tenant.turn("I work at Stripe.", session="a")
+    tenant.turn("I live in Lisbon.", session="a")
+    counted = {}
+    for name, write in _writes(ctx, tenant).items():
+        with round_trips(monkeypatch) as trips:
+            write()
+        locking = [i for i, trip in enumerate(trips) if any("pg_advisory" in s or "lock_users" in s for s in trip)]
+        assert len(locking) == 1, (name, trips)
+        assert trips[locking[0]] == ["SELECT lock_users_and_read_marks(%s, %s) AS marked"], (name, trips)
+        assert not [s for t in trips for s in t if _mark_read_alone(s)], (name, trips)
+        counted[name] = (locking[0], len(trips))
+    # (the round trip that takes the lock, of how many): after the tenant's check or the memory's read, or first
+    assert counted == {"add": (1, 4), "erase memory": (1, 14), "erase session": (0, 15), "import chunk": (0, 2)}, counted
+
+
+def test_a_write_waiting_on_the_users_lock_reads_the_mark_the_erasure_committed_before_releasing_it(ctx, tenant):
+    """The race the mark's read after the lock is for, on two real connections: an erasure's first
+    transaction (the user's lock taken, the mark written) holds while each write waits on the lock; it
+    commits, the write takes the lock and must see the mark (409, nothing written; an import's turn
+    refused). A statement that took the lock and read the mark itself would read the snapshot taken
+    when it began, before the commit: it reads no mark (the first case, so that the race is shown real)."""
+    from memex.db import erasing, erasure, locks
+    from memex.errors import UserBeingErased
+
+    tenant.turn("I work at Stripe.", session="a")
+    tenant.turn("I live in Lisbon.", session="a")
+
+    def in_one_statement():
+        with ctx.db.transaction() as conn:
+            return conn.execute(f"SELECT pg_advisory_xact_lock(hashtext(%(t)s), hashtext(%(u)s)), {erasing.MARKED}"
+                                " AS erasing", {"t": tenant.id, "u": tenant.user}).fetchone()["erasing"]
+
+    def raced(write):
+        outcome: dict = {}
+
+        def run():
+            try:
+                outcome["returned"] = write()
+            except Exception as exc:  # noqa: BLE001 - the test reads it
+                outcome["raised"] = exc
+
+        with psycopg.connect(ctx.db.dsn, autocommit=True) as watcher, \
+                psycopg.connect(ctx.db.dsn) as eraser:
+            with eraser.transaction():
+                locks.lock_user(eraser, tenant.id, tenant.user)
+                erasure.begin_user(eraser, tenant.id, tenant.user)
+                writer = threading.Thread(target=run)
+                writer.start()
+                deadline = time.monotonic() + 30
+                while not watcher.execute("""SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND NOT granted
+                                               AND pid <> pg_backend_pid()""").fetchone():
+                    assert writer.is_alive() and time.monotonic() < deadline, ("never waited on the lock", outcome)
+                    time.sleep(0.02)
+            writer.join(timeout=60)
+            assert not writer.is_alive()
+            eraser.execute("DELETE FROM user_erasures WHERE tenant_id = %s AND user_id = %s", (tenant.id, tenant.user))
+            eraser.commit()  # this erasure erased nothing: its mark taken off by hand for the next case
+        return outcome
+
+    assert raced(in_one_statement) == {"returned": False}
+    for name, write in _writes(ctx, tenant).items():
+        before = _state_of(ctx, tenant), _user_rows(ctx, tenant)
+        outcome = raced(write)
+        if name == "import chunk":
+            assert outcome == {"returned": ([], [(0, "its user is being erased")], 0)}, (name, outcome)
+        else:
+            assert isinstance(outcome.get("raised"), UserBeingErased), (name, outcome)
+        assert (_state_of(ctx, tenant), _user_rows(ctx, tenant)) == before, name  # nothing half-written
+    for name, write in _writes(ctx, tenant).items():
+        write()  # unmarked, each is let in as ever
+    assert _all(tenant) and not [m for m in _all(tenant) if m["session_id"] == "a"]

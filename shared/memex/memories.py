@@ -9,7 +9,7 @@ from typing import Any, NamedTuple
 
 from memex import embedded_text, vectorless
 from memex.context import Context
-from memex.db import cursors, erasure, locks
+from memex.db import cursors, erasing, erasure, locks
 from memex.db import memories as memory_rows
 from memex.db import tenants as tenant_rows
 from memex.db import vector_indexes
@@ -31,8 +31,7 @@ def add(ctx: Context, tenant_id: str, memory: MemoryIn) -> dict[str, Any]:
     memory_id = str(uuid.uuid4())
     with ctx.db.transaction() as conn:
         tenant_rows.ensure_tenant(conn, tenant_id)
-        locks.lock_user(conn, tenant_id, memory.user_id)
-        erasure.refuse_if_erasing(conn, tenant_id, memory.user_id)
+        erasing.lock_unless_marked(conn, tenant_id, memory.user_id)
         memory_rows.insert(conn, tenant_id, {
             "id": memory_id,
             "user_id": memory.user_id,
@@ -89,8 +88,7 @@ def erase_memory(ctx: Context, tenant_id: str, memory_id: str) -> dict[str, int]
         found = memory_rows.get(conn, tenant_id, memory_id)
         if found is None:
             raise NotFound(f"memory {memory_id} not found")
-        locks.lock_user(conn, tenant_id, found["user_id"])
-        erasure.refuse_if_erasing(conn, tenant_id, found["user_id"])  # the user's erasure takes it
+        erasing.lock_unless_marked(conn, tenant_id, found["user_id"])  # the user's erasure takes it
         result = erasure.memories(conn, tenant_id, erasure.past_of(conn, tenant_id, memory_id))
     forget_recent_texts(ctx, tenant_id)
     # Memories whose context was erased lost their vector with it: a new one, after the commit, so that the
@@ -122,8 +120,7 @@ def erase_session_of_every_user(ctx: Context, tenant_id: str, session_id: str) -
 
 def _erase_session(ctx: Context, tenant_id: str, session_id: str, user_id: str) -> dict[str, int]:
     with ctx.db.transaction() as conn:
-        locks.lock_user(conn, tenant_id, user_id)
-        erasure.refuse_if_erasing(conn, tenant_id, user_id)  # part of it may be gone: no count to answer
+        erasing.lock_unless_marked(conn, tenant_id, user_id)  # part of it may be gone: no count to answer
         erased = erasure.session(conn, tenant_id, session_id, user_id)
     vectorless.embed_after_erasure(ctx, erased.pop("recontextualised"))  # as erase_memory's
     return erased

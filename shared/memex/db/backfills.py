@@ -8,7 +8,7 @@ from typing import Any
 
 import psycopg
 
-from memex.db import erasing, locks
+from memex.db import erasing
 from memex.db import turns as turn_rows
 from memex.errors import IdempotencyConflict
 from memex.models import TurnIn
@@ -110,11 +110,8 @@ def insert_turns(conn: psycopg.Connection, tenant_id: str,
     the same lines). The turns' users are locked first, in order, for the whole transaction: each
     turn holds its session's row (migration 0025), and two imports writing one user's sessions in
     other orders would otherwise deadlock. A turn of a user being erased is refused (db/erasing.py),
-    read under their lock: POST /v1/turns answers 409 for it."""
-    users = sorted({turn.user_id for turn in turns})
-    for user_id in users:
-        locks.lock_user(conn, tenant_id, user_id)
-    erased = erasing.marked_users(conn, tenant_id, users)
+    read under their lock, in the locks' round trip: POST /v1/turns answers 409 for it."""
+    erased = erasing.locks_and_marks(conn, tenant_id, [turn.user_id for turn in turns])
     refused = [(i, _BEING_ERASED) for i, turn in enumerate(turns) if turn.user_id in erased]
     places = [i for i, turn in enumerate(turns) if turn.user_id not in erased]
     dated = [(turns[i], turns[i].timestamp or datetime.now(timezone.utc)) for i in places]

@@ -4,10 +4,11 @@ statement it runs anyway: a search's first round trip and a turn's tenant check 
 they read; a memory's or a turn's read by id reads `marked(alias)` of its row (a missing row is a 404
 first); a listing of one user's rows reads them through `with_mark`, which answers the mark whether or
 not the user has rows. A worker's turns and a re-embedding's rows are read or written only where their
-user is unmarked; a write of a request asks it on its own, under the user's lock
-(erasure.refuse_if_erasing). A request refuses such a user (409); a worker, an import, a consolidation or a
-re-embedding skips their rows as it skips rows erased meanwhile: what it read before the mark is not
-written, and the message that brought it is done, not retried."""
+user is unmarked, by a statement run after the user's lock; a write of a request and an import's chunk
+read it in the statement that takes the lock (locks_and_marks, migration 0042). A request refuses such a
+user (409); a worker, an import, a consolidation or a re-embedding skips their rows as it skips rows
+erased meanwhile: what it read before the mark is not written, and the message that brought it is done,
+not retried."""
 
 from __future__ import annotations
 
@@ -58,3 +59,23 @@ def marked_users(conn: psycopg.Connection, tenant_id: str, users: list[str]) -> 
     """Which of the tenant's `users` are being erased."""
     return {row["user_id"] for row in conn.execute(
         "SELECT user_id FROM user_erasures WHERE tenant_id = %s AND user_id = ANY(%s)", (tenant_id, users)).fetchall()}
+
+
+def lock_unless_marked(conn: psycopg.Connection, tenant_id: str, user_id: str) -> None:
+    """The user's lock (locks.lock_user), then UserBeingErased when their erasure has begun and not
+    finished: part of what they had may be gone already, so nothing is written for them. In one statement
+    (locks_and_marks)."""
+    if locks_and_marks(conn, tenant_id, [user_id]):
+        raise UserBeingErased.of(user_id)
+
+
+def locks_and_marks(conn: psycopg.Connection, tenant_id: str, users: list[str]) -> set[str]:
+    """The users' locks (as locks.lock_user takes them, in sorted order: no two callers wait on each other),
+    then which of them are being erased, in one statement (migration 0042's function, which reads the mark
+    by a statement of its own once the locks are held: a statement that took a lock and read the mark
+    itself would, having waited for an erasure's first transaction to commit, read the mark as it was
+    before; tests/test_erasure.py races them). One round trip, where the lock and the mark took two; a
+    pipeline of the two statements took one too, but cost more than the round trip it saved on loopback
+    (docs/measurements/erasure.md)."""
+    return set(conn.execute("SELECT lock_users_and_read_marks(%s, %s) AS marked",
+                            (tenant_id, sorted(set(users)))).fetchone()["marked"])

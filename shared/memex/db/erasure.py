@@ -44,7 +44,6 @@ from typing import Any
 import psycopg
 
 from memex.db import consolidation as consolidation_rows
-from memex.db import erasing
 from memex.db import history as history_rows
 from memex.supersession import folded_value
 
@@ -209,14 +208,6 @@ def erasures_begun(conn: psycopg.Connection, limit: int) -> list[dict[str, Any]]
     """The erasures begun and not finished (every tenant's), oldest first: what the sweep finishes."""
     return conn.execute("SELECT tenant_id, user_id FROM user_erasures ORDER BY started_at LIMIT %s",
                         (limit,)).fetchall()
-
-
-def refuse_if_erasing(conn: psycopg.Connection, tenant_id: str, user_id: str) -> None:
-    """UserBeingErased when the user's erasure has begun and not finished: part of what they had may
-    be gone already, so nothing is written for them. A write asks it on its own, under the user's lock;
-    a read folds the mark into its own statement (db/erasing.py)."""
-    erasing.refuse(conn.execute(f"SELECT {erasing.MARKED} AS erasing", {"t": tenant_id, "u": user_id}).fetchone(),
-                   user_id)
 
 
 def _forget_why_ended(conn: psycopg.Connection, tenant_id: str, erased_ids: list[str]) -> None:
