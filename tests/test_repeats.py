@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 from datetime import datetime, timedelta, timezone
 
+from memex.db import memories as memory_rows
 from memex.retrieval import repeats
 from memex_edge.context import build_context
 from tests.conftest import api_client, round_trips
@@ -97,8 +98,11 @@ def test_a_question_about_a_period_lists_each_line_once_before_its_repeats(ctx, 
         tenant.turn(LINE, session=f"e{day}", timestamp=f"2026-03-{day}T20:00:00Z")
     tenant.turn("I started a pottery class.", session="p", timestamp="2026-03-17T10:00:00Z")
     tenant.turn("My sister visited from Porto.", session="v", timestamp="2026-03-16T10:00:00Z")
-    three = tenant.search("what did I say last week?", top_k=3, **ASKED)
+    answer = tenant.post("/v1/search", {"user_id": tenant.user, "query": "what did I say last week?", "top_k": 3,
+                                        **ASKED}).json()
+    three = answer["results"]
     assert [r["content"] for r in three] == [LINE, "I started a pottery class.", "My sister visited from Porto."]
+    assert answer["total"] == 9  # the week's messages, as a search's total counts all it ranked, not top_k
     assert three[0]["valid_from"].startswith("2026-03-22")  # the newest saying stands for the line
     assert all(r["score_parts"]["said_within"] and "repeat_of" not in r["score_parts"] for r in three)
     every = tenant.search("what did I say last week?", top_k=20, **ASKED)
@@ -183,3 +187,32 @@ def test_recall_gives_a_line_said_again_while_its_fact_held_one_bullet_with_its_
     assert len(cited) == 1, body["citations"]
     # what else is known still goes in beside it
     assert "- The user is vegetarian." in body["context"].splitlines(), body["context"]
+
+
+def test_a_question_about_a_period_reads_at_most_the_setting_s_messages_past_its_repeats(ctx, tenant, monkeypatch):
+    """A period held by one line said again (a device's "Door opened." said 100,000 times) was read to its
+    end looking for top_k distinct lines, a page twice the last each round trip. MEMEX_SEARCH_PERIOD_READS
+    bounds the messages read; `total` still counts the whole period."""
+    for day in range(16, 23):
+        tenant.turn(LINE, session=f"e{day}", timestamp=f"2026-03-{day}T20:00:00Z")
+    tenant.turn("I started a pottery class.", session="p", timestamp="2026-03-17T10:00:00Z")
+    read: list[int] = []
+    said_within = memory_rows.said_within
+    monkeypatch.setattr(memory_rows, "said_within",
+                        lambda *args, **kwargs: read.append(args[7]) or said_within(*args, **kwargs))
+
+    def asked(**changes) -> dict:
+        with api_client(build_context(dataclasses.replace(ctx.settings, **changes))) as client:
+            response = client.post("/v1/search", json={"user_id": tenant.user, "query": "what did I say last week?",
+                                                       "top_k": 3, **ASKED}, headers=tenant.headers)
+        assert response.status_code == 200, response.text
+        return response.json()
+
+    bounded = asked(search_period_reads=5)
+    assert read == [3, 2], read  # the first top_k, then only what the bound leaves
+    assert [r["content"] for r in bounded["results"]] == [LINE] * 3 and bounded["total"] == 8
+    read.clear()
+    every = asked()
+    assert read == [3, 3, 6], read  # twice the last each time, to the period's end (the pottery class is sixth)
+    assert [r["content"] for r in every["results"]] == [LINE, "I started a pottery class.", LINE]
+    assert every["total"] == 8
