@@ -96,8 +96,7 @@ def test_a_line_said_again_carries_the_value_its_first_saying_made_stale(tenant)
         said = [r for r in tenant.search("where do I live?", mode=mode, **ASKED) if "York" in r["content"]]
         assert len(said) == 3 and all(r["no_longer_current"] == ["York"] for r in said), (mode, said)
     assert sorted(line for line in _recalled(tenant, "where do I live?") if "York" in line) == [
-        "- I live in York. (said 2026-01-10; no longer current: York)",
-        "- I live in York. (said 2026-02-10; no longer current: York)",
+        "- I live in York. (said 2026-01-10 and 2026-02-10; no longer current: York)",  # one line, said twice
         "- Yes, I live in York. The walls are lovely. (said 2026-02-20; no longer current: York)"]
 
 

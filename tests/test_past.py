@@ -74,6 +74,40 @@ def test_the_whole_chain_comes_back_nearest_first(tenant):
     assert ranks["Globex"] < ranks["Acme Corp"] and ranks["Globex"] < ranks["Initech"]
 
 
+def test_a_message_leads_to_the_history_of_the_facts_it_states(ctx, tenant):
+    """A message led only to its own facts that had ended: "We moved to Berlin." (its Berlin current) to
+    nothing, though its fact replaced Lisbon; "I moved to Lisbon." to Lisbon and not the Porto its Lisbon
+    replaced; "I live in Porto." said again while Porto held (no fact drawn: stale.py) to nothing. Each
+    leads to the facts it states and to what they replaced, as the current fact does."""
+    from memex.db import history
+
+    tenant.turn("I live in Porto.", session="a", timestamp="2026-01-05T09:00:00Z")
+    tenant.turn("I live in Porto.", session="b", timestamp="2026-01-20T09:00:00Z")
+    tenant.turn("I moved to Lisbon.", session="c", timestamp="2026-03-02T09:00:00Z")
+    tenant.turn("We moved to Berlin.", session="d", timestamp="2026-05-02T09:00:00Z")
+    conn = ctx.db.connection()
+    rows = conn.execute("SELECT id, content, memory_type, valid_from FROM memories WHERE tenant_id = %s AND user_id = %s",
+                        (tenant.id, tenant.user)).fetchall()
+    said = {(r["content"], r["valid_from"].day): r["id"] for r in rows if r["memory_type"] == "episodic"}
+    content = {r["id"]: r["content"] for r in rows}
+    berlin = next(r["id"] for r in rows if r["content"] == "The user lives in Berlin.")
+    messages = [said["We moved to Berlin.", 2], said["I moved to Lisbon.", 2], said["I live in Porto.", 20],
+                said["I live in Porto.", 5]]
+    led: dict[str, list[tuple[str, int]]] = {}
+    for row in history.send_earlier(conn, tenant.id, tenant.user, messages + [berlin], 10, [])():
+        led.setdefault(row["anchor"], []).append((content[row["id"]], row["step"]))
+    conn.rollback()
+    lisbon, porto = "The user lives in Lisbon.", "The user lives in Porto."
+    assert led == {said["We moved to Berlin.", 2]: [(lisbon, 1), (porto, 2)],
+                   said["I moved to Lisbon.", 2]: [(lisbon, 0), (porto, 1)],
+                   said["I live in Porto.", 20]: [(porto, 0)], said["I live in Porto.", 5]: [(porto, 0)],
+                   berlin: [(lisbon, 1), (porto, 2)]}, led
+    # at most `most` links back, from a message as from a fact
+    short = history.send_earlier(conn, tenant.id, tenant.user, [said["We moved to Berlin.", 2], berlin], 1, [])()
+    conn.rollback()
+    assert sorted((content[r["id"]], r["step"]) for r in short) == [(lisbon, 1), (lisbon, 1)]
+
+
 def test_nobody_elses_history_appears(tenant, other_tenant):
     _history(tenant)
     other_tenant.user = tenant.user  # the same user id in another tenant

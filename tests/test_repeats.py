@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 from datetime import datetime, timedelta, timezone
 
+from memex.db import memories as memory_rows
 from memex.retrieval import repeats
 from memex_edge.context import build_context
 from tests.conftest import api_client, round_trips
@@ -97,8 +98,11 @@ def test_a_question_about_a_period_lists_each_line_once_before_its_repeats(ctx, 
         tenant.turn(LINE, session=f"e{day}", timestamp=f"2026-03-{day}T20:00:00Z")
     tenant.turn("I started a pottery class.", session="p", timestamp="2026-03-17T10:00:00Z")
     tenant.turn("My sister visited from Porto.", session="v", timestamp="2026-03-16T10:00:00Z")
-    three = tenant.search("what did I say last week?", top_k=3, **ASKED)
+    answer = tenant.post("/v1/search", {"user_id": tenant.user, "query": "what did I say last week?", "top_k": 3,
+                                        **ASKED}).json()
+    three = answer["results"]
     assert [r["content"] for r in three] == [LINE, "I started a pottery class.", "My sister visited from Porto."]
+    assert answer["total"] == 9  # the week's messages, as a search's total counts all it ranked, not top_k
     assert three[0]["valid_from"].startswith("2026-03-22")  # the newest saying stands for the line
     assert all(r["score_parts"]["said_within"] and "repeat_of" not in r["score_parts"] for r in three)
     every = tenant.search("what did I say last week?", top_k=20, **ASKED)
@@ -124,9 +128,9 @@ def test_a_question_about_a_period_lists_each_line_once_before_its_repeats(ctx, 
 
 def test_recall_and_search_judge_a_line_said_again_alike(tenant):
     """One judge (repeats.reads_as): the same words, and the same day for words that count from it. A
-    message whose values are no longer current reads with its day and those values: recall, which
-    drops a repeat where a search moves it, keeps each such bullet (a line said again states the fact
-    its first saying did: stale.py)."""
+    message whose values are no longer current reads with those values, and its bullet with the days it
+    was said (a line said again states the fact its first saying did: stale.py), so recall, which drops a
+    repeat where a search moves it, names both days on one bullet."""
     tenant.turn("I live in York.", session="a", timestamp="2026-01-10T09:00:00Z")
     tenant.turn("I live in York.", session="b", timestamp="2026-02-10T09:00:00Z")  # its fact already held
     tenant.turn("We moved to Berlin.", session="c", timestamp="2026-03-01T09:00:00Z")
@@ -148,9 +152,8 @@ def test_recall_and_search_judge_a_line_said_again_alike(tenant):
     york = [r for r in tenant.search("where do I live?", **ASKED) if r["content"] == "I live in York."]
     assert len(york) == 2 and york[1]["score_parts"]["repeat_of"] == york[0]["id"], york
     assert [r["no_longer_current"] for r in york] == [["York"], ["York"]]
-    assert sorted(line for line in recalled("where do I live?") if "York" in line) == [
-        "- I live in York. (said 2026-01-10; no longer current: York)",
-        "- I live in York. (said 2026-02-10; no longer current: York)"]
+    assert [line for line in recalled("where do I live?") if "York" in line] == [
+        "- I live in York. (said 2026-01-10 and 2026-02-10; no longer current: York)"]
 
 
 def test_reads_as():
@@ -159,6 +162,57 @@ def test_reads_as():
     assert repeats.reads_as("I live in York.", said, None) == ("I live in York.", None, ())
     assert repeats.reads_as("I was sick yesterday.", said, timezone.utc)[1].isoformat() == "2026-03-12"
     assert repeats.reads_as("I was sick yesterday.", said, tokyo)[1].isoformat() == "2026-03-13"  # the asker's day
-    assert repeats.reads_as("I live in York.", said, tokyo, ["York"]) == \
-        ("I live in York.", said.astimezone(tokyo).date(), ("York",))
+    assert repeats.reads_as("I live in York.", said, tokyo, ["York"]) == ("I live in York.", None, ("York",))
     assert repeats.reads_as("I was sick yesterday.", None, tokyo) == ("I was sick yesterday.", None, ())
+
+
+def test_recall_gives_a_line_said_again_while_its_fact_held_one_bullet_with_its_days(tenant):
+    """A line said on six days while its fact held, the fact ended since: each saying is stale, and recall
+    printed six bullets that differ only by their day, spending the budget six times on one line. One
+    bullet now, cited once, with the first and the last day it was said (a line said twice names both:
+    test_recall_and_search_judge_a_line_said_again_alike)."""
+    for day in (3, 8, 13, 18, 23, 28):
+        tenant.turn("I live in York.", session=f"y{day}", timestamp=f"2026-01-{day:02d}T09:00:00Z")
+    tenant.turn("I'm vegetarian.", session="v", timestamp="2026-01-05T09:00:00Z")
+    tenant.turn("We moved to Berlin.", session="b", timestamp="2026-03-01T09:00:00Z")
+    york = [r for r in tenant.search("where do I live?", top_k=30, **ASKED) if r["content"] == "I live in York."]
+    assert len(york) == 6 and all(r["no_longer_current"] == ["York"] for r in york), york  # each saying stale
+
+    response = tenant.post("/v1/recall", {"user_id": tenant.user, "query": "where do I live?", **ASKED})
+    assert response.status_code == 200, response.text
+    body = response.json()
+    lines = [line for line in body["context"].splitlines() if "York" in line]
+    assert lines == ["- I live in York. (said 2026-01-03 to 2026-01-28; no longer current: York)"], lines
+    cited = [c for c in body["citations"] if c["snippet"] == "I live in York."]
+    assert len(cited) == 1, body["citations"]
+    # what else is known still goes in beside it
+    assert "- The user is vegetarian." in body["context"].splitlines(), body["context"]
+
+
+def test_a_question_about_a_period_reads_at_most_the_setting_s_messages_past_its_repeats(ctx, tenant, monkeypatch):
+    """A period held by one line said again (a device's "Door opened." said 100,000 times) was read to its
+    end looking for top_k distinct lines, a page twice the last each round trip. MEMEX_SEARCH_PERIOD_READS
+    bounds the messages read; `total` still counts the whole period."""
+    for day in range(16, 23):
+        tenant.turn(LINE, session=f"e{day}", timestamp=f"2026-03-{day}T20:00:00Z")
+    tenant.turn("I started a pottery class.", session="p", timestamp="2026-03-17T10:00:00Z")
+    read: list[int] = []
+    said_within = memory_rows.said_within
+    monkeypatch.setattr(memory_rows, "said_within",
+                        lambda *args, **kwargs: read.append(args[7]) or said_within(*args, **kwargs))
+
+    def asked(**changes) -> dict:
+        with api_client(build_context(dataclasses.replace(ctx.settings, **changes))) as client:
+            response = client.post("/v1/search", json={"user_id": tenant.user, "query": "what did I say last week?",
+                                                       "top_k": 3, **ASKED}, headers=tenant.headers)
+        assert response.status_code == 200, response.text
+        return response.json()
+
+    bounded = asked(search_period_reads=5)
+    assert read == [3, 2], read  # the first top_k, then only what the bound leaves
+    assert [r["content"] for r in bounded["results"]] == [LINE] * 3 and bounded["total"] == 8
+    read.clear()
+    every = asked()
+    assert read == [3, 3, 6], read  # twice the last each time, to the period's end (the pottery class is sixth)
+    assert [r["content"] for r in every["results"]] == [LINE, "I started a pottery class.", LINE]
+    assert every["total"] == 8

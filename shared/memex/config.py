@@ -231,6 +231,10 @@ class Settings:
     # said on fifty evenings takes one place of the top k, not ten (retrieval/repeats.py; trial 15).
     # Measured on LoCoMo (docs/measurements/locomo.md, nineteenth stop).
     search_repeats_below: bool = True
+    # The most messages a question about a period reads looking past repeats for `top_k` distinct lines:
+    # a period of a device's "Door opened." said 100,000 times holds fewer than top_k distinct lines,
+    # and every message of it was read (retrieval/repeats.py, search._said_within).
+    search_period_reads: int = 1000
     # A question about what two people it names have in common ("What movies have both Joanna and
     # Nate seen?") is searched without "both", "in common", a closing "share" (retrieval/in_common.py).
     # LoCoMo-dev: 10 questions of this shape; multi-hop R@10 0.516 -> 0.518, held out 0.502 -> 0.504,
@@ -454,6 +458,7 @@ def load_settings() -> Settings:
         search_ended=_bool("MEMEX_SEARCH_ENDED", True),
         search_periods=_bool("MEMEX_SEARCH_PERIODS", True),
         search_repeats_below=_bool("MEMEX_SEARCH_REPEATS_BELOW", True),
+        search_period_reads=_positive_int("MEMEX_SEARCH_PERIOD_READS", 1000),
         search_in_common=_bool("MEMEX_SEARCH_IN_COMMON", True),
         search_kinds=_bool("MEMEX_SEARCH_KINDS", True),
         search_whose=_bool("MEMEX_SEARCH_WHOSE", True),

@@ -31,8 +31,8 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from datetime import datetime, tzinfo
-from typing import Any, Sequence
+from datetime import date, datetime, tzinfo
+from typing import Any, Iterable, Sequence
 
 from memex import filler
 from memex.budget import at_least, count_tokens
@@ -56,6 +56,9 @@ ANSWER = 3
 RELEVANT = 30
 RECENT_SESSION = 10
 SNIPPET = 200
+# What a bullet reads as (_reading): its content, the day it counts time from, its values no longer
+# current, the day a fact held until.
+Reading = tuple[str, date | None, tuple[str, ...], str | None]
 # What continues the character before it, besides a combining mark (NFD "e" + U+0301, a Devanagari
 # vowel sign, a variation selector): a joiner, as in "👩" ZWJ "💻", a skin tone, a flag's tag letters.
 _CONTINUES = re.compile("[\u200c\u200d\U0001f3fb-\U0001f3ff\U000e0020-\U000e007f]")
@@ -103,9 +106,18 @@ def recall(ctx: Context, tenant_id: str, request: RecallIn) -> dict[str, Any]:
     admitted: dict[str, str] = {}  # memory id -> the bucket that took it in
     # A bullet that reads as one already taken in tells the prompt nothing more ("I had a long day at
     # work." said on fifteen evenings filled a budget fifteen times, trial 15): the first goes in, as
-    # the buckets' order took it, the others spend nothing. A bullet prints what repeats.reads_as reads
-    # of a line (the search's judge of a line said again), so the same bullet is the same line.
-    taken: set[str] = set()
+    # the buckets' order took it, the others spend nothing. What a bullet reads as is repeats.reads_as
+    # (the search's judge of a line said again), so the same bullet is the same line. A line some of
+    # whose values are no longer current names the days it was said, each saying's: "I live in York."
+    # said on six days while York held, York since replaced, is one bullet from its first day to its
+    # last, not six that differ by their day (each saying is stale: stale.py).
+    readings = {item: _reading(memory, stale.get(item, ()), request.as_of, zone) for item, memory in found.items()}
+    days: dict[Reading, set[date]] = {}
+    for reading, day in readings.values():
+        if day is not None:
+            days.setdefault(reading, set()).add(day)
+    bullets = {item: _bullet(reading, days.get(reading, ())) for item, (reading, _) in readings.items()}
+    taken: set[Reading] = set()
     used = count_tokens(HEADER)
     # A greeting or an acknowledgement the search found beside the line it answers ("Nice to meet
     # you, Maya!" under "Hi! I'm Maya. I work at Spotify.") takes neither a first place nor a place
@@ -121,14 +133,15 @@ def recall(ctx: Context, tenant_id: str, request: RecallIn) -> dict[str, Any]:
                 continue
             # Joined with a newline; counted as its own piece, then checked on the whole text. A bullet
             # whose bytes alone rule it out is not counted: a memory of a megabyte costs a count seconds.
-            line = "\n- " + _line(found[item], stale.get(item, ()), request.as_of, zone)
-            if line in taken or used + at_least(line) > request.max_tokens:
+            reading = readings[item][0]
+            line = "\n- " + bullets[item]
+            if reading in taken or used + at_least(line) > request.max_tokens:
                 continue
             cost = count_tokens(line)
             if used + cost <= request.max_tokens:
                 # one of the user's standing facts is cited as one, whichever pass took it in
                 admitted[item] = "facts" if item in standing_facts else bucket
-                taken.add(line)
+                taken.add(reading)
                 used += cost
     # In what order: what the query found first, as the search ranked it (the facts among it in their
     # place: a fact the search ranks below the line that answers stays below it), then the facts it
@@ -143,7 +156,7 @@ def recall(ctx: Context, tenant_id: str, request: RecallIn) -> dict[str, Any]:
         if item not in admitted:
             continue
         memory = found[item]
-        lines.append(f"- {_line(memory, stale.get(item, ()), request.as_of, zone)}")
+        lines.append(f"- {bullets[item]}")
         source = memory["sources"][0] if memory["sources"] else {}
         citations.append({
             "memory_id": memory["id"],  # null for a message its turn's processing has not stored yet
@@ -184,23 +197,38 @@ def _unprocessed(row: dict[str, Any]) -> dict[str, Any]:
             "sources": [{"turn_id": row["turn_id"], "message_id": row["message_id"]}]}
 
 
-def _line(memory: dict[str, Any], stale: Sequence[str], as_of: datetime | None, zone: tzinfo) -> str:
-    """A memory as its bullet reads: its content, the day it was said when it counts time from that
-    day or when some of it is no longer current (and which values), and for a fact no longer
-    current, until when it held; all as of `as_of` when given (a fact that ended after it held then),
-    the days those of `zone`."""
-    notes = []
+def _reading(memory: dict[str, Any], stale: Sequence[str], as_of: datetime | None,
+             zone: tzinfo) -> tuple[Reading, date | None]:
+    """What a memory's bullet reads as: what repeats.reads_as reads of it (its content, the day it was said
+    when it counts time from that day, its values no longer current), and for a fact no longer current,
+    the day until which it held (as of `as_of` when given: a fact that ended after it held then); and the
+    day it was said when its bullet names it: one that counts time from it, or some of whose values are no
+    longer current. The days are those of `zone`."""
     # A statement about the past holds from before it was said: its valid_from is not that day.
     said = memory.get("valid_from") if not memory.get("metadata", {}).get("historical") else None
-    _, day, _ = repeats.reads_as(memory["content"], datetime.fromisoformat(said) if said else None, zone, stale)
-    if day is not None:
-        notes.append(f"said {day.isoformat()}")
-    if stale:
-        notes.append(f"no longer current: {', '.join(stale)}")
+    said_at = datetime.fromisoformat(said) if said else None
+    content, counted, values = repeats.reads_as(memory["content"], said_at, zone, stale)
     ended = memory.get("valid_to")
-    if not memory["active"] and ended and (as_of is None or datetime.fromisoformat(ended) <= as_of):
-        notes.append(f"until {_day(ended, zone)}")
-    return f"{memory['content']} ({'; '.join(notes)})" if notes else memory["content"]
+    until = _day(ended, zone) if not memory["active"] and ended and (
+        as_of is None or datetime.fromisoformat(ended) <= as_of) else None
+    day = counted or (said_at.astimezone(zone).date() if said_at is not None and values else None)
+    return (content, counted, values, until), day
+
+
+def _bullet(reading: Reading, days: Iterable[date]) -> str:
+    """A bullet as it reads (`_reading`), with the days it was said: one, two, or the first and last of more."""
+    content, _, values, until = reading
+    said = sorted(days)
+    notes = []
+    if said:
+        notes.append("said " + (said[0].isoformat() if len(said) == 1 else
+                                f"{said[0].isoformat()} and {said[1].isoformat()}" if len(said) == 2 else
+                                f"{said[0].isoformat()} to {said[-1].isoformat()}"))
+    if values:
+        notes.append(f"no longer current: {', '.join(values)}")
+    if until is not None:
+        notes.append(f"until {until}")
+    return f"{content} ({'; '.join(notes)})" if notes else content
 
 
 def _day(moment: str, zone: tzinfo) -> str:

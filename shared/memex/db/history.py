@@ -172,6 +172,30 @@ def _scoped(alias: str) -> str:
             f"'value', {alias}.value)")
 
 
+def _stated(select: str, at: str | None) -> str:
+    """SQL, `select` (over `e`, a message's episodic memory, and `f`, a fact) of each fact that a message
+    among the named parameter `ids` of the user `u` (tenant `t`) states: those drawn from it, said by
+    `at` (index memories_drawn_facts), and those no longer current it says again (stale.py: a line said
+    again while its fact held draws none, nothing new; it states the facts its words quote, of its
+    subject, said while they held; a fact ended by `at` no longer holds now either, index
+    memories_user_replaced_facts)."""
+    return f"""SELECT {select} FROM memories e
+               JOIN memories f ON f.tenant_id = e.tenant_id AND f.source_message_id = e.source_message_id
+                              AND f.memory_type = 'semantic' AND f.user_id = e.user_id
+               WHERE e.tenant_id = %(t)s AND e.user_id = %(u)s AND e.id = ANY(%(ids)s)
+                 AND e.memory_type = 'episodic' AND {validity.said_by('f', at)}
+               UNION ALL
+               SELECT {select} FROM memories e
+               JOIN memories f ON f.tenant_id = e.tenant_id AND f.user_id = e.user_id AND NOT f.active
+                              AND f.memory_type = 'semantic' AND f.subject = e.subject
+                              AND f.source_message_id <> e.source_message_id
+                              AND f.valid_from <= e.valid_from AND e.valid_from < f.valid_to
+                              AND f.metadata->>'raw_quote' <> ''
+                              AND strpos(lower(e.content), lower(f.metadata->>'raw_quote')) > 0
+               WHERE e.tenant_id = %(t)s AND e.user_id = %(u)s AND e.id = ANY(%(ids)s)
+                 AND e.memory_type = 'episodic' AND e.metadata->>'role' = 'user' AND {validity.ended('f', at)}"""
+
+
 def send_replacements(conn: psycopg.Connection, tenant_id: str, user_id: str, ids: list[str],
                       as_of: datetime | None = None, words: Sequence[str] = ()) -> Callable[[], list[dict[str, Any]]]:
     """For each episodic memory among `ids`, the semantic facts its message states, with their value,
@@ -188,34 +212,30 @@ def send_replacements(conn: psycopg.Connection, tenant_id: str, user_id: str, id
     round trip with the statements sent beside it."""
     at = "at" if as_of is not None else None
     cursor = conn.execute(
-        f"""WITH RECURSIVE drawn AS (
-               SELECT e.id AS message_memory, f.id AS fact, {validity.held('f', at)} AS active, f.value, f.key,
-                      {_by_key(list(words), 'f')} AS named
-               FROM memories e
-               JOIN memories f ON f.tenant_id = e.tenant_id AND f.source_message_id = e.source_message_id
-                              AND f.memory_type = 'semantic' AND f.user_id = e.user_id
-               WHERE e.tenant_id = %(t)s AND e.user_id = %(u)s AND e.id = ANY(%(ids)s)
-                 AND e.memory_type = 'episodic' AND {validity.said_by('f', at)}
-               UNION ALL
-               -- a line said again while its fact held draws none (nothing new): it states the facts its
-               -- words quote, of its subject, said while they held (stale.py); a fact ended by `at` no
-               -- longer holds now either (index memories_user_replaced_facts)
-               SELECT e.id, f.id, false, f.value, f.key, {_by_key(list(words), 'f')}
-               FROM memories e
-               JOIN memories f ON f.tenant_id = e.tenant_id AND f.user_id = e.user_id AND NOT f.active
-                              AND f.memory_type = 'semantic' AND f.subject = e.subject
-                              AND f.source_message_id <> e.source_message_id
-                              AND f.valid_from <= e.valid_from AND e.valid_from < f.valid_to
-                              AND f.metadata->>'raw_quote' <> ''
-                              AND strpos(lower(e.content), lower(f.metadata->>'raw_quote')) > 0
-               WHERE e.tenant_id = %(t)s AND e.user_id = %(u)s AND e.id = ANY(%(ids)s)
-                 AND e.memory_type = 'episodic' AND e.metadata->>'role' = 'user' AND {validity.ended('f', at)}
+        f"""WITH RECURSIVE drawn(message_memory, fact, active, value, key, named) AS (
+               {_stated(f"e.id, f.id, {validity.held('f', at)}, f.value, f.key, {_by_key(list(words), 'f')}", at)}
+           ),
+           -- what the stale facts lead to, walked forward once for them all (chains share their links: a
+           -- walk from each fact read a chain of 200 links once per fact that stated part of it)
+           forward(id) AS (
+               SELECT fact FROM drawn WHERE NOT active
+               UNION
+               SELECT l.memory_id FROM forward JOIN memory_links l ON l.tenant_id = %(t)s AND l.replaced_id = forward.id
+           ),
+           -- of those, the current memories and the statements that ended a value ...
+           ends AS (
+               SELECT c.id FROM forward JOIN memories c ON c.tenant_id = %(t)s AND c.id = forward.id
+               WHERE {validity.held('c', at)} AND c.user_id = %(u)s
+                  OR c.metadata->>'decision' = 'end' AND {validity.said_by('c', at)}
+           ),
+           -- ... each walked back to the facts it follows: a stale fact leads to those that reach it
+           back(target, id) AS (
+               SELECT id, id FROM ends
+               UNION
+               SELECT back.target, l.replaced_id FROM back JOIN memory_links l ON l.tenant_id = %(t)s AND l.memory_id = back.id
            ),
            later(origin, id) AS (
-               SELECT fact, fact FROM drawn WHERE NOT active
-               UNION
-               SELECT later.origin, l.memory_id FROM later
-               JOIN memory_links l ON l.tenant_id = %(t)s AND l.replaced_id = later.id
+               SELECT back.id, back.target FROM back WHERE back.id IN (SELECT fact FROM drawn WHERE NOT active)
            )
            SELECT d.message_memory, d.fact, d.active, d.value, d.key, d.named,
                   coalesce((SELECT jsonb_agg({_scoped('c')} ORDER BY c.valid_from DESC, c.content, c.id)
@@ -253,34 +273,31 @@ def send_earlier(conn: psycopg.Connection, tenant_id: str, user_id: str, ids: li
                  words: list[str], as_of: datetime | None = None) -> Callable[[], list[dict[str, Any]]]:
     """For each of `ids`, the user's semantic facts that are no longer current and that it leads to
     (with what scoring and scoping need of them): for a fact, those it replaced, directly or through
-    others (at most `most` links back, index memory_links' key); for a message, the facts drawn from it
-    that have since been replaced or that spoke of the past (index memories_drawn_facts). `step` is
-    how far back each is: 0 drawn from the message, 1 replaced directly, and so on; `by_key` whether its
-    key is one the question names by `words` (as send_asked reads them). An erased memory has no row
-    left, and erasure closes its chain over the gap, so none comes back here. With `as_of`, the facts
-    that had stopped holding by then (validity.py).
+    others (at most `most` links back, index memory_links' key); for a message, the facts it states
+    (drawn from it or said again, as send_replacements reads them) that have since been replaced or
+    that spoke of the past, and those each of the facts it states replaced, current or not, as a fact's
+    ("We moved to Berlin." leads to Lisbon, which its Berlin replaced; "I moved to Lisbon." to Porto
+    through its Lisbon: a message read only its own facts). `step` is how far back each is: 0 stated
+    by the message, 1 replaced directly, and so on; `by_key` whether its key is one the question names
+    by `words` (as send_asked reads them). An erased memory has no row left, and erasure closes its
+    chain over the gap, so none comes back here. With `as_of`, the facts that had stopped holding by
+    then (validity.py).
     Sent now, read by calling what it returns (in a pipeline, after its sync)."""
     at = "at" if as_of is not None else None
     cursor = conn.execute(
         f"""WITH RECURSIVE back(anchor, id, step) AS (
                SELECT memory_id, replaced_id, 1 FROM memory_links
                WHERE tenant_id = %(t)s AND memory_id = ANY(%(ids)s)
+               UNION ALL
+               {_stated("e.id, f.id, 0", at)}
                UNION
                SELECT back.anchor, l.replaced_id, back.step + 1 FROM back
                JOIN memory_links l ON l.tenant_id = %(t)s AND l.memory_id = back.id
                WHERE back.step < %(most)s
-           ),
-           drawn(anchor, id, step) AS (
-               SELECT e.id, f.id, 0 FROM memories e
-               JOIN memories f ON f.tenant_id = e.tenant_id AND f.source_message_id = e.source_message_id
-                              AND f.memory_type = 'semantic' AND f.user_id = e.user_id
-                              AND {validity.ended('f', at)}
-               WHERE e.tenant_id = %(t)s AND e.user_id = %(u)s AND e.id = ANY(%(ids)s)
-                 AND e.memory_type = 'episodic'
            )
            SELECT x.anchor, o.id, min(x.step) AS step, o.valid_from, o.valid_to, o.importance, o.agent_id,
                   o.session_id, o.subject, o.memory_type, o.metadata, {_by_key(words)} AS by_key
-           FROM (SELECT * FROM back UNION ALL SELECT * FROM drawn) x
+           FROM back x
            JOIN memories o ON o.tenant_id = %(t)s AND o.id = x.id
            WHERE o.user_id = %(u)s AND o.memory_type = 'semantic' AND {validity.ended('o', at)}
            GROUP BY x.anchor, o.tenant_id, o.id

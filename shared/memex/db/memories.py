@@ -172,20 +172,24 @@ def send_get_many(conn: psycopg.Connection, tenant_id: str,
 
 def said_within(conn: psycopg.Connection, tenant_id: str, user_id: str, agent_id: str | None,
                 filters: SearchFilters, include_inactive: bool, periods: Sequence[tuple[datetime, datetime]],
-                limit: int, offset: int = 0) -> list[dict[str, Any]]:
+                limit: int, offset: int = 0) -> tuple[list[dict[str, Any]], int | None]:
     """The messages of the scope said within any of `periods` ([start, end)), newest turn first and
     a turn's in the order said, at most `limit` after the first `offset` (index memories_user_said); a
-    scope filtered to another memory type, its memories."""
+    scope filtered to another memory type, its memories. With the first page (`offset` 0), how many
+    the periods hold, counted in the same statement (of the period's rows alone: none is joined for
+    it); None with the others."""
     where, params = _scope(tenant_id, user_id, agent_id, filters, include_inactive, alias="m")
     if filters.memory_type is None:
         where += " AND m.memory_type = 'episodic'"
     within = " OR ".join(f"(m.valid_from >= %(start{i})s AND m.valid_from < %(end{i})s)" for i in range(len(periods)))
     for i, (start, end) in enumerate(periods):
         params[f"start{i}"], params[f"end{i}"] = start, end
-    rows = conn.execute(_SELECT + f"WHERE {where} AND ({within}) ORDER BY m.valid_from DESC, m.created_at, m.id "
+    counted = f"(SELECT count(*) FROM memories m WHERE {where} AND ({within}))" if offset == 0 else "NULL::bigint"
+    rows = conn.execute(_READ + f", {counted} AS said " + _FROM
+                        + f"WHERE {where} AND ({within}) ORDER BY m.valid_from DESC, m.created_at, m.id "
                         "LIMIT %(limit)s OFFSET %(offset)s",
                         {**params, "limit": limit, "offset": offset}).fetchall()
-    return [to_wire(row) for row in rows]
+    return [to_wire(row) for row in rows], (rows[0]["said"] if rows else 0) if offset == 0 else None
 
 
 def already_written(conn: psycopg.Connection, tenant_id: str, dedupe_key: str) -> bool:

@@ -5,9 +5,9 @@ Stripe." is history (inactive, its `valid_to` set), and "Where did I work before
 Notion's fact and the message that said Stripe. A question that asks about the past (`asks`) is
 searched without its cue (`topic`: its words weigh against the floor's gate), and then also reads,
 for each of the results a search ranked (current_first.window), the user's facts that are no longer
-current and that it leads to (history.send_earlier): those a current fact replaced, and those
-drawn from a message that have since been replaced or that spoke of the past ("I used to live in
-Paris"). Each is ranked just above the memory that led to it, nearest in time first, with its score,
+current and that it leads to (history.send_earlier): those a current fact replaced, and those a
+message states that have since been replaced or that spoke of the past ("I used to live in Paris"),
+with what its facts replaced. Each is ranked just above the memory that led to it, nearest in time first, with its score,
 and says why in `score_parts.past_for` (that memory's id); on the wire it is `active: false` with its
 `valid_to`. Such a question is the one current_first.py does not answer: a message whose fact was
 replaced is what it asks about, so the current fact is not lifted above it. A question without a cue

@@ -12,12 +12,12 @@ it by score does not bring the repeats back on top.
 What reads as the same line is `reads_as`'s judgement, for the search and for recall's bullets
 alike: the same words, and for words that count time from the day they were said ("yesterday"), the
 same day. Only episodic memories are compared (messages, summaries): a fact is distinct by its key,
-which two facts of the same words may not share. Recall (recall.py) prints what `reads_as` reads of a
-line and takes a bullet in once; it passes a message's values no longer current too, which then make
-the day part of the line: recall drops a repeat where a search moves it, so "I live in York." said
-again in February (its fact already held) must not take the place of the January line that says York
-is no longer current. A search moves its repeats before it reads those values (no round trip is added),
-and each result still carries its own `no_longer_current`.
+which two facts of the same words may not share. Recall (recall.py) takes in a bullet once per line as
+`reads_as` reads it, with a message's values no longer current as part of the line: "I live in York."
+said in January and again in February while York held states York both times (stale.py), and once
+York was replaced both are one bullet naming the days it was said; a search moves the February line
+below the distinct ones before it reads those values (no round trip is added), and each result still
+carries its own `no_longer_current`.
 """
 
 from __future__ import annotations
@@ -35,11 +35,10 @@ Scored = tuple[str, float, dict[str, Any]]
 def reads_as(content: str, said: datetime | None, zone: tzinfo | None,
              no_longer_current: Sequence[str] = ()) -> tuple[str, date | None, tuple[str, ...]]:
     """What a line tells a reader: its words; the day it was said (in `zone`, the asker's) when they
-    count time from it ("I was sick yesterday.") or when some of its values are no longer current (None
-    when `said` is not known: a fact about the past holds from before it was said); and those values.
-    Two lines that read as one tell a reader nothing more than the first."""
-    day = said.astimezone(zone).date() if said is not None and (
-        no_longer_current or time_phrases.counts_from_saying(content)) else None
+    count time from it ("I was sick yesterday."; None when `said` is not known: a fact about the past
+    holds from before it was said); and its values no longer current. Two lines that read as one tell a
+    reader nothing more than the first (but for the days they were said, which recall names)."""
+    day = said.astimezone(zone).date() if said is not None and time_phrases.counts_from_saying(content) else None
     return content, day, tuple(no_longer_current)
 
 

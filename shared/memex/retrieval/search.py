@@ -269,16 +269,21 @@ def _said_within(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependen
     (the period is all it asks), recency and importance scored as for any memory; `said_within` in
     its score parts names the period that holds it. A line said again goes below the distinct ones
     (repeats.py), as in any search: when the newest `top_k` hold one, the next as many again are read
-    (a round trip each) until `top_k` distinct lines are, or the period's messages end."""
+    (a round trip each) until `top_k` distinct lines are, the period's messages end, or
+    settings.search_period_reads have been read. `total` is how many messages the period holds."""
     now = request.reference_time
     conn = ctx.db.connection()
     memories: dict[str, dict[str, Any]] = {}
     found: dict[str, memory_rows.Found] = {}
     entries: list[repeats.Scored] = []  # with their own scores, in the order read
     limit = request.top_k
+    most = max(request.top_k, ctx.settings.search_period_reads)
+    total = 0
     while True:
-        page = memory_rows.said_within(conn, tenant_id, request.user_id, request.agent_id, request.filters,
-                                       request.include_inactive, periods, limit, offset=len(memories))
+        page, said_then = memory_rows.said_within(conn, tenant_id, request.user_id, request.agent_id,
+                                                  request.filters, request.include_inactive, periods, limit,
+                                                  offset=len(memories))
+        total = said_then if said_then is not None else total
         for memory in page:
             said = datetime.fromisoformat(memory["valid_from"])
             parts = scoring.score(1.0, said, memory["importance"], now, request.alpha, request.half_life_days)
@@ -293,12 +298,13 @@ def _said_within(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependen
         if not ctx.settings.search_repeats_below:
             break
         scored = repeats.after_distinct(scored, found, now.tzinfo)
-        if len(page) < limit or sum("repeat_of" not in parts for _, _, parts in scored) >= request.top_k:
+        if len(page) < limit or sum("repeat_of" not in parts for _, _, parts in scored) >= request.top_k \
+                or len(memories) >= most:
             break
-        limit = len(memories)
+        limit = min(len(memories), most - len(memories))
     results = [{**memories[item], "score": score, "score_parts": parts}
                for item, score, parts in scored[:request.top_k]]
-    return _answer(request, _marked(conn, tenant_id, request, results), len(results), deps)
+    return _answer(request, _marked(conn, tenant_id, request, results), total, deps)
 
 
 def _search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies | None,
