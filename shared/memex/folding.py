@@ -31,5 +31,12 @@ def fold(text: str) -> str:
         return text
     folded = unicodedata.normalize("NFC", _MARKS.sub("", unicodedata.normalize("NFKD", text.translate(_INVISIBLE))))
     folded = folded.translate(_STROKES)
-    return folded + "".join(" " + word[:i] for word in _HANGUL.findall(folded)
-                            for i in range(len(word) - 1, 0, -1) if _PARTICLES.fullmatch(word, i))
+    return folded + "".join(" " + stem for word in _HANGUL.findall(folded) for stem in stems(word))
+
+
+def stems(word: str) -> list[str]:
+    """The stems a folded Korean `word` is also read as, longest first: what is left when one or two
+    particles are taken off its end (memex_hangul_stems). None for a word of another script."""
+    if not _HANGUL.fullmatch(word):
+        return []
+    return [word[:i] for i in range(len(word) - 1, 0, -1) if _PARTICLES.fullmatch(word, i)]
