@@ -39,4 +39,5 @@ def stems(word: str) -> list[str]:
     particles are taken off its end (memex_hangul_stems). None for a word of another script."""
     if not _HANGUL.fullmatch(word):
         return []
-    return [word[:i] for i in range(len(word) - 1, 0, -1) if _PARTICLES.fullmatch(word, i)]
+    # two particles are at most six syllables (memex_hangul_stems)
+    return [word[:i] for i in range(len(word) - 1, max(len(word) - 7, 0), -1) if _PARTICLES.fullmatch(word, i)]
