@@ -681,3 +681,38 @@ def test_a_migration_blocked_on_every_try_is_rolled_back_and_names_the_lock_hold
         assert not _has_tried_at(conn)
         assert conn.execute("SELECT count(*) FROM schema_migrations WHERE version = %s",
                             (version,)).fetchone()[0] == 0
+
+
+def test_the_memories_whose_words_0044_reads_anew_are_indexed_again_and_only_they(ctx):
+    """Migration 0044 on a database written before it: a word with a zero-width space inside and a
+    Korean word with its particle are found by the word after it, with the keyword statistics
+    following; a memory in plain English is not written again."""
+    version = "0044_hidden_and_attached_words"
+    with _migrated_database(ctx, "memex_before_0044") as conn:
+        # the function as 0027 made it (what 0043 left)
+        folded_text = (MIGRATIONS / "0027_folded_text.sql").read_text()
+        conn.execute(folded_text[folded_text.index("CREATE FUNCTION memex_text"):folded_text.index("$f$;") + 4]
+                     .replace("CREATE FUNCTION", "CREATE OR REPLACE FUNCTION"))
+        conn.execute("DROP FUNCTION memex_hangul_stems")
+        conn.execute("DELETE FROM schema_migrations WHERE version = %s", (version,))
+        conn.execute("INSERT INTO tenants (id) VALUES ('t')")
+        for id_, user, content in (("r", "u", "My favourite band is Rad\u200biohead."), ("s", "u", "서울에서 살고 있어요."),
+                                   ("e", "u", "I moved to Seoul."), ("k", "v", "서울에 가요. 서울에서 만나요.")):
+            conn.execute("""INSERT INTO memories (tenant_id, id, user_id, memory_type, type, content, embedding, valid_from)
+                            VALUES ('t', %s, %s, 'episodic', 'message', %s, array_fill(0.1, ARRAY[384])::vector, now())""",
+                         (id_, user, content))
+        postings = "SELECT user_id, lexeme, memory_id, occurrences FROM memory_postings WHERE lexeme = ANY(%s) ORDER BY 1, 2, 3"
+        assert conn.execute(postings, (["radiohead", "서울"],)).fetchall() == []
+        english = "SELECT xmin::text FROM memories WHERE id = 'e'"
+        written = conn.execute(english).fetchone()[0]
+
+        assert apply_migrations(conn, 384) == [version]
+        assert conn.execute(postings, (["radiohead", "서울"],)).fetchall() == [
+            ("u", "radiohead", "r", 1), ("u", "서울", "s", 1), ("v", "서울", "k", 2)]
+        assert conn.execute("SELECT user_id, df FROM memory_terms WHERE lexeme = '서울' ORDER BY 1").fetchall() == [
+            ("u", 1), ("v", 1)]
+        lengths = conn.execute("""SELECT s.length = (SELECT sum(length(m.content_tsv)) FROM memories m
+                                                      WHERE m.tenant_id = s.tenant_id AND m.user_id = s.user_id)
+                                  FROM memory_stats s ORDER BY s.user_id""").fetchall()
+        assert lengths == [(True,), (True,)]
+        assert conn.execute(english).fetchone()[0] == written

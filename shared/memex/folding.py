@@ -1,5 +1,6 @@
-"""The keyword channel's reading of text, as Postgres's memex_text (migration 0027) does it: accents
-folded, and each Han or Kana character a word of its own. The database folds what it stores and
+"""The keyword channel's reading of text, as Postgres's memex_text (migrations 0027, 0044) does it:
+characters that show nothing dropped, accents folded, each Han or Kana character a word of its own,
+and a Korean word's stems without its particles added. The database folds what it stores and
 each query; this mirror finds, in a memory's content, the words of a query as the query wrote them
 (the relevance floor's "said as written": memories._matched)."""
 
@@ -15,11 +16,28 @@ _STROKES = str.maketrans({"Ł": "L", "ł": "l", "Ø": "O", "ø": "o", "Đ": "D",
 # a query word of one is said wherever the content holds it (memories._said), not spaced here (a
 # substitution per character took a second for a memory of 300,000).
 APART = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_INVISIBLE = str.maketrans(dict.fromkeys("\u200b\u200c\u200d\u2060\ufeff\u00ad"))
+# memex_hangul_stems (migration 0044): a run of Hangul syllables, and the one or two particles a stem
+# of it is read without
+_HANGUL = re.compile("[가-힣]{2,}")
+_PARTICLES = re.compile("(?:이|가|은|는|을|를|에|의|도|만|와|과|로|으로|에서|에게|한테|께|께서|부터|까지|처럼|보다|하고|랑|"
+                        "이랑|마다|조차|밖에|이에요|예요|이야|입니다|이다){1,2}")
 
 
 def fold(text: str) -> str:
-    """`text` with its accents folded as memex_text folds them. ASCII is its own folding (most text:
-    no work)."""
+    """`text` read as memex_text reads it, but for the spaces it puts around a Han or Kana character.
+    ASCII is its own folding (most text: no work)."""
     if text.isascii():
         return text
-    return unicodedata.normalize("NFC", _MARKS.sub("", unicodedata.normalize("NFKD", text))).translate(_STROKES)
+    folded = unicodedata.normalize("NFC", _MARKS.sub("", unicodedata.normalize("NFKD", text.translate(_INVISIBLE))))
+    folded = folded.translate(_STROKES)
+    return folded + "".join(" " + stem for word in _HANGUL.findall(folded) for stem in stems(word))
+
+
+def stems(word: str) -> list[str]:
+    """The stems a folded Korean `word` is also read as, longest first: what is left when one or two
+    particles are taken off its end (memex_hangul_stems). None for a word of another script."""
+    if not _HANGUL.fullmatch(word):
+        return []
+    # two particles are at most six syllables (memex_hangul_stems)
+    return [word[:i] for i in range(len(word) - 1, max(len(word) - 7, 0), -1) if _PARTICLES.fullmatch(word, i)]

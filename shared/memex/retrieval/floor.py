@@ -15,7 +15,9 @@ the floor reads absolute signals of each candidate:
   The words of one family searched together (keywords.FAMILIES: "allergies", "allergic") count
   as one word of the query, held by a memory that holds any of them, and weigh as the commonest
   of them (the family is in at least as many memories as it is): a question gains no coverage from
-  the words its family adds, and a memory that says "allergic" covers "allergies" as it is written;
+  the words its family adds, and a memory that says "allergic" covers "allergies" as it is written.
+  So does a Korean word with the stems it is also read as without its particles (folding.stems:
+  "서울은" and "서울"): a memory that says "서울에서" covers the question's "서울은";
 - a rare exact hit: the memory's content says, as written, a word of the query that at most
   `RARE_SHARE` of the scope's memories hold. Rare enough scales with the history: a word in half
   of the memories or fewer is one BM25's classic IDF (Robertson and Spärck Jones) still counts
@@ -36,6 +38,7 @@ import math
 from dataclasses import dataclass
 from typing import Iterable, NamedTuple
 
+from memex import folding
 from memex.retrieval import keywords
 
 RARE_SHARE = 0.5  # a definition, not a tuned value: see above
@@ -78,8 +81,12 @@ def term_weights(terms: dict[str, int], scope_size: int) -> dict[str, float]:
 
 def families(words: dict[str, str]) -> list[frozenset[str]]:
     """The terms of each of keywords.FAMILIES that the query's `words` (word -> term) hold more
-    than one of: each counts in coverage as one word."""
-    found = ({term for word, term in words.items() if word in family} for family in keywords.FAMILIES)
+    than one of, and of each Korean word with its stems (none of them another's stem): each counts
+    in coverage as one word."""
+    found = [{term for word, term in words.items() if word in family} for family in keywords.FAMILIES]
+    stemmed = {word: [stem for stem in folding.stems(word) if stem in words] for word in words}
+    found += ({words[word], *(words[stem] for stem in stemmed[word])}
+              for word in words if not any(word in other for other in stemmed.values()))
     return [frozenset(terms) for terms in found if len(terms) > 1]
 
 
