@@ -914,7 +914,7 @@ def _writes(ctx, tenant) -> dict:
 
 def test_a_write_reads_its_users_mark_in_the_round_trip_that_takes_their_lock(ctx, tenant, monkeypatch):
     """A memory added or erased, a session erased, an import's chunk: the user's lock and whether they
-    are being erased are read in one statement (migration 0042's function, which reads the mark once the
+    are being erased are read in one statement (migration 0041's function, which reads the mark once the
     lock is held), not in a round trip of its own (one fewer each than main at f6e6a21: 5, 15, 16 and 3)."""
     tenant.turn("I work at Stripe.", session="a")
     tenant.turn("I live in Lisbon.", session="a")

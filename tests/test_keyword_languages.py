@@ -1,6 +1,6 @@
 """The keyword channel reads text that is not plain English ASCII: accents folded on both sides of a
 match, each Han or Kana character a word (migration 0027, memex.folding); characters that show
-nothing dropped, a Korean word also read without its particles (migration 0044)."""
+nothing dropped, a Korean word also read without its particles (migration 0043)."""
 
 from __future__ import annotations
 

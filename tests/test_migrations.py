@@ -683,13 +683,13 @@ def test_a_migration_blocked_on_every_try_is_rolled_back_and_names_the_lock_hold
                             (version,)).fetchone()[0] == 0
 
 
-def test_the_memories_whose_words_0044_reads_anew_are_indexed_again_and_only_they(ctx):
-    """Migration 0044 on a database written before it: a word with a zero-width space inside and a
+def test_the_memories_whose_words_0043_reads_anew_are_indexed_again_and_only_they(ctx):
+    """Migration 0043 on a database written before it: a word with a zero-width space inside and a
     Korean word with its particle are found by the word after it, with the keyword statistics
     following; a memory in plain English is not written again."""
-    version = "0044_hidden_and_attached_words"
-    with _migrated_database(ctx, "memex_before_0044") as conn:
-        # the function as 0027 made it (what 0043 left)
+    version = "0043_hidden_and_attached_words"
+    with _migrated_database(ctx, "memex_before_0043") as conn:
+        # the function as 0027 made it (what 0042 left)
         folded_text = (MIGRATIONS / "0027_folded_text.sql").read_text()
         conn.execute(folded_text[folded_text.index("CREATE FUNCTION memex_text"):folded_text.index("$f$;") + 4]
                      .replace("CREATE FUNCTION", "CREATE OR REPLACE FUNCTION"))

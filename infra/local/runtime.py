@@ -81,7 +81,7 @@ def http_app(host: str | None = None) -> Any:
 def metrics_app() -> Any | None:
     """GET /metrics (Prometheus text) when metrics go to Prometheus: what this process's Context
     recorded (every process's, with several), and the DLQ depths and the memories without their vector
-    read at each scrape (the latter one count over a partial index: migration 0043)."""
+    read at each scrape (the latter one count over a partial index: migration 0042)."""
     from memex.metrics import DLQ_DEPTH, MEMORIES_WITHOUT_VECTOR
     from memex_edge.context import get_context
 

@@ -1,4 +1,4 @@
-"""The keyword channel's reading of text, as Postgres's memex_text (migrations 0027, 0044) does it:
+"""The keyword channel's reading of text, as Postgres's memex_text (migrations 0027, 0043) does it:
 characters that show nothing dropped, accents folded, each Han or Kana character a word of its own,
 and a Korean word's stems without its particles added. The database folds what it stores and
 each query; this mirror finds, in a memory's content, the words of a query as the query wrote them
@@ -17,7 +17,7 @@ _STROKES = str.maketrans({"Ł": "L", "ł": "l", "Ø": "O", "ø": "o", "Đ": "D",
 # substitution per character took a second for a memory of 300,000).
 APART = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _INVISIBLE = str.maketrans(dict.fromkeys("\u200b\u200c\u200d\u2060\ufeff\u00ad"))
-# memex_hangul_stems (migration 0044): a run of Hangul syllables, and the one or two particles a stem
+# memex_hangul_stems (migration 0043): a run of Hangul syllables, and the one or two particles a stem
 # of it is read without
 _HANGUL = re.compile("[가-힣]{2,}")
 _PARTICLES = re.compile("(?:이|가|은|는|을|를|에|의|도|만|와|과|로|으로|에서|에게|한테|께|께서|부터|까지|처럼|보다|하고|랑|"

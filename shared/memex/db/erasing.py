@@ -5,7 +5,7 @@ they read; a memory's or a turn's read by id reads `marked(alias)` of its row (a
 first); a listing of one user's rows reads them through `with_mark`, which answers the mark whether or
 not the user has rows. A worker's turns and a re-embedding's rows are read or written only where their
 user is unmarked, by a statement run after the user's lock; a write of a request and an import's chunk
-read it in the statement that takes the lock (locks_and_marks, migration 0042). A request refuses such a
+read it in the statement that takes the lock (locks_and_marks, migration 0041). A request refuses such a
 user (409); a worker, an import, a consolidation or a re-embedding skips their rows as it skips rows
 erased meanwhile: what it read before the mark is not written, and the message that brought it is done,
 not retried."""
@@ -71,7 +71,7 @@ def lock_unless_marked(conn: psycopg.Connection, tenant_id: str, user_id: str) -
 
 def locks_and_marks(conn: psycopg.Connection, tenant_id: str, users: list[str]) -> set[str]:
     """The users' locks (as locks.lock_user takes them, in sorted order: no two callers wait on each other),
-    then which of them are being erased, in one statement (migration 0042's function, which reads the mark
+    then which of them are being erased, in one statement (migration 0041's function, which reads the mark
     by a statement of its own once the locks are held: a statement that took a lock and read the mark
     itself would, having waited for an erasure's first transaction to commit, read the mark as it was
     before; tests/test_erasure.py races them). One round trip, where the lock and the mark took two; a

@@ -17,7 +17,7 @@ import psycopg
 
 def lock_user(conn: psycopg.Connection, tenant_id: str, user_id: str) -> None:
     # Two 32-bit hashes: a collision only serialises two users that could have run in parallel. Migration
-    # 0042's lock_users_and_read_marks takes the same lock (erasing.locks_and_marks): one key for both.
+    # 0041's lock_users_and_read_marks takes the same lock (erasing.locks_and_marks): one key for both.
     conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s), hashtext(%s))", (tenant_id, user_id))
 
 

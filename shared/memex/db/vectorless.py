@@ -1,5 +1,5 @@
 """The memories without their vector, as SQL: read oldest first, filled in, counted (index
-memories_without_vector, migration 0043). memex/vectorless.py says who leaves them and who fills them."""
+memories_without_vector, migration 0042). memex/vectorless.py says who leaves them and who fills them."""
 
 from __future__ import annotations
 
