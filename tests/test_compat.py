@@ -83,12 +83,38 @@ def test_post_turns_processes_inline_and_answers_201_with_the_turn_and_its_memor
     assert tenant.get(f"/v1/turns/{answer['turn_id']}").json()["status"] == "processed"
 
 
+@pytest.mark.parametrize("route", ["/turns", "/v1/turns?wait=true"])
+def test_a_turn_with_an_empty_message_is_stored_as_sent_not_refused(tenant, route):
+    # A chat app's history holds empty messages (an assistant turn that only called a tool, a reply
+    # streamed as nothing): refusing the whole turn for one would lose the user's line beside it.
+    response = tenant.post(route, {"session_id": "s-empty", "user_id": tenant.user, "messages": [
+        {"role": "user", "content": "I live in Lisbon."}, {"role": "assistant", "content": ""}]})
+    assert response.status_code == 201, response.text
+    assert "The user lives in Lisbon." in {m["content"] for m in response.json()["memories"]}
+    sent = tenant.get(f"/v1/sessions/s-empty/messages?user_id={tenant.user}").json()["messages"]
+    assert [(m["role"], m["content"]) for m in sent] == [("user", "I live in Lisbon."), ("assistant", "")]
+    found = tenant.post("/v1/search", {"user_id": tenant.user, "query": "where does the user live?"}).json()
+    assert "The user lives in Lisbon." in {r["content"] for r in found["results"]}
+
+
 def test_the_memex_seeds_example_importance_is_stored_as_memexs_top(tenant):
     created = tenant.post("/v1/memories", {"agent_id": "a1", "user_id": tenant.user, "content": "Likes tea",
                                            "memory_type": "semantic", "importance": 1.2})
     assert created.status_code == 201 and created.json()["importance"] == 1.0
     refused = tenant.post("/v1/memories", {"user_id": tenant.user, "content": "x", "importance": -0.1})
     assert refused.status_code == 422 and "body.importance" in refused.json()["error"]["message"]
+
+
+def test_memex_seed_search_keeps_the_relevance_floor_the_seed_did_not_have(tenant):
+    # README "API compatibility", differences that remain: the seed answered the top_k nearest
+    # whatever their similarity; memex's floor answers a query about nothing stored with nothing.
+    tenant.post("/v1/memories", {"agent_id": "a1", "user_id": tenant.user, "content": "User prefers dark mode",
+                                 "memory_type": "semantic", "importance": 0.9})
+    body = {"agent_id": "a1", "user_id": tenant.user, "top_k": 5, "alpha": 0.7}
+    unrelated = tenant.post("/v1/memories/search", {**body, "query": "ui theme"}).json()
+    worded = tenant.post("/v1/memories/search", {**body, "query": "dark mode"}).json()
+    assert unrelated["results"] == [] and unrelated["total"] == 0
+    assert [r["content"] for r in worded["results"]] == ["User prefers dark mode"]
 
 
 def test_memex_seed_search_refuses_fields_it_does_not_take_in_the_seed_shape(tenant):

@@ -190,7 +190,9 @@ class _Strict(BaseModel):
 
 class MessageIn(_Strict):
     role: Literal["user", "assistant", "system", "tool"]
-    content: Text = Field(min_length=1)
+    # Empty as a conversation may send it (an assistant message that only called a tool): stored as
+    # sent, as a blank one is, rather than refusing the turn and the user's lines beside it.
+    content: Text
     name: Optional[Text] = Field(default=None, max_length=256)
     metadata: Metadata = Field(default_factory=dict)
 
