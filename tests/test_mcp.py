@@ -231,6 +231,19 @@ def test_store_then_search_count_and_list(mcp_url, tenant):
     assert tenant.get(f"/v1/memories/{stored['id']}").json()["metadata"] == {"source": "mcp"}
 
 
+def test_the_memex_seeds_url_with_its_trailing_slash_reaches_the_tools(mcp_url, tenant):
+    # README "API compatibility": a client configured with the seed's http://localhost:8001/mcp/ is
+    # redirected (307, same origin) to /mcp, which the SDK's client follows.
+    async def body(client):
+        stored = await call(client, "store_memory", user_id=tenant.user, agent_id="a1", content="Prefers dark mode",
+                            memory_type="semantic", importance=0.9)
+        counted = await call(client, "count_memories", user_id=tenant.user, agent_id="a1")
+        return stored, counted
+
+    stored, counted = session(f"{mcp_url}/", tenant.key, body)
+    assert stored["content"] == "Prefers dark mode" and counted == {"count": 1}
+
+
 def test_recall_has_the_turn_just_added_before_it_is_processed(mcp_url, tenant):
     """The loop the instructions tell: add_turn (queued), then recall_context for the next reply."""
     async def body(client):
