@@ -93,8 +93,26 @@ def test_a_turn_with_an_empty_message_is_stored_as_sent_not_refused(tenant, rout
     assert "The user lives in Lisbon." in {m["content"] for m in response.json()["memories"]}
     sent = tenant.get(f"/v1/sessions/s-empty/messages?user_id={tenant.user}").json()["messages"]
     assert [(m["role"], m["content"]) for m in sent] == [("user", "I live in Lisbon."), ("assistant", "")]
+    # The empty message is no memory: indexed with the line it answers, it was found in that line's
+    # place and recalled as an empty bullet ("- ").
     found = tenant.post("/v1/search", {"user_id": tenant.user, "query": "where does the user live?"}).json()
     assert "The user lives in Lisbon." in {r["content"] for r in found["results"]}
+    assert all(r["content"].strip() for r in found["results"])
+    recalled = tenant.post("/v1/recall", {"user_id": tenant.user, "session_id": "s-empty",
+                                          "query": "where does the user live?"}).json()
+    assert "I live in Lisbon." in recalled["context"] and "- \n" not in recalled["context"] + "\n"
+    assert all(c["snippet"].strip() for c in recalled["citations"])
+
+
+def test_a_queued_turns_empty_message_is_no_bullet_of_recall(tenant):
+    response = tenant.post("/v1/turns", {"session_id": "s-queued", "user_id": tenant.user, "messages": [
+        {"role": "user", "content": "I live in Lisbon."}, {"role": "assistant", "content": " \u200b"}]})
+    assert response.status_code == 202, response.text
+    recalled = tenant.post("/v1/recall", {"user_id": tenant.user, "session_id": "s-queued",
+                                          "query": "where does the user live?"}).json()
+    # queued or processed meanwhile: either way the blank reply is no bullet
+    assert "I live in Lisbon." in recalled["context"]
+    assert all(c["snippet"].strip(" \u200b") for c in recalled["citations"])
 
 
 def test_the_memex_seeds_example_importance_is_stored_as_memexs_top(tenant):

@@ -17,6 +17,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, PrivateAttr, 
     ValidatorFunctionWrapHandler, field_validator, model_validator
 
 from memex.config import load_settings
+from memex.episodic import shows_nothing
 
 MemoryType = Literal["episodic", "semantic", "procedural"]
 SearchMode = Literal["hybrid", "bm25", "vector"]
@@ -82,7 +83,7 @@ def _not_blank(value: str) -> str:
     # A memory of nothing but spaces is found by no question, and a question of nothing but spaces
     # asks nothing: refused where `min_length` alone would let them through. Invisible format
     # characters (zero-width space and joiner, BOM, soft hyphen) show nothing either.
-    if all(char.isspace() or unicodedata.category(char) == "Cf" for char in value):
+    if shows_nothing(value):
         raise ValueError("must not be blank")
     return value
 

@@ -32,7 +32,7 @@ from memex.db import memories as memory_rows
 from memex.db import turns as turn_rows
 from memex.db.erasure import value_digest
 from memex.embeddings.recent import RecentVectors
-from memex.episodic import episodic_text
+from memex.episodic import episodic_text, shows_nothing
 from memex.errors import public_description
 from memex.extraction import Extractor, families, plain
 from memex.extraction.aliases import family_key
@@ -325,7 +325,8 @@ def _store_episodic(ctx: Context, tenant_id: str, work: list[tuple[dict, list[di
     conn = ctx.db.connection()
     done = memory_rows.written_vectored(conn, tenant_id, [f"message:{m['id']}" for _, messages, _ in work
                                                           for m in messages])
-    pending = [(turn, m) for turn, messages, _ in work for m in messages if not done.get(f"message:{m['id']}")]
+    pending = [(turn, m) for turn, messages, _ in work for m in messages
+               if not done.get(f"message:{m['id']}") and not shows_nothing(m["content"])]
     if not pending:
         return
     texts = [embedded_text.of(episodic_text(m), contexts[m["id"]], memory_type="episodic", subject=m["subject"])
