@@ -12,10 +12,11 @@ from typing import Callable, Iterator
 
 from memex import literal
 from memex.first_person import OFTEN, as_i_say_it
-from memex.extraction import plain
+from memex.extraction import plain, vocabulary
 from memex.extraction.offline.patterns import (CAPWORD, DATE, HERS, HIS, MONTH, NOT_NAMES, NUMBER, PERSON_PARTS, PETS,
     ROLE, ROLE_END, UPPER, WEEKDAY, WORDS)
 from memex.extraction.offline.rule import candidate_of, rule
+from memex.extraction.offline.rules.health import DIET_ENDED
 from memex.extraction.offline.statements import statements
 from memex.extraction.offline.values import named_person, role, snake, to_number
 from memex.jobs import Candidate
@@ -78,6 +79,10 @@ _AGED_AGAIN_RULE = rule("fact", "{person}_age", "turned", [], "The user's {part}
 # A pet's, as rules/pets.py files "My cat Pixel is 4 years old." (`pet_cat_pixel_age`).
 _PET_AGED_AGAIN_RULE = rule("fact", "pet_{whose}_age", "turned", [], "The user's {kind} {name} is {value} years old.",
                             confidence=0.75, importance=0.5)
+# A diet said with "not", the whole sentence: "I'm not vegan.", "Honestly, I am not a vegetarian!"
+# (diet_denied). A "but" after it, a comma, a question or an "if" before it is no such sentence.
+DIET_DENIED = re.compile(rf"(?:(?i:well|no|honestly|actually|so|and|ok|okay),? )?I(?:'m| am) (?:really |actually )?"
+                         rf"not (?:an? )?(?P<value>(?i:{'|'.join(vocabulary.DIETS)}))\s*[.!]*")
 # What someone does said by their name alone, opening the sentence: "Tiago works as a teacher.", "Ana is an
 # architect." (role_again), as rules/people.py reads "My friend Ana is an architect."
 ROLE_AGAIN = re.compile(rf"(?:(?i:so|and|oh|well|btw),? )?(?P<name>(?!I\b){UPPER}[\w-]*)(?: (?:now |currently |also |still )?"
@@ -439,6 +444,15 @@ def pregnant_again(earlier: Facts, found: Facts, name: str, message_id: str, quo
     named = _filed_last(earlier, found, name, subject, lambda key: key.endswith("_name"), past_too=True)
     if named is not None and named.base_key == "partner_name" and not named.historical:
         found.add(candidate_of(_PREGNANT_AGAIN_RULE, {"value": "yes"}, message_id, quote, subject))
+
+
+def diet_denied(earlier: Facts, found: Facts, diet: str, message_id: str, quote: str, subject: str) -> None:
+    """"I'm not vegan.", said when the diet the session (or the memories) last filed of that name is the
+    user's and current: it ends, filed as the past as "I'm not vegan anymore" is. Nothing when that diet
+    was never said, or already ended: "not" alone says nothing was ever so."""
+    held = _filed_last(earlier, found, diet, subject, lambda key: key == DIET_ENDED.key, past_too=True)
+    if held is not None and not held.historical:
+        found.add(candidate_of(DIET_ENDED, {"value": held.value}, message_id, quote, subject))
 
 
 def pet_gone_again(earlier: Facts, found: Facts, name: str, message_id: str, quote: str, subject: str) -> None:

@@ -88,6 +88,17 @@ _NO_LONGER_END = strict_end("anymore", "any more", "at all", "these days", "eith
 _DIETS = "|".join(vocabulary.DIETS)
 
 
+# A diet retracted: "I'm no longer vegan", "I'm not vegetarian anymore", "I stopped being vegan"; the
+# past, which ends the diet if it is the current one (supersession.ending). corrections.diet_denied files
+# it too, for "I'm not vegan." said when the user holds that diet.
+DIET_ENDED = rule("fact", "dietary_restriction", "longer not stopped quit gave given", [
+    rf"\bI(?:'m| am) no longer (?:an? )?(?P<value>{_DIETS})"
+    + strict_end("and", "since", "after", "because", "these days"),
+    rf"\bI(?:'m| am) not (?:an? )?(?P<value>{_DIETS}) (?=any ?more\b)",
+    rf"\bI(?:'ve| have)? (?:stopped|quit|gave up|given up) being (?:an? )?(?P<value>{_DIETS})" + QUIT_END,
+], "The user used to be {value}.", as_said, confidence=0.7, importance=0.6, historical=True)
+
+
 DIET_RULES = [
     rule("fact", "dietary_restriction", "m am been keep eat went gone turned became become as", [
         # "as the only vegetarian at the barbecue, I ...": who the user is, said in passing
@@ -103,14 +114,7 @@ DIET_RULES = [
         + strict_end("and", "in", "last", "this", "after", "when", "about", "over", "recently", r"\d+",
                      "a (?:year|few|couple)", "years", "months"),
     ], "The user is {value}.", as_said, importance=0.85),
-    # A diet retracted: "I'm no longer vegan", "I'm not vegetarian anymore", "I stopped being vegan"; the
-    # past, which ends the diet if it is the current one (supersession.ending).
-    rule("fact", "dietary_restriction", "longer not stopped quit gave given", [
-        rf"\bI(?:'m| am) no longer (?:an? )?(?P<value>{_DIETS})"
-        + strict_end("and", "since", "after", "because", "these days"),
-        rf"\bI(?:'m| am) not (?:an? )?(?P<value>{_DIETS}) (?=any ?more\b)",
-        rf"\bI(?:'ve| have)? (?:stopped|quit|gave up|given up) being (?:an? )?(?P<value>{_DIETS})" + QUIT_END,
-    ], "The user used to be {value}.", as_said, confidence=0.7, importance=0.6, historical=True),
+    DIET_ENDED,
     rule("fact", "allergy", "allergic allergy", [
         r"\bI(?:'m| am)(?: (?:very|severely|deathly|highly|really|quite|mildly|slightly|super|so))? allergic to "
         rf"(?P<value>{list_or_phrase(5)})",

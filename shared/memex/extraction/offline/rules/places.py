@@ -28,6 +28,24 @@ def _place(m: re.Match[str]) -> list[Fields]:
     return a_name(m)
 
 
+# A stay for a while, said after the place: "I moved to Oslo for the summer", "I'm based in Dublin until
+# March". After "lived" or "been living" the same words say how long it has been home ("I've lived in
+# Denver for ten years"), and "for work" says why, not for how long.
+_FOR_A_WHILE = re.compile(
+    r",?\s+(?:for (?:the |a |an |one |two |three |four |five |six |a few |a couple of |several |\d{1,2} )?"
+    r"(?:(?:whole|entire|next|coming) )?(?:summer|winter|spring|fall|autumn|season|semester|term|week|weekend|"
+    rf"month|year|holidays|days|weeks|months|years)(?![\w'-])|until (?:{MONTH}|next|the end)\b)")
+_HOW_LONG = re.compile(r"\b(?:lived|been living)\b")
+
+
+def _home(m: re.Match[str]) -> list[Fields]:
+    """Where the user lives, unless it is a stay for a while (_FOR_A_WHILE): nothing is filed then, since
+    the home the user keeps is elsewhere."""
+    if _FOR_A_WHILE.match(m.string, m.end("value")) and not _HOW_LONG.search(m.group(0)):
+        return []
+    return _place(m)
+
+
 def _department_move(m: re.Match[str]) -> list[Fields]:
     """The place of a move to a department or an employer there ("I moved to Sales in Denver", "I moved
     to IBM in Austin"): the department or the employer is no city, the place is."""
@@ -74,7 +92,7 @@ RULES = [
         rf"\bI(?:'m| am) back in (?P<value>{PROPER}),? where I grew up\b",
         # the user's clause going on without its "I": "I left London in 2020 and now live in Lisbon"
         rf"^(?:I|[Ww]e)\b[^.;]*? and (?:now |currently )?live in (?P<value>{PROPER})",
-    ], "The user lives in {value}.", _place, importance=0.75),
+    ], "The user lives in {value}.", _home, importance=0.75),
     # a move to a department in a place: "I moved to Sales in Denver", "I relocated to the Finance team
     # in Leeds" (the place, not the department: _department_move)
     rule("fact", "city", "moved relocated", [

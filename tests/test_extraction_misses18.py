@@ -1,0 +1,56 @@
+"""What the offline rules still misread after misses17 (issue 11 items 2 and 7), in other sentences than
+the ones reported: a stay for a while is no home, a diet the user holds said with "not" ends it, and a
+list under someone else's form is not the user's. Each beside sentences that must file nothing, or nothing
+more than before."""
+
+import pytest
+
+from memex.extraction.offline import OfflineExtractor
+
+
+def _facts(content: str, *history: str) -> set[tuple[str, str, bool]]:
+    earlier = [{"id": f"h{i}", "role": "user", "content": said} for i, said in enumerate(history)]
+    found = OfflineExtractor().extract([{"id": "m", "role": "user", "content": content}], earlier)
+    return {(c.key, c.value, c.historical) for c in found}
+
+
+@pytest.mark.parametrize("text, expected", [
+    # a stay for a while: not where the user lives
+    ("We relocated to Lisbon for six months.", set()),
+    ("I've just moved to Denver for the winter.", set()),
+    ("I'm living in Kyoto for a semester.", set()),
+    ("I moved to Madrid for a year, then came home.", set()),
+    ("I'm based in Dublin until March.", set()),
+    # a home, with how long it has been one or why it is there
+    ("I've lived in Denver for ten years.", {("city", "Denver", False)}),
+    ("I've been living in Kyoto for a few months.", {("city", "Kyoto", False)}),
+    ("We moved to Lisbon for work.", {("city", "Lisbon", False)}),
+    ("I moved to Madrid last summer.", {("city", "Madrid", False)}),
+    ("I live in Dublin.", {("city", "Dublin", False)}),
+])
+def test_a_stay_for_a_while_is_no_home(text, expected):
+    assert {f for f in _facts(text) if f[0] == "city"} == expected
+
+
+@pytest.mark.parametrize("text, history, expected", [
+    # a diet the user holds, said with "not": it ends (filed as the past, which supersession ends it by)
+    ("I am not vegetarian.", ["I'm vegetarian."], {("dietary_restriction", "vegetarian", True)}),
+    ("Honestly, I'm not pescatarian!", ["I'm pescatarian and I love sushi."],
+     {("dietary_restriction", "pescatarian", True)}),
+    ("I'm not a vegetarian.", ["I've been vegetarian since 2019."], {("dietary_restriction", "vegetarian", True)}),
+    # as before: "anymore" files the past, a correction files the right diet
+    ("I'm not vegetarian anymore.", ["I'm vegetarian."], {("dietary_restriction", "vegetarian", True)}),
+    ("I'm not pescatarian, I'm vegetarian.", ["I'm pescatarian."], {("dietary_restriction", "vegetarian", False)}),
+    # never invents: a diet never said, another diet, one already ended, someone else's, a question or a
+    # supposition, a "but" that turns to someone else
+    ("I'm not vegetarian.", [], set()),
+    ("I'm not vegetarian.", ["I'm pescatarian."], set()),
+    ("I'm not vegetarian.", ["I'm vegetarian.", "I'm no longer vegetarian."], set()),
+    ("I'm not vegetarian.", ["My sister is vegetarian."], set()),
+    ("I'm not vegetarian but my wife is.", ["I'm vegetarian."], set()),
+    ("Am I not vegetarian?", ["I'm vegetarian."], set()),
+    ("If I'm not vegetarian, what am I?", ["I'm vegetarian."], set()),
+    ("Even if I'm not vegetarian.", ["I'm vegetarian."], set()),
+])
+def test_a_diet_the_user_holds_said_with_not_ends(text, history, expected):
+    assert {f for f in _facts(text, *history) if f[0] == "dietary_restriction"} == expected
