@@ -54,3 +54,25 @@ def test_a_stay_for_a_while_is_no_home(text, expected):
 ])
 def test_a_diet_the_user_holds_said_with_not_ends(text, history, expected):
     assert {f for f in _facts(text, *history) if f[0] == "dietary_restriction"} == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    # a heading list under someone else's form, named in the sentence before: whose it is may be read
+    # wrongly, so nothing is filed (never the user's)
+    ("Emma's registration form. Allergies: shellfish.", set()),
+    ("Filling out my daughter's camp form.\nAllergies: eggs, milk\nLanguages: Spanish", set()),
+    ("The twins' medical forms: Allergies: penicillin.", set()),
+    ("My husband's intake sheet. Allergies: latex.", set()),
+    # the user's own, as before: no form named, the user's own form, or a sentence between
+    ("Allergies: shellfish.", {("allergy", "shellfish", False)}),
+    ("My registration form. Allergies: shellfish.", {("allergy", "shellfish", False)}),
+    ("Today's form. Allergies: latex.", {("allergy", "latex", False)}),
+    ("Emma's form is done. I'm allergic to latex.", {("allergy", "latex", False)}),
+    ("Emma's form is done. I'm home now. Allergies: latex.", {("allergy", "latex", False)}),
+])
+def test_a_heading_list_under_someone_elses_form(text, expected):
+    assert {f for f in _facts(text) if f[0].endswith(("allergy", "language"))} == expected
+
+
+def test_a_heading_that_says_whose_after_someone_elses_form_is_theirs():
+    assert _facts("Emma's camp form. My son's allergies: eggs.") == {("child_son_allergy", "eggs", False)}

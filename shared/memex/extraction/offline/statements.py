@@ -66,6 +66,7 @@ def statements(text: str, questions: list[tuple[str, str]] | None = None) -> lis
     introduction. As said is the message's own words, verbatim (the greeting and the tag question in
     them), which a fact quotes (`raw_quote`)."""
     kept: list[tuple[str, str]] = []
+    others_form = False
     previous_from = previous_to = 0
     greeting, greeting_at = "", 0
     start = 0
@@ -101,6 +102,12 @@ def statements(text: str, questions: list[tuple[str, str]] | None = None) -> lis
                 kept.pop()
             continue
         previous_from, previous_to = said_from, said_to
+        # the headings right after someone else's form, one after another, are theirs (unless one says
+        # whose it is: "My son's allergies: eggs.")
+        heading = _HEADING.match(plain.plain(sentence))
+        if others_form and heading and heading["whose"] is None:
+            continue
+        others_form = bool(_OTHERS_FORM.search(sentence))
         if sentence and not sentence.endswith("?"):
             kept.append((sentence, text[said_from:said_to]))
         elif sentence and questions is not None:
@@ -142,6 +149,14 @@ _THEIR_HEADINGS = {"allergies": "is allergic to"}
 _HEADING = re.compile(rf"^(?:(?P<whose>(?i:my|our) {KIN_ADJECTIVE}(?i:{alternation(PERSON_PARTS)})(?: {UPPER}[\w-]*)?)'s )?"
                       rf"(?P<head>(?i:{alternation(_HEADINGS)})): +"
                       r"(?!(?i:none|no|nothing|nil|n/?a|not|unknown|idk|dunno|tbd|i|we|you|she|he|they|it)\b)(?P<items>\w[^:]*)$")
+# Someone else's form, named in a sentence of its own before its headings ("Kid's form. Allergies: peanuts.",
+# "Filling out my daughter's camp form:"): the headings after it are that person's, whom the sentence may
+# not name plainly ("Kid's"), so they are not read as the user's (statements drops them). A day's is no one's
+# ("Today's form").
+_OTHERS_FORM = re.compile(
+    r"\b(?!(?i:today|tomorrow|yesterday|tonight|this|that|one|it|who)(?:'s|s')\s)[A-Za-z][\w-]*(?:'s|s')\s+"
+    r"(?:[\w-]+\s+){0,2}(?i:forms?|sheets?|details|info|profile|application|registration|paperwork|"
+    r"questionnaire)\s*[.!:]*$")
 # "Marco is my brother." as "My brother is Marco.": kin and partners only, for "Coffee is my best
 # friend." is said of anything; and only where the sentence or clause ends, not "Sam is my brother's
 # friend".
