@@ -76,3 +76,33 @@ def test_a_heading_list_under_someone_elses_form(text, expected):
 
 def test_a_heading_that_says_whose_after_someone_elses_form_is_theirs():
     assert _facts("Emma's camp form. My son's allergies: eggs.") == {("child_son_allergy", "eggs", False)}
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("I moved to Leeds for a winter job at Asda.", {("city", "Leeds", False)}),
+    ("We moved to Porto for the summer and loved it.", set()),
+])
+def test_a_span_ends_its_clause_to_be_a_stay(text, expected):
+    assert {f for f in _facts(text) if f[0] == "city"} == expected
+
+
+def _diets(tenant) -> list[dict]:
+    listed = tenant.get(f"/v1/users/{tenant.user}/memories", params={"include_inactive": "true", "limit": 500})
+    return sorted((m for m in listed.json()["memories"] if m["key"] == "dietary_restriction"),
+                  key=lambda m: m["created_at"])
+
+
+def test_a_diet_said_with_not_ends_it_through_the_pipeline(tenant):
+    """Two turns of one session: the diet said, then denied; the diet is no longer current, and kept
+    as what it was."""
+    tenant.turn("I'm pescatarian.", timestamp="2026-01-01T00:00:00Z")
+    tenant.turn("I'm not pescatarian.", timestamp="2026-02-01T00:00:00Z")
+    said, ended = _diets(tenant)
+    assert said["value"] == ended["value"] == "pescatarian" and said["valid_to"] is not None
+    assert not said["active"] and not ended["active"] and ended["supersedes"] == said["id"]
+
+
+def test_a_diet_said_with_not_and_never_held_files_nothing_through_the_pipeline(tenant):
+    tenant.turn("My brother is pescatarian.", timestamp="2026-01-01T00:00:00Z")
+    tenant.turn("I'm not pescatarian.", timestamp="2026-02-01T00:00:00Z")
+    assert _diets(tenant) == []

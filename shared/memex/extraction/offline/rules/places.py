@@ -30,11 +30,12 @@ def _place(m: re.Match[str]) -> list[Fields]:
 
 # A stay for a while, said after the place: "I moved to Oslo for the summer", "I'm based in Dublin until
 # March". After "lived" or "been living" the same words say how long it has been home ("I've lived in
-# Denver for ten years"), and "for work" says why, not for how long.
+# Denver for ten years"), and "for work" or "for a summer job" says why, not for how long.
 _FOR_A_WHILE = re.compile(
     r",?\s+(?:for (?:the |a |an |one |two |three |four |five |six |a few |a couple of |several |\d{1,2} )?"
     r"(?:(?:whole|entire|next|coming) )?(?:summer|winter|spring|fall|autumn|season|semester|term|week|weekend|"
-    rf"month|year|holidays|days|weeks|months|years)(?![\w'-])|until (?:{MONTH}|next|the end)\b)")
+    r"month|year|holidays|days|weeks|months|years)(?=\s*(?:[^\w\s'&-]|$)|\s+(?:and|but|then|so|or|with|while|"
+    rf"before|after|to|in|at|now|lol|haha)\b)|until (?:{MONTH}|next|the end)\b)")
 _HOW_LONG = re.compile(r"\b(?:lived|been living)\b")
 
 
