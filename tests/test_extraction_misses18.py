@@ -106,3 +106,8 @@ def test_a_diet_said_with_not_and_never_held_files_nothing_through_the_pipeline(
     tenant.turn("My brother is pescatarian.", timestamp="2026-01-01T00:00:00Z")
     tenant.turn("I'm not pescatarian.", timestamp="2026-02-01T00:00:00Z")
     assert _diets(tenant) == []
+
+
+def test_a_diet_said_with_not_files_no_word_before_not_as_a_correction():
+    """The diet denied is the only fact: no "I'm" read as the right value (as a correction once did)."""
+    assert _facts("I'm not vegan.", "I'm vegan.") == {("dietary_restriction", "vegan", True)}
