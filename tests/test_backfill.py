@@ -610,6 +610,77 @@ def test_a_rerun_after_a_kill_sees_the_pet_its_chunk_named_before_the_kill(tenan
                                           ("Pickle", "The user's dog is named Pickle.", False)]
 
 
+def _employers(tenant, user: str) -> list[tuple[str, str, bool, str, str | None]]:
+    listed = tenant.get(f"/v1/users/{user}/memories", params={"include_inactive": "true", "limit": 500}).json()
+    return sorted((m["value"], m["content"], m["active"], m["valid_from"], m["valid_to"])
+                  for m in listed["memories"] if m["key"] == "employer")
+
+
+_WORK = ("2026-01-02T09:00:00Z", "spring", "I work at Acme.")
+_MEANT = ("2026-01-20T09:00:00Z", "later", "Sorry, I meant Globex, not Acme.")
+
+
+def _said_alone(tenant, user: str, *said: tuple[str, str, str]) -> None:
+    """What the lines give sent one by one, each decided before the next is read."""
+    for timestamp, session, content in said:
+        assert tenant.turn(content, user=user, session=session, timestamp=timestamp).status_code == 201
+
+
+def test_a_correction_of_a_fact_said_earlier_in_the_same_import_chunk_corrects_it(tenant, ctx, runtime, tmp_path):
+    """"Sorry, I meant Globex, not Acme." in a later line (another session) of the chunk that says "I work at
+    Acme.": the employer is Globex, Acme its history, as when the two lines come one by one (Acme was not
+    stored yet when the chunk read which facts hold the wrong value). Only a line said before, of the same
+    user, counts; each chunk delivered twice."""
+    def line(user: str, said: tuple[str, str, str]) -> dict:
+        timestamp, session, content = said
+        return {"user_id": user, "session_id": session, "timestamp": timestamp,
+                "messages": [{"role": "user", "content": content}]}
+
+    early = (_WORK[0].replace("01-02", "01-21"), "after", _WORK[2])  # said after the correction
+    path = tmp_path / "meant.jsonl"
+    _write(path, [line(tenant.user, _MEANT), line(tenant.user, _WORK),  # said after, listed first
+                  line("early", _MEANT), line("early", early),
+                  line("another", _MEANT)])
+    _run_to_the_end(ctx, runtime, backfill.new_job("import", tenant.id, path=str(path)))
+    _said_alone(tenant, "alone", _WORK, _MEANT)
+    _said_alone(tenant, "early-alone", _MEANT, early)
+
+    assert [(value, active) for value, _, active, _, _ in _employers(tenant, tenant.user)] \
+        == [("Acme", False), ("Globex", True)]
+    assert _employers(tenant, tenant.user) == _employers(tenant, "alone")
+    assert [(value, active) for value, _, active, _, _ in _employers(tenant, "early")] == [("Acme", True)]
+    assert _employers(tenant, "early") == _employers(tenant, "early-alone")
+    assert _employers(tenant, "another") == []
+
+
+def test_a_rerun_after_a_kill_corrects_the_fact_its_chunk_said_before_the_kill(tenant, ctx, runtime, tmp_path,
+                                                                              monkeypatch):
+    """Killed once "I work at Acme."'s line was extracted (its candidates kept on the turn, not yet decided)
+    and before the correction's: the same command again corrects it, from the candidates its line kept,
+    and files nothing twice."""
+    path = tmp_path / "killed-before-meant.jsonl"
+    _write(path, [{"user_id": tenant.user, "session_id": session, "timestamp": timestamp,
+                   "messages": [{"role": "user", "content": said}]} for timestamp, session, said in (_WORK, _MEANT)])
+    extract_many = pipeline.extract_many
+
+    def killed(ctx, tenant_id, turn_ids, **kwargs):
+        extract_many(ctx, tenant_id, turn_ids[:1], **kwargs)
+        raise _Killed
+
+    with monkeypatch.context() as patch:
+        patch.setattr(pipeline, "extract_many", killed)
+        with pytest.raises(_Killed):
+            first = backfill.new_job("import", tenant.id, path=str(path))
+            backfill.run_chunk(ctx, first, BACKFILL_WORKER.source_of(first))
+    assert _employers(tenant, tenant.user) == []  # extracted, not decided
+    for _ in range(2):
+        _run_to_the_end(ctx, runtime, backfill.new_job("import", tenant.id, path=str(path)))
+    _said_alone(tenant, "alone", _WORK, _MEANT)
+    assert [(value, active) for value, _, active, _, _ in _employers(tenant, tenant.user)] \
+        == [("Acme", False), ("Globex", True)]
+    assert _employers(tenant, tenant.user) == _employers(tenant, "alone")
+
+
 def test_backfill_messages_parse_strictly():
     job = BackfillJob.from_json('{"kind": "reembed", "tenant_id": "t", "backfill_id": "b", "offset": "x"}')
     assert job == BackfillJob("reembed", "t", "b", offset="x")

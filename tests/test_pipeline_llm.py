@@ -388,6 +388,30 @@ def test_a_correction_in_a_later_session_shows_the_model_the_fact_it_corrects(ct
     llm.reset()
 
 
+def test_a_correction_in_the_batch_that_states_the_fact_shows_the_model_that_fact(llm_ctx, llm, llm_http):
+    """"Sorry, I meant Globex, not Acme." extracted in one batch (an import chunk, an SQS batch) with the
+    earlier turn of another session that says "I work at Acme.": read after it, with its Acme shown as
+    KNOWN (not stored yet when the batch began), and Globex replaces Acme as when each turn comes alone."""
+    llm.reset()
+    tenant = Tenant(llm_ctx, llm_http)
+    stated, meant = "I work at Acme.", "Sorry, I meant Globex, not Acme."
+    llm.script_chat(_items(stated, ("employer", "Acme", "The user works at Acme.")))
+    llm.script_chat(_items(meant, ("employer", "Globex", "The user works at Globex.", {"corrects": "Acme"})))
+    ids = []
+    for said, timestamp, session in ((stated, "2026-01-02T09:00:00Z", "spring"), (meant, "2026-01-20T09:00:00Z", "later")):
+        turn = TurnIn(user_id=tenant.user, session_id=session, timestamp=timestamp,
+                      messages=[{"role": "user", "content": said}])
+        with llm_ctx.db.transaction() as conn:
+            ids.append(turn_rows.insert_turn(conn, tenant.id, turn, turn.timestamp)[0])
+    pipeline.resolve_many(llm_ctx, pipeline.extract_many(llm_ctx, tenant.id, ids))
+    first, second = [request["messages"] for request in llm.chat_requests[:2]]
+    assert stated in first[1]["content"] and "KNOWN" not in first[1]["content"]
+    assert meant in second[1]["content"] and "- employer: Acme" in second[1]["content"]
+    found = _memories_by_key(tenant)["employer"]
+    assert [(m["value"], m["active"]) for m in found] == [("Acme", False), ("Globex", True)]
+    llm.reset()
+
+
 # ---- what the LLM path lacked against the offline rules (issue 11, llmpath) ----------------------------
 
 

@@ -93,6 +93,30 @@ def test_a_batch_of_records_writes_what_one_record_at_a_time_writes(ctx, tenant,
     assert ("likes", "sushi") not in current
 
 
+def test_a_correction_in_the_batch_of_the_fact_it_corrects_writes_what_two_batches_write(ctx, tenant, runtime):
+    """"Sorry, I meant Globex, not Acme." in another session, in the SQS batch that also holds "I work at
+    Acme.": Globex current and Acme its history, as when each turn is a batch of its own."""
+    drain(runtime.pollers, timeout=120)  # nothing of earlier tests left on the queues
+    said = [("2026-01-02T09:00:00Z", "spring", "I work at Acme."),
+            ("2026-01-20T09:00:00Z", "later", "Sorry, I meant Globex, not Acme.")]
+
+    def queue(user: str) -> None:
+        for timestamp, session, text in said:
+            ingest_turn(ctx, tenant.id, TurnIn(user_id=user, session_id=session, timestamp=timestamp,
+                                               messages=[{"role": "user", "content": text}]), wait=False)
+
+    queue("batched")
+    assert _workers(runtime, 10)[0].poll_once() == 2  # both turns extracted in one batch
+    drain(_workers(runtime, 10), timeout=120)
+    queue("alone")
+    drain(_workers(runtime, 1), timeout=120)
+
+    batched = _knowledge(ctx, tenant.id, "batched")
+    assert [(m[2], m[5]) for m in batched if m[0] == "semantic" and m[1] == "employer"] \
+        == [("Acme", False), ("Globex", True)]
+    assert _same(batched, _knowledge(ctx, tenant.id, "alone"))
+
+
 def test_a_redelivered_batch_writes_nothing_twice(ctx, tenant, runtime):
     drain(runtime.pollers, timeout=120)  # nothing of earlier tests left on the queues
     turn_ids = _queue(ctx, tenant, tenant.user)

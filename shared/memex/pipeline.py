@@ -140,20 +140,22 @@ def _read_all(ctx: Context, conn, work: list[tuple[dict, list[dict], list[dict]]
     """Each turn's candidates (or what its read raised) and the seconds the read took, read at once
     (at_once.py): one after another, a full batch waited ten of a slow model's answers, and the
     queue behind it backed up (bench/soak --llm-delay 2). A turn that says a pet's death by its name
-    (`deaths`) is read after the others, with the pets its speakers named in the turns of the batch said
+    (`deaths`) is read with its speakers' current pets, and one that says a correction with their current
+    facts holding the wrong value it names (`wrong`: "I said Tuesday but I meant Thursday" a week after
+    the appointment, in another session): those stored (`_known`), and those the turns of the batch said
     before it (`extracted` ones' stored candidates too: a rerun after a kill), which are not stored yet:
-    an import chunk names the dog and says it died months later. Each user's n-th such turn is read
-    in the n-th round, as a death may name the pet an earlier one brought. A turn that says a correction
-    is read with its speakers' current facts holding the wrong value it names (`wrong`): "I said
-    Tuesday but I meant Thursday" a week after the appointment, in another session."""
+    an import chunk names the dog, or the employer, and says it died, or was another, months later. So
+    such a turn is read after the others; each user's n-th such turn in the n-th round, as it may name
+    what an earlier one brought (a pet, a corrected value)."""
     deaths, wrong = _deaths_and_wrong_values(work)
     known = _known(conn, work, deaths, wrong)
+    later = deaths.keys() | wrong.keys()
     readings: dict[str, tuple[list[Candidate] | Exception, float]] = {}
 
     def read(item: tuple[dict, list[dict], list[dict]]) -> tuple[list[Candidate] | Exception, float]:
         turn, messages, history = item
-        facts = [*known.get(turn["id"], []), *(_named_before(turn, deaths[turn["id"]], extracted, work, readings)
-                                                if turn["id"] in deaths else [])]
+        facts = [*known.get(turn["id"], []), *(_said_before(turn, _named(turn["id"], deaths, wrong), extracted, work,
+                                                             readings) if turn["id"] in later else [])]
         started = time.perf_counter()
         try:
             # Each turn its own job's budget (as its supersession has), not one for all of them: a
@@ -168,7 +170,7 @@ def _read_all(ctx: Context, conn, work: list[tuple[dict, list[dict], list[dict]]
     rounds: dict[int, list[tuple[dict, list[dict], list[dict]]]] = defaultdict(list)
     said: Counter[tuple[str, str]] = Counter()
     for item in work:  # in the order said
-        if item[0]["id"] in deaths:
+        if item[0]["id"] in later:
             whose = (item[0]["tenant_id"], item[0]["user_id"])
             said[whose] += 1
             rounds[said[whose]].append(item)
@@ -179,24 +181,34 @@ def _read_all(ctx: Context, conn, work: list[tuple[dict, list[dict], list[dict]]
     return [readings[turn["id"]] for turn, _, _ in work]
 
 
-def _named_before(turn: dict[str, Any], speakers: list[str], extracted: list[dict[str, Any]],
-                  work: list[tuple[dict, list[dict], list[dict]]],
-                  readings: dict[str, tuple[list[Candidate] | Exception, float]]) -> list[Candidate]:
-    """The current pets `speakers` named in the batch's turns of the same user said before `turn`, in
-    the order said: extracted before (their candidates kept on the turn) or read already."""
+def _named(turn_id: str, deaths: dict[str, list[str]], wrong: dict[str, dict[str, list[str]]]) \
+        -> Callable[[Candidate], bool]:
+    """Which current facts a turn's death or correction may name, as `_known` reads them stored: its
+    speakers' pets, and their facts holding a wrong value it names (case ignored)."""
     from memex.extraction.offline.corrections import PET_NAME_KEYS
 
+    speakers = deaths.get(turn_id, [])
+    values = {subject: {v.lower() for v in named} for subject, named in wrong.get(turn_id, {}).items()}
+    return lambda c: not c.historical and not c.ends_only and (
+        (c.subject in speakers and c.base_key in PET_NAME_KEYS) or c.value.lower() in values.get(c.subject, ()))
+
+
+def _said_before(turn: dict[str, Any], named: Callable[[Candidate], bool], extracted: list[dict[str, Any]],
+                 work: list[tuple[dict, list[dict], list[dict]]],
+                 readings: dict[str, tuple[list[Candidate] | Exception, float]]) -> list[Candidate]:
+    """The facts `named` in the batch's turns of the same user said before `turn`, in the order said:
+    extracted before (their candidates kept on the turn) or read already."""
     before = sorted([t for t in [*extracted, *(w[0] for w in work)] if (t["tenant_id"], t["user_id"])
                      == (turn["tenant_id"], turn["user_id"]) and _said(t) < _said(turn)], key=_said)
-    named = []
+    said = []
     for earlier in before:
         if earlier["id"] in readings:
             found = readings[earlier["id"]][0]
             candidates = [] if isinstance(found, Exception) else found
         else:
             candidates = [_stored(c) for c in earlier["candidates"] or []]
-        named += [c for c in candidates if c.subject in speakers and c.base_key in PET_NAME_KEYS and not c.historical]
-    return named
+        said += [c for c in candidates if named(c)]
+    return said
 
 
 def _extracted(ctx: Context, messages: list[dict], history: list[dict], known: list[Candidate],
