@@ -8,9 +8,11 @@ against the same history with the lever off, through the HTTP API and the embedd
 from __future__ import annotations
 
 import dataclasses
+import re
 from datetime import datetime, timezone
 
 import pytest
+from hypothesis import example, given, settings, strategies as st
 
 from memex import time_phrases
 from memex.config import Settings
@@ -115,6 +117,40 @@ def test_the_keywords_go_without_the_participants_the_question_names():
     assert speakers.without_names("Where does Anna live?", found) is None  # not every word of the name
     assert speakers.without_names("Melanie's?", found) is None  # nothing else to search for
     assert speakers.without_names("What does the user do?", found) is None
+
+
+# Texts and names of pieces where the reading of a name can go wrong: case (with re's third cases:
+# "ſ" an s, "ı" an i), a possessive of either apostrophe, a hyphen or an apostrophe joining a name to
+# more, whitespace runs between a name's words, a name inside another ("Ann" in "Anna").
+_PIECES = ["Dana", "dana", "DANA", "Silva", "Ann", "Anna", "ANNA", "Lee", "x", " ", "  ", "\t", "\n", "'s", "’s",
+           "'S", "'", "’", "-", ".", "?", "s", "ſ", "ı", "é", "Ånna", "1", "_", "ΣΑΣ"]
+_NAMES = ["Dana", "Dana Silva", "Ann", "Anna", "Anna Lee", "Lee", "Ånna", "ΣΑΣ", "ſilva"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(_PIECES), max_size=14).map("".join),
+       st.lists(st.sampled_from(_NAMES), min_size=1, max_size=3, unique=True))
+@example("Where does Anna Lee live? Ask Lee.", ["Lee", "Anna Lee"])  # a name inside a longer one said
+@example("dana’s partner and DANA'S", ["Dana"])
+def test_the_names_are_read_as_the_patterns_they_stand_for(question, names):
+    """without_names and as_the_user find a name where the regular expressions their comments give
+    would (they read it as data, never compiled: literal.py says why)."""
+    asked = speakers.words(question)
+    named = [name for name in names if speakers.named(asked, name)]
+    expected = None
+    if named:
+        parts = sorted({w for name in named for w in speakers.words(name)}, key=len, reverse=True)
+        rest = re.sub(rf"\b(?:{'|'.join(map(re.escape, parts))})(?:['’]s)?\b", " ", question, flags=re.IGNORECASE)
+        expected = " ".join(rest.split()) if speakers._WORD.search(rest) else None
+    assert speakers.without_names(question, names) == expected
+
+    spoken = sorted((speakers._WORD.findall(name) for name in named), reverse=True,
+                    key=lambda ws: sum(len(w) + w.count("-") for w in ws) + 3 * (len(ws) - 1))
+    pattern = "|".join(r"\s+".join(map(re.escape, ws)) for ws in spoken)
+    rewritten = re.sub(rf"(?<![\w'’-])(?:{pattern})(['’]s)?(?![\w'’-])",
+                       lambda m: speakers._the_user(question, m.start()) + (m.group(1) or ""),
+                       question, flags=re.IGNORECASE) if named else question
+    assert speakers.as_the_user(question, names, names) == (rewritten if rewritten != question else None)
 
 
 # --- through the service ----------------------------------------------------------------------

@@ -145,26 +145,31 @@ def _said(text: str, names: list[list[str]], opens: Callable[[str, int], bool],
     a pattern trying them in order would: start, end and the possessive said ("" none)."""
     seen = literal.caseless(text)
     alternatives = [[literal.caseless(w) for w in words] for words in names]
-    found, at = [], 0
-    while at < len(text):
-        end = possessive = None
-        if opens(text, at):
-            for words in alternatives:
-                end = literal.said_at(seen, words, at)
-                if end is None:
-                    continue
-                if seen[end:end + 2] in _POSSESSIVE and closes(text, end + 2):
-                    end, possessive = end + 2, text[end:end + 2]
-                    break
-                if closes(text, end):
-                    possessive = ""
-                    break
-        if possessive is None:
-            at += 1
-        else:
-            found.append((at, end, possessive))
-            at = max(end, at + 1)
+    # a name is said only where its first word is: those places, left to right, are all there is to try
+    places = sorted({at for words in alternatives for at in _places(seen, words[0])})
+    found: list[tuple[int, int, str]] = []
+    for at in places:
+        if (found and at < found[-1][1]) or not opens(text, at):
+            continue
+        for words in alternatives:
+            end = literal.said_at(seen, words, at)
+            if end is None:
+                continue
+            if seen[end:end + 2] in _POSSESSIVE and closes(text, end + 2):
+                found.append((at, end + 2, text[end:end + 2]))
+                break
+            if closes(text, end):
+                found.append((at, end, ""))
+                break
     return found
+
+
+def _places(seen: str, word: str) -> Iterator[int]:
+    """Every place `seen` says `word`, overlapping too."""
+    at = seen.find(word)
+    while at >= 0:
+        yield at
+        at = seen.find(word, at + 1)
 
 
 def _replaced(text: str, spans: list[tuple[int, int, str]]) -> str:
