@@ -171,19 +171,35 @@ _PARTNERS = "|".join(sorted((re.escape(form) for word in people.PARTNER for form
 _BODY = (r"(?:(?:left|right|lower|upper|bad) )?(?:knees?|kneecaps?|back|shoulders?|neck|ankles?|wrists?|hips?|foot|"
          r"feet|hands?|elbows?|legs?|arms?|hamstrings?|calf|calves|achilles|groin|shins?|heels?|toes?|fingers?|"
          r"thumbs?|ribs?|spine|joints|muscles?|jaw|teeth|tooth)")
+# The words of pain and of harm, each written once, as said: the pattern reads them, and the words
+# Told looks for first in a memory are these same words.
+# after the part ("my knee hurts", "my back has been killing me")
+_PAINS = ("hurt", "hurts", "hurting", "ache", "aches", "ached", "aching", "sore", "killing me", "swollen", "stiff",
+          "acting up", "playing up", "bothering me", "giving me trouble", "giving me grief", "gave out", "giving out",
+          "injured", "in pain", "in a brace", "in a cast")
+# before it ("I sprained my ankle", "I pulled a hamstring")
+_HARMS = ("hurt", "injured", "sprained", "twisted", "pulled", "strained", "broke", "tore", "bruised", "dislocated",
+          "fractured", "tweaked", "jammed", "ruptured", "busted", "threw out", "put out")
+# before the speaker's own part only ("running hurts my knees", "pain in my wrist")
+_MINE_AFTER = ("hurts", "pain in", "injury in")
+# after the part, as a noun ("knee pain")
+_NOUNS = ("pain", "injury", "injuries")
+_BACK_OUT = "threw my back out"
+
+
+def _either(words: tuple[str, ...]) -> str:
+    return "(?:" + "|".join(map(re.escape, words)) + ")"
+
+
 _HURTS = (rf"\bmy {_BODY}(?:'s| is| are| was| were| has| have| had| been| still| really| always| "
-          r"kind of| so| a bit| gets?| keeps?)* (?:hurt(?:s|ing)?|ach(?:e|es|ed|ing)|sore|killing me|swollen|stiff|"
-          r"acting up|playing up|bothering me|giving me (?:trouble|grief)|gave out|giving out|injured|"
-          r"in (?:pain|a brace|a cast))\b|"
-          rf"\b(?:hurt|injured|sprained|twisted|pulled|strained|broke|tore|bruised|dislocated|fractured|tweaked|"
-          rf"jammed|ruptured|busted|threw out|put out) (?:my|a) {_BODY}\b|\bthrew my back out\b|"
-          rf"\bhurts? my {_BODY}\b|\b(?:pain|injury) in my {_BODY}\b|\b{_BODY} (?:pain|injury|injuries)\b")
-# each of _HURTS' readings says one of these
-_HURT_WORDS = ("hurt", "ache", "aching", "sore", "killing me", "swollen", "stiff", "acting up", "playing up",
-               "bothering me", "giving me", "gave out", "giving out", "injur", "pain", "in a brace", "in a cast",
-               "sprained", "twisted", "pulled", "strained", "broke ", "tore ", "bruised", "dislocated", "fractured",
-               "tweaked", "jammed", "ruptured", "busted", "threw", "put out")
-_BODY_HURTING = Told(_HURT_WORDS, re.compile(_HURTS, re.IGNORECASE))
+          rf"kind of| so| a bit| gets?| keeps?)* {_either(_PAINS)}\b|"
+          rf"\b{_either(_HARMS)} (?:my|a) {_BODY}\b|\b{_BACK_OUT}\b|"
+          rf"\b{_either(_MINE_AFTER)} my {_BODY}\b|\b{_BODY} {_either(_NOUNS)}\b")
+_HURT_WORDS = (*_PAINS, *_HARMS, *_MINE_AFTER, *_NOUNS, _BACK_OUT)
+# each of _HURTS' readings says one of its words; a word that holds another is found by that one
+_BODY_HURTING = Told(tuple(dict.fromkeys(word for word in _HURT_WORDS
+                                         if not any(other != word and other in word for other in _HURT_WORDS))),
+                     re.compile(_HURTS, re.IGNORECASE))
 
 
 def _own(keys: str) -> str:
