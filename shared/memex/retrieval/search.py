@@ -690,32 +690,33 @@ def _ended_alone(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependen
     return _answer(request, _marked(conn, tenant_id, request, results), len(results), deps)
 
 
-def _topical(query: str, kinds: topics.Topic | None, topic: memory_rows.Ranking | None,
-             vector: memory_rows.Ranking | None, keyword: memory_rows.Ranking | None) -> memory_rows.Ranking | None:
-    """The facts of the question's kinds about whom it asks: the participants it names, else the
-    user ("Does she have any pets?" is not answered by another participant's dog), and the memories
-    the other channels found that tell of the kinds in words no fact was filed under ("My knee hurts
-    after long runs." for "any injuries?": topics.tells). Those the vector channel ranked come first,
-    nearest the question first ("dietary restrictions" asks about an allergy too, but about the diet
-    first), then the others in their importance's order."""
-    if topic is None or kinds is None:
+def _topical(query: str, asked_topic: topics.Topic | None, topic_channel: memory_rows.Ranking | None,
+             vector_channel: memory_rows.Ranking | None,
+             keyword_channel: memory_rows.Ranking | None) -> memory_rows.Ranking | None:
+    """The facts of the question's kinds (`asked_topic`; the topic channel read them) about whom it asks:
+    the participants it names, else the user ("Does she have any pets?" is not answered by another
+    participant's dog), and the memories the other channels found that tell of the kinds in words no
+    fact was filed under ("My knee hurts after long runs." for "any injuries?": topics.tells). Those the
+    vector channel ranked come first, nearest the question first ("dietary restrictions" asks about an
+    allergy too, but about the diet first), then the others in their importance's order."""
+    if topic_channel is None or asked_topic is None:
         return None
-    found = dict(topic.found)
-    ranked = list(topic.ranked)
-    if kinds.told:
-        for channel in (vector, keyword):
+    found = dict(topic_channel.found)
+    ranked = list(topic_channel.ranked)
+    if asked_topic.told:
+        for channel in (vector_channel, keyword_channel):
             for item, _ in channel.ranked if channel is not None else ():
-                if item not in found and topics.tells(kinds, channel.found[item].content):
+                if item not in found and topics.tells(asked_topic, channel.found[item].content):
                     found[item] = channel.found[item]
                     ranked.append((item, 0.0))  # no place among the facts: the vector's order places it
     asked = speakers.words(query)
     named = {item for item, _ in ranked if speakers.names(asked, found[item])}
     mine = named or {item for item, _ in ranked if found[item].subject == "user"}
-    near = dict(vector.ranked) if vector is not None else {}
+    near = dict(vector_channel.ranked) if vector_channel is not None else {}
     ranked = sorted(((item, score) for item, score in ranked if item in mine),
                     key=lambda entry: -near.get(entry[0], -2.0))  # stable: the importance's order after
-    return memory_rows.Ranking(ranked, {item: found[item] for item in mine},
-                               memories={item: text for item, text in topic.memories.items() if item in mine})
+    return memory_rows.Ranking(ranked, {item: found[item] for item in mine}, memories={
+        item: text for item, text in topic_channel.memories.items() if item in mine})
 
 
 def _unnamed_ahead(request: SearchIn, ahead: memory_rows.Ahead) -> list[str]:
