@@ -14,6 +14,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from infra.local.lambda_context import LocalLambdaContext
 from infra.local.runtime import HTTP_FUNCTIONS, function_module
+from memex import tenants
 from memex.metrics import ALL, BY_NAME
 from memex_edge.context import build_context
 from memex_edge.http import asgi_lambda_handler, create_app
@@ -23,9 +24,9 @@ from tests.conftest import ROOT, Tenant
 Sample = tuple[str, tuple[tuple[str, str], ...]]
 
 
-def scrape(http) -> dict[Sample, float]:
+def scrape(http, headers: dict[str, str] | None = None) -> dict[Sample, float]:
     """Every sample of GET /metrics: (series name, sorted labels) -> value."""
-    response = http.get("/metrics")
+    response = http.get("/metrics", headers=headers)
     assert response.status_code == 200
     assert response.headers["content-type"].startswith("text/plain")
     return {(s.name, tuple(sorted(s.labels.items()))): s.value
@@ -88,6 +89,27 @@ def test_a_message_in_a_dlq_shows_in_dlq_depth(runtime, http):
         assert scrape(http)[("memex_dlq_depth", (("queue", "backfill"),))] == before + 1
     finally:
         client.purge_queue(QueueUrl=dlq)
+
+
+def test_off_loopback_a_scrape_takes_an_api_key_as_the_routes_do(ctx, runtime, http, tenant):
+    """`--host 0.0.0.0` serves /metrics beyond this machine, and its counts say how the server is used
+    (requests by route and status, queue depths): there a scrape needs a key the API takes, as every
+    route does; on loopback none (keys exist here). A scrape counts against no tenant's rate limit."""
+    from fastapi.testclient import TestClient
+
+    tenants.set_limit(ctx, tenant.id, "1/h")
+    with TestClient(runtime.asgi_app("0.0.0.0"), raise_server_exceptions=False) as off_loopback:
+        missing = off_loopback.get("/metrics")
+        assert missing.status_code == 401 and missing.headers["www-authenticate"] == "Bearer", missing.text
+        assert missing.json()["error"] == {"code": "unauthorized",
+                                           "message": "missing API key: send Authorization: Bearer <key>"}
+        wrong = off_loopback.get("/metrics", headers={"Authorization": "Bearer mx_not-a-key"})
+        assert (wrong.status_code, wrong.json()["error"]["message"]) == (401, "invalid API key")
+        assert "memex_" not in missing.text + wrong.text
+        for _ in range(3):
+            assert ("memex_dlq_depth", (("queue", "extraction"),)) in scrape(off_loopback, tenant.headers)
+    assert tenant.get(f"/v1/memories/count?user_id={tenant.user}").status_code == 200  # its one request an hour
+    assert ("memex_dlq_depth", (("queue", "extraction"),)) in scrape(http)
 
 
 def test_every_series_is_named_from_the_vocabulary(http):

@@ -72,16 +72,17 @@ def http_app(host: str | None = None) -> Any:
     host = host or os.environ.get("MEMEX_HOST", "127.0.0.1")
     surfaces = {path: _LabelledApp(name, function_module(name).surface(host in LOOPBACK))
                 for path, name in SURFACES.items()}
-    scrape = metrics_app()
+    scrape = metrics_app(keyed=host not in LOOPBACK)
     if scrape is not None:
         surfaces["/metrics"] = scrape
     return create_app(*(_as_function(name) for name in HTTP_FUNCTIONS), surfaces=surfaces, docs=True)
 
 
-def metrics_app() -> Any | None:
+def metrics_app(keyed: bool = False) -> Any | None:
     """GET /metrics (Prometheus text) when metrics go to Prometheus: what this process's Context
     recorded (every process's, with several), and the DLQ depths and the memories without their vector
-    read at each scrape (the latter one count over a partial index: migration 0042)."""
+    read at each scrape (the latter one count over a partial index: migration 0042). `keyed`: only with
+    an API key the API takes (a server off loopback: the counts say how the server is used)."""
     from memex.metrics import DLQ_DEPTH, MEMORIES_WITHOUT_VECTOR
     from memex_edge.context import get_context
 
@@ -93,7 +94,7 @@ def metrics_app() -> Any | None:
 
     return prometheus_app(ctx.metrics,
                           ScrapedGauge(DLQ_DEPTH, lambda: {(queue,): depth for queue, depth in dlq_depths().items()}),
-                          ScrapedGauge(MEMORIES_WITHOUT_VECTOR, memories_without_vector))
+                          ScrapedGauge(MEMORIES_WITHOUT_VECTOR, memories_without_vector), keyed=keyed)
 
 
 @contextlib.contextmanager

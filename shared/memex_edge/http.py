@@ -38,7 +38,7 @@ from memex import keys, rate_limit
 from memex.context import Context
 from memex.errors import MemexError, Unauthorized
 from memex.metrics import HTTP_LATENCY, HTTP_REQUESTS, REQUESTS_RATE_LIMITED
-from memex.rate_limit import Decision
+from memex.rate_limit import Caller, Decision
 from memex.models import UNPAIRED_SURROGATES, FieldError
 from memex_edge.answers import ErrorBody, SeedErrorBody
 from memex_edge.context import get_context
@@ -147,9 +147,19 @@ def presented_key(headers) -> str | None:
 def admit(ctx: Context, headers) -> tuple[str, Decision | None]:
     """The tenant the request acts for, its key checked and one request counted against its limit.
     Raises Unauthorized, or RateLimited over the limit."""
+    caller = key_holder(ctx, headers)
+    decision = rate_limit.admit(ctx, caller)
+    if decision is not None and not decision.admitted:
+        ctx.metrics.record(REQUESTS_RATE_LIMITED)
+        raise RateLimited(decision)
+    return caller.tenant_id, decision
+
+
+def key_holder(ctx: Context, headers) -> Caller:
+    """Who the request's key is (keys.caller_for), counted against no limit. Raises Unauthorized."""
     presented = presented_key(headers)
     try:
-        caller = keys.caller_for(ctx, presented)
+        return keys.caller_for(ctx, presented)
     except Unauthorized:
         if presented is None and headers.get("authorization", "").strip():
             # A key sent without its scheme (`Authorization: mx_…`) or under another one was sent,
@@ -162,11 +172,6 @@ def admit(ctx: Context, headers) -> tuple[str, Decision | None]:
             raise Unauthorized("the key after Bearer begins with Bearer again: send Authorization: Bearer <key>, "
                                "the key alone") from None
         raise
-    decision = rate_limit.admit(ctx, caller)
-    if decision is not None and not decision.admitted:
-        ctx.metrics.record(REQUESTS_RATE_LIMITED)
-        raise RateLimited(decision)
-    return caller.tenant_id, decision
 
 
 # Declares the scheme in the OpenAPI; the key is read by `admit`, which MCP calls too.
