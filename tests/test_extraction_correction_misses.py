@@ -8,7 +8,7 @@ sentences that must file nothing."""
 import pytest
 
 from memex.extraction.offline import OfflineExtractor
-from memex.extraction.offline.corrections import wrong_values
+from memex.extraction.offline.corrections import wrong_values_and_diets_denied
 
 
 def _extract(content: str, history: tuple[str, ...] = ()):
@@ -104,7 +104,7 @@ def test_a_negation_is_no_correction(history, text):
 ])
 def test_the_wrong_values_a_message_names(text, values):
     """What the pipeline reads the current facts of (pipeline._known): a negation names none, and costs no read."""
-    assert wrong_values(text) == values
+    assert wrong_values_and_diets_denied(text)[0] == values
 
 
 @pytest.mark.parametrize("history, text, expected", [

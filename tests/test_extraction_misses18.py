@@ -111,3 +111,36 @@ def test_a_diet_said_with_not_and_never_held_files_nothing_through_the_pipeline(
 def test_a_diet_said_with_not_files_no_word_before_not_as_a_correction():
     """The diet denied is the only fact: no "I'm" read as the right value (as a correction once did)."""
     assert _facts("I'm not vegan.", "I'm vegan.") == {("dietary_restriction", "vegan", True)}
+
+
+def _chain(tenant, user: str) -> list[tuple]:
+    listed = tenant.get(f"/v1/users/{user}/memories", params={"include_inactive": "true", "limit": 500})
+    diets = sorted((m for m in listed.json()["memories"] if m["key"] == "dietary_restriction"),
+                   key=lambda m: m["created_at"])
+    ids = {m["id"]: n for n, m in enumerate(diets)}
+    return [(m["value"], m["active"], m["valid_from"], m["valid_to"], ids.get(m["supersedes"])) for m in diets]
+
+
+def test_a_diet_said_with_not_in_a_later_session_ends_it_as_in_one_session(tenant):
+    """The denial in another session than the diet: the extractor never sees the diet said, so the
+    pipeline reads the speaker's current diet for that turn; the history equals one session's."""
+    for user, sessions in (("one", ("s1", "s1")), ("two", ("s1", "s2"))):
+        assert tenant.turn("I'm vegan.", user=user, session=sessions[0],
+                           timestamp="2026-01-01T00:00:00Z").status_code == 201
+        assert tenant.turn("I'm not vegan.", user=user, session=sessions[1],
+                           timestamp="2026-02-01T00:00:00Z").status_code == 201
+    one = _chain(tenant, "one")
+    assert [(value, active, later) for value, active, _, _, later in one] == [("vegan", False, None), ("vegan", False, 0)]
+    assert one[0][3] is not None
+    assert _chain(tenant, "two") == one
+
+
+def test_a_diet_said_with_not_in_a_later_session_ends_nothing_it_does_not_name(tenant):
+    """No diet stored (only the brother's), or the sentence goes on to someone else's: nothing ends."""
+    tenant.turn("My brother is vegan.", user="none", session="s1", timestamp="2026-01-01T00:00:00Z")
+    tenant.turn("I'm not vegan.", user="none", session="s2", timestamp="2026-02-01T00:00:00Z")
+    assert _chain(tenant, "none") == []
+    tenant.turn("I'm vegan.", user="wife", session="s1", timestamp="2026-01-01T00:00:00Z")
+    tenant.turn("I'm not vegan but my wife is.", user="wife", session="s2", timestamp="2026-02-01T00:00:00Z")
+    assert [(value, active, valid_to) for value, active, _, valid_to, _ in _chain(tenant, "wife")] \
+        == [("vegan", True, None)]

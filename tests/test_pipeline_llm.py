@@ -366,6 +366,26 @@ def test_a_pets_death_said_by_its_name_alone_shows_the_model_the_pets_it_may_nam
     llm.reset()
 
 
+def test_a_diet_denied_in_a_later_session_shows_the_model_the_diet_it_may_end(ctx, llm, llm_http):
+    """"I'm not vegan." in a session that never said the diet: the model is shown the user's current diet
+    (as one session shows it the earlier message), and what it answers, the diet as history, ends it."""
+    llm.reset()
+    tenant = Tenant(ctx, llm_http)
+    said = "I'm vegan."
+    llm.script_chat(_items(said, ("dietary_restriction", "vegan", "The user is vegan.")))
+    assert tenant.turn(said, timestamp="2026-01-01T00:00:00Z", session="spring").status_code == 201
+    said = "I'm not vegan."
+    llm.script_chat(_items(said, ("dietary_restriction", "vegan", "The user used to be vegan.", {"historical": True})))
+    assert tenant.turn(said, timestamp="2026-02-15T00:00:00Z", session="later").status_code == 201
+    stated, denied = [request["messages"] for request in llm.chat_requests[:2]]
+    assert "KNOWN" not in stated[1]["content"]
+    assert "KNOWN facts" in denied[1]["content"] and "- dietary_restriction: vegan" in denied[1]["content"]
+    diet = _memories_by_key(tenant)["dietary_restriction"]
+    assert [(m["value"], m["active"]) for m in diet] == [("vegan", False), ("vegan", False)]
+    assert diet[1]["supersedes"] == diet[0]["id"] and diet[0]["valid_to"][:10] == "2026-02-15"
+    llm.reset()
+
+
 def test_a_correction_in_a_later_session_shows_the_model_the_fact_it_corrects(ctx, llm, llm_http):
     """"I said Tuesday but I meant Thursday." in a session that never said Tuesday: the model is shown the
     user's current fact holding Tuesday, the prompt says what such a correction is, and the appointment

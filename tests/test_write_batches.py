@@ -93,12 +93,19 @@ def test_a_batch_of_records_writes_what_one_record_at_a_time_writes(ctx, tenant,
     assert ("likes", "sushi") not in current
 
 
-def test_a_correction_in_the_batch_of_the_fact_it_corrects_writes_what_two_batches_write(ctx, tenant, runtime):
-    """"Sorry, I meant Globex, not Acme." in another session, in the SQS batch that also holds "I work at
-    Acme.": Globex current and Acme its history, as when each turn is a batch of its own."""
+@pytest.mark.parametrize("said, key, chain", [
+    ([("2026-01-02T09:00:00Z", "spring", "I work at Acme."),
+      ("2026-01-20T09:00:00Z", "later", "Sorry, I meant Globex, not Acme.")], "employer", [("Acme", False), ("Globex", True)]),
+    # a diet denied ends the diet said in the batch, as the one stored
+    ([("2026-01-02T09:00:00Z", "spring", "I'm vegan."),
+      ("2026-01-20T09:00:00Z", "later", "I'm not vegan.")], "dietary_restriction", [("vegan", False), ("vegan", False)]),
+])
+def test_a_correction_in_the_batch_of_the_fact_it_corrects_writes_what_two_batches_write(ctx, tenant, runtime, said, key,
+                                                                                         chain):
+    """"Sorry, I meant Globex, not Acme." (or "I'm not vegan.") in another session, in the SQS batch that
+    also holds "I work at Acme." ("I'm vegan."): Globex current and Acme its history (the diet ended), as
+    when each turn is a batch of its own."""
     drain(runtime.pollers, timeout=120)  # nothing of earlier tests left on the queues
-    said = [("2026-01-02T09:00:00Z", "spring", "I work at Acme."),
-            ("2026-01-20T09:00:00Z", "later", "Sorry, I meant Globex, not Acme.")]
 
     def queue(user: str) -> None:
         for timestamp, session, text in said:
@@ -112,8 +119,7 @@ def test_a_correction_in_the_batch_of_the_fact_it_corrects_writes_what_two_batch
     drain(_workers(runtime, 1), timeout=120)
 
     batched = _knowledge(ctx, tenant.id, "batched")
-    assert [(m[2], m[5]) for m in batched if m[0] == "semantic" and m[1] == "employer"] \
-        == [("Acme", False), ("Globex", True)]
+    assert [(m[2], m[5]) for m in batched if m[0] == "semantic" and m[1] == key] == chain
     assert _same(batched, _knowledge(ctx, tenant.id, "alone"))
 
 

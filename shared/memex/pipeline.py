@@ -140,21 +140,22 @@ def _read_all(ctx: Context, conn, work: list[tuple[dict, list[dict], list[dict]]
     """Each turn's candidates (or what its read raised) and the seconds the read took, read at once
     (at_once.py): one after another, a full batch waited ten of a slow model's answers, and the
     queue behind it backed up (bench/soak --llm-delay 2). A turn that says a pet's death by its name
-    (`deaths`) is read with its speakers' current pets, and one that says a correction with their current
-    facts holding the wrong value it names (`wrong`: "I said Tuesday but I meant Thursday" a week after
-    the appointment, in another session): those stored (`_known`), and those the turns of the batch said
-    before it (`extracted` ones' stored candidates too: a rerun after a kill), which are not stored yet:
+    is read with its speakers' current pets, one that denies a diet with their diets ("I'm not vegan." a
+    month after "I'm vegan.", in another session; both `keyed`), and one that says a correction with their
+    current facts holding the wrong value it names (`wrong`: "I said Tuesday but I meant Thursday" a week
+    after the appointment, in another session): those stored (`_known`), and those the turns of the batch
+    said before it (`extracted` ones' stored candidates too: a rerun after a kill), which are not stored yet:
     an import chunk names the dog, or the employer, and says it died, or was another, months later. So
     such a turn is read after the others; each user's n-th such turn in the n-th round, as it may name
     what an earlier one brought (a pet, a corrected value)."""
-    deaths, wrong = _deaths_and_wrong_values(work)
-    known = _known(conn, work, deaths, wrong)
-    later = deaths.keys() | wrong.keys()
+    keyed, wrong = _named_facts(work)
+    known = _known(conn, work, keyed, wrong)
+    later = keyed.keys() | wrong.keys()
     readings: dict[str, tuple[list[Candidate] | Exception, float]] = {}
 
     def read(item: tuple[dict, list[dict], list[dict]]) -> tuple[list[Candidate] | Exception, float]:
         turn, messages, history = item
-        facts = [*known.get(turn["id"], []), *(_said_before(turn, _named(turn["id"], deaths, wrong), extracted, work,
+        facts = [*known.get(turn["id"], []), *(_said_before(turn, _named(turn["id"], keyed, wrong), extracted, work,
                                                              readings) if turn["id"] in later else [])]
         started = time.perf_counter()
         try:
@@ -181,16 +182,14 @@ def _read_all(ctx: Context, conn, work: list[tuple[dict, list[dict], list[dict]]
     return [readings[turn["id"]] for turn, _, _ in work]
 
 
-def _named(turn_id: str, deaths: dict[str, list[str]], wrong: dict[str, dict[str, list[str]]]) \
+def _named(turn_id: str, keyed: dict[str, dict[str, frozenset[str]]], wrong: dict[str, dict[str, list[str]]]) \
         -> Callable[[Candidate], bool]:
-    """Which current facts a turn's death or correction may name, as `_known` reads them stored: its
-    speakers' pets, and their facts holding a wrong value it names (case ignored)."""
-    from memex.extraction.offline.corrections import PET_NAME_KEYS
-
-    speakers = deaths.get(turn_id, [])
+    """Which current facts a turn's death, diet denied or correction may name, as `_known` reads them
+    stored: its speakers' pets or diets, and their facts holding a wrong value it names (case ignored)."""
+    keys = keyed.get(turn_id, {})
     values = {subject: {v.lower() for v in named} for subject, named in wrong.get(turn_id, {}).items()}
     return lambda c: not c.historical and not c.ends_only and (
-        (c.subject in speakers and c.base_key in PET_NAME_KEYS) or c.value.lower() in values.get(c.subject, ()))
+        c.base_key in keys.get(c.subject, ()) or c.value.lower() in values.get(c.subject, ()))
 
 
 def _said_before(turn: dict[str, Any], named: Callable[[Candidate], bool], extracted: list[dict[str, Any]],
@@ -230,49 +229,56 @@ def _read_by(extractor: Extractor, messages: list[dict], history: list[dict], kn
     return [replace(c, extractor=extractor.name) for c in extractor.extract(messages, history, known)]
 
 
-def _deaths_and_wrong_values(work: list[tuple[dict, list[dict], list[dict]]]) \
-        -> tuple[dict[str, list[str]], dict[str, dict[str, list[str]]]]:
-    """The turns that say a pet's death by its name alone ("Pickle passed away last week"), each with
-    its speakers who say it (the user, a participant); and those that say a correction naming the wrong
-    value ("I said Tuesday but I meant Thursday", "I meant Leeds, not York"), each with its speakers and
-    the wrong values they name. Each user message read once for both."""
+def _named_facts(work: list[tuple[dict, list[dict], list[dict]]]) \
+        -> tuple[dict[str, dict[str, frozenset[str]]], dict[str, dict[str, list[str]]]]:
+    """The turns that say a pet's death by its name alone ("Pickle passed away last week") or deny a diet
+    ("I'm not vegan."), each with its speakers who say it (the user, a participant) and the base keys of
+    the facts it may end (the pets', the diet's); and those that say a correction naming the wrong value
+    ("I said Tuesday but I meant Thursday", "I meant Leeds, not York"), each with its speakers and the
+    wrong values they name. Each user message read once for all three."""
     # Imported here, not with the module: the handlers that never extract would compile the rules' patterns.
-    from memex.extraction.offline.corrections import GONE_AGAIN, wrong_values
+    from memex.extraction.offline.corrections import GONE_AGAIN, PET_NAME_KEYS, wrong_values_and_diets_denied
+    from memex.extraction.offline.rules.health import DIET_ENDED
 
-    deaths: dict[str, set[str]] = defaultdict(set)
+    keyed: dict[str, dict[str, frozenset[str]]] = {}
     wrong: dict[str, dict[str, list[str]]] = {}
     for turn, messages, _ in work:
         for m in messages:
             if m["role"] != "user":
                 continue
             speaker, text = m.get("subject") or "user", m["content"] or ""
-            if GONE_AGAIN.search(plain.plain(text)):
-                deaths[turn["id"]].add(speaker)
-            if values := wrong_values(text):
+            values, diets = wrong_values_and_diets_denied(text)
+            keys = (PET_NAME_KEYS if GONE_AGAIN.search(plain.plain(text)) else frozenset()) \
+                | ({DIET_ENDED.key} if diets else frozenset())
+            if keys:
+                said = keyed.setdefault(turn["id"], {})
+                said[speaker] = said.get(speaker, frozenset()) | keys
+            if values:
                 wrong.setdefault(turn["id"], {}).setdefault(speaker, []).extend(values)
-    return {turn_id: sorted(speakers) for turn_id, speakers in deaths.items()}, wrong
+    return keyed, wrong
 
 
-def _known(conn, work: list[tuple[dict, list[dict], list[dict]]], deaths: dict[str, list[str]],
+def _known(conn, work: list[tuple[dict, list[dict], list[dict]]], keyed: dict[str, dict[str, frozenset[str]]],
            wrong: dict[str, dict[str, list[str]]]) -> dict[str, list[Candidate]]:
     """Each turn's current facts of its speakers that the session may never have said: their pets, for the
-    turns that say a pet's death by its name alone (`deaths`: the user named Pickle months before, offline
-    corrections.pet_gone_again), and those holding a wrong value a correction names (`wrong`:
-    corrections.correct). Read only for those turns, the pets once a speaker, the values in one statement
-    a speaker and turn: the other turns cost no round trip."""
-    from memex.extraction.offline.corrections import PET_NAME_KEYS
-
-    read: dict[tuple[str, str, str], list[Candidate]] = {}
+    turns that say a pet's death by its name alone (`keyed`: the user named Pickle months before, offline
+    corrections.pet_gone_again), their diets, for those that deny one (`keyed`: "I'm vegan." a month
+    before, corrections.diet_denied), and those holding a wrong value a correction names (`wrong`:
+    corrections.correct). Read only for those turns, the keys once a speaker (all the batch's turns ask
+    of them at once), the values in one statement a speaker and turn: the other turns cost no round trip."""
+    wanted: dict[tuple[str, str, str], frozenset[str]] = defaultdict(frozenset)
+    for turn, _, _ in work:
+        for subject, keys in keyed.get(turn["id"], {}).items():
+            wanted[(turn["tenant_id"], turn["user_id"], subject)] |= keys
+    read = {whose: [Candidate(type="fact", key=r["key"], value=r["value"] or "", content="",
+                              confidence=r["confidence"], importance=0.5, source_message_id=None, subject=whose[2])
+                    for r in history_rows.current_under(conn, *whose, [subject_key(whose[2], k) for k in sorted(keys)])]
+            for whose, keys in wanted.items()}
     known: dict[str, list[Candidate]] = {}
     for turn, _, _ in work:
-        for subject in deaths.get(turn["id"], []):
-            whose = (turn["tenant_id"], turn["user_id"], subject)
-            if whose not in read:
-                rows = history_rows.current_under(conn, *whose, [subject_key(subject, k) for k in sorted(PET_NAME_KEYS)])
-                read[whose] = [Candidate(type="fact", key=r["key"], value=r["value"] or "", content="",
-                                         confidence=r["confidence"], importance=0.5, source_message_id=None,
-                                         subject=subject) for r in rows]
-            known.setdefault(turn["id"], []).extend(read[whose])
+        for subject, keys in keyed.get(turn["id"], {}).items():
+            known.setdefault(turn["id"], []).extend(
+                c for c in read[(turn["tenant_id"], turn["user_id"], subject)] if c.base_key in keys)
         for subject, values in wrong.get(turn["id"], {}).items():
             rows = history_rows.current_valued(conn, turn["tenant_id"], turn["user_id"], subject, values)
             # as the memory says it: a correction re-states the fact's content with the right value

@@ -124,8 +124,8 @@ class LLMExtractor:
 
     def extract(self, messages: list[dict[str, Any]], history: list[dict[str, Any]],
                 known: Sequence[Candidate] = ()) -> list[Candidate]:
-        # `known` (the pets a death said by a name alone may name, the facts a correction's wrong value
-        # may name: pipeline._known) is shown as KNOWN facts: the session may never name the dog, and the
+        # `known` (the pets a death said by a name alone may name, the diets "I'm not vegan." may end, the
+        # facts a correction's wrong value may name: pipeline._known) is shown as KNOWN facts: the session may never name the dog, and the
         # model could not tell what "Pickle" was, or that Tuesday was an appointment's.
         if not any(m["role"] == "user" and (m.get("content") or "").strip() for m in messages):
             return []  # nothing the user said: no call

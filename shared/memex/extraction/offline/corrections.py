@@ -278,12 +278,19 @@ def said_instead(sentence: str) -> str:
     return f"I meant {said['new']}, not {said['old']}" if said else sentence
 
 
-def wrong_values(text: str) -> list[str]:
-    """The wrong values a message's corrections name, read sentence by sentence as the extractor reads
-    them ("I said Tuesday but I meant Thursday.": Tuesday): the current facts holding one may have been
-    said in an earlier session, which the extractor never sees (pipeline._known reads them)."""
-    return [match.group("old") or match.group("old2") for sentence, _ in statements(text)
-            for match in CORRECTION.finditer(said_instead(plain.plain(sentence)))]
+def wrong_values_and_diets_denied(text: str) -> tuple[list[str], list[str]]:
+    """The wrong values a message's corrections name ("I said Tuesday but I meant Thursday.": Tuesday)
+    and the diets it denies ("I'm not vegan."), read sentence by sentence as the extractor reads them:
+    the current facts holding one, or that diet, may have been said in an earlier session, which the
+    extractor never sees (pipeline._known reads them)."""
+    wrong: list[str] = []
+    diets: list[str] = []
+    for sentence, _ in statements(text):
+        read = plain.plain(sentence)
+        wrong += [match.group("old") or match.group("old2") for match in CORRECTION.finditer(said_instead(read))]
+        if denied := DIET_DENIED.fullmatch(read):
+            diets.append(denied.group("value"))
+    return wrong, diets
 
 
 def correct(found: Facts, earlier: Facts, match: re.Match[str], message_id: str, quote: str,
