@@ -586,13 +586,9 @@ def test_a_pet_named_and_said_dead_in_one_import_chunk_is_ended(tenant, ctx, run
     assert _pets(tenant, "another") == []
 
 
-def test_a_rerun_after_a_kill_sees_the_pet_its_chunk_named_before_the_kill(tenant, ctx, runtime, tmp_path, monkeypatch):
-    """Killed once the dog's line was extracted (its candidates kept on the turn, not yet decided) and
-    before the death's: the same command again ends the dog, from the candidates its line kept."""
-    path = tmp_path / "killed-between.jsonl"
-    _write(path, [{"user_id": tenant.user, "session_id": session, "messages": [{"role": "user", "content": said}]}
-                  for session, said in [("spring", "My dog Pickle loves the beach."),
-                                        ("later", "Pickle passed away last week.")]])
+def _killed_after_its_first_line(ctx, monkeypatch, tenant, path) -> None:
+    """The import's first chunk killed once its first line was extracted (its candidates kept on the turn,
+    not yet decided) and before the next line's."""
     extract_many = pipeline.extract_many
 
     def killed(ctx, tenant_id, turn_ids, **kwargs):
@@ -604,6 +600,16 @@ def test_a_rerun_after_a_kill_sees_the_pet_its_chunk_named_before_the_kill(tenan
         with pytest.raises(_Killed):
             first = backfill.new_job("import", tenant.id, path=str(path))
             backfill.run_chunk(ctx, first, BACKFILL_WORKER.source_of(first))
+
+
+def test_a_rerun_after_a_kill_sees_the_pet_its_chunk_named_before_the_kill(tenant, ctx, runtime, tmp_path, monkeypatch):
+    """Killed once the dog's line was extracted (its candidates kept on the turn, not yet decided) and
+    before the death's: the same command again ends the dog, from the candidates its line kept."""
+    path = tmp_path / "killed-between.jsonl"
+    _write(path, [{"user_id": tenant.user, "session_id": session, "messages": [{"role": "user", "content": said}]}
+                  for session, said in [("spring", "My dog Pickle loves the beach."),
+                                        ("later", "Pickle passed away last week.")]])
+    _killed_after_its_first_line(ctx, monkeypatch, tenant, path)
     assert _pets(tenant, tenant.user) == []  # extracted, not decided
     _run_to_the_end(ctx, runtime, backfill.new_job("import", tenant.id, path=str(path)))
     assert _pets(tenant, tenant.user) == [("Pickle", "The user used to have a dog named Pickle.", False),
@@ -661,17 +667,7 @@ def test_a_rerun_after_a_kill_corrects_the_fact_its_chunk_said_before_the_kill(t
     path = tmp_path / "killed-before-meant.jsonl"
     _write(path, [{"user_id": tenant.user, "session_id": session, "timestamp": timestamp,
                    "messages": [{"role": "user", "content": said}]} for timestamp, session, said in (_WORK, _MEANT)])
-    extract_many = pipeline.extract_many
-
-    def killed(ctx, tenant_id, turn_ids, **kwargs):
-        extract_many(ctx, tenant_id, turn_ids[:1], **kwargs)
-        raise _Killed
-
-    with monkeypatch.context() as patch:
-        patch.setattr(pipeline, "extract_many", killed)
-        with pytest.raises(_Killed):
-            first = backfill.new_job("import", tenant.id, path=str(path))
-            backfill.run_chunk(ctx, first, BACKFILL_WORKER.source_of(first))
+    _killed_after_its_first_line(ctx, monkeypatch, tenant, path)
     assert _employers(tenant, tenant.user) == []  # extracted, not decided
     for _ in range(2):
         _run_to_the_end(ctx, runtime, backfill.new_job("import", tenant.id, path=str(path)))
