@@ -65,6 +65,29 @@ def test_a_question_that_names_one_of_a_stale_messages_facts_lifts_only_what_rep
     assert {r.get("key") for r in results[:stale]} == {"city", "employer"}, [r["content"] for r in results]
 
 
+def test_a_question_about_the_place_she_lives_in_lifts_the_place_not_the_employer(tenant):
+    """After a message that said where she lives and where she works, both since replaced, a question
+    about the place she lives in has the city first and her lines about where she lives before the new
+    employer: on main "What city is she in?" had the employer second, "What country is she in?" found
+    nothing."""
+    tenant.turn("I live in Porto and work at Sonae.", session="s1", timestamp="2026-01-05T09:00:00Z")
+    tenant.turn("I moved to Lisbon and I work at Feedzai now.", session="s2", timestamp="2026-03-02T09:00:00Z")
+    for question in ("What city is she in?", "what town is she in?", "What country is she in?",
+                     "Which city does she live in?", "Which country does she live in?", "What city is she based in?",
+                     "which country is she based in?", "Where is she based?"):
+        results = tenant.search(question)
+        contents = [r["content"] for r in results]
+        assert results and results[0]["key"] == "city" and results[0]["value"] == "Lisbon", (question, contents)
+        employer = _rank(results, lambda r: r.get("key") == "employer")
+        moved = contents.index("I moved to Lisbon and I work at Feedzai now.")
+        assert employer is None or employer > moved, (question, contents)
+    # not a question about where she lives: as before
+    company = tenant.search("what company is she in?")
+    assert company[0]["key"] == "employer" and company[0]["value"] == "Feedzai", [r["content"] for r in company]
+    visited = [r["content"] for r in tenant.search("what city did she visit?")]
+    assert visited[0] == "The user lives in Lisbon." and "I live in Porto and work at Sonae." not in visited, visited
+
+
 def test_the_end_of_the_chain_is_lifted_not_a_link_in_between(tenant):
     tenant.turn("I work at Acme Corp.", session="s1", timestamp="2026-01-05T09:00:00Z")
     tenant.turn("I now work at Globex.", session="s2", timestamp="2026-02-02T09:00:00Z")

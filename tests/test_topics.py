@@ -702,3 +702,39 @@ def test_what_she_owns_and_how_she_lives_are_answered_by_their_facts(tenant):
                           ("Does Leila have a car?", "leila_car"), ("Who does Leila live with?", "leila_lives_with")):
         facts = [r["key"] for r in tenant.search(question) if r["memory_type"] != "episodic"]
         assert facts[:1] == [key], (question, facts)
+
+
+@pytest.mark.parametrize("content, tells", [
+    ("I live in Porto and work at Sonae.", True),
+    ("I moved to Lisbon and I work at Feedzai now.", True),
+    ("We just relocated to Leeds.", True),
+    ("I'm based in Berlin these days.", True),
+    ("I've been living in the Netherlands for a year.", True),
+    ("I moved to a new team at work.", False),  # no place named
+    ("She moved to Lisbon.", False),  # someone else's
+    ("I love living here.", False),
+    ("The user lives in Lisbon.", False),  # a fact: its key answers, not its words
+])
+def test_where_she_lives_is_read_in_her_own_lines(content, tells):
+    for question in ("What city is she in?", "Which country does she live in?", "Where is she based?"):
+        assert topics.tells(topics.asked(question), content) is tells, question
+
+
+@pytest.mark.parametrize("question, place", [
+    ("What city is she in?", True),
+    ("what town is she in?", True),
+    ("What country is she in?", True),
+    ("Which city does she live in?", True),
+    ("Which country does the user live in?", True),
+    ("What town is he based in?", True),
+    ("Which city is she currently living in?", True),
+    ("Where is she based?", True),
+    ("what city did she visit?", False),  # the city's kind, without her lines about where she lives
+    ("Which city is home to the Louvre?", False),
+    ("What company is she in?", False),
+    ("Which country is she from?", False),  # where she is from: the hometown's
+    ("Which country does my sister live in?", False),  # someone in her life's
+])
+def test_the_place_questions_ask_where_she_lives(question, place):
+    topic = topics.asked(question)
+    assert (topic is not None and bool(topic.told) and "city" in topic.key_words) is place, question

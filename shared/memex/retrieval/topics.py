@@ -202,6 +202,16 @@ _BODY_HURTING = Told(tuple(dict.fromkeys(word for word in _HURT_WORDS
                      re.compile(_HURTS, re.IGNORECASE))
 
 
+# Where the person lives, as they say it of their own: "I live in Porto", "I moved to Lisbon", "We relocated to
+# Leeds", "I'm based in Berlin"; a place's name after it ("I moved to a new team" is no place). Said of the
+# person's place, which "What city is she in?" asks for though no fact is filed from the line (an old one's
+# was replaced, or none was drawn).
+_LIVES = Told(("live", "living", "moved", "based", "relocated", "settled"),
+              re.compile(r"\b(?:i|we)(?:'m|'ve|'re| am| are| have| had| been| just| recently| finally| now| still| "
+                         r"currently| also| actually)* (?:live|living|moved|relocated|settled|based)(?: back| over)? "
+                         r"(?:in|to) (?:the )?(?-i:[A-Z])", re.IGNORECASE))
+
+
 def _own(keys: str) -> str:
     """The kind's keys alone or after a participant's name ("melanie_employer"), not a relative's."""
     return r"^(?!(?:.*_)?(?:" + "|".join(_THEIRS) + rf")_)(?:.*_)?(?:{keys})$"
@@ -296,6 +306,17 @@ _KINDS = (
           rf"where(?:'s|'re| is| are| am| was) {_WHO} (?:currently |now |still )?based",
           _own("city"), ("city",),
           of_someone=True, own=True,
+          unless=r"\b(?:born|native|grew up|grow up|raised|originally|comes? from)\b|\bfrom\W*$"),
+    # where she lives, as a frame asks it: "What city is she in?", "Which country does she live in?", "What town
+    # is he based in?", "Where is she based?". The facts say none of the frame's words, and MiniLM put "The user's
+    # employer is Feedzai." above "I moved to Lisbon and I work at Feedzai now." for it: her own lines saying where
+    # she lives or moved to join the kind (_LIVES). Not "What city did she visit?" (the word "city" alone: the kind
+    # above, without them), "What company is she in?", nor where she is from (the hometown's, below). "country"
+    # names no key: the city she lives in answers it.
+    _Kind(rf"(?:which|what) (?:city|town|country|state|part of the world) (?:(?:is|are|am) {_WHO} "
+          rf"(?:currently |now |still )?(?:in|based|living|staying)|(?:does|do) {_WHO} (?:currently |now |still )?"
+          rf"(?:live|stay))|where(?:'s|'re| is| are| am) {_WHO} (?:currently |now |still )?based",
+          _own("city"), ("city",), of_someone=True, own=True, told=_LIVES,
           unless=r"\b(?:born|native|grew up|grow up|raised|originally|comes? from)\b|\bfrom\W*$"),
     # where one is from: "What is her hometown?", "Where did she grow up?", "Where was he raised?",
     # "Which country is she from?" (no key says "country": her hometown or nationality answers it)
