@@ -46,8 +46,10 @@ her job ("What's her job?", "What does she do?"), the title comes before the emp
 studies ("What's her major?"), the field or the degree before the school; being a student ("Is she
 studying?", "Am I in school?") is answered by the school, the field or the work status alike.
 
-Where she is based ("Where is she based?") is where she lives; a university said short ("Which uni
-did she go to?") is schooling; her work, the noun ("What's her work?", "What kind of work does he
+Where she is based ("Where is she based?") is where she lives, and so is the city, town or country she is
+in or lives in ("What country is she in?"), which her own lines saying where she lives or moved to answer
+too ("I moved to Lisbon and I work at Feedzai now.", above the employer it also names); a university
+said short ("Which uni did she go to?") is schooling; her work, the noun ("What's her work?", "What kind of work does he
 do?"), is her job. Being "a student" is asked of the person when it is said of her ("Is she a
 student?"), not when it describes someone else ("Is he dating a student?", "Is her husband a
 doctor?"): the partner is asked about, and the partner's facts lead (`Topic.lead`: first of all, above
@@ -212,6 +214,10 @@ _LIVES = Told(("live", "living", "moved", "based", "relocated", "settled"),
                          r"(?:in|to) (?:the )?(?-i:[A-Z])", re.IGNORECASE))
 
 
+# Where she comes from, not where she lives: "Which city is she a native of?", "What city was he born in?".
+_FROM_THERE = r"\b(?:born|native|grew up|grow up|raised|originally|comes? from)\b|\bfrom\W*$"
+
+
 def _own(keys: str) -> str:
     """The kind's keys alone or after a participant's name ("melanie_employer"), not a relative's."""
     return r"^(?!(?:.*_)?(?:" + "|".join(_THEIRS) + rf")_)(?:.*_)?(?:{keys})$"
@@ -306,7 +312,7 @@ _KINDS = (
           rf"where(?:'s|'re| is| are| am| was) {_WHO} (?:currently |now |still )?based",
           _own("city"), ("city",),
           of_someone=True, own=True,
-          unless=r"\b(?:born|native|grew up|grow up|raised|originally|comes? from)\b|\bfrom\W*$"),
+          unless=_FROM_THERE),
     # where she lives, as a frame asks it: "What city is she in?", "Which country does she live in?", "What town
     # is he based in?", "Where is she based?". The facts say none of the frame's words, and MiniLM put "The user's
     # employer is Feedzai." above "I moved to Lisbon and I work at Feedzai now." for it: her own lines saying where
@@ -317,7 +323,7 @@ _KINDS = (
           rf"(?:currently |now |still )?(?:in|based|living|staying)|(?:does|do) {_WHO} (?:currently |now |still )?"
           rf"(?:live|stay))|where(?:'s|'re| is| are| am) {_WHO} (?:currently |now |still )?based",
           _own("city"), ("city",), of_someone=True, own=True, told=_LIVES,
-          unless=r"\b(?:born|native|grew up|grow up|raised|originally|comes? from)\b|\bfrom\W*$"),
+          unless=_FROM_THERE),
     # where one is from: "What is her hometown?", "Where did she grow up?", "Where was he raised?",
     # "Which country is she from?" (no key says "country": her hometown or nationality answers it)
     _Kind(rf"hometown|home town|nationality|birthplace|place of birth|where (?:did|does|do) {_WHO} (?:grow|grew) up|"
