@@ -83,5 +83,10 @@ def _fill(ctx: Context, rows: list[dict[str, Any]]) -> int:
 
 
 def record_waiting(ctx: Context) -> None:
-    """MemoriesWithoutVector now (every tenant's): one count over index memories_without_vector."""
-    ctx.metrics.record(MEMORIES_WITHOUT_VECTOR, vectorless_rows.count(ctx.db.connection()))
+    """MemoriesWithoutVector now (every tenant's): one count over index memories_without_vector. A gauge,
+    so best effort: called after an erasure's commit or beside an embedder's failure, its own failure must
+    not become the request's answer nor hide the error being raised."""
+    try:
+        ctx.metrics.record(MEMORIES_WITHOUT_VECTOR, vectorless_rows.count(ctx.db.connection()))
+    except Exception as exc:  # noqa: BLE001 - the next sweep records it again
+        log.warning("could not count the memories without their vector (%s)", public_description(exc))

@@ -5,7 +5,8 @@ they read; a memory's or a turn's read by id reads `marked(alias)` of its row (a
 first); a listing of one user's rows reads them through `with_mark`, which answers the mark whether or
 not the user has rows. A worker's turns and a re-embedding's rows are read or written only where their
 user is unmarked, by a statement run after the user's lock; a write of a request and an import's chunk
-read it in the statement that takes the lock (locks_and_marks, migration 0041). A request refuses such a
+read it in the round trip that takes the lock (locks_and_marks: migration 0041's function reads it in a
+statement of its own once the locks are held). A request refuses such a
 user (409); a worker, an import, a consolidation or a re-embedding skips their rows as it skips rows
 erased meanwhile: what it read before the mark is not written, and the message that brought it is done,
 not retried."""

@@ -29,15 +29,13 @@ def fill(conn: psycopg.Connection, filled: list[tuple[dict[str, Any], Any]]) -> 
     """The vectors of these rows of `waiting` (each with its vector); returns how many were written. A row
     that has one meanwhile (a job's retry) keeps it, one erased has none to fill, and one whose context an
     erasure took after it was read is left for the next reading: its vector would be made from erased words."""
-    written = 0
-    with conn.cursor() as cur:
-        for row, vector in filled:
-            cur.execute(f"""UPDATE memories m SET embedding = %s
+    with conn.cursor() as cur:  # one pipelined round trip; psycopg adds up the rows each update wrote
+        cur.executemany(f"""UPDATE memories m SET embedding = %s
                             WHERE m.tenant_id = %s AND m.id = %s AND m.embedding IS NULL
                               AND m.context IS NOT DISTINCT FROM %s AND {erasing.unmarked("m")}""",
-                        (np.asarray(vector, dtype=np.float32), row["tenant_id"], row["id"], row["context"]))
-            written += cur.rowcount
-    return written
+                        [(np.asarray(vector, dtype=np.float32), row["tenant_id"], row["id"], row["context"])
+                         for row, vector in filled])
+        return cur.rowcount
 
 
 def count(conn: psycopg.Connection) -> int:

@@ -283,7 +283,8 @@ def _said_within(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependen
         page, said_then = memory_rows.said_within(conn, tenant_id, request.user_id, request.agent_id,
                                                   request.filters, request.include_inactive, periods, limit,
                                                   offset=len(memories))
-        total = said_then if said_then is not None else total
+        if said_then is not None:  # counted by the first page's statement
+            total = said_then
         for memory in page:
             said = datetime.fromisoformat(memory["valid_from"])
             parts = scoring.score(1.0, said, memory["importance"], now, request.alpha, request.half_life_days)

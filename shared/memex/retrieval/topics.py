@@ -451,7 +451,7 @@ def asked(question: str) -> Topic | None:
                 told.append(kind.told)
     if not keys:
         return None
-    return Topic(frozenset(words), "|".join(keys), tuple(dict.fromkeys(key_words)),
+    return Topic(frozenset(words), "|".join(dict.fromkeys(keys)), tuple(dict.fromkeys(key_words)),
                  "|".join(dict.fromkeys(first)) or None, "|".join(dict.fromkeys(after)) or None, lead,
                  tuple(dict.fromkeys(told)))
 
