@@ -80,3 +80,22 @@ def test_a_second_thing_said_is_not_found_through_the_first(tenant):
 ])
 def test_what_stands_alone(line, alone):
     assert stands_alone(line) is alone
+
+
+def _context(ctx, tenant, session_id: str, content: str) -> str | None:
+    row = ctx.db.connection().execute(
+        "SELECT context FROM memories WHERE tenant_id = %s AND user_id = %s AND session_id = %s"
+        " AND memory_type = 'episodic' AND content = %s", (tenant.id, tenant.user, session_id, content)).fetchone()
+    return row["context"]
+
+
+@pytest.mark.parametrize("before", ["", "  ", "\u200b", "...", ";)", "👍"])
+def test_a_line_after_one_that_shows_nothing_keeps_no_context(tenant, ctx, before):
+    answer = {"role": "user", "content": "Lisbon, near the river."}
+    for session_id, asked in (("blank", before), ("asked", "Where to?")):
+        body = {"user_id": tenant.user, "session_id": session_id, "messages": [
+            {"role": "user", "content": "We moved last spring."}, {"role": "assistant", "content": asked}, answer]}
+        assert tenant.post("/v1/turns?wait=true", body).status_code == 201
+    # a blank line has no memory, a wordless one nothing to be asked by: neither is the answer's context
+    assert _context(ctx, tenant, "blank", answer["content"]) is None
+    assert _context(ctx, tenant, "asked", answer["content"]) == "Where to?"

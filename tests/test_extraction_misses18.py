@@ -63,10 +63,15 @@ def test_a_diet_the_user_holds_said_with_not_ends(text, history, expected):
     ("Filling out my daughter's camp form.\nAllergies: eggs, milk\nLanguages: Spanish", set()),
     ("The twins' medical forms: Allergies: penicillin.", set()),
     ("My husband's intake sheet. Allergies: latex.", set()),
+    # typed with a curly apostrophe, or an accent for one, as with the straight one
+    ("Kid's form. Allergies: peanuts.", set()),
+    ("Kid\u2019s form. Allergies: peanuts.", set()),
+    ("Kid\u00b4s form. Allergies: peanuts.", set()),
     # the user's own, as before: no form named, the user's own form, or a sentence between
     ("Allergies: shellfish.", {("allergy", "shellfish", False)}),
     ("My registration form. Allergies: shellfish.", {("allergy", "shellfish", False)}),
     ("Today's form. Allergies: latex.", {("allergy", "latex", False)}),
+    ("Today\u2019s form. Allergies: latex.", {("allergy", "latex", False)}),
     ("Emma's form is done. I'm allergic to latex.", {("allergy", "latex", False)}),
     ("Emma's form is done. I'm home now. Allergies: latex.", {("allergy", "latex", False)}),
 ])

@@ -32,6 +32,7 @@ def test_a_pets_age(text, expected):
 @pytest.mark.parametrize("text, expected", [
     ("we got a puppy!! 🐶 his name is Waffles", {("pet_dog_name", "Waffles", False)}),
     ("Adopted a rabbit yesterday. her name's Clover", {("pet_rabbit_name", "Clover", False)}),
+    ("Adopted a rabbit yesterday. her name\u2019s Clover", {("pet_rabbit_name", "Clover", False)}),
     ("i hav a dog named bruno", {("pet_dog_name", "Bruno", False)}),
 ])
 def test_a_pet_named_after_an_emoji_or_in_lower_case(text, expected):

@@ -6,7 +6,8 @@ means nothing alone. But a speaker who says two things in a row often says two s
 be found for "where do I work?" beside the line that answers it. So a line that follows its own
 speaker keeps that line as its context only when it leans on it: a pronoun or "there" pointing
 back, an opening "and"/"but"/"so", or too few words to name anything itself. A line that follows
-another speaker's, or a question, always keeps the line it answers.
+another speaker's, or a question, always keeps the line it answers. A line with no word ("", "...",
+"👍") is no line to keep.
 """
 
 from __future__ import annotations
@@ -29,6 +30,12 @@ def stands_alone(text: str) -> bool:
     if len(words) < _FEWEST_WORDS or words[0] in _CONTINUING:
         return False
     return not any(w in _POINTING_BACK for w in words)
+
+
+def wordless(text: str) -> bool:
+    """Whether `text` has no word: blank (what the pipeline stores no memory for: memex/episodic.py), or
+    only punctuation or emoji ("...", ";)", "👍")."""
+    return _WORD.search(text) is None
 
 
 def asks(text: str) -> bool:

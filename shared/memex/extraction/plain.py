@@ -27,6 +27,10 @@ _SPACES = re.compile("[\t\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000]")
 
 def plain(sentence: str) -> str:
     """`sentence` in NFC, with ASCII apostrophes, quotes and spaces, and nothing invisible."""
-    sentence = unicodedata.normalize("NFC", sentence).translate(_APOSTROPHES)
-    sentence = _ACCENT_FOR_APOSTROPHE.sub("'", sentence)
-    return _SPACES.sub(" ", _INVISIBLE.sub("", sentence))
+    return _SPACES.sub(" ", _INVISIBLE.sub("", apostrophes(unicodedata.normalize("NFC", sentence))))
+
+
+def apostrophes(text: str) -> str:
+    """`text` with ASCII apostrophes and quotes, character for character: an offset into it is one into
+    `text`, so a message can be split as read ("Kid’s form." as "Kid's form.") and quoted as typed."""
+    return _ACCENT_FOR_APOSTROPHE.sub("'", text.translate(_APOSTROPHES))

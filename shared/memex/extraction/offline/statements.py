@@ -55,7 +55,7 @@ _KIDDING_TAG = re.compile(r"(?:^|[\s,;.!—–-])(?:(?:lol|haha|lmao)\s+)?(?:jk|
                           r"(?:\s+(?:lol|haha|lmao))?\W*$")
 # A greeting that is a sentence of its own ("Hi!", "Hello there."), and the sentence it may open.
 _GREETING = re.compile(r"(?i:hi|hello|hey)(?: there)?[.!]+")
-_I_FIRST = re.compile(r"I(?:['’](?:m|ve|d|ll)|\b)")
+_I_FIRST = re.compile(r"I(?:'(?:m|ve|d|ll)|\b)")
 
 
 def statements(text: str, questions: list[tuple[str, str]] | None = None) -> list[tuple[str, str]]:
@@ -63,19 +63,21 @@ def statements(text: str, questions: list[tuple[str, str]] | None = None) -> lis
     dropped (into `questions`, when given), except for the statement before a tag question. A
     greeting said as a sentence of its own opens the next one when that one starts with "I" ("Hi!
     I'm Dana." reads "Hi, I'm Dana."): the name rule reads an "I'm" after a greeting as an
-    introduction. As said is the message's own words, verbatim (the greeting and the tag question in
-    them), which a fact quotes (`raw_quote`)."""
+    introduction. As read, its apostrophes are ASCII ("Kid’s form." is read as "Kid's form."); as said
+    is the message's own words, verbatim (the greeting and the tag question in them), which a fact
+    quotes (`raw_quote`)."""
+    read = plain.apostrophes(text)
     kept: list[tuple[str, str]] = []
     others_form = False
     previous_from = previous_to = 0
     greeting, greeting_at = "", 0
     start = 0
-    for gap in [*_SENTENCES.finditer(text), None]:
-        piece = text[start:gap.start() if gap else len(text)]
+    for gap in [*_SENTENCES.finditer(read), None]:
+        piece = read[start:gap.start() if gap else len(read)]
         at = start + len(piece) - len(piece.lstrip())
         sentence = piece.strip()
         said_from, said_to = at, at + len(sentence)
-        start = gap.end() if gap else len(text)
+        start = gap.end() if gap else len(read)
         if greeting and _I_FIRST.match(sentence):
             kept.pop()  # the greeting, read again as this sentence's opening
             sentence = f"{greeting}, {sentence}"
@@ -103,9 +105,8 @@ def statements(text: str, questions: list[tuple[str, str]] | None = None) -> lis
             continue
         previous_from, previous_to = said_from, said_to
         # the headings right after someone else's form, one after another, are theirs (unless one says
-        # whose it is: "My son's allergies: eggs.")
-        heading = _HEADING.match(plain.plain(sentence))
-        if others_form and heading and heading["whose"] is None:
+        # whose it is: "My son's allergies: eggs."); a heading is only looked for there
+        if others_form and (heading := _HEADING.match(plain.plain(sentence))) and heading["whose"] is None:
             continue
         others_form = bool(_OTHERS_FORM.search(sentence))
         if sentence and not sentence.endswith("?"):
