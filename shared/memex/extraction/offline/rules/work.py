@@ -7,10 +7,10 @@ import re
 from typing import Callable
 
 from memex.extraction import vocabulary
-from memex.extraction.offline.patterns import (ADVERBS, AHEAD_WHEN, CURRENT_JOB, FIRST_SPAN, HEAD_OF, INTRODUCED,
-    JOB_NOUN, JOB_TAKEN, LEFT_END, NOT_ROLE_MODIFIERS, NOT_TEMPORARY, NUMBER, ORG, ORG_END, ORG_INTRO, PLATFORMS,
-    PROPER, RECALLED, RELATIONS, ROLE, ROLE_ABBREVIATIONS, ROLE_END, SCHOOL_WORDS, SINCE_WHEN, SPAN, STARTED_AT,
-    STARTS_LATER, START_WHEN, UPPER, WORKS_AT, WORK_SAID, alternation, strict_end)
+from memex.extraction.offline.patterns import (ADVERBS, AHEAD_WHEN, CURRENT_JOB, FIRST_SPAN, FOR_A_WHILE, HEAD_OF,
+    INTRODUCED, JOB_NOUN, JOB_TAKEN, LEFT_END, NOT_ROLE_MODIFIERS, NOT_TEMPORARY, NUMBER, ORG, ORG_END,
+    ORG_INTRO, PLATFORMS, PROPER, RECALLED, RELATIONS, ROLE, ROLE_ABBREVIATIONS, ROLE_END, SCHOOL_WORDS, SINCE_WHEN,
+    SPAN, STARTED_AT, STARTS_LATER, START_WHEN, UPPER, WORKS_AT, WORK_SAID, alternation, strict_end)
 from memex.extraction.offline.rule import rule
 from memex.extraction.offline.values import (Fields, a_job_move, a_name, a_place, an_organisation, as_said,
     not_a_job_move, organisation, role, teacher)
@@ -169,10 +169,6 @@ def _student(m: re.Match[str]) -> list[Fields]:
     return [{"value": "student", "said": words, "a": "an" if words[:1].casefold() in "aeiou" else "a"}]
 
 
-# A job said with how long it lasts: "for the summer", "for a year", "for six months".
-_NO_STINT = rf"(?!,?\s+(?:for|over) (?:the|a|an|one|this|(?:{NUMBER})) )"
-
-
 RULES = [
     rule("fact", "employer", "work working employed started began got hired at for joined landed accepted signed "
          "employer left quit switched moved went jumped changed first promoted teach teaching", [
@@ -188,12 +184,13 @@ RULES = [
         rf"\bI (?:just |recently |finally )?(?:got|was|have been|'ve been) promoted to (?:an? |the )?"
         rf"(?:{ROLE}|{HEAD_OF}) (?:at|with) (?:the )?(?P<value>{ORG}){NOT_TEMPORARY}",
         # "I moved to Lisbon for my job at Feedzai", "I relocated here to work at Stripe": the job a move was
-        # made for, not a stint ("to work at Equinor for the summer"); "we" only with "my job" ("We moved here
-        # for a job at Dell" may be anyone's)
+        # made for, not a stint ("to work at Equinor for the summer": FOR_A_WHILE, as a stay is no home); "we"
+        # only with "my job" ("We moved here for a job at Dell" may be anyone's)
         rf"\bI(?:'ve| have)? {ADVERBS}(?:moved|relocated) (?:back |over )?(?:here|there|to {PROPER}) (?:for (?:an?|my) "
-        rf"(?:new )?{JOB_NOUN} (?:at|with)|to work (?:at|for)) (?:the )?(?P<value>{ORG}){NOT_TEMPORARY}{_NO_STINT}",
+        rf"(?:new )?{JOB_NOUN} (?:at|with)|to work (?:at|for)) (?:the )?(?P<value>{ORG}){NOT_TEMPORARY}"
+        rf"(?!{FOR_A_WHILE})",
         rf"\b[Ww]e(?:'ve| have)? {ADVERBS}(?:moved|relocated) (?:back |over )?(?:here|there|to {PROPER}) for my "
-        rf"(?:new )?{JOB_NOUN} (?:at|with) (?:the )?(?P<value>{ORG}){NOT_TEMPORARY}{_NO_STINT}",
+        rf"(?:new )?{JOB_NOUN} (?:at|with) (?:the )?(?P<value>{ORG}){NOT_TEMPORARY}(?!{FOR_A_WHILE})",
         # "I left Monzo for a job at Wise": a job left for one named as such.
         rf"\bI {ADVERBS}(?:left|quit) (?:my job at )?(?:the )?{ORG} for (?:an?|my) (?:new )?{JOB_NOUN} (?:at|with) "
         rf"(?:the )?(?P<value>{ORG})",
