@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 from memex.extraction import vocabulary
+from memex.first_person import OFTEN
 
 
 ROLE_ABBREVIATIONS = {
@@ -56,6 +57,9 @@ NOT_NAMES = frozenset(
     "finnish polish russian ukrainian greek turkish chinese japanese korean indian pakistani "
     "vietnamese thai filipino african asian european latino latina jewish catholic christian muslim "
     "hindu buddhist atheist".split()) | {n.casefold() for n in vocabulary.NATIONALITIES}
+# Words said between a verb and its "not" ("I'm really not vegan", "I'm honestly not retired").
+HEDGES = (rf"(?:{OFTEN}|honestly|definitely|certainly|probably|simply|totally|absolutely|literally|seriously|surely|"
+          r"truly|quite|even)")
 INTENSIFIERS = ("so really very pretty totally completely quite super way kinda somewhat incredibly "
                 "extremely highly hugely seriously absolutely massively genuinely fairly too actually").split()
 UNITS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine")

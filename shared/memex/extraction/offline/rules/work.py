@@ -8,7 +8,7 @@ from typing import Callable
 
 from memex.extraction import vocabulary
 from memex.extraction.offline.patterns import (ADVERBS, AHEAD_WHEN, CURRENT_JOB, FIRST_SPAN, FOR_A_WHILE, HEAD_OF,
-    INTRODUCED, JOB_NOUN, JOB_TAKEN, LEFT_END, NOT_ROLE_MODIFIERS, NOT_TEMPORARY, NUMBER, ORG, ORG_END,
+    HEDGES, INTRODUCED, JOB_NOUN, JOB_TAKEN, LEFT_END, NOT_ROLE_MODIFIERS, NOT_TEMPORARY, NUMBER, ORG, ORG_END,
     ORG_INTRO, PLATFORMS, PROPER, RECALLED, RELATIONS, ROLE, ROLE_ABBREVIATIONS, ROLE_END, SCHOOL_WORDS, SINCE_WHEN,
     SPAN, STARTED_AT, STARTS_LATER, START_WHEN, UPPER, WORKS_AT, WORK_SAID, alternation, strict_end)
 from memex.extraction.offline.rule import rule
@@ -153,6 +153,16 @@ def _retired(m: re.Match[str]) -> list[Fields]:
     if where[:1].isupper() and a_place(where):
         return []
     return [{"value": "retired", "from": f" from {where}" if where else ""}]
+
+
+# Being retired taken back: "I'm no longer retired", "I'm not retired anymore, I went back to work", "I came out of
+# retirement"; the past, which ends being retired if it is current (supersession.ending), and files no one
+# retired who never said so. corrections.denied files it too, for "I'm not retired." said while the user is.
+RETIREMENT_ENDED = rule("fact", "employment_status", "retired retirement", [
+    rf"{_NOT_BACKGROUND}\bI(?:'m| am) (?:{HEDGES} )*(?:no longer retired{_WORK_STATUS_END}"
+    r"|not retired (?=any ?more\b))",
+    rf"{_NOT_BACKGROUND}\bI(?:'ve| have)? (?:just |recently |finally )?(?:came|come) out of retirement(?![\w'-])",
+], "The user used to be retired.", _status("retired"), confidence=0.7, importance=0.6, historical=True)
 
 
 # "I'm a student", "As a grad student, I...": a student is what the user is, not a job title. Up to
@@ -331,6 +341,7 @@ RULES = [
         rf"{_NOT_BACKGROUND}\bI(?:'m| am|'ve| have)? (?:now |just |recently |finally |happily |officially )?retired "
         rf"from (?P<from>(?:{alternation(_RETIRED_FROM)})(?![\w'-])|(?:the )?(?!{PLATFORMS}){ORG}){_WORK_STATUS_END}",
     ], "The user is retired{from}.", _retired, confidence=0.75, importance=0.8),
+    RETIREMENT_ENDED,
     rule("fact", "employment_status", "leave", [
         rf"\bI(?:'m| am) (?:now |currently |still )?(?P<value>on {_LEAVES})(?=\s*(?:[^\w\s'-]|$)|\s+(?:until|till|for|"
         rf"since|now|right now|at the moment|and|but|so)\b)",
