@@ -8,7 +8,7 @@ sentences that must file nothing."""
 import pytest
 
 from memex.extraction.offline import OfflineExtractor
-from memex.extraction.offline.corrections import wrong_values_and_diets_denied
+from memex.extraction.offline.corrections import wrong_values_and_denials
 
 
 def _extract(content: str, history: tuple[str, ...] = ()):
@@ -74,9 +74,11 @@ def test_a_role_said_with_is_of_someone_the_session_does_not_name_files_none(his
     assert not {k for k, _ in _facts(text, history) if k.endswith("_role")}
 
 
-# ("I'm not vegan." after "I'm vegan." now ends the diet, as the past: test_extraction_misses18.)
+# ("I'm not vegan." after "I'm vegan." now ends the diet, as the past: test_extraction_misses18; "I'm honestly
+# not vegan." too: test_extraction_stints_and_denials.)
 @pytest.mark.parametrize("history, text", [
-    (("I'm vegan.",), "I'm honestly not vegan."),
+    (("I'm vegan.",), "It's honestly not vegan."),
+    (("I'm vegan.",), "Actually it's really not vegan."),
     (("I'm single.",), "We're not single."),
     (("I'm retired.",), "It's not retired."),
     (("I love hiking.",), "I'm not hiking."),
@@ -104,7 +106,7 @@ def test_a_negation_is_no_correction(history, text):
 ])
 def test_the_wrong_values_a_message_names(text, values):
     """What the pipeline reads the current facts of (pipeline._known): a negation names none, and costs no read."""
-    assert wrong_values_and_diets_denied(text)[0] == values
+    assert wrong_values_and_denials(text)[0] == values
 
 
 @pytest.mark.parametrize("history, text, expected", [

@@ -184,8 +184,9 @@ def _read_all(ctx: Context, conn, work: list[tuple[dict, list[dict], list[dict]]
 
 def _named(turn_id: str, keyed: dict[str, dict[str, frozenset[str]]], wrong: dict[str, dict[str, list[str]]]) \
         -> Callable[[Candidate], bool]:
-    """Which current facts a turn's death, diet denied or correction may name, as `_known` reads them
-    stored: its speakers' pets or diets, and their facts holding a wrong value it names (case ignored)."""
+    """Which current facts a turn's death, denial or correction may name, as `_known` reads them
+    stored: its speakers' pets, diets or work status, and their facts holding a wrong value it names
+    (case ignored)."""
     keys = keyed.get(turn_id, {})
     values = {subject: {v.lower() for v in named} for subject, named in wrong.get(turn_id, {}).items()}
     return lambda c: not c.historical and not c.ends_only and (
@@ -232,13 +233,13 @@ def _read_by(extractor: Extractor, messages: list[dict], history: list[dict], kn
 def _named_facts(work: list[tuple[dict, list[dict], list[dict]]]) \
         -> tuple[dict[str, dict[str, frozenset[str]]], dict[str, dict[str, list[str]]]]:
     """The turns that say a pet's death by its name alone ("Pickle passed away last week") or deny a diet
-    ("I'm not vegan."), each with its speakers who say it (the user, a participant) and the base keys of
-    the facts it may end (the pets', the diet's); and those that say a correction naming the wrong value
-    ("I said Tuesday but I meant Thursday", "I meant Leeds, not York"), each with its speakers and the
-    wrong values they name. Each user message read once for all three."""
+    or being retired ("I'm not vegan.", "I'm not retired."), each with its speakers who say it (the user, a
+    participant) and the base keys of the facts it may end (the pets', the diet's, the work status); and
+    those that say a correction naming the wrong value ("I said Tuesday but I meant Thursday", "I meant
+    Leeds, not York"), each with its speakers and the wrong values they name. Each user message read once
+    for all three."""
     # Imported here, not with the module: the handlers that never extract would compile the rules' patterns.
-    from memex.extraction.offline.corrections import GONE_AGAIN, PET_NAME_KEYS, wrong_values_and_diets_denied
-    from memex.extraction.offline.rules.health import DIET_ENDED
+    from memex.extraction.offline.corrections import GONE_AGAIN, PET_NAME_KEYS, wrong_values_and_denials
 
     keyed: dict[str, dict[str, frozenset[str]]] = {}
     wrong: dict[str, dict[str, list[str]]] = {}
@@ -247,9 +248,8 @@ def _named_facts(work: list[tuple[dict, list[dict], list[dict]]]) \
             if m["role"] != "user":
                 continue
             speaker, text = m.get("subject") or "user", m["content"] or ""
-            values, diets = wrong_values_and_diets_denied(text)
-            keys = (PET_NAME_KEYS if GONE_AGAIN.search(plain.plain(text)) else frozenset()) \
-                | ({DIET_ENDED.key} if diets else frozenset())
+            values, denied = wrong_values_and_denials(text)
+            keys = (PET_NAME_KEYS if GONE_AGAIN.search(plain.plain(text)) else frozenset()) | denied
             if keys:
                 said = keyed.setdefault(turn["id"], {})
                 said[speaker] = said.get(speaker, frozenset()) | keys
@@ -262,10 +262,11 @@ def _known(conn, work: list[tuple[dict, list[dict], list[dict]]], keyed: dict[st
            wrong: dict[str, dict[str, list[str]]]) -> dict[str, list[Candidate]]:
     """Each turn's current facts of its speakers that the session may never have said: their pets, for the
     turns that say a pet's death by its name alone (`keyed`: the user named Pickle months before, offline
-    corrections.pet_gone_again), their diets, for those that deny one (`keyed`: "I'm vegan." a month
-    before, corrections.diet_denied), and those holding a wrong value a correction names (`wrong`:
-    corrections.correct). Read only for those turns, the keys once a speaker (all the batch's turns ask
-    of them at once), the values in one statement a speaker and turn: the other turns cost no round trip."""
+    corrections.pet_gone_again), their diets or work status, for those that deny one (`keyed`: "I'm vegan."
+    or "I'm retired." a month before, corrections.denied), and those holding a wrong value a correction
+    names (`wrong`: corrections.correct). Read only for those turns, the keys once a speaker (all the batch's
+    turns ask of them at once), the values in one statement a speaker and turn: the other turns cost no
+    round trip."""
     wanted: dict[tuple[str, str, str], frozenset[str]] = defaultdict(frozenset)
     for turn, _, _ in work:
         for subject, keys in keyed.get(turn["id"], {}).items():

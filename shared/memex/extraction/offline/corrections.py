@@ -13,10 +13,11 @@ from typing import Callable, Iterator
 from memex import literal
 from memex.first_person import OFTEN, as_i_say_it
 from memex.extraction import plain, vocabulary
-from memex.extraction.offline.patterns import (CAPWORD, DATE, HERS, HIS, MONTH, NOT_NAMES, NUMBER, PERSON_PARTS, PETS,
-    ROLE, ROLE_END, UPPER, WEEKDAY, WORDS)
-from memex.extraction.offline.rule import candidate_of, rule
+from memex.extraction.offline.patterns import (CAPWORD, DATE, HEDGES, HERS, HIS, MONTH, NOT_NAMES, NUMBER, PERSON_PARTS,
+    PETS, ROLE, ROLE_END, UPPER, WEEKDAY, WORDS)
+from memex.extraction.offline.rule import Rule, candidate_of, rule
 from memex.extraction.offline.rules.health import DIET_ENDED
+from memex.extraction.offline.rules.work import RETIREMENT_ENDED
 from memex.extraction.offline.statements import statements
 from memex.extraction.offline.values import named_person, role, snake, to_number
 from memex.jobs import Candidate
@@ -26,14 +27,14 @@ _TERM_WORD = r"(?!(?i:not|but|and|or)\b)[\w'&+-]+"
 # The value on either side of "not": one to three words, never a pronoun or the correction's own words.
 _TERM = (r"(?!(?i:I|it|that|this|you|we|he|she|they|a|an|the|actually|sorry|oops|correction|no|my)\b)"
          rf"{_TERM_WORD}(?:\s+{_TERM_WORD}){{0,2}}?")
-# Words said between a verb and its "not" ("I'm really not vegan").
-_HEDGES = (rf"(?:{OFTEN}|honestly|definitely|certainly|probably|simply|totally|absolutely|literally|seriously|surely|"
-           r"truly|quite|even)")
 # A verb said with "not" ("I'm not vegan", "It's really not vegan", "My sister is not vegan", "We do not eat
 # meat", "I'm not giving up"): a negation, not a correction; the word before "not" is no value (read as one,
 # "I'm vegan." then "I'm not vegan." filed "The user is I'm.").
 _NEGATION = (rf"(?:{_TERM_WORD}\s+)*?(?i:am|is|are|was|were|be|been|do|does|did|have|has|had|can|could|will|would|"
-             rf"should|may|might|must|\w+'(?:m|re|s|ve|d|ll))(?:\s+(?i:{_HEDGES}))*,?\s+not\b")
+             rf"should|may|might|must|\w+'(?:m|re|s|ve|d|ll))(?:\s+(?i:{HEDGES}))*,?\s+not\b")
+# Hedges alone before "not", their verb taken as a correction's opening "it's": "It's really not vegan" is no
+# correction to "really".
+_HEDGED = rf"(?i:{HEDGES})(?:\s+(?i:{HEDGES}))*,?\s+not\b"
 # A correction: "actually I meant Lisbon, not Porto", "Sorry, not Porto but Lisbon", or the statement
 # said again with the right value ("Actually my sister lives in Porto, not Braga"). What comes
 # before "not" (`said`) ends with the right value; the words before that must be words of the fact
@@ -42,7 +43,8 @@ _NEGATION = (rf"(?:{_TERM_WORD}\s+)*?(?i:am|is|are|was|were|be|been|do|does|did|
 CORRECTION = re.compile(
     r"(?:^|\b(?i:actually|sorry|oops|correction|my bad|no|I meant|I mean)\b[,:!]?)\s*"
     r"(?:(?i:I meant|I mean|it's|it is)\s+)?"
-    rf"(?:(?!{_NEGATION})(?P<said>{_TERM_WORD}(?:\s+{_TERM_WORD}){{0,7}}?),?\s+not\s+(?P<old>{_TERM})"
+    rf"(?:(?!{_NEGATION}|{_HEDGED})(?P<said>{_TERM_WORD}(?:\s+{_TERM_WORD}){{0,7}}?),?\s+not\s+"
+    rf"(?P<old>{_TERM})"
     rf"|(?i:not)\s+(?P<old2>{_TERM})(?:,|\s+[—–-]{{1,2}}|(?=\s+(?i:but)\b))\s+(?:(?i:but)\s+)?(?P<new2>{_TERM}))"
     r"(?=\s*(?:[^\w\s'&+-]|$))")
 # A correction that names the wrong value as said: "I said Tuesday but I meant Thursday", "When I wrote
@@ -79,10 +81,11 @@ _AGED_AGAIN_RULE = rule("fact", "{person}_age", "turned", [], "The user's {part}
 # A pet's, as rules/pets.py files "My cat Pixel is 4 years old." (`pet_cat_pixel_age`).
 _PET_AGED_AGAIN_RULE = rule("fact", "pet_{whose}_age", "turned", [], "The user's {kind} {name} is {value} years old.",
                             confidence=0.75, importance=0.5)
-# A diet said with "not", the whole sentence: "I'm not vegan.", "Honestly, I am not a vegetarian!"
-# (diet_denied). A "but" after it, a comma, a question or an "if" before it is no such sentence.
-DIET_DENIED = re.compile(rf"(?:(?i:well|no|honestly|actually|so|and|ok|okay),? )?I(?:'m| am) (?:really |actually )?"
-                         rf"not (?:an? )?(?P<value>(?i:{'|'.join(vocabulary.DIETS)}))\s*[.!]*")
+# A diet or being retired said with "not", the whole sentence: "I'm not vegan.", "Honestly, I am not a
+# vegetarian!", "I'm honestly not retired." (denied). A "but" after it, a comma, a question or an "if" before
+# it is no such sentence.
+DENIED = re.compile(rf"(?:(?i:well|no|honestly|actually|so|and|ok|okay),? )?I(?:'m| am) (?:{HEDGES} )*not "
+                    rf"(?!an? retired)(?:an? )?(?P<value>(?i:{'|'.join(vocabulary.DIETS)}|retired))\s*[.!]*")
 # What someone does said by their name alone, opening the sentence: "Tiago works as a teacher.", "Ana is an
 # architect." (role_again), as rules/people.py reads "My friend Ana is an architect."
 ROLE_AGAIN = re.compile(rf"(?:(?i:so|and|oh|well|btw),? )?(?P<name>(?!I\b){UPPER}[\w-]*)(?: (?:now |currently |also |still )?"
@@ -278,19 +281,19 @@ def said_instead(sentence: str) -> str:
     return f"I meant {said['new']}, not {said['old']}" if said else sentence
 
 
-def wrong_values_and_diets_denied(text: str) -> tuple[list[str], list[str]]:
+def wrong_values_and_denials(text: str) -> tuple[list[str], frozenset[str]]:
     """The wrong values a message's corrections name ("I said Tuesday but I meant Thursday.": Tuesday)
-    and the diets it denies ("I'm not vegan."), read sentence by sentence as the extractor reads them:
-    the current facts holding one, or that diet, may have been said in an earlier session, which the
-    extractor never sees (pipeline._known reads them)."""
+    and the keys of the facts its denials may end ("I'm not vegan.": the diet's), read sentence by sentence
+    as the extractor reads them: the current facts holding one, or that diet, may have been said in an
+    earlier session, which the extractor never sees (pipeline._known reads them)."""
     wrong: list[str] = []
-    diets: list[str] = []
+    denied: set[str] = set()
     for sentence, _ in statements(text):
         read = plain.plain(sentence)
         wrong += [match.group("old") or match.group("old2") for match in CORRECTION.finditer(said_instead(read))]
-        if denied := DIET_DENIED.fullmatch(read):
-            diets.append(denied.group("value"))
-    return wrong, diets
+        if said := DENIED.fullmatch(read):
+            denied.add(_ended_by_denial(said.group("value")).key)
+    return wrong, frozenset(denied)
 
 
 def correct(found: Facts, earlier: Facts, match: re.Match[str], message_id: str, quote: str,
@@ -453,13 +456,20 @@ def pregnant_again(earlier: Facts, found: Facts, name: str, message_id: str, quo
         found.add(candidate_of(_PREGNANT_AGAIN_RULE, {"value": "yes"}, message_id, quote, subject))
 
 
-def diet_denied(earlier: Facts, found: Facts, diet: str, message_id: str, quote: str, subject: str) -> None:
-    """"I'm not vegan.", said when the diet the session (or the memories) last filed of that name is the
-    user's and current: it ends, filed as the past as "I'm not vegan anymore" is. Nothing when that diet
-    was never said, or already ended: "not" alone says nothing was ever so."""
-    held = _filed_last(earlier, found, diet, subject, lambda key: key == DIET_ENDED.key, past_too=True)
+def _ended_by_denial(value: str) -> Rule:
+    """The rule that files a denied diet or retirement as the past."""
+    return RETIREMENT_ENDED if value.casefold() == "retired" else DIET_ENDED
+
+
+def denied(earlier: Facts, found: Facts, value: str, message_id: str, quote: str, subject: str) -> None:
+    """"I'm not vegan.", "I'm not retired.", said when the diet (or being retired) the session (or the
+    memories) last filed of that name is the user's and current: it ends, filed as the past as "I'm not
+    vegan anymore" is. Nothing when it was never said, or already ended: "not" alone says nothing was
+    ever so."""
+    ended = _ended_by_denial(value)
+    held = _filed_last(earlier, found, value, subject, lambda key: key == ended.key, past_too=True)
     if held is not None and not held.historical:
-        found.add(candidate_of(DIET_ENDED, {"value": held.value}, message_id, quote, subject))
+        found.add(candidate_of(ended, {"value": held.value}, message_id, quote, subject))
 
 
 def pet_gone_again(earlier: Facts, found: Facts, name: str, message_id: str, quote: str, subject: str) -> None:

@@ -9,9 +9,9 @@ from typing import Any, Sequence
 
 from memex import supersession
 from memex.extraction import plain
-from memex.extraction.offline.corrections import (AGED_AGAIN, BIRTHDAY_AGE, CORRECTION, DIET_DENIED, FORGET, Facts, GONE_AGAIN,
+from memex.extraction.offline.corrections import (AGED_AGAIN, BIRTHDAY_AGE, CORRECTION, DENIED, FORGET, Facts, GONE_AGAIN,
     MEANT, NAMED_AGAIN, PREGNANT_AGAIN, RESTATED, ROLE_AGAIN, about_topic, age_again, correct, correct_meant, correct_named,
-    correct_restated, correct_within, diet_denied, pet_gone_again, pregnant_again, role_again, said_instead, statement_retracted,
+    correct_restated, correct_within, denied, pet_gone_again, pregnant_again, role_again, said_instead, statement_retracted,
     taken_back)
 from memex.extraction.offline.matching import asked_matches, matches, plainly
 from memex.extraction.offline.rule import candidate_of
@@ -108,8 +108,8 @@ class OfflineExtractor:
                     pet_gone_again(corrected_from(), found, gone.group("name"), message["id"], said, subject)
                 elif (works := ROLE_AGAIN.match(read)) and plainly(read, works):
                     role_again(history_facts(), found, works, message["id"], said, subject)
-                elif (denied := DIET_DENIED.fullmatch(read)):
-                    diet_denied(corrected_from(), found, denied.group("value"), message["id"], said, subject)
+                elif (denial := DENIED.fullmatch(read)):
+                    denied(corrected_from(), found, denial.group("value"), message["id"], said, subject)
                 elif not corrections and RESTATED.match(read) and before is not None and before["role"] == "user":
                     correct_restated(found if i else history_facts(), found, stated, before["id"])
             for question, said in questions:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 from memex.extraction import vocabulary
+from memex.first_person import OFTEN
 
 
 ROLE_ABBREVIATIONS = {
@@ -56,6 +57,9 @@ NOT_NAMES = frozenset(
     "finnish polish russian ukrainian greek turkish chinese japanese korean indian pakistani "
     "vietnamese thai filipino african asian european latino latina jewish catholic christian muslim "
     "hindu buddhist atheist".split()) | {n.casefold() for n in vocabulary.NATIONALITIES}
+# Words said between a verb and its "not" ("I'm really not vegan", "I'm honestly not retired").
+HEDGES = (rf"(?:{OFTEN}|honestly|definitely|certainly|probably|simply|totally|absolutely|literally|seriously|surely|"
+          r"truly|quite|even)")
 INTENSIFIERS = ("so really very pretty totally completely quite super way kinda somewhat incredibly "
                 "extremely highly hugely seriously absolutely massively genuinely fairly too actually").split()
 UNITS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
@@ -210,6 +214,15 @@ BREED = rf"(?i:{alternation(vocabulary.DOG_BREEDS + vocabulary.CAT_BREEDS)})"
 MONTH = rf"(?i:{alternation(vocabulary.MONTHS[:12])}|(?:{alternation(vocabulary.MONTHS[12:])})\.?)(?!\w)"
 # Since when a fact has held ("since 2015", "since March", "since last spring"): not since an hour.
 SINCE_WHEN = rf"since (?:\d{{4}}|{MONTH}|last (?:year|spring|summer|fall|autumn|winter))(?![\w'-])"
+# A stay or a job for a while, said after the place or the employer: "I moved to Oslo for the summer", "I'm
+# based in Dublin until March", "to work at Equinor for six months" (places._home, and the employer a move was
+# made for). "For work" or "for a summer job" says why, not for how long; "over the summer" may say when a
+# move was ("I moved to Oslo over the summer" is a home).
+FOR_A_WHILE = (
+    rf",?\s+(?:for (?:the |this |a |an |a few |a couple of |several |(?:{NUMBER}) )?"
+    r"(?:(?:whole|entire|next|coming) )?(?:summer|winter|spring|fall|autumn|season|semester|term|week|weekend|"
+    r"month|year|holidays|while|days|weeks|months|years)(?=\s*(?:[^\w\s'&-]|$)|\s+(?:and|but|then|so|or|with|"
+    rf"while|before|after|to|in|at|now|lol|haha)\b)|until (?:{MONTH}|next|the end)\b)")
 DATE = (rf"{MONTH} \d{{1,2}}(?:st|nd|rd|th)?|\d{{1,2}}(?:st|nd|rd|th)? (?:of )?{MONTH}")
 WEEKDAY = r"(?i:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
 # When a plan happens: "next week", "tomorrow", "in May", "on Saturday", "this summer".

@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 
 from memex.extraction import vocabulary
-from memex.extraction.offline.patterns import (ADVERBS, NUMBER, QUIT_END, RECALLED, SINCE_WHEN, SPAN, alternation,
-    list_or_phrase, strict_end)
+from memex.extraction.offline.patterns import (ADVERBS, HEDGES, NUMBER, QUIT_END, RECALLED, SINCE_WHEN, SPAN,
+    alternation, list_or_phrase, strict_end)
 from memex.extraction.offline.rule import rule
 from memex.extraction.offline.values import Fields, allergies, as_said, snake
 
@@ -89,12 +89,12 @@ _DIETS = "|".join(vocabulary.DIETS)
 
 
 # A diet retracted: "I'm no longer vegan", "I'm not vegetarian anymore", "I stopped being vegan"; the
-# past, which ends the diet if it is the current one (supersession.ending). corrections.diet_denied files
+# past, which ends the diet if it is the current one (supersession.ending). corrections.denied files
 # it too, for "I'm not vegan." said when the user holds that diet.
 DIET_ENDED = rule("fact", "dietary_restriction", "longer not stopped quit gave given", [
-    rf"\bI(?:'m| am) no longer (?:an? )?(?P<value>{_DIETS})"
+    rf"\bI(?:'m| am) (?:{HEDGES} )*no longer (?:an? )?(?P<value>{_DIETS})"
     + strict_end("and", "since", "after", "because", "these days"),
-    rf"\bI(?:'m| am) not (?:an? )?(?P<value>{_DIETS}) (?=any ?more\b)",
+    rf"\bI(?:'m| am) (?:{HEDGES} )*not (?:an? )?(?P<value>{_DIETS}) (?=any ?more\b)",
     rf"\bI(?:'ve| have)? (?:stopped|quit|gave up|given up) being (?:an? )?(?P<value>{_DIETS})" + QUIT_END,
 ], "The user used to be {value}.", as_said, confidence=0.7, importance=0.6, historical=True)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from memex.extraction.offline.patterns import ADVERBS, INTRODUCED, MONTH, ORG, ORG_END, PROPER, ROLE
+from memex.extraction.offline.patterns import ADVERBS, FOR_A_WHILE, INTRODUCED, MONTH, ORG, ORG_END, PROPER, ROLE
 from memex.extraction.offline.rule import rule
 from memex.extraction.offline.values import (Fields, a_department, a_name, a_place, a_year, an_organisation,
     not_an_organisation, organisation)
@@ -28,14 +28,13 @@ def _place(m: re.Match[str]) -> list[Fields]:
     return a_name(m)
 
 
-# A stay for a while, said after the place: "I moved to Oslo for the summer", "I'm based in Dublin until
-# March". After "lived" or "been living" the same words say how long it has been home ("I've lived in
-# Denver for ten years"), and "for work" or "for a summer job" says why, not for how long.
+# A stay for a while (FOR_A_WHILE), said after the place or after what the move was for, in the clause: "I
+# moved to Oslo for the summer", "I moved to Oslo to work at Equinor for the summer", "I'm based in Dublin until
+# March"; not "I moved to Madrid because my wife has lived there for years". After "lived" or "been living" the
+# same words say how long it has been home ("I've lived in Denver for ten years").
 _FOR_A_WHILE = re.compile(
-    r",?\s+(?:for (?:the |a |an |one |two |three |four |five |six |a few |a couple of |several |\d{1,2} )?"
-    r"(?:(?:whole|entire|next|coming) )?(?:summer|winter|spring|fall|autumn|season|semester|term|week|weekend|"
-    r"month|year|holidays|days|weeks|months|years)(?=\s*(?:[^\w\s'&-]|$)|\s+(?:and|but|then|so|or|with|while|"
-    rf"before|after|to|in|at|now|lol|haha)\b)|until (?:{MONTH}|next|the end)\b)")
+    r"(?:(?!\b(?:and|but|then|so|because|since|as|who|which|where|after|before|when|while|though|although)\b)"
+    rf"[^.;:!?,])*?{FOR_A_WHILE}")
 _HOW_LONG = re.compile(r"\b(?:lived|been living)\b")
 
 

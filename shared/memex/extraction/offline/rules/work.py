@@ -7,10 +7,10 @@ import re
 from typing import Callable
 
 from memex.extraction import vocabulary
-from memex.extraction.offline.patterns import (ADVERBS, AHEAD_WHEN, CURRENT_JOB, FIRST_SPAN, HEAD_OF, INTRODUCED,
-    JOB_NOUN, JOB_TAKEN, LEFT_END, NOT_ROLE_MODIFIERS, NOT_TEMPORARY, NUMBER, ORG, ORG_END, ORG_INTRO, PLATFORMS,
-    PROPER, RECALLED, RELATIONS, ROLE, ROLE_ABBREVIATIONS, ROLE_END, SCHOOL_WORDS, SINCE_WHEN, SPAN, STARTED_AT,
-    STARTS_LATER, START_WHEN, UPPER, WORKS_AT, WORK_SAID, alternation, strict_end)
+from memex.extraction.offline.patterns import (ADVERBS, AHEAD_WHEN, CURRENT_JOB, FIRST_SPAN, FOR_A_WHILE, HEAD_OF,
+    HEDGES, INTRODUCED, JOB_NOUN, JOB_TAKEN, LEFT_END, NOT_ROLE_MODIFIERS, NOT_TEMPORARY, NUMBER, ORG, ORG_END,
+    ORG_INTRO, PLATFORMS, PROPER, RECALLED, RELATIONS, ROLE, ROLE_ABBREVIATIONS, ROLE_END, SCHOOL_WORDS, SINCE_WHEN,
+    SPAN, STARTED_AT, STARTS_LATER, START_WHEN, UPPER, WORKS_AT, WORK_SAID, alternation, strict_end)
 from memex.extraction.offline.rule import rule
 from memex.extraction.offline.values import (Fields, a_job_move, a_name, a_place, an_organisation, as_said,
     not_a_job_move, organisation, role, teacher)
@@ -155,6 +155,16 @@ def _retired(m: re.Match[str]) -> list[Fields]:
     return [{"value": "retired", "from": f" from {where}" if where else ""}]
 
 
+# Being retired taken back: "I'm no longer retired", "I'm not retired anymore, I went back to work", "I came out of
+# retirement"; the past, which ends being retired if it is current (supersession.ending), and files no one
+# retired who never said so. corrections.denied files it too, for "I'm not retired." said while the user is.
+RETIREMENT_ENDED = rule("fact", "employment_status", "retired retirement", [
+    rf"{_NOT_BACKGROUND}\bI(?:'m| am) (?:{HEDGES} )*(?:no longer retired{_WORK_STATUS_END}"
+    r"|not retired (?=any ?more\b))",
+    rf"{_NOT_BACKGROUND}\bI(?:'ve| have)? (?:just |recently |finally )?(?:came|come) out of retirement(?![\w'-])",
+], "The user used to be retired.", _status("retired"), confidence=0.7, importance=0.6, historical=True)
+
+
 # "I'm a student", "As a grad student, I...": a student is what the user is, not a job title. Up to
 # three words before it ("PhD", "full-time", "second-year law"), none a judgement ("a good student").
 _STUDENT = r"(?:student|undergrad|undergraduate|postgrad|postgraduate)"
@@ -167,10 +177,6 @@ def _student(m: re.Match[str]) -> list[Fields]:
         return []
     words = " ".join(ROLE_ABBREVIATIONS.get(w, w) for w in said.split())
     return [{"value": "student", "said": words, "a": "an" if words[:1].casefold() in "aeiou" else "a"}]
-
-
-# A job said with how long it lasts: "for the summer", "for a year", "for six months".
-_NO_STINT = rf"(?!,?\s+(?:for|over) (?:the|a|an|one|this|(?:{NUMBER})) )"
 
 
 RULES = [
@@ -188,12 +194,13 @@ RULES = [
         rf"\bI (?:just |recently |finally )?(?:got|was|have been|'ve been) promoted to (?:an? |the )?"
         rf"(?:{ROLE}|{HEAD_OF}) (?:at|with) (?:the )?(?P<value>{ORG}){NOT_TEMPORARY}",
         # "I moved to Lisbon for my job at Feedzai", "I relocated here to work at Stripe": the job a move was
-        # made for, not a stint ("to work at Equinor for the summer"); "we" only with "my job" ("We moved here
-        # for a job at Dell" may be anyone's)
+        # made for, not a stint ("to work at Equinor for the summer": FOR_A_WHILE, as a stay is no home); "we"
+        # only with "my job" ("We moved here for a job at Dell" may be anyone's)
         rf"\bI(?:'ve| have)? {ADVERBS}(?:moved|relocated) (?:back |over )?(?:here|there|to {PROPER}) (?:for (?:an?|my) "
-        rf"(?:new )?{JOB_NOUN} (?:at|with)|to work (?:at|for)) (?:the )?(?P<value>{ORG}){NOT_TEMPORARY}{_NO_STINT}",
+        rf"(?:new )?{JOB_NOUN} (?:at|with)|to work (?:at|for)) (?:the )?(?P<value>{ORG}){NOT_TEMPORARY}"
+        rf"(?!{FOR_A_WHILE})",
         rf"\b[Ww]e(?:'ve| have)? {ADVERBS}(?:moved|relocated) (?:back |over )?(?:here|there|to {PROPER}) for my "
-        rf"(?:new )?{JOB_NOUN} (?:at|with) (?:the )?(?P<value>{ORG}){NOT_TEMPORARY}{_NO_STINT}",
+        rf"(?:new )?{JOB_NOUN} (?:at|with) (?:the )?(?P<value>{ORG}){NOT_TEMPORARY}(?!{FOR_A_WHILE})",
         # "I left Monzo for a job at Wise": a job left for one named as such.
         rf"\bI {ADVERBS}(?:left|quit) (?:my job at )?(?:the )?{ORG} for (?:an?|my) (?:new )?{JOB_NOUN} (?:at|with) "
         rf"(?:the )?(?P<value>{ORG})",
@@ -334,6 +341,7 @@ RULES = [
         rf"{_NOT_BACKGROUND}\bI(?:'m| am|'ve| have)? (?:now |just |recently |finally |happily |officially )?retired "
         rf"from (?P<from>(?:{alternation(_RETIRED_FROM)})(?![\w'-])|(?:the )?(?!{PLATFORMS}){ORG}){_WORK_STATUS_END}",
     ], "The user is retired{from}.", _retired, confidence=0.75, importance=0.8),
+    RETIREMENT_ENDED,
     rule("fact", "employment_status", "leave", [
         rf"\bI(?:'m| am) (?:now |currently |still )?(?P<value>on {_LEAVES})(?=\s*(?:[^\w\s'-]|$)|\s+(?:until|till|for|"
         rf"since|now|right now|at the moment|and|but|so)\b)",
