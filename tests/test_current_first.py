@@ -65,6 +65,67 @@ def test_a_question_that_names_one_of_a_stale_messages_facts_lifts_only_what_rep
     assert {r.get("key") for r in results[:stale]} == {"city", "employer"}, [r["content"] for r in results]
 
 
+KNEE = "My knee hurts after long runs. I live in Porto and work at Sonae."
+
+
+def test_a_question_about_what_else_a_stale_message_said_lifts_nothing_over_it(tenant):
+    """The knee sentence holds no fact; the Porto sentence's two were replaced by a move and a new job.
+    A question about the knee is about the part that did not change: on main "any injuries?" had the
+    new city and employer first (`current_for` the knee message) and the knee line third at their score."""
+    tenant.turn(KNEE, session="s1", timestamp="2026-01-05T09:00:00Z")
+    tenant.turn("I moved to Lisbon and I work at Feedzai now.", session="s2", timestamp="2026-03-02T09:00:00Z")
+    for question in ("any injuries?", "does her knee hurt?", "what hurts after running?", "long runs"):
+        results = tenant.search(question)
+        assert results[0]["content"] == KNEE, (question, [r["content"] for r in results])
+        assert not [r for r in results if r["score_parts"].get("current_for")], (question, [r["content"] for r in results])
+
+
+def test_a_question_that_meets_the_replaced_part_of_a_stale_message_still_lifts_what_replaced_it(tenant):
+    """The same message, asked about its Porto sentence: by its words ("Porto", "Sonae": the sentence
+    both facts quote), by meaning alone (the vector channel, no words to meet: the question as near the
+    replaced facts as the whole message) or by naming a key, what replaced them comes first."""
+    tenant.turn(KNEE, session="s1", timestamp="2026-01-05T09:00:00Z")
+    tenant.turn("I moved to Lisbon and I work at Feedzai now.", session="s2", timestamp="2026-03-02T09:00:00Z")
+    for question, mode in (("Porto", "hybrid"), ("Sonae", "hybrid"), ("Porto and Sonae", "vector")):
+        results = tenant.search(question, mode=mode)
+        stale = _rank(results, lambda r: r["content"] == KNEE)
+        assert {r.get("key") for r in results[:stale]} == {"city", "employer"}, (question, [r["content"] for r in results])
+        assert all(r["score_parts"]["current_for"] == results[stale]["id"] for r in results[:stale])
+    for question, key in (("where does she live?", "city"), ("where does she work?", "employer")):
+        results = tenant.search(question)
+        assert results[0]["key"] == key and results[0]["active"], (question, [r["content"] for r in results])
+
+
+def test_a_question_about_one_sentence_of_a_stale_message_lifts_only_what_replaced_its_fact(tenant):
+    """"I live in Porto. I work at Sonae." both replaced: "Porto" meets the city's sentence, not the
+    employer's, and lifts only the new city (on main the new employer too, above the message)."""
+    tenant.turn("I live in Porto. I work at Sonae.", session="s1", timestamp="2026-01-05T09:00:00Z")
+    tenant.turn("I moved to Lisbon and I work at Feedzai now.", session="s2", timestamp="2026-03-02T09:00:00Z")
+    for question, asked, other in (("Porto", "city", "employer"), ("Sonae", "employer", "city")):
+        results = tenant.search(question)
+        stale = _rank(results, lambda r: r["content"] == "I live in Porto. I work at Sonae.")
+        assert [r.get("key") for r in results[:stale]] == [asked], (question, [r["content"] for r in results])
+        assert results[0]["score_parts"]["current_for"] == results[stale]["id"]
+        assert all(r["score_parts"].get("current_for") is None for r in results if r.get("key") == other), \
+            (question, [r["content"] for r in results])
+
+
+def test_a_participants_name_before_a_stale_line_is_no_other_part_of_it(ctx, tenant):
+    """"Melanie: I work at Globex." says nothing beyond its replaced fact: the name its episodic memory
+    starts with is who said it, not a part of the message a question may be about instead
+    (history.send_replacements' `said`)."""
+    from memex.db import history
+
+    for session, timestamp, text in (("s1", "2026-01-05T09:00:00Z", "I work at Globex."),
+                                     ("s2", "2026-03-02T09:00:00Z", "I now work at Initech.")):
+        body = {"user_id": tenant.user, "session_id": session, "timestamp": timestamp, "user_name": "Caroline",
+                "messages": [{"role": "user", "name": "Melanie", "content": text}]}
+        assert tenant.post("/v1/turns?wait=true", body).status_code == 201
+    message = _rank(results := tenant.search("Globex"), lambda r: r["content"] == "Melanie: I work at Globex.")
+    [row] = history.send_replacements(ctx.db.connection(), tenant.id, tenant.user, [results[message]["id"]])()
+    assert not row["active"] and row["said"] and set(row["said"]) <= set(row["quoted"]), row
+
+
 def test_a_question_about_the_place_she_lives_in_lifts_the_place_not_the_employer(tenant):
     """After a message that said where she lives and where she works, both since replaced, a question
     about the place she lives in has the city first and her lines about where she lives before the new

@@ -197,10 +197,14 @@ def _stated(select: str, at: str | None) -> str:
 
 
 def send_replacements(conn: psycopg.Connection, tenant_id: str, user_id: str, ids: list[str],
-                      as_of: datetime | None = None, words: Sequence[str] = ()) -> Callable[[], list[dict[str, Any]]]:
+                      as_of: datetime | None = None, words: Sequence[str] = (),
+                      vector: Any = None) -> Callable[[], list[dict[str, Any]]]:
     """For each episodic memory among `ids`, the semantic facts its message states, with their value,
     whether each is current and whether its key is one a question names by `words` (`named`, as
-    send_asked reads them): those drawn from it (index memories_drawn_facts), and those no longer
+    send_asked reads them), the terms of the part of the message it came from (`quoted`: its
+    `raw_quote` as the keyword channel reads text; the whole message for a fact with none) and how
+    near `vector` it is (`near`, null without one), and the terms of the message without its
+    speaker's name (`said`): those drawn from it (index memories_drawn_facts), and those no longer
     current it says again (stale.py: said while they held, by a user's line of their subject, in
     words that hold the words they were drawn from, their `raw_quote`; index
     memories_user_replaced_facts); and for each superseded one the current
@@ -210,10 +214,20 @@ def send_replacements(conn: psycopg.Connection, tenant_id: str, user_id: str, id
     and what replaced or ended a fact is what had by then (validity.py).
     Sent now, read by calling what it returns: in a pipeline, after its sync, so that it shares a
     round trip with the statements sent beside it."""
+    from memex.db.memories import SPEAKER_NAME  # here: memories imports this module
+
     at = "at" if as_of is not None else None
+    near = "1 - (f.embedding <=> %(v)s)" if vector is not None else "NULL::float8"
+    # the message's own words: not the speaker's name its episodic memory starts with ("Melanie: ...")
+    said = (f"ARRAY(SELECT unnest(tsvector_to_array(to_tsvector('english', memex_text(left(e.content, 65536)))))"
+            f" EXCEPT SELECT unnest(tsvector_to_array(to_tsvector('english', "
+            f"memex_text(coalesce({SPEAKER_NAME.format(m='e')}, ''))))))")
+    quoted = ("tsvector_to_array(to_tsvector('english', memex_text("
+              "coalesce(nullif(f.metadata->>'raw_quote', ''), left(e.content, 65536)))))")
     cursor = conn.execute(
-        f"""WITH RECURSIVE drawn(message_memory, fact, active, value, key, named) AS (
-               {_stated(f"e.id, f.id, {validity.held('f', at)}, f.value, f.key, {_by_key(list(words), 'f')}", at)}
+        f"""WITH RECURSIVE drawn(message_memory, fact, active, value, key, named, said, quoted, near) AS (
+               {_stated(f"e.id, f.id, {validity.held('f', at)}, f.value, f.key, {_by_key(list(words), 'f')}, "
+                        f"{said}, {quoted}, {near}", at)}
            ),
            -- what the stale facts lead to, walked forward once for them all (chains share their links: a
            -- walk from each fact read a chain of 200 links once per fact that stated part of it)
@@ -237,7 +251,7 @@ def send_replacements(conn: psycopg.Connection, tenant_id: str, user_id: str, id
            later(origin, id) AS (
                SELECT back.id, back.target FROM back WHERE back.id IN (SELECT fact FROM drawn WHERE NOT active)
            )
-           SELECT d.message_memory, d.fact, d.active, d.value, d.key, d.named,
+           SELECT d.message_memory, d.fact, d.active, d.value, d.key, d.named, d.said, d.quoted, d.near,
                   coalesce((SELECT jsonb_agg({_scoped('c')} ORDER BY c.valid_from DESC, c.content, c.id)
                             FROM later JOIN memories c ON c.tenant_id = %(t)s AND c.id = later.id
                             WHERE later.origin = d.fact AND {validity.held('c', at)} AND c.user_id = %(u)s), '[]')
@@ -251,7 +265,8 @@ def send_replacements(conn: psycopg.Connection, tenant_id: str, user_id: str, id
                               AND {validity.said_by('c', at)}), '[]') AS ended_by
            -- in one order for every user told the same history (current_first.lift inserts in it)
            FROM drawn d ORDER BY d.message_memory, d.value, d.fact""",
-        {"t": tenant_id, "u": user_id, "ids": ids, "at": as_of, "words": _key_query(list(words))},
+        {"t": tenant_id, "u": user_id, "ids": ids, "at": as_of, "words": _key_query(list(words)),
+         **({"v": np.asarray(vector, dtype=np.float32)} if vector is not None else {})},
     )
     return cursor.fetchall
 

@@ -5,9 +5,16 @@ replaced it.
 "where does she work?" its words match better than the canonical "The user's employer is Globex.".
 Each returned message is checked against the semantic facts drawn from it (history.replacements):
 
-- when every fact drawn from it has been superseded, the current facts that replaced them are
-  ranked just above it, taken in from beyond the ranking if need be (the message is found only
-  for what it said, and all of that has been replaced);
+- when every fact drawn from it has been superseded, the current facts that replaced those the
+  question is about are ranked just above it, taken in from beyond the ranking if need be. A
+  message may say more than its facts: "My knee hurts after long runs. I live in Porto and work at
+  Sonae." after a move and a new job holds no fact of the knee, and "any injuries?" is about that,
+  not about where she lives (without this the new city and employer came first). So the question is
+  about a replaced fact when it met the part of the message the fact came from (its `raw_quote`):
+  by a term of it ("Porto", "Sonae") or by meaning (the question at least as near the fact as the
+  whole message). When it met no such part, it is about them all if the message says nothing
+  beyond their quotes ("I work at Acme Corp.": what found it is theirs), else about none. Of "I
+  live in Porto. I work at Sonae.", "Porto" lifts the new city only;
 - when some of its facts are still current ("I work at Stripe. My dog is called Biscuit."), a fact
   that replaced one of the others is ranked above it only when the search ranked that fact too,
   at least as well as the message's current facts: the question is then about the part that
@@ -73,10 +80,11 @@ def window(request: SearchIn, scored: list[Scored]) -> list[str]:
 
 
 def lift(request: SearchIn, scored: list[Scored], replacements: list[dict[str, Any]],
-         relevance: dict[str, float], now: datetime) -> list[Scored]:
+         relevance: dict[str, float], now: datetime, terms: frozenset[str]) -> list[Scored]:
     """`scored` (best first) with the current facts moved above the messages they made stale;
     `replacements`: those of its window, as history.send_replacements reads them (`named` by the
-    question's key words)."""
+    question's key words, `near` its vector); `terms`: the question's, as its keyword channel searched
+    them."""
     drawn: dict[str, list[dict[str, Any]]] = {}
     for row in replacements:
         drawn.setdefault(row["message_memory"], []).append(row)
@@ -86,6 +94,7 @@ def lift(request: SearchIn, scored: list[Scored], replacements: list[dict[str, A
 
     order = list(scored)
     score_of = {item: score for item, score, _ in scored}
+    similarity = {item: parts.get("similarity") for item, _, parts in scored}
     for message in window(request, scored):
         facts = drawn.get(message, [])
         live = [fact["fact"] for fact in facts if fact["active"]]
@@ -93,8 +102,10 @@ def lift(request: SearchIn, scored: list[Scored], replacements: list[dict[str, A
         # A question that names the key of some of the message's facts asks about those: "where does
         # she live?" lifts the city that replaced "I live in Porto and work at Sonae."'s, not the employer.
         asked = any(fact["named"] for fact in facts)
-        currents = {c["id"]: c for fact in facts if not fact["active"] and (fact["named"] or not asked)
-                    for c in fact["current"] or fact["ended_by"]}
+        stale = [fact for fact in facts if not fact["active"] and (fact["named"] or not asked)]
+        if not live and not asked:
+            stale = _asked_of(stale, terms, similarity.get(message))
+        currents = {c["id"]: c for fact in stale for c in fact["current"] or fact["ended_by"]}
         currents.pop(message, None)  # the message that ended a fact is not stale for saying so
         for current_id, current in currents.items():
             at = {item: index for index, (item, _, _) in enumerate(order)}
@@ -112,6 +123,19 @@ def lift(request: SearchIn, scored: list[Scored], replacements: list[dict[str, A
             order.insert(here, (current_id, score_of[message],
                                 {**parts, "score": score_of[message], "current_for": message}))
     return order
+
+
+def _asked_of(stale: list[dict[str, Any]], terms: frozenset[str], similarity: float | None) -> list[dict[str, Any]]:
+    """Of the facts drawn from a message, none of which holds now (`stale`, as history.send_replacements
+    reads them; `similarity`: the message's to the question), those the question asks about: those
+    whose part of the message it met, by a term of its quote or by meaning (the question at least as
+    near the fact as the whole message); if it met none, all of them when the message says nothing
+    beyond their quotes (what found it is theirs), else none (what found it was another part)."""
+    met = [fact for fact in stale if terms.intersection(fact["quoted"])
+           or similarity is not None and fact["near"] is not None and fact["near"] >= similarity]
+    if met or not stale:
+        return met
+    return [] if set(stale[0]["said"]).difference(*(fact["quoted"] for fact in stale)) else stale
 
 
 def ended(request: SearchIn, scored: list[Scored], rows: list[dict[str, Any]], relevance: dict[str, float],

@@ -618,7 +618,7 @@ def _search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies 
             # read for every question: a question about the past returns messages too (`no_longer_current`)
             if said:
                 replacements = history.send_replacements(conn, tenant_id, request.user_id, said, request.as_of,
-                                                         keys_named)
+                                                         keys_named, asked_vector())
             if about_past:  # the question searched, and as asked: "did I use to date" is part of what it asks
                 key_words = past.key_words(request.query, kinds_named)
                 earlier = history.send_earlier(conn, tenant_id, request.user_id, window, request.top_k, key_words,
@@ -636,7 +636,8 @@ def _search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies 
             scored = past.asked(request, past.lift(request, scored, led, relevance, now), alone, now,
                                 floor.DEFAULT.gate_similarity)
         else:
-            scored = current_first.lift(request, scored, drawn, relevance, now)
+            scored = current_first.lift(request, scored, drawn, relevance, now,
+                                        frozenset(question.keyword.terms) if question.keyword else frozenset())
             if ended_words:
                 scored = current_first.ended(request, scored, ended(), relevance, now)
         read.update(fetched())
