@@ -105,7 +105,8 @@ def extract_many(ctx: Context, tenant_id: str, turn_ids: list[str], again: bool 
             # What the turn says is current is decided before what it says is over: "I left
             # Stripe and now work at Notion" makes Notion replace Stripe, rather than ending
             # Stripe and leaving Notion without a history.
-            candidates = sorted(_placed(conn, turn, found), key=lambda c: c.historical)[:MAX_CANDIDATES_PER_TURN]
+            candidates = sorted(_without_earlier_ends(_placed(conn, turn, found)),
+                                key=lambda c: c.historical)[:MAX_CANDIDATES_PER_TURN]
         except Exception as exc:  # noqa: BLE001 - the other turns are stored; this one is retried
             failure = failure or exc
             continue
@@ -287,6 +288,21 @@ def _known(conn, work: list[tuple[dict, list[dict], list[dict]]], keyed: dict[st
                           confidence=r["confidence"], importance=r["importance"], source_message_id=None,
                           subject=subject) for r in rows)
     return known
+
+
+def _without_earlier_ends(candidates: list[Candidate]) -> list[Candidate]:
+    """A turn's candidates, in the order said, without a value's end said before the value itself ("I
+    used to be vegan, and I'm vegan again now"): the value said after it is current, and its end, sorted
+    after it to be decided (extract_many), would end it. An end said after the value ("I'm vegan now. ...
+    I'm not vegan.") stays, and ends it (_dedupe_key)."""
+    said: set[tuple[str, str]] = set()
+    kept = []
+    for c in reversed(candidates):
+        if not (c.historical and (c.key, c.value.casefold()) in said):
+            kept.append(c)
+        if not c.historical:
+            said.add((c.key, c.value.casefold()))
+    return kept[::-1]
 
 
 def _placed(conn, turn: dict[str, Any], candidates: list[Candidate]) -> list[Candidate]:
@@ -584,7 +600,15 @@ def _erased(tombstones: dict[tuple[str, str], list[tuple[str, str, str]]], turn:
 
 
 def _dedupe_key(turn: dict[str, Any], candidate: Candidate) -> str:
-    return f"candidate:{turn['id']}:{candidate.key}:{candidate.value.casefold()}"
+    """What a candidate's memory is written under: a redelivery finds it written. The end of a value the
+    same turn said current ("I'm vegan now. ... I'm not vegan.", _without_earlier_ends) is a memory of its
+    own, not the value said again; any other end keeps the key it always had, which a turn decided before
+    finds."""
+    key = f"candidate:{turn['id']}:{candidate.key}:{candidate.value.casefold()}"
+    if candidate.historical and any(not c.get("historical") and c["value"].casefold() == candidate.value.casefold()
+                                    and _stored(c).key == candidate.key for c in turn["candidates"] or []):
+        return f"{key}:over"
+    return key
 
 
 def _decide_and_write(ctx: Context, turn: dict[str, Any], candidate: Candidate, vector) -> None:
