@@ -386,6 +386,49 @@ def test_a_diet_denied_in_a_later_session_shows_the_model_the_diet_it_may_end(ct
     llm.reset()
 
 
+def _diet(message: int, quote: str, value: str, content: str, **extra) -> dict:
+    return {"message": message, "type": "fact", "key": "dietary_restriction", "value": value, "subject": "user",
+            "historical": False, "content": content, "confidence": 0.9, "quote": quote, **extra}
+
+
+def test_a_diet_denied_in_the_turn_that_said_it_ends_it_as_the_prompt_says(ctx, llm, llm_http):
+    """"I'm vegan now." then "I'm not vegan." in one turn, answered as the prompt says a denial is (the
+    value itself, historical and ends_only): the diet and its end, both kept, the diet ended. Before, the
+    extractor kept one item per key and value, the end alone, which ended nothing current: no diet filed."""
+    llm.reset()
+    tenant = Tenant(ctx, llm_http)
+    said = ["I'm vegan now.", "I'm not vegan."]
+    llm.script_chat(json.dumps({"memories": [
+        _diet(0, said[0], "vegan", "The user is vegan."),
+        _diet(1, said[1], "vegan", "The user used to be vegan.", historical=True, ends_only=True)]}))
+    assert tenant.turn(*said, timestamp="2026-01-01T00:00:00Z").status_code == 201
+    system = llm.chat_requests[0]["messages"][0]["content"]
+    assert 'A denial ("I\'m not vegan.", "I\'m not a smoker") is the value denied' in system
+    diet = _memories_by_key(tenant)["dietary_restriction"]
+    assert [(m["value"], m["active"], m["content"]) for m in diet] == [
+        ("vegan", False, "The user is vegan."), ("vegan", False, "The user used to be vegan.")]
+    assert diet[1]["supersedes"] == diet[0]["id"] and diet[0]["valid_to"] is not None
+    llm.reset()
+
+
+def test_a_diet_the_model_answers_with_not_is_read_as_the_prompts_denial(ctx, llm, llm_http):
+    """A model that answers "I'm not vegan." as the value "not vegan" (what the prompt says never to): read as
+    the denial the offline rules file, it ends the vegan diet held; with no diet held it files nothing. Before,
+    "not vegan" stood current beside "vegan"."""
+    llm.reset()
+    held, never = Tenant(ctx, llm_http), Tenant(ctx, llm_http)
+    llm.script_chat(json.dumps({"memories": [_diet(0, "I'm vegan.", "vegan", "The user is vegan.")]}))
+    assert held.turn("I'm vegan.", timestamp="2026-01-01T00:00:00Z").status_code == 201
+    for tenant in (held, never):
+        llm.script_chat(json.dumps({"memories": [_diet(0, "I'm not vegan.", "not vegan", "The user is not vegan.")]}))
+        assert tenant.turn("I'm not vegan.", timestamp="2026-02-01T00:00:00Z").status_code == 201
+    diet = _memories_by_key(held)["dietary_restriction"]
+    assert [(m["value"], m["active"]) for m in diet] == [("vegan", False), ("vegan", False)]
+    assert diet[1]["supersedes"] == diet[0]["id"] and diet[0]["valid_to"][:10] == "2026-02-01"
+    assert "dietary_restriction" not in _memories_by_key(never)
+    llm.reset()
+
+
 def test_a_correction_in_a_later_session_shows_the_model_the_fact_it_corrects(ctx, llm, llm_http):
     """"I said Tuesday but I meant Thursday." in a session that never said Tuesday: the model is shown the
     user's current fact holding Tuesday, the prompt says what such a correction is, and the appointment
