@@ -923,6 +923,63 @@ def test_the_sweep_leaves_a_turn_whose_worker_was_stopped_to_sqs(ctx, llm, llm_c
     client.delete_queue(QueueUrl=url)
 
 
+def test_a_supersession_stopped_half_way_and_delivered_again_brings_back_no_value(ctx, llm, llm_ctx, llm_http,
+                                                                                  monkeypatch):
+    """The LLM path decides a turn's candidates one at a time, each in its own transaction, and marks the
+    turn done after the last: a supersede worker stopped between two (Lambda's timeout) leaves the turn's
+    candidates for the message's next delivery. Paris said again was nothing new, and Berlin replaced it; decided again
+    against Berlin, the judge took Paris for the newer value, and Paris was current again. Now a delivery goes
+    on after the last candidate one before it wrote: the same memories as one delivery, the judge not asked
+    again."""
+    llm.reset()
+    tenant = Tenant(ctx, llm_http)
+    llm.script_chat(_items("I live in Paris.", ("city", "Paris", "The user lives in Paris.")))
+    assert tenant.turn("I live in Paris.", timestamp="2026-01-01T00:00:00Z").status_code == 201
+    said = "I live in Paris, well I did: I just moved to Berlin with my dog Rex."
+    lost = dataclasses.replace(llm_ctx, publisher=SqsPublisher(dataclasses.replace(
+        llm_ctx.settings, extraction_queue_url=llm_ctx.settings.extraction_queue_url + "-missing")))
+    turn_id = ingest_turn(lost, tenant.id, TurnIn(user_id=tenant.user, session_id="s1",
+                                                  timestamp="2026-02-01T00:00:00Z",
+                                                  messages=[{"role": "user", "content": said}]), wait=False)["turn_id"]
+    llm.script_chat(_items(said, ("city", "Paris", "The user lives in Paris."),
+                           ("city", "Berlin", "The user lives in Berlin."),
+                           ("pet_dog_name", "Rex", "The user's dog is named Rex.")))
+    assert pipeline.extract(lost, ExtractionJob(tenant.id, turn_id)) is not None
+    worker = function_module("supersede_worker")
+    monkeypatch.setattr(worker, "get_context", lambda: lost)
+    record = {"messageId": "r1", "receiptHandle": "rh-r1",
+              "body": SupersessionJob(tenant.id, tenant.user, turn_id).to_json(),
+              "messageAttributes": {}, "md5OfBody": "", "eventSource": "aws:sqs",
+              "attributes": {"ApproximateReceiveCount": "1", "SentTimestamp": "1767225600000",
+                             "MessageGroupId": "g", "MessageDeduplicationId": "r1"},
+              "eventSourceARN": "arn:aws:sqs:us-east-1:000000000000:memex-supersession.fifo", "awsRegion": "us-east-1"}
+    decide_and_write, decided = pipeline._decide_and_write, []
+
+    def stopped_before_the_third(*args):
+        if len(decided) == 2:
+            raise _Stopped
+        decided.append(args[2].value)
+        decide_and_write(*args)
+
+    llm.script_chat('{"action": "noop", "replaces": [], "reason": "Paris is known"}',
+                    '{"action": "supersede", "replaces": ["m1"], "reason": "the user moved"}')
+    with monkeypatch.context() as patch:
+        patch.setattr(pipeline, "_decide_and_write", stopped_before_the_third)
+        with pytest.raises(_Stopped):
+            worker.handler({"Records": [record]}, LocalLambdaContext("supersede_worker"))
+    assert decided == ["Paris", "Berlin"]
+    asked = len(llm.chat_requests)
+    # what a judge may answer for Paris against Berlin, if it is asked again
+    llm.script_chat('{"action": "supersede", "replaces": ["m1"], "reason": "the user lives in Paris"}')
+    assert worker.handler({"Records": [record]}, LocalLambdaContext("supersede_worker")) == {"batchItemFailures": []}
+    assert len(llm.chat_requests) == asked
+    found = _memories_by_key(tenant)
+    assert [(m["value"], m["active"]) for m in found["city"]] == [("Paris", False), ("Berlin", True)]
+    assert _current(found["pet_dog_name"]) == ["Rex"]
+    assert tenant.get(f"/v1/turns/{turn_id}").json()["status"] == "processed"
+    llm.reset()
+
+
 def test_a_hung_embedding_endpoint_fails_the_job_before_its_lambda_would_be_stopped(ctx, llm_ctx, llm_http, monkeypatch):
     # The OpenAI-compatible embedder's document calls waited 30 s and were retried three times
     # (about 120 s on an endpoint that never answers, the extract worker's whole timeout): Lambda

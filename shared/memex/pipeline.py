@@ -469,7 +469,7 @@ def _resolve_turns(ctx: Context, turns: list[dict[str, Any]]) -> None:
             ctx, tenant_id, user_id, embed_here))
         for turn in run:
             with llm.time_budget(ctx.settings.llm_budget_seconds):
-                for candidate in (_stored(c) for c in turn["candidates"]):
+                for candidate in _undecided(ctx, turn):
                     _decide_and_write(ctx, turn, candidate, vectors[_embedded(candidate)])
             _embedding_unlocked(ctx, tenant_id, lambda ctx, embed_here: _start_jobs_alone(
                 ctx, tenant_id, user_id, embed_here, finishing=turn["id"]))
@@ -478,6 +478,19 @@ def _resolve_turns(ctx: Context, turns: list[dict[str, Any]]) -> None:
     # groups run in AWS: one after another, a judge answering in 2 s backed the local runtime's
     # supersession queue up (bench/soak --llm-delay 2). Each user's writes take their own lock.
     at_once(ctx, "judge", resolve_user, runs)
+
+
+def _undecided(ctx: Context, turn: dict[str, Any]) -> list[Candidate]:
+    """The turn's candidates after the last one a delivery before this one wrote. The LLM path decides them
+    in order, each in a transaction of its own, and marks the turn done after the last: a delivery stopped
+    half-way (its Lambda's timeout) leaves them all for the next. Those before the last written were decided,
+    a noop too ("I live in Paris" while Paris was current), and decided again against what came after them
+    (Berlin, said after it) a noop may become a value current again."""
+    candidates = [_stored(c) for c in turn["candidates"]]
+    keys = [_dedupe_key(turn, c) for c in candidates]
+    with ctx.db.borrowed() as conn:
+        written = memory_rows.written(conn, turn["tenant_id"], keys)
+    return candidates[max((n + 1 for n, key in enumerate(keys) if key in written), default=0):]
 
 
 def candidate_vectors(ctx: Context, turns: list[dict[str, Any]]) -> dict[str, np.ndarray]:
