@@ -722,3 +722,16 @@ def test_endings_and_relations_are_carried_as_the_offline_rules_carry_them(serve
     assert not found["employer", "Acme"].ends_only  # nothing ended: no ending to carry
     assert {"partner_leo_role", "partner_leo_employer", "max_role"} <= {key for key, _ in found}
     assert found["partner_leo_role", "chef"].subject == "user"
+
+
+@pytest.mark.parametrize("type_, value, read", [
+    ("fact", "not vegan", ("vegan", True, True)),  # the denial the prompt asks for, as the offline rules file it
+    ("fact", "no longer a vegetarian", ("vegetarian", True, True)),
+    ("fact", "vegan", ("vegan", False, False)),
+    ("opinion", "not worth it", ("not worth it", False, False)),  # an opinion said with "not" is that opinion
+])
+def test_a_fact_answered_with_not_is_the_denial_of_its_value(type_, value, read):
+    said = "I'm not vegan."
+    candidate = to_candidate(_item(type=type_, key="dietary_restriction", value=value, quote=said,
+                                   content="The user is not vegan."), [_msg("a1", said)])
+    assert (candidate.value, candidate.historical, candidate.ends_only) == read

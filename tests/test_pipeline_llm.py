@@ -386,6 +386,49 @@ def test_a_diet_denied_in_a_later_session_shows_the_model_the_diet_it_may_end(ct
     llm.reset()
 
 
+def _diet(message: int, quote: str, value: str, content: str, **extra) -> dict:
+    return {"message": message, "type": "fact", "key": "dietary_restriction", "value": value, "subject": "user",
+            "historical": False, "content": content, "confidence": 0.9, "quote": quote, **extra}
+
+
+def test_a_diet_denied_in_the_turn_that_said_it_ends_it_as_the_prompt_says(ctx, llm, llm_http):
+    """"I'm vegan now." then "I'm not vegan." in one turn, answered as the prompt says a denial is (the
+    value itself, historical and ends_only): the diet and its end, both kept, the diet ended. Before, the
+    extractor kept one item per key and value, the end alone, which ended nothing current: no diet filed."""
+    llm.reset()
+    tenant = Tenant(ctx, llm_http)
+    said = ["I'm vegan now.", "I'm not vegan."]
+    llm.script_chat(json.dumps({"memories": [
+        _diet(0, said[0], "vegan", "The user is vegan."),
+        _diet(1, said[1], "vegan", "The user used to be vegan.", historical=True, ends_only=True)]}))
+    assert tenant.turn(*said, timestamp="2026-01-01T00:00:00Z").status_code == 201
+    system = llm.chat_requests[0]["messages"][0]["content"]
+    assert 'A denial ("I\'m not vegan.", "I\'m not a smoker") is the value denied' in system
+    diet = _memories_by_key(tenant)["dietary_restriction"]
+    assert [(m["value"], m["active"], m["content"]) for m in diet] == [
+        ("vegan", False, "The user is vegan."), ("vegan", False, "The user used to be vegan.")]
+    assert diet[1]["supersedes"] == diet[0]["id"] and diet[0]["valid_to"] is not None
+    llm.reset()
+
+
+def test_a_diet_the_model_answers_with_not_is_read_as_the_prompts_denial(ctx, llm, llm_http):
+    """A model that answers "I'm not vegan." as the value "not vegan" (what the prompt says never to): read as
+    the denial the offline rules file, it ends the vegan diet held; with no diet held it files nothing. Before,
+    "not vegan" stood current beside "vegan"."""
+    llm.reset()
+    held, never = Tenant(ctx, llm_http), Tenant(ctx, llm_http)
+    llm.script_chat(json.dumps({"memories": [_diet(0, "I'm vegan.", "vegan", "The user is vegan.")]}))
+    assert held.turn("I'm vegan.", timestamp="2026-01-01T00:00:00Z").status_code == 201
+    for tenant in (held, never):
+        llm.script_chat(json.dumps({"memories": [_diet(0, "I'm not vegan.", "not vegan", "The user is not vegan.")]}))
+        assert tenant.turn("I'm not vegan.", timestamp="2026-02-01T00:00:00Z").status_code == 201
+    diet = _memories_by_key(held)["dietary_restriction"]
+    assert [(m["value"], m["active"]) for m in diet] == [("vegan", False), ("vegan", False)]
+    assert diet[1]["supersedes"] == diet[0]["id"] and diet[0]["valid_to"][:10] == "2026-02-01"
+    assert "dietary_restriction" not in _memories_by_key(never)
+    llm.reset()
+
+
 def test_a_correction_in_a_later_session_shows_the_model_the_fact_it_corrects(ctx, llm, llm_http):
     """"I said Tuesday but I meant Thursday." in a session that never said Tuesday: the model is shown the
     user's current fact holding Tuesday, the prompt says what such a correction is, and the appointment
@@ -878,6 +921,63 @@ def test_the_sweep_leaves_a_turn_whose_worker_was_stopped_to_sqs(ctx, llm, llm_c
     sweep(queued, older_than_seconds=120)
     assert republished() == {stopped: 1, never_sent: 1, inline: 1}
     client.delete_queue(QueueUrl=url)
+
+
+def test_a_supersession_stopped_half_way_and_delivered_again_brings_back_no_value(ctx, llm, llm_ctx, llm_http,
+                                                                                  monkeypatch):
+    """The LLM path decides a turn's candidates one at a time, each in its own transaction, and marks the
+    turn done after the last: a supersede worker stopped between two (Lambda's timeout) leaves the turn's
+    candidates for the message's next delivery. Paris said again was nothing new, and Berlin replaced it; decided again
+    against Berlin, the judge took Paris for the newer value, and Paris was current again. Now a delivery goes
+    on after the last candidate one before it wrote: the same memories as one delivery, the judge not asked
+    again."""
+    llm.reset()
+    tenant = Tenant(ctx, llm_http)
+    llm.script_chat(_items("I live in Paris.", ("city", "Paris", "The user lives in Paris.")))
+    assert tenant.turn("I live in Paris.", timestamp="2026-01-01T00:00:00Z").status_code == 201
+    said = "I live in Paris, well I did: I just moved to Berlin with my dog Rex."
+    lost = dataclasses.replace(llm_ctx, publisher=SqsPublisher(dataclasses.replace(
+        llm_ctx.settings, extraction_queue_url=llm_ctx.settings.extraction_queue_url + "-missing")))
+    turn_id = ingest_turn(lost, tenant.id, TurnIn(user_id=tenant.user, session_id="s1",
+                                                  timestamp="2026-02-01T00:00:00Z",
+                                                  messages=[{"role": "user", "content": said}]), wait=False)["turn_id"]
+    llm.script_chat(_items(said, ("city", "Paris", "The user lives in Paris."),
+                           ("city", "Berlin", "The user lives in Berlin."),
+                           ("pet_dog_name", "Rex", "The user's dog is named Rex.")))
+    assert pipeline.extract(lost, ExtractionJob(tenant.id, turn_id)) is not None
+    worker = function_module("supersede_worker")
+    monkeypatch.setattr(worker, "get_context", lambda: lost)
+    record = {"messageId": "r1", "receiptHandle": "rh-r1",
+              "body": SupersessionJob(tenant.id, tenant.user, turn_id).to_json(),
+              "messageAttributes": {}, "md5OfBody": "", "eventSource": "aws:sqs",
+              "attributes": {"ApproximateReceiveCount": "1", "SentTimestamp": "1767225600000",
+                             "MessageGroupId": "g", "MessageDeduplicationId": "r1"},
+              "eventSourceARN": "arn:aws:sqs:us-east-1:000000000000:memex-supersession.fifo", "awsRegion": "us-east-1"}
+    decide_and_write, decided = pipeline._decide_and_write, []
+
+    def stopped_before_the_third(*args):
+        if len(decided) == 2:
+            raise _Stopped
+        decided.append(args[2].value)
+        decide_and_write(*args)
+
+    llm.script_chat('{"action": "noop", "replaces": [], "reason": "Paris is known"}',
+                    '{"action": "supersede", "replaces": ["m1"], "reason": "the user moved"}')
+    with monkeypatch.context() as patch:
+        patch.setattr(pipeline, "_decide_and_write", stopped_before_the_third)
+        with pytest.raises(_Stopped):
+            worker.handler({"Records": [record]}, LocalLambdaContext("supersede_worker"))
+    assert decided == ["Paris", "Berlin"]
+    asked = len(llm.chat_requests)
+    # what a judge may answer for Paris against Berlin, if it is asked again
+    llm.script_chat('{"action": "supersede", "replaces": ["m1"], "reason": "the user lives in Paris"}')
+    assert worker.handler({"Records": [record]}, LocalLambdaContext("supersede_worker")) == {"batchItemFailures": []}
+    assert len(llm.chat_requests) == asked
+    found = _memories_by_key(tenant)
+    assert [(m["value"], m["active"]) for m in found["city"]] == [("Paris", False), ("Berlin", True)]
+    assert _current(found["pet_dog_name"]) == ["Rex"]
+    assert tenant.get(f"/v1/turns/{turn_id}").json()["status"] == "processed"
+    llm.reset()
 
 
 def test_a_hung_embedding_endpoint_fails_the_job_before_its_lambda_would_be_stopped(ctx, llm_ctx, llm_http, monkeypatch):

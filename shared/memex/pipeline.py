@@ -105,7 +105,8 @@ def extract_many(ctx: Context, tenant_id: str, turn_ids: list[str], again: bool 
             # What the turn says is current is decided before what it says is over: "I left
             # Stripe and now work at Notion" makes Notion replace Stripe, rather than ending
             # Stripe and leaving Notion without a history.
-            candidates = sorted(_placed(conn, turn, found), key=lambda c: c.historical)[:MAX_CANDIDATES_PER_TURN]
+            candidates = sorted(_without_earlier_ends(_placed(conn, turn, found)),
+                                key=lambda c: c.historical)[:MAX_CANDIDATES_PER_TURN]
         except Exception as exc:  # noqa: BLE001 - the other turns are stored; this one is retried
             failure = failure or exc
             continue
@@ -290,6 +291,21 @@ def _known(conn, work: list[tuple[dict, list[dict], list[dict]]], keyed: dict[st
     return known
 
 
+def _without_earlier_ends(candidates: list[Candidate]) -> list[Candidate]:
+    """A turn's candidates, in the order said, without a value's end said before the value itself ("I
+    used to be vegan, and I'm vegan again now"): the value said after it is current, and its end, sorted
+    after it to be decided (extract_many), would end it. An end said after the value ("I'm vegan now. ...
+    I'm not vegan.") stays, and ends it (_dedupe_key)."""
+    said: set[tuple[str, str]] = set()
+    kept = []
+    for c in reversed(candidates):
+        if not (c.historical and (c.key, c.value.casefold()) in said):
+            kept.append(c)
+        if not c.historical:
+            said.add((c.key, c.value.casefold()))
+    return kept[::-1]
+
+
 def _placed(conn, turn: dict[str, Any], candidates: list[Candidate]) -> list[Candidate]:
     """The candidates filed under a person's name alone placed by who the user's memories say that
     person is (extraction.placement.placed): a participant of an earlier session ("melanie_role" said of
@@ -455,7 +471,7 @@ def _resolve_turns(ctx: Context, turns: list[dict[str, Any]]) -> None:
             ctx, tenant_id, user_id, embed_here))
         for turn in run:
             with llm.time_budget(ctx.settings.llm_budget_seconds):
-                for candidate in (_stored(c) for c in turn["candidates"]):
+                for candidate in _undecided(ctx, turn):
                     _decide_and_write(ctx, turn, candidate, vectors[_embedded(candidate)])
             _embedding_unlocked(ctx, tenant_id, lambda ctx, embed_here: _start_jobs_alone(
                 ctx, tenant_id, user_id, embed_here, finishing=turn["id"]))
@@ -464,6 +480,19 @@ def _resolve_turns(ctx: Context, turns: list[dict[str, Any]]) -> None:
     # groups run in AWS: one after another, a judge answering in 2 s backed the local runtime's
     # supersession queue up (bench/soak --llm-delay 2). Each user's writes take their own lock.
     at_once(ctx, "judge", resolve_user, runs)
+
+
+def _undecided(ctx: Context, turn: dict[str, Any]) -> list[Candidate]:
+    """The turn's candidates after the last one a delivery before this one wrote. The LLM path decides them
+    in order, each in a transaction of its own, and marks the turn done after the last: a delivery stopped
+    half-way (its Lambda's timeout) leaves them all for the next. Those before the last written were decided,
+    a noop too ("I live in Paris" while Paris was current), and decided again against what came after them
+    (Berlin, said after it) a noop may become a value current again."""
+    candidates = [_stored(c) for c in turn["candidates"]]
+    keys = [_dedupe_key(turn, c) for c in candidates]
+    with ctx.db.borrowed() as conn:
+        written = memory_rows.written(conn, turn["tenant_id"], keys)
+    return candidates[max((n + 1 for n, key in enumerate(keys) if key in written), default=0):]
 
 
 def candidate_vectors(ctx: Context, turns: list[dict[str, Any]]) -> dict[str, np.ndarray]:
@@ -586,7 +615,15 @@ def _erased(tombstones: dict[tuple[str, str], list[tuple[str, str, str]]], turn:
 
 
 def _dedupe_key(turn: dict[str, Any], candidate: Candidate) -> str:
-    return f"candidate:{turn['id']}:{candidate.key}:{candidate.value.casefold()}"
+    """What a candidate's memory is written under: a redelivery finds it written. The end of a value the
+    same turn said current ("I'm vegan now. ... I'm not vegan.", _without_earlier_ends) is a memory of its
+    own, not the value said again; any other end keeps the key it always had, which a turn decided before
+    finds."""
+    key = f"candidate:{turn['id']}:{candidate.key}:{candidate.value.casefold()}"
+    if candidate.historical and any(not c.get("historical") and c["value"].casefold() == candidate.value.casefold()
+                                    and _stored(c).key == candidate.key for c in turn["candidates"] or []):
+        return f"{key}:over"
+    return key
 
 
 def _decide_and_write(ctx: Context, turn: dict[str, Any], candidate: Candidate, vector) -> None:

@@ -50,7 +50,9 @@ KNOWN facts, when listed, are current memories of the user from earlier sessions
 may name alone; context only too. A pet's death or loss said by a known name alone is that name as \
 history: "Pickle passed away", with "pet_dog_name: Pickle" known, is pet_dog_name Pickle, historical. \
 A correction of a known value is that key with the right value: "I said Tuesday but I meant Thursday", \
-with "event_appointment: Tuesday" known, is event_appointment Thursday, corrects Tuesday.
+with "event_appointment: Tuesday" known, is event_appointment Thursday, corrects Tuesday. A denial of a \
+known value ends it: "I'm not vegan.", with "dietary_restriction: vegan" known, is dietary_restriction vegan, \
+historical and ends_only.
 
 Extract what the USER states (messages with role user): facts about themselves, and facts about \
 people in their life whom they name or describe. Ignore what the assistant says unless the user \
@@ -87,7 +89,11 @@ names the current value under its key, which it ends. Else false. A statement of
 takes back ("Please forget that I'm allergic to peanuts", "Forget what I said about moving to Berlin", \
 "Scratch that, I don't have a cat") is that statement's memory with historical and ends_only true, \
 content "The user took this back: The user is allergic to peanuts.": it ends the fact it names. \
-Not "I always forget my keys", "Don't forget to buy milk", "Forget it".
+Not "I always forget my keys", "Don't forget to buy milk", "Forget it". \
+A denial ("I'm not vegan.", "I'm not a smoker") is the value denied, never a value with "not" ("not vegan"): \
+dietary_restriction vegan, historical and ends_only true, content "The user used to be vegan.". It ends \
+that value when it is current (said in EARLIER or NEW messages, or KNOWN: "I'm vegan now." then "I'm not \
+vegan." ends it), and files nothing when it is not: "not" alone says nothing was ever so.
 - "only_replacing": when the words say only that one name took another's place, not what the names \
 are ("I switched from Adobe to Figma": a job, or a tool?), the earlier name ("Adobe"): it is kept only \
 if that name is the current value under its key, which it replaces. Else omit it.
@@ -141,7 +147,8 @@ class LLMExtractor:
             raise LLMError(f"{self.chat.model}: an extraction answer without a memories list "
                            f"(a {type(answers[0]).__name__})")
         items = [each for items in lists for item in items for each in _each_value(item)]
-        found: dict[tuple[str, str, str], tuple[bool, Candidate]] = {}
+        # A value and its end are two memories ("I'm vegan now. ... I'm not vegan."), kept in the order answered.
+        found: dict[tuple[str, str, str, bool], tuple[bool, Candidate]] = {}
         dropped = 0
         known = relations(items)
         for item in items:
@@ -149,7 +156,7 @@ class LLMExtractor:
             if candidate is None:
                 dropped += 1
                 continue
-            found[(candidate.key, candidate.value.casefold(), candidate.subject.casefold())] = (
+            found[(candidate.key, candidate.value.casefold(), candidate.subject.casefold(), candidate.historical)] = (
                 _said(item.get("quote") or item.get("raw_quote")) == _said(candidate.raw_quote), candidate)
         if dropped:
             log.info("dropped %d extraction items of %d: malformed, or not in the words of the message they name",
@@ -245,7 +252,8 @@ def to_candidate(item: Any, messages: list[dict[str, Any]], history: list[dict[s
     fact the model filed under anyone else is the user's fact naming them, as the offline rules file
     it ("The user's partner Sam is a nurse.", partner_sam_role, when `known` (`relations`) says who
     Sam is): issue 11. Its endings, corrections and changes are carried as the offline rules carry
-    them: `historical`, `ends_only` with it, `corrects`, `only_replacing`."""
+    them: `historical`, `ends_only` with it, `corrects`, `only_replacing`; a fact's value answered denied
+    ("not vegan") as the prompt's denial (`_denied`)."""
     if not isinstance(item, dict):
         return None
     type_ = _text(item.get("type")).lower()
@@ -273,6 +281,11 @@ def to_candidate(item: Any, messages: list[dict[str, Any]], history: list[dict[s
     # Another person's city is not the user's city: the key must not collide with the user's own.
     key = subject_key(subject, _naming(key, named, (known or {}).get(named.casefold())) if named else key)
     historical = _flag(item.get("historical"))
+    denied = _denied(value) if type_ == "fact" and not historical else None
+    if denied:
+        # The value with "not" the prompt asks not to answer ("not vegan"), as the prompt's denial: current,
+        # it would stand beside the diet it denies.
+        value, historical = denied, True
     candidate = Candidate(
         type=type_,
         key=key,
@@ -284,11 +297,22 @@ def to_candidate(item: Any, messages: list[dict[str, Any]], history: list[dict[s
         raw_quote=raw_quote[:1000],
         subject=subject,
         historical=historical,
-        ends_only=historical and _flag(item.get("ends_only")),
+        ends_only=historical and (denied is not None or _flag(item.get("ends_only"))),
         corrects=None if historical else _text(item.get("corrects"))[:500] or None,
         only_replacing=None if historical else _text(item.get("only_replacing"))[:500] or None,
     )
     return placed(candidate, [m["subject"] for m in [*history, *messages] if m.get("subject")], known or {})
+
+
+# A value a model answers as denied ("not vegan", "no longer a smoker"): the prompt's denial is the value
+# itself, historical and ends_only, as the offline rules file "I'm not vegan." (corrections.diet_denied).
+_DENIED = re.compile(r"(?:not|no longer)\s+(?:an?\s+)?(?P<value>\S.*)", re.IGNORECASE)
+
+
+def _denied(value: str) -> str | None:
+    """The value a denied one denies ("vegan" of "not vegan"), or None when it is no denial."""
+    match = _DENIED.fullmatch(value)
+    return match.group("value") if match else None
 
 
 def _about(said: str, source: dict[str, Any], conversation: list[dict[str, Any]]) -> tuple[str, str | None]:
