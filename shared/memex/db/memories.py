@@ -643,9 +643,11 @@ def _matched(hits: list[tuple], at: dict[str, int],
     if not hits or "matched" not in at:
         return {}
     item, content, terms = at["id"], at["content"], at["matched"]
+    # a content's Korean stems only for a question with a Korean word, the one kind they can hold
+    stemmed = any(folding.hangul(word) for word, _ in words)
     found = {}
     for r in hits:
-        matched, lowered = frozenset(r[terms]), folding.fold(r[content][:INDEXED_CHARACTERS]).lower()
+        matched, lowered = frozenset(r[terms]), folding.fold(r[content][:INDEXED_CHARACTERS], stemmed=stemmed).lower()
         # a word the content does not hold at all (its term matched in another form) needs no more
         found[r[item]] = matched, frozenset(term for word, term in words
                                             if term in matched and word in lowered and _said(word, lowered))
