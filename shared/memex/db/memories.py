@@ -661,12 +661,8 @@ def _said(word: str, text: str) -> bool:
     questions until 512 others pushed them out."""
     if folding.APART.fullmatch(word):
         return word in text
-    at = text.find(word)
-    while at >= 0:
-        if literal.boundary(text, at) and literal.boundary(text, at + len(word)):
-            return True
-        at = text.find(word, at + 1)
-    return False
+    return any(literal.boundary(text, at) and literal.boundary(text, at + len(word))
+               for at in literal.places(text, word))
 
 
 # The characters of a memory's content its keyword column reads (migration 0004); only these are
