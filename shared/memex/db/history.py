@@ -11,6 +11,13 @@ import psycopg
 from memex.db import validity
 
 
+# SQL, FROM items: the lines a summary cites, each `o` through its link `l` (whose memory_id, the
+# summary's, and tenant the reader names): what it took in, not a summary alike it replaced
+# (db/consolidation.fold_summary), whose lines it cites itself.
+SUMMARY_LINES = ("memory_links l JOIN memories o ON o.tenant_id = l.tenant_id AND o.id = l.replaced_id "
+                 "AND o.type <> 'summary'")
+
+
 def link(conn: psycopg.Connection, tenant_id: str, newer_id: str, older_id: str) -> None:
     conn.execute(
         """INSERT INTO memory_links (tenant_id, memory_id, replaced_id) VALUES (%s, %s, %s)
