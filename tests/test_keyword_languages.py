@@ -7,7 +7,7 @@ from __future__ import annotations
 import psycopg
 import pytest
 
-from memex.folding import APART, fold
+from memex.folding import APART, fold, hangul
 
 CJK = ["我在北京工作，我的猫叫小白。", "去年我们去了東京。", "昨日、公園で写真を撮りました。"]
 DISTRACTORS = ["我喜欢吃饺子。", "서울에 살고 있어요.", "Mon café préféré est à Paris.", "I went running in the park.",
@@ -100,6 +100,24 @@ def test_a_korean_word_is_also_read_without_its_particles():
     assert fold("고양이") == "고양이 고양"  # a question's word adds what its stored forms add
     assert fold("나비예요") == "나비예요 나비"
     assert fold("가 는") == "가 는"  # a particle alone is a word of one syllable: no stem
+
+
+@pytest.mark.parametrize("word", ["zurich", "café", "москва", "αθηνα", "北", "東京", "写真を", "ｶﾀｶﾅ", "1234"])
+def test_a_word_of_another_script_is_no_korean_word(word):
+    """A question's word in Latin, Cyrillic, Greek or CJK letters is none that the Korean stems fold adds
+    can hold: the contents searched for it are folded without them (memories._matched)."""
+    assert not hangul(word)
+    assert hangul("서울") and hangul("zurich에서") and hangul("나")
+
+
+@pytest.mark.parametrize("text,added", [
+    ("Mon café préféré est à Zürich.", ""), ("Я живу в Москве.", ""), ("我在北京工作，我的猫叫小白。", ""),
+    ("東京で写真を撮った", ""), ("Rad\u200biohead", ""), ("제 고양이는 나비예요. 서울에서는요", " 고양이 고양 나비"),
+])
+def test_a_text_folded_without_its_korean_stems_is_the_rest_of_its_folding(text, added):
+    """Unstemmed, a text is folded as memex_text folds it but for the stems it adds after the text:
+    those of its Korean words, none for a text of another script."""
+    assert fold(text) == fold(text, stemmed=False) + added
 
 
 INVISIBLE = {"zero-width space": "\u200b", "soft hyphen": "\u00ad", "zero-width joiner": "\u200d",

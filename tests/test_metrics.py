@@ -8,6 +8,9 @@ import dataclasses
 import io
 import json
 import logging
+import os
+import subprocess
+import sys
 
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
@@ -219,6 +222,17 @@ def test_the_domain_imports_no_metrics_library_nor_edge():
             else:
                 continue
             assert not {name.split(".")[0] for name in names} & forbidden, (path, names)
+
+
+def test_the_prometheus_port_loads_no_http_framework():
+    """Every process of the local runtime records through the port (the workers' too): only the scrape
+    (memex_edge.scrape) is HTTP."""
+    code = ("import json, sys; import memex_edge.prometheus; "
+            "print(json.dumps(sorted({m.split('.')[0] for m in sys.modules} & {'fastapi', 'starlette', 'mangum'})))")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "shared")])}
+    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert json.loads(result.stdout) == []
 
 
 def test_a_metric_recorded_with_the_wrong_labels_is_refused():

@@ -90,7 +90,7 @@ def metrics_app(keyed: bool = False) -> Any | None:
     if ctx.settings.metrics != "prometheus":
         return None
     from memex_edge.prometheus import ScrapedGauge
-    from memex_edge.prometheus import metrics_app as prometheus_app
+    from memex_edge.scrape import metrics_app as prometheus_app
 
     return prometheus_app(ctx.metrics,
                           ScrapedGauge(DLQ_DEPTH, lambda: {(queue,): depth for queue, depth in dlq_depths().items()}),

@@ -20,18 +20,28 @@ _INVISIBLE = str.maketrans(dict.fromkeys("\u200b\u200c\u200d\u2060\ufeff\u00ad")
 # memex_hangul_stems (migration 0043): a run of Hangul syllables, and the one or two particles a stem
 # of it is read without
 _HANGUL = re.compile("[가-힣]{2,}")
+_SYLLABLE = re.compile("[가-힣]")
 _PARTICLES = re.compile("(?:이|가|은|는|을|를|에|의|도|만|와|과|로|으로|에서|에게|한테|께|께서|부터|까지|처럼|보다|하고|랑|"
                         "이랑|마다|조차|밖에|이에요|예요|이야|입니다|이다){1,2}")
 
 
-def fold(text: str) -> str:
-    """`text` read as memex_text reads it, but for the spaces it puts around a Han or Kana character.
+def fold(text: str, *, stemmed: bool = True) -> str:
+    """`text` read as memex_text reads it, but for the spaces it puts around a Han or Kana character;
+    without the Korean stems unless `stemmed`: a reader looking in it for no word that holds Hangul
+    (hangul) finds nothing in them, and they are most of the work of a Korean text's folding.
     ASCII is its own folding (most text: no work)."""
     if text.isascii():
         return text
     folded = unicodedata.normalize("NFC", _MARKS.sub("", unicodedata.normalize("NFKD", text.translate(_INVISIBLE))))
     folded = folded.translate(_STROKES)
+    if not stemmed:
+        return folded
     return folded + "".join(" " + stem for word in _HANGUL.findall(folded) for stem in stems(word))
+
+
+def hangul(word: str) -> bool:
+    """Whether `word` holds a Hangul syllable: only such a word is found among the stems fold adds."""
+    return _SYLLABLE.search(word) is not None
 
 
 def stems(word: str) -> list[str]:

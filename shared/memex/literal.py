@@ -45,11 +45,17 @@ def starts(words: str, text: str, *, bounded_before: bool = True) -> Iterator[in
     seen, sought = caseless(text), caseless(words)
     if not sought:
         return
-    at = seen.find(sought)
-    while at >= 0:
+    for at in places(seen, sought):
         if (not bounded_before or boundary(text, at)) and boundary(text, at + len(sought)):
             yield at
-        at = seen.find(sought, at + 1)
+
+
+def places(text: str, word: str) -> Iterator[int]:
+    """Every place `text` has `word` as written, left to right, overlapping too."""
+    at = text.find(word)
+    while at >= 0:
+        yield at
+        at = text.find(word, at + 1)
 
 
 def spans(words: str, text: str, *, ignore_case: bool = False, spaced: bool = False,
@@ -62,15 +68,14 @@ def spans(words: str, text: str, *, ignore_case: bool = False, spaced: bool = Fa
     seen = caseless(text) if ignore_case else text
     if ignore_case:
         parts = [caseless(part) for part in parts]
-    first = parts[0] if parts else ""
-    at = seen.find(first)
-    while at >= 0:
+    after = 0  # where the last match ended: the next begins there or later
+    for at in places(seen, parts[0] if parts else ""):
+        if at < after:
+            continue
         end = said_at(seen, parts, at)
         if end is not None and not joins(text[at - 1:at]) and not joins(text[end:end + 1]):
             yield at, end
-            at = seen.find(first, end if end > at else at + 1)
-        else:
-            at = seen.find(first, at + 1)
+            after = end
 
 
 def said_at(seen: str, parts: list[str], at: int) -> int | None:

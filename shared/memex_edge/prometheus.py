@@ -1,7 +1,8 @@
-"""The metrics port in the local runtime: Prometheus, served at GET /metrics.
+"""The metrics port in the local runtime: Prometheus, served at GET /metrics (memex_edge.scrape).
 
 Not part of the Lambda layer's dependencies: prometheus-client is installed with the local
-runtime (pyproject.toml), and this module is imported only when MEMEX_METRICS=prometheus.
+runtime (pyproject.toml), and this module is imported only when MEMEX_METRICS=prometheus. It
+records; it knows nothing of HTTP (every process records, the workers' too).
 
 With several HTTP processes (MEMEX_LOCAL_HTTP_PROCESSES > 1) each process writes its samples to
 files under PROMETHEUS_MULTIPROC_DIR, which the runtime sets before any process imports
@@ -10,20 +11,12 @@ prometheus-client, and /metrics, whichever process answers it, adds up every pro
 
 from __future__ import annotations
 
-import os
-from contextlib import asynccontextmanager
-from typing import Any, AsyncIterator, Callable
+from typing import Any, Callable
 
-import anyio.to_thread
-import psycopg
-from prometheus_client import CollectorRegistry, Counter, Histogram, disable_created_metrics, make_asgi_app
+from prometheus_client import CollectorRegistry, Counter, Histogram, disable_created_metrics
 from prometheus_client.core import GaugeMetricFamily
-from starlette.requests import Request
 
-from memex.errors import Unauthorized
 from memex.metrics import ALL, COUNTER, GAUGE, HISTOGRAM, Metric
-from memex_edge.context import get_context
-from memex_edge.http import database_unavailable, error, key_holder
 
 MULTIPROCESS = "PROMETHEUS_MULTIPROC_DIR"
 
@@ -75,56 +68,3 @@ class ScrapedGauge:
         for labels, value in self._values().items():
             family.add_metric(list(labels), value)
         yield family
-
-
-def metrics_app(recorded: PrometheusMetrics, *scrape_time: Any, keyed: bool = False) -> Any:
-    """The ASGI app of GET /metrics: what `recorded` holds (every process's, in multiprocess mode)
-    and the collectors read at scrape time. `keyed`: a scrape needs what the API's routes need, an
-    API key (a server off loopback)."""
-    registry = CollectorRegistry()
-    if os.environ.get(MULTIPROCESS):
-        from prometheus_client import multiprocess
-
-        multiprocess.MultiProcessCollector(registry)
-    else:
-        registry.register(recorded.registry)
-    for collector in scrape_time:
-        registry.register(collector)
-    return _Endpoint(make_asgi_app(registry), keyed)
-
-
-class _Endpoint:
-    """The scrape as a surface (memex_edge.http.Surface): an ASGI app as an object (a Starlette
-    Route calls a plain function with a Request instead), with nothing to start or stop."""
-
-    def __init__(self, app: Any, keyed: bool = False):
-        self._app = app
-        self._keyed = keyed
-
-    async def __call__(self, scope, receive, send) -> None:
-        if self._keyed:
-            refusal = await self._refused(scope)
-            if refusal is not None:
-                return await refusal(scope, receive, send)
-        await self._app(scope, receive, send)
-
-    async def _refused(self, scope) -> Any:
-        """The answer to a scrape whose key the API would refuse (401), or while the keys cannot be
-        read (503); None for one it would take. A scrape counts against no tenant's rate limit: the
-        server's counts are no tenant's request."""
-        ctx = get_context()
-        try:
-            await anyio.to_thread.run_sync(key_holder, ctx, Request(scope).headers)
-        except Unauthorized as exc:
-            return error(exc.status, exc.code, exc.message, headers={"WWW-Authenticate": "Bearer"})
-        except (psycopg.OperationalError, psycopg.InterfaceError) as exc:
-            return database_unavailable(exc, ctx)
-        return None
-
-    @asynccontextmanager
-    async def lifespan(self) -> AsyncIterator[None]:
-        yield
-
-    def refusal(self, response: Any) -> Any:
-        """A scrape sends no body; whatever refused one did in memex's shape, kept."""
-        return response

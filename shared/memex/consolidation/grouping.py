@@ -78,7 +78,8 @@ def group(contents: Sequence[str], vectors: Sequence[np.ndarray] | None, rules: 
         if same_as[i] in same:
             same[same_as[i]].append(i)
             continue
-        cosines = leaders[:len(groups)] @ _unit(vectors[i]) if compare and groups else None
+        unit = _unit(vectors[i]) if compare else None
+        cosines = leaders[:len(groups)] @ unit if unit is not None and groups else None
         for g, members in enumerate(groups):
             leader = members[0]
             if len(members) < rules.max_group and (
@@ -88,8 +89,8 @@ def group(contents: Sequence[str], vectors: Sequence[np.ndarray] | None, rules: 
                 break
         else:
             groups.append([i])
-            if compare:
-                leaders[len(groups) - 1] = _unit(vectors[i])
+            if unit is not None:
+                leaders[len(groups) - 1] = unit
             members = groups[-1]
         if same_as[i]:  # lines without a word ("👍", "🙏") are not the same line
             same[same_as[i]] = members

@@ -54,13 +54,12 @@ def active_summaries(conn: psycopg.Connection, tenant_id: str, user_id: str) -> 
     (`lines`; not the summaries alike it ended, fold_summary): what a run needs to tell a group it
     would summarise from one summarised already, and a summary alike another."""
     return conn.execute(
-        """SELECT s.id, s.content, s.valid_from, s.importance, s.agent_id, s.session_id,
-                  array_agg(DISTINCT o.content) AS lines FROM memories s
-           JOIN memory_links l ON l.tenant_id = s.tenant_id AND l.memory_id = s.id
-           JOIN memories o ON o.tenant_id = l.tenant_id AND o.id = l.replaced_id AND o.type <> %s
-           WHERE s.tenant_id = %s AND s.user_id = %s AND s.active AND s.memory_type = 'episodic' AND s.type = %s
-           GROUP BY s.tenant_id, s.id ORDER BY s.valid_from DESC, s.id DESC""",
-        (SUMMARY_TYPE, tenant_id, user_id, SUMMARY_TYPE),
+        f"""SELECT s.id, s.content, s.valid_from, s.importance, s.agent_id, s.session_id,
+                  array_agg(DISTINCT o.content) AS lines
+            FROM memories s JOIN ({history_rows.SUMMARY_LINES}) ON l.tenant_id = s.tenant_id AND l.memory_id = s.id
+            WHERE s.tenant_id = %s AND s.user_id = %s AND s.active AND s.memory_type = 'episodic' AND s.type = %s
+            GROUP BY s.tenant_id, s.id ORDER BY s.valid_from DESC, s.id DESC""",
+        (tenant_id, user_id, SUMMARY_TYPE),
     ).fetchall()
 
 
@@ -116,17 +115,16 @@ def _widen(conn: psycopg.Connection, tenant_id: str, summary_id: str, latest: da
     important; it keeps its agent and session only when the new lines share them (`agent_id`,
     `session_id`: theirs, None when they differ); `summary_of` counts the lines it cites."""
     conn.execute(
-        """UPDATE memories SET valid_from = greatest(valid_from, %(latest)s),
+        f"""UPDATE memories SET valid_from = greatest(valid_from, %(latest)s),
                   importance = greatest(importance, %(importance)s),
                   agent_id = CASE WHEN agent_id = %(agent)s THEN agent_id END,
                   session_id = CASE WHEN session_id = %(session)s THEN session_id END,
-                  metadata = jsonb_set(metadata, '{summary_of}', to_jsonb(
-                      (SELECT count(*) FROM memory_links l
-                       JOIN memories o ON o.tenant_id = l.tenant_id AND o.id = l.replaced_id AND o.type <> %(summary)s
+                  metadata = jsonb_set(metadata, '{{summary_of}}', to_jsonb(
+                      (SELECT count(*) FROM {history_rows.SUMMARY_LINES}
                        WHERE l.tenant_id = %(t)s AND l.memory_id = %(id)s)))
-           WHERE tenant_id = %(t)s AND id = %(id)s""",
+            WHERE tenant_id = %(t)s AND id = %(id)s""",
         {"latest": latest, "importance": importance, "agent": agent_id, "session": session_id,
-         "summary": SUMMARY_TYPE, "t": tenant_id, "id": summary_id},
+         "t": tenant_id, "id": summary_id},
     )
 
 

@@ -11,6 +11,13 @@ import psycopg
 from memex.db import validity
 
 
+# SQL, FROM items: the lines a summary cites, each `o` through its link `l` (whose memory_id, the
+# summary's, and tenant the reader names): what it took in, not a summary alike it replaced
+# (db/consolidation.fold_summary), whose lines it cites itself.
+SUMMARY_LINES = ("memory_links l JOIN memories o ON o.tenant_id = l.tenant_id AND o.id = l.replaced_id "
+                 "AND o.type <> 'summary'")
+
+
 def link(conn: psycopg.Connection, tenant_id: str, newer_id: str, older_id: str) -> None:
     conn.execute(
         """INSERT INTO memory_links (tenant_id, memory_id, replaced_id) VALUES (%s, %s, %s)
@@ -226,7 +233,7 @@ def send_replacements(conn: psycopg.Connection, tenant_id: str, user_id: str, id
               "coalesce(nullif(f.metadata->>'raw_quote', ''), left(e.content, 65536)))))")
     cursor = conn.execute(
         f"""WITH RECURSIVE drawn(message_memory, fact, active, value, key, named, said, quoted, near) AS (
-               {_stated(f"e.id, f.id, {validity.held('f', at)}, f.value, f.key, {_by_key(list(words), 'f')}, "
+               {_stated(f"e.id, f.id, {validity.held('f', at)}, f.value, f.key, {_by_key(words, 'f')}, "
                         f"{said}, {quoted}, {near}", at)}
            ),
            -- what the stale facts lead to, walked forward once for them all (chains share their links: a
@@ -265,13 +272,13 @@ def send_replacements(conn: psycopg.Connection, tenant_id: str, user_id: str, id
                               AND {validity.said_by('c', at)}), '[]') AS ended_by
            -- in one order for every user told the same history (current_first.lift inserts in it)
            FROM drawn d ORDER BY d.message_memory, d.value, d.fact""",
-        {"t": tenant_id, "u": user_id, "ids": ids, "at": as_of, "words": _key_query(list(words)),
+        {"t": tenant_id, "u": user_id, "ids": ids, "at": as_of, "words": _key_query(words),
          **({"v": np.asarray(vector, dtype=np.float32)} if vector is not None else {})},
     )
     return cursor.fetchall
 
 
-def _by_key(words: list[str], alias: str = "o") -> str:
+def _by_key(words: Sequence[str], alias: str = "o") -> str:
     """SQL: whether a fact's (`alias`) key is one a question names by `words`: a word of its key
     (underscores read as spaces, accents folded as the question's words are: memex_text, migration
     0027, so "zoe" names sister_zoë_city) begins with the stem of one of them; a stop word matches
@@ -280,7 +287,7 @@ def _by_key(words: list[str], alias: str = "o") -> str:
             "@@ to_tsquery('english', %(words)s)" if words else "false")
 
 
-def _key_query(words: list[str]) -> str:
+def _key_query(words: Sequence[str]) -> str:
     return " | ".join(f"{word}:*" for word in words)
 
 

@@ -26,7 +26,7 @@ SELECT m.id, m.user_id, m.agent_id, m.session_id, m.content, m.memory_type, m.ty
        m.created_at, m.metadata, m.source_turn_id, m.source_message_id, msg.metadata AS source_metadata,
        cited.sources AS cited_sources
 """
-_FROM = """FROM memories m
+_FROM = f"""FROM memories m
 LEFT JOIN messages msg ON msg.tenant_id = m.tenant_id AND msg.id = m.source_message_id
 -- `supersedes` on the wire: the latest of the memories this one replaced (history lists them all).
 LEFT JOIN LATERAL (
@@ -35,14 +35,12 @@ LEFT JOIN LATERAL (
     WHERE l.tenant_id = m.tenant_id AND l.memory_id = m.id
     ORDER BY o.valid_from DESC, o.id DESC LIMIT 1
 ) link ON true
--- A summary's sources are those of the memories it summarises (consolidation/job.py), not of a
--- summary alike it replaced (db/consolidation.fold_summary), whose lines it cites itself.
+-- A summary's sources are those of the lines it summarises (consolidation/job.py; history.SUMMARY_LINES).
 LEFT JOIN LATERAL (
     SELECT jsonb_agg(jsonb_build_object('turn_id', o.source_turn_id, 'message_id', o.source_message_id,
-                                        'session_id', o.session_id, 'metadata', coalesce(om.metadata, '{}'))
+                                        'session_id', o.session_id, 'metadata', coalesce(om.metadata, '{{}}'))
                      ORDER BY o.valid_from, o.id) AS sources
-    FROM memory_links l
-    JOIN memories o ON o.tenant_id = l.tenant_id AND o.id = l.replaced_id AND o.type <> 'summary'
+    FROM {history.SUMMARY_LINES}
     LEFT JOIN messages om ON om.tenant_id = o.tenant_id AND om.id = o.source_message_id
     WHERE m.type = 'summary' AND l.tenant_id = m.tenant_id AND l.memory_id = m.id
 ) cited ON true
@@ -643,9 +641,11 @@ def _matched(hits: list[tuple], at: dict[str, int],
     if not hits or "matched" not in at:
         return {}
     item, content, terms = at["id"], at["content"], at["matched"]
+    # a content's Korean stems only for a question with a Korean word, the one kind they can hold
+    stemmed = any(folding.hangul(word) for word, _ in words)
     found = {}
     for r in hits:
-        matched, lowered = frozenset(r[terms]), folding.fold(r[content][:INDEXED_CHARACTERS]).lower()
+        matched, lowered = frozenset(r[terms]), folding.fold(r[content][:INDEXED_CHARACTERS], stemmed=stemmed).lower()
         # a word the content does not hold at all (its term matched in another form) needs no more
         found[r[item]] = matched, frozenset(term for word, term in words
                                             if term in matched and word in lowered and _said(word, lowered))
@@ -659,12 +659,8 @@ def _said(word: str, text: str) -> bool:
     questions until 512 others pushed them out."""
     if folding.APART.fullmatch(word):
         return word in text
-    at = text.find(word)
-    while at >= 0:
-        if literal.boundary(text, at) and literal.boundary(text, at + len(word)):
-            return True
-        at = text.find(word, at + 1)
-    return False
+    return any(literal.boundary(text, at) and literal.boundary(text, at + len(word))
+               for at in literal.places(text, word))
 
 
 # The characters of a memory's content its keyword column reads (migration 0004); only these are

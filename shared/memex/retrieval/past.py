@@ -154,8 +154,9 @@ def key_words(topic: str, kinds: topics.Topic | None) -> list[str]:
     a verb, and those of the kinds of fact it names (`kinds`: topics.asked(topic), which the search
     reads once; "company" the employer). A present question names keys the same way
     (current_first.ended)."""
-    # Folded as a key is (history._by_key): "Zoë" and "İbrahim" are the words zoe and ibrahim.
-    words = _WORD.findall(folding.fold(keywords.of(topic)).lower())
+    # Folded as a key is (history._by_key): "Zoë" and "İbrahim" are the words zoe and ibrahim; not
+    # stemmed, a Korean stem being no word of _WORD's.
+    words = _WORD.findall(folding.fold(keywords.of(topic), stemmed=False).lower())
     verbs = _KIND_OF_WORK.sub(" ", topic)
     asked = [word for pattern, key in _ASKED_BY_VERB if pattern.search(verbs) for word in key]
     asked += kinds.key_words if kinds else ()

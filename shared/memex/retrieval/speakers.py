@@ -146,7 +146,7 @@ def _said(text: str, names: list[list[str]], opens: Callable[[str, int], bool],
     seen = literal.caseless(text)
     alternatives = [[literal.caseless(w) for w in words] for words in names]
     # a name is said only where its first word is: those places, left to right, are all there is to try
-    places = sorted({at for words in alternatives for at in _places(seen, words[0])})
+    places = sorted({at for words in alternatives for at in literal.places(seen, words[0])})
     found: list[tuple[int, int, str]] = []
     for at in places:
         if (found and at < found[-1][1]) or not opens(text, at):
@@ -162,14 +162,6 @@ def _said(text: str, names: list[list[str]], opens: Callable[[str, int], bool],
                 found.append((at, end, ""))
                 break
     return found
-
-
-def _places(seen: str, word: str) -> Iterator[int]:
-    """Every place `seen` says `word`, overlapping too."""
-    at = seen.find(word)
-    while at >= 0:
-        yield at
-        at = seen.find(word, at + 1)
 
 
 def _replaced(text: str, spans: list[tuple[int, int, str]]) -> str:

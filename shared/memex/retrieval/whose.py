@@ -84,8 +84,10 @@ def _people_and_names(content: str, names: list[str]) -> list[str]:
     if not names:
         return people.NAMES_A_PERSON.findall(content)
     places = [(at.start(), 0, at.end(1)) for at in _PERSON_AT.finditer(content)]
+    # an ASCII name not in an ASCII content lowered is nowhere in it: no scan of it
+    lowered = content.lower() if content.isascii() else None
     for rank, name in enumerate(names, 1):
-        if not (content.isascii() and name.isascii()) or name.lower() in content.lower():
+        if lowered is None or not name.isascii() or name.lower() in lowered:
             places += [(at, rank, at + len(name)) for at in literal.starts(name, content)]
     said, end = [], 0
     for start, _, stop in sorted(places):

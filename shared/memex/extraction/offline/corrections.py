@@ -17,9 +17,10 @@ from memex.extraction.offline.patterns import (CAPWORD, DATE, HEDGES, HERS, HIS,
     PETS, ROLE, ROLE_END, UPPER, WEEKDAY, WORDS)
 from memex.extraction.offline.rule import Rule, candidate_of, rule
 from memex.extraction.offline.rules.health import DIET_ENDED
+from memex.extraction.offline.rules.pets import PET_AGE, pet_age_fields
 from memex.extraction.offline.rules.work import RETIREMENT_ENDED
 from memex.extraction.offline.statements import statements
-from memex.extraction.offline.values import named_person, role, snake, to_number
+from memex.extraction.offline.values import named_person, role, to_number
 from memex.jobs import Candidate
 
 
@@ -78,9 +79,6 @@ _PREGNANT_AGAIN_RULE = rule("fact", "expecting_baby", "pregnant", [], "The user 
                             confidence=0.7, importance=0.7)
 _AGED_AGAIN_RULE = rule("fact", "{person}_age", "turned", [], "The user's {part} {name} is {value} {old}.",
                         confidence=0.75, importance=0.6)
-# A pet's, as rules/pets.py files "My cat Pixel is 4 years old." (`pet_cat_pixel_age`).
-_PET_AGED_AGAIN_RULE = rule("fact", "pet_{whose}_age", "turned", [], "The user's {kind} {name} is {value} years old.",
-                            confidence=0.75, importance=0.5)
 # A diet or being retired said with "not", the whole sentence: "I'm not vegan.", "Honestly, I am not a
 # vegetarian!", "I'm honestly not retired." (denied). A "but" after it, a comma, a question or an "if" before
 # it is no such sentence.
@@ -417,8 +415,8 @@ def age_again(earlier: Facts, found: Facts, aged: re.Match[str], message_id: str
     if named.base_key in PET_NAME_KEYS:
         if not value.endswith("months"):
             kind = part.removeprefix("pet_")
-            found.add(candidate_of(_PET_AGED_AGAIN_RULE, {"value": value, "whose": f"{kind}_{snake(name)}", "name": name,
-                                                          "kind": kind.replace("_", " ")}, message_id, quote, subject))
+            found.add(candidate_of(PET_AGE, {"value": value, **pet_age_fields(kind, kind.replace("_", " "), name)},
+                                   message_id, quote, subject))
         return
     person = named_person(part, name)
     found.add(candidate_of(_AGED_AGAIN_RULE, {"value": value, "old": "old" if value.endswith("months") else "years old",

@@ -139,26 +139,32 @@ def _pet_gone_by_breed(m: re.Match[str]) -> list[Fields]:
             *found]
 
 
+def pet_age_fields(filed: str, said: str, name: str | None) -> Fields:
+    """What PET_AGE files a pet's age under but its value: its kind as a key writes it (`filed`) and its
+    name when said (`pet_cat_pixel_age`, so that it never replaces another cat's), its kind alone when
+    not (`pet_dog_age`); its kind said as `said`."""
+    return {"whose": f"{filed}_{snake(name)}" if name else filed, "kind": said, "named": f" {name}" if name else ""}
+
+
 def _pet_age(m: re.Match[str]) -> list[Fields]:
-    """A pet's age in years, under its kind and its name when said (`pet_cat_pixel_age`, so that it never
-    replaces another cat's), under its kind alone when not (`pet_dog_age`)."""
+    """A pet's age in years (pet_age_fields)."""
     kind = m.group("kind").casefold()
     name = m.group("name")
     if name and name.casefold() in NOT_NAMES:
         return []
-    whose = f"{PETS[kind]}_{snake(name)}" if name else PETS[kind]
-    named = f" {name}" if name else ""
-    return [{**f, "whose": whose, "kind": kind, "named": named} for f in an_age(m)]
+    return [{**f, **pet_age_fields(PETS[kind], kind, name)} for f in an_age(m)]
 
+
+# A pet's age: "My cat Pixel is 4 years old.", "Our dog is 3.", "My dog, Rex, just turned 5". In years
+# only, the clause closing on it ("My dog is 3 months old", "our cat is 9 kilos" file nothing).
+PET_AGE = rule("fact", "pet_{whose}_age", "is s turned", [
+    rf"{MY} {PET_ADJECTIVE}{PET}(?:,? (?P<name>{PROPER}),?)?(?: is|'s) {AGED}",
+    rf"{MY} {PET_ADJECTIVE}{PET}(?:,? (?P<name>{PROPER}),?)? (?:just |recently )?turned (?P<value>{NUMBER})"
+    rf"(?: today| yesterday)?{TURNED_END}",
+], "The user's {kind}{named} is {value} years old.", _pet_age, confidence=0.75, importance=0.5)
 
 RULES = [
-    # A pet's age: "My cat Pixel is 4 years old.", "Our dog is 3.", "My dog, Rex, just turned 5". In
-    # years only, the clause closing on it ("My dog is 3 months old", "our cat is 9 kilos" file nothing).
-    rule("fact", "pet_{whose}_age", "is s turned", [
-        rf"{MY} {PET_ADJECTIVE}{PET}(?:,? (?P<name>{PROPER}),?)?(?: is|'s) {AGED}",
-        rf"{MY} {PET_ADJECTIVE}{PET}(?:,? (?P<name>{PROPER}),?)? (?:just |recently )?turned (?P<value>{NUMBER})"
-        rf"(?: today| yesterday)?{TURNED_END}",
-    ], "The user's {kind}{named} is {value} years old.", _pet_age, confidence=0.75, importance=0.5),
+    PET_AGE,
     rule("fact", "pet_{part}_name", "my our named called name have has got adopted rescued bought", [
         # not a pet whose end is said ("Our dog Rex died", "We lost our dog Rex"): the rule below
         rf"(?<!lost )(?<!rehomed )(?<!rehome )(?<!away ){MY} {PET}(?:'s name is| is called| is named| is|,)? "

@@ -1,0 +1,71 @@
+"""GET /metrics in the local runtime: what the Prometheus port (memex_edge.prometheus) recorded, in
+every process, and the gauges read at scrape time, as a surface of the local server."""
+
+from __future__ import annotations
+
+import os
+from contextlib import asynccontextmanager
+from typing import Any, AsyncIterator
+
+import anyio.to_thread
+import psycopg
+from prometheus_client import CollectorRegistry, make_asgi_app
+from starlette.requests import Request
+
+from memex.errors import Unauthorized
+from memex_edge.context import get_context
+from memex_edge.http import database_unavailable, error, key_holder
+from memex_edge.prometheus import MULTIPROCESS, PrometheusMetrics
+
+
+def metrics_app(recorded: PrometheusMetrics, *scrape_time: Any, keyed: bool = False) -> Any:
+    """The ASGI app of GET /metrics: what `recorded` holds (every process's, in multiprocess mode)
+    and the collectors read at scrape time. `keyed`: a scrape needs what the API's routes need, an
+    API key (a server off loopback)."""
+    registry = CollectorRegistry()
+    if os.environ.get(MULTIPROCESS):
+        from prometheus_client import multiprocess
+
+        multiprocess.MultiProcessCollector(registry)
+    else:
+        registry.register(recorded.registry)
+    for collector in scrape_time:
+        registry.register(collector)
+    return _Endpoint(make_asgi_app(registry), keyed)
+
+
+class _Endpoint:
+    """The scrape as a surface (memex_edge.http.Surface): an ASGI app as an object (a Starlette
+    Route calls a plain function with a Request instead), with nothing to start or stop."""
+
+    def __init__(self, app: Any, keyed: bool = False):
+        self._app = app
+        self._keyed = keyed
+
+    async def __call__(self, scope, receive, send) -> None:
+        if self._keyed:
+            refusal = await self._refused(scope)
+            if refusal is not None:
+                return await refusal(scope, receive, send)
+        await self._app(scope, receive, send)
+
+    async def _refused(self, scope) -> Any:
+        """The answer to a scrape whose key the API would refuse (401), or while the keys cannot be
+        read (503); None for one it would take. A scrape counts against no tenant's rate limit: the
+        server's counts are no tenant's request."""
+        ctx = get_context()
+        try:
+            await anyio.to_thread.run_sync(key_holder, ctx, Request(scope).headers)
+        except Unauthorized as exc:
+            return error(exc.status, exc.code, exc.message, headers={"WWW-Authenticate": "Bearer"})
+        except (psycopg.OperationalError, psycopg.InterfaceError) as exc:
+            return database_unavailable(exc, ctx)
+        return None
+
+    @asynccontextmanager
+    async def lifespan(self) -> AsyncIterator[None]:
+        yield
+
+    def refusal(self, response: Any) -> Any:
+        """A scrape sends no body; whatever refused one did in memex's shape, kept."""
+        return response
