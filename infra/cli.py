@@ -271,11 +271,27 @@ class _CtrlC:
             raise KeyboardInterrupt
 
 
+def _unreachable(ctx, tenant: str) -> str:
+    from memex.errors import NotFound
+    from memex.tenants import describe
+
+    try:
+        deleted_at = describe(ctx, tenant)["deleted_at"]
+    except NotFound:
+        deleted_at = None
+    if deleted_at:
+        return (f"memex backfill: tenant {tenant} was deleted at {deleted_at}: memex keys create --tenant {tenant} "
+                "makes it live again, empty, to import into")
+    return (f"memex backfill: tenant {tenant} has no API key, so nothing stored for it could be read: check its "
+            f"name (memex keys list), or make its key first: memex keys create --tenant {tenant}")
+
+
 def backfill(args: argparse.Namespace) -> None:
     """Enqueue a bulk job on the backfill queue, run the workers until it is done, print its status.
     In AWS, send the same message (`BackfillJob.to_json()`) to the backfill queue."""
     from memex import backfill as bulk
     from memex.errors import NotFound, UserBeingErased
+    from memex.tenants import reachable
     from memex_edge.context import get_context
 
     kind = "reembed" if args.reembed else "reextract" if args.reextract else "import"
@@ -289,6 +305,10 @@ def backfill(args: argparse.Namespace) -> None:
         job = bulk.new_job(kind, args.tenant, path=str(Path(args.file).resolve()) if args.file else None,
                            user_id=args.user)
         ctx = get_context()
+        if not reachable(ctx, args.tenant):
+            # It would run to "done" storing what no key would ever read, or (a deleted tenant) end
+            # with "backfill bf_… not found".
+            raise SystemExit(_unreachable(ctx, args.tenant))
         if args.resume:
             try:
                 job = bulk.resume(ctx, job, args.resume)

@@ -15,6 +15,7 @@ import uuid
 import pytest
 
 from bench.service import RUNTIME_VARS
+from memex.keys import create_key
 from tests.conftest import ROOT, memex_cli, scratch_database
 
 
@@ -132,6 +133,7 @@ def test_backfill_prints_only_its_answer_on_stdout(ctx, tmp_path):
                        "messages": [{"role": "user", "content": "I live in Lisbon."}]})
     history.write_text(good + "\n{oops\n")
     env = {k: v for k, v in os.environ.items() if k not in RUNTIME_VARS} | {"DATABASE_URL": ctx.db.dsn}
+    create_key(ctx, "cli-backfill")
     done = memex_cli("backfill", str(history), "--tenant", "cli-backfill", env=env)
     assert done.returncode == 0, done.stderr
     answer = json.loads(done.stdout)
@@ -158,6 +160,7 @@ def test_backfill_says_how_far_it_is_on_stderr_while_it_runs(ctx, tmp_path):
                                            "messages": [{"role": "user", "content": f"Line {i}: I live in Braga."}]})
                                + "\n" for i in range(1200)) + "{oops\n")
     tenant = f"cli-progress-{uuid.uuid4().hex[:8]}"
+    create_key(ctx, tenant)
     env = {k: v for k, v in os.environ.items() if k not in RUNTIME_VARS} | {"DATABASE_URL": ctx.db.dsn}
     done = memex_cli("backfill", str(history), "--tenant", tenant, "--progress", "0.2", env=env)
     assert done.returncode == 0, done.stderr
@@ -184,6 +187,7 @@ def test_an_import_stopped_with_ctrl_c_says_so_and_the_same_command_finishes_it(
                                            "messages": [{"role": "user", "content": f"Line {i}: I live in Lisbon."}]})
                                + "\n" for i in range(1500)))
     tenant = f"cli-stop-{uuid.uuid4().hex[:8]}"
+    create_key(ctx, tenant)
     env = {k: v for k, v in os.environ.items() if k not in RUNTIME_VARS} | {"DATABASE_URL": ctx.db.dsn}
     command = [sys.executable, "-m", "infra.cli", "backfill", str(history), "--tenant", tenant]
     running = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -221,6 +225,7 @@ def test_an_import_killed_with_kill_9_goes_on_under_its_own_id_with_resume(ctx, 
                                            "messages": [{"role": "user", "content": f"Line {i}: I live in Porto."}]})
                                + "\n" for i in range(1500)))
     tenant = f"cli-kill-{uuid.uuid4().hex[:8]}"
+    create_key(ctx, tenant)
     env = {k: v for k, v in os.environ.items() if k not in RUNTIME_VARS} | {"DATABASE_URL": ctx.db.dsn}
     command = [sys.executable, "-m", "infra.cli", "backfill", str(history), "--tenant", tenant]
     running = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -257,6 +262,7 @@ def test_resuming_a_job_of_a_user_being_erased_says_so_and_resumes_nothing(ctx, 
     from memex.db import tenants as tenant_rows
 
     tenant, user = f"cli-erasing-{uuid.uuid4().hex[:8]}", "u-erasing"
+    create_key(ctx, tenant)
     job = backfill.new_job("reembed", tenant, user_id=user)
     with ctx.db.transaction() as conn:
         tenant_rows.ensure_tenant(conn, tenant)
@@ -269,6 +275,38 @@ def test_resuming_a_job_of_a_user_being_erased_says_so_and_resumes_nothing(ctx, 
     assert done.stderr.strip() == (f"memex backfill: backfill {job.backfill_id} is of user {user}, whose erasure is "
                                    "under way: it is not resumed (its record goes with the user's last rows)")
     assert backfill_rows.get(ctx.db.connection(), tenant, job.backfill_id)["status"] == "failed"
+
+
+def test_backfill_into_a_tenant_no_key_reaches_is_refused_and_stores_nothing(ctx, tmp_path):
+    """A misspelt --tenant (or none, once keys exist) ran the import to "done" into a tenant no key
+    could read; a deleted tenant's is refused saying so."""
+    history = tmp_path / "history.jsonl"
+    history.write_text(json.dumps({"user_id": "u1", "session_id": "s1", "messages": [
+        {"role": "user", "content": "I live in Faro."}]}) + "\n")
+    tenant = f"cli-typo-{uuid.uuid4().hex[:8]}"
+    env = {k: v for k, v in os.environ.items() if k not in RUNTIME_VARS} | {"DATABASE_URL": ctx.db.dsn}
+    refused = memex_cli("backfill", str(history), "--tenant", tenant, env=env)
+    assert refused.returncode == 1 and refused.stdout == ""
+    assert refused.stderr.strip() == (f"memex backfill: tenant {tenant} has no API key, so nothing stored for it could "
+                                      f"be read: check its name (memex keys list), or make its key first: "
+                                      f"memex keys create --tenant {tenant}")
+    conn = ctx.db.connection()
+    for table in ("turns", "backfills"):
+        assert conn.execute(f"SELECT count(*) AS n FROM {table} WHERE tenant_id = %s", (tenant,)).fetchone()["n"] == 0
+
+    create_key(ctx, tenant)
+    done = memex_cli("backfill", str(history), "--tenant", tenant, env=env)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["done"] == 1
+
+    # A deleted tenant's import ended with "memex: backfill bf_… not found".
+    from memex import tenants
+
+    deleted_at = tenants.delete(ctx, tenant)["deleted_at"]
+    gone = memex_cli("backfill", str(history), "--tenant", tenant, env=env)
+    assert gone.returncode == 1 and gone.stdout == ""
+    assert gone.stderr.strip() == (f"memex backfill: tenant {tenant} was deleted at {deleted_at}: memex keys create "
+                                   f"--tenant {tenant} makes it live again, empty, to import into")
 
 
 def test_backfill_of_a_file_that_is_not_there_says_so_at_once(tmp_path):

@@ -25,10 +25,12 @@ from memex_client import (
     AuthenticationError,
     InvalidInputError,
     MemexClient,
+    MemexError,
     NotFoundError,
     RateLimitError,
     RetryPolicy,
     ServerError,
+    UnexpectedResponseError,
 )
 from tests.conftest import served
 
@@ -295,7 +297,7 @@ def test_the_async_client_has_every_method_of_the_sync_one_with_its_parameters()
 
 class Scripted:
     """A loopback HTTP server answering each request with the next scripted (status, headers,
-    body), then 200 `{"count": 7}`; it keeps what it received and when."""
+    body: sent as JSON, or as it is when bytes), then 200 `{"count": 7}`; it keeps what it received and when."""
 
     def __init__(self, *answers: tuple[int, dict[str, str], object]):
         self.answers = deque(answers)
@@ -311,7 +313,7 @@ class Scripted:
                 body = json.loads(self.rfile.read(length)) if length else None
                 scripted.received.append((time.monotonic(), self.command, self.path, body))
                 status, headers, answer = scripted.answers.popleft() if scripted.answers else (200, {}, {"count": 7})
-                payload = json.dumps(answer).encode()
+                payload = answer if isinstance(answer, bytes) else json.dumps(answer).encode()
                 self.send_response(status)
                 for name, value in {"content-type": "application/json", **headers}.items():
                     self.send_header(name, value)
@@ -475,6 +477,33 @@ def test_health_answers_a_degraded_report_and_raises_on_a_proxy_503(scripted):
         with pytest.raises(ServerError) as error:
             memex.health()
     assert error.value.status == 503 and error.value.code == "http_error" and len(server.received) == 2
+
+
+def test_a_success_that_is_not_memexs_answer_is_a_memex_error_naming_the_address(scripted):
+    """MEMEX_BASE_URL pointed at another server (a web app answering 200 with its page): the client
+    raised json's JSONDecodeError, or pydantic's ValidationError for JSON of another shape, which no
+    `except MemexError` catches and which never said where it had looked."""
+    page = (200, {"content-type": "text/html"}, b"<html>welcome</html>")
+    other = (200, {}, {"status": "up"})
+    server = scripted(page, other, page)
+    with MemexClient("k", server.url, retry_policy=QUICK) as memex:
+        with pytest.raises(UnexpectedResponseError) as not_json:
+            memex.count_memories("u1")
+        with pytest.raises(UnexpectedResponseError) as not_shaped:
+            memex.count_memories("u1")
+    with pytest.raises(MemexError):
+        run(_count_async(server.url))
+    assert (not_json.value.status, not_json.value.code) == (200, "unexpected_response")
+    assert not_json.value.message.startswith(f"{server.url}/v1/memories/count?user_id=u1 answered 200 with a body "
+                                             "that is not JSON: is it a memex service's address")
+    assert not_json.value.body == "<html>welcome</html>"
+    assert "answered 200 with JSON that is not a Count" in not_shaped.value.message
+    assert len(server.received) == 3  # none sent again: the answer came, and it is not memex's
+
+
+async def _count_async(url: str) -> int:
+    async with AsyncMemexClient("k", url, retry_policy=QUICK) as memex:
+        return await memex.count_memories("u1")
 
 
 def test_another_speakers_facts_are_theirs_and_filtered_by_subject(client, tenant):

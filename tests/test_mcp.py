@@ -456,6 +456,28 @@ def test_bad_arguments_are_tool_errors_naming_the_field_and_store_nothing(mcp_ur
     assert counted == {"count": 0}
 
 
+def test_a_nan_and_a_blank_query_are_refused_as_the_rest_api_words_them(mcp_url, tenant):
+    """A NaN was refused for a bound it does not break, and a search's blank `query` with a hint
+    about URL query strings, which no MCP argument travels in."""
+    async def body(client):
+        return {
+            "nan": await refused(client, "store_memory", user_id=tenant.user, content="x", importance="NaN"),
+            "infinity": await refused(client, "search_memories", user_id=tenant.user, query="x",
+                                      half_life_days="Infinity"),
+            "blank": await refused(client, "search_memories", user_id=tenant.user, query="   "),
+            "nul": await refused(client, "recall_context", user_id=tenant.user, query="a b\u0000"),
+        }
+
+    errors = session(mcp_url, tenant.key, body)
+    assert errors["nan"] == "Error executing tool store_memory: importance: Input should be a finite number"
+    assert errors["infinity"] == "Error executing tool search_memories: half_life_days: Input should be a finite number"
+    assert errors["blank"] == "Error executing tool search_memories: query: must not be blank"
+    assert errors["nul"] == "Error executing tool recall_context: query: must not contain the NUL character (U+0000)"
+    # A REST query string's + still gets its hint.
+    counted = tenant.get("/v1/memories/count", params={"user_id": "a b"})
+    assert counted.json()["error"]["message"].endswith("(a + in a query string is read as a space: send it as %2B)")
+
+
 def test_a_wrong_or_missing_key_is_refused_with_401(mcp_url, tenant):
     initialize = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
                   "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}

@@ -39,6 +39,16 @@ def describe(ctx: Context, tenant_id: str) -> dict[str, Any]:
     }
 
 
+def reachable(ctx: Context, tenant_id: str) -> bool:
+    """Whether a request can act for the tenant: a key was made for it (revoked or expired too: a new
+    one reaches its data) and it is not deleted, or it is the default tenant while requests without
+    a key are served. What is written for any other tenant (a misspelt one) no request could read."""
+    row = tenant_rows.tenant(ctx.db.connection(), tenant_id)
+    if row is not None and row["active_keys"] + row["revoked_keys"] + row["expired_keys"] > 0:
+        return row["deleted_at"] is None
+    return tenant_id == ctx.settings.default_tenant and open_mode(ctx)
+
+
 # Users erased per listing of the tenant's users: each in transactions of their own, as
 # DELETE /v1/users/{id} erases them, so that no transaction holds a large tenant's rows for long.
 USERS_PER_LISTING = 100

@@ -359,8 +359,11 @@ def field_problem(detail: dict[str, Any]) -> str:
     if detail.get("type") == "string_unicode":
         # Python's JSON parser lets "\ud800" through, which pydantic refuses in its own words.
         message = UNPAIRED_SURROGATES
-    if loc[:1] == ("query",) and detail.get("type") == "value_error" and " " in str(detail.get("input", "")):
-        # The caller most likely sent an id with a +, which a query string reads as a space.
+    in_query_string = len(loc) > 1 and loc[0] == "query"
+    if in_query_string and detail.get("type") == "value_error" and " " in str(detail.get("input", "")):
+        # The caller most likely sent an id with a +, which a query string reads as a space. A REST
+        # parameter's place is ("query", name); an MCP argument's is its bare name, `query` that of
+        # the search's text, which no query string carried.
         message += " (a + in a query string is read as a space: send it as %2B)"
     return f"{'.'.join(loc) or 'body'}: {message}"
 

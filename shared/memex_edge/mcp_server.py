@@ -104,6 +104,17 @@ class _MemexTool(Tool):
     """A tool whose argument errors read like the REST API's: `field: what is wrong`, one per
     problem, and an argument the tool does not take is refused rather than ignored."""
 
+    @classmethod
+    def from_function(cls, fn: Callable[..., Any], **options: Any) -> "_MemexTool":
+        tool = super().from_function(fn, **options)
+        # NaN and Infinity refused as the request models refuse them ("Input should be a finite
+        # number"): the SDK's argument model takes them, and a NaN then failed every bound in words
+        # that did not say why (`importance: NaN` was "Input should be less than or equal to 1").
+        taken = tool.fn_metadata.arg_model
+        tool.fn_metadata.arg_model = type(taken.__name__, (taken,), {
+            "__module__": taken.__module__, "model_config": {**taken.model_config, "allow_inf_nan": False}})
+        return tool
+
     async def run(self, arguments: dict[str, Any], context: ToolContext, convert_result: bool = False) -> Any:
         # Worded as the SDK words the tool's own errors.
         failed = f"Error executing tool {self.name}"

@@ -16,6 +16,7 @@ from memex_client.errors import (
     RateLimitError,
     ServerError,
     ServiceUnavailableError,
+    UnexpectedResponseError,
 )
 from memex_client.models import (
     Backfill,
@@ -46,7 +47,7 @@ __all__ = [
     "DEFAULT_BASE_URL", "AsyncMemexClient", "MemexClient", "RetryPolicy", "__version__",
     "APIConnectionError", "APIError", "APITimeoutError", "AuthenticationError", "BadRequestError", "ConflictError",
     "InvalidInputError", "MemexError", "NotFoundError", "PayloadTooLargeError", "PermissionDeniedError",
-    "RateLimitError", "ServerError", "ServiceUnavailableError",
+    "RateLimitError", "ServerError", "ServiceUnavailableError", "UnexpectedResponseError",
     "Backfill", "BackfillFailure", "BackfillPage", "Citation", "Erasure", "Health", "Memory", "MemoryHistory", "MemoryPage", "Message",
     "RecallResponse", "ScoreParts", "SearchFilters", "SearchHit", "SearchResponse", "Session", "SessionMessage",
     "SessionMessagePage", "SessionPage",

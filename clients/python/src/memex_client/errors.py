@@ -6,6 +6,7 @@ names the field first (`body.top_k: Input should be ...`), which `field` carries
 
 from __future__ import annotations
 
+import json
 import re
 from datetime import datetime, timezone
 from email.utils import parsedate_to_datetime
@@ -38,6 +39,11 @@ class APIError(MemexError):
         self.field = field
         self.retry_after = retry_after
         self.body = body
+
+
+class UnexpectedResponseError(APIError):
+    """A success status whose body is not the answer asked for: the address is not a memex service's
+    (another server's or a proxy's page), or the service sends what this client cannot read (update it)."""
 
 
 class BadRequestError(APIError):
@@ -105,6 +111,14 @@ def retry_after(response: httpx.Response) -> Optional[float]:
     if when.tzinfo is None:
         when = when.replace(tzinfo=timezone.utc)
     return max(0.0, (when - datetime.now(timezone.utc)).total_seconds())
+
+
+def unexpected(response: httpx.Response, answer: str, problem: ValueError) -> UnexpectedResponseError:
+    """The error for a success whose body is not `answer`: not JSON, or JSON of another shape."""
+    what = "a body that is not JSON" if isinstance(problem, json.JSONDecodeError) else f"JSON that is not a {answer}"
+    message = (f"{response.request.url} answered {response.status_code} with {what}: is it a memex service's "
+               f"address (base_url, MEMEX_BASE_URL), and this client as new as the service? ({problem})")
+    return UnexpectedResponseError(response.status_code, "unexpected_response", message[:1000], body=response.text[:500])
 
 
 def from_response(response: httpx.Response) -> APIError:

@@ -15,7 +15,7 @@ import httpx
 from pydantic import BaseModel
 
 from memex_client import models
-from memex_client.errors import from_response
+from memex_client.errors import from_response, unexpected
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -39,7 +39,10 @@ class Operation(Generic[T]):
 
     def read(self, response: httpx.Response) -> T:
         if response.is_success:
-            return self.answer.model_validate(response.json())
+            try:
+                return self.answer.model_validate(response.json())
+            except ValueError as problem:  # json's and pydantic's errors both are
+                raise unexpected(response, self.answer.__name__, problem) from problem
         if response.status_code in self.also_ok:
             try:
                 return self.answer.model_validate(response.json())
