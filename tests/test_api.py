@@ -376,6 +376,19 @@ def test_unknown_route_and_unknown_ids_are_404_in_the_error_shape(tenant):
     assert tenant.get("/v1/memories/does-not-exist/history").status_code == 404
 
 
+@pytest.mark.parametrize("method, path, allowed", [
+    ("PUT", "/v1/turns", "POST"), ("PATCH", "/v1/users/u-1", "DELETE"),
+    # two routes at one path (GET and DELETE): the Allow names both, not the first route's alone
+    ("PUT", "/v1/memories/m-1", "DELETE, GET"), ("PATCH", "/turns", "POST")])
+def test_a_method_no_route_takes_is_405_naming_those_the_path_takes(tenant, http, method, path, allowed):
+    refused = http.request(method, path, headers=tenant.headers, json={})
+    assert refused.status_code == 405 and refused.headers["allow"] == allowed, refused.text
+    message = f"{method} is not a method of {path}; it takes {allowed}"
+    assert refused.json()["error"] == {"code": "method_not_allowed", "message": message}
+    # a compatibility route's, with the seed's `detail` beside it (FastAPI's, which its clients read)
+    assert refused.json().get("detail") == (message if path == "/turns" else None)
+
+
 def test_health_reports_each_dependency(http):
     body = http.get("/health").json()
     assert body["status"] == "ok" and body["db"] == "ok" and body["queue"] == "ok"

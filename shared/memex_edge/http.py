@@ -27,11 +27,11 @@ from fastapi import APIRouter, Depends, FastAPI, Request, Security
 from fastapi.dependencies.models import Dependant
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
-from fastapi.routing import APIRoute
+from fastapi.routing import APIRoute, iter_route_contexts
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from mangum import Mangum
 from starlette.exceptions import HTTPException as StarletteHTTPException
-from starlette.routing import Route
+from starlette.routing import Match, Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from memex import keys, rate_limit
@@ -384,6 +384,20 @@ def _sent_as_other_than_json(content_type: str | None, problems: list[dict[str, 
     return f"body: send JSON with content-type: application/json (this request's content-type is {media_type})"
 
 
+def method_not_allowed(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+    """405 naming the methods the path takes, in `Allow` (RFC 9110) and the message. The router
+    answers for the first route whose path matched, so its Allow left out the methods of the others
+    at that path (DELETE of GET /v1/memories/{id}), and its message said none."""
+    probe = {"type": "http", "path": request.scope["path"], "root_path": request.scope.get("root_path", ""),
+             "method": ""}
+    taken = sorted({method for route in iter_route_contexts(request.app.routes) if route.methods
+                    and route.matches(probe)[0] is not Match.NONE for method in route.methods})
+    allowed = ", ".join(taken) or (exc.headers or {}).get("Allow", "")
+    message = f"{request.method} is not a method of {request.url.path}; it takes {allowed or 'none'}"
+    return error(405, "method_not_allowed", message, headers={"Allow": allowed},
+                 detail=message if _seed_route(request) else None)
+
+
 def _connection_lost(exc: psycopg.Error) -> bool:
     # No SQLSTATE: the client lost or never got a connection; 08: connection exception;
     # 57P: the server is shutting down or starting. A statement timeout (57014) leaves it usable.
@@ -478,7 +492,9 @@ def create_app(*routers: APIRouter, provide: Callable[[], Context] = get_context
             message = not_utf8(exc.__cause__)
             detail = [{"loc": ["body"], "msg": message, "type": "json_invalid"}] if _seed_route(request) else None
             return error(422, "validation_error", message, detail=detail)
-        code = {400: "bad_request", 404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
+        if exc.status_code == 405:
+            return method_not_allowed(request, exc)
+        code = {400: "bad_request", 404: "not_found"}.get(exc.status_code, "http_error")
         return error(exc.status_code, code, str(exc.detail))
 
     # InterfaceError: psycopg refused to use a connection it already knows is closed.
