@@ -285,6 +285,24 @@ class BodyLimit:
         await response(scope, receive, send)
 
 
+class TrailingSlash:
+    """Answers a path with one trailing slash (`/v1/turns/`, the memex seed's `/mcp/`) as the path
+    without it, in place. The router would redirect it instead, to an absolute URL built from the
+    request's Host header, which the client does not choose alone (a proxy's, a rebound name's): a
+    `Host: evil.example` sent the client, with its key and body, to evil.example."""
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        path = scope.get("path", "")
+        if scope["type"] == "http" and len(path) > 1 and path.endswith("/"):
+            scope = {**scope, "path": path[:-1]}
+            if scope.get("raw_path", b"").endswith(b"/"):
+                scope["raw_path"] = scope["raw_path"][:-1]
+        return await self.app(scope, receive, send)
+
+
 class RequestMetrics:
     """Counts each request by its route (the template, so ids do not make new series) and status,
     and times it (HttpRequests, HttpLatency; in AWS, API Gateway publishes its own)."""
@@ -446,6 +464,7 @@ def create_app(*routers: APIRouter, provide: Callable[[], Context] = get_context
     app = FastAPI(title="memex", version=API_VERSION, lifespan=lifespan, summary=API_SUMMARY,
                   openapi_url="/openapi.json" if docs else None, docs_url=None, redoc_url=None)
     app.state.provide = provide
+    app.router.redirect_slashes = False  # TrailingSlash answers in place, never by the Host header
     for router in routers:
         app.include_router(router, dependencies=[Depends(known_query)])
     for path, surface in surfaces.items():
@@ -505,7 +524,7 @@ def create_app(*routers: APIRouter, provide: Callable[[], Context] = get_context
 
     app.add_middleware(UnhandledErrors)
     app.add_middleware(RateLimitHeaders)
-    return RequestMetrics(BodyLimit(app, lambda: provide().settings.max_body_bytes, surfaces), provide)
+    return TrailingSlash(RequestMetrics(BodyLimit(app, lambda: provide().settings.max_body_bytes, surfaces), provide))
 
 
 # One version for the API over REST (/openapi.json) and MCP (initialize's serverInfo, else empty).
