@@ -46,6 +46,19 @@ from memex_edge.deadline import llm_within
 from memex_edge.observability import log_metrics, logger, tracer
 
 
+# The names a server on loopback is served at (`--host`) and called by (a request's Host).
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+_LOOPBACK_HOST = re.compile("(?:" + "|".join(re.escape(f"[{name}]" if ":" in name else name) for name in LOOPBACK)
+                            + r")(?::\d+)?", re.IGNORECASE)
+
+
+def names_loopback(headers) -> bool:
+    """Whether the request's Host names this machine by a loopback name (any port). A web page whose
+    name its owner has made resolve to 127.0.0.1 (DNS rebinding) reaches a server on loopback as its
+    own origin, and reads what it is answered, but its Host is still its own name."""
+    return _LOOPBACK_HOST.fullmatch(headers.get("host", "")) is not None
+
+
 # Seconds a client should wait before retrying while the database is unreachable: about what a
 # Postgres restart or an RDS failover takes to begin accepting connections again.
 DATABASE_RETRY_AFTER = 5
@@ -433,6 +446,15 @@ def database_unavailable(exc: psycopg.Error, ctx: Context, seed: bool = False) -
                  detail=message if seed else None)
 
 
+class SurfaceRoute(Route):
+    """The route of a surface's path. It names itself the request's route, as an APIRoute does (the
+    router leaves a plain Route's unset), so that its requests are counted under its path."""
+
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
+        scope["route"] = self
+        await super().handle(scope, receive, send)
+
+
 class Surface(Protocol):
     """An ASGI app served at a path of its own beside the routes (MCP at /mcp). It answers its own
     errors, and `refusal` words those the edge answers before it is reached (a body over the limit:
@@ -468,7 +490,7 @@ def create_app(*routers: APIRouter, provide: Callable[[], Context] = get_context
     for router in routers:
         app.include_router(router, dependencies=[Depends(known_query)])
     for path, surface in surfaces.items():
-        app.router.routes.append(Route(path, surface))
+        app.router.routes.append(SurfaceRoute(path, surface))
     if docs:
         from memex_edge.docs import add_docs
 

@@ -23,7 +23,7 @@ from starlette.requests import Request
 from memex.errors import Unauthorized
 from memex.metrics import ALL, COUNTER, GAUGE, HISTOGRAM, Metric
 from memex_edge.context import get_context
-from memex_edge.http import database_unavailable, error, key_holder
+from memex_edge.http import database_unavailable, error, key_holder, names_loopback
 
 MULTIPROCESS = "PROMETHEUS_MULTIPROC_DIR"
 
@@ -80,7 +80,7 @@ class ScrapedGauge:
 def metrics_app(recorded: PrometheusMetrics, *scrape_time: Any, keyed: bool = False) -> Any:
     """The ASGI app of GET /metrics: what `recorded` holds (every process's, in multiprocess mode)
     and the collectors read at scrape time. `keyed`: a scrape needs what the API's routes need, an
-    API key (a server off loopback)."""
+    API key (a server off loopback); on loopback, so does a scrape whose Host names another host."""
     registry = CollectorRegistry()
     if os.environ.get(MULTIPROCESS):
         from prometheus_client import multiprocess
@@ -102,7 +102,8 @@ class _Endpoint:
         self._keyed = keyed
 
     async def __call__(self, scope, receive, send) -> None:
-        if self._keyed:
+        # On loopback too when the request names another host: a web page's, by DNS rebinding.
+        if self._keyed or not names_loopback(Request(scope).headers):
             refusal = await self._refused(scope)
             if refusal is not None:
                 return await refusal(scope, receive, send)
