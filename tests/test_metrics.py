@@ -126,6 +126,25 @@ def test_on_loopback_a_scrape_naming_another_host_takes_an_api_key(http, tenant,
     assert ("memex_dlq_depth", (("queue", "extraction"),)) in scrape(http, {"Host": host, **tenant.headers})
 
 
+def test_on_loopback_a_scrape_naming_another_host_needs_a_key_while_the_api_takes_none(ctx, monkeypatch):
+    """No key made yet and MEMEX_REQUIRE_API_KEY off (`make dev` as first run): every request is the
+    default tenant's, and a rebinding page's scrape would be too."""
+    from fastapi.testclient import TestClient
+
+    from memex_edge import prometheus
+    from tests.conftest import database_of_its_own
+
+    with database_of_its_own(ctx, "open_scrape") as own:
+        keyless = dataclasses.replace(own, settings=dataclasses.replace(own.settings, require_api_key=False))
+        monkeypatch.setattr(prometheus, "get_context", lambda: keyless)
+        app = create_app(surfaces={"/metrics": prometheus.metrics_app(ctx.metrics)}, provide=lambda: keyless)
+        with TestClient(app, raise_server_exceptions=False) as client:
+            assert client.get("/metrics", headers=ON_LOOPBACK).status_code == 200
+            refused = client.get("/metrics", headers={"Host": "evil.example"})
+            assert refused.status_code == 401 and refused.headers["www-authenticate"] == "Bearer", refused.text
+            assert refused.json()["error"]["code"] == "unauthorized" and "memex_" not in refused.text
+
+
 @pytest.mark.parametrize("host", ["127.0.0.1", "127.0.0.1:8080", "localhost:8080", "LocalHost", "[::1]:8080"])
 def test_on_loopback_a_scrape_naming_this_machine_takes_no_key(http, host):
     assert ("memex_dlq_depth", (("queue", "extraction"),)) in scrape(http, {"Host": host})

@@ -23,7 +23,7 @@ from starlette.requests import Request
 from memex.errors import Unauthorized
 from memex.metrics import ALL, COUNTER, GAUGE, HISTOGRAM, Metric
 from memex_edge.context import get_context
-from memex_edge.http import database_unavailable, error, key_holder, names_loopback
+from memex_edge.http import database_unavailable, error, key_holder, names_loopback, presented_key
 
 MULTIPROCESS = "PROMETHEUS_MULTIPROC_DIR"
 
@@ -102,8 +102,15 @@ class _Endpoint:
         self._keyed = keyed
 
     async def __call__(self, scope, receive, send) -> None:
-        # On loopback too when the request names another host: a web page's, by DNS rebinding.
-        if self._keyed or not names_loopback(Request(scope).headers):
+        headers = Request(scope).headers
+        # On loopback, a request naming another host is a web page's, by DNS rebinding (or a proxy's):
+        # it needs a key, even while the API takes requests without one (no key made yet).
+        foreign = not self._keyed and not names_loopback(headers)
+        if foreign and presented_key(headers) is None:
+            return await error(401, "unauthorized", "missing API key: a scrape naming a host other than 127.0.0.1, "
+                               "localhost or [::1] needs one (Authorization: Bearer <key>)",
+                               headers={"WWW-Authenticate": "Bearer"})(scope, receive, send)
+        if self._keyed or foreign:
             refusal = await self._refused(scope)
             if refusal is not None:
                 return await refusal(scope, receive, send)
