@@ -310,9 +310,8 @@ class TrailingSlash:
     async def __call__(self, scope, receive, send):
         path = scope.get("path", "")
         if scope["type"] == "http" and len(path) > 1 and path.endswith("/"):
-            scope = {**scope, "path": path[:-1]}
-            if scope.get("raw_path", b"").endswith(b"/"):
-                scope["raw_path"] = scope["raw_path"][:-1]
+            raw = scope.get("raw_path")  # None under Mangum
+            scope = {**scope, "path": path[:-1], "raw_path": raw[:-1] if raw and raw.endswith(b"/") else raw}
         return await self.app(scope, receive, send)
 
 
