@@ -376,6 +376,39 @@ def test_unknown_route_and_unknown_ids_are_404_in_the_error_shape(tenant):
     assert tenant.get("/v1/memories/does-not-exist/history").status_code == 404
 
 
+@pytest.mark.parametrize("method, path, allowed", [
+    ("PUT", "/v1/turns", "POST"), ("PATCH", "/v1/users/u-1", "DELETE"),
+    # two routes at one path (GET and DELETE): the Allow names both, not the first route's alone
+    ("PUT", "/v1/memories/m-1", "DELETE, GET"), ("PATCH", "/turns", "POST")])
+def test_a_method_no_route_takes_is_405_naming_those_the_path_takes(tenant, http, method, path, allowed):
+    refused = http.request(method, path, headers=tenant.headers, json={})
+    assert refused.status_code == 405 and refused.headers["allow"] == allowed, refused.text
+    message = f"{method} is not a method of {path}; it takes {allowed}"
+    assert refused.json()["error"] == {"code": "method_not_allowed", "message": message}
+    # a compatibility route's, with the seed's `detail` beside it (FastAPI's, which its clients read)
+    assert refused.json().get("detail") == (message if path == "/turns" else None)
+
+
+def test_a_path_with_a_trailing_slash_is_answered_where_it_stands_never_sent_to_the_host_it_names(tenant, http):
+    """The router redirected `/v1/turns/` (and the seed's `/mcp/`) to an absolute URL built from the
+    request's Host header: `Host: evil.example` sent the client, its key and body, to evil.example."""
+    foreign = {**tenant.headers, "Host": "evil.example"}
+    body = {"user_id": tenant.user, "session_id": "s1", "messages": [{"role": "user", "content": "I live in Oslo."}]}
+    posted = http.post("/v1/turns/?wait=true", json=body, headers=foreign, follow_redirects=False)
+    assert posted.status_code == 201 and "location" not in posted.headers, (posted.status_code, posted.headers)
+    counted = http.get(f"/v1/memories/count/?user_id={tenant.user}", headers=foreign, follow_redirects=False)
+    assert counted.status_code == 200 and counted.json()["count"] == 2
+    ping = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
+    accept = {"Accept": "application/json, text/event-stream"}
+    loopback = {**tenant.headers, **accept, "Host": "127.0.0.1:8080"}  # as `make dev` is called
+    mcp = http.post("/mcp/", json=ping, headers=loopback, follow_redirects=False)
+    assert mcp.status_code == 200 and mcp.json()["result"] == {}, mcp.text
+    # on loopback MCP refuses a foreign host (DNS rebinding) where it stands, as at /mcp
+    refused = http.post("/mcp/", json=ping, headers={**foreign, **accept}, follow_redirects=False)
+    assert "location" not in refused.headers and refused.status_code == http.post(
+        "/mcp", json=ping, headers={**foreign, **accept}).status_code
+
+
 def test_health_reports_each_dependency(http):
     body = http.get("/health").json()
     assert body["status"] == "ok" and body["db"] == "ok" and body["queue"] == "ok"

@@ -221,6 +221,6 @@ def test_the_memex_seeds_metrics_route_answers_prometheus_text(http, tenant):
     """The memex seed's `GET /metrics`: the local runtime serves Prometheus text, with the requests
     just made counted."""
     assert tenant.post("/v1/memories/search", {"user_id": tenant.user, "query": "dark mode", "top_k": 3}).status_code == 200
-    scrape = http.get("/metrics")
+    scrape = http.get("/metrics", headers={"Host": "localhost:8080"})  # on loopback, named so: no key
     assert scrape.status_code == 200 and scrape.headers["content-type"].startswith("text/plain")
     assert 'memex_http_requests_total{route="/v1/memories/search",status="200"}' in scrape.text

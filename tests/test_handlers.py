@@ -35,6 +35,16 @@ def _http(function: str, name: str, key: str, path: str | None = None) -> tuple[
     return response["statusCode"], json.loads(response["body"])
 
 
+def test_a_path_with_a_trailing_slash_is_answered_in_place_behind_api_gateway(tenant):
+    """Under Mangum the scope's raw_path is None; the path is answered as without its slash, as locally."""
+    status, counted = _http("search", "search_count", tenant.key)
+    event = _event("search_count")
+    event["headers"]["authorization"] = f"Bearer {tenant.key}"
+    event["rawPath"] = event["requestContext"]["http"]["path"] = event["rawPath"] + "/"
+    response = _invoke("search", event)
+    assert (response["statusCode"], json.loads(response["body"])) == (status, counted) and status == 200
+
+
 def _sqs(name: str, body: dict) -> dict:
     event = _event(name)
     event["Records"][0]["body"] = json.dumps(body)

@@ -25,11 +25,14 @@ from memex_edge.observability import logger
 from tests.conftest import ROOT, Tenant
 
 Sample = tuple[str, tuple[tuple[str, str], ...]]
+# What `curl 127.0.0.1:8080/metrics` sends: on loopback a scrape takes no key when its Host names
+# this machine (the test client's own Host, testserver, does not).
+ON_LOOPBACK = {"Host": "127.0.0.1:8080"}
 
 
 def scrape(http, headers: dict[str, str] | None = None) -> dict[Sample, float]:
     """Every sample of GET /metrics: (series name, sorted labels) -> value."""
-    response = http.get("/metrics", headers=headers)
+    response = http.get("/metrics", headers=headers or ON_LOOPBACK)
     assert response.status_code == 200
     assert response.headers["content-type"].startswith("text/plain")
     return {(s.name, tuple(sorted(s.labels.items()))): s.value
@@ -115,9 +118,59 @@ def test_off_loopback_a_scrape_takes_an_api_key_as_the_routes_do(ctx, runtime, h
     assert ("memex_dlq_depth", (("queue", "extraction"),)) in scrape(http)
 
 
+@pytest.mark.parametrize("host", ["evil.example", "evil.example:8080", "127.0.0.1.evil.example", "testserver"])
+def test_on_loopback_a_scrape_naming_another_host_takes_an_api_key(http, tenant, host):
+    """DNS rebinding: a web page at evil.example, its name then resolved to 127.0.0.1, reads what a
+    server on loopback answers it (its own origin, to the browser), and its request names its own
+    host. On loopback a scrape took no key whatever its Host said."""
+    missing = http.get("/metrics", headers={"Host": host})
+    assert missing.status_code == 401 and missing.headers["www-authenticate"] == "Bearer", missing.text
+    assert missing.json()["error"]["code"] == "unauthorized" and "memex_" not in missing.text
+    assert ("memex_dlq_depth", (("queue", "extraction"),)) in scrape(http, {"Host": host, **tenant.headers})
+
+
+def test_on_loopback_a_scrape_naming_another_host_needs_a_key_while_the_api_takes_none(ctx, monkeypatch):
+    """No key made yet and MEMEX_REQUIRE_API_KEY off (`make dev` as first run): every request is the
+    default tenant's, and a rebinding page's scrape would be too."""
+    from fastapi.testclient import TestClient
+
+    from memex_edge import scrape as endpoint
+    from tests.conftest import database_of_its_own
+
+    with database_of_its_own(ctx, "open_scrape") as own:
+        keyless = dataclasses.replace(own, settings=dataclasses.replace(own.settings, require_api_key=False))
+        monkeypatch.setattr(endpoint, "get_context", lambda: keyless)
+        app = create_app(surfaces={"/metrics": endpoint.metrics_app(ctx.metrics)}, provide=lambda: keyless)
+        with TestClient(app, raise_server_exceptions=False) as client:
+            assert client.get("/metrics", headers=ON_LOOPBACK).status_code == 200
+            refused = client.get("/metrics", headers={"Host": "evil.example"})
+            assert refused.status_code == 401 and refused.headers["www-authenticate"] == "Bearer", refused.text
+            assert refused.json()["error"]["code"] == "unauthorized" and "memex_" not in refused.text
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "127.0.0.1:8080", "localhost:8080", "LocalHost", "[::1]:8080"])
+def test_on_loopback_a_scrape_naming_this_machine_takes_no_key(http, host):
+    assert ("memex_dlq_depth", (("queue", "extraction"),)) in scrape(http, {"Host": host})
+
+
+def test_a_path_no_route_serves_is_counted_under_one_label_and_a_surfaces_under_its_path(http, tenant):
+    """Unmatched paths under one label, never the path sent (any client could make a series a
+    request); the surfaces' requests (/mcp, /metrics) under their paths, not as unmatched."""
+    before = scrape(http)
+    for path in ("/no/such/path/1", "/no/such/path/2", "/v1/users/u-1/nothing"):
+        assert http.get(path, headers=tenant.headers).status_code == 404
+    assert http.get("/mcp", headers={**tenant.headers, **ON_LOOPBACK}).status_code == 405
+    after = scrape(http)
+    routes = {dict(labels)["route"] for name, labels in after if name == "memex_http_requests_total"}
+    assert not any(route.startswith("/no/") or route.endswith("/nothing") for route in routes), routes
+    assert moved(before, after, "memex_http_requests_total", route="unmatched", status="404") == 3
+    assert moved(before, after, "memex_http_requests_total", route="/mcp", status="405") == 1
+    assert moved(before, after, "memex_http_requests_total", route="/metrics", status="200") == 1
+
+
 def test_every_series_is_named_from_the_vocabulary(http):
     local = {metric.prometheus_name for metric in ALL if metric.local}
-    families = {family.name for family in text_string_to_metric_families(http.get("/metrics").text)}
+    families = {family.name for family in text_string_to_metric_families(http.get("/metrics", headers=ON_LOOPBACK).text)}
     assert families <= local
     assert families == local  # all are declared at start, a histogram or counter at zero until it moves
 

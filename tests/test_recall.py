@@ -327,6 +327,37 @@ def test_a_failed_turns_messages_stay_recent_until_the_session_is_erased(ctx, te
     assert _recent(_recalled(tenant, session_id="s1")) == []
 
 
+def test_what_shows_nothing_is_every_space_and_invisible_format_character_of_unicodedata(ctx):
+    """Python and Postgres read it alike (recall leaves it out in SQL)."""
+    import sys
+    import unicodedata
+
+    from memex.episodic import INVISIBLE, SHOWS_NOTHING, shows_nothing
+
+    derived = {code for code in range(sys.maxunicode + 1)
+               if chr(code).isspace() or unicodedata.category(chr(code)) == "Cf"}
+    assert {code for low, high in INVISIBLE for code in range(low, high + 1)} == derived
+    texts = ["", " \u200b\n\ufeff\U000e0020", "".join(map(chr, sorted(derived))), " a ", "\u200bx"]
+    texts += [chr(code) for low, high in INVISIBLE for code in (low - 1, low, high, high + 1) if code != 0]
+    in_postgres = ctx.db.connection().execute("SELECT array_agg(t ~ %s ORDER BY n) AS shown FROM unnest(%s::text[]) "
+                                              "WITH ORDINALITY AS u(t, n)", (SHOWS_NOTHING, texts)).fetchone()["shown"]
+    assert in_postgres == [shows_nothing(text) for text in texts]
+    assert in_postgres[:5] == [True, True, True, False, False]
+
+
+def test_blank_messages_take_no_place_among_the_sessions_latest(tenant):
+    """A queued turn's replies that show nothing (an assistant that only called tools) are no bullet,
+    and took places all the same among the session's latest messages: twelve of them left none to
+    the lines said before."""
+    tenant.turn("I work at Stripe.", session="s1", timestamp="2026-03-01T09:00:00Z")
+    blanks = [{"role": "assistant", "content": blank} for blank in ("", " ", "\u200b", "\n") * 3]
+    sent = tenant.post("/v1/turns", {"user_id": tenant.user, "session_id": "s1", "timestamp": "2026-03-02T09:00:00Z",
+                                     "messages": [{"role": "user", "content": "Can you book the dentist?"}, *blanks]})
+    assert sent.status_code == 202, sent.text
+    body = _recalled(tenant, session_id="s1")
+    assert [c["snippet"] for c in _recent(body)] == ["I work at Stripe.", "Can you book the dentist?"], body
+
+
 def test_a_queued_turns_messages_keep_to_the_agent_the_user_and_the_tenant(tenant, other_tenant):
     tenant.turn("Plan my runs for May.", session="s1", agent_id="coach", wait=False)
     tenant.turn("Someone else's session of the same id.", session="s1", user="someone-else", wait=False)

@@ -166,6 +166,20 @@ def test_a_memory_or_a_question_of_only_spaces_is_refused_and_named(tenant, rout
     assert "blank" in message
 
 
+@pytest.mark.parametrize("route", ["/v1/turns", "/v1/turns?wait=true", "/turns"])
+def test_a_message_whose_content_is_null_is_refused_and_named_not_stored_empty(tenant, route):
+    """null is no message, where "" is an empty one (stored as sent): the whole turn is refused."""
+    body = {"user_id": tenant.user, "session_id": "s-null", "messages": [
+        {"role": "user", "content": "I live in Oslo."}, {"role": "assistant", "content": None}]}
+    response = tenant.post(route, body)
+    message = refused(response, "body.messages.1.content")
+    assert message == "body.messages.1.content: Input should be a valid string"
+    if route == "/turns":  # the seed's FastAPI shape beside it
+        assert response.json()["detail"][0]["loc"] == ["body", "messages", 1, "content"]
+    sent = tenant.get("/v1/sessions/s-null/messages", params={"user_id": tenant.user})
+    assert sent.status_code == 404  # nothing stored
+
+
 RAW_CASES = [
     ('"messages": [{"role": "user", "content": "lone \\ud800 surrogate"}]', "body.messages.0.content"),
     ('"messages": [{"role": "user", "content": "a", "metadata": {"score": NaN}}]', "body.messages.0.metadata.score"),
@@ -433,7 +447,8 @@ def test_with_the_database_unreachable_every_route_answers_503_and_recovers(ctx,
     isolated = dataclasses.replace(ctx, db=Database(lambda: outage.dsn))
     app = create_app(*(function_module(name).router for name in HTTP_FUNCTIONS), provide=lambda: isolated)
     routes = every_route(tenant.user)
-    declared = sum(len(methods) for methods in app.app.app.openapi()["paths"].values())  # metrics, body limit, app
+    # trailing slash, metrics, body limit, app
+    declared = sum(len(methods) for methods in app.app.app.app.openapi()["paths"].values())
     assert declared == len(routes), "every route of the app is in every_route()"
 
     def answers(client) -> list[tuple[str, str, int, dict]]:

@@ -50,7 +50,6 @@ SCHEDULES = {
     "consolidate": Schedule(rate_seconds=3600, local_seconds=lambda s: s.consolidation_interval_seconds),
     "vector_indexes": Schedule(rate_seconds=3600, local_seconds=lambda s: s.user_vector_index_interval_seconds),
 }
-LOOPBACK = ("127.0.0.1", "localhost", "::1")
 # queue name -> (env var of its URL, worker function, FIFO)
 QUEUES = {
     "memex-extraction": ("EXTRACTION_QUEUE_URL", "extract_worker", False),
@@ -67,7 +66,7 @@ def http_app(host: str | None = None) -> Any:
     """Every HTTP function's routes and every surface in one app, with the offline API docs,
     served on `host` (by default `MEMEX_HOST`). Each extra server process builds its own from the
     environment the runtime set up (database and queue URLs, host)."""
-    from memex_edge.http import create_app
+    from memex_edge.http import LOOPBACK, create_app
 
     host = host or os.environ.get("MEMEX_HOST", "127.0.0.1")
     surfaces = {path: _LabelledApp(name, function_module(name).surface(host in LOOPBACK))
@@ -197,7 +196,7 @@ class _LabelledApp:
 
 def mcp_app(host: str = "127.0.0.1") -> Any:
     """McpFunction's MCP server alone (at /mcp), served on `host`."""
-    from memex_edge.http import create_app
+    from memex_edge.http import LOOPBACK, create_app
     from memex_edge.mcp_server import PATH
 
     return create_app(surfaces={PATH: _LabelledApp(SURFACES[PATH], function_module(SURFACES[PATH]).surface(host in LOOPBACK))})

@@ -39,7 +39,7 @@ from memex.budget import at_least, count_tokens
 from memex.context import Context
 from memex.db import memories as memory_rows
 from memex.db import recall_buckets
-from memex.episodic import episodic_text, shows_nothing
+from memex.episodic import episodic_text
 from memex.metrics import RECALL_TOKENS
 from memex.models import RecallIn, SearchIn, wire_time
 from memex.retrieval import repeats
@@ -85,9 +85,6 @@ def recall(ctx: Context, tenant_id: str, request: RecallIn) -> dict[str, Any]:
     recent = recall_buckets.latest_messages(conn, tenant_id, request.user_id, request.session_id,
                                             request.agent_id, RECENT_SESSION, request.as_of) \
         if standing and request.session_id else []
-    # A queued turn's message that shows nothing would be an empty bullet; once processed it has no
-    # memory (episodic.py)
-    recent = [row for row in recent if row["memory_id"] is not None or not shows_nothing(row["content"])]
     # A message not yet stored as a memory (its turn queued or failed) stands for itself, under a key
     # of its own (no memory has its id).
     pending = {f"message:{row['message_id']}": _unprocessed(row) for row in recent if row["memory_id"] is None}

@@ -27,11 +27,11 @@ from fastapi import APIRouter, Depends, FastAPI, Request, Security
 from fastapi.dependencies.models import Dependant
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
-from fastapi.routing import APIRoute
+from fastapi.routing import APIRoute, iter_route_contexts
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from mangum import Mangum
 from starlette.exceptions import HTTPException as StarletteHTTPException
-from starlette.routing import Route
+from starlette.routing import Match, Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from memex import keys, rate_limit
@@ -44,6 +44,19 @@ from memex_edge.answers import ErrorBody, SeedErrorBody
 from memex_edge.context import get_context
 from memex_edge.deadline import llm_within
 from memex_edge.observability import log_metrics, logger, tracer
+
+
+# The names a server on loopback is served at (`--host`) and called by (a request's Host).
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+_LOOPBACK_HOST = re.compile("(?:" + "|".join(re.escape(f"[{name}]" if ":" in name else name) for name in LOOPBACK)
+                            + r")(?::\d+)?", re.IGNORECASE)
+
+
+def names_loopback(headers) -> bool:
+    """Whether the request's Host names this machine by a loopback name (any port). A web page whose
+    name its owner has made resolve to 127.0.0.1 (DNS rebinding) reaches a server on loopback as its
+    own origin, and reads what it is answered, but its Host is still its own name."""
+    return _LOOPBACK_HOST.fullmatch(headers.get("host", "")) is not None
 
 
 # Seconds a client should wait before retrying while the database is unreachable: about what a
@@ -285,6 +298,23 @@ class BodyLimit:
         await response(scope, receive, send)
 
 
+class TrailingSlash:
+    """Answers a path with one trailing slash (`/v1/turns/`, the memex seed's `/mcp/`) as the path
+    without it, in place. The router would redirect it instead, to an absolute URL built from the
+    request's Host header, which the client does not choose alone (a proxy's, a rebound name's): a
+    `Host: evil.example` sent the client, with its key and body, to evil.example."""
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        path = scope.get("path", "")
+        if scope["type"] == "http" and len(path) > 1 and path.endswith("/"):
+            raw = scope.get("raw_path")  # None under Mangum
+            scope = {**scope, "path": path[:-1], "raw_path": raw[:-1] if raw and raw.endswith(b"/") else raw}
+        return await self.app(scope, receive, send)
+
+
 class RequestMetrics:
     """Counts each request by its route (the template, so ids do not make new series) and status,
     and times it (HttpRequests, HttpLatency; in AWS, API Gateway publishes its own)."""
@@ -387,6 +417,20 @@ def _sent_as_other_than_json(content_type: str | None, problems: list[dict[str, 
     return f"body: send JSON with content-type: application/json (this request's content-type is {media_type})"
 
 
+def method_not_allowed(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+    """405 naming the methods the path takes, in `Allow` (RFC 9110) and the message. The router
+    answers for the first route whose path matched, so its Allow left out the methods of the others
+    at that path (DELETE of GET /v1/memories/{id}), and its message said none."""
+    probe = {"type": "http", "path": request.scope["path"], "root_path": request.scope.get("root_path", ""),
+             "method": ""}
+    taken = sorted({method for route in iter_route_contexts(request.app.routes) if route.methods
+                    and route.matches(probe)[0] is not Match.NONE for method in route.methods})
+    allowed = ", ".join(taken) or (exc.headers or {}).get("Allow", "")
+    message = f"{request.method} is not a method of {request.url.path}; it takes {allowed or 'none'}"
+    return error(405, "method_not_allowed", message, headers={"Allow": allowed},
+                 detail=message if _seed_route(request) else None)
+
+
 def _connection_lost(exc: psycopg.Error) -> bool:
     # No SQLSTATE: the client lost or never got a connection; 08: connection exception;
     # 57P: the server is shutting down or starting. A statement timeout (57014) leaves it usable.
@@ -402,6 +446,15 @@ def database_unavailable(exc: psycopg.Error, ctx: Context, seed: bool = False) -
     message = "the database is unavailable; retry later"
     return error(503, "database_unavailable", message, headers={"Retry-After": str(DATABASE_RETRY_AFTER)},
                  detail=message if seed else None)
+
+
+class SurfaceRoute(Route):
+    """The route of a surface's path. It names itself the request's route, as an APIRoute does (the
+    router leaves a plain Route's unset), so that its requests are counted under its path."""
+
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
+        scope["route"] = self
+        await super().handle(scope, receive, send)
 
 
 class Surface(Protocol):
@@ -435,10 +488,11 @@ def create_app(*routers: APIRouter, provide: Callable[[], Context] = get_context
     app = FastAPI(title="memex", version=API_VERSION, lifespan=lifespan, summary=API_SUMMARY,
                   openapi_url="/openapi.json" if docs else None, docs_url=None, redoc_url=None)
     app.state.provide = provide
+    app.router.redirect_slashes = False  # TrailingSlash answers in place, never by the Host header
     for router in routers:
         app.include_router(router, dependencies=[Depends(known_query)])
     for path, surface in surfaces.items():
-        app.router.routes.append(Route(path, surface))
+        app.router.routes.append(SurfaceRoute(path, surface))
     if docs:
         from memex_edge.docs import add_docs
 
@@ -481,7 +535,9 @@ def create_app(*routers: APIRouter, provide: Callable[[], Context] = get_context
             message = not_utf8(exc.__cause__)
             detail = [{"loc": ["body"], "msg": message, "type": "json_invalid"}] if _seed_route(request) else None
             return error(422, "validation_error", message, detail=detail)
-        code = {400: "bad_request", 404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
+        if exc.status_code == 405:
+            return method_not_allowed(request, exc)
+        code = {400: "bad_request", 404: "not_found"}.get(exc.status_code, "http_error")
         return error(exc.status_code, code, str(exc.detail))
 
     # InterfaceError: psycopg refused to use a connection it already knows is closed.
@@ -492,7 +548,7 @@ def create_app(*routers: APIRouter, provide: Callable[[], Context] = get_context
 
     app.add_middleware(UnhandledErrors)
     app.add_middleware(RateLimitHeaders)
-    return RequestMetrics(BodyLimit(app, lambda: provide().settings.max_body_bytes, surfaces), provide)
+    return TrailingSlash(RequestMetrics(BodyLimit(app, lambda: provide().settings.max_body_bytes, surfaces), provide))
 
 
 # One version for the API over REST (/openapi.json) and MCP (initialize's serverInfo, else empty).

@@ -14,14 +14,14 @@ from starlette.requests import Request
 
 from memex.errors import Unauthorized
 from memex_edge.context import get_context
-from memex_edge.http import database_unavailable, error, key_holder
+from memex_edge.http import database_unavailable, error, key_holder, names_loopback, presented_key
 from memex_edge.prometheus import MULTIPROCESS, PrometheusMetrics
 
 
 def metrics_app(recorded: PrometheusMetrics, *scrape_time: Any, keyed: bool = False) -> Any:
     """The ASGI app of GET /metrics: what `recorded` holds (every process's, in multiprocess mode)
     and the collectors read at scrape time. `keyed`: a scrape needs what the API's routes need, an
-    API key (a server off loopback)."""
+    API key (a server off loopback); on loopback, so does a scrape whose Host names another host."""
     registry = CollectorRegistry()
     if os.environ.get(MULTIPROCESS):
         from prometheus_client import multiprocess
@@ -43,7 +43,15 @@ class _Endpoint:
         self._keyed = keyed
 
     async def __call__(self, scope, receive, send) -> None:
-        if self._keyed:
+        headers = Request(scope).headers
+        # On loopback, a request naming another host is a web page's, by DNS rebinding (or a proxy's):
+        # it needs a key, even while the API takes requests without one (no key made yet).
+        foreign = not self._keyed and not names_loopback(headers)
+        if foreign and presented_key(headers) is None:
+            return await error(401, "unauthorized", "missing API key: a scrape naming a host other than 127.0.0.1, "
+                               "localhost or [::1] needs one (Authorization: Bearer <key>)",
+                               headers={"WWW-Authenticate": "Bearer"})(scope, receive, send)
+        if self._keyed or foreign:
             refusal = await self._refused(scope)
             if refusal is not None:
                 return await refusal(scope, receive, send)

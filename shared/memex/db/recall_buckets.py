@@ -9,6 +9,7 @@ from typing import Any
 import psycopg
 
 from memex.db import history, validity
+from memex.episodic import SHOWS_NOTHING
 
 
 def current_facts(conn: psycopg.Connection, tenant_id: str, user_id: str, agent_id: str | None,
@@ -48,7 +49,9 @@ def latest_messages(conn: psycopg.Connection, tenant_id: str, user_id: str, sess
     that sends a turn and recalls for its next reply has what it just sent, however far behind the
     queue is. One statement reads both, so a turn processed meanwhile is read once, one way or the
     other. A memory consolidated away (inactive) stays out, and its message with it (it has a memory).
-    With `as_of`, the messages said by then (and not consolidated away by then: validity.py)."""
+    With `as_of`, the messages said by then (and not consolidated away by then: validity.py).
+    A message that shows nothing (episodic.py) is no bullet, and has no memory once processed: while
+    queued it is left out here, where it would take a place from a line said before it."""
     at = "at" if as_of is not None else None
     rows = conn.execute(
         f"""(SELECT m.id AS memory_id, NULL AS message_id, NULL AS turn_id, NULL AS name, NULL AS content,
@@ -66,13 +69,14 @@ def latest_messages(conn: psycopg.Connection, tenant_id: str, user_id: str, sess
             FROM turns t JOIN messages msg ON msg.tenant_id = t.tenant_id AND msg.turn_id = t.id
             WHERE t.tenant_id = %(t)s AND t.user_id = %(u)s AND t.session_id = %(s)s AND t.status <> 'processed'
               AND (%(a)s::text IS NULL OR t.agent_id = %(a)s)
-              AND {'true' if at is None else 't.occurred_at <= %(at)s'}
+              AND {'true' if at is None else 't.occurred_at <= %(at)s'} AND msg.content !~ %(nothing)s
               -- its episodic memory, by the key the pipeline writes it with (_store_episodic)
               AND NOT EXISTS (SELECT 1 FROM memories e
                               WHERE e.tenant_id = msg.tenant_id AND e.dedupe_key = 'message:' || msg.id)
             ORDER BY t.occurred_at DESC, t.created_at DESC, t.id DESC, msg.position DESC LIMIT %(n)s)
            ORDER BY said_at DESC, sent_at DESC, sent_in DESC, position DESC NULLS LAST, tie LIMIT %(n)s""",
-        {"t": tenant_id, "u": user_id, "s": session_id, "a": agent_id, "n": limit, "at": as_of},
+        {"t": tenant_id, "u": user_id, "s": session_id, "a": agent_id, "n": limit, "at": as_of,
+         "nothing": SHOWS_NOTHING},
     ).fetchall()
     return [{key: row[key] for key in ("memory_id", "message_id", "turn_id", "name", "content", "said_at")}
             for row in rows]
