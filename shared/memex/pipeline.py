@@ -388,9 +388,9 @@ def _store_episodic(ctx: Context, tenant_id: str, work: list[tuple[dict, list[di
             "metadata": {"role": message["role"], **({"name": message["name"]} if message["name"] else {})},
         } for turn, message, vector in stored if f"message:{message['id']}" not in done])
         if failure is None:  # those stored without a vector by an earlier delivery
-            memory_rows.fill_vectors(conn, tenant_id, [(f"message:{message['id']}", vector)
-                                                       for turn, message, vector in stored
-                                                       if f"message:{message['id']}" in done])
+            memory_rows.fill_vectors(conn, tenant_id, [
+                (f"message:{message['id']}", contexts[message["id"]], vector)
+                for turn, message, vector in stored if f"message:{message['id']}" in done])
     if failure is not None or any(f"message:{m['id']}" in done for _, m in pending):  # stored or filled vectorless
         vectorless.record_waiting(ctx)
     if failure is not None:
