@@ -5,6 +5,7 @@ write leaves no vector of the erased words, and nothing erased comes back."""
 from __future__ import annotations
 
 import dataclasses
+from datetime import datetime, timezone
 
 import numpy as np
 import pytest
@@ -79,7 +80,8 @@ def _answered(ctx, http) -> tuple[Tenant, dict, dict]:
 
 def test_the_sweep_writes_no_vector_of_a_context_erased_after_its_read(ctx, http):
     """The answer waits for its vector (stored while the embedder failed); the sweep reads it with the
-    question as its context, and the question is erased before the sweep writes."""
+    question as its context, and the question is erased before the sweep writes: the sweep writes nothing
+    of that reading, reads it again without its context, and fills in a vector of its own words."""
     from memex import vectorless
 
     tenant, question, answer = _answered(ctx, http)
@@ -88,10 +90,9 @@ def test_the_sweep_writes_no_vector_of_a_context_erased_after_its_read(ctx, http
     vectorless.fill(dataclasses.replace(ctx, embedder=erasing), 60)
     assert erasing.erased
     row = _episodic(ctx, tenant)[ANSWER]
-    assert row["context"] is None and row["embedding"] is None
+    assert row["context"] is None
+    assert np.allclose(row["embedding"].to_numpy(), _own_words(ctx), atol=1e-5)
     _nothing_of_the_question(ctx, tenant)
-    vectorless.fill(ctx, 60)  # the next run: a vector of its own words
-    assert np.allclose(_episodic(ctx, tenant)[ANSWER]["embedding"].to_numpy(), _own_words(ctx), atol=1e-5)
 
 
 def test_a_reembedding_writes_no_vector_of_a_context_erased_after_its_read(ctx, http):
@@ -135,3 +136,64 @@ def test_a_retry_writes_no_vector_of_a_context_erased_after_its_read(ctx, http):
     vectorless.fill(ctx, 60)
     assert np.allclose(_episodic(ctx, tenant)[ANSWER]["embedding"].to_numpy(), _own_words(ctx), atol=1e-5)
 
+
+REFUSED = "a text the embedder refuses"
+
+
+class RefusingEmbedder(WrappedEmbedder):
+    """Fails every call with REFUSED among its texts (as a remote embedder answers 400 to a text too long)."""
+
+    def embed(self, texts):
+        if any(REFUSED in text for text in texts):
+            raise ValueError("input refused")
+        return self._embedder.embed(texts)
+
+
+def _waiting(ctx, tenant: Tenant, user: str) -> list[str]:
+    return sorted(r["content"] for r in ctx.db.connection().execute(
+        "SELECT content FROM memories WHERE tenant_id = %s AND user_id = %s AND embedding IS NULL",
+        (tenant.id, user)).fetchall())
+
+
+def test_a_memory_the_embedder_refuses_holds_up_no_other_in_the_sweep(ctx, http):
+    """The oldest memory waiting for its vector is one the embedder refuses, among many of its user's, and
+    another user's wait behind them. Its batch failed at every run and the run stopped there: no memory after
+    it was ever filled. Now the rows of its batch are embedded one a call up to it, it is set back behind
+    every other, and the next run fills the rest; it alone waits, counted."""
+    from memex import vectorless
+    from memex.db import memories as memory_rows
+    from memex.db import vectorless as vectorless_rows
+
+    tenant, other = Tenant(ctx, http), f"u-other-{Tenant(ctx, http).user}"
+    many = [f"line {i:03d} of a long history" for i in range(vectorless.BATCH + 6)]
+
+    def stored(user: str, contents: list[str], created: str) -> None:
+        with ctx.db.transaction() as conn:
+            memory_rows.insert_many(conn, tenant.id, [{
+                "id": f"{user}-{content}", "user_id": user, "memory_type": "episodic", "type": "message",
+                "content": content, "embedding": None, "valid_from": datetime.now(timezone.utc),
+                "dedupe_key": f"message:{user}-{content}"} for content in contents])
+            conn.execute("UPDATE memories SET created_at = %s WHERE tenant_id = %s AND user_id = %s",
+                         (created, tenant.id, user))
+
+    refused = f"line 010 then {REFUSED}"  # read after line 010, before line 011
+    stored(tenant.user, [refused, *many], "2000-01-01T00:00:00Z")  # before every other memory waiting
+    stored(other, ["the other user's line"], "2000-01-02T00:00:00Z")
+    recorded = []
+
+    class Recorder:
+        def record(self, metric, value=1, **labels):
+            recorded.append((metric.name, value))
+
+    refusing = dataclasses.replace(ctx, embedder=RefusingEmbedder(ctx.embedder), metrics=Recorder())
+    assert vectorless.fill(refusing, 60) == 11  # its batch failed: the lines before it, one a call
+    assert _waiting(ctx, tenant, tenant.user) == sorted([refused, *many[11:]])
+    assert _waiting(ctx, tenant, other) == ["the other user's line"]
+    vectorless.fill(refusing, 60)
+    assert _waiting(ctx, tenant, tenant.user) == [refused]
+    assert _waiting(ctx, tenant, other) == []
+    assert recorded[-1] == ("MemoriesWithoutVector", vectorless_rows.count(ctx.db.connection()))
+    vectorless.fill(refusing, 60)  # tried again, after the others: still waiting, set back again
+    assert _waiting(ctx, tenant, tenant.user) == [refused]
+    vectorless.fill(ctx, 60)  # the embedder takes it now
+    assert _waiting(ctx, tenant, tenant.user) == []
