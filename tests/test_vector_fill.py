@@ -197,3 +197,30 @@ def test_a_memory_the_embedder_refuses_holds_up_no_other_in_the_sweep(ctx, http)
     assert _waiting(ctx, tenant, tenant.user) == [refused]
     vectorless.fill(ctx, 60)  # the embedder takes it now
     assert _waiting(ctx, tenant, tenant.user) == []
+
+
+def test_a_first_delivery_stores_no_context_erased_after_its_read(ctx, http):
+    """The answer comes in a turn of its own after the question's: the worker reads the question as the
+    line the answer is indexed with, and the question is erased (by id) while it embeds. The answer is
+    stored without that context, nor a vector made from it, and the sweep gives it one of its own words.
+    It was stored with the erased question as its context, a copy of the erased words."""
+    from memex import pipeline, vectorless
+    from memex.jobs import ExtractionJob
+
+    tenant = Tenant(ctx, http)
+    asked = tenant.turn(QUESTION, wait=True)
+    assert asked.status_code == 201, asked.text
+    question = _episodic(ctx, tenant)[QUESTION]
+    answered = tenant.post("/v1/turns", {"user_id": tenant.user, "session_id": "s1",
+                                         "messages": [{"role": "assistant", "content": ANSWER}]})
+    erasing = ErasingEmbedder(ctx.embedder, ctx, tenant.id, question["id"])
+    follow_up = pipeline.extract(dataclasses.replace(ctx, embedder=erasing),
+                                 ExtractionJob(tenant.id, answered.json()["turn_id"]))
+    if follow_up is not None:
+        pipeline.resolve(ctx, follow_up)
+    assert erasing.erased
+    row = _episodic(ctx, tenant)[ANSWER]
+    assert row["context"] is None and row["embedding"] is None
+    _nothing_of_the_question(ctx, tenant)
+    vectorless.fill(ctx, 60)
+    assert np.allclose(_episodic(ctx, tenant)[ANSWER]["embedding"].to_numpy(), _own_words(ctx), atol=1e-5)
