@@ -89,9 +89,9 @@ def test_a_new_job_said_without_the_word_work_answers_where_the_user_works(tenan
 def _embedded_as_stored(ctx, tenant) -> None:
     """The user's facts with the vectors they had before embedded_text: their content's."""
     conn = ctx.db.connection()
-    rows = conn.execute("SELECT id, content FROM memories WHERE tenant_id = %s AND memory_type = 'semantic'",
+    rows = conn.execute("SELECT id, content, context FROM memories WHERE tenant_id = %s AND memory_type = 'semantic'",
                         (tenant.id,)).fetchall()
-    memory_rows.set_embeddings(conn, tenant.id, [(r["id"], ctx.embedder.embed([r["content"]])[0]) for r in rows])
+    memory_rows.set_embeddings(conn, tenant.id, [(r, ctx.embedder.embed([r["content"]])[0]) for r in rows])
 
 
 def test_facts_embedded_the_old_way_are_found_until_the_reembed_brings_them_over(ctx, tenant, runtime):

@@ -716,3 +716,22 @@ def test_the_memories_whose_words_0043_reads_anew_are_indexed_again_and_only_the
                                   FROM memory_stats s ORDER BY s.user_id""").fetchall()
         assert lengths == [(True,), (True,)]
         assert conn.execute(english).fetchone()[0] == written
+
+
+def test_the_sweeps_failures_are_noted_from_0044_on_without_rewriting_the_table(ctx):
+    """Migration 0044 on a database written before it: the column is added to the catalogue alone (the
+    memories' file is the same one: no rewrite, constant time however many memories), and the memories
+    written before have no failure noted (the sweep takes those waiting oldest first, as before)."""
+    version = "0044_vector_failures"
+    with _migrated_database(ctx, "memex_before_0044") as conn:
+        conn.execute("ALTER TABLE memories DROP COLUMN vector_failed_at")
+        conn.execute("DELETE FROM schema_migrations WHERE version = %s", (version,))
+        conn.execute("INSERT INTO tenants (id) VALUES ('t')")
+        conn.execute("""INSERT INTO memories (tenant_id, id, user_id, memory_type, type, content, valid_from)
+                        SELECT 't', 'm' || i, 'u', 'episodic', 'message', 'line ' || i, now()
+                        FROM generate_series(1, 2000) i""")
+        table_file = "SELECT pg_relation_filenode('memories')"
+        before = conn.execute(table_file).fetchone()[0]
+        assert apply_migrations(conn, 384) == [version]
+        assert conn.execute(table_file).fetchone()[0] == before
+        assert conn.execute("SELECT count(*), count(vector_failed_at) FROM memories").fetchone() == (2000, 0)

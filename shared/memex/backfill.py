@@ -367,7 +367,7 @@ def _reembed_chunk(ctx: Context, job: BackfillJob) -> _Chunk:
     vectors = ctx.embedder.embed([embedded_text.of(r["content"], r["context"], memory_type=r["memory_type"],
                                                    subject=r["subject"]) for r in rows])
     with ctx.db.transaction() as conn:
-        memory_rows.set_embeddings(conn, job.tenant_id, [(r["id"], v) for r, v in zip(rows, vectors)])
+        memory_rows.set_embeddings(conn, job.tenant_id, list(zip(rows, vectors)))
     return _Chunk(rows[-1]["id"] if rows else job.offset, len(rows), 0, more)
 
 

@@ -355,9 +355,13 @@ def _store_episodic(ctx: Context, tenant_id: str, work: list[tuple[dict, list[di
     once: degraded, not down) and the failure is raised, so the job is retried and its facts, which
     supersession compares by vector, wait for it; the retry (or a re-extraction) fills the vectors in."""
     contexts: dict[str, str | None] = {}  # message id -> the message said just before it
+    leaned_on: dict[str, str] = {}  # message id -> the id of the message it is indexed with
     for _, messages, history in work:
         for previous, message in zip([history[-1] if history else None] + messages, messages):
-            contexts[message["id"]] = episodic_text(previous) if _leans_on(message, previous) else None
+            leans = _leans_on(message, previous)
+            contexts[message["id"]] = episodic_text(previous) if leans else None
+            if leans:
+                leaned_on[message["id"]] = previous["id"]
     conn = ctx.db.connection()
     done = memory_rows.written_vectored(conn, tenant_id, [f"message:{m['id']}" for _, messages, _ in work
                                                           for m in messages])
@@ -387,6 +391,11 @@ def _store_episodic(ctx: Context, tenant_id: str, work: list[tuple[dict, list[di
             start_jobs(conn, ctx, tenant_id, user_id, embed_here=True)
         stored = [(turn, message, vector) for (turn, message), vector in zip(pending, vectors)
                   if turn["id"] in present]  # else erased meanwhile
+        # The line a message is indexed with, erased since it was read (its erasure holds this lock): the
+        # message is stored without it, nor the vector made from it, which memex/vectorless.py makes anew.
+        lines = {message["id"]: leaned_on[message["id"]] for _, message in pending if message["id"] in leaned_on}
+        kept = turn_rows.messages_kept(conn, tenant_id, sorted(set(lines.values()))) if lines else set()
+        unleaned = {message_id for message_id, line in lines.items() if line not in kept}
         memory_rows.insert_many(conn, tenant_id, [{
             "id": str(uuid.uuid4()),
             "user_id": turn["user_id"],
@@ -396,9 +405,9 @@ def _store_episodic(ctx: Context, tenant_id: str, work: list[tuple[dict, list[di
             "subject": message["subject"] or "user",
             "type": "message",
             "content": episodic_text(message),
-            "context": contexts[message["id"]],
+            "context": None if message["id"] in unleaned else contexts[message["id"]],
             "importance": EPISODIC_IMPORTANCE,
-            "embedding": vector,
+            "embedding": None if message["id"] in unleaned else vector,
             "valid_from": turn["occurred_at"],
             "source_turn_id": turn["id"],
             "source_message_id": message["id"],
@@ -406,10 +415,11 @@ def _store_episodic(ctx: Context, tenant_id: str, work: list[tuple[dict, list[di
             "metadata": {"role": message["role"], **({"name": message["name"]} if message["name"] else {})},
         } for turn, message, vector in stored if f"message:{message['id']}" not in done])
         if failure is None:  # those stored without a vector by an earlier delivery
-            memory_rows.fill_vectors(conn, tenant_id, [(f"message:{message['id']}", vector)
-                                                       for turn, message, vector in stored
-                                                       if f"message:{message['id']}" in done])
-    if failure is not None or any(f"message:{m['id']}" in done for _, m in pending):  # stored or filled vectorless
+            memory_rows.fill_vectors(conn, tenant_id, [
+                (f"message:{message['id']}", contexts[message["id"]], vector)
+                for turn, message, vector in stored if f"message:{message['id']}" in done])
+    # stored or filled without a vector
+    if failure is not None or unleaned or any(f"message:{m['id']}" in done for _, m in pending):
         vectorless.record_waiting(ctx)
     if failure is not None:
         raise failure

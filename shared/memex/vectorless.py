@@ -8,8 +8,9 @@ words as well. A user asking for their words to go expects them gone when the an
 error because a model of meanings is unreachable, and not a vector of them kept until it answers; the
 memory left is found by its words meanwhile, and a vector of its own words is made after the commit
 (embed_after_erasure), or, the embedder down, by the sweep. So an erasure never waits for the
-embedder, nor fails with it. The sweep (fill) takes any memory left without its vector, oldest first:
-a turn whose every delivery failed is filled too, where it waited for `memex backfill`.
+embedder, nor fails with it. The sweep (fill) takes any memory left without its vector, oldest first,
+one it failed to embed after the others: a turn whose every delivery failed is filled too, where it waited
+for `memex backfill`, and a memory the embedder refuses holds up no other.
 MemoriesWithoutVector says how many wait (record_waiting)."""
 
 from __future__ import annotations
@@ -48,24 +49,45 @@ def embed_after_erasure(ctx: Context, rows: list[dict[str, Any]]) -> None:
 
 
 def fill(ctx: Context, seconds: float) -> int:
-    """The sweep's: vectors for the memories without one, oldest first, beginning no batch that would end
-    past `seconds` (TransactionTime); the embedder failing, the rest wait for the next run. Returns how
-    many were filled, and records how many still wait."""
-    within, filled, read, after = TransactionTime(seconds), 0, 0, None
+    """The sweep's: vectors for the memories without one (vectorless_rows.waiting's order), beginning no batch
+    that would end past `seconds` (TransactionTime); a batch failing, its rows are embedded one a call up to
+    the one that fails (_set_back), and the rest wait for the next run. Returns how many were filled, and
+    records how many still wait. Each batch is read afresh: those filled leave the rows waiting, and one an
+    erasure changed after its read is read again as it is now."""
+    within, filled, read = TransactionTime(seconds), 0, 0
     while read < ROWS_PER_SWEEP and within.allows():
         began = time.monotonic()
-        rows = vectorless_rows.waiting(ctx.db.connection(), BATCH, after)
+        rows = vectorless_rows.waiting(ctx.db.connection(), BATCH)
         if not rows:
             break
-        read, after = read + len(rows), (rows[-1]["created_at"], rows[-1]["id"])
+        read += len(rows)
         try:
             filled += _fill(ctx, rows)
         except Exception as exc:  # noqa: BLE001 - the next run tries again
             log.warning("the embedder failed (%s): the memories without their vector wait for the next sweep",
                         public_description(exc))
+            filled += _set_back(ctx, rows)
             break
         within.took(time.monotonic() - began)
     record_waiting(ctx)
+    return filled
+
+
+def _set_back(ctx: Context, rows: list[dict[str, Any]]) -> int:
+    """After their batch failed: these rows one a call, up to the first that fails, which then waits behind
+    every other (vectorless_rows.failed). A memory the embedder never takes (a text it refuses) failed its
+    batch at every run, first of the oldest: no memory after it was filled again. The embedder down, this
+    is one call more a run, and one memory set back. Returns how many were filled."""
+    failing, filled = rows[0] if len(rows) == 1 else None, 0
+    for row in rows if failing is None else ():
+        try:
+            filled += _fill(ctx, [row])
+        except Exception:  # noqa: BLE001 - refused, or the embedder is down: it waits behind the others
+            failing = row
+            break
+    if failing is not None:
+        with ctx.db.transaction() as conn:
+            vectorless_rows.failed(conn, failing)
     return filled
 
 

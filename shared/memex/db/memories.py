@@ -212,13 +212,17 @@ def written_vectored(conn: psycopg.Connection, tenant_id: str, dedupe_keys: list
     return {r["dedupe_key"]: r["vectored"] for r in rows}
 
 
-def fill_vectors(conn: psycopg.Connection, tenant_id: str, pairs: list[tuple[str, Any]]) -> None:
-    """The vectors of memories written without one, by dedupe key; a memory that has one (filled by
-    another delivery, from the same text) keeps it, and one erased meanwhile has no row to fill."""
+def fill_vectors(conn: psycopg.Connection, tenant_id: str, filled: list[tuple[str, str | None, Any]]) -> None:
+    """The vectors of memories written without one, by dedupe key, each made with the context given beside
+    it; a memory that has one (filled by another delivery, from the same text) keeps it, one erased meanwhile
+    has no row to fill, and one whose context is no longer that one (an erasure took it after the texts were
+    read: db/erasure.py) is left for memex/vectorless.py to fill: its vector would be made from erased words."""
     with conn.cursor() as cur:
         cur.executemany("""UPDATE memories SET embedding = %s
-                           WHERE tenant_id = %s AND dedupe_key = %s AND embedding IS NULL""",
-                        [(np.asarray(vector, dtype=np.float32), tenant_id, key) for key, vector in pairs])
+                           WHERE tenant_id = %s AND dedupe_key = %s AND embedding IS NULL
+                             AND context IS NOT DISTINCT FROM %s""",
+                        [(np.asarray(vector, dtype=np.float32), tenant_id, key, context)
+                         for key, context, vector in filled])
 
 
 def of_turn(conn: psycopg.Connection, tenant_id: str, turn_id: str) -> list[dict[str, Any]]:
@@ -1242,10 +1246,13 @@ def related_active(conn: psycopg.Connection, tenant_id: str, user_id: str, keys:
     return [to_wire(r) for r in rows]
 
 
-def set_embeddings(conn: psycopg.Connection, tenant_id: str, pairs: list[tuple[str, Any]]) -> None:
-    """The memories' new vectors; those of a user being erased are left as they are (a re-embedding
-    that read them before the erasure began writes nothing of theirs)."""
+def set_embeddings(conn: psycopg.Connection, tenant_id: str, embedded: list[tuple[dict[str, Any], Any]]) -> None:
+    """The memories' new vectors, each beside its row as it was read and embedded (its id and context). Those
+    of a user being erased are left as they are (a re-embedding that read them before the erasure began writes
+    nothing of theirs), and so is one whose context an erasure took after the read (db/erasure.py): its vector
+    would be made from the erased words; the erasure left it without one, for memex/vectorless.py to fill."""
     with conn.cursor() as cur:
         cur.executemany(f"""UPDATE memories SET embedding = %s WHERE tenant_id = %s AND id = %s
-                            AND {erasing.unmarked("memories")}""",
-                        [(np.asarray(vector, dtype=np.float32), tenant_id, memory_id) for memory_id, vector in pairs])
+                            AND context IS NOT DISTINCT FROM %s AND {erasing.unmarked("memories")}""",
+                        [(np.asarray(vector, dtype=np.float32), tenant_id, row["id"], row["context"])
+                         for row, vector in embedded])

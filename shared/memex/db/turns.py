@@ -170,6 +170,12 @@ def messages_of_turns(conn: psycopg.Connection, tenant_id: str, turn_ids: list[s
     return found
 
 
+def messages_kept(conn: psycopg.Connection, tenant_id: str, message_ids: list[str]) -> set[str]:
+    """Which of these messages are still there (an erasure takes a message with its episodic memory)."""
+    return {r["id"] for r in conn.execute("SELECT id FROM messages WHERE tenant_id = %s AND id = ANY(%s)",
+                                          (tenant_id, message_ids)).fetchall()}
+
+
 def session_histories(conn: psycopg.Connection, tenant_id: str, turn_ids: list[str], limit: int
                       ) -> dict[str, list[dict[str, Any]]]:
     """For each turn, the last `limit` messages of its session before it, oldest first (context

@@ -1,0 +1,226 @@
+"""The writers of a vector made from texts read earlier (a job's retry filling what an earlier delivery
+stored without one, the sweep's fill, `memex backfill --reembed`): an erasure between their read and their
+write leaves no vector of the erased words, and nothing erased comes back."""
+
+from __future__ import annotations
+
+import dataclasses
+from datetime import datetime, timezone
+
+import numpy as np
+import pytest
+
+from tests.conftest import Tenant, WrappedEmbedder
+
+QUESTION = "Which city should I visit for the jacarandas?"
+ANSWER = "Lisbon, in late May."
+
+
+class ErasingEmbedder(WrappedEmbedder):
+    """Erases `erase` (a memory id) as an erasure's transaction does, at its first call, before it embeds:
+    the erasure commits between the caller's read and its write. The vectors that erasure leaves to be made
+    after its commit (vectorless.embed_after_erasure) are not made: they wait, as with the embedder down."""
+
+    def __init__(self, embedder, ctx, tenant_id: str, erase: str):
+        super().__init__(embedder)
+        self._ctx, self._tenant_id, self._erase = ctx, tenant_id, erase
+        self.erased = False
+
+    def embed(self, texts):
+        from memex.db import erasure as erasure_rows
+
+        if not self.erased:
+            self.erased = True
+            with self._ctx.db.transaction() as conn:
+                erasure_rows.memories(conn, self._tenant_id, [self._erase])
+        return self._embedder.embed(texts)
+
+
+class FailingEmbedder(WrappedEmbedder):
+    def embed(self, texts):
+        raise TimeoutError("embedder down")
+
+
+def _episodic(ctx, tenant: Tenant) -> dict[str, dict]:
+    return {r["content"]: r for r in ctx.db.connection().execute(
+        "SELECT id, content, context, embedding FROM memories WHERE tenant_id = %s AND memory_type = 'episodic'",
+        (tenant.id,)).fetchall()}
+
+
+def _asked(tenant: Tenant, wait: bool) -> str:
+    """The question and its answer, the answer indexed with the question as its context; the turn's id."""
+    turn = tenant.post("/v1/turns" + ("?wait=true" if wait else ""), {
+        "user_id": tenant.user, "session_id": "s1", "messages": [
+            {"role": "user", "content": QUESTION}, {"role": "assistant", "content": ANSWER}]})
+    assert turn.status_code in (201, 202), turn.text
+    return turn.json()["turn_id"]
+
+
+def _own_words(ctx) -> np.ndarray:
+    from memex import embedded_text
+
+    return ctx.embedder.embed([embedded_text.of(ANSWER, None, memory_type="episodic", subject="user")])[0]
+
+
+def _nothing_of_the_question(ctx, tenant: Tenant) -> None:
+    left = ctx.db.connection().execute(
+        "SELECT (SELECT count(*) FROM memories WHERE tenant_id = %(t)s AND (content = %(q)s OR context = %(q)s))"
+        " + (SELECT count(*) FROM messages WHERE tenant_id = %(t)s AND content = %(q)s) AS n",
+        {"t": tenant.id, "q": QUESTION}).fetchone()
+    assert left["n"] == 0
+
+
+def _answered(ctx, http) -> tuple[Tenant, dict, dict]:
+    tenant = Tenant(ctx, http)
+    _asked(tenant, wait=True)
+    rows = _episodic(ctx, tenant)
+    assert rows[ANSWER]["context"] == QUESTION and rows[ANSWER]["embedding"] is not None
+    return tenant, rows[QUESTION], rows[ANSWER]
+
+
+def test_the_sweep_writes_no_vector_of_a_context_erased_after_its_read(ctx, http):
+    """The answer waits for its vector (stored while the embedder failed); the sweep reads it with the
+    question as its context, and the question is erased before the sweep writes: the sweep writes nothing
+    of that reading, reads it again without its context, and fills in a vector of its own words."""
+    from memex import vectorless
+
+    tenant, question, answer = _answered(ctx, http)
+    ctx.db.connection().execute("UPDATE memories SET embedding = NULL WHERE id = %s", (answer["id"],))
+    erasing = ErasingEmbedder(ctx.embedder, ctx, tenant.id, question["id"])
+    vectorless.fill(dataclasses.replace(ctx, embedder=erasing), 60)
+    assert erasing.erased
+    row = _episodic(ctx, tenant)[ANSWER]
+    assert row["context"] is None
+    assert np.allclose(row["embedding"].to_numpy(), _own_words(ctx), atol=1e-5)
+    _nothing_of_the_question(ctx, tenant)
+
+
+def test_a_reembedding_writes_no_vector_of_a_context_erased_after_its_read(ctx, http):
+    """`memex backfill --reembed` reads the answer with the question as its context; the question is erased
+    before the chunk writes: the answer is left to the sweep, without the vector the chunk made."""
+    from memex import backfill, vectorless
+
+    tenant, question, answer = _answered(ctx, http)
+    erasing = ErasingEmbedder(ctx.embedder, ctx, tenant.id, question["id"])
+    backfill.run_chunk(dataclasses.replace(ctx, embedder=erasing), backfill.new_job("reembed", tenant.id,
+                                                                                    user_id=tenant.user))
+    assert erasing.erased
+    row = _episodic(ctx, tenant)[ANSWER]
+    assert row["context"] is None and row["embedding"] is None
+    _nothing_of_the_question(ctx, tenant)
+    vectorless.fill(ctx, 60)
+    assert np.allclose(_episodic(ctx, tenant)[ANSWER]["embedding"].to_numpy(), _own_words(ctx), atol=1e-5)
+
+
+def test_a_retry_writes_no_vector_of_a_context_erased_after_its_read(ctx, http):
+    """The turn's first delivery stored its messages without their vectors (the embedder down); its retry
+    reads them, the answer with the question as its context, and the question is erased before it writes."""
+    from memex import pipeline, vectorless
+    from memex.jobs import ExtractionJob
+
+    tenant = Tenant(ctx, http)
+    turn_id = _asked(tenant, wait=False)
+    with pytest.raises(TimeoutError):
+        pipeline.extract(dataclasses.replace(ctx, embedder=FailingEmbedder(ctx.embedder)),
+                         ExtractionJob(tenant.id, turn_id))
+    rows = _episodic(ctx, tenant)
+    assert rows[ANSWER]["context"] == QUESTION and rows[ANSWER]["embedding"] is None
+    erasing = ErasingEmbedder(ctx.embedder, ctx, tenant.id, rows[QUESTION]["id"])
+    follow_up = pipeline.extract(dataclasses.replace(ctx, embedder=erasing), ExtractionJob(tenant.id, turn_id))
+    if follow_up is not None:
+        pipeline.resolve(ctx, follow_up)
+    assert erasing.erased
+    row = _episodic(ctx, tenant)[ANSWER]
+    assert row["context"] is None and row["embedding"] is None
+    _nothing_of_the_question(ctx, tenant)
+    vectorless.fill(ctx, 60)
+    assert np.allclose(_episodic(ctx, tenant)[ANSWER]["embedding"].to_numpy(), _own_words(ctx), atol=1e-5)
+
+
+REFUSED = "a text the embedder refuses"
+
+
+class RefusingEmbedder(WrappedEmbedder):
+    """Fails every call with REFUSED among its texts (as a remote embedder answers 400 to a text too long)."""
+
+    def embed(self, texts):
+        if any(REFUSED in text for text in texts):
+            raise ValueError("input refused")
+        return self._embedder.embed(texts)
+
+
+def _waiting(ctx, tenant: Tenant, user: str) -> list[str]:
+    return sorted(r["content"] for r in ctx.db.connection().execute(
+        "SELECT content FROM memories WHERE tenant_id = %s AND user_id = %s AND embedding IS NULL",
+        (tenant.id, user)).fetchall())
+
+
+def test_a_memory_the_embedder_refuses_holds_up_no_other_in_the_sweep(ctx, http):
+    """The oldest memory waiting for its vector is one the embedder refuses, among many of its user's, and
+    another user's wait behind them. Its batch failed at every run and the run stopped there: no memory after
+    it was ever filled. Now the rows of its batch are embedded one a call up to it, it is set back behind
+    every other, and the next run fills the rest; it alone waits, counted."""
+    from memex import vectorless
+    from memex.db import memories as memory_rows
+    from memex.db import vectorless as vectorless_rows
+
+    tenant, other = Tenant(ctx, http), f"u-other-{Tenant(ctx, http).user}"
+    many = [f"line {i:03d} of a long history" for i in range(vectorless.BATCH + 6)]
+
+    def stored(user: str, contents: list[str], created: str) -> None:
+        with ctx.db.transaction() as conn:
+            memory_rows.insert_many(conn, tenant.id, [{
+                "id": f"{user}-{content}", "user_id": user, "memory_type": "episodic", "type": "message",
+                "content": content, "embedding": None, "valid_from": datetime.now(timezone.utc),
+                "dedupe_key": f"message:{user}-{content}"} for content in contents])
+            conn.execute("UPDATE memories SET created_at = %s WHERE tenant_id = %s AND user_id = %s",
+                         (created, tenant.id, user))
+
+    refused = f"line 010 then {REFUSED}"  # read after line 010, before line 011
+    stored(tenant.user, [refused, *many], "2000-01-01T00:00:00Z")  # before every other memory waiting
+    stored(other, ["the other user's line"], "2000-01-02T00:00:00Z")
+    recorded = []
+
+    class Recorder:
+        def record(self, metric, value=1, **labels):
+            recorded.append((metric.name, value))
+
+    refusing = dataclasses.replace(ctx, embedder=RefusingEmbedder(ctx.embedder), metrics=Recorder())
+    assert vectorless.fill(refusing, 60) == 11  # its batch failed: the lines before it, one a call
+    assert _waiting(ctx, tenant, tenant.user) == sorted([refused, *many[11:]])
+    assert _waiting(ctx, tenant, other) == ["the other user's line"]
+    vectorless.fill(refusing, 60)
+    assert _waiting(ctx, tenant, tenant.user) == [refused]
+    assert _waiting(ctx, tenant, other) == []
+    assert recorded[-1] == ("MemoriesWithoutVector", vectorless_rows.count(ctx.db.connection()))
+    vectorless.fill(refusing, 60)  # tried again, after the others: still waiting, set back again
+    assert _waiting(ctx, tenant, tenant.user) == [refused]
+    vectorless.fill(ctx, 60)  # the embedder takes it now
+    assert _waiting(ctx, tenant, tenant.user) == []
+
+
+def test_a_first_delivery_stores_no_context_erased_after_its_read(ctx, http):
+    """The answer comes in a turn of its own after the question's: the worker reads the question as the
+    line the answer is indexed with, and the question is erased (by id) while it embeds. The answer is
+    stored without that context, nor a vector made from it, and the sweep gives it one of its own words.
+    It was stored with the erased question as its context, a copy of the erased words."""
+    from memex import pipeline, vectorless
+    from memex.jobs import ExtractionJob
+
+    tenant = Tenant(ctx, http)
+    asked = tenant.turn(QUESTION, wait=True)
+    assert asked.status_code == 201, asked.text
+    question = _episodic(ctx, tenant)[QUESTION]
+    answered = tenant.post("/v1/turns", {"user_id": tenant.user, "session_id": "s1",
+                                         "messages": [{"role": "assistant", "content": ANSWER}]})
+    erasing = ErasingEmbedder(ctx.embedder, ctx, tenant.id, question["id"])
+    follow_up = pipeline.extract(dataclasses.replace(ctx, embedder=erasing),
+                                 ExtractionJob(tenant.id, answered.json()["turn_id"]))
+    if follow_up is not None:
+        pipeline.resolve(ctx, follow_up)
+    assert erasing.erased
+    row = _episodic(ctx, tenant)[ANSWER]
+    assert row["context"] is None and row["embedding"] is None
+    _nothing_of_the_question(ctx, tenant)
+    vectorless.fill(ctx, 60)
+    assert np.allclose(_episodic(ctx, tenant)[ANSWER]["embedding"].to_numpy(), _own_words(ctx), atol=1e-5)
