@@ -1,6 +1,6 @@
 """A stay or a job for a while read by one vocabulary wherever it is said (after the place, or after what a
-move was for), and by one check whoever moved (the user, someone in their life) and from where; a denied diet
-said with the hedges the other denials take; and being retired denied: it ends a current
+move was for), and by one check whoever moved (the user, someone in their life) and from where; a denied diet,
+and a correction, said with the hedges the other denials take; and being retired denied: it ends a current
 retirement and files no one retired."""
 
 import pytest
@@ -100,6 +100,36 @@ def test_a_move_away_for_a_while_keeps_the_home_through_the_api(tenant):
     tenant.turn("I live in Bergen.", session="s1", timestamp="2026-01-01T00:00:00Z")
     tenant.turn("I moved from Bergen to Oslo for a year.", session="s2", timestamp="2026-02-01T00:00:00Z")
     assert _cities(tenant, tenant.user) == [("Bergen", True)]
+
+
+@pytest.mark.parametrize("text, history, expected", [
+    ("Actually it's really Lisbon, not Porto.", ["I live in Porto."], {("city", "Lisbon", False)}),
+    ("Actually it's honestly Lisbon, not Porto.", ["I live in Porto."], {("city", "Lisbon", False)}),
+    ("Actually I really live in Lisbon, not Porto.", ["I live in Porto."], {("city", "Lisbon", False)}),
+    # a hedge opening the sentence is no word of the right name (it filed "Honestly Lisbon")
+    ("Honestly Lisbon, not Porto.", ["I live in Porto."], {("city", "Lisbon", False)}),
+    # as without a hedge: nothing when no fact had the wrong value, nor for words that are not the fact's
+    ("Actually it's really Lisbon, not Porto.", [], set()),
+    ("Actually it's really Lisbon, not Porto.", ["I live in Faro."], set()),
+    ("Actually it's really sunny in Lisbon, not Porto.", ["I live in Porto."], set()),
+])
+def test_a_correction_said_with_a_hedge(text, history, expected):
+    """"Actually it's really Lisbon, not Porto." corrected nothing, though "Actually it's Lisbon, not Porto."
+    does: the hedges a negation takes are no words of the fact corrected."""
+    assert {f for f in _facts(text, *history) if f[0] == "city"} == expected
+
+
+def test_a_correction_of_a_word_said_with_a_hedge():
+    [plan] = _facts("Sorry, it's really Wednesday, not Tuesday.", "I'm flying to Berlin next Tuesday.")
+    assert plan == ("plan", "flying to Berlin next Wednesday", False)
+
+
+@pytest.mark.parametrize("sessions", [("s1", "s1"), ("s1", "s2")])
+def test_a_correction_said_with_a_hedge_replaces_the_city_through_the_api(tenant, sessions):
+    """Said in the session of "I live in Porto." or a later one (the pipeline reads the stored Porto)."""
+    tenant.turn("I live in Porto.", session=sessions[0], timestamp="2026-01-01T00:00:00Z")
+    tenant.turn("Actually it's really Lisbon, not Porto.", session=sessions[1], timestamp="2026-02-01T00:00:00Z")
+    assert _cities(tenant, tenant.user) == [("Lisbon", True), ("Porto", False)]
 
 
 @pytest.mark.parametrize("text, history, expected", [
