@@ -1,6 +1,7 @@
 """A stay or a job for a while read by one vocabulary wherever it is said (after the place, or after what a
-move was for), a denied diet said with the hedges the other denials take, and being retired denied: it ends a
-current retirement and files no one retired."""
+move was for), and by one check whoever moved (the user, someone in their life) and from where; a denied diet,
+and a correction, said with the hedges the other denials take; and being retired denied: it ends a current
+retirement and files no one retired."""
 
 import pytest
 
@@ -40,6 +41,95 @@ def test_a_stay_and_a_job_for_a_while_are_read_alike(span):
 ])
 def test_a_stay_said_after_what_the_move_was_for(text, expected):
     assert {f for f in _facts(text) if f[0] in ("city", "employer")} == expected
+
+
+@pytest.mark.parametrize("said, expected", [
+    # a stay: no home, and no home left
+    ("moved to Paris for the summer", set()),
+    ("moved to Oslo for a while", set()),
+    ("moved to Rome until May", set()),
+    ("moved from Braga to Porto for a year", set()),
+    ("moved from Braga to Porto to study for a semester", set()),
+    # a home, whenever the move was made
+    ("moved to Berlin today", {("city", "Berlin", False)}),
+    ("moved to Berlin", {("city", "Berlin", False)}),
+    ("moved to Oslo over the summer", {("city", "Oslo", False)}),
+    ("moved from Braga to Porto today", {("city", "Porto", False), ("city", "Braga", True)}),
+])
+def test_someones_move_is_read_as_the_users(said, expected):
+    """"My sister moved to Paris for the summer" filed Paris as her city, "My sister moved to Berlin today"
+    nothing: a move of someone in the user's life reads a stay, and a day, as the user's own does."""
+    mine = {f for f in _facts(f"I {said}.") if f[0] == "city"}
+    hers = {(key.removeprefix("sister_"), value, historical) for key, value, historical in _facts(f"My sister {said}.")
+            if key == "sister_city"}
+    assert mine == hers == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("My brother is living in Rome until May.", set()),
+    ("My brother is based in Dublin for the summer.", set()),
+    ("My brother lives in Rome.", {("brother_city", "Rome", False)}),
+])
+def test_someones_stay_is_no_home(text, expected):
+    assert {f for f in _facts(text) if f[0] == "brother_city"} == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    # a move away for a while leaves the home it was made from: nothing is filed
+    ("I moved from Bergen to Oslo for a year.", set()),
+    ("I moved to Oslo from Bergen for a year.", set()),
+    ("I moved away from Bergen for a year.", set()),
+    ("I moved from Bergen to Oslo to work at Equinor for the summer.", set()),
+    # a move for good, and a home lived in for a while, are homes left
+    ("I moved from Bergen to Oslo.", {("city", "Oslo", False), ("city", "Bergen", True)}),
+    ("I moved away from Bergen.", {("city", "Bergen", True)}),
+    ("I lived in Bergen for a year.", {("city", "Bergen", True)}),
+    ("I used to live in Bergen for a while.", {("city", "Bergen", True)}),
+    ("I was living in Bergen for two years.", {("city", "Bergen", True)}),
+])
+def test_a_move_away_for_a_while_leaves_no_home(text, expected):
+    assert {f for f in _facts(text, "I live in Bergen.") if f[0] == "city"} == expected
+
+
+def _cities(tenant, user: str) -> list[tuple]:
+    listed = tenant.get(f"/v1/users/{user}/memories", params={"include_inactive": "true", "limit": 500})
+    return sorted((m["value"], m["active"]) for m in listed.json()["memories"] if m["key"] == "city")
+
+
+def test_a_move_away_for_a_while_keeps_the_home_through_the_api(tenant):
+    tenant.turn("I live in Bergen.", session="s1", timestamp="2026-01-01T00:00:00Z")
+    tenant.turn("I moved from Bergen to Oslo for a year.", session="s2", timestamp="2026-02-01T00:00:00Z")
+    assert _cities(tenant, tenant.user) == [("Bergen", True)]
+
+
+@pytest.mark.parametrize("text, history, expected", [
+    ("Actually it's really Lisbon, not Porto.", ["I live in Porto."], {("city", "Lisbon", False)}),
+    ("Actually it's honestly Lisbon, not Porto.", ["I live in Porto."], {("city", "Lisbon", False)}),
+    ("Actually I really live in Lisbon, not Porto.", ["I live in Porto."], {("city", "Lisbon", False)}),
+    # a hedge opening the sentence is no word of the right name (it filed "Honestly Lisbon")
+    ("Honestly Lisbon, not Porto.", ["I live in Porto."], {("city", "Lisbon", False)}),
+    # as without a hedge: nothing when no fact had the wrong value, nor for words that are not the fact's
+    ("Actually it's really Lisbon, not Porto.", [], set()),
+    ("Actually it's really Lisbon, not Porto.", ["I live in Faro."], set()),
+    ("Actually it's really sunny in Lisbon, not Porto.", ["I live in Porto."], set()),
+])
+def test_a_correction_said_with_a_hedge(text, history, expected):
+    """"Actually it's really Lisbon, not Porto." corrected nothing, though "Actually it's Lisbon, not Porto."
+    does: the hedges a negation takes are no words of the fact corrected."""
+    assert {f for f in _facts(text, *history) if f[0] == "city"} == expected
+
+
+def test_a_correction_of_a_word_said_with_a_hedge():
+    [plan] = _facts("Sorry, it's really Wednesday, not Tuesday.", "I'm flying to Berlin next Tuesday.")
+    assert plan == ("plan", "flying to Berlin next Wednesday", False)
+
+
+@pytest.mark.parametrize("sessions", [("s1", "s1"), ("s1", "s2")])
+def test_a_correction_said_with_a_hedge_replaces_the_city_through_the_api(tenant, sessions):
+    """Said in the session of "I live in Porto." or a later one (the pipeline reads the stored Porto)."""
+    tenant.turn("I live in Porto.", session=sessions[0], timestamp="2026-01-01T00:00:00Z")
+    tenant.turn("Actually it's really Lisbon, not Porto.", session=sessions[1], timestamp="2026-02-01T00:00:00Z")
+    assert _cities(tenant, tenant.user) == [("Lisbon", True), ("Porto", False)]
 
 
 @pytest.mark.parametrize("text, history, expected", [

@@ -100,9 +100,15 @@ _GONE_AGAIN_RULE = rule("fact", "pet_{part}_name", "died passed put rehomed", []
                         "The user used to have a {kind} named {value}.", confidence=0.7, importance=0.5, historical=True)
 NAMED_AGAIN = re.compile(rf"(?i:actually|sorry|oops|correction|my bad|no wait|wait)[,:!]?\s+(?P<pronoun>(?i:her|his|its))"
                          rf"\s+name(?:'s|\s+is)\s+(?P<new>(?!I\b){CAPWORD}(?:\s+{CAPWORD}){{0,3}})[.!]?")
-# Words of a corrected statement that need not be words of the fact it corrects.
+# Words of a corrected statement that need not be words of the fact it corrects: a correction's own, and the
+# hedges a negation takes ("Actually it's really Lisbon, not Porto.").
 _CORRECTION_WORDS = frozenset(
     "actually sorry oops correction my bad no i meant mean said it it's is i'm im a an the our we i'd".split())
+_HEDGE = re.compile(rf"(?i:{HEDGES})")
+
+
+def _no_fact_word(word: str) -> bool:
+    return word.casefold() in _CORRECTION_WORDS or bool(_HEDGE.fullmatch(word))
 # The right value at the end of what is said before "not", by the wrong value's shape: a number
 # (maybe with its noun: "3 kids"), a date, a name (capitalised words), or as many words as the wrong one.
 _SAID_NUMBER = re.compile(rf"(?:^|\s)(?!(?i:no)\b)(?P<new>(?i:{NUMBER}))(?:\s+[\w'-]+)?$")
@@ -333,8 +339,7 @@ def correct_within(pool: Facts, found: Facts, said_in: str, match: re.Match[str]
     that word, once, and the right word is of its shape, said with no words but a correction's."""
     old = match.group("old") or match.group("old2")
     said = (match.group("new2") or match.group("said")).split()
-    if len(old.split()) != 1 or not said or any(word.casefold().strip(",") not in _CORRECTION_WORDS
-                                                for word in said[:-1]):
+    if len(old.split()) != 1 or not said or not all(_no_fact_word(word.strip(",")) for word in said[:-1]):
         return False
     right = said[-1]
     shape = next((s for s in _WORD_SHAPES if s.match(old)), None)
@@ -553,7 +558,7 @@ def _right_value(match: re.Match[str], wrong: Candidate) -> str | None:
         right = _SAID_DATE.search(said)
     elif wrong.value[0].isupper():
         right = _SAID_NAME.search(said)
-        while right and right.group("new").split()[0].casefold() in _CORRECTION_WORDS:
+        while right and _no_fact_word(right.group("new").split()[0]):
             right = _SAID_NAME.search(said, right.start("new") + len(right.group("new").split()[0]))
     else:
         words = len(wrong.value.split())
@@ -563,6 +568,6 @@ def _right_value(match: re.Match[str], wrong: Candidate) -> str | None:
     new = right.group("new")
     around = (said[:right.start("new")] + " " + said[right.end("new"):]).casefold()
     known = set(re.findall(r"[\w']+", plain.plain(f"{wrong.raw_quote} {wrong.content}").casefold()))
-    if any(word not in known and word not in _CORRECTION_WORDS for word in re.findall(r"[\w']+", around)):
+    if any(word not in known and not _no_fact_word(word) for word in re.findall(r"[\w']+", around)):
         return None
     return str(to_number(new)) if wrong.value.isdigit() else new

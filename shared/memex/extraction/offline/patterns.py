@@ -215,8 +215,8 @@ MONTH = rf"(?i:{alternation(vocabulary.MONTHS[:12])}|(?:{alternation(vocabulary.
 # Since when a fact has held ("since 2015", "since March", "since last spring"): not since an hour.
 SINCE_WHEN = rf"since (?:\d{{4}}|{MONTH}|last (?:year|spring|summer|fall|autumn|winter))(?![\w'-])"
 # A stay or a job for a while, said after the place or the employer: "I moved to Oslo for the summer", "I'm
-# based in Dublin until March", "to work at Equinor for six months" (places._home, and the employer a move was
-# made for). "For work" or "for a summer job" says why, not for how long; "over the summer" may say when a
+# based in Dublin until March", "to work at Equinor for six months" (values.unless_a_stay: the user's home and
+# someone's, and a home moved away from; and the employer a move was made for). "For work" or "for a summer job" says why, not for how long; "over the summer" may say when a
 # move was ("I moved to Oslo over the summer" is a home).
 FOR_A_WHILE = (
     rf",?\s+(?:for (?:the |this |a |an |a few |a couple of |several |(?:{NUMBER}) )?"

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import datetime
 import re
+from typing import Callable
 
 from memex.extraction import vocabulary
-from memex.extraction.offline.patterns import (A_TEAM, BREED_KIND, FOR_THEIR_OWN, HERS, HIS, INNER_CAPITAL, JOB_WORDS,
+from memex.extraction.offline.patterns import (A_TEAM, BREED_KIND, FOR_A_WHILE, FOR_THEIR_OWN, HERS, HIS, INNER_CAPITAL, JOB_WORDS,
     KIN_CALLED, NOT_NAMES, NOT_ROLE_MODIFIERS, ORG_SUFFIXES, PARTNER_DIED, PARTNER_VERBS, PERSON_PARTS, PETS,
     PLACE_ACRONYMS, ROLE_ABBREVIATIONS, SMALL_NUMBERS, TENS, WORK_SAID)
 from memex.jobs import key_words
@@ -178,6 +179,29 @@ def not_an_organisation(m: re.Match[str]) -> list[Fields]:
     to Google", "My sister Jo moved to Marketing")."""
     value = m.group("value")
     return [] if an_organisation(value) or a_department(value) else a_name(m)
+
+
+# A stay for a while (FOR_A_WHILE), said after the place or after what the move was for, in the clause: "I
+# moved to Oslo for the summer", "I moved to Oslo to work at Equinor for the summer", "I moved from Bergen to
+# Oslo for a year", "My sister moved to Paris for the summer", "I'm based in Dublin until March"; not "I moved
+# to Madrid because my wife has lived there for years". After "lived", "been living" or "used to live" the same
+# words say how long it was home ("I've lived in Denver for ten years", "I used to live in Bergen for a while").
+_STAY = re.compile(
+    r"(?:(?!\b(?:and|but|then|so|because|since|as|who|which|where|after|before|when|while|though|although)\b)"
+    rf"[^.;:!?,])*?{FOR_A_WHILE}")
+_HOW_LONG = re.compile(r"\b(?:lived|(?:been|was|were) living|used to live)\b")
+
+
+def unless_a_stay(clean: Callable[[re.Match[str]], list[Fields]],
+                  after: str = "value") -> Callable[[re.Match[str]], list[Fields]]:
+    """A place of a home, the user's or someone's, cleaned by `clean`, unless what is said after the
+    place (the group `after`) makes the move a stay for a while (_STAY): nothing is filed then, neither the
+    stay as a home nor the place left as one left, since the home kept is elsewhere."""
+    def home(m: re.Match[str]) -> list[Fields]:
+        if _STAY.match(m.string, m.end(after)) and not _HOW_LONG.search(m.group(0)):
+            return []
+        return clean(m)
+    return home
 
 
 def school(m: re.Match[str]) -> list[Fields]:

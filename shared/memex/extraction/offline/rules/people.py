@@ -16,7 +16,7 @@ from memex.extraction.offline.patterns import (ADVERBS, AGE_END, AGED, BREED, BR
 from memex.extraction.offline.rule import rule
 from memex.extraction.offline.values import (Fields, a_department, a_job_move, a_name, a_place, allergies, an_age,
     an_organisation, as_said, listed_names, named_person, not_an_organisation, organisation, relation, role, school,
-    snake, teacher, to_number)
+    snake, teacher, to_number, unless_a_stay)
 
 
 _WHO = rf"(?P<kind>(?i:{alternation(PERSON_PARTS)}))"
@@ -362,15 +362,19 @@ RULES = [
         rf"{_PERSON} (?:now |currently |still )?(?:studies|is studying) (?:{FIELDS_SAID} )?at (?:the )?"
         rf"(?P<value>{ORG}){NOT_TEMPORARY}{SCHOOL_END}",
     ], "The user's {kind}{named} studies at {value}.", _kin_fact(school), confidence=0.7, importance=0.6),
+    # where they live, and their move, read as the user's own are ("My friend Kate just moved to Berlin"; not
+    # "moved to Google", nor a stay: "My sister moved to Paris for the summer", "My brother is living in Rome
+    # until May")
     rule("fact", "{person}_city", "my our", [
         rf"{_PERSON} (?:(?:now |currently |also |still )?lives|is (?:now |currently |still )?(?:based|living)) in "
         rf"(?P<value>{PROPER})",
-    ], "The user's {kind}{named} lives in {value}.", _kin_fact(not_an_organisation), confidence=0.7, importance=0.6),
-    # their move, read as the user's own is ("My friend Kate just moved to Berlin"; not "moved to Google")
+    ], "The user's {kind}{named} lives in {value}.", _kin_fact(unless_a_stay(not_an_organisation)), confidence=0.7,
+         importance=0.6),
     rule("fact", "{person}_city", "moved relocated", [
         rf"{_PERSON} (?:has |'s )?(?:just |recently |finally )?(?:moved|relocated) (?:back |over )?to "
-        rf"(?P<value>{PROPER}){NOT_TEMPORARY}",
-    ], "The user's {kind}{named} lives in {value}.", _kin_fact(not_an_organisation), confidence=0.7, importance=0.6),
+        rf"(?P<value>{PROPER})",
+    ], "The user's {kind}{named} lives in {value}.", _kin_fact(unless_a_stay(not_an_organisation)), confidence=0.7,
+         importance=0.6),
     # What a named child, relative or friend started: an event of their life, the user's to keep.
     rule("event", "{person}_started", "started began", [
         rf"{_PERSON} (?:just |finally |recently )?(?:started|began) {_STARTED}{_PAST_WHEN}"
@@ -421,13 +425,14 @@ RULES = [
          importance=0.5, historical=True),
     rule("fact", "{person}_city", "moved relocated", [
         rf"{_PERSON} (?:has |'s )?{ADVERBS}(?P<verb>moved|relocated) (?:back )?from (?P<old>{PROPER}) to "
-        rf"(?P<new>{PROPER}){NOT_TEMPORARY}",
-    ], "The user's {kind}{named} lives in {value}.", _kin_fact(_place_move("new")), confidence=0.7, importance=0.6),
+        rf"(?P<new>{PROPER})",
+    ], "The user's {kind}{named} lives in {value}.", _kin_fact(unless_a_stay(_place_move("new"), after="new")),
+         confidence=0.7, importance=0.6),
     rule("fact", "{person}_city", "moved relocated used", [
         rf"{_PERSON} (?:has |'s )?{ADVERBS}(?P<verb>moved|relocated) (?:back )?from (?P<old>{PROPER}) to "
-        rf"(?P<new>{PROPER}){NOT_TEMPORARY}",
-    ], "The user's {kind}{named} used to live in {value}.", _kin_fact(_place_move("old")), confidence=0.7,
-         importance=0.5, historical=True),
+        rf"(?P<new>{PROPER})",
+    ], "The user's {kind}{named} used to live in {value}.", _kin_fact(unless_a_stay(_place_move("old"), after="new")),
+         confidence=0.7, importance=0.5, historical=True),
     # "My mom used to live in Cork but now she lives in Dublin": where they live now, said of them
     rule("fact", "{person}_city", "used", [
         rf"{_PERSON} used to live in {PROPER},? but (?:now )?(?:she|he|they) (?:now )?lives? in (?P<value>{PROPER})",

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import re
 
-from memex.extraction.offline.patterns import ADVERBS, FOR_A_WHILE, INTRODUCED, MONTH, ORG, ORG_END, PROPER, ROLE
+from memex.extraction.offline.patterns import ADVERBS, INTRODUCED, MONTH, ORG, ORG_END, PROPER, ROLE
 from memex.extraction.offline.rule import rule
 from memex.extraction.offline.values import (Fields, a_department, a_name, a_place, a_year, an_organisation,
-    not_an_organisation, organisation)
+    not_an_organisation, organisation, unless_a_stay)
 
 
 def _known_place(m: re.Match[str]) -> list[Fields]:
@@ -26,24 +26,6 @@ def _place(m: re.Match[str]) -> list[Fields]:
     if any(an_organisation(n) or a_department(n) for n in names) or (len(names) > 1 and not any(a_place(n) for n in names)):
         return []
     return a_name(m)
-
-
-# A stay for a while (FOR_A_WHILE), said after the place or after what the move was for, in the clause: "I
-# moved to Oslo for the summer", "I moved to Oslo to work at Equinor for the summer", "I'm based in Dublin until
-# March"; not "I moved to Madrid because my wife has lived there for years". After "lived" or "been living" the
-# same words say how long it has been home ("I've lived in Denver for ten years").
-_FOR_A_WHILE = re.compile(
-    r"(?:(?!\b(?:and|but|then|so|because|since|as|who|which|where|after|before|when|while|though|although)\b)"
-    rf"[^.;:!?,])*?{FOR_A_WHILE}")
-_HOW_LONG = re.compile(r"\b(?:lived|been living)\b")
-
-
-def _home(m: re.Match[str]) -> list[Fields]:
-    """Where the user lives, unless it is a stay for a while (_FOR_A_WHILE): nothing is filed then, since
-    the home the user keeps is elsewhere."""
-    if _FOR_A_WHILE.match(m.string, m.end("value")) and not _HOW_LONG.search(m.group(0)):
-        return []
-    return _place(m)
 
 
 def _department_move(m: re.Match[str]) -> list[Fields]:
@@ -68,6 +50,7 @@ _PLACE_CALLED = r"an? (?:[a-z]+ ){0,2}(?:village|town|city|hamlet|island|suburb|
 
 
 RULES = [
+    # where the user lives, unless it is a stay for a while (values.unless_a_stay): the home kept is elsewhere
     rule("fact", "city", "live lived based living moved relocated bought new settled back", [
         rf"\b(?:I|[Ww]e) (?:now |currently |still )?live (?:and (?:I |[Ww]e )?work )?in (?P<value>{PROPER})",
         rf"\b(?:I|[Ww]e)(?:'ve| have) (?:always )?lived in (?P<value>{PROPER})",
@@ -92,7 +75,7 @@ RULES = [
         rf"\bI(?:'m| am) back in (?P<value>{PROPER}),? where I grew up\b",
         # the user's clause going on without its "I": "I left London in 2020 and now live in Lisbon"
         rf"^(?:I|[Ww]e)\b[^.;]*? and (?:now |currently )?live in (?P<value>{PROPER})",
-    ], "The user lives in {value}.", _home, importance=0.75),
+    ], "The user lives in {value}.", unless_a_stay(_place), importance=0.75),
     # a move to a department in a place: "I moved to Sales in Denver", "I relocated to the Finance team
     # in Leeds" (the place, not the department: _department_move)
     rule("fact", "city", "moved relocated", [
@@ -108,6 +91,8 @@ RULES = [
     rule("fact", "city", "home", [
         rf"(?:^|[.!?] )[Hh]ome(?:'s| is) (?:now )?(?P<value>{PROPER})(?=\s*(?:[.!,;]|$)| (?:now|these days)\b)",
     ], "The user lives in {value}.", _known_place, importance=0.75),
+    # a home left, unless the move away is a stay (values.unless_a_stay): "I moved from Bergen to Oslo for a
+    # year" leaves Bergen home, and files nothing
     rule("fact", "city", "live lived living moved relocated longer left", [
         rf"\b(?:I|[Ww]e) (?:used to live|previously lived|once lived|lived|was living|were living) in (?P<value>{PROPER})",
         rf"\b(?:I|[Ww]e)(?:'ve| have)? (?:just |recently |finally )?(?:moved|relocated) "
@@ -119,7 +104,7 @@ RULES = [
         rf"(?=[^.;]*?\b(?:I|[Ww]e)?(?: now| currently)? (?:live|moved|relocated) (?:in|to)\b)",
         rf"\b(?:I|[Ww]e)(?:'ve| have)? (?:just |finally )?moved out of (?P<value>{PROPER})",
         rf"\b(?:I|[Ww]e) (?:don't|do not) live in (?P<value>{PROPER}) (?=any ?more\b)",
-    ], "The user used to live in {value}.", _place, confidence=0.7, importance=0.6, historical=True),
+    ], "The user used to live in {value}.", unless_a_stay(_place), confidence=0.7, importance=0.6, historical=True),
     rule("fact", "birthplace", "born", [
         rf"\bI was born in (?P<value>{PROPER})",
     ], "The user was born in {value}.", importance=0.6),
