@@ -3,10 +3,14 @@ a history where the assistant acknowledges each line ("Got it!")."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from memex.filler import is_filler
 from memex.standalone import stands_alone
+from memex_edge.context import build_context
+from tests.conftest import api_client
 
 SAID = ["I work at Stripe as a product manager and live in Dublin.",
         "I used to love TypeScript but these days I find it too verbose; I've gone back to plain Python.",
@@ -99,3 +103,17 @@ def test_a_line_after_one_that_shows_nothing_keeps_no_context(tenant, ctx, befor
     # a blank line has no memory, a wordless one nothing to be asked by: neither is the answer's context
     assert _context(ctx, tenant, "blank", answer["content"]) is None
     assert _context(ctx, tenant, "asked", answer["content"]) == "Where to?"
+
+
+@pytest.mark.parametrize("reply", ["👍", "?", ";)", "...", "🙂 !"])
+def test_a_line_that_shows_nothing_keeps_no_context(tenant, ctx, reply):
+    said = {"role": "user", "content": "We moved to Lisbon last spring."}
+    for session_id, role in (("other", "assistant"), ("same", "user")):
+        body = {"user_id": tenant.user, "session_id": session_id, "messages": [said, {"role": role, "content": reply}]}
+        assert tenant.post("/v1/turns?wait=true", body).status_code == 201
+        # as a "Got it!": indexed with the line before, it would be found in that line's place
+        assert _context(ctx, tenant, session_id, reply) is None
+    # found by nothing of its own (the line it follows may still bring it as a neighbour)
+    with api_client(build_context(dataclasses.replace(ctx.settings, search_neighbour_share=0.0))) as client:
+        response = client.post("/v1/search", json={"user_id": tenant.user, "query": "Lisbon"}, headers=tenant.headers)
+    assert reply not in [r["content"] for r in response.json()["results"]], response.text

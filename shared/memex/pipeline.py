@@ -340,9 +340,11 @@ def _leans_on(message: dict, previous: dict | None) -> bool:
     """Whether `message` is indexed with `previous`: the line it answers (another speaker's, or a
     question), or its own speaker's line before it when it does not stand alone (memex/standalone.py)."""
     text = message["content"] or ""
-    # a "Got it!" indexed with the line it answers would be found in that line's place; a line before
-    # with no word ("", "...", "👍") gives the message nothing to be found by, only a vector moved off its own
-    if previous is None or filler.is_filler(text) or standalone.wordless(previous["content"] or ""):
+    # a "Got it!", or a line with no word ("👍", "?"), indexed with the line it answers would be found in
+    # that line's place; a line before with no word ("", "...", "👍") gives the message nothing to be
+    # found by, only a vector moved off its own
+    if previous is None or filler.is_filler(text) or standalone.wordless(text) \
+            or standalone.wordless(previous["content"] or ""):
         return False
     if not standalone.same_speaker(message, previous) or standalone.asks(previous["content"] or ""):
         return True

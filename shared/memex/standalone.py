@@ -7,7 +7,8 @@ be found for "where do I work?" beside the line that answers it. So a line that 
 speaker keeps that line as its context only when it leans on it: a pronoun or "there" pointing
 back, an opening "and"/"but"/"so", or too few words to name anything itself. A line that follows
 another speaker's, or a question, always keeps the line it answers. A line with no word ("", "...",
-"👍") is no line to keep.
+"👍") is no line to keep, and keeps none: like a "Got it!" (memex/filler.py), it would be found in
+the place of the line it follows.
 """
 
 from __future__ import annotations

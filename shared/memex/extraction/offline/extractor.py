@@ -77,7 +77,7 @@ class OfflineExtractor:
                 read = plain.plain(sentence)
                 forget = FORGET.match(read) if subject == "user" else None
                 retracted = statement_retracted(forget, read) if subject == "user" else None
-                matched = matches(typed(retracted or sentence, dropped_is_user=not (about_them and n == 0)))
+                matched = matches(typed(retracted or read, dropped_is_user=not (about_them and n == 0)))
                 for _, rule, fields in matched:
                     candidate = candidate_of(rule, fields, message["id"], said, subject)
                     found.add(taken_back(candidate) if retracted else candidate)
@@ -113,7 +113,7 @@ class OfflineExtractor:
                 elif not corrections and RESTATED.match(read) and before is not None and before["role"] == "user":
                     correct_restated(found if i else history_facts(), found, stated, before["id"])
             for question, said in questions:
-                for rule, fields in asked_matches(typed(question, dropped_is_user=False)):
+                for rule, fields in asked_matches(typed(plain.plain(question), dropped_is_user=False)):
                     found.add(candidate_of(rule, fields, message["id"], said, subject))
         return _distinct(_said_beside_a_partner(_not_also_a_plan(found.in_order())))
 

@@ -223,8 +223,10 @@ def _heading_said(m: re.Match[str]) -> str:
     return f"{m['whose'][0].upper()}{m['whose'][1:]} {_THEIR_HEADINGS[head]} {items}"
 
 
-def typed(sentence: str, dropped_is_user: bool = True) -> str:
-    sentence = _LOWER_I.sub("I", casual.tidy(plain.plain(sentence)))
+def typed(read: str, dropped_is_user: bool = True) -> str:
+    """A sentence as the rules match it, from the sentence `read` as plain.plain folds it (the extractor
+    folds each sentence once, and reads it folded before it is typed)."""
+    sentence = _LOWER_I.sub("I", casual.tidy(read))
     sentence = _INTRODUCTION.sub(lambda m: m["who"][0].upper() + m["who"][1:] + (" is" if m["is"] else ""), sentence,
                                  count=1)
     sentence = _HEADING.sub(_heading_said, sentence, count=1)
