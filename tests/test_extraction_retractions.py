@@ -178,6 +178,18 @@ def test_a_denied_pet_ends_the_pets_of_that_kind_named_before_in_any_session(ten
     assert "The user's cat is named Miso." not in recalled["context"]
 
 
+def test_a_diet_taken_up_and_dropped_said_as_a_diet_is_its_history(tenant):
+    """"I started a vegan diet this week." then, months later, "I quit the vegan diet." (trial 20: the
+    first filed nothing, so the diet had no history and "I'm no longer vegan." ended nothing): vegan
+    held from January to May, and is no longer current."""
+    tenant.turn("I started a vegan diet this week.", timestamp="2026-01-20T18:00:00Z")
+    tenant.turn("I quit the vegan diet.", session="s2", timestamp="2026-05-12T10:00:00Z")
+    diet = _memories(tenant, "dietary_restriction")
+    assert [(m["content"], m["active"], m["valid_from"], m["valid_to"]) for m in diet][0] == \
+        ("The user is vegan.", False, "2026-01-20T18:00:00Z", "2026-05-12T10:00:00Z")
+    assert [m for m in diet if m["active"]] == []
+
+
 def test_forget_said_of_no_fact_of_the_user_ends_nothing(tenant):
     """"I always forget my keys.", "Don't forget to buy milk.", "Forget it, let's talk about something
     else." and someone else's forgetting name no fact of the user's: the allergy stays current and
