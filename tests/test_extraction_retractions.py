@@ -160,6 +160,36 @@ def test_a_fact_the_user_asks_to_forget_ends_cited_and_a_redelivery_ends_nothing
     assert after() == ended
 
 
+def test_a_denied_pet_ends_the_pets_of_that_kind_named_before_in_any_session(tenant):
+    """"Scratch that, I don't have a cat." months after "I have a cat called Miso." (trial 20, in another
+    session): Miso, filed as the cat's name and never as a bare kind, is no longer current, its history
+    ending when it was said, and the denial is kept as taken back, citing it (as "We had to give our cat
+    away." is kept as the end of a cat); recall no longer lists "The user's cat is named Miso." The dog
+    stays."""
+    tenant.turn("I have a cat called Miso.", "My dog is called Rex.", timestamp="2026-01-05T09:00:00Z")
+    denial = tenant.turn("Scratch that, I don't have a cat.", session="s2",
+                         timestamp="2026-07-05T10:00:00Z").json()["turn_id"]
+    assert [(m["value"], m["active"], m["valid_to"]) for m in _memories(tenant, "pet_cat_name")] == \
+        [("Miso", False, "2026-07-05T10:00:00Z")]
+    assert [(m["content"], [s["turn_id"] for s in m["sources"]]) for m in _memories(tenant, "pet_kind")] == \
+        [("The user took this back: The user has a cat.", [denial])]
+    assert [(m["value"], m["active"]) for m in _memories(tenant, "pet_dog_name")] == [("Rex", True)]
+    recalled = tenant.post("/v1/recall", {"user_id": tenant.user, "query": "do I have a cat?"}).json()
+    assert "The user's cat is named Miso." not in recalled["context"]
+
+
+def test_a_diet_taken_up_and_dropped_said_as_a_diet_is_its_history(tenant):
+    """"I started a vegan diet this week." then, months later, "I quit the vegan diet." (trial 20: the
+    first filed nothing, so the diet had no history and "I'm no longer vegan." ended nothing): vegan
+    held from January to May, and is no longer current."""
+    tenant.turn("I started a vegan diet this week.", timestamp="2026-01-20T18:00:00Z")
+    tenant.turn("I quit the vegan diet.", session="s2", timestamp="2026-05-12T10:00:00Z")
+    diet = _memories(tenant, "dietary_restriction")
+    assert [(m["content"], m["active"], m["valid_from"], m["valid_to"]) for m in diet][0] == \
+        ("The user is vegan.", False, "2026-01-20T18:00:00Z", "2026-05-12T10:00:00Z")
+    assert [m for m in diet if m["active"]] == []
+
+
 def test_forget_said_of_no_fact_of_the_user_ends_nothing(tenant):
     """"I always forget my keys.", "Don't forget to buy milk.", "Forget it, let's talk about something
     else." and someone else's forgetting name no fact of the user's: the allergy stays current and

@@ -232,6 +232,19 @@ def test_a_pet_over_without_its_name_ends_its_kind_and_its_only_name():
     assert RulesJudge().decide(_candidate("pet_kind", "guinea pig", historical=True, type_="event"), [pig]).replaces == [pig]
 
 
+def test_a_pet_taken_back_ends_every_name_of_its_kind():
+    """"Scratch that, I don't have a cat." (taken back: `ends_only`) says there is no cat: Luna and Miso
+    end, as does a bare cat; the dog is no cat; with no cat current it is a noop (trial 20)."""
+    denied = dataclasses.replace(_candidate("pet_kind", "cat", historical=True), ends_only=True)
+    luna, miso, rex = (_memory("c1", "pet_cat_name", "Luna"), _memory("c2", "pet_cat_name", "Miso"),
+                       _memory("d1", "pet_dog_name", "Rex"))
+    decision = RulesJudge().decide(denied, [luna, miso, rex])
+    assert (decision.action, decision.replaces) == ("end", [luna, miso])
+    cat = _memory("k1", "pet_kind", "cat")
+    assert RulesJudge().decide(denied, [cat, rex]).replaces == [cat]
+    assert RulesJudge().decide(denied, [rex]).action == "noop"
+
+
 def test_a_pet_once_had_ends_its_kind_but_no_named_pet_of_now():
     """"I used to have a dog." (a fact of the past, no event) says nothing of Rex, the dog the user has
     now: it ends an unnamed dog only, where "Our dog died." (an event) ends Rex too."""

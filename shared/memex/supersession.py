@@ -214,7 +214,9 @@ def _takes_back(candidate: Candidate) -> dict[str, frozenset[str] | None]:
 # ends that kind, and the name of that kind when only one is current (of two cats, "our cat" says
 # not which). A pet named ("Our dog Rex died.") ends its name only (`ending`). Only a pet's end said as
 # what happened (type "event") ends a name: "I used to have a dog." (a fact of the past) may be a
-# childhood dog, and says nothing of Rex, the dog the user has now; it ends an unnamed dog only.
+# childhood dog, and says nothing of Rex, the dog the user has now; it ends an unnamed dog only. A pet
+# taken back (`ends_only`: "Scratch that, I don't have a cat.") says there is none of that kind: every
+# current name of it ends, as "I have a cat called Miso." files the name alone (trial 20).
 PET_KIND = "pet_kind"
 
 
@@ -233,8 +235,8 @@ def pet_ending(candidate: Candidate, related: list[dict[str, Any]]) -> Decision 
     if names_key is None:
         return None
     kind = [m for m in related if m["key"] == candidate.key and same_value(m["value"] or "", candidate.value)]
-    names = [m for m in related if m["key"] == names_key] if candidate.type == "event" else []
-    ended = kind + (names if len(names) == 1 else [])
+    names = [m for m in related if m["key"] == names_key] if candidate.type == "event" or candidate.ends_only else []
+    ended = kind + (names if len(names) == 1 or candidate.ends_only else [])
     if not ended:
         return None
     said = ", ".join(f"{m['key']} {m['value']!r}" for m in ended)
@@ -440,7 +442,7 @@ def left_alone(candidate: Candidate, related: list[dict[str, Any]]) -> Decision 
                                      f"{candidate.only_replacing!r}", current)
     if not candidate.ends_only:
         return None
-    return ending(candidate, same_key) or Decision(
+    return ending(candidate, same_key) or pet_ending(candidate, related) or Decision(
         "noop", f"{candidate.key} {candidate.value!r}: a name left alone that is no current value")
 
 

@@ -91,16 +91,19 @@ _DIETS = "|".join(vocabulary.DIETS)
 # A diet retracted: "I'm no longer vegan", "I'm not vegetarian anymore", "I stopped being vegan"; the
 # past, which ends the diet if it is the current one (supersession.ending). corrections.denied files
 # it too, for "I'm not vegan." said when the user holds that diet.
-DIET_ENDED = rule("fact", "dietary_restriction", "longer not stopped quit gave given", [
+DIET_ENDED = rule("fact", "dietary_restriction", "longer not stopped quit gave given dropped off", [
     rf"\bI(?:'m| am) (?:{HEDGES} )*no longer (?:an? )?(?P<value>{_DIETS})"
     + strict_end("and", "since", "after", "because", "these days"),
     rf"\bI(?:'m| am) (?:{HEDGES} )*not (?:an? )?(?P<value>{_DIETS}) (?=any ?more\b)",
     rf"\bI(?:'ve| have)? (?:stopped|quit|gave up|given up) being (?:an? )?(?P<value>{_DIETS})" + QUIT_END,
+    # the diet said as one (trial 20): "I quit the vegan diet", "I'm off the vegetarian diet"
+    rf"\bI(?:'ve| have|'m| am)? (?:stopped|quit|gave up|given up|dropped|off) (?:the|my) (?P<value>{_DIETS}) diet"
+    + QUIT_END,
 ], "The user used to be {value}.", as_said, confidence=0.7, importance=0.6, historical=True)
 
 
 DIET_RULES = [
-    rule("fact", "dietary_restriction", "m am been keep eat went gone turned became become as", [
+    rule("fact", "dietary_restriction", "m am been keep eat went gone turned became become as started on", [
         # "as the only vegetarian at the barbecue, I ...": who the user is, said in passing
         rf"\b(?i:as) (?:an?|the only|a strict|a lifelong) (?P<value>{_DIETS}|coeliac|"
         r"celiac)(?: (?:at|in|on|among|of|for) [^,.;!?]{1,50})?,\s*I\b",
@@ -112,6 +115,12 @@ DIET_RULES = [
         rf"\bI(?:'ve| have)? (?:went|gone|turned|became|become) (?:fully )?(?P<value>{_DIETS}|"
         r"gluten[- ]free|dairy[- ]free)"
         + strict_end("and", "in", "last", "this", "after", "when", "about", "over", "recently", r"\d+",
+                     "a (?:year|few|couple)", "years", "months"),
+        # the diet said as one, taken up (trial 20): "I started a vegan diet this week", "I'm on a
+        # vegetarian diet now"; not one to come ("I'm starting a vegan diet next month")
+        rf"\bI(?:(?:'ve| have)? (?:just |recently )?started|(?:'m| am) (?:now )?on) (?:an? |(?:a )?strict )?"
+        rf"(?P<value>{_DIETS}) diet"
+        + strict_end("and", "in", "last", "this", "after", "when", "about", "over", "recently", "now", r"\d+",
                      "a (?:year|few|couple)", "years", "months"),
     ], "The user is {value}.", as_said, importance=0.85),
     DIET_ENDED,
