@@ -299,7 +299,8 @@ def backfill(args: argparse.Namespace) -> None:
         raise SystemExit("memex backfill: give a JSON Lines FILE, or --reembed / --reextract")
     if args.file and not Path(args.file).is_file():
         # The workers would read it only once queued: five failed deliveries later, with nothing to say.
-        raise SystemExit(f"memex backfill: {args.file}: no such file")
+        what = "a directory, not a JSON Lines file" if Path(args.file).is_dir() else "no such file"
+        raise SystemExit(f"memex backfill: {args.file}: {what}")
     runtime = _local_runtime()
     try:
         job = bulk.new_job(kind, args.tenant, path=str(Path(args.file).resolve()) if args.file else None,

@@ -319,6 +319,14 @@ def test_backfill_of_a_file_that_is_not_there_says_so_at_once(tmp_path):
     assert done.stderr.strip() == f"memex backfill: {missing}: no such file"
 
 
+def test_backfill_of_a_directory_says_it_is_one(tmp_path):
+    # `memex backfill .` said "no such file" of a directory that plainly exists.
+    env = {k: v for k, v in os.environ.items() if k not in RUNTIME_VARS} | {"MEMEX_HOME": str(tmp_path)}
+    done = memex_cli("backfill", str(tmp_path), "--tenant", "cli-backfill", env=env)
+    assert done.returncode == 1
+    assert done.stderr.strip() == f"memex backfill: {tmp_path}: a directory, not a JSON Lines file"
+
+
 def _commands(parser: argparse.ArgumentParser, path: tuple[str, ...] = ()):
     yield path, parser
     for action in parser._actions:
