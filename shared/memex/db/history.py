@@ -9,6 +9,7 @@ import numpy as np
 import psycopg
 
 from memex.db import validity
+from memex.db.speaker import SPEAKER_NAME
 
 
 # SQL, FROM items: the lines a summary cites, each `o` through its link `l` (whose memory_id, the
@@ -221,8 +222,6 @@ def send_replacements(conn: psycopg.Connection, tenant_id: str, user_id: str, id
     and what replaced or ended a fact is what had by then (validity.py).
     Sent now, read by calling what it returns: in a pipeline, after its sync, so that it shares a
     round trip with the statements sent beside it."""
-    from memex.db.memories import SPEAKER_NAME  # here: memories imports this module
-
     at = "at" if as_of is not None else None
     near = "1 - (f.embedding <=> %(v)s)" if vector is not None else "NULL::float8"
     # the message's own words: not the speaker's name its episodic memory starts with ("Melanie: ...")
