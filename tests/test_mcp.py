@@ -101,6 +101,25 @@ def test_initialize_and_list_tools_with_their_input_schemas(mcp_url, tenant):
     assert session(mcp_url, tenant.key, modern, mode="auto") == TOOLS
 
 
+def test_an_mcp_request_through_the_local_runtime_logs_no_session_line(mcp_url, tenant, caplog):
+    # Every request ended with the SDK's INFO "Terminating session: None" in `make dev`'s log.
+    from infra.local.runtime import quiet_libraries
+
+    loggers = [logger for logger in logging.root.manager.loggerDict.values() if isinstance(logger, logging.Logger)]
+    levels = {logger: logger.level for logger in loggers}
+    try:
+        quiet_libraries()
+        with caplog.at_level(logging.INFO):
+            async def body(client):
+                return await client.list_tools()
+
+            assert session(mcp_url, tenant.key, body).tools
+    finally:
+        for logger, level in levels.items():
+            logger.setLevel(level)
+    assert not [r.getMessage() for r in caplog.records if r.name.startswith("mcp.")]
+
+
 def _field_names(schema) -> set[str]:
     """Every property name a schema declares, however deep."""
     if isinstance(schema, dict):

