@@ -214,6 +214,14 @@ def test_list_backfills_finds_a_job_whose_id_was_lost_page_by_page(client, tenan
     assert refused.value.field == "cursor"
 
 
+def test_an_id_with_a_slash_is_sent_as_one_segment_and_refused_by_name(client):
+    # The client sends a%2Fb; the server splits the path at it and its router said a bare 404 "Not Found".
+    with pytest.raises(InvalidInputError) as refused:
+        list(client.list_memories("a/b"))
+    assert (refused.value.status, refused.value.field) == (422, "path")
+    assert refused.value.message.startswith("path: an id in /v1/users/a/b/memories holds '/' (sent as %2F)")
+
+
 def test_the_service_errors_are_typed_with_its_code_message_and_field(client, base_url, tenant):
     with MemexClient("not-a-key", base_url) as stranger:
         with pytest.raises(AuthenticationError) as refused:

@@ -73,9 +73,13 @@ def is_id(value: str) -> bool:
     )
 
 
+# What is_id accepts, in words: said of an id refused in a field or in a path.
+ID_RULE = f"1 to {ID_MAX_LENGTH} letters, digits or {' '.join(ID_PUNCTUATION)}"
+
+
 def _id(value: str) -> str:
     if not is_id(value):
-        raise ValueError(f"must be 1 to {ID_MAX_LENGTH} letters, digits or {' '.join(ID_PUNCTUATION)}")
+        raise ValueError(f"must be {ID_RULE}")
     return value
 
 

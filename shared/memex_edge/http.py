@@ -39,7 +39,7 @@ from memex.context import Context
 from memex.errors import MemexError, Unauthorized
 from memex.metrics import HTTP_LATENCY, HTTP_REQUESTS, REQUESTS_RATE_LIMITED
 from memex.rate_limit import Caller, Decision
-from memex.models import UNPAIRED_SURROGATES, FieldError
+from memex.models import ID_RULE, UNPAIRED_SURROGATES, FieldError
 from memex_edge.answers import ErrorBody, SeedErrorBody
 from memex_edge.context import get_context
 from memex_edge.deadline import llm_within
@@ -417,6 +417,18 @@ def _sent_as_other_than_json(content_type: str | None, problems: list[dict[str, 
     return f"body: send JSON with content-type: application/json (this request's content-type is {media_type})"
 
 
+def no_route(request: Request) -> JSONResponse:
+    """What the router's bare 404 "Not Found" for a path no route takes left unsaid. An id with a '/'
+    (`list_memories("a/b")`, sent as a%2Fb) reaches the router split at it, so no route takes the path:
+    a 422 naming the rule ids break, since the route was right and the id was not."""
+    raw = (request.scope.get("raw_path") or b"").decode("latin-1")
+    if "%2f" in raw.lower():
+        return error(422, "validation_error", f"path: an id in {request.url.path} holds '/' (sent as %2F), "
+                                              f"which no id may: ids are {ID_RULE}")
+    return error(404, "not_found", f"no route at {request.url.path}: check the path (an id in it is one "
+                                   "URL-encoded segment)")
+
+
 def method_not_allowed(request: Request, exc: StarletteHTTPException) -> JSONResponse:
     """405 naming the methods the path takes, in `Allow` (RFC 9110) and the message. The router
     answers for the first route whose path matched, so its Allow left out the methods of the others
@@ -535,6 +547,9 @@ def create_app(*routers: APIRouter, provide: Callable[[], Context] = get_context
             message = not_utf8(exc.__cause__)
             detail = [{"loc": ["body"], "msg": message, "type": "json_invalid"}] if _seed_route(request) else None
             return error(422, "validation_error", message, detail=detail)
+        if exc.status_code == 404:
+            # Routes raise NotFound (a MemexError) for what they do not hold: this is the router's.
+            return no_route(request)
         if exc.status_code == 405:
             return method_not_allowed(request, exc)
         code = {400: "bad_request", 404: "not_found"}.get(exc.status_code, "http_error")
