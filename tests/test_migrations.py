@@ -735,3 +735,45 @@ def test_the_sweeps_failures_are_noted_from_0044_on_without_rewriting_the_table(
         assert apply_migrations(conn, 384) == [version]
         assert conn.execute(table_file).fetchone()[0] == before
         assert conn.execute("SELECT count(*), count(vector_failed_at) FROM memories").fetchone() == (2000, 0)
+
+
+def test_the_episodic_memories_of_messages_that_show_nothing_go_with_0046_and_only_they(ctx):
+    """Migration 0046 on a database written before commit 9ac9976: the memory of an empty, a blank
+    and an invisible message (with a speaker's name, "Caroline: ") is deleted, with the keyword
+    statistics following; the messages stay, and so does the memory of a message that says something
+    (its text after the invisible characters too)."""
+    from memex.episodic import shows_nothing
+
+    version = "0046_blank_messages_unremembered"
+    said = {"m-empty": (None, ""), "m-blank": (None, " \n\t"), "m-zw": ("Caroline", "\u200b\u00ad\ufeff"),
+            "m-arabic": (None, "\u061c\u2066"), "m-hi": (None, "hi"), "m-zwhi": ("Caroline", "\u200bhi")}
+    assert [m for m, (_, content) in said.items() if shows_nothing(content)] == ["m-empty", "m-blank", "m-zw",
+                                                                                  "m-arabic"]
+    with _migrated_database(ctx, "memex_before_0046") as conn:
+        conn.execute("DELETE FROM schema_migrations WHERE version = %s", (version,))
+        conn.execute("INSERT INTO tenants (id) VALUES ('t')")
+        conn.execute("""INSERT INTO turns (tenant_id, id, user_id, session_id, occurred_at)
+                        VALUES ('t', 'turn', 'u', 's', '2026-03-01T10:00:00Z')""")
+        for position, (message, (name, content)) in enumerate(said.items()):
+            conn.execute("""INSERT INTO messages (tenant_id, id, turn_id, position, role, name, content)
+                            VALUES ('t', %s, 'turn', %s, 'assistant', %s, %s)""", (message, position, name, content))
+            conn.execute("""INSERT INTO memories (tenant_id, id, user_id, memory_type, type, content, embedding,
+                                                  valid_from, source_turn_id, source_message_id, dedupe_key)
+                            VALUES ('t', %s, 'u', 'episodic', 'message', %s, array_fill(0.1, ARRAY[384])::vector,
+                                    now(), 'turn', %s, %s)""",
+                         (f"mem-{message}", f"{name}: {content}" if name else content, message, f"message:{message}"))
+        # a fact keyed like none of them stays whatever it says
+        conn.execute("""INSERT INTO memories (tenant_id, id, user_id, memory_type, type, content, embedding, valid_from,
+                                              source_message_id)
+                        VALUES ('t', 'fact', 'u', 'semantic', 'fact', 'Caroline likes tea.',
+                                array_fill(0.1, ARRAY[384])::vector, now(), 'm-empty')""")
+
+        assert apply_migrations(conn, 384) == [version]
+        assert conn.execute("SELECT id FROM memories ORDER BY id").fetchall() == [("fact",), ("mem-m-hi",),
+                                                                                  ("mem-m-zwhi",)]
+        assert conn.execute("SELECT count(*) FROM messages").fetchone()[0] == len(said)
+        lengths = conn.execute("""SELECT s.length = (SELECT sum(length(m.content_tsv)) FROM memories m
+                                                      WHERE m.tenant_id = s.tenant_id AND m.user_id = s.user_id)
+                                  FROM memory_stats s""").fetchall()
+        assert lengths == [(True,)]
+        assert conn.execute("SELECT lexeme FROM memory_postings WHERE memory_id LIKE 'mem-m-zw' ").fetchall() == []
