@@ -737,19 +737,19 @@ def test_the_sweeps_failures_are_noted_from_0044_on_without_rewriting_the_table(
         assert conn.execute("SELECT count(*), count(vector_failed_at) FROM memories").fetchone() == (2000, 0)
 
 
-def test_the_episodic_memories_of_messages_that_show_nothing_go_with_0046_and_only_they(ctx):
-    """Migration 0046 on a database written before commit 9ac9976: the memory of an empty, a blank
+def test_the_episodic_memories_of_messages_that_show_nothing_go_with_0045_and_only_they(ctx):
+    """Migration 0045 on a database written before commit 9ac9976: the memory of an empty, a blank
     and an invisible message (with a speaker's name, "Caroline: ") is deleted, with the keyword
     statistics following; the messages stay, and so does the memory of a message that says something
     (its text after the invisible characters too)."""
     from memex.episodic import shows_nothing
 
-    version = "0046_blank_messages_unremembered"
+    version = "0045_blank_messages_unremembered"
     said = {"m-empty": (None, ""), "m-blank": (None, " \n\t"), "m-zw": ("Caroline", "\u200b\u00ad\ufeff"),
             "m-arabic": (None, "\u061c\u2066"), "m-hi": (None, "hi"), "m-zwhi": ("Caroline", "\u200bhi")}
     assert [m for m, (_, content) in said.items() if shows_nothing(content)] == ["m-empty", "m-blank", "m-zw",
                                                                                   "m-arabic"]
-    with _migrated_database(ctx, "memex_before_0046") as conn:
+    with _migrated_database(ctx, "memex_before_0045") as conn:
         conn.execute("DELETE FROM schema_migrations WHERE version = %s", (version,))
         conn.execute("INSERT INTO tenants (id) VALUES ('t')")
         conn.execute("""INSERT INTO turns (tenant_id, id, user_id, session_id, occurred_at)
