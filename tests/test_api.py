@@ -473,6 +473,24 @@ def test_on_loopback_a_request_naming_another_host_is_refused_while_the_api_take
         assert erased.status_code == 200 and erased.json()["deleted"]["memories"] == 1, erased.text
 
 
+def test_on_loopback_a_request_naming_another_host_is_refused_while_the_keys_cannot_be_read(ctx):
+    """Whether the API takes requests without a key is read from Postgres: while it cannot be, a
+    request naming another host gets the 503 any keyless request would, even where nothing else
+    needs the database (/docs), never an answer given as though no key existed."""
+    import dataclasses
+
+    from infra.local.sqs_server import free_port
+    from memex.db.connection import Database
+
+    unreachable = Database(lambda: f"postgresql://memex@127.0.0.1:{free_port()}/memex")
+    down = dataclasses.replace(ctx, db=unreachable, settings=dataclasses.replace(ctx.settings, require_api_key=False))
+    with _local_server(down, loopback=True) as client:
+        assert client.get("/docs", headers={"Host": "localhost:8080"}).status_code == 200
+        refused = client.get("/docs", headers={"Host": "evil.example"})
+        assert refused.status_code == 503 and refused.headers["retry-after"], refused.text
+        assert refused.json()["error"]["code"] == "database_unavailable"
+
+
 def test_off_loopback_or_once_keys_exist_a_requests_host_changes_nothing(keyless):
     """Off loopback (`--host 0.0.0.0`) every name of the server is a name it is called by, and once a
     key exists a request without one is refused wherever it says it goes: the Host is judged only on
