@@ -411,6 +411,108 @@ def test_a_path_with_a_trailing_slash_is_answered_where_it_stands_never_sent_to_
         "/mcp", json=ping, headers={**foreign, **accept}).status_code
 
 
+# Hosts a request to a server on loopback may name that are not this machine's: a web page's own name
+# (DNS rebinding: its owner made it resolve to 127.0.0.1), one ending like a loopback name, and the
+# test client's own default.
+FOREIGN_HOSTS = ("evil.example", "evil.example:8080", "127.0.0.1.evil.example", "localhost.evil.example",
+                 "testserver")
+LOOPBACK_HOSTS = ("127.0.0.1", "127.0.0.1:8080", "localhost", "localhost:8080", "LocalHost", "[::1]", "[::1]:8080")
+
+
+@pytest.fixture
+def keyless(ctx):
+    """A Context on a database of its own in which no key was made, with MEMEX_REQUIRE_API_KEY off:
+    `make dev`'s first run, where every request without a key is the default tenant's."""
+    import dataclasses
+
+    from tests.conftest import database_of_its_own
+
+    with database_of_its_own(ctx, "keyless_hosts") as own:
+        yield dataclasses.replace(own, settings=dataclasses.replace(own.settings, require_api_key=False))
+
+
+def _local_server(ctx, loopback: bool):
+    """The local runtime's routes, /health and docs, served on loopback or off it, on `ctx`."""
+    from fastapi.testclient import TestClient
+
+    from infra.local.runtime import HTTP_FUNCTIONS, function_module
+    from memex_edge.http import create_app
+
+    app = create_app(*(function_module(name).router for name in HTTP_FUNCTIONS), provide=lambda: ctx,
+                     docs=True, loopback=loopback)
+    return TestClient(app, raise_server_exceptions=False)
+
+
+def test_on_loopback_a_request_naming_another_host_is_refused_while_the_api_takes_no_key(keyless):
+    """DNS rebinding: a web page at evil.example, its name then resolved to 127.0.0.1, is its own
+    origin to the browser and reads what it is answered. While the API took requests without a key,
+    such a page read and erased the default tenant's memories, over v1 and the seeds' routes alike."""
+    alice = {"user_id": "alice", "content": "I live in Oslo."}
+    with _local_server(keyless, loopback=True) as client:
+        assert client.post("/v1/memories", json=alice, headers={"Host": "127.0.0.1:8080"}).status_code == 201
+        for host in FOREIGN_HOSTS:
+            for method, path in [("GET", "/v1/users/alice/memories"), ("GET", "/users/alice/memories"),
+                                 ("POST", "/v1/search"), ("DELETE", "/v1/users/alice"), ("DELETE", "/users/alice"),
+                                 ("GET", "/health"), ("GET", "/docs"), ("GET", "/openapi.json")]:
+                body = {"user_id": "alice", "query": "where does she live"} if method == "POST" else None
+                refused = client.request(method, path, json=body, headers={"Host": host})
+                assert refused.status_code == 421, (host, method, path, refused.status_code, refused.text)
+                assert refused.json()["error"]["code"] == "misdirected_request" and "Oslo" not in refused.text
+                message = refused.json()["error"]["message"]
+                assert f"Host: {host}" in message and "127.0.0.1" in message
+                assert "memex keys create" in message and "Authorization: Bearer <key>" in message
+            # a key is judged by the key, wherever the request says it goes: none is valid yet
+            wrong = client.get("/v1/users/alice/memories", headers={"Host": host, "Authorization": "Bearer mx_nope"})
+            assert (wrong.status_code, wrong.json()["error"]["message"]) == (401, "invalid API key")
+        for host in LOOPBACK_HOSTS:
+            listed = client.get("/v1/users/alice/memories", headers={"Host": host})
+            assert listed.status_code == 200 and [m["content"] for m in listed.json()["memories"]] == [
+                "I live in Oslo."], (host, listed.text)
+            assert client.get("/users/alice/memories", headers={"Host": host}).status_code == 200
+            assert client.get("/health", headers={"Host": host}).status_code == 200
+            assert client.get("/openapi.json", headers={"Host": host}).status_code == 200
+        erased = client.delete("/v1/users/alice", headers={"Host": "localhost:8080"})
+        assert erased.status_code == 200 and erased.json()["deleted"]["memories"] == 1, erased.text
+
+
+def test_on_loopback_a_request_naming_another_host_is_refused_while_the_keys_cannot_be_read(ctx):
+    """Whether the API takes requests without a key is read from Postgres: while it cannot be, a
+    request naming another host gets the 503 any keyless request would, even where nothing else
+    needs the database (/docs), never an answer given as though no key existed."""
+    import dataclasses
+
+    from infra.local.sqs_server import free_port
+    from memex.db.connection import Database
+
+    unreachable = Database(lambda: f"postgresql://memex@127.0.0.1:{free_port()}/memex")
+    down = dataclasses.replace(ctx, db=unreachable, settings=dataclasses.replace(ctx.settings, require_api_key=False))
+    with _local_server(down, loopback=True) as client:
+        assert client.get("/docs", headers={"Host": "localhost:8080"}).status_code == 200
+        refused = client.get("/docs", headers={"Host": "evil.example"})
+        assert refused.status_code == 503 and refused.headers["retry-after"], refused.text
+        assert refused.json()["error"]["code"] == "database_unavailable"
+
+
+def test_off_loopback_or_once_keys_exist_a_requests_host_changes_nothing(keyless):
+    """Off loopback (`--host 0.0.0.0`) every name of the server is a name it is called by, and once a
+    key exists a request without one is refused wherever it says it goes: the Host is judged only on
+    loopback while the API takes requests without a key."""
+    from memex.keys import create_key
+
+    alice = {"user_id": "alice", "content": "I live in Oslo."}
+    with _local_server(keyless, loopback=False) as client:
+        assert client.post("/v1/memories", json=alice, headers={"Host": "evil.example"}).status_code == 201
+        assert client.get("/v1/users/alice/memories", headers={"Host": "memex.example.internal"}).status_code == 200
+    key = {"Authorization": f"Bearer {create_key(keyless, 'default')}"}
+    with _local_server(keyless, loopback=True) as client:
+        for host in FOREIGN_HOSTS:
+            missing = client.get("/v1/users/alice/memories", headers={"Host": host})
+            assert (missing.status_code, missing.json()["error"]["code"]) == (401, "unauthorized"), missing.text
+            assert client.get("/health", headers={"Host": host}).status_code == 200
+            listed = client.get("/v1/users/alice/memories", headers={"Host": host, **key})
+            assert listed.status_code == 200 and len(listed.json()["memories"]) == 1, listed.text
+
+
 def test_health_reports_each_dependency(http):
     body = http.get("/health").json()
     assert body["status"] == "ok" and body["db"] == "ok" and body["queue"] == "ok"

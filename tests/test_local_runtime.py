@@ -109,6 +109,8 @@ def test_round_trip_over_http_and_persistence_across_restart(tmp_path):
         hits = post(f"{server.url}/v1/search", json={"user_id": "alice", "query": "where does she work"}).json()
         top = [r["content"] for r in hits["results"][:3]]
         assert {"I work at Stripe as an engineer 🚀", "The user's employer is Stripe."} <= set(top)
+        # No key made yet: a request naming another host (DNS rebinding) is refused (tests/test_api.py).
+        assert get(f"{server.url}/v1/users/alice/memories", headers={"Host": "evil.example"}).status_code == 421
         # GET /metrics covers the workers (threads of this process) as well as the API.
         assert _metric(server.url, "memex_turns_ingested_total", source="api") == 1
         assert _metric(server.url, "memex_records_received_total", queue="extraction") >= 1
@@ -146,6 +148,8 @@ def test_two_http_processes_serve_the_same_data_and_ctrl_c_stops_them_all(tmp_pa
         for _ in range(6):
             hits = post(f"{server.url}/v1/search", json={"user_id": "alice", "query": "bees"}).json()
             assert "I keep bees on the roof." in [r["content"] for r in hits["results"]]
+            # each process built from MEMEX_HOST knows it is on loopback
+            assert get(f"{server.url}/v1/users/alice/memories", headers={"Host": "evil.example"}).status_code == 421
         # Whichever process answers /metrics adds up every process's samples (the workers' too).
         for _ in range(4):
             assert _metric(server.url, "memex_search_latency_seconds_count", mode="hybrid") == 6

@@ -75,7 +75,8 @@ def http_app(host: str | None = None) -> Any:
     scrape = metrics_app(keyed=host not in LOOPBACK)
     if scrape is not None:
         surfaces["/metrics"] = scrape
-    return create_app(*(_as_function(name) for name in HTTP_FUNCTIONS), surfaces=surfaces, docs=True)
+    return create_app(*(_as_function(name) for name in HTTP_FUNCTIONS), surfaces=surfaces, docs=True,
+                      loopback=host in LOOPBACK)
 
 
 def metrics_app(keyed: bool = False) -> Any | None:

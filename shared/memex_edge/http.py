@@ -21,6 +21,7 @@ import time
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from typing import Any, Callable, Optional, Protocol
 
+import anyio.to_thread
 import psycopg
 from aws_lambda_powertools.logging import correlation_paths
 from fastapi import APIRouter, Depends, FastAPI, Request, Security
@@ -298,6 +299,43 @@ class BodyLimit:
         await response(scope, receive, send)
 
 
+class KeylessOnLoopback:
+    """On a server bound to loopback, refuses a request without a key whose Host names another host
+    while the API answers requests without one (no key made yet, `MEMEX_REQUIRE_API_KEY` off): a web
+    page whose name its owner made resolve to 127.0.0.1 (DNS rebinding) read and erased the default
+    tenant's memories as its own origin. A request with a key is judged by its key, as anywhere, and
+    once keys are required nothing changes. The surfaces judge their own Host (MCP refuses any other,
+    /metrics wants a key for it)."""
+
+    def __init__(self, app, context: Callable[[], Context], surfaces: dict[str, Surface]):
+        self.app = app
+        self.context = context
+        self.surfaces = surfaces
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http" or scope["path"] in self.surfaces:
+            return await self.app(scope, receive, send)
+        headers = Request(scope).headers
+        if names_loopback(headers) or presented_key(headers) is not None:
+            return await self.app(scope, receive, send)
+        ctx = self.context()
+        try:
+            keyless = await anyio.to_thread.run_sync(keys.open_mode, ctx)
+        except (psycopg.OperationalError, psycopg.InterfaceError) as exc:
+            return await database_unavailable(exc, ctx)(scope, receive, send)
+        if not keyless:
+            return await self.app(scope, receive, send)
+        # 421 Misdirected Request (RFC 9110 15.5.20): this server will not answer for the name the
+        # request gives it, and MCP's transport, on this same server, answers a foreign Host so too.
+        # Not 400 (Starlette's TrustedHostMiddleware): the request is well formed; not 401 or 403:
+        # calling the server by its loopback name is as good a remedy as a key.
+        host = headers.get("host") or "none"
+        await error(421, "misdirected_request",
+                    f"this server answers requests without an API key only when they name it 127.0.0.1, "
+                    f"localhost or [::1] (this one's Host: {host}): call it so, or create a key "
+                    "(memex keys create --tenant NAME) and send it (Authorization: Bearer <key>)")(scope, receive, send)
+
+
 class TrailingSlash:
     """Answers a path with one trailing slash (`/v1/turns/`, the memex seed's `/mcp/`) as the path
     without it, in place. The router would redirect it instead, to an absolute URL built from the
@@ -484,10 +522,12 @@ class Surface(Protocol):
 
 
 def create_app(*routers: APIRouter, provide: Callable[[], Context] = get_context,
-               surfaces: dict[str, Surface] | None = None, docs: bool = False) -> Any:
+               surfaces: dict[str, Surface] | None = None, docs: bool = False, loopback: bool = False) -> Any:
     """`routers`: the REST routes. `surfaces`: other ASGI apps, each served at its path, inside the
     same body limit, their lifespans entered by this app's. `docs`: serve /openapi.json and the
-    Swagger UI at /docs from installed files (the local runtime; API Gateway routes neither)."""
+    Swagger UI at /docs from installed files (the local runtime; API Gateway routes neither).
+    `loopback`: served on a loopback address, where a request without a key must name one while
+    the API takes such requests (KeylessOnLoopback)."""
     surfaces = surfaces or {}
 
     @asynccontextmanager
@@ -563,7 +603,10 @@ def create_app(*routers: APIRouter, provide: Callable[[], Context] = get_context
 
     app.add_middleware(UnhandledErrors)
     app.add_middleware(RateLimitHeaders)
-    return TrailingSlash(RequestMetrics(BodyLimit(app, lambda: provide().settings.max_body_bytes, surfaces), provide))
+    served: ASGIApp = BodyLimit(app, lambda: provide().settings.max_body_bytes, surfaces)
+    if loopback:
+        served = KeylessOnLoopback(served, provide, surfaces)
+    return TrailingSlash(RequestMetrics(served, provide))
 
 
 # One version for the API over REST (/openapi.json) and MCP (initialize's serverInfo, else empty).
