@@ -563,6 +563,27 @@ def test_a_plan_is_a_plan_not_where_the_user_lives_and_giving_up_is_a_negation()
     assert _facts("I gave up coffee") == {("drinks_coffee", "no")}
 
 
+@pytest.mark.parametrize("text, expected", [
+    ("My flight to Tokyo is on June 14.", "flying to Tokyo on June 14"),
+    ("my flight to Tokyo is June 14", "flying to Tokyo on June 14"),
+    ("Our train to Leeds leaves on Monday.", "going to Leeds on Monday"),
+    ("My trip to Lisbon is booked for next month.", "going to Lisbon next month"),
+    ("My flight back to Osaka departs on the 3rd.", "flying back to Osaka on the 3rd"),
+])
+def test_a_journey_said_by_its_booking_is_the_plan_said_going(text, expected):
+    """The same plan as "I'm flying to Tokyo on June 14." (which filed it while this filed nothing)."""
+    assert _facts(text) == {("plan", expected)}
+    assert _facts("I'm flying to Tokyo on June 14.") == _facts("My flight to Tokyo is on June 14.")
+
+
+@pytest.mark.parametrize("text", [
+    "Her flight to Tokyo is on June 14.", "My sister's flight to Tokyo is on June 14.",
+    "Sam's train to Leeds leaves on Monday.", "My flight to Tokyo was on June 14.", "My flight to Tokyo is delayed.",
+])
+def test_someone_elses_journey_or_one_past_files_no_plan(text):
+    assert _facts(text) == set()
+
+
 @pytest.mark.parametrize("role", ["assistant", "system", "tool"])
 def test_reads_only_the_users_messages(role):
     assert _extract("I work at Notion as a PM. My dog is called Biscuit.", role=role) == []

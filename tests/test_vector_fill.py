@@ -199,6 +199,35 @@ def test_a_memory_the_embedder_refuses_holds_up_no_other_in_the_sweep(ctx, http)
     assert _waiting(ctx, tenant, tenant.user) == []
 
 
+def test_a_vector_written_clears_the_failure_that_set_its_memory_back(ctx, http):
+    """A memory the sweep failed on waits behind the others (vectorless_rows.failed). Once any writer gives it
+    its vector (the sweep's fill, a retry's fill_vectors, a re-embedding's set_embeddings), that failure is
+    over: were the vector taken again (an erasure of its context), it would wait in its own place, not
+    behind every memory that never failed."""
+    from memex.db import memories as memory_rows
+    from memex.db import vectorless as vectorless_rows
+
+    tenant = Tenant(ctx, http)
+    contents = ["filled by the sweep", "filled by a retry", "filled by a re-embedding"]
+    with ctx.db.transaction() as conn:
+        memory_rows.insert_many(conn, tenant.id, [{
+            "id": f"{tenant.user}-{i}", "user_id": tenant.user, "memory_type": "episodic", "type": "message",
+            "content": content, "embedding": None, "valid_from": datetime.now(timezone.utc),
+            "dedupe_key": f"message:{tenant.user}-{i}"} for i, content in enumerate(contents)])
+    rows = {r["content"]: r for r in ctx.db.connection().execute(
+        "SELECT tenant_id, id, content, context, dedupe_key FROM memories WHERE tenant_id = %s", (tenant.id,))}
+    vector = ctx.embedder.embed(["any words"])[0]
+    with ctx.db.transaction() as conn:
+        for row in rows.values():
+            vectorless_rows.failed(conn, row)
+        vectorless_rows.fill(conn, [(rows[contents[0]], vector)])
+        memory_rows.fill_vectors(conn, tenant.id, [(rows[contents[1]]["dedupe_key"], None, vector)])
+        memory_rows.set_embeddings(conn, tenant.id, [(rows[contents[2]], vector)])
+    assert ctx.db.connection().execute(
+        "SELECT count(*) AS n, count(embedding) AS vectored, count(vector_failed_at) AS failed"
+        " FROM memories WHERE tenant_id = %s", (tenant.id,)).fetchone() == {"n": 3, "vectored": 3, "failed": 0}
+
+
 def test_a_first_delivery_stores_no_context_erased_after_its_read(ctx, http):
     """The answer comes in a turn of its own after the question's: the worker reads the question as the
     line the answer is indexed with, and the question is erased (by id) while it embeds. The answer is

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import re
 
+from memex.standalone import WORD, wordless
+
 # Function words, and the words of acknowledgements, thanks, greetings and small reactions.
 # Nothing here names a thing, a person, a place, a time or a quantity (so the offline expansion
 # takes none of them for a name: retrieval/multihop.py).
@@ -31,7 +33,6 @@ bye goodbye later see soon talk take care night morning evening day have a to fo
 by from about as what how that's it's there's here's you're we're they're he's she's what's
 don't doesn't didn't can't won't isn't aren't wasn't weren't i'm glad love awesome course
 """.split())
-_WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*|\d+")
 # A greeting's words that say something elsewhere ("meet", a name), said only as a greeting here:
 # pleased to meet someone, and the person a line is addressed to ("Maya, ..." or "..., Maya!").
 _MEETING = re.compile(r"\b(?:nice|good|great|lovely|pleased|glad|happy)\s+to\s+(?:meet|see)\s+you\b", re.I)
@@ -47,7 +48,7 @@ def is_filler(text: str) -> bool:
     # word by word, to stop at the first that says something: a search asks this of a hundred
     # candidates, nearly all of which fail on their first or second word
     count = 0
-    for match in _WORD.finditer(text):
+    for match in WORD.finditer(text):
         count += 1
         if count > _MAX_WORDS or match.group().replace("’", "'").lower() not in WORDS:
             return False
@@ -59,5 +60,5 @@ def says_nothing(text: str) -> bool:
     if is_filler(text):
         return True
     unmet = _MEETING.sub(" ", text)
-    return any(rest != text and (_WORD.search(rest) is None or is_filler(rest))
+    return any(rest != text and (wordless(rest) or is_filler(rest))
                for rest in (unmet, *(address.sub(" ", unmet) for address in _ADDRESSED)))

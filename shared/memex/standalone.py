@@ -21,13 +21,14 @@ it it's its itself that that's this these those there there's then them they the
 he he's she she's him her hers his one ones such same former latter above
 """.split())
 _CONTINUING = frozenset("and but so or also too because though although plus anyway which".split())
-_WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*|\d+")
+# A word as the episodic lines are read (here and in memex/filler.py): letters with inner apostrophes, or a number.
+WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*|\d+")
 _FEWEST_WORDS = 4
 
 
 def stands_alone(text: str) -> bool:
     """Whether `text` needs no earlier line of its speaker to be understood."""
-    words = [w.replace("’", "'").lower() for w in _WORD.findall(text)]
+    words = [w.replace("’", "'").lower() for w in WORD.findall(text)]
     if len(words) < _FEWEST_WORDS or words[0] in _CONTINUING:
         return False
     return not any(w in _POINTING_BACK for w in words)
@@ -36,7 +37,7 @@ def stands_alone(text: str) -> bool:
 def wordless(text: str) -> bool:
     """Whether `text` has no word: blank (what the pipeline stores no memory for: memex/episodic.py), or
     only punctuation or emoji ("...", ";)", "👍")."""
-    return _WORD.search(text) is None
+    return WORD.search(text) is None
 
 
 def asks(text: str) -> bool:

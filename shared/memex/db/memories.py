@@ -219,7 +219,7 @@ def fill_vectors(conn: psycopg.Connection, tenant_id: str, filled: list[tuple[st
     has no row to fill, and one whose context is no longer that one (an erasure took it after the texts were
     read: db/erasure.py) is left for memex/vectorless.py to fill: its vector would be made from erased words."""
     with conn.cursor() as cur:
-        cur.executemany("""UPDATE memories SET embedding = %s
+        cur.executemany("""UPDATE memories SET embedding = %s, vector_failed_at = NULL
                            WHERE tenant_id = %s AND dedupe_key = %s AND embedding IS NULL
                              AND context IS NOT DISTINCT FROM %s""",
                         [(np.asarray(vector, dtype=np.float32), tenant_id, key, context)
@@ -1247,7 +1247,8 @@ def set_embeddings(conn: psycopg.Connection, tenant_id: str, embedded: list[tupl
     nothing of theirs), and so is one whose context an erasure took after the read (db/erasure.py): its vector
     would be made from the erased words; the erasure left it without one, for memex/vectorless.py to fill."""
     with conn.cursor() as cur:
-        cur.executemany(f"""UPDATE memories SET embedding = %s WHERE tenant_id = %s AND id = %s
+        cur.executemany(f"""UPDATE memories SET embedding = %s, vector_failed_at = NULL
+                            WHERE tenant_id = %s AND id = %s
                             AND context IS NOT DISTINCT FROM %s AND {erasing.unmarked("memories")}""",
                         [(np.asarray(vector, dtype=np.float32), tenant_id, row["id"], row["context"])
                          for row, vector in embedded])

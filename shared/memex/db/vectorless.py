@@ -39,9 +39,11 @@ def _waiting(conn: psycopg.Connection, which: str, order: str, limit: int) -> li
 def fill(conn: psycopg.Connection, filled: list[tuple[dict[str, Any], Any]]) -> int:
     """The vectors of these rows of `waiting` (each with its vector); returns how many were written. A row
     that has one meanwhile (a job's retry) keeps it, one erased has none to fill, and one whose context an
-    erasure took after it was read is left for the next reading: its vector would be made from erased words."""
+    erasure took after it was read is left for the next reading: its vector would be made from erased words.
+    A vector written ends its failures (as every writer's does: db/memories.py): were an erasure to take it
+    again, the memory would wait in its own place, not behind every one that never failed."""
     with conn.cursor() as cur:  # one pipelined round trip; psycopg adds up the rows each update wrote
-        cur.executemany(f"""UPDATE memories m SET embedding = %s
+        cur.executemany(f"""UPDATE memories m SET embedding = %s, vector_failed_at = NULL
                             WHERE m.tenant_id = %s AND m.id = %s AND m.embedding IS NULL
                               AND m.context IS NOT DISTINCT FROM %s AND {erasing.unmarked("m")}""",
                         [(np.asarray(vector, dtype=np.float32), row["tenant_id"], row["id"], row["context"])

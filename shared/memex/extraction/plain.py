@@ -20,14 +20,23 @@ _APOSTROPHES = str.maketrans({"‘": "'", "’": "'", "ʼ": "'", "＇": "'", "�
 # An acute accent or a backtick between letters is an apostrophe typed on a keyboard without one.
 _ACCENT_FOR_APOSTROPHE = re.compile(r"(?<=\w)[´`](?=\w)")
 # Invisible in any text; a joiner (U+200C, U+200D) only between letters, where it is in no emoji.
-_INVISIBLE = re.compile("[\u200b\u2060\ufeff\u00ad]|(?<=\\w)[\u200c\u200d](?=\\w)")
+_INVISIBLE = re.compile("[\u200b\u2060\ufeff\u00ad]")
+_JOINER = re.compile("(?<=\\w)[\u200c\u200d](?=\\w)")
 # Every space separator but the space itself (no-break, thin, ideographic, ...), and tabs.
 _SPACES = re.compile("[\t\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000]")
 
 
 def plain(sentence: str) -> str:
-    """`sentence` in NFC, with ASCII apostrophes, quotes and spaces, and nothing invisible."""
-    return _SPACES.sub(" ", _INVISIBLE.sub("", apostrophes(unicodedata.normalize("NFC", sentence))))
+    """`sentence` in NFC, with ASCII apostrophes, quotes and spaces, and nothing invisible.
+
+    One call gives the fixed point (plain(plain(s)) == plain(s)), so each step reads what the one
+    before it left: the joiners and the accent-for-apostrophe are kept or changed by the letters
+    beside them, which are known only once the invisibles between are gone ("a\u200b\u200cb") and
+    the accents composed ("e\u200b\u0301\u200cb"); a joiner dropped between Hangul jamo lets them
+    compose, hence the second NFC."""
+    letters = unicodedata.normalize("NFC", _INVISIBLE.sub("", sentence))
+    letters = unicodedata.normalize("NFC", _JOINER.sub("", letters))
+    return _SPACES.sub(" ", apostrophes(letters))
 
 
 def apostrophes(text: str) -> str:

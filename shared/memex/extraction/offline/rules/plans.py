@@ -24,10 +24,20 @@ _NOT_PLANS = ("(?:planning|going|flying|driving|heading|moving|travelling|travel
               rf"turning (?:{NUMBER})(?![\w'-])|expecting)")
 
 
+# A journey said by its booking ("My flight to Tokyo is on June 14"), read as the user says it going:
+# "flying to Tokyo on June 14", the plan of "I'm flying to Tokyo on June 14".
+_GOING_BY = {"flight": "flying", "drive": "driving", "road trip": "driving"}
+
+
 def _plan(m: re.Match[str]) -> list[Fields]:
     """What the user plans, with when it is when that was said first ("Next month I'm moving to
-    Leeds": moving to Leeds next month)."""
+    Leeds": moving to Leeds next month), or the journey booked as going ("My train to Leeds leaves
+    on Monday": going to Leeds on Monday; "is booked for June 14": on June 14)."""
     value, when = m.group("value").rstrip("."), m.groupdict().get("when")
+    if "journey" in m.re.groupindex and m.group("journey"):
+        day = m.group("day").rstrip(".")  # MONTH takes the dot of "Sept.", and so a full stop
+        day = day if re.match(r"(?i:next|this|in|on|over|at|tomorrow|tonight)\b", day) else f"on {day}"
+        return [{"value": f"{_GOING_BY.get(m.group('journey').casefold(), 'going')} {value} {day}"}]
     return [{"value": f"{value} {when[0].lower()}{when[1:]}" if when else value}]
 
 
@@ -76,7 +86,8 @@ def _appointment(m: re.Match[str]) -> list[Fields]:
 
 
 RULES = [
-    rule("event", "plan", "planning plan intend next tomorrow tonight this in on decided booked over at goal aim target", [
+    rule("event", "plan", "planning plan intend next tomorrow tonight this in on decided booked over at goal aim target "
+         "flight train trip drive bus coach ferry cruise holiday vacation", [
         rf"\b(?:I|[Ww]e)(?:'m|'re| am| are) planning (?:to|on) (?P<value>{phrase(8)})",
         # a decision taken, not yet done: "I've decided to quit my job in March"
         rf"\b(?:I|[Ww]e)(?:'ve| have) (?:just |finally |now )?decided to (?P<value>{phrase(8)})",
@@ -115,6 +126,13 @@ RULES = [
         r"(?=\s*(?:[.,;!?]|$))",
         # where the user will be: "I'll be in Tokyo next week"
         rf"\b(?:I|[Ww]e)(?:'ll| will) be (?P<value>in {PROPER} {TRIP_WHEN})(?=\s*(?:[.,;!?]|$)|\s+(?:for|with)\b)",
+        # a journey of the user's said by its booking: "My flight to Tokyo is on June 14", "our train to
+        # Leeds leaves on Monday", "my trip to Lisbon is booked for next month" (not another's: "Her flight
+        # to Tokyo is on June 14", "my sister's flight", as "She's flying to Tokyo" files nothing)
+        rf"\b(?i:my|our) (?P<journey>(?i:flight|train|trip|road trip|drive|bus|coach|ferry|cruise|holiday|vacation)) "
+        rf"(?P<value>(?:back )?to {PROPER}) (?:is|leaves|departs|goes)(?: (?:booked|scheduled|planned|set))?"
+        rf"(?: for| on)? (?P<day>{TRIP_WHEN}|(?:the )?{DATE}|(?:the )?\d{{1,2}}(?:st|nd|rd|th)(?: of {MONTH})?"
+        rf"|{WEEKDAY})(?=\s*(?:[.,;!?]|$))",
         # the time said first: "Next month I'm moving to Leeds"
         rf"(?:^|[,;:]\s*)(?P<when>(?i:{TRIP_WHEN})),? (?:I|[Ww]e)(?:'m|'re| am| are) (?P<value>(?:going|flying|driving|"
         rf"heading|moving|relocating|travelling|traveling|visiting)(?: to| back to)? {PROPER}{TRIP_FOR})"
