@@ -275,6 +275,18 @@ def round_trips(monkeypatch) -> Iterator[list[list[str]]]:
         yield trips
 
 
+def import_lines(ctx, tenant, runtime, tmp_path, lines: list[dict]) -> None:
+    """Import these lines through a backfill job, as `memex backfill` does, and wait until every one is done."""
+    from memex import backfill
+
+    path = tmp_path / "history.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    job = backfill.new_job("import", tenant.id, path=str(path))
+    ctx.publisher.publish_backfill(job)
+    runtime.drain(timeout=300)
+    assert backfill.status(ctx, tenant.id, job.backfill_id)["done"] == len(lines)
+
+
 def memex_cli(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess:
     """`memex <args>` (this checkout's CLI) in `env`, its output captured."""
     return subprocess.run([sys.executable, "-m", "infra.cli", *args], cwd=ROOT, env=env,

@@ -5,18 +5,18 @@ current; and the same turn's worker messages delivered twice, or the turn extrac
 from __future__ import annotations
 
 import dataclasses
-import json
 
 import pytest
 
 from infra.local.lambda_context import LocalLambdaContext
 from infra.local.poller import drain, sqs_event
 from infra.local.runtime import function_module
-from memex import backfill, pipeline
+from memex import pipeline
 from memex.ingest import ingest_turn
 from memex.jobs import ExtractionJob, SupersessionJob
 from memex.models import TurnIn
 from memex_edge.sqs import SqsPublisher
+from tests.conftest import import_lines
 
 VEGAN = [("vegetarian", False, None, "The user is vegetarian."), ("vegan", False, 0, "The user is vegan."),
          ("vegan", False, 1, "The user used to be vegan.")]
@@ -70,12 +70,7 @@ def test_an_import_line_saying_a_value_over_leaves_its_chain(ctx, tenant, runtim
     lines = [{"user_id": tenant.user, "session_id": "s1", "timestamp": f"2026-01-0{day}T09:00:00Z",
               "messages": [{"role": "user", "content": text} for text in said]}
              for day, (said, _, _) in enumerate(CASES[1:3], start=1)]
-    path = tmp_path / "history.jsonl"
-    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
-    job = backfill.new_job("import", tenant.id, path=str(path))
-    ctx.publisher.publish_backfill(job)
-    runtime.drain(timeout=300)
-    assert backfill.status(ctx, tenant.id, job.backfill_id)["done"] == len(lines)
+    import_lines(ctx, tenant, runtime, tmp_path, lines)
     for _, key, chain in CASES[1:3]:
         assert _chain(tenant, tenant.user, key) == chain
 

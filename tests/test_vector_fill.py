@@ -69,6 +69,24 @@ def _nothing_of_the_question(ctx, tenant: Tenant) -> None:
         {"t": tenant.id, "q": QUESTION}).fetchone()
     assert left["n"] == 0
 
+def _delivered_while_the_question_is_erased(ctx, tenant: Tenant, turn_id: str, question_id: str) -> None:
+    """Deliver the turn's extraction with the question erased while its answer is embedded: the answer
+    is stored with no context and no vector, nothing of the question is left, and the sweep's fill
+    gives it a vector of its own words."""
+    from memex import pipeline, vectorless
+    from memex.jobs import ExtractionJob
+
+    erasing = ErasingEmbedder(ctx.embedder, ctx, tenant.id, question_id)
+    follow_up = pipeline.extract(dataclasses.replace(ctx, embedder=erasing), ExtractionJob(tenant.id, turn_id))
+    if follow_up is not None:
+        pipeline.resolve(ctx, follow_up)
+    assert erasing.erased
+    row = _episodic(ctx, tenant)[ANSWER]
+    assert row["context"] is None and row["embedding"] is None
+    _nothing_of_the_question(ctx, tenant)
+    vectorless.fill(ctx, 60)
+    assert np.allclose(_episodic(ctx, tenant)[ANSWER]["embedding"].to_numpy(), _own_words(ctx), atol=1e-5)
+
 
 def _answered(ctx, http) -> tuple[Tenant, dict, dict]:
     tenant = Tenant(ctx, http)
@@ -115,7 +133,7 @@ def test_a_reembedding_writes_no_vector_of_a_context_erased_after_its_read(ctx, 
 def test_a_retry_writes_no_vector_of_a_context_erased_after_its_read(ctx, http):
     """The turn's first delivery stored its messages without their vectors (the embedder down); its retry
     reads them, the answer with the question as its context, and the question is erased before it writes."""
-    from memex import pipeline, vectorless
+    from memex import pipeline
     from memex.jobs import ExtractionJob
 
     tenant = Tenant(ctx, http)
@@ -125,16 +143,7 @@ def test_a_retry_writes_no_vector_of_a_context_erased_after_its_read(ctx, http):
                          ExtractionJob(tenant.id, turn_id))
     rows = _episodic(ctx, tenant)
     assert rows[ANSWER]["context"] == QUESTION and rows[ANSWER]["embedding"] is None
-    erasing = ErasingEmbedder(ctx.embedder, ctx, tenant.id, rows[QUESTION]["id"])
-    follow_up = pipeline.extract(dataclasses.replace(ctx, embedder=erasing), ExtractionJob(tenant.id, turn_id))
-    if follow_up is not None:
-        pipeline.resolve(ctx, follow_up)
-    assert erasing.erased
-    row = _episodic(ctx, tenant)[ANSWER]
-    assert row["context"] is None and row["embedding"] is None
-    _nothing_of_the_question(ctx, tenant)
-    vectorless.fill(ctx, 60)
-    assert np.allclose(_episodic(ctx, tenant)[ANSWER]["embedding"].to_numpy(), _own_words(ctx), atol=1e-5)
+    _delivered_while_the_question_is_erased(ctx, tenant, turn_id, rows[QUESTION]["id"])
 
 
 REFUSED = "a text the embedder refuses"
@@ -233,23 +242,10 @@ def test_a_first_delivery_stores_no_context_erased_after_its_read(ctx, http):
     line the answer is indexed with, and the question is erased (by id) while it embeds. The answer is
     stored without that context, nor a vector made from it, and the sweep gives it one of its own words.
     It was stored with the erased question as its context, a copy of the erased words."""
-    from memex import pipeline, vectorless
-    from memex.jobs import ExtractionJob
-
     tenant = Tenant(ctx, http)
     asked = tenant.turn(QUESTION, wait=True)
     assert asked.status_code == 201, asked.text
     question = _episodic(ctx, tenant)[QUESTION]
     answered = tenant.post("/v1/turns", {"user_id": tenant.user, "session_id": "s1",
                                          "messages": [{"role": "assistant", "content": ANSWER}]})
-    erasing = ErasingEmbedder(ctx.embedder, ctx, tenant.id, question["id"])
-    follow_up = pipeline.extract(dataclasses.replace(ctx, embedder=erasing),
-                                 ExtractionJob(tenant.id, answered.json()["turn_id"]))
-    if follow_up is not None:
-        pipeline.resolve(ctx, follow_up)
-    assert erasing.erased
-    row = _episodic(ctx, tenant)[ANSWER]
-    assert row["context"] is None and row["embedding"] is None
-    _nothing_of_the_question(ctx, tenant)
-    vectorless.fill(ctx, 60)
-    assert np.allclose(_episodic(ctx, tenant)[ANSWER]["embedding"].to_numpy(), _own_words(ctx), atol=1e-5)
+    _delivered_while_the_question_is_erased(ctx, tenant, answered.json()["turn_id"], question["id"])

@@ -26,7 +26,7 @@ from memex.db import tenants as tenant_rows
 from memex.db import turns as turn_rows
 from memex.ingest import ingest_turn
 from memex.models import TurnIn
-from tests.conftest import scratch_database
+from tests.conftest import import_lines, scratch_database
 
 LINES = ["I live in Lisbon.", "I work at Stripe.", "Had a long day.", "I moved to Porto last month.",
          "My dog's name is Biscuit.", "I just started at Notion.", "I love sushi.", "I'm 34 years old.",
@@ -62,16 +62,6 @@ def _workers(runtime, batch_size: int) -> list[QueuePoller]:
     return [QueuePoller(runtime.sqs_client(), runtime.queues[name]["url"], runtime.queues[name]["arn"],
                         function_module(worker).handler, worker, stop, batch_size=batch_size)
             for name, (_, worker, _) in QUEUES.items() if name != "memex-backfill"]
-
-
-def _import(ctx, tenant, runtime, tmp_path, lines: list[dict]) -> None:
-    """Import these lines through a backfill job, and wait until every one is done."""
-    path = tmp_path / "history.jsonl"
-    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
-    job = backfill.new_job("import", tenant.id, path=str(path))
-    ctx.publisher.publish_backfill(job)
-    runtime.drain(timeout=300)
-    assert backfill.status(ctx, tenant.id, job.backfill_id)["done"] == len(lines)
 
 
 def test_a_batch_of_records_writes_what_one_record_at_a_time_writes(ctx, tenant, runtime):
@@ -169,7 +159,7 @@ def test_an_import_with_repeated_keys_leaves_one_current_value_per_key_and_its_c
                       "messages": [{"role": "user", "content": f"I live in {city} now."}]})
         lines.append({"user_id": tenant.user, "session_id": f"s{i // 5}", "timestamp": f"2026-02-{i + 1:02d}T09:00:00Z",
                       "messages": [{"role": "user", "content": f"I'm {30 + i % 4} years old."}]})
-    _import(ctx, tenant, runtime, tmp_path, lines)
+    import_lines(ctx, tenant, runtime, tmp_path, lines)
 
     listed = tenant.get(f"/v1/users/{tenant.user}/memories", params={"include_inactive": "true", "limit": 500}).json()
     for key, last, changes in (("city", "Vienna", 21), ("age", str(30 + 20 % 4), 21)):
@@ -251,7 +241,7 @@ def test_a_bulk_import_writes_what_the_workers_write(ctx, tenant, runtime, tmp_p
     monkeypatch.setattr(pipeline, "TURNS_PER_TRANSACTION", 7)
     drain(runtime.pollers, timeout=120)
     lines = list(synthetic_lines(160, "imported"))
-    _import(ctx, tenant, runtime, tmp_path, lines)
+    import_lines(ctx, tenant, runtime, tmp_path, lines)
 
     for start in range(0, len(lines), 10):  # ten at a time, so that the workers decide in the order said
         for line in lines[start:start + 10]:
