@@ -411,6 +411,19 @@ def test_a_path_with_a_trailing_slash_is_answered_where_it_stands_never_sent_to_
         "/mcp", json=ping, headers={**foreign, **accept}).status_code
 
 
+def test_an_id_ending_in_an_encoded_slash_is_refused_never_read_as_the_id_without_it(tenant, http):
+    """`alice%2F` arrives decoded as `alice/`: cut as a trailing slash, the route acted on alice (a DELETE
+    erased her). It is an id no id rule takes: a 422, and nothing erased."""
+    assert tenant.turn("I live in Oslo.").status_code == 201
+    memory = tenant.get(f"/v1/users/{tenant.user}/memories").json()["memories"][0]
+    for path in (f"/v1/users/{tenant.user}%2F", f"/v1/memories/{memory['id']}%2F"):
+        refused = tenant.delete(path)
+        assert refused.status_code == 422 and "holds '/'" in refused.json()["error"]["message"], refused.text
+    assert tenant.get(f"/v1/memories/{memory['id']}").status_code == 200
+    assert tenant.get(f"/v1/users/{tenant.user}/memories").json()["memories"]
+    assert tenant.get("/v1/turns/").status_code != 307  # a slash sent as one is still answered in place
+
+
 # Hosts a request to a server on loopback may name that are not this machine's: a web page's own name
 # (DNS rebinding: its owner made it resolve to 127.0.0.1), one ending like a loopback name, and the
 # test client's own default.

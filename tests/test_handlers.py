@@ -45,6 +45,18 @@ def test_a_path_with_a_trailing_slash_is_answered_in_place_behind_api_gateway(te
     assert (response["statusCode"], json.loads(response["body"])) == (status, counted) and status == 200
 
 
+def test_an_id_ending_in_an_encoded_slash_erases_nothing_behind_api_gateway(tenant):
+    """API Gateway decodes requestContext.http.path (`u%2F` → `u/`); the path as sent is rawPath."""
+    assert tenant.turn("I live in Oslo.").status_code == 201
+    event = _event("cleanup_delete_user")
+    event["headers"]["authorization"] = f"Bearer {tenant.key}"
+    event["rawPath"] = f"/v1/users/{tenant.user}%2F"
+    event["requestContext"]["http"]["path"] = f"/v1/users/{tenant.user}/"
+    response = _invoke("cleanup", event)
+    assert response["statusCode"] == 422 and "holds '/'" in json.loads(response["body"])["error"]["message"]
+    assert tenant.get(f"/v1/users/{tenant.user}/memories").json()["memories"]
+
+
 def _sqs(name: str, body: dict) -> dict:
     event = _event(name)
     event["Records"][0]["body"] = json.dumps(body)

@@ -348,9 +348,22 @@ class TrailingSlash:
     async def __call__(self, scope, receive, send):
         path = scope.get("path", "")
         if scope["type"] == "http" and len(path) > 1 and path.endswith("/"):
-            raw = scope.get("raw_path")  # None under Mangum
-            scope = {**scope, "path": path[:-1], "raw_path": raw[:-1] if raw and raw.endswith(b"/") else raw}
+            sent = sent_path(scope)
+            # Only a slash sent as one: "/v1/users/alice%2F" arrives decoded as "/v1/users/alice/", and
+            # cut it would act on alice (a DELETE erased her). Left, no route takes it (no_route).
+            if sent is not None and sent.endswith("/"):
+                raw = scope.get("raw_path")
+                scope = {**scope, "path": path[:-1], "raw_path": raw[:-1] if raw else raw}
         return await self.app(scope, receive, send)
+
+
+def sent_path(scope) -> str | None:
+    """The request's path as the client sent it, percent-encoded: the server's raw path, or under Mangum
+    (whose raw_path is None) API Gateway's rawPath; None where neither is known."""
+    raw = scope.get("raw_path")
+    if raw is not None:
+        return raw.decode("latin-1")
+    return (scope.get("aws.event") or {}).get("rawPath")
 
 
 class RequestMetrics:
@@ -459,8 +472,7 @@ def no_route(request: Request) -> JSONResponse:
     """What the router's bare 404 "Not Found" for a path no route takes left unsaid. An id with a '/'
     (`list_memories("a/b")`, sent as a%2Fb) reaches the router split at it, so no route takes the path:
     a 422 naming the rule ids break, since the route was right and the id was not."""
-    raw = (request.scope.get("raw_path") or b"").decode("latin-1")
-    if "%2f" in raw.lower():
+    if "%2f" in (sent_path(request.scope) or "").lower():
         return error(422, "validation_error", f"path: an id in {request.url.path} holds '/' (sent as %2F), "
                                               f"which no id may: ids are {ID_RULE}")
     return error(404, "not_found", f"no route at {request.url.path}: check the path (an id in it is one "
