@@ -980,6 +980,26 @@ def test_a_supersession_stopped_half_way_and_delivered_again_brings_back_no_valu
     llm.reset()
 
 
+def test_a_reextraction_decides_the_new_facts_listed_before_one_the_first_reading_wrote(ctx, llm, llm_ctx, llm_http):
+    """`memex backfill --reextract` (extract_many again) keeps the turn's memories of the reading before. A
+    redelivery goes on after the last candidate a delivery wrote: counted over the turn's old memories too,
+    the new reading's employer, listed before the city the first reading wrote, was never decided."""
+    llm.reset()
+    tenant = Tenant(ctx, llm_http)
+    said = "I live in Paris and I work at Notion."
+    llm.script_chat(_items(said, ("city", "Paris", "The user lives in Paris.")))
+    turn_id = tenant.turn(said, timestamp="2026-01-01T00:00:00Z").json()["turn_id"]
+    assert _current(_memories_by_key(tenant)["city"]) == ["Paris"]
+    llm.script_chat(_items(said, ("employer", "Notion", "The user's employer is Notion."),
+                           ("city", "Paris", "The user lives in Paris.")))
+    for job in pipeline.extract_many(llm_ctx, tenant.id, [turn_id], again=True):
+        pipeline.resolve(llm_ctx, job)
+    found = _memories_by_key(tenant)
+    assert _current(found.get("employer", [])) == ["Notion"] and _current(found["city"]) == ["Paris"]
+    assert len(found["city"]) == 1
+    llm.reset()
+
+
 def test_a_hung_embedding_endpoint_fails_the_job_before_its_lambda_would_be_stopped(ctx, llm_ctx, llm_http, monkeypatch):
     # The OpenAI-compatible embedder's document calls waited 30 s and were retried three times
     # (about 120 s on an endpoint that never answers, the extract worker's whole timeout): Lambda

@@ -499,12 +499,15 @@ def _undecided(ctx: Context, turn: dict[str, Any]) -> list[Candidate]:
     in order, each in a transaction of its own, and marks the turn done after the last: a delivery stopped
     half-way (its Lambda's timeout) leaves them all for the next. Those before the last written were decided,
     a noop too ("I live in Paris" while Paris was current), and decided again against what came after them
-    (Berlin, said after it) a noop may become a value current again."""
+    (Berlin, said after it) a noop may become a value current again. Only what was written since these
+    candidates were stored counts: a re-extraction (`memex backfill --reextract`) keeps the turn's memories of
+    the reading before, and the new candidates listed before one of those were left undecided. A key stated
+    twice counts at its first place: the second wrote nothing, whatever was decided between them."""
     candidates = [_stored(c) for c in turn["candidates"]]
     keys = [_dedupe_key(turn, c) for c in candidates]
     with ctx.db.borrowed() as conn:
-        written = memory_rows.written(conn, turn["tenant_id"], keys)
-    return candidates[max((n + 1 for n, key in enumerate(keys) if key in written), default=0):]
+        written = memory_rows.written(conn, turn["tenant_id"], keys, since=turn["extracted_at"])
+    return candidates[max((keys.index(key) + 1 for key in written), default=0):]
 
 
 def candidate_vectors(ctx: Context, turns: list[dict[str, Any]]) -> dict[str, np.ndarray]:

@@ -200,9 +200,16 @@ def already_written(conn: psycopg.Connection, tenant_id: str, dedupe_key: str) -
     return row["written"]
 
 
-def written(conn: psycopg.Connection, tenant_id: str, dedupe_keys: list[str]) -> set[str]:
-    """Which of these dedupe keys a worker already wrote (`already_written` for many)."""
-    return set(written_vectored(conn, tenant_id, dedupe_keys))
+def written(conn: psycopg.Connection, tenant_id: str, dedupe_keys: list[str],
+            since: datetime | None = None) -> set[str]:
+    """Which of these dedupe keys a worker already wrote (`already_written` for many); `since`: only
+    memories written from then on."""
+    if since is None:
+        return set(written_vectored(conn, tenant_id, dedupe_keys))
+    rows = conn.execute("""SELECT dedupe_key FROM memories
+                           WHERE tenant_id = %s AND dedupe_key = ANY(%s) AND created_at >= %s""",
+                        (tenant_id, dedupe_keys, since)).fetchall()
+    return {r["dedupe_key"] for r in rows}
 
 
 def written_vectored(conn: psycopg.Connection, tenant_id: str, dedupe_keys: list[str]) -> dict[str, bool]:
