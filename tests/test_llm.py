@@ -729,9 +729,14 @@ def test_endings_and_relations_are_carried_as_the_offline_rules_carry_them(serve
     ("fact", "no longer a vegetarian", ("vegetarian", True, True)),
     ("fact", "vegan", ("vegan", False, False)),
     ("opinion", "not worth it", ("not worth it", False, False)),  # an opinion said with "not" is that opinion
+    # a status of one word only: a title, and what a phrase says, are kept as the model filed them
+    ("fact", "No Longer at Ease", ("No Longer at Ease", False, False)),
+    ("fact", "no longer drinks alcohol", ("no longer drinks alcohol", False, False)),
 ])
-def test_a_fact_answered_with_not_is_the_denial_of_its_value(type_, value, read):
+@pytest.mark.parametrize("historical", [False, True])  # "not vegan" answered as history is the same denial
+def test_a_fact_answered_with_not_is_the_denial_of_its_value(type_, value, read, historical):
     said = "I'm not vegan."
     candidate = to_candidate(_item(type=type_, key="dietary_restriction", value=value, quote=said,
-                                   content="The user is not vegan."), [_msg("a1", said)])
-    assert (candidate.value, candidate.historical, candidate.ends_only) == read
+                                   content="The user is not vegan.", historical=historical), [_msg("a1", said)])
+    expected = read if not historical or read[1] else (read[0], True, False)
+    assert (candidate.value, candidate.historical, candidate.ends_only) == expected

@@ -93,7 +93,8 @@ Not "I always forget my keys", "Don't forget to buy milk", "Forget it". \
 A denial ("I'm not vegan.", "I'm not a smoker") is the value denied, never a value with "not" ("not vegan"): \
 dietary_restriction vegan, historical and ends_only true, content "The user used to be vegan.". It ends \
 that value when it is current (said in EARLIER or NEW messages, or KNOWN: "I'm vegan now." then "I'm not \
-vegan." ends it), and files nothing when it is not: "not" alone says nothing was ever so.
+vegan." ends it), and files nothing when it is not: "not" alone says nothing was ever so. Answer it \
+whether or not you see the value: it is kept only if it names the current value.
 - "only_replacing": when the words say only that one name took another's place, not what the names \
 are ("I switched from Adobe to Figma": a job, or a tool?), the earlier name ("Adobe"): it is kept only \
 if that name is the current value under its key, which it replaces. Else omit it.
@@ -281,7 +282,7 @@ def to_candidate(item: Any, messages: list[dict[str, Any]], history: list[dict[s
     # Another person's city is not the user's city: the key must not collide with the user's own.
     key = subject_key(subject, _naming(key, named, (known or {}).get(named.casefold())) if named else key)
     historical = _flag(item.get("historical"))
-    denied = _denied(value) if type_ == "fact" and not historical else None
+    denied = _denied(value) if type_ == "fact" else None
     if denied:
         # The value with "not" the prompt asks not to answer ("not vegan"), as the prompt's denial: current,
         # it would stand beside the diet it denies.
@@ -304,9 +305,11 @@ def to_candidate(item: Any, messages: list[dict[str, Any]], history: list[dict[s
     return placed(candidate, [m["subject"] for m in [*history, *messages] if m.get("subject")], known or {})
 
 
-# A value a model answers as denied ("not vegan", "no longer a smoker"): the prompt's denial is the value
-# itself, historical and ends_only, as the offline rules file "I'm not vegan." (corrections.diet_denied).
-_DENIED = re.compile(r"(?:not|no longer)\s+(?:an?\s+)?(?P<value>\S.*)", re.IGNORECASE)
+# A value a model answers as denied ("not vegan", "no longer a smoker"), historical or not: the prompt's
+# denial is the value itself, historical and ends_only, as the offline rules file "I'm not vegan."
+# (corrections.diet_denied). A status of one word, lower case ("gluten-free" is one): not a title ("No
+# Longer at Ease") nor what a phrase says ("no longer drinks alcohol", kept as the model filed it).
+_DENIED = re.compile(r"(?i:not|no longer)\s+(?:(?i:an?)\s+)?(?P<value>[a-z][\w-]*)")
 
 
 def _denied(value: str) -> str | None:
