@@ -69,11 +69,23 @@ def _nothing_of_the_question(ctx, tenant: Tenant) -> None:
         {"t": tenant.id, "q": QUESTION}).fetchone()
     assert left["n"] == 0
 
+
+def _left_to_the_sweep(ctx, tenant: Tenant) -> None:
+    """The answer is stored with no context and no vector, nothing of the erased question is left, and the
+    sweep's fill gives the answer a vector of its own words."""
+    from memex import vectorless
+
+    row = _episodic(ctx, tenant)[ANSWER]
+    assert row["context"] is None and row["embedding"] is None
+    _nothing_of_the_question(ctx, tenant)
+    vectorless.fill(ctx, 60)
+    assert np.allclose(_episodic(ctx, tenant)[ANSWER]["embedding"].to_numpy(), _own_words(ctx), atol=1e-5)
+
+
 def _delivered_while_the_question_is_erased(ctx, tenant: Tenant, turn_id: str, question_id: str) -> None:
     """Deliver the turn's extraction with the question erased while its answer is embedded: the answer
-    is stored with no context and no vector, nothing of the question is left, and the sweep's fill
-    gives it a vector of its own words."""
-    from memex import pipeline, vectorless
+    is left to the sweep."""
+    from memex import pipeline
     from memex.jobs import ExtractionJob
 
     erasing = ErasingEmbedder(ctx.embedder, ctx, tenant.id, question_id)
@@ -81,11 +93,7 @@ def _delivered_while_the_question_is_erased(ctx, tenant: Tenant, turn_id: str, q
     if follow_up is not None:
         pipeline.resolve(ctx, follow_up)
     assert erasing.erased
-    row = _episodic(ctx, tenant)[ANSWER]
-    assert row["context"] is None and row["embedding"] is None
-    _nothing_of_the_question(ctx, tenant)
-    vectorless.fill(ctx, 60)
-    assert np.allclose(_episodic(ctx, tenant)[ANSWER]["embedding"].to_numpy(), _own_words(ctx), atol=1e-5)
+    _left_to_the_sweep(ctx, tenant)
 
 
 def _answered(ctx, http) -> tuple[Tenant, dict, dict]:
@@ -116,18 +124,14 @@ def test_the_sweep_writes_no_vector_of_a_context_erased_after_its_read(ctx, http
 def test_a_reembedding_writes_no_vector_of_a_context_erased_after_its_read(ctx, http):
     """`memex backfill --reembed` reads the answer with the question as its context; the question is erased
     before the chunk writes: the answer is left to the sweep, without the vector the chunk made."""
-    from memex import backfill, vectorless
+    from memex import backfill
 
     tenant, question, answer = _answered(ctx, http)
     erasing = ErasingEmbedder(ctx.embedder, ctx, tenant.id, question["id"])
     backfill.run_chunk(dataclasses.replace(ctx, embedder=erasing), backfill.new_job("reembed", tenant.id,
                                                                                     user_id=tenant.user))
     assert erasing.erased
-    row = _episodic(ctx, tenant)[ANSWER]
-    assert row["context"] is None and row["embedding"] is None
-    _nothing_of_the_question(ctx, tenant)
-    vectorless.fill(ctx, 60)
-    assert np.allclose(_episodic(ctx, tenant)[ANSWER]["embedding"].to_numpy(), _own_words(ctx), atol=1e-5)
+    _left_to_the_sweep(ctx, tenant)
 
 
 def test_a_retry_writes_no_vector_of_a_context_erased_after_its_read(ctx, http):
