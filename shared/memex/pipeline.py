@@ -395,7 +395,11 @@ def _store_episodic(ctx: Context, tenant_id: str, work: list[tuple[dict, list[di
                   if turn["id"] in present]  # else erased meanwhile
         # The line a message is indexed with, erased since it was read (its erasure holds this lock): the
         # message is stored without it, nor the vector made from it, which memex/vectorless.py makes anew.
-        lines = {message["id"]: leaned_on[message["id"]] for _, message in pending if message["id"] in leaned_on}
+        # Only a line of an earlier turn is looked up: one of a turn stored here has no memory yet that an
+        # erasure could name, and its turn, locked above, is still there.
+        here = {message["id"] for turn, message in pending if turn["id"] in present}
+        lines = {message["id"]: line for _, message in pending
+                 if (line := leaned_on.get(message["id"])) is not None and line not in here}
         kept = turn_rows.messages_kept(conn, tenant_id, sorted(set(lines.values()))) if lines else set()
         unleaned = {message_id for message_id, line in lines.items() if line not in kept}
         memory_rows.insert_many(conn, tenant_id, [{
