@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import subprocess
 
 import pytest
@@ -144,16 +145,22 @@ def test_a_poller_whose_queue_is_gone_names_its_function_and_backs_off(runtime, 
         worker = QueuePoller(runtime.sqs_client(), gone, "arn:aws:sqs:us-east-1:000000000000:memex-gone-queue",
                              lambda event, context: None, "extract_worker", stop)
         worker.start()
-        time.sleep(6.5)
+        deadline = time.monotonic() + 60
+        while len(logged.about("memex-gone-queue")) < 4 and time.monotonic() < deadline:
+            time.sleep(0.05)
         stop.set()
         worker.join(timeout=30)
     finally:
         memex_logger.remove_keys(["function_name"])
-    failed = logged.about("memex-gone-queue")
+    failed = logged.about("memex-gone-queue")[:4]
+    messages = [r.getMessage() for r in failed]
+    assert len(failed) == 4, messages
     lines = [logged.lines[id(r)] for r in failed]
     assert {line["function_name"] for line in lines} == {"extract_worker"}, lines
-    assert [r.exc_info is not None for r in failed][:1] == [True]
-    assert not any(r.exc_info for r in failed[1:]), [r.getMessage() for r in failed]
-    # tries at 0, 1, 3, 5 s (waits 1, 2, 2 at most): four or five in 6.5 s, not the six or seven of a
-    # try every second
-    assert 3 <= len(failed) <= 5, [r.getMessage() for r in failed]
+    assert failed[0].exc_info is not None
+    assert not any(r.exc_info for r in failed[1:]), messages
+    # A try every second, not backing off, wrote four lines in 3 s; backing off, each line waits 1, 2, then
+    # at most 2 s. The waits are checked from below only: a slow machine makes them longer, never shorter.
+    assert [re.search(r"in (\d+) s", m).group(1) for m in messages] == ["1", "2", "2", "2"], messages
+    apart = [later.created - earlier.created for earlier, later in zip(failed, failed[1:])]
+    assert all(gap >= wait - 0.05 for gap, wait in zip(apart, (1, 2, 2))), apart
