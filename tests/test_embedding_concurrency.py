@@ -50,20 +50,24 @@ class GatedRecorder:
 def _call_all_at_once(embedder: CoalescingEmbedder, recorder: GatedRecorder, texts: list[str]) -> list:
     """Each text embedded from its own thread; the first call is held until all the others are
     waiting. A call's result is its vectors or the exception it raised."""
-    started: list[int] = []
 
     def one(text: str):
-        started.append(1)
         try:
             return embedder.embed([text])
         except Exception as exc:
             return exc
 
+    def all_waiting() -> bool:
+        # The held batch and the calls queued behind it (the embedder's own list) hold every text.
+        queued = sum(len(call.texts) for call in list(embedder._waiting))
+        return len(recorder.batches) == 1 and len(recorder.batches[0]) + queued == len(texts)
+
     with ThreadPoolExecutor(len(texts)) as pool:
         results = pool.map(one, texts)
-        while len(started) < len(texts):
+        deadline = time.monotonic() + 30
+        while not all_waiting():
+            assert time.monotonic() < deadline, "the callers never all waited behind the first"
             time.sleep(0.01)
-        time.sleep(0.3)  # the last callers reach the queue behind the first
         recorder.gate.set()
         return list(results)
 
