@@ -15,6 +15,7 @@ import logging
 import os
 import re
 import shutil
+import socket
 import subprocess
 import sys
 import threading
@@ -350,11 +351,12 @@ def served(app) -> Iterator[str]:
     """`app` served by uvicorn on a loopback port, as `make dev` serves it; yields its base URL."""
     import uvicorn
 
-    from infra.local.sqs_server import free_port
-
-    port = free_port()
+    # Bound here and handed to uvicorn: a port picked free and bound later could be taken in between.
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     deadline = time.monotonic() + 30
     while not server.started:
@@ -365,6 +367,7 @@ def served(app) -> Iterator[str]:
     finally:
         server.should_exit = True
         thread.join(timeout=10)
+        sock.close()
 
 
 @pytest.fixture
