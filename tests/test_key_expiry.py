@@ -77,10 +77,16 @@ def test_the_command_refuses_a_bad_expiry_before_making_anything(ctx):
 
 def test_an_expired_key_gets_401_saying_it_expired(ctx, http):
     tenant = f"t-{uuid.uuid4().hex[:10]}"
-    short = issue_key(ctx, tenant, timedelta(seconds=1))
+    # Time for the first request on a slow machine (with 1 s it could arrive after the expiry); then a wait
+    # until the key has expired by the clock the database reads it with, however long the first request took.
+    short = issue_key(ctx, tenant, timedelta(seconds=3))
     headers = {"Authorization": f"Bearer {short.secret}"}
     assert http.get("/v1/memories/count", params={"user_id": "u"}, headers=headers).status_code == 200
-    time.sleep(1.2)
+    deadline = time.monotonic() + 30
+    while not ctx.db.connection().execute("SELECT expires_at <= now() AS expired FROM api_keys WHERE id = %s",
+                                          (short.id,)).fetchone()["expired"]:
+        assert time.monotonic() < deadline, "the key never expired"
+        time.sleep(0.1)
     refused = http.get("/v1/memories/count", params={"user_id": "u"}, headers=headers)
     assert refused.status_code == 401
     message = refused.json()["error"]["message"]
