@@ -6,6 +6,7 @@ user's latest turn sent with one (UTC if none was). Through the HTTP API and the
 from __future__ import annotations
 
 import json
+import time
 from datetime import datetime, timedelta, timezone
 
 from memex import time_phrases
@@ -106,10 +107,22 @@ def _wire(window: tuple[datetime, datetime]) -> str:
     return "/".join(moment.astimezone(timezone.utc).isoformat().replace("+00:00", "Z") for moment in window)
 
 
+def _clear_of_midnight(seconds: float = 120.0) -> None:
+    """Waits out a day's end in Tokyo or UTC due within `seconds`: the tests below compute "yesterday"
+    from their own now and the service from its own, a few requests later; a day beginning in between
+    made the two differ (at 00:00 UTC and at 15:00 UTC, when Tokyo's day begins)."""
+    for zone in (timezone.utc, TOKYO):
+        now = datetime.now(zone)
+        left = (datetime.combine(now.date() + timedelta(days=1), datetime.min.time(), zone) - now).total_seconds()
+        if left < seconds:
+            time.sleep(left + 1)
+
+
 def test_without_a_reference_time_yesterday_is_the_day_of_the_users_latest_offset(tenant):
     """A Tokyo user's agent that sends its turns' timestamps with +09:00 and asks without a
     reference_time: "yesterday" is the user's yesterday in Tokyo, not UTC's (whatever the hour
     now, an hour of the one that is not the other's answers each)."""
+    _clear_of_midnight()
     tokyo, utc = _yesterday(datetime.now(TOKYO)), _yesterday(datetime.now(timezone.utc))
     for text, said in (("I went to the onsen.", _only_in(tokyo, utc)), ("I went to the cinema.", _only_in(utc, tokyo))):
         assert tenant.turn(text, timestamp=said.astimezone(TOKYO).isoformat()).status_code == 201
@@ -137,6 +150,7 @@ def test_without_a_reference_time_recall_dates_in_the_users_latest_offset(tenant
 
 def test_a_user_who_never_sent_an_offset_reads_utc_days(tenant):
     """Timestamps without an offset, or none: UTC days, as before."""
+    _clear_of_midnight()
     assert tenant.turn("Yesterday I adopted a cat.", timestamp="2026-03-01T23:30:00").status_code == 201
     assert tenant.turn("Thanks!", timestamp="2026-03-02T00:00:00").status_code == 201
     context = tenant.post("/v1/recall", {"user_id": tenant.user, "query": "did I adopt a pet?"}).json()["context"]
