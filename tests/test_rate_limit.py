@@ -13,7 +13,7 @@ import pytest
 from memex import keys, rate_limit, tenants
 from memex.config import ConfigurationError, load_settings
 from memex.rate_limit import Caller, InvalidRate, parse_rate
-from tests.conftest import Tenant, api_client
+from tests.conftest import Tenant, api_client, served
 
 HEADERS = ("ratelimit-limit", "ratelimit-remaining", "ratelimit-reset")
 
@@ -206,20 +206,10 @@ def test_a_concurrent_burst_through_the_server_admits_exactly_the_limit(ctx, run
     """The local runtime's app on a loopback port: requests on connections of their own, served by
     the server's request threads (each with its own Postgres connection)."""
     import httpx
-    import uvicorn
 
-    from infra.local.sqs_server import free_port
-
-    port = free_port()
-    server = uvicorn.Server(uvicorn.Config(runtime.asgi_app(), host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    try:
-        while not server.started:
-            assert thread.is_alive(), "uvicorn did not start"
-            threading.Event().wait(0.05)
+    with served(runtime.asgi_app()) as base_url:
         tenants.set_limit(ctx, tenant.id, "6/h")
-        url = f"http://127.0.0.1:{port}/v1/memories/count?user_id={tenant.user}"
+        url = f"{base_url}/v1/memories/count?user_id={tenant.user}"
         start = threading.Barrier(24)
         statuses: list[int] = []
 
@@ -235,6 +225,3 @@ def test_a_concurrent_burst_through_the_server_admits_exactly_the_limit(ctx, run
         for worker in workers:
             worker.join(timeout=120)
         assert sorted(statuses) == [200] * (6 + 4) + [429] * 14
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
