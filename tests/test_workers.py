@@ -61,16 +61,20 @@ def test_a_poison_message_fails_alone(ctx, tenant):
 def test_a_poison_message_ends_in_the_dlq(runtime):
     client = runtime.sqs_client()
     queue = runtime.queues["memex-extraction"]
-    client.send_message(QueueUrl=queue["url"], MessageBody='{"tenant_id": 42}')
+    # The queue and its DLQ are the session's: a message another test left there is not this one.
+    poison = json.dumps({"tenant_id": 42, "sent_by": f"poison-{uuid.uuid4().hex[:8]}"})
+    client.send_message(QueueUrl=queue["url"], MessageBody=poison)
     poller = next(p for p in runtime.pollers if p.name == "poller-extract_worker")
     deadline = time.monotonic() + 30
     dead = []
     while time.monotonic() < deadline and not dead:
         poller.poll_once()
         time.sleep(0.5)
-        dead = client.receive_message(QueueUrl=queue["dlq_url"], MaxNumberOfMessages=10).get("Messages", [])
-    assert [m["Body"] for m in dead] == ['{"tenant_id": 42}']
-    assert client.receive_message(QueueUrl=queue["url"], WaitTimeSeconds=0).get("Messages", []) == []
+        dead = [m for m in client.receive_message(QueueUrl=queue["dlq_url"], MaxNumberOfMessages=10).get("Messages", [])
+                if m["Body"] == poison]
+    assert [m["Body"] for m in dead] == [poison]
+    left = client.receive_message(QueueUrl=queue["url"], MaxNumberOfMessages=10, WaitTimeSeconds=0).get("Messages", [])
+    assert poison not in [m["Body"] for m in left]
 
 
 def test_a_local_workers_batch_has_its_functions_deployed_timeout(runtime):
