@@ -18,6 +18,34 @@ def _facts(content: str, *history: str) -> set[tuple[str, str, bool]]:
 
 
 @pytest.mark.parametrize("text, expected", [
+    # "for years" says how long, not a stay: as "I moved to Berlin." and "I work at Zalando." would
+    ("I moved to Berlin to work at Zalando for years.", {("city", "Berlin", False), ("employer", "Zalando", False)}),
+    ("I moved to Berlin for years.", {("city", "Berlin", False)}),
+    ("I moved to Berlin to work at Zalando.", {("city", "Berlin", False), ("employer", "Zalando", False)}),
+    # a span with its count is still a stay
+    ("I moved to Oslo to work at Equinor for two years.", set()),
+    ("I moved to Oslo for a few years.", set()),
+    ("I moved to Oslo to work at Equinor for the summer.", set()),
+])
+def test_a_move_for_years_is_a_home(text, expected):
+    assert {f for f in _facts(text) if f[0] in ("city", "employer")} == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    # a day somewhere is a stay: it moves no one
+    ("I'm based in Lisbon for the day.", set()),
+    ("I'm living in Lisbon for the day.", set()),
+    ("I moved to Lisbon for a day.", set()),
+    ("My sister moved to Lisbon for the day.", set()),
+    # a home is still one
+    ("I'm based in Lisbon.", {("city", "Lisbon", False)}),
+    ("I moved to Lisbon today.", {("city", "Lisbon", False)}),
+])
+def test_a_day_somewhere_is_a_stay(text, expected):
+    assert {f for f in _facts(text) if f[0].endswith("city")} == expected
+
+
+@pytest.mark.parametrize("text, expected", [
     ("My birthday is Sept. 4.", {("birthday", "Sept. 4", False)}),
     ("My birthday is Dec. 3rd.", {("birthday", "Dec. 3rd", False)}),
     ("My birthday is September 4.", {("birthday", "September 4", False)}),
