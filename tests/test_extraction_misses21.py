@@ -31,6 +31,34 @@ def test_a_move_for_years_is_a_home(text, expected):
     assert {f for f in _facts(text) if f[0] in ("city", "employer")} == expected
 
 
+@pytest.mark.parametrize("text, key, expected", [
+    # a job or a school for a while: no employer, no school (a summer job is not the job the user has)
+    ("I'm working at Google for the summer.", "employer", set()),
+    ("I work at Starbucks for the summer, then back to uni.", "employer", set()),
+    ("I got a job at Deloitte for six months.", "employer", set()),
+    ("I'm an intern at Spotify for the summer.", "employer", set()),
+    ("I'm studying at MIT for a semester.", "school", set()),
+    ("I'm a student at UCL for a year.", "school", set()),
+    ("My sister works at Google for the summer.", "sister_employer", set()),
+    ("My brother is studying at MIT for a semester.", "brother_school", set()),
+    # a job and a school with how long they have been held, or for how long without a count, stay filed
+    ("I'm working at Google.", "employer", {("employer", "Google", False)}),
+    ("I've been working at Google for three years.", "employer", {("employer", "Google", False)}),
+    ("I work at Google for years now.", "employer", {("employer", "Google", False)}),
+    ("I'm studying at MIT.", "school", {("school", "MIT", False)}),
+    ("I've been studying at MIT for two years.", "school", {("school", "MIT", False)}),
+    ("My sister works at Google.", "sister_employer", {("sister_employer", "Google", False)}),
+])
+def test_a_job_or_a_school_for_a_while_is_no_employer_nor_school(text, key, expected):
+    assert {f for f in _facts(text) if f[0] == key} == expected
+
+
+def test_a_summer_job_files_nothing_that_could_end_the_employer():
+    """The permanent employer said before is all the extractor knows of the user's work: nothing of the
+    summer job is filed to supersede it."""
+    assert _facts("I'm working at Google for the summer.", "I work at Acme.") == set()
+
+
 @pytest.mark.parametrize("text, expected", [
     # a day somewhere is a stay: it moves no one
     ("I'm based in Lisbon for the day.", set()),
@@ -68,3 +96,12 @@ def test_a_job_to_come_on_an_abbreviated_date_starts_that_day():
 @pytest.mark.parametrize("text", ["I'm flying to Tokyo on Sept. 4.", "I'm flying to Tokyo on Oct. 12th."])
 def test_a_plan_on_an_abbreviated_date_is_filed(text):
     assert [f for f in _facts(text) if f[0] == "plan"] != []
+
+
+def test_a_summer_job_leaves_the_employer_current_through_the_pipeline(tenant):
+    """Two turns: the employer, then a summer job elsewhere; the employer is still the only current one."""
+    tenant.turn("I work at Acme Corp.", timestamp="2026-01-01T00:00:00Z")
+    tenant.turn("I'm working at Google for the summer.", timestamp="2026-06-01T00:00:00Z")
+    listed = tenant.get(f"/v1/users/{tenant.user}/memories", params={"include_inactive": "true", "limit": 500})
+    employers = [(m["value"], m["active"]) for m in listed.json()["memories"] if m["key"] == "employer"]
+    assert employers == [("Acme Corp", True)]
