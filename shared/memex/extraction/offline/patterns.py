@@ -214,14 +214,17 @@ BREED = rf"(?i:{alternation(vocabulary.DOG_BREEDS + vocabulary.CAT_BREEDS)})"
 MONTH = rf"(?i:{alternation(vocabulary.MONTHS[:12])}|(?:{alternation(vocabulary.MONTHS[12:])})\.?)(?!\w)"
 # Since when a fact has held ("since 2015", "since March", "since last spring"): not since an hour.
 SINCE_WHEN = rf"since (?:\d{{4}}|{MONTH}|last (?:year|spring|summer|fall|autumn|winter))(?![\w'-])"
-# A stay or a job for a while, said after the place or the employer: "I moved to Oslo for the summer", "I'm
-# based in Dublin until March", "to work at Equinor for six months" (values.unless_a_stay: the user's home and
-# someone's, and a home moved away from; and the employer a move was made for). "For work" or "for a summer job" says why, not for how long; "over the summer" may say when a
-# move was ("I moved to Oslo over the summer" is a home).
+# A stay, a job or a school for a while, said after the place, the employer or the school: "I moved to Oslo for
+# the summer", "I'm based in Dublin until March", "I'm based in Lisbon for the day", "to work at Equinor for six
+# months", "I'm studying at MIT for a semester" (values.unless_a_stay: the user's home and someone's, and a home
+# moved away from; their employer and their school). "For work" or "for a summer job" says why, not for how
+# long; "over the summer" may say when a move was ("I moved to Oslo over the summer" is a home); "for years",
+# without a count, says a long time and no end ("I moved to Berlin to work at Zalando for years" is a home and a
+# job).
 FOR_A_WHILE = (
-    rf",?\s+(?:for (?:the |this |a |an |a few |a couple of |several |(?:{NUMBER}) )?"
-    r"(?:(?:whole|entire|next|coming) )?(?:summer|winter|spring|fall|autumn|season|semester|term|week|weekend|"
-    r"month|year|holidays|while|days|weeks|months|years)(?=\s*(?:[^\w\s'&-]|$)|\s+(?:and|but|then|so|or|with|"
+    rf",?\s+(?:for (?!years\b)(?:the |this |a |an |a few |a couple of |several |(?:{NUMBER}) )?"
+    r"(?:(?:whole|entire|next|coming) )?(?:summer|winter|spring|fall|autumn|season|semester|term|day|night|week|"
+    r"weekend|month|year|holidays|while|days|weeks|months|years)(?=\s*(?:[^\w\s'&-]|$)|\s+(?:and|but|then|so|or|with|"
     rf"while|before|after|to|in|at|now|lol|haha)\b)|until (?:{MONTH}|next|the end)\b)")
 DATE = (rf"{MONTH} \d{{1,2}}(?:st|nd|rd|th)?|\d{{1,2}}(?:st|nd|rd|th)? (?:of )?{MONTH}")
 WEEKDAY = r"(?i:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"

@@ -14,10 +14,14 @@ from memex.extraction.offline.patterns import (HATED_IT, KIN_ADJECTIVE, PERSON_P
     alternation)
 
 
-# A sentence ends after . ! or ?, but not after "St." or "Dr.", nor before "His name is ...", which names
+# A sentence ends after . ! or ?, but not after "St." or "Dr.", nor after a month's abbreviation before its
+# day ("on Sept. 4": one date, which the date patterns read), nor before "His name is ...", which names
 # what the sentence before it spoke of (NAMED), typed in lower case or after an emoji too ("just adopted a
 # kitten!!! 😻 her name is Mochi").
-_SENTENCES = re.compile(r"(?<=[.!?])(?<!\b[SM]t\.)(?<!\bFt\.)(?<!\bDr\.)(?<!\bM[rs]\.)(?<!\bMrs\.)\s+"
+# One look-behind per length of abbreviation: Python's takes alternatives of one width only.
+_ABBREVIATED = [[m for m in vocabulary.MONTHS[12:] if len(m) == n] for n in {len(m) for m in vocabulary.MONTHS[12:]}]
+_MONTH_DOT = "".join(rf"(?!(?<=\b(?i:{'|'.join(months)})\.)\s+\d)" for months in _ABBREVIATED)
+_SENTENCES = re.compile(rf"(?<=[.!?])(?<!\b[SM]t\.)(?<!\bFt\.)(?<!\bDr\.)(?<!\bM[rs]\.)(?<!\bMrs\.){_MONTH_DOT}\s+"
                         rf"(?!\s|(?:{casual.PICTOGRAPH}+\s*)?(?i:his|her|its|their) name(?:'s| is)\b|(?:I|We) (?:named|called) (?:him|her|it|them) |{HATED_IT})|\n+")
 # A sentence longer than this is not read: a statement of a fact is short (the longest sentence the
 # rules extract from in LoCoMo-dev is 146 characters, the longest of all 177), and a run-on of

@@ -9,7 +9,7 @@ from memex.extraction import vocabulary
 from memex.extraction.offline.patterns import (ADVERBS, DEGREE, DEGREE_SAID, FIELDS_SAID, INTRODUCED, MONTH, MY,
     NOT_TEMPORARY, ORG, PROPER, SCHOOL_END, SCHOOL_WORDS, alternation, strict_end)
 from memex.extraction.offline.rule import rule
-from memex.extraction.offline.values import Fields, a_year, school
+from memex.extraction.offline.values import Fields, a_year, school, unless_a_stay
 
 
 _LANGUAGE_NAMES = {name.casefold(): name for name in vocabulary.LANGUAGES}
@@ -169,6 +169,7 @@ RULES = [
         r"my (?:degree|studies|PhD|masters?|master's)) in (?P<value>(?:19|20)\d\d)(?![\w'-])",
         r"(?:^|\bI(?:'m| am|'m in the| am in the) )(?i:class) of (?P<value>(?:19|20)\d\d|'\d\d)(?![\w'-])",
     ], "The user graduated in {value}.", a_year, confidence=0.75, importance=0.6),
+    # where the user studies now, unless for a while ("I'm studying at MIT for a semester": values.unless_a_stay)
     rule("fact", "school", "student undergrad undergraduate postgrad postgraduate studying study doing working "
          "pursuing", [
         rf"\bI(?:'m| am) {INTRODUCED}(?:now |currently |also )?(?:an?|the) (?:[A-Za-z][\w-]* ){{0,3}}?"
@@ -177,5 +178,5 @@ RULES = [
         rf"{NOT_TEMPORARY}{SCHOOL_END}",
         rf"\bI {ADVERBS}study (?:{FIELDS_SAID} )?at (?:the )?(?P<value>{ORG}){NOT_TEMPORARY}{SCHOOL_END}",
         rf"{_DOING_DEGREE} (?:an?|my) {DEGREE_SAID} at (?:the )?(?P<value>{ORG}){SCHOOL_END}",
-    ], "The user is a student at {value}.", school, confidence=0.75, importance=0.6),
+    ], "The user is a student at {value}.", unless_a_stay(school), confidence=0.75, importance=0.6),
 ]

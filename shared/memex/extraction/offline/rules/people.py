@@ -354,14 +354,16 @@ RULES = [
         rf"(?:working (?:at|for)|employed (?:at|by))|(?:now |currently |also |still )?works as (?:an?|the) {ROLE} "
         rf"(?:at|for))|(?: is|'s) (?:now |currently |also |still )?(?:an?|the) {ROLE}(?<!student) (?:at|for)) (?:the )?"
         rf"(?P<value>{ORG}){NOT_TEMPORARY}",
-    ], "The user's {kind}{named} works at {value}.", _kin_fact(organisation), confidence=0.7, importance=0.6),
+    ], "The user's {kind}{named} works at {value}.", _kin_fact(unless_a_stay(organisation)), confidence=0.7,
+         importance=0.6),
     # Where a named relative studies: their school, as "I'm a student at UCL" is the user's (not their employer)
     rule("fact", "{person}_school", "student undergrad undergraduate postgrad postgraduate studies studying", [
         rf"{_PERSON}(?: is|'s) (?:now |currently |still )?(?:an?|the) (?:[A-Za-z][\w-]* ){{0,2}}?(?:student|undergrad|"
         rf"undergraduate|postgrad|postgraduate) (?:at|of) (?:the )?(?P<value>{ORG}){SCHOOL_END}",
         rf"{_PERSON} (?:now |currently |still )?(?:studies|is studying) (?:{FIELDS_SAID} )?at (?:the )?"
         rf"(?P<value>{ORG}){NOT_TEMPORARY}{SCHOOL_END}",
-    ], "The user's {kind}{named} studies at {value}.", _kin_fact(school), confidence=0.7, importance=0.6),
+    ], "The user's {kind}{named} studies at {value}.", _kin_fact(unless_a_stay(school)), confidence=0.7,
+         importance=0.6),
     # where they live, and their move, read as the user's own are ("My friend Kate just moved to Berlin"; not
     # "moved to Google", nor a stay: "My sister moved to Paris for the summer", "My brother is living in Rome
     # until May")
@@ -450,7 +452,8 @@ RULES = [
     rule("fact", "{person}_school", "started began", [
         rf"{_PERSON} (?:just |finally |recently )?(?:started|began) (?:an?|her|his|their) {DEGREE_SAID} at (?:the )?"
         rf"(?P<value>{ORG}){SCHOOL_END}",
-    ], "The user's {kind}{named} studies at {value}.", _kin_fact(school), confidence=0.7, importance=0.6),
+    ], "The user's {kind}{named} studies at {value}.", _kin_fact(unless_a_stay(school)), confidence=0.7,
+         importance=0.6),
     rule("event", "{person}_started", "started began", [
         rf"{_PERSON} (?:just |finally |recently )?(?:started|began) (?:an?|her|his|their) (?P<value>{DEGREE})"
         rf"(?: in {FIELDS_SAID})?{_PAST_WHEN}(?=\s*(?:[^\w\s'-]|$)|\s+(?:in|at|and|but|so|with|on)\b)",

@@ -7,13 +7,13 @@ import re
 from typing import Callable
 
 from memex.extraction import vocabulary
-from memex.extraction.offline.patterns import (ADVERBS, AHEAD_WHEN, CURRENT_JOB, FIRST_SPAN, FOR_A_WHILE, HEAD_OF,
+from memex.extraction.offline.patterns import (ADVERBS, AHEAD_WHEN, CURRENT_JOB, FIRST_SPAN, HEAD_OF,
     HEDGES, INTRODUCED, JOB_NOUN, JOB_TAKEN, LEFT_END, NOT_ROLE_MODIFIERS, NOT_TEMPORARY, NUMBER, ORG, ORG_END,
     ORG_INTRO, PLATFORMS, PROPER, RECALLED, RELATIONS, ROLE, ROLE_ABBREVIATIONS, ROLE_END, SCHOOL_WORDS, SINCE_WHEN,
     SPAN, STARTED_AT, STARTS_LATER, START_WHEN, UPPER, WORKS_AT, WORK_SAID, alternation, strict_end)
 from memex.extraction.offline.rule import rule
 from memex.extraction.offline.values import (Fields, a_job_move, a_name, a_place, an_organisation, as_said,
-    not_a_job_move, organisation, role, teacher)
+    not_a_job_move, organisation, role, teacher, unless_a_stay)
 
 
 # A time of day, which is not where a job was ("I left my job at 5pm today").
@@ -194,13 +194,11 @@ RULES = [
         rf"\bI (?:just |recently |finally )?(?:got|was|have been|'ve been) promoted to (?:an? |the )?"
         rf"(?:{ROLE}|{HEAD_OF}) (?:at|with) (?:the )?(?P<value>{ORG}){NOT_TEMPORARY}",
         # "I moved to Lisbon for my job at Feedzai", "I relocated here to work at Stripe": the job a move was
-        # made for, not a stint ("to work at Equinor for the summer": FOR_A_WHILE, as a stay is no home); "we"
-        # only with "my job" ("We moved here for a job at Dell" may be anyone's)
+        # made for ("we" only with "my job": "We moved here for a job at Dell" may be anyone's)
         rf"\bI(?:'ve| have)? {ADVERBS}(?:moved|relocated) (?:back |over )?(?:here|there|to {PROPER}) (?:for (?:an?|my) "
-        rf"(?:new )?{JOB_NOUN} (?:at|with)|to work (?:at|for)) (?:the )?(?P<value>{ORG}){NOT_TEMPORARY}"
-        rf"(?!{FOR_A_WHILE})",
+        rf"(?:new )?{JOB_NOUN} (?:at|with)|to work (?:at|for)) (?:the )?(?P<value>{ORG}){NOT_TEMPORARY}",
         rf"\b[Ww]e(?:'ve| have)? {ADVERBS}(?:moved|relocated) (?:back |over )?(?:here|there|to {PROPER}) for my "
-        rf"(?:new )?{JOB_NOUN} (?:at|with) (?:the )?(?P<value>{ORG}){NOT_TEMPORARY}(?!{FOR_A_WHILE})",
+        rf"(?:new )?{JOB_NOUN} (?:at|with) (?:the )?(?P<value>{ORG}){NOT_TEMPORARY}",
         # "I left Monzo for a job at Wise": a job left for one named as such.
         rf"\bI {ADVERBS}(?:left|quit) (?:my job at )?(?:the )?{ORG} for (?:an?|my) (?:new )?{JOB_NOUN} (?:at|with) "
         rf"(?:the )?(?P<value>{ORG})",
@@ -220,7 +218,7 @@ RULES = [
         # "I quit Nokia, and now I'm with Ericsson": where the user is, said after a job they left.
         rf"(?:{_LEFT_JOB})[^.;]*?\b(?:now,? I(?:'m| am)|I(?:'m| am) now|I(?:'m| am)) (?:at|with) (?:the )?"
         rf"(?!{PLATFORMS})(?P<value>{ORG})",
-    ], "The user's employer is {value}.", _employer_now, importance=0.8),
+    ], "The user's employer is {value}.", unless_a_stay(_employer_now), importance=0.8),
     rule("fact", "employer", "moved switched went jumped transferred changed", [
         *_MOVES_BETWEEN,
     ], "The user's employer is {value}.", _job_move("new"), importance=0.8),
