@@ -38,7 +38,7 @@ SHAPE = [
     """UPDATE memories SET key = 'current_city'
        WHERE memory_type = 'semantic' AND key = 'city' AND abs(hashtext(user_id)) %% 2 = 0
          AND valid_from < now() - make_interval(days => %(half)s)""",
-    # each fact from a turn of its own, its value, and the dedupe key naming its key (pipeline._dedupe_key)
+    # each fact from a turn of its own, its value, and the dedupe key naming its key (pipeline._with_dedupe_keys)
     """INSERT INTO turns (tenant_id, id, user_id, session_id, occurred_at, status, extracted_at, resolved_at)
        SELECT tenant_id, id || '-t', user_id, session_id, valid_from, 'processed', valid_from, valid_from
        FROM memories WHERE memory_type = 'semantic'""",

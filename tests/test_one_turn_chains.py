@@ -13,6 +13,7 @@ from infra.local.poller import drain, sqs_event
 from infra.local.runtime import function_module
 from memex import pipeline
 from memex.ingest import ingest_turn
+from memex.db import turns as turn_rows
 from memex.jobs import ExtractionJob, SupersessionJob
 from memex.models import TurnIn
 from memex_edge.sqs import SqsPublisher
@@ -134,3 +135,76 @@ def test_a_correction_applied_writes_nothing_more_when_its_messages_come_again_o
     assert _state(ctx, tenant.id, tenant.user) == once
     pipeline.resolve_many(ctx, pipeline.extract_many(ctx, tenant.id, ids, again=True))
     assert _state(ctx, tenant.id, tenant.user) == once
+
+
+def _dedupe_key_as_it_was(turn: dict, candidate) -> str:
+    """The dedupe key as pipeline made it one candidate at a time, every value said current looked for again
+    for each end: the keys memories were written under, which a redelivery must find."""
+    key = f"candidate:{turn['id']}:{candidate.key}:{candidate.value.casefold()}"
+    if candidate.historical and any(not c.get("historical") and c["value"].casefold() == candidate.value.casefold()
+                                    and pipeline._stored(c).key == candidate.key for c in turn["candidates"] or []):
+        return f"{key}:over"
+    return key
+
+
+def _candidate(key: str, value: str, historical: bool = False, subject: str = "user") -> dict:
+    return {"type": "fact", "key": key, "value": value, "content": f"{subject} {key} {value}", "confidence": 0.9,
+            "importance": 0.5, "source_message_id": None, "subject": subject, "historical": historical}
+
+
+def test_a_turns_dedupe_keys_are_the_ones_its_memories_were_written_under():
+    """Made once for the turn, the keys are byte for byte those made one candidate at a time: an end of a
+    value the turn said current (in another case, or under an alias stored before migration 0033) is `:over`,
+    an end of one it did not say, another person's, or another key's, is not."""
+    turn = {"id": "t_1", "candidates": [
+        _candidate("diet", "Vegan"),  # an alias of dietary_restriction
+        _candidate("dietary_restriction", "vegan", historical=True),
+        _candidate("dietary_restriction", "vegetarian", historical=True),
+        _candidate("city", "Lisbon"), _candidate("city", "LISBON", historical=True),
+        _candidate("city", "Porto", historical=True),
+        _candidate("melanie_city", "Lisbon", historical=True, subject="Melanie"),
+        _candidate("employer", "Lisbon", historical=True),
+        _candidate("city", "Lisbon"),  # said twice: the same key twice
+    ]}
+    keyed = pipeline._with_dedupe_keys(turn)
+    assert [c for c, _ in keyed] == [pipeline._stored(c) for c in turn["candidates"]]
+    assert [key for _, key in keyed] == [_dedupe_key_as_it_was(turn, c) for c, _ in keyed]
+    assert sum(key.endswith(":over") for _, key in keyed) == 2
+
+
+class _Passes(list):
+    """A turn's stored candidates, counting the passes over them."""
+
+    def __init__(self, items):
+        super().__init__(items)
+        self.passes = 0
+
+    def __iter__(self):
+        self.passes += 1
+        return super().__iter__()
+
+
+def test_a_turn_of_many_ends_is_read_through_once(ctx, tenant, monkeypatch):
+    """Each end's dedupe key went through every candidate of its turn for the value said current, and the rules
+    path made each key twice: a turn of n ends took 2n + 1 passes over its n candidates (61 for 30), its cost
+    growing as n². Now one."""
+    lost = dataclasses.replace(ctx, publisher=SqsPublisher(dataclasses.replace(
+        ctx.settings, extraction_queue_url=ctx.settings.extraction_queue_url + "-missing")))
+    turn_id = ingest_turn(lost, tenant.id, TurnIn(user_id=tenant.user, session_id="s1", messages=[
+        {"role": "user", "content": "I have lived in many cities."}]), wait=False)["turn_id"]
+    ends = [_candidate("city", f"City {n}", historical=True) for n in range(30)]
+    with ctx.db.transaction() as conn:
+        turn_rows.store_many_candidates(conn, tenant.id, [(turn_id, ends)])
+    lock_turns, locked = turn_rows.lock_turns, []
+
+    def counted(conn, tenant_id, turn_ids):
+        turns = lock_turns(conn, tenant_id, turn_ids)
+        for turn in turns.values():
+            turn["candidates"] = _Passes(turn["candidates"])
+            locked.append(turn["candidates"])
+        return turns
+
+    monkeypatch.setattr(turn_rows, "lock_turns", counted)
+    pipeline.resolve(ctx, SupersessionJob(tenant.id, tenant.user, turn_id))
+    assert [c.passes for c in locked] == [1]
+    assert tenant.get(f"/v1/turns/{turn_id}").json()["status"] == "processed"

@@ -242,3 +242,40 @@ def test_the_default_tenant_is_not_deleted_while_requests_without_a_key_act_for_
         deleted = memex_cli("tenants", "delete", "default", "--yes", env=env)
         assert deleted.returncode == 0, deleted.stderr
         assert json.loads(deleted.stdout)["turns"] == 1
+
+
+def test_a_deleted_default_tenant_stays_refused_to_requests_without_a_key(ctx, tmp_path):
+    """The default tenant can be deleted while no key exists when keys are required (MEMEX_REQUIRE_API_KEY), or
+    be a tenant deleted before MEMEX_DEFAULT_TENANT named it. Served again without a key, requests acted for
+    it: its reads answered (half-way through a deletion, what was left of it), and an import into it was let
+    in, to end in "backfill … not found". Now it stays refused, as its keys are, nothing written; a key makes
+    it live again, empty."""
+    from memex import keys
+    from memex.ingest import ingest_turn
+    from tests.conftest import database_of_its_own
+
+    with database_of_its_own(ctx, "deleted_default") as own:  # no key yet
+        served = dataclasses.replace(own, settings=dataclasses.replace(own.settings, require_api_key=False))
+        default = served.settings.default_tenant
+        with served.db.transaction() as conn:
+            tenant_rows.ensure_tenant(conn, default)
+        required = dataclasses.replace(served, settings=dataclasses.replace(served.settings, require_api_key=True))
+        deleted_at = tenants.delete(required, default)["deleted_at"]
+        assert not tenants.reachable(served, default)
+        with pytest.raises(TenantDeleted, match=f"tenant {default}, which requests without a key act for, was "
+                                                f"deleted at {deleted_at}: memex keys create --tenant {default}"):
+            keys.caller_for(served, None)
+        with pytest.raises(TenantDeleted):  # a write let in before: refused by the tenant's mark, as before
+            ingest_turn(served, default, TurnIn(user_id="u1", session_id="s1",
+                                                messages=[{"role": "user", "content": "I live in Faro."}]), wait=False)
+        assert served.db.connection().execute("SELECT count(*) AS n FROM turns").fetchone()["n"] == 0
+        env = {k: v for k, v in os.environ.items() if k not in RUNTIME_VARS} | {"DATABASE_URL": served.db.dsn}
+        history = tmp_path / "history.jsonl"
+        history.write_text(json.dumps({"user_id": "u1", "session_id": "s1", "messages": [
+            {"role": "user", "content": "I live in Faro."}]}) + "\n")
+        refused = memex_cli("backfill", str(history), "--tenant", default, env=env)
+        assert refused.returncode == 1 and refused.stdout == ""
+        assert refused.stderr.strip().startswith(f"memex backfill: tenant {default} was deleted at {deleted_at}")
+        assert served.db.connection().execute("SELECT count(*) AS n FROM backfills").fetchone()["n"] == 0
+        keys.issue_key(served, default)  # live again, empty, for requests with that key
+        assert tenants.reachable(served, default)

@@ -253,3 +253,27 @@ def test_a_first_delivery_stores_no_context_erased_after_its_read(ctx, http):
     answered = tenant.post("/v1/turns", {"user_id": tenant.user, "session_id": "s1",
                                          "messages": [{"role": "assistant", "content": ANSWER}]})
     _delivered_while_the_question_is_erased(ctx, tenant, answered.json()["turn_id"], question["id"])
+
+
+def test_memories_without_vector_leaves_out_those_of_a_user_being_erased(ctx):
+    """A user's erasure begun, their memories waiting for a vector wait for the erasure (the sweep leaves them,
+    vectorless_rows.waiting), not for the embedder: MemoriesWithoutVector counted them, above 0 with the
+    embedder answering, until the erasure ended."""
+    from memex.db import erasure as erasure_rows
+    from memex.db import memories as memory_rows
+    from memex.db import tenants as tenant_rows
+    from memex.db import vectorless as vectorless_rows
+    from tests.conftest import database_of_its_own
+
+    with database_of_its_own(ctx, "vectorless_count") as own:  # the count is every tenant's
+        with own.db.transaction() as conn:
+            tenant_rows.ensure_tenant(conn, "t1")
+            memory_rows.insert_many(conn, "t1", [{
+                "id": f"{user}-{i}", "user_id": user, "memory_type": "episodic", "type": "message",
+                "content": f"line {i}", "embedding": None, "valid_from": datetime.now(timezone.utc),
+                "dedupe_key": f"message:{user}-{i}"} for user, n in (("leaving", 3), ("staying", 2)) for i in range(n)])
+        assert vectorless_rows.count(own.db.connection()) == 5
+        with own.db.transaction() as conn:
+            erasure_rows.begin_user(conn, "t1", "leaving")
+        assert vectorless_rows.count(own.db.connection()) == 2
+        assert len(vectorless_rows.waiting(own.db.connection(), 10)) == 2  # the rows the sweep reads, counted

@@ -183,6 +183,40 @@ def test_the_sweep_fails_no_turn_while_the_queue_is_down_and_sends_it_once_it_is
     assert _turn_row(ctx, tenant, turn_id)["republished"] == 1
 
 
+@pytest.mark.parametrize("down", ["missing queue", "closed port"])
+def test_a_queue_that_fails_a_sweep_is_not_called_again_in_its_run_and_its_turns_wait_for_the_next(
+        ctx, tenant, runtime, down):
+    """Down, a queue was asked its backlog, then its visibility timeout, then to take its turns (the extraction
+    queue three calls a run, each waiting out the client's attempts, the publish with the claimed rows
+    locked). Now its first failure is its last call of the run; a queue that answers gets its turns, and the
+    down one's are sent by the next run."""
+    queued = _store_turn(ctx, tenant, "My name is Ada.")  # its extraction message lost
+    _store_turn(ctx, tenant, "I live in Porto.", wait=True)  # the extraction queue moved past it
+    extracted = _store_turn(ctx, tenant, "I work at Stripe.")
+    assert pipeline.extract(ctx, ExtractionJob(tenant.id, extracted)) is not None  # its supersession message lost
+    _store_turn(ctx, tenant, "I have a cat.", wait=True)  # the user's supersession group moved past it
+    settings = (dataclasses.replace(ctx.settings, extraction_queue_url=ctx.settings.extraction_queue_url + "-missing")
+                if down == "missing queue" else
+                dataclasses.replace(ctx.settings, sqs_endpoint_url="http://127.0.0.1:9", use_localstack=False))
+    publisher, calls = SqsPublisher(settings), []
+    publisher._client.meta.events.register("provide-client-params.sqs", lambda params, model, **_: calls.append(
+        (model.name, params.get("QueueUrl"))))
+    sweep(dataclasses.replace(ctx, publisher=publisher), older_than_seconds=0)
+    if down == "missing queue":
+        assert [name for name, url in calls if url == settings.extraction_queue_url] == ["GetQueueAttributes"]
+        assert _turn_row(ctx, tenant, extracted)["republished"] == 1  # the supersession queue took it
+    else:
+        assert [name for name, _ in calls] == ["GetQueueAttributes"] * 2  # one a queue
+        assert _turn_row(ctx, tenant, extracted)["republished"] == 0
+    assert (_turn_row(ctx, tenant, queued)["status"], _turn_row(ctx, tenant, queued)["republished"]) == ("queued", 0)
+    runtime.drain()  # what the supersession queue took
+    assert sweep(ctx, older_than_seconds=0) >= 1  # the queue is back
+    runtime.drain()
+    for turn_id in (queued, extracted):
+        assert (_turn_row(ctx, tenant, turn_id)["status"], _turn_row(ctx, tenant, turn_id)["republished"]) == (
+            "processed", 1)
+
+
 class _DelayingOne(SqsPublisher):
     """The real publisher, asking SQS to delay one turn's message past the 900 s it allows: the queue
     refuses that entry of its batch alone (moto and AWS alike answer it in `Failed`)."""

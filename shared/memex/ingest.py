@@ -82,14 +82,19 @@ def sweep(ctx: Context, older_than_seconds: int | None = None) -> int:
     """Re-publish unfinished turns whose queue message was lost; returns how many were sent again.
     A turn already extracted goes back to supersession (no second LLM extraction); one that keeps
     getting lost is marked failed (db/turns.py says how "lost" is told from "waiting"). A publish that
-    fails (the queue down) is not counted: the turn stays as it was, and no outage fails a turn."""
+    fails (the queue down) is not counted: the turn stays as it was, and no outage fails a turn. A queue
+    that failed a call is not called again in the run: its turns wait for the next."""
     age = ctx.settings.sweep_after_seconds if older_than_seconds is None else older_than_seconds
-    idle = {queue: _idle(ctx, queue) for queue in ("extraction", "supersession")}
+    # Each call to a queue that is down waits out the client's attempts (sqs.py), a publish with the claimed
+    # rows locked: its backlog, its visibility timeout and its turns were each asked of it, failing alike.
+    down: set[str] = set()
+    idle = {queue: _idle(ctx, queue, down) for queue in ("extraction", "supersession")}
+    retry_seconds = 2 * _redelivery_seconds(ctx, down)
     with ctx.db.transaction() as conn:
         lost = turn_rows.claim_lost(conn, age, ctx.settings.sweep_max_republish,
                                     extraction_idle=idle["extraction"], supersession_idle=idle["supersession"],
-                                    retry_seconds=2 * _redelivery_seconds(ctx))
-        sent = _republish(ctx, lost)
+                                    retry_seconds=retry_seconds)
+        sent = _republish(ctx, lost, down)
         turn_rows.count_republished(conn, sent)
     ctx.metrics.record(TURNS_REPUBLISHED, len(sent))
     if len(sent) < len(lost):
@@ -99,44 +104,56 @@ def sweep(ctx: Context, older_than_seconds: int | None = None) -> int:
     return len(sent)
 
 
-def _republish(ctx: Context, lost: list[dict[str, Any]]) -> list[tuple[str, str]]:
+def _republish(ctx: Context, lost: list[dict[str, Any]], down: set[str]) -> list[tuple[str, str]]:
     """Publish the claimed turns again, BATCH_MAX to a request (one SendMessageBatch: a request a turn
     kept the claimed rows locked for as many round trips as turns); returns (tenant id, turn id) of those the
-    queue took: one it refused stays as it was, for the next sweep. After a queue's first failed request
-    the rest of its turns are not tried: the queue is down, and each try would wait out the client's
-    retries while the claimed rows stay locked."""
+    queue took: one it refused stays as it was, for the next sweep. The turns of a queue `down` are not
+    tried, nor, after a queue's first failed request, the rest of its turns (it joins `down`): each try would
+    wait out the client's retries while the claimed rows stay locked."""
     sent: list[tuple[str, str]] = []
     for extracted, queue, publish, job in (
             (False, "extraction", ctx.publisher.publish_extractions,
              lambda row: ExtractionJob(row["tenant_id"], row["id"])),
             (True, "supersession", ctx.publisher.publish_supersessions,
              lambda row: SupersessionJob(row["tenant_id"], row["user_id"], row["id"], row["republished"]))):
-        rows = [row for row in lost if row["extracted"] == extracted]
+        rows = [row for row in lost if row["extracted"] == extracted and queue not in down]
         for start in range(0, len(rows), BATCH_MAX):
             batch = rows[start:start + BATCH_MAX]
             try:
                 taken = publish([job(row) for row in batch])
             except Exception:  # noqa: BLE001 - the turns stay as they were, for the next sweep
                 log.exception("the sweep could not publish to the %s queue", queue)
+                down.add(queue)
                 break
             sent += [(row["tenant_id"], row["id"]) for row, took in zip(batch, taken) if took]
     return sent
 
 
-def _idle(ctx: Context, queue: str) -> bool:
-    """Whether the queue holds no message at all; unknown (unreachable) counts as not idle."""
+def _idle(ctx: Context, queue: str, down: set[str]) -> bool:
+    """Whether the queue holds no message at all; unknown (unreachable: the queue joins `down`) counts as
+    not idle."""
     try:
         return ctx.publisher.backlog(queue) == 0
     except Exception:  # noqa: BLE001 - the sweep then relies on the ordering evidence alone
-        log.warning("the %s queue's backlog could not be read", queue)
+        log.warning("the %s queue's backlog could not be read; it is not called again in this sweep", queue)
+        down.add(queue)
         return False
 
 
-def _redelivery_seconds(ctx: Context) -> int:
-    """How long the extraction queue hides a failed message; unknown (unreachable) counts as the
-    longest SQS allows, 12 hours, so that no turn waiting for its retry is taken for lost."""
+# The longest visibility timeout SQS allows.
+_LONGEST_REDELIVERY_SECONDS = 12 * 3600
+
+
+def _redelivery_seconds(ctx: Context, down: set[str]) -> int:
+    """How long the extraction queue hides a failed message; unknown (the queue `down`, or unreachable now:
+    it joins `down`) counts as the longest SQS allows, so that no turn waiting for its retry is taken for
+    lost."""
+    if "extraction" in down:
+        return _LONGEST_REDELIVERY_SECONDS
     try:
         return ctx.publisher.redelivery_seconds("extraction")
     except Exception:  # noqa: BLE001 - the sweep then leaves turns with a failed try alone
-        log.warning("the extraction queue's visibility timeout could not be read")
-        return 12 * 3600
+        log.warning("the extraction queue's visibility timeout could not be read; it is not called again in "
+                    "this sweep")
+        down.add("extraction")
+        return _LONGEST_REDELIVERY_SECONDS

@@ -9,7 +9,7 @@ from typing import Any
 
 from memex.context import Context
 from memex.db import tenants as tenant_rows
-from memex.errors import NotFound, Unauthorized
+from memex.errors import NotFound, TenantDeleted, Unauthorized
 from memex.models import wire_time
 from memex.rate_limit import Caller, canonical
 
@@ -48,7 +48,8 @@ def create_key(ctx: Context, tenant_id: str) -> str:
 
 def caller_for(ctx: Context, presented_key: str | None) -> Caller:
     """Who a request acts for. Without keys configured in the embedded default, every request
-    belongs to the default tenant; otherwise a valid, unrevoked key is required."""
+    belongs to the default tenant, unless it was deleted (TenantDeleted); otherwise a valid, unrevoked
+    key is required."""
     conn = ctx.db.connection()
     if presented_key:
         holder = tenant_rows.key_holder(conn, presented_key)
@@ -60,9 +61,16 @@ def caller_for(ctx: Context, presented_key: str | None) -> Caller:
             raise Unauthorized(f"this API key expired at {wire_time(holder['expires_at'])}")
         return Caller(holder["tenant_id"], holder["id"], holder["key_limit"], holder["tenant_limit"])
     if not ctx.settings.require_api_key:
-        keys_exist, tenant_limit = tenant_rows.open_tenant_limit(conn, ctx.settings.default_tenant)
-        if not keys_exist:
-            return Caller(ctx.settings.default_tenant, tenant_limit=tenant_limit)
+        default = tenant_rows.open_tenant(conn, ctx.settings.default_tenant)
+        if not default["keys_exist"]:
+            if default["deleted_at"] is not None:
+                # Deleted while keys were required, or named MEMEX_DEFAULT_TENANT since: refused as its
+                # keys are, and not read half-erased (a deletion stopped half-way).
+                raise TenantDeleted(
+                    f"tenant {ctx.settings.default_tenant}, which requests without a key act for, was deleted at "
+                    f"{wire_time(default['deleted_at'])}: memex keys create --tenant {ctx.settings.default_tenant} "
+                    "makes it live again, empty, for requests with that key")
+            return Caller(ctx.settings.default_tenant, tenant_limit=default["tenant_limit"])
     raise Unauthorized("missing API key: send Authorization: Bearer <key>")
 
 

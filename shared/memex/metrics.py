@@ -83,7 +83,7 @@ EMBEDDING_ERRORS = _counter("EmbeddingErrors", "Embedding calls that raised", "c
 # the local runtime read from Postgres at each scrape instead.
 MEMORIES_WITHOUT_VECTOR = Metric("MemoriesWithoutVector", GAUGE, "Count",
                                  "Memories waiting for their vector (stored or left without one while the embedder "
-                                 "failed): found by their words, not yet by their meaning")
+                                 "failed; not a user's being erased): found by their words, not yet by their meaning")
 # Read path
 SEARCH_LATENCY = _histogram("SearchLatency", "Seconds", "Time one search request took", LATENCY_BUCKETS, "mode")
 SEARCH_RESULTS = _histogram("SearchResults", "Count", "Results one search request returned", SIZE_BUCKETS, "mode")

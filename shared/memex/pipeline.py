@@ -295,7 +295,7 @@ def _without_earlier_ends(candidates: list[Candidate]) -> list[Candidate]:
     """A turn's candidates, in the order said, without a value's end said before the value itself ("I
     used to be vegan, and I'm vegan again now"): the value said after it is current, and its end, sorted
     after it to be decided (extract_many), would end it. An end said after the value ("I'm vegan now. ...
-    I'm not vegan.") stays, and ends it (_dedupe_key)."""
+    I'm not vegan.") stays, and ends it (_with_dedupe_keys)."""
     said: set[tuple[str, str]] = set()
     kept = []
     for c in reversed(candidates):
@@ -487,8 +487,8 @@ def _resolve_turns(ctx: Context, turns: list[dict[str, Any]]) -> None:
             ctx, tenant_id, user_id, embed_here))
         for turn in run:
             with llm.time_budget(ctx.settings.llm_budget_seconds):
-                for candidate in _undecided(ctx, turn):
-                    _decide_and_write(ctx, turn, candidate, vectors[_embedded(candidate)])
+                for candidate, dedupe_key in _undecided(ctx, turn):
+                    _decide_and_write(ctx, turn, candidate, dedupe_key, vectors[_embedded(candidate)])
             _embedding_unlocked(ctx, tenant_id, lambda ctx, embed_here: _start_jobs_alone(
                 ctx, tenant_id, user_id, embed_here, finishing=turn["id"]))
 
@@ -498,7 +498,7 @@ def _resolve_turns(ctx: Context, turns: list[dict[str, Any]]) -> None:
     at_once(ctx, "judge", resolve_user, runs)
 
 
-def _undecided(ctx: Context, turn: dict[str, Any]) -> list[Candidate]:
+def _undecided(ctx: Context, turn: dict[str, Any]) -> list[tuple[Candidate, str]]:
     """The turn's candidates after the last one a delivery before this one wrote. The LLM path decides them
     in order, each in a transaction of its own, and marks the turn done after the last: a delivery stopped
     half-way (its Lambda's timeout) leaves them all for the next. Those before the last written were decided,
@@ -506,12 +506,15 @@ def _undecided(ctx: Context, turn: dict[str, Any]) -> list[Candidate]:
     (Berlin, said after it) a noop may become a value current again. Only what was written since these
     candidates were stored counts: a re-extraction (`memex backfill --reextract`) keeps the turn's memories of
     the reading before, and the new candidates listed before one of those were left undecided. A key stated
-    twice counts at its first place: the second wrote nothing, whatever was decided between them."""
-    candidates = [_stored(c) for c in turn["candidates"]]
-    keys = [_dedupe_key(turn, c) for c in candidates]
+    twice counts at its first place: the second wrote nothing, whatever was decided between them. Each
+    with its dedupe key (_with_dedupe_keys)."""
+    keyed = _with_dedupe_keys(turn)
+    first: dict[str, int] = {}
+    for place, (_, key) in enumerate(keyed):
+        first.setdefault(key, place)
     with ctx.db.borrowed() as conn:
-        written = memory_rows.written(conn, turn["tenant_id"], keys, since=turn["extracted_at"])
-    return candidates[max((keys.index(key) + 1 for key in written), default=0):]
+        written = memory_rows.written(conn, turn["tenant_id"], list(first), since=turn["extracted_at"])
+    return keyed[max((first[key] + 1 for key in written), default=0):]
 
 
 def candidate_vectors(ctx: Context, turns: list[dict[str, Any]]) -> dict[str, np.ndarray]:
@@ -583,18 +586,16 @@ def _resolve_locked(ctx: Context, turns: list[dict[str, Any]], vectors: dict[str
         locked = turn_rows.lock_turns(conn, tenant_id, [t["id"] for t in turns])
         # erased, or decided by a delivery that got the lock first
         todo = [locked[t["id"]] for t in turns if t["id"] in locked and locked[t["id"]]["candidates"] is not None]
-        decided = [(turn, [_stored(c) for c in turn["candidates"]]) for turn in todo]
+        decided = [(turn, _with_dedupe_keys(turn)) for turn in todo]
         # Read once for the whole transaction: under the user's lock only this transaction adds to them.
-        written = memory_rows.written(conn, tenant_id, [_dedupe_key(t, c) for t, candidates in decided
-                                                        for c in candidates])
+        written = memory_rows.written(conn, tenant_id, [key for _, keyed in decided for _, key in keyed])
         erased = _by_family(turn_rows.tombstones(conn, tenant_id, [t["id"] for t in todo]))
-        for current, candidates in decided:
+        for current, keyed in decided:
             # a batch of a user's turns (an import's chunk) may hold the job's day and, after it, the next
             # job: as of this turn, those before it decided here
             start_jobs(conn, ctx, tenant_id, user_id, current["occurred_at"], deciding=[t["id"] for t in todo],
                        embed_here=True)
-            for candidate in candidates:
-                dedupe_key = _dedupe_key(current, candidate)
+            for candidate, dedupe_key in keyed:
                 if dedupe_key in written:
                     continue  # written by an earlier delivery that decided one candidate at a time
                 if _erased(erased, current, candidate):
@@ -633,21 +634,24 @@ def _erased(tombstones: dict[tuple[str, str], list[tuple[str, str, str]]], turn:
                for key, subject, digest in tombstones.get((turn["id"], candidate.key), ()))
 
 
-def _dedupe_key(turn: dict[str, Any], candidate: Candidate) -> str:
-    """What a candidate's memory is written under: a redelivery finds it written. The end of a value the
-    same turn said current ("I'm vegan now. ... I'm not vegan.", _without_earlier_ends) is a memory of its
-    own, not the value said again; any other end keeps the key it always had, which a turn decided before
-    finds."""
-    key = f"candidate:{turn['id']}:{candidate.key}:{candidate.value.casefold()}"
-    if candidate.historical and any(not c.get("historical") and c["value"].casefold() == candidate.value.casefold()
-                                    and _stored(c).key == candidate.key for c in turn["candidates"] or []):
-        return f"{key}:over"
-    return key
+def _with_dedupe_keys(turn: dict[str, Any]) -> list[tuple[Candidate, str]]:
+    """The turn's stored candidates (_stored), in order, each with what its memory is written under: a
+    redelivery finds it written. The end of a value the same turn said current ("I'm vegan now. ... I'm not
+    vegan.", _without_earlier_ends) is a memory of its own, not the value said again; any other end keeps the
+    key it always had, which a turn decided before finds. The values said current are gathered once for the
+    turn: looked for again for each end, a turn of many candidates cost their number squared."""
+    candidates = [_stored(c) for c in turn["candidates"] or []]
+    current = {(c.key, c.value.casefold()) for c in candidates if not c.historical}
+    keyed = []
+    for candidate in candidates:
+        key = f"candidate:{turn['id']}:{candidate.key}:{candidate.value.casefold()}"
+        over = candidate.historical and (candidate.key, candidate.value.casefold()) in current
+        keyed.append((candidate, f"{key}:over" if over else key))
+    return keyed
 
 
-def _decide_and_write(ctx: Context, turn: dict[str, Any], candidate: Candidate, vector) -> None:
+def _decide_and_write(ctx: Context, turn: dict[str, Any], candidate: Candidate, dedupe_key: str, vector) -> None:
     tenant_id, user_id = turn["tenant_id"], turn["user_id"]
-    dedupe_key = _dedupe_key(turn, candidate)
     keys = related_keys(candidate)
     for attempt in range(1, DECIDE_ATTEMPTS + 1):
         # run at once with other users' (at_once.py), a connection is borrowed for each stretch of
@@ -659,12 +663,12 @@ def _decide_and_write(ctx: Context, turn: dict[str, Any], candidate: Candidate, 
                                               RELATED_LIMIT, candidate.subject)
         decision = ctx.judge.decide(candidate, seen)
         if _embedding_unlocked(ctx, tenant_id, lambda ctx, embed_here: _write_decided(
-                ctx, turn, candidate, vector, seen, decision, attempt, embed_here)):
+                ctx, turn, candidate, dedupe_key, vector, seen, decision, attempt, embed_here)):
             return
 
 
-def _write_decided(ctx: Context, turn: dict[str, Any], candidate: Candidate, vector, seen: list[dict[str, Any]],
-                   decision: Decision, attempt: int, embed_here: bool) -> bool:
+def _write_decided(ctx: Context, turn: dict[str, Any], candidate: Candidate, dedupe_key: str, vector,
+                   seen: list[dict[str, Any]], decision: Decision, attempt: int, embed_here: bool) -> bool:
     """Under the user's lock, write what was decided on `seen`; False when that changed meanwhile (decide
     again), until the last attempt, when the rules decide under the lock. `embed_here`: as for `_write`."""
     tenant_id, user_id = turn["tenant_id"], turn["user_id"]
@@ -682,7 +686,7 @@ def _write_decided(ctx: Context, turn: dict[str, Any], candidate: Candidate, vec
             decision = RulesJudge().decide(candidate, related)
             decision = Decision(decision.action, f"rules under the lock after {attempt} changed tries: "
                                 f"{decision.reason}", decision.replaces)
-        _write(conn, ctx, turn, candidate, vector, _dedupe_key(turn, candidate), decision, related, embed_here)
+        _write(conn, ctx, turn, candidate, vector, dedupe_key, decision, related, embed_here)
         return True
 
 

@@ -40,12 +40,16 @@ def describe(ctx: Context, tenant_id: str) -> dict[str, Any]:
 
 
 def reachable(ctx: Context, tenant_id: str) -> bool:
-    """Whether a request can act for the tenant: a key was made for it (revoked or expired too: a new
-    one reaches its data) and it is not deleted, or it is the default tenant while requests without
-    a key are served. What is written for any other tenant (a misspelt one) no request could read."""
+    """Whether a request can act for the tenant: it is not deleted, and a key was made for it (revoked
+    or expired too: a new one reaches its data) or it is the default tenant while requests without a
+    key are served. What is written for any other tenant (a misspelt one) no request could read."""
     row = tenant_rows.tenant(ctx.db.connection(), tenant_id)
+    if row is not None and row["deleted_at"] is not None:
+        # The default tenant too: deleted while keys were required, or named MEMEX_DEFAULT_TENANT
+        # since, requests without a key are refused (keys.caller_for).
+        return False
     if row is not None and row["active_keys"] + row["revoked_keys"] + row["expired_keys"] > 0:
-        return row["deleted_at"] is None
+        return True
     return tenant_id == ctx.settings.default_tenant and open_mode(ctx)
 
 

@@ -92,7 +92,7 @@ def rekey_user(cur: psycopg.Cursor, tenant_id: str, user_id: str, subjects: list
     locks.lock_user(cur.connection, tenant_id, user_id)
     args = {"t": tenant_id, "u": user_id, "s": subjects, "k": keys, "f": families}
     renamed = """unnest(%(s)s::text[], %(k)s::text[], %(f)s::text[]) AS r(subject, key, family)"""
-    # A fact's dedupe key names its key (pipeline._dedupe_key): re-keyed with it, a turn extracted again
+    # A fact's dedupe key names its key (pipeline._with_dedupe_keys): re-keyed with it, a turn extracted again
     # finds what it wrote. One row per new dedupe key, none taken already (two aliases of one turn and value).
     cur.execute(
         f"""WITH moved AS (

@@ -85,13 +85,13 @@ def key_holder(conn: psycopg.Connection, key: str) -> dict[str, Any] | None:
     return conn.execute(_KEY_HOLDER, {"hash": hash_key(key)}).fetchone()
 
 
-def open_tenant_limit(conn: psycopg.Connection, tenant_id: str) -> tuple[bool, str | None]:
-    """Whether any key was ever created (revoked ones count: revoking every key must not open the
-    service to requests without one), and the tenant's own limit."""
-    row = conn.execute(
-        "SELECT EXISTS (SELECT 1 FROM api_keys) AS present,"
-        " (SELECT rate_limit FROM tenants WHERE id = %s) AS tenant_limit", (tenant_id,)).fetchone()
-    return row["present"], row["tenant_limit"]
+def open_tenant(conn: psycopg.Connection, tenant_id: str) -> dict[str, Any]:
+    """Whether any key was ever created (`keys_exist`: revoked ones count, revoking every key must not open
+    the service to requests without one), and the tenant's own limit (`tenant_limit`) and when it was
+    deleted (`deleted_at`), None for a tenant not yet created."""
+    return conn.execute(
+        "SELECT EXISTS (SELECT 1 FROM api_keys) AS keys_exist, t.rate_limit AS tenant_limit, t.deleted_at"
+        " FROM (SELECT 1) one LEFT JOIN tenants t ON t.id = %s", (tenant_id,)).fetchone()
 
 
 def any_key_exists(conn: psycopg.Connection) -> bool:

@@ -58,5 +58,7 @@ def failed(conn: psycopg.Connection, row: dict[str, Any]) -> None:
 
 
 def count(conn: psycopg.Connection) -> int:
-    """How many memories (every tenant's) wait for their vector."""
-    return conn.execute("SELECT count(*) AS n FROM memories WHERE embedding IS NULL").fetchone()["n"]
+    """How many memories (every tenant's) wait for their vector: not those of a user being erased, which
+    wait for the erasure to take them (as `waiting` leaves them), not for the embedder."""
+    return conn.execute(f"SELECT count(*) AS n FROM memories m WHERE m.embedding IS NULL AND {erasing.unmarked('m')}"
+                        ).fetchone()["n"]
