@@ -276,6 +276,16 @@ def round_trips(monkeypatch) -> Iterator[list[list[str]]]:
         yield trips
 
 
+def waits_on_users_lock(conn: psycopg.Connection, tenant_id: str, user_id: str) -> bool:
+    """Whether a session waits on this user's lock (memex.db.locks: an advisory lock of two int4 keys,
+    which pg_locks shows as classid and objid, objsubid 2), not on any other advisory lock."""
+    return conn.execute(
+        """SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND objsubid = 2
+             AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+             AND classid = hashtext(%s)::oid AND objid = hashtext(%s)::oid""",
+        (tenant_id, user_id)).fetchone() is not None
+
+
 def import_lines(ctx, tenant, runtime, tmp_path, lines: list[dict]) -> None:
     """Import these lines through a backfill job, as `memex backfill` does, and wait until every one is done."""
     from memex import backfill

@@ -23,7 +23,7 @@ from memex.consolidation.extractive import ExtractiveSummariser
 from memex.consolidation.grouping import Grouper, Rules, gist, group, jaccard, words
 from memex.consolidation.job import Options, consolidate
 from memex.db import locks
-from tests.conftest import ROOT, Tenant, api_client, database_of_its_own
+from tests.conftest import ROOT, Tenant, api_client, database_of_its_own, waits_on_users_lock
 
 
 OLD = "2025-01-10T10:00:00Z"
@@ -413,8 +413,7 @@ def test_a_run_waits_for_the_users_lock(ctx, tenant):
         run.start()
         waiting = False
         for _ in range(600):  # up to a minute for the run to reach the lock
-            waiting = conn.execute("SELECT count(*) AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted"
-                                   ).fetchone()["n"] > 0
+            waiting = waits_on_users_lock(conn, tenant.id, tenant.user)
             if waiting or not run.is_alive():
                 break
             time.sleep(0.1)

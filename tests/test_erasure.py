@@ -15,7 +15,7 @@ from memex import backfill, pipeline
 from memex.db.erasure import ENDED_WITH_ERASED, REPLACED_ERASED
 from memex.jobs import ExtractionJob, SupersessionJob
 from memex_edge.context import build_context
-from tests.conftest import Tenant, api_client, round_trips
+from tests.conftest import Tenant, api_client, round_trips, waits_on_users_lock
 
 
 def _all(tenant, **params) -> list[dict]:
@@ -965,8 +965,7 @@ def test_a_write_waiting_on_the_users_lock_reads_the_mark_the_erasure_committed_
                 writer = threading.Thread(target=run)
                 writer.start()
                 deadline = time.monotonic() + 30
-                while not watcher.execute("""SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND NOT granted
-                                               AND pid <> pg_backend_pid()""").fetchone():
+                while not waits_on_users_lock(watcher, tenant.id, tenant.user):
                     assert writer.is_alive() and time.monotonic() < deadline, ("never waited on the lock", outcome)
                     time.sleep(0.02)
             writer.join(timeout=60)

@@ -278,7 +278,7 @@ def test_a_flood_of_facts_for_a_short_turn_is_capped_keeping_the_quoted_ones(ser
     with caplog.at_level("WARNING", logger="memex.extraction.llm"):
         candidates = LLMExtractor(chat_for(server), facts_per_turn=8, chars_per_fact=20).extract(messages, history=[])
     assert [c.key for c in candidates] == [f"thing_{i}" for i in range(8)]
-    warning = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    warning = [r.getMessage() for r in caplog.records if r.name == "memex.extraction.llm" and r.levelname == "WARNING"]
     assert warning == ["kept 8 of 100 extracted facts: a turn of 38 characters keeps at most 8"]
     assert "Berlin" not in caplog.text and "Notion" not in caplog.text
 
