@@ -100,7 +100,7 @@ def test_a_recall_as_of_a_date_reads_the_facts_and_messages_of_then(tenant):
 
 def test_reference_time_defaults_to_as_of(tenant):
     _year(tenant)
-    # "last week" from July 1st is the last week of June: the June turn is not in it, nor is September's
+    # "last month" from July 1st is June: the June turn is in it, January's and September's are not
     said = _contents(tenant.search("what did I tell you last month?", top_k=20, as_of=JULY))
     assert said == ["I work at Notion now."], said
 

@@ -730,7 +730,8 @@ def test_a_job_remembered_in_passing_leaves_retired_and_the_job_of_now(tenant):
     ("in May", "2025-06-01T00:00:00+00:00"),  # the latest May before it was said
     ("two years ago", "2024-09-03T09:00:00+00:00"),  # give or take a quarter (time_phrases.windows)
     ("in March", "2026-03-05T09:00:00+00:00"),  # this March, not over when said: when it was said
-    ("last year", "2026-03-05T09:00:00+00:00"),  # read loosely, up to now
+    ("last year", "2026-01-01T00:00:00+00:00"),  # the calendar year before, as "in 2025"
+    ("this year", "2026-03-05T09:00:00+00:00"),  # not over when said
     ("last summer", "2026-03-05T09:00:00+00:00"),  # a season is a question's period only (time_phrases.py)
     (None, "2026-03-05T09:00:00+00:00"),
 ])

@@ -90,6 +90,27 @@ def test_recall_carries_the_periods_messages(tenant):
     assert "- We adopted a second cat, Tofu." in lines, lines
 
 
+def test_last_month_and_last_week_are_the_calendar_ones_before_this(tenant):
+    """"What did I tell you last month?" asked on 6 December listed what was said from 1 November to
+    that moment, December's first days too; now November's messages only, and "last week" the
+    Monday-to-Sunday week before this one."""
+    tenant.turn("I signed up for a pottery class.", session="s1", timestamp="2026-11-25T10:00:00Z")
+    tenant.turn("My sister visited from Porto.", session="s2", timestamp="2026-12-01T10:00:00Z")
+    tenant.turn("I'm learning German.", session="s3", timestamp="2026-12-04T10:00:00Z")
+    when = "2026-12-06T18:00:00Z"  # a Sunday
+
+    def said(question):
+        return [(r["content"], r["score_parts"]["said_within"]) for r in tenant.search(question, reference_time=when)
+                if r["memory_type"] == "episodic"]
+
+    assert said("what did I tell you last month?") == [
+        ("I signed up for a pottery class.", "2026-11-01T00:00:00Z/2026-12-01T00:00:00Z")]
+    assert said("what did we talk about last week?") == [
+        ("I signed up for a pottery class.", "2026-11-23T00:00:00Z/2026-11-30T00:00:00Z")]
+    assert [content for content, _ in said("anything new this month?")] == [
+        "I'm learning German.", "My sister visited from Porto."]
+
+
 def test_she_or_a_season_asks_the_period_as_i_do(tenant):
     """"what did she do in April?" (a pronoun naming nobody else) and "what did I do last spring?"
     (a season) are answered with the period's messages, as "what happened in April?" is."""

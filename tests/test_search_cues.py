@@ -36,13 +36,41 @@ def _days(window):
     ("What did I read last week?", [("2025-10-13", "2025-10-20")]),
     ("Who called two weeks ago?", [("2025-10-03", "2025-10-09")]),
     ("What did we plan in 2024?", [("2024-01-01", "2025-01-01")]),
-    ("Which film did we watch this month?", [("2025-10-01", "2025-10-21")]),
+    ("Which film did we watch this month?", [("2025-10-01", "2025-11-01")]),
     ("May I ask what the user likes?", []),  # "May" the verb
     ("What happened on 31 June 2023?", []),  # no such day
     ("What does the user do for a living?", []),
 ])
 def test_periods_a_question_names(question, expected):
     assert [_days(w) for w in time_phrases.windows(question, NOW)] == expected
+
+
+@pytest.mark.parametrize("question, asked_on, expected", [
+    # the calendar month before this one, none of this one (asked on a Sunday)
+    ("What did I do last month?", "2026-12-06", [("2026-11-01", "2026-12-01")]),
+    ("What did I buy the previous month?", "2026-12-06", [("2026-11-01", "2026-12-01")]),
+    ("What did I do last month?", "2026-01-15", [("2025-12-01", "2026-01-01")]),  # over the new year
+    ("What did I do this month?", "2026-12-06", [("2026-12-01", "2027-01-01")]),
+    ("What did I read last week?", "2026-12-06", [("2026-11-23", "2026-11-30")]),  # Monday to Sunday
+    ("What did I read last week?", "2026-03-25", [("2026-03-16", "2026-03-23")]),  # asked on a Wednesday
+    ("What did I read this week?", "2026-03-25", [("2026-03-23", "2026-03-30")]),
+    ("Where did we go last year?", "2026-03-05", [("2025-01-01", "2026-01-01")]),
+    ("Where did we go this year?", "2026-03-05", [("2026-01-01", "2027-01-01")]),
+    # "the past ..." counts back from the day asked, that day included
+    ("What did I do in the past week?", "2026-03-25", [("2026-03-18", "2026-03-26")]),
+    ("What did I do in the past month?", "2026-03-31", [("2026-02-28", "2026-04-01")]),  # no 31 February
+    ("What did I do over the past year?", "2024-02-29", [("2023-02-28", "2024-03-01")]),
+    # Saturday and Sunday: the latest over; "this" the one under way, else the nearer
+    ("What did I do last weekend?", "2026-03-25", [("2026-03-21", "2026-03-23")]),
+    ("What did I do last weekend?", "2026-12-06", [("2026-11-28", "2026-11-30")]),  # a Sunday: the one before
+    ("What did I do this past weekend?", "2026-03-23", [("2026-03-21", "2026-03-23")]),
+    ("What did I do this weekend?", "2026-03-23", [("2026-03-21", "2026-03-23")]),  # Monday: just gone
+    ("What will I do this weekend?", "2026-03-26", [("2026-03-28", "2026-03-30")]),  # Thursday: to come
+    ("What did I do this weekend?", "2026-12-06", [("2026-12-05", "2026-12-07")]),  # under way
+])
+def test_a_relative_period_is_the_calendar_one(question, asked_on, expected):
+    now = datetime.fromisoformat(asked_on + "T15:00:00+00:00")
+    assert [_days(w) for w in time_phrases.windows(question, now)] == expected
 
 
 @pytest.mark.parametrize("question, asked_on, expected", [

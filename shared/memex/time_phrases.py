@@ -4,8 +4,16 @@
 time. `windows` reads such expressions against a moment (a search's reference time, the day a fact
 was said) and returns the periods, each [start, end): search favours the memories whose `valid_from`
 falls in one, and supersession places a past event in its history by them (timeline.py).
-Relative periods are read loosely ("last week" is the seven days before the current week and the
-current week so far, since people say it of the recent past at large): a favour, not a filter.
+A relative period is the calendar one a user means, in `now`'s days: "last week", "last month",
+"last year" (or "previous") the whole calendar week (Monday to Sunday), month or year before the one
+under way, and none of it ("what did I do last month?", asked on 6 December, is November, not
+December's first days); "this week", "this month", "this year" the one under way, whole. "The past
+week", "the past month", "the past year" count back from the day asked instead, that day included
+("in the past month", asked on 6 December, is 6 November to the end of 6 December). A weekend is
+Saturday and Sunday: "last weekend" the latest one over (asked on a Sunday, the one before); "this
+weekend" the one under way, else the nearer of the last one and the next, as a season is (asked on a
+Monday, the one just gone). In search a question's period is a favour, not a filter; one asked alone
+(retrieval/period.py) is answered with what was said in it.
 
 A question also names a season ("what did I do last spring?", "in the winter", "summer 2021"): the
 meteorological season of the northern hemisphere, three whole months (spring March to May, summer
@@ -30,6 +38,7 @@ offset of the user's latest turn (user_zone.py), UTC's if none had one.
 from __future__ import annotations
 
 import re
+from calendar import monthrange
 from datetime import datetime, timedelta
 
 _MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september",
@@ -208,18 +217,32 @@ def _relative(expression: str, now: datetime) -> Window:
     if expression in ("yesterday", "last night"):
         return today - timedelta(days=1), today + timedelta(hours=6)
     which, unit = expression.split()
-    if unit in ("week", "weekend"):
-        week_start = today - timedelta(days=today.weekday())
-        if which == "this":
-            return week_start, week_start + timedelta(days=7)
-        return week_start - timedelta(days=7), now
-    if unit == "month":
-        month_start = today.replace(day=1)
-        if which == "this":
-            return month_start, now + timedelta(days=1)
-        previous = (month_start - timedelta(days=1)).replace(day=1)
-        return previous, now
-    year_start = today.replace(month=1, day=1)
+    week_start = today - timedelta(days=today.weekday())
+    if unit == "weekend":
+        return _weekend(which, week_start, now)
+    if which == "past":  # "in the past month": counted back from the day asked, not the calendar's
+        return _later(unit, today, -1), today + timedelta(days=1)
+    start = {"week": week_start, "month": today.replace(day=1), "year": today.replace(month=1, day=1)}[unit]
     if which == "this":
-        return year_start, now + timedelta(days=1)
-    return year_start.replace(year=year_start.year - 1), now
+        return start, _later(unit, start, 1)
+    return _later(unit, start, -1), start  # "last", "previous": the whole one before
+
+
+def _weekend(which: str, week_start: datetime, now: datetime) -> Window:
+    """Saturday and Sunday: the latest weekend over ("last", "past", "previous"), else the one under
+    way or the nearer of the last one over and the next ("this")."""
+    last = week_start - timedelta(days=2), week_start
+    if which != "this":
+        return last
+    coming = week_start + timedelta(days=5), week_start + timedelta(days=7)
+    return last if now - last[1] <= coming[0] - now else coming
+
+
+def _later(unit: str, moment: datetime, count: int) -> datetime:
+    """`moment` `count` weeks, months or years later (earlier when negative); a day the month lacks
+    is its last ("a month before 31 March" is 28 or 29 February)."""
+    if unit == "week":
+        return moment + timedelta(days=7 * count)
+    months = moment.year * 12 + moment.month - 1 + count * (12 if unit == "year" else 1)
+    year, month = divmod(months, 12)
+    return moment.replace(year=year, month=month + 1, day=min(moment.day, monthrange(year, month + 1)[1]))

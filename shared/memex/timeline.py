@@ -42,7 +42,7 @@ class Placement:
 def happened(candidate: Candidate, said_at: datetime) -> datetime:
     """When the candidate stands in history: the end of the time its event was said to happen in
     ("in 2010": 2011-01-01, the latest it can have been), when that is before it was said; else
-    when it was said. A time read loosely ("last year" runs up to now) changes nothing."""
+    when it was said. A time not over when said ("this year", "in the past month") changes nothing."""
     if not candidate.happened:
         return said_at
     ends = [end for _, end in time_phrases.windows(candidate.happened, said_at)]
