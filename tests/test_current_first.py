@@ -132,6 +132,30 @@ def test_a_participants_name_before_a_stale_line_is_no_other_part_of_it(ctx, ten
     assert not row["active"] and row["said"] and set(row["said"]) <= set(row["quoted"]), row
 
 
+def test_a_speakers_name_said_in_the_message_is_a_part_of_it(tenant):
+    """"Caroline: Caroline here! I work at Globex." says her name as well as her replaced job: only the
+    name its episodic memory starts with is who said it. "Caroline" found the line by the name, not by
+    the job, and lifts nothing over it; on main every saying of the speaker's name was left out of the
+    message's words (history.send_replacements' `said`), the line read as one that said nothing beyond
+    its job, and the new employer came first."""
+    for session, timestamp, name, text in (("s0", "2026-01-01T09:00:00Z", "Melanie", "Hi, I'm Melanie, I paint."),
+                                           ("s1", "2026-01-05T09:00:00Z", "Caroline", "Caroline here! I work at Globex."),
+                                           ("s2", "2026-03-02T09:00:00Z", "Caroline", "I now work at Initech.")):
+        body = {"user_id": tenant.user, "session_id": session, "timestamp": timestamp, "user_name": "Caroline",
+                "messages": [{"role": "user", "name": name, "content": text}]}
+        assert tenant.post("/v1/turns?wait=true", body).status_code == 201
+    for question in ("Caroline", "who is Caroline?"):
+        results = tenant.search(question)
+        assert results[0]["content"] == "Caroline: Caroline here! I work at Globex.", \
+            (question, [r["content"] for r in results])
+        assert not [r for r in results if r["score_parts"].get("current_for")], (question, [r["content"] for r in results])
+    # what it says of the job is still what a question about the job is about
+    results = tenant.search("Globex")
+    stale = _rank(results, lambda r: r["content"] == "Caroline: Caroline here! I work at Globex.")
+    assert results[0]["value"] == "Initech" and results[0]["score_parts"]["current_for"] == results[stale]["id"], \
+        [r["content"] for r in results]
+
+
 def test_a_question_about_the_place_she_lives_in_lifts_the_place_not_the_employer(tenant):
     """After a message that said where she lives and where she works, both since replaced, a question
     about the place she lives in has the city first and her lines about where she lives before the new

@@ -9,7 +9,6 @@ import numpy as np
 import psycopg
 
 from memex.db import validity
-from memex.db.speaker import SPEAKER_NAME
 
 
 # SQL, FROM items: the lines a summary cites, each `o` through its link `l` (whose memory_id, the
@@ -226,10 +225,14 @@ def send_replacements(conn: psycopg.Connection, tenant_id: str, user_id: str, id
     near = "1 - (f.embedding <=> %(v)s)" if vector is not None else "NULL::float8"
     # The message's terms are its content_tsv's weight A (migration 0027), read, not parsed again: parsed
     # here once per fact, a long message cost a search ~14 ms a fact. Its own words: not the speaker's
-    # name its episodic memory starts with ("Melanie: ...").
+    # name its episodic memory starts with ("Melanie: ...", episodic.py), but that name said again
+    # ("Melanie: It's Melanie!"): a term is the message's when the text holds it more often than the
+    # name does. Before, every saying of the name was dropped, and a line that said nothing beyond its
+    # facts' quotes but its speaker's name read as one that said nothing else.
     message_terms = "tsvector_to_array(ts_filter(e.content_tsv, '{a}'))"
-    said = (f"ARRAY(SELECT unnest({message_terms}) EXCEPT SELECT unnest(tsvector_to_array(to_tsvector('english', "
-            f"memex_text(coalesce({SPEAKER_NAME.format(m='e')}, ''))))))")
+    said = ("ARRAY(SELECT t.lexeme FROM unnest(ts_filter(e.content_tsv, '{a}')) t "
+            "WHERE cardinality(t.positions) > coalesce((SELECT cardinality(n.positions) "
+            "FROM unnest(to_tsvector('english', memex_text(e.metadata->>'name'))) n WHERE n.lexeme = t.lexeme), 0))")
     quoted = (f"CASE WHEN nullif(f.metadata->>'raw_quote', '') IS NULL THEN {message_terms} ELSE "
               "tsvector_to_array(to_tsvector('english', memex_text(f.metadata->>'raw_quote'))) END")
     valued = "tsvector_to_array(to_tsvector('english', memex_text(coalesce(f.value, ''))))"
