@@ -113,7 +113,21 @@ def test_a_line_that_shows_nothing_keeps_no_context(tenant, ctx, reply):
         assert tenant.post("/v1/turns?wait=true", body).status_code == 201
         # as a "Got it!": indexed with the line before, it would be found in that line's place
         assert _context(ctx, tenant, session_id, reply) is None
-    # found by nothing of its own (the line it follows may still bring it as a neighbour)
+    # found by nothing of its own (nor as a neighbour of the line it follows: the test below)
     with api_client(build_context(dataclasses.replace(ctx.settings, search_neighbour_share=0.0))) as client:
         response = client.post("/v1/search", json={"user_id": tenant.user, "query": "Lisbon"}, headers=tenant.headers)
     assert reply not in [r["content"] for r in response.json()["results"]], response.text
+
+
+@pytest.mark.parametrize("reply", ["👍", ";)", "...", "🙂 !"])
+def test_a_line_that_shows_nothing_is_no_neighbour_of_the_line_it_follows(tenant, reply):
+    """A reply with no word is not brought in beside the line found for the question, as a "Got it!"
+    is not (search.py, the neighbours cue): it says nothing the line did not. On main it came back
+    for "Lisbon" on the line's strength. A neighbour that says something still does."""
+    body = {"user_id": tenant.user, "session_id": "s1", "messages": [
+        {"role": "user", "content": "We moved to Lisbon last spring."}, {"role": "assistant", "content": reply},
+        {"role": "user", "content": "The flat has a view of the river."}]}
+    assert tenant.post("/v1/turns?wait=true", body).status_code == 201
+    found = [r["content"] for r in tenant.search("Lisbon", top_k=20)]
+    assert "We moved to Lisbon last spring." in found and reply not in found, found
+    assert "The flat has a view of the river." in found, found  # by nothing but its neighbour

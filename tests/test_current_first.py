@@ -49,7 +49,8 @@ def test_a_message_that_also_said_something_still_true_is_lifted_over_only_for_w
 def test_a_question_that_names_one_of_a_stale_messages_facts_lifts_only_what_replaced_it(tenant):
     """A message that said two things, both since replaced: "where does she live?" asks about the
     city, and on main the new employer was lifted above the old message too (second, over everything
-    else about where she lives). A question that names neither key ("Porto") still lifts both."""
+    else about where she lives). A question that names neither key lifts what replaced the fact whose
+    own word it says: "Porto" the new city (on main both: the sentence is both facts' quote)."""
     tenant.turn("I live in Porto and work at Sonae.", session="s1", timestamp="2026-01-05T09:00:00Z")
     tenant.turn("I moved to Lisbon and I work at Feedzai now.", session="s2", timestamp="2026-03-02T09:00:00Z")
     for question, asked, other in (("where does she live?", "city", "employer"),
@@ -60,9 +61,11 @@ def test_a_question_that_names_one_of_a_stale_messages_facts_lifts_only_what_rep
         assert results[0]["key"] == asked and results[0]["active"], (question, [r["content"] for r in results])
         assert all(r["score_parts"].get("current_for") is None for r in results if r.get("key") == other), \
             (question, [r["content"] for r in results])
-    results = tenant.search("Porto")
-    stale = _rank(results, lambda r: r["content"] == "I live in Porto and work at Sonae.")
-    assert {r.get("key") for r in results[:stale]} == {"city", "employer"}, [r["content"] for r in results]
+    for question, asked in (("Porto", "city"), ("Sonae", "employer")):
+        results = tenant.search(question)
+        stale = _rank(results, lambda r: r["content"] == "I live in Porto and work at Sonae.")
+        assert [r.get("key") for r in results[:stale]] == [asked], (question, [r["content"] for r in results])
+        assert results[0]["score_parts"]["current_for"] == results[stale]["id"]
 
 
 KNEE = "My knee hurts after long runs. I live in Porto and work at Sonae."
@@ -81,15 +84,18 @@ def test_a_question_about_what_else_a_stale_message_said_lifts_nothing_over_it(t
 
 
 def test_a_question_that_meets_the_replaced_part_of_a_stale_message_still_lifts_what_replaced_it(tenant):
-    """The same message, asked about its Porto sentence: by its words ("Porto", "Sonae": the sentence
-    both facts quote), by meaning alone (the vector channel, no words to meet: the question as near the
-    replaced facts as the whole message) or by naming a key, what replaced them comes first."""
+    """The same message, asked about its Porto sentence: by a fact's own word ("Porto" the city's,
+    "Sonae" the employer's, of the sentence both facts quote: on main either lifted both), by both, by
+    meaning alone (the vector channel, no words to meet: the question as near the replaced facts as the
+    whole message) or by naming a key, what replaced them comes first."""
     tenant.turn(KNEE, session="s1", timestamp="2026-01-05T09:00:00Z")
     tenant.turn("I moved to Lisbon and I work at Feedzai now.", session="s2", timestamp="2026-03-02T09:00:00Z")
-    for question, mode in (("Porto", "hybrid"), ("Sonae", "hybrid"), ("Porto and Sonae", "vector")):
+    for question, mode, asked in (("Porto", "hybrid", {"city"}), ("Sonae", "hybrid", {"employer"}),
+                                  ("Porto and Sonae", "hybrid", {"city", "employer"}),
+                                  ("Porto and Sonae", "vector", {"city", "employer"})):
         results = tenant.search(question, mode=mode)
         stale = _rank(results, lambda r: r["content"] == KNEE)
-        assert {r.get("key") for r in results[:stale]} == {"city", "employer"}, (question, [r["content"] for r in results])
+        assert {r.get("key") for r in results[:stale]} == asked, (question, mode, [r["content"] for r in results])
         assert all(r["score_parts"]["current_for"] == results[stale]["id"] for r in results[:stale])
     for question, key in (("where does she live?", "city"), ("where does she work?", "employer")):
         results = tenant.search(question)
@@ -124,6 +130,30 @@ def test_a_participants_name_before_a_stale_line_is_no_other_part_of_it(ctx, ten
     message = _rank(results := tenant.search("Globex"), lambda r: r["content"] == "Melanie: I work at Globex.")
     [row] = history.send_replacements(ctx.db.connection(), tenant.id, tenant.user, [results[message]["id"]])()
     assert not row["active"] and row["said"] and set(row["said"]) <= set(row["quoted"]), row
+
+
+def test_a_speakers_name_said_in_the_message_is_a_part_of_it(tenant):
+    """"Caroline: Caroline here! I work at Globex." says her name as well as her replaced job: only the
+    name its episodic memory starts with is who said it. "Caroline" found the line by the name, not by
+    the job, and lifts nothing over it; on main every saying of the speaker's name was left out of the
+    message's words (history.send_replacements' `said`), the line read as one that said nothing beyond
+    its job, and the new employer came first."""
+    for session, timestamp, name, text in (("s0", "2026-01-01T09:00:00Z", "Melanie", "Hi, I'm Melanie, I paint."),
+                                           ("s1", "2026-01-05T09:00:00Z", "Caroline", "Caroline here! I work at Globex."),
+                                           ("s2", "2026-03-02T09:00:00Z", "Caroline", "I now work at Initech.")):
+        body = {"user_id": tenant.user, "session_id": session, "timestamp": timestamp, "user_name": "Caroline",
+                "messages": [{"role": "user", "name": name, "content": text}]}
+        assert tenant.post("/v1/turns?wait=true", body).status_code == 201
+    for question in ("Caroline", "who is Caroline?"):
+        results = tenant.search(question)
+        assert results[0]["content"] == "Caroline: Caroline here! I work at Globex.", \
+            (question, [r["content"] for r in results])
+        assert not [r for r in results if r["score_parts"].get("current_for")], (question, [r["content"] for r in results])
+    # what it says of the job is still what a question about the job is about
+    results = tenant.search("Globex")
+    stale = _rank(results, lambda r: r["content"] == "Caroline: Caroline here! I work at Globex.")
+    assert results[0]["value"] == "Initech" and results[0]["score_parts"]["current_for"] == results[stale]["id"], \
+        [r["content"] for r in results]
 
 
 def test_a_question_about_the_place_she_lives_in_lifts_the_place_not_the_employer(tenant):

@@ -9,7 +9,6 @@ import numpy as np
 import psycopg
 
 from memex.db import validity
-from memex.db.speaker import SPEAKER_NAME
 
 
 # SQL, FROM items: the lines a summary cites, each `o` through its link `l` (whose memory_id, the
@@ -210,8 +209,8 @@ def send_replacements(conn: psycopg.Connection, tenant_id: str, user_id: str, id
     """For each episodic memory among `ids`, the semantic facts its message states, with their value,
     whether each is current and whether its key is one a question names by `words` (`named`, as
     send_asked reads them), the terms of the part of the message it came from (`quoted`: its
-    `raw_quote` as the keyword channel reads text; the whole message for a fact with none) and how
-    near `vector` it is (`near`, null without one), and the terms of the message without its
+    `raw_quote` as the keyword channel reads text; the whole message for a fact with none) and of its
+    value (`valued`), how near `vector` it is (`near`, null without one), and the terms of the message without its
     speaker's name (`said`): those drawn from it (index memories_drawn_facts), and those no longer
     current it says again (stale.py: said while they held, by a user's line of their subject, in
     words that hold the words they were drawn from, their `raw_quote`; index
@@ -226,16 +225,21 @@ def send_replacements(conn: psycopg.Connection, tenant_id: str, user_id: str, id
     near = "1 - (f.embedding <=> %(v)s)" if vector is not None else "NULL::float8"
     # The message's terms are its content_tsv's weight A (migration 0027), read, not parsed again: parsed
     # here once per fact, a long message cost a search ~14 ms a fact. Its own words: not the speaker's
-    # name its episodic memory starts with ("Melanie: ...").
+    # name its episodic memory starts with ("Melanie: ...", episodic.py), but that name said again
+    # ("Melanie: It's Melanie!"): a term is the message's when the text holds it more often than the
+    # name does. Before, every saying of the name was dropped, and a line that said nothing beyond its
+    # facts' quotes but its speaker's name read as one that said nothing else.
     message_terms = "tsvector_to_array(ts_filter(e.content_tsv, '{a}'))"
-    said = (f"ARRAY(SELECT unnest({message_terms}) EXCEPT SELECT unnest(tsvector_to_array(to_tsvector('english', "
-            f"memex_text(coalesce({SPEAKER_NAME.format(m='e')}, ''))))))")
+    said = ("ARRAY(SELECT t.lexeme FROM unnest(ts_filter(e.content_tsv, '{a}')) t "
+            "WHERE cardinality(t.positions) > coalesce((SELECT cardinality(n.positions) "
+            "FROM unnest(to_tsvector('english', memex_text(e.metadata->>'name'))) n WHERE n.lexeme = t.lexeme), 0))")
     quoted = (f"CASE WHEN nullif(f.metadata->>'raw_quote', '') IS NULL THEN {message_terms} ELSE "
               "tsvector_to_array(to_tsvector('english', memex_text(f.metadata->>'raw_quote'))) END")
+    valued = "tsvector_to_array(to_tsvector('english', memex_text(coalesce(f.value, ''))))"
     cursor = conn.execute(
-        f"""WITH RECURSIVE drawn(message_memory, fact, active, value, key, named, said, quoted, near) AS (
+        f"""WITH RECURSIVE drawn(message_memory, fact, active, value, key, named, said, quoted, valued, near) AS (
                {_stated(f"e.id, f.id, {validity.held('f', at)}, f.value, f.key, {_by_key(words, 'f')}, "
-                        f"{said}, {quoted}, {near}", at)}
+                        f"{said}, {quoted}, {valued}, {near}", at)}
            ),
            -- what the stale facts lead to, walked forward once for them all (chains share their links: a
            -- walk from each fact read a chain of 200 links once per fact that stated part of it)
@@ -259,7 +263,7 @@ def send_replacements(conn: psycopg.Connection, tenant_id: str, user_id: str, id
            later(origin, id) AS (
                SELECT back.id, back.target FROM back WHERE back.id IN (SELECT fact FROM drawn WHERE NOT active)
            )
-           SELECT d.message_memory, d.fact, d.active, d.value, d.key, d.named, d.said, d.quoted, d.near,
+           SELECT d.message_memory, d.fact, d.active, d.value, d.key, d.named, d.said, d.quoted, d.valued, d.near,
                   coalesce((SELECT jsonb_agg({_scoped('c')} ORDER BY c.valid_from DESC, c.content, c.id)
                             FROM later JOIN memories c ON c.tenant_id = %(t)s AND c.id = later.id
                             WHERE later.origin = d.fact AND {validity.held('c', at)} AND c.user_id = %(u)s), '[]')

@@ -1,6 +1,5 @@
 """Who said a memory, as SQL over a memories row `{m}`: read by the listing of a user's speakers and
-the search's speaker columns (memories.py) and by the stale-fact check (history.py), which memories.py
-imports, so they live here, below both."""
+the search's speaker columns (memories.py)."""
 
 # A memory's speaker: the name of who said it (an episodic memory's message name), else the
 # participant a fact is about; NULL for the user's facts and unnamed messages. With its subject

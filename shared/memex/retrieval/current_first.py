@@ -10,11 +10,16 @@ Each returned message is checked against the semantic facts drawn from it (histo
   message may say more than its facts: "My knee hurts after long runs. I live in Porto and work at
   Sonae." after a move and a new job holds no fact of the knee, and "any injuries?" is about that,
   not about where she lives (without this the new city and employer came first). So the question is
-  about a replaced fact when it met the part of the message the fact came from (its `raw_quote`):
-  by a term of it ("Porto", "Sonae") or by meaning (the question at least as near the fact as the
-  whole message). When it met no such part, it is about them all if the message says nothing
-  beyond their quotes ("I work at Acme Corp.": what found it is theirs), else about none. Of "I
-  live in Porto. I work at Sonae.", "Porto" lifts the new city only;
+  about a replaced fact when it met the fact's own words: its value, and the words of its part of the
+  message (its `raw_quote`) that no other fact's part holds. Two facts drawn from one sentence quote
+  it alike: of "I live in Porto and work at Sonae.", "Porto" is the city's word and "Sonae" the
+  employer's, and "Porto" lifts the new city only, as it does of "I live in Porto. I work at Sonae."
+  (before, a term of the shared quote lifted both: the new employer came above the message for
+  "Porto"). A question that met no fact's own words is about those whose part it met, by a term
+  that part shares with another ("live" of the sentence above: both) or by meaning (the question at
+  least as near the fact as the whole message). When it met no such part, it is about them all if
+  the message says nothing beyond their quotes ("I work at Acme Corp.": what found it is theirs),
+  else about none;
 - when some of its facts are still current ("I work at Stripe. My dog is called Biscuit."), a fact
   that replaced one of the others is ranked above it only when the search ranked that fact too,
   at least as well as the message's current facts: the question is then about the part that
@@ -128,14 +133,30 @@ def lift(request: SearchIn, scored: list[Scored], replacements: list[dict[str, A
 def _asked_of(stale: list[dict[str, Any]], terms: frozenset[str], similarity: float | None) -> list[dict[str, Any]]:
     """Of the facts drawn from a message, none of which holds now (`stale`, as history.send_replacements
     reads them; `similarity`: the message's to the question), those the question asks about: those
-    whose part of the message it met, by a term of its quote or by meaning (the question at least as
-    near the fact as the whole message); if it met none, all of them when the message says nothing
-    beyond their quotes (what found it is theirs), else none (what found it was another part)."""
+    whose own words it met (`_own`); if it met none's, those whose part of the message it met, by a
+    term of its quote or by meaning (the question at least as near the fact as the whole message); if
+    it met none, all of them when the message says nothing beyond their quotes (what found it is
+    theirs), else none (what found it was another part)."""
+    met = [fact for fact, own in zip(stale, _own(stale)) if terms.intersection(own)]
+    if met:
+        return met
     met = [fact for fact in stale if terms.intersection(fact["quoted"])
            or similarity is not None and fact["near"] is not None and fact["near"] >= similarity]
     if met or not stale:
         return met
     return [] if set(stale[0]["said"]).difference(*(fact["quoted"] for fact in stale)) else stale
+
+
+def _own(facts: list[dict[str, Any]]) -> list[set[str]]:
+    """Each fact's own words among those the message states: the terms of its value, and those of its
+    quote that no other fact's quote holds. "I live in Porto and work at Sonae." is the quote of the
+    city and of the employer alike: "Porto" is the city's word, "Sonae" the employer's, and "live",
+    which both quotes hold, neither's."""
+    own = []
+    for index, fact in enumerate(facts):
+        others = set().union(*(other["quoted"] for at, other in enumerate(facts) if at != index))
+        own.append(set(fact["valued"]) | set(fact["quoted"]).difference(others))
+    return own
 
 
 def ended(request: SearchIn, scored: list[Scored], rows: list[dict[str, Any]], relevance: dict[str, float],

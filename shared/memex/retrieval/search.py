@@ -43,7 +43,7 @@ from typing import Any, Collection, Sequence
 
 import numpy as np
 
-from memex import filler, first_person, time_phrases, user_zone
+from memex import filler, first_person, standalone, time_phrases, user_zone
 from memex.config import Settings
 from memex.context import Context
 from memex.db import history
@@ -793,8 +793,9 @@ def _cues(settings: Settings, query: str, now: datetime, relevance: dict[str, fl
     # the question's signals, which a reply such as "Yes, last May!" does not carry).
     held = set(kept)
     for anchor, item, row, step in neighbours_of(anchors, settings.search_neighbour_reach):
-        if filler.is_filler(_said(row)):
-            continue  # "Got it!" says nothing the anchor did not
+        line = _said(row)
+        if filler.is_filler(line) or standalone.wordless(line):
+            continue  # "Got it!", or "👍", says nothing the anchor did not
         said = _said(found[anchor])  # a reply more, and what a yes confirms
         shared = max(replies.share(settings, said, step), confirmed.share(settings, said, step)) * own[anchor]
         if item not in held:
