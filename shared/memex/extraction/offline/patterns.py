@@ -220,12 +220,14 @@ SINCE_WHEN = rf"since (?:\d{{4}}|{MONTH}|last (?:year|spring|summer|fall|autumn|
 # moved away from; their employer and their school). "For work" or "for a summer job" says why, not for how
 # long; "over the summer" may say when a move was ("I moved to Oslo over the summer" is a home); "for years",
 # without a count, says a long time and no end ("I moved to Berlin to work at Zalando for years" is a home and a
-# job).
+# job). A span counted and then "now" says how long so far ("I'm living in Lisbon for a year now", "I work at
+# Google for two years now": a home and a job held), where "the summer now" is still a stay.
+_WHILE = (r"(?:(?:whole|entire|next|coming) )?(?:summer|winter|spring|fall|autumn|season|semester|term|day|night|"
+          r"week|weekend|month|year|holidays|while|days|weeks|months|years)")
+_WHILE_END = (r"(?=\s*(?:[^\w\s'&-]|$)|\s+(?:and|but|then|so|or|with|while|before|after|to|in|at|lol|haha)\b)")
 FOR_A_WHILE = (
-    rf",?\s+(?:for (?!years\b)(?:the |this |a |an |a few |a couple of |several |(?:{NUMBER}) )?"
-    r"(?:(?:whole|entire|next|coming) )?(?:summer|winter|spring|fall|autumn|season|semester|term|day|night|week|"
-    r"weekend|month|year|holidays|while|days|weeks|months|years)(?=\s*(?:[^\w\s'&-]|$)|\s+(?:and|but|then|so|or|with|"
-    rf"while|before|after|to|in|at|now|lol|haha)\b)|until (?:{MONTH}|next|the end)\b)")
+    rf",?\s+(?:for (?!years\b)(?:(?:the |this ){_WHILE}(?:{_WHILE_END}|(?=\s+now\b))"
+    rf"|(?:a |an |a few |a couple of |several |(?:{NUMBER}) )?{_WHILE}{_WHILE_END})|until (?:{MONTH}|next|the end)\b)")
 DATE = (rf"{MONTH} \d{{1,2}}(?:st|nd|rd|th)?|\d{{1,2}}(?:st|nd|rd|th)? (?:of )?{MONTH}")
 WEEKDAY = r"(?i:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
 # When a plan happens: "next week", "tomorrow", "in May", "on Saturday", "this summer".
