@@ -30,3 +30,36 @@ def _facts(content: str, *history: str) -> set[tuple[str, str, bool]]:
 ])
 def test_a_span_counted_now_is_how_long_so_far(text, key, expected):
     assert {f for f in _facts(text) if f[0] == key} == expected
+
+
+@pytest.mark.parametrize("text, key, expected", [
+    # a role for a while: no job title, as the employer of the same words files none
+    ("I work as a barista at Starbucks for the summer.", "role", set()),
+    ("I'm working as a barista for the summer.", "role", set()),
+    ("I'm a barista for the summer.", "role", set()),
+    ("I got a job as a barista at Starbucks for the summer.", "role", set()),
+    ("I teach at Lincoln High School for the summer.", "role", set()),
+    ("I teach chemistry at Lincoln High for a semester.", "role", set()),
+    ("My sister works as a barista for the summer.", "sister_role", set()),
+    ("My sister is a lifeguard for the summer.", "sister_role", set()),
+    # a role held, or held for how long, stays filed
+    ("I work as a barista.", "role", {("role", "barista", False)}),
+    ("I'm a barista at Starbucks.", "role", {("role", "barista", False)}),
+    ("I teach at Lincoln High School.", "role", {("role", "teacher", False)}),
+    ("I've been an electrician for 15 years.", "role", {("role", "electrician", False)}),
+    ("I'm a nurse for two years now.", "role", {("role", "nurse", False)}),
+    ("My sister is a lifeguard.", "sister_role", {("sister_role", "lifeguard", False)}),
+    # a role done for a while in the past is still the past one
+    ("I was a barista for the summer.", "role", {("role", "barista", True)}),
+])
+def test_a_role_for_a_while_is_no_job_title(text, key, expected):
+    assert {f for f in _facts(text) if f[0] == key} == expected
+
+
+def test_a_summer_role_leaves_the_job_title_current_through_the_pipeline(tenant):
+    """Two turns: the job title, then a summer job as another; the job title is still the only current one."""
+    tenant.turn("I'm a teacher.", timestamp="2026-01-01T00:00:00Z")
+    tenant.turn("I work as a barista at Starbucks for the summer.", timestamp="2026-06-01T00:00:00Z")
+    listed = tenant.get(f"/v1/users/{tenant.user}/memories", params={"include_inactive": "true", "limit": 500})
+    roles = [(m["value"], m["active"]) for m in listed.json()["memories"] if m["key"] == "role"]
+    assert roles == [("teacher", True)]
