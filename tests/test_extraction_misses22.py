@@ -63,3 +63,33 @@ def test_a_summer_role_leaves_the_job_title_current_through_the_pipeline(tenant)
     listed = tenant.get(f"/v1/users/{tenant.user}/memories", params={"include_inactive": "true", "limit": 500})
     roles = [(m["value"], m["active"]) for m in listed.json()["memories"] if m["key"] == "role"]
     assert roles == [("teacher", True)]
+
+
+@pytest.mark.parametrize("text, key, expected", [
+    # a job until a time ends then: a job for a while, as a place until then is a stay, whatever the time
+    ("I work at Google until March.", "employer", set()),
+    ("I work at Google until Christmas.", "employer", set()),
+    ("I work at Google until the summer.", "employer", set()),
+    ("I work at Google until 2027.", "employer", set()),
+    ("I work as a barista until March.", "role", set()),
+    ("I'm based in Dublin until March.", "city", set()),
+    ("I'm based in Dublin until Christmas.", "city", set()),
+    ("I'm living in Dublin until Friday.", "city", set()),
+    ("My sister lives in Paris until the summer.", "sister_city", set()),
+    # "until" no time is no end said; a past home or job until a time is the past one
+    ("I work at Google until I retire.", "employer", {("employer", "Google", False)}),
+    ("I lived in Dublin until 2020.", "city", {("city", "Dublin", True)}),
+    ("I was living in Dublin until 2020.", "city", {("city", "Dublin", True)}),
+    ("I used to work at Google until 2020.", "employer", {("employer", "Google", True)}),
+])
+def test_a_job_until_a_time_is_a_job_for_a_while(text, key, expected):
+    assert {f for f in _facts(text) if f[0] == key} == expected
+
+
+def test_a_job_until_march_leaves_the_employer_current_through_the_pipeline(tenant):
+    """Two turns: the employer, then a job elsewhere until March; the employer is still the only current one."""
+    tenant.turn("I work at Acme Corp.", timestamp="2026-01-01T00:00:00Z")
+    tenant.turn("I work at Google until March.", timestamp="2026-01-15T00:00:00Z")
+    listed = tenant.get(f"/v1/users/{tenant.user}/memories", params={"include_inactive": "true", "limit": 500})
+    employers = [(m["value"], m["active"]) for m in listed.json()["memories"] if m["key"] == "employer"]
+    assert employers == [("Acme Corp", True)]

@@ -193,7 +193,8 @@ def not_an_organisation(m: re.Match[str]) -> list[Fields]:
 _STAY = re.compile(
     r"(?:(?!\b(?:and|but|then|so|because|since|as|who|which|where|after|before|when|while|though|although)\b)"
     rf"[^.;:!?,])*?{FOR_A_WHILE}")
-_HOW_LONG = re.compile(r"\b(?:lived|(?:been|was|were) living|used to live|been (?:working|employed|studying|teaching|an?))\b")
+_HOW_LONG = re.compile(
+    r"\b(?:lived|(?:been|was|were) living|used to live|been (?:working|employed|studying|teaching|an?))\b")
 
 
 def unless_a_stay(clean: Callable[[re.Match[str]], list[Fields]],
