@@ -212,22 +212,29 @@ BREED = rf"(?i:{alternation(vocabulary.DOG_BREEDS + vocabulary.CAT_BREEDS)})"
 # A month's name, or its abbreviation with or without its dot ("Sept."); a full name takes no dot, so
 # that "My birthday is 12 May." ends its date before the sentence's full stop.
 MONTH = rf"(?i:{alternation(vocabulary.MONTHS[:12])}|(?:{alternation(vocabulary.MONTHS[12:])})\.?)(?!\w)"
+WEEKDAY = r"(?i:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
 # Since when a fact has held ("since 2015", "since March", "since last spring"): not since an hour.
 SINCE_WHEN = rf"since (?:\d{{4}}|{MONTH}|last (?:year|spring|summer|fall|autumn|winter))(?![\w'-])"
-# A stay, a job or a school for a while, said after the place, the employer or the school: "I moved to Oslo for
-# the summer", "I'm based in Dublin until March", "I'm based in Lisbon for the day", "to work at Equinor for six
-# months", "I'm studying at MIT for a semester" (values.unless_a_stay: the user's home and someone's, and a home
-# moved away from; their employer and their school). "For work" or "for a summer job" says why, not for how
+# A stay, a job, a role or a school for a while, said after the place, the employer, the role or the school: "I
+# moved to Oslo for the summer", "I'm based in Dublin until March", "I'm based in Lisbon for the day", "to work at
+# Equinor for six months", "I work as a barista for the summer", "I'm studying at MIT for a semester"
+# (values.unless_a_stay: the user's home and someone's, and a home moved away from; their employer, role and
+# school). "For work" or "for a summer job" says why, not for how
 # long; "over the summer" may say when a move was ("I moved to Oslo over the summer" is a home); "for years",
 # without a count, says a long time and no end ("I moved to Berlin to work at Zalando for years" is a home and a
-# job).
+# job). A span counted and then "now" says how long so far ("I'm living in Lisbon for a year now", "I work at
+# Google for two years now": a home and a job held), where "the summer now" is still a stay. "Until" a time says
+# when the stay or the job ends, as "for" a span says how long it lasts ("I'm based in Dublin until Christmas",
+# "I work at Google until March"); "until I retire" says none.
+_WHILE = (r"(?:(?:whole|entire|next|coming) )?(?:summer|winter|spring|fall|autumn|season|semester|term|day|night|"
+          r"week|weekend|month|year|holidays|while|days|weeks|months|years)")
+_WHILE_END = (r"(?=\s*(?:[^\w\s'&-]|$)|\s+(?:and|but|then|so|or|with|while|before|after|to|in|at|lol|haha)\b)")
 FOR_A_WHILE = (
-    rf",?\s+(?:for (?!years\b)(?:the |this |a |an |a few |a couple of |several |(?:{NUMBER}) )?"
-    r"(?:(?:whole|entire|next|coming) )?(?:summer|winter|spring|fall|autumn|season|semester|term|day|night|week|"
-    r"weekend|month|year|holidays|while|days|weeks|months|years)(?=\s*(?:[^\w\s'&-]|$)|\s+(?:and|but|then|so|or|with|"
-    rf"while|before|after|to|in|at|now|lol|haha)\b)|until (?:{MONTH}|next|the end)\b)")
+    rf",?\s+(?:for (?!years\b)(?:(?:the |this ){_WHILE}(?:{_WHILE_END}|(?=\s+now\b))"
+    rf"|(?:a |an |a few |a couple of |several |(?:{NUMBER}) )?{_WHILE}{_WHILE_END})"
+    rf"|until (?:{MONTH}|next|the end|tomorrow|{WEEKDAY}|(?:19|20)\d\d"
+    r"|(?:the )?(?:summer|winter|spring|fall|autumn|holidays|weekend)|Christmas|Easter)\b)")
 DATE = (rf"{MONTH} \d{{1,2}}(?:st|nd|rd|th)?|\d{{1,2}}(?:st|nd|rd|th)? (?:of )?{MONTH}")
-WEEKDAY = r"(?i:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
 # When a plan happens: "next week", "tomorrow", "in May", "on Saturday", "this summer".
 _WHEN = (rf"(?:next (?:week|month|year|weekend|summer|spring|fall|autumn|winter|{WEEKDAY}|{MONTH})|tomorrow|tonight|"
          r"this (?:weekend|summer|spring|fall|autumn|winter|year|month)|"

@@ -184,23 +184,25 @@ def not_an_organisation(m: re.Match[str]) -> list[Fields]:
 # A stay for a while (FOR_A_WHILE), said after the place or after what the move was for, in the clause: "I
 # moved to Oslo for the summer", "I moved to Oslo to work at Equinor for the summer", "I moved from Bergen to
 # Oslo for a year", "My sister moved to Paris for the summer", "I'm based in Dublin until March"; not "I moved
-# to Madrid because my wife has lived there for years". A job or a school for a while is one too: "I'm working
-# at Google for the summer", "I'm studying at MIT for a semester". After "lived", "been living" or "used to
-# live" the same words say how long it was home ("I've lived in Denver for ten years", "I used to live in Bergen
-# for a while"), and after "been working" or "been studying" how long the job or the school has been the user's
-# ("I've been working at Google for three years").
+# to Madrid because my wife has lived there for years". A job, a role or a school for a while is one too: "I'm
+# working at Google for the summer", "I work as a barista at Starbucks for the summer", "I'm studying at MIT for
+# a semester". After "lived", "been living" or "used to live" the same words say how long it was home ("I've
+# lived in Denver for ten years", "I used to live in Bergen for a while"), and after "been working", "been
+# studying" or "been a" how long the job, the school or the role has been the user's ("I've been working at
+# Google for three years", "I've been an electrician for 15 years").
 _STAY = re.compile(
     r"(?:(?!\b(?:and|but|then|so|because|since|as|who|which|where|after|before|when|while|though|although)\b)"
     rf"[^.;:!?,])*?{FOR_A_WHILE}")
-_HOW_LONG = re.compile(r"\b(?:lived|(?:been|was|were) living|used to live|been (?:working|employed|studying|teaching))\b")
+_HOW_LONG = re.compile(
+    r"\b(?:lived|(?:been|was|were) living|used to live|been (?:working|employed|studying|teaching|an?))\b")
 
 
 def unless_a_stay(clean: Callable[[re.Match[str]], list[Fields]],
                   after: str = "value") -> Callable[[re.Match[str]], list[Fields]]:
-    """A place of a home, an employer or a school, the user's or someone's, cleaned by `clean`, unless what
-    is said after it (the group `after`) makes it a stay for a while (_STAY): nothing is filed then, neither
-    the stay as a home nor the place left as one left, since the home kept is elsewhere; nor a summer job as
-    the employer, which would end the one the user keeps."""
+    """A place of a home, an employer, a role or a school, the user's or someone's, cleaned by `clean`,
+    unless what is said after it (the group `after`) makes it a stay for a while (_STAY): nothing is filed
+    then, neither the stay as a home nor the place left as one left, since the home kept is elsewhere; nor a
+    summer job as the employer or the job title, which would end the one the user keeps."""
     def home(m: re.Match[str]) -> list[Fields]:
         if _STAY.match(m.string, m.end(after)) and not _HOW_LONG.search(m.group(0)):
             return []

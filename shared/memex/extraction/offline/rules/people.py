@@ -342,12 +342,13 @@ RULES = [
         # "My husband Ken works at Ford as a mechanic": the employer first (the employer rule files it)
         rf"{_PERSON} (?:now |currently |also |still )?works (?:at|for) (?:the )?{ORG} as (?:an?|the) "
         rf"(?P<value>{ROLE}){ROLE_END}",
-    ], "The user's {kind}{named} is {a} {value}.", _kin_fact(role), confidence=0.7, importance=0.6),
+    ], "The user's {kind}{named} is {a} {value}.", _kin_fact(unless_a_stay(role)), confidence=0.7, importance=0.6),
     # What a named relative teaches is their role, as "I teach chemistry" is the user's.
     rule("fact", "{person}_role", "teaches", [
         rf"{_PERSON} (?:now |currently |also |still )?teaches (?P<value>(?i:{alternation(vocabulary.SCHOOL_SUBJECTS)}))"
         r"(?= at\b|\s*[.,;!]|\s*$)",
-    ], "The user's {kind}{named} is {a} {value}.", _kin_fact(teacher), confidence=0.7, importance=0.6),
+    ], "The user's {kind}{named} is {a} {value}.", _kin_fact(unless_a_stay(teacher)), confidence=0.7,
+         importance=0.6),
     rule("fact", "{person}_employer", "my our", [
         rf"{_PERSON}(?: (?:(?:now |currently |also |still )?works (?:at|for)|(?:just |recently |finally )?got (?:hired|"
         rf"a (?:new )?job) (?:at|by|with)|is (?:now |currently |still )?"
@@ -392,7 +393,7 @@ RULES = [
     rule("fact", "{person}_role", "promoted became", [
         rf"{_PERSON} (?:just |recently |finally )?(?:got |was |has been |'s been )?(?:promoted to|became) (?:an? |the )?"
         rf"(?P<value>{ROLE}|{HEAD_OF}){ROLE_END}",
-    ], "The user's {kind}{named} is {a} {value}.", _kin_fact(role), confidence=0.7, importance=0.6),
+    ], "The user's {kind}{named} is {a} {value}.", _kin_fact(unless_a_stay(role)), confidence=0.7, importance=0.6),
     rule("fact", "{person}_employment_status", "retired", [
         rf"{_PERSON}(?:'s| has)?(?: (?:has|just|recently|finally))* (?P<value>retired)(?=\s*(?:[.,;!]|$)|\s+(?:last|this|in|"
         rf"from|after|early|recently|a (?:year|few|couple)|(?:{NUMBER}) (?:years?|months?))\b)",

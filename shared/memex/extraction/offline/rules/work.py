@@ -297,16 +297,16 @@ RULES = [
         rf"(?:{NUMBER}|a few|a couple of|several|many) (?:years?|months?|decades?)\b|since\b)",
         rf"\b(?i:my) (?:job title|title|job|role|position) is (?:an? |the )?(?P<value>{ROLE}|{HEAD_OF}){ROLE_END}",
         rf"\bI(?:'m| am) (?:now |currently |also )?(?:the )?(?P<value>{HEAD_OF}){ROLE_END}",
-    ], "The user's job title is {value}.", role, confidence=0.75, importance=0.75),
+    ], "The user's job title is {value}.", unless_a_stay(role), confidence=0.75, importance=0.75),
     # "I teach chemistry at a secondary school": a subject that makes the role
     rule("fact", "role", "teach", [
         rf"\bI {ADVERBS}teach (?P<value>(?i:{alternation(vocabulary.SCHOOL_SUBJECTS)}))(?= at\b|\s*[.,;!]|\s*$)",
-    ], "The user's job title is {value}.", teacher, confidence=0.75, importance=0.75),
+    ], "The user's job title is {value}.", unless_a_stay(teacher), confidence=0.75, importance=0.75),
     # "I teach at Lincoln High School" (a subject said: the rule above)
     rule("fact", "role", "teach teaching", [
-        rf"{_TEACHES_AT}{ORG}{NOT_TEMPORARY}",
-    ], "The user's job title is {value}.", lambda m: [] if m.group("subject") else [{"value": "teacher"}],
-         confidence=0.75, importance=0.75),
+        rf"{_TEACHES_AT}(?P<school>{ORG}){NOT_TEMPORARY}",
+    ], "The user's job title is {value}.", unless_a_stay(lambda m: [] if m.group("subject") else [{"value": "teacher"}],
+                                                         after="school"), confidence=0.75, importance=0.75),
     rule("fact", "role", "a an the retired", [
         rf"\bI (?:used to be|was) (?:an?|the) (?P<value>{ROLE}){ROLE_END}",
         rf"\bI (?:used to work|worked) as (?:an?|the) (?P<value>{ROLE}){ROLE_END}",
