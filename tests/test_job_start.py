@@ -437,6 +437,7 @@ def test_with_the_embedder_down_the_sweep_waits_for_one_users_start_and_leaves_t
         asked = sum(1 for path, _ in double.requests if path == "/v1/embeddings")
     assert asked == DOCUMENT_ATTEMPTS, f"{asked // DOCUMENT_ATTEMPTS} users waited for the embedder"
     assert (due.started, due.failed) == (0, 1) and due.left >= len(users) - 1
+    assert due.embedder_down  # the sweep's fill does not ask it again in the run (tests/test_vector_fill.py)
     assert [_current(tenant, "employer", user) for user in users] == [["Canva"]] * len(users)
     assert pipeline.start_jobs_due(ctx, 600.0).started >= len(users)
     assert [_current(tenant, "employer", user) for user in users] == [["Twilio"]] * len(users)

@@ -277,3 +277,91 @@ def test_memories_without_vector_leaves_out_those_of_a_user_being_erased(ctx):
             erasure_rows.begin_user(conn, "t1", "leaving")
         assert vectorless_rows.count(own.db.connection()) == 2
         assert len(vectorless_rows.waiting(own.db.connection(), 10)) == 2  # the rows the sweep reads, counted
+
+
+def _at_the_double(ctx, double):
+    """The context with its embedder at the double, through the real `openai` client, its retries at once."""
+    from memex.embeddings import measured_embedder
+
+    settings = dataclasses.replace(ctx.settings, embeddings_provider="openai", embeddings_base_url=double.base_url,
+                                   embeddings_model="embed-down", embeddings_query_cache=0)
+    return dataclasses.replace(ctx, embedder=measured_embedder(settings, ctx.metrics))
+
+
+def _two_waiting(ctx, tenant: Tenant) -> None:
+    """Two memories of the tenant's waiting for their vector: a batch of more than one, which the sweep
+    embeds one a call when the batch failed for a reason that may be a row's."""
+    from memex.db import memories as memory_rows
+
+    with ctx.db.transaction() as conn:
+        memory_rows.insert_many(conn, tenant.id, [{
+            "id": f"{tenant.user}-{i}", "user_id": tenant.user, "memory_type": "episodic", "type": "message",
+            "content": f"waiting line {i}", "embedding": None, "valid_from": datetime.now(timezone.utc),
+            "dedupe_key": f"message:{tenant.user}-{i}"} for i in range(2)])
+
+
+def _set_back(ctx) -> int:
+    return ctx.db.connection().execute(
+        "SELECT count(*) AS n FROM memories WHERE vector_failed_at IS NOT NULL").fetchone()["n"]
+
+
+def _calls(double) -> int:
+    from bench.openai_double import EMBEDDINGS
+
+    return sum(1 for path, _ in double.requests if path == EMBEDDINGS)
+
+
+@pytest.fixture
+def quick_retries(monkeypatch):
+    from memex.embeddings import openai_compat
+
+    monkeypatch.setattr(openai_compat, "RETRY_PAUSE_SECONDS", 0.0)
+
+
+@pytest.mark.parametrize("failure", ["500", "400"])
+def test_the_fill_asks_a_down_embedder_once_and_one_refusing_a_row_row_by_row(ctx, http, quick_retries, failure):
+    """The embedder down (500: the real client's every attempt failing), the fill's batch failed, then its first
+    row was asked alone, waiting out the attempts again: the embedder's failure was taken for the row's. Now
+    a failure that is the embedder's (embeddings.unavailable) is its last call of the run, the first row set
+    back without one; one that may be the row's (400, a text refused) is still tried one row a call, so that
+    a memory the embedder refuses holds up no other."""
+    from bench.openai_double import EMBEDDINGS, OpenAIDouble
+    from memex import vectorless
+    from memex.embeddings.openai_compat import DOCUMENT_ATTEMPTS
+
+    _two_waiting(ctx, Tenant(ctx, http))
+    before = _set_back(ctx)
+    with OpenAIDouble(dim=ctx.settings.embedding_dim) as double:
+        if failure == "500":
+            double.fail(EMBEDDINGS, "500")
+        else:
+            for _ in range(2):
+                double.script(EMBEDDINGS, status=400, body={"error": {"message": "input too long"}})
+        assert vectorless.fill(_at_the_double(ctx, double), 60) == 0
+        asked = _calls(double)
+    if failure == "500":
+        assert (asked, _set_back(ctx)) == (DOCUMENT_ATTEMPTS, before + 1)
+    else:
+        assert (asked, _set_back(ctx)) == (2, before + 1)  # the batch, then its first row alone
+
+
+def test_one_sweep_run_asks_a_down_embedder_once(ctx, tenant, quick_retries):
+    """A user's job due and memories waiting for their vector, the embedder down: the job's start waited out
+    the embedder's attempts and stopped the starts, then the fill asked it again, its batch and then a row
+    alone (three times the attempts in one run). Now what the starts learnt is the fill's: one call a run."""
+    from bench.openai_double import EMBEDDINGS, OpenAIDouble
+    from infra.local.lambda_context import LocalLambdaContext
+    from infra.local.runtime import function_module
+    from memex.embeddings.openai_compat import DOCUMENT_ATTEMPTS
+
+    # long ago: the earliest due in the database, tried first
+    tenant.turn("I work at Canva.", timestamp="1989-01-01T09:00:00Z")
+    tenant.turn("I start at Twilio next week.", timestamp="1989-01-02T09:00:00Z")
+    _two_waiting(ctx, tenant)
+    with OpenAIDouble(dim=ctx.settings.embedding_dim) as double:
+        double.fail(EMBEDDINGS, "500")
+        answer = function_module("sweep").run(_at_the_double(ctx, double), LocalLambdaContext("sweep", timeout_seconds=60))
+        asked = _calls(double)
+    assert (answer["jobs_failed"], answer["vectors_filled"]) == (1, 0)
+    assert asked == DOCUMENT_ATTEMPTS, f"{asked / DOCUMENT_ATTEMPTS:g} calls of the embedder's attempts"
+    assert function_module("sweep").run(ctx, LocalLambdaContext("sweep", timeout_seconds=60))["vectors_filled"] >= 2

@@ -8,6 +8,7 @@ import threading
 import time
 import uuid
 
+import psycopg
 import pytest
 from aws_lambda_powertools.utilities.batch.exceptions import BatchProcessingError
 
@@ -215,6 +216,53 @@ def test_a_queue_that_fails_a_sweep_is_not_called_again_in_its_run_and_its_turns
     for turn_id in (queued, extracted):
         assert (_turn_row(ctx, tenant, turn_id)["status"], _turn_row(ctx, tenant, turn_id)["republished"]) == (
             "processed", 1)
+
+
+class _SeeingTheLock(SqsPublisher):
+    """The real publisher, looking, as it publishes to the supersession queue, whether the sweep's transaction
+    holds the row of the turn `watched` locked (from a connection of its own, as any other writer would)."""
+
+    def __init__(self, settings, dsn: str, tenant_id: str, watched: str):
+        super().__init__(settings)
+        self._dsn, self._tenant_id, self._watched = dsn, tenant_id, watched
+        self.locked: list[bool] = []
+
+    def publish_supersessions(self, jobs):
+        with psycopg.connect(self._dsn) as other:
+            free = other.execute("SELECT id FROM turns WHERE tenant_id = %s AND id = %s FOR UPDATE SKIP LOCKED",
+                                 (self._tenant_id, self._watched)).fetchall()
+            other.rollback()
+        self.locked.append(not free)
+        return super().publish_supersessions(jobs)
+
+
+def test_the_sweep_claims_no_turn_of_a_queue_it_found_down_and_still_counts_it(ctx, tenant, runtime):
+    """The extraction queue found down at its first call (its backlog), its lost turns were claimed all the same:
+    their rows locked while the supersession queue took its own (a writer of such a turn, a user's erasure,
+    waited for it), then not sent. Now they are left as they are for the next run, and counted still in
+    TurnRepublishesFailed: the sweep's one metric of a queue it cannot reach keeps saying so."""
+    queued = _store_turn(ctx, tenant, "My name is Ada.")  # its extraction message lost
+    _store_turn(ctx, tenant, "I live in Porto.", wait=True)  # the extraction queue moved past it
+    extracted = _store_turn(ctx, tenant, "I work at Stripe.")
+    assert pipeline.extract(ctx, ExtractionJob(tenant.id, extracted)) is not None  # its supersession message lost
+    _store_turn(ctx, tenant, "I have a cat.", wait=True)  # the user's supersession group moved past it
+    settings = dataclasses.replace(ctx.settings, extraction_queue_url=ctx.settings.extraction_queue_url + "-missing")
+    publisher, recorded = _SeeingTheLock(settings, ctx.db.dsn, tenant.id, queued), []
+
+    class Recorder:
+        def record(self, metric, value=1, **labels):
+            recorded.append((metric.name, value))
+
+    sweep(dataclasses.replace(ctx, publisher=publisher, metrics=Recorder()), older_than_seconds=0)
+    assert publisher.locked == [False]
+    assert _turn_row(ctx, tenant, extracted)["republished"] == 1  # the supersession queue took it
+    assert (_turn_row(ctx, tenant, queued)["status"], _turn_row(ctx, tenant, queued)["republished"]) == ("queued", 0)
+    assert sum(value for name, value in recorded if name == "TurnRepublishesFailed") >= 1  # every tenant's
+    runtime.drain()
+    assert sweep(ctx, older_than_seconds=0) >= 1  # the queue is back
+    runtime.drain()
+    assert (_turn_row(ctx, tenant, queued)["status"], _turn_row(ctx, tenant, queued)["republished"]) == (
+        "processed", 1)
 
 
 class _DelayingOne(SqsPublisher):

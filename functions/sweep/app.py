@@ -35,9 +35,10 @@ def run(ctx: Context, context: Any) -> dict[str, int]:
     jobs = pipeline.start_jobs_due(ctx, seconds * JOBS_SHARE)
     erasures_finished = memories.finish_erasures(ctx, deadline - time.monotonic())
     # The vectors last: a memory waiting for one is found by its words meanwhile, and erasing is owed at once.
+    # An embedder the starts found down is not asked again in this run.
     return {"republished": republished, "jobs_started": jobs.started, "jobs_failed": jobs.failed,
             "jobs_left": jobs.left, "jobs_lock_held": jobs.lock_held, "erasures_finished": erasures_finished,
-            "vectors_filled": vectorless.fill(ctx, deadline - time.monotonic())}
+            "vectors_filled": vectorless.fill(ctx, deadline - time.monotonic(), embedder_down=jobs.embedder_down)}
 
 
 @scheduled_handler

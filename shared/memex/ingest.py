@@ -83,47 +83,52 @@ def sweep(ctx: Context, older_than_seconds: int | None = None) -> int:
     A turn already extracted goes back to supersession (no second LLM extraction); one that keeps
     getting lost is marked failed (db/turns.py says how "lost" is told from "waiting"). A publish that
     fails (the queue down) is not counted: the turn stays as it was, and no outage fails a turn. A queue
-    that failed a call is not called again in the run: its turns wait for the next."""
+    that failed a call is not called again in the run: its turns wait for the next, counted in
+    TurnRepublishesFailed."""
     age = ctx.settings.sweep_after_seconds if older_than_seconds is None else older_than_seconds
     # Each call to a queue that is down waits out the client's attempts (sqs.py), a publish with the claimed
     # rows locked: its backlog, its visibility timeout and its turns were each asked of it, failing alike.
     down: set[str] = set()
-    idle = {queue: _idle(ctx, queue, down) for queue in ("extraction", "supersession")}
-    retry_seconds = 2 * _redelivery_seconds(ctx, down)
+    idle = {queue: _idle(ctx, queue, down) for queue in turn_rows.QUEUES}
+    lost_by = {"extraction_idle": idle["extraction"], "supersession_idle": idle["supersession"],
+               "retry_seconds": 2 * _redelivery_seconds(ctx, down)}
     with ctx.db.transaction() as conn:
+        # The turns of a queue found down are not claimed: locked for nothing, they would keep a writer of
+        # theirs (a user's erasure) waiting while the other queue takes its own. They are counted instead,
+        # so that TurnRepublishesFailed, the sweep's metric of a queue it cannot reach, keeps saying so.
         lost = turn_rows.claim_lost(conn, age, ctx.settings.sweep_max_republish,
-                                    extraction_idle=idle["extraction"], supersession_idle=idle["supersession"],
-                                    retry_seconds=retry_seconds)
-        sent = _republish(ctx, lost, down)
+                                    queues=[queue for queue in turn_rows.QUEUES if queue not in down], **lost_by)
+        left = turn_rows.count_lost(conn, age, down, **lost_by) if down else 0
+        sent = _republish(ctx, lost)
         turn_rows.count_republished(conn, sent)
     ctx.metrics.record(TURNS_REPUBLISHED, len(sent))
-    if len(sent) < len(lost):
-        ctx.metrics.record(TURN_REPUBLISHES_FAILED, len(lost) - len(sent))
+    unsent = left + len(lost) - len(sent)
+    if unsent:
+        ctx.metrics.record(TURN_REPUBLISHES_FAILED, unsent)
         log.warning("%d lost turns could not be sent again (their queue unreachable, or refusing them); they "
-                    "stay for the next sweep", len(lost) - len(sent))
+                    "stay for the next sweep", unsent)
     return len(sent)
 
 
-def _republish(ctx: Context, lost: list[dict[str, Any]], down: set[str]) -> list[tuple[str, str]]:
+def _republish(ctx: Context, lost: list[dict[str, Any]]) -> list[tuple[str, str]]:
     """Publish the claimed turns again, BATCH_MAX to a request (one SendMessageBatch: a request a turn
     kept the claimed rows locked for as many round trips as turns); returns (tenant id, turn id) of those the
-    queue took: one it refused stays as it was, for the next sweep. The turns of a queue `down` are not
-    tried, nor, after a queue's first failed request, the rest of its turns (it joins `down`): each try would
-    wait out the client's retries while the claimed rows stay locked."""
+    queue took: one it refused stays as it was, for the next sweep. After a queue's first failed request
+    the rest of its turns are not tried: each try would wait out the client's retries while the claimed rows
+    stay locked."""
     sent: list[tuple[str, str]] = []
     for extracted, queue, publish, job in (
             (False, "extraction", ctx.publisher.publish_extractions,
              lambda row: ExtractionJob(row["tenant_id"], row["id"])),
             (True, "supersession", ctx.publisher.publish_supersessions,
              lambda row: SupersessionJob(row["tenant_id"], row["user_id"], row["id"], row["republished"]))):
-        rows = [row for row in lost if row["extracted"] == extracted and queue not in down]
+        rows = [row for row in lost if row["extracted"] == extracted]
         for start in range(0, len(rows), BATCH_MAX):
             batch = rows[start:start + BATCH_MAX]
             try:
                 taken = publish([job(row) for row in batch])
             except Exception:  # noqa: BLE001 - the turns stay as they were, for the next sweep
                 log.exception("the sweep could not publish to the %s queue", queue)
-                down.add(queue)
                 break
             sent += [(row["tenant_id"], row["id"]) for row, took in zip(batch, taken) if took]
     return sent

@@ -22,7 +22,7 @@ from typing import Any, Callable, TypeVar
 
 import numpy as np
 
-from memex import embedded_text, filler, job_start, llm, standalone, timeline, user_zone, vectorless
+from memex import embedded_text, embeddings, filler, job_start, llm, standalone, timeline, user_zone, vectorless
 from memex.at_once import at_once
 from memex.context import Context
 from memex.db import history as history_rows
@@ -952,6 +952,9 @@ class JobsDue:
     # next sweep's, the earliest day first
     left: int = 0
     lock_held: int = 0  # of `left`, those whose lock another transaction held (logged, JobStartsLockHeld)
+    # A start failed on the embedder's side (embeddings.unavailable): what else the run would embed waits
+    # for its next run (vectorless.fill), not for the embedder's attempts again.
+    embedder_down: bool = False
 
 
 class _EmbedderDown(Exception):
@@ -1000,6 +1003,7 @@ def start_jobs_due(ctx: Context, seconds: float) -> JobsDue:
                 result.started += started
         except _EmbedderDown as down:
             result.failed, result.left = result.failed + 1, result.left + len(due) - n - 1
+            result.embedder_down = embeddings.unavailable(down.__cause__)
             ctx.metrics.record(JOB_STARTS_FAILED)
             log.warning("the embedder failed (%s) starting the jobs to come of user %s; the %d users due after "
                         "them are left for the next sweep", type(down.__cause__).__name__,

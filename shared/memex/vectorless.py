@@ -19,7 +19,7 @@ import logging
 import time
 from typing import Any
 
-from memex import embedded_text
+from memex import embedded_text, embeddings
 from memex.context import Context
 from memex.db import vectorless as vectorless_rows
 from memex.errors import public_description
@@ -48,14 +48,15 @@ def embed_after_erasure(ctx: Context, rows: list[dict[str, Any]]) -> None:
         record_waiting(ctx)
 
 
-def fill(ctx: Context, seconds: float) -> int:
+def fill(ctx: Context, seconds: float, *, embedder_down: bool = False) -> int:
     """The sweep's: vectors for the memories without one (vectorless_rows.waiting's order), beginning no batch
-    that would end past `seconds` (TransactionTime); a batch failing, its rows are embedded one a call up to
-    the one that fails (_set_back), and the rest wait for the next run. Returns how many were filled, and
-    records how many still wait. Each batch is read afresh: those filled leave the rows waiting, and one an
-    erasure changed after its read is read again as it is now."""
+    that would end past `seconds` (TransactionTime); a batch failing, one of its rows is set back (_set_back)
+    and the rest wait for the next run. `embedder_down`: the run found the embedder failing on its side
+    before (its job starts), and it is not asked: the call would wait out its attempts again. Returns how many
+    were filled, and records how many still wait. Each batch is read afresh: those filled leave the rows
+    waiting, and one an erasure changed after its read is read again as it is now."""
     within, filled, read = TransactionTime(seconds), 0, 0
-    while read < ROWS_PER_SWEEP and within.allows():
+    while not embedder_down and read < ROWS_PER_SWEEP and within.allows():
         began = time.monotonic()
         rows = vectorless_rows.waiting(ctx.db.connection(), BATCH)
         if not rows:
@@ -66,19 +67,23 @@ def fill(ctx: Context, seconds: float) -> int:
         except Exception as exc:  # noqa: BLE001 - the next run tries again
             log.warning("the embedder failed (%s): the memories without their vector wait for the next sweep",
                         public_description(exc))
-            filled += _set_back(ctx, rows)
+            filled += _set_back(ctx, rows, one_a_call=not embeddings.unavailable(exc))
             break
         within.took(time.monotonic() - began)
     record_waiting(ctx)
     return filled
 
 
-def _set_back(ctx: Context, rows: list[dict[str, Any]]) -> int:
-    """After their batch failed: these rows one a call, up to the first that fails, which then waits behind
-    every other (vectorless_rows.failed). A memory the embedder never takes (a text it refuses) failed its
-    batch at every run, first of the oldest: no memory after it was filled again. The embedder down, this
-    is one call more a run, and one memory set back. Returns how many were filled."""
-    failing, filled = rows[0] if len(rows) == 1 else None, 0
+def _set_back(ctx: Context, rows: list[dict[str, Any]], one_a_call: bool) -> int:
+    """After their batch failed: one of these rows waits behind every other from now on (vectorless_rows.failed).
+    A memory the embedder never takes failed its batch at every run, first of the oldest: no memory after it
+    was filled again. `one_a_call` (the failure may be a row's: a text refused, an endpoint's 400), the rows
+    are embedded one a call up to the first that fails, which is the one: the others are filled in this run.
+    Else (the embedder's own failure, embeddings.unavailable) no call is made, asking it again would wait out
+    its attempts again, and the first is the one: an endpoint answering 5xx to one text (some self-hosted
+    servers do, to a text too long) holds the fill up for a run a row before it in its batch, not for good.
+    Returns how many were filled."""
+    failing, filled = rows[0] if len(rows) == 1 or not one_a_call else None, 0
     for row in rows if failing is None else ():
         try:
             filled += _fill(ctx, [row])

@@ -6,7 +6,7 @@ import hashlib
 import json
 import uuid
 from datetime import datetime
-from typing import Any
+from typing import Any, Collection
 
 import psycopg
 from psycopg.types.json import Jsonb
@@ -283,12 +283,18 @@ _LOST = f"""
 """
 
 
+# The queues a lost turn is sent again to, and which is its (claim_lost's `extracted`): the supersession queue
+# once its extraction is kept.
+QUEUES = ("extraction", "supersession")
+_QUEUE = "CASE WHEN s.candidates IS NOT NULL AND s.status = 'processing' THEN 'supersession' ELSE 'extraction' END"
+
+
 def claim_lost(conn: psycopg.Connection, older_than_seconds: int, max_republish: int, *,
                extraction_idle: bool, supersession_idle: bool, retry_seconds: int,
-               limit: int = 500) -> list[dict[str, Any]]:
-    """Unfinished turns whose queue message is lost, claimed for one re-publish each; those
-    already re-published `max_republish` times are marked failed instead (a turn whose handler
-    times out every time would otherwise be sent forever).
+               queues: Collection[str] = QUEUES, limit: int = 500) -> list[dict[str, Any]]:
+    """Unfinished turns of `queues` whose queue message is lost, claimed for one re-publish each; those
+    already re-published `max_republish` times (of any queue) are marked failed instead (a turn whose
+    handler times out every time would otherwise be sent forever).
 
     Age alone cannot tell a lost message from one waiting in a backlog, so a turn without progress
     for the given age is taken as lost only on evidence. Waiting for extraction (queued): the
@@ -310,21 +316,38 @@ def claim_lost(conn: psycopg.Connection, older_than_seconds: int, max_republish:
     queue with (count_republished) in the same transaction, so that a publish that fails (the queue
     down) neither brings the turn nearer `max_republish` nor resets its clock. `republished` in a
     row is the count this re-send makes."""
-    params = {"age": older_than_seconds, "max": max_republish, "limit": limit, "retry": retry_seconds,
-              "extraction_idle": extraction_idle, "supersession_idle": supersession_idle}
+    params = _lost_params(older_than_seconds, extraction_idle, supersession_idle, retry_seconds, queues, limit)
     conn.execute(
         f"""UPDATE turns s SET status = 'failed', updated_at = now(),
                    error = 'its queue message was lost and re-sent ' || s.republished || ' times without progress'
             WHERE {_LOST} AND s.republished >= %(max)s""",
-        params,
+        params | {"max": max_republish},
     )
     return conn.execute(
         f"""SELECT s.tenant_id, s.id, s.user_id, s.republished + 1 AS republished,
-                   s.candidates IS NOT NULL AND s.status = 'processing' AS extracted
-            FROM turns s WHERE {_LOST}
+                   {_QUEUE} = 'supersession' AS extracted
+            FROM turns s WHERE {_LOST} AND {_QUEUE} = ANY(%(queues)s)
             ORDER BY s.updated_at LIMIT %(limit)s FOR UPDATE SKIP LOCKED""",
         params,
     ).fetchall()
+
+
+def count_lost(conn: psycopg.Connection, older_than_seconds: int, queues: Collection[str], *,
+               extraction_idle: bool, supersession_idle: bool, retry_seconds: int, limit: int = 500) -> int:
+    """How many unfinished turns of `queues` are lost (claim_lost's, after it: those it marked failed are
+    not), up to `limit`, neither claimed nor locked: the sweep's count of those it leaves for its next run."""
+    params = _lost_params(older_than_seconds, extraction_idle, supersession_idle, retry_seconds, queues, limit)
+    return conn.execute(
+        f"""SELECT count(*) AS n FROM (SELECT 1 FROM turns s WHERE {_LOST} AND {_QUEUE} = ANY(%(queues)s)
+                                       LIMIT %(limit)s) AS lost""",
+        params,
+    ).fetchone()["n"]
+
+
+def _lost_params(older_than_seconds: int, extraction_idle: bool, supersession_idle: bool, retry_seconds: int,
+                 queues: Collection[str], limit: int) -> dict[str, Any]:
+    return {"age": older_than_seconds, "extraction_idle": extraction_idle, "supersession_idle": supersession_idle,
+            "retry": retry_seconds, "queues": list(queues), "limit": limit}
 
 
 def count_republished(conn: psycopg.Connection, turns: list[tuple[str, str]]) -> None:

@@ -43,3 +43,17 @@ def make_embedder(settings: Settings) -> Embedder:
     from memex.embeddings.coalescing import CoalescingEmbedder
 
     return CoalescingEmbedder(embedder)
+
+
+def unavailable(exc: BaseException) -> bool:
+    """Whether an embedding call failed on the embedder's side (unreachable, overloaded, failing in itself,
+    past its time or the invocation's), so that the next call soon fails alike, after waiting out its
+    attempts again: not on what it was given (a text it refuses, an endpoint's 400), nor for a cause not
+    known to be the embedder's, which a caller takes as possibly the text's. Imports the OpenAI-compatible
+    embedder's module only once asked (a failure being handled): a process without an endpoint never loads
+    the openai client for it."""
+    if isinstance(exc, TimeoutError):
+        return True
+    from memex.embeddings.openai_compat import TRANSIENT
+
+    return isinstance(exc, TRANSIENT)
