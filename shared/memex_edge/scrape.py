@@ -14,7 +14,9 @@ from starlette.requests import Request
 
 from memex.errors import Unauthorized
 from memex_edge.context import get_context
-from memex_edge.http import database_unavailable, error, key_holder, names_loopback, presented_key
+from memex_edge.http.admission import key_holder, presented_key
+from memex_edge.http.error_answers import database_unavailable, error
+from memex_edge.http.loopback import names_loopback
 from memex_edge.prometheus import MULTIPROCESS, PrometheusMetrics
 
 
@@ -35,7 +37,7 @@ def metrics_app(recorded: PrometheusMetrics, *scrape_time: Any, keyed: bool = Fa
 
 
 class _Endpoint:
-    """The scrape as a surface (memex_edge.http.Surface): an ASGI app as an object (a Starlette
+    """The scrape as a surface (memex_edge.http.surfaces.Surface): an ASGI app as an object (a Starlette
     Route calls a plain function with a Request instead), with nothing to start or stop."""
 
     def __init__(self, app: Any, keyed: bool = False):
