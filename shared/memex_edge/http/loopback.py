@@ -29,6 +29,14 @@ def names_loopback(headers) -> bool:
     return _LOOPBACK_HOST.fullmatch(headers.get("host", "")) is not None
 
 
+def names_another_host_without_key(headers) -> bool:
+    """Whether a request to a server on loopback is one its Host does not vouch for and no key does
+    either: it names another host (a rebinding page's own name, or a proxy's) and carries no API key.
+    Such a request is answered only on a key (KeylessOnLoopback, the /metrics scrape); one with a key
+    is judged by its key, as anywhere."""
+    return not names_loopback(headers) and presented_key(headers) is None
+
+
 class KeylessOnLoopback:
     """On a server bound to loopback, refuses a request without a key whose Host names another host
     while the API answers requests without one (no key made yet, `MEMEX_REQUIRE_API_KEY` off): a web
@@ -46,7 +54,7 @@ class KeylessOnLoopback:
         if scope["type"] != "http" or scope["path"] in self.surfaces:
             return await self.app(scope, receive, send)
         headers = Request(scope).headers
-        if names_loopback(headers) or presented_key(headers) is not None:
+        if not names_another_host_without_key(headers):
             return await self.app(scope, receive, send)
         ctx = self.context()
         try:
