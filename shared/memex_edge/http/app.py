@@ -15,7 +15,7 @@ from memex_edge.http.body_limit import BodyLimit
 from memex_edge.http.dependencies import known_query
 from memex_edge.http.error_handlers import UnhandledErrors, add_error_handlers
 from memex_edge.http.loopback import KeylessOnLoopback
-from memex_edge.http.openapi import API_SUMMARY, API_VERSION
+from memex_edge.http.openapi import API_SUMMARY, API_VERSION, MISDIRECTED
 from memex_edge.http.rate_limits import RateLimitHeaders
 from memex_edge.http.request_metrics import RequestMetrics
 from memex_edge.http.surfaces import Surface, SurfaceRoute
@@ -43,7 +43,7 @@ def create_app(*routers: APIRouter, provide: Callable[[], Context] = get_context
     app.state.provide = provide
     app.router.redirect_slashes = False  # TrailingSlash answers in place, never by the Host header
     for router in routers:
-        app.include_router(router, dependencies=[Depends(known_query)])
+        app.include_router(router, dependencies=[Depends(known_query)], responses=MISDIRECTED if loopback else None)
     for path, surface in surfaces.items():
         app.router.routes.append(SurfaceRoute(path, surface))
     if docs:

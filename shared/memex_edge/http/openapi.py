@@ -28,6 +28,14 @@ _ERRORS = {
 }
 
 
+# Declared on every route of an app served on loopback (create_app), where KeylessOnLoopback answers
+# it, in memex's shape on the compatibility routes too; no other server answers it.
+MISDIRECTED = {421: {"model": ErrorBody, "description": (
+    "`misdirected_request` (a server on loopback, while it takes requests without a key): the request "
+    "carries no key and its Host names neither 127.0.0.1, localhost nor [::1], as a web page's does by "
+    "DNS rebinding. Call the server by a loopback name, or send a key.")}}
+
+
 def errors(*statuses: int, seed: bool = False) -> dict[int | str, dict[str, Any]]:
     """The error answers of an authenticated route, for its OpenAPI: 401, 422, 429 and 503 always,
     and `statuses` (404, 409, 413) where they occur."""
