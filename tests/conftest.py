@@ -224,7 +224,7 @@ def api_client(app_ctx):
     from fastapi.testclient import TestClient
 
     from infra.local.runtime import HTTP_FUNCTIONS, function_module
-    from memex_edge.http import create_app
+    from memex_edge.http.app import create_app
 
     routers = [function_module(name).router for name in HTTP_FUNCTIONS]
     return TestClient(create_app(*routers, provide=lambda: app_ctx), raise_server_exceptions=False)

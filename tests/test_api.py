@@ -449,7 +449,7 @@ def _local_server(ctx, loopback: bool):
     from fastapi.testclient import TestClient
 
     from infra.local.runtime import HTTP_FUNCTIONS, function_module
-    from memex_edge.http import create_app
+    from memex_edge.http.app import create_app
 
     app = create_app(*(function_module(name).router for name in HTTP_FUNCTIONS), provide=lambda: ctx,
                      docs=True, loopback=loopback)

@@ -20,7 +20,8 @@ from infra.local.runtime import HTTP_FUNCTIONS, function_module
 from memex import tenants
 from memex.metrics import ALL, BY_NAME
 from memex_edge.context import build_context
-from memex_edge.http import asgi_lambda_handler, create_app
+from memex_edge.http.app import create_app
+from memex_edge.http.lambda_entry import asgi_lambda_handler
 from memex_edge.observability import logger
 from tests.conftest import ROOT, Tenant
 

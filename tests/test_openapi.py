@@ -51,7 +51,7 @@ def test_every_operation_declares_its_answer_its_errors_and_the_key(spec):
             ok = [status for status in responses if status.startswith("2")]
             assert ok and all("$ref" in responses[s]["content"]["application/json"]["schema"] for s in ok), where
             if path == "/health":
-                assert "security" not in operation and set(responses) == {"200", "503"}
+                assert "security" not in operation and set(responses) == {"200", "421", "503"}
                 continue
             assert operation["security"] == [{"apiKey": []}], where
             assert {"401", "422", "429", "503"} <= set(responses), where
@@ -68,6 +68,26 @@ def test_every_operation_declares_its_answer_its_errors_and_the_key(spec):
     assert {"POST /v1/turns", "POST /v1/memories", "POST /turns"} <= created
     assert "409" in spec["paths"]["/v1/turns"]["post"]["responses"]
     assert "404" in spec["paths"]["/v1/memories/{memory_id}"]["get"]["responses"]
+
+
+def test_on_loopback_every_operation_declares_the_421_of_a_request_naming_another_host(spec, runtime):
+    """A server on loopback answers 421 to a request without a key whose Host names another host while
+    the API takes requests without one (DNS rebinding: tests/test_api.py), on every route, /health too;
+    off loopback no request gets it, and the document served there does not declare it."""
+    from fastapi.testclient import TestClient
+
+    for path, operations in spec["paths"].items():
+        for method, operation in operations.items():
+            misdirected = operation["responses"].get("421")
+            assert misdirected, f"{method.upper()} {path}"
+            assert misdirected["content"]["application/json"]["schema"] == {"$ref": "#/components/schemas/ErrorBody"}
+            assert "misdirected_request" in misdirected["description"]
+    with TestClient(runtime.asgi_app("0.0.0.0")) as off_loopback:
+        document = off_loopback.get("/openapi.json").json()
+    assert document["paths"].keys() == spec["paths"].keys()
+    declared = [f"{m.upper()} {p}" for p, ops in document["paths"].items() for m, op in ops.items()
+                if "421" in op["responses"]]
+    assert declared == []
 
 
 def test_a_search_result_declares_what_of_its_message_is_no_longer_current(spec):

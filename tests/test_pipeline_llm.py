@@ -24,7 +24,8 @@ from memex.jobs import ExtractionJob, SupersessionJob
 from memex.models import TurnIn
 from memex.supersession_llm import LLMJudge
 from memex_edge.context import build_context
-from memex_edge.http import asgi_lambda_handler, create_app
+from memex_edge.http.app import create_app
+from memex_edge.http.lambda_entry import asgi_lambda_handler
 from memex_edge.sqs import SqsPublisher
 from tests.conftest import ROOT, Tenant, WrappedEmbedder, api_client
 from bench.openai_double import CHAT, EMBEDDINGS, OpenAIDouble

@@ -441,7 +441,7 @@ def test_with_the_database_unreachable_every_route_answers_503_and_recovers(ctx,
 
     from infra.local.runtime import HTTP_FUNCTIONS, function_module
     from memex.db.connection import Database
-    from memex_edge.http import create_app
+    from memex_edge.http.app import create_app
 
     outage = Outage(ctx.db.dsn)
     isolated = dataclasses.replace(ctx, db=Database(lambda: outage.dsn))
@@ -510,7 +510,7 @@ def test_a_failure_shown_to_a_client_carries_no_internal_text(ctx, tenant):
     from infra.local.runtime import HTTP_FUNCTIONS, function_module
     from memex.config import Settings
     from memex.embeddings import make_embedder
-    from memex_edge.http import create_app
+    from memex_edge.http.app import create_app
     from bench.openai_double import OpenAIDouble
 
     with OpenAIDouble(dim=ctx.settings.embedding_dim) as embedder_api:

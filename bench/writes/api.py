@@ -26,7 +26,7 @@ def run(requests: int) -> dict[str, Any]:
     from memex.keys import create_key
     from memex.models import TurnIn
     from memex_edge.context import get_context
-    from memex_edge.http import create_app
+    from memex_edge.http.app import create_app
 
     ctx = get_context()
     headers = {"Authorization": f"Bearer {create_key(ctx, TENANT)}"}

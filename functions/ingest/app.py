@@ -9,7 +9,10 @@ from memex import backfill, ingest, memories
 from memex.context import Context
 from memex.models import Id, MemoryPostIn, TurnIn
 from memex_edge.answers import Backfill, BackfillList, Memory, TurnAnswer
-from memex_edge.http import MEMORY_SERVICE_SEED, context, errors, lambda_handler, seed_router, tenant
+from memex_edge.http.dependencies import context, tenant
+from memex_edge.http.lambda_entry import lambda_handler
+from memex_edge.http.openapi import errors
+from memex_edge.http.seeds import MEMORY_SERVICE_SEED, seed_router
 
 v1 = APIRouter(tags=["v1"])
 seed = seed_router(MEMORY_SERVICE_SEED)

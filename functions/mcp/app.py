@@ -1,6 +1,6 @@
 """McpFunction: memex's tools over MCP (streamable HTTP, stateless) at /mcp."""
 
-from memex_edge.http import lambda_handler
+from memex_edge.http.lambda_entry import lambda_handler
 from memex_edge.mcp_server import PATH, McpApp, build_server
 
 

@@ -12,7 +12,10 @@ from memex.models import Id, ListOrder, MemexSeedSearchIn, SearchIn
 from memex.retrieval.served import search_request
 from memex_edge.answers import Count, Memory, MemoryHistory, MemoryList, SearchAnswer, SessionList, SessionMessageList
 from memex_edge.context import load_embedder_at_init
-from memex_edge.http import MEMEX_SEED, MEMORY_SERVICE_SEED, context, errors, lambda_handler, seed_router, tenant
+from memex_edge.http.dependencies import context, tenant
+from memex_edge.http.lambda_entry import lambda_handler
+from memex_edge.http.openapi import errors
+from memex_edge.http.seeds import MEMEX_SEED, MEMORY_SERVICE_SEED, seed_router
 
 v1 = APIRouter(tags=["v1"])
 memory_service = seed_router(MEMORY_SERVICE_SEED)

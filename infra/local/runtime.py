@@ -67,7 +67,8 @@ def http_app(host: str | None = None) -> Any:
     """Every HTTP function's routes and every surface in one app, with the offline API docs,
     served on `host` (by default `MEMEX_HOST`). Each extra server process builds its own from the
     environment the runtime set up (database and queue URLs, host)."""
-    from memex_edge.http import LOOPBACK, create_app
+    from memex_edge.http.app import create_app
+    from memex_edge.http.loopback import LOOPBACK
 
     host = host or os.environ.get("MEMEX_HOST", "127.0.0.1")
     surfaces = {path: _LabelledApp(name, function_module(name).surface(host in LOOPBACK))
@@ -198,7 +199,8 @@ class _LabelledApp:
 
 def mcp_app(host: str = "127.0.0.1") -> Any:
     """McpFunction's MCP server alone (at /mcp), served on `host`."""
-    from memex_edge.http import LOOPBACK, create_app
+    from memex_edge.http.app import create_app
+    from memex_edge.http.loopback import LOOPBACK
     from memex_edge.mcp_server import PATH
 
     return create_app(surfaces={PATH: _LabelledApp(SURFACES[PATH], function_module(SURFACES[PATH]).surface(host in LOOPBACK))})

@@ -47,8 +47,10 @@ from memex.retrieval.served import search_request
 from memex_edge.answers import (Count, Memory, MemoryDeleted, MemoryHistory, MemoryList, RecallAnswer, SearchAnswer,
                                 SessionList, SessionMessageList, TurnAnswer, TurnsDeleted)
 from memex_edge.context import get_context
-from memex_edge.http import (API_VERSION, RateLimited, admit, database_unavailable, error, field_problem,
-                             rate_limit_headers, too_many_requests, with_headers)
+from memex_edge.http.admission import admit
+from memex_edge.http.error_answers import database_unavailable, error, field_problem
+from memex_edge.http.openapi import API_VERSION
+from memex_edge.http.rate_limits import RateLimited, rate_limit_headers, too_many_requests, with_headers
 from memex_edge.observability import logger
 
 PATH = "/mcp"
@@ -420,7 +422,7 @@ def build_server() -> MCPServer:
 # ---------------------------------------------------------------- HTTP
 
 class McpApp:
-    """The ASGI surface serving the server's tools at PATH (a `memex_edge.http.Surface`).
+    """The ASGI surface serving the server's tools at PATH (a `memex_edge.http.surfaces.Surface`).
     `loopback_only`: refuse requests whose Host or Origin is not loopback (DNS rebinding), for a
     server on 127.0.0.1; behind API Gateway the host is the API's."""
 

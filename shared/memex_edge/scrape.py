@@ -14,7 +14,9 @@ from starlette.requests import Request
 
 from memex.errors import Unauthorized
 from memex_edge.context import get_context
-from memex_edge.http import database_unavailable, error, key_holder, names_loopback, presented_key
+from memex_edge.http.admission import key_holder
+from memex_edge.http.error_answers import database_unavailable, error
+from memex_edge.http.loopback import names_another_host_without_key, names_loopback
 from memex_edge.prometheus import MULTIPROCESS, PrometheusMetrics
 
 
@@ -35,7 +37,7 @@ def metrics_app(recorded: PrometheusMetrics, *scrape_time: Any, keyed: bool = Fa
 
 
 class _Endpoint:
-    """The scrape as a surface (memex_edge.http.Surface): an ASGI app as an object (a Starlette
+    """The scrape as a surface (memex_edge.http.surfaces.Surface): an ASGI app as an object (a Starlette
     Route calls a plain function with a Request instead), with nothing to start or stop."""
 
     def __init__(self, app: Any, keyed: bool = False):
@@ -44,14 +46,12 @@ class _Endpoint:
 
     async def __call__(self, scope, receive, send) -> None:
         headers = Request(scope).headers
-        # On loopback, a request naming another host is a web page's, by DNS rebinding (or a proxy's):
-        # it needs a key, even while the API takes requests without one (no key made yet).
-        foreign = not self._keyed and not names_loopback(headers)
-        if foreign and presented_key(headers) is None:
+        # On loopback, it needs a key even while the API takes requests without one (no key made yet).
+        if not self._keyed and names_another_host_without_key(headers):
             return await error(401, "unauthorized", "missing API key: a scrape naming a host other than 127.0.0.1, "
                                "localhost or [::1] needs one (Authorization: Bearer <key>)",
                                headers={"WWW-Authenticate": "Bearer"})(scope, receive, send)
-        if self._keyed or foreign:
+        if self._keyed or not names_loopback(headers):
             refusal = await self._refused(scope)
             if refusal is not None:
                 return await refusal(scope, receive, send)
