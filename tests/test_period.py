@@ -22,6 +22,8 @@ NOW = datetime(2026, 11, 3, 9, 0, tzinfo=timezone.utc)  # a Tuesday
     "what was he doing last weekend?", "What have they been up to this month?",
     # a season
     "what did I do last spring?", "what happened this summer?", "What did we talk about in the winter?",
+    # a weekday
+    "what did we talk about last Friday?", "what did I tell you on Monday?",
 ])
 def test_a_question_about_nothing_but_a_period_is_one(question):
     assert period.asked(question, NOW)
@@ -33,6 +35,7 @@ def test_a_question_about_nothing_but_a_period_is_one(question):
     "What did Anna and she do in April?",  # someone named: their lines first by the speaker cue
     "What did they eat yesterday?",  # a topic, as "What did I eat yesterday?"
     "What did her sister say last summer?",
+    "What am I doing this Friday?", "What's on Friday?",  # a day to come: no period
 ])
 def test_a_question_with_a_topic_or_without_a_period_is_not(question):
     assert period.asked(question, NOW) == []
@@ -109,6 +112,23 @@ def test_last_month_and_last_week_are_the_calendar_ones_before_this(tenant):
         ("I signed up for a pottery class.", "2026-11-23T00:00:00Z/2026-11-30T00:00:00Z")]
     assert [content for content, _ in said("anything new this month?")] == [
         "I'm learning German.", "My sister visited from Porto."]
+
+
+def test_last_friday_is_that_days_messages(tenant):
+    """"What did we talk about last Friday?" was searched as any question (no period read); now it
+    lists what was said that Friday, in the day before it or after it nothing."""
+    tenant.turn("I signed up for a pottery class.", session="s1", timestamp="2026-12-03T22:00:00Z")
+    tenant.turn("My sister visited from Porto.", session="s2", timestamp="2026-12-04T10:00:00Z")
+    tenant.turn("I'm learning German.", session="s3", timestamp="2026-12-05T01:00:00Z")
+    when = "2026-12-06T18:00:00Z"  # a Sunday
+
+    def said(question):
+        return [(r["content"], r["score_parts"].get("said_within")) for r in tenant.search(question, reference_time=when)
+                if r["memory_type"] == "episodic"]
+
+    assert said("what did we talk about last Friday?") == [
+        ("My sister visited from Porto.", "2026-12-04T00:00:00Z/2026-12-05T00:00:00Z")]
+    assert said("what did I tell you on Friday?") == said("what did we talk about last Friday?")
 
 
 def test_she_or_a_season_asks_the_period_as_i_do(tenant):

@@ -74,6 +74,33 @@ def test_a_relative_period_is_the_calendar_one(question, asked_on, expected):
 
 
 @pytest.mark.parametrize("question, asked_on, expected", [
+    # "last": the latest such day before the day asked, one whole day
+    ("What did I do last Friday?", "2026-12-02", [("2026-11-27", "2026-11-28")]),  # a Wednesday
+    ("What did Joanna finish last Friday?", "2026-12-05", [("2026-12-04", "2026-12-05")]),  # a Saturday: yesterday
+    ("What did I do last Friday?", "2026-12-04", [("2026-11-27", "2026-11-28")]),  # a Friday: a week ago
+    ("What did I do last monday?", "2026-12-06", [("2026-11-30", "2026-12-01")]),
+    ("What did I buy the previous Sunday?", "2026-12-06", [("2026-11-29", "2026-11-30")]),
+    ("What did I do this past Friday?", "2026-12-07", [("2026-12-04", "2026-12-05")]),
+    # "this": the one of the week under way, today included; one still ahead is no period
+    ("What did I do this Tuesday?", "2026-12-06", [("2026-12-01", "2026-12-02")]),
+    ("What did I eat this Wednesday?", "2026-12-02", [("2026-12-02", "2026-12-03")]),
+    ("What am I doing this Friday?", "2026-12-02", []),
+    # "on": as "last" in a question of the past, nothing in one that may ask of the day to come
+    ("What did I do on Monday?", "2026-12-02", [("2026-11-30", "2026-12-01")]),
+    ("Where was I on Wednesday?", "2026-12-02", [("2026-11-25", "2026-11-26")]),
+    ("What's on Monday?", "2026-12-02", []),
+    # a weekday alone, or beside the date that says its day, is no period counted from today
+    ("Friday was fun, what did we do?", "2026-12-02", []),
+    ("What do I do on Fridays?", "2026-12-02", []),
+    ("What did she contribute on the Sunday before October 25, 2022?", "2026-12-02", [("2022-10-24", "2022-10-27")]),
+    ("What did Joanna finish last Friday on 23 January, 2022?", "2026-12-02", [("2022-01-22", "2022-01-25")]),
+])
+def test_a_weekday_is_one_day_read_back_from_the_day_asked(question, asked_on, expected):
+    now = datetime.fromisoformat(asked_on + "T15:00:00+00:00")
+    assert [_days(w) for w in time_phrases.windows(question, now)] == expected
+
+
+@pytest.mark.parametrize("question, asked_on, expected", [
     ("What did I do last spring?", "2025-10-20", [("2025-03-01", "2025-06-01")]),
     ("What did we do last summer?", "2025-07-10", [("2024-06-01", "2024-09-01")]),  # not the one under way
     ("What happened this summer?", "2025-07-10", [("2025-06-01", "2025-09-01")]),

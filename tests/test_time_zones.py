@@ -80,6 +80,16 @@ def test_a_turns_offset_is_the_same_instant_on_the_wire(tenant):
     assert all(m["valid_from"] == "2026-03-03T19:00:00Z" for m in turn["memories"])
 
 
+def test_a_weekday_is_the_users_day(tenant):
+    """Asked on Wednesday 4 March in Tokyo, "last Sunday" is 1 March in Tokyo: the plan said that
+    morning, not the cat said on Monday morning there (Sunday evening in UTC)."""
+    _tokyo(tenant, timestamps_in_utc=False)
+    assert _said(tenant, "what did I do last Sunday?", reference_time="2026-03-04T09:00:00+09:00") == [
+        ("Tonight I'm seeing Anna.", "2026-02-28T15:00:00Z/2026-03-01T15:00:00Z")]
+    assert _said(tenant, "what did I do last Sunday?", reference_time="2026-03-04T00:00:00Z") == [
+        ("Yesterday I adopted a cat.", "2026-03-01T00:00:00Z/2026-03-02T00:00:00Z")]
+
+
 def test_the_phrases_count_days_from_the_zone_of_now():
     """The domain reads a phrase in the zone of the `now` it is given (a half-hour zone too)."""
     now = datetime(2026, 3, 4, 0, 30, tzinfo=KOLKATA)  # Wednesday there, Tuesday in UTC
@@ -87,6 +97,8 @@ def test_the_phrases_count_days_from_the_zone_of_now():
         (datetime(2026, 3, 3, tzinfo=KOLKATA), datetime(2026, 3, 4, 6, tzinfo=KOLKATA))]
     (start, _), = time_phrases.windows("last week", now)
     assert start == datetime(2026, 2, 23, tzinfo=KOLKATA)  # the Monday before this one, there
+    assert time_phrases.windows("last Tuesday", now) == [  # yesterday there, not a week before
+        (datetime(2026, 3, 3, tzinfo=KOLKATA), datetime(2026, 3, 4, tzinfo=KOLKATA))]
     assert time_phrases.windows("in May", now) == [
         (datetime(2025, 5, 1, tzinfo=KOLKATA), datetime(2025, 6, 1, tzinfo=KOLKATA))]
 

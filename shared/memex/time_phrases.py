@@ -12,8 +12,17 @@ week", "the past month", "the past year" count back from the day asked instead, 
 ("in the past month", asked on 6 December, is 6 November to the end of 6 December). A weekend is
 Saturday and Sunday: "last weekend" the latest one over (asked on a Sunday, the one before); "this
 weekend" the one under way, else the nearer of the last one and the next, as a season is (asked on a
-Monday, the one just gone). In search a question's period is a favour, not a filter; one asked alone
-(retrieval/period.py) is answered with what was said in it.
+Monday, the one just gone). A weekday is one whole day: "last Friday" (or "previous", "this past") the
+latest Friday before the day asked (asked on a Saturday, yesterday; on a Friday, a week ago, not
+today); "this Friday" the Friday of the week under way, today if asked on one, and no period while it
+is still ahead (asked on a Wednesday, "what am I doing this Friday?" asks of what was said before it,
+not of a day no memory is from). "On Friday" is read only in a question of the past ("what did I do
+on Friday?", with "did", "was", "were", "had", "went" or "happened"), as "last Friday" is: "what's on
+Friday?" may ask of the one to come. A weekday without "last", "this" or "on" ("Friday was fun", "the
+Sunday before 25 October") names no period, and nor does one beside a day's date ("last Friday, 23
+January": the date says the day, and the weekday counted from the day asked would be another).
+In search a question's period is a favour, not a filter; one asked alone (retrieval/period.py) is
+answered with what was said in it.
 
 A question also names a season ("what did I do last spring?", "in the winter", "summer 2021"): the
 meteorological season of the northern hemisphere, three whole months (spring March to May, summer
@@ -60,8 +69,13 @@ _IN_MONTH = re.compile(rf"\b(?:in|during|of|early|late|mid|mid-)\s+{_MONTH}(?!\s
 _YEAR_ALONE = re.compile(rf"\b(?:in|during|of)\s+{_YEAR}\b", re.IGNORECASE)
 _AGO = re.compile(r"\b(\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|couple of|few)\s+"
                   r"(day|week|month|year)s?\s+ago\b", re.IGNORECASE)
+_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_WEEKDAY = "|".join(_WEEKDAYS)
 _RELATIVE = re.compile(r"\b(yesterday|today|tonight|this morning|last night|(?:last|this|past|previous)\s+"
                        r"(?:week|weekend|month|year))\b", re.IGNORECASE)
+_WEEKDAY_RELATIVE = re.compile(rf"\b(this\s+past|last|this|past|previous|on)\s+({_WEEKDAY})\b", re.IGNORECASE)
+# "On Friday" is of the past only in a question of the past: "what's on Friday?" may be the one to come.
+_OF_THE_PAST = re.compile(r"\b(?:did|was|were|had|went|happened)\b", re.IGNORECASE)
 # The month each season begins in (meteorological, northern hemisphere); each lasts three.
 _SEASON_START = {"spring": 3, "summer": 6, "autumn": 9, "fall": 9, "winter": 12}
 _SEASON = r"(spring|summer|autumn|fall|winter)"
@@ -75,7 +89,7 @@ _COUNT = r"(?:\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|a couple 
 _SAID_WHEN = re.compile(
     r"\b(?:yesterday|today|tonight|tomorrow|last night|this (?:morning|afternoon|evening)|"
     r"(?:last|this|next|past|previous|coming) (?:week|weekend|month|year|summer|winter|spring|fall|autumn|"
-    r"monday|tuesday|wednesday|thursday|friday|saturday|sunday)|"
+    rf"{_WEEKDAY})|"
     rf"{_COUNT} (?:day|week|month|year)s? ago|in {_COUNT} (?:day|week|month|year)s?)\b", re.IGNORECASE)
 _SAID_WHEN_PARTS = ("day", "night", "tomorrow", "morning", "afternoon", "evening", "week", "month", "year",
                     "summer", "winter", "spring", "fall", "autumn")
@@ -132,6 +146,7 @@ def _read(question: str, now: datetime, seasons: bool) -> tuple[list[Window], li
     for match in filter(free, _MONTH_DAY.finditer(question)):
         month, day, year = _MONTH_NUMBER[match.group(1).lower()], int(match.group(2)), match.group(3)
         add(match, _day(day, month, int(year) if year else _latest_year(month, day, now), now))
+    dated = bool(taken)  # a day's date is said: a weekday beside it is that day's, not one counted from now
     for match in filter(free, _MONTH_YEAR.finditer(question)):
         add(match, _month(int(match.group(2)), _MONTH_NUMBER[match.group(1).lower()], now))
     for match in filter(free, _IN_MONTH.finditer(question)):
@@ -157,6 +172,10 @@ def _read(question: str, now: datetime, seasons: bool) -> tuple[list[Window], li
         add(match, (now - timedelta(days=days + spread), now - timedelta(days=max(days - spread, 0))))
     for match in filter(free, _RELATIVE.finditer(question)):
         add(match, _relative(" ".join(match.group(1).lower().split()), now))
+    for match in filter(free, _WEEKDAY_RELATIVE.finditer(question)):
+        which = " ".join(match.group(1).lower().split())
+        if which != "on" or _OF_THE_PAST.search(question):
+            add(match, None if dated else _weekday(which, _WEEKDAYS.index(match.group(2).lower()), now))
     return found, taken
 
 
@@ -226,6 +245,19 @@ def _relative(expression: str, now: datetime) -> Window:
     if which == "this":
         return start, _later(unit, start, 1)
     return _later(unit, start, -1), start  # "last", "previous": the whole one before
+
+
+def _weekday(which: str, day: int, now: datetime) -> Window | None:
+    """The whole day of weekday `day` (Monday 0): that of the week under way ("this"), none while it
+    is ahead; else the latest before today ("last", "this past", "past", "previous", "on")."""
+    today = _midnight(now)
+    if which == "this":
+        start = today + timedelta(days=day - today.weekday())
+        if start > today:
+            return None
+    else:
+        start = today - timedelta(days=(today.weekday() - day - 1) % 7 + 1)
+    return start, start + timedelta(days=1)
 
 
 def _weekend(which: str, week_start: datetime, now: datetime) -> Window:
