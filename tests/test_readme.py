@@ -19,7 +19,7 @@ def _whole(name: str, text: str) -> bool:
 def test_every_setting_config_reads_is_in_the_configuration_table_by_its_whole_name():
     # A name shortened to `_HITS` after another is found by neither a search for it nor grep.
     read = set(re.findall(r'"([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)"', (ROOT / "shared/memex/config.py").read_text()))
-    assert {"MEMEX_SEARCH_FEEDBACK_HITS", "MEMEX_VECTOR_PRESELECT_ABOVE", "DATABASE_URL"} <= read  # the reading works
+    assert {"MEMEX_SEARCH_NEIGHBOUR_HITS", "MEMEX_VECTOR_PRESELECT_ABOVE", "DATABASE_URL"} <= read  # the reading works
     table = README.split("\n## Configuration\n", 1)[1].split("\n## ", 1)[0]
     assert sorted(name for name in read if not _whole(name, table)) == []
 

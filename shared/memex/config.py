@@ -273,13 +273,6 @@ class Settings:
     # 0.5: LoCoMo temporal R@5 / R@10 0.850 / 0.914 -> 0.882 / 0.920 (held out R@5 0.759 -> 0.764),
     # chosen in every leave-one-out fold (0.25, 0.5, 1.0).
     search_when_boost: float = 0.5
-    # Pseudo-relevance feedback (retrieval/feedback.py): up to `terms` distinctive words of the
-    # `hits` best memories as one more keyword query, fused with `weight`. 0 terms: off. 5 at 0.3:
-    # R@10 0.791 -> 0.800 alone, chosen in every leave-one-out fold, for one more keyword statement
-    # (docs/measurements/locomo.md: beside the unnamed vector channel).
-    search_feedback_terms: int = 0
-    search_feedback_hits: int = 3
-    search_feedback_weight: float = 0.3
     # The best 50 of a hybrid search re-ordered by a linear model of what the search knows of each
     # (retrieval/learned.py): R@5 / R@10 0.702 / 0.806 -> 0.742 / 0.830 leave-one-conversation-out
     # on LoCoMo-dev.
@@ -469,9 +462,6 @@ def load_settings() -> Settings:
         search_reply_share=_float("MEMEX_SEARCH_REPLY_SHARE", 0.85),
         search_confirmed_share=_float("MEMEX_SEARCH_CONFIRMED_SHARE", 0.85),
         search_when_boost=_float("MEMEX_SEARCH_WHEN_BOOST", 0.5),
-        search_feedback_terms=_int("MEMEX_SEARCH_FEEDBACK_TERMS", 0),
-        search_feedback_hits=_int("MEMEX_SEARCH_FEEDBACK_HITS", 3),
-        search_feedback_weight=_float("MEMEX_SEARCH_FEEDBACK_WEIGHT", 0.3),
         search_learned=_bool("MEMEX_SEARCH_LEARNED", True),
         search_fact_own_relevance=_bool("MEMEX_SEARCH_FACT_OWN_RELEVANCE", True),
         keyword_max_postings=_int("MEMEX_KEYWORD_MAX_POSTINGS", 2000),

@@ -22,7 +22,6 @@ member of a supersession chain that answers a question about the chain ("before 
 job", "when did she move to Dublin?") goes first (chains.py). Every
 result, in every mode, says which values of its message have since been replaced or ended
 (`no_longer_current`, stale.py), read in current-first's round trip; no rank or score depends on it.
-The best hits' distinctive words can run as one more keyword query (feedback.py, off by default).
 With settings.search_keyword_first, the question's keyword
 channel runs first and its vector channel only when the keyword one is not decisive
 (keyword_first.py): a decisive question is never embedded. The bm25 and vector modes run their one channel alone, for
@@ -52,7 +51,7 @@ from memex.embeddings import query_cache
 from memex.extraction.plain import plain
 from memex.metrics import FLOOR_REJECTIONS, LLM_FALLBACKS
 from memex.models import SearchIn, wire_time
-from memex.retrieval import (answer_type, chains, confirmed, current_first, feedback, floor, in_common, keyword_first,
+from memex.retrieval import (answer_type, chains, confirmed, current_first, floor, in_common, keyword_first,
                              keywords, kinds, learned, multihop, named, past, period, repeats, replies, rerank, rrf,
                              scoring, speakers, stale, temporal, topics, whose)
 
@@ -496,16 +495,11 @@ def _search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies 
         # the participants the question names: the speaker cue reads them, the keywords go without
         unnamed = speakers.without_names(request.query, (row.speaker for row in found.values())) \
             if unnamed_searched else None
-        bridge = _feedback(ctx.settings, request.query, ordered, found)
         plans = [(query, EXPANSION_CANDIDATES, True, not keyword_only) for _, query, keyword_only in extra]
         if unnamed:
             plans.append((unnamed, depth, True, unnamed_embedded))
-        if bridge:
-            plans.append((bridge, EXPANSION_CANDIDATES, True, False))
         if plans:
             extra_runs = run(plans, size=size)
-            if bridge:
-                runs.append((ctx.settings.search_feedback_weight, extra_runs.pop()))
             if unnamed:
                 unnamed_run = extra_runs.pop()
                 question = QueryRun(unnamed_run.keyword, question.vector, question.topic)
@@ -738,17 +732,6 @@ def _names_nobody(query: str, ahead: memory_rows.Ahead | None) -> bool:
         return False
     asked = speakers.words(query)
     return not any(speakers.named(asked, name) for name in ahead.names)
-
-
-def _feedback(settings: Settings, query: str, ordered: list[str], found: dict[str, memory_rows.Found]) -> str:
-    """The feedback query (feedback.py) from the question's best fused hits (`ordered`, best first);
-    "" when off or none."""
-    if settings.search_feedback_terms <= 0:
-        return ""
-    best = ordered[:settings.search_feedback_hits]
-    names = {word for row in found.values() if row.speaker for word in speakers.words(row.speaker)}
-    return " ".join(feedback.terms([_said(found[item]) for item in best], [row.content for row in found.values()],
-                                   query, names, settings.search_feedback_terms))
 
 
 def _cues(settings: Settings, query: str, now: datetime, relevance: dict[str, float], kept: list[str],
