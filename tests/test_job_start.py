@@ -421,7 +421,6 @@ def test_with_the_embedder_down_the_sweep_waits_for_one_users_start_and_leaves_t
     stops the starts (the real `openai` client against a loopback endpoint answering 500): one user's
     attempts, the others left for the next run, which starts them all once it answers."""
     from bench.openai_double import OpenAIDouble
-    from memex.embeddings import measured_embedder
     from memex.embeddings.openai_compat import DOCUMENT_ATTEMPTS
 
     users = [f"{tenant.user}-{n}" for n in range(3)]
@@ -430,17 +429,81 @@ def test_with_the_embedder_down_the_sweep_waits_for_one_users_start_and_leaves_t
         tenant.turn("I start at Twilio next week.", user=user, timestamp=f"1990-01-0{n + 2}T09:00:00Z")
     with OpenAIDouble(dim=ctx.settings.embedding_dim) as double:
         double.fail("/v1/embeddings", "500")
-        settings = dataclasses.replace(ctx.settings, embeddings_provider="openai", embeddings_base_url=double.base_url,
-                                       embeddings_model="embed-down", embeddings_query_cache=0)
-        down = dataclasses.replace(ctx, embedder=measured_embedder(settings, ctx.metrics))
-        due = pipeline.start_jobs_due(down, 600.0)
-        asked = sum(1 for path, _ in double.requests if path == "/v1/embeddings")
+        due = pipeline.start_jobs_due(_at_the_double(ctx, double), 600.0)
+        asked = _embeddings_asked(double)
     assert asked == DOCUMENT_ATTEMPTS, f"{asked // DOCUMENT_ATTEMPTS} users waited for the embedder"
     assert (due.started, due.failed) == (0, 1) and due.left >= len(users) - 1
     assert due.embedder_down  # the sweep's fill does not ask it again in the run (tests/test_vector_fill.py)
     assert [_current(tenant, "employer", user) for user in users] == [["Canva"]] * len(users)
     assert pipeline.start_jobs_due(ctx, 600.0).started >= len(users)
     assert [_current(tenant, "employer", user) for user in users] == [["Twilio"]] * len(users)
+
+
+def _at_the_double(ctx, double):
+    """The context with its embedder at the double, through the real `openai` client."""
+    from memex.embeddings import measured_embedder
+
+    settings = dataclasses.replace(ctx.settings, embeddings_provider="openai", embeddings_base_url=double.base_url,
+                                   embeddings_model="embed-down", embeddings_query_cache=0)
+    return dataclasses.replace(ctx, embedder=measured_embedder(settings, ctx.metrics))
+
+
+def _embeddings_asked(double) -> int:
+    from bench.openai_double import EMBEDDINGS
+
+    return sum(1 for path, _ in double.requests if path == EMBEDDINGS)
+
+
+def test_a_text_the_embedder_refuses_fails_its_users_start_and_the_others_go_on(ctx, tenant, caplog):
+    """The embedder refusing one user's text (a 400: what it was given, not a failure of its own,
+    embeddings.unavailable) stopped the starts of every user due after them, at each run for as long as that
+    job was due. It is that user's failure, as a deadlock is: logged, tried again next run, the others started."""
+    from bench.openai_double import EMBEDDINGS, OpenAIDouble
+
+    refused, other = tenant.user + "-refused", tenant.user + "-other"
+    # long ago: the earliest due in the database, the refused one first (its week the earlier)
+    tenant.turn("I work at Canva.", user=refused, timestamp="1987-01-01T09:00:00Z")
+    tenant.turn("I start at Twilio next week.", user=refused, timestamp="1987-01-02T09:00:00Z")
+    tenant.turn("I work at Miro.", user=other, timestamp="1987-01-01T09:00:00Z")
+    tenant.turn("I start at Asana next week.", user=other, timestamp="1987-01-13T09:00:00Z")
+    with OpenAIDouble(dim=ctx.settings.embedding_dim) as double:
+        double.script(EMBEDDINGS, status=400, body={"error": {"message": "input too long"}})
+        with caplog.at_level(logging.WARNING, logger="memex.pipeline"):
+            due = pipeline.start_jobs_due(_at_the_double(ctx, double), 600.0)
+    assert (due.failed, due.embedder_down) == (1, False)
+    assert (_current(tenant, "employer", refused), _current(tenant, "employer", other)) == (["Canva"], ["Asana"])
+    assert any(user_hash(tenant.id, refused) in line and "BadRequestError" in line and "next sweep tries again"
+               in line for line in caplog.messages)
+    assert pipeline.start_jobs_due(ctx, 600.0).started >= 1  # the next run tries it again
+    assert _current(tenant, "employer", refused) == ["Twilio"]
+
+
+def test_the_embedder_down_under_the_users_lock_stops_the_starts_too(ctx, tenant, monkeypatch):
+    """A start embeds its employer's text with no lock held, then under the user's lock what its write needs
+    besides: the end of the role held at the old employer. The embedder failing there on its side was one
+    user's failure, and every user due after them waited out its attempts in turn. It stops the starts as
+    the embedder's failure with no lock held does."""
+    from bench.openai_double import EMBEDDINGS, OpenAIDouble
+    from memex.embeddings import openai_compat
+    from memex.embeddings.openai_compat import DOCUMENT_ATTEMPTS
+
+    monkeypatch.setattr(openai_compat, "RETRY_PAUSE_SECONDS", 0.0)
+    users = [f"{tenant.user}-{n}" for n in range(2)]
+    for n, user in enumerate(users):  # long ago: the earliest due in the database, tried first
+        tenant.turn("I work at Canva as a designer.", user=user, timestamp=f"1986-01-0{n + 1}T09:00:00Z")
+        tenant.turn("I start at Twilio next week.", user=user, timestamp=f"1986-01-0{n + 2}T09:00:00Z")
+    with OpenAIDouble(dim=ctx.settings.embedding_dim) as double:
+        double.script(EMBEDDINGS)  # the employer's text, with no lock held; then the embedder is down
+        for _ in range(DOCUMENT_ATTEMPTS * len(users)):
+            double.script(EMBEDDINGS, status=500)
+        due = pipeline.start_jobs_due(_at_the_double(ctx, double), 600.0)
+        asked = _embeddings_asked(double)
+    assert asked == 1 + DOCUMENT_ATTEMPTS, f"{(asked - 1) / DOCUMENT_ATTEMPTS:g} users waited for the embedder"
+    assert (due.started, due.failed, due.embedder_down) == (0, 1, True) and due.left >= len(users) - 1
+    assert [_current(tenant, "employer", user) for user in users] == [["Canva"]] * len(users)
+    assert pipeline.start_jobs_due(ctx, 600.0).started >= len(users)
+    assert [_current(tenant, "employer", user) for user in users] == [["Twilio"]] * len(users)
+    assert [_current(tenant, "role", user) for user in users] == [[]] * len(users)  # ended with Canva
 
 
 def test_the_sweep_leaves_a_user_whose_lock_a_long_writer_holds_and_starts_the_others(ctx, tenant):

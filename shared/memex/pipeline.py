@@ -690,11 +690,10 @@ def _write_decided(ctx: Context, turn: dict[str, Any], candidate: Candidate, ded
         return True
 
 
-def _embedding_unlocked(ctx: Context, tenant_id: str, write: Callable[[Context, bool], T],
-                        embed: Callable[[Context, str, list[str]], Any] = embed_distinct) -> T:
+def _embedding_unlocked(ctx: Context, tenant_id: str, write: Callable[[Context, bool], T]) -> T:
     """The LLM path's and the sweep's `write(ctx, embed_here)` (a transaction that takes the user's lock), with
     `embed_here` False: if it needs texts not embedded lately, it is rolled back, the connection given
-    back, they are embedded (`embed`) with none held (an embedder's round trip on one of MEMEX_LLM_DB_CONNECTIONS
+    back, they are embedded with none held (an embedder's round trip on one of MEMEX_LLM_DB_CONNECTIONS
     kept every other user's write waiting for it), and it is run again, the vectors among the recent
     texts; what changed meanwhile is embedded under the lock. What the rolled-back run recorded in its
     metrics is not counted."""
@@ -702,7 +701,7 @@ def _embedding_unlocked(ctx: Context, tenant_id: str, write: Callable[[Context, 
     try:
         result = write(replace(ctx, metrics=deferred), False)
     except _Unembedded as unembedded:
-        embed(ctx, tenant_id, unembedded.texts)
+        embed_distinct(ctx, tenant_id, unembedded.texts)
         return write(ctx, True)
     for metric, value, labels in deferred.records:
         ctx.metrics.record(metric, value, **labels)
@@ -952,21 +951,9 @@ class JobsDue:
     # next sweep's, the earliest day first
     left: int = 0
     lock_held: int = 0  # of `left`, those whose lock another transaction held (logged, JobStartsLockHeld)
-    # A start failed on the embedder's side (embeddings.unavailable): what else the run would embed waits
-    # for its next run (vectorless.fill), not for the embedder's attempts again.
+    # A start failed on the embedder's side (embeddings.unavailable): the starts stopped, and what else the
+    # run would embed waits for its next run (vectorless.fill), not for the embedder's attempts again.
     embedder_down: bool = False
-
-
-class _EmbedderDown(Exception):
-    """The embedder failed on what a user's job start needed (start_jobs_due): every other user's start would
-    wait for it in turn."""
-
-
-def _embed_or_down(ctx: Context, tenant_id: str, texts: list[str]) -> None:
-    try:
-        embed_distinct(ctx, tenant_id, texts)
-    except Exception as exc:
-        raise _EmbedderDown() from exc
 
 
 def start_jobs_due(ctx: Context, seconds: float) -> JobsDue:
@@ -976,10 +963,12 @@ def start_jobs_due(ctx: Context, seconds: float) -> JobsDue:
     a user whose job names no day or a day to come is neither locked nor given a transaction every 5
     minutes; under the lock start_jobs reads and decides again. A user whose lock another transaction holds
     is left for the next run, not waited for. What a start embeds is embedded with no lock held
-    (_embedding_unlocked). One user's failure (a deadlock) is logged and the others go on, but the
-    embedder's stops the starts: each of the others would wait out its attempts in turn (an endpoint
-    down on the 1st of a month, with every "next month" due), so they are left, counted in `left`, for the
-    next run. Transactions begin within `seconds` (TransactionTime), so that what comes after in the run
+    (_embedding_unlocked), and what its write needs besides under the lock. One user's failure (a deadlock,
+    a text of theirs the embedder refuses) is logged and the others go on, but the embedder's own
+    (embeddings.unavailable, with no lock held or under it) stops the starts: each of the others would wait
+    out its attempts in turn (an endpoint down on the 1st of a month, with every "next month" due), so
+    they are left, counted in `left`, for the next run. A start raises nothing else that it classes so: the
+    rules decide it, with no chat endpoint, and the database's errors are psycopg's. Transactions begin within `seconds` (TransactionTime), so that what comes after in the run
     keeps its time."""
     now, due = datetime.now(timezone.utc), {}
     for job in jobs_rows.everyones(ctx.db.connection()):
@@ -995,24 +984,22 @@ def start_jobs_due(ctx: Context, seconds: float) -> JobsDue:
         began = time.monotonic()
         try:
             started = _embedding_unlocked(ctx, tenant_id, lambda ctx, embed_here: _start_jobs_alone(
-                ctx, tenant_id, user_id, embed_here, now, wait=False), embed=_embed_or_down)
+                ctx, tenant_id, user_id, embed_here, now, wait=False))
             if started is None:
                 result.left += 1
                 held.append(user_hash(tenant_id, user_id))
             else:
                 result.started += started
-        except _EmbedderDown as down:
-            result.failed, result.left = result.failed + 1, result.left + len(due) - n - 1
-            result.embedder_down = embeddings.unavailable(down.__cause__)
-            ctx.metrics.record(JOB_STARTS_FAILED)
-            log.warning("the embedder failed (%s) starting the jobs to come of user %s; the %d users due after "
-                        "them are left for the next sweep", type(down.__cause__).__name__,
-                        user_hash(tenant_id, user_id), len(due) - n - 1)
-            break
         except Exception as exc:  # noqa: BLE001 - one user's failure is not the others'
             result.failed += 1
             ctx.metrics.record(JOB_STARTS_FAILED)
             # The exception's type only: its message may quote what the user said.
+            if embeddings.unavailable(exc):
+                result.left, result.embedder_down = result.left + len(due) - n - 1, True
+                log.warning("the embedder failed (%s) starting the jobs to come of user %s; the %d users due after "
+                            "them are left for the next sweep", type(exc).__name__, user_hash(tenant_id, user_id),
+                            len(due) - n - 1)
+                break
             log.warning("starting the jobs to come of user %s failed (%s); the next sweep tries again",
                         user_hash(tenant_id, user_id), type(exc).__name__)
         within.took(time.monotonic() - began)

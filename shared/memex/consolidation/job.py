@@ -27,7 +27,7 @@ import uuid
 from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta, timezone
 
-from memex import embedded_text, llm
+from memex import embedded_text, embeddings, llm
 from memex.consolidation import LLM_FALLBACK, Summariser, Summary, make_summariser
 from memex.consolidation.grouping import Group, Grouper, Rules, Said, gist
 from memex.context import Context
@@ -260,8 +260,8 @@ def _write(ctx: Context, summariser: Summariser, tenant_id: str, user_id: str,
         fresh = [p for p in plans if p.summary is not None]
         vectors = ctx.embedder.embed([embedded_text.of(p.summary.content, memory_type="episodic", subject="user")
                                       for p in fresh])
-    except _cut_short():
-        if not llm.spent():
+    except Exception as exc:
+        if not (_cut_short(exc) and llm.spent()):
             raise
         # Cut short by the invocation's time, not failed: none of the batch is written, all of it is
         # still active, and the next run groups it again.
@@ -310,15 +310,12 @@ def _write(ctx: Context, summariser: Summariser, tenant_id: str, user_id: str,
     return result
 
 
-def _cut_short() -> tuple[type[Exception], ...]:
-    """What the summariser and the embedder raise when a call of theirs ends with the invocation's time:
-    the chat client's LLMError; the OpenAI-compatible embedder's TimeoutError (no attempt started) or
-    its endpoint's error on the last attempt the time allowed. Another failure is raised, whenever it
-    comes. Evaluated only once something was raised (an except clause's expression is): the embedder's
-    module imports the openai client, which a run without endpoints never loads."""
-    from memex.embeddings.openai_compat import TRANSIENT
-
-    return (llm.LLMError, TimeoutError, *TRANSIENT)
+def _cut_short(exc: Exception) -> bool:
+    """Whether `exc` is what the summariser or the embedder raise when a call of theirs ends with the
+    invocation's time: the chat client's LLMError; the embedder's failure on its side (embeddings.unavailable:
+    its TimeoutError, no attempt started, or its endpoint's error on the last attempt the time allowed).
+    Another failure is raised, whenever it comes."""
+    return isinstance(exc, llm.LLMError) or embeddings.unavailable(exc)
 
 
 def _common(values) -> str | None:
