@@ -10,7 +10,9 @@ from pathlib import Path
 
 import yaml
 
-TEMPLATE = Path(__file__).resolve().parents[1] / "template.yaml"
+# A link to the repository's template.yaml (where sam reads it), so that the package carries it: an
+# installed memex has no checkout around it, and its local runtime reads queues and timeouts here.
+TEMPLATE = Path(__file__).with_name("template.yaml")
 # Properties of AWS::SQS::Queue that are SQS attributes under the same name. QueueName and
 # RedrivePolicy are resolved by whoever creates the queue (they hold !Sub and !GetAtt).
 _ATTRIBUTES = ("FifoQueue", "ContentBasedDeduplication", "DeduplicationScope", "FifoThroughputLimit",

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from infra import template
-from tests.conftest import ROOT, loopback_endpoint
+from tests.conftest import ROOT, database_of_its_own, loopback_endpoint
 
 HANDLERS = sorted(p.parent.name for p in (ROOT / "functions").glob("*/app.py"))
 # The tokenizer, the weights' reader, and the model code itself.
@@ -111,16 +111,20 @@ def assert_no_model(loaded: dict, name: str) -> None:
 
 
 @pytest.mark.parametrize("settings", [{}, AT_INIT], ids=["default", "embedder at init"])
-def test_requests_that_do_not_embed_load_no_model(tenant, runtime, settings):
+def test_requests_that_do_not_embed_load_no_model(ctx, tenant, runtime, settings):
     """The first request of a cold start, on the sample events: storing a turn for later,
     the health check, the sweep. None of them embeds, so none loads the tokenizer or weights,
     whether or not the functions that embed load them at init."""
     for name, event, check in (
         ("ingest", http_sample("ingest_post_turn", tenant.key), "answer['statusCode'] == 202"),
         ("cleanup", http_sample("cleanup_health", tenant.key), "answer['statusCode'] == 200"),
-        ("sweep", sample("sweep"), "'republished' in answer"),
     ):
         assert_no_model(invoke_fresh(name, event, check, **settings), name)
+    # The sweep reads every tenant's rows, and embeds the memories it finds without a vector: on the
+    # suite's database it would embed those other modules' tests left behind.
+    with database_of_its_own(ctx, "cold_sweep") as own:
+        loaded = invoke_fresh("sweep", sample("sweep"), "'republished' in answer", **settings, DATABASE_URL=own.db.dsn)
+    assert_no_model(loaded, "sweep")
 
 
 def test_the_migrate_handler_loads_no_model(runtime):
