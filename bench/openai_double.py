@@ -52,6 +52,7 @@ class OpenAIDouble:
         self.rerank_scores: dict[str, float] | None = None
         self.chat_default: str | None = None
         self.faults: dict[str, str] = {}
+        self.failing_inputs: list[str] = []  # embeddings whose input holds one answer 500 (fail_inputs_with)
         self.hang_seconds = 60.0
         # the most requests answered at once since the last reset: whether a client's calls overlapped
         self.most_at_once = 0
@@ -125,12 +126,18 @@ class OpenAIDouble:
         self.rerank_scores = None
         self.chat_default = None
         self.faults.clear()
+        self.failing_inputs.clear()
         self.most_at_once = 0
 
     def fail(self, path: str, mode: str) -> None:
         if mode not in {"500", "hang"}:
             raise ValueError(f"unknown fault mode {mode!r}")
         self.faults[path] = mode
+
+    def fail_inputs_with(self, marker: str) -> None:
+        """Answer 500 to every embeddings request one of whose inputs holds `marker`, and the others as ever:
+        an endpoint failing on one text only (some self-hosted servers do, to a text too long)."""
+        self.failing_inputs.append(marker)
 
     def heal(self, path: str) -> None:
         self.faults.pop(path, None)
@@ -167,6 +174,9 @@ class OpenAIDouble:
             if fault == "hang":
                 time.sleep(self.hang_seconds)
             return 500, {"error": {"message": f"injected fault: {fault}", "type": "server_error"}}, {}
+        if path == EMBEDDINGS and any(marker in text for marker in self.failing_inputs
+                                      for text in (body["input"] if isinstance(body["input"], list) else [body["input"]])):
+            return 500, {"error": {"message": "injected fault: an input", "type": "server_error"}}, {}
         if self.scripts[path]:
             status, scripted, delay, headers = self.scripts[path].popleft()
             time.sleep(delay)

@@ -299,8 +299,8 @@ def _days_ago(days: float) -> str:
 
 
 class _Embedder(WrappedEmbedder):
-    """The context's embedder, failing for texts that name `failing` (an endpoint down for one call),
-    taking `seconds` for each call."""
+    """The context's embedder, failing for texts that name `failing` (an endpoint down for one call) and
+    its probe then failing too (still down a moment after: embeddings.down), taking `seconds` for each call."""
 
     def __init__(self, embedder, failing: str = "", seconds: float = 0.0):
         super().__init__(embedder)
@@ -311,6 +311,11 @@ class _Embedder(WrappedEmbedder):
         if self._failing and any(self._failing in text for text in texts):
             raise TimeoutError("embedder down")
         return self._embedder.embed(texts)
+
+    def probe(self):
+        if self._failing:
+            raise TimeoutError("embedder down")
+        self._embedder.probe()
 
 
 def test_the_sweep_locks_no_user_whose_job_to_come_names_no_day_or_one_not_yet_come(ctx, tenant):
@@ -431,7 +436,7 @@ def test_with_the_embedder_down_the_sweep_waits_for_one_users_start_and_leaves_t
         double.fail("/v1/embeddings", "500")
         due = pipeline.start_jobs_due(_at_the_double(ctx, double), 600.0)
         asked = _embeddings_asked(double)
-    assert asked == DOCUMENT_ATTEMPTS, f"{asked // DOCUMENT_ATTEMPTS} users waited for the embedder"
+    assert asked == DOCUMENT_ATTEMPTS + 1, f"{asked // DOCUMENT_ATTEMPTS} users waited for the embedder"  # and the probe
     assert (due.started, due.failed) == (0, 1) and due.left >= len(users) - 1
     assert due.embedder_down  # the sweep's fill does not ask it again in the run (tests/test_vector_fill.py)
     assert [_current(tenant, "employer", user) for user in users] == [["Canva"]] * len(users)
@@ -454,11 +459,17 @@ def _embeddings_asked(double) -> int:
     return sum(1 for path, _ in double.requests if path == EMBEDDINGS)
 
 
-def test_a_text_the_embedder_refuses_fails_its_users_start_and_the_others_go_on(ctx, tenant, caplog):
+@pytest.mark.parametrize("failure", ["400", "500 to that text"])
+def test_a_text_the_embedder_refuses_fails_its_users_start_and_the_others_go_on(ctx, tenant, caplog, monkeypatch,
+                                                                               failure):
     """The embedder refusing one user's text (a 400: what it was given, not a failure of its own,
-    embeddings.unavailable) stopped the starts of every user due after them, at each run for as long as that
-    job was due. It is that user's failure, as a deadlock is: logged, tried again next run, the others started."""
+    embeddings.unavailable; or a 500 to that text only while it answers a probe, embeddings.down) stopped the
+    starts of every user due after them, at each run for as long as that job was due. It is that user's
+    failure, as a deadlock is: logged, tried again next run, the others started."""
     from bench.openai_double import EMBEDDINGS, OpenAIDouble
+    from memex.embeddings import openai_compat
+
+    monkeypatch.setattr(openai_compat, "RETRY_PAUSE_SECONDS", 0.0)
 
     refused, other = tenant.user + "-refused", tenant.user + "-other"
     # long ago: the earliest due in the database, the refused one first (its week the earlier)
@@ -467,12 +478,16 @@ def test_a_text_the_embedder_refuses_fails_its_users_start_and_the_others_go_on(
     tenant.turn("I work at Miro.", user=other, timestamp="1987-01-01T09:00:00Z")
     tenant.turn("I start at Asana next week.", user=other, timestamp="1987-01-13T09:00:00Z")
     with OpenAIDouble(dim=ctx.settings.embedding_dim) as double:
-        double.script(EMBEDDINGS, status=400, body={"error": {"message": "input too long"}})
+        if failure == "400":
+            double.script(EMBEDDINGS, status=400, body={"error": {"message": "input too long"}})
+        else:
+            double.fail_inputs_with("Twilio")
         with caplog.at_level(logging.WARNING, logger="memex.pipeline"):
             due = pipeline.start_jobs_due(_at_the_double(ctx, double), 600.0)
     assert (due.failed, due.embedder_down) == (1, False)
     assert (_current(tenant, "employer", refused), _current(tenant, "employer", other)) == (["Canva"], ["Asana"])
-    assert any(user_hash(tenant.id, refused) in line and "BadRequestError" in line and "next sweep tries again"
+    error = "BadRequestError" if failure == "400" else "InternalServerError"
+    assert any(user_hash(tenant.id, refused) in line and error in line and "next sweep tries again"
                in line for line in caplog.messages)
     assert pipeline.start_jobs_due(ctx, 600.0).started >= 1  # the next run tries it again
     assert _current(tenant, "employer", refused) == ["Twilio"]
@@ -498,7 +513,8 @@ def test_the_embedder_down_under_the_users_lock_stops_the_starts_too(ctx, tenant
             double.script(EMBEDDINGS, status=500)
         due = pipeline.start_jobs_due(_at_the_double(ctx, double), 600.0)
         asked = _embeddings_asked(double)
-    assert asked == 1 + DOCUMENT_ATTEMPTS, f"{(asked - 1) / DOCUMENT_ATTEMPTS:g} users waited for the embedder"
+    # the employer's text, the end's attempts under the lock, the probe (embeddings.down)
+    assert asked == 1 + DOCUMENT_ATTEMPTS + 1, f"{(asked - 2) / DOCUMENT_ATTEMPTS:g} users waited for the embedder"
     assert (due.started, due.failed, due.embedder_down) == (0, 1, True) and due.left >= len(users) - 1
     assert [_current(tenant, "employer", user) for user in users] == [["Canva"]] * len(users)
     assert pipeline.start_jobs_due(ctx, 600.0).started >= len(users)

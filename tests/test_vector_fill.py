@@ -322,8 +322,8 @@ def quick_retries(monkeypatch):
 def test_the_fill_asks_a_down_embedder_once_and_one_refusing_a_row_row_by_row(ctx, http, quick_retries, failure):
     """The embedder down (500: the real client's every attempt failing), the fill's batch failed, then its first
     row was asked alone, waiting out the attempts again: the embedder's failure was taken for the row's. Now
-    a failure that is the embedder's (embeddings.unavailable) is its last call of the run, the first row set
-    back without one; one that may be the row's (400, a text refused) is still tried one row a call, so that
+    a failure that is the embedder's (embeddings.unavailable), a probe failing too, is its last call of the run,
+    the first row set back without one; one that may be the row's (400, a text refused) is still tried one row a call, so that
     a memory the embedder refuses holds up no other."""
     from bench.openai_double import EMBEDDINGS, OpenAIDouble
     from memex import vectorless
@@ -340,7 +340,8 @@ def test_the_fill_asks_a_down_embedder_once_and_one_refusing_a_row_row_by_row(ct
         assert vectorless.fill(_at_the_double(ctx, double), 60) == 0
         asked = _calls(double)
     if failure == "500":
-        assert (asked, _set_back(ctx)) == (DOCUMENT_ATTEMPTS, before + 1)
+        # the batch's attempts, then the probe's one (embeddings.down): the embedder is down
+        assert (asked, _set_back(ctx)) == (DOCUMENT_ATTEMPTS + 1, before + 1)
     else:
         assert (asked, _set_back(ctx)) == (2, before + 1)  # the batch, then its first row alone
 
@@ -363,5 +364,34 @@ def test_one_sweep_run_asks_a_down_embedder_once(ctx, tenant, quick_retries):
         answer = function_module("sweep").run(_at_the_double(ctx, double), LocalLambdaContext("sweep", timeout_seconds=60))
         asked = _calls(double)
     assert (answer["jobs_failed"], answer["vectors_filled"]) == (1, 0)
-    assert asked == DOCUMENT_ATTEMPTS, f"{asked / DOCUMENT_ATTEMPTS:g} calls of the embedder's attempts"
+    assert asked == DOCUMENT_ATTEMPTS + 1, f"{asked / DOCUMENT_ATTEMPTS:g} calls of the embedder's attempts"  # and the probe
     assert function_module("sweep").run(ctx, LocalLambdaContext("sweep", timeout_seconds=60))["vectors_filled"] >= 2
+
+
+def test_a_text_an_endpoint_answers_5xx_to_holds_up_no_other(ctx, quick_retries):
+    """An endpoint answering 500 to one text only (some self-hosted servers do, to a text too long) failed every
+    batch that text was in, and the fill took that for the embedder down: the batch's first memory was set back
+    with no call, the text stayed in every batch, and while every memory waiting fitted in one, no memory was
+    filled again. Now a probe tells the two apart: the endpoint answering it, the batch's rows are asked one a
+    call, and only that text waits."""
+    from bench.openai_double import OpenAIDouble
+    from memex import vectorless
+    from memex.db import memories as memory_rows
+    from tests.conftest import database_of_its_own
+
+    with database_of_its_own(ctx, "fill_5xx") as own, OpenAIDouble(dim=ctx.settings.embedding_dim) as double:
+        tenant = Tenant(own, None)
+        lines = ["line 0", "line 1 TOO-LONG", "line 2", "line 3"]
+        with own.db.transaction() as conn:
+            memory_rows.insert_many(conn, tenant.id, [{
+                "id": f"{tenant.user}-{i}", "user_id": tenant.user, "memory_type": "episodic", "type": "message",
+                "content": line, "embedding": None, "valid_from": datetime.now(timezone.utc),
+                "dedupe_key": f"message:{tenant.user}-{i}"} for i, line in enumerate(lines)])
+            for i in range(len(lines)):  # waiting in this order
+                conn.execute("UPDATE memories SET created_at = %s WHERE tenant_id = %s AND id = %s",
+                             (f"2000-01-0{i + 1}T00:00:00Z", tenant.id, f"{tenant.user}-{i}"))
+        double.fail_inputs_with("TOO-LONG")
+        at_the_double = _at_the_double(own, double)
+        for _ in range(3):
+            vectorless.fill(at_the_double, 60)
+        assert _waiting(own, tenant, tenant.user) == ["line 1 TOO-LONG"]

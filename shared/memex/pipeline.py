@@ -951,7 +951,7 @@ class JobsDue:
     # next sweep's, the earliest day first
     left: int = 0
     lock_held: int = 0  # of `left`, those whose lock another transaction held (logged, JobStartsLockHeld)
-    # A start failed on the embedder's side (embeddings.unavailable): the starts stopped, and what else the
+    # A start failed with the embedder down (embeddings.down): the starts stopped, and what else the
     # run would embed waits for its next run (vectorless.fill), not for the embedder's attempts again.
     embedder_down: bool = False
 
@@ -965,9 +965,10 @@ def start_jobs_due(ctx: Context, seconds: float) -> JobsDue:
     is left for the next run, not waited for. What a start embeds is embedded with no lock held
     (_embedding_unlocked), and what its write needs besides under the lock. One user's failure (a deadlock,
     a text of theirs the embedder refuses) is logged and the others go on, but the embedder's own
-    (embeddings.unavailable, with no lock held or under it) stops the starts: each of the others would wait
-    out its attempts in turn (an endpoint down on the 1st of a month, with every "next month" due), so
-    they are left, counted in `left`, for the next run. A start raises nothing else that it classes so: the
+    (embeddings.down: its failure on its side, with no lock held or under it, and a probe failing too) stops
+    the starts: each of the others would wait out its attempts in turn (an endpoint down on the 1st of a
+    month, with every "next month" due), so they are left, counted in `left`, for the next run. An endpoint
+    that answers the probe failed on that user's text (a 5xx to one text): that user's failure. A start raises nothing else that it classes so: the
     rules decide it, with no chat endpoint, and the database's errors are psycopg's. Transactions begin within `seconds` (TransactionTime), so that what comes after in the run
     keeps its time."""
     now, due = datetime.now(timezone.utc), {}
@@ -994,7 +995,7 @@ def start_jobs_due(ctx: Context, seconds: float) -> JobsDue:
             result.failed += 1
             ctx.metrics.record(JOB_STARTS_FAILED)
             # The exception's type only: its message may quote what the user said.
-            if embeddings.unavailable(exc):
+            if embeddings.down(ctx.embedder, exc):
                 result.left, result.embedder_down = result.left + len(due) - n - 1, True
                 log.warning("the embedder failed (%s) starting the jobs to come of user %s; the %d users due after "
                             "them are left for the next sweep", type(exc).__name__, user_hash(tenant_id, user_id),

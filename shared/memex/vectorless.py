@@ -67,7 +67,7 @@ def fill(ctx: Context, seconds: float, *, embedder_down: bool = False) -> int:
         except Exception as exc:  # noqa: BLE001 - the next run tries again
             log.warning("the embedder failed (%s): the memories without their vector wait for the next sweep",
                         public_description(exc))
-            filled += _set_back(ctx, rows, one_a_call=not embeddings.unavailable(exc))
+            filled += _set_back(ctx, rows, one_a_call=not embeddings.down(ctx.embedder, exc))
             break
         within.took(time.monotonic() - began)
     record_waiting(ctx)
@@ -79,9 +79,11 @@ def _set_back(ctx: Context, rows: list[dict[str, Any]], one_a_call: bool) -> int
     A memory the embedder never takes failed its batch at every run, first of the oldest: no memory after it
     was filled again. `one_a_call` (the failure may be a row's: a text refused, an endpoint's 400), the rows
     are embedded one a call up to the first that fails, which is the one: the others are filled in this run.
-    Else (the embedder's own failure, embeddings.unavailable) no call is made, asking it again would wait out
-    its attempts again, and the first is the one: an endpoint answering 5xx to one text (some self-hosted
-    servers do, to a text too long) holds the fill up for a run a row before it in its batch, not for good.
+    Else (the embedder down: its own failure, and a probe failing too, embeddings.down) no call is made, asking
+    it again would wait out its attempts again, and the first waits behind the others. An endpoint answering
+    5xx to one text only (some self-hosted servers do, to a text too long) answers the probe: its rows are
+    embedded one a call, as for a 400; set back without a call, that text would fail every batch it is in,
+    and while every row waiting fits in one, nothing would be filled again.
     Returns how many were filled."""
     failing, filled = rows[0] if len(rows) == 1 or not one_a_call else None, 0
     for row in rows if failing is None else ():

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 from memex.config import Settings
 from memex.embeddings.base import Embedder
 from memex.ports import Metrics
@@ -49,11 +51,24 @@ def unavailable(exc: BaseException) -> bool:
     """Whether an embedding call failed on the embedder's side (unreachable, overloaded, failing in itself,
     past its time or the invocation's), so that the next call soon fails alike, after waiting out its
     attempts again: not on what it was given (a text it refuses, an endpoint's 400), nor for a cause not
-    known to be the embedder's, which a caller takes as possibly the text's. Imports the OpenAI-compatible
-    embedder's module only once asked (a failure being handled): a process without an endpoint never loads
-    the openai client for it."""
+    known to be the embedder's, which a caller takes as possibly the text's. The OpenAI-compatible
+    embedder's errors are known only once its module is loaded: a process without an endpoint never
+    loads the openai client for this."""
     if isinstance(exc, TimeoutError):
         return True
-    from memex.embeddings.openai_compat import TRANSIENT
+    endpoint = sys.modules.get("memex.embeddings.openai_compat")
+    return endpoint is not None and isinstance(exc, endpoint.TRANSIENT)
 
-    return isinstance(exc, TRANSIENT)
+
+def down(embedder: Embedder, exc: BaseException) -> bool:
+    """Whether the embedder is down after a call of it failed with `exc`: a failure on its side (`unavailable`)
+    that a probe (one short attempt, about 2 s) confirms. An endpoint answering 5xx to one text only (some
+    self-hosted servers do, to a text too long) answers the probe: the failure is that text's, and a caller
+    that stopped for it would stop at every run, with that text first in line."""
+    if not unavailable(exc):
+        return False
+    try:
+        embedder.probe()
+    except Exception:  # noqa: BLE001 - it fails alike: down
+        return True
+    return False
