@@ -254,7 +254,7 @@ def test_the_sweep_claims_no_turn_of_a_queue_it_found_down_and_still_counts_it(c
             recorded.append((metric.name, value))
 
     sweep(dataclasses.replace(ctx, publisher=publisher, metrics=Recorder()), older_than_seconds=0)
-    assert publisher.locked == [False]
+    assert publisher.locked and not any(publisher.locked)  # a publish a 10 turns: other tests' lost turns too
     assert _turn_row(ctx, tenant, extracted)["republished"] == 1  # the supersession queue took it
     assert (_turn_row(ctx, tenant, queued)["status"], _turn_row(ctx, tenant, queued)["republished"]) == ("queued", 0)
     assert sum(value for name, value in recorded if name == "TurnRepublishesFailed") >= 1  # every tenant's
