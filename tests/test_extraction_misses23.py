@@ -56,3 +56,21 @@ def test_a_plan_of_leaving_leaves_the_home_and_the_job_current_through_the_pipel
         ("city", "Dublin", True), ("employer", "Acme Corp", True),
         ("plan", "last day at Acme Corp in March", True),
         ("plan", "living in Dublin until March, then moving to Cork", True)]
+
+
+@pytest.mark.parametrize("text, key, expected", [
+    # how long so far, and an end ahead: a stay or a job for a while, no current home or employer
+    ("I've lived in Dublin until March.", "city", set()),
+    ("I have lived in Dublin until March.", "city", set()),
+    ("I've been living in Dublin until March.", "city", set()),
+    ("I've been working at Google until March.", "employer", set()),
+    ("I've been a barista until March.", "role", set()),
+    # how long so far, no end: held; a past home or job until a time: the past one
+    ("I've lived in Dublin for ten years.", "city", {("city", "Dublin", False)}),
+    ("I've been working at Google for three years.", "employer", {("employer", "Google", False)}),
+    ("I lived in Dublin until 2020.", "city", {("city", "Dublin", True)}),
+    ("I was living in Dublin until 2020.", "city", {("city", "Dublin", True)}),
+    ("I used to live in Dublin until 2020.", "city", {("city", "Dublin", True)}),
+])
+def test_how_long_with_an_end_ahead_is_a_stint(text, key, expected):
+    assert {f for f in _facts(text) if f[0] == key} == expected
