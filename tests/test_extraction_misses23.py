@@ -74,3 +74,18 @@ def test_a_plan_of_leaving_leaves_the_home_and_the_job_current_through_the_pipel
 ])
 def test_how_long_with_an_end_ahead_is_a_stint(text, key, expected):
     assert {f for f in _facts(text) if f[0] == key} == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    # "for a while", "for years", "for a long time" after "been a" say how long so far, as a count does
+    ("I've been a nurse for a while.", {("role", "nurse", False)}),
+    ("I've been a nurse for quite a while now.", {("role", "nurse", False)}),
+    ("I've been an electrician for years.", {("role", "electrician", False)}),
+    ("I have been a teacher for a long time.", {("role", "teacher", False)}),
+    ("I've been a nurse for 15 years.", {("role", "nurse", False)}),
+    # a role for a while that is not "been a" is still no job title
+    ("I'm a lifeguard for a while.", set()),
+    ("I was a barista for a while.", {("role", "barista", True)}),
+])
+def test_been_a_role_for_a_while_is_the_role(text, expected):
+    assert {f for f in _facts(text) if f[0] == "role"} == expected
