@@ -229,11 +229,14 @@ SINCE_WHEN = rf"since (?:\d{{4}}|{MONTH}|last (?:year|spring|summer|fall|autumn|
 _WHILE = (r"(?:(?:whole|entire|next|coming) )?(?:summer|winter|spring|fall|autumn|season|semester|term|day|night|"
           r"week|weekend|month|year|holidays|while|days|weeks|months|years)")
 _WHILE_END = (r"(?=\s*(?:[^\w\s'&-]|$)|\s+(?:and|but|then|so|or|with|while|before|after|to|in|at|lol|haha)\b)")
+# When a stay or a job for a while ends, its time the group `until`: "until March", "until next year", "until the
+# end of the month".
+UNTIL = (rf"until (?P<until>{MONTH}|next \w+|the end(?: of (?:the |this |next )?\w+)?|tomorrow|{WEEKDAY}|(?:19|20)\d\d"
+         r"|(?:the )?(?:summer|winter|spring|fall|autumn|holidays|weekend)|Christmas|Easter)\b")
 FOR_A_WHILE = (
     rf",?\s+(?:for (?!years\b)(?:(?:the |this ){_WHILE}(?:{_WHILE_END}|(?=\s+now\b))"
     rf"|(?:a |an |a few |a couple of |several |(?:{NUMBER}) )?{_WHILE}{_WHILE_END})"
-    rf"|until (?:{MONTH}|next|the end|tomorrow|{WEEKDAY}|(?:19|20)\d\d"
-    r"|(?:the )?(?:summer|winter|spring|fall|autumn|holidays|weekend)|Christmas|Easter)\b)")
+    rf"|{UNTIL})")
 DATE = (rf"{MONTH} \d{{1,2}}(?:st|nd|rd|th)?|\d{{1,2}}(?:st|nd|rd|th)? (?:of )?{MONTH}")
 # When a plan happens: "next week", "tomorrow", "in May", "on Saturday", "this summer".
 _WHEN = (rf"(?:next (?:week|month|year|weekend|summer|spring|fall|autumn|winter|{WEEKDAY}|{MONTH})|tomorrow|tonight|"

@@ -189,12 +189,16 @@ def not_an_organisation(m: re.Match[str]) -> list[Fields]:
 # a semester". After "lived", "been living" or "used to live" the same words say how long it was home ("I've
 # lived in Denver for ten years", "I used to live in Bergen for a while"), and after "been working", "been
 # studying" or "been a" how long the job, the school or the role has been the user's ("I've been working at
-# Google for three years", "I've been an electrician for 15 years").
+# Google for three years", "I've been an electrician for 15 years"). "Until" a time after them says when it ends:
+# after the past ("I lived in Dublin until 2020") a past home's end, but after the present perfect (_SO_FAR) one
+# ahead, which makes it a stay as "I live in Dublin until March" is ("I've lived in Dublin until March", "I've
+# been working at Google until March").
 _STAY = re.compile(
     r"(?:(?!\b(?:and|but|then|so|because|since|as|who|which|where|after|before|when|while|though|although)\b)"
     rf"[^.;:!?,])*?{FOR_A_WHILE}")
 _HOW_LONG = re.compile(
     r"\b(?:lived|(?:been|was|were) living|used to live|been (?:working|employed|studying|teaching|an?))\b")
+_SO_FAR = re.compile(r"(?:'ve|\bhave|\bhas) lived\b|\bbeen (?:living|working|employed|studying|teaching|an?)\b")
 
 
 def unless_a_stay(clean: Callable[[re.Match[str]], list[Fields]],
@@ -204,7 +208,8 @@ def unless_a_stay(clean: Callable[[re.Match[str]], list[Fields]],
     then, neither the stay as a home nor the place left as one left, since the home kept is elsewhere; nor a
     summer job as the employer or the job title, which would end the one the user keeps."""
     def home(m: re.Match[str]) -> list[Fields]:
-        if _STAY.match(m.string, m.end(after)) and not _HOW_LONG.search(m.group(0)):
+        stay = _STAY.match(m.string, m.end(after))
+        if stay and (not _HOW_LONG.search(m.group(0)) or (stay.group("until") and _SO_FAR.search(m.group(0)))):
             return []
         return clean(m)
     return home

@@ -9,7 +9,7 @@ from memex import job_start
 from memex.extraction import vocabulary
 from memex.extraction.offline.patterns import (ADVERBS, AHEAD_WHEN, CURRENT_JOB, DATE, JOB_NOUN, MONTH, NUMBER, ORG,
     ORG_INTRO, PERSON_PARTS, PLATFORMS, PROPER, RACE, RELATIONS, ROLE, STARTS_LATER, START_WHEN, TRIP_FOR, TRIP_WHEN,
-    UPPER, WEEKDAY, WORD, alternation, phrase)
+    UNTIL, UPPER, WEEKDAY, WORD, alternation, phrase)
 from memex.extraction.offline.rule import rule
 from memex.extraction.offline.values import Fields, a_place, snake
 
@@ -22,6 +22,10 @@ _NOT_PLANS = ("(?:planning|going|flying|driving|heading|moving|travelling|travel
               # "I'm turning 50 next month" is an age (TURNING), not a plan; "we're expecting a baby in May"
               # a baby on the way (expecting_baby)
               rf"turning (?:{NUMBER})(?![\w'-])|expecting)")
+
+
+# A home left ahead, the place it is after: "I'm moving out of Dublin in March", "moving away next year".
+_MOVING_OUT = r"(?:moving|relocating) (?:out|away)"
 
 
 # A journey said by its booking ("My flight to Tokyo is on June 14"), read as the user says it going:
@@ -63,12 +67,29 @@ def _job_ahead(m: re.Match[str]) -> list[Fields]:
     org = m.group("org")
     if re.search(r"'s?$", org) or a_place(org):
         return []
+    return [{"value": " ".join(filter(None, (_AHEAD[m.group("verb").casefold()], org, _when_said(m))))}]
+
+
+def _when_said(m: re.Match[str]) -> str:
+    """When a job starts or ends, as said after it: "in April", "next month", "on Monday"."""
     when = (m.group("when") or "").rstrip(".")  # MONTH takes the dot of "Apr.", and so a full stop
     if not re.match(rf"{WEEKDAY}|{MONTH}", when):
         when = when[:1].lower() + when[1:]  # "Next month I start at Canva"
     if re.match(rf"{WEEKDAY}|\d|{MONTH}", when) and not re.match(r"(?i:next|this|in|on)\b", when):
         when = f"on {when}"
-    return [{"value": " ".join(filter(None, (_AHEAD[m.group("verb").casefold()], org, when)))}]
+    return when
+
+
+def _last_day(m: re.Match[str]) -> list[Fields]:
+    """A last day ahead, as a plan: "last day at Google in March". A visit's ("at Yosemite") is a plan of
+    leaving too, so no name is refused, as a job to come refuses a place."""
+    return [{"value": f"last day at {m.group('org')} {_when_said(m)}"}]
+
+
+def _moving_on(m: re.Match[str]) -> list[Fields]:
+    """A home until a time and then a move, as said: "living in Dublin until March, then moving to Cork"."""
+    stay = "living" if m.group("stay") == "live" else m.group("stay")
+    return [{"value": f"{stay} in {m.group('place')} until {m.group('until')}, then {m.group('going')}"}]
 
 
 # An appointment of the user's and its day: "my dentist appointment is on Monday". Not another
@@ -111,9 +132,9 @@ RULES = [
         # "I want to learn Japanese" alone may be a wish
         rf"\bI {ADVERBS}(?:want|hope|aim) to (?P<value>learn (?:how to )?(?:{WORD} ){{0,3}}?{WORD} (?:this|next) "
         rf"(?:year|summer|autumn|fall|winter|spring))(?=\s*(?:[.,;!?]|$))",
-        rf"\b(?:I|[Ww]e)(?:'m|'re| am| are) (?P<value>(?:going|flying|driving|heading|moving|relocating|travelling|"
-        rf"traveling|getting married|visiting)(?: to| back to)?(?: {PROPER}{TRIP_FOR}| (?<=visiting )(?:my|our) "
-        rf"[a-z]+(?:-in-law)?s?(?: in {PROPER})?)? {TRIP_WHEN})"
+        rf"\b(?:I|[Ww]e)(?:'m|'re| am| are) (?P<value>(?:{_MOVING_OUT}(?: (?:of|from) {PROPER})?|(?:going|flying|"
+        rf"driving|heading|moving|relocating|travelling|traveling|getting married|visiting)(?: to| back to)?"
+        rf"(?: {PROPER}{TRIP_FOR}| (?<=visiting )(?:my|our) [a-z]+(?:-in-law)?s?(?: in {PROPER})?)?) {TRIP_WHEN})"
         # what the trip is for may follow: "relocating to Copenhagen next year for my husband's job"
         r"(?=\s*(?:[.,;!?]|$)|\s+(?:for|with|because|to)\b)",
         # a race ahead: "I'm doing the London half marathon in April" ("doing" is no plan by itself)
@@ -134,10 +155,25 @@ RULES = [
         rf"(?: for| on)? (?P<day>{TRIP_WHEN}|(?:the )?{DATE}|(?:the )?\d{{1,2}}(?:st|nd|rd|th)(?: of {MONTH})?"
         rf"|{WEEKDAY})(?=\s*(?:[.,;!?]|$))",
         # the time said first: "Next month I'm moving to Leeds"
-        rf"(?:^|[,;:]\s*)(?P<when>(?i:{TRIP_WHEN})),? (?:I|[Ww]e)(?:'m|'re| am| are) (?P<value>(?:going|flying|driving|"
-        rf"heading|moving|relocating|travelling|traveling|visiting)(?: to| back to)? {PROPER}{TRIP_FOR})"
+        rf"(?:^|[,;:]\s*)(?P<when>(?i:{TRIP_WHEN})),? (?:I|[Ww]e)(?:'m|'re| am| are) (?P<value>(?:{_MOVING_OUT} "
+        rf"(?:of|from) |(?:going|flying|driving|heading|moving|relocating|travelling|traveling|visiting)"
+        rf"(?: to| back to)? ){PROPER}{TRIP_FOR})"
         r"(?=\s*(?:[.,;!?]|$)|\s+(?:for|with|because)\b)",
     ], "The user's plan: {value}.", _plan, confidence=0.7, importance=0.6),
+    # A plan of leaving a job, by its last day ahead: "My last day at Google is in March", "Friday is my last
+    # day at Google". A plan, not the job's end: the employer is the current one until the user says it ended.
+    rule("event", "plan", "last", [
+        rf"\b(?i:my) last day at (?:the )?(?P<org>{ORG}),? (?:is|will be) (?P<when>{START_WHEN})",
+        rf"{AHEAD_WHEN}(?i:my) last day at (?:the )?(?P<org>{ORG})",
+    ], "The user's plan: {value}.", _last_day, confidence=0.7, importance=0.6),
+    # A home until a time and then a move, the move's own time unsaid: "I live in Dublin until March, then I'm
+    # moving to Cork". Filed as said, a plan: the home until then is a stay (values.unless_a_stay), not a city,
+    # and the move is no city yet. With its own time ("then I'm moving to Cork in April") the plan is the move's.
+    rule("event", "plan", "until", [
+        rf"\b(?:I|[Ww]e)(?: |'m |'re | am | are )(?P<stay>live|living|based|staying) in (?P<place>{PROPER}) {UNTIL},? "
+        rf"(?:and )?then (?:(?:I|[Ww]e)(?:'m|'re| am| are|'ll| will) )?(?:be )?(?P<going>(?:moving|relocating|heading|"
+        rf"going) (?:back )?to {PROPER})(?=\s*(?:[.,;!?]|$)|\s+(?:for|with|because)\b)",
+    ], "The user's plan: {value}.", _moving_on, confidence=0.7, importance=0.6),
     # A job said before it starts: "Starting at Notion in April", "I start at Notion next month", "my
     # first day at Notion is Monday". A plan, not the employer: until it starts, the employer is still
     # the old one; on the day it names it becomes the employer (job_start.py, pipeline.start_jobs), unless

@@ -292,9 +292,10 @@ RULES = [
         rf"\bI (?:just |recently |finally )?(?:got|was|have been|'ve been) promoted to (?:an? |the )?"
         rf"(?P<value>{ROLE}|{HEAD_OF}){ROLE_END}",
         rf"\bI (?:just |recently |finally )?became (?:an?|the) (?P<value>{ROLE}){ROLE_END}",
-        # "I've been an electrician for 15 years": how long, so the job still held
+        # "I've been an electrician for 15 years", "for a while", "for years": how long, so the job still held
         rf"\bI(?:'ve| have) been (?:an?) (?P<value>{ROLE}) (?=for (?:(?:about|over|almost|nearly|more than) )?"
-        rf"(?:{NUMBER}|a few|a couple of|several|many) (?:years?|months?|decades?)\b|since\b)",
+        rf"(?:(?:{NUMBER}|a few|a couple of|several|many) (?:years?|months?|decades?)|(?:quite )?a (?:long |good |little )?"
+        rf"while|a long time|some time|years|decades|ages)\b|since\b)",
         rf"\b(?i:my) (?:job title|title|job|role|position) is (?:an? |the )?(?P<value>{ROLE}|{HEAD_OF}){ROLE_END}",
         rf"\bI(?:'m| am) (?:now |currently |also )?(?:the )?(?P<value>{HEAD_OF}){ROLE_END}",
     ], "The user's job title is {value}.", unless_a_stay(role), confidence=0.75, importance=0.75),
