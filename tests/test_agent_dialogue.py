@@ -152,3 +152,19 @@ def test_a_line_that_shows_nothing_is_not_found_by_meaning(tenant, question):
         found = [r["content"] for r in tenant.search(question, mode=mode, top_k=20)]
         assert not set(WORDLESS) & set(found), (mode, found)
     assert "Haha, the penguin joke made my day." in [r["content"] for r in tenant.search("haha", top_k=20)]
+
+
+@pytest.mark.parametrize("greeting", ["Nice to meet you, Maya!", "Thanks, Maya!"])
+def test_a_greeting_is_no_neighbour_of_the_line_it_greets(tenant, greeting):
+    """A greeting says nothing about the line found beside it (memex/filler.says_nothing), as a "Got it!"
+    does not, and is not brought in on that line's strength (search.py, the neighbours cue): on main
+    it came back for "Lisbon", a line said next to one about Lisbon. A neighbour that says something
+    still does."""
+    body = {"user_id": tenant.user, "session_id": "s1", "messages": [
+        {"role": "user", "content": "Hi! I'm Maya."}, {"role": "assistant", "content": greeting},
+        {"role": "user", "content": "We moved to Lisbon last spring."},
+        {"role": "assistant", "content": "Which part of the city?"}]}
+    assert tenant.post("/v1/turns?wait=true", body).status_code == 201
+    found = [r["content"] for r in tenant.search("Lisbon", top_k=20)]
+    assert "We moved to Lisbon last spring." in found and greeting not in found, found
+    assert "Which part of the city?" in found, found  # by nothing but its neighbour

@@ -5,8 +5,8 @@ An assistant's acknowledgement, or a participant's pleasantry, is kept as an epi
 any message (it is part of the record), but it is not indexed with the line it answers: that line
 is a memory itself, and a "Got it!" indexed with "I live in Dublin" would come back for "where do
 I live?" beside it, taking a place in the results and in a recall's budget. For the same reason a
-filler line does not take a share of its neighbour's relevance (retrieval/search.py, the
-neighbours cue). A reply that holds anything else ("Kinkaku-ji, at sunset.", "Yes, last May!",
+filler line, or a greeting, does not take a share of its neighbour's relevance (retrieval/search.py,
+the neighbours cue). A reply that holds anything else ("Kinkaku-ji, at sunset.", "Yes, last May!",
 "Two of them.") is not filler: what it says depends on the line it answers.
 """
 

@@ -793,8 +793,8 @@ def _cues(settings: Settings, query: str, now: datetime, relevance: dict[str, fl
     # the question's signals, which a reply such as "Yes, last May!" does not carry).
     held = set(kept)
     for anchor, item, row, step in neighbours_of(anchors, settings.search_neighbour_reach):
-        if filler.is_filler(_said(row)):
-            continue  # "Got it!", or "👍", says nothing the anchor did not
+        if filler.says_nothing(_said(row)):
+            continue  # "Got it!", "👍" or "Nice to meet you, Maya!" says nothing the anchor did not
         said = _said(found[anchor])  # a reply more, and what a yes confirms
         shared = max(replies.share(settings, said, step), confirmed.share(settings, said, step)) * own[anchor]
         if item not in held:
