@@ -43,7 +43,7 @@ from typing import Any, Collection, Sequence
 
 import numpy as np
 
-from memex import filler, first_person, time_phrases, user_zone
+from memex import episodic, filler, first_person, time_phrases, user_zone
 from memex.config import Settings
 from memex.context import Context
 from memex.db import history
@@ -838,8 +838,7 @@ def _neighbours(conn, scope: tuple, anchors: list[str], reach: int,
 
 def _said(row: memory_rows.Found) -> str:
     """A message's own words, without the speaker's name its episodic memory starts with."""
-    prefix = f"{row.speaker}: " if row.speaker else ""
-    return row.content[len(prefix):] if prefix and row.content.startswith(prefix) else row.content
+    return episodic.own_words(row.content, row.speaker)
 
 
 def _rerank(reranker: rerank.Reranker, deps: Dependencies, query: str, fused: dict[str, float],
