@@ -6,7 +6,7 @@ from memex.filler import says_nothing
 
 
 @pytest.mark.parametrize("text", ["Got it!", "Nice to meet you, Maya!", "Thanks, Tom!", "Maya, great to see you!",
-                                  "Nice to meet you!"])
+                                  "Nice to meet you!", "👍", "..."])
 def test_a_greeting_or_an_acknowledgement_says_nothing(text):
     assert says_nothing(text)
 

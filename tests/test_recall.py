@@ -230,19 +230,23 @@ def test_a_tight_budget_holds_the_answer_before_the_users_other_facts(tenant):
     assert sum(c["bucket"] == "facts" for c in tight["citations"]) >= 2, tight["context"]
 
 
-def test_a_greeting_takes_no_place_before_the_users_facts(tenant):
+@pytest.mark.parametrize("named", [{}, {"name": "Tom"}])
+def test_a_greeting_takes_no_place_before_the_users_facts(tenant, named):
     """The first hour's trial (docs/measurements/quality.md, eighth stop): "where does she live and
-    work?" at 200 tokens put the assistant's "Nice to meet you, Maya!" before the employer."""
+    work?" at 200 tokens put the assistant's "Nice to meet you, Maya!" before the employer. Said by a
+    named participant, its memory starts with the name ("Tom: Nice to meet you, Maya!"), which is not
+    what the greeting says: main took that one for a line that says something."""
     tenant.post("/v1/turns?wait=true", {"user_id": tenant.user, "session_id": "s1", "messages": [
         {"role": "user", "content": "Hi! I'm Maya. I work at Spotify and I live in Lisbon."},
-        {"role": "assistant", "content": "Nice to meet you, Maya!"}]})
+        {"role": "assistant", "content": "Nice to meet you, Maya!", **named}]})
     for line in ["My cat is called Miso.", "I'm allergic to peanuts.", "I'm vegan.", "My sister is Lena.",
                  "I drive a Volvo.", "I have two kids.", "I love climbing on weekends."]:
         tenant.turn(line, session="s2")
     answer = tenant.post("/v1/recall", {"user_id": tenant.user, "query": "where does she live and work?",
                                         "max_tokens": 200}).json()
     lines = answer["context"].splitlines()[1:]
-    greeting, employer = lines.index("- Nice to meet you, Maya!"), lines.index("- The user's employer is Spotify.")
+    said = "".join(f"{name}: " for name in named.values()) + "Nice to meet you, Maya!"
+    greeting, employer = lines.index(f"- {said}"), lines.index("- The user's employer is Spotify.")
     # still in (the search found it, and the budget holds it), after every fact, found or not
     assert greeting > employer and greeting > max(
         place for place, c in enumerate(answer["citations"]) if c["bucket"] == "facts"), answer["context"]

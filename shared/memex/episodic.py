@@ -31,5 +31,10 @@ def episodic_text(message: dict) -> str:
     return f"{message['name']}: {message['content']}" if message["name"] else message["content"]
 
 
+def own_words(content: str, name: str | None) -> str:
+    """What the message of an episodic memory said: its `content` without the speaker's name before it."""
+    return content.removeprefix(f"{name}: ") if name else content
+
+
 def shows_nothing(text: str) -> bool:
     return _NOTHING_SHOWN.fullmatch(text) is not None

@@ -1,11 +1,12 @@
-"""Lines that say nothing of their own: "Got it!", "Thanks, sounds great.", "Haha, same here!".
+"""Lines that say nothing of their own: "Got it!", "Thanks, sounds great.", "Haha, same here!", and
+a line with no word at all ("👍", "...").
 
 An assistant's acknowledgement, or a participant's pleasantry, is kept as an episodic memory like
 any message (it is part of the record), but it is not indexed with the line it answers: that line
 is a memory itself, and a "Got it!" indexed with "I live in Dublin" would come back for "where do
 I live?" beside it, taking a place in the results and in a recall's budget. For the same reason a
-filler line does not take a share of its neighbour's relevance (retrieval/search.py, the
-neighbours cue). A reply that holds anything else ("Kinkaku-ji, at sunset.", "Yes, last May!",
+filler line, or a greeting, does not take a share of its neighbour's relevance (retrieval/search.py,
+the neighbours cue). A reply that holds anything else ("Kinkaku-ji, at sunset.", "Yes, last May!",
 "Two of them.") is not filler: what it says depends on the line it answers.
 """
 
@@ -42,9 +43,10 @@ _MAX_CHARACTERS = 120
 
 
 def is_filler(text: str) -> bool:
-    """Whether `text` is made only of acknowledgement and function words (and is short)."""
+    """Whether `text` is made only of acknowledgement and function words (and is short), or of no word
+    at all ("", "...", "👍": memex/standalone.wordless): a line that says nothing of its own."""
     if len(text) > _MAX_CHARACTERS:
-        return False
+        return wordless(text)  # a long run of emoji says nothing either
     # word by word, to stop at the first that says something: a search asks this of a hundred
     # candidates, nearly all of which fail on their first or second word
     count = 0
@@ -52,7 +54,7 @@ def is_filler(text: str) -> bool:
         count += 1
         if count > _MAX_WORDS or match.group().replace("’", "'").lower() not in WORDS:
             return False
-    return count > 0
+    return True
 
 
 def says_nothing(text: str) -> bool:
@@ -60,5 +62,5 @@ def says_nothing(text: str) -> bool:
     if is_filler(text):
         return True
     unmet = _MEETING.sub(" ", text)
-    return any(rest != text and (wordless(rest) or is_filler(rest))
+    return any(rest != text and is_filler(rest)
                for rest in (unmet, *(address.sub(" ", unmet) for address in _ADDRESSED)))

@@ -39,7 +39,7 @@ from memex.budget import at_least, count_tokens
 from memex.context import Context
 from memex.db import memories as memory_rows
 from memex.db import recall_buckets
-from memex.episodic import episodic_text
+from memex.episodic import episodic_text, own_words
 from memex.metrics import RECALL_TOKENS
 from memex.models import RecallIn, SearchIn, wire_time
 from memex.retrieval import repeats
@@ -123,7 +123,7 @@ def recall(ctx: Context, tenant_id: str, request: RecallIn) -> dict[str, Any]:
     # you, Maya!" under "Hi! I'm Maya. I work at Spotify.") takes neither a first place nor a place
     # before the facts: it is spent on, and listed, after the facts.
     idle = [memory["id"] for memory in relevant if memory["memory_type"] == "episodic"
-            and filler.says_nothing(memory["content"])]
+            and filler.says_nothing(own_words(memory["content"], memory.get("metadata", {}).get("name")))]
     found_ids = [memory["id"] for memory in relevant if memory["id"] not in idle]
     standing_facts = set(fact_ids)
     for bucket, ids in (("relevant", found_ids[:ANSWER]), ("facts", fact_ids), ("relevant", found_ids[ANSWER:] + idle),

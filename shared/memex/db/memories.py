@@ -18,7 +18,6 @@ from psycopg.types.json import Jsonb
 
 from memex import folding, literal
 from memex.db import erasing, history, validity, vector_indexes
-from memex.db.speaker import SPEAKER_NAME, USER_SAID
 from memex.models import SearchFilters, wire_time
 
 _READ = """
@@ -363,7 +362,14 @@ BM25_B = 0.75
 CONTEXT_TF = 0.5
 
 
-# The speaker cue's columns: who said it (speaker.py) and whom it is about.
+# A memory's speaker: the name of who said it (an episodic memory's message name), else the
+# participant a fact is about; NULL for the user's facts and unnamed messages. With its subject
+# ("user", or a participant's name), the speaker cue's columns.
+SPEAKER_NAME = "coalesce({m}.metadata->>'name', nullif({m}.subject, 'user'))"  # indexed (0019): ahead
+# Whether a memory with a SPEAKER_NAME is the user's own message said under that name (a role-user
+# message of the user's, not another participant's, nor the assistant's); indexed with it (0019).
+USER_SAID = "({m}.subject = 'user' AND coalesce({m}.metadata->>'role', '') = 'user')"
+# The speaker cue's columns: who said it and whom it is about.
 SPEAKER = SPEAKER_NAME + " AS speaker, {m}.subject AS subject"
 # Where a memory was said: the turn and the message it came from (a fact's, those it was drawn
 # from), and whether it is the message itself or a fact, read with the speaker's columns

@@ -42,7 +42,7 @@ from typing import Any, Collection, Sequence
 
 import numpy as np
 
-from memex import filler, first_person, standalone, time_phrases, user_zone
+from memex import episodic, filler, first_person, time_phrases, user_zone
 from memex.config import Settings
 from memex.context import Context
 from memex.db import history
@@ -524,8 +524,8 @@ def _search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies 
         signals = [query_run.signals() for _, query_run in runs]
         kept = [item for item in relevance
                 if gate_open and (item in topical or any(item in s and floor.item_passes(s[item]) for s in signals))]
-        # "Got it!" is about as near in meaning to any short question as a real answer is: a line
-        # that says nothing of its own is kept only when the question's words found it
+        # "Got it!", or "👍", is about as near in meaning to any short question as a real answer is: a
+        # line that says nothing of its own is kept only when the question's words found it
         kept = [item for item in kept if any(item in s and s[item].bm25 is not None for s in signals)
                 or not filler.is_filler(_said(found[item]))]
         # "What is my wife's name?" is as near "I have a dog named Rex." as to the answer: a memory
@@ -776,9 +776,8 @@ def _cues(settings: Settings, query: str, now: datetime, relevance: dict[str, fl
     # the question's signals, which a reply such as "Yes, last May!" does not carry).
     held = set(kept)
     for anchor, item, row, step in neighbours_of(anchors, settings.search_neighbour_reach):
-        line = _said(row)
-        if filler.is_filler(line) or standalone.wordless(line):
-            continue  # "Got it!", or "👍", says nothing the anchor did not
+        if filler.says_nothing(_said(row)):
+            continue  # "Got it!", "👍" or "Nice to meet you, Maya!" says nothing the anchor did not
         said = _said(found[anchor])  # a reply more, and what a yes confirms
         shared = max(replies.share(settings, said, step), confirmed.share(settings, said, step)) * own[anchor]
         if item not in held:
@@ -822,8 +821,7 @@ def _neighbours(conn, scope: tuple, anchors: list[str], reach: int,
 
 def _said(row: memory_rows.Found) -> str:
     """A message's own words, without the speaker's name its episodic memory starts with."""
-    prefix = f"{row.speaker}: " if row.speaker else ""
-    return row.content[len(prefix):] if prefix and row.content.startswith(prefix) else row.content
+    return episodic.own_words(row.content, row.speaker)
 
 
 def _rerank(reranker: rerank.Reranker, deps: Dependencies, query: str, fused: dict[str, float],
