@@ -36,6 +36,7 @@ def test_a_question_about_nothing_but_a_period_is_one(question):
     "What did they eat yesterday?",  # a topic, as "What did I eat yesterday?"
     "What did her sister say last summer?",
     "What am I doing this Friday?", "What's on Friday?",  # a day to come: no period
+    "what happened on 8 May 2030?", "what did we talk about in 2030?",  # a period to come: none
 ])
 def test_a_question_with_a_topic_or_without_a_period_is_not(question):
     assert period.asked(question, NOW) == []
@@ -129,6 +130,23 @@ def test_last_friday_is_that_days_messages(tenant):
     assert said("what did we talk about last Friday?") == [
         ("My sister visited from Porto.", "2026-12-04T00:00:00Z/2026-12-05T00:00:00Z")]
     assert said("what did I tell you on Friday?") == said("what did we talk about last Friday?")
+
+
+def test_a_weekend_to_come_is_searched_as_any_question(tenant):
+    """"What's going on this weekend?" asked on a Thursday was answered with the coming weekend's
+    messages: with a reference time in the past, what was said after it (the hike cancelled on the
+    Saturday), and the plan made on Monday was not found. Now a period begun after the moment asked is
+    none, and the question is searched as any other. Asked on the Saturday, the weekend is under way,
+    and the question is answered with its messages."""
+    tenant.turn("This weekend I'm going hiking in Sintra with Marta.", session="s1", timestamp="2026-11-30T10:00:00Z")
+    tenant.turn("The hike was cancelled, it's raining.", session="s2", timestamp="2026-12-05T09:00:00Z")
+    question = "What's going on this weekend?"
+    thursday = tenant.search(question, reference_time="2026-12-03T15:00:00Z")
+    assert thursday and thursday[0]["content"] == "This weekend I'm going hiking in Sintra with Marta.", thursday
+    assert not any("said_within" in r["score_parts"] for r in thursday)
+    saturday = tenant.search(question, reference_time="2026-12-05T18:00:00Z")
+    assert [(r["content"], r["score_parts"]["said_within"]) for r in saturday if r["memory_type"] == "episodic"] == [
+        ("The hike was cancelled, it's raining.", "2026-12-05T00:00:00Z/2026-12-07T00:00:00Z")]
 
 
 def test_she_or_a_season_asks_the_period_as_i_do(tenant):

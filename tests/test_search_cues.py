@@ -65,7 +65,7 @@ def test_periods_a_question_names(question, expected):
     ("What did I do last weekend?", "2026-12-06", [("2026-11-28", "2026-11-30")]),  # a Sunday: the one before
     ("What did I do this past weekend?", "2026-03-23", [("2026-03-21", "2026-03-23")]),
     ("What did I do this weekend?", "2026-03-23", [("2026-03-21", "2026-03-23")]),  # Monday: just gone
-    ("What will I do this weekend?", "2026-03-26", [("2026-03-28", "2026-03-30")]),  # Thursday: to come
+    ("What will I do this weekend?", "2026-03-26", []),  # Thursday: the nearer is to come, so none
     ("What did I do this weekend?", "2026-12-06", [("2026-12-05", "2026-12-07")]),  # under way
 ])
 def test_a_relative_period_is_the_calendar_one(question, asked_on, expected):
@@ -101,11 +101,32 @@ def test_a_weekday_is_one_day_read_back_from_the_day_asked(question, asked_on, e
 
 
 @pytest.mark.parametrize("question, asked_on, expected", [
+    # begun after the moment asked: no period, whatever names it
+    ("What am I doing this weekend?", "2026-12-03", []),  # a Thursday
+    ("What's happening on 8 May 2030?", "2026-12-03", []),
+    ("What are we doing in 2030?", "2026-12-03", []),
+    ("What's planned for December 2027?", "2026-12-03", []),
+    ("What did we plan for 8 May 2030 in 2026?", "2026-12-03", [("2026-01-01", "2027-01-01")]),  # the rest kept
+    # under way, or reaching back to the moment asked: a period as before
+    ("What am I doing this weekend?", "2026-12-05", [("2026-12-05", "2026-12-07")]),  # a Saturday
+    ("What did I do this Friday?", "2026-12-04", [("2026-12-04", "2026-12-05")]),  # today
+    ("What's happening on 7 December 2026?", "2026-12-06", [("2026-12-06", "2026-12-09")]),  # a day's slack
+    # "next week", "tomorrow" are not read
+    ("What am I doing next week?", "2026-12-03", []),
+    ("What am I doing tomorrow?", "2026-12-03", []),
+])
+def test_a_period_begun_after_the_moment_asked_is_none(question, asked_on, expected):
+    now = datetime.fromisoformat(asked_on + "T15:00:00+00:00")
+    assert [_days(w) for w in time_phrases.windows(question, now)] == expected
+    assert [_days(w) for w in time_phrases.read(question, now)[0]] == expected
+
+
+@pytest.mark.parametrize("question, asked_on, expected", [
     ("What did I do last spring?", "2025-10-20", [("2025-03-01", "2025-06-01")]),
     ("What did we do last summer?", "2025-07-10", [("2024-06-01", "2024-09-01")]),  # not the one under way
     ("What happened this summer?", "2025-07-10", [("2025-06-01", "2025-09-01")]),
     ("What happened this summer?", "2025-10-20", [("2025-06-01", "2025-09-01")]),  # the nearer: just gone
-    ("What happened this summer?", "2025-03-10", [("2025-06-01", "2025-09-01")]),  # the nearer: to come
+    ("What happened this summer?", "2025-03-10", []),  # the nearer is to come, so none
     ("Where did we ski in the winter?", "2025-10-20", [("2024-12-01", "2025-03-01")]),  # over the new year
     ("Where did we ski in the winter?", "2025-01-10", [("2024-12-01", "2025-03-01")]),  # under way
     ("What did we do last winter?", "2025-02-10", [("2023-12-01", "2024-03-01")]),
@@ -255,6 +276,24 @@ def test_a_dated_question_ranks_the_memory_from_that_month_first(tenant, plain, 
     # without the cue the newer walk comes first (same words, more recent)
     assert "Arrabida" in _contents(plain, tenant, question)[0]
     assert "Sintra" in _contents(cued, tenant, question)[0]
+
+
+def test_a_period_to_come_is_no_favour(tenant, plain, cued):
+    """"This weekend" asked on a Thursday was the weekend to come, a period no memory is from, and its
+    favour divided every score by its factor (a third less with the boost at 0.5); now it is no
+    period, and the scores are those without the cue."""
+    _say(tenant, "s1", "2026-11-30T10:00:00Z", ("", "This weekend I'm going hiking in Sintra with Marta."))
+    _say(tenant, "s2", "2026-12-01T10:00:00Z", ("", "I'm going to the dentist on Friday."))
+
+    def scored(client):
+        body = {"user_id": tenant.user, "query": "What am I going to do this weekend?",
+                "reference_time": "2026-12-03T15:00:00Z"}  # a Thursday
+        response = client.post("/v1/search", json=body, headers=tenant.headers)
+        assert response.status_code == 200, response.text
+        return [(r["content"], r["score"]) for r in response.json()["results"]]
+
+    assert scored(cued)[0][0] == "This weekend I'm going hiking in Sintra with Marta."
+    assert scored(cued) == scored(plain)
 
 
 def test_a_question_naming_a_participant_favours_what_they_said(tenant, plain, cued):

@@ -14,34 +14,38 @@ Saturday and Sunday: "last weekend" the latest one over (asked on a Sunday, the 
 weekend" the one under way, else the nearer of the last one and the next, as a season is (asked on a
 Monday, the one just gone). A weekday is one whole day: "last Friday" (or "previous", "this past") the
 latest Friday before the day asked (asked on a Saturday, yesterday; on a Friday, a week ago, not
-today); "this Friday" the Friday of the week under way, today if asked on one, and no period while it
-is still ahead (asked on a Wednesday, "what am I doing this Friday?" asks of what was said before it,
-not of a day no memory is from). "On Friday" is read only in a question of the past ("what did I do
-on Friday?", with "did", "was", "were", "had", "went" or "happened"), as "last Friday" is: "what's on
-Friday?" may ask of the one to come. A weekday without "last", "this" or "on" ("Friday was fun", "the
-Sunday before 25 October") names no period, and nor does one beside a day's date ("last Friday, 23
-January": the date says the day, and the weekday counted from the day asked would be another).
+today); "this Friday" the Friday of the week under way, today if asked on one. "On Friday" is read
+only in a question of the past ("what did I do on Friday?", with "did", "was", "were", "had", "went"
+or "happened"), as "last Friday" is: "what's on Friday?" may ask of the one to come. A weekday
+without "last", "this" or "on" ("Friday was fun", "the Sunday before 25 October") names no period,
+and nor does one beside a day's date ("last Friday, 23 January": the date says the day, and the
+weekday counted from the day asked would be another).
+A period begun after the moment asked names none, whatever says it ("this weekend" or "this Friday"
+asked on a Wednesday, "on 8 May 2030", "this summer" asked in March): what is remembered at that
+moment was said by then, and a memory's time is never after it was said (timeline.happened), so
+"what am I doing this weekend?" asks of what was said before it (the plan made last week), not of
+days no memory is from. "Next week" and "tomorrow" name no period either: they are not read.
 In search a question's period is a favour, not a filter; one asked alone (retrieval/period.py) is
 answered with what was said in it.
 
 A question also names a season ("what did I do last spring?", "in the winter", "summer 2021"): the
-meteorological season of the northern hemisphere, three whole months (spring March to May, summer
-June to August, autumn or fall September to November, winter December to February). Read as a month
-is: "in the summer" is the latest summer begun by `now`, "last summer" the latest one over (asked in
-July, the summer of the year before), "this summer" the one under way, else the nearer of the last
-one over and the next one (asked in October, the summer just gone; in March, the one to come). A
-winter spans the year boundary and is named by the year of its January and February ("winter 2024"
-is December 2023 to February 2024; "last winter" asked in February is the one before the one under
-way). Seasons are read only for the period a question asks about (`read`, retrieval/period.py: "what
-did I do last spring?" is answered with spring's messages). `windows` reads none: what a memory says
-happened "last summer" is placed in its history as it was (timeline.py), so that a kept ingest reads
-the same; and as a favour in search ("where did I hike last summer?") a season lost on LoCoMo, where
-a summer is talked of after it (said in November, below the lines said in the summer;
-docs/measurements/quality.md). No setting turns the hemisphere: one service answers users on both,
-and memex knows no user's place (a southern "summer" is read as June to August). Days, weeks and
-months are those of `now`'s zone: a request's `reference_time` keeps the offset it was sent with
-(models.py), so a user in Tokyo who sends one asks of Tokyo's days; without one, those of the
-offset of the user's latest turn (user_zone.py), UTC's if none had one.
+meteorological season of the northern hemisphere, three whole months (spring March to May, summer June
+to August, autumn or fall September to November, winter December to February). Read as a month is: "in
+the summer" is the latest summer begun by `now`, "last summer" the latest one over (asked in July, the
+summer of the year before), "this summer" the one under way, else the nearer of the last one over and
+the next one (asked in October, the summer just gone; in March, the one to come, so none: above). A
+winter spans the year boundary and is named by the year of its January and February ("winter 2024" is
+December 2023 to February 2024; "last winter" asked in February is the one before the one under way).
+Seasons are read only for the period a question asks about (`read`, retrieval/period.py: "what did I do
+last spring?" is answered with spring's messages). `windows` reads none: what a memory says happened
+"last summer" is placed in its history as it was (timeline.py), so that a kept ingest reads the same;
+and as a favour in search ("where did I hike last summer?") a season lost on LoCoMo, where a summer is
+talked of after it (said in November, below the lines said in the summer;
+docs/measurements/quality.md). No setting turns the hemisphere: one service answers users on both, and
+memex knows no user's place (a southern "summer" is read as June to August). Days, weeks and months are
+those of `now`'s zone: a request's `reference_time` keeps the offset it was sent with (models.py), so a
+user in Tokyo who sends one asks of Tokyo's days; without one, those of the offset of the user's latest
+turn (user_zone.py), UTC's if none had one.
 """
 
 from __future__ import annotations
@@ -137,7 +141,8 @@ def _read(question: str, now: datetime, seasons: bool) -> tuple[list[Window], li
 
     def add(match: re.Match, window: Window | None) -> None:
         taken.append(match.span())
-        if window is not None:
+        # one begun after `now` holds nothing said by then, which is all a question asked at `now` is of
+        if window is not None and window[0] <= now:
             found.append(window)
 
     for match in _DAY_MONTH.finditer(question):
@@ -247,14 +252,12 @@ def _relative(expression: str, now: datetime) -> Window:
     return _later(unit, start, -1), start  # "last", "previous": the whole one before
 
 
-def _weekday(which: str, day: int, now: datetime) -> Window | None:
-    """The whole day of weekday `day` (Monday 0): that of the week under way ("this"), none while it
-    is ahead; else the latest before today ("last", "this past", "past", "previous", "on")."""
+def _weekday(which: str, day: int, now: datetime) -> Window:
+    """The whole day of weekday `day` (Monday 0): that of the week under way ("this"), else the
+    latest before today ("last", "this past", "past", "previous", "on")."""
     today = _midnight(now)
     if which == "this":
         start = today + timedelta(days=day - today.weekday())
-        if start > today:
-            return None
     else:
         start = today - timedelta(days=(today.weekday() - day - 1) % 7 + 1)
     return start, start + timedelta(days=1)
