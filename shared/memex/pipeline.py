@@ -690,22 +690,39 @@ def _write_decided(ctx: Context, turn: dict[str, Any], candidate: Candidate, ded
         return True
 
 
+# Rounds of a write with no lock held (_embedding_unlocked), each embedding what the one before lacked. What a
+# write needs is learnt a step at a time: a job start's employer text first, and only once its vector has found
+# what it replaces, the statements of what ended with it (the role held at the old employer); two jobs starting
+# at once (the user's and a participant's) need four. Each round is a transaction that takes the lock and reads
+# the user's jobs and memories before it is rolled back, so they are bounded: past them, what is still missing
+# is embedded under the lock, as it always was.
+UNLOCKED_ROUNDS = 4
+
+
 def _embedding_unlocked(ctx: Context, tenant_id: str, write: Callable[[Context, bool], T]) -> T:
     """The LLM path's and the sweep's `write(ctx, embed_here)` (a transaction that takes the user's lock), with
     `embed_here` False: if it needs texts not embedded lately, it is rolled back, the connection given
     back, they are embedded with none held (an embedder's round trip on one of MEMEX_LLM_DB_CONNECTIONS
     kept every other user's write waiting for it), and it is run again, the vectors among the recent
-    texts; what changed meanwhile is embedded under the lock. What the rolled-back run recorded in its
-    metrics is not counted."""
-    deferred = _DeferredMetrics()
-    try:
-        result = write(replace(ctx, metrics=deferred), False)
-    except _Unembedded as unembedded:
-        embed_distinct(ctx, tenant_id, unembedded.texts)
-        return write(ctx, True)
-    for metric, value, labels in deferred.records:
-        ctx.metrics.record(metric, value, **labels)
-    return result
+    texts, until it needs none (at most UNLOCKED_ROUNDS). It is then run with `embed_here` True, what it
+    still needs embedded under the lock, when a round asks for texts this call embedded already: the recent
+    texts dropped them meanwhile (an erasure of the tenant's, their age), and another round would only ask
+    again. What a rolled-back run recorded in its metrics is not counted."""
+    embedded: set[str] = set()
+    for _ in range(UNLOCKED_ROUNDS):
+        deferred = _DeferredMetrics()
+        try:
+            result = write(replace(ctx, metrics=deferred), False)
+        except _Unembedded as unembedded:
+            if embedded.issuperset(unembedded.texts):
+                break
+            embedded.update(unembedded.texts)
+            embed_distinct(ctx, tenant_id, unembedded.texts)
+            continue
+        for metric, value, labels in deferred.records:
+            ctx.metrics.record(metric, value, **labels)
+        return result
+    return write(ctx, True)
 
 
 class _DeferredMetrics:
@@ -963,7 +980,7 @@ def start_jobs_due(ctx: Context, seconds: float) -> JobsDue:
     a user whose job names no day or a day to come is neither locked nor given a transaction every 5
     minutes; under the lock start_jobs reads and decides again. A user whose lock another transaction holds
     is left for the next run, not waited for. What a start embeds is embedded with no lock held
-    (_embedding_unlocked), and what its write needs besides under the lock. One user's failure (a deadlock,
+    (_embedding_unlocked; under the lock only past its rounds). One user's failure (a deadlock,
     a text of theirs the embedder refuses) is logged and the others go on, but the embedder's own
     (embeddings.unavailable, with no lock held or under it) stops the starts: each of the others would wait
     out its attempts in turn (an endpoint down on the 1st of a month, with every "next month" due), so
