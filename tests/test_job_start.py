@@ -481,25 +481,41 @@ def _embeddings_asked(double) -> int:
 def test_a_text_the_embedder_refuses_fails_its_users_start_and_the_others_go_on(ctx, tenant, caplog):
     """The embedder refusing one user's text (a 400: what it was given, not a failure of its own,
     embeddings.unavailable) stopped the starts of every user due after them, at each run for as long as that
-    job was due. It is that user's failure, as a deadlock is: logged, tried again next run, the others started."""
+    job was due. It is that user's failure: logged, counted, the others started. It would refuse the text
+    again: each run (every 5 minutes) asked it once more and counted one more failure, for as long as the job
+    was due. The sweep leaves that job for pipeline.JOB_START_BACKOFF, then asks again."""
     from bench.openai_double import EMBEDDINGS, OpenAIDouble
 
     refused, other = tenant.user + "-refused", tenant.user + "-other"
     # long ago: the earliest due in the database, the refused one first (its week the earlier)
     tenant.turn("I work at Canva.", user=refused, timestamp="1987-01-01T09:00:00Z")
-    tenant.turn("I start at Twilio next week.", user=refused, timestamp="1987-01-02T09:00:00Z")
+    tenant.turn("I start at Kayak next week.", user=refused, timestamp="1987-01-02T09:00:00Z")
     tenant.turn("I work at Miro.", user=other, timestamp="1987-01-01T09:00:00Z")
     tenant.turn("I start at Asana next week.", user=other, timestamp="1987-01-13T09:00:00Z")
-    with OpenAIDouble(dim=ctx.settings.embedding_dim) as double:
+    with OpenAIDouble(dim=ctx.settings.embedding_dim) as double, _asked_under_the_lock(ctx, double) as asked:
         double.script(EMBEDDINGS, status=400, body={"error": {"message": "input too long"}})
+        at_the_double = _at_the_double(ctx, double)
         with caplog.at_level(logging.WARNING, logger="memex.pipeline"):
-            due = pipeline.start_jobs_due(_at_the_double(ctx, double), 600.0)
-    assert (due.failed, due.embedder_down) == (1, False)
-    assert (_current(tenant, "employer", refused), _current(tenant, "employer", other)) == (["Canva"], ["Asana"])
-    assert any(user_hash(tenant.id, refused) in line and "BadRequestError" in line and "next sweep tries again"
-               in line for line in caplog.messages)
-    assert pipeline.start_jobs_due(ctx, 600.0).started >= 1  # the next run tries it again
-    assert _current(tenant, "employer", refused) == ["Twilio"]
+            due = pipeline.start_jobs_due(at_the_double, 600.0)
+            assert (due.failed, due.embedder_down) == (1, False)
+            assert (_current(tenant, "employer", refused), _current(tenant, "employer", other)) == (
+                ["Canva"], ["Asana"])
+            assert any(user_hash(tenant.id, refused) in line and "BadRequestError" in line
+                       and "tries again in 60 minutes" in line for line in caplog.messages)
+            caplog.clear()
+            # the next run, the embedder taking every text now: it is not asked for the refused user's
+            again = pipeline.start_jobs_due(at_the_double, 600.0)
+        assert [text for text, _ in asked if "Kayak" in text] == ["My employer is Kayak: I work there."]
+        assert again.failed == 0 and not any(user_hash(tenant.id, refused) in line for line in caplog.messages)
+        assert _current(tenant, "employer", refused) == ["Canva"]
+        # the back-off past, it is asked again
+        with psycopg.connect(ctx.db.dsn, autocommit=True) as conn:
+            conn.execute("UPDATE memories SET start_failed_at = start_failed_at - %s WHERE tenant_id = %s "
+                         "AND user_id = %s AND start_failed_at IS NOT NULL",
+                         (pipeline.JOB_START_BACKOFF, tenant.id, refused))
+        assert pipeline.start_jobs_due(at_the_double, 600.0).started >= 1
+    assert [text for text, _ in asked if "Kayak" in text] == ["My employer is Kayak: I work there."] * 2
+    assert _current(tenant, "employer", refused) == ["Kayak"]
 
 
 def test_a_start_embeds_what_ended_with_the_old_job_with_no_lock_held(ctx, tenant):

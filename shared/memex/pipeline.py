@@ -17,10 +17,11 @@ import uuid
 import weakref
 from collections import Counter, defaultdict
 from dataclasses import asdict, dataclass, replace
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from typing import Any, Callable, TypeVar
 
 import numpy as np
+import psycopg
 
 from memex import embedded_text, embeddings, filler, job_start, llm, standalone, timeline, user_zone, vectorless
 from memex.at_once import at_once
@@ -973,6 +974,14 @@ class JobsDue:
     embedder_down: bool = False
 
 
+# How long the sweep leaves a job to come whose start failed for the user's own failure (a text of theirs the
+# embedder refuses): at every run (5 minutes) it cost a call and a JobStartsFailed for as long as the job was due.
+# An hour is 12 runs' calls in one, and still starts the job the same day once the embedder takes the text (a
+# model changed, a limit raised); JobStartsFailed still moves each hour, so a start failing for good stays in
+# sight. The user's next turn starts it at once, as it would have (start_jobs on the write path).
+JOB_START_BACKOFF = timedelta(hours=1)
+
+
 def start_jobs_due(ctx: Context, seconds: float) -> JobsDue:
     """The sweep's: `start_jobs` now for each user with a job to come whose day has come (a user who
     says nothing on or after the day gets the new job all the same, within the sweep's period), the
@@ -985,14 +994,19 @@ def start_jobs_due(ctx: Context, seconds: float) -> JobsDue:
     (embeddings.unavailable, with no lock held or under it) stops the starts: each of the others would wait
     out its attempts in turn (an endpoint down on the 1st of a month, with every "next month" due), so
     they are left, counted in `left`, for the next run. A start raises nothing else that it classes so: the
-    rules decide it, with no chat endpoint, and the database's errors are psycopg's. Transactions begin within `seconds` (TransactionTime), so that what comes after in the run
+    rules decide it, with no chat endpoint, and the database's errors are psycopg's. A user's failure that is
+    not the database's (a transient deadlock, tried again next run) is the embedder refusing a text of theirs,
+    which it will refuse again: their jobs due are left for JOB_START_BACKOFF (migration 0046's
+    start_failed_at). Transactions begin within `seconds` (TransactionTime), so that what comes after in the run
     keeps its time."""
-    now, due = datetime.now(timezone.utc), {}
+    now, due, ids = datetime.now(timezone.utc), {}, defaultdict(list)
     for job in jobs_rows.everyones(ctx.db.connection()):
         start, name = _start(job)
-        if start is not None and start <= now and name:
+        failed = job["start_failed_at"]
+        if start is not None and start <= now and name and (failed is None or failed <= now - JOB_START_BACKOFF):
             user = (job["tenant_id"], job["user_id"])
             due[user] = min(start, due.get(user, start))
+            ids[user].append(job["id"])
     within, result, held = TransactionTime(seconds), JobsDue(), []
     for n, (tenant_id, user_id) in enumerate(sorted(due, key=due.__getitem__)):
         if not within.allows():
@@ -1017,8 +1031,13 @@ def start_jobs_due(ctx: Context, seconds: float) -> JobsDue:
                             "them are left for the next sweep", type(exc).__name__, user_hash(tenant_id, user_id),
                             len(due) - n - 1)
                 break
-            log.warning("starting the jobs to come of user %s failed (%s); the next sweep tries again",
-                        user_hash(tenant_id, user_id), type(exc).__name__)
+            if isinstance(exc, psycopg.Error):
+                log.warning("starting the jobs to come of user %s failed (%s); the next sweep tries again",
+                            user_hash(tenant_id, user_id), type(exc).__name__)
+            else:
+                _start_failed(ctx, tenant_id, user_id, ids[(tenant_id, user_id)])
+                log.warning("starting the jobs to come of user %s failed (%s); the sweep tries again in %d minutes",
+                            user_hash(tenant_id, user_id), type(exc).__name__, JOB_START_BACKOFF.total_seconds() // 60)
         within.took(time.monotonic() - began)
     if held:
         # A user left run after run is one a transaction keeps locked (an import that does not end): said
@@ -1028,6 +1047,14 @@ def start_jobs_due(ctx: Context, seconds: float) -> JobsDue:
         log.warning("the jobs to come of %d users were left for the next sweep: another transaction held their "
                     "lock (%s)", len(held), ", ".join(held))
     return result
+
+
+def _start_failed(ctx: Context, tenant_id: str, user_id: str, ids: list[str]) -> None:
+    """Note these jobs' start failed (start_jobs_due's back-off). Not if another transaction holds the user's
+    lock: it may hold their rows too, and the sweep waits for no writer (the next run asks once more)."""
+    with ctx.db.transaction() as conn:
+        if locks.try_lock_user(conn, tenant_id, user_id):
+            jobs_rows.start_failed(conn, tenant_id, ids)
 
 
 def process_inline(ctx: Context, tenant_id: str, turn_id: str) -> None:
