@@ -17,6 +17,9 @@ words it contains; `rerank_scores` sets a score per document text instead (other
 needs a working model rather than scripted replies. `fail(path, "500")` makes an endpoint answer
 500 and `fail(path, "hang")` makes it hold each request for `hang_seconds` before answering 500,
 until `heal(path)`: the faults of a real provider, for the reliability campaign.
+
+`on_request(path, body)`, when set, is called as each request arrives, before it is answered: a test
+sees there what its caller holds meanwhile (a database lock).
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ import threading
 import time
 from collections import defaultdict, deque
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -53,6 +56,7 @@ class OpenAIDouble:
         self.chat_default: str | None = None
         self.faults: dict[str, str] = {}
         self.failing_inputs: list[str] = []  # embeddings whose input holds one answer 500 (fail_inputs_with)
+        self.on_request: Callable[[str, dict[str, Any]], None] | None = None
         self.hang_seconds = 60.0
         # the most requests answered at once since the last reset: whether a client's calls overlapped
         self.most_at_once = 0
@@ -70,6 +74,8 @@ class OpenAIDouble:
             def do_POST(self):
                 body = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))) or b"{}")
                 double.requests.append((self.path, body))
+                if double.on_request is not None:
+                    double.on_request(self.path, body)
                 with double._lock:
                     double._at_once += 1
                     double.most_at_once = max(double.most_at_once, double._at_once)
@@ -127,6 +133,7 @@ class OpenAIDouble:
         self.chat_default = None
         self.faults.clear()
         self.failing_inputs.clear()
+        self.on_request = None
         self.most_at_once = 0
 
     def fail(self, path: str, mode: str) -> None:

@@ -8,7 +8,9 @@ import dataclasses
 import logging
 import threading
 import time
+from contextlib import contextmanager
 from datetime import datetime, timedelta, timezone
+from typing import Iterator
 
 import psycopg
 import pytest
@@ -444,13 +446,35 @@ def test_with_the_embedder_down_the_sweep_waits_for_one_users_start_and_leaves_t
     assert [_current(tenant, "employer", user) for user in users] == [["Twilio"]] * len(users)
 
 
-def _at_the_double(ctx, double):
-    """The context with its embedder at the double, through the real `openai` client."""
+def _at_the_double(ctx, double, **settings):
+    """The context with its embedder at the double, through the real `openai` client (`settings` changed)."""
     from memex.embeddings import measured_embedder
 
     settings = dataclasses.replace(ctx.settings, embeddings_provider="openai", embeddings_base_url=double.base_url,
-                                   embeddings_model="embed-down", embeddings_query_cache=0)
-    return dataclasses.replace(ctx, embedder=measured_embedder(settings, ctx.metrics))
+                                   embeddings_model="embed-down", embeddings_query_cache=0, **settings)
+    return dataclasses.replace(ctx, settings=settings, embedder=measured_embedder(settings, ctx.metrics))
+
+
+@contextmanager
+def _asked_under_the_lock(ctx, double) -> Iterator[list[tuple[str, bool]]]:
+    """(each text of each embedding request at the double, whether a transaction held a user's lock as it
+    arrived: memex.db.locks, an advisory lock of two int4 keys, objsubid 2), filled in as they come."""
+    from bench.openai_double import EMBEDDINGS
+
+    asked: list[tuple[str, bool]] = []
+    with psycopg.connect(ctx.db.dsn, autocommit=True) as watcher:
+        def arrived(path, body):
+            if path != EMBEDDINGS:
+                return
+            held = watcher.execute(
+                """SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 2
+                     AND database = (SELECT oid FROM pg_database WHERE datname = current_database())""")
+            texts = body["input"] if isinstance(body["input"], list) else [body["input"]]
+            asked.extend((text, held.fetchone() is not None) for text in texts)
+
+        double.on_request = arrived
+        yield asked
+        double.on_request = None
 
 
 def _embeddings_asked(double) -> int:
@@ -465,39 +489,82 @@ def test_a_text_the_embedder_refuses_fails_its_users_start_and_the_others_go_on(
     """The embedder refusing one user's text (a 400: what it was given, not a failure of its own,
     embeddings.unavailable; or a 500 to that text only while it answers a probe, embeddings.down) stopped the
     starts of every user due after them, at each run for as long as that job was due. It is that user's
-    failure, as a deadlock is: logged, tried again next run, the others started."""
+    failure: logged, counted, the others started. It would refuse the text again: each run (every 5 minutes)
+    asked it once more and counted one more failure, for as long as the job was due. The sweep leaves that
+    job for pipeline.JOB_START_BACKOFF, then asks again."""
     from bench.openai_double import EMBEDDINGS, OpenAIDouble
     from memex.embeddings import openai_compat
+    from memex.embeddings.openai_compat import DOCUMENT_ATTEMPTS
 
     monkeypatch.setattr(openai_compat, "RETRY_PAUSE_SECONDS", 0.0)
 
     refused, other = tenant.user + "-refused", tenant.user + "-other"
     # long ago: the earliest due in the database, the refused one first (its week the earlier)
     tenant.turn("I work at Canva.", user=refused, timestamp="1987-01-01T09:00:00Z")
-    tenant.turn("I start at Twilio next week.", user=refused, timestamp="1987-01-02T09:00:00Z")
+    tenant.turn("I start at Kayak next week.", user=refused, timestamp="1987-01-02T09:00:00Z")
     tenant.turn("I work at Miro.", user=other, timestamp="1987-01-01T09:00:00Z")
     tenant.turn("I start at Asana next week.", user=other, timestamp="1987-01-13T09:00:00Z")
-    with OpenAIDouble(dim=ctx.settings.embedding_dim) as double:
+    attempts, error = (1, "BadRequestError") if failure == "400" else (DOCUMENT_ATTEMPTS, "InternalServerError")
+    with OpenAIDouble(dim=ctx.settings.embedding_dim) as double, _asked_under_the_lock(ctx, double) as asked:
         if failure == "400":
             double.script(EMBEDDINGS, status=400, body={"error": {"message": "input too long"}})
         else:
-            double.fail_inputs_with("Twilio")
+            double.fail_inputs_with("Kayak")
+        at_the_double = _at_the_double(ctx, double)
         with caplog.at_level(logging.WARNING, logger="memex.pipeline"):
-            due = pipeline.start_jobs_due(_at_the_double(ctx, double), 600.0)
-    assert (due.failed, due.embedder_down) == (1, False)
-    assert (_current(tenant, "employer", refused), _current(tenant, "employer", other)) == (["Canva"], ["Asana"])
-    error = "BadRequestError" if failure == "400" else "InternalServerError"
-    assert any(user_hash(tenant.id, refused) in line and error in line and "next sweep tries again"
-               in line for line in caplog.messages)
-    assert pipeline.start_jobs_due(ctx, 600.0).started >= 1  # the next run tries it again
-    assert _current(tenant, "employer", refused) == ["Twilio"]
+            due = pipeline.start_jobs_due(at_the_double, 600.0)
+            assert (due.failed, due.embedder_down) == (1, False)
+            assert (_current(tenant, "employer", refused), _current(tenant, "employer", other)) == (
+                ["Canva"], ["Asana"])
+            assert any(user_hash(tenant.id, refused) in line and error in line
+                       and "tries again in 60 minutes" in line for line in caplog.messages)
+            caplog.clear()
+            double.failing_inputs.clear()
+            # the next run, the embedder taking every text now: it is not asked for the refused user's
+            again = pipeline.start_jobs_due(at_the_double, 600.0)
+        kayak = "My employer is Kayak: I work there."
+        assert [text for text, _ in asked if "Kayak" in text] == [kayak] * attempts
+        assert again.failed == 0 and not any(user_hash(tenant.id, refused) in line for line in caplog.messages)
+        assert _current(tenant, "employer", refused) == ["Canva"]
+        # the back-off past, it is asked again
+        with psycopg.connect(ctx.db.dsn, autocommit=True) as conn:
+            conn.execute("UPDATE memories SET start_failed_at = start_failed_at - %s WHERE tenant_id = %s "
+                         "AND user_id = %s AND start_failed_at IS NOT NULL",
+                         (pipeline.JOB_START_BACKOFF, tenant.id, refused))
+        assert pipeline.start_jobs_due(at_the_double, 600.0).started >= 1
+    assert [text for text, _ in asked if "Kayak" in text] == [kayak] * (attempts + 1)
+    assert _current(tenant, "employer", refused) == ["Kayak"]
 
 
-def test_the_embedder_down_under_the_users_lock_stops_the_starts_too(ctx, tenant, monkeypatch):
-    """A start embeds its employer's text with no lock held, then under the user's lock what its write needs
-    besides: the end of the role held at the old employer. The embedder failing there on its side was one
-    user's failure, and every user due after them waited out its attempts in turn. It stops the starts as
-    the embedder's failure with no lock held does."""
+def test_a_start_embeds_what_ended_with_the_old_job_with_no_lock_held(ctx, tenant):
+    """A start learns what its write needs a step at a time: its employer's text, then, that vector having
+    found the old employer, the end of the role held there. _embedding_unlocked embedded the first with no
+    lock held, then ran the write with the second embedded under the user's lock (the embedder's round trip
+    keeping every other write of the user's waiting). Each round it lacks a text is now rolled back and the
+    text embedded with none held, the write run again until it lacks none."""
+    from bench.openai_double import OpenAIDouble
+
+    # long ago: the earliest due in the database, tried first
+    tenant.turn("I work at Canva as a designer.", timestamp="1985-01-01T09:00:00Z")
+    tenant.turn("I start at Twilio next week.", timestamp="1985-01-02T09:00:00Z")
+    with OpenAIDouble(dim=ctx.settings.embedding_dim) as double, _asked_under_the_lock(ctx, double) as asked:
+        due = pipeline.start_jobs_due(_at_the_double(ctx, double), 600.0)
+    theirs = [(text, held) for text, held in asked if "Twilio" in text or "designer" in text]
+    assert [held for _, held in theirs] == [False, False], theirs
+    assert due.started >= 1 and (_current(tenant, "employer"), _current(tenant, "role")) == (["Twilio"], [])
+    [ended] = [m for m in _facts(tenant, "role") if m["content"] == "The user's job title used to be designer."]
+    assert ended["valid_to"] is not None
+
+
+@pytest.mark.parametrize("kept_seconds, under_the_lock", [(600.0, False), (1e-9, True)],
+                         ids=["with-no-lock-held", "under-the-lock"])
+def test_the_embedder_down_mid_start_stops_the_starts_too(ctx, tenant, monkeypatch, kept_seconds, under_the_lock):
+    """A start embeds its employer's text, then the end of the role held at the old employer. The embedder
+    failing there on its side stops the starts as its failure on the first text does; each user due after
+    them would wait out its attempts in turn. Its failure under the user's lock too (before, one user's
+    failure: every user after them waited out its attempts): a start embeds there what the recent texts
+    dropped between its rounds (an erasure of the tenant's, their age; here kept 1 ns), which no round
+    with no lock held could keep."""
     from bench.openai_double import EMBEDDINGS, OpenAIDouble
     from memex.embeddings import openai_compat
     from memex.embeddings.openai_compat import DOCUMENT_ATTEMPTS
@@ -507,14 +574,14 @@ def test_the_embedder_down_under_the_users_lock_stops_the_starts_too(ctx, tenant
     for n, user in enumerate(users):  # long ago: the earliest due in the database, tried first
         tenant.turn("I work at Canva as a designer.", user=user, timestamp=f"1986-01-0{n + 1}T09:00:00Z")
         tenant.turn("I start at Twilio next week.", user=user, timestamp=f"1986-01-0{n + 2}T09:00:00Z")
-    with OpenAIDouble(dim=ctx.settings.embedding_dim) as double:
+    with OpenAIDouble(dim=ctx.settings.embedding_dim) as double, _asked_under_the_lock(ctx, double) as asked:
         double.script(EMBEDDINGS)  # the employer's text, with no lock held; then the embedder is down
         for _ in range(DOCUMENT_ATTEMPTS * len(users)):
             double.script(EMBEDDINGS, status=500)
-        due = pipeline.start_jobs_due(_at_the_double(ctx, double), 600.0)
-        asked = _embeddings_asked(double)
-    # the employer's text, the end's attempts under the lock, the probe (embeddings.down)
-    assert asked == 1 + DOCUMENT_ATTEMPTS + 1, f"{(asked - 2) / DOCUMENT_ATTEMPTS:g} users waited for the embedder"
+        due = pipeline.start_jobs_due(_at_the_double(ctx, double, recent_texts_max_age_seconds=kept_seconds), 600.0)
+    # the employer's text, the end's attempts, then the probe (embeddings.down) with the lock given back
+    assert len(asked) == 1 + DOCUMENT_ATTEMPTS + 1, f"{(len(asked) - 2) / DOCUMENT_ATTEMPTS:g} users waited for the embedder"
+    assert [held for _, held in asked] == [False] + [under_the_lock] * DOCUMENT_ATTEMPTS + [False]
     assert (due.started, due.failed, due.embedder_down) == (0, 1, True) and due.left >= len(users) - 1
     assert [_current(tenant, "employer", user) for user in users] == [["Canva"]] * len(users)
     assert pipeline.start_jobs_due(ctx, 600.0).started >= len(users)

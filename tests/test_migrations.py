@@ -777,3 +777,23 @@ def test_the_episodic_memories_of_messages_that_show_nothing_go_with_0045_and_on
                                   FROM memory_stats s""").fetchall()
         assert lengths == [(True,)]
         assert conn.execute("SELECT lexeme FROM memory_postings WHERE memory_id LIKE 'mem-m-zw' ").fetchall() == []
+
+
+def test_the_sweeps_job_start_failures_are_noted_from_0046_on_without_rewriting_the_table(ctx):
+    """Migration 0046 on a database written before it: the column is added to the catalogue alone (no
+    rewrite, constant time however many memories), and no job to come written before has a failure noted
+    (the sweep starts each as before)."""
+    version = "0046_job_start_failures"
+    with _migrated_database(ctx, "memex_before_0046") as conn:
+        conn.execute("ALTER TABLE memories DROP COLUMN start_failed_at")
+        conn.execute("DELETE FROM schema_migrations WHERE version = %s", (version,))
+        conn.execute("INSERT INTO tenants (id) VALUES ('t')")
+        conn.execute("""INSERT INTO memories (tenant_id, id, user_id, memory_type, type, key, value, content, valid_from)
+                        SELECT 't', 'm' || i, 'u', 'semantic', 'fact', 'next_job', 'starting at Kayak next week',
+                               'line ' || i, now()
+                        FROM generate_series(1, 2000) i""")
+        table_file = "SELECT pg_relation_filenode('memories')"
+        before = conn.execute(table_file).fetchone()[0]
+        assert apply_migrations(conn, 384) == [version]
+        assert conn.execute(table_file).fetchone()[0] == before
+        assert conn.execute("SELECT count(*), count(start_failed_at) FROM memories").fetchone() == (2000, 0)

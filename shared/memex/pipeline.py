@@ -17,10 +17,11 @@ import uuid
 import weakref
 from collections import Counter, defaultdict
 from dataclasses import asdict, dataclass, replace
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from typing import Any, Callable, TypeVar
 
 import numpy as np
+import psycopg
 
 from memex import embedded_text, embeddings, filler, job_start, llm, standalone, timeline, user_zone, vectorless
 from memex.at_once import at_once
@@ -689,22 +690,39 @@ def _write_decided(ctx: Context, turn: dict[str, Any], candidate: Candidate, ded
         return True
 
 
+# Rounds of a write with no lock held (_embedding_unlocked), each embedding what the one before lacked. What a
+# write needs is learnt a step at a time: a job start's employer text first, and only once its vector has found
+# what it replaces, the statements of what ended with it (the role held at the old employer); two jobs starting
+# at once (the user's and a participant's) need four. Each round is a transaction that takes the lock and reads
+# the user's jobs and memories before it is rolled back, so they are bounded: past them, what is still missing
+# is embedded under the lock, as it always was.
+UNLOCKED_ROUNDS = 4
+
+
 def _embedding_unlocked(ctx: Context, tenant_id: str, write: Callable[[Context, bool], T]) -> T:
     """The LLM path's and the sweep's `write(ctx, embed_here)` (a transaction that takes the user's lock), with
     `embed_here` False: if it needs texts not embedded lately, it is rolled back, the connection given
     back, they are embedded with none held (an embedder's round trip on one of MEMEX_LLM_DB_CONNECTIONS
     kept every other user's write waiting for it), and it is run again, the vectors among the recent
-    texts; what changed meanwhile is embedded under the lock. What the rolled-back run recorded in its
-    metrics is not counted."""
-    deferred = _DeferredMetrics()
-    try:
-        result = write(replace(ctx, metrics=deferred), False)
-    except _Unembedded as unembedded:
-        embed_distinct(ctx, tenant_id, unembedded.texts)
-        return write(ctx, True)
-    for metric, value, labels in deferred.records:
-        ctx.metrics.record(metric, value, **labels)
-    return result
+    texts, until it needs none (at most UNLOCKED_ROUNDS). It is then run with `embed_here` True, what it
+    still needs embedded under the lock, when a round asks for texts this call embedded already: the recent
+    texts dropped them meanwhile (an erasure of the tenant's, their age), and another round would only ask
+    again. What a rolled-back run recorded in its metrics is not counted."""
+    embedded: set[str] = set()
+    for _ in range(UNLOCKED_ROUNDS):
+        deferred = _DeferredMetrics()
+        try:
+            result = write(replace(ctx, metrics=deferred), False)
+        except _Unembedded as unembedded:
+            if embedded.issuperset(unembedded.texts):
+                break
+            embedded.update(unembedded.texts)
+            embed_distinct(ctx, tenant_id, unembedded.texts)
+            continue
+        for metric, value, labels in deferred.records:
+            ctx.metrics.record(metric, value, **labels)
+        return result
+    return write(ctx, True)
 
 
 class _DeferredMetrics:
@@ -955,6 +973,14 @@ class JobsDue:
     embedder_down: bool = False
 
 
+# How long the sweep leaves a job to come whose start failed for the user's own failure (a text of theirs the
+# embedder refuses): at every run (5 minutes) it cost a call and a JobStartsFailed for as long as the job was due.
+# An hour is 12 runs' calls in one, and still starts the job the same day once the embedder takes the text (a
+# model changed, a limit raised); JobStartsFailed still moves each hour, so a start failing for good stays in
+# sight. The user's next turn starts it at once, as it would have (start_jobs on the write path).
+JOB_START_BACKOFF = timedelta(hours=1)
+
+
 def start_jobs_due(ctx: Context, seconds: float) -> JobsDue:
     """The sweep's: `start_jobs` now for each user with a job to come whose day has come (a user who
     says nothing on or after the day gets the new job all the same, within the sweep's period), the
@@ -962,20 +988,25 @@ def start_jobs_due(ctx: Context, seconds: float) -> JobsDue:
     a user whose job names no day or a day to come is neither locked nor given a transaction every 5
     minutes; under the lock start_jobs reads and decides again. A user whose lock another transaction holds
     is left for the next run, not waited for. What a start embeds is embedded with no lock held
-    (_embedding_unlocked), and what its write needs besides under the lock. One user's failure (a deadlock,
+    (_embedding_unlocked; under the lock only past its rounds). One user's failure (a deadlock,
     a text of theirs the embedder refuses) is logged and the others go on, but the embedder's own
     (embeddings.down: its failure on its side, with no lock held or under it, and a probe failing too) stops
     the starts: each of the others would wait out its attempts in turn (an endpoint down on the 1st of a
-    month, with every "next month" due), so they are left, counted in `left`, for the next run. An endpoint
-    that answers the probe failed on that user's text (a 5xx to one text): that user's failure. A start raises nothing else that it classes so: the
-    rules decide it, with no chat endpoint, and the database's errors are psycopg's. Transactions begin within `seconds` (TransactionTime), so that what comes after in the run
+    month, with every "next month" due), so they are left, counted in `left`, for the next run. A start
+    raises nothing else that it classes so: the rules decide it, with no chat endpoint, and the database's
+    errors are psycopg's. A user's failure that is not the database's (a transient deadlock, tried again next
+    run) is the embedder refusing a text of theirs (a 400, or a 5xx to that text while it answers the probe),
+    which it will refuse again: their jobs due are left for JOB_START_BACKOFF (migration 0046's
+    start_failed_at). Transactions begin within `seconds` (TransactionTime), so that what comes after in the run
     keeps its time."""
-    now, due = datetime.now(timezone.utc), {}
+    now, due, ids = datetime.now(timezone.utc), {}, defaultdict(list)
     for job in jobs_rows.everyones(ctx.db.connection()):
         start, name = _start(job)
-        if start is not None and start <= now and name:
+        failed = job["start_failed_at"]
+        if start is not None and start <= now and name and (failed is None or failed <= now - JOB_START_BACKOFF):
             user = (job["tenant_id"], job["user_id"])
             due[user] = min(start, due.get(user, start))
+            ids[user].append(job["id"])
     within, result, held = TransactionTime(seconds), JobsDue(), []
     for n, (tenant_id, user_id) in enumerate(sorted(due, key=due.__getitem__)):
         if not within.allows():
@@ -1000,8 +1031,13 @@ def start_jobs_due(ctx: Context, seconds: float) -> JobsDue:
                             "them are left for the next sweep", type(exc).__name__, user_hash(tenant_id, user_id),
                             len(due) - n - 1)
                 break
-            log.warning("starting the jobs to come of user %s failed (%s); the next sweep tries again",
-                        user_hash(tenant_id, user_id), type(exc).__name__)
+            if isinstance(exc, psycopg.Error):
+                log.warning("starting the jobs to come of user %s failed (%s); the next sweep tries again",
+                            user_hash(tenant_id, user_id), type(exc).__name__)
+            else:
+                _start_failed(ctx, tenant_id, user_id, ids[(tenant_id, user_id)])
+                log.warning("starting the jobs to come of user %s failed (%s); the sweep tries again in %d minutes",
+                            user_hash(tenant_id, user_id), type(exc).__name__, JOB_START_BACKOFF.total_seconds() // 60)
         within.took(time.monotonic() - began)
     if held:
         # A user left run after run is one a transaction keeps locked (an import that does not end): said
@@ -1011,6 +1047,14 @@ def start_jobs_due(ctx: Context, seconds: float) -> JobsDue:
         log.warning("the jobs to come of %d users were left for the next sweep: another transaction held their "
                     "lock (%s)", len(held), ", ".join(held))
     return result
+
+
+def _start_failed(ctx: Context, tenant_id: str, user_id: str, ids: list[str]) -> None:
+    """Note these jobs' start failed (start_jobs_due's back-off). Not if another transaction holds the user's
+    lock: it may hold their rows too, and the sweep waits for no writer (the next run asks once more)."""
+    with ctx.db.transaction() as conn:
+        if locks.try_lock_user(conn, tenant_id, user_id):
+            jobs_rows.start_failed(conn, tenant_id, ids)
 
 
 def process_inline(ctx: Context, tenant_id: str, turn_id: str) -> None:

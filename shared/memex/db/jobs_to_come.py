@@ -32,11 +32,18 @@ def of_user(conn: psycopg.Connection, tenant_id: str, user_id: str) -> list[dict
 
 def everyones(conn: psycopg.Connection) -> list[dict[str, Any]]:
     """Every current job to come, with what tells when it starts (`value`, `valid_from` and the offset
-    its turn was sent with, `utc_offset`) and whose it is (`tenant_id`, `user_id`): one statement."""
+    its turn was sent with, `utc_offset`), whose it is (`tenant_id`, `user_id`) and when the sweep last
+    failed to start it (`start_failed_at`, None if it never did): one statement."""
     return conn.execute(
-        f"""SELECT memories.tenant_id, memories.user_id, memories.value, memories.valid_from, turns.utc_offset
+        f"""SELECT memories.tenant_id, memories.id, memories.user_id, memories.value, memories.valid_from,
+                   memories.start_failed_at, turns.utc_offset
             FROM memories JOIN turns ON turns.tenant_id = memories.tenant_id AND turns.id = memories.source_turn_id
             WHERE {_CURRENT} AND {erasing.unmarked("memories")}""", {}).fetchall()
+
+
+def start_failed(conn: psycopg.Connection, tenant_id: str, ids: list[str]) -> None:
+    """The sweep failed to start these jobs to come (of one user) for a failure of the user's own (migration 0046)."""
+    conn.execute("UPDATE memories SET start_failed_at = now() WHERE tenant_id = %s AND id = ANY(%s)", (tenant_id, ids))
 
 
 def said_until(conn: psycopg.Connection, tenant_id: str, user_id: str,
