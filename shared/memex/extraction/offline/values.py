@@ -194,7 +194,7 @@ def not_an_organisation(m: re.Match[str]) -> list[Fields]:
 # ahead, which makes it a stay as "I live in Dublin until March" is ("I've lived in Dublin until March", "I've
 # been working at Google until March").
 _STAY = re.compile(
-    r"(?:(?!\b(?:and|but|then|so|because|since|as|who|which|where|after|before|when|while|though|although)\b)"
+    r"(?:(?!\b(?:and|but|then|so|because|since|as|who|which|that|where|after|before|when|while|though|although)\b)"
     rf"[^.;:!?,])*?{FOR_A_WHILE}")
 _HOW_LONG = re.compile(
     r"\b(?:lived|(?:been|was|were) living|used to live|been (?:working|employed|studying|teaching|an?))\b")

@@ -1,0 +1,27 @@
+"""What the offline rules misread (stay2): a stay's clause ran on through "that", so a role at a school "that
+closes for the summer" was a summer role and filed nothing; it stopped at the dot of "St.", so a summer role at
+"St. Mary's" was filed as the kept one. Each beside sentences that must file what they filed before."""
+
+import pytest
+
+from memex.extraction.offline import OfflineExtractor
+
+
+def _facts(content: str, *history: str) -> set[tuple[str, str, bool]]:
+    earlier = [{"id": f"h{i}", "role": "user", "content": said} for i, said in enumerate(history)]
+    found = OfflineExtractor().extract([{"id": "m", "role": "user", "content": content}], earlier)
+    return {(c.key, c.value, c.historical) for c in found}
+
+
+@pytest.mark.parametrize("text, key, expected", [
+    # "for the summer" in a clause of its own ("that closes for the summer") is the school's, not the role's
+    ("I'm a teacher at a school that closes for the summer.", "role", {("role", "teacher", False)}),
+    ("My wife is a teacher at a school that closes for the summer.", "partner_role",
+     {("partner_role", "teacher", False)}),
+    # a stay said in the role's own clause is still a stay
+    ("I'm a teacher at Lincoln High for the summer.", "role", set()),
+    ("I'm a lifeguard for the summer.", "role", set()),
+    ("My sister is a lifeguard for the summer.", "sister_role", set()),
+])
+def test_a_clause_of_its_own_is_no_stay(text, key, expected):
+    assert {f for f in _facts(text) if f[0] == key} == expected
