@@ -25,3 +25,17 @@ def _facts(content: str, *history: str) -> set[tuple[str, str, bool]]:
 ])
 def test_a_clause_of_its_own_is_no_stay(text, key, expected):
     assert {f for f in _facts(text) if f[0] == key} == expected
+
+
+@pytest.mark.parametrize("text, key, expected", [
+    # a summer role at a place whose name is abbreviated is a stay, as it is without the dot
+    ("I'm a nurse at St. Mary's for the summer.", "role", set()),
+    ("My husband Ken is a nurse at St. Mary's for the summer.", "partner_ken_role", set()),
+    ("I'm a nurse at St Mary's for the summer.", "role", set()),
+    ("I work as a nurse at Mt. Sinai until March.", "role", set()),
+    # the kept role at the same place, and a sentence ended after it, as before
+    ("I'm a nurse at St. Mary's Hospital.", "role", {("role", "nurse", False)}),
+    ("I'm a nurse at St. Mary's. We close for the summer.", "role", {("role", "nurse", False)}),
+])
+def test_a_stay_crosses_an_abbreviations_dot(text, key, expected):
+    assert {f for f in _facts(text) if f[0] == key} == expected
