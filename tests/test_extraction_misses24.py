@@ -39,3 +39,20 @@ def test_a_clause_of_its_own_is_no_stay(text, key, expected):
 ])
 def test_a_stay_crosses_an_abbreviations_dot(text, key, expected):
     assert {f for f in _facts(text) if f[0] == key} == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    # "but I quit" ends the job as "and I quit" does: nothing current is filed
+    ("I've been a nurse for 15 years, but I quit last year.", set()),
+    ("I've been working at Google for three years, but I quit last month.", set()),
+    ("I've been a nurse for 15 years and I quit last year.", set()),
+    ("I started at Google in 2019, and left in 2022.", set()),
+    # another one left is no end of this one
+    ("I work at Google, but I left Microsoft in 2019.", {("employer", "Google", False), ("employer", "Microsoft", True)}),
+    ("I work at Google and I left Microsoft in 2019.", {("employer", "Google", False), ("employer", "Microsoft", True)}),
+    # an ending in a sentence of its own, or a clause without "and" or "but", as before
+    ("I've been a nurse for 15 years. I quit smoking last year.", {("role", "nurse", False), ("smokes", "no", False)}),
+    ("I work at Google, I left Acme.", {("employer", "Google", False), ("employer", "Acme", True)}),
+])
+def test_but_i_quit_ends_a_job(text, expected):
+    assert _facts(text) == expected
