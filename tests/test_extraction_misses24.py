@@ -1,6 +1,7 @@
 """What the offline rules misread (stay2): a stay's clause ran on through "that", so a role at a school "that
 closes for the summer" was a summer role and filed nothing; it stopped at the dot of "St.", so a summer role at
-"St. Mary's" was filed as the kept one. Each beside sentences that must file what they filed before."""
+"St. Mary's" was filed as the kept one; ", but I quit" did not end a job as "and I quit" does; a move out of
+"our apartment" ahead filed no plan. Each beside sentences that must file what they filed before."""
 
 import pytest
 
@@ -55,4 +56,18 @@ def test_a_stay_crosses_an_abbreviations_dot(text, key, expected):
     ("I work at Google, I left Acme.", {("employer", "Google", False), ("employer", "Acme", True)}),
 ])
 def test_but_i_quit_ends_a_job(text, expected):
+    assert _facts(text) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    # a move out of the user's home ahead is a plan, in the user's words, as a move out of a city is
+    ("We're moving out of our apartment next month.", {("plan", "moving out of our apartment next month", False)}),
+    ("I'm moving out of my flat in March.", {("plan", "moving out of my flat in March", False)}),
+    ("Next month we're moving out of our house.", {("plan", "moving out of our house next month", False)}),
+    # no time ahead, someone else's, or done: no plan
+    ("We're moving out of our apartment.", set()),
+    ("My sister is moving out of her apartment next month.", set()),
+    ("We moved out of our apartment last month.", set()),
+])
+def test_a_move_out_of_a_home_ahead_is_a_plan(text, expected):
     assert _facts(text) == expected
