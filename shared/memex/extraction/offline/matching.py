@@ -40,9 +40,11 @@ _QUOTED = re.compile(r"(?<=\s)(?:\"[^\"]+\"|'(?=\w)(?:[^']|'(?=\w))+'(?!\w))")
 # Words right after a match that take it back.
 _TAKEN_BACK = re.compile(r"[\s,]*(?:I think|I guess|I suppose|I believe|maybe|probably|perhaps|or not|jk|just kidding)\b",
                          re.IGNORECASE)
-# Words later in the same clause (before any , ; or .) that say it has ended ("I started at Google
-# in 2019 and left in 2022").
-_ENDED = re.compile(r"\band (?:then |later )?(?:I )?(?:left|quit|moved away)\b", re.IGNORECASE)
+# Words later in the same clause (before any , ; or ., but for the comma that opens them) that say it has
+# ended ("I started at Google in 2019 and left in 2022", "I've been a nurse for 15 years, but I quit last
+# year"), unless they name what was left, another one ("I work at Google, but I left Microsoft in 2019").
+_ENDED = re.compile(r"(?:,\s*)?\b(?:and|but) (?:then |later )?(?:I )?(?:left|quit|moved away)\b(?!\s+(?-i:(?!I\b)[A-Z]))",
+                    re.IGNORECASE)
 _ENDED_STOP = re.compile(r"[,;.]")
 
 
@@ -56,13 +58,12 @@ class _Surroundings:
         self._make_believe = bool(_MAKE_BELIEVE.match(sentence))
         breaks = [mark.end() for mark in _CLAUSE_MARKS.finditer(sentence)]
         unsure = [negation.span() for negation in _NEGATED.finditer(sentence)]
-        self._ended: list[int] = []
+        # Where each ending starts: at its own comma, if it has one.
+        self._ended = [ended.start() for ended in _ENDED.finditer(sentence)]
         for word in WORDS.finditer(sentence):
             lowered = word.group().lower()
             if lowered in _CLAUSE_WORDS:
                 breaks.append(word.end())
-                if lowered == "and" and _ENDED.match(sentence, word.start()):
-                    self._ended.append(word.start())
             if lowered in _UNSURE_WORDS:
                 unsure.append(word.span())
         self._breaks = sorted(breaks)
@@ -93,7 +94,7 @@ class _Surroundings:
             return False
         ended = bisect_left(self._ended, end)
         stop = bisect_left(self._stops, end)
-        return not (ended < len(self._ended) and (stop == len(self._stops) or self._ended[ended] < self._stops[stop]))
+        return not (ended < len(self._ended) and (stop == len(self._stops) or self._ended[ended] <= self._stops[stop]))
 
 
 def plainly(sentence: str, match: re.Match[str]) -> bool:

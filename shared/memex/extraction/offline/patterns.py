@@ -209,6 +209,11 @@ PET_ADJECTIVE = rf"(?:{PET_ADJECTIVES} ){{0,2}}"
 # the two together).
 NAMED = r"(?:,? (?:named|called)|(?:,? (?:and )?|(?: too)?[.!]+ )(?i:her|his|its|their) name(?:'s| is))"
 BREED = rf"(?i:{alternation(vocabulary.DOG_BREEDS + vocabulary.CAT_BREEDS)})"
+# What a home is called: "our new house", "moving out of my flat".
+HOME = r"(?:house|home|flat|apartment|place|condo|townhouse)"
+# Titles and place words abbreviated before a name, whose dot ends no sentence or clause: "St. Mary's", "Dr. Lee".
+ABBREVIATIONS = ("St", "Mt", "Ft", "Dr", "Mr", "Ms", "Mrs")
+ABBREVIATION = rf"\b(?:{'|'.join(ABBREVIATIONS)})\."
 # A month's name, or its abbreviation with or without its dot ("Sept."); a full name takes no dot, so
 # that "My birthday is 12 May." ends its date before the sentence's full stop.
 MONTH = rf"(?i:{alternation(vocabulary.MONTHS[:12])}|(?:{alternation(vocabulary.MONTHS[12:])})\.?)(?!\w)"

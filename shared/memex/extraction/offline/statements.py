@@ -10,8 +10,8 @@ from typing import Any
 
 from memex import standalone
 from memex.extraction import casual, plain, vocabulary
-from memex.extraction.offline.patterns import (HATED_IT, KIN_ADJECTIVE, PERSON_PARTS, PETS, RELATIONS, UNITS, UPPER,
-    alternation)
+from memex.extraction.offline.patterns import (ABBREVIATIONS, HATED_IT, KIN_ADJECTIVE, PERSON_PARTS, PETS, RELATIONS,
+    UNITS, UPPER, alternation)
 
 
 # A sentence ends after . ! or ?, but not after "St." or "Dr.", nor after a month's abbreviation before its
@@ -21,7 +21,8 @@ from memex.extraction.offline.patterns import (HATED_IT, KIN_ADJECTIVE, PERSON_P
 # One look-behind per length of abbreviation: Python's takes alternatives of one width only.
 _ABBREVIATED = [[m for m in vocabulary.MONTHS[12:] if len(m) == n] for n in {len(m) for m in vocabulary.MONTHS[12:]}]
 _MONTH_DOT = "".join(rf"(?!(?<=\b(?i:{'|'.join(months)})\.)\s+\d)" for months in _ABBREVIATED)
-_SENTENCES = re.compile(rf"(?<=[.!?])(?<!\b[SM]t\.)(?<!\bFt\.)(?<!\bDr\.)(?<!\bM[rs]\.)(?<!\bMrs\.){_MONTH_DOT}\s+"
+_TITLE_DOT = "".join(rf"(?<!\b{title}\.)" for title in ABBREVIATIONS)
+_SENTENCES = re.compile(rf"(?<=[.!?]){_TITLE_DOT}{_MONTH_DOT}\s+"
                         rf"(?!\s|(?:{casual.PICTOGRAPH}+\s*)?(?i:his|her|its|their) name(?:'s| is)\b|(?:I|We) (?:named|called) (?:him|her|it|them) |{HATED_IT})|\n+")
 # A sentence longer than this is not read: a statement of a fact is short (the longest sentence the
 # rules extract from in LoCoMo-dev is 146 characters, the longest of all 177), and a run-on of

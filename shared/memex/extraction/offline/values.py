@@ -9,9 +9,9 @@ import re
 from typing import Callable
 
 from memex.extraction import vocabulary
-from memex.extraction.offline.patterns import (A_TEAM, BREED_KIND, FOR_A_WHILE, FOR_THEIR_OWN, HERS, HIS, INNER_CAPITAL, JOB_WORDS,
-    KIN_CALLED, NOT_NAMES, NOT_ROLE_MODIFIERS, ORG_SUFFIXES, PARTNER_DIED, PARTNER_VERBS, PERSON_PARTS, PETS,
-    PLACE_ACRONYMS, ROLE_ABBREVIATIONS, SMALL_NUMBERS, TENS, WORK_SAID)
+from memex.extraction.offline.patterns import (ABBREVIATION, A_TEAM, BREED_KIND, FOR_A_WHILE, FOR_THEIR_OWN, HERS, HIS,
+    INNER_CAPITAL, JOB_WORDS, KIN_CALLED, NOT_NAMES, NOT_ROLE_MODIFIERS, ORG_SUFFIXES, PARTNER_DIED, PARTNER_VERBS,
+    PERSON_PARTS, PETS, PLACE_ACRONYMS, ROLE_ABBREVIATIONS, SMALL_NUMBERS, TENS, WORK_SAID)
 from memex.jobs import key_words
 
 
@@ -192,10 +192,11 @@ def not_an_organisation(m: re.Match[str]) -> list[Fields]:
 # Google for three years", "I've been an electrician for 15 years"). "Until" a time after them says when it ends:
 # after the past ("I lived in Dublin until 2020") a past home's end, but after the present perfect (_SO_FAR) one
 # ahead, which makes it a stay as "I live in Dublin until March" is ("I've lived in Dublin until March", "I've
-# been working at Google until March").
+# been working at Google until March"). The clause runs on past an abbreviation's dot, as a sentence does
+# ("I'm a nurse at St. Mary's for the summer").
 _STAY = re.compile(
-    r"(?:(?!\b(?:and|but|then|so|because|since|as|who|which|where|after|before|when|while|though|although)\b)"
-    rf"[^.;:!?,])*?{FOR_A_WHILE}")
+    r"(?:(?!\b(?:and|but|then|so|because|since|as|who|which|that|where|after|before|when|while|though|although)\b)"
+    rf"(?:{ABBREVIATION}|[^.;:!?,]))*?{FOR_A_WHILE}")
 _HOW_LONG = re.compile(
     r"\b(?:lived|(?:been|was|were) living|used to live|been (?:working|employed|studying|teaching|an?))\b")
 _SO_FAR = re.compile(r"(?:'ve|\bhave|\bhas) lived\b|\bbeen (?:living|working|employed|studying|teaching|an?)\b")

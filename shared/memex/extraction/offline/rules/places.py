@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from memex.extraction.offline.patterns import ADVERBS, INTRODUCED, MONTH, ORG, ORG_END, PROPER, ROLE
+from memex.extraction.offline.patterns import ADVERBS, HOME, INTRODUCED, MONTH, ORG, ORG_END, PROPER, ROLE
 from memex.extraction.offline.rule import rule
 from memex.extraction.offline.values import (Fields, a_department, a_name, a_place, a_year, an_organisation,
     not_an_organisation, organisation, unless_a_stay)
@@ -13,9 +13,6 @@ from memex.extraction.offline.values import (Fields, a_department, a_name, a_pla
 
 def _known_place(m: re.Match[str]) -> list[Fields]:
     return a_name(m) if a_place(m.group("value")) else []
-
-
-_HOME = r"(?:house|home|flat|apartment|place|condo|townhouse)"
 
 
 def _place(m: re.Match[str]) -> list[Fields]:
@@ -65,8 +62,8 @@ RULES = [
         # a new home said by itself: "We just moved into a flat in Manchester", "Our new place is in
         # Brooklyn", "the new flat we're renting is in Camden" (not someone else's: "My sister's new place")
         rf"\b(?:I|[Ww]e)(?:'ve| have)? (?:just |recently |finally )?moved into (?:a|an|our|my|the) (?:new |own )?"
-        rf"{_HOME} in (?P<value>{PROPER})",
-        rf"(?:\b(?i:our|my) new {_HOME}|(?:^|[.!?] )(?i:the) new {_HOME} (?:we|I)(?:'re| are|'m| am|'ve| have) "
+        rf"{HOME} in (?P<value>{PROPER})",
+        rf"(?:\b(?i:our|my) new {HOME}|(?:^|[.!?] )(?i:the) new {HOME} (?:we|I)(?:'re| are|'m| am|'ve| have) "
         rf"(?:renting|bought|moved into)) is (?:in|over in|down in|up in) (?P<value>{PROPER})",
         rf"\b(?:I|[Ww]e)(?:'ve| have)? (?:finally |now )?settled (?:down )?in (?P<value>{PROPER})",
         # "I moved back to my hometown, Cork": the hometown rule files it as where the user is from too

@@ -7,7 +7,7 @@ import re
 
 from memex import job_start
 from memex.extraction import vocabulary
-from memex.extraction.offline.patterns import (ADVERBS, AHEAD_WHEN, CURRENT_JOB, DATE, JOB_NOUN, MONTH, NUMBER, ORG,
+from memex.extraction.offline.patterns import (ADVERBS, AHEAD_WHEN, CURRENT_JOB, DATE, HOME, JOB_NOUN, MONTH, NUMBER, ORG,
     ORG_INTRO, PERSON_PARTS, PLATFORMS, PROPER, RACE, RELATIONS, ROLE, STARTS_LATER, START_WHEN, TRIP_FOR, TRIP_WHEN,
     UNTIL, UPPER, WEEKDAY, WORD, alternation, phrase)
 from memex.extraction.offline.rule import rule
@@ -24,8 +24,10 @@ _NOT_PLANS = ("(?:planning|going|flying|driving|heading|moving|travelling|travel
               rf"turning (?:{NUMBER})(?![\w'-])|expecting)")
 
 
-# A home left ahead, the place it is after: "I'm moving out of Dublin in March", "moving away next year".
+# A home left ahead, the place or the home it is after: "I'm moving out of Dublin in March", "moving away next
+# year", "We're moving out of our apartment next month".
 _MOVING_OUT = r"(?:moving|relocating) (?:out|away)"
+_LEFT = rf"(?:(?:my|our|the) {HOME}|{PROPER})"
 
 
 # A journey said by its booking ("My flight to Tokyo is on June 14"), read as the user says it going:
@@ -132,7 +134,7 @@ RULES = [
         # "I want to learn Japanese" alone may be a wish
         rf"\bI {ADVERBS}(?:want|hope|aim) to (?P<value>learn (?:how to )?(?:{WORD} ){{0,3}}?{WORD} (?:this|next) "
         rf"(?:year|summer|autumn|fall|winter|spring))(?=\s*(?:[.,;!?]|$))",
-        rf"\b(?:I|[Ww]e)(?:'m|'re| am| are) (?P<value>(?:{_MOVING_OUT}(?: (?:of|from) {PROPER})?|(?:going|flying|"
+        rf"\b(?:I|[Ww]e)(?:'m|'re| am| are) (?P<value>(?:{_MOVING_OUT}(?: (?:of|from) {_LEFT})?|(?:going|flying|"
         rf"driving|heading|moving|relocating|travelling|traveling|getting married|visiting)(?: to| back to)?"
         rf"(?: {PROPER}{TRIP_FOR}| (?<=visiting )(?:my|our) [a-z]+(?:-in-law)?s?(?: in {PROPER})?)?) {TRIP_WHEN})"
         # what the trip is for may follow: "relocating to Copenhagen next year for my husband's job"
@@ -156,8 +158,8 @@ RULES = [
         rf"|{WEEKDAY})(?=\s*(?:[.,;!?]|$))",
         # the time said first: "Next month I'm moving to Leeds"
         rf"(?:^|[,;:]\s*)(?P<when>(?i:{TRIP_WHEN})),? (?:I|[Ww]e)(?:'m|'re| am| are) (?P<value>(?:{_MOVING_OUT} "
-        rf"(?:of|from) |(?:going|flying|driving|heading|moving|relocating|travelling|traveling|visiting)"
-        rf"(?: to| back to)? ){PROPER}{TRIP_FOR})"
+        rf"(?:of|from) {_LEFT}|(?:going|flying|driving|heading|moving|relocating|travelling|traveling|visiting)"
+        rf"(?: to| back to)? {PROPER}){TRIP_FOR})"
         r"(?=\s*(?:[.,;!?]|$)|\s+(?:for|with|because)\b)",
     ], "The user's plan: {value}.", _plan, confidence=0.7, importance=0.6),
     # A plan of leaving a job, by its last day ahead: "My last day at Google is in March", "Friday is my last
