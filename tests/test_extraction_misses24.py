@@ -51,6 +51,11 @@ def test_a_stay_crosses_an_abbreviations_dot(text, key, expected):
     # another one left is no end of this one
     ("I work at Google, but I left Microsoft in 2019.", {("employer", "Google", False), ("employer", "Microsoft", True)}),
     ("I work at Google and I left Microsoft in 2019.", {("employer", "Google", False), ("employer", "Microsoft", True)}),
+    # a habit given up is no end of the job
+    ("I work at Google, but I quit smoking.", {("employer", "Google", False), ("smokes", "no", False)}),
+    ("I work at Google and I quit drinking last year.", {("employer", "Google", False),
+                                                          ("drinks_alcohol", "no", False)}),
+    ("I worked at Google and left during the pandemic.", set()),
     # an ending in a sentence of its own, or a clause without "and" or "but", as before
     ("I've been a nurse for 15 years. I quit smoking last year.", {("role", "nurse", False), ("smokes", "no", False)}),
     ("I work at Google, I left Acme.", {("employer", "Google", False), ("employer", "Acme", True)}),

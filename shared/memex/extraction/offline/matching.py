@@ -42,9 +42,10 @@ _TAKEN_BACK = re.compile(r"[\s,]*(?:I think|I guess|I suppose|I believe|maybe|pr
                          re.IGNORECASE)
 # Words later in the same clause (before any , ; or ., but for the comma that opens them) that say it has
 # ended ("I started at Google in 2019 and left in 2022", "I've been a nurse for 15 years, but I quit last
-# year"), unless they name what was left, another one ("I work at Google, but I left Microsoft in 2019").
-_ENDED = re.compile(r"(?:,\s*)?\b(?:and|but) (?:then |later )?(?:I )?(?:left|quit|moved away)\b(?!\s+(?-i:(?!I\b)[A-Z]))",
-                    re.IGNORECASE)
+# year"), unless they name what was left, another one ("I work at Google, but I left Microsoft in 2019"), or a
+# habit given up ("I work at Google, but I quit smoking": a word in -ing after it, not "during").
+_ENDED = re.compile(r"(?:,\s*)?\b(?:and|but) (?:then |later )?(?:I )?(?:left|quit|moved away)\b"
+                    r"(?!\s+(?-i:(?!I\b)[A-Z]))(?!\s+(?!during\b)\w+ing\b)", re.IGNORECASE)
 _ENDED_STOP = re.compile(r"[,;.]")
 
 
