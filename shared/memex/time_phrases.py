@@ -8,10 +8,10 @@ A relative period is the calendar one a user means, in `now`'s days: "last week"
 "last year" (or "previous") the whole calendar week (Monday to Sunday), month or year before the one
 under way, and none of it ("what did I do last month?", asked on 6 December, is November, not
 December's first days); "this week", "this month", "this year" the one under way, whole. "The past
-week", "the past month", "the past year" count back from the day asked instead, that day included
-("in the past month", asked on 6 December, is 6 November to the end of 6 December). A weekend is
-Saturday and Sunday: "last weekend" the latest one over (asked on a Sunday, the one before); "this
-weekend" the one under way, else the nearer of the last one and the next, as a season is (asked on a
+week", "the past month", "the past year" (or "this past") count back from the day asked instead, that
+day included ("in the past month", asked on 6 December, is 6 November to the end of 6 December). A
+weekend is Saturday and Sunday: "last weekend" (or "past", "this past") the latest one over (asked on
+a Sunday, the one before); "this weekend" the one under way, else the nearer of the last one and the next, as a season is (asked on a
 Monday, the one just gone). A weekday is one whole day: "last Friday" (or "previous", "this past") the
 latest Friday before the day asked (asked on a Saturday, yesterday; on a Friday, a week ago, not
 today); "this Friday" the Friday of the week under way, today if asked on one. "On Friday" is read
@@ -75,7 +75,7 @@ _AGO = re.compile(r"\b(\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|
                   r"(day|week|month|year)s?\s+ago\b", re.IGNORECASE)
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _WEEKDAY = "|".join(_WEEKDAYS)
-_RELATIVE = re.compile(r"\b(yesterday|today|tonight|this morning|last night|(?:last|this|past|previous)\s+"
+_RELATIVE = re.compile(r"\b(yesterday|today|tonight|this morning|last night|(?:last|this\s+past|this|past|previous)\s+"
                        r"(?:week|weekend|month|year))\b", re.IGNORECASE)
 _WEEKDAY_RELATIVE = re.compile(rf"\b(this\s+past|last|this|past|previous|on)\s+({_WEEKDAY})\b", re.IGNORECASE)
 # "On Friday" is of the past only in a question of the past: "what's on Friday?" may be the one to come.
@@ -240,7 +240,7 @@ def _relative(expression: str, now: datetime) -> Window:
         return today, today + timedelta(days=1)
     if expression in ("yesterday", "last night"):
         return today - timedelta(days=1), today + timedelta(hours=6)
-    which, unit = expression.split()
+    *_, which, unit = expression.split()  # "this past week" is "the past week"
     week_start = today - timedelta(days=today.weekday())
     if unit == "weekend":
         return _weekend(which, week_start, now)
