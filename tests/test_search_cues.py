@@ -106,6 +106,14 @@ def test_this_past_is_read_whole(question, rest):
     ("What do I do on Fridays?", "2026-12-02", []),
     ("What did she contribute on the Sunday before October 25, 2022?", "2026-12-02", [("2022-10-24", "2022-10-27")]),
     ("What did Joanna finish last Friday on 23 January, 2022?", "2026-12-02", [("2022-01-22", "2022-01-25")]),
+    ("What did I do last Friday, 23 January?", "2026-12-02", [("2026-01-22", "2026-01-25")]),
+    ("What did I do on 23 January, last Friday?", "2026-12-02", [("2026-01-22", "2026-01-25")]),
+    ("What did I do on Friday the 23rd of January?", "2026-12-02", [("2026-01-22", "2026-01-25")]),
+    # a date elsewhere in the question leaves the weekday its own day
+    ("What did I do last Friday and on 3 March?", "2026-12-02", [("2026-03-02", "2026-03-05"),
+                                                                  ("2026-11-27", "2026-11-28")]),
+    ("What did I do on 3 March, and what did I do on Monday?", "2026-12-02", [("2026-03-02", "2026-03-05"),
+                                                                              ("2026-11-30", "2026-12-01")]),
 ])
 def test_a_weekday_is_one_day_read_back_from_the_day_asked(question, asked_on, expected):
     now = datetime.fromisoformat(asked_on + "T15:00:00+00:00")
