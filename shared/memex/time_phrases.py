@@ -75,8 +75,9 @@ _IN_MONTH = re.compile(rf"\b(?:in|during|of|early|late|mid|mid-)\s+{_MONTH}(?!\s
 _YEAR_ALONE = re.compile(rf"\b(?:in|during|of)\s+{_YEAR}\b", re.IGNORECASE)
 _AGO = re.compile(r"\b(\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|couple of|few)\s+"
                   r"(day|week|month|year)s?\s+ago\b", re.IGNORECASE)
-_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-_WEEKDAY = "|".join(_WEEKDAYS)
+# In datetime.weekday()'s order (Monday 0).
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_WEEKDAY = "|".join(WEEKDAYS)
 _RELATIVE = re.compile(r"\b(yesterday|today|tonight|this morning|last night|(?:last|this\s+past|this|past|previous)\s+"
                        r"(?:week|weekend|month|year))\b", re.IGNORECASE)
 _WEEKDAY_RELATIVE = re.compile(rf"\b(this\s+past|last|this|past|previous|on)\s+({_WEEKDAY})\b", re.IGNORECASE)
@@ -185,7 +186,7 @@ def _read(question: str, now: datetime, seasons: bool) -> tuple[list[Window], li
         which = " ".join(match.group(1).lower().split())
         if which != "on" or _OF_THE_PAST.search(question):
             add(match, None if _beside(match, dates, question)
-                else _weekday(which, _WEEKDAYS.index(match.group(2).lower()), now))
+                else _weekday(which, WEEKDAYS.index(match.group(2).lower()), now))
     return found, taken
 
 
