@@ -65,7 +65,9 @@ def main(argv: list[str] | None = None) -> None:
         for text in args.message or typed_messages():
             # No session_id: its recent messages are `recent` here already, sent as they are.
             recalled = memex.recall(args.user, text, max_tokens=args.max_tokens)
-            print(f"[memex: {len(recalled.citations)} memories, {recalled.token_count} tokens]", file=sys.stderr)
+            count = len(recalled.citations)
+            print(f"[memex: {count} {'memory' if count == 1 else 'memories'}, {recalled.token_count} tokens]",
+                  file=sys.stderr)
             system = f"{SYSTEM}\n\n{recalled.context}" if recalled.context else SYSTEM
             completion = llm.chat.completions.create(model=args.model, messages=[
                 {"role": "system", "content": system}, *recent, {"role": "user", "content": text},

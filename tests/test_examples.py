@@ -39,3 +39,18 @@ def test_the_agent_loop_recalls_before_answering_and_sends_each_turn_after(runti
             assert [m.value for m in city if m.key == "city"] == ["Lisbon"]
             # Both exchanges were sent as turns, the assistant's answers with them.
             assert memex.delete_session("s1", user_id=tenant.user).deleted["turns"] == 2
+
+
+def test_the_agent_loop_counts_one_memory_as_one(runtime, tenant):
+    """The loop printed "[memex: 1 memories, ...]"; one is "memory". The README's exchange, line for line."""
+    with served(runtime.asgi_app()) as base_url, OpenAIDouble() as model:
+        model.script_chat("Got it.", "Got it.")
+        env = {**os.environ, "MEMEX_BASE_URL": base_url, "MEMEX_API_KEY": tenant.key,
+               "OPENAI_BASE_URL": model.base_url, "OPENAI_API_KEY": "unused"}
+        run = subprocess.run(
+            [sys.executable, str(ROOT / "examples" / "agent_loop.py"), "--user", tenant.user, "--model", "test-model",
+             "--wait", "--message", "I live in Lisbon.", "--message", "Where am I living?"],
+            env=env, capture_output=True, text=True, timeout=300,
+        )
+        assert run.returncode == 0, run.stderr
+        assert run.stderr.splitlines() == ["[memex: 0 memories, 0 tokens]", "[memex: 1 memory, 14 tokens]"]

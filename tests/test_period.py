@@ -22,6 +22,8 @@ NOW = datetime(2026, 11, 3, 9, 0, tzinfo=timezone.utc)  # a Tuesday
     "what was he doing last weekend?", "What have they been up to this month?",
     # a season
     "what did I do last spring?", "what happened this summer?", "What did we talk about in the winter?",
+    # "this past" is "past"
+    "what did we do this past weekend?", "What did I tell you this past week?",
     # a weekday
     "what did we talk about last Friday?", "what did I tell you on Monday?",
 ])

@@ -64,6 +64,8 @@ def test_periods_a_question_names(question, expected):
     ("What did I do last weekend?", "2026-03-25", [("2026-03-21", "2026-03-23")]),
     ("What did I do last weekend?", "2026-12-06", [("2026-11-28", "2026-11-30")]),  # a Sunday: the one before
     ("What did I do this past weekend?", "2026-03-23", [("2026-03-21", "2026-03-23")]),
+    ("What did I do this past week?", "2026-03-25", [("2026-03-18", "2026-03-26")]),  # "the past week"
+    ("What did I do this past month?", "2026-03-31", [("2026-02-28", "2026-04-01")]),
     ("What did I do this weekend?", "2026-03-23", [("2026-03-21", "2026-03-23")]),  # Monday: just gone
     ("What will I do this weekend?", "2026-03-26", []),  # Thursday: the nearer is to come, so none
     ("What did I do this weekend?", "2026-12-06", [("2026-12-05", "2026-12-07")]),  # under way
@@ -71,6 +73,16 @@ def test_periods_a_question_names(question, expected):
 def test_a_relative_period_is_the_calendar_one(question, asked_on, expected):
     now = datetime.fromisoformat(asked_on + "T15:00:00+00:00")
     assert [_days(w) for w in time_phrases.windows(question, now)] == expected
+
+
+@pytest.mark.parametrize("question, rest", [
+    ("What did I do this past weekend?", "What did I do ?"),
+    ("What did I read this  past month?", "What did I read ?"),
+    ("What did I do this past Friday?", "What did I do ?"),
+])
+def test_this_past_is_read_whole(question, rest):
+    """"this past week" was read as "past week", and its "this" left in the question's other words."""
+    assert time_phrases.read(question, NOW)[1] == rest
 
 
 @pytest.mark.parametrize("question, asked_on, expected", [
@@ -94,6 +106,14 @@ def test_a_relative_period_is_the_calendar_one(question, asked_on, expected):
     ("What do I do on Fridays?", "2026-12-02", []),
     ("What did she contribute on the Sunday before October 25, 2022?", "2026-12-02", [("2022-10-24", "2022-10-27")]),
     ("What did Joanna finish last Friday on 23 January, 2022?", "2026-12-02", [("2022-01-22", "2022-01-25")]),
+    ("What did I do last Friday, 23 January?", "2026-12-02", [("2026-01-22", "2026-01-25")]),
+    ("What did I do on 23 January, last Friday?", "2026-12-02", [("2026-01-22", "2026-01-25")]),
+    ("What did I do on Friday the 23rd of January?", "2026-12-02", [("2026-01-22", "2026-01-25")]),
+    # a date elsewhere in the question leaves the weekday its own day
+    ("What did I do last Friday and on 3 March?", "2026-12-02", [("2026-03-02", "2026-03-05"),
+                                                                  ("2026-11-27", "2026-11-28")]),
+    ("What did I do on 3 March, and what did I do on Monday?", "2026-12-02", [("2026-03-02", "2026-03-05"),
+                                                                              ("2026-11-30", "2026-12-01")]),
 ])
 def test_a_weekday_is_one_day_read_back_from_the_day_asked(question, asked_on, expected):
     now = datetime.fromisoformat(asked_on + "T15:00:00+00:00")

@@ -19,14 +19,14 @@ from __future__ import annotations
 import re
 from datetime import datetime, timedelta
 
-from memex import literal
+from memex import literal, time_phrases
 from memex.extraction import vocabulary
 
-_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _MONTHS = {name: i for i, name in enumerate(vocabulary.MONTHS[:12], start=1)}
 _MONTHS.update({name: _MONTHS[full] for name in vocabulary.MONTHS[12:] for full in vocabulary.MONTHS[:12]
                 if full.startswith(name[:3])})
 _MONTH = "|".join(sorted(_MONTHS, key=len, reverse=True))
+_WEEKDAY = "|".join(time_phrases.WEEKDAYS)
 _COUNTS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "a few": 3,
            "a couple of": 2}
 _UNIT_DAYS = {"day": 1, "week": 7}
@@ -34,7 +34,7 @@ _UNIT_DAYS = {"day": 1, "week": 7}
 # The time words a job to come ends with, as the job-ahead rule writes them ("on Monday", "next
 # month", "in April", "on March 16th", "on the 2nd", "in two weeks"), and those it has no day for.
 _WHEN = re.compile(
-    rf"(?:,?\s*(?:starting|from)\s+|\s+)(?P<when>tomorrow|(?:(?:next|this|on)\s+)?(?P<weekday>{'|'.join(_WEEKDAYS)})"
+    rf"(?:,?\s*(?:starting|from)\s+|\s+)(?P<when>tomorrow|(?:(?:next|this|on)\s+)?(?P<weekday>{_WEEKDAY})"
     rf"|next\s+(?P<next>week|month|year|weekend|summer|spring|fall|autumn|winter)"
     rf"|this\s+(?:weekend|summer|spring|fall|autumn|winter|year|month)"
     rf"|(?:in|next|on)\s+(?P<month>{_MONTH})\.?(?:\s+(?P<month_day>\d{{1,2}})(?:st|nd|rd|th)?)?"
@@ -82,7 +82,7 @@ def starts(value: str, said: datetime) -> datetime | None:
     if when == "tomorrow":
         return today + timedelta(days=1)
     if found["weekday"]:
-        ahead = (_WEEKDAYS.index(found["weekday"].casefold()) - today.weekday() - 1) % 7 + 1
+        ahead = (time_phrases.WEEKDAYS.index(found["weekday"].casefold()) - today.weekday() - 1) % 7 + 1
         return today + timedelta(days=ahead)
     if found["next"] == "week":
         return today + timedelta(days=7 - today.weekday())

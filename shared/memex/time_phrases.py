@@ -4,22 +4,24 @@
 time. `windows` reads such expressions against a moment (a search's reference time, the day a fact
 was said) and returns the periods, each [start, end): search favours the memories whose `valid_from`
 falls in one, and supersession places a past event in its history by them (timeline.py).
-A relative period is the calendar one a user means, in `now`'s days: "last week", "last month",
-"last year" (or "previous") the whole calendar week (Monday to Sunday), month or year before the one
-under way, and none of it ("what did I do last month?", asked on 6 December, is November, not
-December's first days); "this week", "this month", "this year" the one under way, whole. "The past
-week", "the past month", "the past year" count back from the day asked instead, that day included
+A relative period is the calendar one a user means, in `now`'s days: "last week", "last month", "last
+year" (or "previous") the whole calendar week (Monday to Sunday), month or year before the one under
+way, and none of it ("what did I do last month?", asked on 6 December, is November, not December's
+first days); "this week", "this month", "this year" the one under way, whole. "The past week", "the
+past month", "the past year" (or "this past") count back from the day asked instead, that day included
 ("in the past month", asked on 6 December, is 6 November to the end of 6 December). A weekend is
-Saturday and Sunday: "last weekend" the latest one over (asked on a Sunday, the one before); "this
-weekend" the one under way, else the nearer of the last one and the next, as a season is (asked on a
-Monday, the one just gone). A weekday is one whole day: "last Friday" (or "previous", "this past") the
-latest Friday before the day asked (asked on a Saturday, yesterday; on a Friday, a week ago, not
-today); "this Friday" the Friday of the week under way, today if asked on one. "On Friday" is read
-only in a question of the past ("what did I do on Friday?", with "did", "was", "were", "had", "went"
-or "happened"), as "last Friday" is: "what's on Friday?" may ask of the one to come. A weekday
-without "last", "this" or "on" ("Friday was fun", "the Sunday before 25 October") names no period,
-and nor does one beside a day's date ("last Friday, 23 January": the date says the day, and the
-weekday counted from the day asked would be another).
+Saturday and Sunday: "last weekend" (or "past", "this past") the latest one over (asked on a Sunday,
+the one before); "this weekend" the one under way, else the nearer of the last one and the next, as a
+season is (asked on a Monday, the one just gone). A weekday is one whole day: "last Friday" (or
+"previous", "this past") the latest Friday before the day asked (asked on a Saturday, yesterday; on a
+Friday, a week ago, not today); "this Friday" the Friday of the week under way, today if asked on one.
+"On Friday" is read only in a question of the past ("what did I do on Friday?", with "did", "was",
+"were", "had", "went" or "happened"), as "last Friday" is: "what's on Friday?" may ask of the one to
+come. A weekday without "last", "this" or "on" ("Friday was fun", "the Sunday before 25 October") names
+no period, and nor does one beside a day's date ("last Friday, 23 January", "on 23 January, last
+Friday": the date says the day, and the weekday counted from the day asked would be another); a date
+elsewhere in the question leaves a weekday its own day ("what did I do last Friday and on 3 March?":
+both).
 A period begun after the moment asked names none, whatever says it ("this weekend" or "this Friday"
 asked on a Wednesday, "on 8 May 2030", "this summer" asked in March): what is remembered at that
 moment was said by then, and a memory's time is never after it was said (timeline.happened), so
@@ -73,11 +75,14 @@ _IN_MONTH = re.compile(rf"\b(?:in|during|of|early|late|mid|mid-)\s+{_MONTH}(?!\s
 _YEAR_ALONE = re.compile(rf"\b(?:in|during|of)\s+{_YEAR}\b", re.IGNORECASE)
 _AGO = re.compile(r"\b(\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|couple of|few)\s+"
                   r"(day|week|month|year)s?\s+ago\b", re.IGNORECASE)
-_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-_WEEKDAY = "|".join(_WEEKDAYS)
-_RELATIVE = re.compile(r"\b(yesterday|today|tonight|this morning|last night|(?:last|this|past|previous)\s+"
+# In datetime.weekday()'s order (Monday 0).
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_WEEKDAY = "|".join(WEEKDAYS)
+_RELATIVE = re.compile(r"\b(yesterday|today|tonight|this morning|last night|(?:last|this\s+past|this|past|previous)\s+"
                        r"(?:week|weekend|month|year))\b", re.IGNORECASE)
 _WEEKDAY_RELATIVE = re.compile(rf"\b(this\s+past|last|this|past|previous|on)\s+({_WEEKDAY})\b", re.IGNORECASE)
+# What may stand between a weekday and the date beside it that says its day.
+_BETWEEN = re.compile(r"[\s,(]*(?:(?:on|the)\s+)?")
 # "On Friday" is of the past only in a question of the past: "what's on Friday?" may be the one to come.
 _OF_THE_PAST = re.compile(r"\b(?:did|was|were|had|went|happened)\b", re.IGNORECASE)
 # The month each season begins in (meteorological, northern hemisphere); each lasts three.
@@ -151,7 +156,7 @@ def _read(question: str, now: datetime, seasons: bool) -> tuple[list[Window], li
     for match in filter(free, _MONTH_DAY.finditer(question)):
         month, day, year = _MONTH_NUMBER[match.group(1).lower()], int(match.group(2)), match.group(3)
         add(match, _day(day, month, int(year) if year else _latest_year(month, day, now), now))
-    dated = bool(taken)  # a day's date is said: a weekday beside it is that day's, not one counted from now
+    dates = list(taken)  # a weekday beside one of these is that day's, not one counted from now
     for match in filter(free, _MONTH_YEAR.finditer(question)):
         add(match, _month(int(match.group(2)), _MONTH_NUMBER[match.group(1).lower()], now))
     for match in filter(free, _IN_MONTH.finditer(question)):
@@ -180,8 +185,16 @@ def _read(question: str, now: datetime, seasons: bool) -> tuple[list[Window], li
     for match in filter(free, _WEEKDAY_RELATIVE.finditer(question)):
         which = " ".join(match.group(1).lower().split())
         if which != "on" or _OF_THE_PAST.search(question):
-            add(match, None if dated else _weekday(which, _WEEKDAYS.index(match.group(2).lower()), now))
+            add(match, None if _beside(match, dates, question)
+                else _weekday(which, WEEKDAYS.index(match.group(2).lower()), now))
     return found, taken
+
+
+def _beside(match: re.Match, dates: list[tuple[int, int]], question: str) -> bool:
+    """Whether the weekday phrase is next to one of the days' dates, either side ("last Friday, 23
+    January", "last Friday on 23 January", "on 23 January, last Friday")."""
+    return any(_BETWEEN.fullmatch(question[match.end():start] if match.end() <= start
+                                  else question[end:match.start()]) for start, end in dates)
 
 
 def within(moment: datetime, periods: list[Window]) -> bool:
@@ -240,7 +253,7 @@ def _relative(expression: str, now: datetime) -> Window:
         return today, today + timedelta(days=1)
     if expression in ("yesterday", "last night"):
         return today - timedelta(days=1), today + timedelta(hours=6)
-    which, unit = expression.split()
+    *_, which, unit = expression.split()  # "this past week" is "the past week"
     week_start = today - timedelta(days=today.weekday())
     if unit == "weekend":
         return _weekend(which, week_start, now)
