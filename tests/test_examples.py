@@ -12,18 +12,21 @@ from memex_client import MemexClient
 from tests.conftest import ROOT, served
 
 
+def _looped(base_url: str, model: OpenAIDouble, tenant, *args: str) -> subprocess.CompletedProcess:
+    """examples/agent_loop.py run to its end with `args`, its turns sent and waited for; it exited 0."""
+    env = {**os.environ, "MEMEX_BASE_URL": base_url, "MEMEX_API_KEY": tenant.key,
+           "OPENAI_BASE_URL": model.base_url, "OPENAI_API_KEY": "unused"}
+    run = subprocess.run([sys.executable, str(ROOT / "examples" / "agent_loop.py"), "--user", tenant.user,
+                          "--model", "test-model", "--wait", *args], env=env, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    return run
+
+
 def test_the_agent_loop_recalls_before_answering_and_sends_each_turn_after(runtime, tenant):
     with served(runtime.asgi_app()) as base_url, OpenAIDouble() as model:
         model.script_chat("Noted: Lisbon, and Stripe.", "You live in Lisbon.")
-        env = {**os.environ, "MEMEX_BASE_URL": base_url, "MEMEX_API_KEY": tenant.key,
-               "OPENAI_BASE_URL": model.base_url, "OPENAI_API_KEY": "unused"}
-        run = subprocess.run(
-            [sys.executable, str(ROOT / "examples" / "agent_loop.py"), "--user", tenant.user, "--session", "s1",
-             "--model", "test-model", "--wait",
-             "--message", "I live in Lisbon and I work at Stripe.", "--message", "Where am I living?"],
-            env=env, capture_output=True, text=True, timeout=300,
-        )
-        assert run.returncode == 0, run.stderr
+        run = _looped(base_url, model, tenant, "--session", "s1", "--message", "I live in Lisbon and I work at Stripe.",
+                      "--message", "Where am I living?")
         assert run.stdout.splitlines() == ["assistant: Noted: Lisbon, and Stripe.", "assistant: You live in Lisbon."]
 
         first, second = model.chat_requests
@@ -45,12 +48,5 @@ def test_the_agent_loop_counts_one_memory_as_one(runtime, tenant):
     """The loop printed "[memex: 1 memories, ...]"; one is "memory". The README's exchange, line for line."""
     with served(runtime.asgi_app()) as base_url, OpenAIDouble() as model:
         model.script_chat("Got it.", "Got it.")
-        env = {**os.environ, "MEMEX_BASE_URL": base_url, "MEMEX_API_KEY": tenant.key,
-               "OPENAI_BASE_URL": model.base_url, "OPENAI_API_KEY": "unused"}
-        run = subprocess.run(
-            [sys.executable, str(ROOT / "examples" / "agent_loop.py"), "--user", tenant.user, "--model", "test-model",
-             "--wait", "--message", "I live in Lisbon.", "--message", "Where am I living?"],
-            env=env, capture_output=True, text=True, timeout=300,
-        )
-        assert run.returncode == 0, run.stderr
+        run = _looped(base_url, model, tenant, "--message", "I live in Lisbon.", "--message", "Where am I living?")
         assert run.stderr.splitlines() == ["[memex: 0 memories, 0 tokens]", "[memex: 1 memory, 14 tokens]"]
