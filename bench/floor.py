@@ -117,7 +117,7 @@ class Observation:
     best_coverage: float
     best_bm25: float  # for the previous gate
     evidence: list  # [floor.Signals]
-    both: list = field(default_factory=list)  # [floor.Signals] found by both channels, with some coverage
+    both: list = field(default_factory=list)  # agreeing(): what the gate needs of the candidates both found
 
 
 def main() -> None:
@@ -169,8 +169,7 @@ def observe(samples, home: Path) -> list[Observation]:
     def observation(user_id: str, found, off_topic: bool, evidence: list) -> Observation:
         return Observation(user_id, off_topic, max((s.similarity or 0.0 for s in found.values()), default=0.0),
                            max((s.coverage for s in found.values()), default=0.0),
-                           max((s.bm25 or 0.0 for s in found.values()), default=0.0), evidence,
-                           [s for s in found.values() if s.similarity is not None and s.coverage > 0])
+                           max((s.bm25 or 0.0 for s in found.values()), default=0.0), evidence, agreeing(found))
 
     observations = []
     for sample in samples:
@@ -206,6 +205,20 @@ def observe(samples, home: Path) -> list[Observation]:
         for query in OFF_TOPIC:
             observations.append(observation(user_id, signals(user_id, query), True, []))
     return observations
+
+
+def agreeing(found) -> list:
+    """The candidates both channels found that no other beats on both coverage and similarity: the
+    gate opens on one of them if on any (a few per query where all of them would slow choosing)."""
+    from memex.retrieval import floor
+
+    both = sorted(((s.coverage, s.similarity) for s in found.values() if s.similarity is not None and s.coverage > 0),
+                  reverse=True)
+    front = []
+    for coverage, similarity in both:
+        if not front or similarity > front[-1].similarity:
+            front.append(floor.Signals(similarity=similarity, coverage=coverage))
+    return front
 
 
 def is_short(o: Observation) -> bool:
