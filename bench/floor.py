@@ -29,7 +29,7 @@ import itertools
 import json
 import os
 import tempfile
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Sequence
 
@@ -107,8 +107,9 @@ def short_turns(name: str) -> list[dict]:
 
 @dataclass
 class Observation:
-    """One query asked of one conversation: the gate's view (best similarity, best coverage),
-    and, for a question, the signals of each candidate that holds evidence."""
+    """One query asked of one conversation: the gate's view (best similarity, best coverage, the
+    candidates both channels found), and, for a question, the signals of each candidate that holds
+    evidence."""
 
     conversation: str
     off_topic: bool
@@ -116,6 +117,7 @@ class Observation:
     best_coverage: float
     best_bm25: float  # for the previous gate
     evidence: list  # [floor.Signals]
+    both: list = field(default_factory=list)  # agreeing(): what the gate needs of the candidates both found
 
 
 def main() -> None:
@@ -167,7 +169,7 @@ def observe(samples, home: Path) -> list[Observation]:
     def observation(user_id: str, found, off_topic: bool, evidence: list) -> Observation:
         return Observation(user_id, off_topic, max((s.similarity or 0.0 for s in found.values()), default=0.0),
                            max((s.coverage for s in found.values()), default=0.0),
-                           max((s.bm25 or 0.0 for s in found.values()), default=0.0), evidence)
+                           max((s.bm25 or 0.0 for s in found.values()), default=0.0), evidence, agreeing(found))
 
     observations = []
     for sample in samples:
@@ -205,6 +207,20 @@ def observe(samples, home: Path) -> list[Observation]:
     return observations
 
 
+def agreeing(found) -> list:
+    """The candidates both channels found that no other beats on both coverage and similarity: the
+    gate opens on one of them if on any (a few per query where all of them would slow choosing)."""
+    from memex.retrieval import floor
+
+    both = sorted(((s.coverage, s.similarity) for s in found.values() if s.similarity is not None and s.coverage > 0),
+                  reverse=True)
+    front = []
+    for coverage, similarity in both:
+        if not front or similarity > front[-1].similarity:
+            front.append(floor.Signals(similarity=similarity, coverage=coverage))
+    return front
+
+
 def is_short(o: Observation) -> bool:
     return o.conversation.startswith("short-")
 
@@ -217,7 +233,8 @@ def measure(observations: Sequence[Observation], thresholds) -> dict[str, float]
     def opens(o: Observation) -> bool:
         if thresholds is None:
             return o.best_similarity >= 0.35 or o.best_bm25 >= 0.9
-        return o.best_similarity >= thresholds.gate_similarity or o.best_coverage >= thresholds.gate_coverage
+        return floor.query_passes([floor.Signals(similarity=o.best_similarity), floor.Signals(coverage=o.best_coverage),
+                                   *o.both], thresholds)
 
     def keeps(s) -> bool:
         if thresholds is None:

@@ -79,6 +79,36 @@ def test_a_match_through_the_stem_alone_counts_for_less_than_the_word(tenant, ot
         assert "I keep my lecture notes in a blue binder." in found, (mode, found)
 
 
+def test_a_memory_both_channels_find_opens_the_gate_either_alone_would_not(tenant, other_tenant):
+    """"Where am I living?" after "I live in Lisbon." holds its one word through the stem (coverage
+    0.5, under the hybrid gate's 0.6) at cosine 0.33 (under 0.35; 0.36 without the "?"): bm25 mode
+    found the line, hybrid nothing, and the "?" decided it. A memory holding the coverage that opens
+    the keyword-only gate, with the item floor's similarity, now opens the hybrid gate too."""
+    tenant.post("/v1/turns?wait=true", {"user_id": tenant.user, "session_id": "s1", "messages": [
+        {"role": "user", "content": "I live in Lisbon."}, {"role": "assistant", "content": "Got it."}]})
+    for question in ("Where am I living?", "where am I living", "Where am I living now?", "Where is she living?"):
+        found = contents(tenant.search(question))
+        assert {"I live in Lisbon.", "The user lives in Lisbon."} <= found, (question, found)
+    for query in BENCH_OFF_TOPIC:
+        assert tenant.search(query) == [], query
+    # half the words of the question said as written, the vector agreeing
+    other_tenant.turn("This weekend I'm going hiking in Sintra with Marta.", session="s1",
+                      timestamp="2026-11-30T10:00:00Z")
+    found = other_tenant.search("What's happening this weekend?", reference_time="2026-12-03T15:00:00Z")
+    assert "This weekend I'm going hiking in Sintra with Marta." in contents(found), found
+
+
+def test_the_channels_agree_only_on_one_memory_each_at_its_own_floor():
+    from memex.retrieval import floor
+
+    assert floor.query_passes([floor.Signals(similarity=0.2, coverage=0.45)])
+    assert not floor.query_passes([floor.Signals(similarity=0.19, coverage=0.5)])
+    assert not floor.query_passes([floor.Signals(similarity=0.34, coverage=0.44)])
+    # each channel's best on a memory of its own is no agreement
+    assert not floor.query_passes([floor.Signals(similarity=0.34), floor.Signals(similarity=0.1, coverage=0.5)])
+    assert not floor.query_passes([floor.Signals(bm25=1.0, coverage=0.5)])
+
+
 @pytest.mark.parametrize("history", sorted(SHORT_HISTORIES))
 def test_a_short_history_answers_natural_questions_and_nothing_off_topic(tenant, history):
     """bench.floor's short histories, the ones its calibration must pass, through the API."""
