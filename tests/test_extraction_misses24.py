@@ -19,6 +19,10 @@ def _facts(content: str, *history: str) -> set[tuple[str, str, bool]]:
     ("I'm a teacher at a school that closes for the summer.", "role", {("role", "teacher", False)}),
     ("My wife is a teacher at a school that closes for the summer.", "partner_role",
      {("partner_role", "teacher", False)}),
+    # a "that" clause about the user's own arrangement is the stay's clause still
+    ("I'm living in Lisbon in an apartment that I rented for two months.", "city", set()),
+    ("I live in Lisbon in a flat that I rent for the summer.", "city", set()),
+    ("I'm a nurse at a clinic that hired me for the summer.", "role", set()),
     # a stay said in the role's own clause is still a stay
     ("I'm a teacher at Lincoln High for the summer.", "role", set()),
     ("I'm a lifeguard for the summer.", "role", set()),
@@ -51,6 +55,14 @@ def test_a_stay_crosses_an_abbreviations_dot(text, key, expected):
     # another one left is no end of this one
     ("I work at Google, but I left Microsoft in 2019.", {("employer", "Google", False), ("employer", "Microsoft", True)}),
     ("I work at Google and I left Microsoft in 2019.", {("employer", "Google", False), ("employer", "Microsoft", True)}),
+    # something other than the job or the place left, lower-case, is no end of it either
+    ("I live in Dublin, but I left my phone at home.", {("city", "Dublin", False)}),
+    ("I work at Google, but I left school at 16.", {("employer", "Google", False)}),
+    ("I work at Google, but I quit social media.", {("employer", "Google", False)}),
+    # a day or a month after it is when it ended, not a name of another one left
+    ("I work at Google and I quit Monday.", set()),
+    ("I started at Google in 2019 and left in March.", set()),
+    ("I worked at Google and left it in 2020.", set()),
     # a habit given up is no end of the job
     ("I work at Google, but I quit smoking.", {("employer", "Google", False), ("smokes", "no", False)}),
     ("I work at Google and I quit drinking last year.", {("employer", "Google", False),

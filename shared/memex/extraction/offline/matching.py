@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left, bisect_right
 
-from memex.extraction.offline.patterns import WORDS
+from memex.extraction.offline.patterns import MONTH, WEEKDAY, WORDS
 from memex.extraction.offline.rule import Rule
 from memex.extraction.offline.rules import ASKED_RULES, RULES
 from memex.extraction.offline.values import Fields
@@ -42,10 +42,16 @@ _TAKEN_BACK = re.compile(r"[\s,]*(?:I think|I guess|I suppose|I believe|maybe|pr
                          re.IGNORECASE)
 # Words later in the same clause (before any , ; or ., but for the comma that opens them) that say it has
 # ended ("I started at Google in 2019 and left in 2022", "I've been a nurse for 15 years, but I quit last
-# year"), unless they name what was left, another one ("I work at Google, but I left Microsoft in 2019"), or a
-# habit given up ("I work at Google, but I quit smoking": a word in -ing after it, not "during").
-_ENDED = re.compile(r"(?:,\s*)?\b(?:and|but) (?:then |later )?(?:I )?(?:left|quit|moved away)\b"
-                    r"(?!\s+(?-i:(?!I\b)[A-Z]))(?!\s+(?!during\b)\w+ing\b)", re.IGNORECASE)
+# year"): left, quit or moved away, then nothing more, a time, or the job or the place itself. Anything else
+# after them is something other that was left ("I work at Google, but I left Microsoft in 2019", "... but I
+# quit smoking", "... but I left my phone at home", "... but I left school at 16").
+_ENDED = re.compile(
+    r"(?:,\s*)?\b(?:and|but) (?:then |later )?(?:I )?(?:left|quit|moved away)\b"
+    r"(?=\s*(?:[,;.!?]|$)|\s+(?:(?:in|on|after|before|when|during|last|this|that|recently|earlier|later|"
+    r"yesterday|today|again|soon|eventually|finally|\d|a (?:year|month|week|few|couple)\b|"
+    rf"(?:on )?{WEEKDAY}|(?:in )?{MONTH}|it\b|there\b|them\b|work\b|"
+    r"(?:my|the|that|this) (?:job|company|firm|position|role|post|team|place|city|town|country|area)\b)))",
+    re.IGNORECASE)
 _ENDED_STOP = re.compile(r"[,;.]")
 
 

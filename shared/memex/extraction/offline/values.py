@@ -195,7 +195,10 @@ def not_an_organisation(m: re.Match[str]) -> list[Fields]:
 # been working at Google until March"). The clause runs on past an abbreviation's dot, as a sentence does
 # ("I'm a nurse at St. Mary's for the summer").
 _STAY = re.compile(
-    r"(?:(?!\b(?:and|but|then|so|because|since|as|who|which|that|where|after|before|when|while|though|although)\b)"
+    r"(?:(?!\b(?:and|but|then|so|because|since|as|who|which|where|after|before|when|while|though|although)\b)"
+    # "that" opens a clause of its own ("a school that closes for the summer"), but not one about the
+    # user's own arrangement ("a flat that I rent for the summer", "a clinic that hired me for the summer")
+    r"(?!\bthat\b(?!\s+(?:I|we)\b)(?![^.;:!?,]*\b(?:me|us)\b))"
     rf"(?:{ABBREVIATION}|[^.;:!?,]))*?{FOR_A_WHILE}")
 _HOW_LONG = re.compile(
     r"\b(?:lived|(?:been|was|were) living|used to live|been (?:working|employed|studying|teaching|an?))\b")
