@@ -6,13 +6,15 @@ from memex.filler import says_nothing
 
 
 @pytest.mark.parametrize("text", ["Got it!", "Nice to meet you, Maya!", "Thanks, Tom!", "Maya, great to see you!",
-                                  "Nice to meet you!", "👍", "..."])
+                                  "Nice to meet you!", "👍", "...", "Hey, Maya!", "Bye, Tom!"])
 def test_a_greeting_or_an_acknowledgement_says_nothing(text):
     assert says_nothing(text)
 
 
 @pytest.mark.parametrize("text", ["Nice to meet you, Maya! I work at Google.", "I work at Spotify, Maya.",
                                   "Hi! I'm Maya.", "Maya, I moved to Paris.", "Lisbon, Portugal!",
-                                  "Nice to meet you at the Google office, Maya!"])
+                                  "Nice to meet you at the Google office, Maya!",
+                                  # an answer, not a name greeted
+                                  "Sintra, definitely!", "Yes, Lisbon!", "Tokyo, yes.", "Sure, Saturday!"])
 def test_a_line_that_says_anything_else_says_something(text):
     assert not says_nothing(text)

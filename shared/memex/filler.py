@@ -38,6 +38,10 @@ don't doesn't didn't can't won't isn't aren't wasn't weren't i'm glad love aweso
 # pleased to meet someone, and the person a line is addressed to ("Maya, ..." or "..., Maya!").
 _MEETING = re.compile(r"\b(?:nice|good|great|lovely|pleased|glad|happy)\s+to\s+(?:meet|see)\s+you\b", re.I)
 _ADDRESSED = (re.compile(r"^\s*[A-Z][^\W\d_]*\s*,"), re.compile(r",\s*[A-Z][^\W\d_]*(?=[\s.!?]*$)"))
+# What makes the rest of an addressed line a greeting: "Thanks, Tom!" greets Tom, "Sintra, definitely!" and
+# "Yes, Lisbon!" answer with a place.
+_GREETS = re.compile(r"\b(?:hi|hello|hey|thanks|thank|thx|ty|cheers|bye|goodbye|welcome|congrats|congratulations|"
+                     r"good (?:morning|evening|night|luck)|take care|see you)\b", re.IGNORECASE)
 _MAX_WORDS = 16
 _MAX_CHARACTERS = 120
 
@@ -62,5 +66,7 @@ def says_nothing(text: str) -> bool:
     if is_filler(text):
         return True
     unmet = _MEETING.sub(" ", text)
-    return any(rest != text and is_filler(rest)
-               for rest in (unmet, *(address.sub(" ", unmet) for address in _ADDRESSED)))
+    if unmet != text and is_filler(unmet):
+        return True
+    return any(rest != unmet and is_filler(rest) and (unmet != text or _GREETS.search(rest))
+               for rest in (address.sub(" ", unmet) for address in _ADDRESSED))
