@@ -536,6 +536,32 @@ def test_a_text_the_embedder_refuses_fails_its_users_start_and_the_others_go_on(
     assert _current(tenant, "employer", refused) == ["Kayak"]
 
 
+def test_a_rate_limit_over_by_the_probe_is_tried_again_at_the_next_run(ctx, tenant, caplog, monkeypatch):
+    """A start failing on a rate limit that was over by the probe (embeddings.down: not down) was taken for a
+    text refused, and the job left for JOB_START_BACKOFF. A rate limit says nothing of the text
+    (embeddings.passing): the next run tries it again."""
+    from bench.openai_double import EMBEDDINGS, OpenAIDouble
+    from memex.embeddings import openai_compat
+    from memex.embeddings.openai_compat import DOCUMENT_ATTEMPTS
+
+    monkeypatch.setattr(openai_compat, "RETRY_PAUSE_SECONDS", 0.0)
+    limited = tenant.user + "-limited"
+    # long ago: the earliest due in the database, tried first
+    tenant.turn("I work at Canva.", user=limited, timestamp="1984-01-01T09:00:00Z")
+    tenant.turn("I start at Kayak next week.", user=limited, timestamp="1984-01-02T09:00:00Z")
+    with OpenAIDouble(dim=ctx.settings.embedding_dim) as double:
+        for _ in range(DOCUMENT_ATTEMPTS):
+            double.script(EMBEDDINGS, status=429, body={"error": {"message": "slow down"}})
+        at_the_double = _at_the_double(ctx, double)
+        with caplog.at_level(logging.WARNING, logger="memex.pipeline"):
+            due = pipeline.start_jobs_due(at_the_double, 600.0)
+        assert (due.failed, due.embedder_down) == (1, False)
+        assert any(user_hash(tenant.id, limited) in line and "RateLimitError" in line and "next sweep tries again"
+                   in line for line in caplog.messages)
+        assert pipeline.start_jobs_due(at_the_double, 600.0).started >= 1
+    assert _current(tenant, "employer", limited) == ["Kayak"]
+
+
 def test_a_start_embeds_what_ended_with_the_old_job_with_no_lock_held(ctx, tenant):
     """A start learns what its write needs a step at a time: its employer's text, then, that vector having
     found the old employer, the end of the role held there. _embedding_unlocked embedded the first with no

@@ -963,7 +963,7 @@ def _start(job: dict[str, Any]) -> tuple[datetime | None, str]:
 @dataclass
 class JobsDue:
     started: int = 0  # jobs to come that became the job
-    failed: int = 0  # users whose start failed (logged): the next sweep tries them again
+    failed: int = 0  # users whose start failed (logged): the next sweep tries them again, or after JOB_START_BACKOFF
     # users due whom the time or the embedder did not reach, or whose lock another transaction held: the
     # next sweep's, the earliest day first
     left: int = 0
@@ -977,7 +977,7 @@ class JobsDue:
 # embedder refuses): at every run (5 minutes) it cost a call and a JobStartsFailed for as long as the job was due.
 # An hour is 12 runs' calls in one, and still starts the job the same day once the embedder takes the text (a
 # model changed, a limit raised); JobStartsFailed still moves each hour, so a start failing for good stays in
-# sight. The user's next turn starts it at once, as it would have (start_jobs on the write path).
+# sight. The user's next turn tries it at once, as it would have (start_jobs on the write path).
 JOB_START_BACKOFF = timedelta(hours=1)
 
 
@@ -995,9 +995,9 @@ def start_jobs_due(ctx: Context, seconds: float) -> JobsDue:
     month, with every "next month" due), so they are left, counted in `left`, for the next run. A start
     raises nothing else that it classes so: the rules decide it, with no chat endpoint, and the database's
     errors are psycopg's. A user's failure that is not the database's (a transient deadlock, tried again next
-    run) is the embedder refusing a text of theirs (a 400, or a 5xx to that text while it answers the probe),
-    which it will refuse again: their jobs due are left for JOB_START_BACKOFF (migration 0046's
-    start_failed_at). Transactions begin within `seconds` (TransactionTime), so that what comes after in the run
+    run, as is the embedder's that may be gone by then: a rate limit, a timeout, embeddings.passing) is the
+    embedder refusing a text of theirs (a 400, or a 5xx to that text while it answers the probe), which it will
+    refuse again: their jobs due are left for JOB_START_BACKOFF (migration 0046's start_failed_at). Transactions begin within `seconds` (TransactionTime), so that what comes after in the run
     keeps its time."""
     now, due, ids = datetime.now(timezone.utc), {}, defaultdict(list)
     for job in jobs_rows.everyones(ctx.db.connection()):
@@ -1031,11 +1031,13 @@ def start_jobs_due(ctx: Context, seconds: float) -> JobsDue:
                             "them are left for the next sweep", type(exc).__name__, user_hash(tenant_id, user_id),
                             len(due) - n - 1)
                 break
-            if isinstance(exc, psycopg.Error):
+            # a deadlock, or a failure of the embedder's that may be gone by then (a rate limit, a timeout): the
+            # next run; a text refused (a 400, a 5xx to that text alone) would be refused again: later
+            if (isinstance(exc, psycopg.Error) or embeddings.passing(exc)
+                    or not _start_failed(ctx, tenant_id, user_id, ids[(tenant_id, user_id)])):
                 log.warning("starting the jobs to come of user %s failed (%s); the next sweep tries again",
                             user_hash(tenant_id, user_id), type(exc).__name__)
             else:
-                _start_failed(ctx, tenant_id, user_id, ids[(tenant_id, user_id)])
                 log.warning("starting the jobs to come of user %s failed (%s); the sweep tries again in %d minutes",
                             user_hash(tenant_id, user_id), type(exc).__name__, JOB_START_BACKOFF.total_seconds() // 60)
         within.took(time.monotonic() - began)
@@ -1049,12 +1051,20 @@ def start_jobs_due(ctx: Context, seconds: float) -> JobsDue:
     return result
 
 
-def _start_failed(ctx: Context, tenant_id: str, user_id: str, ids: list[str]) -> None:
-    """Note these jobs' start failed (start_jobs_due's back-off). Not if another transaction holds the user's
-    lock: it may hold their rows too, and the sweep waits for no writer (the next run asks once more)."""
-    with ctx.db.transaction() as conn:
-        if locks.try_lock_user(conn, tenant_id, user_id):
+def _start_failed(ctx: Context, tenant_id: str, user_id: str, ids: list[str]) -> bool:
+    """Note these jobs' start failed (start_jobs_due's back-off); whether they were. Not if another transaction
+    holds the user's lock (it may hold their rows too, and the sweep waits for no writer), nor if the database
+    failed meanwhile (logged): one user's failure ends no run; the next run asks once more."""
+    try:
+        with ctx.db.transaction() as conn:
+            if not locks.try_lock_user(conn, tenant_id, user_id):
+                return False
             jobs_rows.start_failed(conn, tenant_id, ids)
+            return True
+    except psycopg.Error as exc:
+        log.warning("noting the failed start of user %s's jobs to come failed (%s)", user_hash(tenant_id, user_id),
+                    type(exc).__name__)
+        return False
 
 
 def process_inline(ctx: Context, tenant_id: str, turn_id: str) -> None:

@@ -60,6 +60,15 @@ def unavailable(exc: BaseException) -> bool:
     return endpoint is not None and isinstance(exc, endpoint.TRANSIENT)
 
 
+def passing(exc: BaseException) -> bool:
+    """Whether a failure of the embedder's own may be gone at the next call whatever the text: past its time,
+    a dropped connection, a rate limit. Not a 5xx, which an endpoint may answer to one text every time."""
+    if isinstance(exc, TimeoutError):
+        return True
+    endpoint = sys.modules.get("memex.embeddings.openai_compat")
+    return endpoint is not None and isinstance(exc, endpoint.PASSING)
+
+
 def down(embedder: Embedder, exc: BaseException) -> bool:
     """Whether the embedder is down after a call of it failed with `exc`: a failure on its side (`unavailable`)
     that a probe (one short attempt, about 2 s) confirms. An endpoint answering 5xx to one text only (some

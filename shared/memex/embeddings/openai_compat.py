@@ -24,6 +24,7 @@ PROBE_TIMEOUT_SECONDS = 2.0
 RETRY_PAUSE_SECONDS = 0.5
 # Worth another attempt: the endpoint was slow, unreachable, overloaded or failed on its side.
 TRANSIENT = (openai.APIConnectionError, openai.RateLimitError, openai.InternalServerError)  # timeouts included
+PASSING = (openai.APIConnectionError, openai.RateLimitError)  # of those, the ones no text brings on (timeouts too)
 
 
 class OpenAICompatibleEmbedder:
