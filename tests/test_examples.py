@@ -44,9 +44,12 @@ def test_the_agent_loop_recalls_before_answering_and_sends_each_turn_after(runti
             assert memex.delete_session("s1", user_id=tenant.user).deleted["turns"] == 2
 
 
-def test_the_agent_loop_counts_one_memory_as_one(runtime, tenant):
-    """The loop printed "[memex: 1 memories, ...]"; one is "memory". The README's exchange, line for line."""
+def test_the_agent_loop_counts_its_memories(runtime, tenant):
+    """The README's exchange, line for line; and one memory is "memory" (the loop printed "1 memories")."""
     with served(runtime.asgi_app()) as base_url, OpenAIDouble() as model:
-        model.script_chat("Got it.", "Got it.")
+        model.chat_default = "Got it."
         run = _looped(base_url, model, tenant, "--message", "I live in Lisbon.", "--message", "Where am I living?")
-        assert run.stderr.splitlines() == ["[memex: 0 memories, 0 tokens]", "[memex: 1 memory, 14 tokens]"]
+        assert run.stderr.splitlines() == ["[memex: 0 memories, 0 tokens]", "[memex: 2 memories, 20 tokens]"]
+        run = _looped(base_url, model, tenant, "--user", f"{tenant.user}-veg", "--message", "I'm vegetarian.",
+                      "--message", "Any dinner ideas?")
+        assert run.stderr.splitlines() == ["[memex: 0 memories, 0 tokens]", "[memex: 1 memory, 13 tokens]"]
