@@ -397,8 +397,8 @@ def _store_episodic(ctx: Context, tenant_id: str, work: list[tuple[dict, list[di
         # message is stored without it, nor the vector made from it, which memex/vectorless.py makes anew.
         # Only a line of an earlier turn is looked up: one of a turn stored here has no memory yet that an
         # erasure could name, and its turn, locked above, is still there.
-        here = {message["id"] for turn, message in pending if turn["id"] in present}
-        lines = {message["id"]: line for _, message in pending
+        here = {message["id"] for _, message, _ in stored}
+        lines = {message["id"]: line for _, message, _ in stored
                  if (line := leaned_on.get(message["id"])) is not None and line not in here}
         kept = turn_rows.messages_kept(conn, tenant_id, sorted(set(lines.values()))) if lines else set()
         unleaned = {message_id for message_id, line in lines.items() if line not in kept}
