@@ -27,7 +27,6 @@ from dataclasses import dataclass
 from typing import Annotated, Any, AsyncIterator, Callable, Optional
 
 import anyio.to_thread
-import psycopg
 import pydantic_core
 from mcp.server.mcpserver import Context as ToolContext
 from mcp.server.mcpserver import MCPServer
@@ -48,7 +47,7 @@ from memex_edge.answers import (Count, Memory, MemoryDeleted, MemoryHistory, Mem
                                 SessionList, SessionMessageList, TurnAnswer, TurnsDeleted)
 from memex_edge.context import get_context
 from memex_edge.http.admission import admit
-from memex_edge.http.error_answers import database_unavailable, error, field_problem
+from memex_edge.http.error_answers import DATABASE_GONE, database_unavailable, error, field_problem
 from memex_edge.http.openapi import API_VERSION
 from memex_edge.http.rate_limits import RateLimited, rate_limit_headers, too_many_requests, with_headers
 from memex_edge.observability import logger
@@ -190,7 +189,7 @@ def _answering(fn: Callable[..., dict[str, Any]], answer: type[BaseModel]) -> Ca
                 logger.error("domain error in a tool", extra={"code": exc.code, "detail": exc.message})
                 raise ToolError("internal error") from exc
             raise ToolError(f"{exc.code}: {exc.message}") from exc
-        except (psycopg.OperationalError, psycopg.InterfaceError) as exc:
+        except DATABASE_GONE as exc:
             database_unavailable(exc, caller.ctx)
             raise ToolError("database_unavailable: the database is unavailable; retry later") from exc
 
@@ -483,7 +482,7 @@ class McpApp:
             return await _jsonrpc(response)(scope, receive, send)
         except RateLimited as exc:
             return await _jsonrpc(too_many_requests(exc.decision))(scope, receive, send)
-        except (psycopg.OperationalError, psycopg.InterfaceError) as exc:
+        except DATABASE_GONE as exc:
             return await _jsonrpc(database_unavailable(exc, ctx))(scope, receive, send)
         if decision is not None:
             send = with_headers(send, lambda: rate_limit_headers(decision))

@@ -8,14 +8,13 @@ from contextlib import asynccontextmanager
 from typing import Any, AsyncIterator
 
 import anyio.to_thread
-import psycopg
 from prometheus_client import CollectorRegistry, make_asgi_app
 from starlette.requests import Request
 
 from memex.errors import Unauthorized
 from memex_edge.context import get_context
 from memex_edge.http.admission import key_holder
-from memex_edge.http.error_answers import database_unavailable, error
+from memex_edge.http.error_answers import DATABASE_GONE, database_unavailable, error
 from memex_edge.http.loopback import names_another_host_without_key, names_loopback
 from memex_edge.prometheus import MULTIPROCESS, PrometheusMetrics
 
@@ -66,7 +65,7 @@ class _Endpoint:
             await anyio.to_thread.run_sync(key_holder, ctx, Request(scope).headers)
         except Unauthorized as exc:
             return error(exc.status, exc.code, exc.message, headers={"WWW-Authenticate": "Bearer"})
-        except (psycopg.OperationalError, psycopg.InterfaceError) as exc:
+        except DATABASE_GONE as exc:
             return database_unavailable(exc, ctx)
         return None
 

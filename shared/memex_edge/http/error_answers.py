@@ -100,6 +100,11 @@ def method_not_allowed(request: Request, exc: StarletteHTTPException) -> JSONRes
                  detail=message if is_seed_route(request) else None)
 
 
+# What psycopg raises when the database cannot be reached (InterfaceError: psycopg refused to use a
+# connection it already knows is closed), each answered by database_unavailable wherever it is caught.
+DATABASE_GONE = (psycopg.OperationalError, psycopg.InterfaceError)
+
+
 def _connection_lost(exc: psycopg.Error) -> bool:
     # No SQLSTATE: the client lost or never got a connection; 08: connection exception;
     # 57P: the server is shutting down or starting. A statement timeout (57014) leaves it usable.

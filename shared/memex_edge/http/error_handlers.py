@@ -13,7 +13,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from memex.context import Context
 from memex.errors import MemexError, Unauthorized
-from memex_edge.http.error_answers import (database_unavailable, error, field_problem, method_not_allowed, no_route,
+from memex_edge.http.error_answers import (DATABASE_GONE, database_unavailable, error, field_problem, method_not_allowed, no_route,
                                            not_utf8, sent_as_other_than_json)
 from memex_edge.http.rate_limits import RateLimited, too_many_requests
 from memex_edge.http.seeds import SeedRoute, is_seed_route
@@ -68,11 +68,11 @@ def add_error_handlers(app: FastAPI, provide: Callable[[], Context]) -> None:
         code = {400: "bad_request", 404: "not_found"}.get(exc.status_code, "http_error")
         return error(exc.status_code, code, str(exc.detail))
 
-    # InterfaceError: psycopg refused to use a connection it already knows is closed.
-    @app.exception_handler(psycopg.OperationalError)
-    @app.exception_handler(psycopg.InterfaceError)
     async def _database_unavailable(request: Request, exc: psycopg.Error) -> JSONResponse:
         return database_unavailable(exc, provide(), seed=is_seed_route(request))
+
+    for gone in DATABASE_GONE:
+        app.add_exception_handler(gone, _database_unavailable)
 
 
 class UnhandledErrors:

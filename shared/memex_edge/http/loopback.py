@@ -7,13 +7,12 @@ import re
 from typing import Callable
 
 import anyio.to_thread
-import psycopg
 from fastapi import Request
 
 from memex import keys
 from memex.context import Context
 from memex_edge.http.admission import presented_key
-from memex_edge.http.error_answers import database_unavailable, error
+from memex_edge.http.error_answers import DATABASE_GONE, database_unavailable, error
 from memex_edge.http.surfaces import Surface
 
 # The names a server on loopback is served at (`--host`) and called by (a request's Host).
@@ -59,7 +58,7 @@ class KeylessOnLoopback:
         ctx = self.context()
         try:
             keyless = await anyio.to_thread.run_sync(keys.open_mode, ctx)
-        except (psycopg.OperationalError, psycopg.InterfaceError) as exc:
+        except DATABASE_GONE as exc:
             return await database_unavailable(exc, ctx)(scope, receive, send)
         if not keyless:
             return await self.app(scope, receive, send)
