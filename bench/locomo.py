@@ -47,6 +47,7 @@ from typing import Any, Iterable, Iterator, Sequence
 import httpx
 
 from bench.service import ROOT, serve
+from memex.time_phrases import MONTHS
 
 
 KS = (1, 5, 10, 25, 50)
@@ -57,9 +58,6 @@ CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 
 
 # Set by a runtime in this process's environment (e.g. under pytest): they would point the
 # child server at someone else's database and queues, or demand a key we do not have.
-_MONTHS = {name: i for i, name in enumerate(
-    ("january", "february", "march", "april", "may", "june", "july", "august", "september",
-     "october", "november", "december"), start=1)}
 _SESSION_DATE = re.compile(
     r"\s*(\d{1,2}):(\d{2})\s*([ap])\.?m\.?\s+on\s+(\d{1,2})\s+([A-Za-z]+),?\s+(\d{4})\s*", re.IGNORECASE)
 _SESSION_KEY = re.compile(r"session_(\d+)")
@@ -86,13 +84,13 @@ def normalise_evidence(evidence: Iterable[str]) -> list[str]:
 def parse_session_date(text: str) -> datetime:
     """"1:56 pm on 8 May, 2023" -> 2023-05-08 13:56 UTC (the dataset gives no zone)."""
     match = _SESSION_DATE.fullmatch(text)
-    if match is None or match.group(5).lower() not in _MONTHS:
+    if match is None or match.group(5).lower() not in MONTHS:
         raise ValueError(f"not a LoCoMo session date: {text!r}")
     hour, minute, half, day, month, year = match.groups()
     if not (1 <= int(hour) <= 12 and int(minute) < 60):
         raise ValueError(f"not a LoCoMo session date: {text!r}")
     hour_24 = int(hour) % 12 + (12 if half.lower() == "p" else 0)
-    return datetime(int(year), _MONTHS[month.lower()], int(day), hour_24, int(minute), tzinfo=timezone.utc)
+    return datetime(int(year), MONTHS.index(month.lower()) + 1, int(day), hour_24, int(minute), tzinfo=timezone.utc)
 
 
 def rfc3339(moment: datetime) -> str:

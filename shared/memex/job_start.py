@@ -20,12 +20,8 @@ import re
 from datetime import datetime, timedelta
 
 from memex import literal, time_phrases
-from memex.extraction import vocabulary
 
-_MONTHS = {name: i for i, name in enumerate(vocabulary.MONTHS[:12], start=1)}
-_MONTHS.update({name: _MONTHS[full] for name in vocabulary.MONTHS[12:] for full in vocabulary.MONTHS[:12]
-                if full.startswith(name[:3])})
-_MONTH = "|".join(sorted(_MONTHS, key=len, reverse=True))
+_MONTH = "|".join(sorted(time_phrases.MONTH_NUMBER, key=len, reverse=True))
 _WEEKDAY = "|".join(time_phrases.WEEKDAYS)
 _COUNTS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "a few": 3,
            "a couple of": 2}
@@ -89,13 +85,13 @@ def starts(value: str, said: datetime) -> datetime | None:
     if found["next"] == "month":
         return _first_of(today, today.month % 12 + 1, after=today)
     if found["month"] or found["day_month"]:
-        month = _MONTHS[(found["month"] or found["day_month"]).casefold()]
+        month = time_phrases.MONTH_NUMBER[(found["month"] or found["day_month"]).casefold()]
         day = int(found["month_day"] or found["day_first"] or 1)
         return _next_date(today, month, day)
     if found["nth"]:
         day = int(found["nth"])
         if found["nth_month"]:
-            return _next_date(today, _MONTHS[found["nth_month"].casefold()], day)
+            return _next_date(today, time_phrases.MONTH_NUMBER[found["nth_month"].casefold()], day)
         for month_ahead in range(0, 3):  # the next such day: this month's, else the next month that has it
             month = (today.month - 1 + month_ahead) % 12 + 1
             year = today.year + (today.month - 1 + month_ahead) // 12

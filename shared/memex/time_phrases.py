@@ -56,12 +56,19 @@ import re
 from calendar import monthrange
 from datetime import datetime, timedelta
 
-_MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september",
-           "october", "november", "december")
-_MONTH_NUMBER = {name: i for i, name in enumerate(_MONTHS, start=1)}
-_MONTH_NUMBER.update({name[:3]: i for i, name in enumerate(_MONTHS, start=1) if name != "may"})
-_MONTH_NUMBER["sept"] = 9
-_MONTH = "(" + "|".join(sorted(_MONTH_NUMBER, key=len, reverse=True)) + r")\.?"
+# The one spelling of the months' and the weekdays' names, in lower case, that every module's patterns
+# and word lists derive theirs from. The months in the calendar's order.
+MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september",
+          "october", "november", "december")
+# The days of the week, in datetime.weekday()'s order (Monday 0).
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+# A month's name shortened to its first three letters ("may" is whole already), and "sept".
+MONTH_ABBREVIATIONS = tuple(name[:3] for name in MONTHS if name != "may") + ("sept",)
+# Each month's number (January 1), by its name or its abbreviation.
+MONTH_NUMBER = {name: i for i, name in enumerate(MONTHS, start=1)}
+MONTH_NUMBER.update({short: MONTH_NUMBER[name] for short in MONTH_ABBREVIATIONS for name in MONTHS
+                     if name.startswith(short)})
+_MONTH = "(" + "|".join(sorted(MONTH_NUMBER, key=len, reverse=True)) + r")\.?"
 _YEAR = r"((?:19|20)\d{2})"
 _UNITS = {"day": 1, "week": 7, "month": 30, "year": 365}
 _NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
@@ -75,8 +82,6 @@ _IN_MONTH = re.compile(rf"\b(?:in|during|of|early|late|mid|mid-)\s+{_MONTH}(?!\s
 _YEAR_ALONE = re.compile(rf"\b(?:in|during|of)\s+{_YEAR}\b", re.IGNORECASE)
 _AGO = re.compile(r"\b(\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|couple of|few)\s+"
                   r"(day|week|month|year)s?\s+ago\b", re.IGNORECASE)
-# In datetime.weekday()'s order (Monday 0).
-WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _WEEKDAY = "|".join(WEEKDAYS)
 _RELATIVE = re.compile(r"\b(yesterday|today|tonight|this morning|last night|(?:last|this\s+past|this|past|previous)\s+"
                        r"(?:week|weekend|month|year))\b", re.IGNORECASE)
@@ -151,16 +156,16 @@ def _read(question: str, now: datetime, seasons: bool) -> tuple[list[Window], li
             found.append(window)
 
     for match in _DAY_MONTH.finditer(question):
-        day, month, year = int(match.group(1)), _MONTH_NUMBER[match.group(2).lower()], match.group(3)
+        day, month, year = int(match.group(1)), MONTH_NUMBER[match.group(2).lower()], match.group(3)
         add(match, _day(day, month, int(year) if year else _latest_year(month, day, now), now))
     for match in filter(free, _MONTH_DAY.finditer(question)):
-        month, day, year = _MONTH_NUMBER[match.group(1).lower()], int(match.group(2)), match.group(3)
+        month, day, year = MONTH_NUMBER[match.group(1).lower()], int(match.group(2)), match.group(3)
         add(match, _day(day, month, int(year) if year else _latest_year(month, day, now), now))
     dates = list(taken)  # a weekday beside one of these is that day's, not one counted from now
     for match in filter(free, _MONTH_YEAR.finditer(question)):
-        add(match, _month(int(match.group(2)), _MONTH_NUMBER[match.group(1).lower()], now))
+        add(match, _month(int(match.group(2)), MONTH_NUMBER[match.group(1).lower()], now))
     for match in filter(free, _IN_MONTH.finditer(question)):
-        month = _MONTH_NUMBER[match.group(1).lower()]
+        month = MONTH_NUMBER[match.group(1).lower()]
         add(match, _month(_latest_year(month, 1, now), month, now))
     if seasons:  # before a year alone: "the summer of 2021" is not all 2021
         for match in filter(free, _SEASON_YEAR.finditer(question)):

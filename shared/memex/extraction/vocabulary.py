@@ -105,9 +105,6 @@ GIVEN_UP = {
     "sweets": "eat", "candy": "eat", "processed food": "eat", "cigarettes": "smoke",
 }
 
-MONTHS = ("january february march april may june july august september october november december "
-          "jan feb mar apr jun jul aug sep sept oct nov dec").split()
-
 # Countries, states and provinces: a region, which a town lies within (supersession._towns_within).
 REGIONS = frozenset(name.casefold() for name in (
     # countries

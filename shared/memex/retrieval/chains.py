@@ -42,6 +42,7 @@ from memex import literal
 from memex.models import SearchIn
 from memex.retrieval import answer_type, current_first, past, speakers
 from memex.retrieval.topics import WHO_OR_NAME
+from memex.time_phrases import MONTHS
 
 Scored = tuple[str, float, dict[str, Any]]
 
@@ -55,7 +56,7 @@ _BEFORE = re.compile(
     r"(?:(?:to|at|in|for|with|as|on|up|a|an|the|over|working|job)\s+)*(?P<value>[^?.!,;]+)",
     re.IGNORECASE)
 _NO_VALUE = re.compile(r"^(?:now|that|then|this|it|today|yesterday|tomorrow|last\b|next\b|\d|"
-                       r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b)", re.IGNORECASE)
+                       rf"(?:{'|'.join(month[:3] for month in MONTHS)})[a-z]*\b)", re.IGNORECASE)
 # "her first job", "my very first car", "the earliest city she lived in", after a possessive or "the"
 # ("When did she first meet Sam?" asks when, not for a first of a kind); not "the first time", "her
 # first day at Notion" (an event of a value, which the search's words find).

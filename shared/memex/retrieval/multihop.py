@@ -25,6 +25,7 @@ from memex import filler, literal
 from memex.config import Settings
 from memex.llm import ChatJSON, LLMError, time_budget
 from memex.ports import Metrics
+from memex.time_phrases import MONTHS, WEEKDAYS
 
 log = logging.getLogger(__name__)
 
@@ -181,9 +182,7 @@ def _key(word: str) -> str:
 _NOT_NAMES = frozenset(_key(word) for word in filler.WORDS) | frozenset("""
 after again always anyway because before even ever every guess last lets like maybe now once
 one some still today tomorrow when where which while who why wish yesterday
-monday tuesday wednesday thursday friday saturday sunday january february march april may june
-july august september october november december
-""".split())
+""".split()) | frozenset(WEEKDAYS) | frozenset(MONTHS)
 
 
 def _opens_sentence(text: str, start: int) -> bool:

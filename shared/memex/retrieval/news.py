@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import re
 
+from memex.time_phrases import WEEKDAYS
+
 # A verb in the past: a regular one ("joined", "tried"), or one of the irregular ones news is told
 # with. Opinions ("thought", "felt") are left out: they say how, not what happened.
 _IRREGULAR = ("went|got|won|made|took|saw|read|did|began|found|bought|wrote|ran|met|had|heard|left|gave|came|"
@@ -37,8 +39,8 @@ _FIRST_PERSON = re.compile(
     rf"|(?:^|[.!?]\s+)(?:just|finally|recently) {_PAST}\b",
     re.IGNORECASE)
 _RECENTLY = re.compile(
-    r"\b(?:yesterday|last (?:week|weekend|night|month|year|monday|tuesday|wednesday|thursday|friday|saturday|"
-    r"sunday|summer|winter|spring|fall)|the other day|earlier (?:this|today)|this (?:morning|past week)|"
+    rf"\b(?:yesterday|last (?:week|weekend|night|month|year|{'|'.join(WEEKDAYS)}|summer|winter|spring|fall)|"
+    r"the other day|earlier (?:this|today)|this (?:morning|past week)|"
     r"a (?:few|couple of) (?:days|weeks) ago|recently|lately)\b",
     re.IGNORECASE)
 # A question that asks for a list or a count: a plural before its verb ("What books has", "Which

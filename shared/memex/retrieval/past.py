@@ -41,6 +41,7 @@ from typing import Any
 from memex import folding
 from memex.models import SearchIn
 from memex.retrieval import current_first, keywords, topics
+from memex.time_phrases import MONTHS, WEEKDAYS
 
 Scored = tuple[str, float, dict[str, Any]]
 
@@ -49,8 +50,7 @@ Scored = tuple[str, float, dict[str, Any]]
 # Not "before the party" or "before August 3" (a time, as a question about an event names it), nor
 # "what do I use to cook?" or "what did Nate use to make the ice cream?" (a thing used: only a verb
 # of a state or a habit follows "did ... use to").
-_DATES = (r"(?:January|February|March|April|May|June|July|August|September|October|November|December"
-          r"|Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)\b")
+_DATES = rf"(?:{'|'.join(MONTHS + WEEKDAYS)})\b"
 # Each cue matches the words it removes from what the channels search (`topic`): the time asked about
 # is the cue's to say; what the question is about is in the rest ("Where did she work previously?" is
 # searched as "Where did she work?", whose words and meaning the facts about work share). "did ... use

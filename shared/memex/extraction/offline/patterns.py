@@ -8,6 +8,7 @@ import re
 
 from memex.extraction import vocabulary
 from memex.first_person import OFTEN
+from memex.time_phrases import MONTH_ABBREVIATIONS, MONTHS, WEEKDAYS
 
 
 ROLE_ABBREVIATIONS = {
@@ -49,8 +50,8 @@ RELATIONS = vocabulary.RELATIONS
 PETS = vocabulary.PETS
 # Capitalised words that follow "my wife is" or "my dog" without being a name ("American
 # Airlines" is one: only a name of one word is checked).
-NOT_NAMES = frozenset(
-    "monday tuesday wednesday thursday friday saturday sunday today tonight tomorrow yesterday home "
+NOT_NAMES = frozenset(WEEKDAYS) | frozenset(
+    "today tonight tomorrow yesterday home "
     "dr mr mrs ms prof sir "
     "american british english scottish welsh irish french german italian spanish portuguese "
     "brazilian mexican canadian australian dutch belgian swiss austrian swedish norwegian danish "
@@ -216,8 +217,8 @@ ABBREVIATIONS = ("St", "Mt", "Ft", "Dr", "Mr", "Ms", "Mrs")
 ABBREVIATION = rf"\b(?:{'|'.join(ABBREVIATIONS)})\."
 # A month's name, or its abbreviation with or without its dot ("Sept."); a full name takes no dot, so
 # that "My birthday is 12 May." ends its date before the sentence's full stop.
-MONTH = rf"(?i:{alternation(vocabulary.MONTHS[:12])}|(?:{alternation(vocabulary.MONTHS[12:])})\.?)(?!\w)"
-WEEKDAY = r"(?i:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
+MONTH = rf"(?i:{alternation(MONTHS)}|(?:{alternation(MONTH_ABBREVIATIONS)})\.?)(?!\w)"
+WEEKDAY = rf"(?i:{'|'.join(WEEKDAYS)})"
 # Since when a fact has held ("since 2015", "since March", "since last spring"): not since an hour.
 SINCE_WHEN = rf"since (?:\d{{4}}|{MONTH}|last (?:year|spring|summer|fall|autumn|winter))(?![\w'-])"
 # A stay, a job, a role or a school for a while, said after the place, the employer, the role or the school: "I

@@ -12,6 +12,7 @@ from memex import standalone
 from memex.extraction import casual, plain, vocabulary
 from memex.extraction.offline.patterns import (ABBREVIATIONS, HATED_IT, KIN_ADJECTIVE, PERSON_PARTS, PETS, RELATIONS,
     UNITS, UPPER, alternation)
+from memex.time_phrases import MONTH_ABBREVIATIONS
 
 
 # A sentence ends after . ! or ?, but not after "St." or "Dr.", nor after a month's abbreviation before its
@@ -19,7 +20,7 @@ from memex.extraction.offline.patterns import (ABBREVIATIONS, HATED_IT, KIN_ADJE
 # what the sentence before it spoke of (NAMED), typed in lower case or after an emoji too ("just adopted a
 # kitten!!! 😻 her name is Mochi").
 # One look-behind per length of abbreviation: Python's takes alternatives of one width only.
-_ABBREVIATED = [[m for m in vocabulary.MONTHS[12:] if len(m) == n] for n in {len(m) for m in vocabulary.MONTHS[12:]}]
+_ABBREVIATED = [[m for m in MONTH_ABBREVIATIONS if len(m) == n] for n in {len(m) for m in MONTH_ABBREVIATIONS}]
 _MONTH_DOT = "".join(rf"(?!(?<=\b(?i:{'|'.join(months)})\.)\s+\d)" for months in _ABBREVIATED)
 _TITLE_DOT = "".join(rf"(?<!\b{title}\.)" for title in ABBREVIATIONS)
 _SENTENCES = re.compile(rf"(?<=[.!?]){_TITLE_DOT}{_MONTH_DOT}\s+"

@@ -10,6 +10,7 @@ from memex.extraction.offline.patterns import (ADVERBS, MONTH, MY, NOT_NAMES, NO
     PROPER, QUIT_END, RACE, RECALLED, RELATIONS, TRIP_FOR, UPPER, WEEKDAY, WORD, alternation, phrase)
 from memex.extraction.offline.rule import rule
 from memex.extraction.offline.values import Fields, as_said
+from memex.time_phrases import WEEKDAYS
 
 
 # A pastime said as such ends there, or goes on with when or how often: "I started reading the
@@ -177,8 +178,8 @@ RULES = [
     ], "The user's hobby is {value}.", _pastime_verb, confidence=0.7, importance=0.5),
     # A pastime said with how often ("I swim three times a week"; not "I cycle to work every day"), or
     # as what the user is ("a keen cyclist") or does ("I run marathons").
-    rule("preference", "hobby", "every each once twice times weekends most daily regularly lot mondays tuesdays "
-         "wednesdays thursdays fridays saturdays sundays work", [
+    rule("preference", "hobby", " ".join(["every each once twice times weekends most daily regularly lot",
+                                          *(f"{day}s" for day in WEEKDAYS), "work"]), [
         rf"\b(?:I|[Ww]e) {ADVERBS}(?P<verb>[a-z]+) {_HOW_MUCH}{_HOW_OFTEN}(?![\w'-])",
     ], "The user's hobby is {value}.", _pastime_verb, confidence=0.7, importance=0.5),
     rule("preference", "hobby", "run ran do did training m am as", [
