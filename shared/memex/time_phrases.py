@@ -221,15 +221,13 @@ def _day(day: int, month: int, year: int, now: datetime) -> Window | None:
 
 def _month(year: int, month: int, now: datetime) -> Window:
     start = _midnight(now).replace(year=year, month=month, day=1)
-    end = start.replace(year=year + 1, month=1) if month == 12 else start.replace(month=month + 1)
-    return start, end
+    return start, _later("month", start, 1)
 
 
 def _season(first: int, year: int, now: datetime) -> Window:
     """The season that begins in month `first` of `year`."""
     start = _midnight(now).replace(year=year, month=first, day=1)
-    after = first + 3
-    return start, start.replace(year=year + 1, month=after - 12) if after > 12 else start.replace(month=after)
+    return start, _later("month", start, 3)
 
 
 def _latest_season(first: int, now: datetime) -> Window:
