@@ -139,6 +139,13 @@ def _kin_fact(clean: Callable[[re.Match[str]], list[Fields]]) -> Callable[[re.Ma
     return fact
 
 
+def _kin_unless_a_stay(clean: Callable[[re.Match[str]], list[Fields]],
+                       after: str = "value") -> Callable[[re.Match[str]], list[Fields]]:
+    """Someone's home, employer, role or school (`_kin_fact`), unless what is said after it (the group
+    `after`) makes it a stay for a while ("My sister works at Google for the summer": values.unless_a_stay)."""
+    return _kin_fact(unless_a_stay(clean, after))
+
+
 def _person_left(m: re.Match[str]) -> list[Fields]:
     """An employer someone left: said as their job ("quit her job at Deloitte") or an organisation
     ("left Google"); "My wife left Tom" is no job."""
@@ -343,12 +350,12 @@ RULES = [
         # "My husband Ken works at Ford as a mechanic": the employer first (the employer rule files it)
         rf"{_PERSON} (?:now |currently |also |still )?works (?:at|for) (?:the )?{ORG} as (?:an?|the) "
         rf"(?P<value>{ROLE}){ROLE_END}",
-    ], "The user's {kind}{named} is {a} {value}.", _kin_fact(unless_a_stay(role)), confidence=0.7, importance=0.6),
+    ], "The user's {kind}{named} is {a} {value}.", _kin_unless_a_stay(role), confidence=0.7, importance=0.6),
     # What a named relative teaches is their role, as "I teach chemistry" is the user's.
     rule("fact", "{person}_role", "teaches", [
         rf"{_PERSON} (?:now |currently |also |still )?teaches (?P<value>(?i:{alternation(vocabulary.SCHOOL_SUBJECTS)}))"
         r"(?= at\b|\s*[.,;!]|\s*$)",
-    ], "The user's {kind}{named} is {a} {value}.", _kin_fact(unless_a_stay(teacher)), confidence=0.7,
+    ], "The user's {kind}{named} is {a} {value}.", _kin_unless_a_stay(teacher), confidence=0.7,
          importance=0.6),
     rule("fact", "{person}_employer", "my our", [
         rf"{_PERSON}(?: (?:(?:now |currently |also |still )?works (?:at|for)|(?:just |recently |finally )?got (?:hired|"
@@ -356,7 +363,7 @@ RULES = [
         rf"(?:working (?:at|for)|employed (?:at|by))|(?:now |currently |also |still )?works as (?:an?|the) {ROLE} "
         rf"(?:at|for))|(?: is|'s) (?:now |currently |also |still )?(?:an?|the) {ROLE}(?<!student) (?:at|for)) (?:the )?"
         rf"(?P<value>{ORG}){NOT_TEMPORARY}",
-    ], "The user's {kind}{named} works at {value}.", _kin_fact(unless_a_stay(organisation)), confidence=0.7,
+    ], "The user's {kind}{named} works at {value}.", _kin_unless_a_stay(organisation), confidence=0.7,
          importance=0.6),
     # Where a named relative studies: their school, as "I'm a student at UCL" is the user's (not their employer)
     rule("fact", "{person}_school", "student undergrad undergraduate postgrad postgraduate studies studying", [
@@ -364,7 +371,7 @@ RULES = [
         rf"undergraduate|postgrad|postgraduate) (?:at|of) (?:the )?(?P<value>{ORG}){SCHOOL_END}",
         rf"{_PERSON} (?:now |currently |still )?(?:studies|is studying) (?:{FIELDS_SAID} )?at (?:the )?"
         rf"(?P<value>{ORG}){NOT_TEMPORARY}{SCHOOL_END}",
-    ], "The user's {kind}{named} studies at {value}.", _kin_fact(unless_a_stay(school)), confidence=0.7,
+    ], "The user's {kind}{named} studies at {value}.", _kin_unless_a_stay(school), confidence=0.7,
          importance=0.6),
     # where they live, and their move, read as the user's own are ("My friend Kate just moved to Berlin"; not
     # "moved to Google", nor a stay: "My sister moved to Paris for the summer", "My brother is living in Rome
@@ -372,12 +379,12 @@ RULES = [
     rule("fact", "{person}_city", "my our", [
         rf"{_PERSON} (?:(?:now |currently |also |still )?lives|is (?:now |currently |still )?(?:based|living)) in "
         rf"(?P<value>{PROPER})",
-    ], "The user's {kind}{named} lives in {value}.", _kin_fact(unless_a_stay(not_an_organisation)), confidence=0.7,
+    ], "The user's {kind}{named} lives in {value}.", _kin_unless_a_stay(not_an_organisation), confidence=0.7,
          importance=0.6),
     rule("fact", "{person}_city", "moved relocated", [
         rf"{_PERSON} (?:has |'s )?(?:just |recently |finally )?(?:moved|relocated) (?:back |over )?to "
         rf"(?P<value>{PROPER})",
-    ], "The user's {kind}{named} lives in {value}.", _kin_fact(unless_a_stay(not_an_organisation)), confidence=0.7,
+    ], "The user's {kind}{named} lives in {value}.", _kin_unless_a_stay(not_an_organisation), confidence=0.7,
          importance=0.6),
     # What a named child, relative or friend started: an event of their life, the user's to keep.
     rule("event", "{person}_started", "started began", [
@@ -394,7 +401,7 @@ RULES = [
     rule("fact", "{person}_role", "promoted became", [
         rf"{_PERSON} (?:just |recently |finally )?(?:got |was |has been |'s been )?(?:promoted to|became) (?:an? |the )?"
         rf"(?P<value>{ROLE}|{HEAD_OF}){ROLE_END}",
-    ], "The user's {kind}{named} is {a} {value}.", _kin_fact(unless_a_stay(role)), confidence=0.7, importance=0.6),
+    ], "The user's {kind}{named} is {a} {value}.", _kin_unless_a_stay(role), confidence=0.7, importance=0.6),
     rule("fact", "{person}_employment_status", "retired", [
         rf"{_PERSON}(?:'s| has)?(?: (?:has|just|recently|finally))* (?P<value>retired)(?=\s*(?:[.,;!]|$)|\s+(?:last|this|in|"
         rf"from|after|early|recently|a (?:year|few|couple)|(?:{NUMBER}) (?:years?|months?))\b)",
@@ -430,12 +437,12 @@ RULES = [
     rule("fact", "{person}_city", "moved relocated", [
         rf"{_PERSON} (?:has |'s )?{ADVERBS}(?P<verb>moved|relocated) (?:back )?from (?P<old>{PROPER}) to "
         rf"(?P<new>{PROPER})",
-    ], "The user's {kind}{named} lives in {value}.", _kin_fact(unless_a_stay(_place_move("new"), after="new")),
+    ], "The user's {kind}{named} lives in {value}.", _kin_unless_a_stay(_place_move("new"), after="new"),
          confidence=0.7, importance=0.6),
     rule("fact", "{person}_city", "moved relocated used", [
         rf"{_PERSON} (?:has |'s )?{ADVERBS}(?P<verb>moved|relocated) (?:back )?from (?P<old>{PROPER}) to "
         rf"(?P<new>{PROPER})",
-    ], "The user's {kind}{named} used to live in {value}.", _kin_fact(unless_a_stay(_place_move("old"), after="new")),
+    ], "The user's {kind}{named} used to live in {value}.", _kin_unless_a_stay(_place_move("old"), after="new"),
          confidence=0.7, importance=0.5, historical=True),
     # "My mom used to live in Cork but now she lives in Dublin": where they live now, said of them
     rule("fact", "{person}_city", "used", [
@@ -454,7 +461,7 @@ RULES = [
     rule("fact", "{person}_school", "started began", [
         rf"{_PERSON} (?:just |finally |recently )?(?:started|began) (?:an?|her|his|their) {DEGREE_SAID} at (?:the )?"
         rf"(?P<value>{ORG}){SCHOOL_END}",
-    ], "The user's {kind}{named} studies at {value}.", _kin_fact(unless_a_stay(school)), confidence=0.7,
+    ], "The user's {kind}{named} studies at {value}.", _kin_unless_a_stay(school), confidence=0.7,
          importance=0.6),
     rule("event", "{person}_started", "started began", [
         rf"{_PERSON} (?:just |finally |recently )?(?:started|began) (?:an?|her|his|their) (?P<value>{DEGREE})"
