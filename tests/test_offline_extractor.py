@@ -2024,6 +2024,24 @@ def test_a_clause_joined_to_we(message, expected):
     assert _facts(message) == expected
 
 
+@pytest.mark.parametrize("message, expected", [
+    # a month, abbreviated or not, with or without its dot, is when one was born, never where: its year is
+    # the birth year ("I was born in Mar. 1990." filed the birthplace "Mar")
+    ("I was born in Mar. 1990.", {("birth_year", "1990")}),
+    ("I was born in Sept. 1990.", {("birth_year", "1990")}),
+    ("I was born in Mar 1990.", {("birth_year", "1990")}),
+    ("I was born in March 1990.", {("birth_year", "1990")}),
+    ("I was born in May, 1990.", {("birth_year", "1990")}),
+    ("I was born in Sept. 4, 1990.", {("birth_year", "1990")}),
+    ("I was born in March.", set()),
+    # a place that begins as a month's abbreviation is still a place
+    ("I was born in Marseille.", {("birthplace", "Marseille")}),
+    ("I was born in Decatur in 1990.", {("birthplace", "Decatur")}),
+])
+def test_a_month_is_when_one_was_born_not_where(message, expected):
+    assert _facts(message) == expected
+
+
 @pytest.mark.parametrize("text, expected", [
     # a fact said with its time: the value alone
     ("My birthday is 12 May.", {("birthday", "12 May")}),  # a month's full name takes no dot

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from memex.extraction.offline.patterns import ADVERBS, HOME, INTRODUCED, MONTH, ORG, ORG_END, PROPER, ROLE
+from memex.extraction.offline.patterns import ADVERBS, DATE, HOME, INTRODUCED, MONTH, ORG, ORG_END, PROPER, ROLE
 from memex.extraction.offline.rule import rule
 from memex.extraction.offline.values import (Fields, a_department, a_name, a_place, a_year, an_organisation,
     not_an_organisation, organisation, unless_a_stay)
@@ -102,11 +102,13 @@ RULES = [
         rf"\b(?:I|[Ww]e)(?:'ve| have)? (?:just |finally )?moved out of (?P<value>{PROPER})",
         rf"\b(?:I|[Ww]e) (?:don't|do not) live in (?P<value>{PROPER}) (?=any ?more\b)",
     ], "The user used to live in {value}.", unless_a_stay(_place), confidence=0.7, importance=0.6, historical=True),
+    # A month is when, not where: "I was born in Mar. 1990" (or "in March", "in Sept. 4, 1990") files the
+    # year, and no birthplace "Mar"; "Marseille" and "Decatur" are places.
     rule("fact", "birthplace", "born", [
-        rf"\bI was born in (?P<value>{PROPER})",
+        rf"\bI was born in (?!{MONTH})(?P<value>{PROPER})",
     ], "The user was born in {value}.", importance=0.6),
     rule("fact", "birth_year", "born", [
-        r"\bI was born in (?P<value>(?:19|20)\d\d|'\d\d)(?![\w'-])",
+        rf"\bI was born in (?:(?:{DATE}|{MONTH}),? )?(?P<value>(?:19|20)\d\d|'\d\d)(?![\w'-])",
     ], "The user was born in {value}.", a_year, importance=0.6),
     rule("fact", "hometown", "originally grew come raised hometown home from", [
         rf"\b(?i:my) home ?town(?:,| of| is) (?P<value>{PROPER})",
