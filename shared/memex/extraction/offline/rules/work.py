@@ -31,6 +31,8 @@ _TEACHES_AT = (rf"\bI(?:'ve| have)? {ADVERBS}(?:teach|'m teaching|am teaching|(?
                rf"back |(?:switched|moved|went|gone|returned) )to teaching|(?:started|began) teaching)"
                rf"(?P<subject> (?i:{alternation(vocabulary.SCHOOL_SUBJECTS)}))? at (?:the )?(?={UPPER})")
 _PAST_JOB = (r"\bI (?:used to work|previously worked|formerly worked|worked) (?:at|for)"
+             # the past perfect: "I'd been working at Google until 2020", "I had worked at Google for years"
+             r"|\bI(?:'d| had) (?:been working|worked) (?:at|for)"
              r"|\bI(?: have|'ve)? (?:resigned|retired) from|\bI (?:was|got) (?:laid off|let go|fired) (?:from|by)"
              r"|\bI no longer work (?:at|for)")
 _LEFT_JOB = (rf"{_PAST_JOB}|\bI {ADVERBS}(?:left|quit)\b|\b(?:years?|yrs?|months?) at|\bI (?:changed|switched) jobs?\b"
@@ -232,9 +234,12 @@ RULES = [
         *_MOVES_BETWEEN,
     ], "The user used to work at {value}.", _maybe_job_move("old"), confidence=0.7, importance=0.6, historical=True,
          ends_only=True),
-    rule("fact", "employer", "work worked job resigned retired laid let fired left quit longer years months "
+    rule("fact", "employer", "work worked working job resigned retired laid let fired left quit longer years months "
          "anymore more goodbye bye farewell", [
         rf"(?:{_PAST_JOB}) (?:the )?(?P<value>{ORG})",
+        # the past progressive with how long or until a year: "I was working at Google until 2020"; not a
+        # day's shift ("I was working at Starbucks yesterday")
+        rf"\bI was {ADVERBS}working (?:at|for) (?:the )?(?P<value>{ORG}) (?=until (?:19|20)\d\d\b|for {SPAN}(?![\w'-]))",
         rf"\bI (?:left|quit) my job at (?:the )?(?!{_CLOCK})(?P<value>{ORG})",
         rf"\bI {ADVERBS}(?:left|quit) (?:the )?(?!{PLATFORMS})(?P<value>{ORG}) (?=for (?:an?|my) (?:new )?{JOB_NOUN} "
         rf"(?:at|with) )",
