@@ -88,6 +88,18 @@ def _last_day(m: re.Match[str]) -> list[Fields]:
     return [{"value": f"last day at {m.group('org')} {_when_said(m)}"}]
 
 
+_ON_CONTRACT = (rf"\bI(?: {ADVERBS}work|(?:'m| am) {ADVERBS}(?:working|employed)) (?P<at>at|for|by) (?:the )?(?P<org>{ORG}) "
+                rf"on (?P<contract>an? (?:[\w-]+ ){{0,2}}?contract)")
+
+
+def _contract_end(m: re.Match[str]) -> list[Fields]:
+    """A job on a contract and when the contract ends, as said: "working at Acme on a contract until March",
+    "working for Acme on a six-month contract ending in June"."""
+    until = f"until {m.group('until')}" if "until" in m.re.groupindex else f"ending {_when_said(m)}"
+    return [{"value": f"working {'at' if m.group('at') == 'at' else 'for'} {m.group('org')} on {m.group('contract')} "
+                      f"{until}"}]
+
+
 def _moving_on(m: re.Match[str]) -> list[Fields]:
     """A home until a time and then a move, as said: "living in Dublin until March, then moving to Cork"."""
     stay = "living" if m.group("stay") == "live" else m.group("stay")
@@ -168,6 +180,13 @@ RULES = [
         rf"\b(?i:my) last day at (?:the )?(?P<org>{ORG}),? (?:is|will be) (?P<when>{START_WHEN})",
         rf"{AHEAD_WHEN}(?i:my) last day at (?:the )?(?P<org>{ORG})",
     ], "The user's plan: {value}.", _last_day, confidence=0.7, importance=0.6),
+    # A job on a contract, with the contract's end: "I work at Acme on a contract that runs until March". A plan,
+    # as a last day is; the employer is Acme and stays current (values.unless_a_stay: no stint) until the user says
+    # the job ended.
+    rule("event", "plan", "contract", [
+        rf"{_ON_CONTRACT},? (?:(?:that|which) (?:runs|lasts|goes|is) )?{UNTIL}",
+        rf"{_ON_CONTRACT},? (?:that|which) (?:ends|expires|finishes|runs out) (?P<when>{START_WHEN})",
+    ], "The user's plan: {value}.", _contract_end, confidence=0.7, importance=0.6),
     # A home until a time and then a move, the move's own time unsaid: "I live in Dublin until March, then I'm
     # moving to Cork". Filed as said, a plan: the home until then is a stay (values.unless_a_stay), not a city,
     # and the move is no city yet. With its own time ("then I'm moving to Cork in April") the plan is the move's.
