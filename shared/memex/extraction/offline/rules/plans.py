@@ -84,8 +84,9 @@ def _when_said(m: re.Match[str]) -> str:
 
 def _last_day(m: re.Match[str]) -> list[Fields]:
     """A last day ahead, as a plan: "last day at Google in March". A visit's ("at Yosemite") is a plan of
-    leaving too, so no name is refused, as a job to come refuses a place."""
-    return [{"value": f"last day at {m.group('org')} {_when_said(m)}"}]
+    leaving too, so no name is refused, as a job to come refuses a place. Its article is kept as said ("last day at the
+    Guardian"): a plan is the user's words, not an employer's name (which every employer rule files without it)."""
+    return [{"value": f"last day at {m.group('the') or ''}{m.group('org')} {_when_said(m)}"}]
 
 
 _ON_CONTRACT = (rf"\bI(?: {ADVERBS}work|(?:'m| am) {ADVERBS}(?:working|employed)) (?P<at>at|for|by) (?:the )?(?P<org>{ORG}) "
@@ -177,8 +178,8 @@ RULES = [
     # A plan of leaving a job, by its last day ahead: "My last day at Google is in March", "Friday is my last
     # day at Google". A plan, not the job's end: the employer is the current one until the user says it ended.
     rule("event", "plan", "last", [
-        rf"\b(?i:my) last day at (?:the )?(?P<org>{ORG}),? (?:is|will be) (?P<when>{START_WHEN})",
-        rf"{AHEAD_WHEN}(?i:my) last day at (?:the )?(?P<org>{ORG})",
+        rf"\b(?i:my) last day at (?P<the>the )?(?P<org>{ORG}),? (?:is|will be) (?P<when>{START_WHEN})",
+        rf"{AHEAD_WHEN}(?i:my) last day at (?P<the>the )?(?P<org>{ORG})",
     ], "The user's plan: {value}.", _last_day, confidence=0.7, importance=0.6),
     # A job on a contract, with the contract's end: "I work at Acme on a contract that runs until March". A plan,
     # as a last day is; the employer is Acme and stays current (values.unless_a_stay: no stint) until the user says
