@@ -63,18 +63,29 @@ _AHEAD = {"start": "starting at", "starting": "starting at", "starts": "starting
           "first day": "first day at", "start date": "start date at"}
 
 
+# A last day said before the start of the next job, which starts the day after it: "My last day at work is Friday,
+# then I start at Meta" ("work" or "my job" is no employer). Only a day, which job_start.starts reads "after".
+_LAST_DAY_THEN = (rf"\b(?i:my) last day(?: at (?:work|my (?:current |old )?job|(?:the )?{ORG}))?,? (?:is|will be) "
+                  rf"(?:on )?(?P<last>(?i:tomorrow)|(?:(?i:next|this) )?{WEEKDAY}|(?:the )?\d{{1,2}}(?:st|nd|rd|th)"
+                  rf"(?: of {MONTH})?|\d{{1,2}}(?:st|nd|rd|th)? (?:of )?{MONTH}),? (?:and )?then ")
+_LAST_DAY_BEFORE = re.compile(rf"{_LAST_DAY_THEN}I(?:'ll| will|'m| am)?(?: be)? {ADVERBS}$")
+
+
 def _job_ahead(m: re.Match[str]) -> list[Fields]:
-    """A job to start, as the job to come: "starting at Notion in April", "first day at Notion on Monday".
-    Someone's house ("I'm starting at Sam's on Monday") and a known place are no job."""
+    """A job to start, as the job to come: "starting at Notion in April", "first day at Notion on Monday",
+    "starting at Meta after Friday" (_LAST_DAY_THEN). Someone's house ("I'm starting at Sam's on Monday") and a
+    known place are no job."""
     org = m.group("org")
     if re.search(r"'s?$", org) or a_place(org):
         return []
-    return [{"value": " ".join(filter(None, (_AHEAD[m.group("verb").casefold()], org, _when_said(m))))}]
+    last = _LAST_DAY_BEFORE.search(m.string, 0, m.start("verb"))
+    when = _when_said(m) or (f"after {last.group('last').rstrip('.')}" if last else "")
+    return [{"value": " ".join(filter(None, (_AHEAD[m.group("verb").casefold()], org, when)))}]
 
 
 def _when_said(m: re.Match[str]) -> str:
     """When a job starts or ends, as said after it: "in April", "next month", "on Monday"."""
-    when = (m.group("when") or "").rstrip(".")  # MONTH takes the dot of "Apr.", and so a full stop
+    when = (m.groupdict().get("when") or "").rstrip(".")  # MONTH takes the dot of "Apr.", and so a full stop
     if not re.match(rf"{WEEKDAY}|{MONTH}", when):
         when = when[:1].lower() + when[1:]  # "Next month I start at Canva"
     if re.match(rf"{WEEKDAY}|\d|{MONTH}", when) and not re.match(r"(?i:next|this|in|on)\b", when):
@@ -230,6 +241,10 @@ RULES = [
         rf"{_NEW_JOB}at (?:the )?(?P<org>{ORG})",
         rf"(?:^|[,;:]\s*)(?P<when>(?i:{_LATER})),? I(?:'m| am|'ll| will)?(?: be)? {ADVERBS}(?P<verb>join|joining) "
         rf"(?:the )?(?!{PLATFORMS})(?P<org>{ORG})",
+        # after a last day, when said alone: "My last day is Friday, then I start at Meta" ("then I'll start at
+        # Meta" is the pattern of "I'll start at Meta" above)
+        rf"{_LAST_DAY_THEN}I(?:'m| am)? {ADVERBS}(?P<verb>start|starting|join|joining) (?:{_NEW_JOB}at )?(?:the )?"
+        rf"(?!{PLATFORMS})(?P<org>{ORG})",
     ], "The user's plan: {value}.", _job_ahead, confidence=0.7, importance=0.6),
     # A job to come called off, by the user or the employer: "The Twilio offer fell through.", "I turned
     # down the Twilio job.", "I'm not taking the job at Twilio after all.", "Twilio rescinded my offer."
