@@ -119,6 +119,8 @@ def test_a_last_day_today_ends_the_employer_through_the_pipeline(tenant):
     ("I work at Google for six months.", set()),
     ("I'm working at Google for two years.", set()),
     ("I moved to Oslo for two years.", set()),
+    ("I work at Google for two years and then I'm off to Meta.", set()),
+    ("I live in Berlin for three years before I move back home.", set()),
 ])
 def test_present_simple_for_years_is_how_long_so_far(text, expected):
     assert _facts(text) == expected

@@ -204,11 +204,12 @@ _HOW_LONG = re.compile(
     r"\b(?:lived|(?:been|was|were) living|used to live|been (?:working|employed|studying|teaching|an?))\b")
 _SO_FAR = re.compile(r"(?:'ve|\bhave|\bhas) lived\b|\bbeen (?:living|working|employed|studying|teaching|an?)\b")
 # Years counted after the present simple say how long so far too, a non-native "have worked": "I work at Google
-# for 3 years", "I live in Berlin for 5 years" (the present simple takes no stint of years ahead, where "I'm
-# working in Oslo for two years" and "I moved to Oslo for two years" are stints).
+# for 3 years", "I live in Berlin for 5 years" (where "I'm working in Oslo for two years" and "I moved to Oslo for
+# two years" are stints), unless what comes after them follows: "I work at Google for two years, then I'm off".
 _PRESENT = re.compile(r"\b(?:I|[Ww]e) (?:[a-z]+ly )?(?:work|live)\b")
 _YEARS = re.compile(rf"\bfor (?:(?:about|over|almost|nearly|more than) )?(?:{NUMBER}|a few|several|many|a couple of) "
                     r"years$")
+_THEN = re.compile(r",?\s+(?:and )?(?:then|before|after)\b")
 # A job until a time on a contract is the user's job, the contract's end said (rules/plans.py files it as a
 # plan): "I work at Acme on a contract until March" is no stint.
 _CONTRACT_UNTIL = re.compile(r"\bcontract,?\s+until\b")
@@ -219,7 +220,8 @@ def _held(said: str, stay: re.Match[str]) -> bool:
     it has been held, or the end of a job on a contract, rather than a stay for a while."""
     if stay.group("until"):
         return bool((_HOW_LONG.search(said) and not _SO_FAR.search(said)) or _CONTRACT_UNTIL.search(stay.group()))
-    return bool(_HOW_LONG.search(said) or (_PRESENT.search(said) and _YEARS.search(stay.group())))
+    return bool(_HOW_LONG.search(said) or (_PRESENT.search(said) and _YEARS.search(stay.group())
+                                            and not _THEN.match(stay.string, stay.end())))
 
 
 def unless_a_stay(clean: Callable[[re.Match[str]], list[Fields]],
