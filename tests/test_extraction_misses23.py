@@ -34,7 +34,8 @@ def _facts(content: str, *history: str) -> set[tuple[str, str, bool]]:
     ("I live in Dublin until March, then I'm moving to Cork in April.", {("plan", "moving to Cork in April", False)}),
     # not the user's, not ahead, no move said
     ("My sister's last day at Google is in March.", set()),
-    ("My last day at Google was Friday.", set()),
+    # a last day gone is no plan but the job's end (test_extraction_job_misses.py)
+    ("My last day at Google was Friday.", {("employer", "Google", True)}),
     ("My sister is moving out of Dublin in March.", set()),
     ("I live in Dublin until March.", set()),
     # a move out said done is the home left, as before

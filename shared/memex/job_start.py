@@ -10,7 +10,8 @@ turn's `timestamp`: a Wednesday evening in New York is Thursday in UTC, and "tom
 there); the job starts at that day's midnight there. Only a day is read: "tomorrow", a weekday
 ("next Monday", "on Monday": the first one after the day it was said), "next week" (its Monday), "next
 month" or a month ("in April": the first of the next April), a date ("on March 16th", "on the 2nd": the
-next such day), "in two weeks". A season, a year or "soon" says no day: the job stays a job to come
+next such day), "in two weeks"; after a day ("after Friday": a last day said before the start), the day
+after it. A season, a year or "soon" says no day: the job stays a job to come
 until the user says it started (the employer named ends it, supersession.py).
 """
 
@@ -30,7 +31,7 @@ _UNIT_DAYS = {"day": 1, "week": 7}
 # The time words a job to come ends with, as the job-ahead rule writes them ("on Monday", "next
 # month", "in April", "on March 16th", "on the 2nd", "in two weeks"), and those it has no day for.
 _WHEN = re.compile(
-    rf"(?:,?\s*(?:starting|from)\s+|\s+)(?P<when>tomorrow|(?:(?:next|this|on)\s+)?(?P<weekday>{_WEEKDAY})"
+    rf"(?:,?\s*(?:starting|from)\s+|\s+)(?P<after>after\s+)?(?P<when>tomorrow|(?:(?:next|this|on)\s+)?(?P<weekday>{_WEEKDAY})"
     rf"|next\s+(?P<next>week|month|year|weekend|summer|spring|fall|autumn|winter)"
     rf"|this\s+(?:weekend|summer|spring|fall|autumn|winter|year|month)"
     rf"|(?:in|next|on)\s+(?P<month>{_MONTH})\.?(?:\s+(?P<month_day>\d{{1,2}})(?:st|nd|rd|th)?)?"
@@ -74,7 +75,19 @@ def starts(value: str, said: datetime) -> datetime | None:
     if match is None:
         return None
     today = said.replace(hour=0, minute=0, second=0, microsecond=0)
-    when, found = match.group("when").casefold(), match.groupdict()
+    found = match.groupdict()
+    day = _day(found, today)
+    if found["after"]:
+        # a start after a last day ("starting at Meta after Friday"): the next day; after a week or a month, no day
+        a_day = found["when"].casefold() == "tomorrow" or found["weekday"] or found["month_day"] or found["day_first"] \
+            or found["nth"]
+        return day + timedelta(days=1) if day and a_day else None
+    return day
+
+
+def _day(found: dict[str, str | None], today: datetime) -> datetime | None:
+    """The day a time said names, read against `today` (its midnight)."""
+    when = (found["when"] or "").casefold()
     if when == "tomorrow":
         return today + timedelta(days=1)
     if found["weekday"]:

@@ -11,7 +11,7 @@ from typing import Callable
 from memex.extraction import vocabulary
 from memex.extraction.offline.patterns import (ABBREVIATION, A_TEAM, BREED_KIND, FOR_A_WHILE, FOR_THEIR_OWN, HERS, HIS,
     INNER_CAPITAL, JOB_WORDS, KIN_CALLED, NOT_NAMES, NOT_ROLE_MODIFIERS, ORG_SUFFIXES, PARTNER_DIED, PARTNER_VERBS,
-    PERSON_PARTS, PETS, PLACE_ACRONYMS, ROLE_ABBREVIATIONS, SMALL_NUMBERS, TENS, WORK_SAID)
+    NUMBER, PERSON_PARTS, PETS, PLACE_ACRONYMS, ROLE_ABBREVIATIONS, SMALL_NUMBERS, TENS, WORK_SAID)
 from memex.jobs import key_words
 
 
@@ -203,6 +203,25 @@ _STAY = re.compile(
 _HOW_LONG = re.compile(
     r"\b(?:lived|(?:been|was|were) living|used to live|been (?:working|employed|studying|teaching|an?))\b")
 _SO_FAR = re.compile(r"(?:'ve|\bhave|\bhas) lived\b|\bbeen (?:living|working|employed|studying|teaching|an?)\b")
+# Years counted after the present simple say how long so far too, a non-native "have worked": "I work at Google
+# for 3 years", "I live in Berlin for 5 years" (where "I'm working in Oslo for two years" and "I moved to Oslo for
+# two years" are stints), unless what comes after them follows: "I work at Google for two years, then I'm off".
+_PRESENT = re.compile(r"\b(?:I|[Ww]e) (?:[a-z]+ly )?(?:work|live)\b")
+_YEARS = re.compile(rf"\bfor (?:(?:about|over|almost|nearly|more than) )?(?:{NUMBER}|a few|several|many|a couple of) "
+                    r"years$")
+_THEN = re.compile(r",?\s+(?:and )?(?:then|before|after)\b")
+# A job until a time on a contract is the user's job, the contract's end said (rules/plans.py files it as a
+# plan): "I work at Acme on a contract until March" is no stint.
+_CONTRACT_UNTIL = re.compile(r"\bcontract,?\s+until\b")
+
+
+def _held(said: str, stay: re.Match[str]) -> bool:
+    """Whether what a stay's words say after a home, a job, a role or a school (`said`, the match) is how long
+    it has been held, or the end of a job on a contract, rather than a stay for a while."""
+    if stay.group("until"):
+        return bool((_HOW_LONG.search(said) and not _SO_FAR.search(said)) or _CONTRACT_UNTIL.search(stay.group()))
+    return bool(_HOW_LONG.search(said) or (_PRESENT.search(said) and _YEARS.search(stay.group())
+                                            and not _THEN.match(stay.string, stay.end())))
 
 
 def unless_a_stay(clean: Callable[[re.Match[str]], list[Fields]],
@@ -213,7 +232,7 @@ def unless_a_stay(clean: Callable[[re.Match[str]], list[Fields]],
     summer job as the employer or the job title, which would end the one the user keeps."""
     def home(m: re.Match[str]) -> list[Fields]:
         stay = _STAY.match(m.string, m.end(after))
-        if stay and (not _HOW_LONG.search(m.group(0)) or (stay.group("until") and _SO_FAR.search(m.group(0)))):
+        if stay and not _held(m.group(0), stay):
             return []
         return clean(m)
     return home

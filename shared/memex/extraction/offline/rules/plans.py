@@ -63,18 +63,29 @@ _AHEAD = {"start": "starting at", "starting": "starting at", "starts": "starting
           "first day": "first day at", "start date": "start date at"}
 
 
+# A last day said before the start of the next job, which starts the day after it: "My last day at work is Friday,
+# then I start at Meta" ("work" or "my job" is no employer). Only a day, which job_start.starts reads "after".
+_LAST_DAY_THEN = (rf"\b(?i:my) last day(?: at (?:work|my (?:current |old )?job|(?:the )?{ORG}))?,? (?:is|will be) "
+                  rf"(?:on )?(?P<last>(?i:tomorrow)|(?:(?i:next|this) )?{WEEKDAY}|(?:the )?\d{{1,2}}(?:st|nd|rd|th)"
+                  rf"(?: of {MONTH})?|\d{{1,2}}(?:st|nd|rd|th)? (?:of )?{MONTH}),? (?:and )?then ")
+_LAST_DAY_BEFORE = re.compile(rf"{_LAST_DAY_THEN}I(?:'ll| will|'m| am)?(?: be)? {ADVERBS}$")
+
+
 def _job_ahead(m: re.Match[str]) -> list[Fields]:
-    """A job to start, as the job to come: "starting at Notion in April", "first day at Notion on Monday".
-    Someone's house ("I'm starting at Sam's on Monday") and a known place are no job."""
+    """A job to start, as the job to come: "starting at Notion in April", "first day at Notion on Monday",
+    "starting at Meta after Friday" (_LAST_DAY_THEN). Someone's house ("I'm starting at Sam's on Monday") and a
+    known place are no job."""
     org = m.group("org")
     if re.search(r"'s?$", org) or a_place(org):
         return []
-    return [{"value": " ".join(filter(None, (_AHEAD[m.group("verb").casefold()], org, _when_said(m))))}]
+    last = _LAST_DAY_BEFORE.search(m.string, 0, m.start("verb"))
+    when = _when_said(m) or (f"after {last.group('last').rstrip('.')}" if last else "")
+    return [{"value": " ".join(filter(None, (_AHEAD[m.group("verb").casefold()], org, when)))}]
 
 
 def _when_said(m: re.Match[str]) -> str:
     """When a job starts or ends, as said after it: "in April", "next month", "on Monday"."""
-    when = (m.group("when") or "").rstrip(".")  # MONTH takes the dot of "Apr.", and so a full stop
+    when = (m.groupdict().get("when") or "").rstrip(".")  # MONTH takes the dot of "Apr.", and so a full stop
     if not re.match(rf"{WEEKDAY}|{MONTH}", when):
         when = when[:1].lower() + when[1:]  # "Next month I start at Canva"
     if re.match(rf"{WEEKDAY}|\d|{MONTH}", when) and not re.match(r"(?i:next|this|in|on)\b", when):
@@ -84,8 +95,21 @@ def _when_said(m: re.Match[str]) -> str:
 
 def _last_day(m: re.Match[str]) -> list[Fields]:
     """A last day ahead, as a plan: "last day at Google in March". A visit's ("at Yosemite") is a plan of
-    leaving too, so no name is refused, as a job to come refuses a place."""
-    return [{"value": f"last day at {m.group('org')} {_when_said(m)}"}]
+    leaving too, so no name is refused, as a job to come refuses a place. Its article is kept as said ("last day at the
+    Guardian"): a plan is the user's words, not an employer's name (which every employer rule files without it)."""
+    return [{"value": f"last day at {m.group('the') or ''}{m.group('org')} {_when_said(m)}"}]
+
+
+_ON_CONTRACT = (rf"\bI(?: {ADVERBS}work|(?:'m| am) {ADVERBS}(?:working|employed)) (?P<at>at|for|by) (?:the )?(?P<org>{ORG}) "
+                rf"on (?P<contract>an? (?:[\w-]+ ){{0,2}}?contract)")
+
+
+def _contract_end(m: re.Match[str]) -> list[Fields]:
+    """A job on a contract and when the contract ends, as said: "working at Acme on a contract until March",
+    "working for Acme on a six-month contract ending in June"."""
+    until = f"until {m.group('until')}" if "until" in m.re.groupindex else f"ending {_when_said(m)}"
+    return [{"value": f"working {'at' if m.group('at') == 'at' else 'for'} {m.group('org')} on {m.group('contract')} "
+                      f"{until}"}]
 
 
 def _moving_on(m: re.Match[str]) -> list[Fields]:
@@ -165,9 +189,16 @@ RULES = [
     # A plan of leaving a job, by its last day ahead: "My last day at Google is in March", "Friday is my last
     # day at Google". A plan, not the job's end: the employer is the current one until the user says it ended.
     rule("event", "plan", "last", [
-        rf"\b(?i:my) last day at (?:the )?(?P<org>{ORG}),? (?:is|will be) (?P<when>{START_WHEN})",
-        rf"{AHEAD_WHEN}(?i:my) last day at (?:the )?(?P<org>{ORG})",
+        rf"\b(?i:my) last day at (?P<the>the )?(?P<org>{ORG}),? (?:is|will be) (?P<when>{START_WHEN})",
+        rf"{AHEAD_WHEN}(?i:my) last day at (?P<the>the )?(?P<org>{ORG})",
     ], "The user's plan: {value}.", _last_day, confidence=0.7, importance=0.6),
+    # A job on a contract, with the contract's end: "I work at Acme on a contract that runs until March". A plan,
+    # as a last day is; the employer is Acme and stays current (values.unless_a_stay: no stint) until the user says
+    # the job ended.
+    rule("event", "plan", "contract", [
+        rf"{_ON_CONTRACT},? (?:(?:that|which) (?:runs|lasts|goes|is) )?{UNTIL}",
+        rf"{_ON_CONTRACT},? (?:that|which) (?:ends|expires|finishes|runs out) (?P<when>{START_WHEN})",
+    ], "The user's plan: {value}.", _contract_end, confidence=0.7, importance=0.6),
     # A home until a time and then a move, the move's own time unsaid: "I live in Dublin until March, then I'm
     # moving to Cork". Filed as said, a plan: the home until then is a stay (values.unless_a_stay), not a city,
     # and the move is no city yet. With its own time ("then I'm moving to Cork in April") the plan is the move's.
@@ -210,6 +241,10 @@ RULES = [
         rf"{_NEW_JOB}at (?:the )?(?P<org>{ORG})",
         rf"(?:^|[,;:]\s*)(?P<when>(?i:{_LATER})),? I(?:'m| am|'ll| will)?(?: be)? {ADVERBS}(?P<verb>join|joining) "
         rf"(?:the )?(?!{PLATFORMS})(?P<org>{ORG})",
+        # after a last day, when said alone: "My last day is Friday, then I start at Meta" ("then I'll start at
+        # Meta" is the pattern of "I'll start at Meta" above)
+        rf"{_LAST_DAY_THEN}I(?:'m| am)? {ADVERBS}(?P<verb>start|starting|join|joining) (?:{_NEW_JOB}at )?(?:the )?"
+        rf"(?!{PLATFORMS})(?P<org>{ORG})",
     ], "The user's plan: {value}.", _job_ahead, confidence=0.7, importance=0.6),
     # A job to come called off, by the user or the employer: "The Twilio offer fell through.", "I turned
     # down the Twilio job.", "I'm not taking the job at Twilio after all.", "Twilio rescinded my offer."

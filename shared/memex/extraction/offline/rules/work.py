@@ -7,10 +7,10 @@ import re
 from typing import Callable
 
 from memex.extraction import vocabulary
-from memex.extraction.offline.patterns import (ADVERBS, AHEAD_WHEN, CURRENT_JOB, FIRST_SPAN, HEAD_OF,
-    HEDGES, INTRODUCED, JOB_NOUN, JOB_TAKEN, LEFT_END, NOT_ROLE_MODIFIERS, NOT_TEMPORARY, NUMBER, ORG, ORG_END,
+from memex.extraction.offline.patterns import (ADVERBS, AHEAD_WHEN, CURRENT_JOB, DATE, FIRST_SPAN, HEAD_OF,
+    HEDGES, INTRODUCED, JOB_NOUN, JOB_TAKEN, LEFT_END, MONTH, NOT_ROLE_MODIFIERS, NOT_TEMPORARY, NUMBER, ORG, ORG_END,
     ORG_INTRO, PLATFORMS, PROPER, RECALLED, RELATIONS, ROLE, ROLE_ABBREVIATIONS, ROLE_END, SCHOOL_WORDS, SINCE_WHEN,
-    SPAN, STARTED_AT, STARTS_LATER, START_WHEN, UPPER, WORKS_AT, WORK_SAID, alternation, strict_end)
+    SPAN, STARTED_AT, STARTS_LATER, START_WHEN, UPPER, WEEKDAY, WORKS_AT, WORK_SAID, alternation, strict_end)
 from memex.extraction.offline.rule import rule
 from memex.extraction.offline.values import (Fields, a_job_move, a_name, a_place, an_organisation, as_said,
     not_a_job_move, organisation, role, teacher, unless_a_stay)
@@ -31,6 +31,8 @@ _TEACHES_AT = (rf"\bI(?:'ve| have)? {ADVERBS}(?:teach|'m teaching|am teaching|(?
                rf"back |(?:switched|moved|went|gone|returned) )to teaching|(?:started|began) teaching)"
                rf"(?P<subject> (?i:{alternation(vocabulary.SCHOOL_SUBJECTS)}))? at (?:the )?(?={UPPER})")
 _PAST_JOB = (r"\bI (?:used to work|previously worked|formerly worked|worked) (?:at|for)"
+             # the past perfect: "I'd been working at Google until 2020", "I had worked at Google for years"
+             r"|\bI(?:'d| had) (?:been working|worked) (?:at|for)"
              r"|\bI(?: have|'ve)? (?:resigned|retired) from|\bI (?:was|got) (?:laid off|let go|fired) (?:from|by)"
              r"|\bI no longer work (?:at|for)")
 _LEFT_JOB = (rf"{_PAST_JOB}|\bI {ADVERBS}(?:left|quit)\b|\b(?:years?|yrs?|months?) at|\bI (?:changed|switched) jobs?\b"
@@ -69,13 +71,26 @@ def _stayed_at(m: re.Match[str]) -> list[Fields]:
     return organisation(m)
 
 _STARTS_LATER_AFTER = re.compile(STARTS_LATER)
-_LEFT_ALONE = re.compile(rf"I {ADVERBS}(?:left|quit) ")
+_LEFT_ALONE = re.compile(rf"I {ADVERBS}(?:left|quit) |[^.;]*\b(?i:last day) at ")
 _LEFT_NAME = rf"\bI {ADVERBS}(?:left|quit) (?:the )?(?!{PLATFORMS})(?P<value>{ORG}){LEFT_END}"
+# A last day that is today or gone, which ends the job as leaving it does: "My last day at the Guardian is
+# today", "Today is my last day at Google", "Friday was my last day at Acme". One ahead is a plan (plans.py).
+_GONE = (rf"(?:today|yesterday|this (?:morning|afternoon|week)|last (?:week|month|year|{WEEKDAY})|(?:on )?{WEEKDAY}"
+         rf"|(?:on )?(?:the )?{DATE}|in {MONTH}|in (?:19|20)\d\d"
+         rf"|(?:a|one|two|three|a few|a couple of|\d+) (?:days?|weeks?|months?|years?) ago)(?![\w'-])")
+_OPENS = r"(?:^|[,;:]\s*|\b(?i:and|so) )"
+_LAST_DAY_GONE = [
+    rf"\b(?i:my) last day at (?:the )?(?P<value>{ORG}),? (?:is (?:today|now)|was {_GONE})",
+    rf"{_OPENS}(?:(?i:today)(?: is|'s)|(?:(?i:yesterday|last (?:week|{WEEKDAY}))|{WEEKDAY}) was) (?i:my) last day at "
+    rf"(?:the )?(?P<value>{ORG})",
+    rf"{_OPENS}(?i:it)(?:'s| is| was) (?i:my) last day at (?:the )?(?P<value>{ORG}) (?=today|yesterday)",
+]
 
 
 def _left_alone(m: re.Match[str]) -> bool:
-    """Whether a name is left or quit alone, with nothing that says it is a job: not an organisation
-    ("Acme Inc", a well-known employer) and no word of work in the sentence ("I left Tom")."""
+    """Whether a name is left or quit alone, or its last day said alone, with nothing that says it is a job: not an
+    organisation ("Acme Inc", a well-known employer) and no word of work in the sentence ("I left Tom", "My last
+    day at Yosemite is today", a visit's)."""
     return bool(_LEFT_ALONE.match(m.group())) and not an_organisation(m.group("value")) \
         and not WORK_SAID.search(m.string)
 
@@ -232,9 +247,12 @@ RULES = [
         *_MOVES_BETWEEN,
     ], "The user used to work at {value}.", _maybe_job_move("old"), confidence=0.7, importance=0.6, historical=True,
          ends_only=True),
-    rule("fact", "employer", "work worked job resigned retired laid let fired left quit longer years months "
-         "anymore more goodbye bye farewell", [
+    rule("fact", "employer", "work worked working job resigned retired laid let fired left quit longer years months "
+         "anymore more goodbye bye farewell last", [
         rf"(?:{_PAST_JOB}) (?:the )?(?P<value>{ORG})",
+        # the past progressive with how long or until a year: "I was working at Google until 2020"; not a
+        # day's shift ("I was working at Starbucks yesterday")
+        rf"\bI was {ADVERBS}working (?:at|for) (?:the )?(?P<value>{ORG}) (?=until (?:19|20)\d\d\b|for {SPAN}(?![\w'-]))",
         rf"\bI (?:left|quit) my job at (?:the )?(?!{_CLOCK})(?P<value>{ORG})",
         rf"\bI {ADVERBS}(?:left|quit) (?:the )?(?!{PLATFORMS})(?P<value>{ORG}) (?=for (?:an?|my) (?:new )?{JOB_NOUN} "
         rf"(?:at|with) )",
@@ -246,8 +264,10 @@ RULES = [
         rf"\bI (?:don't|do not) work (?:at|for) (?:the )?(?P<value>{ORG}) (?=any ?more\b)",
         rf"\b(?:years?|yrs?|months?) at (?:the )?(?P<value>{ORG}),? (?=I {ADVERBS}(?:(?:switched|moved|went|jumped) "
         rf"(?:over )?to |left\b|quit\b))",
-        # A job left, said alone: "I quit Stripe", "I'm no longer at Stripe" (_left_employer)
+        # A job left, said alone: "I quit Stripe", "I'm no longer at Stripe", "My last day at Stripe was Friday"
+        # (_left_employer)
         _LEFT_NAME,
+        *_LAST_DAY_GONE,
         rf"\bI(?:'m| am) no longer (?:at|working (?:at|for)|employed (?:at|by)) (?:the )?(?P<value>{ORG})",
         # a goodbye to the people of a job: "Said goodbye to my team at Canva", or to everyone there when the
         # sentence starts the next job ("First day at Twilio tomorrow, said goodbye to everyone at Canva")
@@ -272,8 +292,8 @@ RULES = [
         # years, then left" is a job done)
         rf"\bI(?:'ve| have) (?:now |still )?worked (?P<with>at|for) (?:the )?(?P<value>{ORG}) {SINCE_WHEN}",
     ], "The user's employer is {value}.", _been_at, importance=0.8),
-    rule("fact", "employer", "left quit", [_LEFT_NAME], "The user used to work at {value}.", _left_name,
-         confidence=0.7, importance=0.6, historical=True, ends_only=True),
+    rule("fact", "employer", "left quit last", [_LEFT_NAME, *_LAST_DAY_GONE], "The user used to work at {value}.",
+         _left_name, confidence=0.7, importance=0.6, historical=True, ends_only=True),
     rule("fact", "role", "a an the promoted became title job role position head as", [
         rf"\bI(?:'m| am) {INTRODUCED}(?:now |currently |also )?(?:an?|the) (?P<value>{ROLE}){ROLE_END}",
         rf"\bI(?:'ve| have)? {ADVERBS}{JOB_TAKEN} as (?:an? |the )?(?P<value>{ROLE})(?= (?:at|with)\b)",
