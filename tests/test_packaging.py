@@ -50,10 +50,12 @@ def wheel(tmp_path_factory):
             shutil.copytree(ROOT / name, source / name, symlinks=True, ignore=ignored)
         else:
             shutil.copy2(ROOT / name, source / name)
-    # Offline: the venv's own setuptools builds it, and nothing is fetched.
+    # Offline: the venv's own setuptools builds it, and nothing is fetched; it must be one pyproject.toml's
+    # build-system accepts (pip checks none without isolation unless asked), so that what is tested here is
+    # a build that `pip install .` in isolation may also do.
     env = {**os.environ, "PIP_NO_INDEX": "1", "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
     result = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
-                             "--quiet", "-w", str(work / "dist"), str(source)],
+                             "--check-build-dependencies", "--quiet", "-w", str(work / "dist"), str(source)],
                             cwd=work, env=env, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr[-3000:]
     [built] = (work / "dist").glob("memex-*.whl")
