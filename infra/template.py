@@ -48,7 +48,18 @@ LAMBDA_DEFAULT_TIMEOUT = 3
 
 @functools.cache
 def _parsed() -> dict:
-    return yaml.load(TEMPLATE.read_text(), Loader=CfnLoader)
+    parsed = yaml.load(TEMPLATE.read_text(), Loader=CfnLoader)
+    if isinstance(parsed, str):
+        # Where git makes no links (core.symlinks=false, Windows' default) the link is a file holding its
+        # target's path: followed here. A package built from such a checkout carries that path, no template.
+        target = TEMPLATE.parent / parsed
+        if not target.is_file():
+            raise FileNotFoundError(f"{TEMPLATE} holds the path {parsed!r}, not the template: a link git checked "
+                                    f"out as a file, and {target.resolve()} is not there. Build memex from a "
+                                    "checkout made with links (git config core.symlinks true), or copy "
+                                    "template.yaml over it")
+        parsed = yaml.load(target.read_text(), Loader=CfnLoader)
+    return parsed
 
 
 def load() -> dict:

@@ -50,10 +50,12 @@ def wheel(tmp_path_factory):
             shutil.copytree(ROOT / name, source / name, symlinks=True, ignore=ignored)
         else:
             shutil.copy2(ROOT / name, source / name)
-    # Offline: the venv's own setuptools builds it, and nothing is fetched.
+    # Offline: the venv's own setuptools builds it, and nothing is fetched; it must be one pyproject.toml's
+    # build-system accepts (pip checks none without isolation unless asked), so that what is tested here is
+    # a build that `pip install .` in isolation may also do.
     env = {**os.environ, "PIP_NO_INDEX": "1", "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
     result = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
-                             "--quiet", "-w", str(work / "dist"), str(source)],
+                             "--check-build-dependencies", "--quiet", "-w", str(work / "dist"), str(source)],
                             cwd=work, env=env, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr[-3000:]
     [built] = (work / "dist").glob("memex-*.whl")
@@ -90,3 +92,34 @@ def test_the_unpacked_wheel_reads_its_migrations_and_template_without_a_checkout
     assert read["sweep_timeout"] > 0
     # the template itself, not a link's text (extractall makes no link: the member's bytes are the file's)
     assert (tmp_path / "site/infra/template.yaml").read_bytes() == (ROOT / "template.yaml").read_bytes()
+
+
+# git writes a link as a file holding its target's path where it makes no links (core.symlinks=false, the
+# default on Windows).
+LINK_AS_TEXT = os.readlink(ROOT / "infra/template.yaml")
+READS_TEMPLATE = "from infra import template; print(template.function_timeout('sweep'))"
+
+
+def test_a_checkout_without_links_reads_the_root_template(tmp_path):
+    shutil.copy2(ROOT / "template.yaml", tmp_path / "template.yaml")
+    shutil.copytree(ROOT / "infra", tmp_path / "infra", symlinks=True,
+                    ignore=shutil.ignore_patterns("__pycache__", "template.yaml"))
+    (tmp_path / "infra/template.yaml").write_text(LINK_AS_TEXT)
+    result = subprocess.run([sys.executable, "-c", READS_TEMPLATE], cwd=tmp_path,
+                            env={**os.environ, "PYTHONPATH": str(tmp_path)}, capture_output=True, text=True,
+                            timeout=120)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert int(result.stdout) > 0
+
+
+def test_a_package_holding_the_link_as_text_says_so(wheel, tmp_path):
+    """A wheel built from such a checkout carries the link's text, not the template: reading it says what
+    happened, not a parser's TypeError."""
+    with zipfile.ZipFile(wheel) as archive:
+        archive.extractall(tmp_path / "site")
+    (tmp_path / "site/infra/template.yaml").write_text(LINK_AS_TEXT)
+    result = subprocess.run([sys.executable, "-c", READS_TEMPLATE], cwd=tmp_path,
+                            env={**os.environ, "PYTHONPATH": str(tmp_path / "site")}, capture_output=True, text=True,
+                            timeout=120)
+    assert result.returncode != 0
+    assert "holds the path '../template.yaml', not the template" in result.stderr

@@ -365,8 +365,8 @@ def _store_episodic(ctx: Context, tenant_id: str, work: list[tuple[dict, list[di
             if leans:
                 leaned_on[message["id"]] = previous["id"]
     conn = ctx.db.connection()
-    done = memory_rows.written_vectored(conn, tenant_id, [f"message:{m['id']}" for _, messages, _ in work
-                                                          for m in messages])
+    done = memory_rows.written(conn, tenant_id, [f"message:{m['id']}" for _, messages, _ in work
+                                                 for m in messages])
     pending = [(turn, m) for turn, messages, _ in work for m in messages
                if not done.get(f"message:{m['id']}") and not shows_nothing(m["content"])]
     if not pending:
@@ -588,7 +588,7 @@ def _resolve_locked(ctx: Context, turns: list[dict[str, Any]], vectors: dict[str
         todo = [locked[t["id"]] for t in turns if t["id"] in locked and locked[t["id"]]["candidates"] is not None]
         decided = [(turn, _with_dedupe_keys(turn)) for turn in todo]
         # Read once for the whole transaction: under the user's lock only this transaction adds to them.
-        written = memory_rows.written(conn, tenant_id, [key for _, keyed in decided for _, key in keyed])
+        written = set(memory_rows.written(conn, tenant_id, [key for _, keyed in decided for _, key in keyed]))
         erased = _by_family(turn_rows.tombstones(conn, tenant_id, [t["id"] for t in todo]))
         for current, keyed in decided:
             # a batch of a user's turns (an import's chunk) may hold the job's day and, after it, the next

@@ -200,22 +200,14 @@ def already_written(conn: psycopg.Connection, tenant_id: str, dedupe_key: str) -
 
 
 def written(conn: psycopg.Connection, tenant_id: str, dedupe_keys: list[str],
-            since: datetime | None = None) -> set[str]:
-    """Which of these dedupe keys a worker already wrote (`already_written` for many); `since`: only
-    memories written from then on."""
-    if since is None:
-        return set(written_vectored(conn, tenant_id, dedupe_keys))
-    rows = conn.execute("""SELECT dedupe_key FROM memories
-                           WHERE tenant_id = %s AND dedupe_key = ANY(%s) AND created_at >= %s""",
-                        (tenant_id, dedupe_keys, since)).fetchall()
-    return {r["dedupe_key"] for r in rows}
-
-
-def written_vectored(conn: psycopg.Connection, tenant_id: str, dedupe_keys: list[str]) -> dict[str, bool]:
-    """Which of these dedupe keys a worker already wrote, each with whether its memory has its vector (a
-    message stored while the embedder failed has none until a later delivery fills it in: fill_vectors)."""
+            since: datetime | None = None) -> dict[str, bool]:
+    """Which of these dedupe keys a worker already wrote (`already_written` for many), each with whether its
+    memory has its vector (a message stored while the embedder failed has none until a later delivery fills
+    it in: fill_vectors); `since`: only memories written from then on."""
     rows = conn.execute("""SELECT dedupe_key, embedding IS NOT NULL AS vectored FROM memories
-                           WHERE tenant_id = %s AND dedupe_key = ANY(%s)""", (tenant_id, dedupe_keys)).fetchall()
+                           WHERE tenant_id = %(tenant)s AND dedupe_key = ANY(%(keys)s)"""
+                        + (" AND created_at >= %(since)s" if since is not None else ""),
+                        {"tenant": tenant_id, "keys": dedupe_keys, "since": since}).fetchall()
     return {r["dedupe_key"]: r["vectored"] for r in rows}
 
 

@@ -283,6 +283,10 @@ _LOST = f"""
 """
 
 
+# At most this many lost turns are claimed (and counted) in one sweep run; the rest wait for the next. The
+# claimed rows stay locked while they are published, so one run's share is bounded, not all a long outage left.
+LOST_PER_RUN = 500
+
 # The queues a lost turn is sent again to, and which is its (claim_lost's `extracted`): the supersession queue
 # once its extraction is kept.
 QUEUES = ("extraction", "supersession")
@@ -291,7 +295,7 @@ _QUEUE = "CASE WHEN s.candidates IS NOT NULL AND s.status = 'processing' THEN 's
 
 def claim_lost(conn: psycopg.Connection, older_than_seconds: int, max_republish: int, *,
                extraction_idle: bool, supersession_idle: bool, retry_seconds: int,
-               queues: Collection[str] = QUEUES, limit: int = 500) -> list[dict[str, Any]]:
+               queues: Collection[str] = QUEUES) -> list[dict[str, Any]]:
     """Unfinished turns of `queues` whose queue message is lost, claimed for one re-publish each; those
     already re-published `max_republish` times (of any queue) are marked failed instead (a turn whose
     handler times out every time would otherwise be sent forever).
@@ -316,7 +320,7 @@ def claim_lost(conn: psycopg.Connection, older_than_seconds: int, max_republish:
     queue with (count_republished) in the same transaction, so that a publish that fails (the queue
     down) neither brings the turn nearer `max_republish` nor resets its clock. `republished` in a
     row is the count this re-send makes."""
-    params = _lost_params(older_than_seconds, extraction_idle, supersession_idle, retry_seconds, queues, limit)
+    params = _lost_params(older_than_seconds, extraction_idle, supersession_idle, retry_seconds, queues)
     conn.execute(
         f"""UPDATE turns s SET status = 'failed', updated_at = now(),
                    error = 'its queue message was lost and re-sent ' || s.republished || ' times without progress'
@@ -333,10 +337,10 @@ def claim_lost(conn: psycopg.Connection, older_than_seconds: int, max_republish:
 
 
 def count_lost(conn: psycopg.Connection, older_than_seconds: int, queues: Collection[str], *,
-               extraction_idle: bool, supersession_idle: bool, retry_seconds: int, limit: int = 500) -> int:
+               extraction_idle: bool, supersession_idle: bool, retry_seconds: int) -> int:
     """How many unfinished turns of `queues` are lost (claim_lost's, after it: those it marked failed are
-    not), up to `limit`, neither claimed nor locked: the sweep's count of those it leaves for its next run."""
-    params = _lost_params(older_than_seconds, extraction_idle, supersession_idle, retry_seconds, queues, limit)
+    not), up to LOST_PER_RUN, neither claimed nor locked: the sweep's count of those it leaves for its next run."""
+    params = _lost_params(older_than_seconds, extraction_idle, supersession_idle, retry_seconds, queues)
     return conn.execute(
         f"""SELECT count(*) AS n FROM (SELECT 1 FROM turns s WHERE {_LOST} AND {_QUEUE} = ANY(%(queues)s)
                                        LIMIT %(limit)s) AS lost""",
@@ -345,9 +349,9 @@ def count_lost(conn: psycopg.Connection, older_than_seconds: int, queues: Collec
 
 
 def _lost_params(older_than_seconds: int, extraction_idle: bool, supersession_idle: bool, retry_seconds: int,
-                 queues: Collection[str], limit: int) -> dict[str, Any]:
+                 queues: Collection[str]) -> dict[str, Any]:
     return {"age": older_than_seconds, "extraction_idle": extraction_idle, "supersession_idle": supersession_idle,
-            "retry": retry_seconds, "queues": list(queues), "limit": limit}
+            "retry": retry_seconds, "queues": list(queues), "limit": LOST_PER_RUN}
 
 
 def count_republished(conn: psycopg.Connection, turns: list[tuple[str, str]]) -> None:
