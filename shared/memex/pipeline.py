@@ -9,6 +9,7 @@ the turn, so a lost supersession message is sent again without asking the LLM ag
 
 from __future__ import annotations
 
+import enum
 import itertools
 import logging
 import threading
@@ -390,7 +391,7 @@ def _store_episodic(ctx: Context, tenant_id: str, work: list[tuple[dict, list[di
         # not the turn says anything to decide ("Busy first week."): before its candidates are. It
         # embeds the employer it writes: with the embedder down, the retry that fills the vectors starts it.
         for user_id in sorted({turn["user_id"] for turn, _ in pending}) if failure is None else ():
-            start_jobs(conn, ctx, tenant_id, user_id, embed_here=True)
+            _start_jobs_with_turns(conn, ctx, tenant_id, user_id)
         stored = [(turn, message, vector) for (turn, message), vector in zip(pending, vectors)
                   if turn["id"] in present]  # else erased meanwhile
         # The line a message is indexed with, erased since it was read (its erasure holds this lock): the
@@ -593,8 +594,8 @@ def _resolve_locked(ctx: Context, turns: list[dict[str, Any]], vectors: dict[str
         for current, keyed in decided:
             # a batch of a user's turns (an import's chunk) may hold the job's day and, after it, the next
             # job: as of this turn, those before it decided here
-            start_jobs(conn, ctx, tenant_id, user_id, current["occurred_at"], deciding=[t["id"] for t in todo],
-                       embed_here=True)
+            _start_jobs_with_turns(conn, ctx, tenant_id, user_id, current["occurred_at"],
+                                   deciding=[t["id"] for t in todo])
             for candidate, dedupe_key in keyed:
                 if dedupe_key in written:
                     continue  # written by an earlier delivery that decided one candidate at a time
@@ -611,7 +612,7 @@ def _resolve_locked(ctx: Context, turns: list[dict[str, Any]], vectors: dict[str
                     written.add(dedupe_key)
         turn_rows.finish(conn, tenant_id, [t["id"] for t in todo])
         # its turns decided, a job said in them may start as of a later turn stored before they were
-        start_jobs(conn, ctx, tenant_id, user_id, embed_here=True)
+        _start_jobs_with_turns(conn, ctx, tenant_id, user_id)
 
 
 def _by_family(tombstones: set[tuple[str, str, str, str]]) -> dict[tuple[str, str], list[tuple[str, str, str]]]:
@@ -896,46 +897,84 @@ def start_jobs(conn, ctx: Context, tenant_id: str, user_id: str, now: datetime |
     come), so `as_of` a moment before the start still answers the old job. Keyed on the job to come, and
     it is no longer current once written: a second run writes nothing. A job to come no longer
     current (taken back by an employer named since, or called off) is not read; one whose value names no
-    day stays; one at the employer already current ends at its day, with nothing written.
+    day stays; one at the employer already current ends at its day, with nothing written; one whose start
+    failed for its own within JOB_START_BACKOFF waits for it (_backed_off).
     The caller holds the user's lock; `embed_here` as for `_write` (the rules path's callers embed under
-    it: their transaction holds up to TURNS_PER_TRANSACTION turns' writes, which a redo would repeat).
-    How many became the job."""
-    started, jobs = 0, jobs_rows.of_user(conn, tenant_id, user_id)
-    if jobs:  # most users have none: the turns are read only for those who do
-        undecided, latest = jobs_rows.said_until(conn, tenant_id, user_id, deciding)
-        now = min(filter(None, (now or latest, undecided)))
+    it: their transaction holds up to TURNS_PER_TRANSACTION turns' writes, which a redo would repeat;
+    they call _start_jobs_with_turns). How many became the job."""
+    return sum(_start_job(conn, ctx, tenant_id, user_id, job, start, name, embed_here)
+               for job, start, name in _jobs_due(conn, tenant_id, user_id, now, deciding))
+
+
+def _start_jobs_with_turns(conn, ctx: Context, tenant_id: str, user_id: str, now: datetime | None = None,
+                           deciding: list[str] | tuple = ()) -> None:
+    """`start_jobs` in the transaction that stores or decides the user's turns (the rules path), embedding
+    under their lock, each job's start under a savepoint: one failing for its own (_start_failure: a text
+    the embedder refuses, which it would refuse again) is rolled back alone, logged, counted and noted
+    for JOB_START_BACKOFF as the sweep's is, and the turns are stored. Rolling the whole transaction back
+    for it failed the turn, and each later turn of the user's, to the dead-letter queue. Any other failure
+    (the database's, the embedder's on its side) still fails the turns, whose retry starts the job."""
+    for job, start, name in _jobs_due(conn, tenant_id, user_id, now, deciding):
+        try:
+            with conn.transaction():
+                _start_job(conn, ctx, tenant_id, user_id, job, start, name, embed_here=True)
+        except Exception as exc:  # noqa: BLE001 - classed below: only the start's own failure stays here
+            if _start_failure(ctx, exc) is not StartFailure.REFUSED:
+                raise
+            jobs_rows.start_failed(conn, tenant_id, [job["id"]])
+            ctx.metrics.record(JOB_STARTS_FAILED)
+            # The exception's type only: its message may quote what the user said.
+            log.warning("starting a job to come of user %s failed (%s); their turns are stored, and the job is "
+                        "tried again in %d minutes", user_hash(tenant_id, user_id), type(exc).__name__,
+                        JOB_START_BACKOFF.total_seconds() // 60)
+
+
+def _jobs_due(conn, tenant_id: str, user_id: str, now: datetime | None,
+              deciding: list[str] | tuple) -> list[tuple[dict[str, Any], datetime, str]]:
+    """The user's jobs to come that start_jobs starts as of `now` (or their latest turn, never past one not
+    yet decided), each with its start and the employer it names."""
+    jobs = jobs_rows.of_user(conn, tenant_id, user_id)
+    if not jobs:  # most users have none: the turns are read only for those who do
+        return []
+    undecided, latest = jobs_rows.said_until(conn, tenant_id, user_id, deciding)
+    now = min(filter(None, (now or latest, undecided)))
+    due = []
     for job in jobs:
         start, name = _start(job)
-        if start is None or start > now or not name:
-            continue
-        subject = job["subject"]
-        whose = "The user's" if subject == "user" else f"{subject}'s"
-        candidate = Candidate(type="fact", key=subject_key(subject, EMPLOYER_KEY), value=name,
-                              content=f"{whose} employer is {name}.", confidence=float(job["confidence"]),
-                              importance=families.family_of(EMPLOYER_KEY).importance,
-                              source_message_id=job["source_message_id"],
-                              raw_quote=(job["metadata"] or {}).get("raw_quote") or "", subject=subject,
-                              extractor=(job["metadata"] or {}).get("extractor"))
-        turn = {"id": job["turn_id"], "tenant_id": tenant_id, "user_id": user_id, "agent_id": job["agent_id"],
-                "session_id": job["session_id"], "occurred_at": start, "utc_offset": job["utc_offset"],
-                "candidates": job["candidates"]}
-        if _erased(_by_family(turn_rows.tombstones(conn, tenant_id, [turn["id"]])), turn, candidate):
-            continue  # the user erased the job it became
-        text = _embedded(candidate)
-        vector = _vectors_of(ctx, tenant_id, [text], embed_here)[text]
-        related = memory_rows.related_active(conn, tenant_id, user_id, related_keys(candidate), vector,
-                                             RELATED_MIN_SIMILARITY, RELATED_LIMIT, subject)
-        decided = RulesJudge().decide(candidate, related)
-        if decided.action == "noop":
-            # The employer already is the job's company (said again since, or the job was at it): nothing
-            # to write, but the job to come is over at its start, else every sweep would read it again.
-            history_rows.end(conn, tenant_id, job["id"], start)
-            continue
-        decision = Decision(decided.action, f"the job to come {job['value']!r} began on {start.date()}: "
-                                            f"{decided.reason}", decided.replaces)
-        if _write(conn, ctx, turn, candidate, vector, f"started:{job['id']}", decision, related, embed_here):
-            started += 1
-    return started
+        if start is not None and start <= now and name:
+            due.append((job, start, name))
+    return due
+
+
+def _start_job(conn, ctx: Context, tenant_id: str, user_id: str, job: dict[str, Any], start: datetime, name: str,
+               embed_here: bool) -> bool:
+    """One job to come becomes the employer at its `start` (start_jobs); whether it was written."""
+    subject = job["subject"]
+    whose = "The user's" if subject == "user" else f"{subject}'s"
+    candidate = Candidate(type="fact", key=subject_key(subject, EMPLOYER_KEY), value=name,
+                          content=f"{whose} employer is {name}.", confidence=float(job["confidence"]),
+                          importance=families.family_of(EMPLOYER_KEY).importance,
+                          source_message_id=job["source_message_id"],
+                          raw_quote=(job["metadata"] or {}).get("raw_quote") or "", subject=subject,
+                          extractor=(job["metadata"] or {}).get("extractor"))
+    turn = {"id": job["turn_id"], "tenant_id": tenant_id, "user_id": user_id, "agent_id": job["agent_id"],
+            "session_id": job["session_id"], "occurred_at": start, "utc_offset": job["utc_offset"],
+            "candidates": job["candidates"]}
+    if _erased(_by_family(turn_rows.tombstones(conn, tenant_id, [turn["id"]])), turn, candidate):
+        return False  # the user erased the job it became
+    text = _embedded(candidate)
+    vector = _vectors_of(ctx, tenant_id, [text], embed_here)[text]
+    related = memory_rows.related_active(conn, tenant_id, user_id, related_keys(candidate), vector,
+                                         RELATED_MIN_SIMILARITY, RELATED_LIMIT, subject)
+    decided = RulesJudge().decide(candidate, related)
+    if decided.action == "noop":
+        # The employer already is the job's company (said again since, or the job was at it): nothing
+        # to write, but the job to come is over at its start, else every sweep would read it again.
+        history_rows.end(conn, tenant_id, job["id"], start)
+        return False
+    decision = Decision(decided.action, f"the job to come {job['value']!r} began on {start.date()}: "
+                                        f"{decided.reason}", decided.replaces)
+    return _write(conn, ctx, turn, candidate, vector, f"started:{job['id']}", decision, related, embed_here)
 
 
 def _start_jobs_alone(ctx: Context, tenant_id: str, user_id: str, embed_here: bool, now: datetime | None = None,
@@ -981,6 +1020,28 @@ class JobsDue:
 JOB_START_BACKOFF = timedelta(hours=1)
 
 
+class StartFailure(enum.Enum):
+    """Whose failure a job start's is (_start_failure)."""
+
+    DOWN = "the embedder's on its side, a probe failing too: every other start would wait out its attempts"
+    AGAIN = "one that may be gone at the next try: the database's, or the embedder's passing"
+    REFUSED = "the embedder refusing a text of the start's, which it would refuse again"
+
+
+def _start_failure(ctx: Context, exc: BaseException) -> StartFailure:
+    """What a job start's failure `exc` is, for the sweep and the turns' transactions alike: the embedder down
+    (embeddings.down: its failure on its side, confirmed by a probe); one that may be gone at the next try (the
+    database's, a deadlock, a connection lost, or the embedder's that may be gone by then: a rate limit, a
+    timeout, embeddings.passing); else the embedder refusing a text of the start's (a 400, a 5xx to that text
+    while it answers the probe, a local embedder's error), which it will refuse again. A start raises nothing
+    else: the rules decide it, with no chat endpoint, and the database's errors are psycopg's."""
+    if embeddings.down(ctx.embedder, exc):
+        return StartFailure.DOWN
+    if isinstance(exc, psycopg.Error) or embeddings.passing(exc):
+        return StartFailure.AGAIN
+    return StartFailure.REFUSED
+
+
 def start_jobs_due(ctx: Context, seconds: float) -> JobsDue:
     """The sweep's: `start_jobs` now for each user with a job to come whose day has come (a user who
     says nothing on or after the day gets the new job all the same, within the sweep's period), the
@@ -988,17 +1049,13 @@ def start_jobs_due(ctx: Context, seconds: float) -> JobsDue:
     a user whose job names no day or a day to come is neither locked nor given a transaction every 5
     minutes; under the lock start_jobs reads and decides again. A user whose lock another transaction holds
     is left for the next run, not waited for. What a start embeds is embedded with no lock held
-    (_embedding_unlocked; under the lock only past its rounds). One user's failure (a deadlock,
-    a text of theirs the embedder refuses) is logged and the others go on, but the embedder's own
-    (embeddings.down: its failure on its side, with no lock held or under it, and a probe failing too) stops
+    (_embedding_unlocked; under the lock only past its rounds). One user's failure (a deadlock, a text of
+    theirs the embedder refuses) is logged and the others go on, but the embedder down (_start_failure) stops
     the starts: each of the others would wait out its attempts in turn (an endpoint down on the 1st of a
-    month, with every "next month" due), so they are left, counted in `left`, for the next run. A start
-    raises nothing else that it classes so: the rules decide it, with no chat endpoint, and the database's
-    errors are psycopg's. A user's failure that is not the database's (a transient deadlock, tried again next
-    run, as is the embedder's that may be gone by then: a rate limit, a timeout, embeddings.passing) is the
-    embedder refusing a text of theirs (a 400, or a 5xx to that text while it answers the probe), which it will
-    refuse again: their jobs due are left for JOB_START_BACKOFF (migration 0046's start_failed_at). Transactions begin within `seconds` (TransactionTime), so that what comes after in the run
-    keeps its time."""
+    month, with every "next month" due), so they are left, counted in `left`, for the next run. A failure that
+    may be gone by then is tried again next run; a text the embedder refuses would be refused again: that
+    user's jobs due are left for JOB_START_BACKOFF (migration 0046's start_failed_at). Transactions begin
+    within `seconds` (TransactionTime), so that what comes after in the run keeps its time."""
     now, due, ids = datetime.now(timezone.utc), {}, defaultdict(list)
     for job in jobs_rows.everyones(ctx.db.connection()):
         start, name = _start(job)
@@ -1024,17 +1081,15 @@ def start_jobs_due(ctx: Context, seconds: float) -> JobsDue:
         except Exception as exc:  # noqa: BLE001 - one user's failure is not the others'
             result.failed += 1
             ctx.metrics.record(JOB_STARTS_FAILED)
+            failure = _start_failure(ctx, exc)
             # The exception's type only: its message may quote what the user said.
-            if embeddings.down(ctx.embedder, exc):
+            if failure is StartFailure.DOWN:
                 result.left, result.embedder_down = result.left + len(due) - n - 1, True
                 log.warning("the embedder failed (%s) starting the jobs to come of user %s; the %d users due after "
                             "them are left for the next sweep", type(exc).__name__, user_hash(tenant_id, user_id),
                             len(due) - n - 1)
                 break
-            # a deadlock, or a failure of the embedder's that may be gone by then (a rate limit, a timeout): the
-            # next run; a text refused (a 400, a 5xx to that text alone) would be refused again: later
-            if (isinstance(exc, psycopg.Error) or embeddings.passing(exc)
-                    or not _start_failed(ctx, tenant_id, user_id, ids[(tenant_id, user_id)])):
+            if failure is StartFailure.AGAIN or not _start_failed(ctx, tenant_id, user_id, ids[(tenant_id, user_id)]):
                 log.warning("starting the jobs to come of user %s failed (%s); the next sweep tries again",
                             user_hash(tenant_id, user_id), type(exc).__name__)
             else:
