@@ -941,7 +941,7 @@ def _jobs_due(conn, tenant_id: str, user_id: str, now: datetime | None,
     due = []
     for job in jobs:
         start, name = _start(job)
-        if start is not None and start <= now and name:
+        if start is not None and start <= now and name and not _backed_off(job):
             due.append((job, start, name))
     return due
 
@@ -1012,12 +1012,18 @@ class JobsDue:
     embedder_down: bool = False
 
 
-# How long the sweep leaves a job to come whose start failed for the user's own failure (a text of theirs the
-# embedder refuses): at every run (5 minutes) it cost a call and a JobStartsFailed for as long as the job was due.
-# An hour is 12 runs' calls in one, and still starts the job the same day once the embedder takes the text (a
-# model changed, a limit raised); JobStartsFailed still moves each hour, so a start failing for good stays in
-# sight. The user's next turn tries it at once, as it would have (start_jobs on the write path).
+# How long the sweep and the user's turns leave a job to come whose start failed for its own failure (a text of
+# theirs the embedder refuses): at every run (5 minutes) it cost a call and a JobStartsFailed for as long as the
+# job was due, and at each of the user's turns an endpoint's attempts and a probe under their lock. An hour is 12
+# runs' calls in one, and still starts the job the same day once the embedder takes the text (a model changed, a
+# limit raised); JobStartsFailed still moves each hour, so a start failing for good stays in sight.
 JOB_START_BACKOFF = timedelta(hours=1)
+
+
+def _backed_off(job: dict[str, Any], now: datetime | None = None) -> bool:
+    """Whether a start of this job to come failed for its own within JOB_START_BACKOFF of `now` (the clock's)."""
+    failed = job["start_failed_at"]
+    return failed is not None and failed > (now or datetime.now(timezone.utc)) - JOB_START_BACKOFF
 
 
 class StartFailure(enum.Enum):
@@ -1059,8 +1065,7 @@ def start_jobs_due(ctx: Context, seconds: float) -> JobsDue:
     now, due, ids = datetime.now(timezone.utc), {}, defaultdict(list)
     for job in jobs_rows.everyones(ctx.db.connection()):
         start, name = _start(job)
-        failed = job["start_failed_at"]
-        if start is not None and start <= now and name and (failed is None or failed <= now - JOB_START_BACKOFF):
+        if start is not None and start <= now and name and not _backed_off(job, now):
             user = (job["tenant_id"], job["user_id"])
             due[user] = min(start, due.get(user, start))
             ids[user].append(job["id"])
