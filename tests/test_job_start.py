@@ -18,7 +18,7 @@ import pytest
 from memex import job_start, pipeline
 from memex.db import locks
 from memex.extraction.offline import OfflineExtractor
-from memex.jobs import user_hash
+from memex.jobs import subject_key, user_hash
 from memex.ingest import ingest_turn
 from memex.models import TurnIn
 from memex_edge.context import build_context
@@ -769,3 +769,32 @@ def test_the_turns_after_a_job_start_refused_leave_it_for_the_back_off_too(ctx, 
     turn_id = _ingested(ctx, tenant, "Onboarding, day 19.", "1980-01-19T18:00:00Z")
     pipeline.process_inline(at_refusing, tenant.id, turn_id)
     assert _status(ctx, tenant, turn_id) == "processed" and _current(tenant, "employer") == ["Kayak"]
+
+
+def test_a_start_that_still_lacks_a_text_past_the_unlocked_rounds_embeds_it_under_the_lock_and_finishes(ctx, tenant):
+    """_embedding_unlocked's rounds with no lock held are bounded (UNLOCKED_ROUNDS, each a transaction that
+    locks the user and reads their jobs and memories before it is rolled back): three jobs starting at once (the
+    user's and two participants'), each learning its employer's text and then the end of the role held at the
+    old one, lack a text in six rounds. Past the fourth, what is still missing is embedded under the lock, as
+    it always was, and the starts finish."""
+    from bench.openai_double import OpenAIDouble
+
+    people = ("Melanie", "Jon")
+    for n, name in enumerate((None, *people)):  # long ago: the earliest due in the database, tried first
+        said = {"role": "user", **({"name": name} if name else {})}
+        for day, text in ((1, "I work at Canva as a designer."), (2, "I start at Twilio next week.")):
+            response = tenant.post("/v1/turns?wait=true", {
+                "user_id": tenant.user, "session_id": "s1", "user_name": "Caroline",
+                "timestamp": f"1979-01-0{day}T0{n + 1}:00:00Z", "messages": [{**said, "content": text}]})
+            assert response.status_code == 201, response.text
+    subjects = ["user", *(name.lower() for name in people)]
+    with OpenAIDouble(dim=ctx.settings.embedding_dim) as double, _asked_under_the_lock(ctx, double) as asked:
+        due = pipeline.start_jobs_due(_at_the_double(ctx, double), 600.0)
+    theirs = [(text, held) for text, held in asked if "Twilio" in text or "designer" in text]
+    assert len(theirs) == 2 * len(subjects), theirs
+    rounds = pipeline.UNLOCKED_ROUNDS
+    assert [held for _, held in theirs] == [False] * rounds + [True] * (len(theirs) - rounds), theirs
+    assert due.started >= len(subjects)
+    for subject in subjects:
+        assert _current(tenant, subject_key(subject, "employer")) == ["Twilio"], subject
+        assert _current(tenant, subject_key(subject, "role")) == [], subject
