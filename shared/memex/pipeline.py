@@ -484,14 +484,12 @@ def _resolve_turns(ctx: Context, turns: list[dict[str, Any]]) -> None:
         # a job whose day has come starts before the run's first turn is decided; each turn's finish
         # starts those its decision lets start, as of the next one
         tenant_id, user_id = run[0]["tenant_id"], run[0]["user_id"]
-        _embedding_unlocked(ctx, tenant_id, lambda ctx, embed_here: _start_jobs_alone(
-            ctx, tenant_id, user_id, embed_here))
+        _start_jobs_judged(ctx, tenant_id, user_id)
         for turn in run:
             with llm.time_budget(ctx.settings.llm_budget_seconds):
                 for candidate, dedupe_key in _undecided(ctx, turn):
                     _decide_and_write(ctx, turn, candidate, dedupe_key, vectors[_embedded(candidate)])
-            _embedding_unlocked(ctx, tenant_id, lambda ctx, embed_here: _start_jobs_alone(
-                ctx, tenant_id, user_id, embed_here, finishing=turn["id"]))
+            _start_jobs_judged(ctx, tenant_id, user_id, finishing=turn["id"])
 
     # One user's turns in the order said; different users' at once, as the FIFO queue's message
     # groups run in AWS: one after another, a judge answering in 2 s backed the local runtime's
@@ -922,11 +920,38 @@ def _start_jobs_with_turns(conn, ctx: Context, tenant_id: str, user_id: str, now
             if _start_failure(ctx, exc) is not StartFailure.REFUSED:
                 raise
             jobs_rows.start_failed(conn, tenant_id, [job["id"]])
-            ctx.metrics.record(JOB_STARTS_FAILED)
-            # The exception's type only: its message may quote what the user said.
-            log.warning("starting a job to come of user %s failed (%s); their turns are stored, and the job is "
-                        "tried again in %d minutes", user_hash(tenant_id, user_id), type(exc).__name__,
-                        JOB_START_BACKOFF.total_seconds() // 60)
+            _refused(ctx, tenant_id, user_id, exc)
+
+
+def _start_jobs_judged(ctx: Context, tenant_id: str, user_id: str, finishing: str | None = None) -> None:
+    """The LLM path's `start_jobs` (_start_jobs_alone, embedding with no lock held), marking the turn
+    `finishing` processed. A start failing for its own (_start_failure) fails alone, as in the rules path's
+    transactions (_start_jobs_with_turns): the turn is finished all the same and the user's jobs due are left
+    for JOB_START_BACKOFF (the sweep's note: which job's text it was is not known here). Failing the
+    supersession job for it left the turn unfinished at each delivery, to the dead-letter queue, and every
+    later run of the user's with it: their jobs due are started first."""
+    try:
+        _embedding_unlocked(ctx, tenant_id, lambda ctx, embed_here: _start_jobs_alone(
+            ctx, tenant_id, user_id, embed_here, finishing=finishing))
+    except Exception as exc:  # noqa: BLE001 - classed below: only the start's own failure stays here
+        if _start_failure(ctx, exc) is not StartFailure.REFUSED:
+            raise
+        with ctx.db.transaction() as conn:
+            locks.lock_user(conn, tenant_id, user_id)
+            if finishing is not None:
+                turn_rows.finish(conn, tenant_id, [finishing])
+            jobs_rows.start_failed(conn, tenant_id, [job["id"] for job, _, _ in _jobs_due(conn, tenant_id, user_id,
+                                                                                           None, ())])
+        _refused(ctx, tenant_id, user_id, exc)
+
+
+def _refused(ctx: Context, tenant_id: str, user_id: str, exc: BaseException) -> None:
+    """A job start of a turn's failed for its own: its turns go on, the job is left for JOB_START_BACKOFF."""
+    ctx.metrics.record(JOB_STARTS_FAILED)
+    # The exception's type only: its message may quote what the user said.
+    log.warning("starting a job to come of user %s failed (%s); their turns are stored, and the job is tried "
+                "again in %d minutes", user_hash(tenant_id, user_id), type(exc).__name__,
+                JOB_START_BACKOFF.total_seconds() // 60)
 
 
 def _jobs_due(conn, tenant_id: str, user_id: str, now: datetime | None,
