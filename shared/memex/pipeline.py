@@ -897,9 +897,9 @@ def start_jobs(conn, ctx: Context, tenant_id: str, user_id: str, now: datetime |
     current (taken back by an employer named since, or called off) is not read; one whose value names no
     day stays; one at the employer already current ends at its day, with nothing written; one whose start
     failed for its own within JOB_START_BACKOFF waits for it (_backed_off).
-    The caller holds the user's lock; `embed_here` as for `_write` (the rules path's callers embed under
-    it: their transaction holds up to TURNS_PER_TRANSACTION turns' writes, which a redo would repeat;
-    they call _start_jobs_with_turns). How many became the job."""
+    The caller holds the user's lock; `embed_here` as for `_write` (the rules path's transactions embed under
+    it, _start_jobs_with_turns: they hold up to TURNS_PER_TRANSACTION turns' writes, which a redo would
+    repeat). How many became the job."""
     return sum(_start_job(conn, ctx, tenant_id, user_id, job, start, name, embed_here)
                for job, start, name in _jobs_due(conn, tenant_id, user_id, now, deciding))
 
@@ -917,7 +917,9 @@ def _start_jobs_with_turns(conn, ctx: Context, tenant_id: str, user_id: str, now
             with conn.transaction():
                 _start_job(conn, ctx, tenant_id, user_id, job, start, name, embed_here=True)
         except Exception as exc:  # noqa: BLE001 - classed below: only the start's own failure stays here
-            if _start_failure(ctx, exc) is not StartFailure.REFUSED:
+            # A 5xx's probe (embeddings.down, one short attempt) is asked under the user's lock, as the
+            # endpoint's attempts before it were: told apart from an outage, the turns are not failed for it.
+            if _start_failure(ctx, exc) is not _StartFailure.REFUSED:
                 raise
             jobs_rows.start_failed(conn, tenant_id, [job["id"]])
             _refused(ctx, tenant_id, user_id, exc)
@@ -934,7 +936,7 @@ def _start_jobs_judged(ctx: Context, tenant_id: str, user_id: str, finishing: st
         _embedding_unlocked(ctx, tenant_id, lambda ctx, embed_here: _start_jobs_alone(
             ctx, tenant_id, user_id, embed_here, finishing=finishing))
     except Exception as exc:  # noqa: BLE001 - classed below: only the start's own failure stays here
-        if _start_failure(ctx, exc) is not StartFailure.REFUSED:
+        if _start_failure(ctx, exc) is not _StartFailure.REFUSED:
             raise
         with ctx.db.transaction() as conn:
             locks.lock_user(conn, tenant_id, user_id)
@@ -1051,7 +1053,7 @@ def _backed_off(job: dict[str, Any], now: datetime | None = None) -> bool:
     return failed is not None and failed > (now or datetime.now(timezone.utc)) - JOB_START_BACKOFF
 
 
-class StartFailure(enum.Enum):
+class _StartFailure(enum.Enum):
     """Whose failure a job start's is (_start_failure)."""
 
     DOWN = "the embedder's on its side, a probe failing too: every other start would wait out its attempts"
@@ -1059,7 +1061,7 @@ class StartFailure(enum.Enum):
     REFUSED = "the embedder refusing a text of the start's, which it would refuse again"
 
 
-def _start_failure(ctx: Context, exc: BaseException) -> StartFailure:
+def _start_failure(ctx: Context, exc: BaseException) -> _StartFailure:
     """What a job start's failure `exc` is, for the sweep and the turns' transactions alike: the embedder down
     (embeddings.down: its failure on its side, confirmed by a probe); one that may be gone at the next try (the
     database's, a deadlock, a connection lost, or the embedder's that may be gone by then: a rate limit, a
@@ -1067,10 +1069,10 @@ def _start_failure(ctx: Context, exc: BaseException) -> StartFailure:
     while it answers the probe, a local embedder's error), which it will refuse again. A start raises nothing
     else: the rules decide it, with no chat endpoint, and the database's errors are psycopg's."""
     if embeddings.down(ctx.embedder, exc):
-        return StartFailure.DOWN
+        return _StartFailure.DOWN
     if isinstance(exc, psycopg.Error) or embeddings.passing(exc):
-        return StartFailure.AGAIN
-    return StartFailure.REFUSED
+        return _StartFailure.AGAIN
+    return _StartFailure.REFUSED
 
 
 def start_jobs_due(ctx: Context, seconds: float) -> JobsDue:
@@ -1113,13 +1115,13 @@ def start_jobs_due(ctx: Context, seconds: float) -> JobsDue:
             ctx.metrics.record(JOB_STARTS_FAILED)
             failure = _start_failure(ctx, exc)
             # The exception's type only: its message may quote what the user said.
-            if failure is StartFailure.DOWN:
+            if failure is _StartFailure.DOWN:
                 result.left, result.embedder_down = result.left + len(due) - n - 1, True
                 log.warning("the embedder failed (%s) starting the jobs to come of user %s; the %d users due after "
                             "them are left for the next sweep", type(exc).__name__, user_hash(tenant_id, user_id),
                             len(due) - n - 1)
                 break
-            if failure is StartFailure.AGAIN or not _start_failed(ctx, tenant_id, user_id, ids[(tenant_id, user_id)]):
+            if failure is _StartFailure.AGAIN or not _start_failed(ctx, tenant_id, user_id, ids[(tenant_id, user_id)]):
                 log.warning("starting the jobs to come of user %s failed (%s); the next sweep tries again",
                             user_hash(tenant_id, user_id), type(exc).__name__)
             else:
