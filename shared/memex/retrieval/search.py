@@ -520,22 +520,23 @@ def _search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies 
 
     # 2. the reranker over the best fused candidates, or the built-in floor
     reranked = _rerank(reranker, deps, request.query, fused, found) if reranker else None
+    # A memory found by an extra query is held to that query's signals, not the question's.
+    signals = [query_run.signals() for _, query_run in runs]
     if reranked is not None:
         relevance = {item: score for item, score in reranked.items() if score >= reranker.min_score}
         kept = list(relevance)
     else:
-        # A memory found by an extra query is held to that query's signals, not the question's.
-        signals = [query_run.signals() for _, query_run in runs]
         kept = [item for item in relevance
                 if gate_open and (item in topical or any(item in s and floor.item_passes(s[item]) for s in signals))]
-        # "Got it!", or "👍", is about as near in meaning to any short question as a real answer is: a
-        # line that says nothing of its own is kept only when the question's words found it
-        kept = [item for item in kept if any(item in s and s[item].bm25 is not None for s in signals)
-                or not filler.is_filler(_said(found[item]))]
-        # "What is my wife's name?" is as near "I have a dog named Rex." as to the answer: a memory
-        # about someone or something of another kind than the one whose name is asked is none (kinds.py)
-        if ctx.settings.search_kinds and (asked_kinds := kinds.asked(request.query)):
-            kept = [item for item in kept if kinds.answers(asked_kinds, found[item].content)]
+    # Neither filter below reads a score, so both hold for a reranker's answer too.
+    # "Got it!", or "👍", is about as near in meaning to any short question as a real answer is: a
+    # line that says nothing of its own is kept only when the question's words found it
+    kept = [item for item in kept if any(item in s and s[item].bm25 is not None for s in signals)
+            or not filler.is_filler(_said(found[item]))]
+    # "What is my wife's name?" is as near "I have a dog named Rex." as to the answer: a memory
+    # about someone or something of another kind than the one whose name is asked is none (kinds.py)
+    if ctx.settings.search_kinds and (asked_kinds := kinds.asked(request.query)):
+        kept = [item for item in kept if kinds.answers(asked_kinds, found[item].content)]
 
     if stranger:
         kept = [item for item in kept if item in question.scores("keyword")]
