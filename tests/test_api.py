@@ -526,6 +526,41 @@ def test_off_loopback_or_once_keys_exist_a_requests_host_changes_nothing(keyless
             assert listed.status_code == 200 and len(listed.json()["memories"]) == 1, listed.text
 
 
+def test_on_loopback_a_deleted_default_tenant_is_refused_alike_whatever_host_a_request_names(keyless):
+    """No key made and the default tenant deleted (while keys were required: tests/test_tenant_deletion.py):
+    no request without a key is answered, and one naming another host got 421, whose remedy "call it
+    localhost" only met the 401 of the deleted tenant. Now it gets that 401, with its remedy (a key for the
+    tenant), as a request naming localhost does; before the deletion it got 421, after the key both get 401."""
+    import dataclasses
+
+    from memex import tenants
+    from memex.keys import create_key
+
+    default = keyless.settings.default_tenant
+    with _local_server(keyless, loopback=True) as client:
+        local, foreign = {"Host": "localhost:8080"}, {"Host": "evil.example"}
+        assert client.post("/v1/memories", json={"user_id": "alice", "content": "I live in Oslo."},
+                           headers=local).status_code == 201
+        assert client.get("/v1/users/alice/memories", headers=foreign).status_code == 421
+        required = dataclasses.replace(keyless, settings=dataclasses.replace(keyless.settings, require_api_key=True))
+        deleted_at = tenants.delete(required, default)["deleted_at"]
+        for path in ("/v1/users/alice/memories", "/users/alice/memories"):
+            by_name, by_other = client.get(path, headers=local), client.get(path, headers=foreign)
+            assert by_other.status_code == by_name.status_code == 401, (path, by_other.text)
+            message = by_other.json()["error"]["message"]
+            assert by_other.json() == by_name.json() and "Oslo" not in by_other.text
+            assert f"was deleted at {deleted_at}: memex keys create --tenant {default}" in message
+        # as once keys are required: /health answers whatever the Host
+        assert client.get("/health", headers=foreign).status_code == 200
+        key = {"Authorization": f"Bearer {create_key(keyless, default)}"}
+        for host in (local, foreign):
+            missing = client.get("/v1/users/alice/memories", headers=host)
+            assert (missing.status_code, missing.json()["error"]["message"]) == (
+                401, "missing API key: send Authorization: Bearer <key>"), missing.text
+            emptied = client.get("/v1/users/alice/memories", headers={**host, **key})
+            assert emptied.status_code == 200 and emptied.json()["memories"] == [], emptied.text
+
+
 def test_health_reports_each_dependency(http):
     body = http.get("/health").json()
     assert body["status"] == "ok" and body["db"] == "ok" and body["queue"] == "ok"
