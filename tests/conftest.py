@@ -339,6 +339,28 @@ def database_of_its_own(ctx, prefix: str):
             own.reset()
 
 
+@pytest.fixture
+def keyless(ctx):
+    """A Context on a database of its own in which no key was made, with MEMEX_REQUIRE_API_KEY off:
+    `make dev`'s first run, where every request without a key is the default tenant's."""
+    import dataclasses
+
+    with database_of_its_own(ctx, "keyless_hosts") as own:
+        yield dataclasses.replace(own, settings=dataclasses.replace(own.settings, require_api_key=False))
+
+
+def local_server(ctx, loopback: bool):
+    """The local runtime's routes, /health and docs, served on loopback or off it, on `ctx`."""
+    from fastapi.testclient import TestClient
+
+    from infra.local.runtime import HTTP_FUNCTIONS, function_module
+    from memex_edge.http.app import create_app
+
+    app = create_app(*(function_module(name).router for name in HTTP_FUNCTIONS), provide=lambda: ctx,
+                     docs=True, loopback=loopback)
+    return TestClient(app, raise_server_exceptions=False)
+
+
 @contextmanager
 def logging_into(handler: logging.Handler) -> Iterator[logging.Handler]:
     """`handler` given every record at INFO or above, from the root logger and from memex's own

@@ -6,6 +6,8 @@ import json
 
 import pytest
 
+from tests.conftest import local_server
+
 
 def test_turn_with_wait_is_processed_inline_and_found(tenant):
     response = tenant.turn("I work at Stripe.", metadata={"source": "chat"})
@@ -432,36 +434,12 @@ FOREIGN_HOSTS = ("evil.example", "evil.example:8080", "127.0.0.1.evil.example", 
 LOOPBACK_HOSTS = ("127.0.0.1", "127.0.0.1:8080", "localhost", "localhost:8080", "LocalHost", "[::1]", "[::1]:8080")
 
 
-@pytest.fixture
-def keyless(ctx):
-    """A Context on a database of its own in which no key was made, with MEMEX_REQUIRE_API_KEY off:
-    `make dev`'s first run, where every request without a key is the default tenant's."""
-    import dataclasses
-
-    from tests.conftest import database_of_its_own
-
-    with database_of_its_own(ctx, "keyless_hosts") as own:
-        yield dataclasses.replace(own, settings=dataclasses.replace(own.settings, require_api_key=False))
-
-
-def _local_server(ctx, loopback: bool):
-    """The local runtime's routes, /health and docs, served on loopback or off it, on `ctx`."""
-    from fastapi.testclient import TestClient
-
-    from infra.local.runtime import HTTP_FUNCTIONS, function_module
-    from memex_edge.http.app import create_app
-
-    app = create_app(*(function_module(name).router for name in HTTP_FUNCTIONS), provide=lambda: ctx,
-                     docs=True, loopback=loopback)
-    return TestClient(app, raise_server_exceptions=False)
-
-
 def test_on_loopback_a_request_naming_another_host_is_refused_while_the_api_takes_no_key(keyless):
     """DNS rebinding: a web page at evil.example, its name then resolved to 127.0.0.1, is its own
     origin to the browser and reads what it is answered. While the API took requests without a key,
     such a page read and erased the default tenant's memories, over v1 and the seeds' routes alike."""
     alice = {"user_id": "alice", "content": "I live in Oslo."}
-    with _local_server(keyless, loopback=True) as client:
+    with local_server(keyless, loopback=True) as client:
         assert client.post("/v1/memories", json=alice, headers={"Host": "127.0.0.1:8080"}).status_code == 201
         for host in FOREIGN_HOSTS:
             for method, path in [("GET", "/v1/users/alice/memories"), ("GET", "/users/alice/memories"),
@@ -499,8 +477,11 @@ def test_on_loopback_a_request_naming_another_host_is_refused_while_the_keys_can
 
     unreachable = Database(lambda: f"postgresql://memex@127.0.0.1:{free_port()}/memex")
     down = dataclasses.replace(ctx, db=unreachable, settings=dataclasses.replace(ctx.settings, require_api_key=False))
-    with _local_server(down, loopback=True) as client:
+    with local_server(down, loopback=True) as client:
         assert client.get("/docs", headers={"Host": "localhost:8080"}).status_code == 200
+        # the document too, with the 421 that may come once the keys can be read
+        document = client.get("/openapi.json", headers={"Host": "localhost:8080"})
+        assert document.status_code == 200 and "421" in document.json()["paths"]["/health"]["get"]["responses"]
         refused = client.get("/docs", headers={"Host": "evil.example"})
         assert refused.status_code == 503 and refused.headers["retry-after"], refused.text
         assert refused.json()["error"]["code"] == "database_unavailable"
@@ -513,17 +494,52 @@ def test_off_loopback_or_once_keys_exist_a_requests_host_changes_nothing(keyless
     from memex.keys import create_key
 
     alice = {"user_id": "alice", "content": "I live in Oslo."}
-    with _local_server(keyless, loopback=False) as client:
+    with local_server(keyless, loopback=False) as client:
         assert client.post("/v1/memories", json=alice, headers={"Host": "evil.example"}).status_code == 201
         assert client.get("/v1/users/alice/memories", headers={"Host": "memex.example.internal"}).status_code == 200
     key = {"Authorization": f"Bearer {create_key(keyless, 'default')}"}
-    with _local_server(keyless, loopback=True) as client:
+    with local_server(keyless, loopback=True) as client:
         for host in FOREIGN_HOSTS:
             missing = client.get("/v1/users/alice/memories", headers={"Host": host})
             assert (missing.status_code, missing.json()["error"]["code"]) == (401, "unauthorized"), missing.text
             assert client.get("/health", headers={"Host": host}).status_code == 200
             listed = client.get("/v1/users/alice/memories", headers={"Host": host, **key})
             assert listed.status_code == 200 and len(listed.json()["memories"]) == 1, listed.text
+
+
+def test_on_loopback_a_deleted_default_tenant_is_refused_alike_whatever_host_a_request_names(keyless):
+    """No key made and the default tenant deleted (while keys were required: tests/test_tenant_deletion.py):
+    no request without a key is answered, and one naming another host got 421, whose remedy "call it
+    localhost" only met the 401 of the deleted tenant. Now it gets that 401, with its remedy (a key for the
+    tenant), as a request naming localhost does; before the deletion it got 421, after the key both get 401."""
+    import dataclasses
+
+    from memex import tenants
+    from memex.keys import create_key
+
+    default = keyless.settings.default_tenant
+    with local_server(keyless, loopback=True) as client:
+        local, foreign = {"Host": "localhost:8080"}, {"Host": "evil.example"}
+        assert client.post("/v1/memories", json={"user_id": "alice", "content": "I live in Oslo."},
+                           headers=local).status_code == 201
+        assert client.get("/v1/users/alice/memories", headers=foreign).status_code == 421
+        required = dataclasses.replace(keyless, settings=dataclasses.replace(keyless.settings, require_api_key=True))
+        deleted_at = tenants.delete(required, default)["deleted_at"]
+        for path in ("/v1/users/alice/memories", "/users/alice/memories"):
+            by_name, by_other = client.get(path, headers=local), client.get(path, headers=foreign)
+            assert by_other.status_code == by_name.status_code == 401, (path, by_other.text)
+            message = by_other.json()["error"]["message"]
+            assert by_other.json() == by_name.json() and "Oslo" not in by_other.text
+            assert f"was deleted at {deleted_at}: memex keys create --tenant {default}" in message
+        # as once keys are required: /health answers whatever the Host
+        assert client.get("/health", headers=foreign).status_code == 200
+        key = {"Authorization": f"Bearer {create_key(keyless, default)}"}
+        for host in (local, foreign):
+            missing = client.get("/v1/users/alice/memories", headers=host)
+            assert (missing.status_code, missing.json()["error"]["message"]) == (
+                401, "missing API key: send Authorization: Bearer <key>"), missing.text
+            emptied = client.get("/v1/users/alice/memories", headers={**host, **key})
+            assert emptied.status_code == 200 and emptied.json()["memories"] == [], emptied.text
 
 
 def test_health_reports_each_dependency(http):

@@ -34,14 +34,20 @@ bye goodbye later see soon talk take care night morning evening day have a to fo
 by from about as what how that's it's there's here's you're we're they're he's she's what's
 don't doesn't didn't can't won't isn't aren't wasn't weren't i'm glad love awesome course
 """.split())
-# A greeting's words that say something elsewhere ("meet", a name), said only as a greeting here:
-# pleased to meet someone, and the person a line is addressed to ("Maya, ..." or "..., Maya!").
-_MEETING = re.compile(r"\b(?:nice|good|great|lovely|pleased|glad|happy)\s+to\s+(?:meet|see)\s+you\b", re.I)
-_ADDRESSED = (re.compile(r"^\s*[A-Z][^\W\d_]*\s*,"), re.compile(r",\s*[A-Z][^\W\d_]*(?=[\s.!?]*$)"))
 # What makes the rest of an addressed line a greeting: "Thanks, Tom!" greets Tom, "Sintra, definitely!" and
 # "Yes, Lisbon!" answer with a place.
-_GREETS = re.compile(r"\b(?:hi|hello|hey|thanks|thank|thx|ty|cheers|bye|goodbye|welcome|congrats|congratulations|"
-                     r"good (?:morning|evening|night|luck)|take care|see you)\b", re.IGNORECASE)
+_GREETING = (r"hi|hello|hey|thanks|thank|thx|ty|cheers|bye|goodbye|welcome|congrats|congratulations|"
+             r"good (?:morning|evening|night|luck)|take care|see you")
+_GREETS = re.compile(rf"\b(?:{_GREETING})\b", re.IGNORECASE)
+# A greeting's words that say something elsewhere ("meet", a name), said only as a greeting here:
+# pleased to meet someone, and the person a line is addressed to ("Maya, ..." or "..., Maya!"), each
+# with what it leaves in the name's place. Without a comma, a name is one only right after the greeting
+# and before the sentence goes on ("Thanks Mel!", "Hey Jon, how are you?", as LoCoMo's lines greet):
+# "Thanks Mel for the book" says more, "Yes Lisbon!" answers.
+_MEETING = re.compile(r"\b(?:nice|good|great|lovely|pleased|glad|happy)\s+to\s+(?:meet|see)\s+you\b", re.I)
+_ADDRESSED = ((re.compile(r"^\s*[A-Z][^\W\d_]*\s*,"), " "), (re.compile(r",\s*[A-Z][^\W\d_]*(?=[\s.!?]*$)"), " "),
+              (re.compile(rf"\b(?P<greeting>(?i:{_GREETING})(?i:\s+you)?)\s+[A-Z][^\W\d_]*(?=\s*(?:[,.!?]|$))"),
+               r"\g<greeting> "))
 _MAX_WORDS = 16
 _MAX_CHARACTERS = 120
 
@@ -62,11 +68,11 @@ def is_filler(text: str) -> bool:
 
 
 def says_nothing(text: str) -> bool:
-    """Whether `text` is filler, or a greeting: "Nice to meet you, Maya!", "Thanks, Tom!"."""
+    """Whether `text` is filler, or a greeting: "Nice to meet you, Maya!", "Thanks, Tom!", "Hey Jon!"."""
     if is_filler(text):
         return True
     unmet = _MEETING.sub(" ", text)
     if unmet != text and is_filler(unmet):
         return True
     return any(rest != unmet and is_filler(rest) and (unmet != text or _GREETS.search(rest))
-               for rest in (address.sub(" ", unmet) for address in _ADDRESSED))
+               for rest in (address.sub(left, unmet) for address, left in _ADDRESSED))

@@ -79,6 +79,20 @@ def open_mode(ctx: Context) -> bool:
     return not ctx.settings.require_api_key and not tenant_rows.any_key_exists(ctx.db.connection())
 
 
+def keyless_answered(ctx: Context) -> bool:
+    """Whether caller_for lets a request without a key in: in open mode, and not while the default
+    tenant it would act for is deleted (open mode then serves no request)."""
+    if ctx.settings.require_api_key:
+        # Said without the database: what answers any Host once keys are required (/health, /docs)
+        # does so while Postgres is down too.
+        return False
+    try:
+        caller_for(ctx, None)
+    except Unauthorized:
+        return False
+    return True
+
+
 def list_keys(ctx: Context, tenant_id: str | None = None) -> list[dict[str, Any]]:
     """Every key (or a tenant's), by id and the first characters of its secret; never the secret."""
     return tenant_rows.list_keys(ctx.db.connection(), tenant_id)

@@ -26,7 +26,8 @@ def create_app(*routers: APIRouter, provide: Callable[[], Context] = get_context
                surfaces: dict[str, Surface] | None = None, docs: bool = False, loopback: bool = False) -> Any:
     """`routers`: the REST routes. `surfaces`: other ASGI apps, each served at its path, inside the
     same body limit, their lifespans entered by this app's. `docs`: serve /openapi.json and the
-    Swagger UI at /docs from installed files (the local runtime; API Gateway routes neither).
+    Swagger UI at /docs from installed files (the local runtime; API Gateway routes neither), the
+    document declaring the 421 on loopback while a request can get it (memex_edge.docs).
     `loopback`: served on a loopback address, where a request without a key must name one while
     the API takes such requests (KeylessOnLoopback)."""
     surfaces = surfaces or {}
@@ -39,7 +40,7 @@ def create_app(*routers: APIRouter, provide: Callable[[], Context] = get_context
             yield
 
     app = FastAPI(title="memex", version=API_VERSION, lifespan=lifespan, summary=API_SUMMARY,
-                  openapi_url="/openapi.json" if docs else None, docs_url=None, redoc_url=None)
+                  openapi_url=None, docs_url=None, redoc_url=None)
     app.state.provide = provide
     app.router.redirect_slashes = False  # TrailingSlash answers in place, never by the Host header
     for router in routers:
@@ -49,7 +50,7 @@ def create_app(*routers: APIRouter, provide: Callable[[], Context] = get_context
     if docs:
         from memex_edge.docs import add_docs
 
-        add_docs(app)
+        add_docs(app, loopback)
     add_error_handlers(app, provide)
 
     app.add_middleware(UnhandledErrors)

@@ -38,11 +38,13 @@ def names_another_host_without_key(headers) -> bool:
 
 class KeylessOnLoopback:
     """On a server bound to loopback, refuses a request without a key whose Host names another host
-    while the API answers requests without one (no key made yet, `MEMEX_REQUIRE_API_KEY` off): a web
-    page whose name its owner made resolve to 127.0.0.1 (DNS rebinding) read and erased the default
-    tenant's memories as its own origin. A request with a key is judged by its key, as anywhere, and
-    once keys are required nothing changes. The surfaces judge their own Host (MCP refuses any other,
-    /metrics wants a key for it)."""
+    while the API answers requests without one (no key made yet, `MEMEX_REQUIRE_API_KEY` off, the
+    default tenant not deleted): a web page whose name its owner made resolve to 127.0.0.1 (DNS
+    rebinding) read and erased the default tenant's memories as its own origin. A request with a key is
+    judged by its key, as anywhere, and once keys are required nothing changes; nor while the default
+    tenant is deleted, where a request without a key gets its 401 (a key for it, its remedy, holds
+    whatever the Host, where "call it localhost" only met that 401). The surfaces judge their own Host
+    (MCP refuses any other, /metrics wants a key for it)."""
 
     def __init__(self, app, context: Callable[[], Context], surfaces: dict[str, Surface]):
         self.app = app
@@ -57,7 +59,7 @@ class KeylessOnLoopback:
             return await self.app(scope, receive, send)
         ctx = self.context()
         try:
-            keyless = await anyio.to_thread.run_sync(keys.open_mode, ctx)
+            keyless = await anyio.to_thread.run_sync(keys.keyless_answered, ctx)
         except DATABASE_GONE as exc:
             return await database_unavailable(exc, ctx)(scope, receive, send)
         if not keyless:

@@ -29,11 +29,21 @@ _ERRORS = {
 
 
 # Declared on every route of an app served on loopback (create_app), where KeylessOnLoopback answers
-# it, in memex's shape on the compatibility routes too; no other server answers it.
+# it, in memex's shape on the compatibility routes too; no other server answers it, nor that one once
+# it takes no request without a key, when /openapi.json leaves it out (without_misdirected).
 MISDIRECTED = {421: {"model": ErrorBody, "description": (
     "`misdirected_request` (a server on loopback, while it takes requests without a key): the request "
     "carries no key and its Host names neither 127.0.0.1, localhost nor [::1], as a web page's does by "
     "DNS rebinding. Call the server by a loopback name, or send a key.")}}
+
+
+def without_misdirected(document: dict[str, Any]) -> dict[str, Any]:
+    """The OpenAPI `document` with no operation declaring MISDIRECTED's 421."""
+    return {**document, "paths": {
+        path: {method: {**operation, "responses": {status: answer for status, answer in operation["responses"].items()
+                                                   if status != "421"}}
+               for method, operation in operations.items()}
+        for path, operations in document["paths"].items()}}
 
 
 def errors(*statuses: int, seed: bool = False) -> dict[int | str, dict[str, Any]]:
