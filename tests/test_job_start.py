@@ -732,6 +732,32 @@ def test_a_job_start_the_embedder_refuses_fails_alone_and_the_users_turns_are_st
         assert refused() == asked and _current(tenant, "employer") == ["Canva"]
 
 
+def test_a_job_start_failing_by_a_fault_of_memexs_own_fails_the_turn_and_is_not_backed_off(ctx, tenant, caplog):
+    """Only a failure raised within an embedding call is a refusal the turns go on without: any other (here a
+    job whose stored metadata is no object, so reading it raises AttributeError) was taken for one too, the
+    turn finished and the job left unstarted an hour at a time, its type alone logged. It fails the turn, as
+    before the savepoint, and the sweep logs it with its traceback and tries it again at its next run, which
+    starts it once the fault is mended."""
+    tenant.turn("I work at Canva.", timestamp="1983-01-03T09:00:00Z")
+    tenant.turn("I start at Kayak next week.", timestamp="1983-01-04T09:00:00Z")
+    with psycopg.connect(ctx.db.dsn, autocommit=True) as conn:
+        conn.execute("""UPDATE memories SET metadata = '"not an object"'::jsonb
+                        WHERE tenant_id = %s AND user_id = %s AND key = 'next_job' AND active""",
+                     (tenant.id, tenant.user))
+    turn_id = _ingested(ctx, tenant, "Busy first week, lots of onboarding.", "1983-01-13T18:00:00Z")
+    with pytest.raises(AttributeError):
+        pipeline.process_inline(ctx, tenant.id, turn_id)
+    assert _status(ctx, tenant, turn_id) == "queued" and _job_start_failed_at(ctx, tenant) == [None]
+    with caplog.at_level(logging.ERROR, logger="memex.pipeline"):
+        due = pipeline.start_jobs_due(ctx, 600.0)
+    assert due.failed == 1 and _job_start_failed_at(ctx, tenant) == [None]
+    assert any(r.exc_info and r.exc_info[0] is AttributeError for r in caplog.records)
+    with psycopg.connect(ctx.db.dsn, autocommit=True) as conn:  # the fault mended: the next run starts it
+        conn.execute("UPDATE memories SET metadata = '{}' WHERE tenant_id = %s AND user_id = %s AND key = 'next_job'"
+                     " AND active", (tenant.id, tenant.user))
+    assert pipeline.start_jobs_due(ctx, 600.0).started == 1 and _current(tenant, "employer") == ["Kayak"]
+
+
 def test_with_the_embedder_down_a_turn_whose_job_start_fails_is_retried_and_its_retry_starts_the_job(ctx, tenant):
     """The savepoint keeps only a start's own failure: the embedder down (its failure on its side, the probe
     failing too) still fails the turn, noting nothing on the job, and the turn's retry starts it."""

@@ -297,8 +297,9 @@ def test_the_wait_for_superseded_rows_covers_a_transaction_between_its_statement
             assert seen["backend_xid"] is not None and seen["backend_xmin"] is None
 
             def end() -> None:
-                holder.rollback()
+                # set first: the wait may see the transaction gone between the rollback and a set after it
                 ended.set()
+                holder.rollback()
 
             timer = threading.Timer(1.0, end)
             timer.start()

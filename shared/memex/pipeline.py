@@ -14,6 +14,7 @@ import itertools
 import logging
 import threading
 import time
+import traceback
 import uuid
 import weakref
 from collections import Counter, defaultdict
@@ -1059,20 +1060,24 @@ class _StartFailure(enum.Enum):
     DOWN = "the embedder's on its side, a probe failing too: every other start would wait out its attempts"
     AGAIN = "one that may be gone at the next try: the database's, or the embedder's passing"
     REFUSED = "the embedder refusing a text of the start's, which it would refuse again"
+    DEFECT = "raised by no embedding call and not the database's: memex's own fault, which no back-off hides"
 
 
 def _start_failure(ctx: Context, exc: BaseException) -> _StartFailure:
     """What a job start's failure `exc` is, for the sweep and the turns' transactions alike: the embedder down
     (embeddings.down: its failure on its side, confirmed by a probe); one that may be gone at the next try (the
     database's, a deadlock, a connection lost, or the embedder's that may be gone by then: a rate limit, a
-    timeout, embeddings.passing); else the embedder refusing a text of the start's (a 400, a 5xx to that text
-    while it answers the probe, a local embedder's error), which it will refuse again. A start raises nothing
-    else: the rules decide it, with no chat endpoint, and the database's errors are psycopg's."""
+    timeout, embeddings.passing); the embedder refusing a text of the start's (a 400, a 5xx to that text
+    while it answers the probe, a local embedder's error), which it will refuse again; else a defect. Only an
+    exception raised within an embedding call (embed_distinct) is a refusal: a TypeError in the rules taken
+    for one finished the turns and left the job unstarted, an hour at a time, with nothing but its type logged."""
     if embeddings.down(ctx.embedder, exc):
         return _StartFailure.DOWN
     if isinstance(exc, psycopg.Error) or embeddings.passing(exc):
         return _StartFailure.AGAIN
-    return _StartFailure.REFUSED
+    if any(frame.f_code is embed_distinct.__code__ for frame, _ in traceback.walk_tb(exc.__traceback__)):
+        return _StartFailure.REFUSED
+    return _StartFailure.DEFECT
 
 
 def start_jobs_due(ctx: Context, seconds: float) -> JobsDue:
@@ -1121,7 +1126,10 @@ def start_jobs_due(ctx: Context, seconds: float) -> JobsDue:
                             "them are left for the next sweep", type(exc).__name__, user_hash(tenant_id, user_id),
                             len(due) - n - 1)
                 break
-            if failure is _StartFailure.AGAIN or not _start_failed(ctx, tenant_id, user_id, ids[(tenant_id, user_id)]):
+            if failure is _StartFailure.DEFECT:
+                log.error("starting the jobs to come of user %s failed (%s); the next sweep tries again",
+                          user_hash(tenant_id, user_id), type(exc).__name__, exc_info=exc)
+            elif failure is _StartFailure.AGAIN or not _start_failed(ctx, tenant_id, user_id, ids[(tenant_id, user_id)]):
                 log.warning("starting the jobs to come of user %s failed (%s); the next sweep tries again",
                             user_hash(tenant_id, user_id), type(exc).__name__)
             else:
