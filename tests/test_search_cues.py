@@ -135,6 +135,12 @@ def test_a_weekday_is_one_day_read_back_from_the_day_asked(question, asked_on, e
     ("What did I do the fifth Friday of February 2023?", "2026-12-02", []),
     ("Where was Tim in the second week of November?", "2026-12-02", [("2026-11-01", "2026-12-01")]),
     ("What did I do the last week of May 2023?", "2026-12-02", [("2023-05-01", "2023-06-01")]),
+    # without a year, the latest such week begun by the day asked, not the latest month begun
+    ("What did I do the last week of December?", "2026-12-02", [("2025-12-01", "2026-01-01")]),
+    ("What did I do the last week of December?", "2026-12-25", [("2026-12-01", "2027-01-01")]),
+    ("Where was Tim in the third week of November?", "2026-11-03", [("2025-11-01", "2025-12-01")]),
+    ("Where was Tim in the third week of November?", "2026-11-15", [("2026-11-01", "2026-12-01")]),
+    ("Where was Tim in the first week of November?", "2026-11-01", [("2026-11-01", "2026-12-01")]),
 ])
 def test_a_weekday_counted_within_a_month_is_that_months(question, asked_on, expected):
     """"What did I do last Friday in May 2023?" was read as May 2023 and as the Friday before the day

@@ -286,8 +286,9 @@ def _in_month(ordinal: int, unit: str, month: int, year: str | None, now: dateti
     period begun by `now`, as a date without one is."""
     if year is None:
         latest = _in_month(ordinal, unit, month, str(now.year), now)
-        return latest if latest is not None and latest[0] <= now else \
-            _in_month(ordinal, unit, month, str(now.year - 1), now)
+        begun = latest is not None and (_week_begins(ordinal, month, now.year, now) if unit == "week"
+                                        else latest[0]) <= now
+        return latest if begun else _in_month(ordinal, unit, month, str(now.year - 1), now)
     first = _midnight(now).replace(year=int(year), month=month, day=1)
     if unit == "week":
         return _month(first.year, month, now)
@@ -298,6 +299,15 @@ def _in_month(ordinal: int, unit: str, month: int, year: str | None, now: dateti
         return None
     start = first + timedelta(days=ordinals[ordinal - 1 if ordinal > 0 else -1])
     return start, start + timedelta(days=2 if unit == "weekend" else 1)
+
+
+def _week_begins(ordinal: int, month: int, year: int, now: datetime) -> datetime:
+    """When the `ordinal`th (-1: the last) week of a month may be taken to begin, its window being the whole
+    month: its seventh of days from the first, the last seven days' first. Asked on 2 December, "the last week
+    of December" is last year's: this one's has not begun, though the month has."""
+    days = monthrange(year, month)[1]
+    first = _midnight(now).replace(year=year, month=month, day=1)
+    return first + timedelta(days=days - 7 if ordinal < 0 else 7 * (ordinal - 1))
 
 
 def _weekday(which: str, day: int, now: datetime) -> Window:
