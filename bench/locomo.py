@@ -47,7 +47,7 @@ from typing import Any, Iterable, Iterator, Sequence
 import httpx
 
 from bench.service import ROOT, serve
-from memex.time_phrases import MONTHS
+from memex.time_phrases import MONTH_NUMBER, MONTHS
 
 
 KS = (1, 5, 10, 25, 50)
@@ -56,8 +56,6 @@ MODES = ("hybrid", "bm25", "vector")
 LATENCY_MODE = "hybrid"
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
 
-# Set by a runtime in this process's environment (e.g. under pytest): they would point the
-# child server at someone else's database and queues, or demand a key we do not have.
 _SESSION_DATE = re.compile(
     r"\s*(\d{1,2}):(\d{2})\s*([ap])\.?m\.?\s+on\s+(\d{1,2})\s+([A-Za-z]+),?\s+(\d{4})\s*", re.IGNORECASE)
 _SESSION_KEY = re.compile(r"session_(\d+)")
@@ -90,7 +88,7 @@ def parse_session_date(text: str) -> datetime:
     if not (1 <= int(hour) <= 12 and int(minute) < 60):
         raise ValueError(f"not a LoCoMo session date: {text!r}")
     hour_24 = int(hour) % 12 + (12 if half.lower() == "p" else 0)
-    return datetime(int(year), MONTHS.index(month.lower()) + 1, int(day), hour_24, int(minute), tzinfo=timezone.utc)
+    return datetime(int(year), MONTH_NUMBER[month.lower()], int(day), hour_24, int(minute), tzinfo=timezone.utc)
 
 
 def rfc3339(moment: datetime) -> str:

@@ -103,7 +103,6 @@ def test_health_names_the_reranker(http, rerank_http):
     assert http.get("/health").json()["reranker"] == "none"
 
 
-
 def test_a_reranked_answer_holds_no_filler_and_no_one_of_another_kind(ctx, double, rerank_http):
     """The filler and kinds filters are no matter of score: "Got it!" says nothing of its own, and "I
     have a dog named Rex." is not the user's name, however high a reranker puts them. With a reranker

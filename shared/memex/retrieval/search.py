@@ -185,7 +185,7 @@ def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies |
     (period.py); a question about the past is searched without its cue, which decides what comes
     back (past.py). A question about what two people have in common is searched without the words
     that say so (in_common.py). A question with no word ("?", "👍": standalone.wordless) is answered
-with nothing, in every mode. The words of its texts are read once (speakers.remembered). Every
+    with nothing, in every mode. The words of its texts are read once (speakers.remembered). Every
     reader sees the question as the offline rules see a statement (extraction/plain.py): "Where’s
     she working now?" typed on a phone is "Where's she working now?"; the answer's `query` is the
     question as sent."""
