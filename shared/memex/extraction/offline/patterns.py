@@ -156,13 +156,17 @@ def list_or_phrase(max_words: int) -> str:
 _CLAUSE_STARTS = ("but", "so", "now", "since", "because", "lol", "and (?:I|I'm|I've|my|we|it)")
 
 
+# "Until", or said shorter: "till March", "'til March".
+UNTIL_SAID = r"(?:until|till|'til)"
+
+
 def strict_end(*words: str, punctuation: str = r"[^\w\s'-]") -> str:
     return _STRICT_END.format(punctuation, "|".join(_CLAUSE_STARTS + words))
 
 
 ROLE_END = strict_end("and", "at", "for", "in", "on", "with", "from", "by", "who", "working", "based",
                       "myself", "too", "here", "there", "last", "this", "recently", "since", "after", "earlier",
-                      "while", "before", "until", "when", "during")
+                      "while", "before", UNTIL_SAID, "when", "during")
 # Adverbs people put before a verb: "I now work at", "I officially work for", "I usually go climbing".
 ADVERBS = r"(?:(?:now|still|also|just|only|finally|recently|currently|often|sometimes|[a-z]+ly) )*"
 JOB_NOUN = r"(?:job|position|role|gig|post)"
@@ -237,7 +241,7 @@ _WHILE = (r"(?:(?:whole|entire|next|coming) )?(?:summer|winter|spring|fall|autum
 _WHILE_END = (r"(?=\s*(?:[^\w\s'&-]|$)|\s+(?:and|but|then|so|or|with|while|before|after|to|in|at|lol|haha)\b)")
 # When a stay or a job for a while ends, its time the group `until`: "until March", "until next year", "until the
 # end of the month".
-UNTIL = (rf"until (?P<until>{MONTH}|next \w+|the end(?: of (?:the |this |next )?\w+)?|tomorrow|{WEEKDAY}|(?:19|20)\d\d"
+UNTIL = (rf"{UNTIL_SAID} (?P<until>{MONTH}|next \w+|the end(?: of (?:the |this |next )?\w+)?|tomorrow|{WEEKDAY}|(?:19|20)\d\d"
          r"|(?:the )?(?:summer|winter|spring|fall|autumn|holidays|weekend)|Christmas|Easter)\b")
 FOR_A_WHILE = (
     rf",?\s+(?:for (?!years\b)(?:(?:the |this ){_WHILE}(?:{_WHILE_END}|(?=\s+now\b))"
@@ -366,7 +370,7 @@ DEGREE = (r"(?:(?i:ph\.?d(?:\.(?= in\b))?|doctorate|master's degree|masters degr
 DEGREE_SAID = rf"{DEGREE}(?: in {FIELDS_SAID})?"
 # Where a school's name ends: not "studied at Blue Bottle all afternoon" nor "for hours".
 SCHOOL_END = (r"(?!\s+for (?:hours|the (?:day|afternoon|morning|evening|weekend)|a (?:bit|while|few hours)))"
-              r"(?=\s*(?:[^\w\s'&-]|$)|\s+(?:in|and|but|so|where|for|from|with|as|since|because|last|until|before|"
+              rf"(?=\s*(?:[^\w\s'&-]|$)|\s+(?:in|and|but|so|where|for|from|with|as|since|because|last|{UNTIL_SAID}|before|"
               r"after|when|then)\b)")
 # What a trip was for, said between the place and when: "for our honeymoon", "for work".
 TRIP_FOR = r"(?: for (?:a |an |the |my |our |his |her )?[\w-]+(?: [\w-]+)?)?"

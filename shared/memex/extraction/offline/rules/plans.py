@@ -202,7 +202,7 @@ RULES = [
     # A home until a time and then a move, the move's own time unsaid: "I live in Dublin until March, then I'm
     # moving to Cork". Filed as said, a plan: the home until then is a stay (values.unless_a_stay), not a city,
     # and the move is no city yet. With its own time ("then I'm moving to Cork in April") the plan is the move's.
-    rule("event", "plan", "until", [
+    rule("event", "plan", "until till til", [
         rf"\b(?:I|[Ww]e)(?: |'m |'re | am | are )(?P<stay>live|living|based|staying) in (?P<place>{PROPER}) {UNTIL},? "
         rf"(?:and )?then (?:(?:I|[Ww]e)(?:'m|'re| am| are|'ll| will) )?(?:be )?(?P<going>(?:moving|relocating|heading|"
         rf"going) (?:back )?to {PROPER})(?=\s*(?:[.,;!?]|$)|\s+(?:for|with|because)\b)",

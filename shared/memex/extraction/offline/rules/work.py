@@ -10,7 +10,7 @@ from memex.extraction import vocabulary
 from memex.extraction.offline.patterns import (ADVERBS, AHEAD_WHEN, CURRENT_JOB, DATE, FIRST_SPAN, HEAD_OF,
     HEDGES, INTRODUCED, JOB_NOUN, JOB_TAKEN, LEFT_END, MONTH, NOT_ROLE_MODIFIERS, NOT_TEMPORARY, NUMBER, ORG, ORG_END,
     ORG_INTRO, PLATFORMS, PROPER, RECALLED, RELATIONS, ROLE, ROLE_ABBREVIATIONS, ROLE_END, SCHOOL_WORDS, SINCE_WHEN,
-    SPAN, STARTED_AT, STARTS_LATER, START_WHEN, UPPER, WEEKDAY, WORKS_AT, WORK_SAID, alternation, strict_end)
+    SPAN, STARTED_AT, STARTS_LATER, START_WHEN, UNTIL_SAID, UPPER, WEEKDAY, WORKS_AT, WORK_SAID, alternation, strict_end)
 from memex.extraction.offline.rule import rule
 from memex.extraction.offline.values import (Fields, a_job_move, a_name, a_place, an_organisation, as_said,
     not_a_job_move, organisation, role, teacher, unless_a_stay)
@@ -252,7 +252,7 @@ RULES = [
         rf"(?:{_PAST_JOB}) (?:the )?(?P<value>{ORG})",
         # the past progressive with how long or until a year: "I was working at Google until 2020"; not a
         # day's shift ("I was working at Starbucks yesterday")
-        rf"\bI was {ADVERBS}working (?:at|for) (?:the )?(?P<value>{ORG}) (?=until (?:19|20)\d\d\b|for {SPAN}(?![\w'-]))",
+        rf"\bI was {ADVERBS}working (?:at|for) (?:the )?(?P<value>{ORG}) (?={UNTIL_SAID} (?:19|20)\d\d\b|for {SPAN}(?![\w'-]))",
         rf"\bI (?:left|quit) my job at (?:the )?(?!{_CLOCK})(?P<value>{ORG})",
         rf"\bI {ADVERBS}(?:left|quit) (?:the )?(?!{PLATFORMS})(?P<value>{ORG}) (?=for (?:an?|my) (?:new )?{JOB_NOUN} "
         rf"(?:at|with) )",
