@@ -61,6 +61,11 @@ def test_till_is_until(text, expected):
     ("I'm working from home today.", set()),
     ("I'm working from home for the week.", set()),
     ("I work part-time at Acme for the summer.", set()),
+    ("I'm working from home for Christmas.", set()),
+    # the past job and a contract's end alike
+    ("I used to work part-time at Tesco.", {("employer", "Tesco", True)}),
+    ("I work remotely for Acme on a contract until March.",
+     {("employer", "Acme", False), ("plan", "working for Acme on a contract until March", False)}),
     ("My sister works part-time at Acme.", {("sister_employer", "Acme", False)}),
 ])
 def test_how_the_user_works_before_the_employer_is_still_the_employer(text, expected):

@@ -49,9 +49,9 @@ NOT_ROLE_MODIFIERS = frozenset(
 RELATIONS = vocabulary.RELATIONS
 PETS = vocabulary.PETS
 # Capitalised words that follow "my wife is" or "my dog" without being a name ("American
-# Airlines" is one: only a name of one word is checked).
+# Airlines" is one: only a name of one word is checked); a holiday is when ("I'm working from home for Christmas").
 NOT_NAMES = frozenset(WEEKDAYS) | frozenset(
-    "today tonight tomorrow yesterday home "
+    "today tonight tomorrow yesterday home christmas easter thanksgiving halloween "
     "dr mr mrs ms prof sir "
     "american british english scottish welsh irish french german italian spanish portuguese "
     "brazilian mexican canadian australian dutch belgian swiss austrian swedish norwegian danish "
@@ -174,11 +174,15 @@ JOB_NOUN = r"(?:job|position|role|gig|post)"
 RECALLED = (r"used to|would|was|were|had|did|(?![a-z]*eed\b)[a-z]+ed|saw|met|went|got|knew|took|made|found|felt|spent|thought|"
             r"came|gave|told|heard|left|lost|kept|became|ran|taught|caught|brought|sat|stood|wrote|drove|ate|"
             r"could|never")
+# When or how the user works, between "work" and where or as what: "I work nights as a security guard", "I work
+# remotely for Acme", "I work part-time at Tesco".
+WORK_HOURS = (r"(?:(?:nights|weekends|days|evenings|mornings|shifts|part[- ]time|full[- ]time|remotely|from home|"
+              r"freelance|locally) )?")
 # Working somewhere, which may be for a day ("I'm working at Starbucks today"); starting somewhere,
 # which is a job ("I started at Salesforce this week").
-WORKS_AT = (rf"\bI {ADVERBS}(?:work|'m working|am working) (?:at|for)"
-            rf"|\bI(?:'m| am) {ADVERBS}(?:working|employed) (?:at|for|by)"
-            rf"|\bI(?:'ve| have) {ADVERBS}been working (?:at|for)")
+WORKS_AT = (rf"\bI {ADVERBS}(?:work|'m working|am working) {WORK_HOURS}(?:at|for)"
+            rf"|\bI(?:'m| am) {ADVERBS}(?:working {WORK_HOURS}(?:at|for|by)|employed (?:at|for|by))"
+            rf"|\bI(?:'ve| have) {ADVERBS}been working {WORK_HOURS}(?:at|for)")
 # The first stretch of a job: "my first day", "my first two weeks".
 FIRST_SPAN = r"(?:day|week|month|shift|(?:two|three|four|five|six|few|couple of|\d) (?:days|weeks|months|shifts))"
 # A job taken, got or landed, its role said before the employer or not: "I got a job as a product

@@ -9,7 +9,7 @@ from memex import job_start
 from memex.extraction import vocabulary
 from memex.extraction.offline.patterns import (ADVERBS, AHEAD_WHEN, CURRENT_JOB, DATE, HOME, JOB_NOUN, MONTH, NUMBER, ORG,
     ORG_INTRO, PERSON_PARTS, PLATFORMS, PROPER, RACE, RELATIONS, ROLE, STARTS_LATER, START_WHEN, TRIP_FOR, TRIP_WHEN,
-    UNTIL, UPPER, WEEKDAY, WORD, alternation, phrase)
+    UNTIL, UPPER, WEEKDAY, WORD, WORK_HOURS, alternation, phrase)
 from memex.extraction.offline.rule import rule
 from memex.extraction.offline.values import Fields, a_place, snake
 
@@ -100,8 +100,8 @@ def _last_day(m: re.Match[str]) -> list[Fields]:
     return [{"value": f"last day at {m.group('the') or ''}{m.group('org')} {_when_said(m)}"}]
 
 
-_ON_CONTRACT = (rf"\bI(?: {ADVERBS}work|(?:'m| am) {ADVERBS}(?:working|employed)) (?P<at>at|for|by) (?:the )?(?P<org>{ORG}) "
-                rf"on (?P<contract>an? (?:[\w-]+ ){{0,2}}?contract)")
+_ON_CONTRACT = (rf"\bI(?: {ADVERBS}work {WORK_HOURS}|(?:'m| am) {ADVERBS}(?:working {WORK_HOURS}|employed ))"
+                rf"(?P<at>at|for|by) (?:the )?(?P<org>{ORG}) on (?P<contract>an? (?:[\w-]+ ){{0,2}}?contract)")
 
 
 def _contract_end(m: re.Match[str]) -> list[Fields]:
