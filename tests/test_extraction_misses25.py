@@ -82,6 +82,7 @@ def test_how_the_user_works_before_the_employer_is_still_the_employer(text, expe
     ("My last day at my job is next Friday.", {("plan", "last day at work next Friday", False)}),
     ("Friday is my last day at work.", {("plan", "last day at work on Friday", False)}),
     ("My last day at Google is Friday.", {("plan", "last day at Google on Friday", False)}),
+    ("My last day at Google is the 15th.", {("plan", "last day at Google on the 15th", False)}),
     ("My last day at work is Friday, then I start at Meta.",
      {("plan", "last day at work on Friday", False), ("next_job", "starting at Meta after Friday", False)}),
     # a last day alone may be a trip's, a school's: nothing; someone else's: nothing
