@@ -1209,6 +1209,20 @@ def test_a_job_to_come_the_llm_files_becomes_the_job_on_its_day_decided_by_rule(
     assert _current(memories["next_job"]) == []
 
 
+def test_a_job_to_come_the_llm_files_with_its_article_becomes_the_employer_without_it(ctx, llm, llm_http):
+    """The model files the job to come as said ("joining the Red Cross next Monday"); on its day the employer is
+    "Red Cross", the name the employer rules file for "I work at the Red Cross." (job_start.employer), so that the
+    job said again is the same employer, not another one."""
+    tenant = Tenant(ctx, llm_http)
+    said = "I'm joining the Red Cross next Monday."
+    llm.script_chat(_items(said, ("next_job", "joining the Red Cross next Monday",
+                                  "The user will join the Red Cross next Monday.")))
+    tenant.turn(said, timestamp="2026-03-04T10:00:00Z")
+    llm.script_chat(json.dumps({"memories": []}))
+    tenant.turn("Busy first week.", timestamp="2026-03-12T18:00:00Z")
+    assert _current(_memories_by_key(tenant)["employer"]) == ["Red Cross"]
+
+
 def test_a_write_ending_a_role_embeds_its_end_with_no_connection_lent(ctx, llm, llm_ctx):
     # The statement of a role's end ("The user's job title used to be support lead.") was embedded
     # inside the transaction that holds the user's lock, on one of only MEMEX_LLM_DB_CONNECTIONS lent
