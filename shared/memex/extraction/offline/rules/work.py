@@ -14,14 +14,15 @@ from memex.extraction.offline.patterns import (ADVERBS, AHEAD_WHEN, CURRENT_JOB,
 from memex.extraction.offline.rule import rule
 from memex.extraction.offline.values import (Fields, a_job_move, a_name, a_place, an_organisation, as_said,
     not_a_job_move, organisation, role, teacher, unless_a_stay)
+from memex.time_phrases import MONTHS
 
 
 # A time of day, which is not where a job was ("I left my job at 5pm today").
 _CLOCK = r"\d{1,2}(?:[:.]\d{2})?\s*(?i:[ap]\.?m\b\.?)"
-# When one joined: "I joined Acme last month" is a job as surely as "I joined Acme."
+# When one joined: "I joined Acme last month" is a job as surely as "I joined Acme." ("in March": a month's whole
+# name, capitalised).
 _JOINED_WHEN = (r"(?=\s+(?:last (?:week|month|year|spring|summer|fall|autumn|winter)|this (?:week|month|year)|"
-                r"recently|yesterday|in (?:\d{4}|January|February|March|April|May|June|July|August|September|"
-                r"October|November|December))\b)")
+                rf"recently|yesterday|in (?:\d{{4}}|{'|'.join(month.capitalize() for month in MONTHS)}))\b)")
 # Teaching somewhere, which makes the school the employer and the job a teacher's: "I switched to
 # teaching at Denver East High School"; a school is named, not "at a workshop" or "at 9".
 _TEACHES_AT = (rf"\bI(?:'ve| have)? {ADVERBS}(?:teach|'m teaching|am teaching|(?:(?:switched|moved|went|gone|gotten|got) "
