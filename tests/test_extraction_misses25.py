@@ -135,6 +135,7 @@ def test_a_job_to_come_at_the_red_cross_is_the_employer_the_rules_file_through_t
     ("I was born in Leeds in Mar. 1990.", {("birth_year", "1990", False), ("birthplace", "Leeds", False)}),
     ("I was born in Decatur in 1990.", {("birth_year", "1990", False), ("birthplace", "Decatur", False)}),
     ("I was born in 1990 in Leeds.", {("birth_year", "1990", False), ("birthplace", "Leeds", False)}),
+    ("I was born in Porto, Portugal in 1985.", {("birth_year", "1985", False), ("birthplace", "Porto", False)}),
     ("I was born in Leeds on March 4, 1990.",
      {("birth_year", "1990", False), ("birthplace", "Leeds", False), ("birthday", "March 4", False)}),
     ("I was born on March 4, 1990 in Leeds.",
