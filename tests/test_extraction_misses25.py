@@ -114,6 +114,16 @@ def test_the_employer_of_a_job_to_come_drops_the_article_the_employer_rules_drop
     assert job_start.employer(value) == employer
 
 
+@pytest.mark.parametrize("text, expected", [
+    # the job to come is filed as that, not also as a plan that differs from it by its article only
+    ("I'm joining the Red Cross next month.", {("next_job", "joining Red Cross next month", False)}),
+    ("I'm joining Notion next month.", {("next_job", "joining Notion next month", False)}),
+    ("I'm starting the new job next month.", {("plan", "starting the new job next month", False)}),
+])
+def test_a_job_to_come_at_the_red_cross_is_no_plan_too(text, expected):
+    assert _facts(text) == expected
+
+
 def test_a_job_to_come_at_the_red_cross_is_the_employer_the_rules_file_through_the_pipeline(tenant):
     tenant.turn("I start at the Red Cross next Monday.", timestamp="2026-03-04T10:00:00Z")
     tenant.turn("The weather was lovely this afternoon.", timestamp="2026-03-10T18:00:00Z")
