@@ -145,3 +145,26 @@ def test_a_request_that_embeds_loads_the_model_on_demand(tenant, runtime, settin
     assert {"tokenizers", "safetensors", "memex.embeddings.minilm"} <= set(loaded["modules"])
     assert loaded["model_loaded"]
     assert OFFLINE_RULES not in loaded["modules"]  # a search extracts nothing
+
+
+def test_telling_a_local_embedders_failure_from_an_endpoints_loads_no_llm_client():
+    """embeddings.unavailable (and passing, and down, which asks it first) know an endpoint's errors only once
+    its module is loaded: a process with the local embedder, whose call failed (a job start's, a fill's), tells
+    its failure with no import of the `openai` client (slow to import, and never needed without an endpoint)."""
+    loaded = fresh_interpreter("""
+from memex import embeddings
+from memex.embeddings.minilm import MiniLMEmbedder
+
+class Failing(MiniLMEmbedder):
+    def embed(self, texts):
+        raise RuntimeError("out of memory")
+
+embedder = Failing()
+try:
+    embedder.embed(["My employer is Kayak: I work there."])
+except RuntimeError as exc:
+    failure = exc
+assert not (embeddings.unavailable(failure) or embeddings.passing(failure) or embeddings.down(embedder, failure))
+assert embeddings.unavailable(TimeoutError()) and embeddings.passing(TimeoutError())
+""")
+    assert LLM_CLIENT not in loaded["modules"]

@@ -60,6 +60,20 @@ def test_a_word_the_user_never_said_finds_nothing(acme_user):
             assert acme_user.search(query, mode=mode) == [], (query, mode)
 
 
+def test_a_question_with_no_word_finds_nothing_in_any_mode(tenant):
+    """"?" asks about nothing, but its vector is 0.66 from "Huh?" (and "..." 0.37, "!" 0.40, over the
+    gate's 0.35): hybrid and vector search answered it, bm25 (no term) did not. Now no mode does, nor
+    recall's search."""
+    for i, text in enumerate(["Huh?", "Why not?", "I live in Porto."]):
+        tenant.turn(text, session=f"s{i}")
+    assert "Huh?" in contents(tenant.search("huh?", mode="vector"))  # it is found by what it says
+    for query in ["?", " ?? ", "!", "...", "¿?", "?!?", ":)", "-", "👍"]:
+        for mode in ("hybrid", "vector", "bm25"):
+            assert tenant.search(query, mode=mode) == [], (query, mode)
+    recalled = tenant.post("/v1/recall", {"user_id": tenant.user, "query": "?", "require_relevant": True})
+    assert recalled.status_code == 200 and recalled.json()["citations"] == [], recalled.text
+
+
 def test_one_word_the_user_said_opens_the_floor(tenant):
     tenant.turn("I work at Acme.")
     assert "I work at Acme." in contents(tenant.search("work"))

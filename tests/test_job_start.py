@@ -18,7 +18,7 @@ import pytest
 from memex import job_start, pipeline
 from memex.db import locks
 from memex.extraction.offline import OfflineExtractor
-from memex.jobs import user_hash
+from memex.jobs import subject_key, user_hash
 from memex.ingest import ingest_turn
 from memex.models import TurnIn
 from memex_edge.context import build_context
@@ -637,3 +637,164 @@ def test_the_sweep_leaves_a_user_whose_lock_a_long_writer_holds_and_starts_the_o
     assert (_current(tenant, "employer", held), _current(tenant, "employer", free)) == (["Canva"], ["Twilio"])
     assert pipeline.start_jobs_due(ctx, 600.0).started >= 1  # the next run, the lock free
     assert _current(tenant, "employer", held) == ["Twilio"]
+
+
+class _Refusing(WrappedEmbedder):
+    """The context's embedder raising for a text that holds `marker` (a local embedder's own error: not a
+    failure on its side, embeddings.unavailable), answering the others and its probe; `refused` counts those
+    texts asked."""
+
+    def __init__(self, embedder, marker: str):
+        super().__init__(embedder)
+        self.marker, self.refused = marker, 0
+
+    def embed(self, texts):
+        if self.marker and any(self.marker in text for text in texts):
+            self.refused += 1
+            raise ValueError("this text is refused")
+        return self._embedder.embed(texts)
+
+
+@contextmanager
+def _refusing(ctx, failure: str, marker: str):
+    """(a context whose embedder refuses the texts that hold `marker`, how many such texts it was asked),
+    as `failure` says: a local embedder raising, or an endpoint answering 500 to them (the real `openai` client
+    at the double), its attempts without their pauses."""
+    from bench.openai_double import OpenAIDouble
+    from memex.embeddings import openai_compat
+
+    if failure == "local embedder":
+        refusing = _Refusing(ctx.embedder, marker)
+        yield dataclasses.replace(ctx, embedder=refusing), lambda: refusing.refused
+        return
+    with OpenAIDouble(dim=ctx.settings.embedding_dim) as double, _asked_under_the_lock(ctx, double) as asked, \
+            pytest.MonkeyPatch.context() as patch:
+        patch.setattr(openai_compat, "RETRY_PAUSE_SECONDS", 0.0)
+        double.fail_inputs_with(marker)
+        yield _at_the_double(ctx, double), lambda: sum(1 for text, _ in asked if marker in text)
+
+
+def _ingested(ctx, tenant, text: str, timestamp: str) -> str:
+    return ingest_turn(ctx, tenant.id, TurnIn(user_id=tenant.user, session_id="s1", timestamp=timestamp,
+                                              messages=[{"role": "user", "content": text}]), wait=False)["turn_id"]
+
+
+def _job_start_failed_at(ctx, tenant) -> list:
+    with psycopg.connect(ctx.db.dsn, autocommit=True) as conn:
+        return [row[0] for row in conn.execute(
+            "SELECT start_failed_at FROM memories WHERE tenant_id = %s AND user_id = %s AND key = 'next_job' "
+            "AND active", (tenant.id, tenant.user))]
+
+
+def _status(ctx, tenant, turn_id: str) -> str:
+    from memex.db import turns as turn_rows
+
+    return turn_rows.get_turn(ctx.db.connection(), tenant.id, turn_id)["status"]
+
+
+@pytest.mark.parametrize("failure", ["local embedder", "500 to that text"])
+@pytest.mark.parametrize("where", ["storing the turn", "deciding the turns"])
+def test_a_job_start_the_embedder_refuses_fails_alone_and_the_users_turns_are_stored(ctx, tenant, http, caplog,
+                                                                                  where, failure):
+    """The rules path starts a user's job whose day has come in the transaction that stores their turn's
+    messages, and in the one that decides their turns. The embedder refusing the employer's text (for good:
+    a local embedder's error, an endpoint's 500 to that text alone) rolled that whole transaction back: the
+    turn, and every later turn of the user, failed the same way, to the dead-letter queue. The start fails
+    alone (a savepoint): logged and counted, its job noted as the sweep notes its own failed start, which
+    then leaves it for JOB_START_BACKOFF; the turns are stored and decided."""
+    # long ago: the job's day came long before the sweep's runs here
+    tenant.turn("I work at Canva.", timestamp="1982-01-04T09:00:00Z")
+    if where == "storing the turn":
+        tenant.turn("I start at Kayak next week.", timestamp="1982-01-05T09:00:00Z")  # Monday the 11th
+        turns = [_ingested(ctx, tenant, "Busy first week, lots of onboarding.", "1982-01-14T18:00:00Z")]
+    else:  # the job to come is decided with a turn after its day: the start is the decision's
+        turns = [_ingested(ctx, tenant, "I start at Kayak next week.", "1982-01-05T09:00:00Z"),
+                 _ingested(ctx, tenant, "Busy first week, lots of onboarding.", "1982-01-14T18:00:00Z")]
+    before = scrape(http)
+    with _refusing(ctx, failure, "employer is Kayak") as (refusing, refused), \
+            caplog.at_level(logging.WARNING, logger="memex.pipeline"):
+        for turn_id in turns:
+            pipeline.process_inline(refusing, tenant.id, turn_id)
+        assert refused() >= 1
+        assert [_status(ctx, tenant, turn_id) for turn_id in turns] == ["processed"] * len(turns)
+        listed = tenant.get(f"/v1/users/{tenant.user}/memories", params={"limit": 500}).json()["memories"]
+        assert "Busy first week, lots of onboarding." in [m["content"] for m in listed]
+        assert (_current(tenant, "employer"), _current(tenant, "next_job")) == (["Canva"], ["starting at Kayak next week"])
+        [failed_at] = _job_start_failed_at(ctx, tenant)
+        assert failed_at is not None
+        assert moved(before, scrape(http), "memex_job_starts_failed_total") == 1
+        error = "ValueError" if failure == "local embedder" else "InternalServerError"
+        assert any(user_hash(tenant.id, tenant.user) in line and error in line for line in caplog.messages)
+        assert not any(tenant.user in line or "Kayak" in line for line in caplog.messages)
+        # the sweep leaves it for its back-off, as its own failed start
+        asked = refused()
+        pipeline.start_jobs_due(refusing, 600.0)
+        assert refused() == asked and _current(tenant, "employer") == ["Canva"]
+
+
+def test_with_the_embedder_down_a_turn_whose_job_start_fails_is_retried_and_its_retry_starts_the_job(ctx, tenant):
+    """The savepoint keeps only a start's own failure: the embedder down (its failure on its side, the probe
+    failing too) still fails the turn, noting nothing on the job, and the turn's retry starts it."""
+    tenant.turn("I work at Canva.", timestamp="1981-01-05T09:00:00Z")
+    tenant.turn("I start at Kayak next week.", timestamp="1981-01-06T09:00:00Z")
+    turn_id = _ingested(ctx, tenant, "Busy first week, lots of onboarding.", "1981-01-15T18:00:00Z")
+    down = dataclasses.replace(ctx, embedder=_Embedder(ctx.embedder, failing="employer is Kayak"))
+    with pytest.raises(TimeoutError):
+        pipeline.process_inline(down, tenant.id, turn_id)
+    assert _status(ctx, tenant, turn_id) == "queued" and _job_start_failed_at(ctx, tenant) == [None]
+    pipeline.process_inline(ctx, tenant.id, turn_id)
+    assert _status(ctx, tenant, turn_id) == "processed" and _current(tenant, "employer") == ["Kayak"]
+
+
+def test_the_turns_after_a_job_start_refused_leave_it_for_the_back_off_too(ctx, tenant, http):
+    """Each turn of the user's tried the start the embedder had refused, at the turn's cost (an endpoint's
+    attempts and a probe, under the user's lock) and with one more JobStartsFailed, for as long as the job
+    was due: a user's every turn of the day. Their turns leave it for JOB_START_BACKOFF, as the sweep does,
+    then try it again, and start it once the embedder takes the text."""
+    tenant.turn("I work at Canva.", timestamp="1980-01-07T09:00:00Z")
+    tenant.turn("I start at Kayak next week.", timestamp="1980-01-08T09:00:00Z")
+    refusing = _Refusing(ctx.embedder, "employer is Kayak")
+    at_refusing = dataclasses.replace(ctx, embedder=refusing)
+    before = scrape(http)
+    for day in (16, 17, 18):
+        pipeline.process_inline(at_refusing, tenant.id, _ingested(ctx, tenant, f"Onboarding, day {day}.",
+                                                                  f"1980-01-{day}T18:00:00Z"))
+    assert refusing.refused == 1 and moved(before, scrape(http), "memex_job_starts_failed_total") == 1
+    assert _current(tenant, "employer") == ["Canva"]
+    with psycopg.connect(ctx.db.dsn, autocommit=True) as conn:  # the back-off past
+        conn.execute("UPDATE memories SET start_failed_at = start_failed_at - %s WHERE tenant_id = %s "
+                     "AND user_id = %s AND start_failed_at IS NOT NULL", (pipeline.JOB_START_BACKOFF, tenant.id,
+                                                                         tenant.user))
+    refusing.marker = ""  # the embedder takes the text now
+    turn_id = _ingested(ctx, tenant, "Onboarding, day 19.", "1980-01-19T18:00:00Z")
+    pipeline.process_inline(at_refusing, tenant.id, turn_id)
+    assert _status(ctx, tenant, turn_id) == "processed" and _current(tenant, "employer") == ["Kayak"]
+
+
+def test_a_start_that_still_lacks_a_text_past_the_unlocked_rounds_embeds_it_under_the_lock_and_finishes(ctx, tenant):
+    """_embedding_unlocked's rounds with no lock held are bounded (UNLOCKED_ROUNDS, each a transaction that
+    locks the user and reads their jobs and memories before it is rolled back): three jobs starting at once (the
+    user's and two participants'), each learning its employer's text and then the end of the role held at the
+    old one, lack a text in six rounds. Past the fourth, what is still missing is embedded under the lock, as
+    it always was, and the starts finish."""
+    from bench.openai_double import OpenAIDouble
+
+    people = ("Melanie", "Jon")
+    for n, name in enumerate((None, *people)):  # long ago: the earliest due in the database, tried first
+        said = {"role": "user", **({"name": name} if name else {})}
+        for day, text in ((1, "I work at Canva as a designer."), (2, "I start at Twilio next week.")):
+            response = tenant.post("/v1/turns?wait=true", {
+                "user_id": tenant.user, "session_id": "s1", "user_name": "Caroline",
+                "timestamp": f"1979-01-0{day}T0{n + 1}:00:00Z", "messages": [{**said, "content": text}]})
+            assert response.status_code == 201, response.text
+    subjects = ["user", *(name.lower() for name in people)]
+    with OpenAIDouble(dim=ctx.settings.embedding_dim) as double, _asked_under_the_lock(ctx, double) as asked:
+        due = pipeline.start_jobs_due(_at_the_double(ctx, double), 600.0)
+    theirs = [(text, held) for text, held in asked if "Twilio" in text or "designer" in text]
+    assert len(theirs) == 2 * len(subjects), theirs
+    rounds = pipeline.UNLOCKED_ROUNDS
+    assert [held for _, held in theirs] == [False] * rounds + [True] * (len(theirs) - rounds), theirs
+    assert due.started >= len(subjects)
+    for subject in subjects:
+        assert _current(tenant, subject_key(subject, "employer")) == ["Twilio"], subject
+        assert _current(tenant, subject_key(subject, "role")) == [], subject

@@ -134,6 +134,20 @@ def test_last_friday_is_that_days_messages(tenant):
     assert said("what did I tell you on Friday?") == said("what did we talk about last Friday?")
 
 
+def test_the_last_friday_of_a_month_is_that_days_messages(tenant):
+    """"What did I do on the last Friday in May 2023?" listed every message of May 2023 and those of
+    the Friday before the day asked (2026); now only those of 26 May 2023."""
+    tenant.turn("I signed up for a pottery class.", session="s1", timestamp="2023-05-19T10:00:00Z")
+    tenant.turn("My sister visited from Porto.", session="s2", timestamp="2023-05-26T10:00:00Z")
+    tenant.turn("I'm learning German.", session="s3", timestamp="2026-12-04T10:00:00Z")
+    when = "2026-12-06T18:00:00Z"  # a Sunday: "last Friday" alone is 4 December
+
+    said = [(r["content"], r["score_parts"].get("said_within"))
+            for r in tenant.search("What did I do on the last Friday in May 2023?", reference_time=when)
+            if r["memory_type"] == "episodic"]
+    assert said == [("My sister visited from Porto.", "2023-05-26T00:00:00Z/2023-05-27T00:00:00Z")]
+
+
 def test_a_weekend_to_come_is_searched_as_any_question(tenant):
     """"What's going on this weekend?" asked on a Thursday was answered with the coming weekend's
     messages: with a reference time in the past, what was said after it (the hike cancelled on the

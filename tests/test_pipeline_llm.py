@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import logging
 import threading
 import time
 
@@ -1221,6 +1222,66 @@ def test_a_job_to_come_the_llm_files_becomes_the_job_on_its_day_decided_by_rule(
     assert [(m["value"], m["active"]) for m in memories["employer"]] == [("Canva", False), ("Twilio", True)]
     assert memories["employer"][1]["valid_from"] == memories["employer"][0]["valid_to"] == "2026-03-09T00:00:00Z"
     assert _current(memories["next_job"]) == []
+
+
+class _Refusing(WrappedEmbedder):
+    """The context's embedder raising for a text that holds `marker` (a local embedder's own error, which
+    it would raise again), answering the others and its probe."""
+
+    def __init__(self, embedder, marker: str):
+        super().__init__(embedder)
+        self.marker = marker
+
+    def embed(self, texts):
+        if any(self.marker in text for text in texts):
+            raise ValueError("this text is refused")
+        return self._embedder.embed(texts)
+
+
+def test_a_job_start_the_embedder_refuses_fails_alone_and_the_judged_turn_is_finished(ctx, llm, llm_ctx, llm_http,
+                                                                                       http, caplog):
+    """The LLM path starts the user's jobs due once a judged turn's candidates are written, in the
+    transaction that marks the turn processed. The embedder refusing the employer's text for good failed the
+    supersession job: the turn never finished, each delivery failing alike to the dead-letter queue, and the
+    user's every later run with it (their jobs due are started first). The start fails alone, as on the rules
+    path: the turn is finished, the failure logged and counted, the job left for JOB_START_BACKOFF."""
+    from memex.jobs import user_hash
+    from tests.test_metrics import moved, scrape
+
+    llm.reset()
+    tenant = Tenant(ctx, llm_http)
+    llm.script_chat(_items("I work at Canva.", ("employer", "Canva", "The user's employer is Canva.")))
+    tenant.turn("I work at Canva.", timestamp="1978-01-02T09:00:00Z")
+    said = "I start at Kayak tomorrow."
+    job_turn, later = (ingest_turn(ctx, tenant.id, TurnIn(user_id=tenant.user, session_id="s1", timestamp=at,
+                                                          messages=[{"role": "user", "content": text}]),
+                                   wait=False)["turn_id"]
+                       for text, at in ((said, "1978-01-03T09:00:00Z"), ("Busy day.", "1978-01-05T18:00:00Z")))
+    # the app's metrics, which GET /metrics serves
+    refusing = dataclasses.replace(llm_ctx, embedder=_Refusing(llm_ctx.embedder, "employer is Kayak"),
+                                   metrics=ctx.metrics)
+    llm.script_chat(_items(said, ("next_job", "Kayak, starting tomorrow", "The user will start at Kayak tomorrow.")),
+                    json.dumps({"memories": []}))
+    job = pipeline.extract(refusing, ExtractionJob(tenant.id, job_turn), delivered=False)
+    assert pipeline.extract(refusing, ExtractionJob(tenant.id, later), delivered=False) is None  # nothing to decide
+    before = scrape(http)
+    with caplog.at_level(logging.WARNING, logger="memex.pipeline"):
+        pipeline.resolve(refusing, job)
+    with llm_ctx.db.borrowed() as conn:
+        assert turn_rows.get_turn(conn, tenant.id, job_turn)["status"] == "processed"
+        [failed_at] = [row["start_failed_at"] for row in conn.execute(
+            "SELECT start_failed_at FROM memories WHERE tenant_id = %s AND key = 'next_job' AND active", (tenant.id,))]
+    assert failed_at is not None
+    assert moved(before, scrape(http), "memex_job_starts_failed_total") == 1
+    assert any(user_hash(tenant.id, tenant.user) in line and "ValueError" in line for line in caplog.messages)
+    assert not any(tenant.user in line or "Kayak" in line for line in caplog.messages)
+    assert _current(_memories_by_key(tenant)["employer"]) == ["Canva"]
+    # the back-off past and the text taken, the sweep starts it
+    with psycopg.connect(ctx.db.dsn, autocommit=True) as conn:
+        conn.execute("UPDATE memories SET start_failed_at = start_failed_at - %s WHERE tenant_id = %s",
+                     (pipeline.JOB_START_BACKOFF, tenant.id))
+    assert pipeline.start_jobs_due(llm_ctx, 600.0).started >= 1
+    assert _current(_memories_by_key(tenant)["employer"]) == ["Kayak"]
 
 
 def test_a_write_ending_a_role_embeds_its_end_with_no_connection_lent(ctx, llm, llm_ctx):

@@ -101,3 +101,18 @@ def test_bm25_and_vector_modes_are_not_reranked(user, double, rerank_http):
 def test_health_names_the_reranker(http, rerank_http):
     assert rerank_http.get("/health").json()["reranker"] == "test-rerank"
     assert http.get("/health").json()["reranker"] == "none"
+
+
+
+def test_a_reranked_answer_holds_no_filler_and_no_one_of_another_kind(ctx, double, rerank_http):
+    """The filler and kinds filters are no matter of score: "Got it!" says nothing of its own, and "I
+    have a dog named Rex." is not the user's name, however high a reranker puts them. With a reranker
+    configured both were skipped, and one that scored every line 0.9 had "What is my name?" answered
+    with the dog and "Got it!" beside the name."""
+    tenant = Tenant(ctx, rerank_http)
+    said = ["My name is Maya.", "I have a dog named Rex.", "Got it!"]
+    assert tenant.turn(*said, timestamp="2026-01-01T00:00:00Z").status_code == 201
+    double.rerank_scores = {content: 0.9 for content in _contents(tenant)}
+    found = [r["content"] for r in tenant.search("What is my name?", reference_time=WHEN)]
+    assert "My name is Maya." in found and double.rerank_requests, found
+    assert not any("Rex" in content or content == "Got it!" for content in found), found

@@ -121,6 +121,30 @@ def test_a_weekday_is_one_day_read_back_from_the_day_asked(question, asked_on, e
 
 
 @pytest.mark.parametrize("question, asked_on, expected", [
+    # the weekday or weekend counted within the month, not back from the day asked
+    ("What did I do last Friday in May 2023?", "2026-12-02", [("2023-05-26", "2023-05-27")]),
+    ("What did I do on the last Friday of May, 2023?", "2026-12-02", [("2023-05-26", "2023-05-27")]),
+    ("Where was I the first Monday in June 2023?", "2026-12-02", [("2023-06-05", "2023-06-06")]),
+    ("What did I do the third Sunday of October 2022?", "2026-12-02", [("2022-10-16", "2022-10-17")]),
+    ("What did we do the last weekend of May 2023?", "2026-12-02", [("2023-05-27", "2023-05-29")]),
+    ("What did we do the 2nd weekend in April 2024?", "2026-12-02", [("2024-04-13", "2024-04-15")]),
+    # without a year, the latest such day by the day asked: this May's last Friday is still to come
+    ("What did I do the last Friday in May?", "2026-12-02", [("2026-05-29", "2026-05-30")]),
+    ("What did I do the last Friday in May?", "2026-05-10", [("2025-05-30", "2025-05-31")]),
+    # a month without a fifth Friday has none; a week of a month is no calendar week: the month
+    ("What did I do the fifth Friday of February 2023?", "2026-12-02", []),
+    ("Where was Tim in the second week of November?", "2026-12-02", [("2026-11-01", "2026-12-01")]),
+    ("What did I do the last week of May 2023?", "2026-12-02", [("2023-05-01", "2023-06-01")]),
+])
+def test_a_weekday_counted_within_a_month_is_that_months(question, asked_on, expected):
+    """"What did I do last Friday in May 2023?" was read as May 2023 and as the Friday before the day
+    asked, a day of 2026 the question does not name."""
+    now = datetime.fromisoformat(asked_on + "T15:00:00+00:00")
+    assert [_days(w) for w in time_phrases.windows(question, now)] == expected
+    assert [_days(w) for w in time_phrases.read(question, now)[0]] == expected
+
+
+@pytest.mark.parametrize("question, asked_on, expected", [
     # begun after the moment asked: no period, whatever names it
     ("What am I doing this weekend?", "2026-12-03", []),  # a Thursday
     ("What's happening on 8 May 2030?", "2026-12-03", []),

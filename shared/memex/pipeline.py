@@ -9,6 +9,7 @@ the turn, so a lost supersession message is sent again without asking the LLM ag
 
 from __future__ import annotations
 
+import enum
 import itertools
 import logging
 import threading
@@ -390,7 +391,7 @@ def _store_episodic(ctx: Context, tenant_id: str, work: list[tuple[dict, list[di
         # not the turn says anything to decide ("Busy first week."): before its candidates are. It
         # embeds the employer it writes: with the embedder down, the retry that fills the vectors starts it.
         for user_id in sorted({turn["user_id"] for turn, _ in pending}) if failure is None else ():
-            start_jobs(conn, ctx, tenant_id, user_id, embed_here=True)
+            _start_jobs_with_turns(conn, ctx, tenant_id, user_id)
         stored = [(turn, message, vector) for (turn, message), vector in zip(pending, vectors)
                   if turn["id"] in present]  # else erased meanwhile
         # The line a message is indexed with, erased since it was read (its erasure holds this lock): the
@@ -483,14 +484,12 @@ def _resolve_turns(ctx: Context, turns: list[dict[str, Any]]) -> None:
         # a job whose day has come starts before the run's first turn is decided; each turn's finish
         # starts those its decision lets start, as of the next one
         tenant_id, user_id = run[0]["tenant_id"], run[0]["user_id"]
-        _embedding_unlocked(ctx, tenant_id, lambda ctx, embed_here: _start_jobs_alone(
-            ctx, tenant_id, user_id, embed_here))
+        _start_jobs_judged(ctx, tenant_id, user_id)
         for turn in run:
             with llm.time_budget(ctx.settings.llm_budget_seconds):
                 for candidate, dedupe_key in _undecided(ctx, turn):
                     _decide_and_write(ctx, turn, candidate, dedupe_key, vectors[_embedded(candidate)])
-            _embedding_unlocked(ctx, tenant_id, lambda ctx, embed_here: _start_jobs_alone(
-                ctx, tenant_id, user_id, embed_here, finishing=turn["id"]))
+            _start_jobs_judged(ctx, tenant_id, user_id, finishing=turn["id"])
 
     # One user's turns in the order said; different users' at once, as the FIFO queue's message
     # groups run in AWS: one after another, a judge answering in 2 s backed the local runtime's
@@ -593,8 +592,8 @@ def _resolve_locked(ctx: Context, turns: list[dict[str, Any]], vectors: dict[str
         for current, keyed in decided:
             # a batch of a user's turns (an import's chunk) may hold the job's day and, after it, the next
             # job: as of this turn, those before it decided here
-            start_jobs(conn, ctx, tenant_id, user_id, current["occurred_at"], deciding=[t["id"] for t in todo],
-                       embed_here=True)
+            _start_jobs_with_turns(conn, ctx, tenant_id, user_id, current["occurred_at"],
+                                   deciding=[t["id"] for t in todo])
             for candidate, dedupe_key in keyed:
                 if dedupe_key in written:
                     continue  # written by an earlier delivery that decided one candidate at a time
@@ -611,7 +610,7 @@ def _resolve_locked(ctx: Context, turns: list[dict[str, Any]], vectors: dict[str
                     written.add(dedupe_key)
         turn_rows.finish(conn, tenant_id, [t["id"] for t in todo])
         # its turns decided, a job said in them may start as of a later turn stored before they were
-        start_jobs(conn, ctx, tenant_id, user_id, embed_here=True)
+        _start_jobs_with_turns(conn, ctx, tenant_id, user_id)
 
 
 def _by_family(tombstones: set[tuple[str, str, str, str]]) -> dict[tuple[str, str], list[tuple[str, str, str]]]:
@@ -896,46 +895,113 @@ def start_jobs(conn, ctx: Context, tenant_id: str, user_id: str, now: datetime |
     come), so `as_of` a moment before the start still answers the old job. Keyed on the job to come, and
     it is no longer current once written: a second run writes nothing. A job to come no longer
     current (taken back by an employer named since, or called off) is not read; one whose value names no
-    day stays; one at the employer already current ends at its day, with nothing written.
-    The caller holds the user's lock; `embed_here` as for `_write` (the rules path's callers embed under
-    it: their transaction holds up to TURNS_PER_TRANSACTION turns' writes, which a redo would repeat).
-    How many became the job."""
-    started, jobs = 0, jobs_rows.of_user(conn, tenant_id, user_id)
-    if jobs:  # most users have none: the turns are read only for those who do
-        undecided, latest = jobs_rows.said_until(conn, tenant_id, user_id, deciding)
-        now = min(filter(None, (now or latest, undecided)))
+    day stays; one at the employer already current ends at its day, with nothing written; one whose start
+    failed for its own within JOB_START_BACKOFF waits for it (_backed_off).
+    The caller holds the user's lock; `embed_here` as for `_write` (the rules path's transactions embed under
+    it, _start_jobs_with_turns: they hold up to TURNS_PER_TRANSACTION turns' writes, which a redo would
+    repeat). How many became the job."""
+    return sum(_start_job(conn, ctx, tenant_id, user_id, job, start, name, embed_here)
+               for job, start, name in _jobs_due(conn, tenant_id, user_id, now, deciding))
+
+
+def _start_jobs_with_turns(conn, ctx: Context, tenant_id: str, user_id: str, now: datetime | None = None,
+                           deciding: list[str] | tuple = ()) -> None:
+    """`start_jobs` in the transaction that stores or decides the user's turns (the rules path), embedding
+    under their lock, each job's start under a savepoint: one failing for its own (_start_failure: a text
+    the embedder refuses, which it would refuse again) is rolled back alone, logged, counted and noted
+    for JOB_START_BACKOFF as the sweep's is, and the turns are stored. Rolling the whole transaction back
+    for it failed the turn, and each later turn of the user's, to the dead-letter queue. Any other failure
+    (the database's, the embedder's on its side) still fails the turns, whose retry starts the job."""
+    for job, start, name in _jobs_due(conn, tenant_id, user_id, now, deciding):
+        try:
+            with conn.transaction():
+                _start_job(conn, ctx, tenant_id, user_id, job, start, name, embed_here=True)
+        except Exception as exc:  # noqa: BLE001 - classed below: only the start's own failure stays here
+            # A 5xx's probe (embeddings.down, one short attempt) is asked under the user's lock, as the
+            # endpoint's attempts before it were: told apart from an outage, the turns are not failed for it.
+            if _start_failure(ctx, exc) is not _StartFailure.REFUSED:
+                raise
+            jobs_rows.start_failed(conn, tenant_id, [job["id"]])
+            _refused(ctx, tenant_id, user_id, exc)
+
+
+def _start_jobs_judged(ctx: Context, tenant_id: str, user_id: str, finishing: str | None = None) -> None:
+    """The LLM path's `start_jobs` (_start_jobs_alone, embedding with no lock held), marking the turn
+    `finishing` processed. A start failing for its own (_start_failure) fails alone, as in the rules path's
+    transactions (_start_jobs_with_turns): the turn is finished all the same and the user's jobs due are left
+    for JOB_START_BACKOFF (the sweep's note: which job's text it was is not known here). Failing the
+    supersession job for it left the turn unfinished at each delivery, to the dead-letter queue, and every
+    later run of the user's with it: their jobs due are started first."""
+    try:
+        _embedding_unlocked(ctx, tenant_id, lambda ctx, embed_here: _start_jobs_alone(
+            ctx, tenant_id, user_id, embed_here, finishing=finishing))
+    except Exception as exc:  # noqa: BLE001 - classed below: only the start's own failure stays here
+        if _start_failure(ctx, exc) is not _StartFailure.REFUSED:
+            raise
+        with ctx.db.transaction() as conn:
+            locks.lock_user(conn, tenant_id, user_id)
+            if finishing is not None:
+                turn_rows.finish(conn, tenant_id, [finishing])
+            jobs_rows.start_failed(conn, tenant_id, [job["id"] for job, _, _ in _jobs_due(conn, tenant_id, user_id,
+                                                                                           None, ())])
+        _refused(ctx, tenant_id, user_id, exc)
+
+
+def _refused(ctx: Context, tenant_id: str, user_id: str, exc: BaseException) -> None:
+    """A job start of a turn's failed for its own: its turns go on, the job is left for JOB_START_BACKOFF."""
+    ctx.metrics.record(JOB_STARTS_FAILED)
+    # The exception's type only: its message may quote what the user said.
+    log.warning("starting a job to come of user %s failed (%s); their turns are stored, and the job is tried "
+                "again in %d minutes", user_hash(tenant_id, user_id), type(exc).__name__,
+                JOB_START_BACKOFF.total_seconds() // 60)
+
+
+def _jobs_due(conn, tenant_id: str, user_id: str, now: datetime | None,
+              deciding: list[str] | tuple) -> list[tuple[dict[str, Any], datetime, str]]:
+    """The user's jobs to come that start_jobs starts as of `now` (or their latest turn, never past one not
+    yet decided), each with its start and the employer it names."""
+    jobs = jobs_rows.of_user(conn, tenant_id, user_id)
+    if not jobs:  # most users have none: the turns are read only for those who do
+        return []
+    undecided, latest = jobs_rows.said_until(conn, tenant_id, user_id, deciding)
+    now = min(filter(None, (now or latest, undecided)))
+    due = []
     for job in jobs:
         start, name = _start(job)
-        if start is None or start > now or not name:
-            continue
-        subject = job["subject"]
-        whose = "The user's" if subject == "user" else f"{subject}'s"
-        candidate = Candidate(type="fact", key=subject_key(subject, EMPLOYER_KEY), value=name,
-                              content=f"{whose} employer is {name}.", confidence=float(job["confidence"]),
-                              importance=families.family_of(EMPLOYER_KEY).importance,
-                              source_message_id=job["source_message_id"],
-                              raw_quote=(job["metadata"] or {}).get("raw_quote") or "", subject=subject,
-                              extractor=(job["metadata"] or {}).get("extractor"))
-        turn = {"id": job["turn_id"], "tenant_id": tenant_id, "user_id": user_id, "agent_id": job["agent_id"],
-                "session_id": job["session_id"], "occurred_at": start, "utc_offset": job["utc_offset"],
-                "candidates": job["candidates"]}
-        if _erased(_by_family(turn_rows.tombstones(conn, tenant_id, [turn["id"]])), turn, candidate):
-            continue  # the user erased the job it became
-        text = _embedded(candidate)
-        vector = _vectors_of(ctx, tenant_id, [text], embed_here)[text]
-        related = memory_rows.related_active(conn, tenant_id, user_id, related_keys(candidate), vector,
-                                             RELATED_MIN_SIMILARITY, RELATED_LIMIT, subject)
-        decided = RulesJudge().decide(candidate, related)
-        if decided.action == "noop":
-            # The employer already is the job's company (said again since, or the job was at it): nothing
-            # to write, but the job to come is over at its start, else every sweep would read it again.
-            history_rows.end(conn, tenant_id, job["id"], start)
-            continue
-        decision = Decision(decided.action, f"the job to come {job['value']!r} began on {start.date()}: "
-                                            f"{decided.reason}", decided.replaces)
-        if _write(conn, ctx, turn, candidate, vector, f"started:{job['id']}", decision, related, embed_here):
-            started += 1
-    return started
+        if start is not None and start <= now and name and not _backed_off(job):
+            due.append((job, start, name))
+    return due
+
+
+def _start_job(conn, ctx: Context, tenant_id: str, user_id: str, job: dict[str, Any], start: datetime, name: str,
+               embed_here: bool) -> bool:
+    """One job to come becomes the employer at its `start` (start_jobs); whether it was written."""
+    subject = job["subject"]
+    whose = "The user's" if subject == "user" else f"{subject}'s"
+    candidate = Candidate(type="fact", key=subject_key(subject, EMPLOYER_KEY), value=name,
+                          content=f"{whose} employer is {name}.", confidence=float(job["confidence"]),
+                          importance=families.family_of(EMPLOYER_KEY).importance,
+                          source_message_id=job["source_message_id"],
+                          raw_quote=(job["metadata"] or {}).get("raw_quote") or "", subject=subject,
+                          extractor=(job["metadata"] or {}).get("extractor"))
+    turn = {"id": job["turn_id"], "tenant_id": tenant_id, "user_id": user_id, "agent_id": job["agent_id"],
+            "session_id": job["session_id"], "occurred_at": start, "utc_offset": job["utc_offset"],
+            "candidates": job["candidates"]}
+    if _erased(_by_family(turn_rows.tombstones(conn, tenant_id, [turn["id"]])), turn, candidate):
+        return False  # the user erased the job it became
+    text = _embedded(candidate)
+    vector = _vectors_of(ctx, tenant_id, [text], embed_here)[text]
+    related = memory_rows.related_active(conn, tenant_id, user_id, related_keys(candidate), vector,
+                                         RELATED_MIN_SIMILARITY, RELATED_LIMIT, subject)
+    decided = RulesJudge().decide(candidate, related)
+    if decided.action == "noop":
+        # The employer already is the job's company (said again since, or the job was at it): nothing
+        # to write, but the job to come is over at its start, else every sweep would read it again.
+        history_rows.end(conn, tenant_id, job["id"], start)
+        return False
+    decision = Decision(decided.action, f"the job to come {job['value']!r} began on {start.date()}: "
+                                        f"{decided.reason}", decided.replaces)
+    return _write(conn, ctx, turn, candidate, vector, f"started:{job['id']}", decision, related, embed_here)
 
 
 def _start_jobs_alone(ctx: Context, tenant_id: str, user_id: str, embed_here: bool, now: datetime | None = None,
@@ -973,12 +1039,40 @@ class JobsDue:
     embedder_down: bool = False
 
 
-# How long the sweep leaves a job to come whose start failed for the user's own failure (a text of theirs the
-# embedder refuses): at every run (5 minutes) it cost a call and a JobStartsFailed for as long as the job was due.
-# An hour is 12 runs' calls in one, and still starts the job the same day once the embedder takes the text (a
-# model changed, a limit raised); JobStartsFailed still moves each hour, so a start failing for good stays in
-# sight. The user's next turn tries it at once, as it would have (start_jobs on the write path).
+# How long the sweep and the user's turns leave a job to come whose start failed for its own failure (a text of
+# theirs the embedder refuses): at every run (5 minutes) it cost a call and a JobStartsFailed for as long as the
+# job was due, and at each of the user's turns an endpoint's attempts and a probe under their lock. An hour is 12
+# runs' calls in one, and still starts the job the same day once the embedder takes the text (a model changed, a
+# limit raised); JobStartsFailed still moves each hour, so a start failing for good stays in sight.
 JOB_START_BACKOFF = timedelta(hours=1)
+
+
+def _backed_off(job: dict[str, Any], now: datetime | None = None) -> bool:
+    """Whether a start of this job to come failed for its own within JOB_START_BACKOFF of `now` (the clock's)."""
+    failed = job["start_failed_at"]
+    return failed is not None and failed > (now or datetime.now(timezone.utc)) - JOB_START_BACKOFF
+
+
+class _StartFailure(enum.Enum):
+    """Whose failure a job start's is (_start_failure)."""
+
+    DOWN = "the embedder's on its side, a probe failing too: every other start would wait out its attempts"
+    AGAIN = "one that may be gone at the next try: the database's, or the embedder's passing"
+    REFUSED = "the embedder refusing a text of the start's, which it would refuse again"
+
+
+def _start_failure(ctx: Context, exc: BaseException) -> _StartFailure:
+    """What a job start's failure `exc` is, for the sweep and the turns' transactions alike: the embedder down
+    (embeddings.down: its failure on its side, confirmed by a probe); one that may be gone at the next try (the
+    database's, a deadlock, a connection lost, or the embedder's that may be gone by then: a rate limit, a
+    timeout, embeddings.passing); else the embedder refusing a text of the start's (a 400, a 5xx to that text
+    while it answers the probe, a local embedder's error), which it will refuse again. A start raises nothing
+    else: the rules decide it, with no chat endpoint, and the database's errors are psycopg's."""
+    if embeddings.down(ctx.embedder, exc):
+        return _StartFailure.DOWN
+    if isinstance(exc, psycopg.Error) or embeddings.passing(exc):
+        return _StartFailure.AGAIN
+    return _StartFailure.REFUSED
 
 
 def start_jobs_due(ctx: Context, seconds: float) -> JobsDue:
@@ -988,22 +1082,17 @@ def start_jobs_due(ctx: Context, seconds: float) -> JobsDue:
     a user whose job names no day or a day to come is neither locked nor given a transaction every 5
     minutes; under the lock start_jobs reads and decides again. A user whose lock another transaction holds
     is left for the next run, not waited for. What a start embeds is embedded with no lock held
-    (_embedding_unlocked; under the lock only past its rounds). One user's failure (a deadlock,
-    a text of theirs the embedder refuses) is logged and the others go on, but the embedder's own
-    (embeddings.down: its failure on its side, with no lock held or under it, and a probe failing too) stops
+    (_embedding_unlocked; under the lock only past its rounds). One user's failure (a deadlock, a text of
+    theirs the embedder refuses) is logged and the others go on, but the embedder down (_start_failure) stops
     the starts: each of the others would wait out its attempts in turn (an endpoint down on the 1st of a
-    month, with every "next month" due), so they are left, counted in `left`, for the next run. A start
-    raises nothing else that it classes so: the rules decide it, with no chat endpoint, and the database's
-    errors are psycopg's. A user's failure that is not the database's (a transient deadlock, tried again next
-    run, as is the embedder's that may be gone by then: a rate limit, a timeout, embeddings.passing) is the
-    embedder refusing a text of theirs (a 400, or a 5xx to that text while it answers the probe), which it will
-    refuse again: their jobs due are left for JOB_START_BACKOFF (migration 0046's start_failed_at). Transactions begin within `seconds` (TransactionTime), so that what comes after in the run
-    keeps its time."""
+    month, with every "next month" due), so they are left, counted in `left`, for the next run. A failure that
+    may be gone by then is tried again next run; a text the embedder refuses would be refused again: that
+    user's jobs due are left for JOB_START_BACKOFF (migration 0046's start_failed_at). Transactions begin
+    within `seconds` (TransactionTime), so that what comes after in the run keeps its time."""
     now, due, ids = datetime.now(timezone.utc), {}, defaultdict(list)
     for job in jobs_rows.everyones(ctx.db.connection()):
         start, name = _start(job)
-        failed = job["start_failed_at"]
-        if start is not None and start <= now and name and (failed is None or failed <= now - JOB_START_BACKOFF):
+        if start is not None and start <= now and name and not _backed_off(job, now):
             user = (job["tenant_id"], job["user_id"])
             due[user] = min(start, due.get(user, start))
             ids[user].append(job["id"])
@@ -1024,17 +1113,15 @@ def start_jobs_due(ctx: Context, seconds: float) -> JobsDue:
         except Exception as exc:  # noqa: BLE001 - one user's failure is not the others'
             result.failed += 1
             ctx.metrics.record(JOB_STARTS_FAILED)
+            failure = _start_failure(ctx, exc)
             # The exception's type only: its message may quote what the user said.
-            if embeddings.down(ctx.embedder, exc):
+            if failure is _StartFailure.DOWN:
                 result.left, result.embedder_down = result.left + len(due) - n - 1, True
                 log.warning("the embedder failed (%s) starting the jobs to come of user %s; the %d users due after "
                             "them are left for the next sweep", type(exc).__name__, user_hash(tenant_id, user_id),
                             len(due) - n - 1)
                 break
-            # a deadlock, or a failure of the embedder's that may be gone by then (a rate limit, a timeout): the
-            # next run; a text refused (a 400, a 5xx to that text alone) would be refused again: later
-            if (isinstance(exc, psycopg.Error) or embeddings.passing(exc)
-                    or not _start_failed(ctx, tenant_id, user_id, ids[(tenant_id, user_id)])):
+            if failure is _StartFailure.AGAIN or not _start_failed(ctx, tenant_id, user_id, ids[(tenant_id, user_id)]):
                 log.warning("starting the jobs to come of user %s failed (%s); the next sweep tries again",
                             user_hash(tenant_id, user_id), type(exc).__name__)
             else:

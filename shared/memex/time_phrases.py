@@ -21,7 +21,9 @@ come. A weekday without "last", "this" or "on" ("Friday was fun", "the Sunday be
 no period, and nor does one beside a day's date ("last Friday, 23 January", "on 23 January, last
 Friday": the date says the day, and the weekday counted from the day asked would be another); a date
 elsewhere in the question leaves a weekday its own day ("what did I do last Friday and on 3 March?":
-both).
+both). A weekday or weekend counted within a month is that month's ("the last Friday in May 2023" is
+26 May 2023, "the first weekend of June" the latest June's first Saturday and Sunday), and a week of
+one the month ("the second week of November" may begin on any day).
 A period begun after the moment asked names none, whatever says it ("this weekend" or "this Friday"
 asked on a Wednesday, "on 8 May 2030", "this summer" asked in March): what is remembered at that
 moment was said by then, and a memory's time is never after it was said (timeline.happened), so
@@ -85,6 +87,13 @@ _AGO = re.compile(r"\b(\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|
 _WEEKDAY = "|".join(WEEKDAYS)
 _RELATIVE = re.compile(r"\b(yesterday|today|tonight|this morning|last night|(?:last|this\s+past|this|past|previous)\s+"
                        r"(?:week|weekend|month|year))\b", re.IGNORECASE)
+# "The last Friday in May 2023", "the first weekend of June": the weekday or weekend counted within the
+# month, not "last Friday" back from the day asked. A week of a month is no calendar week ("the second
+# week of November" may start on any day): the month.
+_ORDINAL = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4,
+            "fifth": 5, "5th": 5, "last": -1}
+_IN_MONTH_ORDINAL = re.compile(rf"\b({'|'.join(_ORDINAL)})\s+({_WEEKDAY}|weekend|week)\s+(?:in|of)\s+{_MONTH}"
+                               rf"(?:\s*,?\s+{_YEAR})?\b", re.IGNORECASE)
 _WEEKDAY_RELATIVE = re.compile(rf"\b(this\s+past|last|this|past|previous|on)\s+({_WEEKDAY})\b", re.IGNORECASE)
 # What may stand between a weekday and the date beside it that says its day.
 _BETWEEN = re.compile(r"[\s,(]*(?:(?:on|the)\s+)?")
@@ -155,7 +164,10 @@ def _read(question: str, now: datetime, seasons: bool) -> tuple[list[Window], li
         if window is not None and window[0] <= now:
             found.append(window)
 
-    for match in _DAY_MONTH.finditer(question):
+    for match in _IN_MONTH_ORDINAL.finditer(question):
+        add(match, _in_month(_ORDINAL[match.group(1).lower()], match.group(2).lower(),
+                             MONTH_NUMBER[match.group(3).lower()], match.group(4), now))
+    for match in filter(free, _DAY_MONTH.finditer(question)):
         day, month, year = int(match.group(1)), MONTH_NUMBER[match.group(2).lower()], match.group(3)
         add(match, _day(day, month, int(year) if year else _latest_year(month, day, now), now))
     for match in filter(free, _MONTH_DAY.finditer(question)):
@@ -266,6 +278,26 @@ def _relative(expression: str, now: datetime) -> Window:
     if which == "this":
         return start, _later(unit, start, 1)
     return _later(unit, start, -1), start  # "last", "previous": the whole one before
+
+
+def _in_month(ordinal: int, unit: str, month: int, year: str | None, now: datetime) -> Window | None:
+    """The `ordinal`th (-1: the last) weekday or weekend (Saturday and Sunday) of a month, a week the
+    month (_IN_MONTH_ORDINAL); None when the month has no such day. Without a year, the latest such
+    period begun by `now`, as a date without one is."""
+    if year is None:
+        latest = _in_month(ordinal, unit, month, str(now.year), now)
+        return latest if latest is not None and latest[0] <= now else \
+            _in_month(ordinal, unit, month, str(now.year - 1), now)
+    first = _midnight(now).replace(year=int(year), month=month, day=1)
+    if unit == "week":
+        return _month(first.year, month, now)
+    day = WEEKDAYS.index("saturday" if unit == "weekend" else unit)
+    days = monthrange(first.year, month)[1]
+    ordinals = range((day - first.weekday()) % 7, days, 7)  # each such day's offset from the first
+    if ordinal > len(ordinals):
+        return None
+    start = first + timedelta(days=ordinals[ordinal - 1 if ordinal > 0 else -1])
+    return start, start + timedelta(days=2 if unit == "weekend" else 1)
 
 
 def _weekday(which: str, day: int, now: datetime) -> Window:

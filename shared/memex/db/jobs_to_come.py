@@ -17,10 +17,12 @@ _CURRENT = "memories.active AND memories.memory_type = 'semantic' AND memories.k
 
 def of_user(conn: psycopg.Connection, tenant_id: str, user_id: str) -> list[dict[str, Any]]:
     """The user's current jobs to come, oldest first, each with the offset its turn was sent with
-    (`utc_offset`, minutes; None when sent without one) and the turn's candidates."""
+    (`utc_offset`, minutes; None when sent without one), the turn's candidates and when a start of it last
+    failed (`start_failed_at`)."""
     return conn.execute(
         f"""SELECT memories.id, memories.subject, memories.key, memories.value, memories.content,
                    memories.confidence, memories.valid_from, memories.source_message_id, memories.metadata,
+                   memories.start_failed_at,
                    turns.id AS turn_id, turns.agent_id, turns.session_id, turns.utc_offset, turns.candidates
             FROM memories JOIN turns ON turns.tenant_id = memories.tenant_id AND turns.id = memories.source_turn_id
             WHERE memories.tenant_id = %s AND memories.user_id = %s AND {_CURRENT}
@@ -42,7 +44,8 @@ def everyones(conn: psycopg.Connection) -> list[dict[str, Any]]:
 
 
 def start_failed(conn: psycopg.Connection, tenant_id: str, ids: list[str]) -> None:
-    """The sweep failed to start these jobs to come (of one user) for a failure of the user's own (migration 0046)."""
+    """A start of these jobs to come (of one user) failed for a failure of its own, the sweep's or a turn's
+    (migration 0046)."""
     conn.execute("UPDATE memories SET start_failed_at = now() WHERE tenant_id = %s AND id = ANY(%s)", (tenant_id, ids))
 
 

@@ -42,7 +42,7 @@ from typing import Any, Collection, Sequence
 
 import numpy as np
 
-from memex import episodic, filler, first_person, time_phrases, user_zone
+from memex import episodic, filler, first_person, standalone, time_phrases, user_zone
 from memex.config import Settings
 from memex.context import Context
 from memex.db import history
@@ -184,7 +184,8 @@ def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies |
     question that asks only what was said in a period is answered with that period's messages
     (period.py); a question about the past is searched without its cue, which decides what comes
     back (past.py). A question about what two people have in common is searched without the words
-    that say so (in_common.py). The words of its texts are read once (speakers.remembered). Every
+    that say so (in_common.py). A question with no word ("?", "👍": standalone.wordless) is answered
+with nothing, in every mode. The words of its texts are read once (speakers.remembered). Every
     reader sees the question as the offline rules see a statement (extraction/plain.py): "Where’s
     she working now?" typed on a phone is "Where's she working now?"; the answer's `query` is the
     question as sent."""
@@ -194,6 +195,9 @@ def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies |
     if deps.now is None:
         read_now(ctx, tenant_id, request, deps)
     request = request.model_copy(update={"reference_time": deps.now})
+    if standalone.wordless(request.query):
+        # "?" asks about nothing, yet its vector is as near "Huh?" as a question to its answer: no mode answers it
+        return {**_answer(request, [], 0, deps), "query": asked}
     if request.as_of is not None:
         # Memory as it stood then: every statement's scope holds what was valid at `as_of`, current
         # now or not (db/validity.py), and the keyword channel's statistics are over all memories.
@@ -516,22 +520,23 @@ def _search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies 
 
     # 2. the reranker over the best fused candidates, or the built-in floor
     reranked = _rerank(reranker, deps, request.query, fused, found) if reranker else None
+    # A memory found by an extra query is held to that query's signals, not the question's.
+    signals = [query_run.signals() for _, query_run in runs]
     if reranked is not None:
         relevance = {item: score for item, score in reranked.items() if score >= reranker.min_score}
         kept = list(relevance)
     else:
-        # A memory found by an extra query is held to that query's signals, not the question's.
-        signals = [query_run.signals() for _, query_run in runs]
         kept = [item for item in relevance
                 if gate_open and (item in topical or any(item in s and floor.item_passes(s[item]) for s in signals))]
-        # "Got it!", or "👍", is about as near in meaning to any short question as a real answer is: a
-        # line that says nothing of its own is kept only when the question's words found it
-        kept = [item for item in kept if any(item in s and s[item].bm25 is not None for s in signals)
-                or not filler.is_filler(_said(found[item]))]
-        # "What is my wife's name?" is as near "I have a dog named Rex." as to the answer: a memory
-        # about someone or something of another kind than the one whose name is asked is none (kinds.py)
-        if ctx.settings.search_kinds and (asked_kinds := kinds.asked(request.query)):
-            kept = [item for item in kept if kinds.answers(asked_kinds, found[item].content)]
+    # Neither filter below reads a score, so both hold for a reranker's answer too.
+    # "Got it!", or "👍", is about as near in meaning to any short question as a real answer is: a
+    # line that says nothing of its own is kept only when the question's words found it
+    kept = [item for item in kept if any(item in s and s[item].bm25 is not None for s in signals)
+            or not filler.is_filler(_said(found[item]))]
+    # "What is my wife's name?" is as near "I have a dog named Rex." as to the answer: a memory
+    # about someone or something of another kind than the one whose name is asked is none (kinds.py)
+    if ctx.settings.search_kinds and (asked_kinds := kinds.asked(request.query)):
+        kept = [item for item in kept if kinds.answers(asked_kinds, found[item].content)]
 
     if stranger:
         kept = [item for item in kept if item in question.scores("keyword")]
