@@ -65,7 +65,7 @@ def test_the_day_a_job_to_come_starts_is_read_in_the_offset_it_was_said_in(value
 
 @pytest.mark.parametrize("value, employer", [
     ("starting at Twilio next Monday", "Twilio"), ("first day at Twilio tomorrow", "Twilio"),
-    ("joining the Red Cross next month", "the Red Cross"), ("start date at Procter and Gamble on March 3rd",
+    ("joining the Red Cross next month", "Red Cross"), ("start date at Procter and Gamble on March 3rd",
                                                           "Procter and Gamble"),
     ("Notion, starting in April", "Notion"),
 ])

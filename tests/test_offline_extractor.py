@@ -2032,11 +2032,11 @@ def test_a_clause_joined_to_we(message, expected):
     ("I was born in Mar 1990.", {("birth_year", "1990")}),
     ("I was born in March 1990.", {("birth_year", "1990")}),
     ("I was born in May, 1990.", {("birth_year", "1990")}),
-    ("I was born in Sept. 4, 1990.", {("birth_year", "1990")}),
+    ("I was born in Sept. 4, 1990.", {("birth_year", "1990"), ("birthday", "Sept. 4")}),  # its day the birthday
     ("I was born in March.", set()),
     # a place that begins as a month's abbreviation is still a place
     ("I was born in Marseille.", {("birthplace", "Marseille")}),
-    ("I was born in Decatur in 1990.", {("birthplace", "Decatur")}),
+    ("I was born in Decatur in 1990.", {("birthplace", "Decatur"), ("birth_year", "1990")}),
 ])
 def test_a_month_is_when_one_was_born_not_where(message, expected):
     assert _facts(message) == expected

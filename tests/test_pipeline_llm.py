@@ -1188,6 +1188,20 @@ def test_many_users_judged_at_once_hold_a_bounded_few_connections_on_one_pool_of
     llm.reset()
 
 
+def test_a_job_to_come_the_llm_files_with_its_article_becomes_the_employer_without_it(ctx, llm, llm_http):
+    """The model files the job to come as said ("joining the Red Cross next Monday"); on its day the employer is
+    "Red Cross", the name the employer rules file for "I work at the Red Cross." (job_start.employer), so that the
+    job said again is the same employer, not another one."""
+    tenant = Tenant(ctx, llm_http)
+    said = "I'm joining the Red Cross next Monday."
+    llm.script_chat(_items(said, ("next_job", "joining the Red Cross next Monday",
+                                  "The user will join the Red Cross next Monday.")))
+    tenant.turn(said, timestamp="2026-03-04T10:00:00Z")
+    llm.script_chat(json.dumps({"memories": []}))
+    tenant.turn("Busy first week.", timestamp="2026-03-12T18:00:00Z")
+    assert _current(_memories_by_key(tenant)["employer"]) == ["Red Cross"]
+
+
 def test_a_job_to_come_the_llm_files_becomes_the_job_on_its_day_decided_by_rule(ctx, llm, llm_http):
     """The LLM files the job to come in its own words ("Twilio, starting next Monday"); the user's first
     turn after that Monday makes Twilio the employer, replacing Canva, and asks the model nothing

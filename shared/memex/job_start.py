@@ -41,6 +41,9 @@ _WHEN = re.compile(
     rf"|in\s+the\s+(?:spring|summer|fall|autumn|winter)|in\s+\d{{4}}|soon)\s*[.!]?$",
     re.IGNORECASE)
 _OPENING = re.compile(r"^(?:starting at|starting with|joining|first day at|start date at|start at)\s+", re.IGNORECASE)
+# A lowercase "the" before the name is an article, which the employer rules drop ("I work at the Red Cross": Red
+# Cross): the job to come becomes the employer the user names once there, and a capital "The" stays ("The Guardian").
+_ARTICLE = re.compile(r"^the\s+")
 
 
 # A job to come called off without its employer's name ("The new job got cancelled.", "Decided to stay at
@@ -62,10 +65,11 @@ def called_off(said: str, jobs: list[str]) -> list[int]:
 
 def employer(value: str) -> str:
     """The employer a job to come names: its value without how it starts and when ("starting at
-    Twilio next Monday": Twilio; "Notion, starting in April": Notion)."""
+    Twilio next Monday": Twilio; "Notion, starting in April": Notion), nor its article ("joining the Red Cross
+    next month": Red Cross)."""
     match = _WHEN.search(value)
     name = value[:match.start()] if match else value
-    return _OPENING.sub("", name).strip(" ,;:.-")
+    return _ARTICLE.sub("", _OPENING.sub("", name)).strip(" ,;:.-")
 
 
 def starts(value: str, said: datetime) -> datetime | None:

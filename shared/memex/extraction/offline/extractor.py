@@ -4,6 +4,7 @@ candidates of the whole turn made distinct."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from typing import Any, Sequence
 
@@ -30,12 +31,18 @@ def _said_beside_a_partner(candidates: list[Candidate]) -> list[Candidate]:
             else c for c in candidates]
 
 
+# A lowercase "the", which a job to come drops before its employer's name ("joining Red Cross next month") and
+# a plan keeps as said ("joining the Red Cross next month").
+_ARTICLE = re.compile(r"\bthe ")
+
+
 def _not_also_a_plan(candidates: list[Candidate]) -> list[Candidate]:
     """A job to come is filed as that (`next_job`), not also among the other plans: the plans' rule
     reads "I'm starting at Notion in April" too, as anything else the user is doing months ahead."""
-    jobs = {(c.source_message_id, c.subject, c.value.casefold()) for c in candidates if c.base_key == "next_job"}
-    return [c for c in candidates
-            if not (c.base_key == "plan" and (c.source_message_id, c.subject, c.value.casefold()) in jobs)]
+    def said(c: Candidate) -> tuple[str, str, str]:
+        return c.source_message_id, c.subject, _ARTICLE.sub("", c.value).casefold()
+    jobs = {said(c) for c in candidates if c.base_key == "next_job"}
+    return [c for c in candidates if not (c.base_key == "plan" and said(c) in jobs)]
 
 
 class OfflineExtractor:

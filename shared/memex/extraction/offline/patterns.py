@@ -49,9 +49,9 @@ NOT_ROLE_MODIFIERS = frozenset(
 RELATIONS = vocabulary.RELATIONS
 PETS = vocabulary.PETS
 # Capitalised words that follow "my wife is" or "my dog" without being a name ("American
-# Airlines" is one: only a name of one word is checked).
+# Airlines" is one: only a name of one word is checked); a holiday is when ("I'm working from home for Christmas").
 NOT_NAMES = frozenset(WEEKDAYS) | frozenset(
-    "today tonight tomorrow yesterday home "
+    "today tonight tomorrow yesterday home christmas easter thanksgiving halloween "
     "dr mr mrs ms prof sir "
     "american british english scottish welsh irish french german italian spanish portuguese "
     "brazilian mexican canadian australian dutch belgian swiss austrian swedish norwegian danish "
@@ -156,13 +156,17 @@ def list_or_phrase(max_words: int) -> str:
 _CLAUSE_STARTS = ("but", "so", "now", "since", "because", "lol", "and (?:I|I'm|I've|my|we|it)")
 
 
+# "Until", or said shorter: "till March", "'til March".
+UNTIL_SAID = r"(?:until|till|'til)"
+
+
 def strict_end(*words: str, punctuation: str = r"[^\w\s'-]") -> str:
     return _STRICT_END.format(punctuation, "|".join(_CLAUSE_STARTS + words))
 
 
 ROLE_END = strict_end("and", "at", "for", "in", "on", "with", "from", "by", "who", "working", "based",
                       "myself", "too", "here", "there", "last", "this", "recently", "since", "after", "earlier",
-                      "while", "before", "until", "when", "during")
+                      "while", "before", UNTIL_SAID, "when", "during")
 # Adverbs people put before a verb: "I now work at", "I officially work for", "I usually go climbing".
 ADVERBS = r"(?:(?:now|still|also|just|only|finally|recently|currently|often|sometimes|[a-z]+ly) )*"
 JOB_NOUN = r"(?:job|position|role|gig|post)"
@@ -170,11 +174,15 @@ JOB_NOUN = r"(?:job|position|role|gig|post)"
 RECALLED = (r"used to|would|was|were|had|did|(?![a-z]*eed\b)[a-z]+ed|saw|met|went|got|knew|took|made|found|felt|spent|thought|"
             r"came|gave|told|heard|left|lost|kept|became|ran|taught|caught|brought|sat|stood|wrote|drove|ate|"
             r"could|never")
+# When or how the user works, between "work" and where or as what: "I work nights as a security guard", "I work
+# remotely for Acme", "I work part-time at Tesco".
+WORK_HOURS = (r"(?:(?:nights|weekends|days|evenings|mornings|shifts|part[- ]time|full[- ]time|remotely|from home|"
+              r"freelance|locally) )?")
 # Working somewhere, which may be for a day ("I'm working at Starbucks today"); starting somewhere,
 # which is a job ("I started at Salesforce this week").
-WORKS_AT = (rf"\bI {ADVERBS}(?:work|'m working|am working) (?:at|for)"
-            rf"|\bI(?:'m| am) {ADVERBS}(?:working|employed) (?:at|for|by)"
-            rf"|\bI(?:'ve| have) {ADVERBS}been working (?:at|for)")
+WORKS_AT = (rf"\bI {ADVERBS}(?:work|'m working|am working) {WORK_HOURS}(?:at|for)"
+            rf"|\bI(?:'m| am) {ADVERBS}(?:working {WORK_HOURS}(?:at|for|by)|employed (?:at|for|by))"
+            rf"|\bI(?:'ve| have) {ADVERBS}been working {WORK_HOURS}(?:at|for)")
 # The first stretch of a job: "my first day", "my first two weeks".
 FIRST_SPAN = r"(?:day|week|month|shift|(?:two|three|four|five|six|few|couple of|\d) (?:days|weeks|months|shifts))"
 # A job taken, got or landed, its role said before the employer or not: "I got a job as a product
@@ -237,7 +245,7 @@ _WHILE = (r"(?:(?:whole|entire|next|coming) )?(?:summer|winter|spring|fall|autum
 _WHILE_END = (r"(?=\s*(?:[^\w\s'&-]|$)|\s+(?:and|but|then|so|or|with|while|before|after|to|in|at|lol|haha)\b)")
 # When a stay or a job for a while ends, its time the group `until`: "until March", "until next year", "until the
 # end of the month".
-UNTIL = (rf"until (?P<until>{MONTH}|next \w+|the end(?: of (?:the |this |next )?\w+)?|tomorrow|{WEEKDAY}|(?:19|20)\d\d"
+UNTIL = (rf"{UNTIL_SAID} (?P<until>{MONTH}|next \w+|the end(?: of (?:the |this |next )?\w+)?|tomorrow|{WEEKDAY}|(?:19|20)\d\d"
          r"|(?:the )?(?:summer|winter|spring|fall|autumn|holidays|weekend)|Christmas|Easter)\b")
 FOR_A_WHILE = (
     rf",?\s+(?:for (?!years\b)(?:(?:the |this ){_WHILE}(?:{_WHILE_END}|(?=\s+now\b))"
@@ -366,7 +374,7 @@ DEGREE = (r"(?:(?i:ph\.?d(?:\.(?= in\b))?|doctorate|master's degree|masters degr
 DEGREE_SAID = rf"{DEGREE}(?: in {FIELDS_SAID})?"
 # Where a school's name ends: not "studied at Blue Bottle all afternoon" nor "for hours".
 SCHOOL_END = (r"(?!\s+for (?:hours|the (?:day|afternoon|morning|evening|weekend)|a (?:bit|while|few hours)))"
-              r"(?=\s*(?:[^\w\s'&-]|$)|\s+(?:in|and|but|so|where|for|from|with|as|since|because|last|until|before|"
+              rf"(?=\s*(?:[^\w\s'&-]|$)|\s+(?:in|and|but|so|where|for|from|with|as|since|because|last|{UNTIL_SAID}|before|"
               r"after|when|then)\b)")
 # What a trip was for, said between the place and when: "for our honeymoon", "for work".
 TRIP_FOR = r"(?: for (?:a |an |the |my |our |his |her )?[\w-]+(?: [\w-]+)?)?"

@@ -11,7 +11,7 @@ from typing import Callable
 from memex.extraction import vocabulary
 from memex.extraction.offline.patterns import (ABBREVIATION, A_TEAM, BREED_KIND, FOR_A_WHILE, FOR_THEIR_OWN, HERS, HIS,
     INNER_CAPITAL, JOB_WORDS, KIN_CALLED, NOT_NAMES, NOT_ROLE_MODIFIERS, ORG_SUFFIXES, PARTNER_DIED, PARTNER_VERBS,
-    NUMBER, PERSON_PARTS, PETS, PLACE_ACRONYMS, ROLE_ABBREVIATIONS, SMALL_NUMBERS, TENS, WORK_SAID)
+    NUMBER, PERSON_PARTS, PETS, PLACE_ACRONYMS, ROLE_ABBREVIATIONS, SMALL_NUMBERS, TENS, UNTIL_SAID, WORK_SAID)
 from memex.jobs import key_words
 
 
@@ -212,7 +212,7 @@ _YEARS = re.compile(rf"\bfor (?:(?:about|over|almost|nearly|more than) )?(?:{NUM
 _THEN = re.compile(r",?\s+(?:and )?(?:then|before|after)\b")
 # A job until a time on a contract is the user's job, the contract's end said (rules/plans.py files it as a
 # plan): "I work at Acme on a contract until March" is no stint.
-_CONTRACT_UNTIL = re.compile(r"\bcontract,?\s+until\b")
+_CONTRACT_UNTIL = re.compile(rf"\bcontract,?\s+{UNTIL_SAID}\b")
 
 
 def _held(said: str, stay: re.Match[str]) -> bool:

@@ -7,7 +7,7 @@ import re
 
 from memex.extraction import vocabulary
 from memex.extraction.offline.patterns import (ADVERBS, DEGREE, DEGREE_SAID, FIELDS_SAID, INTRODUCED, MONTH, MY,
-    NOT_TEMPORARY, ORG, PROPER, SCHOOL_END, SCHOOL_WORDS, alternation, strict_end)
+    NOT_TEMPORARY, ORG, PROPER, SCHOOL_END, SCHOOL_WORDS, UNTIL_SAID, alternation, strict_end)
 from memex.extraction.offline.rule import rule
 from memex.extraction.offline.values import Fields, a_year, school, unless_a_stay
 
@@ -36,7 +36,7 @@ _NATIONALITIES_SAID = rf"{_NATIONALITY}(?:(?:,|,? and) {_NATIONALITY})?"
 _NATIONALITY_END = strict_end("and", "by birth", "by nationality", "too", "myself", "originally", "though", "btw",
                               punctuation=r"[^\w\s'-]")
 _FIELD_END = (r"(?=\s*(?:[^\w\s'-]|$)|\s+(?:at|in|from|and|but|so|because|for|since|as|with|when|while|before|"
-              r"after|now|too|then|last|this|until)\b)")
+              rf"after|now|too|then|last|this|{UNTIL_SAID})\b)")
 _DEGREE_END = (r"(?=\s*(?:[^\w\s'-]|$)|\s+(?:from|at|and|but|so|because|in \d{4}|last|this|since|too|now|when|"
                r"while|before|after|with)\b)")
 _HAS_DEGREE = r"\bI(?: have|'ve got| have got| hold| earned| got| received| completed| finished| did| graduated with)"

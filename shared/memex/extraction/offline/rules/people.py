@@ -12,7 +12,7 @@ from memex.extraction.offline.patterns import (ADVERBS, AGE_END, AGED, BREED, BR
     DEGREE_SAID, DIED, FIELDS_SAID, HAVE, HEAD_OF, INTENSIFIERS, KIN_ADJECTIVE, LEFT_END, MONTH, MY, NAMED, NAMES,
     NOT_AFTER_PARTING, NOT_NAMES, NOT_TEMPORARY, NUMBER, ORG, PARTNER_WORD, PERSON_PARTS, PETS, PET_ADJECTIVE,
     PLATFORMS, PROPER, ROLE, ROLE_END, SCHOOL_END, SCHOOL_WORDS, SINCE_WHEN, TRIP_WHEN, TURNED_END, TURNING, UPPER,
-    WEEKDAY, alternation, list_or_phrase, phrase, strict_end)
+    WEEKDAY, WORK_HOURS, alternation, list_or_phrase, phrase, strict_end)
 from memex.extraction.offline.rule import rule
 from memex.extraction.offline.values import (Fields, a_department, a_job_move, a_name, a_place, allergies, an_age,
     an_organisation, as_said, listed_names, named_person, not_an_organisation, organisation, relation, role, school,
@@ -346,9 +346,9 @@ RULES = [
     # What someone in the user's life does, where they work or live (_kin_fact).
     rule("fact", "{person}_role", "my our", [
         rf"{_PERSON}(?: is|'s) (?:now |currently |also |still )?(?:an?|the) (?P<value>{ROLE}){ROLE_END}",
-        rf"{_PERSON} (?:now |currently |also |still )?works as (?:an?|the) (?P<value>{ROLE}){ROLE_END}",
+        rf"{_PERSON} (?:now |currently |also |still )?works {WORK_HOURS}as (?:an?|the) (?P<value>{ROLE}){ROLE_END}",
         # "My husband Ken works at Ford as a mechanic": the employer first (the employer rule files it)
-        rf"{_PERSON} (?:now |currently |also |still )?works (?:at|for) (?:the )?{ORG} as (?:an?|the) "
+        rf"{_PERSON} (?:now |currently |also |still )?works {WORK_HOURS}(?:at|for) (?:the )?{ORG} as (?:an?|the) "
         rf"(?P<value>{ROLE}){ROLE_END}",
     ], "The user's {kind}{named} is {a} {value}.", _kin_unless_a_stay(role), confidence=0.7, importance=0.6),
     # What a named relative teaches is their role, as "I teach chemistry" is the user's.
@@ -358,9 +358,10 @@ RULES = [
     ], "The user's {kind}{named} is {a} {value}.", _kin_unless_a_stay(teacher), confidence=0.7,
          importance=0.6),
     rule("fact", "{person}_employer", "my our", [
-        rf"{_PERSON}(?: (?:(?:now |currently |also |still )?works (?:at|for)|(?:just |recently |finally )?got (?:hired|"
+        rf"{_PERSON}(?: (?:(?:now |currently |also |still )?works {WORK_HOURS}(?:at|for)|(?:just |recently |finally )?got (?:hired|"
         rf"a (?:new )?job) (?:at|by|with)|is (?:now |currently |still )?"
-        rf"(?:working (?:at|for)|employed (?:at|by))|(?:now |currently |also |still )?works as (?:an?|the) {ROLE} "
+        rf"(?:working {WORK_HOURS}(?:at|for)|employed (?:at|by))|(?:now |currently |also |still )?works {WORK_HOURS}as "
+        rf"(?:an?|the) {ROLE} "
         rf"(?:at|for))|(?: is|'s) (?:now |currently |also |still )?(?:an?|the) {ROLE}(?<!student) (?:at|for)) (?:the )?"
         rf"(?P<value>{ORG}){NOT_TEMPORARY}",
     ], "The user's {kind}{named} works at {value}.", _kin_unless_a_stay(organisation), confidence=0.7,

@@ -1,5 +1,5 @@
 """Rules of places: the city the user lives in (and the employer of a move to one), where they were
-born and in what year, their hometown."""
+born, in what year and on what day, their hometown."""
 
 from __future__ import annotations
 
@@ -41,6 +41,11 @@ def _employer_moved_to(m: re.Match[str]) -> list[Fields]:
 def _from_place(m: re.Match[str]) -> list[Fields]:
     """Where the user is from, when it is a known place: "I'm from Acme" is no hometown."""
     return a_name(m) if a_place(m.group("value")) else []
+# When and where one was born: a year ("in 1990", "in Mar. 1990", "on March 4, 1990"), a day without one ("on March
+# 4"); the place said first ("I was born in Leeds in 1990", "in Porto, Portugal in 1985").
+_BIRTH_YEAR = r"(?:(?:19|20)\d\d|'\d\d)(?![\w'-])"
+_BORN_WHEN = rf"(?:in|on) (?:(?:the )?(?:{DATE}|{MONTH})(?:,? {_BIRTH_YEAR})?|{_BIRTH_YEAR})"
+_BORN_WHERE = rf"(?:in (?!{MONTH}){PROPER}(?:, {PROPER})?,? )?"
 # Time spent somewhere, or back from it, is a trip to a town or region no list holds ("We spent August in
 # Hossegor", "back from a week in Tarifa"): a capitalised name there, ending its clause, is the place.
 _PLACE_CALLED = r"an? (?:[a-z]+ ){0,2}(?:village|town|city|hamlet|island|suburb|place) (?:called|named) "
@@ -103,13 +108,18 @@ RULES = [
         rf"\b(?:I|[Ww]e) (?:don't|do not) live in (?P<value>{PROPER}) (?=any ?more\b)",
     ], "The user used to live in {value}.", unless_a_stay(_place), confidence=0.7, importance=0.6, historical=True),
     # A month is when, not where: "I was born in Mar. 1990" (or "in March", "in Sept. 4, 1990") files the
-    # year, and no birthplace "Mar"; "Marseille" and "Decatur" are places.
+    # year, and no birthplace "Mar"; "Marseille" and "Decatur" are places. Where and when may both be said, either
+    # way round: "I was born in Leeds in Mar. 1990", "I was born on March 4, 1990 in Leeds".
     rule("fact", "birthplace", "born", [
-        rf"\bI was born in (?!{MONTH})(?P<value>{PROPER})",
+        rf"\bI was born (?:{_BORN_WHEN},? )?in (?!{MONTH})(?P<value>{PROPER})",
     ], "The user was born in {value}.", importance=0.6),
     rule("fact", "birth_year", "born", [
-        rf"\bI was born in (?:(?:{DATE}|{MONTH}),? )?(?P<value>(?:19|20)\d\d|'\d\d)(?![\w'-])",
+        rf"\bI was born {_BORN_WHERE}(?:in|on) (?:(?:the )?(?:{DATE}|{MONTH}),? )?(?P<value>{_BIRTH_YEAR})",
     ], "The user was born in {value}.", a_year, importance=0.6),
+    # the day said with the birth is the birthday, as "My birthday is March 4" says it (plans.py)
+    rule("fact", "birthday", "born", [
+        rf"\bI was born {_BORN_WHERE}(?:on|in) (?:the )?(?P<value>{DATE})(?![\w])",
+    ], "The user's birthday is {value}.", importance=0.7),
     rule("fact", "hometown", "originally grew come raised hometown home from", [
         rf"\b(?i:my) home ?town(?:,| of| is) (?P<value>{PROPER})",
         rf"\bI(?:'m| am) back in (?P<value>{PROPER}),? where I grew up\b",

@@ -9,7 +9,7 @@ from memex import job_start
 from memex.extraction import vocabulary
 from memex.extraction.offline.patterns import (ADVERBS, AHEAD_WHEN, CURRENT_JOB, DATE, HOME, JOB_NOUN, MONTH, NUMBER, ORG,
     ORG_INTRO, PERSON_PARTS, PLATFORMS, PROPER, RACE, RELATIONS, ROLE, STARTS_LATER, START_WHEN, TRIP_FOR, TRIP_WHEN,
-    UNTIL, UPPER, WEEKDAY, WORD, alternation, phrase)
+    UNTIL, UPPER, WEEKDAY, WORD, WORK_HOURS, alternation, phrase)
 from memex.extraction.offline.rule import rule
 from memex.extraction.offline.values import Fields, a_place, snake
 
@@ -63,11 +63,15 @@ _AHEAD = {"start": "starting at", "starting": "starting at", "starts": "starting
           "first day": "first day at", "start date": "start date at"}
 
 
+# Where a last day is: the job said as such ("at work", "at my job": no employer's name), or the employer.
+_AT_WORK = r"(?:work|my (?:current |old )?job)(?![\w'-])"
+_LAST_DAY_AT = rf"last day at (?:(?P<work>{_AT_WORK})|(?P<the>the )?(?P<org>{ORG}))"
 # A last day said before the start of the next job, which starts the day after it: "My last day at work is Friday,
-# then I start at Meta" ("work" or "my job" is no employer). Only a day, which job_start.starts reads "after".
-_LAST_DAY_THEN = (rf"\b(?i:my) last day(?: at (?:work|my (?:current |old )?job|(?:the )?{ORG}))?,? (?:is|will be) "
+# then I start at Meta". A day, which job_start.starts reads "after"; or a week or a month ("My last day is next
+# week, then I start at Meta"), which names no day: the job to come stands without one.
+_LAST_DAY_THEN = (rf"\b(?i:my) last day(?: at (?:{_AT_WORK}|(?:the )?{ORG}))?,? (?:is|will be) "
                   rf"(?:on )?(?P<last>(?i:tomorrow)|(?:(?i:next|this) )?{WEEKDAY}|(?:the )?\d{{1,2}}(?:st|nd|rd|th)"
-                  rf"(?: of {MONTH})?|\d{{1,2}}(?:st|nd|rd|th)? (?:of )?{MONTH}),? (?:and )?then ")
+                  rf"(?: of {MONTH})?|\d{{1,2}}(?:st|nd|rd|th)? (?:of )?{MONTH}|(?i:next) (?:week|month)),? (?:and )?then ")
 _LAST_DAY_BEFORE = re.compile(rf"{_LAST_DAY_THEN}I(?:'ll| will|'m| am)?(?: be)? {ADVERBS}$")
 
 
@@ -84,24 +88,26 @@ def _job_ahead(m: re.Match[str]) -> list[Fields]:
 
 
 def _when_said(m: re.Match[str]) -> str:
-    """When a job starts or ends, as said after it: "in April", "next month", "on Monday"."""
+    """When a job starts or ends, as said after it: "in April", "next month", "on Monday", "on the 15th"."""
     when = (m.groupdict().get("when") or "").rstrip(".")  # MONTH takes the dot of "Apr.", and so a full stop
     if not re.match(rf"{WEEKDAY}|{MONTH}", when):
         when = when[:1].lower() + when[1:]  # "Next month I start at Canva"
-    if re.match(rf"{WEEKDAY}|\d|{MONTH}", when) and not re.match(r"(?i:next|this|in|on)\b", when):
+    if re.match(rf"{WEEKDAY}|\d|{MONTH}|the \d", when) and not re.match(r"(?i:next|this|in|on)\b", when):
         when = f"on {when}"
     return when
 
 
 def _last_day(m: re.Match[str]) -> list[Fields]:
-    """A last day ahead, as a plan: "last day at Google in March". A visit's ("at Yosemite") is a plan of
-    leaving too, so no name is refused, as a job to come refuses a place. Its article is kept as said ("last day at the
-    Guardian"): a plan is the user's words, not an employer's name (which every employer rule files without it)."""
-    return [{"value": f"last day at {m.group('the') or ''}{m.group('org')} {_when_said(m)}"}]
+    """A last day ahead, as a plan: "last day at Google in March", "last day at work on Friday" (at "my job" too).
+    A visit's ("at Yosemite") is a plan of leaving too, so no name is refused, as a job to come refuses a place. Its
+    article is kept as said ("last day at the Guardian"): a plan is the user's words, not an employer's name (which
+    every employer rule files without it)."""
+    where = "work" if m.group("work") else f"{m.group('the') or ''}{m.group('org')}"
+    return [{"value": f"last day at {where} {_when_said(m)}"}]
 
 
-_ON_CONTRACT = (rf"\bI(?: {ADVERBS}work|(?:'m| am) {ADVERBS}(?:working|employed)) (?P<at>at|for|by) (?:the )?(?P<org>{ORG}) "
-                rf"on (?P<contract>an? (?:[\w-]+ ){{0,2}}?contract)")
+_ON_CONTRACT = (rf"\bI(?: {ADVERBS}work {WORK_HOURS}|(?:'m| am) {ADVERBS}(?:working {WORK_HOURS}|employed ))"
+                rf"(?P<at>at|for|by) (?:the )?(?P<org>{ORG}) on (?P<contract>an? (?:[\w-]+ ){{0,2}}?contract)")
 
 
 def _contract_end(m: re.Match[str]) -> list[Fields]:
@@ -187,10 +193,11 @@ RULES = [
         r"(?=\s*(?:[.,;!?]|$)|\s+(?:for|with|because)\b)",
     ], "The user's plan: {value}.", _plan, confidence=0.7, importance=0.6),
     # A plan of leaving a job, by its last day ahead: "My last day at Google is in March", "Friday is my last
-    # day at Google". A plan, not the job's end: the employer is the current one until the user says it ended.
+    # day at Google", "My last day at work is Friday". A plan, not the job's end: the employer is the current one
+    # until the user says it ended.
     rule("event", "plan", "last", [
-        rf"\b(?i:my) last day at (?P<the>the )?(?P<org>{ORG}),? (?:is|will be) (?P<when>{START_WHEN})",
-        rf"{AHEAD_WHEN}(?i:my) last day at (?P<the>the )?(?P<org>{ORG})",
+        rf"\b(?i:my) {_LAST_DAY_AT},? (?:is|will be) (?P<when>{START_WHEN})",
+        rf"{AHEAD_WHEN}(?i:my) {_LAST_DAY_AT}",
     ], "The user's plan: {value}.", _last_day, confidence=0.7, importance=0.6),
     # A job on a contract, with the contract's end: "I work at Acme on a contract that runs until March". A plan,
     # as a last day is; the employer is Acme and stays current (values.unless_a_stay: no stint) until the user says
@@ -202,7 +209,7 @@ RULES = [
     # A home until a time and then a move, the move's own time unsaid: "I live in Dublin until March, then I'm
     # moving to Cork". Filed as said, a plan: the home until then is a stay (values.unless_a_stay), not a city,
     # and the move is no city yet. With its own time ("then I'm moving to Cork in April") the plan is the move's.
-    rule("event", "plan", "until", [
+    rule("event", "plan", "until till til", [
         rf"\b(?:I|[Ww]e)(?: |'m |'re | am | are )(?P<stay>live|living|based|staying) in (?P<place>{PROPER}) {UNTIL},? "
         rf"(?:and )?then (?:(?:I|[Ww]e)(?:'m|'re| am| are|'ll| will) )?(?:be )?(?P<going>(?:moving|relocating|heading|"
         rf"going) (?:back )?to {PROPER})(?=\s*(?:[.,;!?]|$)|\s+(?:for|with|because)\b)",

@@ -10,29 +10,27 @@ from memex.extraction import vocabulary
 from memex.extraction.offline.patterns import (ADVERBS, AHEAD_WHEN, CURRENT_JOB, DATE, FIRST_SPAN, HEAD_OF,
     HEDGES, INTRODUCED, JOB_NOUN, JOB_TAKEN, LEFT_END, MONTH, NOT_ROLE_MODIFIERS, NOT_TEMPORARY, NUMBER, ORG, ORG_END,
     ORG_INTRO, PLATFORMS, PROPER, RECALLED, RELATIONS, ROLE, ROLE_ABBREVIATIONS, ROLE_END, SCHOOL_WORDS, SINCE_WHEN,
-    SPAN, STARTED_AT, STARTS_LATER, START_WHEN, UPPER, WEEKDAY, WORKS_AT, WORK_SAID, alternation, strict_end)
+    SPAN, STARTED_AT, STARTS_LATER, START_WHEN, UNTIL_SAID, UPPER, WEEKDAY, WORKS_AT, WORK_HOURS, WORK_SAID, alternation, strict_end)
 from memex.extraction.offline.rule import rule
 from memex.extraction.offline.values import (Fields, a_job_move, a_name, a_place, an_organisation, as_said,
     not_a_job_move, organisation, role, teacher, unless_a_stay)
+from memex.time_phrases import MONTHS
 
 
 # A time of day, which is not where a job was ("I left my job at 5pm today").
 _CLOCK = r"\d{1,2}(?:[:.]\d{2})?\s*(?i:[ap]\.?m\b\.?)"
-# When one joined: "I joined Acme last month" is a job as surely as "I joined Acme."
+# When one joined: "I joined Acme last month" is a job as surely as "I joined Acme." ("in March": a month's whole
+# name, capitalised).
 _JOINED_WHEN = (r"(?=\s+(?:last (?:week|month|year|spring|summer|fall|autumn|winter)|this (?:week|month|year)|"
-                r"recently|yesterday|in (?:\d{4}|January|February|March|April|May|June|July|August|September|"
-                r"October|November|December))\b)")
-# When or how the user works, between "work" and "as a nurse": "I work nights as a security guard".
-_WORK_HOURS = (r"(?:(?:nights|weekends|days|evenings|mornings|shifts|part[- ]time|full[- ]time|remotely|from home|"
-               r"freelance|locally) )?")
+                rf"recently|yesterday|in (?:\d{{4}}|{'|'.join(month.capitalize() for month in MONTHS)}))\b)")
 # Teaching somewhere, which makes the school the employer and the job a teacher's: "I switched to
 # teaching at Denver East High School"; a school is named, not "at a workshop" or "at 9".
 _TEACHES_AT = (rf"\bI(?:'ve| have)? {ADVERBS}(?:teach|'m teaching|am teaching|(?:(?:switched|moved|went|gone|gotten|got) "
                rf"back |(?:switched|moved|went|gone|returned) )to teaching|(?:started|began) teaching)"
                rf"(?P<subject> (?i:{alternation(vocabulary.SCHOOL_SUBJECTS)}))? at (?:the )?(?={UPPER})")
-_PAST_JOB = (r"\bI (?:used to work|previously worked|formerly worked|worked) (?:at|for)"
+_PAST_JOB = (rf"\bI (?:used to work|previously worked|formerly worked|worked) {WORK_HOURS}(?:at|for)"
              # the past perfect: "I'd been working at Google until 2020", "I had worked at Google for years"
-             r"|\bI(?:'d| had) (?:been working|worked) (?:at|for)"
+             rf"|\bI(?:'d| had) (?:been working|worked) {WORK_HOURS}(?:at|for)"
              r"|\bI(?: have|'ve)? (?:resigned|retired) from|\bI (?:was|got) (?:laid off|let go|fired) (?:from|by)"
              r"|\bI no longer work (?:at|for)")
 _LEFT_JOB = (rf"{_PAST_JOB}|\bI {ADVERBS}(?:left|quit)\b|\b(?:years?|yrs?|months?) at|\bI (?:changed|switched) jobs?\b"
@@ -204,7 +202,7 @@ RULES = [
         # a student's school is no employer (the school rule files it)
         rf"\bI(?:'m| am) {INTRODUCED}(?:now |currently )?(?:an?|the) {ROLE}(?<!student)(?: now| currently)? (?:at|for) (?:the )?"
         rf"(?P<value>{ORG}){NOT_TEMPORARY}",
-        rf"\bI(?: {ADVERBS}work|'m {ADVERBS}working| am {ADVERBS}working) {_WORK_HOURS}as (?:an?|the) {ROLE} "
+        rf"\bI(?: {ADVERBS}work|'m {ADVERBS}working| am {ADVERBS}working) {WORK_HOURS}as (?:an?|the) {ROLE} "
         rf"(?:at|for) (?:the )?(?P<value>{ORG}){NOT_TEMPORARY}",
         rf"\bI (?:just |recently |finally )?(?:got|was|have been|'ve been) promoted to (?:an? |the )?"
         rf"(?:{ROLE}|{HEAD_OF}) (?:at|with) (?:the )?(?P<value>{ORG}){NOT_TEMPORARY}",
@@ -252,7 +250,7 @@ RULES = [
         rf"(?:{_PAST_JOB}) (?:the )?(?P<value>{ORG})",
         # the past progressive with how long or until a year: "I was working at Google until 2020"; not a
         # day's shift ("I was working at Starbucks yesterday")
-        rf"\bI was {ADVERBS}working (?:at|for) (?:the )?(?P<value>{ORG}) (?=until (?:19|20)\d\d\b|for {SPAN}(?![\w'-]))",
+        rf"\bI was {ADVERBS}working (?:at|for) (?:the )?(?P<value>{ORG}) (?={UNTIL_SAID} (?:19|20)\d\d\b|for {SPAN}(?![\w'-]))",
         rf"\bI (?:left|quit) my job at (?:the )?(?!{_CLOCK})(?P<value>{ORG})",
         rf"\bI {ADVERBS}(?:left|quit) (?:the )?(?!{PLATFORMS})(?P<value>{ORG}) (?=for (?:an?|my) (?:new )?{JOB_NOUN} "
         rf"(?:at|with) )",
@@ -304,7 +302,7 @@ RULES = [
         rf"(?:{CURRENT_JOB}|\bI(?:'ve| have)? (?:just |recently )?joined) {PROPER} as (?:an?|the) "
         rf"(?P<value>{ROLE}){ROLE_END}",
         rf"\bI(?: (?:now |currently )?work|'m (?:now |currently )?working| am (?:now |currently )?working) "
-        rf"{_WORK_HOURS}as (?:an?|the) (?P<value>{ROLE}){ROLE_END}",
+        rf"{WORK_HOURS}as (?:an?|the) (?P<value>{ROLE}){ROLE_END}",
         rf"\bI(?:'m| am) an? (?:{NUMBER})[- ]years?[- ]old (?P<value>{ROLE}){ROLE_END}",
         # "the CTO of a startup"; not "a student of life"
         rf"\bI(?:'m| am) (?:now |currently |also )?the (?P<value>(?:{alternation(ROLE_ABBREVIATIONS)})|founder|"
