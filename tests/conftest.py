@@ -380,6 +380,15 @@ def served(app) -> Iterator[str]:
         sock.close()
 
 
+@contextmanager
+def refused_port() -> Iterator[int]:
+    """A loopback port that refuses connections while the block runs: bound here and never listened
+    on. A port picked free and let go is "nothing listens there" only until another process binds it."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        yield sock.getsockname()[1]
+
+
 @pytest.fixture
 def event_loop_for_mangum():
     """Mangum runs an invocation on the thread's current event loop, which an earlier asyncio.run
