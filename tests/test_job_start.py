@@ -22,7 +22,7 @@ from memex.jobs import user_hash
 from memex.ingest import ingest_turn
 from memex.models import TurnIn
 from memex_edge.context import build_context
-from tests.conftest import Tenant, WrappedEmbedder, api_client
+from tests.conftest import Tenant, WrappedEmbedder, api_client, comes_to_wait_on_users_lock
 from tests.test_metrics import moved, scrape
 
 WEDNESDAY = "2026-03-04T10:00:00Z"  # "next Monday" is 2026-03-09
@@ -340,8 +340,7 @@ def test_the_sweep_locks_no_user_whose_job_to_come_names_no_day_or_one_not_yet_c
         due = []
         swept = threading.Thread(target=lambda: due.append(pipeline.start_jobs_due(ctx, 60.0)), daemon=True)
         swept.start()
-        swept.join(timeout=20)
-        waited = swept.is_alive()
+        waited = comes_to_wait_on_users_lock(swept, holder, tenant.id, [tenant.user, soon, later])
         holder.rollback()
     swept.join(timeout=60)
     assert not waited, "the sweep waited for the lock of a user with no job due"
@@ -631,8 +630,7 @@ def test_the_sweep_leaves_a_user_whose_lock_a_long_writer_holds_and_starts_the_o
         locks.lock_user(holder, tenant.id, held)
         swept = threading.Thread(target=lambda: due.append(pipeline.start_jobs_due(ctx, 600.0)), daemon=True)
         swept.start()
-        swept.join(timeout=60)
-        waited = swept.is_alive()
+        waited = comes_to_wait_on_users_lock(swept, holder, tenant.id, [held])
         holder.rollback()
     swept.join(timeout=60)
     assert not waited, "the sweep waited for the lock a writer held"
