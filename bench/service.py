@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -35,6 +36,8 @@ def quiet_in_process_runtime() -> None:
     os.environ.setdefault("POWERTOOLS_METRICS_DISABLED", "true")
     logging.getLogger("werkzeug").setLevel(logging.WARNING)
 
+SERVING = re.compile(r"^memex: serving on (http://\S+) ", re.MULTILINE)
+
 
 class ServiceError(Exception):
     """The service could not be run or answered wrongly: the measurement is void."""
@@ -45,11 +48,8 @@ def local_server(extra_env: dict[str, str] | None = None, defaults_only: bool = 
                  timeout: float = 180) -> Iterator[str]:
     """Yields the URL of a fresh service. `defaults_only` also drops every MEMEX_* setting of
     this environment, so that only `extra_env` differs from the defaults."""
-    from infra.local.sqs_server import free_port
-
     with tempfile.TemporaryDirectory(prefix="memex-bench-") as home:
-        port = free_port()
-        with serve(["-m", "infra.local", "--home", str(Path(home) / "memex"), "--port", str(port)], port,
+        with serve(["-m", "infra.local", "--home", str(Path(home) / "memex"), "--port", "0"], 0,
                    Path(home), extra_env, defaults_only, timeout) as url:
             yield url
 
@@ -57,8 +57,9 @@ def local_server(extra_env: dict[str, str] | None = None, defaults_only: bool = 
 @contextmanager
 def serve(python_args: list[str], port: int, log_dir: Path, extra_env: dict[str, str] | None = None,
           defaults_only: bool = False, timeout: float = 180) -> Iterator[str]:
-    """Runs `python <python_args>` from the repository root, serving on `port`, until the block
-    ends; its output goes to `log_dir`/server.log, whose tail a failure quotes."""
+    """Runs `python <python_args>` from the repository root, serving on `port` (0: where it says it
+    serves, as `python -m infra.local --port 0` does), until the block ends; its output goes to
+    `log_dir`/server.log, whose tail a failure quotes."""
     env = child_env(extra_env, defaults_only)
     log_path = log_dir / "server.log"
     with open(log_path, "w+") as log:
@@ -66,8 +67,8 @@ def serve(python_args: list[str], port: int, log_dir: Path, extra_env: dict[str,
         # server with exactly one SIGINT (a second one would cut its shutdown short).
         process = subprocess.Popen([sys.executable, *python_args], cwd=ROOT, env=env, stdout=log,
                                    stderr=subprocess.STDOUT, start_new_session=True)
-        url = f"http://127.0.0.1:{port}"
         try:
+            url = f"http://127.0.0.1:{port}" if port else said_url(log_path, process, timeout)
             wait_healthy(url, process, timeout)
             yield url
         except ServiceError as exc:
@@ -100,6 +101,18 @@ def memex_cli(args: list[str], extra_env: dict[str, str], defaults_only: bool = 
     if done.returncode:
         raise ServiceError(f"memex {' '.join(args[:2])} failed ({done.returncode}): {done.stderr[-2000:]}")
     return done.stdout
+
+
+def said_url(log_path: Path, process: subprocess.Popen, timeout: float) -> str:
+    """The URL a server started with `--port 0` says it serves on (`memex: serving on URL`), once said."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if said := SERVING.search(log_path.read_text()):
+            return said[1]
+        if process.poll() is not None:
+            raise ServiceError(f"the server exited with {process.returncode}")
+        time.sleep(0.2)
+    raise ServiceError(f"the server did not say where it serves within {timeout:.0f} s")
 
 
 def wait_healthy(url: str, process: subprocess.Popen, timeout: float) -> None:

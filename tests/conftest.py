@@ -276,14 +276,38 @@ def round_trips(monkeypatch) -> Iterator[list[list[str]]]:
         yield trips
 
 
-def waits_on_users_lock(conn: psycopg.Connection, tenant_id: str, user_id: str) -> bool:
-    """Whether a session waits on this user's lock (memex.db.locks: an advisory lock of two int4 keys,
-    which pg_locks shows as classid and objid, objsubid 2), not on any other advisory lock."""
-    return conn.execute(
-        """SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND objsubid = 2
+def _users_lock(conn: psycopg.Connection, tenant_id: str, user_id: str, granted: bool) -> list[int]:
+    """The sessions holding (`granted`) or waiting on this user's lock (memex.db.locks: an advisory lock
+    of two int4 keys, which pg_locks shows as classid and objid, objsubid 2), not any other advisory lock."""
+    return [pid for pid, in conn.execute(
+        """SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted = %s AND objsubid = 2
              AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
              AND classid = hashtext(%s)::oid AND objid = hashtext(%s)::oid""",
-        (tenant_id, user_id)).fetchone() is not None
+        (granted, tenant_id, user_id)).fetchall()]
+
+
+def waits_on_users_lock(conn: psycopg.Connection, tenant_id: str, user_id: str) -> bool:
+    """Whether a session waits on this user's lock."""
+    return bool(_users_lock(conn, tenant_id, user_id, granted=False))
+
+
+def comes_to_wait_on_users_lock(thread: threading.Thread, conn: psycopg.Connection, tenant_id: str,
+                                users: list[str], seconds: float = 300) -> bool:
+    """Whether, before `thread` ends, a session comes to wait on one of these users' locks (read on `conn`,
+    any session of the database): what a test asks of a thread that must not wait for them, rather than
+    whether it ended within some seconds, which a busy machine can pass."""
+    deadline = time.monotonic() + seconds
+    while thread.is_alive():
+        if any(waits_on_users_lock(conn, tenant_id, user) for user in users):
+            return True
+        assert time.monotonic() < deadline, "it neither ended nor waited on a user's lock"
+        time.sleep(0.05)
+    return False
+
+
+def users_lock_holder(conn: psycopg.Connection, tenant_id: str, user_id: str) -> int | None:
+    """The pid of the session holding this user's lock, if one does."""
+    return next(iter(_users_lock(conn, tenant_id, user_id, granted=True)), None)
 
 
 def import_lines(ctx, tenant, runtime, tmp_path, lines: list[dict]) -> None:
@@ -400,6 +424,15 @@ def served(app) -> Iterator[str]:
         server.should_exit = True
         thread.join(timeout=10)
         sock.close()
+
+
+@contextmanager
+def refused_port() -> Iterator[int]:
+    """A loopback port that refuses connections while the block runs: bound here and never listened
+    on. A port picked free and let go is "nothing listens there" only until another process binds it."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        yield sock.getsockname()[1]
 
 
 @pytest.fixture

@@ -601,12 +601,14 @@ def test_a_run_out_of_its_lambdas_time_leaves_no_group_half_done_and_the_next_ru
         hiking = "The user loves hiking in the Alps with their sister every summer."
         cooking = "The user bakes sourdough bread at home every Sunday morning."
         double.script_chat(json.dumps({"summary": hiking}))
-        double.script_chat(json.dumps({"summary": cooking}), delay=10.0)  # past the invocation's end
-        seconds_left = 4.0
+        late = 10.0  # the answer comes past the invocation's end (and within the chat client's timeout)
+        double.script_chat(json.dumps({"summary": cooking}), delay=late)
         started = time.monotonic()
-        answer = function.handler(event, _ShortLambdaContext(seconds_left))
+        answer = function.handler(event, _ShortLambdaContext(4.0))
+        # Its call was cut, not waited out: bounded by the late answer (7 s past the budget's cut, at 3 s),
+        # not by the invocation's 4 s, which the work after the cut can pass on a busy machine.
         took = time.monotonic() - started
-        assert took < seconds_left, took
+        assert took < late, took
         assert answer == {"users": 1, "summaries": 1, "merged": 3, "extended": 0, "alike_ended": 0, "llm_fallbacks": 0, "out_of_time": 1}
         [first] = summaries(tenant)
         assert first["content"] == hiking
@@ -641,7 +643,7 @@ def test_a_run_whose_embeddings_outlast_its_lambdas_time_writes_nothing_and_the_
         endpoint.fail("/v1/embeddings", "hang")
         started = time.monotonic()
         answer = function.handler(event, _ShortLambdaContext(4.0))
-        assert time.monotonic() - started < 4.0
+        assert time.monotonic() - started < endpoint.hang_seconds  # the call was cut, not waited out (as above)
         assert answer == {"users": 1, "summaries": 0, "merged": 0, "extended": 0, "alike_ended": 0, "llm_fallbacks": 0, "out_of_time": 1}
         assert sorted(m["content"] for m in episodic(tenant)) == sorted(HIKING)
 

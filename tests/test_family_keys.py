@@ -15,7 +15,7 @@ from memex.db import family_keys
 from memex.db.migrations import MigrationUnfinished, apply_migrations
 from memex.extraction import aliases
 from memex.jobs import SupersessionJob
-from tests.conftest import Tenant, api_client, database_of_its_own
+from tests.conftest import Tenant, api_client, database_of_its_own, users_lock_holder
 
 
 def _facts(tenant, key: str | None = None) -> list[dict]:
@@ -151,10 +151,12 @@ def test_a_turn_of_another_user_is_written_while_the_migration_holds_one_users_l
             try:
                 with psycopg.connect(own.db.dsn, autocommit=True) as watcher:
                     deadline = time.monotonic() + 30
+                    # The migrator holding this user's own lock (any advisory lock of its session, such as
+                    # the migrations' own, would not do) and waiting on the held row.
                     while not watcher.execute(
-                            """SELECT 1 FROM pg_stat_activity a WHERE a.application_name = %s AND a.wait_event_type = 'Lock'
-                                 AND EXISTS (SELECT 1 FROM pg_locks l WHERE l.pid = a.pid AND l.locktype = 'advisory'
-                                               AND l.granted)""", (migrator,)).fetchone():
+                            """SELECT 1 FROM pg_stat_activity WHERE pid = %s AND application_name = %s
+                                 AND wait_event_type = 'Lock'""",
+                            (users_lock_holder(watcher, tenant.id, tenant.user), migrator)).fetchone():
                         assert time.monotonic() < deadline, "the migration never took the user's lock"
                         time.sleep(0.05)
 

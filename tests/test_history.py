@@ -19,7 +19,7 @@ from memex.jobs import ExtractionJob, SupersessionJob
 from memex.models import TurnIn
 from memex.retrieval import past, topics
 from memex.supersession import RulesJudge
-from tests.conftest import WrappedEmbedder
+from tests.conftest import WrappedEmbedder, comes_to_wait_on_users_lock
 
 COMPANIES = ["Stripe", "Notion", "Globex", "Initech", "Umbrella", "Hooli", "Vandelay", "Cyberdyne",
              "Soylent", "Tyrell", "Wonka", "Gringotts", "Oscorp", "Wayne", "Stark", "Acme"]
@@ -447,7 +447,7 @@ class _WaitingJudge:
 
     def decide(self, candidate, related):
         self.asked.set()
-        assert self.release.wait(30), "never released"
+        assert self.release.wait(300), "never released"  # released once the erasure ended or waited
         return self._rules.decide(candidate, related)
 
 
@@ -471,11 +471,12 @@ def test_no_lock_is_held_while_the_judge_thinks(ctx, tenant):
         erased = {}
         eraser = threading.Thread(target=lambda: erased.update(memories.erase_user(ctx, tenant.id, tenant.user).counts))
         eraser.start()
-        eraser.join(15)
-        assert not eraser.is_alive(), "erasure waited for the judge: a lock is held across the decision"
+        with psycopg.connect(ctx.db.dsn, autocommit=True) as watcher:
+            waited = comes_to_wait_on_users_lock(eraser, watcher, tenant.id, [tenant.user])
+        assert not waited, "erasure waited for the judge: a lock is held across the decision"
     finally:
         judge.release.set()
-        writer.join(30)
+        writer.join(120)
     assert erased["turns"] == 2
     # The turn was erased under its own request: a 404, not a failure queued for the workers to retry.
     assert len(outcome) == 1 and isinstance(outcome[0], NotFound), outcome

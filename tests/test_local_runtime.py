@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -13,9 +14,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from bench.service import RUNTIME_VARS
-from infra.local.sqs_server import free_port
-from tests.conftest import ROOT
+from bench.service import RUNTIME_VARS, ServiceError, said_url, wait_healthy
+from tests.conftest import ROOT, refused_port
 
 # A fresh server's first search loads the embedding model: slow on a busy machine. Each call its
 # own connection, so that requests spread over a server's processes.
@@ -37,38 +37,34 @@ def _alive(pid: int) -> bool:
 
 
 class Server:
+    """`python -m <module>` on a port of its choosing (--port 0), the URL read from what it says at start:
+    a port picked free here and bound later by the child could be taken in between, by a server that
+    would then answer this test's requests."""
+
     def __init__(self, home, extra_env: dict[str, str] | None = None, module: str = "infra.local"):
         self.home = home
-        self.port = free_port()
         env = {**_child_env(), **(extra_env or {})}
-        self.log = open(home / f"server-{self.port}.log", "w+")
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", module, "--home", str(home), "--port", str(self.port)],
-            cwd=ROOT, env=env, stdout=self.log, stderr=subprocess.STDOUT,
-        )
-        self.url = f"http://127.0.0.1:{self.port}"
+        self.log_path = home / f"server-{time.monotonic_ns()}.log"
+        with open(self.log_path, "w") as log:
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", module, "--home", str(home), "--port", "0"],
+                cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+            )
         deadline = time.monotonic() + 90
-        while time.monotonic() < deadline:
-            assert self.process.poll() is None, self.output()
-            try:
-                if httpx.get(f"{self.url}/health", timeout=2).status_code == 200:
-                    self.postgres_pid = int((home / "pgdata" / "postmaster.pid").read_text().split()[0])
-                    return
-            except httpx.TransportError:
-                pass
-            time.sleep(0.3)
-        pytest.fail(f"server did not become healthy:\n{self.output()}")
+        try:
+            self.url = said_url(self.log_path, self.process, 90)
+            wait_healthy(self.url, self.process, deadline - time.monotonic())
+        except ServiceError as exc:
+            pytest.fail(f"{exc}:\n{self.output()}")
+        self.postgres_pid = int((home / "pgdata" / "postmaster.pid").read_text().split()[0])
 
     def output(self) -> str:
-        self.log.flush()
-        self.log.seek(0)
-        return self.log.read()
+        return self.log_path.read_text()
 
     def stop(self, signum: int = signal.SIGINT) -> int:
         """Ctrl-C (or `signum`): the runtime stops, and the embedded Postgres with it."""
         self.process.send_signal(signum)
         code = self.process.wait(timeout=30)
-        self.log.flush()
         assert not _alive(self.postgres_pid), f"Postgres {self.postgres_pid} still runs:\n{self.output()}"
         return code
 
@@ -184,7 +180,7 @@ def test_sigterm_stops_the_runtime_and_postgres_as_ctrl_c_does(tmp_path):
 
 
 def _run_to_exit(home: Path, extra_env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "infra.local", "--home", str(home), "--port", str(free_port())],
+    return subprocess.run([sys.executable, "-m", "infra.local", "--home", str(home), "--port", "0"],
                           cwd=ROOT, env=_child_env() | (extra_env or {}), capture_output=True, text=True, timeout=120)
 
 
@@ -203,24 +199,39 @@ def test_queues_it_cannot_reach_stop_make_dev_with_a_sentence_naming_the_setting
     queues = {env: f"https://sqs.eu-west-1.amazonaws.com/000000000000/{name}"
               for env, name in (("EXTRACTION_QUEUE_URL", "x"), ("SUPERSESSION_QUEUE_URL", "s.fifo"),
                                 ("BACKFILL_QUEUE_URL", "b"))}
-    closed = {"SQS_ENDPOINT_URL": f"http://127.0.0.1:{free_port()}", "AWS_ACCESS_KEY_ID": "memex-local",
-              "AWS_SECRET_ACCESS_KEY": "memex-local", "AWS_DEFAULT_REGION": "us-east-1"}
-    for extra, says in ((no_credentials | queues, "memex: EXTRACTION_QUEUE_URL=https://sqs.eu-west-1.amazonaws.com/"
-                         "000000000000/x: no AWS credentials to reach it (NoCredentialsError): set AWS_PROFILE"),
-                        (closed, f"memex: SQS_ENDPOINT_URL={closed['SQS_ENDPOINT_URL']}: nothing answers there "
-                         "(EndpointConnectionError): start what serves it, or unset SQS_ENDPOINT_URL"),
-                        # an endpoint alone, no queue URL set: what to unset is the endpoint
-                        (no_credentials | {"SQS_ENDPOINT_URL": closed["SQS_ENDPOINT_URL"]},
-                         f"memex: SQS_ENDPOINT_URL={closed['SQS_ENDPOINT_URL']}: no AWS credentials to reach it "
-                         "(NoCredentialsError): set AWS_PROFILE, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (any "
-                         "pair does for LocalStack or moto), or unset SQS_ENDPOINT_URL for loopback queues")):
-        env = {k: v for k, v in _child_env().items() if k not in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY",
-                                                                  "AWS_SESSION_TOKEN", "AWS_PROFILE")}
-        result = subprocess.run([sys.executable, "-m", "infra.local", "--home", str(tmp_path), "--port",
-                                 str(free_port())], cwd=ROOT, env=env | database | extra, capture_output=True,
-                                text=True, timeout=120)
-        assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
-        assert result.stderr.strip().splitlines()[-1].startswith(says), result.stderr
+    with refused_port() as nowhere:
+        closed = {"SQS_ENDPOINT_URL": f"http://127.0.0.1:{nowhere}", "AWS_ACCESS_KEY_ID": "memex-local",
+                  "AWS_SECRET_ACCESS_KEY": "memex-local", "AWS_DEFAULT_REGION": "us-east-1"}
+        for extra, says in ((no_credentials | queues, "memex: EXTRACTION_QUEUE_URL=https://sqs.eu-west-1.amazonaws.com/"
+                             "000000000000/x: no AWS credentials to reach it (NoCredentialsError): set AWS_PROFILE"),
+                            (closed, f"memex: SQS_ENDPOINT_URL={closed['SQS_ENDPOINT_URL']}: nothing answers there "
+                             "(EndpointConnectionError): start what serves it, or unset SQS_ENDPOINT_URL"),
+                            # an endpoint alone, no queue URL set: what to unset is the endpoint
+                            (no_credentials | {"SQS_ENDPOINT_URL": closed["SQS_ENDPOINT_URL"]},
+                             f"memex: SQS_ENDPOINT_URL={closed['SQS_ENDPOINT_URL']}: no AWS credentials to reach it "
+                             "(NoCredentialsError): set AWS_PROFILE, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (any "
+                             "pair does for LocalStack or moto), or unset SQS_ENDPOINT_URL for loopback queues")):
+            env = {k: v for k, v in _child_env().items() if k not in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY",
+                                                                      "AWS_SESSION_TOKEN", "AWS_PROFILE")}
+            result = subprocess.run([sys.executable, "-m", "infra.local", "--home", str(tmp_path), "--port", "0"],
+                                    cwd=ROOT, env=env | database | extra, capture_output=True,
+                                    text=True, timeout=120)
+            assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
+            assert result.stderr.strip().splitlines()[-1].startswith(says), result.stderr
+
+
+def test_a_port_in_use_stops_make_dev_with_a_sentence_naming_it(ctx, tmp_path):
+    """The MCP port was bound by the thread serving it, whose failure was a log line while the API ran on,
+    having said "MCP also on" that port."""
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = _run_to_exit(tmp_path, {"MEMEX_MCP_PORT": str(port), "DATABASE_URL": ctx.db.dsn})
+    assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
+    assert result.stderr.strip().splitlines()[-1] == (f"memex: cannot serve on 127.0.0.1:{port} (--mcp-port, "
+                                                      "MEMEX_MCP_PORT): Address already in use"), result.stderr
+    assert "MCP also on" not in result.stdout and "memex: stopped" in result.stdout, result.stdout
 
 
 def test_a_data_dir_of_another_major_version_stops_with_a_message_and_is_kept(tmp_path):

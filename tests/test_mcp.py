@@ -4,10 +4,12 @@ McpFunction's Lambda handler on its sample events."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import re
 import uuid
+from typing import Iterator
 
 import anyio
 import httpx
@@ -674,17 +676,33 @@ def test_lambda_handler_serves_initialize_tools_list_and_calls_on_sample_events(
     assert function_module("mcp").handler(event, LocalLambdaContext("mcp"))["statusCode"] == 405
 
 
+@contextlib.contextmanager
+def _local_server_with_an_mcp_port() -> Iterator[tuple[str, int]]:
+    """`make dev` with MEMEX_MCP_PORT, its URL and that port: a port picked free here may be taken before
+    the server binds it, which the server stops on, saying so; it is started again on another port."""
+    from bench.service import ServiceError, local_server
+
+    for attempt in range(3):
+        mcp_port = free_port()
+        with contextlib.ExitStack() as started:
+            try:
+                url = started.enter_context(local_server({"MEMEX_MCP_PORT": str(mcp_port)}))
+            except ServiceError as exc:
+                if f"127.0.0.1:{mcp_port} (--mcp-port, MEMEX_MCP_PORT): Address already in use" in str(exc) \
+                        and attempt < 2:
+                    continue
+                raise
+            yield url, mcp_port
+            return
+
+
 def test_make_dev_serves_mcp_at_slash_mcp_and_on_the_mcp_port(tmp_path):
-    from bench.service import local_server
-
-    mcp_port = free_port()
-
     async def round_trip(client):
         stored = await call(client, "store_memory", user_id="alice", content="Takes the train to work")
         found = await call(client, "search_memories", user_id="alice", query="train")
         return stored["id"], [m["id"] for m in found["results"]]
 
-    with local_server({"MEMEX_MCP_PORT": str(mcp_port)}) as url:
+    with _local_server_with_an_mcp_port() as (url, mcp_port):
         # No key exists yet: the default tenant, as over REST; both ports reach the same memories.
         stored, found = session(f"http://127.0.0.1:{mcp_port}/mcp", None, round_trip)
         assert stored in found

@@ -40,7 +40,7 @@ class Stack:
         self.runtime_log = home / "runtime.log"
         self.postgres = embedded_postgres.start(home / "pgdata")
         self.dsn = self.postgres.url
-        self._sqs_port = free_port()
+        self._sqs_port = 0  # moto's choice at the first start, kept for restarts
         self._moto = None
         self.sqs_endpoint = ""
         self.start_sqs()
@@ -112,6 +112,7 @@ class Stack:
         for name, value in AWS_ENV.items():
             os.environ.setdefault(name, value)
         self._moto, self.sqs_endpoint = start_moto(self._sqs_port)
+        self._sqs_port = self._moto.get_host_and_port()[1]
         ensure_queues(self.sqs(), [QueueSpec(name, fifo, VISIBILITY_TIMEOUT) for name, (_, _, fifo) in QUEUES.items()],
                       max_receive_count=5)
 

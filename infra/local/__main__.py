@@ -7,11 +7,13 @@ import logging
 import os
 import shutil
 import signal
+import socket
 import sys
 import threading
 from pathlib import Path
 
 import uvicorn
+from uvicorn.supervisors import Multiprocess
 
 from infra.local.runtime import LocalRuntime, mcp_app, quiet_libraries
 from memex.config import ConfigurationError, Settings, load_settings
@@ -98,26 +100,51 @@ def serve(runtime: LocalRuntime, args: argparse.Namespace) -> None:
         print("memex: no API key exists: requests without a key go to the default tenant "
               "(create one with `memex keys create --tenant NAME` to require keys)", flush=True)
     runtime.run_workers()
-    print(f"memex: serving on http://{args.host}:{args.port} (MCP at /mcp)", flush=True)
-    if args.mcp_port:
-        # The memex seed's layout: MCP alone on a port of its own, beside the API.
-        mcp = uvicorn.Server(uvicorn.Config(mcp_app(args.host), host=args.host, port=args.mcp_port,
-                                            log_level="warning", lifespan="on"))
-        threading.Thread(target=mcp.run, name="mcp-server", daemon=True).start()
-        print(f"memex: MCP also on http://{args.host}:{args.mcp_port}/mcp", flush=True)
     processes = get_context().settings.local_http_processes
     try:
+        api = listening_socket(args.host, args.port, "--port, MEMEX_PORT")
+        print(f"memex: serving on {address(api)} (MCP at /mcp)", flush=True)
+        if args.mcp_port:
+            # The memex seed's layout: MCP alone on a port of its own, beside the API.
+            alone = listening_socket(args.host, args.mcp_port, "--mcp-port, MEMEX_MCP_PORT")
+            mcp = uvicorn.Server(uvicorn.Config(mcp_app(args.host), log_level="warning", lifespan="on"))
+            threading.Thread(target=mcp.run, kwargs={"sockets": [alone]}, name="mcp-server", daemon=True).start()
+            print(f"memex: MCP also on {address(alone)}/mcp", flush=True)
         if processes > 1:
             # Each process its own interpreter (its own GIL, embedder and connections); the queues'
             # workers and the sweep stay here.
             os.environ["MEMEX_HOST"] = args.host
-            uvicorn.run("infra.local.runtime:http_app", factory=True, workers=processes, host=args.host,
-                        port=args.port, log_level="warning")
+            Multiprocess(uvicorn.Config("infra.local.runtime:http_app", factory=True, workers=processes,
+                                        log_level="warning"), sockets=[api]).run()
         else:
-            uvicorn.run(runtime.asgi_app(args.host), host=args.host, port=args.port, log_level="warning")
+            uvicorn.Server(uvicorn.Config(runtime.asgi_app(args.host), log_level="warning")).run(sockets=[api])
+    except KeyboardInterrupt:
+        pass  # uvicorn hands Ctrl-C back once it has shut down
     finally:
         runtime.stop()
         print("memex: stopped", flush=True)
+
+
+def listening_socket(host: str, port: int, option: str) -> socket.socket:
+    """`host`:`port` bound and listening before anything is served on it, as uvicorn would bind it: so
+    that port 0 takes a free port whose number is said at start (what a test or a script starting
+    several servers wants), and a port in use stops the run with a sentence naming it, not a log line
+    of the thread serving MCP while the API ran on."""
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        raise SystemExit(f"memex: cannot serve on {host}:{port} ({option}): {exc.strerror}") from None
+    sock.listen(2048)  # uvicorn's backlog
+    sock.set_inheritable(True)  # for the HTTP server processes
+    return sock
+
+
+def address(sock: socket.socket) -> str:
+    host, port = sock.getsockname()[:2]
+    return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
 
 
 if __name__ == "__main__":

@@ -27,14 +27,14 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def start_moto(port: int | None = None):
-    """Start moto's SQS server on 127.0.0.1; return (server, endpoint_url)."""
+def start_moto(port: int = 0):
+    """Start moto's SQS server on 127.0.0.1 (port 0: a free port, bound by the server itself, so that
+    no other process can take it between its choice and its use); return (server, endpoint_url)."""
     from moto.server import ThreadedMotoServer
 
-    port = port or free_port()
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
     server.start()
-    return server, f"http://127.0.0.1:{port}"
+    return server, f"http://127.0.0.1:{server.get_host_and_port()[1]}"
 
 
 def ensure_queues(client, specs: list[QueueSpec], max_receive_count: int,
