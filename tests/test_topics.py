@@ -774,7 +774,8 @@ def test_a_favourite_names_the_keys_of_that_thing_in_any_of_its_words(question, 
 
 
 @pytest.mark.parametrize("question", ["What's her favourite?", "What is the favourite food of cats?",
-                                      "What's my sister's favourite film?", "What do I like best?"])
+                                      "What's my sister's favourite film?", "What do I like best?",
+                                      "Who is his least favorite character?"])
 def test_no_favourite_thing_asked_names_no_favourite(question):
     topic = topics.asked(question)
     assert topic is None or "favorite" not in topic.keys, (question, topic)

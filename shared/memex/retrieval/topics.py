@@ -331,8 +331,8 @@ _KINDS = (
     # does she like best?"): its key's word (favorite_movie), which the question says, or another word for
     # it (_SAME_THING), while every favourite says "favourite", so MiniLM put "My favourite book is Dune."
     # first for the film. The thing is the noun that ends what the question names ("favourite football
-    # team": team), after the kind of it ("favourite kind of music": music).
-    _Kind(r"(?:favou?rite|fave|fav) (?:(?:kind|type|sort|genre|style) of )?(?:[\w-]+ ){0,2}?(?P<thing>[\w-]+)",
+    # team": team), after the kind of it ("favourite kind of music": music); not the least favourite.
+    _Kind(r"(?<!least )(?:favou?rite|fave|fav) (?:(?:kind|type|sort|genre|style) of )?(?:[\w-]+ ){0,2}?(?P<thing>[\w-]+)",
           "", (), of_someone=True, own=True, of_thing=_favourite),
     _Kind(rf"(?:which|what) (?:(?:kind|type|sort|genre|style) of )?(?P<thing>[\w-]+) (?:do|does|did) {WHO_OR_NAME} "
           r"(?:like|love|enjoy|prefer)(?: the)? (?:best|most)",
