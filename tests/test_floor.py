@@ -74,6 +74,25 @@ def test_a_question_with_no_word_finds_nothing_in_any_mode(tenant):
     assert recalled.status_code == 200 and recalled.json()["citations"] == [], recalled.text
 
 
+def test_a_question_of_function_words_alone_finds_no_line_by_its_meaning(tenant):
+    """"what?" is 0.93 from "Wait, what?" and 0.80 from "Huh?" in vector mode, "Why?" 0.93 from "Why not?":
+    a question that says only what kind of question it is found the lines that say nothing either, in
+    hybrid and vector mode. "Who am I?" is such a question, and is answered by the user's facts (its kind's
+    in hybrid, topics.py; by meaning in vector mode); "What do I do?" found "Huh?" after the job."""
+    wordless = ["Huh?", "Wait, what?", "Why not?", "No way!"]
+    for i, text in enumerate([*wordless, "Hi, I'm Dana. I'm a nurse.", "I live in Porto."]):
+        tenant.turn(text, session=f"s{i}")
+    for query in ["what?", "Why?", "Is it?", "And then?", "the", "How about you?"]:
+        for mode in ("hybrid", "vector", "bm25"):
+            assert not set(wordless) & contents(tenant.search(query, mode=mode)), (query, mode)
+    for mode in ("hybrid", "vector"):
+        found = [r["content"] for r in tenant.search("Who am I?", mode=mode)]
+        assert found[:1] == ["The user's name is Dana."], (mode, found)
+    found = [r["content"] for r in tenant.search("What do I do?")]
+    assert found[:1] == ["The user's job title is nurse."] and "Huh?" not in found, found
+    assert "Huh?" in contents(tenant.search("huh?", mode="vector"))  # found by what it says
+
+
 def test_one_word_the_user_said_opens_the_floor(tenant):
     tenant.turn("I work at Acme.")
     assert "I work at Acme." in contents(tenant.search("work"))

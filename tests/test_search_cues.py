@@ -16,7 +16,7 @@ from hypothesis import example, given, settings, strategies as st
 
 from memex import time_phrases
 from memex.config import Settings
-from memex.retrieval import answer_type, confirmed, replies, speakers
+from memex.retrieval import answer_type, confirmed, repeats, replies, speakers
 from memex_edge.context import build_context
 from tests.conftest import api_client
 
@@ -233,6 +233,21 @@ def test_a_time_counted_from_the_day_is_read_in_ascii_text_as_in_any(phrase):
         assert time_phrases.counts_from_saying(line) == bool(time_phrases._SAID_WHEN.search(line)) is True
     for line in ("We met at the lake.", "Week after week, years of Mondays", "We met at the lake in Zürich."):
         assert time_phrases.counts_from_saying(line) == bool(time_phrases._SAID_WHEN.search(line))
+
+
+@pytest.mark.parametrize("line, counts", [
+    ("We went hiking the last Friday in May 2023.", False), ("We went hiking the last Friday of May.", False),
+    ("The first week of June was rough.", False), ("We went hiking last Friday.", True),
+    ("We went hiking the last Friday in May 2023, and again last week.", True),
+])
+def test_a_weekday_counted_within_a_month_is_a_date_not_a_time_counted_from_the_day(line, counts):
+    # _SAID_WHEN reads "last Friday" in "the last Friday in May 2023" as the Friday before the day it was
+    # said; the whole names its day, as the questions' reading has it (time_phrases._IN_MONTH_ORDINAL)
+    assert time_phrases.counts_from_saying(line) is counts
+    # and so the line said on two days reads as one (repeats.reads_as: a search's top k holds it once)
+    days = [datetime(2023, 6, day, 12, tzinfo=timezone.utc) for day in (2, 9)]
+    assert (repeats.reads_as(line, days[0], timezone.utc) == repeats.reads_as(line, days[1], timezone.utc)) \
+        is not counts
 
 
 def test_the_keywords_go_without_the_participants_the_question_names():

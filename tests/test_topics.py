@@ -738,3 +738,44 @@ def test_where_she_lives_is_read_in_her_own_lines(content, tells):
 def test_the_place_questions_ask_where_she_lives(question, place):
     topic = topics.asked(question)
     assert (topic is not None and bool(topic.told) and "city" in topic.key_words) is place, question
+
+
+def test_a_favourite_asked_for_is_answered_by_that_favourite_not_another(tenant):
+    # On main only the team was a favourite's kind: "What's my favourite film?" put "My favourite band is
+    # Radiohead." and "My favourite book is Dune." first, by meaning ("favourite" says as much of either),
+    # and "What's my favorite color?" the band's fact.
+    said = ("My favourite book is Dune.", "My favorite movie is Alien.", "My favourite food is ramen.",
+            "My favourite colour is green.", "My favourite band is Radiohead.", "My favourite sport is tennis.")
+    for n, text in enumerate(said):
+        assert tenant.turn(text, session=f"s{n}").status_code == 201
+    for question, value in (("What's my favourite film?", "Alien"), ("What's my fave movie?", "Alien"),
+                            ("Which novel do I like best?", "Dune"), ("What's my favourite dish?", "ramen"),
+                            ("What's my favorite color?", "green"), ("What is her favourite music?", "Radiohead"),
+                            ("What's my favourite song?", "Radiohead"), ("What sport do I like most?", "tennis"),
+                            ("What kind of food does she like best?", "ramen"), ("Favourite films?", "Alien")):
+        found = [r["content"] for r in tenant.search(question)]
+        assert found and value in found[0], (question, found)
+
+
+@pytest.mark.parametrize("question, keys", [
+    ("What's my favourite film?", {"favorite_film", "favorite_movie", "favorite_sci_fi_movie"}),
+    ("What are her favourite novels?", {"favorite_book", "favorite_novel"}),
+    ("What is my favourite football team?", {"favorite_team", "favorite_football_team"}),
+    ("What is his favourite TV show to watch?", {"favorite_tv_show", "favorite_show"}),
+    ("What's Leila's fave colour?", {"leila_favorite_color", "leila_favorite_colour"}),
+])
+def test_a_favourite_names_the_keys_of_that_thing_in_any_of_its_words(question, keys):
+    topic = topics.asked(question)
+    assert topic is not None
+    named = {key for key in (*keys, "favorite_book", "favorite_movie", "favorite_band", "favorite_food",
+                             "favorite_team", "sister_favorite_movie", "favorite_movie_quote")
+             if re.search(topic.keys, key)}
+    assert named == keys, (question, named)
+
+
+@pytest.mark.parametrize("question", ["What's her favourite?", "What is the favourite food of cats?",
+                                      "What's my sister's favourite film?", "What do I like best?",
+                                      "Who is his least favorite character?"])
+def test_no_favourite_thing_asked_names_no_favourite(question):
+    topic = topics.asked(question)
+    assert topic is None or "favorite" not in topic.keys, (question, topic)

@@ -140,14 +140,18 @@ def read(question: str, now: datetime) -> tuple[list[Window], str]:
 
 def counts_from_saying(text: str) -> bool:
     """Whether `text` says a time counted from the day it was said ("next month", "yesterday",
-    "three weeks ago", "in two days"): read later, it means nothing without that day."""
+    "three weeks ago", "in two days"): read later, it means nothing without that day. A weekday or a
+    week counted within a month ("the last Friday in May 2023", "the first week of June") is a date,
+    as "8 May" is, though "last Friday" and "first week" say no month."""
     # Every phrase of _SAID_WHEN holds one of _SAID_WHEN_PARTS, and in ASCII text (nearly every line)
     # ignoring case is lowering it: most lines say none, and need not try the phrases at every word.
     if text.isascii():
         lowered = text.lower()
         if not any(part in lowered for part in _SAID_WHEN_PARTS):
             return False
-    return bool(_SAID_WHEN.search(text))
+    said = [match.span() for match in _SAID_WHEN.finditer(text)]
+    dates = [match.span() for match in _IN_MONTH_ORDINAL.finditer(text)] if said else []
+    return any(not any(start <= at and end <= stop for start, stop in dates) for at, end in said)
 
 
 def _read(question: str, now: datetime, seasons: bool) -> tuple[list[Window], list[tuple[int, int]]]:

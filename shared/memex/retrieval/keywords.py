@@ -54,6 +54,17 @@ FAMILIES: tuple[frozenset[str], ...] = tuple(frozenset(words.split()) for words 
 _FAMILY_OF = {word: family for family in FAMILIES for word in family}
 _WORD = re.compile(r"[a-z]+")
 
+# Words that say what kind of question it is, not what it is about: learned.py's "asked_words" counts
+# the others, and a question of these alone finds no line by its meaning (search.py). "user" is here because memex writes every fact of the user with it.
+FUNCTION_WORDS = frozenset("""
+a about after again all also am an and any are as at be been before being but by can could did do does
+doing done ever for from get go going got had has have having he her hers him his how i if in into is it
+its just kind kinds like many me more most much my no not now of on once one or other our out over own
+same she should so some such than that the their them then there these they thing things this those to
+too type types under up user users very was we went were what when where which while who whom why will
+with would you your yours
+""".split())
+
 
 def searched(question: str) -> str:
     """What the keyword channel searches for `question`: its keywords (`of`) and the other words of
@@ -62,6 +73,12 @@ def searched(question: str) -> str:
     said = set(_WORD.findall(kept.lower()))
     kin = sorted({word for w in said if w in _FAMILY_OF for word in _FAMILY_OF[w]} - said)
     return " ".join([kept, *kin]) if kin else kept
+
+
+def function_words_only(words: frozenset[str]) -> bool:
+    """Whether a question's `words` (speakers.words) say only what kind of question it is ("what?",
+    "Who am I?", "And then?"), nothing it is about."""
+    return bool(words) and words <= FUNCTION_WORDS
 
 
 def of(question: str) -> str:

@@ -52,17 +52,6 @@ WEIGHTS = {"relevance": 2.55, "position": 0.199, "importance": 6.36, "bm25_rank"
 
 _WEIGHTS = tuple(WEIGHTS[name] for name in FEATURES)  # in the order of a row of features
 
-# Words that say what kind of question it is, not what it is about: "asked_words" counts the others.
-# "user" is here because memex writes every fact of the user with it.
-_FUNCTION_WORDS = frozenset("""
-a about after again all also am an and any are as at be been before being but by can could did do does
-doing done ever for from get go going got had has have having he her hers him his how i if in into is it
-its just kind kinds like many me more most much my no not now of on once one or other our out over own
-same she should so some such than that the their them then there these they thing things this those to
-too type types under up user users very was we went were what when where which while who whom why will
-with would you your yours
-""".split())
-
 Scored = tuple[str, float, dict[str, Any]]
 
 
@@ -87,7 +76,7 @@ def _stem(word: str) -> str:
 
 
 def _content_words(words: frozenset[str]) -> frozenset[str]:
-    return frozenset(map(_stem, words - _FUNCTION_WORDS))
+    return frozenset(map(_stem, words - keywords.FUNCTION_WORDS))
 
 
 def _spellings(wanted: frozenset[str]) -> dict[str, str]:
@@ -98,7 +87,7 @@ def _spellings(wanted: frozenset[str]) -> dict[str, str]:
     for stem in wanted:
         for ending in ("", *_ENDINGS):
             word = stem + ending
-            if word not in _FUNCTION_WORDS and _stem(word) == stem:
+            if word not in keywords.FUNCTION_WORDS and _stem(word) == stem:
                 spelled[word] = stem
     return spelled
 

@@ -533,6 +533,11 @@ def _search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies 
     # line that says nothing of its own is kept only when the question's words found it
     kept = [item for item in kept if any(item in s and s[item].bm25 is not None for s in signals)
             or not filler.is_filler(_said(found[item]))]
+    # A question that says only what kind of question it is ("what?", "And then?", "Who am I?") is as near
+    # a line that says nothing either ("Wait, what?" 0.93, "Huh?" 0.80), whose words no list of filler
+    # holds: no message answers it by meaning; its kinds' facts (topics.py) and the facts near it do.
+    if keywords.function_words_only(speakers.words(request.query)):
+        kept = [item for item in kept if item in topical or found[item].memory_type != "episodic"]
     # "What is my wife's name?" is as near "I have a dog named Rex." as to the answer: a memory
     # about someone or something of another kind than the one whose name is asked is none (kinds.py)
     if ctx.settings.search_kinds and (asked_kinds := kinds.asked(request.query)):

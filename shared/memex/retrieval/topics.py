@@ -58,17 +58,21 @@ the person's own being a student, which the question's word and meaning put firs
 What she owns and how she lives are kinds too: her car or her driving ("Does she have a car?", "What
 does Evan drive?"), a baby on the way ("Is she pregnant?"), renting or owning ("Does she rent or
 own?"), her bank, what she saves for, the team she supports ("Which team does Leila support?"), whom
-she lives with; a frame's verb asked of a participant by name reads that participant's facts.
+she lives with; a frame's verb asked of a participant by name reads that participant's facts. So is a
+favourite, of the thing asked for ("What's my favourite film?", "Which novel does she like best?"), filed
+under that thing's word or another for it (favorite_movie), not the favourites of other things, which
+"favourite" alone put first by meaning.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 from memex import people
 from memex.extraction import vocabulary
+from memex.extraction.offline.patterns import singular
 
 Scored = tuple[str, float, dict[str, Any]]
 
@@ -119,6 +123,8 @@ class _Kind:
     leads: str | None = None  # words that ask whether its facts say something: then they come first of all
     ends: bool = True  # its words end what the question names (_ENDS), not a noun of theirs ("my wife's job")
     told: Told | None = None  # what a memory says that tells of the kind with no fact filed
+    # the keys and their words of the thing its words name (their group "thing"), for `keys` and `key_words`
+    of_thing: Callable[[str], tuple[str, tuple[str, ...]]] | None = None
 
 
 # Relations whose facts are the family's: the offline rules' (partner_name, child_name, their facts
@@ -223,6 +229,21 @@ def _own(keys: str) -> str:
     return r"^(?!(?:.*_)?(?:" + "|".join(_THEIRS) + rf")_)(?:.*_)?(?:{keys})$"
 
 
+# The words that name one thing, which a favourite is asked for by and filed under alike: likes.py keys a
+# favourite by the user's own word ("My favourite film is Alien." files favorite_film, "movie" favorite_movie),
+# the LLM by its own.
+_SAME_THING = tuple(frozenset(words.split()) for words in (
+    "film movie", "book novel", "food dish meal cuisine", "colour color", "song music band artist singer"))
+
+
+def _favourite(thing: str) -> tuple[str, tuple[str, ...]]:
+    """The keys of the favourite `thing` a question names (one word, "films"), in any of its words
+    (favorite_movie for "film"), with a word before it or not ("show": favorite_tv_show), and their words."""
+    said = {thing.casefold(), singular(thing.casefold())}
+    same = sorted(set().union(*(group for group in _SAME_THING if group & said)) or said)
+    return _own(rf"favorite_(?:[^_]+_)*(?:{'|'.join(map(re.escape, same))})s?"), tuple(same)
+
+
 _KINDS = (
     _Kind(r"pets?|animals", _anyones(r"pet_"), ("pet",)),
     _Kind(r"hobby|hobbies|pastimes?|free time|spare time|leisure|for fun|interests",
@@ -304,8 +325,18 @@ _KINDS = (
     _Kind(r"(?:which|what) bank|banks? with", _own("bank"), ("bank",), of_someone=True, own=True),
     _Kind(r"saving (?:up )?for|savings goals?", _own("saving_for"), ("saving",), of_someone=True, own=True),
     _Kind(rf"(?:which|what) (?:\w+ )?teams? (?:does|do|did) {WHO_OR_NAME} (?:support|follow|root for|cheer for)|"
-          rf"favou?rite (?:\w+ )?teams?|who (?:does|do|did) {WHO_OR_NAME} (?:support|root for)(?=\W*$)",
+          rf"who (?:does|do|did) {WHO_OR_NAME} (?:support|root for)(?=\W*$)",
           _own("favorite_team"), ("team",), of_someone=True, own=True),
+    # a favourite, of the thing asked for ("What's my favourite film?", "her fave band", "What kind of music
+    # does she like best?"): its key's word (favorite_movie), which the question says, or another word for
+    # it (_SAME_THING), while every favourite says "favourite", so MiniLM put "My favourite book is Dune."
+    # first for the film. The thing is the noun that ends what the question names ("favourite football
+    # team": team), after the kind of it ("favourite kind of music": music); not the least favourite.
+    _Kind(r"(?<!least )(?:favou?rite|fave|fav) (?:(?:kind|type|sort|genre|style) of )?(?:[\w-]+ ){0,2}?(?P<thing>[\w-]+)",
+          "", (), of_someone=True, own=True, of_thing=_favourite),
+    _Kind(rf"(?:which|what) (?:(?:kind|type|sort|genre|style) of )?(?P<thing>[\w-]+) (?:do|does|did) {WHO_OR_NAME} "
+          r"(?:like|love|enjoy|prefer)(?: the)? (?:best|most)",
+          "", (), of_someone=True, own=True, of_thing=_favourite),
     # "Where's home for her?", not "in his home" nor "at home"; not where she comes from ("Which city is
     # she a native of?", "What city was he born in?")
     _Kind(rf"city|(?<!home )town|(?:where's|where is|calls?) home|home for|"
@@ -433,12 +464,14 @@ def asked(question: str) -> Topic | None:
     told: list[Told] = []
     someone, others = bool(_SOMEONE.search(question)), bool(_OTHERS.search(question))
     for pattern, kind, alone, unless in _ASKED:
-        said = pattern.findall(question)
+        said = list(pattern.finditer(question))
         if said and (not kind.of_someone or someone or alone.match(question)) and not (kind.own and others) \
                 and not (unless and unless.search(question)):
-            words.update(word.casefold() for word in said)
-            keys.append(kind.keys)
-            key_words.extend(kind.key_words)
+            words.update(match[0].casefold() for match in said)
+            for kind_keys, kind_key_words in ([kind.of_thing(match["thing"]) for match in said] if kind.of_thing
+                                              else [(kind.keys, kind.key_words)]):
+                keys.append(kind_keys)
+                key_words.extend(kind_key_words)
             if kind.first and not (kind.first_unless and re.search(kind.first_unless, question, re.IGNORECASE)):
                 first.append(kind.first)
             elif kind.first and kind.else_after:

@@ -7,7 +7,7 @@ import re
 
 from memex.extraction import vocabulary
 from memex.extraction.offline.patterns import (ADVERBS, ANSWERS, CAPWORD, HATED_IT, INTENSIFIERS, LANGUAGES, LENGTHS,
-    MONTH, NOT_OBJECT, PHRASE_END, PROPER, UPPER, WEEKDAY, WORD, alternation, list_or_phrase, phrase, plural,
+    MONTH, NOT_OBJECT, PHRASE_END, PROPER, UPPER, WEEKDAY, WORD, alternation, list_or_phrase, phrase, singular,
     strict_end)
 from memex.extraction.offline.rule import rule
 from memex.extraction.offline.values import Fields, as_said, snake
@@ -34,15 +34,6 @@ def _list_items(m: re.Match[str]) -> list[Fields]:
     return [{"value": item} for item in items if item]
 
 
-def _singular(word: str) -> str:
-    """The word a plural is of, by plural's endings read back ("foods" -> "food", "cities" -> "city",
-    "movies" -> "movie"); a word no plural of that shape stays as it is ("series")."""
-    for stem in (word[:-3] + "y", word[:-1], word[:-2]):
-        if stem and plural(stem) == word and not stem.endswith("s"):
-            return stem
-    return word
-
-
 def _favorite(m: re.Match[str]) -> list[Fields]:
     """A favourite thing, or each of a list of them: "My favourite foods are sushi, tacos and ramen" files
     three `favorite_food`, keyed as one favourite food would be."""
@@ -51,7 +42,7 @@ def _favorite(m: re.Match[str]) -> list[Fields]:
     thing = m.group("thing")
     if m.group("verb") == "are":
         *before, last = thing.split()
-        thing = " ".join([*before, _singular(last)])
+        thing = " ".join([*before, singular(last)])
     return [{**item, "thing": thing, "part": snake(thing)} for item in _list_items(m)]
 
 
