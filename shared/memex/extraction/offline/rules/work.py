@@ -30,9 +30,15 @@ _WORK_HOURS = (r"(?:(?:nights|weekends|days|evenings|mornings|shifts|part[- ]tim
 _TEACHES_AT = (rf"\bI(?:'ve| have)? {ADVERBS}(?:teach|'m teaching|am teaching|(?:(?:switched|moved|went|gone|gotten|got) "
                rf"back |(?:switched|moved|went|gone|returned) )to teaching|(?:started|began) teaching)"
                rf"(?P<subject> (?i:{alternation(vocabulary.SCHOOL_SUBJECTS)}))? at (?:the )?(?={UPPER})")
+# How long a job in the past lasted, or the year it ended, said after the employer: "for five years", "until 2020";
+# not a day's work ("for a few hours", "all morning", "since 8am", "today").
+_HELD_FOR = rf"until (?:19|20)\d\d\b|for (?:{SPAN}|years|decades)(?![\w'-])"
 _PAST_JOB = (r"\bI (?:used to work|previously worked|formerly worked|worked) (?:at|for)"
-             # the past perfect: "I'd been working at Google until 2020", "I had worked at Google for years"
-             r"|\bI(?:'d| had) (?:been working|worked) (?:at|for)"
+             # the past perfect with how long, or said alone: "I'd been working at Google until 2020", "I had worked
+             # at Google as an engineer for years", "I'd worked at Google."; not a day's work, as the past progressive
+             # below ("I'd been working at Google all morning when the fire alarm went off")
+             rf"|\bI(?:'d| had) (?:been working|worked) (?:at|for)(?= (?:the )?{ORG}(?: as (?:an?|the) {ROLE})?"
+             rf"(?: (?:{_HELD_FOR})|\s*(?:[.!?]|$)))"
              r"|\bI(?: have|'ve)? (?:resigned|retired) from|\bI (?:was|got) (?:laid off|let go|fired) (?:from|by)"
              r"|\bI no longer work (?:at|for)")
 _LEFT_JOB = (rf"{_PAST_JOB}|\bI {ADVERBS}(?:left|quit)\b|\b(?:years?|yrs?|months?) at|\bI (?:changed|switched) jobs?\b"
@@ -252,7 +258,7 @@ RULES = [
         rf"(?:{_PAST_JOB}) (?:the )?(?P<value>{ORG})",
         # the past progressive with how long or until a year: "I was working at Google until 2020"; not a
         # day's shift ("I was working at Starbucks yesterday")
-        rf"\bI was {ADVERBS}working (?:at|for) (?:the )?(?P<value>{ORG}) (?=until (?:19|20)\d\d\b|for {SPAN}(?![\w'-]))",
+        rf"\bI was {ADVERBS}working (?:at|for) (?:the )?(?P<value>{ORG}) (?={_HELD_FOR})",
         rf"\bI (?:left|quit) my job at (?:the )?(?!{_CLOCK})(?P<value>{ORG})",
         rf"\bI {ADVERBS}(?:left|quit) (?:the )?(?!{PLATFORMS})(?P<value>{ORG}) (?=for (?:an?|my) (?:new )?{JOB_NOUN} "
         rf"(?:at|with) )",

@@ -1,0 +1,49 @@
+"""What the job and stay rules of tests/test_extraction_job_misses.py over-matched (extract26): a past perfect of a
+day's work ("I'd been working at Google all morning when the fire alarm went off") ended the current employer; a
+home on a contract until a time was the city ("I'm living in Berlin on a work contract until March"). Each beside
+the sentences those rules were added for, which must file what they filed."""
+
+import pytest
+
+from memex.extraction.offline import OfflineExtractor
+
+
+def _found(content: str):
+    return OfflineExtractor().extract([{"id": "m", "role": "user", "content": content}], [])
+
+
+def _facts(content: str) -> set[tuple[str, str, bool]]:
+    return {(c.key, c.value, c.historical) for c in _found(content)}
+
+
+def _current(tenant, key: str) -> list[str]:
+    listed = tenant.get(f"/v1/users/{tenant.user}/memories", params={"include_inactive": "true", "limit": 500})
+    return sorted(m["value"] for m in listed.json()["memories"] if m["key"] == key and m["active"])
+
+
+@pytest.mark.parametrize("text, expected", [
+    # a day's work in the past perfect, as in the past progressive, is no job left
+    ("I'd been working at Google all morning when the fire alarm went off.", set()),
+    ("I had been working at Google for a few hours when it happened.", set()),
+    ("I had been working at Google late and missed the bus.", set()),
+    ("I had been working at Google since 8am.", set()),
+    ("I had been working at Google today when the power went out.", set()),
+    ("I'd worked at Google all day.", set()),
+    ("I'd been working at Google as an engineer all morning when the alarm went off.", set()),
+    # how long, until a year, or said alone: a job left
+    ("I'd worked at Google.", {("employer", "Google", True)}),
+    ("I had worked at Google for years.", {("employer", "Google", True)}),
+    ("I'd been working at Google for a couple of months when I got laid off.", {("employer", "Google", True)}),
+    ("I was working at Google for years.", {("employer", "Google", True)}),
+    ("I'd worked at Google as an engineer for five years.", {("employer", "Google", True),
+                                                               ("role", "engineer", True)}),
+])
+def test_a_days_work_in_the_past_perfect_is_no_job_left(text, expected):
+    assert _facts(text) == expected
+
+
+def test_a_days_work_in_the_past_perfect_keeps_the_employer_through_the_pipeline(tenant):
+    tenant.turn("I work at Google.", timestamp="2026-03-02T09:00:00Z")
+    tenant.turn("I'd been working at Google all morning when the fire alarm went off.",
+                timestamp="2026-03-04T12:00:00Z")
+    assert _current(tenant, "employer") == ["Google"]
