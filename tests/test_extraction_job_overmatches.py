@@ -47,3 +47,28 @@ def test_a_days_work_in_the_past_perfect_keeps_the_employer_through_the_pipeline
     tenant.turn("I'd been working at Google all morning when the fire alarm went off.",
                 timestamp="2026-03-04T12:00:00Z")
     assert _current(tenant, "employer") == ["Google"]
+
+
+@pytest.mark.parametrize("text, expected", [
+    # a home until a time is a stay, on a contract or not: the home is kept elsewhere
+    ("I'm living in Berlin on a work contract until March.", set()),
+    ("We live in Oslo on a contract until June.", set()),
+    ("I moved to Oslo on a contract until June.", set()),
+    ("My sister lives in Oslo on a contract until June.", set()),
+    ("I live in Berlin until March.", set()),
+    # a job's: the job, role and employer, is held, its contract ending
+    ("I'm a teacher on a contract until June.", {("role", "teacher", False)}),
+    ("I work as a nurse on a contract until June.", {("role", "nurse", False)}),
+    ("My sister is a teacher on a contract until June.", {("sister_role", "teacher", False)}),
+    ("My sister works at Acme on a contract until March.", {("sister_employer", "Acme", False)}),
+    ("I work at Acme on a contract until March.",
+     {("employer", "Acme", False), ("plan", "working at Acme on a contract until March", False)}),
+])
+def test_a_home_on_a_contract_until_a_time_is_a_stay(text, expected):
+    assert _facts(text) == expected
+
+
+def test_a_home_on_a_contract_until_a_time_keeps_the_city_through_the_pipeline(tenant):
+    tenant.turn("I live in Dublin.", timestamp="2026-01-05T09:00:00Z")
+    tenant.turn("I'm living in Berlin on a work contract until March.", timestamp="2026-01-12T09:00:00Z")
+    assert _current(tenant, "city") == ["Dublin"]

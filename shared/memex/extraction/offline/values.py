@@ -211,28 +211,31 @@ _YEARS = re.compile(rf"\bfor (?:(?:about|over|almost|nearly|more than) )?(?:{NUM
                     r"years$")
 _THEN = re.compile(r",?\s+(?:and )?(?:then|before|after)\b")
 # A job until a time on a contract is the user's job, the contract's end said (rules/plans.py files it as a
-# plan): "I work at Acme on a contract until March" is no stint.
+# plan): "I work at Acme on a contract until March" is no stint, and "I'm a teacher on a contract until June" is a
+# teacher. A home so is a stay still: "I'm living in Berlin on a work contract until March" keeps the home elsewhere.
 _CONTRACT_UNTIL = re.compile(r"\bcontract,?\s+until\b")
 
 
-def _held(said: str, stay: re.Match[str]) -> bool:
+def _held(said: str, stay: re.Match[str], contracts: bool) -> bool:
     """Whether what a stay's words say after a home, a job, a role or a school (`said`, the match) is how long
-    it has been held, or the end of a job on a contract, rather than a stay for a while."""
+    it has been held, or (`contracts`, a job's rule) the end of a job on a contract, rather than a stay for a while."""
     if stay.group("until"):
-        return bool((_HOW_LONG.search(said) and not _SO_FAR.search(said)) or _CONTRACT_UNTIL.search(stay.group()))
+        return bool((_HOW_LONG.search(said) and not _SO_FAR.search(said))
+                    or (contracts and _CONTRACT_UNTIL.search(stay.group())))
     return bool(_HOW_LONG.search(said) or (_PRESENT.search(said) and _YEARS.search(stay.group())
                                             and not _THEN.match(stay.string, stay.end())))
 
 
-def unless_a_stay(clean: Callable[[re.Match[str]], list[Fields]],
-                  after: str = "value") -> Callable[[re.Match[str]], list[Fields]]:
+def unless_a_stay(clean: Callable[[re.Match[str]], list[Fields]], after: str = "value",
+                  contracts: bool = False) -> Callable[[re.Match[str]], list[Fields]]:
     """A place of a home, an employer, a role or a school, the user's or someone's, cleaned by `clean`,
     unless what is said after it (the group `after`) makes it a stay for a while (_STAY): nothing is filed
     then, neither the stay as a home nor the place left as one left, since the home kept is elsewhere; nor a
-    summer job as the employer or the job title, which would end the one the user keeps."""
+    summer job as the employer or the job title, which would end the one the user keeps. A job's rules say
+    `contracts`: a contract's end is then no stay (_CONTRACT_UNTIL)."""
     def home(m: re.Match[str]) -> list[Fields]:
         stay = _STAY.match(m.string, m.end(after))
-        if stay and not _held(m.group(0), stay):
+        if stay and not _held(m.group(0), stay, contracts):
             return []
         return clean(m)
     return home

@@ -239,7 +239,7 @@ RULES = [
         # "I quit Nokia, and now I'm with Ericsson": where the user is, said after a job they left.
         rf"(?:{_LEFT_JOB})[^.;]*?\b(?:now,? I(?:'m| am)|I(?:'m| am) now|I(?:'m| am)) (?:at|with) (?:the )?"
         rf"(?!{PLATFORMS})(?P<value>{ORG})",
-    ], "The user's employer is {value}.", unless_a_stay(_employer_now), importance=0.8),
+    ], "The user's employer is {value}.", unless_a_stay(_employer_now, contracts=True), importance=0.8),
     rule("fact", "employer", "moved switched went jumped transferred changed", [
         *_MOVES_BETWEEN,
     ], "The user's employer is {value}.", _job_move("new"), importance=0.8),
@@ -324,16 +324,19 @@ RULES = [
         rf"while|a long time|some time|years|decades|ages)\b|since\b)",
         rf"\b(?i:my) (?:job title|title|job|role|position) is (?:an? |the )?(?P<value>{ROLE}|{HEAD_OF}){ROLE_END}",
         rf"\bI(?:'m| am) (?:now |currently |also )?(?:the )?(?P<value>{HEAD_OF}){ROLE_END}",
-    ], "The user's job title is {value}.", unless_a_stay(role), confidence=0.75, importance=0.75),
+    ], "The user's job title is {value}.", unless_a_stay(role, contracts=True), confidence=0.75,
+         importance=0.75),
     # "I teach chemistry at a secondary school": a subject that makes the role
     rule("fact", "role", "teach", [
         rf"\bI {ADVERBS}teach (?P<value>(?i:{alternation(vocabulary.SCHOOL_SUBJECTS)}))(?= at\b|\s*[.,;!]|\s*$)",
-    ], "The user's job title is {value}.", unless_a_stay(teacher), confidence=0.75, importance=0.75),
+    ], "The user's job title is {value}.", unless_a_stay(teacher, contracts=True), confidence=0.75,
+         importance=0.75),
     # "I teach at Lincoln High School" (a subject said: the rule above)
     rule("fact", "role", "teach teaching", [
         rf"{_TEACHES_AT}(?P<school>{ORG}){NOT_TEMPORARY}",
     ], "The user's job title is {value}.", unless_a_stay(lambda m: [] if m.group("subject") else [{"value": "teacher"}],
-                                                         after="school"), confidence=0.75, importance=0.75),
+                                                         after="school", contracts=True),
+         confidence=0.75, importance=0.75),
     rule("fact", "role", "a an the retired", [
         rf"\bI (?:used to be|was) (?:an?|the) (?P<value>{ROLE}){ROLE_END}",
         rf"\bI (?:used to work|worked) as (?:an?|the) (?P<value>{ROLE}){ROLE_END}",
