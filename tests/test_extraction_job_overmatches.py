@@ -72,3 +72,21 @@ def test_a_home_on_a_contract_until_a_time_keeps_the_city_through_the_pipeline(t
     tenant.turn("I live in Dublin.", timestamp="2026-01-05T09:00:00Z")
     tenant.turn("I'm living in Berlin on a work contract until March.", timestamp="2026-01-12T09:00:00Z")
     assert _current(tenant, "city") == ["Dublin"]
+
+
+@pytest.mark.parametrize("text, expected", [
+    # years after the present simple followed by what comes after them, anywhere in the sentence: a stint
+    ("I work at Google for two years but then I'm off.", set()),
+    ("I work at Google for two years; after that I'll leave.", set()),
+    ("I work at Google for two years, until 2028.", set()),
+    ("I live in Berlin for three years and afterwards I move home.", set()),
+    # the present simple of a time clause is the future: a stint
+    ("After I work at Google for 2 years, I'll move.", set()),
+    ("Once we live in Oslo for two years, we can apply.", set()),
+    # how long so far, as before
+    ("I work at Google for 3 years and I love it.", {("employer", "Google", False)}),
+    ("I live in Berlin for 5 years and since then I have loved it.", {("city", "Berlin", False)}),
+    ("Because I work at Google for 3 years, I know the place.", {("employer", "Google", False)}),
+])
+def test_present_simple_for_years_followed_by_what_comes_after_is_a_stint(text, expected):
+    assert _facts(text) == expected

@@ -205,24 +205,30 @@ _HOW_LONG = re.compile(
 _SO_FAR = re.compile(r"(?:'ve|\bhave|\bhas) lived\b|\bbeen (?:living|working|employed|studying|teaching|an?)\b")
 # Years counted after the present simple say how long so far too, a non-native "have worked": "I work at Google
 # for 3 years", "I live in Berlin for 5 years" (where "I'm working in Oslo for two years" and "I moved to Oslo for
-# two years" are stints), unless what comes after them follows: "I work at Google for two years, then I'm off".
-_PRESENT = re.compile(r"\b(?:I|[Ww]e) (?:[a-z]+ly )?(?:work|live)\b")
+# two years" are stints), unless what comes after them follows, in the sentence ("I work at Google for two years,
+# then I'm off", "... but then I'm off", "...; after that I'll leave", "..., until 2028"; not "since then"), or the
+# present simple opens a clause of time, where it says the future ("After I work at Google for 2 years, I'll move").
+_PRESENT = re.compile("".join(f"(?<!\\b{w} )(?<!\\b{w.capitalize()} )" for w in
+                              ("after", "before", "when", "whenever", "once", "until", "till", "if", "unless"))
+                      + r"\b(?:I|[Ww]e) (?:[a-z]+ly )?(?:work|live)\b")
 _YEARS = re.compile(rf"\bfor (?:(?:about|over|almost|nearly|more than) )?(?:{NUMBER}|a few|several|many|a couple of) "
                     r"years$")
-_THEN = re.compile(r",?\s+(?:and )?(?:then|before|after)\b")
+_THEN = re.compile(r",?\s+(?:and )?(?:before|after)\b|[^.!?]*?(?:(?<!\bsince )\bthen|\bafter (?:that|which)|"
+                   r"\bafterwards|\buntil|\btill)\b")
 # A job until a time on a contract is the user's job, the contract's end said (rules/plans.py files it as a
 # plan): "I work at Acme on a contract until March" is no stint, and "I'm a teacher on a contract until June" is a
 # teacher. A home so is a stay still: "I'm living in Berlin on a work contract until March" keeps the home elsewhere.
 _CONTRACT_UNTIL = re.compile(r"\bcontract,?\s+until\b")
 
 
-def _held(said: str, stay: re.Match[str], contracts: bool) -> bool:
-    """Whether what a stay's words say after a home, a job, a role or a school (`said`, the match) is how long
-    it has been held, or (`contracts`, a job's rule) the end of a job on a contract, rather than a stay for a while."""
+def _held(m: re.Match[str], stay: re.Match[str], contracts: bool) -> bool:
+    """Whether what a stay's words say after a home, a job, a role or a school (the match `m`) is how long it has
+    been held, or (`contracts`, a job's rule) the end of a job on a contract, rather than a stay for a while."""
+    said = m.group(0)
     if stay.group("until"):
         return bool((_HOW_LONG.search(said) and not _SO_FAR.search(said))
                     or (contracts and _CONTRACT_UNTIL.search(stay.group())))
-    return bool(_HOW_LONG.search(said) or (_PRESENT.search(said) and _YEARS.search(stay.group())
+    return bool(_HOW_LONG.search(said) or (_PRESENT.search(m.string, m.start(), m.end()) and _YEARS.search(stay.group())
                                             and not _THEN.match(stay.string, stay.end())))
 
 
@@ -235,7 +241,7 @@ def unless_a_stay(clean: Callable[[re.Match[str]], list[Fields]], after: str = "
     `contracts`: a contract's end is then no stay (_CONTRACT_UNTIL)."""
     def home(m: re.Match[str]) -> list[Fields]:
         stay = _STAY.match(m.string, m.end(after))
-        if stay and not _held(m.group(0), stay, contracts):
+        if stay and not _held(m, stay, contracts):
             return []
         return clean(m)
     return home
