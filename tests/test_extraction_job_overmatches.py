@@ -3,8 +3,11 @@ day's work ("I'd been working at Google all morning when the fire alarm went off
 home on a contract until a time was the city ("I'm living in Berlin on a work contract until March"). Each beside
 the sentences those rules were added for, which must file what they filed."""
 
+from datetime import datetime
+
 import pytest
 
+from memex import job_start
 from memex.extraction.offline import OfflineExtractor
 
 
@@ -90,3 +93,14 @@ def test_a_home_on_a_contract_until_a_time_keeps_the_city_through_the_pipeline(t
 ])
 def test_present_simple_for_years_followed_by_what_comes_after_is_a_stint(text, expected):
     assert _facts(text) == expected
+
+
+@pytest.mark.parametrize("value, said, start", [
+    # after a month or a year said bare: the employer alone, and no day; after a date, the day after it
+    ("starting at Meta after March", "2026-01-14T10:00:00+00:00", None),
+    ("starting at Meta after 2027", "2026-01-14T10:00:00+00:00", None),
+    ("starting at Meta after March 3rd", "2026-01-14T10:00:00+00:00", "2026-03-04T00:00:00+00:00"),
+])
+def test_a_start_after_a_month_names_the_employer_alone(value, said, start):
+    assert job_start.employer(value) == "Meta"
+    assert job_start.starts(value, datetime.fromisoformat(said)) == (datetime.fromisoformat(start) if start else None)
