@@ -104,3 +104,36 @@ def test_present_simple_for_years_followed_by_what_comes_after_is_a_stint(text, 
 def test_a_start_after_a_month_names_the_employer_alone(value, said, start):
     assert job_start.employer(value) == "Meta"
     assert job_start.starts(value, datetime.fromisoformat(said)) == (datetime.fromisoformat(start) if start else None)
+
+
+@pytest.mark.parametrize("text, ends_only", [
+    # a last day at a school, or at a name that may be one (an acronym), ends only the current employer
+    ("Today's my last day at MIT.", True),
+    ("My last day at Boston University was yesterday.", True),
+    # a company, or work said, is a job's
+    ("Today is my last day at Google.", False),
+    ("My last day at Acme Corp is today.", False),
+    ("Today's my last day at KPMG, I'll miss my colleagues.", False),
+])
+def test_a_last_day_at_what_may_be_a_school_ends_only_the_current_employer(text, ends_only):
+    (left,) = _found(text)
+    assert (left.key, left.historical, left.ends_only) == ("employer", True, ends_only)
+
+
+def test_a_students_last_day_at_school_files_no_employer_through_the_pipeline(tenant):
+    tenant.turn("I'm a student at MIT.", timestamp="2026-05-04T09:00:00Z")
+    tenant.turn("Today's my last day at MIT.", timestamp="2026-05-29T09:00:00Z")
+    listed = tenant.get(f"/v1/users/{tenant.user}/memories", params={"include_inactive": "true", "limit": 500})
+    assert [m["value"] for m in listed.json()["memories"] if m["key"] == "employer"] == []
+
+
+@pytest.mark.parametrize("text, expected", [
+    # a last day said uncertain is no end
+    ("My last day at Google is today or tomorrow.", set()),
+    ("It's my last day at Google today or tomorrow.", set()),
+    ("My last day at Google was yesterday or the day before.", set()),
+    # said sure, as before
+    ("My last day at Google is today, or so it seems.", {("employer", "Google", True)}),
+])
+def test_a_last_day_said_uncertain_is_no_end(text, expected):
+    assert _facts(text) == expected

@@ -110,12 +110,12 @@ def allergies(m: re.Match[str]) -> list[Fields]:
     return [{"value": item} for item in items if item and item.casefold() not in ("something", "everything")]
 
 
-def _org_shaped(name: str) -> bool:
+def _org_shaped(name: str, acronyms: bool = True) -> bool:
     words = name.split()
     return (any(c.isdigit() or c == "&" for c in name)
             or words[-1].rstrip(".").casefold() in ORG_SUFFIXES
             or any(INNER_CAPITAL.search(w) for w in words)
-            or any(len(w) >= 3 and w.isupper() and w not in PLACE_ACRONYMS for w in words))
+            or acronyms and any(len(w) >= 3 and w.isupper() and w not in PLACE_ACRONYMS for w in words))
 
 
 def a_place(name: str) -> bool:
@@ -126,8 +126,10 @@ def _well_known_employer(name: str) -> bool:
     return name.casefold() in vocabulary.WELL_KNOWN_EMPLOYERS
 
 
-def an_organisation(name: str) -> bool:
-    return _org_shaped(name) or _well_known_employer(name)
+def an_organisation(name: str, acronyms: bool = True) -> bool:
+    """Whether a name is an organisation's by its shape or as a well-known employer; `acronyms`: whether an
+    acronym alone says so (a school's may be one: "MIT", "UCL")."""
+    return _org_shaped(name, acronyms) or _well_known_employer(name)
 
 
 def a_department(name: str) -> bool:

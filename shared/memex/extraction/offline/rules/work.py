@@ -77,27 +77,31 @@ def _stayed_at(m: re.Match[str]) -> list[Fields]:
     return organisation(m)
 
 _STARTS_LATER_AFTER = re.compile(STARTS_LATER)
-_LEFT_ALONE = re.compile(rf"I {ADVERBS}(?:left|quit) |[^.;]*\b(?i:last day) at ")
+_LEFT_ALONE = re.compile(rf"I {ADVERBS}(?:left|quit) |(?P<last_day>[^.;]*\b(?i:last day) at )")
 _LEFT_NAME = rf"\bI {ADVERBS}(?:left|quit) (?:the )?(?!{PLATFORMS})(?P<value>{ORG}){LEFT_END}"
 # A last day that is today or gone, which ends the job as leaving it does: "My last day at the Guardian is
 # today", "Today is my last day at Google", "Friday was my last day at Acme". One ahead is a plan (plans.py).
+# Said sure, not "today or tomorrow".
+_SURE = r"(?! or\b)"
 _GONE = (rf"(?:today|yesterday|this (?:morning|afternoon|week)|last (?:week|month|year|{WEEKDAY})|(?:on )?{WEEKDAY}"
          rf"|(?:on )?(?:the )?{DATE}|in {MONTH}|in (?:19|20)\d\d"
-         rf"|(?:a|one|two|three|a few|a couple of|\d+) (?:days?|weeks?|months?|years?) ago)(?![\w'-])")
+         rf"|(?:a|one|two|three|a few|a couple of|\d+) (?:days?|weeks?|months?|years?) ago)(?![\w'-]){_SURE}")
 _OPENS = r"(?:^|[,;:]\s*|\b(?i:and|so) )"
 _LAST_DAY_GONE = [
-    rf"\b(?i:my) last day at (?:the )?(?P<value>{ORG}),? (?:is (?:today|now)|was {_GONE})",
+    rf"\b(?i:my) last day at (?:the )?(?P<value>{ORG}),? (?:is (?:today|now)\b{_SURE}|was {_GONE})",
     rf"{_OPENS}(?:(?i:today)(?: is|'s)|(?:(?i:yesterday|last (?:week|{WEEKDAY}))|{WEEKDAY}) was) (?i:my) last day at "
     rf"(?:the )?(?P<value>{ORG})",
-    rf"{_OPENS}(?i:it)(?:'s| is| was) (?i:my) last day at (?:the )?(?P<value>{ORG}) (?=today|yesterday)",
+    rf"{_OPENS}(?i:it)(?:'s| is| was) (?i:my) last day at (?:the )?(?P<value>{ORG}) (?=(?:today|yesterday)\b{_SURE})",
 ]
 
 
 def _left_alone(m: re.Match[str]) -> bool:
     """Whether a name is left or quit alone, or its last day said alone, with nothing that says it is a job: not an
     organisation ("Acme Inc", a well-known employer) and no word of work in the sentence ("I left Tom", "My last
-    day at Yosemite is today", a visit's)."""
-    return bool(_LEFT_ALONE.match(m.group())) and not an_organisation(m.group("value")) \
+    day at Yosemite is today", a visit's). A last day is a student's too: an acronym alone is no organisation there
+    ("Today's my last day at MIT")."""
+    said = _LEFT_ALONE.match(m.group())
+    return bool(said) and not an_organisation(m.group("value"), acronyms=not said.group("last_day")) \
         and not WORK_SAID.search(m.string)
 
 
