@@ -29,16 +29,18 @@ _COUNTS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5
 _UNIT_DAYS = {"day": 1, "week": 7}
 
 # The time words a job to come ends with, as the job-ahead rule writes them ("on Monday", "next
-# month", "in April", "on March 16th", "on the 2nd", "in two weeks"), and those it has no day for.
+# month", "in April", "on March 16th", "on the 2nd", "in two weeks"), and those it has no day for; after "after",
+# a month or a year is said bare ("after March", "after 2027").
+_AFTER = r"(?<=\bafter\s)"
 _WHEN = re.compile(
     rf"(?:,?\s*(?:starting|from)\s+|\s+)(?P<after>after\s+)?(?P<when>tomorrow|(?:(?:next|this|on)\s+)?(?P<weekday>{_WEEKDAY})"
     rf"|next\s+(?P<next>week|month|year|weekend|summer|spring|fall|autumn|winter)"
     rf"|this\s+(?:weekend|summer|spring|fall|autumn|winter|year|month)"
-    rf"|(?:in|next|on)\s+(?P<month>{_MONTH})\.?(?:\s+(?P<month_day>\d{{1,2}})(?:st|nd|rd|th)?)?"
+    rf"|(?:(?:in|next|on)\s+|{_AFTER})(?P<month>{_MONTH})\.?(?:\s+(?P<month_day>\d{{1,2}})(?:st|nd|rd|th)?)?"
     rf"|(?:on\s+)?(?P<day_first>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<day_month>{_MONTH})\.?"
     rf"|(?:on\s+)?the\s+(?P<nth>\d{{1,2}})(?:st|nd|rd|th)(?:\s+of\s+(?P<nth_month>{_MONTH})\.?)?"
     rf"|in\s+(?P<count>{'|'.join(sorted(_COUNTS, key=len, reverse=True))})\s+(?P<unit>days?|weeks?|months?)"
-    rf"|in\s+the\s+(?:spring|summer|fall|autumn|winter)|in\s+\d{{4}}|soon)\s*[.!]?$",
+    rf"|in\s+the\s+(?:spring|summer|fall|autumn|winter)|(?:in\s+|{_AFTER})\d{{4}}|soon)\s*[.!]?$",
     re.IGNORECASE)
 _OPENING = re.compile(r"^(?:starting at|starting with|joining|first day at|start date at|start at)\s+", re.IGNORECASE)
 # A lowercase "the" before the name is an article, which the employer rules drop ("I work at the Red Cross": Red

@@ -110,12 +110,12 @@ def allergies(m: re.Match[str]) -> list[Fields]:
     return [{"value": item} for item in items if item and item.casefold() not in ("something", "everything")]
 
 
-def _org_shaped(name: str) -> bool:
+def _org_shaped(name: str, acronyms: bool = True) -> bool:
     words = name.split()
     return (any(c.isdigit() or c == "&" for c in name)
             or words[-1].rstrip(".").casefold() in ORG_SUFFIXES
             or any(INNER_CAPITAL.search(w) for w in words)
-            or any(len(w) >= 3 and w.isupper() and w not in PLACE_ACRONYMS for w in words))
+            or acronyms and any(len(w) >= 3 and w.isupper() and w not in PLACE_ACRONYMS for w in words))
 
 
 def a_place(name: str) -> bool:
@@ -126,8 +126,10 @@ def _well_known_employer(name: str) -> bool:
     return name.casefold() in vocabulary.WELL_KNOWN_EMPLOYERS
 
 
-def an_organisation(name: str) -> bool:
-    return _org_shaped(name) or _well_known_employer(name)
+def an_organisation(name: str, acronyms: bool = True) -> bool:
+    """Whether a name is an organisation's by its shape or as a well-known employer; `acronyms`: whether an
+    acronym alone says so (a school's may be one: "MIT", "UCL")."""
+    return _org_shaped(name, acronyms) or _well_known_employer(name)
 
 
 def a_department(name: str) -> bool:
@@ -205,34 +207,43 @@ _HOW_LONG = re.compile(
 _SO_FAR = re.compile(r"(?:'ve|\bhave|\bhas) lived\b|\bbeen (?:living|working|employed|studying|teaching|an?)\b")
 # Years counted after the present simple say how long so far too, a non-native "have worked": "I work at Google
 # for 3 years", "I live in Berlin for 5 years" (where "I'm working in Oslo for two years" and "I moved to Oslo for
-# two years" are stints), unless what comes after them follows: "I work at Google for two years, then I'm off".
-_PRESENT = re.compile(r"\b(?:I|[Ww]e) (?:[a-z]+ly )?(?:work|live)\b")
+# two years" are stints), unless what comes after them follows, in the sentence ("I work at Google for two years,
+# then I'm off", "... but then I'm off", "...; after that I'll leave", "..., until 2028"; not "since then"), or the
+# present simple opens a clause of time, where it says the future ("After I work at Google for 2 years, I'll move").
+_PRESENT = re.compile("".join(f"(?<!\\b{w} )(?<!\\b{w.capitalize()} )" for w in
+                              ("after", "before", "when", "whenever", "once", "until", "till", "if", "unless"))
+                      + r"\b(?:I|[Ww]e) (?:[a-z]+ly )?(?:work|live)\b")
 _YEARS = re.compile(rf"\bfor (?:(?:about|over|almost|nearly|more than) )?(?:{NUMBER}|a few|several|many|a couple of) "
                     r"years$")
-_THEN = re.compile(r",?\s+(?:and )?(?:then|before|after)\b")
+_THEN = re.compile(r",?\s+(?:and )?(?:before|after)\b|[^.!?]*?(?:(?<!\bsince )\bthen|\bafter (?:that|which)|"
+                   r"\bafterwards|\buntil|\btill)\b")
 # A job until a time on a contract is the user's job, the contract's end said (rules/plans.py files it as a
-# plan): "I work at Acme on a contract until March" is no stint.
+# plan): "I work at Acme on a contract until March" is no stint, and "I'm a teacher on a contract until June" is a
+# teacher. A home so is a stay still: "I'm living in Berlin on a work contract until March" keeps the home elsewhere.
 _CONTRACT_UNTIL = re.compile(rf"\bcontract,?\s+{UNTIL_SAID}\b")
 
 
-def _held(said: str, stay: re.Match[str]) -> bool:
-    """Whether what a stay's words say after a home, a job, a role or a school (`said`, the match) is how long
-    it has been held, or the end of a job on a contract, rather than a stay for a while."""
+def _held(m: re.Match[str], stay: re.Match[str], contracts: bool) -> bool:
+    """Whether what a stay's words say after a home, a job, a role or a school (the match `m`) is how long it has
+    been held, or (`contracts`, a job's rule) the end of a job on a contract, rather than a stay for a while."""
+    said = m.group(0)
     if stay.group("until"):
-        return bool((_HOW_LONG.search(said) and not _SO_FAR.search(said)) or _CONTRACT_UNTIL.search(stay.group()))
-    return bool(_HOW_LONG.search(said) or (_PRESENT.search(said) and _YEARS.search(stay.group())
+        return bool((_HOW_LONG.search(said) and not _SO_FAR.search(said))
+                    or (contracts and _CONTRACT_UNTIL.search(stay.group())))
+    return bool(_HOW_LONG.search(said) or (_PRESENT.search(m.string, m.start(), m.end()) and _YEARS.search(stay.group())
                                             and not _THEN.match(stay.string, stay.end())))
 
 
-def unless_a_stay(clean: Callable[[re.Match[str]], list[Fields]],
-                  after: str = "value") -> Callable[[re.Match[str]], list[Fields]]:
+def unless_a_stay(clean: Callable[[re.Match[str]], list[Fields]], after: str = "value",
+                  contracts: bool = False) -> Callable[[re.Match[str]], list[Fields]]:
     """A place of a home, an employer, a role or a school, the user's or someone's, cleaned by `clean`,
     unless what is said after it (the group `after`) makes it a stay for a while (_STAY): nothing is filed
     then, neither the stay as a home nor the place left as one left, since the home kept is elsewhere; nor a
-    summer job as the employer or the job title, which would end the one the user keeps."""
+    summer job as the employer or the job title, which would end the one the user keeps. A job's rules say
+    `contracts`: a contract's end is then no stay (_CONTRACT_UNTIL)."""
     def home(m: re.Match[str]) -> list[Fields]:
         stay = _STAY.match(m.string, m.end(after))
-        if stay and not _held(m.group(0), stay):
+        if stay and not _held(m, stay, contracts):
             return []
         return clean(m)
     return home

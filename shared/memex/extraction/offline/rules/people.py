@@ -139,11 +139,11 @@ def _kin_fact(clean: Callable[[re.Match[str]], list[Fields]]) -> Callable[[re.Ma
     return fact
 
 
-def _kin_unless_a_stay(clean: Callable[[re.Match[str]], list[Fields]],
-                       after: str = "value") -> Callable[[re.Match[str]], list[Fields]]:
+def _kin_unless_a_stay(clean: Callable[[re.Match[str]], list[Fields]], after: str = "value",
+                       contracts: bool = False) -> Callable[[re.Match[str]], list[Fields]]:
     """Someone's home, employer, role or school (`_kin_fact`), unless what is said after it (the group
     `after`) makes it a stay for a while ("My sister works at Google for the summer": values.unless_a_stay)."""
-    return _kin_fact(unless_a_stay(clean, after))
+    return _kin_fact(unless_a_stay(clean, after, contracts))
 
 
 def _person_left(m: re.Match[str]) -> list[Fields]:
@@ -350,12 +350,13 @@ RULES = [
         # "My husband Ken works at Ford as a mechanic": the employer first (the employer rule files it)
         rf"{_PERSON} (?:now |currently |also |still )?works {WORK_HOURS}(?:at|for) (?:the )?{ORG} as (?:an?|the) "
         rf"(?P<value>{ROLE}){ROLE_END}",
-    ], "The user's {kind}{named} is {a} {value}.", _kin_unless_a_stay(role), confidence=0.7, importance=0.6),
+    ], "The user's {kind}{named} is {a} {value}.", _kin_unless_a_stay(role, contracts=True), confidence=0.7,
+         importance=0.6),
     # What a named relative teaches is their role, as "I teach chemistry" is the user's.
     rule("fact", "{person}_role", "teaches", [
         rf"{_PERSON} (?:now |currently |also |still )?teaches (?P<value>(?i:{alternation(vocabulary.SCHOOL_SUBJECTS)}))"
         r"(?= at\b|\s*[.,;!]|\s*$)",
-    ], "The user's {kind}{named} is {a} {value}.", _kin_unless_a_stay(teacher), confidence=0.7,
+    ], "The user's {kind}{named} is {a} {value}.", _kin_unless_a_stay(teacher, contracts=True), confidence=0.7,
          importance=0.6),
     rule("fact", "{person}_employer", "my our", [
         rf"{_PERSON}(?: (?:(?:now |currently |also |still )?works {WORK_HOURS}(?:at|for)|(?:just |recently |finally )?got (?:hired|"
@@ -364,8 +365,8 @@ RULES = [
         rf"(?:an?|the) {ROLE} "
         rf"(?:at|for))|(?: is|'s) (?:now |currently |also |still )?(?:an?|the) {ROLE}(?<!student) (?:at|for)) (?:the )?"
         rf"(?P<value>{ORG}){NOT_TEMPORARY}",
-    ], "The user's {kind}{named} works at {value}.", _kin_unless_a_stay(organisation), confidence=0.7,
-         importance=0.6),
+    ], "The user's {kind}{named} works at {value}.", _kin_unless_a_stay(organisation, contracts=True),
+         confidence=0.7, importance=0.6),
     # Where a named relative studies: their school, as "I'm a student at UCL" is the user's (not their employer)
     rule("fact", "{person}_school", "student undergrad undergraduate postgrad postgraduate studies studying", [
         rf"{_PERSON}(?: is|'s) (?:now |currently |still )?(?:an?|the) (?:[A-Za-z][\w-]* ){{0,2}}?(?:student|undergrad|"
@@ -402,7 +403,8 @@ RULES = [
     rule("fact", "{person}_role", "promoted became", [
         rf"{_PERSON} (?:just |recently |finally )?(?:got |was |has been |'s been )?(?:promoted to|became) (?:an? |the )?"
         rf"(?P<value>{ROLE}|{HEAD_OF}){ROLE_END}",
-    ], "The user's {kind}{named} is {a} {value}.", _kin_unless_a_stay(role), confidence=0.7, importance=0.6),
+    ], "The user's {kind}{named} is {a} {value}.", _kin_unless_a_stay(role, contracts=True), confidence=0.7,
+         importance=0.6),
     rule("fact", "{person}_employment_status", "retired", [
         rf"{_PERSON}(?:'s| has)?(?: (?:has|just|recently|finally))* (?P<value>retired)(?=\s*(?:[.,;!]|$)|\s+(?:last|this|in|"
         rf"from|after|early|recently|a (?:year|few|couple)|(?:{NUMBER}) (?:years?|months?))\b)",

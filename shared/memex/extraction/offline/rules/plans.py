@@ -113,9 +113,10 @@ _ON_CONTRACT = (rf"\bI(?: {ADVERBS}work {WORK_HOURS}|(?:'m| am) {ADVERBS}(?:work
 def _contract_end(m: re.Match[str]) -> list[Fields]:
     """A job on a contract and when the contract ends, as said: "working at Acme on a contract until March",
     "working for Acme on a six-month contract ending in June"."""
-    until = f"until {m.group('until')}" if "until" in m.re.groupindex else f"ending {_when_said(m)}"
+    until = m.groupdict().get("until")
+    end = f"until {until}" if until else f"ending {_when_said(m)}"
     return [{"value": f"working {'at' if m.group('at') == 'at' else 'for'} {m.group('org')} on {m.group('contract')} "
-                      f"{until}"}]
+                      f"{end}"}]
 
 
 def _moving_on(m: re.Match[str]) -> list[Fields]:

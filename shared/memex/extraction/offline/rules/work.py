@@ -28,9 +28,15 @@ _JOINED_WHEN = (r"(?=\s+(?:last (?:week|month|year|spring|summer|fall|autumn|win
 _TEACHES_AT = (rf"\bI(?:'ve| have)? {ADVERBS}(?:teach|'m teaching|am teaching|(?:(?:switched|moved|went|gone|gotten|got) "
                rf"back |(?:switched|moved|went|gone|returned) )to teaching|(?:started|began) teaching)"
                rf"(?P<subject> (?i:{alternation(vocabulary.SCHOOL_SUBJECTS)}))? at (?:the )?(?={UPPER})")
+# How long a job in the past lasted, or the year it ended, said after the employer: "for five years", "until 2020";
+# not a day's work ("for a few hours", "all morning", "since 8am", "today").
+_HELD_FOR = rf"{UNTIL_SAID} (?:19|20)\d\d\b|for (?:{SPAN}|years|decades)(?![\w'-])"
 _PAST_JOB = (rf"\bI (?:used to work|previously worked|formerly worked|worked) {WORK_HOURS}(?:at|for)"
-             # the past perfect: "I'd been working at Google until 2020", "I had worked at Google for years"
-             rf"|\bI(?:'d| had) (?:been working|worked) {WORK_HOURS}(?:at|for)"
+             # the past perfect with how long, or said alone: "I'd been working at Google until 2020", "I had worked
+             # at Google as an engineer for years", "I'd worked at Google."; not a day's work, as the past progressive
+             # below ("I'd been working at Google all morning when the fire alarm went off")
+             rf"|\bI(?:'d| had) (?:been working|worked) {WORK_HOURS}(?:at|for)(?= (?:the )?{ORG}(?: as (?:an?|the) {ROLE})?"
+             rf"(?: (?:{_HELD_FOR})|\s*(?:[.!?]|$)))"
              r"|\bI(?: have|'ve)? (?:resigned|retired) from|\bI (?:was|got) (?:laid off|let go|fired) (?:from|by)"
              r"|\bI no longer work (?:at|for)")
 _LEFT_JOB = (rf"{_PAST_JOB}|\bI {ADVERBS}(?:left|quit)\b|\b(?:years?|yrs?|months?) at|\bI (?:changed|switched) jobs?\b"
@@ -69,27 +75,31 @@ def _stayed_at(m: re.Match[str]) -> list[Fields]:
     return organisation(m)
 
 _STARTS_LATER_AFTER = re.compile(STARTS_LATER)
-_LEFT_ALONE = re.compile(rf"I {ADVERBS}(?:left|quit) |[^.;]*\b(?i:last day) at ")
+_LEFT_ALONE = re.compile(rf"I {ADVERBS}(?:left|quit) |(?P<last_day>[^.;]*\b(?i:last day) at )")
 _LEFT_NAME = rf"\bI {ADVERBS}(?:left|quit) (?:the )?(?!{PLATFORMS})(?P<value>{ORG}){LEFT_END}"
 # A last day that is today or gone, which ends the job as leaving it does: "My last day at the Guardian is
 # today", "Today is my last day at Google", "Friday was my last day at Acme". One ahead is a plan (plans.py).
+# Said sure, not "today or tomorrow".
+_SURE = r"(?! or\b)"
 _GONE = (rf"(?:today|yesterday|this (?:morning|afternoon|week)|last (?:week|month|year|{WEEKDAY})|(?:on )?{WEEKDAY}"
          rf"|(?:on )?(?:the )?{DATE}|in {MONTH}|in (?:19|20)\d\d"
-         rf"|(?:a|one|two|three|a few|a couple of|\d+) (?:days?|weeks?|months?|years?) ago)(?![\w'-])")
+         rf"|(?:a|one|two|three|a few|a couple of|\d+) (?:days?|weeks?|months?|years?) ago)(?![\w'-]){_SURE}")
 _OPENS = r"(?:^|[,;:]\s*|\b(?i:and|so) )"
 _LAST_DAY_GONE = [
-    rf"\b(?i:my) last day at (?:the )?(?P<value>{ORG}),? (?:is (?:today|now)|was {_GONE})",
+    rf"\b(?i:my) last day at (?:the )?(?P<value>{ORG}),? (?:is (?:today|now)\b{_SURE}|was {_GONE})",
     rf"{_OPENS}(?:(?i:today)(?: is|'s)|(?:(?i:yesterday|last (?:week|{WEEKDAY}))|{WEEKDAY}) was) (?i:my) last day at "
     rf"(?:the )?(?P<value>{ORG})",
-    rf"{_OPENS}(?i:it)(?:'s| is| was) (?i:my) last day at (?:the )?(?P<value>{ORG}) (?=today|yesterday)",
+    rf"{_OPENS}(?i:it)(?:'s| is| was) (?i:my) last day at (?:the )?(?P<value>{ORG}) (?=(?:today|yesterday)\b{_SURE})",
 ]
 
 
 def _left_alone(m: re.Match[str]) -> bool:
     """Whether a name is left or quit alone, or its last day said alone, with nothing that says it is a job: not an
     organisation ("Acme Inc", a well-known employer) and no word of work in the sentence ("I left Tom", "My last
-    day at Yosemite is today", a visit's)."""
-    return bool(_LEFT_ALONE.match(m.group())) and not an_organisation(m.group("value")) \
+    day at Yosemite is today", a visit's). A last day is a student's too: an acronym alone is no organisation there
+    ("Today's my last day at MIT")."""
+    said = _LEFT_ALONE.match(m.group())
+    return bool(said) and not an_organisation(m.group("value"), acronyms=not said.group("last_day")) \
         and not WORK_SAID.search(m.string)
 
 
@@ -231,7 +241,7 @@ RULES = [
         # "I quit Nokia, and now I'm with Ericsson": where the user is, said after a job they left.
         rf"(?:{_LEFT_JOB})[^.;]*?\b(?:now,? I(?:'m| am)|I(?:'m| am) now|I(?:'m| am)) (?:at|with) (?:the )?"
         rf"(?!{PLATFORMS})(?P<value>{ORG})",
-    ], "The user's employer is {value}.", unless_a_stay(_employer_now), importance=0.8),
+    ], "The user's employer is {value}.", unless_a_stay(_employer_now, contracts=True), importance=0.8),
     rule("fact", "employer", "moved switched went jumped transferred changed", [
         *_MOVES_BETWEEN,
     ], "The user's employer is {value}.", _job_move("new"), importance=0.8),
@@ -250,7 +260,7 @@ RULES = [
         rf"(?:{_PAST_JOB}) (?:the )?(?P<value>{ORG})",
         # the past progressive with how long or until a year: "I was working at Google until 2020"; not a
         # day's shift ("I was working at Starbucks yesterday")
-        rf"\bI was {ADVERBS}working (?:at|for) (?:the )?(?P<value>{ORG}) (?={UNTIL_SAID} (?:19|20)\d\d\b|for {SPAN}(?![\w'-]))",
+        rf"\bI was {ADVERBS}working (?:at|for) (?:the )?(?P<value>{ORG}) (?={_HELD_FOR})",
         rf"\bI (?:left|quit) my job at (?:the )?(?!{_CLOCK})(?P<value>{ORG})",
         rf"\bI {ADVERBS}(?:left|quit) (?:the )?(?!{PLATFORMS})(?P<value>{ORG}) (?=for (?:an?|my) (?:new )?{JOB_NOUN} "
         rf"(?:at|with) )",
@@ -316,16 +326,19 @@ RULES = [
         rf"while|a long time|some time|years|decades|ages)\b|since\b)",
         rf"\b(?i:my) (?:job title|title|job|role|position) is (?:an? |the )?(?P<value>{ROLE}|{HEAD_OF}){ROLE_END}",
         rf"\bI(?:'m| am) (?:now |currently |also )?(?:the )?(?P<value>{HEAD_OF}){ROLE_END}",
-    ], "The user's job title is {value}.", unless_a_stay(role), confidence=0.75, importance=0.75),
+    ], "The user's job title is {value}.", unless_a_stay(role, contracts=True), confidence=0.75,
+         importance=0.75),
     # "I teach chemistry at a secondary school": a subject that makes the role
     rule("fact", "role", "teach", [
         rf"\bI {ADVERBS}teach (?P<value>(?i:{alternation(vocabulary.SCHOOL_SUBJECTS)}))(?= at\b|\s*[.,;!]|\s*$)",
-    ], "The user's job title is {value}.", unless_a_stay(teacher), confidence=0.75, importance=0.75),
+    ], "The user's job title is {value}.", unless_a_stay(teacher, contracts=True), confidence=0.75,
+         importance=0.75),
     # "I teach at Lincoln High School" (a subject said: the rule above)
     rule("fact", "role", "teach teaching", [
         rf"{_TEACHES_AT}(?P<school>{ORG}){NOT_TEMPORARY}",
     ], "The user's job title is {value}.", unless_a_stay(lambda m: [] if m.group("subject") else [{"value": "teacher"}],
-                                                         after="school"), confidence=0.75, importance=0.75),
+                                                         after="school", contracts=True),
+         confidence=0.75, importance=0.75),
     rule("fact", "role", "a an the retired", [
         rf"\bI (?:used to be|was) (?:an?|the) (?P<value>{ROLE}){ROLE_END}",
         rf"\bI (?:used to work|worked) as (?:an?|the) (?P<value>{ROLE}){ROLE_END}",
