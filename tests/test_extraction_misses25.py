@@ -76,7 +76,8 @@ def test_how_the_user_works_before_the_employer_is_still_the_employer(text, expe
     # a last day that is no day: the job to come without a start day (job_start.starts reads none)
     ("My last day at work is next week, then I start at Meta.",
      {("plan", "last day at work next week", False), ("next_job", "starting at Meta after next week", False)}),
-    ("My last day is next month and then I'm joining Meta.", {("next_job", "joining Meta after next month", False)}),
+    ("My last day at work is next month and then I'm joining Meta.",
+     {("plan", "last day at work next month", False), ("next_job", "joining Meta after next month", False)}),
     # a last day at work is a plan, as one at its employer's name is
     ("My last day at work is Friday.", {("plan", "last day at work on Friday", False)}),
     ("My last day at my job is next Friday.", {("plan", "last day at work next Friday", False)}),

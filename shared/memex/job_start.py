@@ -11,7 +11,7 @@ there); the job starts at that day's midnight there. Only a day is read: "tomorr
 ("next Monday", "on Monday": the first one after the day it was said), "next week" (its Monday), "next
 month" or a month ("in April": the first of the next April), a date ("on March 16th", "on the 2nd": the
 next such day), "in two weeks"; after a day ("after Friday": a last day said before the start), the day
-after it. A season, a year or "soon" says no day: the job stays a job to come
+after it. A season, a year, "this week" or "soon" says no day: the job stays a job to come
 until the user says it started (the employer named ends it, supersession.py).
 """
 
@@ -35,7 +35,7 @@ _AFTER = r"(?<=\bafter\s)"
 _WHEN = re.compile(
     rf"(?:,?\s*(?:starting|from)\s+|\s+)(?P<after>after\s+)?(?P<when>tomorrow|(?:(?:next|this|on)\s+)?(?P<weekday>{_WEEKDAY})"
     rf"|next\s+(?P<next>week|month|year|weekend|summer|spring|fall|autumn|winter)"
-    rf"|this\s+(?:weekend|summer|spring|fall|autumn|winter|year|month)"
+    rf"|this\s+(?:week|weekend|summer|spring|fall|autumn|winter|year|month)"
     rf"|(?:(?:in|next|on)\s+|{_AFTER})(?P<month>{_MONTH})\.?(?:\s+(?P<month_day>\d{{1,2}})(?:st|nd|rd|th)?)?"
     rf"|(?:on\s+)?(?P<day_first>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<day_month>{_MONTH})\.?"
     rf"|(?:on\s+)?the\s+(?P<nth>\d{{1,2}})(?:st|nd|rd|th)(?:\s+of\s+(?P<nth_month>{_MONTH})\.?)?"

@@ -74,7 +74,8 @@ about a person the user mentions, prefix the key with their relation and name in
 "partner_sam_role", "sister_anna_city", "child_max_age" (or the one you know: "anna_city", \
 "sister_employer"). For a participant's fact, prefix it with their name: "melanie_employer".
 - "value": the value alone, short ("Notion", "Berlin", "vegetarian"); a key that holds several \
-values takes one memory per value.
+values takes one memory per value. An employer's name drops a lowercase "the": "I work at the Red Cross" \
+is employer Red Cross ("The Guardian" keeps its capital The).
 - "subject": "user", or the name of the participant the fact is about. Only a participant is a \
 subject: "My partner Sam is a nurse" is the user's fact naming Sam (partner_sam_role = nurse, \
 subject user, content "The user's partner Sam is a nurse."); "My sister Anna" is a relation of \

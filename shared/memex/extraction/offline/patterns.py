@@ -49,9 +49,10 @@ NOT_ROLE_MODIFIERS = frozenset(
 RELATIONS = vocabulary.RELATIONS
 PETS = vocabulary.PETS
 # Capitalised words that follow "my wife is" or "my dog" without being a name ("American
-# Airlines" is one: only a name of one word is checked); a holiday is when ("I'm working from home for Christmas").
+# Airlines" is one: only a name of one word is checked); a holiday or noon is when ("I'm working from home for
+# Christmas", "I start at Noon").
 NOT_NAMES = frozenset(WEEKDAYS) | frozenset(
-    "today tonight tomorrow yesterday home christmas easter thanksgiving halloween "
+    "today tonight tomorrow yesterday home christmas easter thanksgiving halloween noon midday "
     "dr mr mrs ms prof sir "
     "american british english scottish welsh irish french german italian spanish portuguese "
     "brazilian mexican canadian australian dutch belgian swiss austrian swedish norwegian danish "

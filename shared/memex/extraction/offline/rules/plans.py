@@ -7,11 +7,11 @@ import re
 
 from memex import job_start
 from memex.extraction import vocabulary
-from memex.extraction.offline.patterns import (ADVERBS, AHEAD_WHEN, CURRENT_JOB, DATE, HOME, JOB_NOUN, MONTH, NUMBER, ORG,
-    ORG_INTRO, PERSON_PARTS, PLATFORMS, PROPER, RACE, RELATIONS, ROLE, STARTS_LATER, START_WHEN, TRIP_FOR, TRIP_WHEN,
-    UNTIL, UPPER, WEEKDAY, WORD, WORK_HOURS, alternation, phrase)
+from memex.extraction.offline.patterns import (ADVERBS, AHEAD_WHEN, CURRENT_JOB, DATE, HOME, JOB_NOUN, MONTH, NOT_NAMES,
+    NUMBER, ORG, ORG_INTRO, PERSON_PARTS, PLATFORMS, PROPER, RACE, RELATIONS, ROLE, STARTS_LATER, START_WHEN, TRIP_FOR,
+    TRIP_WHEN, UNTIL, UPPER, WEEKDAY, WORD, WORK_HOURS, alternation, phrase)
 from memex.extraction.offline.rule import rule
-from memex.extraction.offline.values import Fields, a_place, snake
+from memex.extraction.offline.values import Fields, a_place, an_organisation, snake
 
 
 _LATER = (rf"(?:next (?:month|year|summer|spring|fall|autumn|winter|{MONTH})|this (?:summer|spring|fall|autumn|winter|year)|"
@@ -67,23 +67,58 @@ _AHEAD = {"start": "starting at", "starting": "starting at", "starts": "starting
 _AT_WORK = r"(?:work|my (?:current |old )?job)(?![\w'-])"
 _LAST_DAY_AT = rf"last day at (?:(?P<work>{_AT_WORK})|(?P<the>the )?(?P<org>{ORG}))"
 # A last day said before the start of the next job, which starts the day after it: "My last day at work is Friday,
-# then I start at Meta". A day, which job_start.starts reads "after"; or a week or a month ("My last day is next
-# week, then I start at Meta"), which names no day: the job to come stands without one.
-_LAST_DAY_THEN = (rf"\b(?i:my) last day(?: at (?:{_AT_WORK}|(?:the )?{ORG}))?,? (?:is|will be) "
-                  rf"(?:on )?(?P<last>(?i:tomorrow)|(?:(?i:next|this) )?{WEEKDAY}|(?:the )?\d{{1,2}}(?:st|nd|rd|th)"
-                  rf"(?: of {MONTH})?|\d{{1,2}}(?:st|nd|rd|th)? (?:of )?{MONTH}|(?i:next) (?:week|month)),? (?:and )?then ")
-_LAST_DAY_BEFORE = re.compile(rf"{_LAST_DAY_THEN}I(?:'ll| will|'m| am)?(?: be)? {ADVERBS}$")
+# then I start at Meta". A day, which job_start.starts reads "after"; or a week or a month ("My last day at work is
+# next week, then I start at Meta"), which names no day: the job to come stands without one.
+_LAST_DAY_THEN = (rf"\b(?i:my) last day(?: at (?:(?P<at_work>{_AT_WORK})|(?:the )?(?P<left>{ORG})))?,? "
+                  rf"(?:is|will be) (?:on )?(?P<last>(?i:tomorrow)|(?:(?i:next|this) )?{WEEKDAY}"
+                  rf"|(?:the )?\d{{1,2}}(?:st|nd|rd|th)(?: of {MONTH})?|\d{{1,2}}(?:st|nd|rd|th)? (?:of )?{MONTH}"
+                  rf"|(?i:next) (?:week|month)),? (?:and )?then ")
+_THEN_I = rf"I(?:'ll| will|'m| am)?(?: be)? {ADVERBS}"
+_LAST_DAY_BEFORE = re.compile(rf"{_LAST_DAY_THEN}{_THEN_I}$")
+# What may follow the employer of a start after a last day, and nothing else but the sentence's end: its team
+# ("Meta's AI team"), a role ("as an engineer"), when it starts ("on Monday"), or a time after the last day, which
+# names no day job_start reads ("two weeks later").
+_SOME_TIME_LATER = rf"(?:{NUMBER}|an?|a few|a couple of) (?:days?|weeks?|months?) (?:later|after(?:wards)?)"
+_AFTER_THE_NAME = (rf"(?P<team> (?:[a-z][\w-]* ){{0,2}}team)?(?: as (?:an?|the) (?P<role>{ROLE}))?"
+                   rf"(?:,? (?:(?P<when>{START_WHEN})|(?P<later>{_SOME_TIME_LATER})))?(?=\s*(?:[.!?;]|$))")
+
+
+def _no_employer(name: str) -> bool:
+    """Whether a name said where a job is to start is surely none: someone's house ("I'm starting at Sam's on Monday"),
+    a known place, a holiday or another name of a time ("I start at Easter"), a relative ("joining Mom")."""
+    return bool(re.search(r"'s?$", name)) or a_place(name) or name.casefold() in NOT_NAMES \
+        or name.casefold() in PERSON_PARTS
 
 
 def _job_ahead(m: re.Match[str]) -> list[Fields]:
-    """A job to start, as the job to come: "starting at Notion in April", "first day at Notion on Monday",
-    "starting at Meta after Friday" (_LAST_DAY_THEN). Someone's house ("I'm starting at Sam's on Monday") and a
-    known place are no job."""
-    org = m.group("org")
-    if re.search(r"'s?$", org) or a_place(org):
+    """A job to start, as the job to come: "starting at Notion in April", "first day at Notion on Monday". Said
+    after a last day without its own time ("My last day at work is Friday, then I'll start at Meta"), it is
+    _job_after_last_day's."""
+    org, when = m.group("org"), _when_said(m)
+    if _no_employer(org) or (not when and _LAST_DAY_BEFORE.search(m.string, 0, m.start("verb"))):
         return []
-    last = _LAST_DAY_BEFORE.search(m.string, 0, m.start("verb"))
-    when = _when_said(m) or (f"after {last.group('last').rstrip('.')}" if last else "")
+    return _job_to_come(m, org, when)
+
+
+def _job_after_last_day(m: re.Match[str]) -> list[Fields]:
+    """A job to start said after a last day, starting after it: "My last day at work is Friday, then I start at Meta":
+    starting at Meta after Friday, the day after it (job_start.starts). A job's only when the last day is at work (at
+    an employer, not at Lisbon nor at Grandma's) or the start says it is one (a new job, a role, a team): "My last day
+    is tomorrow" may be a trip's. One joins an organisation or as a role, as in the other join patterns ("then I'm
+    joining Tom" is an errand); a team is its organisation's ("Meta's AI team": Meta). Its own time ("then I start at
+    Meta on Monday") is its start, and one after the last day ("two weeks later") leaves the job to come without a
+    day."""
+    org, team, role = m.group("org"), m.group("team"), m.group("role")
+    if team:
+        org = org.partition("'s")[0]
+    at_work = m.group("at_work") or (m.group("left") and not _no_employer(m.group("left")))
+    organisation = an_organisation(org) or role or not m.group("verb").startswith("join")
+    if _no_employer(org) or not (at_work or m.groupdict().get("job") or team or role) or not organisation:
+        return []
+    return _job_to_come(m, org, _when_said(m) or ("" if m.group("later") else f"after {m.group('last').rstrip('.')}"))
+
+
+def _job_to_come(m: re.Match[str], org: str, when: str) -> list[Fields]:
     return [{"value": " ".join(filter(None, (_AHEAD[m.group("verb").casefold()], org, when)))}]
 
 
@@ -249,11 +284,14 @@ RULES = [
         rf"{_NEW_JOB}at (?:the )?(?P<org>{ORG})",
         rf"(?:^|[,;:]\s*)(?P<when>(?i:{_LATER})),? I(?:'m| am|'ll| will)?(?: be)? {ADVERBS}(?P<verb>join|joining) "
         rf"(?:the )?(?!{PLATFORMS})(?P<org>{ORG})",
-        # after a last day, when said alone: "My last day is Friday, then I start at Meta" ("then I'll start at
-        # Meta" is the pattern of "I'll start at Meta" above)
-        rf"{_LAST_DAY_THEN}I(?:'m| am)? {ADVERBS}(?P<verb>start|starting|join|joining) (?:{_NEW_JOB}at )?(?:the )?"
-        rf"(?!{PLATFORMS})(?P<org>{ORG})",
     ], "The user's plan: {value}.", _job_ahead, confidence=0.7, importance=0.6),
+    # A job to start after a last day: "My last day at work is Friday, then I start at Meta."
+    rule("event", "next_job", "start starting join joining", [
+        rf"{_LAST_DAY_THEN}{_THEN_I}(?P<verb>start|starting) (?P<job>{_NEW_JOB})at (?:the )?(?P<org>{ORG})"
+        rf"{_AFTER_THE_NAME}",
+        rf"{_LAST_DAY_THEN}{_THEN_I}(?P<verb>join|joining) (?:the )?(?!{PLATFORMS})(?P<org>{ORG})"
+        rf"{_AFTER_THE_NAME}",
+    ], "The user's plan: {value}.", _job_after_last_day, confidence=0.7, importance=0.6),
     # A job to come called off, by the user or the employer: "The Twilio offer fell through.", "I turned
     # down the Twilio job.", "I'm not taking the job at Twilio after all.", "Twilio rescinded my offer."
     # Said as the job to come over (historical), kept only when it names a current one, which it ends
