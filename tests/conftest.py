@@ -197,6 +197,22 @@ class WrappedEmbedder:
         return getattr(self._embedder, name)
 
 
+class Refusing(WrappedEmbedder):
+    """The context's embedder raising for a text that holds `marker` (a local embedder's own error: not a
+    failure on its side, embeddings.unavailable), answering the others and its probe; `refused` counts those
+    texts asked."""
+
+    def __init__(self, embedder, marker: str):
+        super().__init__(embedder)
+        self.marker, self.refused = marker, 0
+
+    def embed(self, texts):
+        if self.marker and any(self.marker in text for text in texts):
+            self.refused += 1
+            raise ValueError("this text is refused")
+        return self._embedder.embed(texts)
+
+
 class LoggedEmbedder(WrappedEmbedder):
     """An embedder wrapped to log each call's search queries; `one_at_a_time` embeds them one call
     each (as a search did before it batched a round's queries), `failing` raises instead."""
@@ -276,14 +292,23 @@ def round_trips(monkeypatch) -> Iterator[list[list[str]]]:
         yield trips
 
 
+# A user's lock in pg_locks (memex.db.locks: an advisory lock of two int4 keys, shown as classid and objid,
+# objsubid 2), of this database's sessions: granted or waited for, of a tenant's users.
+_TENANTS_LOCKS = """SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted = %s AND objsubid = 2
+                      AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+                      AND classid = hashtext(%s)::oid"""
+
+
 def waits_on_users_lock(conn: psycopg.Connection, tenant_id: str, user_id: str) -> bool:
-    """Whether a session waits on this user's lock (memex.db.locks: an advisory lock of two int4 keys,
-    which pg_locks shows as classid and objid, objsubid 2), not on any other advisory lock."""
-    return conn.execute(
-        """SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND objsubid = 2
-             AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
-             AND classid = hashtext(%s)::oid AND objid = hashtext(%s)::oid""",
-        (tenant_id, user_id)).fetchone() is not None
+    """Whether a session waits on this user's lock, not on any other advisory lock."""
+    return conn.execute(_TENANTS_LOCKS + " AND objid = hashtext(%s)::oid",
+                        (False, tenant_id, user_id)).fetchone() is not None
+
+
+def holds_a_users_lock(conn: psycopg.Connection, tenant_id: str) -> bool:
+    """Whether a transaction holds the lock of one of the tenant's users: another test's users, and any other
+    advisory lock, are not this one's."""
+    return conn.execute(_TENANTS_LOCKS, (True, tenant_id)).fetchone() is not None
 
 
 def import_lines(ctx, tenant, runtime, tmp_path, lines: list[dict]) -> None:

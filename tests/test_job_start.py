@@ -22,7 +22,7 @@ from memex.jobs import subject_key, user_hash
 from memex.ingest import ingest_turn
 from memex.models import TurnIn
 from memex_edge.context import build_context
-from tests.conftest import Tenant, WrappedEmbedder, api_client
+from tests.conftest import Refusing, Tenant, WrappedEmbedder, api_client, holds_a_users_lock
 from tests.test_metrics import moved, scrape
 
 WEDNESDAY = "2026-03-04T10:00:00Z"  # "next Monday" is 2026-03-09
@@ -456,9 +456,9 @@ def _at_the_double(ctx, double, **settings):
 
 
 @contextmanager
-def _asked_under_the_lock(ctx, double) -> Iterator[list[tuple[str, bool]]]:
-    """(each text of each embedding request at the double, whether a transaction held a user's lock as it
-    arrived: memex.db.locks, an advisory lock of two int4 keys, objsubid 2), filled in as they come."""
+def _asked_under_the_lock(ctx, tenant, double) -> Iterator[list[tuple[str, bool]]]:
+    """(each text of each embedding request at the double, whether a transaction held the lock of one of the
+    tenant's users as it arrived), filled in as they come."""
     from bench.openai_double import EMBEDDINGS
 
     asked: list[tuple[str, bool]] = []
@@ -466,11 +466,9 @@ def _asked_under_the_lock(ctx, double) -> Iterator[list[tuple[str, bool]]]:
         def arrived(path, body):
             if path != EMBEDDINGS:
                 return
-            held = watcher.execute(
-                """SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 2
-                     AND database = (SELECT oid FROM pg_database WHERE datname = current_database())""")
+            held = holds_a_users_lock(watcher, tenant.id)
             texts = body["input"] if isinstance(body["input"], list) else [body["input"]]
-            asked.extend((text, held.fetchone() is not None) for text in texts)
+            asked.extend((text, held) for text in texts)
 
         double.on_request = arrived
         yield asked
@@ -505,7 +503,7 @@ def test_a_text_the_embedder_refuses_fails_its_users_start_and_the_others_go_on(
     tenant.turn("I work at Miro.", user=other, timestamp="1987-01-01T09:00:00Z")
     tenant.turn("I start at Asana next week.", user=other, timestamp="1987-01-13T09:00:00Z")
     attempts, error = (1, "BadRequestError") if failure == "400" else (DOCUMENT_ATTEMPTS, "InternalServerError")
-    with OpenAIDouble(dim=ctx.settings.embedding_dim) as double, _asked_under_the_lock(ctx, double) as asked:
+    with OpenAIDouble(dim=ctx.settings.embedding_dim) as double, _asked_under_the_lock(ctx, tenant, double) as asked:
         if failure == "400":
             double.script(EMBEDDINGS, status=400, body={"error": {"message": "input too long"}})
         else:
@@ -573,7 +571,7 @@ def test_a_start_embeds_what_ended_with_the_old_job_with_no_lock_held(ctx, tenan
     # long ago: the earliest due in the database, tried first
     tenant.turn("I work at Canva as a designer.", timestamp="1985-01-01T09:00:00Z")
     tenant.turn("I start at Twilio next week.", timestamp="1985-01-02T09:00:00Z")
-    with OpenAIDouble(dim=ctx.settings.embedding_dim) as double, _asked_under_the_lock(ctx, double) as asked:
+    with OpenAIDouble(dim=ctx.settings.embedding_dim) as double, _asked_under_the_lock(ctx, tenant, double) as asked:
         due = pipeline.start_jobs_due(_at_the_double(ctx, double), 600.0)
     theirs = [(text, held) for text, held in asked if "Twilio" in text or "designer" in text]
     assert [held for _, held in theirs] == [False, False], theirs
@@ -600,7 +598,7 @@ def test_the_embedder_down_mid_start_stops_the_starts_too(ctx, tenant, monkeypat
     for n, user in enumerate(users):  # long ago: the earliest due in the database, tried first
         tenant.turn("I work at Canva as a designer.", user=user, timestamp=f"1986-01-0{n + 1}T09:00:00Z")
         tenant.turn("I start at Twilio next week.", user=user, timestamp=f"1986-01-0{n + 2}T09:00:00Z")
-    with OpenAIDouble(dim=ctx.settings.embedding_dim) as double, _asked_under_the_lock(ctx, double) as asked:
+    with OpenAIDouble(dim=ctx.settings.embedding_dim) as double, _asked_under_the_lock(ctx, tenant, double) as asked:
         double.script(EMBEDDINGS)  # the employer's text, with no lock held; then the embedder is down
         for _ in range(DOCUMENT_ATTEMPTS * len(users)):
             double.script(EMBEDDINGS, status=500)
@@ -639,24 +637,8 @@ def test_the_sweep_leaves_a_user_whose_lock_a_long_writer_holds_and_starts_the_o
     assert _current(tenant, "employer", held) == ["Twilio"]
 
 
-class _Refusing(WrappedEmbedder):
-    """The context's embedder raising for a text that holds `marker` (a local embedder's own error: not a
-    failure on its side, embeddings.unavailable), answering the others and its probe; `refused` counts those
-    texts asked."""
-
-    def __init__(self, embedder, marker: str):
-        super().__init__(embedder)
-        self.marker, self.refused = marker, 0
-
-    def embed(self, texts):
-        if self.marker and any(self.marker in text for text in texts):
-            self.refused += 1
-            raise ValueError("this text is refused")
-        return self._embedder.embed(texts)
-
-
 @contextmanager
-def _refusing(ctx, failure: str, marker: str):
+def _refusing(ctx, tenant, failure: str, marker: str):
     """(a context whose embedder refuses the texts that hold `marker`, how many such texts it was asked),
     as `failure` says: a local embedder raising, or an endpoint answering 500 to them (the real `openai` client
     at the double), its attempts without their pauses."""
@@ -664,10 +646,10 @@ def _refusing(ctx, failure: str, marker: str):
     from memex.embeddings import openai_compat
 
     if failure == "local embedder":
-        refusing = _Refusing(ctx.embedder, marker)
+        refusing = Refusing(ctx.embedder, marker)
         yield dataclasses.replace(ctx, embedder=refusing), lambda: refusing.refused
         return
-    with OpenAIDouble(dim=ctx.settings.embedding_dim) as double, _asked_under_the_lock(ctx, double) as asked, \
+    with OpenAIDouble(dim=ctx.settings.embedding_dim) as double, _asked_under_the_lock(ctx, tenant, double) as asked, \
             pytest.MonkeyPatch.context() as patch:
         patch.setattr(openai_compat, "RETRY_PAUSE_SECONDS", 0.0)
         double.fail_inputs_with(marker)
@@ -711,7 +693,7 @@ def test_a_job_start_the_embedder_refuses_fails_alone_and_the_users_turns_are_st
         turns = [_ingested(ctx, tenant, "I start at Kayak next week.", "1982-01-05T09:00:00Z"),
                  _ingested(ctx, tenant, "Busy first week, lots of onboarding.", "1982-01-14T18:00:00Z")]
     before = scrape(http)
-    with _refusing(ctx, failure, "employer is Kayak") as (refusing, refused), \
+    with _refusing(ctx, tenant, failure, "employer is Kayak") as (refusing, refused), \
             caplog.at_level(logging.WARNING, logger="memex.pipeline"):
         for turn_id in turns:
             pipeline.process_inline(refusing, tenant.id, turn_id)
@@ -779,7 +761,7 @@ def test_the_turns_after_a_job_start_refused_leave_it_for_the_back_off_too(ctx, 
     then try it again, and start it once the embedder takes the text."""
     tenant.turn("I work at Canva.", timestamp="1980-01-07T09:00:00Z")
     tenant.turn("I start at Kayak next week.", timestamp="1980-01-08T09:00:00Z")
-    refusing = _Refusing(ctx.embedder, "employer is Kayak")
+    refusing = Refusing(ctx.embedder, "employer is Kayak")
     at_refusing = dataclasses.replace(ctx, embedder=refusing)
     before = scrape(http)
     for day in (16, 17, 18):
@@ -814,7 +796,7 @@ def test_a_start_that_still_lacks_a_text_past_the_unlocked_rounds_embeds_it_unde
                 "timestamp": f"1979-01-0{day}T0{n + 1}:00:00Z", "messages": [{**said, "content": text}]})
             assert response.status_code == 201, response.text
     subjects = ["user", *(name.lower() for name in people)]
-    with OpenAIDouble(dim=ctx.settings.embedding_dim) as double, _asked_under_the_lock(ctx, double) as asked:
+    with OpenAIDouble(dim=ctx.settings.embedding_dim) as double, _asked_under_the_lock(ctx, tenant, double) as asked:
         due = pipeline.start_jobs_due(_at_the_double(ctx, double), 600.0)
     theirs = [(text, held) for text, held in asked if "Twilio" in text or "designer" in text]
     assert len(theirs) == 2 * len(subjects), theirs
