@@ -505,7 +505,8 @@ def test_a_text_the_embedder_refuses_fails_its_users_start_and_the_others_go_on(
     attempts, error = (1, "BadRequestError") if failure == "400" else (DOCUMENT_ATTEMPTS, "InternalServerError")
     with OpenAIDouble(dim=ctx.settings.embedding_dim) as double, _asked_under_the_lock(ctx, tenant, double) as asked:
         if failure == "400":
-            double.script(EMBEDDINGS, status=400, body={"error": {"message": "input too long"}})
+            for _ in range(2):  # with no lock held, then under it (pipeline._start_jobs_alone)
+                double.script(EMBEDDINGS, status=400, body={"error": {"message": "input too long"}})
         else:
             double.fail_inputs_with("Kayak")
         at_the_double = _at_the_double(ctx, double)
@@ -521,7 +522,10 @@ def test_a_text_the_embedder_refuses_fails_its_users_start_and_the_others_go_on(
             # the next run, the embedder taking every text now: it is not asked for the refused user's
             again = pipeline.start_jobs_due(at_the_double, 600.0)
         kayak = "My employer is Kayak: I work there."
-        assert [text for text, _ in asked if "Kayak" in text] == [kayak] * attempts
+        # refused with no lock held, then asked once more under it, where its start's savepoint makes the
+        # refusal its own job's (pipeline._start_jobs_alone)
+        assert [(text, held) for text, held in asked if "Kayak" in text] == [(kayak, False)] * attempts + [
+            (kayak, True)] * attempts
         assert again.failed == 0 and not any(user_hash(tenant.id, refused) in line for line in caplog.messages)
         assert _current(tenant, "employer", refused) == ["Canva"]
         # the back-off past, it is asked again
@@ -530,7 +534,7 @@ def test_a_text_the_embedder_refuses_fails_its_users_start_and_the_others_go_on(
                          "AND user_id = %s AND start_failed_at IS NOT NULL",
                          (pipeline.JOB_START_BACKOFF, tenant.id, refused))
         assert pipeline.start_jobs_due(at_the_double, 600.0).started >= 1
-    assert [text for text, _ in asked if "Kayak" in text] == [kayak] * (attempts + 1)
+    assert [text for text, _ in asked if "Kayak" in text] == [kayak] * (2 * attempts + 1)
     assert _current(tenant, "employer", refused) == ["Kayak"]
 
 
@@ -603,9 +607,10 @@ def test_the_embedder_down_mid_start_stops_the_starts_too(ctx, tenant, monkeypat
         for _ in range(DOCUMENT_ATTEMPTS * len(users)):
             double.script(EMBEDDINGS, status=500)
         due = pipeline.start_jobs_due(_at_the_double(ctx, double, recent_texts_max_age_seconds=kept_seconds), 600.0)
-    # the employer's text, the end's attempts, then the probe (embeddings.down) with the lock given back
+    # the employer's text, the end's attempts, then the probe (embeddings.down), once: where the attempts were
+    # (the start's savepoint classes a failure under the lock, as the turns' transactions do)
     assert len(asked) == 1 + DOCUMENT_ATTEMPTS + 1, f"{(len(asked) - 2) / DOCUMENT_ATTEMPTS:g} users waited for the embedder"
-    assert [held for _, held in asked] == [False] + [under_the_lock] * DOCUMENT_ATTEMPTS + [False]
+    assert [held for _, held in asked] == [False] + [under_the_lock] * (DOCUMENT_ATTEMPTS + 1)
     assert (due.started, due.failed, due.embedder_down) == (0, 1, True) and due.left >= len(users) - 1
     assert [_current(tenant, "employer", user) for user in users] == [["Canva"]] * len(users)
     assert pipeline.start_jobs_due(ctx, 600.0).started >= len(users)
@@ -806,3 +811,92 @@ def test_a_start_that_still_lacks_a_text_past_the_unlocked_rounds_embeds_it_unde
     for subject in subjects:
         assert _current(tenant, subject_key(subject, "employer")) == ["Twilio"], subject
         assert _current(tenant, subject_key(subject, "role")) == [], subject
+
+
+def _job_starts_failed(ctx, tenant) -> dict[str, bool]:
+    """Whether each current job to come (by its key) has a failed start noted."""
+    with psycopg.connect(ctx.db.dsn, autocommit=True) as conn:
+        return {row[0]: row[1] is not None for row in conn.execute(
+            "SELECT key, start_failed_at FROM memories WHERE tenant_id = %s AND user_id = %s "
+            "AND key LIKE '%%next_job' AND active", (tenant.id, tenant.user))}
+
+
+@pytest.mark.parametrize("where", ["the sweep", "the LLM path"])
+def test_a_job_start_refused_fails_alone_on_the_paths_that_embed_with_no_lock_held(ctx, tenant, http, llm, where):
+    """The sweep and the LLM path start a user's jobs due in one transaction, embedding with no lock held
+    (_embedding_unlocked). The embedder refusing one job's text (the participant's employer) failed them all:
+    every job due of the user, theirs and their participants', left for JOB_START_BACKOFF, a good start waiting
+    an hour for another's text. Each job's start fails alone, as on the rules path: the user's job starts in
+    the same run, the participant's alone is noted, and one failure is counted."""
+    from memex.jobs import ExtractionJob
+    from memex.supersession import make_judge
+
+    for name, said in ((None, "I start at Twilio next week."), ("Melanie", "I start at Kayak next week.")):
+        response = tenant.post("/v1/turns?wait=true", {
+            "user_id": tenant.user, "session_id": "s1", "user_name": "Caroline", "timestamp": "1976-01-05T09:00:00Z",
+            "messages": [{"role": "user", "content": said, **({"name": name} if name else {})}]})
+        assert response.status_code == 201, response.text
+    refusing = dataclasses.replace(ctx, embedder=Refusing(ctx.embedder, "Kayak"))
+    before = scrape(http)
+    if where == "the sweep":
+        due = pipeline.start_jobs_due(refusing, 600.0)
+        assert due.failed == 1 and due.started >= 1
+    else:
+        # The later turn, after the jobs' day, extracted while one before it is undecided: the turns' own
+        # transactions (the rules path's start, _store_episodic) start nothing past it; the LLM path, deciding
+        # the later turn's candidate (no call out: nothing related), does.
+        turns = [_ingested(ctx, tenant, "Nice weather today.", "1976-01-08T09:00:00Z"),
+                 _ingested(ctx, tenant, "I play the cello.", "1976-01-15T18:00:00Z")]
+        job = pipeline.extract(ctx, ExtractionJob(tenant.id, turns[1]), delivered=False)
+        assert job is not None and pipeline.extract(ctx, ExtractionJob(tenant.id, turns[0]), delivered=False) is None
+        assert _job_starts_failed(ctx, tenant) == {"next_job": False, "melanie_next_job": False}
+        settings = dataclasses.replace(ctx.settings, llm_base_url=llm.base_url, llm_model="test-model",
+                                       llm_api_key="k")
+        asked = len(llm.requests)
+        pipeline.resolve(dataclasses.replace(refusing, judge=make_judge(settings, ctx.metrics)), job)
+        assert _status(ctx, tenant, turns[1]) == "processed" and len(llm.requests) == asked
+    assert (_current(tenant, "employer"), _current(tenant, "melanie_employer")) == (["Twilio"], [])
+    assert _current(tenant, "melanie_next_job") == ["starting at Kayak next week"]
+    assert _job_starts_failed(ctx, tenant) == {"melanie_next_job": True}
+    assert moved(before, scrape(http), "memex_job_starts_failed_total") == 1
+
+
+def test_a_refused_start_is_told_once_its_transaction_commits(ctx, tenant, http, caplog):
+    """A start refused in a transaction that then fails (here a later write of the same turns, the embedder
+    timing out under the lock) noted nothing, rolled back with it; it was counted and logged all the same (its
+    turns "stored"), and counted again at the retry. It is told once the transaction that noted it commits."""
+    tenant.turn("I work at Canva as a designer.", timestamp="1975-01-06T09:00:00Z")
+    # decided in one transaction: the job to come, then, past its day, its start and an employer that ends the role
+    turns = [_ingested(ctx, tenant, "I start at Kayak next week.", "1975-01-07T09:00:00Z"),
+             _ingested(ctx, tenant, "I work at Figma now.", "1975-01-20T09:00:00Z")]
+    refusing = dataclasses.replace(ctx, embedder=Refusing(ctx.embedder, "employer is Kayak"))
+    failing = dataclasses.replace(ctx, embedder=_Embedder(refusing.embedder, failing="used to be designer"))
+    jobs = pipeline.extract_many(failing, tenant.id, turns, delivered=False)
+    before = scrape(http)
+    with caplog.at_level(logging.WARNING, logger="memex.pipeline"), pytest.raises(TimeoutError):
+        pipeline.resolve_many(failing, jobs)
+    assert moved(before, scrape(http), "memex_job_starts_failed_total") == 0
+    assert not any(user_hash(tenant.id, tenant.user) in line for line in caplog.messages)
+    assert [_status(ctx, tenant, turn_id) for turn_id in turns] == ["processing", "processing"]
+    pipeline.resolve_many(refusing, jobs)  # the retry
+    assert [_status(ctx, tenant, turn_id) for turn_id in turns] == ["processed", "processed"]
+    assert moved(before, scrape(http), "memex_job_starts_failed_total") == 1
+
+
+def test_the_sweep_counts_each_job_whose_start_failed(ctx, tenant, http):
+    """JobStartsFailed counted jobs whose start a turn or the LLM path failed, but users in the sweep: a user and
+    a participant's starts failing together were one. A failure of a user's starts (here a fault of memex's
+    own, which fails them all) counts each of their jobs due, in the metric and the sweep's `jobs_failed`."""
+    for name, said in ((None, "I start at Twilio next week."), ("Melanie", "I start at Kayak next week.")):
+        response = tenant.post("/v1/turns?wait=true", {
+            "user_id": tenant.user, "session_id": "s1", "user_name": "Caroline", "timestamp": "1974-01-07T09:00:00Z",
+            "messages": [{"role": "user", "content": said, **({"name": name} if name else {})}]})
+        assert response.status_code == 201, response.text
+    with psycopg.connect(ctx.db.dsn, autocommit=True) as conn:
+        conn.execute("""UPDATE memories SET metadata = '"not an object"'::jsonb
+                        WHERE tenant_id = %s AND user_id = %s AND key = 'next_job' AND active""",
+                     (tenant.id, tenant.user))
+    before = scrape(http)
+    due = pipeline.start_jobs_due(ctx, 600.0)
+    assert due.failed == 2 and moved(before, scrape(http), "memex_job_starts_failed_total") == 2
+    assert _job_starts_failed(ctx, tenant) == {"next_job": False, "melanie_next_job": False}  # neither started
