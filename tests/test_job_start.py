@@ -278,7 +278,7 @@ def test_a_job_to_come_at_the_employer_already_current_ends_at_its_day_and_is_re
     assert _current(tenant, "next_job") == []
     assert _facts(tenant, "next_job")[0]["valid_to"].startswith("2026-03-09T00:00:00")
     assert [(m["value"], m["active"]) for m in _facts(tenant, "employer")] == [("Twilio", True)]
-    everyones = pipeline.jobs_rows.everyones(ctx.db.connection())
+    everyones = pipeline.jobs_rows.everyones(ctx.db.connection(), pipeline.JOB_START_BACKOFF)
     assert (tenant.id, tenant.user) not in {(job["tenant_id"], job["user_id"]) for job in everyones}
 
 

@@ -984,7 +984,7 @@ def _jobs_due(conn, tenant_id: str, user_id: str, now: datetime | None,
               deciding: list[str] | tuple) -> list[tuple[dict[str, Any], datetime, str]]:
     """The user's jobs to come that start_jobs starts as of `now` (or their latest turn, never past one not
     yet decided), each with its start and the employer it names."""
-    jobs = jobs_rows.of_user(conn, tenant_id, user_id)
+    jobs = jobs_rows.of_user(conn, tenant_id, user_id, JOB_START_BACKOFF)
     if not jobs:  # most users have none: the turns are read only for those who do
         return []
     undecided, latest = jobs_rows.said_until(conn, tenant_id, user_id, deciding)
@@ -992,7 +992,7 @@ def _jobs_due(conn, tenant_id: str, user_id: str, now: datetime | None,
     due = []
     for job in jobs:
         start, name = _start(job)
-        if start is not None and start <= now and name and not _backed_off(job):
+        if start is not None and start <= now and name:
             due.append((job, start, name))
     return due
 
@@ -1058,12 +1058,6 @@ class JobsDue:
 JOB_START_BACKOFF = timedelta(hours=1)
 
 
-def _backed_off(job: dict[str, Any], now: datetime | None = None) -> bool:
-    """Whether a start of this job to come failed for its own within JOB_START_BACKOFF of `now` (the clock's)."""
-    failed = job["start_failed_at"]
-    return failed is not None and failed > (now or datetime.now(timezone.utc)) - JOB_START_BACKOFF
-
-
 class _StartFailure(enum.Enum):
     """Whose failure a job start's is (_start_failure)."""
 
@@ -1104,9 +1098,9 @@ def start_jobs_due(ctx: Context, seconds: float) -> JobsDue:
     due), so they are left, counted in `left`, for the next run, which tries them all again. Transactions begin
     within `seconds` (TransactionTime), so that what comes after in the run keeps its time."""
     now, due, jobs = datetime.now(timezone.utc), {}, Counter()
-    for job in jobs_rows.everyones(ctx.db.connection()):
+    for job in jobs_rows.everyones(ctx.db.connection(), JOB_START_BACKOFF):
         start, name = _start(job)
-        if start is not None and start <= now and name and not _backed_off(job, now):
+        if start is not None and start <= now and name:
             user = (job["tenant_id"], job["user_id"])
             due[user] = min(start, due.get(user, start))
             jobs[user] += 1
