@@ -197,6 +197,22 @@ class WrappedEmbedder:
         return getattr(self._embedder, name)
 
 
+class Refusing(WrappedEmbedder):
+    """The context's embedder raising for a text that holds `marker` (a local embedder's own error: not a
+    failure on its side, embeddings.unavailable), answering the others and its probe; `refused` counts those
+    texts asked."""
+
+    def __init__(self, embedder, marker: str):
+        super().__init__(embedder)
+        self.marker, self.refused = marker, 0
+
+    def embed(self, texts):
+        if self.marker and any(self.marker in text for text in texts):
+            self.refused += 1
+            raise ValueError("this text is refused")
+        return self._embedder.embed(texts)
+
+
 class LoggedEmbedder(WrappedEmbedder):
     """An embedder wrapped to log each call's search queries; `one_at_a_time` embeds them one call
     each (as a search did before it batched a round's queries), `failing` raises instead."""
@@ -276,14 +292,15 @@ def round_trips(monkeypatch) -> Iterator[list[list[str]]]:
         yield trips
 
 
-def _users_lock(conn: psycopg.Connection, tenant_id: str, user_id: str, granted: bool) -> list[int]:
-    """The sessions holding (`granted`) or waiting on this user's lock (memex.db.locks: an advisory lock
-    of two int4 keys, which pg_locks shows as classid and objid, objsubid 2), not any other advisory lock."""
-    return [pid for pid, in conn.execute(
+def _users_lock(conn: psycopg.Connection, tenant_id: str, user_id: str | None, granted: bool) -> list[int]:
+    """The sessions holding (`granted`) or waiting on this user's lock (None: any of the tenant's users')
+    (memex.db.locks: an advisory lock of two int4 keys, which pg_locks shows as classid and objid, objsubid 2),
+    not any other advisory lock."""
+    return [pid for pid, in conn.cursor(row_factory=psycopg.rows.tuple_row).execute(
         """SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted = %s AND objsubid = 2
              AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
-             AND classid = hashtext(%s)::oid AND objid = hashtext(%s)::oid""",
-        (granted, tenant_id, user_id)).fetchall()]
+             AND classid = hashtext(%s)::oid AND (%s::text IS NULL OR objid = hashtext(%s)::oid)""",
+        (granted, tenant_id, user_id, user_id)).fetchall()]
 
 
 def waits_on_users_lock(conn: psycopg.Connection, tenant_id: str, user_id: str) -> bool:
@@ -308,6 +325,12 @@ def comes_to_wait_on_users_lock(thread: threading.Thread, conn: psycopg.Connecti
 def users_lock_holder(conn: psycopg.Connection, tenant_id: str, user_id: str) -> int | None:
     """The pid of the session holding this user's lock, if one does."""
     return next(iter(_users_lock(conn, tenant_id, user_id, granted=True)), None)
+
+
+def holds_a_users_lock(conn: psycopg.Connection, tenant_id: str) -> bool:
+    """Whether a transaction holds the lock of one of the tenant's users: another test's users, and any other
+    advisory lock, are not this one's."""
+    return bool(_users_lock(conn, tenant_id, None, granted=True))
 
 
 def import_lines(ctx, tenant, runtime, tmp_path, lines: list[dict]) -> None:

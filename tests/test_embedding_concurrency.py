@@ -34,6 +34,7 @@ class GatedRecorder:
         self.batches: list[list[str]] = []
         self.gate = threading.Event()
         self.fail_with: Exception | None = None
+        self.refusing = ""  # a word whose texts it raises for, as a local embedder's own error would
 
     def embed(self, texts):
         self.batches.append(list(texts))
@@ -41,6 +42,8 @@ class GatedRecorder:
             assert self.gate.wait(30)
         if self.fail_with is not None:
             raise self.fail_with
+        if self.refusing and any(self.refusing in text for text in texts):
+            raise ValueError("this text is refused")
         return self._inner.embed(texts)
 
     def probe(self) -> None:
@@ -107,3 +110,41 @@ def test_a_failed_batch_fails_each_caller_and_the_next_call_works(texts):
     recorder.fail_with = None
     assert embedder.embed([texts[0]]).shape == (1, embedder.dim)
     assert embedder.embed([]).shape == (0, embedder.dim)
+
+
+def test_a_batch_failing_for_one_callers_text_fails_that_caller_alone(texts):
+    """Two callers' texts embedded in one batch (another user's turn, a job start), the embedder raising for one
+    caller's text (a local embedder's own error): that error went to both, the innocent caller failing for
+    another's text, and a job start then taken for refused. Each caller's texts are embedded again on their
+    own: only the caller whose text fails gets the error."""
+    recorder = GatedRecorder()
+    recorder.refusing = "Kayak"
+    embedder = CoalescingEmbedder(recorder)
+
+    def one(text: str):
+        try:
+            return embedder.embed([text])
+        except Exception as exc:
+            return exc
+
+    def waiting(n: int) -> None:
+        deadline = time.monotonic() + 30
+        while sum(len(call.texts) for call in list(embedder._waiting)) < n:
+            assert time.monotonic() < deadline, "the callers never waited behind the first"
+            time.sleep(0.01)
+
+    with ThreadPoolExecutor(3) as pool:
+        first = pool.submit(one, texts[0])  # held by the gate: the two after it wait, to share the next batch
+        deadline = time.monotonic() + 30
+        while not recorder.batches:
+            assert time.monotonic() < deadline, "the first call never reached the embedder"
+            time.sleep(0.01)
+        innocent, refused = pool.submit(one, texts[1]), pool.submit(one, "My employer is Kayak: I work there.")
+        waiting(2)
+        recorder.gate.set()
+        results = first.result(), innocent.result(), refused.result()
+    assert sorted(recorder.batches[1]) == sorted([texts[1], "My employer is Kayak: I work there."])
+    assert isinstance(results[2], ValueError)
+    assert not isinstance(results[1], Exception), results[1]
+    diff = float(np.max(np.abs(results[1] - MiniLMEmbedder().embed([texts[1]]))))
+    assert diff < 1e-5, f"max abs diff {diff:.2e}"

@@ -22,7 +22,8 @@ from memex.jobs import subject_key, user_hash
 from memex.ingest import ingest_turn
 from memex.models import TurnIn
 from memex_edge.context import build_context
-from tests.conftest import Tenant, WrappedEmbedder, api_client, comes_to_wait_on_users_lock
+from tests.conftest import (Refusing, Tenant, WrappedEmbedder, api_client, comes_to_wait_on_users_lock,
+                            holds_a_users_lock)
 from tests.test_metrics import moved, scrape
 
 WEDNESDAY = "2026-03-04T10:00:00Z"  # "next Monday" is 2026-03-09
@@ -278,7 +279,7 @@ def test_a_job_to_come_at_the_employer_already_current_ends_at_its_day_and_is_re
     assert _current(tenant, "next_job") == []
     assert _facts(tenant, "next_job")[0]["valid_to"].startswith("2026-03-09T00:00:00")
     assert [(m["value"], m["active"]) for m in _facts(tenant, "employer")] == [("Twilio", True)]
-    everyones = pipeline.jobs_rows.everyones(ctx.db.connection())
+    everyones = pipeline.jobs_rows.everyones(ctx.db.connection(), pipeline.JOB_START_BACKOFF)
     assert (tenant.id, tenant.user) not in {(job["tenant_id"], job["user_id"]) for job in everyones}
 
 
@@ -458,9 +459,9 @@ def _at_the_double(ctx, double, **settings):
 
 
 @contextmanager
-def _asked_under_the_lock(ctx, double) -> Iterator[list[tuple[str, bool]]]:
-    """(each text of each embedding request at the double, whether a transaction held a user's lock as it
-    arrived: memex.db.locks, an advisory lock of two int4 keys, objsubid 2), filled in as they come."""
+def _asked_under_the_lock(ctx, tenant, double) -> Iterator[list[tuple[str, bool]]]:
+    """(each text of each embedding request at the double, whether a transaction held the lock of one of the
+    tenant's users as it arrived), filled in as they come."""
     from bench.openai_double import EMBEDDINGS
 
     asked: list[tuple[str, bool]] = []
@@ -468,11 +469,9 @@ def _asked_under_the_lock(ctx, double) -> Iterator[list[tuple[str, bool]]]:
         def arrived(path, body):
             if path != EMBEDDINGS:
                 return
-            held = watcher.execute(
-                """SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 2
-                     AND database = (SELECT oid FROM pg_database WHERE datname = current_database())""")
+            held = holds_a_users_lock(watcher, tenant.id)
             texts = body["input"] if isinstance(body["input"], list) else [body["input"]]
-            asked.extend((text, held.fetchone() is not None) for text in texts)
+            asked.extend((text, held) for text in texts)
 
         double.on_request = arrived
         yield asked
@@ -507,9 +506,10 @@ def test_a_text_the_embedder_refuses_fails_its_users_start_and_the_others_go_on(
     tenant.turn("I work at Miro.", user=other, timestamp="1987-01-01T09:00:00Z")
     tenant.turn("I start at Asana next week.", user=other, timestamp="1987-01-13T09:00:00Z")
     attempts, error = (1, "BadRequestError") if failure == "400" else (DOCUMENT_ATTEMPTS, "InternalServerError")
-    with OpenAIDouble(dim=ctx.settings.embedding_dim) as double, _asked_under_the_lock(ctx, double) as asked:
+    with OpenAIDouble(dim=ctx.settings.embedding_dim) as double, _asked_under_the_lock(ctx, tenant, double) as asked:
         if failure == "400":
-            double.script(EMBEDDINGS, status=400, body={"error": {"message": "input too long"}})
+            for _ in range(2):  # with no lock held, then under it (pipeline._start_jobs_alone)
+                double.script(EMBEDDINGS, status=400, body={"error": {"message": "input too long"}})
         else:
             double.fail_inputs_with("Kayak")
         at_the_double = _at_the_double(ctx, double)
@@ -525,7 +525,10 @@ def test_a_text_the_embedder_refuses_fails_its_users_start_and_the_others_go_on(
             # the next run, the embedder taking every text now: it is not asked for the refused user's
             again = pipeline.start_jobs_due(at_the_double, 600.0)
         kayak = "My employer is Kayak: I work there."
-        assert [text for text, _ in asked if "Kayak" in text] == [kayak] * attempts
+        # refused with no lock held, then asked once more under it, where its start's savepoint makes the
+        # refusal its own job's (pipeline._start_jobs_alone)
+        assert [(text, held) for text, held in asked if "Kayak" in text] == [(kayak, False)] * attempts + [
+            (kayak, True)] * attempts
         assert again.failed == 0 and not any(user_hash(tenant.id, refused) in line for line in caplog.messages)
         assert _current(tenant, "employer", refused) == ["Canva"]
         # the back-off past, it is asked again
@@ -534,7 +537,7 @@ def test_a_text_the_embedder_refuses_fails_its_users_start_and_the_others_go_on(
                          "AND user_id = %s AND start_failed_at IS NOT NULL",
                          (pipeline.JOB_START_BACKOFF, tenant.id, refused))
         assert pipeline.start_jobs_due(at_the_double, 600.0).started >= 1
-    assert [text for text, _ in asked if "Kayak" in text] == [kayak] * (attempts + 1)
+    assert [text for text, _ in asked if "Kayak" in text] == [kayak] * (2 * attempts + 1)
     assert _current(tenant, "employer", refused) == ["Kayak"]
 
 
@@ -575,7 +578,7 @@ def test_a_start_embeds_what_ended_with_the_old_job_with_no_lock_held(ctx, tenan
     # long ago: the earliest due in the database, tried first
     tenant.turn("I work at Canva as a designer.", timestamp="1985-01-01T09:00:00Z")
     tenant.turn("I start at Twilio next week.", timestamp="1985-01-02T09:00:00Z")
-    with OpenAIDouble(dim=ctx.settings.embedding_dim) as double, _asked_under_the_lock(ctx, double) as asked:
+    with OpenAIDouble(dim=ctx.settings.embedding_dim) as double, _asked_under_the_lock(ctx, tenant, double) as asked:
         due = pipeline.start_jobs_due(_at_the_double(ctx, double), 600.0)
     theirs = [(text, held) for text, held in asked if "Twilio" in text or "designer" in text]
     assert [held for _, held in theirs] == [False, False], theirs
@@ -602,14 +605,15 @@ def test_the_embedder_down_mid_start_stops_the_starts_too(ctx, tenant, monkeypat
     for n, user in enumerate(users):  # long ago: the earliest due in the database, tried first
         tenant.turn("I work at Canva as a designer.", user=user, timestamp=f"1986-01-0{n + 1}T09:00:00Z")
         tenant.turn("I start at Twilio next week.", user=user, timestamp=f"1986-01-0{n + 2}T09:00:00Z")
-    with OpenAIDouble(dim=ctx.settings.embedding_dim) as double, _asked_under_the_lock(ctx, double) as asked:
+    with OpenAIDouble(dim=ctx.settings.embedding_dim) as double, _asked_under_the_lock(ctx, tenant, double) as asked:
         double.script(EMBEDDINGS)  # the employer's text, with no lock held; then the embedder is down
         for _ in range(DOCUMENT_ATTEMPTS * len(users)):
             double.script(EMBEDDINGS, status=500)
         due = pipeline.start_jobs_due(_at_the_double(ctx, double, recent_texts_max_age_seconds=kept_seconds), 600.0)
-    # the employer's text, the end's attempts, then the probe (embeddings.down) with the lock given back
+    # the employer's text, the end's attempts, then the probe (embeddings.down), once: where the attempts were
+    # (the start's savepoint classes a failure under the lock, as the turns' transactions do)
     assert len(asked) == 1 + DOCUMENT_ATTEMPTS + 1, f"{(len(asked) - 2) / DOCUMENT_ATTEMPTS:g} users waited for the embedder"
-    assert [held for _, held in asked] == [False] + [under_the_lock] * DOCUMENT_ATTEMPTS + [False]
+    assert [held for _, held in asked] == [False] + [under_the_lock] * (DOCUMENT_ATTEMPTS + 1)
     assert (due.started, due.failed, due.embedder_down) == (0, 1, True) and due.left >= len(users) - 1
     assert [_current(tenant, "employer", user) for user in users] == [["Canva"]] * len(users)
     assert pipeline.start_jobs_due(ctx, 600.0).started >= len(users)
@@ -640,24 +644,8 @@ def test_the_sweep_leaves_a_user_whose_lock_a_long_writer_holds_and_starts_the_o
     assert _current(tenant, "employer", held) == ["Twilio"]
 
 
-class _Refusing(WrappedEmbedder):
-    """The context's embedder raising for a text that holds `marker` (a local embedder's own error: not a
-    failure on its side, embeddings.unavailable), answering the others and its probe; `refused` counts those
-    texts asked."""
-
-    def __init__(self, embedder, marker: str):
-        super().__init__(embedder)
-        self.marker, self.refused = marker, 0
-
-    def embed(self, texts):
-        if self.marker and any(self.marker in text for text in texts):
-            self.refused += 1
-            raise ValueError("this text is refused")
-        return self._embedder.embed(texts)
-
-
 @contextmanager
-def _refusing(ctx, failure: str, marker: str):
+def _refusing(ctx, tenant, failure: str, marker: str):
     """(a context whose embedder refuses the texts that hold `marker`, how many such texts it was asked),
     as `failure` says: a local embedder raising, or an endpoint answering 500 to them (the real `openai` client
     at the double), its attempts without their pauses."""
@@ -665,10 +653,10 @@ def _refusing(ctx, failure: str, marker: str):
     from memex.embeddings import openai_compat
 
     if failure == "local embedder":
-        refusing = _Refusing(ctx.embedder, marker)
+        refusing = Refusing(ctx.embedder, marker)
         yield dataclasses.replace(ctx, embedder=refusing), lambda: refusing.refused
         return
-    with OpenAIDouble(dim=ctx.settings.embedding_dim) as double, _asked_under_the_lock(ctx, double) as asked, \
+    with OpenAIDouble(dim=ctx.settings.embedding_dim) as double, _asked_under_the_lock(ctx, tenant, double) as asked, \
             pytest.MonkeyPatch.context() as patch:
         patch.setattr(openai_compat, "RETRY_PAUSE_SECONDS", 0.0)
         double.fail_inputs_with(marker)
@@ -712,7 +700,7 @@ def test_a_job_start_the_embedder_refuses_fails_alone_and_the_users_turns_are_st
         turns = [_ingested(ctx, tenant, "I start at Kayak next week.", "1982-01-05T09:00:00Z"),
                  _ingested(ctx, tenant, "Busy first week, lots of onboarding.", "1982-01-14T18:00:00Z")]
     before = scrape(http)
-    with _refusing(ctx, failure, "employer is Kayak") as (refusing, refused), \
+    with _refusing(ctx, tenant, failure, "employer is Kayak") as (refusing, refused), \
             caplog.at_level(logging.WARNING, logger="memex.pipeline"):
         for turn_id in turns:
             pipeline.process_inline(refusing, tenant.id, turn_id)
@@ -780,7 +768,7 @@ def test_the_turns_after_a_job_start_refused_leave_it_for_the_back_off_too(ctx, 
     then try it again, and start it once the embedder takes the text."""
     tenant.turn("I work at Canva.", timestamp="1980-01-07T09:00:00Z")
     tenant.turn("I start at Kayak next week.", timestamp="1980-01-08T09:00:00Z")
-    refusing = _Refusing(ctx.embedder, "employer is Kayak")
+    refusing = Refusing(ctx.embedder, "employer is Kayak")
     at_refusing = dataclasses.replace(ctx, embedder=refusing)
     before = scrape(http)
     for day in (16, 17, 18):
@@ -815,7 +803,7 @@ def test_a_start_that_still_lacks_a_text_past_the_unlocked_rounds_embeds_it_unde
                 "timestamp": f"1979-01-0{day}T0{n + 1}:00:00Z", "messages": [{**said, "content": text}]})
             assert response.status_code == 201, response.text
     subjects = ["user", *(name.lower() for name in people)]
-    with OpenAIDouble(dim=ctx.settings.embedding_dim) as double, _asked_under_the_lock(ctx, double) as asked:
+    with OpenAIDouble(dim=ctx.settings.embedding_dim) as double, _asked_under_the_lock(ctx, tenant, double) as asked:
         due = pipeline.start_jobs_due(_at_the_double(ctx, double), 600.0)
     theirs = [(text, held) for text, held in asked if "Twilio" in text or "designer" in text]
     assert len(theirs) == 2 * len(subjects), theirs
@@ -825,3 +813,96 @@ def test_a_start_that_still_lacks_a_text_past_the_unlocked_rounds_embeds_it_unde
     for subject in subjects:
         assert _current(tenant, subject_key(subject, "employer")) == ["Twilio"], subject
         assert _current(tenant, subject_key(subject, "role")) == [], subject
+
+
+def _job_starts_failed(ctx, tenant) -> dict[str, bool]:
+    """Whether each current job to come (by its key) has a failed start noted."""
+    with psycopg.connect(ctx.db.dsn, autocommit=True) as conn:
+        return {row[0]: row[1] is not None for row in conn.execute(
+            "SELECT key, start_failed_at FROM memories WHERE tenant_id = %s AND user_id = %s "
+            "AND key LIKE '%%next_job' AND active", (tenant.id, tenant.user))}
+
+
+@pytest.mark.parametrize("where", ["the sweep", "the LLM path"])
+def test_a_job_start_refused_fails_alone_on_the_paths_that_embed_with_no_lock_held(ctx, tenant, http, llm, where):
+    """The sweep and the LLM path start a user's jobs due in one transaction, embedding with no lock held
+    (_embedding_unlocked). The embedder refusing one job's text (the participant's employer) failed them all:
+    every job due of the user, theirs and their participants', left for JOB_START_BACKOFF, a good start waiting
+    an hour for another's text. Each job's start fails alone, as on the rules path: the user's job starts in
+    the same run, the participant's alone is noted, and one failure is counted."""
+    from memex.jobs import ExtractionJob
+    from memex.supersession import make_judge
+
+    for name, said in ((None, "I start at Twilio next week."), ("Melanie", "I start at Kayak next week.")):
+        response = tenant.post("/v1/turns?wait=true", {
+            "user_id": tenant.user, "session_id": "s1", "user_name": "Caroline", "timestamp": "1976-01-05T09:00:00Z",
+            "messages": [{"role": "user", "content": said, **({"name": name} if name else {})}]})
+        assert response.status_code == 201, response.text
+    refusing = dataclasses.replace(ctx, embedder=Refusing(ctx.embedder, "Kayak"))
+    before = scrape(http)
+    if where == "the sweep":
+        due = pipeline.start_jobs_due(refusing, 600.0)
+        assert due.failed == 1 and due.started >= 1
+    else:
+        # The later turn, after the jobs' day, extracted while one before it is undecided: the turns' own
+        # transactions (the rules path's start, _store_episodic) start nothing past it; the LLM path, deciding
+        # the later turn's candidate (no call out: nothing related), does.
+        turns = [_ingested(ctx, tenant, "Nice weather today.", "1976-01-08T09:00:00Z"),
+                 _ingested(ctx, tenant, "I play the cello.", "1976-01-15T18:00:00Z")]
+        job = pipeline.extract(ctx, ExtractionJob(tenant.id, turns[1]), delivered=False)
+        assert job is not None and pipeline.extract(ctx, ExtractionJob(tenant.id, turns[0]), delivered=False) is None
+        assert _job_starts_failed(ctx, tenant) == {"next_job": False, "melanie_next_job": False}
+        settings = dataclasses.replace(ctx.settings, llm_base_url=llm.base_url, llm_model="test-model",
+                                       llm_api_key="k")
+        asked = len(llm.requests)
+        pipeline.resolve(dataclasses.replace(refusing, judge=make_judge(settings, ctx.metrics)), job)
+        assert _status(ctx, tenant, turns[1]) == "processed" and len(llm.requests) == asked
+    assert (_current(tenant, "employer"), _current(tenant, "melanie_employer")) == (["Twilio"], [])
+    assert _current(tenant, "melanie_next_job") == ["starting at Kayak next week"]
+    assert _job_starts_failed(ctx, tenant) == {"melanie_next_job": True}
+    assert moved(before, scrape(http), "memex_job_starts_failed_total") == 1
+
+
+def test_a_refused_start_is_told_once_its_transaction_commits(ctx, tenant, http, caplog):
+    """A start refused in a transaction that then fails (here a later write of the same turns, the embedder
+    timing out under the lock) noted nothing, rolled back with it; it was counted and logged all the same (its
+    turns "stored"), and counted again at the retry. It is told once the transaction that noted it commits."""
+    tenant.turn("I work at Canva as a designer.", timestamp="1975-01-06T09:00:00Z")
+    # decided in one transaction: the job to come, then, past its day, its start and an employer that ends the role
+    turns = [_ingested(ctx, tenant, "I start at Kayak next week.", "1975-01-07T09:00:00Z"),
+             _ingested(ctx, tenant, "I work at Figma now.", "1975-01-20T09:00:00Z")]
+    refusing = dataclasses.replace(ctx, embedder=Refusing(ctx.embedder, "employer is Kayak"))
+    failing = dataclasses.replace(ctx, embedder=_Embedder(refusing.embedder, failing="used to be designer"))
+    jobs = pipeline.extract_many(failing, tenant.id, turns, delivered=False)
+    before = scrape(http)
+    with caplog.at_level(logging.WARNING, logger="memex.pipeline"), pytest.raises(TimeoutError):
+        pipeline.resolve_many(failing, jobs)
+    assert moved(before, scrape(http), "memex_job_starts_failed_total") == 0
+    assert not any(user_hash(tenant.id, tenant.user) in line for line in caplog.messages)
+    assert [_status(ctx, tenant, turn_id) for turn_id in turns] == ["processing", "processing"]
+    pipeline.resolve_many(refusing, jobs)  # the retry
+    assert [_status(ctx, tenant, turn_id) for turn_id in turns] == ["processed", "processed"]
+    assert moved(before, scrape(http), "memex_job_starts_failed_total") == 1
+
+
+def test_the_sweep_counts_each_job_whose_start_failed(ctx, tenant, http):
+    """JobStartsFailed counted jobs whose start a turn or the LLM path failed, but users in the sweep: a user and
+    a participant's starts failing together were one. A failure of a user's starts (here a fault of memex's
+    own, which fails them all) counts each of their jobs due, in the metric and the sweep's `jobs_failed`."""
+    for name, said in ((None, "I start at Twilio next week."), ("Melanie", "I start at Kayak next week.")):
+        response = tenant.post("/v1/turns?wait=true", {
+            "user_id": tenant.user, "session_id": "s1", "user_name": "Caroline", "timestamp": "1974-01-07T09:00:00Z",
+            "messages": [{"role": "user", "content": said, **({"name": name} if name else {})}]})
+        assert response.status_code == 201, response.text
+    with psycopg.connect(ctx.db.dsn, autocommit=True) as conn:
+        conn.execute("""UPDATE memories SET metadata = '"not an object"'::jsonb
+                        WHERE tenant_id = %s AND user_id = %s AND key = 'next_job' AND active""",
+                     (tenant.id, tenant.user))
+    before = scrape(http)
+    due = pipeline.start_jobs_due(ctx, 600.0)
+    assert due.failed == 2 and moved(before, scrape(http), "memex_job_starts_failed_total") == 2
+    assert _job_starts_failed(ctx, tenant) == {"next_job": False, "melanie_next_job": False}  # neither started
+    with psycopg.connect(ctx.db.dsn, autocommit=True) as conn:  # mended: the next run starts both (and the
+        conn.execute("UPDATE memories SET metadata = '{}' WHERE tenant_id = %s AND user_id = %s AND key = 'next_job'"
+                     " AND active", (tenant.id, tenant.user))  # other tests' sweeps meet no fault of it)
+    assert pipeline.start_jobs_due(ctx, 600.0).started >= 2 and _job_starts_failed(ctx, tenant) == {}

@@ -28,7 +28,7 @@ from memex_edge.context import build_context
 from memex_edge.http.app import create_app
 from memex_edge.http.lambda_entry import asgi_lambda_handler
 from memex_edge.sqs import SqsPublisher
-from tests.conftest import ROOT, Tenant, WrappedEmbedder, api_client
+from tests.conftest import ROOT, Refusing, Tenant, WrappedEmbedder, api_client
 from bench.openai_double import CHAT, EMBEDDINGS, OpenAIDouble
 
 
@@ -1224,20 +1224,6 @@ def test_a_job_to_come_the_llm_files_becomes_the_job_on_its_day_decided_by_rule(
     assert _current(memories["next_job"]) == []
 
 
-class _Refusing(WrappedEmbedder):
-    """The context's embedder raising for a text that holds `marker` (a local embedder's own error, which
-    it would raise again), answering the others and its probe."""
-
-    def __init__(self, embedder, marker: str):
-        super().__init__(embedder)
-        self.marker = marker
-
-    def embed(self, texts):
-        if any(self.marker in text for text in texts):
-            raise ValueError("this text is refused")
-        return self._embedder.embed(texts)
-
-
 def test_a_job_start_the_embedder_refuses_fails_alone_and_the_judged_turn_is_finished(ctx, llm, llm_ctx, llm_http,
                                                                                        http, caplog):
     """The LLM path starts the user's jobs due once a judged turn's candidates are written, in the
@@ -1258,7 +1244,7 @@ def test_a_job_start_the_embedder_refuses_fails_alone_and_the_judged_turn_is_fin
                                    wait=False)["turn_id"]
                        for text, at in ((said, "1978-01-03T09:00:00Z"), ("Busy day.", "1978-01-05T18:00:00Z")))
     # the app's metrics, which GET /metrics serves
-    refusing = dataclasses.replace(llm_ctx, embedder=_Refusing(llm_ctx.embedder, "employer is Kayak"),
+    refusing = dataclasses.replace(llm_ctx, embedder=Refusing(llm_ctx.embedder, "employer is Kayak"),
                                    metrics=ctx.metrics)
     llm.script_chat(_items(said, ("next_job", "Kayak, starting tomorrow", "The user will start at Kayak tomorrow.")),
                     json.dumps({"memories": []}))

@@ -61,10 +61,8 @@ def _histogram(name: str, unit: str, description: str, buckets: tuple[float, ...
 # Write path
 TURNS_INGESTED = _counter("TurnsIngested", "Turns stored (a resent idempotent turn is not counted)", "source")
 TURNS_REPUBLISHED = _counter("TurnsRepublished", "Turns the sweep sent to a queue again after their message was lost")
-JOB_STARTS_FAILED = _counter("JobStartsFailed", "Users whose jobs to come the sweep failed to start (tried again at the "
-                                                 "next run, or an hour after for a text the embedder refused), and "
-                                                 "jobs to come a turn failed to start for a text refused (their turns "
-                                                 "stored; tried an hour after)")
+JOB_STARTS_FAILED = _counter("JobStartsFailed", "Jobs to come whose start failed, the sweep's or a turn's (tried again at "
+                                                 "the next run, or an hour after for a text the embedder refused)")
 JOB_STARTS_LOCK_HELD = _counter("JobStartsLockHeld", "Users whose jobs to come the sweep left for its next run "
                                 "because another transaction held their lock (a long import chunk)")
 TURN_REPUBLISHES_FAILED = _counter("TurnRepublishesFailed", "Lost turns the sweep could not send again (their queue "

@@ -18,7 +18,7 @@ import traceback
 import uuid
 import weakref
 from collections import Counter, defaultdict
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime, timedelta, timezone
 from typing import Any, Callable, TypeVar
 
@@ -384,6 +384,7 @@ def _store_episodic(ctx: Context, tenant_id: str, work: list[tuple[dict, list[di
         vectors, failure = [None] * len(pending), exc
         if all(f"message:{m['id']}" in done for _, m in pending):
             raise  # stored without their vectors by an earlier delivery: nothing to write
+    refused: dict[str, list[str]] = {}
     with ctx.db.transaction() as conn:
         for user_id in sorted({turn["user_id"] for turn, _ in pending}):  # in one order: no deadlock
             locks.lock_user(conn, tenant_id, user_id)
@@ -392,7 +393,7 @@ def _store_episodic(ctx: Context, tenant_id: str, work: list[tuple[dict, list[di
         # not the turn says anything to decide ("Busy first week."): before its candidates are. It
         # embeds the employer it writes: with the embedder down, the retry that fills the vectors starts it.
         for user_id in sorted({turn["user_id"] for turn, _ in pending}) if failure is None else ():
-            _start_jobs_with_turns(conn, ctx, tenant_id, user_id)
+            refused[user_id] = start_jobs(conn, ctx, tenant_id, user_id, embed_here=True).refused
         stored = [(turn, message, vector) for (turn, message), vector in zip(pending, vectors)
                   if turn["id"] in present]  # else erased meanwhile
         # The line a message is indexed with, erased since it was read (its erasure holds this lock): the
@@ -426,6 +427,8 @@ def _store_episodic(ctx: Context, tenant_id: str, work: list[tuple[dict, list[di
             memory_rows.fill_vectors(conn, tenant_id, [
                 (f"message:{message['id']}", contexts[message["id"]], vector)
                 for turn, message, vector in stored if f"message:{message['id']}" in done])
+    for user_id, failures in refused.items():
+        _refused(ctx, tenant_id, user_id, failures)
     # stored or filled without a vector
     if failure is not None or unleaned or any(f"message:{m['id']}" in done for _, m in pending):
         vectorless.record_waiting(ctx)
@@ -485,12 +488,12 @@ def _resolve_turns(ctx: Context, turns: list[dict[str, Any]]) -> None:
         # a job whose day has come starts before the run's first turn is decided; each turn's finish
         # starts those its decision lets start, as of the next one
         tenant_id, user_id = run[0]["tenant_id"], run[0]["user_id"]
-        _start_jobs_judged(ctx, tenant_id, user_id)
+        _start_jobs_alone(ctx, tenant_id, user_id)
         for turn in run:
             with llm.time_budget(ctx.settings.llm_budget_seconds):
                 for candidate, dedupe_key in _undecided(ctx, turn):
                     _decide_and_write(ctx, turn, candidate, dedupe_key, vectors[_embedded(candidate)])
-            _start_jobs_judged(ctx, tenant_id, user_id, finishing=turn["id"])
+            _start_jobs_alone(ctx, tenant_id, user_id, finishing=turn["id"])
 
     # One user's turns in the order said; different users' at once, as the FIFO queue's message
     # groups run in AWS: one after another, a judge answering in 2 s backed the local runtime's
@@ -581,6 +584,7 @@ def _recent(ctx: Context) -> RecentVectors:
 def _resolve_locked(ctx: Context, turns: list[dict[str, Any]], vectors: dict[str, np.ndarray]) -> None:
     """Decide and write the candidates of these turns of one user, in order, in one transaction."""
     tenant_id, user_id = turns[0]["tenant_id"], turns[0]["user_id"]
+    refused: list[str] = []
     with ctx.db.transaction() as conn:
         locks.lock_user(conn, tenant_id, user_id)
         locked = turn_rows.lock_turns(conn, tenant_id, [t["id"] for t in turns])
@@ -593,8 +597,8 @@ def _resolve_locked(ctx: Context, turns: list[dict[str, Any]], vectors: dict[str
         for current, keyed in decided:
             # a batch of a user's turns (an import's chunk) may hold the job's day and, after it, the next
             # job: as of this turn, those before it decided here
-            _start_jobs_with_turns(conn, ctx, tenant_id, user_id, current["occurred_at"],
-                                   deciding=[t["id"] for t in todo])
+            refused += start_jobs(conn, ctx, tenant_id, user_id, current["occurred_at"],
+                                  deciding=[t["id"] for t in todo], embed_here=True).refused
             for candidate, dedupe_key in keyed:
                 if dedupe_key in written:
                     continue  # written by an earlier delivery that decided one candidate at a time
@@ -611,7 +615,8 @@ def _resolve_locked(ctx: Context, turns: list[dict[str, Any]], vectors: dict[str
                     written.add(dedupe_key)
         turn_rows.finish(conn, tenant_id, [t["id"] for t in todo])
         # its turns decided, a job said in them may start as of a later turn stored before they were
-        _start_jobs_with_turns(conn, ctx, tenant_id, user_id)
+        refused += start_jobs(conn, ctx, tenant_id, user_id, embed_here=True).refused
+    _refused(ctx, tenant_id, user_id, refused)
 
 
 def _by_family(tombstones: set[tuple[str, str, str, str]]) -> dict[tuple[str, str], list[tuple[str, str, str]]]:
@@ -885,8 +890,18 @@ def _write_ended(conn, ctx: Context, turn: dict[str, Any], said_at: datetime, ca
             history_rows.end(conn, tenant_id, fact["id"], said_at)
 
 
+@dataclass
+class _Started:
+    """What start_jobs did: how many jobs to come became the job, and the types of the failures of those whose
+    start failed for its own (noted for JOB_START_BACKOFF), told by the caller once its transaction commits
+    (_refused): one rolled back noted nothing, and its retry fails the start again and tells it then."""
+
+    jobs: int = 0
+    refused: list[str] = field(default_factory=list)
+
+
 def start_jobs(conn, ctx: Context, tenant_id: str, user_id: str, now: datetime | None = None,
-               deciding: list[str] | tuple = (), *, embed_here: bool) -> int:
+               deciding: list[str] | tuple = (), *, embed_here: bool) -> _Started:
     """Each of the user's jobs to come whose day has come (job_start.py) becomes the employer, as of
     `now` (the sweep's clock, a turn being decided), else of the user's latest turn; never past a turn of
     theirs not yet decided but those the caller is `deciding` (jobs_rows.said_until: it may name the
@@ -897,71 +912,79 @@ def start_jobs(conn, ctx: Context, tenant_id: str, user_id: str, now: datetime |
     it is no longer current once written: a second run writes nothing. A job to come no longer
     current (taken back by an employer named since, or called off) is not read; one whose value names no
     day stays; one at the employer already current ends at its day, with nothing written; one whose start
-    failed for its own within JOB_START_BACKOFF waits for it (_backed_off).
-    The caller holds the user's lock; `embed_here` as for `_write` (the rules path's transactions embed under
-    it, _start_jobs_with_turns: they hold up to TURNS_PER_TRANSACTION turns' writes, which a redo would
-    repeat). How many became the job."""
-    return sum(_start_job(conn, ctx, tenant_id, user_id, job, start, name, embed_here)
-               for job, start, name in _jobs_due(conn, tenant_id, user_id, now, deciding))
-
-
-def _start_jobs_with_turns(conn, ctx: Context, tenant_id: str, user_id: str, now: datetime | None = None,
-                           deciding: list[str] | tuple = ()) -> None:
-    """`start_jobs` in the transaction that stores or decides the user's turns (the rules path), embedding
-    under their lock, each job's start under a savepoint: one failing for its own (_start_failure: a text
-    the embedder refuses, which it would refuse again) is rolled back alone, logged, counted and noted
-    for JOB_START_BACKOFF as the sweep's is, and the turns are stored. Rolling the whole transaction back
-    for it failed the turn, and each later turn of the user's, to the dead-letter queue. Any other failure
-    (the database's, the embedder's on its side) still fails the turns, whose retry starts the job."""
+    failed for its own within JOB_START_BACKOFF waits for it (jobs_rows.of_user).
+    The caller holds the user's lock; `embed_here` as for `_write` (the rules path's transactions, which store
+    or decide the user's turns, embed under it: they hold up to TURNS_PER_TRANSACTION turns' writes, which a
+    redo would repeat; the sweep's and the LLM path's embed with no lock held, _start_jobs_alone).
+    Each job's start runs under a savepoint: one failing for its own (_start_failure: a text the embedder
+    refuses, which it would refuse again) is rolled back alone and noted for JOB_START_BACKOFF, and the
+    others and the caller's turns go on. Rolling the whole transaction back for it failed the turn, and each
+    later turn of the user's, to the dead-letter queue, and left every other job of theirs due (a
+    participant's) an hour for another's text. Any other failure (the database's, the embedder's on its side, a
+    fault of memex's own) fails the caller's transaction, whose retry starts the job."""
+    started = _Started()
     for job, start, name in _jobs_due(conn, tenant_id, user_id, now, deciding):
         try:
             with conn.transaction():
-                _start_job(conn, ctx, tenant_id, user_id, job, start, name, embed_here=True)
+                started.jobs += _start_job(conn, ctx, tenant_id, user_id, job, start, name, embed_here)
+        except _Unembedded:
+            raise  # embedded with no lock held, and the transaction run again (_embedding_unlocked)
         except Exception as exc:  # noqa: BLE001 - classed below: only the start's own failure stays here
             # A 5xx's probe (embeddings.down, one short attempt) is asked under the user's lock, as the
             # endpoint's attempts before it were: told apart from an outage, the turns are not failed for it.
             if _start_failure(ctx, exc) is not _StartFailure.REFUSED:
                 raise
             jobs_rows.start_failed(conn, tenant_id, [job["id"]])
-            _refused(ctx, tenant_id, user_id, exc)
+            started.refused.append(type(exc).__name__)
+    return started
 
 
-def _start_jobs_judged(ctx: Context, tenant_id: str, user_id: str, finishing: str | None = None) -> None:
-    """The LLM path's `start_jobs` (_start_jobs_alone, embedding with no lock held), marking the turn
-    `finishing` processed. A start failing for its own (_start_failure) fails alone, as in the rules path's
-    transactions (_start_jobs_with_turns): the turn is finished all the same and the user's jobs due are left
-    for JOB_START_BACKOFF (the sweep's note: which job's text it was is not known here). Failing the
-    supersession job for it left the turn unfinished at each delivery, to the dead-letter queue, and every
-    later run of the user's with it: their jobs due are started first."""
-    try:
-        _embedding_unlocked(ctx, tenant_id, lambda ctx, embed_here: _start_jobs_alone(
-            ctx, tenant_id, user_id, embed_here, finishing=finishing))
-    except Exception as exc:  # noqa: BLE001 - classed below: only the start's own failure stays here
-        if _start_failure(ctx, exc) is not _StartFailure.REFUSED:
-            raise
+def _start_jobs_alone(ctx: Context, tenant_id: str, user_id: str, now: datetime | None = None,
+                      finishing: str | None = None, wait: bool = True) -> _Started | None:
+    """The LLM path's and the sweep's `start_jobs`, in a transaction of its own that embeds with no lock held
+    (_embedding_unlocked). The LLM path's first marks the turn `finishing` processed. The sweep's does not
+    `wait`: None, at once, when another transaction holds the user's lock (a long import chunk): waiting for it
+    would spend the run's time share. A text the embedder refused with no lock held was asked for one job's
+    start, but its failure leaves the transaction, and every job's start with it: the starts are run once more
+    embedding under the lock, where each has its savepoint and the refusal is its own job's (asked once more,
+    an hour apart at most: its job is then backed off). What start_jobs noted refused is told once committed."""
+    def write(ctx: Context, embed_here: bool) -> _Started | None:
         with ctx.db.transaction() as conn:
-            locks.lock_user(conn, tenant_id, user_id)
+            if wait:
+                locks.lock_user(conn, tenant_id, user_id)
+            elif not locks.try_lock_user(conn, tenant_id, user_id):
+                return None
             if finishing is not None:
                 turn_rows.finish(conn, tenant_id, [finishing])
-            jobs_rows.start_failed(conn, tenant_id, [job["id"] for job, _, _ in _jobs_due(conn, tenant_id, user_id,
-                                                                                           None, ())])
-        _refused(ctx, tenant_id, user_id, exc)
+            return start_jobs(conn, ctx, tenant_id, user_id, now, embed_here=embed_here)
+
+    try:
+        started = _embedding_unlocked(ctx, tenant_id, write)
+    except Exception as exc:  # noqa: BLE001 - classed below: only a text refused is tried again here
+        if _start_failure(ctx, exc) is not _StartFailure.REFUSED:
+            raise
+        started = write(ctx, True)
+    if started is not None:
+        _refused(ctx, tenant_id, user_id, started.refused)
+    return started
 
 
-def _refused(ctx: Context, tenant_id: str, user_id: str, exc: BaseException) -> None:
-    """A job start of a turn's failed for its own: its turns go on, the job is left for JOB_START_BACKOFF."""
-    ctx.metrics.record(JOB_STARTS_FAILED)
-    # The exception's type only: its message may quote what the user said.
-    log.warning("starting a job to come of user %s failed (%s); their turns are stored, and the job is tried "
-                "again in %d minutes", user_hash(tenant_id, user_id), type(exc).__name__,
-                JOB_START_BACKOFF.total_seconds() // 60)
+def _refused(ctx: Context, tenant_id: str, user_id: str, failures: list[str]) -> None:
+    """Job starts of the user's that failed for their own (start_jobs, the failures' types), noted and committed:
+    each counted and logged; the other starts and the turns went on, and each is left for JOB_START_BACKOFF."""
+    for failure in failures:
+        ctx.metrics.record(JOB_STARTS_FAILED)
+        # The exception's type only: its message may quote what the user said.
+        log.warning("starting a job to come of user %s failed (%s), a text of it refused by the embedder; the other "
+                    "starts and the turns went on, and its start tries again in %d minutes",
+                    user_hash(tenant_id, user_id), failure, JOB_START_BACKOFF.total_seconds() // 60)
 
 
 def _jobs_due(conn, tenant_id: str, user_id: str, now: datetime | None,
               deciding: list[str] | tuple) -> list[tuple[dict[str, Any], datetime, str]]:
     """The user's jobs to come that start_jobs starts as of `now` (or their latest turn, never past one not
     yet decided), each with its start and the employer it names."""
-    jobs = jobs_rows.of_user(conn, tenant_id, user_id)
+    jobs = jobs_rows.of_user(conn, tenant_id, user_id, JOB_START_BACKOFF)
     if not jobs:  # most users have none: the turns are read only for those who do
         return []
     undecided, latest = jobs_rows.said_until(conn, tenant_id, user_id, deciding)
@@ -969,7 +992,7 @@ def _jobs_due(conn, tenant_id: str, user_id: str, now: datetime | None,
     due = []
     for job in jobs:
         start, name = _start(job)
-        if start is not None and start <= now and name and not _backed_off(job):
+        if start is not None and start <= now and name:
             due.append((job, start, name))
     return due
 
@@ -1005,21 +1028,6 @@ def _start_job(conn, ctx: Context, tenant_id: str, user_id: str, job: dict[str, 
     return _write(conn, ctx, turn, candidate, vector, f"started:{job['id']}", decision, related, embed_here)
 
 
-def _start_jobs_alone(ctx: Context, tenant_id: str, user_id: str, embed_here: bool, now: datetime | None = None,
-                      finishing: str | None = None, wait: bool = True) -> int | None:
-    """`start_jobs` in a transaction of its own. The LLM path's first marks the turn `finishing` processed.
-    The sweep's does not `wait`: None, at once, when another transaction holds the user's lock (a long
-    import chunk): waiting for it would spend the run's time share."""
-    with ctx.db.transaction() as conn:
-        if wait:
-            locks.lock_user(conn, tenant_id, user_id)
-        elif not locks.try_lock_user(conn, tenant_id, user_id):
-            return None
-        if finishing is not None:
-            turn_rows.finish(conn, tenant_id, [finishing])
-        return start_jobs(conn, ctx, tenant_id, user_id, now, embed_here=embed_here)
-
-
 def _start(job: dict[str, Any]) -> tuple[datetime | None, str]:
     """When a job to come starts (None: its value names no day) and the employer it names."""
     value = job["value"] or ""
@@ -1030,7 +1038,9 @@ def _start(job: dict[str, Any]) -> tuple[datetime | None, str]:
 @dataclass
 class JobsDue:
     started: int = 0  # jobs to come that became the job
-    failed: int = 0  # users whose start failed (logged): the next sweep tries them again, or after JOB_START_BACKOFF
+    # jobs to come whose start failed (logged): the next sweep tries them again, or after JOB_START_BACKOFF for a
+    # text the embedder refused
+    failed: int = 0
     # users due whom the time or the embedder did not reach, or whose lock another transaction held: the
     # next sweep's, the earliest day first
     left: int = 0
@@ -1046,12 +1056,6 @@ class JobsDue:
 # runs' calls in one, and still starts the job the same day once the embedder takes the text (a model changed, a
 # limit raised); JobStartsFailed still moves each hour, so a start failing for good stays in sight.
 JOB_START_BACKOFF = timedelta(hours=1)
-
-
-def _backed_off(job: dict[str, Any], now: datetime | None = None) -> bool:
-    """Whether a start of this job to come failed for its own within JOB_START_BACKOFF of `now` (the clock's)."""
-    failed = job["start_failed_at"]
-    return failed is not None and failed > (now or datetime.now(timezone.utc)) - JOB_START_BACKOFF
 
 
 class _StartFailure(enum.Enum):
@@ -1087,20 +1091,19 @@ def start_jobs_due(ctx: Context, seconds: float) -> JobsDue:
     a user whose job names no day or a day to come is neither locked nor given a transaction every 5
     minutes; under the lock start_jobs reads and decides again. A user whose lock another transaction holds
     is left for the next run, not waited for. What a start embeds is embedded with no lock held
-    (_embedding_unlocked; under the lock only past its rounds). One user's failure (a deadlock, a text of
-    theirs the embedder refuses) is logged and the others go on, but the embedder down (_start_failure) stops
-    the starts: each of the others would wait out its attempts in turn (an endpoint down on the 1st of a
-    month, with every "next month" due), so they are left, counted in `left`, for the next run. A failure that
-    may be gone by then is tried again next run; a text the embedder refuses would be refused again: that
-    user's jobs due are left for JOB_START_BACKOFF (migration 0046's start_failed_at). Transactions begin
+    (_start_jobs_alone). A job's start the embedder refuses a text of fails alone (start_jobs), left for
+    JOB_START_BACKOFF; any other failure of a user's starts (a deadlock, a fault of memex's own) fails that
+    user's, logged, and the others go on, but the embedder down (_start_failure) stops the starts: each of the
+    others would wait out its attempts in turn (an endpoint down on the 1st of a month, with every "next month"
+    due), so they are left, counted in `left`, for the next run, which tries them all again. Transactions begin
     within `seconds` (TransactionTime), so that what comes after in the run keeps its time."""
-    now, due, ids = datetime.now(timezone.utc), {}, defaultdict(list)
-    for job in jobs_rows.everyones(ctx.db.connection()):
+    now, due, jobs = datetime.now(timezone.utc), {}, Counter()
+    for job in jobs_rows.everyones(ctx.db.connection(), JOB_START_BACKOFF):
         start, name = _start(job)
-        if start is not None and start <= now and name and not _backed_off(job, now):
+        if start is not None and start <= now and name:
             user = (job["tenant_id"], job["user_id"])
             due[user] = min(start, due.get(user, start))
-            ids[user].append(job["id"])
+            jobs[user] += 1
     within, result, held = TransactionTime(seconds), JobsDue(), []
     for n, (tenant_id, user_id) in enumerate(sorted(due, key=due.__getitem__)):
         if not within.allows():
@@ -1108,16 +1111,17 @@ def start_jobs_due(ctx: Context, seconds: float) -> JobsDue:
             break
         began = time.monotonic()
         try:
-            started = _embedding_unlocked(ctx, tenant_id, lambda ctx, embed_here: _start_jobs_alone(
-                ctx, tenant_id, user_id, embed_here, now, wait=False))
+            started = _start_jobs_alone(ctx, tenant_id, user_id, now, wait=False)
             if started is None:
                 result.left += 1
                 held.append(user_hash(tenant_id, user_id))
             else:
-                result.started += started
+                result.started += started.jobs
+                result.failed += len(started.refused)
         except Exception as exc:  # noqa: BLE001 - one user's failure is not the others'
-            result.failed += 1
-            ctx.metrics.record(JOB_STARTS_FAILED)
+            # none of the user's jobs due started: their transaction was rolled back
+            result.failed += jobs[(tenant_id, user_id)]
+            ctx.metrics.record(JOB_STARTS_FAILED, jobs[(tenant_id, user_id)])
             failure = _start_failure(ctx, exc)
             # The exception's type only: its message may quote what the user said.
             if failure is _StartFailure.DOWN:
@@ -1126,15 +1130,10 @@ def start_jobs_due(ctx: Context, seconds: float) -> JobsDue:
                             "them are left for the next sweep", type(exc).__name__, user_hash(tenant_id, user_id),
                             len(due) - n - 1)
                 break
-            if failure is _StartFailure.DEFECT:
-                log.error("starting the jobs to come of user %s failed (%s); the next sweep tries again",
-                          user_hash(tenant_id, user_id), type(exc).__name__, exc_info=exc)
-            elif failure is _StartFailure.AGAIN or not _start_failed(ctx, tenant_id, user_id, ids[(tenant_id, user_id)]):
-                log.warning("starting the jobs to come of user %s failed (%s); the next sweep tries again",
-                            user_hash(tenant_id, user_id), type(exc).__name__)
-            else:
-                log.warning("starting the jobs to come of user %s failed (%s); the sweep tries again in %d minutes",
-                            user_hash(tenant_id, user_id), type(exc).__name__, JOB_START_BACKOFF.total_seconds() // 60)
+            log.log(logging.ERROR if failure is _StartFailure.DEFECT else logging.WARNING,
+                    "starting the jobs to come of user %s failed (%s); the next sweep tries again",
+                    user_hash(tenant_id, user_id), type(exc).__name__,
+                    exc_info=exc if failure is _StartFailure.DEFECT else None)
         within.took(time.monotonic() - began)
     if held:
         # A user left run after run is one a transaction keeps locked (an import that does not end): said
@@ -1144,22 +1143,6 @@ def start_jobs_due(ctx: Context, seconds: float) -> JobsDue:
         log.warning("the jobs to come of %d users were left for the next sweep: another transaction held their "
                     "lock (%s)", len(held), ", ".join(held))
     return result
-
-
-def _start_failed(ctx: Context, tenant_id: str, user_id: str, ids: list[str]) -> bool:
-    """Note these jobs' start failed (start_jobs_due's back-off); whether they were. Not if another transaction
-    holds the user's lock (it may hold their rows too, and the sweep waits for no writer), nor if the database
-    failed meanwhile (logged): one user's failure ends no run; the next run asks once more."""
-    try:
-        with ctx.db.transaction() as conn:
-            if not locks.try_lock_user(conn, tenant_id, user_id):
-                return False
-            jobs_rows.start_failed(conn, tenant_id, ids)
-            return True
-    except psycopg.Error as exc:
-        log.warning("noting the failed start of user %s's jobs to come failed (%s)", user_hash(tenant_id, user_id),
-                    type(exc).__name__)
-        return False
 
 
 def process_inline(ctx: Context, tenant_id: str, turn_id: str) -> None:

@@ -76,8 +76,19 @@ def down(embedder: Embedder, exc: BaseException) -> bool:
     that stopped for it would stop at every run, with that text first in line."""
     if not unavailable(exc):
         return False
+    # Asked again of one failure (a job start's savepoint, then the sweep it fails), the probe's answer is
+    # kept on it, a note in its traceback: a second probe would wait for a down embedder once more.
+    for answer, note in _PROBED.items():
+        if note in getattr(exc, "__notes__", ()):
+            return answer
     try:
         embedder.probe()
     except Exception:  # noqa: BLE001 - it fails alike: down
+        exc.add_note(_PROBED[True])
         return True
+    exc.add_note(_PROBED[False])
     return False
+
+
+_PROBED = {True: "memex: the embedder's probe failed too: it is down",
+           False: "memex: the embedder answered a probe after this failure"}

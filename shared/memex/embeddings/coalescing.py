@@ -14,6 +14,7 @@ from typing import Sequence
 
 import numpy as np
 
+from memex import embeddings
 from memex.embeddings.base import Embedder
 
 
@@ -70,6 +71,16 @@ class CoalescingEmbedder:
         try:
             vectors = self._inner.embed([text for call in calls for text in call.texts])
         except BaseException as exc:
+            if len(calls) > 1 and isinstance(exc, Exception) and not embeddings.unavailable(exc):
+                # One caller's text may be what the embedder refused (a local embedder's own error): every
+                # caller got the error, and a job start failing for another user's text was taken for refused
+                # (pipeline). Each caller's texts once more on their own: only the caller whose text fails gets it.
+                for call in calls:
+                    try:
+                        call.vectors = self._inner.embed(call.texts)
+                    except Exception as own:  # noqa: BLE001 - handed to that caller
+                        call.error = own
+                return
             for call in calls:
                 call.error = exc
             return
