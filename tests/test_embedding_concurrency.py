@@ -24,6 +24,10 @@ def texts() -> list[str]:
     return [item["text"] for item in json.loads(REFERENCE.read_text(encoding="utf-8"))["items"]]
 
 
+class _Stop(BaseException):
+    """What a Ctrl-C or an exit is to the embedding caller: no Exception."""
+
+
 class GatedRecorder:
     """A real MiniLM embedder that records each batch it is given and holds its first call until
     the test opens the gate, so that the other callers are all waiting behind it."""
@@ -35,6 +39,7 @@ class GatedRecorder:
         self.gate = threading.Event()
         self.fail_with: Exception | None = None
         self.refusing = ""  # a word whose texts it raises for, as a local embedder's own error would
+        self.stopping = ""  # a word whose texts, embedded on their own, meet a Ctrl-C
 
     def embed(self, texts):
         self.batches.append(list(texts))
@@ -44,6 +49,8 @@ class GatedRecorder:
             raise self.fail_with
         if self.refusing and any(self.refusing in text for text in texts):
             raise ValueError("this text is refused")
+        if self.stopping and all(self.stopping in text for text in texts):
+            raise _Stop()
         return self._inner.embed(texts)
 
     def probe(self) -> None:
@@ -148,3 +155,38 @@ def test_a_batch_failing_for_one_callers_text_fails_that_caller_alone(texts):
     assert not isinstance(results[1], Exception), results[1]
     diff = float(np.max(np.abs(results[1] - MiniLMEmbedder().embed([texts[1]]))))
     assert diff < 1e-5, f"max abs diff {diff:.2e}"
+
+
+def test_a_stop_while_callers_texts_are_embedded_again_leaves_no_caller_without_an_answer(texts):
+    """A batch failing for one caller's text is embedded again caller by caller; a Ctrl-C (a BaseException)
+    met there left the callers after it with neither vectors nor an error, and their embed returned None."""
+    recorder = GatedRecorder()
+    recorder.refusing, recorder.stopping = "Kayak", "Stopped"
+    embedder = CoalescingEmbedder(recorder)
+
+    def one(text: str):
+        try:
+            return embedder.embed([text])
+        except BaseException as exc:  # noqa: BLE001 - what the caller got
+            return exc
+
+    def waiting(n: int) -> None:
+        deadline = time.monotonic() + 30
+        while sum(len(call.texts) for call in list(embedder._waiting)) < n:
+            assert time.monotonic() < deadline, "the callers never waited behind the first"
+            time.sleep(0.01)
+
+    with ThreadPoolExecutor(4) as pool:
+        first = pool.submit(one, texts[0])  # held by the gate: the three after it share the next batch, in order
+        deadline = time.monotonic() + 30
+        while not recorder.batches:
+            assert time.monotonic() < deadline, "the first call never reached the embedder"
+            time.sleep(0.01)
+        after = []
+        for n, text in enumerate(["My employer is Kayak.", "Stopped here.", texts[1]], start=1):
+            after.append(pool.submit(one, text))
+            waiting(n)
+        recorder.gate.set()
+        results = [future.result() for future in after]
+    assert all(result is not None for result in results), results
+    assert any(isinstance(result, _Stop) for result in results), results

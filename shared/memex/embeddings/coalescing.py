@@ -75,11 +75,15 @@ class CoalescingEmbedder:
                 # One caller's text may be what the embedder refused (a local embedder's own error): every
                 # caller got the error, and a job start failing for another user's text was taken for refused
                 # (pipeline). Each caller's texts once more on their own: only the caller whose text fails gets it.
-                for call in calls:
+                for n, call in enumerate(calls):
                     try:
                         call.vectors = self._inner.embed(call.texts)
                     except Exception as own:  # noqa: BLE001 - handed to that caller
                         call.error = own
+                    except BaseException as stop:  # Ctrl-C, an exit: no caller after this one waits for vectors
+                        for left in calls[n:]:
+                            left.error = stop
+                        raise
                 return
             for call in calls:
                 call.error = exc
