@@ -3,7 +3,10 @@ facts filed under that kind, though they say none of its words (retrieval/topics
 
 from __future__ import annotations
 
+import random
 import re
+import uuid
+from datetime import datetime, timedelta, timezone
 
 import pytest
 
@@ -738,3 +741,81 @@ def test_where_she_lives_is_read_in_her_own_lines(content, tells):
 def test_the_place_questions_ask_where_she_lives(question, place):
     topic = topics.asked(question)
     assert (topic is not None and bool(topic.told) and "city" in topic.key_words) is place, question
+
+
+def _keyed_user(ctx) -> str:
+    """A tenant of its own whose user has more facts under each of a few keys than a ranking's ten,
+    of every importance, some no longer current, some of them messages, and 300 under a key no
+    question below names."""
+    from memex.db import memories as memory_rows
+    from memex.db import tenants
+
+    rng = random.Random(11)
+    tenant = f"t-{uuid.uuid4().hex[:10]}"
+    start = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    keys = ["employer"] * 14 + ["melanie_employer"] * 12 + ["role"] * 3 + ["partner_employer"] * 4 + ["likes"] * 300
+    with ctx.db.transaction() as conn:
+        tenants.ensure_tenant(conn, tenant)
+        for i, key in enumerate(keys):
+            memory_rows.insert(conn, tenant, {
+                "id": f"m{i:03d}", "user_id": "u", "memory_type": rng.choice(("semantic",) * 4 + ("episodic",)),
+                "type": "fact", "key": key, "value": f"v{i}", "content": f"The user's {key} is v{i}.",
+                "importance": rng.choice((0.3, 0.5, 0.8)), "active": rng.random() < 0.7,
+                # days apart, hours the same: ties of importance and time are ordered by id
+                "valid_from": start + timedelta(days=rng.randrange(8)),
+                "embedding": [1.0] + [0.0] * (ctx.settings.embedding_dim - 1)})
+    return tenant
+
+
+def test_the_topic_channel_ranks_the_first_facts_of_all_the_kinds_keys(ctx):
+    """Each key's first ten read in the index's order (memories.topic_statement) are the first ten of
+    the kinds' facts as a sort of all of them puts them: the most important, then the latest, then by id."""
+    from memex.db import memories as memory_rows
+    from memex.models import SearchFilters
+
+    tenant = _keyed_user(ctx)
+    conn = ctx.db.connection()
+    rows = conn.execute("SELECT id, key, importance, valid_from, active, memory_type FROM memories "
+                        "WHERE tenant_id = %s", (tenant,)).fetchall()
+    asked = topics.asked("What is her job?")  # her role, her employer, a participant's; not her partner's
+    assert asked is not None
+    for include_inactive in (False, True):
+        kind = [r for r in rows if re.search(asked.keys, r["key"]) and r["memory_type"] != "episodic"
+                and (r["active"] or include_inactive)]
+        expected = sorted(kind, key=lambda r: (-r["importance"], -r["valid_from"].timestamp(), r["id"]))
+        assert len({r["key"] for r in kind}) == 3 and len(kind) > 10
+        for limit in (1, 10, 100):
+            ranked = memory_rows.topic_statement(tenant, "u", None, SearchFilters(), include_inactive, asked.keys,
+                                                 limit).run(conn)
+            assert [item for item, _ in ranked.ranked] == [r["id"] for r in expected[:limit]], (include_inactive, limit)
+            assert [ranked.found[r["id"]].key for r in expected[:limit]] == [r["key"] for r in expected[:limit]]
+
+
+def test_the_topic_channel_reads_the_facts_of_the_kinds_asked_not_every_keyed_fact(ctx):
+    """The user's keys are matched, not each keyed fact's row: asked about her role (three facts), the
+    statement reads a few rows, not the 333 keyed ones (main read them all, the kind matching 3)."""
+    from memex.db import memories as memory_rows
+    from memex.models import SearchFilters
+
+    tenant = _keyed_user(ctx)
+    conn = ctx.db.connection()
+    conn.execute("ANALYZE memories")
+
+    def rows_read() -> int:
+        """The memories' rows read so far in this transaction: by a scan of the table, and fetched
+        through any of its indexes (counted under the index)."""
+        return conn.execute(
+            """SELECT pg_stat_get_xact_tuples_returned('memories'::regclass)
+                      + pg_stat_get_xact_tuples_fetched('memories'::regclass)
+                      + (SELECT sum(pg_stat_get_xact_tuples_fetched(indexrelid)) FROM pg_index
+                         WHERE indrelid = 'memories'::regclass) AS n""").fetchone()["n"]
+
+    with conn.transaction():
+        before = rows_read()
+        # a kind's keys as topics.py writes them: no prefix an index could read a range of
+        ranked = memory_rows.topic_statement(tenant, "u", None, SearchFilters(), True, "(?:^|_)role$", 10).run(conn)
+        read = rows_read() - before
+    assert len(ranked.ranked) == sum(r["key"] == "role" and r["memory_type"] != "episodic" for r in conn.execute(
+        "SELECT key, memory_type FROM memories WHERE tenant_id = %s", (tenant,)).fetchall())
+    # a probe for each of the 5 keys, the role's 3 rows, and its facts read whole
+    assert read < 30, read
