@@ -793,3 +793,32 @@ def test_the_sweeps_job_start_failures_are_noted_from_0046_on_without_rewriting_
         assert apply_migrations(conn, 384) == [version]
         assert conn.execute(table_file).fetchone()[0] == before
         assert conn.execute("SELECT count(*), count(start_failed_at) FROM memories").fetchone() == (2000, 0)
+
+
+def test_the_keys_in_order_index_replaces_the_keys_index_on_a_database_before_0048(ctx):
+    """Migration 0048 on a database written before it: the user's keyed memories are in the new index,
+    each key's in the topic channel's order, the index is valid (built concurrently), and the index it
+    replaces, its prefix, is gone; a read by key takes the new one."""
+    version = "0048_keys_in_order"
+    with _migrated_database(ctx, "memex_before_0048") as conn:
+        # the schema as it was before
+        conn.execute("DROP INDEX memories_user_key_order")
+        conn.execute("CREATE INDEX memories_user_key ON memories (tenant_id, user_id, key) WHERE key IS NOT NULL")
+        conn.execute("DELETE FROM schema_migrations WHERE version = %s", (version,))
+        conn.execute("INSERT INTO tenants (id) VALUES ('t')")
+        for id_, key, importance in (("low", "employer", 0.3), ("high", "employer", 0.8), ("none", None, 0.9),
+                                     ("city", "city", 0.5)):
+            conn.execute("""INSERT INTO memories (tenant_id, id, user_id, memory_type, type, key, content, importance,
+                                                  valid_from)
+                            VALUES ('t', %s, 'u', 'semantic', 'fact', %s, %s, %s, now())""",
+                         (id_, key, id_, importance))
+        assert apply_migrations(conn, 384) == [version]
+        assert _index_valid(conn, "memories_user_key_order") is True
+        assert _index_valid(conn, "memories_user_key") is None
+        conn.execute("SET enable_seqscan = off")
+        conn.execute("SET enable_bitmapscan = off")
+        ordered = """SELECT id FROM memories WHERE tenant_id = 't' AND user_id = 'u' AND key = 'employer'
+                     ORDER BY importance DESC, valid_from DESC, id LIMIT 5"""
+        assert [r[0] for r in conn.execute(ordered)] == ["high", "low"]
+        plan = "\n".join(r[0] for r in conn.execute("EXPLAIN " + ordered))
+        assert "memories_user_key_order" in plan and "Sort" not in plan
