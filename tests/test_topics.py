@@ -13,6 +13,7 @@ import pytest
 from memex import people
 from memex.retrieval import past, topics
 
+
 @pytest.mark.parametrize("question, kind_word", [
     ("Does she have any pets?", "pets"),
     ("What animals does the user own?", "animals"),
@@ -118,6 +119,7 @@ def test_a_question_naming_a_kind_of_fact_is_recognised(question, kind_word):
     asked = topics.asked(question)
     assert asked is not None and kind_word in asked.words
 
+
 @pytest.mark.parametrize("question", [
     "What is her pet peeve?",
     "Do I eat animal products?",
@@ -194,6 +196,7 @@ def test_a_question_naming_a_kind_of_fact_is_recognised(question, kind_word):
 def test_a_phrase_that_means_something_else_names_no_kind(question):
     assert topics.asked(question) is None
 
+
 @pytest.mark.parametrize("question", ["What's my partner's job?", "What is my spouse's job?",
                                       "What's my husband's job?", "Where is her boyfriend's office?"])
 def test_something_of_the_partners_asked_as_theirs_names_the_partners_facts(question):
@@ -201,9 +204,11 @@ def test_something_of_the_partners_asked_as_theirs_names_the_partners_facts(ques
     assert asked is not None and re.search(asked.keys, "partner_anna_role") and not re.search(asked.keys, "role"), asked
     assert topics.asked("What's my brother's job?") is None
 
+
 def test_a_place_in_a_home_names_no_home():
     asked = topics.asked("Any animals in his home?")
     assert asked is not None and asked.words == {"animals"}
+
 
 def test_the_kinds_a_question_names_name_their_keys_to_the_history():
     # "company" names no key by its own word: the ended employer is found by the kind's (past.key_words)
@@ -214,11 +219,13 @@ def test_the_kinds_a_question_names_name_their_keys_to_the_history():
     words = past.key_words(question, topics.asked(question))
     assert "team" in words and "favorite" not in words, words
 
+
 def _said(tenant, *lines: tuple[str | None, str]):
     body = {"user_id": tenant.user, "session_id": "s1", "user_name": "Ines",
             "messages": [{"role": "user", **({"name": name} if name else {}), "content": text} for name, text in lines]}
     response = tenant.post("/v1/turns?wait=true", body)
     assert response.status_code == 201, response.text
+
 
 def test_the_facts_of_the_kind_asked_come_first(tenant):
     # On main "Does she have any pets?" put "The user is vegetarian." (0.50) and the asthma above the
@@ -235,12 +242,14 @@ def test_the_facts_of_the_kind_asked_come_first(tenant):
     health = tenant.search("Does the user have any health problems?")
     assert health and health[0]["key"] == "health_condition", [r["content"] for r in health]
 
+
 def test_a_kind_is_answered_for_whom_the_question_asks(tenant):
     _said(tenant, (None, "I have a cat named Miso."), ("Leila", "My dog is called Biscuit."))
     mine = tenant.search("Does the user have any pets?")
     assert mine and mine[0]["key"] == "pet_cat_name", [r["content"] for r in mine]
     hers = tenant.search("Does Leila have any pets?")
     assert hers and hers[0]["key"] == "leila_pet_dog_name", [r["content"] for r in hers]
+
 
 def test_a_question_about_the_user_as_a_whole_is_answered_by_their_facts(tenant):
     # It names no kind of fact and says none of their words: the floor's gate let nothing through.
@@ -254,9 +263,11 @@ def test_a_question_about_the_user_as_a_whole_is_answered_by_their_facts(tenant)
             [r["content"] for r in found]
     assert tenant.search("What do you know about Python?") == []
 
+
 def test_a_user_with_no_fact_of_the_kind_gets_none_from_it(tenant):
     tenant.turn("I'm vegetarian.")
     assert tenant.search("What does the user do in her spare time?") == []
+
 
 def test_pets_counted_but_not_named_answer_a_question_about_pets(tenant):
     # "we have two rabbits" filed no pet before: "Do I own any animals?" put "The user is vegan." first.
@@ -265,12 +276,14 @@ def test_pets_counted_but_not_named_answer_a_question_about_pets(tenant):
     pets = tenant.search("Do I own any animals?")
     assert pets and pets[0]["content"] == "The user has 2 rabbits.", [r["content"] for r in pets]
 
+
 def test_every_pet_of_a_list_stays_current(tenant):
     # Two hamsters named at once: the second name replaced the first when a hamster's name held one value.
     _said(tenant, (None, "We have two hamsters, Bo and Mo."))
     pets = tenant.search("What pets does the user have?")
     named = {r["value"] for r in pets if r["key"] == "pet_hamster_name" and r["active"]}
     assert named == {"Bo", "Mo"}, [r["content"] for r in pets]
+
 
 def test_a_pet_without_a_name_answers_a_question_about_pets(tenant):
     # "I have a dog." filed nothing before: "Does she have any pets?" had only the diet to find.
@@ -280,6 +293,7 @@ def test_a_pet_without_a_name_answers_a_question_about_pets(tenant):
     assert pets and pets[0]["key"] == "pet_kind", [r["content"] for r in pets]
     kinds = {r["value"] for r in pets if r["key"] == "pet_kind" and r["active"]}
     assert kinds == {"dog", "cat"}, [r["content"] for r in pets]  # the kitten added to the dog, not replacing it
+
 
 def test_a_pet_that_died_is_no_longer_current(tenant):
     # "Our dog Rex died last year." filed Rex as the current dog's name again.
@@ -293,12 +307,14 @@ def test_a_pet_that_died_is_no_longer_current(tenant):
     # the other pet stays
     assert [m["value"] for m in memories if m["key"] == "pet_cat_name" and m["active"]] == ["Luna"]
 
+
 def test_a_pet_given_away_without_its_name_ends_its_kind(tenant):
     assert tenant.turn("We've got a cat.", session="s1").status_code == 201
     assert tenant.turn("We had to give our cat away.", session="s2").status_code == 201
     memories = tenant.get(f"/v1/users/{tenant.user}/memories", params={"include_inactive": "true"}).json()["memories"]
     cat = {(m["content"], m["active"]) for m in memories if m["key"] == "pet_kind"}
     assert cat == {("The user has a cat.", False), ("The user used to have a cat.", False)}, cat
+
 
 def test_the_only_pet_of_a_kind_given_away_ends_its_name(tenant):
     assert tenant.turn("I have a cat named Luna and a dog named Rex.", session="s1").status_code == 201
@@ -307,6 +323,7 @@ def test_the_only_pet_of_a_kind_given_away_ends_its_name(tenant):
     current = {(m["key"], m["value"]) for m in memories if (m["key"] or "").startswith("pet_") and m["active"]}
     assert current == {("pet_dog_name", "Rex")}, current
 
+
 def test_a_pet_named_after_its_kind_answers_what_it_is_called(tenant):
     # "The user has a dog." came above the name for "What is my dog called?" while both were current.
     assert tenant.turn("I have a dog.", session="s1").status_code == 201
@@ -314,6 +331,7 @@ def test_a_pet_named_after_its_kind_answers_what_it_is_called(tenant):
     called = tenant.search("What is my dog called?")
     assert called and "Rex" in called[0]["content"], [r["content"] for r in called]
     assert not [r for r in called if r["key"] == "pet_kind" and r["active"]], [r["content"] for r in called]
+
 
 def test_languages_a_nationality_and_schooling_answer_the_questions_that_name_them(tenant):
     # On main nothing was filed from these lines: "What's her nationality?" had only the messages.
@@ -328,6 +346,7 @@ def test_languages_a_nationality_and_schooling_answer_the_questions_that_name_th
     assert nationality and nationality[0]["key"] == "nationality", [r["content"] for r in nationality]
     studied = tenant.search("Where did she study?")
     assert studied and studied[0]["key"] in ("school", "field_of_study"), [r["content"] for r in studied]
+
 
 def test_a_fact_asked_in_other_words_comes_first(tenant):
     # On main "Which company is she with?" put the job title above the employer, "Any kids?" and
@@ -345,6 +364,7 @@ def test_a_fact_asked_in_other_words_comes_first(tenant):
     work = tenant.search("What's her line of work?")
     assert work and work[0]["key"] == "role", [r["content"] for r in work]
 
+
 def test_the_country_she_is_from_is_answered_by_where_she_grew_up(tenant):
     # No key says "country": on main "Which country is she from?" named no kind, and "The user lives
     # in Dublin." came above where she grew up.
@@ -353,6 +373,7 @@ def test_the_country_she_is_from_is_answered_by_where_she_grew_up(tenant):
     found = tenant.search("Which country is she from?")
     assert found and found[0]["key"] == "hometown", [r["content"] for r in found]
 
+
 def test_a_company_asked_about_after_the_job_ended_is_answered_by_the_news(tenant):
     # On main "Which company is she with?" returned nothing: "company" named no key, and the gate shut.
     for n, text in enumerate(("My name is Lena, I'm based in Munich.", "I work at Siemens as an analyst.",
@@ -360,6 +381,7 @@ def test_a_company_asked_about_after_the_job_ended_is_answered_by_the_news(tenan
         tenant.turn(text, session=f"s{n}", timestamp=f"2026-0{n + 1}-05T09:00:00Z")
     found = tenant.search("Which company is she with?")
     assert found and found[0]["content"] == "I don't work at Siemens anymore.", [r["content"] for r in found]
+
 
 def test_a_list_question_finds_items_that_never_say_its_kind(tenant):
     # "What activities has she done with her family?" found "We went camping" only by its words, which
@@ -374,6 +396,7 @@ def test_a_list_question_finds_items_that_never_say_its_kind(tenant):
     books = tenant.search("What books has Mira read?", top_k=3)
     assert books and books[0]["key"] == "mira_book", [r["content"] for r in books]
 
+
 def test_being_a_student_retired_or_out_of_work_answers_what_one_does():
     # the work status is no job title, but it is what a question about one's job asks
     for question in ("What is the user's occupation?", "What's her job?", "What do I do?",
@@ -381,11 +404,13 @@ def test_being_a_student_retired_or_out_of_work_answers_what_one_does():
         asked = topics.asked(question)
         assert asked is not None and re.search(asked.keys, "employment_status"), question
 
+
 def test_the_job_to_come_is_first_for_where_she_works_next():
     keys = {"job": "employer", "next": "next_job"}
     for question in ("Where will she work next?", "What job is he starting?", "Which company is she joining?"):
         order = topics.ordered(topics.asked(question), _scored("job", "next"), keys)
         assert [item for item, _, _ in order] == ["next", "job"], question
+
 
 def test_what_she_does_is_answered_by_her_work_status_or_her_new_title(tenant):
     # On main "What do I do?" and "What is the user's occupation?" returned nothing for a student (the
@@ -400,6 +425,7 @@ def test_what_she_does_is_answered_by_her_work_status_or_her_new_title(tenant):
     found = tenant.search("What does she do?", user_id="ana")
     assert found and found[0]["key"] == "role", [r["content"] for r in found]
 
+
 def test_the_job_to_come_answers_where_she_works_next(tenant):
     # On main "Where will she work next?" and "What job is she starting?" put the employer first.
     for n, text in enumerate(("I live in Lyon.", "I work at Danone.", "I'm joining Nestle in June.")):
@@ -408,8 +434,10 @@ def test_the_job_to_come_answers_where_she_works_next(tenant):
         facts = [r["key"] for r in tenant.search(question) if r["memory_type"] != "episodic"]
         assert facts[:1] == ["next_job"], (question, facts)
 
+
 def _scored(*items: str) -> list[topics.Scored]:
     return [(item, round(1.0 - n / 10, 2), {"score": round(1.0 - n / 10, 2)}) for n, item in enumerate(items)]
+
 
 def test_the_facts_that_answer_a_kind_first_come_just_above_the_best_of_the_others():
     # "Does she have kids?": the count, ranked fourth, comes just above the daughter's name; the
@@ -424,6 +452,7 @@ def test_the_facts_that_answer_a_kind_first_come_just_above_the_best_of_the_othe
         order = topics.ordered(topics.asked(question), _scored("name", "count"), keys)
         assert [item for item, _, _ in order] == ["name", "count"], question
 
+
 def test_the_job_to_come_comes_right_after_the_job_and_first_when_asked_for():
     keys = {"job": "employer", "next": "next_job", "title": "role"}
     # ranked above the current employer or far below it, it comes right after it
@@ -435,6 +464,7 @@ def test_the_job_to_come_comes_right_after_the_job_and_first_when_asked_for():
     assert [item for item, _, _ in order] == ["next", "title", "job"]
     # without the job it comes after, it keeps its place
     assert topics.ordered(topics.asked("Where does she work?"), _scored("city", "next"), keys) == _scored("city", "next")
+
 
 def test_several_facts_that_answer_come_in_the_order_a_user_expects(tenant):
     # On main "Does she have kids?" put the daughter's name above the number of children, "Where did
@@ -451,6 +481,7 @@ def test_several_facts_that_answer_come_in_the_order_a_user_expects(tenant):
         assert found and found[0]["key"] == key, (question, [r["content"] for r in found])
     work = [r["key"] for r in tenant.search("Where does she work?") if r["memory_type"] != "episodic"]
     assert work[:2] == ["employer", "next_job"], work
+
 
 def test_the_job_title_and_the_field_of_study_come_before_the_employer_and_the_school():
     # "What's her job?" asks as what she works: the title first, unless where, for whom or the job to come
@@ -472,6 +503,7 @@ def test_the_job_title_and_the_field_of_study_come_before_the_employer_and_the_s
         ranked = _scored("school", "status", "field")
         assert topics.ordered(topics.asked(question), ranked, keys) == ranked, question
 
+
 def test_studies_the_job_title_whom_she_lives_with_and_the_role_to_come_answer_first(tenant):
     # On main "What's her major?" put the school first, "Who does he live with?" the city,
     # "What's her job?" the employer above the title, and "What position is he taking next?" found nothing.
@@ -492,6 +524,7 @@ def test_studies_the_job_title_whom_she_lives_with_and_the_role_to_come_answer_f
         facts = [r["key"] for r in tenant.search(question, user_id=user) if r["memory_type"] != "episodic"]
         assert facts[:1] == [key], (question, facts)
 
+
 def test_a_student_the_partner_is_asked_about_names_the_partner_not_her_schooling():
     # "a student" describes whom she dates: the partner's facts lead, her own schooling is not asked for
     for question in ("Is he dating a student?", "Is her husband a doctor?"):
@@ -505,6 +538,7 @@ def test_a_student_the_partner_is_asked_about_names_the_partner_not_her_schoolin
     order = topics.ordered(topics.asked("Is she dating a student?"), _scored("status", "school", "name", "role"), keys)
     assert [item for item, _, _ in order] == ["name", "role", "status", "school"]
     assert [score for _, score, _ in order] == sorted((score for _, score, _ in order), reverse=True)
+
 
 def test_where_she_is_based_her_uni_her_work_and_whom_she_dates_are_answered_by_their_kinds(tenant):
     # On main "Where is she based?" put the employer above the city, "Which uni did she go to?" found
@@ -521,6 +555,7 @@ def test_where_she_is_based_her_uni_her_work_and_whom_she_dates_are_answered_by_
         facts = [r["key"] or "" for r in tenant.search(question)]
         assert facts and facts[0].startswith(key), (question, facts)
 
+
 def test_asked_for_the_childrens_names_the_count_comes_right_after_them():
     # "children" is searched with "kids" (keywords.py): the count, which says no name, came first for
     # "What are the user's kids called?"
@@ -530,6 +565,7 @@ def test_asked_for_the_childrens_names_the_count_comes_right_after_them():
     assert [item for item, _, _ in order] == ["zoe", "count", "city", "mia"]
     order = topics.ordered(topics.asked("Does she have kids?"), _scored("zoe", "count"), keys)
     assert [item for item, _, _ in order] == ["count", "zoe"]
+
 
 def test_the_people_in_the_users_life_are_asked_about_by_what_they_are_to_her(tenant):
     # On main "Tell me about my grandparents." put the uncle's and the aunt's names between the
@@ -553,6 +589,7 @@ def test_the_people_in_the_users_life_are_asked_about_by_what_they_are_to_her(te
     relatives = [key for key in family if key.startswith(("cousin_", "grandmother_", "grandfather_", "aunt_"))]
     assert len(relatives) == 6 and family[:6] == relatives, family  # the aunt's and the cousin's names too
 
+
 @pytest.mark.parametrize("question", [
     "How do I deal with a difficult boss?",  # no one's boss
     "Who was the boss of Tammany Hall?",
@@ -560,6 +597,7 @@ def test_the_people_in_the_users_life_are_asked_about_by_what_they_are_to_her(te
 ])
 def test_a_boss_or_grandparents_of_no_one_are_nobody_in_her_life(question):
     assert topics.asked(question) is None
+
 
 @pytest.mark.parametrize("question, own_key", [
     ("How old is my grandpa?", "age"),
@@ -571,6 +609,7 @@ def test_her_own_kind_is_not_asked_by_a_question_about_someone_in_her_life(quest
     asked = topics.asked(question)
     assert asked is None or not re.search(asked.keys, own_key)
 
+
 @pytest.mark.parametrize("own_kind_question, theirs", [
     ("Where is the user based?", "boss_city"),
     ("How old is she?", "grandfather_age"),
@@ -578,6 +617,7 @@ def test_her_own_kind_is_not_asked_by_a_question_about_someone_in_her_life(quest
 ])
 def test_the_facts_of_someone_in_her_life_do_not_answer_her_own_kind(own_kind_question, theirs):
     assert not re.search(topics.asked(own_kind_question).keys, theirs)
+
 
 def test_an_operation_or_an_injury_answers_a_question_about_health_or_surgery(tenant):
     """Round 15's surgery and injury facts are health facts: "any health problems?" and "any surgery?"
@@ -588,6 +628,7 @@ def test_an_operation_or_an_injury_answers_a_question_about_health_or_surgery(te
     assert surgery and surgery[0]["key"] == "surgery", [r["content"] for r in surgery]
     health = tenant.search("Does the user have any health problems?")
     assert {r["key"] for r in health[:2]} == {"surgery", "injury"}, [r["content"] for r in health]
+
 
 @pytest.mark.parametrize("said", ["My knee hurts after long runs.", "My back has been killing me.",
                                   "I pulled a hamstring at the gym.", "Running downhill hurts my knees."])
@@ -604,6 +645,7 @@ def test_the_body_hurting_answers_a_question_about_injuries_or_health(tenant, sa
     assert said not in [r["content"] for r in tenant.search("Does she have any pets?")[:1]]
     assert said not in [r["content"] for r in tenant.search("Does my sister have any injuries?")]
 
+
 def test_no_pain_said_no_injury_found(tenant):
     """Parts of the body said with no pain, or pain with no part of the body, tell of no injury: the
     one-word question still finds nothing."""
@@ -612,6 +654,7 @@ def test_no_pain_said_no_injury_found(tenant):
         assert tenant.turn(text, session=f"s{n}").status_code == 201
     for question in ("injuries", "any injuries?", "health problems"):
         assert tenant.search(question) == [], question
+
 
 @pytest.mark.parametrize("content, tells", [
     ("My knee hurts after long runs.", True),
@@ -633,12 +676,14 @@ def test_the_body_hurting_is_read_with_a_part_of_it_and_a_word_of_pain(content, 
     assert topics.tells(topics.asked("Does the user have any health problems?"), content) is tells
     assert not topics.tells(topics.asked("What are her hobbies?"), content)
 
+
 @pytest.mark.parametrize("word", people.PARTNER)
 def test_every_word_for_the_partner_asks_of_the_partner(word):
     # the words are the vocabulary's (people.PARTNER), not a list of this module's: one added there is read here
     for question in (f"What's my {word}'s job?", f"Is she married to her {word}?", f"Any {people.plural(word)}?"):
         topic = topics.asked(question)
         assert topic is not None and "partner" in topic.key_words, question
+
 
 def test_what_she_owns_and_how_she_lives_are_answered_by_their_facts(tenant):
     # On main none of these questions named a kind: "Does she have a car?" put the city above her
@@ -661,6 +706,7 @@ def test_what_she_owns_and_how_she_lives_are_answered_by_their_facts(tenant):
         facts = [r["key"] for r in tenant.search(question) if r["memory_type"] != "episodic"]
         assert facts[:1] == [key], (question, facts)
 
+
 @pytest.mark.parametrize("content, tells", [
     ("I live in Porto and work at Sonae.", True),
     ("I moved to Lisbon and I work at Feedzai now.", True),
@@ -675,6 +721,7 @@ def test_what_she_owns_and_how_she_lives_are_answered_by_their_facts(tenant):
 def test_where_she_lives_is_read_in_her_own_lines(content, tells):
     for question in ("What city is she in?", "Which country does she live in?", "Where is she based?"):
         assert topics.tells(topics.asked(question), content) is tells, question
+
 
 @pytest.mark.parametrize("question, place", [
     ("What city is she in?", True),
@@ -695,6 +742,7 @@ def test_the_place_questions_ask_where_she_lives(question, place):
     topic = topics.asked(question)
     assert (topic is not None and bool(topic.told) and "city" in topic.key_words) is place, question
 
+
 def test_a_favourite_asked_for_is_answered_by_that_favourite_not_another(tenant):
     # On main only the team was a favourite's kind: "What's my favourite film?" put "My favourite band is
     # Radiohead." and "My favourite book is Dune." first, by meaning ("favourite" says as much of either),
@@ -711,6 +759,7 @@ def test_a_favourite_asked_for_is_answered_by_that_favourite_not_another(tenant)
         found = [r["content"] for r in tenant.search(question)]
         assert found and value in found[0], (question, found)
 
+
 @pytest.mark.parametrize("question, keys", [
     ("What's my favourite film?", {"favorite_film", "favorite_movie", "favorite_sci_fi_movie"}),
     ("What are her favourite novels?", {"favorite_book", "favorite_novel"}),
@@ -726,12 +775,14 @@ def test_a_favourite_names_the_keys_of_that_thing_in_any_of_its_words(question, 
              if re.search(topic.keys, key)}
     assert named == keys, (question, named)
 
+
 @pytest.mark.parametrize("question", ["What's her favourite?", "What is the favourite food of cats?",
                                       "What's my sister's favourite film?", "What do I like best?",
                                       "Who is his least favorite character?"])
 def test_no_favourite_thing_asked_names_no_favourite(question):
     topic = topics.asked(question)
     assert topic is None or "favorite" not in topic.keys, (question, topic)
+
 
 def _keyed_user(ctx) -> str:
     """A tenant of its own whose user has more facts under each of a few keys than a ranking's ten,
@@ -756,6 +807,7 @@ def _keyed_user(ctx) -> str:
                 "embedding": [1.0] + [0.0] * (ctx.settings.embedding_dim - 1)})
     return tenant
 
+
 def test_the_topic_channel_ranks_the_first_facts_of_all_the_kinds_keys(ctx):
     """Each key's first ten read in the index's order (memories.topic_statement) are the first ten of
     the kinds' facts as a sort of all of them puts them: the most important, then the latest, then by id."""
@@ -778,6 +830,7 @@ def test_the_topic_channel_ranks_the_first_facts_of_all_the_kinds_keys(ctx):
                                                  limit).run(conn)
             assert [item for item, _ in ranked.ranked] == [r["id"] for r in expected[:limit]], (include_inactive, limit)
             assert [ranked.found[r["id"]].key for r in expected[:limit]] == [r["key"] for r in expected[:limit]]
+
 
 def test_the_topic_channel_reads_the_facts_of_the_kinds_asked_not_every_keyed_fact(ctx):
     """The user's keys are matched, not each keyed fact's row: asked about her role (three facts), the
