@@ -188,5 +188,6 @@ def test_a_stop_while_callers_texts_are_embedded_again_leaves_no_caller_without_
             waiting(n)
         recorder.gate.set()
         results = [future.result() for future in after]
+    assert not isinstance(first.result(), BaseException)
     assert all(result is not None for result in results), results
     assert any(isinstance(result, _Stop) for result in results), results

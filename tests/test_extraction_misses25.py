@@ -48,12 +48,14 @@ def test_till_is_until(text, expected):
 
 @pytest.mark.parametrize("text, expected", [
     # how or when the user works, between the verb and the employer
-    ("I work remotely for Acme.", {("employer", "Acme", False)}),
-    ("I work from home for Acme.", {("employer", "Acme", False)}),
+    # after how one works, "for" names an employer only an organisation's by its shape or as a well-known one
+    # ("I'm working from home for August": test_extraction_misses27); "at" any
+    ("I work remotely for Stripe.", {("employer", "Stripe", False)}),
+    ("I work from home for Stripe.", {("employer", "Stripe", False)}),
     ("I work part-time at Acme.", {("employer", "Acme", False)}),
     ("I work nights at the Royal Infirmary.", {("employer", "Royal Infirmary", False)}),
     ("I'm working remotely for Acme Corp.", {("employer", "Acme Corp", False)}),
-    ("I work remotely for Acme as a designer.", {("employer", "Acme", False), ("role", "designer", False)}),
+    ("I work remotely for Stripe as a designer.", {("employer", "Stripe", False), ("role", "designer", False)}),
     # where, not whom for; nor oneself, nor a time
     ("I work from home.", set()),
     ("I work for myself.", set()),
@@ -64,8 +66,8 @@ def test_till_is_until(text, expected):
     ("I'm working from home for Christmas.", set()),
     # the past job and a contract's end alike
     ("I used to work part-time at Tesco.", {("employer", "Tesco", True)}),
-    ("I work remotely for Acme on a contract until March.",
-     {("employer", "Acme", False), ("plan", "working for Acme on a contract until March", False)}),
+    ("I work remotely for Stripe on a contract until March.",
+     {("employer", "Stripe", False), ("plan", "working for Stripe on a contract until March", False)}),
     ("My sister works part-time at Acme.", {("sister_employer", "Acme", False)}),
 ])
 def test_how_the_user_works_before_the_employer_is_still_the_employer(text, expected):

@@ -88,6 +88,9 @@ def test_a_start_after_a_last_day_is_a_job_to_come_only_at_an_employer(text, exp
     # as before: Meta from the day after Friday, or a job to come after a week, which names no day
     ("My last day at work is Friday, then I start at Meta.", [("Meta", "2026-03-07")]),
     ("My last day at Google is next week, then I start at Meta.", [("Google", "2026-03-02")]),
+    # a person's team is no employer (review); for how long one works from home is none either
+    ("My last day at work is Friday, then I start at Sarah's team.", [("Google", "2026-03-02")]),
+    ("I'm working from home for August.", [("Google", "2026-03-02")]),
 ])
 def test_a_start_after_a_last_day_through_the_pipeline(tenant, said, employers):
     tenant.turn("I work at Google.", timestamp="2026-03-02T09:00:00Z")
@@ -103,3 +106,26 @@ def test_a_job_to_come_this_week_names_its_employer_alone():
 
 def test_the_prompt_says_an_employers_name_drops_a_lowercase_the():
     assert '"I work at the Red Cross" is employer Red Cross' in SYSTEM
+
+
+@pytest.mark.parametrize("text, expected", [
+    # after when or where one works, "for" is for how long or for whom unless the name is an organisation's
+    ("I'm working from home for August.", set()),
+    ("I've been working from home for Covid.", set()),
+    ("I'm working remotely for Ramadan.", set()),
+    ("I work part-time for Mum.", set()),
+    ("My dad works weekends for Grandpa.", set()),
+    ("I worked from home at Dad's yesterday.", set()),
+    ("I work remotely for Google.", {("employer", "Google", False)}),
+    ("I work remotely for Acme Corp.", {("employer", "Acme Corp", False)}),
+    ("I work part-time at Tesco.", {("employer", "Tesco", False)}),
+    ("I work part-time at McDonald's.", {("employer", "McDonald's", False)}),
+    ("I work for Acme.", {("employer", "Acme", False)}),
+    # a team a person's is no employer; an organisation's is its organisation
+    ("My last day at work is Friday, then I start at Sarah's team.", {("plan", "last day at work on Friday", False)}),
+    ("My last day is Friday, then I start at Ben's team on Monday.", set()),
+    ("My last day at work is Friday, then I join Meta's AI team.",
+     {("plan", "last day at work on Friday", False), ("next_job", "joining Meta after Friday", False)}),
+])
+def test_what_one_works_for_from_home_and_a_persons_team_are_no_employer(text, expected):
+    assert _facts(text) == expected

@@ -177,8 +177,9 @@ RECALLED = (r"used to|would|was|were|had|did|(?![a-z]*eed\b)[a-z]+ed|saw|met|wen
             r"could|never")
 # When or how the user works, between "work" and where or as what: "I work nights as a security guard", "I work
 # remotely for Acme", "I work part-time at Tesco".
-WORK_HOURS = (r"(?:(?:nights|weekends|days|evenings|mornings|shifts|part[- ]time|full[- ]time|remotely|from home|"
-              r"freelance|locally) )?")
+HOURS = (r"(?:nights|weekends|days|evenings|mornings|shifts|part[- ]time|full[- ]time|remotely|from home|freelance|"
+         r"locally)")
+WORK_HOURS = rf"(?:{HOURS} )?"
 # Working somewhere, which may be for a day ("I'm working at Starbucks today"); starting somewhere,
 # which is a job ("I started at Salesforce this week").
 WORKS_AT = (rf"\bI {ADVERBS}(?:work|'m working|am working) {WORK_HOURS}(?:at|for)"

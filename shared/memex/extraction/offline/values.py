@@ -10,7 +10,7 @@ from typing import Callable
 
 from memex.extraction import vocabulary
 from memex.extraction.offline.patterns import (ABBREVIATION, A_TEAM, BREED_KIND, FOR_A_WHILE, FOR_THEIR_OWN, HERS, HIS,
-    INNER_CAPITAL, JOB_WORDS, KIN_CALLED, NOT_NAMES, NOT_ROLE_MODIFIERS, ORG_SUFFIXES, PARTNER_DIED, PARTNER_VERBS,
+    HOURS, INNER_CAPITAL, JOB_WORDS, KIN_CALLED, NOT_NAMES, NOT_ROLE_MODIFIERS, ORG_SUFFIXES, PARTNER_DIED, PARTNER_VERBS,
     NUMBER, PERSON_PARTS, PETS, PLACE_ACRONYMS, ROLE_ABBREVIATIONS, SMALL_NUMBERS, TENS, UNTIL_SAID, WORK_SAID)
 from memex.jobs import key_words
 
@@ -164,10 +164,21 @@ def a_job_move(m: re.Match[str]) -> bool:
     return m.group("verb") in ("switched", "jumped") and bool(JOB_WORDS.search(m.string))
 
 
+# After when or where one works, "for" says for how long or for whom as often as where one is employed: "I'm
+# working from home for August", "remotely for Ramadan", "part-time for Mum".
+_HOURS_FOR = re.compile(rf"\b{HOURS} for (?:the )?$")
+
+
 def organisation(m: re.Match[str]) -> list[Fields]:
-    """An employer, unless it is a known place ("I left London for a job at Google"), whole with its
-    possessive ("McDonald's", "St Mary's")."""
-    return [] if a_place(m.group("value")) or not a_name(m) else [{"value": m.group("value")}]
+    """An employer, unless it is a known place ("I left London for a job at Google") or someone of the user's
+    life ("at Dad's", "for Grandpa"), whole with its possessive ("McDonald's", "St Mary's"); after when or where
+    one works and "for" (_HOURS_FOR), only a name an organisation's by its shape or as a well-known employer."""
+    value = m.group("value")
+    if a_place(value) or not a_name(m) or value.removesuffix("'s").casefold() in PERSON_PARTS:
+        return []
+    if _HOURS_FOR.search(m.string, m.start(), m.start("value")) and not an_organisation(value, acronyms=False):
+        return []
+    return [{"value": value}]
 
 
 def named_person(part: str, name: str) -> str:

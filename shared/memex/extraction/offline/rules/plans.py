@@ -105,12 +105,15 @@ def _job_after_last_day(m: re.Match[str]) -> list[Fields]:
     starting at Meta after Friday, the day after it (job_start.starts). A job's only when the last day is at work (at
     an employer, not at Lisbon nor at Grandma's) or the start says it is one (a new job, a role, a team): "My last day
     is tomorrow" may be a trip's. One joins an organisation or as a role, as in the other join patterns ("then I'm
-    joining Tom" is an errand); a team is its organisation's ("Meta's AI team": Meta). Its own time ("then I start at
+    joining Tom" is an errand); a team is its organisation's ("Meta's AI team": Meta), and one a person's is no
+    employer ("Sarah's team"). Its own time ("then I start at
     Meta on Monday") is its start, and one after the last day ("two weeks later") leaves the job to come without a
     day."""
     org, team, role = m.group("org"), m.group("team"), m.group("role")
     if team:
-        org = org.partition("'s")[0]
+        org, possessive, _ = org.partition("'s")
+        if possessive and not an_organisation(org):
+            return []
     at_work = m.group("at_work") or (m.group("left") and not _no_employer(m.group("left")))
     organisation = an_organisation(org) or role or not m.group("verb").startswith("join")
     if _no_employer(org) or not (at_work or m.groupdict().get("job") or team or role) or not organisation:
