@@ -72,7 +72,7 @@ from typing import Any, Callable
 
 from memex import people
 from memex.extraction import vocabulary
-from memex.extraction.offline.patterns import singular
+from memex.extraction.plurals import singular
 
 Scored = tuple[str, float, dict[str, Any]]
 

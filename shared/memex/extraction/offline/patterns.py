@@ -276,24 +276,6 @@ MY = r"\b(?i:my|our)"
 # neighbour, a roommate, a cousin, an aunt, an uncle, a grandparent.
 PERSON_PARTS = {**RELATIONS, **vocabulary.PEOPLE}
 PET = rf"(?P<kind>(?i:{alternation(PETS)}))"
-
-
-def plural(word: str) -> str:
-    """"cat" -> "cats", "puppy" -> "puppies", "goldfish" -> "goldfish"."""
-    if word.endswith("fish"):
-        return word
-    if re.search(r"[^aeiou]y$", word):
-        return word[:-1] + "ies"
-    return word + "s"
-
-
-def singular(word: str) -> str:
-    """The word a plural is of, by plural's endings read back ("foods" -> "food", "cities" -> "city",
-    "movies" -> "movie"); a word no plural of that shape stays as it is ("series")."""
-    for stem in (word[:-3] + "y", word[:-1], word[:-2]):
-        if stem and plural(stem) == word and not stem.endswith("s"):
-            return stem
-    return word
 # How a pet's life with the user ended: it died or was put down, or was given to another home.
 PET_GONE = r"(?:died|passed away|passed|was put down|was put to sleep|had to be put down|was rehomed|had to be rehomed)"
 # A pet said ended just after its name: "Our dog Rex died", "our dog Max down", "Luna, our cat, died".

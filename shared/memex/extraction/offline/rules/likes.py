@@ -7,8 +7,8 @@ import re
 
 from memex.extraction import vocabulary
 from memex.extraction.offline.patterns import (ADVERBS, ANSWERS, CAPWORD, HATED_IT, INTENSIFIERS, LANGUAGES, LENGTHS,
-    MONTH, NOT_OBJECT, PHRASE_END, PROPER, UPPER, WEEKDAY, WORD, alternation, list_or_phrase, phrase, singular,
-    strict_end)
+    MONTH, NOT_OBJECT, PHRASE_END, PROPER, UPPER, WEEKDAY, WORD, alternation, list_or_phrase, phrase, strict_end)
+from memex.extraction.plurals import singular
 from memex.extraction.offline.rule import rule
 from memex.extraction.offline.values import Fields, as_said, snake
 

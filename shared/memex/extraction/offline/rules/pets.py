@@ -8,7 +8,8 @@ import re
 from memex.extraction import vocabulary
 from memex.extraction.offline.patterns import (AGED, BREED, BREED_KIND, CAPWORD, ENDED_AFTER, ENDED_BEFORE, HAVE,
     MONTH, MY, NAMED, NAMES, NOT_NAMES, NUMBER, PET, PETS, PET_ADJECTIVE, PET_ADJECTIVES, PET_GONE, PROPER, RELATIONS,
-    TURNED_END, UPPER, WEEKDAY, alternation, plural)
+    TURNED_END, UPPER, WEEKDAY, alternation)
+from memex.extraction.plurals import plural
 from memex.extraction.offline.rule import rule
 from memex.extraction.offline.values import Fields, an_age, listed_names, pet, snake, to_number
 
