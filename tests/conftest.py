@@ -333,6 +333,24 @@ def holds_a_users_lock(conn: psycopg.Connection, tenant_id: str) -> bool:
     return bool(_users_lock(conn, tenant_id, None, granted=True))
 
 
+
+def offline_found(content: str) -> list:
+    """What the offline rules find in a user's message said alone."""
+    from memex.extraction.offline import OfflineExtractor
+
+    return OfflineExtractor().extract([{"id": "m", "role": "user", "content": content}], [])
+
+
+def offline_facts(content: str) -> set[tuple[str, str, bool]]:
+    """`offline_found`'s as (key, value, historical)."""
+    return {(c.key, c.value, c.historical) for c in offline_found(content)}
+
+
+def current_values(tenant, key: str) -> list[str]:
+    """The values of the user's memories under `key` that are current, sorted."""
+    listed = tenant.get(f"/v1/users/{tenant.user}/memories", params={"include_inactive": "true", "limit": 500})
+    return sorted(m["value"] for m in listed.json()["memories"] if m["key"] == key and m["active"])
+
 def import_lines(ctx, tenant, runtime, tmp_path, lines: list[dict]) -> None:
     """Import these lines through a backfill job, as `memex backfill` does, and wait until every one is done."""
     from memex import backfill

@@ -119,6 +119,32 @@ def test_a_failed_batch_fails_each_caller_and_the_next_call_works(texts):
     assert embedder.embed([]).shape == (0, embedder.dim)
 
 
+def _answer(embedder, text: str):
+    """What embedding `text` gave its caller: the vectors, or what was raised."""
+    try:
+        return embedder.embed([text])
+    except BaseException as exc:  # noqa: BLE001 - what the caller got
+        return exc
+
+
+def _gated_first(pool, recorder: GatedRecorder, embedder, text: str):
+    """A first call held at the recorder's gate, once it reached it: the calls after it wait to share a batch."""
+    first = pool.submit(_answer, embedder, text)
+    deadline = time.monotonic() + 30
+    while not recorder.batches:
+        assert time.monotonic() < deadline, "the first call never reached the embedder"
+        time.sleep(0.01)
+    return first
+
+
+def _queued(embedder, n: int) -> None:
+    """Waits until `n` texts wait behind the call being embedded."""
+    deadline = time.monotonic() + 30
+    while sum(len(call.texts) for call in list(embedder._waiting)) < n:
+        assert time.monotonic() < deadline, "the callers never waited behind the first"
+        time.sleep(0.01)
+
+
 def test_a_batch_failing_for_one_callers_text_fails_that_caller_alone(texts):
     """Two callers' texts embedded in one batch (another user's turn, a job start), the embedder raising for one
     caller's text (a local embedder's own error): that error went to both, the innocent caller failing for
@@ -128,26 +154,11 @@ def test_a_batch_failing_for_one_callers_text_fails_that_caller_alone(texts):
     recorder.refusing = "Kayak"
     embedder = CoalescingEmbedder(recorder)
 
-    def one(text: str):
-        try:
-            return embedder.embed([text])
-        except Exception as exc:
-            return exc
-
-    def waiting(n: int) -> None:
-        deadline = time.monotonic() + 30
-        while sum(len(call.texts) for call in list(embedder._waiting)) < n:
-            assert time.monotonic() < deadline, "the callers never waited behind the first"
-            time.sleep(0.01)
-
     with ThreadPoolExecutor(3) as pool:
-        first = pool.submit(one, texts[0])  # held by the gate: the two after it wait, to share the next batch
-        deadline = time.monotonic() + 30
-        while not recorder.batches:
-            assert time.monotonic() < deadline, "the first call never reached the embedder"
-            time.sleep(0.01)
-        innocent, refused = pool.submit(one, texts[1]), pool.submit(one, "My employer is Kayak: I work there.")
-        waiting(2)
+        first = _gated_first(pool, recorder, embedder, texts[0])  # the two after it share the next batch
+        innocent, refused = (pool.submit(_answer, embedder, texts[1]),
+                             pool.submit(_answer, embedder, "My employer is Kayak: I work there."))
+        _queued(embedder, 2)
         recorder.gate.set()
         results = first.result(), innocent.result(), refused.result()
     assert sorted(recorder.batches[1]) == sorted([texts[1], "My employer is Kayak: I work there."])
@@ -164,28 +175,12 @@ def test_a_stop_while_callers_texts_are_embedded_again_leaves_no_caller_without_
     recorder.refusing, recorder.stopping = "Kayak", "Stopped"
     embedder = CoalescingEmbedder(recorder)
 
-    def one(text: str):
-        try:
-            return embedder.embed([text])
-        except BaseException as exc:  # noqa: BLE001 - what the caller got
-            return exc
-
-    def waiting(n: int) -> None:
-        deadline = time.monotonic() + 30
-        while sum(len(call.texts) for call in list(embedder._waiting)) < n:
-            assert time.monotonic() < deadline, "the callers never waited behind the first"
-            time.sleep(0.01)
-
     with ThreadPoolExecutor(4) as pool:
-        first = pool.submit(one, texts[0])  # held by the gate: the three after it share the next batch, in order
-        deadline = time.monotonic() + 30
-        while not recorder.batches:
-            assert time.monotonic() < deadline, "the first call never reached the embedder"
-            time.sleep(0.01)
+        first = _gated_first(pool, recorder, embedder, texts[0])  # the three after it share the next batch, in order
         after = []
         for n, text in enumerate(["My employer is Kayak.", "Stopped here.", texts[1]], start=1):
-            after.append(pool.submit(one, text))
-            waiting(n)
+            after.append(pool.submit(_answer, embedder, text))
+            _queued(embedder, n)
         recorder.gate.set()
         results = [future.result() for future in after]
     assert not isinstance(first.result(), BaseException)

@@ -9,20 +9,7 @@ from datetime import datetime
 import pytest
 
 from memex import job_start
-from memex.extraction.offline import OfflineExtractor
-
-
-def _found(content: str):
-    return OfflineExtractor().extract([{"id": "m", "role": "user", "content": content}], [])
-
-
-def _facts(content: str) -> set[tuple[str, str, bool]]:
-    return {(c.key, c.value, c.historical) for c in _found(content)}
-
-
-def _current(tenant, key: str) -> list[str]:
-    listed = tenant.get(f"/v1/users/{tenant.user}/memories", params={"include_inactive": "true", "limit": 500})
-    return sorted(m["value"] for m in listed.json()["memories"] if m["key"] == key and m["active"])
+from tests.conftest import current_values, offline_facts, offline_found
 
 
 @pytest.mark.parametrize("text, expected", [
@@ -44,13 +31,13 @@ def _current(tenant, key: str) -> list[str]:
     ("My sister works at Acme on a contract that runs until March.", {("sister_employer", "Acme", False)}),
 ])
 def test_a_contracts_end_is_the_employer_and_a_plan(text, expected):
-    assert _facts(text) == expected
+    assert offline_facts(text) == expected
 
 
 def test_a_contracts_end_leaves_the_employer_current_through_the_pipeline(tenant):
     tenant.turn("I work at Acme Corp on a contract that runs until March.", timestamp="2026-01-05T09:00:00Z")
-    assert _current(tenant, "employer") == ["Acme Corp"]
-    assert _current(tenant, "plan") == ["working at Acme Corp on a contract until March"]
+    assert current_values(tenant, "employer") == ["Acme Corp"]
+    assert current_values(tenant, "plan") == ["working at Acme Corp on a contract until March"]
 
 
 @pytest.mark.parametrize("text, expected", [
@@ -63,7 +50,7 @@ def test_a_contracts_end_leaves_the_employer_current_through_the_pipeline(tenant
     ("I work at The Guardian.", {("employer", "The Guardian", False)}),
 ])
 def test_a_last_days_plan_keeps_the_article_as_said(text, expected):
-    assert _facts(text) == expected
+    assert offline_facts(text) == expected
 
 
 @pytest.mark.parametrize("text, expected", [
@@ -84,26 +71,26 @@ def test_a_last_days_plan_keeps_the_article_as_said(text, expected):
     ("My last day at Google is Friday.", {("plan", "last day at Google on Friday", False)}),
 ])
 def test_a_last_day_today_or_gone_ends_the_job(text, expected):
-    assert _facts(text) == expected
+    assert offline_facts(text) == expected
 
 
 def test_a_last_day_at_a_name_alone_ends_only_the_current_employer():
     """A last day at a name that is no organisation may be a visit's ("My last day at Yosemite is today"): it
     ends the employer only if that is the current one, as "I left Feedzai." does."""
-    (guardian,) = _found("My last day at the Guardian is today.")
+    (guardian,) = offline_found("My last day at the Guardian is today.")
     assert guardian.ends_only
-    (google,) = _found("Today is my last day at Google.")
+    (google,) = offline_found("Today is my last day at Google.")
     assert not google.ends_only
-    (acme,) = _found("My last day at Acme Corp is today.")
+    (acme,) = offline_found("My last day at Acme Corp is today.")
     assert not acme.ends_only
 
 
 def test_a_last_day_today_ends_the_employer_through_the_pipeline(tenant):
     tenant.turn("I work at the Guardian.", timestamp="2026-03-02T09:00:00Z")
     tenant.turn("My last day at the Guardian is today.", timestamp="2026-03-06T09:00:00Z")
-    assert _current(tenant, "employer") == []
+    assert current_values(tenant, "employer") == []
     tenant.turn("My last day at Yosemite is today.", timestamp="2026-03-07T09:00:00Z")
-    assert _current(tenant, "employer") == []
+    assert current_values(tenant, "employer") == []
     listed = tenant.get(f"/v1/users/{tenant.user}/memories", params={"include_inactive": "true", "limit": 500})
     assert "Yosemite" not in {m["value"] for m in listed.json()["memories"]}
 
@@ -123,7 +110,7 @@ def test_a_last_day_today_ends_the_employer_through_the_pipeline(tenant):
     ("I live in Berlin for three years before I move back home.", set()),
 ])
 def test_present_simple_for_years_is_how_long_so_far(text, expected):
-    assert _facts(text) == expected
+    assert offline_facts(text) == expected
 
 
 @pytest.mark.parametrize("text, expected", [
@@ -135,7 +122,7 @@ def test_present_simple_for_years_is_how_long_so_far(text, expected):
     ("I'm working from home until Friday.", set()),
 ])
 def test_working_from_home_is_no_employer_nor_a_move(text, expected):
-    assert _facts(text) == expected
+    assert offline_facts(text) == expected
 
 
 @pytest.mark.parametrize("text, expected", [
@@ -155,14 +142,14 @@ def test_working_from_home_is_no_employer_nor_a_move(text, expected):
     ("My last day at work is Friday.", {("plan", "last day at work on Friday", False)}),
 ])
 def test_a_start_after_a_last_day_is_a_job_to_come(text, expected):
-    assert _facts(text) == expected
+    assert offline_facts(text) == expected
 
 
 def test_a_start_after_a_last_day_is_the_employer_from_the_next_day_through_the_pipeline(tenant):
     tenant.turn("I work at Google.", timestamp="2026-03-02T09:00:00Z")
     tenant.turn("My last day at Google is Friday, then I start at Meta.", timestamp="2026-03-04T10:00:00Z")
-    assert _current(tenant, "employer") == ["Google"]
-    assert _current(tenant, "next_job") == ["starting at Meta after Friday"]
+    assert current_values(tenant, "employer") == ["Google"]
+    assert current_values(tenant, "next_job") == ["starting at Meta after Friday"]
     tenant.turn("The weather was lovely this afternoon.", timestamp="2026-03-08T18:00:00Z")
     listed = tenant.get(f"/v1/users/{tenant.user}/memories", params={"include_inactive": "true", "limit": 500})
     (meta,) = [m for m in listed.json()["memories"] if m["key"] == "employer" and m["active"]]
@@ -195,4 +182,4 @@ def test_a_start_after_a_day_is_the_next_day(value, said, start):
     ("I worked at Google until 2020.", {("employer", "Google", True)}),
 ])
 def test_the_past_perfect_is_a_past_employer(text, expected):
-    assert _facts(text) == expected
+    assert offline_facts(text) == expected

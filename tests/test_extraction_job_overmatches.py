@@ -8,20 +8,7 @@ from datetime import datetime
 import pytest
 
 from memex import job_start
-from memex.extraction.offline import OfflineExtractor
-
-
-def _found(content: str):
-    return OfflineExtractor().extract([{"id": "m", "role": "user", "content": content}], [])
-
-
-def _facts(content: str) -> set[tuple[str, str, bool]]:
-    return {(c.key, c.value, c.historical) for c in _found(content)}
-
-
-def _current(tenant, key: str) -> list[str]:
-    listed = tenant.get(f"/v1/users/{tenant.user}/memories", params={"include_inactive": "true", "limit": 500})
-    return sorted(m["value"] for m in listed.json()["memories"] if m["key"] == key and m["active"])
+from tests.conftest import current_values, offline_facts, offline_found
 
 
 @pytest.mark.parametrize("text, expected", [
@@ -42,14 +29,14 @@ def _current(tenant, key: str) -> list[str]:
                                                                ("role", "engineer", True)}),
 ])
 def test_a_days_work_in_the_past_perfect_is_no_job_left(text, expected):
-    assert _facts(text) == expected
+    assert offline_facts(text) == expected
 
 
 def test_a_days_work_in_the_past_perfect_keeps_the_employer_through_the_pipeline(tenant):
     tenant.turn("I work at Google.", timestamp="2026-03-02T09:00:00Z")
     tenant.turn("I'd been working at Google all morning when the fire alarm went off.",
                 timestamp="2026-03-04T12:00:00Z")
-    assert _current(tenant, "employer") == ["Google"]
+    assert current_values(tenant, "employer") == ["Google"]
 
 
 @pytest.mark.parametrize("text, expected", [
@@ -68,13 +55,13 @@ def test_a_days_work_in_the_past_perfect_keeps_the_employer_through_the_pipeline
      {("employer", "Acme", False), ("plan", "working at Acme on a contract until March", False)}),
 ])
 def test_a_home_on_a_contract_until_a_time_is_a_stay(text, expected):
-    assert _facts(text) == expected
+    assert offline_facts(text) == expected
 
 
 def test_a_home_on_a_contract_until_a_time_keeps_the_city_through_the_pipeline(tenant):
     tenant.turn("I live in Dublin.", timestamp="2026-01-05T09:00:00Z")
     tenant.turn("I'm living in Berlin on a work contract until March.", timestamp="2026-01-12T09:00:00Z")
-    assert _current(tenant, "city") == ["Dublin"]
+    assert current_values(tenant, "city") == ["Dublin"]
 
 
 @pytest.mark.parametrize("text, expected", [
@@ -92,7 +79,7 @@ def test_a_home_on_a_contract_until_a_time_keeps_the_city_through_the_pipeline(t
     ("Because I work at Google for 3 years, I know the place.", {("employer", "Google", False)}),
 ])
 def test_present_simple_for_years_followed_by_what_comes_after_is_a_stint(text, expected):
-    assert _facts(text) == expected
+    assert offline_facts(text) == expected
 
 
 @pytest.mark.parametrize("value, said, start", [
@@ -116,7 +103,7 @@ def test_a_start_after_a_month_names_the_employer_alone(value, said, start):
     ("Today's my last day at KPMG, I'll miss my colleagues.", False),
 ])
 def test_a_last_day_at_what_may_be_a_school_ends_only_the_current_employer(text, ends_only):
-    (left,) = _found(text)
+    (left,) = offline_found(text)
     assert (left.key, left.historical, left.ends_only) == ("employer", True, ends_only)
 
 
@@ -136,4 +123,4 @@ def test_a_students_last_day_at_school_files_no_employer_through_the_pipeline(te
     ("My last day at Google is today, or so it seems.", {("employer", "Google", True)}),
 ])
 def test_a_last_day_said_uncertain_is_no_end(text, expected):
-    assert _facts(text) == expected
+    assert offline_facts(text) == expected

@@ -9,17 +9,7 @@ from datetime import datetime
 import pytest
 
 from memex import job_start
-from memex.extraction.offline import OfflineExtractor
-
-
-def _facts(content: str) -> set[tuple[str, str, bool]]:
-    found = OfflineExtractor().extract([{"id": "m", "role": "user", "content": content}], [])
-    return {(c.key, c.value, c.historical) for c in found}
-
-
-def _current(tenant, key: str) -> list[str]:
-    listed = tenant.get(f"/v1/users/{tenant.user}/memories", params={"include_inactive": "true", "limit": 500})
-    return sorted(m["value"] for m in listed.json()["memories"] if m["key"] == key and m["active"])
+from tests.conftest import current_values, offline_facts, offline_found
 
 
 @pytest.mark.parametrize("text, expected", [
@@ -43,7 +33,7 @@ def _current(tenant, key: str) -> list[str]:
     ("I work the till at Tesco.", set()),
 ])
 def test_till_is_until(text, expected):
-    assert _facts(text) == expected
+    assert offline_facts(text) == expected
 
 
 @pytest.mark.parametrize("text, expected", [
@@ -71,7 +61,7 @@ def test_till_is_until(text, expected):
     ("My sister works part-time at Acme.", {("sister_employer", "Acme", False)}),
 ])
 def test_how_the_user_works_before_the_employer_is_still_the_employer(text, expected):
-    assert _facts(text) == expected
+    assert offline_facts(text) == expected
 
 
 @pytest.mark.parametrize("text, expected", [
@@ -93,13 +83,11 @@ def test_how_the_user_works_before_the_employer_is_still_the_employer(text, expe
     ("My sister's last day at work is Friday.", set()),
 ])
 def test_a_last_day_that_is_no_day_or_at_work_is_a_plan(text, expected):
-    assert _facts(text) == expected
+    assert offline_facts(text) == expected
 
 
 def test_a_job_to_come_after_a_last_day_that_is_no_day_starts_on_no_day():
-    (job,) = [c for c in OfflineExtractor().extract(
-        [{"id": "m", "role": "user", "content": "My last day at work is next week, then I start at Meta."}], [])
-        if c.key == "next_job"]
+    (job,) = [c for c in offline_found("My last day at work is next week, then I start at Meta.") if c.key == "next_job"]
     assert job_start.employer(job.value) == "Meta"
     assert job_start.starts(job.value, datetime.fromisoformat("2026-03-04T10:00:00+00:00")) is None
 
@@ -124,18 +112,18 @@ def test_the_employer_of_a_job_to_come_drops_the_article_the_employer_rules_drop
     ("I'm starting the new job next month.", {("plan", "starting the new job next month", False)}),
 ])
 def test_a_job_to_come_at_the_red_cross_is_no_plan_too(text, expected):
-    assert _facts(text) == expected
+    assert offline_facts(text) == expected
 
 
 def test_a_job_to_come_at_the_red_cross_is_the_employer_the_rules_file_through_the_pipeline(tenant):
     tenant.turn("I start at the Red Cross next Monday.", timestamp="2026-03-04T10:00:00Z")
     tenant.turn("The weather was lovely this afternoon.", timestamp="2026-03-10T18:00:00Z")
-    assert _current(tenant, "employer") == ["Red Cross"]
+    assert current_values(tenant, "employer") == ["Red Cross"]
     tenant.turn("I work at the Red Cross.", timestamp="2026-03-11T09:00:00Z")
     listed = tenant.get(f"/v1/users/{tenant.user}/memories", params={"include_inactive": "true", "limit": 500})
     assert [m["value"] for m in listed.json()["memories"] if m["key"] == "employer"] == ["Red Cross"]
     tenant.turn("I left the Red Cross.", timestamp="2026-03-12T09:00:00Z")
-    assert _current(tenant, "employer") == []
+    assert current_values(tenant, "employer") == []
 
 
 @pytest.mark.parametrize("text, expected", [
@@ -162,4 +150,4 @@ def test_a_job_to_come_at_the_red_cross_is_the_employer_the_rules_file_through_t
     ("I was born on a Tuesday.", set()),
 ])
 def test_a_birth_said_with_its_date_or_its_place_and_time(text, expected):
-    assert {f for f in _facts(text) if f[0] in ("birth_year", "birthplace", "birthday")} == expected
+    assert {f for f in offline_facts(text) if f[0] in ("birth_year", "birthplace", "birthday")} == expected

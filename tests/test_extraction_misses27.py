@@ -10,14 +10,9 @@ import pytest
 
 from memex import job_start
 from memex.extraction.llm import SYSTEM
-from memex.extraction.offline import OfflineExtractor
+from tests.conftest import offline_facts
 
 _FRIDAY = ("plan", "last day at work on Friday", False)
-
-
-def _facts(content: str) -> set[tuple[str, str, bool]]:
-    found = OfflineExtractor().extract([{"id": "m", "role": "user", "content": content}], [])
-    return {(c.key, c.value, c.historical) for c in found}
 
 
 def _employers(tenant) -> list[tuple[str, str]]:
@@ -76,7 +71,7 @@ def _employers(tenant) -> list[tuple[str, str]]:
     ("I start at Meta next week.", {("next_job", "starting at Meta next week", False)}),
 ])
 def test_a_start_after_a_last_day_is_a_job_to_come_only_at_an_employer(text, expected):
-    assert _facts(text) == expected
+    assert offline_facts(text) == expected
 
 
 @pytest.mark.parametrize("said, employers", [
@@ -128,4 +123,4 @@ def test_the_prompt_says_an_employers_name_drops_a_lowercase_the():
      {("plan", "last day at work on Friday", False), ("next_job", "joining Meta after Friday", False)}),
 ])
 def test_what_one_works_for_from_home_and_a_persons_team_are_no_employer(text, expected):
-    assert _facts(text) == expected
+    assert offline_facts(text) == expected
