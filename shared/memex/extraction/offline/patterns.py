@@ -59,6 +59,9 @@ NOT_NAMES = frozenset(WEEKDAYS) | frozenset(
     "finnish polish russian ukrainian greek turkish chinese japanese korean indian pakistani "
     "vietnamese thai filipino african asian european latino latina jewish catholic christian muslim "
     "hindu buddhist atheist".split()) | {n.casefold() for n in vocabulary.NATIONALITIES}
+# A quarter, a half or a fiscal year, capitalised and holding a digit as an organisation's name may ("Q3", "H2",
+# "FY24", "Q1 2025"), but a time: "I'm working from home for Q3".
+PERIOD = re.compile(r"(?:Q[1-4]|H[12]|FY ?(?:\d\d){1,2})(?: (?:19|20)\d\d)?")
 # Words said between a verb and its "not" ("I'm really not vegan", "I'm honestly not retired").
 HEDGES = (rf"(?:{OFTEN}|honestly|definitely|certainly|probably|simply|totally|absolutely|literally|seriously|surely|"
           r"truly|quite|even)")
