@@ -488,7 +488,7 @@ def _embeddings_asked(double) -> int:
 def test_a_text_the_embedder_refuses_fails_its_users_start_and_the_others_go_on(ctx, tenant, caplog, monkeypatch,
                                                                                failure):
     """The embedder refusing one user's text (a 400: what it was given, not a failure of its own,
-    embeddings.unavailable; or a 500 to that text only while it answers a probe, embeddings.down) stopped the
+    embeddings.on_its_side; or a 500 to that text only while it answers a probe, embeddings.down) stopped the
     starts of every user due after them, at each run for as long as that job was due. It is that user's
     failure: logged, counted, the others started. It would refuse the text again: each run (every 5 minutes)
     asked it once more and counted one more failure, for as long as the job was due. The sweep leaves that
@@ -544,7 +544,7 @@ def test_a_text_the_embedder_refuses_fails_its_users_start_and_the_others_go_on(
 def test_a_rate_limit_over_by_the_probe_is_tried_again_at_the_next_run(ctx, tenant, caplog, monkeypatch):
     """A start failing on a rate limit that was over by the probe (embeddings.down: not down) was taken for a
     text refused, and the job left for JOB_START_BACKOFF. A rate limit says nothing of the text
-    (embeddings.passing): the next run tries it again."""
+    (embeddings.OnItsSide.PASSING): the next run tries it again."""
     from bench.openai_double import EMBEDDINGS, OpenAIDouble
     from memex.embeddings import openai_compat
     from memex.embeddings.openai_compat import DOCUMENT_ATTEMPTS

@@ -14,7 +14,6 @@ import itertools
 import logging
 import threading
 import time
-import traceback
 import uuid
 import weakref
 from collections import Counter, defaultdict
@@ -559,7 +558,14 @@ def embed_distinct(ctx: Context, tenant_id: str, texts: list[str]) -> dict[str, 
     found = recent.get_many(tenant_id, distinct)
     missing = [text for text in distinct if text not in found]
     if missing:
-        found.update(recent.put_many(tenant_id, dict(zip(missing, ctx.embedder.embed(missing)))))
+        try:
+            vectors = ctx.embedder.embed(missing)
+        except Exception as exc:
+            # Marked where it is raised: a job start's failure is the embedder refusing a text of its only if
+            # an embedding call raised it (_start_failure), whatever its type.
+            exc.while_embedding = True
+            raise
+        found.update(recent.put_many(tenant_id, dict(zip(missing, vectors))))
     return found
 
 
@@ -1071,15 +1077,16 @@ def _start_failure(ctx: Context, exc: BaseException) -> _StartFailure:
     """What a job start's failure `exc` is, for the sweep and the turns' transactions alike: the embedder down
     (embeddings.down: its failure on its side, confirmed by a probe); one that may be gone at the next try (the
     database's, a deadlock, a connection lost, or the embedder's that may be gone by then: a rate limit, a
-    timeout, embeddings.passing); the embedder refusing a text of the start's (a 400, a 5xx to that text
-    while it answers the probe, a local embedder's error), which it will refuse again; else a defect. Only an
-    exception raised within an embedding call (embed_distinct) is a refusal: a TypeError in the rules taken
-    for one finished the turns and left the job unstarted, an hour at a time, with nothing but its type logged."""
+    timeout, embeddings.OnItsSide.PASSING); the embedder refusing a text of the start's (a 400, a 5xx to that
+    text while it answers the probe, a local embedder's error), which it will refuse again; else a defect. Only
+    an exception raised within an embedding call (marked `while_embedding` by embed_distinct) is a refusal: a
+    TypeError in the rules taken for one finished the turns and left the job unstarted, an hour at a time, with
+    nothing but its type logged."""
     if embeddings.down(ctx.embedder, exc):
         return _StartFailure.DOWN
-    if isinstance(exc, psycopg.Error) or embeddings.passing(exc):
+    if isinstance(exc, psycopg.Error) or embeddings.on_its_side(exc) is embeddings.OnItsSide.PASSING:
         return _StartFailure.AGAIN
-    if any(frame.f_code is embed_distinct.__code__ for frame, _ in traceback.walk_tb(exc.__traceback__)):
+    if getattr(exc, "while_embedding", False):
         return _StartFailure.REFUSED
     return _StartFailure.DEFECT
 

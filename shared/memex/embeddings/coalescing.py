@@ -71,7 +71,7 @@ class CoalescingEmbedder:
         try:
             vectors = self._inner.embed([text for call in calls for text in call.texts])
         except BaseException as exc:
-            if len(calls) > 1 and isinstance(exc, Exception) and not embeddings.unavailable(exc):
+            if len(calls) > 1 and isinstance(exc, Exception) and embeddings.on_its_side(exc) is None:
                 # One caller's text may be what the embedder refused (a local embedder's own error): every
                 # caller got the error, and a job start failing for another user's text was taken for refused
                 # (pipeline). Each caller's texts once more on their own: only the caller whose text fails gets it.
