@@ -765,6 +765,7 @@ class _Unembedded(Exception):
     def __init__(self, texts: list[str]):
         super().__init__(f"{len(texts)} texts to embed")
         self.texts = texts
+        self.job_id: str | None = None  # the job to come whose start lacks them (start_jobs), if a start's
 
 
 def _state(related: list[dict[str, Any]]) -> list[tuple]:
@@ -933,14 +934,17 @@ def start_jobs(conn, ctx: Context, tenant_id: str, user_id: str, now: datetime |
         try:
             with conn.transaction():
                 started.jobs += _start_job(conn, ctx, tenant_id, user_id, job, start, name, embed_here)
-        except _Unembedded:
-            raise  # embedded with no lock held, and the transaction run again (_embedding_unlocked)
+        except _Unembedded as unembedded:
+            # embedded with no lock held, and the transaction run again (_embedding_unlocked); the job named, should
+            # the embedder refuse them (_start_jobs_alone)
+            unembedded.job_id = job["id"]
+            raise
         except Exception as exc:  # noqa: BLE001 - classed below: only the start's own failure stays here
             # A 5xx's probe (embeddings.down, one short attempt) is asked under the user's lock, as the
             # endpoint's attempts before it were: told apart from an outage, the turns are not failed for it.
             if _start_failure(ctx, exc) is not _StartFailure.REFUSED:
                 raise
-            jobs_rows.start_failed(conn, tenant_id, [job["id"]])
+            jobs_rows.start_failed(conn, tenant_id, job["id"])
             started.refused.append(type(exc).__name__)
     return started
 
@@ -951,10 +955,15 @@ def _start_jobs_alone(ctx: Context, tenant_id: str, user_id: str, now: datetime 
     (_embedding_unlocked). The LLM path's first marks the turn `finishing` processed. The sweep's does not
     `wait`: None, at once, when another transaction holds the user's lock (a long import chunk): waiting for it
     would spend the run's time share. A text the embedder refused with no lock held was asked for one job's
-    start, but its failure leaves the transaction, and every job's start with it: the starts are run once more
-    embedding under the lock, where each has its savepoint and the refusal is its own job's (asked once more,
-    an hour apart at most: its job is then backed off). What start_jobs noted refused is told once committed."""
+    start, but its failure leaves the transaction, and every job's start with it: that job is then noted failed
+    in the transaction run again, which its back-off leaves out of the starts (jobs_rows.of_user), and the others
+    start. Asked again under the lock, the text cost the endpoint's attempts and a probe once more with the
+    user's writes waiting. What start_jobs noted refused is told once committed."""
+    refused: dict[str, str] = {}  # job id -> the type of the failure that refused a text of its start
+    lacking: str | None = None  # the job whose start lacked texts, last
+
     def write(ctx: Context, embed_here: bool) -> _Started | None:
+        nonlocal lacking
         with ctx.db.transaction() as conn:
             if wait:
                 locks.lock_user(conn, tenant_id, user_id)
@@ -962,14 +971,25 @@ def _start_jobs_alone(ctx: Context, tenant_id: str, user_id: str, now: datetime 
                 return None
             if finishing is not None:
                 turn_rows.finish(conn, tenant_id, [finishing])
-            return start_jobs(conn, ctx, tenant_id, user_id, now, embed_here=embed_here)
+            for job_id in refused:
+                jobs_rows.start_failed(conn, tenant_id, job_id)
+            try:
+                started = start_jobs(conn, ctx, tenant_id, user_id, now, embed_here=embed_here)
+            except _Unembedded as unembedded:
+                lacking = unembedded.job_id
+                raise
+            started.refused += refused.values()
+            return started
 
-    try:
-        started = _embedding_unlocked(ctx, tenant_id, write)
-    except Exception as exc:  # noqa: BLE001 - classed below: only a text refused is tried again here
-        if _start_failure(ctx, exc) is not _StartFailure.REFUSED:
-            raise
-        started = write(ctx, True)
+    while True:
+        try:
+            started = _embedding_unlocked(ctx, tenant_id, write)
+            break
+        except Exception as exc:  # noqa: BLE001 - classed below: only a text refused is tried again here
+            # refused in embedding the texts the last round lacked: its job's (each job once, then left out)
+            if _start_failure(ctx, exc) is not _StartFailure.REFUSED or lacking in refused:
+                raise
+            refused[lacking] = type(exc).__name__
     if started is not None:
         _refused(ctx, tenant_id, user_id, started.refused)
     return started
