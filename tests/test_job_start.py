@@ -881,10 +881,19 @@ def test_a_refused_start_is_told_once_its_transaction_commits(ctx, tenant, http,
         pipeline.resolve_many(failing, jobs)
     assert moved(before, scrape(http), "memex_job_starts_failed_total") == 0
     assert not any(user_hash(tenant.id, tenant.user) in line for line in caplog.messages)
+    # nor the verdicts written before the failure (the job to come's), rolled back with it
+    assert _verdicts(before, scrape(http)) == 0
     assert [_status(ctx, tenant, turn_id) for turn_id in turns] == ["processing", "processing"]
     pipeline.resolve_many(refusing, jobs)  # the retry
     assert [_status(ctx, tenant, turn_id) for turn_id in turns] == ["processed", "processed"]
     assert moved(before, scrape(http), "memex_job_starts_failed_total") == 1
+    assert _verdicts(before, scrape(http)) == 2  # the job to come and Figma, each once
+
+
+def _verdicts(before, after) -> float:
+    """How many SupersessionVerdicts were counted between the two scrapes, whatever their action."""
+    return sum(value - before.get(key, 0.0) for key, value in after.items()
+               if key[0] == "memex_supersession_verdicts_total")
 
 
 def test_the_sweep_counts_each_job_whose_start_failed(ctx, tenant, http):

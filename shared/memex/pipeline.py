@@ -16,10 +16,11 @@ import threading
 import time
 import uuid
 import weakref
+from contextlib import contextmanager
 from collections import Counter, defaultdict
 from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime, timedelta, timezone
-from typing import Any, Callable, TypeVar
+from typing import Any, Callable, Iterator, TypeVar
 
 import numpy as np
 import psycopg
@@ -384,7 +385,7 @@ def _store_episodic(ctx: Context, tenant_id: str, work: list[tuple[dict, list[di
         if all(f"message:{m['id']}" in done for _, m in pending):
             raise  # stored without their vectors by an earlier delivery: nothing to write
     refused: dict[str, list[str]] = {}
-    with ctx.db.transaction() as conn:
+    with _once_committed(ctx) as storing, ctx.db.transaction() as conn:
         for user_id in sorted({turn["user_id"] for turn, _ in pending}):  # in one order: no deadlock
             locks.lock_user(conn, tenant_id, user_id)
         present = turn_rows.lock_turns(conn, tenant_id, list({turn["id"] for turn, _ in pending}))
@@ -392,7 +393,7 @@ def _store_episodic(ctx: Context, tenant_id: str, work: list[tuple[dict, list[di
         # not the turn says anything to decide ("Busy first week."): before its candidates are. It
         # embeds the employer it writes: with the embedder down, the retry that fills the vectors starts it.
         for user_id in sorted({turn["user_id"] for turn, _ in pending}) if failure is None else ():
-            refused[user_id] = start_jobs(conn, ctx, tenant_id, user_id, embed_here=True).refused
+            refused[user_id] = start_jobs(conn, storing, tenant_id, user_id, embed_here=True).refused
         stored = [(turn, message, vector) for (turn, message), vector in zip(pending, vectors)
                   if turn["id"] in present]  # else erased meanwhile
         # The line a message is indexed with, erased since it was read (its erasure holds this lock): the
@@ -591,7 +592,7 @@ def _resolve_locked(ctx: Context, turns: list[dict[str, Any]], vectors: dict[str
     """Decide and write the candidates of these turns of one user, in order, in one transaction."""
     tenant_id, user_id = turns[0]["tenant_id"], turns[0]["user_id"]
     refused: list[str] = []
-    with ctx.db.transaction() as conn:
+    with _once_committed(ctx) as writing, ctx.db.transaction() as conn:
         locks.lock_user(conn, tenant_id, user_id)
         locked = turn_rows.lock_turns(conn, tenant_id, [t["id"] for t in turns])
         # erased, or decided by a delivery that got the lock first
@@ -603,7 +604,7 @@ def _resolve_locked(ctx: Context, turns: list[dict[str, Any]], vectors: dict[str
         for current, keyed in decided:
             # a batch of a user's turns (an import's chunk) may hold the job's day and, after it, the next
             # job: as of this turn, those before it decided here
-            refused += start_jobs(conn, ctx, tenant_id, user_id, current["occurred_at"],
+            refused += start_jobs(conn, writing, tenant_id, user_id, current["occurred_at"],
                                   deciding=[t["id"] for t in todo], embed_here=True).refused
             for candidate, dedupe_key in keyed:
                 if dedupe_key in written:
@@ -616,12 +617,12 @@ def _resolve_locked(ctx: Context, turns: list[dict[str, Any]], vectors: dict[str
                 related = memory_rows.related_active(conn, tenant_id, user_id, related_keys(candidate), vector,
                                                      RELATED_MIN_SIMILARITY, RELATED_LIMIT, candidate.subject)
                 # the rules decide at once: on the worker's own connection, what it ends is embedded here
-                if _write(conn, ctx, current, candidate, vector, dedupe_key, ctx.judge.decide(candidate, related),
+                if _write(conn, writing, current, candidate, vector, dedupe_key, ctx.judge.decide(candidate, related),
                           related, embed_here=True):
                     written.add(dedupe_key)
         turn_rows.finish(conn, tenant_id, [t["id"] for t in todo])
         # its turns decided, a job said in them may start as of a later turn stored before they were
-        refused += start_jobs(conn, ctx, tenant_id, user_id, embed_here=True).refused
+        refused += start_jobs(conn, writing, tenant_id, user_id, embed_here=True).refused
     _refused(ctx, tenant_id, user_id, refused)
 
 
@@ -721,23 +722,31 @@ def _embedding_unlocked(ctx: Context, tenant_id: str, write: Callable[[Context, 
     again. What a rolled-back run recorded in its metrics is not counted."""
     embedded: set[str] = set()
     for _ in range(UNLOCKED_ROUNDS):
-        deferred = _DeferredMetrics()
         try:
-            result = write(replace(ctx, metrics=deferred), False)
+            with _once_committed(ctx) as writing:
+                return write(writing, False)
         except _Unembedded as unembedded:
             if embedded.issuperset(unembedded.texts):
                 break
             embedded.update(unembedded.texts)
             embed_distinct(ctx, tenant_id, unembedded.texts)
-            continue
-        for metric, value, labels in deferred.records:
-            ctx.metrics.record(metric, value, **labels)
-        return result
-    return write(ctx, True)
+    with _once_committed(ctx) as writing:
+        return write(writing, True)
+
+
+@contextmanager
+def _once_committed(ctx: Context) -> Iterator[Context]:
+    """`ctx` with what is recorded in its metrics kept until the block ends without raising, the transaction
+    begun in it committed: a write rolled back (a failure after it, a round of _embedding_unlocked) counted its
+    SupersessionVerdicts all the same, and its retry counted them again."""
+    deferred = _DeferredMetrics()
+    yield replace(ctx, metrics=deferred)
+    for metric, value, labels in deferred.records:
+        ctx.metrics.record(metric, value, **labels)
 
 
 class _DeferredMetrics:
-    """What a write that may be rolled back records, kept until it commits (_embedding_unlocked)."""
+    """What a write that may be rolled back records, kept until it commits (_once_committed)."""
 
     def __init__(self) -> None:
         self.records: list[tuple[Any, float, dict[str, str]]] = []
