@@ -917,3 +917,28 @@ def test_the_sweep_counts_each_job_whose_start_failed(ctx, tenant, http):
         conn.execute("UPDATE memories SET metadata = '{}' WHERE tenant_id = %s AND user_id = %s AND key = 'next_job'"
                      " AND active", (tenant.id, tenant.user))  # other tests' sweeps meet no fault of it)
     assert pipeline.start_jobs_due(ctx, 600.0).started >= 2 and _job_starts_failed(ctx, tenant) == {}
+
+
+def test_the_sweep_counts_the_failed_starts_of_the_jobs_it_took_alone(ctx, tenant, http):
+    """A user's starts failing (a fault of memex's own) counted every job the sweep read as due, but start_jobs
+    takes only those due before the user's earliest turn not yet decided: a participant's job whose day comes
+    after that turn was counted failed, though no start of it was begun."""
+    for name, said in ((None, "I start at Twilio next week."), ("Melanie", "I start at Kayak in two weeks.")):
+        response = tenant.post("/v1/turns?wait=true", {
+            "user_id": tenant.user, "session_id": "s1", "user_name": "Caroline", "timestamp": "1972-01-03T09:00:00Z",
+            "messages": [{"role": "user", "content": said, **({"name": name} if name else {})}]})
+        assert response.status_code == 201, response.text
+    undecided = _ingested(ctx, tenant, "Nice weather today.", "1972-01-12T09:00:00Z")  # Twilio's day past, not Kayak's
+    with psycopg.connect(ctx.db.dsn, autocommit=True) as conn:
+        conn.execute("""UPDATE memories SET metadata = '"not an object"'::jsonb
+                        WHERE tenant_id = %s AND user_id = %s AND key = 'next_job' AND active""",
+                     (tenant.id, tenant.user))
+    before = scrape(http)
+    due = pipeline.start_jobs_due(ctx, 600.0)
+    assert due.failed == 1 and moved(before, scrape(http), "memex_job_starts_failed_total") == 1
+    with psycopg.connect(ctx.db.dsn, autocommit=True) as conn:  # mended, and the turn decided: both start (and
+        conn.execute("UPDATE memories SET metadata = '{}' WHERE tenant_id = %s AND user_id = %s AND key = 'next_job'"
+                     " AND active", (tenant.id, tenant.user))  # other tests' sweeps meet no fault of it)
+    pipeline.process_inline(ctx, tenant.id, undecided)
+    assert pipeline.start_jobs_due(ctx, 600.0).started >= 1
+    assert (_current(tenant, "employer"), _current(tenant, "melanie_employer")) == (["Twilio"], ["Kayak"])

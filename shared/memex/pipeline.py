@@ -938,8 +938,8 @@ def start_jobs(conn, ctx: Context, tenant_id: str, user_id: str, now: datetime |
     later turn of the user's, to the dead-letter queue, and left every other job of theirs due (a
     participant's) an hour for another's text. Any other failure (the database's, the embedder's on its side, a
     fault of memex's own) fails the caller's transaction, whose retry starts the job."""
-    started = _Started()
-    for job, start, name in _jobs_due(conn, tenant_id, user_id, now, deciding):
+    started, due = _Started(), _jobs_due(conn, tenant_id, user_id, now, deciding)
+    for job, start, name in due:
         try:
             with conn.transaction():
                 started.jobs += _start_job(conn, ctx, tenant_id, user_id, job, start, name, embed_here)
@@ -952,6 +952,8 @@ def start_jobs(conn, ctx: Context, tenant_id: str, user_id: str, now: datetime |
             # A 5xx's probe (embeddings.down, one short attempt) is asked under the user's lock, as the
             # endpoint's attempts before it were: told apart from an outage, the turns are not failed for it.
             if _start_failure(ctx, exc) is not _StartFailure.REFUSED:
+                # it fails every start of the caller's transaction: the sweep counts them (start_jobs_due)
+                exc.jobs_due = len(due)
                 raise
             jobs_rows.start_failed(conn, tenant_id, job["id"])
             started.refused.append(type(exc).__name__)
@@ -1155,9 +1157,12 @@ def start_jobs_due(ctx: Context, seconds: float) -> JobsDue:
                 result.started += started.jobs
                 result.failed += len(started.refused)
         except Exception as exc:  # noqa: BLE001 - one user's failure is not the others'
-            # none of the user's jobs due started: their transaction was rolled back
-            result.failed += jobs[(tenant_id, user_id)]
-            ctx.metrics.record(JOB_STARTS_FAILED, jobs[(tenant_id, user_id)])
+            # none of the jobs due that start_jobs took started: their transaction was rolled back. Those it left
+            # (a day past a turn of the user's not yet decided) did not fail; a failure before it read them (the
+            # lock's) fails those this run read.
+            failed = getattr(exc, "jobs_due", jobs[(tenant_id, user_id)])
+            result.failed += failed
+            ctx.metrics.record(JOB_STARTS_FAILED, failed)
             failure = _start_failure(ctx, exc)
             # The exception's type only: its message may quote what the user said.
             if failure is _StartFailure.DOWN:
