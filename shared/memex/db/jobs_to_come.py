@@ -40,7 +40,7 @@ def everyones(conn: psycopg.Connection, backoff: timedelta) -> list[dict[str, An
     it starts (`value`, `valid_from` and the offset its turn was sent with, `utc_offset`) and whose it is
     (`tenant_id`, `user_id`): one statement."""
     return conn.execute(
-        f"""SELECT memories.tenant_id, memories.id, memories.user_id, memories.value, memories.valid_from,
+        f"""SELECT memories.tenant_id, memories.user_id, memories.value, memories.valid_from,
                    turns.utc_offset
             FROM memories JOIN turns ON turns.tenant_id = memories.tenant_id AND turns.id = memories.source_turn_id
             WHERE {_CURRENT} AND {_NOT_BACKED_OFF} AND {erasing.unmarked("memories")}""",
