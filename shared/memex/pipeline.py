@@ -16,8 +16,8 @@ import threading
 import time
 import uuid
 import weakref
-from contextlib import contextmanager
 from collections import Counter, defaultdict
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime, timedelta, timezone
 from typing import Any, Callable, Iterator, TypeVar
