@@ -199,7 +199,7 @@ class WrappedEmbedder:
 
 class Refusing(WrappedEmbedder):
     """The context's embedder raising for a text that holds `marker` (a local embedder's own error: not a
-    failure on its side, embeddings.unavailable), answering the others and its probe; `refused` counts those
+    failure on its side, embeddings.on_its_side), answering the others and its probe; `refused` counts those
     texts asked."""
 
     def __init__(self, embedder, marker: str):
