@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import signal
 import socket
@@ -240,19 +241,44 @@ def test_an_api_port_in_use_stops_make_dev_before_a_worker_takes_a_message(ctx, 
     sqs = aws.client("sqs")
     queues = {env: sqs.create_queue(QueueName=f"edge-{env.split('_')[0].lower()}-{time.monotonic_ns()}")["QueueUrl"]
               for env in ("EXTRACTION_QUEUE_URL", "SUPERSESSION_QUEUE_URL", "BACKFILL_QUEUE_URL")}
-    for url in queues.values():
-        sqs.send_message(QueueUrl=url, MessageBody='{"waiting": "for a worker"}')
+    try:
+        for url in queues.values():
+            sqs.send_message(QueueUrl=url, MessageBody='{"waiting": "for a worker"}')
+        with socket.socket() as taken:
+            taken.bind(("127.0.0.1", 0))
+            taken.listen()
+            port = taken.getsockname()[1]
+            result = _run_to_exit(tmp_path, {"DATABASE_URL": ctx.db.dsn, "SQS_ENDPOINT_URL": aws.url, **queues}, port)
+        assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
+        assert result.stderr.strip().splitlines()[-1] == (f"memex: cannot serve on 127.0.0.1:{port} (--port, "
+                                                          "MEMEX_PORT): Address already in use"), result.stderr
+        for url in queues.values():
+            received = sqs.receive_message(QueueUrl=url, AttributeNames=["ApproximateReceiveCount"]).get("Messages", [])
+            assert [m["Attributes"]["ApproximateReceiveCount"] for m in received] == ["1"], (url, result.stdout)
+    finally:
+        for url in queues.values():
+            sqs.delete_queue(QueueUrl=url)
+
+
+def test_a_loopback_sqs_on_a_port_in_use_is_an_error_naming_it():
+    """moto bound the port in its server's thread: a port in use ended that thread, and start_moto waited
+    forever for the server to be ready. Restarted on its own port, as bench/reliability does, it binds it again."""
+    from infra.local.sqs_server import start_moto
+
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
-        result = _run_to_exit(tmp_path, {"DATABASE_URL": ctx.db.dsn, "SQS_ENDPOINT_URL": aws.url, **queues}, port)
-    assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
-    assert result.stderr.strip().splitlines()[-1] == (f"memex: cannot serve on 127.0.0.1:{port} (--port, "
-                                                      "MEMEX_PORT): Address already in use"), result.stderr
-    for url in queues.values():
-        received = sqs.receive_message(QueueUrl=url, AttributeNames=["ApproximateReceiveCount"]).get("Messages", [])
-        assert [m["Attributes"]["ApproximateReceiveCount"] for m in received] == ["1"], (url, result.stdout)
+        with pytest.raises(OSError, match=f"^\\[Errno {errno.EADDRINUSE}\\] cannot serve SQS on 127.0.0.1:{port}: "):
+            start_moto(port)
+    server, url = start_moto()
+    try:
+        assert httpx.get(url, timeout=60).status_code < 500  # its connection left in TIME_WAIT
+    finally:
+        server.stop()
+    again, url_again = start_moto(server.port)
+    again.stop()
+    assert url_again == url
 
 
 def test_a_data_dir_of_another_major_version_stops_with_a_message_and_is_kept(tmp_path):
