@@ -351,6 +351,7 @@ def current_values(tenant, key: str) -> list[str]:
     listed = tenant.get(f"/v1/users/{tenant.user}/memories", params={"include_inactive": "true", "limit": 500})
     return sorted(m["value"] for m in listed.json()["memories"] if m["key"] == key and m["active"])
 
+
 def import_lines(ctx, tenant, runtime, tmp_path, lines: list[dict]) -> None:
     """Import these lines through a backfill job, as `memex backfill` does, and wait until every one is done."""
     from memex import backfill

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import gc
 import json
+import threading
 
 import pytest
 
-from tests.conftest import local_server
+from memex.errors import Unauthorized
+from tests.conftest import local_server, refused_port
 
 
 def test_turn_with_wait_is_processed_inline_and_found(tenant):
@@ -472,19 +475,76 @@ def test_on_loopback_a_request_naming_another_host_is_refused_while_the_keys_can
     needs the database (/docs), never an answer given as though no key existed."""
     import dataclasses
 
-    from infra.local.sqs_server import free_port
     from memex.db.connection import Database
 
-    unreachable = Database(lambda: f"postgresql://memex@127.0.0.1:{free_port()}/memex")
-    down = dataclasses.replace(ctx, db=unreachable, settings=dataclasses.replace(ctx.settings, require_api_key=False))
-    with local_server(down, loopback=True) as client:
-        assert client.get("/docs", headers={"Host": "localhost:8080"}).status_code == 200
-        # the document too, with the 421 that may come once the keys can be read
-        document = client.get("/openapi.json", headers={"Host": "localhost:8080"})
-        assert document.status_code == 200 and "421" in document.json()["paths"]["/health"]["get"]["responses"]
-        refused = client.get("/docs", headers={"Host": "evil.example"})
-        assert refused.status_code == 503 and refused.headers["retry-after"], refused.text
-        assert refused.json()["error"]["code"] == "database_unavailable"
+    with refused_port() as nowhere:
+        unreachable = Database(lambda: f"postgresql://memex@127.0.0.1:{nowhere}/memex")
+        down = dataclasses.replace(ctx, db=unreachable,
+                                   settings=dataclasses.replace(ctx.settings, require_api_key=False))
+        with local_server(down, loopback=True) as client:
+            assert client.get("/docs", headers={"Host": "localhost:8080"}).status_code == 200
+            # the document too, with the 421 that may come once the keys can be read
+            document = client.get("/openapi.json", headers={"Host": "localhost:8080"})
+            assert document.status_code == 200 and "421" in document.json()["paths"]["/health"]["get"]["responses"]
+            refused = client.get("/docs", headers={"Host": "evil.example"})
+            assert refused.status_code == 503 and refused.headers["retry-after"], refused.text
+            assert refused.json()["error"]["code"] == "database_unavailable"
+
+
+def test_the_document_that_met_a_lost_database_hands_no_dead_connection_to_the_next_request(keyless):
+    """/openapi.json reads whether the API takes requests without a key and, when Postgres is gone,
+    serves the document anyway: it kept the connections the server had dropped, the spares among
+    them, and the next request handed one met the failure again. Now it has every thread reconnect,
+    as a 503 does."""
+    import dataclasses
+
+    from memex.db.connection import Database
+
+    pool = Database(lambda: keyless.db.dsn, spare_connections=2)
+    both_open, backends = threading.Barrier(2), []
+
+    def hold() -> None:
+        backends.append(pool.connection().info.backend_pid)
+        both_open.wait()
+
+    threads = [threading.Thread(target=hold) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    del threads, thread
+    gc.collect()  # the two ended threads' connections are the pool's spares
+    with keyless.db.connection().cursor() as cur:  # the server restarted, as far as these two know
+        for backend in backends:
+            cur.execute("SELECT pg_terminate_backend(%s, 10000)", (backend,))
+    try:
+        with local_server(dataclasses.replace(keyless, db=pool), loopback=True) as client:
+            assert client.get("/openapi.json", headers={"Host": "localhost:8080"}).status_code == 200
+        answered = []
+        thread = threading.Thread(target=lambda: answered.append(pool.connection().execute("SELECT 1").fetchone()))
+        thread.start()
+        thread.join()
+        assert answered == [{"?column?": 1}]
+    finally:
+        pool.discard_all()
+
+
+def test_a_request_without_a_key_is_refused_without_the_database_once_keys_are_required(ctx):
+    """Whether a request without a key is let in needs Postgres only while none is required (is there a
+    key yet, is the default tenant live): once one is, it is refused before any connection is opened,
+    and so while Postgres is down too (/docs and /health, which answer any Host then, ask this)."""
+    import dataclasses
+
+    from memex import keys
+    from memex.db.connection import Database
+
+    with refused_port() as nowhere:
+        unreachable = Database(lambda: f"postgresql://memex@127.0.0.1:{nowhere}/memex")
+        required = dataclasses.replace(ctx, db=unreachable,
+                                       settings=dataclasses.replace(ctx.settings, require_api_key=True))
+        with pytest.raises(Unauthorized, match="^missing API key"):
+            keys.caller_for(required, None)
+        assert not keys.keyless_answered(required)
 
 
 def test_off_loopback_or_once_keys_exist_a_requests_host_changes_nothing(keyless):

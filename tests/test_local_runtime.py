@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import signal
 import socket
@@ -21,7 +22,6 @@ from tests.conftest import ROOT, refused_port
 # own connection, so that requests spread over a server's processes.
 get = partial(httpx.get, timeout=60)
 post = partial(httpx.post, timeout=60)
-
 
 
 def _child_env() -> dict[str, str]:
@@ -179,8 +179,8 @@ def test_sigterm_stops_the_runtime_and_postgres_as_ctrl_c_does(tmp_path):
     assert code == 128 + signal.SIGTERM, server.output()
 
 
-def _run_to_exit(home: Path, extra_env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "infra.local", "--home", str(home), "--port", "0"],
+def _run_to_exit(home: Path, extra_env: dict[str, str] | None = None, port: int = 0) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "infra.local", "--home", str(home), "--port", str(port)],
                           cwd=ROOT, env=_child_env() | (extra_env or {}), capture_output=True, text=True, timeout=120)
 
 
@@ -232,6 +232,53 @@ def test_a_port_in_use_stops_make_dev_with_a_sentence_naming_it(ctx, tmp_path):
     assert result.stderr.strip().splitlines()[-1] == (f"memex: cannot serve on 127.0.0.1:{port} (--mcp-port, "
                                                       "MEMEX_MCP_PORT): Address already in use"), result.stderr
     assert "MCP also on" not in result.stdout and "memex: stopped" in result.stdout, result.stdout
+
+
+def test_an_api_port_in_use_stops_make_dev_before_a_worker_takes_a_message(ctx, aws, tmp_path):
+    """The workers started before the API's port was bound: a port in use stopped the run with its
+    sentence after they had begun taking messages off the queues, which a run that never served
+    then handled, or left invisible for a visibility timeout."""
+    sqs = aws.client("sqs")
+    queues = {env: sqs.create_queue(QueueName=f"edge-{env.split('_')[0].lower()}-{time.monotonic_ns()}")["QueueUrl"]
+              for env in ("EXTRACTION_QUEUE_URL", "SUPERSESSION_QUEUE_URL", "BACKFILL_QUEUE_URL")}
+    try:
+        for url in queues.values():
+            sqs.send_message(QueueUrl=url, MessageBody='{"waiting": "for a worker"}')
+        with socket.socket() as taken:
+            taken.bind(("127.0.0.1", 0))
+            taken.listen()
+            port = taken.getsockname()[1]
+            result = _run_to_exit(tmp_path, {"DATABASE_URL": ctx.db.dsn, "SQS_ENDPOINT_URL": aws.url, **queues}, port)
+        assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
+        assert result.stderr.strip().splitlines()[-1] == (f"memex: cannot serve on 127.0.0.1:{port} (--port, "
+                                                          "MEMEX_PORT): Address already in use"), result.stderr
+        for url in queues.values():
+            received = sqs.receive_message(QueueUrl=url, AttributeNames=["ApproximateReceiveCount"]).get("Messages", [])
+            assert [m["Attributes"]["ApproximateReceiveCount"] for m in received] == ["1"], (url, result.stdout)
+    finally:
+        for url in queues.values():
+            sqs.delete_queue(QueueUrl=url)
+
+
+def test_a_loopback_sqs_on_a_port_in_use_is_an_error_naming_it():
+    """moto bound the port in its server's thread: a port in use ended that thread, and start_moto waited
+    forever for the server to be ready. Restarted on its own port, as bench/reliability does, it binds it again."""
+    from infra.local.sqs_server import start_moto
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        with pytest.raises(OSError, match=f"^\\[Errno {errno.EADDRINUSE}\\] cannot serve SQS on 127.0.0.1:{port}: "):
+            start_moto(port)
+    server, url = start_moto()
+    try:
+        assert httpx.get(url, timeout=60).status_code < 500  # its connection left in TIME_WAIT
+    finally:
+        server.stop()
+    again, url_again = start_moto(server.port)
+    again.stop()
+    assert url_again == url
 
 
 def test_a_data_dir_of_another_major_version_stops_with_a_message_and_is_kept(tmp_path):

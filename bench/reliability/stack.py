@@ -112,7 +112,7 @@ class Stack:
         for name, value in AWS_ENV.items():
             os.environ.setdefault(name, value)
         self._moto, self.sqs_endpoint = start_moto(self._sqs_port)
-        self._sqs_port = self._moto.get_host_and_port()[1]
+        self._sqs_port = self._moto.port
         ensure_queues(self.sqs(), [QueueSpec(name, fifo, VISIBILITY_TIMEOUT) for name, (_, _, fifo) in QUEUES.items()],
                       max_receive_count=5)
 

@@ -99,14 +99,15 @@ def serve(runtime: LocalRuntime, args: argparse.Namespace) -> None:
     if open_mode(get_context()):
         print("memex: no API key exists: requests without a key go to the default tenant "
               "(create one with `memex keys create --tenant NAME` to require keys)", flush=True)
-    runtime.run_workers()
     processes = get_context().settings.local_http_processes
     try:
         api = listening_socket(args.host, args.port, "--port, MEMEX_PORT")
+        # The memex seed's layout: MCP alone on a port of its own, beside the API.
+        alone = listening_socket(args.host, args.mcp_port, "--mcp-port, MEMEX_MCP_PORT") if args.mcp_port else None
+        # Once the ports are bound: a port in use stops the run before a worker took a message off a queue.
+        runtime.run_workers()
         print(f"memex: serving on {address(api)} (MCP at /mcp)", flush=True)
-        if args.mcp_port:
-            # The memex seed's layout: MCP alone on a port of its own, beside the API.
-            alone = listening_socket(args.host, args.mcp_port, "--mcp-port, MEMEX_MCP_PORT")
+        if alone is not None:
             mcp = uvicorn.Server(uvicorn.Config(mcp_app(args.host), log_level="warning", lifespan="on"))
             threading.Thread(target=mcp.run, kwargs={"sockets": [alone]}, name="mcp-server", daemon=True).start()
             print(f"memex: MCP also on {address(alone)}/mcp", flush=True)

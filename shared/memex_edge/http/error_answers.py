@@ -111,12 +111,18 @@ def _connection_lost(exc: psycopg.Error) -> bool:
     return exc.sqlstate is None or exc.sqlstate.startswith(("08", "57P"))
 
 
-def database_unavailable(exc: psycopg.Error, ctx: Context, seed: bool = False) -> JSONResponse:
-    """503 with Retry-After. Once one connection found the server gone, every thread reconnects."""
+def database_lost(exc: psycopg.Error, ctx: Context) -> None:
+    """Logged; once one connection found the server gone, every thread reconnects (no broken connection
+    is handed to the next request). What every path that caught DATABASE_GONE does, whatever it answers."""
     logger.warning("database unavailable", extra={"error": type(exc).__name__, "sqlstate": exc.sqlstate,
                                                "detail": str(exc)})
     if _connection_lost(exc):
         ctx.db.discard_all()
+
+
+def database_unavailable(exc: psycopg.Error, ctx: Context, seed: bool = False) -> JSONResponse:
+    """503 with Retry-After, the database lost (database_lost)."""
+    database_lost(exc, ctx)
     message = "the database is unavailable; retry later"
     return error(503, "database_unavailable", message, headers={"Retry-After": str(DATABASE_RETRY_AFTER)},
                  detail=message if seed else None)
