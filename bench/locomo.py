@@ -33,7 +33,6 @@ import argparse
 import hashlib
 import inspect
 import json
-import os
 import re
 import shutil
 import tempfile
@@ -358,13 +357,8 @@ def write_marker(directory: Path, key: str, tag: str, complete: bool, ingest_sec
 def server_on(home: Path, extra_env: dict[str, str]) -> Iterator[str]:
     """The service over the data dir `home` (made if new), its settings at their defaults but
     for `extra_env`."""
-    from infra.local.sqs_server import free_port
-
-    port = free_port()
-    # This checkout's code, not whichever copy of memex the virtualenv has installed (editable).
-    path = os.pathsep.join([str(ROOT), str(ROOT / "shared"), *filter(None, [os.environ.get("PYTHONPATH")])])
-    with serve(["-m", "infra.local", "--home", str(home / "memex"), "--port", str(port)], port, home,
-               {**extra_env, "PYTHONPATH": path}, defaults_only=True) as url:
+    with serve(["-m", "infra.local", "--home", str(home / "memex"), "--port", "0"], 0, home, extra_env,
+               defaults_only=True) as url:
         yield url
 
 

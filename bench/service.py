@@ -103,11 +103,15 @@ def memex_cli(args: list[str], extra_env: dict[str, str], defaults_only: bool = 
     return done.stdout
 
 
-def said_url(log_path: Path, process: subprocess.Popen, timeout: float) -> str:
-    """The URL a server started with `--port 0` says it serves on (`memex: serving on URL`), once said."""
+def said_url(log_path: Path, process: subprocess.Popen, timeout: float, offset: int = 0) -> str:
+    """The URL a server started with `--port 0` says it serves on (`memex: serving on URL`), once said
+    in its log after byte `offset` (where this start's output begins in a log that others wrote before)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        if said := SERVING.search(log_path.read_text()):
+        with open(log_path, "rb") as log:
+            log.seek(offset)
+            output = log.read().decode(errors="replace")
+        if said := SERVING.search(output):
             return said[1]
         if process.poll() is not None:
             raise ServiceError(f"the server exited with {process.returncode}")
