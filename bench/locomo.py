@@ -45,7 +45,7 @@ from typing import Any, Iterable, Iterator, Sequence
 
 import httpx
 
-from bench.service import ROOT, serve
+from bench.service import ROOT, serve, settings_env
 from memex.time_phrases import MONTH_NUMBER, MONTHS
 
 
@@ -370,12 +370,10 @@ DEFAULT_VARIANT = "default"
 def parse_variant(text: str) -> tuple[str, dict[str, str]]:
     """"name:MEMEX_A=1,MEMEX_B=x" -> ("name", {"MEMEX_A": "1", "MEMEX_B": "x"})."""
     name, _, assignments = text.partition(":")
-    env = {}
-    for part in filter(None, (p.strip() for p in assignments.split(","))):
-        variable, sep, value = part.partition("=")
-        if not sep or not variable.startswith("MEMEX_"):
-            raise ValueError(f"--variant {text!r}: expected NAME:MEMEX_X=value,...")
-        env[variable] = value
+    try:
+        env = settings_env(filter(None, (p.strip() for p in assignments.split(","))))
+    except ValueError:
+        raise ValueError(f"--variant {text!r}: expected NAME:MEMEX_X=value,...") from None
     if not name or name == DEFAULT_VARIANT and env:
         raise ValueError(f"--variant {text!r}: a name other than {DEFAULT_VARIANT!r} is needed")
     return name, env

@@ -13,7 +13,7 @@ import tempfile
 import time
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
+from typing import Iterable, Iterator
 
 import httpx
 
@@ -91,6 +91,18 @@ def child_env(extra_env: dict[str, str] | None = None, defaults_only: bool = Fal
     env.update(extra_env or {})
     # This checkout's code, not the copy of memex the virtualenv has installed (editable, elsewhere).
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT), str(ROOT / "shared"), *filter(None, [env.get("PYTHONPATH")])])
+    return env
+
+
+def settings_env(assignments: Iterable[str]) -> dict[str, str]:
+    """The settings a benchmark gives the server it starts, each "MEMEX_X=value"; ValueError names
+    the first that is not one."""
+    env = {}
+    for assignment in assignments:
+        variable, sep, value = assignment.partition("=")
+        if not sep or not variable.startswith("MEMEX_"):
+            raise ValueError(f"{assignment!r}: expected MEMEX_X=value")
+        env[variable] = value
     return env
 
 
