@@ -13,7 +13,7 @@ import tempfile
 import time
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
+from typing import Iterable, Iterator
 
 import httpx
 
@@ -94,6 +94,18 @@ def child_env(extra_env: dict[str, str] | None = None, defaults_only: bool = Fal
     return env
 
 
+def settings_env(assignments: Iterable[str]) -> dict[str, str]:
+    """The settings a benchmark gives the server it starts, each "MEMEX_X=value"; ValueError names
+    the first that is not one."""
+    env = {}
+    for assignment in assignments:
+        variable, sep, value = assignment.partition("=")
+        if not sep or not variable.startswith("MEMEX_"):
+            raise ValueError(f"{assignment!r}: expected MEMEX_X=value")
+        env[variable] = value
+    return env
+
+
 def memex_cli(args: list[str], extra_env: dict[str, str], defaults_only: bool = False, timeout: float = 1800) -> str:
     """`memex <args>` (this checkout's CLI) in the environment child_env makes; its stdout."""
     done = subprocess.run([sys.executable, "-m", "infra.cli", *args], cwd=ROOT, env=child_env(extra_env, defaults_only),
@@ -103,11 +115,15 @@ def memex_cli(args: list[str], extra_env: dict[str, str], defaults_only: bool = 
     return done.stdout
 
 
-def said_url(log_path: Path, process: subprocess.Popen, timeout: float) -> str:
-    """The URL a server started with `--port 0` says it serves on (`memex: serving on URL`), once said."""
+def said_url(log_path: Path, process: subprocess.Popen, timeout: float, offset: int = 0) -> str:
+    """The URL a server started with `--port 0` says it serves on (`memex: serving on URL`), once said
+    in its log after byte `offset` (where this start's output begins in a log that others wrote before)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        if said := SERVING.search(log_path.read_text()):
+        with open(log_path, "rb") as log:
+            log.seek(offset)
+            output = log.read().decode(errors="replace")
+        if said := SERVING.search(output):
             return said[1]
         if process.poll() is not None:
             raise ServiceError(f"the server exited with {process.returncode}")

@@ -9,11 +9,15 @@ import os
 import subprocess
 import sys
 from datetime import datetime, timedelta, timezone
+from urllib.parse import urlparse
+
+import httpx
 
 from bench.load import s2
 from bench.load.data import synthetic
 from bench.load.scenario import Endpoint, summarise
 from bench.locomo import scored_questions
+from bench.service import serve
 from tests.conftest import ROOT
 
 NOW = datetime(2024, 1, 31, tzinfo=timezone.utc)
@@ -39,6 +43,15 @@ def test_s2_rescoring_lets_recency_reorder_and_keeps_top_k():
 def test_s2_rescoring_never_rewards_a_time_after_now():
     [future] = s2.rescore([_row("f", 0.5, -10)], NOW, top_k=1)
     assert math.isclose(future["score"], 0.7 * 0.5 + 0.3, abs_tol=1e-6)
+
+
+def test_the_s2_server_binds_a_port_of_its_own_and_says_which(tmp_path):
+    # --port 0, the URL read from what it says at start as memex's is: a port picked free here and
+    # passed on could be taken by another server before the child binds it
+    with serve(["-m", "bench.load.s2", "--port", "0"], 0, tmp_path, {"DATABASE_URL": "postgresql://unused"},
+               timeout=120) as url:
+        assert urlparse(url).port
+        assert httpx.get(f"{url}/health", timeout=30).json() == {"status": "ok"}
 
 
 def test_summary_counts_errors_and_percentiles_per_endpoint():

@@ -215,7 +215,6 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     started = time.perf_counter()
 
     from infra.local import embedded_postgres
-    from infra.local.sqs_server import free_port
     from memex.config import load_settings
 
     results: dict[str, Any] = {"data": str(args.data) if args.data else "synthetic", "conversations": len(samples),
@@ -231,8 +230,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
                 results["memex_recall"] = memex_recall(memex_url, samples)
                 results["s2_rows"] = s2.load_memories(postgres.url, TENANT, replay.users, load_settings().embedding_dim)
 
-                port = free_port()
-                with serve(["-m", "bench.load.s2", "--port", str(port)], port, Path(home), database,
+                with serve(["-m", "bench.load.s2", "--port", "0"], 0, Path(home), database,
                            defaults_only=True) as s2_url:
                     dia_ids = dia_ids_of_memories(postgres.url, replay.users)
                     results["s2_recall"] = s2_recall(s2_url, samples, dia_ids)
