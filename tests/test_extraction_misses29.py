@@ -1,11 +1,12 @@
 """What the offline rules misread (extract29): a favourite said in the plural of an "-ie" noun ("My favourite
-movies are …") was filed under the word its ending alone reads (favorite_movy). Each beside sentences that must
-file what they filed before."""
+movies are …") was filed under the word its ending alone reads (favorite_movy); a favourite narrowed after its kind
+("My favourite book by Tolkien is …") under favorite_book_by_tolkien, which no question for the favourite book names,
+"of all time" not at all. Each beside sentences that must file what they filed before."""
 
 import pytest
 
 from memex.extraction.plurals import plural, singular, stems
-from tests.conftest import offline_facts
+from tests.conftest import offline_facts, offline_found
 
 
 @pytest.mark.parametrize("text, expected", [
@@ -19,6 +20,32 @@ from tests.conftest import offline_facts
 ])
 def test_a_favourite_in_the_plural_is_filed_under_its_singular(text, expected):
     assert offline_facts(text) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    # narrowed after the kind: keyed before it, as "My favorite Tolkien book" is, so that it replaces no favourite
+    # of the whole kind
+    ("My favourite book by Tolkien is The Hobbit.", {("favorite_tolkien_book", "The Hobbit", False)}),
+    ("My favourite song by Queen is Bohemian Rhapsody.", {("favorite_queen_song", "Bohemian Rhapsody", False)}),
+    ("my favourite film of 2019 is Parasite.", {("favorite_2019_film", "Parasite", False)}),
+    ("My favourite dish from Italy is risotto.", {("favorite_italy_dish", "risotto", False)}),
+    ("My favourite books by Tolkien are The Hobbit and The Silmarillion.",
+     {("favorite_tolkien_book", "The Hobbit and The Silmarillion", False)}),
+    # not narrowed: the favourite of the kind
+    ("My favourite film of all time is Alien.", {("favorite_film", "Alien", False)}),
+    ("My favourite artist ever is Prince.", {("favorite_artist", "Prince", False)}),
+    ("My favourite kind of music is jazz.", {("favorite_music", "jazz", False)}),
+    # unchanged
+    ("My favorite Tolkien book is The Hobbit.", {("favorite_tolkien_book", "The Hobbit", False)}),
+    ("My favourite sci fi movie is Alien.", {("favorite_sci_fi_movie", "Alien", False)}),
+])
+def test_a_favourite_narrowed_after_its_kind_is_keyed_before_it(text, expected):
+    assert offline_facts(text) == expected
+
+
+def test_a_narrowed_favourite_says_what_narrows_it():
+    assert [c.content for c in offline_found("My favourite book by Tolkien is The Hobbit.")] == [
+        "The user's favorite book by Tolkien is The Hobbit."]
 
 
 @pytest.mark.parametrize("word, one", [("movies", "movie"), ("cookies", "cookie"), ("smoothies", "smoothie"),
