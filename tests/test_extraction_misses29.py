@@ -57,3 +57,22 @@ def test_singular_reads_an_ie_nouns_plural_back(word, one):
 
 def test_stems_are_every_word_a_plural_may_be_of():
     assert stems("movies") == ["movy", "movie"] and stems("foods") == ["food"] and stems("food") == ["food"]
+
+
+def test_a_parting_month_said_short_keeps_its_year():
+    # people._PARTING_WHEN read the months by its own list, without MONTH's dot: "in Mar. 2019" was "in Mar"
+    assert [(c.key, c.happened) for c in offline_found("We broke up in Mar. 2019.")] == [
+        ("relationship_status", "in Mar. 2019")]
+
+
+@pytest.mark.parametrize("text, expected", [
+    # the birth's day and year read by the one fragment (patterns.BIRTH_DAY), as before
+    ("I was born in May 1990.", {("birth_year", "1990", False)}),
+    ("I was born on March 4, 1990 in Leeds.",
+     {("birthplace", "Leeds", False), ("birth_year", "1990", False), ("birthday", "March 4", False)}),
+    ("I was born on the 4th of March.", {("birthday", "4th of March", False)}),
+    ("I was born in Porto, Portugal in '85.", {("birthplace", "Porto", False), ("birth_year", "1985", False)}),
+    ("I was born in May.", set()),
+])
+def test_the_users_birth_is_read_as_before(text, expected):
+    assert offline_facts(text) == expected

@@ -254,6 +254,12 @@ FOR_A_WHILE = (
     rf"|(?:a |an |a few |a couple of |several |(?:{NUMBER}) )?{_WHILE}{_WHILE_END})"
     rf"|{UNTIL})")
 DATE = (rf"{MONTH} \d{{1,2}}(?:st|nd|rd|th)?|\d{{1,2}}(?:st|nd|rd|th)? (?:of )?{MONTH}")
+# When and where someone was born, said after "born" (the user, places.py; a child, people.py): a year ("in 1990",
+# "'90"); the day ("on March 4", "on the 4th of March": its group `day`) or the month ("in Mar.") it may come after;
+# the place said first ("in Leeds in 1990", "in Porto, Portugal in 1985"), never a month.
+BIRTH_YEAR = r"(?:(?:19|20)\d\d|'\d\d)(?![\w'-])"
+BIRTH_DAY = rf"(?:the )?(?:(?P<day>{DATE})(?!\w)|{MONTH})"
+BORN_WHERE = rf"(?:in (?!{MONTH}){PROPER}(?:, {PROPER})?,? )?"
 # When a plan happens: "next week", "tomorrow", "in May", "on Saturday", "this summer".
 _WHEN = (rf"(?:next (?:week|month|year|weekend|summer|spring|fall|autumn|winter|{WEEKDAY}|{MONTH})|tomorrow|tonight|"
          r"this (?:weekend|summer|spring|fall|autumn|winter|year|month)|"

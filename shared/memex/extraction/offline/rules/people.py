@@ -17,7 +17,6 @@ from memex.extraction.offline.rule import rule
 from memex.extraction.offline.values import (Fields, a_department, a_job_move, a_name, a_place, allergies, an_age,
     an_organisation, as_said, listed_names, named_person, not_an_organisation, organisation, relation, role, school,
     snake, teacher, to_number, unless_a_stay)
-from memex.time_phrases import MONTH_ABBREVIATIONS, MONTHS
 
 
 _WHO = rf"(?P<kind>(?i:{alternation(PERSON_PARTS)}))"
@@ -209,7 +208,7 @@ _PARTED = r"(?:broke up|split up|split|separated|got divorced|divorced)"
 _PARTING_WHEN = (rf"(?:(?:last|this) (?:week|month|year|spring|summer|fall|autumn|winter|weekend|{WEEKDAY})|"
                  rf"last {MONTH}|last night|yesterday|today|recently|on (?:the )?(?:{DATE})(?:,? \d{{4}})?(?![\w'-])|"
                  rf"(?:(?:way )?back )?in (?:\d{{4}}|"
-                 rf"(?i:{alternation(MONTHS + MONTH_ABBREVIATIONS)})(?:,? \d{{4}})?)(?![\w'-])|"
+                 rf"{MONTH}(?:,? \d{{4}})?)(?![\w'-])|"
                  r"(?:a|two|three|four|five|six|a few|a couple of) (?:days?|weeks?|months?|years?) ago)")
 _PROPOSED = (rf"(?:just |finally |officially )?(?:proposed(?: to me)?|popped the question)"
              rf"(?: (?:on {WEEKDAY}|{_PARTING_WHEN}))?(?=\s*(?:[.!,;]|$))")
