@@ -76,3 +76,27 @@ def test_a_parting_month_said_short_keeps_its_year():
 ])
 def test_the_users_birth_is_read_as_before(text, expected):
     assert offline_facts(text) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    # a child's birth, as the user's own files it: the year, and the day when one is said
+    ("My daughter was born in May 2020.", {("child_daughter_birth_year", "2020", False)}),
+    ("Our son was born on 3 March 2019.",
+     {("child_son_birth_year", "2019", False), ("child_son_birthday", "3 March", False)}),
+    ("Our son Leo was born on March 3rd, 2019 in Leeds.", {("child_name", "Leo", False),
+     ("child_leo_birth_year", "2019", False), ("child_leo_birthday", "March 3rd", False)}),
+    ("My daughter Ava was born in Lisbon in 2021.", {("child_name", "Ava", False), ("child_ava_birth_year", "2021", False)}),
+    ("My youngest was born on the 4th of July.", {("child_youngest_birthday", "4th of July", False)}),
+    ("My daughter was born in '09.", {("child_daughter_birth_year", "2009", False)}),
+    # no day, no year, or no name
+    ("My son was born in May.", set()),
+    ("My son was born in Leeds.", set()),
+    ("My daughter Christmas was born in 2020.", set()),
+])
+def test_a_childs_birth_is_filed_as_the_users_is(text, expected):
+    assert offline_facts(text) == expected
+
+
+def test_a_childs_birth_says_whose_it_is():
+    assert sorted(c.content for c in offline_found("Our son Leo was born on 3 March 2019.") if "birth" in c.key) == [
+        "The user's son Leo was born in 2019.", "The user's son Leo's birthday is 3 March."]
