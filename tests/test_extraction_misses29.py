@@ -100,3 +100,22 @@ def test_a_childs_birth_is_filed_as_the_users_is(text, expected):
 def test_a_childs_birth_says_whose_it_is():
     assert sorted(c.content for c in offline_found("Our son Leo was born on 3 March 2019.") if "birth" in c.key) == [
         "The user's son Leo was born in 2019.", "The user's son Leo's birthday is 3 March."]
+
+
+@pytest.mark.parametrize("text, expected", [
+    # a holiday of more than one word is when, not a name (NOT_NAMES), as one of one word is
+    ("I'm working for Labor Day.", set()),
+    ("I work for Labor Day weekend.", set()),
+    ("I'm working for New Year's Eve.", set()),
+    ("I'm working for Mother's Day.", set()),
+    ("My last day at work is Friday, then I start at New Year's Eve.", {("plan", "last day at work on Friday", False)}),
+    ("My sister is Thanksgiving Day crazy.", set()),
+    ("My wife is Valentine's Day obsessed.", set()),
+    ("I live in Christmas Eve.", set()),
+    # unchanged
+    ("I'm working for Christmas.", set()),
+    ("I moved to Lisbon on Christmas Eve.", {("city", "Lisbon", False)}),
+    ("I work at Macy's.", {("employer", "Macy's", False)}),
+])
+def test_a_holiday_of_several_words_is_no_name(text, expected):
+    assert offline_facts(text) == expected

@@ -58,7 +58,13 @@ NOT_NAMES = frozenset(WEEKDAYS) | frozenset(
     "brazilian mexican canadian australian dutch belgian swiss austrian swedish norwegian danish "
     "finnish polish russian ukrainian greek turkish chinese japanese korean indian pakistani "
     "vietnamese thai filipino african asian european latino latina jewish catholic christian muslim "
-    "hindu buddhist atheist".split()) | {n.casefold() for n in vocabulary.NATIONALITIES}
+    "hindu buddhist atheist".split()) | {n.casefold() for n in vocabulary.NATIONALITIES} | {
+    # a holiday of more than one word, each word capitalised as a name's is ("I'm working for Labor Day" is no
+    # employer, "then I start at New Year's Eve" no job)
+    "christmas eve", "christmas day", "new year", "new year's", "new year's eve", "new year's day", "boxing day",
+    "easter sunday", "easter monday", "good friday", "mother's day", "father's day", "valentine's day",
+    "labor day", "labour day", "memorial day", "independence day", "thanksgiving day", "veterans day",
+    "st patrick's day", "st. patrick's day"}
 # Words said between a verb and its "not" ("I'm really not vegan", "I'm honestly not retired").
 HEDGES = (rf"(?:{OFTEN}|honestly|definitely|certainly|probably|simply|totally|absolutely|literally|seriously|surely|"
           r"truly|quite|even)")
