@@ -65,6 +65,9 @@ NOT_NAMES = frozenset(WEEKDAYS) | frozenset(
     "easter sunday", "easter monday", "good friday", "mother's day", "father's day", "valentine's day",
     "labor day", "labour day", "memorial day", "independence day", "thanksgiving day", "veterans day",
     "st patrick's day", "st. patrick's day"}
+# A quarter, a half or a fiscal year, capitalised and holding a digit as an organisation's name may ("Q3", "H2",
+# "FY24", "Q1 2025"), but a time: "I'm working from home for Q3".
+PERIOD = re.compile(r"(?:Q[1-4]|H[12]|FY ?(?:\d\d){1,2})(?: (?:19|20)\d\d)?")
 # Words said between a verb and its "not" ("I'm really not vegan", "I'm honestly not retired").
 HEDGES = (rf"(?:{OFTEN}|honestly|definitely|certainly|probably|simply|totally|absolutely|literally|seriously|surely|"
           r"truly|quite|even)")

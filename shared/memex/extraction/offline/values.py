@@ -10,7 +10,7 @@ from typing import Callable
 
 from memex.extraction import vocabulary
 from memex.extraction.offline.patterns import (ABBREVIATION, A_TEAM, BREED_KIND, FOR_A_WHILE, FOR_THEIR_OWN, HERS, HIS,
-    HOURS, INNER_CAPITAL, JOB_WORDS, KIN_CALLED, NOT_NAMES, NOT_ROLE_MODIFIERS, ORG_SUFFIXES, PARTNER_DIED, PARTNER_VERBS,
+    HOURS, INNER_CAPITAL, JOB_WORDS, KIN_CALLED, NOT_NAMES, PERIOD, NOT_ROLE_MODIFIERS, ORG_SUFFIXES, PARTNER_DIED, PARTNER_VERBS,
     NUMBER, PERSON_PARTS, PETS, PLACE_ACRONYMS, ROLE_ABBREVIATIONS, SMALL_NUMBERS, TENS, UNTIL_SAID, WORK_SAID)
 from memex.jobs import key_words
 
@@ -174,12 +174,19 @@ def a_job_move(m: re.Match[str]) -> bool:
 _HOURS_FOR = re.compile(rf"\b{HOURS} for (?:the )?$")
 
 
+def an_employer(name: str) -> bool:
+    """Whether a name said where one works may be an employer's: not a known place ("I left London for a job at
+    Google"), a holiday or another name of a time ("I start at Easter", "working from home for Q3"), nor someone of
+    the user's life ("at Dad's", "for Grandpa")."""
+    bare = re.sub(r"'s?$", "", name).casefold()
+    return not (a_place(name) or bare in NOT_NAMES or PERIOD.fullmatch(name) or bare in PERSON_PARTS)
+
+
 def organisation(m: re.Match[str]) -> list[Fields]:
-    """An employer, unless it is a known place ("I left London for a job at Google") or someone of the user's
-    life ("at Dad's", "for Grandpa"), whole with its possessive ("McDonald's", "St Mary's"); after when or where
-    one works and "for" (_HOURS_FOR), only a name an organisation's by its shape or as a well-known employer."""
+    """An employer (an_employer), whole with its possessive ("McDonald's", "St Mary's"); after when or where one
+    works and "for" (_HOURS_FOR), only a name an organisation's by its shape or as a well-known employer."""
     value = m.group("value")
-    if a_place(value) or not a_name(m) or value.removesuffix("'s").casefold() in PERSON_PARTS:
+    if not an_employer(value):
         return []
     if _HOURS_FOR.search(m.string, m.start(), m.start("value")) and not an_organisation(value, acronyms=False):
         return []
@@ -232,7 +239,7 @@ _PRESENT = re.compile("".join(f"(?<!\\b{w} )(?<!\\b{w.capitalize()} )" for w in
 _YEARS = re.compile(rf"\bfor (?:(?:about|over|almost|nearly|more than) )?(?:{NUMBER}|a few|several|many|a couple of) "
                     r"years$")
 _THEN = re.compile(r",?\s+(?:and )?(?:before|after)\b|[^.!?]*?(?:(?<!\bsince )\bthen|\bafter (?:that|which)|"
-                   r"\bafterwards|\buntil|\btill)\b")
+                   rf"\bafterwards|(?<![\w']){UNTIL_SAID})\b")
 # A job until a time on a contract is the user's job, the contract's end said (rules/plans.py files it as a
 # plan): "I work at Acme on a contract until March" is no stint, and "I'm a teacher on a contract until June" is a
 # teacher. A home so is a stay still: "I'm living in Berlin on a work contract until March" keeps the home elsewhere.

@@ -7,11 +7,11 @@ import re
 
 from memex import job_start
 from memex.extraction import vocabulary
-from memex.extraction.offline.patterns import (ADVERBS, AHEAD_WHEN, CURRENT_JOB, DATE, HOME, JOB_NOUN, MONTH, NOT_NAMES,
+from memex.extraction.offline.patterns import (ADVERBS, AHEAD_WHEN, CURRENT_JOB, DATE, HOME, JOB_NOUN, MONTH,
     NUMBER, ORG, ORG_INTRO, PERSON_PARTS, PLATFORMS, PROPER, RACE, RELATIONS, ROLE, STARTS_LATER, START_WHEN, TRIP_FOR,
     TRIP_WHEN, UNTIL, UPPER, WEEKDAY, WORD, WORK_HOURS, alternation, phrase)
 from memex.extraction.offline.rule import rule
-from memex.extraction.offline.values import Fields, a_place, an_organisation, snake
+from memex.extraction.offline.values import Fields, a_place, an_employer, an_organisation, snake
 
 
 _LATER = (rf"(?:next (?:month|year|summer|spring|fall|autumn|winter|{MONTH})|this (?:summer|spring|fall|autumn|winter|year)|"
@@ -85,9 +85,25 @@ _AFTER_THE_NAME = (rf"(?P<team> (?:[a-z][\w-]* ){{0,2}}team)?(?: as (?:an?|the) 
 
 def _no_employer(name: str) -> bool:
     """Whether a name said where a job is to start is surely none: someone's house ("I'm starting at Sam's on Monday"),
-    a known place, a holiday or another name of a time ("I start at Easter"), a relative ("joining Mom")."""
-    return bool(re.search(r"'s?$", name)) or a_place(name) or name.casefold() in NOT_NAMES \
-        or name.casefold() in PERSON_PARTS
+    or no employer's name (values.an_employer: "I start at Easter", "joining Mom")."""
+    return bool(re.search(r"'s?$", name)) or not an_employer(name)
+
+
+# A start said after something the user finishes: "I finish at Google on Friday, then I start at Harvard in the fall".
+_THEN_START = re.compile(rf"\b(?i:then),? {_THEN_I}$")
+_A_JOB = re.compile(rf"\b{JOB_NOUN}\b")
+_AS_ROLE = re.compile(rf",? as (?:an?|the) {ROLE}")
+
+
+def _not_a_job_after_then(m: re.Match[str], org: str) -> bool:
+    """Whether a start said after "then" (_THEN_START) names no job: one starts at a class or a school after a job as
+    often as at the next job ("then I start at Yoga", "then I start at Harvard in the fall"), so the name must be an
+    organisation's by its shape or as a well-known employer, unless the start says it is a job ("then I start my new
+    job at Notion", "as an engineer") or a team's."""
+    if not _THEN_START.search(m.string, 0, m.start("verb")) or an_organisation(org):
+        return False
+    return not (_A_JOB.search(m.string, m.end("verb"), m.start("org")) or _AS_ROLE.match(m.string, m.end("org"))
+                or m.groupdict().get("team"))
 
 
 def _job_ahead(m: re.Match[str]) -> list[Fields]:
@@ -95,7 +111,8 @@ def _job_ahead(m: re.Match[str]) -> list[Fields]:
     after a last day without its own time ("My last day at work is Friday, then I'll start at Meta"), it is
     _job_after_last_day's."""
     org, when = m.group("org"), _when_said(m)
-    if _no_employer(org) or (not when and _LAST_DAY_BEFORE.search(m.string, 0, m.start("verb"))):
+    if _no_employer(org) or (not when and _LAST_DAY_BEFORE.search(m.string, 0, m.start("verb"))) \
+            or _not_a_job_after_then(m, org):
         return []
     return _job_to_come(m, org, when)
 
@@ -116,7 +133,8 @@ def _job_after_last_day(m: re.Match[str]) -> list[Fields]:
             return []
     at_work = m.group("at_work") or (m.group("left") and not _no_employer(m.group("left")))
     organisation = an_organisation(org) or role or not m.group("verb").startswith("join")
-    if _no_employer(org) or not (at_work or m.groupdict().get("job") or team or role) or not organisation:
+    if _no_employer(org) or not (at_work or m.groupdict().get("job") or team or role) or not organisation \
+            or _not_a_job_after_then(m, org):
         return []
     return _job_to_come(m, org, _when_said(m) or ("" if m.group("later") else f"after {m.group('last').rstrip('.')}"))
 
@@ -150,8 +168,12 @@ _ON_CONTRACT = (rf"\bI(?: {ADVERBS}work {WORK_HOURS}|(?:'m| am) {ADVERBS}(?:work
 
 def _contract_end(m: re.Match[str]) -> list[Fields]:
     """A job on a contract and when the contract ends, as said: "working at Acme on a contract until March",
-    "working for Acme on a six-month contract ending in June"."""
+    "working for Acme on a six-month contract ending in June". Not until a year: the rules do not see when it was
+    said, and a year may be gone by then ("I work at Acme on a contract until 2020" said in 2026 is no plan), as a
+    last day or a contract that "ends in 2027" (START_WHEN) is filed only by a time ahead of whenever it is said."""
     until = m.groupdict().get("until")
+    if until and until.isdigit():
+        return []
     end = f"until {until}" if until else f"ending {_when_said(m)}"
     return [{"value": f"working {'at' if m.group('at') == 'at' else 'for'} {m.group('org')} on {m.group('contract')} "
                       f"{end}"}]

@@ -31,12 +31,21 @@ _TEACHES_AT = (rf"\bI(?:'ve| have)? {ADVERBS}(?:teach|'m teaching|am teaching|(?
 # How long a job in the past lasted, or the year it ended, said after the employer: "for five years", "until 2020";
 # not a day's work ("for a few hours", "all morning", "since 8am", "today").
 _HELD_FOR = rf"{UNTIL_SAID} (?:19|20)\d\d\b|for (?:{SPAN}|years|decades)(?![\w'-])"
-_PAST_JOB = (rf"\bI (?:used to work|previously worked|formerly worked|worked) {WORK_HOURS}(?:at|for)"
-             # the past perfect with how long, or said alone: "I'd been working at Google until 2020", "I had worked
-             # at Google as an engineer for years", "I'd worked at Google."; not a day's work, as the past progressive
-             # below ("I'd been working at Google all morning when the fire alarm went off")
-             rf"|\bI(?:'d| had) (?:been working|worked) {WORK_HOURS}(?:at|for)(?= (?:the )?{ORG}(?: as (?:an?|the) {ROLE})?"
-             rf"(?: (?:{_HELD_FOR})|\s*(?:[.!?]|$)))"
+# A time within one day, which makes what was done at a place that day a visit or a day's work, not a job: "I worked
+# at Google all morning when the alarm went off", "I worked at Starbucks yesterday"; not a day said again ("on
+# Saturdays" is a job's).
+_ONE_DAY = (rf"(?:today|tonight|yesterday|last night|(?:this|that|yesterday) (?:morning|afternoon|evening)"
+            rf"|all (?:day|morning|afternoon|evening|night)|(?:on|last) {WEEKDAY}|for the (?:day|morning|afternoon|evening))"
+            r"(?![\w'-])")
+_AS_ROLE = rf"(?: as (?:an?|the) {ROLE})?"
+_PAST_JOB = (rf"\bI (?:used to work|previously worked|formerly worked) {WORK_HOURS}(?:at|for)"
+             rf"|\bI worked {WORK_HOURS}(?:at|for)(?! (?:the )?{ORG}{_AS_ROLE},? {_ONE_DAY})"
+             # the past perfect with how long, or said alone or "before": "I'd been working at Google until 2020", "I
+             # had worked at Google as an engineer for years", "I'd worked at Google.", "I'd worked at Google before.";
+             # not a day's work, as the past progressive below ("I'd been working at Google all morning when the
+             # fire alarm went off")
+             rf"|\bI(?:'d| had) (?:been working|worked) {WORK_HOURS}(?:at|for)(?= (?:the )?{ORG}{_AS_ROLE}"
+             rf"(?: (?:{_HELD_FOR})|(?: before(?: that| then)?)?\s*(?:[.!?]|$)))"
              r"|\bI(?: have|'ve)? (?:resigned|retired) from|\bI (?:was|got) (?:laid off|let go|fired) (?:from|by)"
              r"|\bI no longer work (?:at|for)")
 _LEFT_JOB = (rf"{_PAST_JOB}|\bI {ADVERBS}(?:left|quit)\b|\b(?:years?|yrs?|months?) at|\bI (?:changed|switched) jobs?\b"
