@@ -766,6 +766,9 @@ def test_a_favourite_asked_for_is_answered_by_that_favourite_not_another(tenant)
     ("What is my favourite football team?", {"favorite_team", "favorite_football_team"}),
     ("What is his favourite TV show to watch?", {"favorite_tv_show", "favorite_show"}),
     ("What's Leila's fave colour?", {"leila_favorite_color", "leila_favorite_colour"}),
+    # a plural of "-ie" names the key filed by its own word and by the one its ending alone reads
+    ("What are my favourite movies?", {"favorite_movie", "favorite_film", "favorite_movy"}),
+    ("What are his favourite cookies?", {"favorite_cookie", "favorite_cooky"}),
 ])
 def test_a_favourite_names_the_keys_of_that_thing_in_any_of_its_words(question, keys):
     topic = topics.asked(question)

@@ -1,4 +1,4 @@
-"""A word's plural and the word a plural is of, by English's regular endings: what the offline rules
+"""A word's plural and the words a plural is of, by English's regular endings: what the offline rules
 read a pet's kind and a liked thing by, and the kinds a question names (retrieval/topics.py), alike.
 Here, not among the rules' patterns, so that a search loads no part of the offline extractor."""
 
@@ -6,9 +6,16 @@ from __future__ import annotations
 
 import re
 
+# Nouns that end in "-ie", whose plural reads back as a "-y" noun's by its ending alone ("movies" as
+# "movy", "cookies" as "cooky"): no spelling tells "movies" from "cities" or "puppies", and the "-y"
+# nouns are many more, so these few are named, as "fish" is below.
+_IE_NOUNS = frozenset(
+    "movie cookie pie tie lie hippie rookie selfie zombie brownie smoothie hoodie goalie calorie prairie veggie "
+    "auntie budgie collie yorkie foodie newbie freebie indie birdie genie sweetie".split())
+
 
 def plural(word: str) -> str:
-    """"cat" -> "cats", "puppy" -> "puppies", "goldfish" -> "goldfish"."""
+    """"cat" -> "cats", "puppy" -> "puppies", "movie" -> "movies", "goldfish" -> "goldfish"."""
     if word.endswith("fish"):
         return word
     if re.search(r"[^aeiou]y$", word):
@@ -16,10 +23,16 @@ def plural(word: str) -> str:
     return word + "s"
 
 
+def stems(word: str) -> list[str]:
+    """Every word whose plural `word` is, by plural's endings read back ("foods": food; "movies": movy and
+    movie, which the endings cannot tell apart), or `word` alone when it is no plural of that shape."""
+    found = [stem for stem in (word[:-3] + "y", word[:-1], word[:-2])
+             if stem and plural(stem) == word and not stem.endswith("s")]
+    return found or [word]
+
+
 def singular(word: str) -> str:
-    """The word a plural is of, by plural's endings read back ("foods" -> "food", "cities" -> "city"); a word
-    no plural of that shape stays as it is ("series"). By the endings alone: "movies" -> "movy"."""
-    for stem in (word[:-3] + "y", word[:-1], word[:-2]):
-        if stem and plural(stem) == word and not stem.endswith("s"):
-            return stem
-    return word
+    """The word a plural is of: "foods" -> "food", "cities" -> "city", "movies" -> "movie" (_IE_NOUNS); by
+    the endings alone otherwise ("series" -> "sery")."""
+    found = stems(word)
+    return next((stem for stem in found if stem in _IE_NOUNS), found[0])

@@ -58,7 +58,13 @@ NOT_NAMES = frozenset(WEEKDAYS) | frozenset(
     "brazilian mexican canadian australian dutch belgian swiss austrian swedish norwegian danish "
     "finnish polish russian ukrainian greek turkish chinese japanese korean indian pakistani "
     "vietnamese thai filipino african asian european latino latina jewish catholic christian muslim "
-    "hindu buddhist atheist".split()) | {n.casefold() for n in vocabulary.NATIONALITIES}
+    "hindu buddhist atheist".split()) | {n.casefold() for n in vocabulary.NATIONALITIES} | {
+    # a holiday of more than one word, each word capitalised as a name's is ("I'm working for Labor Day" is no
+    # employer, "then I start at New Year's Eve" no job)
+    "christmas eve", "christmas day", "new year", "new year's", "new year's eve", "new year's day", "boxing day",
+    "easter sunday", "easter monday", "good friday", "mother's day", "father's day", "valentine's day",
+    "labor day", "labour day", "memorial day", "independence day", "thanksgiving day", "veterans day",
+    "st patrick's day", "st. patrick's day"}
 # A quarter, a half or a fiscal year, capitalised and holding a digit as an organisation's name may ("Q3", "H2",
 # "FY24", "Q1 2025"), but a time: "I'm working from home for Q3".
 PERIOD = re.compile(r"(?:Q[1-4]|H[12]|FY ?(?:\d\d){1,2})(?: (?:19|20)\d\d)?")
@@ -257,6 +263,12 @@ FOR_A_WHILE = (
     rf"|(?:a |an |a few |a couple of |several |(?:{NUMBER}) )?{_WHILE}{_WHILE_END})"
     rf"|{UNTIL})")
 DATE = (rf"{MONTH} \d{{1,2}}(?:st|nd|rd|th)?|\d{{1,2}}(?:st|nd|rd|th)? (?:of )?{MONTH}")
+# When and where someone was born, said after "born" (the user, places.py; a child, people.py): a year ("in 1990",
+# "'90"); the day ("on March 4", "on the 4th of March": its group `day`) or the month ("in Mar.") it may come after;
+# the place said first ("in Leeds in 1990", "in Porto, Portugal in 1985"), never a month.
+BIRTH_YEAR = r"(?:(?:19|20)\d\d|'\d\d)(?![\w'-])"
+BIRTH_DAY = rf"(?:the )?(?:(?P<day>{DATE})(?!\w)|{MONTH})"
+BORN_WHERE = rf"(?:in (?!{MONTH}){PROPER}(?:, {PROPER})?,? )?"
 # When a plan happens: "next week", "tomorrow", "in May", "on Saturday", "this summer".
 _WHEN = (rf"(?:next (?:week|month|year|weekend|summer|spring|fall|autumn|winter|{WEEKDAY}|{MONTH})|tomorrow|tonight|"
          r"this (?:weekend|summer|spring|fall|autumn|winter|year|month)|"

@@ -82,6 +82,11 @@ def a_year(m: re.Match[str]) -> list[Fields]:
     return [{"value": str(year)}]
 
 
+def a_birthday(m: re.Match[str]) -> list[Fields]:
+    """The day of a birth (patterns.BIRTH_DAY's `day`, "March 4"); none for a month alone ("in May")."""
+    return [{"value": m.group("day")}] if m.group("day") else []
+
+
 def snake(text: str) -> str:
     words = [w for w in key_words(text) if w not in ("the", "a", "an")]
     return "_".join(words)
