@@ -605,3 +605,16 @@ def test_a_body_that_is_not_json_is_told_so_and_where(tenant, route):
     response = raw_post(tenant, route, '{"user_id": }')
     assert response.status_code == 422, response.text
     assert response.json()["error"]["message"] == "body: not valid JSON (Expecting value at character 12)"
+
+
+@pytest.mark.parametrize("route", ["/v1/memories", "/turns"])
+def test_a_body_nested_too_deeply_to_parse_is_told_so_as_other_json_it_cannot_read(tenant, route):
+    # 5,000 levels: Python's parser gives up (RecursionError), and FastAPI answered 400 bad_request
+    # "There was an error parsing the body", where other JSON it cannot read gets a 422 naming the body.
+    response = raw_post(tenant, route, '{"a":' * 5000 + "1" + "}" * 5000)
+    assert response.status_code == 422, response.text
+    message = (f"body: not valid JSON here (nested too deeply to parse; metadata may nest at most "
+               f"{models.METADATA_MAX_DEPTH} levels)")
+    assert response.json()["error"] == {"code": "validation_error", "message": message}
+    if route == "/turns":
+        assert response.json()["detail"] == [{"loc": ["body"], "msg": message, "type": "json_invalid"}]

@@ -1,5 +1,6 @@
 """Errors in the wire shape, and the words of those the edge answers itself: validation problems,
-a body not in UTF-8 or not sent as JSON, a path or method no route takes, the database gone."""
+a body not in UTF-8, nested too deeply or not sent as JSON, a path or method no route takes, the
+database gone."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
 
 from memex.context import Context
-from memex.models import ID_RULE, UNPAIRED_SURROGATES, FieldError
+from memex.models import ID_RULE, METADATA_MAX_DEPTH, UNPAIRED_SURROGATES, FieldError
 from memex_edge.http.seeds import is_seed_route
 from memex_edge.http.trailing_slash import sent_path
 from memex_edge.observability import logger
@@ -56,10 +57,19 @@ def field_problem(detail: dict[str, Any]) -> str:
     return f"{'.'.join(loc) or 'body'}: {message}"
 
 
-def not_utf8(exc: UnicodeDecodeError) -> str:
-    """What to fix when a body's bytes are not UTF-8 (JSON's encoding, RFC 8259)."""
-    return (f"body: not valid UTF-8 (byte 0x{exc.object[exc.start]:02x} at byte {exc.start}): "
-            "send the JSON encoded as UTF-8")
+def unreadable_body(cause: BaseException | None) -> str | None:
+    """What to fix when FastAPI could not read a body as JSON for a reason other than its syntax (its
+    400 "There was an error parsing the body" said none): bytes not in UTF-8 (JSON's encoding, RFC
+    8259), "café" as the single byte 0xe9 of Latin-1; or nesting deeper than Python's parser follows
+    (RecursionError), which RFC 8259 lets a parser limit. A 422 as for any JSON it cannot read, not
+    a 413: a body of a few kilobytes nests thousands of levels, and sending less would not help."""
+    if isinstance(cause, UnicodeDecodeError):
+        return (f"body: not valid UTF-8 (byte 0x{cause.object[cause.start]:02x} at byte {cause.start}): "
+                "send the JSON encoded as UTF-8")
+    if isinstance(cause, RecursionError):
+        return (f"body: not valid JSON here (nested too deeply to parse; metadata may nest at most "
+                f"{METADATA_MAX_DEPTH} levels)")
+    return None
 
 
 def sent_as_other_than_json(content_type: str | None, problems: list[dict[str, Any]]) -> str | None:
