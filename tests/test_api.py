@@ -326,6 +326,28 @@ def test_a_query_parameter_a_route_does_not_take_is_422_naming_it_not_ignored(te
     assert seed.status_code == 422 and seed.json()["detail"][0]["loc"] == ["query", "session_id"]
 
 
+def test_a_query_parameter_sent_twice_is_422_naming_it_not_read_as_its_last_value(tenant):
+    """`?user_id=kate&user_id=alice` counted alice's memories: FastAPI reads the last value of a
+    parameter that takes one. Refused on every route, the v1 and the seeds' alike, before anything is
+    read or erased."""
+    tenant.turn("I live in Lisbon.")
+    alice = f"{tenant.user}-alice"
+    for method, path in [("GET", "/v1/memories/count"), ("GET", f"/v1/users/{tenant.user}/memories"),
+                         ("DELETE", "/v1/sessions/s1"), ("DELETE", "/sessions/s1")]:
+        response = tenant._http.request(method, f"{path}?user_id={tenant.user}&user_id={alice}&user_id=x",
+                                        headers=tenant.headers)
+        if "/users/" in path:  # the listing takes no user_id: unknown there, and said once
+            assert response.json()["error"]["message"].startswith("query.user_id: not a parameter"), response.text
+            continue
+        assert response.status_code == 422, (method, path, response.text)
+        assert response.json()["error"]["message"] == "query.user_id: sent 3 times; the route takes one value"
+    seed = tenant.delete(f"/sessions/s1?user_id={tenant.user}&user_id={alice}")
+    assert seed.json()["detail"][0]["loc"] == ["query", "user_id"]
+    listing = tenant.get(f"/v1/users/{tenant.user}/memories?limit=1&limit=50&order=written")
+    assert listing.json()["error"]["message"] == "query.limit: sent 2 times; the route takes one value"
+    assert tenant.get("/v1/memories/count", params={"user_id": tenant.user}).json()["count"] > 0  # nothing erased
+
+
 def test_bodies_over_one_megabyte_are_413_and_store_nothing(tenant, http, ctx):
     huge = "x" * (1024 * 1024 + 10)
     body = {"user_id": tenant.user, "session_id": "s", "messages": [{"role": "user", "content": huge}]}
