@@ -405,7 +405,7 @@ def test_unknown_route_and_unknown_ids_are_404_in_the_error_shape(tenant):
 @pytest.mark.parametrize("method, path, allowed", [
     ("PUT", "/v1/turns", "POST"), ("PATCH", "/v1/users/u-1", "DELETE"),
     # two routes at one path (GET and DELETE): the Allow names both, not the first route's alone
-    ("PUT", "/v1/memories/m-1", "DELETE, GET"), ("PATCH", "/turns", "POST")])
+    ("PUT", "/v1/memories/m-1", "DELETE, GET, HEAD"), ("PATCH", "/turns", "POST")])
 def test_a_method_no_route_takes_is_405_naming_those_the_path_takes(tenant, http, method, path, allowed):
     refused = http.request(method, path, headers=tenant.headers, json={})
     assert refused.status_code == 405 and refused.headers["allow"] == allowed, refused.text
@@ -413,6 +413,24 @@ def test_a_method_no_route_takes_is_405_naming_those_the_path_takes(tenant, http
     assert refused.json()["error"] == {"code": "method_not_allowed", "message": message}
     # a compatibility route's, with the seed's `detail` beside it (FastAPI's, which its clients read)
     assert refused.json().get("detail") == (message if path == "/turns" else None)
+
+
+def test_head_is_answered_wherever_get_is_with_the_gets_headers_and_no_body(tenant, http):
+    """HEAD-based uptime checks got 405 from GET /health: FastAPI's routes take only the methods they
+    declare."""
+    got, head = http.get("/health"), http.head("/health")
+    assert head.status_code == got.status_code == 200 and head.content == b""
+    assert head.headers["content-type"] == got.headers["content-type"] == "application/json"
+    counted = tenant._http.head(f"/v1/memories/count?user_id={tenant.user}", headers=tenant.headers)
+    assert counted.status_code == 200 and counted.content == b"" and int(counted.headers["content-length"]) > 0
+    # refused as the GET would be, with its error's headers
+    assert tenant._http.head("/v1/memories/count", headers=tenant.headers).status_code == 422
+    assert http.head(f"/v1/memories/count?user_id={tenant.user}").headers["www-authenticate"] == "Bearer"
+    # where no route takes GET, a 405 naming HEAD
+    refused = http.head("/v1/search", headers=tenant.headers)
+    assert refused.status_code == 405 and refused.headers["allow"] == "POST"
+    assert http.post("/v1/nothing", headers=tenant.headers).status_code == 404
+    assert http.head("/v1/nothing", headers=tenant.headers).status_code == 404
 
 
 def test_a_path_with_a_trailing_slash_is_answered_where_it_stands_never_sent_to_the_host_it_names(tenant, http):

@@ -9,12 +9,11 @@ from typing import Any
 import psycopg
 from fastapi import Request
 from fastapi.responses import JSONResponse
-from fastapi.routing import iter_route_contexts
 from starlette.exceptions import HTTPException as StarletteHTTPException
-from starlette.routing import Match
 
 from memex.context import Context
 from memex.models import ID_RULE, METADATA_MAX_DEPTH, UNPAIRED_SURROGATES, FieldError
+from memex_edge.http.methods import methods_at
 from memex_edge.http.seeds import is_seed_route
 from memex_edge.http.trailing_slash import sent_path
 from memex_edge.observability import logger
@@ -99,11 +98,8 @@ def no_route(request: Request) -> JSONResponse:
 def method_not_allowed(request: Request, exc: StarletteHTTPException) -> JSONResponse:
     """405 naming the methods the path takes, in `Allow` (RFC 9110) and the message. The router
     answers for the first route whose path matched, so its Allow left out the methods of the others
-    at that path (DELETE of GET /v1/memories/{id}), and its message said none."""
-    probe = {"type": "http", "path": request.scope["path"], "root_path": request.scope.get("root_path", ""),
-             "method": ""}
-    taken = sorted({method for route in iter_route_contexts(request.app.routes) if route.methods
-                    and route.matches(probe)[0] is not Match.NONE for method in route.methods})
+    at that path (DELETE of GET /v1/memories/{id}), and HEAD, and its message said none."""
+    taken = sorted(methods_at(request.app.routes, request.scope))
     allowed = ", ".join(taken) or (exc.headers or {}).get("Allow", "")
     message = f"{request.method} is not a method of {request.url.path}; it takes {allowed or 'none'}"
     return error(405, "method_not_allowed", message, headers={"Allow": allowed},
