@@ -329,6 +329,28 @@ def test_a_query_parameter_a_route_does_not_take_is_422_naming_it_not_ignored(te
     assert seed.status_code == 422 and seed.json()["detail"][0]["loc"] == ["query", "session_id"]
 
 
+def test_a_query_parameter_sent_twice_is_422_naming_it_not_read_as_its_last_value(tenant):
+    """`?user_id=kate&user_id=alice` counted alice's memories: FastAPI reads the last value of a
+    parameter that takes one. Refused on every route, the v1 and the seeds' alike, before anything is
+    read or erased."""
+    tenant.turn("I live in Lisbon.")
+    alice = f"{tenant.user}-alice"
+    for method, path in [("GET", "/v1/memories/count"), ("GET", f"/v1/users/{tenant.user}/memories"),
+                         ("DELETE", "/v1/sessions/s1"), ("DELETE", "/sessions/s1")]:
+        response = tenant._http.request(method, f"{path}?user_id={tenant.user}&user_id={alice}&user_id=x",
+                                        headers=tenant.headers)
+        if "/users/" in path:  # the listing takes no user_id: unknown there, and said once
+            assert response.json()["error"]["message"].startswith("query.user_id: not a parameter"), response.text
+            continue
+        assert response.status_code == 422, (method, path, response.text)
+        assert response.json()["error"]["message"] == "query.user_id: sent 3 times; the route takes one value"
+    seed = tenant.delete(f"/sessions/s1?user_id={tenant.user}&user_id={alice}")
+    assert seed.json()["detail"][0]["loc"] == ["query", "user_id"]
+    listing = tenant.get(f"/v1/users/{tenant.user}/memories?limit=1&limit=50&order=written")
+    assert listing.json()["error"]["message"] == "query.limit: sent 2 times; the route takes one value"
+    assert tenant.get("/v1/memories/count", params={"user_id": tenant.user}).json()["count"] > 0  # nothing erased
+
+
 def test_bodies_over_one_megabyte_are_413_and_store_nothing(tenant, http, ctx):
     huge = "x" * (1024 * 1024 + 10)
     body = {"user_id": tenant.user, "session_id": "s", "messages": [{"role": "user", "content": huge}]}
@@ -386,7 +408,7 @@ def test_unknown_route_and_unknown_ids_are_404_in_the_error_shape(tenant):
 @pytest.mark.parametrize("method, path, allowed", [
     ("PUT", "/v1/turns", "POST"), ("PATCH", "/v1/users/u-1", "DELETE"),
     # two routes at one path (GET and DELETE): the Allow names both, not the first route's alone
-    ("PUT", "/v1/memories/m-1", "DELETE, GET"), ("PATCH", "/turns", "POST")])
+    ("PUT", "/v1/memories/m-1", "DELETE, GET, HEAD"), ("PATCH", "/turns", "POST")])
 def test_a_method_no_route_takes_is_405_naming_those_the_path_takes(tenant, http, method, path, allowed):
     refused = http.request(method, path, headers=tenant.headers, json={})
     assert refused.status_code == 405 and refused.headers["allow"] == allowed, refused.text
@@ -394,6 +416,24 @@ def test_a_method_no_route_takes_is_405_naming_those_the_path_takes(tenant, http
     assert refused.json()["error"] == {"code": "method_not_allowed", "message": message}
     # a compatibility route's, with the seed's `detail` beside it (FastAPI's, which its clients read)
     assert refused.json().get("detail") == (message if path == "/turns" else None)
+
+
+def test_head_is_answered_wherever_get_is_with_the_gets_headers_and_no_body(tenant, http):
+    """HEAD-based uptime checks got 405 from GET /health: FastAPI's routes take only the methods they
+    declare."""
+    got, head = http.get("/health"), http.head("/health")
+    assert head.status_code == got.status_code == 200 and head.content == b""
+    assert head.headers["content-type"] == got.headers["content-type"] == "application/json"
+    counted = tenant._http.head(f"/v1/memories/count?user_id={tenant.user}", headers=tenant.headers)
+    assert counted.status_code == 200 and counted.content == b"" and int(counted.headers["content-length"]) > 0
+    # refused as the GET would be, with its error's headers
+    assert tenant._http.head("/v1/memories/count", headers=tenant.headers).status_code == 422
+    assert http.head(f"/v1/memories/count?user_id={tenant.user}").headers["www-authenticate"] == "Bearer"
+    # where no route takes GET, a 405 naming HEAD
+    refused = http.head("/v1/search", headers=tenant.headers)
+    assert refused.status_code == 405 and refused.headers["allow"] == "POST"
+    assert http.post("/v1/nothing", headers=tenant.headers).status_code == 404
+    assert http.head("/v1/nothing", headers=tenant.headers).status_code == 404
 
 
 def test_a_path_with_a_trailing_slash_is_answered_where_it_stands_never_sent_to_the_host_it_names(tenant, http):
