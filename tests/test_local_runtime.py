@@ -16,7 +16,7 @@ import httpx
 import pytest
 
 from bench.service import RUNTIME_VARS, ServiceError, said_url, wait_healthy
-from tests.conftest import ROOT, refused_port
+from tests.conftest import ROOT, database_of_its_own, refused_port
 
 # A fresh server's first search loads the embedding model: slow on a busy machine. Each call its
 # own connection, so that requests spread over a server's processes.
@@ -231,7 +231,33 @@ def test_a_port_in_use_stops_make_dev_with_a_sentence_naming_it(ctx, tmp_path):
     assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
     assert result.stderr.strip().splitlines()[-1] == (f"memex: cannot serve on 127.0.0.1:{port} (--mcp-port, "
                                                       "MEMEX_MCP_PORT): Address already in use"), result.stderr
-    assert "MCP also on" not in result.stdout and "memex: stopped" in result.stdout, result.stdout
+    assert "MCP also on" not in result.stdout and "serving on" not in result.stdout, result.stdout
+
+
+def test_an_api_port_in_use_stops_make_dev_before_it_sends_an_unfinished_turn_again(ctx, tmp_path):
+    """The start's sweep ran before the port was bound: each run stopped by a port in use sent the user's
+    unfinished turn to a loopback queue that died with it, counting towards giving the turn up
+    (MEMEX_SWEEP_MAX_REPUBLISH), so that a few such runs failed a turn no worker had tried."""
+    from datetime import datetime, timezone
+
+    from memex.db import tenants as tenant_rows
+    from memex.db import turns as turn_rows
+    from memex.models import TurnIn
+
+    with database_of_its_own(ctx, "port_in_use") as own:
+        with own.db.transaction() as conn:
+            tenant_rows.ensure_tenant(conn, "t-port", "u1")
+            turn_id, _ = turn_rows.insert_turn(conn, "t-port", TurnIn(
+                user_id="u1", session_id="s1", messages=[{"role": "user", "content": "I live in Paris."}]),
+                datetime.now(timezone.utc))
+        with socket.socket() as taken:
+            taken.bind(("127.0.0.1", 0))
+            taken.listen()
+            port = taken.getsockname()[1]
+            result = _run_to_exit(tmp_path, {"DATABASE_URL": own.db.dsn}, port)
+        assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
+        turn = own.db.connection().execute("SELECT status, republished FROM turns WHERE id = %s", (turn_id,)).fetchone()
+        assert (turn["status"], turn["republished"]) == ("queued", 0), (turn, result.stdout)
 
 
 def test_an_api_port_in_use_stops_make_dev_before_a_worker_takes_a_message(ctx, aws, tmp_path):

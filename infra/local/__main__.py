@@ -59,11 +59,12 @@ def main() -> None:
     signal.signal(signal.SIGTERM, lambda signum, _: sys.exit(128 + signum))
     args = parse_args()
     share_metrics_between_processes(args.home.resolve())
+    ports = listen(args)
     try:
         runtime = LocalRuntime(args.home.resolve()).start()
     except ConfigurationError as exc:
         raise SystemExit(f"memex: {exc}") from None
-    serve(runtime, args)
+    serve(runtime, args, ports)
 
 
 def _extraction(settings: Settings) -> str:
@@ -86,8 +87,18 @@ def embedder_note(ctx: Context) -> str | None:
     return None
 
 
-def serve(runtime: LocalRuntime, args: argparse.Namespace) -> None:
-    """Serve the API (and MCP) with the runtime's workers running until Ctrl-C, then stop it."""
+def listen(args: argparse.Namespace) -> tuple[socket.socket, socket.socket | None]:
+    """The API's port and, if asked, MCP's alone, bound before the runtime starts: a port in use stops the run
+    before the start re-sends an unfinished turn (each re-send counts towards giving the turn up) or a worker
+    takes a message off a queue."""
+    api = listening_socket(args.host, args.port, "--port, MEMEX_PORT")
+    # The memex seed's layout: MCP alone on a port of its own, beside the API.
+    alone = listening_socket(args.host, args.mcp_port, "--mcp-port, MEMEX_MCP_PORT") if args.mcp_port else None
+    return api, alone
+
+
+def serve(runtime: LocalRuntime, args: argparse.Namespace, ports: tuple[socket.socket, socket.socket | None]) -> None:
+    """Serve the API (and MCP) on `ports` (listen) with the runtime's workers running until Ctrl-C, then stop it."""
     from memex.keys import open_mode
     from memex_edge.context import get_context
 
@@ -100,11 +111,8 @@ def serve(runtime: LocalRuntime, args: argparse.Namespace) -> None:
         print("memex: no API key exists: requests without a key go to the default tenant "
               "(create one with `memex keys create --tenant NAME` to require keys)", flush=True)
     processes = get_context().settings.local_http_processes
+    api, alone = ports
     try:
-        api = listening_socket(args.host, args.port, "--port, MEMEX_PORT")
-        # The memex seed's layout: MCP alone on a port of its own, beside the API.
-        alone = listening_socket(args.host, args.mcp_port, "--mcp-port, MEMEX_MCP_PORT") if args.mcp_port else None
-        # Once the ports are bound: a port in use stops the run before a worker took a message off a queue.
         runtime.run_workers()
         print(f"memex: serving on {address(api)} (MCP at /mcp)", flush=True)
         if alone is not None:
