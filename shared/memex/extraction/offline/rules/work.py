@@ -36,10 +36,15 @@ _HELD_FOR = rf"{UNTIL_SAID} (?:19|20)\d\d\b|for (?:{SPAN}|years|decades)(?![\w'-
 # Saturdays" is a job's).
 _ONE_DAY = (rf"(?:today|tonight|yesterday|last night|(?:this|that|yesterday) (?:morning|afternoon|evening)"
             rf"|all (?:day|morning|afternoon|evening|night)|(?:on|last) {WEEKDAY}|for the (?:day|morning|afternoon|evening))"
-            r"(?![\w'-])")
+            # not a day said again ("on Sunday mornings"), nor one the job's length follows ("on Saturdays and Sundays
+            # for two years")
+            rf"(?![\w'-]| (?:mornings|afternoons|evenings|nights)\b)(?![^.;!?]*?\b(?:{_HELD_FOR}))")
 _AS_ROLE = rf"(?: as (?:an?|the) {ROLE})?"
 _PAST_JOB = (rf"\bI (?:used to work|previously worked|formerly worked) {WORK_HOURS}(?:at|for)"
-             rf"|\bI worked {WORK_HOURS}(?:at|for)(?! (?:the )?{ORG}{_AS_ROLE},? {_ONE_DAY})"
+             rf"|\bI worked {WORK_HOURS}(?:at|for)"
+             # a day's time said after a comma is the job's unless a clause of its own opens there ("I worked at
+             # Google, today I'm at Meta")
+             rf"(?! (?:the )?{ORG}{_AS_ROLE}(?: {_ONE_DAY}|, {_ONE_DAY}(?!,? (?:I|we|was|is)\b)))"
              # the past perfect with how long, or said alone or "before": "I'd been working at Google until 2020", "I
              # had worked at Google as an engineer for years", "I'd worked at Google.", "I'd worked at Google before.";
              # not a day's work, as the past progressive below ("I'd been working at Google all morning when the
