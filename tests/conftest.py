@@ -352,6 +352,16 @@ def current_values(tenant, key: str) -> list[str]:
     return sorted(m["value"] for m in listed.json()["memories"] if m["key"] == key and m["active"])
 
 
+def memories_rows_read(conn) -> int:
+    """The memories' rows read so far in `conn`'s transaction: by a scan of the table, and fetched through any
+    of its indexes (counted under the index): what a statement reads, told apart from what it returns."""
+    return conn.execute(
+        """SELECT pg_stat_get_xact_tuples_returned('memories'::regclass)
+                  + pg_stat_get_xact_tuples_fetched('memories'::regclass)
+                  + (SELECT sum(pg_stat_get_xact_tuples_fetched(indexrelid)) FROM pg_index
+                     WHERE indrelid = 'memories'::regclass) AS n""").fetchone()["n"]
+
+
 def import_lines(ctx, tenant, runtime, tmp_path, lines: list[dict]) -> None:
     """Import these lines through a backfill job, as `memex backfill` does, and wait until every one is done."""
     from memex import backfill

@@ -15,7 +15,7 @@ from memex.db import history, tenants
 from memex.db import memories as memory_rows
 from memex.retrieval import chains
 from memex_edge.context import build_context
-from tests.conftest import api_client
+from tests.conftest import api_client, memories_rows_read
 
 # Three employers and three cities, each value replacing the one before (the offline rules' phrasings).
 LIFE = (("I work at Stripe.", "2026-01-05T09:00:00Z"), ("I live in Paris.", "2026-01-06T09:00:00Z"),
@@ -230,18 +230,9 @@ def test_a_chain_question_reads_the_facts_it_names_not_each_of_the_users(ctx):
     conn = ctx.db.connection()
     conn.execute("ANALYZE memories")
 
-    def rows_read() -> int:
-        """The memories' rows read so far in this transaction: by a scan of the table, and fetched
-        through any of its indexes (counted under the index)."""
-        return conn.execute(
-            """SELECT pg_stat_get_xact_tuples_returned('memories'::regclass)
-                      + pg_stat_get_xact_tuples_fetched('memories'::regclass)
-                      + (SELECT sum(pg_stat_get_xact_tuples_fetched(indexrelid)) FROM pg_index
-                         WHERE indrelid = 'memories'::regclass) AS n""").fetchone()["n"]
-
     with conn.transaction():
-        before = rows_read()
+        before = memories_rows_read(conn)
         found = history.send_chain_facts(conn, tenant, "u", ["When did we talk about Shopify and Dublin?"], [])()
-        read = rows_read() - before
+        read = memories_rows_read(conn) - before
     assert [row["value"] for row in found] == ["Shopify", "Dublin"]
     assert read < 200, read

@@ -12,6 +12,7 @@ import pytest
 
 from memex import people
 from memex.retrieval import past, topics
+from tests.conftest import memories_rows_read
 
 
 @pytest.mark.parametrize("question, kind_word", [
@@ -845,20 +846,11 @@ def test_the_topic_channel_reads_the_facts_of_the_kinds_asked_not_every_keyed_fa
     conn = ctx.db.connection()
     conn.execute("ANALYZE memories")
 
-    def rows_read() -> int:
-        """The memories' rows read so far in this transaction: by a scan of the table, and fetched
-        through any of its indexes (counted under the index)."""
-        return conn.execute(
-            """SELECT pg_stat_get_xact_tuples_returned('memories'::regclass)
-                      + pg_stat_get_xact_tuples_fetched('memories'::regclass)
-                      + (SELECT sum(pg_stat_get_xact_tuples_fetched(indexrelid)) FROM pg_index
-                         WHERE indrelid = 'memories'::regclass) AS n""").fetchone()["n"]
-
     with conn.transaction():
-        before = rows_read()
+        before = memories_rows_read(conn)
         # a kind's keys as topics.py writes them: no prefix an index could read a range of
         ranked = memory_rows.topic_statement(tenant, "u", None, SearchFilters(), True, "(?:^|_)role$", 10).run(conn)
-        read = rows_read() - before
+        read = memories_rows_read(conn) - before
     assert len(ranked.ranked) == sum(r["key"] == "role" and r["memory_type"] != "episodic" for r in conn.execute(
         "SELECT key, memory_type FROM memories WHERE tenant_id = %s", (tenant,)).fetchall())
     # a probe for each of the 5 keys, the role's 3 rows, and its facts read whole
