@@ -121,7 +121,10 @@ RULES = [
         rf"(?P<value>(?!{_NOT_A_TEAM}){PROPER}) supporter(?![\w'-])",
     ], "The user supports {value}.", confidence=0.7, importance=0.5),
     rule("preference", "favorite_{part}", "favorite favourite", [
-        rf"\b(?i:my) (?:all[- ]time |absolute )?favou?rite (?P<thing>{WORD}(?:\s+{WORD}){{0,2}}?)(?: of all time| ever)?"
+        # the thing: three words at most, or one or two narrowed by whose or where it is, with its article ("song by
+        # the Beatles")
+        rf"\b(?i:my) (?:all[- ]time |absolute )?favou?rite (?P<thing>{WORD}(?:\s+{WORD})? (?:by|from) the {WORD}(?:\s+{WORD})?|"
+        rf"{WORD}(?:\s+{WORD}){{0,2}}?)(?: of all time| ever| in the world)?"
         # "is actually X", "is now X": a correction's or a change's word, not the favourite's
         rf"(?: is|'s| (?P<verb>are))(?: (?i:actually|now|still|definitely|really|honestly|currently))? "
         rf"(?P<value>{list_or_phrase(6)})",
