@@ -38,6 +38,9 @@ def test_a_pair_said_as_one_thing_stays_whole(text):
     ("I'm allergic to penicillin and to cats.", {("allergy", "penicillin", False), ("allergy", "cats", False)}),
     ("My hobbies are painting and hiking.", {("hobby", "painting", False), ("hobby", "hiking", False)}),
     ("My favourite pies are apple and cherry.", {("favorite_pie", "apple and cherry", False)}),
+    ("My favourite cities are Lisbon, Porto and Rome.",
+     {("favorite_city", "Lisbon", False), ("favorite_city", "Porto", False), ("favorite_city", "Rome", False)}),
+    ("I love Queen, Blur and Oasis.", {("likes", "Queen", False), ("likes", "Blur", False), ("likes", "Oasis", False)}),
 ])
 def test_unchanged(text, expected):
     assert offline_facts(text) == expected

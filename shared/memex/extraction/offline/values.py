@@ -122,8 +122,10 @@ _LIST_BREAK = re.compile(r"(\s*,\s*(?:(?:and|or)\s+)?|\s+(?:and|or)\s+)")
 
 def listed_items(said: str, names: bool = True) -> list[str]:
     """The items of a list ("peanuts, shellfish and eggs", "jazz and hiking"), each as said; an "and" or "or" parts
-    no pair said as one thing (_ONE_THING), nor, with `names`, two capitalised words (a name or a title: "Simon and
-    Garfunkel", "Pride and Prejudice"; an allergy's "Advil and Tylenol" are two)."""
+    no pair said as one thing (_ONE_THING), nor, with `names` and no comma, two capitalised words (a name or a title:
+    "Simon and Garfunkel", "Pride and Prejudice"; an allergy's "Advil and Tylenol" are two, and so are a list's last
+    two, "Lisbon, Porto and Rome")."""
+    names = names and "," not in said
     pieces = _LIST_BREAK.split(said)
     items = [pieces[0]]
     for joint, item in zip(pieces[1::2], pieces[2::2]):
