@@ -12,27 +12,41 @@ import re
 _IE_NOUNS = frozenset(
     "movie cookie pie tie lie hippie rookie selfie zombie brownie smoothie hoodie goalie calorie prairie veggie "
     "auntie budgie collie yorkie foodie newbie freebie indie birdie genie sweetie".split())
+# Nouns whose plural is the word itself, as "fish" is.
+_SAME_PLURAL = frozenset({"series", "species"})
+# After these endings a plural takes "es" ("dishes", "boxes", "buses").
+_TAKES_ES = re.compile(r"(?:s|x|z|ch|sh)$")
+# A plural in "-es" after these is of the word without the "e" ("dishes": dish, "glasses": glass); after one "s" or
+# "z" it is mostly of a word in "-e" ("horses", "prizes"; "buses" is the fewer), and "-ches" of a few such words
+# ("headaches"), named as the "-ie" nouns are.
+_ES_WITHOUT_E = re.compile(r"(?:ss|zz|x|ch|sh)$")
+_CHE_NOUNS = frozenset("ache headache niche cache quiche moustache mustache avalanche cliche".split())
 
 
 def plural(word: str) -> str:
-    """"cat" -> "cats", "puppy" -> "puppies", "movie" -> "movies", "goldfish" -> "goldfish"."""
-    if word.endswith("fish"):
+    """"cat" -> "cats", "puppy" -> "puppies", "movie" -> "movies", "dish" -> "dishes", "goldfish" -> "goldfish"."""
+    if word.endswith("fish") or word in _SAME_PLURAL:
         return word
     if re.search(r"[^aeiou]y$", word):
         return word[:-1] + "ies"
+    if _TAKES_ES.search(word):
+        return word + "es"
     return word + "s"
 
 
 def stems(word: str) -> list[str]:
     """Every word whose plural `word` is, by plural's endings read back ("foods": food; "movies": movy and
-    movie, which the endings cannot tell apart), or `word` alone when it is no plural of that shape."""
-    found = [stem for stem in (word[:-3] + "y", word[:-1], word[:-2])
-             if stem and plural(stem) == word and not stem.endswith("s")]
+    movie, "dishes": dishe and dish, which the endings cannot tell apart), or `word` alone when it is no plural
+    of that shape."""
+    if word in _SAME_PLURAL:
+        return [word]
+    found = [stem for stem in (word[:-3] + "y", word[:-1], word[:-2]) if stem and plural(stem) == word]
     return found or [word]
 
 
 def singular(word: str) -> str:
-    """The word a plural is of: "foods" -> "food", "cities" -> "city", "movies" -> "movie" (_IE_NOUNS); by
-    the endings alone otherwise ("series" -> "sery")."""
+    """The word a plural is of: "foods" -> "food", "cities" -> "city", "movies" -> "movie" (_IE_NOUNS), "dishes" ->
+    "dish", "horses" -> "horse" (_ES_WITHOUT_E); by the endings alone otherwise."""
     found = stems(word)
-    return next((stem for stem in found if stem in _IE_NOUNS), found[0])
+    return next((stem for stem in found if stem in _IE_NOUNS
+                 or _ES_WITHOUT_E.search(stem) and stem + "e" not in _CHE_NOUNS), found[0])

@@ -48,23 +48,25 @@ NOT_ROLE_MODIFIERS = frozenset(
     "quick backseat keen avid amateur enthusiastic passionate weekend hobby".split())
 RELATIONS = vocabulary.RELATIONS
 PETS = vocabulary.PETS
+# Holidays, each word capitalised as a name's is: when, not who or where ("I'm working for Labor Day" is no employer,
+# "then I start at New Year's Eve" no job, "He proposed on Valentine's Day" says when).
+HOLIDAYS = frozenset({
+    "christmas", "easter", "thanksgiving", "halloween",
+    "christmas eve", "christmas day", "new year", "new year's", "new year's eve", "new year's day", "boxing day",
+    "easter sunday", "easter monday", "good friday", "mother's day", "father's day", "valentine's day",
+    "labor day", "labour day", "memorial day", "independence day", "thanksgiving day", "veterans day",
+    "st patrick's day", "st. patrick's day"})
 # Capitalised words that follow "my wife is" or "my dog" without being a name ("American
 # Airlines" is one: only a name of one word is checked); a holiday or noon is when ("I'm working from home for
 # Christmas", "I start at Noon").
-NOT_NAMES = frozenset(WEEKDAYS) | frozenset(
-    "today tonight tomorrow yesterday home christmas easter thanksgiving halloween noon midday "
+NOT_NAMES = frozenset(WEEKDAYS) | HOLIDAYS | frozenset(
+    "today tonight tomorrow yesterday home noon midday "
     "dr mr mrs ms prof sir "
     "american british english scottish welsh irish french german italian spanish portuguese "
     "brazilian mexican canadian australian dutch belgian swiss austrian swedish norwegian danish "
     "finnish polish russian ukrainian greek turkish chinese japanese korean indian pakistani "
     "vietnamese thai filipino african asian european latino latina jewish catholic christian muslim "
-    "hindu buddhist atheist".split()) | {n.casefold() for n in vocabulary.NATIONALITIES} | {
-    # a holiday of more than one word, each word capitalised as a name's is ("I'm working for Labor Day" is no
-    # employer, "then I start at New Year's Eve" no job)
-    "christmas eve", "christmas day", "new year", "new year's", "new year's eve", "new year's day", "boxing day",
-    "easter sunday", "easter monday", "good friday", "mother's day", "father's day", "valentine's day",
-    "labor day", "labour day", "memorial day", "independence day", "thanksgiving day", "veterans day",
-    "st patrick's day", "st. patrick's day"}
+    "hindu buddhist atheist".split()) | {n.casefold() for n in vocabulary.NATIONALITIES}
 # A quarter, a half or a fiscal year, capitalised and holding a digit as an organisation's name may ("Q3", "H2",
 # "FY24", "Q1 2025"), but a time: "I'm working from home for Q3".
 PERIOD = re.compile(r"(?:Q[1-4]|H[12]|FY ?(?:\d\d){1,2})(?: (?:19|20)\d\d)?")

@@ -10,7 +10,7 @@ from typing import Callable
 from memex.extraction import vocabulary
 from memex.extraction.offline.patterns import (ADVERBS, AGE_END, AGED, BIRTH_DAY, BIRTH_YEAR, BORN_WHERE, BREED,
     BREED_KIND, CAPWORD, DATE, DEGREE,
-    DEGREE_SAID, DIED, FIELDS_SAID, HAVE, HEAD_OF, INTENSIFIERS, KIN_ADJECTIVE, LEFT_END, MONTH, MY, NAMED, NAMES,
+    DEGREE_SAID, DIED, FIELDS_SAID, HAVE, HEAD_OF, HOLIDAYS, INTENSIFIERS, KIN_ADJECTIVE, LEFT_END, MONTH, MY, NAMED, NAMES,
     NOT_AFTER_PARTING, NOT_NAMES, NOT_TEMPORARY, NUMBER, ORG, PARTNER_WORD, PERSON_PARTS, PETS, PET_ADJECTIVE,
     PLATFORMS, PROPER, ROLE, ROLE_END, SCHOOL_END, SCHOOL_WORDS, SINCE_WHEN, TRIP_WHEN, TURNED_END, TURNING, UPPER,
     WEEKDAY, WORK_HOURS, alternation, list_or_phrase, phrase, strict_end)
@@ -211,8 +211,10 @@ _PARTING_WHEN = (rf"(?:(?:last|this) (?:week|month|year|spring|summer|fall|autum
                  rf"(?:(?:way )?back )?in (?:\d{{4}}|"
                  rf"{MONTH}(?:,? \d{{4}})?)(?![\w'-])|"
                  r"(?:a|two|three|four|five|six|a few|a couple of) (?:days?|weeks?|months?|years?) ago)")
+# A proposal's time may be a holiday too: "on Valentine's Day", "at Christmas", "last New Year's Eve".
 _PROPOSED = (rf"(?:just |finally |officially )?(?:proposed(?: to me)?|popped the question)"
-             rf"(?: (?:on {WEEKDAY}|{_PARTING_WHEN}))?(?=\s*(?:[.!,;]|$))")
+             rf"(?: (?:on {WEEKDAY}|{_PARTING_WHEN}|(?:on|at|over|last|this) (?i:{alternation(HOLIDAYS)})))?"
+             r"(?=\s*(?:[.!,;]|$))")
 # Where one got engaged or married, before or after when: "We got engaged in Paris last night",
 # "got married at the beach"; a month is when, not where ("in June").
 _WED_PLACE = rf"(?: (?:in|at|on) (?!{MONTH}(?![\w'-]))(?:the |a )?(?:{PROPER}|[a-z]+))?"
@@ -222,6 +224,12 @@ _PARTED_WHEN = rf"(?: (?P<when>{_PARTING_WHEN}))?"
 # A parting's time that places it in history: a year, a month, months or years ago. Not "yesterday" or
 # "a few days ago": a husband spoken of this morning and "we divorced yesterday" are one husband.
 _DATED = re.compile(rf"\d{{4}}|\b(?:months?|years?) ago\b|\bin {UPPER}")
+
+
+def _proposed_to(m: re.Match[str]) -> list[Fields]:
+    """The user engaged, unless who proposed is no name ("Labor Day proposed.")."""
+    who = m.group("who")
+    return [] if who and who.casefold() in NOT_NAMES else [{"value": "engaged"}]
 
 
 def _happened(m: re.Match[str]) -> Fields:
@@ -546,8 +554,9 @@ RULES = [
     # A proposal to the user: "Sam proposed last night!", "My boyfriend popped the question" (engaged; the
     # partner's name the rule below files); not "Tom proposed a toast", "Harry proposed to Meghan".
     rule("fact", "relationship_status", "proposed popped", [
-        rf"(?:^|(?<=[,;:] ))(?:(?i:my) (?:{PARTNER_WORD})(?:,? {PROPER},?)?|(?!I\b){PROPER}|(?i:he|she)) {_PROPOSED}",
-    ], "The user is engaged.", lambda m: [{"value": "engaged"}], confidence=0.7, importance=0.7),
+        rf"(?:^|(?<=[,;:] ))(?:(?i:my) (?:{PARTNER_WORD})(?:,? {PROPER},?)?|(?!I\b)(?P<who>{PROPER})|(?i:he|she)) "
+        rf"{_PROPOSED}",
+    ], "The user is engaged.", _proposed_to, confidence=0.7, importance=0.7),
     rule("relation", "partner_name", "proposed popped", [
         rf"(?:^|(?<=[,;:] ))(?P<value>(?!I\b){PROPER}) {_PROPOSED}",
     ], "The user's partner is named {value}.", confidence=0.7, importance=0.8),

@@ -272,9 +272,11 @@ RULES = [
     rule("fact", "employer", "work worked working job resigned retired laid let fired left quit longer years months "
          "anymore more goodbye bye farewell last", [
         rf"(?:{_PAST_JOB}) (?:the )?(?P<value>{ORG})",
-        # the past progressive with how long or until a year: "I was working at Google until 2020"; not a
-        # day's shift ("I was working at Starbucks yesterday")
-        rf"\bI was {ADVERBS}working (?:at|for) (?:the )?(?P<value>{ORG}) (?={_HELD_FOR})",
+        # the past progressive with how long or until a year, on a contract or not: "I was working at Google until
+        # 2020", "I was working at Acme on a contract until 2020"; not a day's shift ("I was working at Starbucks
+        # yesterday")
+        rf"\bI was {ADVERBS}working (?:at|for) (?:the )?(?P<value>{ORG}) (?:on an? (?:[\w-]+ )?contract,? )?"
+        rf"(?={_HELD_FOR})",
         rf"\bI (?:left|quit) my job at (?:the )?(?!{_CLOCK})(?P<value>{ORG})",
         rf"\bI {ADVERBS}(?:left|quit) (?:the )?(?!{PLATFORMS})(?P<value>{ORG}) (?=for (?:an?|my) (?:new )?{JOB_NOUN} "
         rf"(?:at|with) )",
