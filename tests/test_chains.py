@@ -5,17 +5,12 @@ a question not about a chain is answered as it was without the rule."""
 from __future__ import annotations
 
 import dataclasses
-import random
-import uuid
-from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from memex.db import history, tenants
-from memex.db import memories as memory_rows
 from memex.retrieval import chains
 from memex_edge.context import build_context
-from tests.conftest import api_client, memories_rows_read
+from tests.conftest import api_client
 
 # Three employers and three cities, each value replacing the one before (the offline rules' phrasings).
 LIFE = (("I work at Stripe.", "2026-01-05T09:00:00Z"), ("I live in Paris.", "2026-01-06T09:00:00Z"),
@@ -121,118 +116,3 @@ def test_a_question_that_asks_nothing_of_a_chain_s_order(question, asks):
     when asks when something began."""
     asking = chains.asked(question)
     assert (None if asking is None else (asking.kind, asking.value)) == asks
-
-
-# The statement history.send_chain_facts sent before migration 0049, which tested each of the user's
-# facts: what the one read through indexes must return, row for row.
-_EACH_FACT = """WITH facts AS (
-        SELECT o.tenant_id, o.id, o.key, o.value, o.content, o.valid_from, o.valid_to, o.importance,
-               o.agent_id, o.session_id, o.subject, o.memory_type, o.metadata FROM memories o
-        WHERE o.tenant_id = %(t)s AND o.user_id = %(u)s AND o.memory_type = 'semantic'
-          AND o.value IS NOT NULL AND (%(at)s::timestamptz IS NULL OR o.valid_from <= %(at)s)
-    ),
-    named AS (
-        SELECT f.id FROM facts f, unnest(%(texts)s::text[]) x(text)
-        WHERE strpos(lower(f.value), x.text) > 0 OR strpos(x.text, lower(f.value)) > 0
-    )
-    SELECT f.id, f.key, f.value, f.content, f.valid_from, f.valid_to, f.importance, f.agent_id,
-           f.session_id, f.subject, f.memory_type, f.metadata, f.metadata->>'decision' AS decision,
-           coalesce((SELECT array_agg(l.replaced_id ORDER BY l.replaced_id) FROM memory_links l
-                     WHERE l.tenant_id = f.tenant_id AND l.memory_id = f.id), '{}') AS replaced,
-           EXISTS (SELECT 1 FROM memory_links l JOIN memories n ON n.tenant_id = l.tenant_id AND n.id = l.memory_id
-                   WHERE l.tenant_id = f.tenant_id AND l.replaced_id = f.id
-                     AND (%(at)s::timestamptz IS NULL OR n.valid_from <= %(at)s)) AS followed,
-           %(words)s <> '' AND f.key IS NOT NULL AND to_tsvector('english', memex_text(replace(f.key, '_', ' ')))
-             @@ to_tsquery('english', %(words)s) AS by_key
-    FROM facts f
-    WHERE f.id IN (SELECT id FROM named)
-       OR %(words)s <> '' AND f.key IS NOT NULL AND to_tsvector('english', memex_text(replace(f.key, '_', ' ')))
-          @@ to_tsquery('english', %(words)s)
-       OR f.id IN (SELECT l.replaced_id FROM memory_links l JOIN named n ON l.memory_id = n.id WHERE l.tenant_id = %(t)s)
-    ORDER BY f.valid_from, f.content, f.id"""
-
-# Values whose parts meet one another often: a random text over these letters holds some and is held in others.
-_LETTERS = "abAB .é'%_\\"
-_VALUES = ["Shopify", "shopify inc", "Senior engineer at Shopify", "Dublin", "dublin", "ork", "work", "", "a", "ab",
-           "Zürich", "ZÜRICH", "St. John's", "50%", "under_score", "back\\slash", "the lake", "hiking", "Hiking!",
-           "When did we talk about hiking and the lake?", "aaa", "aa", "naïve café", "日本", "東京"]
-_TEXTS = ["", "a", "aa", "aaaa", "ork", "shopify", "shop", "dublin", "when did we talk about hiking and the lake?",
-          "zürich", "zurich", "50%", "%", "_", "\\", "st. john's", "senior engineer at shopify inc", "café", "東京",
-          "i moved to dublin from zürich after working at shopify inc as a senior engineer at shopify"]
-
-
-def _valued_user(ctx, rng) -> str:
-    """A tenant of its own whose user "u" has facts with the values above and random ones over
-    _LETTERS, under keys some words name, current, replaced (with links) or ended, said over two
-    months; and beside them, the same values as episodic memories, facts without a value, and
-    another user's facts."""
-    tenant = f"t-{uuid.uuid4().hex[:10]}"
-    start = datetime(2026, 1, 1, tzinfo=timezone.utc)
-    values = _VALUES + ["".join(rng.choice(_LETTERS) for _ in range(rng.randrange(7))) for _ in range(150)]
-    keys = ["employer", "city", "sister_zoë_city", "likes", "job_title", None]
-    rows = []
-    for i, value in enumerate(values * 2):
-        user, kind = ("u", "semantic") if i < len(values) else rng.choice((("u", "episodic"), ("v", "semantic")))
-        rows.append({"id": f"m{i:03d}", "user_id": user, "memory_type": kind, "type": "fact",
-                     "key": rng.choice(keys), "value": value if rng.random() < 0.95 else None,
-                     "content": f"The user's value is {value}.", "active": rng.random() < 0.6,
-                     "valid_from": start + timedelta(days=rng.randrange(60)),
-                     "metadata": {"decision": "end"} if rng.random() < 0.1 else {},
-                     "subject": rng.choice(("user", "user", "sam")),
-                     "embedding": [1.0] + [0.0] * (ctx.settings.embedding_dim - 1)})
-    with ctx.db.transaction() as conn:
-        tenants.ensure_tenant(conn, tenant)
-        memory_rows.insert_many(conn, tenant, rows)
-        links = {(f"m{rng.randrange(len(values)):03d}", f"m{rng.randrange(len(values)):03d}") for _ in range(120)}
-        for newer, older in links:
-            if newer != older:
-                conn.execute("INSERT INTO memory_links (tenant_id, memory_id, replaced_id) VALUES (%s, %s, %s)",
-                             (tenant, newer, older))
-    return tenant
-
-
-def test_the_chain_facts_read_through_indexes_are_those_each_fact_tested_gave(ctx):
-    """history.send_chain_facts reads the values holding a text and held in one through migration
-    0049's indexes, the keys through the user's distinct keys: the same rows, columns and order as
-    testing each fact gave (_EACH_FACT), for values inside texts and texts inside values, any case,
-    punctuation, LIKE's and a pattern's special letters, accents and Han, the empty text and value,
-    facts replaced, ended and said later (as_of), other users' and episodic ones beside."""
-    rng = random.Random(3)
-    tenant = _valued_user(ctx, rng)
-    conn = ctx.db.connection()
-    texts = [[text] for text in _TEXTS] + [_TEXTS[5:9], _TEXTS[:3]]
-    texts += [["".join(rng.choice(_LETTERS) for _ in range(rng.randrange(12))).lower()] for _ in range(40)]
-    checked = 0
-    for i, asked in enumerate(texts):
-        words = [[], ["employ"], ["cit", "zoe"], ["job", "the"]][i % 4]
-        for as_of in (None, datetime(2026, 1, 20, tzinfo=timezone.utc)):
-            found = history.send_chain_facts(conn, tenant, "u", asked, words, as_of)()
-            expected = conn.execute(_EACH_FACT, {"t": tenant, "u": "u", "texts": [t.lower() for t in asked],
-                                                 "words": " | ".join(f"{word}:*" for word in words), "at": as_of}).fetchall()
-            assert found == expected, (asked, words, as_of)
-            checked += len(expected)
-    assert checked > 1000, checked
-
-
-def test_a_chain_question_reads_the_facts_it_names_not_each_of_the_users(ctx):
-    """Asked when they talked of Shopify and Dublin, the statement reads the rows of the values the
-    question holds and those holding it, a few probes beside: not each of the user's 600 facts (the
-    statement before migration 0049 read them all)."""
-    tenant = f"t-{uuid.uuid4().hex[:10]}"
-    start = datetime(2026, 1, 1, tzinfo=timezone.utc)
-    values = ["Shopify", "Dublin", "a Dublin suburb"] + [f"value number {i}" for i in range(600)]
-    with ctx.db.transaction() as conn:
-        tenants.ensure_tenant(conn, tenant)
-        memory_rows.insert_many(conn, tenant, [
-            {"id": f"m{i:03d}", "user_id": "u", "memory_type": "semantic", "type": "fact", "key": "likes",
-             "value": value, "content": f"The user likes {value}.", "valid_from": start + timedelta(hours=i),
-             "embedding": [1.0] + [0.0] * (ctx.settings.embedding_dim - 1)} for i, value in enumerate(values)])
-    conn = ctx.db.connection()
-    conn.execute("ANALYZE memories")
-
-    with conn.transaction():
-        before = memories_rows_read(conn)
-        found = history.send_chain_facts(conn, tenant, "u", ["When did we talk about Shopify and Dublin?"], [])()
-        read = memories_rows_read(conn) - before
-    assert [row["value"] for row in found] == ["Shopify", "Dublin"]
-    assert read < 200, read

@@ -822,32 +822,3 @@ def test_the_keys_in_order_index_replaces_the_keys_index_on_a_database_before_00
         assert [r[0] for r in conn.execute(ordered)] == ["high", "low"]
         plan = "\n".join(r[0] for r in conn.execute("EXPLAIN " + ordered))
         assert "memories_user_key_order" in plan and "Sort" not in plan
-
-
-def test_the_fact_values_indexes_are_built_on_a_database_before_0049(ctx):
-    """Migration 0049 on a database written before it: the users' fact values are in both indexes,
-    which are valid (built concurrently), and a chain question's statement reads them: a value holding
-    the text and one held in it, not another user's."""
-    from memex.db import history
-
-    version = "0049_fact_values"
-    with _migrated_database(ctx, "memex_before_0049") as conn:
-        # the schema as it was before
-        conn.execute("DROP INDEX memories_user_value_grams")
-        conn.execute("DROP INDEX memories_user_values")
-        conn.execute("DROP FUNCTION memex_value_grams")
-        conn.execute("DELETE FROM schema_migrations WHERE version = %s", (version,))
-        conn.execute("INSERT INTO tenants (id) VALUES ('t')")
-        for id_, user, value in (("holds", "u", "Shopify Plus"), ("held", "u", "Dublin"), ("other", "v", "Shopify"),
-                                 ("none", "u", None)):
-            conn.execute("""INSERT INTO memories (tenant_id, id, user_id, memory_type, type, key, value, content,
-                                                  valid_from, embedding)
-                            VALUES ('t', %s, %s, 'semantic', 'fact', 'likes', %s, %s, now(), %s)""",
-                         (id_, user, value, id_, [0.0] * 384))
-        assert apply_migrations(conn, 384) == [version]
-        assert _index_valid(conn, "memories_user_value_grams") is True
-        assert _index_valid(conn, "memories_user_values") is True
-        conn.execute("SET enable_seqscan = off")
-        conn.row_factory = psycopg.rows.dict_row
-        found = history.send_chain_facts(conn, "t", "u", ["shopify", "we met in dublin"], [])()
-        assert sorted(row["id"] for row in found) == ["held", "holds"]

@@ -434,27 +434,6 @@ def send_ended(conn: psycopg.Connection, tenant_id: str, user_id: str, vector: A
     return cursor.fetchall
 
 
-# SQL, a recursive CTE `held_in` (`part`): every part of each text of CTE `texts` that is one of the
-# user's (`t`, `u`) fact values lower-cased, the empty part too (held in any text), and some that are
-# none. A value held in a text begins one of the text's suffixes: from each place in the text, the
-# part grows a letter at a time while some value begins with it, which one probe of index
-# memories_user_values (migration 0049, byte order) tells: the first value not below the part begins
-# with it if any value does. A text of n letters costs n probes and one more a letter matched, not a
-# read of each value.
-_HELD_IN = """prefixes AS (
-                SELECT x.text, i AS at, 0 AS len FROM texts x, generate_series(1, length(x.text)) i
-                UNION ALL
-                SELECT p.text, p.at, p.len + 1 FROM prefixes p
-                WHERE p.at + p.len <= length(p.text) AND starts_with(
-                    (SELECT lower(v.value) COLLATE "C" FROM memories v
-                     WHERE v.tenant_id = %(t)s AND v.user_id = %(u)s AND v.memory_type = 'semantic'
-                       AND v.value IS NOT NULL AND lower(v.value) COLLATE "C" >= substr(p.text, p.at, p.len + 1)
-                     ORDER BY lower(v.value) COLLATE "C" LIMIT 1),
-                    substr(p.text, p.at, p.len + 1))
-            ),
-            held_in AS (SELECT DISTINCT substr(text, at, len) AS part FROM prefixes)"""
-
-
 def send_chain_facts(conn: psycopg.Connection, tenant_id: str, user_id: str, texts: list[str], words: list[str],
                      as_of: datetime | None = None) -> Callable[[], list[dict[str, Any]]]:
     """The user's semantic facts, current or not, that a question about a chain of values reads
@@ -463,69 +442,38 @@ def send_chain_facts(conn: psycopg.Connection, tenant_id: str, user_id: str, tex
     one of `words` (as send_asked reads them; `by_key`), and the facts the former replaced directly.
     Each with the ids of the facts it replaced directly (`replaced`), whether a later fact replaced it
     (`followed`), its decision (`end` for "The user used to work at Canva.") and what scoring and
-    scoping need of it. With `as_of`, those said by then, and followed as they stood then (validity.py).
-    Read through indexes, not from each of the user's facts (24,223 heap pages at a 100k-memory user:
-    docs/measurements/performance.md): the values holding a text by their three-letter runs
-    (migration 0049's memories_user_value_grams), those held in one by their prefixes (`_HELD_IN`),
-    the keys from the user's distinct keys (`user_keys`).
-    Sent now, read by calling what it returns (in a pipeline, after its sync)."""
+    scoping need of it. Read from the user's semantic memories (index memories_user); with `as_of`,
+    those said by then, and followed as they stood then (validity.py). Sent now, read by calling what it returns (in a pipeline, after its sync)."""
     at = "at" if as_of is not None else None
-    fact = ("o.tenant_id = %(t)s AND o.user_id = %(u)s AND o.memory_type = 'semantic' AND o.value IS NOT NULL "
-            f"AND {validity.said_by('o', at)}")
-    keyed = f""",
-            {user_keys("m.tenant_id = %(t)s AND m.user_id = %(u)s")},
-            keyed AS (
-                SELECT o.id FROM memories o
-                WHERE {fact} AND o.key = ANY (ARRAY(SELECT k.key FROM keys k WHERE {_by_key(words, "k")}))
-            )""" if words else ""
-    # Each set read as an array, matched by `= ANY`: the planner counts a recursive CTE's rows
-    # blindly (hundreds) and would join the user's facts to it by hash, reading each of them.
+    by_key = _by_key(words, "f")
     cursor = conn.execute(
-        f"""WITH RECURSIVE texts AS (SELECT unnest(%(texts)s::text[]) AS text),
-            {_HELD_IN}{keyed},
-            named AS (
-                SELECT o.id FROM memories o
-                WHERE {fact} AND lower(o.value) COLLATE "C" = ANY (ARRAY(SELECT part FROM held_in))
-                UNION
-                SELECT o.id FROM texts x JOIN memories o
-                  ON memex_value_grams(o.tenant_id, o.user_id, lower(o.value)) @> memex_value_grams(%(t)s, %(u)s, x.text)
-                 AND strpos(lower(o.value), x.text) > 0
-                WHERE {fact}
+        f"""WITH facts AS (
+                SELECT o.tenant_id, o.id, o.key, o.value, o.content, o.valid_from, o.valid_to, o.importance,
+                       o.agent_id, o.session_id, o.subject, o.memory_type, o.metadata FROM memories o
+                WHERE o.tenant_id = %(t)s AND o.user_id = %(u)s AND o.memory_type = 'semantic'
+                  AND o.value IS NOT NULL AND {validity.said_by('o', at)}
             ),
-            chosen AS (
-                SELECT id FROM named
-                {"UNION SELECT id FROM keyed" if words else ""}
-                UNION
-                SELECT l.replaced_id FROM memory_links l
-                WHERE l.tenant_id = %(t)s AND l.memory_id = ANY (ARRAY(SELECT id FROM named))
+            named AS (
+                SELECT f.id FROM facts f, unnest(%(texts)s::text[]) x(text)
+                WHERE strpos(lower(f.value), x.text) > 0 OR strpos(x.text, lower(f.value)) > 0
             )
-            SELECT o.id, o.key, o.value, o.content, o.valid_from, o.valid_to, o.importance, o.agent_id,
-                   o.session_id, o.subject, o.memory_type, o.metadata, o.metadata->>'decision' AS decision,
+            SELECT f.id, f.key, f.value, f.content, f.valid_from, f.valid_to, f.importance, f.agent_id,
+                   f.session_id, f.subject, f.memory_type, f.metadata, f.metadata->>'decision' AS decision,
                    coalesce((SELECT array_agg(l.replaced_id ORDER BY l.replaced_id) FROM memory_links l
-                             WHERE l.tenant_id = o.tenant_id AND l.memory_id = o.id), '{{}}') AS replaced,
+                             WHERE l.tenant_id = f.tenant_id AND l.memory_id = f.id), '{{}}') AS replaced,
                    EXISTS (SELECT 1 FROM memory_links l JOIN memories n ON n.tenant_id = l.tenant_id
                                                                   AND n.id = l.memory_id
-                           WHERE l.tenant_id = o.tenant_id AND l.replaced_id = o.id AND {validity.said_by('n', at)})
-                     AS followed, {_by_key(words)} AS by_key
-            FROM memories o
-            WHERE {fact} AND o.id = ANY (ARRAY(SELECT id FROM chosen))
-            ORDER BY o.valid_from, o.content, o.id""",
+                           WHERE l.tenant_id = f.tenant_id AND l.replaced_id = f.id AND {validity.said_by('n', at)})
+                     AS followed, {by_key} AS by_key
+            FROM facts f
+            WHERE f.id IN (SELECT id FROM named) OR {by_key}
+               OR f.id IN (SELECT l.replaced_id FROM memory_links l JOIN named n ON l.memory_id = n.id
+                           WHERE l.tenant_id = %(t)s)
+            ORDER BY f.valid_from, f.content, f.id""",
         {"t": tenant_id, "u": user_id, "texts": [text.lower() for text in texts], "words": _key_query(words),
          "at": as_of},
     )
     return cursor.fetchall
-
-
-def user_keys(user: str) -> str:
-    """SQL, a recursive CTE `keys` (`key`): the distinct keys of the memories `user` (a condition on
-    alias `m`) selects, one probe a key (a skip scan of index memories_user_key_order, migration 0048),
-    not a read of every keyed memory."""
-    return f"""keys AS (
-                (SELECT m.key FROM memories m WHERE {user} AND m.key IS NOT NULL ORDER BY m.key LIMIT 1)
-                UNION ALL
-                SELECT following.key FROM keys, LATERAL (
-                    SELECT m.key FROM memories m WHERE {user} AND m.key > keys.key ORDER BY m.key LIMIT 1) following
-            )"""
 
 
 def current_valued(conn: psycopg.Connection, tenant_id: str, user_id: str, subject: str,
