@@ -10,12 +10,12 @@ from tests.conftest import offline_facts, offline_found
 
 
 @pytest.mark.parametrize("text, expected", [
-    ("My favourite song by the Beatles is Help.", {("favorite_beatles_song", "Help", False)}),
-    ("My favourite album by the Rolling Stones is Exile.", {("favorite_rolling_stones_album", "Exile", False)}),
-    ("My favourite band from the UK is Blur.", {("favorite_uk_band", "Blur", False)}),
+    ("My favourite song by the Beatles is Help.", {("favorite_song_by_beatles", "Help", False)}),
+    ("My favourite album by the Rolling Stones is Exile.", {("favorite_album_by_rolling_stones", "Exile", False)}),
+    ("My favourite band from the UK is Blur.", {("favorite_band_from_uk", "Blur", False)}),
     ("My favourite place in the world is Kyoto.", {("favorite_place", "Kyoto", False)}),
-    # unchanged
-    ("My favourite song by Queen is Bohemian Rhapsody.", {("favorite_queen_song", "Bohemian Rhapsody", False)}),
+    # unchanged (keyed as "book by Tolkien" is: favorite_book_by_tolkien)
+    ("My favourite song by Queen is Bohemian Rhapsody.", {("favorite_song_by_queen", "Bohemian Rhapsody", False)}),
     ("My favourite book is Dune.", {("favorite_book", "Dune", False)}),
     ("My favourite sci fi movie is Alien.", {("favorite_sci_fi_movie", "Alien", False)}),
 ])
@@ -35,7 +35,7 @@ def test_a_favourite_narrowed_with_an_article_says_it():
     # a holiday is no one who proposes
     ("Labor Day proposed.", set()),
     ("Christmas proposed.", set()),
-    # unchanged
+    # unchanged (keyed as "book by Tolkien" is: favorite_book_by_tolkien)
     ("Sam proposed last night!", {("relationship_status", "engaged", False), ("partner_name", "Sam", False)}),
     ("Tom proposed a toast.", set()),
 ])
@@ -47,7 +47,7 @@ def test_a_proposal_on_a_holiday(text, expected):
     ("I was working at Acme on a contract until 2020.", {("employer", "Acme", True)}),
     ("I was working at Acme on a fixed-term contract until 2020.", {("employer", "Acme", True)}),
     ("I was working at Acme on a contract for two years.", {("employer", "Acme", True)}),
-    # unchanged
+    # unchanged (keyed as "book by Tolkien" is: favorite_book_by_tolkien)
     ("I was working at Acme until 2020.", {("employer", "Acme", True)}),
     ("I was working at Acme on a contract yesterday.", set()),
 ])

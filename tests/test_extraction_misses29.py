@@ -1,12 +1,12 @@
 """What the offline rules misread (extract29): a favourite said in the plural of an "-ie" noun ("My favourite
-movies are …") was filed under the word its ending alone reads (favorite_movy); a favourite narrowed after its kind
-("My favourite book by Tolkien is …") under favorite_book_by_tolkien, which no question for the favourite book names,
-"of all time" not at all. Each beside sentences that must file what they filed before."""
+movies are …") was filed under the word its ending alone reads (favorite_movy); "My favourite film of all time is …"
+not at all. Each beside sentences that must file what they filed before: a favourite stored under a key is not
+filed under another since (rekey), but where aliases.py and migration 0049 file both alike (favorite_movy)."""
 
 import pytest
 
 from memex.extraction.plurals import plural, singular, stems
-from tests.conftest import offline_facts, offline_found
+from tests.conftest import current_values, offline_facts, offline_found
 
 
 @pytest.mark.parametrize("text, expected", [
@@ -23,23 +23,25 @@ def test_a_favourite_in_the_plural_is_filed_under_its_singular(text, expected):
 
 
 @pytest.mark.parametrize("text, expected", [
-    # narrowed after the kind: keyed before it, as "My favorite Tolkien book" is, so that it replaces no favourite
-    # of the whole kind
-    ("My favourite book by Tolkien is The Hobbit.", {("favorite_tolkien_book", "The Hobbit", False)}),
-    ("My favourite song by Queen is Bohemian Rhapsody.", {("favorite_queen_song", "Bohemian Rhapsody", False)}),
-    ("my favourite film of 2019 is Parasite.", {("favorite_2019_film", "Parasite", False)}),
-    ("My favourite dish from Italy is risotto.", {("favorite_italy_dish", "risotto", False)}),
-    ("My favourite books by Tolkien are The Hobbit and The Silmarillion.",
-     {("favorite_tolkien_book", "The Hobbit and The Silmarillion", False)}),
-    # not narrowed: the favourite of the kind
+    # "of all time" narrows nothing; it filed nothing before
     ("My favourite film of all time is Alien.", {("favorite_film", "Alien", False)}),
-    ("My favourite artist ever is Prince.", {("favorite_artist", "Prince", False)}),
-    ("My favourite kind of music is jazz.", {("favorite_music", "jazz", False)}),
-    # unchanged
+    ("My favourite movies of all time are Alien and Heat.", {("favorite_movie", "Alien and Heat", False)}),
+    # unchanged, as stored since before (rekey): a favourite narrowed after its kind, a kind of a thing and a
+    # measure of it each keep a key of their own, which replaces no favourite of the whole kind
+    # ("My favourite movie is Alien."); "ever" is read into the key
+    ("My favourite book by Tolkien is The Hobbit.", {("favorite_book_by_tolkien", "The Hobbit", False)}),
+    ("My favourite dish from Italy is risotto.", {("favorite_dish_from_italy", "risotto", False)}),
+    ("My favourite kind of music is jazz.", {("favorite_kind_of_music", "jazz", False)}),
+    ("My favourite kind of movie is horror.", {("favorite_kind_of_movie", "horror", False)}),
+    ("My favourite kinds of music are jazz and soul.", {("favorite_kinds_of_music", "jazz and soul", False)}),
+    ("My favourite type of dog is a collie.", {("favorite_type_of_dog", "a collie", False)}),
+    ("My favourite cup of tea is Earl Grey.", {("favorite_cup_of_tea", "Earl Grey", False)}),
+    ("My favourite one by far is Heat.", {("favorite_one_by_far", "Heat", False)}),
+    ("My favourite artist ever is Prince.", {("favorite_artist_ever", "Prince", False)}),
     ("My favorite Tolkien book is The Hobbit.", {("favorite_tolkien_book", "The Hobbit", False)}),
     ("My favourite sci fi movie is Alien.", {("favorite_sci_fi_movie", "Alien", False)}),
 ])
-def test_a_favourite_narrowed_after_its_kind_is_keyed_before_it(text, expected):
+def test_of_all_time_narrows_nothing_and_a_favourite_stored_before_keeps_its_key(text, expected):
     assert offline_facts(text) == expected
 
 
@@ -119,3 +121,11 @@ def test_a_childs_birth_says_whose_it_is():
 ])
 def test_a_holiday_of_several_words_is_no_name(text, expected):
     assert offline_facts(text) == expected
+
+
+def test_a_kind_of_a_thing_replaces_no_favourite_of_the_thing(tenant):
+    """One value per favourite key: a genre keyed as the title's key would replace the title."""
+    assert tenant.turn("My favourite movie is Alien.", session="s1").status_code == 201
+    assert tenant.turn("My favourite kind of movie is horror.", session="s2").status_code == 201
+    assert current_values(tenant, "favorite_movie") == ["Alien"]
+    assert current_values(tenant, "favorite_kind_of_movie") == ["horror"]

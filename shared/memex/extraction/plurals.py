@@ -50,3 +50,9 @@ def singular(word: str) -> str:
     found = stems(word)
     return next((stem for stem in found if stem in _IE_NOUNS
                  or _ES_WITHOUT_E.search(stem) and stem + "e" not in _CHE_NOUNS), found[0])
+
+
+def ie_noun(word: str) -> str:
+    """The "-ie" noun of _IE_NOUNS that `word` is, said as singular read its plural by the endings alone
+    before it knew them ("movy": "movie", "budgy": "budgie"), or `word`."""
+    return word[:-1] + "ie" if word.endswith("y") and word[:-1] + "ie" in _IE_NOUNS else word

@@ -42,26 +42,16 @@ def _liked(m: re.Match[str]) -> list[Fields]:
     return [{"value": item} for item in listed_items(value)] if _TWO_WORDS.fullmatch(value) else _list_items(m)
 
 
-# A favourite of some of a kind, what narrows it said after the kind ("book by Tolkien", "film of 2019", "dish from
-# Italy"): keyed with it before the kind, as "My favourite Tolkien book" is (favorite_tolkien_book), so that it
-# replaces no favourite of the whole kind (favorite_book: "My favourite book is Dune.") and a question for the
-# kind still names it (topics._favourite). A kind of a thing is the thing ("kind of music": favorite_music).
-_NARROWED = re.compile(r"(?:(?:kind|type|sort|genre|style) of )?(?P<kind>.+?)(?P<by> (?:by|of|from|in) (?:the )?"
-                       r"(?P<which>.+))?")
-
-
 def _favorite(m: re.Match[str]) -> list[Fields]:
     """A favourite thing, or each of a list of them: "My favourite foods are sushi, tacos and ramen" files
     three `favorite_food`, keyed as one favourite food would be."""
     if re.match(r"(?:probably|maybe|perhaps)\b", m.group("value")):
         return []
-    said = _NARROWED.fullmatch(m.group("thing"))
-    kind, which = said.group("kind"), said.group("which") or ""
+    thing = m.group("thing")
     if m.group("verb") == "are":
-        *before, last = kind.split()
-        kind = " ".join([*before, singular(last)])
-    thing = kind + (said.group("by") or "")
-    return [{**item, "thing": thing, "part": snake(f"{which} {kind}")} for item in _list_items(m)]
+        *before, last = thing.split()
+        thing = " ".join([*before, singular(last)])
+    return [{**item, "thing": thing, "part": snake(thing)} for item in _list_items(m)]
 
 
 def _opinion(m: re.Match[str]) -> list[Fields]:
@@ -129,10 +119,12 @@ RULES = [
         rf"(?P<value>(?!{_NOT_A_TEAM}){PROPER}) supporter(?![\w'-])",
     ], "The user supports {value}.", confidence=0.7, importance=0.5),
     rule("preference", "favorite_{part}", "favorite favourite", [
-        # the thing: three words at most, or one or two narrowed by whose or where it is, with its article ("song by
-        # the Beatles")
-        rf"\b(?i:my) (?:all[- ]time |absolute )?favou?rite (?P<thing>{WORD}(?:\s+{WORD})? (?:by|from) the {WORD}(?:\s+{WORD})?|"
-        rf"{WORD}(?:\s+{WORD}){{0,2}}?)(?: of all time| ever| in the world)?"
+        # "of all time" and "in the world" narrow nothing ("My favourite film of all time is Alien": favorite_film),
+        # and filed nothing before; not "ever", whose favourite was filed as favorite_book_ever since before: stored
+        # so. The thing: three words at most, or one or two said by or from whom with its article ("song by the
+        # Beatles": favorite_song_by_beatles, as "book by Tolkien" is favorite_book_by_tolkien)
+        rf"\b(?i:my) (?:all[- ]time |absolute )?favou?rite (?P<thing>{WORD}(?:\s+{WORD})? (?:by|from) the {WORD}"
+        rf"(?:\s+{WORD})?|{WORD}(?:\s+{WORD}){{0,2}}?)(?: of all time| in the world)?"
         # "is actually X", "is now X": a correction's or a change's word, not the favourite's
         rf"(?: is|'s| (?P<verb>are))(?: (?i:actually|now|still|definitely|really|honestly|currently))? "
         rf"(?P<value>{list_or_phrase(6)})",
