@@ -37,8 +37,9 @@ def parse_args(description: str = "Run memex locally: API, workers, queues, Post
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--host", default=os.environ.get("MEMEX_HOST", "127.0.0.1"))
     parser.add_argument("--port", type=int, default=int(os.environ.get("MEMEX_PORT", "8080")))
-    parser.add_argument("--mcp-port", type=int, default=int(os.environ.get("MEMEX_MCP_PORT") or 0),
-                        help="also serve MCP alone on this port (the memex seed's 8001)")
+    mcp_port = os.environ.get("MEMEX_MCP_PORT")
+    parser.add_argument("--mcp-port", type=int, default=int(mcp_port) if mcp_port else None,
+                        help="also serve MCP alone on this port (the memex seed's 8001; 0: a free one, said at start)")
     parser.add_argument("--home", type=Path, default=Path(os.environ.get("MEMEX_HOME", ".memex")))
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
@@ -103,7 +104,7 @@ def serve(runtime: LocalRuntime, args: argparse.Namespace) -> None:
     try:
         api = listening_socket(args.host, args.port, "--port, MEMEX_PORT")
         # The memex seed's layout: MCP alone on a port of its own, beside the API.
-        alone = listening_socket(args.host, args.mcp_port, "--mcp-port, MEMEX_MCP_PORT") if args.mcp_port else None
+        alone = listening_socket(args.host, args.mcp_port, "--mcp-port, MEMEX_MCP_PORT") if args.mcp_port is not None else None
         # Once the ports are bound: a port in use stops the run before a worker took a message off a queue.
         runtime.run_workers()
         print(f"memex: serving on {address(api)} (MCP at /mcp)", flush=True)
