@@ -87,15 +87,13 @@ def aws(request, tmp_path_factory):
         os.environ.pop(name, None)
     # Both endpoints take any credentials; these keep boto3 from looking for real ones.
     os.environ.update(AWS_ACCESS_KEY_ID="test", AWS_SECRET_ACCESS_KEY="test", AWS_DEFAULT_REGION="us-east-1")
-    from infra.local.sqs_server import free_port
-
     if request.config.getoption("--aws") == "localstack":
         from infra.localstack.server import LocalStack, LocalStackError
         from infra.localstack.stack import STACK_SERVICES
 
         try:
             # CloudFormation and IAM too: tests/test_localstack.py deploys the template.
-            localstack = LocalStack(free_port(), tmp_path_factory.mktemp("localstack"), STACK_SERVICES).start()
+            localstack = LocalStack(None, tmp_path_factory.mktemp("localstack"), STACK_SERVICES).start()
         except LocalStackError as exc:
             pytest.exit(f"--aws localstack: {exc}", returncode=1)
         # The runtime's boto3 clients come from localstack-client, which reads AWS_ENDPOINT_URL;

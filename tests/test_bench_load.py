@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import subprocess
 import sys
 from datetime import datetime, timedelta, timezone
@@ -14,6 +15,7 @@ from urllib.parse import urlparse
 import httpx
 
 from bench.load import s2
+from bench.load.__main__ import parse_args
 from bench.load.data import synthetic
 from bench.load.scenario import Endpoint, summarise
 from bench.locomo import scored_questions
@@ -72,6 +74,18 @@ def test_synthetic_conversations_have_scored_questions():
     for sample in samples:
         questions, skipped = scored_questions(sample)
         assert questions and skipped == 0
+
+
+def test_only_the_readmes_commands_draw_the_readmes_plot():
+    assert parse_args([]).plot is None  # a run for scratch leaves docs/perf/load.png alone
+    readme = (ROOT / "README.md").read_text()
+    section = readme[readme.index("### Under load, beside an S2-style pipeline"):readme.index("### A companion app's evening")]
+    shown = re.findall(r"!\[[^]]*\]\(([^)]+)\)", section)
+    drawn = re.findall(r"bench\.load [^`]*?--plot ([^\s`]+)", section)
+    make = re.search(r"^bench-load:.*?\n\n", (ROOT / "Makefile").read_text(), re.MULTILINE | re.DOTALL)[0]
+    assert shown == ["docs/perf/load.png"] and (ROOT / shown[0]).exists()
+    assert len(drawn) == 2 and set(drawn) == set(shown)  # the first command and the curve's
+    assert f"--plot {shown[0]}" in make  # `make bench-load`, "the same" as the first command
 
 
 def test_tiny_run_reports_both_pipelines_and_writes_the_plot(tmp_path):

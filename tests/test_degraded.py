@@ -532,9 +532,10 @@ def test_make_dev_says_at_start_that_the_embedder_does_not_answer(ctx):
 
 
 def test_health_is_503_only_when_postgres_is_down(ctx):
-    unreachable = "postgresql://memex:secret@127.0.0.1:9/memex"
-    with _client(dataclasses.replace(ctx.settings, database_url=unreachable)) as client:
-        response = client.get("/health")
+    with refused_port() as nowhere:
+        unreachable = f"postgresql://memex:secret@127.0.0.1:{nowhere}/memex"
+        with _client(dataclasses.replace(ctx.settings, database_url=unreachable)) as client:
+            response = client.get("/health")
     body = response.json()
     assert response.status_code == 503 and body["status"] == "error"
     assert body["db"] == "error: OperationalError" and body["queue"] == "ok"

@@ -8,7 +8,7 @@ import dataclasses
 import logging
 import threading
 import time
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from datetime import datetime, timedelta, timezone
 from typing import Iterator
 
@@ -813,6 +813,52 @@ def test_a_start_that_still_lacks_a_text_past_the_unlocked_rounds_embeds_it_unde
     for subject in subjects:
         assert _current(tenant, subject_key(subject, "employer")) == ["Twilio"], subject
         assert _current(tenant, subject_key(subject, "role")) == [], subject
+
+
+class _OneFailure(WrappedEmbedder):
+    """Every embedding call raising one exception object (a timeout: on the embedder's side, passing), as the
+    coalescing embedder raises the failure of one call to every caller that waited on it; the first call first
+    lets `meanwhile` run (another caller's, on a thread of its own, as one waiting on the same call would)."""
+
+    def __init__(self, embedder, meanwhile):
+        super().__init__(embedder)
+        self.failure, self.meanwhile = TimeoutError("the embedder did not answer in time"), meanwhile
+
+    def embed(self, texts):
+        meanwhile, self.meanwhile = self.meanwhile, None
+        if meanwhile is not None:
+            thread = threading.Thread(target=meanwhile)
+            thread.start()
+            thread.join()
+        raise self.failure
+
+
+def test_the_sweep_counts_its_own_users_jobs_failed_when_another_caller_got_the_same_failure(ctx, tenant):
+    """start_jobs set the count of the jobs due it had taken on the exception it re-raised, for the sweep to read:
+    one exception object raised to several callers (the coalescing embedder's) carried another caller's count,
+    and the sweep counted another user's jobs as its user's failed (here its user's start failed embedding with
+    no lock held, before its start_jobs counted anything: the other turn's 3, not the 1 job due it read)."""
+    alone, many = tenant.user + "-alone", tenant.user + "-many"
+    tenant.turn("I work at Canva.", user=alone, timestamp="1970-01-01T09:00:00Z")  # the earliest due: swept first
+    tenant.turn("I start at Twilio next week.", user=alone, timestamp="1970-01-02T09:00:00Z")
+    for n, name in enumerate((None, "Melanie", "Jon")):  # three jobs due: the user's and two participants'
+        said = {"role": "user", **({"name": name} if name else {})}
+        for day, text in ((1, "I work at Canva as a designer."), (2, "I start at Twilio next week.")):
+            response = tenant.post("/v1/turns?wait=true", {
+                "user_id": many, "session_id": "s1", "user_name": "Caroline",
+                "timestamp": f"1971-01-0{day}T0{n + 1}:00:00Z", "messages": [{**said, "content": text}]})
+            assert response.status_code == 201, response.text
+
+    def many_users_turn():  # a turn of theirs decided now: start_jobs under the lock, failing with the same exception
+        with suppress(TimeoutError), failing.db.transaction() as conn:
+            locks.lock_user(conn, tenant.id, many)
+            pipeline.start_jobs(conn, failing, tenant.id, many, datetime.now(timezone.utc), embed_here=True)
+
+    failing = dataclasses.replace(ctx, embedder=_OneFailure(ctx.embedder, many_users_turn))
+    due = pipeline.start_jobs_due(failing, 600.0)
+    assert (due.started, due.failed, due.embedder_down) == (0, 1 + 3, False)
+    assert pipeline.start_jobs_due(ctx, 600.0).started >= 1 + 3
+    assert _current(tenant, "employer", alone) == ["Twilio"]
 
 
 def _job_starts_failed(ctx, tenant) -> dict[str, bool]:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import errno
-import os
 import signal
 import socket
 import subprocess
@@ -15,17 +14,13 @@ from pathlib import Path
 import httpx
 import pytest
 
-from bench.service import RUNTIME_VARS, ServiceError, said_url, wait_healthy
+from bench.service import ServiceError, child_env, start, stop
 from tests.conftest import ROOT, database_of_its_own, refused_port
 
 # A fresh server's first search loads the embedding model: slow on a busy machine. Each call its
 # own connection, so that requests spread over a server's processes.
 get = partial(httpx.get, timeout=60)
 post = partial(httpx.post, timeout=60)
-
-
-def _child_env() -> dict[str, str]:
-    return {k: v for k, v in os.environ.items() if k not in RUNTIME_VARS}
 
 
 def _alive(pid: int) -> bool:
@@ -43,19 +38,12 @@ class Server:
 
     def __init__(self, home, extra_env: dict[str, str] | None = None, module: str = "infra.local"):
         self.home = home
-        env = {**_child_env(), **(extra_env or {})}
         self.log_path = home / f"server-{time.monotonic_ns()}.log"
-        with open(self.log_path, "w") as log:
-            self.process = subprocess.Popen(
-                [sys.executable, "-m", module, "--home", str(home), "--port", "0"],
-                cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
-            )
-        deadline = time.monotonic() + 90
         try:
-            self.url = said_url(self.log_path, self.process, 90)
-            wait_healthy(self.url, self.process, deadline - time.monotonic())
+            self.process, self.url = start(["-m", module, "--home", str(home), "--port", "0"], 0, self.log_path,
+                                           child_env(extra_env), timeout=90)
         except ServiceError as exc:
-            pytest.fail(f"{exc}:\n{self.output()}")
+            pytest.fail(str(exc))
         self.postgres_pid = int((home / "pgdata" / "postmaster.pid").read_text().split()[0])
 
     def output(self) -> str:
@@ -63,8 +51,7 @@ class Server:
 
     def stop(self, signum: int = signal.SIGINT) -> int:
         """Ctrl-C (or `signum`): the runtime stops, and the embedded Postgres with it."""
-        self.process.send_signal(signum)
-        code = self.process.wait(timeout=30)
+        code = stop(self.process, signum, timeout=30)
         assert not _alive(self.postgres_pid), f"Postgres {self.postgres_pid} still runs:\n{self.output()}"
         return code
 
@@ -181,7 +168,7 @@ def test_sigterm_stops_the_runtime_and_postgres_as_ctrl_c_does(tmp_path):
 
 def _run_to_exit(home: Path, extra_env: dict[str, str] | None = None, port: int = 0) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "infra.local", "--home", str(home), "--port", str(port)],
-                          cwd=ROOT, env=_child_env() | (extra_env or {}), capture_output=True, text=True, timeout=120)
+                          cwd=ROOT, env=child_env(extra_env), capture_output=True, text=True, timeout=120)
 
 
 def test_a_setting_that_is_not_valid_stops_make_dev_with_its_message(tmp_path):
@@ -211,7 +198,7 @@ def test_queues_it_cannot_reach_stop_make_dev_with_a_sentence_naming_the_setting
                              f"memex: SQS_ENDPOINT_URL={closed['SQS_ENDPOINT_URL']}: no AWS credentials to reach it "
                              "(NoCredentialsError): set AWS_PROFILE, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (any "
                              "pair does for LocalStack or moto), or unset SQS_ENDPOINT_URL for loopback queues")):
-            env = {k: v for k, v in _child_env().items() if k not in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY",
+            env = {k: v for k, v in child_env().items() if k not in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY",
                                                                       "AWS_SESSION_TOKEN", "AWS_PROFILE")}
             result = subprocess.run([sys.executable, "-m", "infra.local", "--home", str(tmp_path), "--port", "0"],
                                     cwd=ROOT, env=env | database | extra, capture_output=True,
@@ -357,9 +344,7 @@ with psycopg.connect(server.get_uri(), autocommit=True, prepare_threshold=None) 
 def test_a_data_dir_of_the_previous_embedded_postgres_opens_with_pgvector_updated(tmp_path):
     """The previous embedded default (pgserver 0.1.4: PostgreSQL 16.2 + pgvector 0.6.2) wrote the
     data directories users have; they open as they are and get the pgvector the wheel ships."""
-    env = _child_env()
-    env["PYTHONPATH"] = f"{ROOT}{os.pathsep}{ROOT / 'shared'}"
-    made = subprocess.run([sys.executable, "-c", _OLD_WHEEL, str(tmp_path / "pgdata")], cwd=ROOT, env=env,
+    made = subprocess.run([sys.executable, "-c", _OLD_WHEEL, str(tmp_path / "pgdata")], cwd=ROOT, env=child_env(),
                           capture_output=True, text=True, timeout=120, check=True)
     assert made.stdout.strip() == "0.6.2"
 

@@ -37,8 +37,9 @@ def parse_args(description: str = "Run memex locally: API, workers, queues, Post
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--host", default=os.environ.get("MEMEX_HOST", "127.0.0.1"))
     parser.add_argument("--port", type=int, default=int(os.environ.get("MEMEX_PORT", "8080")))
-    parser.add_argument("--mcp-port", type=int, default=int(os.environ.get("MEMEX_MCP_PORT") or 0),
-                        help="also serve MCP alone on this port (the memex seed's 8001)")
+    mcp_port = os.environ.get("MEMEX_MCP_PORT")
+    parser.add_argument("--mcp-port", type=int, default=int(mcp_port) if mcp_port else None,
+                        help="also serve MCP alone on this port (the memex seed's 8001; 0: a free one, said at start)")
     parser.add_argument("--home", type=Path, default=Path(os.environ.get("MEMEX_HOME", ".memex")))
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
@@ -93,7 +94,7 @@ def listen(args: argparse.Namespace) -> tuple[socket.socket, socket.socket | Non
     takes a message off a queue."""
     api = listening_socket(args.host, args.port, "--port, MEMEX_PORT")
     # The memex seed's layout: MCP alone on a port of its own, beside the API.
-    alone = listening_socket(args.host, args.mcp_port, "--mcp-port, MEMEX_MCP_PORT") if args.mcp_port else None
+    alone = listening_socket(args.host, args.mcp_port, "--mcp-port, MEMEX_MCP_PORT") if args.mcp_port is not None else None
     return api, alone
 
 

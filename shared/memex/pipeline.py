@@ -563,7 +563,8 @@ def embed_distinct(ctx: Context, tenant_id: str, texts: list[str]) -> dict[str, 
             vectors = ctx.embedder.embed(missing)
         except Exception as exc:
             # Marked where it is raised: a job start's failure is the embedder refusing a text of its only if
-            # an embedding call raised it (_start_failure), whatever its type.
+            # an embedding call raised it (_start_failure), whatever its type. True for every caller the
+            # coalescing embedder raises the same object to: each got it from an embedding call.
             exc.while_embedding = True
             raise
         found.update(recent.put_many(tenant_id, dict(zip(missing, vectors))))
@@ -916,8 +917,18 @@ class _Started:
     refused: list[str] = field(default_factory=list)
 
 
+@dataclass
+class _Failed:
+    """How many jobs due a start_jobs that failed had taken (none started: its transaction is rolled back), for the
+    sweep's count (start_jobs_due). Told here, not on the exception: the coalescing embedder raises one exception
+    object to every caller that waited on its call, and each one's start_jobs set its own count on it, the
+    sweep reading another user's."""
+
+    jobs_due: int | None = None
+
+
 def start_jobs(conn, ctx: Context, tenant_id: str, user_id: str, now: datetime | None = None,
-               deciding: list[str] | tuple = (), *, embed_here: bool) -> _Started:
+               deciding: list[str] | tuple = (), *, embed_here: bool, failed: _Failed | None = None) -> _Started:
     """Each of the user's jobs to come whose day has come (job_start.py) becomes the employer, as of
     `now` (the sweep's clock, a turn being decided), else of the user's latest turn; never past a turn of
     theirs not yet decided but those the caller is `deciding` (jobs_rows.said_until: it may name the
@@ -937,7 +948,7 @@ def start_jobs(conn, ctx: Context, tenant_id: str, user_id: str, now: datetime |
     others and the caller's turns go on. Rolling the whole transaction back for it failed the turn, and each
     later turn of the user's, to the dead-letter queue, and left every other job of theirs due (a
     participant's) an hour for another's text. Any other failure (the database's, the embedder's on its side, a
-    fault of memex's own) fails the caller's transaction, whose retry starts the job."""
+    fault of memex's own) fails the caller's transaction, whose retry starts the job, and is told in `failed`."""
     started, due = _Started(), _jobs_due(conn, tenant_id, user_id, now, deciding)
     for job, start, name in due:
         try:
@@ -953,7 +964,8 @@ def start_jobs(conn, ctx: Context, tenant_id: str, user_id: str, now: datetime |
             # endpoint's attempts before it were: told apart from an outage, the turns are not failed for it.
             if _start_failure(ctx, exc) is not _StartFailure.REFUSED:
                 # it fails every start of the caller's transaction: the sweep counts them (start_jobs_due)
-                exc.jobs_due = len(due)
+                if failed is not None:
+                    failed.jobs_due = len(due)
                 raise
             jobs_rows.start_failed(conn, tenant_id, job["id"])
             started.refused.append(type(exc).__name__)
@@ -961,7 +973,8 @@ def start_jobs(conn, ctx: Context, tenant_id: str, user_id: str, now: datetime |
 
 
 def _start_jobs_alone(ctx: Context, tenant_id: str, user_id: str, now: datetime | None = None,
-                      finishing: str | None = None, wait: bool = True) -> _Started | None:
+                      finishing: str | None = None, wait: bool = True, failed: _Failed | None = None
+                      ) -> _Started | None:
     """The LLM path's and the sweep's `start_jobs`, in a transaction of its own that embeds with no lock held
     (_embedding_unlocked). The LLM path's first marks the turn `finishing` processed. The sweep's does not
     `wait`: None, at once, when another transaction holds the user's lock (a long import chunk): waiting for it
@@ -969,7 +982,7 @@ def _start_jobs_alone(ctx: Context, tenant_id: str, user_id: str, now: datetime 
     start, but its failure leaves the transaction, and every job's start with it: that job is then noted failed
     in the transaction run again, which its back-off leaves out of the starts (jobs_rows.of_user), and the others
     start. Asked again under the lock, the text cost the endpoint's attempts and a probe once more with the
-    user's writes waiting. What start_jobs noted refused is told once committed."""
+    user's writes waiting. What start_jobs noted refused is told once committed; a failure, in `failed`."""
     refused: dict[str, str] = {}  # job id -> the type of the failure that refused a text of its start
     lacking: str | None = None  # the job whose start lacked texts, last
 
@@ -985,7 +998,7 @@ def _start_jobs_alone(ctx: Context, tenant_id: str, user_id: str, now: datetime 
             for job_id in refused:
                 jobs_rows.start_failed(conn, tenant_id, job_id)
             try:
-                started = start_jobs(conn, ctx, tenant_id, user_id, now, embed_here=embed_here)
+                started = start_jobs(conn, ctx, tenant_id, user_id, now, embed_here=embed_here, failed=failed)
             except _Unembedded as unembedded:
                 lacking = unembedded.job_id
                 raise
@@ -1147,9 +1160,9 @@ def start_jobs_due(ctx: Context, seconds: float) -> JobsDue:
         if not within.allows():
             result.left += len(due) - n
             break
-        began = time.monotonic()
+        began, failed = time.monotonic(), _Failed()
         try:
-            started = _start_jobs_alone(ctx, tenant_id, user_id, now, wait=False)
+            started = _start_jobs_alone(ctx, tenant_id, user_id, now, wait=False, failed=failed)
             if started is None:
                 result.left += 1
                 held.append(user_hash(tenant_id, user_id))
@@ -1160,9 +1173,9 @@ def start_jobs_due(ctx: Context, seconds: float) -> JobsDue:
             # none of the jobs due that start_jobs took started: their transaction was rolled back. Those it left
             # (a day past a turn of the user's not yet decided) did not fail; a failure before it read them (the
             # lock's) fails those this run read.
-            failed = getattr(exc, "jobs_due", jobs[(tenant_id, user_id)])
-            result.failed += failed
-            ctx.metrics.record(JOB_STARTS_FAILED, failed)
+            jobs_failed = jobs[(tenant_id, user_id)] if failed.jobs_due is None else failed.jobs_due
+            result.failed += jobs_failed
+            ctx.metrics.record(JOB_STARTS_FAILED, jobs_failed)
             failure = _start_failure(ctx, exc)
             # The exception's type only: its message may quote what the user said.
             if failure is _StartFailure.DOWN:

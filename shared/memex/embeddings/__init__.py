@@ -79,7 +79,8 @@ def down(embedder: Embedder, exc: BaseException) -> bool:
     if on_its_side(exc) is None:
         return False
     # Asked again of one failure (a job start's savepoint, then the sweep it fails), the probe's answer is kept
-    # on it: a second probe would wait for a down embedder once more.
+    # on it: a second probe would wait for a down embedder once more. It is the embedder's state after that
+    # failure, the same for every caller the coalescing embedder raised it to.
     if not hasattr(exc, "embedder_down"):
         try:
             embedder.probe()
