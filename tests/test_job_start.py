@@ -861,6 +861,36 @@ def test_the_sweep_counts_its_own_users_jobs_failed_when_another_caller_got_the_
     assert _current(tenant, "employer", alone) == ["Twilio"]
 
 
+class _TimingOut(WrappedEmbedder):
+    """Timing out for a text that holds `marker` (a failure on the embedder's side, passing), answering the
+    others and its probe."""
+
+    def __init__(self, embedder, marker: str):
+        super().__init__(embedder)
+        self.marker = marker
+
+    def embed(self, texts):
+        if any(self.marker in text for text in texts):
+            raise TimeoutError("the embedder did not answer in time")
+        return self._embedder.embed(texts)
+
+
+def test_the_sweep_counts_the_jobs_taken_when_their_embedding_with_no_lock_held_fails(ctx, tenant, http):
+    """A start lacking its employer's vector leaves start_jobs (_Unembedded) to embed it with no lock held: that
+    embedding failing, the sweep counted every job it had read as due, a participant's whose day comes after the
+    user's turn not yet decided with them, though start_jobs had taken one (review of jobtxn3)."""
+    for name, said in ((None, "I start at Zendesk next week."), ("Melanie", "I start at Kayak in two weeks.")):
+        response = tenant.post("/v1/turns?wait=true", {
+            "user_id": tenant.user, "session_id": "s1", "user_name": "Caroline", "timestamp": "1962-01-03T09:00:00Z",
+            "messages": [{"role": "user", "content": said, **({"name": name} if name else {})}]})
+        assert response.status_code == 201, response.text
+    _ingested(ctx, tenant, "Nice weather today.", "1962-01-12T09:00:00Z")  # Zendesk's day past, not Kayak's
+    before = scrape(http)
+    due = pipeline.start_jobs_due(dataclasses.replace(ctx, embedder=_TimingOut(ctx.embedder, "Zendesk")), 600.0)
+    assert due.failed == 1 and moved(before, scrape(http), "memex_job_starts_failed_total") == 1
+    assert pipeline.start_jobs_due(ctx, 600.0).started >= 1 and _current(tenant, "employer") == ["Zendesk"]
+
+
 def _job_starts_failed(ctx, tenant) -> dict[str, bool]:
     """Whether each current job to come (by its key) has a failed start noted."""
     with psycopg.connect(ctx.db.dsn, autocommit=True) as conn:

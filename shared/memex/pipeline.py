@@ -958,6 +958,8 @@ def start_jobs(conn, ctx: Context, tenant_id: str, user_id: str, now: datetime |
             # embedded with no lock held, and the transaction run again (_embedding_unlocked); the job named, should
             # the embedder refuse them (_start_jobs_alone)
             unembedded.job_id = job["id"]
+            if failed is not None:  # should that embedding fail: the starts it fails are those taken here
+                failed.jobs_due = len(due)
             raise
         except Exception as exc:  # noqa: BLE001 - classed below: only the start's own failure stays here
             # A 5xx's probe (embeddings.down, one short attempt) is asked under the user's lock, as the
