@@ -34,6 +34,9 @@ def test_a_favourite_narrowed_with_an_article_says_it():
     ("Sam proposed at Christmas.", {("relationship_status", "engaged", False), ("partner_name", "Sam", False)}),
     # a holiday is no one who proposes
     ("Labor Day proposed.", set()),
+    # "he" or "she" is who, not a name (review of extract30)
+    ("He proposed last Christmas.", {("relationship_status", "engaged", False)}),
+    ("She popped the question last Easter.", {("relationship_status", "engaged", False)}),
     ("Christmas proposed.", set()),
     # unchanged (keyed as "book by Tolkien" is: favorite_book_by_tolkien)
     ("Sam proposed last night!", {("relationship_status", "engaged", False), ("partner_name", "Sam", False)}),

@@ -1,7 +1,8 @@
 """Lists of likes, dislikes and hobbies filed item by item, as allergies are, by one splitter
-(values.listed_items): "I love jazz and hiking." filed one value, "jazz and hiking". A pair said as one thing
-stays whole: a few set phrases ("rock and roll", "mac and cheese"), two capitalised words (a name or a title:
-"Simon and Garfunkel"), and a pair of likes longer than one word each ("action and sci-fi movies")."""
+(values.listed_items): "I love jazz and hiking." filed one value, "jazz and hiking". Said without a comma, a pair
+is two only when one of its words is a pastime: others are as often one thing as two ("cookies and cream", "ups and
+downs"); and a pair said as one thing stays whole: a few set phrases ("rock and roll", "mac and cheese"), two
+capitalised words (a name or a title: "Simon and Garfunkel"), and a pair of likes longer than one word each."""
 
 import pytest
 
@@ -10,10 +11,8 @@ from tests.conftest import offline_facts
 
 @pytest.mark.parametrize("text, expected", [
     ("I love jazz and hiking.", {("likes", "jazz", False), ("likes", "hiking", False)}),
-    ("I'm into sci-fi and fantasy.", {("likes", "sci-fi", False), ("likes", "fantasy", False)}),
-    ("I love R&B and soul.", {("likes", "R&B", False), ("likes", "soul", False)}),
-    ("I don't like cats or dogs.", {("dislikes", "cats", False), ("dislikes", "dogs", False)}),
-    ("I hate Mondays and meetings.", {("dislikes", "Mondays", False), ("dislikes", "meetings", False)}),
+    ("I love reading and wine.", {("likes", "reading", False), ("likes", "wine", False)}),
+    ("I love yoga or pilates.", {("likes", "yoga", False), ("likes", "pilates", False)}),
     ("My hobbies are arts and crafts.", {("hobby", "arts and crafts", False)}),
     ("My hobby is Dungeons and Dragons.", {("hobby", "Dungeons and Dragons", False)}),
 ])
@@ -23,7 +22,11 @@ def test_a_list_of_two_is_filed_item_by_item(text, expected):
 
 @pytest.mark.parametrize("text", ["I love rock and roll.", "I love mac and cheese.", "I love fish and chips.",
                                   "I love salt and pepper.", "I love Simon and Garfunkel.", "I love drum and bass.",
-                                  "I love Pride and Prejudice."])
+                                  "I love Pride and Prejudice.",
+                                  # no pastime in them: as often one thing as two (review of extract30)
+                                  "I love cookies and cream.", "I love salt and vinegar.", "I love give and take.",
+                                  "I love sweet and salty.", "I love spaghetti and meatballs.",
+                                  "I love sooner or later.", "I love sci-fi and fantasy.", "I love R&B and soul."])
 def test_a_pair_said_as_one_thing_stays_whole(text):
     said = text.removeprefix("I love ").rstrip(".")
     assert offline_facts(text) == {("likes", said, False)}
@@ -44,3 +47,12 @@ def test_a_pair_said_as_one_thing_stays_whole(text):
 ])
 def test_unchanged(text, expected):
     assert offline_facts(text) == expected
+
+
+@pytest.mark.parametrize("text, said", [("I hate ups and downs.", "ups and downs"),
+                                        ("I hate back and forth.", "back and forth"),
+                                        ("I hate hit or miss.", "hit or miss"),
+                                        ("I don't like cats or dogs.", "cats or dogs")])
+def test_a_dislike_without_a_pastime_in_it_stays_whole(text, said):
+    """Review of extract30: any two words split, filing "ups" and "downs" as two dislikes."""
+    assert offline_facts(text) == {("dislikes", said, False)}

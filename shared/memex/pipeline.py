@@ -33,7 +33,7 @@ from memex.db import jobs_to_come as jobs_rows
 from memex.db import locks
 from memex.db import memories as memory_rows
 from memex.db import turns as turn_rows
-from memex.db.erasure import value_digests
+from memex.db.erasure import value_digest
 from memex.embeddings.recent import RecentVectors
 from memex.episodic import episodic_text, shows_nothing
 from memex.errors import public_description
@@ -642,7 +642,7 @@ def _erased(tombstones: dict[tuple[str, str], list[tuple[str, str, str]]], turn:
             candidate: Candidate) -> bool:
     """Whether the user erased this value (_by_family), under its key or an alias of it, or the key of
     this turn (a tombstone from before migration 0031: subject and digest empty)."""
-    return any(not digest or (subject == candidate.subject and digest in value_digests(
+    return any(not digest or (subject == candidate.subject and digest == value_digest(
                    turn["tenant_id"], turn["user_id"], key, subject, candidate.value))
                for key, subject, digest in tombstones.get((turn["id"], candidate.key), ()))
 

@@ -30,16 +30,19 @@ def _list_items(m: re.Match[str]) -> list[Fields]:
     return [{"value": item} for item in (listed_items(value) if "," in value else [value])]
 
 
-# Two words and no more, an "and" or "or" between them: a list of two even without a comma ("jazz and hiking"),
-# where longer ones may not be ("action and sci-fi movies", "cooking for my husband and kids").
-_TWO_WORDS = re.compile(r"[\w'&+-]+ (?:and|or) [\w'&+-]+")
+# Two words and no more, an "and" or "or" between them, one of them a pastime: a list of two even without a comma
+# ("jazz and hiking", "baking and gardening"); other pairs are as often one thing ("cookies and cream", "ups and
+# downs", "salt and vinegar", "sweet and salty") and stay whole, as do longer ones ("action and sci-fi movies").
+_PASTIME = rf"(?:[a-z]+ing|(?i:{alternation(vocabulary.HOBBIES)}))"
+_TWO_WITH_A_PASTIME = re.compile(rf"{_PASTIME} (?:and|or) [\w'&+-]+|[\w'&+-]+ (?:and|or) {_PASTIME}")
 
 
 def _liked(m: re.Match[str]) -> list[Fields]:
-    """What is liked or disliked: each item of a list (_list_items), or of two words said as one (_TWO_WORDS) unless
-    they are one thing ("rock and roll", "Simon and Garfunkel": values.listed_items)."""
+    """What is liked or disliked: each item of a list (_list_items), or of two words said as one, one of them a
+    pastime (_TWO_WITH_A_PASTIME), unless they are one thing (values.listed_items)."""
     value = m.group("value")
-    return [{"value": item} for item in listed_items(value)] if _TWO_WORDS.fullmatch(value) else _list_items(m)
+    return ([{"value": item} for item in listed_items(value)] if _TWO_WITH_A_PASTIME.fullmatch(value)
+            else _list_items(m))
 
 
 def _favorite(m: re.Match[str]) -> list[Fields]:

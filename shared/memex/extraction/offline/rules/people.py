@@ -558,7 +558,7 @@ RULES = [
         rf"{_PROPOSED}",
     ], "The user is engaged.", _proposed_to, confidence=0.7, importance=0.7),
     rule("relation", "partner_name", "proposed popped", [
-        rf"(?:^|(?<=[,;:] ))(?P<value>(?!I\b){PROPER}) {_PROPOSED}",
+        rf"(?:^|(?<=[,;:] ))(?P<value>(?!(?:I|He|She)\b){PROPER}) {_PROPOSED}",
     ], "The user's partner is named {value}.", confidence=0.7, importance=0.8),
     # A partnership begun or ended, said of the user and no name: "I got married in June!", "We broke up",
     # "My wife and I divorced last year". An event: a divorce said so ends the current partner
