@@ -164,9 +164,12 @@ class _Sieve:
 
 
 def _likely(words: frozenset[str]) -> float:
-    """About how likely a sentence is to hold one of `words`: a function word is in most sentences, any
-    other in few."""
-    return sum(0.5 if word in FUNCTION_WORDS else 0.0005 for word in words)
+    """About how likely a sentence is to hold one of `words`: a short function word ("i", "my", "to") is
+    in most sentences, a longer one ("went", "have") in many, any other word in few."""
+    absent = 1.0
+    for word in words:
+        absent *= 1 - (0.0005 if word not in FUNCTION_WORDS else 0.5 if len(word) <= 2 else 0.1)
+    return 1 - absent
 
 
 _RULES = _Sieve(RULES)
