@@ -24,8 +24,9 @@ read, the words that qualify a match are located once per sentence, and a correc
 it corrects through an index. A pattern is scanned only over a sentence holding the words it requires
 (required.py, matching._Sieve), and a sentence said again in a message is matched once. CPU seconds per
 MB, `python -m bench.extractor_speed --against OTHER_CHECKOUT --data locomo-dev.json` (one run, 2 cores at
-load ~8-10: read the ratios): one repeated sentence 0.75 (0.15x e1c2e6e1, before the sieve), varied prose 2.3
-(0.63x), a list 1.75 (0.72x), a log 1.1 (0.32x), code 0.8 (0.39x), LoCoMo's lines 1.05 (0.31x).
+load ~5-6: read the ratios, against e1c2e6e1, before the sieve): one repeated sentence 0.69 (0.15x),
+varied prose 1.8 (0.55x), a list 1.56 (0.71x), a log 0.94 (0.30x), code 0.79 (0.41x), LoCoMo's lines
+0.99 (0.32x). Reading what the table's patterns require costs ~1.1 s of CPU once, at the first extraction.
 
 The modules, one job each: patterns.py (the regex building blocks the rules share), values.py (the
 clean functions they share), rule.py (a rule and the candidate its match files), rules/ (the table,
