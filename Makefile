@@ -85,7 +85,7 @@ bench-scale: install
 # memex under the seed's 50-user load beside an S2-style pipeline: make bench-load DATA=../shared/bench/locomo-dev.json
 bench-load: install
 	$(if $(DATA),,$(error set DATA to a LoCoMo-format file))
-	$(BIN)/python -m bench.load --data $(DATA) --levers coalesce-off,processes-2
+	$(BIN)/python -m bench.load --data $(DATA) --levers coalesce-off,processes-2 --plot docs/perf/load.png
 
 # A search's CPU in process on a kept LoCoMo ingest, this checkout against SOURCE's in one run:
 # make bench-search-cpu DATA=../shared/bench/locomo-dev.json KEEP=/tmp/locomo-kept SOURCE=../main

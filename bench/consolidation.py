@@ -99,11 +99,9 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     started = time.perf_counter()
     samples = json.loads(args.data.read_text())[: args.limit_conversations]
     tags = [uuid.uuid4().hex[:8] for _ in args.similarities]
-    from infra.local.sqs_server import free_port
-
     with tempfile.TemporaryDirectory(prefix="memex-bench-") as tmp:
-        home, port = Path(tmp) / "memex", free_port()
-        with serve(["-m", "infra.local", "--home", str(home), "--port", str(port)], port, Path(tmp)) as url, \
+        home = Path(tmp) / "memex"
+        with serve(["-m", "infra.local", "--home", str(home), "--port", "0"], 0, Path(tmp)) as url, \
                 httpx.Client(base_url=url, timeout=httpx.Timeout(600, connect=10)) as client:
             ingest_seconds = sum(locomo.ingest(client, samples, tag) for tag in tags)
             recall_before, questions = recall_at_10(client, samples, tags[0])

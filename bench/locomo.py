@@ -6,7 +6,7 @@
         [--url http://127.0.0.1:8080 [--api-key mx_...]]
 
 Run it from the repository root. Without --url it starts `python -m infra.local` (its settings
-at their defaults: the shell's MEMEX_* variables are not passed on) on a data dir and a free port,
+at their defaults: the shell's MEMEX_* variables are not passed on) on a data dir and a port of its choosing,
 and stops it with SIGINT at the end. Each session of a conversation becomes one
 `POST /v1/turns?wait=true` (one message per dialog turn, its dia_id in the message metadata);
 each question with evidence becomes one `POST /v1/search` per mode, and the dia_ids of the
@@ -33,7 +33,6 @@ import argparse
 import hashlib
 import inspect
 import json
-import os
 import re
 import shutil
 import tempfile
@@ -46,7 +45,7 @@ from typing import Any, Iterable, Iterator, Sequence
 
 import httpx
 
-from bench.service import ROOT, serve
+from bench.service import ROOT, serve, settings_env
 from memex.time_phrases import MONTH_NUMBER, MONTHS
 
 
@@ -266,9 +265,10 @@ def summarise(rows: Sequence[dict[str, Any]], latencies: Sequence[float], modes:
     }
 
 
-def per_question_line(row: dict[str, Any]) -> dict[str, Any]:
+def per_question_line(variant: str, row: dict[str, Any]) -> dict[str, Any]:
+    """A line of --per-question (its help says what it holds)."""
     return {
-        "conversation": row["conversation"], "question": row["question"], "category": row["category_name"],
+        "variant": variant, "conversation": row["conversation"], "question": row["question"], "category": row["category_name"],
         "evidence": row["evidence"],
         "modes": {m: {"top10": v["retrieved"][:10], "recall@5": v["recall"][5], "recall@10": v["recall"][10]}
                   for m, v in row["modes"].items()},
@@ -358,13 +358,8 @@ def write_marker(directory: Path, key: str, tag: str, complete: bool, ingest_sec
 def server_on(home: Path, extra_env: dict[str, str]) -> Iterator[str]:
     """The service over the data dir `home` (made if new), its settings at their defaults but
     for `extra_env`."""
-    from infra.local.sqs_server import free_port
-
-    port = free_port()
-    # This checkout's code, not whichever copy of memex the virtualenv has installed (editable).
-    path = os.pathsep.join([str(ROOT), str(ROOT / "shared"), *filter(None, [os.environ.get("PYTHONPATH")])])
-    with serve(["-m", "infra.local", "--home", str(home / "memex"), "--port", str(port)], port, home,
-               {**extra_env, "PYTHONPATH": path}, defaults_only=True) as url:
+    with serve(["-m", "infra.local", "--home", str(home / "memex"), "--port", "0"], 0, home, extra_env,
+               defaults_only=True) as url:
         yield url
 
 
@@ -376,12 +371,10 @@ DEFAULT_VARIANT = "default"
 def parse_variant(text: str) -> tuple[str, dict[str, str]]:
     """"name:MEMEX_A=1,MEMEX_B=x" -> ("name", {"MEMEX_A": "1", "MEMEX_B": "x"})."""
     name, _, assignments = text.partition(":")
-    env = {}
-    for part in filter(None, (p.strip() for p in assignments.split(","))):
-        variable, sep, value = part.partition("=")
-        if not sep or not variable.startswith("MEMEX_"):
-            raise ValueError(f"--variant {text!r}: expected NAME:MEMEX_X=value,...")
-        env[variable] = value
+    try:
+        env = settings_env(filter(None, (p.strip() for p in assignments.split(","))))
+    except ValueError:
+        raise ValueError(f"--variant {text!r}: expected NAME:MEMEX_X=value,...") from None
     if not name or name == DEFAULT_VARIANT and env:
         raise ValueError(f"--variant {text!r}: a name other than {DEFAULT_VARIANT!r} is needed")
     return name, env
@@ -440,7 +433,11 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m bench.locomo", description=__doc__.split("\n")[0])
     parser.add_argument("--data", type=Path, required=True, help="a LoCoMo-format JSON file (locomo10.json layout)")
     parser.add_argument("--out", type=Path, required=True, help="where to write the JSON report")
-    parser.add_argument("--per-question", type=Path, help="also write one JSON line per question here (default variant)")
+    parser.add_argument("--per-question", type=Path,
+                        help="also write here one JSON line per question and variant (every --variant, not only "
+                             "the default): variant, conversation, question, category (its name), evidence (its "
+                             "dia_ids), and modes: for each mode, top10 (the first ten distinct dia_ids of the results, in rank "
+                             "order), recall@5 and recall@10")
     parser.add_argument("--url", help="use this running server instead of starting one")
     parser.add_argument("--api-key", help="Bearer key for --url")
     parser.add_argument("--limit-conversations", type=int, help="only the first N conversations")
@@ -529,7 +526,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         with open(args.per_question, "w") as f:
             for name, v in variants.items():
                 for row in v["rows"]:
-                    f.write(json.dumps({"variant": name, **per_question_line(row)}) + "\n")
+                    f.write(json.dumps(per_question_line(name, row)) + "\n")
     print()
     print(render(report))
     if "variants" in report:

@@ -3,11 +3,11 @@
     .venv/bin/python -m bench.locomo --data ../shared/bench/locomo-dev.json --keep /tmp/locomo-kept \\
         --modes hybrid --out /tmp/locomo.json          # the ingest, once
     .venv/bin/python -m bench.ltr --collect --data ../shared/bench/locomo-dev.json --keep /tmp/locomo-kept \\
-        --candidates /tmp/ltr-candidates.jsonl [--out /tmp/ltr.json]
+        --candidates /tmp/ltr-candidates.jsonl [--env MEMEX_X=VALUE ...] [--out /tmp/ltr.json]
     .venv/bin/python -m bench.ltr --candidates /tmp/ltr-candidates.jsonl    # again, from what was collected
 
 --collect starts the service over a data dir that `python -m bench.locomo --keep DIR` ingested (its
-settings at their defaults, the learned order off) and asks every question with evidence as a hybrid search, top_k 50;
+settings at their defaults but for --env, the learned order off) and asks every question with evidence as a hybrid search, top_k 50;
 each result's score parts and what else the service knows of it at the point where it orders the
 candidates (the memory's type, length, speaker, time, the turn and message it was said in) go to --candidates, one JSON line per
 question. That file holds the dataset's questions: keep it outside the repository.
@@ -34,10 +34,13 @@ import numpy as np
 
 from bench.locomo import (KS, LATENCY_MODE, MARKER, TOP_K, aggregate, distinct_dia_ids, percentile, recall_at,
                           reference_time, scored_questions, server_on)
+from bench.service import settings_env
 from memex.db.memories import Found
 from memex.retrieval import learned
 
 PENALTIES = (1.0, 10.0, 100.0, 1000.0)
+# What --collect asks is the blend's own order: the model learns to re-order it.
+LEARNED_OFF = {"MEMEX_SEARCH_LEARNED": "0"}
 
 # --- collecting --------------------------------------------------------------------------------
 
@@ -52,11 +55,10 @@ def candidate_of(result: dict[str, Any]) -> dict[str, Any]:
             "turn_id": source.get("turn_id"), "message_id": source.get("message_id")}
 
 
-def collect(data: Path, keep: Path, out: Path) -> None:
+def collect(data: Path, keep: Path, out: Path, env: dict[str, str]) -> None:
     samples = json.loads(data.read_bytes())
     tag = json.loads((keep / MARKER).read_text())["tag"]
-    # the blend's own order: the model learns to re-order it
-    with server_on(keep, {"MEMEX_SEARCH_LEARNED": "0"}) as url, \
+    with server_on(keep, {**env, **LEARNED_OFF}) as url, \
             httpx.Client(base_url=url, timeout=600) as client, open(out, "w") as f:
         for sample in samples:
             t0 = time.perf_counter()
@@ -224,18 +226,33 @@ def render(result: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m bench.ltr", description=__doc__.split("\n")[0])
     parser.add_argument("--data", type=Path, help="the LoCoMo file (with --collect)")
     parser.add_argument("--keep", type=Path, help="a data dir `bench.locomo --keep` ingested (with --collect)")
     parser.add_argument("--candidates", type=Path, required=True, help="the collected candidates (JSON lines)")
     parser.add_argument("--collect", action="store_true", help="collect the candidates first")
+    parser.add_argument("--env", action="append", default=[], metavar="MEMEX_X=VALUE",
+                        help="a setting of the service --collect starts (repeatable; the others at their defaults)")
     parser.add_argument("--out", type=Path, help="write the figures and weights here as JSON")
     args = parser.parse_args(argv)
+    try:
+        args.env = settings_env(args.env)
+    except ValueError as exc:
+        parser.error(f"--env {exc}")
+    if args.collect and (args.keep is None or args.data is None):
+        parser.error("--collect needs --keep and --data")
+    if args.env and not args.collect:
+        parser.error("--env sets the service of --collect")
+    if LEARNED_OFF.keys() & args.env.keys():
+        parser.error("--env: --collect asks for the blend's own order (MEMEX_SEARCH_LEARNED=0)")
+    return args
+
+
+def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
+    args = parse_args(argv)
     if args.collect:
-        if args.keep is None or args.data is None:
-            parser.error("--collect needs --keep and --data")
-        collect(args.data, args.keep, args.candidates)
+        collect(args.data, args.keep, args.candidates, args.env)
     questions = prepared([json.loads(line) for line in args.candidates.read_text().splitlines()])
     result = {**report(questions), "reorder_ms": reorder_cost(questions)}
     if args.out:

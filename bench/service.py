@@ -13,7 +13,7 @@ import tempfile
 import time
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
+from typing import Iterable, Iterator
 
 import httpx
 
@@ -57,30 +57,52 @@ def local_server(extra_env: dict[str, str] | None = None, defaults_only: bool = 
 @contextmanager
 def serve(python_args: list[str], port: int, log_dir: Path, extra_env: dict[str, str] | None = None,
           defaults_only: bool = False, timeout: float = 180) -> Iterator[str]:
-    """Runs `python <python_args>` from the repository root, serving on `port` (0: where it says it
-    serves, as `python -m infra.local --port 0` does), until the block ends; its output goes to
+    """Runs `python <python_args>` (see `start`) until the block ends; its output goes to
     `log_dir`/server.log, whose tail a failure quotes."""
-    env = child_env(extra_env, defaults_only)
     log_path = log_dir / "server.log"
-    with open(log_path, "w+") as log:
+    process, url = start(python_args, port, log_path, child_env(extra_env, defaults_only), timeout)
+    try:
+        yield url
+    except ServiceError as exc:
+        raise ServiceError(f"{exc}\n{_tail(log_path)}") from exc
+    finally:
+        stop(process)
+
+
+def start(python_args: list[str], port: int, log_path: Path, env: dict[str, str],
+          timeout: float = 180) -> tuple[subprocess.Popen, str]:
+    """Starts `python <python_args>` from the repository root, its output to `log_path`, serving on
+    `port` (0: where it says it serves, as `python -m infra.local --port 0` does): the process and
+    its URL once healthy. A start that fails is stopped, its ServiceError quoting the log's tail."""
+    with open(log_path, "w") as log:
         # A session of its own: a Ctrl-C at the terminal reaches only us, and we stop the
         # server with exactly one SIGINT (a second one would cut its shutdown short).
         process = subprocess.Popen([sys.executable, *python_args], cwd=ROOT, env=env, stdout=log,
                                    stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        url = f"http://127.0.0.1:{port}" if port else said_url(log_path, process, timeout)
+        wait_healthy(url, process, timeout)
+    except ServiceError as exc:
+        stop(process)
+        raise ServiceError(f"{exc}\n{_tail(log_path)}") from exc
+    return process, url
+
+
+def stop(process: subprocess.Popen, signum: int = signal.SIGINT, timeout: float = 60) -> int:
+    """Stops a server `start` started with `signum` (Ctrl-C by default), killed if it has not
+    exited within `timeout` s: its exit code."""
+    if process.poll() is None:
+        process.send_signal(signum)
         try:
-            url = f"http://127.0.0.1:{port}" if port else said_url(log_path, process, timeout)
-            wait_healthy(url, process, timeout)
-            yield url
-        except ServiceError as exc:
-            raise ServiceError(f"{exc}\n--- server log (tail) ---\n{log_path.read_text()[-3000:]}") from exc
-        finally:
-            if process.poll() is None:
-                process.send_signal(signal.SIGINT)
-                try:
-                    process.wait(timeout=60)
-                except subprocess.TimeoutExpired:
-                    process.kill()
-                    process.wait()
+            process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+    return process.returncode
+
+
+def _tail(log_path: Path) -> str:
+    return f"--- server log (tail) ---\n{log_path.read_text()[-3000:]}"
 
 
 def child_env(extra_env: dict[str, str] | None = None, defaults_only: bool = False) -> dict[str, str]:
@@ -94,6 +116,18 @@ def child_env(extra_env: dict[str, str] | None = None, defaults_only: bool = Fal
     return env
 
 
+def settings_env(assignments: Iterable[str]) -> dict[str, str]:
+    """The settings a benchmark gives the server it starts, each "MEMEX_X=value"; ValueError names
+    the first that is not one."""
+    env = {}
+    for assignment in assignments:
+        variable, sep, value = assignment.partition("=")
+        if not sep or not variable.startswith("MEMEX_"):
+            raise ValueError(f"{assignment!r}: expected MEMEX_X=value")
+        env[variable] = value
+    return env
+
+
 def memex_cli(args: list[str], extra_env: dict[str, str], defaults_only: bool = False, timeout: float = 1800) -> str:
     """`memex <args>` (this checkout's CLI) in the environment child_env makes; its stdout."""
     done = subprocess.run([sys.executable, "-m", "infra.cli", *args], cwd=ROOT, env=child_env(extra_env, defaults_only),
@@ -103,11 +137,15 @@ def memex_cli(args: list[str], extra_env: dict[str, str], defaults_only: bool = 
     return done.stdout
 
 
-def said_url(log_path: Path, process: subprocess.Popen, timeout: float) -> str:
-    """The URL a server started with `--port 0` says it serves on (`memex: serving on URL`), once said."""
+def said_url(log_path: Path, process: subprocess.Popen, timeout: float, offset: int = 0) -> str:
+    """The URL a server started with `--port 0` says it serves on (`memex: serving on URL`), once said
+    in its log after byte `offset` (where this start's output begins in a log that others wrote before)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        if said := SERVING.search(log_path.read_text()):
+        with open(log_path, "rb") as log:
+            log.seek(offset)
+            output = log.read().decode(errors="replace")
+        if said := SERVING.search(output):
             return said[1]
         if process.poll() is not None:
             raise ServiceError(f"the server exited with {process.returncode}")

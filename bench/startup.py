@@ -2,13 +2,15 @@
 
     python -m bench.startup [--runs 3]
 
-Each run starts `make dev` on a free port with a fresh MEMEX_HOME (first start: creates the
-embedded Postgres cluster) and then again on the same home (restart), and stops it with Ctrl-C.
+Each run starts `make dev` on a port of its choosing (MEMEX_PORT=0, the URL read from what it says)
+with a fresh MEMEX_HOME (first start: creates the embedded Postgres cluster) and then again on the
+same home (restart), and stops it with Ctrl-C.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import signal
 import statistics
@@ -19,30 +21,33 @@ from pathlib import Path
 
 import httpx
 
-from infra.local.sqs_server import free_port
-
-ROOT = Path(__file__).resolve().parents[1]
+from bench.service import ROOT, said_url
 
 
 def time_to_healthy(home: Path) -> float:
-    port = free_port()
-    env = {**os.environ, "MEMEX_HOME": str(home), "MEMEX_PORT": str(port)}
+    env = {**os.environ, "MEMEX_HOME": str(home), "MEMEX_PORT": "0"}
     env.pop("DATABASE_URL", None)
+    log_path = home / "make-dev.log"
     started = time.perf_counter()
-    process = subprocess.Popen(["make", "dev"], cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
-                               stderr=subprocess.DEVNULL, start_new_session=True)
+    with open(log_path, "ab") as log:
+        said_from = log.tell()  # the restart's own line, not the first start's
+        process = subprocess.Popen(["make", "dev"], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+                                   start_new_session=True)
     try:
+        url = said_url(log_path, process, 300, said_from)
         while True:
             if process.poll() is not None:
                 raise RuntimeError("make dev exited before it was healthy")
             try:
-                if httpx.get(f"http://127.0.0.1:{port}/health", timeout=1).status_code == 200:
+                if httpx.get(f"{url}/health", timeout=1).status_code == 200:
                     return time.perf_counter() - started
             except httpx.TransportError:
                 pass
             time.sleep(0.05)
     finally:
-        os.killpg(process.pid, signal.SIGINT)
+        # A `make dev` that exited on its own took its group with it: its failure is what to report.
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGINT)
         process.wait(timeout=30)
 
 

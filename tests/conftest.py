@@ -87,15 +87,13 @@ def aws(request, tmp_path_factory):
         os.environ.pop(name, None)
     # Both endpoints take any credentials; these keep boto3 from looking for real ones.
     os.environ.update(AWS_ACCESS_KEY_ID="test", AWS_SECRET_ACCESS_KEY="test", AWS_DEFAULT_REGION="us-east-1")
-    from infra.local.sqs_server import free_port
-
     if request.config.getoption("--aws") == "localstack":
         from infra.localstack.server import LocalStack, LocalStackError
         from infra.localstack.stack import STACK_SERVICES
 
         try:
             # CloudFormation and IAM too: tests/test_localstack.py deploys the template.
-            localstack = LocalStack(free_port(), tmp_path_factory.mktemp("localstack"), STACK_SERVICES).start()
+            localstack = LocalStack(None, tmp_path_factory.mktemp("localstack"), STACK_SERVICES).start()
         except LocalStackError as exc:
             pytest.exit(f"--aws localstack: {exc}", returncode=1)
         # The runtime's boto3 clients come from localstack-client, which reads AWS_ENDPOINT_URL;
@@ -199,7 +197,7 @@ class WrappedEmbedder:
 
 class Refusing(WrappedEmbedder):
     """The context's embedder raising for a text that holds `marker` (a local embedder's own error: not a
-    failure on its side, embeddings.unavailable), answering the others and its probe; `refused` counts those
+    failure on its side, embeddings.on_its_side), answering the others and its probe; `refused` counts those
     texts asked."""
 
     def __init__(self, embedder, marker: str):
@@ -350,6 +348,17 @@ def current_values(tenant, key: str) -> list[str]:
     """The values of the user's memories under `key` that are current, sorted."""
     listed = tenant.get(f"/v1/users/{tenant.user}/memories", params={"include_inactive": "true", "limit": 500})
     return sorted(m["value"] for m in listed.json()["memories"] if m["key"] == key and m["active"])
+
+
+def memories_rows_read(conn) -> int:
+    """The memories' rows read so far in `conn`'s transaction: by a scan of the table, and fetched through any
+    of its indexes (counted under the index): what a statement reads, told apart from what it returns."""
+    return conn.execute(
+        """SELECT pg_stat_get_xact_tuples_returned('memories'::regclass)
+                  + pg_stat_get_xact_tuples_fetched('memories'::regclass)
+                  + (SELECT sum(pg_stat_get_xact_tuples_fetched(indexrelid)) FROM pg_index
+                     WHERE indrelid = 'memories'::regclass) AS n""").fetchone()["n"]
+
 
 def import_lines(ctx, tenant, runtime, tmp_path, lines: list[dict]) -> None:
     """Import these lines through a backfill job, as `memex backfill` does, and wait until every one is done."""

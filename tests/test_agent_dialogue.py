@@ -51,13 +51,18 @@ def test_an_acknowledgement_is_kept_but_never_found_for_the_line_it_answers(dial
 
 @pytest.mark.parametrize("line", ["Got it!", "Thanks, sounds great.", "Haha, same here!", "Noted.",
                                   "Glad I could help. Let me know if there's anything else!", "Bye!",
-                                  "", "🙂", "...", "👍" * 200])
+                                  "", "🙂", "...", "👍" * 200,
+                                  # a courtesy said over again says it once: qa5's, 22 words, five of them distinct
+                                  "Noted! That's great to hear." + " That's great to hear." * 4,
+                                  "Thanks for sharing! Good to hear. " * 5])
 def test_filler_lines(line):
     assert is_filler(line)
 
 
 @pytest.mark.parametrize("line", ["Kinkaku-ji, at sunset.", "Yes, last May!", "Two of them.", "Got a new job!",
-                                  "Thanks! I start at Globex on Monday.", "🙂 Lisbon", "ok " * 50])
+                                  "Thanks! I start at Globex on Monday.", "🙂 Lisbon", "ok " * 50,
+                                  "Noted! I moved to Porto. I moved to Porto.", "I hear the trains at night.",
+                                  "I'll keep it.", "I remember that."])
 def test_lines_that_say_something(line):
     assert not is_filler(line)
 
@@ -168,3 +173,50 @@ def test_a_greeting_is_no_neighbour_of_the_line_it_greets(tenant, greeting):
     found = [r["content"] for r in tenant.search("Lisbon", top_k=20)]
     assert "We moved to Lisbon last spring." in found and greeting not in found, found
     assert "Which part of the city?" in found, found  # by nothing but its neighbour
+
+
+# qa5's assistant: the same courtesy after every line the user said, the courtesy said over again in it
+COURTESY = "Noted! That's great to hear." + " That's great to hear." * 4
+TOLD = ["I live in Lisbon.", "My dog is called Rex.", "I love jazz and hiking.", "I'm allergic to peanuts.",
+        "My sister Ana lives in Porto.", "Ana is vegetarian and loves painting.", "I play tennis on Sundays."]
+
+
+@pytest.fixture
+def courteous(tenant):
+    for i, line in enumerate(TOLD):
+        body = {"user_id": tenant.user, "session_id": "s1", "timestamp": f"2025-03-0{i + 1}T10:00:00Z",
+                "messages": [{"role": "user", "content": line}, {"role": "assistant", "content": COURTESY}]}
+        assert tenant.post("/v1/turns?wait=true", body).status_code == 201
+    # what an assistant says that the user takes up is the user's memory too
+    body = {"user_id": tenant.user, "session_id": "s1", "timestamp": "2025-03-09T10:00:00Z", "messages": [
+        {"role": "user", "content": "What should I cook for Ana on Friday?"},
+        {"role": "assistant", "content": "How about a mushroom risotto? It has no meat and no nuts."},
+        {"role": "user", "content": "Perfect, I'll make that."}, {"role": "assistant", "content": COURTESY}]}
+    assert tenant.post("/v1/turns?wait=true", body).status_code == 201
+    return tenant
+
+
+@pytest.mark.parametrize("question, told", [
+    ("what food should I avoid cooking for her?", "I'm allergic to peanuts."),
+    ("what are her hobbies?", "Ana is vegetarian and loves painting."),
+    ("what music does the user like?", "I love jazz and hiking."),
+])
+def test_a_courtesy_said_after_every_line_takes_no_place_of_theirs(courteous, question, told):
+    """qa5: "Noted! That's great to hear." said after each of ten lines (and over again within the reply)
+    came 2nd or 3rd for these questions, in the search and in a recall, above the lines the user said:
+    the courtesy was not filler (its "hear", and more words than a short line has, though the same five
+    said again), so it was indexed with the line it answered and took a share of that line's relevance
+    as its neighbour. It says nothing of the user; the record still holds it."""
+    found = [r["content"] for r in courteous.search(question, top_k=20)]
+    assert COURTESY not in found, found
+    assert told in found, found
+    recalled = courteous.post("/v1/recall", {"user_id": courteous.user, "query": question}).json()["context"]
+    assert COURTESY not in recalled and told in recalled, recalled
+    listed = courteous.get(f"/v1/users/{courteous.user}/memories", params={"limit": 100}).json()["memories"]
+    assert sum(m["content"] == COURTESY for m in listed) == len(TOLD) + 1
+
+
+def test_what_an_assistant_recommended_is_still_found(courteous):
+    found = [r["content"] for r in courteous.search("what will I cook for Ana on Friday?", top_k=10)]
+    assert "How about a mushroom risotto? It has no meat and no nuts." in found, found
+    assert COURTESY not in found, found

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import dataclasses
+import gc
 import json
+import threading
 
 import pytest
 
+from memex.errors import Unauthorized
 from memex_edge.context import build_context
-from tests.conftest import api_client, local_server
+from tests.conftest import api_client, local_server, refused_port
 
 
 def test_turn_with_wait_is_processed_inline_and_found(tenant):
@@ -351,6 +354,28 @@ def test_a_query_parameter_a_route_does_not_take_is_422_naming_it_not_ignored(te
     assert seed.status_code == 422 and seed.json()["detail"][0]["loc"] == ["query", "session_id"]
 
 
+def test_a_query_parameter_sent_twice_is_422_naming_it_not_read_as_its_last_value(tenant):
+    """`?user_id=kate&user_id=alice` counted alice's memories: FastAPI reads the last value of a
+    parameter that takes one. Refused on every route, the v1 and the seeds' alike, before anything is
+    read or erased."""
+    tenant.turn("I live in Lisbon.")
+    alice = f"{tenant.user}-alice"
+    for method, path in [("GET", "/v1/memories/count"), ("GET", f"/v1/users/{tenant.user}/memories"),
+                         ("DELETE", "/v1/sessions/s1"), ("DELETE", "/sessions/s1")]:
+        response = tenant._http.request(method, f"{path}?user_id={tenant.user}&user_id={alice}&user_id=x",
+                                        headers=tenant.headers)
+        if "/users/" in path:  # the listing takes no user_id: unknown there, and said once
+            assert response.json()["error"]["message"].startswith("query.user_id: not a parameter"), response.text
+            continue
+        assert response.status_code == 422, (method, path, response.text)
+        assert response.json()["error"]["message"] == "query.user_id: sent 3 times; the route takes one value"
+    seed = tenant.delete(f"/sessions/s1?user_id={tenant.user}&user_id={alice}")
+    assert seed.json()["detail"][0]["loc"] == ["query", "user_id"]
+    listing = tenant.get(f"/v1/users/{tenant.user}/memories?limit=1&limit=50&order=written")
+    assert listing.json()["error"]["message"] == "query.limit: sent 2 times; the route takes one value"
+    assert tenant.get("/v1/memories/count", params={"user_id": tenant.user}).json()["count"] > 0  # nothing erased
+
+
 def test_bodies_over_one_megabyte_are_413_and_store_nothing(tenant, http, ctx):
     huge = "x" * (1024 * 1024 + 10)
     body = {"user_id": tenant.user, "session_id": "s", "messages": [{"role": "user", "content": huge}]}
@@ -408,7 +433,7 @@ def test_unknown_route_and_unknown_ids_are_404_in_the_error_shape(tenant):
 @pytest.mark.parametrize("method, path, allowed", [
     ("PUT", "/v1/turns", "POST"), ("PATCH", "/v1/users/u-1", "DELETE"),
     # two routes at one path (GET and DELETE): the Allow names both, not the first route's alone
-    ("PUT", "/v1/memories/m-1", "DELETE, GET"), ("PATCH", "/turns", "POST")])
+    ("PUT", "/v1/memories/m-1", "DELETE, GET, HEAD"), ("PATCH", "/turns", "POST")])
 def test_a_method_no_route_takes_is_405_naming_those_the_path_takes(tenant, http, method, path, allowed):
     refused = http.request(method, path, headers=tenant.headers, json={})
     assert refused.status_code == 405 and refused.headers["allow"] == allowed, refused.text
@@ -416,6 +441,24 @@ def test_a_method_no_route_takes_is_405_naming_those_the_path_takes(tenant, http
     assert refused.json()["error"] == {"code": "method_not_allowed", "message": message}
     # a compatibility route's, with the seed's `detail` beside it (FastAPI's, which its clients read)
     assert refused.json().get("detail") == (message if path == "/turns" else None)
+
+
+def test_head_is_answered_wherever_get_is_with_the_gets_headers_and_no_body(tenant, http):
+    """HEAD-based uptime checks got 405 from GET /health: FastAPI's routes take only the methods they
+    declare."""
+    got, head = http.get("/health"), http.head("/health")
+    assert head.status_code == got.status_code == 200 and head.content == b""
+    assert head.headers["content-type"] == got.headers["content-type"] == "application/json"
+    counted = tenant._http.head(f"/v1/memories/count?user_id={tenant.user}", headers=tenant.headers)
+    assert counted.status_code == 200 and counted.content == b"" and int(counted.headers["content-length"]) > 0
+    # refused as the GET would be, with its error's headers
+    assert tenant._http.head("/v1/memories/count", headers=tenant.headers).status_code == 422
+    assert http.head(f"/v1/memories/count?user_id={tenant.user}").headers["www-authenticate"] == "Bearer"
+    # where no route takes GET, a 405 naming HEAD
+    refused = http.head("/v1/search", headers=tenant.headers)
+    assert refused.status_code == 405 and refused.headers["allow"] == "POST"
+    assert http.post("/v1/nothing", headers=tenant.headers).status_code == 404
+    assert http.head("/v1/nothing", headers=tenant.headers).status_code == 404
 
 
 def test_a_path_with_a_trailing_slash_is_answered_where_it_stands_never_sent_to_the_host_it_names(tenant, http):
@@ -497,19 +540,76 @@ def test_on_loopback_a_request_naming_another_host_is_refused_while_the_keys_can
     needs the database (/docs), never an answer given as though no key existed."""
     import dataclasses
 
-    from infra.local.sqs_server import free_port
     from memex.db.connection import Database
 
-    unreachable = Database(lambda: f"postgresql://memex@127.0.0.1:{free_port()}/memex")
-    down = dataclasses.replace(ctx, db=unreachable, settings=dataclasses.replace(ctx.settings, require_api_key=False))
-    with local_server(down, loopback=True) as client:
-        assert client.get("/docs", headers={"Host": "localhost:8080"}).status_code == 200
-        # the document too, with the 421 that may come once the keys can be read
-        document = client.get("/openapi.json", headers={"Host": "localhost:8080"})
-        assert document.status_code == 200 and "421" in document.json()["paths"]["/health"]["get"]["responses"]
-        refused = client.get("/docs", headers={"Host": "evil.example"})
-        assert refused.status_code == 503 and refused.headers["retry-after"], refused.text
-        assert refused.json()["error"]["code"] == "database_unavailable"
+    with refused_port() as nowhere:
+        unreachable = Database(lambda: f"postgresql://memex@127.0.0.1:{nowhere}/memex")
+        down = dataclasses.replace(ctx, db=unreachable,
+                                   settings=dataclasses.replace(ctx.settings, require_api_key=False))
+        with local_server(down, loopback=True) as client:
+            assert client.get("/docs", headers={"Host": "localhost:8080"}).status_code == 200
+            # the document too, with the 421 that may come once the keys can be read
+            document = client.get("/openapi.json", headers={"Host": "localhost:8080"})
+            assert document.status_code == 200 and "421" in document.json()["paths"]["/health"]["get"]["responses"]
+            refused = client.get("/docs", headers={"Host": "evil.example"})
+            assert refused.status_code == 503 and refused.headers["retry-after"], refused.text
+            assert refused.json()["error"]["code"] == "database_unavailable"
+
+
+def test_the_document_that_met_a_lost_database_hands_no_dead_connection_to_the_next_request(keyless):
+    """/openapi.json reads whether the API takes requests without a key and, when Postgres is gone,
+    serves the document anyway: it kept the connections the server had dropped, the spares among
+    them, and the next request handed one met the failure again. Now it has every thread reconnect,
+    as a 503 does."""
+    import dataclasses
+
+    from memex.db.connection import Database
+
+    pool = Database(lambda: keyless.db.dsn, spare_connections=2)
+    both_open, backends = threading.Barrier(2), []
+
+    def hold() -> None:
+        backends.append(pool.connection().info.backend_pid)
+        both_open.wait()
+
+    threads = [threading.Thread(target=hold) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    del threads, thread
+    gc.collect()  # the two ended threads' connections are the pool's spares
+    with keyless.db.connection().cursor() as cur:  # the server restarted, as far as these two know
+        for backend in backends:
+            cur.execute("SELECT pg_terminate_backend(%s, 10000)", (backend,))
+    try:
+        with local_server(dataclasses.replace(keyless, db=pool), loopback=True) as client:
+            assert client.get("/openapi.json", headers={"Host": "localhost:8080"}).status_code == 200
+        answered = []
+        thread = threading.Thread(target=lambda: answered.append(pool.connection().execute("SELECT 1").fetchone()))
+        thread.start()
+        thread.join()
+        assert answered == [{"?column?": 1}]
+    finally:
+        pool.discard_all()
+
+
+def test_a_request_without_a_key_is_refused_without_the_database_once_keys_are_required(ctx):
+    """Whether a request without a key is let in needs Postgres only while none is required (is there a
+    key yet, is the default tenant live): once one is, it is refused before any connection is opened,
+    and so while Postgres is down too (/docs and /health, which answer any Host then, ask this)."""
+    import dataclasses
+
+    from memex import keys
+    from memex.db.connection import Database
+
+    with refused_port() as nowhere:
+        unreachable = Database(lambda: f"postgresql://memex@127.0.0.1:{nowhere}/memex")
+        required = dataclasses.replace(ctx, db=unreachable,
+                                       settings=dataclasses.replace(ctx.settings, require_api_key=True))
+        with pytest.raises(Unauthorized, match="^missing API key"):
+            keys.caller_for(required, None)
+        assert not keys.keyless_answered(required)
 
 
 def test_off_loopback_or_once_keys_exist_a_requests_host_changes_nothing(keyless):

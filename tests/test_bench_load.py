@@ -6,14 +6,20 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import subprocess
 import sys
 from datetime import datetime, timedelta, timezone
+from urllib.parse import urlparse
+
+import httpx
 
 from bench.load import s2
+from bench.load.__main__ import parse_args
 from bench.load.data import synthetic
 from bench.load.scenario import Endpoint, summarise
 from bench.locomo import scored_questions
+from bench.service import serve
 from tests.conftest import ROOT
 
 NOW = datetime(2024, 1, 31, tzinfo=timezone.utc)
@@ -41,6 +47,15 @@ def test_s2_rescoring_never_rewards_a_time_after_now():
     assert math.isclose(future["score"], 0.7 * 0.5 + 0.3, abs_tol=1e-6)
 
 
+def test_the_s2_server_binds_a_port_of_its_own_and_says_which(tmp_path):
+    # --port 0, the URL read from what it says at start as memex's is: a port picked free here and
+    # passed on could be taken by another server before the child binds it
+    with serve(["-m", "bench.load.s2", "--port", "0"], 0, tmp_path, {"DATABASE_URL": "postgresql://unused"},
+               timeout=120) as url:
+        assert urlparse(url).port
+        assert httpx.get(f"{url}/health", timeout=30).json() == {"status": "ok"}
+
+
 def test_summary_counts_errors_and_percentiles_per_endpoint():
     ok, bad = Endpoint(), Endpoint()
     for seconds in (0.1, 0.2, 0.3):
@@ -59,6 +74,18 @@ def test_synthetic_conversations_have_scored_questions():
     for sample in samples:
         questions, skipped = scored_questions(sample)
         assert questions and skipped == 0
+
+
+def test_only_the_readmes_commands_draw_the_readmes_plot():
+    assert parse_args([]).plot is None  # a run for scratch leaves docs/perf/load.png alone
+    readme = (ROOT / "README.md").read_text()
+    section = readme[readme.index("### Under load, beside an S2-style pipeline"):readme.index("### A companion app's evening")]
+    shown = re.findall(r"!\[[^]]*\]\(([^)]+)\)", section)
+    drawn = re.findall(r"bench\.load [^`]*?--plot ([^\s`]+)", section)
+    make = re.search(r"^bench-load:.*?\n\n", (ROOT / "Makefile").read_text(), re.MULTILINE | re.DOTALL)[0]
+    assert shown == ["docs/perf/load.png"] and (ROOT / shown[0]).exists()
+    assert len(drawn) == 2 and set(drawn) == set(shown)  # the first command and the curve's
+    assert f"--plot {shown[0]}" in make  # `make bench-load`, "the same" as the first command
 
 
 def test_tiny_run_reports_both_pipelines_and_writes_the_plot(tmp_path):

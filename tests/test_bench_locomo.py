@@ -325,3 +325,14 @@ def test_the_ingest_key_follows_the_data_and_the_conversations():
     key = locomo.ingest_key(b"[]", ["conv-1"])
     assert key == locomo.ingest_key(b"[]", ["conv-1"])
     assert key != locomo.ingest_key(b"[ ]", ["conv-1"]) and key != locomo.ingest_key(b"[]", ["conv-2"])
+
+
+def test_the_per_question_help_says_every_field_of_a_line(capsys):
+    row = {"conversation": "conv-1", "question": "When?", "category_name": "temporal", "evidence": ["D1:2"],
+           "modes": {"hybrid": {"retrieved": ["D1:2", "D1:3"], "recall": {k: 1.0 for k in locomo.KS}}}}
+    line = locomo.per_question_line("default", row)
+    with pytest.raises(SystemExit):
+        locomo.parse_args(["--help"])
+    said = " ".join(capsys.readouterr().out.split())
+    said = said[said.rindex("--per-question"):said.rindex("--url")]
+    assert [field for field in [*line, *line["modes"]["hybrid"]] if field not in said] == []

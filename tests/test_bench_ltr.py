@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
 from bench import ltr
 from memex.retrieval import learned
 
@@ -36,3 +38,15 @@ def test_the_learned_order_finds_what_one_feature_marks_held_out_too():
     assert [fold["conversation"] for fold in result["leave_one_out"]["folds"]] == ["c0", "c1", "c2"]
     assert max(result["weights"], key=result["weights"].get) == "bm25_rank"
     assert set(result["weights"]) == set(learned.FEATURES)
+
+
+def test_collect_takes_the_services_settings_as_the_other_benches_do(tmp_path):
+    args = ltr.parse_args(["--collect", "--data", "d.json", "--keep", str(tmp_path), "--candidates", "c.jsonl",
+                           "--env", "MEMEX_SEARCH_NEIGHBOUR_SHARE=0.5", "--env", "MEMEX_X=a=b"])
+    assert args.env == {"MEMEX_SEARCH_NEIGHBOUR_SHARE": "0.5", "MEMEX_X": "a=b"}
+    assert ltr.parse_args(["--candidates", "c.jsonl"]).env == {}
+    for bad in (["--collect", "--env", "SHARE=1"], ["--collect", "--env", "MEMEX_X"],
+                ["--env", "MEMEX_X=1"],  # no service is started without --collect
+                ["--collect", "--env", "MEMEX_SEARCH_LEARNED=1"]):  # the order collected is the blend's own
+        with pytest.raises(SystemExit):
+            ltr.parse_args(["--data", "d.json", "--keep", str(tmp_path), "--candidates", "c.jsonl", *bad])

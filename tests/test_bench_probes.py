@@ -3,6 +3,8 @@ scoring of a noise probe."""
 
 from __future__ import annotations
 
+import pytest
+
 from bench import probes
 
 
@@ -50,3 +52,9 @@ def test_the_splits_are_whole_and_disjoint():
             assert probe["category"] in probes.CATEGORIES
             assert set(probe["evidence"]) | set(probe.get("stale", [])) <= turns
             assert (probe["category"] == "noise") == (not probe["evidence"])
+
+
+def test_a_setting_that_is_not_memex_x_equals_value_stops_the_run_before_any_server():
+    for bad in ("MEMEX_X", "SHARE=1"):
+        with pytest.raises(SystemExit):
+            probes.main(["--env", bad])

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -11,6 +12,7 @@ import numpy as np
 import pytest
 
 from bench.scale import corpus, database, measure
+from bench.scale.__main__ import parse_args
 from tests.conftest import ROOT
 
 
@@ -54,6 +56,16 @@ def test_crossover_is_interpolated_between_the_sizes_around_it():
     assert measure.crossover([1_000, 10_000], [1.0, 10.0], [2.0, 5.0]) == pytest.approx(10 ** 3.5, rel=0.01)
     assert measure.crossover([1_000, 10_000], [1.0, 2.0], [2.0, 3.0]) is None
     assert measure.crossover([1_000, 10_000], [2.0, 4.0], [1.0, 3.0]) == 1_000
+
+
+def test_only_the_readmes_command_draws_the_readmes_plot():
+    assert parse_args([]).plot is None  # a run for scratch leaves docs/perf/scale.png alone
+    readme = (ROOT / "README.md").read_text()
+    section = readme[readme.index("### Search at a million memories"):readme.index("### Under load")]
+    shown = re.findall(r"!\[[^]]*\]\(([^)]+)\)", section)
+    drawn = re.findall(r"bench\.scale [^`\n]*--plot (\S+)", section)
+    assert shown == ["docs/perf/scale.png"] and (ROOT / shown[0]).exists()
+    assert drawn and set(drawn) == set(shown)
 
 
 def test_end_to_end_at_a_tiny_size(tmp_path):

@@ -17,7 +17,6 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from infra.local.sqs_server import free_port
 from memex import backfill
 from memex_client import (
     APIConnectionError,
@@ -32,7 +31,7 @@ from memex_client import (
     ServerError,
     UnexpectedResponseError,
 )
-from tests.conftest import served
+from tests.conftest import refused_port, served
 
 def run(coroutine):
     """Runs a coroutine on a loop of its own. Not asyncio.run: it leaves the main thread with no
@@ -415,10 +414,11 @@ def test_a_retried_turn_carries_the_same_idempotency_key(scripted):
 
 
 def test_a_service_that_cannot_be_reached_raises_a_connection_error_after_the_retries():
-    nowhere = f"http://127.0.0.1:{free_port()}"  # a port nothing listens on
-    with MemexClient("k", nowhere, retry_policy=QUICK) as memex:
-        with pytest.raises(APIConnectionError, match=f"no answer from {re.escape(nowhere)} \\(ConnectError"):
-            memex.health()
+    with refused_port() as port:
+        nowhere = f"http://127.0.0.1:{port}"
+        with MemexClient("k", nowhere, retry_policy=QUICK) as memex:
+            with pytest.raises(APIConnectionError, match=f"no answer from {re.escape(nowhere)} \\(ConnectError"):
+                memex.health()
 
 
 def test_an_address_without_its_scheme_is_refused_at_once_naming_where_it_came_from(monkeypatch):

@@ -148,7 +148,7 @@ def test_a_request_that_embeds_loads_the_model_on_demand(tenant, runtime, settin
 
 
 def test_telling_a_local_embedders_failure_from_an_endpoints_loads_no_llm_client():
-    """embeddings.unavailable (and passing, and down, which asks it first) know an endpoint's errors only once
+    """embeddings.on_its_side (and down, which asks it first) knows an endpoint's errors only once
     its module is loaded: a process with the local embedder, whose call failed (a job start's, a fill's), tells
     its failure with no import of the `openai` client (slow to import, and never needed without an endpoint)."""
     loaded = fresh_interpreter("""
@@ -164,7 +164,7 @@ try:
     embedder.embed(["My employer is Kayak: I work there."])
 except RuntimeError as exc:
     failure = exc
-assert not (embeddings.unavailable(failure) or embeddings.passing(failure) or embeddings.down(embedder, failure))
-assert embeddings.unavailable(TimeoutError()) and embeddings.passing(TimeoutError())
+assert embeddings.on_its_side(failure) is None and not embeddings.down(embedder, failure)
+assert embeddings.on_its_side(TimeoutError()) is embeddings.OnItsSide.PASSING
 """)
     assert LLM_CLIENT not in loaded["modules"]

@@ -165,25 +165,36 @@ def test_compatibility_routes_see_only_the_keys_tenant(tenant, other_tenant):
     assert tenant.get(f"/users/{tenant.user}/memories").json()["memories"]
 
 
-def test_delete_session_without_a_user_erases_that_session_of_every_user_and_nothing_else(tenant):
+def test_delete_session_without_a_user_is_refused_when_the_id_names_sessions_of_several_users(tenant):
+    """Ids like "s" or "chat" are common: without `user_id` one call erased every user's session of
+    that id (about ten users' data in an exploratory test). Refused, nothing erased, when more than one
+    user has a session of the id; the one user's erased, as the seed did, when only one has."""
     second = f"{tenant.user}-b"
     for user in (tenant.user, second):
         tenant.post("/turns", {"session_id": "trip", "user_id": user,
                                "messages": [{"role": "user", "content": "We fly to Oslo on Friday."}]})
         tenant.post("/turns", {"session_id": "work", "user_id": user,
                                "messages": [{"role": "user", "content": "The report is due in May."}]})
+    before = {user: tenant.get(f"/users/{user}/memories").json()["memories"] for user in (tenant.user, second)}
+    answer = tenant.delete("/sessions/trip")
+    assert answer.status_code == 409, answer.text
+    message = ("session trip is a session of 2 users of this tenant: send ?user_id= to erase one user's "
+               "(DELETE /sessions/trip?user_id=...)")
+    assert answer.json() == {"detail": message, "error": {"code": "ambiguous_session", "message": message}}
+    for user in (tenant.user, second):
+        assert tenant.get(f"/users/{user}/memories").json()["memories"] == before[user]  # nothing erased
+    # with a user, only that user's session
+    answer = tenant.delete(f"/sessions/trip?user_id={tenant.user}")
+    assert answer.status_code == 200 and answer.json()["deleted"]["turns"] == 1
+    left = tenant.get(f"/users/{tenant.user}/memories").json()["memories"]
+    assert left and {m["session_id"] for m in left} == {"work"}
+    # now one user's only: erased without naming the user, and nothing else
     answer = tenant.delete("/sessions/trip")
     assert answer.status_code == 200
-    assert answer.json()["deleted"]["turns"] == 2 and answer.json()["deleted"]["memories"] >= 2
-    for user in (tenant.user, second):
-        left = tenant.get(f"/users/{user}/memories").json()["memories"]
-        assert left and {m["session_id"] for m in left} == {"work"}
-    # with a user, only that user's session
-    tenant.post("/turns", {"session_id": "trip", "user_id": second,
-                           "messages": [{"role": "user", "content": "Back from Oslo."}]})
-    assert tenant.delete(f"/sessions/work?user_id={tenant.user}").json()["deleted"]["turns"] == 1
-    assert tenant.get(f"/users/{tenant.user}/memories").json()["memories"] == []
-    assert {m["session_id"] for m in tenant.get(f"/users/{second}/memories").json()["memories"]} == {"work", "trip"}
+    assert answer.json()["deleted"]["turns"] == 1 and answer.json()["deleted"]["memories"] >= 1
+    assert {m["session_id"] for m in tenant.get(f"/users/{second}/memories").json()["memories"]} == {"work"}
+    assert tenant.get(f"/users/{tenant.user}/memories").json()["memories"] == left
+    assert tenant.delete("/sessions/trip").json() == {"deleted": {"turns": 0, "memories": 0}}  # no user's
 
 
 def test_users_memories_lists_a_page_at_a_time_with_a_cursor(tenant):

@@ -12,7 +12,7 @@ import pytest
 
 from bench.openai_double import CHAT, RERANK, OpenAIDouble
 from memex_edge.context import build_context
-from tests.conftest import Tenant, api_client
+from tests.conftest import Tenant, api_client, refused_port
 
 EMBEDDINGS = "/v1/embeddings"
 FACTS = ("I work at Stripe as an engineer.", "My dog is called Biscuit.", "I live in Lisbon.")
@@ -518,13 +518,13 @@ def test_health_names_each_failing_dependency_without_saying_where_it_is(ctx, re
 def test_make_dev_says_at_start_that_the_embedder_does_not_answer(ctx):
     """It said nothing of it: /health's `embed` was the only place it showed, while searches ran
     keyword-only (trial 15)."""
-    from infra.local.sqs_server import free_port
     from infra.local.__main__ import embedder_note
 
-    down = build_context(dataclasses.replace(
-        ctx.settings, embeddings_provider="openai", embeddings_base_url=f"http://127.0.0.1:{free_port()}/v1",
-        embeddings_model="embed-nowhere", embedding_dim=384))
-    note = embedder_note(down)
+    with refused_port() as nowhere:
+        down = build_context(dataclasses.replace(
+            ctx.settings, embeddings_provider="openai", embeddings_base_url=f"http://127.0.0.1:{nowhere}/v1",
+            embeddings_model="embed-nowhere", embedding_dim=384))
+        note = embedder_note(down)
     assert note is not None and note.startswith("the embedder openai:embed-nowhere does not answer "
                                                 "(APIConnectionError; check MEMEX_EMBEDDINGS_BASE_URL)")
     assert "searches are keyword-only" in note and "127.0.0.1" not in note
@@ -532,9 +532,10 @@ def test_make_dev_says_at_start_that_the_embedder_does_not_answer(ctx):
 
 
 def test_health_is_503_only_when_postgres_is_down(ctx):
-    unreachable = "postgresql://memex:secret@127.0.0.1:9/memex"
-    with _client(dataclasses.replace(ctx.settings, database_url=unreachable)) as client:
-        response = client.get("/health")
+    with refused_port() as nowhere:
+        unreachable = f"postgresql://memex:secret@127.0.0.1:{nowhere}/memex"
+        with _client(dataclasses.replace(ctx.settings, database_url=unreachable)) as client:
+            response = client.get("/health")
     body = response.json()
     assert response.status_code == 503 and body["status"] == "error"
     assert body["db"] == "error: OperationalError" and body["queue"] == "ok"

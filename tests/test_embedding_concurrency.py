@@ -40,6 +40,8 @@ class GatedRecorder:
         self.fail_with: Exception | None = None
         self.refusing = ""  # a word whose texts it raises for, as a local embedder's own error would
         self.stopping = ""  # a word whose texts, embedded on their own, meet a Ctrl-C
+        self.holding = ""  # a word whose texts, embedded on their own, wait until `released`
+        self.held, self.released = threading.Event(), threading.Event()
 
     def embed(self, texts):
         self.batches.append(list(texts))
@@ -51,6 +53,9 @@ class GatedRecorder:
             raise ValueError("this text is refused")
         if self.stopping and all(self.stopping in text for text in texts):
             raise _Stop()
+        if self.holding and all(self.holding in text for text in texts):
+            self.held.set()
+            assert self.released.wait(30)
         return self._inner.embed(texts)
 
     def probe(self) -> None:
@@ -186,3 +191,28 @@ def test_a_stop_while_callers_texts_are_embedded_again_leaves_no_caller_without_
     assert not isinstance(first.result(), BaseException)
     assert all(result is not None for result in results), results
     assert any(isinstance(result, _Stop) for result in results), results
+
+
+def test_a_caller_embedded_again_on_its_own_keeps_no_later_caller_waiting(texts):
+    """A batch failing for one caller's text was embedded again caller by caller by the caller holding the
+    embedder: a call that came meanwhile waited behind all of them. Each caller embeds its own texts again on its
+    own thread, the embedder free: a later call is answered while one of them is still embedding."""
+    recorder = GatedRecorder()
+    recorder.refusing, recorder.holding = "Kayak", "Held"
+    embedder = CoalescingEmbedder(recorder)
+
+    with ThreadPoolExecutor(4) as pool:
+        first = _gated_first(pool, recorder, embedder, texts[0])  # the two after it share the next batch
+        refused, held = (pool.submit(_answer, embedder, "My employer is Kayak."),
+                         pool.submit(_answer, embedder, "Held here."))
+        _queued(embedder, 2)
+        recorder.gate.set()
+        try:
+            assert recorder.held.wait(30), "the held caller's text was never embedded again on its own"
+            later = pool.submit(_answer, embedder, texts[1])
+            answer = later.result(timeout=30)  # a guard against waiting for ever, not a bound on its time
+        finally:
+            recorder.released.set()
+        results = first.result(), refused.result(), held.result()
+    assert not isinstance(answer, BaseException), answer
+    assert isinstance(results[1], ValueError) and not isinstance(results[2], BaseException), results

@@ -78,9 +78,9 @@ def test_but_i_quit_ends_a_job(text, expected):
 
 @pytest.mark.parametrize("text, expected", [
     # a move out of the user's home ahead is a plan, in the user's words, as a move out of a city is
-    ("We're moving out of our apartment next month.", {("plan", "moving out of our apartment next month", False)}),
-    ("I'm moving out of my flat in March.", {("plan", "moving out of my flat in March", False)}),
-    ("Next month we're moving out of our house.", {("plan", "moving out of our house next month", False)}),
+    ("We're moving out of our apartment next month.", {("plan", "moving out of their apartment next month", False)}),
+    ("I'm moving out of my flat in March.", {("plan", "moving out of their flat in March", False)}),
+    ("Next month we're moving out of our house.", {("plan", "moving out of their house next month", False)}),
     # no time ahead, someone else's, or done: no plan
     ("We're moving out of our apartment.", set()),
     ("My sister is moving out of her apartment next month.", set()),

@@ -42,6 +42,15 @@ def test_a_past_perfect_before_is_a_past_employer(text, expected):
     ("I worked at Google on Saturdays.", _GOOGLE_BEFORE),
     ("I worked at Google last year.", _GOOGLE_BEFORE),
     ("I worked at Google.", _GOOGLE_BEFORE),
+    # a day said again, or one the job's length follows, is the job's
+    ("I worked at Google on Sunday mornings for years.", _GOOGLE_BEFORE),
+    ("I worked at Google on Saturday and Sunday for two years.", _GOOGLE_BEFORE),
+    # a day's time that opens a clause of its own is not the job's (review of extract28)
+    ("I worked at Google, today I quit.", _GOOGLE_BEFORE),
+    ("I worked at Google, today I'm at Meta.", {*_GOOGLE_BEFORE, ("employer", "Meta", False)}),
+    ("I worked at Google as an engineer, today I'm a manager at Meta.",
+     {*_GOOGLE_BEFORE, ("role", "engineer", True), ("employer", "Meta", False), ("role", "manager", False)}),
+    ("I worked at Google, yesterday.", set()),
 ])
 def test_a_simple_past_within_one_day_is_no_job(text, expected):
     assert offline_facts(text) == expected
@@ -67,13 +76,20 @@ def test_a_quarter_is_no_employer(text, expected):
 
 
 @pytest.mark.parametrize("text, expected", [
-    # after "then", a class or a school is started as often as a job: an organisation's name only
+    # after "then", a class or a school is started as often as a job: a pastime, a subject or a school is none
     ("I finish at Google on Friday, then I start at Harvard in the fall.", set()),
+    ("I finish at Google on Friday, then I start at MIT in the fall.", set()),
+    ("I finish at Google on Friday, then I start at Denver East High School.", set()),
     ("I finish at Google on Friday, then I start at Yoga on Monday.", set()),
     ("I finish at Google on Friday, then I start at Yoga.", set()),
     ("My last day at work is Friday, then I start at Yoga.", {_FRIDAY}),
     ("My last day at work is Friday, then I start at Harvard in the fall.", {_FRIDAY}),
-    # an organisation by its shape or as a well-known employer, or a start said to be a job's, is still one
+    # any other name is the next job's, well known or not (review of extract28), and a start said to be a job's
+    ("My last day at Google is Friday, then I start at Figma on Monday.",
+     {("plan", "last day at Google on Friday", False), ("next_job", "starting at Figma on Monday", False)}),
+    ("I graduate in May, then I start at Canva in June.", {("next_job", "starting at Canva in June", False)}),
+    ("I finish at Google on Friday, then I start at Figma in June as a designer.",
+     {("next_job", "starting at Figma in June", False)}),
     ("I finish at Google on Friday, then I start at Meta on Monday.", {("next_job", "starting at Meta on Monday", False)}),
     ("I finish at Google on Friday, then I start at Acme Corp in April.",
      {("next_job", "starting at Acme Corp in April", False)}),
@@ -87,7 +103,7 @@ def test_a_quarter_is_no_employer(text, expected):
     # without "then", as before
     ("I start at Notion next month.", {("next_job", "starting at Notion next month", False)}),
 ])
-def test_a_start_after_then_names_an_organisation(text, expected):
+def test_a_start_after_then_names_no_pastime_nor_school(text, expected):
     assert offline_facts(text) == expected
 
 

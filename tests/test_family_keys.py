@@ -248,6 +248,15 @@ def test_the_rekey_never_meets_a_user_being_erased_as_the_mark_comes_after_it(ct
 
 def test_a_key_is_filed_as_the_llm_extractor_files_it_and_a_family_key_as_itself():
     assert aliases.family_key("user", "current_city") == "city"
+    # a favourite's last word as the offline rules read an "-ie" noun's plural before they knew them (rekey)
+    assert aliases.family_key("user", "favorite_movy") == "favorite_movie"
+    assert aliases.family_key("user", "favourite_sci_fi_movy") == "favorite_sci_fi_movie"
+    assert aliases.family_key("user", "favorite_budgy") == "favorite_budgie"
+    assert aliases.family_key("user", "my_favorite_cooky") == "favorite_cookie"
+    assert aliases.family_key("user", "sister_favorite_movy") == "sister_favorite_movie"
+    assert aliases.family_key("Melanie", "melanie_favorite_movy") == "melanie_favorite_movie"
+    for key in ("favorite_city", "favorite_pony", "favorite_movy_night", "favorite_kind_of_movie", "favorite_movie"):
+        assert aliases.family_key("user", key) == key
     assert aliases.family_key("user", "wife_location") == "partner_city"
     assert aliases.family_key("Melanie", "melanie_job") == "melanie_role"
     assert aliases.family_key("user", "melanie_job") == "melanie_job"  # no participant's fact: kept
@@ -286,3 +295,41 @@ def test_a_candidate_an_old_worker_stored_under_an_alias_after_the_upgrade_is_de
                                                                               ("city", "Porto", True)}
     porto = next(m for m in _facts(tenant) if m["value"] == "Porto")
     assert _history(tenant, porto["id"]) == [("city", "Lisbon", False), ("city", "Porto", True)]
+
+
+def _favourites(tenant) -> list[tuple[str, str, bool]]:
+    return sorted((m["key"], m["value"], m["active"]) for m in _facts(tenant) if m["key"].startswith("favorite"))
+
+
+def test_a_favourite_stored_under_the_y_word_of_an_ie_noun_is_replaced_by_one_said_after_the_upgrade(ctx):
+    """Stored before the offline rules knew the "-ie" nouns ("My favourite movies are ..." as favorite_movy),
+    filed as favorite_movie by migration 0049: the favourite movies said since replace it, its history kept."""
+    with database_of_its_own(ctx, "memex_family_keys") as own, api_client(own) as client:
+        tenant = Tenant(own, client)
+        tenant.turn("My favourite movies are Alien and Heat.", timestamp="2026-03-01T10:00:00Z")
+        filed_as(own, tenant, "favorite_movie", "favorite_movy")
+
+        _migrate(own)
+        tenant.turn("My favourite movies are Up and Jaws.", timestamp="2026-05-01T10:00:00Z")
+
+        assert _favourites(tenant) == [("favorite_movie", "Alien and Heat", False), ("favorite_movie", "Up and Jaws", True)]
+        now = next(m for m in _facts(tenant) if m["active"])
+        assert _history(tenant, now["id"]) == [("favorite_movie", "Alien and Heat", False),
+                                               ("favorite_movie", "Up and Jaws", True)]
+
+
+def test_a_favourite_erased_under_the_y_word_of_an_ie_noun_is_not_brought_back_by_a_reextraction(ctx, tenant, runtime):
+    """Its tombstone names favorite_movy, and the turn is extracted again as favorite_movie: the same family
+    (pipeline._by_family), so the user's erasure is final, before migration 0049 or after."""
+    tenant.turn("My favourite movies are Alien and Heat.", timestamp="2026-03-01T10:00:00Z")
+    tenant.turn("I work at Notion.", timestamp="2026-03-02T10:00:00Z")
+    filed_as(ctx, tenant, "favorite_movie", "favorite_movy")
+    movies = _facts(tenant, "favorite_movy")[0]
+    assert tenant.delete(f"/v1/memories/{movies['id']}").json()["deleted"] == {"memories": 1}
+
+    job = backfill.new_job("reextract", tenant.id)
+    ctx.publisher.publish_backfill(job)
+    runtime.drain()
+    assert tenant.get(f"/v1/backfills/{job.backfill_id}").json()["status"] == "done"
+
+    assert {(m["key"], m["value"]) for m in _facts(tenant)} == {("employer", "Notion")}

@@ -57,6 +57,16 @@ def test_an_id_ending_in_an_encoded_slash_erases_nothing_behind_api_gateway(tena
     assert tenant.get(f"/v1/users/{tenant.user}/memories").json()["memories"]
 
 
+def test_head_health_is_answered_behind_api_gateway_as_the_template_routes_it(tenant):
+    """HEAD /health, routed to CleanupFunction for uptime checks: the GET's status and headers, no body."""
+    event = _event("cleanup_health")
+    event["routeKey"] = event["requestContext"]["routeKey"] = "HEAD /health"
+    event["requestContext"]["http"]["method"] = "HEAD"
+    response = _invoke("cleanup", event)
+    assert response["statusCode"] == 200 and response["body"] == ""
+    assert response["headers"]["content-type"] == "application/json"
+
+
 def _sqs(name: str, body: dict) -> dict:
     event = _event(name)
     event["Records"][0]["body"] = json.dumps(body)

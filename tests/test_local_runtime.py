@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import os
+import errno
 import signal
 import socket
 import subprocess
@@ -14,18 +14,13 @@ from pathlib import Path
 import httpx
 import pytest
 
-from bench.service import RUNTIME_VARS, ServiceError, said_url, wait_healthy
-from tests.conftest import ROOT, refused_port
+from bench.service import ServiceError, child_env, start, stop
+from tests.conftest import ROOT, database_of_its_own, refused_port
 
 # A fresh server's first search loads the embedding model: slow on a busy machine. Each call its
 # own connection, so that requests spread over a server's processes.
 get = partial(httpx.get, timeout=60)
 post = partial(httpx.post, timeout=60)
-
-
-
-def _child_env() -> dict[str, str]:
-    return {k: v for k, v in os.environ.items() if k not in RUNTIME_VARS}
 
 
 def _alive(pid: int) -> bool:
@@ -43,19 +38,12 @@ class Server:
 
     def __init__(self, home, extra_env: dict[str, str] | None = None, module: str = "infra.local"):
         self.home = home
-        env = {**_child_env(), **(extra_env or {})}
         self.log_path = home / f"server-{time.monotonic_ns()}.log"
-        with open(self.log_path, "w") as log:
-            self.process = subprocess.Popen(
-                [sys.executable, "-m", module, "--home", str(home), "--port", "0"],
-                cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
-            )
-        deadline = time.monotonic() + 90
         try:
-            self.url = said_url(self.log_path, self.process, 90)
-            wait_healthy(self.url, self.process, deadline - time.monotonic())
+            self.process, self.url = start(["-m", module, "--home", str(home), "--port", "0"], 0, self.log_path,
+                                           child_env(extra_env), timeout=90)
         except ServiceError as exc:
-            pytest.fail(f"{exc}:\n{self.output()}")
+            pytest.fail(str(exc))
         self.postgres_pid = int((home / "pgdata" / "postmaster.pid").read_text().split()[0])
 
     def output(self) -> str:
@@ -63,8 +51,7 @@ class Server:
 
     def stop(self, signum: int = signal.SIGINT) -> int:
         """Ctrl-C (or `signum`): the runtime stops, and the embedded Postgres with it."""
-        self.process.send_signal(signum)
-        code = self.process.wait(timeout=30)
+        code = stop(self.process, signum, timeout=30)
         assert not _alive(self.postgres_pid), f"Postgres {self.postgres_pid} still runs:\n{self.output()}"
         return code
 
@@ -179,9 +166,9 @@ def test_sigterm_stops_the_runtime_and_postgres_as_ctrl_c_does(tmp_path):
     assert code == 128 + signal.SIGTERM, server.output()
 
 
-def _run_to_exit(home: Path, extra_env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "infra.local", "--home", str(home), "--port", "0"],
-                          cwd=ROOT, env=_child_env() | (extra_env or {}), capture_output=True, text=True, timeout=120)
+def _run_to_exit(home: Path, extra_env: dict[str, str] | None = None, port: int = 0) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "infra.local", "--home", str(home), "--port", str(port)],
+                          cwd=ROOT, env=child_env(extra_env), capture_output=True, text=True, timeout=120)
 
 
 def test_a_setting_that_is_not_valid_stops_make_dev_with_its_message(tmp_path):
@@ -211,7 +198,7 @@ def test_queues_it_cannot_reach_stop_make_dev_with_a_sentence_naming_the_setting
                              f"memex: SQS_ENDPOINT_URL={closed['SQS_ENDPOINT_URL']}: no AWS credentials to reach it "
                              "(NoCredentialsError): set AWS_PROFILE, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (any "
                              "pair does for LocalStack or moto), or unset SQS_ENDPOINT_URL for loopback queues")):
-            env = {k: v for k, v in _child_env().items() if k not in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY",
+            env = {k: v for k, v in child_env().items() if k not in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY",
                                                                       "AWS_SESSION_TOKEN", "AWS_PROFILE")}
             result = subprocess.run([sys.executable, "-m", "infra.local", "--home", str(tmp_path), "--port", "0"],
                                     cwd=ROOT, env=env | database | extra, capture_output=True,
@@ -231,7 +218,80 @@ def test_a_port_in_use_stops_make_dev_with_a_sentence_naming_it(ctx, tmp_path):
     assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
     assert result.stderr.strip().splitlines()[-1] == (f"memex: cannot serve on 127.0.0.1:{port} (--mcp-port, "
                                                       "MEMEX_MCP_PORT): Address already in use"), result.stderr
-    assert "MCP also on" not in result.stdout and "memex: stopped" in result.stdout, result.stdout
+    assert "MCP also on" not in result.stdout and "serving on" not in result.stdout, result.stdout
+
+
+def test_an_api_port_in_use_stops_make_dev_before_it_sends_an_unfinished_turn_again(ctx, tmp_path):
+    """The start's sweep ran before the port was bound: each run stopped by a port in use sent the user's
+    unfinished turn to a loopback queue that died with it, counting towards giving the turn up
+    (MEMEX_SWEEP_MAX_REPUBLISH), so that a few such runs failed a turn no worker had tried."""
+    from datetime import datetime, timezone
+
+    from memex.db import tenants as tenant_rows
+    from memex.db import turns as turn_rows
+    from memex.models import TurnIn
+
+    with database_of_its_own(ctx, "port_in_use") as own:
+        with own.db.transaction() as conn:
+            tenant_rows.ensure_tenant(conn, "t-port", "u1")
+            turn_id, _ = turn_rows.insert_turn(conn, "t-port", TurnIn(
+                user_id="u1", session_id="s1", messages=[{"role": "user", "content": "I live in Paris."}]),
+                datetime.now(timezone.utc))
+        with socket.socket() as taken:
+            taken.bind(("127.0.0.1", 0))
+            taken.listen()
+            port = taken.getsockname()[1]
+            result = _run_to_exit(tmp_path, {"DATABASE_URL": own.db.dsn}, port)
+        assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
+        turn = own.db.connection().execute("SELECT status, republished FROM turns WHERE id = %s", (turn_id,)).fetchone()
+        assert (turn["status"], turn["republished"]) == ("queued", 0), (turn, result.stdout)
+
+
+def test_an_api_port_in_use_stops_make_dev_before_a_worker_takes_a_message(ctx, aws, tmp_path):
+    """The workers started before the API's port was bound: a port in use stopped the run with its
+    sentence after they had begun taking messages off the queues, which a run that never served
+    then handled, or left invisible for a visibility timeout."""
+    sqs = aws.client("sqs")
+    queues = {env: sqs.create_queue(QueueName=f"edge-{env.split('_')[0].lower()}-{time.monotonic_ns()}")["QueueUrl"]
+              for env in ("EXTRACTION_QUEUE_URL", "SUPERSESSION_QUEUE_URL", "BACKFILL_QUEUE_URL")}
+    try:
+        for url in queues.values():
+            sqs.send_message(QueueUrl=url, MessageBody='{"waiting": "for a worker"}')
+        with socket.socket() as taken:
+            taken.bind(("127.0.0.1", 0))
+            taken.listen()
+            port = taken.getsockname()[1]
+            result = _run_to_exit(tmp_path, {"DATABASE_URL": ctx.db.dsn, "SQS_ENDPOINT_URL": aws.url, **queues}, port)
+        assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
+        assert result.stderr.strip().splitlines()[-1] == (f"memex: cannot serve on 127.0.0.1:{port} (--port, "
+                                                          "MEMEX_PORT): Address already in use"), result.stderr
+        for url in queues.values():
+            received = sqs.receive_message(QueueUrl=url, AttributeNames=["ApproximateReceiveCount"]).get("Messages", [])
+            assert [m["Attributes"]["ApproximateReceiveCount"] for m in received] == ["1"], (url, result.stdout)
+    finally:
+        for url in queues.values():
+            sqs.delete_queue(QueueUrl=url)
+
+
+def test_a_loopback_sqs_on_a_port_in_use_is_an_error_naming_it():
+    """moto bound the port in its server's thread: a port in use ended that thread, and start_moto waited
+    forever for the server to be ready. Restarted on its own port, as bench/reliability does, it binds it again."""
+    from infra.local.sqs_server import start_moto
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        with pytest.raises(OSError, match=f"^\\[Errno {errno.EADDRINUSE}\\] cannot serve SQS on 127.0.0.1:{port}: "):
+            start_moto(port)
+    server, url = start_moto()
+    try:
+        assert httpx.get(url, timeout=60).status_code < 500  # its connection left in TIME_WAIT
+    finally:
+        server.stop()
+    again, url_again = start_moto(server.port)
+    again.stop()
+    assert url_again == url
 
 
 def test_a_data_dir_of_another_major_version_stops_with_a_message_and_is_kept(tmp_path):
@@ -284,9 +344,7 @@ with psycopg.connect(server.get_uri(), autocommit=True, prepare_threshold=None) 
 def test_a_data_dir_of_the_previous_embedded_postgres_opens_with_pgvector_updated(tmp_path):
     """The previous embedded default (pgserver 0.1.4: PostgreSQL 16.2 + pgvector 0.6.2) wrote the
     data directories users have; they open as they are and get the pgvector the wheel ships."""
-    env = _child_env()
-    env["PYTHONPATH"] = f"{ROOT}{os.pathsep}{ROOT / 'shared'}"
-    made = subprocess.run([sys.executable, "-c", _OLD_WHEEL, str(tmp_path / "pgdata")], cwd=ROOT, env=env,
+    made = subprocess.run([sys.executable, "-c", _OLD_WHEEL, str(tmp_path / "pgdata")], cwd=ROOT, env=child_env(),
                           capture_output=True, text=True, timeout=120, check=True)
     assert made.stdout.strip() == "0.6.2"
 

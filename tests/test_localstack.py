@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import json
+import socket
 import time
 import zipfile
 
@@ -35,6 +36,27 @@ _SHAPE = ("FifoQueue", "ContentBasedDeduplication", "DeduplicationScope", "FifoT
 def localstack_only(aws):
     if aws.kind != "localstack":
         pytest.skip("LocalStack itself (its Python 3.13 virtualenv, CloudFormation, IAM): make test-localstack")
+
+
+def test_a_port_taken_before_localstack_binds_it_is_told_and_a_free_one_picked_again(localstack_only, tmp_path,
+                                                                                     monkeypatch):
+    """LocalStack cannot take port 0 (infra/localstack/server.py): a port picked free here could be taken by
+    another process before LocalStack bound it, whose gateway then never served while that process answered
+    the health checks. A start on a taken port now fails saying so, and one on a port picked free picks another."""
+    from infra.local import sqs_server
+    from infra.localstack.server import LocalStack, PortTaken
+
+    with socket.socket() as taken:  # another server's, listening
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        with pytest.raises(PortTaken, match=f"127.0.0.1:{port} is in use"):
+            LocalStack(port, tmp_path / "given", ("sqs",)).start(timeout=120)
+        picks, free_port = iter([port]), sqs_server.free_port
+        monkeypatch.setattr(sqs_server, "free_port", lambda: next(picks, None) or free_port())
+        with LocalStack(None, tmp_path / "picked", ("sqs",)) as localstack:
+            assert localstack.port != port
+            assert httpx.get(f"{localstack.endpoint}/_localstack/health").status_code == 200
 
 
 def test_make_localstack_serves_on_its_queues_and_secret_and_ctrl_c_stops_it_all(localstack_only, tmp_path):

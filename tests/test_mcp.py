@@ -4,12 +4,10 @@ McpFunction's Lambda handler on its sample events."""
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
 import re
 import uuid
-from typing import Iterator
 
 import anyio
 import httpx
@@ -22,8 +20,8 @@ from mcp.shared.exceptions import MCPError
 
 from infra.local.lambda_context import LocalLambdaContext
 from infra.local.runtime import function_module
-from infra.local.sqs_server import free_port
 from tests.conftest import ROOT, WIRE_TIMES, served
+from tests.test_local_runtime import Server
 
 TOOLS = {"store_memory", "search_memories", "recall_context", "add_turn", "list_memories", "list_sessions",
          "session_messages", "memory_history", "delete_memory", "delete_session", "count_memories", "forget_user"}
@@ -676,42 +674,27 @@ def test_lambda_handler_serves_initialize_tools_list_and_calls_on_sample_events(
     assert function_module("mcp").handler(event, LocalLambdaContext("mcp"))["statusCode"] == 405
 
 
-@contextlib.contextmanager
-def _local_server_with_an_mcp_port() -> Iterator[tuple[str, int]]:
-    """`make dev` with MEMEX_MCP_PORT, its URL and that port: a port picked free here may be taken before
-    the server binds it, which the server stops on, saying so; it is started again on another port."""
-    from bench.service import ServiceError, local_server
-
-    for attempt in range(3):
-        mcp_port = free_port()
-        with contextlib.ExitStack() as started:
-            try:
-                url = started.enter_context(local_server({"MEMEX_MCP_PORT": str(mcp_port)}))
-            except ServiceError as exc:
-                if f"127.0.0.1:{mcp_port} (--mcp-port, MEMEX_MCP_PORT): Address already in use" in str(exc) \
-                        and attempt < 2:
-                    continue
-                raise
-            yield url, mcp_port
-            return
-
-
 def test_make_dev_serves_mcp_at_slash_mcp_and_on_the_mcp_port(tmp_path):
     async def round_trip(client):
         stored = await call(client, "store_memory", user_id="alice", content="Takes the train to work")
         found = await call(client, "search_memories", user_id="alice", query="train")
         return stored["id"], [m["id"] for m in found["results"]]
 
-    with _local_server_with_an_mcp_port() as (url, mcp_port):
+    # MEMEX_MCP_PORT=0, as MEMEX_PORT=0: a free port, said at start (one picked free here could be taken first)
+    server = Server(tmp_path, {"MEMEX_MCP_PORT": "0"})
+    try:
+        url, mcp_url = server.url, re.search(r"^memex: MCP also on (http://\S+/mcp)$", server.output(), re.M)[1]
+        assert mcp_url != f"{url}/mcp"
         # No key exists yet: the default tenant, as over REST; both ports reach the same memories.
-        stored, found = session(f"http://127.0.0.1:{mcp_port}/mcp", None, round_trip)
+        stored, found = session(mcp_url, None, round_trip)
         assert stored in found
         _, found_again = session(f"{url}/mcp", None, round_trip)
         assert stored in found_again
         # On loopback, a request naming another host is refused (DNS rebinding).
-        foreign = httpx.post(f"http://127.0.0.1:{mcp_port}/mcp", headers={"Host": "evil.example"},
-                             json=_tool_call("count_memories", user_id="alice"))
+        foreign = httpx.post(mcp_url, headers={"Host": "evil.example"}, json=_tool_call("count_memories", user_id="alice"))
         assert foreign.status_code == 421
+    finally:
+        assert server.stop() == 0, server.output()
 
 
 def test_search_memories_says_what_of_a_message_is_no_longer_current(mcp_url, tenant):

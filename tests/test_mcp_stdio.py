@@ -16,8 +16,7 @@ from mcp.client.stdio import StdioServerParameters
 from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-from infra.local.sqs_server import free_port
-from tests.conftest import ROOT, served
+from tests.conftest import ROOT, refused_port, served
 from tests.test_mcp import TOOLS, call, session
 
 
@@ -108,13 +107,13 @@ def test_a_body_over_the_limit_is_the_servers_413(mcp_url, tenant, ctx):
 
 
 def test_no_server_at_the_url_is_an_error_naming_it():
-    url = f"http://127.0.0.1:{free_port()}/mcp"
-
     async def body(client):
         return await client.list_tools()
 
-    with pytest.raises(BaseException) as caught:
-        over_stdio(url, None, body)
+    with refused_port() as nowhere:
+        url = f"http://127.0.0.1:{nowhere}/mcp"
+        with pytest.raises(BaseException) as caught:
+            over_stdio(url, None, body)
     assert caught.group_contains(MCPError, match=f"^memex mcp: no memex server answered at {url} .*`make dev`",
                                  depth=None)
 

@@ -822,3 +822,43 @@ def test_the_keys_in_order_index_replaces_the_keys_index_on_a_database_before_00
         assert [r[0] for r in conn.execute(ordered)] == ["high", "low"]
         plan = "\n".join(r[0] for r in conn.execute("EXPLAIN " + ordered))
         assert "memories_user_key_order" in plan and "Sort" not in plan
+
+
+def test_the_favourites_stored_under_the_y_word_of_an_ie_noun_are_filed_under_it_by_0049(ctx):
+    """Migration 0049 on a database written before it (0033 applied): a favourite stored as favorite_movy is
+    favorite_movie, the one said after it replacing it (linked, ended when that was said), the candidates of a
+    turn not yet decided too; a user being erased is left to their erasure (nothing is written for them); what
+    0033 re-keyed is left as it is, and the migration run again changes nothing."""
+    version = "0049_favourite_ie_nouns"
+    with _migrated_database(ctx, "memex_before_0049") as conn:
+        conn.execute("DELETE FROM schema_migrations WHERE version = %s", (version,))
+        conn.execute("INSERT INTO tenants (id) VALUES ('t')")
+        for id_, user, key, value, day in (("old", "u", "favorite_movy", "Alien", 1), ("new", "u", "favorite_movie", "Up", 2),
+                                           ("city", "u", "city", "Lisbon", 1), ("erasing", "e", "favorite_movy", "Heat", 1)):
+            conn.execute("""INSERT INTO turns (tenant_id, id, user_id, session_id, occurred_at, status)
+                            VALUES ('t', %s, %s, 's', now(), 'processed')""", (f"turn-{id_}", user))
+            conn.execute("""INSERT INTO memories (tenant_id, id, user_id, memory_type, type, key, value, content,
+                                                  valid_from, embedding, source_turn_id, dedupe_key)
+                            VALUES ('t', %s, %s, 'semantic', 'preference', %s, %s, %s, %s, %s, %s, %s)""",
+                         (id_, user, key, value, value, f"2026-03-0{day}T10:00:00Z", [0.0] * 384, f"turn-{id_}",
+                          f"candidate:turn-{id_}:{key}:{value.casefold()}"))
+        conn.execute("INSERT INTO user_erasures (tenant_id, user_id) VALUES ('t', 'e')")
+        conn.execute("""INSERT INTO turns (tenant_id, id, user_id, session_id, occurred_at, status, candidates)
+                        VALUES ('t', 'pending', 'u', 's', now(), 'processing',
+                                '[{"type": "preference", "key": "favorite_cooky", "value": "macarons"}]')""")
+        state = """SELECT id, key, active, valid_to, dedupe_key FROM memories ORDER BY id"""
+
+        assert apply_migrations(conn, 384) == [version]
+        after = conn.execute(state).fetchall()
+        assert [(id_, key, active) for id_, key, active, _, _ in after] == [
+            ("city", "city", True), ("erasing", "favorite_movy", True), ("new", "favorite_movie", True),
+            ("old", "favorite_movie", False)]
+        ends = {id_: valid_to for id_, _, _, valid_to, _ in after}
+        assert ends["old"] == conn.execute("SELECT valid_from FROM memories WHERE id = 'new'").fetchone()[0]
+        assert dict((id_, dedupe) for id_, *_, dedupe in after)["old"] == "candidate:turn-old:favorite_movie:alien"
+        assert conn.execute("SELECT memory_id, replaced_id FROM memory_links").fetchall() == [("new", "old")]
+        assert conn.execute("SELECT candidates->0->>'key' FROM turns WHERE id = 'pending'").fetchone()[0] == "favorite_cookie"
+
+        conn.execute("DELETE FROM schema_migrations WHERE version = %s", (version,))
+        assert apply_migrations(conn, 384) == [version]
+        assert conn.execute(state).fetchall() == after

@@ -115,3 +115,20 @@ def test_a_reranked_answer_holds_no_filler_and_no_one_of_another_kind(ctx, doubl
     found = [r["content"] for r in tenant.search("What is my name?", reference_time=WHEN)]
     assert "My name is Maya." in found and double.rerank_requests, found
     assert not any("Rex" in content or content == "Got it!" for content in found), found
+
+
+def test_a_reranked_search_reads_the_question_s_signals_alone(ctx, double, rerank_http, monkeypatch):
+    """The floor's signals keep the memories a search without a reranker answers with; a reranked one
+    keeps what the reranker scores, and its filler filter reads only whether a query's words found a
+    memory: the extra queries' signals (here the offline expansion's "Stripe") are not read."""
+    from memex.retrieval import floor
+
+    tenant = Tenant(ctx, rerank_http)
+    assert tenant.turn(*FACTS, "Got it!", timestamp="2026-01-01T00:00:00Z").status_code == 201
+    double.rerank_scores = {content: 0.9 for content in _contents(tenant)}
+    read = []
+    signals = floor.signals
+    monkeypatch.setattr(floor, "signals", lambda keyword, vector: read.append(keyword) or signals(keyword, vector))
+    found = [r["content"] for r in tenant.search("Where do I work and what do I do?", reference_time=WHEN)]
+    assert found[0] == "The user's employer is Stripe." and "Got it!" not in found, found
+    assert len(read) == 1, [keyword.words if keyword else None for keyword in read]

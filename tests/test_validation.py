@@ -12,6 +12,7 @@ import threading
 import typing
 from datetime import datetime, timedelta, timezone
 
+import pydantic
 import pytest
 from annotated_types import Ge, Gt, Le, Lt
 
@@ -238,6 +239,29 @@ def test_metadata_is_bounded_in_depth_and_size(tenant):
     refused(tenant.post("/v1/memories", {"user_id": tenant.user, "content": "a", "metadata": huge}), "body.metadata")
 
 
+LABELS = [
+    ("/v1/turns", ("messages",), lambda value: [{"role": "user", "content": "a", "name": value}],
+     "body.messages.0.name"),
+    ("/v1/turns", ("idempotency_key",), lambda value: value, "body.idempotency_key"),
+    ("/v1/turns", ("user_name",), lambda value: value, "body.user_name"),
+    ("/v1/search", ("filters", "subject"), lambda value: value, "body.filters.subject"),
+]
+
+
+@pytest.mark.parametrize("route,field,sent,named", LABELS)
+def test_a_name_or_key_too_long_is_told_its_length_in_characters(tenant, route, field, sent, named):
+    # pydantic counted a bound set on an Optional field of checked text as "items" ("Value should
+    # have at most 256 items after validation, not 300"), where an id's said characters.
+    message = refused(tenant.post(route, with_field(bodies(tenant)[route], field, sent("n" * 300))), named)
+    assert message == f"{named}: String should have at most 256 characters"
+
+
+@pytest.mark.parametrize("route,field,sent,named", [label for label in LABELS if label[2]("") == ""])
+def test_an_empty_key_or_name_is_told_its_length_in_characters(tenant, route, field, sent, named):
+    message = refused(tenant.post(route, with_field(bodies(tenant)[route], field, "")), named)
+    assert message == f"{named}: String should have at least 1 character"
+
+
 # --- numbers and times ------------------------------------------------------------------------
 
 @pytest.mark.parametrize("half_life", [1e-300, 5e-324, 0.001, 1e9])
@@ -260,6 +284,33 @@ def test_every_number_in_a_request_has_bounds():
             if kinds & {int, float}:
                 bounds = {type(m) for m in field.metadata}
                 assert bounds & {Ge, Gt} and bounds & {Le, Lt}, f"{model.__name__}.{name} is unbounded"
+
+
+
+NUMBERS = [("/v1/search", "top_k"), ("/v1/search", "alpha"), ("/v1/search", "half_life_days"),
+           ("/v1/recall", "max_tokens"), ("/v1/memories", "importance"), ("/v1/memories/search", "top_k"),
+           ("/v1/memories/search", "alpha"), ("/recall", "max_tokens"), ("/search", "top_k")]
+
+
+@pytest.mark.parametrize("route,field", NUMBERS)
+@pytest.mark.parametrize("flag", [True, False])
+def test_a_boolean_sent_for_a_number_is_refused_and_named(tenant, route, field, flag):
+    # pydantic took true for 1 and false for 0: "top_k": true asked for one result.
+    body = {"user_id": tenant.user, **({"content": "hello"} if route == "/v1/memories" else {"query": "hello"})}
+    message = refused(tenant.post(route, {**body, field: flag}), f"body.{field}")
+    assert message == f"body.{field}: must be a number, not {json.dumps(flag)}"
+
+
+def test_every_number_of_a_request_refuses_a_boolean():
+    for model in (models.MessageIn, models.TurnIn, models.MemoryIn, models.MemoryPostIn, models.SearchFilters,
+                  models.SearchIn, models.MemexSeedSearchIn, models.RecallIn, models.SeedRecallIn):
+        for name, field in model.model_fields.items():
+            kinds = set(typing.get_args(field.annotation)) or {field.annotation}
+            if kinds & {int, float}:
+                with pytest.raises(pydantic.ValidationError) as refusal:
+                    model.__pydantic_validator__.validate_assignment(model.model_construct(), name, True)
+                assert [(p["loc"], p["msg"]) for p in refusal.value.errors()] == [
+                    ((name,), "Value error, must be a number, not true")], f"{model.__name__}.{name}"
 
 
 FUTURE = (datetime.now(timezone.utc) + timedelta(days=3)).isoformat()
@@ -554,3 +605,16 @@ def test_a_body_that_is_not_json_is_told_so_and_where(tenant, route):
     response = raw_post(tenant, route, '{"user_id": }')
     assert response.status_code == 422, response.text
     assert response.json()["error"]["message"] == "body: not valid JSON (Expecting value at character 12)"
+
+
+@pytest.mark.parametrize("route", ["/v1/memories", "/turns"])
+def test_a_body_nested_too_deeply_to_parse_is_told_so_as_other_json_it_cannot_read(tenant, route):
+    # 5,000 levels: Python's parser gives up (RecursionError), and FastAPI answered 400 bad_request
+    # "There was an error parsing the body", where other JSON it cannot read gets a 422 naming the body.
+    response = raw_post(tenant, route, '{"a":' * 5000 + "1" + "}" * 5000)
+    assert response.status_code == 422, response.text
+    message = (f"body: not valid JSON here (nested too deeply to parse; metadata may nest at most "
+               f"{models.METADATA_MAX_DEPTH} levels)")
+    assert response.json()["error"] == {"code": "validation_error", "message": message}
+    if route == "/turns":
+        assert response.json()["detail"] == [{"loc": ["body"], "msg": message, "type": "json_invalid"}]

@@ -322,7 +322,7 @@ def quick_retries(monkeypatch):
 def test_the_fill_asks_a_down_embedder_once_and_one_refusing_a_row_row_by_row(ctx, http, quick_retries, failure):
     """The embedder down (500: the real client's every attempt failing), the fill's batch failed, then its first
     row was asked alone, waiting out the attempts again: the embedder's failure was taken for the row's. Now
-    a failure that is the embedder's (embeddings.unavailable), a probe failing too, is its last call of the run,
+    a failure that is the embedder's (embeddings.on_its_side), a probe failing too, is its last call of the run,
     the first row set back without one; one that may be the row's (400, a text refused) is still tried one row a call, so that
     a memory the embedder refuses holds up no other."""
     from bench.openai_double import EMBEDDINGS, OpenAIDouble

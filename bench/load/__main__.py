@@ -3,8 +3,7 @@ embedder and Postgres, in one run.
 
     .venv/bin/python -m bench.load --data ../shared/bench/locomo-dev.json [--users 50]
         [--spawn-rate 10] [--duration 60] [--curve 5,10,20,50,80] [--curve-duration 20]
-        [--warm-up 5] [--levers coalesce-off,processes-2] [--plot docs/perf/load.png]
-        [--out load.json]
+        [--warm-up 5] [--levers coalesce-off,processes-2] [--plot load.png] [--out load.json]
 
 One embedded Postgres under a fresh temporary home serves both pipelines. memex
 (`python -m infra.local`, default settings) ingests the conversations through `POST /v1/turns`
@@ -18,7 +17,7 @@ the saturation curve, the two pipelines' runs taken in turns; after each run the
 until memex's workers have processed every turn written. Each `--levers` variant is memex on the
 same database with that setting changed, its recall@10 measured as memex's, under the main
 scenario, followed by a run of the default settings to compare it with. Without --data, small synthetic conversations (smoke test).
-The LoCoMo file is read where it is, never copied.
+The LoCoMo file is read where it is, never copied. With --plot, draws the saturation curve.
 """
 
 from __future__ import annotations
@@ -190,32 +189,43 @@ def _warm_up(pipeline: Pipeline, seconds: float) -> None:
         run(pipeline, Scenario(users=WARM_UP_USERS, spawn_rate=WARM_UP_USERS, duration=seconds), seed=0)
 
 
-def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
+def _curve(text: str) -> list[int]:
+    return [int(users) for users in text.split(",") if users.strip()]
+
+
+def _levers(text: str) -> list[str]:
+    levers = [lever.strip() for lever in text.split(",") if lever.strip()]
+    unknown = sorted(set(levers) - set(LEVERS))
+    if unknown:
+        raise argparse.ArgumentTypeError(f"unknown {unknown}, choose among {', '.join(LEVERS)}")
+    return levers
+
+
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m bench.load", description=__doc__.split("\n")[0])
     parser.add_argument("--data", type=Path, help="a LoCoMo-format JSON file (default: small synthetic conversations)")
     parser.add_argument("--limit-conversations", type=int, help="only the first N conversations")
     parser.add_argument("--users", type=int, default=50)
     parser.add_argument("--spawn-rate", type=float, default=10.0)
     parser.add_argument("--duration", type=float, default=60.0, help="seconds of the main scenario")
-    parser.add_argument("--curve", default="5,10,20,50,80", help="users at each point of the saturation curve")
+    parser.add_argument("--curve", type=_curve, default="5,10,20,50,80", help="users at each point of the saturation curve")
     parser.add_argument("--curve-duration", type=float, default=20.0, help="seconds per point of the curve")
     parser.add_argument("--warm-up", type=float, default=5.0, help="unmeasured seconds of load before each pipeline's runs")
-    parser.add_argument("--levers", default="", help=f"comma-separated memex variants, of {', '.join(LEVERS)}")
-    parser.add_argument("--plot", type=Path, default=Path("docs/perf/load.png"))
+    parser.add_argument("--levers", type=_levers, default="", help=f"comma-separated memex variants, of {', '.join(LEVERS)}")
+    parser.add_argument("--plot", type=Path,
+                        help="draw the plot here (none by default: the README's is docs/perf/load.png)")
     parser.add_argument("--out", type=Path, help="also write the figures as JSON here")
-    args = parser.parse_args(argv)
-    curve = [int(u) for u in args.curve.split(",") if u.strip()]
-    levers = [lever.strip() for lever in args.levers.split(",") if lever.strip()]
-    unknown = sorted(set(levers) - set(LEVERS))
-    if unknown:
-        parser.error(f"--levers: unknown {unknown}, choose among {', '.join(LEVERS)}")
+    return parser.parse_args(argv)
+
+
+def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
+    args = parse_args(argv)
     scenario = Scenario(users=args.users, spawn_rate=args.spawn_rate, duration=args.duration)
     samples = conversations(args.data, args.limit_conversations)
     replay = Replay(samples, TAG)
     started = time.perf_counter()
 
     from infra.local import embedded_postgres
-    from infra.local.sqs_server import free_port
     from memex.config import load_settings
 
     results: dict[str, Any] = {"data": str(args.data) if args.data else "synthetic", "conversations": len(samples),
@@ -231,8 +241,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
                 results["memex_recall"] = memex_recall(memex_url, samples)
                 results["s2_rows"] = s2.load_memories(postgres.url, TENANT, replay.users, load_settings().embedding_dim)
 
-                port = free_port()
-                with serve(["-m", "bench.load.s2", "--port", str(port)], port, Path(home), database,
+                with serve(["-m", "bench.load.s2", "--port", "0"], 0, Path(home), database,
                            defaults_only=True) as s2_url:
                     dia_ids = dia_ids_of_memories(postgres.url, replay.users)
                     results["s2_recall"] = s2_recall(s2_url, samples, dia_ids)
@@ -246,7 +255,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
                     settle(postgres.url)
                     for pipeline in (memex, other):
                         results[pipeline.name] = {"main": measured(pipeline, scenario, postgres), "curve": []}
-                    for users in curve:
+                    for users in args.curve:
                         point = Scenario(users=users, spawn_rate=max(scenario.spawn_rate, users / 2),
                                          duration=args.curve_duration, think=scenario.think,
                                          write_share=scenario.write_share)
@@ -255,7 +264,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
 
                 # Each lever beside a run of the default settings just after it.
                 results["levers"] = {}
-                for lever in levers:
+                for lever in args.levers:
                     with local_server({**database, **LEVERS[lever]}, defaults_only=True) as url:
                         variant = replay.memex(url, f"memex {lever}")
                         # a lever may change what a search finds, not only how fast
@@ -268,12 +277,14 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
             postgres.release()
 
     results["total_s"] = round(time.perf_counter() - started, 1)
-    report.plot(results, args.plot)
+    if args.plot:
+        report.plot(results, args.plot)
     if args.out:
         args.out.write_text(json.dumps(results, indent=2) + "\n")
     print()
     print(report.render(results))
-    print(f"\nplot: {args.plot}")
+    if args.plot:
+        print(f"\nplot: {args.plot}")
     return results
 
 

@@ -1,6 +1,6 @@
 """The S2-style pipeline, served for the load benchmark only (not part of memex's API).
 
-    DATABASE_URL=... python -m bench.load.s2 --port 8090
+    DATABASE_URL=... python -m bench.load.s2 --port 8090   (--port 0: a free port, said at start)
 
 What the memex seed ("S2", ../shared/SEEDS-API.md part B) does for a search: embed the query,
 take the user's top_k x 3 memories by cosine distance, re-score them in Python with
@@ -161,20 +161,25 @@ def create_app():
 
 def main() -> None:
     import uvicorn
+    from uvicorn.supervisors import Multiprocess
 
+    from infra.local.__main__ import address, listening_socket
     from memex.config import load_settings
 
     parser = argparse.ArgumentParser(prog="python -m bench.load.s2", description=__doc__.split("\n")[0])
     parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--port", type=int, required=True)
+    parser.add_argument("--port", type=int, required=True, help="0: a free port, said at start as memex's is")
     args = parser.parse_args()
+    sock = listening_socket(args.host, args.port, "--port")
+    # In memex's words, so that the benchmark reads where it serves as it reads memex's (bench.service.said_url).
+    print(f"memex: serving on {address(sock)} (the S2 pipeline)", flush=True)
     # As many server processes as memex's local runtime runs with the same settings.
     processes = load_settings().local_http_processes
     if processes > 1:
-        uvicorn.run("bench.load.s2:create_app", factory=True, workers=processes, host=args.host, port=args.port,
-                    log_level="warning")
+        Multiprocess(uvicorn.Config("bench.load.s2:create_app", factory=True, workers=processes, log_level="warning"),
+                     sockets=[sock]).run()
     else:
-        uvicorn.run(create_app(), host=args.host, port=args.port, log_level="warning")
+        uvicorn.Server(uvicorn.Config(create_app(), log_level="warning")).run(sockets=[sock])
 
 
 if __name__ == "__main__":

@@ -153,14 +153,18 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--out", type=Path, help="the report and every probe's outcome, as JSON")
     parser.add_argument("--failures", action="store_true", help="list the probes that failed")
     args = parser.parse_args(argv)
+    from bench.service import local_server, settings_env
+
+    try:
+        env = settings_env(args.env)
+    except ValueError as exc:
+        parser.error(f"--env {exc}")
     conversations = load(split=args.split, ids=filter(None, args.conversations.split(",")))
     if not conversations:
         parser.error("no conversation matches")
     headers = {"Authorization": f"Bearer {args.api_key}"} if args.api_key else {}
 
     import httpx
-
-    from bench.service import local_server
 
     def measure(url: str) -> list[Outcome]:
         with httpx.Client(base_url=url, timeout=120) as client:
@@ -169,7 +173,6 @@ def main(argv: list[str] | None = None) -> None:
     if args.url:
         outcomes = measure(args.url)
     else:
-        env = dict(item.split("=", 1) for item in args.env)
         with local_server(env, defaults_only=True) as url:
             outcomes = measure(url)
     table = report(outcomes)

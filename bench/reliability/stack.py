@@ -22,10 +22,10 @@ from urllib.parse import parse_qs, urlparse
 
 import psycopg
 
-from bench.service import ROOT, ServiceError, child_env, memex_cli, wait_healthy
+from bench.service import ROOT, ServiceError, child_env, memex_cli, said_url, wait_healthy
 from infra.local import embedded_postgres
 from infra.local.runtime import QUEUES
-from infra.local.sqs_server import QueueSpec, ensure_queues, free_port, start_moto
+from infra.local.sqs_server import QueueSpec, ensure_queues, start_moto
 
 AWS_ENV = {"AWS_ACCESS_KEY_ID": "memex-local", "AWS_SECRET_ACCESS_KEY": "memex-local",
            "AWS_DEFAULT_REGION": "us-east-1"}
@@ -54,17 +54,18 @@ class Stack:
         """Start `python -m infra.local` on our Postgres and SQS; `extra_env` is kept for restarts."""
         if extra_env is not None:
             self._runtime_env = dict(extra_env)
-        port = free_port()
         env = child_env({**AWS_ENV, "DATABASE_URL": self.dsn, "SQS_ENDPOINT_URL": self.sqs_endpoint,
                          "MEMEX_REQUIRE_API_KEY": "true", **self._runtime_env}, defaults_only=True)
-        log = open(self.runtime_log, "a")
+        log = open(self.runtime_log, "ab")
+        # Where this start says it serves, not an earlier start's line in the same log.
+        said_from = log.tell()
         # A session of its own, so that a SIGKILL reaches the runtime and nothing else.
         self._process = subprocess.Popen(
-            [sys.executable, "-m", "infra.local", "--home", str(self.home / "runtime"), "--port", str(port)],
+            [sys.executable, "-m", "infra.local", "--home", str(self.home / "runtime"), "--port", "0"],
             cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
         log.close()
-        self.url = f"http://127.0.0.1:{port}"
         try:
+            self.url = said_url(self.runtime_log, self._process, timeout, said_from)
             wait_healthy(self.url, self._process, timeout)
         except ServiceError as exc:
             raise ServiceError(f"{exc}\n--- runtime log (tail) ---\n{self.runtime_log.read_text()[-3000:]}") from exc
@@ -112,7 +113,7 @@ class Stack:
         for name, value in AWS_ENV.items():
             os.environ.setdefault(name, value)
         self._moto, self.sqs_endpoint = start_moto(self._sqs_port)
-        self._sqs_port = self._moto.get_host_and_port()[1]
+        self._sqs_port = self._moto.port
         ensure_queues(self.sqs(), [QueueSpec(name, fifo, VISIBILITY_TIMEOUT) for name, (_, _, fifo) in QUEUES.items()],
                       max_receive_count=5)
 

@@ -15,7 +15,7 @@ small user in the full database against the same user alone in a second database
 server; the vector channel's exact ranking against its HNSW walk and its binary-quantised
 pre-selection per scope size; with --user-indexes, the per-user HNSW indexes (built, searched
 with and without, their cost to each insert, dropped). Prints Markdown
-tables and writes the plot. Progress goes to stderr.
+tables and, with --plot, draws the plot. Progress goes to stderr.
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ def _sizes(text: str) -> list[int]:
     return sorted({int(part) for part in text.split(",") if part.strip()})
 
 
-def main(argv: list[str] | None = None) -> None:
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--total", type=int, default=1_000_000, help="memories in the database")
     parser.add_argument("--sizes", type=_sizes, default=[1_000, 10_000, 100_000], help="measured user sizes")
@@ -69,14 +69,19 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--questions", type=int, default=20, help="timed questions per user")
     parser.add_argument("--warmup", type=int, default=3, help="untimed questions per user first")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--plot", type=Path, default=ROOT / "docs" / "perf" / "scale.png")
+    parser.add_argument("--plot", type=Path,
+                        help="draw the plot here (none by default: the README's is docs/perf/scale.png)")
     parser.add_argument("--out", type=Path, help="also write the raw figures as JSON")
     parser.add_argument("--cache-dir", type=Path, default=corpus.CACHE_DIR,
                         help="where the pool's vectors are kept between runs")
     parser.add_argument("--data-dir", type=Path,
                         help="keep the database here instead of a temporary dir; a later run with the same "
                              "data options reuses it, applying only the migrations it lacks")
-    args = parser.parse_args(argv)
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parse_args(argv)
     # A plain `kill` must still stop the embedded Postgres and remove a temporary data dir.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
 
@@ -91,8 +96,9 @@ def main(argv: list[str] | None = None) -> None:
     with database.running(str(args.data_dir.resolve()) if args.data_dir else None, "memex-scale-") as (server, home):
         run = measure_all(args, users, server, home, progress)
     print(report.tables(run))
-    report.plot(run, args.plot)
-    print(f"\nPlot: {args.plot}")
+    if args.plot:
+        report.plot(run, args.plot)
+        print(f"\nPlot: {args.plot}")
     if args.out:
         args.out.write_text(json.dumps(run, default=str, indent=1))
     progress("done")

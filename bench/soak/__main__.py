@@ -36,6 +36,7 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any, Sequence
+from urllib.parse import urlparse
 
 import httpx
 
@@ -183,8 +184,6 @@ def _sqs_endpoint(log_path: Path) -> str | None:
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
-    from infra.local.sqs_server import free_port
-
     env: dict[str, str] = {}
     with ExitStack() as stack:
         if args.llm_delay is not None:
@@ -196,12 +195,13 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         if args.llm_db_connections is not None:
             env["MEMEX_LLM_DB_CONNECTIONS"] = str(args.llm_db_connections)
         home = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="memex-soak-")))
-        port = free_port()
-        command = ["-m", "infra.local", "--home", str(home / "memex"), "--port", str(port)]
+        def command(port: int) -> list[str]:
+            return ["-m", "infra.local", "--home", str(home / "memex"), "--port", str(port)]
+
         logs = [home / "first"]
         logs[0].mkdir()
         server = ExitStack()
-        url = server.enter_context(serve(command, port, logs[0], env, defaults_only=True))
+        url = server.enter_context(serve(command(0), 0, logs[0], env, defaults_only=True))
         soak = Soak(url, args.users, args.duration, args.sample, args.seed)
         log_paths = [logs[0] / "server.log"]
         threads = [threading.Thread(target=soak.user, args=(user, args.seed * 1000 + i), daemon=True)
@@ -216,7 +216,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             stopped = time.monotonic()
             logs.append(home / "second")
             logs[1].mkdir()
-            server.enter_context(serve(command, port, logs[1], env, defaults_only=True))
+            # On the port the first one chose: the users' clients go on with the same URL.
+            port = urlparse(url).port
+            server.enter_context(serve(command(port), port, logs[1], env, defaults_only=True))
             log_paths.append(logs[1] / "server.log")
             restarted = {"at_s": round(stopped - soak.started), "down_s": round(time.monotonic() - stopped, 1)}
         for thread in threads:

@@ -181,8 +181,6 @@ def backfill(life: Life, start: datetime, home: Path) -> tuple[int, float]:
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
-    from infra.local.sqs_server import free_port
-
     low, high = (int(n) for n in args.turns_per_day.split(","))
     life = generate(args.seed, args.days, (low, high))
     today = datetime.now(timezone.utc).replace(hour=0, minute=0, second=0, microsecond=0)
@@ -193,9 +191,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     with ExitStack() as stack:
         home = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="memex-year-")))
         imported = backfill(life, start, home / "memex") if args.via == "backfill" else None
-        port = free_port()
-        url = stack.enter_context(serve(["-m", "infra.local", "--home", str(home / "memex"), "--port", str(port)],
-                                        port, home, defaults_only=True))
+        url = stack.enter_context(serve(["-m", "infra.local", "--home", str(home / "memex"), "--port", "0"],
+                                        0, home, defaults_only=True))
         trial = Trial(url, life, start, args.repeats)
         done = 0
         if imported:

@@ -36,10 +36,11 @@ def delete_session(session_id: Id, user_id: Id, tenant_id: str = Depends(tenant)
 def delete_session_seed(session_id: Id, user_id: Optional[Id] = None, tenant_id: str = Depends(tenant),
                         ctx: Context = Depends(context)) -> dict:
     """The memory-service seed's session erasure: its session ids named no user, so without
-    `user_id` the session is erased for every user of the tenant who has one by that id."""
+    `user_id` the session is erased for the one user of the tenant who has one by that id, and
+    refused (409 `ambiguous_session`) when several have."""
     if user_id is not None:
         return {"deleted": memories.erase_session(ctx, tenant_id, session_id, user_id)}
-    return {"deleted": memories.erase_session_of_every_user(ctx, tenant_id, session_id)}
+    return {"deleted": memories.erase_session_of_its_user(ctx, tenant_id, session_id)}
 
 
 ERASING = {202: {"model": UserErasing, "description": "Erasure begun, not finished: DELETE the user again (or "

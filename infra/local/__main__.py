@@ -37,8 +37,9 @@ def parse_args(description: str = "Run memex locally: API, workers, queues, Post
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--host", default=os.environ.get("MEMEX_HOST", "127.0.0.1"))
     parser.add_argument("--port", type=int, default=int(os.environ.get("MEMEX_PORT", "8080")))
-    parser.add_argument("--mcp-port", type=int, default=int(os.environ.get("MEMEX_MCP_PORT") or 0),
-                        help="also serve MCP alone on this port (the memex seed's 8001)")
+    mcp_port = os.environ.get("MEMEX_MCP_PORT")
+    parser.add_argument("--mcp-port", type=int, default=int(mcp_port) if mcp_port else None,
+                        help="also serve MCP alone on this port (the memex seed's 8001; 0: a free one, said at start)")
     parser.add_argument("--home", type=Path, default=Path(os.environ.get("MEMEX_HOME", ".memex")))
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
@@ -59,11 +60,12 @@ def main() -> None:
     signal.signal(signal.SIGTERM, lambda signum, _: sys.exit(128 + signum))
     args = parse_args()
     share_metrics_between_processes(args.home.resolve())
+    ports = listen(args)
     try:
         runtime = LocalRuntime(args.home.resolve()).start()
     except ConfigurationError as exc:
         raise SystemExit(f"memex: {exc}") from None
-    serve(runtime, args)
+    serve(runtime, args, ports)
 
 
 def _extraction(settings: Settings) -> str:
@@ -86,8 +88,18 @@ def embedder_note(ctx: Context) -> str | None:
     return None
 
 
-def serve(runtime: LocalRuntime, args: argparse.Namespace) -> None:
-    """Serve the API (and MCP) with the runtime's workers running until Ctrl-C, then stop it."""
+def listen(args: argparse.Namespace) -> tuple[socket.socket, socket.socket | None]:
+    """The API's port and, if asked, MCP's alone, bound before the runtime starts: a port in use stops the run
+    before the start re-sends an unfinished turn (each re-send counts towards giving the turn up) or a worker
+    takes a message off a queue."""
+    api = listening_socket(args.host, args.port, "--port, MEMEX_PORT")
+    # The memex seed's layout: MCP alone on a port of its own, beside the API.
+    alone = listening_socket(args.host, args.mcp_port, "--mcp-port, MEMEX_MCP_PORT") if args.mcp_port is not None else None
+    return api, alone
+
+
+def serve(runtime: LocalRuntime, args: argparse.Namespace, ports: tuple[socket.socket, socket.socket | None]) -> None:
+    """Serve the API (and MCP) on `ports` (listen) with the runtime's workers running until Ctrl-C, then stop it."""
     from memex.keys import open_mode
     from memex_edge.context import get_context
 
@@ -99,14 +111,12 @@ def serve(runtime: LocalRuntime, args: argparse.Namespace) -> None:
     if open_mode(get_context()):
         print("memex: no API key exists: requests without a key go to the default tenant "
               "(create one with `memex keys create --tenant NAME` to require keys)", flush=True)
-    runtime.run_workers()
     processes = get_context().settings.local_http_processes
+    api, alone = ports
     try:
-        api = listening_socket(args.host, args.port, "--port, MEMEX_PORT")
+        runtime.run_workers()
         print(f"memex: serving on {address(api)} (MCP at /mcp)", flush=True)
-        if args.mcp_port:
-            # The memex seed's layout: MCP alone on a port of its own, beside the API.
-            alone = listening_socket(args.host, args.mcp_port, "--mcp-port, MEMEX_MCP_PORT")
+        if alone is not None:
             mcp = uvicorn.Server(uvicorn.Config(mcp_app(args.host), log_level="warning", lifespan="on"))
             threading.Thread(target=mcp.run, kwargs={"sockets": [alone]}, name="mcp-server", daemon=True).start()
             print(f"memex: MCP also on {address(alone)}/mcp", flush=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import socket
+import threading
 from dataclasses import dataclass
 
 from infra import template
@@ -27,14 +28,45 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def start_moto(port: int = 0):
-    """Start moto's SQS server on 127.0.0.1 (port 0: a free port, bound by the server itself, so that
-    no other process can take it between its choice and its use); return (server, endpoint_url)."""
-    from moto.server import ThreadedMotoServer
+class MotoServer:
+    """moto's SQS in server mode on a listening socket, served by a thread of its own."""
 
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
-    server.start()
-    return server, f"http://127.0.0.1:{server.get_host_and_port()[1]}"
+    def __init__(self, sock: socket.socket):
+        from moto.moto_server.werkzeug_app import DomainDispatcherApplication, MotoRequestHandler, create_backend_app
+        from werkzeug.serving import make_server
+
+        host, port = sock.getsockname()[:2]
+        self._server = make_server(host, port, DomainDispatcherApplication(create_backend_app), threaded=True,
+                                   request_handler=MotoRequestHandler, fd=sock.fileno())
+        self._thread = threading.Thread(target=self._server.serve_forever, name="moto-sqs", daemon=True)
+        self._thread.start()
+
+    @property
+    def port(self) -> int:
+        return self._server.port
+
+    def stop(self) -> None:
+        self._server.shutdown()
+        self._thread.join()
+        self._server.server_close()
+
+
+def start_moto(port: int = 0) -> tuple[MotoServer, str]:
+    """Start moto's SQS server on 127.0.0.1 (port 0: a free port, bound here and not let go, so that
+    no other process can take it between its choice and its use); return (server, endpoint_url).
+    A port in use raises OSError naming it: bound in moto's own thread, it stopped that thread and
+    left moto's ThreadedMotoServer.start waiting forever for a server that would never be ready."""
+    with socket.socket() as sock:
+        # As werkzeug binds: restarted on its port (bench/reliability), the old connections in
+        # TIME_WAIT do not keep it from the port.
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind(("127.0.0.1", port))
+        except OSError as exc:
+            raise OSError(exc.errno, f"cannot serve SQS on 127.0.0.1:{port}: {exc.strerror}") from None
+        sock.listen(128)  # werkzeug's backlog
+        server = MotoServer(sock)  # serves a duplicate of the socket
+    return server, f"http://127.0.0.1:{server.port}"
 
 
 def ensure_queues(client, specs: list[QueueSpec], max_receive_count: int,

@@ -13,7 +13,7 @@ import os
 
 import boto3
 
-from infra.local.__main__ import parse_args, serve, share_metrics_between_processes
+from infra.local.__main__ import listen, parse_args, serve, share_metrics_between_processes
 from infra.local.runtime import QUEUES, LocalRuntime
 from infra.localstack import bootstrap
 from infra.localstack.server import LocalStack, LocalStackError
@@ -27,6 +27,7 @@ def main() -> None:
     for name in ("AWS_PROFILE", "DATABASE_URL", "SQS_ENDPOINT_URL", "EXTRACTION_QUEUE_URL",
                  "SUPERSESSION_QUEUE_URL", "BACKFILL_QUEUE_URL"):
         os.environ.pop(name, None)
+    ports = listen(args)
     localstack = LocalStack(port, home / "localstack")
     print(f"memex: starting LocalStack on {localstack.endpoint} (log: {localstack.log_path})", flush=True)
     try:
@@ -43,7 +44,7 @@ def main() -> None:
         except BaseException:
             runtime.stop()
             raise
-        serve(runtime, args)
+        serve(runtime, args, ports)
     finally:
         localstack.stop()
         print("memex: LocalStack stopped", flush=True)

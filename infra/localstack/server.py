@@ -20,10 +20,21 @@ ROOT = Path(__file__).resolve().parents[2]
 VENV = ROOT / ".venv-localstack"
 # What memex uses: queues, the backfill bucket, the database and API-key secrets.
 RUNTIME_SERVICES = ("sqs", "s3", "secretsmanager")
+# What its gateway logs when its port is taken: it runs on, never serving (its own runtime gives up
+# waiting for the gateway after 15 s, and the process stays).
+PORT_TAKEN = b"CannotListenError"
+# What it prints once its gateway answers on its port (after the bind that may log PORT_TAKEN).
+READY = b"Ready."
+# Starts on a free port picked here, each taken by another process before LocalStack bound it.
+FREE_PORT_ATTEMPTS = 3
 
 
 class LocalStackError(RuntimeError):
     """LocalStack could not be started; the message says why and where its log is."""
+
+
+class PortTaken(LocalStackError):
+    """Another process holds the port LocalStack was given."""
 
 
 def python(venv: Path = VENV) -> Path:
@@ -35,10 +46,16 @@ def python(venv: Path = VENV) -> Path:
 
 
 class LocalStack:
-    def __init__(self, port: int, data_dir: Path, services: tuple[str, ...] = RUNTIME_SERVICES,
+    """LocalStack on `port`, or with None on a free one picked at start. It cannot take port 0 and say which
+    it bound, as memex's servers do: its runtime waits for its gateway on the port it was given (port 0:
+    "gave up waiting for gateway server to start on 127.0.0.1:0"), and its queue URLs carry that port
+    (LOCALSTACK_HOST). So a port is picked free here, and one another process took before LocalStack bound
+    it is replaced by another (FREE_PORT_ATTEMPTS)."""
+
+    def __init__(self, port: int | None, data_dir: Path, services: tuple[str, ...] = RUNTIME_SERVICES,
                  venv: Path = VENV, extra_env: dict[str, str] | None = None):
-        self.port = port
-        self.endpoint = f"http://127.0.0.1:{port}"
+        self._free_port = port is None
+        self._on(port)
         self.services = services
         self.data_dir = data_dir.resolve()
         self.log_path = self.data_dir / "localstack.log"
@@ -46,7 +63,24 @@ class LocalStack:
         self._extra_env = extra_env or {}
         self._process: subprocess.Popen | None = None
 
+    def _on(self, port: int | None) -> None:
+        self.port = port
+        self.endpoint = f"http://127.0.0.1:{port}"
+
     def start(self, timeout: float = 180.0) -> "LocalStack":
+        for attempt in range(1, FREE_PORT_ATTEMPTS + 1):
+            if self._free_port:
+                from infra.local.sqs_server import free_port
+
+                self._on(free_port())
+            try:
+                return self._start(timeout)
+            except PortTaken:
+                if not self._free_port or attempt == FREE_PORT_ATTEMPTS:
+                    raise
+        raise AssertionError("unreachable")
+
+    def _start(self, timeout: float) -> "LocalStack":
         self.data_dir.mkdir(parents=True, exist_ok=True)
         env = {
             **{k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "LOCALSTACK_", "PYTHON"))},
@@ -68,6 +102,7 @@ class LocalStack:
             **self._extra_env,
         }
         self._log = open(self.log_path, "ab")
+        self._log_from = self._log.tell()  # this start's output, not an earlier one's
         self._process = subprocess.Popen(
             [str(python(self._venv)), "-m", "localstack.runtime.main"], env=env, cwd=self.data_dir,
             stdout=self._log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
@@ -82,10 +117,32 @@ class LocalStack:
         return self
 
     def _wait_ready(self, timeout: float) -> None:
+        def alive() -> bool:
+            if PORT_TAKEN in self._output():
+                raise PortTaken(f"127.0.0.1:{self.port} is in use by another process; see {self.log_path}")
+            return self._process.poll() is None
+
+        deadline = time.monotonic() + timeout
         try:
-            wait_ready(self.endpoint, self.services, timeout, alive=lambda: self._process.poll() is None)
+            # Its own "Ready." before any answer on the port is taken for its: the process holding the port
+            # would answer the health checks while LocalStack is still starting.
+            while READY not in self._output():
+                if not alive():
+                    raise LocalStackError("LocalStack exited")
+                if time.monotonic() > deadline:
+                    raise LocalStackError(f"LocalStack did not start within {timeout:.0f} s")
+                time.sleep(0.25)
+            alive()
+            wait_ready(self.endpoint, self.services, max(deadline - time.monotonic(), 1.0), alive=alive)
+        except PortTaken:
+            raise
         except LocalStackError as exc:
             raise LocalStackError(f"{exc}; see {self.log_path}") from None
+
+    def _output(self) -> bytes:
+        with open(self.log_path, "rb") as log:
+            log.seek(self._log_from)
+            return log.read()
 
     def stop(self, grace: float = 5.0) -> None:
         """SIGTERM, then SIGKILL after `grace` seconds: its orderly shutdown takes 10 s or more here

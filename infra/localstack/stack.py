@@ -172,12 +172,11 @@ def main() -> None:
 
     import boto3
 
-    from infra.local.sqs_server import free_port
     from infra.localstack.bootstrap import database_secret, put_secret
     from infra.localstack.server import LocalStack
 
     os.environ.update(AWS_ACCESS_KEY_ID="test", AWS_SECRET_ACCESS_KEY="test", AWS_DEFAULT_REGION="us-east-1")
-    with tempfile.TemporaryDirectory() as data, LocalStack(free_port(), Path(data), STACK_SERVICES) as localstack:
+    with tempfile.TemporaryDirectory() as data, LocalStack(None, Path(data), STACK_SERVICES) as localstack:
         os.environ["AWS_ENDPOINT_URL"] = localstack.endpoint
         session = boto3.Session()
         secret = put_secret(session.client("secretsmanager"), "memex/db",

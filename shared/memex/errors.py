@@ -48,6 +48,18 @@ class UserBeingErased(MemexError):
                    "and answers 200 once it has finished")
 
 
+class AmbiguousSession(MemexError):
+    """A session erased without its user (the memory-service seed's DELETE /sessions/{id}) whose id
+    names sessions of several users: erasing them all is not what a caller naming one session meant."""
+    status = 409
+    code = "ambiguous_session"
+
+    @classmethod
+    def of(cls, session_id: str, users: int) -> "AmbiguousSession":
+        return cls(f"session {session_id} is a session of {users} users of this tenant: send ?user_id= to erase "
+                   f"one user's (DELETE /sessions/{session_id}?user_id=...)")
+
+
 class IdempotencyConflict(MemexError):
     status = 409
     code = "idempotency_conflict"

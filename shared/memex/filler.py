@@ -7,14 +7,17 @@ is a memory itself, and a "Got it!" indexed with "I live in Dublin" would come b
 I live?" beside it, taking a place in the results and in a recall's budget. For the same reason a
 filler line, or a greeting, does not take a share of its neighbour's relevance (retrieval/search.py,
 the neighbours cue). A reply that holds anything else ("Kinkaku-ji, at sunset.", "Yes, last May!",
-"Two of them.") is not filler: what it says depends on the line it answers.
+"Two of them.") is not filler: what it says depends on the line it answers. A courtesy said over
+again in one reply ("Noted! That's great to hear. That's great to hear. ...") says it once: its
+sentences said before count for nothing, or a reply's length alone would make it say something (qa5:
+such a reply, after each of ten lines, came 2nd in a recall above the lines it answered).
 """
 
 from __future__ import annotations
 
 import re
 
-from memex.standalone import WORD, wordless
+from memex.standalone import WORD
 
 # Function words, and the words of acknowledgements, thanks, greetings and small reactions.
 # Nothing here names a thing, a person, a place, a time or a quantity (so the offline expansion
@@ -26,6 +29,7 @@ am are was were be been being do does did done have has had having will would sh
 could just really very too also quite pretty so much well oh ah aw hey hi hello hmm um uh wow
 yay yeah yes yep yup no nope nah not ok okay k alright all right sure of course indeed totally
 absolutely definitely exactly certainly got get gotcha understood understand noted note see
+hear sharing
 thanks thank thx ty cheers welcome glad happy pleased help helps helped anytime any time anything
 else let know tell me sounds sound good great nice cool awesome amazing fantastic wonderful
 lovely perfect fine excellent brilliant neat sweet fun funny interesting true agreed agree same
@@ -48,23 +52,31 @@ _MEETING = re.compile(r"\b(?:nice|good|great|lovely|pleased|glad|happy)\s+to\s+(
 _ADDRESSED = ((re.compile(r"^\s*[A-Z][^\W\d_]*\s*,"), " "), (re.compile(r",\s*[A-Z][^\W\d_]*(?=[\s.!?]*$)"), " "),
               (re.compile(rf"\b(?P<greeting>(?i:{_GREETING})(?i:\s+you)?)\s+[A-Z][^\W\d_]*(?=\s*(?:[,.!?]|$))"),
                r"\g<greeting> "))
+# What ends a sentence, between two words ("3.5" is two sentences, but no number is filler).
+_ENDS = re.compile(r"[.!?…]")
 _MAX_WORDS = 16
-_MAX_CHARACTERS = 120
 
 
 def is_filler(text: str) -> bool:
-    """Whether `text` is made only of acknowledgement and function words (and is short), or of no word
-    at all ("", "...", "👍": memex/standalone.wordless): a line that says nothing of its own."""
-    if len(text) > _MAX_CHARACTERS:
-        return wordless(text)  # a long run of emoji says nothing either
+    """Whether `text` is made only of acknowledgement and function words, and short (at most
+    `_MAX_WORDS` of them, a sentence said again in it counted once), or of no word at all ("", "...",
+    "👍": memex/standalone.wordless): a line that says nothing of its own."""
     # word by word, to stop at the first that says something: a search asks this of a hundred
     # candidates, nearly all of which fail on their first or second word
-    count = 0
+    sentences: list[tuple[str, ...]] = []
+    sentence: list[str] = []
+    end = 0
     for match in WORD.finditer(text):
-        count += 1
-        if count > _MAX_WORDS or match.group().replace("’", "'").lower() not in WORDS:
+        if sentence and _ENDS.search(text, end, match.start()):
+            sentences.append(tuple(sentence))
+            sentence = []
+        word = match.group().replace("’", "'").lower()
+        if word not in WORDS or len(sentence) == _MAX_WORDS:
             return False
-    return True
+        sentence.append(word)
+        end = match.end()
+    sentences.append(tuple(sentence))
+    return sum(len(words) for words in set(sentences)) <= _MAX_WORDS
 
 
 def says_nothing(text: str) -> bool:

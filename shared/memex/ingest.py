@@ -127,12 +127,11 @@ def _republish(ctx: Context, lost: list[dict[str, Any]]) -> list[tuple[str, str]
     the rest of its turns are not tried: each try would wait out the client's retries while the claimed rows
     stay locked."""
     sent: list[tuple[str, str]] = []
-    for extracted, queue, publish, job in (
-            (False, "extraction", ctx.publisher.publish_extractions,
-             lambda row: ExtractionJob(row["tenant_id"], row["id"])),
-            (True, "supersession", ctx.publisher.publish_supersessions,
+    for queue, publish, job in (
+            ("extraction", ctx.publisher.publish_extractions, lambda row: ExtractionJob(row["tenant_id"], row["id"])),
+            ("supersession", ctx.publisher.publish_supersessions,
              lambda row: SupersessionJob(row["tenant_id"], row["user_id"], row["id"], row["republished"]))):
-        rows = [row for row in lost if row["extracted"] == extracted]
+        rows = [row for row in lost if row["queue"] == queue]
         for start in range(0, len(rows), BATCH_MAX):
             batch = rows[start:start + BATCH_MAX]
             try:

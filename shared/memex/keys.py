@@ -49,10 +49,11 @@ def create_key(ctx: Context, tenant_id: str) -> str:
 def caller_for(ctx: Context, presented_key: str | None) -> Caller:
     """Who a request acts for. Without keys configured in the embedded default, every request
     belongs to the default tenant, unless it was deleted (TenantDeleted); otherwise a valid, unrevoked
-    key is required."""
-    conn = ctx.db.connection()
+    key is required. The database is asked only where it decides: a request without a key is refused
+    without it once keys are required, so what answers any Host then (/health, /docs) does so while
+    Postgres is down too."""
     if presented_key:
-        holder = tenant_rows.key_holder(conn, presented_key)
+        holder = tenant_rows.key_holder(ctx.db.connection(), presented_key)
         if holder is None:
             raise Unauthorized("invalid API key")
         if holder["revoked"]:
@@ -61,7 +62,7 @@ def caller_for(ctx: Context, presented_key: str | None) -> Caller:
             raise Unauthorized(f"this API key expired at {wire_time(holder['expires_at'])}")
         return Caller(holder["tenant_id"], holder["id"], holder["key_limit"], holder["tenant_limit"])
     if not ctx.settings.require_api_key:
-        default = tenant_rows.open_tenant(conn, ctx.settings.default_tenant)
+        default = tenant_rows.open_tenant(ctx.db.connection(), ctx.settings.default_tenant)
         if not default["keys_exist"]:
             if default["deleted_at"] is not None:
                 # Deleted while keys were required, or named MEMEX_DEFAULT_TENANT since: refused as its
@@ -82,10 +83,6 @@ def open_mode(ctx: Context) -> bool:
 def keyless_answered(ctx: Context) -> bool:
     """Whether caller_for lets a request without a key in: in open mode, and not while the default
     tenant it would act for is deleted (open mode then serves no request)."""
-    if ctx.settings.require_api_key:
-        # Said without the database: what answers any Host once keys are required (/health, /docs)
-        # does so while Postgres is down too.
-        return False
     try:
         caller_for(ctx, None)
     except Unauthorized:

@@ -14,7 +14,7 @@ from memex.db import memories as memory_rows
 from memex.db import tenants as tenant_rows
 from memex.db import vector_indexes
 from memex.embeddings import query_cache
-from memex.errors import EmbedderUnavailable, NotFound, UserBeingErased
+from memex.errors import AmbiguousSession, EmbedderUnavailable, NotFound, UserBeingErased
 from memex.models import ListOrder, MemoryIn
 from memex.transaction_time import TransactionTime
 
@@ -103,19 +103,18 @@ def erase_session(ctx: Context, tenant_id: str, session_id: str, user_id: str) -
     return erased
 
 
-def erase_session_of_every_user(ctx: Context, tenant_id: str, session_id: str) -> dict[str, int]:
-    """The session erased for each user of the tenant who has one by this id (sessions whose id
-    names no user, as the memory-service seed's did), one user's transaction at a time."""
-    totals = {"turns": 0, "memories": 0}
-    for user_id in erasure.users_of_session(ctx.db.connection(), tenant_id, session_id):
-        try:
-            erased = _erase_session(ctx, tenant_id, session_id, user_id)
-        except UserBeingErased:
-            continue  # the session goes with its user, whose erasure has begun
-        for kind, count in erased.items():
-            totals[kind] += count
-    forget_recent_texts(ctx, tenant_id)
-    return totals
+def erase_session_of_its_user(ctx: Context, tenant_id: str, session_id: str) -> dict[str, int]:
+    """The session of this id erased for the one user of the tenant who has one (sessions whose id
+    names no user, as the memory-service seed's did); AmbiguousSession when several users have one:
+    ids like "s" or "chat" are common, and erasing every user's is not what naming one session meant."""
+    users = erasure.users_of_session(ctx.db.connection(), tenant_id, session_id)
+    if len(users) > 1:
+        raise AmbiguousSession.of(session_id, len(users))
+    try:
+        # The user read above, not whoever has the id by now: a turn a second user sends meanwhile stays.
+        return erase_session(ctx, tenant_id, session_id, users[0]) if users else {"turns": 0, "memories": 0}
+    except UserBeingErased:
+        return {"turns": 0, "memories": 0}  # the session goes with its user, whose erasure has begun
 
 
 def _erase_session(ctx: Context, tenant_id: str, session_id: str, user_id: str) -> dict[str, int]:

@@ -13,7 +13,7 @@ import unicodedata
 from datetime import datetime, timedelta, timezone
 from typing import Annotated, Any, Literal, Optional
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, PrivateAttr, StringConstraints, \
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, PrivateAttr, StringConstraints, \
     ValidatorFunctionWrapHandler, field_validator, model_validator
 
 from memex.config import load_settings
@@ -26,6 +26,7 @@ SearchMode = Literal["hybrid", "bm25", "vector"]
 ListOrder = Literal["written", "valid_from"]
 
 ID_MAX_LENGTH = 256
+LABEL_MAX_LENGTH = 256
 # Besides letters, digits and their combining marks: what emails, URNs and slugs use. No "/"
 # (an id must fit one path segment), no whitespace or control characters.
 ID_PUNCTUATION = "_.:@+-"
@@ -95,6 +96,23 @@ def _not_blank(value: str) -> str:
 Text = Annotated[str, AfterValidator(_storable)]
 Said = Annotated[str, AfterValidator(_storable), AfterValidator(_not_blank)]
 Id = Annotated[str, StringConstraints(min_length=1, max_length=ID_MAX_LENGTH), AfterValidator(_id)]
+# A participant's name, an idempotency key: text of at most LABEL_MAX_LENGTH characters. The bounds
+# stand in the type before its check, where pydantic counts characters; set by Field on an Optional
+# text they were counted as "items" ("Value should have at most 256 items after validation").
+Name = Annotated[str, StringConstraints(max_length=LABEL_MAX_LENGTH), AfterValidator(_storable)]
+Label = Annotated[str, StringConstraints(min_length=1, max_length=LABEL_MAX_LENGTH), AfterValidator(_storable)]
+
+
+def _not_boolean(value: Any) -> Any:
+    # pydantic takes true for 1 and false for 0: "top_k": true would ask for one result.
+    if isinstance(value, bool):
+        raise ValueError(f"must be a number, not {json.dumps(value)}")
+    return value
+
+
+# On every number of a request, around its Optional (inside one, Field's bounds went missing from
+# the JSON schema): a JSON number, or a string of one as pydantic reads it, never true or false.
+NoBoolean = BeforeValidator(_not_boolean)
 
 
 def _path_part(key: Any) -> str:
@@ -198,7 +216,7 @@ class MessageIn(_Strict):
     # Empty as a conversation may send it (an assistant message that only called a tool): stored as
     # sent, as a blank one is, rather than refusing the turn and the user's lines beside it.
     content: Text
-    name: Optional[Text] = Field(default=None, max_length=256)
+    name: Optional[Name] = None
     metadata: Metadata = Field(default_factory=dict)
 
 
@@ -209,11 +227,11 @@ class TurnIn(_Strict):
     messages: list[MessageIn] = Field(min_length=1, max_length=1000)
     timestamp: Optional[datetime] = None
     metadata: Metadata = Field(default_factory=dict)
-    idempotency_key: Optional[Text] = Field(default=None, min_length=1, max_length=256)
+    idempotency_key: Optional[Label] = None
     # The `name` the user's own messages carry, in a conversation with other named participants:
     # a role-user message with another name is that participant's, and what they say of themselves
     # is remembered as theirs. Without it every role-user message is the user's.
-    user_name: Optional[Text] = Field(default=None, min_length=1, max_length=256)
+    user_name: Optional[Label] = None
 
     # The offset from UTC the `timestamp` was sent with, in minutes; None for a timestamp that carries
     # none (_sent_time), or none: the user's zone, in which a search or recall without a reference time reads days
@@ -261,7 +279,7 @@ class MemoryIn(_Strict):
     session_id: Optional[Id] = None
     content: Said = Field(min_length=1)
     memory_type: MemoryType = "semantic"
-    importance: float = Field(default=0.5, ge=0.0, le=1.0)
+    importance: Annotated[float, NoBoolean] = Field(default=0.5, ge=0.0, le=1.0)
     metadata: Metadata = Field(default_factory=dict)
 
 
@@ -269,7 +287,7 @@ class MemoryPostIn(MemoryIn):
     """`POST /v1/memories`: the memex seed's scale of importance went above 1 (its documented
     example sends 1.2), so a larger number is accepted there and stored as 1, the top of memex's."""
 
-    importance: float = Field(default=0.5, ge=0.0, description="0 to 1; above 1 counts as 1")
+    importance: Annotated[float, NoBoolean] = Field(default=0.5, ge=0.0, description="0 to 1; above 1 counts as 1")
 
     @field_validator("importance")
     @classmethod
@@ -281,7 +299,7 @@ class SearchFilters(_Strict):
     memory_type: Optional[MemoryType] = None
     session_id: Optional[Id] = None
     # "user" for the user's own memories, or a participant's name (case-insensitive).
-    subject: Optional[Text] = Field(default=None, min_length=1, max_length=256)
+    subject: Optional[Label] = None
     metadata: Optional[Metadata] = None
     # The search's `as_of`, carried with the filters it narrows: every statement of a search gets its
     # scope from them (db/memories._scope). Not on the wire: set by `held_at`.
@@ -309,10 +327,10 @@ class SearchIn(_Strict):
     user_id: Id
     query: Said = Field(min_length=1, max_length=10_000)
     agent_id: Optional[Id] = None
-    top_k: int = Field(default=10, ge=1, le=100)
-    alpha: Optional[float] = Field(default=None, ge=0.0, le=1.0)
+    top_k: Annotated[int, NoBoolean] = Field(default=10, ge=1, le=100)
+    alpha: Annotated[Optional[float], NoBoolean] = Field(default=None, ge=0.0, le=1.0)
     # From about a quarter of an hour to a century: shorter ones make every memory's recency 0.
-    half_life_days: Optional[float] = Field(default=None, ge=0.01, le=36_500)
+    half_life_days: Annotated[Optional[float], NoBoolean] = Field(default=None, ge=0.01, le=36_500)
     reference_time: Optional[datetime] = None
     filters: SearchFilters = Field(default_factory=SearchFilters)
     include_inactive: bool = False
@@ -331,8 +349,8 @@ class MemexSeedSearchIn(_Strict):
     agent_id: Optional[Id] = None
     user_id: Id
     query: Said = Field(min_length=1, max_length=10_000)
-    top_k: int = Field(default=10, ge=1, le=100)
-    alpha: Optional[float] = Field(default=None, ge=0.0, le=1.0)
+    top_k: Annotated[int, NoBoolean] = Field(default=10, ge=1, le=100)
+    alpha: Annotated[Optional[float], NoBoolean] = Field(default=None, ge=0.0, le=1.0)
 
     def to_search(self) -> SearchIn:
         return SearchIn(**self.model_dump())
@@ -343,7 +361,7 @@ class RecallIn(_Strict):
     query: Said = Field(min_length=1, max_length=10_000)
     session_id: Optional[Id] = None
     agent_id: Optional[Id] = None
-    max_tokens: int = Field(default=1024, ge=64, le=32_000)
+    max_tokens: Annotated[int, NoBoolean] = Field(default=1024, ge=64, le=32_000)
     reference_time: Optional[datetime] = None
     require_relevant: bool = Field(default=False, description=(
         "true: a query that finds no memory gets an empty context, without the user's facts and the "

@@ -14,13 +14,13 @@ import itertools
 import logging
 import threading
 import time
-import traceback
 import uuid
 import weakref
 from collections import Counter, defaultdict
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime, timedelta, timezone
-from typing import Any, Callable, TypeVar
+from typing import Any, Callable, Iterator, TypeVar
 
 import numpy as np
 import psycopg
@@ -33,7 +33,7 @@ from memex.db import jobs_to_come as jobs_rows
 from memex.db import locks
 from memex.db import memories as memory_rows
 from memex.db import turns as turn_rows
-from memex.db.erasure import value_digest
+from memex.db.erasure import value_digests
 from memex.embeddings.recent import RecentVectors
 from memex.episodic import episodic_text, shows_nothing
 from memex.errors import public_description
@@ -385,7 +385,7 @@ def _store_episodic(ctx: Context, tenant_id: str, work: list[tuple[dict, list[di
         if all(f"message:{m['id']}" in done for _, m in pending):
             raise  # stored without their vectors by an earlier delivery: nothing to write
     refused: dict[str, list[str]] = {}
-    with ctx.db.transaction() as conn:
+    with _once_committed(ctx) as storing, ctx.db.transaction() as conn:
         for user_id in sorted({turn["user_id"] for turn, _ in pending}):  # in one order: no deadlock
             locks.lock_user(conn, tenant_id, user_id)
         present = turn_rows.lock_turns(conn, tenant_id, list({turn["id"] for turn, _ in pending}))
@@ -393,7 +393,7 @@ def _store_episodic(ctx: Context, tenant_id: str, work: list[tuple[dict, list[di
         # not the turn says anything to decide ("Busy first week."): before its candidates are. It
         # embeds the employer it writes: with the embedder down, the retry that fills the vectors starts it.
         for user_id in sorted({turn["user_id"] for turn, _ in pending}) if failure is None else ():
-            refused[user_id] = start_jobs(conn, ctx, tenant_id, user_id, embed_here=True).refused
+            refused[user_id] = start_jobs(conn, storing, tenant_id, user_id, embed_here=True).refused
         stored = [(turn, message, vector) for (turn, message), vector in zip(pending, vectors)
                   if turn["id"] in present]  # else erased meanwhile
         # The line a message is indexed with, erased since it was read (its erasure holds this lock): the
@@ -559,7 +559,15 @@ def embed_distinct(ctx: Context, tenant_id: str, texts: list[str]) -> dict[str, 
     found = recent.get_many(tenant_id, distinct)
     missing = [text for text in distinct if text not in found]
     if missing:
-        found.update(recent.put_many(tenant_id, dict(zip(missing, ctx.embedder.embed(missing)))))
+        try:
+            vectors = ctx.embedder.embed(missing)
+        except Exception as exc:
+            # Marked where it is raised: a job start's failure is the embedder refusing a text of its only if
+            # an embedding call raised it (_start_failure), whatever its type. True for every caller the
+            # coalescing embedder raises the same object to: each got it from an embedding call.
+            exc.while_embedding = True
+            raise
+        found.update(recent.put_many(tenant_id, dict(zip(missing, vectors))))
     return found
 
 
@@ -585,7 +593,7 @@ def _resolve_locked(ctx: Context, turns: list[dict[str, Any]], vectors: dict[str
     """Decide and write the candidates of these turns of one user, in order, in one transaction."""
     tenant_id, user_id = turns[0]["tenant_id"], turns[0]["user_id"]
     refused: list[str] = []
-    with ctx.db.transaction() as conn:
+    with _once_committed(ctx) as writing, ctx.db.transaction() as conn:
         locks.lock_user(conn, tenant_id, user_id)
         locked = turn_rows.lock_turns(conn, tenant_id, [t["id"] for t in turns])
         # erased, or decided by a delivery that got the lock first
@@ -597,7 +605,7 @@ def _resolve_locked(ctx: Context, turns: list[dict[str, Any]], vectors: dict[str
         for current, keyed in decided:
             # a batch of a user's turns (an import's chunk) may hold the job's day and, after it, the next
             # job: as of this turn, those before it decided here
-            refused += start_jobs(conn, ctx, tenant_id, user_id, current["occurred_at"],
+            refused += start_jobs(conn, writing, tenant_id, user_id, current["occurred_at"],
                                   deciding=[t["id"] for t in todo], embed_here=True).refused
             for candidate, dedupe_key in keyed:
                 if dedupe_key in written:
@@ -610,12 +618,12 @@ def _resolve_locked(ctx: Context, turns: list[dict[str, Any]], vectors: dict[str
                 related = memory_rows.related_active(conn, tenant_id, user_id, related_keys(candidate), vector,
                                                      RELATED_MIN_SIMILARITY, RELATED_LIMIT, candidate.subject)
                 # the rules decide at once: on the worker's own connection, what it ends is embedded here
-                if _write(conn, ctx, current, candidate, vector, dedupe_key, ctx.judge.decide(candidate, related),
+                if _write(conn, writing, current, candidate, vector, dedupe_key, ctx.judge.decide(candidate, related),
                           related, embed_here=True):
                     written.add(dedupe_key)
         turn_rows.finish(conn, tenant_id, [t["id"] for t in todo])
         # its turns decided, a job said in them may start as of a later turn stored before they were
-        refused += start_jobs(conn, ctx, tenant_id, user_id, embed_here=True).refused
+        refused += start_jobs(conn, writing, tenant_id, user_id, embed_here=True).refused
     _refused(ctx, tenant_id, user_id, refused)
 
 
@@ -634,7 +642,7 @@ def _erased(tombstones: dict[tuple[str, str], list[tuple[str, str, str]]], turn:
             candidate: Candidate) -> bool:
     """Whether the user erased this value (_by_family), under its key or an alias of it, or the key of
     this turn (a tombstone from before migration 0031: subject and digest empty)."""
-    return any(not digest or (subject == candidate.subject and digest == value_digest(
+    return any(not digest or (subject == candidate.subject and digest in value_digests(
                    turn["tenant_id"], turn["user_id"], key, subject, candidate.value))
                for key, subject, digest in tombstones.get((turn["id"], candidate.key), ()))
 
@@ -715,23 +723,31 @@ def _embedding_unlocked(ctx: Context, tenant_id: str, write: Callable[[Context, 
     again. What a rolled-back run recorded in its metrics is not counted."""
     embedded: set[str] = set()
     for _ in range(UNLOCKED_ROUNDS):
-        deferred = _DeferredMetrics()
         try:
-            result = write(replace(ctx, metrics=deferred), False)
+            with _once_committed(ctx) as writing:
+                return write(writing, False)
         except _Unembedded as unembedded:
             if embedded.issuperset(unembedded.texts):
                 break
             embedded.update(unembedded.texts)
             embed_distinct(ctx, tenant_id, unembedded.texts)
-            continue
-        for metric, value, labels in deferred.records:
-            ctx.metrics.record(metric, value, **labels)
-        return result
-    return write(ctx, True)
+    with _once_committed(ctx) as writing:
+        return write(writing, True)
+
+
+@contextmanager
+def _once_committed(ctx: Context) -> Iterator[Context]:
+    """`ctx` with what is recorded in its metrics kept until the block ends without raising, the transaction
+    begun in it committed: a write rolled back (a failure after it, a round of _embedding_unlocked) counted its
+    SupersessionVerdicts all the same, and its retry counted them again."""
+    deferred = _DeferredMetrics()
+    yield replace(ctx, metrics=deferred)
+    for metric, value, labels in deferred.records:
+        ctx.metrics.record(metric, value, **labels)
 
 
 class _DeferredMetrics:
-    """What a write that may be rolled back records, kept until it commits (_embedding_unlocked)."""
+    """What a write that may be rolled back records, kept until it commits (_once_committed)."""
 
     def __init__(self) -> None:
         self.records: list[tuple[Any, float, dict[str, str]]] = []
@@ -759,6 +775,7 @@ class _Unembedded(Exception):
     def __init__(self, texts: list[str]):
         super().__init__(f"{len(texts)} texts to embed")
         self.texts = texts
+        self.job_id: str | None = None  # the job to come whose start lacks them (start_jobs), if a start's
 
 
 def _state(related: list[dict[str, Any]]) -> list[tuple]:
@@ -900,8 +917,18 @@ class _Started:
     refused: list[str] = field(default_factory=list)
 
 
+@dataclass
+class _Failed:
+    """How many jobs due a start_jobs that failed had taken (none started: its transaction is rolled back), for the
+    sweep's count (start_jobs_due). Told here, not on the exception: the coalescing embedder raises one exception
+    object to every caller that waited on its call, and each one's start_jobs set its own count on it, the
+    sweep reading another user's."""
+
+    jobs_due: int | None = None
+
+
 def start_jobs(conn, ctx: Context, tenant_id: str, user_id: str, now: datetime | None = None,
-               deciding: list[str] | tuple = (), *, embed_here: bool) -> _Started:
+               deciding: list[str] | tuple = (), *, embed_here: bool, failed: _Failed | None = None) -> _Started:
     """Each of the user's jobs to come whose day has come (job_start.py) becomes the employer, as of
     `now` (the sweep's clock, a turn being decided), else of the user's latest turn; never past a turn of
     theirs not yet decided but those the caller is `deciding` (jobs_rows.said_until: it may name the
@@ -921,34 +948,46 @@ def start_jobs(conn, ctx: Context, tenant_id: str, user_id: str, now: datetime |
     others and the caller's turns go on. Rolling the whole transaction back for it failed the turn, and each
     later turn of the user's, to the dead-letter queue, and left every other job of theirs due (a
     participant's) an hour for another's text. Any other failure (the database's, the embedder's on its side, a
-    fault of memex's own) fails the caller's transaction, whose retry starts the job."""
-    started = _Started()
-    for job, start, name in _jobs_due(conn, tenant_id, user_id, now, deciding):
+    fault of memex's own) fails the caller's transaction, whose retry starts the job, and is told in `failed`."""
+    started, due = _Started(), _jobs_due(conn, tenant_id, user_id, now, deciding)
+    for job, start, name in due:
         try:
             with conn.transaction():
                 started.jobs += _start_job(conn, ctx, tenant_id, user_id, job, start, name, embed_here)
-        except _Unembedded:
-            raise  # embedded with no lock held, and the transaction run again (_embedding_unlocked)
+        except _Unembedded as unembedded:
+            # embedded with no lock held, and the transaction run again (_embedding_unlocked); the job named, should
+            # the embedder refuse them (_start_jobs_alone)
+            unembedded.job_id = job["id"]
+            raise
         except Exception as exc:  # noqa: BLE001 - classed below: only the start's own failure stays here
             # A 5xx's probe (embeddings.down, one short attempt) is asked under the user's lock, as the
             # endpoint's attempts before it were: told apart from an outage, the turns are not failed for it.
             if _start_failure(ctx, exc) is not _StartFailure.REFUSED:
+                # it fails every start of the caller's transaction: the sweep counts them (start_jobs_due)
+                if failed is not None:
+                    failed.jobs_due = len(due)
                 raise
-            jobs_rows.start_failed(conn, tenant_id, [job["id"]])
+            jobs_rows.start_failed(conn, tenant_id, job["id"])
             started.refused.append(type(exc).__name__)
     return started
 
 
 def _start_jobs_alone(ctx: Context, tenant_id: str, user_id: str, now: datetime | None = None,
-                      finishing: str | None = None, wait: bool = True) -> _Started | None:
+                      finishing: str | None = None, wait: bool = True, failed: _Failed | None = None
+                      ) -> _Started | None:
     """The LLM path's and the sweep's `start_jobs`, in a transaction of its own that embeds with no lock held
     (_embedding_unlocked). The LLM path's first marks the turn `finishing` processed. The sweep's does not
     `wait`: None, at once, when another transaction holds the user's lock (a long import chunk): waiting for it
     would spend the run's time share. A text the embedder refused with no lock held was asked for one job's
-    start, but its failure leaves the transaction, and every job's start with it: the starts are run once more
-    embedding under the lock, where each has its savepoint and the refusal is its own job's (asked once more,
-    an hour apart at most: its job is then backed off). What start_jobs noted refused is told once committed."""
+    start, but its failure leaves the transaction, and every job's start with it: that job is then noted failed
+    in the transaction run again, which its back-off leaves out of the starts (jobs_rows.of_user), and the others
+    start. Asked again under the lock, the text cost the endpoint's attempts and a probe once more with the
+    user's writes waiting. What start_jobs noted refused is told once committed; a failure, in `failed`."""
+    refused: dict[str, str] = {}  # job id -> the type of the failure that refused a text of its start
+    lacking: str | None = None  # the job whose start lacked texts, last
+
     def write(ctx: Context, embed_here: bool) -> _Started | None:
+        nonlocal lacking
         with ctx.db.transaction() as conn:
             if wait:
                 locks.lock_user(conn, tenant_id, user_id)
@@ -956,14 +995,25 @@ def _start_jobs_alone(ctx: Context, tenant_id: str, user_id: str, now: datetime 
                 return None
             if finishing is not None:
                 turn_rows.finish(conn, tenant_id, [finishing])
-            return start_jobs(conn, ctx, tenant_id, user_id, now, embed_here=embed_here)
+            for job_id in refused:
+                jobs_rows.start_failed(conn, tenant_id, job_id)
+            try:
+                started = start_jobs(conn, ctx, tenant_id, user_id, now, embed_here=embed_here, failed=failed)
+            except _Unembedded as unembedded:
+                lacking = unembedded.job_id
+                raise
+            started.refused += refused.values()
+            return started
 
-    try:
-        started = _embedding_unlocked(ctx, tenant_id, write)
-    except Exception as exc:  # noqa: BLE001 - classed below: only a text refused is tried again here
-        if _start_failure(ctx, exc) is not _StartFailure.REFUSED:
-            raise
-        started = write(ctx, True)
+    while True:
+        try:
+            started = _embedding_unlocked(ctx, tenant_id, write)
+            break
+        except Exception as exc:  # noqa: BLE001 - classed below: only a text refused is tried again here
+            # refused in embedding the texts the last round lacked: its job's (each job once, then left out)
+            if _start_failure(ctx, exc) is not _StartFailure.REFUSED or lacking in refused:
+                raise
+            refused[lacking] = type(exc).__name__
     if started is not None:
         _refused(ctx, tenant_id, user_id, started.refused)
     return started
@@ -1071,15 +1121,16 @@ def _start_failure(ctx: Context, exc: BaseException) -> _StartFailure:
     """What a job start's failure `exc` is, for the sweep and the turns' transactions alike: the embedder down
     (embeddings.down: its failure on its side, confirmed by a probe); one that may be gone at the next try (the
     database's, a deadlock, a connection lost, or the embedder's that may be gone by then: a rate limit, a
-    timeout, embeddings.passing); the embedder refusing a text of the start's (a 400, a 5xx to that text
-    while it answers the probe, a local embedder's error), which it will refuse again; else a defect. Only an
-    exception raised within an embedding call (embed_distinct) is a refusal: a TypeError in the rules taken
-    for one finished the turns and left the job unstarted, an hour at a time, with nothing but its type logged."""
+    timeout, embeddings.OnItsSide.PASSING); the embedder refusing a text of the start's (a 400, a 5xx to that
+    text while it answers the probe, a local embedder's error), which it will refuse again; else a defect. Only
+    an exception raised within an embedding call (marked `while_embedding` by embed_distinct) is a refusal: a
+    TypeError in the rules taken for one finished the turns and left the job unstarted, an hour at a time, with
+    nothing but its type logged."""
     if embeddings.down(ctx.embedder, exc):
         return _StartFailure.DOWN
-    if isinstance(exc, psycopg.Error) or embeddings.passing(exc):
+    if isinstance(exc, psycopg.Error) or embeddings.on_its_side(exc) is embeddings.OnItsSide.PASSING:
         return _StartFailure.AGAIN
-    if any(frame.f_code is embed_distinct.__code__ for frame, _ in traceback.walk_tb(exc.__traceback__)):
+    if getattr(exc, "while_embedding", False):
         return _StartFailure.REFUSED
     return _StartFailure.DEFECT
 
@@ -1109,9 +1160,9 @@ def start_jobs_due(ctx: Context, seconds: float) -> JobsDue:
         if not within.allows():
             result.left += len(due) - n
             break
-        began = time.monotonic()
+        began, failed = time.monotonic(), _Failed()
         try:
-            started = _start_jobs_alone(ctx, tenant_id, user_id, now, wait=False)
+            started = _start_jobs_alone(ctx, tenant_id, user_id, now, wait=False, failed=failed)
             if started is None:
                 result.left += 1
                 held.append(user_hash(tenant_id, user_id))
@@ -1119,9 +1170,12 @@ def start_jobs_due(ctx: Context, seconds: float) -> JobsDue:
                 result.started += started.jobs
                 result.failed += len(started.refused)
         except Exception as exc:  # noqa: BLE001 - one user's failure is not the others'
-            # none of the user's jobs due started: their transaction was rolled back
-            result.failed += jobs[(tenant_id, user_id)]
-            ctx.metrics.record(JOB_STARTS_FAILED, jobs[(tenant_id, user_id)])
+            # none of the jobs due that start_jobs took started: their transaction was rolled back. Those it left
+            # (a day past a turn of the user's not yet decided) did not fail; a failure before it read them (the
+            # lock's) fails those this run read.
+            jobs_failed = jobs[(tenant_id, user_id)] if failed.jobs_due is None else failed.jobs_due
+            result.failed += jobs_failed
+            ctx.metrics.record(JOB_STARTS_FAILED, jobs_failed)
             failure = _start_failure(ctx, exc)
             # The exception's type only: its message may quote what the user said.
             if failure is _StartFailure.DOWN:

@@ -36,7 +36,7 @@ from typing import Any, Iterable, Protocol
 
 from memex import literal
 from memex.config import Settings
-from memex.extraction import families, vocabulary
+from memex.extraction import families, third_person, vocabulary
 from memex.jobs import Candidate, subject_key, subject_prefix
 from memex.metrics import NoMetrics
 from memex.ports import Metrics
@@ -541,10 +541,12 @@ def _normal(text: str) -> str:
 _NUMBER = re.compile(r"[-+]?\d+(?:\.\d+)?")
 
 
-def folded_value(value: str) -> str:
+def folded_value(value: str, persons: bool = True) -> str:
     """The value as same_value compares it: two values are the same exactly when these are equal
-    (an erasure's tombstone keeps a digest of it: db/erasure.py)."""
-    normal = _normal(value)
+    (an erasure's tombstone keeps a digest of it: db/erasure.py). With `persons`, the speaker's words are folded as
+    the first person (third_person.folded): a value the rules filed as said ("cooking for my husband") is the one
+    they file now in the third person ("cooking for their husband"); without, as values were folded before."""
+    normal = third_person.folded(_normal(value)) if persons else _normal(value)
     return repr(float(normal) + 0.0) if _NUMBER.fullmatch(normal) else normal
 
 
@@ -564,11 +566,8 @@ def _towns_within(candidate: Candidate, active_same_key: list[dict[str, Any]]) -
 
 
 def same_value(a: str, b: str) -> bool:
-    """Equal up to case and spacing, or the same number ("3" and "3.0")."""
-    a, b = _normal(a), _normal(b)
-    if a == b:
-        return True
-    return bool(_NUMBER.fullmatch(a) and _NUMBER.fullmatch(b)) and float(a) == float(b)
+    """Equal up to case, spacing and person ("my husband", "their husband"), or the same number ("3" and "3.0")."""
+    return folded_value(a) == folded_value(b)
 
 
 def _less_precise(new: str, old: str) -> bool:

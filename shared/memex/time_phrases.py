@@ -67,9 +67,8 @@ WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", 
 # A month's name shortened to its first three letters ("may" is whole already), and "sept".
 MONTH_ABBREVIATIONS = tuple(name[:3] for name in MONTHS if name != "may") + ("sept",)
 # Each month's number (January 1), by its name or its abbreviation.
-MONTH_NUMBER = {name: i for i, name in enumerate(MONTHS, start=1)}
-MONTH_NUMBER.update({short: MONTH_NUMBER[name] for short in MONTH_ABBREVIATIONS for name in MONTHS
-                     if name.startswith(short)})
+MONTH_NUMBER = {said: i for i, name in enumerate(MONTHS, start=1)
+                for said in (name, *(short for short in MONTH_ABBREVIATIONS if name.startswith(short)))}
 _MONTH = "(" + "|".join(sorted(MONTH_NUMBER, key=len, reverse=True)) + r")\.?"
 _YEAR = r"((?:19|20)\d{2})"
 _UNITS = {"day": 1, "week": 7, "month": 30, "year": 365}
@@ -169,8 +168,9 @@ def _read(question: str, now: datetime, seasons: bool) -> tuple[list[Window], li
             found.append(window)
 
     for match in _IN_MONTH_ORDINAL.finditer(question):
+        year = match.group(4)
         add(match, _in_month(_ORDINAL[match.group(1).lower()], match.group(2).lower(),
-                             MONTH_NUMBER[match.group(3).lower()], match.group(4), now))
+                             MONTH_NUMBER[match.group(3).lower()], int(year) if year else None, now))
     for match in filter(free, _DAY_MONTH.finditer(question)):
         day, month, year = int(match.group(1)), MONTH_NUMBER[match.group(2).lower()], match.group(3)
         add(match, _day(day, month, int(year) if year else _latest_year(month, day, now), now))
@@ -284,16 +284,16 @@ def _relative(expression: str, now: datetime) -> Window:
     return _later(unit, start, -1), start  # "last", "previous": the whole one before
 
 
-def _in_month(ordinal: int, unit: str, month: int, year: str | None, now: datetime) -> Window | None:
+def _in_month(ordinal: int, unit: str, month: int, year: int | None, now: datetime) -> Window | None:
     """The `ordinal`th (-1: the last) weekday or weekend (Saturday and Sunday) of a month, a week the
     month (_IN_MONTH_ORDINAL); None when the month has no such day. Without a year, the latest such
     period begun by `now`, as a date without one is."""
     if year is None:
-        latest = _in_month(ordinal, unit, month, str(now.year), now)
+        latest = _in_month(ordinal, unit, month, now.year, now)
         begun = latest is not None and (_week_begins(ordinal, month, now.year, now) if unit == "week"
                                         else latest[0]) <= now
-        return latest if begun else _in_month(ordinal, unit, month, str(now.year - 1), now)
-    first = _midnight(now).replace(year=int(year), month=month, day=1)
+        return latest if begun else _in_month(ordinal, unit, month, now.year - 1, now)
+    first = _midnight(now).replace(year=year, month=month, day=1)
     if unit == "week":
         return _month(first.year, month, now)
     day = WEEKDAYS.index("saturday" if unit == "weekend" else unit)

@@ -12,7 +12,7 @@ from fastapi.responses import HTMLResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 
 from memex import keys
-from memex_edge.http.error_answers import DATABASE_GONE
+from memex_edge.http.error_answers import DATABASE_GONE, database_lost
 from memex_edge.http.openapi import without_misdirected
 
 ASSETS = "/docs/assets"
@@ -26,11 +26,13 @@ def add_docs(app: FastAPI, loopback: bool) -> None:
     def document(request: Request) -> JSONResponse:
         served = app.openapi()
         if loopback:
+            ctx = app.state.provide()
             try:
-                if not keys.keyless_answered(app.state.provide()):
+                if not keys.keyless_answered(ctx):
                     served = without_misdirected(served)
-            except DATABASE_GONE:
-                pass  # kept: the 421 can come once the keys can be read, if still none was made
+            except DATABASE_GONE as exc:
+                # The 421 kept: it can come once the keys can be read, if still none was made.
+                database_lost(exc, ctx)
         root = request.scope.get("root_path", "").rstrip("/")
         if root:
             # As FastAPI's own route: "Try it out" calls the API where this document was found.

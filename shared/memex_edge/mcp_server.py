@@ -47,7 +47,7 @@ from memex_edge.answers import (Count, Memory, MemoryDeleted, MemoryHistory, Mem
                                 SessionList, SessionMessageList, TurnAnswer, TurnsDeleted)
 from memex_edge.context import get_context
 from memex_edge.http.admission import admit
-from memex_edge.http.error_answers import DATABASE_GONE, database_unavailable, error, field_problem
+from memex_edge.http.error_answers import DATABASE_GONE, database_lost, database_unavailable, error, field_problem
 from memex_edge.http.openapi import API_VERSION
 from memex_edge.http.rate_limits import RateLimited, rate_limit_headers, too_many_requests, with_headers
 from memex_edge.observability import logger
@@ -190,7 +190,7 @@ def _answering(fn: Callable[..., dict[str, Any]], answer: type[BaseModel]) -> Ca
                 raise ToolError("internal error") from exc
             raise ToolError(f"{exc.code}: {exc.message}") from exc
         except DATABASE_GONE as exc:
-            database_unavailable(exc, caller.ctx)
+            database_lost(exc, caller.ctx)
             raise ToolError("database_unavailable: the database is unavailable; retry later") from exc
 
     # The SDK reads the tool's parameters from its signature and type hints: fn's, with its own

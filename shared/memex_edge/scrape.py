@@ -13,9 +13,9 @@ from starlette.requests import Request
 
 from memex.errors import Unauthorized
 from memex_edge.context import get_context
-from memex_edge.http.admission import key_holder
+from memex_edge.http.admission import key_holder, presented_key
 from memex_edge.http.error_answers import DATABASE_GONE, database_unavailable, error
-from memex_edge.http.loopback import names_another_host_without_key, names_loopback
+from memex_edge.http.loopback import names_loopback
 from memex_edge.prometheus import MULTIPROCESS, PrometheusMetrics
 
 
@@ -45,12 +45,13 @@ class _Endpoint:
 
     async def __call__(self, scope, receive, send) -> None:
         headers = Request(scope).headers
-        # On loopback, it needs a key even while the API takes requests without one (no key made yet).
-        if not self._keyed and names_another_host_without_key(headers):
-            return await error(401, "unauthorized", "missing API key: a scrape naming a host other than 127.0.0.1, "
-                               "localhost or [::1] needs one (Authorization: Bearer <key>)",
-                               headers={"WWW-Authenticate": "Bearer"})(scope, receive, send)
         if self._keyed or not names_loopback(headers):
+            # On loopback, one naming another host needs a key even while the API takes requests without
+            # one (no key made yet).
+            if not self._keyed and presented_key(headers) is None:
+                return await error(401, "unauthorized", "missing API key: a scrape naming a host other than "
+                                   "127.0.0.1, localhost or [::1] needs one (Authorization: Bearer <key>)",
+                                   headers={"WWW-Authenticate": "Bearer"})(scope, receive, send)
             refusal = await self._refused(scope)
             if refusal is not None:
                 return await refusal(scope, receive, send)

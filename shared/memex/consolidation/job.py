@@ -312,10 +312,10 @@ def _write(ctx: Context, summariser: Summariser, tenant_id: str, user_id: str,
 
 def _cut_short(exc: Exception) -> bool:
     """Whether `exc` is what the summariser or the embedder raise when a call of theirs ends with the
-    invocation's time: the chat client's LLMError; the embedder's failure on its side (embeddings.unavailable:
+    invocation's time: the chat client's LLMError; the embedder's failure on its side (embeddings.on_its_side:
     its TimeoutError, no attempt started, or its endpoint's error on the last attempt the time allowed).
     Another failure is raised, whenever it comes."""
-    return isinstance(exc, llm.LLMError) or embeddings.unavailable(exc)
+    return isinstance(exc, llm.LLMError) or embeddings.on_its_side(exc) is not None
 
 
 def _common(values) -> str | None:

@@ -52,12 +52,18 @@ REPLACED_ERASED = "what it replaced was erased"
 ENDED_WITH_ERASED = "it ended with a value that was erased"
 
 
-def value_digest(tenant_id: str, user_id: str, key: str, subject: str, value: str) -> str:
+def value_digest(tenant_id: str, user_id: str, key: str, subject: str, value: str, persons: bool = True) -> str:
     """What a tombstone keeps of an erased value: a digest of it folded (folded_value), salted with
     whose it was, so that the tombstone is no copy of the value and two users' tombstones of one
     value differ."""
-    said = "\x1f".join((tenant_id, user_id, subject, key, folded_value(value)))
+    said = "\x1f".join((tenant_id, user_id, subject, key, folded_value(value, persons)))
     return hashlib.sha256(said.encode()).hexdigest()
+
+
+def value_digests(tenant_id: str, user_id: str, key: str, subject: str, value: str) -> frozenset[str]:
+    """The digests a tombstone of this value may hold: value_digest's, and the one written before values were folded
+    by person, which a value saying "their" of others ("time with their kids", as an LLM writes it) had then."""
+    return frozenset(value_digest(tenant_id, user_id, key, subject, value, persons) for persons in (True, False))
 
 
 def past_of(conn: psycopg.Connection, tenant_id: str, memory_id: str) -> list[str]:

@@ -11,8 +11,10 @@ consolidation); a look-up of the aliases at read time would have to be taught to
 Each user's facts change in a transaction of their own, under the user's lock (db/locks.py), so no
 decision of the workers interleaves with theirs; a failure half-way leaves users done and others not,
 and running it again does the rest (a family's key is its own canonical key: nothing is re-keyed
-twice). It never meets a user being erased, for whom nothing may be written (db/erasing.py): the mark's
-table comes with migration 0034, which waits until this one has finished, and no erasure begins without it. For each user, the values of one key then current together are resolved as supersession
+twice). Nothing is written for a user being erased (db/erasing.py): as 0033 it meets none, the mark's
+table coming with migration 0034, which waits until it has finished, and no erasure begins without it;
+as 0049 (below) it reads each user's mark once it holds their lock and leaves a marked user's rows to
+their erasure. For each user, the values of one key then current together are resolved as supersession
 decides them: of a key that holds one value, the latest said replaces the others; of a key that holds
 several, a value said twice replaces its earlier copy. Each replaced value is linked to what replaced
 it and ends when that was said: history, not a loss.
@@ -20,6 +22,10 @@ it and ends when that was said: history, not a loss.
 What a tombstone keeps (db/erasure.py) is a digest salted with the key it was erased under, and the
 value is gone, so a tombstone cannot be re-keyed: the supersession path reads its key as the family's
 (pipeline._erased). The candidates of turns extracted but not yet decided are re-keyed here too.
+
+Migration 0049 runs it again for what the aliases re-file since 0033: a favourite whose last word the
+offline rules read as a "-y" noun's before they knew the "-ie" nouns (favorite_movy: favorite_movie).
+On a database 0033 re-keyed, what it re-keyed is its family's key already and is left as it is.
 """
 
 from __future__ import annotations
@@ -32,8 +38,8 @@ import psycopg
 from psycopg.rows import dict_row
 from psycopg.types.json import Jsonb
 
+from memex.db import erasing, locks
 from memex.db import history as history_rows
-from memex.db import locks
 from memex.extraction.aliases import family_key
 from memex.jobs import subject_prefix
 from memex.supersession import folded_value, holds_several
@@ -47,6 +53,8 @@ def migrate(cur: psycopg.Cursor, until: float | None = None) -> bool:
     nothing is left."""
     conn = cur.connection
     begun = 0
+    marks = conn.cursor(row_factory=dict_row).execute(
+        "SELECT to_regclass('user_erasures') IS NOT NULL AS marks").fetchone()["marks"]
 
     def may_begin() -> bool:
         nonlocal begun
@@ -72,7 +80,7 @@ def migrate(cur: psycopg.Cursor, until: float | None = None) -> bool:
             if not may_begin():
                 return False
             with conn.transaction():
-                rekey_user(conn.cursor(row_factory=dict_row), tenant_id, user_id, subjects, keys, filed_as)
+                rekey_user(conn.cursor(row_factory=dict_row), tenant_id, user_id, subjects, keys, filed_as, marks)
     # The undecided turns read with their candidates: a transaction only for a turn with one under an alias.
     for turn in conn.cursor(row_factory=dict_row).execute(
             "SELECT tenant_id, id, user_id, candidates FROM turns WHERE candidates IS NOT NULL ORDER BY 1, 2").fetchall():
@@ -81,15 +89,17 @@ def migrate(cur: psycopg.Cursor, until: float | None = None) -> bool:
         if not may_begin():
             return False
         with conn.transaction():
-            _rekey_candidates(conn.cursor(row_factory=dict_row), turn)
+            _rekey_candidates(conn.cursor(row_factory=dict_row), turn, marks)
     return True
 
 
 def rekey_user(cur: psycopg.Cursor, tenant_id: str, user_id: str, subjects: list[str], keys: list[str],
-               families: list[str]) -> None:
+               families: list[str], marks: bool) -> None:
     """One user's facts under (subjects[i], keys[i]) filed under families[i], in the caller's
-    transaction, then the values of those family keys current together resolved (the module's rules)."""
-    locks.lock_user(cur.connection, tenant_id, user_id)
+    transaction, then the values of those family keys current together resolved (the module's rules);
+    nothing if the user is being erased (`marks`: the database has the marks' table)."""
+    if not _locked_unless_erasing(cur, tenant_id, user_id, marks):
+        return
     args = {"t": tenant_id, "u": user_id, "s": subjects, "k": keys, "f": families}
     renamed = """unnest(%(s)s::text[], %(k)s::text[], %(f)s::text[]) AS r(subject, key, family)"""
     # A fact's dedupe key names its key (pipeline._with_dedupe_keys): re-keyed with it, a turn extracted again
@@ -149,9 +159,10 @@ def _resolve(cur: psycopg.Cursor, tenant_id: str, user_id: str, groups: list[tup
             history_rows.end(cur.connection, tenant_id, older["id"], latest["valid_from"])
 
 
-def _rekey_candidates(cur: psycopg.Cursor, turn: dict[str, Any]) -> None:
+def _rekey_candidates(cur: psycopg.Cursor, turn: dict[str, Any], marks: bool) -> None:
     """A turn's candidates, extracted by an earlier version and not yet decided, under their family keys."""
-    locks.lock_user(cur.connection, turn["tenant_id"], turn["user_id"])
+    if not _locked_unless_erasing(cur, turn["tenant_id"], turn["user_id"], marks):
+        return
     row = cur.execute("SELECT candidates FROM turns WHERE tenant_id = %s AND id = %s FOR UPDATE",
                       (turn["tenant_id"], turn["id"])).fetchone()
     if row is None or row["candidates"] is None:
@@ -160,6 +171,14 @@ def _rekey_candidates(cur: psycopg.Cursor, turn: dict[str, Any]) -> None:
     if candidates != row["candidates"]:
         cur.execute("UPDATE turns SET candidates = %s WHERE tenant_id = %s AND id = %s",
                     (Jsonb(candidates), turn["tenant_id"], turn["id"]))
+
+
+def _locked_unless_erasing(cur: psycopg.Cursor, tenant_id: str, user_id: str, marks: bool) -> bool:
+    """The user's lock (db/locks.py), then whether they are not being erased, read by a statement of its own
+    once the lock is held (db/erasing.py); `marks`: the database has the marks' table (not yet as 0033)."""
+    locks.lock_user(cur.connection, tenant_id, user_id)
+    return not marks or not cur.execute(f"SELECT {erasing.MARKED} AS erasing",
+                                        {"t": tenant_id, "u": user_id}).fetchone()["erasing"]
 
 
 def _family_keyed(candidates: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -40,17 +40,16 @@ def everyones(conn: psycopg.Connection, backoff: timedelta) -> list[dict[str, An
     it starts (`value`, `valid_from` and the offset its turn was sent with, `utc_offset`) and whose it is
     (`tenant_id`, `user_id`): one statement."""
     return conn.execute(
-        f"""SELECT memories.tenant_id, memories.id, memories.user_id, memories.value, memories.valid_from,
+        f"""SELECT memories.tenant_id, memories.user_id, memories.value, memories.valid_from,
                    turns.utc_offset
             FROM memories JOIN turns ON turns.tenant_id = memories.tenant_id AND turns.id = memories.source_turn_id
             WHERE {_CURRENT} AND {_NOT_BACKED_OFF} AND {erasing.unmarked("memories")}""",
         {"backoff": backoff}).fetchall()
 
 
-def start_failed(conn: psycopg.Connection, tenant_id: str, ids: list[str]) -> None:
-    """A start of these jobs to come (of one user) failed for a failure of its own, the sweep's or a turn's
-    (migration 0046)."""
-    conn.execute("UPDATE memories SET start_failed_at = now() WHERE tenant_id = %s AND id = ANY(%s)", (tenant_id, ids))
+def start_failed(conn: psycopg.Connection, tenant_id: str, job_id: str) -> None:
+    """A start of this job to come failed for a failure of its own, the sweep's or a turn's (migration 0046)."""
+    conn.execute("UPDATE memories SET start_failed_at = now() WHERE tenant_id = %s AND id = %s", (tenant_id, job_id))
 
 
 def said_until(conn: psycopg.Connection, tenant_id: str, user_id: str,

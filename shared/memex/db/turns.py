@@ -287,8 +287,8 @@ _LOST = f"""
 # claimed rows stay locked while they are published, so one run's share is bounded, not all a long outage left.
 LOST_PER_RUN = 500
 
-# The queues a lost turn is sent again to, and which is its (claim_lost's `extracted`): the supersession queue
-# once its extraction is kept.
+# The queues a lost turn is sent again to, and which is its (claim_lost's `queue`): the supersession queue once
+# its extraction is kept.
 QUEUES = ("extraction", "supersession")
 _QUEUE = "CASE WHEN s.candidates IS NOT NULL AND s.status = 'processing' THEN 'supersession' ELSE 'extraction' END"
 
@@ -321,18 +321,17 @@ def claim_lost(conn: psycopg.Connection, older_than_seconds: int, max_republish:
     down) neither brings the turn nearer `max_republish` nor resets its clock. `republished` in a
     row is the count this re-send makes."""
     params = _lost_params(older_than_seconds, extraction_idle, supersession_idle, retry_seconds, queues)
-    conn.execute(
-        f"""UPDATE turns s SET status = 'failed', updated_at = now(),
-                   error = 'its queue message was lost and re-sent ' || s.republished || ' times without progress'
-            WHERE {_LOST} AND s.republished >= %(max)s""",
-        params | {"max": max_republish},
-    )
+    # One statement, one snapshot: the turns it marks failed are lost in what its SELECT reads, which leaves them
+    # by their count of re-sends.
     return conn.execute(
-        f"""SELECT s.tenant_id, s.id, s.user_id, s.republished + 1 AS republished,
-                   {_QUEUE} = 'supersession' AS extracted
-            FROM turns s WHERE {_LOST} AND {_QUEUE} = ANY(%(queues)s)
+        f"""WITH failed AS (
+                UPDATE turns s SET status = 'failed', updated_at = now(),
+                       error = 'its queue message was lost and re-sent ' || s.republished || ' times without progress'
+                WHERE {_LOST} AND s.republished >= %(max)s)
+            SELECT s.tenant_id, s.id, s.user_id, s.republished + 1 AS republished, {_QUEUE} AS queue
+            FROM turns s WHERE {_LOST} AND s.republished < %(max)s AND {_QUEUE} = ANY(%(queues)s)
             ORDER BY s.updated_at LIMIT %(limit)s FOR UPDATE SKIP LOCKED""",
-        params,
+        params | {"max": max_republish},
     ).fetchall()
 
 

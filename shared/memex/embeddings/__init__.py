@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import enum
 import sys
 
 from memex.config import Settings
@@ -47,48 +48,44 @@ def make_embedder(settings: Settings) -> Embedder:
     return CoalescingEmbedder(embedder)
 
 
-def unavailable(exc: BaseException) -> bool:
-    """Whether an embedding call failed on the embedder's side (unreachable, overloaded, failing in itself,
-    past its time or the invocation's), so that the next call soon fails alike, after waiting out its
-    attempts again: not on what it was given (a text it refuses, an endpoint's 400), nor for a cause not
-    known to be the embedder's, which a caller takes as possibly the text's. The OpenAI-compatible
-    embedder's errors are known only once its module is loaded: a process without an endpoint never
-    loads the openai client for this."""
-    if isinstance(exc, TimeoutError):
-        return True
-    endpoint = sys.modules.get("memex.embeddings.openai_compat")
-    return endpoint is not None and isinstance(exc, endpoint.TRANSIENT)
+class OnItsSide(enum.Enum):
+    """How an embedding call's failure is the embedder's (on_its_side)."""
+
+    PASSING = "may be gone at the next call whatever the text: past its time, a dropped connection, a rate limit"
+    # An endpoint may answer a 5xx to one text every time (some self-hosted servers do, to a text too long): down
+    # tells the two apart.
+    LASTING = "a 5xx: overloaded or failing in itself, or answering so to one text every time"
 
 
-def passing(exc: BaseException) -> bool:
-    """Whether a failure of the embedder's own may be gone at the next call whatever the text: past its time,
-    a dropped connection, a rate limit. Not a 5xx, which an endpoint may answer to one text every time."""
+def on_its_side(exc: BaseException) -> OnItsSide | None:
+    """How an embedding call failed on the embedder's side (unreachable, overloaded, failing in itself, past its
+    time or the invocation's), so that the next call soon fails alike, after waiting out its attempts again; None
+    when on what it was given (a text it refuses, an endpoint's 400), or for a cause not known to be the
+    embedder's, which a caller takes as possibly the text's. The OpenAI-compatible embedder's errors are known
+    only once its module is loaded: a process without an endpoint never loads the openai client for this."""
     if isinstance(exc, TimeoutError):
-        return True
+        return OnItsSide.PASSING
     endpoint = sys.modules.get("memex.embeddings.openai_compat")
-    return endpoint is not None and isinstance(exc, endpoint.PASSING)
+    if endpoint is None or not isinstance(exc, endpoint.TRANSIENT):
+        return None
+    return OnItsSide.PASSING if isinstance(exc, endpoint.PASSING) else OnItsSide.LASTING
 
 
 def down(embedder: Embedder, exc: BaseException) -> bool:
-    """Whether the embedder is down after a call of it failed with `exc`: a failure on its side (`unavailable`)
-    that a probe (one short attempt, about 2 s) confirms. An endpoint answering 5xx to one text only (some
-    self-hosted servers do, to a text too long) answers the probe: the failure is that text's, and a caller
-    that stopped for it would stop at every run, with that text first in line."""
-    if not unavailable(exc):
+    """Whether the embedder is down after a call of it failed with `exc`: a failure on its side (on_its_side)
+    that a probe (one short attempt, about 2 s) confirms. An endpoint answering 5xx to one text only answers
+    the probe: the failure is that text's, and a caller that stopped for it would stop at every run, with that
+    text first in line."""
+    if on_its_side(exc) is None:
         return False
-    # Asked again of one failure (a job start's savepoint, then the sweep it fails), the probe's answer is
-    # kept on it, a note in its traceback: a second probe would wait for a down embedder once more.
-    for answer, note in _PROBED.items():
-        if note in getattr(exc, "__notes__", ()):
-            return answer
-    try:
-        embedder.probe()
-    except Exception:  # noqa: BLE001 - it fails alike: down
-        exc.add_note(_PROBED[True])
-        return True
-    exc.add_note(_PROBED[False])
-    return False
-
-
-_PROBED = {True: "memex: the embedder's probe failed too: it is down",
-           False: "memex: the embedder answered a probe after this failure"}
+    # Asked again of one failure (a job start's savepoint, then the sweep it fails), the probe's answer is kept
+    # on it: a second probe would wait for a down embedder once more. It is the embedder's state after that
+    # failure, the same for every caller the coalescing embedder raised it to.
+    if not hasattr(exc, "embedder_down"):
+        try:
+            embedder.probe()
+        except Exception:  # noqa: BLE001 - it fails alike: down
+            exc.embedder_down = True
+        else:
+            exc.embedder_down = False
+    return exc.embedder_down

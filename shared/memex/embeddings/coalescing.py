@@ -1,5 +1,6 @@
 """One embedding at a time per process, batched: calls that arrive while the embedder is busy
-wait, and the next of them embeds every waiting call's texts as one batch.
+wait, and the next of them embeds every waiting call's texts as one batch. A batch that failed, maybe for
+one caller's text, is embedded again caller by caller, each on its own thread, beside the next batch.
 
 On a CPU embedder, concurrent calls each running their own small matmuls compete for the same
 cores; one batch computes the same vectors with fewer, larger matmuls (bench/embedder.py
@@ -19,12 +20,13 @@ from memex.embeddings.base import Embedder
 
 
 class _Call:
-    __slots__ = ("texts", "vectors", "error")
+    __slots__ = ("texts", "vectors", "error", "alone")
 
     def __init__(self, texts: list[str]) -> None:
         self.texts = texts
         self.vectors: np.ndarray | None = None
         self.error: BaseException | None = None
+        self.alone = False  # its batch failed, maybe for another caller's text: embedded again on its own
 
 
 class CoalescingEmbedder:
@@ -47,8 +49,12 @@ class CoalescingEmbedder:
             self._waiting.append(call)
         with self._busy:
             # A caller that embedded while we waited may have taken our texts in its batch.
-            if call.vectors is None and call.error is None:
+            if call.vectors is None and call.error is None and not call.alone:
                 self._embed_waiting()
+        if call.alone:
+            # On this caller's thread, with _busy free: one caller after another under it, every call that came
+            # meanwhile waited for all of them.
+            return self._inner.embed(call.texts)
         if call.error is not None:
             raise call.error
         return call.vectors
@@ -71,19 +77,13 @@ class CoalescingEmbedder:
         try:
             vectors = self._inner.embed([text for call in calls for text in call.texts])
         except BaseException as exc:
-            if len(calls) > 1 and isinstance(exc, Exception) and not embeddings.unavailable(exc):
+            if len(calls) > 1 and isinstance(exc, Exception) and embeddings.on_its_side(exc) is None:
                 # One caller's text may be what the embedder refused (a local embedder's own error): every
                 # caller got the error, and a job start failing for another user's text was taken for refused
-                # (pipeline). Each caller's texts once more on their own: only the caller whose text fails gets it.
-                for n, call in enumerate(calls):
-                    try:
-                        call.vectors = self._inner.embed(call.texts)
-                    except Exception as own:  # noqa: BLE001 - handed to that caller
-                        call.error = own
-                    except BaseException as stop:  # Ctrl-C, an exit: no caller after this one waits for vectors
-                        for left in calls[n:]:
-                            left.error = stop
-                        raise
+                # (pipeline). Each caller's texts once more on their own (embed): only the caller whose text fails
+                # gets it.
+                for call in calls:
+                    call.alone = True
                 return
             for call in calls:
                 call.error = exc

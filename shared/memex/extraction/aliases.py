@@ -12,6 +12,7 @@ import re
 from typing import Iterable
 
 from memex.extraction import families, vocabulary
+from memex.extraction.plurals import ie_noun
 from memex.jobs import subject_prefix
 
 # Each family key, with the keys small models file its facts under instead.
@@ -47,7 +48,7 @@ ALIASES: dict[str, tuple[str, ...]] = {
 _FAMILY_OF = {alias: key for key, aliases in ALIASES.items() for alias in aliases}
 # Words a model opens a key with that add nothing to it: "current_city" is the city, "user_age" the age.
 _IDLE = frozenset({"current", "present", "user", "my"})
-_FAVOURITE = frozenset({"favourite", "fav"})
+_FAVOURITE = frozenset({"favorite", "favourite", "fav"})
 _PET_FACT = re.compile(r"(.+)_(name|breed|count)")
 _PET_KINDS = frozenset(vocabulary.PETS.values())
 # A key opened with the word the user said one person in their life by ("wife_employer", "mum_location",
@@ -85,15 +86,18 @@ def _family_key(key: str) -> str:
     """The family key `key` names as a whole, or `key`."""
     if key in _FAMILY_OF:
         return _FAMILY_OF[key]
+    first, _, rest = key.partition("_")
+    if first in _FAVOURITE and rest:
+        # The last word is the one the offline rules read a plural back to ("My favourite movies are ..."), which
+        # they read as a "-y" noun's before the "-ie" nouns were known: favorite_movy stored then is favorite_movie.
+        *before, last = rest.split("_")
+        return "_".join(["favorite", *before, ie_noun(last)])
     if families.family_of(key) is not None:
         return key
-    first, _, rest = key.partition("_")
     if first in _IDLE and rest:
         own = _family_key(rest)
         if own != rest or families.family_of(rest) is not None:
             return own
-    if first in _FAVOURITE and rest:
-        return f"favorite_{rest}"
     pet = _PET_FACT.fullmatch(key)
     if pet and pet.group(1) in _PET_KINDS:
         return f"pet_{pet.group(1)}_{pet.group(2)}"

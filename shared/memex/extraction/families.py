@@ -83,6 +83,9 @@ FAMILIES = (
     Family("<relation>_<name>_city", "where a person in the user's life lives", 0.6),
     Family("<relation>_<name>_age", "the age in digits of a person in the user's life (child_max_age, brother_age, "
            "mother_age; a son not named: child_son_age); a baby's in months (\"6 months\")", 0.6),
+    Family("<relation>_<name>_birth_year", "the year a person in the user's life was born, four digits "
+           "(child_ava_birth_year; a daughter not named: child_daughter_birth_year)", 0.6),
+    Family("<relation>_<name>_birthday", "the day a person in the user's life was born on (\"3 March\")", 0.6),
     Family("<relation>_<name>_school", "a school or university a person in the user's life studies at, one memory "
            "each", 0.6, several=True),
     Family("<relation>_<name>_started", "what a person in the user's life started (school, swimming lessons), one "

@@ -270,6 +270,12 @@ SCHOOLING = (
     "grad school|graduate school|law school|med school|medical school|nursing school"
 ).split("|")
 
+# Universities known by their name alone: "…then I start at Harvard in the fall" is a student's start, not a job's.
+UNIVERSITIES = (
+    "Harvard|Yale|Princeton|Stanford|MIT|Caltech|Oxford|Cambridge|Berkeley|Columbia|Cornell|UCLA|NYU|Georgetown|"
+    "Duke|Dartmouth|Imperial|LSE|UCL|Edinburgh|McGill|Sorbonne|ETH"
+).split("|")
+
 # Carmakers, as written capitalised ("I drive a Tesla Model 3", "a VW Golf"): the car is the maker and
 # the capitalised words or numbers of its model after it. Left out: makers whose name is as often
 # another word a user capitalises ("Smart", "Seat", "Genesis", "Ram", "Lincoln").

@@ -520,19 +520,20 @@ def _search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies 
 
     # 2. the reranker over the best fused candidates, or the built-in floor
     reranked = _rerank(reranker, deps, request.query, fused, found) if reranker else None
-    # A memory found by an extra query is held to that query's signals, not the question's.
-    signals = [query_run.signals() for _, query_run in runs]
     if reranked is not None:
         relevance = {item: score for item, score in reranked.items() if score >= reranker.min_score}
         kept = list(relevance)
     else:
+        # A memory found by an extra query is held to that query's signals, not the question's.
+        signals = [query_run.signals() for _, query_run in runs]
         kept = [item for item in relevance
                 if gate_open and (item in topical or any(item in s and floor.item_passes(s[item]) for s in signals))]
     # Neither filter below reads a score, so both hold for a reranker's answer too.
     # "Got it!", or "👍", is about as near in meaning to any short question as a real answer is: a
-    # line that says nothing of its own is kept only when the question's words found it
-    kept = [item for item in kept if any(item in s and s[item].bm25 is not None for s in signals)
-            or not filler.is_filler(_said(found[item]))]
+    # line that says nothing of its own is kept only when the question's words found it (a query's
+    # keyword ranking holds it: read from the rankings, so a reranked search reads no extra query's signals)
+    worded = {item for _, query_run in runs if query_run.keyword is not None for item, _ in query_run.keyword.ranked}
+    kept = [item for item in kept if item in worded or not filler.is_filler(_said(found[item]))]
     # A question that says only what kind of question it is ("what?", "And then?", "Who am I?") is as near
     # a line that says nothing either ("Wait, what?" 0.93, "Huh?" 0.80), whose words no list of filler
     # holds: no message answers it by meaning; its kinds' facts (topics.py) and the facts near it do.

@@ -72,7 +72,7 @@ from typing import Any, Callable
 
 from memex import people
 from memex.extraction import vocabulary
-from memex.extraction.plurals import singular
+from memex.extraction.plurals import stems
 
 Scored = tuple[str, float, dict[str, Any]]
 
@@ -238,9 +238,10 @@ _SAME_THING = tuple(frozenset(words.split()) for words in (
 
 def _favourite(thing: str) -> tuple[str, tuple[str, ...]]:
     """The keys of the favourite `thing` a question names (one word, "films"), in any of its words
-    (favorite_movie for "film"), with a word before it or not ("show": favorite_tv_show), and their words."""
-    said = {thing.casefold(), singular(thing.casefold())}
-    same = sorted(set().union(*(group for group in _SAME_THING if group & said)) or said)
+    (favorite_movie for "film"), with a word before it or not ("show": favorite_tv_show), and their words.
+    A plural names each word it may be of ("movies": movie, and movy, which its ending alone reads)."""
+    said = {thing.casefold(), *stems(thing.casefold())}
+    same = sorted(said.union(*(group for group in _SAME_THING if group & said)))
     return _own(rf"favorite_(?:[^_]+_)*(?:{'|'.join(map(re.escape, same))})s?"), tuple(same)
 
 

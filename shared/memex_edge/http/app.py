@@ -1,5 +1,5 @@
 """The app an HTTP function serves: its routes and surfaces assembled with the error handlers, the
-body limit, the rate-limit headers, the metrics and, on loopback, the Host rule."""
+body limit, the rate-limit headers, HEAD where GET is, the metrics and, on loopback, the Host rule."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from memex_edge.http.body_limit import BodyLimit
 from memex_edge.http.dependencies import known_query
 from memex_edge.http.error_handlers import UnhandledErrors, add_error_handlers
 from memex_edge.http.loopback import KeylessOnLoopback
+from memex_edge.http.methods import HeadAsGet
 from memex_edge.http.openapi import API_SUMMARY, API_VERSION, MISDIRECTED
 from memex_edge.http.rate_limits import RateLimitHeaders
 from memex_edge.http.request_metrics import RequestMetrics
@@ -55,6 +56,7 @@ def create_app(*routers: APIRouter, provide: Callable[[], Context] = get_context
 
     app.add_middleware(UnhandledErrors)
     app.add_middleware(RateLimitHeaders)
+    app.add_middleware(HeadAsGet)
     served: ASGIApp = BodyLimit(app, lambda: provide().settings.max_body_bytes, surfaces)
     if loopback:
         served = KeylessOnLoopback(served, provide, surfaces)

@@ -1,12 +1,15 @@
 """The dependencies of the routes: the request's Context, the tenant it acts for (the key declared
-in the OpenAPI), and the refusal of a query parameter the route does not take."""
+in the OpenAPI), and the refusal of a query parameter the route does not take or takes once."""
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Optional
 
 from fastapi import Depends, Request, Security
-from fastapi.dependencies.models import Dependant
+from fastapi.dependencies.models import Dependant, ModelField
+# FastAPI's own test of a parameter that takes one value (of which it reads the last), not a list.
+from fastapi.dependencies.utils import is_scalar_field
 from fastapi.exceptions import RequestValidationError
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
@@ -41,18 +44,27 @@ def tenant(request: Request, ctx: Context = Depends(context),
 
 def known_query(request: Request) -> None:
     """Refuses a query parameter the route does not take, as an unknown field of a body is refused:
-    ignored, `?session_id=s1` on a listing that has no such filter would list every session."""
-    taken = _query_names(request.scope["route"].dependant)
-    unknown = [name for name in dict.fromkeys(request.query_params) if name not in taken]
+    ignored, `?session_id=s1` on a listing that has no such filter would list every session. And one
+    taking a single value sent more than once, of which FastAPI reads the last:
+    `?user_id=kate&user_id=alice` counted alice's memories."""
+    params = _query_params(request.scope["route"].dependant)
+    sent = Counter(name for name, _ in request.query_params.multi_items())
+    problems = []
+    unknown = [name for name in sent if name not in params]
     if unknown:
-        takes = f"it takes {', '.join(taken)}" if taken else "it takes none"
-        raise RequestValidationError([{"type": "extra_forbidden", "loc": ("query", name),
-                                       "msg": f"not a parameter of this route; {takes}"} for name in unknown])
+        takes = f"it takes {', '.join(params)}" if params else "it takes none"
+        problems += [{"type": "extra_forbidden", "loc": ("query", name),
+                      "msg": f"not a parameter of this route; {takes}"} for name in unknown]
+    problems += [{"type": "repeated", "loc": ("query", name), "msg": f"sent {times} times; the route takes one value"}
+                 for name, times in sent.items() if times > 1 and name in params and is_scalar_field(params[name])]
+    if problems:
+        raise RequestValidationError(problems)
 
 
-def _query_names(dependant: Dependant) -> list[str]:
-    """The query parameters of a route's function and of its dependencies, in declaration order."""
-    names = [param.alias for param in dependant.query_params]
+def _query_params(dependant: Dependant) -> dict[str, ModelField]:
+    """The query parameters of a route's function and of its dependencies by name, in declaration order."""
+    params = {param.alias: param for param in dependant.query_params}
     for sub in dependant.dependencies:
-        names += [name for name in _query_names(sub) if name not in names]
-    return names
+        for name, param in _query_params(sub).items():
+            params.setdefault(name, param)
+    return params

@@ -1,5 +1,6 @@
 """Errors in the wire shape, and the words of those the edge answers itself: validation problems,
-a body not in UTF-8 or not sent as JSON, a path or method no route takes, the database gone."""
+a body not in UTF-8, nested too deeply or not sent as JSON, a path or method no route takes, the
+database gone."""
 
 from __future__ import annotations
 
@@ -8,12 +9,11 @@ from typing import Any
 import psycopg
 from fastapi import Request
 from fastapi.responses import JSONResponse
-from fastapi.routing import iter_route_contexts
 from starlette.exceptions import HTTPException as StarletteHTTPException
-from starlette.routing import Match
 
 from memex.context import Context
-from memex.models import ID_RULE, UNPAIRED_SURROGATES, FieldError
+from memex.models import ID_RULE, METADATA_MAX_DEPTH, UNPAIRED_SURROGATES, FieldError
+from memex_edge.http.methods import methods_at
 from memex_edge.http.seeds import is_seed_route
 from memex_edge.http.trailing_slash import sent_path
 from memex_edge.observability import logger
@@ -56,10 +56,19 @@ def field_problem(detail: dict[str, Any]) -> str:
     return f"{'.'.join(loc) or 'body'}: {message}"
 
 
-def not_utf8(exc: UnicodeDecodeError) -> str:
-    """What to fix when a body's bytes are not UTF-8 (JSON's encoding, RFC 8259)."""
-    return (f"body: not valid UTF-8 (byte 0x{exc.object[exc.start]:02x} at byte {exc.start}): "
-            "send the JSON encoded as UTF-8")
+def unreadable_body(cause: BaseException | None) -> str | None:
+    """What to fix when FastAPI could not read a body as JSON for a reason other than its syntax (its
+    400 "There was an error parsing the body" said none): bytes not in UTF-8 (JSON's encoding, RFC
+    8259), "café" as the single byte 0xe9 of Latin-1; or nesting deeper than Python's parser follows
+    (RecursionError), which RFC 8259 lets a parser limit. A 422 as for any JSON it cannot read, not
+    a 413: a body of a few kilobytes nests thousands of levels, and sending less would not help."""
+    if isinstance(cause, UnicodeDecodeError):
+        return (f"body: not valid UTF-8 (byte 0x{cause.object[cause.start]:02x} at byte {cause.start}): "
+                "send the JSON encoded as UTF-8")
+    if isinstance(cause, RecursionError):
+        return (f"body: not valid JSON here (nested too deeply to parse; metadata may nest at most "
+                f"{METADATA_MAX_DEPTH} levels)")
+    return None
 
 
 def sent_as_other_than_json(content_type: str | None, problems: list[dict[str, Any]]) -> str | None:
@@ -89,11 +98,8 @@ def no_route(request: Request) -> JSONResponse:
 def method_not_allowed(request: Request, exc: StarletteHTTPException) -> JSONResponse:
     """405 naming the methods the path takes, in `Allow` (RFC 9110) and the message. The router
     answers for the first route whose path matched, so its Allow left out the methods of the others
-    at that path (DELETE of GET /v1/memories/{id}), and its message said none."""
-    probe = {"type": "http", "path": request.scope["path"], "root_path": request.scope.get("root_path", ""),
-             "method": ""}
-    taken = sorted({method for route in iter_route_contexts(request.app.routes) if route.methods
-                    and route.matches(probe)[0] is not Match.NONE for method in route.methods})
+    at that path (DELETE of GET /v1/memories/{id}), and HEAD, and its message said none."""
+    taken = sorted(methods_at(request.app.routes, request.scope))
     allowed = ", ".join(taken) or (exc.headers or {}).get("Allow", "")
     message = f"{request.method} is not a method of {request.url.path}; it takes {allowed or 'none'}"
     return error(405, "method_not_allowed", message, headers={"Allow": allowed},
@@ -111,12 +117,18 @@ def _connection_lost(exc: psycopg.Error) -> bool:
     return exc.sqlstate is None or exc.sqlstate.startswith(("08", "57P"))
 
 
-def database_unavailable(exc: psycopg.Error, ctx: Context, seed: bool = False) -> JSONResponse:
-    """503 with Retry-After. Once one connection found the server gone, every thread reconnects."""
+def database_lost(exc: psycopg.Error, ctx: Context) -> None:
+    """Logged; once one connection found the server gone, every thread reconnects (no broken connection
+    is handed to the next request). What every path that caught DATABASE_GONE does, whatever it answers."""
     logger.warning("database unavailable", extra={"error": type(exc).__name__, "sqlstate": exc.sqlstate,
                                                "detail": str(exc)})
     if _connection_lost(exc):
         ctx.db.discard_all()
+
+
+def database_unavailable(exc: psycopg.Error, ctx: Context, seed: bool = False) -> JSONResponse:
+    """503 with Retry-After, the database lost (database_lost)."""
+    database_lost(exc, ctx)
     message = "the database is unavailable; retry later"
     return error(503, "database_unavailable", message, headers={"Retry-After": str(DATABASE_RETRY_AFTER)},
                  detail=message if seed else None)

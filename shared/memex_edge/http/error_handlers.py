@@ -14,7 +14,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from memex.context import Context
 from memex.errors import MemexError, Unauthorized
 from memex_edge.http.error_answers import (DATABASE_GONE, database_unavailable, error, field_problem, method_not_allowed, no_route,
-                                           not_utf8, sent_as_other_than_json)
+                                           sent_as_other_than_json, unreadable_body)
 from memex_edge.http.rate_limits import RateLimited, too_many_requests
 from memex_edge.http.seeds import SeedRoute, is_seed_route
 from memex_edge.observability import logger
@@ -54,10 +54,8 @@ def add_error_handlers(app: FastAPI, provide: Callable[[], Context]) -> None:
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
-        if isinstance(exc.__cause__, UnicodeDecodeError):
-            # FastAPI's 400 "There was an error parsing the body" for a body in Latin-1 or
-            # Windows-1252 ("café" as the single byte 0xe9) said nothing of what to fix.
-            message = not_utf8(exc.__cause__)
+        message = unreadable_body(exc.__cause__)
+        if message is not None:
             detail = [{"loc": ["body"], "msg": message, "type": "json_invalid"}] if is_seed_route(request) else None
             return error(422, "validation_error", message, detail=detail)
         if exc.status_code == 404:

@@ -18,7 +18,8 @@ _ERRORS = {
     401: "Missing or wrong API key (`Authorization: Bearer <key>`).",
     404: "No such id for this tenant (another tenant's ids are not found either).",
     409: "`idempotency_conflict`: this user already sent the key with a different turn. `user_being_erased`: the "
-         "user's erasure began and has not finished (DELETE /v1/users/{id} again goes on with it).",
+         "user's erasure began and has not finished (DELETE /v1/users/{id} again goes on with it). "
+         "`ambiguous_session` (DELETE /sessions/{id} without `user_id`): sessions of several users have the id.",
     413: "Body over `MEMEX_MAX_BODY_BYTES` (1 MiB), refused before it is read whole.",
     422: "Malformed input; the message names each field (`body.messages.0.role: ...`).",
     429: "`rate_limited`: over the tenant's (or key's) rate limit; retry after `Retry-After` seconds. "

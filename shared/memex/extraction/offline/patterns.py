@@ -48,11 +48,19 @@ NOT_ROLE_MODIFIERS = frozenset(
     "quick backseat keen avid amateur enthusiastic passionate weekend hobby".split())
 RELATIONS = vocabulary.RELATIONS
 PETS = vocabulary.PETS
+# Holidays, each word capitalised as a name's is: when, not who or where ("I'm working for Labor Day" is no employer,
+# "then I start at New Year's Eve" no job, "He proposed on Valentine's Day" says when).
+HOLIDAYS = frozenset({
+    "christmas", "easter", "thanksgiving", "halloween",
+    "christmas eve", "christmas day", "new year", "new year's", "new year's eve", "new year's day", "boxing day",
+    "easter sunday", "easter monday", "good friday", "mother's day", "father's day", "valentine's day",
+    "labor day", "labour day", "memorial day", "independence day", "thanksgiving day", "veterans day",
+    "st patrick's day", "st. patrick's day"})
 # Capitalised words that follow "my wife is" or "my dog" without being a name ("American
 # Airlines" is one: only a name of one word is checked); a holiday or noon is when ("I'm working from home for
 # Christmas", "I start at Noon").
-NOT_NAMES = frozenset(WEEKDAYS) | frozenset(
-    "today tonight tomorrow yesterday home christmas easter thanksgiving halloween noon midday "
+NOT_NAMES = frozenset(WEEKDAYS) | HOLIDAYS | frozenset(
+    "today tonight tomorrow yesterday home noon midday "
     "dr mr mrs ms prof sir "
     "american british english scottish welsh irish french german italian spanish portuguese "
     "brazilian mexican canadian australian dutch belgian swiss austrian swedish norwegian danish "
@@ -257,6 +265,12 @@ FOR_A_WHILE = (
     rf"|(?:a |an |a few |a couple of |several |(?:{NUMBER}) )?{_WHILE}{_WHILE_END})"
     rf"|{UNTIL})")
 DATE = (rf"{MONTH} \d{{1,2}}(?:st|nd|rd|th)?|\d{{1,2}}(?:st|nd|rd|th)? (?:of )?{MONTH}")
+# When and where someone was born, said after "born" (the user, places.py; a child, people.py): a year ("in 1990",
+# "'90"); the day ("on March 4", "on the 4th of March": its group `day`) or the month ("in Mar.") it may come after;
+# the place said first ("in Leeds in 1990", "in Porto, Portugal in 1985"), never a month.
+BIRTH_YEAR = r"(?:(?:19|20)\d\d|'\d\d)(?![\w'-])"
+BIRTH_DAY = rf"(?:the )?(?:(?P<day>{DATE})(?!\w)|{MONTH})"
+BORN_WHERE = rf"(?:in (?!{MONTH}){PROPER}(?:, {PROPER})?,? )?"
 # When a plan happens: "next week", "tomorrow", "in May", "on Saturday", "this summer".
 _WHEN = (rf"(?:next (?:week|month|year|weekend|summer|spring|fall|autumn|winter|{WEEKDAY}|{MONTH})|tomorrow|tonight|"
          r"this (?:weekend|summer|spring|fall|autumn|winter|year|month)|"

@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass
 from typing import Callable
 
+from memex.extraction import third_person
 from memex.extraction.offline.values import Fields, a_name
 from memex.jobs import Candidate, subject_key
 
@@ -37,6 +38,8 @@ def rule(type_: str, key: str, cues: str, patterns: list[str], sentence: str, cl
 
 
 def candidate_of(rule: Rule, fields: Fields, message_id: str, quote: str, subject: str = "user") -> Candidate:
+    # The value in the third person: the fact is read by an agent, to whom "my husband" is its own.
+    fields = {**fields, "value": third_person.of(fields["value"])}
     return Candidate(
         type=rule.type,
         key=subject_key(subject, rule.key.format(**fields)),

@@ -82,6 +82,11 @@ def a_year(m: re.Match[str]) -> list[Fields]:
     return [{"value": str(year)}]
 
 
+def a_birthday(m: re.Match[str]) -> list[Fields]:
+    """The day of a birth (patterns.BIRTH_DAY's `day`, "March 4"); none for a month alone ("in May")."""
+    return [{"value": m.group("day")}] if m.group("day") else []
+
+
 def snake(text: str) -> str:
     words = [w for w in key_words(text) if w not in ("the", "a", "an")]
     return "_".join(words)
@@ -104,9 +109,39 @@ def an_age(m: re.Match[str]) -> list[Fields]:
     return [{"value": str(age)}] if age is not None and 1 <= age <= 120 else []
 
 
+# Two things said as one, which the "and" of a list does not part ("I love rock and roll", "My hobby is arts and
+# crafts"): a few such pairs, read by the last word before the "and" and the first after it.
+_ONE_THING = frozenset({
+    "rock and roll", "rhythm and blues", "drum and bass", "mac and cheese", "fish and chips", "salt and pepper",
+    "bread and butter", "sweet and sour", "gin and tonic", "rum and coke", "strawberries and cream", "black and white",
+    "arts and crafts", "pros and cons", "peace and quiet", "hide and seek", "trial and error", "bed and breakfast",
+    "snakes and ladders", "cops and robbers", "surf and turf"})
+# Where a list parts: a comma (with its "and" or "or", if one follows), or an "and" or "or" between spaces.
+_LIST_BREAK = re.compile(r"(\s*,\s*(?:(?:and|or)\s+)?|\s+(?:and|or)\s+)")
+
+
+def listed_items(said: str, names: bool = True) -> list[str]:
+    """The items of a list ("peanuts, shellfish and eggs", "jazz and hiking"), each as said; an "and" or "or" parts
+    no pair said as one thing (_ONE_THING), nor, with `names` and no comma, two capitalised words (a name or a title:
+    "Simon and Garfunkel", "Pride and Prejudice"; an allergy's "Advil and Tylenol" are two, and so are a list's last
+    two, "Lisbon, Porto and Rome")."""
+    names = names and "," not in said
+    pieces = _LIST_BREAK.split(said)
+    items = [pieces[0]]
+    for joint, item in zip(pieces[1::2], pieces[2::2]):
+        before, after = items[-1].rsplit(" ", 1)[-1], item.split(" ", 1)[0]
+        one_thing = f"{before} {joint.strip()} {after}".casefold() in _ONE_THING \
+            or names and before[:1].isupper() and after[:1].isupper()
+        if "," not in joint and one_thing:
+            items[-1] += joint + item
+        else:
+            items.append(item)
+    return [item for item in items if item]
+
+
 def allergies(m: re.Match[str]) -> list[Fields]:
     # "penicillin and to cats": each item without the preposition repeated
-    items = [re.sub(r"^to ", "", item) for item in re.split(r"\s*(?:,|\band\b|\bor\b)\s*", m.group("value"))]
+    items = [re.sub(r"^to ", "", item) for item in listed_items(m.group("value"), names=False)]
     return [{"value": item} for item in items if item and item.casefold() not in ("something", "everything")]
 
 

@@ -10,7 +10,7 @@ from memex.extraction.offline.patterns import (ADVERBS, ANSWERS, CAPWORD, HATED_
     MONTH, NOT_OBJECT, PHRASE_END, PROPER, UPPER, WEEKDAY, WORD, alternation, list_or_phrase, phrase, strict_end)
 from memex.extraction.plurals import singular
 from memex.extraction.offline.rule import rule
-from memex.extraction.offline.values import Fields, as_said, snake
+from memex.extraction.offline.values import Fields, as_said, listed_items, snake
 
 
 _EVALUATIONS = (
@@ -24,14 +24,22 @@ _WORDS_LISTED = rf"{NOT_OBJECT}{WORD}(?:,\s+{NOT_OBJECT}{WORD}){{1,5}},?\s+(?:an
 
 
 def _list_items(m: re.Match[str]) -> list[Fields]:
-    """Each item of a list (_LIST: "hiking, camping and kayaking"), or the one value when no comma
-    says it is a list ("fish and chips" stays whole)."""
+    """Each item of a list (_LIST: "hiking, camping and kayaking"; values.listed_items), or the one value when no
+    comma says it is a list ("apple and cherry" stays whole)."""
     value = m.group("value")
-    if "," not in value:
-        return [{"value": value}]
-    *items, last = [item.strip() for item in value.split(",")]
-    items += re.split(r"^(?:and|or)\s+|\s+(?:and|or)\s+", last, maxsplit=1)
-    return [{"value": item} for item in items if item]
+    return [{"value": item} for item in (listed_items(value) if "," in value else [value])]
+
+
+# Two words and no more, an "and" or "or" between them: a list of two even without a comma ("jazz and hiking"),
+# where longer ones may not be ("action and sci-fi movies", "cooking for my husband and kids").
+_TWO_WORDS = re.compile(r"[\w'&+-]+ (?:and|or) [\w'&+-]+")
+
+
+def _liked(m: re.Match[str]) -> list[Fields]:
+    """What is liked or disliked: each item of a list (_list_items), or of two words said as one (_TWO_WORDS) unless
+    they are one thing ("rock and roll", "Simon and Garfunkel": values.listed_items)."""
+    value = m.group("value")
+    return [{"value": item} for item in listed_items(value)] if _TWO_WORDS.fullmatch(value) else _list_items(m)
 
 
 def _favorite(m: re.Match[str]) -> list[Fields]:
@@ -75,7 +83,7 @@ RULES = [
         rf"(?P<value>{_WORDS_LISTED}|{phrase(8)})",
         rf"\bI(?:'m| am) a (?:big |huge )?fan of (?P<value>{_WORDS_LISTED}|{phrase(8)})",
         rf"\bI(?:'m| am) (?:really |so |very |big |totally )?into (?P<value>{_WORDS_LISTED}|{phrase(6)})",
-    ], "The user likes {value}.", _list_items, confidence=0.7, importance=0.5),
+    ], "The user likes {value}.", _liked, confidence=0.7, importance=0.5),
     rule("preference", "dislikes", "hate dislike detest loathe stand like enjoy fan handle stomach tried tasted", [
         r"\bI (?:(?:really|absolutely|just|also|totally|truly|kinda) )*(?:hate|dislike|detest|loathe|can't stand|"
         rf"cannot stand|don't like|do not like|don't enjoy) (?!to\b)(?P<value>{_WORDS_LISTED}|{phrase(8)})",
@@ -86,7 +94,7 @@ RULES = [
         rf"^(?P<value>{_DISLIKED})(?:,|:|\s+[—–-]) {_HATE_IT}",
         rf"\bI (?:once |finally )?(?:tried|tasted) (?P<value>{_TRIED})(?: (?:once|before|recently|"
         rf"for the first time|last (?:night|week|month|year)))?(?:[,.;!] | ){HATED_IT}",
-    ], "The user dislikes {value}.", _list_items, confidence=0.7, importance=0.5),
+    ], "The user dislikes {value}.", _liked, confidence=0.7, importance=0.5),
     rule("preference", "prefers", "prefer", [
         r"\bI (?:(?:generally|usually|really|much|strongly|always) )*prefer "
         rf"(?!{_ANSWER_PREFERRED})(?P<value>{NOT_OBJECT}{WORD}(?:\s+{WORD}){{0,7}}?)"
@@ -111,7 +119,12 @@ RULES = [
         rf"(?P<value>(?!{_NOT_A_TEAM}){PROPER}) supporter(?![\w'-])",
     ], "The user supports {value}.", confidence=0.7, importance=0.5),
     rule("preference", "favorite_{part}", "favorite favourite", [
-        rf"\b(?i:my) (?:all[- ]time |absolute )?favou?rite (?P<thing>{WORD}(?:\s+{WORD}){{0,2}}?)"
+        # "of all time" and "in the world" narrow nothing ("My favourite film of all time is Alien": favorite_film),
+        # and filed nothing before; not "ever", whose favourite was filed as favorite_book_ever since before: stored
+        # so. The thing: three words at most, or one or two said by or from whom with its article ("song by the
+        # Beatles": favorite_song_by_beatles, as "book by Tolkien" is favorite_book_by_tolkien)
+        rf"\b(?i:my) (?:all[- ]time |absolute )?favou?rite (?P<thing>{WORD}(?:\s+{WORD})? (?:by|from) the {WORD}"
+        rf"(?:\s+{WORD})?|{WORD}(?:\s+{WORD}){{0,2}}?)(?: of all time| in the world)?"
         # "is actually X", "is now X": a correction's or a change's word, not the favourite's
         rf"(?: is|'s| (?P<verb>are))(?: (?i:actually|now|still|definitely|really|honestly|currently))? "
         rf"(?P<value>{list_or_phrase(6)})",

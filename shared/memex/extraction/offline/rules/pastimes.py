@@ -9,7 +9,7 @@ from memex.extraction import vocabulary
 from memex.extraction.offline.patterns import (ADVERBS, MONTH, MY, NOT_NAMES, NOT_OBJECT, PHRASE_END, PLATFORMS,
     PROPER, QUIT_END, RACE, RECALLED, RELATIONS, TRIP_FOR, UPPER, WEEKDAY, WORD, alternation, phrase)
 from memex.extraction.offline.rule import rule
-from memex.extraction.offline.values import Fields, as_said
+from memex.extraction.offline.values import Fields, as_said, listed_items
 from memex.time_phrases import WEEKDAYS
 
 
@@ -20,8 +20,9 @@ _PASTIME_END = (r"(?=\s*(?:[^\w\s'-]|$)|\s+(?:again|recently|lately|last|this|ev
 
 
 def _items(m: re.Match[str]) -> list[Fields]:
-    """Each of a short list ("painting and hiking"), or the one value."""
-    return [{"value": item} for item in re.split(r"\s*(?:,|\band\b)\s*", m.group("value")) if item]
+    """Each of a short list ("painting and hiking"; "arts and crafts" is one, values.listed_items), or the one
+    value."""
+    return [{"value": item} for item in listed_items(m.group("value"))]
 
 
 def _gerund(verb: str) -> str:

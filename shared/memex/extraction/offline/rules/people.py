@@ -8,16 +8,16 @@ import re
 from typing import Callable
 
 from memex.extraction import vocabulary
-from memex.extraction.offline.patterns import (ADVERBS, AGE_END, AGED, BREED, BREED_KIND, CAPWORD, DATE, DEGREE,
-    DEGREE_SAID, DIED, FIELDS_SAID, HAVE, HEAD_OF, INTENSIFIERS, KIN_ADJECTIVE, LEFT_END, MONTH, MY, NAMED, NAMES,
+from memex.extraction.offline.patterns import (ADVERBS, AGE_END, AGED, BIRTH_DAY, BIRTH_YEAR, BORN_WHERE, BREED,
+    BREED_KIND, CAPWORD, DATE, DEGREE,
+    DEGREE_SAID, DIED, FIELDS_SAID, HAVE, HEAD_OF, HOLIDAYS, INTENSIFIERS, KIN_ADJECTIVE, LEFT_END, MONTH, MY, NAMED, NAMES,
     NOT_AFTER_PARTING, NOT_NAMES, NOT_TEMPORARY, NUMBER, ORG, PARTNER_WORD, PERSON_PARTS, PETS, PET_ADJECTIVE,
     PLATFORMS, PROPER, ROLE, ROLE_END, SCHOOL_END, SCHOOL_WORDS, SINCE_WHEN, TRIP_WHEN, TURNED_END, TURNING, UPPER,
     WEEKDAY, WORK_HOURS, alternation, list_or_phrase, phrase, strict_end)
 from memex.extraction.offline.rule import rule
-from memex.extraction.offline.values import (Fields, a_department, a_job_move, a_name, a_place, allergies, an_age,
+from memex.extraction.offline.values import (Fields, a_department, a_job_move, a_name, a_place, a_year, allergies, an_age,
     an_organisation, as_said, listed_names, named_person, not_an_organisation, organisation, relation, role, school,
     snake, teacher, to_number, unless_a_stay)
-from memex.time_phrases import MONTH_ABBREVIATIONS, MONTHS
 
 
 _WHO = rf"(?P<kind>(?i:{alternation(PERSON_PARTS)}))"
@@ -209,10 +209,12 @@ _PARTED = r"(?:broke up|split up|split|separated|got divorced|divorced)"
 _PARTING_WHEN = (rf"(?:(?:last|this) (?:week|month|year|spring|summer|fall|autumn|winter|weekend|{WEEKDAY})|"
                  rf"last {MONTH}|last night|yesterday|today|recently|on (?:the )?(?:{DATE})(?:,? \d{{4}})?(?![\w'-])|"
                  rf"(?:(?:way )?back )?in (?:\d{{4}}|"
-                 rf"(?i:{alternation(MONTHS + MONTH_ABBREVIATIONS)})(?:,? \d{{4}})?)(?![\w'-])|"
+                 rf"{MONTH}(?:,? \d{{4}})?)(?![\w'-])|"
                  r"(?:a|two|three|four|five|six|a few|a couple of) (?:days?|weeks?|months?|years?) ago)")
+# A proposal's time may be a holiday too: "on Valentine's Day", "at Christmas", "last New Year's Eve".
 _PROPOSED = (rf"(?:just |finally |officially )?(?:proposed(?: to me)?|popped the question)"
-             rf"(?: (?:on {WEEKDAY}|{_PARTING_WHEN}))?(?=\s*(?:[.!,;]|$))")
+             rf"(?: (?:on {WEEKDAY}|{_PARTING_WHEN}|(?:on|at|over|last|this) (?i:{alternation(HOLIDAYS)})))?"
+             r"(?=\s*(?:[.!,;]|$))")
 # Where one got engaged or married, before or after when: "We got engaged in Paris last night",
 # "got married at the beach"; a month is when, not where ("in June").
 _WED_PLACE = rf"(?: (?:in|at|on) (?!{MONTH}(?![\w'-]))(?:the |a )?(?:{PROPER}|[a-z]+))?"
@@ -222,6 +224,12 @@ _PARTED_WHEN = rf"(?: (?P<when>{_PARTING_WHEN}))?"
 # A parting's time that places it in history: a year, a month, months or years ago. Not "yesterday" or
 # "a few days ago": a husband spoken of this morning and "we divorced yesterday" are one husband.
 _DATED = re.compile(rf"\d{{4}}|\b(?:months?|years?) ago\b|\bin {UPPER}")
+
+
+def _proposed_to(m: re.Match[str]) -> list[Fields]:
+    """The user engaged, unless who proposed is no name ("Labor Day proposed.")."""
+    who = m.group("who")
+    return [] if who and who.casefold() in NOT_NAMES else [{"value": "engaged"}]
 
 
 def _happened(m: re.Match[str]) -> Fields:
@@ -299,6 +307,21 @@ def _child_age(m: re.Match[str]) -> list[Fields]:
     kind = m.group("kind").casefold()
     return [{**f, "kind": kind, "who": snake(name) if name else kind, "named": f" {name}" if name else ""}
             for f in an_age(m)]
+
+
+def _child_birth(m: re.Match[str]) -> list[Fields]:
+    """A child's birth year and day, as the user's own birth files them (places.py: "2020", "3 March"; a month
+    alone files none), under the child's name or "son" or "daughter" as the child's age is (_child_age)."""
+    name = m.group("name")
+    if name and name.casefold() in NOT_NAMES:
+        return []
+    kind = m.group("kind").casefold()
+    whose = {"kind": kind, "who": snake(name) if name else kind, "named": f" {name}" if name else ""}
+    found = [{**whose, **year, "fact": "birth_year", "said": f" was born in {year['value']}"}
+             for year in (a_year(m) if m.groupdict().get("value") else [])]
+    if m.group("day"):
+        found.append({**whose, "value": m.group("day"), "fact": "birthday", "said": f"'s birthday is {m.group('day')}"})
+    return found
 
 
 def _child_age_in_months(m: re.Match[str]) -> list[Fields]:
@@ -531,8 +554,9 @@ RULES = [
     # A proposal to the user: "Sam proposed last night!", "My boyfriend popped the question" (engaged; the
     # partner's name the rule below files); not "Tom proposed a toast", "Harry proposed to Meghan".
     rule("fact", "relationship_status", "proposed popped", [
-        rf"(?:^|(?<=[,;:] ))(?:(?i:my) (?:{PARTNER_WORD})(?:,? {PROPER},?)?|(?!I\b){PROPER}|(?i:he|she)) {_PROPOSED}",
-    ], "The user is engaged.", lambda m: [{"value": "engaged"}], confidence=0.7, importance=0.7),
+        rf"(?:^|(?<=[,;:] ))(?:(?i:my) (?:{PARTNER_WORD})(?:,? {PROPER},?)?|(?!I\b)(?P<who>{PROPER})|(?i:he|she)) "
+        rf"{_PROPOSED}",
+    ], "The user is engaged.", _proposed_to, confidence=0.7, importance=0.7),
     rule("relation", "partner_name", "proposed popped", [
         rf"(?:^|(?<=[,;:] ))(?P<value>(?!I\b){PROPER}) {_PROPOSED}",
     ], "The user's partner is named {value}.", confidence=0.7, importance=0.8),
@@ -602,6 +626,13 @@ RULES = [
         rf"{TURNED_END}",
         rf"{MY} {KIN_ADJECTIVE}{_CHILD}(?:,? (?P<name>{PROPER}),?)?(?: is|'s)? {TURNING}",
     ], "The user's {kind}{named} is {value} years old.", _child_age, confidence=0.75, importance=0.6),
+    # a child's birth (_child_birth): "My daughter was born in May 2020.", "Our son Leo was born on 3 March 2019."
+    rule("fact", "child_{who}_{fact}", "born", [
+        rf"{MY} {KIN_ADJECTIVE}{_CHILD}(?:,? (?P<name>{PROPER}),?)? was born {BORN_WHERE}(?:in|on) (?:{BIRTH_DAY},? )?"
+        rf"(?P<value>{BIRTH_YEAR})",
+        rf"{MY} {KIN_ADJECTIVE}{_CHILD}(?:,? (?P<name>{PROPER}),?)? was born {BORN_WHERE}(?:on|in) {BIRTH_DAY}"
+        rf"(?!,? {BIRTH_YEAR})",
+    ], "The user's {kind}{named}{said}.", _child_birth, confidence=0.75, importance=0.6),
     # a baby's age in months, said with the relation ("My daughter Maya is 5 months old."): the unit kept,
     # as when said by the name alone (_aged_again), which then replaces it ("Maya is 6 months old now.")
     rule("fact", "child_{who}_age", "months", [

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import re
 
-from memex.extraction.offline.patterns import ADVERBS, DATE, HOME, INTRODUCED, MONTH, ORG, ORG_END, PROPER, ROLE
+from memex.extraction.offline.patterns import (ADVERBS, BIRTH_DAY, BIRTH_YEAR, BORN_WHERE, HOME, INTRODUCED, MONTH, ORG,
+    ORG_END, PROPER, ROLE)
 from memex.extraction.offline.rule import rule
-from memex.extraction.offline.values import (Fields, a_department, a_name, a_place, a_year, an_organisation,
+from memex.extraction.offline.values import (Fields, a_birthday, a_department, a_name, a_place, a_year, an_organisation,
     not_an_organisation, organisation, unless_a_stay)
 
 
@@ -41,11 +42,8 @@ def _employer_moved_to(m: re.Match[str]) -> list[Fields]:
 def _from_place(m: re.Match[str]) -> list[Fields]:
     """Where the user is from, when it is a known place: "I'm from Acme" is no hometown."""
     return a_name(m) if a_place(m.group("value")) else []
-# When and where one was born: a year ("in 1990", "in Mar. 1990", "on March 4, 1990"), a day without one ("on March
-# 4"); the place said first ("I was born in Leeds in 1990", "in Porto, Portugal in 1985").
-_BIRTH_YEAR = r"(?:(?:19|20)\d\d|'\d\d)(?![\w'-])"
-_BORN_WHEN = rf"(?:in|on) (?:(?:the )?(?:{DATE}|{MONTH})(?:,? {_BIRTH_YEAR})?|{_BIRTH_YEAR})"
-_BORN_WHERE = rf"(?:in (?!{MONTH}){PROPER}(?:, {PROPER})?,? )?"
+# When one was born, said before where ("I was born on March 4, 1990 in Leeds").
+_BORN_WHEN = rf"(?:in|on) (?:{BIRTH_DAY}(?:,? {BIRTH_YEAR})?|{BIRTH_YEAR})"
 # Time spent somewhere, or back from it, is a trip to a town or region no list holds ("We spent August in
 # Hossegor", "back from a week in Tarifa"): a capitalised name there, ending its clause, is the place.
 _PLACE_CALLED = r"an? (?:[a-z]+ ){0,2}(?:village|town|city|hamlet|island|suburb|place) (?:called|named) "
@@ -114,12 +112,12 @@ RULES = [
         rf"\bI was born (?:{_BORN_WHEN},? )?in (?!{MONTH})(?P<value>{PROPER})",
     ], "The user was born in {value}.", importance=0.6),
     rule("fact", "birth_year", "born", [
-        rf"\bI was born {_BORN_WHERE}(?:in|on) (?:(?:the )?(?:{DATE}|{MONTH}),? )?(?P<value>{_BIRTH_YEAR})",
+        rf"\bI was born {BORN_WHERE}(?:in|on) (?:{BIRTH_DAY},? )?(?P<value>{BIRTH_YEAR})",
     ], "The user was born in {value}.", a_year, importance=0.6),
     # the day said with the birth is the birthday, as "My birthday is March 4" says it (plans.py)
     rule("fact", "birthday", "born", [
-        rf"\bI was born {_BORN_WHERE}(?:on|in) (?:the )?(?P<value>{DATE})(?![\w])",
-    ], "The user's birthday is {value}.", importance=0.7),
+        rf"\bI was born {BORN_WHERE}(?:on|in) {BIRTH_DAY}",
+    ], "The user's birthday is {value}.", a_birthday, importance=0.7),
     rule("fact", "hometown", "originally grew come raised hometown home from", [
         rf"\b(?i:my) home ?town(?:,| of| is) (?P<value>{PROPER})",
         rf"\bI(?:'m| am) back in (?P<value>{PROPER}),? where I grew up\b",

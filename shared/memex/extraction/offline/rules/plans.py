@@ -95,12 +95,17 @@ _A_JOB = re.compile(rf"\b{JOB_NOUN}\b")
 _AS_ROLE = re.compile(rf",? as (?:an?|the) {ROLE}")
 
 
+# What one starts at after "then" that is no job (_not_a_job_after_then): a pastime, a subject, a school by its name.
+_NO_JOB = re.compile(rf"(?i:{alternation(vocabulary.HOBBIES + vocabulary.SCHOOL_SUBJECTS)})"
+                     rf"|{alternation(vocabulary.UNIVERSITIES)}|.+ (?:School|College|University|Academy)")
+
+
 def _not_a_job_after_then(m: re.Match[str], org: str) -> bool:
     """Whether a start said after "then" (_THEN_START) names no job: one starts at a class or a school after a job as
-    often as at the next job ("then I start at Yoga", "then I start at Harvard in the fall"), so the name must be an
-    organisation's by its shape or as a well-known employer, unless the start says it is a job ("then I start my new
-    job at Notion", "as an engineer") or a team's."""
-    if not _THEN_START.search(m.string, 0, m.start("verb")) or an_organisation(org):
+    often as at the next job ("then I start at Yoga", "then I start at Harvard in the fall"), so a pastime, a subject
+    or a school by its name is none, unless the start says it is a job ("then I start my new job at …", "as a
+    lecturer") or a team's. Any other name is the next job's, a well-known employer or not ("then I start at Figma")."""
+    if not _THEN_START.search(m.string, 0, m.start("verb")) or not _NO_JOB.fullmatch(org):
         return False
     return not (_A_JOB.search(m.string, m.end("verb"), m.start("org")) or _AS_ROLE.match(m.string, m.end("org"))
                 or m.groupdict().get("team"))

@@ -36,10 +36,15 @@ _HELD_FOR = rf"{UNTIL_SAID} (?:19|20)\d\d\b|for (?:{SPAN}|years|decades)(?![\w'-
 # Saturdays" is a job's).
 _ONE_DAY = (rf"(?:today|tonight|yesterday|last night|(?:this|that|yesterday) (?:morning|afternoon|evening)"
             rf"|all (?:day|morning|afternoon|evening|night)|(?:on|last) {WEEKDAY}|for the (?:day|morning|afternoon|evening))"
-            r"(?![\w'-])")
+            # not a day said again ("on Sunday mornings"), nor one the job's length follows ("on Saturdays and Sundays
+            # for two years")
+            rf"(?![\w'-]| (?:mornings|afternoons|evenings|nights)\b)(?![^.;!?]*?\b(?:{_HELD_FOR}))")
 _AS_ROLE = rf"(?: as (?:an?|the) {ROLE})?"
 _PAST_JOB = (rf"\bI (?:used to work|previously worked|formerly worked) {WORK_HOURS}(?:at|for)"
-             rf"|\bI worked {WORK_HOURS}(?:at|for)(?! (?:the )?{ORG}{_AS_ROLE},? {_ONE_DAY})"
+             rf"|\bI worked {WORK_HOURS}(?:at|for)"
+             # a day's time said after a comma is the job's unless a clause of its own opens there ("I worked at
+             # Google, today I'm at Meta")
+             rf"(?! (?:the )?{ORG}{_AS_ROLE}(?: {_ONE_DAY}|, {_ONE_DAY}(?!,? (?:I|we|was|is)\b)))"
              # the past perfect with how long, or said alone or "before": "I'd been working at Google until 2020", "I
              # had worked at Google as an engineer for years", "I'd worked at Google.", "I'd worked at Google before.";
              # not a day's work, as the past progressive below ("I'd been working at Google all morning when the
@@ -267,9 +272,11 @@ RULES = [
     rule("fact", "employer", "work worked working job resigned retired laid let fired left quit longer years months "
          "anymore more goodbye bye farewell last", [
         rf"(?:{_PAST_JOB}) (?:the )?(?P<value>{ORG})",
-        # the past progressive with how long or until a year: "I was working at Google until 2020"; not a
-        # day's shift ("I was working at Starbucks yesterday")
-        rf"\bI was {ADVERBS}working (?:at|for) (?:the )?(?P<value>{ORG}) (?={_HELD_FOR})",
+        # the past progressive with how long or until a year, on a contract or not: "I was working at Google until
+        # 2020", "I was working at Acme on a contract until 2020"; not a day's shift ("I was working at Starbucks
+        # yesterday")
+        rf"\bI was {ADVERBS}working (?:at|for) (?:the )?(?P<value>{ORG}) (?:on an? (?:[\w-]+ )?contract,? )?"
+        rf"(?={_HELD_FOR})",
         rf"\bI (?:left|quit) my job at (?:the )?(?!{_CLOCK})(?P<value>{ORG})",
         rf"\bI {ADVERBS}(?:left|quit) (?:the )?(?!{PLATFORMS})(?P<value>{ORG}) (?=for (?:an?|my) (?:new )?{JOB_NOUN} "
         rf"(?:at|with) )",

@@ -1,0 +1,8 @@
+-- memex: python memex.db.family_keys
+-- 0033's re-keying run again, for what extraction/aliases.py files under a family's key since: a favourite
+-- the offline rules stored under the "-y" word they read an "-ie" noun's plural back to before they knew
+-- those nouns ("My favourite movies are ...": favorite_movy, favorite_cooky, favorite_budgy), filed under
+-- the noun (favorite_movie) that they file it under now, so that a favourite said since replaces it
+-- rather than standing beside it. What 0033 re-keyed is its family's key already and is left as it is;
+-- a user being erased is left to the erasure (db/family_keys.py). Tombstones keep the key they were
+-- written with (pipeline._erased reads it as its family's).
