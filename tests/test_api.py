@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 import json
 import threading
@@ -9,7 +10,8 @@ import threading
 import pytest
 
 from memex.errors import Unauthorized
-from tests.conftest import local_server, refused_port
+from memex_edge.context import build_context
+from tests.conftest import api_client, local_server, refused_port
 
 
 def test_turn_with_wait_is_processed_inline_and_found(tenant):
@@ -38,6 +40,29 @@ def test_turn_without_wait_is_queued_then_processed_by_the_workers(tenant, runti
     status = tenant.get(f"/v1/turns/{turn_id}").json()
     assert status["status"] == "processed"
     assert any(m["key"] == "pet_dog_name" and m["value"] == "Biscuit" for m in status["memories"])
+
+
+def test_a_wait_turn_over_the_inline_limit_is_queued_saying_why_and_processed_by_the_workers(ctx, tenant, runtime):
+    # Told by its size up front (MEMEX_INLINE_MAX_CHARS, every message counted): nothing is tried inline.
+    with api_client(build_context(dataclasses.replace(ctx.settings, inline_max_chars=30))) as client:
+        def turn(*contents: str):
+            return client.post("/v1/turns?wait=true", headers=tenant.headers, json={
+                "user_id": tenant.user, "session_id": "s1", "messages": [{"role": "user", "content": c} for c in contents]})
+
+        under = turn("My dog is called Biscuit.")  # 25 characters
+        over = turn("I work at Stripe.", "I live in Lisbon.")  # 34
+    assert (under.status_code, under.json()["status"]) == (201, "processed"), under.text
+    assert over.status_code == 202, over.text
+    answer = over.json()
+    assert answer["status"] == "queued"
+    assert answer["error"].startswith("not processed inline: its messages hold 34 characters, over "
+                                      "MEMEX_INLINE_MAX_CHARS (30)")
+    assert tenant.get(f"/v1/turns/{answer['turn_id']}").json()["error"] == answer["error"]
+
+    runtime.drain()
+    status = tenant.get(f"/v1/turns/{answer['turn_id']}").json()
+    assert status["status"] == "processed" and "error" not in status
+    assert {("employer", "Stripe"), ("city", "Lisbon")} <= {(m["key"], m["value"]) for m in status["memories"]}
 
 
 def test_message_metadata_comes_back_as_sources(tenant):

@@ -45,16 +45,18 @@ def _cpu_seconds(content: str, history: tuple[str, ...] = ()) -> tuple[float, li
     return time.process_time() - start, found
 
 
-PROSE = ("I work at Stripe as a product manager and live in Dublin. My dog is called Biscuit. "
-         "We went hiking near Sintra last May. Honestly the food was great and the people were lovely. ")
-# Hostile text may take this many times what ordinary prose of its size takes (measured: 0.5-1.2).
+# Numbered, so that no two sentences are alike: a sentence said again in a message is matched once
+# (extractor.py), and prose said over and over would be a faster reference than any real message.
+PROSE = ("I work at Stripe{n} as a product manager and live in Dublin. My dog is called Biscuit{n}. "
+         "We went hiking near Sintra{n} last May. Honestly the food{n} was great and the people were lovely. ")
+# Hostile text may take this many times what ordinary prose of its size takes (measured: 0.02-1.4).
 PROSE_MULTIPLE = 3.0
 
 
 @functools.lru_cache(maxsize=None)
 def _prose_seconds(size: int) -> float:
     """CPU seconds the extractor takes over `size` characters of ordinary statements (the least of two runs)."""
-    prose = (PROSE * (size // len(PROSE) + 1))[:size]
+    prose = "".join(PROSE.format(n=n) for n in range(size // len(PROSE) + 1))[:size]
     return min(_cpu_seconds(prose)[0] for _ in range(2))
 
 

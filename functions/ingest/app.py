@@ -25,7 +25,8 @@ PROCESSED = {201: {"model": TurnAnswer, "description": "With `wait=true`: proces
 def post_turn(turn: TurnIn, response: Response, wait: bool = False,
               tenant_id: str = Depends(tenant), ctx: Context = Depends(context)) -> dict:
     """Store a turn: queued for extraction (202), or processed before answering with `wait=true`
-    (201, with its memories; 202 with an `error` if inline processing failed and it was queued)."""
+    (201, with its memories; 202 with an `error` if it was queued instead: inline processing failed, or
+    its messages are over MEMEX_INLINE_MAX_CHARS)."""
     answer = ingest.ingest_turn(ctx, tenant_id, turn, wait)
     if answer["status"] == "processed":
         response.status_code = 201
@@ -37,7 +38,8 @@ def post_turn(turn: TurnIn, response: Response, wait: bool = False,
 def post_turn_inline(turn: TurnIn, tenant_id: str = Depends(tenant), ctx: Context = Depends(context)) -> dict:
     """The memory-service seed's ingest: the turn processed before the answer, as `POST
     /v1/turns?wait=true`. 201 once the turn is stored: `status` says `processed`, or `queued` with
-    an `error` when inline processing failed and the workers will retry it."""
+    an `error` when inline processing failed or the turn is over MEMEX_INLINE_MAX_CHARS, and the
+    workers will process it."""
     return ingest.ingest_turn(ctx, tenant_id, turn, wait=True)
 
 

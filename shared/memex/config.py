@@ -327,6 +327,15 @@ class Settings:
     # HTTP
     require_api_key: bool = False
     max_body_bytes: int = 1_048_576
+    # A `?wait=true` turn whose messages hold more characters than this is not processed inline but
+    # queued (202, its `error` saying why): told by its size before any work, so that the answer comes
+    # well within the HTTP functions' 29 s whatever the turn holds. `python -m bench.inline_turns` (a
+    # fresh `python -m infra.local`, one run, load 6-8 on 2 cores): varied prose 100k characters 4.9 s,
+    # 200k 4.3 s, 400k 8.4 s, 900k 7.4 s; one repeated sentence 1.1, 1.7, 4.4, 7.7 s (before the
+    # extractor's sieve qa5 measured 25-38 s for 1 MB on `make dev`). 300,000 leaves a margin of 3x or
+    # more for a busier machine, Lambda's 0.58 vCPU at 1,024 MB and the shapes that extract slowest per
+    # character (bench.extractor_speed); a chat turn is a few thousand characters.
+    inline_max_chars: int = 300_000
     default_tenant: str = "default"
     # How far ahead of the server's clock a client's `timestamp` or `reference_time` may be.
     max_clock_skew_seconds: int = 86_400
@@ -475,6 +484,7 @@ def load_settings() -> Settings:
         user_vector_index_build_memory=_str("MEMEX_USER_VECTOR_INDEX_BUILD_MEMORY", "1GB"),
         require_api_key=_bool("MEMEX_REQUIRE_API_KEY", False),
         max_body_bytes=_int("MEMEX_MAX_BODY_BYTES", 1_048_576),
+        inline_max_chars=_int("MEMEX_INLINE_MAX_CHARS", 300_000),
         default_tenant=_str("MEMEX_DEFAULT_TENANT", "default"),
         max_clock_skew_seconds=_int("MEMEX_MAX_CLOCK_SKEW_SECONDS", 86_400),
         local_http_processes=_int("MEMEX_LOCAL_HTTP_PROCESSES", 1),

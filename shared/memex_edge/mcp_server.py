@@ -272,7 +272,9 @@ def _recall_context(caller: Caller, **fields: Any) -> dict[str, Any]:
 
 WAIT = inspect.Parameter("wait", inspect.Parameter.KEYWORD_ONLY, annotation=bool, default=Field(
     default=False, description="Process the turn before answering and return the memories it "
-                               "produced, instead of queueing it (slower)."))
+                               "produced, instead of queueing it (slower). A turn too large to process "
+                               "in time (MEMEX_INLINE_MAX_CHARS, 300,000 characters by default) is "
+                               "queued all the same, its 'error' saying why."))
 
 
 @_taking(TurnIn, {
@@ -292,7 +294,8 @@ def _add_turn(caller: Caller, wait: bool = False, **fields: Any) -> dict[str, An
     """Send a conversation turn to memory: after each exchange, the user's message and your reply.
     memex keeps the messages, extracts facts, preferences and events from them, and supersedes
     what they replace. Queued by default (status 'queued': the memories appear within seconds);
-    with wait=true, processed first (status 'processed', with the memories)."""
+    with wait=true, processed first (status 'processed', with the memories), unless it is too large
+    to process in time or processing fails (status 'queued', with an 'error' saying why)."""
     return ingest.ingest_turn(caller.ctx, caller.tenant_id, TurnIn(**fields), wait)
 
 

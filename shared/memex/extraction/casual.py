@@ -33,6 +33,10 @@ _ABBREVIATIONS = {
     "luv": "love", "hav": "have", "n": "and",
 }
 _TYPED_WORD = re.compile(r"(?<![\w'/])(?:w/o|w/|[a-z]+)(?='s\b|[^\w'/]|$)", re.IGNORECASE)
+# The words _TYPED_WORD spells out, as a sentence's words in lower case hold them ("w/" as "w"): most
+# sentences have none, and a set lookup costs less than a call per word.
+_SPELLED = frozenset(word for word in {*_CONTRACTIONS, *_ABBREVIATIONS} if "/" not in word) | {"w"}
+_WORD = re.compile(r"\w+")
 # Filler that says how, not what: a clause break where it stands, and nothing at a sentence's ends.
 _FILLER = re.compile(
     r"(?<![\w'])(?:lol+|lmf?ao+|rofl|ha(?:ha)+h?|he(?:he)+|tbh|btw|ngl|imo|imho|tho|so yeah|anyway)(?![\w'])"
@@ -89,16 +93,29 @@ _NOT_A_MODEL = _NOT_A_NAME | frozenset("lately today yesterday tonight tomorrow 
 
 def tidy(sentence: str) -> str:
     """`sentence` as a tidy typist would have written it (see the module's docstring)."""
-    sentence = _EMOJI.sub(".", sentence)
+    if not sentence.isascii():  # no pictograph is ASCII
+        sentence = _EMOJI.sub(".", sentence)
     sentence = _FILLER.sub(",", sentence)
     sentence = _CLAUSE_EDGES.sub("", sentence).rstrip(",")
-    sentence = _TYPED_WORD.sub(_spelled_out, sentence)
+    if not _SPELLED.isdisjoint(_WORD.findall(sentence.lower())):
+        sentence = _TYPED_WORD.sub(_spelled_out, sentence)
     sentence = _TIMES_SHORT.sub(r"\1 times", sentence)
-    if not any(c.isupper() for c in re.sub(r"\bI\b|\bI'", "", sentence)):
+    if not _capitals(_THE_I.sub("", sentence)):
         sentence = _capitalise_names(sentence)
     # A maker from the closed list after "a", "my" or "our" is a car whatever else the typist capitalised
     # ("I drive a honda around Lisbon.").
     return _CAR_TYPED.sub(_car_capitalised, sentence)
+
+
+_THE_I = re.compile(r"\bI\b|\bI'")
+_ASCII_CAPITAL = re.compile("[A-Z]")
+
+
+def _capitals(sentence: str) -> bool:
+    """Whether a character of `sentence` is a capital (str.isupper), looked for by a regex when all are ASCII."""
+    if sentence.isascii():
+        return _ASCII_CAPITAL.search(sentence) is not None
+    return any(c.isupper() for c in sentence)
 
 
 def _spelled_out(m: re.Match[str]) -> str:
@@ -113,7 +130,9 @@ def _spelled_out(m: re.Match[str]) -> str:
 
 
 def _capitalise_names(sentence: str) -> str:
-    words = list(_LOWER_WORD.finditer(sentence))
+    # Most sentences hold no known name: the words are walked only when one may start there.
+    named = not _FIRST_WORDS.isdisjoint(_LOWER_WORD.findall(sentence))
+    words = list(_LOWER_WORD.finditer(sentence)) if named else []
     spans = []
     i = 0
     while i < len(words):

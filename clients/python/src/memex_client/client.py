@@ -125,7 +125,8 @@ class MemexClient:
                  metadata: Optional[dict[str, Any]] = None, idempotency_key: Optional[str] = None,
                  user_name: Optional[str] = None) -> models.TurnResult:
         """Send a conversation turn. Queued (status "queued") unless `wait`, which processes it
-        first and answers its memories. Without an `idempotency_key` the client makes one, so a
+        first and answers its memories (a turn over the service's MEMEX_INLINE_MAX_CHARS, or whose
+        processing failed, is queued all the same: status "queued", its `error` saying why). Without an `idempotency_key` the client makes one, so a
         retry never stores the turn twice. `user_name`: which messages' `name` is the user; facts
         other named speakers state become theirs."""
         return self._send(ops.add_turn(user_id, session_id, messages, wait=wait, agent_id=agent_id,

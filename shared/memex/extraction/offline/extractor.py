@@ -15,8 +15,9 @@ from memex.extraction.offline.corrections import (AGED_AGAIN, BIRTHDAY_AGE, CORR
     correct_restated, correct_within, denied, pet_gone_again, pregnant_again, role_again, said_instead, statement_retracted,
     taken_back)
 from memex.extraction.offline.matching import asked_matches, matches, plainly
-from memex.extraction.offline.rule import candidate_of
+from memex.extraction.offline.rule import Rule, candidate_of
 from memex.extraction.offline.statements import asks_about_someone_else, statements, typed
+from memex.extraction.offline.values import Fields
 from memex.jobs import Candidate
 
 
@@ -70,6 +71,9 @@ class OfflineExtractor:
                 correctable = Facts([*known, *history_facts().in_order()]) if known else history_facts()
             return correctable
 
+        # A message may say one sentence many times over (a paste, a list, a log): what a sentence matches
+        # depends on its words alone, so each is matched once.
+        matched_as: dict[tuple[str, bool], list[tuple[int, Rule, Fields]]] = {}
         for i, message in enumerate(messages):
             if message["role"] != "user":
                 continue
@@ -84,7 +88,10 @@ class OfflineExtractor:
                 read = plain.plain(sentence)
                 forget = FORGET.match(read) if subject == "user" else None
                 retracted = statement_retracted(forget, read) if subject == "user" else None
-                matched = matches(typed(retracted or read, dropped_is_user=not (about_them and n == 0)))
+                said_as = (retracted or read, not (about_them and n == 0))
+                if said_as not in matched_as:
+                    matched_as[said_as] = matches(typed(said_as[0], dropped_is_user=said_as[1]))
+                matched = matched_as[said_as]
                 for _, rule, fields in matched:
                     candidate = candidate_of(rule, fields, message["id"], said, subject)
                     found.add(taken_back(candidate) if retracted else candidate)

@@ -7,9 +7,11 @@ import re
 from bisect import bisect_left, bisect_right
 
 from memex.extraction.offline.patterns import MONTH, WEEKDAY, WORDS
+from memex.extraction.offline.required import required, words
 from memex.extraction.offline.rule import Rule
 from memex.extraction.offline.rules import ASKED_RULES, RULES
 from memex.extraction.offline.values import Fields
+from memex.retrieval.keywords import FUNCTION_WORDS
 
 
 _ASKED_UNSURE = frozenset("if unless whether wish suppose supposing imagine pretend assume dream".split())
@@ -109,30 +111,91 @@ def plainly(sentence: str, match: re.Match[str]) -> bool:
     return _Surroundings(sentence).plain(match)
 
 
+class _Sieve:
+    """The patterns of a table a sentence may match, in the table's order: those whose rule's cues and
+    whose own required words (required.py) the sentence holds. Each pattern is filed under the words of
+    one of those sets, the one a sentence most likely lacks, so that a sentence meets only the patterns
+    filed under its own words; each set is a bit, and a pattern is kept when the sentence's words set
+    every bit it needs."""
+
+    def __init__(self, rules: list[Rule]):
+        self._patterns: list[tuple[Rule, re.Pattern[str]]] = []
+        self._needs: list[tuple[int, int]] = []  # the bits of its required words' sets, and of its cues
+        # Each word's bits (of the sets it is one of) and the patterns filed under it.
+        self._words: dict[str, tuple[int, list[int]]] = {}
+        bit_of: dict[frozenset[str], int] = {}
+
+        def bit(words: frozenset[str]) -> int:
+            if words not in bit_of:
+                bit_of[words] = 1 << len(bit_of)
+                for word in words:
+                    bits, filed = self._words.get(word, (0, []))
+                    self._words[word] = bits | bit_of[words], filed
+            return bit_of[words]
+
+        for rule in rules:
+            for pattern in rule.patterns:
+                sets = required(pattern)
+                self._needs.append((sum({bit(words) for words in sets}), bit(rule.cues)))
+                for word in min([*sets, rule.cues], key=_likely):
+                    self._words[word][1].append(len(self._patterns))
+                self._patterns.append((rule, pattern))
+        self._known = frozenset(self._words)  # a set: intersecting it walks the smaller side
+
+    def patterns(self, sentence: str) -> list[tuple[Rule, re.Pattern[str]]]:
+        held = words(sentence)
+        # The cues are compared as they always were, in str.lower's case (words() folds four letters more).
+        cued = held if sentence.isascii() else set(WORDS.findall(sentence.lower()))
+        has = cues = 0
+        numbers: set[int] = set()
+        for word in held & self._known:
+            bits, filed = self._words[word]
+            has |= bits
+            numbers.update(filed)
+        if cued is held:
+            cues = has
+        else:
+            for word in cued & self._known:
+                bits, filed = self._words[word]
+                cues |= bits
+                numbers.update(filed)
+        return [self._patterns[number] for number in sorted(numbers)
+                if not self._needs[number][0] & ~has and self._needs[number][1] & cues]
+
+
+def _likely(words: frozenset[str]) -> float:
+    """About how likely a sentence is to hold one of `words`: a short function word ("i", "my", "to") is
+    in most sentences, a longer one ("went", "have") in many, any other word in few."""
+    absent = 1.0
+    for word in words:
+        absent *= 1 - (0.0005 if word not in FUNCTION_WORDS else 0.5 if len(word) <= 2 else 0.1)
+    return 1 - absent
+
+
+_RULES = _Sieve(RULES)
+_ASKED_RULES = _Sieve(ASKED_RULES)
+
+
 def matches(sentence: str) -> list[tuple[int, Rule, Fields]]:
-    words = set(WORDS.findall(sentence.lower()))
-    rules = [rule for rule in RULES if not rule.cues.isdisjoint(words)]
-    if not rules:
+    patterns = _RULES.patterns(sentence)
+    if not patterns:
         return []
     surroundings = _Surroundings(sentence)
     found = []
-    for rule in rules:
-        for pattern in rule.patterns:
-            for match in pattern.finditer(sentence):
-                if surroundings.plain(match):
-                    found.extend((match.start(), rule, fields) for fields in rule.clean(match))
+    for rule, pattern in patterns:
+        for match in pattern.finditer(sentence):
+            if surroundings.plain(match):
+                found.extend((match.start(), rule, fields) for fields in rule.clean(match))
     return sorted(found, key=lambda item: item[0])
 
 
 def asked_matches(question: str) -> list[tuple[Rule, Fields]]:
     """The names a question takes for granted (ASKED_RULES)."""
-    words = set(WORDS.findall(question.lower()))
     if _ASKED_GONE.search(question):
         return []
     found = []
-    for rule in (rule for rule in ASKED_RULES if not rule.cues.isdisjoint(words)):
-        for pattern in rule.patterns:
-            for match in pattern.finditer(question):
-                if _ASKED_UNSURE.isdisjoint(WORDS.findall(question[:match.start()].lower())):
-                    found.extend((rule, fields) for fields in rule.clean(match))
+    for rule, pattern in _ASKED_RULES.patterns(question):
+        for match in pattern.finditer(question):
+            if _ASKED_UNSURE.isdisjoint(WORDS.findall(question[:match.start()].lower())):
+                found.extend((rule, fields) for fields in rule.clean(match))
     return found
