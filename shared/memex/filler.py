@@ -63,20 +63,20 @@ def is_filler(text: str) -> bool:
     "👍": memex/standalone.wordless): a line that says nothing of its own."""
     # word by word, to stop at the first that says something: a search asks this of a hundred
     # candidates, nearly all of which fail on their first or second word
-    sentences: list[tuple[str, ...]] = []
+    sentences: set[tuple[str, ...]] = set()
     sentence: list[str] = []
     end = 0
     for match in WORD.finditer(text):
         if sentence and _ENDS.search(text, end, match.start()):
-            sentences.append(tuple(sentence))
+            sentences.add(tuple(sentence))
             sentence = []
         word = match.group().replace("’", "'").lower()
         if word not in WORDS or len(sentence) == _MAX_WORDS:
             return False
         sentence.append(word)
         end = match.end()
-    sentences.append(tuple(sentence))
-    return sum(len(words) for words in set(sentences)) <= _MAX_WORDS
+    sentences.add(tuple(sentence))
+    return sum(len(words) for words in sentences) <= _MAX_WORDS
 
 
 def says_nothing(text: str) -> bool:

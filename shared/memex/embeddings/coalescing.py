@@ -52,8 +52,8 @@ class CoalescingEmbedder:
             if call.vectors is None and call.error is None and not call.alone:
                 self._embed_waiting()
         if call.alone:
-            # On this caller's thread, with _busy free: one caller after another under it, every call that came
-            # meanwhile waited for all of them.
+            # On this caller's thread, with _busy free: retried one caller after another under it, every call
+            # that came meanwhile waited for all of the retries.
             return self._inner.embed(call.texts)
         if call.error is not None:
             raise call.error
