@@ -919,10 +919,10 @@ class _Started:
 
 @dataclass
 class _Failed:
-    """How many jobs due a start_jobs that failed had taken (none started: its transaction is rolled back), for the
-    sweep's count (start_jobs_due). Told here, not on the exception: the coalescing embedder raises one exception
-    object to every caller that waited on its call, and each one's start_jobs set its own count on it, the
-    sweep reading another user's."""
+    """How many jobs due the latest start_jobs took, for the sweep's count (start_jobs_due) should its transaction
+    fail (none started: it is rolled back). Told here, not on the exception: the coalescing embedder raises one
+    exception object to every caller that waited on its call, and each one's start_jobs set its own count on it,
+    the sweep reading another user's."""
 
     jobs_due: int | None = None
 
@@ -948,8 +948,11 @@ def start_jobs(conn, ctx: Context, tenant_id: str, user_id: str, now: datetime |
     others and the caller's turns go on. Rolling the whole transaction back for it failed the turn, and each
     later turn of the user's, to the dead-letter queue, and left every other job of theirs due (a
     participant's) an hour for another's text. Any other failure (the database's, the embedder's on its side, a
-    fault of memex's own) fails the caller's transaction, whose retry starts the job, and is told in `failed`."""
+    fault of memex's own) fails the caller's transaction, whose retry starts the job; `failed` counts the starts it
+    fails."""
     started, due = _Started(), _jobs_due(conn, tenant_id, user_id, now, deciding)
+    if failed is not None:  # should the transaction fail, the starts it fails are those taken here
+        failed.jobs_due = len(due)
     for job, start, name in due:
         try:
             with conn.transaction():
@@ -958,18 +961,13 @@ def start_jobs(conn, ctx: Context, tenant_id: str, user_id: str, now: datetime |
             # embedded with no lock held, and the transaction run again (_embedding_unlocked); the job named, should
             # the embedder refuse them (_start_jobs_alone)
             unembedded.job_id = job["id"]
-            if failed is not None:  # should that embedding fail: the starts it fails are those taken here
-                failed.jobs_due = len(due)
             raise
         except Exception as exc:  # noqa: BLE001 - classed below: only the start's own failure stays here
             # A 5xx's probe (embeddings.down, one short attempt) is asked under the user's lock, as the
             # endpoint's attempts before it were: told apart from an outage, the turns are not failed for it.
             if _start_failure(ctx, exc) is not _StartFailure.REFUSED:
-                # it fails every start of the caller's transaction: the sweep counts them (start_jobs_due)
-                if failed is not None:
-                    failed.jobs_due = len(due)
-                raise
-            jobs_rows.start_failed(conn, tenant_id, job["id"])
+                raise  # it fails every start of the caller's transaction: the sweep counts them (`failed`)
+            jobs_rows.start_failed(conn, tenant_id, [job["id"]])
             started.refused.append(type(exc).__name__)
     return started
 
@@ -997,8 +995,8 @@ def _start_jobs_alone(ctx: Context, tenant_id: str, user_id: str, now: datetime 
                 return None
             if finishing is not None:
                 turn_rows.finish(conn, tenant_id, [finishing])
-            for job_id in refused:
-                jobs_rows.start_failed(conn, tenant_id, job_id)
+            if refused:
+                jobs_rows.start_failed(conn, tenant_id, list(refused))
             try:
                 started = start_jobs(conn, ctx, tenant_id, user_id, now, embed_here=embed_here, failed=failed)
             except _Unembedded as unembedded:

@@ -47,9 +47,11 @@ def everyones(conn: psycopg.Connection, backoff: timedelta) -> list[dict[str, An
         {"backoff": backoff}).fetchall()
 
 
-def start_failed(conn: psycopg.Connection, tenant_id: str, job_id: str) -> None:
-    """A start of this job to come failed for a failure of its own, the sweep's or a turn's (migration 0046)."""
-    conn.execute("UPDATE memories SET start_failed_at = now() WHERE tenant_id = %s AND id = %s", (tenant_id, job_id))
+def start_failed(conn: psycopg.Connection, tenant_id: str, job_ids: list[str]) -> None:
+    """A start of each of these jobs to come failed for a failure of its own, the sweep's or a turn's (migration
+    0046)."""
+    conn.execute("UPDATE memories SET start_failed_at = now() WHERE tenant_id = %s AND id = ANY(%s)",
+                 (tenant_id, job_ids))
 
 
 def said_until(conn: psycopg.Connection, tenant_id: str, user_id: str,
