@@ -26,21 +26,20 @@ def ingest_turn(ctx: Context, tenant_id: str, turn: TurnIn, wait: bool) -> dict[
     inline processing fails (an LLM down), or the turn is too large to process before the API's
     timeout (`inline_max_chars`), the turn is queued instead: it is never lost."""
     occurred_at = turn.timestamp or datetime.now(timezone.utc)
+    size = sum(len(message.content) for message in turn.messages)
+    too_large = wait and size > ctx.settings.inline_max_chars
     with ctx.db.transaction() as conn:
         tenant_rows.ensure_tenant(conn, tenant_id, turn.user_id)  # and refuses a user being erased
         turn_id, created = turn_rows.insert_turn(conn, tenant_id, turn, occurred_at)
+        if created and too_large:
+            # Written with the turn, so that no reader sees it stored without its reason; kept, as a failed
+            # inline try's reason is, until a worker's try replaces it (a replay finds it, or the turn processed).
+            turn_rows.note_error(conn, tenant_id, turn_id, f"not processed inline: its messages hold {size} "
+                                 f"characters, over MEMEX_INLINE_MAX_CHARS ({ctx.settings.inline_max_chars}), "
+                                 "too many to process within the request's time; the turn is queued for the workers")
     if created:
         ctx.metrics.record(TURNS_INGESTED, source="api")
-    size = sum(len(message.content) for message in turn.messages)
-    if wait and size > ctx.settings.inline_max_chars:
-        # Kept on the turn, as a failed inline try's reason is, until a worker's try replaces it (a
-        # replay of the turn finds it there, or the turn processed).
-        if created:
-            with ctx.db.transaction() as conn:
-                turn_rows.note_error(conn, tenant_id, turn_id, f"not processed inline: its messages hold {size} "
-                                     f"characters, over MEMEX_INLINE_MAX_CHARS ({ctx.settings.inline_max_chars}), "
-                                     "too many to process within the request's time; the turn is queued for the workers")
-    elif wait:
+    if wait and not too_large:
         try:
             pipeline.process_inline(ctx, tenant_id, turn_id)
         except Exception as exc:  # noqa: BLE001 - the turn is stored: hand it to the workers instead
