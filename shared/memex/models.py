@@ -11,7 +11,7 @@ import math
 import re
 import unicodedata
 from datetime import datetime, timedelta, timezone
-from typing import Annotated, Any, Literal, Optional
+from typing import Annotated, Any, Literal, Optional, TypeVar
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, PrivateAttr, StringConstraints, \
     ValidatorFunctionWrapHandler, field_validator, model_validator
@@ -110,9 +110,11 @@ def _not_boolean(value: Any) -> Any:
     return value
 
 
-# On every number of a request, around its Optional (inside one, Field's bounds went missing from
-# the JSON schema): a JSON number, or a string of one as pydantic reads it, never true or false.
-NoBoolean = BeforeValidator(_not_boolean)
+# Every number of a request, `Number[int]`, `Number[Optional[float]]` (around the Optional: inside one,
+# Field's bounds went missing from the JSON schema): a JSON number, or a string of one as pydantic reads
+# it, never true or false.
+_T = TypeVar("_T")
+Number = Annotated[_T, BeforeValidator(_not_boolean)]
 
 
 def _path_part(key: Any) -> str:
@@ -279,7 +281,7 @@ class MemoryIn(_Strict):
     session_id: Optional[Id] = None
     content: Said = Field(min_length=1)
     memory_type: MemoryType = "semantic"
-    importance: Annotated[float, NoBoolean] = Field(default=0.5, ge=0.0, le=1.0)
+    importance: Number[float] = Field(default=0.5, ge=0.0, le=1.0)
     metadata: Metadata = Field(default_factory=dict)
 
 
@@ -287,7 +289,7 @@ class MemoryPostIn(MemoryIn):
     """`POST /v1/memories`: the memex seed's scale of importance went above 1 (its documented
     example sends 1.2), so a larger number is accepted there and stored as 1, the top of memex's."""
 
-    importance: Annotated[float, NoBoolean] = Field(default=0.5, ge=0.0, description="0 to 1; above 1 counts as 1")
+    importance: Number[float] = Field(default=0.5, ge=0.0, description="0 to 1; above 1 counts as 1")
 
     @field_validator("importance")
     @classmethod
@@ -327,10 +329,10 @@ class SearchIn(_Strict):
     user_id: Id
     query: Said = Field(min_length=1, max_length=10_000)
     agent_id: Optional[Id] = None
-    top_k: Annotated[int, NoBoolean] = Field(default=10, ge=1, le=100)
-    alpha: Annotated[Optional[float], NoBoolean] = Field(default=None, ge=0.0, le=1.0)
+    top_k: Number[int] = Field(default=10, ge=1, le=100)
+    alpha: Number[Optional[float]] = Field(default=None, ge=0.0, le=1.0)
     # From about a quarter of an hour to a century: shorter ones make every memory's recency 0.
-    half_life_days: Annotated[Optional[float], NoBoolean] = Field(default=None, ge=0.01, le=36_500)
+    half_life_days: Number[Optional[float]] = Field(default=None, ge=0.01, le=36_500)
     reference_time: Optional[datetime] = None
     filters: SearchFilters = Field(default_factory=SearchFilters)
     include_inactive: bool = False
@@ -349,8 +351,8 @@ class MemexSeedSearchIn(_Strict):
     agent_id: Optional[Id] = None
     user_id: Id
     query: Said = Field(min_length=1, max_length=10_000)
-    top_k: Annotated[int, NoBoolean] = Field(default=10, ge=1, le=100)
-    alpha: Annotated[Optional[float], NoBoolean] = Field(default=None, ge=0.0, le=1.0)
+    top_k: Number[int] = Field(default=10, ge=1, le=100)
+    alpha: Number[Optional[float]] = Field(default=None, ge=0.0, le=1.0)
 
     def to_search(self) -> SearchIn:
         return SearchIn(**self.model_dump())
@@ -361,7 +363,7 @@ class RecallIn(_Strict):
     query: Said = Field(min_length=1, max_length=10_000)
     session_id: Optional[Id] = None
     agent_id: Optional[Id] = None
-    max_tokens: Annotated[int, NoBoolean] = Field(default=1024, ge=64, le=32_000)
+    max_tokens: Number[int] = Field(default=1024, ge=64, le=32_000)
     reference_time: Optional[datetime] = None
     require_relevant: bool = Field(default=False, description=(
         "true: a query that finds no memory gets an empty context, without the user's facts and the "
