@@ -1,9 +1,23 @@
 """Closed word lists the offline rules recognise a fact by: relations, children, pets, breeds,
 health conditions, hobbies, what one plays, what one gives up, nationalities, fields of study, car
 makers, who one lives with. A rule that takes a value only from a list never invents one; what is
-not listed is missed, and stays searchable in the message itself."""
+not listed is missed, and stays searchable in the message itself. And the function words, which the
+rules' sieve and the search both read."""
 
 from __future__ import annotations
+
+# Words that say what kind of sentence or question it is, not what it is about: in most sentences, so
+# the offline rules' sieve does not count on them (offline/matching.py); retrieval/learned.py's
+# "asked_words" counts the others, and a question of these alone finds no line by its meaning
+# (retrieval/search.py). "user" is here because memex writes every fact of the user with it.
+FUNCTION_WORDS = frozenset("""
+a about after again all also am an and any are as at be been before being but by can could did do does
+doing done ever for from get go going got had has have having he her hers him his how i if in into is it
+its just kind kinds like many me more most much my no not now of on once one or other our out over own
+same she should so some such than that the their them then there these they thing things this those to
+too type types under up user users very was we went were what when where which while who whom why will
+with would you your yours
+""".split())
 
 # The people a user names by what they are to them ("my wife"), and which fact each one's name is
 # filed under (`{part}_name`).

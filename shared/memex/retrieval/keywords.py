@@ -31,6 +31,8 @@ from __future__ import annotations
 
 import re
 
+from memex.extraction import vocabulary
+
 _THE_USER = re.compile(r"\b(?:the|this)\s+user(?:['’]s)?(?=\W|$)|\buser['’]s(?=\W|$)", re.IGNORECASE)
 _HOW_MUCH = re.compile(r"\b(how)\s+(?:many|much)\b", re.IGNORECASE)
 _A_LIVING = re.compile(r"\b(?:for|earn|earns|earning|make|makes|making)\s+a\s+living\b(?!\s+room)", re.IGNORECASE)
@@ -54,16 +56,6 @@ FAMILIES: tuple[frozenset[str], ...] = tuple(frozenset(words.split()) for words 
 _FAMILY_OF = {word: family for family in FAMILIES for word in family}
 _WORD = re.compile(r"[a-z]+")
 
-# Words that say what kind of question it is, not what it is about: learned.py's "asked_words" counts
-# the others, and a question of these alone finds no line by its meaning (search.py). "user" is here because memex writes every fact of the user with it.
-FUNCTION_WORDS = frozenset("""
-a about after again all also am an and any are as at be been before being but by can could did do does
-doing done ever for from get go going got had has have having he her hers him his how i if in into is it
-its just kind kinds like many me more most much my no not now of on once one or other our out over own
-same she should so some such than that the their them then there these they thing things this those to
-too type types under up user users very was we went were what when where which while who whom why will
-with would you your yours
-""".split())
 
 
 def searched(question: str) -> str:
@@ -78,7 +70,7 @@ def searched(question: str) -> str:
 def function_words_only(words: frozenset[str]) -> bool:
     """Whether a question's `words` (speakers.words) say only what kind of question it is ("what?",
     "Who am I?", "And then?"), nothing it is about."""
-    return bool(words) and words <= FUNCTION_WORDS
+    return bool(words) and words <= vocabulary.FUNCTION_WORDS
 
 
 def of(question: str) -> str:

@@ -37,6 +37,7 @@ from typing import Any, Collection, Sequence
 
 from memex import time_phrases
 from memex.db.memories import Found
+from memex.extraction import vocabulary
 from memex.retrieval import answer_type, keywords, news, speakers
 
 CANDIDATES = 50  # as many as the model was fitted on: the blend's best 50
@@ -76,7 +77,7 @@ def _stem(word: str) -> str:
 
 
 def _content_words(words: frozenset[str]) -> frozenset[str]:
-    return frozenset(map(_stem, words - keywords.FUNCTION_WORDS))
+    return frozenset(map(_stem, words - vocabulary.FUNCTION_WORDS))
 
 
 def _spellings(wanted: frozenset[str]) -> dict[str, str]:
@@ -87,7 +88,7 @@ def _spellings(wanted: frozenset[str]) -> dict[str, str]:
     for stem in wanted:
         for ending in ("", *_ENDINGS):
             word = stem + ending
-            if word not in keywords.FUNCTION_WORDS and _stem(word) == stem:
+            if word not in vocabulary.FUNCTION_WORDS and _stem(word) == stem:
                 spelled[word] = stem
     return spelled
 

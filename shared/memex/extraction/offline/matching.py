@@ -11,7 +11,7 @@ from memex.extraction.offline.required import required, words
 from memex.extraction.offline.rule import Rule
 from memex.extraction.offline.rules import ASKED_RULES, RULES
 from memex.extraction.offline.values import Fields
-from memex.retrieval.keywords import FUNCTION_WORDS
+from memex.extraction.vocabulary import FUNCTION_WORDS
 
 
 _ASKED_UNSURE = frozenset("if unless whether wish suppose supposing imagine pretend assume dream".split())
