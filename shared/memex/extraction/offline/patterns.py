@@ -132,6 +132,8 @@ NUMBER = (rf"\d{{1,3}}|(?:{alternation(TENS)})(?:[- ](?:{alternation(UNITS)}))?"
 # Up to three words before a known job title: "product manager", "senior PM", "ICU nurse".
 ROLE = (rf"(?:[A-Za-z][\w-]*\s+){{0,3}}?"
         rf"(?:(?i:{alternation(_ROLE_HEADS)})|{alternation(ROLE_ABBREVIATIONS)})(?![\w-])")
+# A role said after where one works: "at Notion as an engineer".
+AS_ROLE = rf"as (?:an?|the) {ROLE}"
 # Objects that say nothing about the user ("I love it", "I like your idea", "I hate when..."), and
 # verbs that show "I love" was a relative clause ("something I love is awesome").
 NOT_OBJECT = (r"(?!(?:it|that|this|these|those|them|you|your|yours|him|her|his|my|our|their|how|what|"

@@ -15,7 +15,7 @@ from memex.extraction.offline.patterns import (ADVERBS, AGE_END, AGED, BIRTH_DAY
     PLATFORMS, PROPER, ROLE, ROLE_END, SCHOOL_END, SCHOOL_WORDS, SINCE_WHEN, TRIP_WHEN, TURNED_END, TURNING, UPPER,
     WEEKDAY, WORK_HOURS, alternation, list_or_phrase, phrase, strict_end)
 from memex.extraction.offline.rule import rule
-from memex.extraction.offline.values import (Fields, a_department, a_job_move, a_name, a_place, a_year, allergies, an_age,
+from memex.extraction.offline.values import (Fields, a_birthday, a_department, a_job_move, a_name, a_place, a_year, allergies, an_age,
     an_organisation, as_said, listed_names, named_person, not_an_organisation, organisation, relation, role, school,
     snake, teacher, to_number, unless_a_stay)
 
@@ -300,28 +300,29 @@ _BIRTH_ORDER = r"(?P<kind>(?i:eldest|oldest|youngest))"
 _NAME_IS = rf"(?P<name>(?!I\b){UPPER}[\w-]*)'s"
 
 
-def _child_age(m: re.Match[str]) -> list[Fields]:
+def _whose_child(m: re.Match[str]) -> Fields | None:
+    """The child a fact is filed under: their name, else "son" or "daughter"; None when the name is none."""
     name = m.group("name")
     if name and name.casefold() in NOT_NAMES:
-        return []
+        return None
     kind = m.group("kind").casefold()
-    return [{**f, "kind": kind, "who": snake(name) if name else kind, "named": f" {name}" if name else ""}
-            for f in an_age(m)]
+    return {"kind": kind, "who": snake(name) if name else kind, "named": f" {name}" if name else ""}
+
+
+def _child_age(m: re.Match[str]) -> list[Fields]:
+    whose = _whose_child(m)
+    return [] if whose is None else [{**f, **whose} for f in an_age(m)]
 
 
 def _child_birth(m: re.Match[str]) -> list[Fields]:
     """A child's birth year and day, as the user's own birth files them (places.py: "2020", "3 March"; a month
     alone files none), under the child's name or "son" or "daughter" as the child's age is (_child_age)."""
-    name = m.group("name")
-    if name and name.casefold() in NOT_NAMES:
+    whose = _whose_child(m)
+    if whose is None:
         return []
-    kind = m.group("kind").casefold()
-    whose = {"kind": kind, "who": snake(name) if name else kind, "named": f" {name}" if name else ""}
-    found = [{**whose, **year, "fact": "birth_year", "said": f" was born in {year['value']}"}
-             for year in (a_year(m) if m.groupdict().get("value") else [])]
-    if m.group("day"):
-        found.append({**whose, "value": m.group("day"), "fact": "birthday", "said": f"'s birthday is {m.group('day')}"})
-    return found
+    years = a_year(m) if m.groupdict().get("value") else []
+    return ([{**whose, **year, "fact": "birth_year", "said": f" was born in {year['value']}"} for year in years]
+            + [{**whose, **day, "fact": "birthday", "said": f"'s birthday is {day['value']}"} for day in a_birthday(m)])
 
 
 def _child_age_in_months(m: re.Match[str]) -> list[Fields]:

@@ -7,7 +7,7 @@ import re
 
 from memex import job_start
 from memex.extraction import vocabulary
-from memex.extraction.offline.patterns import (ADVERBS, AHEAD_WHEN, CURRENT_JOB, DATE, HOME, JOB_NOUN, MONTH,
+from memex.extraction.offline.patterns import (ADVERBS, AHEAD_WHEN, AS_ROLE, CURRENT_JOB, DATE, HOME, JOB_NOUN, MONTH,
     NUMBER, ORG, ORG_INTRO, PERSON_PARTS, PLATFORMS, PROPER, RACE, RELATIONS, ROLE, STARTS_LATER, START_WHEN, TRIP_FOR,
     TRIP_WHEN, UNTIL, UPPER, WEEKDAY, WORD, WORK_HOURS, alternation, phrase)
 from memex.extraction.offline.rule import rule
@@ -92,7 +92,7 @@ def _no_employer(name: str) -> bool:
 # A start said after something the user finishes: "I finish at Google on Friday, then I start at Harvard in the fall".
 _THEN_START = re.compile(rf"\b(?i:then),? {_THEN_I}$")
 _A_JOB = re.compile(rf"\b{JOB_NOUN}\b")
-_AS_ROLE = re.compile(rf",? as (?:an?|the) {ROLE}")
+_AS_ROLE = re.compile(rf",? {AS_ROLE}")
 
 
 # What one starts at after "then" that is no job (_not_a_job_after_then): a pastime, a subject, a school by its name.
@@ -297,9 +297,9 @@ RULES = [
         rf"\bI(?:'m| am) (?:going|due|set|about) to (?P<verb>start) {_NEW_JOB}at (?:the )?(?P<org>{ORG})"
         rf"(?:,? (?P<when>{START_WHEN}))?",
         rf"\bI(?:'m| am| will be|'ll be) {ADVERBS}(?P<verb>joining) (?:the )?(?!{PLATFORMS})(?P<org>{ORG}),? "
-        rf"(?:(?P<when>{_LATER})|(?=as (?:an?|the) {ROLE}))",
+        rf"(?:(?P<when>{_LATER})|(?={AS_ROLE}))",
         rf"\bI(?:'ll| will) {ADVERBS}(?P<verb>join) (?:the )?(?!{PLATFORMS})(?P<org>{ORG}),? "
-        rf"(?:(?P<when>{_LATER})|(?=as (?:an?|the) {ROLE}))",
+        rf"(?:(?P<when>{_LATER})|(?={AS_ROLE}))",
         rf"\b(?i:my) (?P<verb>first day|start date) at (?:the )?(?P<org>{ORG}),? (?:is|will be|starts|begins) "
         rf"(?P<when>{START_WHEN})",
         # The start said after a job taken ("I signed with Netflix, starting Monday"), or first

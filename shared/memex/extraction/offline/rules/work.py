@@ -7,7 +7,7 @@ import re
 from typing import Callable
 
 from memex.extraction import vocabulary
-from memex.extraction.offline.patterns import (ADVERBS, AHEAD_WHEN, CURRENT_JOB, DATE, FIRST_SPAN, HEAD_OF,
+from memex.extraction.offline.patterns import (ADVERBS, AHEAD_WHEN, AS_ROLE, CURRENT_JOB, DATE, FIRST_SPAN, HEAD_OF,
     HEDGES, INTRODUCED, JOB_NOUN, JOB_TAKEN, LEFT_END, MONTH, NOT_ROLE_MODIFIERS, NOT_TEMPORARY, NUMBER, ORG, ORG_END,
     ORG_INTRO, PLATFORMS, PROPER, RECALLED, RELATIONS, ROLE, ROLE_ABBREVIATIONS, ROLE_END, SCHOOL_WORDS, SINCE_WHEN,
     SPAN, STARTED_AT, STARTS_LATER, START_WHEN, UNTIL_SAID, UPPER, WEEKDAY, WORKS_AT, WORK_HOURS, WORK_SAID, alternation, strict_end)
@@ -39,17 +39,16 @@ _ONE_DAY = (rf"(?:today|tonight|yesterday|last night|(?:this|that|yesterday) (?:
             # not a day said again ("on Sunday mornings"), nor one the job's length follows ("on Saturdays and Sundays
             # for two years")
             rf"(?![\w'-]| (?:mornings|afternoons|evenings|nights)\b)(?![^.;!?]*?\b(?:{_HELD_FOR}))")
-_AS_ROLE = rf"(?: as (?:an?|the) {ROLE})?"
 _PAST_JOB = (rf"\bI (?:used to work|previously worked|formerly worked) {WORK_HOURS}(?:at|for)"
              rf"|\bI worked {WORK_HOURS}(?:at|for)"
              # a day's time said after a comma is the job's unless a clause of its own opens there ("I worked at
              # Google, today I'm at Meta")
-             rf"(?! (?:the )?{ORG}{_AS_ROLE}(?: {_ONE_DAY}|, {_ONE_DAY}(?!,? (?:I|we|was|is)\b)))"
+             rf"(?! (?:the )?{ORG}(?: {AS_ROLE})?(?: {_ONE_DAY}|, {_ONE_DAY}(?!,? (?:I|we|was|is)\b)))"
              # the past perfect with how long, or said alone or "before": "I'd been working at Google until 2020", "I
              # had worked at Google as an engineer for years", "I'd worked at Google.", "I'd worked at Google before.";
              # not a day's work, as the past progressive below ("I'd been working at Google all morning when the
              # fire alarm went off")
-             rf"|\bI(?:'d| had) (?:been working|worked) {WORK_HOURS}(?:at|for)(?= (?:the )?{ORG}{_AS_ROLE}"
+             rf"|\bI(?:'d| had) (?:been working|worked) {WORK_HOURS}(?:at|for)(?= (?:the )?{ORG}(?: {AS_ROLE})?"
              rf"(?: (?:{_HELD_FOR})|(?: before(?: that| then)?)?\s*(?:[.!?]|$)))"
              r"|\bI(?: have|'ve)? (?:resigned|retired) from|\bI (?:was|got) (?:laid off|let go|fired) (?:from|by)"
              r"|\bI no longer work (?:at|for)")
@@ -226,7 +225,7 @@ RULES = [
         # a student's school is no employer (the school rule files it)
         rf"\bI(?:'m| am) {INTRODUCED}(?:now |currently )?(?:an?|the) {ROLE}(?<!student)(?: now| currently)? (?:at|for) (?:the )?"
         rf"(?P<value>{ORG}){NOT_TEMPORARY}",
-        rf"\bI(?: {ADVERBS}work|'m {ADVERBS}working| am {ADVERBS}working) {WORK_HOURS}as (?:an?|the) {ROLE} "
+        rf"\bI(?: {ADVERBS}work|'m {ADVERBS}working| am {ADVERBS}working) {WORK_HOURS}{AS_ROLE} "
         rf"(?:at|for) (?:the )?(?P<value>{ORG}){NOT_TEMPORARY}",
         rf"\bI (?:just |recently |finally )?(?:got|was|have been|'ve been) promoted to (?:an? |the )?"
         rf"(?:{ROLE}|{HEAD_OF}) (?:at|with) (?:the )?(?P<value>{ORG}){NOT_TEMPORARY}",
@@ -239,7 +238,7 @@ RULES = [
         # "I left Monzo for a job at Wise": a job left for one named as such.
         rf"\bI {ADVERBS}(?:left|quit) (?:my job at )?(?:the )?{ORG} for (?:an?|my) (?:new )?{JOB_NOUN} (?:at|with) "
         rf"(?:the )?(?P<value>{ORG})",
-        rf"\bI(?:'ve| have)? (?:just |recently )?joined (?:the )?(?P<value>{ORG}) as (?:an?|the) {ROLE}{ROLE_END}",
+        rf"\bI(?:'ve| have)? (?:just |recently )?joined (?:the )?(?P<value>{ORG}) {AS_ROLE}{ROLE_END}",
         rf"\bI(?:'ve| have)? (?:just |recently |finally )?joined (?:the )?(?!{PLATFORMS})(?P<value>{ORG})"
         rf"(?:{ORG_END}|{_JOINED_WHEN})",
         rf"\bI (?:left|quit) (?:my job at )?(?:the )?{ORG},? (?:and|to) (?:I {ADVERBS})?(?:join|joined|start at|started at) "
