@@ -21,7 +21,7 @@ import sys
 import threading
 import time
 import uuid
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
 from typing import Iterator
@@ -379,18 +379,49 @@ def memex_cli(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess:
 
 
 @contextmanager
-def scratch_database(ctx, name: str) -> Iterator[str]:
-    """An empty database `name` on the suite's Postgres, its conninfo; dropped afterwards with any
-    connection left on it (and first, should an interrupted run have left one of that name)."""
+def scratch_database(ctx, name: str, template: str | None = None) -> Iterator[str]:
+    """An empty database `name` on the suite's Postgres (a copy of `template`), its conninfo; dropped
+    afterwards with any connection left on it (and first, should an interrupted run have left one of
+    that name)."""
     from psycopg.conninfo import make_conninfo
 
     with psycopg.connect(ctx.db.dsn, autocommit=True) as admin:
         admin.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
-        admin.execute(f"CREATE DATABASE {name}")
+        admin.execute(f"CREATE DATABASE {name}" + (f" TEMPLATE {template}" if template else ""))
     try:
         yield make_conninfo(ctx.db.dsn, dbname=name)
     finally:
         with psycopg.connect(ctx.db.dsn, autocommit=True) as admin:
+            admin.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+
+# database_of_its_own's migrated databases to copy, one a session for each embedding dimension: the
+# server's conninfo they were made from, and their name.
+_migrated: dict[int, tuple[str, str]] = {}
+
+
+def _migrated_template(ctx) -> str:
+    """A database migrated once a session for `ctx`'s embedding dimension: a copy of it takes a fraction
+    of a second, migrating a database of one's own seconds."""
+    from psycopg.conninfo import make_conninfo
+
+    from memex.db.migrations import apply_migrations
+
+    dim = ctx.embedder.dim
+    if dim not in _migrated:
+        name = f"migrated_{dim}_{uuid.uuid4().hex[:10]}"
+        with psycopg.connect(ctx.db.dsn, autocommit=True) as admin:
+            admin.execute(f"CREATE DATABASE {name}")
+        with psycopg.connect(make_conninfo(ctx.db.dsn, dbname=name), autocommit=True) as conn:
+            apply_migrations(conn, dim)
+        _migrated[dim] = (ctx.db.dsn, name)
+    return _migrated[dim][1]
+
+
+def pytest_sessionfinish(session):
+    for dsn, name in _migrated.values():
+        # gone already with an embedded Postgres, stopped with the session's runtime
+        with suppress(psycopg.OperationalError), psycopg.connect(dsn, autocommit=True) as admin:
             admin.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
 
 
@@ -401,13 +432,10 @@ def database_of_its_own(ctx, prefix: str):
     import dataclasses
 
     from memex.db.connection import Database
-    from memex.db.migrations import apply_migrations
 
-    with scratch_database(ctx, f"{prefix}_{uuid.uuid4().hex[:10]}") as url:
+    with scratch_database(ctx, f"{prefix}_{uuid.uuid4().hex[:10]}", template=_migrated_template(ctx)) as url:
         own = Database(lambda: url)
         try:
-            apply_migrations(own.connection(), ctx.embedder.dim)
-            own.reset()  # the next connection registers the vector type the migrations created
             yield dataclasses.replace(ctx, db=own)
         finally:
             own.reset()

@@ -9,6 +9,7 @@ import threading
 import time
 
 import psycopg
+import pytest
 
 from memex import backfill, pipeline
 from memex.db import family_keys
@@ -264,13 +265,21 @@ def test_a_key_is_filed_as_the_llm_extractor_files_it_and_a_family_key_as_itself
         assert aliases.family_key("Melanie" if key.startswith("melanie") else "user", key) == key
 
 
-def test_a_value_erased_under_an_alias_is_not_brought_back_under_the_family_key(ctx, tenant, runtime):
-    tenant.turn("I live in Lisbon.", timestamp="2026-03-01T10:00:00Z")
+@pytest.mark.parametrize("said, key, alias", [
+    ("I live in Lisbon.", "city", "current_city"),
+    # the y word of an "-ie" noun, as the offline rules read it before they knew them (migration 0049's rekey)
+    ("My favourite movies are Alien and Heat.", "favorite_movie", "favorite_movy"),
+])
+def test_a_value_erased_under_an_alias_is_not_brought_back_by_a_reextraction_under_the_family_key(
+        ctx, tenant, runtime, said, key, alias):
+    """Erased while the fact was filed under the alias, its tombstone names the alias, and the turn is extracted
+    again under the family's key: the same family (pipeline._by_family), so the user's erasure is final, before the
+    migration that files the alias under the family's key or after."""
+    tenant.turn(said, timestamp="2026-03-01T10:00:00Z")
     tenant.turn("I work at Notion.", timestamp="2026-03-02T10:00:00Z")
-    filed_as(ctx, tenant, "city", "current_city")
-    # erased while the fact was filed under the alias: its tombstone names current_city
-    lisbon = _facts(tenant, "current_city")[0]
-    assert tenant.delete(f"/v1/memories/{lisbon['id']}").json()["deleted"] == {"memories": 1}
+    filed_as(ctx, tenant, key, alias)
+    erased = _facts(tenant, alias)[0]
+    assert tenant.delete(f"/v1/memories/{erased['id']}").json()["deleted"] == {"memories": 1}
 
     job = backfill.new_job("reextract", tenant.id)
     ctx.publisher.publish_backfill(job)
@@ -316,20 +325,3 @@ def test_a_favourite_stored_under_the_y_word_of_an_ie_noun_is_replaced_by_one_sa
         now = next(m for m in _facts(tenant) if m["active"])
         assert _history(tenant, now["id"]) == [("favorite_movie", "Alien and Heat", False),
                                                ("favorite_movie", "Up and Jaws", True)]
-
-
-def test_a_favourite_erased_under_the_y_word_of_an_ie_noun_is_not_brought_back_by_a_reextraction(ctx, tenant, runtime):
-    """Its tombstone names favorite_movy, and the turn is extracted again as favorite_movie: the same family
-    (pipeline._by_family), so the user's erasure is final, before migration 0049 or after."""
-    tenant.turn("My favourite movies are Alien and Heat.", timestamp="2026-03-01T10:00:00Z")
-    tenant.turn("I work at Notion.", timestamp="2026-03-02T10:00:00Z")
-    filed_as(ctx, tenant, "favorite_movie", "favorite_movy")
-    movies = _facts(tenant, "favorite_movy")[0]
-    assert tenant.delete(f"/v1/memories/{movies['id']}").json()["deleted"] == {"memories": 1}
-
-    job = backfill.new_job("reextract", tenant.id)
-    ctx.publisher.publish_backfill(job)
-    runtime.drain()
-    assert tenant.get(f"/v1/backfills/{job.backfill_id}").json()["status"] == "done"
-
-    assert {(m["key"], m["value"]) for m in _facts(tenant)} == {("employer", "Notion")}

@@ -7,6 +7,8 @@ import json
 import threading
 import time
 import uuid
+from contextlib import contextmanager
+from typing import Iterator
 
 import psycopg
 import pytest
@@ -16,6 +18,7 @@ from infra import template
 from infra.local.lambda_context import LocalLambdaContext
 from infra.local.poller import QueuePoller
 from infra.local.runtime import QUEUES, function_module
+from memex.config import Settings
 from memex.context import Context
 from memex.db import turns as turn_rows
 from memex import pipeline
@@ -23,6 +26,7 @@ from memex.ingest import ingest_turn, sweep
 from memex.jobs import Candidate, ExtractionJob, SupersessionJob
 from memex.models import TurnIn
 from memex_edge.sqs import SqsPublisher
+from tests.conftest import refused_port
 
 
 def _record(body: str, message_id: str, receive_count: int = 1, group: str | None = None) -> dict:
@@ -161,22 +165,31 @@ def test_a_lost_publish_is_recovered_by_the_sweep(ctx, tenant, runtime):
     assert any(m["key"] == "name" and m["value"] == "Ada" for m in status["memories"])
 
 
+@contextmanager
+def _queues_down(settings: Settings, down: str) -> Iterator[Settings]:
+    """`settings` with a queue down while the block runs, as `down` says: the extraction queue missing, or every
+    queue's endpoint a loopback port nothing listens on (refused_port: not port 9, which a machine may serve or
+    a firewall drop, a hang rather than a refusal). The closed port in every runtime: LocalStack's client
+    (localstack-client) sends to its own endpoint whatever the settings' one, so the outage leaves it out."""
+    if down == "missing queue":
+        yield dataclasses.replace(settings, extraction_queue_url=settings.extraction_queue_url + "-missing")
+        return
+    with refused_port() as closed:
+        yield dataclasses.replace(settings, sqs_endpoint_url=f"http://127.0.0.1:{closed}", use_localstack=False)
+
+
 @pytest.mark.parametrize("down", ["missing queue", "closed port"])
 def test_the_sweep_fails_no_turn_while_the_queue_is_down_and_sends_it_once_it_is_back(ctx, tenant, runtime, down):
     """A publish the queue refused was counted as a re-send, so an outage of MEMEX_SWEEP_MAX_REPUBLISH
     sweeps marked the turn failed (and the first refusal raised out of the sweep)."""
     turn_id = _store_turn(ctx, tenant, "My name is Ada.")
     _store_turn(ctx, tenant, "I live in Porto.", wait=True)  # a later turn extracted: the queue moved past it
-    # A closed port as the endpoint, in every runtime: LocalStack's client (localstack-client) sends to
-    # its own endpoint whatever the settings' one, so the outage leaves it out.
-    unreachable = (dataclasses.replace(ctx.settings, extraction_queue_url=ctx.settings.extraction_queue_url + "-missing")
-                   if down == "missing queue" else
-                   dataclasses.replace(ctx.settings, sqs_endpoint_url="http://127.0.0.1:9", use_localstack=False))
-    outage = dataclasses.replace(ctx, publisher=SqsPublisher(unreachable))
-    for _ in range(ctx.settings.sweep_max_republish + 2):
-        sweep(outage, older_than_seconds=0)
-        row = _turn_row(ctx, tenant, turn_id)
-        assert row["status"] == "queued" and row["republished"] == 0
+    with _queues_down(ctx.settings, down) as unreachable:
+        outage = dataclasses.replace(ctx, publisher=SqsPublisher(unreachable))
+        for _ in range(ctx.settings.sweep_max_republish + 2):
+            sweep(outage, older_than_seconds=0)
+            row = _turn_row(ctx, tenant, turn_id)
+            assert row["status"] == "queued" and row["republished"] == 0
     assert sweep(ctx, older_than_seconds=0) >= 1  # the queue is back
     runtime.drain()
     status = tenant.get(f"/v1/turns/{turn_id}").json()
@@ -196,13 +209,11 @@ def test_a_queue_that_fails_a_sweep_is_not_called_again_in_its_run_and_its_turns
     extracted = _store_turn(ctx, tenant, "I work at Stripe.")
     assert pipeline.extract(ctx, ExtractionJob(tenant.id, extracted)) is not None  # its supersession message lost
     _store_turn(ctx, tenant, "I have a cat.", wait=True)  # the user's supersession group moved past it
-    settings = (dataclasses.replace(ctx.settings, extraction_queue_url=ctx.settings.extraction_queue_url + "-missing")
-                if down == "missing queue" else
-                dataclasses.replace(ctx.settings, sqs_endpoint_url="http://127.0.0.1:9", use_localstack=False))
-    publisher, calls = SqsPublisher(settings), []
-    publisher._client.meta.events.register("provide-client-params.sqs", lambda params, model, **_: calls.append(
-        (model.name, params.get("QueueUrl"))))
-    sweep(dataclasses.replace(ctx, publisher=publisher), older_than_seconds=0)
+    with _queues_down(ctx.settings, down) as settings:
+        publisher, calls = SqsPublisher(settings), []
+        publisher._client.meta.events.register("provide-client-params.sqs", lambda params, model, **_: calls.append(
+            (model.name, params.get("QueueUrl"))))
+        sweep(dataclasses.replace(ctx, publisher=publisher), older_than_seconds=0)
     if down == "missing queue":
         assert [name for name, url in calls if url == settings.extraction_queue_url] == ["GetQueueAttributes"]
         assert _turn_row(ctx, tenant, extracted)["republished"] == 1  # the supersession queue took it
