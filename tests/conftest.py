@@ -395,9 +395,9 @@ def scratch_database(ctx, name: str, template: str | None = None) -> Iterator[st
             admin.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
 
 
-# database_of_its_own's migrated databases to copy, one a session for each embedding dimension: the
-# server's conninfo they were made from, and their name.
-_migrated: dict[int, tuple[str, str]] = {}
+# database_of_its_own's migrated databases to copy, one a session for each server and embedding
+# dimension (a template lives on the server that made it): by (server's conninfo, dimension), their name.
+_migrated: dict[tuple[str, int], str] = {}
 
 
 def _migrated_template(ctx) -> str:
@@ -408,18 +408,18 @@ def _migrated_template(ctx) -> str:
     from memex.db.migrations import apply_migrations
 
     dim = ctx.embedder.dim
-    if dim not in _migrated:
+    if (ctx.db.dsn, dim) not in _migrated:
         name = f"migrated_{dim}_{uuid.uuid4().hex[:10]}"
         with psycopg.connect(ctx.db.dsn, autocommit=True) as admin:
             admin.execute(f"CREATE DATABASE {name}")
         with psycopg.connect(make_conninfo(ctx.db.dsn, dbname=name), autocommit=True) as conn:
             apply_migrations(conn, dim)
-        _migrated[dim] = (ctx.db.dsn, name)
-    return _migrated[dim][1]
+        _migrated[ctx.db.dsn, dim] = name
+    return _migrated[ctx.db.dsn, dim]
 
 
 def pytest_sessionfinish(session):
-    for dsn, name in _migrated.values():
+    for (dsn, _), name in _migrated.items():
         # gone already with an embedded Postgres, stopped with the session's runtime
         with suppress(psycopg.OperationalError), psycopg.connect(dsn, autocommit=True) as admin:
             admin.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
