@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 
 from memex.extraction import vocabulary
+from memex.literal import caseless
 
 # Every word, one and many ("sister", "sisters" by the rule above; "child", "kids" as listed), longest
 # first so that an alternation of them takes "sons" whole, not "son".
@@ -43,13 +44,13 @@ def one(word: str) -> str | None:
     """The person a word `NAMES_A_PERSON` finds names, as `ONE` says, one and many alike ("sisters",
     "bosses": sister, boss); None for a word for several ("parents", "kids") or no word of it."""
     listed = _LISTED.fullmatch(word)
-    return ONE.get(listed.group(1).casefold()) if listed else None
+    return ONE.get(caseless(listed.group(1))) if listed else None
 
 
 def said_in(text: str) -> frozenset[str]:
     """The people the words of `text` name, a word for one person as `ONE` says ("The user's mum and
     dad": mother, father), a word for several as itself ("kids")."""
-    return frozenset(ONE.get(word.casefold(), word.casefold()) for word in _LISTED.findall(text))
+    return frozenset(ONE.get(caseless(word), caseless(word)) for word in _LISTED.findall(text))
 
 
 def plural(word: str) -> str:
