@@ -6,9 +6,16 @@ reads them without raising (first_person, time_phrases, kinds)."""
 
 from __future__ import annotations
 
-import pytest
+import random
+from pathlib import Path
 
-from tests.conftest import current_values, offline_facts
+import pytest
+import yaml
+from hypothesis import given, settings, strategies as st
+
+from memex.models import SearchIn
+from memex.retrieval import search
+from tests.conftest import Tenant, current_values, offline_facts, offline_found
 
 
 @pytest.mark.parametrize("text, expected", [
@@ -50,3 +57,69 @@ def test_a_turn_with_a_look_alike_letter_is_processed_with_its_fact(tenant):
 def test_a_question_with_a_look_alike_letter_is_searched(tenant, question):
     assert tenant.turn("I'm a runner and my wife Ana and I went to Lisbon last spring.").status_code == 201
     tenant.search(question)  # 200, not a 500 from a KeyError
+
+
+# What re.IGNORECASE reads as another letter, and "ß", which it reads as no "ss" (a word said with it matches none
+# of the lists' words, and must still be read without raising).
+_LOOK_ALIKE = {"i": "\u0131", "I": "\u0130", "s": "\u017f", "k": "\u212a", "K": "\u212a"}
+
+
+def _said_otherwise(text: str, rng: random.Random) -> str:
+    """`text` with some of its letters as their look-alikes, some "ss" as "ß", and some letters' case changed."""
+    out, at = [], 0
+    while at < len(text):
+        roll = rng.random()
+        if text.startswith("ss", at) and roll < 0.3:
+            out.append("ß")
+            at += 2
+            continue
+        char = text[at]
+        if roll < 0.4 and char in _LOOK_ALIKE:
+            char = _LOOK_ALIKE[char]
+        elif roll > 0.8:
+            char = char.upper() if rng.random() < 0.5 else char.lower()
+        out.append(char)
+        at += 1
+    return "".join(out)
+
+
+def _fixture_sentences() -> list[str]:
+    """Every user message of the quality fixtures: the statements (and what was said before them) and the
+    conversations' user turns."""
+    quality = Path(__file__).resolve().parents[1] / "bench" / "quality"
+    statements = yaml.safe_load((quality / "statements.yaml").read_text())["statements"]
+    said = [text for s in statements for text in (s["text"], *s.get("before", []))]
+
+    def users(node) -> list[str]:
+        if isinstance(node, dict):
+            own = [node["content"]] if node.get("role") == "user" and isinstance(node.get("content"), str) else []
+            return own + [text for value in node.values() for text in users(value)]
+        return [text for item in node for text in users(item)] if isinstance(node, list) else []
+
+    return said + users(yaml.safe_load((quality / "conversations.yaml").read_text()))
+
+
+def _fixture_questions() -> list[str]:
+    asked = yaml.safe_load((Path(__file__).resolve().parents[1] / "bench" / "quality" / "asked.yaml").read_text())
+    return [*asked["unrelated"], *(q for fact in asked["facts"] for part in ("dev", "heldout") for q in fact.get(part, []))]
+
+
+@settings(max_examples=300, derandomize=True, deadline=None)
+@given(st.sampled_from(_fixture_sentences()), st.integers(min_value=0))
+def test_the_offline_extractor_reads_any_fixture_sentence_said_with_look_alike_letters(sentence, seed):
+    offline_found(_said_otherwise(sentence, random.Random(seed)))
+
+
+@settings(max_examples=60, derandomize=True, deadline=None)
+@given(st.sampled_from(_fixture_questions()), st.integers(min_value=0))
+def test_search_reads_any_fixture_question_asked_with_look_alike_letters(ctx, searched, question, seed):
+    search.search(ctx, searched.id, SearchIn(user_id=searched.user, query=_said_otherwise(question, random.Random(seed))))
+
+
+@pytest.fixture(scope="module")
+def searched(ctx, http) -> Tenant:
+    """A user with a few facts of the kinds questions ask about (names, a partner, a job, a place, a time)."""
+    user = Tenant(ctx, http)
+    assert user.turn("I'm Dana, I work at Stripe and live in Dublin. My wife Ana and I went to Lisbon last spring.",
+                     "My sister Eva has a golden retriever named Max, and I speak Spanish.").status_code == 201
+    return user
