@@ -9,7 +9,7 @@ bench/locomo.py's INGEST_CODE does not hash it: a change here re-ranks, it refil
 One rule for the many: a word as listed ("sons", "children", "boss"), else a listed word with "s" or
 "es" after it ("sisters", "bosses"), as `NAMES_A_PERSON` finds them; both `one` and `said_in` read a
 word so. An irregular plural is read only where it is listed: "wives" is no word of `NAMES_A_PERSON`
-(`plural` gives it, for the words that ask for a partner, topics.py).
+(extraction/plurals.py's `plural` gives it, for the words that ask for a partner, topics.py).
 """
 
 from __future__ import annotations
@@ -37,7 +37,6 @@ ONE = {**{word: word for word in vocabulary.OTHER_PEOPLE if word != "parents"}, 
 SEVERAL = frozenset(word for word in WORDS if word not in ONE)
 # The words for the user's partner, one person whatever the word ("wife", "boyfriend", "spouse").
 PARTNER = tuple(word for word, part in vocabulary.RELATIONS.items() if part == "partner")
-_IRREGULAR = {"wife": "wives"}
 
 
 def one(word: str) -> str | None:
@@ -52,8 +51,3 @@ def said_in(text: str) -> frozenset[str]:
     dad": mother, father), a word for several as itself ("kids")."""
     return frozenset(ONE.get(caseless(word), caseless(word)) for word in _LISTED.findall(text))
 
-
-def plural(word: str) -> str:
-    """The many of a word for one: "es" after an "s" ("bosses"), an irregular one as English says it
-    ("wives"), else "s"."""
-    return _IRREGULAR.get(word) or (f"{word}es" if word.endswith("s") else f"{word}s")

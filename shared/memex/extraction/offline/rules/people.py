@@ -312,7 +312,17 @@ def _child_age(m: re.Match[str]) -> list[Fields]:
 
 def _child_birth(m: re.Match[str]) -> list[Fields]:
     """A child's birth year and day, as the user's own birth files them (places.py: "2020", "3 March"; a month
-    alone files none), under the child's name or "son" or "daughter" as the child's age is (_child_age)."""
+    alone files none), under the child's name or "son" or "daughter" as the child's age is (_child_age); and
+    each other child's said after it without the verb ("My son was born in 2019, and my daughter in 2021")."""
+    found = _born(m)
+    more = _BORN_TOO.match(m.string, m.end())
+    while more:
+        found += _born(more)
+        more = _BORN_TOO.match(m.string, more.end())
+    return found
+
+
+def _born(m: re.Match[str]) -> list[Fields]:
     name = m.group("name")
     if name and name.casefold() in NOT_NAMES:
         return []
@@ -323,6 +333,13 @@ def _child_birth(m: re.Match[str]) -> list[Fields]:
     if m.group("day"):
         found.append({**whose, "value": m.group("day"), "fact": "birthday", "said": f"'s birthday is {m.group('day')}"})
     return found
+
+
+# Another child's birth after one's, its "was born" left out: ", and my daughter in 2021", "and our son Leo on 3
+# March 2019"; a year, or a day and a year, as the clause said first, and the clause ends there.
+_BORN_TOO = re.compile(
+    rf",? and {MY} {KIN_ADJECTIVE}{_CHILD}(?:,? (?P<name>{PROPER}),?)? (?:in|on) (?:{BIRTH_DAY},? )?(?P<value>{BIRTH_YEAR})"
+    r"(?=\s*(?:[.!;,)]|$|and\b))")
 
 
 def _child_age_in_months(m: re.Match[str]) -> list[Fields]:
