@@ -11,6 +11,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from memex import people
+from memex.extraction.plurals import plural
 from memex.retrieval import past, topics
 from tests.conftest import memories_rows_read
 
@@ -681,7 +682,7 @@ def test_the_body_hurting_is_read_with_a_part_of_it_and_a_word_of_pain(content, 
 @pytest.mark.parametrize("word", people.PARTNER)
 def test_every_word_for_the_partner_asks_of_the_partner(word):
     # the words are the vocabulary's (people.PARTNER), not a list of this module's: one added there is read here
-    for question in (f"What's my {word}'s job?", f"Is she married to her {word}?", f"Any {people.plural(word)}?"):
+    for question in (f"What's my {word}'s job?", f"Is she married to her {word}?", f"Any {plural(word)}?"):
         topic = topics.asked(question)
         assert topic is not None and "partner" in topic.key_words, question
 

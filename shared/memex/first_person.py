@@ -35,6 +35,8 @@ from __future__ import annotations
 
 import re
 
+from memex.literal import caseless
+
 # "<auxiliary> the user": the auxiliary agrees with "I".
 _AUXILIARY = {"does": "do", "is": "am", "has": "have", "was": "was", "did": "did", "can": "can", "will": "will",
               "would": "would", "should": "should", "could": "could", "might": "might", "must": "must"}
@@ -104,10 +106,10 @@ def of(question: str) -> str | None:
     """`question` (or a statement) in the first person, or None when it does not refer to the user that way."""
     if not _SUBJECT.search(question) and not _POSSESSIVE.search(question):
         return None
-    text = _ASKED.sub(lambda m: _same_case(m.group(1), _AUXILIARY[m.group(1).lower()]) + " I", question)
+    text = _ASKED.sub(lambda m: _same_case(m.group(1), _AUXILIARY[caseless(m.group(1))]) + " I", question)
     text = _POSSESSIVE.sub(lambda m: _same_case(m.group(0), "my"), text)
     text = _OBJECT.sub(lambda m: m.group(1) + " me", text)
-    text = _BEFORE_NO_VERB.sub(lambda m: m.group(0) if m.group(1).lower() in _OPENS_CLAUSE else m.group(1) + " me",
+    text = _BEFORE_NO_VERB.sub(lambda m: m.group(0) if caseless(m.group(1)) in _OPENS_CLAUSE else m.group(1) + " me",
                                text)
     text = _SAYS.sub(lambda m: "I " + as_i_say_it(m.group(1)), text)
     return _SUBJECT.sub("I", text)
@@ -152,10 +154,10 @@ def _someone_before(question: str) -> bool:
 def _pronouns_as_i(question: str) -> str:
     """A question's "she" or "he" (and her, him, his...) as "I" (me, my...), the verbs they govern with them."""
     text = _PRONOUN_CONTRACTED.sub(
-        lambda m: "I've" if _HAS_CONTRACTED.match(m.string, m.end()) else _CONTRACTED[m.group(1).lower()], question)
+        lambda m: "I've" if _HAS_CONTRACTED.match(m.string, m.end()) else _CONTRACTED[caseless(m.group(1))], question)
     text = _PRONOUN_ASKED.sub(
-        lambda m: _same_case(m.group(1), _AUXILIARY_OR_NEGATIVE[m.group(1).lower()]) + " I", text)
-    text = _PRONOUN_NEGATED.sub(lambda m: "I " + _NEGATED[m.group(1).lower()], text)
+        lambda m: _same_case(m.group(1), _AUXILIARY_OR_NEGATIVE[caseless(m.group(1))]) + " I", text)
+    text = _PRONOUN_NEGATED.sub(lambda m: "I " + _NEGATED[caseless(m.group(1))], text)
     text = _PRONOUN_SAYS.sub(lambda m: "I " + m.group(1) + as_i_say_it(m.group(2)), text)
     return _PRONOUN.sub(_object_or_possessive, text)
 
@@ -168,12 +170,12 @@ def _possessive_as_my(match: re.Match) -> str:
 
 def _object_or_possessive(match: re.Match) -> str:
     """"her" before a noun is "my" ("her dog"), else "me" ("cook for her"); "his" alone is "mine"."""
-    word = match.group(0).lower()
+    word = caseless(match.group(0))
     if word in ("she", "he"):
         mine = "I"
     elif word in ("her", "his"):
         after = _NEXT_WORD.match(match.string, match.end())
-        noun_next = after is not None and after.group(1).lower() not in _NOT_POSSESSED
+        noun_next = after is not None and caseless(after.group(1)) not in _NOT_POSSESSED
         mine = "my" if noun_next else "me" if word == "her" else "mine"
     else:
         mine = _OBJECTS[word]
@@ -182,7 +184,7 @@ def _object_or_possessive(match: re.Match) -> str:
 
 def _asker_as_you(match: re.Match) -> str:
     """The asker's "I" as the user says it to them; "I" is upper case anywhere, "you" only first."""
-    word = _ASKER_WORDS[match.group(1).lower()]
+    word = _ASKER_WORDS[caseless(match.group(1))]
     first = not match.string[:match.start()].rstrip() or match.string[:match.start()].rstrip()[-1] in ".!?"
     return word.capitalize() if first else word
 
@@ -190,7 +192,7 @@ def _asker_as_you(match: re.Match) -> str:
 def as_i_say_it(verb: str) -> str:
     """A verb after "the user" (or "she", "my sister who") as it goes after "I": "lives" -> "live",
     "studies" -> "study", "has" -> "have"; a word that is no verb in the third person as it is ("always")."""
-    lower = verb.lower()
+    lower = caseless(verb)
     if lower in _IRREGULAR:
         return _IRREGULAR[lower]
     if lower in _NOT_VERBS or not lower.endswith("s") or lower.endswith("ss"):

@@ -85,7 +85,7 @@ def starts(value: str, said: datetime) -> datetime | None:
     day = _day(found, today)
     if found["after"]:
         # a start after a last day ("starting at Meta after Friday"): the next day; after a week or a month, no day
-        a_day = found["when"].casefold() == "tomorrow" or found["weekday"] or found["month_day"] or found["day_first"] \
+        a_day = literal.caseless(found["when"]) == "tomorrow" or found["weekday"] or found["month_day"] or found["day_first"] \
             or found["nth"]
         return day + timedelta(days=1) if day and a_day else None
     return day
@@ -93,24 +93,24 @@ def starts(value: str, said: datetime) -> datetime | None:
 
 def _day(found: dict[str, str | None], today: datetime) -> datetime | None:
     """The day a time said names, read against `today` (its midnight)."""
-    when = (found["when"] or "").casefold()
+    when = literal.caseless(found["when"] or "")
     if when == "tomorrow":
         return today + timedelta(days=1)
     if found["weekday"]:
-        ahead = (time_phrases.WEEKDAYS.index(found["weekday"].casefold()) - today.weekday() - 1) % 7 + 1
+        ahead = (time_phrases.WEEKDAYS.index(literal.caseless(found["weekday"])) - today.weekday() - 1) % 7 + 1
         return today + timedelta(days=ahead)
     if found["next"] == "week":
         return today + timedelta(days=7 - today.weekday())
     if found["next"] == "month":
         return _first_of(today, today.month % 12 + 1, after=today)
     if found["month"] or found["day_month"]:
-        month = time_phrases.MONTH_NUMBER[(found["month"] or found["day_month"]).casefold()]
+        month = time_phrases.MONTH_NUMBER[literal.caseless(found["month"] or found["day_month"])]
         day = int(found["month_day"] or found["day_first"] or 1)
         return _next_date(today, month, day)
     if found["nth"]:
         day = int(found["nth"])
         if found["nth_month"]:
-            return _next_date(today, time_phrases.MONTH_NUMBER[found["nth_month"].casefold()], day)
+            return _next_date(today, time_phrases.MONTH_NUMBER[literal.caseless(found["nth_month"])], day)
         for month_ahead in range(0, 3):  # the next such day: this month's, else the next month that has it
             month = (today.month - 1 + month_ahead) % 12 + 1
             year = today.year + (today.month - 1 + month_ahead) // 12
@@ -119,7 +119,7 @@ def _day(found: dict[str, str | None], today: datetime) -> datetime | None:
                 return moment
         return None
     if found["count"]:
-        count, unit = _COUNTS[found["count"].casefold()], found["unit"].casefold().rstrip("s")
+        count, unit = _COUNTS[literal.caseless(found["count"])], literal.caseless(found["unit"]).rstrip("s")
         if unit == "month":
             month = (today.month - 1 + count) % 12 + 1
             return _date(today, today.year + (today.month - 1 + count) // 12, month, min(today.day, 28))

@@ -9,7 +9,7 @@ bench/locomo.py's INGEST_CODE does not hash it: a change here re-ranks, it refil
 One rule for the many: a word as listed ("sons", "children", "boss"), else a listed word with "s" or
 "es" after it ("sisters", "bosses"), as `NAMES_A_PERSON` finds them; both `one` and `said_in` read a
 word so. An irregular plural is read only where it is listed: "wives" is no word of `NAMES_A_PERSON`
-(`plural` gives it, for the words that ask for a partner, topics.py).
+(extraction/plurals.py's `plural` gives it, for the words that ask for a partner, topics.py).
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 
 from memex.extraction import vocabulary
+from memex.literal import caseless
 
 # Every word, one and many ("sister", "sisters" by the rule above; "child", "kids" as listed), longest
 # first so that an alternation of them takes "sons" whole, not "son".
@@ -36,23 +37,17 @@ ONE = {**{word: word for word in vocabulary.OTHER_PEOPLE if word != "parents"}, 
 SEVERAL = frozenset(word for word in WORDS if word not in ONE)
 # The words for the user's partner, one person whatever the word ("wife", "boyfriend", "spouse").
 PARTNER = tuple(word for word, part in vocabulary.RELATIONS.items() if part == "partner")
-_IRREGULAR = {"wife": "wives"}
 
 
 def one(word: str) -> str | None:
     """The person a word `NAMES_A_PERSON` finds names, as `ONE` says, one and many alike ("sisters",
     "bosses": sister, boss); None for a word for several ("parents", "kids") or no word of it."""
     listed = _LISTED.fullmatch(word)
-    return ONE.get(listed.group(1).casefold()) if listed else None
+    return ONE.get(caseless(listed.group(1))) if listed else None
 
 
 def said_in(text: str) -> frozenset[str]:
     """The people the words of `text` name, a word for one person as `ONE` says ("The user's mum and
     dad": mother, father), a word for several as itself ("kids")."""
-    return frozenset(ONE.get(word.casefold(), word.casefold()) for word in _LISTED.findall(text))
+    return frozenset(ONE.get(caseless(word), caseless(word)) for word in _LISTED.findall(text))
 
-
-def plural(word: str) -> str:
-    """The many of a word for one: "es" after an "s" ("bosses"), an irregular one as English says it
-    ("wives"), else "s"."""
-    return _IRREGULAR.get(word) or (f"{word}es" if word.endswith("s") else f"{word}s")

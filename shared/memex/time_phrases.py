@@ -58,6 +58,8 @@ import re
 from calendar import monthrange
 from datetime import datetime, timedelta
 
+from memex.literal import caseless
+
 # The one spelling of the months' and the weekdays' names, in lower case, that every module's patterns
 # and word lists derive theirs from. The months in the calendar's order.
 MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september",
@@ -169,45 +171,45 @@ def _read(question: str, now: datetime, seasons: bool) -> tuple[list[Window], li
 
     for match in _IN_MONTH_ORDINAL.finditer(question):
         year = match.group(4)
-        add(match, _in_month(_ORDINAL[match.group(1).lower()], match.group(2).lower(),
-                             MONTH_NUMBER[match.group(3).lower()], int(year) if year else None, now))
+        add(match, _in_month(_ORDINAL[caseless(match.group(1))], caseless(match.group(2)),
+                             MONTH_NUMBER[caseless(match.group(3))], int(year) if year else None, now))
     for match in filter(free, _DAY_MONTH.finditer(question)):
-        day, month, year = int(match.group(1)), MONTH_NUMBER[match.group(2).lower()], match.group(3)
+        day, month, year = int(match.group(1)), MONTH_NUMBER[caseless(match.group(2))], match.group(3)
         add(match, _day(day, month, int(year) if year else _latest_year(month, day, now), now))
     for match in filter(free, _MONTH_DAY.finditer(question)):
-        month, day, year = MONTH_NUMBER[match.group(1).lower()], int(match.group(2)), match.group(3)
+        month, day, year = MONTH_NUMBER[caseless(match.group(1))], int(match.group(2)), match.group(3)
         add(match, _day(day, month, int(year) if year else _latest_year(month, day, now), now))
     dates = list(taken)  # a weekday beside one of these is that day's, not one counted from now
     for match in filter(free, _MONTH_YEAR.finditer(question)):
-        add(match, _month(int(match.group(2)), MONTH_NUMBER[match.group(1).lower()], now))
+        add(match, _month(int(match.group(2)), MONTH_NUMBER[caseless(match.group(1))], now))
     for match in filter(free, _IN_MONTH.finditer(question)):
-        month = MONTH_NUMBER[match.group(1).lower()]
+        month = MONTH_NUMBER[caseless(match.group(1))]
         add(match, _month(_latest_year(month, 1, now), month, now))
     if seasons:  # before a year alone: "the summer of 2021" is not all 2021
         for match in filter(free, _SEASON_YEAR.finditer(question)):
-            first = _SEASON_START[match.group(1).lower()]
+            first = _SEASON_START[caseless(match.group(1))]
             year = int(match.group(2))
             add(match, _season(first, year - 1 if first == 12 else year, now))
         for match in filter(free, _SEASON_RELATIVE.finditer(question)):
-            add(match, _season_relative(match.group(1).lower(), _SEASON_START[match.group(2).lower()], now))
+            add(match, _season_relative(caseless(match.group(1)), _SEASON_START[caseless(match.group(2))], now))
         for match in filter(free, _IN_SEASON.finditer(question)):
-            add(match, _latest_season(_SEASON_START[match.group(1).lower()], now))
+            add(match, _latest_season(_SEASON_START[caseless(match.group(1))], now))
     for match in filter(free, _YEAR_ALONE.finditer(question)):
         year = int(match.group(1))
         add(match, (now.replace(year=year, month=1, day=1, hour=0, minute=0, second=0, microsecond=0),
                     now.replace(year=year + 1, month=1, day=1, hour=0, minute=0, second=0, microsecond=0)))
     for match in filter(free, _AGO.finditer(question)):
-        count = int(match.group(1)) if match.group(1).isdigit() else _NUMBERS[match.group(1).lower()]
-        days = count * _UNITS[match.group(2).lower()]
+        count = int(match.group(1)) if match.group(1).isdigit() else _NUMBERS[caseless(match.group(1))]
+        days = count * _UNITS[caseless(match.group(2))]
         spread = max(1, days // 4)  # "three weeks ago" is about then, give or take
         add(match, (now - timedelta(days=days + spread), now - timedelta(days=max(days - spread, 0))))
     for match in filter(free, _RELATIVE.finditer(question)):
-        add(match, _relative(" ".join(match.group(1).lower().split()), now))
+        add(match, _relative(" ".join(caseless(match.group(1)).split()), now))
     for match in filter(free, _WEEKDAY_RELATIVE.finditer(question)):
-        which = " ".join(match.group(1).lower().split())
+        which = " ".join(caseless(match.group(1)).split())
         if which != "on" or _OF_THE_PAST.search(question):
             add(match, None if _beside(match, dates, question)
-                else _weekday(which, WEEKDAYS.index(match.group(2).lower()), now))
+                else _weekday(which, WEEKDAYS.index(caseless(match.group(2))), now))
     return found, taken
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 
 from memex import people
+from memex.literal import caseless
 from memex.extraction import vocabulary
 
 # word -> the kinds it names; a word for someone in the user's life by the one it names (people.ONE: a
@@ -48,7 +49,7 @@ _ASKS_A_NAME = re.compile(r"\b(?:names?|called|named|who)\b", re.IGNORECASE)
 def _named(text: str, own_name: re.Pattern[str]) -> frozenset[str]:
     """The kinds `text` names; `own_name` tells when it names the user's own name."""
     text = text.replace("’", "'")
-    kinds = {kind for word in _WORDS.findall(text) for kind in _KIND[word.casefold()]}
+    kinds = {kind for word in _WORDS.findall(text) for kind in _KIND[caseless(word)]}
     if own_name.search(text):
         kinds.add(_SELF)
     return frozenset(kinds)

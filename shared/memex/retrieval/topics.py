@@ -72,7 +72,7 @@ from typing import Any, Callable
 
 from memex import people
 from memex.extraction import vocabulary
-from memex.extraction.plurals import stems
+from memex.extraction.plurals import plural, stems
 
 Scored = tuple[str, float, dict[str, Any]]
 
@@ -166,7 +166,7 @@ _WHOSE_PERSON = r"(?:(?<=\bmy )|(?<=\bour )|(?<=\byour )|(?<=\bher )|(?<=\bhis )
 # The words for the partner (people.PARTNER: "wife", "spouse", "fiancée"), and with their many ("wives"), longest
 # first: "partners" is taken whole, not "partner" and a word's end.
 _PARTNER = "|".join(sorted(map(re.escape, people.PARTNER), key=len, reverse=True))
-_PARTNERS = "|".join(sorted((re.escape(form) for word in people.PARTNER for form in (word, people.plural(word))),
+_PARTNERS = "|".join(sorted((re.escape(form) for word in people.PARTNER for form in (word, plural(word))),
                             key=len, reverse=True))
 
 

@@ -506,7 +506,7 @@ def correct_named(pool: Facts, found: Facts, before_id: str, named: re.Match[str
     message filed, of a person (or pet) the pronoun may stand for, re-stated with the right one ("My
     sister is Ana and my brother is Tom." then "Sorry, his name is Thomas": Tom). Nothing when the message
     before filed no name the pronoun fits."""
-    pronoun = named.group("pronoun").casefold()
+    pronoun = literal.caseless(named.group("pronoun"))
     fits = [(n, c) for n, c in pool.of_message(before_id) if c.subject == subject and c.key.endswith("name")
             and c.value[:1].isupper() and c.value in c.content and not c.historical
             and _gender(c) in (None, pronoun)]

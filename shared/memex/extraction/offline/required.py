@@ -10,9 +10,9 @@ one-letter class such as [Ww]), with a non-word character, \\b, ^, $ or a lookar
 two or more, a lookaround's own words, a back reference, an ASCII or locale flag) requires nothing,
 so a pattern is never skipped where it could match; it is only scanned more often than it needs.
 
-Words are compared folded (`words`): ASCII in lower case, and the four non-ASCII letters that a
-case-insensitive ASCII letter matches (İ ı ſ K) as that letter. A word with another non-ASCII
-character is required of no sentence."""
+Words are compared folded (`words`) as re.IGNORECASE compares them (literal.caseless): in lower case, and
+the four non-ASCII letters that a case-insensitive ASCII letter matches (İ ı ſ K) as that letter. A word
+with another non-ASCII character is required of no sentence."""
 
 from __future__ import annotations
 
@@ -23,11 +23,9 @@ from itertools import product
 from re import _constants as sre  # the parser's node names: a pattern's tree is what tells what it requires
 from re import _parser
 
+from memex.literal import caseless
+
 _WORD = re.compile(r"\w+")
-# What a case-insensitive ASCII letter matches beyond its two cases (tests/test_required_words checks the
-# list against every code point).
-_FOLD = str.maketrans({**{chr(c): chr(c + 32) for c in range(ord("A"), ord("Z") + 1)},
-                       "\u0130": "i", "\u0131": "i", "\u017f": "s", "\u212a": "k"})
 _ASCII_WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 _ASCII_TOKEN = re.compile(r"[A-Za-z0-9_]+")
 # A run of alternatives read as the strings they spell, up to this many (`(?:I'm|I am) (?:a|an|the)`
@@ -37,7 +35,7 @@ _MOST_STRINGS = 256
 
 def words(sentence: str) -> set[str]:
     """The words of `sentence`, folded as the required words are."""
-    return set(_WORD.findall(sentence.lower() if sentence.isascii() else sentence.translate(_FOLD)))
+    return set(_WORD.findall(caseless(sentence)))
 
 
 def required(pattern: re.Pattern[str]) -> list[frozenset[str]]:

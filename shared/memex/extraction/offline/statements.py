@@ -12,6 +12,7 @@ from memex import standalone
 from memex.extraction import casual, plain, vocabulary
 from memex.extraction.offline.patterns import (ABBREVIATIONS, HATED_IT, KIN_ADJECTIVE, PERSON_PARTS, PETS, RELATIONS,
     UNITS, UPPER, alternation)
+from memex.literal import caseless
 from memex.time_phrases import MONTH_ABBREVIATIONS
 
 
@@ -219,7 +220,7 @@ _LAST_COMMA = re.compile(r",\s*(?=[^,]*$)")
 
 
 def _heading_said(m: re.Match[str]) -> str:
-    items, head = m["items"], m["head"].casefold()
+    items, head = m["items"], caseless(m["head"])
     if not _JOINED.search(items):
         items = _LAST_COMMA.sub(" and ", items)
     if m["whose"] is None:

@@ -13,6 +13,7 @@ from memex.extraction.offline.patterns import (ABBREVIATION, A_TEAM, BREED_KIND,
     HOURS, INNER_CAPITAL, JOB_WORDS, KIN_CALLED, NOT_NAMES, PERIOD, NOT_ROLE_MODIFIERS, ORG_SUFFIXES, PARTNER_DIED, PARTNER_VERBS,
     NUMBER, PERSON_PARTS, PETS, PLACE_ACRONYMS, ROLE_ABBREVIATIONS, SMALL_NUMBERS, TENS, UNTIL_SAID, WORK_SAID)
 from memex.jobs import key_words
+from memex.literal import caseless
 
 
 Fields = dict[str, str]
@@ -40,8 +41,8 @@ def teacher(m: re.Match[str]) -> list[Fields]:
 
 
 def relation(m: re.Match[str]) -> list[Fields]:
-    kind = m.group("kind").casefold()
-    pronoun = (m.groupdict().get("pronoun") or "").casefold()
+    kind = caseless(m.group("kind"))
+    pronoun = caseless(m.groupdict().get("pronoun") or "")
     if kind in (HERS if pronoun == "his" else HIS if pronoun == "her" else ()):
         return []  # "My sister is so happy. His name is Tom.": whose name, then?
     if kind in PARTNER_VERBS:
@@ -67,7 +68,7 @@ def listed_names(names: str) -> list[str]:
 
 
 def pet(m: re.Match[str]) -> list[Fields]:
-    kind = m.group("kind").casefold()
+    kind = caseless(m.group("kind"))
     return [{**f, "kind": kind, "part": PETS[kind]} for f in a_name(m)]
 
 

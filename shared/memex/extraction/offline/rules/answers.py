@@ -7,6 +7,7 @@ import re
 from memex.extraction.offline.patterns import ANSWERS, LANGUAGES, LENGTHS, SHORT
 from memex.extraction.offline.rule import rule
 from memex.extraction.offline.values import Fields, as_said
+from memex.literal import caseless
 
 
 _PLEASE = r"^(?:(?i:actually|also|oh|and|btw|ok|okay)[,:]? )?(?:(?i:please|pls|plz|kindly) )?"
@@ -15,7 +16,7 @@ _LANGUAGE = rf"(?P<value>{LANGUAGES})"
 
 
 def _answer_length(m: re.Match[str]) -> list[Fields]:
-    return [{"value": "short" if m.group("value").casefold() in SHORT else "detailed"}]
+    return [{"value": "short" if caseless(m.group("value")) in SHORT else "detailed"}]
 
 
 def _emojis(m: re.Match[str]) -> list[Fields]:

@@ -10,6 +10,7 @@ from memex.extraction.offline.patterns import (ADVERBS, HEDGES, NUMBER, QUIT_END
     alternation, list_or_phrase, strict_end)
 from memex.extraction.offline.rule import rule
 from memex.extraction.offline.values import Fields, allergies, as_said, snake
+from memex.literal import caseless
 
 
 _ALLERGENS = ("peanut nut tree-nut shellfish fish egg milk dairy gluten wheat soy sesame penicillin latex "
@@ -18,11 +19,11 @@ _ALLERGENS = ("peanut nut tree-nut shellfish fish egg milk dairy gluten wheat so
 
 def _condition(m: re.Match[str]) -> list[Fields]:
     value = m.group("value")
-    return [{"value": vocabulary.CONDITION_ADJECTIVES.get(value.casefold(), value)}]
+    return [{"value": vocabulary.CONDITION_ADJECTIVES.get(caseless(value), value)}]
 
 
 def _given_up(m: re.Match[str]) -> list[Fields]:
-    thing = m.group("value").casefold()
+    thing = caseless(m.group("value"))
     verb = vocabulary.GIVEN_UP[thing]
     if verb == "smoke":
         return [{"value": "no", "part": "smokes", "what": "smoke"}]
@@ -75,7 +76,7 @@ def _surgery(m: re.Match[str]) -> list[Fields]:
 
 
 def _injury(m: re.Match[str]) -> list[Fields]:
-    return [{"value": f"{_INJURY_WORDS[m.group('verb').casefold()]} {m.group('value')}"}]
+    return [{"value": f"{_INJURY_WORDS[caseless(m.group('verb'))]} {m.group('value')}"}]
 # What is no longer drunk or eaten: one or two plain words ("coffee", "red meat").
 # A word of when ("I quit drinking last year") is not what was given up.
 _HABIT_OBJECT = (r"(?: (?P<value>(?!(?:and|or|but|with|at|in|on|for|to|much|any|anything|enough|a|the|last|this|"

@@ -10,6 +10,7 @@ from memex.extraction.offline.patterns import (ADVERBS, KIN_ADJECTIVE, MONTH, MY
     PARTNER_WORD, PROPER, UPPER, WEEKDAY, alternation)
 from memex.extraction.offline.rule import rule
 from memex.extraction.offline.values import Fields, a_name
+from memex.literal import caseless
 
 
 # Living somewhere, after "I" or "We": a contraction takes no space before it ("I'm living"), and the
@@ -28,7 +29,7 @@ _HOUSEHOLD_NAMED = rf"{MY} {KIN_ADJECTIVE}{_HOUSEHOLD}(?:,? (?P<name>{PROPER}),?
 
 
 def _household_partner(m: re.Match[str]) -> list[Fields]:
-    return [{"value": m.group("value").casefold()}]
+    return [{"value": caseless(m.group("value"))}]
 
 
 def _household(m: re.Match[str]) -> list[Fields]:
@@ -38,7 +39,7 @@ def _household(m: re.Match[str]) -> list[Fields]:
         return []
     said = re.split(r",? and |, ", m.group("who"))
     named = f" {name}" if name and len(said) == 1 else ""
-    return [{"value": _HOUSEHOLD_WORD.search(who).group().casefold(), "named": named} for who in said]
+    return [{"value": caseless(_HOUSEHOLD_WORD.search(who).group()), "named": named} for who in said]
 
 
 RULES = [

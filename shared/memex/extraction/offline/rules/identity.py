@@ -7,6 +7,7 @@ import re
 from memex.extraction.offline.patterns import AGE_END, HAVE, MY, NUMBER, PROPER, ROLE, ROLE_END, TURNED_END, TURNING
 from memex.extraction.offline.rule import rule
 from memex.extraction.offline.values import Fields, a_name, an_age, to_number
+from memex.literal import caseless
 
 
 # What a user may type capitalised after "I'm" that names nobody.
@@ -53,7 +54,7 @@ def _phone(m: re.Match[str]) -> list[Fields]:
 
 def _handedness(m: re.Match[str]) -> list[Fields]:
     """"left handed", "Left-handed", "a lefty": one spelling, "left-handed"."""
-    said = m.group("value").casefold()
+    said = caseless(m.group("value"))
     return [{"value": "ambidextrous" if said == "ambidextrous" else
              "left-handed" if said.startswith(("left", "a left")) else "right-handed"}]
 

@@ -10,6 +10,7 @@ from memex.extraction.offline.patterns import (ADVERBS, DEGREE, DEGREE_SAID, FIE
     NOT_TEMPORARY, ORG, PROPER, SCHOOL_END, SCHOOL_WORDS, UNTIL_SAID, alternation, strict_end)
 from memex.extraction.offline.rule import rule
 from memex.extraction.offline.values import Fields, a_year, school, unless_a_stay
+from memex.literal import caseless
 
 
 _LANGUAGE_NAMES = {name.casefold(): name for name in vocabulary.LANGUAGES}
@@ -51,7 +52,7 @@ _GRADUATED_WHEN = (rf"(?: (?P<when>in \d{{4}}|in {MONTH}|last (?:year|spring|sum
 def _spoken(m: re.Match[str]) -> list[Fields]:
     """Each language of a list ("English, Hindi and Tamil", "English at work and Polish at home"), by
     its name, with how well it is spoken when said before it."""
-    return [{"value": _LANGUAGE_NAMES[one.group("language").casefold()],
+    return [{"value": _LANGUAGE_NAMES[caseless(one.group("language"))],
              "how": f"{one.group('how')} " if one.group("how") else ""}
             for one in _ONE_SPOKEN.finditer(m.group("value"))]
 
@@ -66,7 +67,7 @@ _FIELD_NAMES = frozenset(vocabulary.FIELDS_OF_STUDY)
 def _fields(m: re.Match[str]) -> list[Fields]:
     """Each field of "history and economics"; "design and technology" is one."""
     value = m.group("value")
-    return [{"value": f} for f in ([value] if value.casefold() in _FIELD_NAMES else value.split(" and "))]
+    return [{"value": f} for f in ([value] if caseless(value) in _FIELD_NAMES else value.split(" and "))]
 
 
 # What a school named by its subject teaches ("med school": medicine).
@@ -127,7 +128,7 @@ RULES = [
     rule("fact", "field_of_study", "school", [
         rf"\bI(?:(?:'m| am) {ADVERBS}(?:in|at) (?:my (?:first|second|third|fourth|fifth|final|last) year (?:of|at) )?|"
         rf" {ADVERBS}go to )(?P<value>(?i:{alternation(_SCHOOL_OF)})) school(?![\w'-])",
-    ], "The user is studying {value}.", lambda m: [{"value": _SCHOOL_OF[m.group("value").casefold()]}],
+    ], "The user is studying {value}.", lambda m: [{"value": _SCHOOL_OF[caseless(m.group("value"))]}],
          confidence=0.75, importance=0.6),
     rule("fact", "degree", "have got hold earned received completed finished did graduated", [
         rf"{_HAS_DEGREE} (?:an?|my) (?P<value>{DEGREE_SAID}){_DEGREE_END}",

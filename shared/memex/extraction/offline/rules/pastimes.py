@@ -10,6 +10,7 @@ from memex.extraction.offline.patterns import (ADVERBS, MONTH, MY, NOT_NAMES, NO
     PROPER, QUIT_END, RACE, RECALLED, RELATIONS, TRIP_FOR, UPPER, WEEKDAY, WORD, alternation, phrase)
 from memex.extraction.offline.rule import rule
 from memex.extraction.offline.values import Fields, as_said, listed_items
+from memex.literal import caseless
 from memex.time_phrases import WEEKDAYS
 
 
@@ -37,7 +38,7 @@ def _gerund(verb: str) -> str:
 
 
 def _pastime_verb(m: re.Match[str]) -> list[Fields]:
-    value = _gerund(m.group("verb").casefold())
+    value = _gerund(caseless(m.group("verb")))
     return [{"value": value}] if value in _HOBBY_SET else []
 
 
@@ -95,7 +96,7 @@ _CONSOLE = r"(?:PS[2-5]|PlayStation(?: [2-5])?|Xbox(?: One| Series [XS])?|(?:Nin
 def _outing(m: re.Match[str]) -> list[Fields]:
     """An outing: its activity ("camping"), where one went for it ("zoo"), or the class or retreat of a
     pastime ("pottery class")."""
-    value = m.group("value").casefold()
+    value = caseless(m.group("value"))
     said = f"to the {value}" if m.groupdict().get("place") else f"to a {value}" if m.groupdict().get("course") else value
     return [{"value": value, "said": said}]
 

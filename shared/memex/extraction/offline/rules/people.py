@@ -18,6 +18,7 @@ from memex.extraction.offline.rule import rule
 from memex.extraction.offline.values import (Fields, a_birthday, a_department, a_job_move, a_name, a_place, a_year, allergies, an_age,
     an_organisation, as_said, listed_names, named_person, not_an_organisation, organisation, relation, role, school,
     snake, teacher, to_number, unless_a_stay)
+from memex.literal import caseless
 
 
 _WHO = rf"(?P<kind>(?i:{alternation(PERSON_PARTS)}))"
@@ -43,7 +44,7 @@ _CHILD_KINDS = vocabulary.CHILDREN
 def _children_named(m: re.Match[str]) -> list[Fields]:
     """Each child of a list ("two daughters, Ava and Mia"; "a son and a daughter, Jack and Lily", which
     names no one kind): a name each."""
-    kind = _CHILD_KINDS.get(m.group("kind").casefold(), "child")
+    kind = _CHILD_KINDS.get(caseless(m.group("kind")), "child")
     return [{"value": n, "kind": kind} for n in listed_names(m.group("value"))]
 
 
@@ -75,12 +76,12 @@ def _names_and_ages(m: re.Match[str]) -> list[tuple[str, int]]:
 
 
 def _children_aged_names(m: re.Match[str]) -> list[Fields]:
-    kind = _CHILD_KINDS[m.group("kind").casefold()]
+    kind = _CHILD_KINDS[caseless(m.group("kind"))]
     return [{"value": name, "kind": kind} for name, _ in _names_and_ages(m)]
 
 
 def _children_ages(m: re.Match[str]) -> list[Fields]:
-    kind = _CHILD_KINDS[m.group("kind").casefold()]
+    kind = _CHILD_KINDS[caseless(m.group("kind"))]
     return [{"value": str(age), "kind": kind, "who": snake(name), "named": f" {name}"}
             for name, age in _names_and_ages(m)]
 
@@ -92,7 +93,7 @@ def _child_born(m: re.Match[str]) -> list[Fields]:
 
 
 def _child_by_order(m: re.Match[str]) -> list[Fields]:
-    return [{**f, "kind": m.group("kind").casefold()} for f in a_name(m)]
+    return [{**f, "kind": caseless(m.group("kind"))} for f in a_name(m)]
 
 
 def _someones_job_move(part: str) -> Callable[[re.Match[str]], list[Fields]]:
@@ -129,7 +130,7 @@ def _kin_fact(clean: Callable[[re.Match[str]], list[Fields]]) -> Callable[[re.Ma
     a nurse"), its value cleaned by `clean`: the user's, under a key and in a sentence that say whose
     it is (`{person}_city`, _whose), so that it never replaces the user's own fact of that kind."""
     def fact(m: re.Match[str]) -> list[Fields]:
-        kind = m.group("kind").casefold()
+        kind = caseless(m.group("kind"))
         name = m.groupdict().get("name")
         person = _whose(kind, name)
         if person is None:
@@ -179,8 +180,8 @@ def _person_pet(m: re.Match[str]) -> list[Fields]:
     """A pet of someone in the user's life ("my sister's dog is called Bruno", "my friend Sara has a
     golden retriever named Max"): its name, and its breed when said."""
     breed = m.groupdict().get("breed")
-    animal = PETS[m.group("pet").casefold()] if m.group("pet") else BREED_KIND[breed.casefold()]
-    if (breed and animal != BREED_KIND[breed.casefold()]) or not a_name(m):
+    animal = PETS[caseless(m.group("pet"))] if m.group("pet") else BREED_KIND[caseless(breed)]
+    if (breed and animal != BREED_KIND[caseless(breed)]) or not a_name(m):
         return []
     said = animal.replace("_", " ")
     found = [{"value": m.group("value"), "animal": animal, "fact": "name", "said": f"a {said} named {m.group('value')}"}]
@@ -280,13 +281,13 @@ _LOST_TO = (r"(?: to (?:cancer|covid|covid-19|dementia|suicide|a heart attack|a 
 
 
 def _widowed(m: re.Match[str]) -> list[Fields]:
-    return [{"value": "widowed", "kind": m.group("kind").casefold(), **_happened(m)}]
+    return [{"value": "widowed", "kind": caseless(m.group("kind")), **_happened(m)}]
 
 
 def _late_partner(m: re.Match[str]) -> list[Fields]:
     """A partner named as dead ("My husband Tom passed away", "my late wife Anna"): their name, as
     history."""
-    return [{**f, "kind": m.group("kind").casefold()} for f in a_name(m)]
+    return [{**f, "kind": caseless(m.group("kind"))} for f in a_name(m)]
 
 
 # A child's age: "My son Max is 7.", "Our daughter just turned 12." Filed under the child's name as
@@ -305,7 +306,7 @@ def _whose_child(m: re.Match[str]) -> Fields | None:
     name = m.group("name")
     if name and name.casefold() in NOT_NAMES:
         return None
-    kind = m.group("kind").casefold()
+    kind = caseless(m.group("kind"))
     return {"kind": kind, "who": snake(name) if name else kind, "named": f" {name}" if name else ""}
 
 
@@ -316,13 +317,30 @@ def _child_age(m: re.Match[str]) -> list[Fields]:
 
 def _child_birth(m: re.Match[str]) -> list[Fields]:
     """A child's birth year and day, as the user's own birth files them (places.py: "2020", "3 March"; a month
-    alone files none), under the child's name or "son" or "daughter" as the child's age is (_child_age)."""
+    alone files none), under the child's name or "son" or "daughter" as the child's age is (_child_age); and
+    each other child's said after it without the verb ("My son was born in 2019, and my daughter in 2021")."""
+    found = _born(m)
+    more = _BORN_TOO.match(m.string, m.end())
+    while more:
+        found += _born(more)
+        more = _BORN_TOO.match(m.string, more.end())
+    return found
+
+
+def _born(m: re.Match[str]) -> list[Fields]:
     whose = _whose_child(m)
     if whose is None:
         return []
     years = a_year(m) if m.groupdict().get("value") else []
     return ([{**whose, **year, "fact": "birth_year", "said": f" was born in {year['value']}"} for year in years]
             + [{**whose, **day, "fact": "birthday", "said": f"'s birthday is {day['value']}"} for day in a_birthday(m)])
+
+
+# Another child's birth after one's, its "was born" left out: ", and my daughter in 2021", "and our son Leo on 3
+# March 2019"; a year, or a day and a year, as the clause said first, and the clause ends there.
+_BORN_TOO = re.compile(
+    rf",? and {MY} {KIN_ADJECTIVE}{_CHILD}(?:,? (?P<name>{PROPER}),?)? (?:in|on) (?:{BIRTH_DAY},? )?(?P<value>{BIRTH_YEAR})"
+    r"(?=\s*(?:[.!;,)]|$|and\b))")
 
 
 def _child_age_in_months(m: re.Match[str]) -> list[Fields]:

@@ -12,6 +12,7 @@ from memex.extraction.offline.patterns import (AGED, BREED, BREED_KIND, CAPWORD,
 from memex.extraction.plurals import plural
 from memex.extraction.offline.rule import rule
 from memex.extraction.offline.values import Fields, an_age, listed_names, pet, snake, to_number
+from memex.literal import caseless
 
 
 _GOT_PET = r"\b(?:I|[Ww]e)(?:'ve| have)? (?:just |recently |finally )?(?:got|adopted|rescued|bought)"
@@ -58,7 +59,7 @@ _USED_TO_END = (r"(?=\s*(?:[.!;,)]|$)|\s+(?:when|as a (?:kid|child|teenager)|gro
 
 def _pets_named(m: re.Match[str]) -> list[Fields]:
     """Each pet of a list ("two cats, Miso and Tofu"): a name each, under its kind's key."""
-    kind = _PET_PLURALS[m.group("kind").casefold()]
+    kind = _PET_PLURALS[caseless(m.group("kind"))]
     return [{"value": n, "kind": kind, "part": PETS[kind]} for n in listed_names(m.group("value"))]
 
 
@@ -73,10 +74,10 @@ def _pets_owned(m: re.Match[str]) -> list[Fields]:
         owned = _PETS_COUNTED.fullmatch(item)
         if owned is None:
             continue
-        said = owned.group("kind").casefold()
-        if owned.group("value").casefold() in ("a", "an"):
+        said = caseless(owned.group("kind"))
+        if caseless(owned.group("value")) in ("a", "an"):
             if said in PETS and not (n == len(items) - 1 and _NAMED_NEXT.match(m.string, m.end())):
-                found.append(_a_pet(said, owned.group("value").casefold()))
+                found.append(_a_pet(said, caseless(owned.group("value"))))
             continue
         number = to_number(owned.group("value"))
         if number:
@@ -91,13 +92,13 @@ def _a_pet(said: str, article: str) -> Fields:
 
 
 def _pet_kind(m: re.Match[str]) -> list[Fields]:
-    said = m.group("kind").casefold()
+    said = caseless(m.group("kind"))
     return [_a_pet(said, "an" if said[0] in "aeiou" else "a")]
 
 
 def _breed_of(m: re.Match[str]) -> Fields:
     breed = m.group("breed")
-    kind = PETS[m.group("kind").casefold()] if m.groupdict().get("kind") else BREED_KIND[breed.casefold()]
+    kind = PETS[caseless(m.group("kind"))] if m.groupdict().get("kind") else BREED_KIND[caseless(breed)]
     return {"breed": breed, "kind": kind, "part": kind}
 
 
@@ -105,7 +106,7 @@ def _pet_breed(m: re.Match[str]) -> list[Fields]:
     """A pet named with its breed ("a beagle called Pepper") gives its name and its breed; a breed
     alone ("my dog is a labrador") its breed."""
     fields = _breed_of(m)
-    if fields["part"] != BREED_KIND[fields["breed"].casefold()]:
+    if fields["part"] != BREED_KIND[caseless(fields["breed"])]:
         return []  # "my cat is a beagle" is no breed of a cat
     found = [{**fields, "value": fields["breed"], "fact": "breed", "said": "breed is"}]
     if m.groupdict().get("name"):
@@ -127,7 +128,7 @@ def _pet_gone_by_breed(m: re.Match[str]) -> list[Fields]:
     a beagle.")."""
     fields = _breed_of(m)
     kind, breed = fields["kind"], fields["breed"]
-    if kind != BREED_KIND[breed.casefold()]:
+    if kind != BREED_KIND[caseless(breed)]:
         return []
     said = kind.replace("_", " ")
     found = [{"value": breed, "part": f"pet_{kind}_breed", "said": f"{'an' if breed[0] in 'aeiouAEIOU' else 'a'} {breed}"}]
@@ -149,7 +150,7 @@ def pet_age_fields(filed: str, said: str, name: str | None) -> Fields:
 
 def _pet_age(m: re.Match[str]) -> list[Fields]:
     """A pet's age in years (pet_age_fields)."""
-    kind = m.group("kind").casefold()
+    kind = caseless(m.group("kind"))
     name = m.group("name")
     if name and name.casefold() in NOT_NAMES:
         return []

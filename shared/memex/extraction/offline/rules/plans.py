@@ -12,6 +12,7 @@ from memex.extraction.offline.patterns import (ADVERBS, AHEAD_WHEN, AS_ROLE, CUR
     TRIP_WHEN, UNTIL, UPPER, WEEKDAY, WORD, WORK_HOURS, alternation, phrase)
 from memex.extraction.offline.rule import rule
 from memex.extraction.offline.values import Fields, a_place, an_employer, an_organisation, snake
+from memex.literal import caseless
 
 
 _LATER = (rf"(?:next (?:month|year|summer|spring|fall|autumn|winter|{MONTH})|this (?:summer|spring|fall|autumn|winter|year)|"
@@ -43,7 +44,7 @@ def _plan(m: re.Match[str]) -> list[Fields]:
     if "journey" in m.re.groupindex and m.group("journey"):
         day = m.group("day").rstrip(".")  # MONTH takes the dot of "Sept.", and so a full stop
         day = day if re.match(r"(?i:next|this|in|on|over|at|tomorrow|tonight)\b", day) else f"on {day}"
-        return [{"value": f"{_GOING_BY.get(m.group('journey').casefold(), 'going')} {value} {day}"}]
+        return [{"value": f"{_GOING_BY.get(caseless(m.group('journey')), 'going')} {value} {day}"}]
     return [{"value": f"{value} {when[0].lower()}{when[1:]}" if when else value}]
 
 
@@ -145,7 +146,7 @@ def _job_after_last_day(m: re.Match[str]) -> list[Fields]:
 
 
 def _job_to_come(m: re.Match[str], org: str, when: str) -> list[Fields]:
-    return [{"value": " ".join(filter(None, (_AHEAD[m.group("verb").casefold()], org, when)))}]
+    return [{"value": " ".join(filter(None, (_AHEAD[caseless(m.group("verb"))], org, when)))}]
 
 
 def _when_said(m: re.Match[str]) -> str:

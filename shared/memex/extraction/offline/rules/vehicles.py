@@ -9,6 +9,7 @@ from memex.extraction import vocabulary
 from memex.extraction.offline.patterns import ADVERBS, MONTH, MY, NO_ONE, NUMBER, PROPER, WEEKDAY, alternation
 from memex.extraction.offline.rule import rule
 from memex.extraction.offline.values import Fields, as_said
+from memex.literal import caseless
 
 
 # A car: its maker, and the capitalised words or numbers of its model ("Tesla Model 3", "Ford F-150",
@@ -81,7 +82,7 @@ RULES = [
     rule("fact", "vehicle", "bought got own have", [
         rf"\bI(?:'ve| have)? {ADVERBS}(?:bought|got|own|have) an? (?:(?:new|used|second-hand|old|electric) )*"
         rf"(?P<kind>{alternation(_RIDDEN)}){_CAR_END}",
-    ], "The user has a {value}.", lambda m: [{"value": _RIDDEN[m.group("kind").casefold()]}], confidence=0.65,
+    ], "The user has a {value}.", lambda m: [{"value": _RIDDEN[caseless(m.group("kind"))]}], confidence=0.65,
          importance=0.5),
     # the user's boat, as the car: what kind, the past once sold, "none" when sold without its kind
     rule("fact", "boat", "have own bought got", [

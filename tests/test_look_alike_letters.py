@@ -1,0 +1,125 @@
+"""Letters re.IGNORECASE reads as another (ı and İ as an i, ſ as an s, the Kelvin sign K as a k): a word a rule's
+case-insensitive pattern matched with one of them is looked up in the vocabulary the pattern was made of as
+re compared it (literal.caseless), and files the fact that word files, or nothing; it never fails the turn
+(a KeyError on "spanısh" failed the whole turn's extraction at every delivery). Questions alike: a search
+reads them without raising (first_person, time_phrases, kinds)."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+import yaml
+from hypothesis import given, settings, strategies as st
+
+from memex.models import SearchIn
+from memex.retrieval import search
+from tests.conftest import Tenant, current_values, offline_facts, offline_found
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("I speak Spanısh.", {("language", "Spanish", False)}),
+    ("I speak SPANİSH.", {("language", "Spanish", False)}),
+    ("I speak ſpanish.", {("language", "Spanish", False)}),
+    ("My sıster Ana lives in Porto.", {("sister_name", "Ana", False), ("sister_ana_city", "Porto", False)}),
+    ("My SİSTER Ana lives in Porto.", {("sister_name", "Ana", False), ("sister_ana_city", "Porto", False)}),
+    ("My neıghbour Tom works at Google.", {("neighbor_name", "Tom", False), ("neighbor_tom_employer", "Google", False)}),
+    ("Our two kıttens are called Salt and Pepper.",
+     {("pet_cat_name", "Salt", False), ("pet_cat_name", "Pepper", False), ("pet_cat_count", "2", False)}),
+    ("Our two \u212aittens are called Salt and Pepper.",
+     {("pet_cat_name", "Salt", False), ("pet_cat_name", "Pepper", False), ("pet_cat_count", "2", False)}),
+    ("My rabbıt died.", {("pet_kind", "rabbit", True)}),
+    ("I have a Golden Retrıever named Max.", {("pet_dog_name", "Max", False), ("pet_dog_breed", "Golden Retrıever", False)}),
+    ("Allergıes: peanuts, latex.", {("allergy", "peanuts", False), ("allergy", "latex", False)}),
+    ("I'm dıabetic.", {("health_condition", "diabetes", False)}),
+])
+def test_a_vocabulary_word_said_with_a_look_alike_letter_files_its_fact(text, expected):
+    assert offline_facts(text) == expected
+
+
+def test_a_turn_with_a_look_alike_letter_is_processed_with_its_fact(tenant):
+    response = tenant.turn("I speak Spanısh.")
+    assert response.status_code == 201, response.text
+    assert response.json()["status"] == "processed"
+    assert current_values(tenant, "language") == ["Spanish"]
+
+
+@pytest.mark.parametrize("question", [
+    "İs the user a runner?",  # first_person: "is the user" as "am I"
+    "Whıch company ıs she at now?",  # "she" voiced as "I"
+    "What dıd İ use to do for a living?",  # the asker's "I"
+    "What ıs my wıfe's name?",  # kinds: the partner's name asked
+    "What happened on the fırst Monday of March 2023?",  # time_phrases: a week counted in a month
+    "What did I do last ſpring?",
+    "What is the age of hıs son Max?",
+])
+def test_a_question_with_a_look_alike_letter_is_searched(tenant, question):
+    assert tenant.turn("I'm a runner and my wife Ana and I went to Lisbon last spring.").status_code == 201
+    tenant.search(question)  # 200, not a 500 from a KeyError
+
+
+# What re.IGNORECASE reads as another letter, and "ß", which it reads as no "ss" (a word said with it matches none
+# of the lists' words, and must still be read without raising).
+_LOOK_ALIKE = {"i": "\u0131", "I": "\u0130", "s": "\u017f", "k": "\u212a", "K": "\u212a"}
+
+
+def _said_otherwise(text: str, rng: random.Random) -> str:
+    """`text` with some of its letters as their look-alikes, some "ss" as "ß", and some letters' case changed."""
+    out, at = [], 0
+    while at < len(text):
+        roll = rng.random()
+        if text.startswith("ss", at) and roll < 0.3:
+            out.append("ß")
+            at += 2
+            continue
+        char = text[at]
+        if roll < 0.4 and char in _LOOK_ALIKE:
+            char = _LOOK_ALIKE[char]
+        elif roll > 0.8:
+            char = char.upper() if rng.random() < 0.5 else char.lower()
+        out.append(char)
+        at += 1
+    return "".join(out)
+
+
+def _fixture_sentences() -> list[str]:
+    """Every user message of the quality fixtures: the statements (and what was said before them) and the
+    conversations' user turns."""
+    quality = Path(__file__).resolve().parents[1] / "bench" / "quality"
+    statements = yaml.safe_load((quality / "statements.yaml").read_text())["statements"]
+    said = [text for s in statements for text in (s["text"], *s.get("before", []))]
+
+    def users(node) -> list[str]:
+        if isinstance(node, dict):
+            own = [node["content"]] if node.get("role") == "user" and isinstance(node.get("content"), str) else []
+            return own + [text for value in node.values() for text in users(value)]
+        return [text for item in node for text in users(item)] if isinstance(node, list) else []
+
+    return said + users(yaml.safe_load((quality / "conversations.yaml").read_text()))
+
+
+def _fixture_questions() -> list[str]:
+    asked = yaml.safe_load((Path(__file__).resolve().parents[1] / "bench" / "quality" / "asked.yaml").read_text())
+    return [*asked["unrelated"], *(q for fact in asked["facts"] for part in ("dev", "heldout") for q in fact.get(part, []))]
+
+
+@settings(max_examples=300, derandomize=True, deadline=None)
+@given(st.sampled_from(_fixture_sentences()), st.integers(min_value=0))
+def test_the_offline_extractor_reads_any_fixture_sentence_said_with_look_alike_letters(sentence, seed):
+    offline_found(_said_otherwise(sentence, random.Random(seed)))
+
+
+@settings(max_examples=60, derandomize=True, deadline=None)
+@given(st.sampled_from(_fixture_questions()), st.integers(min_value=0))
+def test_search_reads_any_fixture_question_asked_with_look_alike_letters(ctx, searched, question, seed):
+    search.search(ctx, searched.id, SearchIn(user_id=searched.user, query=_said_otherwise(question, random.Random(seed))))
+
+
+@pytest.fixture(scope="module")
+def searched(ctx, http) -> Tenant:
+    """A user with a few facts of the kinds questions ask about (names, a partner, a job, a place, a time)."""
+    user = Tenant(ctx, http)
+    assert user.turn("I'm Dana, I work at Stripe and live in Dublin. My wife Ana and I went to Lisbon last spring.",
+                     "My sister Eva has a golden retriever named Max, and I speak Spanish.").status_code == 201
+    return user
