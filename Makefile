@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml shared/requirements.txt clients/python/pyproject.toml | cksum | cut -d' ' -f1)
 
-.PHONY: install dev localstack localstack-venv test test-localstack test-fast invoke keys bench-embedder bench-scale bench-load bench-search-cpu sam-build lint-template clean quality reliability bench-writes
+.PHONY: install dev localstack localstack-venv test test-localstack test-fast invoke keys bench-embedder bench-scale bench-load bench-search-cpu sam-build lint-template clean quality reliability bench-writes required-words
 
 $(STAMP): pyproject.toml shared/requirements.txt clients/python/pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -106,6 +106,12 @@ clean:
 
 quality: install
 	$(BIN)/python -m bench.quality --mode both
+
+# What the offline rules' patterns require, read once and shipped (shared/memex/extraction/offline/
+# required_shipped.json): write it again after changing a rule's pattern or required.py, which
+# tests/test_required_shipped.py asks for. Until then the changed patterns are read at each start.
+required-words: install
+	$(BIN)/python -m memex.extraction.offline.required_shipped
 
 # Fuzzing, faults, concurrency, isolation and the erasure audit against the real local runtime.
 reliability: install

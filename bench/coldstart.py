@@ -18,6 +18,11 @@ It also records whether the embedding model was loaded, and when: at import (the
 embed, with MEMEX_EMBEDDER_AT_INIT=true in the environment) or by a call. Import + first call is a
 cold invocation's total; the first call alone is what a request waits for once init is off its path
 (provisioned concurrency, SnapStart). Figures are medians over the runs, in milliseconds.
+
+Apart from the handlers, the first offline extraction: in a fresh interpreter, the first extraction of
+a short turn by the offline rules (which load at that first use: their patterns compiled, the words
+each requires read) and a second one, wall and CPU time. Every process that extracts pays it once: an
+extract worker, a `?wait=true` ingest, `make dev`'s first turn, a test process.
 """
 
 from __future__ import annotations
@@ -53,6 +58,8 @@ HANDLERS = {
 }
 EMBEDDING_MODULES = ("memex.embeddings.minilm", "tokenizers", "safetensors")
 TOP_CONTRIBUTORS = 4
+FIRST_EXTRACTION = "first_extraction"  # the --child that extracts, beside the handlers
+SHORT_TURNS = ("I just started at Notion as a PM.", "My sister moved to Lisbon last year.")
 
 
 def load_event(name: str) -> dict:
@@ -141,6 +148,22 @@ def run_child(name: str, seed: dict) -> dict:
         "model_loaded": bool(minilm is not None and minilm._model is not None),
         "model_at_import": model_at_import,
     }
+
+
+def first_extraction() -> dict:
+    """Runs in the fresh interpreter: two offline extractions of a short turn, each timed."""
+    from memex.extraction import OfflineOnFirstUse
+
+    extractor = OfflineOnFirstUse()
+    timed = []
+    for content in SHORT_TURNS:
+        wall, cpu = time.perf_counter(), time.process_time()
+        found = extractor.extract([{"id": "m1", "role": "user", "content": content}], [])
+        timed.append(((time.perf_counter() - wall) * 1000, (time.process_time() - cpu) * 1000))
+        if not found:
+            raise RuntimeError(f"the offline extractor found nothing in {content!r}")
+    (first_ms, first_cpu_ms), (second_ms, second_cpu_ms) = timed
+    return {"first_ms": first_ms, "first_cpu_ms": first_cpu_ms, "second_ms": second_ms, "second_cpu_ms": second_cpu_ms}
 
 
 def _check(name: str, answer) -> None:
@@ -244,6 +267,9 @@ def main() -> None:
     parser.add_argument("--source", type=Path, action="append", default=[],
                         help="another checkout whose handlers to measure too (repeatable)")
     args = parser.parse_args()
+    if args.child == FIRST_EXTRACTION:
+        print(json.dumps(first_extraction()))
+        return
     if args.child:
         print(json.dumps(run_child(args.child, json.loads(sys.stdin.read()))))
         return
@@ -271,10 +297,15 @@ def main() -> None:
                 for source in sources:
                     results[source][name] = summarise(profiles[source], children[source])
                 print(f"  {name} done", file=sys.stderr)
+            extractions = defaultdict(list)
+            for _ in range(args.runs):
+                for source in sources:
+                    extractions[source].append(measure_child(source, FIRST_EXTRACTION, {}))
         finally:
             runtime.stop()
     for source in sources:
         print_table(source, results[source], args.runs)
+        print_extraction(extractions[source])
     for source in sources[1:]:
         print(f"\n{ROOT.name} / {source}: import + 1st call (a cold invocation), and the 1st call alone:")
         for name, row in results[ROOT].items():
@@ -282,6 +313,11 @@ def main() -> None:
             total, total_before = row["import_ms"] + row["first_ms"], before["import_ms"] + before["first_ms"]
             print(f"  {name:<17} {total:>6.0f} / {total_before:>6.0f} ms = {total / total_before:.2f}x"
                   f"   {row['first_ms']:>6.0f} / {before['first_ms']:>6.0f} ms = {row['first_ms'] / before['first_ms']:.2f}x")
+        for column in ("first_ms", "first_cpu_ms"):
+            now = statistics.median(e[column] for e in extractions[ROOT])
+            then = statistics.median(e[column] for e in extractions[source])
+            print(f"  {'1st extraction' if column == 'first_ms' else '  its CPU':<17} {now:>6.0f} / {then:>6.0f} ms = "
+                  f"{now / then:.2f}x")
 
 
 def measure_child(source: Path, name: str, seed: dict) -> dict:
@@ -312,6 +348,15 @@ def summarise(profiles: list[tuple[float, dict[str, float]]], children: list[dic
         "model": ("import" if any(c["model_at_import"] for c in children)
                   else "call" if any(c["model_loaded"] for c in children) else "no"),
     }
+
+
+def print_extraction(runs: list[dict]) -> None:
+    def median(column: str) -> float:
+        return statistics.median(run[column] for run in runs)
+
+    print(f"first offline extraction of a short turn, fresh interpreter, medians of {len(runs)}: "
+          f"{median('first_ms'):.0f} ms wall, {median('first_cpu_ms'):.0f} ms CPU; the second "
+          f"{median('second_ms'):.0f} ms wall, {median('second_cpu_ms'):.0f} ms CPU")
 
 
 def print_table(source: Path, rows: dict[str, dict], runs: int) -> None:

@@ -26,14 +26,15 @@ it corrects through an index. A pattern is scanned only over a sentence holding 
 MB, `python -m bench.extractor_speed --against OTHER_CHECKOUT --data locomo-dev.json` (one run, 2 cores at
 load ~5-6: read the ratios, against e1c2e6e1, before the sieve): one repeated sentence 0.69 (0.15x),
 varied prose 1.8 (0.55x), a list 1.56 (0.71x), a log 0.94 (0.30x), code 0.79 (0.41x), LoCoMo's lines
-0.99 (0.32x). Reading what the table's patterns require costs ~1.1 s of CPU once, at the first extraction.
+0.99 (0.32x). What the table's patterns require is read once and shipped (required_shipped.py, `make
+required-words`): reading it at a process's first extraction cost ~1.1 s of CPU.
 
 The modules, one job each: patterns.py (the regex building blocks the rules share), values.py (the
 clean functions they share), rule.py (a rule and the candidate its match files), rules/ (the table,
 one module per domain: work, places, languages_and_schooling, identity, health, people, vehicles,
 pastimes, household, pets, home, plans, answers, likes; each with its rules, clean functions and
 patterns), statements.py (a message as the sentences it states), required.py (the words a pattern
-requires, read from the pattern), matching.py (which rules match a sentence, and whether a match is a
+requires, read from the pattern), required_shipped.py (that reading of the table, shipped), matching.py (which rules match a sentence, and whether a match is a
 plain statement), corrections.py (what a later sentence takes back or restates), extractor.py
 (OfflineExtractor, the public entry).
 """

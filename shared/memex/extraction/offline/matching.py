@@ -7,7 +7,8 @@ import re
 from bisect import bisect_left, bisect_right
 
 from memex.extraction.offline.patterns import MONTH, WEEKDAY, WORDS
-from memex.extraction.offline.required import required, words
+from memex.extraction.offline.required import words
+from memex.extraction.offline.required_shipped import requires, shipped
 from memex.extraction.offline.rule import Rule
 from memex.extraction.offline.rules import ASKED_RULES, RULES
 from memex.extraction.offline.values import Fields
@@ -118,7 +119,7 @@ class _Sieve:
     filed under its own words; each set is a bit, and a pattern is kept when the sentence's words set
     every bit it needs."""
 
-    def __init__(self, rules: list[Rule]):
+    def __init__(self, rules: list[Rule], readings: dict[str, list[frozenset[str]]]):
         self._patterns: list[tuple[Rule, re.Pattern[str]]] = []
         self._needs: list[tuple[int, int]] = []  # the bits of its required words' sets, and of its cues
         # Each word's bits (of the sets it is one of) and the patterns filed under it.
@@ -135,7 +136,7 @@ class _Sieve:
 
         for rule in rules:
             for pattern in rule.patterns:
-                sets = required(pattern)
+                sets = requires(pattern, readings)
                 self._needs.append((sum({bit(words) for words in sets}), bit(rule.cues)))
                 for word in min([*sets, rule.cues], key=_likely):
                     self._words[word][1].append(len(self._patterns))
@@ -172,8 +173,9 @@ def _likely(words: frozenset[str]) -> float:
     return 1 - absent
 
 
-_RULES = _Sieve(RULES)
-_ASKED_RULES = _Sieve(ASKED_RULES)
+_READINGS = shipped()
+_RULES = _Sieve(RULES, _READINGS)
+_ASKED_RULES = _Sieve(ASKED_RULES, _READINGS)
 
 
 def matches(sentence: str) -> list[tuple[int, Rule, Fields]]:

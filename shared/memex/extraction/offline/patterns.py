@@ -86,8 +86,9 @@ TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seve
 
 
 def alternation(words) -> str:
-    # Longest first, so that "best friend" wins over "friend".
-    return "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
+    # Longest first, so that "best friend" wins over "friend"; then in order of letters, so that a set's
+    # words make one source whatever the hash seed (required_shipped.py files a pattern by its source).
+    return "|".join(re.escape(w) for w in sorted(words, key=lambda w: (-len(w), w)))
 
 
 def _capitals() -> str:

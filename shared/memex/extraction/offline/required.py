@@ -276,7 +276,7 @@ def _spelled_clauses(strings: frozenset[str], before: bool, after: bool) -> list
             return []
         held.append(found)
     common = set.intersection(*held)
-    clauses = [frozenset([word]) for word in common]
+    clauses = [frozenset([word]) for word in sorted(common)]  # in one order whatever the hash seed
     others = [found - common for found in held]
     if all(others):
         clauses.append(frozenset(max(found, key=lambda w: (len(w), w)) for found in others))
@@ -285,5 +285,6 @@ def _spelled_clauses(strings: frozenset[str], before: bool, after: bool) -> list
 
 def _likeliest_absent(clauses: list[frozenset[str]]) -> frozenset[str]:
     """Of an alternative's sets, the one a sentence most likely lacks: the one whose shortest word is
-    longest ("I" is in most sentences, "relocated" in few), then the fewest words."""
-    return min(clauses, key=lambda c: (-min(len(w) for w in c), len(c)))
+    longest ("I" is in most sentences, "relocated" in few), then the fewest words, then the first in
+    order of words (a tie otherwise went to the set met first, which the hash seed chose)."""
+    return min(clauses, key=lambda c: (-min(len(w) for w in c), len(c), sorted(c)))
