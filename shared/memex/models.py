@@ -273,6 +273,17 @@ def speaker_subject(role: str, name: str | None, user_name: str | None) -> str |
     return name.strip()
 
 
+def sent_user_name(messages: list[dict[str, Any]]) -> str | None:
+    """A `user_name` under which `messages` (each `role`, `name` and the `subject` it was stored with)
+    are said by whom they were: `user_name` is kept only in its messages' subjects. None when every one
+    is the user's; else the name a role-user message of the user's own carries, or "user" when none of
+    theirs is named (under it every named one is a participant's, as it was)."""
+    if not any(m["subject"] for m in messages):
+        return None
+    return next((m["name"].strip() for m in messages if m["role"] == "user" and not m["subject"] and m["name"]
+                 and m["name"].strip().casefold() not in USER_SUBJECTS), "user")
+
+
 class MemoryIn(_Strict):
     user_id: Id
     agent_id: Optional[Id] = None
