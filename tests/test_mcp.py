@@ -24,7 +24,8 @@ from tests.conftest import ROOT, WIRE_TIMES, served
 from tests.test_local_runtime import Server
 
 TOOLS = {"store_memory", "search_memories", "recall_context", "add_turn", "list_memories", "list_sessions",
-         "session_messages", "memory_history", "delete_memory", "delete_session", "count_memories", "forget_user"}
+         "session_messages", "list_turns", "memory_history", "delete_memory", "delete_session", "count_memories",
+         "forget_user"}
 
 
 @pytest.fixture(scope="module")
@@ -201,6 +202,7 @@ def test_every_tools_result_is_typed_by_its_output_schema_field_by_field(mcp_url
                 ("recall_context", {"user_id": tenant.user, "query": "work", "session_id": "s1"}),
                 ("list_memories", {"user_id": tenant.user}), ("list_sessions", {"user_id": tenant.user}),
                 ("session_messages", {"user_id": tenant.user, "session_id": "s1"}),
+                ("list_turns", {"user_id": tenant.user}),
                 ("memory_history", {"memory_id": stored["id"]}), ("count_memories", {"user_id": tenant.user}),
                 ("delete_memory", {"memory_id": stored["id"]}),
                 ("delete_session", {"user_id": tenant.user, "session_id": "s1"}),
@@ -403,11 +405,14 @@ def test_a_users_conversations_are_listed_and_read_then_forgotten(mcp_url, tenan
         elsewhere = await refused(client, "session_messages", user_id=tenant.user, session_id="work",
                                   cursor=first["next_cursor"])
         missing = await refused(client, "session_messages", user_id=tenant.user, session_id="nope")
+        turns = await call(client, "list_turns", user_id=tenant.user)
         await call(client, "forget_user", user_id=tenant.user)
         after = await call(client, "list_sessions", user_id=tenant.user)
-        return listed, coached, first, rest, elsewhere, missing, after
+        return listed, coached, first, rest, elsewhere, missing, turns, after
 
-    listed, coached, first, rest, elsewhere, missing, after = session(mcp_url, tenant.key, body)
+    listed, coached, first, rest, elsewhere, missing, turns, after = session(mcp_url, tenant.key, body)
+    assert [(t["session_id"], t["agent_id"], [m["content"] for m in t["messages"]]) for t in turns["turns"]] == [
+        ("trip", None, ["I moved to Bristol.", "Nice."]), ("work", "coach", ["I work at Oracle."])]
     assert [(s["session_id"], s["turns"], s["messages"]) for s in listed["sessions"]] == [("work", 1, 1),
                                                                                        ("trip", 1, 2)]
     assert coached["sessions"] == listed["sessions"][:1] and coached["next_cursor"] is None

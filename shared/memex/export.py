@@ -63,8 +63,8 @@ def lines(ctx: Context, tenant_id: str, user_id: str, agent_id: str | None = Non
 def as_import(user_id: str, turn: dict[str, Any]) -> dict[str, Any]:
     """A listed turn as a line of an import (POST /v1/turns's body): what was sent, no more. Its
     timestamp is in the offset it was sent with, which is the user's zone (user_zone.py); one sent
-    without an offset says so by RFC 3339's "-00:00", which is read as it was. Its idempotency key is
-    kept: an import into the same user stores nothing twice, into another a key is that user's own."""
+    without an offset says so by RFC 3339's "-00:00", which is read as it was. Its idempotency key, if
+    it was sent one, is kept: a key is its user's own, and the same user's import finds the turn stored."""
     line: dict[str, Any] = {"user_id": user_id, "session_id": turn["session_id"]}
     if turn["agent_id"] is not None:
         line["agent_id"] = turn["agent_id"]

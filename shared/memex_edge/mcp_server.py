@@ -37,14 +37,14 @@ from pydantic import BaseModel, Field, ValidationError
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
-from memex import ingest, memories, sessions
+from memex import export, ingest, memories, sessions
 from memex.context import Context
 from memex.errors import InvalidInput, MemexError, Unauthorized
 from memex.models import Id, ListOrder, MemoryIn, RecallIn, SearchIn, TurnIn
 from memex.recall import recall
 from memex.retrieval.served import search_request
 from memex_edge.answers import (Count, Memory, MemoryDeleted, MemoryHistory, MemoryList, RecallAnswer, SearchAnswer,
-                                SessionList, SessionMessageList, TurnAnswer, TurnsDeleted)
+                                SessionList, SessionMessageList, TurnAnswer, TurnList, TurnsDeleted)
 from memex_edge.context import get_context
 from memex_edge.http.admission import admit
 from memex_edge.http.error_answers import DATABASE_GONE, database_lost, database_unavailable, error, field_problem
@@ -347,6 +347,20 @@ def _session_messages(
     return sessions.messages(caller.ctx, caller.tenant_id, user_id, session_id, limit, cursor)
 
 
+def _list_turns(
+    caller: Caller, *,
+    user_id: Annotated[Id, Field(description="The user whose turns to list.")],
+    agent_id: Annotated[Optional[Id], Field(description="Only the turns this agent sent.")] = None,
+    session_id: Annotated[Optional[Id], Field(description="Only the turns of this conversation.")] = None,
+    limit: Annotated[int, LIMIT] = 50,
+    cursor: Annotated[Optional[str], CURSOR] = None,
+) -> dict[str, Any]:
+    """List the user's turns as they were sent, the earliest said first, a page at a time, each with
+    its messages, session, agent and time: everything the user said, e.g. when they ask for their
+    data. Returns `turns` and `next_cursor` (null on the last page)."""
+    return export.turns(caller.ctx, caller.tenant_id, user_id, limit, cursor, agent_id, session_id)
+
+
 def _memory_history(
     caller: Caller, *, memory_id: Annotated[Id, Field(description="The id of any memory of the chain.")],
 ) -> dict[str, Any]:
@@ -410,6 +424,7 @@ def build_server() -> MCPServer:
                  (_list_memories, MemoryList, "List a user's memories", READ),
                  (_list_sessions, SessionList, "List a user's conversations", READ),
                  (_session_messages, SessionMessageList, "Read a conversation", READ),
+                 (_list_turns, TurnList, "List a user's turns", READ),
                  (_memory_history, MemoryHistory, "History of a memory", READ),
                  (_delete_memory, MemoryDeleted, "Delete a memory", ERASE),
                  (_delete_session, TurnsDeleted, "Delete a conversation", ERASE),
