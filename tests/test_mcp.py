@@ -464,6 +464,9 @@ def test_bad_arguments_are_tool_errors_naming_the_field_and_store_nothing(mcp_ur
                                       metadata={"a": "nul\u0000"}),
             "cursor": await refused(client, "list_memories", user_id=tenant.user, cursor="made-up"),
             "mode": await refused(client, "search_memories", user_id=tenant.user, query="x", mode="fuzzy"),
+            "flag": await refused(client, "list_memories", user_id=tenant.user, include_inactive=1),
+            "wait": await refused(client, "add_turn", user_id=tenant.user, session_id="s1", wait="yes",
+                                  messages=[{"role": "user", "content": "I live in Oslo."}]),
         }
         return errors, await call(client, "count_memories", user_id=tenant.user)
 
@@ -477,6 +480,8 @@ def test_bad_arguments_are_tool_errors_naming_the_field_and_store_nothing(mcp_ur
     assert "metadata.a: must not contain the NUL character" in errors["metadata"]
     assert errors["cursor"] == "Error executing tool list_memories: cursor: not a cursor this server issued"
     assert errors["mode"].startswith("Error executing tool search_memories: mode: Input should be")
+    assert errors["flag"] == "Error executing tool list_memories: include_inactive: must be true or false, not 1"
+    assert errors["wait"] == 'Error executing tool add_turn: wait: must be true or false, not "yes"'
     assert counted == {"count": 0}
 
 

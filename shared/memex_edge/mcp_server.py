@@ -40,7 +40,7 @@ from starlette.responses import JSONResponse
 from memex import export, ingest, memories, sessions
 from memex.context import Context
 from memex.errors import InvalidInput, MemexError, Unauthorized
-from memex.models import Id, ListOrder, MemoryIn, RecallIn, SearchIn, TurnIn
+from memex.models import Flag, Id, ListOrder, MemoryIn, RecallIn, SearchIn, TurnIn
 from memex.recall import recall
 from memex.retrieval.served import search_request
 from memex_edge.answers import (Count, Memory, MemoryDeleted, MemoryHistory, MemoryList, RecallAnswer, SearchAnswer,
@@ -270,7 +270,7 @@ def _recall_context(caller: Caller, **fields: Any) -> dict[str, Any]:
     return recall(caller.ctx, caller.tenant_id, RecallIn(**fields))
 
 
-WAIT = inspect.Parameter("wait", inspect.Parameter.KEYWORD_ONLY, annotation=bool, default=Field(
+WAIT = inspect.Parameter("wait", inspect.Parameter.KEYWORD_ONLY, annotation=Flag, default=Field(
     default=False, description="Process the turn before answering and return the memories it "
                                "produced, instead of queueing it (slower). A turn too large to process "
                                "in time (MEMEX_INLINE_MAX_CHARS, 300,000 characters by default) is "
@@ -308,7 +308,7 @@ LIST_ORDER = ("'written' (the default): the latest written first; 'valid_from': 
 def _list_memories(
     caller: Caller, *,
     user_id: Annotated[Id, Field(description=USER_ID)],
-    include_inactive: Annotated[bool, Field(description=INCLUDE_INACTIVE)] = False,
+    include_inactive: Annotated[Flag, Field(description=INCLUDE_INACTIVE)] = False,
     agent_id: Annotated[Optional[Id], Field(description=AGENT_ID)] = None,
     limit: Annotated[int, LIMIT] = 50,
     cursor: Annotated[Optional[str], CURSOR] = None,
@@ -396,7 +396,7 @@ def _count_memories(
     caller: Caller, *,
     user_id: Annotated[Id, Field(description=USER_ID)],
     agent_id: Annotated[Optional[Id], Field(description=AGENT_ID)] = None,
-    include_inactive: Annotated[bool, Field(description=INCLUDE_INACTIVE)] = False,
+    include_inactive: Annotated[Flag, Field(description=INCLUDE_INACTIVE)] = False,
 ) -> dict[str, Any]:
     """How many current memories the user has (with include_inactive, old values too)."""
     return {"count": memories.count(caller.ctx, caller.tenant_id, user_id, agent_id, include_inactive)}
