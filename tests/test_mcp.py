@@ -570,6 +570,17 @@ def test_only_post_is_served_and_a_405_says_so(mcp_url, tenant):
     for method in ("GET", "POST", "DELETE"):
         answer = httpx.request(method, mcp_url, headers=headers, json=ping if method == "POST" else None)
         assert (answer.status_code != 405) == (method in allowed), (method, answer.status_code)
+    # HEAD, answered where GET is on the REST routes, is refused as GET is here, without a body (the
+    # SDK's 405 named GET and DELETE in its Allow); so is any other method, with or without a key.
+    for method in ("HEAD", "PUT", "PATCH", "DELETE", "OPTIONS"):
+        for sent in (headers, {}):
+            answer = httpx.request(method, mcp_url, headers=sent)
+            assert (answer.status_code, answer.headers["allow"]) == (405, "POST"), (method, answer.headers)
+            if method == "HEAD":
+                assert answer.content == b""
+            else:
+                assert answer.json()["error"] == {"code": "method_not_allowed",
+                                                  "message": f"{method} is not a method of /mcp; it takes POST"}
 
 
 def test_another_tenants_key_sees_and_changes_nothing(mcp_url, tenant, other_tenant):
@@ -682,6 +693,11 @@ def test_lambda_handler_serves_initialize_tools_list_and_calls_on_sample_events(
     event["headers"] |= {"authorization": f"Bearer {tenant.key}", "accept": "text/event-stream"}
     event["body"] = None
     assert function_module("mcp").handler(event, LocalLambdaContext("mcp"))["statusCode"] == 405
+    # HEAD, routed to the function too (template.yaml), refused alike without a body
+    event["routeKey"] = event["requestContext"]["routeKey"] = "HEAD /mcp"
+    event["requestContext"]["http"]["method"] = "HEAD"
+    head = function_module("mcp").handler(event, LocalLambdaContext("mcp"))
+    assert (head["statusCode"], head["headers"]["allow"], head["body"]) == (405, "POST", "")
 
 
 def test_make_dev_serves_mcp_at_slash_mcp_and_on_the_mcp_port(tmp_path):

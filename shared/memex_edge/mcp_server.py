@@ -48,6 +48,7 @@ from memex_edge.answers import (Count, Memory, MemoryDeleted, MemoryHistory, Mem
 from memex_edge.context import get_context
 from memex_edge.http.admission import admit
 from memex_edge.http.error_answers import DATABASE_GONE, database_lost, database_unavailable, error, field_problem
+from memex_edge.http.methods import headers_only
 from memex_edge.http.openapi import API_VERSION
 from memex_edge.http.rate_limits import RateLimited, rate_limit_headers, too_many_requests, with_headers
 from memex_edge.observability import logger
@@ -481,14 +482,19 @@ class McpApp:
     async def __call__(self, scope, receive, send) -> None:
         if scope["type"] != "http":
             return
-        if scope["method"] == "GET":
-            # The SDK would open a server-to-client stream that nothing ever writes to or ends
-            # (stateless), holding the connection, or a Lambda invocation, until it times out.
-            # MCP lets a server without one say so with 405. Only POST is served: with no session
-            # to end, the SDK answers DELETE 405 too.
-            response = error(405, "method_not_allowed", "no server-to-client stream: this server is stateless",
-                             headers={"Allow": "POST"})
-            return await response(scope, receive, send)
+        method = scope["method"]
+        if method != "POST":
+            # Only POST is served, and any other method is answered here, before the key is read, as the
+            # REST routes answer one they do not take. GET: the SDK would open a server-to-client stream
+            # that nothing ever writes to or ends (stateless), holding the connection, or a Lambda
+            # invocation, until it times out; MCP lets a server without one say so with 405. DELETE: no
+            # session to end. The rest (HEAD, PUT, ...): the SDK's 405 named GET and DELETE in its Allow,
+            # and a stateless one starts a server for them whose task then fails on its closed streams
+            # (modelcontextprotocol/python-sdk#1269).
+            why = ("no server-to-client stream: this server is stateless" if method == "GET"
+                   else f"{method} is not a method of {PATH}; it takes POST")
+            response = error(405, "method_not_allowed", why, headers={"Allow": "POST"})
+            return await response(scope, receive, headers_only(send) if method == "HEAD" else send)
         transport = self._transport
         if transport is None:
             raise RuntimeError("the MCP surface serves only inside its lifespan (create_app enters it)")
