@@ -1,5 +1,5 @@
-"""The `memex` command: API keys and tenants, migrations, backfills, consolidation, in-process
-handler invocation, and the MCP server over stdio."""
+"""The `memex` command: API keys and tenants, migrations, backfills and exports, consolidation,
+in-process handler invocation, and the MCP server over stdio."""
 
 from __future__ import annotations
 
@@ -345,6 +345,44 @@ def backfill(args: argparse.Namespace) -> None:
         runtime.stop()
 
 
+def export(args: argparse.Namespace) -> None:
+    """Write a user's turns as `memex backfill` imports them, to --out or stdout."""
+    _runtime().start_database()
+    from memex import export as turns_out
+    from memex.errors import UserBeingErased
+    from memex_edge.context import get_context
+
+    ctx = get_context()
+    written = 0
+    try:
+        with _written_to(args.out) as out:
+            for line in turns_out.lines(ctx, args.tenant, args.user, args.agent, args.as_user):
+                out.write(line + "\n")
+                written += 1
+    except UserBeingErased as exc:
+        raise SystemExit(f"memex export: {exc.message}") from None
+    where = args.out or "stdout"
+    print(f"memex export: {written} turns of user {args.user} (tenant {args.tenant}) to {where}"
+          + (f"; import them with: memex backfill {args.out} --tenant {args.tenant}" if args.out else ""),
+          file=sys.stderr)
+
+
+@contextlib.contextmanager
+def _written_to(path: str | None):
+    """stdout, or a file that appears whole or not at all: an export stopped half way (an erasure
+    begun, Ctrl-C) leaves no file an import would take for the user's whole history."""
+    if path is None:
+        yield sys.stdout
+        return
+    partial = Path(f"{path}.partial")
+    try:
+        with partial.open("w", encoding="utf-8") as out:
+            yield out
+        partial.replace(path)
+    finally:
+        partial.unlink(missing_ok=True)
+
+
 def consolidate(args: argparse.Namespace) -> None:
     """Run consolidation now for one tenant (or one of its users) and print what it did."""
     _runtime().start_database()
@@ -438,6 +476,17 @@ def build_parser() -> argparse.ArgumentParser:
     which.add_argument("--reembed", action="store_true", help="recompute every memory's embedding")
     which.add_argument("--reextract", action="store_true", help="run extraction again over stored turns")
     fill.set_defaults(run=backfill)
+
+    out = commands.add_parser("export", help="write a user's turns as JSON Lines, as `memex backfill` imports them "
+                              "(the user's data to take out, or to move to another user or data directory)")
+    out.add_argument("--user", required=True, help="the user whose turns to export")
+    out.add_argument("--tenant", default=os.environ.get("MEMEX_DEFAULT_TENANT", "default"),
+                     help="the user's tenant (default: %(default)s, the tenant of requests without a key)")
+    out.add_argument("--agent", help="only the turns this agent sent")
+    out.add_argument("--as-user", metavar="USER",
+                     help="write the lines for this user instead, so that `memex backfill` imports them as theirs")
+    out.add_argument("--out", metavar="FILE", help="the file to write (default: stdout); written whole or not at all")
+    out.set_defaults(run=export)
 
     merge = commands.add_parser("consolidate", help="summarise old episodic memories of users over the threshold, now")
     merge.add_argument("--tenant", required=True, help="the tenant whose users to consolidate")

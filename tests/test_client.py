@@ -192,6 +192,28 @@ def test_list_sessions_lists_a_users_sessions_latest_begun_first_page_by_page(cl
     assert refused.value.field == "cursor"
 
 
+def test_list_turns_gives_a_users_turns_as_they_were_sent_the_earliest_said_first(client, tenant):
+    """A user's data out: everything they said, in order, with what it was sent with."""
+    for session, timestamp, agent in [("s1", "2026-03-02T10:00:00+01:00", "coach"),
+                                      ("s2", "2026-03-01T10:00:00Z", None), ("s1", "2026-03-03T10:00:00Z", None)]:
+        client.add_turn(tenant.user, session, [{"role": "user", "content": f"In {session} at {timestamp}."}],
+                        timestamp=datetime.fromisoformat(timestamp), agent_id=agent, metadata={"app": "cli"})
+    first = client.list_turns_page(tenant.user, limit=2)
+    assert [t.session_id for t in first.turns] == ["s2", "s1"] and first.next_cursor
+    listed = list(client.list_turns(tenant.user, page_size=2))
+    assert [(t.session_id, t.agent_id, t.utc_offset, t.metadata) for t in listed] == [
+        ("s2", None, 0, {"app": "cli"}), ("s1", "coach", 60, {"app": "cli"}), ("s1", None, 0, {"app": "cli"})]
+    assert listed[1].messages[0].content == "In s1 at 2026-03-02T10:00:00+01:00."
+    assert listed[1].occurred_at == datetime.fromisoformat("2026-03-02T09:00:00+00:00")
+    assert listed[0].idempotency_key.startswith("memex-client:")
+    assert all(t.model_extra == {} and t.messages[0].model_extra == {} for t in listed)
+    assert [t.agent_id for t in client.list_turns(tenant.user, agent_id="coach")] == ["coach"]
+    assert [t.session_id for t in client.list_turns(tenant.user, session_id="s2")] == ["s2"]
+    with pytest.raises(InvalidInputError) as refused:
+        client.list_turns_page(tenant.user, session_id="s2", cursor=first.next_cursor)
+    assert refused.value.field == "cursor"
+
+
 def test_list_backfills_finds_a_job_whose_id_was_lost_page_by_page(client, tenant, ctx):
     jobs = [backfill.new_job("reembed", tenant.id, user_id=tenant.user) for _ in range(3)]
     jobs.append(backfill.new_job("reembed", tenant.id))
@@ -266,6 +288,7 @@ def test_the_async_client_does_the_same_over_the_same_routes(base_url, tenant, c
             sessions = [s.session_id async for s in memex.list_sessions(tenant.user, page_size=1)]
             sessions += [s.session_id async for s in memex.list_sessions(tenant.user, agent_id="coach")]
             said = [m.content async for m in memex.session_messages("s1", user_id=tenant.user, page_size=1)]
+            said += [t.messages[0].content async for t in memex.list_turns(tenant.user, page_size=1)]
             jobs = [b.backfill_id async for b in memex.list_backfills(user_id=tenant.user, page_size=1)]
             sent = await memex.get_turn(turn.turn_id)
             found = await memex.search(tenant.user, "Notion")
@@ -282,7 +305,7 @@ def test_the_async_client_does_the_same_over_the_same_routes(base_url, tenant, c
     job = backfill.new_job("reembed", tenant.id, user_id=tenant.user)
     backfill.run_chunk(ctx, job)
     turn, listed, sessions, said, jobs, sent, found, recalled, count, erased, refused = run(main())
-    assert sessions == ["s1"] and said == ["I work at Notion."] and jobs == [job.backfill_id]
+    assert sessions == ["s1"] and said == ["I work at Notion."] * 2 and jobs == [job.backfill_id]
     assert (sent.user_id, sent.session_id, sent.agent_id, sent.metadata) == (tenant.user, "s1", None, {"app": "async"})
     assert sent.occurred_at == turn.occurred_at is not None
     employer = next(m for m in turn.memories if m.key == "employer")

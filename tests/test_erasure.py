@@ -508,6 +508,7 @@ def test_an_erasure_stopped_between_chunks_shows_nothing_of_the_user_and_goes_on
             tenant.get(f"/v1/memories/{still_there}"),
             tenant.get(f"/v1/memories/{still_there}/history"),
             tenant.get(f"/v1/users/{tenant.user}/sessions"),
+            tenant.get(f"/v1/users/{tenant.user}/turns"),
             tenant.get("/v1/sessions/b/messages", params=user),
             tenant.get(f"/v1/turns/{turn_id}"),
             tenant.turn("I moved to Porto.", session="c"),

@@ -24,7 +24,8 @@ from tests.conftest import ROOT, WIRE_TIMES, served
 from tests.test_local_runtime import Server
 
 TOOLS = {"store_memory", "search_memories", "recall_context", "add_turn", "list_memories", "list_sessions",
-         "session_messages", "memory_history", "delete_memory", "delete_session", "count_memories", "forget_user"}
+         "session_messages", "list_turns", "memory_history", "delete_memory", "delete_session", "count_memories",
+         "forget_user"}
 
 
 @pytest.fixture(scope="module")
@@ -201,6 +202,7 @@ def test_every_tools_result_is_typed_by_its_output_schema_field_by_field(mcp_url
                 ("recall_context", {"user_id": tenant.user, "query": "work", "session_id": "s1"}),
                 ("list_memories", {"user_id": tenant.user}), ("list_sessions", {"user_id": tenant.user}),
                 ("session_messages", {"user_id": tenant.user, "session_id": "s1"}),
+                ("list_turns", {"user_id": tenant.user}),
                 ("memory_history", {"memory_id": stored["id"]}), ("count_memories", {"user_id": tenant.user}),
                 ("delete_memory", {"memory_id": stored["id"]}),
                 ("delete_session", {"user_id": tenant.user, "session_id": "s1"}),
@@ -403,11 +405,14 @@ def test_a_users_conversations_are_listed_and_read_then_forgotten(mcp_url, tenan
         elsewhere = await refused(client, "session_messages", user_id=tenant.user, session_id="work",
                                   cursor=first["next_cursor"])
         missing = await refused(client, "session_messages", user_id=tenant.user, session_id="nope")
+        turns = await call(client, "list_turns", user_id=tenant.user)
         await call(client, "forget_user", user_id=tenant.user)
         after = await call(client, "list_sessions", user_id=tenant.user)
-        return listed, coached, first, rest, elsewhere, missing, after
+        return listed, coached, first, rest, elsewhere, missing, turns, after
 
-    listed, coached, first, rest, elsewhere, missing, after = session(mcp_url, tenant.key, body)
+    listed, coached, first, rest, elsewhere, missing, turns, after = session(mcp_url, tenant.key, body)
+    assert [(t["session_id"], t["agent_id"], [m["content"] for m in t["messages"]]) for t in turns["turns"]] == [
+        ("trip", None, ["I moved to Bristol.", "Nice."]), ("work", "coach", ["I work at Oracle."])]
     assert [(s["session_id"], s["turns"], s["messages"]) for s in listed["sessions"]] == [("work", 1, 1),
                                                                                        ("trip", 1, 2)]
     assert coached["sessions"] == listed["sessions"][:1] and coached["next_cursor"] is None
@@ -459,6 +464,9 @@ def test_bad_arguments_are_tool_errors_naming_the_field_and_store_nothing(mcp_ur
                                       metadata={"a": "nul\u0000"}),
             "cursor": await refused(client, "list_memories", user_id=tenant.user, cursor="made-up"),
             "mode": await refused(client, "search_memories", user_id=tenant.user, query="x", mode="fuzzy"),
+            "flag": await refused(client, "list_memories", user_id=tenant.user, include_inactive=1),
+            "wait": await refused(client, "add_turn", user_id=tenant.user, session_id="s1", wait="yes",
+                                  messages=[{"role": "user", "content": "I live in Oslo."}]),
         }
         return errors, await call(client, "count_memories", user_id=tenant.user)
 
@@ -472,6 +480,8 @@ def test_bad_arguments_are_tool_errors_naming_the_field_and_store_nothing(mcp_ur
     assert "metadata.a: must not contain the NUL character" in errors["metadata"]
     assert errors["cursor"] == "Error executing tool list_memories: cursor: not a cursor this server issued"
     assert errors["mode"].startswith("Error executing tool search_memories: mode: Input should be")
+    assert errors["flag"] == "Error executing tool list_memories: include_inactive: must be true or false, not 1"
+    assert errors["wait"] == 'Error executing tool add_turn: wait: must be true or false, not "yes"'
     assert counted == {"count": 0}
 
 
@@ -560,6 +570,17 @@ def test_only_post_is_served_and_a_405_says_so(mcp_url, tenant):
     for method in ("GET", "POST", "DELETE"):
         answer = httpx.request(method, mcp_url, headers=headers, json=ping if method == "POST" else None)
         assert (answer.status_code != 405) == (method in allowed), (method, answer.status_code)
+    # HEAD, answered where GET is on the REST routes, is refused as GET is here, without a body (the
+    # SDK's 405 named GET and DELETE in its Allow); so is any other method, with or without a key.
+    for method in ("HEAD", "PUT", "PATCH", "DELETE", "OPTIONS"):
+        for sent in (headers, {}):
+            answer = httpx.request(method, mcp_url, headers=sent)
+            assert (answer.status_code, answer.headers["allow"]) == (405, "POST"), (method, answer.headers)
+            if method == "HEAD":
+                assert answer.content == b""
+            else:
+                assert answer.json()["error"] == {"code": "method_not_allowed",
+                                                  "message": f"{method} is not a method of /mcp; it takes POST"}
 
 
 def test_another_tenants_key_sees_and_changes_nothing(mcp_url, tenant, other_tenant):
@@ -672,6 +693,11 @@ def test_lambda_handler_serves_initialize_tools_list_and_calls_on_sample_events(
     event["headers"] |= {"authorization": f"Bearer {tenant.key}", "accept": "text/event-stream"}
     event["body"] = None
     assert function_module("mcp").handler(event, LocalLambdaContext("mcp"))["statusCode"] == 405
+    # HEAD, routed to the function too (template.yaml), refused alike without a body
+    event["routeKey"] = event["requestContext"]["routeKey"] = "HEAD /mcp"
+    event["requestContext"]["http"]["method"] = "HEAD"
+    head = function_module("mcp").handler(event, LocalLambdaContext("mcp"))
+    assert (head["statusCode"], head["headers"]["allow"], head["body"]) == (405, "POST", "")
 
 
 def test_make_dev_serves_mcp_at_slash_mcp_and_on_the_mcp_port(tmp_path):

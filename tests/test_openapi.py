@@ -208,6 +208,8 @@ def test_real_answers_of_every_route_match_the_document(http, tenant, spec, chec
     call("GET", "/users/{user_id}/memories", f"/users/{user}/memories", status=200)
     call("GET", "/v1/users/{user_id}/sessions", f"/v1/users/{user}/sessions?limit=1", status=200)
     call("GET", "/v1/users/{user_id}/sessions", f"/v1/users/{user}/sessions?cursor=bogus", status=422)
+    call("GET", "/v1/users/{user_id}/turns", f"/v1/users/{user}/turns?limit=1", status=200)
+    call("GET", "/v1/users/{user_id}/turns", f"/v1/users/{user}/turns?cursor=bogus", status=422)
     call("GET", "/v1/sessions/{session_id}/messages", f"/v1/sessions/s1/messages?user_id={user}&limit=1", status=200)
     call("GET", "/v1/sessions/{session_id}/messages", f"/v1/sessions/nope/messages?user_id={user}", status=404)
     call("GET", "/v1/sessions/{session_id}/messages", f"/v1/sessions/s1/messages?user_id={user}&cursor=bogus",

@@ -259,7 +259,7 @@ def test_each_surface_has_its_function_routed_at_its_path_for_every_method_it_an
 
     for path, folder in SURFACES.items():
         routed = {(e["Method"].upper(), e["Path"]) for e in events_of(function_named(folder), "HttpApi")}
-        assert routed == {("POST", path), ("GET", path), ("DELETE", path)}, folder
+        assert routed == {("POST", path), ("GET", path), ("DELETE", path), ("HEAD", path)}, folder
 
 
 def test_every_http_function_is_known_to_the_local_runtime():

@@ -313,6 +313,41 @@ def test_every_number_of_a_request_refuses_a_boolean():
                     ((name,), "Value error, must be a number, not true")], f"{model.__name__}.{name}"
 
 
+FLAGS = [("/v1/search", "include_inactive"), ("/search", "include_inactive"), ("/v1/recall", "require_relevant"),
+         ("/recall", "require_relevant")]
+
+
+@pytest.mark.parametrize("route,field", FLAGS)
+@pytest.mark.parametrize("value", [1, 0, "yes", "on", "t", 1.0])
+def test_a_number_or_a_word_sent_for_a_boolean_is_refused_and_named(tenant, route, field, value):
+    # pydantic took 1, "yes", "on" and "t" for true: "include_inactive": 1 read the history.
+    message = refused(tenant.post(route, {"user_id": tenant.user, "query": "hello", field: value}), f"body.{field}")
+    assert message == f"body.{field}: must be true or false, not {json.dumps(value)}"
+
+
+@pytest.mark.parametrize("path", ["/v1/users/{user}/memories?include_inactive={v}",
+                                  "/v1/memories/count?user_id={user}&include_inactive={v}"])
+def test_a_boolean_of_a_query_string_is_true_or_false(tenant, path):
+    for value in ("1", "yes", "on"):
+        refused(tenant.get(path.format(user=tenant.user, v=value)), "query.include_inactive")
+    for value in ("true", "false", "True"):
+        assert tenant.get(path.format(user=tenant.user, v=value)).status_code == 200
+    queued = tenant.post("/v1/turns?wait=1", {"user_id": tenant.user, "session_id": "s1",
+                                                "messages": [{"role": "user", "content": "I live in Oslo."}]})
+    assert refused(queued, "query.wait") == 'query.wait: must be true or false, not "1"'
+
+
+def test_every_boolean_of_a_request_refuses_a_number():
+    for model in (models.MessageIn, models.TurnIn, models.MemoryIn, models.MemoryPostIn, models.SearchFilters,
+                  models.SearchIn, models.MemexSeedSearchIn, models.RecallIn, models.SeedRecallIn):
+        for name, field in model.model_fields.items():
+            if bool in (set(typing.get_args(field.annotation)) or {field.annotation}):
+                with pytest.raises(pydantic.ValidationError) as refusal:
+                    model.__pydantic_validator__.validate_assignment(model.model_construct(), name, 1)
+                assert [(p["loc"], p["msg"]) for p in refusal.value.errors()] == [
+                    ((name,), "Value error, must be true or false, not 1")], f"{model.__name__}.{name}"
+
+
 FUTURE = (datetime.now(timezone.utc) + timedelta(days=3)).isoformat()
 
 
@@ -473,6 +508,7 @@ def every_route(user: str) -> list[tuple[str, str, dict | None]]:
         ("GET", "/v1/memories/m1/history", None),
         ("GET", f"/v1/users/{user}/memories", None),
         ("GET", f"/v1/users/{user}/sessions", None),
+        ("GET", f"/v1/users/{user}/turns", None),
         ("POST", "/v1/recall", {"user_id": user, "query": "hello"}),
         ("DELETE", "/v1/memories/m1", None),
         ("GET", f"/v1/sessions/s1/messages?user_id={user}", None),

@@ -1,16 +1,17 @@
-"""SearchFunction: POST /v1/search, the reads of stored memories, of a user's sessions and of a session's
-messages; the seeds' searches (POST /search, POST /v1/memories/search) and the memory-service seed's
+"""SearchFunction: POST /v1/search, the reads of stored memories, of a user's sessions and turns and of a
+session's messages; the seeds' searches (POST /search, POST /v1/memories/search) and the memory-service seed's
 GET /users/{user_id}/memories."""
 
 from typing import Optional
 
 from fastapi import APIRouter, Depends, Query
 
-from memex import memories, sessions
+from memex import export, memories, sessions
 from memex.context import Context
-from memex.models import Id, ListOrder, MemexSeedSearchIn, SearchIn
+from memex.models import Flag, Id, ListOrder, MemexSeedSearchIn, SearchIn
 from memex.retrieval.served import search_request
-from memex_edge.answers import Count, Memory, MemoryHistory, MemoryList, SearchAnswer, SessionList, SessionMessageList
+from memex_edge.answers import (Count, Memory, MemoryHistory, MemoryList, SearchAnswer, SessionList,
+                                SessionMessageList, TurnList)
 from memex_edge.context import load_embedder_at_init
 from memex_edge.http.dependencies import context, tenant
 from memex_edge.http.lambda_entry import lambda_handler
@@ -48,7 +49,7 @@ def post_memories_search(request: MemexSeedSearchIn, tenant_id: str = Depends(te
 
 # Declared before /v1/memories/{memory_id} so that "count" is not taken for an id.
 @v1.get("/v1/memories/count", response_model=Count, responses=errors(409))
-def get_count(user_id: Id, agent_id: Optional[Id] = None, include_inactive: bool = False,
+def get_count(user_id: Id, agent_id: Optional[Id] = None, include_inactive: Flag = False,
               tenant_id: str = Depends(tenant), ctx: Context = Depends(context)) -> dict:
     """How many current memories the user has; with `include_inactive`, with their history (what the
     memories listing with `include_inactive` lists)."""
@@ -66,7 +67,7 @@ def get_history(memory_id: Id, tenant_id: str = Depends(tenant), ctx: Context = 
 
 
 @v1.get("/v1/users/{user_id}/memories", response_model=MemoryList, responses=errors(409))
-def list_user_memories(user_id: Id, include_inactive: bool = False, agent_id: Optional[Id] = None,
+def list_user_memories(user_id: Id, include_inactive: Flag = False, agent_id: Optional[Id] = None,
                        limit: int = LIMIT, cursor: Optional[str] = CURSOR, order: ListOrder = "written",
                        tenant_id: str = Depends(tenant), ctx: Context = Depends(context)) -> dict:
     """The user's memories, the latest written first; with `order=valid_from`, the earliest
@@ -84,6 +85,16 @@ def list_user_sessions(user_id: Id, agent_id: Optional[Id] = None, limit: int = 
     last turn's time (Zep's `memory.list_sessions` of a user); none for a user with none. With
     `agent_id`, only the sessions that agent sent a turn in (a session of two agents is each's)."""
     return sessions.of_user(ctx, tenant_id, user_id, limit, cursor, agent_id)
+
+
+@v1.get("/v1/users/{user_id}/turns", response_model=TurnList, responses=errors(409))
+def list_user_turns(user_id: Id, agent_id: Optional[Id] = None, session_id: Optional[Id] = None,
+                    limit: int = LIMIT, cursor: Optional[str] = CURSOR, tenant_id: str = Depends(tenant),
+                    ctx: Context = Depends(context)) -> dict:
+    """The user's turns as they were sent, the earliest said first, each with its messages (the user's
+    data to take out: `memex export` writes them as `memex backfill` imports them); none for a user
+    with none. With `agent_id` or `session_id`, only that agent's or that session's turns."""
+    return export.turns(ctx, tenant_id, user_id, limit, cursor, agent_id, session_id)
 
 
 @v1.get("/v1/sessions/{session_id}/messages", response_model=SessionMessageList, responses=errors(404, 409))

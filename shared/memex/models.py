@@ -117,6 +117,20 @@ _T = TypeVar("_T")
 Number = Annotated[_T, BeforeValidator(_not_boolean)]
 
 
+def _true_or_false(value: Any) -> Any:
+    # pydantic takes 1, "yes", "on", "t" for true (and 0, "no", "off", "f" for false): a number is no
+    # flag, as a flag is no number (NoBoolean). A query string's "true" and "false" are its booleans.
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.lower() in ("true", "false"):
+        return value.lower() == "true"
+    raise ValueError(f"must be true or false, not {json.dumps(value)[:64]}")
+
+
+# Every true-or-false field of a request, in a body or a query string.
+Flag = Annotated[bool, BeforeValidator(_true_or_false)]
+
+
 def _path_part(key: Any) -> str:
     # A hostile key is shown escaped and cut short, never echoed raw.
     return json.dumps(str(key))[1:-1][:64]
@@ -275,6 +289,17 @@ def speaker_subject(role: str, name: str | None, user_name: str | None) -> str |
     return name.strip()
 
 
+def sent_user_name(messages: list[dict[str, Any]]) -> str | None:
+    """A `user_name` under which `messages` (each `role`, `name` and the `subject` it was stored with)
+    are said by whom they were: `user_name` is kept only in its messages' subjects. None when every one
+    is the user's; else the name a role-user message of the user's own carries, or "user" when none of
+    theirs is named (under it every named one is a participant's, as it was)."""
+    if not any(m["subject"] for m in messages):
+        return None
+    return next((m["name"].strip() for m in messages if m["role"] == "user" and not m["subject"] and m["name"]
+                 and m["name"].strip().casefold() not in USER_SUBJECTS), "user")
+
+
 class MemoryIn(_Strict):
     user_id: Id
     agent_id: Optional[Id] = None
@@ -335,7 +360,7 @@ class SearchIn(_Strict):
     half_life_days: Number[Optional[float]] = Field(default=None, ge=0.01, le=36_500)
     reference_time: Optional[datetime] = None
     filters: SearchFilters = Field(default_factory=SearchFilters)
-    include_inactive: bool = False
+    include_inactive: Flag = False
     mode: SearchMode = "hybrid"
     # Memory as it stood then: README "Times".
     as_of: Optional[datetime] = None
@@ -365,7 +390,7 @@ class RecallIn(_Strict):
     agent_id: Optional[Id] = None
     max_tokens: Number[int] = Field(default=1024, ge=64, le=32_000)
     reference_time: Optional[datetime] = None
-    require_relevant: bool = Field(default=False, description=(
+    require_relevant: Flag = Field(default=False, description=(
         "true: a query that finds no memory gets an empty context, without the user's facts and the "
         "session's latest messages (the memory-service seed's recall, where noise questions return nothing)"))
     as_of: Optional[datetime] = None
@@ -378,4 +403,4 @@ class SeedRecallIn(RecallIn):
     """`POST /recall`, the memory-service seed's recall: its fields, and its answer to a question about
     nothing the user said, an empty context."""
 
-    require_relevant: bool = True
+    require_relevant: Flag = True

@@ -219,6 +219,39 @@ class SessionList(_Answer):
     next_cursor: Optional[str] = Field(description="Pass as `cursor` for the next page; null on the last")
 
 
+class TurnMessage(_Answer):
+    id: str
+    role: str
+    name: Optional[str]
+    content: str
+    metadata: dict[str, Any]
+
+
+class UserTurn(_Answer):
+    turn_id: str
+    session_id: str
+    agent_id: Optional[str]
+    occurred_at: Time = Field(description="Its `timestamp`, or when it was received")
+    utc_offset: Optional[int] = Field(description="The offset from UTC, in minutes, its `timestamp` was sent "
+                                                  "with; null when it carried none")
+    received_at: Time = Field(description="When memex stored it")
+    status: TurnStatus
+    metadata: dict[str, Any]
+    idempotency_key: Optional[str]
+    user_name: Optional[str] = Field(description="A `user_name` its messages are said by whom they were under "
+                                                 "(the name of the user's own, else \"user\"); null when every "
+                                                 "role-user message is the user's")
+    messages: list[TurnMessage] = Field(description="In the order they were sent; without those erased with "
+                                                    "their episodic memory")
+
+
+class TurnList(_Answer):
+    user_id: str
+    turns: list[UserTurn] = Field(description="The earliest said first (of turns said at one time, the first "
+                                              "received first)")
+    next_cursor: Optional[str] = Field(description="Pass as `cursor` for the next page; null on the last")
+
+
 class MemoryHistory(_Answer):
     memory_id: str
     history: list[Memory] = Field(description="The supersession chain, oldest first")

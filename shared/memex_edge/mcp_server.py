@@ -37,17 +37,18 @@ from pydantic import BaseModel, Field, ValidationError
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
-from memex import ingest, memories, sessions
+from memex import export, ingest, memories, sessions
 from memex.context import Context
 from memex.errors import InvalidInput, MemexError, Unauthorized
-from memex.models import Id, ListOrder, MemoryIn, RecallIn, SearchIn, TurnIn
+from memex.models import Flag, Id, ListOrder, MemoryIn, RecallIn, SearchIn, TurnIn
 from memex.recall import recall
 from memex.retrieval.served import search_request
 from memex_edge.answers import (Count, Memory, MemoryDeleted, MemoryHistory, MemoryList, RecallAnswer, SearchAnswer,
-                                SessionList, SessionMessageList, TurnAnswer, TurnsDeleted)
+                                SessionList, SessionMessageList, TurnAnswer, TurnList, TurnsDeleted)
 from memex_edge.context import get_context
 from memex_edge.http.admission import admit
 from memex_edge.http.error_answers import DATABASE_GONE, database_lost, database_unavailable, error, field_problem
+from memex_edge.http.methods import headers_only
 from memex_edge.http.openapi import API_VERSION
 from memex_edge.http.rate_limits import RateLimited, rate_limit_headers, too_many_requests, with_headers
 from memex_edge.observability import logger
@@ -270,7 +271,7 @@ def _recall_context(caller: Caller, **fields: Any) -> dict[str, Any]:
     return recall(caller.ctx, caller.tenant_id, RecallIn(**fields))
 
 
-WAIT = inspect.Parameter("wait", inspect.Parameter.KEYWORD_ONLY, annotation=bool, default=Field(
+WAIT = inspect.Parameter("wait", inspect.Parameter.KEYWORD_ONLY, annotation=Flag, default=Field(
     default=False, description="Process the turn before answering and return the memories it "
                                "produced, instead of queueing it (slower). A turn too large to process "
                                "in time (MEMEX_INLINE_MAX_CHARS, 300,000 characters by default) is "
@@ -308,7 +309,7 @@ LIST_ORDER = ("'written' (the default): the latest written first; 'valid_from': 
 def _list_memories(
     caller: Caller, *,
     user_id: Annotated[Id, Field(description=USER_ID)],
-    include_inactive: Annotated[bool, Field(description=INCLUDE_INACTIVE)] = False,
+    include_inactive: Annotated[Flag, Field(description=INCLUDE_INACTIVE)] = False,
     agent_id: Annotated[Optional[Id], Field(description=AGENT_ID)] = None,
     limit: Annotated[int, LIMIT] = 50,
     cursor: Annotated[Optional[str], CURSOR] = None,
@@ -347,6 +348,20 @@ def _session_messages(
     return sessions.messages(caller.ctx, caller.tenant_id, user_id, session_id, limit, cursor)
 
 
+def _list_turns(
+    caller: Caller, *,
+    user_id: Annotated[Id, Field(description="The user whose turns to list.")],
+    agent_id: Annotated[Optional[Id], Field(description="Only the turns this agent sent.")] = None,
+    session_id: Annotated[Optional[Id], Field(description="Only the turns of this conversation.")] = None,
+    limit: Annotated[int, LIMIT] = 50,
+    cursor: Annotated[Optional[str], CURSOR] = None,
+) -> dict[str, Any]:
+    """List the user's turns as they were sent, the earliest said first, a page at a time, each with
+    its messages, session, agent and time: everything the user said, e.g. when they ask for their
+    data. Returns `turns` and `next_cursor` (null on the last page)."""
+    return export.turns(caller.ctx, caller.tenant_id, user_id, limit, cursor, agent_id, session_id)
+
+
 def _memory_history(
     caller: Caller, *, memory_id: Annotated[Id, Field(description="The id of any memory of the chain.")],
 ) -> dict[str, Any]:
@@ -382,7 +397,7 @@ def _count_memories(
     caller: Caller, *,
     user_id: Annotated[Id, Field(description=USER_ID)],
     agent_id: Annotated[Optional[Id], Field(description=AGENT_ID)] = None,
-    include_inactive: Annotated[bool, Field(description=INCLUDE_INACTIVE)] = False,
+    include_inactive: Annotated[Flag, Field(description=INCLUDE_INACTIVE)] = False,
 ) -> dict[str, Any]:
     """How many current memories the user has (with include_inactive, old values too)."""
     return {"count": memories.count(caller.ctx, caller.tenant_id, user_id, agent_id, include_inactive)}
@@ -410,6 +425,7 @@ def build_server() -> MCPServer:
                  (_list_memories, MemoryList, "List a user's memories", READ),
                  (_list_sessions, SessionList, "List a user's conversations", READ),
                  (_session_messages, SessionMessageList, "Read a conversation", READ),
+                 (_list_turns, TurnList, "List a user's turns", READ),
                  (_memory_history, MemoryHistory, "History of a memory", READ),
                  (_delete_memory, MemoryDeleted, "Delete a memory", ERASE),
                  (_delete_session, TurnsDeleted, "Delete a conversation", ERASE),
@@ -466,14 +482,19 @@ class McpApp:
     async def __call__(self, scope, receive, send) -> None:
         if scope["type"] != "http":
             return
-        if scope["method"] == "GET":
-            # The SDK would open a server-to-client stream that nothing ever writes to or ends
-            # (stateless), holding the connection, or a Lambda invocation, until it times out.
-            # MCP lets a server without one say so with 405. Only POST is served: with no session
-            # to end, the SDK answers DELETE 405 too.
-            response = error(405, "method_not_allowed", "no server-to-client stream: this server is stateless",
-                             headers={"Allow": "POST"})
-            return await response(scope, receive, send)
+        method = scope["method"]
+        if method != "POST":
+            # Only POST is served, and any other method is answered here, before the key is read, as the
+            # REST routes answer one they do not take. GET: the SDK would open a server-to-client stream
+            # that nothing ever writes to or ends (stateless), holding the connection, or a Lambda
+            # invocation, until it times out; MCP lets a server without one say so with 405. DELETE: no
+            # session to end. The rest (HEAD, PUT, ...): the SDK's 405 named GET and DELETE in its Allow,
+            # and a stateless one starts a server for them whose task then fails on its closed streams
+            # (modelcontextprotocol/python-sdk#1269).
+            why = ("no server-to-client stream: this server is stateless" if method == "GET"
+                   else f"{method} is not a method of {PATH}; it takes POST")
+            response = error(405, "method_not_allowed", why, headers={"Allow": "POST"})
+            return await response(scope, receive, headers_only(send) if method == "HEAD" else send)
         transport = self._transport
         if transport is None:
             raise RuntimeError("the MCP surface serves only inside its lifespan (create_app enters it)")

@@ -1,14 +1,17 @@
-"""Rows of a user's sessions, the conversations their turns were sent in, and of a session's messages."""
+"""Rows of a user's sessions, the conversations their turns were sent in, of a session's messages, and of a
+user's turns with their messages."""
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
 import psycopg
 
 from memex.db import erasing
 from memex.models import wire_time
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
 
 def of_user(conn: psycopg.Connection, tenant_id: str, user_id: str, limit: int,
@@ -59,6 +62,47 @@ def messages(conn: psycopg.Connection, tenant_id: str, user_id: str, session_id:
     last = rows[limit - 1] if len(rows) > limit else None
     next_key = (last["occurred_at"], last["turn_id"], last["position"]) if last else None
     return [{**r, "occurred_at": wire_time(r["occurred_at"])} for r in rows[:limit]], next_key
+
+
+def turns(conn: psycopg.Connection, tenant_id: str, user_id: str, limit: int,
+          after: tuple[datetime, str, int] | None, agent_id: str | None = None, session_id: str | None = None
+          ) -> tuple[list[dict[str, Any]], tuple[datetime, str, int] | None]:
+    """The user's turns in the order they were said, each with its messages in order (with the
+    `subject` each was stored with), keyset-paginated after (occurred_at, turn id, created_at in
+    microseconds since 1970), with the key of the page's last row when more follow. Turns said at one
+    time are in the order they were received, as pipeline._said decides them: an import of the turns
+    in this order decides them as they were (a cursor carries integers, so the time of receipt
+    travels as one). With `agent_id` or `session_id`, only that agent's or session's turns.
+    UserBeingErased, read in the same statement, when the user is being erased."""
+    clauses = ["t.tenant_id = %(t)s", "t.user_id = %(u)s"]
+    params: dict[str, Any] = {"t": tenant_id, "u": user_id, "limit": limit + 1}
+    if agent_id is not None:
+        clauses.append("t.agent_id = %(agent)s")
+        params["agent"] = agent_id
+    if session_id is not None:
+        clauses.append("t.session_id = %(session)s")
+        params["session"] = session_id
+    if after is not None:
+        clauses.append("(t.occurred_at, t.created_at, t.id)"
+                       " > (%(at)s, 'epoch'::timestamptz + %(received)s * interval '1 microsecond', %(turn)s)")
+        params["at"], params["turn"], params["received"] = after
+    page = ("""SELECT t.id AS turn_id, t.session_id, t.agent_id, t.occurred_at, t.utc_offset, t.created_at,
+                      t.status, t.metadata, t.idempotency_key,
+                      (SELECT jsonb_agg(jsonb_build_object('id', m.id, 'role', m.role, 'name', m.name,
+                                                           'content', m.content, 'metadata', m.metadata,
+                                                           'subject', m.subject) ORDER BY m.position)
+                       FROM messages m WHERE m.tenant_id = t.tenant_id AND m.turn_id = t.id) AS messages
+               FROM turns t WHERE """ + " AND ".join(clauses)
+            + " ORDER BY t.occurred_at, t.created_at, t.id LIMIT %(limit)s")
+    rows = erasing.rows(conn.execute(erasing.with_mark(page, "occurred_at, created_at, turn_id"), params).fetchall(),
+                        user_id)
+    last = rows[limit - 1] if len(rows) > limit else None
+    next_key = (last["occurred_at"], last["turn_id"], _microseconds(last["created_at"])) if last else None
+    return rows[:limit], next_key
+
+
+def _microseconds(at: datetime) -> int:
+    return (at - _EPOCH) // timedelta(microseconds=1)
 
 
 def exists(conn: psycopg.Connection, tenant_id: str, user_id: str, session_id: str) -> bool:

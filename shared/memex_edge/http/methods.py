@@ -31,9 +31,13 @@ class HeadAsGet:
             await self.app(scope, receive, send)
             return
 
-        async def headers_only(message: Message) -> None:
-            # Content-Length stays the GET's, as RFC 9110 lets a HEAD's answer say.
-            await send({**message, "body": b""} if message["type"] == "http.response.body" else message)
-
         scope["method"] = "GET"  # in place: the wrappers outside read the route the router sets in it
-        await self.app(scope, receive, headers_only)
+        await self.app(scope, receive, headers_only(send))
+
+
+def headers_only(send: Send) -> Send:
+    """`send` with every body left out: a HEAD's answer. Its Content-Length stays the body's, as
+    RFC 9110 lets a HEAD's answer say."""
+    async def sending(message: Message) -> None:
+        await send({**message, "body": b""} if message["type"] == "http.response.body" else message)
+    return sending

@@ -39,7 +39,10 @@ from memex_client.models import (
     SessionMessagePage,
     SessionPage,
     Source,
+    TurnMessage,
+    TurnPage,
     TurnResult,
+    UserTurn,
 )
 from memex_client.retries import RetryPolicy
 
@@ -51,5 +54,5 @@ __all__ = [
     "Backfill", "BackfillFailure", "BackfillPage", "Citation", "Erasure", "Health", "Memory", "MemoryHistory", "MemoryPage", "Message",
     "RecallResponse", "ScoreParts", "SearchFilters", "SearchHit", "SearchResponse", "Session", "SessionMessage",
     "SessionMessagePage", "SessionPage",
-    "Source", "TurnResult",
+    "Source", "TurnMessage", "TurnPage", "TurnResult", "UserTurn",
 ]

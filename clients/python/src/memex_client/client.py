@@ -202,6 +202,19 @@ class MemexClient:
                                                              cursor=cursor),
                       lambda page: page.sessions)
 
+    def list_turns_page(self, user_id: str, *, agent_id: Optional[str] = None, session_id: Optional[str] = None,
+                        limit: Optional[int] = None, cursor: Optional[str] = None) -> models.TurnPage:
+        return self._send(ops.turns_page(user_id, agent_id=agent_id, session_id=session_id, limit=limit,
+                                         cursor=cursor))
+
+    def list_turns(self, user_id: str, *, agent_id: Optional[str] = None, session_id: Optional[str] = None,
+                   page_size: int = DEFAULT_PAGE_SIZE) -> Iterator[models.UserTurn]:
+        """Every turn of the user as it was sent (with `agent_id` or `session_id`, that agent's or
+        session's), the earliest said first, a page at a time."""
+        return _every(lambda cursor: self.list_turns_page(user_id, agent_id=agent_id, session_id=session_id,
+                                                          limit=page_size, cursor=cursor),
+                      lambda page: page.turns)
+
     def session_messages_page(self, session_id: str, *, user_id: str, limit: Optional[int] = None,
                               cursor: Optional[str] = None) -> models.SessionMessagePage:
         return self._send(ops.session_messages_page(session_id, user_id, limit=limit, cursor=cursor))
@@ -365,6 +378,18 @@ class AsyncMemexClient:
         return _every_async(lambda cursor: self.list_sessions_page(user_id, agent_id=agent_id, limit=page_size,
                                                                    cursor=cursor),
                             lambda page: page.sessions)
+
+    async def list_turns_page(self, user_id: str, *, agent_id: Optional[str] = None,
+                              session_id: Optional[str] = None, limit: Optional[int] = None,
+                              cursor: Optional[str] = None) -> models.TurnPage:
+        return await self._send(ops.turns_page(user_id, agent_id=agent_id, session_id=session_id, limit=limit,
+                                               cursor=cursor))
+
+    def list_turns(self, user_id: str, *, agent_id: Optional[str] = None, session_id: Optional[str] = None,
+                   page_size: int = DEFAULT_PAGE_SIZE) -> AsyncIterator[models.UserTurn]:
+        return _every_async(lambda cursor: self.list_turns_page(user_id, agent_id=agent_id, session_id=session_id,
+                                                                limit=page_size, cursor=cursor),
+                            lambda page: page.turns)
 
     async def session_messages_page(self, session_id: str, *, user_id: str, limit: Optional[int] = None,
                                     cursor: Optional[str] = None) -> models.SessionMessagePage:

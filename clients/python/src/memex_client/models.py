@@ -244,6 +244,36 @@ class SessionMessagePage(_Response):
     next_cursor: Optional[str] = None
 
 
+class TurnMessage(_Response):
+    id: str
+    role: str
+    name: Optional[str] = None
+    content: str
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+
+class UserTurn(_Response):
+    """One of a user's turns as it was sent, with its messages."""
+
+    turn_id: str
+    session_id: str
+    agent_id: Optional[str] = None
+    occurred_at: datetime
+    utc_offset: Optional[int] = None
+    received_at: datetime
+    status: str
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    idempotency_key: Optional[str] = None
+    user_name: Optional[str] = None
+    messages: list[TurnMessage]
+
+
+class TurnPage(_Response):
+    user_id: str
+    turns: list[UserTurn]
+    next_cursor: Optional[str] = None
+
+
 class MemoryHistory(_Response):
     memory_id: str
     history: list[Memory]

@@ -110,6 +110,12 @@ def sessions_page(user_id: str, *, agent_id: Optional[str], limit: Optional[int]
                      params=_query(agent_id=agent_id, limit=limit, cursor=cursor))
 
 
+def turns_page(user_id: str, *, agent_id: Optional[str], session_id: Optional[str], limit: Optional[int],
+               cursor: Optional[str]) -> Operation[models.TurnPage]:
+    return Operation("GET", f"/v1/users/{_segment(user_id)}/turns", models.TurnPage,
+                     params=_query(agent_id=agent_id, session_id=session_id, limit=limit, cursor=cursor))
+
+
 def session_messages_page(session_id: str, user_id: str, *, limit: Optional[int],
                           cursor: Optional[str]) -> Operation[models.SessionMessagePage]:
     return Operation("GET", f"/v1/sessions/{_segment(session_id)}/messages", models.SessionMessagePage,

@@ -1,0 +1,85 @@
+"""A user's turns as they were sent, for the user to take out: the listing of GET
+/v1/users/{user_id}/turns, and the same turns as the JSON Lines `memex backfill` imports, so that an
+import of an export stores the same conversation (and draws the same memories from it)."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timedelta, timezone
+from typing import Any, Iterator
+
+from memex.context import Context
+from memex.db import cursors
+from memex.db import sessions as session_rows
+from memex.models import sent_user_name, wire_time
+
+# Turns a page of `lines` reads: the listing's largest page.
+LINES_PER_PAGE = 500
+
+
+def turns(ctx: Context, tenant_id: str, user_id: str, limit: int, cursor: str | None,
+          agent_id: str | None = None, session_id: str | None = None) -> dict[str, Any]:
+    """The user's turns, the earliest said first, each with its messages as they were sent; with
+    `agent_id` or `session_id`, only that agent's or that session's. A user being erased: 409, read
+    with the page."""
+    # A filter joins the digest only when given, named: an agent's id may not pass for a session's.
+    of = cursors.listing("turns", tenant_id, user_id, *([f"agent={agent_id}"] if agent_id else []),
+                         *([f"session={session_id}"] if session_id else []))
+    rows, next_cursor = cursors.page(
+        of, cursor, lambda after: session_rows.turns(ctx.db.connection(), tenant_id, user_id, limit, after,
+                                                     agent_id, session_id), rest=1)
+    return {"user_id": user_id, "turns": [_turn(row) for row in rows], "next_cursor": next_cursor}
+
+
+def _turn(row: dict[str, Any]) -> dict[str, Any]:
+    # None once the erasure of the episodic memories drawn from them took all its messages.
+    messages = row["messages"] or []
+    return {
+        "turn_id": row["turn_id"], "session_id": row["session_id"], "agent_id": row["agent_id"],
+        "occurred_at": wire_time(row["occurred_at"]), "utc_offset": row["utc_offset"],
+        "received_at": wire_time(row["created_at"]), "status": row["status"], "metadata": row["metadata"],
+        "idempotency_key": row["idempotency_key"], "user_name": sent_user_name(messages),
+        "messages": [{k: m[k] for k in ("id", "role", "name", "content", "metadata")} for m in messages],
+    }
+
+
+def lines(ctx: Context, tenant_id: str, user_id: str, agent_id: str | None = None,
+          as_user: str | None = None) -> Iterator[str]:
+    """The user's turns (only `agent_id`'s when given), the earliest said first, one JSON line each
+    (without its newline), as `memex backfill` imports them: for `as_user` when given, to import
+    them as that user's. Pages of the listing, each read on its own: turns sent meanwhile after the
+    last page read are exported too, as a listing would page them."""
+    cursor = None
+    while True:
+        page = turns(ctx, tenant_id, user_id, LINES_PER_PAGE, cursor, agent_id)
+        for turn in page["turns"]:
+            if turn["messages"]:  # a turn whose messages were all erased has nothing left to import
+                yield json.dumps(as_import(as_user or user_id, turn), ensure_ascii=False)
+        if page["next_cursor"] is None:
+            return
+        cursor = page["next_cursor"]
+
+
+def as_import(user_id: str, turn: dict[str, Any]) -> dict[str, Any]:
+    """A listed turn as a line of an import (POST /v1/turns's body): what was sent, no more. Its
+    timestamp is in the offset it was sent with, which is the user's zone (user_zone.py); one sent
+    without an offset says so by RFC 3339's "-00:00", which is read as it was. Its idempotency key, if
+    it was sent one, is kept: a key is its user's own, and the same user's import finds the turn stored."""
+    line: dict[str, Any] = {"user_id": user_id, "session_id": turn["session_id"]}
+    if turn["agent_id"] is not None:
+        line["agent_id"] = turn["agent_id"]
+    line["timestamp"] = _sent_time(turn["occurred_at"], turn["utc_offset"])
+    line["messages"] = [{"role": m["role"], "content": m["content"],
+                         **({"name": m["name"]} if m["name"] is not None else {}),
+                         **({"metadata": m["metadata"]} if m["metadata"] else {})} for m in turn["messages"]]
+    for field in ("metadata", "idempotency_key", "user_name"):
+        if turn[field]:
+            line[field] = turn[field]
+    return line
+
+
+def _sent_time(said: str, utc_offset: int | None) -> str:
+    at = datetime.fromisoformat(said)
+    if utc_offset is None:
+        return at.astimezone(timezone.utc).isoformat().replace("+00:00", "-00:00")
+    return at.astimezone(timezone(timedelta(minutes=utc_offset))).isoformat()

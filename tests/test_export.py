@@ -1,0 +1,139 @@
+"""A user's data out: their turns as sent (GET /v1/users/{id}/turns), and `memex export`, whose lines
+`memex backfill` imports into another user with the same memories."""
+
+from __future__ import annotations
+
+import json
+import os
+
+from bench.service import RUNTIME_VARS
+from memex.db.cursors import OTHER_LISTING
+from tests.conftest import memex_cli
+
+
+def sent(tenant, session: str, timestamp: str | None, *contents: str, user: str | None = None, **extra) -> str:
+    response = tenant.turn(*contents, session=session, user=user,
+                           **({"timestamp": timestamp} if timestamp else {}), **extra)
+    assert response.status_code == 201, response.text
+    return response.json()["turn_id"]
+
+
+def listed(tenant, user: str | None = None, **params) -> list[dict]:
+    """Every turn of the listing, a page at a time."""
+    turns, cursor = [], None
+    while True:
+        page = tenant.get(f"/v1/users/{user or tenant.user}/turns",
+                          params={**params, **({"cursor": cursor} if cursor else {})})
+        assert page.status_code == 200, page.text
+        turns += page.json()["turns"]
+        cursor = page.json()["next_cursor"]
+        if cursor is None:
+            return turns
+
+
+def test_a_users_turns_are_listed_as_they_were_sent_the_earliest_said_first(tenant):
+    first = sent(tenant, "s1", "2026-03-01T10:00:00+02:00", agent_id="helper", metadata={"channel": "web"},
+                 messages=[{"role": "user", "content": "I live in Porto.", "metadata": {"id": "m-1"}},
+                           {"role": "assistant", "content": "Noted.", "name": "helper"}])
+    same_time = sent(tenant, "s2", "2026-03-01T08:00:00Z", "I have a dog.")  # the same instant, received later
+    earlier = sent(tenant, "s2", "2026-02-01T08:00:00", "I work at Stripe.")  # said earlier, sent last
+    sent(tenant, "s1", "2026-01-01T08:00:00Z", "Another user's.", user=f"{tenant.user}-x")
+
+    page = tenant.get(f"/v1/users/{tenant.user}/turns")
+    assert page.status_code == 200, page.text
+    body = page.json()
+    assert (body["user_id"], body["next_cursor"]) == (tenant.user, None)
+    assert [t["turn_id"] for t in body["turns"]] == [earlier, first, same_time]
+    turn = body["turns"][1]
+    assert turn["received_at"].endswith("Z") and turn["messages"][0]["id"]
+    assert {k: v for k, v in turn.items() if k not in ("received_at", "messages")} == {
+        "turn_id": first, "session_id": "s1", "agent_id": "helper", "occurred_at": "2026-03-01T08:00:00Z",
+        "utc_offset": 120, "status": "processed", "metadata": {"channel": "web"}, "idempotency_key": None,
+        "user_name": None}
+    assert [{k: v for k, v in m.items() if k != "id"} for m in turn["messages"]] == [
+        {"role": "user", "name": None, "content": "I live in Porto.", "metadata": {"id": "m-1"}},
+        {"role": "assistant", "name": "helper", "content": "Noted.", "metadata": {}}]
+    assert body["turns"][0]["utc_offset"] is None  # sent without an offset
+
+
+def test_the_turns_listing_pages_filters_and_keeps_to_its_tenant(tenant, other_tenant):
+    for day in range(1, 6):
+        sent(tenant, f"s{day % 2}", f"2026-03-0{day}T10:00:00Z", f"Day {day}.",
+             **({"agent_id": "helper"} if day > 3 else {}))
+    said = lambda turns: [t["messages"][0]["content"] for t in turns]  # noqa: E731
+    assert said(listed(tenant, limit=2)) == [f"Day {day}." for day in range(1, 6)]
+    assert said(listed(tenant, limit=1, session_id="s1")) == ["Day 1.", "Day 3.", "Day 5."]
+    assert said(listed(tenant, limit=1, agent_id="helper")) == ["Day 4.", "Day 5."]
+
+    # A cursor continues only its own listing: another filter's, another user's.
+    cursor = tenant.get(f"/v1/users/{tenant.user}/turns", params={"limit": 1}).json()["next_cursor"]
+    for path, params in [(f"/v1/users/{tenant.user}/turns", {"session_id": "s1"}),
+                         (f"/v1/users/{tenant.user}/turns", {"agent_id": "helper"}),
+                         (f"/v1/users/{tenant.user}/sessions", {}), ("/v1/users/bob/turns", {})]:
+        refused = tenant.get(path, params={**params, "cursor": cursor})
+        assert refused.status_code == 422, refused.text
+        assert refused.json()["error"]["message"] == OTHER_LISTING
+
+    assert other_tenant.get(f"/v1/users/{tenant.user}/turns").json() == {
+        "user_id": tenant.user, "turns": [], "next_cursor": None}
+
+
+def test_a_turns_user_name_is_given_back_as_its_messages_speakers_say_it(tenant):
+    """`user_name` is kept only in the subjects of its messages: given back, it says them as they were."""
+    sent(tenant, "s1", "2026-03-01T10:00:00Z", user_name="Caroline",
+         messages=[{"role": "user", "name": "Caroline", "content": "I live in Porto."},
+                   {"role": "user", "name": "Melanie", "content": "I live in Oslo."}])
+    sent(tenant, "s1", "2026-03-02T10:00:00Z", user_name="Caroline",
+         messages=[{"role": "user", "name": "Melanie", "content": "I have a cat."}])
+    sent(tenant, "s1", "2026-03-03T10:00:00Z", user_name="Caroline",
+         messages=[{"role": "user", "content": "I have a dog."}])
+    assert [t["user_name"] for t in listed(tenant)] == ["Caroline", "user", None]
+
+
+def _memories(tenant, user: str) -> list[tuple]:
+    """The user's memories, current and past, as what they say and how they are chained: ids differ."""
+    page = tenant.get(f"/v1/users/{user}/memories", params={"include_inactive": "true", "limit": 500}).json()
+    by_id = {m["id"]: m for m in page["memories"]}
+    said = lambda m: (m["key"], m["value"], m["content"])  # noqa: E731
+    return sorted(((*said(m), m["memory_type"], m["active"], m["valid_from"], m["valid_to"],
+                    said(by_id[m["supersedes"]]) if m["supersedes"] else None,
+                    tuple(sorted(s["session_id"] for s in m["sources"]))) for m in page["memories"]), key=repr)
+
+
+def test_an_export_imported_as_another_user_gives_them_the_same_memories(ctx, tenant, tmp_path):
+    sent(tenant, "s1", "2026-01-05T09:00:00+01:00", "I live in Porto.", "I work at Stripe.", agent_id="helper",
+         metadata={"channel": "web"})
+    sent(tenant, "s1", "2026-01-05T09:00:00+01:00", "My dog is called Rex.")  # the same time, received later
+    sent(tenant, "s2", "2026-02-10T18:30:00", "I moved to Lisbon. I now work at Notion.")
+    sent(tenant, "s2", "2026-02-11T10:00:00Z", user_name="Caroline",
+         messages=[{"role": "user", "name": "Caroline", "content": "I love sushi."},
+                   {"role": "user", "name": "Melanie", "content": "I live in Oslo."}])
+    sent(tenant, "s3", None, "I play the cello.")
+    before = _memories(tenant, tenant.user)
+    assert ("city", "Lisbon") in {m[:2] for m in before if m[4]} and any(not m[4] for m in before)
+
+    env = {k: v for k, v in os.environ.items() if k not in RUNTIME_VARS} | {"DATABASE_URL": ctx.db.dsn}
+    out = tmp_path / "export.jsonl"
+    other = f"{tenant.user}-b"
+    done = memex_cli("export", "--tenant", tenant.id, "--user", tenant.user, "--as-user", other, "--out", str(out),
+                     env=env)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "" and f"memex export: 5 turns of user {tenant.user}" in done.stderr
+    lines = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert lines[0] == {"user_id": other, "session_id": "s1", "agent_id": "helper",
+                        "timestamp": "2026-01-05T09:00:00+01:00",
+                        "messages": [{"role": "user", "content": "I live in Porto."},
+                                     {"role": "user", "content": "I work at Stripe."}],
+                        "metadata": {"channel": "web"}}
+    assert lines[2]["timestamp"] == "2026-02-10T18:30:00-00:00"
+
+    imported = memex_cli("backfill", str(out), "--tenant", tenant.id, "--progress", "0", env=env)
+    assert imported.returncode == 0, imported.stderr
+    assert (json.loads(imported.stdout)["done"], json.loads(imported.stdout)["failed"]) == (5, 0)
+    assert _memories(tenant, other) == before
+    # Their turns are the same conversation: exported, the same lines but for the keys the import gave
+    # the turns sent without one.
+    again = memex_cli("export", "--tenant", tenant.id, "--user", other, env=env)
+    assert again.returncode == 0, again.stderr
+    assert [{k: v for k, v in json.loads(line).items() if k != "idempotency_key"}
+            for line in again.stdout.splitlines()] == lines
