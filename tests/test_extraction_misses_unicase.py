@@ -5,7 +5,7 @@ sentences and words that must read as before."""
 
 import pytest
 
-from memex.extraction.plurals import plural, singular, stems
+from memex.extraction.plurals import as_filed_now, plural, singular, stems
 from tests.conftest import offline_facts
 
 
@@ -39,3 +39,24 @@ def test_a_second_childs_birth_said_without_its_verb_is_filed(text, expected):
 ])
 def test_a_plural_of_the_ch_s_x_z_family_reads_back_as_its_word(many, one):
     assert singular(many) == one and plural(one) == many and one in stems(many)
+
+
+@pytest.mark.parametrize("many, one", [
+    # a consonant and one "z": of a word in "-e" but for the nouns named (unicase read "bronzes" as "bronz")
+    ("bronzes", "bronze"), ("analyzes", "analyze"), ("waltzes", "waltz"), ("quartzes", "quartz"),
+    # the plural of a named noun spelled by the endings alone, as read before it was named ("stomaches" was "stomache")
+    ("stomaches", "stomach"), ("techs", "tech"), ("wifes", "wife"),
+])
+def test_a_plural_reads_back_as_it_did_before_unicase_but_for_the_nouns_named(many, one):
+    assert singular(many) == one
+
+
+@pytest.mark.parametrize("before, now", [
+    ("movy", "movie"), ("budgy", "budgie"), ("lense", "lens"), ("buse", "bus"), ("octopuse", "octopus"),
+    ("waltze", "waltz"), ("quizz", "quiz"), ("stomachs", "stomach"), ("wive", "wife"),
+    # what singular files now stays
+    ("movie", "movie"), ("lens", "lens"), ("quiz", "quiz"), ("stomach", "stomach"), ("wife", "wife"),
+    ("horse", "horse"), ("bronze", "bronze"), ("city", "city"), ("annie", "annie"), ("buzz", "buzz"),
+])
+def test_a_word_the_rules_read_a_plural_as_before_a_list_named_it_is_filed_as_they_read_it_now(before, now):
+    assert as_filed_now(before) == now
