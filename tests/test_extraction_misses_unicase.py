@@ -60,3 +60,22 @@ def test_a_plural_reads_back_as_it_did_before_unicase_but_for_the_nouns_named(ma
 ])
 def test_a_word_the_rules_read_a_plural_as_before_a_list_named_it_is_filed_as_they_read_it_now(before, now):
     assert as_filed_now(before) == now
+
+
+@pytest.mark.parametrize("text, births", [
+    # the child said again, or by an adjective the key leaves out: no second year for the first child's key
+    ("My older son was born in 2019, and my younger son in 2021.", [("child_son_birth_year", "2019", True)]),
+    ("My daughter was born in 2019, and my daughter in 2021.", [("child_daughter_birth_year", "2019", True)]),
+    ("My son Max was born in 2019, and my son Max in 2021.", [("child_max_birth_year", "2019", True)]),
+    ("My older son was born in 2019 and my younger son in 2021, and my daughter in 2023.",
+     [("child_daughter_birth_year", "2023", True), ("child_son_birth_year", "2019", True)]),
+    # unchanged: another child
+    ("My son was born in 2019, and my daughter in 2021.",
+     [("child_daughter_birth_year", "2021", True), ("child_son_birth_year", "2019", True)]),
+])
+def test_a_birth_said_without_its_verb_for_a_child_already_filed_replaces_no_year(tenant, text, births):
+    """unicase's second birth read the child as _whose_child keys them, which leaves "older" and "younger" out:
+    "and my younger son in 2021" replaced the older son's 2019 (revH)."""
+    assert tenant.turn(text).status_code == 201
+    listed = tenant.get(f"/v1/users/{tenant.user}/memories", params={"include_inactive": "true"}).json()["memories"]
+    assert sorted((m["key"], m["value"], m["active"]) for m in listed if (m["key"] or "").endswith("birth_year")) == births

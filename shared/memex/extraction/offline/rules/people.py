@@ -318,11 +318,15 @@ def _child_age(m: re.Match[str]) -> list[Fields]:
 def _child_birth(m: re.Match[str]) -> list[Fields]:
     """A child's birth year and day, as the user's own birth files them (places.py: "2020", "3 March"; a month
     alone files none), under the child's name or "son" or "daughter" as the child's age is (_child_age); and
-    each other child's said after it without the verb ("My son was born in 2019, and my daughter in 2021")."""
+    each other child's said after it without the verb ("My son was born in 2019, and my daughter in 2021"). One said
+    as a child already filed is none: "my older son ..., and my younger son in 2021" is keyed as "son" twice, and its
+    year would replace the first's."""
     found = _born(m)
     more = _BORN_TOO.match(m.string, m.end())
     while more:
-        found += _born(more)
+        born = _born(more)
+        if not {f["who"] for f in born} & {f["who"] for f in found}:
+            found += born
         more = _BORN_TOO.match(m.string, more.end())
     return found
 
