@@ -79,3 +79,13 @@ def test_a_birth_said_without_its_verb_for_a_child_already_filed_replaces_no_yea
     assert tenant.turn(text).status_code == 201
     listed = tenant.get(f"/v1/users/{tenant.user}/memories", params={"include_inactive": "true"}).json()["memories"]
     assert sorted((m["key"], m["value"], m["active"]) for m in listed if (m["key"] or "").endswith("birth_year")) == births
+
+
+@pytest.mark.parametrize("text", [
+    "My son Friday is 7.", "My dog Friday is 3.", "My sister Friday lives in Rome.", "I have a beagle named Friday.",
+    "My kids are Max and Friday, 7 and 5.", "My cat Friday is 4 years old.",
+])
+def test_a_word_that_is_no_name_said_with_a_look_alike_letter_is_no_name_either(text):
+    """A name is looked up among the words that are none (NOT_NAMES) as re compares the kind beside it
+    (literal.caseless): "Frıday" (a dotless i) was a son, a dog and a sister."""
+    assert offline_facts(text.replace("Friday", "Frıday")) == offline_facts(text)
