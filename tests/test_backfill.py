@@ -149,6 +149,18 @@ def test_a_line_cut_short_is_said_to_be_cut_short():
         assert backfill._why(refused.value).startswith("JSONDecodeError: Unterminated string starting at: line 1")
 
 
+@pytest.mark.parametrize("messages,said", [
+    ("[]", "messages: List should have at least 1 item, not 0"),
+    ('[{"role": "user", "content": "a\\ud800b"}]', "messages.0.content: must not contain unpaired surrogates"),
+])
+def test_a_lines_fields_are_told_what_is_wrong_as_the_api_says_it(messages, said):
+    """A line's reason is the API's 422 for the same body: pydantic's "after validation" and its own words
+    for a lone surrogate were the API's before it mended them, and the lines' too."""
+    with pytest.raises(ValueError) as refused:
+        backfill._turn_of(b'{"user_id": "u1", "session_id": "s", "messages": ' + messages.encode() + b"}", 0, 1000)
+    assert backfill._why(refused.value).startswith(said), backfill._why(refused.value)
+
+
 def test_a_line_over_the_apis_body_limit_fails_alone_named_by_its_byte_offset(tenant, ctx, runtime, tmp_path, caplog):
     """A 1.4 MB message, which POST /v1/turns refuses with 413, was imported whole: an episodic
     memory of 1.4 MB that every search finding it carried."""

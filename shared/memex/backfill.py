@@ -55,7 +55,7 @@ from memex.db import tenants as tenant_rows
 from memex.errors import NotFound, TenantDeleted, UserBeingErased
 from memex.jobs import BackfillJob, ExtractionJob, SupersessionJob
 from memex.metrics import TURNS_INGESTED
-from memex.models import FieldError, TurnIn, wire_time
+from memex.models import FieldError, TurnIn, what_is_wrong, wire_time
 
 log = logging.getLogger(__name__)
 
@@ -339,7 +339,7 @@ def _why(exc: ValueError) -> str:
     for detail in exc.errors():
         cause = (detail.get("ctx") or {}).get("error")
         loc = tuple(map(str, detail["loc"])) + (cause.path if isinstance(cause, FieldError) else ())
-        problems.append(f"{'.'.join(loc) or 'line'}: {detail['msg'].removeprefix('Value error, ')}")
+        problems.append(f"{'.'.join(loc) or 'line'}: {what_is_wrong(detail)}")
     return "; ".join(problems)
 
 
