@@ -153,9 +153,9 @@ def recall(ctx: Context, tenant_id: str, request: RecallIn) -> dict[str, Any]:
     # its reply right after sending it, and packed last, after long lines the search found, what was
     # just said went in at some budgets and not at larger ones (a first user's trial, qa6). Stopping at
     # the first that does not fit, a larger budget never holds fewer of them.
-    latest = [item for item in recent_ids if _sent_in(found[item]) == _sent_in(found[recent_ids[0]])]
-    for item in latest:
-        if not admit(item, "recent"):
+    latest = _sent_in(found[recent_ids[0]]) if recent_ids else None
+    for item in recent_ids:
+        if _sent_in(found[item]) != latest or not admit(item, "recent"):
             break
     for bucket, ids in (("relevant", found_ids[:ANSWER]), ("facts", fact_ids), ("relevant", found_ids[ANSWER:] + idle),
                         ("recent", recent_ids)):
