@@ -471,3 +471,32 @@ def test_the_message_just_sent_is_in_the_context_at_every_budget_that_can_hold_i
         assert not held[-1] or body["context"].splitlines()[-1] == f"- {just_sent}", body["context"]
         assert not held[-1] or _recent(body)[-1]["memory_id"] is None
     assert all(held), held
+
+
+_LONG_REPLY = ("Tokyo has wonderful food near the airport: try the ramen stalls on the fourth floor, the sushi "
+               "counter by gate 110, and the tempura place in the departures hall. ") * 6
+
+
+@pytest.mark.parametrize("wait", [False, True], ids=["queued", "processed"])
+def test_a_turn_of_several_messages_is_held_from_its_first_message_whatever_the_budget(tenant, wait):
+    """The review of the latest turn's reservation (revK): a user's line and a long assistant reply in one
+    turn. Taken newest first, the reply took the budget at 232 and 244 tokens and the user's line, in at
+    every smaller budget through a later pass, was out. In the order said, what is held is the turn's
+    first messages: the user's line from the smallest budget up, the reply once both fit."""
+    assert tenant.turn("I work at Stripe. My dog is called Biscuit.", session="s0",
+                       timestamp="2026-03-01T09:00:00Z").status_code == 201
+    response = tenant.post("/v1/turns" + ("?wait=true" if wait else ""), {
+        "user_id": tenant.user, "session_id": "live", "timestamp": "2026-03-20T09:00:00Z",
+        "messages": [{"role": "user", "content": "Right now I am at the airport in Tokyo, what should I eat?"},
+                     {"role": "assistant", "content": _LONG_REPLY}]})
+    assert response.status_code == (201 if wait else 202), response.text
+    held = []
+    for budget in range(64, 500, 12):
+        body = _recalled(tenant, session_id="live", query="what should I eat?", max_tokens=budget)
+        assert body["token_count"] <= budget
+        lines = body["context"].splitlines()
+        held.append((any(line.startswith("- Right now I am at the airport") for line in lines),
+                     any(line.startswith("- Tokyo has wonderful food") for line in lines)))
+    assert all(user for user, _ in held), held
+    assert [reply for _, reply in held] == sorted(reply for _, reply in held), held
+    assert held[-1][1]

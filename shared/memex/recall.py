@@ -5,7 +5,8 @@ user's current facts (their own semantic and procedural memories, those the quer
 the most important) and the latest messages of the current session, those its turn's processing has
 not stored as memories yet among them (cited without a memory id): an agent recalls for its reply
 right after sending the turn it replies to, long before a backlogged queue gets to it. That turn
-goes in first, its messages newest first while they fit (a larger budget never holds fewer of them);
+goes in first, its messages in the order said up to the first that does not fit (a larger budget never
+leaves out one a smaller one held);
 then the search's first `ANSWER`, then the facts, then the rest of what the search found, then the
 session's other messages: facts first, ten of them (about a hundred tokens) filled a tight budget and left
 out the line that answers (the first-hour trial, docs/measurements/quality.md: asked about remote work with 120 tokens, a
@@ -149,18 +150,24 @@ def recall(ctx: Context, tenant_id: str, request: RecallIn) -> dict[str, Any]:
             and filler.says_nothing(own_words(memory["content"], memory.get("metadata", {}).get("name")))]
     found_ids = [memory["id"] for memory in relevant if memory["id"] not in idle]
     standing_facts = set(fact_ids)
-    # The session's latest turn first, its messages newest first while they fit: an agent recalls for
-    # its reply right after sending it, and packed last, after long lines the search found, what was
-    # just said went in at some budgets and not at larger ones (a first user's trial, qa6). Stopping at
-    # the first that does not fit, a larger budget never holds fewer of them.
+    # The session's latest turn first: an agent recalls for its reply right after sending it, and
+    # packed last, after long lines the search found, what was just said went in at some budgets and
+    # not at larger ones (a first user's trial, qa6).
+    # Its messages in the order said, up to the first that does not fit, and none of the rest later:
+    # what is held is always the turn's first messages, so a larger budget never leaves out one a
+    # smaller one held (newest first, a long reply that fitted took the place of the user's line, which
+    # a later pass took in at smaller budgets: review revK).
     latest = _sent_in(found[recent_ids[0]]) if recent_ids else None
-    for item in recent_ids:
-        if _sent_in(found[item]) != latest or not admit(item, "recent"):
+    of_latest = [item for item in recent_ids if _sent_in(found[item]) == latest]
+    for item in reversed(of_latest):
+        if not admit(item, "recent"):
             break
+    left_out = {item for item in of_latest if item not in admitted}
     for bucket, ids in (("relevant", found_ids[:ANSWER]), ("facts", fact_ids), ("relevant", found_ids[ANSWER:] + idle),
                         ("recent", recent_ids)):
         for item in ids:
-            admit(item, bucket)
+            if item not in left_out:
+                admit(item, bucket)
     # In what order: what the query found first, as the search ranked it (the facts among it in their
     # place: a fact the search ranks below the line that answers stays below it), then the facts it
     # did not find, then the greetings it found, then the session's latest messages in the order said.
