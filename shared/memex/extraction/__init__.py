@@ -35,9 +35,9 @@ def make_extractor(settings: Settings, metrics: Metrics | None = None) -> Extrac
 
 
 class OfflineOnFirstUse:
-    """The offline rules, imported at the first extraction: their modules (~0.2 s of CPU with the first
-    extraction, bench.coldstart; ~1.3 s while they compiled all ~490 patterns at import) were paid by every
-    HTTP handler's first request when the Context was built, search and recall included, which never extract."""
+    """The offline rules, imported at the first extraction: their import (~0.17 s of CPU with the first
+    extraction, bench.coldstart's; 1.4 s while it compiled all ~490 patterns) was paid by every HTTP
+    handler's first request when the Context was built, search and recall included, which never extract."""
 
     name = "offline-rules"
 
