@@ -297,6 +297,10 @@ def backfill(args: argparse.Namespace) -> None:
     kind = "reembed" if args.reembed else "reextract" if args.reextract else "import"
     if kind == "import" and not args.file:
         raise SystemExit("memex backfill: give a JSON Lines FILE, or --reembed / --reextract")
+    if kind != "import" and args.file:
+        flag = f"--{kind}"
+        raise SystemExit(f"memex backfill: {flag} works on what is stored and reads no file: give FILE to import "
+                         f"it, or {flag} without it")
     if args.file and not Path(args.file).is_file():
         # The workers would read it only once queued: five failed deliveries later, with nothing to say.
         what = "a directory, not a JSON Lines file" if Path(args.file).is_dir() else "no such file"
@@ -465,7 +469,8 @@ def build_parser() -> argparse.ArgumentParser:
     fill.add_argument("--tenant", default=os.environ.get("MEMEX_DEFAULT_TENANT", "default"),
                       help="the tenant to import into or work on (default: %(default)s, the tenant of "
                            "requests without a key)")
-    fill.add_argument("--user", help="only this user's data (re-embed / re-extract)")
+    fill.add_argument("--user", help="only this user's data: their memories or turns (re-embed / re-extract), "
+                                     "their lines of FILE (another user's line fails, named by its line number)")
     fill.add_argument("--resume", metavar="BACKFILL_ID",
                       help="go on with this job from the chunk it stopped at (a killed or interrupted command; "
                            "the job's status says stalled or failed), instead of starting a new one")

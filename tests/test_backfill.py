@@ -149,6 +149,18 @@ def test_a_line_cut_short_is_said_to_be_cut_short():
         assert backfill._why(refused.value).startswith("JSONDecodeError: Unterminated string starting at: line 1")
 
 
+@pytest.mark.parametrize("messages,said", [
+    ("[]", "messages: List should have at least 1 item, not 0"),
+    ('[{"role": "user", "content": "a\\ud800b"}]', "messages.0.content: must not contain unpaired surrogates"),
+])
+def test_a_lines_fields_are_told_what_is_wrong_as_the_api_says_it(messages, said):
+    """A line's reason is the API's 422 for the same body: pydantic's "after validation" and its own words
+    for a lone surrogate were the API's before it mended them, and the lines' too."""
+    with pytest.raises(ValueError) as refused:
+        backfill._turn_of(b'{"user_id": "u1", "session_id": "s", "messages": ' + messages.encode() + b"}", 0, 1000)
+    assert backfill._why(refused.value).startswith(said), backfill._why(refused.value)
+
+
 def test_a_line_over_the_apis_body_limit_fails_alone_named_by_its_byte_offset(tenant, ctx, runtime, tmp_path, caplog):
     """A 1.4 MB message, which POST /v1/turns refuses with 413, was imported whole: an episodic
     memory of 1.4 MB that every search finding it carried."""
@@ -478,6 +490,27 @@ def test_a_user_erased_while_an_import_runs_comes_back_with_the_lines_after_the_
     _run_to_the_end(ctx, runtime, again)
     assert backfill.status(ctx, tenant.id, again.backfill_id)["already_stored"] == 2
     assert sorted(stored()) == [f"entry {i}" for i in range(4)]
+
+
+def test_an_import_for_one_user_stores_only_their_lines_and_its_record_names_no_other(tenant, ctx, runtime, tmp_path):
+    """`memex backfill FILE --user z1` of a file with z1's and z2's lines stored both and filed the job as
+    z1's (qa6): z1's erasure then took the record of a job that stored z2's data. Another user's line
+    fails alone, its reason naming neither that user nor what the line says."""
+    other = f"{tenant.user}-other"
+    path = tmp_path / "two-users.jsonl"
+    path.write_text(_line(tenant.user, "I live in Faro.") + "\n" + _line(other, "I live in Porto.") + "\n",
+                    encoding="utf-8")
+    job = backfill.new_job("import", tenant.id, path=str(path), user_id=tenant.user)
+    _run_to_the_end(ctx, runtime, job)
+    state = backfill.status(ctx, tenant.id, job.backfill_id)
+    assert (state["user_id"], state["done"], state["failed"]) == (tenant.user, 1, 1), state
+    offset = len(_line(tenant.user, "I live in Faro.")) + 1
+    assert state["failures"] == [{"line": 2, "offset": offset, "reason": (
+        f"not stored (another user's line: this import is of user {tenant.user}'s lines only)")}]
+    assert tenant.get(f"/v1/users/{other}/memories").json()["memories"] == []
+    assert [m["content"] for m in tenant.get(f"/v1/users/{tenant.user}/memories").json()["memories"]
+            if m["memory_type"] == "episodic"] == ["I live in Faro."]
+    assert [b["backfill_id"] for b in _listed(tenant, user_id=tenant.user)] == [job.backfill_id]
 
 
 def test_a_new_file_at_the_same_path_is_imported_and_the_same_file_is_not_imported_twice(tenant, ctx, runtime, tmp_path):

@@ -319,6 +319,23 @@ def test_backfill_of_a_file_that_is_not_there_says_so_at_once(tmp_path):
     assert done.stderr.strip() == f"memex backfill: {missing}: no such file"
 
 
+@pytest.mark.parametrize("kind", ["--reembed", "--reextract"])
+def test_backfill_of_a_file_with_reembed_or_reextract_is_refused(ctx, tmp_path, kind):
+    # `memex backfill FILE --reembed` ignored FILE and re-embedded the whole tenant (qa6).
+    history = tmp_path / "history.jsonl"
+    history.write_text(json.dumps({"user_id": "u1", "session_id": "s1", "messages": [
+        {"role": "user", "content": "I live in Faro."}]}) + "\n")
+    tenant = f"cli-both-{uuid.uuid4().hex[:8]}"
+    create_key(ctx, tenant)
+    env = {k: v for k, v in os.environ.items() if k not in RUNTIME_VARS} | {"DATABASE_URL": ctx.db.dsn}
+    refused = memex_cli("backfill", str(history), kind, "--tenant", tenant, env=env)
+    assert refused.returncode == 1 and refused.stdout == ""
+    assert refused.stderr.strip() == (f"memex backfill: {kind} works on what is stored and reads no file: give "
+                                      f"FILE to import it, or {kind} without it")
+    assert ctx.db.connection().execute("SELECT count(*) AS n FROM backfills WHERE tenant_id = %s",
+                                       (tenant,)).fetchone()["n"] == 0
+
+
 def test_backfill_of_a_directory_says_it_is_one(tmp_path):
     # `memex backfill .` said "no such file" of a directory that plainly exists.
     env = {k: v for k, v in os.environ.items() if k not in RUNTIME_VARS} | {"MEMEX_HOME": str(tmp_path)}

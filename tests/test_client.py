@@ -267,6 +267,39 @@ def test_the_service_errors_are_typed_with_its_code_message_and_field(client, ba
         client.get_backfill("no-such-backfill")
 
 
+def test_what_the_caller_wrote_is_what_an_error_names(client, base_url, tenant):
+    """A new user's trial (qa6): a lone surrogate raised a bare UnicodeEncodeError from the JSON encoder, and
+    list_memories(page_size=0) an error naming `limit`, a name the caller never wrote."""
+    with pytest.raises(InvalidInputError) as surrogate:
+        client.add_turn(tenant.user, "s1", [{"role": "user", "content": "a\ud800b"}])
+    assert surrogate.value.field == "messages.0.content" and "unpaired surrogates" in surrogate.value.message
+    iterators = [lambda memex: memex.list_memories(tenant.user, page_size=0),
+                 lambda memex: memex.list_sessions(tenant.user, page_size=0),
+                 lambda memex: memex.session_messages("s1", user_id=tenant.user, page_size=0),
+                 lambda memex: memex.list_backfills(page_size=0)]
+    for listing in iterators:
+        with pytest.raises(InvalidInputError) as page_size:
+            list(listing(client))
+        assert page_size.value.field == "page_size", page_size.value.message
+        assert page_size.value.message.startswith("page_size: ") and "limit" not in page_size.value.message
+
+    async def main():
+        async with AsyncMemexClient(tenant.key, base_url) as memex:
+            refused = []
+            for listing in iterators:
+                try:
+                    [item async for item in listing(memex)]
+                except InvalidInputError as error:
+                    refused.append(error.field)
+            try:
+                await memex.add_turn(tenant.user, "s1", [{"role": "user", "content": "a\ud800b"}])
+            except InvalidInputError as error:
+                refused.append(error.field)
+            return refused
+
+    assert run(main()) == ["page_size"] * 4 + ["messages.0.content"]
+
+
 def test_key_and_address_come_from_the_environment(base_url, tenant, monkeypatch):
     monkeypatch.setenv("MEMEX_API_KEY", tenant.key)
     monkeypatch.setenv("MEMEX_BASE_URL", base_url)

@@ -258,6 +258,14 @@ def test_a_key_is_filed_as_the_llm_extractor_files_it_and_a_family_key_as_itself
     assert aliases.family_key("Melanie", "melanie_favorite_movy") == "melanie_favorite_movie"
     for key in ("favorite_city", "favorite_pony", "favorite_movy_night", "favorite_kind_of_movie", "favorite_movie"):
         assert aliases.family_key("user", key) == key
+    # and as they read a plural of the nouns plurals.py names since unicase: "lenses" as "lense", "quizzes" as
+    # "quizz" (unicase2)
+    for old, new in (("lense", "lens"), ("buse", "bus"), ("statuse", "status"), ("quizz", "quiz"), ("waltze", "waltz"),
+                     ("stomachs", "stomach"), ("wive", "wife")):
+        assert aliases.family_key("user", f"favorite_{old}") == f"favorite_{new}"
+        assert aliases.family_key("user", f"favorite_{new}") == f"favorite_{new}"
+    for key in ("favorite_bronze", "favorite_prize", "favorite_house", "favorite_buzz", "favorite_dish"):
+        assert aliases.family_key("user", key) == key
     assert aliases.family_key("user", "wife_location") == "partner_city"
     assert aliases.family_key("Melanie", "melanie_job") == "melanie_role"
     assert aliases.family_key("user", "melanie_job") == "melanie_job"  # no participant's fact: kept
@@ -269,6 +277,8 @@ def test_a_key_is_filed_as_the_llm_extractor_files_it_and_a_family_key_as_itself
     ("I live in Lisbon.", "city", "current_city"),
     # the y word of an "-ie" noun, as the offline rules read it before they knew them (migration 0049's rekey)
     ("My favourite movies are Alien and Heat.", "favorite_movie", "favorite_movy"),
+    # a plural of a noun in one "s", as they read it before unicase named them (migration 0050's)
+    ("My favourite lenses are the 50mm and the 85mm.", "favorite_lens", "favorite_lense"),
 ])
 def test_a_value_erased_under_an_alias_is_not_brought_back_by_a_reextraction_under_the_family_key(
         ctx, tenant, runtime, said, key, alias):
@@ -310,18 +320,24 @@ def _favourites(tenant) -> list[tuple[str, str, bool]]:
     return sorted((m["key"], m["value"], m["active"]) for m in _facts(tenant) if m["key"].startswith("favorite"))
 
 
-def test_a_favourite_stored_under_the_y_word_of_an_ie_noun_is_replaced_by_one_said_after_the_upgrade(ctx):
-    """Stored before the offline rules knew the "-ie" nouns ("My favourite movies are ..." as favorite_movy),
-    filed as favorite_movie by migration 0049: the favourite movies said since replace it, its history kept."""
+@pytest.mark.parametrize("kind, key, old", [
+    # before the offline rules knew the "-ie" nouns, "movies" was read as "movy": migration 0049
+    ("movies", "favorite_movie", "favorite_movy"),
+    # before they knew the nouns in one "s" that take "es" (unicase), "lenses" was read as "lense": migration 0050
+    ("lenses", "favorite_lens", "favorite_lense"),
+])
+def test_a_favourite_stored_under_the_word_its_plural_was_read_as_is_replaced_by_one_said_after_the_upgrade(
+        ctx, kind, key, old):
+    """Stored as the offline rules read its plural then ("My favourite movies are ..." as favorite_movy), filed as
+    they read it now by the migration: the favourites said since replace it, its history kept."""
     with database_of_its_own(ctx, "memex_family_keys") as own, api_client(own) as client:
         tenant = Tenant(own, client)
-        tenant.turn("My favourite movies are Alien and Heat.", timestamp="2026-03-01T10:00:00Z")
-        filed_as(own, tenant, "favorite_movie", "favorite_movy")
+        tenant.turn(f"My favourite {kind} are Alien and Heat.", timestamp="2026-03-01T10:00:00Z")
+        filed_as(own, tenant, key, old)
 
         _migrate(own)
-        tenant.turn("My favourite movies are Up and Jaws.", timestamp="2026-05-01T10:00:00Z")
+        tenant.turn(f"My favourite {kind} are Up and Jaws.", timestamp="2026-05-01T10:00:00Z")
 
-        assert _favourites(tenant) == [("favorite_movie", "Alien and Heat", False), ("favorite_movie", "Up and Jaws", True)]
+        assert _favourites(tenant) == [(key, "Alien and Heat", False), (key, "Up and Jaws", True)]
         now = next(m for m in _facts(tenant) if m["active"])
-        assert _history(tenant, now["id"]) == [("favorite_movie", "Alien and Heat", False),
-                                               ("favorite_movie", "Up and Jaws", True)]
+        assert _history(tenant, now["id"]) == [(key, "Alien and Heat", False), (key, "Up and Jaws", True)]

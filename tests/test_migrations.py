@@ -862,3 +862,45 @@ def test_the_favourites_stored_under_the_y_word_of_an_ie_noun_are_filed_under_it
         conn.execute("DELETE FROM schema_migrations WHERE version = %s", (version,))
         assert apply_migrations(conn, 384) == [version]
         assert conn.execute(state).fetchall() == after
+
+
+def test_the_favourites_stored_under_the_word_an_es_plural_was_read_as_are_filed_under_its_noun_by_0050(ctx):
+    """Migration 0050 on a database written before it (0049 applied): a favourite stored as favorite_lense is
+    favorite_lens, the one said after it replacing it (linked, ended when that was said), the candidates of a
+    turn not yet decided too (favorite_quizz); a user being erased is left to their erasure; what 0049 re-keyed
+    and a word of an "-e" plural ("bronzes") are left as they are, and the migration run again changes nothing."""
+    version = "0050_favourite_named_nouns"
+    with _migrated_database(ctx, "memex_before_0050") as conn:
+        conn.execute("DELETE FROM schema_migrations WHERE version = %s", (version,))
+        conn.execute("INSERT INTO tenants (id) VALUES ('t')")
+        for id_, user, key, value, day in (("old", "u", "favorite_lense", "50mm", 1), ("new", "u", "favorite_lens", "35mm", 2),
+                                           ("movie", "u", "favorite_movie", "Alien", 1),
+                                           ("bronze", "u", "favorite_bronze", "Rodin", 1),
+                                           ("erasing", "e", "favorite_lense", "85mm", 1)):
+            conn.execute("""INSERT INTO turns (tenant_id, id, user_id, session_id, occurred_at, status)
+                            VALUES ('t', %s, %s, 's', now(), 'processed')""", (f"turn-{id_}", user))
+            conn.execute("""INSERT INTO memories (tenant_id, id, user_id, memory_type, type, key, value, content,
+                                                  valid_from, embedding, source_turn_id, dedupe_key)
+                            VALUES ('t', %s, %s, 'semantic', 'preference', %s, %s, %s, %s, %s, %s, %s)""",
+                         (id_, user, key, value, value, f"2026-03-0{day}T10:00:00Z", [0.0] * 384, f"turn-{id_}",
+                          f"candidate:turn-{id_}:{key}:{value.casefold()}"))
+        conn.execute("INSERT INTO user_erasures (tenant_id, user_id) VALUES ('t', 'e')")
+        conn.execute("""INSERT INTO turns (tenant_id, id, user_id, session_id, occurred_at, status, candidates)
+                        VALUES ('t', 'pending', 'u', 's', now(), 'processing',
+                                '[{"type": "preference", "key": "favorite_quizz", "value": "pub quizzes"}]')""")
+        state = """SELECT id, key, active, valid_to, dedupe_key FROM memories ORDER BY id"""
+
+        assert apply_migrations(conn, 384) == [version]
+        after = conn.execute(state).fetchall()
+        assert [(id_, key, active) for id_, key, active, _, _ in after] == [
+            ("bronze", "favorite_bronze", True), ("erasing", "favorite_lense", True), ("movie", "favorite_movie", True),
+            ("new", "favorite_lens", True), ("old", "favorite_lens", False)]
+        ends = {id_: valid_to for id_, _, _, valid_to, _ in after}
+        assert ends["old"] == conn.execute("SELECT valid_from FROM memories WHERE id = 'new'").fetchone()[0]
+        assert dict((id_, dedupe) for id_, *_, dedupe in after)["old"] == "candidate:turn-old:favorite_lens:50mm"
+        assert conn.execute("SELECT memory_id, replaced_id FROM memory_links").fetchall() == [("new", "old")]
+        assert conn.execute("SELECT candidates->0->>'key' FROM turns WHERE id = 'pending'").fetchone()[0] == "favorite_quiz"
+
+        conn.execute("DELETE FROM schema_migrations WHERE version = %s", (version,))
+        assert apply_migrations(conn, 384) == [version]
+        assert conn.execute(state).fetchall() == after

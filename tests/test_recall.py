@@ -94,6 +94,10 @@ def test_recall_spends_the_budget_facts_first_and_lists_what_the_query_found_fir
         tenant.turn(fact, session="s-old", timestamp=f"2026-01-0{i + 1}T09:00:00Z")
     tenant.turn("We chatted about the garden project and the tomato seedlings.", session="s-old",
                 timestamp="2026-01-09T09:00:00Z")
+    for day, line in enumerate(["The tomato seedlings in the greenhouse need watering every morning.",
+                                "Two of the tomato seedlings wilted after the cold night in the garden.",
+                                "I repotted the tomato seedlings into bigger pots on the windowsill."], start=10):
+        tenant.turn(line, session="s-old", timestamp=f"2026-01-{day}T09:00:00Z")
     tenant.turn("Can you plan a weekend trip for us?", session="s-now", timestamp="2026-02-01T09:00:00Z")
     ask = {"user_id": tenant.user, "session_id": "s-now", "query": "how are the tomato seedlings doing?"}
     full = tenant.post("/v1/recall", {**ask, "max_tokens": 2000}).json()
@@ -105,15 +109,19 @@ def test_recall_spends_the_budget_facts_first_and_lists_what_the_query_found_fir
     unfound = [c["bucket"] for c in full["citations"] if c["score"] == 0]
     assert unfound == sorted(unfound, key=["facts", "recent"].index) and all(
         c["score"] > 0 for c in full["citations"][:buckets.index("facts")])
-    # a budget that holds the facts and little more: the facts go in, what is dropped is the rest
-    facts = [c["memory_id"] for c in full["citations"] if c["bucket"] == "facts"]
-    facts_only = count_tokens("\n".join(full["context"].splitlines()[:1] + [
-        f"- {c['snippet']}" for c in full["citations"] if c["bucket"] == "facts"])) + 2
-    budget = max(64, facts_only)
+    # a budget that holds the message just sent, the search's first three and the facts, and little
+    # more: they go in, what is dropped is the rest
+    standing = [c["memory_id"] for place, c in enumerate(full["citations"])
+                if c["bucket"] in ("facts", "recent") or place < 3]
+    header, *bullets = full["context"].splitlines()
+    # counted as recall counts: each bullet as its own piece
+    standing_only = count_tokens(header) + sum(
+        count_tokens("\n" + bullet) for bullet, c in zip(bullets, full["citations"]) if c["memory_id"] in standing)
+    budget = max(64, standing_only)
     assert full["token_count"] > budget
     small = tenant.post("/v1/recall", {**ask, "max_tokens": budget}).json()
     kept = [c["memory_id"] for c in small["citations"]]
-    assert set(facts) <= set(kept) and len(kept) < len(full["citations"])
+    assert set(standing) <= set(kept) and len(kept) < len(full["citations"])
     assert small["token_count"] <= budget
 
 
@@ -438,3 +446,28 @@ def test_a_line_said_many_times_is_one_bullet_and_leaves_the_budget_to_the_other
     assert "- I had a long day at work." in bullets
     assert "- My manager Priya praised my work on the launch." in bullets, body["context"]
     assert body["token_count"] == count_tokens(body["context"]) <= 120
+
+
+def test_the_message_just_sent_is_in_the_context_at_every_budget_that_can_hold_it(tenant):
+    """The first user's trial (qa6): twelve long lines said before, then a turn sent without waiting and
+    a recall for the reply. The line just sent was in at 150, 200, 300, 500 tokens and out at 250, 400,
+    700, 1000: the session's messages were packed last, after long relevant lines that filled what was
+    left by budgets in no sensible order. The latest turn is taken in first: a larger budget never drops it."""
+    facts = ["I live in Lisbon.", "I work at Stripe as an engineer.", "My dog is called Biscuit.",
+             "I'm allergic to peanuts.", "I love jazz and hiking.", "My sister Ana lives in Madrid.",
+             "I'm learning Japanese.", "I drive a Tesla.", "My birthday is on May 4.", "I'm vegetarian.",
+             "My favourite movie is Alien.", "I play tennis on Sundays."]
+    for i, fact in enumerate(facts):
+        assert tenant.turn(fact + " " + "Some extra words about my day. " * 20, session=f"s{i % 3}",
+                           timestamp=f"2026-03-{i + 1:02d}T09:00:00Z").status_code == 201
+    just_sent = "Right now I am sitting at the airport in Tokyo waiting for a flight."
+    assert tenant.turn(just_sent, session="live", wait=False, timestamp="2026-03-20T09:00:00Z").status_code == 202
+    held = []
+    for budget in range(64, 2101, 50):
+        body = _recalled(tenant, session_id="live", query="tell me about the user", max_tokens=budget)
+        assert body["token_count"] <= budget
+        held.append(f"- {just_sent}" in body["context"].splitlines())
+        # listed where the session's messages go, after the rest: the order does not change
+        assert not held[-1] or body["context"].splitlines()[-1] == f"- {just_sent}", body["context"]
+        assert not held[-1] or _recent(body)[-1]["memory_id"] is None
+    assert all(held), held

@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from memex.extraction.offline.required import required
 from memex.extraction.offline.required_shipped import FILE, fresh, key, requires, shipped
 from memex.extraction.offline.rules import RULES
@@ -51,3 +53,19 @@ def test_a_file_read_by_another_required_py_is_not_trusted(tmp_path):
     stale = tmp_path / "required_shipped.json"
     stale.write_text(json.dumps({**content, "reader": "0" * 32}))
     assert shipped(stale) == {}
+
+
+@pytest.mark.parametrize("text", [None, "", '{"reader": "', '{"required": {}}', '[1, 2]',
+                                  '{"reader": "READER", "required": []}',
+                                  '{"reader": "READER", "required": {"k": [[1]]}}',
+                                  '{"reader": "READER", "required": {"k": ["moved"]}}'],
+                         ids=["missing", "empty", "cut short", "no reader", "a list", "readings a list",
+                              "a word a number", "words a string"])
+def test_a_file_that_is_not_the_table_is_none_and_the_patterns_are_read_now(tmp_path, text):
+    # A sieve without its table is slower to build, never wrong; an exception here would fail every extraction.
+    from memex.extraction.offline.required_shipped import reader_key
+
+    path = tmp_path / "required_shipped.json"
+    if text is not None:
+        path.write_text(text.replace("READER", reader_key()))
+    assert shipped(path) == {}

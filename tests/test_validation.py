@@ -262,6 +262,16 @@ def test_an_empty_key_or_name_is_told_its_length_in_characters(tenant, route, fi
     assert message == f"{named}: String should have at least 1 character"
 
 
+@pytest.mark.parametrize("count,said", [(0, "at least 1 item, not 0"), (1001, "at most 1000 items, not 1001")])
+def test_a_turn_of_no_messages_or_too_many_is_told_so_in_items(tenant, count, said):
+    # pydantic says "List should have at least 1 item after validation, not 0" (qa6): after nothing the
+    # caller sent.
+    messages = [{"role": "user", "content": "a"}] * count
+    message = refused(tenant.post("/v1/turns", with_field(bodies(tenant)["/v1/turns"], ("messages",), messages)),
+                      "body.messages")
+    assert message == f"body.messages: List should have {said}"
+
+
 # --- numbers and times ------------------------------------------------------------------------
 
 @pytest.mark.parametrize("half_life", [1e-300, 5e-324, 0.001, 1e9])

@@ -5,8 +5,9 @@ Each chunk is one queue message; it does its work idempotently, records its prog
 sends the message for the next chunk. An import reads its source from the byte offset where the
 chunk begins, never from the start. A line's idempotency key is the hash of its bytes and its
 offset, so re-importing a file stores nothing twice while a new file at the same path is a new
-import. A line that is not a valid turn, or that Postgres refuses, is counted failed alone,
-logged by its byte offset, and kept on the job with its line number (the first FAILURES_KEPT).
+import. A line that is not a valid turn, that Postgres refuses, or (an import run for a user) that
+is another user's, is counted failed alone, logged by its byte offset, and kept on the job with its
+line number (the first FAILURES_KEPT).
 A job whose chain of messages died (a killed `memex backfill`) reads back as stalled, and
 `resume` goes on with it from its position.
 
@@ -54,7 +55,7 @@ from memex.db import tenants as tenant_rows
 from memex.errors import NotFound, TenantDeleted, UserBeingErased
 from memex.jobs import BackfillJob, ExtractionJob, SupersessionJob
 from memex.metrics import TURNS_INGESTED
-from memex.models import FieldError, TurnIn, wire_time
+from memex.models import FieldError, TurnIn, what_is_wrong, wire_time
 
 log = logging.getLogger(__name__)
 
@@ -257,11 +258,20 @@ def _import_chunk(ctx: Context, job: BackfillJob, source: Source, lines_read: in
         # Which line and why, so that it can be mended and imported again; never what it says.
         place = (at, None if lines_read is None else lines_read + index + 1)
         try:
-            turns.append(_turn_of(raw, at, ctx.settings.max_body_bytes))
-            places.append(place)
+            turn = _turn_of(raw, at, ctx.settings.max_body_bytes)
         except ValueError as exc:  # not UTF-8, not JSON, NaN or Infinity, not a valid turn
             failures.append(_failure(place, f"not a turn ({_why(exc)})"))
             log.warning("backfill %s: the line at byte %d is not a turn (%s)", job.backfill_id, at, _why(exc))
+            continue
+        if job.user_id and turn.user_id != job.user_id:
+            # A job run for a user is theirs: listed under them, gone with their erasure. Stored, another
+            # user's line would outlive its own job record, named on no job of its user's.
+            failures.append(_failure(place, f"not stored (another user's line: this import is of user "
+                                            f"{job.user_id}'s lines only)"))
+            log.warning("backfill %s: the line at byte %d is another user's", job.backfill_id, at)
+            continue
+        turns.append(turn)
+        places.append(place)
     with ctx.db.transaction() as conn:
         tenant_rows.ensure_tenant(conn, job.tenant_id)
         turn_ids, refused, already_stored = backfill_rows.insert_turns(conn, job.tenant_id, turns)
@@ -329,7 +339,7 @@ def _why(exc: ValueError) -> str:
     for detail in exc.errors():
         cause = (detail.get("ctx") or {}).get("error")
         loc = tuple(map(str, detail["loc"])) + (cause.path if isinstance(cause, FieldError) else ())
-        problems.append(f"{'.'.join(loc) or 'line'}: {detail['msg'].removeprefix('Value error, ')}")
+        problems.append(f"{'.'.join(loc) or 'line'}: {what_is_wrong(detail)}")
     return "; ".join(problems)
 
 

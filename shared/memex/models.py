@@ -11,7 +11,7 @@ import math
 import re
 import unicodedata
 from datetime import datetime, timedelta, timezone
-from typing import Annotated, Any, Literal, Optional, TypeVar
+from typing import Annotated, Any, Literal, Mapping, Optional, TypeVar
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, PrivateAttr, StringConstraints, \
     ValidatorFunctionWrapHandler, field_validator, model_validator
@@ -53,6 +53,20 @@ class FieldError(ValueError):
 
 
 UNPAIRED_SURROGATES = "must not contain unpaired surrogates (\\ud800-\\udfff)"
+
+
+def what_is_wrong(detail: Mapping[str, Any]) -> str:
+    """One of pydantic's problems with a field (an item of `ValidationError.errors()`) as a 422 words it,
+    and a backfill's failed line: the check's own message, without pydantic's "Value error, "."""
+    if detail.get("type") == "string_unicode":
+        # Python's JSON parser lets "\ud800" through, which pydantic refuses in its own words.
+        return UNPAIRED_SURROGATES
+    message = detail["msg"].removeprefix("Value error, ")
+    if detail.get("type") in ("too_short", "too_long"):
+        # A list's bounds: "List should have at least 1 item after validation, not 0", after nothing the
+        # caller sent (a string's bound is set in its type, which pydantic words in characters: Name).
+        message = message.replace(" after validation", "")
+    return message
 
 
 def _storable(value: str) -> str:

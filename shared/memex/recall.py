@@ -4,9 +4,10 @@ Three buckets spend the budget: the memories relevant to the query (the search, 
 user's current facts (their own semantic and procedural memories, those the query found first, then
 the most important) and the latest messages of the current session, those its turn's processing has
 not stored as memories yet among them (cited without a memory id): an agent recalls for its reply
-right after sending the turn it replies to, long before a backlogged queue gets to it. The search's
-first `ANSWER` go in first, then the facts, then the rest of what the search found, then the
-session's messages: facts first, ten of them (about a hundred tokens) filled a tight budget and left
+right after sending the turn it replies to, long before a backlogged queue gets to it. That turn
+goes in first, its messages newest first while they fit (a larger budget never holds fewer of them);
+then the search's first `ANSWER`, then the facts, then the rest of what the search found, then the
+session's other messages: facts first, ten of them (about a hundred tokens) filled a tight budget and left
 out the line that answers (the first-hour trial, docs/measurements/quality.md: asked about remote work with 120 tokens, a
 context of ten facts, the stale view among them and not the message that changed it). The facts and
 the session's messages do not depend on the query passing the relevance floor: a broad question
@@ -119,6 +120,28 @@ def recall(ctx: Context, tenant_id: str, request: RecallIn) -> dict[str, Any]:
     bullets = {item: _bullet(reading, days.get(reading, ())) for item, (reading, _) in readings.items()}
     taken: set[Reading] = set()
     used = count_tokens(HEADER)
+
+    def admit(item: str, bucket: str) -> bool:
+        """Takes `item` in, cited with `bucket`, when it fits what is left of the budget; whether it is
+        in the context now (a bullet that reads as one already in is, at no cost)."""
+        nonlocal used
+        reading = readings[item][0]
+        if item in admitted or reading in taken:
+            return True
+        # Joined with a newline; counted as its own piece, then checked on the whole text. A bullet
+        # whose bytes alone rule it out is not counted: a memory of a megabyte costs a count seconds.
+        line = "\n- " + bullets[item]
+        if used + at_least(line) > request.max_tokens:
+            return False
+        cost = count_tokens(line)
+        if used + cost > request.max_tokens:
+            return False
+        # one of the user's standing facts is cited as one, whichever pass took it in
+        admitted[item] = "facts" if item in standing_facts else bucket
+        taken.add(reading)
+        used += cost
+        return True
+
     # A greeting or an acknowledgement the search found beside the line it answers ("Nice to meet
     # you, Maya!" under "Hi! I'm Maya. I work at Spotify.") takes neither a first place nor a place
     # before the facts: it is spent on, and listed, after the facts.
@@ -126,23 +149,18 @@ def recall(ctx: Context, tenant_id: str, request: RecallIn) -> dict[str, Any]:
             and filler.says_nothing(own_words(memory["content"], memory.get("metadata", {}).get("name")))]
     found_ids = [memory["id"] for memory in relevant if memory["id"] not in idle]
     standing_facts = set(fact_ids)
+    # The session's latest turn first, its messages newest first while they fit: an agent recalls for
+    # its reply right after sending it, and packed last, after long lines the search found, what was
+    # just said went in at some budgets and not at larger ones (a first user's trial, qa6). Stopping at
+    # the first that does not fit, a larger budget never holds fewer of them.
+    latest = _sent_in(found[recent_ids[0]]) if recent_ids else None
+    for item in recent_ids:
+        if _sent_in(found[item]) != latest or not admit(item, "recent"):
+            break
     for bucket, ids in (("relevant", found_ids[:ANSWER]), ("facts", fact_ids), ("relevant", found_ids[ANSWER:] + idle),
                         ("recent", recent_ids)):
         for item in ids:
-            if item in admitted:
-                continue
-            # Joined with a newline; counted as its own piece, then checked on the whole text. A bullet
-            # whose bytes alone rule it out is not counted: a memory of a megabyte costs a count seconds.
-            reading = readings[item][0]
-            line = "\n- " + bullets[item]
-            if reading in taken or used + at_least(line) > request.max_tokens:
-                continue
-            cost = count_tokens(line)
-            if used + cost <= request.max_tokens:
-                # one of the user's standing facts is cited as one, whichever pass took it in
-                admitted[item] = "facts" if item in standing_facts else bucket
-                taken.add(reading)
-                used += cost
+            admit(item, bucket)
     # In what order: what the query found first, as the search ranked it (the facts among it in their
     # place: a fact the search ranks below the line that answers stays below it), then the facts it
     # did not find, then the greetings it found, then the session's latest messages in the order said.
@@ -195,6 +213,11 @@ def _unprocessed(row: dict[str, Any]) -> dict[str, Any]:
     return {"id": None, "content": episodic_text(row), "memory_type": "episodic", "active": True,
             "valid_from": wire_time(row["said_at"]), "valid_to": None, "metadata": {},
             "sources": [{"turn_id": row["turn_id"], "message_id": row["message_id"]}]}
+
+
+def _sent_in(memory: dict[str, Any]) -> str | None:
+    """The turn a message was sent in (a memory of its own when it has none: added as a memory)."""
+    return memory["sources"][0]["turn_id"] if memory["sources"] else memory["id"]
 
 
 def _reading(memory: dict[str, Any], stale: Sequence[str], as_of: datetime | None,

@@ -24,8 +24,10 @@ value is gone, so a tombstone cannot be re-keyed: the supersession path reads it
 (pipeline._erased). The candidates of turns extracted but not yet decided are re-keyed here too.
 
 Migration 0049 runs it again for what the aliases re-file since 0033: a favourite whose last word the
-offline rules read as a "-y" noun's before they knew the "-ie" nouns (favorite_movy: favorite_movie).
-On a database 0033 re-keyed, what it re-keyed is its family's key already and is left as it is.
+offline rules read as a "-y" noun's before they knew the "-ie" nouns (favorite_movy: favorite_movie);
+migration 0050 for one whose last word they read by its ending alone before they knew the other nouns
+plurals.py names (favorite_lense: favorite_lens, favorite_quizz: favorite_quiz). On a database an earlier
+of them re-keyed, what it re-keyed is its family's key already and is left as it is.
 """
 
 from __future__ import annotations

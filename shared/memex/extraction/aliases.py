@@ -12,7 +12,7 @@ import re
 from typing import Iterable
 
 from memex.extraction import families, vocabulary
-from memex.extraction.plurals import ie_noun
+from memex.extraction.plurals import as_filed_now
 from memex.jobs import subject_prefix
 
 # Each family key, with the keys small models file its facts under instead.
@@ -89,9 +89,10 @@ def _family_key(key: str) -> str:
     first, _, rest = key.partition("_")
     if first in _FAVOURITE and rest:
         # The last word is the one the offline rules read a plural back to ("My favourite movies are ..."), which
-        # they read as a "-y" noun's before the "-ie" nouns were known: favorite_movy stored then is favorite_movie.
+        # they read by its ending alone before the nouns plurals.py names were known: favorite_movy stored then is
+        # favorite_movie, favorite_lense favorite_lens.
         *before, last = rest.split("_")
-        return "_".join(["favorite", *before, ie_noun(last)])
+        return "_".join(["favorite", *before, as_filed_now(last)])
     if families.family_of(key) is not None:
         return key
     if first in _IDLE and rest:

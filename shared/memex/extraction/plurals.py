@@ -22,14 +22,17 @@ _TAKES_ES = re.compile(r"(?:s|x|z|ch|sh)$")
 _CH_SAID_K = frozenset("stomach epoch monarch patriarch matriarch oligarch tech loch czech eunuch triptych".split())
 # Nouns in one "z" whose plural doubles it ("quizzes").
 _Z_DOUBLED = frozenset("quiz whiz fez".split())
-# A plural in "-es" after these is of the word without the "e" ("dishes": dish, "glasses": glass, "waltzes": waltz);
-# after one "s", or a vowel and a "z", it is mostly of a word in "-e" ("horses", "prizes"), and "-ches" of a few such
-# words ("headaches"); the nouns in one "s" that take "es" ("buses") are fewer, and named as the "-ie" nouns are.
-_ES_WITHOUT_E = re.compile(r"(?:ss|x|ch|sh|[^aeiou]z)$")
+# A plural in "-es" after these is of the word without the "e" ("dishes": dish, "glasses": glass); after one "s" or
+# "z" it is mostly of a word in "-e" ("horses", "prizes", "bronzes"), and "-ches" of a few such words ("headaches");
+# the nouns in one "s" or "z" that take "es" ("buses", "waltzes") are fewer, and named as the "-ie" nouns are.
+_ES_WITHOUT_E = re.compile(r"(?:ss|zz|x|ch|sh)$")
 _CHE_NOUNS = frozenset("ache headache niche cache quiche moustache mustache avalanche cliche".split())
 _S_NOUNS = frozenset(
     "bus gas atlas canvas alias bias iris lens bonus virus campus circus chorus census status genius octopus walrus "
     "cactus fetus sinus syllabus apparatus prospectus thesaurus hippopotamus".split())
+_Z_NOUNS = frozenset("waltz quartz blitz chintz spritz klutz".split())
+# The nouns singular reads a plural back to first, whatever else its ending alone reads.
+_NAMED = _IE_NOUNS | _S_NOUNS | _Z_NOUNS | _Z_DOUBLED
 
 
 def plural(word: str) -> str:
@@ -39,12 +42,16 @@ def plural(word: str) -> str:
         return word
     if word in _IRREGULAR:
         return _IRREGULAR[word]
-    if re.search(r"[^aeiou]y$", word):
-        return word[:-1] + "ies"
     if word in _CH_SAID_K:
         return word + "s"
     if word in _Z_DOUBLED:
         return word + "zes"
+    return _by_endings(word)
+
+
+def _by_endings(word: str) -> str:
+    if re.search(r"[^aeiou]y$", word):
+        return word[:-1] + "ies"
     if _TAKES_ES.search(word):
         return word + "es"
     return word + "s"
@@ -53,24 +60,32 @@ def plural(word: str) -> str:
 def stems(word: str) -> list[str]:
     """Every word whose plural `word` is, by plural's endings read back ("foods": food; "movies": movy and
     movie, "dishes": dishe and dish, which the endings cannot tell apart; "quizzes": quiz too, "wives": wife), or
-    `word` alone when it is no plural of that shape."""
+    `word` alone when it is no plural of that shape. A plural of _CH_SAID_K or _IRREGULAR spelled by the endings
+    alone ("stomaches", "wifes") is of its noun too, as singular read it before those were named."""
     if word in _SAME_PLURAL:
         return [word]
     found = [one for one, many in _IRREGULAR.items() if many == word] \
-        or [stem for stem in (word[:-3] + "y", word[:-1], word[:-2], word[:-3]) if stem and plural(stem) == word]
+        or [stem for stem in (word[:-3] + "y", word[:-1], word[:-2], word[:-3]) if stem and (
+            plural(stem) == word or (stem in _CH_SAID_K or stem in _IRREGULAR) and _by_endings(stem) == word)]
     return found or [word]
 
 
 def singular(word: str) -> str:
     """The word a plural is of: "foods" -> "food", "cities" -> "city", "movies" -> "movie" (_IE_NOUNS), "buses" -> "bus"
-    (_S_NOUNS), "quizzes" -> "quiz", "dishes" -> "dish", "horses" -> "horse" (_ES_WITHOUT_E); by the endings alone
-    otherwise."""
+    (_S_NOUNS), "waltzes" -> "waltz" (_Z_NOUNS), "quizzes" -> "quiz", "dishes" -> "dish", "horses" -> "horse",
+    "bronzes" -> "bronze" (_ES_WITHOUT_E); by the endings alone otherwise."""
     found = stems(word)
-    return next((stem for stem in found if stem in _IE_NOUNS or stem in _S_NOUNS or stem in _Z_DOUBLED), None) \
+    return next((stem for stem in found if stem in _NAMED), None) \
         or next((stem for stem in found if _ES_WITHOUT_E.search(stem) and stem + "e" not in _CHE_NOUNS), found[0])
 
 
-def ie_noun(word: str) -> str:
-    """The "-ie" noun of _IE_NOUNS that `word` is, said as singular read its plural by the endings alone
-    before it knew them ("movy": "movie", "budgy": "budgie"), or `word`."""
-    return word[:-1] + "ie" if word.endswith("y") and word[:-1] + "ie" in _IE_NOUNS else word
+def as_filed_now(word: str) -> str:
+    """The noun of a list above that `word` is, as singular read the noun's plural by the endings alone before
+    the list was there ("movy": "movie", "lense": "lens", "waltze": "waltz", "quizz": "quiz", "stomachs":
+    "stomach", "wive": "wife"), or `word`: what a key the offline rules filed under then is filed under now."""
+    if word.endswith("y") and word[:-1] + "ie" in _IE_NOUNS:
+        return word[:-1] + "ie"
+    if word.endswith("e") and word[:-1] in _S_NOUNS | _Z_NOUNS \
+            or word.endswith("z") and word[:-1] in _Z_DOUBLED or word.endswith("s") and word[:-1] in _CH_SAID_K:
+        return word[:-1]
+    return next((one for one, many in _IRREGULAR.items() if many == word + "s"), word)

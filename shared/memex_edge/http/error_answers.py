@@ -12,7 +12,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from memex.context import Context
-from memex.models import ID_RULE, METADATA_MAX_DEPTH, UNPAIRED_SURROGATES, FieldError
+from memex.models import ID_RULE, METADATA_MAX_DEPTH, FieldError, what_is_wrong
 from memex_edge.http.methods import methods_at
 from memex_edge.http.seeds import is_seed_route
 from memex_edge.http.trailing_slash import sent_path
@@ -43,10 +43,7 @@ def field_problem(detail: dict[str, Any]) -> str:
     loc = tuple(str(part) for part in detail["loc"])
     if isinstance(cause, FieldError):
         loc += cause.path
-    message = detail["msg"].removeprefix("Value error, ")
-    if detail.get("type") == "string_unicode":
-        # Python's JSON parser lets "\ud800" through, which pydantic refuses in its own words.
-        message = UNPAIRED_SURROGATES
+    message = what_is_wrong(detail)
     in_query_string = len(loc) > 1 and loc[0] == "query"
     if in_query_string and detail.get("type") == "value_error" and " " in str(detail.get("input", "")):
         # The caller most likely sent an id with a +, which a query string reads as a space. A REST

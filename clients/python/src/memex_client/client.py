@@ -16,7 +16,7 @@ import httpx
 
 from memex_client import models
 from memex_client import operations as ops
-from memex_client.errors import APIConnectionError, APITimeoutError
+from memex_client.errors import APIConnectionError, APITimeoutError, InvalidInputError
 from memex_client.operations import MessageLike, Operation, T
 from memex_client.retries import RetryPolicy
 
@@ -52,7 +52,10 @@ def _every(page_at: Callable[[Optional[str]], Any], items: Callable[[Any], Seque
     """The items of every page of a listing, the next page fetched with the last one's next_cursor."""
     cursor = None
     while True:
-        page = page_at(cursor)
+        try:
+            page = page_at(cursor)
+        except InvalidInputError as error:
+            raise _as_page_size(error) from None
         yield from items(page)
         if page.next_cursor is None:
             return
@@ -64,12 +67,25 @@ async def _every_async(page_at: Callable[[Optional[str]], Awaitable[Any]],
     """`_every` for the async client."""
     cursor = None
     while True:
-        page = await page_at(cursor)
+        try:
+            page = await page_at(cursor)
+        except InvalidInputError as error:
+            raise _as_page_size(error) from None
         for item in items(page):
             yield item
         if page.next_cursor is None:
             return
         cursor = page.next_cursor
+
+
+def _as_page_size(error: InvalidInputError) -> InvalidInputError:
+    """A listing's refusal of its `limit`, which the iterators send as their `page_size`, naming what the
+    caller wrote; any other refusal as it came."""
+    if error.field != "limit":
+        return error
+    said = error.message.partition(": ")[2] or error.message
+    return InvalidInputError(error.status, error.code, f"page_size: {said}", field="page_size",
+                             retry_after=error.retry_after, body=error.body)
 
 
 def _finished(turn: models.TurnResult) -> bool:
@@ -107,7 +123,7 @@ class MemexClient:
         attempt = 0
         while True:
             try:
-                response = self._http.request(op.method, op.path, params=op.params, json=op.body)
+                response = self._http.request(op.method, op.path, **op.sent())
             except httpx.TransportError as error:
                 delay = self._retries.after_error(attempt, error, op.replay_safe)
                 if delay is None:
@@ -296,7 +312,7 @@ class AsyncMemexClient:
         attempt = 0
         while True:
             try:
-                response = await self._http.request(op.method, op.path, params=op.params, json=op.body)
+                response = await self._http.request(op.method, op.path, **op.sent())
             except httpx.TransportError as error:
                 delay = self._retries.after_error(attempt, error, op.replay_safe)
                 if delay is None:

@@ -5,6 +5,8 @@ The sync and async clients share these, so they differ only in how they wait on 
 
 from __future__ import annotations
 
+import json
+import re
 import uuid
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -20,6 +22,7 @@ from memex_client.errors import from_response, unexpected
 T = TypeVar("T", bound=BaseModel)
 
 MessageLike = Union[models.Message, dict[str, Any]]
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 @dataclass(frozen=True)
@@ -33,6 +36,18 @@ class Operation(Generic[T]):
     replay_safe: bool = True
     # Statuses besides 2xx whose body is still the answer (a health report while degraded).
     also_ok: frozenset[int] = frozenset()
+
+    def sent(self) -> dict[str, Any]:
+        """What httpx's `request` takes besides the method and path: the query, and the body as JSON in
+        UTF-8 as httpx would write it, but for a surrogate without its pair (a lone "\\ud800", half of an
+        emoji cut short), which UTF-8 cannot encode and httpx raised UnicodeEncodeError for: it goes
+        escaped, as JSON writes it, and the service refuses it naming its field (`messages.0.content`)."""
+        if self.body is None:
+            return {"params": self.params}
+        text = json.dumps(self.body, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+        # JSON escapes characters only inside strings: outside them json.dumps writes ASCII.
+        content = _SURROGATE.sub(lambda found: f"\\u{ord(found.group()):04x}", text).encode("utf-8")
+        return {"params": self.params, "content": content, "headers": {"content-type": "application/json"}}
 
     def is_answer(self, response: httpx.Response) -> bool:
         return response.is_success or response.status_code in self.also_ok

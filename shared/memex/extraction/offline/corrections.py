@@ -407,7 +407,7 @@ def age_again(earlier: Facts, found: Facts, aged: re.Match[str], message_id: str
     said = aged.groupdict()
     name = said["name"]
     age = to_number(said.get("value") or said["now"] or said["then"])
-    if age is None or not 1 <= age <= 120 or name.casefold() in NOT_NAMES:
+    if age is None or not 1 <= age <= 120 or literal.caseless(name) in NOT_NAMES:
         return
     # a baby's age in months ("Maya is 6 months old now") keeps its unit
     value = f"{age} months" if said.get("months") or said.get("months_now") else str(age)
@@ -435,7 +435,7 @@ def role_again(earlier: Facts, found: Facts, said: re.Match[str], message_id: st
     an age. Nothing when the session does not say who they are (a named friend or a stranger has no key
     of their own), nor for a partner, whose role the name alone would keep past the partnership."""
     name = said.group("name")
-    if name.casefold() in NOT_NAMES:
+    if literal.caseless(name) in NOT_NAMES:
         return
     named = _filed_last(earlier, found, name, subject, lambda key: key in _PERSON_NAME_KEYS)
     part = named.base_key.removesuffix("_name") if named is not None else None
@@ -480,7 +480,7 @@ def pet_gone_again(earlier: Facts, found: Facts, name: str, message_id: str, quo
     the key the session filed it ("My dog Pickle..." earlier: pet_dog_name, which this ends), as "My dog
     Pickle died" files it. Nothing when the name the session says last is no current pet's (a person's
     death has no key; a name alone may be anyone's)."""
-    if name.casefold() in NOT_NAMES:
+    if literal.caseless(name) in NOT_NAMES:
         return
     named = _filed_last(earlier, found, name, subject, lambda key: key.endswith("_name"))
     if named is None or named.base_key not in PET_NAME_KEYS:

@@ -10,7 +10,8 @@ written again:
 
     make required-words    (python -m memex.extraction.offline.required_shipped)
 
-tests/test_required_words.py fails while the file differs from a fresh reading. Python 3.11, 3.12 and
+tests/test_required_shipped.py fails while the file differs from a fresh reading. A file that cannot be read
+as the table (missing, cut short, another shape) is none: every pattern is read at run time, with a warning. Python 3.11, 3.12 and
 3.13 read the table alike (checked when the file was first written), so the file holds no Python version.
 """
 
@@ -18,6 +19,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
+import os
 import re
 from pathlib import Path
 
@@ -26,6 +29,7 @@ from memex.extraction.offline.required import required
 from memex.extraction.offline.rules import ASKED_RULES, RULES
 
 FILE = Path(__file__).with_name("required_shipped.json")
+log = logging.getLogger(__name__)
 
 
 def key(source: str) -> str:
@@ -33,7 +37,8 @@ def key(source: str) -> str:
 
 
 def reader_key() -> str:
-    return hashlib.blake2b(Path(reader.__file__).read_bytes(), digest_size=16).hexdigest()
+    # Line endings as checked out (a CRLF checkout builds the same reader).
+    return hashlib.blake2b(Path(reader.__file__).read_bytes().replace(b"\r\n", b"\n"), digest_size=16).hexdigest()
 
 
 def fresh() -> dict:
@@ -44,11 +49,23 @@ def fresh() -> dict:
 
 
 def shipped(path: Path = FILE) -> dict[str, list[frozenset[str]]]:
-    """The readings in the file by pattern key; none when required.py has changed since they were read."""
-    content = json.loads(path.read_text())
-    if content["reader"] != reader_key():
+    """The readings in the file by pattern key; none when required.py has changed since they were read, or
+    the file cannot be read as them (a sieve missing its table is slower to build, never wrong)."""
+    try:
+        content = json.loads(path.read_text())
+        if content["reader"] != reader_key():
+            log.warning("%s was read by another required.py: the patterns are read now (make required-words)", path)
+            return {}
+        return {k: [frozenset(_words(words)) for words in sets] for k, sets in content["required"].items()}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
+        log.warning("%s is not the table of required words (%r): the patterns are read now", path, error)
         return {}
-    return {k: [frozenset(words) for words in sets] for k, sets in content["required"].items()}
+
+
+def _words(words: object) -> list[str]:
+    if not isinstance(words, list) or not all(isinstance(w, str) for w in words):
+        raise TypeError(f"not a list of words: {words!r}")
+    return words
 
 
 def requires(source: str, readings: dict[str, list[frozenset[str]]]) -> list[frozenset[str]]:
@@ -61,7 +78,11 @@ def write(path: Path = FILE) -> None:
     content = fresh()
     # One pattern a line, so that a changed pattern is a changed line.
     lines = [f"  {json.dumps(k)}: {json.dumps(sets)}" for k, sets in content["required"].items()]
-    path.write_text(f'{{"reader": {json.dumps(content["reader"])},\n "required": {{\n' + ",\n".join(lines) + "\n}}\n")
+    text = f'{{"reader": {json.dumps(content["reader"])},\n "required": {{\n' + ",\n".join(lines) + "\n}}\n"
+    # Whole or not at all: a write cut short would leave a table no process could read.
+    partial = path.with_name(path.name + ".partial")
+    partial.write_text(text)
+    os.replace(partial, path)
 
 
 if __name__ == "__main__":

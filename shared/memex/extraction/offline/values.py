@@ -21,7 +21,7 @@ Fields = dict[str, str]
 
 def a_name(m: re.Match[str]) -> list[Fields]:
     value = re.sub(r"'s?$", "", m.group("value"))
-    return [] if value.casefold() in NOT_NAMES else [{"value": value}]
+    return [] if caseless(value) in NOT_NAMES else [{"value": value}]
 
 
 def as_said(m: re.Match[str]) -> list[Fields]:
@@ -62,7 +62,7 @@ def listed_names(names: str) -> list[str]:
     """The names of a list (NAMES), or none when one is no name (a weekday, a breed: "my cats are
     Siamese and Persian")."""
     listed = [re.sub(r"'s?$", "", n) for n in re.split(r",? and |, ", names)]
-    if any(not n or n.casefold() in NOT_NAMES or n.casefold() in BREED_KIND for n in listed):
+    if any(not n or caseless(n) in NOT_NAMES or caseless(n) in BREED_KIND for n in listed):
         return []
     return listed
 
@@ -209,7 +209,7 @@ def an_employer(name: str) -> bool:
     """Whether a name said where one works may be an employer's: not a known place ("I left London for a job at
     Google"), a holiday or another name of a time ("I start at Easter", "working from home for Q3"), nor someone of
     the user's life ("at Dad's", "for Grandpa")."""
-    bare = re.sub(r"'s?$", "", name).casefold()
+    bare = caseless(re.sub(r"'s?$", "", name))
     return not (a_place(name) or bare in NOT_NAMES or PERIOD.fullmatch(name) or bare in PERSON_PARTS)
 
 

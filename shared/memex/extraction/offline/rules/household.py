@@ -35,7 +35,7 @@ def _household_partner(m: re.Match[str]) -> list[Fields]:
 def _household(m: re.Match[str]) -> list[Fields]:
     """Each one lived with, by the word said ("mom", "dad"); a name only when one is ("my sister Ana")."""
     name = m.group("name")
-    if name and name.casefold() in NOT_NAMES:
+    if name and caseless(name) in NOT_NAMES:
         return []
     said = re.split(r",? and |, ", m.group("who"))
     named = f" {name}" if name and len(said) == 1 else ""

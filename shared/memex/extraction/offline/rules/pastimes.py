@@ -132,7 +132,7 @@ def _stay(m: re.Match[str]) -> list[Fields]:
 
 def _title(m: re.Match[str]) -> list[Fields]:
     value = (m.group("quoted") or m.group("value") or "").strip(" ,.!?")
-    return [{"value": value}] if value and value.casefold() not in NOT_NAMES else []
+    return [{"value": value}] if value and caseless(value) not in NOT_NAMES else []
 
 
 GYM_RULES = [

@@ -70,7 +70,7 @@ def _names_and_ages(m: re.Match[str]) -> list[tuple[str, int]]:
         if len(pairs) != len(ages):
             return []
     aged = [(name, to_number(age)) for name, age in pairs]
-    if any(name.casefold() in NOT_NAMES or age is None or not 0 <= age <= 60 for name, age in aged):
+    if any(caseless(name) in NOT_NAMES or age is None or not 0 <= age <= 60 for name, age in aged):
         return []
     return aged
 
@@ -117,7 +117,7 @@ def _whose(kind: str, name: str | None) -> str | None:
     anyone (_KNOWN_UNNAMED)."""
     part = PERSON_PARTS[kind]
     if name:
-        if name.casefold() in NOT_NAMES:
+        if caseless(name) in NOT_NAMES:
             return None
         return named_person(part, name)
     if part == "child":
@@ -230,7 +230,7 @@ _DATED = re.compile(rf"\d{{4}}|\b(?:months?|years?) ago\b|\bin {UPPER}")
 def _proposed_to(m: re.Match[str]) -> list[Fields]:
     """The user engaged, unless who proposed is no name ("Labor Day proposed.")."""
     who = m.group("who")
-    return [] if who and who.casefold() in NOT_NAMES else [{"value": "engaged"}]
+    return [] if who and caseless(who) in NOT_NAMES else [{"value": "engaged"}]
 
 
 def _happened(m: re.Match[str]) -> Fields:
@@ -304,7 +304,7 @@ _NAME_IS = rf"(?P<name>(?!I\b){UPPER}[\w-]*)'s"
 def _whose_child(m: re.Match[str]) -> Fields | None:
     """The child a fact is filed under: their name, else "son" or "daughter"; None when the name is none."""
     name = m.group("name")
-    if name and name.casefold() in NOT_NAMES:
+    if name and caseless(name) in NOT_NAMES:
         return None
     kind = caseless(m.group("kind"))
     return {"kind": kind, "who": snake(name) if name else kind, "named": f" {name}" if name else ""}
@@ -318,11 +318,15 @@ def _child_age(m: re.Match[str]) -> list[Fields]:
 def _child_birth(m: re.Match[str]) -> list[Fields]:
     """A child's birth year and day, as the user's own birth files them (places.py: "2020", "3 March"; a month
     alone files none), under the child's name or "son" or "daughter" as the child's age is (_child_age); and
-    each other child's said after it without the verb ("My son was born in 2019, and my daughter in 2021")."""
+    each other child's said after it without the verb ("My son was born in 2019, and my daughter in 2021"). One said
+    as a child already filed is none: "my older son ..., and my younger son in 2021" is keyed as "son" twice, and its
+    year would replace the first's."""
     found = _born(m)
     more = _BORN_TOO.match(m.string, m.end())
     while more:
-        found += _born(more)
+        born = _born(more)
+        if not {f["who"] for f in born} & {f["who"] for f in found}:
+            found += born
         more = _BORN_TOO.match(m.string, more.end())
     return found
 

@@ -111,7 +111,7 @@ def _pet_breed(m: re.Match[str]) -> list[Fields]:
     found = [{**fields, "value": fields["breed"], "fact": "breed", "said": "breed is"}]
     if m.groupdict().get("name"):
         name = re.sub(r"'s?$", "", m.group("name"))
-        if name.casefold() not in NOT_NAMES:
+        if caseless(name) not in NOT_NAMES:
             found.insert(0, {**fields, "value": name, "fact": "name", "said": "is named"})
     return found
 
@@ -133,7 +133,7 @@ def _pet_gone_by_breed(m: re.Match[str]) -> list[Fields]:
     said = kind.replace("_", " ")
     found = [{"value": breed, "part": f"pet_{kind}_breed", "said": f"{'an' if breed[0] in 'aeiouAEIOU' else 'a'} {breed}"}]
     name = re.sub(r"'s?$", "", m.group("name") or "")
-    if name and name.casefold() not in NOT_NAMES:
+    if name and caseless(name) not in NOT_NAMES:
         return [{"value": name, "part": f"pet_{kind}_name", "said": f"a {said} named {name}"}, *found]
     if name:
         return []
@@ -152,7 +152,7 @@ def _pet_age(m: re.Match[str]) -> list[Fields]:
     """A pet's age in years (pet_age_fields)."""
     kind = caseless(m.group("kind"))
     name = m.group("name")
-    if name and name.casefold() in NOT_NAMES:
+    if name and caseless(name) in NOT_NAMES:
         return []
     return [{**f, **pet_age_fields(PETS[kind], kind, name)} for f in an_age(m)]
 

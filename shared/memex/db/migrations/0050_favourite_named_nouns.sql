@@ -1,0 +1,9 @@
+-- memex: python memex.db.family_keys
+-- 0033's re-keying run again, as 0049 runs it, for what extraction/aliases.py files under a family's key since
+-- the offline rules named the nouns whose plural its ending alone reads wrong (extraction/plurals.py): a favourite
+-- stored under the word they read such a plural back to before ("My favourite lenses are ...": favorite_lense,
+-- favorite_buse, favorite_quizz, favorite_waltze, favorite_stomachs, favorite_wive), filed under the noun
+-- (favorite_lens) that they file it under now, so that a favourite said since replaces it rather than standing
+-- beside it. What 0033 and 0049 re-keyed is its family's key already and is left as it is; a user being erased is
+-- left to the erasure (db/family_keys.py). Tombstones keep the key they were written with (pipeline._erased reads
+-- it as its family's).
