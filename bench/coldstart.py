@@ -20,9 +20,10 @@ cold invocation's total; the first call alone is what a request waits for once i
 (provisioned concurrency, SnapStart). Figures are medians over the runs, in milliseconds.
 
 Apart from the handlers, the first offline extraction: in a fresh interpreter, the first extraction of
-a short turn by the offline rules (which load at that first use: their patterns compiled, the words
-each requires read) and a second one, wall and CPU time. Every process that extracts pays it once: an
-extract worker, a `?wait=true` ingest, `make dev`'s first turn, a test process.
+a short turn by the offline rules (which load at that first use: their modules imported, the words each
+pattern requires read, the patterns the turn may match compiled) and a second one, wall and CPU time.
+Every process that extracts pays it once: an extract worker, a `?wait=true` ingest, `make dev`'s first
+turn, a test process.
 """
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ HANDLERS = sorted(p.parent.name for p in (ROOT / "functions").glob("*/app.py"))
 EMBEDDING_MODULES = ("tokenizers", "safetensors", "memex.embeddings.minilm")
 # Loaded only when an LLM is configured (memex.llm, the health probe): slow to import.
 LLM_CLIENT = "openai"
-# The offline extractor's rules: compiled at import, needed only by a request that extracts.
+# The offline extractor's rules: slow to import, needed only by a request that extracts.
 OFFLINE_RULES = "memex.extraction.offline"
 # The functions that load the model at init with MEMEX_EMBEDDER_AT_INIT: each embeds on nearly
 # every invocation. The others (ingest and cleanup among them) never load it at import.

@@ -42,8 +42,8 @@ plain statement), corrections.py (what a later sentence takes back or restates),
 
 
 def __getattr__(name: str):
-    # OfflineExtractor loads the whole rule table (every pattern compiled, ~1 s): a reader of one
-    # submodule (the pipeline's corrections.GONE_AGAIN) does not pay for it.
+    # OfflineExtractor loads the whole rule table (its modules, the sieve's reading of its patterns): a
+    # reader of one submodule (the pipeline's corrections.GONE_AGAIN) does not pay for it.
     if name == "OfflineExtractor":
         from memex.extraction.offline.extractor import OfflineExtractor
 

@@ -117,10 +117,11 @@ class _Sieve:
     whose own required words (required.py) the sentence holds. Each pattern is filed under the words of
     one of those sets, the one a sentence most likely lacks, so that a sentence meets only the patterns
     filed under its own words; each set is a bit, and a pattern is kept when the sentence's words set
-    every bit it needs."""
+    every bit it needs. A pattern is compiled the first time a sentence may match it (Rule.patterns)."""
 
     def __init__(self, rules: list[Rule], readings: dict[str, list[frozenset[str]]]):
-        self._patterns: list[tuple[Rule, re.Pattern[str]]] = []
+        self._patterns: list[tuple[Rule, str]] = []
+        self._compiled: list[re.Pattern[str] | None] = []
         self._needs: list[tuple[int, int]] = []  # the bits of its required words' sets, and of its cues
         # Each word's bits (of the sets it is one of) and the patterns filed under it.
         self._words: dict[str, tuple[int, list[int]]] = {}
@@ -135,12 +136,13 @@ class _Sieve:
             return bit_of[words]
 
         for rule in rules:
-            for pattern in rule.patterns:
-                sets = requires(pattern, readings)
+            for source in rule.patterns:
+                sets = requires(source, readings)
                 self._needs.append((sum({bit(words) for words in sets}), bit(rule.cues)))
                 for word in min([*sets, rule.cues], key=_likely):
                     self._words[word][1].append(len(self._patterns))
-                self._patterns.append((rule, pattern))
+                self._patterns.append((rule, source))
+                self._compiled.append(None)
         self._known = frozenset(self._words)  # a set: intersecting it walks the smaller side
 
     def patterns(self, sentence: str) -> list[tuple[Rule, re.Pattern[str]]]:
@@ -160,8 +162,15 @@ class _Sieve:
                 bits, filed = self._words[word]
                 cues |= bits
                 numbers.update(filed)
-        return [self._patterns[number] for number in sorted(numbers)
+        return [(self._patterns[number][0], self._pattern(number)) for number in sorted(numbers)
                 if not self._needs[number][0] & ~has and self._needs[number][1] & cues]
+
+    def _pattern(self, number: int) -> re.Pattern[str]:
+        compiled = self._compiled[number]
+        if compiled is None:
+            # Two threads may both compile it: either's pattern is the same.
+            compiled = self._compiled[number] = re.compile(self._patterns[number][1])
+        return compiled
 
 
 def _likely(words: frozenset[str]) -> float:

@@ -95,8 +95,8 @@ def _capitals() -> str:
     """The capital letters of the Latin, Greek, Cyrillic and Armenian scripts (with their extended
     blocks), as one character class: Python's `re` has no `\\p{Lu}`, and Latin-1's alone ("À-Þ") left
     "I live in İzmir.", "My name is Łukasz." and "I work at Škoda." filing nothing. Not every script's:
-    the class is compiled into every name pattern at import, where these add about 0.3 s (0.6 s
-    without) and the whole plane's about 0.5 s, for scripts (Cherokee, Glagolitic, Coptic) that English
+    the class is compiled into every name pattern (each at its first use, rule.Rule), where over the
+    whole table these add about 0.3 s (0.6 s without) and the whole plane's about 0.5 s, for scripts (Cherokee, Glagolitic, Coptic) that English
     sentences hardly name anything in."""
     capitals = [c for c in [*range(0x530), *range(0x1E00, 0x2000)] if chr(c).isupper()]
     ranges, start = [], capitals[0]

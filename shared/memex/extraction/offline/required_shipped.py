@@ -3,9 +3,10 @@ required_shipped.json: reading all ~490 patterns costs about 1 s of CPU, which e
 (an extract worker, a `?wait=true` ingest, `make dev`'s first turn, a test) paid at its first extraction.
 
 The file is trusted only as far as it provably applies. Each reading is filed under a digest of its
-pattern's source and flags, so a pattern changed since is read at run time, and the whole file under a
-digest of required.py as it read them, so a changed reading reads every pattern again. A changed table
-is still right, only slower to load, until the file is written again:
+pattern's source (the table's patterns have no flags but those written in them), so a pattern changed
+since is read at run time, and the whole file under a digest of required.py as it read them, so a changed
+reading reads every pattern again. A changed table is still right, only slower to load, until the file is
+written again:
 
     make required-words    (python -m memex.extraction.offline.required_shipped)
 
@@ -31,8 +32,8 @@ FILE = Path(__file__).with_name("required_shipped.json")
 log = logging.getLogger(__name__)
 
 
-def key(pattern: re.Pattern[str]) -> str:
-    return hashlib.blake2b(f"{pattern.flags}:{pattern.pattern}".encode(), digest_size=16).hexdigest()
+def key(source: str) -> str:
+    return hashlib.blake2b(source.encode(), digest_size=16).hexdigest()
 
 
 def reader_key() -> str:
@@ -42,8 +43,9 @@ def reader_key() -> str:
 
 def fresh() -> dict:
     """The file's content, read now: what each pattern of the table requires."""
-    patterns = sorted({key(p): p for rule in [*RULES, *ASKED_RULES] for p in rule.patterns}.items())
-    return {"reader": reader_key(), "required": {k: [sorted(words) for words in required(p)] for k, p in patterns}}
+    sources = sorted({key(s): s for rule in [*RULES, *ASKED_RULES] for s in rule.patterns}.items())
+    return {"reader": reader_key(),
+            "required": {k: [sorted(words) for words in required(re.compile(s))] for k, s in sources}}
 
 
 def shipped(path: Path = FILE) -> dict[str, list[frozenset[str]]]:
@@ -66,10 +68,10 @@ def _words(words: object) -> list[str]:
     return words
 
 
-def requires(pattern: re.Pattern[str], readings: dict[str, list[frozenset[str]]]) -> list[frozenset[str]]:
-    """What `pattern` requires: as read in `readings` (shipped()), or read now when they lack it."""
-    found = readings.get(key(pattern))
-    return required(pattern) if found is None else found
+def requires(source: str, readings: dict[str, list[frozenset[str]]]) -> list[frozenset[str]]:
+    """What the pattern of `source` requires: as read in `readings` (shipped()), or read now when they lack it."""
+    found = readings.get(key(source))
+    return required(re.compile(source)) if found is None else found
 
 
 def write(path: Path = FILE) -> None:

@@ -15,7 +15,11 @@ from memex.jobs import Candidate, subject_key
 class Rule:
     type: str
     key: str  # may use {part}, from the clean function
-    patterns: tuple[re.Pattern[str], ...]  # alternatives, each with a `value` group
+    # Alternatives, each with a `value` group: their sources, each compiled when a sentence first may match
+    # it (matching._Sieve). Compiling all ~490 at import cost ~1.1 s of CPU at a process's first extraction,
+    # for a short turn that may match five; LoCoMo-dev's 2,760 lines, extracted in one process, may match 224
+    # of the 472 sources (docs/measurements/big-turns.md).
+    patterns: tuple[str, ...]
     # Lowercase words one of which every pattern contains: a sentence without any of them is not
     # scanned by the patterns (most sentences hold cues for two or three rules, not twenty).
     cues: frozenset[str]
@@ -31,8 +35,7 @@ class Rule:
 def rule(type_: str, key: str, cues: str, patterns: list[str], sentence: str, clean=a_name,
          confidence: float = 0.8, importance: float = 0.7, historical: bool = False, ends_only: bool = False,
          only_replacing: bool = False) -> Rule:
-    compiled = tuple(re.compile(p) for p in patterns)
-    return Rule(type_, key, compiled, frozenset(cues.split()), sentence, clean, confidence, importance, historical,
+    return Rule(type_, key, tuple(patterns), frozenset(cues.split()), sentence, clean, confidence, importance, historical,
                 ends_only, only_replacing)
 
 
