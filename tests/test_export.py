@@ -7,6 +7,7 @@ import json
 import os
 
 from bench.service import RUNTIME_VARS
+from memex import export
 from memex.db.cursors import OTHER_LISTING
 from tests.conftest import memex_cli
 
@@ -137,3 +138,35 @@ def test_an_export_imported_as_another_user_gives_them_the_same_memories(ctx, te
     assert again.returncode == 0, again.stderr
     assert [{k: v for k, v in json.loads(line).items() if k != "idempotency_key"}
             for line in again.stdout.splitlines()] == lines
+
+
+def test_an_export_imported_into_the_same_user_finds_the_keyed_turns_it_says_as_sent(ctx, tenant, runtime, tmp_path):
+    """The README's account of an import into the same user: a keyed turn whose line says it as it was sent
+    is found stored; one whose line the export had to say otherwise (a timestamp for a turn sent without one,
+    which memex does not record; a user_name said as "user", the name it was sent under being kept nowhere)
+    hashes otherwise, and is counted failed with the key's reason, nothing stored twice; a keyless turn is
+    stored again."""
+    from memex import backfill
+
+    sent(tenant, "s1", "2025-03-01T10:00:00+01:00", "I have a cat.", idempotency_key="k-as-sent",
+         user_name="Caroline", messages=[{"role": "user", "name": "Caroline", "content": "I have a cat."},
+                                         {"role": "user", "name": "Melanie", "content": "I have a dog."}])
+    sent(tenant, "s1", "2025-03-02T10:00:00Z", idempotency_key="k-renamed", user_name="Caroline",
+         messages=[{"role": "user", "content": "I play chess."}, {"role": "user", "name": "Mel", "content": "Hi."}])
+    sent(tenant, "s1", "2025-03-03T10:00:00Z", "I play the cello.")
+    sent(tenant, "s1", None, "I play the drums.", idempotency_key="k-untimed")
+    lines = [json.loads(line) for line in export.lines(ctx, tenant.id, tenant.user)]
+    assert [line.get("user_name") for line in lines] == ["Caroline", "user", None, None]
+
+    path = tmp_path / "same-user.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    job = backfill.new_job("import", tenant.id, path=str(path))
+    ctx.publisher.publish_backfill(job)
+    runtime.drain(timeout=300)
+    status = backfill.status(ctx, tenant.id, job.backfill_id)
+    assert (status["done"], status["already_stored"], status["failed"]) == (2, 1, 2)
+    assert [(f["line"], f["reason"]) for f in status["failures"]] == [
+        (2, "not stored (its idempotency_key names another turn)"),
+        (4, "not stored (its idempotency_key names another turn)")]
+    assert [t["messages"][0]["content"] for t in listed(tenant)] == [
+        "I have a cat.", "I play chess.", "I play the cello.", "I play the cello.", "I play the drums."]
