@@ -318,9 +318,10 @@ FLAGS = [("/v1/search", "include_inactive"), ("/search", "include_inactive"), ("
 
 
 @pytest.mark.parametrize("route,field", FLAGS)
-@pytest.mark.parametrize("value", [1, 0, "yes", "on", "t", 1.0])
+@pytest.mark.parametrize("value", [1, 0, "yes", "on", "t", 1.0, "true", "TRUE", "False"])
 def test_a_number_or_a_word_sent_for_a_boolean_is_refused_and_named(tenant, route, field, value):
-    # pydantic took 1, "yes", "on" and "t" for true: "include_inactive": 1 read the history.
+    # pydantic took 1, "yes", "on" and "t" for true: "include_inactive": 1 read the history. A JSON
+    # body has its booleans: "true" is a string there, as a query string's words are not.
     message = refused(tenant.post(route, {"user_id": tenant.user, "query": "hello", field: value}), f"body.{field}")
     assert message == f"body.{field}: must be true or false, not {json.dumps(value)}"
 
