@@ -104,7 +104,7 @@ def as_import(user_id: str, turn: dict[str, Any]) -> dict[str, Any]:
     line: dict[str, Any] = {"user_id": user_id, "session_id": turn["session_id"]}
     if turn["agent_id"] is not None:
         line["agent_id"] = turn["agent_id"]
-    line["timestamp"] = _sent_time(turn["occurred_at"], turn["utc_offset"])
+    line["timestamp"] = _in_sent_offset(turn["occurred_at"], turn["utc_offset"])
     line["messages"] = [{"role": m["role"], "content": m["content"],
                          **({"name": m["name"]} if m["name"] is not None else {}),
                          **({"metadata": m["metadata"]} if m["metadata"] else {})} for m in turn["messages"]]
@@ -114,7 +114,8 @@ def as_import(user_id: str, turn: dict[str, Any]) -> dict[str, Any]:
     return line
 
 
-def _sent_time(said: str, utc_offset: int | None) -> str:
+def _in_sent_offset(said: str, utc_offset: int | None) -> str:
+    # The inverse of models._sent_time, which reads a timestamp into UTC and the offset it was sent with.
     at = datetime.fromisoformat(said)
     if utc_offset is None:
         return at.astimezone(timezone.utc).isoformat().replace("+00:00", "-00:00")
