@@ -357,16 +357,17 @@ def export(args: argparse.Namespace) -> None:
     from memex_edge.context import get_context
 
     ctx = get_context()
-    written = 0
+    written, left_out = 0, turns_out.LeftOut()
     try:
         with _written_to(args.out) as out:
-            for line in turns_out.lines(ctx, args.tenant, args.user, args.agent, args.as_user):
+            for line in turns_out.lines(ctx, args.tenant, args.user, args.agent, args.as_user, left_out):
                 out.write(line + "\n")
                 written += 1
     except UserBeingErased as exc:
         raise SystemExit(f"memex export: {exc.message}") from None
     where = args.out or "stdout"
     print(f"memex export: {written} turns of user {args.user} (tenant {args.tenant}) to {where}"
+          + (f"; left out: {left_out}" if str(left_out) else "")
           + (f"; import them with: memex backfill {args.out} --tenant {args.tenant}" if args.out else ""),
           file=sys.stderr)
 

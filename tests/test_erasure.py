@@ -283,6 +283,17 @@ def test_erasing_the_newest_link_makes_what_it_replaced_current_but_never_the_pa
     assert not _by_value(tenant, "city")["Paris"]["active"]
 
 
+def test_a_facts_tombstone_names_the_message_it_was_drawn_from(ctx, tenant):
+    """What an export leaves out (export.py): the message the erased fact was drawn from, not its turn's others."""
+    turn = tenant.turn("I have a dog.", "I live in Porto.").json()["turn_id"]
+    city = _by_value(tenant, "city")["Porto"]
+    assert tenant.delete(f"/v1/memories/{city['id']}").status_code == 200
+    with psycopg.connect(ctx.db.dsn, autocommit=True) as conn:
+        named = conn.execute("SELECT message_id FROM tombstones WHERE tenant_id = %s AND turn_id = %s",
+                             (tenant.id, turn)).fetchall()
+    assert named == [(city["sources"][0]["message_id"],)]
+
+
 def test_a_memory_erased_by_id_goes_with_its_history_and_does_not_come_back(ctx, tenant, runtime):
     first = tenant.turn("I work at Stripe.", timestamp="2026-01-01T00:00:00Z").json()["turn_id"]
     company = f"Zq{uuid.uuid4().hex[:10]}"

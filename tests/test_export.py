@@ -7,8 +7,9 @@ import json
 import os
 
 from bench.service import RUNTIME_VARS
+from memex import export
 from memex.db.cursors import OTHER_LISTING
-from tests.conftest import memex_cli
+from tests.conftest import import_lines, memex_cli
 
 
 def sent(tenant, session: str, timestamp: str | None, *contents: str, user: str | None = None, **extra) -> str:
@@ -137,3 +138,80 @@ def test_an_export_imported_as_another_user_gives_them_the_same_memories(ctx, te
     assert again.returncode == 0, again.stderr
     assert [{k: v for k, v in json.loads(line).items() if k != "idempotency_key"}
             for line in again.stdout.splitlines()] == lines
+
+
+def test_an_export_imported_into_the_same_user_finds_the_keyed_turns_it_says_as_sent(ctx, tenant, runtime, tmp_path):
+    """The README's account of an import into the same user: a keyed turn whose line says it as it was sent
+    is found stored; one whose line the export had to say otherwise (a timestamp for a turn sent without one,
+    which memex does not record; a user_name said as "user", the name it was sent under being kept nowhere)
+    hashes otherwise, and is counted failed with the key's reason, nothing stored twice; a keyless turn is
+    stored again."""
+    from memex import backfill
+
+    sent(tenant, "s1", "2025-03-01T10:00:00+01:00", "I have a cat.", idempotency_key="k-as-sent",
+         user_name="Caroline", messages=[{"role": "user", "name": "Caroline", "content": "I have a cat."},
+                                         {"role": "user", "name": "Melanie", "content": "I have a dog."}])
+    sent(tenant, "s1", "2025-03-02T10:00:00Z", idempotency_key="k-renamed", user_name="Caroline",
+         messages=[{"role": "user", "content": "I play chess."}, {"role": "user", "name": "Mel", "content": "Hi."}])
+    sent(tenant, "s1", "2025-03-03T10:00:00Z", "I play the cello.")
+    sent(tenant, "s1", None, "I play the drums.", idempotency_key="k-untimed")
+    lines = [json.loads(line) for line in export.lines(ctx, tenant.id, tenant.user)]
+    assert [line.get("user_name") for line in lines] == ["Caroline", "user", None, None]
+
+    path = tmp_path / "same-user.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    job = backfill.new_job("import", tenant.id, path=str(path))
+    ctx.publisher.publish_backfill(job)
+    runtime.drain(timeout=300)
+    status = backfill.status(ctx, tenant.id, job.backfill_id)
+    assert (status["done"], status["already_stored"], status["failed"]) == (2, 1, 2)
+    assert [(f["line"], f["reason"]) for f in status["failures"]] == [
+        (2, "not stored (its idempotency_key names another turn)"),
+        (4, "not stored (its idempotency_key names another turn)")]
+    assert [t["messages"][0]["content"] for t in listed(tenant)] == [
+        "I have a cat.", "I play chess.", "I play the cello.", "I play the cello.", "I play the drums."]
+
+
+def _facts(tenant, user: str) -> set[tuple[str, str]]:
+    page = tenant.get(f"/v1/users/{user}/memories", params={"include_inactive": "true", "limit": 500}).json()
+    return {(m["key"], m["value"]) for m in page["memories"] if m["key"]}
+
+
+def test_a_fact_erased_by_id_does_not_come_back_through_an_export(ctx, tenant, runtime, tmp_path):
+    """Erasure is final, an import too: the export leaves out the message an erased fact was drawn from
+    (its tombstone names it), and the whole turn when its tombstone names none (written before migration
+    0051), which turn's other messages are lost with it; a turn left with no message is left out. The
+    export says on stderr how many, and why."""
+    sent(tenant, "s1", "2025-03-01T10:00:00Z", "I live in Porto.", "I have a dog.")
+    sent(tenant, "s1", "2025-03-02T10:00:00Z", "I work at Stripe.")
+    old = sent(tenant, "s1", "2025-03-03T10:00:00Z", "My sister is called Anna.", "I love jazz.")
+    sent(tenant, "s1", "2025-03-04T10:00:00Z", "I play the cello.")
+    facts = _facts(tenant, tenant.user)
+    erased = {("city", "Porto"), ("employer", "Stripe"), ("sister_name", "Anna")}
+    assert erased <= facts
+    page = tenant.get(f"/v1/users/{tenant.user}/memories", params={"limit": 500}).json()["memories"]
+    for memory in page:
+        if (memory["key"], memory["value"]) in erased:
+            assert tenant.delete(f"/v1/memories/{memory['id']}").status_code == 200
+    with ctx.db.transaction() as conn:  # Anna's tombstone as an erasure before migration 0051 wrote it
+        assert conn.execute("UPDATE tombstones SET message_id = '' WHERE tenant_id = %s AND turn_id = %s",
+                            (tenant.id, old)).rowcount == 1
+    kept = _facts(tenant, tenant.user)
+    assert not erased & kept and {("pet_kind", "dog"), ("likes", "jazz")} <= kept
+
+    env = {k: v for k, v in os.environ.items() if k not in RUNTIME_VARS} | {"DATABASE_URL": ctx.db.dsn}
+    out = tmp_path / "export.jsonl"
+    done = memex_cli("export", "--tenant", tenant.id, "--user", tenant.user, "--out", str(out), env=env)
+    assert done.returncode == 0, done.stderr
+    assert (f"memex export: 2 turns of user {tenant.user} (tenant {tenant.id}) to {out}; left out: 2 messages"
+            " a fact erased by id was drawn from, 1 turn a fact erased before migration 0051 was drawn from"
+            " (which of its messages is not recorded), 1 turn left with no message;") in done.stderr
+    lines = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert [[m["content"] for m in line["messages"]] for line in lines] == [["I have a dog."], ["I play the cello."]]
+
+    # Imported into the same user (a restore), and as another's: the erased facts do not come back.
+    import_lines(ctx, tenant, runtime, tmp_path, lines)
+    assert not erased & _facts(tenant, tenant.user)
+    other = f"{tenant.user}-b"
+    import_lines(ctx, tenant, runtime, tmp_path, [{**line, "user_id": other} for line in lines])
+    assert _facts(tenant, other) == {("pet_kind", "dog"), ("hobby", "cello")}  # jazz was lost with Anna

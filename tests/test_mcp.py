@@ -4,6 +4,7 @@ McpFunction's Lambda handler on its sample events."""
 
 from __future__ import annotations
 
+import base64
 import json
 import logging
 import re
@@ -406,11 +407,17 @@ def test_a_users_conversations_are_listed_and_read_then_forgotten(mcp_url, tenan
                                   cursor=first["next_cursor"])
         missing = await refused(client, "session_messages", user_id=tenant.user, session_id="nope")
         turns = await call(client, "list_turns", user_id=tenant.user)
+        # A cursor's time of receipt pushed past the years a time holds: refused, not Postgres's overflow.
+        issued = (await call(client, "list_turns", user_id=tenant.user, limit=1))["next_cursor"]
+        key = json.loads(base64.urlsafe_b64decode(issued + "=" * (-len(issued) % 4)))
+        pushed = base64.urlsafe_b64encode(json.dumps([*key[:3], 10**30]).encode()).decode()
+        tampered = await refused(client, "list_turns", user_id=tenant.user, cursor=pushed)
         await call(client, "forget_user", user_id=tenant.user)
         after = await call(client, "list_sessions", user_id=tenant.user)
-        return listed, coached, first, rest, elsewhere, missing, turns, after
+        return listed, coached, first, rest, elsewhere, missing, turns, tampered, after
 
-    listed, coached, first, rest, elsewhere, missing, turns, after = session(mcp_url, tenant.key, body)
+    listed, coached, first, rest, elsewhere, missing, turns, tampered, after = session(mcp_url, tenant.key, body)
+    assert tampered == "Error executing tool list_turns: cursor: not a cursor this server issued"
     assert [(t["session_id"], t["agent_id"], [m["content"] for m in t["messages"]]) for t in turns["turns"]] == [
         ("trip", None, ["I moved to Bristol.", "Nice."]), ("work", "coach", ["I work at Oracle."])]
     assert [(s["session_id"], s["turns"], s["messages"]) for s in listed["sessions"]] == [("work", 1, 1),

@@ -904,3 +904,32 @@ def test_the_favourites_stored_under_the_word_an_es_plural_was_read_as_are_filed
         conn.execute("DELETE FROM schema_migrations WHERE version = %s", (version,))
         assert apply_migrations(conn, 384) == [version]
         assert conn.execute(state).fetchall() == after
+
+
+def test_a_tombstone_written_before_0051_names_no_message_and_its_whole_turn_is_left_out_of_an_export(ctx):
+    """Migration 0051 on a database written before it: a tombstone's message is not known (its memory is
+    gone), so it names none, and an export leaves out its whole turn (turns.erased_messages); one written
+    after names its message, and two messages of one turn that said one value are each named."""
+    from memex.db import turns as turn_rows
+
+    version = "0051_tombstone_messages"
+    with _migrated_database(ctx, "memex_before_0051") as conn:
+        # the schema as 0031 left it
+        conn.execute("ALTER TABLE tombstones DROP CONSTRAINT tombstones_pkey")
+        conn.execute("ALTER TABLE tombstones DROP COLUMN message_id")
+        conn.execute("ALTER TABLE tombstones ADD PRIMARY KEY (tenant_id, turn_id, key, subject, value_digest)")
+        conn.execute("DELETE FROM schema_migrations WHERE version = %s", (version,))
+        conn.execute("INSERT INTO tenants (id) VALUES ('t')")
+        for turn in ("old", "new"):
+            conn.execute("""INSERT INTO turns (tenant_id, id, user_id, session_id, occurred_at)
+                            VALUES ('t', %s, 'u', 's', now())""", (turn,))
+        conn.execute("""INSERT INTO tombstones (tenant_id, turn_id, user_id, key, subject, value_digest)
+                        VALUES ('t', 'old', 'u', 'city', '', 'd')""")
+
+        assert apply_migrations(conn, 384) == [version]
+        for message in ("m1", "m2"):
+            conn.execute("""INSERT INTO tombstones (tenant_id, turn_id, user_id, key, subject, value_digest, message_id)
+                            VALUES ('t', 'new', 'u', 'city', '', 'd', %s)""", (message,))
+        conn.row_factory = dict_row
+        assert turn_rows.erased_messages(conn, "t", ["old", "new"]) == {"old": {turn_rows.NO_MESSAGE},
+                                                                         "new": {"m1", "m2"}}

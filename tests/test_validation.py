@@ -328,9 +328,10 @@ FLAGS = [("/v1/search", "include_inactive"), ("/search", "include_inactive"), ("
 
 
 @pytest.mark.parametrize("route,field", FLAGS)
-@pytest.mark.parametrize("value", [1, 0, "yes", "on", "t", 1.0])
+@pytest.mark.parametrize("value", [1, 0, "yes", "on", "t", 1.0, "true", "TRUE", "False"])
 def test_a_number_or_a_word_sent_for_a_boolean_is_refused_and_named(tenant, route, field, value):
-    # pydantic took 1, "yes", "on" and "t" for true: "include_inactive": 1 read the history.
+    # pydantic took 1, "yes", "on" and "t" for true: "include_inactive": 1 read the history. A JSON
+    # body has its booleans: "true" is a string there, as a query string's words are not.
     message = refused(tenant.post(route, {"user_id": tenant.user, "query": "hello", field: value}), f"body.{field}")
     assert message == f"body.{field}: must be true or false, not {json.dumps(value)}"
 
@@ -401,6 +402,27 @@ def test_a_wrong_cursor_gets_one_plain_answer(tenant, cursor):
     response = tenant.get(f"/v1/users/{tenant.user}/memories", params={"cursor": cursor})
     assert response.status_code == 422, response.text
     assert response.json() == {"error": {"code": "validation_error", "message": CURSOR_REFUSED}}
+
+
+def test_an_issued_cursors_key_pushed_out_of_range_gets_the_same_plain_answer(tenant):
+    """A cursor is the client's to send back: each listing's key read out of one it was issued and
+    pushed past what a time or a position can be (a number of microseconds past Postgres's, or
+    Python's, years; a time at either end of the calendar) is one this server did not issue, or
+    an ordinary place to start: never a 500."""
+    tenant.turn("I like tea.", "I like jazz.", session="s1", timestamp="2026-03-01T10:00:00Z")
+    tenant.turn("I like chess.", session="s2", timestamp="2026-03-02T10:00:00Z")
+    listings = [(f"/v1/users/{tenant.user}/memories", {}), (f"/v1/users/{tenant.user}/sessions", {}),
+                (f"/v1/users/{tenant.user}/turns", {}), ("/v1/sessions/s1/messages", {"user_id": tenant.user})]
+    for path, params in listings:
+        issued = tenant.get(path, params={**params, "limit": 1}).json()["next_cursor"]
+        key = json.loads(base64.urlsafe_b64decode(issued + "=" * (-len(issued) % 4)))
+        tampered = [[*key[:1], at, *key[2:]] for at in ("0001-01-01T00:00:00+23:59", "9999-12-31T23:59:59-23:59")]
+        tampered += [[*key[:3], n] for n in (10**30, -10**18, 2**63, -2**63 - 1)] if len(key) == 4 else []
+        for cursor in tampered:
+            response = tenant.get(path, params={**params, "cursor": encoded(cursor)})
+            assert response.status_code in (200, 422), (path, cursor, response.text)
+            if response.status_code == 422:
+                assert response.json()["error"]["message"] == CURSOR_REFUSED, (path, cursor)
 
 
 def test_the_cursors_the_server_issues_page_through_everything(tenant):

@@ -7,7 +7,7 @@ from fastapi import APIRouter, Depends, Query, Response
 
 from memex import backfill, ingest, memories
 from memex.context import Context
-from memex.models import Flag, Id, MemoryPostIn, TurnIn
+from memex.models import Id, MemoryPostIn, QueryFlag, TurnIn
 from memex_edge.answers import Backfill, BackfillList, Memory, TurnAnswer
 from memex_edge.http.dependencies import context, tenant
 from memex_edge.http.lambda_entry import lambda_handler
@@ -22,7 +22,7 @@ PROCESSED = {201: {"model": TurnAnswer, "description": "With `wait=true`: proces
 
 @v1.post("/v1/turns", status_code=202, response_model=TurnAnswer, response_model_exclude_unset=True,
              responses={**PROCESSED, **errors(409, 413)})
-def post_turn(turn: TurnIn, response: Response, wait: Flag = False,
+def post_turn(turn: TurnIn, response: Response, wait: QueryFlag = False,
               tenant_id: str = Depends(tenant), ctx: Context = Depends(context)) -> dict:
     """Store a turn: queued for extraction (202), or processed before answering with `wait=true`
     (201, with its memories; 202 with an `error` if it was queued instead: inline processing failed, or

@@ -8,7 +8,7 @@ from fastapi import APIRouter, Depends, Query
 
 from memex import export, memories, sessions
 from memex.context import Context
-from memex.models import Flag, Id, ListOrder, MemexSeedSearchIn, SearchIn
+from memex.models import Id, ListOrder, MemexSeedSearchIn, QueryFlag, SearchIn
 from memex.retrieval.served import search_request
 from memex_edge.answers import (Count, Memory, MemoryHistory, MemoryList, SearchAnswer, SessionList,
                                 SessionMessageList, TurnList)
@@ -49,7 +49,7 @@ def post_memories_search(request: MemexSeedSearchIn, tenant_id: str = Depends(te
 
 # Declared before /v1/memories/{memory_id} so that "count" is not taken for an id.
 @v1.get("/v1/memories/count", response_model=Count, responses=errors(409))
-def get_count(user_id: Id, agent_id: Optional[Id] = None, include_inactive: Flag = False,
+def get_count(user_id: Id, agent_id: Optional[Id] = None, include_inactive: QueryFlag = False,
               tenant_id: str = Depends(tenant), ctx: Context = Depends(context)) -> dict:
     """How many current memories the user has; with `include_inactive`, with their history (what the
     memories listing with `include_inactive` lists)."""
@@ -67,7 +67,7 @@ def get_history(memory_id: Id, tenant_id: str = Depends(tenant), ctx: Context = 
 
 
 @v1.get("/v1/users/{user_id}/memories", response_model=MemoryList, responses=errors(409))
-def list_user_memories(user_id: Id, include_inactive: Flag = False, agent_id: Optional[Id] = None,
+def list_user_memories(user_id: Id, include_inactive: QueryFlag = False, agent_id: Optional[Id] = None,
                        limit: int = LIMIT, cursor: Optional[str] = CURSOR, order: ListOrder = "written",
                        tenant_id: str = Depends(tenant), ctx: Context = Depends(context)) -> dict:
     """The user's memories, the latest written first; with `order=valid_from`, the earliest

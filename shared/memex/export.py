@@ -1,16 +1,19 @@
 """A user's turns as they were sent, for the user to take out: the listing of GET
 /v1/users/{user_id}/turns, and the same turns as the JSON Lines `memex backfill` imports, so that an
-import of an export stores the same conversation (and draws the same memories from it)."""
+import of an export stores the same conversation (and draws the same memories from it), but what the user
+erased: an erasure is not undone by a re-import."""
 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Any, Iterator
 
 from memex.context import Context
 from memex.db import cursors
 from memex.db import sessions as session_rows
+from memex.db import turns as turn_rows
 from memex.models import sent_user_name, wire_time
 
 # Turns a page of `lines` reads: the listing's largest page.
@@ -43,21 +46,54 @@ def _turn(row: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+@dataclass
+class LeftOut:
+    """What `lines` left out of the user's turns, by why."""
+
+    messages: int = 0  # each the message a fact erased by id was drawn from
+    turns_unrecorded: int = 0  # each the turn of a tombstone naming no message (written before migration 0051)
+    turns_emptied: int = 0  # each left with no message (its episodic memories erased, or the messages above)
+
+    def __str__(self) -> str:
+        said = [(self.messages, "message", "a fact erased by id was drawn from"),
+                (self.turns_unrecorded, "turn", "a fact erased before migration 0051 was drawn from"
+                 " (which of its messages is not recorded)"),
+                (self.turns_emptied, "turn", "left with no message")]
+        return ", ".join(f"{n} {what}{'s' if n != 1 else ''} {why}" for n, what, why in said if n)
+
+
 def lines(ctx: Context, tenant_id: str, user_id: str, agent_id: str | None = None,
-          as_user: str | None = None) -> Iterator[str]:
+          as_user: str | None = None, left_out: LeftOut | None = None) -> Iterator[str]:
     """The user's turns (only `agent_id`'s when given), the earliest said first, one JSON line each
     (without its newline), as `memex backfill` imports them: for `as_user` when given, to import
     them as that user's. Pages of the listing, each read on its own: turns sent meanwhile after the
-    last page read are exported too, as a listing would page them."""
+    last page read are exported too, as a listing would page them. Without what the user erased
+    (counted in `left_out` when given): a fact erased by id leaves its message, which an import would
+    draw it from again, received after the erasure that no tombstone holds back."""
+    left_out = left_out if left_out is not None else LeftOut()
     cursor = None
     while True:
         page = turns(ctx, tenant_id, user_id, LINES_PER_PAGE, cursor, agent_id)
+        erased = turn_rows.erased_messages(ctx.db.connection(), tenant_id, [t["turn_id"] for t in page["turns"]])
         for turn in page["turns"]:
-            if turn["messages"]:  # a turn whose messages were all erased has nothing left to import
-                yield json.dumps(as_import(as_user or user_id, turn), ensure_ascii=False)
+            messages = _unerased(turn, erased.get(turn["turn_id"], set()), left_out)
+            if messages:
+                yield json.dumps(as_import(as_user or user_id, {**turn, "messages": messages}), ensure_ascii=False)
         if page["next_cursor"] is None:
             return
         cursor = page["next_cursor"]
+
+
+def _unerased(turn: dict[str, Any], erased: set[str], left_out: LeftOut) -> list[dict[str, Any]]:
+    """The turn's messages but those its tombstones name (`erased`); none when one names no message."""
+    if turn_rows.NO_MESSAGE in erased:
+        left_out.turns_unrecorded += 1
+        return []
+    kept = [m for m in turn["messages"] if m["id"] not in erased]
+    left_out.messages += len(turn["messages"]) - len(kept)
+    if not kept:
+        left_out.turns_emptied += 1
+    return kept
 
 
 def as_import(user_id: str, turn: dict[str, Any]) -> dict[str, Any]:
@@ -68,7 +104,7 @@ def as_import(user_id: str, turn: dict[str, Any]) -> dict[str, Any]:
     line: dict[str, Any] = {"user_id": user_id, "session_id": turn["session_id"]}
     if turn["agent_id"] is not None:
         line["agent_id"] = turn["agent_id"]
-    line["timestamp"] = _sent_time(turn["occurred_at"], turn["utc_offset"])
+    line["timestamp"] = _in_sent_offset(turn["occurred_at"], turn["utc_offset"])
     line["messages"] = [{"role": m["role"], "content": m["content"],
                          **({"name": m["name"]} if m["name"] is not None else {}),
                          **({"metadata": m["metadata"]} if m["metadata"] else {})} for m in turn["messages"]]
@@ -78,7 +114,8 @@ def as_import(user_id: str, turn: dict[str, Any]) -> dict[str, Any]:
     return line
 
 
-def _sent_time(said: str, utc_offset: int | None) -> str:
+def _in_sent_offset(said: str, utc_offset: int | None) -> str:
+    # The inverse of models._sent_time, which reads a timestamp into UTC and the offset it was sent with.
     at = datetime.fromisoformat(said)
     if utc_offset is None:
         return at.astimezone(timezone.utc).isoformat().replace("+00:00", "-00:00")

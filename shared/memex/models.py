@@ -133,16 +133,23 @@ Number = Annotated[_T, BeforeValidator(_not_boolean)]
 
 def _true_or_false(value: Any) -> Any:
     # pydantic takes 1, "yes", "on", "t" for true (and 0, "no", "off", "f" for false): a number is no
-    # flag, as a flag is no number (NoBoolean). A query string's "true" and "false" are its booleans.
+    # flag, as a flag is no number (NoBoolean); nor is a string, in JSON, which has true and false.
     if isinstance(value, bool):
         return value
-    if isinstance(value, str) and value.lower() in ("true", "false"):
-        return value.lower() == "true"
     raise ValueError(f"must be true or false, not {json.dumps(value)[:64]}")
 
 
-# Every true-or-false field of a request, in a body or a query string.
+def _word_true_or_false(value: Any) -> Any:
+    # A query string has no booleans but its words.
+    if isinstance(value, str) and value.lower() in ("true", "false"):
+        return value.lower() == "true"
+    return _true_or_false(value)
+
+
+# Every true-or-false field of a request's JSON: a body's, an MCP tool's arguments.
 Flag = Annotated[bool, BeforeValidator(_true_or_false)]
+# Every true-or-false parameter of a query string: "true" or "false", in any case.
+QueryFlag = Annotated[bool, BeforeValidator(_word_true_or_false)]
 
 
 def _path_part(key: Any) -> str:

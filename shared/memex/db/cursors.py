@@ -12,7 +12,7 @@ import base64
 import hashlib
 import json
 import re
-from datetime import datetime
+from datetime import datetime, timedelta, timezone
 from typing import Callable
 
 from memex.errors import InvalidInput
@@ -23,6 +23,7 @@ OTHER_LISTING = ("cursor: the next_cursor of another listing; a cursor continues
                  "returned it (the same route, tenant, user, session, agent and include_inactive)")
 
 _DIGEST = re.compile(r"[0-9a-f]{16}")
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
 
 def listing(*parts: object) -> str:
@@ -61,6 +62,20 @@ def decode(cursor: str, of: str, rest: int = 0) -> tuple:
     if at.tzinfo is None or not is_id(decoded[2]):
         raise InvalidInput(NOT_ISSUED)
     return (at, *decoded[2:])
+
+
+def microseconds(at: datetime) -> int:
+    """An instant as a cursor carries it among its integers (`rest`): microseconds since 1970, UTC."""
+    return (at - _EPOCH) // timedelta(microseconds=1)
+
+
+def instant(microseconds: int) -> datetime:
+    """The instant `microseconds()` gave. InvalidInput for a number no instant gives (one past the
+    years a datetime holds): the client tampered with the cursor, Postgres must not be the one to say."""
+    try:
+        return _EPOCH + timedelta(microseconds=microseconds)
+    except OverflowError:
+        raise InvalidInput(NOT_ISSUED) from None
 
 
 def page(of: str, cursor: str | None, read: Callable[[tuple | None], tuple[list, tuple | None]],

@@ -19,7 +19,8 @@ The rules, in the order they apply:
   replay), this one or another ("I just started at Notion, left Stripe." says Stripe's end), does
   not bring that value back, and brings back the key's other values (Notion). A value worded
   otherwise ("Stripe, Inc.", by an LLM extractor) is another value. What the user says after the
-  erasure is new: it is stored.
+  erasure is new: it is stored. The tombstone names the message the fact was drawn from too, which an
+  export leaves out (export.py): imported, it would be said after the erasure.
 - An erased episodic memory takes its message with it, and the memory that was indexed with it
   as context ("the line it answers") loses that context and its vector, made from it too: the caller
   embeds it again after the commit, or the sweep does (memex/vectorless.py). The facts
@@ -111,13 +112,15 @@ def memories(conn: psycopg.Connection, tenant_id: str, ids: list[str]) -> dict[s
     _close_chains(conn, tenant_id, erased)
     facts = [r for r in rows if r["memory_type"] == "semantic" and r["key"] and r["value"] is not None]
     conn.execute(
-        """INSERT INTO tombstones (tenant_id, turn_id, user_id, key, subject, value_digest)
-           SELECT %s, r.turn_id, t.user_id, r.key, r.subject, r.digest
-           FROM unnest(%s::text[], %s::text[], %s::text[], %s::text[]) AS r(turn_id, key, subject, digest)
+        """INSERT INTO tombstones (tenant_id, turn_id, user_id, key, subject, value_digest, message_id)
+           SELECT %s, r.turn_id, t.user_id, r.key, r.subject, r.digest, r.message_id
+           FROM unnest(%s::text[], %s::text[], %s::text[], %s::text[], %s::text[])
+                AS r(turn_id, key, subject, digest, message_id)
            JOIN turns t ON t.tenant_id = %s AND t.id = r.turn_id
            ON CONFLICT DO NOTHING""",
         (tenant_id, [r["source_turn_id"] for r in facts], [r["key"] for r in facts], [r["subject"] for r in facts],
-         [value_digest(tenant_id, r["user_id"], r["key"], r["subject"], r["value"]) for r in facts], tenant_id),
+         [value_digest(tenant_id, r["user_id"], r["key"], r["subject"], r["value"]) for r in facts],
+         [r["source_message_id"] or "" for r in facts], tenant_id),
     )
     episodic = [r for r in rows if r["memory_type"] == "episodic"]
     erased_messages = [r["source_message_id"] for r in episodic if r["source_message_id"]]

@@ -3,15 +3,13 @@ user's turns with their messages."""
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import datetime
 from typing import Any
 
 import psycopg
 
-from memex.db import erasing
+from memex.db import cursors, erasing
 from memex.models import wire_time
-
-_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
 
 def of_user(conn: psycopg.Connection, tenant_id: str, user_id: str, limit: int,
@@ -83,9 +81,9 @@ def turns(conn: psycopg.Connection, tenant_id: str, user_id: str, limit: int,
         clauses.append("t.session_id = %(session)s")
         params["session"] = session_id
     if after is not None:
-        clauses.append("(t.occurred_at, t.created_at, t.id)"
-                       " > (%(at)s, 'epoch'::timestamptz + %(received)s * interval '1 microsecond', %(turn)s)")
-        params["at"], params["turn"], params["received"] = after
+        clauses.append("(t.occurred_at, t.created_at, t.id) > (%(at)s, %(received)s, %(turn)s)")
+        params["at"], params["turn"] = after[:2]
+        params["received"] = cursors.instant(after[2])
     page = ("""SELECT t.id AS turn_id, t.session_id, t.agent_id, t.occurred_at, t.utc_offset, t.created_at,
                       t.status, t.metadata, t.idempotency_key,
                       (SELECT jsonb_agg(jsonb_build_object('id', m.id, 'role', m.role, 'name', m.name,
@@ -97,12 +95,8 @@ def turns(conn: psycopg.Connection, tenant_id: str, user_id: str, limit: int,
     rows = erasing.rows(conn.execute(erasing.with_mark(page, "occurred_at, created_at, turn_id"), params).fetchall(),
                         user_id)
     last = rows[limit - 1] if len(rows) > limit else None
-    next_key = (last["occurred_at"], last["turn_id"], _microseconds(last["created_at"])) if last else None
+    next_key = (last["occurred_at"], last["turn_id"], cursors.microseconds(last["created_at"])) if last else None
     return rows[:limit], next_key
-
-
-def _microseconds(at: datetime) -> int:
-    return (at - _EPOCH) // timedelta(microseconds=1)
 
 
 def exists(conn: psycopg.Connection, tenant_id: str, user_id: str, session_id: str) -> bool:

@@ -263,6 +263,20 @@ def tombstones(conn: psycopg.Connection, tenant_id: str, turn_ids: list[str]) ->
     return {(r["turn_id"], r["key"], r["subject"], r["value_digest"]) for r in rows}
 
 
+# The message_id of a tombstone that names no message (migration 0051): its whole turn is left out.
+NO_MESSAGE = ""
+
+
+def erased_messages(conn: psycopg.Connection, tenant_id: str, turn_ids: list[str]) -> dict[str, set[str]]:
+    """By turn, the messages of these turns that an erased fact was drawn from, as their tombstones name
+    them (db/erasure.py), NO_MESSAGE for a tombstone that names none; turns without one are left out."""
+    erased: dict[str, set[str]] = {}
+    for r in conn.execute("SELECT turn_id, message_id FROM tombstones WHERE tenant_id = %s AND turn_id = ANY(%s)",
+                          (tenant_id, turn_ids)).fetchall():
+        erased.setdefault(r["turn_id"], set()).add(r["message_id"])
+    return erased
+
+
 # Which unfinished turns are lost (see claim_lost); %(age)s is the age in seconds. Not those of a user
 # being erased: a worker would skip them (lock_turns), and the erasure takes them.
 _LOST = f"""
