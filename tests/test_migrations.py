@@ -862,3 +862,46 @@ def test_the_favourites_stored_under_the_y_word_of_an_ie_noun_are_filed_under_it
         conn.execute("DELETE FROM schema_migrations WHERE version = %s", (version,))
         assert apply_migrations(conn, 384) == [version]
         assert conn.execute(state).fetchall() == after
+
+
+_FACT_VALUES = "0050_fact_values"
+# A favourite song of 750 Han letters, 3,000 bytes, varied: no compression brings a b-tree entry of
+# it under the 2,704 bytes one may take.
+_LONG_VALUE = "".join(chr(0x20000 + i * 7919 % 40000) for i in range(750))
+
+
+def _before_fact_values(conn: psycopg.Connection) -> None:
+    """The schema as it was before migration 0050, and facts of two users: one a value too long for
+    a b-tree entry."""
+    conn.execute("DROP INDEX memories_user_value_grams")
+    conn.execute("DROP INDEX memories_user_value_starts")
+    conn.execute("DROP FUNCTION memex_value_grams")
+    conn.execute("DELETE FROM schema_migrations WHERE version = %s", (_FACT_VALUES,))
+    conn.execute("INSERT INTO tenants (id) VALUES ('t')")
+    for id_, user, value in (("holds", "u", "Shopify Plus"), ("held", "u", "Dublin"), ("other", "v", "Shopify"),
+                             ("none", "u", None), ("long", "u", _LONG_VALUE)):
+        conn.execute("""INSERT INTO memories (tenant_id, id, user_id, memory_type, type, key, value, content,
+                                              valid_from, embedding)
+                        VALUES ('t', %s, %s, 'semantic', 'fact', 'likes', %s, %s, now(), %s)""",
+                     (id_, user, value, id_, [0.0] * 384))
+
+
+def test_the_fact_values_indexes_are_built_on_a_database_before_0050(ctx):
+    """Migration 0050 on a database written before it, one of whose values is too long for a b-tree
+    entry: the users' fact values are in both indexes, which are valid (built concurrently), and a
+    chain question's statement reads them: a value holding the text and one held in it, the long one
+    either way, not another user's."""
+    from memex.db import history
+
+    with _migrated_database(ctx, "memex_before_0050") as conn:
+        _before_fact_values(conn)
+        assert apply_migrations(conn, 384) == [_FACT_VALUES]
+        assert _index_valid(conn, "memories_user_value_grams") is True
+        assert _index_valid(conn, "memories_user_value_starts") is True
+        conn.execute("SET enable_seqscan = off")
+        conn.row_factory = dict_row
+        for texts, ids in ((["shopify", "we met in dublin"], ["held", "holds"]),
+                           ([f"my favourite song is {_LONG_VALUE}"], ["long"]), ([_LONG_VALUE[100:200]], ["long"])):
+            found = history.send_chain_facts(conn, "t", "u", texts, [])()
+            assert sorted(row["id"] for row in found) == ids
+
