@@ -905,3 +905,42 @@ def test_the_fact_values_indexes_are_built_on_a_database_before_0050(ctx):
             found = history.send_chain_facts(conn, "t", "u", texts, [])()
             assert sorted(row["id"] for row in found) == ids
 
+
+def test_a_cancelled_concurrent_build_leaves_no_invalid_index(ctx):
+    """Migration 0050's index build cancelled while it waits for a writer's open transaction: the
+    invalid index the build leaves is dropped before the migration fails (a write would otherwise
+    update it until the next migrator drops it), and the migration is not recorded; the next run
+    builds both indexes."""
+    import threading
+    from psycopg.conninfo import make_conninfo
+
+    with _migrated_database(ctx, "memex_cancelled_0050") as conn:
+        _before_fact_values(conn)
+        url = make_conninfo(ctx.db.dsn, dbname="memex_cancelled_0050")
+        failures: list[BaseException] = []
+
+        def migrate() -> None:
+            try:
+                _apply(url)
+            except psycopg.Error as exc:
+                failures.append(exc)
+
+        with psycopg.connect(url) as open_writer:
+            _memory(open_writer, "open")  # its transaction stays open
+            migrator = threading.Thread(target=migrate)
+            migrator.start()
+            building = ("SELECT pid FROM pg_stat_activity WHERE query LIKE '%%CREATE INDEX%%memories_user_value_grams%%' "
+                        "AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()")
+            _wait_for(lambda: conn.execute(building).fetchone() is not None)
+            assert _index_valid(conn, "memories_user_value_grams") is False
+            conn.execute("SELECT pg_cancel_backend(%s)", conn.execute(building).fetchone())
+            open_writer.commit()  # the drop waits for it as the build did
+            migrator.join(60)
+        assert [type(failure) for failure in failures] == [psycopg.errors.QueryCanceled]
+        assert _index_valid(conn, "memories_user_value_grams") is None
+        assert _index_valid(conn, "memories_user_value_starts") is None
+        assert conn.execute("SELECT count(*) FROM schema_migrations WHERE version = %s",
+                            (_FACT_VALUES,)).fetchone()[0] == 0
+        assert apply_migrations(conn, 384) == [_FACT_VALUES]
+        assert _index_valid(conn, "memories_user_value_grams") is True
+        assert _index_valid(conn, "memories_user_value_starts") is True
