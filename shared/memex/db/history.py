@@ -447,7 +447,8 @@ _START = f'left(lower({{v}}.value), {_STARTS}) COLLATE "C"'
 # of its length) and each taken once (a periodic text has few). Of a window, the beginnings some
 # value begins with are those that one of its two neighbours in memories_user_value_starts begins
 # with (in byte order, whatever lies between two strings sharing a beginning shares it): two probes
-# a window, not one for each letter grown.
+# a window, not one for each letter grown; the beginnings are then grown while a neighbour shares
+# them, at most _STARTS letters, with no probe.
 _HELD_IN = f"""windows AS (
                 SELECT DISTINCT string_agg(l.letter, '') OVER (
                     PARTITION BY x.n ORDER BY l.at ROWS BETWEEN CURRENT ROW AND {_STARTS - 1} FOLLOWING) AS span
@@ -465,10 +466,14 @@ _HELD_IN = f"""windows AS (
                         ORDER BY {_START.format(v="v")} DESC LIMIT 1) AS below
                 FROM windows w
             ),
-            held_in AS (
-                SELECT DISTINCT left(b.span, j) AS part FROM neighbours b, generate_series(0, length(b.span)) j
-                WHERE left(b.span, j) IN (left(b.above, j), left(b.below, j))
-            )"""
+            beginnings AS (
+                SELECT b.span, b.above, b.below, 0 AS j FROM neighbours b
+                WHERE b.above IS NOT NULL OR b.below IS NOT NULL
+                UNION ALL
+                SELECT g.span, g.above, g.below, g.j + 1 FROM beginnings g
+                WHERE g.j < length(g.span) AND left(g.span, g.j + 1) IN (left(g.above, g.j + 1), left(g.below, g.j + 1))
+            ),
+            held_in AS (SELECT DISTINCT left(span, j) AS part FROM beginnings)"""
 
 
 def send_chain_facts(conn: psycopg.Connection, tenant_id: str, user_id: str, texts: list[str], words: list[str],
