@@ -123,7 +123,7 @@ def test_a_question_that_asks_nothing_of_a_chain_s_order(question, asks):
     assert (None if asking is None else (asking.kind, asking.value)) == asks
 
 
-# The statement history.send_chain_facts sent before migration 0050, which tested each of the user's
+# The statement history.send_chain_facts sent before migration 0052, which tested each of the user's
 # facts: what the one read through indexes must return, row for row.
 _EACH_FACT = """WITH facts AS (
         SELECT o.tenant_id, o.id, o.key, o.value, o.content, o.valid_from, o.valid_to, o.importance,
@@ -202,7 +202,7 @@ def _valued_user(ctx, rng) -> str:
 
 def test_the_chain_facts_read_through_indexes_are_those_each_fact_tested_gave(ctx):
     """history.send_chain_facts reads the values holding a text and held in one through migration
-    0050's indexes, the keys through the user's distinct keys: the same rows, columns and order as
+    0052's indexes, the keys through the user's distinct keys: the same rows, columns and order as
     testing each fact gave (_EACH_FACT), for values inside texts and texts inside values, any case,
     punctuation, LIKE's and a pattern's special letters, accents and Han, the empty text and value,
     values and texts longer than the 16 letters the values are read by, one too long for a b-tree
@@ -250,7 +250,7 @@ def _rows_read(conn) -> int:
 
 
 def _probes(conn) -> int:
-    """The scans of the values' first letters (migration 0050) so far in this transaction: each probe
+    """The scans of the values' first letters (migration 0052) so far in this transaction: each probe
     of a neighbour, and each part looked up."""
     return conn.execute("SELECT pg_stat_get_xact_numscans('memories_user_value_starts'::regclass) AS n").fetchone()["n"]
 
@@ -258,7 +258,7 @@ def _probes(conn) -> int:
 def test_a_chain_question_reads_the_facts_it_names_not_each_of_the_users(ctx):
     """Asked when they talked of Shopify and Dublin, the statement reads the rows of the values the
     question holds and those holding it, a few probes beside: not each of the user's 600 facts (the
-    statement before migration 0050 read them all)."""
+    statement before migration 0052 read them all)."""
     tenant = _user_with(ctx, ["Shopify", "Dublin", "a Dublin suburb"] + [f"value number {i}" for i in range(600)])
     conn = ctx.db.connection()
     with conn.transaction():

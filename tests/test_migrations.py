@@ -864,14 +864,14 @@ def test_the_favourites_stored_under_the_y_word_of_an_ie_noun_are_filed_under_it
         assert conn.execute(state).fetchall() == after
 
 
-_FACT_VALUES = "0050_fact_values"
+_FACT_VALUES = "0052_fact_values"
 # A favourite song of 750 Han letters, 3,000 bytes, varied: no compression brings a b-tree entry of
 # it under the 2,704 bytes one may take.
 _LONG_VALUE = "".join(chr(0x20000 + i * 7919 % 40000) for i in range(750))
 
 
 def _before_fact_values(conn: psycopg.Connection) -> None:
-    """The schema as it was before migration 0050, and facts of two users: one a value too long for
+    """The schema as it was before migration 0052, and facts of two users: one a value too long for
     a b-tree entry."""
     conn.execute("DROP INDEX memories_user_value_grams")
     conn.execute("DROP INDEX memories_user_value_starts")
@@ -886,14 +886,14 @@ def _before_fact_values(conn: psycopg.Connection) -> None:
                      (id_, user, value, id_, [0.0] * 384))
 
 
-def test_the_fact_values_indexes_are_built_on_a_database_before_0050(ctx):
-    """Migration 0050 on a database written before it, one of whose values is too long for a b-tree
+def test_the_fact_values_indexes_are_built_on_a_database_before_0052(ctx):
+    """Migration 0052 on a database written before it, one of whose values is too long for a b-tree
     entry: the users' fact values are in both indexes, which are valid (built concurrently), and a
     chain question's statement reads them: a value holding the text and one held in it, the long one
     either way, not another user's."""
     from memex.db import history
 
-    with _migrated_database(ctx, "memex_before_0050") as conn:
+    with _migrated_database(ctx, "memex_before_0052") as conn:
         _before_fact_values(conn)
         assert apply_migrations(conn, 384) == [_FACT_VALUES]
         assert _index_valid(conn, "memories_user_value_grams") is True
@@ -907,16 +907,16 @@ def test_the_fact_values_indexes_are_built_on_a_database_before_0050(ctx):
 
 
 def test_a_cancelled_concurrent_build_leaves_no_invalid_index(ctx):
-    """Migration 0050's index build cancelled while it waits for a writer's open transaction: the
+    """Migration 0052's index build cancelled while it waits for a writer's open transaction: the
     invalid index the build leaves is dropped before the migration fails (a write would otherwise
     update it until the next migrator drops it), and the migration is not recorded; the next run
     builds both indexes."""
     import threading
     from psycopg.conninfo import make_conninfo
 
-    with _migrated_database(ctx, "memex_cancelled_0050") as conn:
+    with _migrated_database(ctx, "memex_cancelled_0052") as conn:
         _before_fact_values(conn)
-        url = make_conninfo(ctx.db.dsn, dbname="memex_cancelled_0050")
+        url = make_conninfo(ctx.db.dsn, dbname="memex_cancelled_0052")
         failures: list[BaseException] = []
 
         def migrate() -> None:

@@ -434,7 +434,7 @@ def send_ended(conn: psycopg.Connection, tenant_id: str, user_id: str, vector: A
     return cursor.fetchall
 
 
-# A fact value's first letters lower-cased, in byte order: migration 0050's index
+# A fact value's first letters lower-cased, in byte order: migration 0052's index
 # memories_user_value_starts, whose entries this bounds (a b-tree refuses one over 2,704 bytes).
 _STARTS = 16
 _START = f'left(lower({{v}}.value), {_STARTS}) COLLATE "C"'
@@ -487,7 +487,7 @@ def send_chain_facts(conn: psycopg.Connection, tenant_id: str, user_id: str, tex
     scoping need of it. With `as_of`, those said by then, and followed as they stood then (validity.py).
     Read through indexes, not from each of the user's facts (24,223 heap pages at a 100k-memory user:
     docs/measurements/performance.md): the values holding a text by their three-letter runs
-    (migration 0050's memories_user_value_grams), those held in one by their first letters (`_HELD_IN`),
+    (migration 0052's memories_user_value_grams), those held in one by their first letters (`_HELD_IN`),
     the keys from the user's distinct keys (`user_keys`).
     Sent now, read by calling what it returns (in a pipeline, after its sync)."""
     at = "at" if as_of is not None else None
