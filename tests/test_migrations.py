@@ -933,3 +933,85 @@ def test_a_tombstone_written_before_0051_names_no_message_and_its_whole_turn_is_
         conn.row_factory = dict_row
         assert turn_rows.erased_messages(conn, "t", ["old", "new"]) == {"old": {turn_rows.NO_MESSAGE},
                                                                          "new": {"m1", "m2"}}
+
+
+_FACT_VALUES = "0052_fact_values"
+# A favourite song of 750 Han letters, 3,000 bytes, varied: no compression brings a b-tree entry of
+# it under the 2,704 bytes one may take.
+_LONG_VALUE = "".join(chr(0x20000 + i * 7919 % 40000) for i in range(750))
+
+
+def _before_fact_values(conn: psycopg.Connection) -> None:
+    """The schema as it was before migration 0052, and facts of two users: one a value too long for
+    a b-tree entry."""
+    conn.execute("DROP INDEX memories_user_value_grams")
+    conn.execute("DROP INDEX memories_user_value_starts")
+    conn.execute("DROP FUNCTION memex_value_grams")
+    conn.execute("DELETE FROM schema_migrations WHERE version = %s", (_FACT_VALUES,))
+    conn.execute("INSERT INTO tenants (id) VALUES ('t')")
+    for id_, user, value in (("holds", "u", "Shopify Plus"), ("held", "u", "Dublin"), ("other", "v", "Shopify"),
+                             ("none", "u", None), ("long", "u", _LONG_VALUE)):
+        conn.execute("""INSERT INTO memories (tenant_id, id, user_id, memory_type, type, key, value, content,
+                                              valid_from, embedding)
+                        VALUES ('t', %s, %s, 'semantic', 'fact', 'likes', %s, %s, now(), %s)""",
+                     (id_, user, value, id_, [0.0] * 384))
+
+
+def test_the_fact_values_indexes_are_built_on_a_database_before_0052(ctx):
+    """Migration 0052 on a database written before it, one of whose values is too long for a b-tree
+    entry: the users' fact values are in both indexes, which are valid (built concurrently), and a
+    chain question's statement reads them: a value holding the text and one held in it, the long one
+    either way, not another user's."""
+    from memex.db import history
+
+    with _migrated_database(ctx, "memex_before_0052") as conn:
+        _before_fact_values(conn)
+        assert apply_migrations(conn, 384) == [_FACT_VALUES]
+        assert _index_valid(conn, "memories_user_value_grams") is True
+        assert _index_valid(conn, "memories_user_value_starts") is True
+        conn.execute("SET enable_seqscan = off")
+        conn.row_factory = dict_row
+        for texts, ids in ((["shopify", "we met in dublin"], ["held", "holds"]),
+                           ([f"my favourite song is {_LONG_VALUE}"], ["long"]), ([_LONG_VALUE[100:200]], ["long"])):
+            found = history.send_chain_facts(conn, "t", "u", texts, [])()
+            assert sorted(row["id"] for row in found) == ids
+
+
+def test_a_cancelled_concurrent_build_leaves_no_invalid_index(ctx):
+    """Migration 0052's index build cancelled while it waits for a writer's open transaction: the
+    invalid index the build leaves is dropped before the migration fails (a write would otherwise
+    update it until the next migrator drops it), and the migration is not recorded; the next run
+    builds both indexes."""
+    import threading
+    from psycopg.conninfo import make_conninfo
+
+    with _migrated_database(ctx, "memex_cancelled_0052") as conn:
+        _before_fact_values(conn)
+        url = make_conninfo(ctx.db.dsn, dbname="memex_cancelled_0052")
+        failures: list[BaseException] = []
+
+        def migrate() -> None:
+            try:
+                _apply(url)
+            except psycopg.Error as exc:
+                failures.append(exc)
+
+        with psycopg.connect(url) as open_writer:
+            _memory(open_writer, "open")  # its transaction stays open
+            migrator = threading.Thread(target=migrate)
+            migrator.start()
+            building = ("SELECT pid FROM pg_stat_activity WHERE query LIKE '%%CREATE INDEX%%memories_user_value_grams%%' "
+                        "AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()")
+            _wait_for(lambda: conn.execute(building).fetchone() is not None)
+            assert _index_valid(conn, "memories_user_value_grams") is False
+            conn.execute("SELECT pg_cancel_backend(%s)", conn.execute(building).fetchone())
+            open_writer.commit()  # the drop waits for it as the build did
+            migrator.join(60)
+        assert [type(failure) for failure in failures] == [psycopg.errors.QueryCanceled]
+        assert _index_valid(conn, "memories_user_value_grams") is None
+        assert _index_valid(conn, "memories_user_value_starts") is None
+        assert conn.execute("SELECT count(*) FROM schema_migrations WHERE version = %s",
+                            (_FACT_VALUES,)).fetchone()[0] == 0
+        assert apply_migrations(conn, 384) == [_FACT_VALUES]
+        assert _index_valid(conn, "memories_user_value_grams") is True
+        assert _index_valid(conn, "memories_user_value_starts") is True

@@ -434,6 +434,48 @@ def send_ended(conn: psycopg.Connection, tenant_id: str, user_id: str, vector: A
     return cursor.fetchall
 
 
+# A fact value's first letters lower-cased, in byte order: migration 0052's index
+# memories_user_value_starts, whose entries this bounds (a b-tree refuses one over 2,704 bytes).
+_STARTS = 16
+_START = f'left(lower({{v}}.value), {_STARTS}) COLLATE "C"'
+
+# SQL, CTEs `windows` and `held_in` (`part`): the parts of each text of CTE `texts` (`text`, `n`)
+# that some of the user's (`t`, `u`) fact values begin with, their first _STARTS letters at most, the
+# empty part too (held in any text). A value held in a text begins at one of its places: its first
+# _STARTS letters are a beginning of the window of _STARTS letters from there. The windows are
+# read from the letters in one pass (substr at each place walks the text from its start: the square
+# of its length) and each taken once (a periodic text has few). Of a window, the beginnings some
+# value begins with are those that one of its two neighbours in memories_user_value_starts begins
+# with (in byte order, whatever lies between two strings sharing a beginning shares it): two probes
+# a window, not one for each letter grown; the beginnings are then grown while a neighbour shares
+# them, at most _STARTS letters, with no probe.
+_HELD_IN = f"""windows AS (
+                SELECT DISTINCT string_agg(l.letter, '') OVER (
+                    PARTITION BY x.n ORDER BY l.at ROWS BETWEEN CURRENT ROW AND {_STARTS - 1} FOLLOWING) AS span
+                FROM texts x, unnest(string_to_array(x.text, NULL)) WITH ORDINALITY l(letter, at)
+            ),
+            neighbours AS MATERIALIZED (  -- probed once a window, not once a beginning compared
+                SELECT w.span,
+                       (SELECT {_START.format(v="v")} FROM memories v
+                        WHERE v.tenant_id = %(t)s AND v.user_id = %(u)s AND v.memory_type = 'semantic'
+                          AND v.value IS NOT NULL AND {_START.format(v="v")} >= w.span
+                        ORDER BY {_START.format(v="v")} LIMIT 1) AS above,
+                       (SELECT {_START.format(v="v")} FROM memories v
+                        WHERE v.tenant_id = %(t)s AND v.user_id = %(u)s AND v.memory_type = 'semantic'
+                          AND v.value IS NOT NULL AND {_START.format(v="v")} < w.span
+                        ORDER BY {_START.format(v="v")} DESC LIMIT 1) AS below
+                FROM windows w
+            ),
+            beginnings AS (
+                SELECT b.span, b.above, b.below, 0 AS j FROM neighbours b
+                WHERE b.above IS NOT NULL OR b.below IS NOT NULL
+                UNION ALL
+                SELECT g.span, g.above, g.below, g.j + 1 FROM beginnings g
+                WHERE g.j < length(g.span) AND left(g.span, g.j + 1) IN (left(g.above, g.j + 1), left(g.below, g.j + 1))
+            ),
+            held_in AS (SELECT DISTINCT left(span, j) AS part FROM beginnings)"""
+
+
 def send_chain_facts(conn: psycopg.Connection, tenant_id: str, user_id: str, texts: list[str], words: list[str],
                      as_of: datetime | None = None) -> Callable[[], list[dict[str, Any]]]:
     """The user's semantic facts, current or not, that a question about a chain of values reads
@@ -442,38 +484,70 @@ def send_chain_facts(conn: psycopg.Connection, tenant_id: str, user_id: str, tex
     one of `words` (as send_asked reads them; `by_key`), and the facts the former replaced directly.
     Each with the ids of the facts it replaced directly (`replaced`), whether a later fact replaced it
     (`followed`), its decision (`end` for "The user used to work at Canva.") and what scoring and
-    scoping need of it. Read from the user's semantic memories (index memories_user); with `as_of`,
-    those said by then, and followed as they stood then (validity.py). Sent now, read by calling what it returns (in a pipeline, after its sync)."""
+    scoping need of it. With `as_of`, those said by then, and followed as they stood then (validity.py).
+    Read through indexes, not from each of the user's facts (24,223 heap pages at a 100k-memory user:
+    docs/measurements/performance.md): the values holding a text by their three-letter runs
+    (migration 0052's memories_user_value_grams), those held in one by their first letters (`_HELD_IN`),
+    the keys from the user's distinct keys (`user_keys`).
+    Sent now, read by calling what it returns (in a pipeline, after its sync)."""
     at = "at" if as_of is not None else None
-    by_key = _by_key(words, "f")
+    fact = ("o.tenant_id = %(t)s AND o.user_id = %(u)s AND o.memory_type = 'semantic' AND o.value IS NOT NULL "
+            f"AND {validity.said_by('o', at)}")
+    keyed = f""",
+            {user_keys("m.tenant_id = %(t)s AND m.user_id = %(u)s")},
+            keyed AS (
+                SELECT o.id FROM memories o
+                WHERE {fact} AND o.key = ANY (ARRAY(SELECT k.key FROM keys k WHERE {_by_key(words, "k")}))
+            )""" if words else ""
+    # Each set read as an array, matched by `= ANY`: the planner counts a CTE's rows blindly (the
+    # keys' recursive one in hundreds) and would join the user's facts to it by hash, reading each.
     cursor = conn.execute(
-        f"""WITH facts AS (
-                SELECT o.tenant_id, o.id, o.key, o.value, o.content, o.valid_from, o.valid_to, o.importance,
-                       o.agent_id, o.session_id, o.subject, o.memory_type, o.metadata FROM memories o
-                WHERE o.tenant_id = %(t)s AND o.user_id = %(u)s AND o.memory_type = 'semantic'
-                  AND o.value IS NOT NULL AND {validity.said_by('o', at)}
-            ),
+        f"""WITH RECURSIVE texts AS (SELECT x.text, x.n FROM unnest(%(texts)s::text[]) WITH ORDINALITY x(text, n)),
+            {_HELD_IN}{keyed},
             named AS (
-                SELECT f.id FROM facts f, unnest(%(texts)s::text[]) x(text)
-                WHERE strpos(lower(f.value), x.text) > 0 OR strpos(x.text, lower(f.value)) > 0
+                SELECT o.id FROM memories o
+                WHERE {fact} AND {_START.format(v="o")} = ANY (ARRAY(SELECT part FROM held_in))
+                  AND EXISTS (SELECT 1 FROM texts x WHERE strpos(x.text, lower(o.value)) > 0)
+                UNION
+                SELECT o.id FROM texts x JOIN memories o
+                  ON memex_value_grams(o.tenant_id, o.user_id, lower(o.value)) @> memex_value_grams(%(t)s, %(u)s, x.text)
+                 AND strpos(lower(o.value), x.text) > 0
+                WHERE {fact}
+            ),
+            chosen AS (
+                SELECT id FROM named
+                {"UNION SELECT id FROM keyed" if words else ""}
+                UNION
+                SELECT l.replaced_id FROM memory_links l
+                WHERE l.tenant_id = %(t)s AND l.memory_id = ANY (ARRAY(SELECT id FROM named))
             )
-            SELECT f.id, f.key, f.value, f.content, f.valid_from, f.valid_to, f.importance, f.agent_id,
-                   f.session_id, f.subject, f.memory_type, f.metadata, f.metadata->>'decision' AS decision,
+            SELECT o.id, o.key, o.value, o.content, o.valid_from, o.valid_to, o.importance, o.agent_id,
+                   o.session_id, o.subject, o.memory_type, o.metadata, o.metadata->>'decision' AS decision,
                    coalesce((SELECT array_agg(l.replaced_id ORDER BY l.replaced_id) FROM memory_links l
-                             WHERE l.tenant_id = f.tenant_id AND l.memory_id = f.id), '{{}}') AS replaced,
+                             WHERE l.tenant_id = o.tenant_id AND l.memory_id = o.id), '{{}}') AS replaced,
                    EXISTS (SELECT 1 FROM memory_links l JOIN memories n ON n.tenant_id = l.tenant_id
                                                                   AND n.id = l.memory_id
-                           WHERE l.tenant_id = f.tenant_id AND l.replaced_id = f.id AND {validity.said_by('n', at)})
-                     AS followed, {by_key} AS by_key
-            FROM facts f
-            WHERE f.id IN (SELECT id FROM named) OR {by_key}
-               OR f.id IN (SELECT l.replaced_id FROM memory_links l JOIN named n ON l.memory_id = n.id
-                           WHERE l.tenant_id = %(t)s)
-            ORDER BY f.valid_from, f.content, f.id""",
+                           WHERE l.tenant_id = o.tenant_id AND l.replaced_id = o.id AND {validity.said_by('n', at)})
+                     AS followed, {_by_key(words)} AS by_key
+            FROM memories o
+            WHERE {fact} AND o.id = ANY (ARRAY(SELECT id FROM chosen))
+            ORDER BY o.valid_from, o.content, o.id""",
         {"t": tenant_id, "u": user_id, "texts": [text.lower() for text in texts], "words": _key_query(words),
          "at": as_of},
     )
     return cursor.fetchall
+
+
+def user_keys(user: str) -> str:
+    """SQL, a recursive CTE `keys` (`key`): the distinct keys of the memories `user` (a condition on
+    alias `m`) selects, one probe a key (a skip scan of index memories_user_key_order, migration 0048),
+    not a read of every keyed memory."""
+    return f"""keys AS (
+                (SELECT m.key FROM memories m WHERE {user} AND m.key IS NOT NULL ORDER BY m.key LIMIT 1)
+                UNION ALL
+                SELECT following.key FROM keys, LATERAL (
+                    SELECT m.key FROM memories m WHERE {user} AND m.key > keys.key ORDER BY m.key LIMIT 1) following
+            )"""
 
 
 def current_valued(conn: psycopg.Connection, tenant_id: str, user_id: str, subject: str,

@@ -879,13 +879,7 @@ def topic_statement(tenant_id: str, user_id: str, agent_id: str | None, filters:
                                            "scope_as_of" if filters.as_of is not None else None)
         where += f" AND (m.agent_id = %(scope_agent)s OR {successor})"
         params["scope_agent"] = agent_id
-    user = "m.tenant_id = %(scope_tenant)s AND m.user_id = %(scope_user)s"
-    sql = f"""WITH RECURSIVE keys AS (
-                (SELECT m.key FROM memories m WHERE {user} AND m.key IS NOT NULL ORDER BY m.key LIMIT 1)
-                UNION ALL
-                SELECT following.key FROM keys, LATERAL (
-                    SELECT m.key FROM memories m WHERE {user} AND m.key > keys.key ORDER BY m.key LIMIT 1) following
-            )
+    sql = f"""WITH RECURSIVE {history.user_keys("m.tenant_id = %(scope_tenant)s AND m.user_id = %(scope_user)s")}
             SELECT m.id, m.valid_from, m.importance, m.content, {SAID.format(m='m')}, m.key,
                    -(row_number() OVER (ORDER BY m.importance DESC, m.valid_from DESC, m.id))::float8 AS place
             FROM keys k CROSS JOIN LATERAL (

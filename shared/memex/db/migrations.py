@@ -98,7 +98,7 @@ def apply_migrations(conn: psycopg.Connection, embedding_dim: int, *, lock_timeo
                     continue
                 if sql.startswith(CONCURRENT):
                     for statement in _split(sql):
-                        cur.execute(statement)
+                        _build_or_drop(cur, statement)
                     cur.execute("INSERT INTO schema_migrations (version) VALUES (%s)", (version,))
                 elif sql.startswith(PYTHON):
                     if not importlib.import_module(sql[len(PYTHON):].splitlines()[0].strip()).migrate(cur, until):
@@ -211,6 +211,26 @@ def _prepare(cur: psycopg.Cursor, embedding_dim: int) -> set[str]:
             f"{embedding_dim}-d ones; use the embedder the data was written with or re-embed"
         )
     return {r[0] for r in cur.execute("SELECT version FROM schema_migrations").fetchall()}
+
+
+_BUILT = re.compile(r"^CREATE\s+(?:UNIQUE\s+)?INDEX\s+CONCURRENTLY\s+(?:IF\s+NOT\s+EXISTS\s+)?(\w+)",
+                    re.IGNORECASE | re.MULTILINE)
+
+
+def _build_or_drop(cur: psycopg.Cursor, statement: str) -> None:
+    """Run a concurrent migration's statement; if it is an index build that fails (cancelled, a
+    deadlock, a row the index refuses), drop the invalid index it leaves, then raise: until the next
+    migrator drops it, every write of the table would still update it, and fail where the build
+    did."""
+    try:
+        cur.execute(statement)
+    except psycopg.Error:
+        built = _BUILT.search(statement)
+        if built and not cur.connection.broken and cur.execute(
+                "SELECT 1 FROM pg_index WHERE indexrelid = to_regclass(%s) AND NOT indisvalid",
+                (built.group(1),)).fetchone():
+            cur.execute(f"DROP INDEX CONCURRENTLY IF EXISTS {built.group(1)}")
+        raise
 
 
 def _split(sql: str) -> list[str]:
