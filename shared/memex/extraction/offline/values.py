@@ -21,7 +21,7 @@ Fields = dict[str, str]
 
 def a_name(m: re.Match[str]) -> list[Fields]:
     value = re.sub(r"'s?$", "", m.group("value"))
-    return [] if value.casefold() in NOT_NAMES else [{"value": value}]
+    return [] if caseless(value) in NOT_NAMES else [{"value": value}]
 
 
 def as_said(m: re.Match[str]) -> list[Fields]:
@@ -155,7 +155,7 @@ def _org_shaped(name: str, acronyms: bool = True) -> bool:
 
 
 def a_place(name: str) -> bool:
-    return name.casefold() in vocabulary.PLACES
+    return caseless(name) in vocabulary.PLACES
 
 
 def _well_known_employer(name: str) -> bool:
