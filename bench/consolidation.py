@@ -101,7 +101,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     tags = [uuid.uuid4().hex[:8] for _ in args.similarities]
     with tempfile.TemporaryDirectory(prefix="memex-bench-") as tmp:
         home = Path(tmp) / "memex"
-        with serve(["-m", "infra.local", "--home", str(home), "--port", "0"], 0, Path(tmp)) as url, \
+        with serve(["-m", "infra.local", "--home", str(home)], 0, Path(tmp)) as url, \
                 httpx.Client(base_url=url, timeout=httpx.Timeout(600, connect=10)) as client:
             ingest_seconds = sum(locomo.ingest(client, samples, tag) for tag in tags)
             recall_before, questions = recall_at_10(client, samples, tags[0])

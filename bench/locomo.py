@@ -358,8 +358,7 @@ def write_marker(directory: Path, key: str, tag: str, complete: bool, ingest_sec
 def server_on(home: Path, extra_env: dict[str, str]) -> Iterator[str]:
     """The service over the data dir `home` (made if new), its settings at their defaults but
     for `extra_env`."""
-    with serve(["-m", "infra.local", "--home", str(home / "memex"), "--port", "0"], 0, home, extra_env,
-               defaults_only=True) as url:
+    with serve(["-m", "infra.local", "--home", str(home / "memex")], 0, home, extra_env, defaults_only=True) as url:
         yield url
 
 

@@ -49,15 +49,15 @@ def local_server(extra_env: dict[str, str] | None = None, defaults_only: bool = 
     """Yields the URL of a fresh service. `defaults_only` also drops every MEMEX_* setting of
     this environment, so that only `extra_env` differs from the defaults."""
     with tempfile.TemporaryDirectory(prefix="memex-bench-") as home:
-        with serve(["-m", "infra.local", "--home", str(Path(home) / "memex"), "--port", "0"], 0,
-                   Path(home), extra_env, defaults_only, timeout) as url:
+        with serve(["-m", "infra.local", "--home", str(Path(home) / "memex")], 0, Path(home), extra_env,
+                   defaults_only, timeout) as url:
             yield url
 
 
 @contextmanager
 def serve(python_args: list[str], port: int, log_dir: Path, extra_env: dict[str, str] | None = None,
           defaults_only: bool = False, timeout: float = 180) -> Iterator[str]:
-    """Runs `python <python_args>` (see `start`) until the block ends; its output goes to
+    """Runs `python <python_args> --port <port>` (see `start`) until the block ends; its output goes to
     `log_dir`/server.log, whose tail a failure quotes."""
     log_path = log_dir / "server.log"
     process, url = start(python_args, port, log_path, child_env(extra_env, defaults_only), timeout)
@@ -71,16 +71,18 @@ def serve(python_args: list[str], port: int, log_dir: Path, extra_env: dict[str,
 
 def start(python_args: list[str], port: int, log_path: Path, env: dict[str, str],
           timeout: float = 180) -> tuple[subprocess.Popen, str]:
-    """Starts `python <python_args>` from the repository root, its output to `log_path`, serving on
-    `port` (0: where it says it serves, as `python -m infra.local --port 0` does): the process and
-    its URL once healthy. A start that fails is stopped, its ServiceError quoting the log's tail."""
-    with open(log_path, "w") as log:
+    """Starts `python <python_args> --port <port>` from the repository root, its output added to `log_path`
+    (a restart's after the start's before it), serving on `port` (0: where this start says it serves, as
+    `python -m infra.local --port 0` does): the process and its URL once healthy. A start that fails is
+    stopped, its ServiceError quoting the log's tail."""
+    with open(log_path, "ab") as log:
+        said_from = log.tell()
         # A session of its own: a Ctrl-C at the terminal reaches only us, and we stop the
         # server with exactly one SIGINT (a second one would cut its shutdown short).
-        process = subprocess.Popen([sys.executable, *python_args], cwd=ROOT, env=env, stdout=log,
-                                   stderr=subprocess.STDOUT, start_new_session=True)
+        process = subprocess.Popen([sys.executable, *python_args, "--port", str(port)], cwd=ROOT, env=env,
+                                   stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     try:
-        url = f"http://127.0.0.1:{port}" if port else said_url(log_path, process, timeout)
+        url = f"http://127.0.0.1:{port}" if port else said_url(log_path, process, timeout, said_from)
         wait_healthy(url, process, timeout)
     except ServiceError as exc:
         stop(process)

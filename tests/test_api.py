@@ -65,6 +65,28 @@ def test_a_wait_turn_over_the_inline_limit_is_queued_saying_why_and_processed_by
     assert {("employer", "Stripe"), ("city", "Lisbon")} <= {(m["key"], m["value"]) for m in status["memories"]}
 
 
+def test_a_turn_sent_again_with_wait_over_the_inline_limit_says_why_it_was_queued(ctx, tenant, runtime):
+    """A turn first sent without `wait`, then again with it (its idempotency key, as a client retrying would) while
+    over MEMEX_INLINE_MAX_CHARS, answered `queued` with no `error`: the reason was written only with a new turn."""
+    with api_client(build_context(dataclasses.replace(ctx.settings, inline_max_chars=30))) as client:
+        def turn(wait: bool):
+            return client.post(f"/v1/turns?wait={str(wait).lower()}", headers=tenant.headers, json={
+                "user_id": tenant.user, "session_id": "s1", "idempotency_key": "k-over",
+                "messages": [{"role": "user", "content": "I work at Stripe."},
+                             {"role": "user", "content": "I live in Lisbon."}]})
+
+        first, again = turn(wait=False), turn(wait=True)
+    assert "error" not in first.json() and again.json()["turn_id"] == first.json()["turn_id"]
+    assert (again.status_code, again.json()["status"]) == (202, "queued"), again.text
+    assert again.json()["error"].startswith("not processed inline: its messages hold 34 characters, over "
+                                            "MEMEX_INLINE_MAX_CHARS (30)")
+    assert tenant.get(f"/v1/turns/{first.json()['turn_id']}").json()["error"] == again.json()["error"]
+
+    runtime.drain()
+    status = tenant.get(f"/v1/turns/{first.json()['turn_id']}").json()
+    assert status["status"] == "processed" and "error" not in status
+
+
 def test_message_metadata_comes_back_as_sources(tenant):
     body = {"user_id": tenant.user, "session_id": "s9", "messages": [
         {"role": "user", "content": "Booked a flight to Osaka", "metadata": {"dia_id": "D1:3"}}]}

@@ -50,7 +50,7 @@ def test_s2_rescoring_never_rewards_a_time_after_now():
 def test_the_s2_server_binds_a_port_of_its_own_and_says_which(tmp_path):
     # --port 0, the URL read from what it says at start as memex's is: a port picked free here and
     # passed on could be taken by another server before the child binds it
-    with serve(["-m", "bench.load.s2", "--port", "0"], 0, tmp_path, {"DATABASE_URL": "postgresql://unused"},
+    with serve(["-m", "bench.load.s2"], 0, tmp_path, {"DATABASE_URL": "postgresql://unused"},
                timeout=120) as url:
         assert urlparse(url).port
         assert httpx.get(f"{url}/health", timeout=30).json() == {"status": "ok"}

@@ -1043,3 +1043,42 @@ def test_the_sweep_counts_the_failed_starts_of_the_jobs_it_took_alone(own_databa
     pipeline.process_inline(ctx, tenant.id, undecided)
     assert pipeline.start_jobs_due(ctx, 600.0).started == 1
     assert (_current(tenant, "employer"), _current(tenant, "melanie_employer")) == (["Twilio"], ["Kayak"])
+
+
+@contextmanager
+def _failing(ctx, tenant, trigger: str) -> Iterator[None]:
+    """While the block runs, the user's transactions that write what `trigger` names fail (a Postgres error),
+    `trigger` the rest of a CREATE ... TRIGGER statement after its name."""
+    with psycopg.connect(ctx.db.dsn, autocommit=True) as conn:
+        conn.execute("CREATE FUNCTION failing() RETURNS trigger LANGUAGE plpgsql AS "
+                     "$$ BEGIN RAISE EXCEPTION 'a write failing'; END $$")
+        conn.execute(trigger.format(user=tenant.user))
+    try:
+        yield
+    finally:
+        with psycopg.connect(ctx.db.dsn, autocommit=True) as conn:
+            conn.execute("DROP FUNCTION failing() CASCADE")
+
+
+@pytest.mark.parametrize("failing", [
+    # the employer written in the round after the refusal, which fails as it commits
+    "CREATE CONSTRAINT TRIGGER failing AFTER INSERT ON memories DEFERRABLE INITIALLY DEFERRED FOR EACH ROW "
+    "WHEN (NEW.user_id = '{user}' AND NEW.key = 'employer') EXECUTE FUNCTION failing()",
+    # the refused start noted in that round, before its start_jobs takes a job
+    "CREATE TRIGGER failing BEFORE UPDATE OF start_failed_at ON memories FOR EACH ROW "
+    "WHEN (NEW.user_id = '{user}' AND NEW.start_failed_at IS NOT NULL) EXECUTE FUNCTION failing()",
+], ids=["at its commit", "before it took a job"])
+def test_the_sweep_counts_a_start_refused_in_a_round_whose_later_round_fails(own_database, http, failing):
+    """The embedder refusing a job's text with no lock held, the user's next round notes its start failed (and
+    leaves it out of the starts it takes); that round failing rolls the note back with the others' starts. The
+    sweep counted that round's starts only, the refused one lost (a review); and a round failing before
+    it took any counted the round before's, the refused one among them, twice."""
+    ctx, tenant = own_database
+    _said_with_melanie(tenant, "1956-01-05T09:00:00Z", "I start at Twilio next week.", "I start at Zoho next week.")
+    refusing = dataclasses.replace(ctx, embedder=Refusing(ctx.embedder, "Zoho"))
+    before = scrape(http)
+    with _failing(ctx, tenant, failing):
+        due = pipeline.start_jobs_due(refusing, 600.0)
+    assert (due.started, due.failed) == (0, 2) and moved(before, scrape(http), "memex_job_starts_failed_total") == 2
+    assert _job_starts_failed(ctx, tenant) == {"next_job": False, "melanie_next_job": False}  # nothing noted
+    assert pipeline.start_jobs_due(ctx, 600.0).started == 2

@@ -40,7 +40,7 @@ class Server:
         self.home = home
         self.log_path = home / f"server-{time.monotonic_ns()}.log"
         try:
-            self.process, self.url = start(["-m", module, "--home", str(home), "--port", "0"], 0, self.log_path,
+            self.process, self.url = start(["-m", module, "--home", str(home)], 0, self.log_path,
                                            child_env(extra_env), timeout=90)
         except ServiceError as exc:
             pytest.fail(str(exc))

@@ -38,6 +38,20 @@ def test_a_vocabulary_word_said_with_a_look_alike_letter_files_its_fact(text, ex
     assert offline_facts(text) == expected
 
 
+@pytest.mark.parametrize("text, expected", [
+    ("I'm from İstanbul.", {("hometown", "İstanbul", False)}),
+    ("I'm seeing İstanbul for a week.", set()),  # a visit, as "Istanbul"'s
+    ("My friend İrish is here.", set()),  # a nationality, no name
+    ("My dog is called FRİDAY.", set()),  # as "FRIDAY", a weekday
+])
+def test_a_name_said_with_a_look_alike_letter_is_told_a_place_or_no_name_as_with_its_letter(text, expected):
+    """values.a_place and values.a_name compared an open capture through str.casefold, which reads "İ" as "i"
+    and a combining dot: "İstanbul" was no known place ("I'm from İstanbul." filed nothing, "I'm seeing
+    İstanbul" a partner) and "İrish" no nationality, where re.IGNORECASE and the vocabulary's words read
+    "İ" as "I" (literal.caseless)."""
+    assert offline_facts(text) == expected
+
+
 def test_a_turn_with_a_look_alike_letter_is_processed_with_its_fact(tenant):
     response = tenant.turn("I speak Spanısh.")
     assert response.status_code == 201, response.text

@@ -241,8 +241,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
                 results["memex_recall"] = memex_recall(memex_url, samples)
                 results["s2_rows"] = s2.load_memories(postgres.url, TENANT, replay.users, load_settings().embedding_dim)
 
-                with serve(["-m", "bench.load.s2", "--port", "0"], 0, Path(home), database,
-                           defaults_only=True) as s2_url:
+                with serve(["-m", "bench.load.s2"], 0, Path(home), database, defaults_only=True) as s2_url:
                     dia_ids = dia_ids_of_memories(postgres.url, replay.users)
                     results["s2_recall"] = s2_recall(s2_url, samples, dia_ids)
                     # What its recency weight costs it: the same candidates ranked by cosine alone.

@@ -12,7 +12,6 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import time
 import uuid
 from contextlib import contextmanager
@@ -22,7 +21,7 @@ from urllib.parse import parse_qs, urlparse
 
 import psycopg
 
-from bench.service import ROOT, ServiceError, child_env, memex_cli, said_url, wait_healthy
+from bench.service import child_env, memex_cli, start
 from infra.local import embedded_postgres
 from infra.local.runtime import QUEUES
 from infra.local.sqs_server import QueueSpec, ensure_queues, start_moto
@@ -56,19 +55,9 @@ class Stack:
             self._runtime_env = dict(extra_env)
         env = child_env({**AWS_ENV, "DATABASE_URL": self.dsn, "SQS_ENDPOINT_URL": self.sqs_endpoint,
                          "MEMEX_REQUIRE_API_KEY": "true", **self._runtime_env}, defaults_only=True)
-        log = open(self.runtime_log, "ab")
-        # Where this start says it serves, not an earlier start's line in the same log.
-        said_from = log.tell()
-        # A session of its own, so that a SIGKILL reaches the runtime and nothing else.
-        self._process = subprocess.Popen(
-            [sys.executable, "-m", "infra.local", "--home", str(self.home / "runtime"), "--port", "0"],
-            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-        log.close()
-        try:
-            self.url = said_url(self.runtime_log, self._process, timeout, said_from)
-            wait_healthy(self.url, self._process, timeout)
-        except ServiceError as exc:
-            raise ServiceError(f"{exc}\n--- runtime log (tail) ---\n{self.runtime_log.read_text()[-3000:]}") from exc
+        # Every start's output in one log; in a session of its own, so that a SIGKILL reaches the runtime alone.
+        self._process, self.url = start(["-m", "infra.local", "--home", str(self.home / "runtime")], 0,
+                                        self.runtime_log, env, timeout)
         return self.url
 
     @property

@@ -195,13 +195,12 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         if args.llm_db_connections is not None:
             env["MEMEX_LLM_DB_CONNECTIONS"] = str(args.llm_db_connections)
         home = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="memex-soak-")))
-        def command(port: int) -> list[str]:
-            return ["-m", "infra.local", "--home", str(home / "memex"), "--port", str(port)]
+        command = ["-m", "infra.local", "--home", str(home / "memex")]
 
         logs = [home / "first"]
         logs[0].mkdir()
         server = ExitStack()
-        url = server.enter_context(serve(command(0), 0, logs[0], env, defaults_only=True))
+        url = server.enter_context(serve(command, 0, logs[0], env, defaults_only=True))
         soak = Soak(url, args.users, args.duration, args.sample, args.seed)
         log_paths = [logs[0] / "server.log"]
         threads = [threading.Thread(target=soak.user, args=(user, args.seed * 1000 + i), daemon=True)
@@ -218,7 +217,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             logs[1].mkdir()
             # On the port the first one chose: the users' clients go on with the same URL.
             port = urlparse(url).port
-            server.enter_context(serve(command(port), port, logs[1], env, defaults_only=True))
+            server.enter_context(serve(command, port, logs[1], env, defaults_only=True))
             log_paths.append(logs[1] / "server.log")
             restarted = {"at_s": round(stopped - soak.started), "down_s": round(time.monotonic() - stopped, 1)}
         for thread in threads:

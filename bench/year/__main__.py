@@ -191,8 +191,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     with ExitStack() as stack:
         home = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="memex-year-")))
         imported = backfill(life, start, home / "memex") if args.via == "backfill" else None
-        url = stack.enter_context(serve(["-m", "infra.local", "--home", str(home / "memex"), "--port", "0"],
-                                        0, home, defaults_only=True))
+        url = stack.enter_context(serve(["-m", "infra.local", "--home", str(home / "memex")], 0, home,
+                                        defaults_only=True))
         trial = Trial(url, life, start, args.repeats)
         done = 0
         if imported:

@@ -31,12 +31,14 @@ def ingest_turn(ctx: Context, tenant_id: str, turn: TurnIn, wait: bool) -> dict[
     with ctx.db.transaction() as conn:
         tenant_rows.ensure_tenant(conn, tenant_id, turn.user_id)  # and refuses a user being erased
         turn_id, created = turn_rows.insert_turn(conn, tenant_id, turn, occurred_at)
-        if created and too_large:
+        if too_large:
             # Written with the turn, so that no reader sees it stored without its reason; kept, as a failed
             # inline try's reason is, until a worker's try replaces it (a replay finds it, or the turn processed).
-            turn_rows.note_error(conn, tenant_id, turn_id, f"not processed inline: its messages hold {size} "
-                                 f"characters, over MEMEX_INLINE_MAX_CHARS ({ctx.settings.inline_max_chars}), "
-                                 "too many to process within the request's time; the turn is queued for the workers")
+            # A turn sent first without `wait` gets it when sent again with it.
+            turn_rows.note_not_inline(conn, tenant_id, turn_id, f"not processed inline: its messages hold {size} "
+                                      f"characters, over MEMEX_INLINE_MAX_CHARS ({ctx.settings.inline_max_chars}), "
+                                      "too many to process within the request's time; the turn is queued for the "
+                                      "workers")
     if created:
         ctx.metrics.record(TURNS_INGESTED, source="api")
     if wait and not too_large:

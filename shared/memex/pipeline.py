@@ -925,6 +925,14 @@ class _Failed:
     the sweep reading another user's."""
 
     jobs_due: int | None = None
+    # jobs whose text the embedder refused in an earlier round of the same call (_start_jobs_alone): noted failed
+    # in the latest round, they are not among its jobs_due, and their note is rolled back with it
+    refused: int = 0
+
+    def jobs(self, read: int) -> int:
+        """The starts a failed transaction failed: those the latest start_jobs took and those refused before it;
+        `read`, the jobs due the sweep read of the user, when it failed before start_jobs took any."""
+        return read if self.jobs_due is None else self.jobs_due + self.refused
 
 
 def start_jobs(conn, ctx: Context, tenant_id: str, user_id: str, now: datetime | None = None,
@@ -988,6 +996,8 @@ def _start_jobs_alone(ctx: Context, tenant_id: str, user_id: str, now: datetime 
 
     def write(ctx: Context, embed_here: bool) -> _Started | None:
         nonlocal lacking
+        if failed is not None:  # a round failing before start_jobs took any fails those the sweep read
+            failed.jobs_due = None
         with ctx.db.transaction() as conn:
             if wait:
                 locks.lock_user(conn, tenant_id, user_id)
@@ -1014,6 +1024,8 @@ def _start_jobs_alone(ctx: Context, tenant_id: str, user_id: str, now: datetime 
             if _start_failure(ctx, exc) is not _StartFailure.REFUSED or lacking in refused:
                 raise
             refused[lacking] = type(exc).__name__
+            if failed is not None:
+                failed.refused = len(refused)
     if started is not None:
         _refused(ctx, tenant_id, user_id, started.refused)
     return started
@@ -1173,9 +1185,10 @@ def start_jobs_due(ctx: Context, seconds: float) -> JobsDue:
             # none of the jobs due that start_jobs took started: their transaction was rolled back. Those it left
             # (a day past a turn of the user's not yet decided) did not fail; a failure before it read them (the
             # lock's) fails those this run read.
-            jobs_failed = jobs[(tenant_id, user_id)] if failed.jobs_due is None else failed.jobs_due
+            jobs_failed = failed.jobs(jobs[(tenant_id, user_id)])
             result.failed += jobs_failed
-            ctx.metrics.record(JOB_STARTS_FAILED, jobs_failed)
+            if jobs_failed:
+                ctx.metrics.record(JOB_STARTS_FAILED, jobs_failed)
             failure = _start_failure(ctx, exc)
             # The exception's type only: its message may quote what the user said.
             if failure is _StartFailure.DOWN:

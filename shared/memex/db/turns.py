@@ -217,6 +217,13 @@ def note_error(conn: psycopg.Connection, tenant_id: str, turn_id: str, error: st
                  (error, tenant_id, turn_id))
 
 
+def note_not_inline(conn: psycopg.Connection, tenant_id: str, turn_id: str, error: str) -> None:
+    """Why a turn asked to be processed inline was queued instead, unless it is done or holds a reason already
+    (a first try's, or a worker's, which says more)."""
+    conn.execute("UPDATE turns SET error = %s, updated_at = now() WHERE tenant_id = %s AND id = %s "
+                 "AND error IS NULL AND status IN ('queued', 'processing')", (error, tenant_id, turn_id))
+
+
 def note_tries(conn: psycopg.Connection, tenant_id: str, turn_ids: list[str]) -> None:
     """A worker began extracting these turns: if it is stopped before it ends (Lambda's timeout), its
     queue delivers them again, and the sweep waits for that (claim_lost). Not an error; `updated_at`,

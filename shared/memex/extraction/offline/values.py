@@ -155,7 +155,7 @@ def _org_shaped(name: str, acronyms: bool = True) -> bool:
 
 
 def a_place(name: str) -> bool:
-    return name.casefold() in vocabulary.PLACES
+    return caseless(name) in vocabulary.PLACES
 
 
 def _well_known_employer(name: str) -> bool:
