@@ -2,7 +2,7 @@
 
 In hybrid mode a question that names the user by their own name, when the user has no other
 participant, is first made the question about "the user" (speakers.as_the_user,
-settings.search_user_names). Then the search runs in three steps: the question's own channels (its
+settings.search_user_names), and is embedded as asked, with the name, beside it. Then the search runs in three steps: the question's own channels (its
 keyword channel again without the participants it names, speakers.py, when it names one; with
 settings.search_first_person, its vector channel in the user's voice when it asks about "the user", or
 about "she" or "he" and names no participant, first_person.py; with settings.search_topics, the
