@@ -200,7 +200,9 @@ class Settings:
     search_as_asked_vector_weight: float = 0.5
     # A question that names the user by their own name (their current `name` fact, or the name
     # their own messages carry), for a user with no other participant, is searched as the question
-    # about "the user" ("Where does Dana work?" as "Where does the user work?"; speakers.as_the_user).
+    # about "the user" ("Where does Dana work?" as "Where does the user work?"; speakers.as_the_user),
+    # and embedded as asked beside it at search_as_asked_vector_weight ("Melanie" finds "Melanie moved
+    # to Paris.").
     # Read with the participants' names (memories.ahead), so not in a keyword-first search, which
     # reads none. With other participants too it lost LoCoMo-dev R@10 0.835 -> 0.828, every
     # leave-one-out fold choosing it off (docs/measurements/locomo.md): LoCoMo is left as it was.

@@ -2,7 +2,7 @@
 
 In hybrid mode a question that names the user by their own name, when the user has no other
 participant, is first made the question about "the user" (speakers.as_the_user,
-settings.search_user_names). Then the search runs in three steps: the question's own channels (its
+settings.search_user_names), and is embedded as asked, with the name, beside it. Then the search runs in three steps: the question's own channels (its
 keyword channel again without the participants it names, speakers.py, when it names one; with
 settings.search_first_person, its vector channel in the user's voice when it asks about "the user", or
 about "she" or "he" and names no participant, first_person.py; with settings.search_topics, the
@@ -385,7 +385,9 @@ def _search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies 
 
     depth = max(CANDIDATES_PER_CHANNEL, request.top_k * 2)
     voicing = request.mode == "hybrid" and ctx.settings.search_first_person
-    as_asked = None
+    # The question's other readings on the vector channel, fused beside it at
+    # settings.search_as_asked_vector_weight: as searched, when voiced, and as asked, with the user's name.
+    beside: list[QueryRun] = []
     unnamed_searched = _unnamed_searched_on(ctx.settings, request)
     unnamed_embedded = _unnamed_embedded_on(ctx.settings, request)
     # The names of the user's participants, read before the first round: the question without those
@@ -399,6 +401,11 @@ def _search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies 
         if _reads_ahead(ctx.settings, request, deps) else None
     about_the_user = speakers.as_the_user(request.query, ahead.user_names, ahead.names) \
         if user_names and ahead and ahead.names is not None else None
+    # Named, the question is embedded as asked too: "Melanie" alone, or "where does Melanie live?" of a
+    # line that says "Melanie moved to Paris.", asks for the lines that name the user, which "the user"
+    # misses. Not on the keyword channel: when the user's messages carry the name, every one says it
+    # (as its speaker), and the name's matches would be all of them.
+    by_name = request.query if about_the_user and ctx.settings.search_as_asked_vector_weight > 0 else None
     if about_the_user:
         request = request.model_copy(update={"query": about_the_user})
     # A question about "the user" (or "she") is embedded in the user's voice (first_person.py); as
@@ -429,14 +436,19 @@ def _search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies 
             not voiced or ctx.settings.search_as_asked_vector_weight > 0)
         size = ahead and ahead.size
         [question, *in_voice] = run([(request.query, depth, request.mode in ("hybrid", "bm25"), embed_asked)]
-                                    + ([(voiced, depth, False, True)] if voiced else []),
+                                    + ([(voiced, depth, False, True)] if voiced else [])
+                                    + ([(by_name, depth, False, True)] if by_name else []),
                                     [*(_unnamed_ahead(request, ahead) if ahead and unnamed_ahead else ()),
                                      *past_texts], size,
                                     memory_rows.topic_statement(*scope, asked_topic.keys, TOPIC_FACTS)
                                     if asked_topic else None)
+        named_run = in_voice.pop() if by_name else None
         if in_voice:
-            as_asked = QueryRun(None, question.vector) if question.vector is not None else None
+            if question.vector is not None:
+                beside.append(QueryRun(None, question.vector))
             question = QueryRun(question.keyword, in_voice[0].vector, question.topic)
+        if named_run is not None and named_run.vector is not None:
+            beside.append(named_run)
         question = QueryRun(question.keyword, question.vector,
                             _topical(request.query, asked_topic, question.topic, question.vector, question.keyword))
     # A question about someone the user never named is answered by what its words found, not by the
@@ -451,10 +463,12 @@ def _search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies 
     reranker = rerank.from_settings(ctx.settings) if request.mode == "hybrid" else None
     # The facts of the kinds the question names answer it, whatever its words and meaning say (topics.py).
     topical = question.topical()
-    # The question as asked opens the gate too: a fact embedded before facts were embedded in the
-    # user's voice (embedded_text.py; until `memex backfill --reembed`) is near it, not the voiced one.
+    # The question's other readings open the gate too: a fact embedded before facts were embedded in the
+    # user's voice (embedded_text.py; until `memex backfill --reembed`) is near it as asked, not the voiced
+    # one, and a line that names the user is found by the name.
     gate_open = bool(topical) or floor.query_passes(
-        [*own.values(), *(as_asked.signals().values() if as_asked else ())], vector_ran=question.vector is not None)
+        [*own.values(), *(s for reading in beside for s in reading.signals().values())],
+        vector_ran=question.vector is not None)
     # the memories the question's own signals keep: a fact kept only by another's is held under its message
     # (learned.py)
     near = {item for item, s in own.items() if floor.item_passes(s)} | topical
@@ -480,9 +494,9 @@ def _search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies 
     # 1. the question's channels, and those of its extra queries (multi-hop), in one weighted RRF
     runs = [(1.0, question)]
     found = question.found()
-    if as_asked is not None:
-        runs.append((ctx.settings.search_as_asked_vector_weight, as_asked))
-        found = {**as_asked.found(), **found}
+    for reading in beside:
+        runs.append((ctx.settings.search_as_asked_vector_weight, reading))
+        found = {**reading.found(), **found}
     if request.mode == "hybrid":
         fused_question = rrf.fuse(question.rankings(1.0))
         ordered = sorted(fused_question, key=fused_question.__getitem__, reverse=True)
@@ -537,7 +551,8 @@ def _search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies 
     # A question that says only what kind of question it is ("what?", "And then?", "Who am I?") is as near
     # a line that says nothing either ("Wait, what?" 0.93, "Huh?" 0.80), whose words no list of filler
     # holds: no message answers it by meaning; its kinds' facts (topics.py) and the facts near it do.
-    if keywords.function_words_only(speakers.words(request.query)):
+    # The user's name is a word of what it asks: "Melanie" searched as "The user" is no such question.
+    if keywords.function_words_only(speakers.words(by_name or request.query)):
         kept = [item for item in kept if item in topical or found[item].memory_type != "episodic"]
     # "What is my wife's name?" is as near "I have a dog named Rex." as to the answer: a memory
     # about someone or something of another kind than the one whose name is asked is none (kinds.py)

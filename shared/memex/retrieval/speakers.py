@@ -15,6 +15,8 @@ facts as "the user" ("The user's employer is Feedzai."): for a user with no othe
 `as_the_user` turns the user's own name into "the user", and the question is then searched as one
 about "the user" (first_person.py voices it, keywords.py leaves the words out, the speaker cue
 favours the user's memories), not as a word the user's messages that say "Dana" share with it.
+search.py embeds the question as asked beside it: "Melanie" alone, or a line that names the user in the
+third person ("Melanie moved to Paris."), is what "the user" misses.
 """
 
 from __future__ import annotations
