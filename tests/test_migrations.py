@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
@@ -10,6 +11,7 @@ import psycopg
 import pytest
 from psycopg.rows import dict_row
 
+from memex import dedupe, pipeline
 from memex.db import sessions
 from memex.db.migrations import EmbeddingDimensionMismatch, MigrationBlocked, apply_migrations
 from tests.conftest import scratch_database
@@ -1015,3 +1017,46 @@ def test_a_cancelled_concurrent_build_leaves_no_invalid_index(ctx):
         assert apply_migrations(conn, 384) == [_FACT_VALUES]
         assert _index_valid(conn, "memories_user_value_grams") is True
         assert _index_valid(conn, "memories_user_value_starts") is True
+
+
+def test_the_dedupe_keys_holding_a_value_past_the_bound_name_its_digest_from_0053_on(ctx):
+    """Migration 0053 on a database written before it: a fact's key holding a value longer than dedupe.VALUE_BYTES
+    (and its end's, `:over`) names the value's digest, as a redelivery of its turn names it now; a shorter
+    value's key, a key whose tail is not the value casefolded (one left under an alias), and a key whose digest
+    form another row holds already are left as they are, and the migration run again changes nothing."""
+    version = "0053_dedupe_digests"
+    long_value = "Straße " + "Ä" * 600
+    folded = long_value.casefold()
+    with _migrated_database(ctx, "memex_before_0053") as conn:
+        conn.execute("DELETE FROM schema_migrations WHERE version = %s", (version,))
+        conn.execute("INSERT INTO tenants (id) VALUES ('t')")
+        rows = (("long", "favorite_song", long_value, f"candidate:turn-long:favorite_song:{folded}"),
+                ("over", "favorite_song", long_value, f"candidate:turn-long:favorite_song:{folded}:over"),
+                ("short", "favorite_song", "Yellow", "candidate:turn-short:favorite_song:yellow"),
+                ("alias", "city", long_value, f"candidate:turn-alias:current_city:{folded}"),
+                ("taken", "favorite_book", long_value, f"candidate:turn-taken:favorite_book:{folded}"),
+                ("copy", "favorite_book", long_value,
+                 f"candidate:turn-taken:favorite_book:{dedupe.value_named(long_value)}"))
+        for id_, key, value, dedupe_key in rows:
+            turn = dedupe_key.split(":")[1]
+            conn.execute("""INSERT INTO turns (tenant_id, id, user_id, session_id, occurred_at, status)
+                            VALUES ('t', %s, 'u', 's', now(), 'processed') ON CONFLICT DO NOTHING""", (turn,))
+            conn.execute("""INSERT INTO memories (tenant_id, id, user_id, memory_type, type, key, value, content,
+                                                  valid_from, embedding, source_turn_id, dedupe_key)
+                            VALUES ('t', %s, 'u', 'semantic', 'preference', %s, %s, 'said', now(), %s, %s, %s)""",
+                         (id_, key, value, [0.0] * 384, turn, dedupe_key))
+        state = "SELECT id, dedupe_key FROM memories ORDER BY id"
+        digest = "sha256:" + hashlib.sha256(folded.encode()).hexdigest()
+
+        assert apply_migrations(conn, 384) == [version]
+        after = dict(conn.execute(state).fetchall())
+        assert after == {id_: dedupe_key for id_, _, _, dedupe_key in rows} | {
+            "long": f"candidate:turn-long:favorite_song:{digest}", "over": f"candidate:turn-long:favorite_song:{digest}:over"}
+        turn = {"id": "turn-long", "candidates": [
+            {"type": "preference", "key": "favorite_song", "value": long_value, "content": "said", "confidence": 0.9,
+             "importance": 0.5, "source_message_id": None, "historical": historical} for historical in (False, True)]}
+        assert [key for _, key in pipeline._with_dedupe_keys(turn)] == [after["long"], after["over"]]
+
+        conn.execute("DELETE FROM schema_migrations WHERE version = %s", (version,))
+        assert apply_migrations(conn, 384) == [version]
+        assert dict(conn.execute(state).fetchall()) == after

@@ -5,13 +5,15 @@ current; and the same turn's worker messages delivered twice, or the turn extrac
 from __future__ import annotations
 
 import dataclasses
+import hashlib
+import random
 
 import pytest
 
 from infra.local.lambda_context import LocalLambdaContext
 from infra.local.poller import drain, sqs_event
 from infra.local.runtime import function_module
-from memex import pipeline
+from memex import dedupe, pipeline
 from memex.ingest import ingest_turn
 from memex.db import turns as turn_rows
 from memex.jobs import ExtractionJob, SupersessionJob
@@ -172,6 +174,18 @@ def test_a_turns_dedupe_keys_are_the_ones_its_memories_were_written_under():
     assert sum(key.endswith(":over") for _, key in keyed) == 2
 
 
+def test_a_value_is_named_in_its_dedupe_key_by_itself_up_to_the_bound_and_by_its_digest_past_it():
+    """Up to dedupe.VALUE_BYTES of casefolded UTF-8 the key holds the value, as every key written before; past
+    them its digest, casefolded first (a value said again in another case is the same value)."""
+    at_bound = "É" * (dedupe.VALUE_BYTES // 2)
+    turn = {"id": "t_1", "candidates": [_candidate("favorite_song", at_bound), _candidate("favorite_song", at_bound + "a"),
+                                        _candidate("favorite_song", (at_bound + "A").lower(), historical=True)]}
+    keyed = [key for _, key in pipeline._with_dedupe_keys(turn)]
+    digest = hashlib.sha256((at_bound + "a").casefold().encode()).hexdigest()
+    assert keyed == [_dedupe_key_as_it_was(turn, pipeline._stored(turn["candidates"][0])),
+                     f"candidate:t_1:favorite_song:sha256:{digest}", f"candidate:t_1:favorite_song:sha256:{digest}:over"]
+
+
 class _Passes(list):
     """A turn's stored candidates, counting the passes over them."""
 
@@ -208,3 +222,25 @@ def test_a_turn_of_many_ends_is_read_through_once(ctx, tenant, monkeypatch):
     pipeline.resolve(ctx, SupersessionJob(tenant.id, tenant.user, turn_id))
     assert [c.passes for c in locked] == [1]
     assert tenant.get(f"/v1/turns/{turn_id}").json()["status"] == "processed"
+
+
+def test_a_value_too_long_for_a_dedupe_key_is_written_once_whatever_its_turn_is_delivered_again(ctx, tenant, runtime):
+    """A favourite song of 950 varied Han letters (2,850 bytes, no compression of a b-tree entry brings them
+    under the 2,704 it may take): its turn is processed at its first delivery (a dedupe key holding the
+    value was refused by memories_dedupe, and the turn failed at every delivery), and its messages
+    delivered again, or the turn extracted again, write nothing more."""
+    drain(runtime.pollers, timeout=120)  # nothing of earlier tests left on the queues
+    song = "".join(chr(c) for c in random.Random(950).choices(range(0x4E00, 0xA000), k=950))
+    said = tenant.turn(f"My favourite song is {song}.", timestamp="2026-03-02T09:00:00Z")
+    assert (said.status_code, said.json()["status"]) == (201, "processed")
+    turn_id = said.json()["turn_id"]
+    once = _state(ctx, tenant.id, tenant.user)
+    assert [(key, value, dedupe_key) for _, kind, key, value, *_, dedupe_key in once[0] if kind == "semantic"] == [
+        ("favorite_song", song, f"candidate:{turn_id}:favorite_song:sha256:{hashlib.sha256(song.encode()).hexdigest()}")]
+    _deliver("extract_worker", "memex-extraction", runtime, [ExtractionJob(tenant.id, turn_id).to_json()])
+    _deliver("supersede_worker", "memex-supersession", runtime,
+             [SupersessionJob(tenant.id, tenant.user, turn_id).to_json()])
+    drain(runtime.pollers, timeout=120)
+    assert _state(ctx, tenant.id, tenant.user) == once
+    pipeline.resolve_many(ctx, pipeline.extract_many(ctx, tenant.id, [turn_id], again=True))
+    assert _state(ctx, tenant.id, tenant.user) == once

@@ -25,7 +25,7 @@ from typing import Any, Callable, Iterator, TypeVar
 import numpy as np
 import psycopg
 
-from memex import embedded_text, embeddings, filler, job_start, llm, standalone, timeline, user_zone, vectorless
+from memex import dedupe, embedded_text, embeddings, filler, job_start, llm, standalone, timeline, user_zone, vectorless
 from memex.at_once import at_once
 from memex.context import Context
 from memex.db import history as history_rows
@@ -651,13 +651,14 @@ def _with_dedupe_keys(turn: dict[str, Any]) -> list[tuple[Candidate, str]]:
     """The turn's stored candidates (_stored), in order, each with what its memory is written under: a
     redelivery finds it written. The end of a value the same turn said current ("I'm vegan now. ... I'm not
     vegan.", _without_earlier_ends) is a memory of its own, not the value said again; any other end keeps the
-    key it always had, which a turn decided before finds. The values said current are gathered once for the
-    turn: looked for again for each end, a turn of many candidates cost their number squared."""
+    key it always had, which a turn decided before finds. A value too long for the keys' index is named by its
+    digest (dedupe.py). The values said current are gathered once for the turn: looked for again for each end,
+    a turn of many candidates cost their number squared."""
     candidates = [_stored(c) for c in turn["candidates"] or []]
     current = {(c.key, c.value.casefold()) for c in candidates if not c.historical}
     keyed = []
     for candidate in candidates:
-        key = f"candidate:{turn['id']}:{candidate.key}:{candidate.value.casefold()}"
+        key = f"candidate:{turn['id']}:{candidate.key}:{dedupe.value_named(candidate.value)}"
         over = candidate.historical and (candidate.key, candidate.value.casefold()) in current
         keyed.append((candidate, f"{key}:over" if over else key))
     return keyed

@@ -1,0 +1,6 @@
+-- memex: python memex.db.dedupe_digests
+-- The dedupe keys of facts written with a value longer than dedupe.VALUE_BYTES in them, before such a value was
+-- named by its digest (a value over ~2,650 bytes that did not compress was refused by memories_dedupe, and its
+-- turn failed at every delivery), rewritten to name it so, as pipeline._with_dedupe_keys names it now: a
+-- redelivery or a re-extraction of their turn finds them written rather than writing a second copy. Only a key
+-- whose tail is the value casefolded (with or without `:over`) is rewritten (db/dedupe_digests.py).
