@@ -244,3 +244,18 @@ def test_a_value_too_long_for_a_dedupe_key_is_written_once_whatever_its_turn_is_
     assert _state(ctx, tenant.id, tenant.user) == once
     pipeline.resolve_many(ctx, pipeline.extract_many(ctx, tenant.id, [turn_id], again=True))
     assert _state(ctx, tenant.id, tenant.user) == once
+
+
+@pytest.mark.parametrize("said", ["My favourite {words} is Alien.", "I think {words} is great."],
+                         ids=["favourite", "opinion"])
+def test_a_key_made_of_more_words_than_a_key_holds_files_nothing_and_its_turn_is_processed(tenant, said):
+    """The offline rules build a favourite's or an opinion's key from the words said: 960 Han letters made
+    a 2,889-byte key, refused by memories_dedupe (and the user's keys' indexes), and the turn failed at every
+    delivery. A key past jobs.KEY_MAX_CHARS (the LLM path's bound) names no kind of fact: nothing is filed
+    under it, and the turn and its message are stored."""
+    words = "".join(chr(c) for c in random.Random(960).choices(range(0x4E00, 0xA000), k=960))
+    answer = tenant.turn(said.format(words=words) + " I live in Lisbon.", timestamp="2026-03-02T09:00:00Z")
+    assert (answer.status_code, answer.json()["status"]) == (201, "processed")
+    facts = tenant.get(f"/v1/users/{tenant.user}/memories").json()["memories"]
+    assert [(m["key"], m["value"]) for m in facts if m["memory_type"] == "semantic"] == [("city", "Lisbon")]
+    assert all(len(m["key"] or "") <= 64 for m in facts)

@@ -86,12 +86,19 @@ def key_words(text: str) -> list[str]:
     return "".join(c if unicodedata.category(c)[0] in "LMN" else " " for c in folded).split()
 
 
+# The longest key a fact is filed under, by either extractor: a key is in several b-tree indexes (the dedupe
+# key's, the user's keys in order, the tombstones'), whose entries Postgres refuses past ~2,700 bytes, and the
+# offline rules build some from the words said ("My favourite <950 Han letters> is Alien." made a 2,889-byte
+# key, and its turn failed at every delivery).
+KEY_MAX_CHARS = 64
+
+
 def subject_key(subject: str, key: str) -> str:
-    """`key` as the key of `subject`'s fact (at most 64 characters)."""
+    """`key` as the key of `subject`'s fact (at most KEY_MAX_CHARS characters)."""
     prefix = subject_prefix(subject)
     if not prefix or key.startswith(prefix + "_"):
         return key
-    return f"{prefix}_{key}"[:64].rstrip("_")
+    return f"{prefix}_{key}"[:KEY_MAX_CHARS].rstrip("_")
 
 
 def user_hash(tenant_id: str, user_id: str) -> str:

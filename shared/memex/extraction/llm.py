@@ -22,7 +22,7 @@ from memex import literal, supersession
 from memex.config import Settings
 from memex.extraction import aliases, families
 from memex.extraction.placement import ABOUT_ANOTHER_IMPORTANCE, RELATION_NAMES, placed
-from memex.jobs import Candidate, key_words, subject_key, subject_prefix
+from memex.jobs import KEY_MAX_CHARS, Candidate, key_words, subject_key, subject_prefix
 from memex.llm import ChatJSON, LLMError
 from memex.models import USER_SUBJECTS
 
@@ -262,7 +262,7 @@ def to_candidate(item: Any, messages: list[dict[str, Any]], history: list[dict[s
     key = _key(item)
     value = _text(item.get("value"))
     content = _text(item.get("content"))
-    if type_ not in TYPES or not _snake_case(key) or len(key) > 64 or not value or not content:
+    if type_ not in TYPES or not _snake_case(key) or len(key) > KEY_MAX_CHARS or not value or not content:
         return None
     confidence = _confidence(item.get("confidence"))
     if confidence is None:
