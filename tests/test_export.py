@@ -204,7 +204,7 @@ def test_a_fact_erased_by_id_does_not_come_back_through_an_export(ctx, tenant, r
     done = memex_cli("export", "--tenant", tenant.id, "--user", tenant.user, "--out", str(out), env=env)
     assert done.returncode == 0, done.stderr
     assert (f"memex export: 2 turns of user {tenant.user} (tenant {tenant.id}) to {out}; left out: 2 messages"
-            " a fact erased by id was drawn from, 1 turn a fact erased before migration 0051 was drawn from"
+            " that said a fact erased by id, 1 turn a fact erased before migration 0051 was drawn from"
             " (which of its messages is not recorded), 1 turn left with no message;") in done.stderr
     lines = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     assert [[m["content"] for m in line["messages"]] for line in lines] == [["I have a dog."], ["I play the cello."]]
@@ -215,3 +215,30 @@ def test_a_fact_erased_by_id_does_not_come_back_through_an_export(ctx, tenant, r
     other = f"{tenant.user}-b"
     import_lines(ctx, tenant, runtime, tmp_path, [{**line, "user_id": other} for line in lines])
     assert _facts(tenant, other) == {("pet_kind", "dog"), ("hobby", "cello")}  # jazz was lost with Anna
+
+
+def test_a_fact_erased_by_id_and_said_again_elsewhere_does_not_come_back_through_an_export(ctx, tenant, runtime,
+                                                                                            tmp_path):
+    """The review's case: "I live in Porto." said twice is one memory, drawn from the first turn; erased,
+    the second turn's message, which says it too, is left out of the export as well, and a message that
+    holds the value within a longer word is kept."""
+    sent(tenant, "s1", "2025-03-01T10:00:00Z", "I live in Porto.", "I have a dog.")
+    sent(tenant, "s2", "2025-03-05T10:00:00Z", "i LIVE in  porto!")
+    sent(tenant, "s2", "2025-03-06T10:00:00Z", "I play the cello.", "Portobello Road is busy.")
+    page = tenant.get(f"/v1/users/{tenant.user}/memories", params={"limit": 500}).json()["memories"]
+    porto = [m for m in page if (m["key"], m["value"]) == ("city", "Porto")]
+    assert len(porto) == 1
+    assert tenant.delete(f"/v1/memories/{porto[0]['id']}").status_code == 200
+
+    left_out = export.LeftOut()
+    lines = [json.loads(line) for line in export.lines(ctx, tenant.id, tenant.user, left_out=left_out)]
+    assert [[m["content"] for m in line["messages"]] for line in lines] == [
+        ["I have a dog."], ["I play the cello.", "Portobello Road is busy."]]
+    assert (left_out.messages, left_out.turns_emptied) == (2, 1)
+
+    other = f"{tenant.user}-b"
+    import_lines(ctx, tenant, runtime, tmp_path, [{**line, "user_id": other} for line in lines])
+    assert {("pet_kind", "dog"), ("hobby", "cello")} <= _facts(tenant, other)
+    assert ("city", "Porto") not in _facts(tenant, other)
+    import_lines(ctx, tenant, runtime, tmp_path, lines)  # the same user's restore: their keyless turns stored again
+    assert ("city", "Porto") not in _facts(tenant, tenant.user)

@@ -8,7 +8,7 @@ from fastapi import APIRouter, Depends, Query
 
 from memex import export, memories, sessions
 from memex.context import Context
-from memex.models import Id, ListOrder, MemexSeedSearchIn, QueryFlag, SearchIn
+from memex.models import Id, ListOrder, MemexSeedSearchIn, QueryFlag, SearchIn, SeedSearchIn
 from memex.retrieval.served import search_request
 from memex_edge.answers import (Count, Memory, MemoryHistory, MemoryList, SearchAnswer, SessionList,
                                 SessionMessageList, TurnList)
@@ -33,7 +33,7 @@ def post_search(request: SearchIn, tenant_id: str = Depends(tenant), ctx: Contex
 
 @memory_service.post("/search", response_model=SearchAnswer, response_model_exclude_unset=True,
                      responses=errors(409, 413, seed=True))
-def post_search_seed(request: SearchIn, tenant_id: str = Depends(tenant), ctx: Context = Depends(context)) -> dict:
+def post_search_seed(request: SeedSearchIn, tenant_id: str = Depends(tenant), ctx: Context = Depends(context)) -> dict:
     """The memory-service seed's search: `POST /v1/search`."""
     return search_request(ctx, tenant_id, request)
 

@@ -50,12 +50,12 @@ def _turn(row: dict[str, Any]) -> dict[str, Any]:
 class LeftOut:
     """What `lines` left out of the user's turns, by why."""
 
-    messages: int = 0  # each the message a fact erased by id was drawn from
+    messages: int = 0  # each a message that said a fact erased by id (drawn from it, or said again)
     turns_unrecorded: int = 0  # each the turn of a tombstone naming no message (written before migration 0051)
     turns_emptied: int = 0  # each left with no message (its episodic memories erased, or the messages above)
 
     def __str__(self) -> str:
-        said = [(self.messages, "message", "a fact erased by id was drawn from"),
+        said = [(self.messages, "message", "that said a fact erased by id"),
                 (self.turns_unrecorded, "turn", "a fact erased before migration 0051 was drawn from"
                  " (which of its messages is not recorded)"),
                 (self.turns_emptied, "turn", "left with no message")]
@@ -68,8 +68,9 @@ def lines(ctx: Context, tenant_id: str, user_id: str, agent_id: str | None = Non
     (without its newline), as `memex backfill` imports them: for `as_user` when given, to import
     them as that user's. Pages of the listing, each read on its own: turns sent meanwhile after the
     last page read are exported too, as a listing would page them. Without what the user erased
-    (counted in `left_out` when given): a fact erased by id leaves its message, which an import would
-    draw it from again, received after the erasure that no tombstone holds back."""
+    (counted in `left_out` when given): a fact erased by id leaves its message and those that say it
+    again (their tombstones name them), which an import would draw it from again, received after the
+    erasure that no tombstone holds back."""
     left_out = left_out if left_out is not None else LeftOut()
     cursor = None
     while True:

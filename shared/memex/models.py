@@ -146,7 +146,8 @@ def _word_true_or_false(value: Any) -> Any:
     return _true_or_false(value)
 
 
-# Every true-or-false field of a request's JSON: a body's, an MCP tool's arguments.
+# Every true-or-false field of a request's JSON: a body's, an MCP tool's arguments; but the seed routes',
+# which take what the seeds took (SeedSearchIn, SeedRecallIn).
 Flag = Annotated[bool, BeforeValidator(_true_or_false)]
 # Every true-or-false parameter of a query string: "true" or "false", in any case.
 QueryFlag = Annotated[bool, BeforeValidator(_word_true_or_false)]
@@ -390,6 +391,13 @@ class SearchIn(_Strict):
     _now = model_validator(mode="after")(_reference_time_as_of)
 
 
+class SeedSearchIn(SearchIn):
+    """`POST /search`, the memory-service seed's search: `SearchIn`'s fields, its flag read as the seed read
+    it, pydantic's bool ("true", 1, "yes"): a compatibility route takes what the seed took."""
+
+    include_inactive: bool = False
+
+
 class MemexSeedSearchIn(_Strict):
     """`POST /v1/memories/search`, the memex seed's search: its fields, meaning what they mean in
     `SearchIn` (alpha and its default are memex's: relevance against recency, 0.95)."""
@@ -424,4 +432,5 @@ class SeedRecallIn(RecallIn):
     """`POST /recall`, the memory-service seed's recall: its fields, and its answer to a question about
     nothing the user said, an empty context."""
 
-    require_relevant: Flag = True
+    # As the seed read it, pydantic's bool ("true", 1, "yes"): a compatibility route takes what the seed took.
+    require_relevant: bool = True

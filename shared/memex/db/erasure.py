@@ -19,8 +19,9 @@ The rules, in the order they apply:
   replay), this one or another ("I just started at Notion, left Stripe." says Stripe's end), does
   not bring that value back, and brings back the key's other values (Notion). A value worded
   otherwise ("Stripe, Inc.", by an LLM extractor) is another value. What the user says after the
-  erasure is new: it is stored. The tombstone names the message the fact was drawn from too, which an
-  export leaves out (export.py): imported, it would be said after the erasure.
+  erasure is new: it is stored. The tombstone names the message the fact was drawn from too, and
+  another one each message of the user's that says the value again (an erasure by id), which an
+  export leaves out (export.py): imported, they would be said after the erasure.
 - An erased episodic memory takes its message with it, and the memory that was indexed with it
   as context ("the line it answers") loses that context and its vector, made from it too: the caller
   embeds it again after the commit, or the sweep does (memex/vectorless.py). The facts
@@ -93,10 +94,11 @@ def ends_of(conn: psycopg.Connection, tenant_id: str, ids: list[str]) -> list[st
     return [r["id"] for r in rows]
 
 
-def memories(conn: psycopg.Connection, tenant_id: str, ids: list[str]) -> dict[str, Any]:
+def memories(conn: psycopg.Connection, tenant_id: str, ids: list[str], *, said_again: bool = True) -> dict[str, Any]:
     """Erase these memories. Returns the count and the memories whose context (and vector) was erased
     ({tenant_id, id, content, context, memory_type, subject}: to be embedded again without it). The statements of
-    their end go with them (ends_of), in whichever session they were said."""
+    their end go with them (ends_of), in whichever session they were said. With `said_again`, the
+    tombstone of an erased fact names every message of the user's that says its value too."""
     ids = sorted(set(ids) | set(ends_of(conn, tenant_id, ids)))
     ids = sorted(set(ids) | set(consolidation_rows.summaries_citing(conn, tenant_id, ids)))
     ids = sorted(set(ids) | set(history_rows.ended_with(conn, tenant_id, ids)))
@@ -111,16 +113,38 @@ def memories(conn: psycopg.Connection, tenant_id: str, ids: list[str]) -> dict[s
     _forget_why_ended(conn, tenant_id, erased)
     _close_chains(conn, tenant_id, erased)
     facts = [r for r in rows if r["memory_type"] == "semantic" and r["key"] and r["value"] is not None]
+    # Beside its own message, the tombstone of an erased fact names (with `said_again`) every message of
+    # the user's turns that says its value: "I live in Porto." said again in a later turn is one memory,
+    # drawn from the first; the second exported and imported (or extracted again) would draw the value
+    # back. "Says": the value within the message, both folded as the keyword channel folds them
+    # (memex_text), lowercased and their spaces collapsed, not within a longer ASCII word ("30" is not
+    # said by "300"). A message that says it otherwise is missed; one that holds it otherwise is left
+    # out, which errs toward the erasure. One scan of the user's messages per fact: an erasure by id
+    # erases a few. The value is matched, never stored: the tombstone keeps its digest.
     conn.execute(
-        """INSERT INTO tombstones (tenant_id, turn_id, user_id, key, subject, value_digest, message_id)
-           SELECT %s, r.turn_id, t.user_id, r.key, r.subject, r.digest, r.message_id
-           FROM unnest(%s::text[], %s::text[], %s::text[], %s::text[], %s::text[])
-                AS r(turn_id, key, subject, digest, message_id)
-           JOIN turns t ON t.tenant_id = %s AND t.id = r.turn_id
-           ON CONFLICT DO NOTHING""",
-        (tenant_id, [r["source_turn_id"] for r in facts], [r["key"] for r in facts], [r["subject"] for r in facts],
-         [value_digest(tenant_id, r["user_id"], r["key"], r["subject"], r["value"]) for r in facts],
-         [r["source_message_id"] or "" for r in facts], tenant_id),
+        r"""WITH f AS (SELECT * FROM unnest(%(turns)s::text[], %(messages)s::text[], %(users)s::text[],
+                                            %(keys)s::text[], %(subjects)s::text[], %(digests)s::text[],
+                                            %(values)s::text[])
+                                 AS f(turn_id, message_id, user_id, key, subject, digest, value))
+            INSERT INTO tombstones (tenant_id, turn_id, user_id, key, subject, value_digest, message_id)
+            SELECT t.tenant_id, t.id, t.user_id, f.key, f.subject, f.digest, f.message_id
+            FROM f JOIN turns t ON t.tenant_id = %(t)s AND t.id = f.turn_id
+            UNION ALL
+            SELECT t.tenant_id, t.id, t.user_id, f.key, f.subject, f.digest, m.id
+            FROM f
+            CROSS JOIN LATERAL (SELECT btrim(regexp_replace(lower(memex_text(f.value)), '\s+', ' ', 'g'), ' .!')
+                                       AS said) v
+            JOIN turns t ON t.tenant_id = %(t)s AND t.user_id = f.user_id
+            JOIN messages m ON m.tenant_id = t.tenant_id AND m.turn_id = t.id
+            WHERE %(said_again)s AND v.said <> ''
+              AND regexp_replace(lower(memex_text(m.content)), '\s+', ' ', 'g')
+                  ~ ('(^|[^a-z0-9])' || regexp_replace(v.said, '([!-/:-@[-`{-~])', '\\\1', 'g') || '($|[^a-z0-9])')
+            ON CONFLICT DO NOTHING""",
+        {"t": tenant_id, "said_again": said_again, "turns": [r["source_turn_id"] for r in facts],
+         "messages": [r["source_message_id"] or "" for r in facts], "users": [r["user_id"] for r in facts],
+         "keys": [r["key"] for r in facts], "subjects": [r["subject"] for r in facts],
+         "digests": [value_digest(tenant_id, r["user_id"], r["key"], r["subject"], r["value"]) for r in facts],
+         "values": [r["value"] for r in facts]},
     )
     episodic = [r for r in rows if r["memory_type"] == "episodic"]
     erased_messages = [r["source_message_id"] for r in episodic if r["source_message_id"]]
@@ -152,8 +176,9 @@ def session(conn: psycopg.Connection, tenant_id: str, session_id: str, user_id: 
         (tenant_id, user_id, session_id),
     ).fetchall()]
     # The tombstones memories() writes for the session's own turns go with them (ON DELETE CASCADE);
-    # those of an end statement said in another session keep a re-extraction from bringing it back.
-    erased = memories(conn, tenant_id, ids)
+    # those of an end statement said in another session keep a re-extraction from bringing it back. A value
+    # said again in another session was said there, which this erasure keeps: no tombstone names it.
+    erased = memories(conn, tenant_id, ids, said_again=False)
     turns = conn.execute(
         "DELETE FROM turns WHERE tenant_id = %s AND user_id = %s AND session_id = %s RETURNING id",
         (tenant_id, user_id, session_id),
