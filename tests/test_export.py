@@ -242,3 +242,18 @@ def test_a_fact_erased_by_id_and_said_again_elsewhere_does_not_come_back_through
     assert ("city", "Porto") not in _facts(tenant, other)
     import_lines(ctx, tenant, runtime, tmp_path, lines)  # the same user's restore: their keyless turns stored again
     assert ("city", "Porto") not in _facts(tenant, tenant.user)
+
+
+def test_a_value_its_own_message_does_not_say_in_words_leaves_out_no_other_message(ctx, tenant):
+    """"I don't drink coffee." files drinks_coffee "no", a value no message says in those words: erased, its
+    own message is left out, and a message that holds the word "no" is not (each one was, left out as if it
+    said the value again)."""
+    sent(tenant, "s1", "2025-03-01T10:00:00Z", "I don't drink coffee.")
+    sent(tenant, "s2", "2025-03-05T10:00:00Z", "No idea what to cook tonight.", "I have no car.")
+    page = tenant.get(f"/v1/users/{tenant.user}/memories", params={"limit": 500}).json()["memories"]
+    coffee = [m for m in page if (m["key"], m["value"]) == ("drinks_coffee", "no")]
+    assert len(coffee) == 1
+    assert tenant.delete(f"/v1/memories/{coffee[0]['id']}").status_code == 200
+    lines = [json.loads(line) for line in export.lines(ctx, tenant.id, tenant.user)]
+    assert [[m["content"] for m in line["messages"]] for line in lines] == [
+        ["No idea what to cook tonight.", "I have no car."]]

@@ -119,8 +119,10 @@ def memories(conn: psycopg.Connection, tenant_id: str, ids: list[str], *, said_a
     # back. "Says": the value within the message, both folded as the keyword channel folds them
     # (memex_text), lowercased and their spaces collapsed, not within a longer ASCII word ("30" is not
     # said by "300"). A message that says it otherwise is missed; one that holds it otherwise is left
-    # out, which errs toward the erasure. One scan of the user's messages per fact: an erasure by id
-    # erases a few. The value is matched, never stored: the tombstone keeps its digest.
+    # out, which errs toward the erasure. Only a value its own message says in words: a value the rules
+    # read ("I don't drink coffee.": drinks_coffee "no") is said so by no message, and each that held "no"
+    # was left out. One scan of the user's messages per fact: an erasure by id erases a few. The value is
+    # matched, never stored: the tombstone keeps its digest.
     conn.execute(
         r"""WITH f AS (SELECT * FROM unnest(%(turns)s::text[], %(messages)s::text[], %(users)s::text[],
                                             %(keys)s::text[], %(subjects)s::text[], %(digests)s::text[],
@@ -134,11 +136,14 @@ def memories(conn: psycopg.Connection, tenant_id: str, ids: list[str], *, said_a
             FROM f
             CROSS JOIN LATERAL (SELECT btrim(regexp_replace(lower(memex_text(f.value)), '\s+', ' ', 'g'), ' .!')
                                        AS said) v
+            CROSS JOIN LATERAL (SELECT '(^|[^a-z0-9])' || regexp_replace(v.said, '([!-/:-@[-`{-~])', '\\\1', 'g')
+                                       || '($|[^a-z0-9])' AS pattern) p
+            JOIN messages source ON source.tenant_id = %(t)s AND source.id = f.message_id
             JOIN turns t ON t.tenant_id = %(t)s AND t.user_id = f.user_id
             JOIN messages m ON m.tenant_id = t.tenant_id AND m.turn_id = t.id
             WHERE %(said_again)s AND v.said <> ''
-              AND regexp_replace(lower(memex_text(m.content)), '\s+', ' ', 'g')
-                  ~ ('(^|[^a-z0-9])' || regexp_replace(v.said, '([!-/:-@[-`{-~])', '\\\1', 'g') || '($|[^a-z0-9])')
+              AND regexp_replace(lower(memex_text(source.content)), '\s+', ' ', 'g') ~ p.pattern
+              AND regexp_replace(lower(memex_text(m.content)), '\s+', ' ', 'g') ~ p.pattern
             ON CONFLICT DO NOTHING""",
         {"t": tenant_id, "said_again": said_again, "turns": [r["source_turn_id"] for r in facts],
          "messages": [r["source_message_id"] or "" for r in facts], "users": [r["user_id"] for r in facts],
