@@ -259,3 +259,26 @@ def test_a_key_made_of_more_words_than_a_key_holds_files_nothing_and_its_turn_is
     facts = tenant.get(f"/v1/users/{tenant.user}/memories").json()["memories"]
     assert [(m["key"], m["value"]) for m in facts if m["memory_type"] == "semantic"] == [("city", "Lisbon")]
     assert all(len(m["key"] or "") <= 64 for m in facts)
+
+
+def test_a_key_past_the_bound_stored_on_a_turn_by_an_earlier_version_is_no_fact_and_the_turn_processes(ctx, tenant):
+    """The review of the key's bound (revM): an earlier version extracted the turn and stored its candidates,
+    one under a key of 960 Han letters, and failed at its write; delivered again after the upgrade, the
+    stored candidates are resolved without extracting again. The long key is no fact's, and the turn's
+    other fact is written (it failed with the long one's, at every delivery)."""
+    words = "".join(chr(c) for c in random.Random(960).choices(range(0x4E00, 0xA000), k=960))
+    answer = tenant.turn(f"My favourite {words} is Alien. I live in Lisbon.", wait=False,
+                         timestamp="2026-03-02T09:00:00Z")
+    turn_id = answer.json()["turn_id"]
+    stored = [{"type": "preference", "key": f"favorite_{words}", "value": "Alien", "subject": "user",
+               "content": "The user's favourite is Alien.", "confidence": 0.8, "importance": 0.7,
+               "source_message_id": None, "historical": False},
+              {"type": "fact", "key": "city", "value": "Lisbon", "content": "The user lives in Lisbon.",
+               "confidence": 0.8, "importance": 0.7, "source_message_id": None, "historical": False,
+               "subject": "user"}]
+    with ctx.db.transaction() as conn:
+        turn_rows.store_many_candidates(conn, tenant.id, [(turn_id, stored)])
+    pipeline.resolve_many(ctx, pipeline.extract_many(ctx, tenant.id, [turn_id]))
+    assert tenant.get(f"/v1/turns/{turn_id}").json()["status"] == "processed"
+    facts = tenant.get(f"/v1/users/{tenant.user}/memories").json()["memories"]
+    assert [(m["key"], m["value"]) for m in facts if m["memory_type"] == "semantic"] == [("city", "Lisbon")]

@@ -40,7 +40,7 @@ from memex.errors import public_description
 from memex.extraction import Extractor, families, plain
 from memex.extraction.aliases import family_key
 from memex.extraction.placement import RELATION_NAMES, may_name_someone, placed
-from memex.jobs import Candidate, ExtractionJob, SupersessionJob, subject_key, user_hash
+from memex.jobs import KEY_MAX_CHARS, Candidate, ExtractionJob, SupersessionJob, subject_key, user_hash
 from memex.metrics import (CANDIDATES_PER_TURN, EXTRACTION_LATENCY, JOB_STARTS_FAILED, JOB_STARTS_LOCK_HELD,
                            LLM_FALLBACKS, SUPERSESSION_VERDICTS)
 from memex.supersession import (EMPLOYER_KEY, PARTNER_KEY, Decision, RulesJudge, about_former_partner,
@@ -654,7 +654,10 @@ def _with_dedupe_keys(turn: dict[str, Any]) -> list[tuple[Candidate, str]]:
     key it always had, which a turn decided before finds. A value too long for the keys' index is named by its
     digest (dedupe.py). The values said current are gathered once for the turn: looked for again for each end,
     a turn of many candidates cost their number squared."""
-    candidates = [_stored(c) for c in turn["candidates"] or []]
+    # A key longer than a key may be (jobs.KEY_MAX_CHARS) is no fact's: the offline rules no longer file one,
+    # and one stored on a turn by an earlier version failed its turn at every delivery (its dedupe key past
+    # what a b-tree entry may hold), the turn's other facts with it.
+    candidates = [_stored(c) for c in turn["candidates"] or [] if len(c["key"]) <= KEY_MAX_CHARS]
     current = {(c.key, c.value.casefold()) for c in candidates if not c.historical}
     keyed = []
     for candidate in candidates:
