@@ -10,6 +10,7 @@ from typing import Iterator
 import psycopg
 import pytest
 from psycopg.rows import dict_row
+from psycopg.types.json import Jsonb
 
 from memex import dedupe, pipeline
 from memex.db import sessions
@@ -826,6 +827,25 @@ def test_the_keys_in_order_index_replaces_the_keys_index_on_a_database_before_00
         assert "memories_user_key_order" in plan and "Sort" not in plan
 
 
+def _favourites_stored_before(conn, version: str, facts: list[tuple[str, str, str, str, int]], pending: dict) -> None:
+    """A database as a favourites re-keying migration (0049, 0050) finds it: each fact (id, user, key, value,
+    day of March) stored from a processed turn of its own under the dedupe key it was written with, user e
+    under erasure, and a turn not yet decided holding `pending` as its candidate."""
+    conn.execute("DELETE FROM schema_migrations WHERE version = %s", (version,))
+    conn.execute("INSERT INTO tenants (id) VALUES ('t')")
+    for id_, user, key, value, day in facts:
+        conn.execute("""INSERT INTO turns (tenant_id, id, user_id, session_id, occurred_at, status)
+                        VALUES ('t', %s, %s, 's', now(), 'processed')""", (f"turn-{id_}", user))
+        conn.execute("""INSERT INTO memories (tenant_id, id, user_id, memory_type, type, key, value, content,
+                                              valid_from, embedding, source_turn_id, dedupe_key)
+                        VALUES ('t', %s, %s, 'semantic', 'preference', %s, %s, %s, %s, %s, %s, %s)""",
+                     (id_, user, key, value, value, f"2026-03-0{day}T10:00:00Z", [0.0] * 384, f"turn-{id_}",
+                      f"candidate:turn-{id_}:{key}:{value.casefold()}"))
+    conn.execute("INSERT INTO user_erasures (tenant_id, user_id) VALUES ('t', 'e')")
+    conn.execute("""INSERT INTO turns (tenant_id, id, user_id, session_id, occurred_at, status, candidates)
+                    VALUES ('t', 'pending', 'u', 's', now(), 'processing', %s)""", (Jsonb([pending]),))
+
+
 def test_the_favourites_stored_under_the_y_word_of_an_ie_noun_are_filed_under_it_by_0049(ctx):
     """Migration 0049 on a database written before it (0033 applied): a favourite stored as favorite_movy is
     favorite_movie, the one said after it replacing it (linked, ended when that was said), the candidates of a
@@ -833,21 +853,10 @@ def test_the_favourites_stored_under_the_y_word_of_an_ie_noun_are_filed_under_it
     0033 re-keyed is left as it is, and the migration run again changes nothing."""
     version = "0049_favourite_ie_nouns"
     with _migrated_database(ctx, "memex_before_0049") as conn:
-        conn.execute("DELETE FROM schema_migrations WHERE version = %s", (version,))
-        conn.execute("INSERT INTO tenants (id) VALUES ('t')")
-        for id_, user, key, value, day in (("old", "u", "favorite_movy", "Alien", 1), ("new", "u", "favorite_movie", "Up", 2),
-                                           ("city", "u", "city", "Lisbon", 1), ("erasing", "e", "favorite_movy", "Heat", 1)):
-            conn.execute("""INSERT INTO turns (tenant_id, id, user_id, session_id, occurred_at, status)
-                            VALUES ('t', %s, %s, 's', now(), 'processed')""", (f"turn-{id_}", user))
-            conn.execute("""INSERT INTO memories (tenant_id, id, user_id, memory_type, type, key, value, content,
-                                                  valid_from, embedding, source_turn_id, dedupe_key)
-                            VALUES ('t', %s, %s, 'semantic', 'preference', %s, %s, %s, %s, %s, %s, %s)""",
-                         (id_, user, key, value, value, f"2026-03-0{day}T10:00:00Z", [0.0] * 384, f"turn-{id_}",
-                          f"candidate:turn-{id_}:{key}:{value.casefold()}"))
-        conn.execute("INSERT INTO user_erasures (tenant_id, user_id) VALUES ('t', 'e')")
-        conn.execute("""INSERT INTO turns (tenant_id, id, user_id, session_id, occurred_at, status, candidates)
-                        VALUES ('t', 'pending', 'u', 's', now(), 'processing',
-                                '[{"type": "preference", "key": "favorite_cooky", "value": "macarons"}]')""")
+        _favourites_stored_before(conn, version, [
+            ("old", "u", "favorite_movy", "Alien", 1), ("new", "u", "favorite_movie", "Up", 2),
+            ("city", "u", "city", "Lisbon", 1), ("erasing", "e", "favorite_movy", "Heat", 1)],
+            {"type": "preference", "key": "favorite_cooky", "value": "macarons"})
         state = """SELECT id, key, active, valid_to, dedupe_key FROM memories ORDER BY id"""
 
         assert apply_migrations(conn, 384) == [version]
@@ -873,23 +882,11 @@ def test_the_favourites_stored_under_the_word_an_es_plural_was_read_as_are_filed
     and a word of an "-e" plural ("bronzes") are left as they are, and the migration run again changes nothing."""
     version = "0050_favourite_named_nouns"
     with _migrated_database(ctx, "memex_before_0050") as conn:
-        conn.execute("DELETE FROM schema_migrations WHERE version = %s", (version,))
-        conn.execute("INSERT INTO tenants (id) VALUES ('t')")
-        for id_, user, key, value, day in (("old", "u", "favorite_lense", "50mm", 1), ("new", "u", "favorite_lens", "35mm", 2),
-                                           ("movie", "u", "favorite_movie", "Alien", 1),
-                                           ("bronze", "u", "favorite_bronze", "Rodin", 1),
-                                           ("erasing", "e", "favorite_lense", "85mm", 1)):
-            conn.execute("""INSERT INTO turns (tenant_id, id, user_id, session_id, occurred_at, status)
-                            VALUES ('t', %s, %s, 's', now(), 'processed')""", (f"turn-{id_}", user))
-            conn.execute("""INSERT INTO memories (tenant_id, id, user_id, memory_type, type, key, value, content,
-                                                  valid_from, embedding, source_turn_id, dedupe_key)
-                            VALUES ('t', %s, %s, 'semantic', 'preference', %s, %s, %s, %s, %s, %s, %s)""",
-                         (id_, user, key, value, value, f"2026-03-0{day}T10:00:00Z", [0.0] * 384, f"turn-{id_}",
-                          f"candidate:turn-{id_}:{key}:{value.casefold()}"))
-        conn.execute("INSERT INTO user_erasures (tenant_id, user_id) VALUES ('t', 'e')")
-        conn.execute("""INSERT INTO turns (tenant_id, id, user_id, session_id, occurred_at, status, candidates)
-                        VALUES ('t', 'pending', 'u', 's', now(), 'processing',
-                                '[{"type": "preference", "key": "favorite_quizz", "value": "pub quizzes"}]')""")
+        _favourites_stored_before(conn, version, [
+            ("old", "u", "favorite_lense", "50mm", 1), ("new", "u", "favorite_lens", "35mm", 2),
+            ("movie", "u", "favorite_movie", "Alien", 1), ("bronze", "u", "favorite_bronze", "Rodin", 1),
+            ("erasing", "e", "favorite_lense", "85mm", 1)],
+            {"type": "preference", "key": "favorite_quizz", "value": "pub quizzes"})
         state = """SELECT id, key, active, valid_to, dedupe_key FROM memories ORDER BY id"""
 
         assert apply_migrations(conn, 384) == [version]
