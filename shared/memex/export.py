@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import datetime
 from typing import Any, Iterator
 
 from memex.context import Context
@@ -15,6 +15,7 @@ from memex.db import cursors
 from memex.db import sessions as session_rows
 from memex.db import turns as turn_rows
 from memex.models import sent_user_name, wire_time
+from memex.user_zone import zone
 
 # Turns a page of `lines` reads: the listing's largest page.
 LINES_PER_PAGE = 500
@@ -117,7 +118,5 @@ def as_import(user_id: str, turn: dict[str, Any]) -> dict[str, Any]:
 
 def _in_sent_offset(said: str, utc_offset: int | None) -> str:
     # The inverse of models._sent_time, which reads a timestamp into UTC and the offset it was sent with.
-    at = datetime.fromisoformat(said)
-    if utc_offset is None:
-        return at.astimezone(timezone.utc).isoformat().replace("+00:00", "-00:00")
-    return at.astimezone(timezone(timedelta(minutes=utc_offset))).isoformat()
+    at = datetime.fromisoformat(said).astimezone(zone(utc_offset)).isoformat()
+    return at.replace("+00:00", "-00:00") if utc_offset is None else at

@@ -133,7 +133,7 @@ Number = Annotated[_T, BeforeValidator(_not_boolean)]
 
 def _true_or_false(value: Any) -> Any:
     # pydantic takes 1, "yes", "on", "t" for true (and 0, "no", "off", "f" for false): a number is no
-    # flag, as a flag is no number (NoBoolean); nor is a string, in JSON, which has true and false.
+    # flag, as a flag is no number (Number); nor is a string, in JSON, which has true and false.
     if isinstance(value, bool):
         return value
     raise ValueError(f"must be true or false, not {json.dumps(value)[:64]}")

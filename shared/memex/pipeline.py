@@ -210,7 +210,7 @@ def _said_before(turn: dict[str, Any], named: Callable[[Candidate], bool], extra
             found = readings[earlier["id"]][0]
             candidates = [] if isinstance(found, Exception) else found
         else:
-            candidates = [_stored(c) for c in earlier["candidates"] or []]
+            candidates = _stored_candidates(earlier)
         said += [c for c in candidates if named(c)]
     return said
 
@@ -530,6 +530,13 @@ def candidate_vectors(ctx: Context, turns: list[dict[str, Any]]) -> dict[str, np
             for text, vector in embed_distinct(ctx, tenant_id, of_tenant).items()}
 
 
+def _stored_candidates(turn: dict[str, Any]) -> list[Candidate]:
+    """The candidates stored on `turn` (_stored). A key longer than a key may be (jobs.KEY_MAX_CHARS) is no
+    fact's: the offline rules no longer file one, and one stored on a turn by an earlier version failed its
+    turn at every delivery (its dedupe key past what a b-tree entry may hold), the turn's other facts with it."""
+    return [_stored(c) for c in turn["candidates"] or [] if len(c["key"]) <= KEY_MAX_CHARS]
+
+
 def _stored(candidate: dict[str, Any]) -> Candidate:
     """A candidate stored on a turn, under its family's key: a worker still on a version before the
     aliases (mid-deploy, after migration 0033 re-keyed what was stored) may have stored it as
@@ -654,10 +661,7 @@ def _with_dedupe_keys(turn: dict[str, Any]) -> list[tuple[Candidate, str]]:
     key it always had, which a turn decided before finds. A value too long for the keys' index is named by its
     digest (dedupe.py). The values said current are gathered once for the turn: looked for again for each end,
     a turn of many candidates cost their number squared."""
-    # A key longer than a key may be (jobs.KEY_MAX_CHARS) is no fact's: the offline rules no longer file one,
-    # and one stored on a turn by an earlier version failed its turn at every delivery (its dedupe key past
-    # what a b-tree entry may hold), the turn's other facts with it.
-    candidates = [_stored(c) for c in turn["candidates"] or [] if len(c["key"]) <= KEY_MAX_CHARS]
+    candidates = _stored_candidates(turn)
     current = {(c.key, c.value.casefold()) for c in candidates if not c.historical}
     keyed = []
     for candidate in candidates:
@@ -869,7 +873,7 @@ def _end_what_ended_with(conn, ctx: Context, turn: dict[str, Any], said_at: date
     tenant_id = turn["tenant_id"]
     whose = "The user's" if candidate.subject == "user" else f"{candidate.subject}'s"
     ended: list[tuple[dict[str, Any], str, str]] = []  # (fact, its end as a statement, why)
-    key = ends_with_employer(candidate, decision.action, (_stored(c) for c in turn["candidates"] or []))
+    key = ends_with_employer(candidate, decision.action, _stored_candidates(turn))
     if key is not None:
         ended += [(r, f"{whose} job title used to be {r['value']}.",
                    held_at_reason(r, r["with_value"], candidate, decision.action))

@@ -47,6 +47,7 @@ import psycopg
 
 from memex.db import consolidation as consolidation_rows
 from memex.db import history as history_rows
+from memex.db import turns as turn_rows
 from memex.supersession import folded_value
 
 
@@ -146,7 +147,7 @@ def memories(conn: psycopg.Connection, tenant_id: str, ids: list[str], *, said_a
               AND regexp_replace(lower(memex_text(m.content)), '\s+', ' ', 'g') ~ p.pattern
             ON CONFLICT DO NOTHING""",
         {"t": tenant_id, "said_again": said_again, "turns": [r["source_turn_id"] for r in facts],
-         "messages": [r["source_message_id"] or "" for r in facts], "users": [r["user_id"] for r in facts],
+         "messages": [r["source_message_id"] or turn_rows.NO_MESSAGE for r in facts], "users": [r["user_id"] for r in facts],
          "keys": [r["key"] for r in facts], "subjects": [r["subject"] for r in facts],
          "digests": [value_digest(tenant_id, r["user_id"], r["key"], r["subject"], r["value"]) for r in facts],
          "values": [r["value"] for r in facts]},

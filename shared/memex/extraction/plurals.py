@@ -35,6 +35,11 @@ _Z_NOUNS = frozenset("waltz quartz blitz chintz spritz klutz".split())
 _NAMED = _IE_NOUNS | _S_NOUNS | _Z_NOUNS | _Z_DOUBLED
 
 
+# Read back from their plurals, on a search's path (stems): each irregular noun by its plural, and the nouns
+# whose plural in "-es" is of the word without the "e".
+_IRREGULAR_ONE = {many: one for one, many in _IRREGULAR.items()}
+_E_DROPPED = _S_NOUNS | _Z_NOUNS
+
 def plural(word: str) -> str:
     """"cat" -> "cats", "puppy" -> "puppies", "movie" -> "movies", "dish" -> "dishes", "goldfish" -> "goldfish",
     "stomach" -> "stomachs" (_CH_SAID_K), "quiz" -> "quizzes" (_Z_DOUBLED), "wife" -> "wives" (_IRREGULAR)."""
@@ -64,8 +69,8 @@ def stems(word: str) -> list[str]:
     alone ("stomaches", "wifes") is of its noun too, as singular read it before those were named."""
     if word in _SAME_PLURAL:
         return [word]
-    found = [one for one, many in _IRREGULAR.items() if many == word] \
-        or [stem for stem in (word[:-3] + "y", word[:-1], word[:-2], word[:-3]) if stem and (
+    found = [_IRREGULAR_ONE[word]] if word in _IRREGULAR_ONE \
+        else [stem for stem in (word[:-3] + "y", word[:-1], word[:-2], word[:-3]) if stem and (
             plural(stem) == word or (stem in _CH_SAID_K or stem in _IRREGULAR) and _by_endings(stem) == word)]
     return found or [word]
 
@@ -85,7 +90,7 @@ def as_filed_now(word: str) -> str:
     "stomach", "wive": "wife"), or `word`: what a key the offline rules filed under then is filed under now."""
     if word.endswith("y") and word[:-1] + "ie" in _IE_NOUNS:
         return word[:-1] + "ie"
-    if word.endswith("e") and word[:-1] in _S_NOUNS | _Z_NOUNS \
+    if word.endswith("e") and word[:-1] in _E_DROPPED \
             or word.endswith("z") and word[:-1] in _Z_DOUBLED or word.endswith("s") and word[:-1] in _CH_SAID_K:
         return word[:-1]
-    return next((one for one, many in _IRREGULAR.items() if many == word + "s"), word)
+    return _IRREGULAR_ONE.get(word + "s", word)

@@ -13,7 +13,7 @@ from memex.extraction.offline.values import Fields, a_year, school, unless_a_sta
 from memex.literal import caseless
 
 
-_LANGUAGE_NAMES = {name.casefold(): name for name in vocabulary.LANGUAGES}
+_LANGUAGE_NAMES = {caseless(name): name for name in vocabulary.LANGUAGES}
 # How well a language is spoken, said before it ("fluent Spanish", "a little English"): kept in the
 # sentence, not in the value.
 _HOW_SPOKEN = r"(?:fluent|basic|conversational|decent|good|broken|some|a little|a bit of)"
