@@ -102,7 +102,7 @@ def _someones_job_move(part: str) -> Callable[[re.Match[str]], list[Fields]]:
     customer switches between the two ("My husband switched from Google to Stripe", not "from Apple to
     Samsung")."""
     def move(m: re.Match[str]) -> list[Fields]:
-        names = {m.group("old").casefold(), m.group("new").casefold()}
+        names = {caseless(m.group("old")), caseless(m.group("new"))}
         switched = m.group("verb") == "switched" and names <= vocabulary.WELL_KNOWN_EMPLOYERS \
             and len(names) == 2 and not any(names <= kind for kind in vocabulary.SWITCHED_AS_A_CUSTOMER)
         return [{"value": m.group(part)}] if switched or a_job_move(m) else []
@@ -171,7 +171,7 @@ _SCHOOL_NAMED = SCHOOL_WORDS | frozenset("elementary primary high middle prep mo
 
 
 def _school_gone_to(m: re.Match[str]) -> list[Fields]:
-    if not _SCHOOL_NAMED.intersection(w.casefold() for w in m.group("value").split()):
+    if not _SCHOOL_NAMED.intersection(caseless(w) for w in m.group("value").split()):
         return []
     return school(m)
 
