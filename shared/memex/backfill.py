@@ -55,7 +55,7 @@ from memex.db import tenants as tenant_rows
 from memex.errors import NotFound, TenantDeleted, UserBeingErased
 from memex.jobs import BackfillJob, ExtractionJob, SupersessionJob
 from memex.metrics import TURNS_INGESTED
-from memex.models import FieldError, TurnIn, what_is_wrong, wire_time
+from memex.models import FieldError, ImportedTurn, what_is_wrong, wire_time
 
 log = logging.getLogger(__name__)
 
@@ -310,7 +310,7 @@ def _decide(ctx: Context, job: BackfillJob, follow_ups: list[SupersessionJob]) -
             ctx.publisher.publish_supersession(follow_up)
 
 
-def _turn_of(raw: bytes, offset: int, max_bytes: int) -> TurnIn:
+def _turn_of(raw: bytes, offset: int, max_bytes: int) -> ImportedTurn:
     """The turn a line holds; ValueError when it holds none."""
     body = raw.rstrip(b"\r\n")
     if len(body) > max_bytes:
@@ -327,7 +327,7 @@ def _turn_of(raw: bytes, offset: int, max_bytes: int) -> TurnIn:
     if not data.get("idempotency_key"):
         content = hashlib.sha256(body).hexdigest()
         data["idempotency_key"] = f"backfill:{content}:{offset}"
-    return TurnIn.model_validate(data)
+    return ImportedTurn.model_validate(data)
 
 
 def _why(exc: ValueError) -> str:
