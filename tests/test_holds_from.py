@@ -4,17 +4,15 @@ puts the later-said value last, and a value said later but dated far back goes b
 
 from __future__ import annotations
 
-import json
 from datetime import datetime, timezone
 
 import pytest
 
 from memex import pipeline, time_phrases
 from memex.jobs import SupersessionJob
-from tests.conftest import Tenant
-from tests.test_pipeline_llm import _extraction, llm_ctx, llm_http  # noqa: F401 - the LLM path's fixtures
 
-# A Wednesday: "last week" is Monday 2 to Sunday 8 March, over on Monday 9 March.
+# A Wednesday: "last week" is Monday 2 to Sunday 8 March, over on Monday 9 March. (The LLM path's test is in
+# test_pipeline_llm.py, beside its fixtures.)
 SAID = "2026-03-11T10:00:00Z"
 LAST_WEEK_OVER = "2026-03-09T00:00:00Z"
 
@@ -104,22 +102,3 @@ def test_a_statements_own_time_is_read_against_when_it_was_said(said, words, hol
     assert time_phrases.named(said) == words
     candidate = Candidate("fact", "city", "Paris", "The user lives in Paris.", 0.8, 0.7, "m1", happened=words)
     assert timeline.happened(candidate, datetime(2026, 3, 11, 10, tzinfo=timezone.utc)).isoformat() == holds_from
-
-
-def test_the_llm_path_reads_the_time_the_model_names_when_the_message_says_it(ctx, llm, llm_ctx, llm_http):  # noqa: F811
-    tenant = Tenant(ctx, llm_http)
-    llm.script_chat(_extraction("city", "Berlin", "The user lives in Berlin.", "I live in Berlin"))
-    tenant.turn("I live in Berlin", timestamp="2026-02-01T09:00:00Z")
-    llm.script_chat(
-        _extraction("city", "Paris", "The user lives in Paris.", "I moved to Paris last week", when="last week"),
-        json.dumps({"action": "supersede", "replaces": ["m1"], "reason": "the user moved"}))
-    tenant.turn("I moved to Paris last week", timestamp=SAID, session="s2")
-    berlin, paris = _everything(tenant, "city")
-    assert (paris["active"], paris["valid_from"], berlin["valid_to"]) == (True, LAST_WEEK_OVER, LAST_WEEK_OVER)
-    # a time the user did not say is not heard
-    llm.script_chat(
-        _extraction("city", "Lisbon", "The user lives in Lisbon.", "I moved to Lisbon", when="in 2019"),
-        json.dumps({"action": "supersede", "replaces": ["m1"], "reason": "the user moved"}))
-    tenant.turn("I moved to Lisbon", timestamp="2026-04-01T09:00:00Z", session="s3")
-    lisbon = _everything(tenant, "city")[-1]
-    assert (lisbon["value"], lisbon["active"], lisbon["valid_from"]) == ("Lisbon", True, "2026-04-01T09:00:00Z")
