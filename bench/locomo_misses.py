@@ -27,16 +27,13 @@ from typing import Any, Sequence
 import httpx
 
 from bench import locomo
+from memex.extraction.vocabulary import FUNCTION_WORDS
 
 DEPTH = 100
-_FUNCTION_WORDS = frozenset("""
-the and for with that this from about any some what which who when where how has have had her his their
-they she him them was were did does are its our your you not but can will would could should been being
-""".split())
 
 
 def content_words(text: str) -> set[str]:
-    return {w for w in re.findall(r"[a-z]{3,}", text.lower()) if w not in _FUNCTION_WORDS}
+    return {w for w in re.findall(r"[a-z]{3,}", text.lower()) if w not in FUNCTION_WORDS}
 
 
 def band(rank: int | None, edges: Sequence[int]) -> str:

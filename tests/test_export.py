@@ -313,3 +313,19 @@ def test_a_value_its_own_message_does_not_say_in_words_leaves_out_no_other_messa
     lines = [json.loads(line) for line in export.lines(ctx, tenant.id, tenant.user)]
     assert [[m["content"] for m in line["messages"]] for line in lines] == [
         ["No idea what to cook tonight.", "I have no car."]]
+
+
+def test_an_export_pages_its_turns_and_takes_those_sent_meanwhile_after_its_last_page(ctx, tenant, monkeypatch):
+    """`lines` reads a page at a time: two turns said at one instant across a page's end are each exported
+    once, in the order received, and a turn sent while it exports is exported if said after the last page
+    read (as a listing pages it), not if said before."""
+    monkeypatch.setattr(export, "LINES_PER_PAGE", 1)
+    sent(tenant, "s1", "2026-03-01T10:00:00Z", "I live in Porto.")
+    sent(tenant, "s1", "2026-03-02T10:00:00Z", "I have a dog.")
+    sent(tenant, "s1", "2026-03-02T10:00:00Z", "I have a cat.")  # the same instant, received later
+    exporting = export.lines(ctx, tenant.id, tenant.user)
+    said = [json.loads(next(exporting))["messages"][0]["content"]]
+    sent(tenant, "s2", "2026-02-01T10:00:00Z", "I work at Stripe.")  # before the page read: not exported
+    sent(tenant, "s2", "2026-03-03T10:00:00Z", "I play the cello.")
+    said += [json.loads(line)["messages"][0]["content"] for line in exporting]
+    assert said == ["I live in Porto.", "I have a dog.", "I have a cat.", "I play the cello."]

@@ -67,6 +67,22 @@ def test_head_health_is_answered_behind_api_gateway_as_the_template_routes_it(te
     assert response["headers"]["content-type"] == "application/json"
 
 
+def test_every_answer_to_a_head_is_without_a_body_a_refusal_too(tenant):
+    """RFC 9110: a HEAD's answer has no body. A 405 of a REST path no route takes GET at carried its
+    error's JSON (/mcp's 405 was emptied alone, by its surface); every HEAD's answer is emptied in one
+    place now."""
+    event = _event("search_post")
+    event["routeKey"] = event["requestContext"]["routeKey"] = "HEAD /v1/search"
+    event["requestContext"]["http"]["method"] = "HEAD"
+    event["headers"]["authorization"] = f"Bearer {tenant.key}"
+    event["body"] = None
+    response = _invoke("search", event)
+    assert (response["statusCode"], response["headers"]["allow"], response["body"]) == (405, "POST", "")
+    event["rawPath"] = event["requestContext"]["http"]["path"] = "/v1/nothing"
+    missing = _invoke("search", event)
+    assert (missing["statusCode"], missing["body"]) == (404, "")
+
+
 def _sqs(name: str, body: dict) -> dict:
     event = _event(name)
     event["Records"][0]["body"] = json.dumps(body)

@@ -580,8 +580,8 @@ def test_with_the_database_unreachable_every_route_answers_503_and_recovers(ctx,
     isolated = dataclasses.replace(ctx, db=Database(lambda: outage.dsn))
     app = create_app(*(function_module(name).router for name in HTTP_FUNCTIONS), provide=lambda: isolated)
     routes = every_route(tenant.user)
-    # trailing slash, metrics, body limit, app
-    declared = sum(len(methods) for methods in app.app.app.app.openapi()["paths"].values())
+    # trailing slash, HEAD, metrics, body limit, app
+    declared = sum(len(methods) for methods in app.app.app.app.app.openapi()["paths"].values())
     assert declared == len(routes), "every route of the app is in every_route()"
 
     def answers(client) -> list[tuple[str, str, int, dict]]:

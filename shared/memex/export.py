@@ -67,23 +67,22 @@ def lines(ctx: Context, tenant_id: str, user_id: str, agent_id: str | None = Non
           as_user: str | None = None, left_out: LeftOut | None = None) -> Iterator[str]:
     """The user's turns (only `agent_id`'s when given), the earliest said first, one JSON line each
     (without its newline), as `memex backfill` imports them: for `as_user` when given, to import
-    them as that user's. Pages of the listing, each read on its own: turns sent meanwhile after the
-    last page read are exported too, as a listing would page them. Without what the user erased
-    (counted in `left_out` when given): a fact erased by id leaves its message and those that say it
-    again (their tombstones name them), which an import would draw it from again, received after the
-    erasure that no tombstone holds back."""
+    them as that user's. Pages of the listing's keyset query, each read on its own: turns sent
+    meanwhile after the last page read are exported too, as a listing would page them. Without what
+    the user erased (counted in `left_out` when given): a fact erased by id leaves its message and
+    those that say it again (their tombstones name them), which an import would draw it from again,
+    received after the erasure that no tombstone holds back."""
     left_out = left_out if left_out is not None else LeftOut()
-    cursor = None
+    after = None
     while True:
-        page = turns(ctx, tenant_id, user_id, LINES_PER_PAGE, cursor, agent_id)
-        erased = turn_rows.erased_messages(ctx.db.connection(), tenant_id, [t["turn_id"] for t in page["turns"]])
-        for turn in page["turns"]:
+        rows, after = session_rows.turns(ctx.db.connection(), tenant_id, user_id, LINES_PER_PAGE, after, agent_id)
+        erased = turn_rows.erased_messages(ctx.db.connection(), tenant_id, [row["turn_id"] for row in rows])
+        for turn in map(_turn, rows):
             messages = _unerased(turn, erased.get(turn["turn_id"], set()), left_out)
             if messages:
                 yield json.dumps(as_import(as_user or user_id, {**turn, "messages": messages}), ensure_ascii=False)
-        if page["next_cursor"] is None:
+        if after is None:
             return
-        cursor = page["next_cursor"]
 
 
 def _unerased(turn: dict[str, Any], erased: set[str], left_out: LeftOut) -> list[dict[str, Any]]:

@@ -48,7 +48,6 @@ from memex_edge.answers import (Count, Memory, MemoryDeleted, MemoryHistory, Mem
 from memex_edge.context import get_context
 from memex_edge.http.admission import admit
 from memex_edge.http.error_answers import DATABASE_GONE, database_lost, database_unavailable, error, field_problem
-from memex_edge.http.methods import headers_only
 from memex_edge.http.openapi import API_VERSION
 from memex_edge.http.rate_limits import RateLimited, rate_limit_headers, too_many_requests, with_headers
 from memex_edge.observability import logger
@@ -494,7 +493,7 @@ class McpApp:
             why = ("no server-to-client stream: this server is stateless" if method == "GET"
                    else f"{method} is not a method of {PATH}; it takes POST")
             response = error(405, "method_not_allowed", why, headers={"Allow": "POST"})
-            return await response(scope, receive, headers_only(send) if method == "HEAD" else send)
+            return await response(scope, receive, send)
         transport = self._transport
         if transport is None:
             raise RuntimeError("the MCP surface serves only inside its lifespan (create_app enters it)")

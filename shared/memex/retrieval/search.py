@@ -38,7 +38,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Collection, Sequence
+from typing import Any, Collection, Hashable, Sequence
 
 import numpy as np
 
@@ -65,6 +65,10 @@ TOPIC_FACTS = 10
 # The most participants' names read before the first round (memories.ahead, one index
 # probe each); a user with more has the question's unnamed form embedded in the second round.
 NAMES_AHEAD = 64
+# The names of a search's queries in a round (_search's run): the question's as asked, in the user's voice
+# (first_person.py), with the user's name (speakers.as_the_user), without the participants' (speakers.
+# without_names); an extra query (multihop.py) is named by its number.
+QUESTION, VOICED, BY_NAME, UNNAMED = "question", "voiced", "by name", "unnamed"
 
 log = logging.getLogger(__name__)
 
@@ -332,21 +336,23 @@ def _search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies 
             // CANDIDATES_PER_CHANNEL
         return keywords.searched(query), depth, max_postings, whole(depth)
 
-    def run(plans: list[tuple[str, int, bool, bool]], ahead: Sequence[str] = (),
-            size: memory_rows.Size | None = None, topic: memory_rows.Statement | None = None) -> list[QueryRun]:
-        """Each (query, depth, keyword?, vector?) on its channels, all in one pipeline: one round
-        trip, in which Postgres ranks the keywords while the queries are being embedded. The
-        queries' keyword channels go as one statement (memories.keyword_statements), their texts
-        to the embedder in one call, with `ahead`: texts a later round will ask the vectors of, and
-        the vectors of one depth as one statement where that saves a scan (memories.vector_statements).
-        The user's `size`, when read ahead, leaves the vector statements only the path it calls for.
-        `topic` (memories.topic_statement) goes with them, its ranking the first plan's."""
-        keyword_plans = [i for i, (_, _, keyword, _) in enumerate(plans) if keyword]
-        vector_plans = [i for i, (_, _, _, vector) in enumerate(plans) if vector]
+    def run(plans: dict[Hashable, tuple[str, int, bool, bool]], ahead: Sequence[str] = (),
+            size: memory_rows.Size | None = None, topic: memory_rows.Statement | None = None
+            ) -> dict[Hashable, QueryRun]:
+        """Each plan, (query, depth, keyword?, vector?), on its channels, all in one pipeline: one round
+        trip, in which Postgres ranks the keywords while the queries are being embedded; the runs under
+        the plans' names. The queries' keyword channels go as one statement (memories.keyword_statements),
+        their texts to the embedder in one call, with `ahead`: texts a later round will ask the vectors
+        of, and the vectors of one depth as one statement where that saves a scan
+        (memories.vector_statements). The user's `size`, when read ahead, leaves the vector statements
+        only the path it calls for. `topic` (memories.topic_statement) goes with them, its ranking the
+        QUESTION plan's."""
+        keyword_plans = [name for name, (_, _, keyword, _) in plans.items() if keyword]
+        vector_plans = [name for name, (_, _, _, vector) in plans.items() if vector]
         # the embedded plans of each depth, and the statement that ranks them all
-        vector_groups: dict[int, list[int]] = {}
-        ranked_vectors: list[tuple[list[int], Any]] = []
-        fallbacks: dict[int, memory_rows.Statement] = {}
+        vector_groups: dict[int, list[Hashable]] = {}
+        ranked_vectors: list[tuple[list[Hashable], Any]] = []
+        fallbacks: dict[Hashable, memory_rows.Statement] = {}
         # No explicit transaction: what a pipeline sends before its sync runs in one implicit
         # transaction, which holds the vector statement's local settings; BEGIN and COMMIT
         # through psycopg cost round trips of their own (~10 ms under load at 1k memories).
@@ -357,31 +363,32 @@ def _search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies 
                 ranked_keywords.send(conn)
             if topic is not None:
                 topic.send(conn)
-            vectors = deps.query_vectors([plans[i][0] for i in vector_plans] + list(ahead)) if vector_plans else []
+            vectors = deps.query_vectors([plans[name][0] for name in vector_plans] + list(ahead)) \
+                if vector_plans else []
             embedded = dict(zip(vector_plans, vectors))
-            for i, query_vector in embedded.items():
-                query, depth, keyword, _ = plans[i]
+            for name, query_vector in embedded.items():
+                query, depth, keyword, _ = plans[name]
                 if query_vector is not None:
-                    vector_groups.setdefault(depth, []).append(i)
+                    vector_groups.setdefault(depth, []).append(name)
                 elif not keyword:  # the embedder failed: the keyword channel answers
-                    fallbacks[i] = memory_rows.keyword_statements(*scope, [keyword_query(query, depth)])
-                    fallbacks[i].send(conn)
+                    fallbacks[name] = memory_rows.keyword_statements(*scope, [keyword_query(query, depth)])
+                    fallbacks[name].send(conn)
             # A question embedded twice (in the user's voice and as asked) is ranked by one
             # statement: one scan of a large user's quantised vectors, not two.
             for depth, group in vector_groups.items():
                 statement = memory_rows.vector_statements(
-                    *scope, [embedded[i] for i in group], depth, walk_above,
+                    *scope, [embedded[name] for name in group], depth, walk_above,
                     min(1000, max(depth, ctx.settings.vector_ef_search)),
                     ctx.settings.vector_preselect, ctx.settings.vector_preselect_above,
                     min(1000, max(depth, ctx.settings.user_vector_index_ef_search)), size, whole(depth))
                 statement.send(conn)
                 ranked_vectors.append((group, statement))
         ranked = dict(zip(keyword_plans, ranked_keywords.results())) if keyword_plans else {}
-        ranked.update({i: statement.result() for i, statement in fallbacks.items()})
-        vector_ranked = {i: ranking for group, statement in ranked_vectors
-                         for i, ranking in zip(group, statement.results())}
-        return [QueryRun(ranked.get(i), vector_ranked.get(i), topic.result() if topic is not None and i == 0 else None)
-                for i in range(len(plans))]
+        ranked.update({name: statement.result() for name, statement in fallbacks.items()})
+        vector_ranked = {name: ranking for group, statement in ranked_vectors
+                         for name, ranking in zip(group, statement.results())}
+        return {name: QueryRun(ranked.get(name), vector_ranked.get(name),
+                               topic.result() if topic is not None and name == QUESTION else None) for name in plans}
 
     depth = max(CANDIDATES_PER_CHANNEL, request.top_k * 2)
     voicing = request.mode == "hybrid" and ctx.settings.search_first_person
@@ -428,27 +435,29 @@ def _search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies 
     if request.mode == "hybrid" and ctx.settings.search_keyword_first:
         # The keyword channel first, and the query embedded only when its answer is not decisive:
         # a round trip more for those, no embedding for the others.
-        [question] = run([(request.query, depth, True, False)])
+        question = run({QUESTION: (request.query, depth, True, False)})[QUESTION]
         if not keyword_first.decisive(question.keyword):
-            question = QueryRun(question.keyword, run([(voiced or request.query, depth, False, True)])[0].vector)
+            embedded_run = run({QUESTION: (voiced or request.query, depth, False, True)})[QUESTION]
+            question = QueryRun(question.keyword, embedded_run.vector)
     else:
         embed_asked = request.mode in ("hybrid", "vector") and (
             not voiced or ctx.settings.search_as_asked_vector_weight > 0)
         size = ahead and ahead.size
-        [question, *in_voice] = run([(request.query, depth, request.mode in ("hybrid", "bm25"), embed_asked)]
-                                    + ([(voiced, depth, False, True)] if voiced else [])
-                                    + ([(by_name, depth, False, True)] if by_name else []),
-                                    [*(_unnamed_ahead(request, ahead) if ahead and unnamed_ahead else ()),
-                                     *past_texts], size,
-                                    memory_rows.topic_statement(*scope, asked_topic.keys, TOPIC_FACTS)
-                                    if asked_topic else None)
-        named_run = in_voice.pop() if by_name else None
-        if in_voice:
+        readings: dict[Hashable, tuple[str, int, bool, bool]] = {
+            QUESTION: (request.query, depth, request.mode in ("hybrid", "bm25"), embed_asked)}
+        if voiced:
+            readings[VOICED] = (voiced, depth, False, True)
+        if by_name:
+            readings[BY_NAME] = (by_name, depth, False, True)
+        read = run(readings, [*(_unnamed_ahead(request, ahead) if ahead and unnamed_ahead else ()), *past_texts],
+                   size, memory_rows.topic_statement(*scope, asked_topic.keys, TOPIC_FACTS) if asked_topic else None)
+        question = read[QUESTION]
+        if voiced:
             if question.vector is not None:
                 beside.append(QueryRun(None, question.vector))
-            question = QueryRun(question.keyword, in_voice[0].vector, question.topic)
-        if named_run is not None and named_run.vector is not None:
-            beside.append(named_run)
+            question = QueryRun(question.keyword, read[VOICED].vector, question.topic)
+        if by_name and read[BY_NAME].vector is not None:
+            beside.append(read[BY_NAME])
         question = QueryRun(question.keyword, question.vector,
                             _topical(request.query, asked_topic, question.topic, question.vector, question.keyword))
     # A question about someone the user never named is answered by what its words found, not by the
@@ -513,18 +522,20 @@ def _search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies 
         # the participants the question names: the speaker cue reads them, the keywords go without
         unnamed = speakers.without_names(request.query, (row.speaker for row in found.values())) \
             if unnamed_searched else None
-        plans = [(query, EXPANSION_CANDIDATES, True, not keyword_only) for _, query, keyword_only in extra]
+        plans: dict[Hashable, tuple[str, int, bool, bool]] = {
+            number: (query, EXPANSION_CANDIDATES, True, not keyword_only)
+            for number, (_, query, keyword_only) in enumerate(extra)}
         if unnamed:
-            plans.append((unnamed, depth, True, unnamed_embedded))
+            plans[UNNAMED] = (unnamed, depth, True, unnamed_embedded)
         if plans:
             extra_runs = run(plans, size=size)
             if unnamed:
-                unnamed_run = extra_runs.pop()
+                unnamed_run = extra_runs[UNNAMED]
                 question = QueryRun(unnamed_run.keyword, question.vector, question.topic)
                 runs = [(1.0, question)] + runs[1:]
                 if unnamed_run.vector is not None:
                     runs.append((ctx.settings.search_unnamed_vector_weight, QueryRun(None, unnamed_run.vector)))
-            runs += [(weight, query_run) for (weight, _, _), query_run in zip(extra, extra_runs)]
+            runs += [(weight, extra_runs[number]) for number, (weight, _, _) in enumerate(extra)]
             for _, query_run in runs:
                 found = {**query_run.found(), **found}
     channels = [channel for weight, query_run in runs for channel in query_run.rankings(weight)]

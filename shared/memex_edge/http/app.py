@@ -56,8 +56,7 @@ def create_app(*routers: APIRouter, provide: Callable[[], Context] = get_context
 
     app.add_middleware(UnhandledErrors)
     app.add_middleware(RateLimitHeaders)
-    app.add_middleware(HeadAsGet)
     served: ASGIApp = BodyLimit(app, lambda: provide().settings.max_body_bytes, surfaces)
     if loopback:
         served = KeylessOnLoopback(served, provide, surfaces)
-    return TrailingSlash(RequestMetrics(served, provide))
+    return TrailingSlash(HeadAsGet(RequestMetrics(served, provide), app.routes))

@@ -18,20 +18,22 @@ def methods_at(routes: list[BaseRoute], scope: Scope) -> set[str]:
 
 
 class HeadAsGet:
-    """Answers a HEAD where a route takes GET as that GET, without its body: uptime checks send HEAD
-    /health, and FastAPI's routes (unlike Starlette's) took none, answering 405. Not by adding HEAD to
-    the routes' methods, which would put a HEAD operation of each in the OpenAPI document. Added to
-    the app (create_app), so the app is the scope's."""
+    """Answers a HEAD where a route takes GET as that GET, and every HEAD without a body (RFC 9110),
+    whoever answers it: uptime checks send HEAD /health, and FastAPI's routes (unlike Starlette's)
+    took none, answering 405. Not by adding HEAD to the routes' methods, which would put a HEAD
+    operation of each in the OpenAPI document. Wraps the app with its refusals (create_app), so the
+    405 of /mcp, the 413 and the 421 lose their bodies too; `routes` are the app's."""
 
-    def __init__(self, app: ASGIApp):
+    def __init__(self, app: ASGIApp, routes: list[BaseRoute]):
         self.app = app
+        self.routes = routes
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope["method"] != "HEAD" or "GET" not in methods_at(scope["app"].routes, scope):
+        if scope["type"] != "http" or scope["method"] != "HEAD":
             await self.app(scope, receive, send)
             return
-
-        scope["method"] = "GET"  # in place: the wrappers outside read the route the router sets in it
+        if "GET" in methods_at(self.routes, scope):
+            scope = {**scope, "method": "GET"}
         await self.app(scope, receive, headers_only(send))
 
 

@@ -6,7 +6,6 @@ The sync and async clients share these, so they differ only in how they wait on 
 from __future__ import annotations
 
 import json
-import re
 import uuid
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -22,7 +21,6 @@ from memex_client.errors import from_response, unexpected
 T = TypeVar("T", bound=BaseModel)
 
 MessageLike = Union[models.Message, dict[str, Any]]
-_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 @dataclass(frozen=True)
@@ -45,8 +43,9 @@ class Operation(Generic[T]):
         if self.body is None:
             return {"params": self.params}
         text = json.dumps(self.body, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-        # JSON escapes characters only inside strings: outside them json.dumps writes ASCII.
-        content = _SURROGATE.sub(lambda found: f"\\u{ord(found.group()):04x}", text).encode("utf-8")
+        # The lone surrogates are all UTF-8 cannot encode, and the error handler, called only for them,
+        # writes each as JSON escapes it ("\\ud800"): inside a string, where json.dumps left it.
+        content = text.encode("utf-8", errors="backslashreplace")
         return {"params": self.params, "content": content, "headers": {"content-type": "application/json"}}
 
     def is_answer(self, response: httpx.Response) -> bool:

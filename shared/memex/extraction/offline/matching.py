@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from bisect import bisect_left, bisect_right
 
@@ -121,7 +122,8 @@ class _Sieve:
 
     def __init__(self, rules: list[Rule], readings: dict[str, list[frozenset[str]]]):
         self._patterns: list[tuple[Rule, str]] = []
-        self._compiled: list[re.Pattern[str] | None] = []
+        # Two threads may both compile a source: either's pattern is the same.
+        self._compile = functools.cache(re.compile)
         self._needs: list[tuple[int, int]] = []  # the bits of its required words' sets, and of its cues
         # Each word's bits (of the sets it is one of) and the patterns filed under it.
         self._words: dict[str, tuple[int, list[int]]] = {}
@@ -142,7 +144,6 @@ class _Sieve:
                 for word in min([*sets, rule.cues], key=_likely):
                     self._words[word][1].append(len(self._patterns))
                 self._patterns.append((rule, source))
-                self._compiled.append(None)
         self._known = frozenset(self._words)  # a set: intersecting it walks the smaller side
 
     def patterns(self, sentence: str) -> list[tuple[Rule, re.Pattern[str]]]:
@@ -162,15 +163,8 @@ class _Sieve:
                 bits, filed = self._words[word]
                 cues |= bits
                 numbers.update(filed)
-        return [(self._patterns[number][0], self._pattern(number)) for number in sorted(numbers)
+        return [(self._patterns[number][0], self._compile(self._patterns[number][1])) for number in sorted(numbers)
                 if not self._needs[number][0] & ~has and self._needs[number][1] & cues]
-
-    def _pattern(self, number: int) -> re.Pattern[str]:
-        compiled = self._compiled[number]
-        if compiled is None:
-            # Two threads may both compile it: either's pattern is the same.
-            compiled = self._compiled[number] = re.compile(self._patterns[number][1])
-        return compiled
 
 
 def _likely(words: frozenset[str]) -> float:
