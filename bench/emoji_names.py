@@ -1,12 +1,10 @@
-"""The probe behind reading an emoji as its name (memex.emoji): the local embedder's cosine of pairs of
-a question and a memory, the memory's emoji as sent, with its name beside it, and its name in its place.
+"""The probe behind reading an emoji as its name (memex.emoji, embeddings/named_emoji.py): the local
+model's cosine of pairs of a question and a memory, the emoji as sent (what the embedder read until
+migration 0054), its Unicode name beside it, and its name in its place (what it reads now).
 
     python bench/emoji_names.py
 
-Run with the memex of a version before 0054 on the path (PYTHONPATH=.../shared), the three columns are
-the embedder reading the texts as written: "as sent" is what it did. On a version from 0054 on, "as
-sent" is what it does now, the "in place" of the older one (the embedder names the emoji itself).
-Python's unicodedata names the emoji here, as memex.emoji does, so that it runs on either version."""
+The model itself (MiniLMEmbedder), unwrapped: the same figures on any version."""
 
 from __future__ import annotations
 

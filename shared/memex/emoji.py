@@ -7,9 +7,9 @@ flag 🇯🇵 or 🏴󠁧󠁢󠁳󠁣󠁴󠁿, a variation selector ❤️), is 
   0054): "emoji" and its code points in hex, "🍕" is emoji1f355. Variation selectors and skin tones
   are how it is drawn, folded away as accents are ("❤️" is "❤", "👍🏽" is "👍"); the joiners go too,
   the code points they join stay ("👩‍💻" is emoji1f469x1f4bb, not 👩 nor 💻).
-- by the local embedder as its Unicode name in its place (`named`): "🍕" as "slice of pizza", so
-  "pizza" finds "🍕" and "🍕" finds "pizza". In place, not beside: the unknown token beside the name
-  made every text with an emoji near every other (docs/measurements/emoji.md).
+- by the local embedder as its Unicode name in its place (`named`, embeddings/named_emoji.py): "🍕" as
+  "slice of pizza", so "pizza" finds "🍕" and "🍕" finds "pizza". In place, not beside: the unknown
+  token beside the name made every text with an emoji near every other (docs/measurements/emoji.md).
 
 A pictograph is one of the blocks below (Unicode's emoji live there), less what compatibility
 decomposition already folds to letters ("🄰" is "A", "🈯" is "指": read as before), a lone skin tone

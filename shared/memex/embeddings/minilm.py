@@ -12,8 +12,6 @@ from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
-from memex import emoji
-
 if TYPE_CHECKING:
     from tokenizers import Tokenizer
 
@@ -266,9 +264,8 @@ class MiniLMEmbedder:
         if len(texts) == 0:
             return out
         model = _get_model(self.blas_threads)
-        # sentence-transformers strips each text before tokenising. An emoji is read as its name: the
-        # vocabulary has no emoji, each was its unknown token (memex.emoji); a text without one is as sent.
-        encodings = model.tokenizer.encode_batch([emoji.named(str(t)).strip() for t in texts])
+        # sentence-transformers strips each text before tokenising.
+        encodings = model.tokenizer.encode_batch([str(t).strip() for t in texts])
         token_ids = [enc.ids for enc in encodings]
         # Longest first, so each batch holds texts of similar length and little padding.
         order = sorted(range(len(texts)), key=lambda i: -len(token_ids[i]))
