@@ -1072,7 +1072,7 @@ def test_the_memories_holding_an_emoji_are_indexed_again_by_0054_and_only_they(c
         before = (MIGRATIONS / "0043_hidden_and_attached_words.sql").read_text()
         before = before[before.index("CREATE OR REPLACE FUNCTION memex_text"):]
         conn.execute(before[:before.index("$f$;") + 4])
-        conn.execute("DROP FUNCTION memex_emoji_words")
+        conn.execute("DROP FUNCTION memex_emoji_words(text), memex_emoji_words(text, text), memex_emoji_sequences")
         conn.execute("DELETE FROM schema_migrations WHERE version = %s", (version,))
         conn.execute("INSERT INTO tenants (id) VALUES ('t')")
         for id_, content, context in (("p", "My favourite food is 🍕", None), ("f", "Our 👨\u200d👩\u200d👧 trip", None),
