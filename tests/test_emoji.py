@@ -51,6 +51,15 @@ def test_an_emoji_sequence_is_one_word_however_it_is_drawn(tenant, query, stored
         assert found == [stored], found
 
 
+@pytest.mark.parametrize("query,expected", [("pizza", PIZZA), ("sushi", SUSHI), ("🍕", "I love pizza")])
+def test_a_word_finds_its_emoji_by_meaning_and_an_emoji_its_word(tenant, query, expected):
+    """The local embedder reads an emoji as its name: "pizza" finds "🍕" in hybrid, which no keyword of
+    the query holds, and "🍕" the memory that says pizza."""
+    _remember(tenant, *([PIZZA, SUSHI] if expected != "I love pizza" else [expected, "Had sushi tonight"]), *OTHERS)
+    found = _found(tenant, query, "hybrid")
+    assert found and found[0] == expected, found
+
+
 def test_an_emoji_a_user_never_said_finds_nothing(tenant):
     """The relevance floor holds: an emoji the user never used asks about nothing they said."""
     _remember(tenant, PIZZA, SUSHI, "Sounds good 👍🏽", *OTHERS)
