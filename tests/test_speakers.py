@@ -180,3 +180,43 @@ def test_subject_user_is_the_users_side_of_the_conversation_and_the_role_keeps_t
     assert sorted(m["metadata"]["role"] for m in lines) == ["assistant", "user"]
     own = tenant.search("cello", filters={**episodic, "metadata": {"role": "user"}})
     assert [(m["metadata"]["role"], "My sister plays the cello." in m["content"]) for m in own] == [("user", True)]
+
+
+# A participant whose name alone is longer than a key may be (jobs.KEY_MAX_CHARS, 64): 68 letters.
+LONG_NAME = "Bartholomew Montgomery Fitzwilliam Archibald Worthington-Smythe Jude"
+
+
+def test_a_participant_with_a_name_longer_than_a_key_has_each_fact_under_its_own_key(ctx, tenant):
+    """Their prefix cut at the bound gave "I live in Paris" and "My dog is called Rex" one key
+    ("bartholomew_…_smythe_j"): the dog replaced the city. Each fact keeps its kind whole after a shortened
+    prefix distinct to them (jobs.subject_key), is found by their name, and a redelivery or re-extraction
+    files it under the same key, writing nothing again."""
+    assert len(LONG_NAME) == 68
+    city = _said(tenant, ("Caroline", "Hello!"), (LONG_NAME, "I live in Paris."), timestamp="2026-01-01T00:00:00Z")
+    dog = _said(tenant, (LONG_NAME, "My dog is called Rex."), timestamp="2026-02-01T00:00:00Z")
+    facts = {m["key"]: m for m in _semantic(tenant, include_inactive=True)}
+    assert sorted((m["value"], m["active"], m["subject"]) for m in facts.values()) == [
+        ("Paris", True, LONG_NAME), ("Rex", True, LONG_NAME)]
+    # the whole words that fit, a digest of the whole prefix (be47ecc9), the kind whole
+    assert {key: m["value"] for key, m in facts.items()} == {
+        "bartholomew_montgomery_fitzwilliam_archibald_be47ecc9_city": "Paris",
+        "bartholomew_montgomery_fitzwilliam_be47ecc9_pet_dog_name": "Rex"}
+    # found by their name
+    found = [m for m in tenant.search("Where does Bartholomew live?") if m["memory_type"] == "semantic"]
+    assert found[0]["value"] == "Paris", [m["content"] for m in found]
+    # Another person of the same first words keeps their own keys.
+    namesake = LONG_NAME.replace("Jude", "Jane")
+    _said(tenant, (namesake, "I live in Rome."), timestamp="2026-03-01T00:00:00Z")
+    rome = next(m for m in _semantic(tenant) if m["value"] == "Rome")
+    assert rome["key"] == "bartholomew_montgomery_fitzwilliam_archibald_027231d8_city"
+    assert sorted(m["value"] for m in _semantic(tenant) if m["key"].endswith("_city")) == ["Paris", "Rome"]
+    found = [m for m in tenant.search("Where does Jane live?") if m["memory_type"] == "semantic"]
+    assert found[0]["value"] == "Rome", [m["content"] for m in found]
+
+
+    before = sorted((m["id"], m["key"], m["value"], m["active"]) for m in _semantic(tenant, include_inactive=True))
+    for turn in (city, dog):
+        pipeline.resolve_many(ctx, pipeline.extract_many(ctx, tenant.id, [turn["turn_id"]]))
+        pipeline.resolve_many(ctx, pipeline.extract_many(ctx, tenant.id, [turn["turn_id"]], again=True))
+    assert sorted((m["id"], m["key"], m["value"], m["active"])
+                  for m in _semantic(tenant, include_inactive=True)) == before

@@ -265,7 +265,7 @@ def to_candidate(item: Any, messages: list[dict[str, Any]], history: list[dict[s
     key = _key(item)
     value = _text(item.get("value"))
     content = _text(item.get("content"))
-    if type_ not in TYPES or not _snake_case(key) or len(key) > KEY_MAX_CHARS or not value or not content:
+    if type_ not in TYPES or not _snake_case(key) or not value or not content:
         return None
     confidence = _confidence(item.get("confidence"))
     if confidence is None:
@@ -307,7 +307,9 @@ def to_candidate(item: Any, messages: list[dict[str, Any]], history: list[dict[s
         only_replacing=None if historical else _text(item.get("only_replacing"))[:500] or None,
         happened=_when(item.get("when"), source.get("content") or ""),
     )
-    return placed(candidate, [m["subject"] for m in [*history, *messages] if m.get("subject")], known or {})
+    candidate = placed(candidate, [m["subject"] for m in [*history, *messages] if m.get("subject")], known or {})
+    # Bounded as filed, not as answered: "<a participant's 68-letter name>_city" is their city (jobs.subject_key).
+    return candidate if len(candidate.key) <= KEY_MAX_CHARS else None
 
 
 def _when(words: Any, message: str) -> str | None:
