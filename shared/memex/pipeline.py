@@ -109,8 +109,9 @@ def extract_many(ctx: Context, tenant_id: str, turn_ids: list[str], again: bool 
             # What the turn says is current is decided before what it says is over: "I left
             # Stripe and now work at Notion" makes Notion replace Stripe, rather than ending
             # Stripe and leaving Notion without a history.
-            candidates = sorted(_without_earlier_ends(_placed(conn, turn, found)),
-                                key=lambda c: c.historical)[:MAX_CANDIDATES_PER_TURN]
+            # A key still past the bound once placed (jobs.subject_key) names no kind of fact.
+            filed = [c for c in _placed(conn, turn, found) if len(c.key) <= KEY_MAX_CHARS]
+            candidates = sorted(_without_earlier_ends(filed), key=lambda c: c.historical)[:MAX_CANDIDATES_PER_TURN]
         except Exception as exc:  # noqa: BLE001 - the other turns are stored; this one is retried
             failure = failure or exc
             continue

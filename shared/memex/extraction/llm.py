@@ -22,7 +22,7 @@ from memex import literal, supersession, time_phrases
 from memex.config import Settings
 from memex.extraction import aliases, families
 from memex.extraction.placement import ABOUT_ANOTHER_IMPORTANCE, RELATION_NAMES, placed
-from memex.jobs import KEY_MAX_CHARS, Candidate, key_words, subject_key, subject_prefix
+from memex.jobs import Candidate, key_words, subject_key, subject_prefix
 from memex.llm import ChatJSON, LLMError
 from memex.models import USER_SUBJECTS
 
@@ -307,9 +307,9 @@ def to_candidate(item: Any, messages: list[dict[str, Any]], history: list[dict[s
         only_replacing=None if historical else _text(item.get("only_replacing"))[:500] or None,
         happened=_when(item.get("when"), source.get("content") or ""),
     )
-    candidate = placed(candidate, [m["subject"] for m in [*history, *messages] if m.get("subject")], known or {})
-    # Bounded as filed, not as answered: "<a participant's 68-letter name>_city" is their city (jobs.subject_key).
-    return candidate if len(candidate.key) <= KEY_MAX_CHARS else None
+    # Not bounded as answered: "<a participant's 68-letter name>_city" is their city, once placed (the pipeline
+    # bounds what is filed, jobs.KEY_MAX_CHARS).
+    return placed(candidate, [m["subject"] for m in [*history, *messages] if m.get("subject")], known or {})
 
 
 def _when(words: Any, message: str) -> str | None:
