@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from memex import pipeline
+from memex.db import turns as turn_rows
 from memex.extraction.offline import OfflineExtractor
+from memex.jobs import subject_prefix
 
 
 def _said(tenant, *lines: tuple[str, str], user_name: str | None = "Caroline", session: str = "s1", **extra):
@@ -220,3 +222,33 @@ def test_a_participant_with_a_name_longer_than_a_key_has_each_fact_under_its_own
         pipeline.resolve_many(ctx, pipeline.extract_many(ctx, tenant.id, [turn["turn_id"]], again=True))
     assert sorted((m["id"], m["key"], m["value"], m["active"])
                   for m in _semantic(tenant, include_inactive=True)) == before
+
+
+def test_a_participants_fact_an_earlier_version_stored_under_their_whole_long_name_is_filed(ctx, tenant):
+    """An earlier version stored a candidate of the participant's under all of their prefix (the LLM path's
+    placement, 73 letters) and the bound dropped it: it is filed as extraction files it now."""
+    turn = tenant.post("/v1/turns", {"user_id": tenant.user, "session_id": "s1", "user_name": "Caroline",
+                                     "messages": [{"role": "user", "name": LONG_NAME, "content": "I live in Paris."}]})
+    turn_id = turn.json()["turn_id"]
+    stored = [{"type": "fact", "key": f"{subject_prefix(LONG_NAME)}_city", "value": "Paris", "subject": LONG_NAME,
+               "content": f"{LONG_NAME} lives in Paris.", "confidence": 0.8, "importance": 0.6,
+               "source_message_id": None, "historical": False}]
+    with ctx.db.transaction() as conn:
+        turn_rows.store_many_candidates(conn, tenant.id, [(turn_id, stored)])
+    pipeline.resolve_many(ctx, pipeline.extract_many(ctx, tenant.id, [turn_id]))
+    assert [(m["key"], m["value"]) for m in _semantic(tenant)] == [
+        ("bartholomew_montgomery_fitzwilliam_archibald_be47ecc9_city", "Paris")]
+
+
+def test_a_participants_fact_erased_under_the_key_an_earlier_version_cut_stays_erased(ctx, tenant):
+    """Erasure is final across the upgrade: a fact an earlier version filed under the cut key (all of the
+    68-letter prefix cut at 64) and the user erased then is not filed again by a re-extraction under the
+    key it has now (jobs.cut_as_before)."""
+    turn_id = _said(tenant, (LONG_NAME, "I live in Paris."))["turn_id"]
+    [paris] = _semantic(tenant)
+    cut = f"{subject_prefix(LONG_NAME)}_city"[:64].rstrip("_")
+    with ctx.db.transaction() as conn:  # as the earlier version filed it
+        conn.execute("UPDATE memories SET key = %s WHERE tenant_id = %s AND id = %s", (cut, tenant.id, paris["id"]))
+    assert tenant.delete(f"/v1/memories/{paris['id']}").status_code == 200
+    pipeline.resolve_many(ctx, pipeline.extract_many(ctx, tenant.id, [turn_id], again=True))
+    assert _semantic(tenant, include_inactive=True) == []
