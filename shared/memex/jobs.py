@@ -92,7 +92,8 @@ def key_words(text: str) -> list[str]:
 KEY_MAX_CHARS = 64
 
 
-# How many hex digits of the digest of a subject's prefix stand for it in a key its whole prefix does not fit (subject_key).
+# How many hex digits of a SHA-256 of a subject's prefix stand for it in a key its whole prefix does not fit
+# (subject_key): 32 bits, for the few participants of one user whose shortened names read the same.
 KEY_DIGEST_CHARS = 8
 
 
@@ -100,10 +101,10 @@ def subject_key(subject: str, key: str) -> str:
     """`key` (a kind of fact, or one of `subject`'s keys already) as the key of `subject`'s fact: their
     prefix and the kind. A key that would be longer than KEY_MAX_CHARS keeps the kind whole and shortens
     the prefix to the whole words of it that fit and a digest of all of it: a participant with a 68-letter
-    name has "bartholomew_…_1f0c93a2_city" and "…_pet_rex_name", two keys, and redelivery or re-extraction
+    name has "bartholomew_…_be47ecc9_city" and "…_be47ecc9_pet_rex_name", two keys, and redelivery or re-extraction
     gives the same. (Cut at the bound instead, both were "bartholomew_…_smythe_j": one fact superseded the
     other.) A kind too long for even a digest before it gives a key past the bound, which no fact is filed
-    under (the extractors and pipeline._stored_candidates drop it)."""
+    under (the pipeline drops it: extract_many, _stored_candidates)."""
     prefix = subject_prefix(subject)
     if not prefix:
         return key
