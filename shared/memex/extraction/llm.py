@@ -22,7 +22,7 @@ from memex import literal, supersession
 from memex.config import Settings
 from memex.extraction import aliases, families
 from memex.extraction.placement import ABOUT_ANOTHER_IMPORTANCE, RELATION_NAMES, placed
-from memex.jobs import KEY_MAX_CHARS, Candidate, key_words, subject_key, subject_prefix
+from memex.jobs import Candidate, key_words, subject_key, subject_prefix
 from memex.llm import ChatJSON, LLMError
 from memex.models import USER_SUBJECTS
 
@@ -262,7 +262,7 @@ def to_candidate(item: Any, messages: list[dict[str, Any]], history: list[dict[s
     key = _key(item)
     value = _text(item.get("value"))
     content = _text(item.get("content"))
-    if type_ not in TYPES or not _snake_case(key) or len(key) > KEY_MAX_CHARS or not value or not content:
+    if type_ not in TYPES or not _snake_case(key) or not value or not content:
         return None
     confidence = _confidence(item.get("confidence"))
     if confidence is None:
@@ -303,6 +303,8 @@ def to_candidate(item: Any, messages: list[dict[str, Any]], history: list[dict[s
         corrects=None if historical else _text(item.get("corrects"))[:500] or None,
         only_replacing=None if historical else _text(item.get("only_replacing"))[:500] or None,
     )
+    # Not bounded as answered: "<a participant's 68-letter name>_city" is their city, once placed (the pipeline
+    # bounds what is filed, jobs.KEY_MAX_CHARS).
     return placed(candidate, [m["subject"] for m in [*history, *messages] if m.get("subject")], known or {})
 
 
