@@ -51,3 +51,44 @@ def test_the_question_without_the_name_it_names_runs_on_the_vector_channel(ctx, 
             _app(ctx, search_unnamed_vector_weight=0.5, search_learned=False) as unnamed:
         without, with_unnamed = _ranked(plain, tenant, question), _ranked(unnamed, tenant, question)
     assert _rank(with_unnamed, answer) < _rank(without, answer)
+
+
+def test_a_question_asking_for_a_name_ranks_the_lines_that_hold_one(ctx, tenant):
+    """"What books has Melanie read?": the line that names a title is far in meaning from a question
+    whose other lines on reading are near it; the vector ranking's lines holding a name, ranked among
+    themselves, bring it up. A question asking for no type of thing keeps its order."""
+    answer = "Melanie: Finished 'Charlotte's Web' on the train, cried at the end."
+    for i, text in enumerate((
+            "I have been reading so much lately, books are my escape.",
+            "Reading before bed helps me sleep, I read every night.",
+            "My kids love it when I read books to them.",
+            "I want to read more books this year, it is my goal.",
+            "Books and a cup of tea, that is my perfect evening.",
+            "I joined a book club to read more books with friends.")):
+        _say_as(tenant, f"s{i}", "2025-09-01T10:00:00Z", ("Melanie", text))
+    _say_as(tenant, "train", "2025-09-02T10:00:00Z", ("Melanie", answer[len("Melanie: "):]))
+    question = "What books has Melanie read?"
+    other = "How does Melanie feel about reading?"
+    with _app(ctx, search_typed_weight=0.0, search_learned=False) as plain, \
+            _app(ctx, search_typed_weight=1.0, search_learned=False) as typed:
+        without, with_typed = _ranked(plain, tenant, question), _ranked(typed, tenant, question)
+        assert _ranked(plain, tenant, other) == _ranked(typed, tenant, other)
+    assert _rank(with_typed, answer) < _rank(without, answer)
+
+
+def test_a_question_asking_for_one_place_keeps_its_order(ctx, tenant):
+    """"Which city did Melanie like best?" asks for a place but no list: its answer is near it in
+    meaning, and the lines that name any place, ranked among themselves, would only crowd it (on
+    LoCoMo-dev, "What state did Nate visit?" lost its answer so)."""
+    for i, text in enumerate((
+            "Honestly the quiet little spots were my favourite part of the trip.",
+            "We saw Paris first, fine but so crowded in July.",
+            "In the end Rome was far too hot, we hid in the hotel.",
+            "Every stop on the trip had its charm, hard to pick the best one.",
+            "We took the night train to Vienna, slept the whole way.",
+            "I could live somewhere like that one day.")):
+        _say_as(tenant, f"s{i}", "2025-09-01T10:00:00Z", ("Melanie", text))
+    question = "Which city did Melanie like best?"
+    with _app(ctx, search_typed_weight=0.0, search_learned=False) as plain, \
+            _app(ctx, search_typed_weight=1.0, search_learned=False) as typed:
+        assert _ranked(plain, tenant, question) == _ranked(typed, tenant, question)

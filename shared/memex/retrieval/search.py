@@ -52,8 +52,8 @@ from memex.extraction.plain import plain
 from memex.metrics import FLOOR_REJECTIONS, LLM_FALLBACKS
 from memex.models import SearchIn, wire_time
 from memex.retrieval import (answer_type, chains, confirmed, current_first, floor, in_common, keyword_first,
-                             keywords, kinds, learned, multihop, named, past, period, repeats, replies, rerank, rrf,
-                             scoring, speakers, stale, temporal, topics, whose)
+                             keywords, kinds, learned, multihop, named, news, past, period, repeats, replies, rerank,
+                             rrf, scoring, speakers, stale, temporal, topics, whose)
 
 CANDIDATES_PER_CHANNEL = 100
 EXPANSION_CANDIDATES = 30  # per extra query: its lower ranks would add next to nothing
@@ -528,6 +528,8 @@ def _search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies 
             for _, query_run in runs:
                 found = {**query_run.found(), **found}
     channels = [channel for weight, query_run in runs for channel in query_run.rankings(weight)]
+    if request.mode == "hybrid" and ctx.settings.search_typed_weight > 0:
+        channels += _typed(ctx.settings.search_typed_weight, request.query, runs, found)
     fused = rrf.fuse(channels)
     best_possible = rrf.best_possible([weight for weight, _ in channels])
     relevance = {item: score / best_possible for item, score in fused.items()}
@@ -830,6 +832,25 @@ def _marked(conn, tenant_id: str, request: SearchIn, results: list[dict[str, Any
     for result in results:
         result["no_longer_current"] = known.get(result["id"], [])
     return results
+
+
+def _typed(weight: float, question: str, runs: Sequence[tuple[float, QueryRun]],
+           found: dict[str, memory_rows.Found]) -> list[tuple[float, list[str]]]:
+    """For a question that asks for a list or a count (news.asks_list) of a type of thing (answer_type.py),
+    each vector ranking's lines that hold one, as a ranking of its own at `weight` times that ranking's;
+    [] for any other question. A list's items are many lines, each far down by meaning; a question asking
+    for one place or title ("What state did Nate visit?") has its answer near it, where the typed lines
+    crowd it out (docs/measurements/locomo.md, mh21)."""
+    kinds = answer_type.asked(question)
+    if not kinds or not news.asks_list(question):
+        return []
+    participants = frozenset().union(*(speakers.words(name) for row in found.values()
+                                       for name in (row.speaker, row.subject) if name))
+    contents = {item: row.content for item, row in found.items()}
+    return [(weight * run_weight * VECTOR_WEIGHT, typed) for run_weight, query_run in runs
+            if query_run.vector is not None
+            and (typed := answer_type.typed(kinds, [item for item, _ in query_run.vector.ranked], contents,
+                                            participants))]
 
 
 def _said_in_message(row: memory_rows.Found | None) -> bool:
