@@ -92,3 +92,28 @@ def test_a_question_asking_for_one_place_keeps_its_order(ctx, tenant):
     with _app(ctx, search_typed_weight=0.0, search_learned=False) as plain, \
             _app(ctx, search_typed_weight=1.0, search_learned=False) as typed:
         assert _ranked(plain, tenant, question) == _ranked(typed, tenant, question)
+
+
+def test_a_list_question_searches_its_best_hits_words_over_the_named_participants_other_days(ctx, tenant):
+    """"What books has Tim read?": the line the question finds names one book; another, said on another
+    day, names the next in words far from the question's, below John's lines on reading. Searched by the
+    found line's own words among Tim's lines of other days, it comes up. A question asking for no list
+    keeps its order."""
+    found = "I just finished The Name of the Wind, such a great fantasy book, I read it in two days!"
+    item = "Tim: The Hobbit is great, dragons and dwarves and a long quest to the mountain."
+    _say_as(tenant, "d1", "2025-09-01T10:00:00Z", ("Tim", found))
+    for i, text in enumerate((
+            "I love books so much, I read books every single day.",
+            "Reading books before bed is the best way to end the day.",
+            "I bought three new books at the store, can't wait to read them.",
+            "My favourite thing is a good book and a cup of coffee.",
+            "Books are the best, I always have one in my bag to read.")):
+        _say_as(tenant, f"j{i}", f"2025-09-0{i + 2}T10:00:00Z", ("John", text))
+    _say_as(tenant, "d9", "2025-09-09T10:00:00Z", ("Tim", item[len("Tim: "):]))
+    question = "What books has Tim read?"
+    other = "How does Tim feel about reading?"
+    with _app(ctx, search_echo_weight=0.0, search_learned=False) as plain, \
+            _app(ctx, search_echo_weight=1.0, search_learned=False) as echoed:
+        without, with_echo = _ranked(plain, tenant, question), _ranked(echoed, tenant, question)
+        assert _ranked(plain, tenant, other) == _ranked(echoed, tenant, other)
+    assert _rank(with_echo, item) < _rank(without, item)
