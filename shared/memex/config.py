@@ -190,16 +190,6 @@ class Settings:
     # leave-one-out fold; with the learned order, 0.75: R@10 0.839 -> 0.844, multi-hop 0.502 -> 0.510,
     # chosen in every fold; 1.0 loses temporal (docs/measurements/locomo.md).
     search_unnamed_vector_weight: float = 0.75
-    # A question that asks for a list or a count (news.asks_list) of a type of thing (a count, a place,
-    # a name: answer_type.py) also ranks the lines of its vector rankings that hold one, in their order,
-    # fused with this weight times that ranking's: a list's item ranked 60th by meaning among lines on
-    # the topic comes within the 50 the learned order reads. 0 off.
-    search_typed_weight: float = 0.0
-    # A question that asks for a list or a count (news.asks_list) and names the participant who said its
-    # best first-round hit also ranks that participant's lines said on other days by the hit's own words,
-    # on the vector channel, fused with this weight (times the vector channel's): a list's other items
-    # are told like the one found (search._echoed). 0 off.
-    search_echo_weight: float = 0.0
     # A question about "the user" (or "she" / "he", naming no participant) runs on the vector channel
     # in the user's voice ("Is the user a runner?" as "Am I a runner?", first_person.py), as the
     # user's facts are embedded (embedded_text.py); the question as asked is fused beside it with
@@ -462,8 +452,6 @@ def load_settings() -> Settings:
         search_speaker_boost=_float("MEMEX_SEARCH_SPEAKER_BOOST", 0.3),
         search_keywords_without_speakers=_bool("MEMEX_SEARCH_KEYWORDS_WITHOUT_SPEAKERS", True),
         search_unnamed_vector_weight=_float("MEMEX_SEARCH_UNNAMED_VECTOR_WEIGHT", 0.75),
-        search_typed_weight=_float("MEMEX_SEARCH_TYPED_WEIGHT", 0.0),
-        search_echo_weight=_float("MEMEX_SEARCH_ECHO_WEIGHT", 0.0),
         search_first_person=_bool("MEMEX_SEARCH_FIRST_PERSON", True),
         search_as_asked_vector_weight=_float("MEMEX_SEARCH_AS_ASKED_VECTOR_WEIGHT", 0.5),
         search_user_names=_bool("MEMEX_SEARCH_USER_NAMES", True),

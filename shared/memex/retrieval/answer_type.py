@@ -23,7 +23,6 @@ how far to trust it.
 from __future__ import annotations
 
 import re
-from typing import Mapping, Sequence
 
 _ASKS = {
     "number": re.compile(r"\bhow (?:many|much|long|old|often)\b", re.IGNORECASE),
@@ -64,14 +63,6 @@ def holds(kinds: frozenset[str], content: str, participants: frozenset[str]) -> 
     if "place" in kinds and _PLACE.search(content):
         return True
     return "name" in kinds and bool(_QUOTED.search(content))
-
-
-def typed(kinds: frozenset[str], ranking: Sequence[str], contents: Mapping[str, str],
-          participants: frozenset[str]) -> list[str]:
-    """The items of `ranking` (best first) whose content holds a thing of one of `kinds`, in its order:
-    a ranking of its own, in which a list's item ranked 60th by meaning among the lines on the topic
-    that name nothing comes near the top (search.py fuses it when settings.search_typed_weight)."""
-    return [item for item in ranking if holds(kinds, contents[item], participants)]
 
 
 def _names(content: str, participants: frozenset[str]) -> bool:

@@ -35,7 +35,6 @@ in `degraded` ([] when nothing was).
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -53,8 +52,8 @@ from memex.extraction.plain import plain
 from memex.metrics import FLOOR_REJECTIONS, LLM_FALLBACKS
 from memex.models import SearchIn, wire_time
 from memex.retrieval import (answer_type, chains, confirmed, current_first, floor, in_common, keyword_first,
-                             keywords, kinds, learned, multihop, named, news, past, period, repeats, replies, rerank,
-                             rrf, scoring, speakers, stale, temporal, topics, whose)
+                             keywords, kinds, learned, multihop, named, past, period, repeats, replies, rerank, rrf,
+                             scoring, speakers, stale, temporal, topics, whose)
 
 CANDIDATES_PER_CHANNEL = 100
 EXPANSION_CANDIDATES = 30  # per extra query: its lower ranks would add next to nothing
@@ -334,21 +333,18 @@ def _search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies 
         return keywords.searched(query), depth, max_postings, whole(depth)
 
     def run(plans: list[tuple[str, int, bool, bool]], ahead: Sequence[str] = (),
-            size: memory_rows.Size | None = None, topic: memory_rows.Statement | None = None,
-            said_by: dict[int, str] | None = None) -> list[QueryRun]:
+            size: memory_rows.Size | None = None, topic: memory_rows.Statement | None = None) -> list[QueryRun]:
         """Each (query, depth, keyword?, vector?) on its channels, all in one pipeline: one round
         trip, in which Postgres ranks the keywords while the queries are being embedded. The
         queries' keyword channels go as one statement (memories.keyword_statements), their texts
         to the embedder in one call, with `ahead`: texts a later round will ask the vectors of, and
         the vectors of one depth as one statement where that saves a scan (memories.vector_statements).
         The user's `size`, when read ahead, leaves the vector statements only the path it calls for.
-        `topic` (memories.topic_statement) goes with them, its ranking the first plan's. `said_by`: plan's
-        index -> the participant whose lines alone its vector ranks (the request's filters and theirs)."""
-        said_by = said_by or {}
+        `topic` (memories.topic_statement) goes with them, its ranking the first plan's."""
         keyword_plans = [i for i, (_, _, keyword, _) in enumerate(plans) if keyword]
         vector_plans = [i for i, (_, _, _, vector) in enumerate(plans) if vector]
         # the embedded plans of each depth, and the statement that ranks them all
-        vector_groups: dict[tuple[int, str | None], list[int]] = {}
+        vector_groups: dict[int, list[int]] = {}
         ranked_vectors: list[tuple[list[int], Any]] = []
         fallbacks: dict[int, memory_rows.Statement] = {}
         # No explicit transaction: what a pipeline sends before its sync runs in one implicit
@@ -366,16 +362,15 @@ def _search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies 
             for i, query_vector in embedded.items():
                 query, depth, keyword, _ = plans[i]
                 if query_vector is not None:
-                    vector_groups.setdefault((depth, said_by.get(i)), []).append(i)
-                elif not keyword and i not in said_by:  # the embedder failed: the keyword channel answers
+                    vector_groups.setdefault(depth, []).append(i)
+                elif not keyword:  # the embedder failed: the keyword channel answers
                     fallbacks[i] = memory_rows.keyword_statements(*scope, [keyword_query(query, depth)])
                     fallbacks[i].send(conn)
             # A question embedded twice (in the user's voice and as asked) is ranked by one
             # statement: one scan of a large user's quantised vectors, not two.
-            for (depth, speaker), group in vector_groups.items():
+            for depth, group in vector_groups.items():
                 statement = memory_rows.vector_statements(
-                    *(scope if speaker is None else _said_by(scope, speaker)), [embedded[i] for i in group], depth,
-                    walk_above,
+                    *scope, [embedded[i] for i in group], depth, walk_above,
                     min(1000, max(depth, ctx.settings.vector_ef_search)),
                     ctx.settings.vector_preselect, ctx.settings.vector_preselect_above,
                     min(1000, max(depth, ctx.settings.user_vector_index_ef_search)), size, whole(depth))
@@ -521,16 +516,8 @@ def _search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies 
         plans = [(query, EXPANSION_CANDIDATES, True, not keyword_only) for _, query, keyword_only in extra]
         if unnamed:
             plans.append((unnamed, depth, True, unnamed_embedded))
-        hit = _echoed(ctx.settings, request.query, ordered, found)
-        if hit is not None:
-            plans.append((_said(found[hit]), EXPANSION_CANDIDATES, False, True))
         if plans:
-            said_by = {len(plans) - 1: found[hit].speaker} if hit is not None else None
-            extra_runs = run(plans, size=size, said_by=said_by)
-            if hit is not None:
-                echo = extra_runs.pop().vector
-                if echo is not None:
-                    runs.append((ctx.settings.search_echo_weight, QueryRun(None, _elsewhere(echo, found[hit]))))
+            extra_runs = run(plans, size=size)
             if unnamed:
                 unnamed_run = extra_runs.pop()
                 question = QueryRun(unnamed_run.keyword, question.vector, question.topic)
@@ -541,8 +528,6 @@ def _search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies 
             for _, query_run in runs:
                 found = {**query_run.found(), **found}
     channels = [channel for weight, query_run in runs for channel in query_run.rankings(weight)]
-    if request.mode == "hybrid" and ctx.settings.search_typed_weight > 0:
-        channels += _typed(ctx.settings.search_typed_weight, request.query, runs, found)
     fused = rrf.fuse(channels)
     best_possible = rrf.best_possible([weight for weight, _ in channels])
     relevance = {item: score / best_possible for item, score in fused.items()}
@@ -845,54 +830,6 @@ def _marked(conn, tenant_id: str, request: SearchIn, results: list[dict[str, Any
     for result in results:
         result["no_longer_current"] = known.get(result["id"], [])
     return results
-
-
-def _typed(weight: float, question: str, runs: Sequence[tuple[float, QueryRun]],
-           found: dict[str, memory_rows.Found]) -> list[tuple[float, list[str]]]:
-    """For a question that asks for a list or a count (news.asks_list) of a type of thing (answer_type.py),
-    each vector ranking's lines that hold one, as a ranking of its own at `weight` times that ranking's;
-    [] for any other question. A list's items are many lines, each far down by meaning; a question asking
-    for one place or title ("What state did Nate visit?") has its answer near it, where the typed lines
-    crowd it out (docs/measurements/locomo.md, mh21)."""
-    kinds = answer_type.asked(question)
-    if not kinds or not news.asks_list(question):
-        return []
-    participants = frozenset().union(*(speakers.words(name) for row in found.values()
-                                       for name in (row.speaker, row.subject) if name))
-    contents = {item: row.content for item, row in found.items()}
-    return [(weight * run_weight * VECTOR_WEIGHT, typed) for run_weight, query_run in runs
-            if query_run.vector is not None
-            and (typed := answer_type.typed(kinds, [item for item, _ in query_run.vector.ranked], contents,
-                                            participants))]
-
-
-def _echoed(settings: Settings, query: str, ordered: Sequence[str], found: dict[str, memory_rows.Found]) -> str | None:
-    """The best hit of the question's own channels whose words are searched again (settings.search_echo_weight),
-    when the question asks for a list or a count (news.asks_list) and names the participant who said it: a
-    list's items are told each once, in that participant's own words, mostly in other conversations than the
-    one the question's words find, and like one another more than like the question ("The Hobbit is great"
-    and "Harry Potter and Game of Thrones are amazing" for "What books has Tim read?")."""
-    if settings.search_echo_weight <= 0 or not ordered or not news.asks_list(query):
-        return None
-    best = ordered[0]
-    speaker = found[best].speaker
-    return best if speaker and speakers.named(speakers.words(query), speaker) else None
-
-
-def _elsewhere(ranking: memory_rows.Ranking, hit: memory_rows.Found) -> memory_rows.Ranking:
-    """`ranking` without the lines said on the day `hit` was: its own conversation, which the neighbours'
-    shares reach already (_cues), and whose lines are near it for being on its topic."""
-    day = hit.valid_from.date()
-    return dataclasses.replace(ranking, ranked=[(item, score) for item, score in ranking.ranked
-                                                if ranking.found[item].valid_from.date() != day])
-
-
-def _said_by(scope: tuple, speaker: str) -> tuple:
-    """`scope` narrowed to the lines `speaker` said (the public filter on a message's `name`), and the facts
-    drawn from them."""
-    tenant_id, user_id, agent_id, filters, include_inactive = scope
-    narrowed = filters.model_copy(update={"metadata": {**(filters.metadata or {}), "name": speaker}})
-    return tenant_id, user_id, agent_id, narrowed, include_inactive
 
 
 def _said_in_message(row: memory_rows.Found | None) -> bool:
