@@ -272,6 +272,33 @@ def test_a_chain_question_reads_the_facts_it_names_not_each_of_the_users(ctx):
     assert read < 200, read
 
 
+_SHORT_VALUES = ["Twitter/X", "X", "AI-first startup", "an AI lab", "AI, Inc.", "C#/.NET", "C#", "Python and R",
+                 "Python, R", "NY-based agency", "Brooklyn, NY", "the UK", "UK.", "(UK) office", "Plan B", "Spain", "taxi"]
+
+
+@pytest.mark.parametrize("question, named", [
+    ("Where did I work before X?", {"Twitter/X", "X"}),
+    ("What did I work on before AI?", {"AI-first startup", "an AI lab", "AI, Inc."}),
+    ("What language did I use before C#?", {"C#/.NET", "C#"}),
+    ("What did I use before R?", {"Python and R", "Python, R"}),
+    ("Where did I live before NY?", {"NY-based agency", "Brooklyn, NY"}),
+    ("Where did I live before the UK?", {"the UK", "UK.", "(UK) office"}),
+    ("What was our plan before Plan B?", {"Plan B"}),
+])
+def test_a_text_of_one_or_two_letters_reads_every_value_the_caller_names(ctx, question, named):
+    """A chain question whose text is of one or two letters ("b" of "before Plan B?", "uk", "c#") reads
+    every value the caller names as holding it (chains._names: whole words, set off by any non-word
+    character): a statement that read such a text as a word set off by spaces never read "Plan B",
+    "AI-first", "(UK) office", "C#/.NET", "Python and R" nor "Twitter/X", and the chain went unanswered
+    (edge10, reverted: review revN). Such a text reads each of the user's facts, as before it."""
+    tenant = _user_with(ctx, _SHORT_VALUES)
+    asking = chains.asked(question)
+    assert {v for v in _SHORT_VALUES if chains._names(v.lower(), asking.value)} == named  # the table is the caller's
+    with ctx.db.connection().transaction():
+        rows = history.send_chain_facts(ctx.db.connection(), tenant, "u", chains.texts(question, asking), [])()
+    assert named <= {row["value"] for row in rows}
+
+
 @pytest.mark.parametrize("run", ["a", "ab"])
 def test_a_long_periodic_question_costs_probes_in_proportion_to_its_length(ctx, run):
     """A 5,000- and a 10,000-letter question repeating one run, against values that begin with that
