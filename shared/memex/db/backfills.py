@@ -117,8 +117,8 @@ def insert_turns(conn: psycopg.Connection, tenant_id: str,
     places = [i for i, turn in enumerate(turns) if turn.user_id not in erased]
     present = turn_rows.owned(conn, tenant_id, [(turns[i].turn_id, turns[i].user_id) for i in places
                                                 if turns[i].turn_id])
-    found = [(turns[i].turn_id, False) for i in places if turns[i].turn_id in present]
-    places = [i for i in places if turns[i].turn_id not in present]
+    found = [(turns[i].turn_id, False) for i in places if (turns[i].turn_id, turns[i].user_id) in present]
+    places = [i for i in places if (turns[i].turn_id, turns[i].user_id) not in present]
     dated = [(turns[i], turns[i].timestamp or datetime.now(timezone.utc)) for i in places]
     try:
         with conn.transaction():

@@ -140,13 +140,13 @@ def get_turn(conn: psycopg.Connection, tenant_id: str, turn_id: str) -> dict[str
         (tenant_id, turn_id)).fetchone()
 
 
-def owned(conn: psycopg.Connection, tenant_id: str, turns: list[tuple[str, str]]) -> set[str]:
-    """Of these (turn id, user id), the ids of the turns stored as that user's: another user's turn of
-    the id is not theirs."""
+def owned(conn: psycopg.Connection, tenant_id: str, turns: list[tuple[str, str]]) -> set[tuple[str, str]]:
+    """Of these (turn id, user id), those of a turn stored as that user's: another user's turn of the id
+    is not theirs."""
     if not turns:
         return set()
-    return {r["id"] for r in conn.execute(
-        """SELECT t.id FROM turns t JOIN unnest(%s::text[], %s::text[]) AS k(id, user_id)
+    return {(r["id"], r["user_id"]) for r in conn.execute(
+        """SELECT t.id, t.user_id FROM turns t JOIN unnest(%s::text[], %s::text[]) AS k(id, user_id)
              ON t.id = k.id AND t.user_id = k.user_id WHERE t.tenant_id = %s""",
         ([turn_id for turn_id, _ in turns], [user_id for _, user_id in turns], tenant_id)).fetchall()}
 
