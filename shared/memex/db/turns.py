@@ -13,14 +13,14 @@ from psycopg.types.json import Jsonb
 
 from memex.db import erasing
 from memex.errors import IdempotencyConflict
-from memex.models import TurnIn
+from memex.models import ImportedTurn, TurnIn
 
 
 # created_at by the row's own clock, not its transaction's: the turns of one batch (an import's chunk)
 # are then in the order they were given, which orders turns said at the same time (pipeline._said)
 _INSERT_TURN = """INSERT INTO turns (tenant_id, id, user_id, session_id, agent_id, occurred_at, metadata,
-                                    idempotency_key, payload_hash, utc_offset, created_at)
-                 VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, clock_timestamp())
+                                    idempotency_key, payload_hash, utc_offset, imported_from, created_at)
+                 VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, clock_timestamp())
                  ON CONFLICT (tenant_id, user_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
                  RETURNING id"""
 _MESSAGE_COLUMNS = "tenant_id, id, turn_id, position, role, name, content, metadata, subject"
@@ -41,7 +41,7 @@ def insert_turn(
     row = conn.execute(
         _INSERT_TURN,
         (tenant_id, turn_id, turn.user_id, turn.session_id, turn.agent_id, occurred_at,
-         Jsonb(turn.metadata), turn.idempotency_key, digest, turn.utc_offset),
+         Jsonb(turn.metadata), turn.idempotency_key, digest, turn.utc_offset, _imported_from(turn)),
     ).fetchone()
     if row is None:
         existing = conn.execute(
@@ -65,7 +65,7 @@ def insert_turns(conn: psycopg.Connection, tenant_id: str,
     Each statement holds its turns' sessions' rows (migration 0025) to commit: a caller writing
     several users' sessions locks those users first, in order (backfills.insert_turns)."""
     rows = [(tenant_id, str(uuid.uuid4()), t.user_id, t.session_id, t.agent_id, at, Jsonb(t.metadata),
-             t.idempotency_key, _payload_hash(t), t.utc_offset) for t, at in turns]
+             t.idempotency_key, _payload_hash(t), t.utc_offset, _imported_from(t)) for t, at in turns]
     created = []
     with conn.cursor() as cur:
         cur.executemany(_INSERT_TURN, rows, returning=True)
@@ -106,6 +106,12 @@ def _insert_messages(conn: psycopg.Connection, rows: list[tuple]) -> None:
 def _message_rows(tenant_id: str, turn_id: str, turn: TurnIn) -> list[tuple]:
     return [(tenant_id, str(uuid.uuid4()), turn_id, i, m.role, m.name, m.content, Jsonb(m.metadata),
              turn.subject_of(m)) for i, m in enumerate(turn.messages)]
+
+
+def _imported_from(turn: TurnIn) -> str | None:
+    """The turn an import line names (ImportedTurn), kept so that its erasure records that id too
+    (erasure.session): a restore of the backup again then finds it erased."""
+    return turn.turn_id if isinstance(turn, ImportedTurn) else None
 
 
 def _payload_hash(turn: TurnIn) -> str:
