@@ -5,7 +5,8 @@ Each chunk is one queue message; it does its work idempotently, records its prog
 sends the message for the next chunk. An import reads its source from the byte offset where the
 chunk begins, never from the start. A line's idempotency key is the hash of its bytes and its
 offset, so re-importing a file stores nothing twice while a new file at the same path is a new
-import; a line naming a turn its user has (`turn_id`, written by `memex export`) is that turn. A
+import; a line naming a turn its user has (`turn_id`, written by `memex export`) is that turn, and one
+naming a turn a session's erasure took from its user is counted erased, never stored. A
 line that is not a valid turn, that Postgres refuses, or (an import run for a user) that is another
 user's, is counted failed alone, logged by its byte offset, and kept on the job with its line
 number (the first FAILURES_KEPT).
