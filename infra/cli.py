@@ -237,9 +237,10 @@ class _Progress:
         except NotFound:
             return  # its first chunk has not begun
         unit = {"import": "lines", "reembed": "memories", "reextract": "turns"}[job["kind"]]
-        line = (f"memex backfill {self._backfill_id}: {job['done'] + job['failed']}"
+        line = (f"memex backfill {self._backfill_id}: {job['done'] + job['failed'] + job['erased']}"
                 f"{'/' + str(job['total']) if job['total'] else ''} {unit}, {job['done']} done "
-                f"({job['already_stored']} already stored), {job['failed']} failed, {job['status']}")
+                f"({job['already_stored']} already stored), {job['erased']} erased, {job['failed']} failed, "
+                f"{job['status']}")
         if line != self._shown:
             print(line, file=sys.stderr, flush=True)
             self._shown = line

@@ -299,9 +299,8 @@ class TurnIn(_Strict):
 
 class ImportedTurn(TurnIn):
     """A line of an import (`memex backfill`): a POST /v1/turns body, and, written by `memex export`, the
-    id of the turn it was exported from. A line naming a turn its user has is that turn, however else it
-    says it (a time for a turn sent without one, a `user_name` given back otherwise, a message erased
-    since): the same user's import finds it stored rather than storing it again."""
+    id of the turn it was exported from, by which its user's import finds the turn stored, or erased
+    (db/backfills.insert_turns; README, Export)."""
 
     turn_id: Optional[Id] = None
 
