@@ -14,7 +14,7 @@ import pytest
 from botocore.exceptions import ClientError
 
 from infra.local.runtime import function_module
-from memex import backfill, export, pipeline
+from memex import backfill, export, memories, pipeline
 from memex.jobs import BackfillJob
 from memex import embedded_text
 from memex_edge.sqs import SqsPublisher
@@ -456,6 +456,24 @@ def test_a_line_giving_a_users_turn_to_another_user_is_stored_for_them_beside_th
     assert (state["done"], state["already_stored"], state["failed"]) == (2, 1, 0)
     [copied] = tenant.get(f"/v1/users/{other}/turns").json()["turns"]
     assert copied["turn_id"] != line["turn_id"] and copied["messages"][0]["content"] == "I have a cat."
+
+
+def test_a_line_giving_a_users_turn_to_another_user_keeps_no_id_of_theirs_past_their_erasure(
+        tenant, ctx, runtime, tmp_path):
+    """The other user's turn, stored from a line naming the first user's turn, does not keep that id as
+    the turn it was imported from: the first user's erasure then leaves no row naming their turns."""
+    named = tenant.turn("I have a cat.").json()["turn_id"]
+    [line] = [json.loads(line) for line in export.lines(ctx, tenant.id, tenant.user)]
+    path = tmp_path / "given.jsonl"
+    _write(path, [{**line, "user_id": f"{tenant.user}-copy"}])
+    _run_to_the_end(ctx, runtime, backfill.new_job("import", tenant.id, path=str(path)))
+    while not memories.erase_user(ctx, tenant.id, tenant.user).finished:
+        pass
+    with ctx.db.transaction() as conn:
+        assert conn.execute("SELECT count(*) AS n FROM turns WHERE tenant_id = %s AND imported_from = %s",
+                            (tenant.id, named)).fetchone()["n"] == 0
+        assert conn.execute("SELECT count(*) AS n FROM turns WHERE tenant_id = %s AND user_id = %s",
+                            (tenant.id, f"{tenant.user}-copy")).fetchone()["n"] == 1
 
 
 def test_a_restore_counts_each_line_naming_an_erased_turn_once_whatever_is_delivered_twice(

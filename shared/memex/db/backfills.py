@@ -126,10 +126,14 @@ def insert_turns(conn: psycopg.Connection, tenant_id: str, turns: list[ImportedT
     erased_named = erasure.erased_turns(conn, tenant_id, named)
     erased = [i for i in places if (turns[i].turn_id, turns[i].user_id) in erased_named]
     places = [i for i in places if (turns[i].turn_id, turns[i].user_id) not in erased_named]
-    present = turn_rows.owned(conn, tenant_id, [pair for pair in named if pair not in erased_named])
-    found = [(turns[i].turn_id, False) for i in places if (turns[i].turn_id, turns[i].user_id) in present]
-    places = [i for i in places if (turns[i].turn_id, turns[i].user_id) not in present]
-    dated = [(turns[i], turns[i].timestamp or datetime.now(timezone.utc)) for i in places]
+    stored_as = turn_rows.stored_as(conn, tenant_id, [turn_id for turn_id, _ in set(named) - erased_named])
+    found = [(turns[i].turn_id, False) for i in places if (turns[i].turn_id, turns[i].user_id) in stored_as]
+    places = [i for i in places if (turns[i].turn_id, turns[i].user_id) not in stored_as]
+    # A line naming another user's turn is stored as a turn of its own user's naming none: the id it
+    # named is not theirs to keep (`imported_from`), and would outlive that user's erasure.
+    others = {turn_id for turn_id, _ in stored_as}
+    dated = [(turns[i] if turns[i].turn_id not in others else turns[i].model_copy(update={"turn_id": None}),
+              turns[i].timestamp or datetime.now(timezone.utc)) for i in places]
     try:
         with conn.transaction():
             stored = turn_rows.insert_turns(conn, tenant_id, dated)

@@ -146,15 +146,12 @@ def get_turn(conn: psycopg.Connection, tenant_id: str, turn_id: str) -> dict[str
         (tenant_id, turn_id)).fetchone()
 
 
-def owned(conn: psycopg.Connection, tenant_id: str, turns: list[tuple[str, str]]) -> set[tuple[str, str]]:
-    """Of these (turn id, user id), those of a turn stored as that user's: another user's turn of the id
-    is not theirs."""
-    if not turns:
+def stored_as(conn: psycopg.Connection, tenant_id: str, turn_ids: list[str]) -> set[tuple[str, str]]:
+    """The (turn id, user id) of the turns stored under these ids, whoever's they are."""
+    if not turn_ids:
         return set()
     return {(r["id"], r["user_id"]) for r in conn.execute(
-        """SELECT t.id, t.user_id FROM turns t JOIN unnest(%s::text[], %s::text[]) AS k(id, user_id)
-             ON t.id = k.id AND t.user_id = k.user_id WHERE t.tenant_id = %s""",
-        ([turn_id for turn_id, _ in turns], [user_id for _, user_id in turns], tenant_id)).fetchall()}
+        "SELECT id, user_id FROM turns WHERE tenant_id = %s AND id = ANY(%s)", (tenant_id, turn_ids)).fetchall()}
 
 
 def get_turns(conn: psycopg.Connection, tenant_id: str, turn_ids: list[str]) -> list[dict[str, Any]]:
