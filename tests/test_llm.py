@@ -556,6 +556,25 @@ def test_an_answer_of_another_shape_is_no_answer_not_nothing_to_remember(server)
     assert extractor.extract(messages, []) == []  # an empty list is the model's "nothing"
 
 
+@pytest.mark.parametrize("answer", [
+    _memories(_item(message=7)),  # no such message
+    _memories({"key": 5, "value": None}),
+    _memories(_item(quote="I live in Rome", value="Rome", key="city")),  # invented: not in the message
+])
+def test_an_answer_every_item_of_which_is_dropped_is_no_answer(server, caplog, answer):
+    """Every item malformed used to be read as nothing to remember: the turn processed with none of its
+    facts and an INFO line. It is no answer, as one without a memories list is, and says so at WARNING
+    (counts only); an empty list stays the model's "nothing"."""
+    messages = [_msg("a", "I work at Notion")]
+    server.script_chat(answer, _memories())
+    extractor = LLMExtractor(chat_for(server))
+    with caplog.at_level("WARNING", logger="memex.extraction.llm"), \
+            pytest.raises(LLMError, match="none of whose 1 items is usable"):
+        extractor.extract(messages, [])
+    assert "dropped all 1 extraction items" in caplog.text and "Notion" not in caplog.text
+    assert extractor.extract(messages, []) == []
+
+
 def test_the_factories_choose_by_configuration(server):
     offline = Settings()
     configured = Settings(llm_base_url=server.base_url, llm_model="test-model", llm_api_key="k")
