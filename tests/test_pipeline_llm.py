@@ -1068,9 +1068,11 @@ def test_a_reextraction_chunk_gives_each_turn_its_own_llm_budget(ctx, llm, llm_c
                                            messages=[{"role": "user", "content": text}]), wait=True)
     slow = dataclasses.replace(llm_ctx, settings=dataclasses.replace(llm_ctx.settings, llm_budget_seconds=1.0))
     llm.reset()
-    # each answer within a turn's budget, the three together past it
-    llm.script_chat(*[_extraction(key, value, f"The user: {text}", text.rstrip(".")) for key, value, text in said],
-                    delay=0.6)
+    # each answer within a turn's budget, the three together past it; one answer for every prompt, whichever
+    # order the turns are read in (each keeps the fact its message says: an answer of none is no answer)
+    answer = json.dumps({"memories": [json.loads(_extraction(key, value, f"The user: {text}", text.rstrip(".")))
+                                      ["memories"][0] for key, value, text in said]})
+    llm.script_chat(*[answer] * len(said), delay=0.6)
     job = backfill.new_job("reextract", tenant.id, user_id=tenant.user)
     backfill.run_chunk(slow, job)
     state = backfill.status(ctx, tenant.id, job.backfill_id)
