@@ -183,6 +183,7 @@ def invoke(args: argparse.Namespace) -> None:
     runtime = _local_runtime()
     from infra import template
     from infra.local.lambda_context import LocalLambdaContext
+    from infra.local.loopback import loopback_endpoint
     from infra.local.runtime import function_module
     from memex.keys import open_mode
     from memex_edge.context import get_context
@@ -202,8 +203,19 @@ def invoke(args: argparse.Namespace) -> None:
     try:
         # the deployed function's Timeout, as `sam local invoke` gives it
         context = LocalLambdaContext(args.function, timeout_seconds=template.function_timeout(args.function))
-        result = function_module(args.function).handler(event, context)
-        print(json.dumps(result, indent=2, default=str))
+        handler = function_module(args.function).handler
+        if "ResponseURL" in event:
+            # A CloudFormation custom resource's event (migrate): its ResponseURL is an AWS address the
+            # handler PUTs its answer to. Here a loopback stand-in takes it, and the answer is shown.
+            with loopback_endpoint("PUT", 200) as (url, answers):
+                result = handler({**event, "ResponseURL": url}, context)
+            for answer in answers:
+                print("memex: the custom resource's answer, as CloudFormation would get it at the event's "
+                      "ResponseURL:", file=sys.stderr)
+                print(json.dumps(answer["body"], indent=2))
+        else:
+            result = handler(event, context)
+            print(json.dumps(result, indent=2, default=str))
         if args.drain:
             runtime.drain()
     finally:
