@@ -79,6 +79,24 @@ def test_invoke_migrate_on_its_sample_event_shows_the_answer_it_would_send_cloud
     assert "custom resource's answer" in done.stderr and "Traceback" not in done.stderr
 
 
+def test_consolidate_defaults_to_the_default_tenant_as_backfill_and_export_do(ctx, tenant):
+    """`memex consolidate` alone stopped at argparse ("the following arguments are required: --tenant")
+    where backfill and export take the tenant of requests without a key (MEMEX_DEFAULT_TENANT, else default)."""
+    env = {k: v for k, v in os.environ.items() if k not in RUNTIME_VARS}
+    env |= {"DATABASE_URL": ctx.db.dsn, "MEMEX_DEFAULT_TENANT": tenant.id, "MEMEX_CONSOLIDATION_THRESHOLD": "100000"}
+    done = memex_cli("consolidate", env=env)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["users"] == 0
+
+
+def test_export_counts_one_turn_as_one_turn(ctx, tenant):
+    assert tenant.turn("I live in Oslo.").status_code == 201
+    env = {k: v for k, v in os.environ.items() if k not in RUNTIME_VARS} | {"DATABASE_URL": ctx.db.dsn}
+    done = memex_cli("export", "--tenant", tenant.id, "--user", tenant.user, env=env)
+    assert done.returncode == 0, done.stderr
+    assert f"memex export: 1 turn of user {tenant.user} (tenant {tenant.id}) to stdout" in done.stderr
+
+
 @pytest.fixture
 def empty_database(ctx):
     """A database of its own on the test server, with no key in it yet."""
