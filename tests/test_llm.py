@@ -697,6 +697,16 @@ def test_an_unusable_verdict_falls_back_to_the_rules(server):
     assert decision.action == "noop" and decision.reason.startswith("rules fallback")
 
 
+def test_an_unusable_verdict_is_not_quoted_in_the_reason_clients_read(server):
+    """The reason (a memory's `metadata.reason`) held up to 200 characters of the unusable answer, which
+    may quote the user: it is a fixed description."""
+    server.script_chat(json.dumps({"action": "ponder", "reason": "the user said Qz7 secret words"}))
+    decision = LLMJudge(chat_for(server)).decide(_candidate(), [_memory("s", "employer", "Stripe")])
+    rules = RulesJudge().decide(_candidate(), [_memory("s", "employer", "Stripe")])
+    assert decision.reason == f"rules fallback, LLM judge answer unusable: {rules.reason}"
+    assert "Qz7" not in decision.reason and "ponder" not in decision.reason
+
+
 def test_nothing_related_means_no_call(server):
     decision = LLMJudge(chat_for(server)).decide(_candidate(), [])
     assert decision.action == "coexist" and decision.replaces == []
