@@ -65,6 +65,38 @@ def test_invoke_says_which_key_to_pass_when_keys_exist(empty_database, tmp_path)
     assert "sample key" not in answered.stderr
 
 
+def test_invoke_migrate_on_its_sample_event_shows_the_answer_it_would_send_cloudformation(empty_database, tmp_path):
+    """The sample event's ResponseURL is an AWS address: the handler's PUT to it ended every local
+    invoke in a traceback (URLError offline; online, a request to AWS). A loopback stand-in takes it,
+    and the answer is printed (the handler's deployed PUT: test_handlers)."""
+    env = {k: v for k, v in os.environ.items() if k not in RUNTIME_VARS}
+    env |= {"DATABASE_URL": empty_database, "MEMEX_HOME": str(tmp_path)}
+    done = memex_cli("invoke", "migrate", "events/migrate_create.json", env=env)
+    assert done.returncode == 0, done.stderr
+    answer = json.loads(done.stdout)
+    event = json.loads((ROOT / "events/migrate_create.json").read_text())
+    assert (answer["Status"], answer["RequestId"], answer["Data"]) == ("SUCCESS", event["RequestId"], {"Applied": "none"})
+    assert "custom resource's answer" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_consolidate_defaults_to_the_default_tenant_as_backfill_and_export_do(ctx, tenant):
+    """`memex consolidate` alone stopped at argparse ("the following arguments are required: --tenant")
+    where backfill and export take the tenant of requests without a key (MEMEX_DEFAULT_TENANT, else default)."""
+    env = {k: v for k, v in os.environ.items() if k not in RUNTIME_VARS}
+    env |= {"DATABASE_URL": ctx.db.dsn, "MEMEX_DEFAULT_TENANT": tenant.id, "MEMEX_CONSOLIDATION_THRESHOLD": "100000"}
+    done = memex_cli("consolidate", env=env)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["users"] == 0
+
+
+def test_export_counts_one_turn_as_one_turn(ctx, tenant):
+    assert tenant.turn("I live in Oslo.").status_code == 201
+    env = {k: v for k, v in os.environ.items() if k not in RUNTIME_VARS} | {"DATABASE_URL": ctx.db.dsn}
+    done = memex_cli("export", "--tenant", tenant.id, "--user", tenant.user, env=env)
+    assert done.returncode == 0, done.stderr
+    assert f"memex export: 1 turn of user {tenant.user} (tenant {tenant.id}) to stdout" in done.stderr
+
+
 @pytest.fixture
 def empty_database(ctx):
     """A database of its own on the test server, with no key in it yet."""

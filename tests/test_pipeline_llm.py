@@ -724,6 +724,25 @@ def test_an_llm_down_on_the_last_delivery_leaves_the_offline_rules_facts_not_a_f
     assert [r["id"] for r in found] == [stripe["id"]]
 
 
+def test_an_answer_of_malformed_items_only_leaves_the_turn_queued_for_the_rules_not_processed_without_facts(
+        ctx, llm, llm_http, runtime):
+    """`{"memories": [{"message": 7, ...}]}` (no such message) answered 201 processed with only the
+    episodic memory: "I work at Stripe." never became the employer. It is no answer: the turn stays
+    queued and its next delivery (the offline rules in these workers) files the fact."""
+    llm.reset()
+    tenant = Tenant(ctx, llm_http)
+    llm.script_chat(_extraction("employer", "Stripe", "The user's employer is Stripe.", "I work at Stripe", message=7))
+    response = tenant.turn("I work at Stripe.")
+    assert response.status_code == 202, response.text
+    body = response.json()
+    assert body["status"] == "queued" and "LLMError" in body["error"]
+    runtime.drain()
+    status = tenant.get(f"/v1/turns/{body['turn_id']}").json()
+    assert status["status"] == "processed" and [(m["key"], m["value"]) for m in status["memories"]
+                                                 if m["memory_type"] == "semantic"] == [("employer", "Stripe")]
+    llm.reset()
+
+
 @pytest.mark.parametrize("refused", ["too long", "a refusal", "content filter"])
 def test_a_turn_the_llm_refuses_as_asked_is_extracted_by_the_offline_rules_at_once(ctx, llm, llm_http, refused):
     """A turn past a small model's context is refused 400 on every delivery, and a model that declines
@@ -1076,9 +1095,11 @@ def test_a_reextraction_chunk_gives_each_turn_its_own_llm_budget(ctx, llm, llm_c
                                            messages=[{"role": "user", "content": text}]), wait=True)
     slow = dataclasses.replace(llm_ctx, settings=dataclasses.replace(llm_ctx.settings, llm_budget_seconds=1.0))
     llm.reset()
-    # each answer within a turn's budget, the three together past it
-    llm.script_chat(*[_extraction(key, value, f"The user: {text}", text.rstrip(".")) for key, value, text in said],
-                    delay=0.6)
+    # each answer within a turn's budget, the three together past it; one answer for every prompt, whichever
+    # order the turns are read in (each keeps the fact its message says: an answer of none is no answer)
+    answer = json.dumps({"memories": [json.loads(_extraction(key, value, f"The user: {text}", text.rstrip(".")))
+                                      ["memories"][0] for key, value, text in said]})
+    llm.script_chat(*[answer] * len(said), delay=0.6)
     job = backfill.new_job("reextract", tenant.id, user_id=tenant.user)
     backfill.run_chunk(slow, job)
     state = backfill.status(ctx, tenant.id, job.backfill_id)

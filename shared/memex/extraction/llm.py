@@ -6,8 +6,8 @@ turn that says a pet's death by its name alone the speaker's current pets, or a 
 facts holding the wrong value it names (`known`: "Pickle" is the dog of a session months before). Each
 item it returns is checked on its own; a malformed item is dropped, never the batch, and so is one
 the message does not say (neither its quote nor its value is in it: the model invented it). When the
-model gives no usable answer at all (no JSON, or JSON without a memories list), `LLMError`
-propagates: the extraction job fails and the queue delivers it again (its last delivery extracted
+model gives no usable answer at all (no JSON, JSON without a memories list, or a list every item of
+which is dropped; an empty list is its "nothing to remember"), `LLMError` propagates: the extraction job fails and the queue delivers it again (its last delivery extracted
 by the offline rules), rather than the turn being marked done with nothing extracted.
 """
 
@@ -160,6 +160,12 @@ class LLMExtractor:
                 continue
             found[(candidate.key, candidate.value.casefold(), candidate.subject.casefold(), candidate.historical)] = (
                 _said(item.get("quote") or item.get("raw_quote")) == _said(candidate.raw_quote), candidate)
+        if items and dropped == len(items):
+            # Every item dropped is no answer either, not "nothing to remember": the turn's facts would be
+            # lost with it.
+            log.warning("dropped all %d extraction items: malformed, or not in the words of the message they name",
+                        dropped)
+            raise LLMError(f"{self.chat.model}: an extraction answer none of whose {dropped} items is usable")
         if dropped:
             log.info("dropped %d extraction items of %d: malformed, or not in the words of the message they name",
                      dropped, len(items))
