@@ -651,14 +651,17 @@ def test_a_participants_fact_under_a_name_longer_than_a_key_has_one_key_whicheve
     """A participant whose name alone is longer than a key (68 letters): the model's "city" was cut at
     the bound into the key of any other fact of theirs, and its "<their name>_city" dropped as too long.
     Either answer, and the second said of them by the user in a session they are not in (placed by the
-    user's memories), is their city under one key (jobs.subject_key), each replacing the one before."""
+    user's memories), is their city under one key (jobs.subject_key), each replacing the one before; so is
+    the key as the prompt shows it known, shortened, answered back of the user (it stayed the user's fact)."""
     llm.reset()
     tenant = Tenant(ctx, llm_http)
     name = "Bartholomew Montgomery Fitzwilliam Archibald Worthington-Smythe Jude"
     whole = "bartholomew_montgomery_fitzwilliam_archibald_worthington_smythe_jude"
+    shortened = "bartholomew_montgomery_fitzwilliam_archibald_be47ecc9_city"
     for when, (said, key, subject, speaker) in enumerate([
             ("I live in Paris.", "city", name, name), ("I moved to Lyon.", f"{whole}_city", name, name),
-            (f"{name} moved to Rome.", f"{whole}_city", "user", "Caroline")], start=1):
+            (f"{name} moved to Rome.", f"{whole}_city", "user", "Caroline"),
+            (f"{name} moved to Oslo.", shortened, "user", "Caroline")], start=1):
         value = said.split()[-1].rstrip(".")
         llm.script_chat(_items(said, (key, value, f"{name} lives in {value}.", {"subject": subject})),
                         *['{"action": "supersede", "replaces": ["m1"], "reason": "a move"}'] * (when > 1))
@@ -667,9 +670,9 @@ def test_a_participants_fact_under_a_name_longer_than_a_key_has_one_key_whicheve
             "timestamp": f"2026-0{when}-01T00:00:00Z",
             "messages": [{"role": "user", "name": speaker, "content": said}]}).status_code == 201
     found = _memories_by_key(tenant)
-    assert list(found) == ["bartholomew_montgomery_fitzwilliam_archibald_be47ecc9_city"]
-    assert [(m["subject"], m["value"], m["active"]) for m in found[next(iter(found))]] == [
-        (name, "Paris", False), (name, "Lyon", False), (name, "Rome", True)]
+    assert list(found) == [shortened]
+    assert [(m["subject"], m["value"], m["active"]) for m in found[shortened]] == [
+        (name, "Paris", False), (name, "Lyon", False), (name, "Rome", False), (name, "Oslo", True)]
     llm.reset()
 
 

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import pytest
+
 from memex import pipeline
 from memex.db import turns as turn_rows
+from memex.extraction.aliases import canonical, family_key
 from memex.extraction.offline import OfflineExtractor
-from memex.jobs import subject_prefix
+from memex.extraction.placement import placed
+from memex.jobs import Candidate, subject_prefix
 
 
 def _said(tenant, *lines: tuple[str, str], user_name: str | None = "Caroline", session: str = "s1", **extra):
@@ -214,8 +218,6 @@ def test_a_participant_with_a_name_longer_than_a_key_has_each_fact_under_its_own
     assert sorted(m["value"] for m in _semantic(tenant) if m["key"].endswith("_city")) == ["Paris", "Rome"]
     found = [m for m in tenant.search("Where does Jane live?") if m["memory_type"] == "semantic"]
     assert found[0]["value"] == "Rome", [m["content"] for m in found]
-
-
     before = sorted((m["id"], m["key"], m["value"], m["active"]) for m in _semantic(tenant, include_inactive=True))
     for turn in (city, dog):
         pipeline.resolve_many(ctx, pipeline.extract_many(ctx, tenant.id, [turn["turn_id"]]))
@@ -252,3 +254,32 @@ def test_a_participants_fact_erased_under_the_key_an_earlier_version_cut_stays_e
     assert tenant.delete(f"/v1/memories/{paris['id']}").status_code == 200
     pipeline.resolve_many(ctx, pipeline.extract_many(ctx, tenant.id, [turn_id], again=True))
     assert _semantic(tenant, include_inactive=True) == []
+
+
+def test_a_participant_named_by_a_relation_word_has_their_facts_under_their_name_and_erased_stays_erased(
+        ctx, tenant):
+    """A participant called "Mum": her "I live in Paris." is her city, "mum_city" (the whole key read
+    "mother_city", and prefixed again: "mum_mother_city", longer at each reading), and a re-extraction of
+    the turn after she erased it files nothing again."""
+    turn_id = _said(tenant, ("Mum", "I live in Paris."))["turn_id"]
+    [paris] = _semantic(tenant)
+    assert (paris["subject"], paris["key"], paris["value"]) == ("Mum", "mum_city", "Paris")
+    assert tenant.delete(f"/v1/memories/{paris['id']}").status_code == 200
+    pipeline.resolve_many(ctx, pipeline.extract_many(ctx, tenant.id, [turn_id], again=True))
+    assert _semantic(tenant, include_inactive=True) == []
+
+
+@pytest.mark.parametrize("name", ["Melanie", "Mum", "Dad", "Bestie Jo", "Nana", "Zoë " * 14, LONG_NAME,
+                                  LONG_NAME.replace("Jude", "Jane")])
+def test_a_participants_key_placed_is_its_family_key_and_reading_it_again_changes_nothing(name):
+    """What placement files a participant's fact under is its family key (aliases.family_key, which the
+    stored candidates, tombstones and migration 0033 read): read again, it is the same key."""
+    prefix = subject_prefix(name)
+    for kind in ["city", "job", "location", "diet", "pet_rex_name", "favorite_movies", "partner_name", "employer",
+                 "mother_name", "mum_name", "sister_city", "partner_sam_role"]:
+        said = Candidate(type="fact", key=f"{prefix}_{kind}", value="v", content="c", confidence=0.9, importance=0.5,
+                         source_message_id=None)
+        filed = placed(said, [name], {})
+        assert filed.subject == name
+        assert family_key(name, filed.key) == filed.key == family_key(name, family_key(name, filed.key))
+        assert filed.base_key == canonical(kind)
