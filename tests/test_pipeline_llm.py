@@ -648,7 +648,7 @@ def test_a_fact_of_a_participant_past_the_fiftieth_is_placed_too(ctx, llm, llm_h
 
 def test_a_participants_fact_under_a_name_longer_than_a_key_has_one_key_whichever_the_model_answers(
         ctx, llm, llm_http):
-    """A participant whose name alone is longer than a key (68 letters): the model's "city" was cut at
+    """A participant whose name alone is longer than a key (68 characters): the model's "city" was cut at
     the bound into the key of any other fact of theirs, and its "<their name>_city" dropped as too long.
     Either answer, and the second said of them by the user in a session they are not in (placed by the
     user's memories), is their city under one key (jobs.subject_key), each replacing the one before; so is

@@ -188,7 +188,7 @@ def test_subject_user_is_the_users_side_of_the_conversation_and_the_role_keeps_t
     assert [(m["metadata"]["role"], "My sister plays the cello." in m["content"]) for m in own] == [("user", True)]
 
 
-# A participant whose name alone is longer than a key may be (jobs.KEY_MAX_CHARS, 64): 68 letters.
+# A participant whose name alone is longer than a key may be (jobs.KEY_MAX_CHARS, 64): 68 characters.
 LONG_NAME = "Bartholomew Montgomery Fitzwilliam Archibald Worthington-Smythe Jude"
 
 
@@ -242,15 +242,19 @@ def test_a_participants_fact_an_earlier_version_stored_under_their_whole_long_na
         ("bartholomew_montgomery_fitzwilliam_archibald_be47ecc9_city", "Paris")]
 
 
-def test_a_participants_fact_erased_under_the_key_an_earlier_version_cut_stays_erased(ctx, tenant):
-    """Erasure is final across the upgrade: a fact an earlier version filed under the cut key (all of the
-    68-letter prefix cut at 64) and the user erased then is not filed again by a re-extraction under the
-    key it has now (jobs.cut_as_before)."""
-    turn_id = _said(tenant, (LONG_NAME, "I live in Paris."))["turn_id"]
+@pytest.mark.parametrize("name, earlier", [(LONG_NAME, f"{subject_prefix(LONG_NAME)}_city"[:64].rstrip("_")),
+                                           ("Mum", "mother_city")])
+def test_a_participants_fact_erased_under_the_key_an_earlier_version_filed_it_under_stays_erased(
+        ctx, tenant, name, earlier):
+    """Erasure is final across the upgrade: a fact an earlier version filed under another key and the user
+    erased then is not filed again by a re-extraction under the key it has now (aliases.filed_before): the
+    cut key (all of a 68-character prefix cut at 64), and the key read as a whole ("mum_city" of Mum was
+    "mother_city")."""
+    turn_id = _said(tenant, (name, "I live in Paris."))["turn_id"]
     [paris] = _semantic(tenant)
-    cut = f"{subject_prefix(LONG_NAME)}_city"[:64].rstrip("_")
     with ctx.db.transaction() as conn:  # as the earlier version filed it
-        conn.execute("UPDATE memories SET key = %s WHERE tenant_id = %s AND id = %s", (cut, tenant.id, paris["id"]))
+        conn.execute("UPDATE memories SET key = %s WHERE tenant_id = %s AND id = %s",
+                     (earlier, tenant.id, paris["id"]))
     assert tenant.delete(f"/v1/memories/{paris['id']}").status_code == 200
     pipeline.resolve_many(ctx, pipeline.extract_many(ctx, tenant.id, [turn_id], again=True))
     assert _semantic(tenant, include_inactive=True) == []

@@ -303,7 +303,7 @@ def to_candidate(item: Any, messages: list[dict[str, Any]], history: list[dict[s
         corrects=None if historical else _text(item.get("corrects"))[:500] or None,
         only_replacing=None if historical else _text(item.get("only_replacing"))[:500] or None,
     )
-    # Not bounded as answered: "<a participant's 68-letter name>_city" is their city, once placed (the pipeline
+    # Not bounded as answered: "<a participant's 68-character name>_city" is their city, once placed (the pipeline
     # bounds what is filed, jobs.KEY_MAX_CHARS).
     return placed(candidate, [m["subject"] for m in [*history, *messages] if m.get("subject")], known or {})
 
