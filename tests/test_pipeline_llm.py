@@ -604,6 +604,31 @@ def test_a_fact_of_the_partner_said_in_a_later_turn_is_keyed_as_the_partners(ctx
     llm.reset()
 
 
+def test_a_fact_of_a_partner_whose_name_is_too_long_for_its_key_never_outlives_the_partnership(ctx, llm, llm_http):
+    """The model files what is said of the partner under their name (a person only mentioned): with the
+    partner named in the same answer, "partner_<their name>_role" past the bound was shortened as a
+    participant's key is ("partner_maximilian_…_<digest>_role"); in a later session, "<their name>_role"
+    shortened ("maximilian_…_<digest>_role") was not recognised as the partner's and stayed the user's.
+    The end of the partnership, looking for the whole key as the offline rules write it, met neither: both
+    jobs stayed current after the break-up. Both are keyed as the offline rules key them, whole, past the
+    bound, and dropped as theirs are (placement.relation_key)."""
+    llm.reset()
+    tenant = Tenant(ctx, llm_http)
+    name = "Maximilian Alexander Fitzgerald Montgomery Worthington Jones"
+    said = f"My partner {name} is a nurse."
+    llm.script_chat(_items(said, ("partner_name", name, f"The user's partner is named {name}."),
+                           ("role", "nurse", f"The user's partner {name} is a nurse.", {"subject": name})))
+    tenant.turn(said, timestamp="2026-01-01T00:00:00Z")
+    said = f"{name} got a job as a teacher."
+    llm.script_chat(_items(said, ("role", "teacher", f"The user's partner {name} is a teacher.", {"subject": name})))
+    assert tenant.turn(said, session="s2", timestamp="2026-01-15T00:00:00Z").status_code == 201
+    said = f"I broke up with {name}."
+    llm.script_chat(_items(said, ("partner_name", name, f"The user's former partner is {name}.", {"historical": True})))
+    assert tenant.turn(said, session="s3", timestamp="2026-02-01T00:00:00Z").status_code == 201
+    assert [(key, m["value"]) for key, found in _memories_by_key(tenant).items() for m in found if m["active"]] == []
+    llm.reset()
+
+
 def test_a_move_the_model_files_under_another_word_for_the_city_replaces_the_city(ctx, llm, llm_http):
     """A small model files "I live in Paris" as city and "I moved to Rome" as current_city: both stayed
     current under two keys. The model's word is the family's key, and the move replaces the city."""

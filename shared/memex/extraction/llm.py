@@ -21,7 +21,7 @@ from typing import Any, Sequence
 from memex import literal, supersession
 from memex.config import Settings
 from memex.extraction import aliases, families
-from memex.extraction.placement import ABOUT_ANOTHER_IMPORTANCE, RELATION_NAMES, placed
+from memex.extraction.placement import ABOUT_ANOTHER_IMPORTANCE, RELATION_NAMES, placed, relation_key
 from memex.jobs import Candidate, key_words, subject_key, subject_prefix
 from memex.llm import ChatJSON, LLMError
 from memex.models import USER_SUBJECTS
@@ -344,10 +344,10 @@ def _naming(key: str, person: str, relation: str | None = None) -> str:
     (`relation`), else "sam_role"; a key that names them already ("partner_sam_role") as it is."""
     name = subject_prefix(person)
     if name and relation and key.startswith(f"{name}_"):
-        return subject_key(relation, key)
+        return relation_key(relation, key)
     if not name or f"_{name}_" in f"_{key}_":
         return key
-    return subject_key(f"{relation} {person}" if relation else person, key)
+    return relation_key(f"{relation} {person}", key) if relation else subject_key(person, key)
 
 
 def _snake_case(key: str) -> bool:

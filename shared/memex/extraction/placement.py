@@ -46,8 +46,17 @@ def placed(candidate: Candidate, participants: list[str], relations: dict[str, s
             return replace(candidate, subject=person, key=subject_key(person, aliases.canonical(own)),
                            importance=min(candidate.importance, ABOUT_ANOTHER_IMPORTANCE))
     for person, relation in relations.items():
-        prefix = subject_prefix(person)
-        if prefix and candidate.key.startswith(f"{prefix}_"):
-            return replace(candidate, key=aliases.canonical(subject_key(relation, candidate.key)),
+        own = own_key(person, candidate.key)
+        if own != candidate.key:
+            return replace(candidate, key=aliases.canonical(relation_key(f"{relation} {person}", own)),
                            importance=min(candidate.importance, ABOUT_ANOTHER_IMPORTANCE))
     return candidate
+
+
+def relation_key(relation: str, key: str) -> str:
+    """`key` of what is said of someone by their relation to the user ("partner", or "partner sam" with
+    their name) as the offline rules key it: the relation's words whole before it ("partner_sam_role"),
+    which supersession.about_partner_keys ends with the partnership. Not shortened as a participant's
+    prefix is (jobs.subject_key, which would keep no "partner_" or "grandmother_" before a long name): a key
+    past the bound names no kind of fact, and the pipeline drops it, as the offline rules drop theirs."""
+    return f"{subject_prefix(relation)}_{key}"
