@@ -273,6 +273,18 @@ def test_a_participant_named_by_a_relation_word_has_their_facts_under_their_name
     assert _semantic(tenant, include_inactive=True) == []
 
 
+def test_the_llm_extractor_files_a_key_a_model_opens_with_the_speakers_relation_word_name_as_their_own():
+    """The model may open the key of Mum's own "I live in Paris." with her name ("mum_city", "mum_location"):
+    it is her city, "mum_city", as "city" is (the whole key read as the relation's was her "mum_mother_city")."""
+    from memex.extraction.llm import to_candidate
+
+    messages = [{"id": "m1", "role": "user", "name": "Mum", "subject": "Mum", "content": "I live in Paris."}]
+    item = {"message": 0, "type": "fact", "value": "Paris", "subject": "Mum", "content": "Mum lives in Paris.",
+            "confidence": 0.9, "quote": "I live in Paris."}
+    assert [to_candidate({**item, "key": key}, messages).key for key in ["city", "mum_city", "mum_location"]] == [
+        "mum_city"] * 3
+
+
 @pytest.mark.parametrize("name", ["Melanie", "Mum", "Dad", "Bestie Jo", "Nana", "Zoë " * 14, LONG_NAME,
                                   LONG_NAME.replace("Jude", "Jane")])
 def test_a_participants_key_placed_is_its_family_key_and_reading_it_again_changes_nothing(name):

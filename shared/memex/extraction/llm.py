@@ -22,7 +22,7 @@ from memex import literal, supersession
 from memex.config import Settings
 from memex.extraction import aliases, families
 from memex.extraction.placement import ABOUT_ANOTHER_IMPORTANCE, RELATION_NAMES, placed, relation_key
-from memex.jobs import Candidate, key_words, subject_key, subject_prefix
+from memex.jobs import Candidate, key_words, own_key, subject_key, subject_prefix
 from memex.llm import ChatJSON, LLMError
 from memex.models import USER_SUBJECTS
 
@@ -259,7 +259,7 @@ def to_candidate(item: Any, messages: list[dict[str, Any]], history: list[dict[s
     if not isinstance(item, dict):
         return None
     type_ = _text(item.get("type")).lower()
-    key = _key(item)
+    key = _said_key(item)
     value = _text(item.get("value"))
     content = _text(item.get("content"))
     if type_ not in TYPES or not _snake_case(key) or not value or not content:
@@ -278,8 +278,9 @@ def to_candidate(item: Any, messages: list[dict[str, Any]], history: list[dict[s
         return None
     subject, named = _about(_text(item.get("subject")), source, [*history, *messages])
     # An alias after a person's name: "melanie_location" is Melanie's city, filed as her "I live in Rome" is.
+    # After the subject's own name, the kind alone: "mum_city" of Mum is her city, not her "mother_city".
     people = {m["subject"] for m in [*history, *messages] if m.get("subject")} | set(known or {}) | {named or ""}
-    key = aliases.canonical(key, [subject_prefix(person) for person in people])
+    key = aliases.canonical(own_key(subject, key), [subject_prefix(person) for person in people])
     # Another person's city is not the user's city: the key must not collide with the user's own.
     key = subject_key(subject, _naming(key, named, (known or {}).get(named.casefold())) if named else key)
     historical = _flag(item.get("historical"))
@@ -357,9 +358,14 @@ def _snake_case(key: str) -> bool:
 
 
 def _key(item: dict[str, Any]) -> str:
-    """An item's key in snake_case, as a model may space or hyphenate it ("pet-dog name"), and as the
-    families file it where it is an alias of theirs ("current_city": city, aliases.py)."""
-    return aliases.canonical(re.sub(r"[\s\-]+", "_", _text(item.get("key")).lower()))
+    """An item's key (_said_key) as the families file it where it is an alias of theirs ("current_city":
+    city, aliases.py)."""
+    return aliases.canonical(_said_key(item))
+
+
+def _said_key(item: dict[str, Any]) -> str:
+    """An item's key in snake_case, as a model may space or hyphenate it ("pet-dog name")."""
+    return re.sub(r"[\s\-]+", "_", _text(item.get("key")).lower())
 
 
 def _text(value: Any) -> str:
