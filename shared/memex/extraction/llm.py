@@ -21,8 +21,8 @@ from typing import Any, Sequence
 from memex import literal, supersession
 from memex.config import Settings
 from memex.extraction import aliases, families
-from memex.extraction.placement import ABOUT_ANOTHER_IMPORTANCE, RELATION_NAMES, placed
-from memex.jobs import Candidate, key_words, subject_key, subject_prefix
+from memex.extraction.placement import ABOUT_ANOTHER_IMPORTANCE, RELATION_NAMES, placed, relation_key
+from memex.jobs import Candidate, key_words, own_key, subject_key, subject_prefix
 from memex.llm import ChatJSON, LLMError
 from memex.models import USER_SUBJECTS
 
@@ -265,7 +265,7 @@ def to_candidate(item: Any, messages: list[dict[str, Any]], history: list[dict[s
     if not isinstance(item, dict):
         return None
     type_ = _text(item.get("type")).lower()
-    key = _key(item)
+    key = _said_key(item)
     value = _text(item.get("value"))
     content = _text(item.get("content"))
     if type_ not in TYPES or not _snake_case(key) or not value or not content:
@@ -284,8 +284,9 @@ def to_candidate(item: Any, messages: list[dict[str, Any]], history: list[dict[s
         return None
     subject, named = _about(_text(item.get("subject")), source, [*history, *messages])
     # An alias after a person's name: "melanie_location" is Melanie's city, filed as her "I live in Rome" is.
+    # After the subject's own name, the kind alone: "mum_city" of Mum is her city, not her "mother_city".
     people = {m["subject"] for m in [*history, *messages] if m.get("subject")} | set(known or {}) | {named or ""}
-    key = aliases.canonical(key, [subject_prefix(person) for person in people])
+    key = aliases.canonical(own_key(subject, key), [subject_prefix(person) for person in people])
     # Another person's city is not the user's city: the key must not collide with the user's own.
     key = subject_key(subject, _naming(key, named, (known or {}).get(named.casefold())) if named else key)
     historical = _flag(item.get("historical"))
@@ -309,7 +310,7 @@ def to_candidate(item: Any, messages: list[dict[str, Any]], history: list[dict[s
         corrects=None if historical else _text(item.get("corrects"))[:500] or None,
         only_replacing=None if historical else _text(item.get("only_replacing"))[:500] or None,
     )
-    # Not bounded as answered: "<a participant's 68-letter name>_city" is their city, once placed (the pipeline
+    # Not bounded as answered: "<a participant's 68-character name>_city" is their city, once placed (the pipeline
     # bounds what is filed, jobs.KEY_MAX_CHARS).
     return placed(candidate, [m["subject"] for m in [*history, *messages] if m.get("subject")], known or {})
 
@@ -350,10 +351,10 @@ def _naming(key: str, person: str, relation: str | None = None) -> str:
     (`relation`), else "sam_role"; a key that names them already ("partner_sam_role") as it is."""
     name = subject_prefix(person)
     if name and relation and key.startswith(f"{name}_"):
-        return subject_key(relation, key)
+        return relation_key(relation, key)
     if not name or f"_{name}_" in f"_{key}_":
         return key
-    return subject_key(f"{relation} {person}" if relation else person, key)
+    return relation_key(f"{relation} {person}", key) if relation else subject_key(person, key)
 
 
 def _snake_case(key: str) -> bool:
@@ -363,9 +364,14 @@ def _snake_case(key: str) -> bool:
 
 
 def _key(item: dict[str, Any]) -> str:
-    """An item's key in snake_case, as a model may space or hyphenate it ("pet-dog name"), and as the
-    families file it where it is an alias of theirs ("current_city": city, aliases.py)."""
-    return aliases.canonical(re.sub(r"[\s\-]+", "_", _text(item.get("key")).lower()))
+    """An item's key (_said_key) as the families file it where it is an alias of theirs ("current_city":
+    city, aliases.py)."""
+    return aliases.canonical(_said_key(item))
+
+
+def _said_key(item: dict[str, Any]) -> str:
+    """An item's key in snake_case, as a model may space or hyphenate it ("pet-dog name")."""
+    return re.sub(r"[\s\-]+", "_", _text(item.get("key")).lower())
 
 
 def _text(value: Any) -> str:
