@@ -752,22 +752,38 @@ def test_an_llm_down_on_the_last_delivery_leaves_the_offline_rules_facts_not_a_f
     assert [r["id"] for r in found] == [stripe["id"]]
 
 
-def test_an_answer_of_malformed_items_only_leaves_the_turn_queued_for_the_rules_not_processed_without_facts(
-        ctx, llm, llm_http, runtime):
+def test_an_answer_of_malformed_items_only_is_read_by_the_rules_at_once_not_processed_without_facts(
+        ctx, llm, llm_http):
     """`{"memories": [{"message": 7, ...}]}` (no such message) answered 201 processed with only the
-    episodic memory: "I work at Stripe." never became the employer. It is no answer: the turn stays
-    queued and its next delivery (the offline rules in these workers) files the fact."""
+    episodic memory: "I work at Stripe." never became the employer. It is no answer, and asking again is
+    answered alike: the offline rules read the turn at once and file the fact."""
     llm.reset()
     tenant = Tenant(ctx, llm_http)
     llm.script_chat(_extraction("employer", "Stripe", "The user's employer is Stripe.", "I work at Stripe", message=7))
     response = tenant.turn("I work at Stripe.")
-    assert response.status_code == 202, response.text
-    body = response.json()
-    assert body["status"] == "queued" and "LLMError" in body["error"]
-    runtime.drain()
-    status = tenant.get(f"/v1/turns/{body['turn_id']}").json()
-    assert status["status"] == "processed" and [(m["key"], m["value"]) for m in status["memories"]
-                                                 if m["memory_type"] == "semantic"] == [("employer", "Stripe")]
+    assert response.status_code == 201 and response.json()["status"] == "processed", response.text
+    assert len(llm.chat_requests) == 1
+    [stripe] = _memories_by_key(tenant)["employer"]
+    assert stripe["value"] == "Stripe" and stripe["metadata"]["extractor"] == "offline-rules"
+    llm.reset()
+
+
+def test_a_reextraction_with_a_turn_the_model_invents_a_fact_for_is_done_not_failed(ctx, llm, llm_ctx, llm_http):
+    """A small model answering every prompt with the same fact drops it as invented for "ok cool,
+    thanks!" (its quote is not there): that turn is read by the offline rules, and the re-extraction's
+    chunk is done, not failed at every delivery (review revT)."""
+    from memex import backfill
+
+    tenant = Tenant(ctx, llm_http)
+    for text in ("I work at Stripe.", "ok cool, thanks!"):
+        ingest_turn(ctx, tenant.id, TurnIn(user_id=tenant.user, session_id="s1",
+                                           messages=[{"role": "user", "content": text}]), wait=True)
+    llm.reset()
+    llm.script_chat(*[_extraction("employer", "Stripe", "The user's employer is Stripe.", "I work at Stripe")] * 4)
+    job = backfill.new_job("reextract", tenant.id, user_id=tenant.user)
+    backfill.run_chunk(llm_ctx, job)
+    state = backfill.status(ctx, tenant.id, job.backfill_id)
+    assert (state["status"], state["done"], state["failed"]) == ("done", 2, 0), state
     llm.reset()
 
 

@@ -162,10 +162,13 @@ class LLMExtractor:
                 _said(item.get("quote") or item.get("raw_quote")) == _said(candidate.raw_quote), candidate)
         if items and dropped == len(items):
             # Every item dropped is no answer either, not "nothing to remember": the turn's facts would be
-            # lost with it.
+            # lost with it. Asking again is likely to be answered alike (a small model inventing a fact for
+            # "lol thanks" does so at every delivery), so the offline rules read the turn at once, on
+            # every path, a re-extraction's too (pipeline._extracted), not after every redelivery.
             log.warning("dropped all %d extraction items: malformed, or not in the words of the message they name",
                         dropped)
-            raise LLMError(f"{self.chat.model}: an extraction answer none of whose {dropped} items is usable")
+            raise LLMError(f"{self.chat.model}: an extraction answer none of whose {dropped} items is usable",
+                           as_asked=True)
         if dropped:
             log.info("dropped %d extraction items of %d: malformed, or not in the words of the message they name",
                      dropped, len(items))
