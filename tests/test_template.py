@@ -223,6 +223,22 @@ def test_scheduled_functions_are_the_local_runtimes_with_the_same_rates():
         assert [_rate_seconds(r) for r in deployed[function_named(folder)]] == [schedule.rate_seconds], folder
 
 
+def test_a_scheduled_function_failing_once_is_alarmed():
+    # An hourly run that fails errors at t and at Lambda's two retries (t+1, t+3 minutes): one or two
+    # five-minute periods of the hour, never the three in a row the workers' Errors alarm waits for.
+    alarms = [r["Properties"] for r in RESOURCES.values() if r["Type"] == "AWS::CloudWatch::Alarm"]
+    scheduled = {name for name in FUNCTIONS if events_of(name, "Schedule")}
+    assert scheduled >= {"ConsolidateFunction", "VectorIndexesFunction", "SweepFunction"}
+    for function in scheduled:
+        covering = [alarm for alarm in alarms for query in alarm.get("Metrics", [])
+                    if query.get("MetricStat", {}).get("Metric", {}).get("MetricName") == "Errors"
+                    and query["MetricStat"]["Metric"]["Dimensions"] == [{"Name": "FunctionName", "Value": {"Ref": function}}]]
+        assert covering, f"{function}'s errors are alarmed nowhere"
+        for alarm in covering:
+            assert alarm["EvaluationPeriods"] == alarm.get("DatapointsToAlarm", 1) == 1, function
+            assert alarm["Threshold"] == 0 and alarm["ComparisonOperator"] == "GreaterThanThreshold", function
+
+
 def test_a_local_run_of_each_function_has_the_timeout_the_template_gives_it():
     """The local scheduler reads each function's Timeout from the template (the sweep sizes its
     erasures by the time left): its own where it names one, the Globals' where it does not."""
