@@ -7,10 +7,10 @@ then on is indexed with the new reading. A writer whose statement ran before tha
 the old one and may commit them later: this first waits for the transactions holding a write when it starts to
 end (as CREATE INDEX CONCURRENTLY waits for them), then reads which users hold a memory whose stored words are
 not what the column's expression (0027) gives now, and writes those memories again, each user's in a
-transaction of its own under their lock (db/locks.py), so that none of their writes interleaves. A memory
-without an emoji is not read twice: the class of pictographs (memex.emoji) is tested before the words are
-computed. Safe to run again after a failure half-way: a memory written again has the words of today's reading
-and is not found by the next run.
+transaction of its own under their lock (db/locks.py), so that none of their writes interleaves. The words of
+a memory without an emoji are not computed: the class of pictographs (memex.emoji) is tested first. Safe to
+run again after a failure half-way: a memory written again has the words of today's reading and is not found
+by the next run.
 """
 
 from __future__ import annotations
@@ -28,7 +28,6 @@ _STALE = f"""(content ~ '[{emoji.PICTOGRAPH}]' OR context ~ '[{emoji.PICTOGRAPH}
              AND content_tsv IS DISTINCT FROM (
                  setweight(to_tsvector('english', memex_text(left(content, 65536))), 'A')
                  || setweight(to_tsvector('english', memex_text(left(coalesce(context, ''), 16384))), 'D'))"""
-_WAIT_SECONDS = 0.2
 
 
 def migrate(cur: psycopg.Cursor, until: float | None = None) -> bool:
@@ -41,7 +40,7 @@ def migrate(cur: psycopg.Cursor, until: float | None = None) -> bool:
     while reading.execute("SELECT pg_snapshot_xmin(pg_current_snapshot()) < %s::xid8", (horizon,)).fetchone()[0]:
         if until is not None and time.monotonic() >= until:
             return False
-        time.sleep(_WAIT_SECONDS)
+        time.sleep(0.2)
     users = reading.execute(f"SELECT DISTINCT tenant_id, user_id FROM memories WHERE {_STALE} ORDER BY 1, 2").fetchall()
     for begun, (tenant_id, user_id) in enumerate(users):
         if begun and until is not None and time.monotonic() >= until:
