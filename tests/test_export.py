@@ -141,7 +141,7 @@ def test_an_export_imported_as_another_user_gives_them_the_same_memories(ctx, te
 
 
 def test_an_export_imported_into_the_same_user_finds_the_keyed_turns_it_says_as_sent(ctx, tenant, runtime, tmp_path):
-    """The README's account of an import into the same user: a keyed turn whose line says it as it was sent
+    """docs/backfills.md's account of an import into the same user: a keyed turn whose line says it as it was sent
     is found stored; one whose line the export had to say otherwise (a timestamp for a turn sent without one,
     which memex does not record; a user_name said as "user", the name it was sent under being kept nowhere)
     hashes otherwise, and is counted failed with the key's reason, nothing stored twice; a keyless turn is
