@@ -9,7 +9,8 @@ from pathlib import Path
 
 from tests.conftest import ROOT
 
-DOCUMENTS = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+DOCUMENTS = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md")),
+             ROOT / "clients/python/README.md", ROOT / "infra/localstack/README.md"]
 FENCE = re.compile(r"^```.*?^```", re.MULTILINE | re.DOTALL)
 CODE = re.compile(r"`[^`\n]*`")
 LINK = re.compile(r"\]\(([^)\s]+)\)")
