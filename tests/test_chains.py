@@ -124,7 +124,10 @@ def test_a_question_that_asks_nothing_of_a_chain_s_order(question, asks):
 
 
 # The statement history.send_chain_facts sent before migration 0052, which tested each of the user's
-# facts: what the one read through indexes must return, row for row.
+# facts: what the one read through indexes must return, row for row. A text of one or two letters is
+# held as a word set off by spaces (equal to the value, its first word, or a later one after a space but a
+# one-letter last word: history._A_WORD), and the empty text names nothing (edge10; before, both were held
+# in every value that held their letters, read from each of the user's facts).
 _EACH_FACT = """WITH facts AS (
         SELECT o.tenant_id, o.id, o.key, o.value, o.content, o.valid_from, o.valid_to, o.importance,
                o.agent_id, o.session_id, o.subject, o.memory_type, o.metadata FROM memories o
@@ -133,7 +136,12 @@ _EACH_FACT = """WITH facts AS (
     ),
     named AS (
         SELECT f.id FROM facts f, unnest(%(texts)s::text[]) x(text)
-        WHERE strpos(lower(f.value), x.text) > 0 OR strpos(x.text, lower(f.value)) > 0
+        WHERE x.text <> '' AND (
+            length(x.text) >= 3 AND strpos(lower(f.value), x.text) > 0
+            OR length(x.text) = 2 AND strpos(' ' || lower(f.value) || ' ', ' ' || x.text || ' ') > 0
+            OR length(x.text) = 1 AND (lower(f.value) = x.text OR starts_with(lower(f.value), x.text || ' ')
+                                       OR strpos(lower(f.value), ' ' || x.text || ' ') > 0)
+            OR strpos(x.text, lower(f.value)) > 0)
     )
     SELECT f.id, f.key, f.value, f.content, f.valid_from, f.valid_to, f.importance, f.agent_id,
            f.session_id, f.subject, f.memory_type, f.metadata, f.metadata->>'decision' AS decision,
@@ -270,6 +278,29 @@ def test_a_chain_question_reads_the_facts_it_names_not_each_of_the_users(ctx):
             read = _rows_read(conn) - before
     assert [row["value"] for row in found] == ["Shopify", "Dublin"]
     assert read < 200, read
+
+
+@pytest.mark.parametrize("text, values", [
+    ("ai", ["AI", "AI Lab", "Team AI", "the ai lab"]),
+    ("x", ["X", "X Corp", "Plan x 2"]),
+    ("", []),
+])
+def test_a_text_of_one_or_two_letters_reads_the_values_it_is_a_word_of_not_each_of_the_users(ctx, text, values):
+    """"Where did I work before AI?": a text of one or two letters has no three-letter run, so the runs' index
+    named every value of the user as holding it, and the statement read each of the 600 facts. Read as a word:
+    the values equal to it, beginning with it and a space, or holding it after a space (a one-letter one before
+    a space too), through the indexes; not "Spain" nor "maid" nor "taxi" nor "Plan X" (a one-letter last word
+    has no run that marks it). The empty text names no value. On a database of its own, as the rows read above."""
+    with database_of_its_own(ctx, "chain_short") as own:
+        tenant = _user_with(own, ["AI", "AI Lab", "Team AI", "the ai lab", "Spain", "maid", "X", "X Corp", "Plan x 2",
+                                  "taxi", "Plan X", "x-ray"] + [f"value number {i}" for i in range(600)])
+        conn = own.db.connection()
+        with conn.transaction():
+            before = _rows_read(conn)
+            found = history.send_chain_facts(conn, tenant, "u", [text], [])()
+            read = _rows_read(conn) - before
+    assert [row["value"] for row in found] == values
+    assert read < 100, read
 
 
 @pytest.mark.parametrize("run", ["a", "ab"])

@@ -24,6 +24,22 @@ from tests.conftest import offline_facts
     ("My son was born in 2019, and my daughter in Paris.", {("child_son_birth_year", "2019", False)}),
     ("My son was born in 2019 and my daughter in 2021 moved out.", {("child_son_birth_year", "2019", False)}),
     ("My son was born in 2019 and my wife in 1990.", {("child_son_birth_year", "2019", False)}),
+    # a list said with commas alone (edge10: each further child was read only after "and")
+    ("My son was born in 2015, my daughter in 2018.",
+     {("child_son_birth_year", "2015", False), ("child_daughter_birth_year", "2018", False)}),
+    ("My son was born in 2015, my daughter in 2018, and my youngest in 2020.",
+     {("child_son_birth_year", "2015", False), ("child_daughter_birth_year", "2018", False),
+      ("child_youngest_birth_year", "2020", False)}),
+    ("My son Tom was born in 2015, my daughter Anna in 2018 and my son Ben in 2020.",
+     {("child_name", "Tom", False), ("child_tom_birth_year", "2015", False), ("child_name", "Anna", False),
+      ("child_anna_birth_year", "2018", False), ("child_name", "Ben", False), ("child_ben_birth_year", "2020", False)}),
+    # and no child invented: none of another relation, a name alone, a place, a clause going on, the child said again
+    ("My son was born in 2015, my wife in 1990.", {("child_son_birth_year", "2015", False)}),
+    ("My son Tom was born in 2015, Anna in 2018, and Ben in 2020.",
+     {("child_name", "Tom", False), ("child_tom_birth_year", "2015", False)}),
+    ("My son was born in 2015, my daughter in Paris.", {("child_son_birth_year", "2015", False)}),
+    ("My son was born in 2015, my daughter in 2018 moved out.", {("child_son_birth_year", "2015", False)}),
+    ("My son was born in 2015, my son in 2018.", {("child_son_birth_year", "2015", False)}),
 ])
 def test_a_second_childs_birth_said_without_its_verb_is_filed(text, expected):
     assert offline_facts(text) == expected

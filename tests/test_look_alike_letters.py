@@ -13,6 +13,7 @@ import pytest
 import yaml
 from hypothesis import given, settings, strategies as st
 
+from memex.extraction.offline import OfflineExtractor
 from memex.models import SearchIn
 from memex.retrieval import search
 from tests.conftest import Tenant, current_values, offline_facts, offline_found
@@ -50,6 +51,37 @@ def test_a_name_said_with_a_look_alike_letter_is_told_a_place_or_no_name_as_with
     İstanbul" a partner) and "İrish" no nationality, where re.IGNORECASE and the vocabulary's words read
     "İ" as "I" (literal.caseless)."""
     assert offline_facts(text) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("I'm allergic to everythıng.", set()),  # as "everything": no allergen
+    ("My hobbies are hıde and seek and hiking.", {("hobby", "hıde and seek", False), ("hobby", "hiking", False)}),
+    ("I'm a retıred nurse.", set()),  # a judgement of the role, never a role "retıred nurse"
+    ("I'm a retıred student.", set()),
+    ("I'm Dıabetic.", {("health_condition", "diabetes", False)}),  # a condition, no name
+    ("I'm seeing Sıster.", set()),  # a visit to kin, no partner
+    ("I moved from Marketıng to Google.", set()),  # from a department: no job move
+    ("My husband switched from Google to Strıpe.",
+     {("partner_employer", "Google", True), ("partner_employer", "Strıpe", False)}),  # two well-known employers
+])
+def test_a_word_said_with_a_look_alike_letter_is_told_from_the_lists_as_with_its_letter(text, expected):
+    """values, identity, work, people and the vocabulary compared a word with their lists through str.casefold,
+    which leaves "ı" an "ı": "everythıng" was an allergen, "Marketıng" an employer, "Strıpe" no well-known one,
+    "Dıabetic" a name."""
+    assert offline_facts(text) == expected
+
+
+@pytest.mark.parametrize("before, text, expected", [
+    ("I have 3 kids.", "sorry, I meant fıve, not three", {("number_of_children", "5")}),  # was "None"
+    ("I'm 34.", "sorry I'm forty-fıve not 34", {("age", "45")}),  # was 40
+    ("I live in Porto.", "Actually ıt's Lisbon, not Porto.", {("city", "Lisbon")}),  # "ıt's" a correction's word
+])
+def test_a_correction_said_with_a_look_alike_letter_corrects_as_with_its_letter(before, text, expected):
+    """A number a correction's case-insensitive pattern read with a look-alike letter is counted as re read it
+    (values.to_number); a correction's own words alike (corrections._no_fact_word)."""
+    found = OfflineExtractor().extract([{"id": "m", "role": "user", "content": text}],
+                                       [{"id": "h", "role": "user", "content": before}])
+    assert {(c.key, c.value) for c in found if not c.historical} == expected
 
 
 def test_a_turn_with_a_look_alike_letter_is_processed_with_its_fact(tenant):

@@ -395,12 +395,17 @@ def test_turns_said_at_one_time_come_back_whole_in_the_order_they_were_sent(tena
 
 def test_a_memory_of_a_megabyte_without_a_space_leaves_recall_prompt(tenant):
     """A memory of 300,000 CJK characters without punctuation (900 KB): tiktoken took most of an hour
-    to count it, every recall of the user's; it cannot fit 1024 tokens and is left out uncounted."""
+    to count it, every recall of the user's; it cannot fit 1024 tokens, and is never counted whole: the search's
+    best, it goes in cut to fit (the_best_memory_bigger_than_the_budget_goes_in_cut_and_says_so), its beginning
+    counted alone."""
+    from memex.recall import CUT
+
     tenant.post("/v1/memories", {"user_id": tenant.user, "content": "北" * 300_000})
     tenant.post("/v1/memories", {"user_id": tenant.user, "content": "The user's city is Beijing."})
     body = tenant.post("/v1/recall", {"user_id": tenant.user, "query": "北京", "max_tokens": 1024}).json()
     assert body["token_count"] == count_tokens(body["context"]) <= 1024
-    assert "The user's city is Beijing." in body["context"] and "北北" not in body["context"]
+    [cut] = [line for line in body["context"].split("\n") if "北北" in line]
+    assert cut.startswith("- 北北") and cut.endswith(CUT) and len(cut) < 2_000
 
 
 @pytest.mark.parametrize("content,expected", [
@@ -500,3 +505,35 @@ def test_a_turn_of_several_messages_is_held_from_its_first_message_whatever_the_
     assert all(user for user, _ in held), held
     assert [reply for _, reply in held] == sorted(reply for _, reply in held), held
     assert held[-1][1]
+
+
+# A memory of about 900 tokens: the user's notes on the flat's lease, pasted in one go.
+_LEASE = " ".join(f"Clause {n} of the Lisbon flat lease says the rent of 1,450 euros is due on day {n % 28 + 1}, "
+                  f"and the landlord Rui keeps the deposit until the keys are returned." for n in range(1, 31))
+
+
+def test_the_best_memory_bigger_than_the_budget_goes_in_cut_and_says_so(tenant):
+    """The search's best memory bigger than the whole budget was left out of the context, and nothing said so
+    (edge10): it goes in cut to what is left, ending with recall.CUT, its beginning as said; a larger budget
+    holds as much of it or more, never less; a budget that holds it whole holds it uncut."""
+    from memex.recall import CUT
+
+    tenant.post("/v1/memories", {"user_id": tenant.user, "content": _LEASE})
+    tenant.post("/v1/memories", {"user_id": tenant.user, "content": "The user's dog is called Biscuit."})
+    held = 0
+    for budget in [64, 100, 150, 250, 400, 600, 800, 1000, 1500]:
+        body = tenant.post("/v1/recall", {"user_id": tenant.user, "query": "what does the Lisbon flat lease say?",
+                                          "max_tokens": budget}).json()
+        assert body["token_count"] == count_tokens(body["context"]) <= budget
+        first = body["context"].split("\n")[1]
+        assert first.startswith("- Clause 1 of the Lisbon flat lease"), (budget, first[:60])
+        if first.endswith(CUT):
+            said = first[2:-len(CUT)]
+            assert _LEASE.startswith(said) and len(said) < len(_LEASE)
+        else:
+            said = first[2:]
+            assert said == _LEASE and count_tokens(_LEASE) < budget
+        assert len(said) >= held, budget
+        held = len(said)
+        assert body["citations"][0]["snippet"] == _LEASE[:200]
+    assert held == len(_LEASE)

@@ -105,3 +105,27 @@ def _merged_count(piece: bytes, ranks: dict[bytes, int]) -> int:
 def at_least(text: str) -> int:
     """A floor of `count_tokens(text)` at no cost: no token is longer than 128 bytes."""
     return -(-len(text.encode()) // LONGEST_TOKEN_BYTES)
+
+
+def within(text: str, tokens: int) -> str:
+    """A beginning of `text` that counts at most `tokens`, the longest a search of its lengths finds: grown
+    from `tokens` characters by doubling, then halved between what fits and what does not; never the whole
+    text counted when a beginning will do (a memory of a megabyte costs a count seconds). A letter more can
+    make a merge that counts less, so the longest of all may be missed, never the bound."""
+    fits, over, length = 0, None, max(tokens, 1)
+    while over is None:
+        if length >= len(text):
+            if count_tokens(text) <= tokens:
+                return text
+            over = len(text)
+        elif count_tokens(text[:length]) <= tokens:
+            fits, length = length, 2 * length
+        else:
+            over = length
+    while over - fits > 1:
+        middle = (fits + over) // 2
+        if count_tokens(text[:middle]) <= tokens:
+            fits = middle
+        else:
+            over = middle
+    return text[:fits]

@@ -19,8 +19,10 @@ the search found ("Nice to meet you, Maya!" says nothing of the user, yet ranks 
 it answers), then the session's messages; listed first, up to ten standing facts pushed the line
 that answers the question past what a reader takes in first. A caller that wants nothing for a
 question the search found nothing for (the memory-service seed's harness asks noise questions) says
-`require_relevant`. A bullet goes in whole or not at all, and every bullet is cited with the bucket
-that took it in. The answer's `degraded` names what its search had to do without (search.py). A fact that has been replaced (a question about
+`require_relevant`. A bullet goes in whole or not at all, but the search's best memory when it is bigger
+than the whole budget (a pasted document, a long message): it goes in cut to what is left of it, ending
+with CUT, so that the answer neither drops the memory the query is about nor hides that it holds only its
+beginning. Every bullet is cited with the bucket that took it in. The answer's `degraded` names what its search had to do without (search.py). A fact that has been replaced (a question about
 the past finds it, retrieval/past.py) says until when it held, so that the prompt does not read it as
 true now beside the fact that replaced it; a message that said it ("I live in York and love my cat")
 says the day it was said and which of its values are no longer current, so that a reader neither takes
@@ -37,7 +39,7 @@ from datetime import date, datetime, tzinfo
 from typing import Any, Iterable, Sequence
 
 from memex import filler
-from memex.budget import at_least, count_tokens
+from memex.budget import at_least, count_tokens, within
 from memex.context import Context
 from memex.db import memories as memory_rows
 from memex.db import recall_buckets
@@ -49,6 +51,10 @@ from memex.retrieval import stale as no_longer_current
 from memex.retrieval.search import Dependencies, read_now, search
 
 HEADER = "Relevant memories about the user:"
+# How a bullet cut to fit the budget ends: the search's best memory, when it is bigger than the whole
+# budget, goes in cut rather than not at all, and says it was (in the context: the seeds' citations have no
+# field for it).
+CUT = " … [cut]"
 CURRENT_FACTS = 10
 # The search's best, taken in before the standing facts. Three: a fact and the message it came from, or
 # a new view and the old one, come in pairs at the top; with three, a budget of 120 tokens held the
@@ -121,22 +127,28 @@ def recall(ctx: Context, tenant_id: str, request: RecallIn) -> dict[str, Any]:
     bullets = {item: _bullet(reading, days.get(reading, ())) for item, (reading, _) in readings.items()}
     taken: set[Reading] = set()
     used = count_tokens(HEADER)
+    empty = used
 
     def admit(item: str, bucket: str) -> bool:
-        """Takes `item` in, cited with `bucket`, when it fits what is left of the budget; whether it is
-        in the context now (a bullet that reads as one already in is, at no cost)."""
+        """Takes `item` in, cited with `bucket`, when it fits what is left of the budget (the search's
+        best, bigger than the whole budget, cut to fit: `_cut`); whether it is in the context now (a
+        bullet that reads as one already in is, at no cost)."""
         nonlocal used
         reading = readings[item][0]
         if item in admitted or reading in taken:
             return True
         # Joined with a newline; counted as its own piece, then checked on the whole text. A bullet
-        # whose bytes alone rule it out is not counted: a memory of a megabyte costs a count seconds.
+        # whose bytes alone rule it out of the whole budget is not counted: a memory of a megabyte
+        # costs a count seconds.
         line = "\n- " + bullets[item]
-        if used + at_least(line) > request.max_tokens:
-            return False
-        cost = count_tokens(line)
-        if used + cost > request.max_tokens:
-            return False
+        cost = count_tokens(line) if empty + at_least(line) <= request.max_tokens else None
+        if cost is None or used + cost > request.max_tokens:
+            if item != best or (cost is not None and empty + cost <= request.max_tokens):
+                return False  # a larger budget holds it whole
+            line = _cut(line, request.max_tokens - used)
+            if line is None:
+                return False
+            bullets[item], cost = line[len("\n- "):], count_tokens(line)
         # one of the user's standing facts is cited as one, whichever pass took it in
         admitted[item] = "facts" if item in standing_facts else bucket
         taken.add(reading)
@@ -149,6 +161,7 @@ def recall(ctx: Context, tenant_id: str, request: RecallIn) -> dict[str, Any]:
     idle = [memory["id"] for memory in relevant if memory["memory_type"] == "episodic"
             and filler.says_nothing(own_words(memory["content"], memory.get("metadata", {}).get("name")))]
     found_ids = [memory["id"] for memory in relevant if memory["id"] not in idle]
+    best = found_ids[0] if found_ids else None
     standing_facts = set(fact_ids)
     # The session's latest turn first: an agent recalls for its reply right after sending it, and
     # packed last, after long lines the search found, what was just said went in at some budgets and
@@ -207,11 +220,30 @@ def recall(ctx: Context, tenant_id: str, request: RecallIn) -> dict[str, Any]:
 def snippet(content: str) -> str:
     """The first SNIPPET characters of `content`, ended before a character they would cut from what
     continues it: "cafe" of an NFD "café", "👩" and a joiner of "👩‍💻", read as other text."""
-    end = min(len(content), SNIPPET)
+    return content[:_whole(content, min(len(content), SNIPPET))]
+
+
+def _whole(content: str, end: int) -> int:
+    """`end`, or the place before it that cuts no character from what continues it (snippet)."""
     while 0 < end < len(content) and (unicodedata.category(content[end])[0] == "M" or _CONTINUES.match(content, end)
                                       or content[end - 1] == "\u200d"):
         end -= 1
-    return content[:end]
+    return end
+
+
+def _cut(line: str, tokens: int) -> str | None:
+    """The beginning of a bullet's `line` that fits `tokens` with CUT after it, cut between characters as
+    snippet is; None when no word of it would. A count of the pieces joined may exceed theirs: cut again
+    a letter shorter until the whole fits."""
+    room = tokens - count_tokens(CUT)
+    while room > 0:
+        kept = line[:_whole(line, len(within(line, room)))].rstrip()
+        if len(kept) <= len("\n- "):
+            return None
+        if count_tokens(kept + CUT) <= tokens:
+            return kept + CUT
+        room -= 1
+    return None
 
 
 def _unprocessed(row: dict[str, Any]) -> dict[str, Any]:

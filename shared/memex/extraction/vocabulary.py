@@ -6,6 +6,8 @@ rules' sieve and the search both read."""
 
 from __future__ import annotations
 
+from memex.literal import caseless
+
 # Words that say what kind of sentence or question it is, not what it is about: in most sentences, so
 # the offline rules' sieve does not count on them (offline/matching.py); retrieval/learned.py's
 # "asked_words" counts the others, and a question of these alone finds no line by its meaning
@@ -120,7 +122,7 @@ GIVEN_UP = {
 }
 
 # Countries, states and provinces: a region, which a town lies within (supersession._towns_within).
-REGIONS = frozenset(name.casefold() for name in (
+REGIONS = frozenset(caseless(name) for name in (
     # countries
     "Afghanistan|Albania|Algeria|Argentina|Armenia|Australia|Austria|Azerbaijan|Bahrain|Bangladesh|Belarus|"
     "Belgium|Bolivia|Bosnia|Botswana|Brazil|Bulgaria|Cambodia|Cameroon|Canada|Chile|China|Colombia|Costa Rica|"
@@ -146,7 +148,7 @@ REGIONS = frozenset(name.casefold() for name in (
 # from Google to Meta" a job change, and without a list nothing in the words tells them apart.
 # Countries, US states and Canadian provinces, and the cities people most often name; a move
 # between two unlisted names that do not look like organisations is left unread.
-PLACES = REGIONS | frozenset(name.casefold() for name in (
+PLACES = REGIONS | frozenset(caseless(name) for name in (
     # cities
     "Amsterdam|Athens|Atlanta|Auckland|Austin|Baltimore|Bangalore|Bengaluru|Bangkok|Barcelona|Beijing|Beirut|"
     "Belfast|Belgrade|Berlin|Bern|Bilbao|Birmingham|Bogota|Bologna|Bordeaux|Boston|Boulder|Bratislava|Brighton|"
@@ -170,7 +172,7 @@ PLACES = REGIONS | frozenset(name.casefold() for name in (
 # Sales", "My sister Jo moved to Marketing", "I moved from Sales to Engineering"): no city and no
 # employer. Only words that name no place and no company (tests/test_offline_extractor.py checks it);
 # a team's own name ("the Growth team") is told by the word "team" (_A_TEAM), not by this list.
-DEPARTMENTS = frozenset(name.casefold() for name in (
+DEPARTMENTS = frozenset(caseless(name) for name in (
     "Sales|Marketing|Engineering|Finance|Accounting|Accounts|HR|Human Resources|People Ops|Legal|Compliance|"
     "Operations|Ops|Product|Product Management|Design|Research|R&D|IT|QA|Customer Service|Customer Support|"
     "Support|Procurement|Purchasing|Logistics|Recruiting|Recruitment|Admin|Administration|Management|"
@@ -194,7 +196,7 @@ SCHOOL_SUBJECTS = (
 # from one to the other (Snowflake, Workday), and every name of a product rather than a company
 # ("Apple Music", "Google Docs"). Universities too: a student moves between
 # them. None of these is a known place (tests/test_offline_extractor.py checks it).
-WELL_KNOWN_EMPLOYERS = frozenset(name.casefold() for name in (
+WELL_KNOWN_EMPLOYERS = frozenset(caseless(name) for name in (
     # big tech and enterprise software
     "Google|Alphabet|Meta|Microsoft|Amazon|Apple|Netflix|Nvidia|Intel|Oracle|Salesforce|Adobe|Cisco|"
     "Qualcomm|Broadcom|Siemens|Bosch|Philips|Ericsson|Tencent|Alibaba|Baidu|Infosys|Wipro|Palantir|"
@@ -213,7 +215,7 @@ WELL_KNOWN_EMPLOYERS = frozenset(name.casefold() for name in (
 ).split("|"))
 
 # Hotels and places to sleep: "Decided to stay at Marriott" is a stay, not the job kept (plans._called_off).
-HOTELS = frozenset(name.casefold() for name in (
+HOTELS = frozenset(caseless(name) for name in (
     "Marriott|Hilton|Hyatt|Sheraton|Westin|Radisson|Ibis|Novotel|Mercure|Sofitel|Accor|Holiday Inn|Premier Inn|"
     "Travelodge|Best Western|Four Seasons|Ritz|Ritz-Carlton|InterContinental|Crowne Plaza|Motel One|Kimpton|"
     "Fairmont|Wyndham|Ramada|Days Inn|Hampton Inn|Courtyard|Mandarin Oriental|Shangri-La|Meliá|Melia|Pestana"
@@ -223,13 +225,13 @@ _HOTEL_WORDS = frozenset(("hotel", "hostel", "inn", "motel", "resort", "lodge", 
 
 def a_hotel(name: str) -> bool:
     """A hotel by its chain's name ("Marriott") or by its own word ("Hotel Lisboa", "Casa Azul B&B")."""
-    words = name.casefold().split()
-    return name.casefold() in HOTELS or not _HOTEL_WORDS.isdisjoint(words)
+    words = caseless(name).split()
+    return caseless(name) in HOTELS or not _HOTEL_WORDS.isdisjoint(words)
 
 
 # Well-known employers whose products a customer switches between ("My wife switched from Apple to
 # Samsung" is a phone): a switch between two of one kind says no job change.
-SWITCHED_AS_A_CUSTOMER = tuple(frozenset(name.casefold() for name in kind.split("|")) for kind in (
+SWITCHED_AS_A_CUSTOMER = tuple(frozenset(caseless(name) for name in kind.split("|")) for kind in (
     "Apple|Samsung|Google|Sony|Microsoft",  # phones, laptops, consoles, search, mail, office tools
     "Uber|Lyft|Airbnb",  # rides and stays
     "Netflix|Spotify|Amazon|Apple|Google|TikTok|Meta|Sony",  # streaming, shopping, social

@@ -108,7 +108,7 @@ _HEDGE = re.compile(rf"(?i:{HEDGES})")
 
 
 def _no_fact_word(word: str) -> bool:
-    return word.casefold() in _CORRECTION_WORDS or bool(_HEDGE.fullmatch(word))
+    return literal.caseless(word) in _CORRECTION_WORDS or bool(_HEDGE.fullmatch(word))
 # The right value at the end of what is said before "not", by the wrong value's shape: a number
 # (maybe with its noun: "3 kids"), a date, a name (capitalised words), or as many words as the wrong one.
 _SAID_NUMBER = re.compile(rf"(?:^|\s)(?!(?i:no)\b)(?P<new>(?i:{NUMBER}))(?:\s+[\w'-]+)?$")

@@ -31,7 +31,7 @@ def as_said(m: re.Match[str]) -> list[Fields]:
 def role(m: re.Match[str]) -> list[Fields]:
     words = m.group("value").split()
     # A student is what the user is, not a job title: the work-status rule files it.
-    if any(w.casefold() in NOT_ROLE_MODIFIERS for w in words[:-1]) or words[-1].casefold() == "student":
+    if any(caseless(w) in NOT_ROLE_MODIFIERS for w in words[:-1]) or caseless(words[-1]) == "student":
         return []
     return [{"value": " ".join(ROLE_ABBREVIATIONS.get(w, w) for w in words)}]
 
@@ -48,7 +48,7 @@ def relation(m: re.Match[str]) -> list[Fields]:
     if kind in PARTNER_VERBS:
         if kind == "seeing" and a_place(m.group("value")):
             return []  # "I'm seeing Rome for a week" is a visit
-        if kind in ("seeing", "dating") and m.group("value").casefold() in KIN_CALLED:
+        if kind in ("seeing", "dating") and caseless(m.group("value")) in KIN_CALLED:
             return []  # "I'm seeing Mum." is a visit
         if kind == "with" and (an_organisation(m.group("value")) or WORK_SAID.search(m.string)):
             return []  # "I've been with Siemens for three years" is a job (_been_at)
@@ -94,7 +94,7 @@ def snake(text: str) -> str:
 
 
 def to_number(text: str) -> int | None:
-    text = text.casefold()
+    text = caseless(text)
     if text.isdigit():
         return int(text)
     tens, _, unit = re.sub(r"[- ]+", " ", text).partition(" ")
@@ -131,7 +131,7 @@ def listed_items(said: str, names: bool = True) -> list[str]:
     items = [pieces[0]]
     for joint, item in zip(pieces[1::2], pieces[2::2]):
         before, after = items[-1].rsplit(" ", 1)[-1], item.split(" ", 1)[0]
-        one_thing = f"{before} {joint.strip()} {after}".casefold() in _ONE_THING \
+        one_thing = caseless(f"{before} {joint.strip()} {after}") in _ONE_THING \
             or names and before[:1].isupper() and after[:1].isupper()
         if "," not in joint and one_thing:
             items[-1] += joint + item
@@ -143,13 +143,13 @@ def listed_items(said: str, names: bool = True) -> list[str]:
 def allergies(m: re.Match[str]) -> list[Fields]:
     # "penicillin and to cats": each item without the preposition repeated
     items = [re.sub(r"^to ", "", item) for item in listed_items(m.group("value"), names=False)]
-    return [{"value": item} for item in items if item and item.casefold() not in ("something", "everything")]
+    return [{"value": item} for item in items if item and caseless(item) not in ("something", "everything")]
 
 
 def _org_shaped(name: str, acronyms: bool = True) -> bool:
     words = name.split()
     return (any(c.isdigit() or c == "&" for c in name)
-            or words[-1].rstrip(".").casefold() in ORG_SUFFIXES
+            or caseless(words[-1].rstrip(".")) in ORG_SUFFIXES
             or any(INNER_CAPITAL.search(w) for w in words)
             or acronyms and any(len(w) >= 3 and w.isupper() and w not in PLACE_ACRONYMS for w in words))
 
@@ -159,7 +159,7 @@ def a_place(name: str) -> bool:
 
 
 def _well_known_employer(name: str) -> bool:
-    return name.casefold() in vocabulary.WELL_KNOWN_EMPLOYERS
+    return caseless(name) in vocabulary.WELL_KNOWN_EMPLOYERS
 
 
 def an_organisation(name: str, acronyms: bool = True) -> bool:
@@ -169,7 +169,7 @@ def an_organisation(name: str, acronyms: bool = True) -> bool:
 
 
 def a_department(name: str) -> bool:
-    return name.casefold() in vocabulary.DEPARTMENTS
+    return caseless(name) in vocabulary.DEPARTMENTS
 
 
 def not_a_job_move(m: re.Match[str]) -> bool:

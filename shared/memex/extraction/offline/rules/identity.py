@@ -20,7 +20,7 @@ _TITLE_CASED = frozenset(
 def _own_name(m: re.Match[str]) -> list[Fields]:
     value = m.group("value")
     # "I'm INFJ.", "I'm Pro-choice."
-    if value.isupper() or re.search(r"-[a-z]", value) or value.casefold() in _TITLE_CASED:
+    if value.isupper() or re.search(r"-[a-z]", value) or caseless(value) in _TITLE_CASED:
         return []
     return a_name(m)
 
@@ -30,7 +30,7 @@ _SONS_DAUGHTERS = r"(?:sons?|daughters?|boys?|girls?)"
 
 def _children(m: re.Match[str]) -> list[Fields]:
     value = m.group("value")
-    count = (1 if value.casefold() in ("a", "an") else to_number(value)) if value else 0
+    count = (1 if caseless(value) in ("a", "an") else to_number(value)) if value else 0
     more = m.groupdict().get("more")
     if count is not None and more:  # "two daughters and a son"
         added = 1 if more in ("a", "an") else to_number(more)

@@ -85,7 +85,7 @@ def _degree(m: re.Match[str]) -> list[Fields]:
 def _school_named(m: re.Match[str]) -> list[Fields]:
     """A school gone to, when its name says it is one ("Lincoln High School"): "I went to Oxford" may
     be a visit."""
-    if not SCHOOL_WORDS.intersection(w.casefold() for w in m.group("value").split()):
+    if not SCHOOL_WORDS.intersection(caseless(w) for w in m.group("value").split()):
         return []
     return school(m)
 

@@ -102,7 +102,7 @@ def _someones_job_move(part: str) -> Callable[[re.Match[str]], list[Fields]]:
     customer switches between the two ("My husband switched from Google to Stripe", not "from Apple to
     Samsung")."""
     def move(m: re.Match[str]) -> list[Fields]:
-        names = {m.group("old").casefold(), m.group("new").casefold()}
+        names = {caseless(m.group("old")), caseless(m.group("new"))}
         switched = m.group("verb") == "switched" and names <= vocabulary.WELL_KNOWN_EMPLOYERS \
             and len(names) == 2 and not any(names <= kind for kind in vocabulary.SWITCHED_AS_A_CUSTOMER)
         return [{"value": m.group(part)}] if switched or a_job_move(m) else []
@@ -171,7 +171,7 @@ _SCHOOL_NAMED = SCHOOL_WORDS | frozenset("elementary primary high middle prep mo
 
 
 def _school_gone_to(m: re.Match[str]) -> list[Fields]:
-    if not _SCHOOL_NAMED.intersection(w.casefold() for w in m.group("value").split()):
+    if not _SCHOOL_NAMED.intersection(caseless(w) for w in m.group("value").split()):
         return []
     return school(m)
 
@@ -318,9 +318,10 @@ def _child_age(m: re.Match[str]) -> list[Fields]:
 def _child_birth(m: re.Match[str]) -> list[Fields]:
     """A child's birth year and day, as the user's own birth files them (places.py: "2020", "3 March"; a month
     alone files none), under the child's name or "son" or "daughter" as the child's age is (_child_age); and
-    each other child's said after it without the verb ("My son was born in 2019, and my daughter in 2021"). One said
-    as a child already filed is none: "my older son ..., and my younger son in 2021" is keyed as "son" twice, and its
-    year would replace the first's."""
+    each other child's said after it without the verb, as a list goes on ("My son was born in 2019, my daughter in
+    2021 and my youngest in 2023"). One said as a child already filed is none: "my older son ..., and my younger son
+    in 2021" is keyed as "son" twice, and its year would replace the first's. A name alone is no child's ("My son Tom
+    was born in 2015, Anna in 2018": Anna may be a niece)."""
     found = _born(m)
     more = _BORN_TOO.match(m.string, m.end())
     while more:
@@ -340,10 +341,11 @@ def _born(m: re.Match[str]) -> list[Fields]:
             + [{**whose, **day, "fact": "birthday", "said": f"'s birthday is {day['value']}"} for day in a_birthday(m)])
 
 
-# Another child's birth after one's, its "was born" left out: ", and my daughter in 2021", "and our son Leo on 3
-# March 2019"; a year, or a day and a year, as the clause said first, and the clause ends there.
+# Another child's birth after one's, its "was born" left out, as a list goes on: ", and my daughter in 2021", "and
+# our son Leo on 3 March 2019", ", my daughter in 2021"; a year, or a day and a year, as the clause said first, and
+# the clause ends there.
 _BORN_TOO = re.compile(
-    rf",? and {MY} {KIN_ADJECTIVE}{_CHILD}(?:,? (?P<name>{PROPER}),?)? (?:in|on) (?:{BIRTH_DAY},? )?(?P<value>{BIRTH_YEAR})"
+    rf"(?:,? and|,) {MY} {KIN_ADJECTIVE}{_CHILD}(?:,? (?P<name>{PROPER}),?)? (?:in|on) (?:{BIRTH_DAY},? )?(?P<value>{BIRTH_YEAR})"
     r"(?=\s*(?:[.!;,)]|$|and\b))")
 
 

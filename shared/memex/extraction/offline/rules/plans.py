@@ -53,7 +53,7 @@ def _called_off(m: re.Match[str]) -> list[Fields]:
     only current one (supersession.ending)."""
     named = next((m.group(g) for g in ("value", "value2", "value3") if g in m.re.groupindex and m.group(g)), "")
     stay = {"stay": m.group("stay")} if "stay" in m.re.groupindex else {}
-    if stay and (a_place(stay["stay"]) or stay["stay"].casefold() in PERSON_PARTS or vocabulary.a_hotel(stay["stay"])):
+    if stay and (a_place(stay["stay"]) or caseless(stay["stay"]) in PERSON_PARTS or vocabulary.a_hotel(stay["stay"])):
         return []  # "Decided to stay at Paris", "at Grandma", "at Marriott": a stay, no job kept
     return [{"value": named or job_start.UNNAMED, **stay}]
 

@@ -14,6 +14,7 @@ from memex.extraction.offline.patterns import (ADVERBS, AHEAD_WHEN, AS_ROLE, CUR
 from memex.extraction.offline.rule import rule
 from memex.extraction.offline.values import (Fields, a_job_move, a_name, a_place, an_organisation, as_said,
     not_a_job_move, organisation, role, teacher, unless_a_stay)
+from memex.literal import caseless
 from memex.time_phrases import MONTHS
 
 
@@ -83,7 +84,7 @@ def _been_at(m: re.Match[str]) -> list[Fields]:
 def _stayed_at(m: re.Match[str]) -> list[Fields]:
     """A former employer, where the user was for years or months ("Before that I was at Zalando for
     four years"); not a school, nor a known place."""
-    if SCHOOL_WORDS.intersection(w.casefold() for w in m.group("value").split()):
+    if SCHOOL_WORDS.intersection(caseless(w) for w in m.group("value").split()):
         return []
     return organisation(m)
 
@@ -209,7 +210,7 @@ _STUDENT_SAID = rf"(?:[A-Za-z][\w-]* ){{0,3}}?{_STUDENT}"
 
 def _student(m: re.Match[str]) -> list[Fields]:
     said = m.group("said")
-    if any(w.casefold() in NOT_ROLE_MODIFIERS for w in said.split()[:-1]):
+    if any(caseless(w) in NOT_ROLE_MODIFIERS for w in said.split()[:-1]):
         return []
     words = " ".join(ROLE_ABBREVIATIONS.get(w, w) for w in said.split())
     return [{"value": "student", "said": words, "a": "an" if words[:1].casefold() in "aeiou" else "a"}]
